@@ -1,0 +1,91 @@
+//! HTTP/JSON API (axum), served on the tokio runtime's threads ("pinbad-http").
+//!
+//! In: HTTP requests. Out: JSON (or CSV) built under read locks of the pool, dictionary and reports.
+//! Lock order everywhere: pool → dictionary → one report; never the other way round (the merger
+//! never holds two of them at once, so this cannot deadlock). Never blocks on the network while
+//! holding a lock: responses are fully built before they are returned.
+
+use std::sync::Arc;
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+
+use crate::app::Shared;
+
+mod reports;
+mod requests;
+mod status;
+
+/// What every handler gets: the app's shared state.
+pub type AppState = Arc<Shared>;
+
+/// The whole API as a plain function, testable with `oneshot` and without a socket.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .merge(status::routes())
+        .merge(requests::routes())
+        .merge(reports::routes())
+        .fallback(|| async { ApiError::not_found("no such endpoint") })
+        .with_state(state)
+}
+
+/// The one error type of the API: becomes `{"error": ..., "detail": ...}` with a 4xx/5xx status.
+#[derive(Debug, thiserror::Error)]
+#[error("{error}: {detail}")]
+pub struct ApiError {
+    pub status: StatusCode,
+    /// Short machine-readable kind, e.g. `bad_parameter`, `not_found`.
+    pub error: &'static str,
+    /// What was wrong, naming the parameter or value.
+    pub detail: String,
+}
+
+impl ApiError {
+    pub fn bad_request(detail: impl Into<String>) -> ApiError {
+        ApiError { status: StatusCode::BAD_REQUEST, error: "bad_request", detail: detail.into() }
+    }
+    /// A bad query parameter: the detail names it.
+    pub fn bad_parameter(name: &str, why: impl std::fmt::Display) -> ApiError {
+        ApiError {
+            status: StatusCode::BAD_REQUEST,
+            error: "bad_parameter",
+            detail: format!("parameter `{name}`: {why}"),
+        }
+    }
+    pub fn not_found(detail: impl Into<String>) -> ApiError {
+        ApiError { status: StatusCode::NOT_FOUND, error: "not_found", detail: detail.into() }
+    }
+    pub fn conflict(detail: impl Into<String>) -> ApiError {
+        ApiError { status: StatusCode::CONFLICT, error: "conflict", detail: detail.into() }
+    }
+    pub fn internal(detail: impl Into<String>) -> ApiError {
+        ApiError { status: StatusCode::INTERNAL_SERVER_ERROR, error: "internal", detail: detail.into() }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({ "error": self.error, "detail": self.detail });
+        (self.status, axum::Json(body)).into_response()
+    }
+}
+
+/// The `name=value` pairs of a raw query string, percent-decoded, in order (keys may repeat).
+pub fn query_pairs(raw: Option<&str>) -> Vec<(String, String)> {
+    form_urlencoded::parse(raw.unwrap_or("").as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())).collect()
+}
+
+/// Parses a query parameter value, or a 400 naming the parameter.
+pub fn parse_param<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, ApiError>
+where
+    T::Err: std::fmt::Display,
+{
+    value.parse().map_err(|e| ApiError::bad_parameter(name, format!("`{value}` is invalid ({e})")))
+}
+
+/// An f32 as the shortest decimal that reads back as the same f32 (`0.1`, not `0.10000000149`).
+pub fn f32_json(x: f32) -> serde_json::Value {
+    let v: f64 = x.to_string().parse().unwrap_or(x as f64);
+    serde_json::Number::from_f64(v).map(serde_json::Value::Number).unwrap_or(serde_json::Value::Null)
+}

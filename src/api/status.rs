@@ -1,0 +1,99 @@
+//! `GET /api/v1/status` (self-instrumentation) and `GET /healthz` (liveness).
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::{json, Map, Value};
+
+use super::AppState;
+use crate::counters::Reject;
+
+pub fn routes() -> Router<AppState> {
+    Router::new().route("/api/v1/status", get(status)).route("/healthz", get(healthz))
+}
+
+async fn healthz() -> Json<Value> {
+    Json(json!({"status": "ok"}))
+}
+
+/// Every counter of ARCHITECTURE.md, cumulative since start unless named `current_`.
+async fn status(State(state): State<AppState>) -> Json<Value> {
+    let c = &state.counters;
+    let mut by_reason = Map::new();
+    for r in Reject::ALL {
+        by_reason.insert(r.name().into(), json!(c.rejected(r)));
+    }
+    let (pool, ring_batches) = {
+        let p = state.pool.read();
+        (
+            json!({
+                "pool_capacity": p.capacity(),
+                "current_pool_used": p.len(),
+                "timer_pool_capacity": p.timer_capacity(),
+                "current_timer_pool_used": p.timers_used(),
+                "tag_pool_capacity": p.tag_capacity(),
+                "current_tag_pool_used": p.tags_used(),
+                "pool_memory_bytes": p.memory_bytes(),
+            }),
+            state.ring.len(),
+        )
+    };
+    let (dictionary_size, dictionary_bytes, dictionary_lost) = {
+        let d = state.dictionary.read();
+        (d.len(), d.bytes(), d.lost())
+    };
+    let reports: Vec<Value> = state
+        .reports
+        .snapshot()
+        .iter()
+        .map(|cell| {
+            let r = cell.report.read();
+            json!({
+                "name": cell.name(),
+                "rows": r.rows(),
+                "rows_lost": r.rows_lost(),
+                "update_ns_per_request": cell.update_ns_per_request(),
+            })
+        })
+        .collect();
+    let ports: Vec<u16> = state.udp_addrs.iter().map(|a| a.port()).collect();
+    let mut out = json!({
+        "uptime_seconds": state.clock.uptime().as_secs_f64(),
+        "packets_received": c.packets_received.load(Relaxed),
+        "bytes_received": c.bytes_received.load(Relaxed),
+        "packets_decoded": c.packets_decoded.load(Relaxed),
+        "requests_accepted": c.requests_accepted.load(Relaxed),
+        "requests_rejected": c.rejected_total(),
+        "rejected_by_reason": by_reason,
+        "timers_skipped": c.timers_skipped.load(Relaxed),
+        "timers_dropped": c.timers_dropped.load(Relaxed),
+        "timer_tags_dropped": c.timer_tags_dropped.load(Relaxed),
+        "request_tags_dropped": c.request_tags_dropped.load(Relaxed),
+        "strings_truncated": c.strings_truncated.load(Relaxed),
+        "nested_ignored": c.nested_ignored.load(Relaxed),
+        "v1_decoded": c.v1_decoded.load(Relaxed),
+        "v1_fallback": c.v1_fallback.load(Relaxed),
+        "temp_pool_dropped": c.temp_pool_dropped.load(Relaxed),
+        "current_temp_pool_batches": ring_batches,
+        "pool_overwritten": c.pool_overwritten.load(Relaxed),
+        "pool_expired": c.pool_expired.load(Relaxed),
+        "timers_lost": c.timers_lost.load(Relaxed),
+        "dictionary_size": dictionary_size,
+        "dictionary_bytes": dictionary_bytes,
+        "dictionary_lost": dictionary_lost,
+        "kernel_drops": crate::receiver::kernel_drops(&ports),
+        "reports": reports,
+        "merge": {
+            "last_ms": c.merge_last_us.load(Relaxed) as f64 / 1000.0,
+            "max_ms": c.merge_max_us.load(Relaxed) as f64 / 1000.0,
+        },
+        "receive_buffer_bytes": state.receive_buffer_bytes,
+        "udp_listen": state.udp_addrs.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+    });
+    if let (Some(o), Value::Object(p)) = (out.as_object_mut(), pool) {
+        o.extend(p);
+    }
+    Json(out)
+}

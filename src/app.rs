@@ -1,0 +1,245 @@
+//! The app: builds the shared state, binds the sockets, starts the threads, and stops them.
+//!
+//! Threads: one "pinbad-recv-N" per UDP socket, one "pinbad-merger", and the tokio runtime's
+//! "pinbad-http" workers. Any panic in any of them ends the process with a non-zero code (a panic
+//! hook set by `main`), so pinbad is never half alive.
+
+use std::net::{SocketAddr, TcpListener};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use parking_lot::RwLock;
+
+use crate::config::Config;
+use crate::counters::Counters;
+use crate::dictionary::Dictionary;
+use crate::pool::Pool;
+use crate::merger::Merger;
+use crate::receiver::{self, Receiver};
+use crate::report::{Report, ReportSet};
+use crate::ring::Ring;
+use crate::shutdown::Shutdown;
+
+/// The pool's clock: milliseconds since the app started, as the u32 the pool stores, and the wall
+/// time they correspond to. Only the merger and the API read it; the pure stages get time as an
+/// argument.
+#[derive(Debug)]
+pub struct Clock {
+    epoch: Instant,
+    epoch_unix_ms: u64,
+}
+
+impl Clock {
+    pub fn new() -> Clock {
+        let epoch_unix_ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
+        Clock { epoch: Instant::now(), epoch_unix_ms }
+    }
+
+    /// Now, in pool milliseconds (wraps after 49 days; the pool compares with `wrapping_sub`).
+    pub fn now_ms(&self) -> u32 {
+        self.epoch.elapsed().as_millis() as u32
+    }
+
+    /// Unix time in milliseconds of a pool timestamp no older than 49 days.
+    pub fn unix_ms(&self, pool_ms: u32) -> u64 {
+        let now = self.now_ms();
+        let age = now.wrapping_sub(pool_ms) as u64;
+        (self.epoch_unix_ms + self.epoch.elapsed().as_millis() as u64).saturating_sub(age)
+    }
+
+    pub fn uptime(&self) -> Duration {
+        self.epoch.elapsed()
+    }
+}
+
+impl Default for Clock {
+    fn default() -> Clock {
+        Clock::new()
+    }
+}
+
+/// Everything the threads share, behind one `Arc`. Lock order: pool → dictionary → a report.
+/// The merger holds at most one of these at a time; the API may nest them in that order.
+pub struct Shared {
+    pub config: Config,
+    /// Shared with the receivers, which fold their decode stats in.
+    pub counters: Arc<Counters>,
+    pub clock: Clock,
+    /// Written by the merger once per merge round; read by the raw-data API and by report
+    /// creation (which holds it to fill a new report consistently).
+    pub pool: RwLock<Pool>,
+    /// Written by the merger (interning a batch, releasing removed requests) and by report
+    /// creation/drop (pinning names); read by the API to render ids.
+    pub dictionary: RwLock<Dictionary>,
+    /// The reports; each has its own lock.
+    pub reports: ReportSet,
+    /// The temp ring (the API shows how full it is).
+    pub ring: Arc<Ring>,
+    /// The UDP addresses actually bound (port 0 resolved).
+    pub udp_addrs: Vec<SocketAddr>,
+    /// SO_RCVBUF of the first UDP socket as the kernel reports it (Linux: twice the usable size).
+    pub receive_buffer_bytes: u64,
+}
+
+impl Shared {
+    /// Seconds covered by the pool now: now − oldest request, at least 1, at most `stats_history`.
+    pub fn time_interval_secs(&self, pool: &Pool) -> f64 {
+        let history = self.config.stats_history.0.as_secs_f64();
+        let covered = match pool.oldest_time_ms() {
+            Some(t) => self.clock.now_ms().wrapping_sub(t) as f64 / 1000.0,
+            None => 0.0,
+        };
+        covered.clamp(1.0, history.max(1.0))
+    }
+}
+
+/// Why the app could not start. Each message says what to fix.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("cannot bind UDP {addr}: {source}")]
+    BindUdp { addr: SocketAddr, source: std::io::Error },
+    #[error("cannot bind HTTP {addr}: {source}")]
+    BindHttp { addr: SocketAddr, source: std::io::Error },
+    #[error("report `{name}`: {message}")]
+    Report { name: String, message: String },
+    #[error("cannot start threads: {0}")]
+    Thread(std::io::Error),
+}
+
+/// A running app: its threads, bound addresses and shared state.
+pub struct Running {
+    pub shared: Arc<Shared>,
+    pub http_addr: SocketAddr,
+    http: TcpListener,
+    shutdown: Shutdown,
+    receivers: Vec<JoinHandle<()>>,
+    merger: Option<JoinHandle<()>>,
+    merger_stop: Arc<AtomicBool>,
+}
+
+/// Binds every socket (failing fast), allocates the pool, creates the start-up reports and starts
+/// the receiver and merger threads. The HTTP server is started by [`Running::serve`].
+pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> {
+    let mut sockets = Vec::new();
+    for addr in config.udp_addrs() {
+        let mut port_addr = addr;
+        for _ in 0..config.udp.readers {
+            let bound = receiver::bind(port_addr, config.udp.recv_buffer.0 as usize)
+                .map_err(|source| StartError::BindUdp { addr: port_addr, source })?;
+            // With port 0, the next readers of this address share the port the first one got.
+            port_addr = bound.local_addr;
+            sockets.push(bound);
+        }
+    }
+    let http_addr = config.http_addr();
+    let http = TcpListener::bind(http_addr).map_err(|source| StartError::BindHttp { addr: http_addr, source })?;
+    http.set_nonblocking(true).map_err(|source| StartError::BindHttp { addr: http_addr, source })?;
+    let http_addr = http.local_addr().unwrap_or(http_addr);
+
+    let mut dictionary = Dictionary::new(config.limits.max_dictionary_entries);
+    let reports = ReportSet::default();
+    let defs = crate::report::initial_defs(&config)
+        .map_err(|e| StartError::Report { name: "(state)".into(), message: e.to_string() })?;
+    for def in defs {
+        let name = def.name.clone();
+        let report = Report::new(def, &mut dictionary, config.limits.max_rows_per_report)
+            .map_err(|e| StartError::Report { name: name.clone(), message: e.to_string() })?;
+        reports.insert(report).map_err(|e| StartError::Report { name, message: e.to_string() })?;
+    }
+    let ring = Arc::new(Ring::new(config.temp_pool_size));
+    let shared = Arc::new(Shared {
+        counters: Arc::new(Counters::default()),
+        clock: Clock::new(),
+        pool: RwLock::new(Pool::new(config.request_pool_size, config.timer_pool_size, config.tag_pool_size)),
+        dictionary: RwLock::new(dictionary),
+        reports,
+        ring: Arc::clone(&ring),
+        udp_addrs: sockets.iter().map(|s| s.local_addr).collect(),
+        receive_buffer_bytes: sockets.first().map_or(0, |s| s.recv_buffer_bytes as u64),
+        config,
+    });
+
+    let mut receivers = Vec::new();
+    for (i, bound) in sockets.into_iter().enumerate() {
+        tracing::info!(udp = %bound.local_addr, "Listening");
+        let r = Receiver {
+            socket: bound.socket,
+            ring: Arc::clone(&ring),
+            counters: Arc::clone(&shared.counters),
+            shutdown: shutdown.clone(),
+            policy: shared.config.decode_policy(),
+            allow: shared.config.allow_nets(),
+            batch_size: shared.config.udp.batch,
+        };
+        let handle = std::thread::Builder::new()
+            .name(format!("pinbad-recv-{i}"))
+            .spawn(move || r.run())
+            .map_err(StartError::Thread)?;
+        receivers.push(handle);
+    }
+    let merger_stop = Arc::new(AtomicBool::new(false));
+    let merger = {
+        let m = Merger::new(Arc::clone(&shared), ring);
+        let stop = Arc::clone(&merger_stop);
+        std::thread::Builder::new()
+            .name("pinbad-merger".into())
+            .spawn(move || m.run(&stop))
+            .map_err(StartError::Thread)?
+    };
+    Ok(Running { shared, http_addr, http, shutdown, receivers, merger: Some(merger), merger_stop })
+}
+
+impl Running {
+    /// Serves HTTP until shutdown is triggered, then stops the receivers, lets the merger drain
+    /// the ring into the pool, and returns. Blocks the calling thread.
+    pub fn serve(mut self) -> std::io::Result<()> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("pinbad-http")
+            .enable_all()
+            .build()?;
+        let router = crate::api::router(Arc::clone(&self.shared));
+        let shutdown = self.shutdown.clone();
+        let std_listener = self.http.try_clone()?;
+        tracing::info!(http = %self.http_addr, "Listening");
+        let served = runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(std_listener)?;
+            let signals = shutdown.clone();
+            tokio::spawn(async move {
+                wait_for_signal().await;
+                tracing::info!("Stopping");
+                signals.trigger();
+            });
+            axum::serve(listener, router).with_graceful_shutdown(async move { shutdown.wait().await }).await
+        });
+        runtime.shutdown_timeout(Duration::from_millis(200));
+        self.shutdown.trigger();
+        self.stop_threads();
+        served
+    }
+
+    fn stop_threads(&mut self) {
+        for r in self.receivers.drain(..) {
+            let _ = r.join();
+        }
+        self.merger_stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Some(m) = self.merger.take() {
+            let _ = m.join();
+        }
+    }
+}
+
+/// SIGINT or SIGTERM.
+async fn wait_for_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+        tracing::warn!("Cannot install signal handlers");
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => {},
+        _ = int.recv() => {},
+    }
+}

@@ -1,0 +1,451 @@
+//! Configuration: the TOML file, its defaults, CLI overrides and validation.
+//!
+//! In: a TOML file (every key documented with its default in `config/pinbad.toml`, which a test
+//! parses) and CLI overrides. Out: a validated [`Config`]. Names follow pinba_engine where one
+//! exists (`stats_history`, `request_pool_size`, ...). Unknown keys and invalid values are errors
+//! that name the key: start-up stops with them, it never guesses.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::decode::DecodePolicy;
+use crate::report::ReportDef;
+
+/// Why a configuration was refused. The message always names the key (or the file).
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("invalid config file {path}: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("invalid value for `{key}`: {message}")]
+    Invalid { key: String, message: String },
+}
+
+fn invalid(key: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid { key: key.to_string(), message: message.into() }
+}
+
+/// A duration written like `"15m"`, `"10ms"`, `"1h 30m"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HumanDuration(pub Duration);
+
+impl std::str::FromStr for HumanDuration {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        humantime::parse_duration(s)
+            .map(HumanDuration)
+            .map_err(|e| format!("`{s}` is not a duration like \"15m\" or \"10ms\" ({e})"))
+    }
+}
+
+impl<'de> Deserialize<'de> for HumanDuration {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl Serialize for HumanDuration {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&humantime::format_duration(self.0).to_string())
+    }
+}
+
+/// A size written like `"8MiB"`, `"512KiB"` or a plain number of bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ByteSize(pub u64);
+
+impl<'de> Deserialize<'de> for ByteSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Number(u64),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Number(n) => Ok(ByteSize(n)),
+            Raw::Text(s) => s
+                .parse::<bytesize::ByteSize>()
+                .map(|b| ByteSize(b.as_u64()))
+                .map_err(|_| serde::de::Error::custom(format!("`{s}` is not a size like \"8MiB\""))),
+        }
+    }
+}
+
+impl Serialize for ByteSize {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&bytesize::ByteSize::b(self.0).display().iec().to_string().replace(' ', ""))
+    }
+}
+
+/// The whole configuration. `Default` is the one place defaults live.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// How long a request stays in the pool and in every report.
+    pub stats_history: HumanDuration,
+    /// How often the merger moves received requests into the pool and reports.
+    pub stats_gathering_period: HumanDuration,
+    /// Requests the pool holds (64 B each, allocated at start-up); the oldest are overwritten.
+    pub request_pool_size: usize,
+    /// Timers the pool holds (20 B each).
+    pub timer_pool_size: usize,
+    /// Tag pairs the pool holds, request and timer tags together (8 B each).
+    pub tag_pool_size: usize,
+    /// Batches the temp ring between receivers and merger holds (a batch is up to `udp.batch` datagrams).
+    pub temp_pool_size: usize,
+    /// Where run-time report definitions are kept across restarts.
+    pub state_dir: PathBuf,
+    /// Whether `info` and the 18 `report_by_*` reports exist at start-up.
+    pub builtin_reports: bool,
+    pub udp: UdpConfig,
+    pub http: HttpConfig,
+    pub decode: DecodeConfig,
+    pub limits: Limits,
+    /// Extra reports (`[[report]]` tables).
+    pub report: Vec<ReportDef>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct UdpConfig {
+    /// Addresses to listen on; each gets `readers` SO_REUSEPORT sockets.
+    pub listen: Vec<String>,
+    /// Receiver threads (and sockets) per address.
+    pub readers: usize,
+    /// SO_RCVBUF asked of the kernel per socket.
+    pub recv_buffer: ByteSize,
+    /// Datagrams per `recvmmsg` call.
+    pub batch: usize,
+    /// Source networks allowed to send (CIDR). Empty = everyone.
+    pub allow: Vec<String>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HttpConfig {
+    pub listen: String,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DecodeConfig {
+    /// Accept requests that lack a required field (1–9), with empty/zero defaults.
+    pub lenient_required: bool,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    pub max_rows_per_report: usize,
+    pub max_dictionary_entries: usize,
+    pub max_string_bytes: usize,
+    pub max_timers_per_request: usize,
+    pub max_tags_per_timer: usize,
+    pub max_tags_per_request: usize,
+    /// Largest `limit` a query may ask for.
+    pub max_query_limit: usize,
+    /// Largest `match=` regex, in bytes of compiled program.
+    pub max_regex_bytes: usize,
+    /// Largest HTTP request body (report definitions).
+    pub max_body_bytes: usize,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            stats_history: HumanDuration(Duration::from_secs(900)),
+            stats_gathering_period: HumanDuration(Duration::from_millis(10)),
+            request_pool_size: 1_000_000,
+            timer_pool_size: 4_000_000,
+            tag_pool_size: 12_000_000,
+            temp_pool_size: 4096,
+            state_dir: PathBuf::from("./pinbad-state"),
+            builtin_reports: true,
+            udp: UdpConfig::default(),
+            http: HttpConfig::default(),
+            decode: DecodeConfig::default(),
+            limits: Limits::default(),
+            report: Vec::new(),
+        }
+    }
+}
+
+impl Default for UdpConfig {
+    fn default() -> UdpConfig {
+        UdpConfig {
+            listen: vec!["0.0.0.0:30002".into(), "[::]:30002".into()],
+            readers: 1,
+            recv_buffer: ByteSize(8 << 20),
+            batch: 64,
+            allow: Vec::new(),
+        }
+    }
+}
+
+impl Default for HttpConfig {
+    fn default() -> HttpConfig {
+        HttpConfig { listen: "127.0.0.1:30080".into() }
+    }
+}
+
+impl Default for DecodeConfig {
+    fn default() -> DecodeConfig {
+        DecodeConfig { lenient_required: false }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_rows_per_report: 1_000_000,
+            max_dictionary_entries: 4_000_000,
+            max_string_bytes: 1024,
+            max_timers_per_request: 10_000,
+            max_tags_per_timer: 64,
+            max_tags_per_request: 256,
+            max_query_limit: 100_000,
+            max_regex_bytes: 1 << 20,
+            max_body_bytes: 64 << 10,
+        }
+    }
+}
+
+/// Overrides given on the command line; each replaces the file's value.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    /// Replaces the whole `udp.listen` list when not empty.
+    pub udp: Vec<String>,
+    pub http: Option<String>,
+    pub stats_history: Option<HumanDuration>,
+}
+
+/// The longest `stats_history`: pool timestamps are u32 milliseconds (49 days) and wrap safely below it.
+const MAX_HISTORY: Duration = Duration::from_secs(30 * 24 * 3600);
+
+impl Config {
+    /// Reads, parses and validates a config file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.into(), source })?;
+        let config = Config::parse(&text).map_err(|e| match e {
+            ConfigError::Parse { message, .. } => ConfigError::Parse { path: path.into(), message },
+            other => other,
+        })?;
+        Ok(config)
+    }
+
+    /// Parses and validates TOML text.
+    pub fn parse(text: &str) -> Result<Config, ConfigError> {
+        let config: Config =
+            toml::from_str(text).map_err(|e| ConfigError::Parse { path: PathBuf::new(), message: e.to_string() })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Applies CLI overrides, then validates again.
+    pub fn apply(mut self, o: &Overrides) -> Result<Config, ConfigError> {
+        if !o.udp.is_empty() {
+            self.udp.listen = o.udp.clone();
+        }
+        if let Some(http) = &o.http {
+            self.http.listen = http.clone();
+        }
+        if let Some(h) = o.stats_history {
+            self.stats_history = h;
+        }
+        self.validate()?;
+        Ok(self)
+    }
+
+    /// Checks every value; the error names the first bad key.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let h = self.stats_history.0;
+        if h < Duration::from_millis(100) || h > MAX_HISTORY {
+            return Err(invalid("stats_history", "must be between 100ms and 30 days"));
+        }
+        let p = self.stats_gathering_period.0;
+        if p < Duration::from_millis(1) || p > Duration::from_secs(10) {
+            return Err(invalid("stats_gathering_period", "must be between 1ms and 10s"));
+        }
+        for (key, v, max) in [
+            ("request_pool_size", self.request_pool_size, 1usize << 31),
+            ("timer_pool_size", self.timer_pool_size, u32::MAX as usize),
+            ("tag_pool_size", self.tag_pool_size, u32::MAX as usize),
+            ("temp_pool_size", self.temp_pool_size, 1 << 20),
+            ("udp.readers", self.udp.readers, 64),
+            ("udp.batch", self.udp.batch, 1024),
+            ("limits.max_rows_per_report", self.limits.max_rows_per_report, usize::MAX),
+            ("limits.max_dictionary_entries", self.limits.max_dictionary_entries, u32::MAX as usize - 1),
+            ("limits.max_string_bytes", self.limits.max_string_bytes, 65_535),
+            ("limits.max_timers_per_request", self.limits.max_timers_per_request, u16::MAX as usize),
+            ("limits.max_tags_per_timer", self.limits.max_tags_per_timer, 1024),
+            ("limits.max_tags_per_request", self.limits.max_tags_per_request, 4096),
+            ("limits.max_query_limit", self.limits.max_query_limit, 10_000_000),
+            ("limits.max_regex_bytes", self.limits.max_regex_bytes, 64 << 20),
+            ("limits.max_body_bytes", self.limits.max_body_bytes, 64 << 20),
+        ] {
+            if v == 0 || v > max {
+                return Err(invalid(key, format!("{v} is out of range 1..={max}")));
+            }
+        }
+        if self.udp.recv_buffer.0 > (1 << 31) {
+            return Err(invalid("udp.recv_buffer", "must be at most 2GiB"));
+        }
+        if self.udp.listen.is_empty() {
+            return Err(invalid("udp.listen", "needs at least one address"));
+        }
+        for (i, a) in self.udp.listen.iter().enumerate() {
+            a.parse::<SocketAddr>()
+                .map_err(|e| invalid(&format!("udp.listen[{i}]"), format!("`{a}` is not an address like 0.0.0.0:30002 ({e})")))?;
+        }
+        for (i, a) in self.udp.allow.iter().enumerate() {
+            parse_net(a).map_err(|e| invalid(&format!("udp.allow[{i}]"), e))?;
+        }
+        self.http
+            .listen
+            .parse::<SocketAddr>()
+            .map_err(|e| invalid("http.listen", format!("`{}` is not an address like 127.0.0.1:30080 ({e})", self.http.listen)))?;
+        let mut names = std::collections::HashSet::new();
+        for (i, r) in self.report.iter().enumerate() {
+            r.validate().map_err(|e| invalid(&format!("report[{i}]"), e.to_string()))?;
+            if !names.insert(r.name.clone()) {
+                return Err(invalid(&format!("report[{i}].name"), format!("duplicate report name `{}`", r.name)));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn udp_addrs(&self) -> Vec<SocketAddr> {
+        self.udp.listen.iter().filter_map(|a| a.parse().ok()).collect()
+    }
+
+    pub fn http_addr(&self) -> SocketAddr {
+        self.http.listen.parse().unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 30080)))
+    }
+
+    /// `udp.allow` parsed (validated already).
+    pub fn allow_nets(&self) -> Vec<ipnet::IpNet> {
+        self.udp.allow.iter().filter_map(|a| parse_net(a).ok()).collect()
+    }
+
+    pub fn decode_policy(&self) -> DecodePolicy {
+        DecodePolicy {
+            lenient_required: self.decode.lenient_required,
+            max_string_bytes: self.limits.max_string_bytes,
+            max_timers_per_request: self.limits.max_timers_per_request,
+            max_tags_per_timer: self.limits.max_tags_per_timer,
+            max_tags_per_request: self.limits.max_tags_per_request,
+        }
+    }
+
+    /// The effective configuration as TOML (what `check-config` prints).
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).unwrap_or_else(|e| format!("# cannot render config: {e}\n"))
+    }
+}
+
+/// A CIDR network, or a single address (as /32 or /128).
+fn parse_net(s: &str) -> Result<ipnet::IpNet, String> {
+    if let Ok(net) = s.parse::<ipnet::IpNet>() {
+        return Ok(net);
+    }
+    s.parse::<std::net::IpAddr>()
+        .map(ipnet::IpNet::from)
+        .map_err(|_| format!("`{s}` is not a network like 10.0.0.0/8 or an address"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shipped() -> String {
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/config/pinbad.toml")).unwrap()
+    }
+
+    #[test]
+    fn empty_file_gives_defaults() {
+        let c = Config::parse("").unwrap();
+        let d = Config::default();
+        assert_eq!(c.to_toml(), d.to_toml());
+        assert_eq!(c.stats_history.0, Duration::from_secs(900));
+        assert_eq!(c.stats_gathering_period.0, Duration::from_millis(10));
+        assert_eq!(c.request_pool_size, 1_000_000);
+        assert_eq!(c.udp.recv_buffer.0, 8 << 20);
+        assert_eq!(c.udp_addrs().len(), 2);
+        assert_eq!(c.http_addr().to_string(), "127.0.0.1:30080");
+    }
+
+    /// The shipped example documents every key with its default value: parsing it gives exactly
+    /// the defaults, and every default key appears in it.
+    #[test]
+    fn shipped_config_documents_every_key_with_its_default() {
+        let text = shipped();
+        let c = Config::parse(&text).unwrap();
+        let mut shipped_defaults = c.clone();
+        shipped_defaults.report.clear();
+        assert_eq!(shipped_defaults.to_toml(), Config::default().to_toml());
+        let defaults: toml::Value = toml::from_str(&Config::default().to_toml()).unwrap();
+        let file: toml::Value = toml::from_str(&text).unwrap();
+        for (k, v) in defaults.as_table().unwrap() {
+            let Some(fv) = file.get(k) else { panic!("config/pinbad.toml lacks `{k}`") };
+            if let Some(t) = v.as_table() {
+                for sub in t.keys() {
+                    assert!(fv.get(sub).is_some(), "config/pinbad.toml lacks `{k}.{sub}`");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_naming_the_key() {
+        let e = Config::parse("stats_histroy = \"5m\"").unwrap_err().to_string();
+        assert!(e.contains("stats_histroy"), "{e}");
+        let e = Config::parse("[udp]\nreaderz = 2").unwrap_err().to_string();
+        assert!(e.contains("readerz"), "{e}");
+    }
+
+    #[test]
+    fn invalid_values_name_the_key() {
+        for (text, key) in [
+            ("stats_history = \"0s\"", "stats_history"),
+            ("stats_history = \"soon\"", "stats_history"),
+            ("request_pool_size = 0", "request_pool_size"),
+            ("[udp]\nlisten = [\"nowhere\"]", "udp.listen[0]"),
+            ("[udp]\nallow = [\"10.0.0.0/99\"]", "udp.allow[0]"),
+            ("[udp]\nrecv_buffer = \"lots\"", "recv_buffer"),
+            ("[http]\nlisten = \"localhost\"", "http.listen"),
+            ("[limits]\nmax_string_bytes = 0", "limits.max_string_bytes"),
+        ] {
+            let e = Config::parse(text).unwrap_err().to_string();
+            assert!(e.contains(key), "error for {text:?} should name {key}: {e}");
+        }
+    }
+
+    #[test]
+    fn overrides_replace_values() {
+        let o = Overrides {
+            udp: vec!["127.0.0.1:0".into()],
+            http: Some("127.0.0.1:0".into()),
+            stats_history: Some("2s".parse().unwrap()),
+        };
+        let c = Config::default().apply(&o).unwrap();
+        assert_eq!(c.udp.listen, vec!["127.0.0.1:0".to_string()]);
+        assert_eq!(c.stats_history.0, Duration::from_secs(2));
+        assert!(Config::default().apply(&Overrides { udp: vec!["bad".into()], ..Default::default() }).is_err());
+    }
+
+    #[test]
+    fn sizes_and_allow_lists_parse() {
+        let c = Config::parse("[udp]\nrecv_buffer = \"512KiB\"\nallow = [\"10.0.0.0/8\", \"::1\"]").unwrap();
+        assert_eq!(c.udp.recv_buffer.0, 512 << 10);
+        let nets = c.allow_nets();
+        assert!(nets[0].contains(&"10.1.2.3".parse::<std::net::IpAddr>().unwrap()));
+        assert!(nets[1].contains(&"::1".parse::<std::net::IpAddr>().unwrap()));
+        assert_eq!(Config::parse("[udp]\nrecv_buffer = 1000").unwrap().udp.recv_buffer.0, 1000);
+    }
+}

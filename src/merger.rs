@@ -1,0 +1,275 @@
+//! The merge loop: batches from the temp ring in, pooled requests and up-to-date reports out.
+//!
+//! Runs on its own thread ("pinbad-merger"). Every `stats_gathering_period` it drains the ring and
+//! does one round in three phases, each holding one kind of lock and never two, so that no reader
+//! can deadlock with it:
+//! 1. **intern** (dictionary write lock): every string of the new requests becomes an id, each use
+//!    taking a reference; the requests become compact pool records;
+//! 2. **store** (pool write lock + the reports' write locks): expire requests older than
+//!    `stats_history`, insert the new ones (evicting the oldest when a ring is full), and update
+//!    every report: subtract what left, add what came. Leaving goes through one path,
+//!    [`Pool::remove_oldest`]'s callback, whether by age or by eviction;
+//! 3. **release** (dictionary write lock): drop the references of the requests that left.
+//!
+//! Receivers never wait for it (the ring is lock-free); the API waits at most one phase.
+
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::app::Shared;
+use crate::dictionary::Dictionary;
+use crate::pool::Removal;
+use crate::record::{Batch, Record, RequestView, TagPair, Timer, NO_SCHEMA};
+use crate::ring::Ring;
+
+/// One new request, interned: its record and where its timers and tag block sit in the scratch.
+struct Pending {
+    record: Record,
+    timers: std::ops::Range<usize>,
+    tags: std::ops::Range<usize>,
+}
+
+/// Interned requests of one round, waiting to be stored. Reused across rounds.
+#[derive(Default)]
+pub struct Interned {
+    pending: Vec<Pending>,
+    timers: Vec<Timer>,
+    tags: Vec<TagPair>,
+    /// Per request: the dictionary id of each of its local dictionary entries (`UNSET` if unused).
+    local_ids: Vec<u32>,
+}
+
+const UNSET: u32 = u32::MAX;
+
+impl Interned {
+    pub fn len(&self) -> usize {
+        self.pending.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.pending.clear();
+        self.timers.clear();
+        self.tags.clear();
+    }
+
+    /// Interns every request of `batch` at time `now_ms`, taking one dictionary reference per
+    /// string use (released again by [`release_request`] when the request leaves the pool).
+    pub fn intern(&mut self, batch: &Batch, now_ms: u32, dict: &mut Dictionary) {
+        for req in &batch.requests {
+            self.local_ids.clear();
+            self.local_ids.resize(req.dictionary.len as usize, UNSET);
+            let mut local = |index: u32, dict: &mut Dictionary| -> u32 {
+                let slot = &mut self.local_ids[index as usize];
+                if *slot == UNSET {
+                    *slot = dict.intern(batch.dictionary_entry(req, index));
+                } else {
+                    dict.retain(*slot);
+                }
+                *slot
+            };
+            let tags_start = self.tags.len();
+            for t in batch.tags_of(req) {
+                let (name, value) = (local(t.name, dict), local(t.value, dict));
+                self.tags.push(TagPair { name, value });
+            }
+            let timers_start = self.timers.len();
+            for timer in batch.timers_of(req) {
+                let tags = batch.timer_tags_of(timer);
+                for t in tags {
+                    let (name, value) = (local(t.name, dict), local(t.value, dict));
+                    self.tags.push(TagPair { name, value });
+                }
+                self.timers.push(Timer {
+                    value: timer.value,
+                    ru_utime: timer.ru_utime,
+                    ru_stime: timer.ru_stime,
+                    hit_count: timer.hit_count,
+                    tag_count: tags.len() as u16,
+                });
+            }
+            let record = Record {
+                time_ms: now_ms,
+                hostname: dict.intern(batch.bytes_of(req.hostname)),
+                server_name: dict.intern(batch.bytes_of(req.server_name)),
+                script_name: dict.intern(batch.bytes_of(req.script_name)),
+                schema: req.schema.map_or(NO_SCHEMA, |s| dict.intern(batch.bytes_of(s))),
+                request_count: req.request_count,
+                document_size: req.document_size,
+                memory_peak: req.memory_peak,
+                memory_footprint: req.memory_footprint,
+                status: req.status,
+                request_time: req.request_time,
+                ru_utime: req.ru_utime,
+                ru_stime: req.ru_stime,
+                tag_count: req.tags.len as u16,
+                ..Record::default()
+            };
+            self.pending.push(Pending {
+                record,
+                timers: timers_start..self.timers.len(),
+                tags: tags_start..self.tags.len(),
+            });
+        }
+    }
+}
+
+/// Collects the dictionary ids a leaving request holds, to release in phase 3.
+fn collect_ids(view: &RequestView<'_>, out: &mut Vec<u32>) {
+    let r = view.record;
+    out.extend([r.hostname, r.server_name, r.script_name]);
+    if r.schema != NO_SCHEMA {
+        out.push(r.schema);
+    }
+    for t in view.tag_block {
+        out.extend([t.name, t.value]);
+    }
+}
+
+/// Drops the references collected by [`collect_ids`].
+fn release_ids(ids: &[u32], dict: &mut Dictionary) {
+    for &id in ids {
+        dict.release(id);
+    }
+}
+
+/// The merger's state between rounds.
+pub struct Merger {
+    shared: Arc<Shared>,
+    ring: Arc<Ring>,
+    interned: Interned,
+    leaving_ids: Vec<u32>,
+    batches: Vec<Box<Batch>>,
+}
+
+impl Merger {
+    pub fn new(shared: Arc<Shared>, ring: Arc<Ring>) -> Merger {
+        Merger { shared, ring, interned: Interned::default(), leaving_ids: Vec::new(), batches: Vec::new() }
+    }
+
+    /// Rounds every `stats_gathering_period` until `stop` is set, then one last round that drains
+    /// whatever the receivers handed over before they stopped.
+    pub fn run(mut self, stop: &AtomicBool) {
+        let period = self.shared.config.stats_gathering_period.0;
+        let mut next = Instant::now() + period;
+        while !stop.load(Relaxed) {
+            let now = Instant::now();
+            if now < next {
+                std::thread::sleep((next - now).min(Duration::from_millis(50)));
+                continue;
+            }
+            next += period;
+            if next < now {
+                next = now + period;
+            }
+            self.round();
+        }
+        self.round();
+    }
+
+    /// One merge round (see the module docs). Public for tests and benches.
+    pub fn round(&mut self) {
+        let started = Instant::now();
+        let shared = Arc::clone(&self.shared);
+        let now_ms = shared.clock.now_ms();
+        while let Some(b) = self.ring.pop() {
+            self.batches.push(b);
+        }
+        // Phase 1: intern.
+        if !self.batches.is_empty() {
+            let mut dict = shared.dictionary.write();
+            for b in &self.batches {
+                self.interned.intern(b, now_ms, &mut dict);
+            }
+        }
+        for b in self.batches.drain(..) {
+            self.ring.recycle(b);
+        }
+        // Phase 2: store.
+        let history_ms = shared.config.stats_history.0.as_millis().min(u32::MAX as u128) as u32;
+        let worked = self.store(now_ms, history_ms);
+        // Phase 3: release.
+        if !self.leaving_ids.is_empty() {
+            release_ids(&self.leaving_ids, &mut shared.dictionary.write());
+            self.leaving_ids.clear();
+        }
+        if worked {
+            shared.counters.record_merge(started.elapsed().as_micros() as u64);
+        }
+    }
+
+    /// Phase 2; returns whether anything changed.
+    fn store(&mut self, now_ms: u32, history_ms: u32) -> bool {
+        let shared = &*self.shared;
+        let mut pool = shared.pool.write();
+        let expired = pool.count_expired(now_ms, history_ms);
+        if expired == 0 && self.interned.is_empty() {
+            return false;
+        }
+        let cells = shared.reports.snapshot();
+        let mut reports: Vec<_> = cells.iter().map(|c| c.report.write()).collect();
+        let mut spent_ns = vec![0u64; reports.len()];
+
+        // Expiry: subtract report by report (better locality), then remove.
+        if expired > 0 {
+            for (r, spent) in reports.iter_mut().zip(spent_ns.iter_mut()) {
+                let t = Instant::now();
+                for v in pool.iter_oldest_first().take(expired) {
+                    r.subtract(&v);
+                }
+                *spent += t.elapsed().as_nanos() as u64;
+            }
+            let ids = &mut self.leaving_ids;
+            pool.remove_oldest(expired, Removal::Expired, &mut |v, _| collect_ids(&v, ids));
+            shared.counters.pool_expired.fetch_add(expired as u64, Relaxed);
+        }
+
+        // Insertion: an evicted request is subtracted right away if it had been added to the
+        // reports (every request from before this round); one of this round is simply dropped.
+        let first_new = pool.next_id();
+        let (mut overwritten, mut timers_lost) = (0u64, 0u64);
+        for p in &self.interned.pending {
+            let ids = &mut self.leaving_ids;
+            let (_, loss) = pool.insert(
+                p.record,
+                &self.interned.timers[p.timers.clone()],
+                &self.interned.tags[p.tags.clone()],
+                &mut |v, _| {
+                    if v.id < first_new {
+                        for r in reports.iter_mut() {
+                            r.subtract(&v);
+                        }
+                    }
+                    overwritten += 1;
+                    collect_ids(&v, ids);
+                },
+            );
+            if loss.timers > 0 {
+                timers_lost += loss.timers as u64;
+                // The dropped timers' tag references were taken in phase 1: give them back.
+                let tag_refs = &self.interned.tags[p.tags.clone()][p.record.tag_count as usize..];
+                self.leaving_ids.extend(tag_refs.iter().flat_map(|t| [t.name, t.value]));
+            }
+        }
+        let added_from = first_new.max(pool.oldest_id());
+        let added = pool.next_id() - added_from;
+        for ((r, spent), cell) in reports.iter_mut().zip(spent_ns.iter_mut()).zip(cells.iter()) {
+            let t = Instant::now();
+            for id in added_from..pool.next_id() {
+                if let Some(v) = pool.get(id) {
+                    r.add(&v);
+                }
+            }
+            *spent += t.elapsed().as_nanos() as u64;
+            cell.record_update(*spent, added + expired as u64);
+        }
+        shared.counters.pool_overwritten.fetch_add(overwritten, Relaxed);
+        shared.counters.timers_lost.fetch_add(timers_lost, Relaxed);
+        self.interned.clear();
+        true
+    }
+}

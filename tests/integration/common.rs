@@ -1,0 +1,214 @@
+//! The test harness: a real daemon process on port 0, UDP senders, an HTTP client.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{SocketAddr, UdpSocket};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_pinbad");
+
+/// A running daemon, killed on drop.
+pub struct Daemon {
+    pub child: Child,
+    pub udp: Vec<SocketAddr>,
+    pub http: SocketAddr,
+    pub dir: tempfile::TempDir,
+    agent: ureq::Agent,
+}
+
+impl Daemon {
+    /// Starts pinbad with `config` (TOML; `state_dir` is set to a fresh temp dir unless given)
+    /// listening on 127.0.0.1:0 for UDP and HTTP.
+    pub fn start(config: &str) -> Daemon {
+        Daemon::start_with(config, &["--udp", "127.0.0.1:0"], None)
+    }
+
+    /// As `start`, with explicit extra arguments and an optional existing state dir.
+    pub fn start_with(config: &str, args: &[&str], state: Option<&Path>) -> Daemon {
+        let dir = tempfile::tempdir().unwrap();
+        let state_dir: PathBuf = state.map(Path::to_path_buf).unwrap_or_else(|| dir.path().join("state"));
+        let config_path = dir.path().join("pinbad.toml");
+        let mut text = String::new();
+        if !config.contains("state_dir") {
+            text.push_str(&format!("state_dir = {:?}\n", state_dir.to_str().unwrap()));
+        }
+        text.push_str(config);
+        std::fs::write(&config_path, text).unwrap();
+        let mut child = Command::new(BIN)
+            .arg("--config")
+            .arg(&config_path)
+            .args(["--http", "127.0.0.1:0"])
+            .args(args)
+            .env("RUST_LOG", "error")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start pinbad");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let (mut udp, mut http) = (Vec::new(), None);
+        while http.is_none() {
+            let line = lines.next().expect("pinbad exited before listening").unwrap();
+            let mut words = line.split_whitespace().skip(1);
+            match (words.next(), words.next()) {
+                (Some("udp"), Some(a)) => udp.push(a.parse().unwrap()),
+                (Some("http"), Some(a)) => http = Some(a.parse().unwrap()),
+                _ => {}
+            }
+        }
+        // Keep draining stdout so the daemon never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(10)).build();
+        let d = Daemon { child, udp, http: http.unwrap(), dir, agent };
+        d.wait_for(|d| d.get("/healthz").0 == 200, "healthz");
+        d
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.http, path)
+    }
+
+    /// GET → (status, JSON body or the raw text as a JSON string).
+    pub fn get(&self, path: &str) -> (u16, Value) {
+        respond(self.agent.get(&self.url(path)).call())
+    }
+
+    /// GET that must succeed.
+    pub fn json(&self, path: &str) -> Value {
+        let (code, body) = self.get(path);
+        assert_eq!(code, 200, "GET {path}: {body}");
+        body
+    }
+
+    pub fn get_text(&self, path: &str) -> (u16, String) {
+        match self.agent.get(&self.url(path)).call() {
+            Ok(r) => (r.status(), r.into_string().unwrap()),
+            Err(ureq::Error::Status(code, r)) => (code, r.into_string().unwrap()),
+            Err(e) => panic!("GET {path}: {e}"),
+        }
+    }
+
+    pub fn post(&self, path: &str, body: &Value) -> (u16, Value) {
+        respond(self.agent.post(&self.url(path)).set("Content-Type", "application/json").send_string(&body.to_string()))
+    }
+
+    pub fn delete(&self, path: &str) -> (u16, Value) {
+        respond(self.agent.delete(&self.url(path)).call())
+    }
+
+    pub fn status(&self) -> Value {
+        self.json("/api/v1/status")
+    }
+
+    /// Sends datagrams to the first UDP address from a fresh socket.
+    pub fn send(&self, datagrams: &[Vec<u8>]) {
+        send_to(self.udp[0], datagrams);
+    }
+
+    /// Polls `cond` every 20 ms for up to 10 s.
+    pub fn wait_for(&self, cond: impl Fn(&Daemon) -> bool, what: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if cond(self) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("timed out waiting for {what}; status: {}", self.status());
+    }
+
+    /// Waits until the daemon has seen `n` datagrams in total and merged all they carried.
+    pub fn wait_merged(&self, packets: u64) {
+        self.wait_for(
+            |d| {
+                let s = d.status();
+                let accepted = s["requests_accepted"].as_u64().unwrap();
+                let pooled = s["current_pool_used"].as_u64().unwrap()
+                    + s["pool_overwritten"].as_u64().unwrap()
+                    + s["pool_expired"].as_u64().unwrap();
+                s["packets_received"].as_u64().unwrap() >= packets
+                    && s["current_temp_pool_batches"].as_u64().unwrap() == 0
+                    && pooled >= accepted
+            },
+            &format!("{packets} packets merged"),
+        );
+    }
+
+    /// SIGTERM, then the exit status (within `within`).
+    pub fn terminate(mut self, within: Duration) -> std::process::ExitStatus {
+        let pid = self.child.id() as i32;
+        // SAFETY: plain kill(2) on our own child's pid.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "pinbad did not exit within {within:?} of SIGTERM");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn respond(r: Result<ureq::Response, ureq::Error>) -> (u16, Value) {
+    let (code, text) = match r {
+        Ok(r) => (r.status(), r.into_string().unwrap()),
+        Err(ureq::Error::Status(code, r)) => (code, r.into_string().unwrap()),
+        Err(e) => panic!("HTTP error: {e}"),
+    };
+    let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+    (code, body)
+}
+
+pub fn send_to(addr: SocketAddr, datagrams: &[Vec<u8>]) {
+    let bind = if addr.is_ipv6() { "[::1]:0" } else { "127.0.0.1:0" };
+    let s = UdpSocket::bind(bind).unwrap();
+    for (i, d) in datagrams.iter().enumerate() {
+        s.send_to(d, addr).unwrap();
+        if i % 200 == 199 {
+            // Stay well inside the socket buffer: the tests check exact counts.
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+}
+
+pub fn fixture_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Every fixture: (name, datagram, expected JSON).
+pub fn fixtures() -> Vec<(String, Vec<u8>, Value)> {
+    let mut out = Vec::new();
+    for sub in ["php", "edge"] {
+        let dir = fixture_dir().join(sub);
+        let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+        names.sort();
+        for p in names.into_iter().filter(|p| p.extension().is_some_and(|e| e == "bin")) {
+            let json: Value = serde_json::from_str(&std::fs::read_to_string(p.with_extension("json")).unwrap()).unwrap();
+            out.push((format!("{sub}/{}", p.file_stem().unwrap().to_str().unwrap()), std::fs::read(&p).unwrap(), json));
+        }
+    }
+    out
+}
+
+/// Writes `text` to a file in `dir` and returns its path.
+pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::File::create(&p).unwrap().write_all(text.as_bytes()).unwrap();
+    p
+}
+
+/// Relative closeness for floats on the wire (f32) against expected values.
+pub fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * a.abs().max(b.abs()).max(1e-9)
+}
