@@ -84,6 +84,32 @@ pub struct Shared {
 }
 
 impl Shared {
+    /// Allocates the pool and creates the start-up reports (built-ins, `[[report]]` tables, and
+    /// what the state directory says was created or dropped at run time). No sockets, no threads.
+    pub fn new(config: Config, ring: Arc<Ring>, udp_addrs: Vec<SocketAddr>, receive_buffer_bytes: u64) -> Result<Shared, StartError> {
+        let mut dictionary = Dictionary::new(config.limits.max_dictionary_entries);
+        let reports = ReportSet::default();
+        let defs = crate::report::initial_defs(&config)
+            .map_err(|e| StartError::Report { name: "(state_dir)".into(), message: e.to_string() })?;
+        for def in defs {
+            let name = def.name.clone();
+            let report = Report::new(def, &mut dictionary, config.limits.max_rows_per_report)
+                .map_err(|e| StartError::Report { name: name.clone(), message: e.to_string() })?;
+            reports.insert(report).map_err(|e| StartError::Report { name, message: e.to_string() })?;
+        }
+        Ok(Shared {
+            counters: Arc::new(Counters::default()),
+            clock: Clock::new(),
+            pool: RwLock::new(Pool::new(config.request_pool_size, config.timer_pool_size, config.tag_pool_size)),
+            dictionary: RwLock::new(dictionary),
+            reports,
+            ring,
+            udp_addrs,
+            receive_buffer_bytes,
+            config,
+        })
+    }
+
     /// Seconds covered by the pool now: now − oldest request, at least 1, at most `stats_history`.
     pub fn time_interval_secs(&self, pool: &Pool) -> f64 {
         let history = self.config.stats_history.0.as_secs_f64();
@@ -138,28 +164,10 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     http.set_nonblocking(true).map_err(|source| StartError::BindHttp { addr: http_addr, source })?;
     let http_addr = http.local_addr().unwrap_or(http_addr);
 
-    let mut dictionary = Dictionary::new(config.limits.max_dictionary_entries);
-    let reports = ReportSet::default();
-    let defs = crate::report::initial_defs(&config)
-        .map_err(|e| StartError::Report { name: "(state)".into(), message: e.to_string() })?;
-    for def in defs {
-        let name = def.name.clone();
-        let report = Report::new(def, &mut dictionary, config.limits.max_rows_per_report)
-            .map_err(|e| StartError::Report { name: name.clone(), message: e.to_string() })?;
-        reports.insert(report).map_err(|e| StartError::Report { name, message: e.to_string() })?;
-    }
     let ring = Arc::new(Ring::new(config.temp_pool_size));
-    let shared = Arc::new(Shared {
-        counters: Arc::new(Counters::default()),
-        clock: Clock::new(),
-        pool: RwLock::new(Pool::new(config.request_pool_size, config.timer_pool_size, config.tag_pool_size)),
-        dictionary: RwLock::new(dictionary),
-        reports,
-        ring: Arc::clone(&ring),
-        udp_addrs: sockets.iter().map(|s| s.local_addr).collect(),
-        receive_buffer_bytes: sockets.first().map_or(0, |s| s.recv_buffer_bytes as u64),
-        config,
-    });
+    let udp_addrs = sockets.iter().map(|s| s.local_addr).collect();
+    let receive_buffer_bytes = sockets.first().map_or(0, |s| s.recv_buffer_bytes as u64);
+    let shared = Arc::new(Shared::new(config, Arc::clone(&ring), udp_addrs, receive_buffer_bytes)?);
 
     let mut receivers = Vec::new();
     for (i, bound) in sockets.into_iter().enumerate() {

@@ -143,6 +143,8 @@ pub struct Merger {
     ring: Arc<Ring>,
     interned: Interned,
     leaving_ids: Vec<u32>,
+    /// Batches popped this round; kept boxed because they go back to the ring's free list as is.
+    #[allow(clippy::vec_box)]
     batches: Vec<Box<Batch>>,
 }
 

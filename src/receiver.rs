@@ -86,7 +86,7 @@ pub struct Receiver {
 impl Receiver {
     /// The receive loop; returns when shutdown is triggered, after handing over its last batch.
     pub fn run(self) {
-        let mut decoder = Decoder::new(self.policy.clone());
+        let mut decoder = Decoder::new(self.policy);
         let mut stats = DecodeStats::default();
         let mut mmsg = MultiRecv::new(self.batch_size.max(1));
         let mut batch = self.ring.take_empty();

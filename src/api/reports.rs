@@ -1,8 +1,418 @@
-//! Report endpoints (stub: being implemented).
-use axum::Router;
+//! Report endpoints: `/api/v1/info`, `/api/v1/reports` (list, create) and
+//! `/api/v1/reports/{name}` (query, drop).
+//!
+//! In: HTTP requests. Out: JSON or CSV tables built by [`Report::query`] under read locks, and
+//! report creation/drop with their persistence in `{state_dir}/reports.json`. Work that takes
+//! locks or touches files runs on tokio's blocking pool, so slow fills and fsyncs never stall the
+//! HTTP workers. Lock order: pool → dictionary → a report, as everywhere.
 
-use super::AppState;
+use axum::body::Body;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+
+use super::{ApiError, AppState};
+use crate::app::Shared;
+use crate::config::Limits;
+use crate::report::{self, Query, Report, ReportCell, ReportDef, ReportError, Table};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
+        .route("/api/v1/info", get(info))
+        .route("/api/v1/reports", get(list).post(create))
+        .route("/api/v1/reports/{name}", get(show).delete(drop_report))
+}
+
+/// Runs blocking work (locks, fills, file I/O) off the HTTP workers.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::internal(format!("worker failed: {e}")))?
+}
+
+/// A query or definition problem: 400, the detail names the parameter, column or field.
+fn bad(e: ReportError) -> ApiError {
+    ApiError {
+        status: StatusCode::BAD_REQUEST,
+        error: "bad_parameter",
+        detail: e.0,
+    }
+}
+
+fn no_such_report(name: &str) -> ApiError {
+    ApiError::not_found(format!("no report named `{name}`"))
+}
+
+/// The time interval, then the table, taking the locks in order (the pool guard is dropped before
+/// the dictionary is locked).
+fn run_query(state: &Shared, cell: &ReportCell, q: &Query) -> Result<Table, ApiError> {
+    let interval = state.time_interval_secs(&state.pool.read());
+    let dict = state.dictionary.read();
+    let report = cell.report.read();
+    report.query(q, &dict, interval).map_err(bad)
+}
+
+// ---- GET /api/v1/info -----------------------------------------------------------------------
+
+/// The `info` report as any report query shows it: its single row (none while the pool is
+/// empty), the totals and the time interval.
+async fn info(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let table = blocking(move || {
+        let cell = state
+            .reports
+            .get("info")
+            .ok_or_else(|| no_such_report("info"))?;
+        run_query(&state, &cell, &Query::default())
+    })
+    .await?;
+    Ok(Json(table).into_response())
+}
+
+// ---- GET /api/v1/reports --------------------------------------------------------------------
+
+/// One report as the list (and creation) shows it.
+fn list_entry(cell: &ReportCell) -> Value {
+    let r = cell.report.read();
+    json!({
+        "name": cell.name(),
+        "kind": r.kind(),
+        "keys": r.keys(),
+        "filters": r.def().filters,
+        "percentiles": r.def().percentiles,
+        "rows": r.rows(),
+        "rows_lost": r.rows_lost(),
+        "builtin": cell.builtin(),
+    })
+}
+
+async fn list(State(state): State<AppState>) -> Json<Value> {
+    let reports: Vec<Value> = state
+        .reports
+        .snapshot()
+        .iter()
+        .map(|c| list_entry(c))
+        .collect();
+    Json(json!({ "reports": reports }))
+}
+
+// ---- GET /api/v1/reports/{name} -------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    Json,
+    Csv,
+}
+
+/// Splits a raw query string into decoded `(name, value)` pairs, in order (repeats kept):
+/// `+` is a space, `%XX` a byte; a malformed escape is kept as it is.
+pub fn parse_query(raw: &str) -> Vec<(String, String)> {
+    raw.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (percent_decode(k), percent_decode(v))
+        })
+        .collect()
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < b.len() => match (hex(b[i + 1]), hex(b[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h << 4 | l);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex(c: u8) -> Option<u8> {
+    (c as char).to_digit(16).map(|d| d as u8)
+}
+
+/// The parameters of a report query: `sort, limit, offset, filter…, match…, percentiles, format`.
+/// Anything else is a 400 naming it.
+fn build_query(params: &[(String, String)], limits: &Limits) -> Result<(Query, Format), ApiError> {
+    let mut q = Query {
+        max_limit: limits.max_query_limit,
+        max_regex_bytes: limits.max_regex_bytes,
+        ..Query::default()
+    };
+    let mut format = Format::Json;
+    for (name, value) in params {
+        let number = |what: &str| {
+            value.parse::<usize>().map_err(|_| {
+                ApiError::bad_parameter(what, format!("`{value}` is not a non-negative integer"))
+            })
+        };
+        match name.as_str() {
+            "sort" => q.sort = (!value.is_empty()).then(|| value.clone()),
+            "limit" => {
+                let limit = number("limit")?;
+                if limit > limits.max_query_limit {
+                    return Err(ApiError::bad_parameter(
+                        "limit",
+                        format!("{limit} is above the maximum {} (limits.max_query_limit)", limits.max_query_limit),
+                    ));
+                }
+                q.limit = Some(limit);
+            }
+            "offset" => q.offset = number("offset")?,
+            "filter" => q.filters.push(value.clone()),
+            "match" => q.matches.push(value.clone()),
+            "percentiles" => {
+                let ps = value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(|p| p.parse::<f64>().map_err(|_| ApiError::bad_parameter("percentiles", format!("`{p}` is not a number"))))
+                    .collect::<Result<Vec<f64>, _>>()?;
+                report::validate_percentiles(&ps).map_err(|e| ApiError::bad_parameter("percentiles", e))?;
+                q.percentiles = Some(ps);
+            }
+            "format" => {
+                format = match value.as_str() {
+                    "json" => Format::Json,
+                    "csv" => Format::Csv,
+                    _ => return Err(ApiError::bad_parameter("format", format!("`{value}`: expected json or csv"))),
+                }
+            }
+            _ => {
+                return Err(ApiError::bad_parameter(
+                    name,
+                    "unknown parameter (expected sort, limit, offset, filter, match, percentiles, format)",
+                ))
+            }
+        }
+    }
+    Ok((q, format))
+}
+
+async fn show(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, ApiError> {
+    let params = parse_query(raw.as_deref().unwrap_or(""));
+    let (q, format) = build_query(&params, &state.config.limits)?;
+    let table = blocking(move || {
+        let cell = state
+            .reports
+            .get(&name)
+            .ok_or_else(|| no_such_report(&name))?;
+        run_query(&state, &cell, &q)
+    })
+    .await?;
+    Ok(match format {
+        Format::Json => Json(table).into_response(),
+        Format::Csv => (
+            [(header::CONTENT_TYPE, "text/csv; charset=utf-8")],
+            table.to_csv(),
+        )
+            .into_response(),
+    })
+}
+
+// ---- POST /api/v1/reports -------------------------------------------------------------------
+
+async fn create(State(state): State<AppState>, body: Body) -> Result<Response, ApiError> {
+    let limit = state.config.limits.max_body_bytes;
+    let bytes = axum::body::to_bytes(body, limit)
+        .await
+        .map_err(|e| ApiError {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            error: "payload_too_large",
+            detail: format!(
+                "request body unreadable or above {limit} bytes (limits.max_body_bytes): {e}"
+            ),
+        })?;
+    let def: ReportDef = serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::bad_request(format!("report definition: {e}")))?;
+    def.validate().map_err(bad)?;
+    if state.reports.get(&def.name).is_some() {
+        return Err(ApiError::conflict(format!(
+            "report `{}` already exists",
+            def.name
+        )));
+    }
+    let entry = blocking(move || create_filled(&state, def)).await?;
+    Ok((StatusCode::CREATED, Json(entry)).into_response())
+}
+
+/// Builds the report, fills it from the pool and inserts it while holding the pool's read lock
+/// (so the merger cannot change the pool in between: the new report is exactly consistent with
+/// it from its first round on), then records the creation in the state file.
+fn create_filled(state: &Shared, def: ReportDef) -> Result<Value, ApiError> {
+    let max_rows = state.config.limits.max_rows_per_report;
+    let name = def.name.clone();
+    let pool = state.pool.read();
+    let mut report = {
+        let mut dict = state.dictionary.write();
+        Report::new(def.clone(), &mut dict, max_rows).map_err(bad)?
+    };
+    for v in pool.iter_oldest_first() {
+        report.add(&v);
+    }
+    let cell = match state.reports.try_insert(report) {
+        Ok(cell) => cell,
+        Err((e, mut report)) => {
+            report.release(&mut state.dictionary.write());
+            return Err(ApiError::conflict(e.0));
+        }
+    };
+    drop(pool);
+    if let Err(e) = state
+        .reports
+        .persist_change(&state.config.state_dir, |s| s.record_create(&def))
+    {
+        tracing::warn!(report = %name, error = %e, "Cannot save report state; creation undone");
+        release_removed(state, &name);
+        return Err(ApiError::internal(format!(
+            "report not created: cannot save the state file: {e}"
+        )));
+    }
+    tracing::info!(report = %name, rows = cell.report.read().rows(), "Report created");
+    Ok(list_entry(&cell))
+}
+
+/// Removes a report from the set and releases its dictionary pins (dictionary, then report).
+fn release_removed(state: &Shared, name: &str) -> bool {
+    let Some(cell) = state.reports.remove(name) else {
+        return false;
+    };
+    let mut dict = state.dictionary.write();
+    cell.report.write().release(&mut dict);
+    true
+}
+
+// ---- DELETE /api/v1/reports/{name} ----------------------------------------------------------
+
+async fn drop_report(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Response, ApiError> {
+    blocking(move || {
+        if state.reports.get(&name).is_none() {
+            return Err(no_such_report(&name));
+        }
+        // Record first: if the state file cannot be written, nothing changes.
+        let is_static = report::static_defs(&state.config)
+            .iter()
+            .any(|d| d.name == name);
+        state
+            .reports
+            .persist_change(&state.config.state_dir, |s| {
+                s.record_delete(&name, is_static)
+            })
+            .map_err(|e| {
+                ApiError::internal(format!(
+                    "report not dropped: cannot save the state file: {e}"
+                ))
+            })?;
+        if !release_removed(&state, &name) {
+            return Err(no_such_report(&name));
+        }
+        tracing::info!(report = %name, "Report dropped");
+        Ok(())
+    })
+    .await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+        v.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn parse_query_decodes_and_keeps_repeats() {
+        assert_eq!(
+            parse_query("filter=script_name%3A%2Fx.php&filter=country:nl&match=script_name:%5E/api+v2&limit=5"),
+            pairs(&[("filter", "script_name:/x.php"), ("filter", "country:nl"), ("match", "script_name:^/api v2"), ("limit", "5")])
+        );
+        assert_eq!(parse_query(""), vec![]);
+        assert_eq!(
+            parse_query("a&&b=&c=1=2"),
+            pairs(&[("a", ""), ("b", ""), ("c", "1=2")])
+        );
+        assert_eq!(
+            parse_query("x=%zz%4"),
+            pairs(&[("x", "%zz%4")]),
+            "malformed escapes are kept"
+        );
+        assert_eq!(parse_query("x=%C3%A9%41"), pairs(&[("x", "éA")]));
+        assert_eq!(parse_query("x=%ff"), pairs(&[("x", "\u{fffd}")]));
+    }
+
+    #[test]
+    fn build_query_reads_every_parameter() {
+        let limits = Limits::default();
+        let (q, f) = build_query(
+            &pairs(&[
+                ("sort", "-p99"),
+                ("limit", "10"),
+                ("offset", "20"),
+                ("filter", "status:200"),
+                ("filter", "country:nl"),
+                ("match", "script_name:^/api"),
+                ("percentiles", "50, 99.9"),
+                ("format", "csv"),
+            ]),
+            &limits,
+        )
+        .unwrap();
+        assert_eq!(f, Format::Csv);
+        assert_eq!(q.sort.as_deref(), Some("-p99"));
+        assert_eq!((q.limit, q.offset), (Some(10), 20));
+        assert_eq!(q.filters, vec!["status:200", "country:nl"]);
+        assert_eq!(q.matches, vec!["script_name:^/api"]);
+        assert_eq!(q.percentiles, Some(vec![50.0, 99.9]));
+        assert_eq!(q.max_limit, limits.max_query_limit);
+        let (q, f) = build_query(&[], &limits).unwrap();
+        assert_eq!(
+            (q.sort, q.limit, q.percentiles, f),
+            (None, None, None, Format::Json)
+        );
+    }
+
+    #[test]
+    fn build_query_errors_name_the_parameter() {
+        let limits = Limits {
+            max_query_limit: 50,
+            ..Limits::default()
+        };
+        for (params, needle) in [
+            (vec![("colour", "red")], "`colour`"),
+            (vec![("limit", "lots")], "`limit`"),
+            (vec![("limit", "51")], "`limit`"),
+            (vec![("offset", "-1")], "`offset`"),
+            (vec![("percentiles", "50,abc")], "`percentiles`"),
+            (vec![("percentiles", "50,101")], "`percentiles`"),
+            (vec![("format", "xml")], "`format`"),
+        ] {
+            let e = build_query(&pairs(&params), &limits).unwrap_err();
+            assert_eq!(e.status, StatusCode::BAD_REQUEST);
+            assert!(e.detail.contains(needle), "{params:?}: {}", e.detail);
+        }
+    }
 }

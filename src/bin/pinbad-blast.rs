@@ -818,6 +818,12 @@ impl Report {
             s.other,
             s.dropped
         );
+        if s.refused > 0 {
+            println!(
+                "         (refused: ICMP port unreachable came back; is anything listening on {}?)",
+                self.target
+            );
+        }
         if let (Some(server), Some((loss, percent))) = (&self.server, self.loss()) {
             println!(
                 "pinbad   received {}, accepted {}, loss {} ({:.3} %) after {:.1} s to settle",

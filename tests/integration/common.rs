@@ -15,7 +15,8 @@ pub struct Daemon {
     pub child: Child,
     pub udp: Vec<SocketAddr>,
     pub http: SocketAddr,
-    pub dir: tempfile::TempDir,
+    /// Holds the config file and state dir; removed on drop.
+    _dir: tempfile::TempDir,
     agent: ureq::Agent,
 }
 
@@ -62,7 +63,7 @@ impl Daemon {
         // Keep draining stdout so the daemon never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
         let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(10)).build();
-        let d = Daemon { child, udp, http: http.unwrap(), dir, agent };
+        let d = Daemon { child, udp, http: http.unwrap(), _dir: dir, agent };
         d.wait_for(|d| d.get("/healthz").0 == 200, "healthz");
         d
     }

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# End-to-end load benchmark: a release pinbad with the default report set plus 4 timer-tag reports,
+# loaded by pinbad-blast at fixed rates and at the highest rate one sender reaches, all on loopback.
+#
+# Per rate it prints: packets sent, received, accepted, loss (sent - received, and the kernel's
+# UDP RcvbufErrors delta), server CPU per packet (utime+stime delta from /proc/PID/stat / packets),
+# peak RSS (VmHWM), and the latency of the top-100 query with 3 percentiles while loaded (p50/p99).
+#
+# Usage: benches/e2e.sh [RATES...]        (default: 20000 50000 100000 0; 0 = as fast as possible)
+# Env:   DURATION=10s  SCRIPTS=1000 HOSTS=20  OUT=target/e2e.json  POOL=1000000
+# Bounded: every blast run stops by itself after DURATION; only 127.0.0.1 is targeted.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RATES=("$@")
+[ ${#RATES[@]} -gt 0 ] || RATES=(20000 50000 100000 0)
+DURATION=${DURATION:-10s}
+SCRIPTS=${SCRIPTS:-1000}
+HOSTS=${HOSTS:-20}
+POOL=${POOL:-1000000}
+OUT=${OUT:-target/e2e.json}
+UDP_PORT=${UDP_PORT:-39002}
+HTTP_PORT=${HTTP_PORT:-39080}
+
+cargo build --release --bins >&2
+work=$(mktemp -d)
+trap 'kill "$PID" 2>/dev/null || true; rm -rf "$work"' EXIT
+
+cat > "$work/pinbad.toml" <<EOF
+state_dir = "$work/state"
+request_pool_size = $POOL
+timer_pool_size = $((POOL * 12))
+tag_pool_size = $((POOL * 40))
+[[report]]
+name = "tag_info_group"
+keys = ["timer_tag:group"]
+percentiles = [50, 95, 99]
+[[report]]
+name = "tag_report_group"
+keys = ["script_name", "timer_tag:group"]
+percentiles = [50, 95, 99]
+[[report]]
+name = "tag2_info_group_server"
+keys = ["timer_tag:group", "timer_tag:server"]
+[[report]]
+name = "tag_report2_op"
+keys = ["script_name", "hostname", "server_name", "timer_tag:op"]
+EOF
+
+target/release/pinbad --config "$work/pinbad.toml" --udp "127.0.0.1:$UDP_PORT" --http "127.0.0.1:$HTTP_PORT" \
+  > "$work/stdout" 2> "$work/stderr" &
+PID=$!
+for _ in $(seq 100); do grep -q "listening http" "$work/stdout" 2>/dev/null && break; sleep 0.1; done
+URL="http://127.0.0.1:$HTTP_PORT"
+TICKS=$(getconf CLK_TCK)
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; }
+rcvbuf_errors() { awk '/^Udp:/ && $2 ~ /^[0-9]+$/ {print $6}' /proc/net/snmp; }
+
+echo "[" > "$OUT"
+first=1
+for rate in "${RATES[@]}"; do
+  # Let the previous run's requests leave nothing half-merged.
+  sleep 1
+  cpu0=$(cpu_ticks); drops0=$(rcvbuf_errors)
+  # Query loop while loading: the top-100 of the biggest request report, 3 percentiles.
+  ( end=$((SECONDS + ${DURATION%s})); while [ $SECONDS -lt $end ]; do
+      curl -s -o /dev/null -w '%{time_total}\n' \
+        "$URL/api/v1/reports/report_by_hostname_and_script?limit=100&percentiles=50,95,99" || true
+      sleep 0.05
+    done > "$work/latency" ) &
+  QPID=$!
+  target/release/pinbad-blast --target "127.0.0.1:$UDP_PORT" --rate "$rate" --duration "$DURATION" \
+    --scripts "$SCRIPTS" --hosts "$HOSTS" --check "$URL" --json > "$work/blast.json"
+  wait "$QPID" || true
+  cpu1=$(cpu_ticks); drops1=$(rcvbuf_errors)
+  rss_kib=$(awk '/VmHWM/ {print $2}' "/proc/$PID/status")
+  python3 - "$work/blast.json" "$work/latency" "$rate" "$cpu0" "$cpu1" "$TICKS" "$drops0" "$drops1" "$rss_kib" "$first" >> "$OUT" <<'PY'
+import json, sys
+blast = json.load(open(sys.argv[1]))
+lat = sorted(float(x) * 1000 for x in open(sys.argv[2]) if x.strip())
+rate, cpu0, cpu1, ticks, d0, d1, rss, first = sys.argv[3:]
+pct = lambda p: lat[min(len(lat) - 1, int(p / 100 * len(lat)))] if lat else None
+received = blast.get("received", 0) or 0
+cpu_us = (int(cpu1) - int(cpu0)) / int(ticks) * 1e6
+row = {
+    "rate_asked": int(rate), "sent": blast.get("sent"), "pps_achieved": blast.get("pps"),
+    "received": received, "accepted": blast.get("accepted"), "loss": blast.get("loss"),
+    "loss_percent": blast.get("loss_percent"), "kernel_rcvbuf_errors": int(d1) - int(d0),
+    "cpu_us_per_packet": round(cpu_us / received, 3) if received else None,
+    "peak_rss_mib": round(int(rss) / 1024, 1),
+    "query_ms_p50": round(pct(50), 2) if lat else None, "query_ms_p99": round(pct(99), 2) if lat else None,
+    "queries": len(lat),
+}
+print(("" if first == "1" else ",") + json.dumps(row))
+print(json.dumps(row), file=sys.stderr)
+PY
+  first=0
+done
+echo "]" >> "$OUT"
+curl -s "$URL/api/v1/status" > "$work/status.json"
+python3 - "$work/status.json" <<'PY' >&2
+import json, sys
+s = json.load(open(sys.argv[1]))
+print("status: pool", s["current_pool_used"], "/", s["pool_capacity"], "timers", s["current_timer_pool_used"],
+      "dictionary", s["dictionary_size"], "temp_pool_dropped", s["temp_pool_dropped"], "merge max ms", s["merge"]["max_ms"])
+for r in s["reports"]:
+    print(f'  {r["name"]:40} rows {r["rows"]:>8} update {r["update_ns_per_request"]:.0f} ns/req')
+PY
+echo "results in $OUT" >&2

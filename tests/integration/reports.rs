@@ -1,0 +1,533 @@
+//! Issue 3: every report over real UDP + HTTP equals a simple, independent computation over the
+//! requests that were sent (counts exact, sums to float tolerance, percentiles within 1 %).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use prost::Message;
+use serde_json::{json, Value};
+
+use crate::common::*;
+use pinbad::proto::Request;
+
+/// One sent request, as the test understands it (independent of pinbad's code).
+#[derive(Clone, Debug)]
+struct Sent {
+    hostname: String,
+    server_name: String,
+    script_name: String,
+    status: u32,
+    schema: Option<String>,
+    request_time: f32,
+    ru_utime: f32,
+    ru_stime: f32,
+    document_size: u32,
+    memory_footprint: u32,
+    tags: Vec<(String, String)>,
+    timers: Vec<SentTimer>,
+}
+
+/// (hit_count, value, ru_utime, ru_stime, tags)
+type SentTimer = (u32, f32, f32, f32, Vec<(String, String)>);
+
+impl Sent {
+    fn encode(&self) -> Vec<u8> {
+        let mut dict: Vec<String> = Vec::new();
+        let mut idx = |s: &str| -> u32 {
+            if let Some(i) = dict.iter().position(|d| d == s) {
+                return i as u32;
+            }
+            dict.push(s.to_string());
+            (dict.len() - 1) as u32
+        };
+        let mut r = Request {
+            hostname: self.hostname.clone().into_bytes(),
+            server_name: self.server_name.clone().into_bytes(),
+            script_name: self.script_name.clone().into_bytes(),
+            request_count: 0,
+            document_size: self.document_size,
+            memory_peak: 1 << 20,
+            request_time: self.request_time,
+            ru_utime: self.ru_utime,
+            ru_stime: self.ru_stime,
+            status: Some(self.status),
+            memory_footprint: Some(self.memory_footprint),
+            schema: self.schema.clone().map(String::into_bytes),
+            ..Default::default()
+        };
+        for (n, v) in &self.tags {
+            r.tag_name.push(idx(n));
+            r.tag_value.push(idx(v));
+        }
+        for (hits, value, ru_u, ru_s, tags) in &self.timers {
+            r.timer_hit_count.push(*hits);
+            r.timer_value.push(*value);
+            r.timer_ru_utime.push(*ru_u);
+            r.timer_ru_stime.push(*ru_s);
+            r.timer_tag_count.push(tags.len() as u32);
+            for (n, v) in tags {
+                r.timer_tag_name.push(idx(n));
+                r.timer_tag_value.push(idx(v));
+            }
+        }
+        r.dictionary = dict.into_iter().map(String::into_bytes).collect();
+        r.encode_to_vec()
+    }
+
+    /// The value of one report key for this request; `None` = the request lacks it.
+    fn key(&self, key: &str) -> Option<String> {
+        Some(match key {
+            "hostname" => self.hostname.clone(),
+            "server_name" => self.server_name.clone(),
+            "script_name" => self.script_name.clone(),
+            "status" => self.status.to_string(),
+            "schema" => self.schema.clone().unwrap_or_else(|| "null".into()),
+            k => {
+                let name = k.strip_prefix("tag:")?;
+                self.tags.iter().find(|(n, _)| n == name)?.1.clone()
+            }
+        })
+    }
+}
+
+/// A seeded traffic mix: several hosts, servers, scripts, statuses, schemas, request tags, timers
+/// with 1–3 tags, a few hit counts > 1, a few requests without tags or timers.
+fn traffic(n: usize, seed: u64) -> Vec<Sent> {
+    let mut s = seed | 1;
+    let mut rnd = move |m: u64| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s % m
+    };
+    (0..n)
+        .map(|_| {
+            let mut timers = Vec::new();
+            for _ in 0..rnd(4) {
+                let mut tags = vec![("group".to_string(), ["db", "cache", "api"][rnd(3) as usize].to_string())];
+                if rnd(3) > 0 {
+                    tags.push(("server".into(), format!("s{}", rnd(3))));
+                }
+                if rnd(2) > 0 {
+                    tags.push(("op".into(), ["get", "set"][rnd(2) as usize].into()));
+                }
+                let hits = if rnd(5) == 0 { 1 + rnd(4) as u32 } else { 1 };
+                let value = (1 + rnd(50_000)) as f32 * 1e-6 * hits as f32;
+                timers.push((hits, value, value / 4.0, value / 8.0, tags));
+            }
+            let mut tags = Vec::new();
+            if rnd(4) > 0 {
+                tags.push(("country".into(), ["nl", "de", "fr"][rnd(3) as usize].into()));
+            }
+            if rnd(2) > 0 {
+                tags.push(("lang".into(), ["en", "nl"][rnd(2) as usize].into()));
+            }
+            Sent {
+                hostname: format!("web{}", rnd(3)),
+                server_name: ["www.example.com", "api.example.com"][rnd(2) as usize].into(),
+                script_name: format!("/s{}.php", rnd(6)),
+                status: [200, 200, 200, 404, 500][rnd(5) as usize],
+                schema: [Some("http"), Some("https"), None][rnd(3) as usize].map(String::from),
+                request_time: (1 + rnd(2_000_000)) as f32 * 1e-6,
+                ru_utime: rnd(1000) as f32 * 1e-4,
+                ru_stime: rnd(1000) as f32 * 1e-5,
+                document_size: rnd(100_000) as u32,
+                memory_footprint: rnd(10_000_000) as u32,
+                tags,
+                timers,
+            }
+        })
+        .collect()
+}
+
+/// Expected sums and samples of one row.
+#[derive(Default, Debug)]
+struct Agg {
+    req_count: u64,
+    sums: [f64; 5],
+    samples: Vec<(f64, u64)>,
+}
+
+fn nearest_rank(samples: &[(f64, u64)], p: f64) -> f64 {
+    let mut v: Vec<(f64, u64)> = samples.to_vec();
+    v.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap());
+    let total: u64 = v.iter().map(|x| x.1).sum();
+    let rank = ((p / 100.0 * total as f64).ceil() as u64).clamp(1, total);
+    let mut seen = 0;
+    for (x, w) in v {
+        seen += w;
+        if seen >= rank {
+            return x;
+        }
+    }
+    unreachable!()
+}
+
+/// Expected rows of a request report (no timer_tag keys).
+fn expect_request_report(sent: &[Sent], keys: &[&str]) -> BTreeMap<Vec<String>, Agg> {
+    let mut rows: BTreeMap<Vec<String>, Agg> = BTreeMap::new();
+    for r in sent {
+        let Some(key) = keys.iter().map(|k| r.key(k)).collect::<Option<Vec<_>>>() else { continue };
+        let a = rows.entry(key).or_default();
+        a.req_count += 1;
+        for (i, v) in [r.request_time as f64, r.ru_utime as f64, r.ru_stime as f64, r.document_size as f64, r.memory_footprint as f64]
+            .into_iter()
+            .enumerate()
+        {
+            a.sums[i] += v;
+        }
+        a.samples.push((r.request_time as f64, 1));
+    }
+    rows
+}
+
+/// Expected rows of a timer report: a timer lands in a row when it has every timer tag named
+/// (first wins); `req_count` counts each request once per row.
+fn expect_timer_report(sent: &[Sent], keys: &[&str]) -> BTreeMap<Vec<String>, Agg> {
+    let mut rows: BTreeMap<Vec<String>, Agg> = BTreeMap::new();
+    for r in sent {
+        let mut touched = std::collections::BTreeSet::new();
+        for (hits, value, ru_u, ru_s, tags) in &r.timers {
+            let key: Option<Vec<String>> = keys
+                .iter()
+                .map(|k| match k.strip_prefix("timer_tag:") {
+                    Some(name) => tags.iter().find(|(n, _)| n == name).map(|t| t.1.clone()),
+                    None => r.key(k),
+                })
+                .collect();
+            let Some(key) = key else { continue };
+            let a = rows.entry(key.clone()).or_default();
+            if touched.insert(key) {
+                a.req_count += 1;
+            }
+            a.sums[0] += *hits as f64;
+            a.sums[1] += *value as f64;
+            a.sums[2] += *ru_u as f64;
+            a.sums[3] += *ru_s as f64;
+            a.samples.push((*value as f64 / *hits as f64, *hits as u64));
+        }
+    }
+    rows
+}
+
+/// The name of a key's column.
+fn column(key: &str) -> &str {
+    key.rsplit(':').next().unwrap()
+}
+
+fn cell_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "null".into(),
+        other => other.to_string(),
+    }
+}
+
+/// Fetches every row of a report, keyed by its key columns.
+fn fetch(d: &Daemon, name: &str, keys: &[&str], extra: &str) -> (Value, BTreeMap<Vec<String>, Value>) {
+    let body = d.json(&format!("/api/v1/reports/{name}?limit=100000{extra}"));
+    let mut rows = BTreeMap::new();
+    for row in body["rows"].as_array().unwrap() {
+        let key: Vec<String> = keys.iter().map(|k| cell_text(&row[column(k)])).collect();
+        assert!(rows.insert(key, row.clone()).is_none(), "{name}: duplicate row");
+    }
+    (body, rows)
+}
+
+fn assert_close(got: &Value, want: f64, rel: f64, what: &str) {
+    let g = got.as_f64().unwrap_or_else(|| panic!("{what}: not a number: {got}"));
+    assert!(close(g, want, rel) || (g - want).abs() < 1e-9, "{what}: got {g}, want {want}");
+}
+
+/// Checks one request report against the expected computation.
+fn check_request_report(d: &Daemon, name: &str, keys: &[&str], sent: &[Sent]) {
+    let want = expect_request_report(sent, keys);
+    let (body, got) = fetch(d, name, keys, "&percentiles=50,99");
+    assert_eq!(body["kind"], if keys.is_empty() { "info" } else { "request" }, "{name}");
+    assert_eq!(got.len(), want.len(), "{name}: rows {:?} vs {:?}", got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>());
+    assert_eq!(body["rows_total"].as_u64(), Some(want.len() as u64));
+    let interval = body["time_interval"].as_f64().unwrap();
+    assert!(interval >= 1.0, "{name}: time_interval {interval}");
+    let total_count: u64 = want.values().map(|a| a.req_count).sum();
+    let total_time: f64 = want.values().map(|a| a.sums[0]).sum();
+    assert_eq!(body["totals"]["req_count"].as_u64(), Some(total_count), "{name} totals");
+    for (key, a) in &want {
+        let row = got.get(key).unwrap_or_else(|| panic!("{name}: missing row {key:?}"));
+        let what = format!("{name} {key:?}");
+        assert_eq!(row["req_count"].as_u64(), Some(a.req_count), "{what}");
+        for (i, col) in ["req_time_total", "ru_utime_total", "ru_stime_total", "traffic_total", "memory_footprint_total"].iter().enumerate() {
+            assert_close(&row[*col], a.sums[i], 1e-6, &format!("{what} {col}"));
+        }
+        assert_close(&row["req_per_sec"], a.req_count as f64 / interval, 1e-3, &format!("{what} req_per_sec"));
+        assert_close(&row["req_percent"], 100.0 * a.req_count as f64 / total_count as f64, 1e-6, &format!("{what} req_percent"));
+        assert_close(&row["req_time_percent"], 100.0 * a.sums[0] / total_time, 1e-5, &format!("{what} req_time_percent"));
+        assert_close(&row["req_time_median"], nearest_rank(&a.samples, 50.0), 0.01, &format!("{what} median"));
+        assert_close(&row["p99"], nearest_rank(&a.samples, 99.0), 0.01, &format!("{what} p99"));
+        assert!(row["traffic_total"].is_u64(), "{what}: sizes are integer bytes");
+    }
+}
+
+/// Checks one timer report against the expected computation.
+fn check_timer_report(d: &Daemon, name: &str, keys: &[&str], sent: &[Sent]) {
+    let want = expect_timer_report(sent, keys);
+    let (body, got) = fetch(d, name, keys, "&percentiles=50,95");
+    assert_eq!(body["kind"], "timer", "{name}");
+    assert_eq!(got.len(), want.len(), "{name}: rows {:?} vs {:?}", got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>());
+    for (key, a) in &want {
+        let row = got.get(key).unwrap_or_else(|| panic!("{name}: missing row {key:?}"));
+        let what = format!("{name} {key:?}");
+        assert_eq!(row["req_count"].as_u64(), Some(a.req_count), "{what} req_count");
+        assert_eq!(row["hit_count"].as_u64(), Some(a.sums[0] as u64), "{what} hit_count");
+        assert_close(&row["timer_value"], a.sums[1], 1e-6, &format!("{what} timer_value"));
+        assert_close(&row["ru_utime_value"], a.sums[2], 1e-5, &format!("{what} ru_utime_value"));
+        assert_close(&row["ru_stime_value"], a.sums[3], 1e-5, &format!("{what} ru_stime_value"));
+        assert_close(&row["timer_median"], nearest_rank(&a.samples, 50.0), 0.01, &format!("{what} timer_median"));
+        assert_close(&row["p95"], nearest_rank(&a.samples, 95.0), 0.01, &format!("{what} p95"));
+    }
+}
+
+const BUILTINS: [(&str, &[&str]); 19] = [
+    ("info", &[]),
+    ("report_by_script_name", &["script_name"]),
+    ("report_by_server_name", &["server_name"]),
+    ("report_by_hostname", &["hostname"]),
+    ("report_by_server_and_script", &["server_name", "script_name"]),
+    ("report_by_hostname_and_script", &["hostname", "script_name"]),
+    ("report_by_hostname_and_server", &["hostname", "server_name"]),
+    ("report_by_hostname_server_and_script", &["hostname", "server_name", "script_name"]),
+    ("report_by_status", &["status"]),
+    ("report_by_script_and_status", &["script_name", "status"]),
+    ("report_by_server_and_status", &["server_name", "status"]),
+    ("report_by_hostname_and_status", &["hostname", "status"]),
+    ("report_by_hostname_script_and_status", &["hostname", "script_name", "status"]),
+    ("report_by_schema", &["schema"]),
+    ("report_by_script_and_schema", &["script_name", "schema"]),
+    ("report_by_server_and_schema", &["server_name", "schema"]),
+    ("report_by_hostname_and_schema", &["hostname", "schema"]),
+    ("report_by_hostname_script_and_schema", &["hostname", "script_name", "schema"]),
+    ("report_by_hostname_status_and_schema", &["hostname", "status", "schema"]),
+];
+
+/// Tag reports of each family, configured from the start.
+const TAG_REPORTS: [(&str, &[&str]); 7] = [
+    ("tag_info_group", &["timer_tag:group"]),
+    ("tag2_info_group_server", &["timer_tag:group", "timer_tag:server"]),
+    ("tag_report_group", &["script_name", "timer_tag:group"]),
+    ("tag_report2_group", &["script_name", "hostname", "server_name", "timer_tag:group"]),
+    ("rtag_info_country", &["tag:country"]),
+    ("rtag_report_country_lang", &["hostname", "tag:country", "tag:lang"]),
+    ("mixed_status_country_op", &["status", "tag:country", "timer_tag:op"]),
+];
+
+fn tag_report_config() -> String {
+    TAG_REPORTS
+        .iter()
+        .map(|(name, keys)| format!("[[report]]\nname = \"{name}\"\nkeys = {}\n", serde_json::to_string(keys).unwrap()))
+        .collect()
+}
+
+fn check_all(d: &Daemon, sent: &[Sent]) {
+    for (name, keys) in BUILTINS {
+        check_request_report(d, name, keys, sent);
+    }
+    for (name, keys) in TAG_REPORTS {
+        if keys.iter().any(|k| k.starts_with("timer_tag:")) {
+            check_timer_report(d, name, keys, sent);
+        } else {
+            check_request_report(d, name, keys, sent);
+        }
+    }
+}
+
+#[test]
+fn every_builtin_and_tag_report_equals_an_independent_computation() {
+    let d = Daemon::start(&tag_report_config());
+    let sent = traffic(800, 42);
+    d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(sent.len() as u64);
+    assert_eq!(d.status()["requests_accepted"].as_u64(), Some(800));
+    check_all(&d, &sent);
+    // The info endpoint is the info report.
+    let info = d.json("/api/v1/info");
+    assert_eq!(info["rows"][0]["req_count"].as_u64(), Some(800), "{info}");
+    // The list names every report with its kind and keys.
+    let list = d.json("/api/v1/reports");
+    let list = list["reports"].as_array().unwrap();
+    assert_eq!(list.len(), BUILTINS.len() + TAG_REPORTS.len());
+    let tag = list.iter().find(|r| r["name"] == "tag_report_group").unwrap();
+    assert_eq!(tag["kind"], "timer");
+    assert_eq!(tag["keys"], json!(["script_name", "timer_tag:group"]));
+    assert_eq!(tag["builtin"], false);
+    assert!(list.iter().find(|r| r["name"] == "report_by_status").unwrap()["builtin"] == true);
+}
+
+#[test]
+fn expiry_removes_exactly_the_expired_requests() {
+    let d = Daemon::start(&format!("stats_history = \"2s\"\n{}", tag_report_config()));
+    let old = traffic(300, 1);
+    d.send(&old.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(300);
+    std::thread::sleep(Duration::from_millis(1200));
+    let new = traffic(300, 2);
+    d.send(&new.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(600);
+    d.wait_for(|d| d.status()["pool_expired"].as_u64() == Some(300), "the first 300 to expire");
+    assert_eq!(d.status()["current_pool_used"].as_u64(), Some(300));
+    check_all(&d, &new);
+    d.wait_for(|d| d.status()["current_pool_used"].as_u64() == Some(0), "everything to expire");
+    for (name, _) in BUILTINS.iter().skip(1).chain(TAG_REPORTS.iter()) {
+        assert_eq!(d.json(&format!("/api/v1/reports/{name}"))["rows"].as_array().unwrap().len(), 0, "{name} empty");
+    }
+    let s = d.status();
+    assert!(s["reports"].as_array().unwrap().iter().all(|r| r["rows"] == 0 || r["name"] == "info"), "{s}");
+    // Only the tag names the report definitions pin are left: group, server, op, country, lang.
+    assert_eq!(s["dictionary_size"].as_u64(), Some(5), "report rows hold no strings once empty: {s}");
+}
+
+#[test]
+fn overwritten_requests_leave_the_reports_too() {
+    let d = Daemon::start(&format!("request_pool_size = 200\n{}", tag_report_config()));
+    let sent = traffic(500, 3);
+    for chunk in sent.chunks(100).enumerate() {
+        d.send(&chunk.1.iter().map(Sent::encode).collect::<Vec<_>>());
+        d.wait_merged(100 * (chunk.0 as u64 + 1));
+    }
+    assert_eq!(d.status()["pool_overwritten"].as_u64(), Some(300));
+    check_all(&d, &sent[300..]);
+}
+
+#[test]
+fn run_time_report_equals_the_same_report_configured_at_start_and_survives_restart() {
+    let state = tempfile::tempdir().unwrap();
+    let d = Daemon::start_with(&tag_report_config(), &["--udp", "127.0.0.1:0"], Some(state.path()));
+    let sent = traffic(400, 4);
+    d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(400);
+    // Created after the traffic: filled from the pool.
+    let (code, body) = d.post("/api/v1/reports", &json!({"name": "rt_tag_report_group", "keys": ["script_name", "timer_tag:group"], "percentiles": [50, 95]}));
+    assert_eq!(code, 201, "{body}");
+    let same = "&percentiles=50,95,99";
+    let (_, a) = fetch(&d, "rt_tag_report_group", &["script_name", "timer_tag:group"], same);
+    let (_, b) = fetch(&d, "tag_report_group", &["script_name", "timer_tag:group"], same);
+    assert_eq!(a, b, "a run-time report equals the configured one");
+    check_timer_report(&d, "rt_tag_report_group", &["script_name", "timer_tag:group"], &sent);
+    // And it stays equal as more traffic arrives.
+    let more = traffic(200, 5);
+    d.send(&more.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(600);
+    let same = "&percentiles=50,95,99";
+    let (_, a) = fetch(&d, "rt_tag_report_group", &["script_name", "timer_tag:group"], same);
+    let (_, b) = fetch(&d, "tag_report_group", &["script_name", "timer_tag:group"], same);
+    assert_eq!(a, b);
+    // Validation.
+    let (code, body) = d.post("/api/v1/reports", &json!({"name": "rt_tag_report_group", "keys": ["script_name"]}));
+    assert_eq!(code, 409, "duplicate: {body}");
+    let (code, body) = d.post("/api/v1/reports", &json!({"name": "x", "keys": ["colour"]}));
+    assert_eq!(code, 400, "{body}");
+    assert!(body["detail"].as_str().unwrap().contains("colour"), "{body}");
+    let (code, _) = d.post("/api/v1/reports", &json!({"name": "y", "keys": ["hostname"], "filters": {"min_time": "soon"}}));
+    assert_eq!(code, 400);
+    // Drop a built-in; restart; the run-time report is back and the built-in stays dropped.
+    let (code, _) = d.delete("/api/v1/reports/report_by_schema");
+    assert!(code == 200 || code == 204, "{code}");
+    assert_eq!(d.get("/api/v1/reports/report_by_schema").0, 404);
+    assert_eq!(d.delete("/api/v1/reports/report_by_schema").0, 404);
+    assert!(d.terminate(Duration::from_secs(2)).success());
+    let d = Daemon::start_with(&tag_report_config(), &["--udp", "127.0.0.1:0"], Some(state.path()));
+    let names: Vec<String> =
+        d.json("/api/v1/reports")["reports"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap().into()).collect();
+    assert!(names.contains(&"rt_tag_report_group".to_string()), "{names:?}");
+    assert!(!names.contains(&"report_by_schema".to_string()), "{names:?}");
+}
+
+#[test]
+fn filtered_reports_count_only_matching_requests() {
+    let config = "[[report]]\nname = \"slow_nl\"\nkeys = [\"script_name\"]\n[report.filters]\nmin_time = 0.5\n\"tag:country\" = \"nl\"\n";
+    let d = Daemon::start(config);
+    let sent = traffic(500, 6);
+    d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(500);
+    let matching: Vec<Sent> = sent
+        .iter()
+        .filter(|r| r.request_time >= 0.5 && r.tags.iter().any(|(n, v)| n == "country" && v == "nl"))
+        .cloned()
+        .collect();
+    assert!(!matching.is_empty());
+    check_request_report(&d, "slow_nl", &["script_name"], &matching);
+}
+
+#[test]
+fn query_parameters_sort_limit_filter_match_csv_and_errors() {
+    let d = Daemon::start("");
+    let sent = traffic(300, 7);
+    d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(300);
+    let name = "report_by_hostname_and_script";
+    let all = d.json(&format!("/api/v1/reports/{name}?limit=1000&sort=-req_count"))["rows"].clone();
+    let counts: Vec<u64> = all.as_array().unwrap().iter().map(|r| r["req_count"].as_u64().unwrap()).collect();
+    assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
+    let asc = d.json(&format!("/api/v1/reports/{name}?limit=1000&sort=req_time_total"))["rows"].clone();
+    let times: Vec<f64> = asc.as_array().unwrap().iter().map(|r| r["req_time_total"].as_f64().unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]));
+    let page = d.json(&format!("/api/v1/reports/{name}?sort=-req_count&limit=3&offset=2"));
+    assert_eq!(page["rows"].as_array().unwrap().len(), 3);
+    assert_eq!(page["rows"][0], all[2]);
+    let web1 = d.json(&format!("/api/v1/reports/{name}?filter=hostname:web1&limit=1000"));
+    assert!(web1["rows"].as_array().unwrap().iter().all(|r| r["hostname"] == "web1"));
+    assert_eq!(web1["rows_total"].as_u64().unwrap() as usize, web1["rows"].as_array().unwrap().len());
+    let m = d.json(&format!("/api/v1/reports/{name}?match=script_name:%5E/s%5B12%5D&limit=1000"));
+    assert!(!m["rows"].as_array().unwrap().is_empty());
+    assert!(m["rows"].as_array().unwrap().iter().all(|r| ["/s1.php", "/s2.php"].contains(&r["script_name"].as_str().unwrap())));
+    let p = d.json(&format!("/api/v1/reports/{name}?percentiles=50,99.9"));
+    assert!(p["rows"][0]["p99.9"].is_number(), "{}", p["rows"][0]);
+    let (code, csv) = d.get_text(&format!("/api/v1/reports/{name}?format=csv&limit=1000"));
+    assert_eq!(code, 200);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("hostname,script_name,req_count"), "{}", lines[0]);
+    assert_eq!(lines.len(), 1 + all.as_array().unwrap().len());
+    for (q, needle) in [
+        ("sort=-colour", "colour"),
+        ("limit=many", "limit"),
+        ("filter=colour:red", "colour"),
+        ("match=script_name:(", "match"),
+        ("percentiles=abc", "percentiles"),
+        ("format=xml", "format"),
+        ("frobnicate=1", "frobnicate"),
+    ] {
+        let (code, body) = d.get(&format!("/api/v1/reports/{name}?{q}"));
+        assert_eq!(code, 400, "{q}: {body}");
+        assert!(body["detail"].as_str().unwrap_or("").contains(needle), "{q}: {body}");
+    }
+    assert_eq!(d.get("/api/v1/reports/no_such_report").0, 404);
+}
+
+#[test]
+fn reports_from_the_real_php_extension() {
+    if !crate::php::php_available() {
+        return;
+    }
+    let d = Daemon::start("[[report]]\nname = \"php_timers\"\nkeys = [\"script_name\", \"timer_tag:group\"]\n");
+    for (script, n) in [("/php/a.php", 3), ("/php/b.php", 2)] {
+        for _ in 0..n {
+            crate::php::run_php(
+                d.udp[0],
+                &format!(
+                    "pinba_script_name_set('{script}'); \
+                     $t = pinba_timer_start(['group' => 'db']); usleep(2000); pinba_timer_stop($t); \
+                     $t = pinba_timer_start(['group' => 'db']); usleep(1000); pinba_timer_stop($t); \
+                     $c = pinba_timer_start(['group' => 'cache']); pinba_timer_stop($c);"
+                ),
+            );
+        }
+    }
+    d.wait_for(|d| d.status()["current_pool_used"].as_u64() == Some(5), "5 PHP requests");
+    let (_, rows) = fetch(&d, "report_by_script_name", &["script_name"], "");
+    assert_eq!(rows[&vec!["/php/a.php".to_string()]]["req_count"], 3);
+    assert_eq!(rows[&vec!["/php/b.php".to_string()]]["req_count"], 2);
+    let (_, timers) = fetch(&d, "php_timers", &["script_name", "timer_tag:group"], "");
+    let db = &timers[&vec!["/php/a.php".to_string(), "db".to_string()]];
+    assert_eq!(db["req_count"], 3);
+    assert_eq!(db["hit_count"], 6, "the extension merges the two db timers into one with hit_count 2");
+    assert!(db["timer_value"].as_f64().unwrap() >= 0.009, "{db}");
+    assert_eq!(timers[&vec!["/php/b.php".to_string(), "cache".to_string()]]["hit_count"], 2);
+}
