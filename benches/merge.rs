@@ -28,8 +28,14 @@ pub fn timer_tag_reports() -> Vec<ReportDef> {
     vec![
         def("tag_info_group", &["timer_tag:group"]),
         def("tag_report_group", &["script_name", "timer_tag:group"]),
-        def("tag2_info_group_server", &["timer_tag:group", "timer_tag:server"]),
-        def("tag_report2_op", &["script_name", "hostname", "server_name", "timer_tag:op"]),
+        def(
+            "tag2_info_group_server",
+            &["timer_tag:group", "timer_tag:server"],
+        ),
+        def(
+            "tag_report2_op",
+            &["script_name", "hostname", "server_name", "timer_tag:op"],
+        ),
     ]
 }
 
@@ -67,11 +73,24 @@ fn merge(c: &mut Criterion) {
     group.sample_size(20);
     group.throughput(Throughput::Elements(BATCH as u64));
     // (label, scripts, hosts, pool size): rows of report_by_hostname_and_script ≈ scripts × hosts.
-    for (label, scripts, hosts, pool) in
-        [("100_rows", 5, 20, 100_000), ("10k_rows", 500, 20, 200_000), ("1M_rows", 50_000, 20, 1_000_000)]
-    {
-        let spec = CorpusSpec { seed: 7, scripts, hosts, zipf_s: 0.0, ..CorpusSpec::default() };
-        let mut config = Config { request_pool_size: pool, timer_pool_size: pool * 16, tag_pool_size: pool * 52, ..Config::default() };
+    for (label, scripts, hosts, pool) in [
+        ("100_rows", 5, 20, 100_000),
+        ("10k_rows", 500, 20, 200_000),
+        ("1M_rows", 50_000, 20, 1_000_000),
+    ] {
+        let spec = CorpusSpec {
+            seed: 7,
+            scripts,
+            hosts,
+            zipf_s: 0.0,
+            ..CorpusSpec::default()
+        };
+        let mut config = Config {
+            request_pool_size: pool,
+            timer_pool_size: pool * 16,
+            tag_pool_size: pool * 52,
+            ..Config::default()
+        };
         config.state_dir = std::env::temp_dir().join("pinbad-bench-no-state");
         config.report = timer_tag_reports();
         let ring = Arc::new(Ring::new(16));
@@ -91,7 +110,10 @@ fn merge(c: &mut Criterion) {
             .map(|c| c.report.read().rows())
             .max()
             .unwrap_or(0);
-        eprintln!("{label}: pool {} requests, widest report {rows} rows", shared.pool.read().len());
+        eprintln!(
+            "{label}: pool {} requests, widest report {rows} rows",
+            shared.pool.read().len()
+        );
         let mut i = 0;
         group.bench_function(BenchmarkId::from_parameter(label), |b| {
             b.iter_batched(

@@ -1,6 +1,8 @@
 //! Report query cost: top-100 rows with 3 percentiles, by report cardinality (1k, 10k, 100k
-//! rows over a pool of 300k requests). Target (ARCHITECTURE.md): p99 ≤ 5 ms at 10k rows. Also sorting by a percentile, which
-//! computes it for every row.
+//! rows over a pool of 300k requests). Target (ARCHITECTURE.md): p99 ≤ 5 ms at 10k rows.
+//! Also sorting by a percentile, which computes it for every row.
+//!
+//! `cargo bench --bench query -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use pinbad::dictionary::Dictionary;

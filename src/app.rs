@@ -15,8 +15,8 @@ use parking_lot::RwLock;
 use crate::config::Config;
 use crate::counters::Counters;
 use crate::dictionary::Dictionary;
-use crate::pool::Pool;
 use crate::merger::Merger;
+use crate::pool::Pool;
 use crate::receiver::{self, Receiver};
 use crate::report::{Report, ReportSet};
 use crate::ring::Ring;
@@ -33,8 +33,14 @@ pub struct Clock {
 
 impl Clock {
     pub fn new() -> Clock {
-        let epoch_unix_ms = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0);
-        Clock { epoch: Instant::now(), epoch_unix_ms }
+        let epoch_unix_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        Clock {
+            epoch: Instant::now(),
+            epoch_unix_ms,
+        }
     }
 
     /// Now, in pool milliseconds (wraps after 49 days; the pool compares with `wrapping_sub`).
@@ -86,21 +92,38 @@ pub struct Shared {
 impl Shared {
     /// Allocates the pool and creates the start-up reports (built-ins, `[[report]]` tables, and
     /// what the state directory says was created or dropped at run time). No sockets, no threads.
-    pub fn new(config: Config, ring: Arc<Ring>, udp_addrs: Vec<SocketAddr>, receive_buffer_bytes: u64) -> Result<Shared, StartError> {
+    pub fn new(
+        config: Config,
+        ring: Arc<Ring>,
+        udp_addrs: Vec<SocketAddr>,
+        receive_buffer_bytes: u64,
+    ) -> Result<Shared, StartError> {
         let mut dictionary = Dictionary::new(config.limits.max_dictionary_entries);
         let reports = ReportSet::default();
-        let defs = crate::report::initial_defs(&config)
-            .map_err(|e| StartError::Report { name: "(state_dir)".into(), message: e.to_string() })?;
+        let defs = crate::report::initial_defs(&config).map_err(|e| StartError::Report {
+            name: "(state_dir)".into(),
+            message: e.to_string(),
+        })?;
         for def in defs {
             let name = def.name.clone();
             let report = Report::new(def, &mut dictionary, config.limits.max_rows_per_report)
-                .map_err(|e| StartError::Report { name: name.clone(), message: e.to_string() })?;
-            reports.insert(report).map_err(|e| StartError::Report { name, message: e.to_string() })?;
+                .map_err(|e| StartError::Report {
+                    name: name.clone(),
+                    message: e.to_string(),
+                })?;
+            reports.insert(report).map_err(|e| StartError::Report {
+                name,
+                message: e.to_string(),
+            })?;
         }
         Ok(Shared {
             counters: Arc::new(Counters::default()),
             clock: Clock::new(),
-            pool: RwLock::new(Pool::new(config.request_pool_size, config.timer_pool_size, config.tag_pool_size)),
+            pool: RwLock::new(Pool::new(
+                config.request_pool_size,
+                config.timer_pool_size,
+                config.tag_pool_size,
+            )),
             dictionary: RwLock::new(dictionary),
             reports,
             ring,
@@ -125,9 +148,15 @@ impl Shared {
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     #[error("cannot bind UDP {addr}: {source}")]
-    BindUdp { addr: SocketAddr, source: std::io::Error },
+    BindUdp {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
     #[error("cannot bind HTTP {addr}: {source}")]
-    BindHttp { addr: SocketAddr, source: std::io::Error },
+    BindHttp {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
     #[error("report `{name}`: {message}")]
     Report { name: String, message: String },
     #[error("cannot start threads: {0}")]
@@ -152,22 +181,39 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     for addr in config.udp_addrs() {
         let mut port_addr = addr;
         for _ in 0..config.udp.readers {
-            let bound = receiver::bind(port_addr, config.udp.recv_buffer.0 as usize)
-                .map_err(|source| StartError::BindUdp { addr: port_addr, source })?;
+            let bound =
+                receiver::bind(port_addr, config.udp.recv_buffer.0 as usize).map_err(|source| {
+                    StartError::BindUdp {
+                        addr: port_addr,
+                        source,
+                    }
+                })?;
             // With port 0, the next readers of this address share the port the first one got.
             port_addr = bound.local_addr;
             sockets.push(bound);
         }
     }
     let http_addr = config.http_addr();
-    let http = TcpListener::bind(http_addr).map_err(|source| StartError::BindHttp { addr: http_addr, source })?;
-    http.set_nonblocking(true).map_err(|source| StartError::BindHttp { addr: http_addr, source })?;
+    let http = TcpListener::bind(http_addr).map_err(|source| StartError::BindHttp {
+        addr: http_addr,
+        source,
+    })?;
+    http.set_nonblocking(true)
+        .map_err(|source| StartError::BindHttp {
+            addr: http_addr,
+            source,
+        })?;
     let http_addr = http.local_addr().unwrap_or(http_addr);
 
     let ring = Arc::new(Ring::new(config.temp_pool_size));
     let udp_addrs = sockets.iter().map(|s| s.local_addr).collect();
     let receive_buffer_bytes = sockets.first().map_or(0, |s| s.recv_buffer_bytes as u64);
-    let shared = Arc::new(Shared::new(config, Arc::clone(&ring), udp_addrs, receive_buffer_bytes)?);
+    let shared = Arc::new(Shared::new(
+        config,
+        Arc::clone(&ring),
+        udp_addrs,
+        receive_buffer_bytes,
+    )?);
 
     let mut receivers = Vec::new();
     for (i, bound) in sockets.into_iter().enumerate() {
@@ -196,7 +242,15 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
             .spawn(move || m.run(&stop))
             .map_err(StartError::Thread)?
     };
-    Ok(Running { shared, http_addr, http, shutdown, receivers, merger: Some(merger), merger_stop })
+    Ok(Running {
+        shared,
+        http_addr,
+        http,
+        shutdown,
+        receivers,
+        merger: Some(merger),
+        merger_stop,
+    })
 }
 
 impl Running {
@@ -220,7 +274,9 @@ impl Running {
                 tracing::info!("Stopping");
                 signals.trigger();
             });
-            axum::serve(listener, router).with_graceful_shutdown(async move { shutdown.wait().await }).await
+            axum::serve(listener, router)
+                .with_graceful_shutdown(async move { shutdown.wait().await })
+                .await
         });
         runtime.shutdown_timeout(Duration::from_millis(200));
         self.shutdown.trigger();
@@ -232,7 +288,8 @@ impl Running {
         for r in self.receivers.drain(..) {
             let _ = r.join();
         }
-        self.merger_stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.merger_stop
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         if let Some(m) = self.merger.take() {
             let _ = m.join();
         }
@@ -242,7 +299,10 @@ impl Running {
 /// SIGINT or SIGTERM.
 async fn wait_for_signal() {
     use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
         tracing::warn!("Cannot install signal handlers");
         return std::future::pending().await;
     };

@@ -18,7 +18,10 @@ use crate::report::ReportDef;
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("cannot read config file {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("invalid config file {path}: {message}")]
     Parse { path: PathBuf, message: String },
     #[error("invalid value for `{key}`: {message}")]
@@ -26,7 +29,10 @@ pub enum ConfigError {
 }
 
 fn invalid(key: &str, message: impl Into<String>) -> ConfigError {
-    ConfigError::Invalid { key: key.to_string(), message: message.into() }
+    ConfigError::Invalid {
+        key: key.to_string(),
+        message: message.into(),
+    }
 }
 
 /// A duration written like `"15m"`, `"10ms"`, `"1h 30m"`.
@@ -72,14 +78,22 @@ impl<'de> Deserialize<'de> for ByteSize {
             Raw::Text(s) => s
                 .parse::<bytesize::ByteSize>()
                 .map(|b| ByteSize(b.as_u64()))
-                .map_err(|_| serde::de::Error::custom(format!("`{s}` is not a size like \"8MiB\""))),
+                .map_err(|_| {
+                    serde::de::Error::custom(format!("`{s}` is not a size like \"8MiB\""))
+                }),
         }
     }
 }
 
 impl Serialize for ByteSize {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&bytesize::ByteSize::b(self.0).display().iec().to_string().replace(' ', ""))
+        s.serialize_str(
+            &bytesize::ByteSize::b(self.0)
+                .display()
+                .iec()
+                .to_string()
+                .replace(' ', ""),
+        )
     }
 }
 
@@ -190,7 +204,9 @@ impl Default for UdpConfig {
 
 impl Default for HttpConfig {
     fn default() -> HttpConfig {
-        HttpConfig { listen: "127.0.0.1:30080".into() }
+        HttpConfig {
+            listen: "127.0.0.1:30080".into(),
+        }
     }
 }
 
@@ -225,9 +241,15 @@ const MAX_HISTORY: Duration = Duration::from_secs(30 * 24 * 3600);
 impl Config {
     /// Reads, parses and validates a config file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.into(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.into(),
+            source,
+        })?;
         let config = Config::parse(&text).map_err(|e| match e {
-            ConfigError::Parse { message, .. } => ConfigError::Parse { path: path.into(), message },
+            ConfigError::Parse { message, .. } => ConfigError::Parse {
+                path: path.into(),
+                message,
+            },
             other => other,
         })?;
         Ok(config)
@@ -235,8 +257,10 @@ impl Config {
 
     /// Parses and validates TOML text.
     pub fn parse(text: &str) -> Result<Config, ConfigError> {
-        let config: Config =
-            toml::from_str(text).map_err(|e| ConfigError::Parse { path: PathBuf::new(), message: e.to_string() })?;
+        let config: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: PathBuf::new(),
+            message: e.to_string(),
+        })?;
         config.validate()?;
         Ok(config)
     }
@@ -260,11 +284,17 @@ impl Config {
     pub fn validate(&self) -> Result<(), ConfigError> {
         let h = self.stats_history.0;
         if h < Duration::from_millis(100) || h > MAX_HISTORY {
-            return Err(invalid("stats_history", "must be between 100ms and 30 days"));
+            return Err(invalid(
+                "stats_history",
+                "must be between 100ms and 30 days",
+            ));
         }
         let p = self.stats_gathering_period.0;
         if p < Duration::from_millis(1) || p > Duration::from_secs(10) {
-            return Err(invalid("stats_gathering_period", "must be between 1ms and 10s"));
+            return Err(invalid(
+                "stats_gathering_period",
+                "must be between 1ms and 10s",
+            ));
         }
         for (key, v, max) in [
             ("request_pool_size", self.request_pool_size, 1usize << 31),
@@ -273,15 +303,51 @@ impl Config {
             ("temp_pool_size", self.temp_pool_size, 1 << 20),
             ("udp.readers", self.udp.readers, 64),
             ("udp.batch", self.udp.batch, 1024),
-            ("limits.max_rows_per_report", self.limits.max_rows_per_report, usize::MAX),
-            ("limits.max_dictionary_entries", self.limits.max_dictionary_entries, u32::MAX as usize - 1),
-            ("limits.max_string_bytes", self.limits.max_string_bytes, 65_535),
-            ("limits.max_timers_per_request", self.limits.max_timers_per_request, u16::MAX as usize),
-            ("limits.max_tags_per_timer", self.limits.max_tags_per_timer, 1024),
-            ("limits.max_tags_per_request", self.limits.max_tags_per_request, 4096),
-            ("limits.max_query_limit", self.limits.max_query_limit, 10_000_000),
-            ("limits.max_regex_bytes", self.limits.max_regex_bytes, 64 << 20),
-            ("limits.max_body_bytes", self.limits.max_body_bytes, 64 << 20),
+            (
+                "limits.max_rows_per_report",
+                self.limits.max_rows_per_report,
+                usize::MAX,
+            ),
+            (
+                "limits.max_dictionary_entries",
+                self.limits.max_dictionary_entries,
+                u32::MAX as usize - 1,
+            ),
+            (
+                "limits.max_string_bytes",
+                self.limits.max_string_bytes,
+                65_535,
+            ),
+            (
+                "limits.max_timers_per_request",
+                self.limits.max_timers_per_request,
+                u16::MAX as usize,
+            ),
+            (
+                "limits.max_tags_per_timer",
+                self.limits.max_tags_per_timer,
+                1024,
+            ),
+            (
+                "limits.max_tags_per_request",
+                self.limits.max_tags_per_request,
+                4096,
+            ),
+            (
+                "limits.max_query_limit",
+                self.limits.max_query_limit,
+                10_000_000,
+            ),
+            (
+                "limits.max_regex_bytes",
+                self.limits.max_regex_bytes,
+                64 << 20,
+            ),
+            (
+                "limits.max_body_bytes",
+                self.limits.max_body_bytes,
+                64 << 20,
+            ),
         ] {
             if v == 0 || v > max {
                 return Err(invalid(key, format!("{v} is out of range 1..={max}")));
@@ -294,37 +360,61 @@ impl Config {
             return Err(invalid("udp.listen", "needs at least one address"));
         }
         for (i, a) in self.udp.listen.iter().enumerate() {
-            a.parse::<SocketAddr>()
-                .map_err(|e| invalid(&format!("udp.listen[{i}]"), format!("`{a}` is not an address like 0.0.0.0:30002 ({e})")))?;
+            a.parse::<SocketAddr>().map_err(|e| {
+                invalid(
+                    &format!("udp.listen[{i}]"),
+                    format!("`{a}` is not an address like 0.0.0.0:30002 ({e})"),
+                )
+            })?;
         }
         for (i, a) in self.udp.allow.iter().enumerate() {
             parse_net(a).map_err(|e| invalid(&format!("udp.allow[{i}]"), e))?;
         }
-        self.http
-            .listen
-            .parse::<SocketAddr>()
-            .map_err(|e| invalid("http.listen", format!("`{}` is not an address like 127.0.0.1:30080 ({e})", self.http.listen)))?;
+        self.http.listen.parse::<SocketAddr>().map_err(|e| {
+            invalid(
+                "http.listen",
+                format!(
+                    "`{}` is not an address like 127.0.0.1:30080 ({e})",
+                    self.http.listen
+                ),
+            )
+        })?;
         let mut names = std::collections::HashSet::new();
         for (i, r) in self.report.iter().enumerate() {
-            r.validate().map_err(|e| invalid(&format!("report[{i}]"), e.to_string()))?;
+            r.validate()
+                .map_err(|e| invalid(&format!("report[{i}]"), e.to_string()))?;
             if !names.insert(r.name.clone()) {
-                return Err(invalid(&format!("report[{i}].name"), format!("duplicate report name `{}`", r.name)));
+                return Err(invalid(
+                    &format!("report[{i}].name"),
+                    format!("duplicate report name `{}`", r.name),
+                ));
             }
         }
         Ok(())
     }
 
     pub fn udp_addrs(&self) -> Vec<SocketAddr> {
-        self.udp.listen.iter().filter_map(|a| a.parse().ok()).collect()
+        self.udp
+            .listen
+            .iter()
+            .filter_map(|a| a.parse().ok())
+            .collect()
     }
 
     pub fn http_addr(&self) -> SocketAddr {
-        self.http.listen.parse().unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 30080)))
+        self.http
+            .listen
+            .parse()
+            .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 30080)))
     }
 
     /// `udp.allow` parsed (validated already).
     pub fn allow_nets(&self) -> Vec<ipnet::IpNet> {
-        self.udp.allow.iter().filter_map(|a| parse_net(a).ok()).collect()
+        self.udp
+            .allow
+            .iter()
+            .filter_map(|a| parse_net(a).ok())
+            .collect()
     }
 
     pub fn decode_policy(&self) -> DecodePolicy {
@@ -387,13 +477,21 @@ mod tests {
         let file: toml::Value = toml::from_str(&text).unwrap();
         for (k, v) in defaults.as_table().unwrap() {
             if k == "report" {
-                assert!(text.contains("[[report]]"), "config/pinbad.toml shows a [[report]] example");
+                assert!(
+                    text.contains("[[report]]"),
+                    "config/pinbad.toml shows a [[report]] example"
+                );
                 continue;
             }
-            let Some(fv) = file.get(k) else { panic!("config/pinbad.toml lacks `{k}`") };
+            let Some(fv) = file.get(k) else {
+                panic!("config/pinbad.toml lacks `{k}`")
+            };
             if let Some(t) = v.as_table() {
                 for sub in t.keys() {
-                    assert!(fv.get(sub).is_some(), "config/pinbad.toml lacks `{k}.{sub}`");
+                    assert!(
+                        fv.get(sub).is_some(),
+                        "config/pinbad.toml lacks `{k}.{sub}`"
+                    );
                 }
             }
         }
@@ -401,7 +499,9 @@ mod tests {
 
     #[test]
     fn unknown_keys_are_errors_naming_the_key() {
-        let e = Config::parse("stats_histroy = \"5m\"").unwrap_err().to_string();
+        let e = Config::parse("stats_histroy = \"5m\"")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("stats_histroy"), "{e}");
         let e = Config::parse("[udp]\nreaderz = 2").unwrap_err().to_string();
         assert!(e.contains("readerz"), "{e}");
@@ -434,16 +534,29 @@ mod tests {
         let c = Config::default().apply(&o).unwrap();
         assert_eq!(c.udp.listen, vec!["127.0.0.1:0".to_string()]);
         assert_eq!(c.stats_history.0, Duration::from_secs(2));
-        assert!(Config::default().apply(&Overrides { udp: vec!["bad".into()], ..Default::default() }).is_err());
+        assert!(Config::default()
+            .apply(&Overrides {
+                udp: vec!["bad".into()],
+                ..Default::default()
+            })
+            .is_err());
     }
 
     #[test]
     fn sizes_and_allow_lists_parse() {
-        let c = Config::parse("[udp]\nrecv_buffer = \"512KiB\"\nallow = [\"10.0.0.0/8\", \"::1\"]").unwrap();
+        let c = Config::parse("[udp]\nrecv_buffer = \"512KiB\"\nallow = [\"10.0.0.0/8\", \"::1\"]")
+            .unwrap();
         assert_eq!(c.udp.recv_buffer.0, 512 << 10);
         let nets = c.allow_nets();
         assert!(nets[0].contains(&"10.1.2.3".parse::<std::net::IpAddr>().unwrap()));
         assert!(nets[1].contains(&"::1".parse::<std::net::IpAddr>().unwrap()));
-        assert_eq!(Config::parse("[udp]\nrecv_buffer = 1000").unwrap().udp.recv_buffer.0, 1000);
+        assert_eq!(
+            Config::parse("[udp]\nrecv_buffer = 1000")
+                .unwrap()
+                .udp
+                .recv_buffer
+                .0,
+            1000
+        );
     }
 }

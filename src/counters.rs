@@ -141,8 +141,10 @@ pub struct Counters {
 impl Counters {
     /// Folds one receiver's stats in and resets them.
     pub fn absorb(&self, stats: &mut DecodeStats) {
-        self.packets_decoded.fetch_add(stats.packets_decoded, Relaxed);
-        self.requests_accepted.fetch_add(stats.requests_accepted, Relaxed);
+        self.packets_decoded
+            .fetch_add(stats.packets_decoded, Relaxed);
+        self.requests_accepted
+            .fetch_add(stats.requests_accepted, Relaxed);
         for (shared, local) in self.rejected.iter().zip(stats.rejected.iter()) {
             if *local != 0 {
                 shared.fetch_add(*local, Relaxed);
@@ -150,9 +152,12 @@ impl Counters {
         }
         self.timers_skipped.fetch_add(stats.timers_skipped, Relaxed);
         self.timers_dropped.fetch_add(stats.timers_dropped, Relaxed);
-        self.timer_tags_dropped.fetch_add(stats.timer_tags_dropped, Relaxed);
-        self.request_tags_dropped.fetch_add(stats.request_tags_dropped, Relaxed);
-        self.strings_truncated.fetch_add(stats.strings_truncated, Relaxed);
+        self.timer_tags_dropped
+            .fetch_add(stats.timer_tags_dropped, Relaxed);
+        self.request_tags_dropped
+            .fetch_add(stats.request_tags_dropped, Relaxed);
+        self.strings_truncated
+            .fetch_add(stats.strings_truncated, Relaxed);
         self.nested_ignored.fetch_add(stats.nested_ignored, Relaxed);
         self.v1_decoded.fetch_add(stats.v1_decoded, Relaxed);
         self.v1_fallback.fetch_add(stats.v1_fallback, Relaxed);
@@ -184,7 +189,10 @@ mod tests {
     #[test]
     fn absorb_moves_and_resets() {
         let c = Counters::default();
-        let mut s = DecodeStats { requests_accepted: 3, ..Default::default() };
+        let mut s = DecodeStats {
+            requests_accepted: 3,
+            ..Default::default()
+        };
         s.reject(Reject::NonFinite);
         s.reject(Reject::NonFinite);
         c.absorb(&mut s);

@@ -48,7 +48,10 @@ impl Dictionary {
             lost: 0,
         };
         // id 0 is LOST, permanently referenced, never in the map.
-        d.entries.push(Entry { bytes: LOST_TEXT.into(), refs: 1 });
+        d.entries.push(Entry {
+            bytes: LOST_TEXT.into(),
+            refs: 1,
+        });
         d
     }
 
@@ -65,7 +68,10 @@ impl Dictionary {
         }
         let boxed: Box<[u8]> = s.into();
         self.bytes += boxed.len();
-        let entry = Entry { bytes: boxed.clone(), refs: 1 };
+        let entry = Entry {
+            bytes: boxed.clone(),
+            refs: 1,
+        };
         let id = match self.free.pop() {
             Some(id) => {
                 self.entries[id as usize] = entry;
@@ -94,7 +100,9 @@ impl Dictionary {
         if id == LOST {
             return;
         }
-        let Some(e) = self.entries.get_mut(id as usize) else { return };
+        let Some(e) = self.entries.get_mut(id as usize) else {
+            return;
+        };
         if e.refs == 0 {
             return;
         }
@@ -114,7 +122,10 @@ impl Dictionary {
 
     /// The bytes behind `id` (empty for a freed or unknown id).
     pub fn get(&self, id: u32) -> &[u8] {
-        self.entries.get(id as usize).map(|e| &*e.bytes).unwrap_or(&[])
+        self.entries
+            .get(id as usize)
+            .map(|e| &*e.bytes)
+            .unwrap_or(&[])
     }
 
     /// `get` rendered as UTF-8, invalid sequences replaced.

@@ -8,7 +8,11 @@ use clap::{Parser, Subcommand};
 use pinbad::config::{Config, HumanDuration, Overrides};
 
 #[derive(Parser)]
-#[command(name = "pinbad", version, about = "A Pinba server: UDP in, live reports and raw requests over HTTP/JSON")]
+#[command(
+    name = "pinbad",
+    version,
+    about = "A Pinba server: UDP in, live reports and raw requests over HTTP/JSON"
+)]
 struct Cli {
     /// TOML config file (see config/pinbad.toml); built-in defaults without it.
     #[arg(long, global = true)]
@@ -60,7 +64,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(path) => Config::load(path)?,
         None => Config::default(),
     };
-    let overrides = Overrides { udp: cli.udp, http: cli.http, stats_history: cli.stats_history };
+    let overrides = Overrides {
+        udp: cli.udp,
+        http: cli.http,
+        stats_history: cli.stats_history,
+    };
     let config = config.apply(&overrides)?;
     let running = pinbad::app::start(config, pinbad::shutdown::Shutdown::new())?;
     // Machine-readable lines for scripts and tests (ports may have been 0).
@@ -75,5 +83,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
 }

@@ -97,7 +97,9 @@ impl Interned {
                 hostname: dict.intern(batch.bytes_of(req.hostname)),
                 server_name: dict.intern(batch.bytes_of(req.server_name)),
                 script_name: dict.intern(batch.bytes_of(req.script_name)),
-                schema: req.schema.map_or(NO_SCHEMA, |s| dict.intern(batch.bytes_of(s))),
+                schema: req
+                    .schema
+                    .map_or(NO_SCHEMA, |s| dict.intern(batch.bytes_of(s))),
                 request_count: req.request_count,
                 document_size: req.document_size,
                 memory_peak: req.memory_peak,
@@ -150,7 +152,13 @@ pub struct Merger {
 
 impl Merger {
     pub fn new(shared: Arc<Shared>, ring: Arc<Ring>) -> Merger {
-        Merger { shared, ring, interned: Interned::default(), leaving_ids: Vec::new(), batches: Vec::new() }
+        Merger {
+            shared,
+            ring,
+            interned: Interned::default(),
+            leaving_ids: Vec::new(),
+            batches: Vec::new(),
+        }
     }
 
     /// Rounds every `stats_gathering_period` until `stop` is set, then one last round that drains
@@ -192,7 +200,12 @@ impl Merger {
             self.ring.recycle(b);
         }
         // Phase 2: store.
-        let history_ms = shared.config.stats_history.0.as_millis().min(u32::MAX as u128) as u32;
+        let history_ms = shared
+            .config
+            .stats_history
+            .0
+            .as_millis()
+            .min(u32::MAX as u128) as u32;
         let worked = self.store(now_ms, history_ms);
         // Phase 3: release.
         if !self.leaving_ids.is_empty() {
@@ -200,7 +213,9 @@ impl Merger {
             self.leaving_ids.clear();
         }
         if worked {
-            shared.counters.record_merge(started.elapsed().as_micros() as u64);
+            shared
+                .counters
+                .record_merge(started.elapsed().as_micros() as u64);
         }
     }
 
@@ -227,7 +242,10 @@ impl Merger {
             }
             let ids = &mut self.leaving_ids;
             pool.remove_oldest(expired, Removal::Expired, &mut |v, _| collect_ids(&v, ids));
-            shared.counters.pool_expired.fetch_add(expired as u64, Relaxed);
+            shared
+                .counters
+                .pool_expired
+                .fetch_add(expired as u64, Relaxed);
         }
 
         // Insertion: an evicted request is subtracted right away if it had been added to the
@@ -254,12 +272,17 @@ impl Merger {
                 timers_lost += loss.timers as u64;
                 // The dropped timers' tag references were taken in phase 1: give them back.
                 let tag_refs = &self.interned.tags[p.tags.clone()][p.record.tag_count as usize..];
-                self.leaving_ids.extend(tag_refs.iter().flat_map(|t| [t.name, t.value]));
+                self.leaving_ids
+                    .extend(tag_refs.iter().flat_map(|t| [t.name, t.value]));
             }
         }
         let added_from = first_new.max(pool.oldest_id());
         let added = pool.next_id() - added_from;
-        for ((r, spent), cell) in reports.iter_mut().zip(spent_ns.iter_mut()).zip(cells.iter()) {
+        for ((r, spent), cell) in reports
+            .iter_mut()
+            .zip(spent_ns.iter_mut())
+            .zip(cells.iter())
+        {
             let t = Instant::now();
             for id in added_from..pool.next_id() {
                 if let Some(v) = pool.get(id) {
@@ -269,7 +292,10 @@ impl Merger {
             *spent += t.elapsed().as_nanos() as u64;
             cell.record_update(*spent, added + expired as u64);
         }
-        shared.counters.pool_overwritten.fetch_add(overwritten, Relaxed);
+        shared
+            .counters
+            .pool_overwritten
+            .fetch_add(overwritten, Relaxed);
         shared.counters.timers_lost.fetch_add(timers_lost, Relaxed);
         self.interned.clear();
         true

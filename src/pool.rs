@@ -38,7 +38,12 @@ struct RingAlloc {
 
 impl RingAlloc {
     fn new(cap: usize) -> RingAlloc {
-        RingAlloc { cap, head: 0, tail: 0, used: 0 }
+        RingAlloc {
+            cap,
+            head: 0,
+            tail: 0,
+            used: 0,
+        }
     }
 
     /// Reserves `n` contiguous slots, or `None` if the oldest runs must go first. `n <= cap`.
@@ -79,7 +84,11 @@ impl RingAlloc {
             return;
         }
         let end = start + n;
-        let freed = if start >= self.head { end - self.head } else { self.cap - self.head + end };
+        let freed = if start >= self.head {
+            end - self.head
+        } else {
+            self.cap - self.head + end
+        };
         self.used = self.used.saturating_sub(freed);
         self.head = end % self.cap;
     }
@@ -174,7 +183,10 @@ impl Pool {
     ) -> (u64, InsertLoss) {
         let mut loss = InsertLoss::default();
         let (mut timers, mut tag_block) = (timers, tag_block);
-        if timers.len() > self.timers.len() || timers.len() > u16::MAX as usize || tag_block.len() > self.tags.len() {
+        if timers.len() > self.timers.len()
+            || timers.len() > u16::MAX as usize
+            || tag_block.len() > self.tags.len()
+        {
             loss.timers = timers.len();
             timers = &[];
             let request_tags = (record.tag_count as usize).min(self.tags.len());
@@ -213,7 +225,12 @@ impl Pool {
 
     /// Removes the `n` oldest requests (fewer if the pool holds fewer), each through `on_remove`
     /// before its slots can be reused. The one path out of the pool.
-    pub fn remove_oldest(&mut self, n: usize, why: Removal, on_remove: &mut dyn FnMut(RequestView<'_>, Removal)) {
+    pub fn remove_oldest(
+        &mut self,
+        n: usize,
+        why: Removal,
+        on_remove: &mut dyn FnMut(RequestView<'_>, Removal),
+    ) {
         for _ in 0..n.min(self.len) {
             let id = self.oldest_id();
             let view = self.view_at(id);
@@ -249,7 +266,12 @@ impl Pool {
     }
 
     /// Removes every request at least `history_ms` old at `now_ms`. Returns how many.
-    pub fn expire(&mut self, now_ms: u32, history_ms: u32, on_remove: &mut dyn FnMut(RequestView<'_>, Removal)) -> usize {
+    pub fn expire(
+        &mut self,
+        now_ms: u32,
+        history_ms: u32,
+        on_remove: &mut dyn FnMut(RequestView<'_>, Removal),
+    ) -> usize {
         let n = self.count_expired(now_ms, history_ms);
         self.remove_oldest(n, Removal::Expired, on_remove);
         n
@@ -267,7 +289,9 @@ impl Pool {
 
     /// Live requests, newest first.
     pub fn iter_newest_first(&self) -> impl Iterator<Item = RequestView<'_>> + '_ {
-        (self.oldest_id()..self.next_id).rev().map(move |id| self.view_at(id))
+        (self.oldest_id()..self.next_id)
+            .rev()
+            .map(move |id| self.view_at(id))
     }
 
     /// Live requests, oldest first (the order reports were fed in).
@@ -283,9 +307,15 @@ impl Pool {
         let record = self.record_at(id);
         let ts = record.timer_start as usize;
         let timers = &self.timers[ts..ts + record.timer_count as usize];
-        let tag_len = record.tag_count as usize + timers.iter().map(|t| t.tag_count as usize).sum::<usize>();
+        let tag_len =
+            record.tag_count as usize + timers.iter().map(|t| t.tag_count as usize).sum::<usize>();
         let gs = record.tag_start as usize;
-        RequestView { id, record, tag_block: &self.tags[gs..gs + tag_len], timers }
+        RequestView {
+            id,
+            record,
+            tag_block: &self.tags[gs..gs + tag_len],
+            timers,
+        }
     }
 }
 
@@ -294,31 +324,70 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn req(time_ms: u32, script: u32, request_tags: &[(u32, u32)], timers: &[(u32, &[(u32, u32)])]) -> (Record, Vec<Timer>, Vec<TagPair>) {
-        let mut block: Vec<TagPair> = request_tags.iter().map(|&(name, value)| TagPair { name, value }).collect();
+    fn req(
+        time_ms: u32,
+        script: u32,
+        request_tags: &[(u32, u32)],
+        timers: &[(u32, &[(u32, u32)])],
+    ) -> (Record, Vec<Timer>, Vec<TagPair>) {
+        let mut block: Vec<TagPair> = request_tags
+            .iter()
+            .map(|&(name, value)| TagPair { name, value })
+            .collect();
         let mut ts = Vec::new();
         for (hits, tags) in timers {
-            ts.push(Timer { value: 0.1, hit_count: *hits, tag_count: tags.len() as u16, ..Default::default() });
+            ts.push(Timer {
+                value: 0.1,
+                hit_count: *hits,
+                tag_count: tags.len() as u16,
+                ..Default::default()
+            });
             block.extend(tags.iter().map(|&(name, value)| TagPair { name, value }));
         }
-        let record = Record { time_ms, script_name: script, tag_count: request_tags.len() as u16, ..Default::default() };
+        let record = Record {
+            time_ms,
+            script_name: script,
+            tag_count: request_tags.len() as u16,
+            ..Default::default()
+        };
         (record, ts, block)
     }
 
-    fn insert(pool: &mut Pool, r: (Record, Vec<Timer>, Vec<TagPair>), removed: &mut Vec<(u64, Removal)>) -> u64 {
-        pool.insert(r.0, &r.1, &r.2, &mut |v, why| removed.push((v.id, why))).0
+    fn insert(
+        pool: &mut Pool,
+        r: (Record, Vec<Timer>, Vec<TagPair>),
+        removed: &mut Vec<(u64, Removal)>,
+    ) -> u64 {
+        pool.insert(r.0, &r.1, &r.2, &mut |v, why| removed.push((v.id, why)))
+            .0
     }
 
     #[test]
     fn views_round_trip() {
         let mut pool = Pool::new(4, 10, 10);
         let mut removed = vec![];
-        let id = insert(&mut pool, req(5, 7, &[(1, 2)], &[(3, &[(4, 5), (6, 7)]), (1, &[])]), &mut removed);
+        let id = insert(
+            &mut pool,
+            req(5, 7, &[(1, 2)], &[(3, &[(4, 5), (6, 7)]), (1, &[])]),
+            &mut removed,
+        );
         let v = pool.get(id).unwrap();
         assert_eq!(v.record.script_name, 7);
         assert_eq!(v.tags(), &[TagPair { name: 1, value: 2 }]);
-        let timers: Vec<_> = v.timers_with_tags().map(|(t, tags)| (t.hit_count, tags.to_vec())).collect();
-        assert_eq!(timers, vec![(3, vec![TagPair { name: 4, value: 5 }, TagPair { name: 6, value: 7 }]), (1, vec![])]);
+        let timers: Vec<_> = v
+            .timers_with_tags()
+            .map(|(t, tags)| (t.hit_count, tags.to_vec()))
+            .collect();
+        assert_eq!(
+            timers,
+            vec![
+                (
+                    3,
+                    vec![TagPair { name: 4, value: 5 }, TagPair { name: 6, value: 7 }]
+                ),
+                (1, vec![])
+            ]
+        );
         assert!(removed.is_empty());
     }
 
@@ -329,8 +398,14 @@ mod tests {
         for i in 0..5 {
             insert(&mut pool, req(i, i, &[], &[]), &mut removed);
         }
-        assert_eq!(removed, vec![(0, Removal::Overwritten), (1, Removal::Overwritten)]);
-        let scripts: Vec<u32> = pool.iter_newest_first().map(|v| v.record.script_name).collect();
+        assert_eq!(
+            removed,
+            vec![(0, Removal::Overwritten), (1, Removal::Overwritten)]
+        );
+        let scripts: Vec<u32> = pool
+            .iter_newest_first()
+            .map(|v| v.record.script_name)
+            .collect();
         assert_eq!(scripts, vec![4, 3, 2]);
     }
 
@@ -338,9 +413,21 @@ mod tests {
     fn full_timer_ring_evicts_and_wraps_contiguously() {
         let mut pool = Pool::new(100, 5, 100);
         let mut removed = vec![];
-        insert(&mut pool, req(0, 0, &[], &[(1, &[]), (1, &[])]), &mut removed); // timers 0..2
-        insert(&mut pool, req(0, 1, &[], &[(1, &[]), (1, &[])]), &mut removed); // 2..4
-        insert(&mut pool, req(0, 2, &[], &[(1, &[]), (1, &[])]), &mut removed); // needs wrap: evicts 0
+        insert(
+            &mut pool,
+            req(0, 0, &[], &[(1, &[]), (1, &[])]),
+            &mut removed,
+        ); // timers 0..2
+        insert(
+            &mut pool,
+            req(0, 1, &[], &[(1, &[]), (1, &[])]),
+            &mut removed,
+        ); // 2..4
+        insert(
+            &mut pool,
+            req(0, 2, &[], &[(1, &[]), (1, &[])]),
+            &mut removed,
+        ); // needs wrap: evicts 0
         assert_eq!(removed, vec![(0, Removal::Overwritten)]);
         let v = pool.get(2).unwrap();
         assert_eq!(v.record.timer_start, 0);
@@ -373,7 +460,10 @@ mod tests {
         let (id, loss) = pool.insert(r.0, &r.1, &r.2, &mut |_, _| {});
         assert_eq!(loss.timers, 3);
         let v = pool.get(id).unwrap();
-        assert_eq!((v.timers.len(), v.tags().len(), v.record.script_name), (0, 1, 9));
+        assert_eq!(
+            (v.timers.len(), v.tags().len(), v.record.script_name),
+            (0, 1, 9)
+        );
     }
 
     proptest! {

@@ -67,7 +67,11 @@ pub fn bind(addr: SocketAddr, recv_buffer_bytes: usize) -> io::Result<Bound> {
     socket.set_nonblocking(true)?;
     let socket: UdpSocket = socket.into();
     let local_addr = socket.local_addr()?;
-    Ok(Bound { socket, local_addr, recv_buffer_bytes: granted })
+    Ok(Bound {
+        socket,
+        local_addr,
+        recv_buffer_bytes: granted,
+    })
 }
 
 /// Everything one receiver thread needs.
@@ -116,7 +120,9 @@ impl Receiver {
                     }
                     continue;
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock || e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e)
+                    if e.kind() == io::ErrorKind::WouldBlock
+                        || e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
                     tracing::warn!(error = %e, "recvmmsg failed");
                 }
@@ -139,7 +145,9 @@ impl Receiver {
         match self.ring.push(batch) {
             Ok(()) => self.ring.take_empty(),
             Err(mut batch) => {
-                self.counters.temp_pool_dropped.fetch_add(batch.len() as u64, Relaxed);
+                self.counters
+                    .temp_pool_dropped
+                    .fetch_add(batch.len() as u64, Relaxed);
                 batch.clear();
                 batch
             }
@@ -152,7 +160,10 @@ impl Receiver {
         }
         let Some(ip) = source else { return false };
         let ip = match ip {
-            IpAddr::V6(v6) => v6.to_ipv4_mapped().map(IpAddr::V4).unwrap_or(IpAddr::V6(v6)),
+            IpAddr::V6(v6) => v6
+                .to_ipv4_mapped()
+                .map(IpAddr::V4)
+                .unwrap_or(IpAddr::V6(v6)),
             v4 => v4,
         };
         self.allow.iter().any(|net| net.contains(&ip))
@@ -205,7 +216,13 @@ impl MultiRecv {
         // SAFETY: every header points at a live iovec over our own buffer of the stated length and
         // at a sockaddr_storage with its true size; `n` is the length of `headers`.
         let got = unsafe {
-            libc::recvmmsg(fd, self.headers.as_mut_ptr(), n as libc::c_uint, libc::MSG_DONTWAIT, std::ptr::null_mut())
+            libc::recvmmsg(
+                fd,
+                self.headers.as_mut_ptr(),
+                n as libc::c_uint,
+                libc::MSG_DONTWAIT,
+                std::ptr::null_mut(),
+            )
         };
         if got < 0 {
             return Err(io::Error::last_os_error());
@@ -227,12 +244,17 @@ fn sockaddr_ip(storage: &libc::sockaddr_storage) -> Option<IpAddr> {
     match storage.ss_family as i32 {
         libc::AF_INET => {
             // SAFETY: the family says this storage holds a sockaddr_in, which it is large enough for.
-            let sin = unsafe { &*(storage as *const libc::sockaddr_storage).cast::<libc::sockaddr_in>() };
-            Some(IpAddr::from(u32::from_be(sin.sin_addr.s_addr).to_be_bytes()))
+            let sin =
+                unsafe { &*(storage as *const libc::sockaddr_storage).cast::<libc::sockaddr_in>() };
+            Some(IpAddr::from(
+                u32::from_be(sin.sin_addr.s_addr).to_be_bytes(),
+            ))
         }
         libc::AF_INET6 => {
             // SAFETY: as above, for sockaddr_in6.
-            let sin6 = unsafe { &*(storage as *const libc::sockaddr_storage).cast::<libc::sockaddr_in6>() };
+            let sin6 = unsafe {
+                &*(storage as *const libc::sockaddr_storage).cast::<libc::sockaddr_in6>()
+            };
             Some(IpAddr::from(sin6.sin6_addr.s6_addr))
         }
         _ => None,
@@ -244,11 +266,18 @@ fn sockaddr_ip(storage: &libc::sockaddr_storage) -> Option<IpAddr> {
 pub fn kernel_drops(ports: &[u16]) -> u64 {
     let mut total = 0;
     for file in ["/proc/net/udp", "/proc/net/udp6"] {
-        let Ok(text) = std::fs::read_to_string(file) else { continue };
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
         for line in text.lines().skip(1) {
             let cols: Vec<&str> = line.split_whitespace().collect();
-            let (Some(local), Some(drops)) = (cols.get(1), cols.last()) else { continue };
-            let port = local.rsplit(':').next().and_then(|p| u16::from_str_radix(p, 16).ok());
+            let (Some(local), Some(drops)) = (cols.get(1), cols.last()) else {
+                continue;
+            };
+            let port = local
+                .rsplit(':')
+                .next()
+                .and_then(|p| u16::from_str_radix(p, 16).ok());
             if port.is_some_and(|p| ports.contains(&p)) {
                 total += drops.parse::<u64>().unwrap_or(0);
             }
@@ -266,7 +295,11 @@ mod tests {
         let v4 = bind("127.0.0.1:0".parse().unwrap(), 1 << 20).unwrap();
         let port = v4.local_addr.port();
         let again = bind(SocketAddr::from(([127, 0, 0, 1], port)), 1 << 20).unwrap();
-        assert_eq!(again.local_addr.port(), port, "SO_REUSEPORT lets a second reader share the port");
+        assert_eq!(
+            again.local_addr.port(),
+            port,
+            "SO_REUSEPORT lets a second reader share the port"
+        );
         assert!(v4.recv_buffer_bytes > 0);
         let tx = UdpSocket::bind("127.0.0.1:0").unwrap();
         tx.send_to(b"hello", v4.local_addr).unwrap();

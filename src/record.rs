@@ -19,7 +19,10 @@ pub struct Span {
 
 impl Span {
     pub fn new(start: usize, len: usize) -> Span {
-        Span { start: start as u32, len: len as u32 }
+        Span {
+            start: start as u32,
+            len: len as u32,
+        }
     }
     pub fn range(self) -> std::ops::Range<usize> {
         self.start as usize..(self.start + self.len) as usize
@@ -227,16 +230,37 @@ mod tests {
 
     #[test]
     fn view_splits_tag_block() {
-        let record = Record { tag_count: 1, timer_count: 2, ..Default::default() };
-        let timers = [Timer { tag_count: 2, ..Default::default() }, Timer { tag_count: 0, ..Default::default() }];
+        let record = Record {
+            tag_count: 1,
+            timer_count: 2,
+            ..Default::default()
+        };
+        let timers = [
+            Timer {
+                tag_count: 2,
+                ..Default::default()
+            },
+            Timer {
+                tag_count: 0,
+                ..Default::default()
+            },
+        ];
         let block = [
             TagPair { name: 1, value: 2 },
             TagPair { name: 3, value: 4 },
             TagPair { name: 5, value: 6 },
         ];
-        let view = RequestView { id: 7, record: &record, tag_block: &block, timers: &timers };
+        let view = RequestView {
+            id: 7,
+            record: &record,
+            tag_block: &block,
+            timers: &timers,
+        };
         assert_eq!(view.tags(), &block[..1]);
-        let t: Vec<_> = view.timers_with_tags().map(|(_, tags)| tags.len()).collect();
+        let t: Vec<_> = view
+            .timers_with_tags()
+            .map(|(_, tags)| tags.len())
+            .collect();
         assert_eq!(t, vec![2, 0]);
     }
 }

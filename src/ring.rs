@@ -22,7 +22,10 @@ impl Ring {
     /// A ring holding at most `capacity` full batches (and as many recycled empty ones).
     pub fn new(capacity: usize) -> Ring {
         let capacity = capacity.max(1);
-        Ring { full: ArrayQueue::new(capacity), empty: ArrayQueue::new(capacity) }
+        Ring {
+            full: ArrayQueue::new(capacity),
+            empty: ArrayQueue::new(capacity),
+        }
     }
 
     /// Hands a full batch to the merger; gives it back if the ring is full.
@@ -76,7 +79,11 @@ mod tests {
         ring.recycle(first);
         let reused = ring.take_empty();
         assert!(reused.bytes.is_empty());
-        assert_eq!(reused.bytes.capacity(), cap, "recycled batch keeps its allocation");
+        assert_eq!(
+            reused.bytes.capacity(),
+            cap,
+            "recycled batch keeps its allocation"
+        );
         assert_eq!(ring.len(), 1);
     }
 }

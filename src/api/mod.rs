@@ -43,7 +43,11 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn bad_request(detail: impl Into<String>) -> ApiError {
-        ApiError { status: StatusCode::BAD_REQUEST, error: "bad_request", detail: detail.into() }
+        ApiError {
+            status: StatusCode::BAD_REQUEST,
+            error: "bad_request",
+            detail: detail.into(),
+        }
     }
     /// A bad query parameter: the detail names it.
     pub fn bad_parameter(name: &str, why: impl std::fmt::Display) -> ApiError {
@@ -54,13 +58,25 @@ impl ApiError {
         }
     }
     pub fn not_found(detail: impl Into<String>) -> ApiError {
-        ApiError { status: StatusCode::NOT_FOUND, error: "not_found", detail: detail.into() }
+        ApiError {
+            status: StatusCode::NOT_FOUND,
+            error: "not_found",
+            detail: detail.into(),
+        }
     }
     pub fn conflict(detail: impl Into<String>) -> ApiError {
-        ApiError { status: StatusCode::CONFLICT, error: "conflict", detail: detail.into() }
+        ApiError {
+            status: StatusCode::CONFLICT,
+            error: "conflict",
+            detail: detail.into(),
+        }
     }
     pub fn internal(detail: impl Into<String>) -> ApiError {
-        ApiError { status: StatusCode::INTERNAL_SERVER_ERROR, error: "internal", detail: detail.into() }
+        ApiError {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            error: "internal",
+            detail: detail.into(),
+        }
     }
 }
 
@@ -73,7 +89,9 @@ impl IntoResponse for ApiError {
 
 /// The `name=value` pairs of a raw query string, percent-decoded, in order (keys may repeat).
 pub fn query_pairs(raw: Option<&str>) -> Vec<(String, String)> {
-    form_urlencoded::parse(raw.unwrap_or("").as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())).collect()
+    form_urlencoded::parse(raw.unwrap_or("").as_bytes())
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect()
 }
 
 /// Parses a query parameter value, or a 400 naming the parameter.
@@ -81,11 +99,15 @@ pub fn parse_param<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, A
 where
     T::Err: std::fmt::Display,
 {
-    value.parse().map_err(|e| ApiError::bad_parameter(name, format!("`{value}` is invalid ({e})")))
+    value
+        .parse()
+        .map_err(|e| ApiError::bad_parameter(name, format!("`{value}` is invalid ({e})")))
 }
 
 /// An f32 as the shortest decimal that reads back as the same f32 (`0.1`, not `0.10000000149`).
 pub fn f32_json(x: f32) -> serde_json::Value {
     let v: f64 = x.to_string().parse().unwrap_or(x as f64);
-    serde_json::Number::from_f64(v).map(serde_json::Value::Number).unwrap_or(serde_json::Value::Null)
+    serde_json::Number::from_f64(v)
+        .map(serde_json::Value::Number)
+        .unwrap_or(serde_json::Value::Null)
 }

@@ -45,7 +45,10 @@ fn parse(raw: Option<&str>, max_limit: usize) -> Result<RawFilter, ApiError> {
             "limit" => {
                 let n: usize = parse_param("limit", &v)?;
                 if n > max_limit {
-                    return Err(ApiError::bad_parameter("limit", format!("{n} is above the maximum {max_limit}")));
+                    return Err(ApiError::bad_parameter(
+                        "limit",
+                        format!("{n} is above the maximum {max_limit}"),
+                    ));
                 }
                 f.limit = Some(n);
             }
@@ -78,7 +81,10 @@ fn parse(raw: Option<&str>, max_limit: usize) -> Result<RawFilter, ApiError> {
 fn parse_seconds(name: &str, v: &str) -> Result<f32, ApiError> {
     let x: f32 = parse_param(name, v)?;
     if !x.is_finite() || x < 0.0 {
-        return Err(ApiError::bad_parameter(name, format!("`{v}` must be a number of seconds ≥ 0")));
+        return Err(ApiError::bad_parameter(
+            name,
+            format!("`{v}` must be a number of seconds ≥ 0"),
+        ));
     }
     Ok(x)
 }
@@ -95,9 +101,18 @@ struct Filter {
 
 fn resolve(f: &RawFilter, dict: &Dictionary) -> Option<Filter> {
     let id = |s: &str| dict.lookup(s.as_bytes());
-    let pair = |(n, v): &(String, String)| Some(TagPair { name: id(n)?, value: id(v)? });
+    let pair = |(n, v): &(String, String)| {
+        Some(TagPair {
+            name: id(n)?,
+            value: id(v)?,
+        })
+    };
     Some(Filter {
-        fields: f.fields.iter().map(|(field, v)| Some((*field, id(v)?))).collect::<Option<_>>()?,
+        fields: f
+            .fields
+            .iter()
+            .map(|(field, v)| Some((*field, id(v)?)))
+            .collect::<Option<_>>()?,
         status: f.status,
         min_time: f.min_time,
         max_time: f.max_time,
@@ -120,7 +135,10 @@ impl Filter {
             && self.min_time.is_none_or(|t| r.request_time >= t)
             && self.max_time.is_none_or(|t| r.request_time <= t)
             && self.tags.iter().all(|want| v.tags().contains(want))
-            && self.timer_tags.iter().all(|want| v.timers_with_tags().any(|(_, tags)| tags.contains(want)))
+            && self
+                .timer_tags
+                .iter()
+                .all(|want| v.timers_with_tags().any(|(_, tags)| tags.contains(want)))
     }
 }
 
@@ -128,7 +146,8 @@ impl Filter {
 fn tags_json(tags: &[TagPair], dict: &Dictionary) -> Value {
     let mut m = Map::new();
     for t in tags {
-        m.entry(dict.text(t.name).into_owned()).or_insert_with(|| Value::String(dict.text(t.value).into_owned()));
+        m.entry(dict.text(t.name).into_owned())
+            .or_insert_with(|| Value::String(dict.text(t.value).into_owned()));
     }
     Value::Object(m)
 }
@@ -171,7 +190,10 @@ fn request_json(v: &RequestView<'_>, dict: &Dictionary, state: &AppState, timers
     out
 }
 
-async fn requests(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Result<Json<Value>, ApiError> {
+async fn requests(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
     let raw = parse(raw.as_deref(), state.config.limits.max_query_limit)?;
     let limit = raw.limit.unwrap_or(100);
     let pool = state.pool.read();
@@ -204,7 +226,12 @@ mod tests {
         assert!(e.detail.contains("min_time"), "{}", e.detail);
         let e = parse(Some("tag.=x"), 10).err().unwrap();
         assert!(e.detail.contains("tag."), "{}", e.detail);
-        let f = parse(Some("tag.country=nl&tag.lang=en&timers=true&script_name=%2Fa.php"), 10).ok().unwrap();
+        let f = parse(
+            Some("tag.country=nl&tag.lang=en&timers=true&script_name=%2Fa.php"),
+            10,
+        )
+        .ok()
+        .unwrap();
         assert_eq!(f.tags.len(), 2);
         assert!(f.timers);
         assert_eq!(f.fields[0].1, "/a.php");

@@ -11,7 +11,9 @@ use super::AppState;
 use crate::counters::Reject;
 
 pub fn routes() -> Router<AppState> {
-    Router::new().route("/api/v1/status", get(status)).route("/healthz", get(healthz))
+    Router::new()
+        .route("/api/v1/status", get(status))
+        .route("/healthz", get(healthz))
 }
 
 async fn healthz() -> Json<Value> {

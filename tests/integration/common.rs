@@ -30,7 +30,9 @@ impl Daemon {
     /// As `start`, with explicit extra arguments and an optional existing state dir.
     pub fn start_with(config: &str, args: &[&str], state: Option<&Path>) -> Daemon {
         let dir = tempfile::tempdir().unwrap();
-        let state_dir: PathBuf = state.map(Path::to_path_buf).unwrap_or_else(|| dir.path().join("state"));
+        let state_dir: PathBuf = state
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| dir.path().join("state"));
         let config_path = dir.path().join("pinbad.toml");
         let mut text = String::new();
         if !config.contains("state_dir") {
@@ -52,7 +54,10 @@ impl Daemon {
         let mut lines = BufReader::new(stdout).lines();
         let (mut udp, mut http) = (Vec::new(), None);
         while http.is_none() {
-            let line = lines.next().expect("pinbad exited before listening").unwrap();
+            let line = lines
+                .next()
+                .expect("pinbad exited before listening")
+                .unwrap();
             let mut words = line.split_whitespace().skip(1);
             match (words.next(), words.next()) {
                 (Some("udp"), Some(a)) => udp.push(a.parse().unwrap()),
@@ -62,8 +67,16 @@ impl Daemon {
         }
         // Keep draining stdout so the daemon never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
-        let agent = ureq::AgentBuilder::new().timeout(Duration::from_secs(10)).build();
-        let d = Daemon { child, udp, http: http.unwrap(), _dir: dir, agent };
+        let agent = ureq::AgentBuilder::new()
+            .timeout(Duration::from_secs(10))
+            .build();
+        let d = Daemon {
+            child,
+            udp,
+            http: http.unwrap(),
+            _dir: dir,
+            agent,
+        };
         d.wait_for(|d| d.get("/healthz").0 == 200, "healthz");
         d
     }
@@ -93,7 +106,12 @@ impl Daemon {
     }
 
     pub fn post(&self, path: &str, body: &Value) -> (u16, Value) {
-        respond(self.agent.post(&self.url(path)).set("Content-Type", "application/json").send_string(&body.to_string()))
+        respond(
+            self.agent
+                .post(&self.url(path))
+                .set("Content-Type", "application/json")
+                .send_string(&body.to_string()),
+        )
     }
 
     pub fn delete(&self, path: &str) -> (u16, Value) {
@@ -148,7 +166,10 @@ impl Daemon {
             if let Some(status) = self.child.try_wait().unwrap() {
                 return status;
             }
-            assert!(Instant::now() < deadline, "pinbad did not exit within {within:?} of SIGTERM");
+            assert!(
+                Instant::now() < deadline,
+                "pinbad did not exit within {within:?} of SIGTERM"
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
     }
@@ -172,7 +193,11 @@ fn respond(r: Result<ureq::Response, ureq::Error>) -> (u16, Value) {
 }
 
 pub fn send_to(addr: SocketAddr, datagrams: &[Vec<u8>]) {
-    let bind = if addr.is_ipv6() { "[::1]:0" } else { "127.0.0.1:0" };
+    let bind = if addr.is_ipv6() {
+        "[::1]:0"
+    } else {
+        "127.0.0.1:0"
+    };
     let s = UdpSocket::bind(bind).unwrap();
     for (i, d) in datagrams.iter().enumerate() {
         s.send_to(d, addr).unwrap();
@@ -192,11 +217,23 @@ pub fn fixtures() -> Vec<(String, Vec<u8>, Value)> {
     let mut out = Vec::new();
     for sub in ["php", "edge"] {
         let dir = fixture_dir().join(sub);
-        let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
         names.sort();
-        for p in names.into_iter().filter(|p| p.extension().is_some_and(|e| e == "bin")) {
-            let json: Value = serde_json::from_str(&std::fs::read_to_string(p.with_extension("json")).unwrap()).unwrap();
-            out.push((format!("{sub}/{}", p.file_stem().unwrap().to_str().unwrap()), std::fs::read(&p).unwrap(), json));
+        for p in names
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "bin"))
+        {
+            let json: Value =
+                serde_json::from_str(&std::fs::read_to_string(p.with_extension("json")).unwrap())
+                    .unwrap();
+            out.push((
+                format!("{sub}/{}", p.file_stem().unwrap().to_str().unwrap()),
+                std::fs::read(&p).unwrap(),
+                json,
+            ));
         }
     }
     out
@@ -205,7 +242,10 @@ pub fn fixtures() -> Vec<(String, Vec<u8>, Value)> {
 /// Writes `text` to a file in `dir` and returns its path.
 pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
-    std::fs::File::create(&p).unwrap().write_all(text.as_bytes()).unwrap();
+    std::fs::File::create(&p)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
     p
 }
 

@@ -25,7 +25,8 @@ fn expected_api_request(fixture: &Value) -> Value {
     let tags = |list: &Value| {
         let mut m = serde_json::Map::new();
         for pair in list.as_array().unwrap() {
-            m.entry(pair[0].as_str().unwrap()).or_insert(pair[1].clone());
+            m.entry(pair[0].as_str().unwrap())
+                .or_insert(pair[1].clone());
         }
         Value::Object(m)
     };
@@ -51,7 +52,9 @@ fn assert_same_request(got: &Value, want: &Value, what: &str) {
         let g = &got[k];
         match (k.as_str(), w) {
             ("timers", Value::Array(wt)) => {
-                let gt = g.as_array().unwrap_or_else(|| panic!("{what}: no timers in {got}"));
+                let gt = g
+                    .as_array()
+                    .unwrap_or_else(|| panic!("{what}: no timers in {got}"));
                 assert_eq!(gt.len(), wt.len(), "{what}: timer count");
                 for (i, (gt, wt)) in gt.iter().zip(wt).enumerate() {
                     assert_same_request(gt, wt, &format!("{what} timer {i}"));
@@ -76,13 +79,18 @@ fn every_fixture_round_trips_to_the_raw_api_and_counts_rejections() {
         sent += 1;
         d.wait_merged(sent);
         for r in expected["rejected"].as_array().unwrap() {
-            *want_rejected.entry(r.as_str().unwrap().to_string()).or_default() += 1;
+            *want_rejected
+                .entry(r.as_str().unwrap().to_string())
+                .or_default() += 1;
         }
         let want = expected["requests"].as_array().unwrap();
         if want.is_empty() {
             continue;
         }
-        let got = d.json(&format!("/api/v1/requests?timers=true&limit={}", want.len()));
+        let got = d.json(&format!(
+            "/api/v1/requests?timers=true&limit={}",
+            want.len()
+        ));
         let got = got["requests"].as_array().unwrap();
         assert_eq!(got.len(), want.len(), "{name}");
         // Newest first: the last request of the datagram comes first.
@@ -92,12 +100,19 @@ fn every_fixture_round_trips_to_the_raw_api_and_counts_rejections() {
     }
     let s = d.status();
     for (reason, n) in &want_rejected {
-        assert_eq!(s["rejected_by_reason"][reason].as_u64(), Some(*n), "rejected_by_reason.{reason}: {s}");
+        assert_eq!(
+            s["rejected_by_reason"][reason].as_u64(),
+            Some(*n),
+            "rejected_by_reason.{reason}: {s}"
+        );
     }
     let total: u64 = want_rejected.values().sum();
     assert_eq!(s["requests_rejected"].as_u64(), Some(total));
     assert_eq!(s["packets_received"].as_u64(), Some(sent));
-    assert!(s["timers_skipped"].as_u64().unwrap() >= 1, "the zero-hit fixture skips a timer");
+    assert!(
+        s["timers_skipped"].as_u64().unwrap() >= 1,
+        "the zero-hit fixture skips a timer"
+    );
 }
 
 #[test]
@@ -105,17 +120,46 @@ fn status_has_every_documented_counter() {
     let d = Daemon::start("");
     let s = d.status();
     for key in [
-        "uptime_seconds", "packets_received", "bytes_received", "packets_decoded", "requests_accepted",
-        "requests_rejected", "rejected_by_reason", "timers_skipped", "temp_pool_dropped", "pool_capacity",
-        "current_pool_used", "pool_overwritten", "pool_expired", "timer_pool_capacity", "current_timer_pool_used",
-        "dictionary_size", "dictionary_bytes", "dictionary_lost", "kernel_drops", "reports", "merge",
+        "uptime_seconds",
+        "packets_received",
+        "bytes_received",
+        "packets_decoded",
+        "requests_accepted",
+        "requests_rejected",
+        "rejected_by_reason",
+        "timers_skipped",
+        "temp_pool_dropped",
+        "pool_capacity",
+        "current_pool_used",
+        "pool_overwritten",
+        "pool_expired",
+        "timer_pool_capacity",
+        "current_timer_pool_used",
+        "dictionary_size",
+        "dictionary_bytes",
+        "dictionary_lost",
+        "kernel_drops",
+        "reports",
+        "merge",
         "receive_buffer_bytes",
     ] {
         assert!(!s[key].is_null(), "status lacks {key}: {s}");
     }
-    for reason in ["malformed", "missing_required", "timer_array_mismatch", "timer_tag_mismatch",
-        "request_tag_mismatch", "bad_dictionary_index", "non_finite", "source_not_allowed"] {
-        assert_eq!(s["rejected_by_reason"][reason].as_u64(), Some(0), "{reason}");
+    for reason in [
+        "malformed",
+        "missing_required",
+        "timer_array_mismatch",
+        "timer_tag_mismatch",
+        "request_tag_mismatch",
+        "bad_dictionary_index",
+        "non_finite",
+        "source_not_allowed",
+    ] {
+        assert_eq!(
+            s["rejected_by_reason"][reason].as_u64(),
+            Some(0),
+            "{reason}"
+        );
     }
     assert!(s["merge"]["last_ms"].is_number() && s["merge"]["max_ms"].is_number());
     assert_eq!(s["pool_capacity"].as_u64(), Some(1_000_000));
@@ -133,7 +177,12 @@ fn raw_requests_filter_and_order() {
             script_name: format!("/s{}.php", i % 5).into_bytes(),
             request_time: i as f32 / 10.0,
             status: Some(if i % 2 == 0 { 200 } else { 500 }),
-            dictionary: vec![b"country".to_vec(), format!("c{}", i % 2).into_bytes(), b"group".to_vec(), b"db".to_vec()],
+            dictionary: vec![
+                b"country".to_vec(),
+                format!("c{}", i % 2).into_bytes(),
+                b"group".to_vec(),
+                b"db".to_vec(),
+            ],
             tag_name: vec![0],
             tag_value: vec![1],
             ..Default::default()
@@ -154,8 +203,16 @@ fn raw_requests_filter_and_order() {
     assert_eq!(all.len(), 30);
     let ids: Vec<u64> = all.iter().map(|r| r["id"].as_u64().unwrap()).collect();
     assert!(ids.windows(2).all(|w| w[0] > w[1]), "newest first: {ids:?}");
-    assert!(all[0].get("timers").is_none(), "timers only with timers=true");
-    let count = |q: &str| d.json(&format!("/api/v1/requests?limit=1000&{q}"))["requests"].as_array().unwrap().len();
+    assert!(
+        all[0].get("timers").is_none(),
+        "timers only with timers=true"
+    );
+    let count = |q: &str| {
+        d.json(&format!("/api/v1/requests?limit=1000&{q}"))["requests"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
     assert_eq!(count("hostname=web1"), 10);
     assert_eq!(count("script_name=%2Fs0.php"), 6);
     assert_eq!(count("server_name=example.com&status=500"), 15);
@@ -167,8 +224,17 @@ fn raw_requests_filter_and_order() {
     assert_eq!(count("timer_tag.group=db&hostname=web0"), 10);
     assert_eq!(count("limit=7"), 7);
     let with_timers = d.json("/api/v1/requests?timer_tag.group=db&timers=true&limit=1");
-    assert_eq!(with_timers["requests"][0]["timers"][0]["tags"], json!({"group": "db"}));
-    assert_eq!(with_timers["requests"][0]["tags"]["country"].as_str().unwrap().len(), 2);
+    assert_eq!(
+        with_timers["requests"][0]["timers"][0]["tags"],
+        json!({"group": "db"})
+    );
+    assert_eq!(
+        with_timers["requests"][0]["tags"]["country"]
+            .as_str()
+            .unwrap()
+            .len(),
+        2
+    );
 }
 
 #[test]
@@ -185,7 +251,10 @@ fn bad_query_parameters_are_400_naming_the_parameter() {
         let (code, body) = d.get(&format!("/api/v1/requests?{q}"));
         assert_eq!(code, 400, "{q}: {body}");
         assert_eq!(body["error"], "bad_parameter");
-        assert!(body["detail"].as_str().unwrap().contains(name), "{q}: {body}");
+        assert!(
+            body["detail"].as_str().unwrap().contains(name),
+            "{q}: {body}"
+        );
     }
     let (code, body) = d.get("/api/v1/nothing");
     assert_eq!(code, 404);
@@ -195,14 +264,27 @@ fn bad_query_parameters_are_400_naming_the_parameter() {
 #[test]
 fn short_history_expires_everything() {
     let d = Daemon::start("stats_history = \"1s\"");
-    d.send(&(0..50).map(|i| request(&format!("/e{i}.php"))).collect::<Vec<_>>());
+    d.send(
+        &(0..50)
+            .map(|i| request(&format!("/e{i}.php")))
+            .collect::<Vec<_>>(),
+    );
     d.wait_merged(50);
     assert_eq!(d.status()["current_pool_used"].as_u64(), Some(50));
-    d.wait_for(|d| d.status()["current_pool_used"].as_u64() == Some(0), "pool to empty by age");
+    d.wait_for(
+        |d| d.status()["current_pool_used"].as_u64() == Some(0),
+        "pool to empty by age",
+    );
     let s = d.status();
     assert_eq!(s["pool_expired"].as_u64(), Some(50));
     assert_eq!(s["pool_overwritten"].as_u64(), Some(0));
-    assert_eq!(d.json("/api/v1/requests")["requests"].as_array().unwrap().len(), 0);
+    assert_eq!(
+        d.json("/api/v1/requests")["requests"]
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
     // Every string was released with the requests that used them.
     assert_eq!(s["dictionary_size"].as_u64(), Some(0), "{s}");
 }
@@ -254,7 +336,11 @@ fn timer_ring_overwrites_too() {
     d.send(&[with_timers(9)]);
     d.wait_merged(4);
     let s = d.status();
-    assert_eq!(s["timers_lost"].as_u64(), Some(9), "a request larger than the whole timer ring keeps no timers");
+    assert_eq!(
+        s["timers_lost"].as_u64(),
+        Some(9),
+        "a request larger than the whole timer ring keeps no timers"
+    );
     let newest = &d.json("/api/v1/requests?limit=1&timers=true")["requests"][0];
     assert_eq!(newest["script_name"], "/t9");
     assert_eq!(newest["timers"].as_array().unwrap().len(), 0);
@@ -262,9 +348,17 @@ fn timer_ring_overwrites_too() {
 
 #[test]
 fn ipv6_and_several_readers() {
-    let d = Daemon::start_with("[udp]\nreaders = 2", &["--udp", "[::1]:0", "--udp", "127.0.0.1:0"], None);
+    let d = Daemon::start_with(
+        "[udp]\nreaders = 2",
+        &["--udp", "[::1]:0", "--udp", "127.0.0.1:0"],
+        None,
+    );
     assert_eq!(d.udp.len(), 4);
-    assert_eq!(d.udp[0].port(), d.udp[1].port(), "readers of one address share its port");
+    assert_eq!(
+        d.udp[0].port(),
+        d.udp[1].port(),
+        "readers of one address share its port"
+    );
     assert!(d.udp[0].is_ipv6());
     send_to(d.udp[0], &[request("/v6.php")]);
     send_to(d.udp[2], &[request("/v4.php")]);
@@ -275,14 +369,20 @@ fn ipv6_and_several_readers() {
         .iter()
         .map(|r| r["script_name"].as_str().unwrap().into())
         .collect();
-    assert!(scripts.contains(&"/v6.php".to_string()) && scripts.contains(&"/v4.php".to_string()), "{scripts:?}");
+    assert!(
+        scripts.contains(&"/v6.php".to_string()) && scripts.contains(&"/v4.php".to_string()),
+        "{scripts:?}"
+    );
 }
 
 #[test]
 fn allowlist_drops_and_counts_other_sources() {
     let d = Daemon::start("[udp]\nallow = [\"10.0.0.0/8\"]");
     d.send(&[request("/denied.php"), request("/denied2.php")]);
-    d.wait_for(|d| d.status()["rejected_by_reason"]["source_not_allowed"].as_u64() == Some(2), "source_not_allowed");
+    d.wait_for(
+        |d| d.status()["rejected_by_reason"]["source_not_allowed"].as_u64() == Some(2),
+        "source_not_allowed",
+    );
     assert_eq!(d.status()["current_pool_used"].as_u64(), Some(0));
     let ok = Daemon::start("[udp]\nallow = [\"127.0.0.0/8\"]");
     ok.send(&[request("/allowed.php")]);
@@ -293,8 +393,15 @@ fn allowlist_drops_and_counts_other_sources() {
 #[test]
 fn sigterm_drains_and_exits_zero_within_a_second() {
     let d = Daemon::start("stats_gathering_period = \"2s\"");
-    d.send(&(0..20).map(|i| request(&format!("/d{i}.php"))).collect::<Vec<_>>());
-    d.wait_for(|d| d.status()["requests_accepted"].as_u64() == Some(20), "receive");
+    d.send(
+        &(0..20)
+            .map(|i| request(&format!("/d{i}.php")))
+            .collect::<Vec<_>>(),
+    );
+    d.wait_for(
+        |d| d.status()["requests_accepted"].as_u64() == Some(20),
+        "receive",
+    );
     let status = d.terminate(Duration::from_millis(1500));
     assert!(status.success(), "exit status {status:?}");
 }
@@ -303,8 +410,15 @@ fn sigterm_drains_and_exits_zero_within_a_second() {
 fn start_up_errors_exit_non_zero_with_a_clear_message() {
     let dir = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| {
-        let out = std::process::Command::new(BIN).args(args).env("RUST_LOG", "off").output().unwrap();
-        (out.status.code(), String::from_utf8_lossy(&out.stderr).to_string())
+        let out = std::process::Command::new(BIN)
+            .args(args)
+            .env("RUST_LOG", "off")
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
     };
     let bad = write_file(dir.path(), "bad.toml", "[udp]\nreaderz = 2\n");
     let (code, err) = run(&["--config", bad.to_str().unwrap()]);
@@ -319,7 +433,10 @@ fn start_up_errors_exit_non_zero_with_a_clear_message() {
     let addr = taken.local_addr().unwrap().to_string();
     let (code, err) = run(&["--udp", &addr, "--http", "127.0.0.1:0"]);
     assert_eq!(code, Some(1));
-    assert!(err.contains("cannot bind UDP") && err.contains(&addr), "{err}");
+    assert!(
+        err.contains("cannot bind UDP") && err.contains(&addr),
+        "{err}"
+    );
     let (code, err) = run(&["--udp", "127.0.0.1:0", "--http", "not-an-address"]);
     assert_eq!(code, Some(1));
     assert!(err.contains("http.listen"), "{err}");
@@ -328,14 +445,25 @@ fn start_up_errors_exit_non_zero_with_a_clear_message() {
 #[test]
 fn check_config_prints_the_effective_config() {
     let dir = tempfile::tempdir().unwrap();
-    let f = write_file(dir.path(), "c.toml", "stats_history = \"5m\"\n[udp]\nreaders = 2\n");
-    let out = std::process::Command::new(BIN).args(["check-config", f.to_str().unwrap()]).output().unwrap();
+    let f = write_file(
+        dir.path(),
+        "c.toml",
+        "stats_history = \"5m\"\n[udp]\nreaders = 2\n",
+    );
+    let out = std::process::Command::new(BIN)
+        .args(["check-config", f.to_str().unwrap()])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let parsed: toml::Value = toml::from_str(&text).unwrap();
     assert_eq!(parsed["stats_history"].as_str(), Some("5m"));
     assert_eq!(parsed["udp"]["readers"].as_integer(), Some(2));
-    assert_eq!(parsed["request_pool_size"].as_integer(), Some(1_000_000), "defaults are filled in");
+    assert_eq!(
+        parsed["request_pool_size"].as_integer(),
+        Some(1_000_000),
+        "defaults are filled in"
+    );
 }
 
 #[test]
@@ -348,7 +476,9 @@ fn garbage_never_kills_the_daemon() {
         seed ^= seed >> 7;
         seed ^= seed << 17;
         let len = (seed % 700) as usize;
-        let mut bytes: Vec<u8> = (0..len).map(|j| (seed >> (j % 56)) as u8 ^ j as u8).collect();
+        let mut bytes: Vec<u8> = (0..len)
+            .map(|j| (seed >> (j % 56)) as u8 ^ j as u8)
+            .collect();
         if i % 3 == 0 {
             // A valid prefix followed by junk.
             let mut v = request("/junk.php");
@@ -358,10 +488,16 @@ fn garbage_never_kills_the_daemon() {
         junk.push(bytes);
     }
     d.send(&junk);
-    d.wait_for(|d| d.status()["packets_received"].as_u64() == Some(300), "junk received");
+    d.wait_for(
+        |d| d.status()["packets_received"].as_u64() == Some(300),
+        "junk received",
+    );
     d.send(&[request("/after.php")]);
     d.wait_merged(301);
     let s = d.status();
-    assert_eq!(d.json("/api/v1/requests?limit=1")["requests"][0]["script_name"], "/after.php");
+    assert_eq!(
+        d.json("/api/v1/requests?limit=1")["requests"][0]["script_name"],
+        "/after.php"
+    );
     assert!(s["requests_rejected"].as_u64().unwrap() > 0);
 }

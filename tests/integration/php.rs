@@ -29,10 +29,21 @@ pub fn php_available() -> bool {
 /// Runs a PHP script with pinba pointed at `server`.
 pub fn run_php(server: std::net::SocketAddr, script: &str) {
     let out = Command::new("php")
-        .args(["-d", "pinba.enabled=1", "-d", &format!("pinba.server={server}"), "-r", script])
+        .args([
+            "-d",
+            "pinba.enabled=1",
+            "-d",
+            &format!("pinba.server={server}"),
+            "-r",
+            script,
+        ])
         .output()
         .expect("run php");
-    assert!(out.status.success(), "php failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "php failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -63,7 +74,10 @@ fn real_php_extension_requests_tags_and_timers_show_up() {
         pinba_flush();
         "#,
     );
-    d.wait_for(|d| d.status()["current_pool_used"].as_u64() >= Some(2), "PHP requests");
+    d.wait_for(
+        |d| d.status()["current_pool_used"].as_u64() >= Some(2),
+        "PHP requests",
+    );
     let s = d.status();
     assert_eq!(s["requests_rejected"].as_u64(), Some(0), "{s}");
     let list = d.json("/api/v1/requests?timers=true&script_name=%2Fphp%2Fcheckout.php");
@@ -76,10 +90,18 @@ fn real_php_extension_requests_tags_and_timers_show_up() {
     assert!(r["memory_peak"].as_u64().unwrap() > 0);
     let timers = r["timers"].as_array().unwrap();
     // The extension merges the two {db, select} timers into one with hit_count 2.
-    let db = timers.iter().find(|t| t["tags"] == json!({"group": "db", "op": "select"})).expect("db timer");
+    let db = timers
+        .iter()
+        .find(|t| t["tags"] == json!({"group": "db", "op": "select"}))
+        .expect("db timer");
     assert_eq!(db["hit_count"], 2);
     assert!(db["value"].as_f64().unwrap() >= 0.004, "{db}");
-    assert!(timers.iter().any(|t| t["tags"] == json!({"group": "cache"})), "{timers:?}");
+    assert!(
+        timers
+            .iter()
+            .any(|t| t["tags"] == json!({"group": "cache"})),
+        "{timers:?}"
+    );
     // Each pinba_flush() is one request; the extension sends once more at script end with the
     // last script name, so /php/second.php arrives twice and /php/checkout.php once.
     assert_eq!(list["requests"].as_array().unwrap().len(), 1);

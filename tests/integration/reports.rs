@@ -104,7 +104,10 @@ fn traffic(n: usize, seed: u64) -> Vec<Sent> {
         .map(|_| {
             let mut timers = Vec::new();
             for _ in 0..rnd(4) {
-                let mut tags = vec![("group".to_string(), ["db", "cache", "api"][rnd(3) as usize].to_string())];
+                let mut tags = vec![(
+                    "group".to_string(),
+                    ["db", "cache", "api"][rnd(3) as usize].to_string(),
+                )];
                 if rnd(3) > 0 {
                     tags.push(("server".into(), format!("s{}", rnd(3))));
                 }
@@ -167,12 +170,20 @@ fn nearest_rank(samples: &[(f64, u64)], p: f64) -> f64 {
 fn expect_request_report(sent: &[Sent], keys: &[&str]) -> BTreeMap<Vec<String>, Agg> {
     let mut rows: BTreeMap<Vec<String>, Agg> = BTreeMap::new();
     for r in sent {
-        let Some(key) = keys.iter().map(|k| r.key(k)).collect::<Option<Vec<_>>>() else { continue };
+        let Some(key) = keys.iter().map(|k| r.key(k)).collect::<Option<Vec<_>>>() else {
+            continue;
+        };
         let a = rows.entry(key).or_default();
         a.req_count += 1;
-        for (i, v) in [r.request_time as f64, r.ru_utime as f64, r.ru_stime as f64, r.document_size as f64, r.memory_footprint as f64]
-            .into_iter()
-            .enumerate()
+        for (i, v) in [
+            r.request_time as f64,
+            r.ru_utime as f64,
+            r.ru_stime as f64,
+            r.document_size as f64,
+            r.memory_footprint as f64,
+        ]
+        .into_iter()
+        .enumerate()
         {
             a.sums[i] += v;
         }
@@ -224,46 +235,112 @@ fn cell_text(v: &Value) -> String {
 }
 
 /// Fetches every row of a report, keyed by its key columns.
-fn fetch(d: &Daemon, name: &str, keys: &[&str], extra: &str) -> (Value, BTreeMap<Vec<String>, Value>) {
+fn fetch(
+    d: &Daemon,
+    name: &str,
+    keys: &[&str],
+    extra: &str,
+) -> (Value, BTreeMap<Vec<String>, Value>) {
     let body = d.json(&format!("/api/v1/reports/{name}?limit=100000{extra}"));
     let mut rows = BTreeMap::new();
     for row in body["rows"].as_array().unwrap() {
         let key: Vec<String> = keys.iter().map(|k| cell_text(&row[column(k)])).collect();
-        assert!(rows.insert(key, row.clone()).is_none(), "{name}: duplicate row");
+        assert!(
+            rows.insert(key, row.clone()).is_none(),
+            "{name}: duplicate row"
+        );
     }
     (body, rows)
 }
 
 fn assert_close(got: &Value, want: f64, rel: f64, what: &str) {
-    let g = got.as_f64().unwrap_or_else(|| panic!("{what}: not a number: {got}"));
-    assert!(close(g, want, rel) || (g - want).abs() < 1e-9, "{what}: got {g}, want {want}");
+    let g = got
+        .as_f64()
+        .unwrap_or_else(|| panic!("{what}: not a number: {got}"));
+    assert!(
+        close(g, want, rel) || (g - want).abs() < 1e-9,
+        "{what}: got {g}, want {want}"
+    );
 }
 
 /// Checks one request report against the expected computation.
 fn check_request_report(d: &Daemon, name: &str, keys: &[&str], sent: &[Sent]) {
     let want = expect_request_report(sent, keys);
     let (body, got) = fetch(d, name, keys, "&percentiles=50,99");
-    assert_eq!(body["kind"], if keys.is_empty() { "info" } else { "request" }, "{name}");
-    assert_eq!(got.len(), want.len(), "{name}: rows {:?} vs {:?}", got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>());
+    assert_eq!(
+        body["kind"],
+        if keys.is_empty() { "info" } else { "request" },
+        "{name}"
+    );
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "{name}: rows {:?} vs {:?}",
+        got.keys().collect::<Vec<_>>(),
+        want.keys().collect::<Vec<_>>()
+    );
     assert_eq!(body["rows_total"].as_u64(), Some(want.len() as u64));
     let interval = body["time_interval"].as_f64().unwrap();
     assert!(interval >= 1.0, "{name}: time_interval {interval}");
     let total_count: u64 = want.values().map(|a| a.req_count).sum();
     let total_time: f64 = want.values().map(|a| a.sums[0]).sum();
-    assert_eq!(body["totals"]["req_count"].as_u64(), Some(total_count), "{name} totals");
+    assert_eq!(
+        body["totals"]["req_count"].as_u64(),
+        Some(total_count),
+        "{name} totals"
+    );
     for (key, a) in &want {
-        let row = got.get(key).unwrap_or_else(|| panic!("{name}: missing row {key:?}"));
+        let row = got
+            .get(key)
+            .unwrap_or_else(|| panic!("{name}: missing row {key:?}"));
         let what = format!("{name} {key:?}");
         assert_eq!(row["req_count"].as_u64(), Some(a.req_count), "{what}");
-        for (i, col) in ["req_time_total", "ru_utime_total", "ru_stime_total", "traffic_total", "memory_footprint_total"].iter().enumerate() {
+        for (i, col) in [
+            "req_time_total",
+            "ru_utime_total",
+            "ru_stime_total",
+            "traffic_total",
+            "memory_footprint_total",
+        ]
+        .iter()
+        .enumerate()
+        {
             assert_close(&row[*col], a.sums[i], 1e-6, &format!("{what} {col}"));
         }
-        assert_close(&row["req_per_sec"], a.req_count as f64 / interval, 1e-3, &format!("{what} req_per_sec"));
-        assert_close(&row["req_percent"], 100.0 * a.req_count as f64 / total_count as f64, 1e-6, &format!("{what} req_percent"));
-        assert_close(&row["req_time_percent"], 100.0 * a.sums[0] / total_time, 1e-5, &format!("{what} req_time_percent"));
-        assert_close(&row["req_time_median"], nearest_rank(&a.samples, 50.0), 0.01, &format!("{what} median"));
-        assert_close(&row["p99"], nearest_rank(&a.samples, 99.0), 0.01, &format!("{what} p99"));
-        assert!(row["traffic_total"].is_u64(), "{what}: sizes are integer bytes");
+        assert_close(
+            &row["req_per_sec"],
+            a.req_count as f64 / interval,
+            1e-3,
+            &format!("{what} req_per_sec"),
+        );
+        assert_close(
+            &row["req_percent"],
+            100.0 * a.req_count as f64 / total_count as f64,
+            1e-6,
+            &format!("{what} req_percent"),
+        );
+        assert_close(
+            &row["req_time_percent"],
+            100.0 * a.sums[0] / total_time,
+            1e-5,
+            &format!("{what} req_time_percent"),
+        );
+        assert_close(
+            &row["req_time_median"],
+            nearest_rank(&a.samples, 50.0),
+            0.01,
+            &format!("{what} median"),
+        );
+        assert_close(
+            &row["p99"],
+            nearest_rank(&a.samples, 99.0),
+            0.01,
+            &format!("{what} p99"),
+        );
+        assert!(
+            row["traffic_total"].is_u64(),
+            "{what}: sizes are integer bytes"
+        );
     }
 }
 
@@ -272,17 +349,58 @@ fn check_timer_report(d: &Daemon, name: &str, keys: &[&str], sent: &[Sent]) {
     let want = expect_timer_report(sent, keys);
     let (body, got) = fetch(d, name, keys, "&percentiles=50,95");
     assert_eq!(body["kind"], "timer", "{name}");
-    assert_eq!(got.len(), want.len(), "{name}: rows {:?} vs {:?}", got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>());
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "{name}: rows {:?} vs {:?}",
+        got.keys().collect::<Vec<_>>(),
+        want.keys().collect::<Vec<_>>()
+    );
     for (key, a) in &want {
-        let row = got.get(key).unwrap_or_else(|| panic!("{name}: missing row {key:?}"));
+        let row = got
+            .get(key)
+            .unwrap_or_else(|| panic!("{name}: missing row {key:?}"));
         let what = format!("{name} {key:?}");
-        assert_eq!(row["req_count"].as_u64(), Some(a.req_count), "{what} req_count");
-        assert_eq!(row["hit_count"].as_u64(), Some(a.sums[0] as u64), "{what} hit_count");
-        assert_close(&row["timer_value"], a.sums[1], 1e-6, &format!("{what} timer_value"));
-        assert_close(&row["ru_utime_value"], a.sums[2], 1e-5, &format!("{what} ru_utime_value"));
-        assert_close(&row["ru_stime_value"], a.sums[3], 1e-5, &format!("{what} ru_stime_value"));
-        assert_close(&row["timer_median"], nearest_rank(&a.samples, 50.0), 0.01, &format!("{what} timer_median"));
-        assert_close(&row["p95"], nearest_rank(&a.samples, 95.0), 0.01, &format!("{what} p95"));
+        assert_eq!(
+            row["req_count"].as_u64(),
+            Some(a.req_count),
+            "{what} req_count"
+        );
+        assert_eq!(
+            row["hit_count"].as_u64(),
+            Some(a.sums[0] as u64),
+            "{what} hit_count"
+        );
+        assert_close(
+            &row["timer_value"],
+            a.sums[1],
+            1e-6,
+            &format!("{what} timer_value"),
+        );
+        assert_close(
+            &row["ru_utime_value"],
+            a.sums[2],
+            1e-5,
+            &format!("{what} ru_utime_value"),
+        );
+        assert_close(
+            &row["ru_stime_value"],
+            a.sums[3],
+            1e-5,
+            &format!("{what} ru_stime_value"),
+        );
+        assert_close(
+            &row["timer_median"],
+            nearest_rank(&a.samples, 50.0),
+            0.01,
+            &format!("{what} timer_median"),
+        );
+        assert_close(
+            &row["p95"],
+            nearest_rank(&a.samples, 95.0),
+            0.01,
+            &format!("{what} p95"),
+        );
     }
 }
 
@@ -291,38 +409,76 @@ const BUILTINS: [(&str, &[&str]); 19] = [
     ("report_by_script_name", &["script_name"]),
     ("report_by_server_name", &["server_name"]),
     ("report_by_hostname", &["hostname"]),
-    ("report_by_server_and_script", &["server_name", "script_name"]),
-    ("report_by_hostname_and_script", &["hostname", "script_name"]),
-    ("report_by_hostname_and_server", &["hostname", "server_name"]),
-    ("report_by_hostname_server_and_script", &["hostname", "server_name", "script_name"]),
+    (
+        "report_by_server_and_script",
+        &["server_name", "script_name"],
+    ),
+    (
+        "report_by_hostname_and_script",
+        &["hostname", "script_name"],
+    ),
+    (
+        "report_by_hostname_and_server",
+        &["hostname", "server_name"],
+    ),
+    (
+        "report_by_hostname_server_and_script",
+        &["hostname", "server_name", "script_name"],
+    ),
     ("report_by_status", &["status"]),
     ("report_by_script_and_status", &["script_name", "status"]),
     ("report_by_server_and_status", &["server_name", "status"]),
     ("report_by_hostname_and_status", &["hostname", "status"]),
-    ("report_by_hostname_script_and_status", &["hostname", "script_name", "status"]),
+    (
+        "report_by_hostname_script_and_status",
+        &["hostname", "script_name", "status"],
+    ),
     ("report_by_schema", &["schema"]),
     ("report_by_script_and_schema", &["script_name", "schema"]),
     ("report_by_server_and_schema", &["server_name", "schema"]),
     ("report_by_hostname_and_schema", &["hostname", "schema"]),
-    ("report_by_hostname_script_and_schema", &["hostname", "script_name", "schema"]),
-    ("report_by_hostname_status_and_schema", &["hostname", "status", "schema"]),
+    (
+        "report_by_hostname_script_and_schema",
+        &["hostname", "script_name", "schema"],
+    ),
+    (
+        "report_by_hostname_status_and_schema",
+        &["hostname", "status", "schema"],
+    ),
 ];
 
 /// Tag reports of each family, configured from the start.
 const TAG_REPORTS: [(&str, &[&str]); 7] = [
     ("tag_info_group", &["timer_tag:group"]),
-    ("tag2_info_group_server", &["timer_tag:group", "timer_tag:server"]),
+    (
+        "tag2_info_group_server",
+        &["timer_tag:group", "timer_tag:server"],
+    ),
     ("tag_report_group", &["script_name", "timer_tag:group"]),
-    ("tag_report2_group", &["script_name", "hostname", "server_name", "timer_tag:group"]),
+    (
+        "tag_report2_group",
+        &["script_name", "hostname", "server_name", "timer_tag:group"],
+    ),
     ("rtag_info_country", &["tag:country"]),
-    ("rtag_report_country_lang", &["hostname", "tag:country", "tag:lang"]),
-    ("mixed_status_country_op", &["status", "tag:country", "timer_tag:op"]),
+    (
+        "rtag_report_country_lang",
+        &["hostname", "tag:country", "tag:lang"],
+    ),
+    (
+        "mixed_status_country_op",
+        &["status", "tag:country", "timer_tag:op"],
+    ),
 ];
 
 fn tag_report_config() -> String {
     TAG_REPORTS
         .iter()
-        .map(|(name, keys)| format!("[[report]]\nname = \"{name}\"\nkeys = {}\n", serde_json::to_string(keys).unwrap()))
+        .map(|(name, keys)| {
+            format!(
+                "[[report]]\nname = \"{name}\"\nkeys = {}\n",
+                serde_json::to_string(keys).unwrap()
+            )
+        })
         .collect()
 }
 
@@ -354,11 +510,19 @@ fn every_builtin_and_tag_report_equals_an_independent_computation() {
     let list = d.json("/api/v1/reports");
     let list = list["reports"].as_array().unwrap();
     assert_eq!(list.len(), BUILTINS.len() + TAG_REPORTS.len());
-    let tag = list.iter().find(|r| r["name"] == "tag_report_group").unwrap();
+    let tag = list
+        .iter()
+        .find(|r| r["name"] == "tag_report_group")
+        .unwrap();
     assert_eq!(tag["kind"], "timer");
     assert_eq!(tag["keys"], json!(["script_name", "timer_tag:group"]));
     assert_eq!(tag["builtin"], false);
-    assert!(list.iter().find(|r| r["name"] == "report_by_status").unwrap()["builtin"] == true);
+    assert!(
+        list.iter()
+            .find(|r| r["name"] == "report_by_status")
+            .unwrap()["builtin"]
+            == true
+    );
 }
 
 #[test]
@@ -371,17 +535,41 @@ fn expiry_removes_exactly_the_expired_requests() {
     let new = traffic(300, 2);
     d.send(&new.iter().map(Sent::encode).collect::<Vec<_>>());
     d.wait_merged(600);
-    d.wait_for(|d| d.status()["pool_expired"].as_u64() == Some(300), "the first 300 to expire");
+    d.wait_for(
+        |d| d.status()["pool_expired"].as_u64() == Some(300),
+        "the first 300 to expire",
+    );
     assert_eq!(d.status()["current_pool_used"].as_u64(), Some(300));
     check_all(&d, &new);
-    d.wait_for(|d| d.status()["current_pool_used"].as_u64() == Some(0), "everything to expire");
+    d.wait_for(
+        |d| d.status()["current_pool_used"].as_u64() == Some(0),
+        "everything to expire",
+    );
     for (name, _) in BUILTINS.iter().skip(1).chain(TAG_REPORTS.iter()) {
-        assert_eq!(d.json(&format!("/api/v1/reports/{name}"))["rows"].as_array().unwrap().len(), 0, "{name} empty");
+        assert_eq!(
+            d.json(&format!("/api/v1/reports/{name}"))["rows"]
+                .as_array()
+                .unwrap()
+                .len(),
+            0,
+            "{name} empty"
+        );
     }
     let s = d.status();
-    assert!(s["reports"].as_array().unwrap().iter().all(|r| r["rows"] == 0 || r["name"] == "info"), "{s}");
+    assert!(
+        s["reports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["rows"] == 0 || r["name"] == "info"),
+        "{s}"
+    );
     // Only the tag names the report definitions pin are left: group, server, op, country, lang.
-    assert_eq!(s["dictionary_size"].as_u64(), Some(5), "report rows hold no strings once empty: {s}");
+    assert_eq!(
+        s["dictionary_size"].as_u64(),
+        Some(5),
+        "report rows hold no strings once empty: {s}"
+    );
 }
 
 #[test]
@@ -399,7 +587,11 @@ fn overwritten_requests_leave_the_reports_too() {
 #[test]
 fn run_time_report_equals_the_same_report_configured_at_start_and_survives_restart() {
     let state = tempfile::tempdir().unwrap();
-    let d = Daemon::start_with(&tag_report_config(), &["--udp", "127.0.0.1:0"], Some(state.path()));
+    let d = Daemon::start_with(
+        &tag_report_config(),
+        &["--udp", "127.0.0.1:0"],
+        Some(state.path()),
+    );
     let sent = traffic(400, 4);
     d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
     d.wait_merged(400);
@@ -407,25 +599,59 @@ fn run_time_report_equals_the_same_report_configured_at_start_and_survives_resta
     let (code, body) = d.post("/api/v1/reports", &json!({"name": "rt_tag_report_group", "keys": ["script_name", "timer_tag:group"], "percentiles": [50, 95]}));
     assert_eq!(code, 201, "{body}");
     let same = "&percentiles=50,95,99";
-    let (_, a) = fetch(&d, "rt_tag_report_group", &["script_name", "timer_tag:group"], same);
-    let (_, b) = fetch(&d, "tag_report_group", &["script_name", "timer_tag:group"], same);
+    let (_, a) = fetch(
+        &d,
+        "rt_tag_report_group",
+        &["script_name", "timer_tag:group"],
+        same,
+    );
+    let (_, b) = fetch(
+        &d,
+        "tag_report_group",
+        &["script_name", "timer_tag:group"],
+        same,
+    );
     assert_eq!(a, b, "a run-time report equals the configured one");
-    check_timer_report(&d, "rt_tag_report_group", &["script_name", "timer_tag:group"], &sent);
+    check_timer_report(
+        &d,
+        "rt_tag_report_group",
+        &["script_name", "timer_tag:group"],
+        &sent,
+    );
     // And it stays equal as more traffic arrives.
     let more = traffic(200, 5);
     d.send(&more.iter().map(Sent::encode).collect::<Vec<_>>());
     d.wait_merged(600);
     let same = "&percentiles=50,95,99";
-    let (_, a) = fetch(&d, "rt_tag_report_group", &["script_name", "timer_tag:group"], same);
-    let (_, b) = fetch(&d, "tag_report_group", &["script_name", "timer_tag:group"], same);
+    let (_, a) = fetch(
+        &d,
+        "rt_tag_report_group",
+        &["script_name", "timer_tag:group"],
+        same,
+    );
+    let (_, b) = fetch(
+        &d,
+        "tag_report_group",
+        &["script_name", "timer_tag:group"],
+        same,
+    );
     assert_eq!(a, b);
     // Validation.
-    let (code, body) = d.post("/api/v1/reports", &json!({"name": "rt_tag_report_group", "keys": ["script_name"]}));
+    let (code, body) = d.post(
+        "/api/v1/reports",
+        &json!({"name": "rt_tag_report_group", "keys": ["script_name"]}),
+    );
     assert_eq!(code, 409, "duplicate: {body}");
     let (code, body) = d.post("/api/v1/reports", &json!({"name": "x", "keys": ["colour"]}));
     assert_eq!(code, 400, "{body}");
-    assert!(body["detail"].as_str().unwrap().contains("colour"), "{body}");
-    let (code, _) = d.post("/api/v1/reports", &json!({"name": "y", "keys": ["hostname"], "filters": {"min_time": "soon"}}));
+    assert!(
+        body["detail"].as_str().unwrap().contains("colour"),
+        "{body}"
+    );
+    let (code, _) = d.post(
+        "/api/v1/reports",
+        &json!({"name": "y", "keys": ["hostname"], "filters": {"min_time": "soon"}}),
+    );
     assert_eq!(code, 400);
     // Drop a built-in; restart; the run-time report is back and the built-in stays dropped.
     let (code, _) = d.delete("/api/v1/reports/report_by_schema");
@@ -433,11 +659,25 @@ fn run_time_report_equals_the_same_report_configured_at_start_and_survives_resta
     assert_eq!(d.get("/api/v1/reports/report_by_schema").0, 404);
     assert_eq!(d.delete("/api/v1/reports/report_by_schema").0, 404);
     assert!(d.terminate(Duration::from_secs(2)).success());
-    let d = Daemon::start_with(&tag_report_config(), &["--udp", "127.0.0.1:0"], Some(state.path()));
-    let names: Vec<String> =
-        d.json("/api/v1/reports")["reports"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap().into()).collect();
-    assert!(names.contains(&"rt_tag_report_group".to_string()), "{names:?}");
-    assert!(!names.contains(&"report_by_schema".to_string()), "{names:?}");
+    let d = Daemon::start_with(
+        &tag_report_config(),
+        &["--udp", "127.0.0.1:0"],
+        Some(state.path()),
+    );
+    let names: Vec<String> = d.json("/api/v1/reports")["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap().into())
+        .collect();
+    assert!(
+        names.contains(&"rt_tag_report_group".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        !names.contains(&"report_by_schema".to_string()),
+        "{names:?}"
+    );
 }
 
 #[test]
@@ -449,7 +689,9 @@ fn filtered_reports_count_only_matching_requests() {
     d.wait_merged(500);
     let matching: Vec<Sent> = sent
         .iter()
-        .filter(|r| r.request_time >= 0.5 && r.tags.iter().any(|(n, v)| n == "country" && v == "nl"))
+        .filter(|r| {
+            r.request_time >= 0.5 && r.tags.iter().any(|(n, v)| n == "country" && v == "nl")
+        })
         .cloned()
         .collect();
     assert!(!matching.is_empty());
@@ -463,27 +705,64 @@ fn query_parameters_sort_limit_filter_match_csv_and_errors() {
     d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
     d.wait_merged(300);
     let name = "report_by_hostname_and_script";
-    let all = d.json(&format!("/api/v1/reports/{name}?limit=1000&sort=-req_count"))["rows"].clone();
-    let counts: Vec<u64> = all.as_array().unwrap().iter().map(|r| r["req_count"].as_u64().unwrap()).collect();
+    let all = d.json(&format!(
+        "/api/v1/reports/{name}?limit=1000&sort=-req_count"
+    ))["rows"]
+        .clone();
+    let counts: Vec<u64> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["req_count"].as_u64().unwrap())
+        .collect();
     assert!(counts.windows(2).all(|w| w[0] >= w[1]), "{counts:?}");
-    let asc = d.json(&format!("/api/v1/reports/{name}?limit=1000&sort=req_time_total"))["rows"].clone();
-    let times: Vec<f64> = asc.as_array().unwrap().iter().map(|r| r["req_time_total"].as_f64().unwrap()).collect();
+    let asc = d.json(&format!(
+        "/api/v1/reports/{name}?limit=1000&sort=req_time_total"
+    ))["rows"]
+        .clone();
+    let times: Vec<f64> = asc
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["req_time_total"].as_f64().unwrap())
+        .collect();
     assert!(times.windows(2).all(|w| w[0] <= w[1]));
-    let page = d.json(&format!("/api/v1/reports/{name}?sort=-req_count&limit=3&offset=2"));
+    let page = d.json(&format!(
+        "/api/v1/reports/{name}?sort=-req_count&limit=3&offset=2"
+    ));
     assert_eq!(page["rows"].as_array().unwrap().len(), 3);
     assert_eq!(page["rows"][0], all[2]);
-    let web1 = d.json(&format!("/api/v1/reports/{name}?filter=hostname:web1&limit=1000"));
-    assert!(web1["rows"].as_array().unwrap().iter().all(|r| r["hostname"] == "web1"));
-    assert_eq!(web1["rows_total"].as_u64().unwrap() as usize, web1["rows"].as_array().unwrap().len());
-    let m = d.json(&format!("/api/v1/reports/{name}?match=script_name:%5E/s%5B12%5D&limit=1000"));
+    let web1 = d.json(&format!(
+        "/api/v1/reports/{name}?filter=hostname:web1&limit=1000"
+    ));
+    assert!(web1["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["hostname"] == "web1"));
+    assert_eq!(
+        web1["rows_total"].as_u64().unwrap() as usize,
+        web1["rows"].as_array().unwrap().len()
+    );
+    let m = d.json(&format!(
+        "/api/v1/reports/{name}?match=script_name:%5E/s%5B12%5D&limit=1000"
+    ));
     assert!(!m["rows"].as_array().unwrap().is_empty());
-    assert!(m["rows"].as_array().unwrap().iter().all(|r| ["/s1.php", "/s2.php"].contains(&r["script_name"].as_str().unwrap())));
+    assert!(m["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| ["/s1.php", "/s2.php"].contains(&r["script_name"].as_str().unwrap())));
     let p = d.json(&format!("/api/v1/reports/{name}?percentiles=50,99.9"));
     assert!(p["rows"][0]["p99.9"].is_number(), "{}", p["rows"][0]);
     let (code, csv) = d.get_text(&format!("/api/v1/reports/{name}?format=csv&limit=1000"));
     assert_eq!(code, 200);
     let lines: Vec<&str> = csv.lines().collect();
-    assert!(lines[0].starts_with("hostname,script_name,req_count"), "{}", lines[0]);
+    assert!(
+        lines[0].starts_with("hostname,script_name,req_count"),
+        "{}",
+        lines[0]
+    );
     assert_eq!(lines.len(), 1 + all.as_array().unwrap().len());
     for (q, needle) in [
         ("sort=-colour", "colour"),
@@ -496,7 +775,10 @@ fn query_parameters_sort_limit_filter_match_csv_and_errors() {
     ] {
         let (code, body) = d.get(&format!("/api/v1/reports/{name}?{q}"));
         assert_eq!(code, 400, "{q}: {body}");
-        assert!(body["detail"].as_str().unwrap_or("").contains(needle), "{q}: {body}");
+        assert!(
+            body["detail"].as_str().unwrap_or("").contains(needle),
+            "{q}: {body}"
+        );
     }
     assert_eq!(d.get("/api/v1/reports/no_such_report").0, 404);
 }
@@ -506,7 +788,9 @@ fn reports_from_the_real_php_extension() {
     if !crate::php::php_available() {
         return;
     }
-    let d = Daemon::start("[[report]]\nname = \"php_timers\"\nkeys = [\"script_name\", \"timer_tag:group\"]\n");
+    let d = Daemon::start(
+        "[[report]]\nname = \"php_timers\"\nkeys = [\"script_name\", \"timer_tag:group\"]\n",
+    );
     for (script, n) in [("/php/a.php", 3), ("/php/b.php", 2)] {
         for _ in 0..n {
             crate::php::run_php(
@@ -520,14 +804,23 @@ fn reports_from_the_real_php_extension() {
             );
         }
     }
-    d.wait_for(|d| d.status()["current_pool_used"].as_u64() == Some(5), "5 PHP requests");
+    d.wait_for(
+        |d| d.status()["current_pool_used"].as_u64() == Some(5),
+        "5 PHP requests",
+    );
     let (_, rows) = fetch(&d, "report_by_script_name", &["script_name"], "");
     assert_eq!(rows[&vec!["/php/a.php".to_string()]]["req_count"], 3);
     assert_eq!(rows[&vec!["/php/b.php".to_string()]]["req_count"], 2);
     let (_, timers) = fetch(&d, "php_timers", &["script_name", "timer_tag:group"], "");
     let db = &timers[&vec!["/php/a.php".to_string(), "db".to_string()]];
     assert_eq!(db["req_count"], 3);
-    assert_eq!(db["hit_count"], 6, "the extension merges the two db timers into one with hit_count 2");
+    assert_eq!(
+        db["hit_count"], 6,
+        "the extension merges the two db timers into one with hit_count 2"
+    );
     assert!(db["timer_value"].as_f64().unwrap() >= 0.009, "{db}");
-    assert_eq!(timers[&vec!["/php/b.php".to_string(), "cache".to_string()]]["hit_count"], 2);
+    assert_eq!(
+        timers[&vec!["/php/b.php".to_string(), "cache".to_string()]]["hit_count"],
+        2
+    );
 }
