@@ -7,13 +7,8 @@
 //! - `prost/{small,typical,large}`: `pinbad::proto::Request::decode` of the same v0 datagrams,
 //!   the reference the targets are set against (decode ≤ 300 ns where prost takes ~2 µs).
 //!
-//! Before measuring, [`check_no_allocations`] proves that decoding allocates nothing per datagram
-//! once warm: this bench installs a counting global allocator (it cannot live in the library's
-//! unit tests without counting for every test) and panics if 10,000 decodes of each datagram,
-//! after 10 warm-up decodes, allocate at all.
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+//! That decoding allocates nothing per datagram once warm is a test, not a bench: see
+//! `tests/integration/alloc.rs` (a counting global allocator in the integration-test binary).
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use pinbad::counters::DecodeStats;
@@ -21,44 +16,6 @@ use pinbad::decode::{DecodePolicy, Decoder};
 use pinbad::proto::Request;
 use pinbad::record::Batch;
 use prost::Message;
-
-/// The system allocator, counting allocations while [`COUNTING`] is set.
-struct CountingAllocator;
-
-/// Set only around the allocation check, so that the measurements do not pay for the counting.
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-fn count_allocation() {
-    if COUNTING.load(Relaxed) {
-        ALLOCATIONS.fetch_add(1, Relaxed);
-    }
-}
-
-// SAFETY: every call is forwarded unchanged to `System`; counting touches no allocator state.
-unsafe impl GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count_allocation();
-        System.alloc(layout)
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count_allocation();
-        System.alloc_zeroed(layout)
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count_allocation();
-        System.realloc(ptr, layout, new_size)
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-}
-
-#[global_allocator]
-static GLOBAL: CountingAllocator = CountingAllocator;
 
 const GROUPS: [&str; 3] = ["mysql", "memcache", "redis"];
 const SERVERS: [&str; 4] = ["db-main-01", "db-main-02", "mc-01", "redis-01"];
@@ -150,44 +107,6 @@ fn decode_into(
     decoder.decode(datagram, batch, stats)
 }
 
-/// Panics unless decoding allocates nothing per datagram after 10 warm-up decodes.
-fn check_no_allocations(datagrams: &[(&str, Vec<u8>)]) {
-    const WARM_UP: usize = 10;
-    const DECODES: usize = 10_000;
-    for (name, datagram) in datagrams {
-        let mut decoder = Decoder::new(DecodePolicy::default());
-        let mut batch = Batch::default();
-        let mut stats = DecodeStats::default();
-        for _ in 0..WARM_UP {
-            assert_eq!(
-                decode_into(&mut decoder, datagram, &mut batch, &mut stats),
-                1,
-                "{name}"
-            );
-        }
-        let before = ALLOCATIONS.load(Relaxed);
-        COUNTING.store(true, Relaxed);
-        let mut accepted = 0;
-        for _ in 0..DECODES {
-            accepted += decode_into(&mut decoder, black_box(datagram), &mut batch, &mut stats);
-        }
-        COUNTING.store(false, Relaxed);
-        let allocations = ALLOCATIONS.load(Relaxed) - before;
-        assert_eq!(
-            accepted, DECODES,
-            "{name}: every decode accepts its request"
-        );
-        assert_eq!(
-            allocations, 0,
-            "{name}: {allocations} allocations in {DECODES} decodes after warm-up"
-        );
-        println!(
-            "{name}: {} B, 0 allocations in {DECODES} decodes after {WARM_UP} warm-up",
-            datagram.len()
-        );
-    }
-}
-
 fn bench(c: &mut Criterion) {
     let mut datagrams = datagrams();
     let typical = datagrams[1].1.clone();
@@ -197,7 +116,6 @@ fn bench(c: &mut Criterion) {
     );
     let v0_count = datagrams.len();
     datagrams.push(("typical_v1_lz4", v1_lz4(&typical)));
-    check_no_allocations(&datagrams);
 
     let mut group = c.benchmark_group("decode");
     for (name, datagram) in &datagrams {

@@ -84,8 +84,8 @@ pct = lambda p: lat[min(len(lat) - 1, int(p / 100 * len(lat)))] if lat else None
 received = blast.get("received", 0) or 0
 cpu_us = (int(cpu1) - int(cpu0)) / int(ticks) * 1e6
 row = {
-    "rate_asked": int(rate), "sent": blast.get("sent"), "pps_achieved": blast.get("pps"),
-    "received": received, "accepted": blast.get("accepted"), "loss": blast.get("loss"),
+    "rate_asked": int(rate), "sent": blast.get("packets_sent"), "pps_achieved": blast.get("pps"),
+    "received": received, "accepted": blast.get("accepted"), "loss": blast.get("loss_packets"), "kernel_drops": blast.get("kernel_drops"), "temp_pool_dropped": blast.get("temp_pool_dropped"),
     "loss_percent": blast.get("loss_percent"), "kernel_rcvbuf_errors": int(d1) - int(d0),
     "cpu_us_per_packet": round(cpu_us / received, 3) if received else None,
     "peak_rss_mib": round(int(rss) / 1024, 1),

@@ -497,6 +497,18 @@ mod tests {
         }
     }
 
+    /// The `[[report]]` examples in README.md are valid configuration.
+    #[test]
+    fn readme_report_examples_parse() {
+        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let start = readme.find("```toml\n# config file: one [[report]]").expect("README has the example");
+        let block = &readme[start + 7..];
+        let block = &block[..block.find("```").unwrap()];
+        let c = Config::parse(block).unwrap();
+        let names: Vec<&str> = c.report.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["timers_by_group", "slow_dutch_pages", "tag2_report:group,server"]);
+    }
+
     #[test]
     fn unknown_keys_are_errors_naming_the_key() {
         let e = Config::parse("stats_histroy = \"5m\"")

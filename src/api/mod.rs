@@ -111,3 +111,39 @@ pub fn f32_json(x: f32) -> serde_json::Value {
         .map(serde_json::Value::Number)
         .unwrap_or(serde_json::Value::Null)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_pairs_decode_and_keep_repeats() {
+        let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+            v.iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        assert_eq!(
+            query_pairs(Some(
+                "filter=script_name%3A%2Fx.php&filter=country:nl&match=script_name:%5E/api+v2"
+            )),
+            pairs(&[
+                ("filter", "script_name:/x.php"),
+                ("filter", "country:nl"),
+                ("match", "script_name:^/api v2")
+            ])
+        );
+        assert_eq!(query_pairs(None), vec![]);
+        assert_eq!(
+            query_pairs(Some("a&&b=&c=1=2")),
+            pairs(&[("a", ""), ("b", ""), ("c", "1=2")])
+        );
+        assert_eq!(query_pairs(Some("x=%C3%A9%41")), pairs(&[("x", "éA")]));
+    }
+
+    #[test]
+    fn f32_json_is_the_shortest_round_trip() {
+        assert_eq!(f32_json(0.1).to_string(), "0.1");
+        assert_eq!(f32_json(f32::NAN), serde_json::Value::Null);
+    }
+}

@@ -14,7 +14,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
-use super::{ApiError, AppState};
+use super::{query_pairs, ApiError, AppState};
 use crate::app::Shared;
 use crate::config::Limits;
 use crate::report::{self, Query, Report, ReportCell, ReportDef, ReportError, Table};
@@ -108,43 +108,6 @@ enum Format {
     Csv,
 }
 
-/// Splits a raw query string into decoded `(name, value)` pairs, in order (repeats kept):
-/// `+` is a space, `%XX` a byte; a malformed escape is kept as it is.
-pub fn parse_query(raw: &str) -> Vec<(String, String)> {
-    raw.split('&')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let (k, v) = p.split_once('=').unwrap_or((p, ""));
-            (percent_decode(k), percent_decode(v))
-        })
-        .collect()
-}
-
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < b.len() => match (hex(b[i + 1]), hex(b[i + 2])) {
-                (Some(h), Some(l)) => {
-                    out.push(h << 4 | l);
-                    i += 2;
-                }
-                _ => out.push(b'%'),
-            },
-            c => out.push(c),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn hex(c: u8) -> Option<u8> {
-    (c as char).to_digit(16).map(|d| d as u8)
-}
-
 /// The parameters of a report query: `sort, limit, offset, filter…, match…, percentiles, format`.
 /// Anything else is a 400 naming it.
 fn build_query(params: &[(String, String)], limits: &Limits) -> Result<(Query, Format), ApiError> {
@@ -208,7 +171,7 @@ async fn show(
     Path(name): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
-    let params = parse_query(raw.as_deref().unwrap_or(""));
+    let params = query_pairs(raw.as_deref());
     let (q, format) = build_query(&params, &state.config.limits)?;
     let table = blocking(move || {
         let cell = state
@@ -342,26 +305,6 @@ mod tests {
         v.iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
-    }
-
-    #[test]
-    fn parse_query_decodes_and_keeps_repeats() {
-        assert_eq!(
-            parse_query("filter=script_name%3A%2Fx.php&filter=country:nl&match=script_name:%5E/api+v2&limit=5"),
-            pairs(&[("filter", "script_name:/x.php"), ("filter", "country:nl"), ("match", "script_name:^/api v2"), ("limit", "5")])
-        );
-        assert_eq!(parse_query(""), vec![]);
-        assert_eq!(
-            parse_query("a&&b=&c=1=2"),
-            pairs(&[("a", ""), ("b", ""), ("c", "1=2")])
-        );
-        assert_eq!(
-            parse_query("x=%zz%4"),
-            pairs(&[("x", "%zz%4")]),
-            "malformed escapes are kept"
-        );
-        assert_eq!(parse_query("x=%C3%A9%41"), pairs(&[("x", "éA")]));
-        assert_eq!(parse_query("x=%ff"), pairs(&[("x", "\u{fffd}")]));
     }
 
     #[test]

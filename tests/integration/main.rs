@@ -1,6 +1,11 @@
 //! The one integration-test binary: every test starts the real `pinbad` binary on port 0, sends
-//! real UDP datagrams and reads the real HTTP API.
+//! real UDP datagrams and reads the real HTTP API (and `alloc` counts the decoder's allocations
+//! with this binary's global allocator).
 
+#[global_allocator]
+static ALLOCATOR: alloc::Counting = alloc::Counting;
+
+mod alloc;
 mod common;
 mod core;
 mod php;
