@@ -85,7 +85,7 @@ pub struct Shared {
     pub ring: Arc<Ring>,
     /// The UDP addresses actually bound (port 0 resolved).
     pub udp_addrs: Vec<SocketAddr>,
-    /// SO_RCVBUF of the first UDP socket as the kernel reports it (Linux: twice the usable size).
+    /// Receive buffer the kernel granted the first UDP socket (clamped by `net.core.rmem_max`).
     pub receive_buffer_bytes: u64,
 }
 

@@ -38,12 +38,14 @@ const BATCH_REQUESTS: usize = 2048;
 pub struct Bound {
     pub socket: UdpSocket,
     pub local_addr: SocketAddr,
-    /// SO_RCVBUF as read back (Linux reports double the usable size it granted).
+    /// The receive buffer the kernel granted, comparable with `udp.recv_buffer` and
+    /// `net.core.rmem_max` (Linux reports twice this through SO_RCVBUF, for its bookkeeping).
     pub recv_buffer_bytes: usize,
 }
 
-/// Binds one SO_REUSEPORT UDP socket with a receive buffer of `recv_buffer_bytes` (best effort: a
-/// clamp by `net.core.rmem_max` is logged, not fatal). IPv6 sockets are v6-only so that
+/// Binds one SO_REUSEPORT UDP socket with a receive buffer of `recv_buffer_bytes` (best effort:
+/// past `net.core.rmem_max` it tries SO_RCVBUFFORCE, and a clamp it cannot avoid is logged, not
+/// fatal). IPv6 sockets are v6-only so that
 /// `0.0.0.0:P` and `[::]:P` can both be bound, as the defaults do.
 pub fn bind(addr: SocketAddr, recv_buffer_bytes: usize) -> io::Result<Bound> {
     let socket = Socket::new(Domain::for_address(addr), Type::DGRAM, Some(Protocol::UDP))?;
@@ -55,12 +57,15 @@ pub fn bind(addr: SocketAddr, recv_buffer_bytes: usize) -> io::Result<Bound> {
         tracing::warn!(asked = recv_buffer_bytes, "Cannot set SO_RCVBUF");
     }
     socket.bind(&addr.into())?;
-    let granted = socket.recv_buffer_size().unwrap_or(0);
     // Linux doubles the value it grants (bookkeeping overhead); less than asked means clamped.
-    if granted / 2 < recv_buffer_bytes {
+    let mut granted = socket.recv_buffer_size().unwrap_or(0) / 2;
+    if granted < recv_buffer_bytes && force_recv_buffer(&socket, recv_buffer_bytes) {
+        granted = socket.recv_buffer_size().unwrap_or(0) / 2;
+    }
+    if granted < recv_buffer_bytes {
         tracing::warn!(
             asked = recv_buffer_bytes,
-            granted = granted / 2,
+            granted,
             "Kernel clamped the UDP receive buffer (raise net.core.rmem_max)"
         );
     }
@@ -72,6 +77,23 @@ pub fn bind(addr: SocketAddr, recv_buffer_bytes: usize) -> io::Result<Bound> {
         local_addr,
         recv_buffer_bytes: granted,
     })
+}
+
+/// SO_RCVBUFFORCE: the same as SO_RCVBUF but past `net.core.rmem_max`, allowed with CAP_NET_ADMIN
+/// (root, or a daemon given the capability). Returns whether the kernel accepted it.
+fn force_recv_buffer(socket: &Socket, bytes: usize) -> bool {
+    let value = bytes.min(i32::MAX as usize) as libc::c_int;
+    // SAFETY: setsockopt on a live socket with a pointer to a c_int and its exact size.
+    let rc = unsafe {
+        libc::setsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUFFORCE,
+            (&value as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    rc == 0
 }
 
 /// Everything one receiver thread needs.

@@ -501,3 +501,22 @@ fn garbage_never_kills_the_daemon() {
     );
     assert!(s["requests_rejected"].as_u64().unwrap() > 0);
 }
+
+#[test]
+fn v1_framed_lz4_datagrams_are_accepted_and_counted() {
+    let d = Daemon::start("");
+    let payload = request("/v1.php");
+    let compressed = lz4_flex::block::compress(&payload);
+    // <version:4 = 1><flags:12, bit 0 = LZ4><orig_len:16>, big-endian.
+    let mut v1 = vec![0x10, 0x01];
+    v1.extend_from_slice(&(payload.len() as u16).to_be_bytes());
+    v1.extend_from_slice(&compressed);
+    d.send(&[v1]);
+    d.wait_merged(1);
+    let s = d.status();
+    assert_eq!(s["v1_decoded"].as_u64(), Some(1), "{s}");
+    assert_eq!(
+        d.json("/api/v1/requests")["requests"][0]["script_name"],
+        "/v1.php"
+    );
+}
