@@ -87,6 +87,16 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// Runs blocking work (locks, scans, fills, file I/O) on tokio's blocking pool, so that a long
+/// scan or a lock held by the merger never stalls the two HTTP workers (and `/healthz` with them).
+pub async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::internal(format!("worker failed: {e}")))?
+}
+
 /// The `name=value` pairs of a raw query string, percent-decoded, in order (keys may repeat).
 pub fn query_pairs(raw: Option<&str>) -> Vec<(String, String)> {
     form_urlencoded::parse(raw.unwrap_or("").as_bytes())

@@ -14,7 +14,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
-use super::{query_pairs, ApiError, AppState};
+use super::{blocking, query_pairs, ApiError, AppState};
 use crate::app::Shared;
 use crate::config::Limits;
 use crate::report::{self, Query, Report, ReportCell, ReportDef, ReportError, Table};
@@ -24,15 +24,6 @@ pub fn routes() -> Router<AppState> {
         .route("/api/v1/info", get(info))
         .route("/api/v1/reports", get(list).post(create))
         .route("/api/v1/reports/{name}", get(show).delete(drop_report))
-}
-
-/// Runs blocking work (locks, fills, file I/O) off the HTTP workers.
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| ApiError::internal(format!("worker failed: {e}")))?
 }
 
 /// A query or definition problem: 400, the detail names the parameter, column or field.

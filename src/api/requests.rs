@@ -8,7 +8,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{json, Map, Value};
 
-use super::{f32_json, parse_param, query_pairs, ApiError, AppState};
+use super::{blocking, f32_json, parse_param, query_pairs, ApiError, AppState};
 use crate::dictionary::Dictionary;
 use crate::record::{RequestView, TagPair, NO_SCHEMA};
 
@@ -195,19 +195,22 @@ async fn requests(
     RawQuery(raw): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
     let raw = parse(raw.as_deref(), state.config.limits.max_query_limit)?;
-    let limit = raw.limit.unwrap_or(100);
-    let pool = state.pool.read();
-    let dict = state.dictionary.read();
-    let list: Vec<Value> = match resolve(&raw, &dict) {
-        Some(filter) => pool
-            .iter_newest_first()
-            .filter(|v| filter.matches(v))
-            .take(limit)
-            .map(|v| request_json(&v, &dict, &state, raw.timers))
-            .collect(),
-        None => Vec::new(),
-    };
-    Ok(Json(json!({ "requests": list })))
+    blocking(move || {
+        let limit = raw.limit.unwrap_or(100);
+        let pool = state.pool.read();
+        let dict = state.dictionary.read();
+        let list: Vec<Value> = match resolve(&raw, &dict) {
+            Some(filter) => pool
+                .iter_newest_first()
+                .filter(|v| filter.matches(v))
+                .take(limit)
+                .map(|v| request_json(&v, &dict, &state, raw.timers))
+                .collect(),
+            None => Vec::new(),
+        };
+        Ok(Json(json!({ "requests": list })))
+    })
+    .await
 }
 
 #[cfg(test)]
