@@ -111,7 +111,8 @@ pub struct Config {
     pub timer_pool_size: usize,
     /// Tag pairs the pool holds, request and timer tags together (8 B each).
     pub tag_pool_size: usize,
-    /// Batches the temp ring between receivers and merger holds (a batch is up to `udp.batch` datagrams).
+    /// Batches the temp ring between receivers and merger holds (a batch is at most 2048 requests
+    /// or 512 KiB of datagrams, so the ring holds at most `temp_pool_size` × 512 KiB).
     pub temp_pool_size: usize,
     /// Where run-time report definitions are kept across restarts.
     pub state_dir: PathBuf,
@@ -178,7 +179,7 @@ impl Default for Config {
             request_pool_size: 1_000_000,
             timer_pool_size: 4_000_000,
             tag_pool_size: 12_000_000,
-            temp_pool_size: 4096,
+            temp_pool_size: 512,
             state_dir: PathBuf::from("./pinbad-state"),
             builtin_reports: true,
             udp: UdpConfig::default(),
@@ -500,13 +501,23 @@ mod tests {
     /// The `[[report]]` examples in README.md are valid configuration.
     #[test]
     fn readme_report_examples_parse() {
-        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-        let start = readme.find("```toml\n# config file: one [[report]]").expect("README has the example");
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let start = readme
+            .find("```toml\n# config file: one [[report]]")
+            .expect("README has the example");
         let block = &readme[start + 7..];
         let block = &block[..block.find("```").unwrap()];
         let c = Config::parse(block).unwrap();
         let names: Vec<&str> = c.report.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(names, ["timers_by_group", "slow_dutch_pages", "tag2_report:group,server"]);
+        assert_eq!(
+            names,
+            [
+                "timers_by_group",
+                "slow_dutch_pages",
+                "tag2_report:group,server"
+            ]
+        );
     }
 
     #[test]

@@ -31,8 +31,10 @@ const DATAGRAM_BUFFER_BYTES: usize = 65_536;
 /// How long to sleep when the socket is empty. Short enough that an 8 MiB buffer cannot fill at
 /// any rate one host can send; long enough that an idle daemon costs nothing.
 const IDLE_SLEEP: Duration = Duration::from_micros(500);
-/// A batch this full goes to the merger even if the socket still has data.
+/// A batch this full (requests or bytes) goes to the merger even if the socket still has data.
+/// The bytes bound, times `temp_pool_size`, bounds the memory the temp ring can hold.
 const BATCH_REQUESTS: usize = 2048;
+pub const BATCH_BYTES: usize = 512 << 10;
 
 /// A bound socket and what the kernel actually gave us.
 pub struct Bound {
@@ -137,7 +139,7 @@ impl Receiver {
                     }
                     self.counters.packets_received.fetch_add(n as u64, Relaxed);
                     self.counters.bytes_received.fetch_add(bytes, Relaxed);
-                    if batch.len() >= BATCH_REQUESTS {
+                    if batch.len() >= BATCH_REQUESTS || batch.bytes.len() >= BATCH_BYTES {
                         batch = self.hand_over(batch, &mut stats);
                     }
                     continue;
