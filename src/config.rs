@@ -158,6 +158,8 @@ pub struct DecodeConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
     pub max_rows_per_report: usize,
+    /// Reports that may exist at once (each costs merge time per request).
+    pub max_reports: usize,
     pub max_dictionary_entries: usize,
     pub max_string_bytes: usize,
     pub max_timers_per_request: usize,
@@ -215,6 +217,7 @@ impl Default for Limits {
     fn default() -> Limits {
         Limits {
             max_rows_per_report: 1_000_000,
+            max_reports: 256,
             max_dictionary_entries: 4_000_000,
             max_string_bytes: 1024,
             max_timers_per_request: 10_000,
@@ -309,6 +312,7 @@ impl Config {
                 self.limits.max_rows_per_report,
                 usize::MAX,
             ),
+            ("limits.max_reports", self.limits.max_reports, 100_000),
             (
                 "limits.max_dictionary_entries",
                 self.limits.max_dictionary_entries,
@@ -380,6 +384,15 @@ impl Config {
                 ),
             )
         })?;
+        if self.report.len() > self.limits.max_reports {
+            return Err(invalid(
+                "report",
+                format!(
+                    "{} reports configured, above limits.max_reports",
+                    self.report.len()
+                ),
+            ));
+        }
         let mut names = std::collections::HashSet::new();
         for (i, r) in self.report.iter().enumerate() {
             r.validate()

@@ -204,6 +204,12 @@ async fn create(State(state): State<AppState>, body: Body) -> Result<Response, A
             def.name
         )));
     }
+    let max_reports = state.config.limits.max_reports;
+    if state.reports.len() >= max_reports {
+        return Err(ApiError::bad_request(format!(
+            "there are already {max_reports} reports (limits.max_reports): drop one first"
+        )));
+    }
     let entry = blocking(move || create_filled(&state, def)).await?;
     Ok((StatusCode::CREATED, Json(entry)).into_response())
 }

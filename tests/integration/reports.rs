@@ -824,3 +824,36 @@ fn reports_from_the_real_php_extension() {
         2
     );
 }
+
+#[test]
+fn report_count_is_bounded() {
+    let d = Daemon::start("builtin_reports = false\n[limits]\nmax_reports = 2\n");
+    for name in ["a", "b"] {
+        let (code, body) = d.post(
+            "/api/v1/reports",
+            &json!({"name": name, "keys": ["hostname"]}),
+        );
+        assert_eq!(code, 201, "{body}");
+    }
+    let (code, body) = d.post(
+        "/api/v1/reports",
+        &json!({"name": "c", "keys": ["hostname"]}),
+    );
+    assert_eq!(code, 400, "{body}");
+    assert!(
+        body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("limits.max_reports"),
+        "{body}"
+    );
+    assert_eq!(d.delete("/api/v1/reports/a").0, 204);
+    assert_eq!(
+        d.post(
+            "/api/v1/reports",
+            &json!({"name": "c", "keys": ["hostname"]})
+        )
+        .0,
+        201
+    );
+}
