@@ -7,8 +7,8 @@
 //!    taking a reference; the requests become compact pool records;
 //! 2. **store** (pool write lock + the reports' write locks): expire requests older than
 //!    `stats_history`, insert the new ones (evicting the oldest when a ring is full), and update
-//!    every report: subtract what left, add what came. Leaving goes through one path,
-//!    [`Pool::remove_oldest`]'s callback, whether by age or by eviction;
+//!    every report, one write lock at a time: subtract what left, add what came. Leaving goes
+//!    through one path, [`Pool::remove_oldest`]'s callback, whether by age or by eviction;
 //! 3. **release** (dictionary write lock): drop the references of the requests that left.
 //!
 //! Receivers never wait for it (the ring is lock-free); the API waits at most one phase.
@@ -21,6 +21,7 @@ use crate::app::Shared;
 use crate::dictionary::Dictionary;
 use crate::pool::Removal;
 use crate::record::{Batch, Record, RequestView, TagPair, Timer, NO_SCHEMA};
+use crate::report::PreparedBatch;
 use crate::ring::Ring;
 
 /// One new request, interned: its record and where its timers and tag block sit in the scratch.
@@ -145,6 +146,10 @@ pub struct Merger {
     ring: Arc<Ring>,
     interned: Interned,
     leaving_ids: Vec<u32>,
+    /// Requests leaving the pool this round (already added to the reports), oldest first.
+    leaving: PreparedBatch,
+    /// Requests that entered the pool this round (and are still in it), oldest first.
+    entering: PreparedBatch,
     /// Batches popped this round; kept boxed because they go back to the ring's free list as is.
     #[allow(clippy::vec_box)]
     batches: Vec<Box<Batch>>,
@@ -157,6 +162,8 @@ impl Merger {
             ring,
             interned: Interned::default(),
             leaving_ids: Vec::new(),
+            leaving: PreparedBatch::default(),
+            entering: PreparedBatch::default(),
             batches: Vec::new(),
         }
     }
@@ -220,6 +227,13 @@ impl Merger {
     }
 
     /// Phase 2; returns whether anything changed.
+    ///
+    /// The pool is updated first, collecting the requests that leave it (expired, or overwritten
+    /// after having been added in an earlier round) and then those that entered it, each prepared
+    /// once ([`PreparedBatch`] copies them, so overwriting their slots does not matter). Only then
+    /// is each report updated in turn, subtracting every leaving request and adding every new
+    /// one: report-major, so one report's rows stay in cache for the whole round, instead of
+    /// touching all reports for each overwritten request.
     fn store(&mut self, now_ms: u32, history_ms: u32) -> bool {
         let shared = &*self.shared;
         let mut pool = shared.pool.write();
@@ -227,18 +241,14 @@ impl Merger {
         if expired == 0 && self.interned.is_empty() {
             return false;
         }
-        let cells = shared.reports.snapshot();
-        let mut reports: Vec<_> = cells.iter().map(|c| c.report.write()).collect();
-        let mut spent_ns = vec![0u64; reports.len()];
+        let (leaving, entering) = (&mut self.leaving, &mut self.entering);
+        leaving.clear();
+        entering.clear();
 
-        // Expiry: subtract report by report (better locality), then remove.
+        // Expiry.
         if expired > 0 {
-            for (r, spent) in reports.iter_mut().zip(spent_ns.iter_mut()) {
-                let t = Instant::now();
-                for v in pool.iter_oldest_first().take(expired) {
-                    r.subtract(&v);
-                }
-                *spent += t.elapsed().as_nanos() as u64;
+            for v in pool.iter_oldest_first().take(expired) {
+                leaving.push(&v);
             }
             let ids = &mut self.leaving_ids;
             pool.remove_oldest(expired, Removal::Expired, &mut |v, _| collect_ids(&v, ids));
@@ -248,8 +258,8 @@ impl Merger {
                 .fetch_add(expired as u64, Relaxed);
         }
 
-        // Insertion: an evicted request is subtracted right away if it had been added to the
-        // reports (every request from before this round); one of this round is simply dropped.
+        // Insertion: an evicted request leaves the reports if it had been added to them (every
+        // request from before this round); one of this round is simply dropped.
         let first_new = pool.next_id();
         let (mut overwritten, mut timers_lost) = (0u64, 0u64);
         for p in &self.interned.pending {
@@ -260,9 +270,7 @@ impl Merger {
                 &self.interned.tags[p.tags.clone()],
                 &mut |v, _| {
                     if v.id < first_new {
-                        for r in reports.iter_mut() {
-                            r.subtract(&v);
-                        }
+                        leaving.push(&v);
                     }
                     overwritten += 1;
                     collect_ids(&v, ids);
@@ -276,21 +284,22 @@ impl Merger {
                     .extend(tag_refs.iter().flat_map(|t| [t.name, t.value]));
             }
         }
-        let added_from = first_new.max(pool.oldest_id());
-        let added = pool.next_id() - added_from;
-        for ((r, spent), cell) in reports
-            .iter_mut()
-            .zip(spent_ns.iter_mut())
-            .zip(cells.iter())
-        {
-            let t = Instant::now();
-            for id in added_from..pool.next_id() {
-                if let Some(v) = pool.get(id) {
-                    r.add(&v);
-                }
+        for id in first_new.max(pool.oldest_id())..pool.next_id() {
+            if let Some(v) = pool.get(id) {
+                entering.push(&v);
             }
-            *spent += t.elapsed().as_nanos() as u64;
-            cell.record_update(*spent, added + expired as u64);
+        }
+
+        // Reports.
+        let cells = shared.reports.snapshot();
+        let updates = (leaving.len() + entering.len()) as u64;
+        for cell in &cells {
+            let mut r = cell.report.write();
+            let t = Instant::now();
+            r.subtract_batch(leaving);
+            r.add_batch(entering);
+            drop(r);
+            cell.record_update(t.elapsed().as_nanos() as u64, updates);
         }
         shared
             .counters
