@@ -59,7 +59,10 @@ fn allocations_during(f: impl FnOnce()) -> u64 {
 
 #[test]
 fn decode_allocates_nothing_per_datagram_once_warm() {
-    let mut corpus = Corpus::new(CorpusSpec { seed: 3, ..CorpusSpec::default() });
+    let mut corpus = Corpus::new(CorpusSpec {
+        seed: 3,
+        ..CorpusSpec::default()
+    });
     let mut datagrams: Vec<Vec<u8>> = (0..1000)
         .map(|_| {
             let mut buf = Vec::new();
@@ -67,7 +70,11 @@ fn decode_allocates_nothing_per_datagram_once_warm() {
             buf
         })
         .collect();
-    datagrams.extend(crate::common::fixtures().into_iter().map(|(_, bytes, _)| bytes));
+    datagrams.extend(
+        crate::common::fixtures()
+            .into_iter()
+            .map(|(_, bytes, _)| bytes),
+    );
     let mut decoder = Decoder::new(DecodePolicy::default());
     let mut batch = Batch::default();
     let mut stats = DecodeStats::default();
@@ -87,8 +94,19 @@ fn decode_allocates_nothing_per_datagram_once_warm() {
             }
         }
     });
-    assert!(stats.requests_accepted - accepted_before >= 10_000, "the datagrams were really decoded");
-    assert_eq!(n, 0, "decode allocated {n} times over {} datagrams", 10 * datagrams.len());
+    assert!(
+        stats.requests_accepted - accepted_before >= 10_000,
+        "the datagrams were really decoded"
+    );
+    assert_eq!(
+        n,
+        0,
+        "decode allocated {n} times over {} datagrams",
+        10 * datagrams.len()
+    );
     // The counter works: an allocation on this thread is seen.
-    assert_eq!(allocations_during(|| drop(std::hint::black_box(vec![1u8; 10]))), 1);
+    assert_eq!(
+        allocations_during(|| drop(std::hint::black_box(vec![1u8; 10]))),
+        1
+    );
 }
