@@ -3,7 +3,7 @@
 # loaded by pinbad-blast at fixed rates and at the highest rate one sender reaches, all on loopback.
 #
 # Per rate it prints: packets sent, received, accepted, loss (sent - received, and the kernel's
-# UDP RcvbufErrors delta), server CPU per packet (utime+stime delta from /proc/PID/stat / packets),
+# UDP RcvbufErrors delta; total_loss_percent also counts requests dropped at the temp ring), server CPU per packet (utime+stime delta from /proc/PID/stat / packets),
 # peak RSS (VmHWM), and the latency of the top-100 query with 3 percentiles while loaded (p50/p99).
 #
 # Usage: benches/e2e.sh [RATES...]        (default: 20000 50000 100000 0; 0 = as fast as possible)
@@ -82,11 +82,15 @@ lat = sorted(float(x) * 1000 for x in open(sys.argv[2]) if x.strip())
 rate, cpu0, cpu1, ticks, d0, d1, rss, first = sys.argv[3:]
 pct = lambda p: lat[min(len(lat) - 1, int(p / 100 * len(lat)))] if lat else None
 received = blast.get("received", 0) or 0
+sent = blast.get("packets_sent", 0) or 0
+# Lost anywhere: never received (kernel), or received but dropped at the temp ring (merger behind).
+stored = (blast.get("accepted", 0) or 0) - (blast.get("temp_pool_dropped", 0) or 0)
 cpu_us = (int(cpu1) - int(cpu0)) / int(ticks) * 1e6
 row = {
     "rate_asked": int(rate), "sent": blast.get("packets_sent"), "pps_achieved": blast.get("pps"),
     "received": received, "accepted": blast.get("accepted"), "loss": blast.get("loss_packets"), "kernel_drops": blast.get("kernel_drops"), "temp_pool_dropped": blast.get("temp_pool_dropped"),
-    "loss_percent": blast.get("loss_percent"), "kernel_rcvbuf_errors": int(d1) - int(d0),
+    "loss_percent": blast.get("loss_percent"),
+    "total_loss_percent": round(100.0 * (sent - stored) / sent, 3) if sent else None, "kernel_rcvbuf_errors": int(d1) - int(d0),
     "cpu_us_per_packet": round(cpu_us / received, 3) if received else None,
     "peak_rss_mib": round(int(rss) / 1024, 1),
     "query_ms_p50": round(pct(50), 2) if lat else None, "query_ms_p99": round(pct(99), 2) if lat else None,

@@ -43,6 +43,11 @@ pub struct Interned {
 
 const UNSET: u32 = u32::MAX;
 
+/// Most requests one round merges. Bounds how long a round holds the pool's write lock (and so
+/// how long an API reader can wait) when the ring has filled up behind a slow round: ~4k requests
+/// is a few tens of milliseconds of work, where draining a full ring at once could take seconds.
+pub const ROUND_REQUESTS: usize = 4096;
+
 impl Interned {
     pub fn len(&self) -> usize {
         self.pending.len()
@@ -183,17 +188,23 @@ impl Merger {
             if next < now {
                 next = now + period;
             }
-            self.round();
+            // A round takes at most ROUND_REQUESTS; when the ring holds more, go again at once
+            // (the locks are released in between, so readers get their turn).
+            while self.round() && !stop.load(Relaxed) {}
         }
-        self.round();
+        while self.round() {}
     }
 
-    /// One merge round (see the module docs). Public for tests and benches.
-    pub fn round(&mut self) {
+    /// One merge round (see the module docs) over at most [`ROUND_REQUESTS`] requests; returns
+    /// whether the ring still holds batches. Public for tests and benches.
+    pub fn round(&mut self) -> bool {
         let started = Instant::now();
         let shared = Arc::clone(&self.shared);
         let now_ms = shared.clock.now_ms();
-        while let Some(b) = self.ring.pop() {
+        let mut requests = 0;
+        while requests < ROUND_REQUESTS {
+            let Some(b) = self.ring.pop() else { break };
+            requests += b.len();
             self.batches.push(b);
         }
         // Phase 1: intern.
@@ -224,6 +235,7 @@ impl Merger {
                 .counters
                 .record_merge(started.elapsed().as_micros() as u64);
         }
+        !self.ring.is_empty()
     }
 
     /// Phase 2; returns whether anything changed.
@@ -308,5 +320,58 @@ impl Merger {
         shared.counters.timers_lost.fetch_add(timers_lost, Relaxed);
         self.interned.clear();
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::corpus::{Corpus, CorpusSpec};
+    use crate::decode::{DecodePolicy, Decoder};
+
+    fn batch_of(n: usize, corpus: &mut Corpus) -> Box<Batch> {
+        let (mut decoder, mut stats, mut buf) = (
+            Decoder::new(DecodePolicy::default()),
+            Default::default(),
+            Vec::new(),
+        );
+        let mut batch = Box::<Batch>::default();
+        for _ in 0..n {
+            corpus.next_datagram(&mut buf);
+            decoder.decode(&buf, &mut batch, &mut stats);
+        }
+        batch
+    }
+
+    /// A backlog is merged in rounds of at most ROUND_REQUESTS, so no round holds the locks for
+    /// long, and every request gets in, its strings referenced once per use.
+    #[test]
+    fn backlog_is_merged_in_bounded_rounds() {
+        let config = Config {
+            state_dir: std::env::temp_dir().join("pinbad-merger-test-no-state"),
+            ..Config::default()
+        };
+        let ring = Arc::new(Ring::new(16));
+        let shared = Arc::new(Shared::new(config, Arc::clone(&ring), vec![], 0).unwrap());
+        let mut merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring));
+        let mut corpus = Corpus::new(CorpusSpec::default());
+        let per_batch = ROUND_REQUESTS / 2 + 1;
+        for _ in 0..3 {
+            ring.push(batch_of(per_batch, &mut corpus)).unwrap();
+        }
+        assert!(merger.round(), "two batches exceed the round: one is left");
+        assert_eq!(shared.pool.read().len(), 2 * per_batch);
+        assert!(!merger.round());
+        assert_eq!(shared.pool.read().len(), 3 * per_batch);
+        let info = shared.reports.get("info").unwrap();
+        assert_eq!(info.report.read().total_requests(), 3 * per_batch as u64);
+        // Expire everything: every reference is released, reports are empty.
+        let history = shared.config.stats_history.0.as_millis() as u32;
+        merger.store(shared.clock.now_ms().wrapping_add(history), history);
+        release_ids(&merger.leaving_ids, &mut shared.dictionary.write());
+        assert_eq!(shared.pool.read().len(), 0);
+        assert_eq!(shared.dictionary.read().len(), 0);
+        assert_eq!(info.report.read().total_requests(), 0);
     }
 }
