@@ -1,0 +1,475 @@
+//! Report definitions: keys, filters, presets, percentiles, validation, and the built-ins.
+
+use super::*;
+
+/// A filter value: a number (`min_time`, `max_time`, `status`) or a string (everything else).
+/// In TOML and JSON it is written as a plain number or string.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum FilterValue {
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+impl From<&str> for FilterValue {
+    fn from(s: &str) -> FilterValue {
+        FilterValue::Text(s.to_string())
+    }
+}
+impl From<String> for FilterValue {
+    fn from(s: String) -> FilterValue {
+        FilterValue::Text(s)
+    }
+}
+impl From<i64> for FilterValue {
+    fn from(v: i64) -> FilterValue {
+        FilterValue::Int(v)
+    }
+}
+impl From<f64> for FilterValue {
+    fn from(v: f64) -> FilterValue {
+        FilterValue::Float(v)
+    }
+}
+
+impl FilterValue {
+    fn as_f64(&self) -> Option<f64> {
+        match *self {
+            FilterValue::Int(i) => Some(i as f64),
+            FilterValue::Float(f) => Some(f),
+            FilterValue::Text(_) => None,
+        }
+    }
+    /// A string filter's value; integers are accepted as their decimal form (`"tag:code" = 200`).
+    fn as_text(&self) -> Option<Cow<'_, str>> {
+        match self {
+            FilterValue::Text(s) => Some(Cow::Borrowed(s)),
+            FilterValue::Int(i) => Some(Cow::Owned(i.to_string())),
+            FilterValue::Float(_) => None,
+        }
+    }
+}
+
+/// A report definition, as written in `[[report]]` tables of the config, in `POST
+/// /api/v1/reports` bodies and in the state file.
+///
+/// ```toml
+/// [[report]]
+/// name = "slow_api_by_country"
+/// keys = ["script_name", "tag:country"]
+/// percentiles = [50, 99, 99.9]
+/// [report.filters]
+/// min_time = 0.1            # seconds, inclusive
+/// max_time = 2              # seconds, inclusive
+/// status = 200
+/// server_name = "api.example.com"
+/// "tag:country" = "nl"      # request tag
+/// "timer_tag:group" = "db"  # timer tag
+///
+/// [[report]]                # a preset: expands to keys script_name, timer_tag:group, timer_tag:server
+/// name = "timers_by_group_and_server"
+/// preset = "timer_tag_report"
+/// tags = ["group", "server"]
+/// ```
+/// The same as JSON: `{"name": "slow_api_by_country", "keys": ["script_name", "tag:country"],
+/// "filters": {"min_time": 0.1, "tag:country": "nl"}, "percentiles": [50, 99]}`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ReportDef {
+    /// `[A-Za-z0-9_:.,-]`, 1 to 128 bytes, unique.
+    pub name: String,
+    /// Ordered dimensions: `hostname`, `server_name`, `script_name`, `schema`, `status`,
+    /// `tag:NAME`, `timer_tag:NAME`; at most 15; none for an info report. Empty with a `preset`.
+    #[serde(default)]
+    pub keys: Vec<String>,
+    /// Percentiles shown by default, each in `[0, 100]`.
+    #[serde(default = "default_percentiles")]
+    pub percentiles: Vec<f64>,
+    /// A REPORTS.md tag report family, expanded with `tags` into the keys:
+    /// `timer_tag_info` (pinba_engine `tagN_info`), `timer_tag_report` (`tagN_report`),
+    /// `timer_tag_report2` (`tagN_report2`), `request_tag_info` (`rtagN_info`),
+    /// `request_tag_report` (`rtagN_report`); the pinba_engine spellings without N are accepted too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
+    /// Tag names for `preset`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// All must hold for a request (or, for `timer_tag:` filters in a timer report, a timer) to
+    /// contribute. Keys: `min_time`, `max_time` (seconds, inclusive), `hostname`, `server_name`,
+    /// `script_name`, `schema`, `status`, `tag:NAME`, `timer_tag:NAME`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub filters: BTreeMap<String, FilterValue>,
+}
+
+pub(super) fn default_percentiles() -> Vec<f64> {
+    DEFAULT_PERCENTILES.to_vec()
+}
+
+/// What a report counts: see REPORTS.md.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// No keys: one row, the whole pool.
+    Info,
+    /// No timer tag key: one row update per request.
+    Request,
+    /// At least one timer tag key: one row update per matching timer.
+    Timer,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Info => "info",
+            Kind::Request => "request",
+            Kind::Timer => "timer",
+        }
+    }
+}
+
+/// One key of a definition, parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum KeySpec {
+    Hostname,
+    ServerName,
+    ScriptName,
+    Schema,
+    Status,
+    Tag(String),
+    TimerTag(String),
+}
+
+impl KeySpec {
+    pub(super) fn parse(s: &str) -> Result<KeySpec, ReportError> {
+        Ok(match s {
+            "hostname" => KeySpec::Hostname,
+            "server_name" => KeySpec::ServerName,
+            "script_name" => KeySpec::ScriptName,
+            "schema" => KeySpec::Schema,
+            "status" => KeySpec::Status,
+            _ => {
+                if let Some(name) = s.strip_prefix("tag:") {
+                    KeySpec::Tag(tag_name(s, name)?.to_string())
+                } else if let Some(name) = s.strip_prefix("timer_tag:") {
+                    KeySpec::TimerTag(tag_name(s, name)?.to_string())
+                } else {
+                    return Err(err(format!(
+                        "unknown key `{s}`: expected hostname, server_name, script_name, schema, status, tag:NAME or timer_tag:NAME"
+                    )));
+                }
+            }
+        })
+    }
+
+    /// The column name without prefix.
+    pub(super) fn short_name(&self) -> &str {
+        match self {
+            KeySpec::Hostname => "hostname",
+            KeySpec::ServerName => "server_name",
+            KeySpec::ScriptName => "script_name",
+            KeySpec::Schema => "schema",
+            KeySpec::Status => "status",
+            KeySpec::Tag(n) | KeySpec::TimerTag(n) => n,
+        }
+    }
+
+    pub(super) fn is_tag(&self) -> bool {
+        matches!(self, KeySpec::Tag(_) | KeySpec::TimerTag(_))
+    }
+}
+
+pub(super) fn tag_name<'a>(whole: &str, name: &'a str) -> Result<&'a str, ReportError> {
+    if name.is_empty() {
+        return Err(err(format!("`{whole}`: empty tag name")));
+    }
+    if name.len() > 1024 || name.chars().any(char::is_control) {
+        return Err(err(format!(
+            "`{whole}`: tag names are 1 to 1024 bytes without control characters"
+        )));
+    }
+    Ok(name)
+}
+
+/// A string request field that a filter (or key) can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum FieldName {
+    Hostname,
+    ServerName,
+    ScriptName,
+    Schema,
+}
+
+impl FieldName {
+    pub(super) fn of(self, r: &Record) -> u32 {
+        match self {
+            FieldName::Hostname => r.hostname,
+            FieldName::ServerName => r.server_name,
+            FieldName::ScriptName => r.script_name,
+            FieldName::Schema => r.schema,
+        }
+    }
+}
+
+/// One filter of a definition, parsed (strings not yet interned).
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum FilterSpec {
+    MinTime(f64),
+    MaxTime(f64),
+    Field(FieldName, String),
+    Status(u32),
+    Tag(String, String),
+    TimerTag(String, String),
+}
+
+pub(super) fn parse_filter(key: &str, value: &FilterValue) -> Result<FilterSpec, ReportError> {
+    let text = || {
+        value
+            .as_text()
+            .map(Cow::into_owned)
+            .ok_or_else(|| err(format!("filter `{key}`: expected a string, got {value:?}")))
+    };
+    Ok(match key {
+        "min_time" | "max_time" => {
+            let v = value
+                .as_f64()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .ok_or_else(|| {
+                    err(format!(
+                        "filter `{key}`: expected seconds ≥ 0, got {value:?}"
+                    ))
+                })?;
+            if key == "min_time" {
+                FilterSpec::MinTime(v)
+            } else {
+                FilterSpec::MaxTime(v)
+            }
+        }
+        "status" => {
+            let v = match value {
+                FilterValue::Int(i) => u32::try_from(*i).ok(),
+                FilterValue::Text(s) => s.parse::<u32>().ok(),
+                FilterValue::Float(_) => None,
+            };
+            FilterSpec::Status(v.ok_or_else(|| {
+                err(format!(
+                    "filter `status`: expected an integer 0..=4294967295, got {value:?}"
+                ))
+            })?)
+        }
+        "hostname" => FilterSpec::Field(FieldName::Hostname, text()?),
+        "server_name" => FilterSpec::Field(FieldName::ServerName, text()?),
+        "script_name" => FilterSpec::Field(FieldName::ScriptName, text()?),
+        "schema" => FilterSpec::Field(FieldName::Schema, text()?),
+        _ => {
+            if let Some(name) = key.strip_prefix("tag:") {
+                FilterSpec::Tag(tag_name(key, name)?.to_string(), text()?)
+            } else if let Some(name) = key.strip_prefix("timer_tag:") {
+                FilterSpec::TimerTag(tag_name(key, name)?.to_string(), text()?)
+            } else {
+                return Err(err(format!(
+                    "unknown filter `{key}`: expected min_time, max_time, hostname, server_name, script_name, schema, status, tag:NAME or timer_tag:NAME"
+                )));
+            }
+        }
+    })
+}
+
+/// Checks a list of percentiles (definition or query): each in `[0, 100]`, no repeats.
+pub fn validate_percentiles(ps: &[f64]) -> Result<(), ReportError> {
+    if ps.len() > MAX_PERCENTILES {
+        return Err(err(format!(
+            "percentiles: at most {MAX_PERCENTILES}, got {}",
+            ps.len()
+        )));
+    }
+    for (i, &p) in ps.iter().enumerate() {
+        if !(0.0..=100.0).contains(&p) {
+            return Err(err(format!("percentiles: {p} is not between 0 and 100")));
+        }
+        if ps[..i].contains(&p) {
+            return Err(err(format!("percentiles: {p} is listed twice")));
+        }
+    }
+    Ok(())
+}
+
+/// The column name of a percentile: `p50`, `p99.9` (no trailing zeros).
+pub fn percentile_column(p: f64) -> String {
+    format!("p{p}")
+}
+
+impl ReportDef {
+    /// A definition with these keys, no filters and the default percentiles.
+    pub fn new(name: &str, keys: &[&str]) -> ReportDef {
+        ReportDef {
+            name: name.to_string(),
+            keys: keys.iter().map(|k| k.to_string()).collect(),
+            percentiles: default_percentiles(),
+            preset: None,
+            tags: Vec::new(),
+            filters: BTreeMap::new(),
+        }
+    }
+
+    /// Checks everything [`Report::new`] needs; the error names what is wrong.
+    pub fn validate(&self) -> Result<(), ReportError> {
+        validate_name(&self.name)?;
+        let keys = self.resolved_keys()?;
+        let mut specs = Vec::with_capacity(keys.len());
+        for k in &keys {
+            let spec = KeySpec::parse(k)?;
+            if specs.contains(&spec) {
+                return Err(err(format!("key `{k}` is listed twice")));
+            }
+            specs.push(spec);
+        }
+        let mut min = None;
+        let mut max = None;
+        for (key, value) in &self.filters {
+            match parse_filter(key, value)? {
+                FilterSpec::MinTime(v) => min = Some(v),
+                FilterSpec::MaxTime(v) => max = Some(v),
+                _ => {}
+            }
+        }
+        if let (Some(min), Some(max)) = (min, max) {
+            if min > max {
+                return Err(err(format!(
+                    "filters: min_time {min} is above max_time {max}"
+                )));
+            }
+        }
+        validate_percentiles(&self.percentiles)
+    }
+
+    /// The keys, with a `preset` expanded.
+    pub fn resolved_keys(&self) -> Result<Vec<String>, ReportError> {
+        let Some(preset) = &self.preset else {
+            if !self.tags.is_empty() {
+                return Err(err("`tags` is only used with a `preset`"));
+            }
+            if self.keys.len() > MAX_KEYS {
+                return Err(err(format!(
+                    "at most {MAX_KEYS} keys, got {}",
+                    self.keys.len()
+                )));
+            }
+            return Ok(self.keys.clone());
+        };
+        if !self.keys.is_empty() {
+            return Err(err(format!(
+                "preset `{preset}` sets the keys: give `tags`, not `keys`"
+            )));
+        }
+        if self.tags.is_empty() {
+            return Err(err(format!(
+                "preset `{preset}` needs at least one tag in `tags`"
+            )));
+        }
+        let (fixed, prefix): (&[&str], &str) = match preset.as_str() {
+            "timer_tag_info" | "tag_info" => (&[], "timer_tag:"),
+            "timer_tag_report" | "tag_report" => (&["script_name"], "timer_tag:"),
+            "timer_tag_report2" | "tag_report2" => (&["script_name", "hostname", "server_name"], "timer_tag:"),
+            "request_tag_info" | "rtag_info" => (&[], "tag:"),
+            "request_tag_report" | "rtag_report" => (&["hostname"], "tag:"),
+            _ => {
+                return Err(err(format!(
+                    "unknown preset `{preset}`: expected timer_tag_info, timer_tag_report, timer_tag_report2, request_tag_info or request_tag_report"
+                )))
+            }
+        };
+        let keys: Vec<String> = fixed
+            .iter()
+            .map(|s| s.to_string())
+            .chain(self.tags.iter().map(|t| format!("{prefix}{t}")))
+            .collect();
+        if keys.len() > MAX_KEYS {
+            return Err(err(format!(
+                "preset `{preset}`: at most {MAX_KEYS} keys, got {}",
+                keys.len()
+            )));
+        }
+        Ok(keys)
+    }
+
+    /// The kind the keys make (`Info` if the keys are invalid and empty-ish: validate first).
+    pub fn kind(&self) -> Kind {
+        let keys = self.resolved_keys().unwrap_or_default();
+        if keys.is_empty() {
+            Kind::Info
+        } else if keys.iter().any(|k| k.starts_with("timer_tag:")) {
+            Kind::Timer
+        } else {
+            Kind::Request
+        }
+    }
+}
+
+pub(super) fn validate_name(name: &str) -> Result<(), ReportError> {
+    if name.is_empty() || name.len() > MAX_NAME_BYTES {
+        return Err(err(format!(
+            "report name must be 1 to {MAX_NAME_BYTES} bytes, got {}",
+            name.len()
+        )));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || "_:.,-".contains(*c)))
+    {
+        return Err(err(format!(
+            "report name `{name}`: character {c:?} is not allowed (use A-Z a-z 0-9 _ : . , -)"
+        )));
+    }
+    Ok(())
+}
+
+/// `info` and the 18 `report_by_*` reports of REPORTS.md, with pinba_engine's names.
+pub fn builtin_defs() -> Vec<ReportDef> {
+    const BUILTINS: [(&str, &[&str]); 19] = [
+        ("info", &[]),
+        ("report_by_script_name", &["script_name"]),
+        ("report_by_server_name", &["server_name"]),
+        ("report_by_hostname", &["hostname"]),
+        (
+            "report_by_server_and_script",
+            &["server_name", "script_name"],
+        ),
+        (
+            "report_by_hostname_and_script",
+            &["hostname", "script_name"],
+        ),
+        (
+            "report_by_hostname_and_server",
+            &["hostname", "server_name"],
+        ),
+        (
+            "report_by_hostname_server_and_script",
+            &["hostname", "server_name", "script_name"],
+        ),
+        ("report_by_status", &["status"]),
+        ("report_by_script_and_status", &["script_name", "status"]),
+        ("report_by_server_and_status", &["server_name", "status"]),
+        ("report_by_hostname_and_status", &["hostname", "status"]),
+        (
+            "report_by_hostname_script_and_status",
+            &["hostname", "script_name", "status"],
+        ),
+        ("report_by_schema", &["schema"]),
+        ("report_by_script_and_schema", &["script_name", "schema"]),
+        ("report_by_server_and_schema", &["server_name", "schema"]),
+        ("report_by_hostname_and_schema", &["hostname", "schema"]),
+        (
+            "report_by_hostname_script_and_schema",
+            &["hostname", "script_name", "schema"],
+        ),
+        (
+            "report_by_hostname_status_and_schema",
+            &["hostname", "status", "schema"],
+        ),
+    ];
+    BUILTINS
+        .iter()
+        .map(|(name, keys)| ReportDef::new(name, keys))
+        .collect()
+}

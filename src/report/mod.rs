@@ -1,0 +1,861 @@
+//! Reports: definitions, the incremental aggregation engine, and queries over it.
+//!
+//! In: [`RequestView`]s from the merger ([`Report::add`] when a request enters the pool,
+//! [`Report::subtract`] when it expires or is overwritten, always oldest first), and from report
+//! creation (filling a new report from the pool). Out: [`Table`]s for the API ([`Report::query`]).
+//! The merger thread runs add/subtract under the report's write lock; the API queries under its
+//! read lock. Pure: no I/O, no clock (the time interval is an argument), and add/subtract never
+//! touch the dictionary (rows are keyed by ids that the pooled records keep alive), so the merger
+//! can update reports without holding the dictionary lock. Only the persistence helpers at the end
+//! ([`load_state`], [`save_state`], [`initial_defs`]) do file I/O, for the API and the app.
+//!
+//! A report (see REPORTS.md) is a set of rows keyed by the ids of its keys, each row holding
+//! integer sums (nanoseconds, bytes, counts) and a sparse histogram, plus the same for the whole
+//! report (totals). Because every sum is an integer and subtract applies exactly what add applied
+//! (the same f32 → ns conversion), a report always equals one built from scratch over the requests
+//! still in the pool, however many billions of updates it has seen.
+//!
+//! This file is the engine (rows, sums, prepared batches, add/subtract). Beside it:
+//! - `def`: definitions (keys, filters, presets, percentiles), their validation, the built-ins;
+//! - `query`: columns and queries, the [`Table`] the API renders as JSON or CSV;
+//! - `set`: the [`ReportSet`] of live reports, each behind its own lock;
+//! - `state`: run-time changes persisted in `{state_dir}/reports.json`, replayed at start-up.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
+use rustc_hash::FxHashMap;
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::config::Config;
+use crate::dictionary::{Dictionary, LOST};
+use crate::histogram::{bucket_of, Histogram};
+use crate::record::{Record, RequestView, TagPair, Timer, NO_SCHEMA};
+
+/// Most keys a report may have.
+pub const MAX_KEYS: usize = 15;
+/// Longest report name, in bytes.
+pub const MAX_NAME_BYTES: usize = 128;
+/// Most percentiles a report (or a query) may show.
+pub const MAX_PERCENTILES: usize = 32;
+/// Percentiles shown when a definition names none.
+pub const DEFAULT_PERCENTILES: [f64; 3] = [90.0, 95.0, 99.0];
+/// RowMap a query returns when it does not say.
+pub const DEFAULT_QUERY_LIMIT: usize = 100;
+/// The state file, in `state_dir`, holding run-time report changes.
+pub const STATE_FILE: &str = "reports.json";
+
+/// Why a definition, a query or the state file was refused. Display is the reason, naming the
+/// field, key, filter or column that is wrong.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct ReportError(pub String);
+
+fn err(reason: impl Into<String>) -> ReportError {
+    ReportError(reason.into())
+}
+
+mod def;
+mod query;
+mod set;
+mod state;
+#[cfg(test)]
+mod tests;
+
+pub use def::*;
+pub use query::*;
+pub use set::*;
+pub use state::*;
+
+// ---------------------------------------------------------------------------------------------
+// The engine
+// ---------------------------------------------------------------------------------------------
+
+/// A key with its tag name interned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    Hostname,
+    ServerName,
+    ScriptName,
+    Schema,
+    Status,
+    Tag(u32),
+    TimerTag(u32),
+}
+
+/// Filters with every string interned (pinned) to its id.
+#[derive(Clone, Debug, Default)]
+struct Filters {
+    min_time: Option<f32>,
+    max_time: Option<f32>,
+    fields: Vec<(FieldName, u32)>,
+    status: Option<u32>,
+    tags: Vec<TagPair>,
+    timer_tags: Vec<TagPair>,
+}
+
+impl Filters {
+    /// The request-level filters; in a request report also "some timer passes the timer filters".
+    #[inline]
+    fn pass_request(&self, v: &RequestView<'_>, timer_kind: bool) -> bool {
+        let r = v.record;
+        if self.min_time.is_some_and(|m| r.request_time < m)
+            || self.max_time.is_some_and(|m| r.request_time > m)
+        {
+            return false;
+        }
+        if self.status.is_some_and(|s| r.status != s) {
+            return false;
+        }
+        if !self.fields.iter().all(|&(f, id)| f.of(r) == id) {
+            return false;
+        }
+        let tags = v.tags();
+        if !self
+            .tags
+            .iter()
+            .all(|t| first_tag(tags, t.name) == Some(t.value))
+        {
+            return false;
+        }
+        timer_kind
+            || self.timer_tags.is_empty()
+            || v.timers_with_tags().any(|(_, tags)| self.pass_timer(tags))
+    }
+
+    #[inline]
+    fn pass_timer(&self, tags: &[TagPair]) -> bool {
+        self.timer_tags
+            .iter()
+            .all(|t| first_tag(tags, t.name) == Some(t.value))
+    }
+}
+
+/// The value of the first tag named `name` (duplicate names: the first wins).
+#[inline]
+fn first_tag(tags: &[TagPair], name: u32) -> Option<u32> {
+    tags.iter().find(|t| t.name == name).map(|t| t.value)
+}
+
+/// Seconds as received (f32) → integer nanoseconds, rounded half away from zero. add and subtract
+/// both use this, so sums are exact. Negative and NaN become 0 (the decoder already refuses them).
+///
+/// Exactly `(x * 1e9).round() as u64`, without `f64::round`: unless the target has SSE4.1 that is
+/// a libm call, and it was ~10 % of the merge. `x - trunc(x)` is exact in f64 (for x ≥ 1 by
+/// Sterbenz's lemma, for x < 1 trivially), so comparing it with 0.5 rounds exactly like `round`;
+/// the `as` casts saturate (negative, NaN → 0; huge → `u64::MAX`) like `round() as u64` does.
+#[inline]
+fn ns(seconds: f32) -> u64 {
+    let x = seconds as f64 * 1e9;
+    let t = x as u64;
+    t.saturating_add((x - t as f64 >= 0.5) as u64)
+}
+
+/// Integer sums of one row (or of the totals). Request reports use `req_count`, `time_ns`
+/// (request_time), `ru_*`, `traffic_bytes` and `memory_footprint_bytes`; timer reports use
+/// `req_count`, `hit_count`, `time_ns` (timer value) and `ru_*`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Sums {
+    req_count: u64,
+    hit_count: u64,
+    time_ns: u64,
+    ru_utime_ns: u64,
+    ru_stime_ns: u64,
+    traffic_bytes: u64,
+    memory_footprint_bytes: u64,
+}
+
+/// What one request (request report) or one timer (timer report) adds to a row.
+#[derive(Clone, Copy, Debug)]
+struct Contribution {
+    sums: Sums,
+    /// Histogram bucket of the sample(s).
+    bucket: u16,
+    samples: u64,
+}
+
+impl Contribution {
+    #[inline]
+    fn of_request(r: &Record) -> Contribution {
+        let time_ns = ns(r.request_time);
+        Contribution {
+            sums: Sums {
+                req_count: 1,
+                hit_count: 0,
+                time_ns,
+                ru_utime_ns: ns(r.ru_utime),
+                ru_stime_ns: ns(r.ru_stime),
+                traffic_bytes: r.document_size as u64,
+                memory_footprint_bytes: r.memory_footprint as u64,
+            },
+            bucket: bucket_of(time_ns),
+            samples: 1,
+        }
+    }
+
+    /// `req_count` is 0: timer reports count requests once per row, separately.
+    #[inline]
+    fn of_timer(t: &Timer) -> Contribution {
+        let time_ns = ns(t.value);
+        let hits = t.hit_count as u64;
+        let per_hit = (time_ns + hits / 2).checked_div(hits).unwrap_or(0);
+        Contribution {
+            sums: Sums {
+                req_count: 0,
+                hit_count: hits,
+                time_ns,
+                ru_utime_ns: ns(t.ru_utime),
+                ru_stime_ns: ns(t.ru_stime),
+                traffic_bytes: 0,
+                memory_footprint_bytes: 0,
+            },
+            bucket: bucket_of(per_hit),
+            samples: hits,
+        }
+    }
+}
+
+/// One row: sums and histogram. `mark` is the update number that last touched it (timer reports:
+/// a request counts once per row).
+#[derive(Clone, Debug, Default)]
+struct Row {
+    sums: Sums,
+    hist: Histogram,
+    mark: u64,
+}
+
+impl Row {
+    #[inline]
+    fn add(&mut self, c: &Contribution) {
+        let s = &mut self.sums;
+        s.req_count += c.sums.req_count;
+        s.hit_count += c.sums.hit_count;
+        s.time_ns += c.sums.time_ns;
+        s.ru_utime_ns += c.sums.ru_utime_ns;
+        s.ru_stime_ns += c.sums.ru_stime_ns;
+        s.traffic_bytes += c.sums.traffic_bytes;
+        s.memory_footprint_bytes += c.sums.memory_footprint_bytes;
+        self.hist.add_bucket(c.bucket, c.samples);
+    }
+
+    #[inline]
+    fn subtract(&mut self, c: &Contribution) {
+        let s = &mut self.sums;
+        s.req_count -= c.sums.req_count;
+        s.hit_count -= c.sums.hit_count;
+        s.time_ns -= c.sums.time_ns;
+        s.ru_utime_ns -= c.sums.ru_utime_ns;
+        s.ru_stime_ns -= c.sums.ru_stime_ns;
+        s.traffic_bytes -= c.sums.traffic_bytes;
+        s.memory_footprint_bytes -= c.sums.memory_footprint_bytes;
+        self.hist.subtract_bucket(c.bucket, c.samples);
+    }
+}
+
+/// Row keys of up to this many ids (most reports: 1 to 4 keys) are stored inline in the map slot
+/// as a fixed array, hashed as two words and compared as two words: no length prefix, no `memcmp`
+/// call and no pointer chase per lookup. Longer keys go to a second map keyed by boxed slices.
+const SMALL_KEY: usize = 4;
+
+/// An inline row key: the ids in key order, unused positions 0 (a report's keys all have the same
+/// length, so the padding never makes two keys equal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SmallKey([u32; SMALL_KEY]);
+
+impl std::hash::Hash for SmallKey {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let k = self.0;
+        state.write_u64(k[0] as u64 | (k[1] as u64) << 32);
+        state.write_u64(k[2] as u64 | (k[3] as u64) << 32);
+    }
+}
+
+/// The key of the request (or timer) being applied: the ids of its key values, in key order,
+/// then zeros.
+#[derive(Clone, Copy, Debug)]
+struct KeyBuf {
+    ids: [u32; MAX_KEYS],
+    len: usize,
+}
+
+impl KeyBuf {
+    #[inline]
+    fn small(&self) -> SmallKey {
+        let i = &self.ids;
+        SmallKey([i[0], i[1], i[2], i[3]])
+    }
+
+    #[inline]
+    fn slice(&self) -> &[u32] {
+        &self.ids[..self.len]
+    }
+}
+
+/// The rows of a report, by key. See [`SMALL_KEY`].
+#[derive(Debug)]
+enum RowMap {
+    Small(FxHashMap<SmallKey, Row>),
+    Large(FxHashMap<Box<[u32]>, Row>),
+}
+
+impl RowMap {
+    fn new(keys: usize) -> RowMap {
+        if keys <= SMALL_KEY {
+            RowMap::Small(FxHashMap::default())
+        } else {
+            RowMap::Large(FxHashMap::default())
+        }
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        match self {
+            RowMap::Small(m) => m.len(),
+            RowMap::Large(m) => m.len(),
+        }
+    }
+
+    fn capacity(&self) -> usize {
+        match self {
+            RowMap::Small(m) => m.capacity(),
+            RowMap::Large(m) => m.capacity(),
+        }
+    }
+
+    /// Bytes of one map slot, without the key ids a large key holds on the heap.
+    fn slot_bytes(&self) -> usize {
+        std::mem::size_of::<Row>()
+            + match self {
+                RowMap::Small(_) => std::mem::size_of::<SmallKey>(),
+                RowMap::Large(_) => std::mem::size_of::<Box<[u32]>>(),
+            }
+    }
+
+    #[inline]
+    fn get_mut(&mut self, key: &KeyBuf) -> Option<&mut Row> {
+        match self {
+            RowMap::Small(m) => m.get_mut(&key.small()),
+            RowMap::Large(m) => m.get_mut(key.slice()),
+        }
+    }
+
+    #[inline]
+    fn insert(&mut self, key: &KeyBuf, row: Row) {
+        match self {
+            RowMap::Small(m) => {
+                m.insert(key.small(), row);
+            }
+            RowMap::Large(m) => {
+                m.insert(key.slice().into(), row);
+            }
+        }
+    }
+
+    #[inline]
+    fn remove(&mut self, key: &KeyBuf) -> Option<Row> {
+        match self {
+            RowMap::Small(m) => m.remove(&key.small()),
+            RowMap::Large(m) => m.remove(key.slice()),
+        }
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Row> + '_ {
+        self.iter(0).map(|(_, r)| r)
+    }
+
+    /// Every row with its key ids (`keys` of them).
+    fn iter(&self, keys: usize) -> impl Iterator<Item = (&[u32], &Row)> + '_ {
+        let (small, large) = match self {
+            RowMap::Small(m) => (Some(m.iter()), None),
+            RowMap::Large(m) => (None, Some(m.iter())),
+        };
+        small
+            .into_iter()
+            .flatten()
+            .map(move |(k, r)| (&k.0[..keys], r))
+            .chain(large.into_iter().flatten().map(|(k, r)| (&k[..], r)))
+    }
+}
+
+/// Requests prepared once for every report.
+///
+/// Each request's contribution (and each of its timers') is computed here once, instead of once
+/// per report: the ns conversions and bucket numbers were a large share of the merge with 23
+/// reports. The request is copied (record, timers, tag block), so that it stays readable after
+/// the pool reused its slots: the merger collects every request leaving the pool during a round
+/// (expired or overwritten) in one batch and the new ones in another, then updates each report in
+/// turn with whole batches, which keeps one report's rows in cache for the whole round.
+#[derive(Debug, Default)]
+pub struct PreparedBatch {
+    reqs: Vec<PreparedReq>,
+    timers: Vec<Timer>,
+    timer_contribs: Vec<Contribution>,
+    tags: Vec<TagPair>,
+}
+
+#[derive(Debug)]
+struct PreparedReq {
+    id: u64,
+    record: Record,
+    contrib: Contribution,
+    /// Start of its timers in `timers` and `timer_contribs`, and their number.
+    timer_start: u32,
+    timer_count: u32,
+    /// Its tag block in `tags`.
+    tag_start: u32,
+    tag_len: u32,
+}
+
+/// One request of a [`PreparedBatch`].
+struct Prepared<'a> {
+    view: RequestView<'a>,
+    contrib: &'a Contribution,
+    /// One per timer of `view.timers`.
+    timers: &'a [Contribution],
+}
+
+impl PreparedBatch {
+    /// Adds a copy of `v` with its contributions.
+    pub fn push(&mut self, v: &RequestView<'_>) {
+        let timer_start = self.timers.len() as u32;
+        let tag_start = self.tags.len() as u32;
+        self.timers.extend_from_slice(v.timers);
+        self.timer_contribs
+            .extend(v.timers.iter().map(Contribution::of_timer));
+        self.tags.extend_from_slice(v.tag_block);
+        self.reqs.push(PreparedReq {
+            id: v.id,
+            record: *v.record,
+            contrib: Contribution::of_request(v.record),
+            timer_start,
+            timer_count: v.timers.len() as u32,
+            tag_start,
+            tag_len: v.tag_block.len() as u32,
+        });
+    }
+
+    pub fn clear(&mut self) {
+        self.reqs.clear();
+        self.timers.clear();
+        self.timer_contribs.clear();
+        self.tags.clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.reqs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.reqs.is_empty()
+    }
+
+    #[inline]
+    fn iter(&self) -> impl Iterator<Item = Prepared<'_>> + '_ {
+        self.reqs.iter().map(move |p| {
+            let timers = p.timer_start as usize..(p.timer_start + p.timer_count) as usize;
+            let tags = p.tag_start as usize..(p.tag_start + p.tag_len) as usize;
+            Prepared {
+                view: RequestView {
+                    id: p.id,
+                    record: &p.record,
+                    tag_block: &self.tags[tags],
+                    timers: &self.timers[timers.clone()],
+                },
+                contrib: &p.contrib,
+                timers: &self.timer_contribs[timers],
+            }
+        })
+    }
+}
+
+/// A live report: rows keyed by id arrays, updated by add/subtract.
+///
+/// # Row limit and exactness
+/// A contribution that would need a new row when `max_rows` rows exist is **lost**: it is not
+/// counted in any row (it still counts in the totals) and `rows_lost` is incremented. To keep
+/// every row exact afterwards, the report then **freezes row creation** until the request that
+/// lost it has been subtracted: it remembers the id of the newest request that lost a
+/// contribution, and since requests leave oldest first, the freeze ends once a request with an id
+/// ≥ that one has been subtracted. While frozen, existing rows keep being updated. On subtract, a
+/// missing row therefore always means that contribution was lost (a row exists from the first
+/// contribution that made it until its `req_count` returns to 0, and no row can appear between a
+/// request's lost contribution and that request's subtraction), and it is skipped.
+#[derive(Debug)]
+pub struct Report {
+    def: ReportDef,
+    kind: Kind,
+    /// The keys as strings, preset expanded (`tag:country`).
+    key_names: Vec<String>,
+    /// Column names of the keys (`country`, or `tag:country` when it would repeat).
+    key_columns: Vec<String>,
+    keys: Vec<Key>,
+    /// Positions of timer tag keys in the key array, with their tag name ids.
+    timer_keys: Vec<(usize, u32)>,
+    filters: Filters,
+    /// Dictionary ids this report pinned (tag names, filter values), released by `release`.
+    pins: Vec<u32>,
+    rows: RowMap,
+    totals: Row,
+    max_rows: usize,
+    rows_lost: u64,
+    /// Row creation is frozen until a request with id ≥ this has been subtracted.
+    frozen_until: Option<u64>,
+    /// Counts updates, for `Row::mark`.
+    update_number: u64,
+    /// Whether any filter is set (most reports have none: skips the filter checks).
+    filtered: bool,
+    /// Keys of rows emptied during one subtract (timer reports), removed at its end.
+    scratch_emptied: Vec<KeyBuf>,
+    /// The one request of [`Report::add`] and [`Report::subtract`].
+    scratch_batch: PreparedBatch,
+}
+
+impl Report {
+    /// Validates `def` and interns (pins) its tag names and filter values in `dict`;
+    /// [`Report::release`] unpins them when the report is dropped. The report starts empty: the
+    /// caller fills it from the pool.
+    pub fn new(
+        def: ReportDef,
+        dict: &mut Dictionary,
+        max_rows: usize,
+    ) -> Result<Report, ReportError> {
+        def.validate()?;
+        let key_names = def.resolved_keys()?;
+        let specs = key_names
+            .iter()
+            .map(|k| KeySpec::parse(k))
+            .collect::<Result<Vec<_>, _>>()?;
+        let filter_specs = def
+            .filters
+            .iter()
+            .map(|(k, v)| parse_filter(k, v))
+            .collect::<Result<Vec<_>, _>>()?;
+
+        let mut pins = Vec::new();
+        let mut pin = |s: &str, pins: &mut Vec<u32>| -> Result<u32, ReportError> {
+            let id = dict.intern(s.as_bytes());
+            if id == LOST {
+                return Err(err(format!("dictionary full: cannot intern `{s}`")));
+            }
+            pins.push(id);
+            Ok(id)
+        };
+        let mut build = |pins: &mut Vec<u32>| -> Result<(Vec<Key>, Filters), ReportError> {
+            let mut keys = Vec::with_capacity(specs.len());
+            for spec in &specs {
+                keys.push(match spec {
+                    KeySpec::Hostname => Key::Hostname,
+                    KeySpec::ServerName => Key::ServerName,
+                    KeySpec::ScriptName => Key::ScriptName,
+                    KeySpec::Schema => Key::Schema,
+                    KeySpec::Status => Key::Status,
+                    KeySpec::Tag(n) => Key::Tag(pin(n, pins)?),
+                    KeySpec::TimerTag(n) => Key::TimerTag(pin(n, pins)?),
+                });
+            }
+            let mut f = Filters::default();
+            for spec in &filter_specs {
+                match spec {
+                    FilterSpec::MinTime(v) => f.min_time = Some(*v as f32),
+                    FilterSpec::MaxTime(v) => f.max_time = Some(*v as f32),
+                    FilterSpec::Status(s) => f.status = Some(*s),
+                    FilterSpec::Field(field, value) => {
+                        let id = pin(value, pins)?;
+                        f.fields.push((*field, id));
+                    }
+                    FilterSpec::Tag(n, value) => {
+                        let name = pin(n, pins)?;
+                        let value = pin(value, pins)?;
+                        f.tags.push(TagPair { name, value });
+                    }
+                    FilterSpec::TimerTag(n, value) => {
+                        let name = pin(n, pins)?;
+                        let value = pin(value, pins)?;
+                        f.timer_tags.push(TagPair { name, value });
+                    }
+                }
+            }
+            Ok((keys, f))
+        };
+        let (keys, filters) = match build(&mut pins) {
+            Ok(x) => x,
+            Err(e) => {
+                for id in pins {
+                    dict.release(id);
+                }
+                return Err(e);
+            }
+        };
+
+        let kind = def.kind();
+        let timer_keys = keys
+            .iter()
+            .enumerate()
+            .filter_map(|(i, k)| match *k {
+                Key::TimerTag(name) => Some((i, name)),
+                _ => None,
+            })
+            .collect();
+        let key_columns = key_column_names(&specs, kind);
+        let filtered = !filter_specs.is_empty();
+        let n = keys.len();
+        Ok(Report {
+            def,
+            kind,
+            key_names,
+            key_columns,
+            keys,
+            timer_keys,
+            filters,
+            pins,
+            rows: RowMap::new(n),
+            totals: Row::default(),
+            max_rows,
+            rows_lost: 0,
+            frozen_until: None,
+            update_number: 0,
+            filtered,
+            scratch_emptied: Vec::new(),
+            scratch_batch: PreparedBatch::default(),
+        })
+    }
+
+    /// Unpins the dictionary ids pinned by [`Report::new`]. Call once before dropping the report
+    /// (a second call does nothing).
+    pub fn release(&mut self, dict: &mut Dictionary) {
+        for id in self.pins.drain(..) {
+            dict.release(id);
+        }
+    }
+
+    pub fn def(&self) -> &ReportDef {
+        &self.def
+    }
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+    /// The keys, preset expanded (`tag:country`).
+    pub fn keys(&self) -> &[String] {
+        &self.key_names
+    }
+    /// Column names of the keys (`country`).
+    pub fn key_columns(&self) -> &[String] {
+        &self.key_columns
+    }
+    pub fn rows(&self) -> usize {
+        self.rows.len()
+    }
+    /// Contributions lost because the report had `max_rows` rows, since creation.
+    pub fn rows_lost(&self) -> u64 {
+        self.rows_lost
+    }
+    pub fn max_rows(&self) -> usize {
+        self.max_rows
+    }
+    /// Requests counted in the totals (after filters).
+    pub fn total_requests(&self) -> u64 {
+        self.totals.sums.req_count
+    }
+    /// Approximate heap bytes held by rows and histograms.
+    pub fn memory_bytes(&self) -> usize {
+        let heap_key = match self.rows {
+            RowMap::Small(_) => 0,
+            RowMap::Large(_) => 4 * self.keys.len(),
+        };
+        let per_row = self.rows.slot_bytes() + heap_key + 8;
+        self.rows.capacity() * per_row
+            + self
+                .rows
+                .values()
+                .map(|r| r.hist.heap_bytes())
+                .sum::<usize>()
+    }
+
+    /// Counts a request that entered the pool. Never touches the dictionary.
+    pub fn add(&mut self, req: &RequestView<'_>) {
+        let mut b = std::mem::take(&mut self.scratch_batch);
+        b.clear();
+        b.push(req);
+        self.add_batch(&b);
+        self.scratch_batch = b;
+    }
+
+    /// Un-counts a request leaving the pool: one previously added, oldest first.
+    pub fn subtract(&mut self, req: &RequestView<'_>) {
+        let mut b = std::mem::take(&mut self.scratch_batch);
+        b.clear();
+        b.push(req);
+        self.subtract_batch(&b);
+        self.scratch_batch = b;
+    }
+
+    /// [`Report::add`] for every request of the batch, in order.
+    pub fn add_batch(&mut self, batch: &PreparedBatch) {
+        for p in batch.iter() {
+            self.update::<true>(&p);
+        }
+    }
+
+    /// [`Report::subtract`] for every request of the batch, in order (oldest first).
+    pub fn subtract_batch(&mut self, batch: &PreparedBatch) {
+        for p in batch.iter() {
+            self.update::<false>(&p);
+            if self.frozen_until.is_some_and(|f| p.view.id >= f) {
+                self.frozen_until = None;
+            }
+        }
+    }
+
+    #[inline]
+    fn update<const ADD: bool>(&mut self, p: &Prepared<'_>) {
+        let v = &p.view;
+        let timer_kind = self.kind == Kind::Timer;
+        if self.filtered && !self.filters.pass_request(v, timer_kind) {
+            return;
+        }
+        let r = v.record;
+        let mut key = KeyBuf {
+            ids: [0; MAX_KEYS],
+            len: self.keys.len(),
+        };
+        for (slot, k) in key.ids.iter_mut().zip(&self.keys) {
+            *slot = match *k {
+                Key::Hostname => r.hostname,
+                Key::ServerName => r.server_name,
+                Key::ScriptName => r.script_name,
+                Key::Schema => r.schema,
+                Key::Status => r.status,
+                Key::Tag(name) => match first_tag(v.tags(), name) {
+                    Some(value) => value,
+                    None => return,
+                },
+                Key::TimerTag(_) => 0, // set per timer
+            };
+        }
+        if timer_kind {
+            return self.update_timers::<ADD>(p, key);
+        }
+        let c = p.contrib;
+        if ADD {
+            self.totals.add(c);
+            if let Some(row) = self.rows.get_mut(&key) {
+                row.add(c);
+            } else if self.frozen_until.is_none() && self.rows.len() < self.max_rows {
+                let mut row = Row::default();
+                row.add(c);
+                self.rows.insert(&key, row);
+            } else {
+                self.lose(v.id);
+            }
+        } else {
+            self.totals.subtract(c);
+            if let Some(row) = self.rows.get_mut(&key) {
+                row.subtract(c);
+                if row.sums.req_count == 0 {
+                    debug_assert_eq!(row.sums, Sums::default());
+                    self.rows.remove(&key);
+                }
+            }
+        }
+    }
+
+    fn lose(&mut self, id: u64) {
+        self.rows_lost += 1;
+        self.frozen_until = Some(self.frozen_until.map_or(id, |f| f.max(id)));
+    }
+
+    #[inline]
+    fn update_timers<const ADD: bool>(&mut self, p: &Prepared<'_>, mut key: KeyBuf) {
+        self.update_number += 1;
+        let mark = self.update_number;
+        let mut any = false;
+        let v = &p.view;
+        let timer_filters = !self.filters.timer_tags.is_empty();
+        'timers: for ((_, tags), c) in v.timers_with_tags().zip(p.timers) {
+            if timer_filters && !self.filters.pass_timer(tags) {
+                continue;
+            }
+            for &(pos, name) in &self.timer_keys {
+                match first_tag(tags, name) {
+                    Some(value) => key.ids[pos] = value,
+                    None => continue 'timers,
+                }
+            }
+            any = true;
+            if ADD {
+                self.totals.add(c);
+                if let Some(row) = self.rows.get_mut(&key) {
+                    if row.mark != mark {
+                        row.mark = mark;
+                        row.sums.req_count += 1;
+                    }
+                    row.add(c);
+                } else if self.frozen_until.is_none() && self.rows.len() < self.max_rows {
+                    let mut row = Row {
+                        mark,
+                        ..Row::default()
+                    };
+                    row.sums.req_count = 1;
+                    row.add(c);
+                    self.rows.insert(&key, row);
+                } else {
+                    self.lose(v.id);
+                }
+            } else {
+                self.totals.subtract(c);
+                if let Some(row) = self.rows.get_mut(&key) {
+                    if row.mark != mark {
+                        row.mark = mark;
+                        row.sums.req_count -= 1;
+                        if row.sums.req_count == 0 {
+                            self.scratch_emptied.push(key);
+                        }
+                    }
+                    row.subtract(c);
+                }
+            }
+        }
+        if any {
+            if ADD {
+                self.totals.sums.req_count += 1;
+            } else {
+                self.totals.sums.req_count -= 1;
+            }
+        }
+        if !ADD && !self.scratch_emptied.is_empty() {
+            for key in self.scratch_emptied.drain(..) {
+                let _row = self.rows.remove(&key);
+                debug_assert!(_row.is_some_and(|r| r.sums == Sums::default() && r.hist.is_empty()));
+            }
+        }
+    }
+}
+
+/// Column names of the keys: the short name (`script_name`, `country` for `tag:country`), or the
+/// full key when a tag's short name would repeat another column's name.
+fn key_column_names(specs: &[KeySpec], kind: Kind) -> Vec<String> {
+    let metrics = metric_columns(kind);
+    specs
+        .iter()
+        .map(|spec| {
+            let short = spec.short_name();
+            let clash = spec.is_tag()
+                && (specs.iter().filter(|s| s.short_name() == short).count() > 1
+                    || metrics.iter().any(|m| m.name == short)
+                    || median_column(kind) == short
+                    || parse_percentile_column(short).is_some());
+            match spec {
+                KeySpec::Tag(n) if clash => format!("tag:{n}"),
+                KeySpec::TimerTag(n) if clash => format!("timer_tag:{n}"),
+                _ => short.to_string(),
+            }
+        })
+        .collect()
+}

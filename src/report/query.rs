@@ -1,0 +1,664 @@
+//! Columns and queries: what a report shows, sorted, filtered and limited, as JSON or CSV.
+
+use super::*;
+
+/// Which sum a metric column reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Field {
+    ReqCount,
+    HitCount,
+    TimeNs,
+    RuUtimeNs,
+    RuStimeNs,
+    TrafficBytes,
+    MemoryFootprintBytes,
+}
+
+impl Field {
+    fn of(self, s: &Sums) -> u64 {
+        match self {
+            Field::ReqCount => s.req_count,
+            Field::HitCount => s.hit_count,
+            Field::TimeNs => s.time_ns,
+            Field::RuUtimeNs => s.ru_utime_ns,
+            Field::RuStimeNs => s.ru_stime_ns,
+            Field::TrafficBytes => s.traffic_bytes,
+            Field::MemoryFootprintBytes => s.memory_footprint_bytes,
+        }
+    }
+    fn is_ns(self) -> bool {
+        matches!(self, Field::TimeNs | Field::RuUtimeNs | Field::RuStimeNs)
+    }
+    /// The value in its column unit: seconds for times, plain counts and bytes otherwise.
+    fn scaled(self, raw: u64) -> f64 {
+        if self.is_ns() {
+            raw as f64 / 1e9
+        } else {
+            raw as f64
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum How {
+    Total,
+    PerSec,
+    Percent,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct MetricColumn {
+    pub(super) name: &'static str,
+    field: Field,
+    how: How,
+}
+
+pub(super) const fn m(name: &'static str, field: Field, how: How) -> MetricColumn {
+    MetricColumn { name, field, how }
+}
+
+pub(super) const REQUEST_METRICS: &[MetricColumn] = &[
+    m("req_count", Field::ReqCount, How::Total),
+    m("req_per_sec", Field::ReqCount, How::PerSec),
+    m("req_percent", Field::ReqCount, How::Percent),
+    m("req_time_total", Field::TimeNs, How::Total),
+    m("req_time_per_sec", Field::TimeNs, How::PerSec),
+    m("req_time_percent", Field::TimeNs, How::Percent),
+    m("ru_utime_total", Field::RuUtimeNs, How::Total),
+    m("ru_utime_per_sec", Field::RuUtimeNs, How::PerSec),
+    m("ru_utime_percent", Field::RuUtimeNs, How::Percent),
+    m("ru_stime_total", Field::RuStimeNs, How::Total),
+    m("ru_stime_per_sec", Field::RuStimeNs, How::PerSec),
+    m("ru_stime_percent", Field::RuStimeNs, How::Percent),
+    m("traffic_total", Field::TrafficBytes, How::Total),
+    m("traffic_per_sec", Field::TrafficBytes, How::PerSec),
+    m("traffic_percent", Field::TrafficBytes, How::Percent),
+    m(
+        "memory_footprint_total",
+        Field::MemoryFootprintBytes,
+        How::Total,
+    ),
+    m(
+        "memory_footprint_per_sec",
+        Field::MemoryFootprintBytes,
+        How::PerSec,
+    ),
+    m(
+        "memory_footprint_percent",
+        Field::MemoryFootprintBytes,
+        How::Percent,
+    ),
+];
+
+pub(super) const TIMER_METRICS: &[MetricColumn] = &[
+    m("req_count", Field::ReqCount, How::Total),
+    m("req_per_sec", Field::ReqCount, How::PerSec),
+    m("req_percent", Field::ReqCount, How::Percent),
+    m("hit_count", Field::HitCount, How::Total),
+    m("hit_per_sec", Field::HitCount, How::PerSec),
+    m("hit_percent", Field::HitCount, How::Percent),
+    m("timer_value", Field::TimeNs, How::Total),
+    m("timer_value_per_sec", Field::TimeNs, How::PerSec),
+    m("timer_value_percent", Field::TimeNs, How::Percent),
+    m("ru_utime_value", Field::RuUtimeNs, How::Total),
+    m("ru_stime_value", Field::RuStimeNs, How::Total),
+];
+
+pub(super) fn metric_columns(kind: Kind) -> &'static [MetricColumn] {
+    match kind {
+        Kind::Timer => TIMER_METRICS,
+        _ => REQUEST_METRICS,
+    }
+}
+
+pub(super) fn median_column(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Timer => "timer_median",
+        _ => "req_time_median",
+    }
+}
+
+/// `p99.9` → 99.9.
+pub(super) fn parse_percentile_column(name: &str) -> Option<f64> {
+    let p: f64 = name.strip_prefix('p')?.parse().ok()?;
+    (0.0..=100.0).contains(&p).then_some(p)
+}
+
+/// One value in a table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    /// An absent schema, or a percentile of an empty histogram.
+    Null,
+    Int(u64),
+    Float(f64),
+    Text(String),
+}
+
+impl Cell {
+    /// As CSV shows it (and as `match=` sees it).
+    fn render(&self, out: &mut String) {
+        use std::fmt::Write;
+        match self {
+            Cell::Null => {}
+            Cell::Int(i) => {
+                let _ = write!(out, "{i}");
+            }
+            Cell::Float(f) => {
+                let _ = write!(out, "{f}");
+            }
+            Cell::Text(s) => out.push_str(s),
+        }
+    }
+}
+
+impl Serialize for Cell {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Cell::Null => s.serialize_none(),
+            Cell::Int(i) => s.serialize_u64(*i),
+            Cell::Float(f) => s.serialize_f64(*f),
+            Cell::Text(t) => s.serialize_str(t),
+        }
+    }
+}
+
+/// A column a query can name: shown, sorted by or filtered on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Column {
+    Key(usize),
+    Metric(MetricColumn),
+    Percentile(f64),
+}
+
+impl PartialEq for MetricColumn {
+    fn eq(&self, other: &MetricColumn) -> bool {
+        self.name == other.name
+    }
+}
+
+/// What `GET /api/v1/reports/{name}` asks for. `Default` is "top 100 by the default sort, the
+/// definition's percentiles, the default limits".
+#[derive(Clone, Debug)]
+pub struct Query {
+    /// A column name, `-` first for descending. Default: `-req_time_total` (request and info
+    /// reports) or `-timer_value` (timer reports).
+    pub sort: Option<String>,
+    /// Rows to return (default [`DEFAULT_QUERY_LIMIT`], at most `max_limit`).
+    pub limit: Option<usize>,
+    /// Rows to skip after sorting.
+    pub offset: usize,
+    /// `COLUMN:VALUE` exact filters: key columns compare the shown string (an absent schema is
+    /// ""), numeric columns the number.
+    pub filters: Vec<String>,
+    /// `COLUMN:REGEX` filters on the shown string.
+    pub matches: Vec<String>,
+    /// Percentile columns to show instead of the definition's.
+    pub percentiles: Option<Vec<f64>>,
+    /// Largest `limit` allowed (`limits.max_query_limit`).
+    pub max_limit: usize,
+    /// Largest compiled regex (`limits.max_regex_bytes`).
+    pub max_regex_bytes: usize,
+}
+
+impl Default for Query {
+    fn default() -> Query {
+        Query {
+            sort: None,
+            limit: None,
+            offset: 0,
+            filters: Vec::new(),
+            matches: Vec::new(),
+            percentiles: None,
+            max_limit: 100_000,
+            max_regex_bytes: 1 << 20,
+        }
+    }
+}
+
+/// A query's answer. Serialises to the API's JSON shape: `{"report", "kind", "keys",
+/// "time_interval", "rows_total", "totals": {…}, "rows": [{…}]}`; [`Table::to_csv`] gives CSV.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    pub report: String,
+    pub kind: Kind,
+    /// The report's keys (`tag:country`).
+    pub keys: Vec<String>,
+    pub time_interval: f64,
+    /// Rows left after `filter`/`match`, before offset and limit.
+    pub rows_total: usize,
+    /// Every column: the key columns first (`key_columns` of them), then metrics and percentiles.
+    pub columns: Vec<String>,
+    pub key_columns: usize,
+    /// One cell per metric/percentile column (`columns[key_columns..]`).
+    pub totals: Vec<Cell>,
+    /// One cell per column.
+    pub rows: Vec<Vec<Cell>>,
+}
+
+impl Table {
+    /// Header line of column names, then one line per row; RFC 4180 quoting, CRLF line ends.
+    pub fn to_csv(&self) -> String {
+        let mut out =
+            String::with_capacity(64 * (self.rows.len() + 1) * self.columns.len().max(1) / 4);
+        let mut cell = String::new();
+        for (i, c) in self.columns.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            csv_field(&mut out, c);
+        }
+        out.push_str("\r\n");
+        for row in &self.rows {
+            for (i, c) in row.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                cell.clear();
+                c.render(&mut cell);
+                csv_field(&mut out, &cell);
+            }
+            out.push_str("\r\n");
+        }
+        out
+    }
+
+    /// The totals as a JSON object (also what `/api/v1/info` shows).
+    pub fn totals_json(&self) -> serde_json::Map<String, serde_json::Value> {
+        self.columns[self.key_columns..]
+            .iter()
+            .zip(&self.totals)
+            .map(|(c, v)| {
+                (
+                    c.clone(),
+                    serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
+                )
+            })
+            .collect()
+    }
+}
+
+pub(super) fn csv_field(out: &mut String, s: &str) {
+    if s.contains([',', '"', '\n', '\r']) {
+        out.push('"');
+        out.push_str(&s.replace('"', "\"\""));
+        out.push('"');
+    } else {
+        out.push_str(s);
+    }
+}
+
+/// Serialises `names[i] → cells[i]` as one JSON object, in column order.
+pub(super) struct Object<'a> {
+    names: &'a [String],
+    cells: &'a [Cell],
+}
+
+impl Serialize for Object<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.cells.len()))?;
+        for (n, c) in self.names.iter().zip(self.cells) {
+            map.serialize_entry(n, c)?;
+        }
+        map.end()
+    }
+}
+
+pub(super) struct Rows<'a>(&'a Table);
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.rows.len()))?;
+        for row in &self.0.rows {
+            seq.serialize_element(&Object {
+                names: &self.0.columns,
+                cells: row,
+            })?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for Table {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(7))?;
+        map.serialize_entry("report", &self.report)?;
+        map.serialize_entry("kind", &self.kind)?;
+        map.serialize_entry("keys", &self.keys)?;
+        map.serialize_entry("time_interval", &self.time_interval)?;
+        map.serialize_entry("rows_total", &self.rows_total)?;
+        map.serialize_entry(
+            "totals",
+            &Object {
+                names: &self.columns[self.key_columns..],
+                cells: &self.totals,
+            },
+        )?;
+        map.serialize_entry("rows", &Rows(self))?;
+        map.end()
+    }
+}
+
+/// A `filter=` or `match=` resolved against the columns.
+pub(super) enum RowTest {
+    /// Key column equals this shown string.
+    KeyEq(usize, String),
+    /// Numeric column equals this number.
+    NumEq(Column, f64),
+    /// The shown string matches.
+    Matches(Column, regex::Regex),
+}
+
+/// A row while a query runs.
+pub(super) type Item<'a> = (&'a [u32], &'a Row);
+
+/// Counts the items and keeps the first `want` of them in `cmp` order (a total order), sorted.
+///
+/// Items are buffered up to twice `want`; when the buffer fills, a partial selection keeps the
+/// best `want`, and the worst of those becomes a threshold that rejects most later items with one
+/// comparison. So a top-100 of 100k rows costs about one comparison per row and a few small
+/// selections, in O(want) memory.
+pub(super) fn top_of<T: Clone>(
+    items: impl Iterator<Item = T>,
+    want: usize,
+    cmp: impl Fn(&T, &T) -> Ordering,
+) -> (usize, Vec<T>) {
+    if want == 0 {
+        return (items.count(), Vec::new());
+    }
+    let cap = want.saturating_mul(2).max(64);
+    let mut buf: Vec<T> = Vec::with_capacity(cap.min(1 << 16));
+    let mut threshold: Option<T> = None;
+    let mut n = 0;
+    for item in items {
+        n += 1;
+        if threshold
+            .as_ref()
+            .is_some_and(|t| cmp(&item, t) != Ordering::Less)
+        {
+            continue;
+        }
+        buf.push(item);
+        if buf.len() >= cap {
+            buf.select_nth_unstable_by(want - 1, &cmp);
+            buf.truncate(want);
+            threshold = Some(buf[want - 1].clone());
+        }
+    }
+    if want < buf.len() {
+        buf.select_nth_unstable_by(want - 1, &cmp);
+        buf.truncate(want);
+    }
+    buf.sort_unstable_by(cmp);
+    (n, buf)
+}
+
+impl Report {
+    /// Columns shown with these percentiles: keys, metrics, median, `p<N>`.
+    fn shown_columns(&self, percentiles: &[f64]) -> (Vec<String>, Vec<Column>) {
+        let mut names = self.key_columns.clone();
+        let mut cols: Vec<Column> = (0..self.keys.len()).map(Column::Key).collect();
+        for mc in metric_columns(self.kind) {
+            names.push(mc.name.to_string());
+            cols.push(Column::Metric(*mc));
+        }
+        names.push(median_column(self.kind).to_string());
+        cols.push(Column::Percentile(50.0));
+        for &p in percentiles {
+            names.push(percentile_column(p));
+            cols.push(Column::Percentile(p));
+        }
+        (names, cols)
+    }
+
+    /// Resolves a column name: a key column (its shown name or its key, `tag:country`), a metric,
+    /// the median, or any `p<N>`.
+    fn column(&self, name: &str) -> Option<Column> {
+        if let Some(i) = self.key_columns.iter().position(|c| c == name) {
+            return Some(Column::Key(i));
+        }
+        if let Some(i) = self.key_names.iter().position(|c| c == name) {
+            return Some(Column::Key(i));
+        }
+        if let Some(mc) = metric_columns(self.kind).iter().find(|mc| mc.name == name) {
+            return Some(Column::Metric(*mc));
+        }
+        if name == median_column(self.kind) {
+            return Some(Column::Percentile(50.0));
+        }
+        parse_percentile_column(name).map(Column::Percentile)
+    }
+
+    /// Splits `COLUMN:VALUE` at the column: the longest key column name followed by `:`
+    /// (tag names may contain `:`), else the first `:`.
+    fn split_column<'q>(&self, what: &str, s: &'q str) -> Result<(Column, &'q str), ReportError> {
+        let mut best: Option<(usize, usize)> = None;
+        for (i, name) in self.key_columns.iter().chain(&self.key_names).enumerate() {
+            if s.len() > name.len()
+                && s.starts_with(name.as_str())
+                && s.as_bytes()[name.len()] == b':'
+                && best.is_none_or(|(_, len)| name.len() > len)
+            {
+                best = Some((i % self.keys.len().max(1), name.len()));
+            }
+        }
+        if let Some((i, len)) = best {
+            return Ok((Column::Key(i), &s[len + 1..]));
+        }
+        let Some((name, value)) = s.split_once(':') else {
+            return Err(err(format!("{what} `{s}`: expected COLUMN:VALUE")));
+        };
+        match self.column(name) {
+            Some(c) => Ok((c, value)),
+            None => Err(err(format!("{what} `{s}`: unknown column `{name}`"))),
+        }
+    }
+
+    fn key_text<'d>(&self, i: usize, id: u32, dict: &'d Dictionary) -> Cow<'d, str> {
+        match self.keys[i] {
+            Key::Status => Cow::Owned(id.to_string()),
+            Key::Schema if id == NO_SCHEMA => Cow::Borrowed(""),
+            _ => dict.text(id),
+        }
+    }
+
+    fn key_cell(&self, i: usize, id: u32, dict: &Dictionary) -> Cell {
+        match self.keys[i] {
+            Key::Status => Cell::Int(id as u64),
+            Key::Schema if id == NO_SCHEMA => Cell::Null,
+            _ => Cell::Text(dict.text(id).into_owned()),
+        }
+    }
+
+    fn metric_cell(&self, mc: &MetricColumn, sums: &Sums, interval: f64) -> Cell {
+        let raw = mc.field.of(sums);
+        match mc.how {
+            How::Total if mc.field.is_ns() => Cell::Float(mc.field.scaled(raw)),
+            How::Total => Cell::Int(raw),
+            How::PerSec => Cell::Float(mc.field.scaled(raw) / interval),
+            How::Percent => {
+                let total = mc.field.of(&self.totals.sums);
+                Cell::Float(if total == 0 {
+                    0.0
+                } else {
+                    100.0 * raw as f64 / total as f64
+                })
+            }
+        }
+    }
+
+    /// A numeric column's value as f64 (`None` for a percentile of an empty histogram).
+    fn number(&self, col: Column, row: &Row, interval: f64) -> Option<f64> {
+        match col {
+            Column::Metric(mc) => Some(match self.metric_cell(&mc, &row.sums, interval) {
+                Cell::Int(i) => i as f64,
+                Cell::Float(f) => f,
+                _ => 0.0,
+            }),
+            Column::Percentile(p) => row.hist.percentile_ns(p).map(|ns| ns / 1e9),
+            Column::Key(_) => None,
+        }
+    }
+
+    fn cell(&self, col: Column, item: Item<'_>, dict: &Dictionary, interval: f64) -> Cell {
+        match col {
+            Column::Key(i) => self.key_cell(i, item.0[i], dict),
+            Column::Metric(mc) => self.metric_cell(&mc, &item.1.sums, interval),
+            Column::Percentile(p) => item
+                .1
+                .hist
+                .percentile_ns(p)
+                .map_or(Cell::Null, |ns| Cell::Float(ns / 1e9)),
+        }
+    }
+
+    fn passes(
+        &self,
+        test: &RowTest,
+        item: Item<'_>,
+        dict: &Dictionary,
+        interval: f64,
+        buf: &mut String,
+    ) -> bool {
+        match test {
+            RowTest::KeyEq(i, want) => self.key_text(*i, item.0[*i], dict) == want.as_str(),
+            RowTest::NumEq(col, want) => self.number(*col, item.1, interval) == Some(*want),
+            RowTest::Matches(Column::Key(i), re) => {
+                re.is_match(&self.key_text(*i, item.0[*i], dict))
+            }
+            RowTest::Matches(col, re) => {
+                buf.clear();
+                self.cell(*col, item, dict, interval).render(buf);
+                re.is_match(buf)
+            }
+        }
+    }
+
+    /// Runs a query. Pure: reads the rows and renders ids with `dict`. `time_interval` is the
+    /// seconds the pool covers (`*_per_sec` divide by it). Errors name the bad parameter or column.
+    ///
+    /// Cost: filters touch every row; the sort computes one key per remaining row and selects the
+    /// top `offset + limit` with `select_nth_unstable`; key strings and percentiles are computed
+    /// only for returned rows unless the sort or a filter needs them.
+    pub fn query(
+        &self,
+        q: &Query,
+        dict: &Dictionary,
+        time_interval: f64,
+    ) -> Result<Table, ReportError> {
+        let interval = if time_interval.is_finite() && time_interval > 0.0 {
+            time_interval
+        } else {
+            1.0
+        };
+        let percentiles = q.percentiles.as_deref().unwrap_or(&self.def.percentiles);
+        validate_percentiles(percentiles)?;
+        let limit = q.limit.unwrap_or(DEFAULT_QUERY_LIMIT.min(q.max_limit));
+        if limit > q.max_limit {
+            return Err(err(format!(
+                "limit {limit} is above the maximum {}",
+                q.max_limit
+            )));
+        }
+        let (sort_col, descending) = {
+            let default = match self.kind {
+                Kind::Timer => "-timer_value",
+                _ => "-req_time_total",
+            };
+            let s = q.sort.as_deref().unwrap_or(default);
+            let (name, desc) = match s.strip_prefix('-') {
+                Some(n) => (n, true),
+                None => (s.strip_prefix('+').unwrap_or(s), false),
+            };
+            let col = self
+                .column(name)
+                .ok_or_else(|| err(format!("sort: unknown column `{name}`")))?;
+            (col, desc)
+        };
+        let mut tests = Vec::with_capacity(q.filters.len() + q.matches.len());
+        for f in &q.filters {
+            let (col, value) = self.split_column("filter", f)?;
+            tests.push(match col {
+                Column::Key(i) => RowTest::KeyEq(i, value.to_string()),
+                _ => RowTest::NumEq(
+                    col,
+                    value
+                        .parse::<f64>()
+                        .map_err(|_| err(format!("filter `{f}`: `{value}` is not a number")))?,
+                ),
+            });
+        }
+        for mt in &q.matches {
+            let (col, pattern) = self.split_column("match", mt)?;
+            let re = regex::RegexBuilder::new(pattern)
+                .size_limit(q.max_regex_bytes)
+                .build()
+                .map_err(|e| err(format!("match `{mt}`: {e}")))?;
+            tests.push(RowTest::Matches(col, re));
+        }
+
+        // Filter, then sort and cut. Ties are broken by the key ids, so the order is total and
+        // pages are stable.
+        let mut buf = String::new();
+        let passing = self.rows.iter(self.keys.len()).filter(|&item| {
+            tests
+                .iter()
+                .all(|t| self.passes(t, item, dict, interval, &mut buf))
+        });
+        let want = q.offset.saturating_add(limit);
+        let (rows_total, top): (usize, Vec<Item<'_>>) = match sort_col {
+            Column::Key(i) if self.keys[i] != Key::Status => {
+                let keyed = passing.map(|item| (self.key_text(i, item.0[i], dict), item));
+                let (n, top) = top_of(keyed, want, |a, b| {
+                    let o = a.0.cmp(&b.0);
+                    if descending { o.reverse() } else { o }.then_with(|| a.1 .0.cmp(b.1 .0))
+                });
+                (n, top.into_iter().map(|(_, item)| item).collect())
+            }
+            col => {
+                let keyed = passing.map(|item| {
+                    let v = match col {
+                        Column::Key(i) => item.0[i] as f64,
+                        // A percentile of an empty histogram sorts below every value.
+                        col => self
+                            .number(col, item.1, interval)
+                            .unwrap_or(f64::NEG_INFINITY),
+                    };
+                    (v, item)
+                });
+                let (n, top) = top_of(keyed, want, |a, b| {
+                    let o = a.0.total_cmp(&b.0);
+                    if descending { o.reverse() } else { o }.then_with(|| a.1 .0.cmp(b.1 .0))
+                });
+                (n, top.into_iter().map(|(_, item)| item).collect())
+            }
+        };
+
+        // Render.
+        let (columns, cols) = self.shown_columns(percentiles);
+        let rows = top
+            .iter()
+            .skip(q.offset)
+            .map(|&item| {
+                cols.iter()
+                    .map(|&c| self.cell(c, item, dict, interval))
+                    .collect()
+            })
+            .collect();
+        let totals_item: Item<'_> = (&[], &self.totals);
+        let totals = cols[self.keys.len()..]
+            .iter()
+            .map(|&c| self.cell(c, totals_item, dict, interval))
+            .collect();
+        Ok(Table {
+            report: self.def.name.clone(),
+            kind: self.kind,
+            keys: self.key_names.clone(),
+            time_interval: interval,
+            rows_total,
+            columns,
+            key_columns: self.keys.len(),
+            totals,
+            rows,
+        })
+    }
+}

@@ -1,0 +1,132 @@
+//! The set of live reports: each behind its own lock, with its update statistics.
+
+use super::*;
+
+/// One live report with its lock and update statistics.
+#[derive(Debug)]
+pub struct ReportCell {
+    /// Written by the merger (add/subtract each round) and by report creation (fill); read by the
+    /// API for queries and status. parking_lot: small, fair (a steady stream of queries cannot
+    /// starve the merger), no poisoning.
+    pub report: RwLock<Report>,
+    name: String,
+    builtin: bool,
+    /// Merger time spent updating this report, and the requests it updated, since creation. Only
+    /// the merger writes them (hence plain load/store), status reads them.
+    update_ns: AtomicU64,
+    update_requests: AtomicU64,
+}
+
+impl ReportCell {
+    fn new(report: Report) -> ReportCell {
+        let name = report.def.name.clone();
+        let builtin = builtin_defs().iter().any(|d| d == &report.def);
+        ReportCell {
+            report: RwLock::new(report),
+            name,
+            builtin,
+            update_ns: AtomicU64::new(0),
+            update_requests: AtomicU64::new(0),
+        }
+    }
+
+    /// The merger's account of one round: `ns` spent on `requests` added or subtracted views.
+    pub fn record_update(&self, ns: u64, requests: u64) {
+        self.update_ns
+            .store(self.update_ns.load(Relaxed).wrapping_add(ns), Relaxed);
+        self.update_requests.store(
+            self.update_requests.load(Relaxed).wrapping_add(requests),
+            Relaxed,
+        );
+    }
+
+    /// Mean merger time per request update since creation (0 before the first).
+    pub fn update_ns_per_request(&self) -> f64 {
+        let n = self.update_requests.load(Relaxed);
+        if n == 0 {
+            0.0
+        } else {
+            self.update_ns.load(Relaxed) as f64 / n as f64
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether this is one of [`builtin_defs`] unchanged.
+    pub fn builtin(&self) -> bool {
+        self.builtin
+    }
+}
+
+/// The live reports, in creation order. The merger takes a [`snapshot`](ReportSet::snapshot)
+/// every round; the API inserts and removes. The list lock is held only to copy or edit the list
+/// of `Arc`s, never while a report is locked.
+#[derive(Default)]
+pub struct ReportSet {
+    list: RwLock<Vec<Arc<ReportCell>>>,
+    /// Serialises read-modify-write of the state file (API create/delete).
+    persist: Mutex<()>,
+}
+
+impl ReportSet {
+    /// The current reports (the merger iterates this every round).
+    pub fn snapshot(&self) -> Vec<Arc<ReportCell>> {
+        self.list.read().clone()
+    }
+
+    /// Adds a report; a duplicate name is an error (the report is then dropped without
+    /// `release`: use [`ReportSet::try_insert`] where the dictionary is at hand).
+    pub fn insert(&self, report: Report) -> Result<(), ReportError> {
+        self.try_insert(report).map(|_| ()).map_err(|(e, _)| e)
+    }
+
+    /// Adds a report, or gives it back with the error when the name is taken.
+    #[allow(clippy::result_large_err)]
+    pub fn try_insert(
+        &self,
+        report: Report,
+    ) -> Result<Arc<ReportCell>, (ReportError, Box<Report>)> {
+        let mut list = self.list.write();
+        if list.iter().any(|c| c.name == report.def.name) {
+            let e = err(format!("report `{}` already exists", report.def.name));
+            return Err((e, Box::new(report)));
+        }
+        let cell = Arc::new(ReportCell::new(report));
+        list.push(cell.clone());
+        Ok(cell)
+    }
+
+    pub fn get(&self, name: &str) -> Option<Arc<ReportCell>> {
+        self.list.read().iter().find(|c| c.name == name).cloned()
+    }
+
+    /// Takes a report out of the set; the caller releases its pins.
+    pub fn remove(&self, name: &str) -> Option<Arc<ReportCell>> {
+        let mut list = self.list.write();
+        let i = list.iter().position(|c| c.name == name)?;
+        Some(list.remove(i))
+    }
+
+    pub fn len(&self) -> usize {
+        self.list.read().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.read().is_empty()
+    }
+
+    /// Records a run-time change in `{dir}/reports.json`: loads it, applies `change`, writes it
+    /// back atomically. Changes are serialised by a lock of the set.
+    pub fn persist_change(
+        &self,
+        dir: &Path,
+        change: impl FnOnce(&mut StateFile),
+    ) -> Result<(), ReportError> {
+        let _guard = self.persist.lock();
+        let mut state = load_state(dir)?.unwrap_or_default();
+        change(&mut state);
+        save_state(dir, &state)
+    }
+}

@@ -1,0 +1,136 @@
+//! Persistence of run-time changes: `{state_dir}/reports.json`, replayed at start-up.
+
+use super::*;
+
+/// `{state_dir}/reports.json`: the report changes made at run time, replayed at start-up by
+/// [`initial_defs`].
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StateFile {
+    #[serde(default = "state_version")]
+    pub version: u32,
+    /// Reports created at run time (`POST`), in creation order. They win over a static (built-in
+    /// or configured) report of the same name.
+    #[serde(default)]
+    pub created: Vec<ReportDef>,
+    /// Static reports (built-in or configured) deleted at run time.
+    #[serde(default)]
+    pub deleted: Vec<String>,
+}
+
+pub(super) fn state_version() -> u32 {
+    1
+}
+
+impl Default for StateFile {
+    fn default() -> StateFile {
+        StateFile {
+            version: state_version(),
+            created: Vec::new(),
+            deleted: Vec::new(),
+        }
+    }
+}
+
+impl StateFile {
+    /// A report was created at run time.
+    pub fn record_create(&mut self, def: &ReportDef) {
+        self.created.retain(|d| d.name != def.name);
+        self.created.push(def.clone());
+    }
+
+    /// A report was deleted at run time; `is_static` says whether the name is one of
+    /// [`static_defs`] (which must then stay deleted across restarts).
+    pub fn record_delete(&mut self, name: &str, is_static: bool) {
+        self.created.retain(|d| d.name != name);
+        if is_static && !self.deleted.iter().any(|n| n == name) {
+            self.deleted.push(name.to_string());
+        }
+    }
+}
+
+pub(super) fn state_path(dir: &Path) -> PathBuf {
+    dir.join(STATE_FILE)
+}
+
+/// Reads `{dir}/reports.json`: `None` when it does not exist, an error naming the file when it
+/// cannot be read or parsed (or a definition in it is invalid).
+pub fn load_state(dir: &Path) -> Result<Option<StateFile>, ReportError> {
+    let path = state_path(dir);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(err(format!("{}: {e}", path.display()))),
+    };
+    let state: StateFile =
+        serde_json::from_str(&text).map_err(|e| err(format!("{}: {e}", path.display())))?;
+    for (i, d) in state.created.iter().enumerate() {
+        d.validate().map_err(|e| {
+            err(format!(
+                "{}: created[{i}] `{}`: {e}",
+                path.display(),
+                d.name
+            ))
+        })?;
+    }
+    Ok(Some(state))
+}
+
+/// Writes `{dir}/reports.json` atomically (temp file, fsync, rename), creating `dir`.
+pub fn save_state(dir: &Path, state: &StateFile) -> Result<(), ReportError> {
+    use std::io::Write;
+    let path = state_path(dir);
+    let io = |e: std::io::Error| err(format!("{}: {e}", path.display()));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let tmp = dir.join(format!("{STATE_FILE}.tmp"));
+    let text = serde_json::to_string_pretty(state).map_err(|e| err(e.to_string()))?;
+    {
+        let mut f = std::fs::File::create(&tmp).map_err(io)?;
+        f.write_all(text.as_bytes()).map_err(io)?;
+        f.write_all(b"\n").map_err(io)?;
+        f.sync_all().map_err(io)?;
+    }
+    std::fs::rename(&tmp, &path).map_err(io)
+}
+
+/// The reports the configuration defines: the built-ins (if `builtin_reports`), then
+/// `[[report]]` tables.
+pub fn static_defs(config: &Config) -> Vec<ReportDef> {
+    let mut defs = if config.builtin_reports {
+        builtin_defs()
+    } else {
+        Vec::new()
+    };
+    defs.extend(config.report.iter().cloned());
+    defs
+}
+
+/// Replays run-time changes over static definitions: drops every name in `deleted`, then adds
+/// each `created` definition, replacing a static one of the same name in place.
+pub fn apply_state(mut defs: Vec<ReportDef>, state: &StateFile) -> Vec<ReportDef> {
+    defs.retain(|d| !state.deleted.contains(&d.name));
+    for c in &state.created {
+        match defs.iter_mut().find(|d| d.name == c.name) {
+            Some(d) => *d = c.clone(),
+            None => defs.push(c.clone()),
+        }
+    }
+    defs
+}
+
+/// The definitions to create at start-up, in order:
+/// 1. the built-ins (`info` + 18 `report_by_*`) if `config.builtin_reports`, then `config.report`;
+/// 2. then the run-time changes of `{state_dir}/reports.json`, if it exists: reports deleted at
+///    run time (built-ins and configured ones too) are dropped, reports created at run time are
+///    added (replacing a static report of the same name).
+///
+/// So a report created or deleted through the API stays so across restarts, while edits to the
+/// config file take effect for every report the API has not touched. An unreadable or invalid
+/// state file is an error (start-up should fail rather than silently lose reports).
+pub fn initial_defs(config: &Config) -> Result<Vec<ReportDef>, ReportError> {
+    let defs = static_defs(config);
+    Ok(match load_state(&config.state_dir)? {
+        Some(state) => apply_state(defs, &state),
+        None => defs,
+    })
+}

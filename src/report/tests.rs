@@ -1,0 +1,1402 @@
+//! Unit and property tests of the report engine, definitions, queries and persistence.
+
+use super::*;
+use crate::pool::{Pool, Removal};
+use crate::record::Timer;
+use proptest::prelude::*;
+
+/// value (s), hit_count, tags
+type TestTimer = (f32, u32, Vec<(&'static str, &'static str)>);
+
+/// A request as a test writes it, with strings not yet interned.
+#[derive(Clone, Debug)]
+struct Req {
+    host: &'static str,
+    server: &'static str,
+    script: &'static str,
+    schema: Option<&'static str>,
+    status: u32,
+    time: f32,
+    ru_utime: f32,
+    ru_stime: f32,
+    doc: u32,
+    mem: u32,
+    tags: Vec<(&'static str, &'static str)>,
+    timers: Vec<TestTimer>,
+}
+
+impl Default for Req {
+    fn default() -> Req {
+        Req {
+            host: "h0",
+            server: "s0",
+            script: "/a",
+            schema: None,
+            status: 200,
+            time: 0.1,
+            ru_utime: 0.01,
+            ru_stime: 0.002,
+            doc: 1000,
+            mem: 2_000_000,
+            tags: vec![],
+            timers: vec![],
+        }
+    }
+}
+
+fn req(script: &'static str, time: f32) -> Req {
+    Req {
+        script,
+        time,
+        ..Req::default()
+    }
+}
+
+/// A pool, a dictionary and reports fed the way the merger feeds them.
+struct World {
+    pool: Pool,
+    dict: Dictionary,
+    reports: Vec<Report>,
+}
+
+fn release_record(dict: &mut Dictionary, v: &RequestView<'_>) {
+    let r = v.record;
+    for id in [r.hostname, r.server_name, r.script_name] {
+        dict.release(id);
+    }
+    if r.schema != NO_SCHEMA {
+        dict.release(r.schema);
+    }
+    for t in v.tag_block {
+        dict.release(t.name);
+        dict.release(t.value);
+    }
+}
+
+impl World {
+    fn new(defs: Vec<ReportDef>, max_rows: usize) -> World {
+        World::with_pool(defs, max_rows, Pool::new(10_000, 100_000, 100_000))
+    }
+
+    fn with_pool(defs: Vec<ReportDef>, max_rows: usize, pool: Pool) -> World {
+        let mut dict = Dictionary::new(1_000_000);
+        let reports = defs
+            .into_iter()
+            .map(|d| Report::new(d, &mut dict, max_rows).unwrap())
+            .collect();
+        World {
+            pool,
+            dict,
+            reports,
+        }
+    }
+
+    fn insert(&mut self, r: &Req) -> u64 {
+        let d = &mut self.dict;
+        let mut block: Vec<TagPair> = r
+            .tags
+            .iter()
+            .map(|(n, v)| TagPair {
+                name: d.intern(n.as_bytes()),
+                value: d.intern(v.as_bytes()),
+            })
+            .collect();
+        let mut timers = Vec::new();
+        for (value, hits, tags) in &r.timers {
+            timers.push(Timer {
+                value: *value,
+                ru_utime: value / 10.0,
+                ru_stime: value / 20.0,
+                hit_count: *hits,
+                tag_count: tags.len() as u16,
+            });
+            block.extend(tags.iter().map(|(n, v)| TagPair {
+                name: d.intern(n.as_bytes()),
+                value: d.intern(v.as_bytes()),
+            }));
+        }
+        let record = Record {
+            hostname: d.intern(r.host.as_bytes()),
+            server_name: d.intern(r.server.as_bytes()),
+            script_name: d.intern(r.script.as_bytes()),
+            schema: r.schema.map_or(NO_SCHEMA, |s| d.intern(s.as_bytes())),
+            status: r.status,
+            request_time: r.time,
+            ru_utime: r.ru_utime,
+            ru_stime: r.ru_stime,
+            document_size: r.doc,
+            memory_footprint: r.mem,
+            request_count: 1,
+            tag_count: r.tags.len() as u16,
+            ..Record::default()
+        };
+        let (reports, dict) = (&mut self.reports, &mut self.dict);
+        let (id, _) = self.pool.insert(record, &timers, &block, &mut |v, _| {
+            for rep in reports.iter_mut() {
+                rep.subtract(&v);
+            }
+            release_record(dict, &v);
+        });
+        let v = self.pool.get(id).unwrap();
+        for rep in self.reports.iter_mut() {
+            rep.add(&v);
+        }
+        id
+    }
+
+    fn remove_oldest(&mut self, n: usize) {
+        let (reports, dict) = (&mut self.reports, &mut self.dict);
+        self.pool.remove_oldest(n, Removal::Expired, &mut |v, _| {
+            for rep in reports.iter_mut() {
+                rep.subtract(&v);
+            }
+            release_record(dict, &v);
+        });
+    }
+
+    /// Report `i` built from scratch over the pool, without a row limit.
+    fn scratch(&mut self, i: usize) -> Report {
+        let mut r = Report::new(self.reports[i].def.clone(), &mut self.dict, usize::MAX).unwrap();
+        for v in self.pool.iter_oldest_first() {
+            r.add(&v);
+        }
+        r
+    }
+
+    fn query(&self, i: usize, q: &Query, interval: f64) -> Result<Table, ReportError> {
+        self.reports[i].query(q, &self.dict, interval)
+    }
+
+    fn id(&self, s: &str) -> u32 {
+        self.dict.lookup(s.as_bytes()).unwrap()
+    }
+}
+
+type RowState = (Sums, Vec<(u16, u64)>);
+
+fn rows_of(r: &Report) -> BTreeMap<Vec<u32>, RowState> {
+    r.rows
+        .iter(r.keys.len())
+        .map(|(k, row)| (k.to_vec(), (row.sums, row.hist.iter().collect())))
+        .collect()
+}
+
+fn totals_of(r: &Report) -> RowState {
+    (r.totals.sums, r.totals.hist.iter().collect())
+}
+
+fn def(name: &str, keys: &[&str]) -> ReportDef {
+    ReportDef::new(name, keys)
+}
+
+fn with_filters(mut d: ReportDef, filters: &[(&str, FilterValue)]) -> ReportDef {
+    d.filters = filters
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    d
+}
+
+fn column<'t>(t: &'t Table, row: usize, name: &str) -> &'t Cell {
+    let i = t
+        .columns
+        .iter()
+        .position(|c| c == name)
+        .unwrap_or_else(|| panic!("no column {name}"));
+    &t.rows[row][i]
+}
+
+fn total<'t>(t: &'t Table, name: &str) -> &'t Cell {
+    let i = t.columns[t.key_columns..]
+        .iter()
+        .position(|c| c == name)
+        .unwrap();
+    &t.totals[i]
+}
+
+fn text(c: &Cell) -> &str {
+    match c {
+        Cell::Text(s) => s,
+        other => panic!("not text: {other:?}"),
+    }
+}
+
+fn float(c: &Cell) -> f64 {
+    match c {
+        Cell::Float(f) => *f,
+        Cell::Int(i) => *i as f64,
+        other => panic!("not a number: {other:?}"),
+    }
+}
+
+fn q() -> Query {
+    Query::default()
+}
+
+// ---- definitions -------------------------------------------------------------------------
+
+/// `ns` rounds exactly like `f64::round`, which it replaces for speed.
+#[test]
+fn ns_rounds_like_f64_round() {
+    let reference = |s: f32| (s as f64 * 1e9).round() as u64;
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let special = [
+        0.0f32,
+        -0.0,
+        -1.5,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::MAX,
+        f32::MIN_POSITIVE,
+        5e-10,
+        1.5e-9,
+        2.5e-9,
+        0.1,
+        1e10,
+        2e10,
+    ];
+    for s in special.into_iter().chain((0..200_000).map(|_| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        f32::from_bits(x as u32)
+    })) {
+        assert_eq!(ns(s), reference(s), "{s:e}");
+    }
+}
+
+#[test]
+fn builtins_are_info_and_18_reports() {
+    let defs = builtin_defs();
+    assert_eq!(defs.len(), 19);
+    assert_eq!(defs[0].name, "info");
+    assert_eq!(defs[0].kind(), Kind::Info);
+    for d in &defs {
+        d.validate().unwrap();
+    }
+    assert!(defs
+        .iter()
+        .all(|d| d.name == "info" || d.name.starts_with("report_by_")));
+    let by = defs
+        .iter()
+        .find(|d| d.name == "report_by_hostname_status_and_schema")
+        .unwrap();
+    assert_eq!(by.keys, vec!["hostname", "status", "schema"]);
+}
+
+#[test]
+fn validation_names_what_is_wrong() {
+    let cases: Vec<(ReportDef, &str)> = vec![
+        (def("", &[]), "name"),
+        (def("bad name", &[]), "' '"),
+        (def(&"x".repeat(129), &[]), "128"),
+        (def("r", &["colour"]), "colour"),
+        (def("r", &["tag:"]), "empty tag name"),
+        (def("r", &["script_name", "script_name"]), "twice"),
+        (
+            def(
+                "r",
+                &[
+                    "tag:a", "tag:b", "tag:c", "tag:d", "tag:e", "tag:f", "tag:g", "tag:h",
+                    "tag:i", "tag:j", "tag:k", "tag:l", "tag:m", "tag:n", "tag:o", "tag:p",
+                ],
+            ),
+            "15",
+        ),
+        (
+            with_filters(def("r", &[]), &[("colour", "red".into())]),
+            "colour",
+        ),
+        (
+            with_filters(def("r", &[]), &[("min_time", "soon".into())]),
+            "min_time",
+        ),
+        (
+            with_filters(
+                def("r", &[]),
+                &[("min_time", 2.0.into()), ("max_time", 1.into())],
+            ),
+            "min_time",
+        ),
+        (
+            with_filters(def("r", &[]), &[("status", (-1).into())]),
+            "status",
+        ),
+        (
+            with_filters(def("r", &[]), &[("script_name", 1.5.into())]),
+            "script_name",
+        ),
+        (
+            ReportDef {
+                percentiles: vec![101.0],
+                ..def("r", &[])
+            },
+            "101",
+        ),
+        (
+            ReportDef {
+                percentiles: vec![50.0, 50.0],
+                ..def("r", &[])
+            },
+            "twice",
+        ),
+        (
+            ReportDef {
+                percentiles: vec![f64::NAN],
+                ..def("r", &[])
+            },
+            "NaN",
+        ),
+        (
+            ReportDef {
+                preset: Some("nope".into()),
+                tags: vec!["a".into()],
+                ..def("r", &[])
+            },
+            "nope",
+        ),
+        (
+            ReportDef {
+                preset: Some("tag_info".into()),
+                ..def("r", &[])
+            },
+            "tags",
+        ),
+        (
+            ReportDef {
+                tags: vec!["a".into()],
+                ..def("r", &[])
+            },
+            "preset",
+        ),
+    ];
+    for (d, needle) in cases {
+        let e = d.validate().unwrap_err().to_string();
+        assert!(e.contains(needle), "{d:?}: `{e}` lacks `{needle}`");
+    }
+    def("ok:name.with,all-chars_1", &["tag:a:b"])
+        .validate()
+        .unwrap();
+}
+
+#[test]
+fn presets_expand_to_the_families() {
+    let p = |preset: &str| ReportDef {
+        preset: Some(preset.into()),
+        tags: vec!["group".into(), "server".into()],
+        ..def("r", &[])
+    };
+    assert_eq!(
+        p("timer_tag_info").resolved_keys().unwrap(),
+        vec!["timer_tag:group", "timer_tag:server"]
+    );
+    assert_eq!(
+        p("tag_report").resolved_keys().unwrap(),
+        vec!["script_name", "timer_tag:group", "timer_tag:server"]
+    );
+    assert_eq!(
+        p("timer_tag_report2").resolved_keys().unwrap(),
+        vec![
+            "script_name",
+            "hostname",
+            "server_name",
+            "timer_tag:group",
+            "timer_tag:server"
+        ]
+    );
+    assert_eq!(
+        p("rtag_info").resolved_keys().unwrap(),
+        vec!["tag:group", "tag:server"]
+    );
+    assert_eq!(
+        p("request_tag_report").resolved_keys().unwrap(),
+        vec!["hostname", "tag:group", "tag:server"]
+    );
+    assert_eq!(p("timer_tag_report").kind(), Kind::Timer);
+    assert_eq!(p("request_tag_report").kind(), Kind::Request);
+    let mut dict = Dictionary::new(100);
+    let r = Report::new(p("timer_tag_report"), &mut dict, 10).unwrap();
+    assert_eq!(
+        r.keys(),
+        &["script_name", "timer_tag:group", "timer_tag:server"]
+    );
+    assert_eq!(r.kind(), Kind::Timer);
+}
+
+#[test]
+fn definitions_parse_from_toml_and_json() {
+    let text = r#"
+        name = "slow"
+        keys = ["script_name", "tag:country"]
+        percentiles = [50, 99.9]
+        [filters]
+        min_time = 0.1
+        max_time = 2
+        status = 200
+        "tag:country" = "nl"
+        "timer_tag:group" = "db"
+    "#;
+    let d: ReportDef = toml::from_str(text).unwrap();
+    d.validate().unwrap();
+    assert_eq!(d.percentiles, vec![50.0, 99.9]);
+    assert_eq!(d.filters["min_time"], FilterValue::Float(0.1));
+    assert_eq!(d.filters["max_time"], FilterValue::Int(2));
+    assert_eq!(d.filters["tag:country"], FilterValue::Text("nl".into()));
+    // Round trips through TOML (the config prints itself) and JSON (the state file).
+    let back: ReportDef = toml::from_str(&toml::to_string(&d).unwrap()).unwrap();
+    assert_eq!(back, d);
+    let back: ReportDef = serde_json::from_str(&serde_json::to_string(&d).unwrap()).unwrap();
+    assert_eq!(back, d);
+    let j: ReportDef = serde_json::from_str(
+        r#"{"name": "x", "filters": {"status": 404, "script_name": "/x.php"}}"#,
+    )
+    .unwrap();
+    assert_eq!(j.percentiles, DEFAULT_PERCENTILES.to_vec());
+    assert!(j.keys.is_empty());
+    let e = serde_json::from_str::<ReportDef>(r#"{"name": "x", "kyes": []}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("kyes"), "{e}");
+}
+
+#[test]
+fn new_pins_names_and_values_and_release_unpins() {
+    let mut dict = Dictionary::new(100);
+    let d = with_filters(
+        def("r", &["tag:country"]),
+        &[
+            ("script_name", "/x".into()),
+            ("timer_tag:group", "db".into()),
+        ],
+    );
+    let mut r = Report::new(d, &mut dict, 10).unwrap();
+    assert_eq!(dict.len(), 4);
+    r.release(&mut dict);
+    r.release(&mut dict);
+    assert_eq!(dict.len(), 0);
+    // A full dictionary is an error, and pins taken so far are given back.
+    let mut small = Dictionary::new(1);
+    let e = Report::new(def("r", &["tag:a", "tag:b"]), &mut small, 10).unwrap_err();
+    assert!(e.to_string().contains("dictionary full"), "{e}");
+    assert_eq!(small.len(), 0);
+}
+
+// ---- the engine ---------------------------------------------------------------------------
+
+#[test]
+fn request_report_counts_and_sums() {
+    let mut w = World::new(vec![def("r", &["script_name"]), def("info", &[])], 100);
+    w.insert(&req("/a", 0.5));
+    w.insert(&req("/a", 0.25));
+    w.insert(&Req {
+        doc: 10,
+        mem: 20,
+        ..req("/b", 1.0)
+    });
+    let a = w.id("/a");
+    let rows = rows_of(&w.reports[0]);
+    let (sums, hist) = &rows[&vec![a]];
+    assert_eq!(sums.req_count, 2);
+    assert_eq!(sums.time_ns, 750_000_000);
+    assert_eq!(sums.traffic_bytes, 2000);
+    assert_eq!(sums.memory_footprint_bytes, 4_000_000);
+    assert_eq!(hist.iter().map(|b| b.1).sum::<u64>(), 2);
+    assert_eq!(w.reports[0].total_requests(), 3);
+    assert_eq!(w.reports[1].rows(), 1);
+    assert_eq!(totals_of(&w.reports[1]), totals_of(&w.reports[0]));
+    w.remove_oldest(3);
+    assert_eq!(w.reports[0].rows(), 0);
+    assert_eq!(w.reports[1].rows(), 0);
+    assert_eq!(totals_of(&w.reports[0]), (Sums::default(), vec![]));
+}
+
+#[test]
+fn status_and_schema_keys() {
+    let mut w = World::new(vec![def("r", &["status", "schema"])], 100);
+    w.insert(&Req {
+        status: 404,
+        ..Req::default()
+    });
+    w.insert(&Req {
+        status: 200,
+        schema: Some("https"),
+        ..Req::default()
+    });
+    let https = w.id("https");
+    let rows = rows_of(&w.reports[0]);
+    assert!(rows.contains_key(&vec![404, NO_SCHEMA]));
+    assert!(rows.contains_key(&vec![200, https]));
+    let t = w
+        .query(
+            0,
+            &Query {
+                sort: Some("status".into()),
+                ..q()
+            },
+            1.0,
+        )
+        .unwrap();
+    assert_eq!(t.columns[..2], ["status".to_string(), "schema".to_string()]);
+    assert_eq!(t.rows[0][..2], [Cell::Int(200), Cell::Text("https".into())]);
+    assert_eq!(t.rows[1][..2], [Cell::Int(404), Cell::Null]);
+    let json = serde_json::to_value(&t).unwrap();
+    assert_eq!(json["rows"][1]["schema"], serde_json::Value::Null);
+    assert!(t.to_csv().contains("\r\n404,,"), "{}", t.to_csv());
+}
+
+#[test]
+fn missing_request_tag_contributes_nothing() {
+    let mut w = World::new(vec![def("r", &["tag:country"])], 100);
+    w.insert(&Req {
+        tags: vec![("app", "x")],
+        ..Req::default()
+    });
+    assert_eq!(w.reports[0].rows(), 0);
+    assert_eq!(w.reports[0].total_requests(), 0);
+    w.insert(&Req {
+        tags: vec![("country", "nl"), ("country", "de")],
+        ..Req::default()
+    });
+    let nl = w.id("nl");
+    assert_eq!(
+        rows_of(&w.reports[0]).keys().collect::<Vec<_>>(),
+        vec![&vec![nl]],
+        "first tag wins"
+    );
+    w.remove_oldest(2);
+    assert_eq!(w.reports[0].rows(), 0);
+}
+
+#[test]
+fn timer_report_counts_a_request_once_per_row() {
+    let mut w = World::new(vec![def("r", &["timer_tag:group"])], 100);
+    w.insert(&Req {
+        timers: vec![
+            (0.1, 2, vec![("group", "db")]),
+            (0.3, 1, vec![("group", "db"), ("server", "m1")]),
+            (0.05, 5, vec![("group", "cache")]),
+            (0.5, 1, vec![("server", "m1")]), // no group: ignored
+        ],
+        ..Req::default()
+    });
+    w.insert(&Req {
+        timers: vec![(0.2, 1, vec![("group", "db")])],
+        ..Req::default()
+    });
+    let (db, cache) = (w.id("db"), w.id("cache"));
+    let rows = rows_of(&w.reports[0]);
+    let (s, hist) = &rows[&vec![db]];
+    assert_eq!(
+        (s.req_count, s.hit_count, s.time_ns),
+        (2, 4, ns(0.1) + ns(0.3) + ns(0.2))
+    );
+    assert_eq!(
+        hist.iter().map(|b| b.1).sum::<u64>(),
+        4,
+        "hit_count samples"
+    );
+    assert_eq!(
+        (
+            rows[&vec![cache]].0.req_count,
+            rows[&vec![cache]].0.hit_count
+        ),
+        (1, 5)
+    );
+    assert_eq!(w.reports[0].totals.sums.req_count, 2);
+    assert_eq!(w.reports[0].totals.sums.hit_count, 9);
+    // Samples are value / hit_count: 5 samples of 10 ms.
+    let t = w
+        .query(
+            0,
+            &Query {
+                filters: vec!["group:cache".into()],
+                ..q()
+            },
+            1.0,
+        )
+        .unwrap();
+    assert!((float(column(&t, 0, "timer_median")) - 0.01).abs() < 0.0001);
+    w.remove_oldest(1);
+    let rows = rows_of(&w.reports[0]);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        (rows[&vec![db]].0.req_count, rows[&vec![db]].0.hit_count),
+        (1, 1)
+    );
+    w.remove_oldest(1);
+    assert_eq!(w.reports[0].rows(), 0);
+    assert_eq!(totals_of(&w.reports[0]), (Sums::default(), vec![]));
+}
+
+#[test]
+fn duplicate_timer_tag_names_first_wins() {
+    let mut w = World::new(vec![def("r", &["timer_tag:group"])], 100);
+    w.insert(&Req {
+        timers: vec![(0.1, 1, vec![("group", "db"), ("group", "cache")])],
+        ..Req::default()
+    });
+    let db = w.id("db");
+    assert_eq!(
+        rows_of(&w.reports[0]).keys().cloned().collect::<Vec<_>>(),
+        vec![vec![db]]
+    );
+}
+
+#[test]
+fn mixed_keys_need_every_tag() {
+    let mut w = World::new(
+        vec![def(
+            "r",
+            &[
+                "script_name",
+                "tag:app",
+                "timer_tag:group",
+                "timer_tag:server",
+            ],
+        )],
+        100,
+    );
+    w.insert(&Req {
+        tags: vec![("app", "x")],
+        timers: vec![
+            (
+                0.1,
+                1,
+                vec![("group", "db"), ("server", "m1"), ("extra", "1")],
+            ),
+            (0.1, 1, vec![("group", "db")]),
+        ],
+        ..Req::default()
+    });
+    w.insert(&Req {
+        timers: vec![(0.1, 1, vec![("group", "db"), ("server", "m1")])],
+        ..Req::default()
+    });
+    let key = vec![w.id("/a"), w.id("x"), w.id("db"), w.id("m1")];
+    let rows = rows_of(&w.reports[0]);
+    assert_eq!(rows.keys().collect::<Vec<_>>(), vec![&key]);
+    assert_eq!((rows[&key].0.req_count, rows[&key].0.hit_count), (1, 1));
+}
+
+#[test]
+fn filters_of_each_kind() {
+    let f = |filters: &[(&str, FilterValue)]| with_filters(def("r", &[]), filters);
+    let defs = vec![
+        f(&[("min_time", 0.1.into())]),
+        f(&[("max_time", 0.1.into())]),
+        f(&[("hostname", "h1".into())]),
+        f(&[("server_name", "s1".into())]),
+        f(&[("script_name", "/b".into())]),
+        f(&[("schema", "https".into())]),
+        f(&[("status", 404.into())]),
+        f(&[("tag:country", "nl".into())]),
+        f(&[("timer_tag:group", "db".into())]),
+        with_filters(
+            def("t", &["timer_tag:group"]),
+            &[("timer_tag:server", "m1".into())],
+        ),
+        f(&[("status", 404.into()), ("script_name", "/b".into())]),
+    ];
+    let mut w = World::new(defs, 100);
+    let base = Req::default();
+    let reqs = [
+        Req {
+            time: 0.1,
+            ..base.clone()
+        }, // min_time and max_time are inclusive
+        Req {
+            time: 0.05,
+            host: "h1",
+            ..base.clone()
+        },
+        Req {
+            time: 0.3,
+            server: "s1",
+            schema: Some("https"),
+            ..base.clone()
+        },
+        Req {
+            script: "/b",
+            status: 404,
+            tags: vec![("country", "nl")],
+            ..base.clone()
+        },
+        Req {
+            script: "/b",
+            tags: vec![("country", "de")],
+            ..base.clone()
+        },
+        Req {
+            timers: vec![
+                (0.1, 1, vec![("group", "db"), ("server", "m2")]),
+                (0.2, 3, vec![("group", "cache"), ("server", "m1")]),
+            ],
+            ..base.clone()
+        },
+    ];
+    for r in &reqs {
+        w.insert(r);
+    }
+    let counts: Vec<u64> = w.reports.iter().map(|r| r.total_requests()).collect();
+    assert_eq!(counts, vec![5, 5, 1, 1, 2, 1, 1, 1, 1, 1, 1]);
+    // The timer report counts only the timer carrying server=m1.
+    let t = &w.reports[9];
+    assert_eq!(t.totals.sums.hit_count, 3);
+    assert_eq!(
+        rows_of(t).keys().cloned().collect::<Vec<_>>(),
+        vec![vec![w.id("cache")]]
+    );
+    w.remove_oldest(usize::MAX);
+    assert!(w
+        .reports
+        .iter()
+        .all(|r| r.rows() == 0 && r.totals.sums == Sums::default()));
+}
+
+#[test]
+fn max_rows_loses_and_freezes_until_the_losing_request_leaves() {
+    let mut w = World::new(vec![def("r", &["script_name"])], 2);
+    w.insert(&req("/a", 0.1)); // 0
+    w.insert(&req("/b", 0.1)); // 1
+    w.insert(&req("/c", 0.1)); // 2: lost, frozen until 2 leaves
+    assert_eq!((w.reports[0].rows(), w.reports[0].rows_lost()), (2, 1));
+    w.insert(&req("/a", 0.2)); // 3: existing row still counts
+    w.remove_oldest(2); // 0 and 1: /b's row goes, room for one
+    assert_eq!(w.reports[0].rows(), 1);
+    w.insert(&req("/d", 0.1)); // 4: frozen, lost
+    assert_eq!((w.reports[0].rows(), w.reports[0].rows_lost()), (1, 2));
+    w.remove_oldest(1); // 2 (/c, lost: skipped); still frozen because of 4
+    w.insert(&req("/c", 0.1)); // 5: lost
+    assert_eq!(w.reports[0].rows_lost(), 3);
+    let scratch = w.scratch(0);
+    assert_eq!(
+        totals_of(&w.reports[0]),
+        totals_of(&scratch),
+        "totals count lost contributions"
+    );
+    for (k, v) in rows_of(&w.reports[0]) {
+        assert_eq!(rows_of(&scratch)[&k], v, "every kept row is exact");
+    }
+    w.remove_oldest(3); // 3, 4, 5: freeze ends
+    assert_eq!(w.reports[0].rows(), 0);
+    w.insert(&req("/e", 0.1));
+    assert_eq!(w.reports[0].rows(), 1);
+    assert_eq!(w.reports[0].rows_lost(), 3);
+    assert_eq!(rows_of(&w.reports[0]), rows_of(&w.scratch(0)));
+}
+
+// ---- columns and queries -----------------------------------------------------------------
+
+#[test]
+fn column_names_and_repeats() {
+    let mut dict = Dictionary::new(100);
+    let cols = |keys: &[&str], dict: &mut Dictionary| {
+        Report::new(def("r", keys), dict, 1)
+            .unwrap()
+            .key_columns()
+            .to_vec()
+    };
+    assert_eq!(
+        cols(&["tag:country", "timer_tag:group"], &mut dict),
+        vec!["country", "group"]
+    );
+    assert_eq!(
+        cols(&["status", "tag:status"], &mut dict),
+        vec!["status", "tag:status"]
+    );
+    assert_eq!(
+        cols(&["tag:group", "timer_tag:group"], &mut dict),
+        vec!["tag:group", "timer_tag:group"]
+    );
+    assert_eq!(
+        cols(&["tag:req_count", "tag:p99"], &mut dict),
+        vec!["tag:req_count", "tag:p99"]
+    );
+    assert_eq!(
+        cols(&["timer_tag:hit_count"], &mut dict),
+        vec!["timer_tag:hit_count"]
+    );
+    let mut w = World::new(
+        vec![def("r", &["script_name"]), def("t", &["timer_tag:g"])],
+        10,
+    );
+    w.insert(&Req {
+        timers: vec![(0.1, 1, vec![("g", "x")])],
+        ..Req::default()
+    });
+    let t = w
+        .query(
+            0,
+            &Query {
+                percentiles: Some(vec![50.0, 99.9]),
+                ..q()
+            },
+            1.0,
+        )
+        .unwrap();
+    assert_eq!(
+        t.columns,
+        "script_name req_count req_per_sec req_percent req_time_total req_time_per_sec req_time_percent \
+         ru_utime_total ru_utime_per_sec ru_utime_percent ru_stime_total ru_stime_per_sec ru_stime_percent \
+         traffic_total traffic_per_sec traffic_percent memory_footprint_total memory_footprint_per_sec \
+         memory_footprint_percent req_time_median p50 p99.9"
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    );
+    let t = w.query(1, &q(), 1.0).unwrap();
+    assert_eq!(
+        t.columns,
+        "g req_count req_per_sec req_percent hit_count hit_per_sec hit_percent timer_value timer_value_per_sec \
+         timer_value_percent ru_utime_value ru_stime_value timer_median p90 p95 p99"
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(t.keys, vec!["timer_tag:g"]);
+}
+
+#[test]
+fn percent_and_per_sec_math() {
+    let mut w = World::new(vec![def("r", &["script_name"])], 10);
+    w.insert(&Req {
+        doc: 100,
+        ..req("/a", 1.0)
+    });
+    w.insert(&Req {
+        doc: 100,
+        ..req("/a", 1.0)
+    });
+    w.insert(&Req {
+        doc: 200,
+        ..req("/b", 2.0)
+    });
+    let t = w
+        .query(
+            0,
+            &Query {
+                sort: Some("script_name".into()),
+                ..q()
+            },
+            2.0,
+        )
+        .unwrap();
+    assert_eq!(text(column(&t, 0, "script_name")), "/a");
+    assert_eq!(column(&t, 0, "req_count"), &Cell::Int(2));
+    assert_eq!(float(column(&t, 0, "req_per_sec")), 1.0);
+    assert!((float(column(&t, 0, "req_percent")) - 200.0 / 3.0).abs() < 1e-9);
+    assert_eq!(float(column(&t, 0, "req_time_total")), 2.0);
+    assert_eq!(float(column(&t, 0, "req_time_per_sec")), 1.0);
+    assert_eq!(float(column(&t, 0, "req_time_percent")), 50.0);
+    assert_eq!(column(&t, 0, "traffic_total"), &Cell::Int(200));
+    assert_eq!(float(column(&t, 0, "traffic_percent")), 50.0);
+    assert_eq!(float(column(&t, 1, "traffic_per_sec")), 100.0);
+    assert!((float(column(&t, 0, "ru_utime_total")) - 0.02).abs() < 1e-9);
+    assert_eq!(total(&t, "req_count"), &Cell::Int(3));
+    assert_eq!(float(total(&t, "req_percent")), 100.0);
+    assert_eq!(float(total(&t, "req_time_per_sec")), 2.0);
+    assert!((float(column(&t, 1, "req_time_median")) - 2.0).abs() < 0.02);
+    assert!((float(column(&t, 0, "p99")) - 1.0).abs() < 0.01);
+    assert_eq!(t.time_interval, 2.0);
+    // An empty report: zero totals, no NaN.
+    w.remove_oldest(3);
+    let t = w.query(0, &q(), 2.0).unwrap();
+    assert_eq!((t.rows_total, t.rows.len()), (0, 0));
+    assert_eq!(float(total(&t, "req_percent")), 0.0);
+    assert_eq!(total(&t, "p99"), &Cell::Null);
+}
+
+fn scripts_world() -> World {
+    let mut w = World::new(vec![def("r", &["script_name", "tag:country"])], 100);
+    let scripts = ["/a", "/b", "/c", "/api/x", "/api/y"];
+    for (i, s) in scripts.iter().enumerate() {
+        for _ in 0..=i {
+            w.insert(&Req {
+                tags: vec![("country", if i % 2 == 0 { "nl" } else { "de" })],
+                ..req(s, 0.1 * (i + 1) as f32)
+            });
+        }
+    }
+    w
+}
+
+fn script_column(t: &Table) -> Vec<&str> {
+    t.rows.iter().map(|r| text(&r[0])).collect()
+}
+
+#[test]
+fn query_sorts_limits_and_pages() {
+    let w = scripts_world();
+    let t = w.query(0, &q(), 1.0).unwrap();
+    assert_eq!(
+        script_column(&t),
+        vec!["/api/y", "/api/x", "/c", "/b", "/a"],
+        "default -req_time_total"
+    );
+    assert_eq!(t.rows_total, 5);
+    let t = w
+        .query(
+            0,
+            &Query {
+                sort: Some("req_count".into()),
+                limit: Some(2),
+                ..q()
+            },
+            1.0,
+        )
+        .unwrap();
+    assert_eq!(script_column(&t), vec!["/a", "/b"]);
+    assert_eq!(t.rows_total, 5);
+    let t = w
+        .query(
+            0,
+            &Query {
+                sort: Some("-script_name".into()),
+                limit: Some(2),
+                offset: 1,
+                ..q()
+            },
+            1.0,
+        )
+        .unwrap();
+    assert_eq!(script_column(&t), vec!["/b", "/api/y"]);
+    let t = w
+        .query(
+            0,
+            &Query {
+                sort: Some("country".into()),
+                ..q()
+            },
+            1.0,
+        )
+        .unwrap();
+    assert_eq!(
+        script_column(&t)[..2],
+        ["/b", "/api/x"],
+        "ties broken by key ids"
+    );
+    let t = w
+        .query(
+            0,
+            &Query {
+                sort: Some("-p99".into()),
+                limit: Some(1),
+                ..q()
+            },
+            1.0,
+        )
+        .unwrap();
+    assert_eq!(script_column(&t), vec!["/api/y"]);
+    let t = w.query(0, &Query { offset: 10, ..q() }, 1.0).unwrap();
+    assert!(t.rows.is_empty());
+    let t = w
+        .query(
+            0,
+            &Query {
+                limit: Some(0),
+                ..q()
+            },
+            1.0,
+        )
+        .unwrap();
+    assert!(t.rows.is_empty());
+    assert_eq!(total(&t, "req_count"), &Cell::Int(15));
+}
+
+#[test]
+fn query_filters_and_matches() {
+    let w = scripts_world();
+    let run = |filters: &[&str], matches: &[&str]| {
+        let q = Query {
+            sort: Some("script_name".into()),
+            filters: filters.iter().map(|s| s.to_string()).collect(),
+            matches: matches.iter().map(|s| s.to_string()).collect(),
+            ..q()
+        };
+        let t = w.query(0, &q, 1.0).unwrap();
+        assert_eq!(t.rows_total, t.rows.len());
+        script_column(&t)
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(run(&["script_name:/b"], &[]), vec!["/b"]);
+    assert_eq!(run(&["country:nl"], &[]), vec!["/a", "/api/y", "/c"]);
+    assert_eq!(
+        run(&["tag:country:de"], &[]),
+        vec!["/api/x", "/b"],
+        "the key's own name works too"
+    );
+    assert_eq!(run(&["req_count:4"], &[]), vec!["/api/x"]);
+    assert_eq!(run(&[], &["script_name:^/api"]), vec!["/api/x", "/api/y"]);
+    assert_eq!(run(&["country:nl"], &["script_name:^/api"]), vec!["/api/y"]);
+    assert_eq!(run(&[], &["req_count:^[12]$"]), vec!["/a", "/b"]);
+    assert_eq!(run(&["script_name:/nope"], &[]), Vec::<String>::new());
+}
+
+#[test]
+fn query_errors_name_the_column() {
+    let w = scripts_world();
+    let e = |q: Query| w.query(0, &q, 1.0).unwrap_err().to_string();
+    assert!(e(Query {
+        sort: Some("-bogus".into()),
+        ..q()
+    })
+    .contains("`bogus`"));
+    assert!(e(Query {
+        filters: vec!["bogus:1".into()],
+        ..q()
+    })
+    .contains("`bogus`"));
+    assert!(e(Query {
+        filters: vec!["req_count:many".into()],
+        ..q()
+    })
+    .contains("many"));
+    assert!(e(Query {
+        filters: vec!["nocolon".into()],
+        ..q()
+    })
+    .contains("COLUMN:VALUE"));
+    assert!(e(Query {
+        matches: vec!["script_name:(".into()],
+        ..q()
+    })
+    .contains("match"));
+    assert!(e(Query {
+        matches: vec!["script_name:a{1000}{1000}".into()],
+        max_regex_bytes: 1000,
+        ..q()
+    })
+    .contains("match"));
+    assert!(e(Query {
+        limit: Some(11),
+        max_limit: 10,
+        ..q()
+    })
+    .contains("limit"));
+    assert!(e(Query {
+        percentiles: Some(vec![200.0]),
+        ..q()
+    })
+    .contains("200"));
+}
+
+#[test]
+fn query_renders_json_and_csv() {
+    let mut w = World::new(vec![def("r", &["script_name"])], 10);
+    w.insert(&req("/a,\"b\"", 0.5));
+    w.insert(&req("/plain", 0.25));
+    let t = w
+        .query(
+            0,
+            &Query {
+                percentiles: Some(vec![50.0]),
+                ..q()
+            },
+            1.0,
+        )
+        .unwrap();
+    let json = serde_json::to_value(&t).unwrap();
+    assert_eq!(json["report"], "r");
+    assert_eq!(json["kind"], "request");
+    assert_eq!(json["keys"], serde_json::json!(["script_name"]));
+    assert_eq!(json["rows_total"], 2);
+    assert_eq!(json["totals"]["req_count"], 2);
+    assert!(json["totals"].get("script_name").is_none());
+    assert_eq!(json["rows"][0]["script_name"], "/a,\"b\"");
+    assert_eq!(json["rows"][0]["traffic_total"], 1000);
+    // Columns keep their order in the JSON text.
+    let text = serde_json::to_string(&t).unwrap();
+    assert!(text.find("\"req_count\"").unwrap() < text.find("\"p50\"").unwrap());
+    let csv = t.to_csv();
+    let lines: Vec<&str> = csv.split("\r\n").collect();
+    assert!(lines[0].starts_with("script_name,req_count,req_per_sec,"));
+    assert!(lines[0].ends_with(",req_time_median,p50"));
+    assert!(lines[1].starts_with("\"/a,\"\"b\"\"\",1,"), "{}", lines[1]);
+    assert!(lines[2].starts_with("/plain,1,"));
+    assert_eq!(lines.len(), 4);
+    assert_eq!(t.totals_json()["req_count"], 2);
+}
+
+#[test]
+fn top_of_keeps_the_best_in_order() {
+    let data: Vec<u32> = (0..5000u32)
+        .map(|i| i.wrapping_mul(2_654_435_761) % 10_007)
+        .collect();
+    let mut sorted = data.clone();
+    sorted.sort_unstable();
+    for want in [0, 1, 7, 100, 4999, 5000, 9000] {
+        let (n, top) = top_of(data.iter().copied(), want, |a, b| a.cmp(b));
+        assert_eq!(n, 5000);
+        assert_eq!(top, sorted[..want.min(5000)], "want {want}");
+    }
+    let (_, top) = top_of(data.iter().copied(), 3, |a, b| b.cmp(a));
+    assert_eq!(top, vec![sorted[4999], sorted[4998], sorted[4997]]);
+}
+
+// ---- the set and persistence --------------------------------------------------------------
+
+#[test]
+fn report_set_inserts_gets_and_removes() {
+    let mut dict = Dictionary::new(100);
+    let set = ReportSet::default();
+    set.insert(Report::new(builtin_defs().remove(0), &mut dict, 10).unwrap())
+        .unwrap();
+    set.insert(Report::new(def("x", &["tag:a"]), &mut dict, 10).unwrap())
+        .unwrap();
+    let (e, mut back) = set
+        .try_insert(Report::new(def("x", &[]), &mut dict, 10).unwrap())
+        .unwrap_err();
+    assert!(e.to_string().contains("already exists"));
+    back.release(&mut dict);
+    assert_eq!(
+        set.snapshot()
+            .iter()
+            .map(|c| c.name().to_string())
+            .collect::<Vec<_>>(),
+        vec!["info", "x"]
+    );
+    assert!(set.get("info").unwrap().builtin());
+    assert!(!set.get("x").unwrap().builtin());
+    let cell = set.get("x").unwrap();
+    cell.record_update(1000, 10);
+    cell.record_update(500, 5);
+    assert_eq!(cell.update_ns_per_request(), 100.0);
+    let gone = set.remove("x").unwrap();
+    gone.report.write().release(&mut dict);
+    assert_eq!(dict.len(), 0);
+    assert!(set.get("x").is_none() && set.remove("x").is_none());
+    assert_eq!(set.len(), 1);
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pinbad-report-test-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+#[test]
+fn state_file_round_trips_and_replays() {
+    let dir = temp_dir("state");
+    assert_eq!(load_state(&dir).unwrap(), None);
+    let mut config = Config {
+        state_dir: dir.clone(),
+        ..Config::default()
+    };
+    config.report.push(def("configured", &["hostname"]));
+    assert_eq!(initial_defs(&config).unwrap().len(), 20);
+
+    let set = ReportSet::default();
+    let created = with_filters(
+        def("by_country", &["tag:country"]),
+        &[("status", 200.into())],
+    );
+    set.persist_change(&dir, |s| s.record_create(&created))
+        .unwrap();
+    set.persist_change(&dir, |s| s.record_delete("report_by_status", true))
+        .unwrap();
+    set.persist_change(&dir, |s| s.record_delete("info", true))
+        .unwrap();
+    // Re-creating a deleted built-in with other keys: the new one replaces it.
+    let info2 = def("info", &["hostname"]);
+    set.persist_change(&dir, |s| s.record_create(&info2))
+        .unwrap();
+    let state = load_state(&dir).unwrap().unwrap();
+    assert_eq!(state.created, vec![created.clone(), info2.clone()]);
+    assert_eq!(state.deleted, vec!["report_by_status", "info"]);
+
+    let defs = initial_defs(&config).unwrap();
+    let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
+    assert!(!names.contains(&"report_by_status"));
+    assert!(names.contains(&"configured"));
+    assert_eq!(&names[names.len() - 2..], ["by_country", "info"]);
+    assert_eq!(defs.iter().find(|d| d.name == "info").unwrap(), &info2);
+
+    // Deleting a run-time report forgets it; built-ins can be turned off entirely.
+    set.persist_change(&dir, |s| s.record_delete("by_country", false))
+        .unwrap();
+    config.builtin_reports = false;
+    let names: Vec<String> = initial_defs(&config)
+        .unwrap()
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
+    assert_eq!(names, vec!["configured", "info"]);
+
+    std::fs::write(dir.join(STATE_FILE), "{not json").unwrap();
+    let e = initial_defs(&config).unwrap_err().to_string();
+    assert!(e.contains(STATE_FILE), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// ---- properties ---------------------------------------------------------------------------
+
+fn one_of<T: Clone + std::fmt::Debug + 'static>(xs: &'static [T]) -> impl Strategy<Value = T> {
+    proptest::sample::select(xs)
+}
+
+fn arb_tags(
+    names: &'static [&'static str],
+    values: &'static [&'static str],
+) -> impl Strategy<Value = Vec<(&'static str, &'static str)>> {
+    proptest::collection::vec((one_of(names), one_of(values)), 0..3)
+}
+
+fn arb_req() -> impl Strategy<Value = Req> {
+    let time = prop_oneof![
+        one_of(&[0.0f32, 0.000_5, 0.001, 0.05, 0.2, 1.5]),
+        0.0f32..3.0
+    ];
+    let timer = (
+        prop_oneof![one_of(&[0.0f32, 0.01, 0.1]), 0.0f32..1.0],
+        0u32..4,
+        arb_tags(&["group", "server"], &["db", "cache", "m1"]),
+    );
+    (
+        (
+            one_of(&["h0", "h1"]),
+            one_of(&["s0", "s1"]),
+            one_of(&["/a", "/b", "/c"]),
+        ),
+        (
+            one_of(&[None, Some("http"), Some("https")]),
+            one_of(&[200u32, 404, 500]),
+            time,
+        ),
+        (
+            0u32..5000,
+            arb_tags(&["country", "app"], &["nl", "de", "x"]),
+        ),
+        proptest::collection::vec(timer, 0..4),
+    )
+        .prop_map(
+            |((host, server, script), (schema, status, time), (doc, tags), timers)| Req {
+                host,
+                server,
+                script,
+                schema,
+                status,
+                time,
+                ru_utime: time / 3.0,
+                ru_stime: time / 7.0,
+                doc,
+                mem: doc * 3,
+                tags,
+                timers,
+            },
+        )
+}
+
+fn property_defs() -> Vec<ReportDef> {
+    vec![
+        def("info", &[]),
+        def("script", &["script_name"]),
+        def("host_status_schema", &["hostname", "status", "schema"]),
+        def("country", &["tag:country"]),
+        def("group", &["timer_tag:group"]),
+        def(
+            "mixed",
+            &[
+                "script_name",
+                "timer_tag:group",
+                "tag:app",
+                "timer_tag:server",
+            ],
+        ),
+        with_filters(
+            def("group_on_m1", &["timer_tag:group"]),
+            &[("timer_tag:server", "m1".into())],
+        ),
+        with_filters(
+            def("filtered", &["script_name", "server_name"]),
+            &[
+                ("min_time", 0.01.into()),
+                ("status", 200.into()),
+                ("timer_tag:group", "db".into()),
+            ],
+        ),
+        with_filters(
+            def("nl", &["status"]),
+            &[("tag:country", "nl".into()), ("max_time", 1.into())],
+        ),
+    ]
+}
+
+/// Inserting requests and removing them oldest first, in any interleaving and with pool
+/// overwrites, leaves every report equal to one built from scratch over the pool; with a row
+/// limit, every kept row is still exact.
+fn check_incremental(
+    ops: &[(Req, usize)],
+    caps: (usize, usize, usize),
+    max_rows: usize,
+) -> Result<(), TestCaseError> {
+    let mut w = World::with_pool(property_defs(), max_rows, Pool::new(caps.0, caps.1, caps.2));
+    for (r, remove) in ops {
+        w.insert(r);
+        w.remove_oldest(*remove);
+        for i in 0..w.reports.len() {
+            let scratch = w.scratch(i);
+            let (inc, full) = (rows_of(&w.reports[i]), rows_of(&scratch));
+            prop_assert_eq!(
+                totals_of(&w.reports[i]),
+                totals_of(&scratch),
+                "totals of {}",
+                w.reports[i].def.name
+            );
+            prop_assert!(inc.len() <= max_rows);
+            if max_rows == usize::MAX {
+                prop_assert_eq!(&inc, &full, "rows of {}", w.reports[i].def.name);
+            } else {
+                for (k, v) in &inc {
+                    prop_assert_eq!(
+                        Some(v),
+                        full.get(k),
+                        "row {:?} of {}",
+                        k,
+                        w.reports[i].def.name
+                    );
+                }
+            }
+        }
+    }
+    w.remove_oldest(usize::MAX);
+    for r in &w.reports {
+        prop_assert_eq!(r.rows(), 0);
+        prop_assert_eq!(totals_of(r), (Sums::default(), vec![]));
+    }
+    prop_assert_eq!(w.dict.len(), property_pins(&w));
+    Ok(())
+}
+
+/// Dictionary entries still alive once the pool is empty: only the reports' pins.
+fn property_pins(w: &World) -> usize {
+    let mut ids: Vec<u32> = w
+        .reports
+        .iter()
+        .flat_map(|r| r.pins.iter().copied())
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.len()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn incremental_equals_from_scratch(
+        ops in proptest::collection::vec((arb_req(), prop_oneof![3 => Just(0usize), 1 => 1usize..3]), 1..40),
+        caps in (3usize..30, 4usize..40, 8usize..80),
+    ) {
+        check_incremental(&ops, caps, usize::MAX)?;
+    }
+
+    #[test]
+    fn row_limit_keeps_rows_exact(
+        ops in proptest::collection::vec((arb_req(), prop_oneof![3 => Just(0usize), 1 => 1usize..3]), 1..40),
+        caps in (3usize..30, 4usize..40, 8usize..80),
+        max_rows in 1usize..4,
+    ) {
+        check_incremental(&ops, caps, max_rows)?;
+    }
+}
