@@ -54,6 +54,9 @@ target/release/pinbad --config "$work/pinbad.toml" --udp "127.0.0.1:$UDP_PORT" -
   > "$work/stdout" 2> "$work/stderr" &
 PID=$!
 for _ in $(seq 100); do grep -q "listening http" "$work/stdout" 2>/dev/null && break; sleep 0.1; done
+if ! kill -0 "$PID" 2>/dev/null; then
+  echo "pinbad did not start:" >&2; cat "$work/stderr" >&2; exit 1
+fi
 URL="http://127.0.0.1:$HTTP_PORT"
 TICKS=$(getconf CLK_TCK)
 

@@ -167,7 +167,8 @@ pub enum StartError {
 pub struct Running {
     pub shared: Arc<Shared>,
     pub http_addr: SocketAddr,
-    http: TcpListener,
+    /// Taken by `serve`, so the port is released as soon as the server stops.
+    http: Option<TcpListener>,
     shutdown: Shutdown,
     receivers: Vec<JoinHandle<()>>,
     merger: Option<JoinHandle<()>>,
@@ -245,7 +246,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     Ok(Running {
         shared,
         http_addr,
-        http,
+        http: Some(http),
         shutdown,
         receivers,
         merger: Some(merger),
@@ -264,7 +265,10 @@ impl Running {
             .build()?;
         let router = crate::api::router(Arc::clone(&self.shared));
         let shutdown = self.shutdown.clone();
-        let std_listener = self.http.try_clone()?;
+        let std_listener = self
+            .http
+            .take()
+            .ok_or_else(|| std::io::Error::other("already served"))?;
         tracing::info!(http = %self.http_addr, "Listening");
         let served = runtime.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(std_listener)?;
