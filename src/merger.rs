@@ -372,20 +372,27 @@ mod tests {
 
     /// A backlog is merged in rounds of at most ROUND_REQUESTS, so no round holds the locks for
     /// long, and every request gets in, its strings referenced once per use.
-    #[test]
-    fn backlog_is_merged_in_bounded_rounds() {
+    /// A merger with the default reports and a backlog of three batches of `per_batch` requests,
+    /// where two batches are more than one round takes.
+    fn merger_with_backlog() -> (Arc<Shared>, Arc<Ring>, Merger, usize) {
         let config = Config {
             state_dir: std::env::temp_dir().join("pinbad-merger-test-no-state"),
             ..Config::default()
         };
         let ring = Arc::new(Ring::new(16));
         let shared = Arc::new(Shared::new(config, Arc::clone(&ring), vec![], 0).unwrap());
-        let mut merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring));
+        let merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring));
         let mut corpus = Corpus::new(CorpusSpec::default());
         let per_batch = ROUND_REQUESTS / 2 + 1;
         for _ in 0..3 {
             ring.push(batch_of(per_batch, &mut corpus)).unwrap();
         }
+        (shared, ring, merger, per_batch)
+    }
+
+    #[test]
+    fn backlog_is_merged_in_bounded_rounds() {
+        let (shared, _ring, mut merger, per_batch) = merger_with_backlog();
         assert!(merger.round(), "two batches exceed the round: one is left");
         assert_eq!(shared.pool.read().len(), 2 * per_batch);
         assert!(!merger.round());
@@ -404,18 +411,7 @@ mod tests {
     /// Shutdown merges what it can within its budget and counts the rest, never hangs on a backlog.
     #[test]
     fn shutdown_drain_is_bounded_and_counted() {
-        let config = Config {
-            state_dir: std::env::temp_dir().join("pinbad-merger-test-no-state"),
-            ..Config::default()
-        };
-        let ring = Arc::new(Ring::new(16));
-        let shared = Arc::new(Shared::new(config, Arc::clone(&ring), vec![], 0).unwrap());
-        let mut merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring));
-        let mut corpus = Corpus::new(CorpusSpec::default());
-        let per_batch = ROUND_REQUESTS / 2 + 1;
-        for _ in 0..3 {
-            ring.push(batch_of(per_batch, &mut corpus)).unwrap();
-        }
+        let (shared, ring, mut merger, per_batch) = merger_with_backlog();
         merger.drain(Duration::ZERO);
         assert_eq!(shared.pool.read().len(), 2 * per_batch, "one round ran");
         assert!(ring.is_empty());
