@@ -94,6 +94,27 @@ impl RingAlloc {
     }
 }
 
+/// Plain-data ring slots that are valid when all-zero (only integers and floats).
+///
+/// # Safety
+/// Implement only for types whose every field is an integer or a float.
+unsafe trait ZeroValid: Copy {}
+// SAFETY: `Record`, `Timer` and `TagPair` are `#[repr(C)]` structs of u32, u16 and f32 only.
+unsafe impl ZeroValid for Record {}
+// SAFETY: as above.
+unsafe impl ZeroValid for Timer {}
+// SAFETY: as above.
+unsafe impl ZeroValid for TagPair {}
+
+/// A ring of `n` zeroed slots. Zeroed memory comes from the kernel untouched (calloc), so a ring
+/// only costs resident memory as it fills, instead of all of it at start-up; it is still
+/// allocated once and never re-allocated.
+fn zeroed_ring<T: ZeroValid>(n: usize) -> Box<[T]> {
+    let slots = Box::<[T]>::new_zeroed_slice(n);
+    // SAFETY: all-zero bytes are a valid `T` (the `ZeroValid` contract).
+    unsafe { slots.assume_init() }
+}
+
 /// The pool of recent requests. See the module docs.
 pub struct Pool {
     records: Box<[Record]>,
@@ -120,9 +141,9 @@ impl Pool {
     pub fn new(requests: usize, timers: usize, tags: usize) -> Pool {
         let (requests, timers, tags) = (requests.max(1), timers.max(1), tags.max(1));
         Pool {
-            records: vec![Record::default(); requests].into_boxed_slice(),
-            timers: vec![Timer::default(); timers].into_boxed_slice(),
-            tags: vec![TagPair::default(); tags].into_boxed_slice(),
+            records: zeroed_ring(requests),
+            timers: zeroed_ring(timers),
+            tags: zeroed_ring(tags),
             timer_alloc: RingAlloc::new(timers),
             tag_alloc: RingAlloc::new(tags),
             next_id: 0,
@@ -360,6 +381,14 @@ mod tests {
     ) -> u64 {
         pool.insert(r.0, &r.1, &r.2, &mut |v, why| removed.push((v.id, why)))
             .0
+    }
+
+    #[test]
+    fn rings_start_zeroed() {
+        let pool = Pool::new(3, 3, 3);
+        assert!(pool.records.iter().all(|r| *r == Record::default()));
+        assert!(pool.timers.iter().all(|t| *t == Timer::default()));
+        assert!(pool.tags.iter().all(|t| *t == TagPair::default()));
     }
 
     #[test]
