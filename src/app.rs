@@ -67,7 +67,7 @@ impl Default for Clock {
 }
 
 /// Everything the threads share, behind one `Arc`. Lock order: pool → dictionary → a report.
-/// The merger holds at most one of these at a time; the API may nest them in that order.
+/// The merger takes them in that order too and never holds the dictionary with another lock.
 pub struct Shared {
     pub config: Config,
     /// Shared with the receivers, which fold their decode stats in.

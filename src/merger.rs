@@ -1,11 +1,12 @@
 //! The merge loop: batches from the temp ring in, pooled requests and up-to-date reports out.
 //!
-//! Runs on its own thread ("pinbad-merger"). Every `stats_gathering_period` it drains the ring and
-//! does one round in three phases, each holding one kind of lock and never two, so that no reader
-//! can deadlock with it:
+//! Runs on its own thread ("pinbad-merger"). Every `stats_gathering_period` it drains the ring in
+//! rounds of at most [`ROUND_REQUESTS`], each in three phases. It takes locks only in the API's
+//! order (pool → dictionary → report) and never holds the dictionary lock together with another,
+//! so no reader can deadlock with it:
 //! 1. **intern** (dictionary write lock): every string of the new requests becomes an id, each use
 //!    taking a reference; the requests become compact pool records;
-//! 2. **store** (pool write lock + the reports' write locks): expire requests older than
+//! 2. **store** (pool write lock, and each report's write lock in turn): expire requests older than
 //!    `stats_history`, insert the new ones (evicting the oldest when a ring is full), and update
 //!    every report, one write lock at a time: subtract what left, add what came. Leaving goes
 //!    through one path, [`Pool::remove_oldest`]'s callback, whether by age or by eviction;

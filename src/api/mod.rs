@@ -2,7 +2,7 @@
 //!
 //! In: HTTP requests. Out: JSON (or CSV) built under read locks of the pool, dictionary and reports.
 //! Lock order everywhere: pool → dictionary → one report; never the other way round (the merger
-//! never holds two of them at once, so this cannot deadlock). Never blocks on the network while
+//! follows it too, and never holds the dictionary with another lock, so this cannot deadlock). Never blocks on the network while
 //! holding a lock: responses are fully built before they are returned.
 
 use std::sync::Arc;
