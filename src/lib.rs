@@ -9,38 +9,38 @@
 //!
 //! The pipeline, one module per stage, in the order data flows:
 
-/// UDP sockets and receive threads: datagrams in, batches out.
+// UDP sockets and receive threads: datagrams in, batches out.
 pub mod receiver;
-/// Pinba protobuf bytes → accepted requests in a Batch, rejections counted.
+// Pinba protobuf bytes → accepted requests in a Batch, rejections counted.
 pub mod decode;
-/// Batch (decoded, not interned) and the compact pooled Record/Timer/TagPair.
+// Batch (decoded, not interned) and the compact pooled Record/Timer/TagPair.
 pub mod record;
-/// The bounded temp ring between receivers and merger, with a batch free list.
+// The bounded temp ring between receivers and merger, with a batch free list.
 pub mod ring;
-/// The merge loop: intern, insert into the pool, expire, update reports.
+// The merge loop: intern, insert into the pool, expire, update reports.
 pub mod merger;
-/// Fixed-capacity cyclic rings of requests, timers and tags; one removal path.
+// Fixed-capacity cyclic rings of requests, timers and tags; one removal path.
 pub mod pool;
-/// Report definitions, the incremental engine, queries, run-time state.
+// Report definitions, the incremental engine, queries, run-time state.
 pub mod report;
-/// Sparse log-linear histograms for percentiles.
+// Sparse log-linear histograms for percentiles.
 pub mod histogram;
-/// HTTP/JSON API (axum).
+// HTTP/JSON API (axum).
 pub mod api;
 
 // Beside the pipeline:
 
-/// Wires the stages together, owns threads and shared state.
+// Wires the stages together, owns threads and shared state.
 pub mod app;
-/// TOML config, CLI overrides, defaults, validation.
+// TOML config, CLI overrides, defaults, validation.
 pub mod config;
-/// Self-instrumentation counters.
+// Self-instrumentation counters.
 pub mod counters;
-/// Interned strings with reference counts.
+// Interned strings with reference counts.
 pub mod dictionary;
-/// prost types of proto/pinba.proto: the reference codec.
+// prost types of proto/pinba.proto: the reference codec.
 pub mod proto;
-/// One shutdown signal for threads and the HTTP server.
+// One shutdown signal for threads and the HTTP server.
 pub mod shutdown;
-/// Seeded PHP-like datagram generator for pinbad-blast, tests and benches.
+// Seeded PHP-like datagram generator for pinbad-blast, tests and benches.
 pub mod corpus;

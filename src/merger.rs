@@ -9,7 +9,7 @@
 //! 2. **store** (pool write lock, and each report's write lock in turn): expire requests older than
 //!    `stats_history`, insert the new ones (evicting the oldest when a ring is full), and update
 //!    every report, one write lock at a time: subtract what left, add what came. Leaving goes
-//!    through one path, [`Pool::remove_oldest`]'s callback, whether by age or by eviction;
+//!    through one path, [`Pool::remove_oldest`](crate::pool::Pool::remove_oldest)'s callback, whether by age or by eviction;
 //! 3. **release** (dictionary write lock): drop the references of the requests that left.
 //!
 //! Receivers never wait for it (the ring is lock-free); the API waits at most one phase.
@@ -69,7 +69,7 @@ impl Interned {
     }
 
     /// Interns every request of `batch` at time `now_ms`, taking one dictionary reference per
-    /// string use (released again by [`release_request`] when the request leaves the pool).
+    /// string use (released again by `release_ids` when the request leaves the pool).
     pub fn intern(&mut self, batch: &Batch, now_ms: u32, dict: &mut Dictionary) {
         for req in &batch.requests {
             self.local_ids.clear();
