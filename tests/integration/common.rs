@@ -97,6 +97,23 @@ impl Daemon {
         body
     }
 
+    /// One string field of every object in the list `list` of GET `path`, in order.
+    pub fn strings(&self, path: &str, list: &str, field: &str) -> Vec<String> {
+        let body = self.json(path);
+        let items = body[list]
+            .as_array()
+            .unwrap_or_else(|| panic!("GET {path}: no list `{list}`"));
+        items
+            .iter()
+            .map(|r| {
+                r[field]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("no `{field}` in {r}"))
+                    .to_string()
+            })
+            .collect()
+    }
+
     pub fn get_text(&self, path: &str) -> (u16, String) {
         match self.agent.get(&self.url(path)).call() {
             Ok(r) => (r.status(), r.into_string().unwrap()),

@@ -299,12 +299,7 @@ fn small_pool_overwrites_oldest_first() {
     let s = d.status();
     assert_eq!(s["current_pool_used"].as_u64(), Some(10));
     assert_eq!(s["pool_overwritten"].as_u64(), Some(15));
-    let got: Vec<String> = d.json("/api/v1/requests")["requests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["script_name"].as_str().unwrap().to_string())
-        .collect();
+    let got = d.strings("/api/v1/requests", "requests", "script_name");
     let want: Vec<String> = (15..25).rev().map(|i| format!("/o{i}.php")).collect();
     assert_eq!(got, want);
 }
@@ -363,12 +358,7 @@ fn ipv6_and_several_readers() {
     send_to(d.udp[0], &[request("/v6.php")]);
     send_to(d.udp[2], &[request("/v4.php")]);
     d.wait_merged(2);
-    let scripts: Vec<String> = d.json("/api/v1/requests")["requests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["script_name"].as_str().unwrap().into())
-        .collect();
+    let scripts = d.strings("/api/v1/requests", "requests", "script_name");
     assert!(
         scripts.contains(&"/v6.php".to_string()) && scripts.contains(&"/v4.php".to_string()),
         "{scripts:?}"

@@ -645,12 +645,7 @@ fn run_time_report_equals_the_same_report_configured_at_start_and_survives_resta
         &["--udp", "127.0.0.1:0"],
         Some(state.path()),
     );
-    let names: Vec<String> = d.json("/api/v1/reports")["reports"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["name"].as_str().unwrap().into())
-        .collect();
+    let names = d.strings("/api/v1/reports", "reports", "name");
     assert!(
         names.contains(&"rt_tag_report_group".to_string()),
         "{names:?}"
