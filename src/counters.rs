@@ -67,6 +67,10 @@ impl Reject {
 /// What one receiver thread's decoder saw since its last flush. Plain integers: owned by one thread.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DecodeStats {
+    /// Datagrams read from the socket (folded into `packets_received`).
+    pub packets_received: u64,
+    /// Their bytes (folded into `bytes_received`).
+    pub bytes_received: u64,
     /// Datagrams handed to the decoder.
     pub packets: u64,
     /// Datagrams that parsed as a protobuf message (whatever became of their requests).
@@ -127,6 +131,9 @@ pub struct Counters {
     pub v1_fallback: AtomicU64,
     /// Requests dropped because the temp ring was full when a receiver pushed a batch.
     pub temp_pool_dropped: AtomicU64,
+    /// Requests the merger took from the temp ring and stored in the pool. Once traffic stops,
+    /// `requests_accepted == requests_merged + temp_pool_dropped`.
+    pub requests_merged: AtomicU64,
     /// Requests evicted from the pool before they expired, to make room.
     pub pool_overwritten: AtomicU64,
     /// Requests that left the pool by age.
@@ -141,6 +148,9 @@ pub struct Counters {
 impl Counters {
     /// Folds one receiver's stats in and resets them.
     pub fn absorb(&self, stats: &mut DecodeStats) {
+        self.packets_received
+            .fetch_add(stats.packets_received, Relaxed);
+        self.bytes_received.fetch_add(stats.bytes_received, Relaxed);
         self.packets_decoded
             .fetch_add(stats.packets_decoded, Relaxed);
         self.requests_accepted

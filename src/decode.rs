@@ -180,6 +180,8 @@ fn v1_payload<'a>(datagram: &'a [u8], scratch: &'a mut Vec<u8>) -> Option<&'a [u
 /// a compile error here rather than silently never added.
 fn add_stats(total: &mut DecodeStats, part: &DecodeStats) {
     let DecodeStats {
+        packets_received,
+        bytes_received,
         packets,
         packets_decoded,
         requests_accepted,
@@ -193,6 +195,8 @@ fn add_stats(total: &mut DecodeStats, part: &DecodeStats) {
         v1_decoded,
         v1_fallback,
     } = part;
+    total.packets_received += packets_received;
+    total.bytes_received += bytes_received;
     total.packets += packets;
     total.packets_decoded += packets_decoded;
     total.requests_accepted += requests_accepted;

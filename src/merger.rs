@@ -345,6 +345,10 @@ impl Merger {
             .pool_overwritten
             .fetch_add(overwritten, Relaxed);
         shared.counters.timers_lost.fetch_add(timers_lost, Relaxed);
+        shared
+            .counters
+            .requests_merged
+            .fetch_add(self.interned.len() as u64, Relaxed);
         self.interned.clear();
         true
     }

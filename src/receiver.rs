@@ -123,10 +123,10 @@ impl Receiver {
             match mmsg.recv(fd) {
                 Ok(0) => {}
                 Ok(n) => {
-                    let mut bytes = 0u64;
+                    stats.packets_received += n as u64;
                     for i in 0..n {
                         let (data, source, truncated) = mmsg.message(i);
-                        bytes += data.len() as u64;
+                        stats.bytes_received += data.len() as u64;
                         if !self.allowed(source) {
                             stats.packets += 1;
                             stats.reject(Reject::SourceNotAllowed);
@@ -137,8 +137,6 @@ impl Receiver {
                             decoder.decode(data, &mut batch, &mut stats);
                         }
                     }
-                    self.counters.packets_received.fetch_add(n as u64, Relaxed);
-                    self.counters.bytes_received.fetch_add(bytes, Relaxed);
                     if batch.len() >= BATCH_REQUESTS || batch.bytes.len() >= BATCH_BYTES {
                         batch = self.hand_over(batch, &mut stats);
                     }
@@ -151,7 +149,7 @@ impl Receiver {
                     tracing::warn!(error = %e, "recvmmsg failed");
                 }
             }
-            if !batch.is_empty() || stats.packets > 0 {
+            if !batch.is_empty() || stats.packets_received > 0 {
                 batch = self.hand_over(batch, &mut stats);
             }
             std::thread::sleep(IDLE_SLEEP);
@@ -161,21 +159,28 @@ impl Receiver {
 
     /// Pushes a non-empty batch to the merger (counting a drop if the ring is full), folds the
     /// stats into the shared counters, and returns a batch to fill next.
+    ///
+    /// The stats of the datagrams in a batch are folded in only here, together with the batch's
+    /// fate (in the ring, or counted in `temp_pool_dropped`), so that a client never sees a packet
+    /// counted as received whose requests are neither merged, waiting, nor dropped. A drop is
+    /// counted before the stats are folded, so `requests_accepted` never runs ahead of it.
     fn hand_over(&self, batch: Box<Batch>, stats: &mut DecodeStats) -> Box<Batch> {
-        self.counters.absorb(stats);
-        if batch.is_empty() {
-            return batch;
-        }
-        match self.ring.push(batch) {
-            Ok(()) => self.ring.take_empty(),
-            Err(mut batch) => {
-                self.counters
-                    .temp_pool_dropped
-                    .fetch_add(batch.len() as u64, Relaxed);
-                batch.clear();
-                batch
+        let next = if batch.is_empty() {
+            batch
+        } else {
+            match self.ring.push(batch) {
+                Ok(()) => self.ring.take_empty(),
+                Err(mut batch) => {
+                    self.counters
+                        .temp_pool_dropped
+                        .fetch_add(batch.len() as u64, Relaxed);
+                    batch.clear();
+                    batch
+                }
             }
-        }
+        };
+        self.counters.absorb(stats);
+        next
     }
 
     fn allowed(&self, source: Option<IpAddr>) -> bool {

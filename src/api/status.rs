@@ -77,6 +77,7 @@ async fn status(State(state): State<AppState>) -> Json<Value> {
         "nested_ignored": c.nested_ignored.load(Relaxed),
         "v1_decoded": c.v1_decoded.load(Relaxed),
         "v1_fallback": c.v1_fallback.load(Relaxed),
+        "requests_merged": c.requests_merged.load(Relaxed),
         "temp_pool_dropped": c.temp_pool_dropped.load(Relaxed),
         "current_temp_pool_batches": ring_batches,
         "pool_overwritten": c.pool_overwritten.load(Relaxed),

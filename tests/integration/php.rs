@@ -12,7 +12,14 @@ use crate::common::*;
 /// True when PHP with the pinba extension can run; otherwise skips (or fails under PINBAD_REQUIRE_PHP).
 pub fn php_available() -> bool {
     let ok = Command::new("php")
-        .args(["-r", "exit(function_exists('pinba_timer_start') ? 0 : 1);"])
+        // pinba.enabled=0: this probe must not send a datagram to whatever pinba server the
+        // machine's php.ini names.
+        .args([
+            "-d",
+            "pinba.enabled=0",
+            "-r",
+            "exit(function_exists('pinba_timer_start') ? 0 : 1);",
+        ])
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false);

@@ -527,11 +527,14 @@ fn every_builtin_and_tag_report_equals_an_independent_computation() {
 
 #[test]
 fn expiry_removes_exactly_the_expired_requests() {
-    let d = Daemon::start(&format!("stats_history = \"2s\"\n{}", tag_report_config()));
+    // Old and new requests are 3 s apart in a 6 s window: after the old ones expire, the new ones
+    // stay for ~3 s, ample time to compare every report even on a busy machine.
+    let d = Daemon::start(&format!("stats_history = \"6s\"\n{}", tag_report_config()));
     let old = traffic(300, 1);
     d.send(&old.iter().map(Sent::encode).collect::<Vec<_>>());
     d.wait_merged(300);
-    std::thread::sleep(Duration::from_millis(1200));
+    // Not a synchronisation: the test needs the two generations to be apart in time.
+    std::thread::sleep(Duration::from_secs(3));
     let new = traffic(300, 2);
     d.send(&new.iter().map(Sent::encode).collect::<Vec<_>>());
     d.wait_merged(600);
