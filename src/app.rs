@@ -87,6 +87,11 @@ pub struct Shared {
     pub udp_addrs: Vec<SocketAddr>,
     /// Receive buffer the kernel granted the first UDP socket (clamped by `net.core.rmem_max`).
     pub receive_buffer_bytes: u64,
+    /// Slots for heavy API requests (`http.max_concurrent_queries`): taken by the API handlers
+    /// that scan or lock (api::blocking); none left means a 503, never a queue that grows.
+    pub query_slots: Arc<tokio::sync::Semaphore>,
+    /// The API bearer token (`http.token` or the content of `http.token_file`), if any.
+    pub token: Option<String>,
 }
 
 impl Shared {
@@ -116,19 +121,35 @@ impl Shared {
                 message: e.to_string(),
             })?;
         }
+        let pool = Pool::new(
+            config.request_pool_size,
+            config.timer_pool_size,
+            config.tag_pool_size,
+        );
+        let counters = Counters::default();
+        {
+            use std::sync::atomic::Ordering::Relaxed;
+            let g = &counters.gauges;
+            g.pool_capacity.store(pool.capacity() as u64, Relaxed);
+            g.timer_pool_capacity
+                .store(pool.timer_capacity() as u64, Relaxed);
+            g.tag_pool_capacity.store(pool.tag_capacity() as u64, Relaxed);
+            g.pool_memory_bytes.store(pool.memory_bytes() as u64, Relaxed);
+            g.pool_oldest_ms.store(u64::MAX, Relaxed);
+        }
         Ok(Shared {
-            counters: Arc::new(Counters::default()),
+            counters: Arc::new(counters),
             clock: Clock::new(),
-            pool: RwLock::new(Pool::new(
-                config.request_pool_size,
-                config.timer_pool_size,
-                config.tag_pool_size,
-            )),
+            pool: RwLock::new(pool),
             dictionary: RwLock::new(dictionary),
             reports,
             ring,
             udp_addrs,
             receive_buffer_bytes,
+            query_slots: Arc::new(tokio::sync::Semaphore::new(
+                config.http.max_concurrent_queries,
+            )),
+            token: config.token().map_err(StartError::Config)?,
             config,
         })
     }
@@ -159,6 +180,8 @@ pub enum StartError {
     },
     #[error("report `{name}`: {message}")]
     Report { name: String, message: String },
+    #[error("{0}")]
+    Config(crate::config::ConfigError),
     #[error("cannot start threads: {0}")]
     Thread(std::io::Error),
 }
@@ -216,6 +239,13 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         receive_buffer_bytes,
     )?);
 
+    if !http_addr.ip().is_loopback() && shared.token.is_none() {
+        tracing::warn!(
+            http = %http_addr,
+            "The API listens beyond loopback without a token: anyone who reaches it can create \
+             and drop reports (set http.token or http.token_file)"
+        );
+    }
     let mut receivers = Vec::new();
     for (i, bound) in sockets.into_iter().enumerate() {
         tracing::info!(udp = %bound.local_addr, "Listening");
@@ -265,6 +295,13 @@ impl Running {
             .build()?;
         let router = crate::api::router(Arc::clone(&self.shared));
         let shutdown = self.shutdown.clone();
+        let http = &self.shared.config.http;
+        let limits = crate::api::server::ServerLimits {
+            max_connections: http.max_connections,
+            header_timeout: http.header_timeout.0,
+            idle_timeout: http.idle_timeout.0,
+        };
+        let counters = Arc::clone(&self.shared.counters);
         let std_listener = self
             .http
             .take()
@@ -278,9 +315,8 @@ impl Running {
                 tracing::info!("Stopping");
                 signals.trigger();
             });
-            axum::serve(listener, router)
-                .with_graceful_shutdown(async move { shutdown.wait().await })
-                .await
+            crate::api::server::serve(listener, router, limits, counters, shutdown).await;
+            Ok::<(), std::io::Error>(())
         });
         runtime.shutdown_timeout(Duration::from_millis(200));
         self.shutdown.trigger();

@@ -145,6 +145,22 @@ pub struct UdpConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct HttpConfig {
     pub listen: String,
+    /// Open connections at once; a connection beyond it is closed at once.
+    pub max_connections: usize,
+    /// Heavy requests (raw scans, report queries and creations) running at once; beyond it the
+    /// API answers 503 with `Retry-After`.
+    pub max_concurrent_queries: usize,
+    /// A client must send a request's whole header within this time.
+    pub header_timeout: HumanDuration,
+    /// A connection with nothing moving in either direction for this long is closed (idle
+    /// keep-alive, a half-sent body, a client that stops reading).
+    pub idle_timeout: HumanDuration,
+    /// Bearer token that POST, PATCH and DELETE need (`Authorization: Bearer TOKEN`). Empty: none.
+    pub token: String,
+    /// File holding the token (trimmed), instead of `token`.
+    pub token_file: Option<PathBuf>,
+    /// Whether reads (GET) need the token too (`/healthz` never does).
+    pub token_reads: bool,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -209,6 +225,13 @@ impl Default for HttpConfig {
     fn default() -> HttpConfig {
         HttpConfig {
             listen: "127.0.0.1:30080".into(),
+            max_connections: 512,
+            max_concurrent_queries: 4,
+            header_timeout: HumanDuration(Duration::from_secs(10)),
+            idle_timeout: HumanDuration(Duration::from_secs(60)),
+            token: String::new(),
+            token_file: None,
+            token_reads: false,
         }
     }
 }
@@ -307,6 +330,12 @@ impl Config {
             ("temp_pool_size", self.temp_pool_size, 1 << 20),
             ("udp.readers", self.udp.readers, 64),
             ("udp.batch", self.udp.batch, 1024),
+            ("http.max_connections", self.http.max_connections, 1 << 20),
+            (
+                "http.max_concurrent_queries",
+                self.http.max_concurrent_queries,
+                1024,
+            ),
             (
                 "limits.max_rows_per_report",
                 self.limits.max_rows_per_report,
@@ -384,6 +413,26 @@ impl Config {
                 ),
             )
         })?;
+        for (key, d) in [
+            ("http.header_timeout", self.http.header_timeout.0),
+            ("http.idle_timeout", self.http.idle_timeout.0),
+        ] {
+            if d < Duration::from_millis(100) || d > Duration::from_secs(3600) {
+                return Err(invalid(key, "must be between 100ms and 1h"));
+            }
+        }
+        if !self.http.token.is_empty() && self.http.token_file.is_some() {
+            return Err(invalid(
+                "http.token_file",
+                "give either http.token or http.token_file, not both",
+            ));
+        }
+        if self.http.token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(invalid(
+                "http.token",
+                "must not contain spaces or control characters",
+            ));
+        }
         if self.report.len() > self.limits.max_reports {
             return Err(invalid(
                 "report",
@@ -405,6 +454,27 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// The API token: `http.token`, or the trimmed content of `http.token_file`; `None` when
+    /// neither is set.
+    pub fn token(&self) -> Result<Option<String>, ConfigError> {
+        let token = match &self.http.token_file {
+            Some(path) => std::fs::read_to_string(path)
+                .map_err(|e| {
+                    invalid(
+                        "http.token_file",
+                        format!("cannot read {}: {e}", path.display()),
+                    )
+                })?
+                .trim()
+                .to_string(),
+            None => self.http.token.clone(),
+        };
+        if self.http.token_file.is_some() && token.is_empty() {
+            return Err(invalid("http.token_file", "the file is empty"));
+        }
+        Ok((!token.is_empty()).then_some(token))
     }
 
     pub fn udp_addrs(&self) -> Vec<SocketAddr> {

@@ -140,9 +140,38 @@ pub struct Counters {
     pub pool_expired: AtomicU64,
     /// Timers cut because one request had more than the whole timer ring can hold.
     pub timers_lost: AtomicU64,
+    /// HTTP connections closed at once because `http.max_connections` were open.
+    pub http_connections_refused: AtomicU64,
+    /// Heavy API requests answered 503 because `http.max_concurrent_queries` were running.
+    pub http_queries_refused: AtomicU64,
+    /// API requests refused with 401 (missing or wrong bearer token).
+    pub http_unauthorized: AtomicU64,
+    /// Pool and dictionary figures, published by the merger every round.
+    pub gauges: Gauges,
     /// Last and worst merge round, microseconds.
     pub merge_last_us: AtomicU64,
     pub merge_max_us: AtomicU64,
+}
+
+/// Figures that live behind the pool's and the dictionary's locks, copied out by the merger after
+/// every round (the only writer), so that `/api/v1/status` and `/healthz` never wait on a lock:
+/// a status read during a long scan or a slow round answers at once, with figures at most one
+/// round old.
+#[derive(Debug, Default)]
+pub struct Gauges {
+    /// Set once at start-up (the rings never change size).
+    pub pool_capacity: AtomicU64,
+    pub timer_pool_capacity: AtomicU64,
+    pub tag_pool_capacity: AtomicU64,
+    pub pool_memory_bytes: AtomicU64,
+    pub pool_used: AtomicU64,
+    pub timer_pool_used: AtomicU64,
+    pub tag_pool_used: AtomicU64,
+    /// Pool time (ms since start) of the oldest pooled request; `u64::MAX` when the pool is empty.
+    pub pool_oldest_ms: AtomicU64,
+    pub dictionary_size: AtomicU64,
+    pub dictionary_bytes: AtomicU64,
+    pub dictionary_lost: AtomicU64,
 }
 
 impl Counters {

@@ -150,6 +150,26 @@ fn release_ids(ids: &[u32], dict: &mut Dictionary) {
     }
 }
 
+/// Copies the dictionary's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]).
+fn publish_dictionary(shared: &Shared, dict: &Dictionary) {
+    let g = &shared.counters.gauges;
+    g.dictionary_size.store(dict.len() as u64, Relaxed);
+    g.dictionary_bytes.store(dict.bytes() as u64, Relaxed);
+    g.dictionary_lost.store(dict.lost(), Relaxed);
+}
+
+/// Copies the pool's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]).
+fn publish_pool(shared: &Shared, pool: &crate::pool::Pool) {
+    let g = &shared.counters.gauges;
+    g.pool_used.store(pool.len() as u64, Relaxed);
+    g.timer_pool_used.store(pool.timers_used() as u64, Relaxed);
+    g.tag_pool_used.store(pool.tags_used() as u64, Relaxed);
+    g.pool_oldest_ms.store(
+        pool.oldest_time_ms().map_or(u64::MAX, u64::from),
+        Relaxed,
+    );
+}
+
 /// The merger's state between rounds.
 pub struct Merger {
     shared: Arc<Shared>,
@@ -254,8 +274,12 @@ impl Merger {
         let worked = self.store(now_ms, history_ms);
         // Phase 3: release.
         if !self.leaving_ids.is_empty() {
-            release_ids(&self.leaving_ids, &mut shared.dictionary.write());
+            let mut dict = shared.dictionary.write();
+            release_ids(&self.leaving_ids, &mut dict);
             self.leaving_ids.clear();
+            publish_dictionary(&shared, &dict);
+        } else if !self.interned.is_empty() || worked {
+            publish_dictionary(&shared, &shared.dictionary.read());
         }
         if worked {
             shared
@@ -328,6 +352,7 @@ impl Merger {
                 entering.push(&v);
             }
         }
+        publish_pool(shared, &pool);
 
         // Reports.
         let cells = shared.reports.snapshot();
@@ -337,6 +362,7 @@ impl Merger {
             let t = Instant::now();
             r.subtract_batch(leaving);
             r.add_batch(entering);
+            cell.publish(&r);
             drop(r);
             cell.record_update(t.elapsed().as_nanos() as u64, updates);
         }

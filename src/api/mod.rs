@@ -2,19 +2,30 @@
 //!
 //! In: HTTP requests. Out: JSON (or CSV) built under read locks of the pool, dictionary and reports.
 //! Lock order everywhere: pool → dictionary → one report; never the other way round (the merger
-//! follows it too, and never holds the dictionary with another lock, so this cannot deadlock). Never blocks on the network while
-//! holding a lock: responses are fully built before they are returned.
+//! follows it too, and never holds the dictionary with another lock, so this cannot deadlock).
+//! Never blocks on the network while holding a lock: a response is built from copies, or (raw
+//! scans) streamed in chunks, each built under a short lock and sent after it is released.
+//! Heavy handlers run under a concurrency bound (`http.max_concurrent_queries`, a 503 beyond it);
+//! `/healthz` and `/api/v1/status` take no lock at all. With a token configured, [`authorize`]
+//! guards every change (and every read with `http.token_reads`).
 
 use std::sync::Arc;
 
-use axum::http::StatusCode;
+use std::sync::atomic::Ordering::Relaxed;
+
+use axum::extract::{Request, State};
+use axum::http::{header, Method, StatusCode};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
+use subtle::ConstantTimeEq;
+use tokio::sync::OwnedSemaphorePermit;
 
 use crate::app::Shared;
 
 mod reports;
 mod requests;
+pub mod server;
 mod status;
 
 /// What every handler gets: the app's shared state.
@@ -27,7 +38,59 @@ pub fn router(state: AppState) -> Router {
         .merge(requests::routes())
         .merge(reports::routes())
         .fallback(|| async { ApiError::not_found("no such endpoint") })
+        .method_not_allowed_fallback(|method: Method| async move {
+            ApiError {
+                status: StatusCode::METHOD_NOT_ALLOWED,
+                error: "method_not_allowed",
+                detail: format!("{method} is not allowed on this endpoint (see the Allow header)"),
+            }
+        })
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            authorize,
+        ))
         .with_state(state)
+}
+
+/// With `http.token` set: changes (anything but GET and HEAD), and with `http.token_reads` every
+/// request but `/healthz`, need `Authorization: Bearer TOKEN`; otherwise 401. The token is
+/// compared in constant time, so its bytes cannot be guessed from response times.
+async fn authorize(State(state): State<AppState>, req: Request, next: Next) -> Response {
+    let Some(token) = state.token.as_deref() else {
+        return next.run(req).await;
+    };
+    let read = matches!(*req.method(), Method::GET | Method::HEAD);
+    let open = req.uri().path() == "/healthz" || (read && !state.config.http.token_reads);
+    if open {
+        return next.run(req).await;
+    }
+    let given = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    let ok = given.is_some_and(|g| bool::from(g.as_bytes().ct_eq(token.as_bytes())));
+    if ok {
+        return next.run(req).await;
+    }
+    state.counters.http_unauthorized.fetch_add(1, Relaxed);
+    let detail = if given.is_some() {
+        "the bearer token is wrong"
+    } else {
+        "this request needs `Authorization: Bearer TOKEN` (http.token)"
+    };
+    let mut resp = ApiError {
+        status: StatusCode::UNAUTHORIZED,
+        error: "unauthorized",
+        detail: detail.into(),
+    }
+    .into_response();
+    resp.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        header::HeaderValue::from_static("Bearer realm=\"pinbad\""),
+    );
+    resp
 }
 
 /// The one error type of the API: becomes `{"error": ..., "detail": ...}` with a 4xx/5xx status.
@@ -71,6 +134,15 @@ impl ApiError {
             detail: detail.into(),
         }
     }
+    /// `http.max_concurrent_queries` heavy requests are running: try again in a second.
+    pub fn busy() -> ApiError {
+        ApiError {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            error: "busy",
+            detail: "too many queries are running (http.max_concurrent_queries); retry shortly"
+                .into(),
+        }
+    }
     pub fn internal(detail: impl Into<String>) -> ApiError {
         ApiError {
             status: StatusCode::INTERNAL_SERVER_ERROR,
@@ -83,18 +155,45 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = serde_json::json!({ "error": self.error, "detail": self.detail });
-        (self.status, axum::Json(body)).into_response()
+        let mut resp = (self.status, axum::Json(body)).into_response();
+        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
+        }
+        resp
     }
 }
 
-/// Runs blocking work (locks, scans, fills, file I/O) on tokio's blocking pool, so that a long
-/// scan or a lock held by the merger never stalls the two HTTP workers (and `/healthz` with them).
-pub async fn blocking<T: Send + 'static>(
+/// A slot among the `http.max_concurrent_queries` heavy requests, or a 503 (counted) when all
+/// are taken. Held until the response is fully produced (for a streamed scan: sent).
+pub fn query_slot(state: &Shared) -> Result<OwnedSemaphorePermit, ApiError> {
+    std::sync::Arc::clone(&state.query_slots)
+        .try_acquire_owned()
+        .map_err(|_| {
+            state.counters.http_queries_refused.fetch_add(1, Relaxed);
+            ApiError::busy()
+        })
+}
+
+/// Runs blocking work (locks, scans, fills, file I/O) on tokio's blocking pool, holding a query
+/// slot, so that a long scan or a lock held by the merger never stalls the two HTTP workers (and
+/// `/healthz` with them), and so that no more than `http.max_concurrent_queries` run at once.
+/// The slot is taken at the call, before the returned future is first polled.
+pub fn blocking<T: Send + 'static>(
+    state: &Shared,
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(f)
+) -> impl std::future::Future<Output = Result<T, ApiError>> {
+    let slot = query_slot(state);
+    async move {
+        let slot = slot?;
+        tokio::task::spawn_blocking(move || {
+            let out = f();
+            drop(slot);
+            out
+        })
         .await
         .map_err(|e| ApiError::internal(format!("worker failed: {e}")))?
+    }
 }
 
 /// The `name=value` pairs of a raw query string, percent-decoded, in order (keys may repeat).

@@ -53,7 +53,7 @@ fn run_query(state: &Shared, cell: &ReportCell, q: &Query) -> Result<Table, ApiE
 /// The `info` report as any report query shows it: its single row (none while the pool is
 /// empty), the totals and the time interval.
 async fn info(State(state): State<AppState>) -> Result<Response, ApiError> {
-    let table = blocking(move || {
+    let table = blocking(&state.clone(), move || {
         let cell = state
             .reports
             .get("info")
@@ -164,7 +164,7 @@ async fn show(
 ) -> Result<Response, ApiError> {
     let params = query_pairs(raw.as_deref());
     let (q, format) = build_query(&params, &state.config.limits)?;
-    let table = blocking(move || {
+    let table = blocking(&state.clone(), move || {
         let cell = state
             .reports
             .get(&name)
@@ -210,7 +210,7 @@ async fn create(State(state): State<AppState>, body: Body) -> Result<Response, A
             "there are already {max_reports} reports (limits.max_reports): drop one first"
         )));
     }
-    let entry = blocking(move || create_filled(&state, def)).await?;
+    let entry = blocking(&state.clone(), move || create_filled(&state, def)).await?;
     Ok((StatusCode::CREATED, Json(entry)).into_response())
 }
 
@@ -266,7 +266,7 @@ async fn drop_report(
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
-    blocking(move || {
+    blocking(&state.clone(), move || {
         if state.reports.get(&name).is_none() {
             return Err(no_such_report(&name));
         }

@@ -3,12 +3,17 @@
 //! Filters on strings are resolved to dictionary ids once, so the scan compares integers; a string
 //! the dictionary does not hold matches nothing, and the scan is skipped.
 
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
 use axum::extract::{RawQuery, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Json, Router};
+use axum::Router;
 use serde_json::{json, Map, Value};
 
-use super::{blocking, f32_json, parse_param, query_pairs, ApiError, AppState};
+use super::{f32_json, parse_param, query_pairs, query_slot, ApiError, AppState};
 use crate::dictionary::Dictionary;
 use crate::record::{RequestView, TagPair, NO_SCHEMA};
 
@@ -40,7 +45,17 @@ struct RawFilter {
 
 fn parse(raw: Option<&str>, max_limit: usize) -> Result<RawFilter, ApiError> {
     let mut f = RawFilter::default();
+    let mut seen: Vec<String> = Vec::new();
     for (k, v) in query_pairs(raw) {
+        // Every parameter has one value: a repeat would be either last-wins or ANDed (matching
+        // nothing for a field), both surprising, so it is refused.
+        if seen.contains(&k) {
+            return Err(ApiError::bad_parameter(
+                &k,
+                "given more than once (each parameter takes one value)",
+            ));
+        }
+        seen.push(k.clone());
         match k.as_str() {
             "limit" => {
                 let n: usize = parse_param("limit", &v)?;
@@ -190,27 +205,85 @@ fn request_json(v: &RequestView<'_>, dict: &Dictionary, state: &AppState, timers
     out
 }
 
-async fn requests(
-    State(state): State<AppState>,
-    RawQuery(raw): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+/// Most work one chunk of a scan does under the pool's read lock: the merger waits at most this
+/// long for its write lock because of a query (a round's own work is bounded likewise).
+const CHUNK_TIME: Duration = Duration::from_millis(2);
+/// Most bytes of JSON one chunk produces; with [`CHUNK_QUEUE`] it bounds what a scan holds.
+const CHUNK_BYTES: usize = 256 << 10;
+/// Chunks produced and not yet sent (a client that reads slowly slows the scan, never grows it).
+const CHUNK_QUEUE: usize = 4;
+
+/// `{"requests": [...]}`, newest first, streamed: the scan runs on the blocking pool in chunks,
+/// each under a short read lock of the pool and dictionary, rendered straight to JSON bytes and
+/// handed to the response through a bounded channel. So a 100,000-request answer never exists as
+/// a whole in memory, and the merger is never held up by it for more than [`CHUNK_TIME`].
+async fn requests(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Result<Response, ApiError> {
     let raw = parse(raw.as_deref(), state.config.limits.max_query_limit)?;
-    blocking(move || {
-        let limit = raw.limit.unwrap_or(100);
+    let slot = query_slot(&state)?;
+    let (tx, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(CHUNK_QUEUE);
+    tokio::task::spawn_blocking(move || {
+        scan(&state, &raw, |chunk| tx.blocking_send(chunk).is_ok());
+        drop(slot);
+    });
+    let body = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|chunk| (Ok::<_, std::convert::Infallible>(chunk), rx))
+    });
+    Ok((
+        [(header::CONTENT_TYPE, "application/json")],
+        Body::from_stream(body),
+    )
+        .into_response())
+}
+
+/// Runs the scan, handing each chunk of JSON to `send` (which says whether the client is still
+/// there). Walks ids from the newest down; ids evicted between chunks are simply gone, ids added
+/// meanwhile are newer than the scan and not shown.
+fn scan(state: &AppState, raw: &RawFilter, mut send: impl FnMut(Vec<u8>) -> bool) {
+    let limit = raw.limit.unwrap_or(100);
+    let mut out = Vec::with_capacity(4096);
+    out.extend_from_slice(b"{\"requests\":[");
+    let mut shown = 0usize;
+    let mut cursor = state.pool.read().next_id();
+    while shown < limit {
+        let started = Instant::now();
         let pool = state.pool.read();
         let dict = state.dictionary.read();
-        let list: Vec<Value> = match resolve(&raw, &dict) {
-            Some(filter) => pool
-                .iter_newest_first()
-                .filter(|v| filter.matches(v))
-                .take(limit)
-                .map(|v| request_json(&v, &dict, &state, raw.timers))
-                .collect(),
-            None => Vec::new(),
+        // Strings are resolved again for every chunk: an id is only stable while a pooled request
+        // holds it, and one that is gone cannot match a request still in the pool.
+        let Some(filter) = resolve(raw, &dict) else {
+            break;
         };
-        Ok(Json(json!({ "requests": list })))
-    })
-    .await
+        let oldest = pool.oldest_id();
+        let mut scanned = 0u32;
+        while cursor > oldest && shown < limit && out.len() < CHUNK_BYTES {
+            cursor -= 1;
+            scanned += 1;
+            if let Some(v) = pool.get(cursor) {
+                if filter.matches(&v) {
+                    if shown > 0 {
+                        out.push(b',');
+                    }
+                    let _ = serde_json::to_writer(&mut out, &request_json(&v, &dict, state, raw.timers));
+                    shown += 1;
+                }
+            }
+            if scanned % 256 == 0 && started.elapsed() >= CHUNK_TIME {
+                break;
+            }
+        }
+        drop(dict);
+        drop(pool);
+        if cursor <= oldest {
+            break;
+        }
+        if out.len() >= CHUNK_BYTES && !send(std::mem::replace(&mut out, Vec::with_capacity(CHUNK_BYTES))) {
+            return;
+        }
+    }
+    out.extend_from_slice(b"]}");
+    send(out);
 }
 
 #[cfg(test)]

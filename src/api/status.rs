@@ -27,35 +27,41 @@ async fn status(State(state): State<AppState>) -> Json<Value> {
     for r in Reject::ALL {
         by_reason.insert(r.name().into(), json!(c.rejected(r)));
     }
-    let (pool, ring_batches) = {
-        let p = state.pool.read();
-        (
-            json!({
-                "pool_capacity": p.capacity(),
-                "current_pool_used": p.len(),
-                "timer_pool_capacity": p.timer_capacity(),
-                "current_timer_pool_used": p.timers_used(),
-                "tag_pool_capacity": p.tag_capacity(),
-                "current_tag_pool_used": p.tags_used(),
-                "pool_memory_bytes": p.memory_bytes(),
-            }),
-            state.ring.len(),
-        )
+    // Lock-free: every figure below is an atomic (see counters::Gauges); nothing here waits on
+    // the pool, the dictionary or a report.
+    let g = &c.gauges;
+    let load = |a: &std::sync::atomic::AtomicU64| a.load(Relaxed);
+    let oldest = load(&g.pool_oldest_ms);
+    let pool_covers_seconds = if oldest == u64::MAX {
+        0.0
+    } else {
+        state.clock.now_ms().wrapping_sub(oldest as u32) as f64 / 1000.0
     };
-    let (dictionary_size, dictionary_bytes, dictionary_lost) = {
-        let d = state.dictionary.read();
-        (d.len(), d.bytes(), d.lost())
-    };
+    let pool = json!({
+        "pool_capacity": load(&g.pool_capacity),
+        "current_pool_used": load(&g.pool_used),
+        "timer_pool_capacity": load(&g.timer_pool_capacity),
+        "current_timer_pool_used": load(&g.timer_pool_used),
+        "tag_pool_capacity": load(&g.tag_pool_capacity),
+        "current_tag_pool_used": load(&g.tag_pool_used),
+        "pool_memory_bytes": load(&g.pool_memory_bytes),
+        "pool_covers_seconds": pool_covers_seconds,
+    });
+    let ring_batches = state.ring.len();
+    let (dictionary_size, dictionary_bytes, dictionary_lost) = (
+        load(&g.dictionary_size),
+        load(&g.dictionary_bytes),
+        load(&g.dictionary_lost),
+    );
     let reports: Vec<Value> = state
         .reports
         .snapshot()
         .iter()
         .map(|cell| {
-            let r = cell.report.read();
             json!({
                 "name": cell.name(),
-                "rows": r.rows(),
-                "rows_lost": r.rows_lost(),
+                "rows": cell.published_rows(),
+                "rows_lost": cell.published_rows_lost(),
                 "update_ns_per_request": cell.update_ns_per_request(),
             })
         })
@@ -79,6 +85,11 @@ async fn status(State(state): State<AppState>) -> Json<Value> {
         "v1_fallback": c.v1_fallback.load(Relaxed),
         "requests_merged": c.requests_merged.load(Relaxed),
         "temp_pool_dropped": c.temp_pool_dropped.load(Relaxed),
+        "http": {
+            "connections_refused": c.http_connections_refused.load(Relaxed),
+            "queries_refused": c.http_queries_refused.load(Relaxed),
+            "unauthorized": c.http_unauthorized.load(Relaxed),
+        },
         "current_temp_pool_batches": ring_batches,
         "pool_overwritten": c.pool_overwritten.load(Relaxed),
         "pool_expired": c.pool_expired.load(Relaxed),

@@ -15,6 +15,10 @@ pub struct ReportCell {
     /// the merger writes them (hence plain load/store), status reads them.
     update_ns: AtomicU64,
     update_requests: AtomicU64,
+    /// Rows and lost contributions as of the last update, for `/api/v1/status` (which must not
+    /// wait on the report's lock). Written by whoever holds the write lock, after each change.
+    rows: AtomicU64,
+    rows_lost: AtomicU64,
 }
 
 impl ReportCell {
@@ -22,12 +26,30 @@ impl ReportCell {
         let name = report.def.name.clone();
         let builtin = builtin_defs().iter().any(|d| d == &report.def);
         ReportCell {
-            report: RwLock::new(report),
             name,
             builtin,
             update_ns: AtomicU64::new(0),
             update_requests: AtomicU64::new(0),
+            rows: AtomicU64::new(report.rows() as u64),
+            rows_lost: AtomicU64::new(report.rows_lost()),
+            report: RwLock::new(report),
         }
+    }
+
+    /// Copies the report's row figures out for lock-free readers; call with the report locked.
+    pub fn publish(&self, report: &Report) {
+        self.rows.store(report.rows() as u64, Relaxed);
+        self.rows_lost.store(report.rows_lost(), Relaxed);
+    }
+
+    /// Rows at the last update (lock-free).
+    pub fn published_rows(&self) -> u64 {
+        self.rows.load(Relaxed)
+    }
+
+    /// Lost contributions at the last update (lock-free).
+    pub fn published_rows_lost(&self) -> u64 {
+        self.rows_lost.load(Relaxed)
     }
 
     /// The merger's account of one round: `ns` spent on `requests` added or subtracted views.

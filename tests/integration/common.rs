@@ -1,6 +1,6 @@
 //! The test harness: a real daemon process on port 0, UDP senders, an HTTP client.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -214,9 +214,15 @@ impl Drop for Daemon {
 }
 
 fn respond(r: Result<ureq::Response, ureq::Error>) -> (u16, Value) {
+    // Read the whole body, whatever its size (into_string stops at 10 MB).
+    let text = |r: ureq::Response| {
+        let mut s = String::new();
+        r.into_reader().read_to_string(&mut s).unwrap();
+        s
+    };
     let (code, text) = match r {
-        Ok(r) => (r.status(), r.into_string().unwrap()),
-        Err(ureq::Error::Status(code, r)) => (code, r.into_string().unwrap()),
+        Ok(r) => (r.status(), text(r)),
+        Err(ureq::Error::Status(code, r)) => (code, text(r)),
         Err(e) => panic!("HTTP error: {e}"),
     };
     let body = serde_json::from_str(&text).unwrap_or(Value::String(text));

@@ -8,5 +8,6 @@ static ALLOCATOR: alloc::Counting = alloc::Counting;
 mod alloc;
 mod common;
 mod core;
+mod http;
 mod php;
 mod reports;

@@ -1,0 +1,231 @@
+//! The HTTP server's bounds against the real daemon: shutdown whatever the clients do, the
+//! connection cap, header and idle timeouts, the query bound (503), the bearer token, JSON 405s,
+//! and a large raw query that neither stalls ingestion nor the status endpoint.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use pinbad::corpus::{Corpus, CorpusSpec};
+use serde_json::{json, Value};
+
+use crate::common::*;
+
+/// `n` PHP-like datagrams (3–15 timers each), so a raw query with timers is large.
+fn corpus(n: usize) -> Vec<Vec<u8>> {
+    Corpus::new(CorpusSpec::default()).datagrams(n)
+}
+
+/// A connection that sends `head` and then nothing, with a tiny receive buffer so that the
+/// server's writes to it block as soon as possible.
+fn stalled(d: &Daemon, head: &str) -> TcpStream {
+    let sock = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    sock.set_recv_buffer_size(4096).unwrap();
+    sock.connect(&d.http.into()).unwrap();
+    let mut s: TcpStream = sock.into();
+    s.write_all(head.as_bytes()).unwrap();
+    s
+}
+
+/// Waits (with a deadline) until the server closes `s`: a read returns 0 or an error.
+/// Returns how long that took.
+fn closed_within(mut s: TcpStream, deadline: Duration) -> Duration {
+    let t = Instant::now();
+    s.set_read_timeout(Some(deadline)).unwrap();
+    let mut buf = [0u8; 65536];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return t.elapsed(),
+            Ok(_) => continue, // a response (408/400) before the close is fine
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut => {
+                panic!("connection still open after {deadline:?}")
+            }
+            Err(_) => return t.elapsed(),
+        }
+    }
+}
+
+#[test]
+fn sigterm_exits_within_two_seconds_whatever_the_clients_do() {
+    let d = Daemon::start("");
+    d.send(&corpus(5000));
+    d.wait_merged(5000);
+    // A half-sent request, a half-sent body, a big response nobody reads, and idle connections.
+    let _half = stalled(&d, "GET /healthz HTTP/1.1\r\nHost: x\r\n");
+    let _body = stalled(
+        &d,
+        "POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"na",
+    );
+    let _reader = stalled(
+        &d,
+        "GET /api/v1/requests?limit=100000&timers=true HTTP/1.1\r\nHost: x\r\n\r\n",
+    );
+    let _idle: Vec<TcpStream> = (0..200).map(|_| TcpStream::connect(d.http).unwrap()).collect();
+    d.wait_for(|d| d.get("/healthz").0 == 200, "healthz beside the stalled clients");
+    let started = Instant::now();
+    let status = d.terminate(Duration::from_secs(2));
+    assert!(status.success(), "{status:?}");
+    eprintln!("exited {:?} after SIGTERM", started.elapsed());
+}
+
+#[test]
+fn connections_beyond_the_cap_are_closed_at_once_and_counted() {
+    let d = Daemon::start("[http]\nmax_connections = 4\nheader_timeout = \"30s\"");
+    // The harness's own keep-alive connection may hold a slot: fill the rest and one more.
+    let mut held = Vec::new();
+    let refused = (0..6).find_map(|_| {
+        let mut s = TcpStream::connect(d.http).unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(300))).unwrap();
+        let mut b = [0u8; 1];
+        match s.read(&mut b) {
+            Ok(0) => Some(()), // closed by the server: refused
+            _ => {
+                held.push(s);
+                None
+            }
+        }
+    });
+    assert!(refused.is_some(), "a connection beyond the cap is closed");
+    drop(held);
+    d.wait_for(
+        |d| d.status()["http"]["connections_refused"].as_u64() >= Some(1),
+        "the refusal to be counted",
+    );
+}
+
+#[test]
+fn slow_headers_and_stalled_bodies_are_cut() {
+    let d = Daemon::start("[http]\nheader_timeout = \"300ms\"\nidle_timeout = \"500ms\"");
+    let t = closed_within(
+        stalled(&d, "GET /healthz HTTP/1.1\r\nHost: x\r\n"),
+        Duration::from_secs(20),
+    );
+    eprintln!("half-sent header closed after {t:?}");
+    let t = closed_within(stalled(&d, ""), Duration::from_secs(20));
+    eprintln!("silent connection closed after {t:?}");
+    let t = closed_within(
+        stalled(
+            &d,
+            "POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"na",
+        ),
+        Duration::from_secs(20),
+    );
+    eprintln!("half-sent body closed after {t:?}");
+    assert_eq!(d.get("/healthz").0, 200);
+}
+
+#[test]
+fn queries_beyond_the_bound_get_503_with_retry_after() {
+    let d = Daemon::start("[http]\nmax_concurrent_queries = 1");
+    // ~25 MB of JSON: far more than socket buffers and the scan's chunk queue hold.
+    d.send(&corpus(20_000));
+    d.wait_merged(20_000);
+    // A scan whose client does not read on holds the only slot: its status line says it started.
+    let mut reader = stalled(
+        &d,
+        "GET /api/v1/requests?limit=100000&timers=true HTTP/1.1\r\nHost: x\r\n\r\n",
+    );
+    let mut head = [0u8; 12];
+    reader.read_exact(&mut head).unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200", "nothing else holds the slot yet");
+    let r = ureq::get(&d.url("/api/v1/reports/report_by_script_name")).call();
+    let Err(ureq::Error::Status(503, resp)) = r else {
+        panic!("expected 503, got {r:?}")
+    };
+    assert_eq!(resp.header("Retry-After"), Some("1"));
+    let body: Value = serde_json::from_str(&resp.into_string().unwrap()).unwrap();
+    assert_eq!(body["error"], "busy");
+    assert!(d.status()["http"]["queries_refused"].as_u64() >= Some(2));
+    // Light endpoints are not bounded.
+    assert_eq!(d.get("/healthz").0, 200);
+    drop(reader);
+    d.wait_for(|d| d.get("/api/v1/info").0 == 200, "the slot to come back");
+}
+
+#[test]
+fn a_large_raw_query_streams_without_dropping_requests() {
+    let d = Daemon::start("");
+    d.send(&corpus(20_000));
+    d.wait_merged(20_000);
+    let t = Instant::now();
+    let body = d.json("/api/v1/requests?limit=100000&timers=true");
+    let list = body["requests"].as_array().unwrap();
+    assert_eq!(list.len(), 20_000);
+    let ids: Vec<u64> = list.iter().map(|r| r["id"].as_u64().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] == w[1] + 1), "every id, newest first");
+    assert!(list.iter().all(|r| r["timers"].as_array().is_some_and(|t| !t.is_empty())));
+    eprintln!("20,000 requests with timers streamed in {:?}", t.elapsed());
+    // Traffic during scans: nothing is dropped, every request is merged.
+    let more = corpus(10_000);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for _ in 0..3 {
+                assert_eq!(
+                    d.json("/api/v1/requests?limit=100000&timers=true")["requests"]
+                        .as_array()
+                        .unwrap()
+                        .len() >= 20_000,
+                    true
+                );
+            }
+        });
+        d.send(&more);
+    });
+    d.wait_merged(30_000);
+    assert_eq!(d.status()["temp_pool_dropped"], 0);
+}
+
+#[test]
+fn changes_need_the_token_and_reads_stay_open() {
+    let d = Daemon::start("[http]\ntoken = \"s3cret\"");
+    let def = json!({"name": "by_host", "keys": ["hostname"]});
+    let post = |auth: Option<&str>| {
+        let mut r = ureq::post(&d.url("/api/v1/reports")).set("Content-Type", "application/json");
+        if let Some(a) = auth {
+            r = r.set("Authorization", a);
+        }
+        match r.send_string(&def.to_string()) {
+            Ok(r) => (r.status(), None),
+            Err(ureq::Error::Status(c, r)) => (c, r.header("WWW-Authenticate").map(String::from)),
+            Err(e) => panic!("{e}"),
+        }
+    };
+    let (code, challenge) = post(None);
+    assert_eq!(code, 401);
+    assert!(challenge.unwrap().starts_with("Bearer"));
+    assert_eq!(post(Some("Bearer wrong")).0, 401);
+    assert_eq!(post(Some("Bearer s3cret")).0, 201);
+    let (code, _) = d.delete("/api/v1/reports/by_host");
+    assert_eq!(code, 401, "DELETE needs it too");
+    assert_eq!(d.get("/api/v1/reports/by_host").0, 200, "reads stay open");
+    assert!(d.status()["http"]["unauthorized"].as_u64() >= Some(2));
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = write_file(dir.path(), "token", "  from-file\n");
+    let d = Daemon::start(&format!(
+        "[http]\ntoken_file = {:?}\ntoken_reads = true",
+        file.to_str().unwrap()
+    ));
+    assert_eq!(d.get("/healthz").0, 200, "liveness never needs it");
+    let (code, body) = d.get("/api/v1/status");
+    assert_eq!(code, 401, "{body}");
+    assert_eq!(body["error"], "unauthorized");
+    let r = ureq::get(&d.url("/api/v1/status"))
+        .set("Authorization", "Bearer from-file")
+        .call()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+}
+
+#[test]
+fn wrong_methods_get_a_json_405_with_allow() {
+    let d = Daemon::start("");
+    let r = ureq::put(&d.url("/api/v1/status")).call();
+    let Err(ureq::Error::Status(405, resp)) = r else {
+        panic!("expected 405, got {r:?}")
+    };
+    let allow = resp.header("Allow").unwrap_or_default().to_string();
+    assert!(allow.contains("GET"), "Allow: {allow}");
+    let body: Value = serde_json::from_str(&resp.into_string().unwrap()).unwrap();
+    assert_eq!(body["error"], "method_not_allowed");
+}
