@@ -103,12 +103,24 @@ impl Shared {
         udp_addrs: Vec<SocketAddr>,
         receive_buffer_bytes: u64,
     ) -> Result<Shared, StartError> {
+        check_state_dir(&config.state_dir)?;
         let mut dictionary = Dictionary::new(config.limits.max_dictionary_entries);
         let reports = ReportSet::default();
         let defs = crate::report::initial_defs(&config).map_err(|e| StartError::Report {
             name: "(state_dir)".into(),
             message: e.to_string(),
         })?;
+        if defs.len() > config.limits.max_reports {
+            return Err(StartError::Config(crate::config::ConfigError::Invalid {
+                key: "limits.max_reports".into(),
+                message: format!(
+                    "{} reports would exist at start-up (built-ins, [[report]] tables and run-time \
+                     changes in the state directory), above the limit of {}",
+                    defs.len(),
+                    config.limits.max_reports
+                ),
+            }));
+        }
         for def in defs {
             let name = def.name.clone();
             let report = Report::new(def, &mut dictionary, config.limits.max_rows_per_report)
@@ -133,8 +145,10 @@ impl Shared {
             g.pool_capacity.store(pool.capacity() as u64, Relaxed);
             g.timer_pool_capacity
                 .store(pool.timer_capacity() as u64, Relaxed);
-            g.tag_pool_capacity.store(pool.tag_capacity() as u64, Relaxed);
-            g.pool_memory_bytes.store(pool.memory_bytes() as u64, Relaxed);
+            g.tag_pool_capacity
+                .store(pool.tag_capacity() as u64, Relaxed);
+            g.pool_memory_bytes
+                .store(pool.memory_bytes() as u64, Relaxed);
             g.pool_oldest_ms.store(u64::MAX, Relaxed);
         }
         Ok(Shared {
@@ -165,6 +179,21 @@ impl Shared {
     }
 }
 
+/// Creates the state directory if needed and proves it writable with a probe file, so that a
+/// bad `state_dir` stops start-up naming it, instead of failing every later report change.
+fn check_state_dir(dir: &std::path::Path) -> Result<(), StartError> {
+    let probe = dir.join(".pinbad-write-check");
+    let result = std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&probe, b"ok"))
+        .and_then(|()| std::fs::remove_file(&probe));
+    result.map_err(|source| StartError::StateDir {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    tracing::info!(state_dir = %dir.display(), "State directory");
+    Ok(())
+}
+
 /// Why the app could not start. Each message says what to fix.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -182,8 +211,20 @@ pub enum StartError {
     Report { name: String, message: String },
     #[error("{0}")]
     Config(crate::config::ConfigError),
+    #[error("state_dir {path} is not writable ({source}); set `state_dir` or --state-dir")]
+    StateDir {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot start threads: {0}")]
     Thread(std::io::Error),
+}
+
+/// Everything [`start`] checks except binding sockets (for `pinbad check-config`): the reports
+/// the daemon would start with (built-ins, `[[report]]` tables, the state directory's run-time
+/// changes), their limit, the state directory, and the token.
+pub fn check(config: &Config) -> Result<(), StartError> {
+    Shared::new(config.clone(), Arc::new(Ring::new(1)), Vec::new(), 0).map(|_| ())
 }
 
 /// A running app: its threads, bound addresses and shared state.

@@ -114,7 +114,8 @@ pub struct Config {
     /// Batches the temp ring between receivers and merger holds (a batch is at most 2048 requests
     /// or 512 KiB of datagrams, so the ring holds at most `temp_pool_size` × 512 KiB).
     pub temp_pool_size: usize,
-    /// Where run-time report definitions are kept across restarts.
+    /// Where run-time report definitions are kept across restarts. Default: see
+    /// [`default_state_dir`]; a relative path in a config file is relative to that file.
     pub state_dir: PathBuf,
     /// Whether `info` and the 18 `report_by_*` reports exist at start-up.
     pub builtin_reports: bool,
@@ -198,7 +199,7 @@ impl Default for Config {
             timer_pool_size: 4_000_000,
             tag_pool_size: 12_000_000,
             temp_pool_size: 512,
-            state_dir: PathBuf::from("./pinbad-state"),
+            state_dir: default_state_dir(),
             builtin_reports: true,
             udp: UdpConfig::default(),
             http: HttpConfig::default(),
@@ -253,6 +254,39 @@ impl Default for Limits {
     }
 }
 
+/// The state directory when none is configured, never relative to wherever the daemon was
+/// started: `$STATE_DIRECTORY` (set by systemd's `StateDirectory=`), else `/var/lib/pinbad` for
+/// root, else `$XDG_STATE_HOME/pinbad`, else `$HOME/.local/state/pinbad`, else
+/// `/var/lib/pinbad`.
+pub fn default_state_dir() -> PathBuf {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(dir) = var("STATE_DIRECTORY") {
+        // systemd may list several, colon-separated: the first is ours.
+        let first = dir
+            .to_string_lossy()
+            .split(':')
+            .next()
+            .unwrap_or("")
+            .to_string();
+        return PathBuf::from(first);
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        return PathBuf::from("/var/lib/pinbad");
+    }
+    if let Some(dir) = var("XDG_STATE_HOME").filter(|d| d.is_absolute()) {
+        return dir.join("pinbad");
+    }
+    match var("HOME") {
+        Some(home) => home.join(".local/state/pinbad"),
+        None => PathBuf::from("/var/lib/pinbad"),
+    }
+}
+
 /// Overrides given on the command line; each replaces the file's value.
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
@@ -260,6 +294,8 @@ pub struct Overrides {
     pub udp: Vec<String>,
     pub http: Option<String>,
     pub stats_history: Option<HumanDuration>,
+    /// `--state-dir`, relative to the current directory.
+    pub state_dir: Option<PathBuf>,
 }
 
 /// The longest `stats_history`: pool timestamps are u32 milliseconds (49 days) and wrap safely below it.
@@ -279,6 +315,13 @@ impl Config {
             },
             other => other,
         })?;
+        let mut config = config;
+        if config.state_dir.is_relative() {
+            // Relative to the config file, not to wherever the daemon happens to be started.
+            let base = path.parent().unwrap_or(Path::new("."));
+            let base = std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf());
+            config.state_dir = base.join(&config.state_dir);
+        }
         Ok(config)
     }
 
@@ -302,6 +345,9 @@ impl Config {
         }
         if let Some(h) = o.stats_history {
             self.stats_history = h;
+        }
+        if let Some(dir) = &o.state_dir {
+            self.state_dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
         }
         self.validate()?;
         Ok(self)
@@ -427,7 +473,12 @@ impl Config {
                 "give either http.token or http.token_file, not both",
             ));
         }
-        if self.http.token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        if self
+            .http
+            .token
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control())
+        {
             return Err(invalid(
                 "http.token",
                 "must not contain spaces or control characters",
@@ -567,6 +618,14 @@ mod tests {
                 );
                 continue;
             }
+            if k == "state_dir" {
+                // Its default depends on the environment: the file shows it commented out.
+                assert!(
+                    text.contains("# state_dir = "),
+                    "config/pinbad.toml documents state_dir"
+                );
+                continue;
+            }
             let Some(fv) = file.get(k) else {
                 panic!("config/pinbad.toml lacks `{k}`")
             };
@@ -631,14 +690,27 @@ mod tests {
     }
 
     #[test]
+    fn state_dir_is_never_relative_to_the_working_directory() {
+        assert!(default_state_dir().is_absolute());
+        let dir = std::env::temp_dir().join("pinbad-config-test-rel");
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("p.toml");
+        std::fs::write(&file, "state_dir = \"st\"\n").unwrap();
+        let c = Config::load(&file).unwrap();
+        assert_eq!(c.state_dir, std::path::absolute(&dir).unwrap().join("st"));
+    }
+
+    #[test]
     fn overrides_replace_values() {
         let o = Overrides {
             udp: vec!["127.0.0.1:0".into()],
             http: Some("127.0.0.1:0".into()),
             stats_history: Some("2s".parse().unwrap()),
+            state_dir: Some("rel/state".into()),
         };
         let c = Config::default().apply(&o).unwrap();
         assert_eq!(c.udp.listen, vec!["127.0.0.1:0".to_string()]);
+        assert!(c.state_dir.is_absolute() && c.state_dir.ends_with("rel/state"));
         assert_eq!(c.stats_history.0, Duration::from_secs(2));
         assert!(Config::default()
             .apply(&Overrides {

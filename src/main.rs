@@ -26,6 +26,9 @@ struct Cli {
     /// How long requests are kept, e.g. "15m".
     #[arg(long, value_name = "DUR")]
     stats_history: Option<HumanDuration>,
+    /// Directory for state kept across restarts (run-time report changes).
+    #[arg(long, value_name = "DIR")]
+    state_dir: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -57,6 +60,8 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<()> {
     if let Some(Command::CheckConfig { file }) = &cli.command {
         let config = Config::load(file)?;
+        // Everything start-up checks but binding: reports, the state directory, the token.
+        pinbad::app::check(&config)?;
         print!("{}", config.to_toml());
         return Ok(());
     }
@@ -68,6 +73,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         udp: cli.udp,
         http: cli.http,
         stats_history: cli.stats_history,
+        state_dir: cli.state_dir,
     };
     let config = config.apply(&overrides)?;
     let running = pinbad::app::start(config, pinbad::shutdown::Shutdown::new())?;

@@ -164,10 +164,8 @@ fn publish_pool(shared: &Shared, pool: &crate::pool::Pool) {
     g.pool_used.store(pool.len() as u64, Relaxed);
     g.timer_pool_used.store(pool.timers_used() as u64, Relaxed);
     g.tag_pool_used.store(pool.tags_used() as u64, Relaxed);
-    g.pool_oldest_ms.store(
-        pool.oldest_time_ms().map_or(u64::MAX, u64::from),
-        Relaxed,
-    );
+    g.pool_oldest_ms
+        .store(pool.oldest_time_ms().map_or(u64::MAX, u64::from), Relaxed);
 }
 
 /// The merger's state between rounds.

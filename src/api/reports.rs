@@ -198,6 +198,18 @@ async fn create(State(state): State<AppState>, body: Body) -> Result<Response, A
     let def: ReportDef = serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::bad_request(format!("report definition: {e}")))?;
     def.validate().map_err(bad)?;
+    let entry = blocking(&state.clone(), move || create_filled(&state, def)).await?;
+    Ok((StatusCode::CREATED, Json(entry)).into_response())
+}
+
+/// Builds the report, fills it from the pool and inserts it while holding the pool's read lock
+/// (so the merger cannot change the pool in between: the new report is exactly consistent with
+/// it from its first round on), then records the creation in the state file.
+///
+/// The whole creation is one step under the set's change lock: a racing creation or drop waits,
+/// so the name check, the `limits.max_reports` check, the set and the state file always agree.
+fn create_filled(state: &Shared, def: ReportDef) -> Result<Value, ApiError> {
+    let changes = state.reports.lock_changes();
     if state.reports.get(&def.name).is_some() {
         return Err(ApiError::conflict(format!(
             "report `{}` already exists",
@@ -206,18 +218,10 @@ async fn create(State(state): State<AppState>, body: Body) -> Result<Response, A
     }
     let max_reports = state.config.limits.max_reports;
     if state.reports.len() >= max_reports {
-        return Err(ApiError::bad_request(format!(
+        return Err(ApiError::conflict(format!(
             "there are already {max_reports} reports (limits.max_reports): drop one first"
         )));
     }
-    let entry = blocking(&state.clone(), move || create_filled(&state, def)).await?;
-    Ok((StatusCode::CREATED, Json(entry)).into_response())
-}
-
-/// Builds the report, fills it from the pool and inserts it while holding the pool's read lock
-/// (so the merger cannot change the pool in between: the new report is exactly consistent with
-/// it from its first round on), then records the creation in the state file.
-fn create_filled(state: &Shared, def: ReportDef) -> Result<Value, ApiError> {
     let max_rows = state.config.limits.max_rows_per_report;
     let name = def.name.clone();
     let pool = state.pool.read();
@@ -238,7 +242,7 @@ fn create_filled(state: &Shared, def: ReportDef) -> Result<Value, ApiError> {
     drop(pool);
     if let Err(e) = state
         .reports
-        .persist_change(&state.config.state_dir, |s| s.record_create(&def))
+        .persist_change(&changes, &state.config.state_dir, |s| s.record_create(&def))
     {
         tracing::warn!(report = %name, error = %e, "Cannot save report state; creation undone");
         release_removed(state, &name);
@@ -267,6 +271,8 @@ async fn drop_report(
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
     blocking(&state.clone(), move || {
+        // One step under the change lock (see create_filled).
+        let changes = state.reports.lock_changes();
         if state.reports.get(&name).is_none() {
             return Err(no_such_report(&name));
         }
@@ -276,7 +282,7 @@ async fn drop_report(
             .any(|d| d.name == name);
         state
             .reports
-            .persist_change(&state.config.state_dir, |s| {
+            .persist_change(&changes, &state.config.state_dir, |s| {
                 s.record_delete(&name, is_static)
             })
             .map_err(|e| {

@@ -217,7 +217,10 @@ const CHUNK_QUEUE: usize = 4;
 /// each under a short read lock of the pool and dictionary, rendered straight to JSON bytes and
 /// handed to the response through a bounded channel. So a 100,000-request answer never exists as
 /// a whole in memory, and the merger is never held up by it for more than [`CHUNK_TIME`].
-async fn requests(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Result<Response, ApiError> {
+async fn requests(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, ApiError> {
     let raw = parse(raw.as_deref(), state.config.limits.max_query_limit)?;
     let slot = query_slot(&state)?;
     let (tx, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(CHUNK_QUEUE);
@@ -265,7 +268,10 @@ fn scan(state: &AppState, raw: &RawFilter, mut send: impl FnMut(Vec<u8>) -> bool
                     if shown > 0 {
                         out.push(b',');
                     }
-                    let _ = serde_json::to_writer(&mut out, &request_json(&v, &dict, state, raw.timers));
+                    let _ = serde_json::to_writer(
+                        &mut out,
+                        &request_json(&v, &dict, state, raw.timers),
+                    );
                     shown += 1;
                 }
             }
@@ -278,7 +284,9 @@ fn scan(state: &AppState, raw: &RawFilter, mut send: impl FnMut(Vec<u8>) -> bool
         if cursor <= oldest {
             break;
         }
-        if out.len() >= CHUNK_BYTES && !send(std::mem::replace(&mut out, Vec::with_capacity(CHUNK_BYTES))) {
+        if out.len() >= CHUNK_BYTES
+            && !send(std::mem::replace(&mut out, Vec::with_capacity(CHUNK_BYTES)))
+        {
             return;
         }
     }

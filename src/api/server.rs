@@ -138,7 +138,12 @@ impl<T> IdleTimeout<T> {
         })
     }
 
-    fn settle<R>(&mut self, cx: &mut Context<'_>, poll: Poll<io::Result<R>>, moved: bool) -> Poll<io::Result<R>> {
+    fn settle<R>(
+        &mut self,
+        cx: &mut Context<'_>,
+        poll: Poll<io::Result<R>>,
+        moved: bool,
+    ) -> Poll<io::Result<R>> {
         match poll {
             Poll::Ready(Ok(r)) => {
                 if moved {

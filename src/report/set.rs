@@ -88,9 +88,16 @@ impl ReportCell {
 #[derive(Default)]
 pub struct ReportSet {
     list: RwLock<Vec<Arc<ReportCell>>>,
-    /// Serialises read-modify-write of the state file (API create/delete).
-    persist: Mutex<()>,
+    /// Serialises run-time changes (API create/delete) as whole steps: the checks (name, limit),
+    /// the change of the set and the write of the state file happen under it, so two racing
+    /// requests can neither overshoot `limits.max_reports` nor leave the file disagreeing with
+    /// the set. Never taken by the merger; taken before the pool in the API (lock order:
+    /// changes → pool → dictionary → a report).
+    changes: Mutex<()>,
 }
+
+/// Proof that the caller holds the set's change lock ([`ReportSet::lock_changes`]).
+pub type ChangeGuard<'a> = parking_lot::MutexGuard<'a, ()>;
 
 impl ReportSet {
     /// The current reports (the merger iterates this every round).
@@ -139,14 +146,19 @@ impl ReportSet {
         self.list.read().is_empty()
     }
 
+    /// Takes the change lock: hold it from the checks of a run-time change to its state write.
+    pub fn lock_changes(&self) -> ChangeGuard<'_> {
+        self.changes.lock()
+    }
+
     /// Records a run-time change in `{dir}/reports.json`: loads it, applies `change`, writes it
-    /// back atomically. Changes are serialised by a lock of the set.
+    /// back atomically. The caller holds the change lock across this and the set's change.
     pub fn persist_change(
         &self,
+        _held: &ChangeGuard<'_>,
         dir: &Path,
         change: impl FnOnce(&mut StateFile),
     ) -> Result<(), ReportError> {
-        let _guard = self.persist.lock();
         let mut state = load_state(dir)?.unwrap_or_default();
         change(&mut state);
         save_state(dir, &state)

@@ -107,11 +107,28 @@ pub fn static_defs(config: &Config) -> Vec<ReportDef> {
 
 /// Replays run-time changes over static definitions: drops every name in `deleted`, then adds
 /// each `created` definition, replacing a static one of the same name in place.
+///
+/// Where the config and the saved changes disagree, the run-time change wins (it is the newer
+/// decision of the operator) and a warning says so: a configured report deleted at run time stays
+/// deleted, and a report created at run time replaces a configured one of the same name, even if
+/// the config file changed since. To return to the config's definition, drop the name from
+/// `reports.json` (or DELETE the report and re-create it).
 pub fn apply_state(mut defs: Vec<ReportDef>, state: &StateFile) -> Vec<ReportDef> {
-    defs.retain(|d| !state.deleted.contains(&d.name));
+    defs.retain(|d| {
+        let deleted = state.deleted.contains(&d.name);
+        if deleted {
+            tracing::warn!(report = %d.name, "Configured report stays deleted (deleted at run time, see reports.json)");
+        }
+        !deleted
+    });
     for c in &state.created {
         match defs.iter_mut().find(|d| d.name == c.name) {
-            Some(d) => *d = c.clone(),
+            Some(d) => {
+                if d != c {
+                    tracing::warn!(report = %c.name, "The definition created at run time (reports.json) replaces the configured one");
+                }
+                *d = c.clone();
+            }
             None => defs.push(c.clone()),
         }
     }
@@ -129,8 +146,20 @@ pub fn apply_state(mut defs: Vec<ReportDef>, state: &StateFile) -> Vec<ReportDef
 /// state file is an error (start-up should fail rather than silently lose reports).
 pub fn initial_defs(config: &Config) -> Result<Vec<ReportDef>, ReportError> {
     let defs = static_defs(config);
+    let path = state_path(&config.state_dir);
     Ok(match load_state(&config.state_dir)? {
-        Some(state) => apply_state(defs, &state),
-        None => defs,
+        Some(state) => {
+            tracing::info!(
+                path = %path.display(),
+                created = state.created.len(),
+                deleted = state.deleted.len(),
+                "Loaded run-time report changes"
+            );
+            apply_state(defs, &state)
+        }
+        None => {
+            tracing::info!(path = %path.display(), "No run-time report changes saved yet");
+            defs
+        }
     })
 }

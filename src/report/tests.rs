@@ -1191,15 +1191,17 @@ fn state_file_round_trips_and_replays() {
         def("by_country", &["tag:country"]),
         &[("status", 200.into())],
     );
-    set.persist_change(&dir, |s| s.record_create(&created))
+    set.persist_change(&set.lock_changes(), &dir, |s| s.record_create(&created))
         .unwrap();
-    set.persist_change(&dir, |s| s.record_delete("report_by_status", true))
-        .unwrap();
-    set.persist_change(&dir, |s| s.record_delete("info", true))
+    set.persist_change(&set.lock_changes(), &dir, |s| {
+        s.record_delete("report_by_status", true)
+    })
+    .unwrap();
+    set.persist_change(&set.lock_changes(), &dir, |s| s.record_delete("info", true))
         .unwrap();
     // Re-creating a deleted built-in with other keys: the new one replaces it.
     let info2 = def("info", &["hostname"]);
-    set.persist_change(&dir, |s| s.record_create(&info2))
+    set.persist_change(&set.lock_changes(), &dir, |s| s.record_create(&info2))
         .unwrap();
     let state = load_state(&dir).unwrap().unwrap();
     assert_eq!(state.created, vec![created.clone(), info2.clone()]);
@@ -1213,8 +1215,10 @@ fn state_file_round_trips_and_replays() {
     assert_eq!(defs.iter().find(|d| d.name == "info").unwrap(), &info2);
 
     // Deleting a run-time report forgets it; built-ins can be turned off entirely.
-    set.persist_change(&dir, |s| s.record_delete("by_country", false))
-        .unwrap();
+    set.persist_change(&set.lock_changes(), &dir, |s| {
+        s.record_delete("by_country", false)
+    })
+    .unwrap();
     config.builtin_reports = false;
     let names: Vec<String> = initial_defs(&config)
         .unwrap()

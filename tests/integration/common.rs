@@ -153,7 +153,10 @@ impl Daemon {
                 send_to(self.udp[0], &datagrams[start..=i]);
                 sent += (i + 1 - start) as u64;
                 (start, bytes) = (i + 1, 0);
-                self.wait_for(|d| received(d) >= base + sent, "the daemon to read what was sent");
+                self.wait_for(
+                    |d| received(d) >= base + sent,
+                    "the daemon to read what was sent",
+                );
             }
         }
     }

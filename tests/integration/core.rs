@@ -413,6 +413,7 @@ fn start_up_errors_exit_non_zero_with_a_clear_message() {
         let out = std::process::Command::new(BIN)
             .args(args)
             .env("RUST_LOG", "off")
+            .env("STATE_DIRECTORY", dir.path())
             .output()
             .unwrap();
         (
@@ -452,6 +453,7 @@ fn check_config_prints_the_effective_config() {
     );
     let out = std::process::Command::new(BIN)
         .args(["check-config", f.to_str().unwrap()])
+        .env("STATE_DIRECTORY", dir.path())
         .output()
         .unwrap();
     assert!(out.status.success());

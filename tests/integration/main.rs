@@ -11,3 +11,4 @@ mod core;
 mod http;
 mod php;
 mod reports;
+mod state;

@@ -818,7 +818,7 @@ fn report_count_is_bounded() {
         "/api/v1/reports",
         &json!({"name": "c", "keys": ["hostname"]}),
     );
-    assert_eq!(code, 400, "{body}");
+    assert_eq!(code, 409, "{body}");
     assert!(
         body["detail"]
             .as_str()
