@@ -98,7 +98,7 @@ fn setup(
     };
     config.state_dir = std::env::temp_dir().join("pinbad-bench-no-state");
     config.report = timer_tag_reports();
-    let ring = Arc::new(Ring::new(16));
+    let ring = Arc::new(Ring::new(1 << 30));
     let shared = Arc::new(Shared::new(config, Arc::clone(&ring), vec![], 0).expect("shared"));
     let mut merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring));
     // Fill the pool (and every report) first, then measure on fresh batches.

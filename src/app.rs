@@ -197,7 +197,7 @@ fn check_state_dir(dir: &std::path::Path) -> Result<(), StartError> {
 /// Why the app could not start. Each message says what to fix.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
-    #[error("cannot bind UDP {addr}: {source}")]
+    #[error("cannot bind UDP {addr}: {source} (is another pinbad or Pinba server running on it?)")]
     BindUdp {
         addr: SocketAddr,
         source: std::io::Error,
@@ -242,22 +242,7 @@ pub struct Running {
 /// Binds every socket (failing fast), allocates the pool, creates the start-up reports and starts
 /// the receiver and merger threads. The HTTP server is started by [`Running::serve`].
 pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> {
-    let mut sockets = Vec::new();
-    for addr in config.udp_addrs() {
-        let mut port_addr = addr;
-        for _ in 0..config.udp.readers {
-            let bound =
-                receiver::bind(port_addr, config.udp.recv_buffer.0 as usize).map_err(|source| {
-                    StartError::BindUdp {
-                        addr: port_addr,
-                        source,
-                    }
-                })?;
-            // With port 0, the next readers of this address share the port the first one got.
-            port_addr = bound.local_addr;
-            sockets.push(bound);
-        }
-    }
+    // HTTP first: a start that fails on it must not have taken any datagram.
     let http_addr = config.http_addr();
     let http = TcpListener::bind(http_addr).map_err(|source| StartError::BindHttp {
         addr: http_addr,
@@ -270,7 +255,19 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         })?;
     let http_addr = http.local_addr().unwrap_or(http_addr);
 
-    let ring = Arc::new(Ring::new(config.temp_pool_size));
+    // One exclusive socket per address (see receiver::bind); its readers share it.
+    let mut sockets = Vec::new();
+    for addr in config.udp_addrs() {
+        let bound = receiver::bind(addr, config.udp.recv_buffer.0 as usize)
+            .map_err(|source| StartError::BindUdp { addr, source })?;
+        for _ in 1..config.udp.readers {
+            let socket = bound.socket.try_clone().map_err(StartError::Thread)?;
+            sockets.push(receiver::Bound { socket, ..bound });
+        }
+        sockets.push(bound);
+    }
+
+    let ring = Arc::new(Ring::new(config.temp_pool_memory.0 as usize));
     let udp_addrs = sockets.iter().map(|s| s.local_addr).collect();
     let receive_buffer_bytes = sockets.first().map_or(0, |s| s.recv_buffer_bytes as u64);
     let shared = Arc::new(Shared::new(

@@ -111,9 +111,12 @@ pub struct Config {
     pub timer_pool_size: usize,
     /// Tag pairs the pool holds, request and timer tags together (8 B each).
     pub tag_pool_size: usize,
-    /// Batches the temp ring between receivers and merger holds (a batch is at most 2048 requests
-    /// or 512 KiB of datagrams, so the ring holds at most `temp_pool_size` × 512 KiB).
-    pub temp_pool_size: usize,
+    /// Memory the temp ring between receivers and merger may hold: everything queued batches hold
+    /// (datagram copies and decoded arrays). Beyond it batches are dropped (`temp_pool_dropped`).
+    pub temp_pool_memory: ByteSize,
+    /// Replaced by `temp_pool_memory`; present only to refuse it with a message saying so.
+    #[serde(skip_serializing)]
+    pub temp_pool_size: Option<toml::Value>,
     /// Where run-time report definitions are kept across restarts. Default: see
     /// [`default_state_dir`]; a relative path in a config file is relative to that file.
     pub state_dir: PathBuf,
@@ -198,7 +201,8 @@ impl Default for Config {
             request_pool_size: 1_000_000,
             timer_pool_size: 4_000_000,
             tag_pool_size: 12_000_000,
-            temp_pool_size: 512,
+            temp_pool_memory: ByteSize(256 << 20),
+            temp_pool_size: None,
             state_dir: default_state_dir(),
             builtin_reports: true,
             udp: UdpConfig::default(),
@@ -373,7 +377,6 @@ impl Config {
             ("request_pool_size", self.request_pool_size, 1usize << 31),
             ("timer_pool_size", self.timer_pool_size, u32::MAX as usize),
             ("tag_pool_size", self.tag_pool_size, u32::MAX as usize),
-            ("temp_pool_size", self.temp_pool_size, 1 << 20),
             ("udp.readers", self.udp.readers, 64),
             ("udp.batch", self.udp.batch, 1024),
             ("http.max_connections", self.http.max_connections, 1 << 20),
@@ -432,6 +435,20 @@ impl Config {
             if v == 0 || v > max {
                 return Err(invalid(key, format!("{v} is out of range 1..={max}")));
             }
+        }
+        if self.temp_pool_size.is_some() {
+            return Err(invalid(
+                "temp_pool_size",
+                "was replaced by temp_pool_memory, a size such as \"256MiB\" (the queue is now \
+                 bounded in bytes of everything it holds)",
+            ));
+        }
+        let m = self.temp_pool_memory.0;
+        if !((1 << 20)..=(64u64 << 30)).contains(&m) {
+            return Err(invalid(
+                "temp_pool_memory",
+                "must be between 1MiB and 64GiB",
+            ));
         }
         if self.udp.recv_buffer.0 > (1 << 31) {
             return Err(invalid("udp.recv_buffer", "must be at most 2GiB"));

@@ -408,7 +408,7 @@ mod tests {
             state_dir: std::env::temp_dir().join("pinbad-merger-test-no-state"),
             ..Config::default()
         };
-        let ring = Arc::new(Ring::new(16));
+        let ring = Arc::new(Ring::new(1 << 30));
         let shared = Arc::new(Shared::new(config, Arc::clone(&ring), vec![], 0).unwrap());
         let merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring));
         let mut corpus = Corpus::new(CorpusSpec::default());

@@ -105,6 +105,28 @@ impl Batch {
         self.requests.len()
     }
 
+    /// Heap bytes this batch holds: the capacity of every vector, not just what is used, since
+    /// that is what the allocator gave it. The temp ring bounds the sum of these.
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.bytes.capacity()
+            + self.requests.capacity() * size_of::<WireRequest>()
+            + self.dictionary.capacity() * size_of::<Span>()
+            + self.tags.capacity() * size_of::<TagIndexPair>()
+            + self.timers.capacity() * size_of::<WireTimer>()
+            + self.timer_tags.capacity() * size_of::<TagIndexPair>()
+    }
+
+    /// Empties the batch and, if a burst made it hold more than `keep_bytes`, gives the memory
+    /// back (a recycled batch keeps an ordinary batch's capacity, not a flood's).
+    pub fn clear_and_trim(&mut self, keep_bytes: usize) {
+        if self.memory_bytes() > keep_bytes {
+            *self = Batch::default();
+        } else {
+            self.clear();
+        }
+    }
+
     /// The bytes behind a string span.
     pub fn bytes_of(&self, span: Span) -> &[u8] {
         &self.bytes[span.range()]

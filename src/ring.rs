@@ -2,40 +2,80 @@
 //!
 //! In: `Batch`es filled by receiver threads. Out: the same batches, drained by the merger every
 //! `stats_gathering_period`, then returned through the free list so that steady state allocates
-//! nothing. Never blocks anybody: a push into a full ring fails at once, and the receiver drops
-//! that batch and counts `temp_pool_dropped` (the merger is behind; waiting would only move the
-//! loss into the kernel's socket buffer, where it is harder to see).
+//! nothing. Never blocks anybody: a push that would take the ring past its memory bound
+//! (`temp_pool_memory`) fails at once, and the receiver drops that batch and counts
+//! `temp_pool_dropped` (the merger is behind; waiting would only move the loss into the kernel's
+//! socket buffer, where it is harder to see).
+//!
+//! The bound is in bytes of everything a queued batch holds (datagram copies and the decoded
+//! request, timer and tag arrays, by capacity), so a flood of datagrams that decode into many
+//! small requests is held to the same memory as ordinary traffic.
+
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use crossbeam_queue::ArrayQueue;
 
 use crate::record::Batch;
 
+/// Most batches queued at once, whatever their size (a slot is one pointer): far more than the
+/// memory bound lets through with real batches, so the bytes are what bounds the ring.
+const MAX_BATCHES: usize = 1 << 16;
+/// Empty batches kept for reuse: enough for every receiver and the merger's round.
+const FREE_BATCHES: usize = 256;
+/// A recycled batch that holds more than this gives its memory back.
+pub const KEEP_BATCH_BYTES: usize = 2 << 20;
+
 /// Bounded lock-free queues between the receivers (producers of full batches, consumers of empty
 /// ones) and the merger (the reverse). `ArrayQueue` because it is fixed-size, lock-free and
-/// multi-producer: no receiver can stall another or the merger.
+/// multi-producer: no receiver can stall another or the merger. `bytes` counts the memory of
+/// queued batches: added by a push before the batch is visible, taken off by the pop.
 pub struct Ring {
     full: ArrayQueue<Box<Batch>>,
     empty: ArrayQueue<Box<Batch>>,
+    bytes: AtomicUsize,
+    max_bytes: usize,
 }
 
 impl Ring {
-    /// A ring holding at most `capacity` full batches (and as many recycled empty ones).
-    pub fn new(capacity: usize) -> Ring {
-        let capacity = capacity.max(1);
+    /// A ring holding at most `max_bytes` of batches.
+    pub fn new(max_bytes: usize) -> Ring {
         Ring {
-            full: ArrayQueue::new(capacity),
-            empty: ArrayQueue::new(capacity),
+            full: ArrayQueue::new(MAX_BATCHES),
+            empty: ArrayQueue::new(FREE_BATCHES),
+            bytes: AtomicUsize::new(0),
+            max_bytes: max_bytes.max(1),
         }
     }
 
-    /// Hands a full batch to the merger; gives it back if the ring is full.
+    /// Hands a full batch to the merger; gives it back if the ring cannot take its memory.
     pub fn push(&self, batch: Box<Batch>) -> Result<(), Box<Batch>> {
-        self.full.push(batch)
+        let b = batch.memory_bytes();
+        // Reserve first, so that concurrent pushes can never take the ring past its bound.
+        let before = self.bytes.fetch_add(b, Relaxed);
+        if before + b > self.max_bytes {
+            self.bytes.fetch_sub(b, Relaxed);
+            return Err(batch);
+        }
+        self.full.push(batch).inspect_err(|_| {
+            self.bytes.fetch_sub(b, Relaxed);
+        })
     }
 
     /// The oldest full batch, if any (merger).
     pub fn pop(&self) -> Option<Box<Batch>> {
-        self.full.pop()
+        let batch = self.full.pop()?;
+        self.bytes.fetch_sub(batch.memory_bytes(), Relaxed);
+        Some(batch)
+    }
+
+    /// Bytes of the batches queued now.
+    pub fn bytes(&self) -> usize {
+        self.bytes.load(Relaxed)
+    }
+
+    /// The memory bound (`temp_pool_memory`).
+    pub fn max_bytes(&self) -> usize {
+        self.max_bytes
     }
 
     /// Full batches waiting.
@@ -52,9 +92,10 @@ impl Ring {
         self.empty.pop().unwrap_or_default()
     }
 
-    /// Returns a drained batch for reuse; dropped if the free list is full.
+    /// Returns a drained batch for reuse (trimmed if a burst made it large); dropped if the free
+    /// list is full.
     pub fn recycle(&self, mut batch: Box<Batch>) {
-        batch.clear();
+        batch.clear_and_trim(KEEP_BATCH_BYTES);
         let _ = self.empty.push(batch);
     }
 }
@@ -63,16 +104,29 @@ impl Ring {
 mod tests {
     use super::*;
 
+    fn batch_of(ring: &Ring, byte: u8, capacity: usize) -> Box<Batch> {
+        let mut b = ring.take_empty();
+        b.bytes.reserve_exact(capacity);
+        b.bytes.push(byte);
+        b
+    }
+
     #[test]
-    fn bounded_fifo_with_recycling() {
-        let ring = Ring::new(2);
+    fn bounded_in_bytes_fifo_with_recycling() {
+        let ring = Ring::new(3000);
         for i in 0..2 {
-            let mut b = ring.take_empty();
-            b.bytes.push(i);
-            ring.push(b).unwrap();
+            ring.push(batch_of(&ring, i, 1000)).unwrap();
         }
-        let overflow = ring.take_empty();
-        assert!(ring.push(overflow).is_err(), "full ring refuses at once");
+        assert_eq!(ring.bytes(), 2000);
+        // The decoded arrays count too: a batch with few datagram bytes but many requests.
+        let mut heavy = batch_of(&ring, 9, 10);
+        heavy.requests.reserve_exact(100);
+        assert!(heavy.memory_bytes() > 1000);
+        assert!(
+            ring.push(heavy).is_err(),
+            "over the byte bound: refused at once"
+        );
+        assert_eq!(ring.bytes(), 2000, "a refused push leaves no trace");
         let first = ring.pop().unwrap();
         assert_eq!(first.bytes, vec![0]);
         let cap = first.bytes.capacity();
@@ -85,5 +139,16 @@ mod tests {
             "recycled batch keeps its allocation"
         );
         assert_eq!(ring.len(), 1);
+        assert_eq!(ring.bytes(), 1000);
+    }
+
+    #[test]
+    fn recycled_batches_give_back_what_a_burst_took() {
+        let ring = Ring::new(1 << 30);
+        let mut b = ring.take_empty();
+        b.requests.reserve_exact(1 << 20);
+        ring.recycle(b);
+        let b = ring.take_empty();
+        assert!(b.memory_bytes() <= KEEP_BATCH_BYTES, "{}", b.memory_bytes());
     }
 }

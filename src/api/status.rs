@@ -91,6 +91,8 @@ async fn status(State(state): State<AppState>) -> Json<Value> {
             "unauthorized": c.http_unauthorized.load(Relaxed),
         },
         "current_temp_pool_batches": ring_batches,
+        "current_temp_pool_bytes": state.ring.bytes(),
+        "temp_pool_memory": state.ring.max_bytes(),
         "pool_overwritten": c.pool_overwritten.load(Relaxed),
         "pool_expired": c.pool_expired.load(Relaxed),
         "timers_lost": c.timers_lost.load(Relaxed),

@@ -9,6 +9,7 @@ mod alloc;
 mod common;
 mod core;
 mod http;
+mod ingest;
 mod php;
 mod reports;
 mod state;

@@ -1,0 +1,103 @@
+//! The ingest path's bounds against the real daemon: an exclusive UDP bind, and a temp ring held
+//! to its memory bound by a flood of datagrams that decode into many small requests.
+
+use prost::Message;
+
+use crate::common::*;
+
+/// Resident and peak memory of a process, from /proc (kB → bytes).
+fn memory(pid: u32) -> (u64, u64) {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let field = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+            * 1024
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+fn request(script: &str) -> pinbad::proto::Request {
+    pinbad::proto::Request {
+        hostname: b"h".to_vec(),
+        server_name: b"s".to_vec(),
+        script_name: script.as_bytes().to_vec(),
+        request_time: 0.01,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_second_instance_on_the_same_udp_address_fails_and_steals_nothing() {
+    let d = Daemon::start("");
+    let addr = d.udp[0].to_string();
+    let state = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(BIN)
+        .args(["--udp", &addr, "--http", "127.0.0.1:0"])
+        .env("RUST_LOG", "off")
+        .env("STATE_DIRECTORY", state.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("cannot bind UDP") && err.contains(&addr),
+        "{err}"
+    );
+    let datagrams: Vec<Vec<u8>> = (0..200)
+        .map(|_| request("/a.php").encode_to_vec())
+        .collect();
+    d.send(&datagrams);
+    d.wait_merged(200);
+    assert_eq!(
+        d.status()["requests_accepted"],
+        200,
+        "the first one got everything"
+    );
+}
+
+#[test]
+fn a_flood_of_nested_requests_is_held_to_the_temp_ring_bound() {
+    // The merger runs every 10 s, so the flood piles up in the ring; 4 MiB holds a fraction.
+    let d = Daemon::start(
+        "temp_pool_memory = \"4MiB\"\nstats_gathering_period = \"10s\"\nrequest_pool_size = 10000\n\
+         builtin_reports = false\n",
+    );
+    let pid = d.child.id();
+    // One datagram of ~60 KB holding ~1,600 nested requests: ~1 MB once decoded.
+    let mut top = request("/top.php");
+    top.requests = (0..1600)
+        .map(|i| request(&format!("/{}", i % 10)))
+        .collect();
+    let datagram = top.encode_to_vec();
+    assert!(datagram.len() < 65_000, "{}", datagram.len());
+    let (base_rss, _) = memory(pid);
+    d.send(&vec![datagram; 1000]);
+    let s = d.status();
+    let (rss, peak) = memory(pid);
+    eprintln!(
+        "flood of 1000 × {} requests: RSS {} → {} MB, peak {} MB; queued {} bytes; dropped {}",
+        top.requests.len() + 1,
+        base_rss >> 20,
+        rss >> 20,
+        peak >> 20,
+        s["current_temp_pool_bytes"],
+        s["temp_pool_dropped"]
+    );
+    assert!(
+        s["current_temp_pool_bytes"].as_u64().unwrap() <= 4 << 20,
+        "{s}"
+    );
+    assert!(s["temp_pool_dropped"].as_u64().unwrap() > 0, "{s}");
+    // Unbounded, this flood queued ~1.6M decoded requests (hundreds of MB); bounded, the ring's
+    // 4 MiB plus a receiver's batch and its datagram buffers (4 MiB).
+    assert!(
+        peak.saturating_sub(base_rss) < 48 << 20,
+        "peak {} MB over a {} MB start",
+        peak >> 20,
+        base_rss >> 20
+    );
+    d.wait_merged(1000);
+}
