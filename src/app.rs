@@ -104,7 +104,8 @@ impl Shared {
         receive_buffer_bytes: u64,
     ) -> Result<Shared, StartError> {
         check_state_dir(&config.state_dir)?;
-        let mut dictionary = Dictionary::new(config.limits.max_dictionary_entries);
+        let mut dictionary = Dictionary::new(config.limits.max_dictionary_entries)
+            .with_max_bytes(config.limits.max_dictionary_bytes.0 as usize);
         let reports = ReportSet::default();
         let defs = crate::report::initial_defs(&config).map_err(|e| StartError::Report {
             name: "(state_dir)".into(),

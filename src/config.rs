@@ -181,6 +181,8 @@ pub struct Limits {
     /// Reports that may exist at once (each costs merge time per request).
     pub max_reports: usize,
     pub max_dictionary_entries: usize,
+    /// Memory the dictionary may hold (strings, entries, table); new strings beyond it are lost.
+    pub max_dictionary_bytes: ByteSize,
     pub max_string_bytes: usize,
     pub max_timers_per_request: usize,
     pub max_tags_per_timer: usize,
@@ -247,9 +249,10 @@ impl Default for Limits {
             max_rows_per_report: 1_000_000,
             max_reports: 256,
             max_dictionary_entries: 4_000_000,
+            max_dictionary_bytes: ByteSize(1 << 30),
             max_string_bytes: 1024,
-            max_timers_per_request: 10_000,
-            max_tags_per_timer: 64,
+            max_timers_per_request: 1000,
+            max_tags_per_timer: 16,
             max_tags_per_request: 256,
             max_query_limit: 100_000,
             max_regex_bytes: 1 << 20,
@@ -441,6 +444,12 @@ impl Config {
                 "temp_pool_size",
                 "was replaced by temp_pool_memory, a size such as \"256MiB\" (the queue is now \
                  bounded in bytes of everything it holds)",
+            ));
+        }
+        if self.limits.max_dictionary_bytes.0 < (1 << 20) {
+            return Err(invalid(
+                "limits.max_dictionary_bytes",
+                "must be at least 1MiB",
             ));
         }
         let m = self.temp_pool_memory.0;

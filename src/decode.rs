@@ -88,8 +88,8 @@ impl Default for DecodePolicy {
         DecodePolicy {
             lenient_required: false,
             max_string_bytes: 1024,
-            max_timers_per_request: 10_000,
-            max_tags_per_timer: 64,
+            max_timers_per_request: 1000,
+            max_tags_per_timer: 16,
             max_tags_per_request: 256,
         }
     }

@@ -12,7 +12,10 @@
 //! Pure: no I/O, no clock, no locks of its own. The app wraps it in one `RwLock`: the merger is the
 //! only writer (receivers never intern, so the receive path never waits on it), the API reads.
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
 
 /// Id given to a string that could not be interned because the dictionary is full.
 pub const LOST: u32 = 0;
@@ -21,33 +24,42 @@ pub const LOST_TEXT: &[u8] = b"<dictionary full>";
 
 #[derive(Debug)]
 struct Entry {
+    /// The string, stored once: the table holds only ids and finds strings through here.
     bytes: Box<[u8]>,
     refs: u32,
 }
 
+/// Bytes of a table slot: the id and hashbrown's control byte.
+const SLOT_BYTES: usize = std::mem::size_of::<u32>() + 1;
+
 /// Interned strings with reference counts.
 #[derive(Debug)]
 pub struct Dictionary {
-    map: FxHashMap<Box<[u8]>, u32>,
+    /// Ids of the live strings, hashed by their bytes (in `entries`).
+    table: HashTable<u32>,
     entries: Vec<Entry>,
     free: Vec<u32>,
     max_entries: usize,
-    bytes: usize,
+    max_bytes: usize,
+    /// Bytes of live string data.
+    string_bytes: usize,
     lost: u64,
 }
 
 impl Dictionary {
-    /// A dictionary that holds at most `max_entries` live strings.
+    /// A dictionary that holds at most `max_entries` live strings (and no byte bound: see
+    /// [`Dictionary::with_max_bytes`]).
     pub fn new(max_entries: usize) -> Dictionary {
         let mut d = Dictionary {
-            map: FxHashMap::default(),
+            table: HashTable::new(),
             entries: Vec::new(),
             free: Vec::new(),
             max_entries,
-            bytes: 0,
+            max_bytes: usize::MAX,
+            string_bytes: 0,
             lost: 0,
         };
-        // id 0 is LOST, permanently referenced, never in the map.
+        // id 0 is LOST, permanently referenced, never in the table.
         d.entries.push(Entry {
             bytes: LOST_TEXT.into(),
             refs: 1,
@@ -55,21 +67,37 @@ impl Dictionary {
         d
     }
 
+    /// Bounds the dictionary's memory ([`Dictionary::bytes`]) too: a new string that would take
+    /// it past `max_bytes` gets [`LOST`].
+    pub fn with_max_bytes(mut self, max_bytes: usize) -> Dictionary {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    fn hash(&self, s: &[u8]) -> u64 {
+        FxBuildHasher.hash_one(s)
+    }
+
     /// The id of `s`, taking one reference on it. Returns [`LOST`] (and counts it) when `s` is new
-    /// and the dictionary is full.
+    /// and the dictionary is full (in entries or in bytes).
     pub fn intern(&mut self, s: &[u8]) -> u32 {
-        if let Some(&id) = self.map.get(s) {
+        let hash = self.hash(s);
+        let entries = &self.entries;
+        if let Some(&id) = self
+            .table
+            .find(hash, |&id| &*entries[id as usize].bytes == s)
+        {
             self.entries[id as usize].refs += 1;
             return id;
         }
-        if self.len() >= self.max_entries {
+        let new_cost = s.len() + std::mem::size_of::<Entry>() + 2 * SLOT_BYTES;
+        if self.len() >= self.max_entries || self.bytes() + new_cost > self.max_bytes {
             self.lost += 1;
             return LOST;
         }
-        let boxed: Box<[u8]> = s.into();
-        self.bytes += boxed.len();
+        self.string_bytes += s.len();
         let entry = Entry {
-            bytes: boxed.clone(),
+            bytes: s.into(),
             refs: 1,
         };
         let id = match self.free.pop() {
@@ -82,7 +110,10 @@ impl Dictionary {
                 (self.entries.len() - 1) as u32
             }
         };
-        self.map.insert(boxed, id);
+        let entries = &self.entries;
+        self.table.insert_unique(hash, id, |&id| {
+            FxBuildHasher.hash_one(&*entries[id as usize].bytes)
+        });
         id
     }
 
@@ -95,7 +126,8 @@ impl Dictionary {
         }
     }
 
-    /// Drops one reference; the entry is freed when none is left.
+    /// Drops one reference; the entry is freed when none is left. When most of the table is
+    /// empty after a burst, it shrinks, so memory follows the live strings down.
     pub fn release(&mut self, id: u32) {
         if id == LOST {
             return;
@@ -107,17 +139,30 @@ impl Dictionary {
             return;
         }
         e.refs -= 1;
-        if e.refs == 0 {
-            let bytes = std::mem::take(&mut e.bytes);
-            self.bytes -= bytes.len();
-            self.map.remove(&bytes);
-            self.free.push(id);
+        if e.refs != 0 {
+            return;
+        }
+        let bytes = std::mem::take(&mut e.bytes);
+        self.string_bytes -= bytes.len();
+        let hash = self.hash(&bytes);
+        if let Ok(slot) = self.table.find_entry(hash, |&i| i == id) {
+            slot.remove();
+        }
+        self.free.push(id);
+        if self.table.capacity() > 1024 && self.table.len() < self.table.capacity() / 8 {
+            let entries = &self.entries;
+            self.table.shrink_to(self.table.len() * 2, |&id| {
+                FxBuildHasher.hash_one(&*entries[id as usize].bytes)
+            });
         }
     }
 
     /// The id of `s` if it is interned, without taking a reference.
     pub fn lookup(&self, s: &[u8]) -> Option<u32> {
-        self.map.get(s).copied()
+        let entries = &self.entries;
+        self.table
+            .find(self.hash(s), |&id| &*entries[id as usize].bytes == s)
+            .copied()
     }
 
     /// The bytes behind `id` (empty for a freed or unknown id).
@@ -142,9 +187,18 @@ impl Dictionary {
         self.len() == 0
     }
 
-    /// Bytes of live string data (not counting map overhead).
+    /// Memory the dictionary holds: string data, the entries (by capacity), the table's slots and
+    /// the free list. What `limits.max_dictionary_bytes` bounds and the status shows.
     pub fn bytes(&self) -> usize {
-        self.bytes
+        self.string_bytes
+            + self.entries.capacity() * std::mem::size_of::<Entry>()
+            + self.table.capacity() * SLOT_BYTES
+            + self.free.capacity() * std::mem::size_of::<u32>()
+    }
+
+    /// Bytes of live string data alone.
+    pub fn string_bytes(&self) -> usize {
+        self.string_bytes
     }
 
     /// Strings refused because the dictionary was full, since creation.
@@ -172,7 +226,11 @@ mod tests {
         assert_eq!(d.refs(a), 2);
         assert_eq!(d.get(a), b"/index.php");
         assert_eq!(d.len(), 1);
-        assert_eq!(d.bytes(), 10);
+        assert_eq!(d.string_bytes(), 10);
+        assert!(
+            d.bytes() > 10,
+            "true bytes count the entry and the table too"
+        );
     }
 
     #[test]
@@ -185,7 +243,7 @@ mod tests {
         d.release(a);
         assert_eq!(d.lookup(b"a"), None);
         assert_eq!(d.len(), 0);
-        assert_eq!(d.bytes(), 0);
+        assert_eq!(d.string_bytes(), 0);
         let b = d.intern(b"bb");
         assert_eq!(b, a, "freed id is reused");
         assert_eq!(d.get(b), b"bb");
@@ -202,6 +260,43 @@ mod tests {
         assert_eq!(d.intern(b"a"), a, "existing strings still intern when full");
         d.release(LOST); // harmless
         assert_eq!(d.get(LOST), LOST_TEXT);
+    }
+
+    #[test]
+    fn the_byte_bound_holds() {
+        let mut d = Dictionary::new(1_000_000).with_max_bytes(64 << 10);
+        let mut lost = 0;
+        for i in 0..10_000 {
+            if d.intern(format!("/a/rather/long/url/{i:0>40}").as_bytes()) == LOST {
+                lost += 1;
+            }
+            assert!(d.bytes() <= 64 << 10, "{}", d.bytes());
+        }
+        assert!(lost > 0 && d.lost() == lost);
+        assert!(d.len() > 100, "{}", d.len());
+    }
+
+    #[test]
+    fn the_table_shrinks_after_a_burst() {
+        let mut d = Dictionary::new(1_000_000);
+        let ids: Vec<u32> = (0..100_000)
+            .map(|i| d.intern(format!("/{i}").as_bytes()))
+            .collect();
+        let (peak, peak_table) = (d.bytes(), d.table.capacity());
+        for id in ids {
+            d.release(id);
+        }
+        assert_eq!(d.len(), 0);
+        assert_eq!(d.string_bytes(), 0);
+        assert!(
+            d.table.capacity() <= peak_table / 8,
+            "{}",
+            d.table.capacity()
+        );
+        // The entry slots stay (ids index them; freed ones are reused): 24 B per slot.
+        assert!(d.bytes() < peak, "{} of {peak}", d.bytes());
+        let a = d.intern(b"again");
+        assert_eq!(d.lookup(b"again"), Some(a));
     }
 
     #[test]

@@ -38,6 +38,8 @@ pub mod config;
 pub mod counters;
 // Interned strings with reference counts.
 pub mod dictionary;
+// Giving freed memory back to the OS after a burst has expired.
+pub mod memory;
 // prost types of proto/pinba.proto: the reference codec.
 pub mod proto;
 // One shutdown signal for threads and the HTTP server.

@@ -181,6 +181,8 @@ pub struct Merger {
     /// Batches popped this round; kept boxed because they go back to the ring's free list as is.
     #[allow(clippy::vec_box)]
     batches: Vec<Box<Batch>>,
+    /// Returns memory to the OS once requests and strings have left (see `memory`).
+    reclaimer: crate::memory::Reclaimer,
 }
 
 impl Merger {
@@ -193,6 +195,7 @@ impl Merger {
             leaving: PreparedBatch::default(),
             entering: PreparedBatch::default(),
             batches: Vec::new(),
+            reclaimer: Default::default(),
         }
     }
 
@@ -272,6 +275,7 @@ impl Merger {
         let worked = self.store(now_ms, history_ms);
         // Phase 3: release.
         if !self.leaving_ids.is_empty() {
+            self.reclaimer.freed();
             let mut dict = shared.dictionary.write();
             release_ids(&self.leaving_ids, &mut dict);
             self.leaving_ids.clear();
@@ -284,6 +288,7 @@ impl Merger {
                 .counters
                 .record_merge(started.elapsed().as_micros() as u64);
         }
+        self.reclaimer.maybe_collect();
         !self.ring.is_empty()
     }
 

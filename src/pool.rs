@@ -115,6 +115,14 @@ fn zeroed_ring<T: ZeroValid>(n: usize) -> Box<[T]> {
     unsafe { slots.assume_init() }
 }
 
+/// The most entries one request may take in a ring of `ring` entries: 1/64 of it (or, in rings
+/// smaller than 4,096, up to 64 entries). A request with more timers or tags than that keeps its
+/// fields and request tags but loses its timers (`timers_lost`), so that one datagram can never
+/// evict a large part of the pool.
+pub fn share_of(ring: usize) -> usize {
+    (ring / 64).max(ring.min(64))
+}
+
 /// The pool of recent requests. See the module docs.
 pub struct Pool {
     records: Box<[Record]>,
@@ -190,7 +198,7 @@ impl Pool {
             + std::mem::size_of_val(&*self.tags)
     }
 
-    /// Stores one request: `record`'s `timer_start`, `tag_start` and `timer_count` are set here;
+    /// Stores one request (see [`share_of`] for what one request may take): `record`'s `timer_start`, `tag_start` and `timer_count` are set here;
     /// `record.tag_count` says how many of `tag_block` are request tags (the rest are the timers'
     /// tags, `Timer::tag_count` each). Evicts the oldest requests through `on_remove` as needed.
     /// Returns the new request's id and what could not be kept (a request whose timers or tags
@@ -204,9 +212,9 @@ impl Pool {
     ) -> (u64, InsertLoss) {
         let mut loss = InsertLoss::default();
         let (mut timers, mut tag_block) = (timers, tag_block);
-        if timers.len() > self.timers.len()
+        if timers.len() > share_of(self.timers.len())
             || timers.len() > u16::MAX as usize
-            || tag_block.len() > self.tags.len()
+            || tag_block.len() > share_of(self.tags.len())
         {
             loss.timers = timers.len();
             timers = &[];

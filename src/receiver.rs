@@ -129,6 +129,9 @@ impl Receiver {
         let mut batch = self.ring.take_empty();
         let fd = self.socket.as_raw_fd();
         let mut dry = false;
+        // Batches this thread allocated are freed by the merger; mimalloc hands their pages back
+        // to this thread's heap, which only this thread can return to the OS (see `memory`).
+        let mut reclaimer = crate::memory::Reclaimer::default();
         while !self.shutdown.is_triggered() {
             match mmsg.recv(fd) {
                 Ok(0) => {}
@@ -163,9 +166,13 @@ impl Receiver {
             }
             if !batch.is_empty() || stats.packets_received > 0 {
                 batch = self.hand_over(batch, &mut stats);
+                reclaimer.freed();
             }
             if dry {
-                wait_readable(fd, IDLE_WAIT);
+                if !wait_readable(fd, IDLE_WAIT) {
+                    // A whole wait without data: the merger has long freed what we handed over.
+                    reclaimer.maybe_collect();
+                }
             } else {
                 std::thread::sleep(IDLE_SLEEP);
                 dry = true;
@@ -216,15 +223,16 @@ impl Receiver {
     }
 }
 
-/// Blocks until `fd` has data or `timeout` passes (poll(2)); errors just end the wait.
-fn wait_readable(fd: i32, timeout: Duration) {
+/// Blocks until `fd` has data or `timeout` passes (poll(2)); returns whether data came (errors
+/// just end the wait).
+fn wait_readable(fd: i32, timeout: Duration) -> bool {
     let mut pfd = libc::pollfd {
         fd,
         events: libc::POLLIN,
         revents: 0,
     };
     // SAFETY: one valid pollfd, count 1.
-    unsafe { libc::poll(&mut pfd, 1, timeout.as_millis() as libc::c_int) };
+    unsafe { libc::poll(&mut pfd, 1, timeout.as_millis() as libc::c_int) > 0 }
 }
 
 /// Reused buffers for one `recvmmsg` call of up to `n` datagrams. Allocated once per thread.

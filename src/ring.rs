@@ -20,8 +20,10 @@ use crate::record::Batch;
 /// Most batches queued at once, whatever their size (a slot is one pointer): far more than the
 /// memory bound lets through with real batches, so the bytes are what bounds the ring.
 const MAX_BATCHES: usize = 1 << 16;
-/// Empty batches kept for reuse: enough for every receiver and the merger's round.
-const FREE_BATCHES: usize = 256;
+/// Empty batches kept for reuse: enough for the receivers and a merge round's worth in steady
+/// state; with [`KEEP_BATCH_BYTES`] it bounds what the free list holds (16 MiB), so the batches a
+/// burst made are freed, not kept.
+const FREE_BATCHES: usize = 8;
 /// A recycled batch that holds more than this gives its memory back.
 pub const KEEP_BATCH_BYTES: usize = 2 << 20;
 

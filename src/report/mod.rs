@@ -329,6 +329,18 @@ impl RowMap {
         }
     }
 
+    /// After a burst has left, gives back most of the table: when it is under 1/8 full, it
+    /// shrinks to twice its rows (so steady traffic never shrinks and regrows it).
+    fn shrink_if_sparse(&mut self) {
+        let (len, cap) = (self.len(), self.capacity());
+        if cap > 1024 && len < cap / 8 {
+            match self {
+                RowMap::Small(m) => m.shrink_to(len * 2),
+                RowMap::Large(m) => m.shrink_to(len * 2),
+            }
+        }
+    }
+
     /// Bytes of one map slot, without the key ids a large key holds on the heap.
     fn slot_bytes(&self) -> usize {
         std::mem::size_of::<Row>()
@@ -711,6 +723,7 @@ impl Report {
                 self.frozen_until = None;
             }
         }
+        self.rows.shrink_if_sparse();
     }
 
     #[inline]

@@ -101,3 +101,82 @@ fn a_flood_of_nested_requests_is_held_to_the_temp_ring_bound() {
     );
     d.wait_merged(1000);
 }
+
+#[test]
+fn one_request_takes_only_a_bounded_share_of_the_timer_ring() {
+    // 20,000 timers: one request may take 312 of them (1/64).
+    let d = Daemon::start("request_pool_size = 10000\ntimer_pool_size = 20000\n");
+    let mut real = request("/real.php");
+    real.timer_hit_count = vec![1; 3];
+    real.timer_value = vec![0.01; 3];
+    real.timer_tag_count = vec![0; 3];
+    d.send(&vec![real.encode_to_vec(); 200]);
+    d.wait_merged(200);
+    // Datagrams of 6,000 timers each, as an attacker would send.
+    let mut monster = request("/monster.php");
+    monster.timer_hit_count = vec![1; 6_000];
+    monster.timer_value = vec![0.01; 6_000];
+    monster.timer_tag_count = vec![0; 6_000];
+    d.send(&vec![monster.encode_to_vec(); 50]);
+    d.wait_merged(250);
+    let s = d.status();
+    assert_eq!(s["pool_overwritten"], 0, "no real request was evicted: {s}");
+    assert_eq!(s["current_pool_used"], 250);
+    assert_eq!(
+        s["current_timer_pool_used"], 600,
+        "only the real requests' timers"
+    );
+    // limits.max_timers_per_request (1,000) cut each at decoding, the share cut the rest.
+    assert_eq!(s["timers_dropped"], 50 * 5_000);
+    assert_eq!(s["timers_lost"], 50 * 1_000);
+}
+
+#[test]
+fn memory_goes_back_after_a_burst_has_expired() {
+    let d = Daemon::start("stats_history = \"10s\"\n");
+    let pid = d.child.id();
+    let (base, _) = memory(pid);
+    // 10,000 requests each with ~9 KB of unique strings (a script name and 8 request tags of
+    // 1 KB): ~90 MB of dictionary strings and report rows, against 0.6 MB of pool records.
+    let long = "x".repeat(1000);
+    let burst: Vec<Vec<u8>> = (0..10_000)
+        .map(|i| {
+            let mut r = request(&format!("/{i}/{long}"));
+            r.dictionary = (0..8)
+                .map(|t| format!("{i}-{t}-{long}").into_bytes())
+                .collect();
+            r.dictionary.push(b"tag".to_vec());
+            r.tag_name = vec![8; 8];
+            r.tag_value = (0..8).collect();
+            r.encode_to_vec()
+        })
+        .collect();
+    d.send(&burst);
+    d.wait_merged(10_000);
+    let (_, peak) = memory(pid);
+    d.wait_for(
+        |d| d.status()["current_pool_used"] == 0 && d.status()["dictionary_size"] == 0,
+        "the burst to expire",
+    );
+    let grown = peak.saturating_sub(base);
+    assert!(
+        grown > 40 << 20,
+        "the burst took memory: {} MB",
+        grown >> 20
+    );
+    d.wait_for(
+        |_| memory(pid).0 < base + grown / 2,
+        &format!(
+            "resident memory to fall back (start {} MB, peak {} MB, now {} MB)",
+            base >> 20,
+            peak >> 20,
+            memory(pid).0 >> 20
+        ),
+    );
+    eprintln!(
+        "RSS {} MB at start, peak {} MB during the burst, {} MB after it expired",
+        base >> 20,
+        peak >> 20,
+        memory(pid).0 >> 20
+    );
+}
