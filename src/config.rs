@@ -595,13 +595,26 @@ impl Config {
 }
 
 /// A CIDR network, or a single address (as /32 or /128).
+/// A network or an address of `udp.allow`. IPv4-mapped IPv6 networks (`::ffff:10.0.0.0/104`) are
+/// turned into the IPv4 networks they mean, since the receiver compares IPv4 senders (also those
+/// arriving on an IPv6 socket as mapped addresses) as IPv4.
 fn parse_net(s: &str) -> Result<ipnet::IpNet, String> {
-    if let Ok(net) = s.parse::<ipnet::IpNet>() {
-        return Ok(net);
-    }
-    s.parse::<std::net::IpAddr>()
-        .map(ipnet::IpNet::from)
-        .map_err(|_| format!("`{s}` is not a network like 10.0.0.0/8 or an address"))
+    let net = match s.parse::<ipnet::IpNet>() {
+        Ok(net) => net,
+        Err(_) => s
+            .parse::<std::net::IpAddr>()
+            .map(ipnet::IpNet::from)
+            .map_err(|_| format!("`{s}` is not a network like 10.0.0.0/8 or an address"))?,
+    };
+    Ok(match net {
+        ipnet::IpNet::V6(v6) if v6.prefix_len() >= 96 => match v6.addr().to_ipv4_mapped() {
+            Some(v4) => ipnet::Ipv4Net::new(v4, v6.prefix_len() - 96)
+                .map(ipnet::IpNet::V4)
+                .unwrap_or(net),
+            None => net,
+        },
+        other => other,
+    })
 }
 
 #[cfg(test)]
@@ -610,6 +623,17 @@ mod tests {
 
     fn shipped() -> String {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/config/pinbad.toml")).unwrap()
+    }
+
+    #[test]
+    fn mapped_ipv6_allow_entries_match_ipv4_senders() {
+        let net = parse_net("::ffff:127.0.0.1").unwrap();
+        assert!(net.contains(&"127.0.0.1".parse::<std::net::IpAddr>().unwrap()));
+        let net = parse_net("::ffff:10.0.0.0/104").unwrap();
+        assert_eq!(net.to_string(), "10.0.0.0/8");
+        assert!(parse_net("::1")
+            .unwrap()
+            .contains(&"::1".parse::<std::net::IpAddr>().unwrap()));
     }
 
     #[test]

@@ -56,7 +56,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("pinbad: {e:#}");
+            eprintln!("pinbad: {}", error_text(&e));
             ExitCode::from(1)
         }
     }
@@ -82,20 +82,46 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     };
     let config = config.apply(&overrides)?;
     let running = pinbad::app::start(config, pinbad::shutdown::Shutdown::new())?;
-    // Machine-readable lines for scripts and tests (ports may have been 0).
-    for addr in &running.shared.udp_addrs {
-        println!("listening udp {addr}");
+    // Machine-readable lines for scripts and tests (ports may have been 0). Written, not
+    // println!'d: a closed or full stdout must not panic the daemon.
+    {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        for addr in &running.shared.udp_addrs {
+            let _ = writeln!(out, "listening udp {addr}");
+        }
+        let _ = writeln!(out, "listening http {}", running.http_addr);
+        let _ = out.flush();
     }
-    println!("listening http {}", running.http_addr);
     running.serve().context("HTTP server failed")?;
     Ok(())
+}
+
+/// The error and its causes, each said once: our errors already name their cause in their own
+/// message (`cannot bind UDP …: Address already in use`), so a cause the text already contains
+/// is not repeated.
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text = format!("{text}: {cause}");
+        }
+    }
+    text
 }
 
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // Colour only for a person at a terminal: not in files, journald or pipes.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(ansi)
+        // A log line that cannot be written (full disk, closed stderr) is lost, not reported
+        // through eprintln!, which would panic and end the daemon.
+        .log_internal_errors(false)
         .with_writer(std::io::stderr)
         .init();
 }

@@ -195,11 +195,30 @@ async fn create(State(state): State<AppState>, body: Body) -> Result<Response, A
                 "request body unreadable or above {limit} bytes (limits.max_body_bytes): {e}"
             ),
         })?;
-    let def: ReportDef = serde_json::from_slice(&bytes)
-        .map_err(|e| ApiError::bad_request(format!("report definition: {e}")))?;
+    let def = parse_definition(&bytes)?;
     def.validate().map_err(bad)?;
     let entry = blocking(&state.clone(), move || create_filled(&state, def)).await?;
     Ok((StatusCode::CREATED, Json(entry)).into_response())
+}
+
+/// A POST body as a report definition, or a 400 that says what is wrong in plain words (not in
+/// the terms of the Rust types behind it).
+fn parse_definition(bytes: &[u8]) -> Result<ReportDef, ApiError> {
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(ApiError::bad_request(
+            "the body must be a JSON object such as {\"name\": \"by_host\", \"keys\": [\"hostname\"]}",
+        ));
+    }
+    serde_json::from_value(value).map_err(|e| {
+        let why = e
+            .to_string()
+            .replace("struct ReportDef", "a report definition")
+            .replace("a sequence", "a list")
+            .replace("a map", "an object");
+        ApiError::bad_request(format!("report definition: {why}"))
+    })
 }
 
 /// Builds the report, fills it from the pool and inserts it while holding the pool's read lock

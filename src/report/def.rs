@@ -33,6 +33,17 @@ impl From<f64> for FilterValue {
     }
 }
 
+/// How a filter value reads in an error message: as it was written, not as a Rust value.
+impl std::fmt::Display for FilterValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FilterValue::Int(i) => write!(f, "{i}"),
+            FilterValue::Float(x) => write!(f, "{x}"),
+            FilterValue::Text(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
 impl FilterValue {
     fn as_f64(&self) -> Option<f64> {
         match *self {
@@ -227,16 +238,18 @@ pub(super) fn parse_filter(key: &str, value: &FilterValue) -> Result<FilterSpec,
         value
             .as_text()
             .map(Cow::into_owned)
-            .ok_or_else(|| err(format!("filter `{key}`: expected a string, got {value:?}")))
+            .ok_or_else(|| err(format!("filter `{key}`: expected a string, got {value}")))
     };
     Ok(match key {
         "min_time" | "max_time" => {
+            // Compared with the f32 the wire carries: a value that is not finite as an f32
+            // (1e39 becomes infinity) would silently match everything or nothing.
             let v = value
                 .as_f64()
-                .filter(|v| v.is_finite() && *v >= 0.0)
+                .filter(|v| *v >= 0.0 && (*v as f32).is_finite())
                 .ok_or_else(|| {
                     err(format!(
-                        "filter `{key}`: expected seconds ≥ 0, got {value:?}"
+                        "filter `{key}`: expected a number of seconds from 0 to 3.4e38, got {value}"
                     ))
                 })?;
             if key == "min_time" {
@@ -253,7 +266,7 @@ pub(super) fn parse_filter(key: &str, value: &FilterValue) -> Result<FilterSpec,
             };
             FilterSpec::Status(v.ok_or_else(|| {
                 err(format!(
-                    "filter `status`: expected an integer 0..=4294967295, got {value:?}"
+                    "filter `status`: expected an integer 0..=4294967295, got {value}"
                 ))
             })?)
         }
@@ -296,7 +309,8 @@ pub fn validate_percentiles(ps: &[f64]) -> Result<(), ReportError> {
 
 /// The column name of a percentile: `p50`, `p99.9` (no trailing zeros).
 pub fn percentile_column(p: f64) -> String {
-    format!("p{p}")
+    // `+ 0.0` turns -0 into 0: `percentiles=-0` shows `p0`, not `p-0`.
+    format!("p{}", p + 0.0)
 }
 
 impl ReportDef {

@@ -8,6 +8,7 @@ static ALLOCATOR: alloc::Counting = alloc::Counting;
 mod alloc;
 mod common;
 mod core;
+mod errors;
 mod http;
 mod ingest;
 mod php;

@@ -1,0 +1,148 @@
+//! Bad input gets a clear answer in plain words: the smaller defects of issue 7, each against the
+//! real daemon.
+
+use std::process::{Command, Stdio};
+
+use prost::Message;
+use serde_json::json;
+
+use crate::common::*;
+
+fn request(script: &str) -> Vec<u8> {
+    pinbad::proto::Request {
+        hostname: b"h".to_vec(),
+        server_name: b"s".to_vec(),
+        script_name: script.as_bytes().to_vec(),
+        request_time: 0.01,
+        status: Some(200),
+        ..Default::default()
+    }
+    .encode_to_vec()
+}
+
+#[test]
+fn report_queries_and_definitions_refuse_what_cannot_mean_anything() {
+    let d = Daemon::start("");
+    d.send(&[request("/a.php")]);
+    d.wait_merged(1);
+    // `status:abc` can match nothing: a 400, not an empty 200.
+    let (code, body) = d.get("/api/v1/reports/report_by_status?filter=status:abc");
+    assert_eq!(code, 400, "{body}");
+    assert!(body["detail"].as_str().unwrap().contains("abc"), "{body}");
+    assert_eq!(
+        d.json("/api/v1/reports/report_by_status?filter=status:200")["rows"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    // -0 is 0.
+    let body = d.json("/api/v1/reports/report_by_status?percentiles=-0");
+    let row = &body["rows"][0];
+    assert!(row.get("p0").is_some() && row.get("p-0").is_none(), "{row}");
+    // A time no f32 can hold is refused, naming the filter.
+    let (code, body) = d.post(
+        "/api/v1/reports",
+        &json!({"name": "huge", "keys": ["hostname"], "filters": {"min_time": 1e39}}),
+    );
+    assert_eq!(code, 400, "{body}");
+    let detail = body["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("min_time") && !detail.contains("Float("),
+        "{body}"
+    );
+    // A body that is not an object, or a field of the wrong type: plain words, no Rust types.
+    for bad in [
+        json!(["name", "x"]),
+        json!({"name": "x", "keys": "hostname"}),
+    ] {
+        let (code, body) = d.post("/api/v1/reports", &bad);
+        assert_eq!(code, 400, "{body}");
+        let detail = body["detail"].as_str().unwrap();
+        assert!(
+            !detail.contains("ReportDef") && !detail.contains("sequence"),
+            "{detail}"
+        );
+    }
+}
+
+#[test]
+fn a_mapped_ipv6_allow_entry_matches_ipv4_senders() {
+    let d = Daemon::start("[udp]\nallow = [\"::ffff:127.0.0.1\"]\n");
+    d.send(&[request("/allowed.php")]);
+    d.wait_merged(1);
+    let s = d.status();
+    assert_eq!(s["requests_accepted"], 1, "{s}");
+    assert_eq!(s["rejected_by_reason"]["source_not_allowed"], 0);
+}
+
+#[test]
+fn logs_written_to_a_pipe_carry_no_colour_codes() {
+    let state = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .args(["--udp", "127.0.0.1:0", "--http", "not-an-address"])
+        .env("RUST_LOG", "info")
+        .env("STATE_DIRECTORY", state.path())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+    // Each cause said once.
+    let taken = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = Command::new(BIN)
+        .args(["--udp", &addr, "--http", "127.0.0.1:0"])
+        .env("RUST_LOG", "off")
+        .env("STATE_DIRECTORY", state.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("os error").count(), 1, "{err}");
+}
+
+#[test]
+fn a_full_disk_under_stdout_and_stderr_does_not_kill_the_daemon() {
+    let state = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let mut child = Command::new(BIN)
+        .args([
+            "--udp",
+            "127.0.0.1:0",
+            "--http",
+            &format!("127.0.0.1:{port}"),
+        ])
+        .env("RUST_LOG", "debug")
+        .env("STATE_DIRECTORY", state.path())
+        .stdout(full())
+        .stderr(full())
+        .spawn()
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}/healthz");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("pinbad exited with {status:?} writing to a full disk");
+        }
+        if ureq::get(&url).call().is_ok() {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never answered");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}
