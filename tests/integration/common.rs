@@ -252,6 +252,21 @@ pub fn send_to(addr: SocketAddr, datagrams: &[Vec<u8>]) {
     }
 }
 
+/// Runs the binary to completion with `args` (state in `state_dir`, logs off), returning its exit
+/// code and stderr: for start-up failures and `check-config`.
+pub fn run_pinbad(args: &[&str], state_dir: &Path) -> (Option<i32>, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .env("RUST_LOG", "off")
+        .env("STATE_DIRECTORY", state_dir)
+        .output()
+        .expect("run pinbad");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
 pub fn fixture_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }

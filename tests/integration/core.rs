@@ -409,18 +409,7 @@ fn sigterm_drains_and_exits_zero_within_a_second() {
 #[test]
 fn start_up_errors_exit_non_zero_with_a_clear_message() {
     let dir = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| {
-        let out = std::process::Command::new(BIN)
-            .args(args)
-            .env("RUST_LOG", "off")
-            .env("STATE_DIRECTORY", dir.path())
-            .output()
-            .unwrap();
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr).to_string(),
-        )
-    };
+    let run = |args: &[&str]| run_pinbad(args, dir.path());
     let bad = write_file(dir.path(), "bad.toml", "[udp]\nreaderz = 2\n");
     let (code, err) = run(&["--config", bad.to_str().unwrap()]);
     assert_eq!(code, Some(1));

@@ -92,13 +92,7 @@ fn logs_written_to_a_pipe_carry_no_colour_codes() {
     // Each cause said once.
     let taken = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
     let addr = taken.local_addr().unwrap().to_string();
-    let out = Command::new(BIN)
-        .args(["--udp", &addr, "--http", "127.0.0.1:0"])
-        .env("RUST_LOG", "off")
-        .env("STATE_DIRECTORY", state.path())
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let (_, err) = run_pinbad(&["--udp", &addr, "--http", "127.0.0.1:0"], state.path());
     assert_eq!(err.matches("os error").count(), 1, "{err}");
 }
 

@@ -34,14 +34,8 @@ fn a_second_instance_on_the_same_udp_address_fails_and_steals_nothing() {
     let d = Daemon::start("");
     let addr = d.udp[0].to_string();
     let state = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(BIN)
-        .args(["--udp", &addr, "--http", "127.0.0.1:0"])
-        .env("RUST_LOG", "off")
-        .env("STATE_DIRECTORY", state.path())
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    let (code, err) = run_pinbad(&["--udp", &addr, "--http", "127.0.0.1:0"], state.path());
+    assert_eq!(code, Some(1), "{err}");
     assert!(
         err.contains("cannot bind UDP") && err.contains(&addr),
         "{err}"

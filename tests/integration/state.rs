@@ -15,20 +15,6 @@ fn report_names(d: &Daemon) -> BTreeSet<String> {
         .collect()
 }
 
-/// Runs the binary to completion with `args`, returning (exit code, stderr).
-fn run(args: &[&str], state_dir: &std::path::Path) -> (Option<i32>, String) {
-    let out = std::process::Command::new(BIN)
-        .args(args)
-        .env("RUST_LOG", "off")
-        .env("STATE_DIRECTORY", state_dir)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
-}
-
 #[test]
 fn parallel_creations_never_overshoot_the_report_limit() {
     let state = tempfile::tempdir().unwrap();
@@ -116,10 +102,10 @@ fn start_up_enforces_the_report_limit_and_check_config_refuses_what_start_up_ref
     );
     for (file, needle) in [(&limit, "limits.max_reports"), (&dup, "info")] {
         let f = file.to_str().unwrap();
-        let (code, err) = run(&["check-config", f], dir.path());
+        let (code, err) = run_pinbad(&["check-config", f], dir.path());
         assert_eq!(code, Some(1), "check-config {f}: {err}");
         assert!(err.contains(needle), "{err}");
-        let (code, err) = run(
+        let (code, err) = run_pinbad(
             &[
                 "--config",
                 f,
@@ -142,7 +128,7 @@ fn an_unwritable_state_dir_stops_start_up_naming_it() {
     let file = write_file(dir.path(), "plain", "x");
     let bad = file.join("state");
     let bad = bad.to_str().unwrap();
-    let (code, err) = run(
+    let (code, err) = run_pinbad(
         &[
             "--state-dir",
             bad,
@@ -156,7 +142,7 @@ fn an_unwritable_state_dir_stops_start_up_naming_it() {
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("state_dir") && err.contains(bad), "{err}");
     let cfg = write_file(dir.path(), "c.toml", &format!("state_dir = {bad:?}\n"));
-    let (code, err) = run(&["check-config", cfg.to_str().unwrap()], dir.path());
+    let (code, err) = run_pinbad(&["check-config", cfg.to_str().unwrap()], dir.path());
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("state_dir"), "{err}");
 }
