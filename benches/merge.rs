@@ -9,7 +9,6 @@
 use std::sync::Arc;
 
 use criterion::{criterion_group, BatchSize, BenchmarkId, Criterion, Throughput};
-use pinbad::app::Shared;
 use pinbad::config::Config;
 use pinbad::corpus::{Corpus, CorpusSpec};
 use pinbad::decode::{DecodePolicy, Decoder};
@@ -17,6 +16,7 @@ use pinbad::merger::Merger;
 use pinbad::record::Batch;
 use pinbad::report::ReportDef;
 use pinbad::ring::Ring;
+use pinbad::shared::Shared;
 
 const BATCH: usize = 1024;
 

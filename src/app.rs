@@ -1,4 +1,5 @@
-//! The app: builds the shared state, binds the sockets, starts the threads, and stops them.
+//! The app: builds the shared state (`shared`), binds the sockets, starts the threads, and stops
+//! them. It only wires: what the threads share lives in `shared`.
 //!
 //! Threads: one "pinbad-recv-N" per UDP socket, one "pinbad-merger", and the tokio runtime's
 //! "pinbad-http" workers. Any panic in any of them ends the process with a non-zero code (a panic
@@ -8,192 +9,14 @@ use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
-use parking_lot::RwLock;
+use std::time::Duration;
 
 use crate::config::Config;
-use crate::counters::Counters;
-use crate::dictionary::Dictionary;
 use crate::merger::Merger;
-use crate::pool::Pool;
 use crate::receiver::{self, Receiver};
-use crate::report::{Report, ReportSet};
 use crate::ring::Ring;
+pub use crate::shared::{Clock, Shared, SharedError};
 use crate::shutdown::Shutdown;
-
-/// The pool's clock: milliseconds since the app started, as the u32 the pool stores, and the wall
-/// time they correspond to. Only the merger and the API read it; the pure stages get time as an
-/// argument.
-#[derive(Debug)]
-pub struct Clock {
-    epoch: Instant,
-    epoch_unix_ms: u64,
-}
-
-impl Clock {
-    pub fn new() -> Clock {
-        let epoch_unix_ms = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
-        Clock {
-            epoch: Instant::now(),
-            epoch_unix_ms,
-        }
-    }
-
-    /// Now, in pool milliseconds (wraps after 49 days; the pool compares with `wrapping_sub`).
-    pub fn now_ms(&self) -> u32 {
-        self.epoch.elapsed().as_millis() as u32
-    }
-
-    /// Unix time in milliseconds of a pool timestamp no older than 49 days.
-    pub fn unix_ms(&self, pool_ms: u32) -> u64 {
-        let now = self.now_ms();
-        let age = now.wrapping_sub(pool_ms) as u64;
-        (self.epoch_unix_ms + self.epoch.elapsed().as_millis() as u64).saturating_sub(age)
-    }
-
-    pub fn uptime(&self) -> Duration {
-        self.epoch.elapsed()
-    }
-}
-
-impl Default for Clock {
-    fn default() -> Clock {
-        Clock::new()
-    }
-}
-
-/// Everything the threads share, behind one `Arc`. Lock order: pool → dictionary → a report.
-/// The merger takes them in that order too and never holds the dictionary with another lock.
-pub struct Shared {
-    pub config: Config,
-    /// Shared with the receivers, which fold their decode stats in.
-    pub counters: Arc<Counters>,
-    pub clock: Clock,
-    /// Written by the merger once per merge round; read by the raw-data API and by report
-    /// creation (which holds it to fill a new report consistently).
-    pub pool: RwLock<Pool>,
-    /// Written by the merger (interning a batch, releasing removed requests) and by report
-    /// creation/drop (pinning names); read by the API to render ids.
-    pub dictionary: RwLock<Dictionary>,
-    /// The reports; each has its own lock.
-    pub reports: ReportSet,
-    /// The temp ring (the API shows how full it is).
-    pub ring: Arc<Ring>,
-    /// The UDP addresses actually bound (port 0 resolved).
-    pub udp_addrs: Vec<SocketAddr>,
-    /// Receive buffer the kernel granted the first UDP socket (clamped by `net.core.rmem_max`).
-    pub receive_buffer_bytes: u64,
-    /// Slots for heavy API requests (`http.max_concurrent_queries`): taken by the API handlers
-    /// that scan or lock (api::blocking); none left means a 503, never a queue that grows.
-    pub query_slots: Arc<tokio::sync::Semaphore>,
-    /// The API bearer token (`http.token` or the content of `http.token_file`), if any.
-    pub token: Option<String>,
-}
-
-impl Shared {
-    /// Allocates the pool and creates the start-up reports (built-ins, `[[report]]` tables, and
-    /// what the state directory says was created or dropped at run time). No sockets, no threads.
-    pub fn new(
-        config: Config,
-        ring: Arc<Ring>,
-        udp_addrs: Vec<SocketAddr>,
-        receive_buffer_bytes: u64,
-    ) -> Result<Shared, StartError> {
-        check_state_dir(&config.state_dir)?;
-        let mut dictionary = Dictionary::new(config.limits.max_dictionary_entries)
-            .with_max_bytes(config.limits.max_dictionary_bytes.0 as usize);
-        let reports = ReportSet::default();
-        let defs = crate::report::initial_defs(&config).map_err(|e| StartError::Report {
-            name: "(state_dir)".into(),
-            message: e.to_string(),
-        })?;
-        if defs.len() > config.limits.max_reports {
-            return Err(StartError::Config(crate::config::ConfigError::Invalid {
-                key: "limits.max_reports".into(),
-                message: format!(
-                    "{} reports would exist at start-up (built-ins, [[report]] tables and run-time \
-                     changes in the state directory), above the limit of {}",
-                    defs.len(),
-                    config.limits.max_reports
-                ),
-            }));
-        }
-        for def in defs {
-            let name = def.name.clone();
-            let report = Report::new(def, &mut dictionary, config.limits.max_rows_per_report)
-                .map_err(|e| StartError::Report {
-                    name: name.clone(),
-                    message: e.to_string(),
-                })?;
-            reports.insert(report).map_err(|e| StartError::Report {
-                name,
-                message: e.to_string(),
-            })?;
-        }
-        let pool = Pool::new(
-            config.request_pool_size,
-            config.timer_pool_size,
-            config.tag_pool_size,
-        );
-        let counters = Counters::default();
-        {
-            use std::sync::atomic::Ordering::Relaxed;
-            let g = &counters.gauges;
-            g.pool_capacity.store(pool.capacity() as u64, Relaxed);
-            g.timer_pool_capacity
-                .store(pool.timer_capacity() as u64, Relaxed);
-            g.tag_pool_capacity
-                .store(pool.tag_capacity() as u64, Relaxed);
-            g.pool_memory_bytes
-                .store(pool.memory_bytes() as u64, Relaxed);
-            g.pool_oldest_ms.store(u64::MAX, Relaxed);
-        }
-        Ok(Shared {
-            counters: Arc::new(counters),
-            clock: Clock::new(),
-            pool: RwLock::new(pool),
-            dictionary: RwLock::new(dictionary),
-            reports,
-            ring,
-            udp_addrs,
-            receive_buffer_bytes,
-            query_slots: Arc::new(tokio::sync::Semaphore::new(
-                config.http.max_concurrent_queries,
-            )),
-            token: config.token().map_err(StartError::Config)?,
-            config,
-        })
-    }
-
-    /// Seconds covered by the pool now: now − oldest request, at least 1, at most `stats_history`.
-    pub fn time_interval_secs(&self, pool: &Pool) -> f64 {
-        let history = self.config.stats_history.0.as_secs_f64();
-        let covered = match pool.oldest_time_ms() {
-            Some(t) => self.clock.now_ms().wrapping_sub(t) as f64 / 1000.0,
-            None => 0.0,
-        };
-        covered.clamp(1.0, history.max(1.0))
-    }
-}
-
-/// Creates the state directory if needed and proves it writable with a probe file, so that a
-/// bad `state_dir` stops start-up naming it, instead of failing every later report change.
-fn check_state_dir(dir: &std::path::Path) -> Result<(), StartError> {
-    let probe = dir.join(".pinbad-write-check");
-    let result = std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::write(&probe, b"ok"))
-        .and_then(|()| std::fs::remove_file(&probe));
-    result.map_err(|source| StartError::StateDir {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    tracing::info!(state_dir = %dir.display(), "State directory");
-    Ok(())
-}
 
 /// Why the app could not start. Each message says what to fix.
 #[derive(Debug, thiserror::Error)]
@@ -208,15 +31,8 @@ pub enum StartError {
         addr: SocketAddr,
         source: std::io::Error,
     },
-    #[error("report `{name}`: {message}")]
-    Report { name: String, message: String },
-    #[error("{0}")]
-    Config(crate::config::ConfigError),
-    #[error("state_dir {path} is not writable ({source}); set `state_dir` or --state-dir")]
-    StateDir {
-        path: std::path::PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Shared(#[from] SharedError),
     #[error("cannot start threads: {0}")]
     Thread(std::io::Error),
 }
@@ -225,7 +41,8 @@ pub enum StartError {
 /// the daemon would start with (built-ins, `[[report]]` tables, the state directory's run-time
 /// changes), their limit, the state directory, and the token.
 pub fn check(config: &Config) -> Result<(), StartError> {
-    Shared::new(config.clone(), Arc::new(Ring::new(1)), Vec::new(), 0).map(|_| ())
+    Shared::new(config.clone(), Arc::new(Ring::new(1)), Vec::new(), 0)?;
+    Ok(())
 }
 
 /// A running app: its threads, bound addresses and shared state.

@@ -30,8 +30,10 @@ pub mod api;
 
 // Beside the pipeline:
 
-// Wires the stages together, owns threads and shared state.
+// Wires the stages together and owns the threads.
 pub mod app;
+// The state the threads share (config, counters, clock, pool, dictionary, reports).
+pub mod shared;
 // TOML config, CLI overrides, defaults, validation.
 pub mod config;
 // Self-instrumentation counters.

@@ -18,12 +18,12 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::app::Shared;
 use crate::dictionary::Dictionary;
 use crate::pool::Removal;
 use crate::record::{Batch, Record, RequestView, TagPair, Timer, NO_SCHEMA};
 use crate::report::PreparedBatch;
 use crate::ring::Ring;
+use crate::shared::Shared;
 
 /// One new request, interned: its record and where its timers and tag block sit in the scratch.
 struct Pending {

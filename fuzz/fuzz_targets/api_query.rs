@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 use axum::body::Body;
 use axum::http::Request;
 use libfuzzer_sys::fuzz_target;
-use pinbad::app::Shared;
+use pinbad::shared::Shared;
 use pinbad::config::Config;
 use pinbad::ring::Ring;
 use tower::ServiceExt;

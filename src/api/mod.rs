@@ -21,7 +21,7 @@ use axum::Router;
 use subtle::ConstantTimeEq;
 use tokio::sync::OwnedSemaphorePermit;
 
-use crate::app::Shared;
+use crate::shared::Shared;
 
 mod reports;
 mod requests;

@@ -15,9 +15,9 @@ use axum::{Json, Router};
 use serde_json::{json, Value};
 
 use super::{blocking, query_pairs, ApiError, AppState};
-use crate::app::Shared;
 use crate::config::Limits;
 use crate::report::{self, Query, Report, ReportCell, ReportDef, ReportError, Table};
+use crate::shared::Shared;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
