@@ -39,11 +39,6 @@ enum Command {
     CheckConfig { file: PathBuf },
 }
 
-/// mimalloc gives freed pages back to the OS, so memory taken by a burst (dictionary strings,
-/// report rows, batches) is returned once the burst has expired.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging();

@@ -1,13 +1,17 @@
 //! Giving memory back: after a burst has expired (requests, strings and report rows freed), the
 //! merger calls [`give_back`] so that the process's resident memory falls back to what it holds.
 //!
-//! The binary's global allocator is mimalloc (see `main.rs`), which returns freed pages to the OS
-//! on its own only as later allocations in the same thread trigger it; an idle merger would keep
-//! the pages of a burst. Pure policy here, the one unsafe call beside it.
+//! glibc's malloc keeps freed memory in its arenas (returning only the top of each heap, and only
+//! as later frees trigger it), so after a burst of small allocations (strings, rows, batches) a
+//! daemon stayed at its peak (~1.3 GB with an empty pool). `malloc_trim(0)` hands every free
+//! page of every arena back. Measured: mimalloc as the global allocator also returned the memory,
+//! but cost ~11 % loss at 100k packets/s (its page purging made the receiver fall behind the
+//! kernel); glibc with trims lost nothing in the same runs. Pure policy here, the one unsafe call
+//! beside it.
 
 use std::time::{Duration, Instant};
 
-/// How often at most the merger asks the allocator to collect: a collect walks the thread's heap.
+/// How often at most a thread asks the allocator to trim: a trim walks the arenas.
 const COLLECT_EVERY: Duration = Duration::from_secs(1);
 
 /// Tracks whether memory was freed since the last collect, and when that was.
@@ -42,9 +46,11 @@ impl Reclaimer {
     }
 }
 
-/// Asks mimalloc to return the calling thread's free pages (and abandoned ones) to the OS.
-/// Harmless where mimalloc is not the global allocator (its heap is then empty).
+/// Asks the allocator to return free pages to the OS (glibc: every arena; elsewhere nothing).
 pub fn give_back() {
-    // SAFETY: mi_collect has no preconditions; it only walks mimalloc's own heap structures.
-    unsafe { libmimalloc_sys::mi_collect(true) };
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim has no preconditions; it only walks the allocator's own structures.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }

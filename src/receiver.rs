@@ -36,9 +36,10 @@ const IDLE_SLEEP: Duration = Duration::from_micros(500);
 /// at most this long (which only bounds how late a stopping receiver notices shutdown). So an
 /// idle daemon wakes ~10 times a second instead of 2,000 (500 µs sleeps alone: ~5 % of a core).
 const IDLE_WAIT: Duration = Duration::from_millis(100);
-/// A batch this full (requests, or memory) goes to the merger before another datagram is
-/// decoded into it. The check runs before each datagram, so a batch holds at most this plus one
-/// datagram's decoding; the ring bounds the sum of the batches it queues (`temp_pool_memory`).
+/// A batch this full (requests, or bytes of content) goes to the merger before another datagram
+/// is decoded into it. The check runs before each datagram, so a batch holds at most this plus one
+/// datagram's decoding (its vectors' capacity at most twice that); the ring bounds the sum of the
+/// capacities of the batches it queues (`temp_pool_memory`).
 const BATCH_REQUESTS: usize = 2048;
 pub const BATCH_MEMORY: usize = 1 << 20;
 
@@ -129,8 +130,8 @@ impl Receiver {
         let mut batch = self.ring.take_empty();
         let fd = self.socket.as_raw_fd();
         let mut dry = false;
-        // Batches this thread allocated are freed by the merger; mimalloc hands their pages back
-        // to this thread's heap, which only this thread can return to the OS (see `memory`).
+        // Batches this thread allocated are freed by the merger: once idle, give the memory back
+        // (see `memory`).
         let mut reclaimer = crate::memory::Reclaimer::default();
         while !self.shutdown.is_triggered() {
             match mmsg.recv(fd) {
@@ -148,8 +149,7 @@ impl Receiver {
                             stats.packets += 1;
                             stats.reject(Reject::Truncated);
                         } else {
-                            if batch.len() >= BATCH_REQUESTS || batch.memory_bytes() >= BATCH_MEMORY
-                            {
+                            if batch.len() >= BATCH_REQUESTS || batch.used_bytes() >= BATCH_MEMORY {
                                 batch = self.hand_over(batch, &mut stats);
                             }
                             decoder.decode(data, &mut batch, &mut stats);

@@ -117,6 +117,19 @@ impl Batch {
             + self.timer_tags.capacity() * size_of::<TagIndexPair>()
     }
 
+    /// Bytes this batch's contents take (lengths, not capacities): what the receiver checks to
+    /// decide when a batch is full. A recycled batch keeps its capacity, so capacity would call
+    /// an empty batch full.
+    pub fn used_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.bytes.len()
+            + self.requests.len() * size_of::<WireRequest>()
+            + self.dictionary.len() * size_of::<Span>()
+            + self.tags.len() * size_of::<TagIndexPair>()
+            + self.timers.len() * size_of::<WireTimer>()
+            + self.timer_tags.len() * size_of::<TagIndexPair>()
+    }
+
     /// Empties the batch and, if a burst made it hold more than `keep_bytes`, gives the memory
     /// back (a recycled batch keeps an ordinary batch's capacity, not a flood's).
     pub fn clear_and_trim(&mut self, keep_bytes: usize) {
