@@ -108,26 +108,46 @@ impl Batch {
     /// Heap bytes this batch holds: the capacity of every vector, not just what is used, since
     /// that is what the allocator gave it. The temp ring bounds the sum of these.
     pub fn memory_bytes(&self) -> usize {
-        use std::mem::size_of;
-        self.bytes.capacity()
-            + self.requests.capacity() * size_of::<WireRequest>()
-            + self.dictionary.capacity() * size_of::<Span>()
-            + self.tags.capacity() * size_of::<TagIndexPair>()
-            + self.timers.capacity() * size_of::<WireTimer>()
-            + self.timer_tags.capacity() * size_of::<TagIndexPair>()
+        self.sum_bytes(|_, capacity| capacity)
     }
 
     /// Bytes this batch's contents take (lengths, not capacities): what the receiver checks to
     /// decide when a batch is full. A recycled batch keeps its capacity, so capacity would call
     /// an empty batch full.
     pub fn used_bytes(&self) -> usize {
+        self.sum_bytes(|len, _| len)
+    }
+
+    /// Bytes of every vector, counting `pick(len, capacity)` elements of each.
+    fn sum_bytes(&self, pick: fn(usize, usize) -> usize) -> usize {
         use std::mem::size_of;
-        self.bytes.len()
-            + self.requests.len() * size_of::<WireRequest>()
-            + self.dictionary.len() * size_of::<Span>()
-            + self.tags.len() * size_of::<TagIndexPair>()
-            + self.timers.len() * size_of::<WireTimer>()
-            + self.timer_tags.len() * size_of::<TagIndexPair>()
+        let n = |len: usize, capacity: usize, size: usize| pick(len, capacity) * size;
+        n(self.bytes.len(), self.bytes.capacity(), 1)
+            + n(
+                self.requests.len(),
+                self.requests.capacity(),
+                size_of::<WireRequest>(),
+            )
+            + n(
+                self.dictionary.len(),
+                self.dictionary.capacity(),
+                size_of::<Span>(),
+            )
+            + n(
+                self.tags.len(),
+                self.tags.capacity(),
+                size_of::<TagIndexPair>(),
+            )
+            + n(
+                self.timers.len(),
+                self.timers.capacity(),
+                size_of::<WireTimer>(),
+            )
+            + n(
+                self.timer_tags.len(),
+                self.timer_tags.capacity(),
+                size_of::<TagIndexPair>(),
+            )
     }
 
     /// Empties the batch and, if a burst made it hold more than `keep_bytes`, gives the memory
