@@ -79,7 +79,10 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         let bound = receiver::bind(addr, config.udp.recv_buffer.0 as usize)
             .map_err(|source| StartError::BindUdp { addr, source })?;
         for _ in 1..config.udp.readers {
-            let socket = bound.socket.try_clone().map_err(StartError::Thread)?;
+            let socket = bound
+                .socket
+                .try_clone()
+                .map_err(|source| StartError::BindUdp { addr, source })?;
             sockets.push(receiver::Bound { socket, ..bound });
         }
         sockets.push(bound);

@@ -280,7 +280,8 @@ impl Merger {
             release_ids(&self.leaving_ids, &mut dict);
             self.leaving_ids.clear();
             publish_dictionary(&shared, &dict);
-        } else if !self.interned.is_empty() || worked {
+        } else if worked {
+            // New strings were interned (phase 1): their count and bytes changed.
             publish_dictionary(&shared, &shared.dictionary.read());
         }
         if worked {
