@@ -105,6 +105,11 @@ pub struct Config {
     pub stats_history: HumanDuration,
     /// How often the merger moves received requests into the pool and reports.
     pub stats_gathering_period: HumanDuration,
+    /// Slices of a report's window: it advances one tick (`history / report_ticks`, 15 s by
+    /// default) at a time and covers between `history - tick` and `history`. More ticks: finer
+    /// windows, more memory per row (one row per tick it appears in).
+    pub report_ticks: u32,
+    pub merge: MergeConfig,
     /// Requests the pool holds (64 B each, allocated at start-up); the oldest are overwritten.
     pub request_pool_size: usize,
     /// Timers the pool holds (20 B each).
@@ -128,6 +133,32 @@ pub struct Config {
     pub limits: Limits,
     /// Extra reports (`[[report]]` tables).
     pub report: Vec<ReportDef>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MergeConfig {
+    /// Threads that update reports: the merger and `threads - 1` report workers, each report
+    /// owned by one. 0 (the default): the machine's cores, at most 4 ([`MergeConfig::threads`]).
+    pub threads: usize,
+}
+
+impl Default for MergeConfig {
+    fn default() -> MergeConfig {
+        MergeConfig { threads: 0 }
+    }
+}
+
+impl MergeConfig {
+    /// The merge threads to run: `threads`, or when 0 the machine's cores, at most 4.
+    pub fn threads(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .clamp(1, 4),
+            n => n,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -200,6 +231,8 @@ impl Default for Config {
         Config {
             stats_history: HumanDuration(Duration::from_secs(900)),
             stats_gathering_period: HumanDuration(Duration::from_millis(10)),
+            report_ticks: crate::report::DEFAULT_TICKS,
+            merge: MergeConfig::default(),
             request_pool_size: 1_000_000,
             timer_pool_size: 4_000_000,
             tag_pool_size: 12_000_000,
@@ -306,7 +339,7 @@ pub struct Overrides {
 }
 
 /// The longest `stats_history`: pool timestamps are u32 milliseconds (49 days) and wrap safely below it.
-const MAX_HISTORY: Duration = Duration::from_secs(30 * 24 * 3600);
+pub const MAX_HISTORY: Duration = Duration::from_secs(30 * 24 * 3600);
 
 impl Config {
     /// Reads, parses and validates a config file.
@@ -376,11 +409,15 @@ impl Config {
                 "must be between 1ms and 10s",
             ));
         }
+        if self.merge.threads > 64 {
+            return Err(invalid("merge.threads", "must be between 0 (automatic) and 64"));
+        }
         for (key, v, max) in [
             ("request_pool_size", self.request_pool_size, 1usize << 31),
             ("timer_pool_size", self.timer_pool_size, u32::MAX as usize),
             ("tag_pool_size", self.tag_pool_size, u32::MAX as usize),
             ("udp.readers", self.udp.readers, 64),
+            ("report_ticks", self.report_ticks as usize, 3600),
             ("udp.batch", self.udp.batch, 1024),
             ("http.max_connections", self.http.max_connections, 1 << 20),
             (

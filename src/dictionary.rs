@@ -4,12 +4,18 @@
 //! In: byte strings from the merger (interning a batch) and from report definitions (tag names and
 //! filter values they pin). Out: ids, and the bytes behind an id for the API.
 //!
-//! Ids are reference-counted: each pooled record holds one reference per string it uses, each report
-//! one per string its definition names. When the count drops to zero the entry is freed and its id
-//! reused, so a stream of unique URLs cannot grow memory without bound; past
-//! `limits.max_dictionary_entries` new strings get [`LOST`] and `dictionary_lost` is counted.
+//! Ids are reclaimed by age, not by counting each use: every [`Dictionary::intern`] stamps the
+//! entry with the current time ([`Dictionary::set_now`]), and [`Dictionary::sweep`] frees the
+//! entries not used since a horizon that the merger chooses beyond anything that may still refer
+//! to them (the raw pool expires requests after `stats_history`, a report's window drops whole
+//! ticks after its `history`). That keeps the merge path to one lookup per string, with no
+//! reference taken per use and none released per request leaving the pool or a window. The
+//! strings a report's definition names are pinned ([`Dictionary::pin`]) and never swept until
+//! released. Freed ids are reused, so a stream of unique URLs cannot grow memory without bound;
+//! past `limits.max_dictionary_entries` (or `max_dictionary_bytes`) new strings get [`LOST`] and
+//! `dictionary_lost` is counted.
 //!
-//! Pure: no I/O, no clock, no locks of its own. The app wraps it in one `RwLock`: the merger is the
+//! Pure: no I/O, no clock (the merger passes the time in), no locks of its own. The app wraps it in one `RwLock`: the merger is the
 //! only writer (receivers never intern, so the receive path never waits on it), the API reads.
 
 use std::hash::BuildHasher;
@@ -26,13 +32,16 @@ pub const LOST_TEXT: &[u8] = b"<dictionary full>";
 struct Entry {
     /// The string, stored once: the table holds only ids and finds strings through here.
     bytes: Box<[u8]>,
-    refs: u32,
+    /// Report definitions naming this string (never swept while > 0).
+    pins: u32,
+    /// When it was last interned, in the caller's seconds ([`Dictionary::set_now`]).
+    used: u32,
 }
 
 /// Bytes of a table slot: the id and hashbrown's control byte.
 const SLOT_BYTES: usize = std::mem::size_of::<u32>() + 1;
 
-/// Interned strings with reference counts.
+/// Interned strings, swept by age.
 #[derive(Debug)]
 pub struct Dictionary {
     /// Ids of the live strings, hashed by their bytes (in `entries`).
@@ -44,6 +53,8 @@ pub struct Dictionary {
     /// Bytes of live string data.
     string_bytes: usize,
     lost: u64,
+    /// The time `intern` stamps.
+    now: u32,
 }
 
 impl Dictionary {
@@ -58,11 +69,13 @@ impl Dictionary {
             max_bytes: usize::MAX,
             string_bytes: 0,
             lost: 0,
+            now: 0,
         };
-        // id 0 is LOST, permanently referenced, never in the table.
+        // id 0 is LOST, permanently pinned, never in the table.
         d.entries.push(Entry {
             bytes: LOST_TEXT.into(),
-            refs: 1,
+            pins: 1,
+            used: 0,
         });
         d
     }
@@ -78,8 +91,15 @@ impl Dictionary {
         FxBuildHasher.hash_one(s)
     }
 
-    /// The id of `s`, taking one reference on it. Returns [`LOST`] (and counts it) when `s` is new
-    /// and the dictionary is full (in entries or in bytes).
+    /// Sets the time [`Dictionary::intern`] stamps on the entries it finds or adds (seconds of the
+    /// caller's clock; [`Dictionary::sweep`] compares with the same clock).
+    pub fn set_now(&mut self, now: u32) {
+        self.now = now;
+    }
+
+    /// The id of `s`, stamped as used now. Returns [`LOST`] (and counts it) when `s` is new and
+    /// the dictionary is full (in entries or in bytes).
+    #[inline]
     pub fn intern(&mut self, s: &[u8]) -> u32 {
         let hash = self.hash(s);
         let entries = &self.entries;
@@ -87,9 +107,14 @@ impl Dictionary {
             .table
             .find(hash, |&id| &*entries[id as usize].bytes == s)
         {
-            self.entries[id as usize].refs += 1;
+            self.entries[id as usize].used = self.now;
             return id;
         }
+        self.insert_new(hash, s)
+    }
+
+    #[inline(never)]
+    fn insert_new(&mut self, hash: u64, s: &[u8]) -> u32 {
         let new_cost = s.len() + std::mem::size_of::<Entry>() + 2 * SLOT_BYTES;
         if self.len() >= self.max_entries || self.bytes() + new_cost > self.max_bytes {
             self.lost += 1;
@@ -98,7 +123,8 @@ impl Dictionary {
         self.string_bytes += s.len();
         let entry = Entry {
             bytes: s.into(),
-            refs: 1,
+            pins: 0,
+            used: self.now,
         };
         let id = match self.free.pop() {
             Some(id) => {
@@ -117,47 +143,58 @@ impl Dictionary {
         id
     }
 
-    /// Takes one more reference on a live id.
-    pub fn retain(&mut self, id: u32) {
+    /// The id of `s`, pinned: it is not swept until [`Dictionary::release`]d (once per pin).
+    /// [`LOST`] when the dictionary is full.
+    pub fn pin(&mut self, s: &[u8]) -> u32 {
+        let id = self.intern(s);
         if id != LOST {
-            if let Some(e) = self.entries.get_mut(id as usize) {
-                e.refs += 1;
-            }
+            self.entries[id as usize].pins += 1;
         }
+        id
     }
 
-    /// Drops one reference; the entry is freed when none is left. When most of the table is
-    /// empty after a burst, it shrinks, so memory follows the live strings down.
+    /// Drops one pin taken by [`Dictionary::pin`]. The entry stays until a sweep finds it unused.
     pub fn release(&mut self, id: u32) {
         if id == LOST {
             return;
         }
-        let Some(e) = self.entries.get_mut(id as usize) else {
-            return;
-        };
-        if e.refs == 0 {
-            return;
+        if let Some(e) = self.entries.get_mut(id as usize) {
+            e.pins = e.pins.saturating_sub(1);
         }
-        e.refs -= 1;
-        if e.refs != 0 {
-            return;
+    }
+
+    /// Frees every unpinned entry last used before `before` (same clock as
+    /// [`Dictionary::set_now`]); returns how many. When most of the table is then empty (after a
+    /// burst of unique strings), it shrinks, so memory follows the live strings down. Cost: one
+    /// pass over the entries.
+    pub fn sweep(&mut self, before: u32) -> usize {
+        let mut freed = 0;
+        for id in 1..self.entries.len() {
+            let e = &mut self.entries[id];
+            // Free entries are marked used at u32::MAX: never swept twice.
+            if e.pins != 0 || e.used >= before {
+                continue;
+            }
+            e.used = u32::MAX;
+            let bytes = std::mem::take(&mut e.bytes);
+            self.string_bytes -= bytes.len();
+            let hash = FxBuildHasher.hash_one(&*bytes);
+            if let Ok(slot) = self.table.find_entry(hash, |&i| i == id as u32) {
+                slot.remove();
+            }
+            self.free.push(id as u32);
+            freed += 1;
         }
-        let bytes = std::mem::take(&mut e.bytes);
-        self.string_bytes -= bytes.len();
-        let hash = self.hash(&bytes);
-        if let Ok(slot) = self.table.find_entry(hash, |&i| i == id) {
-            slot.remove();
-        }
-        self.free.push(id);
-        if self.table.capacity() > 1024 && self.table.len() < self.table.capacity() / 8 {
+        if freed > 0 && self.table.capacity() > 1024 && self.table.len() < self.table.capacity() / 8 {
             let entries = &self.entries;
             self.table.shrink_to(self.table.len() * 2, |&id| {
                 FxBuildHasher.hash_one(&*entries[id as usize].bytes)
             });
         }
+        freed
     }
 
-    /// The id of `s` if it is interned, without taking a reference.
+    /// The id of `s` if it is interned, without stamping it.
     pub fn lookup(&self, s: &[u8]) -> Option<u32> {
         let entries = &self.entries;
         self.table
@@ -206,9 +243,9 @@ impl Dictionary {
         self.lost
     }
 
-    /// References held on `id` (tests and debugging).
-    pub fn refs(&self, id: u32) -> u32 {
-        self.entries.get(id as usize).map(|e| e.refs).unwrap_or(0)
+    /// Pins held on `id` (tests and debugging).
+    pub fn pins(&self, id: u32) -> u32 {
+        self.entries.get(id as usize).map(|e| e.pins).unwrap_or(0)
     }
 }
 
@@ -223,7 +260,6 @@ mod tests {
         let b = d.intern(b"/index.php");
         assert_eq!(a, b);
         assert_ne!(a, LOST);
-        assert_eq!(d.refs(a), 2);
         assert_eq!(d.get(a), b"/index.php");
         assert_eq!(d.len(), 1);
         assert_eq!(d.string_bytes(), 10);
@@ -234,19 +270,40 @@ mod tests {
     }
 
     #[test]
-    fn release_reclaims_and_reuses_ids() {
+    fn sweep_frees_what_was_not_used_since_and_reuses_ids() {
         let mut d = Dictionary::new(10);
+        d.set_now(5);
         let a = d.intern(b"a");
-        d.retain(a);
-        d.release(a);
-        assert_eq!(d.lookup(b"a"), Some(a));
-        d.release(a);
+        let b = d.intern(b"b");
+        d.set_now(9);
+        assert_eq!(d.intern(b"b"), b, "a later use restamps");
+        assert_eq!(d.sweep(5), 0, "used at 5 is not before 5");
+        assert_eq!(d.sweep(6), 1);
         assert_eq!(d.lookup(b"a"), None);
-        assert_eq!(d.len(), 0);
-        assert_eq!(d.string_bytes(), 0);
-        let b = d.intern(b"bb");
-        assert_eq!(b, a, "freed id is reused");
-        assert_eq!(d.get(b), b"bb");
+        assert_eq!(d.lookup(b"b"), Some(b));
+        assert_eq!(d.len(), 1);
+        assert_eq!(d.string_bytes(), 1);
+        assert_eq!(d.sweep(6), 0, "a freed entry is not freed twice");
+        let c = d.intern(b"cc");
+        assert_eq!(c, a, "freed id is reused");
+        assert_eq!(d.get(c), b"cc");
+        assert_eq!(d.sweep(9), 0, "the reused entry carries the new stamp");
+    }
+
+    #[test]
+    fn pinned_strings_survive_sweeps_until_released() {
+        let mut d = Dictionary::new(10);
+        let a = d.pin(b"country");
+        assert_eq!(d.pin(b"country"), a);
+        assert_eq!(d.pins(a), 2);
+        d.set_now(100);
+        assert_eq!(d.sweep(50), 0);
+        d.release(a);
+        assert_eq!(d.sweep(50), 0, "one pin left");
+        d.release(a);
+        d.release(a); // one too many: harmless
+        assert_eq!(d.sweep(50), 1);
+        assert_eq!(d.lookup(b"country"), None);
     }
 
     #[test]
@@ -255,11 +312,14 @@ mod tests {
         let a = d.intern(b"a");
         d.intern(b"b");
         assert_eq!(d.intern(b"c"), LOST);
-        assert_eq!(d.lost(), 1);
+        assert_eq!(d.pin(b"c"), LOST);
+        assert_eq!(d.lost(), 2);
         assert_eq!(d.get(LOST), LOST_TEXT);
         assert_eq!(d.intern(b"a"), a, "existing strings still intern when full");
         d.release(LOST); // harmless
-        assert_eq!(d.get(LOST), LOST_TEXT);
+        d.set_now(1);
+        d.sweep(u32::MAX - 1);
+        assert_eq!(d.get(LOST), LOST_TEXT, "LOST is never swept");
     }
 
     #[test]
@@ -279,13 +339,12 @@ mod tests {
     #[test]
     fn the_table_shrinks_after_a_burst() {
         let mut d = Dictionary::new(1_000_000);
-        let ids: Vec<u32> = (0..100_000)
-            .map(|i| d.intern(format!("/{i}").as_bytes()))
-            .collect();
-        let (peak, peak_table) = (d.bytes(), d.table.capacity());
-        for id in ids {
-            d.release(id);
+        for i in 0..100_000 {
+            d.intern(format!("/{i}").as_bytes());
         }
+        let (peak, peak_table) = (d.bytes(), d.table.capacity());
+        d.set_now(10);
+        assert_eq!(d.sweep(10), 100_000);
         assert_eq!(d.len(), 0);
         assert_eq!(d.string_bytes(), 0);
         assert!(
@@ -302,12 +361,13 @@ mod tests {
     #[test]
     fn unique_urls_do_not_grow_memory() {
         let mut d = Dictionary::new(1_000);
-        for i in 0..100_000 {
-            let id = d.intern(format!("/u/{i}").as_bytes());
-            d.release(id);
+        for i in 0..100_000u32 {
+            d.set_now(i);
+            d.intern(format!("/u/{i}").as_bytes());
+            d.sweep(i.saturating_sub(10));
         }
-        assert_eq!(d.len(), 0);
-        assert!(d.entries.len() <= 2);
+        assert!(d.len() <= 11, "{}", d.len());
+        assert!(d.entries.len() <= 13, "{}", d.entries.len());
         assert_eq!(d.lost(), 0);
     }
 }

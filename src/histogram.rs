@@ -291,6 +291,20 @@ impl Histogram {
         }
     }
 
+    /// Adds every sample of `other` (a report's window folding a tick in).
+    pub fn add_hist(&mut self, other: &Histogram) {
+        for (bucket, n) in other.iter() {
+            self.add_bucket(bucket, n);
+        }
+    }
+
+    /// Removes every sample of `other`, which this histogram must hold (a tick leaving a window).
+    pub fn subtract_hist(&mut self, other: &Histogram) {
+        for (bucket, n) in other.iter() {
+            self.subtract_bucket(bucket, n);
+        }
+    }
+
     /// Number of samples.
     pub fn count(&self) -> u64 {
         match &self.repr {

@@ -19,7 +19,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::dictionary::Dictionary;
-use crate::pool::Removal;
+use crate::pool::{Pool, Removal};
+use crate::report::ReportCell;
 use crate::record::{Batch, Record, RequestView, TagPair, Timer, NO_SCHEMA};
 use crate::report::PreparedBatch;
 use crate::ring::Ring;
@@ -68,8 +69,8 @@ impl Interned {
         self.tags.clear();
     }
 
-    /// Interns every request of `batch` at time `now_ms`, taking one dictionary reference per
-    /// string use (released again by `release_ids` when the request leaves the pool).
+    /// Interns every request of `batch` at time `now_ms` (each string looked up once per request;
+    /// the dictionary stamps it as used now, see [`Dictionary::sweep`]).
     pub fn intern(&mut self, batch: &Batch, now_ms: u32, dict: &mut Dictionary) {
         for req in &batch.requests {
             self.local_ids.clear();
@@ -78,8 +79,6 @@ impl Interned {
                 let slot = &mut self.local_ids[index as usize];
                 if *slot == UNSET {
                     *slot = dict.intern(batch.dictionary_entry(req, index));
-                } else {
-                    dict.retain(*slot);
                 }
                 *slot
             };
@@ -131,25 +130,6 @@ impl Interned {
     }
 }
 
-/// Collects the dictionary ids a leaving request holds, to release in phase 3.
-fn collect_ids(view: &RequestView<'_>, out: &mut Vec<u32>) {
-    let r = view.record;
-    out.extend([r.hostname, r.server_name, r.script_name]);
-    if r.schema != NO_SCHEMA {
-        out.push(r.schema);
-    }
-    for t in view.tag_block {
-        out.extend([t.name, t.value]);
-    }
-}
-
-/// Drops the references collected by [`collect_ids`].
-fn release_ids(ids: &[u32], dict: &mut Dictionary) {
-    for &id in ids {
-        dict.release(id);
-    }
-}
-
 /// Copies the dictionary's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]).
 fn publish_dictionary(shared: &Shared, dict: &Dictionary) {
     let g = &shared.counters.gauges;
@@ -168,33 +148,116 @@ fn publish_pool(shared: &Shared, pool: &crate::pool::Pool) {
         .store(pool.oldest_time_ms().map_or(u64::MAX, u64::from), Relaxed);
 }
 
+/// One round's work for the report workers: the round's requests, prepared once, and the reports
+/// as the round saw them. Shared by every worker through an `Arc`; recycled once all are done.
+pub struct RoundWork {
+    /// The merger's clock when the round began (ms since start).
+    now_ms: u64,
+    batch: PreparedBatch,
+    cells: Vec<Arc<ReportCell>>,
+}
+
+/// Brings one report up to date with a round: advance its window to the round's time, count the
+/// round's requests, fold them into the open tick. The one write-lock step per report and round.
+fn update_report(cell: &ReportCell, work: &RoundWork) {
+    let t = Instant::now();
+    let mut r = cell.report.write();
+    r.advance(work.now_ms);
+    if !work.batch.is_empty() {
+        r.add_batch(&work.batch);
+        r.flush();
+    }
+    cell.publish(&r);
+    drop(r);
+    if !work.batch.is_empty() {
+        cell.record_update(t.elapsed().as_nanos() as u64, work.batch.len() as u64);
+    }
+}
+
+/// A report worker thread ("pinbad-merge-N"): updates the reports assigned to it, round after
+/// round, in the order the merger sent them.
+struct Worker {
+    tx: std::sync::mpsc::SyncSender<Arc<RoundWork>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Rounds a worker may be behind before the merger waits for it (back-pressure: the temp ring
+/// then fills and counts what it drops, rather than rounds queueing without bound).
+const WORKER_QUEUE: usize = 4;
+
+fn spawn_worker(index: usize) -> std::io::Result<Worker> {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Arc<RoundWork>>(WORKER_QUEUE);
+    let thread = std::thread::Builder::new()
+        .name(format!("pinbad-merge-{index}"))
+        .spawn(move || {
+            for work in rx {
+                for cell in &work.cells {
+                    if cell.worker() == index {
+                        update_report(cell, &work);
+                    }
+                }
+            }
+        })?;
+    Ok(Worker {
+        tx,
+        thread: Some(thread),
+    })
+}
+
 /// The merger's state between rounds.
 pub struct Merger {
     shared: Arc<Shared>,
     ring: Arc<Ring>,
     interned: Interned,
-    leaving_ids: Vec<u32>,
-    /// Requests leaving the pool this round (already added to the reports), oldest first.
-    leaving: PreparedBatch,
-    /// Requests that entered the pool this round (and are still in it), oldest first.
-    entering: PreparedBatch,
     /// Batches popped this round; kept boxed because they go back to the ring's free list as is.
     #[allow(clippy::vec_box)]
     batches: Vec<Box<Batch>>,
+    /// Report workers 1.. (`merge.threads - 1`); the merger itself is worker 0.
+    workers: Vec<Worker>,
+    /// Round work the workers are done with, for reuse.
+    spare: Vec<Arc<RoundWork>>,
+    /// Round work possibly still with a worker.
+    in_flight: Vec<Arc<RoundWork>>,
+    /// Reports given to each worker (creation-time balancing), by estimated cost.
+    worker_load: Vec<u64>,
+    /// When the dictionary was last swept (merger ms).
+    last_sweep_ms: u64,
     /// Returns memory to the OS once requests and strings have left (see `memory`).
     reclaimer: crate::memory::Reclaimer,
 }
 
+/// How often the dictionary is swept of strings no longer used (one pass over its entries).
+const SWEEP_EVERY_MS: u64 = 1000;
+
 impl Merger {
+    /// A merger with `shared.config.merge.threads - 1` report workers (threads started now).
     pub fn new(shared: Arc<Shared>, ring: Arc<Ring>) -> Merger {
+        let threads = shared.config.merge.threads();
+        Merger::with_threads(shared, ring, threads)
+    }
+
+    /// A merger with `threads` merge threads in all (itself and `threads - 1` workers).
+    pub fn with_threads(shared: Arc<Shared>, ring: Arc<Ring>, threads: usize) -> Merger {
+        let workers = (1..threads.max(1))
+            .filter_map(|i| match spawn_worker(i) {
+                Ok(w) => Some(w),
+                Err(e) => {
+                    tracing::warn!(error = %e, "Cannot start a report worker; fewer merge threads");
+                    None
+                }
+            })
+            .collect::<Vec<_>>();
+        let n = workers.len() + 1;
         Merger {
             shared,
             ring,
             interned: Interned::default(),
-            leaving_ids: Vec::new(),
-            leaving: PreparedBatch::default(),
-            entering: PreparedBatch::default(),
             batches: Vec::new(),
+            workers,
+            spare: Vec::new(),
+            in_flight: Vec::new(),
+            worker_load: vec![0; n],
+            last_sweep_ms: 0,
             reclaimer: Default::default(),
         }
     }
@@ -241,6 +304,23 @@ impl Merger {
                 "Stopped before merging everything received"
             );
         }
+        self.finish();
+    }
+
+    /// Waits until every worker has applied every round sent so far (tests, benches, shutdown).
+    /// A worker drops its handle on a round once it applied it.
+    pub fn finish(&mut self) {
+        for work in std::mem::take(&mut self.in_flight) {
+            while Arc::strong_count(&work) > 1
+                && !self
+                    .workers
+                    .iter()
+                    .any(|w| w.thread.as_ref().is_some_and(|t| t.is_finished()))
+            {
+                std::thread::yield_now();
+            }
+            self.spare.push(work);
+        }
     }
 
     /// One merge round (see the module docs) over at most [`ROUND_REQUESTS`] requests; returns
@@ -249,6 +329,7 @@ impl Merger {
         let started = Instant::now();
         let shared = Arc::clone(&self.shared);
         let now_ms = shared.clock.now_ms();
+        let now64 = shared.clock.now_ms64();
         let mut requests = 0;
         while requests < ROUND_REQUESTS {
             let Some(b) = self.ring.pop() else { break };
@@ -258,6 +339,7 @@ impl Merger {
         // Phase 1: intern.
         if !self.batches.is_empty() {
             let mut dict = shared.dictionary.write();
+            dict.set_now((now64 / 1000) as u32);
             for b in &self.batches {
                 self.interned.intern(b, now_ms, &mut dict);
             }
@@ -265,124 +347,215 @@ impl Merger {
         for b in self.batches.drain(..) {
             self.ring.recycle(b);
         }
-        // Phase 2: store.
-        let history_ms = shared
-            .config
-            .stats_history
-            .0
-            .as_millis()
-            .min(u32::MAX as u128) as u32;
-        let worked = self.store(now_ms, history_ms);
-        // Phase 3: release.
-        if !self.leaving_ids.is_empty() {
-            self.reclaimer.freed();
-            let mut dict = shared.dictionary.write();
-            release_ids(&self.leaving_ids, &mut dict);
-            self.leaving_ids.clear();
-            publish_dictionary(&shared, &dict);
-        } else if worked {
-            // New strings were interned (phase 1): their count and bytes changed.
-            publish_dictionary(&shared, &shared.dictionary.read());
-        }
+        // Phases 2 and 3.
+        let worked = self.store(now_ms, now64);
         if worked {
             shared
                 .counters
                 .record_merge(started.elapsed().as_micros() as u64);
         }
+        if now64.saturating_sub(self.last_sweep_ms) >= SWEEP_EVERY_MS {
+            self.last_sweep_ms = now64;
+            self.sweep(now64);
+        }
         self.reclaimer.maybe_collect();
         !self.ring.is_empty()
     }
 
-    /// Phase 2; returns whether anything changed.
-    ///
-    /// The pool is updated first, collecting the requests that leave it (expired, or overwritten
-    /// after having been added in an earlier round) and then those that entered it, each prepared
-    /// once ([`PreparedBatch`] copies them, so overwriting their slots does not matter). Only then
-    /// is each report updated in turn, subtracting every leaving request and adding every new
-    /// one: report-major, so one report's rows stay in cache for the whole round, instead of
-    /// touching all reports for each overwritten request.
-    fn store(&mut self, now_ms: u32, history_ms: u32) -> bool {
+    /// Frees the dictionary's strings that nothing can refer to any more: unused for longer than
+    /// the longest window (reports' `history`, the pool's `stats_history`) plus its tick and a
+    /// margin.
+    fn sweep(&mut self, now64: u64) {
         let shared = &*self.shared;
-        let mut pool = shared.pool.write();
-        let expired = pool.count_expired(now_ms, history_ms);
-        if expired == 0 && self.interned.is_empty() {
-            return false;
+        let longest = shared
+            .reports
+            .snapshot()
+            .iter()
+            .map(|c| c.window().history_ms + c.window().tick_ms)
+            .chain([shared.config.stats_history.0.as_millis() as u64])
+            .max()
+            .unwrap_or(0);
+        let horizon_s = now64.saturating_sub(longest + 2000) / 1000;
+        if horizon_s == 0 {
+            return;
         }
-        let (leaving, entering) = (&mut self.leaving, &mut self.entering);
-        leaving.clear();
-        entering.clear();
+        let mut dict = shared.dictionary.write();
+        if dict.sweep(horizon_s as u32) > 0 {
+            self.reclaimer.freed();
+        }
+        publish_dictionary(shared, &dict);
+    }
 
-        // Expiry.
-        if expired > 0 {
-            for v in pool.iter_oldest_first().take(expired) {
-                leaving.push(&v);
+    /// Phases 2 (pool) and 3 (reports); returns whether any request was merged.
+    ///
+    /// Reports do not depend on the pool: each round's requests go to every report's window, and
+    /// leave it with their tick, whatever the pool keeps or overwrites. A report new since the
+    /// last round is first filled from the pool (before this round's requests can overwrite
+    /// any). Each report is then updated by the worker it belongs to; the merger is worker 0.
+    fn store(&mut self, now_ms: u32, now64: u64) -> bool {
+        let shared = Arc::clone(&self.shared);
+        let cells = shared.reports.snapshot();
+        let mut work = self.take_work();
+        let work_mut = Arc::get_mut(&mut work).expect("spare round work is unshared");
+        work_mut.now_ms = now64;
+        work_mut.batch.clear();
+        work_mut.cells.clear();
+        {
+            let mut pool = shared.pool.write();
+            for cell in &cells {
+                if !cell.is_filled() {
+                    self.fill(cell, &pool, now_ms, now64);
+                }
             }
-            let ids = &mut self.leaving_ids;
-            pool.remove_oldest(expired, Removal::Expired, &mut |v, _| collect_ids(&v, ids));
+            // Expiry.
+            let history_ms = shared
+                .config
+                .stats_history
+                .0
+                .as_millis()
+                .min(u32::MAX as u128) as u32;
+            let expired = pool.count_expired(now_ms, history_ms);
+            if expired > 0 {
+                pool.remove_oldest(expired, Removal::Expired, &mut |_, _| {});
+                shared
+                    .counters
+                    .pool_expired
+                    .fetch_add(expired as u64, Relaxed);
+            }
+            // Insertion.
+            let (mut overwritten, mut timers_lost) = (0u64, 0u64);
+            for p in &self.interned.pending {
+                let timers = &self.interned.timers[p.timers.clone()];
+                let tags = &self.interned.tags[p.tags.clone()];
+                work_mut.batch.push(&RequestView {
+                    id: 0,
+                    record: &p.record,
+                    tag_block: tags,
+                    timers,
+                });
+                let (_, loss) = pool.insert(p.record, timers, tags, &mut |_, _| overwritten += 1);
+                timers_lost += loss.timers as u64;
+            }
             shared
                 .counters
-                .pool_expired
-                .fetch_add(expired as u64, Relaxed);
+                .pool_overwritten
+                .fetch_add(overwritten, Relaxed);
+            shared.counters.timers_lost.fetch_add(timers_lost, Relaxed);
+            publish_pool(&shared, &pool);
         }
-
-        // Insertion: an evicted request leaves the reports if it had been added to them (every
-        // request from before this round); one of this round is simply dropped.
-        let first_new = pool.next_id();
-        let (mut overwritten, mut timers_lost) = (0u64, 0u64);
-        for p in &self.interned.pending {
-            let ids = &mut self.leaving_ids;
-            let (_, loss) = pool.insert(
-                p.record,
-                &self.interned.timers[p.timers.clone()],
-                &self.interned.tags[p.tags.clone()],
-                &mut |v, _| {
-                    if v.id < first_new {
-                        leaving.push(&v);
-                    }
-                    overwritten += 1;
-                    collect_ids(&v, ids);
-                },
-            );
-            if loss.timers > 0 {
-                timers_lost += loss.timers as u64;
-                // The dropped timers' tag references were taken in phase 1: give them back.
-                let tag_refs = &self.interned.tags[p.tags.clone()][p.record.tag_count as usize..];
-                self.leaving_ids
-                    .extend(tag_refs.iter().flat_map(|t| [t.name, t.value]));
-            }
-        }
-        for id in first_new.max(pool.oldest_id())..pool.next_id() {
-            if let Some(v) = pool.get(id) {
-                entering.push(&v);
-            }
-        }
-
-        // Reports.
-        let cells = shared.reports.snapshot();
-        let updates = (leaving.len() + entering.len()) as u64;
-        for cell in &cells {
-            let mut r = cell.report.write();
-            let t = Instant::now();
-            r.subtract_batch(leaving);
-            r.add_batch(entering);
-            cell.publish(&r);
-            drop(r);
-            cell.record_update(t.elapsed().as_nanos() as u64, updates);
-        }
-        shared
-            .counters
-            .pool_overwritten
-            .fetch_add(overwritten, Relaxed);
-        shared.counters.timers_lost.fetch_add(timers_lost, Relaxed);
-        shared
-            .counters
-            .requests_merged
-            .fetch_add(self.interned.len() as u64, Relaxed);
-        // After the reports: a reader that sees the pool's new figures sees reports that
-        // include the same requests.
-        publish_pool(shared, &pool);
+        let merged = self.interned.len() as u64;
         self.interned.clear();
-        true
+
+        // Reports: the workers' share first (they run while the merger does its own).
+        work_mut.cells.extend(cells.iter().cloned());
+        for w in &self.workers {
+            if w.tx.send(Arc::clone(&work)).is_err() {
+                tracing::error!("A report worker stopped; its reports no longer update");
+            }
+        }
+        for cell in &cells {
+            if cell.worker() == 0 || cell.worker() > self.workers.len() {
+                update_report(cell, &work);
+            }
+        }
+        self.in_flight.push(work);
+        shared.counters.requests_merged.fetch_add(merged, Relaxed);
+        merged > 0
+    }
+
+    /// A round work to fill: a spare one no worker holds any more, else a new one.
+    fn take_work(&mut self) -> Arc<RoundWork> {
+        let mut i = 0;
+        while i < self.in_flight.len() {
+            if Arc::strong_count(&self.in_flight[i]) == 1 {
+                let w = self.in_flight.swap_remove(i);
+                self.spare.push(w);
+            } else {
+                i += 1;
+            }
+        }
+        self.spare.pop().unwrap_or_else(|| {
+            Arc::new(RoundWork {
+                now_ms: 0,
+                batch: PreparedBatch::default(),
+                cells: Vec::new(),
+            })
+        })
+    }
+
+    /// Fills a report created since the last round from what the raw pool holds, and gives it to
+    /// the least loaded worker. It says from when it is complete: from the daemon's start when the
+    /// pool never overwrote a request (and, for a window longer than `stats_history`, never
+    /// expired one), else from the oldest request the pool still holds.
+    fn fill(&mut self, cell: &ReportCell, pool: &Pool, now_ms: u32, now64: u64) {
+        let shared = &*self.shared;
+        let to64 = |t: u32| now64.saturating_sub(now_ms.wrapping_sub(t) as u64);
+        let mut complete_from = 0;
+        if shared.counters.pool_overwritten.load(Relaxed) > 0 {
+            complete_from = pool.oldest_time_ms().map_or(now64, to64);
+        }
+        let stats_history = shared.config.stats_history.0.as_millis() as u64;
+        {
+            let mut report = cell.report.write();
+            if report.window().history_ms > stats_history
+                && shared.counters.pool_expired.load(Relaxed) > 0
+            {
+                complete_from = complete_from.max(now64.saturating_sub(stats_history));
+            }
+            report.start_at(complete_from);
+            let window_from = now64.saturating_sub(report.window().history_ms);
+            let mut batch = PreparedBatch::default();
+            let mut batch_time = None;
+            for v in pool.iter_oldest_first() {
+                let t = to64(v.record.time_ms);
+                if t < window_from {
+                    continue;
+                }
+                if batch_time != Some(t) {
+                    if let Some(bt) = batch_time {
+                        report.advance(bt);
+                        report.add_batch(&batch);
+                        report.flush();
+                        batch.clear();
+                    }
+                    batch_time = Some(t);
+                }
+                batch.push(&v);
+            }
+            if let Some(bt) = batch_time {
+                report.advance(bt);
+                report.add_batch(&batch);
+                report.flush();
+            }
+            report.advance(now64);
+            cell.publish(&report);
+        }
+        // Creation-time balancing: timer reports cost about a request report per timer.
+        let cost = match cell.report.read().kind() {
+            crate::report::Kind::Timer => 8,
+            _ => 1,
+        };
+        let worker = (0..self.worker_load.len())
+            .min_by_key(|&w| self.worker_load[w] + if w == 0 { MERGER_OWN_COST } else { 0 })
+            .unwrap_or(0);
+        self.worker_load[worker] += cost;
+        cell.set_worker(worker);
+        cell.mark_filled();
+    }
+}
+
+/// The merger's own work (intern, pool), in the units of [`Merger::fill`]'s report costs, so that
+/// worker 0 (the merger) gets fewer reports.
+const MERGER_OWN_COST: u64 = 12;
+
+impl Drop for Merger {
+    fn drop(&mut self) {
+        for w in self.workers.drain(..) {
+            drop(w.tx);
+            if let Some(t) = w.thread {
+                let _ = t.join();
+            }
+        }
     }
 }
 
@@ -407,8 +580,6 @@ mod tests {
         batch
     }
 
-    /// A backlog is merged in rounds of at most ROUND_REQUESTS, so no round holds the locks for
-    /// long, and every request gets in, its strings referenced once per use.
     /// A merger with the default reports and a backlog of three batches of `per_batch` requests,
     /// where two batches are more than one round takes.
     fn merger_with_backlog() -> (Arc<Shared>, Arc<Ring>, Merger, usize) {
@@ -427,22 +598,35 @@ mod tests {
         (shared, ring, merger, per_batch)
     }
 
+    /// A backlog is merged in rounds of at most ROUND_REQUESTS, so no round holds the locks for
+    /// long, and every request gets into every report, whichever thread updates it.
     #[test]
     fn backlog_is_merged_in_bounded_rounds() {
         let (shared, _ring, mut merger, per_batch) = merger_with_backlog();
         assert!(merger.round(), "two batches exceed the round: one is left");
         assert_eq!(shared.pool.read().len(), 2 * per_batch);
         assert!(!merger.round());
+        merger.finish();
         assert_eq!(shared.pool.read().len(), 3 * per_batch);
-        let info = shared.reports.get("info").unwrap();
-        assert_eq!(info.report.read().total_requests(), 3 * per_batch as u64);
-        // Expire everything: every reference is released, reports are empty.
-        let history = shared.config.stats_history.0.as_millis() as u32;
-        merger.store(shared.clock.now_ms().wrapping_add(history), history);
-        release_ids(&merger.leaving_ids, &mut shared.dictionary.write());
+        for cell in shared.reports.snapshot() {
+            assert!(cell.is_filled());
+            if cell.name() == "info" || cell.name().starts_with("report_by_") {
+                let r = cell.report.read();
+                assert_eq!(r.total_requests(), 3 * per_batch as u64, "{}", cell.name());
+            }
+        }
+        // Two windows later: the pool expired everything, the reports' ticks left, and a sweep
+        // frees every string.
+        let history = shared.config.stats_history.0.as_millis() as u64;
+        let later = shared.clock.now_ms64() + 2 * history;
+        merger.store(shared.clock.now_ms().wrapping_add(2 * history as u32), later);
+        merger.finish();
+        merger.sweep(later + 2 * history);
         assert_eq!(shared.pool.read().len(), 0);
         assert_eq!(shared.dictionary.read().len(), 0);
-        assert_eq!(info.report.read().total_requests(), 0);
+        for cell in shared.reports.snapshot() {
+            assert_eq!(cell.report.read().total_requests(), 0, "{}", cell.name());
+        }
     }
 
     /// Shutdown merges what it can within its budget and counts the rest, never hangs on a backlog.

@@ -44,6 +44,16 @@ impl Clock {
         self.epoch.elapsed().as_millis() as u32
     }
 
+    /// Now, in milliseconds since start, without wrapping (report windows).
+    pub fn now_ms64(&self) -> u64 {
+        self.epoch.elapsed().as_millis() as u64
+    }
+
+    /// Unix time in milliseconds of a merger timestamp from [`Clock::now_ms64`].
+    pub fn unix_ms64(&self, ms: u64) -> u64 {
+        self.epoch_unix_ms + ms
+    }
+
     /// Unix time in milliseconds of a pool timestamp no older than 49 days.
     pub fn unix_ms(&self, pool_ms: u32) -> u64 {
         let now = self.now_ms();
@@ -120,8 +130,8 @@ impl Shared {
         }
         for def in defs {
             let name = def.name.clone();
-            let report = Report::new(def, &mut dictionary, config.limits.max_rows_per_report)
-                .map_err(|e| SharedError::Report {
+            let report =
+                new_report(&config, def, &mut dictionary).map_err(|e| SharedError::Report {
                     name: name.clone(),
                     message: e.to_string(),
                 })?;
@@ -165,15 +175,25 @@ impl Shared {
         })
     }
 
-    /// Seconds covered by the pool now: now − oldest request, at least 1, at most `stats_history`.
-    pub fn time_interval_secs(&self, pool: &Pool) -> f64 {
-        let history = self.config.stats_history.0.as_secs_f64();
-        let covered = match pool.oldest_time_ms() {
-            Some(t) => self.clock.now_ms().wrapping_sub(t) as f64 / 1000.0,
-            None => 0.0,
-        };
-        covered.clamp(1.0, history.max(1.0))
+    /// Unix time in seconds of a report's `complete_from` (merger milliseconds).
+    pub fn unix_secs(&self, ms: u64) -> f64 {
+        self.clock.unix_ms64(ms) as f64 / 1000.0
     }
+}
+
+/// A report as the configuration shapes it: the row limit, the window (`stats_history` unless
+/// the definition sets its own `history`, in `report_ticks` ticks). It joins the merge rounds
+/// once the merger filled it (see `Merger::fill`).
+pub fn new_report(
+    config: &Config,
+    def: crate::report::ReportDef,
+    dict: &mut Dictionary,
+) -> Result<Report, crate::report::ReportError> {
+    Ok(Report::new(def, dict, config.limits.max_rows_per_report)?.with_window(
+        config.stats_history.0,
+        config.report_ticks,
+        0,
+    ))
 }
 
 /// Creates the state directory if needed and proves it writable with a probe file, so that a

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use super::{blocking, query_pairs, ApiError, AppState};
 use crate::config::Limits;
-use crate::report::{self, Query, Report, ReportCell, ReportDef, ReportError, Table};
+use crate::report::{self, Query, ReportCell, ReportDef, ReportError, Table};
 use crate::shared::Shared;
 
 pub fn routes() -> Router<AppState> {
@@ -39,13 +39,15 @@ fn no_such_report(name: &str) -> ApiError {
     ApiError::not_found(format!("no report named `{name}`"))
 }
 
-/// The time interval, then the table, taking the locks in order (the pool guard is dropped before
-/// the dictionary is locked).
+/// The table, with the span the window covers now and since when it is complete (locks in the
+/// API's order: dictionary, then the report).
 fn run_query(state: &Shared, cell: &ReportCell, q: &Query) -> Result<Table, ApiError> {
-    let interval = state.time_interval_secs(&state.pool.read());
     let dict = state.dictionary.read();
     let report = cell.report.read();
-    report.query(q, &dict, interval).map_err(bad)
+    let interval = report.time_interval(state.clock.now_ms64());
+    let mut table = report.query(q, &dict, interval).map_err(bad)?;
+    table.complete_from = Some(state.unix_secs(report.window_start_ms()));
+    Ok(table)
 }
 
 // ---- GET /api/v1/info -----------------------------------------------------------------------
@@ -67,14 +69,19 @@ async fn info(State(state): State<AppState>) -> Result<Response, ApiError> {
 // ---- GET /api/v1/reports --------------------------------------------------------------------
 
 /// One report as the list (and creation) shows it.
-fn list_entry(cell: &ReportCell) -> Value {
+fn list_entry(state: &Shared, cell: &ReportCell) -> Value {
     let r = cell.report.read();
+    let w = r.window();
+    let filled = cell.is_filled();
     json!({
         "name": cell.name(),
         "kind": r.kind(),
         "keys": r.keys(),
         "filters": r.def().filters,
         "percentiles": r.def().percentiles,
+        "history": w.history_ms as f64 / 1000.0,
+        "tick": w.tick_ms as f64 / 1000.0,
+        "complete_from": filled.then(|| state.unix_secs(r.complete_from_ms())),
         "rows": r.rows(),
         "rows_lost": r.rows_lost(),
         "builtin": cell.builtin(),
@@ -86,7 +93,7 @@ async fn list(State(state): State<AppState>) -> Json<Value> {
         .reports
         .snapshot()
         .iter()
-        .map(|c| list_entry(c))
+        .map(|c| list_entry(&state, c))
         .collect();
     Json(json!({ "reports": reports }))
 }
@@ -221,9 +228,12 @@ fn parse_definition(bytes: &[u8]) -> Result<ReportDef, ApiError> {
     })
 }
 
-/// Builds the report, fills it from the pool and inserts it while holding the pool's read lock
-/// (so the merger cannot change the pool in between: the new report is exactly consistent with
-/// it from its first round on), then records the creation in the state file.
+/// How long a creation waits for the merger to fill the new report from the pool.
+const FILL_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Builds the report and inserts it; the merger fills it from the raw pool before its next round
+/// (so it is consistent with the rounds that follow) and the creation waits for that. Then the
+/// creation is recorded in the state file.
 ///
 /// The whole creation is one step under the set's change lock: a racing creation or drop waits,
 /// so the name check, the `limits.max_reports` check, the set and the state file always agree.
@@ -241,16 +251,11 @@ fn create_filled(state: &Shared, def: ReportDef) -> Result<Value, ApiError> {
             "there are already {max_reports} reports (limits.max_reports): drop one first"
         )));
     }
-    let max_rows = state.config.limits.max_rows_per_report;
     let name = def.name.clone();
-    let pool = state.pool.read();
-    let mut report = {
+    let report = {
         let mut dict = state.dictionary.write();
-        Report::new(def.clone(), &mut dict, max_rows).map_err(bad)?
+        crate::shared::new_report(&state.config, def.clone(), &mut dict).map_err(bad)?
     };
-    for v in pool.iter_oldest_first() {
-        report.add(&v);
-    }
     let cell = match state.reports.try_insert(report) {
         Ok(cell) => cell,
         Err((e, mut report)) => {
@@ -258,7 +263,6 @@ fn create_filled(state: &Shared, def: ReportDef) -> Result<Value, ApiError> {
             return Err(ApiError::conflict(e.0));
         }
     };
-    drop(pool);
     if let Err(e) = state
         .reports
         .persist_change(&changes, &state.config.state_dir, |s| s.record_create(&def))
@@ -269,8 +273,11 @@ fn create_filled(state: &Shared, def: ReportDef) -> Result<Value, ApiError> {
             "report not created: cannot save the state file: {e}"
         )));
     }
-    tracing::info!(report = %name, rows = cell.report.read().rows(), "Report created");
-    Ok(list_entry(&cell))
+    if !cell.wait_filled(FILL_WAIT) {
+        tracing::warn!(report = %name, "Report created; not filled from the pool yet (the merger is busy)");
+    }
+    tracing::info!(report = %name, rows = cell.published_rows(), "Report created");
+    Ok(list_entry(state, &cell))
 }
 
 /// Removes a report from the set and releases its dictionary pins (dictionary, then report).

@@ -111,6 +111,10 @@ pub struct ReportDef {
     /// `script_name`, `schema`, `status`, `tag:NAME`, `timer_tag:NAME`.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub filters: BTreeMap<String, FilterValue>,
+    /// The report's own window (pinba2 allows one per report), e.g. `"1m"`; `stats_history`
+    /// when not set. Between 1 s and 30 days.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<crate::config::HumanDuration>,
 }
 
 pub(super) fn default_percentiles() -> Vec<f64> {
@@ -323,6 +327,7 @@ impl ReportDef {
             preset: None,
             tags: Vec::new(),
             filters: BTreeMap::new(),
+            history: None,
         }
     }
 
@@ -351,6 +356,14 @@ impl ReportDef {
             if min > max {
                 return Err(err(format!(
                     "filters: min_time {min} is above max_time {max}"
+                )));
+            }
+        }
+        if let Some(h) = self.history {
+            if h.0 < std::time::Duration::from_secs(1) || h.0 > crate::config::MAX_HISTORY {
+                return Err(err(format!(
+                    "history: {} is not between 1s and 30days",
+                    humantime::format_duration(h.0)
                 )));
             }
         }

@@ -23,7 +23,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -244,17 +244,16 @@ impl Row {
         self.hist.add_bucket(c.bucket, c.samples);
     }
 
-    #[inline]
-    fn subtract(&mut self, c: &Contribution) {
-        let s = &mut self.sums;
-        s.req_count -= c.sums.req_count;
-        s.hit_count -= c.sums.hit_count;
-        s.time_ns -= c.sums.time_ns;
-        s.ru_utime_ns -= c.sums.ru_utime_ns;
-        s.ru_stime_ns -= c.sums.ru_stime_ns;
-        s.traffic_bytes -= c.sums.traffic_bytes;
-        s.memory_footprint_bytes -= c.sums.memory_footprint_bytes;
-        self.hist.subtract_bucket(c.bucket, c.samples);
+    /// Adds another row (a round into a tick, a tick into the window).
+    fn add_row(&mut self, o: &Row) {
+        self.sums.add(&o.sums);
+        self.hist.add_hist(&o.hist);
+    }
+
+    /// Removes what a row added earlier (a tick leaving the window).
+    fn subtract_row_parts(&mut self, sums: &Sums, hist: &Histogram) {
+        self.sums.subtract(sums);
+        self.hist.subtract_hist(hist);
     }
 }
 
@@ -341,6 +340,17 @@ impl RowMap {
         }
     }
 
+    /// An emptied map keeps its table for the next round or tick, unless a burst made it larger
+    /// than `keep` slots.
+    fn trim(&mut self, keep: usize) {
+        if self.capacity() > keep * 4 {
+            match self {
+                RowMap::Small(m) => m.shrink_to(keep),
+                RowMap::Large(m) => m.shrink_to(keep),
+            }
+        }
+    }
+
     /// Bytes of one map slot, without the key ids a large key holds on the heap.
     fn slot_bytes(&self) -> usize {
         std::mem::size_of::<Row>()
@@ -348,6 +358,41 @@ impl RowMap {
                 RowMap::Small(_) => std::mem::size_of::<SmallKey>(),
                 RowMap::Large(_) => std::mem::size_of::<Box<[u32]>>(),
             }
+    }
+
+    /// The row of a key given as its ids.
+    #[inline]
+    fn get(&self, key: &[u32]) -> Option<&Row> {
+        match self {
+            RowMap::Small(m) => {
+                let mut k = [0; SMALL_KEY];
+                k[..key.len()].copy_from_slice(key);
+                m.get(&SmallKey(k))
+            }
+            RowMap::Large(m) => m.get(key),
+        }
+    }
+
+    /// Empties the map (keeping its table), handing each row with its key to `f`.
+    fn drain_each(&mut self, keys: usize, mut f: impl FnMut(&KeyBuf, Row)) {
+        let mut key = KeyBuf {
+            ids: [0; MAX_KEYS],
+            len: keys,
+        };
+        match self {
+            RowMap::Small(m) => {
+                for (k, row) in m.drain() {
+                    key.ids[..SMALL_KEY].copy_from_slice(&k.0);
+                    f(&key, row);
+                }
+            }
+            RowMap::Large(m) => {
+                for (k, row) in m.drain() {
+                    key.ids[..keys].copy_from_slice(&k);
+                    f(&key, row);
+                }
+            }
+        }
     }
 
     #[inline]
@@ -487,18 +532,158 @@ impl PreparedBatch {
     }
 }
 
-/// A live report: rows keyed by id arrays, updated by add/subtract.
+/// How a report's window is sliced: `ticks` slices of `tick_ms`, the newest of them open.
 ///
-/// # Row limit and exactness
-/// A contribution that would need a new row when `max_rows` rows exist is **lost**: it is not
-/// counted in any row (it still counts in the totals) and `rows_lost` is incremented. To keep
-/// every row exact afterwards, the report then **freezes row creation** until the request that
-/// lost it has been subtracted: it remembers the id of the newest request that lost a
-/// contribution, and since requests leave oldest first, the freeze ends once a request with an id
-/// ≥ that one has been subtracted. While frozen, existing rows keep being updated. On subtract, a
-/// missing row therefore always means that contribution was lost (a row exists from the first
-/// contribution that made it until its `req_count` returns to 0, and no row can appear between a
-/// request's lost contribution and that request's subtraction), and it is skipped.
+/// The window is the open tick plus the `ticks - 1` closed ticks before it, so it covers between
+/// `history - tick` and `history` (the resolution is one tick). Tick `i` spans
+/// `[i * tick_ms - phase_ms, (i + 1) * tick_ms - phase_ms)`: each report gets its own phase
+/// (from its name), so that reports do not all close and expire their ticks in the same round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub history_ms: u64,
+    pub tick_ms: u64,
+    pub ticks: u64,
+    pub phase_ms: u64,
+}
+
+/// Slices a window is cut into unless `report_ticks` says otherwise: 15 s ticks over the default
+/// 15-minute `stats_history`, 1 s ticks over a 1-minute `history`.
+pub const DEFAULT_TICKS: u32 = 60;
+
+impl Window {
+    /// `history` in `ticks` slices (at least 1 ms each), phase 0.
+    pub fn new(history: std::time::Duration, ticks: u32) -> Window {
+        let history_ms = (history.as_millis() as u64).max(1);
+        let ticks = (ticks as u64).clamp(1, history_ms);
+        Window {
+            history_ms,
+            tick_ms: history_ms / ticks,
+            ticks,
+            phase_ms: 0,
+        }
+    }
+
+    /// The same window with a phase derived from `name` (see the type's docs).
+    pub fn phased(mut self, name: &str) -> Window {
+        let h = name
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+        self.phase_ms = h % self.tick_ms;
+        self
+    }
+
+    #[inline]
+    fn tick_of(&self, ms: u64) -> u64 {
+        (ms + self.phase_ms) / self.tick_ms
+    }
+
+    /// When tick `i` starts (0 for ticks that would start before the clock's zero).
+    fn tick_start(&self, i: u64) -> u64 {
+        (i * self.tick_ms).saturating_sub(self.phase_ms)
+    }
+}
+
+/// A closed tick: its rows in two flat vectors (keys `n` ids per row), so that the window's
+/// history costs a row's sums and histogram per tick and nothing more (no hash table slack).
+#[derive(Debug)]
+struct ClosedTick {
+    index: u64,
+    keys: Vec<u32>,
+    rows: Vec<TickRow>,
+    totals: Row,
+}
+
+#[derive(Debug)]
+struct TickRow {
+    sums: Sums,
+    hist: Histogram,
+}
+
+/// A row of a query: the window's closed part and the open tick, summed on read.
+#[derive(Clone, Copy, Debug)]
+struct RowRef<'a> {
+    sums: Sums,
+    closed: Option<&'a Histogram>,
+    open: Option<&'a Histogram>,
+}
+
+impl<'a> RowRef<'a> {
+    fn of(closed: Option<&'a Row>, open: Option<&'a Row>) -> RowRef<'a> {
+        let mut sums = closed.map(|r| r.sums).unwrap_or_default();
+        if let Some(o) = open {
+            sums.add(&o.sums);
+        }
+        RowRef {
+            sums,
+            closed: closed.map(|r| &r.hist),
+            open: open.map(|r| &r.hist),
+        }
+    }
+
+    /// The row's histogram (merged only when both parts hold samples).
+    fn hist(&self) -> Cow<'a, Histogram> {
+        match (self.closed, self.open) {
+            (Some(c), Some(o)) if !o.is_empty() && !c.is_empty() => {
+                let mut h = c.clone();
+                h.add_hist(o);
+                Cow::Owned(h)
+            }
+            (Some(c), Some(o)) if c.is_empty() => Cow::Borrowed(o),
+            (Some(c), _) => Cow::Borrowed(c),
+            (None, Some(o)) => Cow::Borrowed(o),
+            (None, None) => Cow::Owned(Histogram::new()),
+        }
+    }
+}
+
+impl Sums {
+    #[inline]
+    fn add(&mut self, o: &Sums) {
+        self.req_count += o.req_count;
+        self.hit_count += o.hit_count;
+        self.time_ns += o.time_ns;
+        self.ru_utime_ns += o.ru_utime_ns;
+        self.ru_stime_ns += o.ru_stime_ns;
+        self.traffic_bytes += o.traffic_bytes;
+        self.memory_footprint_bytes += o.memory_footprint_bytes;
+    }
+
+    #[inline]
+    fn subtract(&mut self, o: &Sums) {
+        self.req_count -= o.req_count;
+        self.hit_count -= o.hit_count;
+        self.time_ns -= o.time_ns;
+        self.ru_utime_ns -= o.ru_utime_ns;
+        self.ru_stime_ns -= o.ru_stime_ns;
+        self.traffic_bytes -= o.traffic_bytes;
+        self.memory_footprint_bytes -= o.memory_footprint_bytes;
+    }
+}
+
+/// A live report over a sliding window of ticks.
+///
+/// # How a request gets in, and out
+/// 1. [`Report::add_batch`]: each request of a merge round (or each of its timers, in a timer
+///    report) updates a row of `pending`, a small map that holds only this round's rows and stays
+///    in cache (Zipf traffic repeats rows within a round).
+/// 2. [`Report::flush`], once per round: `pending`'s rows are folded into the open tick's map:
+///    one update per distinct row, not per request.
+/// 3. [`Report::advance`], when the clock enters a new tick: the open tick is folded into `agg`
+///    (the sum of the closed ticks in the window) and kept as a compact [`ClosedTick`]; closed
+///    ticks that left the window are subtracted from `agg` whole, one update per row of the tick.
+///
+/// Queries read `agg` and the open tick, summed row by row ([`RowRef`]). Nothing is ever
+/// subtracted per request, so a report's cost per request is one update of a cache-resident
+/// map, whatever the window's length or the raw pool's size.
+///
+/// # Exactness and the row limit
+/// Sums are integers (nanoseconds, bytes) and a tick leaves `agg` by subtracting exactly what it
+/// added, so the report always equals one built from scratch over the requests of the ticks in its
+/// window. A row is a key present in `agg` or in the open tick; when `max_rows` exist, a round's
+/// row with a new key is **lost**: it counts in the totals, in no row, and its requests are added
+/// to `rows_lost`. To keep every row exact, no row is then created until the tick of the loss has
+/// left the window (a row created meanwhile for that key would miss the lost contribution);
+/// existing rows keep counting. A tick's rows all exist in `agg` once it closed.
 #[derive(Debug)]
 pub struct Report {
     def: ReportDef,
@@ -513,26 +698,44 @@ pub struct Report {
     filters: Filters,
     /// Dictionary ids this report pinned (tag names, filter values), released by `release`.
     pins: Vec<u32>,
-    rows: RowMap,
-    totals: Row,
     max_rows: usize,
     rows_lost: u64,
-    /// Row creation is frozen until a request with id ≥ this has been subtracted.
-    frozen_until: Option<u64>,
-    /// Counts updates, for `Row::mark`.
+    /// Counts requests applied, for `Row::mark` (timer reports: a request counts once per row).
     update_number: u64,
     /// Whether any filter is set (most reports have none: skips the filter checks).
     filtered: bool,
-    /// Keys of rows emptied during one subtract (timer reports), removed at its end.
-    scratch_emptied: Vec<KeyBuf>,
-    /// The one request of [`Report::add`] and [`Report::subtract`].
+    window: Window,
+    /// This round's rows (see the type's docs).
+    pending: RowMap,
+    pending_totals: Row,
+    /// The open tick.
+    open: RowMap,
+    open_totals: Row,
+    open_index: u64,
+    /// Rows of `open` whose key is not in `agg`: rows = agg.len() + open_only.
+    open_only: usize,
+    /// No row may be created until this tick has left the window: a contribution of it was
+    /// lost for want of a row, and a row created for that key meanwhile would miss it.
+    frozen_tick: Option<u64>,
+    /// Closed ticks in the window, oldest first, and their sum.
+    closed: VecDeque<ClosedTick>,
+    agg: RowMap,
+    agg_totals: Row,
+    /// Milliseconds (merger clock) from which the report holds every request of its window: the
+    /// daemon's start for a report made at start-up, the oldest request the raw pool still held
+    /// for one created (and filled) at run time.
+    complete_from_ms: u64,
+    /// The latest time the report was advanced to.
+    now_ms: u64,
+    /// The one request of [`Report::add`].
     scratch_batch: PreparedBatch,
 }
 
 impl Report {
     /// Validates `def` and interns (pins) its tag names and filter values in `dict`;
-    /// [`Report::release`] unpins them when the report is dropped. The report starts empty: the
-    /// caller fills it from the pool.
+    /// [`Report::release`] unpins them when the report is dropped. The report starts empty, over
+    /// the default window (15 minutes in [`DEFAULT_TICKS`] ticks, or the definition's `history`),
+    /// complete from time 0; see [`Report::with_window`].
     pub fn new(
         def: ReportDef,
         dict: &mut Dictionary,
@@ -552,7 +755,7 @@ impl Report {
 
         let mut pins = Vec::new();
         let mut pin = |s: &str, pins: &mut Vec<u32>| -> Result<u32, ReportError> {
-            let id = dict.intern(s.as_bytes());
+            let id = dict.pin(s.as_bytes());
             if id == LOST {
                 return Err(err(format!("dictionary full: cannot intern `{s}`")));
             }
@@ -618,6 +821,9 @@ impl Report {
         let key_columns = key_column_names(&specs, kind);
         let filtered = !filter_specs.is_empty();
         let n = keys.len();
+        let history = def
+            .history
+            .map_or(std::time::Duration::from_secs(900), |h| h.0);
         Ok(Report {
             def,
             kind,
@@ -627,16 +833,57 @@ impl Report {
             timer_keys,
             filters,
             pins,
-            rows: RowMap::new(n),
-            totals: Row::default(),
             max_rows,
             rows_lost: 0,
-            frozen_until: None,
             update_number: 0,
             filtered,
-            scratch_emptied: Vec::new(),
+            window: Window::new(history, DEFAULT_TICKS),
+            pending: RowMap::new(n),
+            pending_totals: Row::default(),
+            open: RowMap::new(n),
+            open_totals: Row::default(),
+            open_index: 0,
+            open_only: 0,
+            frozen_tick: None,
+            closed: VecDeque::new(),
+            agg: RowMap::new(n),
+            agg_totals: Row::default(),
+            complete_from_ms: 0,
+            now_ms: 0,
             scratch_batch: PreparedBatch::default(),
         })
+    }
+
+    /// Sets the window (the definition's `history` wins over `default_history`; `ticks` slices;
+    /// phase from the name) and the time from which the report is complete. Call before the
+    /// first request.
+    pub fn with_window(
+        mut self,
+        default_history: std::time::Duration,
+        ticks: u32,
+        complete_from_ms: u64,
+    ) -> Report {
+        let history = self.def.history.map_or(default_history, |h| h.0);
+        self.window = Window::new(history, ticks).phased(&self.def.name);
+        self.complete_from_ms = complete_from_ms;
+        self.now_ms = complete_from_ms;
+        self.open_index = self.window.tick_of(complete_from_ms);
+        self
+    }
+
+    /// Sets when the report is complete from (see the field), before it is filled.
+    pub fn start_at(&mut self, complete_from_ms: u64) {
+        self.complete_from_ms = complete_from_ms;
+        self.now_ms = self.now_ms.min(complete_from_ms);
+    }
+
+    /// Sets the window exactly (tests: phase 0).
+    pub fn with_exact_window(mut self, window: Window, complete_from_ms: u64) -> Report {
+        self.window = window;
+        self.complete_from_ms = complete_from_ms;
+        self.now_ms = complete_from_ms;
+        self.open_index = window.tick_of(complete_from_ms);
+        self
     }
 
     /// Unpins the dictionary ids pinned by [`Report::new`]. Call once before dropping the report
@@ -661,73 +908,198 @@ impl Report {
     pub fn key_columns(&self) -> &[String] {
         &self.key_columns
     }
-    pub fn rows(&self) -> usize {
-        self.rows.len()
+    pub fn window(&self) -> Window {
+        self.window
     }
-    /// Contributions lost because the report had `max_rows` rows, since creation.
+    /// Rows in the window (closed ticks and the open one; the current round not yet flushed).
+    pub fn rows(&self) -> usize {
+        self.agg.len() + self.open_only
+    }
+    /// Requests whose contribution was lost because the report had `max_rows` rows, since
+    /// creation.
     pub fn rows_lost(&self) -> u64 {
         self.rows_lost
     }
     pub fn max_rows(&self) -> usize {
         self.max_rows
     }
-    /// Requests counted in the totals (after filters).
+    /// Requests counted in the totals (after filters), flushed rounds only.
     pub fn total_requests(&self) -> u64 {
-        self.totals.sums.req_count
+        self.agg_totals.sums.req_count + self.open_totals.sums.req_count
     }
-    /// Approximate heap bytes held by rows and histograms.
-    pub fn memory_bytes(&self) -> usize {
-        let heap_key = match self.rows {
-            RowMap::Small(_) => 0,
-            RowMap::Large(_) => 4 * self.keys.len(),
-        };
-        let per_row = self.rows.slot_bytes() + heap_key + 8;
-        self.rows.capacity() * per_row
-            + self
-                .rows
-                .values()
-                .map(|r| r.hist.heap_bytes())
-                .sum::<usize>()
+    /// See the field: milliseconds of the merger's clock.
+    pub fn complete_from_ms(&self) -> u64 {
+        self.complete_from_ms
     }
 
-    /// Counts a request that entered the pool. Never touches the dictionary.
+    /// When the window now starts: the start of its oldest tick, or when the report became
+    /// complete if that is later (milliseconds of the merger's clock).
+    pub fn window_start_ms(&self) -> u64 {
+        let first = (self.open_index + 1).saturating_sub(self.window.ticks);
+        self.window.tick_start(first).max(self.complete_from_ms)
+    }
+
+    /// Seconds the report covers at `now_ms`: from [`Report::window_start_ms`] to now, at least
+    /// 1 (a report seconds old shows rates over one second), at most its history.
+    pub fn time_interval(&self, now_ms: u64) -> f64 {
+        let span = now_ms.saturating_sub(self.window_start_ms()) as f64 / 1000.0;
+        span.clamp(1.0, (self.window.history_ms as f64 / 1000.0).max(1.0))
+    }
+
+    /// Approximate heap bytes held by rows, ticks and histograms.
+    pub fn memory_bytes(&self) -> usize {
+        let map = |m: &RowMap| {
+            let heap_key = match m {
+                RowMap::Small(_) => 0,
+                RowMap::Large(_) => 4 * self.keys.len(),
+            };
+            m.capacity() * (m.slot_bytes() + heap_key + 1)
+                + m.values().map(|r| r.hist.heap_bytes()).sum::<usize>()
+        };
+        let ticks: usize = self
+            .closed
+            .iter()
+            .map(|t| {
+                t.keys.capacity() * 4
+                    + t.rows.capacity() * std::mem::size_of::<TickRow>()
+                    + t.rows.iter().map(|r| r.hist.heap_bytes()).sum::<usize>()
+            })
+            .sum();
+        map(&self.pending) + map(&self.open) + map(&self.agg) + ticks
+    }
+
+    /// Counts one request now (tests; the merger uses the batch calls). Never touches the
+    /// dictionary.
     pub fn add(&mut self, req: &RequestView<'_>) {
         let mut b = std::mem::take(&mut self.scratch_batch);
         b.clear();
         b.push(req);
         self.add_batch(&b);
+        self.flush();
         self.scratch_batch = b;
     }
 
-    /// Un-counts a request leaving the pool: one previously added, oldest first.
-    pub fn subtract(&mut self, req: &RequestView<'_>) {
-        let mut b = std::mem::take(&mut self.scratch_batch);
-        b.clear();
-        b.push(req);
-        self.subtract_batch(&b);
-        self.scratch_batch = b;
-    }
-
-    /// [`Report::add`] for every request of the batch, in order.
-    pub fn add_batch(&mut self, batch: &PreparedBatch) {
-        for p in batch.iter() {
-            self.update::<true>(&p);
+    /// Moves the window to `now_ms` (never back): when a new tick begins, the open tick closes
+    /// and ticks that left the window are dropped. Flush the round first.
+    pub fn advance(&mut self, now_ms: u64) {
+        debug_assert!(self.pending.len() == 0, "flush before advancing");
+        if now_ms <= self.now_ms {
+            return;
         }
+        self.now_ms = now_ms;
+        let tick = self.window.tick_of(now_ms);
+        if tick <= self.open_index {
+            return;
+        }
+        self.close_open_tick();
+        self.open_index = tick;
+        let first_kept = (tick + 1).saturating_sub(self.window.ticks);
+        while self.closed.front().is_some_and(|t| t.index < first_kept) {
+            let t = self.closed.pop_front().expect("checked");
+            self.expire(t);
+        }
+        if self.frozen_tick.is_some_and(|f| f < first_kept) {
+            self.frozen_tick = None;
+        }
+        self.agg.shrink_if_sparse();
+        self.open.trim(1 << 16);
     }
 
-    /// [`Report::subtract`] for every request of the batch, in order (oldest first).
-    pub fn subtract_batch(&mut self, batch: &PreparedBatch) {
-        for p in batch.iter() {
-            self.update::<false>(&p);
-            if self.frozen_until.is_some_and(|f| p.view.id >= f) {
-                self.frozen_until = None;
+    /// The open tick's rows go into `agg` and into a compact closed tick.
+    fn close_open_tick(&mut self) {
+        if self.open_totals.sums.req_count == 0 && self.open.len() == 0 {
+            return;
+        }
+        let n = self.keys.len();
+        let mut tick = ClosedTick {
+            index: self.open_index,
+            keys: Vec::with_capacity(self.open.len() * n),
+            rows: Vec::with_capacity(self.open.len()),
+            totals: std::mem::take(&mut self.open_totals),
+        };
+        self.agg_totals.add_row(&tick.totals);
+        let agg = &mut self.agg;
+        self.open.drain_each(n, |key, row| {
+            match agg.get_mut(key) {
+                Some(a) => a.add_row(&row),
+                None => agg.insert(key, row.clone()),
+            }
+            tick.keys.extend_from_slice(key.slice());
+            tick.rows.push(TickRow {
+                sums: row.sums,
+                hist: row.hist,
+            });
+        });
+        self.open_only = 0;
+        self.closed.push_back(tick);
+    }
+
+    /// Subtracts a closed tick that left the window from `agg`; rows left empty go.
+    fn expire(&mut self, tick: ClosedTick) {
+        let n = self.keys.len();
+        self.agg_totals.subtract_row_parts(&tick.totals.sums, &tick.totals.hist);
+        let mut key = KeyBuf {
+            ids: [0; MAX_KEYS],
+            len: n,
+        };
+        for (i, row) in tick.rows.iter().enumerate() {
+            key.ids[..n].copy_from_slice(&tick.keys[i * n..(i + 1) * n]);
+            let Some(a) = self.agg.get_mut(&key) else {
+                debug_assert!(false, "a closed tick's row is in agg");
+                continue;
+            };
+            a.subtract_row_parts(&row.sums, &row.hist);
+            if a.sums.req_count == 0 {
+                debug_assert_eq!(a.sums, Sums::default());
+                self.agg.remove(&key);
             }
         }
-        self.rows.shrink_if_sparse();
+    }
+
+    /// Folds the round's rows (from [`Report::add_batch`]) into the open tick.
+    pub fn flush(&mut self) {
+        if self.pending.len() == 0 && self.pending_totals.sums == Sums::default() {
+            return;
+        }
+        let totals = std::mem::take(&mut self.pending_totals);
+        self.open_totals.add_row(&totals);
+        let n = self.keys.len();
+        let (open, agg) = (&mut self.open, &self.agg);
+        let (mut open_only, mut lost) = (self.open_only, 0u64);
+        let max_rows = self.max_rows;
+        let mut frozen = self.frozen_tick.is_some();
+        self.pending.drain_each(n, |key, row| {
+            if let Some(o) = open.get_mut(key) {
+                o.add_row(&row);
+                return;
+            }
+            let in_agg = agg.get(key.slice()).is_some();
+            if in_agg || (!frozen && agg.len() + open_only < max_rows) {
+                open_only += !in_agg as usize;
+                open.insert(key, row);
+            } else {
+                lost += row.sums.req_count;
+                frozen = true;
+            }
+        });
+        if lost > 0 {
+            self.frozen_tick = Some(self.open_index);
+        }
+        self.open_only = open_only;
+        self.rows_lost += lost;
+        self.pending.trim(1 << 14);
+    }
+
+    /// Counts every request of the batch into this round's rows (see the type's docs); call
+    /// [`Report::flush`] at the end of the round.
+    pub fn add_batch(&mut self, batch: &PreparedBatch) {
+        for p in batch.iter() {
+            self.update(&p);
+        }
     }
 
     #[inline]
-    fn update<const ADD: bool>(&mut self, p: &Prepared<'_>) {
+    fn update(&mut self, p: &Prepared<'_>) {
         let v = &p.view;
         let timer_kind = self.kind == Kind::Timer;
         if self.filtered && !self.filters.pass_request(v, timer_kind) {
@@ -753,39 +1125,22 @@ impl Report {
             };
         }
         if timer_kind {
-            return self.update_timers::<ADD>(p, key);
+            return self.update_timers(p, key);
         }
         let c = p.contrib;
-        if ADD {
-            self.totals.add(c);
-            if let Some(row) = self.rows.get_mut(&key) {
-                row.add(c);
-            } else if self.frozen_until.is_none() && self.rows.len() < self.max_rows {
+        self.pending_totals.add(c);
+        match self.pending.get_mut(&key) {
+            Some(row) => row.add(c),
+            None => {
                 let mut row = Row::default();
                 row.add(c);
-                self.rows.insert(&key, row);
-            } else {
-                self.lose(v.id);
-            }
-        } else {
-            self.totals.subtract(c);
-            if let Some(row) = self.rows.get_mut(&key) {
-                row.subtract(c);
-                if row.sums.req_count == 0 {
-                    debug_assert_eq!(row.sums, Sums::default());
-                    self.rows.remove(&key);
-                }
+                self.pending.insert(&key, row);
             }
         }
-    }
-
-    fn lose(&mut self, id: u64) {
-        self.rows_lost += 1;
-        self.frozen_until = Some(self.frozen_until.map_or(id, |f| f.max(id)));
     }
 
     #[inline]
-    fn update_timers<const ADD: bool>(&mut self, p: &Prepared<'_>, mut key: KeyBuf) {
+    fn update_timers(&mut self, p: &Prepared<'_>, mut key: KeyBuf) {
         self.update_number += 1;
         let mark = self.update_number;
         let mut any = false;
@@ -802,52 +1157,47 @@ impl Report {
                 }
             }
             any = true;
-            if ADD {
-                self.totals.add(c);
-                if let Some(row) = self.rows.get_mut(&key) {
+            self.pending_totals.add(c);
+            match self.pending.get_mut(&key) {
+                Some(row) => {
                     if row.mark != mark {
                         row.mark = mark;
                         row.sums.req_count += 1;
                     }
                     row.add(c);
-                } else if self.frozen_until.is_none() && self.rows.len() < self.max_rows {
+                }
+                None => {
                     let mut row = Row {
                         mark,
                         ..Row::default()
                     };
                     row.sums.req_count = 1;
                     row.add(c);
-                    self.rows.insert(&key, row);
-                } else {
-                    self.lose(v.id);
-                }
-            } else {
-                self.totals.subtract(c);
-                if let Some(row) = self.rows.get_mut(&key) {
-                    if row.mark != mark {
-                        row.mark = mark;
-                        row.sums.req_count -= 1;
-                        if row.sums.req_count == 0 {
-                            self.scratch_emptied.push(key);
-                        }
-                    }
-                    row.subtract(c);
+                    self.pending.insert(&key, row);
                 }
             }
         }
         if any {
-            if ADD {
-                self.totals.sums.req_count += 1;
-            } else {
-                self.totals.sums.req_count -= 1;
-            }
+            self.pending_totals.sums.req_count += 1;
         }
-        if !ADD && !self.scratch_emptied.is_empty() {
-            for key in self.scratch_emptied.drain(..) {
-                let _row = self.rows.remove(&key);
-                debug_assert!(_row.is_some_and(|r| r.sums == Sums::default() && r.hist.is_empty()));
-            }
-        }
+    }
+
+    /// Every row of the window with its key ids: the closed part and the open tick summed.
+    fn items(&self) -> impl Iterator<Item = (&[u32], RowRef<'_>)> + '_ {
+        let n = self.keys.len();
+        let (agg, open) = (&self.agg, &self.open);
+        agg.iter(n)
+            .map(move |(k, r)| (k, RowRef::of(Some(r), open.get(k))))
+            .chain(
+                open.iter(n)
+                    .filter(move |(k, _)| agg.get(k).is_none())
+                    .map(|(k, r)| (k, RowRef::of(None, Some(r)))),
+            )
+    }
+
+    /// The totals of the window.
+    fn totals(&self) -> RowRef<'_> {
+        RowRef::of(Some(&self.agg_totals), Some(&self.open_totals))
     }
 }
 

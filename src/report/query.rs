@@ -224,6 +224,12 @@ pub struct Table {
     /// The report's keys (`tag:country`).
     pub keys: Vec<String>,
     pub time_interval: f64,
+    /// The report's window and tick, in seconds.
+    pub history: f64,
+    pub tick: f64,
+    /// Unix time (seconds) from which the report holds every request of its window; set by the
+    /// caller, who knows the clock.
+    pub complete_from: Option<f64>,
     /// Rows left after `filter`/`match`, before offset and limit.
     pub rows_total: usize,
     /// Every column: the key columns first (`key_columns` of them), then metrics and percentiles.
@@ -320,11 +326,14 @@ impl Serialize for Rows<'_> {
 
 impl Serialize for Table {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(7))?;
+        let mut map = s.serialize_map(Some(10))?;
         map.serialize_entry("report", &self.report)?;
         map.serialize_entry("kind", &self.kind)?;
         map.serialize_entry("keys", &self.keys)?;
         map.serialize_entry("time_interval", &self.time_interval)?;
+        map.serialize_entry("history", &self.history)?;
+        map.serialize_entry("tick", &self.tick)?;
+        map.serialize_entry("complete_from", &self.complete_from)?;
         map.serialize_entry("rows_total", &self.rows_total)?;
         map.serialize_entry(
             "totals",
@@ -349,7 +358,7 @@ pub(super) enum RowTest {
 }
 
 /// A row while a query runs.
-pub(super) type Item<'a> = (&'a [u32], &'a Row);
+type Item<'a> = (&'a [u32], RowRef<'a>);
 
 /// Counts the items and keeps the first `want` of them in `cmp` order (a total order), sorted.
 ///
@@ -476,7 +485,7 @@ impl Report {
             How::Total => Cell::Int(raw),
             How::PerSec => Cell::Float(mc.field.scaled(raw) / interval),
             How::Percent => {
-                let total = mc.field.of(&self.totals.sums);
+                let total = mc.field.of(&self.totals().sums);
                 Cell::Float(if total == 0 {
                     0.0
                 } else {
@@ -487,14 +496,14 @@ impl Report {
     }
 
     /// A numeric column's value as f64 (`None` for a percentile of an empty histogram).
-    fn number(&self, col: Column, row: &Row, interval: f64) -> Option<f64> {
+    fn number(&self, col: Column, row: &RowRef<'_>, interval: f64) -> Option<f64> {
         match col {
             Column::Metric(mc) => Some(match self.metric_cell(&mc, &row.sums, interval) {
                 Cell::Int(i) => i as f64,
                 Cell::Float(f) => f,
                 _ => 0.0,
             }),
-            Column::Percentile(p) => row.hist.percentile_ns(p).map(|ns| ns / 1e9),
+            Column::Percentile(p) => row.hist().percentile_ns(p).map(|ns| ns / 1e9),
             Column::Key(_) => None,
         }
     }
@@ -505,7 +514,7 @@ impl Report {
             Column::Metric(mc) => self.metric_cell(&mc, &item.1.sums, interval),
             Column::Percentile(p) => item
                 .1
-                .hist
+                .hist()
                 .percentile_ns(p)
                 .map_or(Cell::Null, |ns| Cell::Float(ns / 1e9)),
         }
@@ -521,7 +530,7 @@ impl Report {
     ) -> bool {
         match test {
             RowTest::KeyEq(i, want) => self.key_text(*i, item.0[*i], dict) == want.as_str(),
-            RowTest::NumEq(col, want) => self.number(*col, item.1, interval) == Some(*want),
+            RowTest::NumEq(col, want) => self.number(*col, &item.1, interval) == Some(*want),
             RowTest::Matches(Column::Key(i), re) => {
                 re.is_match(&self.key_text(*i, item.0[*i], dict))
             }
@@ -534,7 +543,7 @@ impl Report {
     }
 
     /// Runs a query. Pure: reads the rows and renders ids with `dict`. `time_interval` is the
-    /// seconds the pool covers (`*_per_sec` divide by it). Errors name the bad parameter or column.
+    /// seconds the window covers ([`Report::time_interval`]; `*_per_sec` divide by it). Errors name the bad parameter or column.
     ///
     /// Cost: filters touch every row; the sort computes one key per remaining row and selects the
     /// top `offset + limit` with `select_nth_unstable`; key strings and percentiles are computed
@@ -605,7 +614,7 @@ impl Report {
         // Filter, then sort and cut. Ties are broken by the key ids, so the order is total and
         // pages are stable.
         let mut buf = String::new();
-        let passing = self.rows.iter(self.keys.len()).filter(|&item| {
+        let passing = self.items().filter(|&item| {
             tests
                 .iter()
                 .all(|t| self.passes(t, item, dict, interval, &mut buf))
@@ -626,7 +635,7 @@ impl Report {
                         Column::Key(i) => item.0[i] as f64,
                         // A percentile of an empty histogram sorts below every value.
                         col => self
-                            .number(col, item.1, interval)
+                            .number(col, &item.1, interval)
                             .unwrap_or(f64::NEG_INFINITY),
                     };
                     (v, item)
@@ -650,7 +659,7 @@ impl Report {
                     .collect()
             })
             .collect();
-        let totals_item: Item<'_> = (&[], &self.totals);
+        let totals_item: Item<'_> = (&[], self.totals());
         let totals = cols[self.keys.len()..]
             .iter()
             .map(|&c| self.cell(c, totals_item, dict, interval))
@@ -660,6 +669,9 @@ impl Report {
             kind: self.kind,
             keys: self.key_names.clone(),
             time_interval: interval,
+            history: self.window.history_ms as f64 / 1000.0,
+            tick: self.window.tick_ms as f64 / 1000.0,
+            complete_from: None,
             rows_total,
             columns,
             key_columns: self.keys.len(),

@@ -19,6 +19,13 @@ pub struct ReportCell {
     /// wait on the report's lock). Written by whoever holds the write lock, after each change.
     rows: AtomicU64,
     rows_lost: AtomicU64,
+    /// The merge thread that updates it (0: the merger), set when the merger first sees it.
+    worker: std::sync::atomic::AtomicUsize,
+    /// Set by the merger once the report was filled from the pool and joined the rounds; the
+    /// API's creation waits for it.
+    filled: Mutex<bool>,
+    filled_cv: parking_lot::Condvar,
+    window: Window,
 }
 
 impl ReportCell {
@@ -32,6 +39,10 @@ impl ReportCell {
             update_requests: AtomicU64::new(0),
             rows: AtomicU64::new(report.rows() as u64),
             rows_lost: AtomicU64::new(report.rows_lost()),
+            worker: Default::default(),
+            filled: Mutex::new(false),
+            filled_cv: Default::default(),
+            window: report.window(),
             report: RwLock::new(report),
         }
     }
@@ -40,6 +51,42 @@ impl ReportCell {
     pub fn publish(&self, report: &Report) {
         self.rows.store(report.rows() as u64, Relaxed);
         self.rows_lost.store(report.rows_lost(), Relaxed);
+    }
+
+    /// The report's window (lock-free).
+    pub fn window(&self) -> Window {
+        self.window
+    }
+
+    /// The merge thread that updates this report.
+    pub fn worker(&self) -> usize {
+        self.worker.load(Relaxed)
+    }
+
+    pub fn set_worker(&self, worker: usize) {
+        self.worker.store(worker, Relaxed);
+    }
+
+    /// Whether the merger filled it and updates it every round.
+    pub fn is_filled(&self) -> bool {
+        *self.filled.lock()
+    }
+
+    pub fn mark_filled(&self) {
+        *self.filled.lock() = true;
+        self.filled_cv.notify_all();
+    }
+
+    /// Waits until the merger filled the report, at most `timeout`; returns whether it did.
+    pub fn wait_filled(&self, timeout: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut filled = self.filled.lock();
+        while !*filled {
+            if self.filled_cv.wait_until(&mut filled, deadline).timed_out() {
+                break;
+            }
+        }
+        *filled
     }
 
     /// Rows at the last update (lock-free).
