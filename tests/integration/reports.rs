@@ -585,16 +585,48 @@ fn expiry_removes_exactly_the_expired_requests() {
     );
 }
 
+/// Reports v2: a raw pool much smaller than the window's traffic overwrites requests, and the
+/// reports still count every request of the window. A report created afterwards can only be
+/// filled from what the pool still holds, and says from when it is complete.
 #[test]
-fn overwritten_requests_leave_the_reports_too() {
+fn reports_count_the_whole_window_whatever_the_raw_pool_keeps() {
     let d = Daemon::start(&format!("request_pool_size = 200\n{}", tag_report_config()));
     let sent = traffic(500, 3);
     for chunk in sent.chunks(100).enumerate() {
         d.send(&chunk.1.iter().map(Sent::encode).collect::<Vec<_>>());
         d.wait_merged(100 * (chunk.0 as u64 + 1));
     }
-    assert_eq!(d.status()["pool_overwritten"].as_u64(), Some(300));
-    check_all(&d, &sent[300..]);
+    let status = d.status();
+    assert_eq!(status["pool_overwritten"].as_u64(), Some(300));
+    assert_eq!(status["current_pool_used"].as_u64(), Some(200));
+    assert!(status["pool_covers_seconds"].as_f64().is_some(), "{status}");
+    check_all(&d, &sent);
+    let info = d.get("/api/v1/info").1;
+    assert_eq!(info["totals"]["req_count"].as_u64(), Some(500));
+    assert_eq!(info["history"].as_f64(), Some(900.0));
+    assert_eq!(info["tick"].as_f64(), Some(15.0));
+    assert!(info["time_interval"].as_f64().unwrap() >= 1.0, "{info}");
+
+    let (code, body) = d.post(
+        "/api/v1/reports",
+        &json!({"name": "late_info", "keys": []}),
+    );
+    assert_eq!(code, 201, "{body}");
+    let late = d.get("/api/v1/reports/late_info").1;
+    assert_eq!(
+        late["totals"]["req_count"].as_u64(),
+        Some(200),
+        "filled from the 200 requests the pool holds"
+    );
+    let complete_from = body["complete_from"].as_f64().expect("complete_from");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    assert!(complete_from > now - 60.0 && complete_from <= now + 1.0, "{body}");
+    assert_eq!(late["complete_from"].as_f64(), Some(complete_from));
+    // A built-in is complete since the daemon started.
+    assert!(info["complete_from"].as_f64().unwrap() <= complete_from);
 }
 
 #[test]
