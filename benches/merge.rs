@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use criterion::{criterion_group, BatchSize, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use pinbad::config::Config;
 use pinbad::corpus::{Corpus, CorpusSpec};
 use pinbad::decode::{DecodePolicy, Decoder};
@@ -69,20 +69,44 @@ fn clone_batch(b: &Batch) -> Box<Batch> {
 }
 
 /// (label, scripts, hosts, pool size): rows of report_by_hostname_and_script ≈ scripts × hosts.
-const CASES: [(&str, usize, usize, usize); 3] = [
+const CASES: [(&str, usize, usize, usize); 2] = [
     ("100_rows", 5, 20, 100_000),
     ("10k_rows", 500, 20, 200_000),
-    ("1M_rows", 50_000, 20, 1_000_000),
 ];
 
-/// A merger over a pool of `pool` requests, filled (with every report) from the corpus, and fresh
-/// batches to measure on.
+/// (merge threads, timer-tag reports) measured for each case.
+const SETS: [(usize, usize); 6] = [(1, 4), (2, 4), (1, 20), (1, 40), (2, 40), (1, 100)];
+
+/// The window of the benchmark: 5 s in 10 ticks, so that ticks close and expire many times during
+/// a measurement (the steady state of a full window), and the pool is full too.
+const HISTORY: &str = "5s";
+const TICKS: u32 = 5;
+
+/// `n` timer-tag reports: the four of the benchmark set, repeated under other names.
+fn timer_reports(n: usize) -> Vec<ReportDef> {
+    let four = timer_tag_reports();
+    (0..n)
+        .map(|i| {
+            let mut d = four[i % 4].clone();
+            if i >= 4 {
+                d.name = format!("{}_{i}", d.name);
+            }
+            d
+        })
+        .collect()
+}
+
+/// A merger with `threads` merge threads and the default set plus `timer_reports` timer-tag
+/// reports, over a pool of `pool` requests and a window that are both full (filled for one
+/// window's length of wall time), and fresh batches to measure on.
 fn setup(
     label: &str,
     scripts: usize,
     hosts: usize,
     pool: usize,
-) -> (Arc<Ring>, Merger, Vec<Batch>) {
+    threads: usize,
+    timer_reports_n: usize,
+) -> (Arc<Ring>, Merger, Vec<Batch>, Arc<Shared>) {
     let spec = CorpusSpec {
         seed: 7,
         scripts,
@@ -94,19 +118,28 @@ fn setup(
         request_pool_size: pool,
         timer_pool_size: pool * 16,
         tag_pool_size: pool * 52,
+        stats_history: HISTORY.parse().expect("history"),
+        report_ticks: TICKS,
         ..Config::default()
     };
+    config.limits.max_reports = 1000;
+    config.merge.threads = threads;
     config.state_dir = std::env::temp_dir().join("pinbad-bench-no-state");
-    config.report = timer_tag_reports();
+    config.report = timer_reports(timer_reports_n);
     let ring = Arc::new(Ring::new(1 << 30));
     let shared = Arc::new(Shared::new(config, Arc::clone(&ring), vec![], 0).expect("shared"));
     let mut merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring));
-    // Fill the pool (and every report) first, then measure on fresh batches.
     let fill = batches(spec.clone(), pool + BATCH);
-    for b in &fill {
+    let window = shared.config.stats_history.0;
+    let started = std::time::Instant::now();
+    for b in fill.iter().cycle() {
         ring.push(clone_batch(b)).ok();
         merger.round();
+        if started.elapsed() > window && shared.pool.read().len() == pool {
+            break;
+        }
     }
+    merger.finish();
     let measured = batches(CorpusSpec { seed: 8, ..spec }, 64 * BATCH);
     let rows: usize = shared
         .reports
@@ -116,14 +149,15 @@ fn setup(
         .max()
         .unwrap_or(0);
     eprintln!(
-        "{label}: pool {} requests, widest report {rows} rows",
-        shared.pool.read().len()
+        "{label}: pool {} requests, widest report {rows} rows, {} reports, {threads} threads",
+        shared.pool.read().len(),
+        shared.reports.len()
     );
-    (ring, merger, measured)
+    (ring, merger, measured, shared)
 }
 
 /// Whether the command line's filters (criterion's positional arguments, regexes) select `id`;
-/// cases that are not selected are not even set up (filling the 1M pool takes a long time).
+/// cases that are not selected are not even set up (filling takes a window's length of time).
 fn selected(id: &str) -> bool {
     let filters: Vec<String> = std::env::args()
         .skip(1)
@@ -140,35 +174,44 @@ fn selected(id: &str) -> bool {
             .any(|f| regex::Regex::new(f).is_ok_and(|re| re.is_match(id)))
 }
 
-/// Profiling mode, for instruction counts: `MERGE_PROFILE=100_rows[:POOL[:BATCHES]]` fills a pool
-/// (default: the case's size) and merges `BATCHES` (default 16; the 64 fresh batches, cycled) in
-/// [`measured`],
-/// which callgrind can single out with `--toggle-collect='*measured*'`.
+/// Profiling mode, for instruction counts: `MERGE_PROFILE=100_rows[:THREADS[:TIMER_REPORTS[:BATCHES]]]`
+/// sets a case up and merges `BATCHES` (default 16; the 64 fresh batches, cycled) in
+/// [`measured`], which callgrind can single out with `--toggle-collect='*measured*'`.
 fn profile(spec: &str) {
     let mut parts = spec.split(':');
     let label = parts.next().unwrap_or("100_rows");
-    let &(_, scripts, hosts, default_pool) = CASES
+    let &(_, scripts, hosts, pool) = CASES
         .iter()
         .find(|c| c.0 == label)
         .expect("MERGE_PROFILE: unknown case");
-    let pool = parts
-        .next()
-        .map_or(default_pool, |p| p.parse().expect("pool"));
+    let threads = parts.next().map_or(1, |p| p.parse().expect("threads"));
+    let timers = parts.next().map_or(4, |p| p.parse().expect("timer reports"));
     let n = parts.next().map_or(16, |p| p.parse().expect("batches"));
-    let (ring, mut merger, batches) = setup(label, scripts, hosts, pool);
+    let (ring, mut merger, batches, shared) = setup(label, scripts, hosts, pool, threads, timers);
     let t = std::time::Instant::now();
     let picked: Vec<&Batch> = batches.iter().cycle().take(n).collect();
     measured(&ring, &mut merger, &picked);
     let per = t.elapsed().as_nanos() as f64 / (n * BATCH) as f64;
     eprintln!("{label}: {per:.0} ns per request over {n} batches");
+    for c in shared.reports.snapshot() {
+        eprintln!(
+            "  {:40} worker {} rows {:>7} {:>6.0} ns/request (since creation)",
+            c.name(),
+            c.worker(),
+            c.published_rows(),
+            c.update_ns_per_request()
+        );
+    }
 }
 
+/// Merges the batches and waits for the report workers: the wall time of the whole pipeline.
 #[inline(never)]
 fn measured(ring: &Ring, merger: &mut Merger, batches: &[&Batch]) {
     for b in batches {
         ring.push(clone_batch(b)).ok();
         merger.round();
     }
+    merger.finish();
 }
 
 fn merge(c: &mut Criterion) {
@@ -176,24 +219,32 @@ fn merge(c: &mut Criterion) {
     group.sample_size(20);
     group.throughput(Throughput::Elements(BATCH as u64));
     for (label, scripts, hosts, pool) in CASES {
-        if !selected(&format!("merge_per_request/{label}")) {
-            continue;
+        for (threads, timers) in SETS {
+            let id = format!("{label}/{threads}t_{timers}tr");
+            if !selected(&format!("merge_per_request/{id}")) {
+                continue;
+            }
+            let (ring, mut merger, measured_batches, _shared) =
+                setup(label, scripts, hosts, pool, threads, timers);
+            let mut i = 0;
+            group.bench_function(BenchmarkId::from_parameter(&id), |b| {
+                b.iter_custom(|iters| {
+                    let picked: Vec<Box<Batch>> = (0..iters)
+                        .map(|_| {
+                            i = (i + 1) % measured_batches.len();
+                            clone_batch(&measured_batches[i])
+                        })
+                        .collect();
+                    let t = std::time::Instant::now();
+                    for b in picked {
+                        ring.push(b).ok();
+                        merger.round();
+                    }
+                    merger.finish();
+                    t.elapsed()
+                })
+            });
         }
-        let (ring, mut merger, measured) = setup(label, scripts, hosts, pool);
-        let mut i = 0;
-        group.bench_function(BenchmarkId::from_parameter(label), |b| {
-            b.iter_batched(
-                || {
-                    i = (i + 1) % measured.len();
-                    clone_batch(&measured[i])
-                },
-                |batch| {
-                    ring.push(batch).ok();
-                    merger.round();
-                },
-                BatchSize::PerIteration,
-            )
-        });
     }
     group.finish();
 }

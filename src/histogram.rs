@@ -291,17 +291,81 @@ impl Histogram {
         }
     }
 
+    /// Empties the histogram, keeping a block's memory: a report's open tick reuses its rows
+    /// from tick to tick instead of growing their histograms again.
+    pub fn clear(&mut self) {
+        match &mut self.repr {
+            Repr::Inline(i) => i.entries = [0; INLINE],
+            Repr::Sparse(s) => s.entries.clear(),
+            Repr::Block(b) => {
+                b.words.fill(0);
+                b.nonzero = 0;
+                b.total = 0;
+            }
+        }
+    }
+
+    /// A copy in the smallest form that holds these samples (what a closed tick keeps).
+    pub fn compact_clone(&self) -> Histogram {
+        let n = self.buckets_used();
+        if n <= INLINE {
+            let mut entries = [0; INLINE];
+            for (slot, (b, c)) in entries.iter_mut().zip(self.iter()) {
+                *slot = pack(b, c);
+            }
+            Histogram {
+                repr: Repr::Inline(Inline { entries }),
+            }
+        } else if n <= SPARSE_MAX {
+            let mut entries = Vec::with_capacity(n);
+            entries.extend(self.iter().map(|(b, c)| pack(b, c)));
+            Histogram {
+                repr: Repr::Sparse(Sparse { entries }),
+            }
+        } else {
+            self.clone()
+        }
+    }
+
     /// Adds every sample of `other` (a report's window folding a tick in).
     pub fn add_hist(&mut self, other: &Histogram) {
-        for (bucket, n) in other.iter() {
-            self.add_bucket(bucket, n);
+        match &other.repr {
+            Repr::Inline(i) => {
+                for &e in i.as_slice() {
+                    self.add_bucket((e >> COUNT_BITS) as u16, e & COUNT_MASK);
+                }
+            }
+            Repr::Sparse(s) => {
+                for &e in &s.entries {
+                    self.add_bucket((e >> COUNT_BITS) as u16, e & COUNT_MASK);
+                }
+            }
+            Repr::Block(b) => {
+                for (bucket, n) in b.iter() {
+                    self.add_bucket(bucket, n);
+                }
+            }
         }
     }
 
     /// Removes every sample of `other`, which this histogram must hold (a tick leaving a window).
     pub fn subtract_hist(&mut self, other: &Histogram) {
-        for (bucket, n) in other.iter() {
-            self.subtract_bucket(bucket, n);
+        match &other.repr {
+            Repr::Inline(i) => {
+                for &e in i.as_slice() {
+                    self.subtract_bucket((e >> COUNT_BITS) as u16, e & COUNT_MASK);
+                }
+            }
+            Repr::Sparse(s) => {
+                for &e in &s.entries {
+                    self.subtract_bucket((e >> COUNT_BITS) as u16, e & COUNT_MASK);
+                }
+            }
+            Repr::Block(b) => {
+                for (bucket, n) in b.iter() {
+                    self.subtract_bucket(bucket, n);
+                }
+            }
         }
     }
 

@@ -158,14 +158,13 @@ pub struct RoundWork {
 }
 
 /// Brings one report up to date with a round: advance its window to the round's time, count the
-/// round's requests, fold them into the open tick. The one write-lock step per report and round.
+/// round's requests into its open tick. The one write-lock step per report and round.
 fn update_report(cell: &ReportCell, work: &RoundWork) {
     let t = Instant::now();
     let mut r = cell.report.write();
     r.advance(work.now_ms);
     if !work.batch.is_empty() {
         r.add_batch(&work.batch);
-        r.flush();
     }
     cell.publish(&r);
     drop(r);
@@ -515,7 +514,6 @@ impl Merger {
                     if let Some(bt) = batch_time {
                         report.advance(bt);
                         report.add_batch(&batch);
-                        report.flush();
                         batch.clear();
                     }
                     batch_time = Some(t);
@@ -525,7 +523,6 @@ impl Merger {
             if let Some(bt) = batch_time {
                 report.advance(bt);
                 report.add_batch(&batch);
-                report.flush();
             }
             report.advance(now64);
             cell.publish(&report);

@@ -373,25 +373,21 @@ impl RowMap {
         }
     }
 
-    /// Empties the map (keeping its table), handing each row with its key to `f`.
-    fn drain_each(&mut self, keys: usize, mut f: impl FnMut(&KeyBuf, Row)) {
+    /// Keeps the rows for which `f` (given the key and the row) returns true.
+    fn retain_each(&mut self, keys: usize, mut f: impl FnMut(&KeyBuf, &mut Row) -> bool) {
         let mut key = KeyBuf {
             ids: [0; MAX_KEYS],
             len: keys,
         };
         match self {
-            RowMap::Small(m) => {
-                for (k, row) in m.drain() {
-                    key.ids[..SMALL_KEY].copy_from_slice(&k.0);
-                    f(&key, row);
-                }
-            }
-            RowMap::Large(m) => {
-                for (k, row) in m.drain() {
-                    key.ids[..keys].copy_from_slice(&k);
-                    f(&key, row);
-                }
-            }
+            RowMap::Small(m) => m.retain(|k, row| {
+                key.ids[..SMALL_KEY].copy_from_slice(&k.0);
+                f(&key, row)
+            }),
+            RowMap::Large(m) => m.retain(|k, row| {
+                key.ids[..keys].copy_from_slice(k);
+                f(&key, row)
+            }),
         }
     }
 
@@ -664,24 +660,24 @@ impl Sums {
 ///
 /// # How a request gets in, and out
 /// 1. [`Report::add_batch`]: each request of a merge round (or each of its timers, in a timer
-///    report) updates a row of `pending`, a small map that holds only this round's rows and stays
-///    in cache (Zipf traffic repeats rows within a round).
-/// 2. [`Report::flush`], once per round: `pending`'s rows are folded into the open tick's map:
-///    one update per distinct row, not per request.
-/// 3. [`Report::advance`], when the clock enters a new tick: the open tick is folded into `agg`
-///    (the sum of the closed ticks in the window) and kept as a compact [`ClosedTick`]; closed
-///    ticks that left the window are subtracted from `agg` whole, one update per row of the tick.
+///    report) updates one row of the open tick's map.
+/// 2. [`Report::advance`], when the clock enters a new tick: the open tick is folded into `agg`
+///    (the sum of the closed ticks in the window), one update per row of the tick, and kept as a
+///    compact [`ClosedTick`]; closed ticks that left the window are subtracted from `agg` whole,
+///    one update per row of the tick.
 ///
-/// Queries read `agg` and the open tick, summed row by row ([`RowRef`]). Nothing is ever
-/// subtracted per request, so a report's cost per request is one update of a cache-resident
-/// map, whatever the window's length or the raw pool's size.
+/// Queries read `agg` and the open tick, summed row by row ([`RowRef`]). Nothing is subtracted
+/// per request: a report's cost is one row update per request (timer reports: per matching
+/// timer) plus two per row and tick, whatever the window's length or the raw pool's size. (A
+/// per-round map folded into the open tick was tried: on rounds of ~1k requests it cost more
+/// than it saved, rebuilding row histograms every round.)
 ///
 /// # Exactness and the row limit
 /// Sums are integers (nanoseconds, bytes) and a tick leaves `agg` by subtracting exactly what it
 /// added, so the report always equals one built from scratch over the requests of the ticks in its
-/// window. A row is a key present in `agg` or in the open tick; when `max_rows` exist, a round's
-/// row with a new key is **lost**: it counts in the totals, in no row, and its requests are added
-/// to `rows_lost`. To keep every row exact, no row is then created until the tick of the loss has
+/// window. A row is a key present in `agg` or in the open tick; when `max_rows` exist, a
+/// contribution with a new key is **lost**: it counts in the totals, in no row, and in
+/// `rows_lost`. To keep every row exact, no row is then created until the tick of the loss has
 /// left the window (a row created meanwhile for that key would miss the lost contribution);
 /// existing rows keep counting. A tick's rows all exist in `agg` once it closed.
 #[derive(Debug)]
@@ -705,9 +701,6 @@ pub struct Report {
     /// Whether any filter is set (most reports have none: skips the filter checks).
     filtered: bool,
     window: Window,
-    /// This round's rows (see the type's docs).
-    pending: RowMap,
-    pending_totals: Row,
     /// The open tick.
     open: RowMap,
     open_totals: Row,
@@ -838,8 +831,6 @@ impl Report {
             update_number: 0,
             filtered,
             window: Window::new(history, DEFAULT_TICKS),
-            pending: RowMap::new(n),
-            pending_totals: Row::default(),
             open: RowMap::new(n),
             open_totals: Row::default(),
             open_index: 0,
@@ -911,19 +902,19 @@ impl Report {
     pub fn window(&self) -> Window {
         self.window
     }
-    /// Rows in the window (closed ticks and the open one; the current round not yet flushed).
+    /// Rows in the window (closed ticks and the open one).
     pub fn rows(&self) -> usize {
         self.agg.len() + self.open_only
     }
-    /// Requests whose contribution was lost because the report had `max_rows` rows, since
-    /// creation.
+    /// Contributions (requests; timers in a timer report) lost because the report had
+    /// `max_rows` rows, since creation.
     pub fn rows_lost(&self) -> u64 {
         self.rows_lost
     }
     pub fn max_rows(&self) -> usize {
         self.max_rows
     }
-    /// Requests counted in the totals (after filters), flushed rounds only.
+    /// Requests counted in the totals (after filters).
     pub fn total_requests(&self) -> u64 {
         self.agg_totals.sums.req_count + self.open_totals.sums.req_count
     }
@@ -965,7 +956,7 @@ impl Report {
                     + t.rows.iter().map(|r| r.hist.heap_bytes()).sum::<usize>()
             })
             .sum();
-        map(&self.pending) + map(&self.open) + map(&self.agg) + ticks
+        map(&self.open) + map(&self.agg) + ticks
     }
 
     /// Counts one request now (tests; the merger uses the batch calls). Never touches the
@@ -975,14 +966,12 @@ impl Report {
         b.clear();
         b.push(req);
         self.add_batch(&b);
-        self.flush();
         self.scratch_batch = b;
     }
 
     /// Moves the window to `now_ms` (never back): when a new tick begins, the open tick closes
-    /// and ticks that left the window are dropped. Flush the round first.
+    /// and ticks that left the window are dropped.
     pub fn advance(&mut self, now_ms: u64) {
-        debug_assert!(self.pending.len() == 0, "flush before advancing");
         if now_ms <= self.now_ms {
             return;
         }
@@ -1005,30 +994,53 @@ impl Report {
         self.open.trim(1 << 16);
     }
 
-    /// The open tick's rows go into `agg` and into a compact closed tick.
+    /// The open tick's rows go into `agg` and, as compact copies, into a closed tick. The open
+    /// rows are then zeroed in place, keeping their histograms' memory (a busy row's histogram
+    /// is not grown again every tick); rows idle for a whole tick are dropped.
     fn close_open_tick(&mut self) {
         if self.open_totals.sums.req_count == 0 && self.open.len() == 0 {
             return;
         }
         let n = self.keys.len();
+        let totals = Row {
+            sums: self.open_totals.sums,
+            hist: self.open_totals.hist.compact_clone(),
+            mark: 0,
+        };
+        self.open_totals.sums = Sums::default();
+        self.open_totals.hist.clear();
+        self.agg_totals.add_row(&totals);
         let mut tick = ClosedTick {
             index: self.open_index,
             keys: Vec::with_capacity(self.open.len() * n),
             rows: Vec::with_capacity(self.open.len()),
-            totals: std::mem::take(&mut self.open_totals),
+            totals,
         };
-        self.agg_totals.add_row(&tick.totals);
         let agg = &mut self.agg;
-        self.open.drain_each(n, |key, row| {
+        self.open.retain_each(n, |key, row| {
+            if row.sums.req_count == 0 {
+                return false;
+            }
+            let copy = TickRow {
+                sums: row.sums,
+                hist: row.hist.compact_clone(),
+            };
             match agg.get_mut(key) {
-                Some(a) => a.add_row(&row),
-                None => agg.insert(key, row.clone()),
+                Some(a) => a.add_row(row),
+                None => agg.insert(
+                    key,
+                    Row {
+                        sums: copy.sums,
+                        hist: copy.hist.clone(),
+                        mark: 0,
+                    },
+                ),
             }
             tick.keys.extend_from_slice(key.slice());
-            tick.rows.push(TickRow {
-                sums: row.sums,
-                hist: row.hist,
-            });
+            tick.rows.push(copy);
+            row.sums = Sums::default();
+            row.hist.clear();
+            true
         });
         self.open_only = 0;
         self.closed.push_back(tick);
@@ -1052,46 +1064,20 @@ impl Report {
             if a.sums.req_count == 0 {
                 debug_assert_eq!(a.sums, Sums::default());
                 self.agg.remove(&key);
+                // The open tick's row of that key (zeroed at the last close) is now a row of
+                // its own if it counted something since, else it goes.
+                if let Some(o) = self.open.get_mut(&key) {
+                    if o.sums.req_count == 0 {
+                        self.open.remove(&key);
+                    } else {
+                        self.open_only += 1;
+                    }
+                }
             }
         }
     }
 
-    /// Folds the round's rows (from [`Report::add_batch`]) into the open tick.
-    pub fn flush(&mut self) {
-        if self.pending.len() == 0 && self.pending_totals.sums == Sums::default() {
-            return;
-        }
-        let totals = std::mem::take(&mut self.pending_totals);
-        self.open_totals.add_row(&totals);
-        let n = self.keys.len();
-        let (open, agg) = (&mut self.open, &self.agg);
-        let (mut open_only, mut lost) = (self.open_only, 0u64);
-        let max_rows = self.max_rows;
-        let mut frozen = self.frozen_tick.is_some();
-        self.pending.drain_each(n, |key, row| {
-            if let Some(o) = open.get_mut(key) {
-                o.add_row(&row);
-                return;
-            }
-            let in_agg = agg.get(key.slice()).is_some();
-            if in_agg || (!frozen && agg.len() + open_only < max_rows) {
-                open_only += !in_agg as usize;
-                open.insert(key, row);
-            } else {
-                lost += row.sums.req_count;
-                frozen = true;
-            }
-        });
-        if lost > 0 {
-            self.frozen_tick = Some(self.open_index);
-        }
-        self.open_only = open_only;
-        self.rows_lost += lost;
-        self.pending.trim(1 << 14);
-    }
-
-    /// Counts every request of the batch into this round's rows (see the type's docs); call
-    /// [`Report::flush`] at the end of the round.
+    /// Counts every request of the batch into the open tick (see the type's docs).
     pub fn add_batch(&mut self, batch: &PreparedBatch) {
         for p in batch.iter() {
             self.update(&p);
@@ -1128,14 +1114,28 @@ impl Report {
             return self.update_timers(p, key);
         }
         let c = p.contrib;
-        self.pending_totals.add(c);
-        match self.pending.get_mut(&key) {
+        self.open_totals.add(c);
+        match self.open.get_mut(&key) {
             Some(row) => row.add(c),
             None => {
                 let mut row = Row::default();
                 row.add(c);
-                self.pending.insert(&key, row);
+                self.new_row(&key, row);
             }
+        }
+    }
+
+    /// A row for a key the open tick does not have yet: created if the key is in `agg` or
+    /// there is room (and no freeze), else lost (see the type's docs).
+    #[inline(never)]
+    fn new_row(&mut self, key: &KeyBuf, row: Row) {
+        let in_agg = self.agg.get(key.slice()).is_some();
+        if in_agg || (self.frozen_tick.is_none() && self.rows() < self.max_rows) {
+            self.open_only += !in_agg as usize;
+            self.open.insert(key, row);
+        } else {
+            self.rows_lost += 1;
+            self.frozen_tick = Some(self.open_index);
         }
     }
 
@@ -1157,8 +1157,8 @@ impl Report {
                 }
             }
             any = true;
-            self.pending_totals.add(c);
-            match self.pending.get_mut(&key) {
+            self.open_totals.add(c);
+            match self.open.get_mut(&key) {
                 Some(row) => {
                     if row.mark != mark {
                         row.mark = mark;
@@ -1173,12 +1173,12 @@ impl Report {
                     };
                     row.sums.req_count = 1;
                     row.add(c);
-                    self.pending.insert(&key, row);
+                    self.new_row(&key, row);
                 }
             }
         }
         if any {
-            self.pending_totals.sums.req_count += 1;
+            self.open_totals.sums.req_count += 1;
         }
     }
 
