@@ -148,6 +148,8 @@ pub struct Counters {
     pub http_unauthorized: AtomicU64,
     /// Pool and dictionary figures, published by the merger every round.
     pub gauges: Gauges,
+    /// Per-stage counts and times (see `instruments`).
+    pub instruments: crate::instruments::Instruments,
     /// Last and worst merge round, microseconds.
     pub merge_last_us: AtomicU64,
     pub merge_max_us: AtomicU64,

@@ -38,8 +38,10 @@ pub mod shared;
 pub mod config;
 // Self-instrumentation counters.
 pub mod counters;
-// Interned strings with reference counts.
+// Interned strings, swept by age.
 pub mod dictionary;
+// Per-stage counts and times, switchable at run time (GET/PATCH /api/v1/instruments).
+pub mod instruments;
 // Giving freed memory back to the OS after a burst has expired.
 pub mod memory;
 // prost types of proto/pinba.proto: the reference codec.

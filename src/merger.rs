@@ -160,7 +160,7 @@ pub struct RoundWork {
 /// Brings one report up to date with a round: advance its window to the round's time, count the
 /// round's requests into its open tick. The one write-lock step per report and round.
 fn update_report(cell: &ReportCell, work: &RoundWork) {
-    let t = Instant::now();
+    let t = cell.instrument.start();
     let mut r = cell.report.write();
     r.advance(work.now_ms);
     if !work.batch.is_empty() {
@@ -168,9 +168,7 @@ fn update_report(cell: &ReportCell, work: &RoundWork) {
     }
     cell.publish(&r);
     drop(r);
-    if !work.batch.is_empty() {
-        cell.record_update(t.elapsed().as_nanos() as u64, work.batch.len() as u64);
-    }
+    cell.instrument.record(t, work.batch.len() as u64);
 }
 
 /// A report worker thread ("pinbad-merge-N"): updates the reports assigned to it, round after
@@ -337,11 +335,18 @@ impl Merger {
         }
         // Phase 1: intern.
         if !self.batches.is_empty() {
+            let timing = shared.counters.instruments.intern.start();
             let mut dict = shared.dictionary.write();
             dict.set_now((now64 / 1000) as u32);
             for b in &self.batches {
                 self.interned.intern(b, now_ms, &mut dict);
             }
+            drop(dict);
+            shared
+                .counters
+                .instruments
+                .intern
+                .record(timing, requests as u64);
         }
         for b in self.batches.drain(..) {
             self.ring.recycle(b);
@@ -378,11 +383,14 @@ impl Merger {
         if horizon_s == 0 {
             return;
         }
+        let timing = shared.counters.instruments.sweep.start();
         let mut dict = shared.dictionary.write();
         if dict.sweep(horizon_s as u32) > 0 {
             self.reclaimer.freed();
         }
         publish_dictionary(shared, &dict);
+        drop(dict);
+        shared.counters.instruments.sweep.record(timing, 1);
     }
 
     /// Phases 2 (pool) and 3 (reports); returns whether any request was merged.
@@ -399,6 +407,7 @@ impl Merger {
         work_mut.now_ms = now64;
         work_mut.batch.clear();
         work_mut.cells.clear();
+        let timing = shared.counters.instruments.pool.start();
         {
             let mut pool = shared.pool.write();
             for cell in &cells {
@@ -443,6 +452,7 @@ impl Merger {
             publish_pool(&shared, &pool);
         }
         let merged = self.interned.len() as u64;
+        shared.counters.instruments.pool.record(timing, merged);
         self.interned.clear();
 
         // Reports: the workers' share first (they run while the merger does its own).

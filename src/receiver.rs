@@ -133,10 +133,14 @@ impl Receiver {
         // Batches this thread allocated are freed by the merger: once idle, give the memory back
         // (see `memory`).
         let mut reclaimer = crate::memory::Reclaimer::default();
+        let instruments = &self.counters.instruments;
         while !self.shutdown.is_triggered() {
+            let received = instruments.receive.start();
             match mmsg.recv(fd) {
                 Ok(0) => {}
                 Ok(n) => {
+                    instruments.receive.record(received, n as u64);
+                    let decoding = instruments.decode.start();
                     dry = false;
                     stats.packets_received += n as u64;
                     for i in 0..n {
@@ -155,6 +159,7 @@ impl Receiver {
                             decoder.decode(data, &mut batch, &mut stats);
                         }
                     }
+                    instruments.decode.record(decoding, n as u64);
                     continue;
                 }
                 Err(e)

@@ -23,6 +23,7 @@ use tokio::sync::OwnedSemaphorePermit;
 
 use crate::shared::Shared;
 
+mod instruments;
 mod reports;
 mod requests;
 pub mod server;
@@ -37,6 +38,7 @@ pub fn router(state: AppState) -> Router {
         .merge(status::routes())
         .merge(requests::routes())
         .merge(reports::routes())
+        .merge(instruments::routes())
         .fallback(|| async { ApiError::not_found("no such endpoint") })
         .method_not_allowed_fallback(|method: Method| async move {
             ApiError {

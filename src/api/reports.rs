@@ -42,12 +42,18 @@ fn no_such_report(name: &str) -> ApiError {
 /// The table, with the span the window covers now and since when it is complete (locks in the
 /// API's order: dictionary, then the report).
 fn run_query(state: &Shared, cell: &ReportCell, q: &Query) -> Result<Table, ApiError> {
-    let dict = state.dictionary.read();
-    let report = cell.report.read();
-    let interval = report.time_interval(state.clock.now_ms64());
-    let mut table = report.query(q, &dict, interval).map_err(bad)?;
-    table.complete_from = Some(state.unix_secs(report.window_start_ms()));
-    Ok(table)
+    let timing = state.counters.instruments.query.start();
+    let table = {
+        let dict = state.dictionary.read();
+        let report = cell.report.read();
+        let interval = report.time_interval(state.clock.now_ms64());
+        report.query(q, &dict, interval).map(|mut table| {
+            table.complete_from = Some(state.unix_secs(report.window_start_ms()));
+            table
+        })
+    };
+    state.counters.instruments.query.record(timing, 1);
+    table.map_err(bad)
 }
 
 // ---- GET /api/v1/info -----------------------------------------------------------------------

@@ -11,10 +11,9 @@ pub struct ReportCell {
     pub report: RwLock<Report>,
     name: String,
     builtin: bool,
-    /// Merger time spent updating this report, and the requests it updated, since creation. Only
-    /// the merger writes them (hence plain load/store), status reads them.
-    update_ns: AtomicU64,
-    update_requests: AtomicU64,
+    /// The report's update each round (`report:NAME`): count = requests, time = its share of
+    /// the merge. Written by the thread that owns the report, read by the API.
+    pub instrument: crate::instruments::Instrument,
     /// Rows and lost contributions as of the last update, for `/api/v1/status` (which must not
     /// wait on the report's lock). Written by whoever holds the write lock, after each change.
     rows: AtomicU64,
@@ -33,10 +32,9 @@ impl ReportCell {
         let name = report.def.name.clone();
         let builtin = builtin_defs().iter().any(|d| d == &report.def);
         ReportCell {
+            instrument: crate::instruments::Instrument::new(format!("report:{name}")),
             name,
             builtin,
-            update_ns: AtomicU64::new(0),
-            update_requests: AtomicU64::new(0),
             rows: AtomicU64::new(report.rows() as u64),
             rows_lost: AtomicU64::new(report.rows_lost()),
             worker: Default::default(),
@@ -99,24 +97,9 @@ impl ReportCell {
         self.rows_lost.load(Relaxed)
     }
 
-    /// The merger's account of one round: `ns` spent on `requests` added or subtracted views.
-    pub fn record_update(&self, ns: u64, requests: u64) {
-        self.update_ns
-            .store(self.update_ns.load(Relaxed).wrapping_add(ns), Relaxed);
-        self.update_requests.store(
-            self.update_requests.load(Relaxed).wrapping_add(requests),
-            Relaxed,
-        );
-    }
-
-    /// Mean merger time per request update since creation (0 before the first).
+    /// Mean update time per request since creation (0 before the first timed update).
     pub fn update_ns_per_request(&self) -> f64 {
-        let n = self.update_requests.load(Relaxed);
-        if n == 0 {
-            0.0
-        } else {
-            self.update_ns.load(Relaxed) as f64 / n as f64
-        }
+        self.instrument.mean_ns()
     }
 
     pub fn name(&self) -> &str {

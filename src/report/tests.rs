@@ -1256,9 +1256,10 @@ fn report_set_inserts_gets_and_removes() {
     assert!(set.get("info").unwrap().builtin());
     assert!(!set.get("x").unwrap().builtin());
     let cell = set.get("x").unwrap();
-    cell.record_update(1000, 10);
-    cell.record_update(500, 5);
-    assert_eq!(cell.update_ns_per_request(), 100.0);
+    cell.instrument.record(None, 10);
+    assert_eq!(cell.instrument.count(), 10);
+    assert_eq!(cell.instrument.name(), "report:x");
+    assert_eq!(cell.update_ns_per_request(), 0.0, "untimed");
     let gone = set.remove("x").unwrap();
     gone.report.write().release(&mut dict);
     dict.sweep(1);

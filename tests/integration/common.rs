@@ -131,6 +131,15 @@ impl Daemon {
         )
     }
 
+    pub fn patch(&self, path: &str, body: &Value) -> (u16, Value) {
+        respond(
+            self.agent
+                .request("PATCH", &self.url(path))
+                .set("Content-Type", "application/json")
+                .send_string(&body.to_string()),
+        )
+    }
+
     pub fn delete(&self, path: &str) -> (u16, Value) {
         respond(self.agent.delete(&self.url(path)).call())
     }

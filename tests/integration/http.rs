@@ -244,3 +244,70 @@ fn wrong_methods_get_a_json_405_with_allow() {
     let body: Value = serde_json::from_str(&resp.into_string().unwrap()).unwrap();
     assert_eq!(body["error"], "method_not_allowed");
 }
+
+/// Self-instrumentation: every stage and report is listed with counts that follow the traffic,
+/// with the clock's measured cost; PATCH switches timing and counting off and on, by name or
+/// prefix; mistakes get a 4xx that says what is wrong.
+#[test]
+fn instruments_count_each_stage_and_switch_at_run_time() {
+    let d = Daemon::start("");
+    d.send(&corpus(300));
+    d.wait_merged(300);
+    let _ = d.json("/api/v1/info");
+    let body = d.json("/api/v1/instruments");
+    assert!(body["timer"]["overhead_ns"].as_f64().unwrap() > 0.0, "{body}");
+    assert!(body["timer"]["resolution_ns"].as_u64().unwrap() > 0, "{body}");
+    let get = |body: &Value, name: &str| -> Value {
+        body["instruments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["name"] == name)
+            .unwrap_or_else(|| panic!("no instrument {name} in {body}"))
+            .clone()
+    };
+    assert_eq!(get(&body, "receive")["count"].as_u64(), Some(300));
+    assert_eq!(get(&body, "decode")["count"].as_u64(), Some(300));
+    let merged = d.status()["requests_merged"].as_u64().unwrap();
+    assert_eq!(get(&body, "intern")["count"].as_u64(), Some(merged));
+    assert_eq!(get(&body, "pool")["count"].as_u64(), Some(merged));
+    assert_eq!(get(&body, "report:info")["count"].as_u64(), Some(merged));
+    assert!(get(&body, "report:info")["total_ns"].as_u64().unwrap() > 0);
+    assert!(get(&body, "query")["count"].as_u64().unwrap() >= 1);
+
+    // Untimed: counts go on, time stops.
+    let (code, after) = d.patch(
+        "/api/v1/instruments",
+        &json!({"name": "report:*", "timed": false}),
+    );
+    assert_eq!(code, 200, "{after}");
+    let info = get(&after, "report:info");
+    assert_eq!((info["timed"].as_bool(), info["enabled"].as_bool()), (Some(false), Some(true)));
+    let ns = info["total_ns"].as_u64().unwrap();
+    d.send(&corpus(50));
+    d.wait_merged(350);
+    let now = d.json("/api/v1/instruments");
+    let info = get(&now, "report:info");
+    assert!(info["count"].as_u64().unwrap() >= merged + 50 - 1);
+    assert_eq!(info["total_ns"].as_u64(), Some(ns));
+    // Disabled: nothing counted.
+    let (code, _) = d.patch("/api/v1/instruments", &json!({"name": "decode", "enabled": false}));
+    assert_eq!(code, 200);
+    d.send(&corpus(20));
+    d.wait_merged(370);
+    let now = d.json("/api/v1/instruments");
+    assert_eq!(get(&now, "decode")["count"].as_u64(), Some(350));
+    assert_eq!(get(&now, "receive")["count"].as_u64(), Some(370));
+
+    for (body, want) in [
+        (json!({"name": "nope", "timed": true}), 404),
+        (json!({"name": "decode"}), 400),
+        (json!({"name": "decode", "timed": "yes"}), 400),
+        (json!({"name": "decode", "colour": true}), 400),
+        (json!(["decode"]), 400),
+    ] {
+        let (code, err) = d.patch("/api/v1/instruments", &body);
+        assert_eq!(code, want, "{body} → {err}");
+        assert!(err["error"].is_string() && err["detail"].is_string(), "{err}");
+    }
+}

@@ -1,0 +1,92 @@
+//! `GET /api/v1/instruments`: every stage's count and time, with the clock they are measured
+//! with; `PATCH /api/v1/instruments`: switch instruments on or off, timed or not, at run time.
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::{json, Value};
+
+use super::{ApiError, AppState};
+use crate::instruments::{selects, Instrument};
+
+pub fn routes() -> Router<AppState> {
+    Router::new().route("/api/v1/instruments", get(list).patch(patch))
+}
+
+/// Every instrument: the fixed stages, then one per report.
+fn each(state: &AppState, mut f: impl FnMut(&Instrument)) {
+    for i in state.counters.instruments.stages() {
+        f(i);
+    }
+    for cell in state.reports.snapshot() {
+        f(&cell.instrument);
+    }
+}
+
+fn listing(state: &AppState) -> Value {
+    let mut list = Vec::new();
+    each(state, |i| list.push(i.to_json()));
+    json!({
+        "timer": state.counters.instruments.timer,
+        "instruments": list,
+    })
+}
+
+async fn list(State(state): State<AppState>) -> Json<Value> {
+    Json(listing(&state))
+}
+
+/// Body: `{"name": "decode" | "report:*" | "*", "enabled": bool, "timed": bool}` (either flag may
+/// be left out). Answers the listing after the change; 404 when the name selects nothing.
+async fn patch(State(state): State<AppState>, body: Body) -> Result<Json<Value>, ApiError> {
+    let bytes = axum::body::to_bytes(body, 64 << 10)
+        .await
+        .map_err(|e| ApiError::bad_request(format!("unreadable body: {e}")))?;
+    let v: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
+    let obj = v.as_object().ok_or_else(|| {
+        ApiError::bad_request(
+            "the body must be an object such as {\"name\": \"decode\", \"timed\": false}",
+        )
+    })?;
+    if let Some(k) = obj
+        .keys()
+        .find(|k| !["name", "enabled", "timed"].contains(&k.as_str()))
+    {
+        return Err(ApiError::bad_request(format!(
+            "unknown field `{k}`: expected name, enabled, timed"
+        )));
+    }
+    let name = obj
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| ApiError::bad_request("`name` (a string) is required"))?;
+    let flag = |k: &str| -> Result<Option<bool>, ApiError> {
+        match obj.get(k) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(other) => Err(ApiError::bad_request(format!(
+                "`{k}` must be true or false, got {other}"
+            ))),
+        }
+    };
+    let (enabled, timed) = (flag("enabled")?, flag("timed")?);
+    if enabled.is_none() && timed.is_none() {
+        return Err(ApiError::bad_request(
+            "nothing to change: give `enabled` and/or `timed`",
+        ));
+    }
+    let mut matched = 0;
+    each(&state, |i| {
+        if selects(name, i.name()) {
+            i.set(enabled, timed);
+            matched += 1;
+        }
+    });
+    if matched == 0 {
+        return Err(ApiError::not_found(format!("no instrument named `{name}`")));
+    }
+    tracing::info!(instrument = %name, ?enabled, ?timed, matched, "Instruments changed");
+    Ok(Json(listing(&state)))
+}
