@@ -7,15 +7,22 @@
 # peak RSS (VmHWM), and the latency of the top-100 query with 3 percentiles while loaded (p50/p99).
 #
 # Usage: benches/e2e.sh [RATES...]        (default: 20000 50000 100000 0; 0 = as fast as possible)
-# Env:   DURATION=10s  SCRIPTS=1000 HOSTS=20  OUT=target/e2e.json  POOL=1000000
-#        TIMER_REPORTS=0 leaves out the 4 timer-tag reports (default report set only)
+# Env:   DURATION=20s  SCRIPTS=1000 HOSTS=20  OUT=target/e2e.json  POOL=1000000
+#        TIMER_REPORTS=N timer-tag reports (default 4: the four shapes below; more repeat them
+#        under other names; 0: the default report set only)
+#        HISTORY=10s TICKS=10: the reports' window, short so that it is full (ticks expire)
+#        for most of each run: the steady state. MERGE_THREADS=0 (automatic) or a number.
 # Bounded: every blast run stops by itself after DURATION; only 127.0.0.1 is targeted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RATES=("$@")
 [ ${#RATES[@]} -gt 0 ] || RATES=(20000 50000 100000 0)
-DURATION=${DURATION:-10s}
+DURATION=${DURATION:-20s}
+HISTORY=${HISTORY:-10s}
+TICKS=${TICKS:-10}
+MERGE_THREADS=${MERGE_THREADS:-0}
+TIMER_REPORTS=${TIMER_REPORTS:-4}
 SCRIPTS=${SCRIPTS:-1000}
 HOSTS=${HOSTS:-20}
 POOL=${POOL:-1000000}
@@ -29,26 +36,23 @@ trap 'kill "$PID" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 cat > "$work/pinbad.toml" <<EOF
 state_dir = "$work/state"
+stats_history = "$HISTORY"
+report_ticks = $TICKS
 request_pool_size = $POOL
 timer_pool_size = $((POOL * 12))
 tag_pool_size = $((POOL * 40))
+[merge]
+threads = $MERGE_THREADS
+[limits]
+max_reports = 1000
 EOF
-[ "${TIMER_REPORTS:-1}" = 0 ] || cat >> "$work/pinbad.toml" <<EOF
-[[report]]
-name = "tag_info_group"
-keys = ["timer_tag:group"]
-percentiles = [50, 95, 99]
-[[report]]
-name = "tag_report_group"
-keys = ["script_name", "timer_tag:group"]
-percentiles = [50, 95, 99]
-[[report]]
-name = "tag2_info_group_server"
-keys = ["timer_tag:group", "timer_tag:server"]
-[[report]]
-name = "tag_report2_op"
-keys = ["script_name", "hostname", "server_name", "timer_tag:op"]
-EOF
+shapes=('keys = ["timer_tag:group"]' 'keys = ["script_name", "timer_tag:group"]'
+  'keys = ["timer_tag:group", "timer_tag:server"]' 'keys = ["script_name", "hostname", "server_name", "timer_tag:op"]')
+names=(tag_info_group tag_report_group tag2_info_group_server tag_report2_op)
+for ((i = 0; i < TIMER_REPORTS; i++)); do
+  suffix=""; [ "$i" -lt 4 ] || suffix="_$i"
+  printf '[[report]]\nname = "%s%s"\n%s\n' "${names[i % 4]}" "$suffix" "${shapes[i % 4]}" >> "$work/pinbad.toml"
+done
 
 target/release/pinbad --config "$work/pinbad.toml" --udp "127.0.0.1:$UDP_PORT" --http "127.0.0.1:$HTTP_PORT" \
   > "$work/stdout" 2> "$work/stderr" &
@@ -58,7 +62,7 @@ if ! kill -0 "$PID" 2>/dev/null; then
   echo "pinbad did not start:" >&2; cat "$work/stderr" >&2; exit 1
 fi
 URL="http://127.0.0.1:$HTTP_PORT"
-TICKS=$(getconf CLK_TCK)
+CLK=$(getconf CLK_TCK)
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; }
 rcvbuf_errors() { awk '/^Udp:/ && $2 ~ /^[0-9]+$/ {print $6}' /proc/net/snmp; }
@@ -81,11 +85,11 @@ for rate in "${RATES[@]}"; do
   wait "$QPID" || true
   cpu1=$(cpu_ticks); drops1=$(rcvbuf_errors)
   rss_kib=$(awk '/VmHWM/ {print $2}' "/proc/$PID/status")
-  python3 - "$work/blast.json" "$work/latency" "$rate" "$cpu0" "$cpu1" "$TICKS" "$drops0" "$drops1" "$rss_kib" "$first" >> "$OUT" <<'PY'
+  python3 - "$work/blast.json" "$work/latency" "$rate" "$cpu0" "$cpu1" "$CLK" "$drops0" "$drops1" "$rss_kib" "$first" "$TIMER_REPORTS" >> "$OUT" <<'PY'
 import json, sys
 blast = json.load(open(sys.argv[1]))
 lat = sorted(float(x) * 1000 for x in open(sys.argv[2]) if x.strip())
-rate, cpu0, cpu1, ticks, d0, d1, rss, first = sys.argv[3:]
+rate, cpu0, cpu1, ticks, d0, d1, rss, first = sys.argv[3:11]
 pct = lambda p: lat[min(len(lat) - 1, int(p / 100 * len(lat)))] if lat else None
 received = blast.get("received", 0) or 0
 sent = blast.get("packets_sent", 0) or 0
@@ -98,7 +102,7 @@ row = {
     "loss_percent": blast.get("loss_percent"),
     "total_loss_percent": round(100.0 * (sent - stored) / sent, 3) if sent else None, "kernel_rcvbuf_errors": int(d1) - int(d0),
     "cpu_us_per_packet": round(cpu_us / received, 3) if received else None,
-    "peak_rss_mib": round(int(rss) / 1024, 1),
+    "peak_rss_mib": round(int(rss) / 1024, 1), "timer_reports": int(sys.argv[11]),
     "query_ms_p50": round(pct(50), 2) if lat else None, "query_ms_p99": round(pct(99), 2) if lat else None,
     "queries": len(lat),
 }

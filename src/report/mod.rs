@@ -923,6 +923,11 @@ impl Report {
         self.complete_from_ms
     }
 
+    /// When the next tick begins (merger ms): until then an idle report has nothing to do.
+    pub fn next_tick_ms(&self) -> u64 {
+        self.window.tick_start(self.open_index + 1)
+    }
+
     /// When the window now starts: the start of its oldest tick, or when the report became
     /// complete if that is later (milliseconds of the merger's clock).
     pub fn window_start_ms(&self) -> u64 {

@@ -25,6 +25,8 @@ pub struct ReportCell {
     filled: Mutex<bool>,
     filled_cv: parking_lot::Condvar,
     window: Window,
+    /// When the report's next tick begins (merger ms): an idle merger skips the report until then.
+    next_tick_ms: AtomicU64,
 }
 
 impl ReportCell {
@@ -41,12 +43,14 @@ impl ReportCell {
             filled: Mutex::new(false),
             filled_cv: Default::default(),
             window: report.window(),
+            next_tick_ms: AtomicU64::new(0),
             report: RwLock::new(report),
         }
     }
 
     /// Copies the report's row figures out for lock-free readers; call with the report locked.
     pub fn publish(&self, report: &Report) {
+        self.next_tick_ms.store(report.next_tick_ms(), Relaxed);
         self.rows.store(report.rows() as u64, Relaxed);
         self.rows_lost.store(report.rows_lost(), Relaxed);
     }
@@ -54,6 +58,11 @@ impl ReportCell {
     /// The report's window (lock-free).
     pub fn window(&self) -> Window {
         self.window
+    }
+
+    /// When the report's window next moves (see [`Report::next_tick_ms`]), as of its last update.
+    pub fn next_tick_ms(&self) -> u64 {
+        self.next_tick_ms.load(Relaxed)
     }
 
     /// The merge thread that updates this report.

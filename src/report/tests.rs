@@ -1501,3 +1501,32 @@ proptest! {
         check_incremental(&ops, max_rows)?;
     }
 }
+
+/// Memory per row over a 15-minute window (60 ticks of 15 s), histograms included: rows present
+/// in every tick, each with 8 requests per tick spread over several histogram buckets. The
+/// figure BENCHMARKS.md states (`cargo test --release --lib memory_per_row -- --nocapture`).
+#[test]
+fn memory_per_row_over_a_full_window() {
+    let mut dict = Dictionary::new(100_000);
+    let w = Window::new(std::time::Duration::from_secs(900), 60);
+    let mut r = Report::new(def("s", &["script_name"]), &mut dict, 1_000_000)
+        .unwrap()
+        .with_exact_window(w, 0);
+    let scripts: Vec<&'static str> = (0..1000)
+        .map(|i| &*Box::leak(format!("/s{i}.php").into_boxed_str()))
+        .collect();
+    for tick in 0..61u64 {
+        r.advance(tick * w.tick_ms);
+        for (i, s) in scripts.iter().enumerate() {
+            for k in 0..8u64 {
+                let ms = 1 + (i as u64 + k * 7 + tick) % 200;
+                add_req(&mut dict, &mut r, &req(s, ms as f32 / 1000.0));
+            }
+        }
+    }
+    assert_eq!(r.rows(), 1000);
+    assert_eq!(r.total_requests(), 60 * 1000 * 8, "60 ticks in the window");
+    let per_row = r.memory_bytes() as f64 / r.rows() as f64;
+    eprintln!("memory per row over a 15-minute window of 60 ticks: {per_row:.0} B");
+    assert!(per_row < 16_000.0, "{per_row}");
+}
