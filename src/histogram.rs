@@ -329,43 +329,30 @@ impl Histogram {
 
     /// Adds every sample of `other` (a report's window folding a tick in).
     pub fn add_hist(&mut self, other: &Histogram) {
-        match &other.repr {
-            Repr::Inline(i) => {
-                for &e in i.as_slice() {
-                    self.add_bucket((e >> COUNT_BITS) as u16, e & COUNT_MASK);
-                }
-            }
-            Repr::Sparse(s) => {
-                for &e in &s.entries {
-                    self.add_bucket((e >> COUNT_BITS) as u16, e & COUNT_MASK);
-                }
-            }
-            Repr::Block(b) => {
-                for (bucket, n) in b.iter() {
-                    self.add_bucket(bucket, n);
-                }
-            }
-        }
+        other.each_bucket(|bucket, n| self.add_bucket(bucket, n));
     }
 
     /// Removes every sample of `other`, which this histogram must hold (a tick leaving a window).
     pub fn subtract_hist(&mut self, other: &Histogram) {
-        match &other.repr {
-            Repr::Inline(i) => {
-                for &e in i.as_slice() {
-                    self.subtract_bucket((e >> COUNT_BITS) as u16, e & COUNT_MASK);
-                }
-            }
-            Repr::Sparse(s) => {
-                for &e in &s.entries {
-                    self.subtract_bucket((e >> COUNT_BITS) as u16, e & COUNT_MASK);
-                }
-            }
+        other.each_bucket(|bucket, n| self.subtract_bucket(bucket, n));
+    }
+
+    /// `f(bucket, count)` for every non-empty bucket, in order: [`Histogram::iter`] without the
+    /// chained iterators (a tick's fold calls this once per row).
+    #[inline]
+    fn each_bucket(&self, mut f: impl FnMut(u16, u64)) {
+        let packed = match &self.repr {
+            Repr::Inline(i) => i.as_slice(),
+            Repr::Sparse(s) => &s.entries[..],
             Repr::Block(b) => {
                 for (bucket, n) in b.iter() {
-                    self.subtract_bucket(bucket, n);
+                    f(bucket, n);
                 }
+                return;
             }
+        };
+        for &e in packed {
+            f((e >> COUNT_BITS) as u16, e & COUNT_MASK);
         }
     }
 
