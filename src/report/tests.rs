@@ -1530,3 +1530,29 @@ fn memory_per_row_over_a_full_window() {
     eprintln!("memory per row over a 15-minute window of 60 ticks: {per_row:.0} B");
     assert!(per_row < 16_000.0, "{per_row}");
 }
+
+/// A report may set its own window (`history`), between 1 s and 30 days; it wins over
+/// `stats_history` and is cut into the configured ticks.
+#[test]
+fn a_report_may_set_its_own_history() {
+    let mut dict = Dictionary::new(100);
+    let d: ReportDef =
+        serde_json::from_value(serde_json::json!({"name": "m", "keys": [], "history": "1m"}))
+            .unwrap();
+    let r = Report::new(d.clone(), &mut dict, 10)
+        .unwrap()
+        .with_window(std::time::Duration::from_secs(900), 60, 0);
+    assert_eq!((r.window().history_ms, r.window().tick_ms), (60_000, 1000));
+    let plain = Report::new(def("p", &[]), &mut dict, 10)
+        .unwrap()
+        .with_window(std::time::Duration::from_secs(900), 60, 0);
+    assert_eq!(plain.window().history_ms, 900_000);
+    for bad in ["0s", "500ms", "31days"] {
+        let d: ReportDef = serde_json::from_value(
+            serde_json::json!({"name": "m", "keys": [], "history": bad}),
+        )
+        .unwrap();
+        let e = d.validate().unwrap_err().to_string();
+        assert!(e.contains("history"), "{bad}: {e}");
+    }
+}
