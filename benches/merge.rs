@@ -69,10 +69,8 @@ fn clone_batch(b: &Batch) -> Box<Batch> {
 }
 
 /// (label, scripts, hosts, pool size): rows of report_by_hostname_and_script ≈ scripts × hosts.
-const CASES: [(&str, usize, usize, usize); 2] = [
-    ("100_rows", 5, 20, 100_000),
-    ("10k_rows", 500, 20, 200_000),
-];
+const CASES: [(&str, usize, usize, usize); 2] =
+    [("100_rows", 5, 20, 100_000), ("10k_rows", 500, 20, 200_000)];
 
 /// (merge threads, timer-tag reports) measured for each case.
 const SETS: [(usize, usize); 6] = [(1, 4), (2, 4), (1, 20), (1, 40), (2, 40), (1, 100)];
@@ -185,7 +183,9 @@ fn profile(spec: &str) {
         .find(|c| c.0 == label)
         .expect("MERGE_PROFILE: unknown case");
     let threads = parts.next().map_or(1, |p| p.parse().expect("threads"));
-    let timers = parts.next().map_or(4, |p| p.parse().expect("timer reports"));
+    let timers = parts
+        .next()
+        .map_or(4, |p| p.parse().expect("timer reports"));
     let n = parts.next().map_or(16, |p| p.parse().expect("batches"));
     let (ring, mut merger, batches, shared) = setup(label, scripts, hosts, pool, threads, timers);
     let t = std::time::Instant::now();

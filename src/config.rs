@@ -135,18 +135,12 @@ pub struct Config {
     pub report: Vec<ReportDef>,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MergeConfig {
     /// Threads that update reports: the merger and `threads - 1` report workers, each report
     /// owned by one. 0 (the default): the machine's cores, at most 4 ([`MergeConfig::threads`]).
     pub threads: usize,
-}
-
-impl Default for MergeConfig {
-    fn default() -> MergeConfig {
-        MergeConfig { threads: 0 }
-    }
 }
 
 impl MergeConfig {
@@ -410,7 +404,10 @@ impl Config {
             ));
         }
         if self.merge.threads > 64 {
-            return Err(invalid("merge.threads", "must be between 0 (automatic) and 64"));
+            return Err(invalid(
+                "merge.threads",
+                "must be between 0 (automatic) and 64",
+            ));
         }
         for (key, v, max) in [
             ("request_pool_size", self.request_pool_size, 1usize << 31),

@@ -185,7 +185,8 @@ impl Dictionary {
             self.free.push(id as u32);
             freed += 1;
         }
-        if freed > 0 && self.table.capacity() > 1024 && self.table.len() < self.table.capacity() / 8 {
+        if freed > 0 && self.table.capacity() > 1024 && self.table.len() < self.table.capacity() / 8
+        {
             let entries = &self.entries;
             self.table.shrink_to(self.table.len() * 2, |&id| {
                 FxBuildHasher.hash_one(&*entries[id as usize].bytes)

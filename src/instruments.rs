@@ -138,7 +138,11 @@ impl TimerInfo {
         TimerInfo {
             name: "CLOCK_MONOTONIC (std::time::Instant)",
             overhead_ns: prev.duration_since(start).as_nanos() as f64 / N as f64,
-            resolution_ns: if resolution == u64::MAX { 0 } else { resolution },
+            resolution_ns: if resolution == u64::MAX {
+                0
+            } else {
+                resolution
+            },
         }
     }
 }

@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 
 use crate::dictionary::Dictionary;
 use crate::pool::{Pool, Removal};
-use crate::report::ReportCell;
 use crate::record::{Batch, Record, RequestView, TagPair, Timer, NO_SCHEMA};
 use crate::report::PreparedBatch;
+use crate::report::ReportCell;
 use crate::ring::Ring;
 use crate::shared::Shared;
 
@@ -638,7 +638,10 @@ mod tests {
         // frees every string.
         let history = shared.config.stats_history.0.as_millis() as u64;
         let later = shared.clock.now_ms64() + 2 * history;
-        merger.store(shared.clock.now_ms().wrapping_add(2 * history as u32), later);
+        merger.store(
+            shared.clock.now_ms().wrapping_add(2 * history as u32),
+            later,
+        );
         merger.finish();
         merger.sweep(later + 2 * history);
         assert_eq!(shared.pool.read().len(), 0);

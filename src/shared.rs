@@ -189,11 +189,13 @@ pub fn new_report(
     def: crate::report::ReportDef,
     dict: &mut Dictionary,
 ) -> Result<Report, crate::report::ReportError> {
-    Ok(Report::new(def, dict, config.limits.max_rows_per_report)?.with_window(
-        config.stats_history.0,
-        config.report_ticks,
-        0,
-    ))
+    Ok(
+        Report::new(def, dict, config.limits.max_rows_per_report)?.with_window(
+            config.stats_history.0,
+            config.report_ticks,
+            0,
+        ),
+    )
 }
 
 /// Creates the state directory if needed and proves it writable with a probe file, so that a

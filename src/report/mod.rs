@@ -561,9 +561,9 @@ impl Window {
 
     /// The same window with a phase derived from `name` (see the type's docs).
     pub fn phased(mut self, name: &str) -> Window {
-        let h = name
-            .bytes()
-            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+        let h = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+        });
         self.phase_ms = h % self.tick_ms;
         self
     }
@@ -1054,7 +1054,8 @@ impl Report {
     /// Subtracts a closed tick that left the window from `agg`; rows left empty go.
     fn expire(&mut self, tick: ClosedTick) {
         let n = self.keys.len();
-        self.agg_totals.subtract_row_parts(&tick.totals.sums, &tick.totals.hist);
+        self.agg_totals
+            .subtract_row_parts(&tick.totals.sums, &tick.totals.hist);
         let mut key = KeyBuf {
             ids: [0; MAX_KEYS],
             len: n,

@@ -522,7 +522,11 @@ fn new_pins_names_and_values_and_release_unpins() {
     let e = Report::new(def("r", &["tag:a", "tag:b"]), &mut small, 10).unwrap_err();
     assert!(e.to_string().contains("dictionary full"), "{e}");
     small.sweep(1);
-    assert_eq!(small.len(), 0, "the pin taken before the failure was given back");
+    assert_eq!(
+        small.len(),
+        0,
+        "the pin taken before the failure was given back"
+    );
 }
 
 // ---- the engine ---------------------------------------------------------------------------
@@ -859,13 +863,21 @@ fn windows_slide_by_whole_ticks() {
     assert_eq!(r.total_requests(), 1);
     r.advance(5000);
     assert_eq!((r.total_requests(), r.rows()), (0, 0));
-    assert_eq!(r.time_interval(5000), 2.0, "ticks 3 and 4, and tick 5 just opened");
+    assert_eq!(
+        r.time_interval(5000),
+        2.0,
+        "ticks 3 and 4, and tick 5 just opened"
+    );
     assert_eq!(r.time_interval(5999), 2.999, "never more than the history");
     // Time never goes back.
     r.advance(100);
     add_req(&mut dict, &mut r, &req("/b", 0.1));
     r.advance(7999);
-    assert_eq!(r.total_requests(), 1, "counted in tick 5, still in the window");
+    assert_eq!(
+        r.total_requests(),
+        1,
+        "counted in tick 5, still in the window"
+    );
 }
 
 /// Reports get their own phase, so their ticks do not all close in the same round; the phase
@@ -880,7 +892,10 @@ fn phases_differ_by_name_and_stay_within_a_tick() {
         .collect();
     assert!(phases.iter().all(|&p| p < 15_000));
     assert!(phases[0] != phases[1] || phases[1] != phases[2]);
-    assert_eq!(Window::new(std::time::Duration::from_millis(10), 60).tick_ms, 1);
+    assert_eq!(
+        Window::new(std::time::Duration::from_millis(10), 60).tick_ms,
+        1
+    );
 }
 
 // ---- columns and queries -----------------------------------------------------------------
@@ -1539,19 +1554,20 @@ fn a_report_may_set_its_own_history() {
     let d: ReportDef =
         serde_json::from_value(serde_json::json!({"name": "m", "keys": [], "history": "1m"}))
             .unwrap();
-    let r = Report::new(d.clone(), &mut dict, 10)
-        .unwrap()
-        .with_window(std::time::Duration::from_secs(900), 60, 0);
+    let r = Report::new(d.clone(), &mut dict, 10).unwrap().with_window(
+        std::time::Duration::from_secs(900),
+        60,
+        0,
+    );
     assert_eq!((r.window().history_ms, r.window().tick_ms), (60_000, 1000));
     let plain = Report::new(def("p", &[]), &mut dict, 10)
         .unwrap()
         .with_window(std::time::Duration::from_secs(900), 60, 0);
     assert_eq!(plain.window().history_ms, 900_000);
     for bad in ["0s", "500ms", "31days"] {
-        let d: ReportDef = serde_json::from_value(
-            serde_json::json!({"name": "m", "keys": [], "history": bad}),
-        )
-        .unwrap();
+        let d: ReportDef =
+            serde_json::from_value(serde_json::json!({"name": "m", "keys": [], "history": bad}))
+                .unwrap();
         let e = d.validate().unwrap_err().to_string();
         assert!(e.contains("history"), "{bad}: {e}");
     }

@@ -255,8 +255,14 @@ fn instruments_count_each_stage_and_switch_at_run_time() {
     d.wait_merged(300);
     let _ = d.json("/api/v1/info");
     let body = d.json("/api/v1/instruments");
-    assert!(body["timer"]["overhead_ns"].as_f64().unwrap() > 0.0, "{body}");
-    assert!(body["timer"]["resolution_ns"].as_u64().unwrap() > 0, "{body}");
+    assert!(
+        body["timer"]["overhead_ns"].as_f64().unwrap() > 0.0,
+        "{body}"
+    );
+    assert!(
+        body["timer"]["resolution_ns"].as_u64().unwrap() > 0,
+        "{body}"
+    );
     let get = |body: &Value, name: &str| -> Value {
         body["instruments"]
             .as_array()
@@ -282,7 +288,10 @@ fn instruments_count_each_stage_and_switch_at_run_time() {
     );
     assert_eq!(code, 200, "{after}");
     let info = get(&after, "report:info");
-    assert_eq!((info["timed"].as_bool(), info["enabled"].as_bool()), (Some(false), Some(true)));
+    assert_eq!(
+        (info["timed"].as_bool(), info["enabled"].as_bool()),
+        (Some(false), Some(true))
+    );
     let ns = info["total_ns"].as_u64().unwrap();
     d.send(&corpus(50));
     d.wait_merged(350);
@@ -291,7 +300,10 @@ fn instruments_count_each_stage_and_switch_at_run_time() {
     assert!(info["count"].as_u64().unwrap() >= merged + 50 - 1);
     assert_eq!(info["total_ns"].as_u64(), Some(ns));
     // Disabled: nothing counted.
-    let (code, _) = d.patch("/api/v1/instruments", &json!({"name": "decode", "enabled": false}));
+    let (code, _) = d.patch(
+        "/api/v1/instruments",
+        &json!({"name": "decode", "enabled": false}),
+    );
     assert_eq!(code, 200);
     d.send(&corpus(20));
     d.wait_merged(370);
@@ -308,6 +320,9 @@ fn instruments_count_each_stage_and_switch_at_run_time() {
     ] {
         let (code, err) = d.patch("/api/v1/instruments", &body);
         assert_eq!(code, want, "{body} → {err}");
-        assert!(err["error"].is_string() && err["detail"].is_string(), "{err}");
+        assert!(
+            err["error"].is_string() && err["detail"].is_string(),
+            "{err}"
+        );
     }
 }

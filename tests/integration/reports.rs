@@ -607,10 +607,7 @@ fn reports_count_the_whole_window_whatever_the_raw_pool_keeps() {
     assert_eq!(info["tick"].as_f64(), Some(15.0));
     assert!(info["time_interval"].as_f64().unwrap() >= 1.0, "{info}");
 
-    let (code, body) = d.post(
-        "/api/v1/reports",
-        &json!({"name": "late_info", "keys": []}),
-    );
+    let (code, body) = d.post("/api/v1/reports", &json!({"name": "late_info", "keys": []}));
     assert_eq!(code, 201, "{body}");
     let late = d.get("/api/v1/reports/late_info").1;
     assert_eq!(
@@ -623,7 +620,10 @@ fn reports_count_the_whole_window_whatever_the_raw_pool_keeps() {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs_f64();
-    assert!(complete_from > now - 60.0 && complete_from <= now + 1.0, "{body}");
+    assert!(
+        complete_from > now - 60.0 && complete_from <= now + 1.0,
+        "{body}"
+    );
     assert_eq!(late["complete_from"].as_f64(), Some(complete_from));
     // A built-in is complete since the daemon started.
     assert!(info["complete_from"].as_f64().unwrap() <= complete_from);
