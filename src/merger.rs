@@ -219,6 +219,10 @@ pub struct Merger {
     worker_load: Vec<u64>,
     /// When the dictionary was last swept (merger ms).
     last_sweep_ms: u64,
+    /// When report ownership was last balanced (merger ms), and the instruments' totals then.
+    last_balance_ms: u64,
+    balanced_totals: rustc_hash::FxHashMap<String, u64>,
+    balanced_own_ns: u64,
     /// Returns memory to the OS once requests and strings have left (see `memory`).
     reclaimer: crate::memory::Reclaimer,
 }
@@ -255,6 +259,9 @@ impl Merger {
             in_flight: Vec::new(),
             worker_load: vec![0; n],
             last_sweep_ms: 0,
+            last_balance_ms: 0,
+            balanced_totals: Default::default(),
+            balanced_own_ns: 0,
             reclaimer: Default::default(),
         }
     }
@@ -361,6 +368,11 @@ impl Merger {
         if now64.saturating_sub(self.last_sweep_ms) >= SWEEP_EVERY_MS {
             self.last_sweep_ms = now64;
             self.sweep(now64);
+        }
+        if !self.workers.is_empty() && now64.saturating_sub(self.last_balance_ms) >= BALANCE_EVERY_MS
+        {
+            self.last_balance_ms = now64;
+            self.balance();
         }
         self.reclaimer.maybe_collect();
         !self.ring.is_empty()
@@ -560,6 +572,68 @@ impl Merger {
         self.worker_load[worker] += cost;
         cell.set_worker(worker);
         cell.mark_filled();
+    }
+}
+
+/// How often report ownership is balanced over the merge threads by measured cost.
+const BALANCE_EVERY_MS: u64 = 10_000;
+
+impl Merger {
+    /// Gives each report to a merge thread so that their measured loads even out: each report's
+    /// time since the last balancing (its `report:NAME` instrument), the merger's own (intern and
+    /// pool) on thread 0, longest first to the least loaded thread. Applied only when it lowers the
+    /// busiest thread's load by more than 10 %, after the workers finished the rounds sent (so a
+    /// report never has two threads' rounds in flight), which costs one round's wait.
+    fn balance(&mut self) {
+        let shared = Arc::clone(&self.shared);
+        let inst = &shared.counters.instruments;
+        let own_total = inst.intern.total_ns() + inst.pool.total_ns();
+        let own = own_total.saturating_sub(self.balanced_own_ns);
+        self.balanced_own_ns = own_total;
+        let cells = shared.reports.snapshot();
+        let mut costs: Vec<(u64, &Arc<ReportCell>)> = cells
+            .iter()
+            .map(|c| {
+                let total = c.instrument.total_ns();
+                let before = self
+                    .balanced_totals
+                    .insert(c.name().to_string(), total)
+                    .unwrap_or(total);
+                (total.saturating_sub(before), c)
+            })
+            .collect();
+        self.balanced_totals
+            .retain(|name, _| cells.iter().any(|c| c.name() == name));
+        if costs.iter().all(|(cost, _)| *cost == 0) {
+            return; // untimed, idle, or the first call
+        }
+        let threads = self.workers.len() + 1;
+        let mut current = vec![0u64; threads];
+        current[0] = own;
+        for (cost, c) in &costs {
+            current[c.worker().min(threads - 1)] += cost;
+        }
+        costs.sort_by(|a, b| b.0.cmp(&a.0));
+        let mut load = vec![0u64; threads];
+        load[0] = own;
+        let mut plan = Vec::with_capacity(costs.len());
+        for (cost, c) in &costs {
+            let w = (0..threads).min_by_key(|&w| load[w]).unwrap_or(0);
+            load[w] += cost;
+            plan.push((Arc::clone(c), w));
+        }
+        let (busiest_now, busiest_then) = (
+            current.iter().max().copied().unwrap_or(0),
+            load.iter().max().copied().unwrap_or(0),
+        );
+        if busiest_then * 10 >= busiest_now * 9 {
+            return;
+        }
+        self.finish();
+        for (c, w) in plan {
+            c.set_worker(w);
+        }
+        tracing::debug!(?load, ?current, "Reports rebalanced over the merge threads");
     }
 }
 

@@ -63,6 +63,7 @@ async fn status(State(state): State<AppState>) -> Json<Value> {
                 "rows": cell.published_rows(),
                 "rows_lost": cell.published_rows_lost(),
                 "update_ns_per_request": cell.update_ns_per_request(),
+                "thread": cell.worker(),
             })
         })
         .collect();
