@@ -43,6 +43,11 @@ fn no_such_report(name: &str) -> ApiError {
 /// API's order: dictionary, then the report).
 fn run_query(state: &Shared, cell: &ReportCell, q: &Query) -> Result<Table, ApiError> {
     let timing = state.counters.instruments.query.start();
+    // Percentiles include every sample merged before the query: apply the report's histogram
+    // log first (one short write-lock step, only when samples wait).
+    if cell.report.read().hist_pending() {
+        cell.report.write().flush_hist();
+    }
     let table = {
         let dict = state.dictionary.read();
         let report = cell.report.read();

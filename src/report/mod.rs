@@ -222,15 +222,51 @@ impl Contribution {
 }
 
 /// One row: sums and histogram. `mark` is the update number that last touched it (timer reports:
-/// a request counts once per row).
+/// a request counts once per row); `slot` numbers the rows of an open tick (see
+/// [`Report::flush_hist`]).
 #[derive(Clone, Debug, Default)]
 struct Row {
     sums: Sums,
     hist: Histogram,
     mark: u64,
+    slot: u32,
+}
+
+/// A sample waiting in a report's histogram log: its row's slot, bucket and count packed in a
+/// word (slot: 24 bits, bucket: 12, samples: 28). Rows or counts beyond go to the row at once.
+const LOG_SLOT_SHIFT: u32 = 40;
+const LOG_BUCKET_SHIFT: u32 = 28;
+const LOG_MAX_SLOT: u32 = 1 << 24;
+const LOG_MAX_SAMPLES: u64 = 1 << 28;
+const _: () = assert!(crate::histogram::BUCKETS <= 1 << 12);
+
+/// Counts `c` into `row`: the sums now, the histogram sample into `log` (or now when it does not
+/// fit a log word).
+#[inline]
+fn add_logged(row: &mut Row, c: &Contribution, log: &mut Vec<u64>) {
+    row.add_sums(c);
+    if row.slot < LOG_MAX_SLOT && c.samples < LOG_MAX_SAMPLES {
+        log.push(
+            (row.slot as u64) << LOG_SLOT_SHIFT | (c.bucket as u64) << LOG_BUCKET_SHIFT | c.samples,
+        );
+    } else {
+        row.hist.add_bucket(c.bucket, c.samples);
+    }
 }
 
 impl Row {
+    #[inline]
+    fn add_sums(&mut self, c: &Contribution) {
+        let s = &mut self.sums;
+        s.req_count += c.sums.req_count;
+        s.hit_count += c.sums.hit_count;
+        s.time_ns += c.sums.time_ns;
+        s.ru_utime_ns += c.sums.ru_utime_ns;
+        s.ru_stime_ns += c.sums.ru_stime_ns;
+        s.traffic_bytes += c.sums.traffic_bytes;
+        s.memory_footprint_bytes += c.sums.memory_footprint_bytes;
+    }
+
     #[inline]
     fn add(&mut self, c: &Contribution) {
         let s = &mut self.sums;
@@ -421,6 +457,13 @@ impl RowMap {
 
     fn values(&self) -> impl Iterator<Item = &Row> + '_ {
         self.iter(0).map(|(_, r)| r)
+    }
+
+    fn values_mut(&mut self) -> Box<dyn Iterator<Item = &mut Row> + '_> {
+        match self {
+            RowMap::Small(m) => Box::new(m.values_mut()),
+            RowMap::Large(m) => Box::new(m.values_mut()),
+        }
     }
 
     /// Every row with its key ids (`keys` of them).
@@ -707,6 +750,15 @@ pub struct Report {
     open_index: u64,
     /// Rows of `open` whose key is not in `agg`: rows = agg.len() + open_only.
     open_only: usize,
+    /// Slot numbers given to the open tick's rows so far (renumbered at each close).
+    open_slots: u32,
+    /// Histogram samples of the open tick not yet in their rows (see [`Report::flush_hist`]),
+    /// and the flush's scratch.
+    hist_log: Vec<u64>,
+    hist_sorted: Vec<u64>,
+    slot_counts: Vec<u32>,
+    /// Off for one-request updates ([`Report::add`]): there, logging would cost a flush each.
+    log_histograms: bool,
     /// No row may be created until this tick has left the window: a contribution of it was
     /// lost for want of a row, and a row created for that key meanwhile would miss it.
     frozen_tick: Option<u64>,
@@ -835,6 +887,11 @@ impl Report {
             open_totals: Row::default(),
             open_index: 0,
             open_only: 0,
+            open_slots: 0,
+            hist_log: Vec::new(),
+            hist_sorted: Vec::new(),
+            slot_counts: Vec::new(),
+            log_histograms: true,
             frozen_tick: None,
             closed: VecDeque::new(),
             agg: RowMap::new(n),
@@ -961,7 +1018,11 @@ impl Report {
                     + t.rows.iter().map(|r| r.hist.heap_bytes()).sum::<usize>()
             })
             .sum();
-        map(&self.open) + map(&self.agg) + ticks
+        map(&self.open)
+            + map(&self.agg)
+            + ticks
+            + 8 * (self.hist_log.capacity() + self.hist_sorted.capacity())
+            + 4 * self.slot_counts.capacity()
     }
 
     /// Counts one request now (tests; the merger uses the batch calls). Never touches the
@@ -970,7 +1031,9 @@ impl Report {
         let mut b = std::mem::take(&mut self.scratch_batch);
         b.clear();
         b.push(req);
+        self.log_histograms = false;
         self.add_batch(&b);
+        self.log_histograms = true;
         self.scratch_batch = b;
     }
 
@@ -1006,11 +1069,12 @@ impl Report {
         if self.open_totals.sums.req_count == 0 && self.open.len() == 0 {
             return;
         }
+        self.flush_hist();
         let n = self.keys.len();
         let totals = Row {
             sums: self.open_totals.sums,
             hist: self.open_totals.hist.compact_clone(),
-            mark: 0,
+            ..Row::default()
         };
         self.open_totals.sums = Sums::default();
         self.open_totals.hist.clear();
@@ -1022,10 +1086,13 @@ impl Report {
             totals,
         };
         let agg = &mut self.agg;
+        let mut slots = 0;
         self.open.retain_each(n, |key, row| {
             if row.sums.req_count == 0 {
                 return false;
             }
+            row.slot = slots;
+            slots += 1;
             let copy = TickRow {
                 sums: row.sums,
                 hist: row.hist.compact_clone(),
@@ -1037,7 +1104,7 @@ impl Report {
                     Row {
                         sums: copy.sums,
                         hist: copy.hist.clone(),
-                        mark: 0,
+                        ..Row::default()
                     },
                 ),
             }
@@ -1048,6 +1115,7 @@ impl Report {
             true
         });
         self.open_only = 0;
+        self.open_slots = slots;
         self.closed.push_back(tick);
     }
 
@@ -1088,6 +1156,75 @@ impl Report {
         for p in batch.iter() {
             self.update(&p);
         }
+        // Enough samples per row that grouping them pays (see `flush_hist`), within 8 MiB.
+        let limit = (64 * self.open.len()).clamp(4096, 1 << 20);
+        if self.hist_log.len() >= limit {
+            self.flush_hist();
+        }
+    }
+
+    /// Whether samples wait in the histogram log: a query must [`Report::flush_hist`] first
+    /// (under the write lock) for its percentiles to include them.
+    pub fn hist_pending(&self) -> bool {
+        !self.hist_log.is_empty()
+    }
+
+    /// Applies the logged samples to their rows' histograms, grouped by row.
+    ///
+    /// Why a log: updating a row's histogram per sample costs a cache miss on the bucket's
+    /// counter once a report has more rows than the caches hold (the merge bench ran 3× faster
+    /// with histograms switched off). Samples are appended to one sequential log instead, and
+    /// applied here a few times per tick, sorted by row (a counting sort on the open tick's slot
+    /// numbers), so that each row's counters are touched in one burst while they are in cache.
+    pub fn flush_hist(&mut self) {
+        if self.hist_log.is_empty() {
+            return;
+        }
+        let slots = self.open_slots as usize;
+        let Report {
+            open,
+            hist_log,
+            hist_sorted,
+            slot_counts,
+            ..
+        } = self;
+        slot_counts.clear();
+        slot_counts.resize(slots + 1, 0);
+        for &e in hist_log.iter() {
+            slot_counts[(e >> LOG_SLOT_SHIFT) as usize + 1] += 1;
+        }
+        for i in 1..slot_counts.len() {
+            slot_counts[i] += slot_counts[i - 1];
+        }
+        hist_sorted.clear();
+        hist_sorted.resize(hist_log.len(), 0);
+        for &e in hist_log.iter() {
+            let at = &mut slot_counts[(e >> LOG_SLOT_SHIFT) as usize];
+            hist_sorted[*at as usize] = e;
+            *at += 1;
+        }
+        let mut rows: Vec<Option<&mut Histogram>> = Vec::new();
+        rows.resize_with(slots, || None);
+        for row in open.values_mut() {
+            if let Some(r) = rows.get_mut(row.slot as usize) {
+                *r = Some(&mut row.hist);
+            }
+        }
+        for &e in hist_sorted.iter() {
+            let slot = (e >> LOG_SLOT_SHIFT) as usize;
+            let bucket = ((e >> LOG_BUCKET_SHIFT) & 0xfff) as u16;
+            let samples = e & (LOG_MAX_SAMPLES - 1);
+            match rows[slot].as_deref_mut() {
+                Some(h) => h.add_bucket(bucket, samples),
+                None => debug_assert!(false, "a logged sample's row is in the open tick"),
+            }
+        }
+        hist_log.clear();
+        hist_sorted.clear();
+        if hist_log.capacity() > 1 << 16 && hist_log.capacity() > 4 * self.open.len() * 64 {
+            self.hist_log.shrink_to(1 << 16);
+            self.hist_sorted.shrink_to(1 << 16);
+        }
     }
 
     #[inline]
@@ -1122,6 +1259,7 @@ impl Report {
         let c = p.contrib;
         self.open_totals.add(c);
         match self.open.get_mut(&key) {
+            Some(row) if self.log_histograms => add_logged(row, c, &mut self.hist_log),
             Some(row) => row.add(c),
             None => {
                 let mut row = Row::default();
@@ -1134,10 +1272,12 @@ impl Report {
     /// A row for a key the open tick does not have yet: created if the key is in `agg` or
     /// there is room (and no freeze), else lost (see the type's docs).
     #[inline(never)]
-    fn new_row(&mut self, key: &KeyBuf, row: Row) {
+    fn new_row(&mut self, key: &KeyBuf, mut row: Row) {
         let in_agg = self.agg.get(key.slice()).is_some();
         if in_agg || (self.frozen_tick.is_none() && self.rows() < self.max_rows) {
             self.open_only += !in_agg as usize;
+            row.slot = self.open_slots;
+            self.open_slots = self.open_slots.saturating_add(1);
             self.open.insert(key, row);
         } else {
             self.rows_lost += 1;
@@ -1170,7 +1310,11 @@ impl Report {
                         row.mark = mark;
                         row.sums.req_count += 1;
                     }
-                    row.add(c);
+                    if self.log_histograms {
+                        add_logged(row, c, &mut self.hist_log);
+                    } else {
+                        row.add(c);
+                    }
                 }
                 None => {
                     let mut row = Row {

@@ -1572,3 +1572,47 @@ fn a_report_may_set_its_own_history() {
         assert!(e.contains("history"), "{bad}: {e}");
     }
 }
+
+/// Histogram samples logged over many requests and applied in one grouped flush give exactly
+/// the rows of applying each request at once (request and timer reports, rows created and
+/// reused within the batch, a tick closing in between).
+#[test]
+fn logged_histograms_equal_direct_ones() {
+    let defs = property_defs();
+    let mut dict = Dictionary::new(100_000);
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let reqs: Vec<Req> = (0..400)
+        .map(|_| proptest::strategy::ValueTree::current(&arb_req().new_tree(&mut runner).unwrap()))
+        .collect();
+    for d in defs {
+        let mut direct = Report::new(d.clone(), &mut dict, usize::MAX)
+            .unwrap()
+            .with_exact_window(window(), 0);
+        let mut logged = Report::new(d, &mut dict, usize::MAX)
+            .unwrap()
+            .with_exact_window(window(), 0);
+        for (half, part) in reqs.chunks(200).enumerate() {
+            let t = (half as u64 + 1) * TICK_MS;
+            direct.advance(t);
+            logged.advance(t);
+            let mut batch = PreparedBatch::default();
+            let parts: Vec<_> = part.iter().map(|r| intern_req(&mut dict, r)).collect();
+            for (record, timers, block) in &parts {
+                let v = RequestView {
+                    id: 0,
+                    record,
+                    tag_block: block,
+                    timers,
+                };
+                direct.add(&v);
+                batch.push(&v);
+            }
+            logged.add_batch(&batch);
+        }
+        assert!(logged.hist_pending() || logged.total_requests() == 0);
+        logged.flush_hist();
+        assert!(!logged.hist_pending());
+        assert_eq!(rows_of(&logged), rows_of(&direct), "{}", logged.def.name);
+        assert_eq!(totals_of(&logged), totals_of(&direct));
+    }
+}
