@@ -219,8 +219,9 @@ pub struct Merger {
     worker_load: Vec<u64>,
     /// When the dictionary was last swept (merger ms).
     last_sweep_ms: u64,
-    /// When report ownership was last balanced (merger ms), and the instruments' totals then.
-    last_balance_ms: u64,
+    /// When report ownership is balanced next (merger ms), and the instruments' totals at the
+    /// last balancing.
+    next_balance_ms: u64,
     balanced_totals: rustc_hash::FxHashMap<String, u64>,
     balanced_own_ns: u64,
     /// Returns memory to the OS once requests and strings have left (see `memory`).
@@ -259,7 +260,7 @@ impl Merger {
             in_flight: Vec::new(),
             worker_load: vec![0; n],
             last_sweep_ms: 0,
-            last_balance_ms: 0,
+            next_balance_ms: FIRST_BALANCE_MS,
             balanced_totals: Default::default(),
             balanced_own_ns: 0,
             reclaimer: Default::default(),
@@ -369,9 +370,8 @@ impl Merger {
             self.last_sweep_ms = now64;
             self.sweep(now64);
         }
-        if !self.workers.is_empty() && now64.saturating_sub(self.last_balance_ms) >= BALANCE_EVERY_MS
-        {
-            self.last_balance_ms = now64;
+        if !self.workers.is_empty() && now64 >= self.next_balance_ms {
+            self.next_balance_ms = now64 + BALANCE_EVERY_MS;
             self.balance();
         }
         self.reclaimer.maybe_collect();
@@ -577,6 +577,8 @@ impl Merger {
 
 /// How often report ownership is balanced over the merge threads by measured cost.
 const BALANCE_EVERY_MS: u64 = 10_000;
+/// The first balancing: soon after start, once the creation-time estimate met real traffic.
+const FIRST_BALANCE_MS: u64 = 2_000;
 
 impl Merger {
     /// Gives each report to a merge thread so that their measured loads even out: each report's
