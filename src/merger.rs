@@ -677,9 +677,11 @@ mod tests {
 
     /// A merger with the default reports and a backlog of three batches of `per_batch` requests,
     /// where two batches are more than one round takes.
-    fn merger_with_backlog() -> (Arc<Shared>, Arc<Ring>, Merger, usize) {
+    fn merger_with_backlog() -> (Arc<Shared>, Arc<Ring>, Merger, usize, tempfile::TempDir) {
+        // A state directory of its own: tests run in parallel.
+        let state = tempfile::tempdir().unwrap();
         let config = Config {
-            state_dir: std::env::temp_dir().join("pinbad-merger-test-no-state"),
+            state_dir: state.path().to_path_buf(),
             ..Config::default()
         };
         let ring = Arc::new(Ring::new(1 << 30));
@@ -690,14 +692,14 @@ mod tests {
         for _ in 0..3 {
             ring.push(batch_of(per_batch, &mut corpus)).unwrap();
         }
-        (shared, ring, merger, per_batch)
+        (shared, ring, merger, per_batch, state)
     }
 
     /// A backlog is merged in rounds of at most ROUND_REQUESTS, so no round holds the locks for
     /// long, and every request gets into every report, whichever thread updates it.
     #[test]
     fn backlog_is_merged_in_bounded_rounds() {
-        let (shared, _ring, mut merger, per_batch) = merger_with_backlog();
+        let (shared, _ring, mut merger, per_batch, _state) = merger_with_backlog();
         assert!(merger.round(), "two batches exceed the round: one is left");
         assert_eq!(shared.pool.read().len(), 2 * per_batch);
         assert!(!merger.round());
@@ -730,7 +732,7 @@ mod tests {
     /// Shutdown merges what it can within its budget and counts the rest, never hangs on a backlog.
     #[test]
     fn shutdown_drain_is_bounded_and_counted() {
-        let (shared, ring, mut merger, per_batch) = merger_with_backlog();
+        let (shared, ring, mut merger, per_batch, _state) = merger_with_backlog();
         merger.drain(Duration::ZERO);
         assert_eq!(shared.pool.read().len(), 2 * per_batch, "one round ran");
         assert!(ring.is_empty());

@@ -201,7 +201,8 @@ pub fn new_report(
 /// Creates the state directory if needed and proves it writable with a probe file, so that a
 /// bad `state_dir` stops start-up naming it, instead of failing every later report change.
 fn check_state_dir(dir: &std::path::Path) -> Result<(), SharedError> {
-    let probe = dir.join(".pinbad-write-check");
+    // One probe per process: two daemons checking one directory do not remove each other's.
+    let probe = dir.join(format!(".pinbad-write-check-{}", std::process::id()));
     let result = std::fs::create_dir_all(dir)
         .and_then(|()| std::fs::write(&probe, b"ok"))
         .and_then(|()| std::fs::remove_file(&probe));

@@ -659,7 +659,18 @@ impl<'a> RowRef<'a> {
         }
     }
 
-    /// The row's histogram (merged only when both parts hold samples).
+    /// The `p`-th percentile of the row in nanoseconds (both parts read together, nothing
+    /// built).
+    fn percentile_ns(&self, p: f64) -> Option<f64> {
+        match (self.closed, self.open) {
+            (Some(c), Some(o)) => crate::histogram::percentile_ns_of_sum(c, o, p),
+            (Some(h), None) | (None, Some(h)) => h.percentile_ns(p),
+            (None, None) => None,
+        }
+    }
+
+    /// The row's histogram (merged only when both parts hold samples); tests compare rows by it.
+    #[cfg(test)]
     fn hist(&self) -> Cow<'a, Histogram> {
         match (self.closed, self.open) {
             (Some(c), Some(o)) if !o.is_empty() && !c.is_empty() => {

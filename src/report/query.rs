@@ -503,7 +503,7 @@ impl Report {
                 Cell::Float(f) => f,
                 _ => 0.0,
             }),
-            Column::Percentile(p) => row.hist().percentile_ns(p).map(|ns| ns / 1e9),
+            Column::Percentile(p) => row.percentile_ns(p).map(|ns| ns / 1e9),
             Column::Key(_) => None,
         }
     }
@@ -514,7 +514,6 @@ impl Report {
             Column::Metric(mc) => self.metric_cell(&mc, &item.1.sums, interval),
             Column::Percentile(p) => item
                 .1
-                .hist()
                 .percentile_ns(p)
                 .map_or(Cell::Null, |ns| Cell::Float(ns / 1e9)),
         }
