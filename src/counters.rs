@@ -131,7 +131,8 @@ pub struct Counters {
     pub v1_fallback: AtomicU64,
     /// Requests dropped because the temp ring was full when a receiver pushed a batch.
     pub temp_pool_dropped: AtomicU64,
-    /// Requests the merger took from the temp ring and stored in the pool. Once traffic stops,
+    /// Requests the merger took from the temp ring, stored in the pool and applied to every
+    /// report (counted once the last merge thread applied the round). Once traffic stops,
     /// `requests_accepted == requests_merged + temp_pool_dropped`.
     pub requests_merged: AtomicU64,
     /// Requests evicted from the pool before they expired, to make room.

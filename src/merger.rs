@@ -155,6 +155,34 @@ pub struct RoundWork {
     now_ms: u64,
     batch: PreparedBatch,
     cells: Vec<Arc<ReportCell>>,
+    /// Threads that have not applied the round yet; the last one counts it as merged.
+    remaining: std::sync::atomic::AtomicUsize,
+    /// Requests of the round.
+    merged: u64,
+}
+
+impl RoundWork {
+    fn new() -> RoundWork {
+        RoundWork {
+            now_ms: 0,
+            batch: PreparedBatch::default(),
+            cells: Vec::new(),
+            remaining: Default::default(),
+            merged: 0,
+        }
+    }
+
+    /// One thread applied its share. Once every thread has, the round's requests count as
+    /// `requests_merged`: from then on every report includes them (what the tests wait for).
+    fn done(&self, counters: &crate::counters::Counters) {
+        if self
+            .remaining
+            .fetch_sub(1, std::sync::atomic::Ordering::AcqRel)
+            == 1
+        {
+            counters.requests_merged.fetch_add(self.merged, Relaxed);
+        }
+    }
 }
 
 /// Brings one report up to date with a round: advance its window to the round's time, count the
@@ -182,7 +210,7 @@ struct Worker {
 /// then fills and counts what it drops, rather than rounds queueing without bound).
 const WORKER_QUEUE: usize = 4;
 
-fn spawn_worker(index: usize) -> std::io::Result<Worker> {
+fn spawn_worker(index: usize, counters: Arc<crate::counters::Counters>) -> std::io::Result<Worker> {
     let (tx, rx) = std::sync::mpsc::sync_channel::<Arc<RoundWork>>(WORKER_QUEUE);
     let thread = std::thread::Builder::new()
         .name(format!("pinbad-merge-{index}"))
@@ -193,6 +221,7 @@ fn spawn_worker(index: usize) -> std::io::Result<Worker> {
                         update_report(cell, &work);
                     }
                 }
+                work.done(&counters);
             }
         })?;
     Ok(Worker {
@@ -241,7 +270,7 @@ impl Merger {
     /// A merger with `threads` merge threads in all (itself and `threads - 1` workers).
     pub fn with_threads(shared: Arc<Shared>, ring: Arc<Ring>, threads: usize) -> Merger {
         let workers = (1..threads.max(1))
-            .filter_map(|i| match spawn_worker(i) {
+            .filter_map(|i| match spawn_worker(i, Arc::clone(&shared.counters)) {
                 Ok(w) => Some(w),
                 Err(e) => {
                     tracing::warn!(error = %e, "Cannot start a report worker; fewer merge threads");
@@ -481,9 +510,12 @@ impl Merger {
 
         // Reports: the workers' share first (they run while the merger does its own).
         work_mut.cells.extend(cells.iter().cloned());
+        work_mut.merged = merged;
+        *work_mut.remaining.get_mut() = self.workers.len() + 1;
         for w in &self.workers {
             if w.tx.send(Arc::clone(&work)).is_err() {
                 tracing::error!("A report worker stopped; its reports no longer update");
+                work.done(&shared.counters);
             }
         }
         for cell in &cells {
@@ -491,8 +523,8 @@ impl Merger {
                 update_report(cell, &work);
             }
         }
+        work.done(&shared.counters);
         self.in_flight.push(work);
-        shared.counters.requests_merged.fetch_add(merged, Relaxed);
         merged > 0
     }
 
@@ -507,13 +539,9 @@ impl Merger {
                 i += 1;
             }
         }
-        self.spare.pop().unwrap_or_else(|| {
-            Arc::new(RoundWork {
-                now_ms: 0,
-                batch: PreparedBatch::default(),
-                cells: Vec::new(),
-            })
-        })
+        self.spare
+            .pop()
+            .unwrap_or_else(|| Arc::new(RoundWork::new()))
     }
 
     /// Fills a report created since the last round from what the raw pool holds, and gives it to
