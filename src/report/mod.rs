@@ -257,26 +257,12 @@ fn add_logged(row: &mut Row, c: &Contribution, log: &mut Vec<u64>) {
 impl Row {
     #[inline]
     fn add_sums(&mut self, c: &Contribution) {
-        let s = &mut self.sums;
-        s.req_count += c.sums.req_count;
-        s.hit_count += c.sums.hit_count;
-        s.time_ns += c.sums.time_ns;
-        s.ru_utime_ns += c.sums.ru_utime_ns;
-        s.ru_stime_ns += c.sums.ru_stime_ns;
-        s.traffic_bytes += c.sums.traffic_bytes;
-        s.memory_footprint_bytes += c.sums.memory_footprint_bytes;
+        self.sums.add(&c.sums);
     }
 
     #[inline]
     fn add(&mut self, c: &Contribution) {
-        let s = &mut self.sums;
-        s.req_count += c.sums.req_count;
-        s.hit_count += c.sums.hit_count;
-        s.time_ns += c.sums.time_ns;
-        s.ru_utime_ns += c.sums.ru_utime_ns;
-        s.ru_stime_ns += c.sums.ru_stime_ns;
-        s.traffic_bytes += c.sums.traffic_bytes;
-        s.memory_footprint_bytes += c.sums.memory_footprint_bytes;
+        self.sums.add(&c.sums);
         self.hist.add_bucket(c.bucket, c.samples);
     }
 
