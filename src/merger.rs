@@ -643,7 +643,7 @@ impl Merger {
         for (cost, c) in &costs {
             current[c.worker().min(threads - 1)] += cost;
         }
-        costs.sort_by(|a, b| b.0.cmp(&a.0));
+        costs.sort_by_key(|c| std::cmp::Reverse(c.0));
         let mut load = vec![0u64; threads];
         load[0] = own;
         let mut plan = Vec::with_capacity(costs.len());

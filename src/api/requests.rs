@@ -275,7 +275,7 @@ fn scan(state: &AppState, raw: &RawFilter, mut send: impl FnMut(Vec<u8>) -> bool
                     shown += 1;
                 }
             }
-            if scanned % 256 == 0 && started.elapsed() >= CHUNK_TIME {
+            if scanned.is_multiple_of(256) && started.elapsed() >= CHUNK_TIME {
                 break;
             }
         }
