@@ -433,8 +433,7 @@ impl Histogram {
             Repr::Sparse(s) => find_rank(s.iter(), r)?,
             Repr::Block(b) => b.find_rank(r)?,
         };
-        let (low, high) = bucket_bounds_ns(bucket);
-        Some(low + (high - low) * (k as f64 - 0.5) / c as f64)
+        Some(interpolate(bucket, k, c))
     }
 }
 
@@ -458,8 +457,13 @@ pub fn percentile_ns_of_sum(a: &Histogram, b: &Histogram, p: f64) -> Option<f64>
         (None, _) => y.next(),
     });
     let (bucket, k, c) = find_rank(merged, rank(p, count))?;
+    Some(interpolate(bucket, k, c))
+}
+
+/// The value of the `k`-th of `c` samples in `bucket`: `low + (k − ½)/c × width`.
+fn interpolate(bucket: u16, k: u64, c: u64) -> f64 {
     let (low, high) = bucket_bounds_ns(bucket);
-    Some(low + (high - low) * (k as f64 - 0.5) / c as f64)
+    low + (high - low) * (k as f64 - 0.5) / c as f64
 }
 
 /// The bucket holding rank `r` among `buckets` (in order), with the rank inside it and its count.

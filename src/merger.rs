@@ -244,8 +244,6 @@ pub struct Merger {
     spare: Vec<Arc<RoundWork>>,
     /// Round work possibly still with a worker.
     in_flight: Vec<Arc<RoundWork>>,
-    /// Reports given to each worker (creation-time balancing), by estimated cost.
-    worker_load: Vec<u64>,
     /// When the dictionary was last swept (merger ms).
     last_sweep_ms: u64,
     /// When report ownership is balanced next (merger ms), and the instruments' totals at the
@@ -263,13 +261,7 @@ const SWEEP_EVERY_MS: u64 = 1000;
 impl Merger {
     /// A merger with `shared.config.merge.threads - 1` report workers (threads started now).
     pub fn new(shared: Arc<Shared>, ring: Arc<Ring>) -> Merger {
-        let threads = shared.config.merge.threads();
-        Merger::with_threads(shared, ring, threads)
-    }
-
-    /// A merger with `threads` merge threads in all (itself and `threads - 1` workers).
-    pub fn with_threads(shared: Arc<Shared>, ring: Arc<Ring>, threads: usize) -> Merger {
-        let workers = (1..threads.max(1))
+        let workers = (1..shared.config.merge.threads())
             .filter_map(|i| match spawn_worker(i, Arc::clone(&shared.counters)) {
                 Ok(w) => Some(w),
                 Err(e) => {
@@ -278,7 +270,6 @@ impl Merger {
                 }
             })
             .collect::<Vec<_>>();
-        let n = workers.len() + 1;
         Merger {
             shared,
             ring,
@@ -287,7 +278,6 @@ impl Merger {
             workers,
             spare: Vec::new(),
             in_flight: Vec::new(),
-            worker_load: vec![0; n],
             last_sweep_ms: 0,
             next_balance_ms: FIRST_BALANCE_MS,
             balanced_totals: Default::default(),
@@ -378,6 +368,7 @@ impl Merger {
             for b in &self.batches {
                 self.interned.intern(b, now_ms, &mut dict);
             }
+            publish_dictionary(&shared, &dict);
             drop(dict);
             shared
                 .counters
@@ -471,7 +462,7 @@ impl Merger {
             let mut pool = shared.pool.write();
             for cell in &cells {
                 if !cell.is_filled() {
-                    self.fill(cell, &pool, now_ms, now64);
+                    self.fill(cell, &cells, &pool, now_ms, now64);
                 }
             }
             // Expiry.
@@ -548,7 +539,14 @@ impl Merger {
     /// the least loaded worker. It says from when it is complete: from the daemon's start when the
     /// pool never overwrote a request (and, for a window longer than `stats_history`, never
     /// expired one), else from the oldest request the pool still holds.
-    fn fill(&mut self, cell: &ReportCell, pool: &Pool, now_ms: u32, now64: u64) {
+    fn fill(
+        &mut self,
+        cell: &ReportCell,
+        cells: &[Arc<ReportCell>],
+        pool: &Pool,
+        now_ms: u32,
+        now64: u64,
+    ) {
         let shared = &*self.shared;
         let to64 = |t: u32| now64.saturating_sub(now_ms.wrapping_sub(t) as u64);
         let mut complete_from = 0;
@@ -589,15 +587,18 @@ impl Merger {
             report.advance(now64);
             cell.publish(&report);
         }
-        // Creation-time balancing: timer reports cost about a request report per timer.
-        let cost = match cell.report.read().kind() {
+        // Until the next balancing by measured cost, the thread with the least estimated load:
+        // timer reports cost about a request report per timer, the merger has its own work.
+        let cost = |c: &ReportCell| match c.report.read().kind() {
             crate::report::Kind::Timer => 8,
             _ => 1,
         };
-        let worker = (0..self.worker_load.len())
-            .min_by_key(|&w| self.worker_load[w] + if w == 0 { MERGER_OWN_COST } else { 0 })
-            .unwrap_or(0);
-        self.worker_load[worker] += cost;
+        let mut load = vec![0; self.workers.len() + 1];
+        load[0] = MERGER_OWN_COST;
+        for c in cells.iter().filter(|c| c.is_filled()) {
+            load[c.worker().min(self.workers.len())] += cost(c);
+        }
+        let worker = (0..load.len()).min_by_key(|&w| load[w]).unwrap_or(0);
         cell.set_worker(worker);
         cell.mark_filled();
     }

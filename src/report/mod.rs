@@ -244,7 +244,7 @@ const _: () = assert!(crate::histogram::BUCKETS <= 1 << 12);
 /// fit a log word).
 #[inline]
 fn add_logged(row: &mut Row, c: &Contribution, log: &mut Vec<u64>) {
-    row.add_sums(c);
+    row.sums.add(&c.sums);
     if row.slot < LOG_MAX_SLOT && c.samples < LOG_MAX_SAMPLES {
         log.push(
             (row.slot as u64) << LOG_SLOT_SHIFT | (c.bucket as u64) << LOG_BUCKET_SHIFT | c.samples,
@@ -255,11 +255,6 @@ fn add_logged(row: &mut Row, c: &Contribution, log: &mut Vec<u64>) {
 }
 
 impl Row {
-    #[inline]
-    fn add_sums(&mut self, c: &Contribution) {
-        self.sums.add(&c.sums);
-    }
-
     #[inline]
     fn add(&mut self, c: &Contribution) {
         self.sums.add(&c.sums);
@@ -923,6 +918,7 @@ impl Report {
     }
 
     /// Sets the window exactly (tests: phase 0).
+    #[cfg(test)]
     pub fn with_exact_window(mut self, window: Window, complete_from_ms: u64) -> Report {
         self.window = window;
         self.complete_from_ms = complete_from_ms;
