@@ -27,6 +27,8 @@ pub mod report;
 pub mod histogram;
 // HTTP/JSON API (axum).
 pub mod api;
+// Where merged rounds leave the pipeline for the stream, sinks and metrics (bounded, never blocks).
+pub mod tap;
 
 // Beside the pipeline:
 

@@ -162,7 +162,17 @@ pub struct RoundWork {
 }
 
 impl RoundWork {
-    fn new() -> RoundWork {
+    /// When the round was merged: milliseconds since start (see `Clock::unix_ms64`).
+    pub fn now_ms(&self) -> u64 {
+        self.now_ms
+    }
+
+    /// The round's requests, with their pool ids, in the order they were merged.
+    pub fn batch(&self) -> &PreparedBatch {
+        &self.batch
+    }
+
+    pub fn new() -> RoundWork {
         RoundWork {
             now_ms: 0,
             batch: PreparedBatch::default(),
@@ -332,10 +342,11 @@ impl Merger {
     }
 
     /// Waits until every worker has applied every round sent so far (tests, benches, shutdown).
-    /// A worker drops its handle on a round once it applied it.
+    /// A round counts down `remaining` as each thread applies it; taps may still hold it (they
+    /// release it on their own threads), so it goes back to `in_flight`, not to the spares.
     pub fn finish(&mut self) {
-        for work in std::mem::take(&mut self.in_flight) {
-            while Arc::strong_count(&work) > 1
+        for work in &self.in_flight {
+            while work.remaining.load(std::sync::atomic::Ordering::Acquire) > 0
                 && !self
                     .workers
                     .iter()
@@ -343,7 +354,6 @@ impl Merger {
             {
                 std::thread::yield_now();
             }
-            self.spare.push(work);
         }
     }
 
@@ -479,14 +489,14 @@ impl Merger {
             for p in &self.interned.pending {
                 let timers = &self.interned.timers[p.timers.clone()];
                 let tags = &self.interned.tags[p.tags.clone()];
+                let (id, loss) = pool.insert(p.record, timers, tags, &mut |_, _| overwritten += 1);
+                timers_lost += loss.timers as u64;
                 work_mut.batch.push(&RequestView {
-                    id: 0,
+                    id,
                     record: &p.record,
                     tag_block: tags,
                     timers,
                 });
-                let (_, loss) = pool.insert(p.record, timers, tags, &mut |_, _| overwritten += 1);
-                timers_lost += loss.timers as u64;
             }
             shared
                 .counters
@@ -503,6 +513,10 @@ impl Merger {
         work_mut.cells.extend(cells.iter().cloned());
         work_mut.merged = merged;
         *work_mut.remaining.get_mut() = self.workers.len() + 1;
+        // Taps (stream, sinks, metrics) get the round as the workers do; they never block.
+        if merged > 0 {
+            shared.taps.publish(&work);
+        }
         for w in &self.workers {
             if w.tx.send(Arc::clone(&work)).is_err() {
                 tracing::error!("A report worker stopped; its reports no longer update");

@@ -98,6 +98,8 @@ pub struct Shared {
     pub query_slots: Arc<tokio::sync::Semaphore>,
     /// The API bearer token (`http.token` or the content of `http.token_file`), if any.
     pub token: Option<String>,
+    /// Consumers of merged rounds (stream, sinks, metrics), fed by the merger (see `tap`).
+    pub taps: crate::tap::Taps,
 }
 
 impl Shared {
@@ -171,6 +173,7 @@ impl Shared {
                 config.http.max_concurrent_queries,
             )),
             token: config.token().map_err(SharedError::Config)?,
+            taps: Default::default(),
             config,
         })
     }

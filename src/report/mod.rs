@@ -533,6 +533,11 @@ impl PreparedBatch {
         self.reqs.is_empty()
     }
 
+    /// The requests, as they were pushed (taps read a round through this).
+    pub fn views(&self) -> impl Iterator<Item = RequestView<'_>> + '_ {
+        self.iter().map(|p| p.view)
+    }
+
     #[inline]
     fn iter(&self) -> impl Iterator<Item = Prepared<'_>> + '_ {
         self.reqs.iter().map(move |p| {
