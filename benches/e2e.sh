@@ -12,6 +12,7 @@
 #        under other names; 0: the default report set only)
 #        HISTORY=10s TICKS=10: the reports' window, short so that it is full (ticks expire)
 #        for most of each run: the steady state. MERGE_THREADS=0 (automatic) or a number.
+#        FAMILIES=false: every report updated on its own (what report families save).
 # Bounded: every blast run stops by itself after DURATION; only 127.0.0.1 is targeted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +23,7 @@ DURATION=${DURATION:-20s}
 HISTORY=${HISTORY:-10s}
 TICKS=${TICKS:-10}
 MERGE_THREADS=${MERGE_THREADS:-0}
+FAMILIES=${FAMILIES:-true}
 TIMER_REPORTS=${TIMER_REPORTS:-4}
 SCRIPTS=${SCRIPTS:-1000}
 HOSTS=${HOSTS:-20}
@@ -43,6 +45,7 @@ timer_pool_size = $((POOL * 12))
 tag_pool_size = $((POOL * 40))
 [merge]
 threads = $MERGE_THREADS
+families = $FAMILIES
 [limits]
 max_reports = 1000
 EOF

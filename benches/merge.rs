@@ -122,6 +122,8 @@ fn setup(
     };
     config.limits.max_reports = 1000;
     config.merge.threads = threads;
+    // MERGE_FAMILIES=0: every report updated on its own (what families save).
+    config.merge.families = std::env::var("MERGE_FAMILIES").map_or(true, |v| v != "0");
     config.state_dir = std::env::temp_dir().join("pinbad-bench-no-state");
     config.report = timer_reports(timer_reports_n);
     let ring = Arc::new(Ring::new(1 << 30));

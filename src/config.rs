@@ -135,12 +135,24 @@ pub struct Config {
     pub report: Vec<ReportDef>,
 }
 
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MergeConfig {
     /// Threads that update reports: the merger and `threads - 1` report workers, each report
     /// owned by one. 0 (the default): the machine's cores, at most 4 ([`MergeConfig::threads`]).
     pub threads: usize,
+    /// Whether start-up timer reports that are projections of one aggregate share its
+    /// per-request work (see `report::family`). On by default; off only to measure what it saves.
+    pub families: bool,
+}
+
+impl Default for MergeConfig {
+    fn default() -> MergeConfig {
+        MergeConfig {
+            threads: 0,
+            families: true,
+        }
+    }
 }
 
 impl MergeConfig {

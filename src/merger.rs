@@ -198,6 +198,16 @@ impl RoundWork {
 /// Brings one report up to date with a round: advance its window to the round's time, count the
 /// round's requests into its open tick. The one write-lock step per report and round.
 fn update_report(cell: &ReportCell, work: &RoundWork) {
+    if let Some(family) = cell.family() {
+        // A family's leader updates its stage (and moves every member's window); the other
+        // members have nothing of their own to do.
+        if family.is_leader(cell, &work.cells) {
+            let t = cell.instrument.start();
+            family.update(work.now_ms, &work.batch);
+            cell.instrument.record(t, work.batch.len() as u64);
+        }
+        return;
+    }
     let t = cell.instrument.start();
     let mut r = cell.report.write();
     r.advance(work.now_ms);
@@ -751,6 +761,9 @@ mod tests {
         for cell in shared.reports.snapshot() {
             assert!(cell.is_filled());
             if cell.name() == "info" || cell.name().starts_with("report_by_") {
+                if let Some(f) = cell.family() {
+                    f.drain();
+                }
                 let r = cell.report.read();
                 assert_eq!(r.total_requests(), 3 * per_batch as u64, "{}", cell.name());
             }
@@ -768,6 +781,9 @@ mod tests {
         assert_eq!(shared.pool.read().len(), 0);
         assert_eq!(shared.dictionary.read().len(), 0);
         for cell in shared.reports.snapshot() {
+            if let Some(f) = cell.family() {
+                f.drain();
+            }
             assert_eq!(cell.report.read().total_requests(), 0, "{}", cell.name());
         }
     }

@@ -130,6 +130,7 @@ impl Shared {
                 ),
             }));
         }
+        let mut built = Vec::with_capacity(defs.len());
         for def in defs {
             let name = def.name.clone();
             let report =
@@ -137,10 +138,30 @@ impl Shared {
                     name: name.clone(),
                     message: e.to_string(),
                 })?;
-            reports.insert(report).map_err(|e| SharedError::Report {
-                name,
-                message: e.to_string(),
-            })?;
+            built.push(report);
+        }
+        let families = if config.merge.families {
+            crate::report::form_families(&mut built, false)
+        } else {
+            Vec::new()
+        };
+        let mut cells = Vec::with_capacity(built.len());
+        for report in built {
+            let name = report.def().name.clone();
+            let cell = reports
+                .try_insert(report)
+                .map_err(|(e, _)| SharedError::Report {
+                    name,
+                    message: e.to_string(),
+                })?;
+            cells.push(cell);
+        }
+        for (members, stage) in families {
+            let member_cells: Vec<_> = members.iter().map(|&i| Arc::clone(&cells[i])).collect();
+            let family = Arc::new(crate::report::Family::new(stage, &member_cells));
+            for c in &member_cells {
+                c.join(Arc::clone(&family));
+            }
         }
         let pool = Pool::new(
             config.request_pool_size,

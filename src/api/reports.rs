@@ -45,17 +45,20 @@ fn run_query(state: &Shared, cell: &ReportCell, q: &Query) -> Result<Table, ApiE
     let timing = state.counters.instruments.query.start();
     // Percentiles include every sample merged before the query: apply the report's histogram
     // log first (one short write-lock step, only when samples wait).
-    if cell.report.read().hist_pending() {
-        cell.report.write().flush_hist();
-    }
+    cell.prepare_query();
     let table = {
+        // A family member: what its stage holds for it too (built before any lock but the
+        // stage's is taken).
+        let overlay = cell.family().and_then(|f| f.overlay_for(cell));
         let dict = state.dictionary.read();
         let report = cell.report.read();
         let interval = report.time_interval(state.clock.now_ms64());
-        report.query(q, &dict, interval).map(|mut table| {
-            table.complete_from = Some(state.unix_secs(report.window_start_ms()));
-            table
-        })
+        report
+            .query_with(q, &dict, interval, overlay.as_ref())
+            .map(|mut table| {
+                table.complete_from = Some(state.unix_secs(report.window_start_ms()));
+                table
+            })
     };
     state.counters.instruments.query.record(timing, 1);
     table.map_err(bad)

@@ -62,6 +62,7 @@ fn err(reason: impl Into<String>) -> ReportError {
 }
 
 mod def;
+mod family;
 mod query;
 mod set;
 mod state;
@@ -69,6 +70,7 @@ mod state;
 mod tests;
 
 pub use def::*;
+pub use family::{form_families, Family, DRAIN_EVERY_MS};
 pub use query::*;
 pub use set::*;
 pub use state::*;
@@ -230,6 +232,9 @@ struct Row {
     hist: Histogram,
     mark: u64,
     slot: u32,
+    /// Contributions (requests, or timers in a timer report) since the row was last zeroed: what a
+    /// family's member loses when it has no room for a stage row (see `family`).
+    contribs: u32,
 }
 
 /// A sample waiting in a report's histogram log: its row's slot, bucket and count packed in a
@@ -245,6 +250,7 @@ const _: () = assert!(crate::histogram::BUCKETS <= 1 << 12);
 #[inline]
 fn add_logged(row: &mut Row, c: &Contribution, log: &mut Vec<u64>) {
     row.sums.add(&c.sums);
+    row.contribs = row.contribs.saturating_add(1);
     if row.slot < LOG_MAX_SLOT && c.samples < LOG_MAX_SAMPLES {
         log.push(
             (row.slot as u64) << LOG_SLOT_SHIFT | (c.bucket as u64) << LOG_BUCKET_SHIFT | c.samples,
@@ -259,12 +265,14 @@ impl Row {
     fn add(&mut self, c: &Contribution) {
         self.sums.add(&c.sums);
         self.hist.add_bucket(c.bucket, c.samples);
+        self.contribs = self.contribs.saturating_add(1);
     }
 
-    /// Adds another row (a round into a tick, a tick into the window).
+    /// Adds another row (a round into a tick, a tick into the window, a stage row into a member).
     fn add_row(&mut self, o: &Row) {
         self.sums.add(&o.sums);
         self.hist.add_hist(&o.hist);
+        self.contribs = self.contribs.saturating_add(o.contribs);
     }
 
     /// Removes what a row added earlier (a tick leaving the window).
@@ -624,40 +632,60 @@ struct TickRow {
     hist: Histogram,
 }
 
-/// A row of a query: the window's closed part and the open tick, summed on read.
+/// A row of a query: the window's closed part, the open tick and (for a family member) what its
+/// stage holds for it, summed on read.
 #[derive(Clone, Copy, Debug)]
 struct RowRef<'a> {
     sums: Sums,
     closed: Option<&'a Histogram>,
     open: Option<&'a Histogram>,
+    staged: Option<&'a Histogram>,
 }
 
 impl<'a> RowRef<'a> {
+    #[cfg(test)]
     fn of(closed: Option<&'a Row>, open: Option<&'a Row>) -> RowRef<'a> {
+        RowRef::of3(closed, open, None)
+    }
+
+    fn of3(closed: Option<&'a Row>, open: Option<&'a Row>, staged: Option<&'a Row>) -> RowRef<'a> {
         let mut sums = closed.map(|r| r.sums).unwrap_or_default();
         if let Some(o) = open {
             sums.add(&o.sums);
+        }
+        if let Some(s) = staged {
+            sums.add(&s.sums);
         }
         RowRef {
             sums,
             closed: closed.map(|r| &r.hist),
             open: open.map(|r| &r.hist),
+            staged: staged.map(|r| &r.hist),
         }
     }
 
-    /// The `p`-th percentile of the row in nanoseconds (both parts read together, nothing
+    /// The `p`-th percentile of the row in nanoseconds (the parts read together, nothing
     /// built).
     fn percentile_ns(&self, p: f64) -> Option<f64> {
-        match (self.closed, self.open) {
-            (Some(c), Some(o)) => crate::histogram::percentile_ns_of_sum(c, o, p),
-            (Some(h), None) | (None, Some(h)) => h.percentile_ns(p),
-            (None, None) => None,
+        match (self.closed, self.open, self.staged) {
+            (Some(a), Some(b), Some(c)) => crate::histogram::percentile_ns_of_sum3(a, b, c, p),
+            (Some(a), Some(b), None) | (Some(a), None, Some(b)) | (None, Some(a), Some(b)) => {
+                crate::histogram::percentile_ns_of_sum(a, b, p)
+            }
+            (Some(h), None, None) | (None, Some(h), None) | (None, None, Some(h)) => {
+                h.percentile_ns(p)
+            }
+            (None, None, None) => None,
         }
     }
 
     /// The row's histogram (merged only when both parts hold samples); tests compare rows by it.
     #[cfg(test)]
     fn hist(&self) -> Cow<'a, Histogram> {
+        debug_assert!(
+            self.staged.is_none(),
+            "tests drain stages before comparing rows"
+        );
         match (self.closed, self.open) {
             (Some(c), Some(o)) if !o.is_empty() && !c.is_empty() => {
                 let mut h = c.clone();
@@ -1110,6 +1138,7 @@ impl Report {
             tick.rows.push(copy);
             row.sums = Sums::default();
             row.hist.clear();
+            row.contribs = 0;
             true
         });
         self.open_only = 0;
@@ -1278,7 +1307,7 @@ impl Report {
             self.open_slots = self.open_slots.saturating_add(1);
             self.open.insert(key, row);
         } else {
-            self.rows_lost += 1;
+            self.rows_lost += row.contribs.max(1) as u64;
             self.frozen_tick = Some(self.open_index);
         }
     }
@@ -1331,6 +1360,7 @@ impl Report {
     }
 
     /// Every row of the window with its key ids: the closed part and the open tick summed.
+    #[cfg(test)]
     fn items(&self) -> impl Iterator<Item = (&[u32], RowRef<'_>)> + '_ {
         let n = self.keys.len();
         let (agg, open) = (&self.agg, &self.open);
@@ -1344,8 +1374,78 @@ impl Report {
     }
 
     /// The totals of the window.
+    #[cfg(test)]
     fn totals(&self) -> RowRef<'_> {
         RowRef::of(Some(&self.agg_totals), Some(&self.open_totals))
+    }
+}
+
+/// What a family's stage holds for one member, projected onto its keys (see `family`): what the
+/// member will absorb at the next drain, shown by queries meanwhile.
+#[derive(Debug)]
+pub struct Overlay {
+    rows: RowMap,
+    totals: Row,
+}
+
+/// A report as a query reads it: the report, plus its stage's overlay for a family member.
+/// Derefs to the report, so the query code reads the report's fields as its own.
+#[derive(Clone, Copy)]
+pub(crate) struct View<'r> {
+    report: &'r Report,
+    overlay: Option<&'r Overlay>,
+}
+
+impl std::ops::Deref for View<'_> {
+    type Target = Report;
+    fn deref(&self) -> &Report {
+        self.report
+    }
+}
+
+impl<'r> View<'r> {
+    /// Every row with its key ids: the closed part, the open tick and the overlay summed. Rows
+    /// only in the overlay are shown while the report has room for them (at the drain, a
+    /// member without room loses them).
+    fn items(&self) -> impl Iterator<Item = (&'r [u32], RowRef<'r>)> + 'r {
+        let r = self.report;
+        let n = r.keys.len();
+        let (agg, open) = (&r.agg, &r.open);
+        let ov = self.overlay.map(|o| &o.rows);
+        let room = if r.frozen_tick.is_some() {
+            0
+        } else {
+            r.max_rows.saturating_sub(r.rows())
+        };
+        agg.iter(n)
+            .map(move |(k, a)| {
+                (
+                    k,
+                    RowRef::of3(Some(a), open.get(k), ov.and_then(|m| m.get(k))),
+                )
+            })
+            .chain(
+                open.iter(n)
+                    .filter(move |(k, _)| agg.get(k).is_none())
+                    .map(move |(k, o)| (k, RowRef::of3(None, Some(o), ov.and_then(|m| m.get(k))))),
+            )
+            .chain(
+                ov.into_iter()
+                    .flat_map(move |m| m.iter(n))
+                    .filter(move |(k, _)| agg.get(k).is_none() && open.get(k).is_none())
+                    .take(room)
+                    .map(|(k, s)| (k, RowRef::of3(None, None, Some(s)))),
+            )
+    }
+
+    /// The totals of the window, overlay included.
+    fn totals(&self) -> RowRef<'r> {
+        let r = self.report;
+        RowRef::of3(
+            Some(&r.agg_totals),
+            Some(&r.open_totals),
+            self.overlay.map(|o| &o.totals),
+        )
     }
 }
 

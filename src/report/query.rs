@@ -477,7 +477,9 @@ impl Report {
             _ => Cell::Text(dict.text(id).into_owned()),
         }
     }
+}
 
+impl View<'_> {
     fn metric_cell(&self, mc: &MetricColumn, sums: &Sums, interval: f64) -> Cell {
         let raw = mc.field.of(sums);
         match mc.how {
@@ -547,7 +549,7 @@ impl Report {
     /// Cost: filters touch every row; the sort computes one key per remaining row and selects the
     /// top `offset + limit` with `select_nth_unstable`; key strings and percentiles are computed
     /// only for returned rows unless the sort or a filter needs them.
-    pub fn query(
+    fn query(
         &self,
         q: &Query,
         dict: &Dictionary,
@@ -677,5 +679,33 @@ impl Report {
             totals,
             rows,
         })
+    }
+}
+
+impl Report {
+    /// Runs a query over the report alone (see [`View::query`]).
+    pub fn query(
+        &self,
+        q: &Query,
+        dict: &Dictionary,
+        time_interval: f64,
+    ) -> Result<Table, ReportError> {
+        self.query_with(q, dict, time_interval, None)
+    }
+
+    /// Runs a query over the report and, for a family member, what its stage holds for it
+    /// ([`Family::overlay_for`]).
+    pub fn query_with(
+        &self,
+        q: &Query,
+        dict: &Dictionary,
+        time_interval: f64,
+        overlay: Option<&Overlay>,
+    ) -> Result<Table, ReportError> {
+        View {
+            report: self,
+            overlay,
+        }
+        .query(q, dict, time_interval)
     }
 }

@@ -27,6 +27,8 @@ pub struct ReportCell {
     window: Window,
     /// When the report's next tick begins (merger ms): an idle merger skips the report until then.
     next_tick_ms: AtomicU64,
+    /// The family whose stage feeds this report, if any (set once, at start-up; see `family`).
+    family: std::sync::OnceLock<Arc<Family>>,
 }
 
 impl ReportCell {
@@ -44,6 +46,7 @@ impl ReportCell {
             filled_cv: Default::default(),
             window: report.window(),
             next_tick_ms: AtomicU64::new(0),
+            family: Default::default(),
             report: RwLock::new(report),
         }
     }
@@ -53,6 +56,25 @@ impl ReportCell {
         self.next_tick_ms.store(report.next_tick_ms(), Relaxed);
         self.rows.store(report.rows() as u64, Relaxed);
         self.rows_lost.store(report.rows_lost(), Relaxed);
+    }
+
+    /// The family this report is a member of, if any.
+    pub fn family(&self) -> Option<&Arc<Family>> {
+        self.family.get()
+    }
+
+    /// Makes the report a member of `family` (once; later calls are ignored).
+    pub fn join(&self, family: Arc<Family>) {
+        let _ = self.family.set(family);
+    }
+
+    /// Brings the report up to date for a query: its histogram log applied (a short write-lock
+    /// step, only when samples wait). A family member's stage is read through
+    /// [`Family::overlay_for`].
+    pub fn prepare_query(&self) {
+        if self.report.read().hist_pending() {
+            self.report.write().flush_hist();
+        }
     }
 
     /// The report's window (lock-free).

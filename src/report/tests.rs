@@ -1616,3 +1616,234 @@ fn logged_histograms_equal_direct_ones() {
         assert_eq!(totals_of(&logged), totals_of(&direct));
     }
 }
+
+// ---- families ---------------------------------------------------------------------------------
+
+/// The property reports plus projections of some of them, so that request, request-tag, timer
+/// and filtered families form.
+fn family_defs() -> Vec<ReportDef> {
+    let mut defs = property_defs();
+    defs.extend([
+        def("host_script", &["hostname", "script_name"]),
+        def("status", &["status"]),
+        def("country_host", &["hostname", "tag:country"]),
+        def("script_group", &["script_name", "timer_tag:group"]),
+        def(
+            "group_server_host",
+            &[
+                "timer_tag:server",
+                "hostname",
+                "timer_tag:group",
+                "tag:app",
+                "script_name",
+            ],
+        ),
+        with_filters(
+            def("filtered_status", &["status"]),
+            &[
+                ("min_time", 0.01.into()),
+                ("status", 200.into()),
+                ("timer_tag:group", "db".into()),
+            ],
+        ),
+    ]);
+    defs
+}
+
+/// Feeds the same requests, at the same times, to standalone reports and to the same reports in
+/// families (stage updated per request, drained at ticks and at random "queries"); every member
+/// always equals its standalone twin once drained. With a row limit, every row a member keeps is
+/// exact.
+fn check_families(ops: &[(Req, u64, bool)], max_rows: usize) -> Result<(), TestCaseError> {
+    let win = Window {
+        history_ms: 4 * TICK_MS,
+        tick_ms: TICK_MS,
+        ticks: 4,
+        phase_ms: 0,
+    };
+    let mut dict = Dictionary::new(1_000_000);
+    let defs = family_defs();
+    let mut make = |limit: usize| -> Vec<Report> {
+        defs.iter()
+            .map(|d| {
+                Report::new(d.clone(), &mut dict, limit)
+                    .unwrap()
+                    .with_exact_window(win, 0)
+            })
+            .collect()
+    };
+    let mut alone = make(usize::MAX);
+    let mut grouped = make(max_rows);
+    let families = form_families(&mut grouped, true);
+    let sizes: Vec<usize> = families.iter().map(|(m, _)| m.len()).collect();
+    prop_assert_eq!(
+        sizes,
+        vec![5, 2, 2, 2, 2],
+        "families: request, country, group, mixed, filtered"
+    );
+    let set = ReportSet::default();
+    let cells: Vec<Arc<ReportCell>> = grouped
+        .into_iter()
+        .map(|r| set.try_insert(r).unwrap())
+        .collect();
+    for (members, stage) in families {
+        let member_cells: Vec<_> = members.iter().map(|&i| Arc::clone(&cells[i])).collect();
+        let family = Arc::new(Family::new(stage, &member_cells));
+        for c in &member_cells {
+            c.join(Arc::clone(&family));
+        }
+    }
+    let compare = |alone: &[Report], dict: &Dictionary| -> Result<(), TestCaseError> {
+        // Queries see the stage through an overlay: the same table as the standalone report's.
+        if max_rows == usize::MAX {
+            let all = Query {
+                limit: Some(1000),
+                percentiles: Some(vec![50.0, 99.0]),
+                ..q()
+            };
+            for (a, cell) in alone.iter().zip(&cells) {
+                cell.prepare_query();
+                let overlay = cell.family().and_then(|f| f.overlay_for(cell));
+                let r = cell.report.read();
+                let mine = r.query_with(&all, dict, 1.0, overlay.as_ref()).unwrap();
+                let theirs = a.query(&all, dict, 1.0).unwrap();
+                prop_assert_eq!(
+                    serde_json::to_value(&mine).unwrap(),
+                    serde_json::to_value(&theirs).unwrap(),
+                    "query of {}",
+                    a.def.name
+                );
+            }
+        }
+        // Drained, every member's rows are exactly the standalone report's.
+        for cell in &cells {
+            if let Some(f) = cell.family() {
+                f.drain();
+            }
+        }
+        for (a, cell) in alone.iter().zip(&cells) {
+            cell.prepare_query();
+            let r = cell.report.read();
+            let (mine, theirs) = (rows_of(&r), rows_of(a));
+            prop_assert_eq!(totals_of(&r), totals_of(a), "totals of {}", a.def.name);
+            prop_assert_eq!(mine.len(), r.rows(), "rows of {}", a.def.name);
+            if max_rows == usize::MAX {
+                prop_assert_eq!(&mine, &theirs, "rows of {}", a.def.name);
+                prop_assert_eq!(r.rows_lost(), 0);
+            } else {
+                prop_assert!(mine.len() <= max_rows);
+                for (k, v) in &mine {
+                    prop_assert_eq!(Some(v), theirs.get(k), "row {:?} of {}", k, a.def.name);
+                }
+            }
+        }
+        Ok(())
+    };
+    let mut now = 0;
+    for (r, step, query) in ops {
+        now += step;
+        let (record, timers, block) = intern_req(&mut dict, r);
+        let view = RequestView {
+            id: 0,
+            record: &record,
+            tag_block: &block,
+            timers: &timers,
+        };
+        let mut batch = PreparedBatch::default();
+        batch.push(&view);
+        for a in alone.iter_mut() {
+            a.advance(now);
+            a.add(&view);
+        }
+        for cell in &cells {
+            match cell.family() {
+                Some(f) if f.is_leader(cell, &cells) => f.update(now, &batch),
+                Some(_) => {}
+                None => {
+                    let mut rep = cell.report.write();
+                    rep.advance(now);
+                    rep.add_batch(&batch);
+                }
+            }
+        }
+        if *query {
+            compare(&alone, &dict)?;
+        }
+    }
+    // Everything leaves the window.
+    now += 10 * TICK_MS;
+    for a in alone.iter_mut() {
+        a.advance(now);
+    }
+    let empty = PreparedBatch::default();
+    for cell in &cells {
+        match cell.family() {
+            Some(f) if f.is_leader(cell, &cells) => f.update(now, &empty),
+            Some(_) => {}
+            None => cell.report.write().advance(now),
+        }
+    }
+    compare(&alone, &dict)?;
+    for cell in &cells {
+        prop_assert_eq!(cell.report.read().rows(), 0, "{} empties", cell.name());
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn family_members_equal_standalone_reports(
+        ops in proptest::collection::vec(
+            (arb_req(), prop_oneof![3 => Just(0u64), 2 => 1u64..700, 1 => 700u64..3000], proptest::bool::weighted(0.3)),
+            1..60),
+    ) {
+        check_families(&ops, usize::MAX)?;
+    }
+
+    #[test]
+    fn family_members_with_a_row_limit_keep_exact_rows(
+        ops in proptest::collection::vec(
+            (arb_req(), prop_oneof![3 => Just(0u64), 2 => 1u64..700, 1 => 700u64..3000], proptest::bool::weighted(0.3)),
+            1..60),
+        max_rows in 1usize..4,
+    ) {
+        check_families(&ops, max_rows)?;
+    }
+}
+
+#[test]
+fn families_form_only_from_projections_with_equal_filters_tags_and_windows() {
+    let mut dict = Dictionary::new(1000);
+    let mut reports: Vec<Report> = [
+        def("a", &["script_name"]),
+        def("b", &["hostname", "script_name"]),
+        def("c", &["tag:x"]),
+        with_filters(def("d", &["script_name"]), &[("status", 200.into())]),
+        ReportDef {
+            history: Some(crate::config::HumanDuration(
+                std::time::Duration::from_secs(60),
+            )),
+            ..def("e", &["status"])
+        },
+        def("f", &["timer_tag:g"]),
+        def("g", &["hostname", "timer_tag:g"]),
+    ]
+    .into_iter()
+    .map(|d| {
+        Report::new(d, &mut dict, 100).unwrap().with_window(
+            std::time::Duration::from_secs(900),
+            60,
+            0,
+        )
+    })
+    .collect();
+    let families = form_families(&mut reports, true);
+    let members: Vec<Vec<usize>> = families.iter().map(|(m, _)| m.clone()).collect();
+    assert_eq!(members, vec![vec![0, 1], vec![5, 6]]);
+    // Members share the first one's phase; the stage keys on the union of their keys.
+    assert_eq!(reports[1].window().phase_ms, reports[0].window().phase_ms);
+    assert_eq!(reports[6].window().phase_ms, reports[5].window().phase_ms);
+    assert_eq!(families[0].1.keys, vec![Key::Hostname, Key::ScriptName]);
+}

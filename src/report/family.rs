@@ -1,0 +1,416 @@
+//! Report families: reports that are projections of one aggregate share the per-request work.
+//!
+//! pinba_engine's tag report families (`tagN_info`, `tagN_report`, `tagN_report2` over the same
+//! tags) are projections of one aggregate keyed by the request fields they use plus the tags, and
+//! the 19 built-ins are projections of one (hostname, server_name, script_name, schema, status)
+//! cube. Updating each report per request (per timer) costs one random row update per report; a
+//! family instead updates one **stage** per request (or matching timer), keyed by the union of its
+//! members' keys, and folds the stage into every member (a **drain**): each stage row becomes one
+//! row update per member, however many requests or timers it summed.
+//!
+//! Reports are in one family when they have the same kind (request or timer), the same filters,
+//! the same window and the same request-tag and timer-tag keys, and differ only in which request
+//! fields (hostname, server_name, script_name, schema, status) they key on. Dropping request
+//! fields is exact, also for a timer report's `req_count` (a request counts once per row): the
+//! fields are the same for every timer of a request, so the timers of one request that share a
+//! member row also share the stage row, where the request was counted once. Each member keeps its
+//! own row limit (a stage row a member has no room for is lost to that member, its contributions
+//! counted in its `rows_lost`).
+//!
+//! A stage is drained before any member's window moves into a new tick (members share one phase,
+//! so that is once per tick), every [`DRAIN_EVERY_MS`], and when it holds [`STAGE_MAX_ROWS`] rows.
+//! A query of a member reads the member and, through an [`Overlay`], what the stage holds for it,
+//! so it sees every request merged before it without draining. Tests drain explicitly.
+//!
+//! Only timer reports form families in the daemon (see [`form_families`] for the measurement that
+//! decided it).
+//!
+//! Locks: the stage's mutex, then members' write locks, one after another in member order; nobody
+//! takes the stage while holding a member's lock. The family is updated by the thread that owns
+//! its first member in the round (its leader); the other members have no per-round work.
+
+use std::sync::{Arc, Weak};
+
+use super::*;
+
+/// Most rows a stage holds before it is drained early (bounds its memory between ticks).
+pub const STAGE_MAX_ROWS: usize = 1 << 20;
+
+/// How often a stage is drained besides at ticks: bounds what a query projects from it (its
+/// overlay) to about a second of distinct keys.
+pub const DRAIN_EVERY_MS: u64 = 1000;
+
+/// What must be equal for reports to share a stage.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct FamilyKey {
+    timer: bool,
+    /// The filters, as the definition spells them (a `BTreeMap`: order-independent).
+    filters: String,
+    /// The keys that are not request fields, sorted.
+    others: Vec<String>,
+    history_ms: u64,
+    tick_ms: u64,
+}
+
+fn is_field(k: &Key) -> bool {
+    matches!(
+        k,
+        Key::Hostname | Key::ServerName | Key::ScriptName | Key::Schema | Key::Status
+    )
+}
+
+/// Canonical order of the stage's keys: the request fields first, then the others.
+fn rank(k: &Key) -> (u8, u32) {
+    match *k {
+        Key::Hostname => (0, 0),
+        Key::ServerName => (1, 0),
+        Key::ScriptName => (2, 0),
+        Key::Schema => (3, 0),
+        Key::Status => (4, 0),
+        Key::Tag(id) => (5, id),
+        Key::TimerTag(id) => (6, id),
+    }
+}
+
+impl Report {
+    fn family_key(&self) -> FamilyKey {
+        let mut others: Vec<String> = self
+            .keys
+            .iter()
+            .zip(&self.key_names)
+            .filter(|(k, _)| !is_field(k))
+            .map(|(_, n)| n.clone())
+            .collect();
+        others.sort();
+        FamilyKey {
+            timer: self.kind == Kind::Timer,
+            filters: serde_json::to_string(&self.def.filters).unwrap_or_default(),
+            others,
+            history_ms: self.window.history_ms,
+            tick_ms: self.window.tick_ms,
+        }
+    }
+
+    /// A stage for `members`: the union of their keys in canonical order, their filters, no row
+    /// limit (it is drained instead), no pins of its own (its ids are the members' pins).
+    fn stage_for(members: &[&Report]) -> Report {
+        let first = members[0];
+        let mut keys: Vec<Key> = Vec::new();
+        for m in members {
+            for k in &m.keys {
+                if !keys.contains(k) {
+                    keys.push(*k);
+                }
+            }
+        }
+        keys.sort_by_key(rank);
+        let timer_keys = keys
+            .iter()
+            .enumerate()
+            .filter_map(|(i, k)| match *k {
+                Key::TimerTag(name) => Some((i, name)),
+                _ => None,
+            })
+            .collect();
+        let n = keys.len();
+        Report {
+            def: first.def.clone(),
+            kind: if first.kind == Kind::Timer {
+                Kind::Timer
+            } else {
+                Kind::Request
+            },
+            key_names: Vec::new(),
+            key_columns: Vec::new(),
+            keys,
+            timer_keys,
+            filters: first.filters.clone(),
+            pins: Vec::new(),
+            max_rows: usize::MAX,
+            rows_lost: 0,
+            update_number: 0,
+            filtered: first.filtered,
+            window: first.window,
+            open: RowMap::new(n),
+            open_totals: Row::default(),
+            open_index: 0,
+            open_only: 0,
+            open_slots: 0,
+            hist_log: Vec::new(),
+            hist_sorted: Vec::new(),
+            slot_counts: Vec::new(),
+            log_histograms: true,
+            frozen_tick: None,
+            closed: VecDeque::new(),
+            agg: RowMap::new(n),
+            agg_totals: Row::default(),
+            complete_from_ms: 0,
+            now_ms: 0,
+            scratch_batch: PreparedBatch::default(),
+        }
+    }
+
+    /// Where each of this report's keys sits in `stage`'s keys.
+    fn projection_from(&self, stage: &Report) -> Vec<usize> {
+        self.keys
+            .iter()
+            .map(|k| {
+                stage
+                    .keys
+                    .iter()
+                    .position(|s| s == k)
+                    .expect("a member's keys are in its stage")
+            })
+            .collect()
+    }
+
+    /// Sets the window's phase (before the first request): a family's members share one.
+    pub(crate) fn set_phase(&mut self, phase_ms: u64) {
+        self.window.phase_ms = phase_ms % self.window.tick_ms;
+        self.open_index = self.window.tick_of(self.now_ms);
+    }
+
+    /// Empties a drained stage: rows are zeroed in place (keeping their histograms' memory) and,
+    /// when `sweep`, rows idle since the last drain go.
+    fn empty_stage(&mut self, sweep: bool) {
+        debug_assert!(self.hist_log.is_empty());
+        let n = self.keys.len();
+        let mut slots = 0;
+        self.open.retain_each(n, |_, row| {
+            if sweep && row.contribs == 0 {
+                return false;
+            }
+            row.slot = slots;
+            slots += 1;
+            row.sums = Sums::default();
+            row.hist.clear();
+            row.contribs = 0;
+            true
+        });
+        self.open_slots = slots;
+        self.open_only = self.open.len();
+        self.open_totals = Row::default();
+    }
+
+    /// Counts a stage row into this member's open tick (see [`Report::new_row`] for the limit).
+    fn absorb(&mut self, key: &KeyBuf, src: &Row) {
+        match self.open.get_mut(key) {
+            Some(row) => row.add_row(src),
+            None => {
+                let row = Row {
+                    sums: src.sums,
+                    hist: src.hist.compact_clone(),
+                    contribs: src.contribs,
+                    ..Row::default()
+                };
+                self.new_row(key, row);
+            }
+        }
+    }
+}
+
+/// A member: its cell (weak: dropping a report from the set does not wait for its family) and
+/// where its keys sit in the stage's.
+struct Member {
+    cell: Weak<ReportCell>,
+    projection: Vec<usize>,
+}
+
+/// A stage and the reports it feeds (see the module docs).
+pub struct Family {
+    /// The stage. Locked by the leader's thread each round and by queries of any member (which
+    /// drain it first); held only for one update or one drain.
+    stage: Mutex<Report>,
+    members: Vec<Member>,
+    /// When the stage was last drained (merger ms).
+    drained_ms: Mutex<u64>,
+}
+
+impl std::fmt::Debug for Family {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Family")
+            .field("members", &self.members.len())
+            .finish()
+    }
+}
+
+impl Family {
+    /// The live members, in order (the first is the leader).
+    fn live(&self) -> Vec<(Arc<ReportCell>, &[usize])> {
+        self.members
+            .iter()
+            .filter_map(|m| m.cell.upgrade().map(|c| (c, &m.projection[..])))
+            .collect()
+    }
+
+    /// Whether `cell` updates the family in a round over `cells` (the round's reports): it is
+    /// the first member among them. Decided per round, so that when a member is dropped exactly
+    /// one of the others takes over from the next round on.
+    pub fn is_leader(&self, cell: &ReportCell, cells: &[Arc<ReportCell>]) -> bool {
+        self.members
+            .iter()
+            .find(|m| {
+                cells
+                    .iter()
+                    .any(|c| std::ptr::eq(Arc::as_ptr(c), m.cell.as_ptr()))
+            })
+            .is_some_and(|m| std::ptr::eq(m.cell.as_ptr(), cell))
+    }
+
+    /// Brings the family up to `now_ms` and counts `batch` into the stage (the leader's
+    /// per-round step): a member's window about to enter a new tick first gets everything the
+    /// stage holds, so that every request lands in the tick it was merged in.
+    pub fn update(&self, now_ms: u64, batch: &PreparedBatch) {
+        let mut stage = self.stage.lock();
+        let live = self.live();
+        if live.iter().any(|(c, _)| c.next_tick_ms() <= now_ms) {
+            drain(&mut stage, &live, true);
+            for (cell, _) in &live {
+                let mut r = cell.report.write();
+                r.advance(now_ms);
+                cell.publish(&r);
+            }
+        }
+        if !batch.is_empty() {
+            stage.add_batch(batch);
+        }
+        let due = now_ms.saturating_sub(*self.drained_ms.lock()) >= DRAIN_EVERY_MS;
+        if stage.rows() >= STAGE_MAX_ROWS || (due && stage.open_totals.contribs > 0) {
+            drain(&mut stage, &live, true);
+            *self.drained_ms.lock() = now_ms;
+        }
+    }
+
+    /// What the stage holds for `cell`, projected onto its keys, for a query to show with the
+    /// report (`None` when the stage is empty or `cell` is not a member). Costs one pass over the
+    /// stage's rows; the stage is locked meanwhile, the member not at all.
+    pub fn overlay_for(&self, cell: &ReportCell) -> Option<Overlay> {
+        let member = self
+            .members
+            .iter()
+            .find(|m| std::ptr::eq(m.cell.as_ptr(), cell))?;
+        let mut stage = self.stage.lock();
+        if stage.open_totals.contribs == 0 {
+            return None;
+        }
+        stage.flush_hist();
+        let n = stage.keys.len();
+        let mut rows = RowMap::new(member.projection.len());
+        let mut key = KeyBuf {
+            ids: [0; MAX_KEYS],
+            len: member.projection.len(),
+        };
+        for (ids, row) in stage.open.iter(n) {
+            if row.contribs == 0 {
+                continue;
+            }
+            for (slot, &at) in key.ids.iter_mut().zip(member.projection.iter()) {
+                *slot = ids[at];
+            }
+            match rows.get_mut(&key) {
+                Some(r) => r.add_row(row),
+                None => rows.insert(&key, row.clone()),
+            }
+        }
+        Some(Overlay {
+            rows,
+            totals: stage.open_totals.clone(),
+        })
+    }
+
+    /// Folds the stage into every member (tests; queries read it through an overlay instead).
+    pub fn drain(&self) {
+        let mut stage = self.stage.lock();
+        let live = self.live();
+        drain(&mut stage, &live, false);
+    }
+
+    /// Bytes the stage holds.
+    pub fn memory_bytes(&self) -> usize {
+        self.stage.lock().memory_bytes()
+    }
+}
+
+/// The drain: the stage's totals and rows into each member, member after member (one member's
+/// map stays in cache while every stage row is counted into it), then the stage emptied.
+fn drain(stage: &mut Report, members: &[(Arc<ReportCell>, &[usize])], sweep: bool) {
+    if stage.open_totals.contribs == 0 {
+        if sweep {
+            stage.empty_stage(true);
+        }
+        return;
+    }
+    stage.flush_hist();
+    let n = stage.keys.len();
+    for (cell, projection) in members {
+        let mut r = cell.report.write();
+        r.open_totals.add_row(&stage.open_totals);
+        let mut key = KeyBuf {
+            ids: [0; MAX_KEYS],
+            len: projection.len(),
+        };
+        for (ids, row) in stage.open.iter(n) {
+            if row.contribs == 0 {
+                continue;
+            }
+            for (slot, &at) in key.ids.iter_mut().zip(projection.iter()) {
+                *slot = ids[at];
+            }
+            r.absorb(&key, row);
+        }
+        cell.publish(&r);
+    }
+    stage.empty_stage(sweep);
+}
+
+/// Groups `reports` into families (two or more members each) and gives each member the family's
+/// phase (the first member's). Returns, per family, the indices of its members and its stage.
+/// Call before any request was counted.
+///
+/// Request reports form families only when `request_families`: measured end to end (PHP-like
+/// traffic, 1,000 scripts × 20 hosts), the built-ins' (hostname, server, script, schema, status)
+/// stage sums only a few requests per row between drains, so draining it into 19 members cost
+/// more than 19 direct updates (16.9–17.0 vs 16.1–16.3 µs per packet at 30k/s) and its overlay
+/// made queries slower; timer reports, ~9 timers a request over few tag values, gain (BENCHMARKS.md).
+pub fn form_families(reports: &mut [Report], request_families: bool) -> Vec<(Vec<usize>, Report)> {
+    let mut groups: Vec<(FamilyKey, Vec<usize>)> = Vec::new();
+    for (i, r) in reports.iter().enumerate() {
+        let key = r.family_key();
+        if !key.timer && !request_families {
+            continue;
+        }
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((key, vec![i])),
+        }
+    }
+    let mut out = Vec::new();
+    for (_, members) in groups.into_iter().filter(|(_, m)| m.len() > 1) {
+        let phase = reports[members[0]].window.phase_ms;
+        for &i in &members {
+            reports[i].set_phase(phase);
+        }
+        let refs: Vec<&Report> = members.iter().map(|&i| &reports[i]).collect();
+        let stage = Report::stage_for(&refs);
+        out.push((members, stage));
+    }
+    out
+}
+
+impl Family {
+    /// A family of `cells` (already in the set) over `stage`.
+    pub fn new(stage: Report, cells: &[Arc<ReportCell>]) -> Family {
+        let members = cells
+            .iter()
+            .map(|c| Member {
+                cell: Arc::downgrade(c),
+                projection: c.report.read().projection_from(&stage),
+            })
+            .collect();
+        Family {
+            stage: Mutex::new(stage),
+            members,
+            drained_ms: Mutex::new(0),
+        }
+    }
+}
