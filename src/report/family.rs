@@ -104,50 +104,20 @@ impl Report {
             }
         }
         keys.sort_by_key(rank);
-        let timer_keys = keys
-            .iter()
-            .enumerate()
-            .filter_map(|(i, k)| match *k {
-                Key::TimerTag(name) => Some((i, name)),
-                _ => None,
-            })
-            .collect();
-        let n = keys.len();
-        Report {
-            def: first.def.clone(),
-            kind: if first.kind == Kind::Timer {
-                Kind::Timer
-            } else {
-                Kind::Request
-            },
-            key_names: Vec::new(),
-            key_columns: Vec::new(),
+        let kind = if first.kind == Kind::Timer {
+            Kind::Timer
+        } else {
+            Kind::Request
+        };
+        let mut stage = Report::empty(
+            first.def.clone(),
+            kind,
             keys,
-            timer_keys,
-            filters: first.filters.clone(),
-            pins: Vec::new(),
-            max_rows: usize::MAX,
-            rows_lost: 0,
-            update_number: 0,
-            filtered: first.filtered,
-            window: first.window,
-            open: RowMap::new(n),
-            open_totals: Row::default(),
-            open_index: 0,
-            open_only: 0,
-            open_slots: 0,
-            hist_log: Vec::new(),
-            hist_sorted: Vec::new(),
-            slot_counts: Vec::new(),
-            log_histograms: true,
-            frozen_tick: None,
-            closed: VecDeque::new(),
-            agg: RowMap::new(n),
-            agg_totals: Row::default(),
-            complete_from_ms: 0,
-            now_ms: 0,
-            scratch_batch: PreparedBatch::default(),
-        }
+            first.filters.clone(),
+            first.window,
+        );
+        stage.filtered = first.filtered;
+        stage
     }
 
     /// Where each of this report's keys sits in `stage`'s keys.

@@ -880,6 +880,34 @@ impl Report {
         };
 
         let kind = def.kind();
+        let key_columns = key_column_names(&specs, kind);
+        let filtered = !filter_specs.is_empty();
+        let history = def
+            .history
+            .map_or(std::time::Duration::from_secs(900), |h| h.0);
+        let mut report = Report::empty(
+            def,
+            kind,
+            keys,
+            filters,
+            Window::new(history, DEFAULT_TICKS),
+        );
+        report.key_names = key_names;
+        report.key_columns = key_columns;
+        report.pins = pins;
+        report.max_rows = max_rows;
+        report.filtered = filtered;
+        Ok(report)
+    }
+
+    /// A report with no rows over `keys` (no names, pins or row limit yet).
+    fn empty(
+        def: ReportDef,
+        kind: Kind,
+        keys: Vec<Key>,
+        filters: Filters,
+        window: Window,
+    ) -> Report {
         let timer_keys = keys
             .iter()
             .enumerate()
@@ -888,26 +916,21 @@ impl Report {
                 _ => None,
             })
             .collect();
-        let key_columns = key_column_names(&specs, kind);
-        let filtered = !filter_specs.is_empty();
         let n = keys.len();
-        let history = def
-            .history
-            .map_or(std::time::Duration::from_secs(900), |h| h.0);
-        Ok(Report {
+        Report {
             def,
             kind,
-            key_names,
-            key_columns,
+            key_names: Vec::new(),
+            key_columns: Vec::new(),
             keys,
             timer_keys,
             filters,
-            pins,
-            max_rows,
+            pins: Vec::new(),
+            max_rows: usize::MAX,
             rows_lost: 0,
             update_number: 0,
-            filtered,
-            window: Window::new(history, DEFAULT_TICKS),
+            filtered: false,
+            window,
             open: RowMap::new(n),
             open_totals: Row::default(),
             open_index: 0,
@@ -924,7 +947,7 @@ impl Report {
             complete_from_ms: 0,
             now_ms: 0,
             scratch_batch: PreparedBatch::default(),
-        })
+        }
     }
 
     /// Sets the window (the definition's `history` wins over `default_history`; `ticks` slices;
