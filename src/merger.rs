@@ -161,6 +161,12 @@ pub struct RoundWork {
     merged: u64,
 }
 
+impl Default for RoundWork {
+    fn default() -> RoundWork {
+        RoundWork::new()
+    }
+}
+
 impl RoundWork {
     /// When the round was merged: milliseconds since start (see `Clock::unix_ms64`).
     pub fn now_ms(&self) -> u64 {

@@ -174,14 +174,11 @@ fn a_large_raw_query_streams_without_dropping_requests() {
     std::thread::scope(|s| {
         s.spawn(|| {
             for _ in 0..3 {
-                assert_eq!(
-                    d.json("/api/v1/requests?limit=100000&timers=true")["requests"]
-                        .as_array()
-                        .unwrap()
-                        .len()
-                        >= 20_000,
-                    true
-                );
+                let n = d.json("/api/v1/requests?limit=100000&timers=true")["requests"]
+                    .as_array()
+                    .unwrap()
+                    .len();
+                assert!(n >= 20_000, "a scan during traffic returned {n} requests");
             }
         });
         d.send(&more);
