@@ -322,6 +322,86 @@ impl KeyBuf {
     }
 }
 
+/// Open tables of at least this many slots are updated in table order (see
+/// [`Report::add_batch`]): about where a table of rows outgrows the L2 cache.
+const SORTED_MIN_SLOTS: usize = 1 << 14;
+/// Batches smaller than this are applied as they come (sorting would not pay).
+const SORTED_MIN_BATCH: usize = 64;
+
+/// A contribution waiting to be applied in table order: its row's slot position, the
+/// contribution (a request's or a timer's, by index in the batch), its key, and the request's
+/// number (timer reports count a request once per row).
+#[derive(Clone, Copy, Debug)]
+struct Deferred {
+    pos: u32,
+    timer: bool,
+    index: u32,
+    key: SmallKey,
+    mark: u64,
+}
+
+/// A batch's deferred contributions and the radix sort's buffers, reused batch after batch.
+#[derive(Debug, Default)]
+struct Deferral {
+    mask: u64,
+    entries: Vec<Deferred>,
+    sorted: Vec<Deferred>,
+}
+
+impl Deferral {
+    #[inline]
+    fn push(&mut self, open: &RowMap, key: &KeyBuf, timer: bool, index: u32, mark: u64) {
+        let RowMap::Small(m) = open else {
+            unreachable!("deferred only over inline keys")
+        };
+        let small = key.small();
+        let pos = (std::hash::BuildHasher::hash_one(m.hasher(), small) & self.mask) as u32;
+        self.entries.push(Deferred {
+            pos,
+            timer,
+            index,
+            key: small,
+            mark,
+        });
+    }
+
+    /// Sorts `entries` by position into `sorted`: LSD radix, 11 bits a pass (tables up to 2^33
+    /// slots), stable, so one request's timers keep their order.
+    fn sort(&mut self) {
+        let bits = 64 - self.mask.leading_zeros();
+        self.sorted.clear();
+        self.sorted.extend_from_slice(&self.entries);
+        let mut shift = 0;
+        while shift < bits {
+            let mut counts = [0u32; 2049];
+            for e in &self.sorted {
+                counts[((e.pos >> shift) & 2047) as usize + 1] += 1;
+            }
+            for i in 1..counts.len() {
+                counts[i] += counts[i - 1];
+            }
+            self.entries.clear();
+            self.entries.resize(
+                self.sorted.len(),
+                Deferred {
+                    pos: 0,
+                    timer: false,
+                    index: 0,
+                    key: SmallKey([0; SMALL_KEY]),
+                    mark: 0,
+                },
+            );
+            for e in &self.sorted {
+                let at = &mut counts[((e.pos >> shift) & 2047) as usize];
+                self.entries[*at as usize] = *e;
+                *at += 1;
+            }
+            std::mem::swap(&mut self.entries, &mut self.sorted);
+            shift += 11;
+        }
+    }
+}
+
 /// The rows of a report, by key. See [`SMALL_KEY`].
 #[derive(Debug)]
 enum RowMap {
@@ -504,6 +584,9 @@ struct Prepared<'a> {
     contrib: &'a Contribution,
     /// One per timer of `view.timers`.
     timers: &'a [Contribution],
+    /// Its position in the batch, and where its timers' contributions start.
+    index: u32,
+    timer_start: u32,
 }
 
 impl PreparedBatch {
@@ -548,7 +631,7 @@ impl PreparedBatch {
 
     #[inline]
     fn iter(&self) -> impl Iterator<Item = Prepared<'_>> + '_ {
-        self.reqs.iter().map(move |p| {
+        self.reqs.iter().enumerate().map(move |(index, p)| {
             let timers = p.timer_start as usize..(p.timer_start + p.timer_count) as usize;
             let tags = p.tag_start as usize..(p.tag_start + p.tag_len) as usize;
             Prepared {
@@ -560,6 +643,8 @@ impl PreparedBatch {
                 },
                 contrib: &p.contrib,
                 timers: &self.timer_contribs[timers],
+                index: index as u32,
+                timer_start: p.timer_start,
             }
         })
     }
@@ -784,6 +869,10 @@ pub struct Report {
     slot_counts: Vec<u32>,
     /// Off for one-request updates ([`Report::add`]): there, logging would cost a flush each.
     log_histograms: bool,
+    /// While a batch is counted in table order (see [`Report::add_batch`]): its contributions,
+    /// and the table's size as a mask of the hash.
+    deferred: Option<Deferral>,
+    spare_deferral: Option<Deferral>,
     /// No row may be created until this tick has left the window: a contribution of it was
     /// lost for want of a row, and a row created for that key meanwhile would miss it.
     frozen_tick: Option<u64>,
@@ -940,6 +1029,8 @@ impl Report {
             hist_sorted: Vec::new(),
             slot_counts: Vec::new(),
             log_histograms: true,
+            deferred: None,
+            spare_deferral: None,
             frozen_tick: None,
             closed: VecDeque::new(),
             agg: RowMap::new(n),
@@ -1202,9 +1293,48 @@ impl Report {
     }
 
     /// Counts every request of the batch into the open tick (see the type's docs).
+    ///
+    /// When the open tick's table is larger than the caches ([`SORTED_MIN_SLOTS`]), each row
+    /// update is a cache miss on a random slot. There the batch's contributions are first
+    /// collected with their slot's position in the table, sorted by it (a radix sort), and
+    /// applied in table order: the table is walked forwards, the same row's contributions come
+    /// together, and the hardware prefetcher can follow. Sums are order-independent, so the
+    /// result is the same.
     pub fn add_batch(&mut self, batch: &PreparedBatch) {
-        for p in batch.iter() {
-            self.update(&p);
+        let slots = self.open.capacity();
+        if slots >= SORTED_MIN_SLOTS
+            && batch.len() >= SORTED_MIN_BATCH
+            && self.log_histograms
+            && matches!(self.open, RowMap::Small(_))
+        {
+            let mut d = self.spare_deferral.take().unwrap_or_default();
+            d.mask = (slots * 8 / 7).next_power_of_two() as u64 - 1;
+            self.deferred = Some(d);
+            for p in batch.iter() {
+                self.update(&p);
+            }
+            let mut d = self.deferred.take().expect("set above");
+            d.sort();
+            for e in &d.sorted {
+                let c = if e.timer {
+                    &batch.timer_contribs[e.index as usize]
+                } else {
+                    &batch.reqs[e.index as usize].contrib
+                };
+                let mut key = KeyBuf {
+                    ids: [0; MAX_KEYS],
+                    len: self.keys.len(),
+                };
+                key.ids[..SMALL_KEY].copy_from_slice(&e.key.0);
+                self.apply(&key, c, e.timer.then_some(e.mark));
+            }
+            d.entries.clear();
+            d.sorted.clear();
+            self.spare_deferral = Some(d);
+        } else {
+            for p in batch.iter() {
+                self.update(&p);
+            }
         }
         // Enough samples per row that grouping them pays (see `flush_hist`), within 8 MiB.
         let limit = (64 * self.open.len()).clamp(4096, 1 << 20);
@@ -1308,13 +1438,39 @@ impl Report {
         }
         let c = p.contrib;
         self.open_totals.add(c);
-        match self.open.get_mut(&key) {
-            Some(row) if self.log_histograms => add_logged(row, c, &mut self.hist_log),
-            Some(row) => row.add(c),
+        if let Some(d) = &mut self.deferred {
+            d.push(&self.open, &key, false, p.index, 0);
+            return;
+        }
+        self.apply(&key, c, None);
+    }
+
+    /// Counts one contribution into its row of the open tick: a request (`mark` None), or a
+    /// timer of the request numbered `mark`, which counts once per row.
+    #[inline]
+    fn apply(&mut self, key: &KeyBuf, c: &Contribution, mark: Option<u64>) {
+        match self.open.get_mut(key) {
+            Some(row) => {
+                if let Some(mark) = mark {
+                    if row.mark != mark {
+                        row.mark = mark;
+                        row.sums.req_count += 1;
+                    }
+                }
+                if self.log_histograms {
+                    add_logged(row, c, &mut self.hist_log);
+                } else {
+                    row.add(c);
+                }
+            }
             None => {
                 let mut row = Row::default();
+                if let Some(mark) = mark {
+                    row.mark = mark;
+                    row.sums.req_count = 1;
+                }
                 row.add(c);
-                self.new_row(&key, row);
+                self.new_row(key, row);
             }
         }
     }
@@ -1342,7 +1498,7 @@ impl Report {
         let mut any = false;
         let v = &p.view;
         let timer_filters = !self.filters.timer_tags.is_empty();
-        'timers: for ((_, tags), c) in v.timers_with_tags().zip(p.timers) {
+        'timers: for (i, ((_, tags), c)) in v.timers_with_tags().zip(p.timers).enumerate() {
             if timer_filters && !self.filters.pass_timer(tags) {
                 continue;
             }
@@ -1354,28 +1510,11 @@ impl Report {
             }
             any = true;
             self.open_totals.add(c);
-            match self.open.get_mut(&key) {
-                Some(row) => {
-                    if row.mark != mark {
-                        row.mark = mark;
-                        row.sums.req_count += 1;
-                    }
-                    if self.log_histograms {
-                        add_logged(row, c, &mut self.hist_log);
-                    } else {
-                        row.add(c);
-                    }
-                }
-                None => {
-                    let mut row = Row {
-                        mark,
-                        ..Row::default()
-                    };
-                    row.sums.req_count = 1;
-                    row.add(c);
-                    self.new_row(&key, row);
-                }
+            if let Some(d) = &mut self.deferred {
+                d.push(&self.open, &key, true, p.timer_start + i as u32, mark);
+                continue;
             }
+            self.apply(&key, c, Some(mark));
         }
         if any {
             self.open_totals.sums.req_count += 1;

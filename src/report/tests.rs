@@ -1617,6 +1617,70 @@ fn logged_histograms_equal_direct_ones() {
     }
 }
 
+/// Batches counted in table order (open tables beyond [`SORTED_MIN_SLOTS`]) give the same rows as
+/// requests counted one by one, timer reports' once-per-row request counts included.
+#[test]
+fn table_order_updates_equal_direct_ones() {
+    let scripts: Vec<&'static str> = (0..24_000)
+        .map(|i| &*Box::leak(format!("/s{i}").into_boxed_str()))
+        .collect();
+    let groups = ["db", "cache", "http", "queue"];
+    let mut rng = crate::corpus::SplitMix64::new(5);
+    let reqs: Vec<Req> = (0..40_000)
+        .map(|_| {
+            let timers = (0..1 + rng.next_u64() % 4)
+                .map(|_| {
+                    let g = groups[(rng.next_u64() % 4) as usize];
+                    let value = (1 + rng.next_u64() % 5000) as f32 / 1e4;
+                    (value, 1 + (rng.next_u64() % 3) as u32, vec![("group", g)])
+                })
+                .collect();
+            Req {
+                script: scripts[(rng.next_u64() % scripts.len() as u64) as usize],
+                time: (1 + rng.next_u64() % 10_000) as f32 / 1e4,
+                timers,
+                ..Req::default()
+            }
+        })
+        .collect();
+    let mut dict = Dictionary::new(100_000);
+    for d in [
+        def("script", &["script_name"]),
+        def("script_group", &["script_name", "timer_tag:group"]),
+        with_filters(def("slow", &["script_name"]), &[("min_time", 0.2.into())]),
+    ] {
+        let mut direct = Report::new(d.clone(), &mut dict, usize::MAX)
+            .unwrap()
+            .with_exact_window(window(), 0);
+        let mut sorted = Report::new(d, &mut dict, usize::MAX)
+            .unwrap()
+            .with_exact_window(window(), 0);
+        for part in reqs.chunks(1000) {
+            let parts: Vec<_> = part.iter().map(|r| intern_req(&mut dict, r)).collect();
+            let mut batch = PreparedBatch::default();
+            for (record, timers, block) in &parts {
+                let v = RequestView {
+                    id: 0,
+                    record,
+                    tag_block: block,
+                    timers,
+                };
+                direct.add(&v);
+                batch.push(&v);
+            }
+            sorted.add_batch(&batch);
+        }
+        assert!(
+            sorted.spare_deferral.is_some(),
+            "{}: the table grew past {SORTED_MIN_SLOTS} slots and batches went in table order",
+            sorted.def.name
+        );
+        sorted.flush_hist();
+        assert_eq!(rows_of(&sorted), rows_of(&direct), "{}", sorted.def.name);
+        assert_eq!(totals_of(&sorted), totals_of(&direct));
+    }
+}
+
 // ---- families ---------------------------------------------------------------------------------
 
 /// The property reports plus projections of some of them, so that request, request-tag, timer
