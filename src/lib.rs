@@ -50,5 +50,7 @@ pub mod memory;
 pub mod proto;
 // One shutdown signal for threads and the HTTP server.
 pub mod shutdown;
+// `pinbad import-sql`: pinba_engine and pinba2 table definitions → `[[report]]` tables.
+pub mod import;
 // Seeded PHP-like datagram generator for pinbad-blast, tests and benches.
 pub mod corpus;

@@ -37,6 +37,13 @@ struct Cli {
 enum Command {
     /// Validate a config file and print the effective configuration.
     CheckConfig { file: PathBuf },
+    /// Convert pinba_engine or pinba2 tables (a mysqldump, or CREATE TABLE … ENGINE=PINBA
+    /// statements) into [[report]] tables, printed on stdout; tables that cannot be converted
+    /// are named, with why, in the output and on stderr.
+    ImportSql {
+        /// The SQL file (`-` for stdin).
+        file: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -65,6 +72,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         print!("{}", config.to_toml());
         return Ok(());
     }
+    if let Some(Command::ImportSql { file }) = &cli.command {
+        return import_sql(file);
+    }
     let config = match &cli.config {
         Some(path) => Config::load(path)?,
         None => Config::default(),
@@ -89,6 +99,26 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         let _ = out.flush();
     }
     running.serve().context("HTTP server failed")?;
+    Ok(())
+}
+
+/// `pinbad import-sql FILE`: the converted config on stdout, what was not converted on stderr.
+fn import_sql(file: &std::path::Path) -> anyhow::Result<()> {
+    use std::io::{Read, Write};
+    let mut sql = String::new();
+    let read = if file.as_os_str() == "-" {
+        std::io::stdin().read_to_string(&mut sql).map(|_| ())
+    } else {
+        std::fs::read(file).map(|bytes| sql = String::from_utf8_lossy(&bytes).into_owned())
+    };
+    read.with_context(|| format!("cannot read {}", file.display()))?;
+    let import = pinbad::import::import(&sql);
+    std::io::stdout()
+        .write_all(import.to_toml(&file.display().to_string()).as_bytes())
+        .context("cannot write the output")?;
+    for (c, why) in import.not_converted() {
+        eprintln!("pinbad: not converted: table `{}`: {why}", c.table.name);
+    }
     Ok(())
 }
 

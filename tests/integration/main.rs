@@ -10,6 +10,7 @@ mod common;
 mod core;
 mod errors;
 mod http;
+mod import;
 mod ingest;
 mod php;
 mod reports;
