@@ -44,6 +44,8 @@ pub mod counters;
 pub mod dictionary;
 // Per-stage counts and times, switchable at run time (GET/PATCH /api/v1/instruments).
 pub mod instruments;
+// Log output: text or JSON lines on stderr (`[log]`).
+pub mod logging;
 // Giving freed memory back to the OS after a burst has expired.
 pub mod memory;
 // prost types of proto/pinba.proto: the reference codec.

@@ -48,7 +48,6 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging();
     // A panic in any thread ends the process: pinbad is never half alive.
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
@@ -67,6 +66,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<()> {
     if let Some(Command::CheckConfig { file }) = &cli.command {
         let config = Config::load(file)?;
+        pinbad::logging::init(&config.log);
         // Everything start-up checks but binding: reports, the state directory, the token.
         pinbad::app::check(&config)?;
         print!("{}", config.to_toml());
@@ -86,6 +86,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         state_dir: cli.state_dir,
     };
     let config = config.apply(&overrides)?;
+    pinbad::logging::init(&config.log);
     let running = pinbad::app::start(config, pinbad::shutdown::Shutdown::new())?;
     // Machine-readable lines for scripts and tests (ports may have been 0). Written, not
     // println!'d: a closed or full stdout must not panic the daemon.
@@ -134,19 +135,4 @@ fn error_text(e: &anyhow::Error) -> String {
         }
     }
     text
-}
-
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    // Colour only for a person at a terminal: not in files, journald or pipes.
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(ansi)
-        // A log line that cannot be written (full disk, closed stderr) is lost, not reported
-        // through eprintln!, which would panic and end the daemon.
-        .log_internal_errors(false)
-        .with_writer(std::io::stderr)
-        .init();
 }

@@ -14,7 +14,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{json, Value};
 
-use super::{blocking, query_pairs, ApiError, AppState};
+use super::{blocking, query_pairs, ApiError, AppState, Client};
 use crate::config::Limits;
 use crate::report::{self, Query, ReportCell, ReportDef, ReportError, Table};
 use crate::shared::Shared;
@@ -202,7 +202,11 @@ async fn show(
 
 // ---- POST /api/v1/reports -------------------------------------------------------------------
 
-async fn create(State(state): State<AppState>, body: Body) -> Result<Response, ApiError> {
+async fn create(
+    State(state): State<AppState>,
+    client: Client,
+    body: Body,
+) -> Result<Response, ApiError> {
     let limit = state.config.limits.max_body_bytes;
     let bytes = axum::body::to_bytes(body, limit)
         .await
@@ -216,6 +220,12 @@ async fn create(State(state): State<AppState>, body: Body) -> Result<Response, A
     let def = parse_definition(&bytes)?;
     def.validate().map_err(bad)?;
     let entry = blocking(&state.clone(), move || create_filled(&state, def)).await?;
+    tracing::info!(
+        report = %entry["name"].as_str().unwrap_or(""),
+        rows = entry["rows"].as_u64().unwrap_or(0),
+        %client,
+        "Report created"
+    );
     Ok((StatusCode::CREATED, Json(entry)).into_response())
 }
 
@@ -287,7 +297,6 @@ fn create_filled(state: &Shared, def: ReportDef) -> Result<Value, ApiError> {
     if !cell.wait_filled(FILL_WAIT) {
         tracing::warn!(report = %name, "Report created; not filled from the pool yet (the merger is busy)");
     }
-    tracing::info!(report = %name, rows = cell.published_rows(), "Report created");
     Ok(list_entry(state, &cell))
 }
 
@@ -305,8 +314,10 @@ fn release_removed(state: &Shared, name: &str) -> bool {
 
 async fn drop_report(
     State(state): State<AppState>,
+    client: Client,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
+    let dropped = name.clone();
     blocking(&state.clone(), move || {
         // One step under the change lock (see create_filled).
         let changes = state.reports.lock_changes();
@@ -330,10 +341,10 @@ async fn drop_report(
         if !release_removed(&state, &name) {
             return Err(no_such_report(&name));
         }
-        tracing::info!(report = %name, "Report dropped");
         Ok(())
     })
     .await?;
+    tracing::info!(report = %dropped, %client, "Report dropped");
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

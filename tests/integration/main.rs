@@ -12,6 +12,7 @@ mod errors;
 mod http;
 mod import;
 mod ingest;
+mod logs;
 mod php;
 mod reports;
 mod state;
