@@ -7,10 +7,18 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use pinbad::config::{Config, HumanDuration, Overrides};
 
+/// `pinbad --version`: the crate version and the git revision it was built from (build.rs).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (git ",
+    env!("PINBAD_GIT_REV"),
+    ")"
+);
+
 #[derive(Parser)]
 #[command(
     name = "pinbad",
-    version,
+    version = VERSION,
     about = "A Pinba server: UDP in, live reports and raw requests over HTTP/JSON"
 )]
 struct Cli {
@@ -87,6 +95,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     };
     let config = config.apply(&overrides)?;
     pinbad::logging::init(&config.log);
+    tracing::info!(version = VERSION, "Starting");
     let running = pinbad::app::start(config, pinbad::shutdown::Shutdown::new())?;
     // Machine-readable lines for scripts and tests (ports may have been 0). Written, not
     // println!'d: a closed or full stdout must not panic the daemon.

@@ -13,6 +13,7 @@ mod http;
 mod import;
 mod ingest;
 mod logs;
+mod packaging;
 mod php;
 mod reports;
 mod state;
