@@ -24,6 +24,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use crate::shared::Shared;
 
 mod instruments;
+pub mod openapi;
 mod reports;
 mod requests;
 pub mod server;
@@ -33,12 +34,14 @@ mod status;
 pub type AppState = Arc<Shared>;
 
 /// The whole API as a plain function, testable with `oneshot` and without a socket.
+///
+/// Every route is registered with its OpenAPI description (see [`openapi`]): a module's
+/// `routes()` returns a `utoipa_axum` `OpenApiRouter`, each handler annotated with
+/// `#[utoipa::path]` and added with `.routes(routes!(handler))`.
 pub fn router(state: AppState) -> Router {
-    Router::new()
-        .merge(status::routes())
-        .merge(requests::routes())
-        .merge(reports::routes())
-        .merge(instruments::routes())
+    let (routes, doc) = documented_routes().split_for_parts();
+    routes
+        .layer(axum::Extension(openapi::Document::new(&doc)))
         .fallback(|| async { ApiError::not_found("no such endpoint") })
         .method_not_allowed_fallback(|method: Method| async move {
             ApiError {
@@ -114,6 +117,17 @@ async fn log_client_errors(req: Request, next: Next) -> Response {
         );
     }
     resp
+}
+
+/// Every route of the API with its description, and the document's fixed part.
+pub fn documented_routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
+    use utoipa::OpenApi;
+    utoipa_axum::router::OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .merge(status::routes())
+        .merge(requests::routes())
+        .merge(reports::routes())
+        .merge(instruments::routes())
+        .routes(utoipa_axum::routes!(openapi::openapi_json))
 }
 
 /// With `http.token` set: changes (anything but GET and HEAD), and with `http.token_reads` every

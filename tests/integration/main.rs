@@ -13,6 +13,7 @@ mod http;
 mod import;
 mod ingest;
 mod logs;
+mod openapi;
 mod packaging;
 mod php;
 mod reports;
