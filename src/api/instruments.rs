@@ -41,7 +41,7 @@ fn listing(state: &AppState) -> Value {
     tag = "status",
     responses(
         (status = 200, description = "`{\"timer\": {clock, cost, resolution}, \"instruments\": [{name, count, total_ns, mean_ns, enabled, timed}]}`", body = Object),
-        (status = 401, description = "The bearer token is missing or wrong (with http.token_reads)", body = super::openapi::ErrorBody),
+        (status = 401, response = super::openapi::Unauthorized),
     )
 )]
 async fn list(State(state): State<AppState>) -> Json<Value> {
@@ -58,8 +58,8 @@ async fn list(State(state): State<AppState>) -> Json<Value> {
     request_body = super::openapi::InstrumentsChange,
     responses(
         (status = 200, description = "The listing after the change (as GET)", body = Object),
-        (status = 400, description = "A bad parameter or body; the detail names it", body = super::openapi::ErrorBody),
-        (status = 401, description = "The bearer token is missing or wrong (with http.token)", body = super::openapi::ErrorBody),
+        (status = 400, response = super::openapi::BadRequest),
+        (status = 401, response = super::openapi::Unauthorized),
         (status = 404, description = "The name selects no instrument", body = super::openapi::ErrorBody),
     )
 )]

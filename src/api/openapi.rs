@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use axum::response::IntoResponse;
 use axum::Extension;
-use utoipa::{OpenApi, ToSchema};
+use utoipa::{OpenApi, ToResponse, ToSchema};
 
 /// The document's fixed part: title, version, tags and the shared schemas. The paths come from
 /// the routers.
@@ -35,7 +35,10 @@ use utoipa::{OpenApi, ToSchema};
         (name = "raw", description = "Raw requests kept in the pool"),
         (name = "meta", description = "This document"),
     ),
-    components(schemas(ErrorBody))
+    components(
+        schemas(ErrorBody),
+        responses(BadRequest, Unauthorized, NotFound, Busy, StateNotSaved)
+    )
 )]
 pub struct ApiDoc;
 
@@ -75,6 +78,26 @@ pub struct ErrorBody {
     /// What was wrong, naming the parameter, field or value.
     pub detail: String,
 }
+
+/// A bad parameter or body: the detail names it.
+#[derive(ToResponse)]
+pub struct BadRequest(ErrorBody);
+
+/// The bearer token is missing or wrong (`http.token`; for reads only with `http.token_reads`).
+#[derive(ToResponse)]
+pub struct Unauthorized(ErrorBody);
+
+/// No such report (or other named thing).
+#[derive(ToResponse)]
+pub struct NotFound(ErrorBody);
+
+/// `http.max_concurrent_queries` heavy queries are running: retry (`Retry-After: 1`).
+#[derive(ToResponse)]
+pub struct Busy(ErrorBody);
+
+/// The state file cannot be written: nothing changed.
+#[derive(ToResponse)]
+pub struct StateNotSaved(ErrorBody);
 
 /// `GET /healthz`.
 #[derive(ToSchema)]
@@ -363,6 +386,13 @@ mod tests {
                 let responses = op["responses"].as_object().unwrap();
                 assert!(!responses.is_empty(), "{method} {path}");
                 for (code, r) in responses {
+                    let r = match r["$ref"].as_str() {
+                        Some(at) => {
+                            let name = at.rsplit('/').next().unwrap();
+                            &doc["components"]["responses"][name]
+                        }
+                        None => r,
+                    };
                     assert!(
                         r["description"].as_str().is_some_and(|d| !d.is_empty()),
                         "{method} {path} {code}"

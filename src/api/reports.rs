@@ -71,9 +71,9 @@ fn run_query(state: &Shared, cell: &ReportCell, q: &Query) -> Result<Table, ApiE
     tag = "reports",
     responses(
         (status = 200, description = "The `info` report: totals over the window", body = super::openapi::ReportTable),
-        (status = 401, description = "The bearer token is missing or wrong (with http.token_reads)", body = super::openapi::ErrorBody),
+        (status = 401, response = super::openapi::Unauthorized),
         (status = 404, description = "The `info` report was dropped", body = super::openapi::ErrorBody),
-        (status = 503, description = "Too many queries running; retry", body = super::openapi::ErrorBody),
+        (status = 503, response = super::openapi::Busy),
     )
 )]
 async fn info(State(state): State<AppState>) -> Result<Response, ApiError> {
@@ -117,7 +117,7 @@ fn list_entry(state: &Shared, cell: &ReportCell) -> Value {
     tag = "reports",
     responses(
         (status = 200, description = "Every report", body = super::openapi::ReportList),
-        (status = 401, description = "The bearer token is missing or wrong (with http.token_reads)", body = super::openapi::ErrorBody),
+        (status = 401, response = super::openapi::Unauthorized),
     )
 )]
 async fn list(State(state): State<AppState>) -> Json<Value> {
@@ -215,10 +215,10 @@ fn build_query(params: &[(String, String)], limits: &Limits) -> Result<(Query, F
             (super::openapi::ReportTable = "application/json"),
             (String = "text/csv"),
         )),
-        (status = 400, description = "A bad parameter or body; the detail names it", body = super::openapi::ErrorBody),
-        (status = 401, description = "The bearer token is missing or wrong (with http.token)", body = super::openapi::ErrorBody),
-        (status = 404, description = "No such report", body = super::openapi::ErrorBody),
-        (status = 503, description = "Too many queries running; retry", body = super::openapi::ErrorBody),
+        (status = 400, response = super::openapi::BadRequest),
+        (status = 401, response = super::openapi::Unauthorized),
+        (status = 404, response = super::openapi::NotFound),
+        (status = 503, response = super::openapi::Busy),
     )
 )]
 async fn show(
@@ -255,12 +255,12 @@ async fn show(
     request_body = super::openapi::ReportDefinition,
     responses(
         (status = 201, description = "Created, and filled from the raw pool", body = super::openapi::ReportEntry),
-        (status = 400, description = "A bad parameter or body; the detail names it", body = super::openapi::ErrorBody),
-        (status = 401, description = "The bearer token is missing or wrong (with http.token)", body = super::openapi::ErrorBody),
+        (status = 400, response = super::openapi::BadRequest),
+        (status = 401, response = super::openapi::Unauthorized),
         (status = 409, description = "The name is taken, or limits.max_reports is reached", body = super::openapi::ErrorBody),
         (status = 413, description = "The body is above limits.max_body_bytes", body = super::openapi::ErrorBody),
-        (status = 500, description = "The state file cannot be written; nothing changed", body = super::openapi::ErrorBody),
-        (status = 503, description = "Too many queries running; retry", body = super::openapi::ErrorBody),
+        (status = 500, response = super::openapi::StateNotSaved),
+        (status = 503, response = super::openapi::Busy),
     )
 )]
 async fn create(
@@ -380,10 +380,10 @@ fn release_removed(state: &Shared, name: &str) -> bool {
     params(("name" = String, Path, description = "The report's name (built-ins too)")),
     responses(
         (status = 204, description = "Dropped"),
-        (status = 401, description = "The bearer token is missing or wrong (with http.token)", body = super::openapi::ErrorBody),
-        (status = 404, description = "No such report", body = super::openapi::ErrorBody),
-        (status = 500, description = "The state file cannot be written; nothing changed", body = super::openapi::ErrorBody),
-        (status = 503, description = "Too many queries running; retry", body = super::openapi::ErrorBody),
+        (status = 401, response = super::openapi::Unauthorized),
+        (status = 404, response = super::openapi::NotFound),
+        (status = 500, response = super::openapi::StateNotSaved),
+        (status = 503, response = super::openapi::Busy),
     )
 )]
 async fn drop_report(

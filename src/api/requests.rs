@@ -235,9 +235,9 @@ const CHUNK_QUEUE: usize = 4;
     ),
     responses(
         (status = 200, description = "Raw requests, newest first (streamed)", body = super::openapi::RequestList),
-        (status = 400, description = "A bad parameter or body; the detail names it", body = super::openapi::ErrorBody),
-        (status = 401, description = "The bearer token is missing or wrong (with http.token)", body = super::openapi::ErrorBody),
-        (status = 503, description = "http.max_concurrent_queries queries are running; retry (Retry-After: 1)", body = super::openapi::ErrorBody),
+        (status = 400, response = super::openapi::BadRequest),
+        (status = 401, response = super::openapi::Unauthorized),
+        (status = 503, response = super::openapi::Busy),
     )
 )]
 async fn requests(

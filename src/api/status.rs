@@ -34,7 +34,7 @@ async fn healthz() -> Json<Value> {
     tag = "status",
     responses(
         (status = 200, description = "Self-instrumentation: packets, accepted and rejected requests by reason, pool, dictionary, kernel drops, merge times, per-report rows (see README \"Status counters\"); takes no lock", body = Object),
-        (status = 401, description = "The bearer token is missing or wrong (with http.token_reads)", body = super::openapi::ErrorBody),
+        (status = 401, response = super::openapi::Unauthorized),
     )
 )]
 async fn status(State(state): State<AppState>) -> Json<Value> {
