@@ -81,23 +81,23 @@ pub struct ErrorBody {
 
 /// A bad parameter or body: the detail names it.
 #[derive(ToResponse)]
-pub struct BadRequest(ErrorBody);
+pub struct BadRequest(pub ErrorBody);
 
 /// The bearer token is missing or wrong (`http.token`; for reads only with `http.token_reads`).
 #[derive(ToResponse)]
-pub struct Unauthorized(ErrorBody);
+pub struct Unauthorized(pub ErrorBody);
 
 /// No such report (or other named thing).
 #[derive(ToResponse)]
-pub struct NotFound(ErrorBody);
+pub struct NotFound(pub ErrorBody);
 
 /// `http.max_concurrent_queries` heavy queries are running: retry (`Retry-After: 1`).
 #[derive(ToResponse)]
-pub struct Busy(ErrorBody);
+pub struct Busy(pub ErrorBody);
 
 /// The state file cannot be written: nothing changed.
 #[derive(ToResponse)]
-pub struct StateNotSaved(ErrorBody);
+pub struct StateNotSaved(pub ErrorBody);
 
 /// `GET /healthz`.
 #[derive(ToSchema)]
