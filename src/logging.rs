@@ -41,6 +41,7 @@ pub fn init(config: &LogConfig) {
             .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
             .try_init(),
         LogFormat::Json => builder
+            .with_ansi(false)
             .json()
             .flatten_event(true)
             .with_current_span(false)
