@@ -131,6 +131,7 @@ pub struct Config {
     pub http: HttpConfig,
     pub decode: DecodeConfig,
     pub limits: Limits,
+    pub log: crate::logging::LogConfig,
     /// Extra reports (`[[report]]` tables).
     pub report: Vec<ReportDef>,
 }
@@ -250,6 +251,7 @@ impl Default for Config {
             http: HttpConfig::default(),
             decode: DecodeConfig::default(),
             limits: Limits::default(),
+            log: Default::default(),
             report: Vec::new(),
         }
     }

@@ -44,11 +44,15 @@ pub mod counters;
 pub mod dictionary;
 // Per-stage counts and times, switchable at run time (GET/PATCH /api/v1/instruments).
 pub mod instruments;
+// Log output: text or JSON lines on stderr (`[log]`).
+pub mod logging;
 // Giving freed memory back to the OS after a burst has expired.
 pub mod memory;
 // prost types of proto/pinba.proto: the reference codec.
 pub mod proto;
 // One shutdown signal for threads and the HTTP server.
 pub mod shutdown;
+// `pinbad import-sql`: pinba_engine and pinba2 table definitions → `[[report]]` tables.
+pub mod import;
 // Seeded PHP-like datagram generator for pinbad-blast, tests and benches.
 pub mod corpus;

@@ -7,10 +7,18 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use pinbad::config::{Config, HumanDuration, Overrides};
 
+/// `pinbad --version`: the crate version and the git revision it was built from (build.rs).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (git ",
+    env!("PINBAD_GIT_REV"),
+    ")"
+);
+
 #[derive(Parser)]
 #[command(
     name = "pinbad",
-    version,
+    version = VERSION,
     about = "A Pinba server: UDP in, live reports and raw requests over HTTP/JSON"
 )]
 struct Cli {
@@ -37,11 +45,17 @@ struct Cli {
 enum Command {
     /// Validate a config file and print the effective configuration.
     CheckConfig { file: PathBuf },
+    /// Convert pinba_engine or pinba2 tables (a mysqldump, or CREATE TABLE … ENGINE=PINBA
+    /// statements) into [[report]] tables, printed on stdout; tables that cannot be converted
+    /// are named, with why, in the output and on stderr.
+    ImportSql {
+        /// The SQL file (`-` for stdin).
+        file: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging();
     // A panic in any thread ends the process: pinbad is never half alive.
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
@@ -60,10 +74,14 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<()> {
     if let Some(Command::CheckConfig { file }) = &cli.command {
         let config = Config::load(file)?;
+        pinbad::logging::init(&config.log);
         // Everything start-up checks but binding: reports, the state directory, the token.
         pinbad::app::check(&config)?;
         print!("{}", config.to_toml());
         return Ok(());
+    }
+    if let Some(Command::ImportSql { file }) = &cli.command {
+        return import_sql(file);
     }
     let config = match &cli.config {
         Some(path) => Config::load(path)?,
@@ -76,6 +94,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         state_dir: cli.state_dir,
     };
     let config = config.apply(&overrides)?;
+    pinbad::logging::init(&config.log);
+    tracing::info!(version = VERSION, "Starting");
     let running = pinbad::app::start(config, pinbad::shutdown::Shutdown::new())?;
     // Machine-readable lines for scripts and tests (ports may have been 0). Written, not
     // println!'d: a closed or full stdout must not panic the daemon.
@@ -92,6 +112,26 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `pinbad import-sql FILE`: the converted config on stdout, what was not converted on stderr.
+fn import_sql(file: &std::path::Path) -> anyhow::Result<()> {
+    use std::io::{Read, Write};
+    let mut sql = String::new();
+    let read = if file.as_os_str() == "-" {
+        std::io::stdin().read_to_string(&mut sql).map(|_| ())
+    } else {
+        std::fs::read(file).map(|bytes| sql = String::from_utf8_lossy(&bytes).into_owned())
+    };
+    read.with_context(|| format!("cannot read {}", file.display()))?;
+    let import = pinbad::import::import(&sql);
+    std::io::stdout()
+        .write_all(import.to_toml(&file.display().to_string()).as_bytes())
+        .context("cannot write the output")?;
+    for (c, why) in import.not_converted() {
+        eprintln!("pinbad: not converted: table `{}`: {why}", c.table.name);
+    }
+    Ok(())
+}
+
 /// The error and its causes, each said once: our errors already name their cause in their own
 /// message (`cannot bind UDP …: Address already in use`), so a cause the text already contains
 /// is not repeated.
@@ -104,19 +144,4 @@ fn error_text(e: &anyhow::Error) -> String {
         }
     }
     text
-}
-
-fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    // Colour only for a person at a terminal: not in files, journald or pipes.
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(ansi)
-        // A log line that cannot be written (full disk, closed stderr) is lost, not reported
-        // through eprintln!, which would panic and end the daemon.
-        .log_internal_errors(false)
-        .with_writer(std::io::stderr)
-        .init();
 }

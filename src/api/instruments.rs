@@ -3,15 +3,15 @@
 
 use axum::body::Body;
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use serde_json::{json, Value};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{ApiError, AppState};
 use crate::instruments::{selects, Instrument};
 
-pub fn routes() -> Router<AppState> {
-    Router::new().route("/api/v1/instruments", get(list).patch(patch))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(list, patch))
 }
 
 /// Every instrument: the fixed stages, then one per report.
@@ -33,12 +33,36 @@ fn listing(state: &AppState) -> Value {
     })
 }
 
+/// Every stage's and report's count and time, and the clock they are measured with.
+#[utoipa::path(
+    get,
+    path = "/api/v1/instruments",
+    operation_id = "list_instruments",
+    tag = "status",
+    responses(
+        (status = 200, description = "`{\"timer\": {clock, cost, resolution}, \"instruments\": [{name, count, total_ns, mean_ns, enabled, timed}]}`", body = Object),
+        (status = 401, response = super::openapi::Unauthorized),
+    )
+)]
 async fn list(State(state): State<AppState>) -> Json<Value> {
     Json(listing(&state))
 }
 
 /// Body: `{"name": "decode" | "report:*" | "*", "enabled": bool, "timed": bool}` (either flag may
 /// be left out). Answers the listing after the change; 404 when the name selects nothing.
+#[utoipa::path(
+    patch,
+    path = "/api/v1/instruments",
+    operation_id = "change_instruments",
+    tag = "status",
+    request_body = super::openapi::InstrumentsChange,
+    responses(
+        (status = 200, description = "The listing after the change (as GET)", body = Object),
+        (status = 400, response = super::openapi::BadRequest),
+        (status = 401, response = super::openapi::Unauthorized),
+        (status = 404, description = "The name selects no instrument", body = super::openapi::ErrorBody),
+    )
+)]
 async fn patch(State(state): State<AppState>, body: Body) -> Result<Json<Value>, ApiError> {
     let bytes = axum::body::to_bytes(body, 64 << 10)
         .await

@@ -24,6 +24,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use crate::shared::Shared;
 
 mod instruments;
+pub mod openapi;
 mod reports;
 mod requests;
 pub mod server;
@@ -33,12 +34,14 @@ mod status;
 pub type AppState = Arc<Shared>;
 
 /// The whole API as a plain function, testable with `oneshot` and without a socket.
+///
+/// Every route is registered with its OpenAPI description (see [`openapi`]): a module's
+/// `routes()` returns a `utoipa_axum` `OpenApiRouter`, each handler annotated with
+/// `#[utoipa::path]` and added with `.routes(routes!(handler))`.
 pub fn router(state: AppState) -> Router {
-    Router::new()
-        .merge(status::routes())
-        .merge(requests::routes())
-        .merge(reports::routes())
-        .merge(instruments::routes())
+    let (routes, doc) = documented_routes().split_for_parts();
+    routes
+        .layer(axum::Extension(openapi::Document::new(&doc)))
         .fallback(|| async { ApiError::not_found("no such endpoint") })
         .method_not_allowed_fallback(|method: Method| async move {
             ApiError {
@@ -51,7 +54,80 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             authorize,
         ))
+        .layer(axum::middleware::from_fn(log_client_errors))
         .with_state(state)
+}
+
+/// The address of the client that sent a request, when the server knows it (`api::server` puts
+/// it in every request; a router driven without a socket, as in tests, has none).
+#[derive(Clone, Copy, Debug)]
+pub struct Client(pub Option<std::net::SocketAddr>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Client {
+    type Rejection = std::convert::Infallible;
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Client, Self::Rejection> {
+        Ok(Client(client_of(&parts.extensions)))
+    }
+}
+
+fn client_of(extensions: &axum::http::Extensions) -> Option<std::net::SocketAddr> {
+    extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|c| c.0)
+}
+
+impl std::fmt::Display for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(addr) => write!(f, "{addr}"),
+            None => f.write_str("unknown"),
+        }
+    }
+}
+
+/// What an [`ApiError`] response carries for [`log_client_errors`]: its kind and detail.
+#[derive(Clone, Debug)]
+struct ErrorNote {
+    error: &'static str,
+    detail: String,
+}
+
+/// Logs every 4xx answer at debug level (`RUST_LOG=debug`), with the request, the client and the
+/// error's detail: a client's mistake is its business, not a warning, but someone debugging a
+/// client can see why it was refused. The one place such answers are logged.
+async fn log_client_errors(req: Request, next: Next) -> Response {
+    let method = req.method().clone();
+    let uri = req.uri().clone();
+    let client = Client(client_of(req.extensions()));
+    let resp = next.run(req).await;
+    let status = resp.status();
+    if status.is_client_error() {
+        let note = resp.extensions().get::<ErrorNote>();
+        tracing::debug!(
+            %method,
+            uri = %uri,
+            %client,
+            status = status.as_u16(),
+            error = note.map_or("", |n| n.error),
+            detail = note.map_or("", |n| n.detail.as_str()),
+            "Client error"
+        );
+    }
+    resp
+}
+
+/// Every route of the API with its description, and the document's fixed part.
+pub fn documented_routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
+    use utoipa::OpenApi;
+    utoipa_axum::router::OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .merge(status::routes())
+        .merge(requests::routes())
+        .merge(reports::routes())
+        .merge(instruments::routes())
+        .routes(utoipa_axum::routes!(openapi::openapi_json))
 }
 
 /// With `http.token` set: changes (anything but GET and HEAD), and with `http.token_reads` every
@@ -158,6 +234,10 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = serde_json::json!({ "error": self.error, "detail": self.detail });
         let mut resp = (self.status, axum::Json(body)).into_response();
+        resp.extensions_mut().insert(ErrorNote {
+            error: self.error,
+            detail: self.detail,
+        });
         if self.status == StatusCode::SERVICE_UNAVAILABLE {
             resp.headers_mut()
                 .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));

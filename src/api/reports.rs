@@ -10,20 +10,20 @@ use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use serde_json::{json, Value};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{blocking, query_pairs, ApiError, AppState};
+use super::{blocking, query_pairs, ApiError, AppState, Client};
 use crate::config::Limits;
 use crate::report::{self, Query, ReportCell, ReportDef, ReportError, Table};
 use crate::shared::Shared;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/info", get(info))
-        .route("/api/v1/reports", get(list).post(create))
-        .route("/api/v1/reports/{name}", get(show).delete(drop_report))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(info))
+        .routes(routes!(list, create))
+        .routes(routes!(show, drop_report))
 }
 
 /// A query or definition problem: 400, the detail names the parameter, column or field.
@@ -68,6 +68,17 @@ fn run_query(state: &Shared, cell: &ReportCell, q: &Query) -> Result<Table, ApiE
 
 /// The `info` report as any report query shows it: its single row (none while the pool is
 /// empty), the totals and the time interval.
+#[utoipa::path(
+    get,
+    path = "/api/v1/info",
+    tag = "reports",
+    responses(
+        (status = 200, description = "The `info` report: totals over the window", body = super::openapi::ReportTable),
+        (status = 401, response = super::openapi::Unauthorized),
+        (status = 404, description = "The `info` report was dropped", body = super::openapi::ErrorBody),
+        (status = 503, response = super::openapi::Busy),
+    )
+)]
 async fn info(State(state): State<AppState>) -> Result<Response, ApiError> {
     let table = blocking(&state.clone(), move || {
         let cell = state
@@ -102,6 +113,16 @@ fn list_entry(state: &Shared, cell: &ReportCell) -> Value {
     })
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/reports",
+    operation_id = "list_reports",
+    tag = "reports",
+    responses(
+        (status = 200, description = "Every report", body = super::openapi::ReportList),
+        (status = 401, response = super::openapi::Unauthorized),
+    )
+)]
 async fn list(State(state): State<AppState>) -> Json<Value> {
     let reports: Vec<Value> = state
         .reports
@@ -178,6 +199,31 @@ fn build_query(params: &[(String, String)], limits: &Limits) -> Result<(Query, F
     Ok((q, format))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/reports/{name}",
+    tag = "reports",
+    params(
+        ("name" = String, Path, description = "The report's name"),
+        ("sort" = Option<String>, Query, description = "A column, `-` first for descending (default -req_time_total, or -timer_value for timer reports)"),
+        ("limit" = Option<usize>, Query, description = "Rows to answer (default 100, at most limits.max_query_limit)"),
+        ("offset" = Option<usize>, Query, description = "Rows to skip"),
+        ("filter" = Option<Vec<String>>, Query, description = "`COLUMN:VALUE`, exact; repeatable (all must hold)"),
+        ("match" = Option<Vec<String>>, Query, description = "`COLUMN:REGEX`; repeatable (all must hold)"),
+        ("percentiles" = Option<String>, Query, description = "Comma-separated percentiles to show, e.g. `50,99.9`"),
+        ("format" = Option<String>, Query, description = "`json` (default) or `csv`"),
+    ),
+    responses(
+        (status = 200, description = "The report's rows", content(
+            (super::openapi::ReportTable = "application/json"),
+            (String = "text/csv"),
+        )),
+        (status = 400, response = super::openapi::BadRequest),
+        (status = 401, response = super::openapi::Unauthorized),
+        (status = 404, response = super::openapi::NotFound),
+        (status = 503, response = super::openapi::Busy),
+    )
+)]
 async fn show(
     State(state): State<AppState>,
     Path(name): Path<String>,
@@ -205,7 +251,26 @@ async fn show(
 
 // ---- POST /api/v1/reports -------------------------------------------------------------------
 
-async fn create(State(state): State<AppState>, body: Body) -> Result<Response, ApiError> {
+#[utoipa::path(
+    post,
+    path = "/api/v1/reports",
+    tag = "reports",
+    request_body = super::openapi::ReportDefinition,
+    responses(
+        (status = 201, description = "Created, and filled from the raw pool", body = super::openapi::ReportEntry),
+        (status = 400, response = super::openapi::BadRequest),
+        (status = 401, response = super::openapi::Unauthorized),
+        (status = 409, description = "The name is taken, or limits.max_reports is reached", body = super::openapi::ErrorBody),
+        (status = 413, description = "The body is above limits.max_body_bytes", body = super::openapi::ErrorBody),
+        (status = 500, response = super::openapi::StateNotSaved),
+        (status = 503, response = super::openapi::Busy),
+    )
+)]
+async fn create(
+    State(state): State<AppState>,
+    client: Client,
+    body: Body,
+) -> Result<Response, ApiError> {
     let limit = state.config.limits.max_body_bytes;
     let bytes = axum::body::to_bytes(body, limit)
         .await
@@ -219,6 +284,12 @@ async fn create(State(state): State<AppState>, body: Body) -> Result<Response, A
     let def = parse_definition(&bytes)?;
     def.validate().map_err(bad)?;
     let entry = blocking(&state.clone(), move || create_filled(&state, def)).await?;
+    tracing::info!(
+        report = %entry["name"].as_str().unwrap_or(""),
+        rows = entry["rows"].as_u64().unwrap_or(0),
+        %client,
+        "Report created"
+    );
     Ok((StatusCode::CREATED, Json(entry)).into_response())
 }
 
@@ -290,7 +361,6 @@ fn create_filled(state: &Shared, def: ReportDef) -> Result<Value, ApiError> {
     if !cell.wait_filled(FILL_WAIT) {
         tracing::warn!(report = %name, "Report created; not filled from the pool yet (the merger is busy)");
     }
-    tracing::info!(report = %name, rows = cell.published_rows(), "Report created");
     Ok(list_entry(state, &cell))
 }
 
@@ -306,10 +376,25 @@ fn release_removed(state: &Shared, name: &str) -> bool {
 
 // ---- DELETE /api/v1/reports/{name} ----------------------------------------------------------
 
+#[utoipa::path(
+    delete,
+    path = "/api/v1/reports/{name}",
+    tag = "reports",
+    params(("name" = String, Path, description = "The report's name (built-ins too)")),
+    responses(
+        (status = 204, description = "Dropped"),
+        (status = 401, response = super::openapi::Unauthorized),
+        (status = 404, response = super::openapi::NotFound),
+        (status = 500, response = super::openapi::StateNotSaved),
+        (status = 503, response = super::openapi::Busy),
+    )
+)]
 async fn drop_report(
     State(state): State<AppState>,
+    client: Client,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
+    let dropped = name.clone();
     blocking(&state.clone(), move || {
         // One step under the change lock (see create_filled).
         let changes = state.reports.lock_changes();
@@ -333,10 +418,10 @@ async fn drop_report(
         if !release_removed(&state, &name) {
             return Err(no_such_report(&name));
         }
-        tracing::info!(report = %name, "Report dropped");
         Ok(())
     })
     .await?;
+    tracing::info!(report = %dropped, %client, "Report dropped");
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 

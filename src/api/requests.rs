@@ -9,16 +9,15 @@ use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::Router;
 use serde_json::{json, Map, Value};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{f32_json, parse_param, query_pairs, query_slot, ApiError, AppState};
 use crate::dictionary::Dictionary;
 use crate::record::{RequestView, TagPair, NO_SCHEMA};
 
-pub fn routes() -> Router<AppState> {
-    Router::new().route("/api/v1/requests", get(requests))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(requests))
 }
 
 /// A field of the record compared for equality.
@@ -217,6 +216,30 @@ const CHUNK_QUEUE: usize = 4;
 /// each under a short read lock of the pool and dictionary, rendered straight to JSON bytes and
 /// handed to the response through a bounded channel. So a 100,000-request answer never exists as
 /// a whole in memory, and the merger is never held up by it for more than [`CHUNK_TIME`].
+#[utoipa::path(
+    get,
+    path = "/api/v1/requests",
+    tag = "raw",
+    params(
+        ("limit" = Option<usize>, Query, description = "Requests to answer, newest first (default 100, at most limits.max_query_limit)"),
+        ("hostname" = Option<String>, Query, description = "Exact hostname"),
+        ("server_name" = Option<String>, Query, description = "Exact server name"),
+        ("script_name" = Option<String>, Query, description = "Exact script name"),
+        ("schema" = Option<String>, Query, description = "Exact schema"),
+        ("status" = Option<u32>, Query, description = "Exact status"),
+        ("min_time" = Option<f64>, Query, description = "request_time at least this many seconds"),
+        ("max_time" = Option<f64>, Query, description = "request_time at most this many seconds"),
+        ("tag.NAME" = Option<String>, Query, description = "Request tag NAME has this value, for any NAME (`tag.country=nl`); one per tag"),
+        ("timer_tag.NAME" = Option<String>, Query, description = "The request has a timer whose tag NAME has this value (`timer_tag.group=db`)"),
+        ("timers" = Option<bool>, Query, description = "Include each request's timers (default false)"),
+    ),
+    responses(
+        (status = 200, description = "Raw requests, newest first (streamed)", body = super::openapi::RequestList),
+        (status = 400, response = super::openapi::BadRequest),
+        (status = 401, response = super::openapi::Unauthorized),
+        (status = 503, response = super::openapi::Busy),
+    )
+)]
 async fn requests(
     State(state): State<AppState>,
     RawQuery(raw): RawQuery,

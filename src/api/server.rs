@@ -65,7 +65,7 @@ pub async fn serve(
         .header_read_timeout(limits.header_timeout)
         .keep_alive(true);
     loop {
-        let (stream, _peer) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             _ = shutdown.wait() => break,
             accepted = listener.accept() => match accepted {
                 Ok(x) => x,
@@ -84,7 +84,15 @@ pub async fn serve(
         };
         let _ = stream.set_nodelay(true);
         let io = TokioIo::new(IdleTimeout::new(stream, limits.idle_timeout));
-        let conn = builder.serve_connection(io, TowerToHyperService::new(router.clone()));
+        // Every request carries its client's address (`ConnectInfo`), for the logs of changes
+        // and errors (api::Client).
+        let service = TowerToHyperService::new(router.clone());
+        let service = hyper::service::service_fn(move |mut req: hyper::Request<_>| {
+            req.extensions_mut()
+                .insert(axum::extract::ConnectInfo(peer));
+            hyper::service::Service::call(&service, req)
+        });
+        let conn = builder.serve_connection(io, service);
         let conn = graceful.watch(conn);
         tokio::spawn(async move {
             // A connection's errors (timeouts, resets) are the client's business: not logged

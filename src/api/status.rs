@@ -3,24 +3,40 @@
 use std::sync::atomic::Ordering::Relaxed;
 
 use axum::extract::State;
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use serde_json::{json, Map, Value};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::AppState;
 use crate::counters::Reject;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/api/v1/status", get(status))
-        .route("/healthz", get(healthz))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(status))
+        .routes(routes!(healthz))
 }
 
+/// Liveness: answers at once, takes no lock, never needs the token.
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    tag = "status",
+    responses((status = 200, description = "The daemon is running", body = super::openapi::Health))
+)]
 async fn healthz() -> Json<Value> {
     Json(json!({"status": "ok"}))
 }
 
 /// Every counter of ARCHITECTURE.md, cumulative since start unless named `current_`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/status",
+    tag = "status",
+    responses(
+        (status = 200, description = "Self-instrumentation: packets, accepted and rejected requests by reason, pool, dictionary, kernel drops, merge times, per-report rows (see README \"Status counters\"); takes no lock", body = Object),
+        (status = 401, response = super::openapi::Unauthorized),
+    )
+)]
 async fn status(State(state): State<AppState>) -> Json<Value> {
     let c = &state.counters;
     let mut by_reason = Map::new();

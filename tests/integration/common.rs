@@ -4,6 +4,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -18,6 +19,8 @@ pub struct Daemon {
     /// Holds the config file and state dir; removed on drop.
     _dir: tempfile::TempDir,
     agent: ureq::Agent,
+    /// Its stderr lines, when started by [`Daemon::start_logged`].
+    logs: Option<Arc<Mutex<Vec<String>>>>,
 }
 
 impl Daemon {
@@ -29,6 +32,15 @@ impl Daemon {
 
     /// As `start`, with explicit extra arguments and an optional existing state dir.
     pub fn start_with(config: &str, args: &[&str], state: Option<&Path>) -> Daemon {
+        Daemon::spawn(config, args, state, None)
+    }
+
+    /// As `start`, with `RUST_LOG=rust_log` and stderr captured (see [`Daemon::logs`]).
+    pub fn start_logged(config: &str, rust_log: &str) -> Daemon {
+        Daemon::spawn(config, &["--udp", "127.0.0.1:0"], None, Some(rust_log))
+    }
+
+    fn spawn(config: &str, args: &[&str], state: Option<&Path>, log: Option<&str>) -> Daemon {
         let dir = tempfile::tempdir().unwrap();
         let state_dir: PathBuf = state
             .map(Path::to_path_buf)
@@ -45,11 +57,25 @@ impl Daemon {
             .arg(&config_path)
             .args(["--http", "127.0.0.1:0"])
             .args(args)
-            .env("RUST_LOG", "error")
+            .env("RUST_LOG", log.unwrap_or("error"))
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(if log.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            })
             .spawn()
             .expect("start pinbad");
+        let logs = child.stderr.take().map(|stderr| {
+            let logs = Arc::new(Mutex::new(Vec::new()));
+            let sink = Arc::clone(&logs);
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    sink.lock().unwrap().push(line);
+                }
+            });
+            logs
+        });
         let stdout = child.stdout.take().unwrap();
         let mut lines = BufReader::new(stdout).lines();
         let (mut udp, mut http) = (Vec::new(), None);
@@ -76,9 +102,28 @@ impl Daemon {
             http: http.unwrap(),
             _dir: dir,
             agent,
+            logs,
         };
         d.wait_for(|d| d.get("/healthz").0 == 200, "healthz");
         d
+    }
+
+    /// Its stderr lines so far (only with [`Daemon::start_logged`]).
+    pub fn logs(&self) -> Vec<String> {
+        let logs = self.logs.as_ref().expect("started with start_logged");
+        logs.lock().unwrap().clone()
+    }
+
+    /// Waits until a stderr line contains `needle`, and returns it.
+    pub fn wait_log(&self, needle: &str) -> String {
+        self.wait_for(
+            |d| d.logs().iter().any(|l| l.contains(needle)),
+            &format!("a log line with {needle:?}"),
+        );
+        self.logs()
+            .into_iter()
+            .find(|l| l.contains(needle))
+            .unwrap()
     }
 
     pub fn url(&self, path: &str) -> String {

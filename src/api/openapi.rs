@@ -1,0 +1,440 @@
+//! `GET /api/v1/openapi.json`: the OpenAPI 3.1 document of the API, derived from the code.
+//!
+//! Every handler carries a `#[utoipa::path(...)]` annotation (method, path, parameters,
+//! responses) and is registered with `.routes(routes!(handler))` on a `utoipa_axum`
+//! `OpenApiRouter`, which adds the route to the axum router and its description to the document in
+//! the same call. `api::router` merges the modules' routers, splits them into the axum router and
+//! this document, and serves the document as JSON (built once, shared through an `Extension`).
+//! A test compares every route of the real router (method and path) with the document.
+//!
+//! The response and body schemas below describe the JSON the handlers build (they build
+//! `serde_json` values, so these types exist for the document only); tests check them against
+//! real answers and against [`ReportDef`](crate::report::ReportDef).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use axum::response::IntoResponse;
+use axum::Extension;
+use utoipa::{OpenApi, ToResponse, ToSchema};
+
+/// The document's fixed part: title, version, tags and the shared schemas. The paths come from
+/// the routers.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "pinbad",
+        description = "A Pinba server: live reports and raw requests over HTTP/JSON. Errors are \
+                       `{\"error\", \"detail\"}` with a 4xx/5xx status. With `http.token` set, \
+                       POST/PATCH/DELETE (and with `http.token_reads` every read but /healthz) \
+                       need `Authorization: Bearer TOKEN`."
+    ),
+    tags(
+        (name = "status", description = "Liveness and self-instrumentation"),
+        (name = "reports", description = "Live aggregated reports"),
+        (name = "raw", description = "Raw requests kept in the pool"),
+        (name = "meta", description = "This document"),
+    ),
+    components(
+        schemas(ErrorBody),
+        responses(BadRequest, Unauthorized, NotFound, Busy, StateNotSaved)
+    )
+)]
+pub struct ApiDoc;
+
+/// The document as served: built once by `api::router`.
+#[derive(Clone)]
+pub struct Document(pub Arc<String>);
+
+impl Document {
+    pub fn new(doc: &utoipa::openapi::OpenApi) -> Document {
+        Document(Arc::new(doc.to_pretty_json().unwrap_or_else(|e| {
+            format!("{{\"error\": \"internal\", \"detail\": \"cannot render the document: {e}\"}}")
+        })))
+    }
+}
+
+/// The OpenAPI document of this API.
+#[utoipa::path(
+    get,
+    path = "/api/v1/openapi.json",
+    tag = "meta",
+    responses((status = 200, description = "The OpenAPI 3.1 document (JSON)", content_type = "application/json", body = Object))
+)]
+pub async fn openapi_json(Extension(doc): Extension<Document>) -> axum::response::Response {
+    (
+        [(axum::http::header::CONTENT_TYPE, "application/json")],
+        doc.0.as_str().to_owned(),
+    )
+        .into_response()
+}
+
+/// Every 4xx/5xx answer.
+#[derive(ToSchema)]
+pub struct ErrorBody {
+    /// Short kind: `bad_parameter`, `bad_request`, `not_found`, `conflict`, `unauthorized`,
+    /// `payload_too_large`, `busy`, `method_not_allowed`, `internal`.
+    pub error: String,
+    /// What was wrong, naming the parameter, field or value.
+    pub detail: String,
+}
+
+/// A bad parameter or body: the detail names it.
+#[derive(ToResponse)]
+pub struct BadRequest(pub ErrorBody);
+
+/// The bearer token is missing or wrong (`http.token`; for reads only with `http.token_reads`).
+#[derive(ToResponse)]
+pub struct Unauthorized(pub ErrorBody);
+
+/// No such report (or other named thing).
+#[derive(ToResponse)]
+pub struct NotFound(pub ErrorBody);
+
+/// `http.max_concurrent_queries` heavy queries are running: retry (`Retry-After: 1`).
+#[derive(ToResponse)]
+pub struct Busy(pub ErrorBody);
+
+/// The state file cannot be written: nothing changed.
+#[derive(ToResponse)]
+pub struct StateNotSaved(pub ErrorBody);
+
+/// `GET /healthz`.
+#[derive(ToSchema)]
+pub struct Health {
+    /// Always `ok`.
+    pub status: String,
+}
+
+/// A filter value: a number (`min_time`, `max_time`, `status`) or a string.
+#[derive(ToSchema)]
+#[schema(as = FilterValue)]
+#[allow(dead_code)]
+pub enum FilterValueDoc {
+    Number(f64),
+    Text(String),
+}
+
+/// A report definition: the body of `POST /api/v1/reports`, as in a `[[report]]` config table.
+#[derive(ToSchema)]
+pub struct ReportDefinition {
+    /// `[A-Za-z0-9_:.,-]`, 1 to 128 bytes, unique.
+    pub name: String,
+    /// Ordered dimensions (at most 15): `hostname`, `server_name`, `script_name`, `schema`,
+    /// `status`, `tag:NAME` (request tag), `timer_tag:NAME` (timer tag); none for an info report.
+    #[schema(default = json!([]))]
+    pub keys: Vec<String>,
+    /// Percentiles shown by default, each in [0, 100].
+    #[schema(default = json!([90, 95, 99]))]
+    pub percentiles: Vec<f64>,
+    /// Instead of `keys`: `timer_tag_info`, `timer_tag_report`, `timer_tag_report2`,
+    /// `request_tag_info` or `request_tag_report`, with `tags`.
+    pub preset: Option<String>,
+    /// Tag names for `preset`.
+    pub tags: Vec<String>,
+    /// All must hold: `min_time`, `max_time` (seconds, inclusive), `hostname`, `server_name`,
+    /// `script_name`, `schema`, `status`, `tag:NAME`, `timer_tag:NAME`.
+    pub filters: BTreeMap<String, FilterValueDoc>,
+    /// The report's own window, e.g. `"1m"` (1 s to 30 days); `stats_history` when absent.
+    pub history: Option<String>,
+}
+
+/// A report as listed (and as `POST /api/v1/reports` answers).
+#[derive(ToSchema)]
+pub struct ReportEntry {
+    pub name: String,
+    /// `info`, `request` or `timer`.
+    pub kind: String,
+    pub keys: Vec<String>,
+    pub filters: BTreeMap<String, FilterValueDoc>,
+    pub percentiles: Vec<f64>,
+    /// The window, in seconds.
+    pub history: f64,
+    /// The window's tick, in seconds.
+    pub tick: f64,
+    /// Unix seconds from which the report holds every request; null until it is filled.
+    pub complete_from: Option<f64>,
+    pub rows: u64,
+    /// Contributions lost to `limits.max_rows_per_report`.
+    pub rows_lost: u64,
+    pub builtin: bool,
+}
+
+/// `GET /api/v1/reports`.
+#[derive(ToSchema)]
+pub struct ReportList {
+    pub reports: Vec<ReportEntry>,
+}
+
+/// A report's rows (`GET /api/v1/reports/{name}`, `GET /api/v1/info`). Columns: see README
+/// "Columns"; times in seconds, sizes in bytes.
+#[derive(ToSchema)]
+pub struct ReportTable {
+    pub report: String,
+    pub kind: String,
+    /// Key column names.
+    pub keys: Vec<String>,
+    /// Seconds the window covers now.
+    pub time_interval: f64,
+    pub history: f64,
+    pub tick: f64,
+    /// Unix seconds where the window covered by `time_interval` starts.
+    pub complete_from: Option<f64>,
+    /// Rows matching `filter`/`match`, before `limit`.
+    pub rows_total: u64,
+    /// The report's totals (`req_count`, `req_time_total`, ...).
+    #[schema(value_type = Object)]
+    pub totals: BTreeMap<String, f64>,
+    /// One object per row: key columns first, then the value columns and `p<N>` percentiles.
+    #[schema(value_type = Vec<Object>)]
+    pub rows: Vec<BTreeMap<String, String>>,
+}
+
+/// One timer of a raw request.
+#[derive(ToSchema)]
+pub struct RawTimer {
+    /// Seconds.
+    pub value: f64,
+    pub hit_count: u64,
+    pub ru_utime: f64,
+    pub ru_stime: f64,
+    pub tags: BTreeMap<String, String>,
+}
+
+/// One raw request.
+#[derive(ToSchema)]
+pub struct RawRequest {
+    pub id: u64,
+    /// Unix seconds.
+    pub timestamp: f64,
+    pub hostname: String,
+    pub server_name: String,
+    pub script_name: String,
+    pub request_count: u64,
+    /// Bytes.
+    pub document_size: u64,
+    /// Bytes.
+    pub memory_peak: u64,
+    /// Bytes.
+    pub memory_footprint: u64,
+    /// Seconds.
+    pub request_time: f64,
+    pub ru_utime: f64,
+    pub ru_stime: f64,
+    pub status: u64,
+    pub schema: Option<String>,
+    /// Request tags.
+    pub tags: BTreeMap<String, String>,
+    pub timer_count: u64,
+    /// With `timers=true` only.
+    pub timers: Option<Vec<RawTimer>>,
+}
+
+/// `GET /api/v1/requests`.
+#[derive(ToSchema)]
+pub struct RequestList {
+    pub requests: Vec<RawRequest>,
+}
+
+/// The body of `PATCH /api/v1/instruments` (either flag may be left out).
+#[derive(ToSchema)]
+pub struct InstrumentsChange {
+    /// A stage (`receive`, `decode`, `intern`, `pool`, `sweep`, `query`), `report:NAME`,
+    /// `report:*` or `*`.
+    pub name: String,
+    pub enabled: Option<bool>,
+    pub timed: Option<bool>,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeSet, HashMap};
+    use std::sync::Arc;
+
+    use axum::body::Body;
+    use axum::http::{Method, Request, StatusCode};
+    use serde_json::Value;
+    use tower::ServiceExt;
+
+    use crate::config::Config;
+    use crate::ring::Ring;
+    use crate::shared::Shared;
+
+    fn state(dir: &std::path::Path) -> Arc<Shared> {
+        let config = Config {
+            state_dir: dir.to_path_buf(),
+            request_pool_size: 1000,
+            timer_pool_size: 1000,
+            tag_pool_size: 1000,
+            ..Config::default()
+        };
+        Arc::new(Shared::new(config, Arc::new(Ring::new(1 << 20)), vec![], 0).unwrap())
+    }
+
+    async fn call(router: &axum::Router, method: Method, uri: &str) -> axum::response::Response {
+        let req = Request::builder()
+            .method(method)
+            .uri(uri)
+            .body(Body::empty())
+            .unwrap();
+        router.clone().oneshot(req).await.unwrap()
+    }
+
+    /// The paths of the real router. axum keeps no public list of them, but its `Debug` shows
+    /// the path router's `paths`; the test checks it finds the ones it must, so a change of that
+    /// format fails loudly instead of passing on an empty list.
+    fn router_paths(router: &axum::Router) -> BTreeSet<String> {
+        let debug = format!("{router:?}");
+        let start = debug
+            .find("path_router:")
+            .expect("axum's Router Debug shows path_router");
+        let end = debug.find("fallback_router:").unwrap_or(debug.len());
+        let part = &debug[start..end];
+        let paths = part
+            .find("paths:")
+            .expect("the path router's Debug shows its paths");
+        part[paths..]
+            .split('"')
+            .skip(1)
+            .step_by(2)
+            .filter(|p| p.starts_with('/') && !p.contains("__private__"))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Every method and path the real router answers is an operation of the document, and every
+    /// operation of the document is answered: a route added without its `#[utoipa::path]` (a
+    /// plain `.route(...)`, or a router merged without `routes!`) fails here.
+    #[tokio::test]
+    async fn every_route_of_the_router_is_in_the_document_and_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let router = crate::api::router(state(dir.path()));
+        let paths = router_paths(&router);
+        for must in ["/healthz", "/api/v1/openapi.json", "/api/v1/reports/{name}"] {
+            assert!(
+                paths.contains(must),
+                "{must} not found in the router's paths {paths:?}"
+            );
+        }
+
+        let resp = call(&router, Method::GET, "/api/v1/openapi.json").await;
+        assert_eq!(resp.status(), StatusCode::OK);
+        let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
+            .await
+            .unwrap();
+        let doc: Value = serde_json::from_slice(&bytes).unwrap();
+        assert!(doc["openapi"].as_str().unwrap().starts_with("3."));
+        let documented: BTreeSet<(String, String)> = doc["paths"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .flat_map(|(path, ops)| {
+                ops.as_object()
+                    .unwrap()
+                    .keys()
+                    .map(move |m| (m.to_uppercase(), path.clone()))
+            })
+            .collect();
+
+        // What the router answers on each path: the Allow header of a 405 to a method no
+        // route uses.
+        let mut routed = BTreeSet::new();
+        for path in &paths {
+            let uri: String = path
+                .split('/')
+                .map(|seg| if seg.starts_with('{') { "x" } else { seg })
+                .collect::<Vec<_>>()
+                .join("/");
+            let resp = call(&router, Method::TRACE, &uri).await;
+            assert_eq!(resp.status(), StatusCode::METHOD_NOT_ALLOWED, "{path}");
+            let allow = resp.headers()["allow"].to_str().unwrap().to_string();
+            for method in allow.split(',').map(str::trim).filter(|m| *m != "HEAD") {
+                routed.insert((method.to_string(), path.clone()));
+            }
+        }
+        let undocumented: Vec<_> = routed.difference(&documented).collect();
+        assert!(
+            undocumented.is_empty(),
+            "routes missing from /api/v1/openapi.json (annotate the handler with \
+             #[utoipa::path] and register it with .routes(routes!(handler))): {undocumented:?}"
+        );
+        let unrouted: Vec<_> = documented.difference(&routed).collect();
+        assert!(
+            unrouted.is_empty(),
+            "documented but not routed: {unrouted:?}"
+        );
+        assert!(routed.len() >= 11, "{routed:?}");
+    }
+
+    /// Every operation has a unique id, a tag, and a description of each response; every path
+    /// parameter of a path is described.
+    #[test]
+    fn every_operation_is_described() {
+        let (_, doc) = crate::api::documented_routes().split_for_parts();
+        let doc: Value = serde_json::to_value(&doc).unwrap();
+        let mut ids = HashMap::new();
+        for (path, ops) in doc["paths"].as_object().unwrap() {
+            for (method, op) in ops.as_object().unwrap() {
+                let id = op["operationId"].as_str().unwrap().to_string();
+                if let Some(other) = ids.insert(id.clone(), format!("{method} {path}")) {
+                    panic!("operationId {id} of {method} {path} is also {other}'s");
+                }
+                assert!(
+                    op["tags"].as_array().is_some_and(|t| !t.is_empty()),
+                    "{method} {path}"
+                );
+                let responses = op["responses"].as_object().unwrap();
+                assert!(!responses.is_empty(), "{method} {path}");
+                for (code, r) in responses {
+                    let r = match r["$ref"].as_str() {
+                        Some(at) => {
+                            let name = at.rsplit('/').next().unwrap();
+                            &doc["components"]["responses"][name]
+                        }
+                        None => r,
+                    };
+                    assert!(
+                        r["description"].as_str().is_some_and(|d| !d.is_empty()),
+                        "{method} {path} {code}"
+                    );
+                }
+                for segment in path.split('/').filter(|s| s.starts_with('{')) {
+                    let name = segment.trim_matches(|c| c == '{' || c == '}');
+                    let params = op["parameters"].as_array().cloned().unwrap_or_default();
+                    assert!(
+                        params
+                            .iter()
+                            .any(|p| p["name"] == name && p["in"] == "path"),
+                        "{method} {path}: path parameter {name} not described"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The documented report definition has exactly the fields a `ReportDef` has.
+    #[test]
+    fn report_definition_schema_matches_report_def() {
+        use utoipa::PartialSchema;
+        let schema = serde_json::to_value(super::ReportDefinition::schema()).unwrap();
+        let documented: BTreeSet<&str> = schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut def = crate::report::ReportDef::new("x", &[]);
+        def.preset = Some("timer_tag_info".into());
+        def.tags = vec!["group".into()];
+        def.filters.insert("min_time".into(), 1.0.into());
+        def.history = Some("1m".parse().unwrap());
+        let json = serde_json::to_value(&def).unwrap();
+        let real: BTreeSet<&str> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(documented, real);
+    }
+}

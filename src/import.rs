@@ -1,0 +1,1392 @@
+//! Migration from pinba_engine and pinba2 (`pinbad import-sql FILE`): SQL in, `[[report]]` out.
+//!
+//! In: the text of a mysqldump, or of any file of `CREATE TABLE … ENGINE=PINBA COMMENT='…'`
+//! statements. Out: [`Import`], one [`Outcome`] per table, rendered by [`Import::to_toml`] as
+//! config text: a `[[report]]` table for each report pinbad should create, a comment for each
+//! table a built-in already covers, and a comment naming every table that cannot be converted and
+//! why. Pure: no I/O, no clock; `main` reads the file and prints.
+//!
+//! The two comment syntaxes, as their projects document and parse them:
+//! - pinba_engine: `TYPE[:PARAMS[:CONDITIONS[:PERCENTILES]]]`. `TYPE` is `info`, `report1` …
+//!   `report18`, a tag report (`tag_info`, `tag2_info`, `tagN_info`, `tag_report`, `tag2_report`,
+//!   `tagN_report`, `tag_report2`, `tag2_report2`, `tagN_report2`, `rtag_info`, `rtag2_info`,
+//!   `rtagN_info`, `rtag_report`, `rtag2_report`, `rtagN_report`), a raw table (`request`,
+//!   `timer`, `timertag`, `tag`), `status`, `active`, or `hv.TYPE` (a histogram view). `PARAMS`
+//!   are the tag names, comma-separated. `CONDITIONS` are `name=value` pairs: `min_time`,
+//!   `max_time` (seconds; 0 means none), `histogram_max_time`, `tag.NAME=VALUE` (a request tag);
+//!   pinba_engine ignores any other name. `PERCENTILES` are integers 1–100, comma-separated.
+//! - pinba2: `v2/KIND/WINDOW/KEYS/HISTOGRAM/FILTERS`, `KIND` one of `packet` (or `info`),
+//!   `request`, `timer`, `stats`, `active`. `WINDOW` is `default_history_time` or seconds
+//!   (optionally `,TICK_SECONDS`). `KEYS` is `no_keys` or key specs: `~host`, `~script`,
+//!   `~server`, `~schema`, `~status`, `+request_tag`, `@timer_tag` (a bare name is a timer tag).
+//!   `HISTOGRAM` is `no_percentiles` or `hv=MIN_MS:MAX_MS:BUCKETS` with `pN` items or
+//!   `percentiles=A:B`. `FILTERS` is `no_filters` or `min_time=`, `max_time=` and `SPEC=VALUE`
+//!   items. pinba2's README gives `min_time`/`max_time` in milliseconds, but its parser reads
+//!   seconds: the conversion keeps what pinba2 did (seconds) and says so.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::Serialize;
+
+use crate::report::{builtin_defs, FilterValue, ReportDef, DEFAULT_PERCENTILES, MAX_NAME_BYTES};
+
+/// One `CREATE TABLE` statement of the input, with the table options that matter here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Table {
+    /// The table's name, without database or quotes.
+    pub name: String,
+    /// `ENGINE=` (or the old `TYPE=`), as written.
+    pub engine: Option<String>,
+    /// The table's `COMMENT`, unescaped.
+    pub comment: Option<String>,
+}
+
+/// What became of one table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// A report to create: printed as a `[[report]]` table.
+    Report(ReportDef),
+    /// A built-in report already is this table (same keys, no filters, same window).
+    Builtin(String),
+    /// Nothing to create; the reason says why, and where pinbad shows the same thing if it does.
+    NotConverted(String),
+}
+
+/// One table and its outcome, with notes on what did not carry over exactly.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Converted {
+    pub table: Table,
+    pub outcome: Outcome,
+    /// Things the conversion changed or dropped (histogram ranges, ignored conditions, ...).
+    pub notes: Vec<String>,
+}
+
+/// Every table of the input, in order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Import {
+    pub tables: Vec<Converted>,
+}
+
+/// Reads every `CREATE TABLE` of `sql` and converts it.
+pub fn import(sql: &str) -> Import {
+    let mut names: HashSet<String> = builtin_defs().into_iter().map(|d| d.name).collect();
+    let tables = parse_tables(sql)
+        .into_iter()
+        .map(|table| {
+            let mut c = convert(table);
+            if let Outcome::Report(def) = &mut c.outcome {
+                let wanted = def.name.clone();
+                let mut n = 1;
+                while !names.insert(def.name.clone()) {
+                    n += 1;
+                    def.name = suffixed(&wanted, n);
+                }
+                if def.name != wanted {
+                    c.notes.push(format!(
+                        "renamed `{wanted}` → `{}`: the name is taken (by a built-in or an \
+                         earlier table)",
+                        def.name
+                    ));
+                }
+            }
+            c
+        })
+        .collect();
+    Import { tables }
+}
+
+impl Import {
+    /// Tables that gave a `[[report]]`.
+    pub fn reports(&self) -> impl Iterator<Item = (&Converted, &ReportDef)> {
+        self.tables.iter().filter_map(|c| match &c.outcome {
+            Outcome::Report(d) => Some((c, d)),
+            _ => None,
+        })
+    }
+
+    /// Tables that were not converted, with why.
+    pub fn not_converted(&self) -> impl Iterator<Item = (&Converted, &str)> {
+        self.tables.iter().filter_map(|c| match &c.outcome {
+            Outcome::NotConverted(why) => Some((c, why.as_str())),
+            _ => None,
+        })
+    }
+
+    /// The config text: a summary, then per table a comment with its source and notes and, for
+    /// a report, its `[[report]]` table. Valid pinbad config (a test loads it).
+    pub fn to_toml(&self, source: &str) -> String {
+        let count = |f: fn(&Outcome) -> bool| self.tables.iter().filter(|c| f(&c.outcome)).count();
+        let mut out = format!(
+            "# Reports converted by `pinbad import-sql` from {source}:\n\
+             # {} tables: {} new reports, {} covered by built-in reports, {} not converted.\n\
+             # Paste the [[report]] tables into pinbad's config (see config/pinbad.toml).\n",
+            self.tables.len(),
+            count(|o| matches!(o, Outcome::Report(_))),
+            count(|o| matches!(o, Outcome::Builtin(_))),
+            count(|o| matches!(o, Outcome::NotConverted(_))),
+        );
+        for c in &self.tables {
+            out.push('\n');
+            let comment = c.table.comment.as_deref().unwrap_or("");
+            out.push_str(&format!(
+                "# table `{}` COMMENT='{}'\n",
+                one_line(&c.table.name),
+                one_line(comment)
+            ));
+            match &c.outcome {
+                Outcome::Report(_) => {}
+                Outcome::Builtin(name) => out.push_str(&format!(
+                    "# = the built-in report `{name}` (GET /api/v1/reports/{name}): nothing to add\n"
+                )),
+                Outcome::NotConverted(why) => {
+                    out.push_str(&format!("# NOT CONVERTED: {}\n", one_line(why)))
+                }
+            }
+            for note in &c.notes {
+                out.push_str(&format!("# note: {}\n", one_line(note)));
+            }
+            if let Outcome::Report(def) = &c.outcome {
+                out.push_str(&render(def));
+            }
+        }
+        out
+    }
+}
+
+/// One `[[report]]` table.
+fn render(def: &ReportDef) -> String {
+    #[derive(Serialize)]
+    struct One<'a> {
+        report: [&'a ReportDef; 1],
+    }
+    toml::to_string(&One { report: [def] })
+        .unwrap_or_else(|e| format!("# cannot render report `{}`: {e}\n", def.name))
+}
+
+/// Text on one comment line: line breaks shown as `\n`.
+fn one_line(s: &str) -> String {
+    s.replace('\r', "\\r").replace('\n', "\\n")
+}
+
+fn suffixed(name: &str, n: usize) -> String {
+    let suffix = format!("_{n}");
+    let mut base = name.to_string();
+    while base.len() + suffix.len() > MAX_NAME_BYTES {
+        base.pop();
+    }
+    base + &suffix
+}
+
+/// A pinbad report name for a table name: characters pinbad does not allow become `_`.
+fn report_name(table: &str) -> String {
+    let mut name: String = table
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "_:.,-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    while name.len() > MAX_NAME_BYTES {
+        name.pop();
+    }
+    if name.is_empty() {
+        name.push('_');
+    }
+    name
+}
+
+/// Converts one table, whatever its engine and comment.
+pub fn convert(table: Table) -> Converted {
+    let mut notes = Vec::new();
+    let engine = table.engine.clone().unwrap_or_default();
+    let outcome = if !engine.eq_ignore_ascii_case("pinba") {
+        Outcome::NotConverted(if engine.is_empty() {
+            "not a Pinba table (no ENGINE=PINBA)".to_string()
+        } else {
+            format!("not a Pinba table (ENGINE={engine})")
+        })
+    } else {
+        let comment = table.comment.clone().unwrap_or_default();
+        let parsed = if comment.starts_with("v2/") || comment == "v2" {
+            pinba2(&comment, &mut notes)
+        } else {
+            pinba_engine(&comment, &mut notes)
+        };
+        match parsed {
+            Err(why) => Outcome::NotConverted(why),
+            Ok(Parsed::Elsewhere(why)) => Outcome::NotConverted(why.to_string()),
+            Ok(Parsed::Report(spec)) => spec.into_outcome(&table.name, &mut notes),
+        }
+    };
+    Converted {
+        table,
+        outcome,
+        notes,
+    }
+}
+
+/// A report as a peer defined it, before naming and validation.
+#[derive(Default)]
+struct Spec {
+    keys: Vec<String>,
+    filters: BTreeMap<String, FilterValue>,
+    percentiles: Option<Vec<f64>>,
+    history_seconds: Option<u64>,
+}
+
+enum Parsed {
+    Report(Spec),
+    /// Not a report: what pinbad offers instead.
+    Elsewhere(&'static str),
+}
+
+const RAW: &str = "raw data, not a report: pinbad keeps raw requests in its pool and serves them \
+                   at GET /api/v1/requests (timers=true adds each request's timers and tags)";
+const STATUS: &str =
+    "server status, not a report: pinbad shows its own at GET /api/v1/status (and /metrics)";
+const ACTIVE: &str = "the list of reports and their costs, not a report: pinbad shows them at \
+                      GET /api/v1/reports, GET /api/v1/status and GET /api/v1/instruments";
+
+impl Spec {
+    fn into_outcome(self, table: &str, notes: &mut Vec<String>) -> Outcome {
+        if self.filters.is_empty() && self.history_seconds.is_none() {
+            if let Some(b) = builtin_defs().into_iter().find(|b| b.keys == self.keys) {
+                let name = b.name;
+                if let Some(ps) = self.percentiles.filter(|ps| ps[..] != DEFAULT_PERCENTILES) {
+                    let list: Vec<String> = ps.iter().map(|p| p.to_string()).collect();
+                    notes.push(format!(
+                        "its percentiles: ask `?percentiles={}` when querying `{name}`",
+                        list.join(",")
+                    ));
+                }
+                return Outcome::Builtin(name);
+            }
+        }
+        let name = report_name(table);
+        if name != table {
+            notes.push(format!(
+                "report name `{name}`: pinbad names use A-Z a-z 0-9 _ : . , - (up to {MAX_NAME_BYTES} bytes)"
+            ));
+        }
+        let def = ReportDef {
+            name,
+            keys: self.keys,
+            percentiles: self
+                .percentiles
+                .unwrap_or_else(|| DEFAULT_PERCENTILES.to_vec()),
+            preset: None,
+            tags: Vec::new(),
+            filters: self.filters,
+            history: self
+                .history_seconds
+                .map(|s| crate::config::HumanDuration(std::time::Duration::from_secs(s))),
+        };
+        match def.validate() {
+            Ok(()) => Outcome::Report(def),
+            Err(e) => Outcome::NotConverted(format!("pinbad cannot hold this report: {e}")),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// pinba_engine
+
+/// pinba_engine's `reportN` numbering: the keys of `report1` … `report18`, in the order of its
+/// default tables (the same order as pinbad's built-ins).
+const ENGINE_REPORTS: [&[&str]; 18] = [
+    &["script_name"],
+    &["server_name"],
+    &["hostname"],
+    &["server_name", "script_name"],
+    &["hostname", "script_name"],
+    &["hostname", "server_name"],
+    &["hostname", "server_name", "script_name"],
+    &["status"],
+    &["script_name", "status"],
+    &["server_name", "status"],
+    &["hostname", "status"],
+    &["hostname", "script_name", "status"],
+    &["schema"],
+    &["script_name", "schema"],
+    &["server_name", "schema"],
+    &["hostname", "schema"],
+    &["hostname", "script_name", "schema"],
+    &["hostname", "status", "schema"],
+];
+
+/// How many tag names a tag report type takes.
+enum TagCount {
+    Exactly(usize),
+    AtLeastOne,
+}
+
+/// A pinba_engine tag report type: its fixed keys, the prefix of its tag keys, its tag count.
+fn engine_tag_report(kind: &str) -> Option<(&'static [&'static str], &'static str, TagCount)> {
+    const TIMER: &str = "timer_tag:";
+    const REQUEST: &str = "tag:";
+    const SCRIPT: &[&str] = &["script_name"];
+    const SCRIPT_HOST_SERVER: &[&str] = &["script_name", "hostname", "server_name"];
+    const HOST: &[&str] = &["hostname"];
+    use TagCount::*;
+    Some(match kind {
+        "tag_info" => (&[], TIMER, Exactly(1)),
+        "tag2_info" => (&[], TIMER, Exactly(2)),
+        "tagN_info" => (&[], TIMER, AtLeastOne),
+        "tag_report" => (SCRIPT, TIMER, Exactly(1)),
+        "tag2_report" => (SCRIPT, TIMER, Exactly(2)),
+        "tagN_report" => (SCRIPT, TIMER, AtLeastOne),
+        "tag_report2" => (SCRIPT_HOST_SERVER, TIMER, Exactly(1)),
+        "tag2_report2" => (SCRIPT_HOST_SERVER, TIMER, Exactly(2)),
+        "tagN_report2" => (SCRIPT_HOST_SERVER, TIMER, AtLeastOne),
+        "rtag_info" => (&[], REQUEST, Exactly(1)),
+        "rtag2_info" => (&[], REQUEST, Exactly(2)),
+        "rtagN_info" => (&[], REQUEST, AtLeastOne),
+        "rtag_report" => (HOST, REQUEST, Exactly(1)),
+        "rtag2_report" => (HOST, REQUEST, Exactly(2)),
+        "rtagN_report" => (HOST, REQUEST, AtLeastOne),
+        _ => return None,
+    })
+}
+
+fn pinba_engine(comment: &str, notes: &mut Vec<String>) -> Result<Parsed, String> {
+    let mut parts = comment.splitn(4, ':');
+    let kind = parts.next().unwrap_or("").trim();
+    let params = parts.next().unwrap_or("");
+    let conditions = parts.next().unwrap_or("");
+    let percentiles = parts.next().unwrap_or("");
+    if let Some(viewed) = kind.strip_prefix("hv.") {
+        return Err(format!(
+            "a pinba_engine histogram view (of a `{viewed}` table): pinbad keeps a histogram in \
+             every report row and serves any percentile of it at query time \
+             (GET /api/v1/reports/NAME?percentiles=50,99.9), so there is no separate table"
+        ));
+    }
+    let mut spec = Spec::default();
+    match kind {
+        "request" | "timer" | "timertag" | "tag" => return Ok(Parsed::Elsewhere(RAW)),
+        "status" => return Ok(Parsed::Elsewhere(STATUS)),
+        "active" => return Ok(Parsed::Elsewhere(ACTIVE)),
+        "" => {
+            return Err(
+                "no COMMENT: pinba_engine needs one to know what the table is (e.g. `report1`)"
+                    .into(),
+            )
+        }
+        _ => {}
+    }
+    let params: Vec<&str> = if params.is_empty() {
+        Vec::new()
+    } else {
+        params.split(',').collect()
+    };
+    if params.iter().any(|p| p.is_empty()) {
+        return Err(format!(
+            "empty tag name in `{}` (pinba_engine refuses it too)",
+            params.join(",")
+        ));
+    }
+    if kind == "info" {
+        spec.keys = Vec::new();
+    } else if let Some(n) = kind
+        .strip_prefix("report")
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|n| (1..=18).contains(n) && kind == format!("report{n}"))
+    {
+        spec.keys = ENGINE_REPORTS[n - 1]
+            .iter()
+            .map(|k| k.to_string())
+            .collect();
+    } else if let Some((fixed, prefix, count)) = engine_tag_report(kind) {
+        let ok = match count {
+            TagCount::Exactly(n) => params.len() == n,
+            TagCount::AtLeastOne => !params.is_empty(),
+        };
+        if !ok {
+            let wanted = match count {
+                TagCount::Exactly(1) => "one tag name".to_string(),
+                TagCount::Exactly(n) => format!("{n} tag names"),
+                TagCount::AtLeastOne => "at least one tag name".to_string(),
+            };
+            return Err(format!(
+                "`{kind}` needs {wanted} after the colon (e.g. `{kind}:group`), got {}",
+                params.len()
+            ));
+        }
+        spec.keys = fixed
+            .iter()
+            .map(|k| k.to_string())
+            .chain(params.iter().map(|t| format!("{prefix}{t}")))
+            .collect();
+    } else {
+        return Err(format!(
+            "unknown pinba_engine table type `{kind}` (expected info, report1 … report18, a \
+             tag/rtag report, request, timer, timertag, tag, status, active or hv.*)"
+        ));
+    }
+    if (kind == "info" || kind.starts_with("report")) && !params.is_empty() {
+        notes.push(format!(
+            "pinba_engine ignores parameters (`{}`) on `{kind}`; so does the conversion",
+            params.join(",")
+        ));
+    }
+    if !conditions.is_empty() {
+        for cond in conditions.split(',') {
+            let Some((name, value)) = cond.split_once('=') else {
+                return Err(format!(
+                    "condition `{cond}` is not `name=value` (pinba_engine refuses it too)"
+                ));
+            };
+            match name {
+                "min_time" | "max_time" => {
+                    let v: f64 = value
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("condition `{cond}`: not a number of seconds"))?;
+                    // pinba_engine applies a time condition only when it is above 0.
+                    if v > 0.0 {
+                        spec.filters.insert(name.to_string(), FilterValue::Float(v));
+                    }
+                }
+                "histogram_max_time" => notes.push(format!(
+                    "dropped `{cond}`: pinbad's histograms need no range (within 1 % from 1 µs \
+                     to 1000 s)"
+                )),
+                _ => match name.strip_prefix("tag.").filter(|t| !t.is_empty()) {
+                    Some(tag) => {
+                        spec.filters
+                            .insert(format!("tag:{tag}"), FilterValue::Text(value.to_string()));
+                    }
+                    None => notes.push(format!(
+                        "dropped condition `{cond}`: pinba_engine ignores conditions other than \
+                         min_time, max_time, histogram_max_time and tag.NAME, so it never \
+                         filtered this table"
+                    )),
+                },
+            }
+        }
+    }
+    if !percentiles.is_empty() {
+        let mut ps = Vec::new();
+        for p in percentiles.split(',') {
+            match p.trim().parse::<u32>() {
+                Ok(v) if (1..=100).contains(&v) => ps.push(v as f64),
+                _ => {
+                    return Err(format!(
+                        "percentile `{p}` is not an integer from 1 to 100 (pinba_engine refuses \
+                         it too)"
+                    ))
+                }
+            }
+        }
+        spec.percentiles = Some(ps);
+    }
+    Ok(Parsed::Report(spec))
+}
+
+// ---------------------------------------------------------------------------------------------
+// pinba2
+
+/// A pinba2 key spec as a pinbad key: `~host` → `hostname`, `+t` → `tag:t`, `@t` or `t` →
+/// `timer_tag:t`.
+fn pinba2_key(spec: &str) -> Result<String, String> {
+    if let Some(field) = spec.strip_prefix('~') {
+        return Ok(match field {
+            "host" => "hostname",
+            "script" => "script_name",
+            "server" => "server_name",
+            "schema" => "schema",
+            "status" => "status",
+            _ => {
+                return Err(format!(
+                    "unknown request field `{spec}` (pinba2 knows ~host, ~script, ~server, \
+                     ~schema, ~status)"
+                ))
+            }
+        }
+        .to_string());
+    }
+    if let Some(tag) = spec.strip_prefix('+') {
+        return Ok(format!("tag:{tag}"));
+    }
+    Ok(format!(
+        "timer_tag:{}",
+        spec.strip_prefix('@').unwrap_or(spec)
+    ))
+}
+
+fn pinba2(comment: &str, notes: &mut Vec<String>) -> Result<Parsed, String> {
+    let parts: Vec<&str> = comment.split('/').collect();
+    let kind = parts.get(1).copied().unwrap_or("");
+    match kind {
+        "stats" => return Ok(Parsed::Elsewhere(STATUS)),
+        "active" => return Ok(Parsed::Elsewhere(ACTIVE)),
+        "packet" | "info" | "request" | "timer" => {}
+        _ => {
+            return Err(format!(
+                "unknown pinba2 report kind `{kind}` (expected packet, info, request, timer, \
+                 stats or active)"
+            ))
+        }
+    }
+    if parts.len() != 6 {
+        return Err(format!(
+            "a pinba2 `{kind}` comment has 6 parts separated by `/` \
+             (v2/{kind}/WINDOW/KEYS/HISTOGRAM/FILTERS), this one has {} (pinba2 refuses it too; a \
+             `/` inside a filter value splits it)",
+            parts.len()
+        ));
+    }
+    let (window, keys, histogram, filters) = (parts[2], parts[3], parts[4], parts[5]);
+    let mut spec = Spec::default();
+
+    let mut window_parts = window.split(',');
+    match window_parts.next().unwrap_or("") {
+        "default_history_time" => notes.push(
+            "window `default_history_time` (pinba2's default is 60 s): the report uses pinbad's \
+             stats_history; add history = \"60s\" to keep pinba2's window"
+                .into(),
+        ),
+        seconds => {
+            let s: u64 = seconds.parse().map_err(|_| {
+                format!("window `{window}`: expected default_history_time or a number of seconds")
+            })?;
+            spec.history_seconds = Some(s);
+        }
+    }
+    if let Some(tick) = window_parts.next() {
+        notes.push(format!(
+            "tick width `{tick}` s dropped: pinbad cuts every window into report_ticks ticks"
+        ));
+    }
+
+    if keys != "no_keys" {
+        for k in keys.split(',').filter(|k| !k.is_empty()) {
+            spec.keys.push(pinba2_key(k)?);
+        }
+    }
+    let timer_keys = spec
+        .keys
+        .iter()
+        .filter(|k| k.starts_with("timer_tag:"))
+        .count();
+    match kind {
+        "packet" | "info" if !spec.keys.is_empty() => {
+            return Err(format!(
+                "a pinba2 `{kind}` report takes no keys (`no_keys`), got `{keys}`"
+            ))
+        }
+        "request" if timer_keys > 0 => {
+            return Err(format!(
+                "a pinba2 request report cannot have timer tag keys, got `{keys}` (a bare name \
+                 is a timer tag: write +name for a request tag)"
+            ))
+        }
+        "timer" if timer_keys == 0 => {
+            return Err(format!(
+                "a pinba2 timer report needs at least one timer tag key (@name), got `{keys}`"
+            ))
+        }
+        _ => {}
+    }
+
+    if histogram != "no_percentiles" {
+        let mut ps = Vec::new();
+        for item in histogram.split(',') {
+            if item.starts_with("hv=") {
+                notes.push(format!(
+                    "dropped `{item}`: pinbad's histograms need no range or bucket count \
+                     (within 1 % from 1 µs to 1000 s)"
+                ));
+            } else if let Some(list) = item.strip_prefix("percentiles=") {
+                for p in list.split(':') {
+                    ps.push(
+                        p.parse::<f64>()
+                            .map_err(|_| format!("percentile `{p}` in `{item}` is not a number"))?,
+                    );
+                }
+            } else if let Some(p) = item.strip_prefix('p') {
+                ps.push(
+                    p.parse::<f64>()
+                        .map_err(|_| format!("percentile `{item}` is not p<number>"))?,
+                );
+            } else {
+                return Err(format!(
+                    "histogram part `{item}`: expected hv=MIN:MAX:BUCKETS, pN or percentiles=A:B"
+                ));
+            }
+        }
+        if !ps.is_empty() {
+            spec.percentiles = Some(ps);
+        }
+    }
+
+    if filters != "no_filters" {
+        for item in filters.split(',') {
+            let Some((name, value)) = item.split_once('=') else {
+                return Err(format!("filter `{item}` is not `name=value`"));
+            };
+            match name {
+                "min_time" | "max_time" => {
+                    let v: f64 = value
+                        .parse()
+                        .map_err(|_| format!("filter `{item}`: not a number"))?;
+                    // pinba2 applies a time filter only when it is not 0.
+                    if v != 0.0 {
+                        spec.filters.insert(name.to_string(), FilterValue::Float(v));
+                        notes.push(format!(
+                            "`{item}` read as seconds, as pinba2's parser does (its README says \
+                             milliseconds)"
+                        ));
+                    }
+                }
+                _ => {
+                    let key = pinba2_key(name)?;
+                    if key.starts_with("timer_tag:") && kind != "timer" {
+                        return Err(format!(
+                            "filter `{item}`: pinba2 filters on timer tags only in timer reports"
+                        ));
+                    }
+                    let value = if key == "status" {
+                        FilterValue::Int(
+                            value
+                                .parse()
+                                .map_err(|_| format!("filter `{item}`: status is an integer"))?,
+                        )
+                    } else {
+                        FilterValue::Text(value.to_string())
+                    };
+                    spec.filters.insert(key, value);
+                }
+            }
+        }
+    }
+    Ok(Parsed::Report(spec))
+}
+
+// ---------------------------------------------------------------------------------------------
+// SQL
+
+/// A token of MySQL's lexical syntax, as far as `CREATE TABLE` needs.
+#[derive(Clone, Debug, PartialEq)]
+enum Token {
+    /// A keyword, bare identifier or number.
+    Word(String),
+    /// A `'…'` or `"…"` string, unescaped.
+    Text(String),
+    /// A `` `…` `` identifier.
+    Quoted(String),
+    Punct(char),
+}
+
+/// Splits SQL into tokens, skipping whitespace and comments (`-- `, `#`, `/* */`, including
+/// mysqldump's `/*!40101 … */` version comments, which never hold a `CREATE TABLE`).
+fn tokens(sql: &str) -> Vec<Token> {
+    let chars: Vec<char> = sql.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c.is_whitespace() {
+            i += 1;
+        } else if c == '#'
+            || (c == '-' && next == Some('-') && chars.get(i + 2).is_none_or(|c| c.is_whitespace()))
+        {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            i += 2;
+            while i < chars.len() && !(chars[i] == '*' && chars.get(i + 1) == Some(&'/')) {
+                i += 1;
+            }
+            i += 2;
+        } else if c == '\'' || c == '"' {
+            let (text, end) = quoted(&chars, i, c, true);
+            out.push(Token::Text(text));
+            i = end;
+        } else if c == '`' {
+            let (text, end) = quoted(&chars, i, '`', false);
+            out.push(Token::Quoted(text));
+            i = end;
+        } else if c.is_alphanumeric() || c == '_' || c == '$' {
+            let start = i;
+            while i < chars.len()
+                && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '$')
+            {
+                i += 1;
+            }
+            out.push(Token::Word(chars[start..i].iter().collect()));
+        } else {
+            out.push(Token::Punct(c));
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The string opened by `quote` at `start`: its unescaped text and the index after it. A doubled
+/// quote is one quote; with `backslash`, MySQL's backslash escapes apply too.
+fn quoted(chars: &[char], start: usize, quote: char, backslash: bool) -> (String, usize) {
+    let mut text = String::new();
+    let mut i = start + 1;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == quote {
+            if chars.get(i + 1) == Some(&quote) {
+                text.push(quote);
+                i += 2;
+                continue;
+            }
+            return (text, i + 1);
+        }
+        if backslash && c == '\\' {
+            if let Some(&e) = chars.get(i + 1) {
+                // `\%` and `\_` keep their backslash (MySQL: they are LIKE escapes).
+                if e == '%' || e == '_' {
+                    text.push('\\');
+                }
+                text.push(match e {
+                    'n' => '\n',
+                    't' => '\t',
+                    'r' => '\r',
+                    '0' => '\0',
+                    'Z' => '\x1a',
+                    'b' => '\x08',
+                    other => other,
+                });
+                i += 2;
+                continue;
+            }
+        }
+        text.push(c);
+        i += 1;
+    }
+    (text, i)
+}
+
+/// Every `CREATE TABLE … (…) options` statement of `sql`, in order. Other statements (DROP,
+/// INSERT, SET, LOCK, views) are skipped; `CREATE TABLE … LIKE`/`AS SELECT` have no options to read
+/// and come out with neither engine nor comment.
+pub fn parse_tables(sql: &str) -> Vec<Table> {
+    let mut tables = Vec::new();
+    for statement in tokens(sql).split(|t| *t == Token::Punct(';')) {
+        if let Some(t) = create_table(statement) {
+            tables.push(t);
+        }
+    }
+    tables
+}
+
+fn is_word(t: Option<&Token>, w: &str) -> bool {
+    matches!(t, Some(Token::Word(x)) if x.eq_ignore_ascii_case(w))
+}
+
+fn create_table(ts: &[Token]) -> Option<Table> {
+    let mut i = 0;
+    if !is_word(ts.first(), "create") {
+        return None;
+    }
+    i += 1;
+    if is_word(ts.get(i), "temporary") {
+        i += 1;
+    }
+    if !is_word(ts.get(i), "table") {
+        return None;
+    }
+    i += 1;
+    if is_word(ts.get(i), "if") && is_word(ts.get(i + 1), "not") && is_word(ts.get(i + 2), "exists")
+    {
+        i += 3;
+    }
+    // A `"…"` name is an identifier in dumps made with ANSI_QUOTES.
+    let ident = |t: Option<&Token>| match t {
+        Some(Token::Word(w) | Token::Quoted(w) | Token::Text(w)) => Some(w.clone()),
+        _ => None,
+    };
+    let mut name = ident(ts.get(i))?;
+    i += 1;
+    // `db`.`table`: the table's own name is the last part.
+    while ts.get(i) == Some(&Token::Punct('.')) {
+        name = ident(ts.get(i + 1))?;
+        i += 2;
+    }
+    // Skip the column list, whose column COMMENTs are not the table's.
+    if ts.get(i) == Some(&Token::Punct('(')) {
+        let mut depth = 0usize;
+        while let Some(t) = ts.get(i) {
+            match t {
+                Token::Punct('(') => depth += 1,
+                Token::Punct(')') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        i += 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    let mut table = Table {
+        name,
+        engine: None,
+        comment: None,
+    };
+    let options = &ts[i.min(ts.len())..];
+    let mut j = 0;
+    while j < options.len() {
+        let value_at = if options.get(j + 1) == Some(&Token::Punct('=')) {
+            j + 2
+        } else {
+            j + 1
+        };
+        if is_word(options.get(j), "engine") || is_word(options.get(j), "type") {
+            if let Some(Token::Word(e) | Token::Text(e) | Token::Quoted(e)) = options.get(value_at)
+            {
+                table.engine = Some(e.clone());
+            }
+        } else if is_word(options.get(j), "comment") {
+            if let Some(Token::Text(c)) = options.get(value_at) {
+                table.comment = Some(c.clone());
+            }
+        }
+        j += 1;
+    }
+    Some(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    /// A pinba_engine table as its docs and default tables write it (columns shortened: only the
+    /// table options matter here).
+    fn engine_table(name: &str, comment: &str) -> String {
+        format!(
+            "DROP TABLE IF EXISTS `{name}`;\n/*!40101 SET character_set_client = utf8 */;\n\
+             CREATE TABLE `{name}` (\n  `req_count` int(11) DEFAULT NULL,\n  \
+             `script_name` varchar(128) DEFAULT NULL COMMENT 'a column comment; not the table''s',\n  \
+             KEY `script_name` (`script_name`(85))\n) ENGINE=PINBA DEFAULT CHARSET=latin1 \
+             COMMENT='{}';\n",
+            comment.replace('\'', "''")
+        )
+    }
+
+    fn outcome<'a>(imp: &'a Import, table: &str) -> &'a Converted {
+        imp.tables
+            .iter()
+            .find(|c| c.table.name == table)
+            .unwrap_or_else(|| panic!("no table {table} in {imp:#?}"))
+    }
+
+    fn report<'a>(imp: &'a Import, table: &str) -> &'a ReportDef {
+        match &outcome(imp, table).outcome {
+            Outcome::Report(d) => d,
+            other => panic!("{table}: expected a report, got {other:?}"),
+        }
+    }
+
+    fn not_converted(imp: &Import, table: &str) -> String {
+        match &outcome(imp, table).outcome {
+            Outcome::NotConverted(why) => why.clone(),
+            other => panic!("{table}: expected not converted, got {other:?}"),
+        }
+    }
+
+    fn keys(d: &ReportDef) -> Vec<&str> {
+        d.keys.iter().map(String::as_str).collect()
+    }
+
+    /// The output parses as pinbad config through the real loader, with every report in it.
+    fn loads(imp: &Import) -> Config {
+        let text = imp.to_toml("test.sql");
+        let config = Config::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(config.report.len(), imp.reports().count(), "{text}");
+        config
+    }
+
+    #[test]
+    fn sql_tables_are_found_in_a_dump_whatever_the_quoting() {
+        let sql = "-- MySQL dump 10.13\n# a hash comment; with a semicolon\n\
+            /*!40101 SET @OLD_CHARACTER_SET_CLIENT=@@CHARACTER_SET_CLIENT */;\n\
+            CREATE TABLE IF NOT EXISTS `pinba`.`my``t` (`a` int COMMENT 'x(') \
+              COMMENT = 'tag_info:a\\'b' ENGINE = pinba;\n\
+            create table plain (id int) engine=InnoDB;\n\
+            INSERT INTO plain VALUES (1, 'CREATE TABLE x (y int) ENGINE=PINBA;');\n\
+            CREATE TABLE t2 LIKE plain;\n\
+            CREATE TABLE \"dq\" (a int) TYPE=PINBA COMMENT=\"report1\";\n";
+        let t = parse_tables(sql);
+        assert_eq!(
+            t,
+            vec![
+                Table {
+                    name: "my`t".into(),
+                    engine: Some("pinba".into()),
+                    comment: Some("tag_info:a'b".into())
+                },
+                Table {
+                    name: "plain".into(),
+                    engine: Some("InnoDB".into()),
+                    comment: None
+                },
+                Table {
+                    name: "t2".into(),
+                    engine: None,
+                    comment: None
+                },
+                Table {
+                    name: "dq".into(),
+                    engine: Some("PINBA".into()),
+                    comment: Some("report1".into())
+                },
+            ]
+        );
+    }
+
+    /// pinba_engine's default tables: report1 … report18 and info are pinbad's built-ins, the raw
+    /// tables and status are served elsewhere; nothing is created twice.
+    #[test]
+    fn pinba_engine_default_tables_map_to_the_builtins() {
+        let mut sql = String::new();
+        for (name, comment) in [
+            ("request", "request"),
+            ("timer", "timer"),
+            ("timertag", "timertag"),
+            ("tag", "tag"),
+            ("info", "info"),
+            ("status", "status"),
+            ("active", "active"),
+        ] {
+            sql += &engine_table(name, comment);
+        }
+        for n in 1..=18 {
+            sql += &engine_table(&format!("t{n}"), &format!("report{n}"));
+        }
+        let imp = import(&sql);
+        let builtins = builtin_defs();
+        for (n, builtin) in builtins.iter().enumerate().skip(1) {
+            assert_eq!(
+                outcome(&imp, &format!("t{n}")).outcome,
+                Outcome::Builtin(builtin.name.clone()),
+                "report{n}"
+            );
+        }
+        assert_eq!(
+            outcome(&imp, "t1").outcome,
+            Outcome::Builtin("report_by_script_name".into())
+        );
+        assert_eq!(
+            outcome(&imp, "t18").outcome,
+            Outcome::Builtin("report_by_hostname_status_and_schema".into())
+        );
+        assert_eq!(
+            outcome(&imp, "info").outcome,
+            Outcome::Builtin("info".into())
+        );
+        for raw in ["request", "timer", "timertag", "tag"] {
+            assert!(
+                not_converted(&imp, raw).contains("/api/v1/requests"),
+                "{raw}"
+            );
+        }
+        assert!(not_converted(&imp, "status").contains("/api/v1/status"));
+        assert!(not_converted(&imp, "active").contains("/api/v1/instruments"));
+        assert_eq!(imp.reports().count(), 0);
+        let text = imp.to_toml("dump.sql");
+        assert!(
+            text.contains("# = the built-in report `report_by_status`"),
+            "{text}"
+        );
+        loads(&imp);
+    }
+
+    /// Every pinba_engine tag report type, with its keys as REPORTS.md gives them.
+    #[test]
+    fn pinba_engine_tag_reports_become_timer_and_request_tag_reports() {
+        let cases: &[(&str, &[&str])] = &[
+            ("tag_info:group", &["timer_tag:group"]),
+            (
+                "tag2_info:group,server",
+                &["timer_tag:group", "timer_tag:server"],
+            ),
+            (
+                "tagN_info:a,b,c",
+                &["timer_tag:a", "timer_tag:b", "timer_tag:c"],
+            ),
+            ("tag_report:group", &["script_name", "timer_tag:group"]),
+            (
+                "tag2_report:group,op",
+                &["script_name", "timer_tag:group", "timer_tag:op"],
+            ),
+            (
+                "tagN_report:a,b,c",
+                &["script_name", "timer_tag:a", "timer_tag:b", "timer_tag:c"],
+            ),
+            (
+                "tag_report2:group",
+                &["script_name", "hostname", "server_name", "timer_tag:group"],
+            ),
+            (
+                "tag2_report2:group,op",
+                &[
+                    "script_name",
+                    "hostname",
+                    "server_name",
+                    "timer_tag:group",
+                    "timer_tag:op",
+                ],
+            ),
+            (
+                "tagN_report2:a,b,c",
+                &[
+                    "script_name",
+                    "hostname",
+                    "server_name",
+                    "timer_tag:a",
+                    "timer_tag:b",
+                    "timer_tag:c",
+                ],
+            ),
+            ("rtag_info:country", &["tag:country"]),
+            ("rtag2_info:country,app", &["tag:country", "tag:app"]),
+            ("rtagN_info:a,b,c", &["tag:a", "tag:b", "tag:c"]),
+            ("rtag_report:country", &["hostname", "tag:country"]),
+            (
+                "rtag2_report:country,app",
+                &["hostname", "tag:country", "tag:app"],
+            ),
+            (
+                "rtagN_report:a,b,c",
+                &["hostname", "tag:a", "tag:b", "tag:c"],
+            ),
+        ];
+        let sql: String = cases
+            .iter()
+            .enumerate()
+            .map(|(i, (comment, _))| engine_table(&format!("t{i}"), comment))
+            .collect();
+        let imp = import(&sql);
+        for (i, (comment, want)) in cases.iter().enumerate() {
+            let d = report(&imp, &format!("t{i}"));
+            assert_eq!(keys(d), *want, "{comment}");
+            assert_eq!(d.percentiles, DEFAULT_PERCENTILES, "{comment}");
+            assert!(d.filters.is_empty() && d.history.is_none(), "{comment}");
+        }
+        let config = loads(&imp);
+        assert_eq!(config.report[3].name, "t3");
+        assert_eq!(config.report[3].kind(), crate::report::Kind::Timer);
+        assert_eq!(config.report[12].kind(), crate::report::Kind::Request);
+    }
+
+    /// `TYPE:PARAMS:CONDITIONS:PERCENTILES`: conditions become filters, percentiles carry over,
+    /// what pinba_engine ignored is said and dropped, a base report with conditions becomes a
+    /// report of its own.
+    #[test]
+    fn pinba_engine_conditions_and_percentiles() {
+        let sql = [
+            engine_table(
+                "slow_tags",
+                "tag2_report:group,server:min_time=0.5,max_time=2.5,tag.country=nl:50,95,99",
+            ),
+            engine_table("slow_scripts", "report1::min_time=1.5:75"),
+            engine_table("zero_time", "report2::min_time=0,max_time=0"),
+            engine_table("scripts_p", "report1:::50,99"),
+            engine_table(
+                "hist",
+                "tag_info:group:histogram_max_time=10,script=/index.php,host=web1:90",
+            ),
+            engine_table("info_tag", "info::tag.app=shop"),
+            engine_table("report_by_script_name", "report1::tag.app=shop"),
+        ]
+        .concat();
+        let imp = import(&sql);
+        let d = report(&imp, "slow_tags");
+        assert_eq!(
+            keys(d),
+            ["script_name", "timer_tag:group", "timer_tag:server"]
+        );
+        assert_eq!(d.filters["min_time"], FilterValue::Float(0.5));
+        assert_eq!(d.filters["max_time"], FilterValue::Float(2.5));
+        assert_eq!(d.filters["tag:country"], FilterValue::Text("nl".into()));
+        assert_eq!(d.percentiles, [50.0, 95.0, 99.0]);
+
+        let d = report(&imp, "slow_scripts");
+        assert_eq!(keys(d), ["script_name"]);
+        assert_eq!(d.filters.len(), 1);
+        assert_eq!(d.percentiles, [75.0]);
+        // min_time=0 and max_time=0 mean "no condition" to pinba_engine: the built-in it is.
+        assert_eq!(
+            outcome(&imp, "zero_time").outcome,
+            Outcome::Builtin("report_by_server_name".into())
+        );
+        let c = outcome(&imp, "scripts_p");
+        assert_eq!(c.outcome, Outcome::Builtin("report_by_script_name".into()));
+        assert!(c.notes[0].contains("?percentiles=50,99"), "{:?}", c.notes);
+
+        let c = outcome(&imp, "hist");
+        let d = report(&imp, "hist");
+        assert!(
+            d.filters.is_empty(),
+            "pinba_engine never filtered on script= or host="
+        );
+        assert_eq!(d.percentiles, [90.0]);
+        let notes = c.notes.join("\n");
+        for dropped in ["histogram_max_time=10", "script=/index.php", "host=web1"] {
+            assert!(notes.contains(dropped), "{dropped} in {notes}");
+        }
+        let d = report(&imp, "info_tag");
+        assert!(d.keys.is_empty());
+        assert_eq!(d.filters["tag:app"], FilterValue::Text("shop".into()));
+        // A built-in's name with a different definition: renamed, said.
+        let c = outcome(&imp, "report_by_script_name");
+        assert_eq!(
+            report(&imp, "report_by_script_name").name,
+            "report_by_script_name_2"
+        );
+        assert!(
+            c.notes.iter().any(|n| n.contains("renamed")),
+            "{:?}",
+            c.notes
+        );
+        let text = imp.to_toml("x.sql");
+        assert!(
+            text.contains("# note: dropped condition `script=/index.php`"),
+            "{text}"
+        );
+        let config = loads(&imp);
+        assert!(config
+            .report
+            .iter()
+            .any(|r| r.name == "report_by_script_name_2"));
+    }
+
+    /// Each table pinba_engine would refuse or pinbad cannot hold is named, with why.
+    #[test]
+    fn pinba_engine_tables_that_cannot_be_converted_say_why() {
+        let sixteen: Vec<String> = (0..16).map(|i| format!("t{i}")).collect();
+        let sql = [
+            engine_table("hv_scripts", "hv.report1::min_time=1"),
+            engine_table("hv_tags", "hv.tag_info:group"),
+            engine_table("two_short", "tag2_info:group"),
+            engine_table("no_tags", "tagN_report"),
+            engine_table("bad_pct", "report1:::0,95"),
+            engine_table("bad_cond", "report1::min_time"),
+            engine_table("bad_time", "report1::min_time=soon"),
+            engine_table("unknown", "report19"),
+            engine_table("empty_tag", "tag2_info:a,,b"),
+            engine_table("too_many", &format!("tagN_report:{}", sixteen.join(","))),
+            "CREATE TABLE `no_comment` (a int) ENGINE=PINBA;\n".to_string(),
+            "CREATE TABLE `innodb` (a int) ENGINE=InnoDB COMMENT='report1';\n".to_string(),
+        ]
+        .concat();
+        let imp = import(&sql);
+        for (table, why) in [
+            ("hv_scripts", "histogram view"),
+            ("hv_tags", "percentiles=50,99.9"),
+            ("two_short", "needs 2 tag names"),
+            ("no_tags", "at least one tag name"),
+            ("bad_pct", "percentile `0`"),
+            ("bad_cond", "not `name=value`"),
+            ("bad_time", "not a number"),
+            ("unknown", "unknown pinba_engine table type `report19`"),
+            ("empty_tag", "empty tag name"),
+            ("too_many", "at most 15 keys"),
+            ("no_comment", "no COMMENT"),
+            ("innodb", "not a Pinba table (ENGINE=InnoDB)"),
+        ] {
+            let got = not_converted(&imp, table);
+            assert!(got.contains(why), "{table}: {got}");
+        }
+        assert_eq!(imp.not_converted().count(), 12);
+        let text = imp.to_toml("x.sql");
+        assert!(text.contains("# table `bad_pct` COMMENT='report1:::0,95'\n# NOT CONVERTED: "));
+        loads(&imp);
+    }
+
+    /// pinba2's comment syntax, from its README: every kind, key spec, window, histogram and
+    /// filter form.
+    #[test]
+    fn pinba2_reports() {
+        let sql = [
+            engine_table("info", "v2/packet/default_history_time/no_keys/no_percentiles/no_filters"),
+            engine_table("info_60", "v2/info/60/no_keys/hv=0:1000:1000,p50/+app=shop"),
+            engine_table("report_by_script_name", "v2/request/default_history_time/~script/no_percentiles/no_filters"),
+            engine_table("by_host_script", "v2/request/300/~host,~script,~server,~schema,~status,+app/hv=0:2000:20000,percentiles=99:99.9:100/min_time=0.25,max_time=3,~server=www.example.com,~status=200,+browser=chrome"),
+            engine_table("pinger", "v2/timer/60,5/@pinger_dst_cluster,@pinger_src_host,pinger_dst_host/hv=0:1000:100000,p50,p75,p95,p99,p100/+pinger_phase=call,+pinger_src_cluster=wwwbma.mlan,@op=select,min_time=0"),
+            engine_table("stats", "v2/stats"),
+            engine_table("active", "v2/active"),
+        ]
+        .concat();
+        let imp = import(&sql);
+        assert_eq!(
+            outcome(&imp, "info").outcome,
+            Outcome::Builtin("info".into())
+        );
+        assert!(outcome(&imp, "info").notes[0].contains("history = \"60s\""));
+        let d = report(&imp, "info_60");
+        assert_eq!(d.name, "info_60");
+        assert!(d.keys.is_empty());
+        assert_eq!(d.history.unwrap().0.as_secs(), 60);
+        assert_eq!(d.percentiles, [50.0]);
+        assert_eq!(d.filters["tag:app"], FilterValue::Text("shop".into()));
+        assert_eq!(
+            outcome(&imp, "report_by_script_name").outcome,
+            Outcome::Builtin("report_by_script_name".into())
+        );
+
+        let d = report(&imp, "by_host_script");
+        assert_eq!(
+            keys(d),
+            [
+                "hostname",
+                "script_name",
+                "server_name",
+                "schema",
+                "status",
+                "tag:app"
+            ]
+        );
+        assert_eq!(d.history.unwrap().0.as_secs(), 300);
+        assert_eq!(d.percentiles, [99.0, 99.9, 100.0]);
+        assert_eq!(d.filters["min_time"], FilterValue::Float(0.25));
+        assert_eq!(d.filters["max_time"], FilterValue::Float(3.0));
+        assert_eq!(
+            d.filters["server_name"],
+            FilterValue::Text("www.example.com".into())
+        );
+        assert_eq!(d.filters["status"], FilterValue::Int(200));
+        assert_eq!(d.filters["tag:browser"], FilterValue::Text("chrome".into()));
+        let notes = outcome(&imp, "by_host_script").notes.join("\n");
+        assert!(
+            notes.contains("hv=0:2000:20000") && notes.contains("read as seconds"),
+            "{notes}"
+        );
+
+        let d = report(&imp, "pinger");
+        assert_eq!(
+            keys(d),
+            [
+                "timer_tag:pinger_dst_cluster",
+                "timer_tag:pinger_src_host",
+                "timer_tag:pinger_dst_host"
+            ]
+        );
+        assert_eq!(d.kind(), crate::report::Kind::Timer);
+        assert_eq!(d.percentiles, [50.0, 75.0, 95.0, 99.0, 100.0]);
+        assert_eq!(
+            d.filters.len(),
+            3,
+            "min_time=0 is no filter: {:?}",
+            d.filters
+        );
+        assert_eq!(
+            d.filters["timer_tag:op"],
+            FilterValue::Text("select".into())
+        );
+        assert_eq!(
+            d.filters["tag:pinger_phase"],
+            FilterValue::Text("call".into())
+        );
+        assert!(outcome(&imp, "pinger")
+            .notes
+            .iter()
+            .any(|n| n.contains("tick width `5`")));
+
+        assert!(not_converted(&imp, "stats").contains("/api/v1/status"));
+        assert!(not_converted(&imp, "active").contains("/api/v1/reports"));
+        let config = loads(&imp);
+        assert_eq!(config.report.len(), 3);
+    }
+
+    #[test]
+    fn pinba2_tables_that_cannot_be_converted_say_why() {
+        let sql = [
+            engine_table(
+                "timer_no_tag",
+                "v2/timer/60/~script/no_percentiles/no_filters",
+            ),
+            engine_table(
+                "request_timer_tag",
+                "v2/request/60/~script,group/no_percentiles/no_filters",
+            ),
+            engine_table(
+                "packet_keys",
+                "v2/packet/60/~host/no_percentiles/no_filters",
+            ),
+            engine_table(
+                "slash",
+                "v2/request/60/~script/no_percentiles/~script=/index.php",
+            ),
+            engine_table(
+                "unknown_field",
+                "v2/request/60/~uri/no_percentiles/no_filters",
+            ),
+            engine_table(
+                "unknown_kind",
+                "v2/histogram/60/~script/no_percentiles/no_filters",
+            ),
+            engine_table(
+                "bad_window",
+                "v2/request/forever/~script/no_percentiles/no_filters",
+            ),
+            engine_table(
+                "long_window",
+                "v2/request/99999999/~script/no_percentiles/no_filters",
+            ),
+            engine_table(
+                "bad_pct",
+                "v2/request/60/~script/hv=0:100:100,p9x/no_filters",
+            ),
+            engine_table(
+                "request_timer_filter",
+                "v2/request/60/~script/no_percentiles/@group=db",
+            ),
+            engine_table("bad_filter", "v2/timer/60/@group/no_percentiles/+app"),
+        ]
+        .concat();
+        let imp = import(&sql);
+        for (table, why) in [
+            ("timer_no_tag", "needs at least one timer tag key"),
+            ("request_timer_tag", "cannot have timer tag keys"),
+            ("packet_keys", "takes no keys"),
+            ("slash", "6 parts"),
+            ("unknown_field", "unknown request field `~uri`"),
+            ("unknown_kind", "unknown pinba2 report kind `histogram`"),
+            ("bad_window", "window `forever`"),
+            ("long_window", "history"),
+            ("bad_pct", "`p9x`"),
+            ("request_timer_filter", "only in timer reports"),
+            ("bad_filter", "`+app` is not `name=value`"),
+        ] {
+            let got = not_converted(&imp, table);
+            assert!(got.contains(why), "{table}: {got}");
+        }
+        loads(&imp);
+    }
+
+    #[test]
+    fn table_names_become_valid_report_names() {
+        let sql = engine_table("pinba stats/é", "tag_info:group")
+            + &engine_table("pinba_stats__", "tag_info:group");
+        let imp = import(&sql);
+        let names: Vec<&str> = imp.reports().map(|(_, d)| d.name.as_str()).collect();
+        assert_eq!(names, ["pinba_stats__", "pinba_stats___2"]);
+        assert!(outcome(&imp, "pinba stats/é").notes[0].contains("report name `pinba_stats__`"));
+        loads(&imp);
+    }
+
+    #[test]
+    fn an_empty_input_gives_an_empty_valid_config() {
+        let imp = import("-- nothing here\n");
+        assert!(imp.tables.is_empty());
+        let text = imp.to_toml("empty.sql");
+        assert!(text.contains("0 tables"), "{text}");
+        loads(&imp);
+    }
+}

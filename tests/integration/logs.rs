@@ -1,0 +1,77 @@
+//! Logs as operators see them: JSON lines, client addresses on changes, 4xx answers at debug.
+
+use serde_json::{json, Value};
+
+use crate::common::Daemon;
+
+#[test]
+fn json_logs_are_one_object_per_line_and_changes_name_the_client() {
+    let d = Daemon::start_logged("[log]\nformat = \"json\"\n", "info");
+    let (code, body) = d.post(
+        "/api/v1/reports",
+        &json!({"name": "by_host", "keys": ["hostname"]}),
+    );
+    assert_eq!(code, 201, "{body}");
+    let created = d.wait_log("Report created");
+    assert_eq!(d.delete("/api/v1/reports/by_host").0, 204);
+    let dropped = d.wait_log("Report dropped");
+
+    let lines = d.logs();
+    assert!(lines.len() >= 3, "{lines:?}");
+    for line in &lines {
+        let v: Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("not a JSON object ({e}): {line}"));
+        assert!(
+            v["timestamp"].is_string() && v["level"].is_string(),
+            "{line}"
+        );
+        assert!(v["message"].is_string(), "{line}");
+        assert!(!line.contains('\u{1b}'), "no colour codes: {line}");
+    }
+    for (line, message) in [(created, "Report created"), (dropped, "Report dropped")] {
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["message"], message);
+        assert_eq!(v["level"], "INFO");
+        assert_eq!(v["report"], "by_host");
+        // The client is this test's connection: a loopback address with its port.
+        let client: std::net::SocketAddr = v["client"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no client in {line}"))
+            .parse()
+            .unwrap();
+        assert!(client.ip().is_loopback() && client.port() != 0, "{line}");
+    }
+}
+
+#[test]
+fn text_logs_have_no_colour_in_a_pipe_and_show_4xx_at_debug() {
+    let d = Daemon::start_logged("", "pinbad=debug");
+    assert_eq!(d.get("/api/v1/reports/nope").0, 404);
+    assert_eq!(d.get("/api/v1/reports/info?limit=lots").0, 400);
+    let not_found = d.wait_log("no report named `nope`");
+    assert!(not_found.contains("DEBUG"), "{not_found}");
+    assert!(not_found.contains("status=404"), "{not_found}");
+    assert!(not_found.contains("/api/v1/reports/nope"), "{not_found}");
+    assert!(not_found.contains("client=127.0.0.1:"), "{not_found}");
+    let bad = d.wait_log("parameter `limit`");
+    assert!(
+        bad.contains("status=400") && bad.contains("bad_parameter"),
+        "{bad}"
+    );
+    for line in d.logs() {
+        assert!(!line.contains('\u{1b}'), "colour code in a pipe: {line:?}");
+    }
+}
+
+#[test]
+fn an_unknown_log_format_stops_start_up_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = crate::common::write_file(dir.path(), "p.toml", "[log]\nformat = \"xml\"\n");
+    let (code, stderr) =
+        crate::common::run_pinbad(&["check-config", config.to_str().unwrap()], dir.path());
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("format") && stderr.contains("xml"),
+        "{stderr}"
+    );
+}
