@@ -338,10 +338,11 @@ fn drain(stage: &mut Report, members: &[(Arc<ReportCell>, &[usize])], sweep: boo
 /// Call before any request was counted.
 ///
 /// Request reports form families only when `request_families`: measured end to end (PHP-like
-/// traffic, 1,000 scripts × 20 hosts), the built-ins' (hostname, server, script, schema, status)
-/// stage sums only a few requests per row between drains, so draining it into 19 members cost
-/// more than 19 direct updates (16.9–17.0 vs 16.1–16.3 µs per packet at 30k/s) and its overlay
-/// made queries slower; timer reports, ~9 timers a request over few tag values, gain (BENCHMARKS.md).
+/// traffic, 1,000 scripts × 20 hosts, 30k packets/s), the built-ins' (hostname, server, script,
+/// schema, status) stage sums only a few requests per row between drains, so draining it into 19
+/// members cost more than 19 direct updates (12.9–14.4 vs 11.8–12.0 µs per packet) and the
+/// overlay of a 5-tuple stage made queries slower (p50 12.7–14.1 vs 5.1–6.1 ms); timer reports,
+/// ~9 timers a request over few tag values, gain (BENCHMARKS.md).
 pub fn form_families(reports: &mut [Report], request_families: bool) -> Vec<(Vec<usize>, Report)> {
     let mut groups: Vec<(FamilyKey, Vec<usize>)> = Vec::new();
     for (i, r) in reports.iter().enumerate() {
