@@ -576,11 +576,21 @@ struct PreparedReq {
     /// Its tag block in `tags`.
     tag_start: u32,
     tag_len: u32,
+    /// The timer tag names its timers carry, as a 64-bit Bloom filter ([`name_bit`]).
+    timer_tag_names: u64,
+}
+
+/// A tag name's bit in a 64-bit Bloom filter of names.
+#[inline]
+fn name_bit(name: u32) -> u64 {
+    1 << ((name.wrapping_mul(0x9E37_79B9) >> 26) & 63)
 }
 
 /// One request of a [`PreparedBatch`].
 struct Prepared<'a> {
     view: RequestView<'a>,
+    /// See [`PreparedReq::timer_tag_names`].
+    timer_tag_names: u64,
     contrib: &'a Contribution,
     /// One per timer of `view.timers`.
     timers: &'a [Contribution],
@@ -598,6 +608,9 @@ impl PreparedBatch {
         self.timer_contribs
             .extend(v.timers.iter().map(Contribution::of_timer));
         self.tags.extend_from_slice(v.tag_block);
+        let timer_tag_names = v.tag_block[v.record.tag_count as usize..]
+            .iter()
+            .fold(0, |bits, t| bits | name_bit(t.name));
         self.reqs.push(PreparedReq {
             id: v.id,
             record: *v.record,
@@ -606,6 +619,7 @@ impl PreparedBatch {
             timer_count: v.timers.len() as u32,
             tag_start,
             tag_len: v.tag_block.len() as u32,
+            timer_tag_names,
         });
     }
 
@@ -641,6 +655,7 @@ impl PreparedBatch {
                     tag_block: &self.tags[tags],
                     timers: &self.timers[timers.clone()],
                 },
+                timer_tag_names: p.timer_tag_names,
                 contrib: &p.contrib,
                 timers: &self.timer_contribs[timers],
                 index: index as u32,
@@ -844,6 +859,10 @@ pub struct Report {
     keys: Vec<Key>,
     /// Positions of timer tag keys in the key array, with their tag name ids.
     timer_keys: Vec<(usize, u32)>,
+    /// The timer tag names a request's timers must carry for it to count at all (keys and
+    /// filters), as a Bloom filter ([`name_bit`]): a request whose timers lack one is skipped
+    /// without looking at its timers (pinba2's per-request bloom filters).
+    needed_timer_tags: u64,
     filters: Filters,
     /// Dictionary ids this report pinned (tag names, filter values), released by `release`.
     pins: Vec<u32>,
@@ -1005,6 +1024,14 @@ impl Report {
                 _ => None,
             })
             .collect();
+        let needed_timer_tags = keys
+            .iter()
+            .filter_map(|k| match *k {
+                Key::TimerTag(name) => Some(name),
+                _ => None,
+            })
+            .chain(filters.timer_tags.iter().map(|t| t.name))
+            .fold(0, |bits, name| bits | name_bit(name));
         let n = keys.len();
         Report {
             def,
@@ -1013,6 +1040,7 @@ impl Report {
             key_columns: Vec::new(),
             keys,
             timer_keys,
+            needed_timer_tags,
             filters,
             pins: Vec::new(),
             max_rows: usize::MAX,
@@ -1409,6 +1437,9 @@ impl Report {
 
     #[inline]
     fn update(&mut self, p: &Prepared<'_>) {
+        if p.timer_tag_names & self.needed_timer_tags != self.needed_timer_tags {
+            return;
+        }
         let v = &p.view;
         let timer_kind = self.kind == Kind::Timer;
         if self.filtered && !self.filters.pass_request(v, timer_kind) {

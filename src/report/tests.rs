@@ -1911,3 +1911,28 @@ fn families_form_only_from_projections_with_equal_filters_tags_and_windows() {
     assert_eq!(reports[6].window().phase_ms, reports[5].window().phase_ms);
     assert_eq!(families[0].1.keys, vec![Key::Hostname, Key::ScriptName]);
 }
+
+/// A request whose timers lack a tag name a timer report needs is skipped before its timers are
+/// looked at (the Bloom filter of timer tag names); one that has them is counted.
+#[test]
+fn requests_without_the_needed_timer_tags_are_skipped_whole() {
+    let mut dict = Dictionary::new(1000);
+    let mut rep = Report::new(def("x", &["timer_tag:x"]), &mut dict, 100)
+        .unwrap()
+        .with_exact_window(window(), 0);
+    let without = Req {
+        timers: vec![(0.1, 1, vec![("y", "1")]), (0.2, 1, vec![("z", "2")])],
+        ..Req::default()
+    };
+    add_req(&mut dict, &mut rep, &without);
+    assert_eq!(rep.update_number, 0, "skipped before its timers were read");
+    assert_eq!(rep.total_requests(), 0);
+    let with = Req {
+        timers: vec![(0.1, 1, vec![("y", "1"), ("x", "a")])],
+        ..Req::default()
+    };
+    add_req(&mut dict, &mut rep, &with);
+    assert_eq!(rep.update_number, 1);
+    assert_eq!(rep.total_requests(), 1);
+    assert_eq!(rep.rows(), 1);
+}
