@@ -25,8 +25,9 @@ use crate::shared::Shared;
 
 mod instruments;
 mod reports;
-mod requests;
+pub mod requests;
 pub mod server;
+mod sinks;
 mod status;
 
 /// What every handler gets: the app's shared state.
@@ -39,6 +40,8 @@ pub fn router(state: AppState) -> Router {
         .merge(requests::routes())
         .merge(reports::routes())
         .merge(instruments::routes())
+        .merge(sinks::routes())
+        .merge(crate::stream::routes())
         .fallback(|| async { ApiError::not_found("no such endpoint") })
         .method_not_allowed_fallback(|method: Method| async move {
             ApiError {

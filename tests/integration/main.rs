@@ -14,3 +14,4 @@ mod ingest;
 mod php;
 mod reports;
 mod state;
+mod stream;
