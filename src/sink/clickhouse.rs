@@ -294,7 +294,10 @@ impl ClickHouseOutput {
     /// Sends queued inserts in order until one fails (then backs off) or none is left.
     fn send(&mut self, stats: &SinkStats) {
         while !self.queue.is_empty() {
-            let result = if self.ready {
+            let creating = !self.ready;
+            let result = if creating {
+                self.create_tables()
+            } else {
                 let head = &self.queue[0];
                 let table = if head.timers {
                     &self.config.timers_table
@@ -306,10 +309,6 @@ impl ClickHouseOutput {
                     self.config.database
                 );
                 self.execute(&query, &head.body)
-            } else {
-                self.create_tables().map(|()| {
-                    self.ready = true;
-                })
             };
             match result {
                 Ok(()) => {
@@ -318,7 +317,8 @@ impl ClickHouseOutput {
                         self.failing = false;
                     }
                     self.backoff = BACKOFF_MIN;
-                    if !self.ready {
+                    if creating {
+                        self.ready = true;
                         continue;
                     }
                     let Some(done) = self.queue.pop_front() else {

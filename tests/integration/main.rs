@@ -13,5 +13,7 @@ mod http;
 mod ingest;
 mod php;
 mod reports;
+mod clickhouse;
+mod sinks;
 mod state;
 mod stream;
