@@ -194,12 +194,33 @@ fn expected(datagrams: &[Vec<u8>]) -> Expected {
     e
 }
 
-fn clickhouse_config(ch: &ClickHouse) -> String {
+fn clickhouse_config(ch: &ClickHouse, database: &str) -> String {
     format!(
         "[[sink]]\nname = \"ch\"\nkind = \"clickhouse\"\nurl = \"{}\"\ncreate_tables = true\n\
-         database = \"pinba\"\nbatch_rows = 1000\nbatch_time = \"100ms\"\ninstance = \"test\"\n",
+         database = \"{database}\"\nbatch_rows = 1000\nbatch_time = \"100ms\"\ninstance = \"test\"\n",
         ch.url()
     )
+}
+
+/// The README's SQL block that starts with `start`, as rows.
+fn readme_sql(ch: &ClickHouse, start: &str) -> Vec<Value> {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let from = readme
+        .find(start)
+        .unwrap_or_else(|| panic!("README has `{start}`"));
+    let sql = &readme[from..];
+    let sql = sql[..sql.find(';').unwrap()].to_string() + " FORMAT JSONEachRow";
+    ch.query(&sql)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64()
+        .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+        .unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
 #[test]
@@ -207,7 +228,7 @@ fn clickhouse_sink_writes_every_request_and_timer() {
     let Some(ch) = ClickHouse::start() else {
         return;
     };
-    let d = Daemon::start(&clickhouse_config(&ch));
+    let d = Daemon::start(&clickhouse_config(&ch, "default"));
     let datagrams = corpus(7, 3000);
     let e = expected(&datagrams);
     d.send(&datagrams);
@@ -222,52 +243,87 @@ fn clickhouse_sink_writes_every_request_and_timer() {
     let s = sink(&d, "ch");
     assert_eq!((n(&s, "dropped"), n(&s, "failed")), (0, 0), "{s}");
     let num = |sql: &str| ch.number(sql);
+    assert_eq!(num("SELECT count() FROM pinba_requests") as u64, e.requests);
     assert_eq!(
-        num("SELECT count() FROM pinba.pinba_requests") as u64,
+        num("SELECT uniqExact(id) FROM pinba_requests") as u64,
         e.requests
     );
+    assert_eq!(num("SELECT count() FROM pinba_timers") as u64, e.timers);
     assert_eq!(
-        num("SELECT uniqExact(id) FROM pinba.pinba_requests") as u64,
-        e.requests
-    );
-    assert_eq!(
-        num("SELECT count() FROM pinba.pinba_timers") as u64,
-        e.timers
-    );
-    assert_eq!(
-        num("SELECT sum(hit_count) FROM pinba.pinba_timers") as u64,
+        num("SELECT sum(hit_count) FROM pinba_timers") as u64,
         e.hit_count
     );
     assert_eq!(
-        num("SELECT sum(timer_count) FROM pinba.pinba_requests") as u64,
+        num("SELECT sum(timer_count) FROM pinba_requests") as u64,
         e.timers
     );
-    assert!(close(
-        num("SELECT sum(request_time) FROM pinba.pinba_requests"),
-        e.request_time,
-        1e-6
-    ));
-    assert!(close(
-        num("SELECT sum(value) FROM pinba.pinba_timers"),
-        e.timer_value,
-        1e-6
-    ));
+    let sum = num("SELECT sum(request_time) FROM pinba_requests");
+    assert!(
+        close(sum, e.request_time, 1e-6),
+        "{sum} vs {}",
+        e.request_time
+    );
+    let sum = num("SELECT sum(value) FROM pinba_timers");
+    assert!(
+        close(sum, e.timer_value, 1e-6),
+        "{sum} vs {}",
+        e.timer_value
+    );
     assert_eq!(
-        num("SELECT count() FROM pinba.pinba_timers WHERE length(tags.name) > 0") as u64,
+        num("SELECT count() FROM pinba_timers WHERE length(tags.name) > 0") as u64,
         e.tagged_timers
     );
     assert_eq!(
-        ch.query("SELECT DISTINCT instance FROM pinba.pinba_requests"),
+        ch.query("SELECT DISTINCT instance FROM pinba_requests"),
         "test"
     );
-    // The README's report_by_script_name over ClickHouse equals pinbad's own report.
-    let report = d.json("/api/v1/reports/report_by_script_name?limit=1&sort=-req_count");
-    let top = &report["rows"][0];
-    let script = top["script_name"].as_str().unwrap();
-    let count = num(&format!(
-        "SELECT count() FROM pinba.pinba_requests WHERE script_name = '{script}'"
-    ));
-    assert_eq!(count as u64, n(top, "req_count"), "{top}");
+
+    // The README's SQL gives pinbad's own reports: report_by_script_name...
+    let rows = readme_sql(&ch, "SELECT script_name,\n       count() AS req_count");
+    assert_eq!(rows.len(), 100);
+    for row in &rows {
+        let script = row["script_name"].as_str().unwrap();
+        let ours = d.json(&format!(
+            "/api/v1/reports/report_by_script_name?filter=script_name:{script}"
+        ));
+        let ours = &ours["rows"][0];
+        assert_eq!(f(&row["req_count"]), f(&ours["req_count"]), "{script}");
+        assert!(close(
+            f(&row["req_time_total"]),
+            f(&ours["req_time_total"]),
+            1e-4
+        ));
+        assert!(close(
+            f(&row["traffic_total"]),
+            f(&ours["traffic_total"]),
+            1e-9
+        ));
+    }
+    // ...and a timer-tag report.
+    let (code, body) = d.post(
+        "/api/v1/reports",
+        &json!({"name": "by_group", "keys": ["script_name", "timer_tag:group"]}),
+    );
+    assert_eq!(code, 201, "{body}");
+    let rows = readme_sql(&ch, "SELECT script_name,\n       tags.value[indexOf");
+    assert_eq!(rows.len(), 100);
+    for row in &rows {
+        let (script, group) = (
+            row["script_name"].as_str().unwrap(),
+            row["group"].as_str().unwrap(),
+        );
+        let ours = d.json(&format!(
+            "/api/v1/reports/by_group?filter=script_name:{script}&filter=group:{group}"
+        ));
+        let ours = &ours["rows"][0];
+        assert_eq!(
+            f(&row["req_count"]),
+            f(&ours["req_count"]),
+            "{script} {group}"
+        );
+        assert_eq!(f(&row["hits"]), f(&ours["hit_count"]), "{script} {group}");
+        assert!(close(f(&row["timer_value"]), f(&ours["timer_value"]), 1e-4));
+    }
 }
 
 #[test]
@@ -275,7 +331,7 @@ fn clickhouse_outage_is_retried_and_nothing_unaccounted_is_lost() {
     let Some(mut ch) = ClickHouse::start() else {
         return;
     };
-    let d = Daemon::start(&clickhouse_config(&ch));
+    let d = Daemon::start(&clickhouse_config(&ch, "pinba"));
     d.send(&corpus(11, 1000));
     d.wait_merged(1000);
     d.wait_for(|d| n(&sink(d, "ch"), "sent") == 1000, "the first 1000 rows");
