@@ -282,12 +282,16 @@ impl Pump {
         _registration: Registration,
     ) {
         let shutdown = self.state.shutdown.clone();
+        let mut last_sent = tokio::time::Instant::now();
         loop {
             tokio::select! {
                 round = rounds.recv() => match round {
                     Some(round) => {
                         let chunk = self.render(&round);
                         drop(round);
+                        if !chunk.0.is_empty() {
+                            last_sent = tokio::time::Instant::now();
+                        }
                         if !self.send(chunk) {
                             break;
                         }
@@ -296,7 +300,9 @@ impl Pump {
                 },
                 _ = self.body.closed() => break,
                 _ = shutdown.wait() => break,
-                _ = tokio::time::sleep(KEEP_ALIVE) => {
+                // Nothing sent for a while (no traffic, or none that passes the filters).
+                _ = tokio::time::sleep_until(last_sent + KEEP_ALIVE) => {
+                    last_sent = tokio::time::Instant::now();
                     let alive = if self.sub.sse { &b": keep-alive\n\n"[..] } else { b"\n" };
                     if !self.send((alive.to_vec(), 0)) {
                         break;
@@ -317,20 +323,27 @@ impl Pump {
         let mut out = Vec::new();
         let mut lines = 0u64;
         let unix_ms = self.state.clock.unix_ms64(round.now_ms());
-        let dict = self.state.dictionary.read();
-        let Some(filter) = self.filter.resolve(&dict) else {
-            return (out, 0);
-        };
-        for v in round.batch().views() {
-            if !sampled(v.id, self.sample) || !filter.matches(&v) {
-                continue;
+        // The dictionary's read lock per chunk (see `sink::ENCODE_CHUNK`): the merger never
+        // waits long for it.
+        let mut views = round.batch().views().peekable();
+        while views.peek().is_some() {
+            let dict = self.state.dictionary.read();
+            // A string the dictionary does not hold matches nothing in this chunk.
+            let filter = self.filter.resolve(&dict);
+            for v in views.by_ref().take(crate::sink::ENCODE_CHUNK) {
+                let Some(filter) = &filter else {
+                    continue;
+                };
+                if !sampled(v.id, self.sample) || !filter.matches(&v) {
+                    continue;
+                }
+                if self.sub.sse {
+                    out.extend_from_slice(b"data: ");
+                }
+                write_request(&mut out, &v, &dict, unix_ms, self.filter.timers);
+                out.extend_from_slice(if self.sub.sse { b"\n\n" } else { b"\n" });
+                lines += 1;
             }
-            if self.sub.sse {
-                out.extend_from_slice(b"data: ");
-            }
-            write_request(&mut out, &v, &dict, unix_ms, self.filter.timers);
-            out.extend_from_slice(if self.sub.sse { b"\n\n" } else { b"\n" });
-            lines += 1;
         }
         (out, lines)
     }

@@ -2,9 +2,10 @@
 //! ClickHouse's HTTP interface into a requests table and a timers table ([`requests_ddl`],
 //! [`timers_ddl`]; the README documents them), created at start when `create_tables = true`.
 //!
-//! Runs on the sink's thread. Requests are encoded into the open batch; a batch is sealed when it
-//! holds `batch_rows` requests or is `batch_time` old, into two inserts (requests, then their
-//! timers) queued for sending. A failed insert (server down, refused, timed out) stays at the
+//! The sink's thread encodes requests into the open batch; a batch is sealed when it holds
+//! `batch_rows` requests or is `batch_time` old, into two inserts (requests, then their timers)
+//! queued for the sender thread ("pinbad-sink-tx"), which sends them in order, so that encoding
+//! never waits on the server. A failed insert (server down, refused, timed out) stays at the
 //! head of that queue and is retried with exponential backoff (100 ms doubling up to 5 s) while
 //! new batches queue behind it; beyond `max_buffered_rows` requests, the oldest inserts are
 //! dropped and counted. When the server answers again, the queue empties in order. Only
@@ -13,7 +14,10 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
 
 use serde::{Deserialize, Serialize};
 
@@ -160,59 +164,145 @@ struct Batch {
     started: Option<Instant>,
 }
 
+/// The sealed inserts between the sink's thread (which seals batches into it and bounds it) and
+/// its sender thread ("pinbad-sink-tx"), which sends them in order. So encoding goes on while an
+/// insert waits on the server, and only a server slower than the traffic for long fills it.
+#[derive(Default)]
+struct Outbox {
+    state: Mutex<OutboxState>,
+    /// Signalled when inserts arrive or closing starts.
+    wake: Condvar,
+}
+
+#[derive(Default)]
+struct OutboxState {
+    /// Oldest first; the head is retried until it succeeds.
+    queue: VecDeque<Insert>,
+    /// Requests in `queue` and in the insert being sent.
+    queued_requests: u64,
+    /// Set by `close`: send what is left until this instant, then count the rest as dropped.
+    closing: Option<Instant>,
+}
+
+impl OutboxState {
+    /// Counts an insert taken off the queue unsent as dropped.
+    fn drop_insert(&mut self, insert: &Insert, stats: &SinkStats) {
+        if insert.timers {
+            stats.timers_dropped.fetch_add(insert.rows, Relaxed);
+        } else {
+            self.queued_requests -= insert.rows;
+            stats.dropped.fetch_add(insert.rows, Relaxed);
+        }
+    }
+}
+
+/// The sink's thread's side: encodes requests into batches and seals them into the outbox.
 pub struct ClickHouseOutput {
     config: ClickHouseConfig,
-    sink: String,
     instance: String,
+    stats: Arc<SinkStats>,
+    batch: Batch,
+    outbox: Arc<Outbox>,
+    sender: Option<std::thread::JoinHandle<()>>,
+}
+
+/// The sender thread's side: the HTTP connection, retries and backoff.
+struct Sender {
+    config: ClickHouseConfig,
+    sink: String,
     agent: ureq::Agent,
     authorization: Option<String>,
-    batch: Batch,
-    /// Sealed inserts, oldest first; the head is retried until it succeeds.
-    queue: VecDeque<Insert>,
-    /// Requests in `queue`.
-    queued_requests: u64,
-    /// No attempt before this (backoff after a failure).
-    next_attempt: Instant,
-    backoff: Duration,
     /// Whether the tables are known to exist (or need not be created).
     ready: bool,
     /// Whether the last attempt failed (to log the outage once and the recovery once).
     failing: bool,
+    backoff: Duration,
 }
 
 const BACKOFF_MIN: Duration = Duration::from_millis(100);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
 
 impl ClickHouseOutput {
-    pub fn new(config: ClickHouseConfig, sink: &str) -> ClickHouseOutput {
+    /// Starts the sender thread.
+    pub fn new(
+        config: ClickHouseConfig,
+        sink: &str,
+        stats: Arc<SinkStats>,
+    ) -> std::io::Result<ClickHouseOutput> {
         let instance = if config.instance.is_empty() {
             host_name()
         } else {
             config.instance.clone()
         };
-        let agent = ureq::AgentBuilder::new().timeout(config.timeout.0).build();
         let authorization = (!config.password.is_empty() || config.user != "default").then(|| {
             format!(
                 "Basic {}",
                 base64(format!("{}:{}", config.user, config.password).as_bytes())
             )
         });
-        ClickHouseOutput {
-            ready: !config.create_tables,
-            config,
-            sink: sink.to_string(),
-            instance,
-            agent,
+        let mut sender = Sender {
+            agent: ureq::AgentBuilder::new().timeout(config.timeout.0).build(),
             authorization,
-            batch: Batch::default(),
-            queue: VecDeque::new(),
-            queued_requests: 0,
-            next_attempt: Instant::now(),
-            backoff: BACKOFF_MIN,
+            ready: !config.create_tables,
+            config: config.clone(),
+            sink: sink.to_string(),
             failing: false,
-        }
+            backoff: BACKOFF_MIN,
+        };
+        let outbox = Arc::new(Outbox::default());
+        let (ob, st) = (Arc::clone(&outbox), Arc::clone(&stats));
+        let thread = std::thread::Builder::new()
+            .name("pinbad-sink-tx".into())
+            .spawn(move || sender.run(&ob, &st))?;
+        Ok(ClickHouseOutput {
+            config,
+            instance,
+            stats,
+            batch: Batch::default(),
+            outbox,
+            sender: Some(thread),
+        })
     }
 
+    /// Seals the open batch into the outbox (requests, then their timers), dropping the oldest
+    /// inserts while more than `max_buffered_rows` requests wait.
+    fn seal(&mut self) {
+        let b = std::mem::take(&mut self.batch);
+        if b.request_rows == 0 {
+            return;
+        }
+        let mut st = self.outbox.state.lock();
+        st.queued_requests += b.request_rows;
+        st.queue.push_back(Insert {
+            timers: false,
+            body: b.requests,
+            rows: b.request_rows,
+        });
+        if b.timer_rows > 0 {
+            st.queue.push_back(Insert {
+                timers: true,
+                body: b.timers,
+                rows: b.timer_rows,
+            });
+        }
+        while st.queued_requests > self.config.max_buffered_rows as u64 {
+            let Some(old) = st.queue.pop_front() else {
+                break;
+            };
+            st.drop_insert(&old, &self.stats);
+            // Its timers go with it.
+            if !old.timers && st.queue.front().is_some_and(|i| i.timers) {
+                if let Some(t) = st.queue.pop_front() {
+                    st.drop_insert(&t, &self.stats);
+                }
+            }
+        }
+        drop(st);
+        self.outbox.wake.notify_one();
+    }
+}
+
+impl Sender {
     /// Runs one statement; the error says what the server answered.
     fn execute(&self, query: &str, body: &[u8]) -> Result<(), String> {
         let url = format!(
@@ -245,90 +335,51 @@ impl ClickHouseOutput {
         self.execute(&timers_ddl(&c.database, &c.timers_table), b"")
     }
 
-    fn seal(&mut self) {
-        let b = std::mem::take(&mut self.batch);
-        if b.request_rows == 0 {
-            return;
+    fn insert(&mut self, insert: &Insert) -> Result<(), String> {
+        if !self.ready {
+            self.create_tables()?;
+            self.ready = true;
         }
-        self.queued_requests += b.request_rows;
-        self.queue.push_back(Insert {
-            timers: false,
-            body: b.requests,
-            rows: b.request_rows,
-        });
-        if b.timer_rows > 0 {
-            self.queue.push_back(Insert {
-                timers: true,
-                body: b.timers,
-                rows: b.timer_rows,
-            });
-        }
-    }
-
-    /// Drops the oldest inserts while more than `max_buffered_rows` requests wait.
-    fn bound(&mut self, stats: &SinkStats) {
-        while self.queued_requests > self.config.max_buffered_rows as u64 {
-            let Some(old) = self.queue.pop_front() else {
-                break;
-            };
-            self.drop_insert(&old, stats);
-            // Its timers go with it.
-            if !old.timers && self.queue.front().is_some_and(|i| i.timers) {
-                if let Some(t) = self.queue.pop_front() {
-                    self.drop_insert(&t, stats);
-                }
-            }
-        }
-    }
-
-    /// Counts an insert taken off the queue unsent as dropped.
-    fn drop_insert(&mut self, insert: &Insert, stats: &SinkStats) {
-        if insert.timers {
-            stats.timers_dropped.fetch_add(insert.rows, Relaxed);
+        let table = if insert.timers {
+            &self.config.timers_table
         } else {
-            self.queued_requests -= insert.rows;
-            stats.dropped.fetch_add(insert.rows, Relaxed);
-        }
+            &self.config.requests_table
+        };
+        let query = format!(
+            "INSERT INTO {}.{table} FORMAT JSONEachRow",
+            self.config.database
+        );
+        self.execute(&query, &insert.body)
     }
 
-    /// Sends queued inserts in order until one fails (then backs off) or none is left.
-    fn send(&mut self, stats: &SinkStats) {
-        while !self.queue.is_empty() {
-            let creating = !self.ready;
-            let result = if creating {
-                self.create_tables()
-            } else {
-                let head = &self.queue[0];
-                let table = if head.timers {
-                    &self.config.timers_table
-                } else {
-                    &self.config.requests_table
-                };
-                let query = format!(
-                    "INSERT INTO {}.{table} FORMAT JSONEachRow",
-                    self.config.database
-                );
-                self.execute(&query, &head.body)
+    /// Sends the outbox's inserts in order, each until it succeeds (with backoff), until closing
+    /// and empty, or closing and past the closing deadline (the rest counted as dropped).
+    fn run(&mut self, outbox: &Outbox, stats: &SinkStats) {
+        loop {
+            let insert = {
+                let mut st = outbox.state.lock();
+                loop {
+                    if let Some(i) = st.queue.pop_front() {
+                        break i;
+                    }
+                    if st.closing.is_some() {
+                        return;
+                    }
+                    outbox.wake.wait_for(&mut st, super::TICK);
+                }
             };
-            match result {
+            match self.insert(&insert) {
                 Ok(()) => {
                     if self.failing {
                         tracing::info!(sink = %self.sink, "ClickHouse answers again; sending what was kept");
                         self.failing = false;
                     }
                     self.backoff = BACKOFF_MIN;
-                    if creating {
-                        self.ready = true;
-                        continue;
-                    }
-                    let Some(done) = self.queue.pop_front() else {
-                        break;
-                    };
-                    if done.timers {
-                        stats.timers_sent.fetch_add(done.rows, Relaxed);
+                    if insert.timers {
+                        stats.timers_sent.fetch_add(insert.rows, Relaxed);
                     } else {
-                        self.queued_requests -= done.rows;
-                        stats.sent.fetch_add(done.rows, Relaxed);
+                        outbox.state.lock().queued_requests -= insert.rows;
+                        stats.sent.fetch_add(insert.rows, Relaxed);
                     }
                 }
                 Err(e) => {
@@ -337,9 +388,23 @@ impl ClickHouseOutput {
                         tracing::warn!(sink = %self.sink, error = %e, "ClickHouse insert failed; keeping rows and retrying with backoff");
                         self.failing = true;
                     }
-                    self.next_attempt = Instant::now() + self.backoff;
+                    let mut st = outbox.state.lock();
+                    st.queue.push_front(insert);
+                    if let Some(deadline) = st.closing {
+                        if Instant::now() >= deadline {
+                            let left: Vec<Insert> = st.queue.drain(..).collect();
+                            if st.queued_requests > 0 {
+                                tracing::warn!(sink = %self.sink, requests = st.queued_requests, "ClickHouse did not take everything before shutdown; counted as dropped");
+                            }
+                            for i in &left {
+                                st.drop_insert(i, stats);
+                            }
+                            return;
+                        }
+                    }
+                    // Backoff; closing wakes it early (then one more try before the deadline).
+                    outbox.wake.wait_for(&mut st, self.backoff);
                     self.backoff = (self.backoff * 2).min(BACKOFF_MAX);
-                    return;
                 }
             }
         }
@@ -436,40 +501,28 @@ impl Output for ClickHouseOutput {
         }
     }
 
-    fn work(&mut self, stats: &SinkStats, now: Instant) {
+    fn work(&mut self, _stats: &SinkStats, now: Instant) {
         let b = &self.batch;
         let due = b.request_rows >= self.config.batch_rows as u64
             || b.started
                 .is_some_and(|t| now.duration_since(t) >= self.config.batch_time.0);
         if due {
             self.seal();
-            self.bound(stats);
-        }
-        if !self.queue.is_empty() && now >= self.next_attempt {
-            self.send(stats);
         }
     }
 
     fn pending(&self) -> u64 {
-        self.queued_requests + self.batch.request_rows
+        self.outbox.state.lock().queued_requests + self.batch.request_rows
     }
 
-    /// Seals the open batch and tries to send everything for at most `timeout`; what is left
-    /// (the server is away) is counted as dropped.
-    fn close(&mut self, stats: &SinkStats) {
+    /// Seals the open batch and lets the sender try to deliver everything for at most
+    /// `timeout`; what is left then (the server is away) is counted as dropped.
+    fn close(&mut self, _stats: &SinkStats) {
         self.seal();
-        self.bound(stats);
-        let deadline = Instant::now() + self.config.timeout.0;
-        while !self.queue.is_empty() && Instant::now() < deadline {
-            let wait = self.next_attempt.saturating_duration_since(Instant::now());
-            std::thread::sleep(wait.min(deadline.saturating_duration_since(Instant::now())));
-            self.send(stats);
-        }
-        if self.queued_requests > 0 {
-            tracing::warn!(sink = %self.sink, requests = self.queued_requests, "ClickHouse did not take everything before shutdown; counted as dropped");
-        }
-        for left in std::mem::take(&mut self.queue) {
-            self.drop_insert(&left, stats);
+        self.outbox.state.lock().closing = Some(Instant::now() + self.config.timeout.0);
+        self.outbox.wake.notify_one();
+        if let Some(t) = self.sender.take() {
+            let _ = t.join();
         }
     }
 }
@@ -570,9 +623,11 @@ mod tests {
             batch_rows: 2,
             max_buffered_rows: 4,
             instance: "test".into(),
+            timeout: HumanDuration(Duration::from_millis(300)),
             ..Default::default()
         };
-        let mut out = ClickHouseOutput::new(config, "t");
+        let stats = Arc::new(SinkStats::default());
+        let mut out = ClickHouseOutput::new(config, "t", Arc::clone(&stats)).unwrap();
         out.encode(&view, 1_700_000_000_500, &dict);
         let rows: Vec<serde_json::Value> = out
             .batch
@@ -596,16 +651,23 @@ mod tests {
         assert_eq!(timer_rows[0]["tags.name"], serde_json::json!(["group"]));
         assert_eq!(timer_rows[0]["tags.value"], serde_json::json!(["db"]));
         assert_eq!(timer_rows[1]["request_id"], 5);
-        let stats = SinkStats::default();
         for _ in 0..7 {
             out.encode(&view, 1_700_000_000_500, &dict);
-            out.next_attempt = Instant::now();
             out.work(&stats, Instant::now());
         }
-        // 8 requests in batches of 2; at most 4 kept for retry, the oldest 4 dropped.
-        assert_eq!(stats.sent.load(Relaxed), 0);
-        assert!(stats.failed.load(Relaxed) >= 1);
+        // 8 requests in batches of 2; at most 4 kept for retry (with the one being sent), the
+        // oldest 4 dropped.
         assert_eq!(stats.dropped.load(Relaxed), 4);
         assert_eq!(out.pending(), 4);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while stats.failed.load(Relaxed) == 0 {
+            assert!(Instant::now() < deadline, "no failed attempt");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(stats.sent.load(Relaxed), 0);
+        // Closing gives up after `timeout` and counts the rest.
+        out.close(&stats);
+        assert_eq!(stats.dropped.load(Relaxed), 8);
+        assert_eq!(out.pending(), 0);
     }
 }

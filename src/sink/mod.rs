@@ -202,6 +202,9 @@ pub trait Output: Send {
     fn close(&mut self, stats: &SinkStats);
 }
 
+/// Requests encoded per hold of the dictionary's read lock (~100 µs of work).
+pub const ENCODE_CHUNK: usize = 128;
+
 /// How often a sink's thread calls [`Output::work`] when no round arrives (batching by time,
 /// rotation by age, retries).
 pub const TICK: Duration = Duration::from_millis(100);
@@ -235,7 +238,8 @@ pub struct Sink {
     enabled: AtomicBool,
     /// The sampling rate's f64 bits (atomically switchable).
     sample_bits: AtomicU64,
-    pub stats: SinkStats,
+    /// Shared with the output's own threads (the ClickHouse sender).
+    pub stats: Arc<SinkStats>,
     /// The merger's end of the queue. Rounds are counted in requests against `config.queue`;
     /// the channel's own bound (in rounds) only backs that up.
     tx: SyncSender<Arc<Round>>,
@@ -271,8 +275,9 @@ impl Tap for Sink {
 
 impl Sink {
     fn new(config: SinkConfig) -> Sink {
-        // One round per 100 requests of `queue`, at least 16: the request count binds first.
-        let rounds = (config.queue / 100).clamp(16, 100_000);
+        // One round per 500 requests of `queue` (a round at 50k requests/s), 16 to 1024: the
+        // request count binds first at any real rate, and rounds the merger cannot reuse stay few.
+        let rounds = (config.queue / 500).clamp(16, 1024);
         let (tx, rx) = std::sync::mpsc::sync_channel(rounds);
         Sink {
             name: config.name.clone(),
@@ -280,7 +285,7 @@ impl Sink {
             enabled: AtomicBool::new(config.enabled),
             sample_bits: AtomicU64::new(config.sample.to_bits()),
             config,
-            stats: SinkStats::default(),
+            stats: Arc::default(),
             tx,
             rx: Mutex::new(Some(rx)),
             thread: Mutex::new(None),
@@ -353,9 +358,12 @@ impl Sink {
         let batch = round.batch();
         let unix_ms = shared.clock.unix_ms64(round.now_ms());
         let sample = self.sample();
-        {
+        // The dictionary's read lock is taken per chunk, so the merger (its writer) never waits
+        // longer than one chunk's encoding for it.
+        let mut views = batch.views().peekable();
+        while views.peek().is_some() {
             let dict = shared.dictionary.read();
-            for v in batch.views() {
+            for v in views.by_ref().take(ENCODE_CHUNK) {
                 if crate::stream::sampled(v.id, sample) {
                     out.encode(&v, unix_ms, &dict);
                 }
@@ -447,9 +455,11 @@ impl Sinks {
                         f.path.display()
                     ))
                 })?),
-                SinkKind::Clickhouse(c) => {
-                    Box::new(clickhouse::ClickHouseOutput::new(c.clone(), &sink.name))
-                }
+                SinkKind::Clickhouse(c) => Box::new(clickhouse::ClickHouseOutput::new(
+                    c.clone(),
+                    &sink.name,
+                    Arc::clone(&sink.stats),
+                )?),
             };
             let Some(rx) = sink.rx.lock().take() else {
                 continue;

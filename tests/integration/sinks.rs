@@ -369,3 +369,28 @@ fn clickhouse_outage_is_retried_and_nothing_unaccounted_is_lost() {
         "no request inserted twice"
     );
 }
+
+#[test]
+fn a_sink_that_cannot_open_its_file_stops_start_up_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("not_a_dir"), "").unwrap();
+    let config = write_file(
+        dir.path(),
+        "pinbad.toml",
+        "[[sink]]\nname = \"log\"\nkind = \"file\"\npath = \"not_a_dir/requests.ndjson\"\n",
+    );
+    let (code, stderr) = run_pinbad(
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--udp",
+            "127.0.0.1:0",
+            "--http",
+            "127.0.0.1:0",
+        ],
+        &dir.path().join("state"),
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("sink `log`"), "{stderr}");
+    assert!(stderr.contains("not_a_dir"), "{stderr}");
+}
