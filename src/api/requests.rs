@@ -217,6 +217,29 @@ pub fn write_tags(out: &mut Vec<u8>, tags: &[TagPair], dict: &Dictionary) {
     out.push(b'}');
 }
 
+/// Appends a request's figures as JSON object fields: `"request_count":…,"document_size":…,
+/// "memory_peak":…,"memory_footprint":…,"request_time":…,"ru_utime":…,"ru_stime":…` (shared
+/// with the ClickHouse rows).
+pub fn write_request_figures(out: &mut Vec<u8>, r: &crate::record::Record) {
+    for (key, n) in [
+        (&b"\"request_count\":"[..], r.request_count),
+        (b",\"document_size\":", r.document_size),
+        (b",\"memory_peak\":", r.memory_peak),
+        (b",\"memory_footprint\":", r.memory_footprint),
+    ] {
+        out.extend_from_slice(key);
+        put(out, &n);
+    }
+    for (key, x) in [
+        (&b",\"request_time\":"[..], r.request_time),
+        (b",\"ru_utime\":", r.ru_utime),
+        (b",\"ru_stime\":", r.ru_stime),
+    ] {
+        out.extend_from_slice(key);
+        put_f32(out, x);
+    }
+}
+
 /// Appends a timer's figures as JSON object fields: `"value":…,"hit_count":…,"ru_utime":…,
 /// "ru_stime":…` (shared with the ClickHouse rows).
 pub fn write_timer_fields(out: &mut Vec<u8>, t: &crate::record::Timer) {
@@ -252,21 +275,8 @@ pub fn write_request(
     put(out, &*dict.text(r.server_name));
     out.extend_from_slice(b",\"script_name\":");
     put(out, &*dict.text(r.script_name));
-    for (key, n) in [
-        (&b",\"request_count\":"[..], r.request_count),
-        (b",\"document_size\":", r.document_size),
-        (b",\"memory_peak\":", r.memory_peak),
-        (b",\"memory_footprint\":", r.memory_footprint),
-    ] {
-        out.extend_from_slice(key);
-        put(out, &n);
-    }
-    out.extend_from_slice(b",\"request_time\":");
-    put_f32(out, r.request_time);
-    out.extend_from_slice(b",\"ru_utime\":");
-    put_f32(out, r.ru_utime);
-    out.extend_from_slice(b",\"ru_stime\":");
-    put_f32(out, r.ru_stime);
+    out.push(b',');
+    write_request_figures(out, r);
     out.extend_from_slice(b",\"status\":");
     put(out, &r.status);
     out.extend_from_slice(b",\"schema\":");

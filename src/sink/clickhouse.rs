@@ -22,7 +22,7 @@ use parking_lot::{Condvar, Mutex};
 use serde::{Deserialize, Serialize};
 
 use super::{Output, SinkStats};
-use crate::api::requests::{put, put_f32, write_timer_fields};
+use crate::api::requests::{put, write_request_figures, write_timer_fields};
 use crate::config::HumanDuration;
 use crate::dictionary::Dictionary;
 use crate::record::{RequestView, TagPair, NO_SCHEMA};
@@ -462,23 +462,12 @@ impl Output for ClickHouseOutput {
         } else {
             put(out, &*dict.text(r.schema));
         }
-        for (key, n) in [
-            (&b",\"status\":"[..], r.status),
-            (b",\"request_count\":", r.request_count),
-            (b",\"document_size\":", r.document_size),
-            (b",\"memory_peak\":", r.memory_peak),
-            (b",\"memory_footprint\":", r.memory_footprint),
-            (b",\"timer_count\":", v.timers.len() as u32),
-        ] {
-            out.extend_from_slice(key);
-            put(out, &n);
-        }
-        out.extend_from_slice(b",\"request_time\":");
-        put_f32(out, r.request_time);
-        out.extend_from_slice(b",\"ru_utime\":");
-        put_f32(out, r.ru_utime);
-        out.extend_from_slice(b",\"ru_stime\":");
-        put_f32(out, r.ru_stime);
+        out.extend_from_slice(b",\"status\":");
+        put(out, &r.status);
+        out.extend_from_slice(b",\"timer_count\":");
+        put(out, &v.timers.len());
+        out.push(b',');
+        write_request_figures(out, r);
         out.push(b',');
         put_tags(out, v.tags(), dict);
         out.extend_from_slice(b"}\n");
@@ -522,6 +511,17 @@ impl Output for ClickHouseOutput {
         self.outbox.state.lock().closing = Some(Instant::now() + self.config.timeout.0);
         self.outbox.wake.notify_one();
         if let Some(t) = self.sender.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for ClickHouseOutput {
+    /// Stops the sender thread (after `close`, it has already ended): nothing is sent any more.
+    fn drop(&mut self) {
+        if let Some(t) = self.sender.take() {
+            self.outbox.state.lock().closing = Some(Instant::now());
+            self.outbox.wake.notify_one();
             let _ = t.join();
         }
     }
