@@ -692,4 +692,20 @@ mod tests {
         };
         assert_eq!(toml::to_string(c).unwrap(), toml::to_string(&d).unwrap());
     }
+
+    /// The `[[sink]]` example of README.md is valid configuration.
+    #[test]
+    fn readme_sink_example_parses() {
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let start = readme
+            .find("```toml\n# config file: sinks")
+            .expect("README has the sink example");
+        let block = &readme[start + 7..];
+        let block = &block[..block.find("```").unwrap()];
+        let sinks = parse(block).unwrap();
+        let names: Vec<&str> = sinks.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["requests_log", "clickhouse"]);
+        assert!(matches!(&sinks[1].kind, SinkKind::Clickhouse(c) if c.create_tables));
+    }
 }
