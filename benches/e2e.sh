@@ -13,6 +13,10 @@
 #        HISTORY=10s TICKS=10: the reports' window, short so that it is full (ticks expire)
 #        for most of each run: the steady state. MERGE_THREADS=0 (automatic) or a number.
 #        FAMILIES=false: every report updated on its own (what report families save).
+#        TAPS=on: one stream subscriber (curl -N to /dev/null), a file sink and a ClickHouse
+#        sink (a clickhouse-server started from a temporary directory unless CLICKHOUSE_URL is
+#        given); TAPS=off: the same sinks configured but `enabled = false`, no subscriber;
+#        unset: none (the baseline). Their figures (sent, dropped) are added to each row.
 # Bounded: every blast run stops by itself after DURATION; only 127.0.0.1 is targeted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,7 +38,42 @@ HTTP_PORT=${HTTP_PORT:-39080}
 
 cargo build --release --bins >&2
 work=$(mktemp -d)
-trap 'kill "$PID" 2>/dev/null || true; rm -rf "$work"' EXIT
+CHPID=""; SPID=""
+trap 'kill "$PID" $SPID $CHPID 2>/dev/null || true; wait 2>/dev/null; rm -rf "$work"' EXIT
+TAPS=${TAPS:-}
+if [ -n "$TAPS" ] && [ -z "${CLICKHOUSE_URL:-}" ]; then
+  CH_HTTP=${CH_HTTP:-39123}
+  mkdir -p "$work/ch"
+  cat > "$work/ch/config.xml" <<EOF
+<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><console>1</console></logger>
+  <listen_host>127.0.0.1</listen_host>
+  <http_port>$CH_HTTP</http_port>
+  <tcp_port>$((CH_HTTP + 1))</tcp_port>
+  <path>$work/ch/data/</path>
+  <tmp_path>$work/ch/tmp/</tmp_path>
+  <user_files_path>$work/ch/user_files/</user_files_path>
+  <users_config>$work/ch/users.xml</users_config>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+  <mark_cache_size>16777216</mark_cache_size>
+</yandex>
+EOF
+  cat > "$work/ch/users.xml" <<EOF
+<?xml version="1.0"?>
+<yandex>
+  <profiles><default></default></profiles>
+  <users><default><password></password><networks><ip>127.0.0.1</ip></networks>
+    <profile>default</profile><quota>default</quota></default></users>
+  <quotas><default></default></quotas>
+</yandex>
+EOF
+  clickhouse-server --config-file="$work/ch/config.xml" > "$work/ch/log" 2>&1 &
+  CHPID=$!
+  CLICKHOUSE_URL="http://127.0.0.1:$CH_HTTP"
+  for _ in $(seq 300); do curl -sf "$CLICKHOUSE_URL/ping" > /dev/null && break; sleep 0.1; done
+fi
 
 cat > "$work/pinbad.toml" <<EOF
 state_dir = "$work/state"
@@ -57,6 +96,25 @@ for ((i = 0; i < TIMER_REPORTS; i++)); do
   printf '[[report]]\nname = "%s%s"\n%s\n' "${names[i % 4]}" "$suffix" "${shapes[i % 4]}" >> "$work/pinbad.toml"
 done
 
+if [ -n "$TAPS" ]; then
+  enabled=true; [ "$TAPS" = on ] || enabled=false
+  cat >> "$work/pinbad.toml" <<EOF
+[[sink]]
+name = "file"
+kind = "file"
+enabled = $enabled
+path = "$work/requests.ndjson"
+max_bytes = "256MiB"
+keep = 2
+[[sink]]
+name = "clickhouse"
+kind = "clickhouse"
+enabled = $enabled
+url = "$CLICKHOUSE_URL"
+create_tables = true
+EOF
+fi
+
 target/release/pinbad --config "$work/pinbad.toml" --udp "127.0.0.1:$UDP_PORT" --http "127.0.0.1:$HTTP_PORT" \
   > "$work/stdout" 2> "$work/stderr" &
 PID=$!
@@ -66,8 +124,17 @@ if ! kill -0 "$PID" 2>/dev/null; then
 fi
 URL="http://127.0.0.1:$HTTP_PORT"
 CLK=$(getconf CLK_TCK)
+if [ "$TAPS" = on ]; then
+  curl -sN "$URL/api/v1/stream" > /dev/null &
+  SPID=$!
+fi
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; }
+# CPU ticks per thread name (numbered threads summed: pinbad-recv-0 and -1 → pinbad-recv), as JSON.
+thread_ticks() {
+  for t in /proc/"$PID"/task/*; do awk -v n="$(cat "$t/comm")" '{print n, $14 + $15}' "$t/stat"; done |
+    awk '{sub(/-[0-9]+$/, "", $1); a[$1] += $2} END {printf "{"; s=""; for (k in a) {printf "%s\"%s\": %d", s, k, a[k]; s=", "}; print "}"}'
+}
 rcvbuf_errors() { awk '/^Udp:/ && $2 ~ /^[0-9]+$/ {print $6}' /proc/net/snmp; }
 
 echo "[" > "$OUT"
@@ -75,7 +142,7 @@ first=1
 for rate in "${RATES[@]}"; do
   # Let the previous run's requests leave nothing half-merged.
   sleep 1
-  cpu0=$(cpu_ticks); drops0=$(rcvbuf_errors)
+  cpu0=$(cpu_ticks); drops0=$(rcvbuf_errors); thread_ticks > "$work/threads0.json"
   # Query loop while loading: the top-100 of the biggest request report, 3 percentiles.
   ( end=$((SECONDS + ${DURATION%s})); while [ $SECONDS -lt $end ]; do
       curl -s -o /dev/null -w '%{time_total}\n' \
@@ -86,7 +153,10 @@ for rate in "${RATES[@]}"; do
   target/release/pinbad-blast --target "127.0.0.1:$UDP_PORT" --rate "$rate" --duration "$DURATION" \
     --scripts "$SCRIPTS" --hosts "$HOSTS" --check "$URL" --json > "$work/blast.json"
   wait "$QPID" || true
-  cpu1=$(cpu_ticks); drops1=$(rcvbuf_errors)
+  # Let the sinks deliver what they hold (counted in the CPU figure), then keep their figures.
+  sleep 3
+  curl -s "$URL/api/v1/status" > "$work/taps.json"
+  cpu1=$(cpu_ticks); drops1=$(rcvbuf_errors); thread_ticks > "$work/threads1.json"
   rss_kib=$(awk '/VmHWM/ {print $2}' "/proc/$PID/status")
   python3 - "$work/blast.json" "$work/latency" "$rate" "$cpu0" "$cpu1" "$CLK" "$drops0" "$drops1" "$rss_kib" "$first" "$TIMER_REPORTS" >> "$OUT" <<'PY'
 import json, sys
@@ -109,6 +179,18 @@ row = {
     "query_ms_p50": round(pct(50), 2) if lat else None, "query_ms_p99": round(pct(99), 2) if lat else None,
     "queries": len(lat),
 }
+# CPU per packet by thread (sinks: "pinbad-sink-NAME", cut to 15 characters by the kernel;
+# the stream's tasks and the queries run on "pinbad-http").
+t0 = json.load(open(sys.argv[1].replace("blast.json", "threads0.json")))
+t1 = json.load(open(sys.argv[1].replace("blast.json", "threads1.json")))
+if received:
+    row["thread_cpu_us_per_packet"] = {
+        k: round((t1[k] - t0.get(k, 0)) / int(ticks) * 1e6 / received, 3) for k in sorted(t1)}
+status = json.load(open(sys.argv[1].replace("blast.json", "taps.json")))
+if status.get("sinks"):
+    row["taps"] = {s["name"]: {k: s[k] for k in ("enabled", "sent", "dropped", "failed", "current_queued")}
+                   for s in status["sinks"]}
+    row["taps"]["stream"] = {k: status["stream"][k] for k in ("current_clients", "sent", "dropped")}
 print(("" if first == "1" else ",") + json.dumps(row))
 print(json.dumps(row), file=sys.stderr)
 PY

@@ -35,6 +35,8 @@ pub enum StartError {
     Shared(#[from] SharedError),
     #[error("cannot start threads: {0}")]
     Thread(std::io::Error),
+    #[error("{0}")]
+    Sink(std::io::Error),
 }
 
 /// Everything [`start`] checks except binding sockets (for `pinbad check-config`): the reports
@@ -91,12 +93,11 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let ring = Arc::new(Ring::new(config.temp_pool_memory.0 as usize));
     let udp_addrs = sockets.iter().map(|s| s.local_addr).collect();
     let receive_buffer_bytes = sockets.first().map_or(0, |s| s.recv_buffer_bytes as u64);
-    let shared = Arc::new(Shared::new(
-        config,
-        Arc::clone(&ring),
-        udp_addrs,
-        receive_buffer_bytes,
-    )?);
+    let mut shared = Shared::new(config, Arc::clone(&ring), udp_addrs, receive_buffer_bytes)?;
+    shared.shutdown = shutdown.clone();
+    let shared = Arc::new(shared);
+    // Sinks before the merger: they see every request merged from the first round on.
+    crate::sink::Sinks::start(&shared).map_err(StartError::Sink)?;
 
     if !http_addr.ip().is_loopback() && shared.token.is_none() {
         tracing::warn!(
@@ -192,6 +193,8 @@ impl Running {
         if let Some(m) = self.merger.take() {
             let _ = m.join();
         }
+        // The merger published its last round: the sinks drain their queues and close.
+        self.shared.sinks.stop();
     }
 }
 

@@ -13,6 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::decode::DecodePolicy;
 use crate::report::ReportDef;
+pub use crate::sink::{ClickHouseConfig, FileConfig, SinkConfig, SinkKind};
 
 /// Why a configuration was refused. The message always names the key (or the file).
 #[derive(Debug, thiserror::Error)]
@@ -134,6 +135,8 @@ pub struct Config {
     pub log: crate::logging::LogConfig,
     /// Extra reports (`[[report]]` tables).
     pub report: Vec<ReportDef>,
+    /// Sinks (`[[sink]]` tables): where every merged request is written (see `sink`).
+    pub sink: Vec<SinkConfig>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -231,6 +234,11 @@ pub struct Limits {
     pub max_regex_bytes: usize,
     /// Largest HTTP request body (report definitions).
     pub max_body_bytes: usize,
+    /// Clients of `/api/v1/stream` at once (0: the stream is off); one more gets a 503.
+    pub max_stream_clients: usize,
+    /// Bytes of lines waiting for one stream client to read them; beyond it lines are dropped
+    /// (counted, and told to the client by a `{"dropped": N}` line).
+    pub stream_buffer: ByteSize,
 }
 
 impl Default for Config {
@@ -253,6 +261,7 @@ impl Default for Config {
             limits: Limits::default(),
             log: Default::default(),
             report: Vec::new(),
+            sink: Vec::new(),
         }
     }
 }
@@ -298,6 +307,8 @@ impl Default for Limits {
             max_query_limit: 100_000,
             max_regex_bytes: 1 << 20,
             max_body_bytes: 64 << 10,
+            max_stream_clients: 16,
+            stream_buffer: ByteSize(4 << 20),
         }
     }
 }
@@ -369,6 +380,11 @@ impl Config {
             let base = path.parent().unwrap_or(Path::new("."));
             let base = std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf());
             config.state_dir = base.join(&config.state_dir);
+        }
+        let base = path.parent().unwrap_or(Path::new("."));
+        let base = std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf());
+        for s in &mut config.sink {
+            s.resolve_paths(&base);
         }
         Ok(config)
     }
@@ -567,6 +583,28 @@ impl Config {
                 ),
             ));
         }
+        if self.limits.max_stream_clients > 10_000 {
+            return Err(invalid(
+                "limits.max_stream_clients",
+                "must be between 0 (no stream) and 10000",
+            ));
+        }
+        if !((64 << 10)..=(1 << 30)).contains(&self.limits.stream_buffer.0) {
+            return Err(invalid(
+                "limits.stream_buffer",
+                "must be between 64KiB and 1GiB",
+            ));
+        }
+        let mut sink_names = std::collections::HashSet::new();
+        for (i, s) in self.sink.iter().enumerate() {
+            s.validate(i)?;
+            if !sink_names.insert(s.name.clone()) {
+                return Err(invalid(
+                    &format!("sink[{i}].name"),
+                    format!("duplicate sink name `{}`", s.name),
+                ));
+            }
+        }
         let mut names = std::collections::HashSet::new();
         for (i, r) in self.report.iter().enumerate() {
             r.validate()
@@ -709,6 +747,13 @@ mod tests {
         let defaults: toml::Value = toml::from_str(&Config::default().to_toml()).unwrap();
         let file: toml::Value = toml::from_str(&text).unwrap();
         for (k, v) in defaults.as_table().unwrap() {
+            if k == "sink" {
+                assert!(
+                    text.contains("# [[sink]]"),
+                    "config/pinbad.toml shows [[sink]] examples"
+                );
+                continue;
+            }
             if k == "report" {
                 assert!(
                     text.contains("[[report]]"),

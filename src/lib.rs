@@ -29,6 +29,10 @@ pub mod histogram;
 pub mod api;
 // Where merged rounds leave the pipeline for the stream, sinks and metrics (bounded, never blocks).
 pub mod tap;
+// The live stream of merged requests (GET /api/v1/stream), one tap per client.
+pub mod stream;
+// Sinks: every merged request to NDJSON files or ClickHouse, one tap and thread per sink.
+pub mod sink;
 
 // Beside the pipeline:
 

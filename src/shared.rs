@@ -100,6 +100,12 @@ pub struct Shared {
     pub token: Option<String>,
     /// Consumers of merged rounds (stream, sinks, metrics), fed by the merger (see `tap`).
     pub taps: crate::tap::Taps,
+    /// Clients of `/api/v1/stream` (each also registered in `taps` while connected).
+    pub stream: crate::stream::Subscribers,
+    /// The `[[sink]]`s with their run-time switches; `app` starts and stops their threads.
+    pub sinks: crate::sink::Sinks,
+    /// The app's shutdown signal (stream clients end on it). `app::start` sets it.
+    pub shutdown: crate::shutdown::Shutdown,
 }
 
 impl Shared {
@@ -195,6 +201,10 @@ impl Shared {
             )),
             token: config.token().map_err(SharedError::Config)?,
             taps: Default::default(),
+            stream: Default::default(),
+            sinks: crate::sink::Sinks::new(&config.sink, &config.state_dir)
+                .map_err(SharedError::Config)?,
+            shutdown: Default::default(),
             config,
         })
     }

@@ -26,8 +26,9 @@ use crate::shared::Shared;
 mod instruments;
 pub mod openapi;
 mod reports;
-mod requests;
+pub mod requests;
 pub mod server;
+mod sinks;
 mod status;
 
 /// What every handler gets: the app's shared state.
@@ -127,6 +128,8 @@ pub fn documented_routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
         .merge(requests::routes())
         .merge(reports::routes())
         .merge(instruments::routes())
+        .merge(sinks::routes())
+        .merge(crate::stream::routes())
         .routes(utoipa_axum::routes!(openapi::openapi_json))
 }
 

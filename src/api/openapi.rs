@@ -246,6 +246,15 @@ pub struct InstrumentsChange {
     pub timed: Option<bool>,
 }
 
+/// The body of `PATCH /api/v1/sinks/{name}` (either field may be left out, not both).
+#[derive(ToSchema)]
+pub struct SinkChange {
+    /// Whether the sink receives requests.
+    pub enabled: Option<bool>,
+    /// The share of requests it receives, in (0, 1] (chosen by a hash of the request id).
+    pub sample: Option<f64>,
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeSet, HashMap};

@@ -9,10 +9,9 @@ use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use serde_json::{json, Map, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{f32_json, parse_param, query_pairs, query_slot, ApiError, AppState};
+use super::{parse_param, query_pairs, query_slot, ApiError, AppState};
 use crate::dictionary::Dictionary;
 use crate::record::{RequestView, TagPair, NO_SCHEMA};
 
@@ -29,67 +28,117 @@ enum Field {
     Schema,
 }
 
-/// The parsed query. String values stay strings until the dictionary is locked.
+/// The filters of `/api/v1/requests` (also those of `/api/v1/stream`, which parses its own extra
+/// parameters through [`RequestFilter::parse`]'s hook). String values stay strings until the
+/// dictionary is locked.
 #[derive(Default)]
-struct RawFilter {
-    limit: Option<usize>,
+pub struct RequestFilter {
+    pub limit: Option<usize>,
     fields: Vec<(Field, String)>,
     status: Option<u32>,
     min_time: Option<f32>,
     max_time: Option<f32>,
     tags: Vec<(String, String)>,
     timer_tags: Vec<(String, String)>,
-    timers: bool,
+    /// Whether each request's timers are rendered (`timers=true`).
+    pub timers: bool,
 }
 
-fn parse(raw: Option<&str>, max_limit: usize) -> Result<RawFilter, ApiError> {
-    let mut f = RawFilter::default();
-    let mut seen: Vec<String> = Vec::new();
-    for (k, v) in query_pairs(raw) {
-        // Every parameter has one value: a repeat would be either last-wins or ANDed (matching
-        // nothing for a field), both surprising, so it is refused.
-        if seen.contains(&k) {
-            return Err(ApiError::bad_parameter(
-                &k,
-                "given more than once (each parameter takes one value)",
-            ));
-        }
-        seen.push(k.clone());
-        match k.as_str() {
-            "limit" => {
-                let n: usize = parse_param("limit", &v)?;
-                if n > max_limit {
-                    return Err(ApiError::bad_parameter(
-                        "limit",
-                        format!("{n} is above the maximum {max_limit}"),
-                    ));
-                }
-                f.limit = Some(n);
+/// The parameters [`RequestFilter::parse`] knows, for the error naming an unknown one.
+const FILTER_PARAMS: &str = "hostname, server_name, script_name, schema, status, min_time, \
+                             max_time, tag.NAME, timer_tag.NAME, timers";
+
+impl RequestFilter {
+    /// Parses a query string. `max_limit`: whether `limit` is allowed, and its maximum. `extra`
+    /// takes the parameters the filter does not know (returning whether it knew them), and
+    /// `extra_names` lists them for the error naming an unknown parameter.
+    pub fn parse(
+        raw: Option<&str>,
+        max_limit: Option<usize>,
+        extra: &mut dyn FnMut(&str, &str) -> Result<bool, ApiError>,
+        extra_names: &str,
+    ) -> Result<RequestFilter, ApiError> {
+        let mut f = RequestFilter::default();
+        let mut seen: Vec<String> = Vec::new();
+        for (k, v) in query_pairs(raw) {
+            // Every parameter has one value: a repeat would be either last-wins or ANDed
+            // (matching nothing for a field), both surprising, so it is refused.
+            if seen.contains(&k) {
+                return Err(ApiError::bad_parameter(
+                    &k,
+                    "given more than once (each parameter takes one value)",
+                ));
             }
-            "hostname" => f.fields.push((Field::Hostname, v)),
-            "server_name" => f.fields.push((Field::ServerName, v)),
-            "script_name" => f.fields.push((Field::ScriptName, v)),
-            "schema" => f.fields.push((Field::Schema, v)),
-            "status" => f.status = Some(parse_param("status", &v)?),
-            "min_time" => f.min_time = Some(parse_seconds("min_time", &v)?),
-            "max_time" => f.max_time = Some(parse_seconds("max_time", &v)?),
-            "timers" => f.timers = parse_param("timers", &v)?,
-            _ => {
-                if let Some(name) = k.strip_prefix("tag.").filter(|n| !n.is_empty()) {
-                    f.tags.push((name.to_string(), v));
-                } else if let Some(name) = k.strip_prefix("timer_tag.").filter(|n| !n.is_empty()) {
-                    f.timer_tags.push((name.to_string(), v));
-                } else {
-                    return Err(ApiError::bad_parameter(
-                        &k,
-                        "unknown parameter (expected limit, hostname, server_name, script_name, schema, status, \
-                         min_time, max_time, tag.NAME, timer_tag.NAME, timers)",
-                    ));
+            seen.push(k.clone());
+            match k.as_str() {
+                "limit" if max_limit.is_some() => {
+                    let max_limit = max_limit.unwrap_or(0);
+                    let n: usize = parse_param("limit", &v)?;
+                    if n > max_limit {
+                        return Err(ApiError::bad_parameter(
+                            "limit",
+                            format!("{n} is above the maximum {max_limit}"),
+                        ));
+                    }
+                    f.limit = Some(n);
+                }
+                "hostname" => f.fields.push((Field::Hostname, v)),
+                "server_name" => f.fields.push((Field::ServerName, v)),
+                "script_name" => f.fields.push((Field::ScriptName, v)),
+                "schema" => f.fields.push((Field::Schema, v)),
+                "status" => f.status = Some(parse_param("status", &v)?),
+                "min_time" => f.min_time = Some(parse_seconds("min_time", &v)?),
+                "max_time" => f.max_time = Some(parse_seconds("max_time", &v)?),
+                "timers" => f.timers = parse_param("timers", &v)?,
+                _ => {
+                    if let Some(name) = k.strip_prefix("tag.").filter(|n| !n.is_empty()) {
+                        f.tags.push((name.to_string(), v));
+                    } else if let Some(name) =
+                        k.strip_prefix("timer_tag.").filter(|n| !n.is_empty())
+                    {
+                        f.timer_tags.push((name.to_string(), v));
+                    } else if !extra(&k, &v)? {
+                        let limit = if max_limit.is_some() { "limit, " } else { "" };
+                        return Err(ApiError::bad_parameter(
+                            &k,
+                            format!(
+                                "unknown parameter (expected {limit}{FILTER_PARAMS}{extra_names})"
+                            ),
+                        ));
+                    }
                 }
             }
         }
+        Ok(f)
     }
-    Ok(f)
+
+    /// The filter with strings resolved to ids; `None` when some string is unknown to the
+    /// dictionary (then nothing can match).
+    pub fn resolve(&self, dict: &Dictionary) -> Option<Filter> {
+        let id = |s: &str| dict.lookup(s.as_bytes());
+        let pair = |(n, v): &(String, String)| {
+            Some(TagPair {
+                name: id(n)?,
+                value: id(v)?,
+            })
+        };
+        Some(Filter {
+            fields: self
+                .fields
+                .iter()
+                .map(|(field, v)| Some((*field, id(v)?)))
+                .collect::<Option<_>>()?,
+            status: self.status,
+            min_time: self.min_time,
+            max_time: self.max_time,
+            tags: self.tags.iter().map(pair).collect::<Option<_>>()?,
+            timer_tags: self.timer_tags.iter().map(pair).collect::<Option<_>>()?,
+        })
+    }
+}
+
+fn parse(raw: Option<&str>, max_limit: usize) -> Result<RequestFilter, ApiError> {
+    RequestFilter::parse(raw, Some(max_limit), &mut |_, _| Ok(false), "")
 }
 
 fn parse_seconds(name: &str, v: &str) -> Result<f32, ApiError> {
@@ -103,8 +152,9 @@ fn parse_seconds(name: &str, v: &str) -> Result<f32, ApiError> {
     Ok(x)
 }
 
-/// The filter with strings resolved to ids; `None` when some string is unknown (nothing matches).
-struct Filter {
+/// A [`RequestFilter`] with strings resolved to ids: compares integers only. Valid while the
+/// dictionary lock it was resolved under is held (an id is only stable while something uses it).
+pub struct Filter {
     fields: Vec<(Field, u32)>,
     status: Option<u32>,
     min_time: Option<f32>,
@@ -113,30 +163,8 @@ struct Filter {
     timer_tags: Vec<TagPair>,
 }
 
-fn resolve(f: &RawFilter, dict: &Dictionary) -> Option<Filter> {
-    let id = |s: &str| dict.lookup(s.as_bytes());
-    let pair = |(n, v): &(String, String)| {
-        Some(TagPair {
-            name: id(n)?,
-            value: id(v)?,
-        })
-    };
-    Some(Filter {
-        fields: f
-            .fields
-            .iter()
-            .map(|(field, v)| Some((*field, id(v)?)))
-            .collect::<Option<_>>()?,
-        status: f.status,
-        min_time: f.min_time,
-        max_time: f.max_time,
-        tags: f.tags.iter().map(pair).collect::<Option<_>>()?,
-        timer_tags: f.timer_tags.iter().map(pair).collect::<Option<_>>()?,
-    })
-}
-
 impl Filter {
-    fn matches(&self, v: &RequestView<'_>) -> bool {
+    pub fn matches(&self, v: &RequestView<'_>) -> bool {
         let r = v.record;
         self.fields.iter().all(|&(field, id)| {
             id == match field {
@@ -156,52 +184,125 @@ impl Filter {
     }
 }
 
-/// Tags as a JSON object; with duplicate names the first wins (as in the reports).
-fn tags_json(tags: &[TagPair], dict: &Dictionary) -> Value {
-    let mut m = Map::new();
-    for t in tags {
-        m.entry(dict.text(t.name).into_owned())
-            .or_insert_with(|| Value::String(dict.text(t.value).into_owned()));
-    }
-    Value::Object(m)
+/// Appends `x` as JSON (numbers, escaped strings); writing to a `Vec` cannot fail.
+pub fn put<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, x: &T) {
+    let _ = serde_json::to_writer(&mut *out, x);
 }
 
-fn request_json(v: &RequestView<'_>, dict: &Dictionary, state: &AppState, timers: bool) -> Value {
-    let r = v.record;
-    let mut out = json!({
-        "id": v.id,
-        "timestamp": state.clock.unix_ms(r.time_ms) as f64 / 1000.0,
-        "hostname": dict.text(r.hostname),
-        "server_name": dict.text(r.server_name),
-        "script_name": dict.text(r.script_name),
-        "request_count": r.request_count,
-        "document_size": r.document_size,
-        "memory_peak": r.memory_peak,
-        "memory_footprint": r.memory_footprint,
-        "request_time": f32_json(r.request_time),
-        "ru_utime": f32_json(r.ru_utime),
-        "ru_stime": f32_json(r.ru_stime),
-        "status": r.status,
-        "schema": if r.schema == NO_SCHEMA { Value::Null } else { Value::String(dict.text(r.schema).into_owned()) },
-        "tags": tags_json(v.tags(), dict),
-        "timer_count": v.timers.len(),
-    });
-    if timers {
-        let list: Vec<Value> = v
-            .timers_with_tags()
-            .map(|(t, tags)| {
-                json!({
-                    "value": f32_json(t.value),
-                    "hit_count": t.hit_count,
-                    "ru_utime": f32_json(t.ru_utime),
-                    "ru_stime": f32_json(t.ru_stime),
-                    "tags": tags_json(tags, dict),
-                })
-            })
-            .collect();
-        out["timers"] = Value::Array(list);
+/// Appends an f32 as the shortest decimal that reads back as the same f32 (`null` if not finite;
+/// pooled records are always finite, the decoder rejects the others).
+pub fn put_f32(out: &mut Vec<u8>, x: f32) {
+    if x.is_finite() {
+        put(out, &x);
+    } else {
+        out.extend_from_slice(b"null");
     }
-    out
+}
+
+/// Appends tags as a JSON object; with duplicate names the first wins (as in the reports).
+pub fn write_tags(out: &mut Vec<u8>, tags: &[TagPair], dict: &Dictionary) {
+    out.push(b'{');
+    for (i, t) in tags.iter().enumerate() {
+        if tags[..i].iter().any(|p| p.name == t.name) {
+            continue;
+        }
+        if out.last() != Some(&b'{') {
+            out.push(b',');
+        }
+        put(out, &*dict.text(t.name));
+        out.push(b':');
+        put(out, &*dict.text(t.value));
+    }
+    out.push(b'}');
+}
+
+/// Appends a request's figures as JSON object fields: `"request_count":…,"document_size":…,
+/// "memory_peak":…,"memory_footprint":…,"request_time":…,"ru_utime":…,"ru_stime":…` (shared
+/// with the ClickHouse rows).
+pub fn write_request_figures(out: &mut Vec<u8>, r: &crate::record::Record) {
+    for (key, n) in [
+        (&b"\"request_count\":"[..], r.request_count),
+        (b",\"document_size\":", r.document_size),
+        (b",\"memory_peak\":", r.memory_peak),
+        (b",\"memory_footprint\":", r.memory_footprint),
+    ] {
+        out.extend_from_slice(key);
+        put(out, &n);
+    }
+    for (key, x) in [
+        (&b",\"request_time\":"[..], r.request_time),
+        (b",\"ru_utime\":", r.ru_utime),
+        (b",\"ru_stime\":", r.ru_stime),
+    ] {
+        out.extend_from_slice(key);
+        put_f32(out, x);
+    }
+}
+
+/// Appends a timer's figures as JSON object fields: `"value":…,"hit_count":…,"ru_utime":…,
+/// "ru_stime":…` (shared with the ClickHouse rows).
+pub fn write_timer_fields(out: &mut Vec<u8>, t: &crate::record::Timer) {
+    out.extend_from_slice(b"\"value\":");
+    put_f32(out, t.value);
+    out.extend_from_slice(b",\"hit_count\":");
+    put(out, &t.hit_count);
+    out.extend_from_slice(b",\"ru_utime\":");
+    put_f32(out, t.ru_utime);
+    out.extend_from_slice(b",\"ru_stime\":");
+    put_f32(out, t.ru_stime);
+}
+
+/// Appends one raw request as a JSON object: the shape of `/api/v1/requests`, shared by the
+/// stream and the file sink. `unix_ms` is its merge time; `timers` adds the `timers` list.
+/// Written straight to bytes (no `serde_json::Value` per request): the taps encode every merged
+/// request, so this is on their hot path.
+pub fn write_request(
+    out: &mut Vec<u8>,
+    v: &RequestView<'_>,
+    dict: &Dictionary,
+    unix_ms: u64,
+    timers: bool,
+) {
+    let r = v.record;
+    out.extend_from_slice(b"{\"id\":");
+    put(out, &v.id);
+    out.extend_from_slice(b",\"timestamp\":");
+    put(out, &(unix_ms as f64 / 1000.0));
+    out.extend_from_slice(b",\"hostname\":");
+    put(out, &*dict.text(r.hostname));
+    out.extend_from_slice(b",\"server_name\":");
+    put(out, &*dict.text(r.server_name));
+    out.extend_from_slice(b",\"script_name\":");
+    put(out, &*dict.text(r.script_name));
+    out.push(b',');
+    write_request_figures(out, r);
+    out.extend_from_slice(b",\"status\":");
+    put(out, &r.status);
+    out.extend_from_slice(b",\"schema\":");
+    if r.schema == NO_SCHEMA {
+        out.extend_from_slice(b"null");
+    } else {
+        put(out, &*dict.text(r.schema));
+    }
+    out.extend_from_slice(b",\"tags\":");
+    write_tags(out, v.tags(), dict);
+    out.extend_from_slice(b",\"timer_count\":");
+    put(out, &v.timers.len());
+    if timers {
+        out.extend_from_slice(b",\"timers\":[");
+        for (i, (t, tags)) in v.timers_with_tags().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.push(b'{');
+            write_timer_fields(out, t);
+            out.extend_from_slice(b",\"tags\":");
+            write_tags(out, tags, dict);
+            out.push(b'}');
+        }
+        out.push(b']');
+    }
+    out.push(b'}');
 }
 
 /// Most work one chunk of a scan does under the pool's read lock: the merger waits at most this
@@ -266,7 +367,7 @@ async fn requests(
 /// Runs the scan, handing each chunk of JSON to `send` (which says whether the client is still
 /// there). Walks ids from the newest down; ids evicted between chunks are simply gone, ids added
 /// meanwhile are newer than the scan and not shown.
-fn scan(state: &AppState, raw: &RawFilter, mut send: impl FnMut(Vec<u8>) -> bool) {
+fn scan(state: &AppState, raw: &RequestFilter, mut send: impl FnMut(Vec<u8>) -> bool) {
     let limit = raw.limit.unwrap_or(100);
     let mut out = Vec::with_capacity(4096);
     out.extend_from_slice(b"{\"requests\":[");
@@ -278,7 +379,7 @@ fn scan(state: &AppState, raw: &RawFilter, mut send: impl FnMut(Vec<u8>) -> bool
         let dict = state.dictionary.read();
         // Strings are resolved again for every chunk: an id is only stable while a pooled request
         // holds it, and one that is gone cannot match a request still in the pool.
-        let Some(filter) = resolve(raw, &dict) else {
+        let Some(filter) = raw.resolve(&dict) else {
             break;
         };
         let oldest = pool.oldest_id();
@@ -291,10 +392,8 @@ fn scan(state: &AppState, raw: &RawFilter, mut send: impl FnMut(Vec<u8>) -> bool
                     if shown > 0 {
                         out.push(b',');
                     }
-                    let _ = serde_json::to_writer(
-                        &mut out,
-                        &request_json(&v, &dict, state, raw.timers),
-                    );
+                    let unix_ms = state.clock.unix_ms(v.record.time_ms);
+                    write_request(&mut out, &v, &dict, unix_ms, raw.timers);
                     shown += 1;
                 }
             }
@@ -320,6 +419,7 @@ fn scan(state: &AppState, raw: &RawFilter, mut send: impl FnMut(Vec<u8>) -> bool
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::{Record, Timer};
 
     #[test]
     fn unknown_and_bad_parameters_are_named() {
@@ -350,8 +450,76 @@ mod tests {
         dict.intern(b"nl");
         dict.intern(b"country");
         let f = parse(Some("tag.country=nl"), 10).ok().unwrap();
-        assert!(resolve(&f, &dict).is_some());
+        assert!(f.resolve(&dict).is_some());
         let f = parse(Some("tag.country=de"), 10).ok().unwrap();
-        assert!(resolve(&f, &dict).is_none());
+        assert!(f.resolve(&dict).is_none());
+    }
+
+    #[test]
+    fn requests_render_as_json_with_first_tag_winning() {
+        let mut dict = Dictionary::new(100);
+        let id = |d: &mut Dictionary, s: &str| d.intern(s.as_bytes());
+        let (host, script, country, nl, de, q) = (
+            id(&mut dict, "web1"),
+            id(&mut dict, "/a \"b\".php"),
+            id(&mut dict, "country"),
+            id(&mut dict, "nl"),
+            id(&mut dict, "de"),
+            id(&mut dict, "group"),
+        );
+        let record = Record {
+            hostname: host,
+            server_name: host,
+            script_name: script,
+            schema: NO_SCHEMA,
+            request_count: 1,
+            status: 200,
+            request_time: 0.1,
+            ru_utime: f32::NAN,
+            tag_count: 2,
+            timer_count: 1,
+            ..Default::default()
+        };
+        let timers = [Timer {
+            value: 0.25,
+            hit_count: 3,
+            tag_count: 1,
+            ..Default::default()
+        }];
+        let block = [
+            TagPair {
+                name: country,
+                value: nl,
+            },
+            TagPair {
+                name: country,
+                value: de,
+            },
+            TagPair { name: q, value: nl },
+        ];
+        let view = RequestView {
+            id: 9,
+            record: &record,
+            tag_block: &block,
+            timers: &timers,
+        };
+        let mut out = Vec::new();
+        write_request(&mut out, &view, &dict, 1_700_000_000_123, true);
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["id"], 9);
+        assert_eq!(v["timestamp"], 1_700_000_000.123);
+        assert_eq!(v["script_name"], "/a \"b\".php");
+        assert_eq!(v["request_time"].to_string(), "0.1");
+        assert!(v["ru_utime"].is_null() && v["schema"].is_null());
+        assert_eq!(v["tags"], serde_json::json!({"country": "nl"}));
+        assert_eq!(v["timer_count"], 1);
+        assert_eq!(
+            v["timers"],
+            serde_json::json!([{"value": 0.25, "hit_count": 3, "ru_utime": 0.0, "ru_stime": 0.0, "tags": {"group": "nl"}}])
+        );
+        out.clear();
+        write_request(&mut out, &view, &dict, 0, false);
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert!(v.get("timers").is_none());
     }
 }

@@ -124,6 +124,8 @@ async fn status(State(state): State<AppState>) -> Json<Value> {
         },
         "receive_buffer_bytes": state.receive_buffer_bytes,
         "udp_listen": state.udp_addrs.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+        "stream": state.stream.status(state.config.limits.max_stream_clients),
+        "sinks": state.sinks.status(),
     });
     if let (Some(o), Value::Object(p)) = (out.as_object_mut(), pool) {
         o.extend(p);

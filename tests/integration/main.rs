@@ -17,4 +17,7 @@ mod openapi;
 mod packaging;
 mod php;
 mod reports;
+mod clickhouse;
+mod sinks;
 mod state;
+mod stream;

@@ -1,0 +1,104 @@
+//! `GET /api/v1/sinks`, `GET /api/v1/sinks/{name}`: the sinks with their figures;
+//! `PATCH /api/v1/sinks/{name}` with `{"enabled": BOOL}` and/or `{"sample": RATE}`: switches one
+//! at run time (bearer token when configured), logged and saved in `{state_dir}/sinks.json`.
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::Json;
+use serde_json::{json, Value};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::{ApiError, AppState};
+use crate::sink::{SinkError, SinkState};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(one, switch))
+}
+
+/// Every configured sink with its state and figures.
+#[utoipa::path(
+    get,
+    path = "/api/v1/sinks",
+    operation_id = "list_sinks",
+    tag = "sinks",
+    responses(
+        (status = 200, description = "`{\"sinks\": [{name, kind, enabled, sample, sent, failed, dropped, current_queued, queue, …}]}`", body = Object),
+        (status = 401, response = super::openapi::Unauthorized),
+    )
+)]
+async fn list(State(state): State<AppState>) -> Json<Value> {
+    Json(json!({ "sinks": state.sinks.status() }))
+}
+
+/// One sink's state and figures.
+#[utoipa::path(
+    get,
+    path = "/api/v1/sinks/{name}",
+    operation_id = "get_sink",
+    tag = "sinks",
+    params(("name" = String, Path, description = "The sink's `name` in its `[[sink]]` table")),
+    responses(
+        (status = 200, description = "`{name, kind, enabled, sample, sent, failed, dropped, current_queued, queue, …}`", body = Object),
+        (status = 401, response = super::openapi::Unauthorized),
+        (status = 404, response = super::openapi::NotFound),
+    )
+)]
+async fn one(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    state
+        .sinks
+        .get(&name)
+        .map(|s| Json(s.status()))
+        .ok_or_else(|| ApiError::not_found(format!("no sink named `{name}`")))
+}
+
+/// Switches a sink on or off, or changes its sampling rate, at run time (logged, and kept in
+/// `{state_dir}/sinks.json` across restarts).
+#[utoipa::path(
+    patch,
+    path = "/api/v1/sinks/{name}",
+    operation_id = "change_sink",
+    tag = "sinks",
+    params(("name" = String, Path, description = "The sink's `name` in its `[[sink]]` table")),
+    request_body = super::openapi::SinkChange,
+    responses(
+        (status = 200, description = "The sink's state after the change (as GET)", body = Object),
+        (status = 400, response = super::openapi::BadRequest),
+        (status = 401, response = super::openapi::Unauthorized),
+        (status = 404, response = super::openapi::NotFound),
+    )
+)]
+async fn switch(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    body: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    if body.len() > state.config.limits.max_body_bytes {
+        return Err(ApiError::bad_request("the body is too large"));
+    }
+    let change: SinkState = serde_json::from_slice(&body).map_err(|e| {
+        ApiError::bad_request(format!(
+            "expected {{\"enabled\": true|false, \"sample\": 0..1}}: {e}"
+        ))
+    })?;
+    if change.enabled.is_none() && change.sample.is_none() {
+        return Err(ApiError::bad_request(
+            "nothing to change: give `enabled` and/or `sample`",
+        ));
+    }
+    let st = state.clone();
+    // A small file write (sinks.json, fsynced): on the blocking pool.
+    let status = super::blocking(&state, move || {
+        st.sinks.set(&name, &change).map_err(|e| match e {
+            SinkError::NotFound(_) => ApiError::not_found(e.to_string()),
+            SinkError::Invalid(_) => ApiError::bad_request(e.to_string()),
+            SinkError::Io(_) => ApiError::internal(e.to_string()),
+        })
+    })
+    .await?;
+    Ok(Json(status))
+}

@@ -1,0 +1,673 @@
+//! The ClickHouse sink (`kind = "clickhouse"`): batched `INSERT … FORMAT JSONEachRow` over
+//! ClickHouse's HTTP interface into a requests table and a timers table ([`requests_ddl`],
+//! [`timers_ddl`]; the README documents them), created at start when `create_tables = true`.
+//!
+//! The sink's thread encodes requests into the open batch; a batch is sealed when it holds
+//! `batch_rows` requests or is `batch_time` old, into two inserts (requests, then their timers)
+//! queued for the sender thread ("pinbad-sink-tx"), which sends them in order, so that encoding
+//! never waits on the server. A failed insert (server down, refused, timed out) stays at the
+//! head of that queue and is retried with exponential backoff (100 ms doubling up to 5 s) while
+//! new batches queue behind it; beyond `max_buffered_rows` requests, the oldest inserts are
+//! dropped and counted. When the server answers again, the queue empties in order. Only
+//! ClickHouse 18.16 features are used (MergeTree with a partition key, `Nested` tags,
+//! `DateTime`), so old Debian packages work as well as current servers.
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use super::{Output, SinkStats};
+use crate::api::requests::{put, write_request_figures, write_timer_fields};
+use crate::config::HumanDuration;
+use crate::dictionary::Dictionary;
+use crate::record::{RequestView, TagPair, NO_SCHEMA};
+
+/// `[[sink]]` keys of `kind = "clickhouse"`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClickHouseConfig {
+    /// The HTTP interface, e.g. `http://127.0.0.1:8123` (no TLS).
+    pub url: String,
+    pub database: String,
+    pub user: String,
+    pub password: String,
+    pub requests_table: String,
+    pub timers_table: String,
+    /// Create the database and both tables (if missing) before the first insert.
+    pub create_tables: bool,
+    /// A batch is sent when it holds this many requests...
+    pub batch_rows: usize,
+    /// ...or is this old.
+    pub batch_time: HumanDuration,
+    /// Requests kept for retry while the server is away; beyond it the oldest are dropped.
+    pub max_buffered_rows: usize,
+    /// Time an insert may take before it counts as failed.
+    pub timeout: HumanDuration,
+    /// Written in every row's `instance` column, to tell pinbad instances apart in one cluster.
+    /// Empty: the machine's host name.
+    pub instance: String,
+}
+
+impl Default for ClickHouseConfig {
+    fn default() -> ClickHouseConfig {
+        ClickHouseConfig {
+            url: String::new(),
+            database: "default".into(),
+            user: "default".into(),
+            password: String::new(),
+            requests_table: "pinba_requests".into(),
+            timers_table: "pinba_timers".into(),
+            create_tables: false,
+            batch_rows: 10_000,
+            batch_time: HumanDuration(Duration::from_secs(1)),
+            max_buffered_rows: 1_000_000,
+            timeout: HumanDuration(Duration::from_secs(10)),
+            instance: String::new(),
+        }
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 128
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !s.starts_with(|c: char| c.is_ascii_digit())
+}
+
+impl ClickHouseConfig {
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        let rest = self.url.strip_prefix("http://").unwrap_or("");
+        if rest.is_empty() || rest.contains(['?', '#', ' ']) {
+            return Err((
+                "url",
+                format!(
+                    "`{}` is not a plain http:// URL like http://127.0.0.1:8123",
+                    self.url
+                ),
+            ));
+        }
+        for (key, v) in [
+            ("database", &self.database),
+            ("requests_table", &self.requests_table),
+            ("timers_table", &self.timers_table),
+        ] {
+            if !is_identifier(v) {
+                return Err((key, format!("`{v}` must be letters, digits and `_`")));
+            }
+        }
+        if self.batch_rows == 0 || self.batch_rows > 1_000_000 {
+            return Err(("batch_rows", "must be in 1..=1000000".into()));
+        }
+        if self.batch_time.0 < Duration::from_millis(10)
+            || self.batch_time.0 > Duration::from_secs(3600)
+        {
+            return Err(("batch_time", "must be between 10ms and 1h".into()));
+        }
+        if self.max_buffered_rows < self.batch_rows || self.max_buffered_rows > 100_000_000 {
+            return Err((
+                "max_buffered_rows",
+                "must be at least batch_rows and at most 100000000".into(),
+            ));
+        }
+        if self.timeout.0 < Duration::from_millis(100) || self.timeout.0 > Duration::from_secs(600)
+        {
+            return Err(("timeout", "must be between 100ms and 10m".into()));
+        }
+        Ok(())
+    }
+}
+
+/// `CREATE TABLE` of the requests table: one row per request.
+pub fn requests_ddl(database: &str, table: &str) -> String {
+    format!(
+        "CREATE TABLE IF NOT EXISTS {database}.{table} (\
+         time DateTime, timestamp Float64, instance String, id UInt64, \
+         hostname String, server_name String, script_name String, schema String, \
+         status UInt32, request_count UInt32, document_size UInt32, memory_peak UInt32, \
+         memory_footprint UInt32, request_time Float32, ru_utime Float32, ru_stime Float32, \
+         timer_count UInt32, tags Nested(name String, value String)\
+         ) ENGINE = MergeTree() PARTITION BY toYYYYMMDD(time) ORDER BY (script_name, time)"
+    )
+}
+
+/// `CREATE TABLE` of the timers table: one row per timer, with its request's keys.
+pub fn timers_ddl(database: &str, table: &str) -> String {
+    format!(
+        "CREATE TABLE IF NOT EXISTS {database}.{table} (\
+         time DateTime, instance String, request_id UInt64, \
+         hostname String, server_name String, script_name String, \
+         value Float32, hit_count UInt32, ru_utime Float32, ru_stime Float32, \
+         tags Nested(name String, value String)\
+         ) ENGINE = MergeTree() PARTITION BY toYYYYMMDD(time) ORDER BY (script_name, time)"
+    )
+}
+
+/// One `INSERT` ready to send (or to retry).
+struct Insert {
+    timers: bool,
+    body: Vec<u8>,
+    rows: u64,
+}
+
+/// Encoded requests and timers, sent together.
+#[derive(Default)]
+struct Batch {
+    requests: Vec<u8>,
+    request_rows: u64,
+    timers: Vec<u8>,
+    timer_rows: u64,
+    started: Option<Instant>,
+}
+
+/// The sealed inserts between the sink's thread (which seals batches into it and bounds it) and
+/// its sender thread ("pinbad-sink-tx"), which sends them in order. So encoding goes on while an
+/// insert waits on the server, and only a server slower than the traffic for long fills it.
+#[derive(Default)]
+struct Outbox {
+    state: Mutex<OutboxState>,
+    /// Signalled when inserts arrive or closing starts.
+    wake: Condvar,
+}
+
+#[derive(Default)]
+struct OutboxState {
+    /// Oldest first; the head is retried until it succeeds.
+    queue: VecDeque<Insert>,
+    /// Requests in `queue` and in the insert being sent.
+    queued_requests: u64,
+    /// Set by `close`: send what is left until this instant, then count the rest as dropped.
+    closing: Option<Instant>,
+}
+
+impl OutboxState {
+    /// Counts an insert taken off the queue unsent as dropped.
+    fn drop_insert(&mut self, insert: &Insert, stats: &SinkStats) {
+        if insert.timers {
+            stats.timers_dropped.fetch_add(insert.rows, Relaxed);
+        } else {
+            self.queued_requests -= insert.rows;
+            stats.dropped.fetch_add(insert.rows, Relaxed);
+        }
+    }
+}
+
+/// The sink's thread's side: encodes requests into batches and seals them into the outbox.
+pub struct ClickHouseOutput {
+    config: ClickHouseConfig,
+    instance: String,
+    stats: Arc<SinkStats>,
+    batch: Batch,
+    outbox: Arc<Outbox>,
+    sender: Option<std::thread::JoinHandle<()>>,
+}
+
+/// The sender thread's side: the HTTP connection, retries and backoff.
+struct Sender {
+    config: ClickHouseConfig,
+    sink: String,
+    agent: ureq::Agent,
+    authorization: Option<String>,
+    /// Whether the tables are known to exist (or need not be created).
+    ready: bool,
+    /// Whether the last attempt failed (to log the outage once and the recovery once).
+    failing: bool,
+    backoff: Duration,
+}
+
+const BACKOFF_MIN: Duration = Duration::from_millis(100);
+const BACKOFF_MAX: Duration = Duration::from_secs(5);
+
+impl ClickHouseOutput {
+    /// Starts the sender thread.
+    pub fn new(
+        config: ClickHouseConfig,
+        sink: &str,
+        stats: Arc<SinkStats>,
+    ) -> std::io::Result<ClickHouseOutput> {
+        let instance = if config.instance.is_empty() {
+            host_name()
+        } else {
+            config.instance.clone()
+        };
+        let authorization = (!config.password.is_empty() || config.user != "default").then(|| {
+            format!(
+                "Basic {}",
+                base64(format!("{}:{}", config.user, config.password).as_bytes())
+            )
+        });
+        let mut sender = Sender {
+            agent: ureq::AgentBuilder::new().timeout(config.timeout.0).build(),
+            authorization,
+            ready: !config.create_tables,
+            config: config.clone(),
+            sink: sink.to_string(),
+            failing: false,
+            backoff: BACKOFF_MIN,
+        };
+        let outbox = Arc::new(Outbox::default());
+        let (ob, st) = (Arc::clone(&outbox), Arc::clone(&stats));
+        let thread = std::thread::Builder::new()
+            .name("pinbad-sink-tx".into())
+            .spawn(move || sender.run(&ob, &st))?;
+        Ok(ClickHouseOutput {
+            config,
+            instance,
+            stats,
+            batch: Batch::default(),
+            outbox,
+            sender: Some(thread),
+        })
+    }
+
+    /// Seals the open batch into the outbox (requests, then their timers), dropping the oldest
+    /// inserts while more than `max_buffered_rows` requests wait.
+    fn seal(&mut self) {
+        let b = std::mem::take(&mut self.batch);
+        if b.request_rows == 0 {
+            return;
+        }
+        let mut st = self.outbox.state.lock();
+        st.queued_requests += b.request_rows;
+        st.queue.push_back(Insert {
+            timers: false,
+            body: b.requests,
+            rows: b.request_rows,
+        });
+        if b.timer_rows > 0 {
+            st.queue.push_back(Insert {
+                timers: true,
+                body: b.timers,
+                rows: b.timer_rows,
+            });
+        }
+        while st.queued_requests > self.config.max_buffered_rows as u64 {
+            let Some(old) = st.queue.pop_front() else {
+                break;
+            };
+            st.drop_insert(&old, &self.stats);
+            // Its timers go with it.
+            if !old.timers && st.queue.front().is_some_and(|i| i.timers) {
+                if let Some(t) = st.queue.pop_front() {
+                    st.drop_insert(&t, &self.stats);
+                }
+            }
+        }
+        drop(st);
+        self.outbox.wake.notify_one();
+    }
+}
+
+impl Sender {
+    /// Runs one statement; the error says what the server answered.
+    fn execute(&self, query: &str, body: &[u8]) -> Result<(), String> {
+        let url = format!(
+            "{}/?query={}",
+            self.config.url.trim_end_matches('/'),
+            form_urlencoded::byte_serialize(query.as_bytes()).collect::<String>()
+        );
+        let mut req = self.agent.post(&url);
+        if let Some(a) = &self.authorization {
+            req = req.set("Authorization", a);
+        }
+        match req.send_bytes(body) {
+            Ok(_) => Ok(()),
+            Err(ureq::Error::Status(code, r)) => {
+                let text = r.into_string().unwrap_or_default();
+                let text: String = text.chars().take(300).collect();
+                Err(format!("HTTP {code}: {}", text.trim()))
+            }
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    fn create_tables(&self) -> Result<(), String> {
+        let c = &self.config;
+        self.execute(
+            &format!("CREATE DATABASE IF NOT EXISTS {}", c.database),
+            b"",
+        )?;
+        self.execute(&requests_ddl(&c.database, &c.requests_table), b"")?;
+        self.execute(&timers_ddl(&c.database, &c.timers_table), b"")
+    }
+
+    fn insert(&mut self, insert: &Insert) -> Result<(), String> {
+        if !self.ready {
+            self.create_tables()?;
+            self.ready = true;
+        }
+        let table = if insert.timers {
+            &self.config.timers_table
+        } else {
+            &self.config.requests_table
+        };
+        let query = format!(
+            "INSERT INTO {}.{table} FORMAT JSONEachRow",
+            self.config.database
+        );
+        self.execute(&query, &insert.body)
+    }
+
+    /// Sends the outbox's inserts in order, each until it succeeds (with backoff), until closing
+    /// and empty, or closing and past the closing deadline (the rest counted as dropped).
+    fn run(&mut self, outbox: &Outbox, stats: &SinkStats) {
+        loop {
+            let insert = {
+                let mut st = outbox.state.lock();
+                loop {
+                    if let Some(i) = st.queue.pop_front() {
+                        break i;
+                    }
+                    if st.closing.is_some() {
+                        return;
+                    }
+                    outbox.wake.wait_for(&mut st, super::TICK);
+                }
+            };
+            match self.insert(&insert) {
+                Ok(()) => {
+                    if self.failing {
+                        tracing::info!(sink = %self.sink, "ClickHouse answers again; sending what was kept");
+                        self.failing = false;
+                    }
+                    self.backoff = BACKOFF_MIN;
+                    if insert.timers {
+                        stats.timers_sent.fetch_add(insert.rows, Relaxed);
+                    } else {
+                        outbox.state.lock().queued_requests -= insert.rows;
+                        stats.sent.fetch_add(insert.rows, Relaxed);
+                    }
+                }
+                Err(e) => {
+                    stats.failed.fetch_add(1, Relaxed);
+                    if !self.failing {
+                        tracing::warn!(sink = %self.sink, error = %e, "ClickHouse insert failed; keeping rows and retrying with backoff");
+                        self.failing = true;
+                    }
+                    let mut st = outbox.state.lock();
+                    st.queue.push_front(insert);
+                    if let Some(deadline) = st.closing {
+                        if Instant::now() >= deadline {
+                            let left: Vec<Insert> = st.queue.drain(..).collect();
+                            if st.queued_requests > 0 {
+                                tracing::warn!(sink = %self.sink, requests = st.queued_requests, "ClickHouse did not take everything before shutdown; counted as dropped");
+                            }
+                            for i in &left {
+                                st.drop_insert(i, stats);
+                            }
+                            return;
+                        }
+                    }
+                    // Backoff; closing wakes it early (then one more try before the deadline).
+                    outbox.wake.wait_for(&mut st, self.backoff);
+                    self.backoff = (self.backoff * 2).min(BACKOFF_MAX);
+                }
+            }
+        }
+    }
+}
+
+/// Appends tags as the two parallel arrays of a `Nested(name, value)` column.
+fn put_tags(out: &mut Vec<u8>, tags: &[TagPair], dict: &Dictionary) {
+    out.extend_from_slice(b"\"tags.name\":[");
+    for (i, t) in tags.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        put(out, &*dict.text(t.name));
+    }
+    out.extend_from_slice(b"],\"tags.value\":[");
+    for (i, t) in tags.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        put(out, &*dict.text(t.value));
+    }
+    out.push(b']');
+}
+
+impl Output for ClickHouseOutput {
+    fn encode(&mut self, v: &RequestView<'_>, unix_ms: u64, dict: &Dictionary) {
+        let r = v.record;
+        let b = &mut self.batch;
+        b.started.get_or_insert_with(Instant::now);
+        let secs = unix_ms / 1000;
+        // The keys every row of the request shares.
+        let mut keys = Vec::with_capacity(128);
+        keys.extend_from_slice(b"\"instance\":");
+        put(&mut keys, &self.instance);
+        keys.extend_from_slice(b",\"hostname\":");
+        put(&mut keys, &*dict.text(r.hostname));
+        keys.extend_from_slice(b",\"server_name\":");
+        put(&mut keys, &*dict.text(r.server_name));
+        keys.extend_from_slice(b",\"script_name\":");
+        put(&mut keys, &*dict.text(r.script_name));
+
+        let out = &mut b.requests;
+        out.extend_from_slice(b"{\"time\":");
+        put(out, &secs);
+        out.extend_from_slice(b",\"timestamp\":");
+        put(out, &(unix_ms as f64 / 1000.0));
+        out.push(b',');
+        out.extend_from_slice(&keys);
+        out.extend_from_slice(b",\"id\":");
+        put(out, &v.id);
+        out.extend_from_slice(b",\"schema\":");
+        if r.schema == NO_SCHEMA {
+            out.extend_from_slice(b"\"\"");
+        } else {
+            put(out, &*dict.text(r.schema));
+        }
+        out.extend_from_slice(b",\"status\":");
+        put(out, &r.status);
+        out.extend_from_slice(b",\"timer_count\":");
+        put(out, &v.timers.len());
+        out.push(b',');
+        write_request_figures(out, r);
+        out.push(b',');
+        put_tags(out, v.tags(), dict);
+        out.extend_from_slice(b"}\n");
+        b.request_rows += 1;
+
+        for (t, tags) in v.timers_with_tags() {
+            let out = &mut b.timers;
+            out.extend_from_slice(b"{\"time\":");
+            put(out, &secs);
+            out.push(b',');
+            out.extend_from_slice(&keys);
+            out.extend_from_slice(b",\"request_id\":");
+            put(out, &v.id);
+            out.push(b',');
+            write_timer_fields(out, t);
+            out.push(b',');
+            put_tags(out, tags, dict);
+            out.extend_from_slice(b"}\n");
+            b.timer_rows += 1;
+        }
+    }
+
+    fn work(&mut self, _stats: &SinkStats, now: Instant) {
+        let b = &self.batch;
+        let due = b.request_rows >= self.config.batch_rows as u64
+            || b.started
+                .is_some_and(|t| now.duration_since(t) >= self.config.batch_time.0);
+        if due {
+            self.seal();
+        }
+    }
+
+    fn pending(&self) -> u64 {
+        self.outbox.state.lock().queued_requests + self.batch.request_rows
+    }
+
+    /// Seals the open batch and lets the sender try to deliver everything for at most
+    /// `timeout`; what is left then (the server is away) is counted as dropped.
+    fn close(&mut self, _stats: &SinkStats) {
+        self.seal();
+        self.outbox.state.lock().closing = Some(Instant::now() + self.config.timeout.0);
+        self.outbox.wake.notify_one();
+        if let Some(t) = self.sender.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for ClickHouseOutput {
+    /// Stops the sender thread (after `close`, it has already ended): nothing is sent any more.
+    fn drop(&mut self) {
+        if let Some(t) = self.sender.take() {
+            self.outbox.state.lock().closing = Some(Instant::now());
+            self.outbox.wake.notify_one();
+            let _ = t.join();
+        }
+    }
+}
+
+/// The machine's host name (the default `instance`).
+fn host_name() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most buf.len() bytes into buf.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
+    if rc != 0 {
+        return "pinbad".into();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+/// Standard base64 (for the Basic authorization header; not worth a crate).
+fn base64(input: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(input.len().div_ceil(3) * 4);
+    for chunk in input.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Record, Timer};
+
+    #[test]
+    fn base64_matches_the_rfc_examples() {
+        for (i, o) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("user:pass", "dXNlcjpwYXNz"),
+        ] {
+            assert_eq!(base64(i.as_bytes()), o);
+        }
+    }
+
+    #[test]
+    fn rows_are_json_each_row_with_nested_tags_and_failed_inserts_stay_queued() {
+        let mut dict = Dictionary::new(100);
+        let host = dict.intern(b"web1");
+        let script = dict.intern(b"/a.php");
+        let (g, db) = (dict.intern(b"group"), dict.intern(b"db"));
+        let record = Record {
+            hostname: host,
+            server_name: host,
+            script_name: script,
+            schema: NO_SCHEMA,
+            status: 200,
+            request_time: 0.5,
+            timer_count: 2,
+            ..Default::default()
+        };
+        let timers = [
+            Timer {
+                value: 0.1,
+                hit_count: 2,
+                tag_count: 1,
+                ..Default::default()
+            },
+            Timer {
+                value: 0.2,
+                hit_count: 1,
+                tag_count: 0,
+                ..Default::default()
+            },
+        ];
+        let block = [TagPair { name: g, value: db }];
+        let view = RequestView {
+            id: 5,
+            record: &record,
+            tag_block: &block,
+            timers: &timers,
+        };
+        // Nothing listens on port 9 of loopback: every insert fails at once.
+        let config = ClickHouseConfig {
+            url: "http://127.0.0.1:9".into(),
+            batch_rows: 2,
+            max_buffered_rows: 4,
+            instance: "test".into(),
+            timeout: HumanDuration(Duration::from_millis(300)),
+            ..Default::default()
+        };
+        let stats = Arc::new(SinkStats::default());
+        let mut out = ClickHouseOutput::new(config, "t", Arc::clone(&stats)).unwrap();
+        out.encode(&view, 1_700_000_000_500, &dict);
+        let rows: Vec<serde_json::Value> = out
+            .batch
+            .requests
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0]["time"], 1_700_000_000);
+        assert_eq!(rows[0]["schema"], "");
+        assert_eq!(rows[0]["tags.name"], serde_json::json!([]));
+        let timer_rows: Vec<serde_json::Value> = out
+            .batch
+            .timers
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect();
+        assert_eq!(timer_rows.len(), 2);
+        assert_eq!(timer_rows[0]["tags.name"], serde_json::json!(["group"]));
+        assert_eq!(timer_rows[0]["tags.value"], serde_json::json!(["db"]));
+        assert_eq!(timer_rows[1]["request_id"], 5);
+        for _ in 0..7 {
+            out.encode(&view, 1_700_000_000_500, &dict);
+            out.work(&stats, Instant::now());
+        }
+        // 8 requests in batches of 2; at most 4 kept for retry (with the one being sent), the
+        // oldest 4 dropped.
+        assert_eq!(stats.dropped.load(Relaxed), 4);
+        assert_eq!(out.pending(), 4);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while stats.failed.load(Relaxed) == 0 {
+            assert!(Instant::now() < deadline, "no failed attempt");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(stats.sent.load(Relaxed), 0);
+        // Closing gives up after `timeout` and counts the rest.
+        out.close(&stats);
+        assert_eq!(stats.dropped.load(Relaxed), 8);
+        assert_eq!(out.pending(), 0);
+    }
+}

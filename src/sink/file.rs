@@ -1,0 +1,348 @@
+//! The file sink (`kind = "file"`): one JSON object per request and line, in the shape of
+//! `/api/v1/requests` (with `timers` when `timers = true`), appended to `path`.
+//!
+//! Rotation: when the file reaches `max_bytes` or `max_age`, it is renamed to
+//! `PATH.YYYY-MM-DDTHH-MM-SS.mmmZ` (its rotation time, UTC, so names sort in time order), a new
+//! `PATH` is opened, and a short-lived thread ("pinbad-sink-gz") compresses the rotated file to
+//! `….gz` (with `gzip = true`) and removes the oldest rotated files beyond `keep`. One
+//! compression runs at a time; the sink thread only waits for the previous one at the next
+//! rotation. Runs on the sink's thread; each round is one `write` call, so a line is either
+//! written whole or counted `failed`. At shutdown the file is synced (`close`).
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering::Relaxed;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use super::{Output, SinkStats};
+use crate::api::requests::write_request;
+use crate::config::{ByteSize, HumanDuration};
+use crate::dictionary::Dictionary;
+use crate::record::RequestView;
+
+/// `[[sink]]` keys of `kind = "file"`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FileConfig {
+    /// The file written (created with its directory; appended to if it exists). Relative to the
+    /// config file's directory.
+    pub path: PathBuf,
+    /// Whether each line carries the request's timers (with their tags).
+    pub timers: bool,
+    /// Rotate when the file reaches this size.
+    pub max_bytes: ByteSize,
+    /// Rotate when the file is this old (and not empty).
+    pub max_age: HumanDuration,
+    /// Rotated files kept; older ones are removed.
+    pub keep: usize,
+    /// Whether rotated files are gzipped.
+    pub gzip: bool,
+}
+
+impl Default for FileConfig {
+    fn default() -> FileConfig {
+        FileConfig {
+            path: PathBuf::new(),
+            timers: false,
+            max_bytes: ByteSize(100 << 20),
+            max_age: HumanDuration(Duration::from_secs(3600)),
+            keep: 24,
+            gzip: true,
+        }
+    }
+}
+
+impl FileConfig {
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.path.as_os_str().is_empty() || self.path.file_name().is_none() {
+            return Err(("path", "must name a file".into()));
+        }
+        if self.max_bytes.0 < 1024 {
+            return Err(("max_bytes", "must be at least 1KiB".into()));
+        }
+        if self.max_age.0 < Duration::from_secs(1) {
+            return Err(("max_age", "must be at least 1s".into()));
+        }
+        if self.keep > 100_000 {
+            return Err(("keep", format!("{} is above 100000", self.keep)));
+        }
+        Ok(())
+    }
+}
+
+/// The open file and the lines encoded for it.
+pub struct FileOutput {
+    config: FileConfig,
+    /// `None` after a write error: reopened at the next write.
+    file: Option<File>,
+    bytes: u64,
+    opened: Instant,
+    /// Lines of the rounds encoded since the last write.
+    buf: Vec<u8>,
+    lines: u64,
+    /// The compression of the previous rotated file, if it may still run.
+    compressor: Option<JoinHandle<()>>,
+    last_error_log: Option<Instant>,
+    /// Unix ms in the name of the last rotated file.
+    last_rotation_ms: u64,
+}
+
+impl FileOutput {
+    /// Opens (creates, appends to) the file and its directory.
+    pub fn open(config: FileConfig) -> std::io::Result<FileOutput> {
+        let file = open_append(&config.path)?;
+        let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+        Ok(FileOutput {
+            config,
+            file: Some(file),
+            bytes,
+            opened: Instant::now(),
+            buf: Vec::with_capacity(1 << 20),
+            lines: 0,
+            compressor: None,
+            last_error_log: None,
+            last_rotation_ms: 0,
+        })
+    }
+
+    fn write(&mut self, stats: &SinkStats) {
+        if self.buf.is_empty() {
+            return;
+        }
+        let result = match &mut self.file {
+            Some(f) => f.write_all(&self.buf),
+            None => open_append(&self.config.path).and_then(|mut f| {
+                self.bytes = f.metadata().map(|m| m.len()).unwrap_or(0);
+                let r = f.write_all(&self.buf);
+                self.file = Some(f);
+                r
+            }),
+        };
+        match result {
+            Ok(()) => {
+                stats.sent.fetch_add(self.lines, Relaxed);
+                self.bytes += self.buf.len() as u64;
+            }
+            Err(e) => {
+                stats.failed.fetch_add(self.lines, Relaxed);
+                self.file = None;
+                // One log line per 10 s at most: a full disk must not flood the log.
+                if self
+                    .last_error_log
+                    .is_none_or(|t| t.elapsed() >= Duration::from_secs(10))
+                {
+                    tracing::warn!(path = %self.config.path.display(), error = %e, "File sink cannot write; lines counted as failed");
+                    self.last_error_log = Some(Instant::now());
+                }
+            }
+        }
+        self.buf.clear();
+        self.lines = 0;
+    }
+
+    fn rotate(&mut self, stats: &SinkStats) {
+        let path = self.config.path.clone();
+        // Names sort in rotation order: each is at least 1 ms after the previous one.
+        let now_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let mut ms = now_ms.max(self.last_rotation_ms + 1);
+        let name = |ms: u64| {
+            let t = UNIX_EPOCH + Duration::from_millis(ms);
+            let stamp = humantime::format_rfc3339_millis(t)
+                .to_string()
+                .replace(':', "-");
+            suffixed(&path, &stamp)
+        };
+        let mut rotated = name(ms);
+        while rotated.exists() || suffixed(&rotated, "gz").exists() {
+            ms += 1;
+            rotated = name(ms);
+        }
+        self.last_rotation_ms = ms;
+        self.file = None;
+        if let Err(e) = std::fs::rename(&path, &rotated) {
+            tracing::warn!(path = %path.display(), error = %e, "File sink cannot rotate");
+            return;
+        }
+        stats.rotations.fetch_add(1, Relaxed);
+        match open_append(&path) {
+            Ok(f) => self.file = Some(f),
+            Err(e) => tracing::warn!(path = %path.display(), error = %e, "File sink cannot open"),
+        }
+        self.bytes = 0;
+        self.opened = Instant::now();
+        // One compression at a time: the previous one has usually long finished.
+        if let Some(t) = self.compressor.take() {
+            let _ = t.join();
+        }
+        let (gzip, keep) = (self.config.gzip, self.config.keep);
+        let spawned = std::thread::Builder::new()
+            .name("pinbad-sink-gz".into())
+            .spawn(move || {
+                if gzip {
+                    if let Err(e) = compress(&rotated) {
+                        tracing::warn!(path = %rotated.display(), error = %e, "Cannot gzip a rotated file; kept as is");
+                    }
+                }
+                prune(&path, keep);
+            });
+        match spawned {
+            Ok(t) => self.compressor = Some(t),
+            Err(e) => tracing::warn!(error = %e, "Cannot start the compression thread"),
+        }
+    }
+}
+
+impl Output for FileOutput {
+    fn encode(&mut self, v: &RequestView<'_>, unix_ms: u64, dict: &Dictionary) {
+        write_request(&mut self.buf, v, dict, unix_ms, self.config.timers);
+        self.buf.push(b'\n');
+        self.lines += 1;
+    }
+
+    fn work(&mut self, stats: &SinkStats, _now: Instant) {
+        self.write(stats);
+        let full = self.bytes >= self.config.max_bytes.0;
+        let old = self.bytes > 0 && self.opened.elapsed() >= self.config.max_age.0;
+        if full || old {
+            self.rotate(stats);
+        }
+    }
+
+    fn pending(&self) -> u64 {
+        self.lines
+    }
+
+    fn close(&mut self, stats: &SinkStats) {
+        self.write(stats);
+        if let Some(f) = &self.file {
+            let _ = f.sync_all();
+        }
+        if let Some(t) = self.compressor.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn open_append(path: &Path) -> std::io::Result<File> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+}
+
+/// `path` with `.suffix` appended to its file name.
+fn suffixed(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".");
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// Gzips `path` to `path.gz` (through a temporary file, so a `.gz` is always whole), then removes
+/// `path`.
+fn compress(path: &Path) -> std::io::Result<()> {
+    let gz = suffixed(path, "gz");
+    let tmp = suffixed(path, "gz.tmp");
+    {
+        let mut input = File::open(path)?;
+        let out = File::create(&tmp)?;
+        let mut enc = flate2::write::GzEncoder::new(
+            std::io::BufWriter::new(out),
+            flate2::Compression::fast(),
+        );
+        std::io::copy(&mut input, &mut enc)?;
+        let out = enc.finish()?;
+        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+    }
+    std::fs::rename(&tmp, &gz)?;
+    std::fs::remove_file(path)
+}
+
+/// Removes the oldest rotated files of `path` beyond `keep` (names sort in rotation order).
+fn prune(path: &Path, keep: usize) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let prefix = format!("{}.", name.to_string_lossy());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut rotated: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .map(|n| n.to_string_lossy())
+                .is_some_and(|n| n.starts_with(&prefix) && !n.ends_with(".tmp"))
+        })
+        .collect();
+    rotated.sort();
+    let excess = rotated.len().saturating_sub(keep);
+    for p in &rotated[..excess] {
+        if let Err(e) = std::fs::remove_file(p) {
+            tracing::warn!(path = %p.display(), error = %e, "Cannot remove an old rotated file");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    #[test]
+    fn rotated_files_are_gzipped_and_pruned() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("logs/r.ndjson");
+        let config = FileConfig {
+            path: path.clone(),
+            max_bytes: ByteSize(1024),
+            keep: 2,
+            ..Default::default()
+        };
+        let mut out = FileOutput::open(config).unwrap();
+        let stats = SinkStats::default();
+        for round in 0..5 {
+            for i in 0..30 {
+                let line = format!("{{\"round\":{round},\"i\":{i},\"pad\":\"{:40}\"}}\n", "");
+                out.buf.extend_from_slice(line.as_bytes());
+                out.lines += 1;
+            }
+            out.work(&stats, Instant::now());
+        }
+        out.close(&stats);
+        assert_eq!(stats.sent.load(Relaxed), 150);
+        assert_eq!(stats.rotations.load(Relaxed), 5);
+        let mut names: Vec<String> = std::fs::read_dir(dir.path().join("logs"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        // Each round filled the file past max_bytes: 5 rotations, 2 kept, an empty current file.
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert_eq!(names[0], "r.ndjson");
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
+        assert!(names[1..].iter().all(|n| n.ends_with(".gz")), "{names:?}");
+        // The newest rotated file holds the last round, whole.
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(File::open(dir.path().join("logs").join(&names[2])).unwrap())
+            .read_to_string(&mut text)
+            .unwrap();
+        assert_eq!(text.lines().count(), 30);
+        assert!(text.lines().all(|l| l.starts_with("{\"round\":4,")));
+    }
+}

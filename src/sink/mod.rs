@@ -1,0 +1,711 @@
+//! Sinks: every merged request, written where it outlives the pool. One `[[sink]]` table each,
+//! with a `name` and a `kind`:
+//! - `file` ([`file`]): NDJSON lines, rotated by size and age, rotated files gzipped, N kept;
+//! - `clickhouse` ([`clickhouse`]): batched inserts over ClickHouse's HTTP interface into a
+//!   requests table and a timers table, retried with backoff while the server is away.
+//!
+//! The stages of a sink, in the order data flows:
+//! 1. config ([`SinkConfig`], re-exported into `config::Config` as `sink`);
+//! 2. queue: the sink's [`Tap`]; the merger offers it each round, which it keeps in a bounded
+//!    queue (at most `queue` requests) or drops and counts; nothing on the ingest path waits;
+//! 3. encode: the sink's thread ("pinbad-sink-NAME") takes rounds off the queue, samples, and
+//!    encodes each request under one short read lock of the dictionary per round ([`Output`]);
+//! 4. write/send: the same thread, after each round and on a timer ([`Output::work`]);
+//! 5. stop: at shutdown, after the merger has published its last round, the thread drains its
+//!    queue and [`Output::close`] writes what is left (nothing is lost on SIGTERM).
+//!
+//! Every outcome is counted in [`SinkStats`] (`/api/v1/status` → `sinks`, `GET /api/v1/sinks`):
+//! `sent`, `failed`, `dropped`, `queued`. `PATCH /api/v1/sinks/{name}` switches a sink on or off
+//! and sets its sampling rate at run time; the change is kept in `{state_dir}/sinks.json` and
+//! applied again at start-up (as report changes are in `reports.json`).
+
+pub mod clickhouse;
+pub mod file;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{json, Value};
+
+pub use clickhouse::ClickHouseConfig;
+pub use file::FileConfig;
+
+use crate::config::ConfigError;
+use crate::dictionary::Dictionary;
+use crate::record::RequestView;
+use crate::shared::Shared;
+use crate::tap::{Round, Tap};
+
+/// One `[[sink]]` table: the keys every sink has, and its kind's own.
+#[derive(Clone, Debug, Serialize)]
+pub struct SinkConfig {
+    /// Unique; names the sink in logs, status and `/api/v1/sinks/{name}`.
+    pub name: String,
+    /// Whether it receives requests from start-up (switchable at run time).
+    pub enabled: bool,
+    /// Share of requests it receives, 0..=1 (by a hash of the request id; run-time switchable).
+    pub sample: f64,
+    /// Requests queued for the sink's thread at most; beyond it rounds are dropped and counted.
+    pub queue: usize,
+    #[serde(flatten)]
+    pub kind: SinkKind,
+}
+
+/// What a sink writes to, by `kind`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum SinkKind {
+    File(FileConfig),
+    Clickhouse(ClickHouseConfig),
+}
+
+impl SinkKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            SinkKind::File(_) => "file",
+            SinkKind::Clickhouse(_) => "clickhouse",
+        }
+    }
+}
+
+/// The keys every sink has, apart from `kind`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Common {
+    name: String,
+    #[serde(default = "yes")]
+    enabled: bool,
+    #[serde(default = "one")]
+    sample: f64,
+    #[serde(default = "default_queue")]
+    queue: usize,
+}
+
+fn yes() -> bool {
+    true
+}
+fn one() -> f64 {
+    1.0
+}
+fn default_queue() -> usize {
+    100_000
+}
+
+impl<'de> Deserialize<'de> for SinkConfig {
+    /// The common keys are taken out of the table and the rest is the kind's, which refuses keys
+    /// it does not know (serde's `flatten` cannot be combined with `deny_unknown_fields`).
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let mut table = toml::Table::deserialize(d)?;
+        let mut common = toml::Table::new();
+        for key in ["name", "enabled", "sample", "queue"] {
+            if let Some(v) = table.remove(key) {
+                common.insert(key.into(), v);
+            }
+        }
+        let name = common
+            .get("name")
+            .and_then(|v| v.as_str())
+            .unwrap_or("?")
+            .to_string();
+        let c: Common = common
+            .try_into()
+            .map_err(|e| D::Error::custom(format!("sink `{name}`: {e}")))?;
+        if !table.contains_key("kind") {
+            return Err(D::Error::custom(format!(
+                "sink `{name}`: missing `kind` (\"file\" or \"clickhouse\")"
+            )));
+        }
+        let kind: SinkKind = table
+            .try_into()
+            .map_err(|e| D::Error::custom(format!("sink `{name}`: {e}")))?;
+        Ok(SinkConfig {
+            name: c.name,
+            enabled: c.enabled,
+            sample: c.sample,
+            queue: c.queue,
+            kind,
+        })
+    }
+}
+
+impl SinkConfig {
+    /// Checks the values of `sink[i]`; the error names the key.
+    pub fn validate(&self, i: usize) -> Result<(), ConfigError> {
+        let key = |k: &str| format!("sink[{i}].{k}");
+        let invalid = |k: &str, m: String| ConfigError::Invalid {
+            key: key(k),
+            message: m,
+        };
+        if self.name.is_empty()
+            || self.name.len() > 64
+            || !self
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+        {
+            return Err(invalid(
+                "name",
+                format!(
+                    "`{}` must be 1 to 64 letters, digits, `_`, `-` or `.`",
+                    self.name
+                ),
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.sample) {
+            return Err(invalid(
+                "sample",
+                format!("{} is not in 0..=1", self.sample),
+            ));
+        }
+        if self.queue == 0 || self.queue > 100_000_000 {
+            return Err(invalid(
+                "queue",
+                format!("{} is out of range 1..=100000000", self.queue),
+            ));
+        }
+        let kind = match &self.kind {
+            SinkKind::File(f) => f.validate(),
+            SinkKind::Clickhouse(c) => c.validate(),
+        };
+        kind.map_err(|(k, m)| invalid(k, m))
+    }
+
+    /// Makes relative paths relative to `base` (the config file's directory).
+    pub fn resolve_paths(&mut self, base: &Path) {
+        if let SinkKind::File(f) = &mut self.kind {
+            if f.path.is_relative() && !f.path.as_os_str().is_empty() {
+                f.path = base.join(&f.path);
+            }
+        }
+    }
+}
+
+/// What a sink writes to: fed on the sink's thread, one request at a time, then asked to do its
+/// I/O.
+pub trait Output: Send {
+    /// Encodes one request (merged at `unix_ms`); called under the dictionary's read lock, so it
+    /// only appends to memory.
+    fn encode(&mut self, v: &RequestView<'_>, unix_ms: u64, dict: &Dictionary);
+    /// Writes or sends what is due (after every round, and at least every [`TICK`]). Counts what
+    /// it delivered or lost in `stats`.
+    fn work(&mut self, stats: &SinkStats, now: Instant);
+    /// Requests encoded and not yet delivered (part of `queued`).
+    fn pending(&self) -> u64;
+    /// At shutdown: delivers everything left (bounded in time), counting what it cannot.
+    fn close(&mut self, stats: &SinkStats);
+}
+
+/// Requests encoded per hold of the dictionary's read lock (~100 µs of work).
+pub const ENCODE_CHUNK: usize = 128;
+
+/// How often a sink's thread calls [`Output::work`] when no round arrives (batching by time,
+/// rotation by age, retries).
+pub const TICK: Duration = Duration::from_millis(100);
+
+/// A sink's figures, cumulative since start (requests, unless named otherwise).
+#[derive(Default)]
+pub struct SinkStats {
+    /// Delivered: lines written (file), rows acknowledged by the server (clickhouse).
+    pub sent: AtomicU64,
+    /// file: lines whose write failed (lost). clickhouse: insert attempts that failed (retried).
+    pub failed: AtomicU64,
+    /// Lost: the queue was full, or (clickhouse) the retry buffer overflowed or shutdown came
+    /// before the server did.
+    pub dropped: AtomicU64,
+    /// In the sink's queue now.
+    pub queued: AtomicU64,
+    /// Encoded, not yet delivered now.
+    pub buffered: AtomicU64,
+    /// clickhouse: timer rows acknowledged, and lost.
+    pub timers_sent: AtomicU64,
+    pub timers_dropped: AtomicU64,
+    /// file: rotations done.
+    pub rotations: AtomicU64,
+}
+
+/// A configured sink: its run-time switches, figures, queue and thread.
+pub struct Sink {
+    pub name: String,
+    pub kind: &'static str,
+    config: SinkConfig,
+    enabled: AtomicBool,
+    /// The sampling rate's f64 bits (atomically switchable).
+    sample_bits: AtomicU64,
+    /// Shared with the output's own threads (the ClickHouse sender).
+    pub stats: Arc<SinkStats>,
+    /// The merger's end of the queue. Rounds are counted in requests against `config.queue`;
+    /// the channel's own bound (in rounds) only backs that up.
+    tx: SyncSender<Arc<Round>>,
+    /// The thread's end, taken when it starts.
+    rx: Mutex<Option<Receiver<Arc<Round>>>>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    /// Set at shutdown once the merger has stopped: the thread drains its queue and closes.
+    stop: AtomicBool,
+}
+
+impl Tap for Sink {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn offer(&self, round: &Arc<Round>) {
+        if !self.enabled.load(Relaxed) {
+            return;
+        }
+        let n = round.batch().len() as u64;
+        let queued = self.stats.queued.load(Relaxed);
+        if queued + n > self.config.queue as u64 {
+            self.stats.dropped.fetch_add(n, Relaxed);
+            return;
+        }
+        self.stats.queued.fetch_add(n, Relaxed);
+        if self.tx.try_send(Arc::clone(round)).is_err() {
+            self.stats.queued.fetch_sub(n, Relaxed);
+            self.stats.dropped.fetch_add(n, Relaxed);
+        }
+    }
+}
+
+impl Sink {
+    fn new(config: SinkConfig) -> Sink {
+        // One round per 500 requests of `queue` (a round at 50k requests/s), 16 to 1024: the
+        // request count binds first at any real rate, and rounds the merger cannot reuse stay few.
+        let rounds = (config.queue / 500).clamp(16, 1024);
+        let (tx, rx) = std::sync::mpsc::sync_channel(rounds);
+        Sink {
+            name: config.name.clone(),
+            kind: config.kind.name(),
+            enabled: AtomicBool::new(config.enabled),
+            sample_bits: AtomicU64::new(config.sample.to_bits()),
+            config,
+            stats: Arc::default(),
+            tx,
+            rx: Mutex::new(Some(rx)),
+            thread: Mutex::new(None),
+            stop: AtomicBool::new(false),
+        }
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.enabled.load(Relaxed)
+    }
+
+    pub fn sample(&self) -> f64 {
+        f64::from_bits(self.sample_bits.load(Relaxed))
+    }
+
+    /// The sink as `/api/v1/status` and `/api/v1/sinks` show it.
+    pub fn status(&self) -> Value {
+        let s = &self.stats;
+        let mut v = json!({
+            "name": self.name,
+            "kind": self.kind,
+            "enabled": self.enabled(),
+            "sample": self.sample(),
+            "sent": s.sent.load(Relaxed),
+            "failed": s.failed.load(Relaxed),
+            "dropped": s.dropped.load(Relaxed),
+            "current_queued": s.queued.load(Relaxed) + s.buffered.load(Relaxed),
+            "queue": self.config.queue,
+        });
+        match &self.config.kind {
+            SinkKind::File(f) => {
+                v["path"] = json!(f.path);
+                v["rotations"] = json!(s.rotations.load(Relaxed));
+            }
+            SinkKind::Clickhouse(c) => {
+                v["url"] = json!(c.url);
+                v["timers_sent"] = json!(s.timers_sent.load(Relaxed));
+                v["timers_dropped"] = json!(s.timers_dropped.load(Relaxed));
+            }
+        }
+        v
+    }
+
+    /// The sink's thread: rounds off the queue, encoded, written; at stop, the rest drained.
+    fn run(&self, rx: Receiver<Arc<Round>>, mut out: Box<dyn Output>, shared: &Shared) {
+        loop {
+            let stopping = self.stop.load(Relaxed);
+            let round = if stopping {
+                rx.try_recv().ok()
+            } else {
+                match rx.recv_timeout(TICK) {
+                    Ok(r) => Some(r),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
+            };
+            match round {
+                Some(round) => self.encode(&round, out.as_mut(), shared),
+                None if stopping => break,
+                None => {}
+            }
+            out.work(&self.stats, Instant::now());
+            self.stats.buffered.store(out.pending(), Relaxed);
+        }
+        out.close(&self.stats);
+        self.stats.buffered.store(out.pending(), Relaxed);
+    }
+
+    fn encode(&self, round: &Round, out: &mut dyn Output, shared: &Shared) {
+        let batch = round.batch();
+        let unix_ms = shared.clock.unix_ms64(round.now_ms());
+        let sample = self.sample();
+        // The dictionary's read lock is taken per chunk, so the merger (its writer) never waits
+        // longer than one chunk's encoding for it.
+        let mut views = batch.views().peekable();
+        while views.peek().is_some() {
+            let dict = shared.dictionary.read();
+            for v in views.by_ref().take(ENCODE_CHUNK) {
+                if crate::stream::sampled(v.id, sample) {
+                    out.encode(&v, unix_ms, &dict);
+                }
+            }
+        }
+        self.stats.queued.fetch_sub(batch.len() as u64, Relaxed);
+    }
+}
+
+/// The configured sinks. Lives in `Shared`; the API reads and switches them, `app` starts and
+/// stops their threads.
+pub struct Sinks {
+    list: Vec<Arc<Sink>>,
+    state_dir: PathBuf,
+    /// Serialises writes of `sinks.json`.
+    saving: Mutex<()>,
+}
+
+/// `{state_dir}/sinks.json`: run-time switches of sinks, applied again at start-up.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SinkState {
+    pub enabled: Option<bool>,
+    pub sample: Option<f64>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StateFile {
+    version: u32,
+    sinks: std::collections::BTreeMap<String, SinkState>,
+}
+
+const STATE_FILE: &str = "sinks.json";
+
+impl Sinks {
+    /// The sinks of `configs` with the run-time switches saved in `{state_dir}/sinks.json`
+    /// applied. No thread starts and no file opens here (`pinbad check-config` runs this).
+    pub fn new(configs: &[SinkConfig], state_dir: &Path) -> Result<Sinks, ConfigError> {
+        let state = load_state(state_dir)?;
+        let mut list = Vec::new();
+        for c in configs {
+            let sink = Sink::new(c.clone());
+            if let Some(s) = state.sinks.get(&c.name) {
+                if let Some(e) = s.enabled {
+                    sink.enabled.store(e, Relaxed);
+                }
+                if let Some(x) = s.sample {
+                    sink.sample_bits.store(x.to_bits(), Relaxed);
+                }
+                tracing::info!(sink = %c.name, enabled = sink.enabled(), sample = sink.sample(), "Sink switches restored from sinks.json");
+            }
+            list.push(Arc::new(sink));
+        }
+        for name in state.sinks.keys() {
+            if !configs.iter().any(|c| &c.name == name) {
+                tracing::warn!(sink = %name, "sinks.json names a sink the config no longer has; ignored");
+            }
+        }
+        Ok(Sinks {
+            list,
+            state_dir: state_dir.to_path_buf(),
+            saving: Mutex::new(()),
+        })
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<Sink>> {
+        self.list.iter().find(|s| s.name == name)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<Sink>> {
+        self.list.iter()
+    }
+
+    /// Every sink's status.
+    pub fn status(&self) -> Value {
+        Value::Array(self.list.iter().map(|s| s.status()).collect())
+    }
+
+    /// Opens each sink's output, starts its thread and registers its tap. A sink that cannot
+    /// start (a file that cannot be opened) stops start-up naming it.
+    pub fn start(shared: &Arc<Shared>) -> Result<(), std::io::Error> {
+        for sink in &shared.sinks.list {
+            let out: Box<dyn Output> = match &sink.config.kind {
+                SinkKind::File(f) => Box::new(file::FileOutput::open(f.clone()).map_err(|e| {
+                    std::io::Error::other(format!(
+                        "sink `{}`: cannot open {}: {e}",
+                        sink.name,
+                        f.path.display()
+                    ))
+                })?),
+                SinkKind::Clickhouse(c) => Box::new(clickhouse::ClickHouseOutput::new(
+                    c.clone(),
+                    &sink.name,
+                    Arc::clone(&sink.stats),
+                )?),
+            };
+            let Some(rx) = sink.rx.lock().take() else {
+                continue;
+            };
+            let (s, shared2) = (Arc::clone(sink), Arc::clone(shared));
+            let handle = std::thread::Builder::new()
+                .name(format!("pinbad-sink-{}", sink.name))
+                .spawn(move || s.run(rx, out, &shared2))?;
+            *sink.thread.lock() = Some(handle);
+            shared.taps.add(Arc::clone(sink) as Arc<dyn Tap>);
+            tracing::info!(sink = %sink.name, kind = sink.kind, enabled = sink.enabled(), "Sink started");
+        }
+        Ok(())
+    }
+
+    /// At shutdown, once the merger has published its last round: each thread drains its queue,
+    /// delivers what it holds, and ends.
+    pub fn stop(&self) {
+        for sink in &self.list {
+            sink.stop.store(true, Relaxed);
+        }
+        for sink in &self.list {
+            if let Some(t) = sink.thread.lock().take() {
+                let _ = t.join();
+                let s = &sink.stats;
+                tracing::info!(
+                    sink = %sink.name,
+                    sent = s.sent.load(Relaxed),
+                    failed = s.failed.load(Relaxed),
+                    dropped = s.dropped.load(Relaxed),
+                    "Sink stopped"
+                );
+            }
+        }
+    }
+
+    /// Switches a sink at run time and saves the switch in `sinks.json`.
+    pub fn set(&self, name: &str, change: &SinkState) -> Result<Value, SinkError> {
+        let sink = self
+            .get(name)
+            .ok_or_else(|| SinkError::NotFound(name.to_string()))?;
+        if let Some(x) = change.sample {
+            if !(0.0..=1.0).contains(&x) {
+                return Err(SinkError::Invalid(format!(
+                    "`sample` {x} is not a rate in 0..=1"
+                )));
+            }
+        }
+        let _saving = self.saving.lock();
+        let mut state = load_state(&self.state_dir).map_err(|e| SinkError::Io(e.to_string()))?;
+        let entry = state.sinks.entry(name.to_string()).or_default();
+        if let Some(e) = change.enabled {
+            entry.enabled = Some(e);
+        }
+        if let Some(x) = change.sample {
+            entry.sample = Some(x);
+        }
+        state.version = 1;
+        save_state(&self.state_dir, &state).map_err(SinkError::Io)?;
+        if let Some(e) = change.enabled {
+            sink.enabled.store(e, Relaxed);
+        }
+        if let Some(x) = change.sample {
+            sink.sample_bits.store(x.to_bits(), Relaxed);
+        }
+        tracing::info!(sink = %name, enabled = sink.enabled(), sample = sink.sample(), "Sink switched at run time");
+        Ok(sink.status())
+    }
+}
+
+/// Why a run-time switch was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum SinkError {
+    #[error("no sink named `{0}`")]
+    NotFound(String),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("cannot save sinks.json: {0}")]
+    Io(String),
+}
+
+fn load_state(dir: &Path) -> Result<StateFile, ConfigError> {
+    let path = dir.join(STATE_FILE);
+    let bad = |m: String| ConfigError::Invalid {
+        key: "sink".into(),
+        message: format!("{}: {m}", path.display()),
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(StateFile::default()),
+        Err(e) => return Err(bad(e.to_string())),
+    };
+    let state: StateFile = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    for (name, s) in &state.sinks {
+        if s.sample.is_some_and(|x| !(0.0..=1.0).contains(&x)) {
+            return Err(bad(format!("sink `{name}`: sample is not in 0..=1")));
+        }
+    }
+    Ok(state)
+}
+
+/// Writes `sinks.json` atomically (temp file, fsync, rename).
+fn save_state(dir: &Path, state: &StateFile) -> Result<(), String> {
+    use std::io::Write;
+    let path = dir.join(STATE_FILE);
+    let tmp = dir.join(format!("{STATE_FILE}.tmp"));
+    let io = |e: std::io::Error| format!("{}: {e}", path.display());
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let text = serde_json::to_string_pretty(state).map_err(|e| e.to_string())?;
+    {
+        let mut f = std::fs::File::create(&tmp).map_err(io)?;
+        f.write_all(text.as_bytes()).map_err(io)?;
+        f.write_all(b"\n").map_err(io)?;
+        f.sync_all().map_err(io)?;
+    }
+    std::fs::rename(&tmp, &path).map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Vec<SinkConfig>, String> {
+        crate::config::Config::parse(text)
+            .map(|c| c.sink)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn sink_tables_parse_with_defaults_and_refuse_unknown_keys() {
+        let s = parse(
+            "[[sink]]\nname = \"log\"\nkind = \"file\"\npath = \"/tmp/r.ndjson\"\n\
+             [[sink]]\nname = \"ch\"\nkind = \"clickhouse\"\nurl = \"http://127.0.0.1:8123\"\nsample = 0.5\n",
+        )
+        .unwrap();
+        assert_eq!(s.len(), 2);
+        assert!(s[0].enabled && s[0].sample == 1.0 && s[0].queue == 100_000);
+        let SinkKind::File(f) = &s[0].kind else {
+            panic!()
+        };
+        assert_eq!(f.keep, 24);
+        let SinkKind::Clickhouse(c) = &s[1].kind else {
+            panic!()
+        };
+        assert_eq!(c.requests_table, "pinba_requests");
+        assert_eq!(s[1].sample, 0.5);
+        for (text, want) in [
+            ("[[sink]]\nname = \"x\"\nkind = \"file\"\npath = \"/a\"\npaht = 1", "paht"),
+            ("[[sink]]\nname = \"x\"\nkind = \"kafka\"", "kafka"),
+            ("[[sink]]\nname = \"x\"\npath = \"/a\"", "kind"),
+            ("[[sink]]\nname = \"x\"\nkind = \"file\"", "path"),
+            ("[[sink]]\nname = \"x\"\nkind = \"file\"\npath = \"/a\"\nsample = 2.0", "sink[0].sample"),
+            ("[[sink]]\nname = \"a b\"\nkind = \"file\"\npath = \"/a\"", "sink[0].name"),
+            ("[[sink]]\nname = \"x\"\nkind = \"clickhouse\"\nurl = \"https://h\"", "sink[0].url"),
+            (
+                "[[sink]]\nname = \"x\"\nkind = \"clickhouse\"\nurl = \"http://h\"\nrequests_table = \"a;b\"",
+                "sink[0].requests_table",
+            ),
+            (
+                "[[sink]]\nname = \"x\"\nkind = \"file\"\npath = \"/a\"\n[[sink]]\nname = \"x\"\nkind = \"file\"\npath = \"/b\"",
+                "sink[1].name",
+            ),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert!(e.contains(want), "{text:?} → {e}");
+        }
+    }
+
+    #[test]
+    fn run_time_switches_are_saved_and_restored() {
+        let dir = tempfile::tempdir().unwrap();
+        let configs =
+            parse("[[sink]]\nname = \"log\"\nkind = \"file\"\npath = \"/tmp/r.ndjson\"\n").unwrap();
+        let sinks = Sinks::new(&configs, dir.path()).unwrap();
+        assert!(sinks.get("log").unwrap().enabled());
+        let change = SinkState {
+            enabled: Some(false),
+            sample: Some(0.25),
+        };
+        let v = sinks.set("log", &change).unwrap();
+        assert_eq!(v["enabled"], false);
+        assert!(matches!(
+            sinks.set("nope", &change),
+            Err(SinkError::NotFound(_))
+        ));
+        let bad = SinkState {
+            enabled: None,
+            sample: Some(1.5),
+        };
+        assert!(matches!(sinks.set("log", &bad), Err(SinkError::Invalid(_))));
+        let again = Sinks::new(&configs, dir.path()).unwrap();
+        let s = again.get("log").unwrap();
+        assert!(!s.enabled());
+        assert_eq!(s.sample(), 0.25);
+    }
+
+    /// The commented `[[sink]]` examples of config/pinbad.toml are valid and show the defaults.
+    #[test]
+    fn shipped_sink_examples_parse_with_the_defaults() {
+        let text =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/config/pinbad.toml"))
+                .unwrap();
+        let start = text
+            .find("# [[sink]]")
+            .expect("config/pinbad.toml has [[sink]] examples");
+        let block: String = text[start..]
+            .lines()
+            .map(|l| l.strip_prefix("# ").unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let sinks = parse(&block).unwrap();
+        assert_eq!(sinks.len(), 2);
+        for s in &sinks {
+            assert!(s.enabled && s.sample == 1.0 && s.queue == default_queue());
+        }
+        let SinkKind::File(f) = &sinks[0].kind else {
+            panic!()
+        };
+        let d = FileConfig {
+            path: f.path.clone(),
+            ..Default::default()
+        };
+        assert_eq!(toml::to_string(f).unwrap(), toml::to_string(&d).unwrap());
+        let SinkKind::Clickhouse(c) = &sinks[1].kind else {
+            panic!()
+        };
+        let d = ClickHouseConfig {
+            url: c.url.clone(),
+            ..Default::default()
+        };
+        assert_eq!(toml::to_string(c).unwrap(), toml::to_string(&d).unwrap());
+    }
+
+    /// The `[[sink]]` example of README.md is valid configuration.
+    #[test]
+    fn readme_sink_example_parses() {
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let start = readme
+            .find("```toml\n# config file: sinks")
+            .expect("README has the sink example");
+        let block = &readme[start + 7..];
+        let block = &block[..block.find("```").unwrap()];
+        let sinks = parse(block).unwrap();
+        let names: Vec<&str> = sinks.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["requests_log", "clickhouse"]);
+        assert!(matches!(&sinks[1].kind, SinkKind::Clickhouse(c) if c.create_tables));
+    }
+}

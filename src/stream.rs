@@ -1,0 +1,425 @@
+//! The live stream: `GET /api/v1/stream` sends every merged request as it arrives, one JSON
+//! object per line (NDJSON), or as Server-Sent Events when the client asks for
+//! `text/event-stream`. The filters of `/api/v1/requests` apply, plus `sample=RATE`.
+//!
+//! In: merge rounds, through one [`Tap`] per subscriber (the merger offers each round; the tap
+//! keeps the `Arc` in a bounded queue or counts the round's requests as dropped). Out: bytes of
+//! the HTTP response. Each subscriber has one tokio task ("pinbad-http" threads) that filters and
+//! renders its rounds and hands the lines to the response through a buffer bounded in bytes
+//! (`limits.stream_buffer`). A client that reads slower than requests arrive loses lines, never
+//! slows ingestion or the other subscribers: what it lost is counted (per subscriber in
+//! `/api/v1/status`) and told to it by a `{"dropped": N}` line as soon as lines flow again.
+//!
+//! Never blocks the merger; never holds the dictionary lock longer than rendering one round.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{RawQuery, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use parking_lot::Mutex;
+use utoipa_axum::{router::OpenApiRouter, routes};
+use serde_json::{json, Value};
+
+use crate::api::requests::{write_request, RequestFilter};
+use crate::api::{parse_param, ApiError, AppState};
+use crate::tap::{Round, Tap};
+
+/// Rounds a subscriber's task may be behind the merger before rounds are dropped (and counted).
+/// A round holds at most `merger::ROUND_REQUESTS` requests.
+const ROUND_QUEUE: usize = 64;
+
+/// With nothing to send for this long, a keep-alive goes out (a blank line, or an SSE comment),
+/// so that `http.idle_timeout` does not close a quiet stream and a gone client is noticed.
+const KEEP_ALIVE: Duration = Duration::from_secs(10);
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(stream))
+}
+
+/// Whether request `id` is in a sample of `rate` (0..=1): a hash of the id against the rate, so
+/// the choice is cheap, spread evenly over any traffic, and the same for every consumer.
+pub fn sampled(id: u64, rate: f64) -> bool {
+    if rate >= 1.0 {
+        return true;
+    }
+    // splitmix64's finaliser: consecutive ids give uniformly spread hashes.
+    let mut z = id.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z as f64) < rate * (u64::MAX as f64)
+}
+
+/// The subscribers, for `limits.max_stream_clients` and `/api/v1/status`. Lives in `Shared`;
+/// a subscriber adds itself when its stream starts and removes itself when it ends.
+#[derive(Default)]
+pub struct Subscribers {
+    list: Mutex<Vec<Arc<Subscriber>>>,
+    next_id: AtomicU64,
+    /// Lines sent and lost by subscribers that have gone (the live ones report their own).
+    gone_sent: AtomicU64,
+    gone_dropped: AtomicU64,
+}
+
+/// One client of `/api/v1/stream`: its tap, its figures.
+pub struct Subscriber {
+    id: u64,
+    /// The query string it asked with (for status).
+    query: String,
+    sse: bool,
+    started_unix_ms: u64,
+    /// The merger's end of the round queue; the subscriber's task holds the receiver.
+    rounds: tokio::sync::mpsc::Sender<Arc<Round>>,
+    /// Requests (before filtering) of rounds the queue had no room for.
+    rounds_dropped: AtomicU64,
+    /// Lines rendered that the response buffer had no room for.
+    lines_dropped: AtomicU64,
+    lines_sent: AtomicU64,
+    /// Bytes handed to the response and not yet taken by hyper: bounded by `limits.stream_buffer`.
+    buffered_bytes: AtomicUsize,
+}
+
+impl Tap for Subscriber {
+    fn name(&self) -> &str {
+        "stream"
+    }
+
+    fn offer(&self, round: &Arc<Round>) {
+        if self.rounds.try_send(Arc::clone(round)).is_err() {
+            self.rounds_dropped
+                .fetch_add(round.batch().len() as u64, Relaxed);
+        }
+    }
+}
+
+impl Subscriber {
+    fn dropped(&self) -> u64 {
+        self.rounds_dropped.load(Relaxed) + self.lines_dropped.load(Relaxed)
+    }
+
+    fn status(&self) -> Value {
+        json!({
+            "id": self.id,
+            "query": self.query,
+            "format": if self.sse { "sse" } else { "ndjson" },
+            "since": self.started_unix_ms as f64 / 1000.0,
+            "sent": self.lines_sent.load(Relaxed),
+            "dropped": self.dropped(),
+            "current_buffered_bytes": self.buffered_bytes.load(Relaxed),
+        })
+    }
+}
+
+impl Subscribers {
+    pub fn len(&self) -> usize {
+        self.list.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `stream` object of `/api/v1/status`.
+    pub fn status(&self, max_clients: usize) -> Value {
+        let list = self.list.lock();
+        let (mut sent, mut dropped) = (
+            self.gone_sent.load(Relaxed),
+            self.gone_dropped.load(Relaxed),
+        );
+        for s in list.iter() {
+            sent += s.lines_sent.load(Relaxed);
+            dropped += s.dropped();
+        }
+        json!({
+            "current_clients": list.len(),
+            "max_clients": max_clients,
+            "sent": sent,
+            "dropped": dropped,
+            "clients": list.iter().map(|s| s.status()).collect::<Vec<_>>(),
+        })
+    }
+
+    fn remove(&self, sub: &Arc<Subscriber>) {
+        self.list.lock().retain(|s| !Arc::ptr_eq(s, sub));
+        self.gone_sent
+            .fetch_add(sub.lines_sent.load(Relaxed), Relaxed);
+        self.gone_dropped.fetch_add(sub.dropped(), Relaxed);
+    }
+}
+
+/// Unregisters a subscriber's tap and entry when its task ends, however it ends.
+struct Registration {
+    state: AppState,
+    sub: Arc<Subscriber>,
+    tap: Arc<dyn Tap>,
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        self.state.taps.remove(&self.tap);
+        self.state.stream.remove(&self.sub);
+    }
+}
+
+/// `GET /api/v1/stream`: NDJSON (or SSE with `Accept: text/event-stream`) of every request merged
+/// from now on that passes the filters.
+#[utoipa::path(
+    get,
+    path = "/api/v1/stream",
+    operation_id = "stream_requests",
+    tag = "raw",
+    params(
+        ("hostname" = Option<String>, Query, description = "Exact hostname"),
+        ("server_name" = Option<String>, Query, description = "Exact server name"),
+        ("script_name" = Option<String>, Query, description = "Exact script name"),
+        ("schema" = Option<String>, Query, description = "Exact schema"),
+        ("status" = Option<u32>, Query, description = "Exact status"),
+        ("min_time" = Option<f64>, Query, description = "request_time at least this many seconds"),
+        ("max_time" = Option<f64>, Query, description = "request_time at most this many seconds"),
+        ("tag.NAME" = Option<String>, Query, description = "Request tag NAME has this value, for any NAME"),
+        ("timer_tag.NAME" = Option<String>, Query, description = "The request has a timer whose tag NAME has this value"),
+        ("timers" = Option<bool>, Query, description = "Include each request's timers (default false)"),
+        ("sample" = Option<f64>, Query, description = "Share of the requests to send, in (0, 1] (default 1)"),
+    ),
+    responses(
+        (status = 200, description = "One JSON object per request as it is merged (the shape of /api/v1/requests), and `{\"dropped\": N}` lines where this client fell behind; SSE events with `Accept: text/event-stream`", content_type = "application/x-ndjson", body = String),
+        (status = 400, response = crate::api::openapi::BadRequest),
+        (status = 401, response = crate::api::openapi::Unauthorized),
+        (status = 503, description = "`limits.max_stream_clients` clients are connected", body = crate::api::openapi::ErrorBody),
+    )
+)]
+async fn stream(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, ApiError> {
+    let mut sample = 1.0f64;
+    let filter = RequestFilter::parse(
+        raw.as_deref(),
+        None,
+        &mut |k, v| {
+            if k != "sample" {
+                return Ok(false);
+            }
+            let x: f64 = parse_param("sample", v)?;
+            if !(x > 0.0 && x <= 1.0) {
+                return Err(ApiError::bad_parameter(
+                    "sample",
+                    format!("`{v}` must be a rate in (0, 1]"),
+                ));
+            }
+            sample = x;
+            Ok(true)
+        },
+        ", sample",
+    )?;
+    let sse = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.contains("text/event-stream"));
+    let max_clients = state.config.limits.max_stream_clients;
+    let (round_tx, round_rx) = tokio::sync::mpsc::channel(ROUND_QUEUE);
+    let sub = {
+        let mut list = state.stream.list.lock();
+        if list.len() >= max_clients {
+            return Err(ApiError {
+                status: StatusCode::SERVICE_UNAVAILABLE,
+                error: "too_many_stream_clients",
+                detail: format!(
+                    "{max_clients} stream clients are connected (limits.max_stream_clients)"
+                ),
+            });
+        }
+        let sub = Arc::new(Subscriber {
+            id: state.stream.next_id.fetch_add(1, Relaxed) + 1,
+            query: raw.clone().unwrap_or_default(),
+            sse,
+            started_unix_ms: state.clock.unix_ms64(state.clock.now_ms64()),
+            rounds: round_tx,
+            rounds_dropped: AtomicU64::new(0),
+            lines_dropped: AtomicU64::new(0),
+            lines_sent: AtomicU64::new(0),
+            buffered_bytes: AtomicUsize::new(0),
+        });
+        list.push(Arc::clone(&sub));
+        sub
+    };
+    let tap: Arc<dyn Tap> = sub.clone();
+    state.taps.add(Arc::clone(&tap));
+    tracing::info!(client = sub.id, query = %sub.query, sse, "Stream client connected");
+    let registration = Registration {
+        state: Arc::clone(&state),
+        sub: Arc::clone(&sub),
+        tap,
+    };
+    // Unbounded in chunks, bounded in bytes: the task checks `buffered_bytes` before sending.
+    let (body_tx, body_rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
+    let task = Pump {
+        state,
+        sub: Arc::clone(&sub),
+        filter,
+        sample,
+        body: body_tx,
+        reported_dropped: 0,
+    };
+    tokio::spawn(task.run(round_rx, registration));
+    let body = futures_util::stream::unfold((body_rx, sub), |(mut rx, sub)| async move {
+        let chunk = rx.recv().await?;
+        sub.buffered_bytes.fetch_sub(chunk.len(), Relaxed);
+        Some((Ok::<_, std::convert::Infallible>(chunk), (rx, sub)))
+    });
+    let content_type = if sse {
+        "text/event-stream"
+    } else {
+        "application/x-ndjson"
+    };
+    Ok((
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Body::from_stream(body),
+    )
+        .into_response())
+}
+
+/// A subscriber's task: rounds in, rendered lines out.
+struct Pump {
+    state: AppState,
+    sub: Arc<Subscriber>,
+    filter: RequestFilter,
+    sample: f64,
+    body: tokio::sync::mpsc::UnboundedSender<Vec<u8>>,
+    /// How much of `sub.dropped()` the client has been told about.
+    reported_dropped: u64,
+}
+
+impl Pump {
+    async fn run(
+        mut self,
+        mut rounds: tokio::sync::mpsc::Receiver<Arc<Round>>,
+        _registration: Registration,
+    ) {
+        let shutdown = self.state.shutdown.clone();
+        let mut last_sent = tokio::time::Instant::now();
+        loop {
+            tokio::select! {
+                round = rounds.recv() => match round {
+                    Some(round) => {
+                        let chunk = self.render(&round);
+                        drop(round);
+                        if !chunk.0.is_empty() {
+                            last_sent = tokio::time::Instant::now();
+                        }
+                        if !self.send(chunk) {
+                            break;
+                        }
+                    }
+                    None => break,
+                },
+                _ = self.body.closed() => break,
+                _ = shutdown.wait() => break,
+                // Nothing sent for a while (no traffic, or none that passes the filters).
+                _ = tokio::time::sleep_until(last_sent + KEEP_ALIVE) => {
+                    last_sent = tokio::time::Instant::now();
+                    let alive = if self.sub.sse { &b": keep-alive\n\n"[..] } else { b"\n" };
+                    if !self.send((alive.to_vec(), 0)) {
+                        break;
+                    }
+                }
+            }
+        }
+        tracing::info!(
+            client = self.sub.id,
+            sent = self.sub.lines_sent.load(Relaxed),
+            dropped = self.sub.dropped(),
+            "Stream client gone"
+        );
+    }
+
+    /// The round's matching requests as lines (or SSE events), and how many.
+    fn render(&self, round: &Round) -> (Vec<u8>, u64) {
+        let mut out = Vec::new();
+        let mut lines = 0u64;
+        let unix_ms = self.state.clock.unix_ms64(round.now_ms());
+        // The dictionary's read lock per chunk (see `sink::ENCODE_CHUNK`): the merger never
+        // waits long for it.
+        let mut views = round.batch().views().peekable();
+        while views.peek().is_some() {
+            let dict = self.state.dictionary.read();
+            // A string the dictionary does not hold matches nothing in this chunk.
+            let filter = self.filter.resolve(&dict);
+            for v in views.by_ref().take(crate::sink::ENCODE_CHUNK) {
+                let Some(filter) = &filter else {
+                    continue;
+                };
+                if !sampled(v.id, self.sample) || !filter.matches(&v) {
+                    continue;
+                }
+                if self.sub.sse {
+                    out.extend_from_slice(b"data: ");
+                }
+                write_request(&mut out, &v, &dict, unix_ms, self.filter.timers);
+                out.extend_from_slice(if self.sub.sse { b"\n\n" } else { b"\n" });
+                lines += 1;
+            }
+        }
+        (out, lines)
+    }
+
+    /// Hands a chunk of `lines` lines to the response, preceded by a `{"dropped": N}` line if
+    /// lines were lost since the client was last told; counts them lost when the buffer is full.
+    /// False once the client is gone.
+    fn send(&mut self, (chunk, lines): (Vec<u8>, u64)) -> bool {
+        if chunk.is_empty() {
+            return !self.body.is_closed();
+        }
+        let dropped = self.sub.dropped() - self.reported_dropped;
+        let mut out = if dropped > 0 {
+            let mut notice = if self.sub.sse {
+                format!("event: dropped\ndata: {{\"dropped\":{dropped}}}\n\n").into_bytes()
+            } else {
+                format!("{{\"dropped\":{dropped}}}\n").into_bytes()
+            };
+            notice.extend_from_slice(&chunk);
+            notice
+        } else {
+            chunk
+        };
+        let max = self.state.config.limits.stream_buffer.0 as usize;
+        let buffered = self.sub.buffered_bytes.load(Relaxed);
+        if buffered > 0 && buffered + out.len() > max {
+            self.sub.lines_dropped.fetch_add(lines, Relaxed);
+            return true;
+        }
+        let len = out.len();
+        self.sub.buffered_bytes.fetch_add(len, Relaxed);
+        out.shrink_to_fit();
+        if self.body.send(out).is_err() {
+            self.sub.buffered_bytes.fetch_sub(len, Relaxed);
+            return false;
+        }
+        self.reported_dropped += dropped;
+        self.sub.lines_sent.fetch_add(lines, Relaxed);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sampling_keeps_about_the_rate_and_is_deterministic() {
+        let kept = (0..100_000u64).filter(|&id| sampled(id, 0.1)).count();
+        assert!((9_000..11_000).contains(&kept), "{kept}");
+        assert!((0..1000u64).all(|id| sampled(id, 1.0)));
+        assert_eq!(sampled(42, 0.5), sampled(42, 0.5));
+        assert_eq!((0..10_000u64).filter(|&id| sampled(id, 0.0)).count(), 0);
+    }
+}
