@@ -21,8 +21,8 @@ use axum::extract::{RawQuery, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use parking_lot::Mutex;
-use utoipa_axum::{router::OpenApiRouter, routes};
 use serde_json::{json, Value};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 use crate::api::requests::{write_request, RequestFilter};
 use crate::api::{parse_param, ApiError, AppState};

@@ -19,6 +19,9 @@
 //!
 //! A stage is drained before any member's window moves into a new tick (members share one phase,
 //! so that is once per tick), every [`DRAIN_EVERY_MS`], and when it holds [`STAGE_MAX_ROWS`] rows.
+//! At a tick, the stage is frozen and handed to one member per round (each absorbs it, then closes
+//! its tick), so that no round holds its thread for every member's tick close; a query of a
+//! member still waiting gets it first.
 //! A query of a member reads the member and, through an [`Overlay`], what the stage holds for it,
 //! so it sees every request merged before it without draining. Tests drain explicitly.
 //!
@@ -122,6 +125,19 @@ impl Report {
         stage
     }
 
+    /// An empty stage over the same keys, filters and window.
+    fn stage_like(&self) -> Report {
+        let mut stage = Report::empty(
+            self.def.clone(),
+            self.kind,
+            self.keys.clone(),
+            self.filters.clone(),
+            self.window,
+        );
+        stage.filtered = self.filtered;
+        stage
+    }
+
     /// Where each of this report's keys sits in `stage`'s keys.
     fn projection_from(&self, stage: &Report) -> Vec<usize> {
         self.keys
@@ -190,12 +206,28 @@ struct Member {
 
 /// A stage and the reports it feeds (see the module docs).
 pub struct Family {
-    /// The stage. Locked by the leader's thread each round and by queries of any member (which
-    /// drain it first); held only for one update or one drain.
-    stage: Mutex<Report>,
+    /// The stages. Locked by the leader's thread each round and by queries of any member (to
+    /// build its overlay); held for one step at a time.
+    stages: Mutex<Stages>,
     members: Vec<Member>,
-    /// When the stage was last drained (merger ms).
-    drained_ms: Mutex<u64>,
+}
+
+/// The stage being counted into, and the one being handed to the members at a tick.
+struct Stages {
+    current: Report,
+    /// When the members' ticks end, the stage as it was (everything merged before the tick's
+    /// end) is frozen and handed to the members one per round, each absorbing it and then
+    /// moving into the new tick, so that no round holds the thread for every member's tick
+    /// close at once; meanwhile `current` counts the new tick and is not drained.
+    frozen: Option<Report>,
+    /// Members (indices into `members`) still to get `frozen`, in order.
+    pending: Vec<usize>,
+    /// The round that froze it (merger ms): members move to its tick when they get it.
+    frozen_ms: u64,
+    /// An emptied stage kept for the next freeze.
+    spare: Option<Report>,
+    /// When `current` was last drained (merger ms).
+    drained_ms: u64,
 }
 
 impl std::fmt::Debug for Family {
@@ -207,6 +239,28 @@ impl std::fmt::Debug for Family {
 }
 
 impl Family {
+    /// A family of `cells` (already in the set) over `stage`.
+    pub fn new(stage: Report, cells: &[Arc<ReportCell>]) -> Family {
+        let members = cells
+            .iter()
+            .map(|c| Member {
+                cell: Arc::downgrade(c),
+                projection: c.report.read().projection_from(&stage),
+            })
+            .collect();
+        Family {
+            stages: Mutex::new(Stages {
+                current: stage,
+                frozen: None,
+                pending: Vec::new(),
+                frozen_ms: 0,
+                spare: None,
+                drained_ms: 0,
+            }),
+            members,
+        }
+    }
+
     /// The live members, in order (the first is the leader).
     fn live(&self) -> Vec<(Arc<ReportCell>, &[usize])> {
         self.members
@@ -230,107 +284,179 @@ impl Family {
     }
 
     /// Brings the family up to `now_ms` and counts `batch` into the stage (the leader's
-    /// per-round step): a member's window about to enter a new tick first gets everything the
-    /// stage holds, so that every request lands in the tick it was merged in.
+    /// per-round step). When the members' tick ends, the stage is frozen (it holds exactly what
+    /// was merged before) and handed to one member per round, each then moving into the new
+    /// tick; `batch` goes into a fresh stage.
     pub fn update(&self, now_ms: u64, batch: &PreparedBatch) {
-        let mut stage = self.stage.lock();
-        let live = self.live();
-        if live.iter().any(|(c, _)| c.next_tick_ms() <= now_ms) {
-            drain(&mut stage, &live, true);
-            for (cell, _) in &live {
-                let mut r = cell.report.write();
-                r.advance(now_ms);
-                cell.publish(&r);
-            }
+        let mut st = self.stages.lock();
+        // Another tick ended before every member got the frozen stage (rounds slower than
+        // ticks): the rest get it now, so that `current` never spans two ticks.
+        if st.frozen.is_some()
+            && self.members.iter().enumerate().any(|(i, m)| {
+                !st.pending.contains(&i)
+                    && m.cell.upgrade().is_some_and(|c| c.next_tick_ms() <= now_ms)
+            })
+        {
+            self.hand_frozen(&mut st, usize::MAX);
         }
+        if st.frozen.is_none()
+            && self
+                .members
+                .iter()
+                .filter_map(|m| m.cell.upgrade())
+                .any(|c| c.next_tick_ms() <= now_ms)
+        {
+            self.freeze(&mut st, now_ms);
+        }
+        self.hand_frozen(&mut st, 1);
         if !batch.is_empty() {
-            stage.add_batch(batch);
+            st.current.add_batch(batch);
         }
-        let due = now_ms.saturating_sub(*self.drained_ms.lock()) >= DRAIN_EVERY_MS;
-        if stage.rows() >= STAGE_MAX_ROWS || (due && stage.open_totals.contribs > 0) {
-            drain(&mut stage, &live, true);
-            *self.drained_ms.lock() = now_ms;
+        let full = st.current.rows() >= STAGE_MAX_ROWS;
+        if full {
+            self.hand_frozen(&mut st, usize::MAX);
+        }
+        let due = now_ms.saturating_sub(st.drained_ms) >= DRAIN_EVERY_MS;
+        if st.frozen.is_none() && (full || (due && st.current.open_totals.contribs > 0)) {
+            drain(&mut st.current, &self.live(), true);
+            st.drained_ms = now_ms;
         }
     }
 
-    /// What the stage holds for `cell`, projected onto its keys, for a query to show with the
-    /// report (`None` when the stage is empty or `cell` is not a member). Costs one pass over the
-    /// stage's rows; the stage is locked meanwhile, the member not at all.
+    /// Freezes the current stage for handing out (see [`Stages::frozen`]); a fresh one counts on.
+    fn freeze(&self, st: &mut Stages, now_ms: u64) {
+        let fresh = st.spare.take().unwrap_or_else(|| st.current.stage_like());
+        let mut frozen = std::mem::replace(&mut st.current, fresh);
+        frozen.flush_hist();
+        st.frozen = Some(frozen);
+        st.frozen_ms = now_ms;
+        st.pending = (0..self.members.len()).collect();
+    }
+
+    /// Hands the frozen stage to up to `n` pending members (each absorbs it and moves into the
+    /// tick of the round that froze it); once every member has it, it is emptied and kept for
+    /// the next tick.
+    fn hand_frozen(&self, st: &mut Stages, n: usize) {
+        for _ in 0..n.min(st.pending.len()) {
+            let i = st.pending[0];
+            self.hand_to(st, i);
+        }
+    }
+
+    /// Hands the frozen stage to member `i` if it is still waiting for it (see
+    /// [`Family::hand_frozen`]).
+    fn hand_to(&self, st: &mut Stages, i: usize) {
+        let Some(at) = st.pending.iter().position(|&p| p == i) else {
+            return;
+        };
+        st.pending.remove(at);
+        let member = &self.members[i];
+        if let (Some(f), Some(cell)) = (st.frozen.as_ref(), member.cell.upgrade()) {
+            let mut r = cell.report.write();
+            absorb_stage(f, &mut r, &member.projection);
+            r.advance(st.frozen_ms);
+            cell.publish(&r);
+        }
+        if st.pending.is_empty() {
+            if let Some(mut f) = st.frozen.take() {
+                f.empty_stage(true);
+                st.spare = Some(f);
+            }
+        }
+    }
+
+    /// What the stages hold for `cell`, projected onto its keys, for a query to show with the
+    /// report (`None` when they are empty or `cell` is not a member). Costs one pass over the
+    /// stages' rows; they are locked meanwhile, the member not at all.
     pub fn overlay_for(&self, cell: &ReportCell) -> Option<Overlay> {
-        let member = self
+        let index = self
             .members
             .iter()
-            .find(|m| std::ptr::eq(m.cell.as_ptr(), cell))?;
-        let mut stage = self.stage.lock();
-        if stage.open_totals.contribs == 0 {
+            .position(|m| std::ptr::eq(m.cell.as_ptr(), cell))?;
+        let projection = &self.members[index].projection;
+        let mut st = self.stages.lock();
+        // A member still waiting for the frozen stage gets it now (one member's step), so the
+        // query sees its window moved on like the others'.
+        self.hand_to(&mut st, index);
+        let current = &mut st.current;
+        current.flush_hist();
+        let parts: [&Report; 1] = [&*current];
+        if parts.iter().all(|s| s.open_totals.contribs == 0) {
             return None;
         }
-        stage.flush_hist();
-        let n = stage.keys.len();
-        let mut rows = RowMap::new(member.projection.len());
+        let mut rows = RowMap::new(projection.len());
+        let mut totals = Row::default();
         let mut key = KeyBuf {
             ids: [0; MAX_KEYS],
-            len: member.projection.len(),
+            len: projection.len(),
         };
-        for (ids, row) in stage.open.iter(n) {
-            if row.contribs == 0 {
-                continue;
-            }
-            for (slot, &at) in key.ids.iter_mut().zip(member.projection.iter()) {
-                *slot = ids[at];
-            }
-            match rows.get_mut(&key) {
-                Some(r) => r.add_row(row),
-                None => rows.insert(&key, row.clone()),
+        for stage in parts {
+            totals.add_row(&stage.open_totals);
+            for (ids, row) in stage.open.iter(stage.keys.len()) {
+                if row.contribs == 0 {
+                    continue;
+                }
+                for (slot, &at) in key.ids.iter_mut().zip(projection.iter()) {
+                    *slot = ids[at];
+                }
+                match rows.get_mut(&key) {
+                    Some(r) => r.add_row(row),
+                    None => rows.insert(&key, row.clone()),
+                }
             }
         }
-        Some(Overlay {
-            rows,
-            totals: stage.open_totals.clone(),
-        })
+        Some(Overlay { rows, totals })
     }
 
-    /// Folds the stage into every member (tests; queries read it through an overlay instead).
+    /// Folds everything the stages hold into every member, moving members still waiting for a
+    /// frozen stage to the last round's time (tests; queries read the stages through an
+    /// overlay instead).
     pub fn drain(&self) {
-        let mut stage = self.stage.lock();
-        let live = self.live();
-        drain(&mut stage, &live, false);
+        let mut st = self.stages.lock();
+        self.hand_frozen(&mut st, usize::MAX);
+        drain(&mut st.current, &self.live(), false);
     }
 
-    /// Bytes the stage holds.
+    /// Bytes the stages hold.
     pub fn memory_bytes(&self) -> usize {
-        self.stage.lock().memory_bytes()
+        let st = self.stages.lock();
+        st.current.memory_bytes()
+            + st.frozen.as_ref().map_or(0, |f| f.memory_bytes())
+            + st.spare.as_ref().map_or(0, |f| f.memory_bytes())
+    }
+}
+
+/// Counts a (flushed) stage's totals and rows into one member's open tick.
+fn absorb_stage(stage: &Report, r: &mut Report, projection: &[usize]) {
+    if stage.open_totals.contribs == 0 {
+        return;
+    }
+    r.open_totals.add_row(&stage.open_totals);
+    let mut key = KeyBuf {
+        ids: [0; MAX_KEYS],
+        len: projection.len(),
+    };
+    for (ids, row) in stage.open.iter(stage.keys.len()) {
+        if row.contribs == 0 {
+            continue;
+        }
+        for (slot, &at) in key.ids.iter_mut().zip(projection.iter()) {
+            *slot = ids[at];
+        }
+        r.absorb(&key, row);
     }
 }
 
 /// The drain: the stage's totals and rows into each member, member after member (one member's
 /// map stays in cache while every stage row is counted into it), then the stage emptied.
 fn drain(stage: &mut Report, members: &[(Arc<ReportCell>, &[usize])], sweep: bool) {
-    if stage.open_totals.contribs == 0 {
-        if sweep {
-            stage.empty_stage(true);
-        }
-        return;
-    }
     stage.flush_hist();
-    let n = stage.keys.len();
-    for (cell, projection) in members {
-        let mut r = cell.report.write();
-        r.open_totals.add_row(&stage.open_totals);
-        let mut key = KeyBuf {
-            ids: [0; MAX_KEYS],
-            len: projection.len(),
-        };
-        for (ids, row) in stage.open.iter(n) {
-            if row.contribs == 0 {
-                continue;
-            }
-            for (slot, &at) in key.ids.iter_mut().zip(projection.iter()) {
-                *slot = ids[at];
-            }
-            r.absorb(&key, row);
+    if stage.open_totals.contribs > 0 {
+        for (cell, projection) in members {
+            let mut r = cell.report.write();
+            absorb_stage(stage, &mut r, projection);
+            cell.publish(&r);
         }
-        cell.publish(&r);
     }
     stage.empty_stage(sweep);
 }
@@ -368,22 +494,4 @@ pub fn form_families(reports: &mut [Report], request_families: bool) -> Vec<(Vec
         out.push((members, stage));
     }
     out
-}
-
-impl Family {
-    /// A family of `cells` (already in the set) over `stage`.
-    pub fn new(stage: Report, cells: &[Arc<ReportCell>]) -> Family {
-        let members = cells
-            .iter()
-            .map(|c| Member {
-                cell: Arc::downgrade(c),
-                projection: c.report.read().projection_from(&stage),
-            })
-            .collect();
-        Family {
-            stage: Mutex::new(stage),
-            members,
-            drained_ms: Mutex::new(0),
-        }
-    }
 }
