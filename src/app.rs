@@ -1,7 +1,7 @@
 //! The app: builds the shared state (`shared`), binds the sockets, starts the threads, and stops
 //! them. It only wires: what the threads share lives in `shared`.
 //!
-//! Threads: one "pinbad-recv-N" per UDP socket, one "pinbad-merger", and the tokio runtime's
+//! Threads: one "pinbad-recv-N" per UDP socket, one "pinbad-merger", one "pinbad-metrics", and the tokio runtime's
 //! "pinbad-http" workers. Any panic in any of them ends the process with a non-zero code (a panic
 //! hook set by `main`), so pinbad is never half alive.
 
@@ -55,6 +55,7 @@ pub struct Running {
     receivers: Vec<JoinHandle<()>>,
     merger: Option<JoinHandle<()>>,
     merger_stop: Arc<AtomicBool>,
+    metrics: Option<JoinHandle<()>>,
 }
 
 /// Binds every socket (failing fast), allocates the pool, creates the start-up reports and starts
@@ -123,6 +124,8 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
             .map_err(StartError::Thread)?;
         receivers.push(handle);
     }
+    let metrics =
+        crate::metrics::start(Arc::clone(&shared), shutdown.clone()).map_err(StartError::Thread)?;
     let merger_stop = Arc::new(AtomicBool::new(false));
     let merger = {
         let m = Merger::new(Arc::clone(&shared), ring);
@@ -140,6 +143,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         receivers,
         merger: Some(merger),
         merger_stop,
+        metrics: Some(metrics),
     })
 }
 
@@ -190,6 +194,9 @@ impl Running {
         self.merger_stop
             .store(true, std::sync::atomic::Ordering::SeqCst);
         if let Some(m) = self.merger.take() {
+            let _ = m.join();
+        }
+        if let Some(m) = self.metrics.take() {
             let _ = m.join();
         }
     }

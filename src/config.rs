@@ -131,6 +131,8 @@ pub struct Config {
     pub http: HttpConfig,
     pub decode: DecodeConfig,
     pub limits: Limits,
+    /// `GET /metrics` (see the `metrics` module).
+    pub metrics: crate::metrics::MetricsConfig,
     /// Extra reports (`[[report]]` tables).
     pub report: Vec<ReportDef>,
 }
@@ -218,6 +220,8 @@ pub struct Limits {
     pub max_regex_bytes: usize,
     /// Largest HTTP request body (report definitions).
     pub max_body_bytes: usize,
+    /// Prometheus series the reports with `prometheus = true` may export together on `/metrics`.
+    pub max_metric_series: usize,
 }
 
 impl Default for Config {
@@ -238,6 +242,7 @@ impl Default for Config {
             http: HttpConfig::default(),
             decode: DecodeConfig::default(),
             limits: Limits::default(),
+            metrics: Default::default(),
             report: Vec::new(),
         }
     }
@@ -284,6 +289,7 @@ impl Default for Limits {
             max_query_limit: 100_000,
             max_regex_bytes: 1 << 20,
             max_body_bytes: 64 << 10,
+            max_metric_series: 100_000,
         }
     }
 }
@@ -468,6 +474,11 @@ impl Config {
                 self.limits.max_body_bytes,
                 64 << 20,
             ),
+            (
+                "limits.max_metric_series",
+                self.limits.max_metric_series,
+                100_000_000,
+            ),
         ] {
             if v == 0 || v > max {
                 return Err(invalid(key, format!("{v} is out of range 1..={max}")));
@@ -519,6 +530,13 @@ impl Config {
                 ),
             )
         })?;
+        let idle = self.metrics.series_idle.0;
+        if idle < Duration::from_secs(1) || idle > MAX_HISTORY {
+            return Err(invalid(
+                "metrics.series_idle",
+                "must be between 1s and 30 days",
+            ));
+        }
         for (key, d) in [
             ("http.header_timeout", self.http.header_timeout.0),
             ("http.idle_timeout", self.http.idle_timeout.0),

@@ -29,6 +29,8 @@ pub mod histogram;
 pub mod api;
 // Where merged rounds leave the pipeline for the stream, sinks and metrics (bounded, never blocks).
 pub mod tap;
+// GET /metrics: status counters and monotonic report series for Prometheus (a tap, "pinbad-metrics").
+pub mod metrics;
 
 // Beside the pipeline:
 

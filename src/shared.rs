@@ -100,6 +100,9 @@ pub struct Shared {
     pub token: Option<String>,
     /// Consumers of merged rounds (stream, sinks, metrics), fed by the merger (see `tap`).
     pub taps: crate::tap::Taps,
+    /// The report series of `GET /metrics`: written by the "pinbad-metrics" thread, read by
+    /// scrapes (see `metrics`).
+    pub metrics: crate::metrics::Metrics,
 }
 
 impl Shared {
@@ -174,6 +177,7 @@ impl Shared {
             )),
             token: config.token().map_err(SharedError::Config)?,
             taps: Default::default(),
+            metrics: crate::metrics::Metrics::new(&config),
             config,
         })
     }

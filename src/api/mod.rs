@@ -39,6 +39,7 @@ pub fn router(state: AppState) -> Router {
         .merge(requests::routes())
         .merge(reports::routes())
         .merge(instruments::routes())
+        .route("/metrics", axum::routing::get(metrics))
         .fallback(|| async { ApiError::not_found("no such endpoint") })
         .method_not_allowed_fallback(|method: Method| async move {
             ApiError {
@@ -52,6 +53,14 @@ pub fn router(state: AppState) -> Router {
             authorize,
         ))
         .with_state(state)
+}
+
+/// `GET /metrics`: the Prometheus exposition (see the `metrics` module), built on the blocking
+/// pool under a query slot: it takes the metrics state's lock and costs O(series).
+async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let shared = Arc::clone(&state);
+    let text = blocking(&state, move || Ok(crate::metrics::render(&shared))).await?;
+    Ok(([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response())
 }
 
 /// With `http.token` set: changes (anything but GET and HEAD), and with `http.token_reads` every

@@ -1,0 +1,1466 @@
+//! Prometheus export (`GET /metrics`): pinbad's own status counters, and monotonic series of the
+//! reports defined with `prometheus = true`.
+//!
+//! In: every merge round, from the merger through the tap (see `tap`): [`MetricsTap::offer`]
+//! keeps the round's `Arc` in a bounded queue of [`QUEUE_ROUNDS`] rounds, or drops it when the
+//! queue is full and counts its requests (`metric_requests_dropped`). The thread
+//! "pinbad-metrics" folds each request into counters per row of each exported report
+//! ([`SeriesSet`]), using the report's own filters and key extraction ([`RowSelector`]). The
+//! counters count requests once, when they are merged, since the series was created: they never
+//! decrease, whatever the report's window does. Out: the text exposition ([`render`]), built
+//! with the `prometheus-client` crate under the metrics state's own lock, in O(series).
+//!
+//! Never blocks the merger (offer is a `try_send`), never takes the pool's or a report's write
+//! lock. It takes the dictionary's write lock briefly, and only when series are created or
+//! removed, to pin the strings of their labels: a label's id must keep naming the same string for
+//! as long as the series exists, however long it stays idle.
+//!
+//! Bounds: at most `limits.max_metric_series` Prometheus series ([`REQUEST_ROW_SERIES`] per row
+//! of a request report, [`TIMER_ROW_SERIES`] per row of a timer report); a row that would need
+//! more gets none and `metric_series_lost` counts the series it lacked, each time a request
+//! needed them. A row not updated for `metrics.series_idle` loses its series.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{
+    DescriptorEncoder, EncodeLabel, EncodeLabelSet, EncodeMetric, LabelSetEncoder, MetricEncoder,
+    NoLabelSet,
+};
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::metrics::MetricType;
+use prometheus_client::registry::{Registry, Unit};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::config::HumanDuration;
+use crate::counters::Reject;
+use crate::dictionary::{Dictionary, LOST, LOST_TEXT};
+use crate::record::{Record, RequestView, Timer, NO_SCHEMA};
+use crate::report::{ns, Kind, RowSelector};
+use crate::shared::Shared;
+use crate::shutdown::Shutdown;
+use crate::tap::{Round, Tap};
+
+/// `[metrics]` in the config file.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MetricsConfig {
+    /// A report row's series not updated for this long are removed (its counters start again
+    /// from 0 if the row comes back, which `rate()` reads as a counter reset).
+    pub series_idle: HumanDuration,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> MetricsConfig {
+        MetricsConfig {
+            series_idle: HumanDuration(Duration::from_secs(3600)),
+        }
+    }
+}
+
+/// Rounds the tap may hold for the metrics thread (2.5 s of rounds at the default 10 ms period).
+pub const QUEUE_ROUNDS: usize = 256;
+
+/// Upper bounds (seconds) of the histogram buckets of `pinba_request_time_seconds` and
+/// `pinba_timer_seconds`, and `+Inf`: fixed, so that `histogram_quantile()` can sum them across
+/// rows, reports and restarts.
+pub const BUCKETS_SECONDS: [f64; 14] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+/// The same bounds in nanoseconds (a sample of exactly a bound counts in its bucket: `le`).
+const BUCKETS_NS: [u64; 14] = [
+    500_000,
+    1_000_000,
+    2_500_000,
+    5_000_000,
+    10_000_000,
+    25_000_000,
+    50_000_000,
+    100_000_000,
+    250_000_000,
+    500_000_000,
+    1_000_000_000,
+    2_500_000_000,
+    5_000_000_000,
+    10_000_000_000,
+];
+/// Buckets, with `+Inf`.
+const NB: usize = BUCKETS_NS.len() + 1;
+/// Prometheus series of one row of a request report: requests, request time, ru_utime, ru_stime,
+/// document bytes, and the histogram's buckets, sum and count.
+pub const REQUEST_ROW_SERIES: usize = 5 + NB + 2;
+/// Prometheus series of one row of a timer report: hits, requests, timer seconds, and the
+/// histogram's buckets, sum and count.
+pub const TIMER_ROW_SERIES: usize = 3 + NB + 2;
+
+fn bucket_of(time_ns: u64) -> usize {
+    BUCKETS_NS.partition_point(|&b| b < time_ns)
+}
+
+/// The counters of one row, since its series were created.
+#[derive(Debug)]
+struct SeriesRow {
+    /// Label values in key order; empty until the row is labelled (same lock hold as its
+    /// creation, so a scrape never sees an unlabelled row).
+    values: Box<[String]>,
+    labelled: bool,
+    requests: u64,
+    hits: u64,
+    time_ns: u64,
+    ru_utime_ns: u64,
+    ru_stime_ns: u64,
+    document_bytes: u64,
+    /// Samples per bucket (not cumulative): requests, or timer hits at their mean time per hit.
+    buckets: [u64; NB],
+    /// Merger time of the last request counted in it (idle removal).
+    last_ms: u64,
+    /// The request that last counted in it: a timer report counts a request once per row.
+    mark: u64,
+}
+
+impl Default for SeriesRow {
+    fn default() -> SeriesRow {
+        SeriesRow {
+            values: Box::default(),
+            labelled: false,
+            requests: 0,
+            hits: 0,
+            time_ns: 0,
+            ru_utime_ns: 0,
+            ru_stime_ns: 0,
+            document_bytes: 0,
+            buckets: [0; NB],
+            last_ms: 0,
+            mark: 0,
+        }
+    }
+}
+
+impl SeriesRow {
+    #[inline]
+    fn count(&mut self, r: &Record, timer: Option<&Timer>, mark: u64, now_ms: u64) {
+        self.last_ms = now_ms;
+        match timer {
+            None => {
+                let time_ns = ns(r.request_time);
+                self.requests += 1;
+                self.time_ns += time_ns;
+                self.ru_utime_ns += ns(r.ru_utime);
+                self.ru_stime_ns += ns(r.ru_stime);
+                self.document_bytes += r.document_size as u64;
+                self.buckets[bucket_of(time_ns)] += 1;
+            }
+            Some(t) => {
+                if self.mark != mark {
+                    self.mark = mark;
+                    self.requests += 1;
+                }
+                let time_ns = ns(t.value);
+                let hits = t.hit_count as u64;
+                self.hits += hits;
+                self.time_ns += time_ns;
+                let per_hit = (time_ns + hits / 2).checked_div(hits).unwrap_or(0);
+                self.buckets[bucket_of(per_hit)] += hits;
+            }
+        }
+    }
+}
+
+/// A report whose rows are exported, as [`SeriesSet::set_reports`] takes it.
+#[derive(Clone, Debug)]
+pub struct ExportedReport {
+    /// Identity of the live report: a report dropped and created again under the same name is
+    /// another report, whose series start again.
+    pub id: usize,
+    pub name: String,
+    pub selector: RowSelector,
+    /// The report's key column names (`script_name`, `country`), made label names here.
+    pub key_columns: Vec<String>,
+}
+
+#[derive(Debug)]
+struct ReportSeries {
+    id: usize,
+    name: String,
+    selector: RowSelector,
+    /// Label names of the keys, after `report`.
+    labels: Vec<String>,
+    per_row: usize,
+    rows: FxHashMap<Box<[u32]>, SeriesRow>,
+    /// Rows created since the last [`SeriesSet::label_new_rows`].
+    unlabelled: Vec<Box<[u32]>>,
+}
+
+/// The exported reports' rows and their counters. Pure: time is an argument, the dictionary is
+/// passed in; [`run`] drives it and [`render`] reads it.
+#[derive(Debug)]
+pub struct SeriesSet {
+    reports: Vec<ReportSeries>,
+    max_series: usize,
+    idle_ms: u64,
+    /// Prometheus series in use.
+    series: usize,
+    /// Series that could not be created, counted each time a request needed them.
+    lost: u64,
+    /// Requests folded so far (the marks of timer rows).
+    sequence: u64,
+}
+
+impl SeriesSet {
+    pub fn new(max_series: usize, idle: Duration) -> SeriesSet {
+        SeriesSet {
+            reports: Vec::new(),
+            max_series,
+            idle_ms: idle.as_millis() as u64,
+            series: 0,
+            lost: 0,
+            sequence: 0,
+        }
+    }
+
+    /// Prometheus series in use.
+    pub fn series(&self) -> usize {
+        self.series
+    }
+
+    /// Series not created for want of room, since start.
+    pub fn lost(&self) -> u64 {
+        self.lost
+    }
+
+    /// The identities of the exported reports, in order.
+    pub fn report_ids(&self) -> Vec<usize> {
+        self.reports.iter().map(|r| r.id).collect()
+    }
+
+    /// Makes `reports` the exported ones: new ones start with no series, those no longer listed
+    /// lose theirs (their pins released).
+    pub fn set_reports(&mut self, reports: Vec<ExportedReport>, dict: &mut Dictionary) {
+        let mut old = std::mem::take(&mut self.reports);
+        for e in reports {
+            if let Some(i) = old.iter().position(|r| r.id == e.id) {
+                self.reports.push(old.swap_remove(i));
+                continue;
+            }
+            let per_row = match e.selector.kind() {
+                Kind::Timer => TIMER_ROW_SERIES,
+                _ => REQUEST_ROW_SERIES,
+            };
+            self.reports.push(ReportSeries {
+                id: e.id,
+                name: e.name,
+                labels: label_names(&e.key_columns),
+                selector: e.selector,
+                per_row,
+                rows: FxHashMap::default(),
+                unlabelled: Vec::new(),
+            });
+        }
+        for r in old {
+            for (key, row) in &r.rows {
+                if row.labelled {
+                    release_key(&r.selector, key, dict);
+                }
+            }
+            self.series -= r.rows.len() * r.per_row;
+        }
+    }
+
+    /// Counts `requests`, merged at `now_ms`, into the rows of every exported report; rows it
+    /// creates wait for [`SeriesSet::label_new_rows`].
+    pub fn fold<'a>(&mut self, now_ms: u64, requests: impl Iterator<Item = RequestView<'a>>) {
+        let SeriesSet {
+            reports,
+            max_series,
+            series,
+            lost,
+            sequence,
+            ..
+        } = self;
+        for v in requests {
+            *sequence += 1;
+            let mark = *sequence;
+            for rep in reports.iter_mut() {
+                let ReportSeries {
+                    selector,
+                    rows,
+                    unlabelled,
+                    per_row,
+                    ..
+                } = rep;
+                selector.rows(&v, |key, timer| {
+                    if let Some(row) = rows.get_mut(key) {
+                        return row.count(v.record, timer, mark, now_ms);
+                    }
+                    if *series + *per_row > *max_series {
+                        *lost += *per_row as u64;
+                        return;
+                    }
+                    *series += *per_row;
+                    unlabelled.push(key.into());
+                    let row = rows.entry(key.into()).or_default();
+                    row.count(v.record, timer, mark, now_ms);
+                });
+            }
+        }
+    }
+
+    /// Whether rows wait for their labels.
+    pub fn needs_labels(&self) -> bool {
+        self.reports.iter().any(|r| !r.unlabelled.is_empty())
+    }
+
+    /// Gives the rows created since the last call their label values, pinning the strings in
+    /// `dict` so that their ids keep naming them while the series exist. A row whose id no longer
+    /// names a string (it cannot happen for a round processed in time, see [`run`]) is removed,
+    /// its series counted as lost.
+    pub fn label_new_rows(&mut self, dict: &mut Dictionary) {
+        for rep in &mut self.reports {
+            for key in std::mem::take(&mut rep.unlabelled) {
+                let Some(row) = rep.rows.get_mut(&key) else {
+                    continue;
+                };
+                let mut values = Vec::with_capacity(key.len());
+                let mut pinned = Vec::new();
+                let mut ok = true;
+                for (i, &id) in key.iter().enumerate() {
+                    let sel = &rep.selector;
+                    values.push(if is_string(sel, i, id) {
+                        let bytes = dict.get(id).to_vec();
+                        let got = dict.pin(&bytes);
+                        if got == id {
+                            pinned.push(id);
+                        } else {
+                            dict.release(got);
+                            ok = false;
+                        }
+                        String::from_utf8_lossy(&bytes).into_owned()
+                    } else if sel.key_is_status(i) {
+                        id.to_string()
+                    } else if id == LOST {
+                        String::from_utf8_lossy(LOST_TEXT).into_owned()
+                    } else {
+                        String::new() // no schema
+                    });
+                }
+                if ok {
+                    row.values = values.into_boxed_slice();
+                    row.labelled = true;
+                } else {
+                    for id in pinned {
+                        dict.release(id);
+                    }
+                    rep.rows.remove(&key);
+                    self.series -= rep.per_row;
+                    self.lost += rep.per_row as u64;
+                }
+            }
+        }
+    }
+
+    /// Whether some row has been idle for `series_idle` at `now_ms` (checked before taking the
+    /// dictionary for [`SeriesSet::remove_idle`]).
+    pub fn has_idle(&self, now_ms: u64) -> bool {
+        self.reports.iter().any(|r| {
+            r.rows
+                .values()
+                .any(|row| row.last_ms + self.idle_ms <= now_ms)
+        })
+    }
+
+    /// Removes the rows not updated for `series_idle` at `now_ms`, releasing their pins; returns
+    /// the series removed.
+    pub fn remove_idle(&mut self, now_ms: u64, dict: &mut Dictionary) -> usize {
+        let idle_ms = self.idle_ms;
+        let mut removed = 0;
+        for rep in &mut self.reports {
+            let selector = &rep.selector;
+            let before = rep.rows.len();
+            rep.rows.retain(|key, row| {
+                if row.last_ms + idle_ms > now_ms {
+                    return true;
+                }
+                if row.labelled {
+                    release_key(selector, key, dict);
+                }
+                false
+            });
+            removed += (before - rep.rows.len()) * rep.per_row;
+        }
+        self.series -= removed;
+        removed
+    }
+
+    /// Writes the report series (prometheus-client's encoder; see [`render`]).
+    fn encode(&self, enc: &mut DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let request: Vec<&ReportSeries> = self
+            .reports
+            .iter()
+            .filter(|r| r.selector.kind() != Kind::Timer)
+            .collect();
+        let timer: Vec<&ReportSeries> = self
+            .reports
+            .iter()
+            .filter(|r| r.selector.kind() == Kind::Timer)
+            .collect();
+        type Field = fn(&SeriesRow) -> u64;
+        let counters: [(&str, &str, Option<Unit>, Field, bool); 5] = [
+            (
+                "pinba_requests",
+                "Requests counted in the row since its series were created.",
+                None,
+                |r| r.requests,
+                false,
+            ),
+            (
+                "pinba_request_time",
+                "Sum of the request times of the row's requests.",
+                Some(Unit::Seconds),
+                |r| r.time_ns,
+                true,
+            ),
+            (
+                "pinba_ru_utime",
+                "Sum of the user CPU time (ru_utime) of the row's requests.",
+                Some(Unit::Seconds),
+                |r| r.ru_utime_ns,
+                true,
+            ),
+            (
+                "pinba_ru_stime",
+                "Sum of the system CPU time (ru_stime) of the row's requests.",
+                Some(Unit::Seconds),
+                |r| r.ru_stime_ns,
+                true,
+            ),
+            (
+                "pinba_document",
+                "Sum of the document sizes of the row's requests.",
+                Some(Unit::Bytes),
+                |r| r.document_bytes,
+                false,
+            ),
+        ];
+        if !request.is_empty() {
+            for (name, help, unit, field, is_ns) in &counters {
+                let mut m =
+                    enc.encode_descriptor(name, help, unit.as_ref(), MetricType::Counter)?;
+                encode_rows(&request, &mut m, |r, m| {
+                    encode_counter_value(m, field(r), *is_ns)
+                })?;
+            }
+            let mut m = enc.encode_descriptor(
+                "pinba_request_time",
+                "Request times of the row's requests, in fixed buckets.",
+                Some(&Unit::Seconds),
+                MetricType::Histogram,
+            )?;
+            encode_rows(&request, &mut m, |r, m| encode_histogram(m, r, r.requests))?;
+        }
+        if !timer.is_empty() {
+            let timer_counters: [(&str, &str, Option<Unit>, Field, bool); 3] = [
+                (
+                    "pinba_timer_hits",
+                    "Timer hits (hit_count) counted in the row.",
+                    None,
+                    |r| r.hits,
+                    false,
+                ),
+                (
+                    "pinba_timer_requests",
+                    "Requests with at least one timer in the row.",
+                    None,
+                    |r| r.requests,
+                    false,
+                ),
+                (
+                    "pinba_timer",
+                    "Sum of the timer values of the row.",
+                    Some(Unit::Seconds),
+                    |r| r.time_ns,
+                    true,
+                ),
+            ];
+            for (name, help, unit, field, is_ns) in &timer_counters {
+                let mut m =
+                    enc.encode_descriptor(name, help, unit.as_ref(), MetricType::Counter)?;
+                encode_rows(&timer, &mut m, |r, m| {
+                    encode_counter_value(m, field(r), *is_ns)
+                })?;
+            }
+            let mut m = enc.encode_descriptor(
+                "pinba_timer",
+                "Timer time per hit (a timer's value / hit_count, once per hit), in fixed buckets.",
+                Some(&Unit::Seconds),
+                MetricType::Histogram,
+            )?;
+            encode_rows(&timer, &mut m, |r, m| encode_histogram(m, r, r.hits))?;
+        }
+        Ok(())
+    }
+}
+
+fn encode_counter_value(m: MetricEncoder, v: u64, is_ns: bool) -> Result<(), std::fmt::Error> {
+    if is_ns {
+        ConstCounter::new(v as f64 / 1e9).encode(m)
+    } else {
+        ConstCounter::new(v).encode(m)
+    }
+}
+
+fn encode_histogram(
+    mut m: MetricEncoder,
+    r: &SeriesRow,
+    count: u64,
+) -> Result<(), std::fmt::Error> {
+    let mut buckets = [(0.0, 0); NB];
+    for (i, b) in buckets.iter_mut().enumerate() {
+        *b = (
+            BUCKETS_SECONDS.get(i).copied().unwrap_or(f64::INFINITY),
+            r.buckets[i],
+        );
+    }
+    m.encode_histogram::<NoLabelSet>(r.time_ns as f64 / 1e9, count, &buckets, None)
+}
+
+/// Every labelled row of `reports`, each as one sample (or sample group) of the family `m`.
+fn encode_rows(
+    reports: &[&ReportSeries],
+    m: &mut MetricEncoder,
+    mut f: impl FnMut(&SeriesRow, MetricEncoder) -> Result<(), std::fmt::Error>,
+) -> Result<(), std::fmt::Error> {
+    for rep in reports {
+        for row in rep.rows.values().filter(|r| r.labelled) {
+            let labels = RowLabels {
+                report: &rep.name,
+                names: &rep.labels,
+                values: &row.values,
+            };
+            f(row, m.encode_family(&labels)?)?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether key position `i` of value `id` is a dictionary string (not a status number, an
+/// absent schema or the "dictionary full" id): what [`SeriesSet::label_new_rows`] pins.
+fn is_string(selector: &RowSelector, i: usize, id: u32) -> bool {
+    let number = selector.key_is_status(i);
+    let absent = selector.key_is_schema(i) && id == NO_SCHEMA;
+    !number && !absent && id != LOST
+}
+
+/// Releases the pins [`SeriesSet::label_new_rows`] took for a row's key.
+fn release_key(selector: &RowSelector, key: &[u32], dict: &mut Dictionary) {
+    for (i, &id) in key.iter().enumerate() {
+        if is_string(selector, i, id) {
+            dict.release(id);
+        }
+    }
+}
+
+/// Label names for key columns: characters outside `[A-Za-z0-9_]` become `_`, a leading digit or
+/// a reserved name (`report`, `le`, `__…`) gets a `key_` prefix, a repeated name a `_2`, `_3` suffix.
+pub fn label_names(columns: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(columns.len());
+    for c in columns {
+        let mut name: String = c
+            .chars()
+            .map(|ch| {
+                if ch.is_ascii_alphanumeric() || ch == '_' {
+                    ch
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if name.is_empty()
+            || name.starts_with(|ch: char| ch.is_ascii_digit())
+            || name == "report"
+            || name == "le"
+            || name.starts_with("__")
+        {
+            name = format!("key_{name}");
+        }
+        let base = name.clone();
+        let mut n = 1;
+        while out.contains(&name) {
+            n += 1;
+            name = format!("{base}_{n}");
+        }
+        out.push(name);
+    }
+    out
+}
+
+/// A row's labels: `report`, then its keys.
+struct RowLabels<'a> {
+    report: &'a str,
+    names: &'a [String],
+    values: &'a [String],
+}
+
+impl EncodeLabelSet for RowLabels<'_> {
+    fn encode(&self, encoder: &mut LabelSetEncoder) -> Result<(), std::fmt::Error> {
+        ("report", self.report).encode(encoder.encode_label())?;
+        for (n, v) in self.names.iter().zip(self.values.iter()) {
+            (n.as_str(), v.as_str()).encode(encoder.encode_label())?;
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tap, the thread, the scrape
+// ---------------------------------------------------------------------------------------------
+
+/// The metrics state the threads share (in `Shared`): the series, and whether any report is
+/// exported (the tap's only check when none is).
+pub struct Metrics {
+    /// Written by the metrics thread (each round), read by scrapes. Its own lock: neither side
+    /// ever waits on the merger, and the merger never waits on it.
+    pub state: Mutex<SeriesSet>,
+    /// Whether some report has `prometheus = true`: set by the metrics thread when it syncs the
+    /// report list; while false the tap ignores rounds.
+    wanted: AtomicBool,
+}
+
+impl Metrics {
+    pub fn new(config: &crate::config::Config) -> Metrics {
+        Metrics {
+            state: Mutex::new(SeriesSet::new(
+                config.limits.max_metric_series,
+                config.metrics.series_idle.0,
+            )),
+            wanted: AtomicBool::new(false),
+        }
+    }
+}
+
+/// The tap the merger feeds: a bounded queue to the metrics thread.
+pub struct MetricsTap {
+    /// The metrics thread holds the receiving end; full means it is behind: the round is
+    /// dropped and counted, never waited for.
+    tx: SyncSender<Arc<Round>>,
+    shared: Arc<Shared>,
+}
+
+impl Tap for MetricsTap {
+    fn name(&self) -> &str {
+        "metrics"
+    }
+
+    fn offer(&self, round: &Arc<Round>) {
+        if !self.shared.metrics.wanted.load(Relaxed) || round.batch().is_empty() {
+            return;
+        }
+        if let Err(TrySendError::Full(r)) = self.tx.try_send(Arc::clone(round)) {
+            let c = &self.shared.counters;
+            c.metric_rounds_dropped.fetch_add(1, Relaxed);
+            c.metric_requests_dropped
+                .fetch_add(r.batch().len() as u64, Relaxed);
+        }
+    }
+}
+
+/// Registers the tap and starts the "pinbad-metrics" thread; it stops once `shutdown` is
+/// triggered.
+pub fn start(
+    shared: Arc<Shared>,
+    shutdown: Shutdown,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    let (tx, rx) = std::sync::mpsc::sync_channel(QUEUE_ROUNDS);
+    let tap: Arc<dyn Tap> = Arc::new(MetricsTap {
+        tx,
+        shared: Arc::clone(&shared),
+    });
+    shared.taps.add(Arc::clone(&tap));
+    std::thread::Builder::new()
+        .name("pinbad-metrics".into())
+        .spawn(move || {
+            run(&shared, &rx, &shutdown);
+            shared.taps.remove(&tap);
+        })
+}
+
+/// How often the thread wakes without rounds: to see report changes and remove idle series.
+const WAKE_EVERY: Duration = Duration::from_millis(250);
+
+/// The metrics thread's loop.
+fn run(shared: &Shared, rx: &Receiver<Arc<Round>>, shutdown: &Shutdown) {
+    let metrics = &shared.metrics;
+    let mut known: Vec<usize> = Vec::new();
+    let mut last_idle_check = 0;
+    // A round's ids name the same strings for at least stats_history after it was merged (the
+    // dictionary sweeps only strings unused for longer, see `Merger::sweep`): a round older than
+    // that is dropped rather than labelled with strings that may have changed.
+    let max_lag_ms = shared.config.stats_history.0.as_millis() as u64;
+    while !shutdown.is_triggered() {
+        let round = match rx.recv_timeout(WAKE_EVERY) {
+            Ok(r) => Some(r),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => return,
+        };
+        sync_reports(shared, &mut known);
+        let now_ms = shared.clock.now_ms64();
+        let mut state = metrics.state.lock();
+        if let Some(round) = round {
+            if now_ms.saturating_sub(round.now_ms()) > max_lag_ms {
+                let c = &shared.counters;
+                c.metric_rounds_dropped.fetch_add(1, Relaxed);
+                c.metric_requests_dropped
+                    .fetch_add(round.batch().len() as u64, Relaxed);
+            } else {
+                state.fold(round.now_ms(), round.batch().views());
+                if state.needs_labels() {
+                    state.label_new_rows(&mut shared.dictionary.write());
+                }
+            }
+        }
+        if now_ms >= last_idle_check + 1000 {
+            last_idle_check = now_ms;
+            if state.has_idle(now_ms) {
+                state.remove_idle(now_ms, &mut shared.dictionary.write());
+            }
+        }
+        shared
+            .counters
+            .metric_series
+            .store(state.series() as u64, Relaxed);
+        shared
+            .counters
+            .metric_series_lost
+            .store(state.lost(), Relaxed);
+    }
+}
+
+/// Brings the exported reports in line with the live ones when the report set changed.
+fn sync_reports(shared: &Shared, known: &mut Vec<usize>) {
+    let cells = shared.reports.snapshot();
+    let ids: Vec<usize> = cells.iter().map(|c| Arc::as_ptr(c) as usize).collect();
+    if ids == *known {
+        return;
+    }
+    *known = ids;
+    let mut exported = Vec::new();
+    for cell in &cells {
+        let report = cell.report.read();
+        if report.def().prometheus {
+            exported.push(ExportedReport {
+                id: Arc::as_ptr(cell) as usize,
+                name: cell.name().to_string(),
+                selector: report.row_selector(),
+                key_columns: report.key_columns().to_vec(),
+            });
+        }
+    }
+    shared.metrics.wanted.store(!exported.is_empty(), Relaxed);
+    let mut state = shared.metrics.state.lock();
+    let same: Vec<usize> = exported.iter().map(|e| e.id).collect();
+    if state.report_ids() != same {
+        state.set_reports(exported, &mut shared.dictionary.write());
+    }
+}
+
+/// The exposition for `GET /metrics`: Prometheus text format 0.0.4 (see [`to_prometheus_text`]),
+/// with the status counters first and the report series after. Takes the metrics state's lock
+/// for the report series, nothing else.
+pub fn render(shared: &Arc<Shared>) -> String {
+    let mut registry = Registry::default();
+    registry.register_collector(Box::new(StatusCollector(Arc::clone(shared))));
+    let mut out = String::new();
+    // Writing to a String cannot fail; an error would come from a collector, and both return
+    // only the writer's errors.
+    let _ = prometheus_client::encoding::text::encode_registry(&mut out, &registry);
+    to_prometheus_text(&out)
+}
+
+/// The content type of [`render`]'s text.
+pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// prometheus-client writes OpenMetrics text; Prometheus reads it, but the Prometheus text format
+/// 0.0.4 is what every scraper and `promtool check metrics` read, and OpenMetrics would forbid
+/// the names the report series need (a counter `pinba_request_time_seconds_total` beside a
+/// histogram `pinba_request_time_seconds` share a family name there). The two differ only in
+/// metadata lines: 0.0.4 names a counter's HELP and TYPE with its `_total` and has no `# UNIT`
+/// (nor `# EOF`, which `encode_registry` does not write). Samples are kept as encoded.
+pub fn to_prometheus_text(openmetrics: &str) -> String {
+    let mut out = String::with_capacity(openmetrics.len() + 4096);
+    let mut lines = openmetrics.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line.starts_with("# UNIT ") || line == "# EOF" {
+            continue;
+        }
+        if let Some(help) = line.strip_prefix("# HELP ") {
+            let counter = lines
+                .peek()
+                .and_then(|t| t.strip_prefix("# TYPE "))
+                .and_then(|t| t.strip_suffix(" counter"));
+            if let Some(name) = counter {
+                let text = help.strip_prefix(name).unwrap_or(help);
+                let _ = writeln!(out, "# HELP {name}_total{text}");
+                let _ = writeln!(out, "# TYPE {name}_total counter");
+                lines.next();
+                continue;
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// pinbad's own figures, from the same sources as `/api/v1/status` (the `Counters` atomics, the
+/// reports' published figures), and the report series.
+struct StatusCollector(Arc<Shared>);
+
+impl std::fmt::Debug for StatusCollector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StatusCollector")
+    }
+}
+
+fn counter(
+    enc: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    unit: Option<Unit>,
+    v: u64,
+) -> Result<(), std::fmt::Error> {
+    let m = enc.encode_descriptor(name, help, unit.as_ref(), MetricType::Counter)?;
+    ConstCounter::new(v).encode(m)
+}
+
+fn gauge(
+    enc: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    unit: Option<Unit>,
+    v: f64,
+) -> Result<(), std::fmt::Error> {
+    let m = enc.encode_descriptor(name, help, unit.as_ref(), MetricType::Gauge)?;
+    ConstGauge::new(v).encode(m)
+}
+
+impl Collector for StatusCollector {
+    fn encode(&self, mut enc: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let shared = &self.0;
+        let c = &shared.counters;
+        let g = &c.gauges;
+        let load = |a: &std::sync::atomic::AtomicU64| a.load(Relaxed);
+        gauge(
+            &mut enc,
+            "pinbad_uptime",
+            "Time since the daemon started.",
+            Some(Unit::Seconds),
+            shared.clock.uptime().as_secs_f64(),
+        )?;
+        let counters: [(&str, &str, &std::sync::atomic::AtomicU64); 20] = [
+            (
+                "pinbad_packets_received",
+                "Datagrams read from the UDP sockets.",
+                &c.packets_received,
+            ),
+            (
+                "pinbad_bytes_received",
+                "Bytes of the datagrams read.",
+                &c.bytes_received,
+            ),
+            (
+                "pinbad_packets_decoded",
+                "Datagrams that parsed as a Pinba message.",
+                &c.packets_decoded,
+            ),
+            (
+                "pinbad_requests_accepted",
+                "Requests accepted by the decoder.",
+                &c.requests_accepted,
+            ),
+            (
+                "pinbad_timers_skipped",
+                "Timers with hit_count 0, skipped.",
+                &c.timers_skipped,
+            ),
+            (
+                "pinbad_timers_dropped",
+                "Timers beyond limits.max_timers_per_request.",
+                &c.timers_dropped,
+            ),
+            (
+                "pinbad_timer_tags_dropped",
+                "Timer tags beyond limits.max_tags_per_timer.",
+                &c.timer_tags_dropped,
+            ),
+            (
+                "pinbad_request_tags_dropped",
+                "Request tags beyond limits.max_tags_per_request.",
+                &c.request_tags_dropped,
+            ),
+            (
+                "pinbad_strings_truncated",
+                "Strings cut to limits.max_string_bytes.",
+                &c.strings_truncated,
+            ),
+            (
+                "pinbad_nested_ignored",
+                "Nested requests below the first level, ignored.",
+                &c.nested_ignored,
+            ),
+            (
+                "pinbad_v1_decoded",
+                "Datagrams decoded through the v1 header.",
+                &c.v1_decoded,
+            ),
+            (
+                "pinbad_v1_fallback",
+                "Datagrams that looked like v1 but decoded as v0.",
+                &c.v1_fallback,
+            ),
+            (
+                "pinbad_requests_merged",
+                "Requests stored in the pool and applied to every report.",
+                &c.requests_merged,
+            ),
+            (
+                "pinbad_temp_pool_dropped",
+                "Requests dropped because the temp ring was full.",
+                &c.temp_pool_dropped,
+            ),
+            (
+                "pinbad_http_connections_refused",
+                "HTTP connections closed at once (http.max_connections).",
+                &c.http_connections_refused,
+            ),
+            (
+                "pinbad_http_queries_refused",
+                "Heavy API requests answered 503 (http.max_concurrent_queries).",
+                &c.http_queries_refused,
+            ),
+            (
+                "pinbad_http_unauthorized",
+                "API requests refused with 401.",
+                &c.http_unauthorized,
+            ),
+            (
+                "pinbad_pool_overwritten",
+                "Requests evicted from the pool before they expired.",
+                &c.pool_overwritten,
+            ),
+            (
+                "pinbad_pool_expired",
+                "Requests that left the pool by age.",
+                &c.pool_expired,
+            ),
+            (
+                "pinbad_timers_lost",
+                "Timers cut because one request had more than the timer pool holds.",
+                &c.timers_lost,
+            ),
+        ];
+        for (name, help, v) in counters {
+            counter(&mut enc, name, help, None, load(v))?;
+        }
+        {
+            let mut m = enc.encode_descriptor(
+                "pinbad_requests_rejected",
+                "Requests (or whole datagrams) rejected, by reason.",
+                None,
+                MetricType::Counter,
+            )?;
+            for r in Reject::ALL {
+                let labels = [("reason", r.name())];
+                ConstCounter::new(c.rejected(r)).encode(m.encode_family(&labels)?)?;
+            }
+        }
+        counter(
+            &mut enc,
+            "pinbad_dictionary_lost",
+            "Strings not interned because the dictionary was full.",
+            None,
+            load(&g.dictionary_lost),
+        )?;
+        let ports: Vec<u16> = shared.udp_addrs.iter().map(|a| a.port()).collect();
+        counter(
+            &mut enc,
+            "pinbad_kernel_drops",
+            "Datagrams the kernel dropped on pinbad's sockets (full receive buffer).",
+            None,
+            crate::receiver::kernel_drops(&ports),
+        )?;
+        let metric_counters: [(&str, &str, &std::sync::atomic::AtomicU64); 3] = [
+            ("pinbad_metric_series_lost", "Report series not created because limits.max_metric_series were in use, counted each time a request needed them.", &c.metric_series_lost),
+            ("pinbad_metric_rounds_dropped", "Merge rounds the metrics thread could not take (its queue was full or it fell behind).", &c.metric_rounds_dropped),
+            ("pinbad_metric_requests_dropped", "Requests of those rounds: not counted in the report series.", &c.metric_requests_dropped),
+        ];
+        for (name, help, v) in metric_counters {
+            counter(&mut enc, name, help, None, load(v))?;
+        }
+        let oldest = load(&g.pool_oldest_ms);
+        let pool_covers = if oldest == u64::MAX {
+            0.0
+        } else {
+            shared.clock.now_ms().wrapping_sub(oldest as u32) as f64 / 1000.0
+        };
+        let gauges: [(&str, &str, Option<Unit>, f64); 18] = [
+            (
+                "pinbad_temp_pool_batches",
+                "Batches waiting in the temp ring.",
+                None,
+                shared.ring.len() as f64,
+            ),
+            (
+                "pinbad_temp_pool",
+                "Memory the batches in the temp ring hold.",
+                Some(Unit::Bytes),
+                shared.ring.bytes() as f64,
+            ),
+            (
+                "pinbad_temp_pool_memory",
+                "Memory the temp ring may hold (temp_pool_memory).",
+                Some(Unit::Bytes),
+                shared.ring.max_bytes() as f64,
+            ),
+            (
+                "pinbad_dictionary_size",
+                "Strings in the dictionary.",
+                None,
+                load(&g.dictionary_size) as f64,
+            ),
+            (
+                "pinbad_dictionary",
+                "Memory the dictionary holds.",
+                Some(Unit::Bytes),
+                load(&g.dictionary_bytes) as f64,
+            ),
+            (
+                "pinbad_merge_last",
+                "Duration of the last merge round.",
+                Some(Unit::Seconds),
+                load(&c.merge_last_us) as f64 / 1e6,
+            ),
+            (
+                "pinbad_merge_max",
+                "Duration of the longest merge round.",
+                Some(Unit::Seconds),
+                load(&c.merge_max_us) as f64 / 1e6,
+            ),
+            (
+                "pinbad_receive_buffer",
+                "Receive buffer the kernel granted the UDP socket.",
+                Some(Unit::Bytes),
+                shared.receive_buffer_bytes as f64,
+            ),
+            (
+                "pinbad_pool_capacity",
+                "Requests the raw pool holds.",
+                None,
+                load(&g.pool_capacity) as f64,
+            ),
+            (
+                "pinbad_pool_used",
+                "Requests in the raw pool.",
+                None,
+                load(&g.pool_used) as f64,
+            ),
+            (
+                "pinbad_timer_pool_capacity",
+                "Timers the raw pool holds.",
+                None,
+                load(&g.timer_pool_capacity) as f64,
+            ),
+            (
+                "pinbad_timer_pool_used",
+                "Timers in the raw pool.",
+                None,
+                load(&g.timer_pool_used) as f64,
+            ),
+            (
+                "pinbad_tag_pool_capacity",
+                "Tag pairs the raw pool holds.",
+                None,
+                load(&g.tag_pool_capacity) as f64,
+            ),
+            (
+                "pinbad_tag_pool_used",
+                "Tag pairs in the raw pool.",
+                None,
+                load(&g.tag_pool_used) as f64,
+            ),
+            (
+                "pinbad_pool_memory",
+                "Memory of the raw pool.",
+                Some(Unit::Bytes),
+                load(&g.pool_memory_bytes) as f64,
+            ),
+            (
+                "pinbad_pool_covers",
+                "Age of the oldest request in the raw pool (what /api/v1/requests covers).",
+                Some(Unit::Seconds),
+                pool_covers,
+            ),
+            (
+                "pinbad_metric_series",
+                "Report series exported on /metrics (limits.max_metric_series).",
+                None,
+                load(&c.metric_series) as f64,
+            ),
+            (
+                "pinbad_metric_series_limit",
+                "limits.max_metric_series.",
+                None,
+                shared.config.limits.max_metric_series as f64,
+            ),
+        ];
+        for (name, help, unit, v) in gauges {
+            gauge(&mut enc, name, help, unit, v)?;
+        }
+        let cells = shared.reports.snapshot();
+        {
+            let mut m = enc.encode_descriptor(
+                "pinbad_report_rows",
+                "Rows in the report's window.",
+                None,
+                MetricType::Gauge,
+            )?;
+            for cell in &cells {
+                let labels = [("report", cell.name())];
+                ConstGauge::new(cell.published_rows() as f64).encode(m.encode_family(&labels)?)?;
+            }
+        }
+        {
+            let mut m = enc.encode_descriptor(
+                "pinbad_report_rows_lost",
+                "Contributions lost because the report had limits.max_rows_per_report rows.",
+                None,
+                MetricType::Counter,
+            )?;
+            for cell in &cells {
+                let labels = [("report", cell.name())];
+                ConstCounter::new(cell.published_rows_lost()).encode(m.encode_family(&labels)?)?;
+            }
+        }
+        {
+            let mut m = enc.encode_descriptor(
+                "pinbad_report_update_seconds_per_request",
+                "Mean time the report's update took per request, since its creation.",
+                None,
+                MetricType::Gauge,
+            )?;
+            for cell in &cells {
+                let labels = [("report", cell.name())];
+                ConstGauge::new(cell.update_ns_per_request() / 1e9)
+                    .encode(m.encode_family(&labels)?)?;
+            }
+        }
+        {
+            let mut m = enc.encode_descriptor(
+                "pinbad_report_thread",
+                "The merge thread that updates the report.",
+                None,
+                MetricType::Gauge,
+            )?;
+            for cell in &cells {
+                let labels = [("report", cell.name())];
+                ConstGauge::new(cell.worker() as f64).encode(m.encode_family(&labels)?)?;
+            }
+        }
+        shared.metrics.state.lock().encode(&mut enc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::TagPair;
+    use crate::report::{Report, ReportDef};
+
+    /// A request of `script` taking `seconds`, with one timer per `(group, seconds, hits)`.
+    struct Req {
+        record: Record,
+        tags: Vec<TagPair>,
+        timers: Vec<Timer>,
+    }
+
+    fn req(dict: &mut Dictionary, script: &str, seconds: f32, timers: &[(&str, f32, u32)]) -> Req {
+        let group = dict.intern(b"group");
+        let record = Record {
+            script_name: dict.intern(script.as_bytes()),
+            hostname: dict.intern(b"host"),
+            server_name: dict.intern(b"server"),
+            schema: NO_SCHEMA,
+            status: 200,
+            request_time: seconds,
+            ru_utime: seconds / 2.0,
+            document_size: 1000,
+            ..Record::default()
+        };
+        let mut tags = Vec::new();
+        let mut ts = Vec::new();
+        for (g, s, hits) in timers {
+            tags.push(TagPair {
+                name: group,
+                value: dict.intern(g.as_bytes()),
+            });
+            ts.push(Timer {
+                value: *s,
+                hit_count: *hits,
+                tag_count: 1,
+                ..Timer::default()
+            });
+        }
+        Req {
+            record,
+            tags,
+            timers: ts,
+        }
+    }
+
+    fn view(r: &Req) -> RequestView<'_> {
+        RequestView {
+            id: 0,
+            record: &r.record,
+            tag_block: &r.tags,
+            timers: &r.timers,
+        }
+    }
+
+    fn exported(report: &Report, id: usize) -> ExportedReport {
+        ExportedReport {
+            id,
+            name: report.def().name.clone(),
+            selector: report.row_selector(),
+            key_columns: report.key_columns().to_vec(),
+        }
+    }
+
+    fn report(dict: &mut Dictionary, name: &str, keys: &[&str]) -> Report {
+        Report::new(ReportDef::new(name, keys), dict, 1000).unwrap()
+    }
+
+    /// The exposition of `set` alone, through the scrape's encoder and conversion.
+    fn text(set: SeriesSet) -> String {
+        #[derive(Debug)]
+        struct Only(Mutex<SeriesSet>);
+        impl Collector for Only {
+            fn encode(&self, mut enc: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+                self.0.lock().encode(&mut enc)
+            }
+        }
+        let mut registry = Registry::default();
+        registry.register_collector(Box::new(Only(Mutex::new(set))));
+        let mut om = String::new();
+        prometheus_client::encoding::text::encode_registry(&mut om, &registry).unwrap();
+        to_prometheus_text(&om)
+    }
+
+    /// The value of the sample `name{labels}` (labels as written, in order).
+    fn sample(text: &str, name_and_labels: &str) -> Option<f64> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name_and_labels)?.strip_prefix(' '))
+            .and_then(|v| v.parse().ok())
+    }
+
+    #[test]
+    fn buckets_are_inclusive_upper_bounds() {
+        assert_eq!(bucket_of(0), 0);
+        assert_eq!(bucket_of(500_000), 0);
+        assert_eq!(bucket_of(500_001), 1);
+        assert_eq!(bucket_of(10_000_000_000), BUCKETS_NS.len() - 1);
+        assert_eq!(bucket_of(10_000_000_001), BUCKETS_NS.len());
+        for (s, n) in BUCKETS_SECONDS.iter().zip(BUCKETS_NS) {
+            assert_eq!((s * 1e9).round() as u64, n);
+        }
+    }
+
+    #[test]
+    fn counters_never_decrease_when_the_reports_window_expires() {
+        let mut dict = Dictionary::new(1000);
+        let mut rep = report(&mut dict, "by_script", &["script_name"]);
+        rep = rep.with_window(Duration::from_secs(2), 2, 0);
+        let mut set = SeriesSet::new(1000, Duration::from_secs(3600));
+        set.set_reports(vec![exported(&rep, 1)], &mut dict);
+        let a = req(&mut dict, "/a.php", 0.003, &[]);
+        let mut seen = Vec::new();
+        for t in 0..10u64 {
+            let now = t * 1000;
+            rep.advance(now);
+            rep.add(&view(&a));
+            set.fold(now, [view(&a)].into_iter());
+            set.label_new_rows(&mut dict);
+            let row = set.reports[0].rows.values().next().unwrap();
+            seen.push((row.requests, rep.total_requests()));
+        }
+        // The report's window holds 2 s of requests at most; the counter holds all 10.
+        assert!(seen.iter().all(|&(_, window)| window <= 3), "{seen:?}");
+        let counts: Vec<u64> = seen.iter().map(|s| s.0).collect();
+        assert_eq!(counts, (1..=10).collect::<Vec<u64>>());
+        let row = set.reports[0].rows.values().next().unwrap();
+        assert_eq!(row.time_ns, 10 * ns(0.003));
+        assert_eq!(row.buckets[bucket_of(ns(0.003))], 10);
+        assert_eq!(&*row.values, ["/a.php".to_string()]);
+        let t = text(set);
+        let labels = r#"{report="by_script",script_name="/a.php"}"#;
+        assert_eq!(
+            sample(&t, &format!("pinba_requests_total{labels}")),
+            Some(10.0)
+        );
+        assert_eq!(
+            sample(&t, &format!("pinba_request_time_seconds_total{labels}")),
+            Some(0.03)
+        );
+        assert_eq!(
+            sample(&t, &format!("pinba_document_bytes_total{labels}")),
+            Some(10000.0)
+        );
+        let bucket = |le: &str| {
+            sample(
+                &t,
+                &format!(
+                    r#"pinba_request_time_seconds_bucket{{le="{le}",report="by_script",script_name="/a.php"}}"#
+                ),
+            )
+        };
+        assert_eq!(bucket("0.0025"), Some(0.0), "{t}");
+        assert_eq!(bucket("0.005"), Some(10.0));
+        assert_eq!(bucket("+Inf"), Some(10.0));
+        assert!(
+            t.contains("# TYPE pinba_request_time_seconds_total counter\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("# TYPE pinba_request_time_seconds histogram\n"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn series_beyond_the_limit_are_not_created_and_counted() {
+        let mut dict = Dictionary::new(1000);
+        let rep = report(&mut dict, "by_script", &["script_name"]);
+        // Room for two rows.
+        let mut set = SeriesSet::new(2 * REQUEST_ROW_SERIES + 1, Duration::from_secs(3600));
+        set.set_reports(vec![exported(&rep, 1)], &mut dict);
+        let reqs: Vec<Req> = ["/a", "/b", "/c", "/a", "/c"]
+            .iter()
+            .map(|s| req(&mut dict, s, 0.01, &[]))
+            .collect();
+        set.fold(0, reqs.iter().map(view));
+        set.label_new_rows(&mut dict);
+        assert_eq!(set.series(), 2 * REQUEST_ROW_SERIES);
+        // "/c" was refused twice.
+        assert_eq!(set.lost(), 2 * REQUEST_ROW_SERIES as u64);
+        let mut names: Vec<&str> = set.reports[0]
+            .rows
+            .values()
+            .map(|r| r.values[0].as_str())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["/a", "/b"]);
+        let a = set.reports[0]
+            .rows
+            .values()
+            .find(|r| &*r.values[0] == "/a")
+            .unwrap();
+        assert_eq!(a.requests, 2);
+    }
+
+    #[test]
+    fn idle_series_are_removed_and_their_strings_unpinned() {
+        let mut dict = Dictionary::new(1000);
+        let rep = report(&mut dict, "by_script", &["script_name"]);
+        let mut set = SeriesSet::new(1000, Duration::from_secs(60));
+        set.set_reports(vec![exported(&rep, 1)], &mut dict);
+        let a = req(&mut dict, "/a", 0.01, &[]);
+        let b = req(&mut dict, "/b", 0.01, &[]);
+        set.fold(0, [view(&a), view(&b)].into_iter());
+        set.label_new_rows(&mut dict);
+        assert_eq!(dict.pins(a.record.script_name), 1);
+        set.fold(30_000, [view(&b)].into_iter());
+        assert!(!set.has_idle(59_999));
+        assert!(set.has_idle(60_000));
+        assert_eq!(set.remove_idle(60_000, &mut dict), REQUEST_ROW_SERIES);
+        assert_eq!(set.series(), REQUEST_ROW_SERIES);
+        assert_eq!(dict.pins(a.record.script_name), 0);
+        assert_eq!(dict.pins(b.record.script_name), 1);
+        // "/b" goes 60 s after its last request; a request that comes back starts from 0.
+        set.remove_idle(90_000, &mut dict);
+        assert_eq!(set.series(), 0);
+        set.fold(100_000, [view(&a)].into_iter());
+        set.label_new_rows(&mut dict);
+        let row = set.reports[0].rows.values().next().unwrap();
+        assert_eq!(row.requests, 1);
+        // Dropping the report drops its series and pins.
+        set.set_reports(Vec::new(), &mut dict);
+        assert_eq!(set.series(), 0);
+        assert_eq!(dict.pins(a.record.script_name), 0);
+    }
+
+    #[test]
+    fn timer_reports_count_hits_time_and_requests_once_per_row() {
+        let mut dict = Dictionary::new(1000);
+        let rep = report(&mut dict, "by_group", &["timer_tag:group"]);
+        let mut set = SeriesSet::new(1000, Duration::from_secs(60));
+        set.set_reports(vec![exported(&rep, 1)], &mut dict);
+        let r = req(
+            &mut dict,
+            "/a",
+            0.1,
+            &[("db", 0.004, 2), ("db", 0.002, 1), ("cache", 0.0001, 1)],
+        );
+        set.fold(0, [view(&r)].into_iter());
+        set.label_new_rows(&mut dict);
+        let rows = &set.reports[0].rows;
+        let db = rows.values().find(|r| &*r.values[0] == "db").unwrap();
+        assert_eq!((db.requests, db.hits), (1, 3));
+        assert_eq!(db.time_ns, ns(0.004) + ns(0.002));
+        // 0.004 s over 2 hits: two samples at 2 ms; one at 2 ms.
+        assert_eq!(db.buckets[bucket_of(2_000_000)], 3);
+        assert_eq!(set.series(), 2 * TIMER_ROW_SERIES);
+    }
+
+    #[test]
+    fn label_names_are_valid_and_distinct() {
+        let cols: Vec<String> = [
+            "script_name",
+            "tag:country",
+            "report",
+            "le",
+            "9x",
+            "tag:co-untry",
+            "tag_country",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            label_names(&cols),
+            [
+                "script_name",
+                "tag_country",
+                "key_report",
+                "key_le",
+                "key_9x",
+                "tag_co_untry",
+                "tag_country_2"
+            ]
+        );
+    }
+
+    #[test]
+    fn prometheus_text_names_counters_with_total_and_drops_units() {
+        let om = "# HELP a_seconds Time.\n# TYPE a_seconds counter\n# UNIT a_seconds seconds\n\
+                  a_seconds_total 1.5\n# HELP g Gauge.\n# TYPE g gauge\ng 2\n# EOF\n";
+        assert_eq!(
+            to_prometheus_text(om),
+            "# HELP a_seconds_total Time.\n# TYPE a_seconds_total counter\na_seconds_total 1.5\n\
+             # HELP g Gauge.\n# TYPE g gauge\ng 2\n"
+        );
+    }
+}
