@@ -21,7 +21,7 @@
 //! needed them. A row not updated for `metrics.series_idle` loses its series.
 
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::Arc;
 use std::time::Duration;
@@ -233,6 +233,11 @@ impl SeriesSet {
     /// Series not created for want of room, since start.
     pub fn lost(&self) -> u64 {
         self.lost
+    }
+
+    /// Whether any report is exported.
+    pub fn exports_any(&self) -> bool {
+        !self.reports.is_empty()
     }
 
     /// The identities of the exported reports, in order.
@@ -621,15 +626,11 @@ impl EncodeLabelSet for RowLabels<'_> {
 // The tap, the thread, the scrape
 // ---------------------------------------------------------------------------------------------
 
-/// The metrics state the threads share (in `Shared`): the series, and whether any report is
-/// exported (the tap's only check when none is).
+/// The metrics state the threads share (in `Shared`).
 pub struct Metrics {
     /// Written by the metrics thread (each round), read by scrapes. Its own lock: neither side
     /// ever waits on the merger, and the merger never waits on it.
     pub state: Mutex<SeriesSet>,
-    /// Whether some report has `prometheus = true`: set by the metrics thread when it syncs the
-    /// report list; while false the tap ignores rounds.
-    wanted: AtomicBool,
 }
 
 impl Metrics {
@@ -639,7 +640,6 @@ impl Metrics {
                 config.limits.max_metric_series,
                 config.metrics.series_idle.0,
             )),
-            wanted: AtomicBool::new(false),
         }
     }
 }
@@ -658,7 +658,10 @@ impl Tap for MetricsTap {
     }
 
     fn offer(&self, round: &Arc<Round>) {
-        if !self.shared.metrics.wanted.load(Relaxed) || round.batch().is_empty() {
+        // Every round, even with no report exported: the thread sees a report created with
+        // `prometheus = true` when it takes the next round, so that report counts the requests
+        // merged from then on (a flag set by the thread would lose those of its next wake-up).
+        if round.batch().is_empty() {
             return;
         }
         if let Err(TrySendError::Full(r)) = self.tx.try_send(Arc::clone(round)) {
@@ -717,7 +720,7 @@ fn run(shared: &Shared, rx: &Receiver<Arc<Round>>, shutdown: &Shutdown) {
                 c.metric_rounds_dropped.fetch_add(1, Relaxed);
                 c.metric_requests_dropped
                     .fetch_add(round.batch().len() as u64, Relaxed);
-            } else {
+            } else if state.exports_any() {
                 state.fold(round.now_ms(), round.batch().views());
                 if state.needs_labels() {
                     state.label_new_rows(&mut shared.dictionary.write());
@@ -761,7 +764,6 @@ fn sync_reports(shared: &Shared, known: &mut Vec<usize>) {
             });
         }
     }
-    shared.metrics.wanted.store(!exported.is_empty(), Relaxed);
     let mut state = shared.metrics.state.lock();
     let same: Vec<usize> = exported.iter().map(|e| e.id).collect();
     if state.report_ids() != same {

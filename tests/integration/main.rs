@@ -12,5 +12,6 @@ mod errors;
 mod http;
 mod ingest;
 mod php;
+mod prometheus;
 mod reports;
 mod state;
