@@ -43,7 +43,7 @@ use crate::config::HumanDuration;
 use crate::counters::Reject;
 use crate::dictionary::{Dictionary, LOST, LOST_TEXT};
 use crate::record::{Record, RequestView, Timer, NO_SCHEMA};
-use crate::report::{ns, Kind, RowSelector};
+use crate::report::{ns, Kind, ReportCell, RowSelector};
 use crate::shared::Shared;
 use crate::shutdown::Shutdown;
 use crate::tap::{Round, Tap};
@@ -701,10 +701,11 @@ fn run(shared: &Shared, rx: &Receiver<Arc<Round>>, shutdown: &Shutdown) {
     let metrics = &shared.metrics;
     let mut known: Vec<usize> = Vec::new();
     let mut last_idle_check = 0;
-    // A round's ids name the same strings for at least stats_history after it was merged (the
-    // dictionary sweeps only strings unused for longer, see `Merger::sweep`): a round older than
-    // that is dropped rather than labelled with strings that may have changed.
-    let max_lag_ms = shared.config.stats_history.0.as_millis() as u64;
+    // A round's ids name the same strings for more than stats_history + 1 s after it was merged
+    // (the dictionary frees only strings unused for longer than the longest window plus 2 s, to
+    // the second, see `Merger::sweep`): an older round is dropped and counted rather than
+    // labelled with strings that may have changed. (Rows that exist have their strings pinned.)
+    let max_lag_ms = shared.config.stats_history.0.as_millis() as u64 + 500;
     while !shutdown.is_triggered() {
         let round = match rx.recv_timeout(WAKE_EVERY) {
             Ok(r) => Some(r),
@@ -712,8 +713,8 @@ fn run(shared: &Shared, rx: &Receiver<Arc<Round>>, shutdown: &Shutdown) {
             Err(RecvTimeoutError::Disconnected) => return,
         };
         sync_reports(shared, &mut known);
-        let now_ms = shared.clock.now_ms64();
         let mut state = metrics.state.lock();
+        let now_ms = shared.clock.now_ms64();
         if let Some(round) = round {
             if now_ms.saturating_sub(round.now_ms()) > max_lag_ms {
                 let c = &shared.counters;
@@ -1124,53 +1125,42 @@ impl Collector for StatusCollector {
             gauge(&mut enc, name, help, unit, v)?;
         }
         let cells = shared.reports.snapshot();
-        {
-            let mut m = enc.encode_descriptor(
+        type PerReport = fn(&ReportCell) -> f64;
+        let per_report: [(&str, &str, MetricType, PerReport); 4] = [
+            (
                 "pinbad_report_rows",
                 "Rows in the report's window.",
-                None,
                 MetricType::Gauge,
-            )?;
-            for cell in &cells {
-                let labels = [("report", cell.name())];
-                ConstGauge::new(cell.published_rows() as f64).encode(m.encode_family(&labels)?)?;
-            }
-        }
-        {
-            let mut m = enc.encode_descriptor(
+                |c| c.published_rows() as f64,
+            ),
+            (
                 "pinbad_report_rows_lost",
                 "Contributions lost because the report had limits.max_rows_per_report rows.",
-                None,
                 MetricType::Counter,
-            )?;
-            for cell in &cells {
-                let labels = [("report", cell.name())];
-                ConstCounter::new(cell.published_rows_lost()).encode(m.encode_family(&labels)?)?;
-            }
-        }
-        {
-            let mut m = enc.encode_descriptor(
+                |c| c.published_rows_lost() as f64,
+            ),
+            (
                 "pinbad_report_update_seconds_per_request",
                 "Mean time the report's update took per request, since its creation.",
-                None,
                 MetricType::Gauge,
-            )?;
-            for cell in &cells {
-                let labels = [("report", cell.name())];
-                ConstGauge::new(cell.update_ns_per_request() / 1e9)
-                    .encode(m.encode_family(&labels)?)?;
-            }
-        }
-        {
-            let mut m = enc.encode_descriptor(
+                |c| c.update_ns_per_request() / 1e9,
+            ),
+            (
                 "pinbad_report_thread",
                 "The merge thread that updates the report.",
-                None,
                 MetricType::Gauge,
-            )?;
+                |c| c.worker() as f64,
+            ),
+        ];
+        for (name, help, kind, value) in per_report {
+            let mut m = enc.encode_descriptor(name, help, None, kind)?;
             for cell in &cells {
                 let labels = [("report", cell.name())];
-                ConstGauge::new(cell.worker() as f64).encode(m.encode_family(&labels)?)?;
+                let family = m.encode_family(&labels)?;
+                match kind {
+                    MetricType::Counter => ConstCounter::new(value(cell) as u64).encode(family)?,
+                    _ => ConstGauge::new(value(cell)).encode(family)?,
+                }
             }
         }
         shared.metrics.state.lock().encode(&mut enc)

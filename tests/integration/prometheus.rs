@@ -469,6 +469,7 @@ fn metrics_show_every_status_figure_and_run_time_reports() {
         .find(|r| r["name"] == "api_scripts")
         .cloned()
         .unwrap();
+    assert_eq!(def["prometheus"], true, "{def}");
     let sent = traffic(50);
     d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
     d.wait_merged(50);
