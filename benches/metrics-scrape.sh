@@ -41,14 +41,17 @@ series() { curl -s "http://$HTTP/metrics" | awk '$1 == "pinbad_metric_series" {p
 for _ in $(seq 300); do
   s=$(series); [ "${s%.*}" -ge 99000 ] 2>/dev/null && break; sleep 0.1
 done
+losses() { curl -s "http://$HTTP/metrics" | grep -E '^pinbad_(kernel_drops_total|temp_pool_dropped_total|metric_requests_dropped_total|requests_accepted_total) ' | tr '\n' ' '; echo; }
 echo "series before the scrapes: $(series)"
+echo "before the scrapes: $(losses)"
 : >"$dir/times"
 for _ in $(seq "$SCRAPES"); do
   curl -s -o /dev/null -w '%{time_total} %{size_download}\n' "http://$HTTP/metrics" >>"$dir/times"
   sleep 1
 done
+echo "after the scrapes:  $(losses)"
 wait $blast
-sort -n "$dir/times" | awk '{t[NR]=$1; b=$2} END {
+[ -s "$dir/times" ] && sort -n "$dir/times" | awk '{t[NR]=$1; b=$2} END {
   printf "scrapes %d: min %.1f ms, median %.1f ms, max %.1f ms, %.1f MB each\n",
     NR, t[1]*1000, t[int((NR+1)/2)]*1000, t[NR]*1000, b/1e6 }'
 curl -s "http://$HTTP/metrics" | grep -E '^pinbad_(metric_series|metric_series_lost_total|metric_rounds_dropped_total|metric_requests_dropped_total|temp_pool_dropped_total|kernel_drops_total|requests_accepted_total|requests_merged_total) '

@@ -649,7 +649,7 @@ pub struct MetricsTap {
     /// The metrics thread holds the receiving end; full means it is behind: the round is
     /// dropped and counted, never waited for.
     tx: SyncSender<Arc<Round>>,
-    shared: Arc<Shared>,
+    counters: Arc<crate::counters::Counters>,
 }
 
 impl Tap for MetricsTap {
@@ -665,7 +665,7 @@ impl Tap for MetricsTap {
             return;
         }
         if let Err(TrySendError::Full(r)) = self.tx.try_send(Arc::clone(round)) {
-            let c = &self.shared.counters;
+            let c = &self.counters;
             c.metric_rounds_dropped.fetch_add(1, Relaxed);
             c.metric_requests_dropped
                 .fetch_add(r.batch().len() as u64, Relaxed);
@@ -682,7 +682,7 @@ pub fn start(
     let (tx, rx) = std::sync::mpsc::sync_channel(QUEUE_ROUNDS);
     let tap: Arc<dyn Tap> = Arc::new(MetricsTap {
         tx,
-        shared: Arc::clone(&shared),
+        counters: Arc::clone(&shared.counters),
     });
     shared.taps.add(Arc::clone(&tap));
     std::thread::Builder::new()

@@ -553,3 +553,43 @@ fn metrics_show_every_status_figure_and_run_time_reports() {
     );
     assert!(text.contains("pinbad_report_rows{report=\"report_by_script_name\"}"));
 }
+
+/// `limits.max_metric_series` bounds the export: rows beyond it get no series, the loss is counted
+/// on `/metrics` and in the status, and the rows that have series count every request of theirs.
+#[test]
+fn metric_series_beyond_the_limit_are_not_created_and_counted() {
+    // Room for two rows of 22 series.
+    let d = Daemon::start(
+        "[limits]\nmax_metric_series = 44\n\n[[report]]\nname = \"scripts\"\nkeys = [\"script_name\"]\nprometheus = true\n",
+    );
+    let sent = traffic(200);
+    d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(200);
+    d.wait_for(
+        |d| {
+            let m = &d.status()["metrics"];
+            m["series"] == 44 && m["series_lost"].as_u64().unwrap_or(0) > 0
+        },
+        "the series limit and its loss counter",
+    );
+    let (_, text) = d.get_text("/metrics");
+    let rows: Vec<(&str, f64)> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("pinba_requests_total{report=\"scripts\",script_name=\""))
+        .filter_map(|l| {
+            let (script, rest) = l.split_once('"')?;
+            Some((script, rest.rsplit(' ').next()?.parse().ok()?))
+        })
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    for (script, count) in rows {
+        let want = sent.iter().filter(|r| r.script == script).count() as f64;
+        assert_eq!(count, want, "{script}");
+    }
+    let lost = text
+        .lines()
+        .find_map(|l| l.strip_prefix("pinbad_metric_series_lost_total "))
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap();
+    assert!(lost > 0 && lost % 22 == 0, "{lost}");
+}
