@@ -785,6 +785,12 @@ mod tests {
             ("[udp]\nrecv_buffer = \"lots\"", "recv_buffer"),
             ("[http]\nlisten = \"localhost\"", "http.listen"),
             ("[limits]\nmax_string_bytes = 0", "limits.max_string_bytes"),
+            (
+                "[limits]\nmax_metric_series = 0",
+                "limits.max_metric_series",
+            ),
+            ("[metrics]\nseries_idle = \"0s\"", "metrics.series_idle"),
+            ("[metrics]\nidle = \"1h\"", "idle"),
         ] {
             let e = Config::parse(text).unwrap_err().to_string();
             assert!(e.contains(key), "error for {text:?} should name {key}: {e}");
