@@ -699,7 +699,7 @@ const WAKE_EVERY: Duration = Duration::from_millis(250);
 /// The metrics thread's loop.
 fn run(shared: &Shared, rx: &Receiver<Arc<Round>>, shutdown: &Shutdown) {
     let metrics = &shared.metrics;
-    let mut known: Vec<usize> = Vec::new();
+    let mut known: Vec<Arc<ReportCell>> = Vec::new();
     let mut last_idle_check = 0;
     // A round's ids name the same strings for more than stats_history + 1 s after it was merged
     // (the dictionary frees only strings unused for longer than the longest window plus 2 s, to
@@ -745,14 +745,20 @@ fn run(shared: &Shared, rx: &Receiver<Arc<Round>>, shutdown: &Shutdown) {
     }
 }
 
-/// Brings the exported reports in line with the live ones when the report set changed.
-fn sync_reports(shared: &Shared, known: &mut Vec<usize>) {
+/// Brings the exported reports in line with the live ones when the report set changed. `known`
+/// holds the cells seen last: holding them keeps their addresses (the reports' identities here)
+/// from being reused by a report created after one was dropped.
+fn sync_reports(shared: &Shared, known: &mut Vec<Arc<ReportCell>>) {
     let cells = shared.reports.snapshot();
-    let ids: Vec<usize> = cells.iter().map(|c| Arc::as_ptr(c) as usize).collect();
-    if ids == *known {
+    let same = cells.len() == known.len()
+        && cells
+            .iter()
+            .zip(known.iter())
+            .all(|(a, b)| Arc::ptr_eq(a, b));
+    if same {
         return;
     }
-    *known = ids;
+    *known = cells.clone();
     let mut exported = Vec::new();
     for cell in &cells {
         let report = cell.report.read();
@@ -766,8 +772,8 @@ fn sync_reports(shared: &Shared, known: &mut Vec<usize>) {
         }
     }
     let mut state = shared.metrics.state.lock();
-    let same: Vec<usize> = exported.iter().map(|e| e.id).collect();
-    if state.report_ids() != same {
+    let ids: Vec<usize> = exported.iter().map(|e| e.id).collect();
+    if state.report_ids() != ids {
         state.set_reports(exported, &mut shared.dictionary.write());
     }
 }
