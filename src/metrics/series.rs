@@ -353,119 +353,142 @@ impl SeriesSet {
 
     /// Writes the report series (prometheus-client's encoder; see `metrics::render`).
     pub(super) fn encode(&self, enc: &mut DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        let request: Vec<&ReportSeries> = self
-            .reports
-            .iter()
-            .filter(|r| r.selector.kind() != Kind::Timer)
-            .collect();
-        let timer: Vec<&ReportSeries> = self
-            .reports
-            .iter()
-            .filter(|r| r.selector.kind() == Kind::Timer)
-            .collect();
-        type Field = fn(&SeriesRow) -> u64;
-        let counters: [(&str, &str, Option<Unit>, Field, bool); 5] = [
-            (
-                "pinba_requests",
-                "Requests counted in the row since its series were created.",
-                None,
-                |r| r.requests,
-                false,
-            ),
-            (
-                "pinba_request_time",
-                "Sum of the request times of the row's requests.",
-                Some(Unit::Seconds),
-                |r| r.time_ns,
-                true,
-            ),
-            (
-                "pinba_ru_utime",
-                "Sum of the user CPU time (ru_utime) of the row's requests.",
-                Some(Unit::Seconds),
-                |r| r.ru_utime_ns,
-                true,
-            ),
-            (
-                "pinba_ru_stime",
-                "Sum of the system CPU time (ru_stime) of the row's requests.",
-                Some(Unit::Seconds),
-                |r| r.ru_stime_ns,
-                true,
-            ),
-            (
-                "pinba_document",
-                "Sum of the document sizes of the row's requests.",
-                Some(Unit::Bytes),
-                |r| r.document_bytes,
-                false,
-            ),
-        ];
-        if !request.is_empty() {
-            for (name, help, unit, field, is_ns) in &counters {
+        for kind in [Kind::Request, Kind::Timer] {
+            let reports: Vec<&ReportSeries> = self
+                .reports
+                .iter()
+                .filter(|r| (r.selector.kind() == Kind::Timer) == (kind == Kind::Timer))
+                .collect();
+            if reports.is_empty() {
+                continue;
+            }
+            let (counters, histogram) = families(kind);
+            for c in &counters {
                 let mut m =
-                    enc.encode_descriptor(name, help, unit.as_ref(), MetricType::Counter)?;
-                encode_rows(&request, &mut m, |r, m| {
-                    encode_counter_value(m, field(r), *is_ns)
+                    enc.encode_descriptor(c.name, c.help, c.unit.as_ref(), MetricType::Counter)?;
+                encode_rows(&reports, &mut m, |r, m| {
+                    let v = (c.value)(r);
+                    if c.ns {
+                        ConstCounter::new(v as f64 / 1e9).encode(m)
+                    } else {
+                        ConstCounter::new(v).encode(m)
+                    }
                 })?;
             }
             let mut m = enc.encode_descriptor(
-                "pinba_request_time",
-                "Request times of the row's requests, in fixed buckets.",
+                histogram.name,
+                histogram.help,
                 Some(&Unit::Seconds),
                 MetricType::Histogram,
             )?;
-            encode_rows(&request, &mut m, |r, m| encode_histogram(m, r, r.requests))?;
+            encode_rows(&reports, &mut m, |r, m| {
+                encode_histogram(m, r, (histogram.value)(r))
+            })?;
         }
-        if !timer.is_empty() {
-            let timer_counters: [(&str, &str, Option<Unit>, Field, bool); 3] = [
-                (
+        Ok(())
+    }
+}
+
+/// A family of the report series: its name (before the unit and `_total`), help, unit, and the
+/// row's value (nanoseconds shown as seconds when `ns`; a histogram's sample count).
+struct Family {
+    name: &'static str,
+    help: &'static str,
+    unit: Option<Unit>,
+    value: fn(&SeriesRow) -> u64,
+    ns: bool,
+}
+
+/// The counter families and the histogram of request reports (and `info`), or of timer reports.
+fn families(kind: Kind) -> (Vec<Family>, Family) {
+    let f = |name, help, unit, value, ns| Family {
+        name,
+        help,
+        unit,
+        value,
+        ns,
+    };
+    let seconds = || Some(Unit::Seconds);
+    if kind == Kind::Timer {
+        return (
+            vec![
+                f(
                     "pinba_timer_hits",
                     "Timer hits (hit_count) counted in the row.",
                     None,
                     |r| r.hits,
                     false,
                 ),
-                (
+                f(
                     "pinba_timer_requests",
                     "Requests with at least one timer in the row.",
                     None,
                     |r| r.requests,
                     false,
                 ),
-                (
+                f(
                     "pinba_timer",
                     "Sum of the timer values of the row.",
-                    Some(Unit::Seconds),
+                    seconds(),
                     |r| r.time_ns,
                     true,
                 ),
-            ];
-            for (name, help, unit, field, is_ns) in &timer_counters {
-                let mut m =
-                    enc.encode_descriptor(name, help, unit.as_ref(), MetricType::Counter)?;
-                encode_rows(&timer, &mut m, |r, m| {
-                    encode_counter_value(m, field(r), *is_ns)
-                })?;
-            }
-            let mut m = enc.encode_descriptor(
+            ],
+            f(
                 "pinba_timer",
                 "Timer time per hit (a timer's value / hit_count, once per hit), in fixed buckets.",
-                Some(&Unit::Seconds),
-                MetricType::Histogram,
-            )?;
-            encode_rows(&timer, &mut m, |r, m| encode_histogram(m, r, r.hits))?;
-        }
-        Ok(())
+                seconds(),
+                |r| r.hits,
+                false,
+            ),
+        );
     }
-}
-
-fn encode_counter_value(m: MetricEncoder, v: u64, is_ns: bool) -> Result<(), std::fmt::Error> {
-    if is_ns {
-        ConstCounter::new(v as f64 / 1e9).encode(m)
-    } else {
-        ConstCounter::new(v).encode(m)
-    }
+    (
+        vec![
+            f(
+                "pinba_requests",
+                "Requests counted in the row since its series were created.",
+                None,
+                |r| r.requests,
+                false,
+            ),
+            f(
+                "pinba_request_time",
+                "Sum of the request times of the row's requests.",
+                seconds(),
+                |r| r.time_ns,
+                true,
+            ),
+            f(
+                "pinba_ru_utime",
+                "Sum of the user CPU time (ru_utime) of the row's requests.",
+                seconds(),
+                |r| r.ru_utime_ns,
+                true,
+            ),
+            f(
+                "pinba_ru_stime",
+                "Sum of the system CPU time (ru_stime) of the row's requests.",
+                seconds(),
+                |r| r.ru_stime_ns,
+                true,
+            ),
+            f(
+                "pinba_document",
+                "Sum of the document sizes of the row's requests.",
+                Some(Unit::Bytes),
+                |r| r.document_bytes,
+                false,
+            ),
+        ],
+        f(
+            "pinba_request_time",
+            "Request times of the row's requests, in fixed buckets.",
+            seconds(),
+            |r| r.requests,
+            false,
+        ),
+    )
 }
 
 fn encode_histogram(
