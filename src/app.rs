@@ -2,8 +2,8 @@
 //! them. It only wires: what the threads share lives in `shared`.
 //!
 //! Threads: one "pinbad-recv-N" per UDP socket, one "pinbad-merger", one "pinbad-metrics", and
-//! the tokio runtime's "pinbad-http" workers. Any panic in any of them ends the process with a non-zero code (a panic
-//! hook set by `main`), so pinbad is never half alive.
+//! the tokio runtime's "pinbad-http" workers. Any panic in any of them ends the process with a
+//! non-zero code (a panic hook set by `main`), so pinbad is never half alive.
 
 use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::AtomicBool;
