@@ -1,9 +1,9 @@
 //! The app: builds the shared state (`shared`), binds the sockets, starts the threads, and stops
 //! them. It only wires: what the threads share lives in `shared`.
 //!
-//! Threads: one "pinbad-recv-N" per UDP socket, one "pinbad-merger", and the tokio runtime's
-//! "pinbad-http" workers. Any panic in any of them ends the process with a non-zero code (a panic
-//! hook set by `main`), so pinbad is never half alive.
+//! Threads: one "pinbad-recv-N" per UDP socket, one "pinbad-merger", one "pinbad-metrics", and
+//! the tokio runtime's "pinbad-http" workers. Any panic in any of them ends the process with a
+//! non-zero code (a panic hook set by `main`), so pinbad is never half alive.
 
 use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::AtomicBool;
@@ -57,6 +57,7 @@ pub struct Running {
     receivers: Vec<JoinHandle<()>>,
     merger: Option<JoinHandle<()>>,
     merger_stop: Arc<AtomicBool>,
+    metrics: Option<JoinHandle<()>>,
 }
 
 /// Binds every socket (failing fast), allocates the pool, creates the start-up reports and starts
@@ -124,6 +125,8 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
             .map_err(StartError::Thread)?;
         receivers.push(handle);
     }
+    let metrics =
+        crate::metrics::start(Arc::clone(&shared), shutdown.clone()).map_err(StartError::Thread)?;
     let merger_stop = Arc::new(AtomicBool::new(false));
     let merger = {
         let m = Merger::new(Arc::clone(&shared), ring);
@@ -141,6 +144,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         receivers,
         merger: Some(merger),
         merger_stop,
+        metrics: Some(metrics),
     })
 }
 
@@ -195,6 +199,9 @@ impl Running {
         }
         // The merger published its last round: the sinks drain their queues and close.
         self.shared.sinks.stop();
+        if let Some(m) = self.metrics.take() {
+            let _ = m.join();
+        }
     }
 }
 

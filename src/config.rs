@@ -133,6 +133,8 @@ pub struct Config {
     pub decode: DecodeConfig,
     pub limits: Limits,
     pub log: crate::logging::LogConfig,
+    /// `GET /metrics` (see the `metrics` module).
+    pub metrics: crate::metrics::MetricsConfig,
     /// Extra reports (`[[report]]` tables).
     pub report: Vec<ReportDef>,
     /// Sinks (`[[sink]]` tables): where every merged request is written (see `sink`).
@@ -239,6 +241,8 @@ pub struct Limits {
     /// Bytes of lines waiting for one stream client to read them; beyond it lines are dropped
     /// (counted, and told to the client by a `{"dropped": N}` line).
     pub stream_buffer: ByteSize,
+    /// Prometheus series the reports with `prometheus = true` may export together on `/metrics`.
+    pub max_metric_series: usize,
 }
 
 impl Default for Config {
@@ -260,6 +264,7 @@ impl Default for Config {
             decode: DecodeConfig::default(),
             limits: Limits::default(),
             log: Default::default(),
+            metrics: Default::default(),
             report: Vec::new(),
             sink: Vec::new(),
         }
@@ -309,6 +314,7 @@ impl Default for Limits {
             max_body_bytes: 64 << 10,
             max_stream_clients: 16,
             stream_buffer: ByteSize(4 << 20),
+            max_metric_series: 100_000,
         }
     }
 }
@@ -498,6 +504,11 @@ impl Config {
                 self.limits.max_body_bytes,
                 64 << 20,
             ),
+            (
+                "limits.max_metric_series",
+                self.limits.max_metric_series,
+                100_000_000,
+            ),
         ] {
             if v == 0 || v > max {
                 return Err(invalid(key, format!("{v} is out of range 1..={max}")));
@@ -549,6 +560,13 @@ impl Config {
                 ),
             )
         })?;
+        let idle = self.metrics.series_idle.0;
+        if idle < Duration::from_secs(1) || idle > MAX_HISTORY {
+            return Err(invalid(
+                "metrics.series_idle",
+                "must be between 1s and 30 days",
+            ));
+        }
         for (key, d) in [
             ("http.header_timeout", self.http.header_timeout.0),
             ("http.idle_timeout", self.http.idle_timeout.0),
@@ -826,6 +844,12 @@ mod tests {
             ("[udp]\nrecv_buffer = \"lots\"", "recv_buffer"),
             ("[http]\nlisten = \"localhost\"", "http.listen"),
             ("[limits]\nmax_string_bytes = 0", "limits.max_string_bytes"),
+            (
+                "[limits]\nmax_metric_series = 0",
+                "limits.max_metric_series",
+            ),
+            ("[metrics]\nseries_idle = \"0s\"", "metrics.series_idle"),
+            ("[metrics]\nidle = \"1h\"", "idle"),
         ] {
             let e = Config::parse(text).unwrap_err().to_string();
             assert!(e.contains(key), "error for {text:?} should name {key}: {e}");

@@ -151,6 +151,14 @@ pub struct Counters {
     pub gauges: Gauges,
     /// Per-stage counts and times (see `instruments`).
     pub instruments: crate::instruments::Instruments,
+    /// Report series exported on `/metrics` now, and those not created for want of room
+    /// (`limits.max_metric_series`), published by the metrics thread.
+    pub metric_series: AtomicU64,
+    pub metric_series_lost: AtomicU64,
+    /// Merge rounds the metrics thread could not take (queue full, or too far behind), and
+    /// their requests, which the report series do not count.
+    pub metric_rounds_dropped: AtomicU64,
+    pub metric_requests_dropped: AtomicU64,
     /// Last and worst merge round, microseconds.
     pub merge_last_us: AtomicU64,
     pub merge_max_us: AtomicU64,

@@ -283,6 +283,7 @@ impl Spec {
             history: self
                 .history_seconds
                 .map(|s| crate::config::HumanDuration(std::time::Duration::from_secs(s))),
+            prometheus: false,
         };
         match def.validate() {
             Ok(()) => Outcome::Report(def),

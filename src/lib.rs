@@ -33,6 +33,8 @@ pub mod tap;
 pub mod stream;
 // Sinks: every merged request to NDJSON files or ClickHouse, one tap and thread per sink.
 pub mod sink;
+// GET /metrics: status counters and monotonic report series for Prometheus (a tap, "pinbad-metrics").
+pub mod metrics;
 
 // Beside the pipeline:
 

@@ -106,6 +106,9 @@ pub struct Shared {
     pub sinks: crate::sink::Sinks,
     /// The app's shutdown signal (stream clients end on it). `app::start` sets it.
     pub shutdown: crate::shutdown::Shutdown,
+    /// The report series of `GET /metrics`: written by the "pinbad-metrics" thread, read by
+    /// scrapes (see `metrics`).
+    pub metrics: crate::metrics::Metrics,
 }
 
 impl Shared {
@@ -205,6 +208,7 @@ impl Shared {
             sinks: crate::sink::Sinks::new(&config.sink, &config.state_dir)
                 .map_err(SharedError::Config)?,
             shutdown: Default::default(),
+            metrics: crate::metrics::Metrics::new(&config),
             config,
         })
     }

@@ -130,7 +130,27 @@ pub fn documented_routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
         .merge(instruments::routes())
         .merge(sinks::routes())
         .merge(crate::stream::routes())
+        .routes(utoipa_axum::routes!(metrics))
         .routes(utoipa_axum::routes!(openapi::openapi_json))
+}
+
+/// `GET /metrics`: the Prometheus exposition (see the `metrics` module), built on the blocking
+/// pool under a query slot: it takes the metrics state's lock and costs O(series).
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    operation_id = "metrics",
+    tag = "status",
+    responses(
+        (status = 200, description = "Prometheus text exposition: pinbad's own counters and gauges (`pinbad_*`), and the monotonic series of reports with `prometheus = true` (`pinba_*`)", content_type = "text/plain; version=0.0.4", body = String),
+        (status = 401, response = openapi::Unauthorized),
+        (status = 503, response = openapi::Busy),
+    )
+)]
+async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let shared = Arc::clone(&state);
+    let text = blocking(&state, move || Ok(crate::metrics::render(&shared))).await?;
+    Ok(([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response())
 }
 
 /// With `http.token` set: changes (anything but GET and HEAD), and with `http.token_reads` every

@@ -137,6 +137,8 @@ pub struct ReportDefinition {
     pub filters: BTreeMap<String, FilterValueDoc>,
     /// The report's own window, e.g. `"1m"` (1 s to 30 days); `stats_history` when absent.
     pub history: Option<String>,
+    /// Export its rows on `GET /metrics` as monotonic counters (default false).
+    pub prometheus: Option<bool>,
 }
 
 /// A report as listed (and as `POST /api/v1/reports` answers).
@@ -158,6 +160,8 @@ pub struct ReportEntry {
     /// Contributions lost to `limits.max_rows_per_report`.
     pub rows_lost: u64,
     pub builtin: bool,
+    /// Whether its rows are exported on `GET /metrics`.
+    pub prometheus: bool,
 }
 
 /// `GET /api/v1/reports`.
@@ -437,6 +441,7 @@ mod tests {
         def.tags = vec!["group".into()];
         def.filters.insert("min_time".into(), 1.0.into());
         def.history = Some("1m".parse().unwrap());
+        def.prometheus = true;
         let json = serde_json::to_value(&def).unwrap();
         let real: BTreeSet<&str> = json
             .as_object()

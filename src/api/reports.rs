@@ -110,6 +110,7 @@ fn list_entry(state: &Shared, cell: &ReportCell) -> Value {
         "rows": r.rows(),
         "rows_lost": r.rows_lost(),
         "builtin": cell.builtin(),
+        "prometheus": r.def().prometheus,
     })
 }
 

@@ -118,6 +118,12 @@ async fn status(State(state): State<AppState>) -> Json<Value> {
         "dictionary_lost": dictionary_lost,
         "kernel_drops": crate::receiver::kernel_drops(&ports),
         "reports": reports,
+        "metrics": {
+            "series": c.metric_series.load(Relaxed),
+            "series_lost": c.metric_series_lost.load(Relaxed),
+            "rounds_dropped": c.metric_rounds_dropped.load(Relaxed),
+            "requests_dropped": c.metric_requests_dropped.load(Relaxed),
+        },
         "merge": {
             "last_ms": c.merge_last_us.load(Relaxed) as f64 / 1000.0,
             "max_ms": c.merge_max_us.load(Relaxed) as f64 / 1000.0,

@@ -115,6 +115,10 @@ pub struct ReportDef {
     /// when not set. Between 1 s and 30 days.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history: Option<crate::config::HumanDuration>,
+    /// Export the report's rows on `GET /metrics` as monotonic counters since start (see the
+    /// `metrics` module); off by default.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prometheus: bool,
 }
 
 pub(super) fn default_percentiles() -> Vec<f64> {
@@ -328,6 +332,7 @@ impl ReportDef {
             tags: Vec::new(),
             filters: BTreeMap::new(),
             history: None,
+            prometheus: false,
         }
     }
 

@@ -153,7 +153,7 @@ fn first_tag(tags: &[TagPair], name: u32) -> Option<u32> {
 /// Sterbenz's lemma, for x < 1 trivially), so comparing it with 0.5 rounds exactly like `round`;
 /// the `as` casts saturate (negative, NaN → 0; huge → `u64::MAX`) like `round() as u64` does.
 #[inline]
-fn ns(seconds: f32) -> u64 {
+pub(crate) fn ns(seconds: f32) -> u64 {
     let x = seconds as f64 * 1e9;
     let t = x as u64;
     t.saturating_add((x - t as f64 >= 0.5) as u64)
@@ -1445,25 +1445,9 @@ impl Report {
         if self.filtered && !self.filters.pass_request(v, timer_kind) {
             return;
         }
-        let r = v.record;
-        let mut key = KeyBuf {
-            ids: [0; MAX_KEYS],
-            len: self.keys.len(),
+        let Some(key) = request_key(&self.keys, v) else {
+            return;
         };
-        for (slot, k) in key.ids.iter_mut().zip(&self.keys) {
-            *slot = match *k {
-                Key::Hostname => r.hostname,
-                Key::ServerName => r.server_name,
-                Key::ScriptName => r.script_name,
-                Key::Schema => r.schema,
-                Key::Status => r.status,
-                Key::Tag(name) => match first_tag(v.tags(), name) {
-                    Some(value) => value,
-                    None => return,
-                },
-                Key::TimerTag(_) => 0, // set per timer
-            };
-        }
         if timer_kind {
             return self.update_timers(p, key);
         }
@@ -1533,11 +1517,8 @@ impl Report {
             if timer_filters && !self.filters.pass_timer(tags) {
                 continue;
             }
-            for &(pos, name) in &self.timer_keys {
-                match first_tag(tags, name) {
-                    Some(value) => key.ids[pos] = value,
-                    None => continue 'timers,
-                }
+            if !set_timer_key(&self.timer_keys, &mut key, tags) {
+                continue 'timers;
             }
             any = true;
             self.open_totals.add(c);
@@ -1639,6 +1620,106 @@ impl<'r> View<'r> {
             Some(&r.open_totals),
             self.overlay.map(|o| &o.totals),
         )
+    }
+}
+
+/// The key of a request in a report with `keys`: the ids of its key values in key order (timer
+/// tag keys left 0, set per timer by [`set_timer_key`]); `None` when it lacks a request tag key.
+#[inline]
+fn request_key(keys: &[Key], v: &RequestView<'_>) -> Option<KeyBuf> {
+    let r = v.record;
+    let mut key = KeyBuf {
+        ids: [0; MAX_KEYS],
+        len: keys.len(),
+    };
+    for (slot, k) in key.ids.iter_mut().zip(keys) {
+        *slot = match *k {
+            Key::Hostname => r.hostname,
+            Key::ServerName => r.server_name,
+            Key::ScriptName => r.script_name,
+            Key::Schema => r.schema,
+            Key::Status => r.status,
+            Key::Tag(name) => first_tag(v.tags(), name)?,
+            Key::TimerTag(_) => 0, // set per timer
+        };
+    }
+    Some(key)
+}
+
+/// Sets the timer tag keys (`(position, tag name)`) of `key` from a timer's `tags`; false when
+/// the timer lacks one of them.
+#[inline]
+fn set_timer_key(timer_keys: &[(usize, u32)], key: &mut KeyBuf, tags: &[TagPair]) -> bool {
+    for &(pos, name) in timer_keys {
+        match first_tag(tags, name) {
+            Some(value) => key.ids[pos] = value,
+            None => return false,
+        }
+    }
+    true
+}
+
+/// Which rows of a report a request counts in, outside the report: its filters and key
+/// extraction (the same code [`Report::add_batch`] runs), for the Prometheus export, which keeps
+/// counters per row of its own. Its ids are the report's pins: valid while the report exists.
+#[derive(Clone, Debug)]
+pub struct RowSelector {
+    kind: Kind,
+    keys: Vec<Key>,
+    timer_keys: Vec<(usize, u32)>,
+    filters: Filters,
+    filtered: bool,
+}
+
+impl RowSelector {
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// Calls `f` with the key ids of each row `v` counts in: once in a request (or info) report,
+    /// once per matching timer, with the timer, in a timer report.
+    #[inline]
+    pub fn rows(&self, v: &RequestView<'_>, mut f: impl FnMut(&[u32], Option<&Timer>)) {
+        let timer_kind = self.kind == Kind::Timer;
+        if self.filtered && !self.filters.pass_request(v, timer_kind) {
+            return;
+        }
+        let Some(mut key) = request_key(&self.keys, v) else {
+            return;
+        };
+        if !timer_kind {
+            return f(key.slice(), None);
+        }
+        let timer_filters = !self.filters.timer_tags.is_empty();
+        for (timer, tags) in v.timers_with_tags() {
+            if (!timer_filters || self.filters.pass_timer(tags))
+                && set_timer_key(&self.timer_keys, &mut key, tags)
+            {
+                f(key.slice(), Some(timer));
+            }
+        }
+    }
+
+    /// Whether key position `i` is the status (a number, not a dictionary id) or the schema (whose
+    /// [`NO_SCHEMA`] id means absent).
+    pub fn key_is_status(&self, i: usize) -> bool {
+        self.keys.get(i) == Some(&Key::Status)
+    }
+    pub fn key_is_schema(&self, i: usize) -> bool {
+        self.keys.get(i) == Some(&Key::Schema)
+    }
+}
+
+impl Report {
+    /// This report's [`RowSelector`].
+    pub fn row_selector(&self) -> RowSelector {
+        RowSelector {
+            kind: self.kind,
+            keys: self.keys.clone(),
+            timer_keys: self.timer_keys.clone(),
+            filters: self.filters.clone(),
+            filtered: self.filtered,
+        }
     }
 }
 

@@ -366,3 +366,14 @@ pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
 pub fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * a.abs().max(b.abs()).max(1e-9)
 }
+
+/// A seeded xorshift generator for test traffic: each call gives a number in `0..m`.
+pub fn rng(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut s = seed | 1;
+    move |m: u64| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s % m
+    }
+}

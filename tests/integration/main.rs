@@ -16,6 +16,7 @@ mod logs;
 mod openapi;
 mod packaging;
 mod php;
+mod prometheus;
 mod reports;
 mod clickhouse;
 mod sinks;

@@ -93,13 +93,7 @@ impl Sent {
 /// A seeded traffic mix: several hosts, servers, scripts, statuses, schemas, request tags, timers
 /// with 1–3 tags, a few hit counts > 1, a few requests without tags or timers.
 fn traffic(n: usize, seed: u64) -> Vec<Sent> {
-    let mut s = seed | 1;
-    let mut rnd = move |m: u64| {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        s % m
-    };
+    let mut rnd = rng(seed);
     (0..n)
         .map(|_| {
             let mut timers = Vec::new();

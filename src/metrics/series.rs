@@ -1,0 +1,877 @@
+//! The exported reports' series: rows keyed by their key ids, counters since each row's series
+//! were created, the series bound, idle removal, label pins, and the report series' encoding.
+//! Pure: time is an argument and the dictionary is passed in (the metrics thread drives it).
+
+use prometheus_client::encoding::{
+    DescriptorEncoder, EncodeLabel, EncodeLabelSet, EncodeMetric, LabelSetEncoder, MetricEncoder,
+    NoLabelSet,
+};
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::MetricType;
+use prometheus_client::registry::Unit;
+use rustc_hash::FxHashMap;
+use std::time::Duration;
+
+use crate::dictionary::{Dictionary, LOST, LOST_TEXT};
+use crate::record::{Record, RequestView, Timer, NO_SCHEMA};
+use crate::report::{ns, Kind, RowSelector};
+
+/// Upper bounds (seconds) of the histogram buckets of `pinba_request_time_seconds` and
+/// `pinba_timer_seconds`, and `+Inf`: fixed, so that `histogram_quantile()` can sum them across
+/// rows, reports and restarts.
+pub const BUCKETS_SECONDS: [f64; 14] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+/// The same bounds in nanoseconds (a sample of exactly a bound counts in its bucket: `le`).
+const BUCKETS_NS: [u64; 14] = [
+    500_000,
+    1_000_000,
+    2_500_000,
+    5_000_000,
+    10_000_000,
+    25_000_000,
+    50_000_000,
+    100_000_000,
+    250_000_000,
+    500_000_000,
+    1_000_000_000,
+    2_500_000_000,
+    5_000_000_000,
+    10_000_000_000,
+];
+/// Buckets, with `+Inf`.
+const NB: usize = BUCKETS_NS.len() + 1;
+/// Prometheus series of one row of a request report: requests, request time, ru_utime, ru_stime,
+/// document bytes, and the histogram's buckets, sum and count.
+pub const REQUEST_ROW_SERIES: usize = 5 + NB + 2;
+/// Prometheus series of one row of a timer report: hits, requests, timer seconds, and the
+/// histogram's buckets, sum and count.
+pub const TIMER_ROW_SERIES: usize = 3 + NB + 2;
+
+fn bucket_of(time_ns: u64) -> usize {
+    BUCKETS_NS.partition_point(|&b| b < time_ns)
+}
+
+/// The counters of one row, since its series were created.
+#[derive(Debug)]
+struct SeriesRow {
+    /// Label values in key order; empty until the row is labelled (same lock hold as its
+    /// creation, so a scrape never sees an unlabelled row).
+    values: Box<[String]>,
+    labelled: bool,
+    requests: u64,
+    hits: u64,
+    time_ns: u64,
+    ru_utime_ns: u64,
+    ru_stime_ns: u64,
+    document_bytes: u64,
+    /// Samples per bucket (not cumulative): requests, or timer hits at their mean time per hit.
+    buckets: [u64; NB],
+    /// Merger time of the last request counted in it (idle removal).
+    last_ms: u64,
+    /// The request that last counted in it: a timer report counts a request once per row.
+    mark: u64,
+}
+
+impl Default for SeriesRow {
+    fn default() -> SeriesRow {
+        SeriesRow {
+            values: Box::default(),
+            labelled: false,
+            requests: 0,
+            hits: 0,
+            time_ns: 0,
+            ru_utime_ns: 0,
+            ru_stime_ns: 0,
+            document_bytes: 0,
+            buckets: [0; NB],
+            last_ms: 0,
+            mark: 0,
+        }
+    }
+}
+
+impl SeriesRow {
+    #[inline]
+    fn count(&mut self, r: &Record, timer: Option<&Timer>, mark: u64, now_ms: u64) {
+        self.last_ms = now_ms;
+        match timer {
+            None => {
+                let time_ns = ns(r.request_time);
+                self.requests += 1;
+                self.time_ns += time_ns;
+                self.ru_utime_ns += ns(r.ru_utime);
+                self.ru_stime_ns += ns(r.ru_stime);
+                self.document_bytes += r.document_size as u64;
+                self.buckets[bucket_of(time_ns)] += 1;
+            }
+            Some(t) => {
+                if self.mark != mark {
+                    self.mark = mark;
+                    self.requests += 1;
+                }
+                let time_ns = ns(t.value);
+                let hits = t.hit_count as u64;
+                self.hits += hits;
+                self.time_ns += time_ns;
+                let per_hit = (time_ns + hits / 2).checked_div(hits).unwrap_or(0);
+                self.buckets[bucket_of(per_hit)] += hits;
+            }
+        }
+    }
+}
+
+/// A report whose rows are exported, as [`SeriesSet::set_reports`] takes it.
+#[derive(Clone, Debug)]
+pub struct ExportedReport {
+    /// Identity of the live report: a report dropped and created again under the same name is
+    /// another report, whose series start again.
+    pub id: usize,
+    pub name: String,
+    pub selector: RowSelector,
+    /// The report's key column names (`script_name`, `country`), made label names here.
+    pub key_columns: Vec<String>,
+}
+
+#[derive(Debug)]
+struct ReportSeries {
+    id: usize,
+    name: String,
+    selector: RowSelector,
+    /// Label names of the keys, after `report`.
+    labels: Vec<String>,
+    per_row: usize,
+    rows: FxHashMap<Box<[u32]>, SeriesRow>,
+    /// Rows created since the last [`SeriesSet::label_new_rows`].
+    unlabelled: Vec<Box<[u32]>>,
+}
+
+/// The exported reports' rows and their counters. Pure: time is an argument, the dictionary is
+/// passed in; the metrics thread (`metrics::run`) drives it and the scrape (`metrics::render`) reads it.
+#[derive(Debug)]
+pub struct SeriesSet {
+    reports: Vec<ReportSeries>,
+    max_series: usize,
+    idle_ms: u64,
+    /// Prometheus series in use.
+    series: usize,
+    /// Series that could not be created, counted each time a request needed them.
+    lost: u64,
+    /// Requests folded so far (the marks of timer rows).
+    sequence: u64,
+}
+
+impl SeriesSet {
+    pub fn new(max_series: usize, idle: Duration) -> SeriesSet {
+        SeriesSet {
+            reports: Vec::new(),
+            max_series,
+            idle_ms: idle.as_millis() as u64,
+            series: 0,
+            lost: 0,
+            sequence: 0,
+        }
+    }
+
+    /// Prometheus series in use.
+    pub fn series(&self) -> usize {
+        self.series
+    }
+
+    /// Series not created for want of room, since start.
+    pub fn lost(&self) -> u64 {
+        self.lost
+    }
+
+    /// Whether any report is exported.
+    pub fn exports_any(&self) -> bool {
+        !self.reports.is_empty()
+    }
+
+    /// The identities of the exported reports, in order.
+    pub fn report_ids(&self) -> Vec<usize> {
+        self.reports.iter().map(|r| r.id).collect()
+    }
+
+    /// Makes `reports` the exported ones: new ones start with no series, those no longer listed
+    /// lose theirs (their pins released).
+    pub fn set_reports(&mut self, reports: Vec<ExportedReport>, dict: &mut Dictionary) {
+        let mut old = std::mem::take(&mut self.reports);
+        for e in reports {
+            if let Some(i) = old.iter().position(|r| r.id == e.id) {
+                self.reports.push(old.swap_remove(i));
+                continue;
+            }
+            let per_row = match e.selector.kind() {
+                Kind::Timer => TIMER_ROW_SERIES,
+                _ => REQUEST_ROW_SERIES,
+            };
+            self.reports.push(ReportSeries {
+                id: e.id,
+                name: e.name,
+                labels: label_names(&e.key_columns),
+                selector: e.selector,
+                per_row,
+                rows: FxHashMap::default(),
+                unlabelled: Vec::new(),
+            });
+        }
+        for r in old {
+            for (key, row) in &r.rows {
+                if row.labelled {
+                    release_key(&r.selector, key, dict);
+                }
+            }
+            self.series -= r.rows.len() * r.per_row;
+        }
+    }
+
+    /// Counts `requests`, merged at `now_ms`, into the rows of every exported report; rows it
+    /// creates wait for [`SeriesSet::label_new_rows`].
+    pub fn fold<'a>(&mut self, now_ms: u64, requests: impl Iterator<Item = RequestView<'a>>) {
+        let SeriesSet {
+            reports,
+            max_series,
+            series,
+            lost,
+            sequence,
+            ..
+        } = self;
+        for v in requests {
+            *sequence += 1;
+            let mark = *sequence;
+            for rep in reports.iter_mut() {
+                let ReportSeries {
+                    selector,
+                    rows,
+                    unlabelled,
+                    per_row,
+                    ..
+                } = rep;
+                selector.rows(&v, |key, timer| {
+                    if let Some(row) = rows.get_mut(key) {
+                        return row.count(v.record, timer, mark, now_ms);
+                    }
+                    if *series + *per_row > *max_series {
+                        *lost += *per_row as u64;
+                        return;
+                    }
+                    *series += *per_row;
+                    unlabelled.push(key.into());
+                    let row = rows.entry(key.into()).or_default();
+                    row.count(v.record, timer, mark, now_ms);
+                });
+            }
+        }
+    }
+
+    /// Whether rows wait for their labels.
+    pub fn needs_labels(&self) -> bool {
+        self.reports.iter().any(|r| !r.unlabelled.is_empty())
+    }
+
+    /// Gives the rows created since the last call their label values, pinning the strings in
+    /// `dict` so that their ids keep naming them while the series exist. A row whose id no longer
+    /// names a string (it cannot happen for a round processed in time, see `metrics::run`) is removed,
+    /// its series counted as lost.
+    pub fn label_new_rows(&mut self, dict: &mut Dictionary) {
+        for rep in &mut self.reports {
+            for key in std::mem::take(&mut rep.unlabelled) {
+                let Some(row) = rep.rows.get_mut(&key) else {
+                    continue;
+                };
+                let mut values = Vec::with_capacity(key.len());
+                let mut pinned = Vec::new();
+                let mut ok = true;
+                for (i, &id) in key.iter().enumerate() {
+                    let sel = &rep.selector;
+                    values.push(if is_string(sel, i, id) {
+                        let bytes = dict.get(id).to_vec();
+                        let got = dict.pin(&bytes);
+                        if got == id {
+                            pinned.push(id);
+                        } else {
+                            dict.release(got);
+                            ok = false;
+                        }
+                        String::from_utf8_lossy(&bytes).into_owned()
+                    } else if sel.key_is_status(i) {
+                        id.to_string()
+                    } else if id == LOST {
+                        String::from_utf8_lossy(LOST_TEXT).into_owned()
+                    } else {
+                        String::new() // no schema
+                    });
+                }
+                if ok {
+                    row.values = values.into_boxed_slice();
+                    row.labelled = true;
+                } else {
+                    for id in pinned {
+                        dict.release(id);
+                    }
+                    rep.rows.remove(&key);
+                    self.series -= rep.per_row;
+                    self.lost += rep.per_row as u64;
+                }
+            }
+        }
+    }
+
+    /// Whether some row has been idle for `series_idle` at `now_ms` (checked before taking the
+    /// dictionary for [`SeriesSet::remove_idle`]).
+    pub fn has_idle(&self, now_ms: u64) -> bool {
+        self.reports.iter().any(|r| {
+            r.rows
+                .values()
+                .any(|row| row.last_ms + self.idle_ms <= now_ms)
+        })
+    }
+
+    /// Removes the rows not updated for `series_idle` at `now_ms`, releasing their pins; returns
+    /// the series removed.
+    pub fn remove_idle(&mut self, now_ms: u64, dict: &mut Dictionary) -> usize {
+        let idle_ms = self.idle_ms;
+        let mut removed = 0;
+        for rep in &mut self.reports {
+            let selector = &rep.selector;
+            let before = rep.rows.len();
+            rep.rows.retain(|key, row| {
+                if row.last_ms + idle_ms > now_ms {
+                    return true;
+                }
+                if row.labelled {
+                    release_key(selector, key, dict);
+                }
+                false
+            });
+            removed += (before - rep.rows.len()) * rep.per_row;
+        }
+        self.series -= removed;
+        removed
+    }
+
+    /// Writes the report series (prometheus-client's encoder; see `metrics::render`).
+    pub(super) fn encode(&self, enc: &mut DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        for kind in [Kind::Request, Kind::Timer] {
+            let reports: Vec<&ReportSeries> = self
+                .reports
+                .iter()
+                .filter(|r| (r.selector.kind() == Kind::Timer) == (kind == Kind::Timer))
+                .collect();
+            if reports.is_empty() {
+                continue;
+            }
+            let (counters, histogram) = families(kind);
+            for c in &counters {
+                let mut m =
+                    enc.encode_descriptor(c.name, c.help, c.unit.as_ref(), MetricType::Counter)?;
+                encode_rows(&reports, &mut m, |r, m| {
+                    let v = (c.value)(r);
+                    if c.ns {
+                        ConstCounter::new(v as f64 / 1e9).encode(m)
+                    } else {
+                        ConstCounter::new(v).encode(m)
+                    }
+                })?;
+            }
+            let mut m = enc.encode_descriptor(
+                histogram.name,
+                histogram.help,
+                Some(&Unit::Seconds),
+                MetricType::Histogram,
+            )?;
+            encode_rows(&reports, &mut m, |r, m| {
+                encode_histogram(m, r, (histogram.value)(r))
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// A family of the report series: its name (before the unit and `_total`), help, unit, and the
+/// row's value (nanoseconds shown as seconds when `ns`; a histogram's sample count).
+struct Family {
+    name: &'static str,
+    help: &'static str,
+    unit: Option<Unit>,
+    value: fn(&SeriesRow) -> u64,
+    ns: bool,
+}
+
+/// The counter families and the histogram of request reports (and `info`), or of timer reports.
+fn families(kind: Kind) -> (Vec<Family>, Family) {
+    let f = |name, help, unit, value, ns| Family {
+        name,
+        help,
+        unit,
+        value,
+        ns,
+    };
+    let seconds = || Some(Unit::Seconds);
+    if kind == Kind::Timer {
+        return (
+            vec![
+                f(
+                    "pinba_timer_hits",
+                    "Timer hits (hit_count) counted in the row.",
+                    None,
+                    |r| r.hits,
+                    false,
+                ),
+                f(
+                    "pinba_timer_requests",
+                    "Requests with at least one timer in the row.",
+                    None,
+                    |r| r.requests,
+                    false,
+                ),
+                f(
+                    "pinba_timer",
+                    "Sum of the timer values of the row.",
+                    seconds(),
+                    |r| r.time_ns,
+                    true,
+                ),
+            ],
+            f(
+                "pinba_timer",
+                "Timer time per hit (a timer's value / hit_count, once per hit), in fixed buckets.",
+                seconds(),
+                |r| r.hits,
+                false,
+            ),
+        );
+    }
+    (
+        vec![
+            f(
+                "pinba_requests",
+                "Requests counted in the row since its series were created.",
+                None,
+                |r| r.requests,
+                false,
+            ),
+            f(
+                "pinba_request_time",
+                "Sum of the request times of the row's requests.",
+                seconds(),
+                |r| r.time_ns,
+                true,
+            ),
+            f(
+                "pinba_ru_utime",
+                "Sum of the user CPU time (ru_utime) of the row's requests.",
+                seconds(),
+                |r| r.ru_utime_ns,
+                true,
+            ),
+            f(
+                "pinba_ru_stime",
+                "Sum of the system CPU time (ru_stime) of the row's requests.",
+                seconds(),
+                |r| r.ru_stime_ns,
+                true,
+            ),
+            f(
+                "pinba_document",
+                "Sum of the document sizes of the row's requests.",
+                Some(Unit::Bytes),
+                |r| r.document_bytes,
+                false,
+            ),
+        ],
+        f(
+            "pinba_request_time",
+            "Request times of the row's requests, in fixed buckets.",
+            seconds(),
+            |r| r.requests,
+            false,
+        ),
+    )
+}
+
+fn encode_histogram(
+    mut m: MetricEncoder,
+    r: &SeriesRow,
+    count: u64,
+) -> Result<(), std::fmt::Error> {
+    let mut buckets = [(0.0, 0); NB];
+    for (i, b) in buckets.iter_mut().enumerate() {
+        *b = (
+            BUCKETS_SECONDS.get(i).copied().unwrap_or(f64::INFINITY),
+            r.buckets[i],
+        );
+    }
+    m.encode_histogram::<NoLabelSet>(r.time_ns as f64 / 1e9, count, &buckets, None)
+}
+
+/// Every labelled row of `reports`, each as one sample (or sample group) of the family `m`.
+fn encode_rows(
+    reports: &[&ReportSeries],
+    m: &mut MetricEncoder,
+    mut f: impl FnMut(&SeriesRow, MetricEncoder) -> Result<(), std::fmt::Error>,
+) -> Result<(), std::fmt::Error> {
+    for rep in reports {
+        for row in rep.rows.values().filter(|r| r.labelled) {
+            let labels = RowLabels {
+                report: &rep.name,
+                names: &rep.labels,
+                values: &row.values,
+            };
+            f(row, m.encode_family(&labels)?)?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether key position `i` of value `id` is a dictionary string (not a status number, an
+/// absent schema or the "dictionary full" id): what [`SeriesSet::label_new_rows`] pins.
+fn is_string(selector: &RowSelector, i: usize, id: u32) -> bool {
+    let number = selector.key_is_status(i);
+    let absent = selector.key_is_schema(i) && id == NO_SCHEMA;
+    !number && !absent && id != LOST
+}
+
+/// Releases the pins [`SeriesSet::label_new_rows`] took for a row's key.
+fn release_key(selector: &RowSelector, key: &[u32], dict: &mut Dictionary) {
+    for (i, &id) in key.iter().enumerate() {
+        if is_string(selector, i, id) {
+            dict.release(id);
+        }
+    }
+}
+
+/// Label names for key columns: characters outside `[A-Za-z0-9_]` become `_`, a leading digit or
+/// a reserved name (`report`, `le`, `__…`) gets a `key_` prefix, a repeated name a `_2`, `_3` suffix.
+pub fn label_names(columns: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(columns.len());
+    for c in columns {
+        let mut name: String = c
+            .chars()
+            .map(|ch| {
+                if ch.is_ascii_alphanumeric() || ch == '_' {
+                    ch
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        if name.is_empty()
+            || name.starts_with(|ch: char| ch.is_ascii_digit())
+            || name == "report"
+            || name == "le"
+            || name.starts_with("__")
+        {
+            name = format!("key_{name}");
+        }
+        let base = name.clone();
+        let mut n = 1;
+        while out.contains(&name) {
+            n += 1;
+            name = format!("{base}_{n}");
+        }
+        out.push(name);
+    }
+    out
+}
+
+/// A row's labels: `report`, then its keys.
+struct RowLabels<'a> {
+    report: &'a str,
+    names: &'a [String],
+    values: &'a [String],
+}
+
+impl EncodeLabelSet for RowLabels<'_> {
+    fn encode(&self, encoder: &mut LabelSetEncoder) -> Result<(), std::fmt::Error> {
+        ("report", self.report).encode(encoder.encode_label())?;
+        for (n, v) in self.names.iter().zip(self.values.iter()) {
+            (n.as_str(), v.as_str()).encode(encoder.encode_label())?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::to_prometheus_text;
+    use crate::record::TagPair;
+    use crate::report::{Report, ReportDef};
+    use parking_lot::Mutex;
+    use prometheus_client::collector::Collector;
+    use prometheus_client::registry::Registry;
+
+    /// A request of `script` taking `seconds`, with one timer per `(group, seconds, hits)`.
+    struct Req {
+        record: Record,
+        tags: Vec<TagPair>,
+        timers: Vec<Timer>,
+    }
+
+    fn req(dict: &mut Dictionary, script: &str, seconds: f32, timers: &[(&str, f32, u32)]) -> Req {
+        let group = dict.intern(b"group");
+        let record = Record {
+            script_name: dict.intern(script.as_bytes()),
+            hostname: dict.intern(b"host"),
+            server_name: dict.intern(b"server"),
+            schema: NO_SCHEMA,
+            status: 200,
+            request_time: seconds,
+            ru_utime: seconds / 2.0,
+            document_size: 1000,
+            ..Record::default()
+        };
+        let mut tags = Vec::new();
+        let mut ts = Vec::new();
+        for (g, s, hits) in timers {
+            tags.push(TagPair {
+                name: group,
+                value: dict.intern(g.as_bytes()),
+            });
+            ts.push(Timer {
+                value: *s,
+                hit_count: *hits,
+                tag_count: 1,
+                ..Timer::default()
+            });
+        }
+        Req {
+            record,
+            tags,
+            timers: ts,
+        }
+    }
+
+    fn view(r: &Req) -> RequestView<'_> {
+        RequestView {
+            id: 0,
+            record: &r.record,
+            tag_block: &r.tags,
+            timers: &r.timers,
+        }
+    }
+
+    fn exported(report: &Report, id: usize) -> ExportedReport {
+        ExportedReport {
+            id,
+            name: report.def().name.clone(),
+            selector: report.row_selector(),
+            key_columns: report.key_columns().to_vec(),
+        }
+    }
+
+    fn report(dict: &mut Dictionary, name: &str, keys: &[&str]) -> Report {
+        Report::new(ReportDef::new(name, keys), dict, 1000).unwrap()
+    }
+
+    /// The exposition of `set` alone, through the scrape's encoder and conversion.
+    fn text(set: SeriesSet) -> String {
+        #[derive(Debug)]
+        struct Only(Mutex<SeriesSet>);
+        impl Collector for Only {
+            fn encode(&self, mut enc: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+                self.0.lock().encode(&mut enc)
+            }
+        }
+        let mut registry = Registry::default();
+        registry.register_collector(Box::new(Only(Mutex::new(set))));
+        let mut om = String::new();
+        prometheus_client::encoding::text::encode_registry(&mut om, &registry).unwrap();
+        to_prometheus_text(&om)
+    }
+
+    /// The value of the sample `name{labels}` (labels as written, in order).
+    fn sample(text: &str, name_and_labels: &str) -> Option<f64> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name_and_labels)?.strip_prefix(' '))
+            .and_then(|v| v.parse().ok())
+    }
+
+    #[test]
+    fn buckets_are_inclusive_upper_bounds() {
+        assert_eq!(bucket_of(0), 0);
+        assert_eq!(bucket_of(500_000), 0);
+        assert_eq!(bucket_of(500_001), 1);
+        assert_eq!(bucket_of(10_000_000_000), BUCKETS_NS.len() - 1);
+        assert_eq!(bucket_of(10_000_000_001), BUCKETS_NS.len());
+        for (s, n) in BUCKETS_SECONDS.iter().zip(BUCKETS_NS) {
+            assert_eq!((s * 1e9).round() as u64, n);
+        }
+    }
+
+    #[test]
+    fn counters_never_decrease_when_the_reports_window_expires() {
+        let mut dict = Dictionary::new(1000);
+        let mut rep = report(&mut dict, "by_script", &["script_name"]);
+        rep = rep.with_window(Duration::from_secs(2), 2, 0);
+        let mut set = SeriesSet::new(1000, Duration::from_secs(3600));
+        set.set_reports(vec![exported(&rep, 1)], &mut dict);
+        let a = req(&mut dict, "/a.php", 0.003, &[]);
+        let mut seen = Vec::new();
+        for t in 0..10u64 {
+            let now = t * 1000;
+            rep.advance(now);
+            rep.add(&view(&a));
+            set.fold(now, [view(&a)].into_iter());
+            set.label_new_rows(&mut dict);
+            let row = set.reports[0].rows.values().next().unwrap();
+            seen.push((row.requests, rep.total_requests()));
+        }
+        // The report's window holds 2 s of requests at most; the counter holds all 10.
+        assert!(seen.iter().all(|&(_, window)| window <= 3), "{seen:?}");
+        let counts: Vec<u64> = seen.iter().map(|s| s.0).collect();
+        assert_eq!(counts, (1..=10).collect::<Vec<u64>>());
+        let row = set.reports[0].rows.values().next().unwrap();
+        assert_eq!(row.time_ns, 10 * ns(0.003));
+        assert_eq!(row.buckets[bucket_of(ns(0.003))], 10);
+        assert_eq!(&*row.values, ["/a.php".to_string()]);
+        let t = text(set);
+        let labels = r#"{report="by_script",script_name="/a.php"}"#;
+        assert_eq!(
+            sample(&t, &format!("pinba_requests_total{labels}")),
+            Some(10.0)
+        );
+        assert_eq!(
+            sample(&t, &format!("pinba_request_time_seconds_total{labels}")),
+            Some(0.03)
+        );
+        assert_eq!(
+            sample(&t, &format!("pinba_document_bytes_total{labels}")),
+            Some(10000.0)
+        );
+        let bucket = |le: &str| {
+            sample(
+                &t,
+                &format!(
+                    r#"pinba_request_time_seconds_bucket{{le="{le}",report="by_script",script_name="/a.php"}}"#
+                ),
+            )
+        };
+        assert_eq!(bucket("0.0025"), Some(0.0), "{t}");
+        assert_eq!(bucket("0.005"), Some(10.0));
+        assert_eq!(bucket("+Inf"), Some(10.0));
+        assert!(
+            t.contains("# TYPE pinba_request_time_seconds_total counter\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("# TYPE pinba_request_time_seconds histogram\n"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn series_beyond_the_limit_are_not_created_and_counted() {
+        let mut dict = Dictionary::new(1000);
+        let rep = report(&mut dict, "by_script", &["script_name"]);
+        // Room for two rows.
+        let mut set = SeriesSet::new(2 * REQUEST_ROW_SERIES + 1, Duration::from_secs(3600));
+        set.set_reports(vec![exported(&rep, 1)], &mut dict);
+        let reqs: Vec<Req> = ["/a", "/b", "/c", "/a", "/c"]
+            .iter()
+            .map(|s| req(&mut dict, s, 0.01, &[]))
+            .collect();
+        set.fold(0, reqs.iter().map(view));
+        set.label_new_rows(&mut dict);
+        assert_eq!(set.series(), 2 * REQUEST_ROW_SERIES);
+        // "/c" was refused twice.
+        assert_eq!(set.lost(), 2 * REQUEST_ROW_SERIES as u64);
+        let mut names: Vec<&str> = set.reports[0]
+            .rows
+            .values()
+            .map(|r| r.values[0].as_str())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["/a", "/b"]);
+        let a = set.reports[0]
+            .rows
+            .values()
+            .find(|r| &*r.values[0] == "/a")
+            .unwrap();
+        assert_eq!(a.requests, 2);
+    }
+
+    #[test]
+    fn idle_series_are_removed_and_their_strings_unpinned() {
+        let mut dict = Dictionary::new(1000);
+        let rep = report(&mut dict, "by_script", &["script_name"]);
+        let mut set = SeriesSet::new(1000, Duration::from_secs(60));
+        set.set_reports(vec![exported(&rep, 1)], &mut dict);
+        let a = req(&mut dict, "/a", 0.01, &[]);
+        let b = req(&mut dict, "/b", 0.01, &[]);
+        set.fold(0, [view(&a), view(&b)].into_iter());
+        set.label_new_rows(&mut dict);
+        assert_eq!(dict.pins(a.record.script_name), 1);
+        set.fold(30_000, [view(&b)].into_iter());
+        assert!(!set.has_idle(59_999));
+        assert!(set.has_idle(60_000));
+        assert_eq!(set.remove_idle(60_000, &mut dict), REQUEST_ROW_SERIES);
+        assert_eq!(set.series(), REQUEST_ROW_SERIES);
+        assert_eq!(dict.pins(a.record.script_name), 0);
+        assert_eq!(dict.pins(b.record.script_name), 1);
+        // "/b" goes 60 s after its last request; a request that comes back starts from 0.
+        set.remove_idle(90_000, &mut dict);
+        assert_eq!(set.series(), 0);
+        set.fold(100_000, [view(&a)].into_iter());
+        set.label_new_rows(&mut dict);
+        let row = set.reports[0].rows.values().next().unwrap();
+        assert_eq!(row.requests, 1);
+        // Dropping the report drops its series and pins.
+        set.set_reports(Vec::new(), &mut dict);
+        assert_eq!(set.series(), 0);
+        assert_eq!(dict.pins(a.record.script_name), 0);
+    }
+
+    #[test]
+    fn timer_reports_count_hits_time_and_requests_once_per_row() {
+        let mut dict = Dictionary::new(1000);
+        let rep = report(&mut dict, "by_group", &["timer_tag:group"]);
+        let mut set = SeriesSet::new(1000, Duration::from_secs(60));
+        set.set_reports(vec![exported(&rep, 1)], &mut dict);
+        let r = req(
+            &mut dict,
+            "/a",
+            0.1,
+            &[("db", 0.004, 2), ("db", 0.002, 1), ("cache", 0.0001, 1)],
+        );
+        set.fold(0, [view(&r)].into_iter());
+        set.label_new_rows(&mut dict);
+        let rows = &set.reports[0].rows;
+        let db = rows.values().find(|r| &*r.values[0] == "db").unwrap();
+        assert_eq!((db.requests, db.hits), (1, 3));
+        assert_eq!(db.time_ns, ns(0.004) + ns(0.002));
+        // 0.004 s over 2 hits: two samples at 2 ms; one at 2 ms.
+        assert_eq!(db.buckets[bucket_of(2_000_000)], 3);
+        assert_eq!(set.series(), 2 * TIMER_ROW_SERIES);
+    }
+
+    #[test]
+    fn label_names_are_valid_and_distinct() {
+        let cols: Vec<String> = [
+            "script_name",
+            "tag:country",
+            "report",
+            "le",
+            "9x",
+            "tag:co-untry",
+            "tag_country",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            label_names(&cols),
+            [
+                "script_name",
+                "tag_country",
+                "key_report",
+                "key_le",
+                "key_9x",
+                "tag_co_untry",
+                "tag_country_2"
+            ]
+        );
+    }
+}

@@ -1,0 +1,595 @@
+//! `GET /metrics` against a real Prometheus server (Debian's `prometheus`, with `promtool`):
+//! send known traffic, let Prometheus scrape the daemon every second, ask Prometheus, compare.
+//! The Grafana dashboard's PromQL is checked against the same server.
+//!
+//! Skips with a visible message when `prometheus` or `promtool` is absent, unless
+//! `PINBAD_REQUIRE_PROMETHEUS` is set, in which case their absence fails the test (CI sets it).
+//! The server is the test's own (temporary directory, free loopback port, stopped by PID on
+//! drop): a system Prometheus the package may have started is neither used nor disturbed.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use prost::Message;
+use serde_json::{json, Value};
+
+use crate::common::*;
+use pinbad::proto::Request;
+
+/// True when `prometheus` and `promtool` can run; otherwise skips (or fails under
+/// PINBAD_REQUIRE_PROMETHEUS).
+pub fn prometheus_available() -> bool {
+    let runs = |bin: &str| {
+        Command::new(bin)
+            .arg("--version")
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    };
+    let ok = runs("prometheus") && runs("promtool");
+    if !ok {
+        assert!(
+            std::env::var_os("PINBAD_REQUIRE_PROMETHEUS").is_none(),
+            "PINBAD_REQUIRE_PROMETHEUS is set but prometheus/promtool are not installed"
+        );
+        eprintln!(
+            "SKIPPED: prometheus and promtool are not installed (apt-get install prometheus)"
+        );
+    }
+    ok
+}
+
+/// A Prometheus server of the test's own, scraping one target every second; killed on drop.
+pub struct Prometheus {
+    child: Child,
+    pub url: String,
+    dir: tempfile::TempDir,
+    agent: ureq::Agent,
+}
+
+impl Prometheus {
+    /// Starts Prometheus from a temporary directory on a free loopback port, scraping
+    /// `target`'s `/metrics` every second, and waits until it is ready.
+    pub fn start(target: SocketAddr) -> Prometheus {
+        let dir = tempfile::tempdir().unwrap();
+        let config = format!(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n\
+             scrape_configs:\n  - job_name: pinbad\n    metrics_path: /metrics\n    \
+             static_configs:\n      - targets: ['{target}']\n"
+        );
+        let config_path = write_file(dir.path(), "prometheus.yml", &config);
+        let agent = ureq::AgentBuilder::new()
+            .timeout(Duration::from_secs(10))
+            .build();
+        // The port is free when chosen; if another process takes it before Prometheus binds,
+        // Prometheus exits and another port is tried.
+        for _ in 0..3 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .unwrap()
+                .port();
+            let log_file = std::fs::File::create(dir.path().join("prometheus.log")).unwrap();
+            let mut child = Command::new("prometheus")
+                .arg(format!("--config.file={}", config_path.display()))
+                .arg(format!(
+                    "--storage.tsdb.path={}",
+                    dir.path().join("data").display()
+                ))
+                .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+                .arg("--log.level=warn")
+                .current_dir(dir.path())
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(log_file)
+                .spawn()
+                .expect("start prometheus");
+            let url = format!("http://127.0.0.1:{port}");
+            if wait_ready(&mut child, &agent, &url, dir.path()) {
+                return Prometheus {
+                    child,
+                    url,
+                    dir,
+                    agent,
+                };
+            }
+            // Exited (the port was taken meanwhile): try another.
+            let _ = child.wait();
+            eprintln!(
+                "prometheus did not start on port {port}: {}",
+                log(dir.path())
+            );
+        }
+        panic!("prometheus did not start");
+    }
+
+    fn log(&self) -> String {
+        log(self.dir.path())
+    }
+
+    /// An instant query through Prometheus's HTTP API: the result vector, or the error Prometheus
+    /// gave (a PromQL that does not parse, say).
+    pub fn query(&self, expr: &str) -> Result<Vec<Value>, String> {
+        let q: String = form_urlencoded::Serializer::new(String::new())
+            .append_pair("query", expr)
+            .finish();
+        let url = format!("{}/api/v1/query?{q}", self.url);
+        let text = match self.agent.get(&url).call() {
+            Ok(r) => r.into_string().unwrap(),
+            Err(ureq::Error::Status(_, r)) => r.into_string().unwrap(),
+            Err(e) => return Err(e.to_string()),
+        };
+        let body: Value = serde_json::from_str(&text).map_err(|e| format!("{e}: {text}"))?;
+        if body["status"] != "success" {
+            return Err(format!("{}: {}", body["errorType"], body["error"]));
+        }
+        Ok(body["data"]["result"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    /// The value of a query that gives one sample (`None`: no sample).
+    pub fn value(&self, expr: &str) -> Option<f64> {
+        let result = self.query(expr).unwrap_or_else(|e| panic!("{expr}: {e}"));
+        let v = result.first()?["value"][1].as_str()?.parse().ok()?;
+        Some(v)
+    }
+
+    /// Polls `cond` every 100 ms for up to 60 s.
+    pub fn wait_for(&self, what: &str, cond: impl Fn(&Prometheus) -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if cond(self) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!(
+            "timed out waiting for {what}; prometheus log: {}",
+            self.log()
+        );
+    }
+}
+
+/// Waits for `/-/ready` (true) or for the process to exit (false); kills it and panics after
+/// 60 s.
+fn wait_ready(child: &mut Child, agent: &ureq::Agent, url: &str, dir: &Path) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        if child.try_wait().unwrap().is_some() {
+            return false;
+        }
+        if let Ok(r) = agent.get(&format!("{url}/-/ready")).call() {
+            if r.status() == 200 {
+                return true;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("prometheus not ready within 60 s: {}", log(dir));
+}
+
+fn log(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("prometheus.log")).unwrap_or_default()
+}
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        // Our own child, by its PID.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `promtool check metrics` on `text`; its complaints, empty when there are none.
+pub fn promtool_check(text: &str, dir: &Path) -> String {
+    let file = write_file(dir, "metrics.txt", text);
+    let out = Command::new("promtool")
+        .args(["check", "metrics"])
+        .stdin(std::fs::File::open(&file).unwrap())
+        .output()
+        .expect("run promtool");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if out.status.success() {
+        said
+    } else {
+        format!("exit {:?}: {said}", out.status.code())
+    }
+}
+
+/// One request of the test's traffic.
+struct Sent {
+    script: String,
+    status: u32,
+    request_time: f32,
+    /// (group, value, hits)
+    timers: Vec<(&'static str, f32, u32)>,
+}
+
+impl Sent {
+    fn encode(&self) -> Vec<u8> {
+        let mut r = Request {
+            hostname: b"web1".to_vec(),
+            server_name: b"www.example.com".to_vec(),
+            script_name: self.script.clone().into_bytes(),
+            document_size: 1000,
+            memory_peak: 1 << 20,
+            request_time: self.request_time,
+            ru_utime: self.request_time / 2.0,
+            ru_stime: self.request_time / 4.0,
+            status: Some(self.status),
+            ..Default::default()
+        };
+        let mut dict: Vec<Vec<u8>> = vec![b"group".to_vec()];
+        for (group, value, hits) in &self.timers {
+            dict.push(group.as_bytes().to_vec());
+            r.timer_hit_count.push(*hits);
+            r.timer_value.push(*value);
+            r.timer_tag_count.push(1);
+            r.timer_tag_name.push(0);
+            r.timer_tag_value.push(dict.len() as u32 - 1);
+        }
+        r.dictionary = dict;
+        r.encode_to_vec()
+    }
+}
+
+/// `n` requests: 5 scripts, 80 % status 200 and the rest 404 or 500, request times spread
+/// log-uniformly from 0.2 ms to 5 s (every histogram bucket gets samples), 0 to 2 timers of
+/// groups `db` and `cache`.
+fn traffic(n: usize) -> Vec<Sent> {
+    let mut rnd = rng(0x2545_f491_4f6c_dd1d);
+    (0..n)
+        .map(|_| {
+            let exp = rnd(10_000) as f64 / 10_000.0;
+            let request_time = (0.0002 * (25_000f64).powf(exp)) as f32;
+            let timers = (0..rnd(3))
+                .map(|i| {
+                    let group = if i == 0 { "db" } else { "cache" };
+                    (group, (1 + rnd(20_000)) as f32 * 1e-6, 1 + rnd(2) as u32)
+                })
+                .collect();
+            Sent {
+                script: format!("/s{}.php", rnd(5)),
+                status: [200, 200, 200, 200, 200, 200, 200, 200, 404, 500][rnd(10) as usize],
+                request_time,
+                timers,
+            }
+        })
+        .collect()
+}
+
+const CONFIG: &str = r#"
+[[report]]
+name = "scripts"
+keys = ["script_name", "status"]
+prometheus = true
+
+[[report]]
+name = "timers"
+keys = ["timer_tag:group"]
+prometheus = true
+
+[[report]]
+name = "not_exported"
+keys = ["script_name"]
+"#;
+
+/// The p-th percentile by nearest rank.
+fn nearest_rank(mut v: Vec<f64>, p: f64) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let rank = ((p / 100.0 * v.len() as f64).ceil() as usize).clamp(1, v.len());
+    v[rank - 1]
+}
+
+/// Index of the bucket (`pinbad::metrics::BUCKETS_SECONDS`, then +Inf) holding `seconds`.
+fn bucket(seconds: f64) -> usize {
+    pinbad::metrics::BUCKETS_SECONDS.partition_point(|&b| b < seconds)
+}
+
+fn dashboard_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("contrib/grafana/pinbad.json")
+}
+
+/// Every PromQL expression of the dashboard (`expr` of every target of every panel, rows'
+/// panels included), with the panel title.
+fn dashboard_queries() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(dashboard_path()).unwrap();
+    let dash: Value = serde_json::from_str(&text).unwrap();
+    let mut out = Vec::new();
+    fn walk(panels: &Value, out: &mut Vec<(String, String)>) {
+        for p in panels.as_array().into_iter().flatten() {
+            for t in p["targets"].as_array().into_iter().flatten() {
+                if let Some(e) = t["expr"].as_str() {
+                    out.push((p["title"].as_str().unwrap_or("").to_string(), e.to_string()));
+                }
+            }
+            walk(&p["panels"], out);
+        }
+    }
+    walk(&dash["panels"], &mut out);
+    out
+}
+
+/// The metric and label of every `label_values(METRIC, LABEL)` variable of the dashboard (a
+/// Grafana function, not PromQL: the test asks Prometheus for `count by (LABEL) (METRIC)`).
+fn dashboard_variables() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(dashboard_path()).unwrap();
+    let dash: Value = serde_json::from_str(&text).unwrap();
+    dash["templating"]["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| {
+            let q = v["query"]["query"].as_str()?;
+            let args = q.strip_prefix("label_values(")?.strip_suffix(')')?;
+            let (metric, label) = args.split_once(',')?;
+            Some((metric.trim().to_string(), label.trim().to_string()))
+        })
+        .collect()
+}
+
+/// The dashboard's variables replaced the way Grafana does: `$report`, `$timer_report` by the
+/// test's report names, `$__rate_interval` by a range that holds several 1 s scrapes.
+fn instantiate(expr: &str) -> String {
+    expr.replace("$__rate_interval", "1m")
+        .replace("$timer_report", "timers")
+        .replace("$report", "scripts")
+}
+
+#[test]
+fn prometheus_scrapes_exact_counters_rates_and_quantiles_and_the_dashboard_queries_work() {
+    if !prometheus_available() {
+        return;
+    }
+    let d = Daemon::start(CONFIG);
+    let p = Prometheus::start(d.http);
+    p.wait_for("the first scrape", |p| {
+        p.value(r#"up{job="pinbad"}"#) == Some(1.0)
+    });
+
+    // Two halves with a scrape between them, so that rate() sees the counter grow.
+    let sent = traffic(2000);
+    let (first, second) = sent.split_at(1000);
+    let datagrams = |s: &[Sent]| s.iter().map(Sent::encode).collect::<Vec<_>>();
+    let total = r#"sum(pinba_requests_total{report="scripts"})"#;
+    d.send(&datagrams(first));
+    p.wait_for("Prometheus to count the first half", |p| {
+        p.value(total) == Some(1000.0)
+    });
+    d.send(&datagrams(second));
+    p.wait_for("Prometheus to count every request", |p| {
+        p.value(total) == Some(2000.0)
+    });
+    let s = d.status();
+    assert_eq!(s["metrics"]["requests_dropped"], 0, "{s}");
+    assert_eq!(s["metrics"]["series_lost"], 0, "{s}");
+
+    // Per row, exactly: the requests of one script and status.
+    let want = sent
+        .iter()
+        .filter(|r| r.script == "/s1.php" && r.status == 404)
+        .count() as f64;
+    assert_eq!(
+        p.value(r#"pinba_requests_total{report="scripts",script_name="/s1.php",status="404"}"#),
+        Some(want)
+    );
+    // Timer hits, exactly.
+    let hits: u64 = sent
+        .iter()
+        .flat_map(|r| &r.timers)
+        .filter(|t| t.0 == "db")
+        .map(|t| t.2 as u64)
+        .sum();
+    assert_eq!(
+        p.value(r#"pinba_timer_hits_total{report="timers",group="db"}"#),
+        Some(hits as f64)
+    );
+    // A report without `prometheus = true` exports nothing.
+    assert_eq!(
+        p.query(r#"pinba_requests_total{report="not_exported"}"#),
+        Ok(vec![])
+    );
+
+    let rate = p
+        .value(r#"sum(rate(pinba_requests_total{report="scripts"}[1m]))"#)
+        .unwrap();
+    assert!(rate > 0.0, "rate {rate}");
+
+    // The p95 of the buckets lands within one bucket of the true p95.
+    let times: Vec<f64> = sent.iter().map(|r| r.request_time as f64).collect();
+    let true_p95 = nearest_rank(times, 95.0);
+    let est = p
+        .value(
+            r#"histogram_quantile(0.95, sum by (le) (pinba_request_time_seconds_bucket{report="scripts"}))"#,
+        )
+        .unwrap();
+    assert!(
+        bucket(est).abs_diff(bucket(true_p95)) <= 1,
+        "histogram_quantile {est} vs true p95 {true_p95}"
+    );
+
+    // promtool finds nothing to complain about in what the daemon serves.
+    let (code, metrics) = d.get_text("/metrics");
+    assert_eq!(code, 200);
+    assert!(
+        metrics.contains("pinba_request_time_seconds_bucket{"),
+        "{metrics}"
+    );
+    let said = promtool_check(&metrics, p.dir.path());
+    assert!(said.trim().is_empty(), "promtool check metrics: {said}");
+
+    // Every query of the Grafana dashboard parses and returns data.
+    let queries = dashboard_queries();
+    assert!(queries.len() >= 8, "{queries:?}");
+    for (title, expr) in &queries {
+        let e = instantiate(expr);
+        let result = p
+            .query(&e)
+            .unwrap_or_else(|err| panic!("dashboard panel {title:?}: `{e}`: {err}"));
+        assert!(
+            !result.is_empty(),
+            "dashboard panel {title:?}: `{e}` returns no data"
+        );
+    }
+    let variables = dashboard_variables();
+    assert_eq!(variables.len(), 2, "{variables:?}");
+    for (metric, label) in variables {
+        let e = format!("count by ({label}) ({metric})");
+        assert!(
+            !p.query(&e).unwrap().is_empty(),
+            "dashboard variable label_values({metric}, {label}) has no values"
+        );
+    }
+}
+
+/// Every figure of `/api/v1/status` is on `/metrics` (named by the README's rule), and a report
+/// created over the API with `"prometheus": true` is exported. Needs no Prometheus.
+#[test]
+fn metrics_show_every_status_figure_and_run_time_reports() {
+    let d = Daemon::start("");
+    let (code, body) = d.post(
+        "/api/v1/reports",
+        &json!({"name": "api_scripts", "keys": ["script_name"], "prometheus": true}),
+    );
+    assert_eq!(code, 201, "{body}");
+    let listed = d.json("/api/v1/reports");
+    let def = listed["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "api_scripts")
+        .cloned()
+        .unwrap();
+    assert_eq!(def["prometheus"], true, "{def}");
+    let sent = traffic(50);
+    d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(50);
+    // The metrics thread folds rounds shortly after the merger: wait for its counts.
+    let total = |text: &str| -> f64 {
+        text.lines()
+            .filter(|l| l.starts_with("pinba_requests_total{report=\"api_scripts\""))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    };
+    d.wait_for(
+        |d| total(&d.get_text("/metrics").1) == 50.0,
+        "the api_scripts series to count 50 requests",
+    );
+    let (_, text) = d.get_text("/metrics");
+    assert!(
+        text.contains("pinba_requests_total{report=\"api_scripts\",script_name=\"/s"),
+        "{def} {text}"
+    );
+
+    let names: std::collections::BTreeSet<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split(['{', ' ']).next())
+        .collect();
+    let status = d.status();
+    let mut missing = Vec::new();
+    let check = |key: &str, missing: &mut Vec<String>| {
+        let name = match key {
+            "requests_rejected" => "pinbad_requests_rejected_total".to_string(),
+            "temp_pool_memory" => "pinbad_temp_pool_memory_bytes".to_string(),
+            "merge_last_ms" => "pinbad_merge_last_seconds".to_string(),
+            "merge_max_ms" => "pinbad_merge_max_seconds".to_string(),
+            "metrics_series" => "pinbad_metric_series".to_string(),
+            k if k.starts_with("metrics_") => {
+                format!("pinbad_metric_{}_total", &k["metrics_".len()..])
+            }
+            "reports_update_ns_per_request" => {
+                "pinbad_report_update_seconds_per_request".to_string()
+            }
+            k if k.starts_with("reports_") => format!("pinbad_report_{}", &k["reports_".len()..]),
+            k => format!("pinbad_{}", k.strip_prefix("current_").unwrap_or(k)),
+        };
+        let found =
+            names.contains(name.as_str()) || names.contains(format!("{name}_total").as_str());
+        if !found {
+            missing.push(format!("{key} (as {name})"));
+        }
+    };
+    for (k, v) in status.as_object().unwrap() {
+        match v {
+            Value::Number(_) => check(k, &mut missing),
+            Value::Object(o) if k == "rejected_by_reason" => {
+                for reason in o.keys() {
+                    let line = format!("pinbad_requests_rejected_total{{reason=\"{reason}\"}}");
+                    if !text.contains(&line) {
+                        missing.push(line);
+                    }
+                }
+            }
+            Value::Object(o) => {
+                for (sub, sv) in o {
+                    if sv.is_number() {
+                        check(&format!("{k}_{sub}"), &mut missing);
+                    }
+                }
+            }
+            Value::Array(a) if k == "reports" => {
+                for (field, fv) in a[0].as_object().unwrap() {
+                    if fv.is_number() {
+                        check(&format!("reports_{field}"), &mut missing);
+                    }
+                }
+            }
+            _ => {} // strings: udp_listen
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "status figures missing on /metrics: {missing:?}"
+    );
+    assert!(text.contains("pinbad_report_rows{report=\"report_by_script_name\"}"));
+}
+
+/// `limits.max_metric_series` bounds the export: rows beyond it get no series, the loss is counted
+/// on `/metrics` and in the status, and the rows that have series count every request of theirs.
+#[test]
+fn metric_series_beyond_the_limit_are_not_created_and_counted() {
+    // Room for two rows of 22 series.
+    let d = Daemon::start(
+        "[limits]\nmax_metric_series = 44\n\n[[report]]\nname = \"scripts\"\nkeys = [\"script_name\"]\nprometheus = true\n",
+    );
+    let sent = traffic(200);
+    d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(200);
+    d.wait_for(
+        |d| {
+            let m = &d.status()["metrics"];
+            m["series"] == 44 && m["series_lost"].as_u64().unwrap_or(0) > 0
+        },
+        "the series limit and its loss counter",
+    );
+    let (_, text) = d.get_text("/metrics");
+    let rows: Vec<(&str, f64)> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("pinba_requests_total{report=\"scripts\",script_name=\""))
+        .filter_map(|l| {
+            let (script, rest) = l.split_once('"')?;
+            Some((script, rest.rsplit(' ').next()?.parse().ok()?))
+        })
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    for (script, count) in rows {
+        let want = sent.iter().filter(|r| r.script == script).count() as f64;
+        assert_eq!(count, want, "{script}");
+    }
+    let lost = text
+        .lines()
+        .find_map(|l| l.strip_prefix("pinbad_metric_series_lost_total "))
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap();
+    assert!(lost > 0 && lost % 22 == 0, "{lost}");
+}
