@@ -380,49 +380,26 @@ impl Family {
         self.hand_to(&mut st, index);
         let current = &mut st.current;
         current.flush_hist();
-        let parts: [&Report; 1] = [&*current];
-        if parts.iter().all(|s| s.open_totals.contribs == 0) {
+        if current.open_totals.contribs == 0 {
             return None;
         }
         let mut rows = RowMap::new(projection.len());
-        let mut totals = Row::default();
-        let mut key = KeyBuf {
-            ids: [0; MAX_KEYS],
-            len: projection.len(),
-        };
-        for stage in parts {
-            totals.add_row(&stage.open_totals);
-            for (ids, row) in stage.open.iter(stage.keys.len()) {
-                if row.contribs == 0 {
-                    continue;
-                }
-                for (slot, &at) in key.ids.iter_mut().zip(projection.iter()) {
-                    *slot = ids[at];
-                }
-                match rows.get_mut(&key) {
-                    Some(r) => r.add_row(row),
-                    None => rows.insert(&key, row.clone()),
-                }
-            }
-        }
-        Some(Overlay { rows, totals })
+        for_each_projected(current, projection, |key, row| match rows.get_mut(key) {
+            Some(r) => r.add_row(row),
+            None => rows.insert(key, row.clone()),
+        });
+        Some(Overlay {
+            rows,
+            totals: current.open_totals.clone(),
+        })
     }
 
-    /// Folds everything the stages hold into every member, moving members still waiting for a
-    /// frozen stage to the last round's time (tests; queries read the stages through an
-    /// overlay instead).
+    /// Folds everything the stages hold into every member, members still waiting for a frozen
+    /// stage getting it first (tests; queries read the stages through an overlay instead).
     pub fn drain(&self) {
         let mut st = self.stages.lock();
         self.hand_frozen(&mut st, usize::MAX);
         drain(&mut st.current, &self.live(), false);
-    }
-
-    /// Bytes the stages hold.
-    pub fn memory_bytes(&self) -> usize {
-        let st = self.stages.lock();
-        st.current.memory_bytes()
-            + st.frozen.as_ref().map_or(0, |f| f.memory_bytes())
-            + st.spare.as_ref().map_or(0, |f| f.memory_bytes())
     }
 }
 
@@ -432,6 +409,12 @@ fn absorb_stage(stage: &Report, r: &mut Report, projection: &[usize]) {
         return;
     }
     r.open_totals.add_row(&stage.open_totals);
+    for_each_projected(stage, projection, |key, row| r.absorb(key, row));
+}
+
+/// Calls `f` with every stage row that counted something since the last drain, keyed by a
+/// member's key (`projection`: where each of the member's keys sits in the stage's).
+fn for_each_projected(stage: &Report, projection: &[usize], mut f: impl FnMut(&KeyBuf, &Row)) {
     let mut key = KeyBuf {
         ids: [0; MAX_KEYS],
         len: projection.len(),
@@ -440,10 +423,10 @@ fn absorb_stage(stage: &Report, r: &mut Report, projection: &[usize]) {
         if row.contribs == 0 {
             continue;
         }
-        for (slot, &at) in key.ids.iter_mut().zip(projection.iter()) {
+        for (slot, &at) in key.ids.iter_mut().zip(projection) {
             *slot = ids[at];
         }
-        r.absorb(&key, row);
+        f(&key, row);
     }
 }
 

@@ -70,7 +70,7 @@ mod state;
 mod tests;
 
 pub use def::*;
-pub use family::{form_families, Family, DRAIN_EVERY_MS};
+pub use family::{form_families, Family};
 pub use query::*;
 pub use set::*;
 pub use state::*;
