@@ -696,6 +696,9 @@
     catch (e) { showError(e); return undefined; }
   }
 
+  /** Whether a refresh is scheduled (never while the tab is hidden). */
+  P.polling = () => timer !== null;
+
   function schedule() {
     clearTimeout(timer);
     timer = document.hidden ? null : setTimeout(refresh, POLL_MS);
