@@ -167,6 +167,13 @@
       return v == null ? acc : (acc || 0) + v;
     }, null))];
   }
+  /** Whether a report (an entry of GET /api/v1/reports) keeps history: true, false, or null
+   *  when the server does not say (then the history endpoint answers). */
+  function keepsHistory(entry) {
+    if (!entry || !('history_retention' in entry)) return null;
+    const r = entry.history_retention;
+    return !(r == null || r === 0 || r === '' || /^0+\s*[a-z]*$/.test(String(r)));
+  }
   /** The key columns of a report answer: what a row has and the totals do not. */
   function keyColumns(table) {
     if (table.rows.length) {
@@ -175,7 +182,7 @@
     return table.keys.map((k) => k.replace(/^(timer_tag|tag):/, ''));
   }
   Object.assign(P.lib, { parseRoute, routeHash, rangeOf, seriesColumn, errorRatio, sumColumns,
-    keyColumns, columnKind, fmtCell });
+    keyColumns, keepsHistory, columnKind, fmtCell });
 
   // ---- API ------------------------------------------------------------------------------------
 
@@ -282,8 +289,16 @@
       done(answer) { at = Date.now(); every = Math.max(POLL_MS, ((answer && answer.step) || 0) * 1000); },
     };
   }
-  /** A history fetch whose 404 ("keeps no history", or no such endpoint) becomes a note. */
-  async function fetchHistory(name, params, boxes) {
+  /** A history fetch whose 404 ("keeps no history", or no such endpoint) becomes a note; not
+   *  asked at all for a report the list says keeps none. */
+  async function fetchHistory(name, params, boxes, entry) {
+    if (keepsHistory(entry) === false) {
+      for (const b of boxes) {
+        b.note.hidden = false;
+        b.note.textContent = `${name} keeps no history (its history_retention is not set).`;
+      }
+      return null;
+    }
     try {
       return await api(`/api/v1/reports/${encodeURIComponent(name)}/history?${params}`);
     } catch (e) {
@@ -344,12 +359,16 @@
         setText('live-errors', 'no report_by_status');
       }
     }
+    let reports = null; // name → entry of GET /api/v1/reports, read once
     async function history(range) {
       if (!poll.due()) return;
+      if (!reports) {
+        reports = new Map((await api('/api/v1/reports')).reports.map((r) => [r.name, r]));
+      }
       const base = { from: range.from, to: range.to };
       const info = await fetchHistory('info', q({ ...base, group: 'total',
         columns: 'req_per_sec,p50,p95,p99,ru_utime_per_sec,ru_stime_per_sec' }),
-      [boxes.rate, boxes.latency, boxes.cpu]);
+      [boxes.rate, boxes.latency, boxes.cpu], reports.get('info'));
       if (info) {
         // group=total: one series, or none while the range holds no step.
         const col = (c) => {
@@ -364,7 +383,8 @@
           sumColumns(info, ['ru_utime_per_sec', 'ru_stime_per_sec']), fmtNumber);
       }
       const status = await fetchHistory('report_by_status',
-        q({ ...base, group: 'rows', limit: 100, columns: 'req_count' }), [boxes.errors]);
+        q({ ...base, group: 'rows', limit: 100, columns: 'req_count' }), [boxes.errors],
+        reports.get('report_by_status'));
       if (status) drawChart('overview-errors', boxes.errors, ['errors'], errorRatio(status), pct);
       poll.done(info || status);
     }
@@ -406,7 +426,7 @@
   /** The columns shown unless "all columns" is ticked. */
   const MAIN_COLUMNS = {
     request: ['req_count', 'req_per_sec', 'req_time_total', 'req_time_percent', 'ru_utime_total',
-      'traffic_total', 'req_time_median'],
+      'req_time_median'],
     timer: ['req_count', 'hit_count', 'hit_per_sec', 'timer_value', 'timer_value_percent',
       'ru_utime_value', 'timer_median'],
   };
@@ -480,7 +500,7 @@
       const newName = h('input', { id: 'new-report-name', placeholder: 'name', size: 16 });
       const newKeys = h('input', { id: 'new-report-keys', size: 30,
         placeholder: timers ? 'script_name, timer_tag:group' : 'script_name, tag:country' });
-      if (timers) { newName.value = 'timers_by_group'; newKeys.value = 'script_name, timer_tag:group'; }
+      if (timers && !list.length) { newName.value = 'timers_by_group'; newKeys.value = 'script_name, timer_tag:group'; }
       const create = async (e) => {
         e.preventDefault();
         const keys = newKeys.value.split(',').map((k) => k.trim()).filter(Boolean);
@@ -540,16 +560,17 @@
           onclick: () => go(with_((pp) => pp.set('sort', next))),
         }, c + mark);
       });
-      head.push(h('th', { class: 'key' }, 'history'));
+      head.unshift(h('th', { class: 'key', title: "each row's history" }, ''));
       const body = t.rows.map((r) => {
         const filter = new URLSearchParams();
         for (const k of keys) filter.append('filter', `${k}:${r[k]}`);
         const range = params().get('range');
         if (range) filter.set('range', range);
         return h('tr', {},
+          h('td', { class: 'key link' },
+            h('a', { class: 'history-link', href: routeHash('history', name, filter), title: 'history of this row' }, 'chart')),
           keys.map((k) => h('td', { class: 'key', 'data-col': k, title: r[k] }, r[k])),
-          metrics.map((c) => h('td', { 'data-col': c }, fmtCell(c, r[c]))),
-          h('td', { class: 'key' }, h('a', { class: 'history-link', href: routeHash('history', name, filter) }, 'chart')));
+          metrics.map((c) => h('td', { 'data-col': c }, fmtCell(c, r[c]))));
       });
       wrap.replaceChildren(h('table', { id: 'report-table' },
         h('thead', {}, h('tr', {}, head)),
@@ -584,23 +605,22 @@
         h('a', { href: routeHash('report', name, back) }, 'table')),
       h('div', { class: 'charts' }, rateBox.box, pBox.box));
     const poll = historyPoller();
-    let kind = null;
+    let entry = null;
 
     return {
       root, range: true,
       async refresh(r) {
         if (!poll.due()) return;
-        if (!kind) {
-          const entry = (await api('/api/v1/reports')).reports.find((x) => x.name === name);
-          kind = entry ? entry.kind : 'request';
+        if (!entry) {
+          entry = (await api('/api/v1/reports')).reports.find((x) => x.name === name) || { kind: 'request' };
         }
-        const timer = kind === 'timer';
+        const timer = entry.kind === 'timer';
         const rateCols = timer ? ['hit_per_sec', 'timer_value_per_sec'] : ['req_per_sec'];
         const range = rangeOf(r.params);
         const ps = new URLSearchParams(q({ from: range.from, to: range.to, group: 'rows', limit: 10,
           columns: [...rateCols, 'p50', 'p95', 'p99'].join(',') }));
         for (const f of filters) ps.append('filter', f);
-        const hist = await fetchHistory(name, ps, [rateBox, pBox]);
+        const hist = await fetchHistory(name, ps, [rateBox, pBox], entry);
         poll.done(hist);
         if (!hist) return;
         rateBox.box.querySelector('h3').textContent = timer
@@ -653,7 +673,7 @@
         const ask = q({ min_time: min, timers: 'true', limit: r.params.get('limit') || 100,
           script_name: r.params.get('script_name') });
         const { requests } = await api(`/api/v1/requests?${ask}`);
-        caption.textContent = `${requests.length} requests slower than ${fmtSeconds(min)} in the raw pool, newest first`;
+        caption.textContent = `${requests.length} request${requests.length === 1 ? '' : 's'} slower than ${fmtSeconds(min)} in the raw pool, newest first`;
         const rows = requests.map((x) => {
           const timers = h('details', { 'data-id': x.id, open: open.has(x.id),
             ontoggle: (e) => (e.target.open ? open.add(x.id) : open.delete(x.id)) },
