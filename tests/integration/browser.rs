@@ -68,10 +68,7 @@ impl Browser {
         // The port is free when chosen; should another process take it first, chromedriver
         // exits and another port is tried.
         for _ in 0..3 {
-            let port = std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .unwrap()
-                .port();
+            let port = crate::common::free_port();
             let mut child = Command::new(&driver)
                 .arg(format!("--port={port}"))
                 .arg(format!(

@@ -16,6 +16,9 @@ use serde_json::{json, Value};
 use crate::browser::Browser;
 use crate::common::*;
 
+/// Tag pairs of a request or a timer.
+type Tags = &'static [(&'static str, &'static str)];
+
 /// One kind of request the test sends: `count` copies of it.
 struct Kind {
     script: &'static str,
@@ -23,9 +26,9 @@ struct Kind {
     request_time: f32,
     /// How many of the copies answer 500 (the others 200).
     errors: usize,
-    tags: &'static [(&'static str, &'static str)],
+    tags: Tags,
     /// (value, hit_count, tags)
-    timers: &'static [(f32, u32, &'static [(&'static str, &'static str)])],
+    timers: &'static [(f32, u32, Tags)],
 }
 
 const TRAFFIC: &[Kind] = &[
@@ -67,13 +70,7 @@ const TOKEN: &str = "sekret";
 
 fn encode(k: &Kind, status: u32) -> Vec<u8> {
     let mut dict: Vec<String> = Vec::new();
-    let mut idx = |s: &str| -> u32 {
-        if let Some(i) = dict.iter().position(|d| d == s) {
-            return i as u32;
-        }
-        dict.push(s.to_string());
-        (dict.len() - 1) as u32
-    };
+    let mut idx = |s: &str| dictionary_index(&mut dict, s);
     let mut r = pinbad::proto::Request {
         hostname: b"web1".to_vec(),
         server_name: b"shop.example.com".to_vec(),
