@@ -174,21 +174,29 @@ impl Browser {
         v[ELEMENT].as_str().map(str::to_string)
     }
 
-    /// Clicks the element `css` (waiting until it exists), as a person would.
+    /// Clicks the element `css` as a person would, once it exists (again if the page redrew it
+    /// between finding and clicking: a refresh replaces table rows every 5 s).
     pub fn click(&self, css: &str) {
-        let id = self.wait(&format!("element {css}"), |b| b.find(css));
-        self.must("POST", &format!("/element/{id}/click"), Some(json!({})));
+        self.wait(&format!("a click on {css}"), |b| {
+            let id = b.find(css)?;
+            b.call("POST", &format!("/element/{id}/click"), Some(json!({})))
+                .ok()
+        });
     }
 
     /// Replaces the text of the input `css` with `text` by typing it.
     pub fn type_into(&self, css: &str, text: &str) {
-        let id = self.wait(&format!("element {css}"), |b| b.find(css));
-        self.must("POST", &format!("/element/{id}/clear"), Some(json!({})));
-        self.must(
-            "POST",
-            &format!("/element/{id}/value"),
-            Some(json!({ "text": text })),
-        );
+        self.wait(&format!("typing into {css}"), |b| {
+            let id = b.find(css)?;
+            b.call("POST", &format!("/element/{id}/clear"), Some(json!({})))
+                .ok()?;
+            b.call(
+                "POST",
+                &format!("/element/{id}/value"),
+                Some(json!({ "text": text })),
+            )
+            .ok()
+        });
     }
 
     /// Polls `f` (every 50 ms, up to a minute) until it gives a value.

@@ -246,6 +246,7 @@
   }
   /** Draws (or updates in place) the uPlot chart `id` in `box`: data = [t, ...ys]. */
   function drawChart(id, box, labels, data, fmt) {
+    if (!box.box.isConnected) return null; // a late answer for a view already left
     box.note.hidden = data[0].length > 0;
     box.note.textContent = data[0].length ? '' : 'No points in this range yet.';
     let u = P.charts[id];
@@ -404,6 +405,12 @@
       row('dropped: kernel (kernel_drops)', fmtNumber(s.kernel_drops), s.kernel_drops > 0);
       row('dropped: dictionary full', fmtNumber(s.dictionary_lost), s.dictionary_lost > 0);
       row('timers lost', fmtNumber(s.timers_lost), s.timers_lost > 0);
+      const taps = [['stream', (s.stream || {}).dropped || 0],
+        ['metrics rounds', (s.metrics || {}).rounds_dropped || 0],
+        ...(s.sinks || []).map((k) => [`sink ${k.name}`, k.dropped || 0])];
+      const tapDrops = taps.filter(([, n]) => n > 0);
+      row('dropped by taps', tapDrops.length ? tapDrops.map(([n, v]) => `${n}: ${fmtNumber(v)}`).join(', ') : '0',
+        tapDrops.length > 0);
       row('raw pool covers', fmtDuration(s.pool_covers_seconds));
       row('raw pool used', `${fmtNumber(s.current_pool_used)} / ${fmtNumber(s.pool_capacity)}`);
       row('merge time (last / max)', `${fmtNumber(s.merge.last_ms)} ms / ${fmtNumber(s.merge.max_ms)} ms`);
@@ -533,7 +540,9 @@
       const p = params();
       const ask = q({ limit: p.get('limit') || 100, sort: p.get('sort'), match: p.get('match'),
         percentiles: p.get('percentiles') });
+      const gen = generation;
       const t = await api(`/api/v1/reports/${encodeURIComponent(name)}?${ask}`);
+      if (gen !== generation) return; // the view's parameters changed meanwhile
       current = t;
       const keys = keyColumns(t);
       const matchOn = fillControls();
@@ -547,7 +556,8 @@
       const main = MAIN_COLUMNS[t.kind === 'timer' ? 'timer' : 'request'];
       const metrics = Object.keys(t.totals)
         .filter((c) => all || main.includes(c) || /^p\d/.test(c));
-      const sort = p.get('sort') || '';
+      // Without `sort`, the server's default order (shown as such).
+      const sort = p.get('sort') || (t.kind === 'timer' ? '-timer_value' : '-req_time_total');
       const sortCol = sort.replace(/^-/, '');
       const head = [...keys, ...metrics].map((c) => {
         const mark = c === sortCol ? (sort.startsWith('-') ? ' ▼' : ' ▲') : '';
@@ -672,7 +682,9 @@
         const min = Number(r.params.get('min_time') || '1');
         const ask = q({ min_time: min, timers: 'true', limit: r.params.get('limit') || 100,
           script_name: r.params.get('script_name') });
+        const gen = generation;
         const { requests } = await api(`/api/v1/requests?${ask}`);
+        if (gen !== generation) return; // the threshold changed meanwhile
         caption.textContent = `${requests.length} request${requests.length === 1 ? '' : 's'} slower than ${fmtSeconds(min)} in the raw pool, newest first`;
         const rows = requests.map((x) => {
           const timers = h('details', { 'data-id': x.id, open: open.has(x.id),
