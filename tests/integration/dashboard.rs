@@ -191,8 +191,14 @@ fn shot(b: &Browser, name: &str) {
 
 /// A chart's points: uPlot's `data` through the page's `window.__pinbad.charts` hook.
 fn chart_data(b: &Browser, id: &str) -> Option<Vec<Vec<Option<f64>>>> {
+    chart(b, id).map(|(data, _)| data)
+}
+
+/// A chart's points and the seconds its time axis spans (the range the history answered for).
+fn chart(b: &Browser, id: &str) -> Option<(Vec<Vec<Option<f64>>>, f64)> {
     let v = b.eval(
-        "const u = window.__pinbad.charts[arguments[0]]; return u ? u.data : null;",
+        "const u = window.__pinbad.charts[arguments[0]];
+         return u ? [u.data, u.pinbadSpan.at[1] - u.pinbadSpan.at[0]] : null;",
         json!([id]),
     );
     serde_json::from_value(v).ok().flatten()
@@ -355,20 +361,37 @@ fn dashboard_in_a_real_browser() {
             panic!("the history endpoint exists but the config's history keys are refused: {e}");
         }
         // Σ req_per_sec × step over the points = the 40 requests of /alpha.php (every step of the
-        // window is written within a tick or two).
-        let step = d.json("/api/v1/reports/by_script/history")["step"]
-            .as_f64()
-            .unwrap();
-        b.wait("the chart's points to add up to 40 requests", |b| {
-            let data = chart_data(b, "history-rate")?;
-            let total: f64 = data.get(1)?.iter().flatten().sum::<f64>() * step;
-            ((total - 40.0).abs() < 1e-6).then_some(())
-        });
-        let data = chart_data(&b, "history-latency").unwrap();
-        let p50: Vec<f64> = data[1].iter().flatten().copied().collect();
-        assert!(!p50.is_empty(), "{data:?}");
-        for p in p50 {
-            assert!(close(p, 0.010, 0.01), "p50 {p}");
+        // window is written within a tick or two), over the default hour and, after a click on
+        // "15 min", over the last 15 minutes (finer steps).
+        for (range, from, seconds) in [(None, "-1h", 3600.0), (Some("15m"), "-15m", 900.0)] {
+            if let Some(range) = range {
+                b.click(&format!("#range button[data-range='{range}']"));
+                b.wait("the range in the URL", |b| {
+                    b.current_url()
+                        .contains(&format!("range={range}"))
+                        .then_some(())
+                });
+            }
+            let step = d.json(&format!("/api/v1/reports/by_script/history?from={from}"))["step"]
+                .as_f64()
+                .unwrap();
+            b.wait(
+                &format!("the chart's points over {from} to add up to 40 requests"),
+                |b| {
+                    let (data, span) = chart(b, "history-rate")?;
+                    if (span - seconds).abs() > 0.05 * seconds {
+                        return None; // still the previous range's chart
+                    }
+                    let total: f64 = data.get(1)?.iter().flatten().sum::<f64>() * step;
+                    ((total - 40.0).abs() < 1e-6).then_some(())
+                },
+            );
+            let data = chart_data(&b, "history-latency").unwrap();
+            let p50: Vec<f64> = data[1].iter().flatten().copied().collect();
+            assert!(!p50.is_empty(), "{data:?}");
+            for p in p50 {
+                assert!(close(p, 0.010, 0.01), "p50 {p}");
+            }
         }
         shot(&b, "history");
     }

@@ -244,19 +244,24 @@
     const box = h('div', { class: 'chart', id }, h('h3', {}, title), note, plot);
     return { box, plot, note };
   }
-  /** Draws (or updates in place) the uPlot chart `id` in `box`: data = [t, ...ys]. */
-  function drawChart(id, box, labels, data, fmt) {
+  /** Draws (or updates in place) the uPlot chart `id` in `box`: data = [t, ...ys], over the
+   *  time span the history answered for (`from`, `to`), however few its points. */
+  function drawChart(id, box, span, labels, data, fmt) {
     if (!box.box.isConnected) return null; // a late answer for a view already left
-    box.note.hidden = data[0].length > 0;
-    box.note.textContent = data[0].length ? '' : 'No points in this range yet.';
+    const empty = data[0].length === 0;
+    box.note.hidden = !empty;
+    box.note.textContent = empty ? 'No points in this range yet.' : '';
+    box.plot.hidden = empty;
     let u = P.charts[id];
     const shape = labels.join('\u0001');
     if (u && u.pinbadShape === shape && u.root.isConnected) {
+      u.pinbadSpan.at = [span.from, span.to];
       u.setData(data);
       return u;
     }
     if (u) u.destroy();
     const value = (_, v) => (v == null ? '–' : fmt(v));
+    const spanRef = { at: [span.from, span.to] };
     u = new uPlot({
       width: Math.max(300, box.box.clientWidth - 16),
       height: 200,
@@ -264,9 +269,10 @@
         label, value, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: false,
       }))],
       axes: [{}, { size: 70, values: (_, vals) => vals.map((v) => fmt(v)) }],
-      scales: { x: { time: true } },
+      scales: { x: { time: true, range: () => spanRef.at } },
     }, data, box.plot);
     u.pinbadShape = shape;
+    u.pinbadSpan = spanRef;
     P.charts[id] = u;
     return u;
   }
@@ -377,16 +383,16 @@
           return s.ys[0] || new Array(s.t.length).fill(null);
         };
         const t = steps(info);
-        drawChart('overview-rate', boxes.rate, ['req/s'], [t, col('req_per_sec')], fmtNumber);
-        drawChart('overview-latency', boxes.latency, ['p50', 'p95', 'p99'],
+        drawChart('overview-rate', boxes.rate, info, ['req/s'], [t, col('req_per_sec')], fmtNumber);
+        drawChart('overview-latency', boxes.latency, info, ['p50', 'p95', 'p99'],
           [t, col('p50'), col('p95'), col('p99')], fmtSeconds);
-        drawChart('overview-cpu', boxes.cpu, ['cores'],
+        drawChart('overview-cpu', boxes.cpu, info, ['cores'],
           sumColumns(info, ['ru_utime_per_sec', 'ru_stime_per_sec']), fmtNumber);
       }
       const status = await fetchHistory('report_by_status',
         q({ ...base, group: 'rows', limit: 100, columns: 'req_count' }), [boxes.errors],
         reports.get('report_by_status'));
-      if (status) drawChart('overview-errors', boxes.errors, ['errors'], errorRatio(status), pct);
+      if (status) drawChart('overview-errors', boxes.errors, status, ['errors'], errorRatio(status), pct);
       poll.done(info || status);
     }
     async function self() {
@@ -642,15 +648,15 @@
           rateSeries.push(seriesColumn(hist, rateCols[1]).ys[0]);
           rateLabels.push('timer s/s');
         }
-        drawChart('history-rate', rateBox, rateLabels, [rate.t, ...rateSeries], fmtNumber);
+        drawChart('history-rate', rateBox, hist, rateLabels, [rate.t, ...rateSeries], fmtNumber);
         if (hist.series.length === 1) {
           const ys = ['p50', 'p95', 'p99'].map((c) => seriesColumn(hist, c).ys[0]);
           pBox.box.querySelector('h3').textContent = 'Percentiles: p50, p95, p99';
-          drawChart('history-latency', pBox, ['p50', 'p95', 'p99'], [rate.t, ...ys], fmtSeconds);
+          drawChart('history-latency', pBox, hist, ['p50', 'p95', 'p99'], [rate.t, ...ys], fmtSeconds);
         } else {
           const p95 = seriesColumn(hist, 'p95');
           pBox.box.querySelector('h3').textContent = 'p95 per row';
-          drawChart('history-latency', pBox, p95.labels, [p95.t, ...p95.ys], fmtSeconds);
+          drawChart('history-latency', pBox, hist, p95.labels, [p95.t, ...p95.ys], fmtSeconds);
         }
       },
     };
