@@ -453,7 +453,6 @@
     const wrap = h('div', { class: 'table-wrap' });
     let list = [];
     let name = route.name;
-    let current = null; // the last answer, for the controls
 
     const params = () => currentRoute.params;
     const go = (p) => { location.hash = routeHash(viewName, name, p); };
@@ -549,7 +548,6 @@
       const gen = generation;
       const t = await api(`/api/v1/reports/${encodeURIComponent(name)}?${ask}`);
       if (gen !== generation) return; // the view's parameters changed meanwhile
-      current = t;
       const keys = keyColumns(t);
       const matchOn = fillControls();
       const options = [...keys, ...Object.keys(t.totals)];
@@ -604,7 +602,6 @@
         if (!listed) { await loadList(); listed = true; }
         await table();
       },
-      get current() { return current; },
     };
   }
 
