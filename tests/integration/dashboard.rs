@@ -363,16 +363,32 @@ fn dashboard_in_a_real_browser() {
         // Σ req_per_sec × step over the points = the 40 requests of /alpha.php (every step of the
         // window is written within a tick or two), over the default hour and, after a click on
         // "15 min", over the last 15 minutes (finer steps).
-        for (range, from, seconds) in [(None, "-1h", 3600.0), (Some("15m"), "-15m", 900.0)] {
-            if let Some(range) = range {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        let custom = (now - 600, now + 60);
+        let ranges = [
+            (None, "from=-1h".to_string(), 3600.0),
+            (Some("15m"), "from=-15m".to_string(), 900.0),
+            (None, format!("from={}&to={}", custom.0, custom.1), 660.0),
+        ];
+        for (i, (button, span_query, seconds)) in ranges.into_iter().enumerate() {
+            if let Some(range) = button {
                 b.click(&format!("#range button[data-range='{range}']"));
                 b.wait("the range in the URL", |b| {
                     b.current_url()
                         .contains(&format!("range={range}"))
                         .then_some(())
                 });
+            } else if i > 0 {
+                // A custom span, as a shared link carries it.
+                b.goto(&format!(
+                    "{base}#/history/by_script?filter=script_name%3A%2Falpha.php&{span_query}"
+                ));
             }
-            let step = d.json(&format!("/api/v1/reports/by_script/history?from={from}"))["step"]
+            let from = span_query.as_str();
+            let step = d.json(&format!("/api/v1/reports/by_script/history?{from}"))["step"]
                 .as_f64()
                 .unwrap();
             b.wait(
@@ -393,6 +409,14 @@ fn dashboard_in_a_real_browser() {
                 assert!(close(p, 0.010, 0.01), "p50 {p}");
             }
         }
+        // The custom span shows in the range picker too.
+        let picker = b.eval(
+            "return [document.getElementById('range-apply').classList.contains('active'),
+                     !!document.getElementById('range-from').value,
+                     !!document.getElementById('range-to').value]",
+            json!([]),
+        );
+        assert_eq!(picker, json!([true, true, true]));
         shot(&b, "history");
     }
     assert_no_errors(&b, allowed);

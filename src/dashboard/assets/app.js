@@ -780,6 +780,15 @@
       b.classList.toggle('active', b.dataset.range === range.key);
     }
     $('range-apply').classList.toggle('active', range.key === 'custom');
+    if (range.key === 'custom' && /^\d+$/.test(range.from) && /^\d+$/.test(range.to)) {
+      // The inputs show the custom span (local time, as the browser's picker does).
+      const local = (unix) => {
+        const d = new Date(Number(unix) * 1000);
+        return new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
+      };
+      $('range-from').value = local(range.from);
+      $('range-to').value = local(range.to);
+    }
     P.view = r.view;
     refresh();
   }
