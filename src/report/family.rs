@@ -174,6 +174,7 @@ impl Report {
             row.sums = Sums::default();
             row.hist.clear();
             row.contribs = 0;
+            row.only_open = true;
             true
         });
         self.open_slots = slots;
@@ -300,9 +301,11 @@ impl Family {
         // any member's tick ends, a tick's before another tick ends (rounds slower than ticks).
         // The rest get it now, so that `current` never spans two ticks.
         if st.frozen.is_some()
-            && self.members.iter().enumerate().any(|(i, m)| {
-                (!st.frozen_at_tick || !st.pending.contains(&i)) && ended(m)
-            })
+            && self
+                .members
+                .iter()
+                .enumerate()
+                .any(|(i, m)| (!st.frozen_at_tick || !st.pending.contains(&i)) && ended(m))
         {
             self.hand_frozen(&mut st, usize::MAX);
         }
