@@ -17,6 +17,7 @@
 #        sink (a clickhouse-server started from a temporary directory unless CLICKHOUSE_URL is
 #        given); TAPS=off: the same sinks configured but `enabled = false`, no subscriber;
 #        unset: none (the baseline). Their figures (sent, dropped) are added to each row.
+#        PINBAD_BIN=path: the daemon to measure (default target/release/pinbad; A/B runs).
 # Bounded: every blast run stops by itself after DURATION; only 127.0.0.1 is targeted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -115,7 +116,7 @@ create_tables = true
 EOF
 fi
 
-target/release/pinbad --config "$work/pinbad.toml" --udp "127.0.0.1:$UDP_PORT" --http "127.0.0.1:$HTTP_PORT" \
+"${PINBAD_BIN:-target/release/pinbad}" --config "$work/pinbad.toml" --udp "127.0.0.1:$UDP_PORT" --http "127.0.0.1:$HTTP_PORT" \
   > "$work/stdout" 2> "$work/stderr" &
 PID=$!
 for _ in $(seq 100); do grep -q "listening http" "$work/stdout" 2>/dev/null && break; sleep 0.1; done
@@ -179,6 +180,9 @@ row = {
     "query_ms_p50": round(pct(50), 2) if lat else None, "query_ms_p99": round(pct(99), 2) if lat else None,
     "queries": len(lat),
 }
+status = json.load(open(sys.argv[1].replace("blast.json", "taps.json")))
+# The longest merge round since start: a step that held the merger (a drain, a tick) shows here.
+row["merge_max_ms"] = status.get("merge", {}).get("max_ms")
 # CPU per packet by thread (sinks: "pinbad-sink-NAME", cut to 15 characters by the kernel;
 # the stream's tasks and the queries run on "pinbad-http").
 t0 = json.load(open(sys.argv[1].replace("blast.json", "threads0.json")))

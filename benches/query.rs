@@ -11,7 +11,9 @@ use pinbad::record::{Record, TagPair, Timer};
 use pinbad::report::{Query, Report, ReportDef};
 
 /// A `script_name` report with `rows` rows over a pool of 300k requests (at least 3 per row) of
-/// varied times: at 1k rows every row has ~300 samples (paged histograms), at 100k rows 3.
+/// varied times: at 1k rows every row has ~300 samples (paged histograms), at 100k rows 3. The
+/// requests span 45 s, three of the window's 15 s ticks, so that rows are both in the closed
+/// ticks and in the open one, as in a running daemon.
 fn build(rows: usize) -> (Report, Dictionary) {
     let per_row = (300_000 / rows).max(3);
     let mut dict = Dictionary::new(rows * 2 + 100);
@@ -21,7 +23,9 @@ fn build(rows: usize) -> (Report, Dictionary) {
     let host = dict.intern(b"web1");
     let server = dict.intern(b"www.example.com");
     let mut seed = 0x2545_f491_4f6c_dd1du64;
-    for i in 0..rows * per_row {
+    let n = rows * per_row;
+    for i in 0..n {
+        report.advance((i as u64 * 45_000 / n as u64).max(1));
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;

@@ -696,7 +696,27 @@ impl Config {
     pub fn to_toml(&self) -> String {
         toml::to_string_pretty(self).unwrap_or_else(|e| format!("# cannot render config: {e}\n"))
     }
+
+    /// [`Config::to_toml`] with the secrets (`http.token`, sinks' `password`) replaced by
+    /// [`REDACTED`]: what `pinbad check-config` prints, which ends up in terminals and CI logs.
+    pub fn to_toml_redacted(&self) -> String {
+        let mut c = self.clone();
+        if !c.http.token.is_empty() {
+            c.http.token = REDACTED.into();
+        }
+        for sink in &mut c.sink {
+            if let crate::sink::SinkKind::Clickhouse(ch) = &mut sink.kind {
+                if !ch.password.is_empty() {
+                    ch.password = REDACTED.into();
+                }
+            }
+        }
+        c.to_toml()
+    }
 }
+
+/// What [`Config::to_toml_redacted`] shows instead of a secret.
+pub const REDACTED: &str = "(set, not shown)";
 
 /// A CIDR network, or a single address (as /32 or /128).
 /// A network or an address of `udp.allow`. IPv4-mapped IPv6 networks (`::ffff:10.0.0.0/104`) are

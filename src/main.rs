@@ -77,7 +77,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         pinbad::logging::init(&config.log);
         // Everything start-up checks but binding: reports, the state directory, the token.
         pinbad::app::check(&config)?;
-        print!("{}", config.to_toml());
+        print!("{}", config.to_toml_redacted());
         return Ok(());
     }
     if let Some(Command::ImportSql { file }) = &cli.command {

@@ -1,17 +1,21 @@
 //! The merge loop: batches from the temp ring in, pooled requests and up-to-date reports out.
 //!
 //! Runs on its own thread ("pinbad-merger"). Every `stats_gathering_period` it drains the ring in
-//! rounds of at most [`ROUND_REQUESTS`], each in three phases. It takes locks only in the API's
-//! order (pool → dictionary → report) and never holds the dictionary lock together with another,
-//! so no reader can deadlock with it:
-//! 1. **intern** (dictionary write lock): every string of the new requests becomes an id, each use
-//!    taking a reference; the requests become compact pool records;
-//! 2. **store** (pool write lock, and each report's write lock in turn): expire requests older than
-//!    `stats_history`, insert the new ones (evicting the oldest when a ring is full), and update
-//!    every report, one write lock at a time: subtract what left, add what came. Leaving goes
-//!    through one path, [`Pool::remove_oldest`](crate::pool::Pool::remove_oldest)'s callback, whether by age or by eviction;
-//! 3. **release** (dictionary write lock): drop the references of the requests that left.
+//! rounds of at most [`ROUND_REQUESTS`], each in phases. It takes locks only in the API's order
+//! (pool → dictionary → report) and never holds the dictionary lock together with another, so no
+//! reader can deadlock with it:
+//! 1. **intern** (dictionary write lock): every string of the new requests becomes an id (the
+//!    dictionary stamps each string with the time it was last used); the requests become compact
+//!    pool records;
+//! 2. **store** (pool write lock): expire requests older than `stats_history` and insert the new
+//!    ones, evicting the oldest when a ring is full. Reports do not depend on the pool;
+//! 3. **reports**: the round's requests, prepared once ([`PreparedBatch`]), go to the taps
+//!    (`tap`) and to every report's open tick, each report updated by the worker thread it is
+//!    assigned to ("pinbad-merge-N"; the merger is worker 0), one write lock step per report. A
+//!    report's window moves by whole ticks: what leaves it leaves with its tick, never request by
+//!    request.
 //!
+//! Strings are freed by a periodic **sweep** once unused for longer than the longest window.
 //! Receivers never wait for it (the ring is lock-free); the API waits at most one phase.
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};

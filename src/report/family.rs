@@ -19,9 +19,10 @@
 //!
 //! A stage is drained before any member's window moves into a new tick (members share one phase,
 //! so that is once per tick), every [`DRAIN_EVERY_MS`], and when it holds [`STAGE_MAX_ROWS`] rows.
-//! At a tick, the stage is frozen and handed to one member per round (each absorbs it, then closes
-//! its tick), so that no round holds its thread for every member's tick close; a query of a
-//! member still waiting gets it first.
+//! At a tick and every [`DRAIN_EVERY_MS`], the stage is frozen and handed to one member per round
+//! (each absorbs it and, at a tick, then closes its tick), so that no round holds its thread for
+//! a drain into every member; a query of a member still waiting gets it first. A frozen stage
+//! reaches every member before any member's window moves on.
 //! A query of a member reads the member and, through an [`Overlay`], what the stage holds for it,
 //! so it sees every request merged before it without draining. Tests drain explicitly.
 //!
@@ -173,6 +174,7 @@ impl Report {
             row.sums = Sums::default();
             row.hist.clear();
             row.contribs = 0;
+            row.only_open = true;
             true
         });
         self.open_slots = slots;
@@ -224,6 +226,10 @@ struct Stages {
     pending: Vec<usize>,
     /// The round that froze it (merger ms): members move to its tick when they get it.
     frozen_ms: u64,
+    /// Whether `frozen` ends a tick (members move into the next one after absorbing it) or is a
+    /// periodic drain (members only absorb it: it is handed out the same way, one member per
+    /// round, so that no round holds its thread for a drain into every member).
+    frozen_at_tick: bool,
     /// An emptied stage kept for the next freeze.
     spare: Option<Report>,
     /// When `current` was last drained (merger ms).
@@ -254,6 +260,7 @@ impl Family {
                 frozen: None,
                 pending: Vec::new(),
                 frozen_ms: 0,
+                frozen_at_tick: false,
                 spare: None,
                 drained_ms: 0,
             }),
@@ -286,56 +293,55 @@ impl Family {
     /// Brings the family up to `now_ms` and counts `batch` into the stage (the leader's
     /// per-round step). When the members' tick ends, the stage is frozen (it holds exactly what
     /// was merged before) and handed to one member per round, each then moving into the new
-    /// tick; `batch` goes into a fresh stage.
+    /// tick; `batch` goes into a fresh stage. A periodic drain is handed out the same way.
     pub fn update(&self, now_ms: u64, batch: &PreparedBatch) {
         let mut st = self.stages.lock();
-        // Another tick ended before every member got the frozen stage (rounds slower than
-        // ticks): the rest get it now, so that `current` never spans two ticks.
+        let ended = |m: &Member| m.cell.upgrade().is_some_and(|c| c.next_tick_ms() <= now_ms);
+        // The frozen stage must reach every member before it moves on: a periodic drain's before
+        // any member's tick ends, a tick's before another tick ends (rounds slower than ticks).
+        // The rest get it now, so that `current` never spans two ticks.
         if st.frozen.is_some()
-            && self.members.iter().enumerate().any(|(i, m)| {
-                !st.pending.contains(&i)
-                    && m.cell.upgrade().is_some_and(|c| c.next_tick_ms() <= now_ms)
-            })
-        {
-            self.hand_frozen(&mut st, usize::MAX);
-        }
-        if st.frozen.is_none()
             && self
                 .members
                 .iter()
-                .filter_map(|m| m.cell.upgrade())
-                .any(|c| c.next_tick_ms() <= now_ms)
+                .enumerate()
+                .any(|(i, m)| (!st.frozen_at_tick || !st.pending.contains(&i)) && ended(m))
         {
-            self.freeze(&mut st, now_ms);
+            self.hand_frozen(&mut st, usize::MAX);
+        }
+        if st.frozen.is_none() && self.members.iter().any(ended) {
+            self.freeze(&mut st, now_ms, true);
         }
         self.hand_frozen(&mut st, 1);
         if !batch.is_empty() {
             st.current.add_batch(batch);
         }
-        let full = st.current.rows() >= STAGE_MAX_ROWS;
-        if full {
+        if st.current.rows() >= STAGE_MAX_ROWS {
             self.hand_frozen(&mut st, usize::MAX);
+            drain(&mut st.current, &self.live(), true);
+            st.drained_ms = now_ms;
         }
         let due = now_ms.saturating_sub(st.drained_ms) >= DRAIN_EVERY_MS;
-        if st.frozen.is_none() && (full || (due && st.current.open_totals.contribs > 0)) {
-            drain(&mut st.current, &self.live(), true);
+        if st.frozen.is_none() && due && st.current.open_totals.contribs > 0 {
+            self.freeze(&mut st, now_ms, false);
             st.drained_ms = now_ms;
         }
     }
 
     /// Freezes the current stage for handing out (see [`Stages::frozen`]); a fresh one counts on.
-    fn freeze(&self, st: &mut Stages, now_ms: u64) {
+    fn freeze(&self, st: &mut Stages, now_ms: u64, at_tick: bool) {
         let fresh = st.spare.take().unwrap_or_else(|| st.current.stage_like());
         let mut frozen = std::mem::replace(&mut st.current, fresh);
         frozen.flush_hist();
         st.frozen = Some(frozen);
         st.frozen_ms = now_ms;
+        st.frozen_at_tick = at_tick;
         st.pending = (0..self.members.len()).collect();
     }
 
-    /// Hands the frozen stage to up to `n` pending members (each absorbs it and moves into the
-    /// tick of the round that froze it); once every member has it, it is emptied and kept for
-    /// the next tick.
+    /// Hands the frozen stage to up to `n` pending members (each absorbs it and, when it ends a
+    /// tick, moves into the tick of the round that froze it); once every member has it, it is
+    /// emptied and kept for the next freeze.
     fn hand_frozen(&self, st: &mut Stages, n: usize) {
         for _ in 0..n.min(st.pending.len()) {
             let i = st.pending[0];
@@ -354,7 +360,9 @@ impl Family {
         if let (Some(f), Some(cell)) = (st.frozen.as_ref(), member.cell.upgrade()) {
             let mut r = cell.report.write();
             absorb_stage(f, &mut r, &member.projection);
-            r.advance(st.frozen_ms);
+            if st.frozen_at_tick {
+                r.advance(st.frozen_ms);
+            }
             cell.publish(&r);
         }
         if st.pending.is_empty() {

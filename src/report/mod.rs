@@ -235,6 +235,10 @@ struct Row {
     /// Contributions (requests, or timers in a timer report) since the row was last zeroed: what a
     /// family's member loses when it has no room for a stage row (see `family`).
     contribs: u32,
+    /// A row of the open tick whose key is not in the window's closed part (`agg`): counted in
+    /// `open_only`, and what lets a query list the open tick's own rows without looking each
+    /// open row up in `agg`.
+    only_open: bool,
 }
 
 /// A sample waiting in a report's histogram log: its row's slot, bucket and count packed in a
@@ -536,16 +540,37 @@ impl RowMap {
     }
 
     /// Every row with its key ids (`keys` of them).
-    fn iter(&self, keys: usize) -> impl Iterator<Item = (&[u32], &Row)> + '_ {
-        let (small, large) = match self {
-            RowMap::Small(m) => (Some(m.iter()), None),
-            RowMap::Large(m) => (None, Some(m.iter())),
-        };
-        small
-            .into_iter()
-            .flatten()
-            .map(move |(k, r)| (&k.0[..keys], r))
-            .chain(large.into_iter().flatten().map(|(k, r)| (&k[..], r)))
+    fn iter(&self, keys: usize) -> RowIter<'_> {
+        match self {
+            RowMap::Small(m) => RowIter::Small(m.iter(), keys),
+            RowMap::Large(m) => RowIter::Large(m.iter()),
+        }
+    }
+}
+
+/// [`RowMap::iter`]: one match per row, no chained or flattened adapters (a query walks every
+/// row of the window through it).
+enum RowIter<'a> {
+    Small(std::collections::hash_map::Iter<'a, SmallKey, Row>, usize),
+    Large(std::collections::hash_map::Iter<'a, Box<[u32]>, Row>),
+}
+
+impl<'a> Iterator for RowIter<'a> {
+    type Item = (&'a [u32], &'a Row);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            RowIter::Small(it, n) => it.next().map(|(k, r)| (&k.0[..*n], r)),
+            RowIter::Large(it) => it.next().map(|(k, r)| (&k[..], r)),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            RowIter::Small(it, _) => it.size_hint(),
+            RowIter::Large(it) => it.size_hint(),
+        }
     }
 }
 
@@ -732,6 +757,9 @@ struct TickRow {
     hist: Histogram,
 }
 
+/// Fills the unused places of [`RowRef::percentiles_ns`]'s parts.
+static EMPTY_HISTOGRAM: Histogram = Histogram::new();
+
 /// A row of a query: the window's closed part, the open tick and (for a family member) what its
 /// stage holds for it, summed on read.
 #[derive(Clone, Copy, Debug)]
@@ -777,6 +805,24 @@ impl<'a> RowRef<'a> {
             }
             (None, None, None) => None,
         }
+    }
+
+    /// Several percentiles at once, in one walk over the parts' buckets (see
+    /// [`crate::histogram::percentiles_ns_of_sum`]).
+    fn percentiles_ns(&self, ps: &[f64], out: &mut Vec<Option<f64>>) {
+        let parts: [Option<&Histogram>; 3] = [self.closed, self.open, self.staged];
+        let mut hists: [&Histogram; 3] = [&EMPTY_HISTOGRAM; 3];
+        let mut n = 0;
+        for h in parts.into_iter().flatten() {
+            hists[n] = h;
+            n += 1;
+        }
+        if n == 0 {
+            out.clear();
+            out.resize(ps.len(), None);
+            return;
+        }
+        crate::histogram::percentiles_ns_of_sum(&hists[..n], ps, out);
     }
 
     /// The row's histogram (merged only when both parts hold samples); tests compare rows by it.
@@ -1281,6 +1327,7 @@ impl Report {
             row.sums = Sums::default();
             row.hist.clear();
             row.contribs = 0;
+            row.only_open = false;
             true
         });
         self.open_only = 0;
@@ -1313,6 +1360,7 @@ impl Report {
                     if o.sums.req_count == 0 {
                         self.open.remove(&key);
                     } else {
+                        o.only_open = true;
                         self.open_only += 1;
                     }
                 }
@@ -1497,6 +1545,7 @@ impl Report {
         let in_agg = self.agg.get(key.slice()).is_some();
         if in_agg || (self.frozen_tick.is_none() && self.rows() < self.max_rows) {
             self.open_only += !in_agg as usize;
+            row.only_open = !in_agg;
             row.slot = self.open_slots;
             self.open_slots = self.open_slots.saturating_add(1);
             self.open.insert(key, row);
@@ -1542,7 +1591,7 @@ impl Report {
             .map(move |(k, r)| (k, RowRef::of(Some(r), open.get(k))))
             .chain(
                 open.iter(n)
-                    .filter(move |(k, _)| agg.get(k).is_none())
+                    .filter(|(_, o)| o.only_open)
                     .map(|(k, r)| (k, RowRef::of(None, Some(r)))),
             )
     }
@@ -1600,7 +1649,7 @@ impl<'r> View<'r> {
             })
             .chain(
                 open.iter(n)
-                    .filter(move |(k, _)| agg.get(k).is_none())
+                    .filter(|(_, o)| o.only_open)
                     .map(move |(k, o)| (k, RowRef::of3(None, Some(o), ov.and_then(|m| m.get(k))))),
             )
             .chain(

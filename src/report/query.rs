@@ -650,21 +650,36 @@ impl View<'_> {
         };
 
         // Render.
+        // A row's percentile columns come from one walk over its histograms.
         let (columns, cols) = self.shown_columns(percentiles);
+        let ps: Vec<f64> = cols
+            .iter()
+            .filter_map(|c| match c {
+                Column::Percentile(p) => Some(*p),
+                _ => None,
+            })
+            .collect();
+        let mut values = Vec::with_capacity(ps.len());
+        let mut render = |item: Item<'_>, cols: &[Column]| -> Vec<Cell> {
+            item.1.percentiles_ns(&ps, &mut values);
+            let mut next = values.iter();
+            cols.iter()
+                .map(|&c| match c {
+                    Column::Percentile(_) => next
+                        .next()
+                        .copied()
+                        .flatten()
+                        .map_or(Cell::Null, |ns| Cell::Float(ns / 1e9)),
+                    c => self.cell(c, item, dict, interval),
+                })
+                .collect()
+        };
         let rows = top
             .iter()
             .skip(q.offset)
-            .map(|&item| {
-                cols.iter()
-                    .map(|&c| self.cell(c, item, dict, interval))
-                    .collect()
-            })
+            .map(|&item| render(item, &cols))
             .collect();
-        let totals_item: Item<'_> = (&[], self.totals());
-        let totals = cols[self.keys.len()..]
-            .iter()
-            .map(|&c| self.cell(c, totals_item, dict, interval))
-            .collect();
+        let totals = render((&[], self.totals()), &cols[self.keys.len()..]);
         Ok(Table {
             report: self.def.name.clone(),
             kind: self.kind,

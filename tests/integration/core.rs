@@ -448,7 +448,9 @@ fn check_config_prints_the_effective_config() {
     let f = write_file(
         dir.path(),
         "c.toml",
-        "stats_history = \"5m\"\n[udp]\nreaders = 2\n",
+        "stats_history = \"5m\"\n[udp]\nreaders = 2\n[http]\ntoken = \"s3cret-token\"\n\
+         [[sink]]\nname = \"ch\"\nkind = \"clickhouse\"\nurl = \"http://127.0.0.1:1\"\n\
+         password = \"s3cret-pass\"\n",
     );
     let out = std::process::Command::new(BIN)
         .args(["check-config", f.to_str().unwrap()])
@@ -464,6 +466,13 @@ fn check_config_prints_the_effective_config() {
         parsed["request_pool_size"].as_integer(),
         Some(1_000_000),
         "defaults are filled in"
+    );
+    // Secrets are never printed, but said to be set.
+    assert!(!text.contains("s3cret"), "{text}");
+    assert_eq!(parsed["http"]["token"].as_str(), Some("(set, not shown)"));
+    assert_eq!(
+        parsed["sink"][0]["password"].as_str(),
+        Some("(set, not shown)")
     );
 }
 
