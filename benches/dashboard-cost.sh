@@ -13,6 +13,7 @@
 # Env:   RATE=50000  PHASE=60 (seconds measured per phase)  PHASES="off on off on"
 #        VIEW='#/overview' (the dashboard view the tab keeps open)  SCRIPTS=1000 HOSTS=20
 #        HISTORY=10s TICKS=10 (the reports' window, short so that it is full: the steady state)
+#        PINBAD_BIN=path: the daemon to measure (default target/release/pinbad)
 # Bounded: the blast stops by itself; only 127.0.0.1 is targeted; Chromium and pinbad are
 # stopped by PID at the end.
 set -euo pipefail
@@ -54,7 +55,7 @@ keys = ["timer_tag:group", "timer_tag:server"]
 name = "tag_report2_op"
 keys = ["script_name", "hostname", "server_name", "timer_tag:op"]
 EOF
-target/release/pinbad --config "$work/pinbad.toml" --udp "127.0.0.1:$UDP_PORT" --http "127.0.0.1:$HTTP_PORT" \
+"${PINBAD_BIN:-target/release/pinbad}" --config "$work/pinbad.toml" --udp "127.0.0.1:$UDP_PORT" --http "127.0.0.1:$HTTP_PORT" \
   > "$work/stdout" 2> "$work/stderr" &
 PID=$!
 for _ in $(seq 100); do grep -q "listening http" "$work/stdout" 2>/dev/null && break; sleep 0.1; done
