@@ -788,6 +788,9 @@
       };
       $('range-from').value = local(range.from);
       $('range-to').value = local(range.to);
+    } else {
+      $('range-from').value = '';
+      $('range-to').value = '';
     }
     P.view = r.view;
     refresh();
