@@ -269,7 +269,7 @@ mod tests {
         first.add_row(key("/c"), &sums(1, 20), &hist(&[20_000]));
         first.add_totals(&sums(3, 60), &hist(&[10_000, 20_000, 30_000]));
         let stored = first.finish(2);
-        assert_eq!(stored.other.as_ref().unwrap().sums.req_count, 1);
+        assert_eq!(stored.other.as_ref().unwrap().sums.time_ns, 10, "/a");
 
         let mut second = Step::default();
         second.add_row(key("/a"), &sums(5, 100), &hist(&[10_000; 5]));
@@ -278,9 +278,10 @@ mod tests {
         let merged = second.finish(2);
         let names: Vec<&str> = merged.rows.iter().map(|(k, _)| k[0].as_str()).collect();
         assert_eq!(names, ["/a", "/b"]);
-        assert_eq!(merged.rows[0].1.sums.req_count, 6);
-        assert_eq!(merged.rows[0].1.hist.count(), 6);
-        assert_eq!(merged.other.as_ref().unwrap().sums.time_ns, 20, "/c");
+        // What a step already put in the other row stays there; /c joins it now.
+        assert_eq!(merged.rows[0].1.sums.req_count, 5);
+        assert_eq!(merged.rows[0].1.hist.count(), 5);
+        assert_eq!(merged.other.as_ref().unwrap().sums.time_ns, 10 + 20, "/a's first, /c");
         assert_eq!(merged.totals.sums.req_count, 8);
         assert_eq!(merged.totals.hist.count(), 8);
     }

@@ -461,7 +461,7 @@ mod tests {
         let other: i64 = conn
             .query_row("SELECT req_count FROM steps WHERE row = 1", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(other, 2);
+        assert_eq!(other, 1 + 2, "/a's first request, then /b");
         assert_eq!(store.count_rows().unwrap(), 3);
         let reg = store.register(&info("r", "a")).unwrap();
         assert_eq!(reg.written_until_ms, 1_000);
