@@ -55,11 +55,7 @@ async fn history(
     Ok(if csv {
         ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], text).into_response()
     } else {
-        (
-            [(header::CONTENT_TYPE, "application/json")],
-            text,
-        )
-            .into_response()
+        ([(header::CONTENT_TYPE, "application/json")], text).into_response()
     })
 }
 

@@ -94,7 +94,7 @@ impl Spec {
         }
         let mut step_ms = def.history_step.map_or(DEFAULT_STEP, |d| d.0).as_millis() as u64;
         let tick = window.tick_ms.max(1);
-        if step_ms % tick != 0 {
+        if !step_ms.is_multiple_of(tick) {
             let adjusted = (step_ms.div_ceil(tick)..step_ms.div_ceil(tick) + 1000)
                 .map(|k| k * tick)
                 .find(|ms| ms % 1000 == 0);

@@ -141,7 +141,7 @@ pub fn parse(
             let d = humantime::parse_duration(&s)
                 .map_err(|e| bad("step", format!("`{s}` is not a duration like \"5m\" ({e})")))?;
             let ms = d.as_millis();
-            if ms == 0 || ms % 1000 != 0 || (ms / 1000) as u64 % stored != 0 {
+            if ms == 0 || ms % 1000 != 0 || !((ms / 1000) as u64).is_multiple_of(stored) {
                 return Err(bad(
                     "step",
                     format!("`{s}` is not a multiple of the stored step ({stored}s)"),
@@ -164,8 +164,15 @@ pub fn parse(
     });
     let mut column_names = Vec::new();
     let mut cols = Vec::new();
-    for c in column_list.split(',').map(str::trim).filter(|c| !c.is_empty()) {
-        let col = match (SumColumn::named(shape.kind, c), percentile_of_column(shape.kind, c)) {
+    for c in column_list
+        .split(',')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+    {
+        let col = match (
+            SumColumn::named(shape.kind, c),
+            percentile_of_column(shape.kind, c),
+        ) {
             (Some(s), _) => Column::Sum(s),
             (None, Some(p)) => Column::Percentile(p),
             (None, None) => {
@@ -223,7 +230,9 @@ fn parse_time(param: &str, v: &str, now_s: i64) -> Result<i64, ParamError> {
             format!("`{v}` is not unix seconds, RFC 3339, `now` or relative like -1h"),
         )
     })?;
-    Ok(t.duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO).as_secs() as i64)
+    Ok(t.duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_secs() as i64)
 }
 
 /// `COLUMN:VALUE` on a key column: the longest key column name (or key, `tag:country`)
@@ -296,11 +305,13 @@ pub fn run(
     }
     // The top `limit` keys over the range, by time, among the rows passing the filters.
     let mut cond = String::new();
-    let mut args: Vec<rusqlite::types::Value> =
-        vec![report_id.into(), lo.into(), hi.into()];
+    let mut args: Vec<rusqlite::types::Value> = vec![report_id.into(), lo.into(), hi.into()];
     for (i, v) in &q.filters {
         args.push(v.clone().into());
-        cond.push_str(&format!(" AND json_extract(key, '$[{i}]') = ?{}", args.len()));
+        cond.push_str(&format!(
+            " AND json_extract(key, '$[{i}]') = ?{}",
+            args.len()
+        ));
     }
     args.push((q.limit as i64).into());
     let mut top = conn.prepare(&format!(
@@ -357,7 +368,11 @@ pub fn run(
             }
         };
         let part = read_part(row, 3, hist)?;
-        series[at].points.entry(bucket(t)).or_default().add_part(&part);
+        series[at]
+            .points
+            .entry(bucket(t))
+            .or_default()
+            .add_part(&part);
     }
     if with_other && series[other_at].points.is_empty() {
         series.pop();
@@ -498,7 +513,10 @@ mod tests {
                 ("step", "5m"),
                 ("filter", "script_name:/a"),
                 ("filter", "tag:country:nl"),
-                ("columns", "req_count,p99.9,req_time_median,ru_utime_per_sec"),
+                (
+                    "columns",
+                    "req_count,p99.9,req_time_median,ru_utime_per_sec",
+                ),
                 ("group", "total"),
                 ("limit", "3"),
                 ("format", "csv"),
@@ -508,15 +526,24 @@ mod tests {
             100,
         )
         .unwrap();
-        assert_eq!((q.from_s, q.to_s, q.step_s), (1_767_225_600, 1_767_232_800, 300));
-        assert_eq!(q.filters, vec![(0, "/a".to_string()), (1, "nl".to_string())]);
+        assert_eq!(
+            (q.from_s, q.to_s, q.step_s),
+            (1_767_225_600, 1_767_232_800, 300)
+        );
+        assert_eq!(
+            q.filters,
+            vec![(0, "/a".to_string()), (1, "nl".to_string())]
+        );
         assert_eq!(q.column_names.len(), 4);
         assert!(q.total && q.csv);
         assert_eq!(q.limit, 3);
         // Defaults: the last hour, the stored step (3600 / 60 ≤ 1000 points).
         let q = parse(&[], &shape(60), 10_000, 100).unwrap();
         assert_eq!((q.from_s, q.to_s, q.step_s), (6_400, 10_000, 60));
-        assert_eq!(q.column_names, ["req_count", "req_per_sec", "p50", "p95", "p99"]);
+        assert_eq!(
+            q.column_names,
+            ["req_count", "req_per_sec", "p50", "p95", "p99"]
+        );
         // 30 days at 1 minute: made coarser, a multiple of the stored step, ≤ 1000 points.
         let q = parse(&pairs(&[("from", "-30d")]), &shape(60), 10_000_000, 100).unwrap();
         assert_eq!(q.step_s % 60, 0);
@@ -611,7 +638,11 @@ mod tests {
         );
         let sh = shape(60);
         let q = parse(
-            &pairs(&[("from", "0"), ("to", "180"), ("columns", "req_count,req_per_sec")]),
+            &pairs(&[
+                ("from", "0"),
+                ("to", "180"),
+                ("columns", "req_count,req_per_sec"),
+            ]),
             &sh,
             1000,
             100,
@@ -621,14 +652,23 @@ mod tests {
         // Kept per step: 2 rows; at t=0 /a (3 ms) went to other. Top over the range by time:
         // /c (9 ms), /b (8 ms), then the other row.
         let keys: Vec<(&str, bool)> = out.iter().map(|s| (s.key[0].as_str(), s.other)).collect();
-        assert_eq!(keys, [("/c", false), ("/b", false), ("/a", false), (OTHER, true)]);
+        assert_eq!(
+            keys,
+            [("/c", false), ("/b", false), ("/a", false), (OTHER, true)]
+        );
         let b = &out[1];
         assert_eq!(b.points.len(), 2);
         assert_eq!(num(&b.points[0][1]), 2.0);
         assert_eq!(num(&b.points[0][2]), 2.0 / 60.0);
         // One 180 s step: everything sums; totals = every request.
         let q = parse(
-            &pairs(&[("from", "0"), ("to", "180"), ("step", "3m"), ("group", "total"), ("columns", "req_count,p50")]),
+            &pairs(&[
+                ("from", "0"),
+                ("to", "180"),
+                ("step", "3m"),
+                ("group", "total"),
+                ("columns", "req_count,p50"),
+            ]),
             &sh,
             1000,
             100,

@@ -181,9 +181,7 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 fn get_varint(b: &mut &[u8]) -> Result<u64, String> {
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
-        let (&byte, rest) = b
-            .split_first()
-            .ok_or("histogram blob: truncated varint")?;
+        let (&byte, rest) = b.split_first().ok_or("histogram blob: truncated varint")?;
         *b = rest;
         v |= ((byte & 0x7f) as u64) << shift;
         if byte < 0x80 {
@@ -247,7 +245,10 @@ mod tests {
         }
         assert_eq!(sum, all, "rows + other = every contribution");
         assert_eq!(stored.totals, all);
-        assert_eq!(stored.other.unwrap().sums.req_count, 2 * (1..=40).sum::<u64>());
+        assert_eq!(
+            stored.other.unwrap().sums.req_count,
+            2 * (1..=40).sum::<u64>()
+        );
     }
 
     #[test]
@@ -281,7 +282,11 @@ mod tests {
         // What a step already put in the other row stays there; /c joins it now.
         assert_eq!(merged.rows[0].1.sums.req_count, 5);
         assert_eq!(merged.rows[0].1.hist.count(), 5);
-        assert_eq!(merged.other.as_ref().unwrap().sums.time_ns, 10 + 20, "/a's first, /c");
+        assert_eq!(
+            merged.other.as_ref().unwrap().sums.time_ns,
+            10 + 20,
+            "/a's first, /c"
+        );
         assert_eq!(merged.totals.sums.req_count, 8);
         assert_eq!(merged.totals.hist.count(), 8);
     }
@@ -305,8 +310,14 @@ mod tests {
         assert!(decode_hist(&[9, 1, 1]).is_err(), "unknown format");
         assert!(decode_hist(&[BLOB_FORMAT, 1]).is_err(), "truncated");
         assert!(decode_hist(&[BLOB_FORMAT, 1, 0]).is_err(), "empty count");
-        assert!(decode_hist(&[BLOB_FORMAT, 0xff, 0x7f, 1]).is_err(), "bucket too high");
-        assert!(decode_hist(&[BLOB_FORMAT, 1, 1, 0, 1]).is_err(), "repeated bucket");
+        assert!(
+            decode_hist(&[BLOB_FORMAT, 0xff, 0x7f, 1]).is_err(),
+            "bucket too high"
+        );
+        assert!(
+            decode_hist(&[BLOB_FORMAT, 1, 1, 0, 1]).is_err(),
+            "repeated bucket"
+        );
     }
 
     proptest! {

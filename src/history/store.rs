@@ -354,7 +354,8 @@ pub fn find_report(conn: &Connection, name: &str) -> Result<Option<StoredReport>
 
 /// Reads `PART_COLUMNS` from `row` starting at column `at`; the histogram only when `hist`.
 pub fn read_part(row: &rusqlite::Row<'_>, at: usize, hist: bool) -> Result<Part, StoreError> {
-    let n = |i: usize| -> Result<u64, rusqlite::Error> { Ok(row.get::<_, i64>(at + i)?.max(0) as u64) };
+    let n =
+        |i: usize| -> Result<u64, rusqlite::Error> { Ok(row.get::<_, i64>(at + i)?.max(0) as u64) };
     let sums = Sums {
         req_count: n(0)?,
         hit_count: n(1)?,
@@ -365,7 +366,10 @@ pub fn read_part(row: &rusqlite::Row<'_>, at: usize, hist: bool) -> Result<Part,
         memory_footprint_bytes: n(6)?,
     };
     let hist = if hist {
-        let blob = row.get_ref(at + 7)?.as_blob().map_err(rusqlite::Error::from)?;
+        let blob = row
+            .get_ref(at + 7)?
+            .as_blob()
+            .map_err(rusqlite::Error::from)?;
         decode_hist(blob).map_err(StoreError::Damaged)?
     } else {
         Default::default()
@@ -450,16 +454,30 @@ mod tests {
         let path = dir.path().join(FILE);
         let mut store = Store::open(&path).unwrap();
         let id = store.register(&info("r", "a")).unwrap().id;
-        assert_eq!(store.write(vec![(id, 60, step(&[("/a", 1), ("/b", 2)]), 1)]).unwrap(), 3);
-        assert_eq!(store.write(vec![(id, 60, step(&[("/a", 5)]), 1)]).unwrap(), 0);
+        assert_eq!(
+            store
+                .write(vec![(id, 60, step(&[("/a", 1), ("/b", 2)]), 1)])
+                .unwrap(),
+            3
+        );
+        assert_eq!(
+            store.write(vec![(id, 60, step(&[("/a", 5)]), 1)]).unwrap(),
+            0
+        );
         let conn = Store::open_reader(&path).unwrap();
-        assert_eq!(totals(&conn, id, 60), (8, 3), "totals 1+2+5, rows: /a, other, totals");
+        assert_eq!(
+            totals(&conn, id, 60),
+            (8, 3),
+            "totals 1+2+5, rows: /a, other, totals"
+        );
         let top: String = conn
             .query_row("SELECT key FROM steps WHERE row = 0", [], |r| r.get(0))
             .unwrap();
         assert_eq!(top, r#"["/a"]"#);
         let other: i64 = conn
-            .query_row("SELECT req_count FROM steps WHERE row = 1", [], |r| r.get(0))
+            .query_row("SELECT req_count FROM steps WHERE row = 1", [], |r| {
+                r.get(0)
+            })
             .unwrap();
         assert_eq!(other, 1 + 2, "/a's first request, then /b");
         assert_eq!(store.count_rows().unwrap(), 3);
@@ -477,7 +495,10 @@ mod tests {
         let b = store.register(&info("b", "x")).unwrap().id;
         for t in [0i64, 3600, 7200] {
             store
-                .write(vec![(a, t, step(&[("/a", 1)]), 10), (b, t, step(&[("/b", 1)]), 10)])
+                .write(vec![
+                    (a, t, step(&[("/a", 1)]), 10),
+                    (b, t, step(&[("/b", 1)]), 10),
+                ])
                 .unwrap();
         }
         assert_eq!(store.oldest().unwrap(), Some(0));

@@ -435,10 +435,30 @@ impl Collector for StatusCollector {
         // History, from the figures /api/v1/status shows under `history`.
         let history = shared.history.status();
         let history_gauges: [(&str, &str, Option<Unit>, &str); 4] = [
-            ("pinbad_history", "Disk the history store takes (file, WAL, index).", Some(Unit::Bytes), "bytes"),
-            ("pinbad_history_rows", "Rows stored in the history store.", None, "rows"),
-            ("pinbad_history_oldest", "Unix time of the oldest step stored (0: none).", Some(Unit::Seconds), "oldest"),
-            ("pinbad_history_available", "1 when the history store is open and written.", None, "available"),
+            (
+                "pinbad_history",
+                "Disk the history store takes (file, WAL, index).",
+                Some(Unit::Bytes),
+                "bytes",
+            ),
+            (
+                "pinbad_history_rows",
+                "Rows stored in the history store.",
+                None,
+                "rows",
+            ),
+            (
+                "pinbad_history_oldest",
+                "Unix time of the oldest step stored (0: none).",
+                Some(Unit::Seconds),
+                "oldest",
+            ),
+            (
+                "pinbad_history_available",
+                "1 when the history store is open and written.",
+                None,
+                "available",
+            ),
         ];
         for (name, help, unit, field) in history_gauges {
             let v = match &history[field] {
@@ -454,7 +474,13 @@ impl Collector for StatusCollector {
             ("pinbad_history_open_errors", "Times the history store could not be opened (pinbad then runs without history).", "open_errors"),
         ];
         for (name, help, field) in history_counters {
-            counter(&mut enc, name, help, None, history[field].as_u64().unwrap_or(0))?;
+            counter(
+                &mut enc,
+                name,
+                help,
+                None,
+                history[field].as_u64().unwrap_or(0),
+            )?;
         }
         shared.metrics.state.lock().encode(&mut enc)
     }

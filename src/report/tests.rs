@@ -1865,14 +1865,24 @@ fn check_families(ops: &[(Req, u64, bool)], max_rows: usize) -> Result<(), TestC
                 let counted: u64 = ticks_of(&mine).iter().map(|t| t.1.req_count).sum();
                 prop_assert_eq!(counted, ops.len() as u64);
             }
-            prop_assert_eq!(ticks_of(&mine), ticks_of(&theirs), "ticks of {}", a.def.name);
+            prop_assert_eq!(
+                ticks_of(&mine),
+                ticks_of(&theirs),
+                "ticks of {}",
+                a.def.name
+            );
         }
     }
     Ok(())
 }
 
 /// Closed ticks as comparable values: per tick with data, its index, totals and rows by key.
-type TickView = (u64, Sums, Vec<(u16, u64)>, BTreeMap<Vec<u32>, (Sums, Vec<(u16, u64)>)>);
+type TickView = (
+    u64,
+    Sums,
+    Vec<(u16, u64)>,
+    BTreeMap<Vec<u32>, (Sums, Vec<(u16, u64)>)>,
+);
 fn ticks_of(ticks: &[Arc<ClosedTick>]) -> Vec<TickView> {
     ticks
         .iter()
@@ -1882,7 +1892,12 @@ fn ticks_of(ticks: &[Arc<ClosedTick>]) -> Vec<TickView> {
                 .rows()
                 .map(|(k, s, h)| (k.to_vec(), (*s, h.iter().collect())))
                 .collect();
-            (t.index(), *t.totals().0, t.totals().1.iter().collect(), rows)
+            (
+                t.index(),
+                *t.totals().0,
+                t.totals().1.iter().collect(),
+                rows,
+            )
         })
         .collect()
 }

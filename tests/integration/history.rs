@@ -93,7 +93,10 @@ fn sum(v: &Value, col: &str) -> f64 {
 }
 
 fn total_requests(d: &Daemon, name: &str) -> u64 {
-    sum(&history(d, name, "group=total&columns=req_count"), "req_count") as u64
+    sum(
+        &history(d, name, "group=total&columns=req_count"),
+        "req_count",
+    ) as u64
 }
 
 #[test]
@@ -124,7 +127,9 @@ fn history_keeps_exact_steps_across_restart() {
         assert_eq!(sum(&total, "req_count"), (3 * WAVE) as f64, "{total}");
         let points = total["series"][0]["points"].as_array().unwrap();
         assert!(points.len() >= 3, "{total}");
-        assert!(points.windows(2).all(|p| p[0][0].as_i64() < p[1][0].as_i64()));
+        assert!(points
+            .windows(2)
+            .all(|p| p[0][0].as_i64() < p[1][0].as_i64()));
         // Rows: 2 kept a step (/c, /b by time), /a in the other row; together exact.
         let rows = history(d, "by_script", "columns=req_count,p50,p99");
         let series = rows["series"].as_array().unwrap();
@@ -147,18 +152,29 @@ fn history_keeps_exact_steps_across_restart() {
                 .map(|p| p[1].as_f64().unwrap())
                 .sum()
         };
-        assert_eq!((count("/c"), count("/b"), count("(other)")), (30.0, 60.0, 90.0));
+        assert_eq!(
+            (count("/c"), count("/b"), count("(other)")),
+            (30.0, 60.0, 90.0)
+        );
         for p in by_key["/c"]["points"].as_array().unwrap() {
             assert!(close(p[2].as_f64().unwrap(), 0.050, 0.01), "p50 of /c: {p}");
             assert!(close(p[3].as_f64().unwrap(), 0.050, 0.01), "p99 of /c: {p}");
         }
         // A coarser step sums the stored ones (per_sec over the coarser step).
-        let coarse = history(d, "by_script", "group=total&step=4s&columns=req_count,req_per_sec");
+        let coarse = history(
+            d,
+            "by_script",
+            "group=total&step=4s&columns=req_count,req_per_sec",
+        );
         assert_eq!(coarse["step"], 4);
         assert_eq!(sum(&coarse, "req_count"), (3 * WAVE) as f64);
         for p in coarse["series"][0]["points"].as_array().unwrap() {
             assert_eq!(p[0].as_i64().unwrap() % 4, 0, "aligned on unix time");
-            assert!(close(p[2].as_f64().unwrap(), p[1].as_f64().unwrap() / 4.0, 1e-9));
+            assert!(close(
+                p[2].as_f64().unwrap(),
+                p[1].as_f64().unwrap() / 4.0,
+                1e-9
+            ));
         }
         // filter= on a key column.
         let b = history(d, "by_script", "filter=script_name:/b&columns=req_count");
@@ -171,12 +187,38 @@ fn history_keeps_exact_steps_across_restart() {
         assert_eq!(g["series"][0]["key"], json!(["db"]));
         assert_eq!(sum(&g, "req_count"), (3 * WAVE) as f64);
         assert_eq!(sum(&g, "hit_count"), (6 * WAVE) as f64);
-        assert!(close(sum(&g, "timer_value"), 0.004 * (3 * WAVE) as f64, 1e-3));
+        assert!(close(
+            sum(&g, "timer_value"),
+            0.004 * (3 * WAVE) as f64,
+            1e-3
+        ));
     };
     check(&d);
 
+    // The OpenAPI document describes the answer as it is.
+    let doc = d.json("/api/v1/openapi.json");
+    let props = |schema: &str| -> Vec<String> {
+        let mut v: Vec<String> = doc["components"]["schemas"][schema]["properties"]
+            .as_object()
+            .unwrap_or_else(|| panic!("no schema {schema}"))
+            .keys()
+            .cloned()
+            .collect();
+        v.sort();
+        v
+    };
+    let keys = |v: &Value| -> Vec<String> {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    let answer = history(&d, "by_script", "");
+    assert_eq!(keys(&answer), props("HistoryAnswer"));
+    assert_eq!(keys(&answer["series"][0]), props("HistorySeries"));
+
     // CSV: header, then a line per point.
-    let (code, csv) = d.get_text("/api/v1/reports/by_script/history?from=-10m&columns=req_count,p95&format=csv");
+    let (code, csv) =
+        d.get_text("/api/v1/reports/by_script/history?from=-10m&columns=req_count,p95&format=csv");
     assert_eq!(code, 200);
     let mut lines = csv.lines();
     assert_eq!(lines.next(), Some("t,script_name,req_count,p95"));
@@ -194,11 +236,23 @@ fn history_keeps_exact_steps_across_restart() {
     ] {
         let (code, body) = d.get(&format!("/api/v1/reports/by_script/history?{query}"));
         assert_eq!(code, 400, "{query}: {body}");
-        assert!(body["detail"].as_str().unwrap().contains(&format!("`{param}`")), "{body}");
+        assert!(
+            body["detail"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("`{param}`")),
+            "{body}"
+        );
     }
     let (code, body) = d.get("/api/v1/reports/no_history/history");
     assert_eq!(code, 404);
-    assert!(body["detail"].as_str().unwrap().contains("keeps no history"), "{body}");
+    assert!(
+        body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("keeps no history"),
+        "{body}"
+    );
     assert_eq!(d.get("/api/v1/reports/nope/history").0, 404);
 
     // The listing shows the settings (resolved); built-ins have theirs.
@@ -213,7 +267,10 @@ fn history_keeps_exact_steps_across_restart() {
             .unwrap()
     };
     assert_eq!(
-        (entry("by_script")["history_step"].clone(), entry("by_script")["history_rows"].clone()),
+        (
+            entry("by_script")["history_step"].clone(),
+            entry("by_script")["history_rows"].clone()
+        ),
         (json!(1.0), json!(2))
     );
     assert_eq!(entry("no_history")["history_retention"], Value::Null);
@@ -227,7 +284,10 @@ fn history_keeps_exact_steps_across_restart() {
     assert!(h["rows"].as_u64().unwrap() >= 9, "{h}");
     assert!(h["written_steps"].as_u64().unwrap() >= 3, "{h}");
     assert!(h["oldest"].as_i64().is_some(), "{h}");
-    assert_eq!((h["write_errors"].as_u64(), h["dropped_ticks"].as_u64()), (Some(0), Some(0)));
+    assert_eq!(
+        (h["write_errors"].as_u64(), h["dropped_ticks"].as_u64()),
+        (Some(0), Some(0))
+    );
     let (_, metrics) = d.get_text("/metrics");
     assert!(metrics.contains("pinbad_history_rows "), "{metrics}");
     assert!(metrics.contains("pinbad_history_written_steps_total "));
@@ -256,15 +316,33 @@ fn history_keeps_exact_steps_across_restart() {
 fn history_settings_are_validated_naming_the_key() {
     let d = Daemon::start("builtin_reports = false\nstats_history = \"20s\"\nreport_ticks = 20\n");
     for (def, needle) in [
-        (json!({"name": "x", "keys": ["hostname"], "history_retention": "30d", "history_step": "1500ms"}), "history_step"),
-        (json!({"name": "x", "keys": ["hostname"], "history_retention": "1s"}), "history_retention"),
-        (json!({"name": "x", "keys": ["hostname"], "history_step": "1m"}), "history_retention"),
-        (json!({"name": "x", "keys": ["hostname"], "history_retention": "1h", "history_rows": 0}), "history_rows"),
-        (json!({"name": "x", "keys": ["hostname"], "history_retention": "1h", "history_step": "2h"}), "history_step"),
+        (
+            json!({"name": "x", "keys": ["hostname"], "history_retention": "30d", "history_step": "1500ms"}),
+            "history_step",
+        ),
+        (
+            json!({"name": "x", "keys": ["hostname"], "history_retention": "1s"}),
+            "history_retention",
+        ),
+        (
+            json!({"name": "x", "keys": ["hostname"], "history_step": "1m"}),
+            "history_retention",
+        ),
+        (
+            json!({"name": "x", "keys": ["hostname"], "history_retention": "1h", "history_rows": 0}),
+            "history_rows",
+        ),
+        (
+            json!({"name": "x", "keys": ["hostname"], "history_retention": "1h", "history_step": "2h"}),
+            "history_step",
+        ),
     ] {
         let (code, body) = d.post("/api/v1/reports", &def);
         assert_eq!(code, 400, "{def}: {body}");
-        assert!(body["detail"].as_str().unwrap().contains(needle), "{def}: {body}");
+        assert!(
+            body["detail"].as_str().unwrap().contains(needle),
+            "{def}: {body}"
+        );
     }
     // A step that is not a multiple of the tick (here 1 s) stops start-up, naming the key.
     let dir = tempfile::tempdir().unwrap();
@@ -286,7 +364,10 @@ fn an_unusable_store_leaves_the_daemon_running_without_history() {
     let h = d.status()["history"].clone();
     assert_eq!(h["available"], false, "{h}");
     assert_eq!(h["open_errors"], 1, "{h}");
-    assert!(h["error"].as_str().unwrap().contains("history.sqlite"), "{h}");
+    assert!(
+        h["error"].as_str().unwrap().contains("history.sqlite"),
+        "{h}"
+    );
     let (code, body) = d.get("/api/v1/reports/by_script/history");
     assert_eq!(code, 503, "{body}");
     // Reports work as ever.
