@@ -637,18 +637,14 @@ mod tests {
             ],
         );
         let sh = shape(60);
-        let q = parse(
-            &pairs(&[
-                ("from", "0"),
-                ("to", "180"),
-                ("columns", "req_count,req_per_sec"),
-            ]),
-            &sh,
-            1000,
-            100,
-        )
-        .unwrap();
-        let out = run(&conn, id, &sh, &q).unwrap();
+        let ask = |params: &[(&str, &str)]| {
+            let mut all = pairs(&[("from", "0"), ("to", "180")]);
+            all.extend(pairs(params));
+            let q = parse(&all, &sh, 1000, 100).unwrap();
+            let out = run(&conn, id, &sh, &q).unwrap();
+            (q, out)
+        };
+        let (_, out) = ask(&[("columns", "req_count,req_per_sec")]);
         // Kept per step: 2 rows; at t=0 /a (3 ms) went to other. Top over the range by time:
         // /c (9 ms), /b (8 ms), then the other row.
         let keys: Vec<(&str, bool)> = out.iter().map(|s| (s.key[0].as_str(), s.other)).collect();
@@ -661,33 +657,17 @@ mod tests {
         assert_eq!(num(&b.points[0][1]), 2.0);
         assert_eq!(num(&b.points[0][2]), 2.0 / 60.0);
         // One 180 s step: everything sums; totals = every request.
-        let q = parse(
-            &pairs(&[
-                ("from", "0"),
-                ("to", "180"),
-                ("step", "3m"),
-                ("group", "total"),
-                ("columns", "req_count,p50"),
-            ]),
-            &sh,
-            1000,
-            100,
-        )
-        .unwrap();
-        let out = run(&conn, id, &sh, &q).unwrap();
+        let (_, out) = ask(&[
+            ("step", "3m"),
+            ("group", "total"),
+            ("columns", "req_count,p50"),
+        ]);
         assert_eq!(out.len(), 1);
         assert!(out[0].key.is_empty());
         assert_eq!(out[0].points.len(), 1);
         assert_eq!(num(&out[0].points[0][1]), 8.0);
         // Filters: exact match on a key column; the other row only when asked for.
-        let q = parse(
-            &pairs(&[("from", "0"), ("to", "180"), ("filter", "script_name:/b")]),
-            &sh,
-            1000,
-            100,
-        )
-        .unwrap();
-        let out = run(&conn, id, &sh, &q).unwrap();
+        let (q, out) = ask(&[("filter", "script_name:/b")]);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].key, ["/b", "nl"]);
         let csv = to_csv(&sh, &q, &out);

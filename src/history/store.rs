@@ -139,68 +139,46 @@ impl Store {
     /// written (another fingerprint), those steps are dropped: they would not mean the same.
     pub fn register(&mut self, r: &ReportInfo) -> Result<Registered, StoreError> {
         let tx = self.conn.transaction()?;
-        let found: Option<(i64, String, i64)> = tx
+        let found: Option<(i64, String)> = tx
             .query_row(
-                "SELECT id, fingerprint, written_until_ms FROM reports WHERE name = ?1",
+                "SELECT id, fingerprint FROM reports WHERE name = ?1",
                 [&r.name],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+                |row| Ok((row.get(0)?, row.get(1)?)),
             )
             .optional()?;
-        let key_columns = serde_json::to_string(&r.key_columns).unwrap_or_default();
-        let out = match found {
-            Some((id, fp, until)) if fp == r.fingerprint => {
-                tx.execute(
-                    "UPDATE reports SET step_ms = ?2, retention_ms = ?3 WHERE id = ?1",
-                    params![id, r.step_ms as i64, r.retention_ms as i64],
-                )?;
-                Registered {
-                    id,
-                    written_until_ms: until.max(0) as u64,
-                    dropped_rows: 0,
-                }
+        let dropped_rows = match &found {
+            Some((id, fp)) if *fp != r.fingerprint => {
+                tx.execute("DELETE FROM steps WHERE report = ?1", [id])? as u64
             }
-            Some((id, _, _)) => {
-                let dropped = tx.execute("DELETE FROM steps WHERE report = ?1", [id])? as u64;
-                tx.execute(
-                    "UPDATE reports SET fingerprint = ?2, kind = ?3, key_columns = ?4, \
-                     step_ms = ?5, retention_ms = ?6, written_until_ms = 0 WHERE id = ?1",
-                    params![
-                        id,
-                        r.fingerprint,
-                        r.kind,
-                        key_columns,
-                        r.step_ms as i64,
-                        r.retention_ms as i64
-                    ],
-                )?;
-                Registered {
-                    id,
-                    written_until_ms: 0,
-                    dropped_rows: dropped,
-                }
-            }
-            None => {
-                tx.execute(
-                    "INSERT INTO reports (name, fingerprint, kind, key_columns, step_ms, \
-                     retention_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                    params![
-                        r.name,
-                        r.fingerprint,
-                        r.kind,
-                        key_columns,
-                        r.step_ms as i64,
-                        r.retention_ms as i64
-                    ],
-                )?;
-                Registered {
-                    id: tx.last_insert_rowid(),
-                    written_until_ms: 0,
-                    dropped_rows: 0,
-                }
-            }
+            _ => 0,
         };
+        tx.execute(
+            "INSERT INTO reports (name, fingerprint, kind, key_columns, step_ms, retention_ms) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (name) DO UPDATE SET \
+             written_until_ms = CASE WHEN fingerprint = excluded.fingerprint \
+             THEN written_until_ms ELSE 0 END, fingerprint = excluded.fingerprint, \
+             kind = excluded.kind, key_columns = excluded.key_columns, \
+             step_ms = excluded.step_ms, retention_ms = excluded.retention_ms",
+            params![
+                r.name,
+                r.fingerprint,
+                r.kind,
+                serde_json::to_string(&r.key_columns).unwrap_or_default(),
+                r.step_ms as i64,
+                r.retention_ms as i64
+            ],
+        )?;
+        let (id, until): (i64, i64) = tx.query_row(
+            "SELECT id, written_until_ms FROM reports WHERE name = ?1",
+            [&r.name],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )?;
         tx.commit()?;
-        Ok(out)
+        Ok(Registered {
+            id,
+            written_until_ms: until.max(0) as u64,
+            dropped_rows,
+        })
     }
 
     /// Writes steps in one transaction: `(report id, step start in unix seconds, the step, rows
