@@ -130,17 +130,35 @@ impl Step {
 /// The first byte of a histogram blob: its format.
 const BLOB_FORMAT: u8 = 1;
 
-/// A histogram as a blob: a format byte, then per non-empty bucket (in order) the distance from
-/// the previous bucket and the count, both as LEB128 varints. Neighbouring buckets are the common
-/// case, so a bucket costs 2 to 4 bytes, where the in-memory forms take 8.
+/// A histogram as a blob: a format byte, then runs of neighbouring non-empty buckets, each as the
+/// distance from the end of the previous run (from bucket 0 for the first), the run's length and
+/// its counts, all LEB128 varints. A busy row's histogram is a few long runs, so a bucket costs
+/// about the bytes of its count (1 to 3), where the in-memory forms take 8.
 pub fn encode_hist(h: &Histogram, out: &mut Vec<u8>) {
     out.push(BLOB_FORMAT);
-    let mut prev = 0u64;
+    let mut counts: Vec<u64> = Vec::new();
+    let (mut run_start, mut prev_end) = (0u64, 0u64);
+    let flush = |out: &mut Vec<u8>, counts: &mut Vec<u64>, start: u64, prev_end: &mut u64| {
+        if counts.is_empty() {
+            return;
+        }
+        put_varint(out, start - *prev_end);
+        put_varint(out, counts.len() as u64);
+        for &n in counts.iter() {
+            put_varint(out, n);
+        }
+        *prev_end = start + counts.len() as u64;
+        counts.clear();
+    };
     for (bucket, n) in h.iter() {
-        put_varint(out, bucket as u64 - prev);
-        put_varint(out, n);
-        prev = bucket as u64;
+        let bucket = bucket as u64;
+        if bucket != run_start + counts.len() as u64 {
+            flush(out, &mut counts, run_start, &mut prev_end);
+            run_start = bucket;
+        }
+        counts.push(n);
     }
+    flush(out, &mut counts, run_start, &mut prev_end);
 }
 
 /// Reads a blob of [`encode_hist`]; an error says what is wrong (a damaged store is reported,
@@ -152,20 +170,26 @@ pub fn decode_hist(mut b: &[u8]) -> Result<Histogram, String> {
         Some((f, _)) => return Err(format!("unknown histogram blob format {f}")),
         None => return Err("empty histogram blob".into()),
     }
-    let mut bucket = 0u64;
-    let mut first = true;
+    let (mut end, mut first) = (0u64, true);
     while !b.is_empty() {
-        let delta = get_varint(&mut b)?;
-        let n = get_varint(&mut b)?;
-        if (!first && delta == 0) || n == 0 {
-            return Err("histogram blob: repeated bucket or empty count".into());
+        let gap = get_varint(&mut b)?;
+        let len = get_varint(&mut b)?;
+        if (!first && gap == 0) || len == 0 {
+            return Err("histogram blob: runs not apart, or empty".into());
         }
         first = false;
-        bucket = bucket.saturating_add(delta);
-        if bucket >= BUCKETS as u64 {
-            return Err(format!("histogram blob: bucket {bucket} out of range"));
+        let start = end.saturating_add(gap);
+        end = start.saturating_add(len);
+        if end > BUCKETS as u64 {
+            return Err(format!("histogram blob: buckets up to {end} out of range"));
         }
-        h.add_bucket(bucket as u16, n);
+        for bucket in start..end {
+            let n = get_varint(&mut b)?;
+            if n == 0 {
+                return Err("histogram blob: empty count".into());
+            }
+            h.add_bucket(bucket as u16, n);
+        }
     }
     Ok(h)
 }
@@ -304,20 +328,32 @@ mod tests {
             let mut blob = Vec::new();
             encode_hist(&h, &mut blob);
             assert_eq!(decode_hist(&blob).unwrap(), h);
-            assert!(blob.len() <= 1 + 4 * h.buckets_used() + 8);
+            assert!(blob.len() <= 1 + 5 * h.buckets_used() + 8);
         }
-        assert!(decode_hist(&[]).is_err());
-        assert!(decode_hist(&[9, 1, 1]).is_err(), "unknown format");
-        assert!(decode_hist(&[BLOB_FORMAT, 1]).is_err(), "truncated");
-        assert!(decode_hist(&[BLOB_FORMAT, 1, 0]).is_err(), "empty count");
-        assert!(
-            decode_hist(&[BLOB_FORMAT, 0xff, 0x7f, 1]).is_err(),
-            "bucket too high"
+        // A dense histogram: one run, a byte per small count.
+        let dense = hist(
+            &(0..1000u64)
+                .map(|i| 1_000_000 + i * 8_000)
+                .collect::<Vec<_>>(),
         );
+        let mut blob = Vec::new();
+        encode_hist(&dense, &mut blob);
         assert!(
-            decode_hist(&[BLOB_FORMAT, 1, 1, 0, 1]).is_err(),
-            "repeated bucket"
+            blob.len() < dense.buckets_used() + 16,
+            "{} bytes",
+            blob.len()
         );
+        for (bad, why) in [
+            (&[][..], "empty"),
+            (&[9, 1, 1, 1], "unknown format"),
+            (&[BLOB_FORMAT, 1, 2, 1], "truncated"),
+            (&[BLOB_FORMAT, 1, 1, 0], "empty count"),
+            (&[BLOB_FORMAT, 1, 0], "empty run"),
+            (&[BLOB_FORMAT, 0xff, 0x7f, 1, 1], "bucket too high"),
+            (&[BLOB_FORMAT, 1, 1, 1, 0, 1, 1], "runs not apart"),
+        ] {
+            assert!(decode_hist(bad).is_err(), "{why}");
+        }
     }
 
     proptest! {
