@@ -70,6 +70,8 @@ const INBOX_TICKS: usize = 4096;
 const WAKE_EVERY: Duration = Duration::from_millis(250);
 /// How often steps older than their report's retention are deleted.
 const PRUNE_EVERY: Duration = Duration::from_secs(60);
+/// Rows whose keys are resolved under one hold of the dictionary's read lock.
+const RESOLVE_CHUNK: usize = 512;
 /// How long after a step's last tick ended the writer waits for it before writing the step
 /// without a tick of a later step (an idle report), covering the merge rounds' delay.
 const FLUSH_GRACE_MS: u64 = 2000;
@@ -278,7 +280,7 @@ impl History {
     }
 }
 
-/// The writer thread, once started; [`Writer::stop`] ends it after a last pass.
+/// The writer thread, once started; [`WriterHandle::stop`] ends it after a last pass.
 pub struct WriterHandle {
     thread: std::thread::JoinHandle<()>,
 }
@@ -484,9 +486,18 @@ impl Writer {
         let step_start = m.start_ms / t.spec.step_ms * t.spec.step_ms;
         let step = t.steps.entry(step_start).or_default();
         if !t.keyless {
-            let dict = shared.dictionary.read();
-            for (ids, sums, hist) in m.tick.rows() {
-                step.add_row(t.keys.render(ids, &dict), sums, hist);
+            // The dictionary's read lock is taken per chunk of rows, so that the merger (which
+            // interns under its write lock every round) never waits long for a large tick.
+            let rows: Vec<_> = m.tick.rows().collect();
+            let mut keys = Vec::with_capacity(RESOLVE_CHUNK.min(rows.len()));
+            for chunk in rows.chunks(RESOLVE_CHUNK) {
+                {
+                    let dict = shared.dictionary.read();
+                    keys.extend(chunk.iter().map(|(ids, _, _)| t.keys.render(ids, &dict)));
+                }
+                for ((_, sums, hist), key) in chunk.iter().zip(keys.drain(..)) {
+                    step.add_row(key, sums, hist);
+                }
             }
         }
         let (sums, hist) = m.tick.totals();

@@ -275,7 +275,8 @@ fn history_keeps_exact_steps_across_restart() {
     );
     assert_eq!(entry("no_history")["history_retention"], Value::Null);
     assert_eq!(entry("info")["history_retention"], json!(30.0 * 86400.0));
-    assert_eq!(entry("report_by_script_name")["history_step"], json!(300.0));
+    assert_eq!(entry("report_by_script_name")["history_step"], json!(900.0));
+    assert_eq!(entry("report_by_script_name")["history_rows"], json!(10));
 
     // Status and /metrics show the store.
     let h = d.status()["history"].clone();
