@@ -41,7 +41,8 @@ use crate::report::{
     builtin_defs, ClosedTick, KeyTexts, Report, ReportCell, ReportDef, ReportError, Window,
 };
 use crate::shared::Shared;
-use step::Step;
+use rustc_hash::FxHashMap;
+use step::{Key, Part, Step};
 use store::{ReportInfo, Store};
 
 /// `[history]`: the global switch.
@@ -355,7 +356,76 @@ struct Tracked {
     until_ms: u64,
     /// Start (unix ms) of the latest tick accepted: steps ending before it are complete.
     newest_start_ms: u64,
-    steps: BTreeMap<u64, Step>,
+    /// The steps being summed, by start (unix ms).
+    steps: BTreeMap<u64, Pending>,
+    /// Names of the key ids seen lately, with the start of the latest tick holding them (see
+    /// [`Writer::name_rows`]): a tick's rows are summed by ids, each key named once, not once
+    /// per row and tick.
+    names: FxHashMap<Box<[u32]>, (Key, u64)>,
+}
+
+/// A step being summed: rows by key ids (named when written), and rows already named (whose
+/// ids came to name another string meanwhile).
+#[derive(Default)]
+struct Pending {
+    by_ids: FxHashMap<Box<[u32]>, Part>,
+    named: Step,
+}
+
+impl Pending {
+    /// The row of `ids` leaves the ids' map under `name` (its ids are about to name another
+    /// string).
+    fn settle(&mut self, ids: &[u32], name: &Key) {
+        if let Some(p) = self.by_ids.remove(ids) {
+            self.named.add_row(name.clone(), &p.sums, &p.hist);
+        }
+    }
+}
+
+/// Names the key ids of a tick's rows in `t.names`: ids not named yet, or not seen for a window's
+/// length, are named from the dictionary (its read lock taken per chunk of rows, so that the
+/// merger, which interns under the write lock every round, never waits long for a large tick).
+///
+/// Why a name can be kept: the dictionary frees an id only once unused for longer than the
+/// longest window (and a margin), so ids seen in a tick starting at S name the same string in
+/// every tick starting before S + window (`seen` moves on with each tick holding them). Ids
+/// named again to another string (freed and reused) first settle what the pending steps hold
+/// under the old name.
+fn name_rows(
+    t: &mut Tracked,
+    m: &Handed,
+    dictionary: &parking_lot::RwLock<crate::dictionary::Dictionary>,
+) {
+    let history_ms = t.window.history_ms;
+    let stale: Vec<&[u32]> = m
+        .tick
+        .rows()
+        .map(|(ids, _, _)| ids)
+        .filter(|ids| match t.names.get_mut(*ids) {
+            Some((_, seen)) if m.start_ms < *seen + history_ms => {
+                *seen = (*seen).max(m.start_ms);
+                false
+            }
+            _ => true,
+        })
+        .collect();
+    for chunk in stale.chunks(RESOLVE_CHUNK) {
+        let fresh: Vec<Key> = {
+            let dict = dictionary.read();
+            chunk.iter().map(|ids| t.keys.render(ids, &dict)).collect()
+        };
+        for (ids, name) in chunk.iter().zip(fresh) {
+            if let Some((old, _)) = t.names.get(*ids) {
+                if *old != name {
+                    let old = old.clone();
+                    for p in t.steps.values_mut() {
+                        p.settle(ids, &old);
+                    }
+                }
+            }
+            t.names.insert((*ids).into(), (name, m.start_ms));
+        }
+    }
 }
 
 /// The writer's state (on "pinbad-history").
@@ -452,6 +522,7 @@ impl Writer {
                     until_ms: reg.written_until_ms,
                     newest_start_ms: 0,
                     steps: BTreeMap::new(),
+                    names: FxHashMap::default(),
                 },
             );
         }
@@ -484,25 +555,25 @@ impl Writer {
         t.until_ms = m.end_ms;
         t.newest_start_ms = t.newest_start_ms.max(m.start_ms);
         let step_start = m.start_ms / t.spec.step_ms * t.spec.step_ms;
+        if !t.keyless {
+            name_rows(t, &m, &shared.dictionary);
+        }
         let step = t.steps.entry(step_start).or_default();
         if !t.keyless {
-            // The dictionary's read lock is taken per chunk of rows, so that the merger (which
-            // interns under its write lock every round) never waits long for a large tick.
-            let rows: Vec<_> = m.tick.rows().collect();
-            let mut keys = Vec::with_capacity(RESOLVE_CHUNK.min(rows.len()));
-            for chunk in rows.chunks(RESOLVE_CHUNK) {
-                {
-                    let dict = shared.dictionary.read();
-                    keys.extend(chunk.iter().map(|(ids, _, _)| t.keys.render(ids, &dict)));
-                }
-                for ((_, sums, hist), key) in chunk.iter().zip(keys.drain(..)) {
-                    step.add_row(key, sums, hist);
+            for (ids, sums, hist) in m.tick.rows() {
+                match step.by_ids.get_mut(ids) {
+                    Some(p) => p.add(sums, hist),
+                    None => {
+                        let mut p = Part::default();
+                        p.add(sums, hist);
+                        step.by_ids.insert(ids.into(), p);
+                    }
                 }
             }
         }
         let (sums, hist) = m.tick.totals();
-        step.add_totals(sums, hist);
-        step.ticks_end_ms = step.ticks_end_ms.max(m.end_ms);
+        step.named.add_totals(sums, hist);
+        step.named.ticks_end_ms = step.named.ticks_end_ms.max(m.end_ms);
     }
 
     /// Writes the steps that are complete (a tick of a later step arrived, or the step ended a
@@ -516,11 +587,28 @@ impl Writer {
                 if !(all || end <= t.newest_start_ms || end + tick_ms + FLUSH_GRACE_MS <= now_ms) {
                     break;
                 }
-                let (start, step) = entry.remove_entry();
+                let (start, pending) = entry.remove_entry();
+                let mut step = pending.named;
+                for (ids, p) in pending.by_ids {
+                    let Some((name, _)) = t.names.get(&ids) else {
+                        debug_assert!(false, "a pending row's ids are named");
+                        continue;
+                    };
+                    step.add_row(name.clone(), &p.sums, &p.hist);
+                }
                 if !step.is_empty() {
                     batch.push((t.id, (start / 1000) as i64, step, t.spec.rows));
                 }
             }
+            // Names no pending step needs and too old to be used again go.
+            let keep_from = t
+                .steps
+                .keys()
+                .next()
+                .copied()
+                .unwrap_or(u64::MAX)
+                .min(t.newest_start_ms.saturating_sub(t.window.history_ms));
+            t.names.retain(|_, (_, seen)| *seen >= keep_from);
         }
         if batch.is_empty() {
             return false;
