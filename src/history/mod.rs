@@ -373,6 +373,19 @@ struct Pending {
 }
 
 impl Pending {
+    /// The step with every row named.
+    fn named_by(self, names: &FxHashMap<Box<[u32]>, (Key, u64)>) -> Step {
+        let mut step = self.named;
+        for (ids, p) in self.by_ids {
+            let Some((name, _)) = names.get(&ids) else {
+                debug_assert!(false, "a pending row's ids are named");
+                continue;
+            };
+            step.add_row(name.clone(), &p.sums, &p.hist);
+        }
+        step
+    }
+
     /// The row of `ids` leaves the ids' map under `name` (its ids are about to name another
     /// string).
     fn settle(&mut self, ids: &[u32], name: &Key) {
@@ -552,30 +565,41 @@ impl Writer {
             tracing::debug!(report = %m.cell.name(), start_ms = m.start_ms, "Tick already in history, skipped");
             return;
         }
-        t.until_ms = m.end_ms;
-        t.newest_start_ms = t.newest_start_ms.max(m.start_ms);
-        let step_start = m.start_ms / t.spec.step_ms * t.spec.step_ms;
-        if !t.keyless {
-            name_rows(t, &m, &shared.dictionary);
-        }
-        let step = t.steps.entry(step_start).or_default();
-        if !t.keyless {
-            for (ids, sums, hist) in m.tick.rows() {
-                match step.by_ids.get_mut(ids) {
-                    Some(p) => p.add(sums, hist),
-                    None => {
-                        let mut p = Part::default();
-                        p.add(sums, hist);
-                        step.by_ids.insert(ids.into(), p);
-                    }
+        sum_tick(t, &m, &shared.dictionary);
+    }
+}
+
+/// Sums a tick into its step of `t` (see [`Writer::take`] for what is checked before).
+fn sum_tick(
+    t: &mut Tracked,
+    m: &Handed,
+    dictionary: &parking_lot::RwLock<crate::dictionary::Dictionary>,
+) {
+    t.until_ms = m.end_ms;
+    t.newest_start_ms = t.newest_start_ms.max(m.start_ms);
+    let step_start = m.start_ms / t.spec.step_ms * t.spec.step_ms;
+    if !t.keyless {
+        name_rows(t, m, dictionary);
+    }
+    let step = t.steps.entry(step_start).or_default();
+    if !t.keyless {
+        for (ids, sums, hist) in m.tick.rows() {
+            match step.by_ids.get_mut(ids) {
+                Some(p) => p.add(sums, hist),
+                None => {
+                    let mut p = Part::default();
+                    p.add(sums, hist);
+                    step.by_ids.insert(ids.into(), p);
                 }
             }
         }
-        let (sums, hist) = m.tick.totals();
-        step.named.add_totals(sums, hist);
-        step.named.ticks_end_ms = step.named.ticks_end_ms.max(m.end_ms);
     }
+    let (sums, hist) = m.tick.totals();
+    step.named.add_totals(sums, hist);
+    step.named.ticks_end_ms = step.named.ticks_end_ms.max(m.end_ms);
+}
 
+impl Writer {
     /// Writes the steps that are complete (a tick of a later step arrived, or the step ended a
     /// tick and a grace ago), or all when `all`, in one transaction. Returns whether it wrote.
     fn flush(&mut self, now_ms: u64, all: bool) -> bool {
@@ -588,14 +612,7 @@ impl Writer {
                     break;
                 }
                 let (start, pending) = entry.remove_entry();
-                let mut step = pending.named;
-                for (ids, p) in pending.by_ids {
-                    let Some((name, _)) = t.names.get(&ids) else {
-                        debug_assert!(false, "a pending row's ids are named");
-                        continue;
-                    };
-                    step.add_row(name.clone(), &p.sums, &p.hist);
-                }
+                let step = pending.named_by(&t.names);
                 if !step.is_empty() {
                     batch.push((t.id, (start / 1000) as i64, step, t.spec.rows));
                 }
@@ -648,5 +665,110 @@ impl Writer {
     fn write_failed(&self, e: &store::StoreError, what: &str) {
         self.shared.history.write_errors.fetch_add(1, Relaxed);
         tracing::error!(error = %e, "History store: cannot {what}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dictionary::Dictionary;
+    use crate::record::{Record, RequestView};
+    use crate::report::ReportSet;
+
+    /// A tick's rows are summed by ids and named once; an id freed and reused for another string
+    /// (possible only a window later) names the rows summed before by the old string.
+    #[test]
+    fn rows_keep_the_names_their_ids_had() {
+        let mut dict = Dictionary::new(100);
+        dict.set_now(0);
+        let def = ReportDef {
+            history_retention: Some("1d".parse().unwrap()),
+            history_step: Some("60s".parse().unwrap()),
+            ..ReportDef::new("r", &["script_name"])
+        };
+        let mut report =
+            Report::new(def, &mut dict, 1000)
+                .unwrap()
+                .with_window(Duration::from_secs(2), 2, 0);
+        report.keep_closed_ticks();
+        let a = dict.intern(b"/a");
+        let dictionary = parking_lot::RwLock::new(dict);
+        let record = |script: u32, time: f32| Record {
+            script_name: script,
+            request_time: time,
+            ..Record::default()
+        };
+        fn view(r: &Record) -> RequestView<'_> {
+            RequestView {
+                id: 0,
+                record: r,
+                tag_block: &[],
+                timers: &[],
+            }
+        }
+        let window = report.window();
+        let spec = Spec::of_report(&report).unwrap().unwrap();
+        let keys = report.key_texts();
+        let set = ReportSet::default();
+        let cell = set.try_insert(report).unwrap();
+        let mut t = Tracked {
+            cell: Arc::clone(&cell),
+            id: 1,
+            spec,
+            keys,
+            keyless: false,
+            window,
+            until_ms: 0,
+            newest_start_ms: 0,
+            steps: BTreeMap::new(),
+            names: FxHashMap::default(),
+        };
+        // The writer sums each tick as it arrives, promptly after it closed.
+        let sum_closed = |t: &mut Tracked| {
+            let (ticks, lost) = cell.report.write().take_closed_ticks();
+            assert_eq!((ticks.len(), lost), (1, 0));
+            for tick in ticks {
+                let m = Handed {
+                    cell: Arc::clone(&cell),
+                    start_ms: window.tick_start(tick.index()),
+                    end_ms: window.tick_start(tick.index() + 1),
+                    tick,
+                };
+                sum_tick(t, &m, &dictionary);
+            }
+        };
+        {
+            let mut r = cell.report.write();
+            r.advance(1);
+            r.add(&view(&record(a, 0.1)));
+            r.add(&view(&record(a, 0.1)));
+            r.advance(5_000);
+        }
+        sum_closed(&mut t);
+        // "/a" is freed (unused for longer than the window) and its id reused for "/b", in a
+        // later tick of the same step.
+        let b = {
+            let mut dict = dictionary.write();
+            assert_eq!(dict.sweep(1), 1);
+            dict.intern(b"/b")
+        };
+        assert_eq!(a, b, "the freed id is reused");
+        {
+            let mut r = cell.report.write();
+            r.add(&view(&record(b, 0.2)));
+            r.advance(9_000);
+        }
+        sum_closed(&mut t);
+        assert_eq!(t.steps.len(), 1, "one 60 s step");
+        let (_, pending) = t.steps.pop_first().unwrap();
+        let stored = pending.named_by(&t.names).finish(10);
+        let mut rows: Vec<(String, u64)> = stored
+            .rows
+            .iter()
+            .map(|(k, p)| (k[0].clone(), p.sums.req_count))
+            .collect();
+        rows.sort();
+        assert_eq!(rows, [("/a".to_string(), 2), ("/b".to_string(), 1)]);
+        assert_eq!(stored.totals.sums.req_count, 3);
     }
 }
