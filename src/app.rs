@@ -1,8 +1,8 @@
 //! The app: builds the shared state (`shared`), binds the sockets, starts the threads, and stops
 //! them. It only wires: what the threads share lives in `shared`.
 //!
-//! Threads: one "pinbad-recv-N" per UDP socket, one "pinbad-merger", one "pinbad-metrics", and
-//! the tokio runtime's "pinbad-http" workers. Any panic in any of them ends the process with a
+//! Threads: one "pinbad-recv-N" per UDP socket, one "pinbad-merger", one "pinbad-metrics", one
+//! "pinbad-history" (when history is on), and the tokio runtime's "pinbad-http" workers. Any panic in any of them ends the process with a
 //! non-zero code (a panic hook set by `main`), so pinbad is never half alive.
 
 use std::net::{SocketAddr, TcpListener};
@@ -58,6 +58,7 @@ pub struct Running {
     merger: Option<JoinHandle<()>>,
     merger_stop: Arc<AtomicBool>,
     metrics: Option<JoinHandle<()>>,
+    history: Option<crate::history::WriterHandle>,
 }
 
 /// Binds every socket (failing fast), allocates the pool, creates the start-up reports and starts
@@ -127,6 +128,8 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     }
     let metrics =
         crate::metrics::start(Arc::clone(&shared), shutdown.clone()).map_err(StartError::Thread)?;
+    // History before the merger: it takes every tick the reports close.
+    let history = crate::history::start(&shared).map_err(StartError::Thread)?;
     let merger_stop = Arc::new(AtomicBool::new(false));
     let merger = {
         let m = Merger::new(Arc::clone(&shared), ring);
@@ -145,6 +148,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         merger: Some(merger),
         merger_stop,
         metrics: Some(metrics),
+        history,
     })
 }
 
@@ -196,6 +200,10 @@ impl Running {
             .store(true, std::sync::atomic::Ordering::SeqCst);
         if let Some(m) = self.merger.take() {
             let _ = m.join();
+        }
+        // The merger handed over its last ticks: the history writer writes what it holds.
+        if let Some(h) = self.history.take() {
+            h.stop(&self.shared);
         }
         // The merger published its last round: the sinks drain their queues and close.
         self.shared.sinks.stop();

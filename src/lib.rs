@@ -35,6 +35,8 @@ pub mod stream;
 pub mod sink;
 // GET /metrics: status counters and monotonic report series for Prometheus (a tap, "pinbad-metrics").
 pub mod metrics;
+// Report history: closed ticks summed into steps in {state_dir}/history.sqlite ("pinbad-history").
+pub mod history;
 
 // Beside the pipeline:
 

@@ -109,6 +109,9 @@ pub struct Shared {
     /// The report series of `GET /metrics`: written by the "pinbad-metrics" thread, read by
     /// scrapes (see `metrics`).
     pub metrics: crate::metrics::Metrics,
+    /// Report history: the merge threads hand closed ticks to it, "pinbad-history" writes them,
+    /// the API reads them (see `history`).
+    pub history: Arc<crate::history::History>,
 }
 
 impl Shared {
@@ -190,9 +193,11 @@ impl Shared {
                 .store(pool.memory_bytes() as u64, Relaxed);
             g.pool_oldest_ms.store(u64::MAX, Relaxed);
         }
+        let clock = Clock::new();
         Ok(Shared {
             counters: Arc::new(counters),
-            clock: Clock::new(),
+            history: Arc::new(crate::history::History::new(&config, clock.unix_ms64(0))),
+            clock,
             pool: RwLock::new(pool),
             dictionary: RwLock::new(dictionary),
             reports,
@@ -220,20 +225,29 @@ impl Shared {
 }
 
 /// A report as the configuration shapes it: the row limit, the window (`stats_history` unless
-/// the definition sets its own `history`, in `report_ticks` ticks). It joins the merge rounds
+/// the definition sets its own `history`, in `report_ticks` ticks), its history settings checked
+/// against that window (see `history::Spec`). It joins the merge rounds
 /// once the merger filled it (see `Merger::fill`).
 pub fn new_report(
     config: &Config,
     def: crate::report::ReportDef,
     dict: &mut Dictionary,
 ) -> Result<Report, crate::report::ReportError> {
-    Ok(
-        Report::new(def, dict, config.limits.max_rows_per_report)?.with_window(
-            config.stats_history.0,
-            config.report_ticks,
-            0,
-        ),
-    )
+    let mut report = Report::new(def, dict, config.limits.max_rows_per_report)?.with_window(
+        config.stats_history.0,
+        config.report_ticks,
+        0,
+    );
+    // A report with history keeps its closed ticks for the history writer.
+    match crate::history::Spec::of_report(&report) {
+        Ok(Some(_)) if config.history.enabled => report.keep_closed_ticks(),
+        Ok(_) => {}
+        Err(e) => {
+            report.release(dict);
+            return Err(e);
+        }
+    }
+    Ok(report)
 }
 
 /// Creates the state directory if needed and proves it writable with a probe file, so that a

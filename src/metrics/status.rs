@@ -432,6 +432,56 @@ impl Collector for StatusCollector {
                 }
             }
         }
+        // History, from the figures /api/v1/status shows under `history`.
+        let history = shared.history.status();
+        let history_gauges: [(&str, &str, Option<Unit>, &str); 4] = [
+            (
+                "pinbad_history",
+                "Disk the history store takes (file, WAL, index).",
+                Some(Unit::Bytes),
+                "bytes",
+            ),
+            (
+                "pinbad_history_rows",
+                "Rows stored in the history store.",
+                None,
+                "rows",
+            ),
+            (
+                "pinbad_history_oldest",
+                "Unix time of the oldest step stored (0: none).",
+                Some(Unit::Seconds),
+                "oldest",
+            ),
+            (
+                "pinbad_history_available",
+                "1 when the history store is open and written.",
+                None,
+                "available",
+            ),
+        ];
+        for (name, help, unit, field) in history_gauges {
+            let v = match &history[field] {
+                serde_json::Value::Bool(b) => *b as u8 as f64,
+                v => v.as_f64().unwrap_or(0.0),
+            };
+            gauge(&mut enc, name, help, unit, v)?;
+        }
+        let history_counters: [(&str, &str, &str); 4] = [
+            ("pinbad_history_written_steps", "Report steps written to the history store.", "written_steps"),
+            ("pinbad_history_write_errors", "Failed writes to the history store (steps lost).", "write_errors"),
+            ("pinbad_history_dropped_ticks", "Closed report ticks not written to history (queue full, or too old to name their keys).", "dropped_ticks"),
+            ("pinbad_history_open_errors", "Times the history store could not be opened (pinbad then runs without history).", "open_errors"),
+        ];
+        for (name, help, field) in history_counters {
+            counter(
+                &mut enc,
+                name,
+                help,
+                None,
+                history[field].as_u64().unwrap_or(0),
+            )?;
+        }
         shared.metrics.state.lock().encode(&mut enc)
     }
 }

@@ -9,6 +9,7 @@ mod alloc;
 mod common;
 mod core;
 mod errors;
+mod history;
 mod http;
 mod import;
 mod ingest;
