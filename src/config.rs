@@ -139,6 +139,8 @@ pub struct Config {
     pub report: Vec<ReportDef>,
     /// Sinks (`[[sink]]` tables): where every merged request is written (see `sink`).
     pub sink: Vec<SinkConfig>,
+    /// `[snapshot]`: the pool and the reports' windows kept across restarts (see `snapshot`).
+    pub snapshot: crate::snapshot::SnapshotConfig,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -267,6 +269,7 @@ impl Default for Config {
             metrics: Default::default(),
             report: Vec::new(),
             sink: Vec::new(),
+            snapshot: Default::default(),
         }
     }
 }

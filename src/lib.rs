@@ -35,6 +35,8 @@ pub mod stream;
 pub mod sink;
 // GET /metrics: status counters and monotonic report series for Prometheus (a tap, "pinbad-metrics").
 pub mod metrics;
+// The pool and the reports' windows written at shutdown and restored at start (`state_dir`).
+pub mod snapshot;
 
 // Beside the pipeline:
 

@@ -131,7 +131,7 @@ impl Interned {
 }
 
 /// Copies the dictionary's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]).
-fn publish_dictionary(shared: &Shared, dict: &Dictionary) {
+pub(crate) fn publish_dictionary(shared: &Shared, dict: &Dictionary) {
     let g = &shared.counters.gauges;
     g.dictionary_size.store(dict.len() as u64, Relaxed);
     g.dictionary_bytes.store(dict.bytes() as u64, Relaxed);
@@ -139,7 +139,7 @@ fn publish_dictionary(shared: &Shared, dict: &Dictionary) {
 }
 
 /// Copies the pool's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]).
-fn publish_pool(shared: &Shared, pool: &crate::pool::Pool) {
+pub(crate) fn publish_pool(shared: &Shared, pool: &crate::pool::Pool) {
     let g = &shared.counters.gauges;
     g.pool_used.store(pool.len() as u64, Relaxed);
     g.timer_pool_used.store(pool.timers_used() as u64, Relaxed);
