@@ -20,5 +20,6 @@ mod prometheus;
 mod reports;
 mod clickhouse;
 mod sinks;
+mod snapshot;
 mod state;
 mod stream;
