@@ -63,10 +63,22 @@ impl Interned {
         self.pending.is_empty()
     }
 
-    fn clear(&mut self) {
+    pub fn clear(&mut self) {
         self.pending.clear();
         self.timers.clear();
         self.tags.clear();
+    }
+
+    /// The interned requests in order, each as its record, timers and tag block (for benches
+    /// that store them at times of their own).
+    pub fn requests(&self) -> impl Iterator<Item = (&Record, &[Timer], &[TagPair])> + '_ {
+        self.pending.iter().map(|p| {
+            (
+                &p.record,
+                &self.timers[p.timers.clone()],
+                &self.tags[p.tags.clone()],
+            )
+        })
     }
 
     /// Interns every request of `batch` at time `now_ms` (each string looked up once per request;

@@ -111,35 +111,56 @@ pub struct Restored {
     pub down_seconds: Option<f64>,
 }
 
-/// A little-endian writer that keeps a CRC-32 and a byte count of what it wrote.
+/// A little-endian writer that keeps a CRC-32 and a byte count of what it wrote. Small writes go
+/// to a buffer; the checksum and the output see it in large chunks (a checksum call per field
+/// would cost more than the encoding).
 pub struct Writer<W: Write> {
     out: W,
+    buf: Vec<u8>,
     crc: crc32fast::Hasher,
     len: u64,
 }
+
+/// Bytes a [`Writer`] gathers before passing them on.
+const CHUNK: usize = 1 << 20;
 
 impl<W: Write> Writer<W> {
     pub fn new(out: W) -> Writer<W> {
         Writer {
             out,
+            buf: Vec::with_capacity(CHUNK),
             crc: crc32fast::Hasher::new(),
             len: 0,
         }
     }
+    #[inline]
     pub fn bytes(&mut self, b: &[u8]) -> std::io::Result<()> {
-        self.crc.update(b);
-        self.len += b.len() as u64;
-        self.out.write_all(b)
+        self.buf.extend_from_slice(b);
+        if self.buf.len() >= CHUNK {
+            self.flush_chunk()?;
+        }
+        Ok(())
     }
+    fn flush_chunk(&mut self) -> std::io::Result<()> {
+        self.crc.update(&self.buf);
+        self.len += self.buf.len() as u64;
+        self.out.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
+    }
+    #[inline]
     pub fn u16(&mut self, v: u16) -> std::io::Result<()> {
         self.bytes(&v.to_le_bytes())
     }
+    #[inline]
     pub fn u32(&mut self, v: u32) -> std::io::Result<()> {
         self.bytes(&v.to_le_bytes())
     }
+    #[inline]
     pub fn u64(&mut self, v: u64) -> std::io::Result<()> {
         self.bytes(&v.to_le_bytes())
     }
+    #[inline]
     pub fn f32(&mut self, v: f32) -> std::io::Result<()> {
         self.bytes(&v.to_le_bytes())
     }
@@ -149,8 +170,9 @@ impl<W: Write> Writer<W> {
         self.bytes(b)
     }
     /// The output, the CRC-32 and the length of everything written.
-    pub fn finish(self) -> (W, u32, u64) {
-        (self.out, self.crc.finalize(), self.len)
+    pub fn finish(mut self) -> std::io::Result<(W, u32, u64)> {
+        self.flush_chunk()?;
+        Ok((self.out, self.crc.finalize(), self.len))
     }
 }
 
@@ -271,10 +293,10 @@ pub fn write(shared: &Shared, dir: &Path) -> Result<Written, SnapshotError> {
 
 fn write_to(shared: &Shared, tmp: &Path, started: Instant) -> Result<Written, SnapshotError> {
     let file = std::fs::File::create(tmp)?;
-    let mut w = Writer::new(std::io::BufWriter::with_capacity(1 << 20, file));
+    let mut w = Writer::new(file);
     let (requests, reports) = encode(shared, &mut w)?;
-    let (out, crc, len) = w.finish();
-    let mut file = out.into_inner().map_err(|e| e.into_error())?;
+    let (out, crc, len) = w.finish()?;
+    let mut file = out;
     file.write_all(&len.to_le_bytes())?;
     file.write_all(&crc.to_le_bytes())?;
     file.write_all(&0u64.to_le_bytes())?;
@@ -370,6 +392,7 @@ pub fn encode<W: Write>(shared: &Shared, w: &mut Writer<W>) -> Result<(u64, u64)
         blob.clear();
         let mut bw = Writer::new(&mut blob);
         report.save_window(&mut bw)?;
+        bw.finish()?;
         drop(report);
         w.blob(&blob)?;
     }
@@ -1026,6 +1049,109 @@ mod tests {
             let n = c.dictionary.read().len();
             n
         });
+    }
+
+    /// Write and restore times of a full default pool (1M requests, 4M timers, 12M tags: the
+    /// PHP-like corpus fills the timer and tag rings first) under the default report set (info,
+    /// the 18 built-ins, the benches' 4 timer-tag reports) with a full 15-minute window (60
+    /// ticks), in `state_dir` on this machine's disk. Requests are stamped over 15 virtual
+    /// minutes, as a daemon that ran that long at ~1.4k requests/s would hold them.
+    ///
+    /// `cargo test --release --lib full_default_pool -- --ignored --nocapture`
+    #[test]
+    #[ignore = "a measurement: ~1 minute and ~2 GiB"]
+    fn full_default_pool_write_and_restore_times() {
+        let state = tempfile::tempdir().unwrap();
+        let mut c = config(state.path());
+        let d = Config::default();
+        (c.stats_history, c.report_ticks) = (d.stats_history, d.report_ticks);
+        (c.request_pool_size, c.timer_pool_size, c.tag_pool_size) =
+            (d.request_pool_size, d.timer_pool_size, d.tag_pool_size);
+        let mut shared = shared(c.clone());
+        let history_ms = c.stats_history.0.as_millis() as u64;
+        shared.clock = Clock::resume(unix_now_ms() - history_ms, 0);
+        let shared = Arc::new(shared);
+        let (requests, per_batch) = (1_300_000usize, 1024usize);
+        let batches = requests / per_batch;
+        let mut corpus = Corpus::new(CorpusSpec::default());
+        let (mut decoder, mut stats, mut buf) = (
+            Decoder::new(DecodePolicy::default()),
+            Default::default(),
+            Vec::new(),
+        );
+        let mut interned = crate::merger::Interned::default();
+        let mut prepared = crate::report::PreparedBatch::default();
+        let cells = shared.reports.snapshot();
+        let started = Instant::now();
+        for i in 0..batches {
+            let t = 5_000 + i as u64 * (history_ms - 10_000) / batches as u64;
+            let mut batch = Batch::default();
+            for _ in 0..per_batch {
+                corpus.next_datagram(&mut buf);
+                decoder.decode(&buf, &mut batch, &mut stats);
+            }
+            let mut pool = shared.pool.write();
+            {
+                let mut dict = shared.dictionary.write();
+                dict.set_now((t / 1000) as u32);
+                interned.intern(&batch, t as u32, &mut dict);
+            }
+            for (record, timers, tags) in interned.requests() {
+                let (id, _) = pool.insert(*record, timers, tags, &mut |_, _| {});
+                prepared.push(&pool.get(id).unwrap());
+            }
+            drop(pool);
+            for cell in &cells {
+                let mut r = cell.report.write();
+                r.advance(t);
+                r.add_batch(&prepared);
+            }
+            interned.clear();
+            prepared.clear();
+        }
+        let now = shared.clock.now_ms64();
+        for cell in &cells {
+            let mut r = cell.report.write();
+            r.advance(now);
+            cell.publish(&r);
+        }
+        let (len, timers, tags) = {
+            let p = shared.pool.read();
+            (p.len(), p.timers_used(), p.tags_used())
+        };
+        let rows: u64 = cells.iter().map(|c| c.published_rows()).sum();
+        eprintln!(
+            "filled in {:?}: pool {len} requests, {timers} timers, {tags} tags; {} strings; {} \
+             reports, {rows} rows",
+            started.elapsed(),
+            shared.dictionary.read().len(),
+            cells.len()
+        );
+        let mut write_ms = Vec::new();
+        let mut restore_ms = Vec::new();
+        let mut bytes = 0;
+        for _ in 0..3 {
+            let w = write(&shared, state.path()).unwrap();
+            write_ms.push(w.write_ms);
+            bytes = w.bytes;
+            let mut fresh =
+                Shared::new(c.clone(), Arc::new(Ring::new(1 << 20)), vec![], 0).unwrap();
+            restore_at_start(&mut fresh);
+            assert_eq!(fresh.snapshot.restored_requests, len as u64);
+            assert_eq!(fresh.snapshot.restored_reports, cells.len() as u64);
+            restore_ms.push(fresh.snapshot.restore_ms);
+        }
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        eprintln!(
+            "snapshot {bytes} bytes ({:.0} MiB): write {:.0} ms, restore {:.0} ms (medians of 3; \
+             write {write_ms:?}, restore {restore_ms:?})",
+            bytes as f64 / (1 << 20) as f64,
+            median(&mut write_ms),
+            median(&mut restore_ms)
+        );
     }
 
     fn small_snapshot() -> &'static (Vec<u8>, tempfile::TempDir) {

@@ -112,9 +112,16 @@ fn a_restart_keeps_the_window_and_the_raw_requests() {
     assert_eq!(info_count(&d), 500);
     let now = raw_requests(&d);
     assert_eq!(now.len(), 500);
-    assert_eq!(&now[100..], &requests[..], "the restored ones are the oldest");
+    assert_eq!(
+        &now[100..],
+        &requests[..],
+        "the restored ones are the oldest"
+    );
     let ids: Vec<u64> = now.iter().map(|r| r["id"].as_u64().unwrap()).collect();
-    assert!(ids.windows(2).all(|w| w[0] == w[1] + 1), "ids go on: {ids:?}");
+    assert!(
+        ids.windows(2).all(|w| w[0] == w[1] + 1),
+        "ids go on: {ids:?}"
+    );
 }
 
 #[test]
@@ -136,7 +143,10 @@ fn a_corrupt_snapshot_is_skipped_with_the_reason_and_the_daemon_starts_empty() {
     let snap = d.status()["snapshot"].clone();
     assert_eq!(snap["restored"], false, "{snap}");
     assert!(
-        snap["skipped_reason"].as_str().unwrap().contains("checksum"),
+        snap["skipped_reason"]
+            .as_str()
+            .unwrap()
+            .contains("checksum"),
         "{snap}"
     );
     assert_eq!(info_count(&d), 0);
