@@ -412,6 +412,7 @@ pub fn restore_at_start(shared: &mut Shared) {
         return;
     }
     let path = shared.config.state_dir.join(FILE);
+    remove_partial_writes(&shared.config.state_dir);
     let started = Instant::now();
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
@@ -451,6 +452,21 @@ pub fn restore_at_start(shared: &mut Shared) {
         }
     }
     shared.snapshot.restore_ms = started.elapsed().as_secs_f64() * 1000.0;
+}
+
+/// Removes temporary files of writes that never finished (the process was killed while writing:
+/// e.g. systemd's `TimeoutStopSec` ran out). They were never renamed, so never read.
+fn remove_partial_writes(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!("{FILE}.tmp-");
+    for e in entries.flatten() {
+        if e.file_name().to_string_lossy().starts_with(&prefix) {
+            tracing::warn!(path = %e.path().display(), "Removing an unfinished snapshot write");
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 /// Logs why a snapshot is skipped, records it for the status, and consumes the file: kept aside
@@ -1025,9 +1041,12 @@ mod tests {
         restore_at_start(&mut b);
         assert!(b.snapshot.restored && b.snapshot.restored_requests == 100);
         assert!(!sb.path().join(FILE).exists());
+        let partial = sb.path().join(format!("{FILE}.tmp-1"));
+        std::fs::write(&partial, b"half written").unwrap();
         let mut b = shared(config(sb.path()));
         restore_at_start(&mut b);
         assert_eq!(b.snapshot.skipped_reason.as_deref(), Some("no snapshot"));
+        assert!(!partial.exists(), "an unfinished write is removed");
         write(&a, sb.path()).unwrap();
         let path = sb.path().join(FILE);
         let mut bytes = std::fs::read(&path).unwrap();
