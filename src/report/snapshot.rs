@@ -219,14 +219,19 @@ impl Report {
             agg_totals.add_row(&tick.totals);
             for (i, row) in tick.rows.iter().enumerate() {
                 key.ids[..n].copy_from_slice(&tick.keys[i * n..(i + 1) * n]);
-                let row = Row {
-                    sums: row.sums,
-                    hist: row.hist.clone(),
-                    ..Row::default()
-                };
                 match agg.get_mut(&key) {
-                    Some(a) => a.add_row(&row),
-                    None => agg.insert(&key, row),
+                    Some(a) => {
+                        a.sums.add(&row.sums);
+                        a.hist.add_hist(&row.hist);
+                    }
+                    None => agg.insert(
+                        &key,
+                        Row {
+                            sums: row.sums,
+                            hist: row.hist.clone(),
+                            ..Row::default()
+                        },
+                    ),
                 }
             }
         }
