@@ -97,6 +97,8 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let receive_buffer_bytes = sockets.first().map_or(0, |s| s.recv_buffer_bytes as u64);
     let mut shared = Shared::new(config, Arc::clone(&ring), udp_addrs, receive_buffer_bytes)?;
     shared.shutdown = shutdown.clone();
+    // Before any thread: the pool, the reports' windows and the clock as the last run left them.
+    crate::snapshot::restore_at_start(&mut shared);
     let shared = Arc::new(shared);
     // Sinks before the merger: they see every request merged from the first round on.
     crate::sink::Sinks::start(&shared).map_err(StartError::Sink)?;
@@ -189,6 +191,8 @@ impl Running {
         runtime.shutdown_timeout(Duration::from_millis(200));
         self.shutdown.trigger();
         self.stop_threads();
+        // Nothing merges any more: what the pool and the reports hold is final.
+        crate::snapshot::write_at_shutdown(&self.shared);
         served
     }
 

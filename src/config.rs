@@ -141,6 +141,8 @@ pub struct Config {
     pub sink: Vec<SinkConfig>,
     /// Report history (see `history`): the global switch.
     pub history: crate::history::HistoryConfig,
+    /// `[snapshot]`: the pool and the reports' windows kept across restarts (see `snapshot`).
+    pub snapshot: crate::snapshot::SnapshotConfig,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -270,6 +272,7 @@ impl Default for Config {
             report: Vec::new(),
             sink: Vec::new(),
             history: Default::default(),
+            snapshot: Default::default(),
         }
     }
 }

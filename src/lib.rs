@@ -37,6 +37,8 @@ pub mod sink;
 pub mod metrics;
 // Report history: closed ticks summed into steps in {state_dir}/history.sqlite ("pinbad-history").
 pub mod history;
+// The pool and the reports' windows written at shutdown and restored at start (`state_dir`).
+pub mod snapshot;
 
 // Beside the pipeline:
 

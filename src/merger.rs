@@ -67,10 +67,22 @@ impl Interned {
         self.pending.is_empty()
     }
 
-    fn clear(&mut self) {
+    pub fn clear(&mut self) {
         self.pending.clear();
         self.timers.clear();
         self.tags.clear();
+    }
+
+    /// The interned requests in order, each as its record, timers and tag block (for benches
+    /// that store them at times of their own).
+    pub fn requests(&self) -> impl Iterator<Item = (&Record, &[Timer], &[TagPair])> + '_ {
+        self.pending.iter().map(|p| {
+            (
+                &p.record,
+                &self.timers[p.timers.clone()],
+                &self.tags[p.tags.clone()],
+            )
+        })
     }
 
     /// Interns every request of `batch` at time `now_ms` (each string looked up once per request;
@@ -135,7 +147,7 @@ impl Interned {
 }
 
 /// Copies the dictionary's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]).
-fn publish_dictionary(shared: &Shared, dict: &Dictionary) {
+pub(crate) fn publish_dictionary(shared: &Shared, dict: &Dictionary) {
     let g = &shared.counters.gauges;
     g.dictionary_size.store(dict.len() as u64, Relaxed);
     g.dictionary_bytes.store(dict.bytes() as u64, Relaxed);
@@ -143,7 +155,7 @@ fn publish_dictionary(shared: &Shared, dict: &Dictionary) {
 }
 
 /// Copies the pool's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]).
-fn publish_pool(shared: &Shared, pool: &crate::pool::Pool) {
+pub(crate) fn publish_pool(shared: &Shared, pool: &crate::pool::Pool) {
     let g = &shared.counters.gauges;
     g.pool_used.store(pool.len() as u64, Relaxed);
     g.timer_pool_used.store(pool.timers_used() as u64, Relaxed);

@@ -133,6 +133,7 @@ async fn status(State(state): State<AppState>) -> Json<Value> {
         "stream": state.stream.status(state.config.limits.max_stream_clients),
         "sinks": state.sinks.status(),
         "history": state.history.status(),
+        "snapshot": state.snapshot,
     });
     if let (Some(o), Value::Object(p)) = (out.as_object_mut(), pool) {
         o.extend(p);

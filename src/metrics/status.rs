@@ -358,6 +358,54 @@ impl Collector for StatusCollector {
                 }
             }
         }
+        // What start-up restored from the snapshot (fixed for the life of the process).
+        let snap = &shared.snapshot;
+        for (name, help, unit, v) in [
+            (
+                "pinbad_snapshot_restored_requests",
+                "Raw requests restored from the snapshot at start.",
+                None,
+                snap.restored_requests as f64,
+            ),
+            (
+                "pinbad_snapshot_restored_reports",
+                "Reports whose window was restored from the snapshot at start.",
+                None,
+                snap.restored_reports as f64,
+            ),
+            (
+                "pinbad_snapshot",
+                "Size of the snapshot read at start.",
+                Some(Unit::Bytes),
+                snap.bytes as f64,
+            ),
+            (
+                "pinbad_snapshot_restore",
+                "Time the restore took at start.",
+                Some(Unit::Seconds),
+                snap.restore_ms / 1000.0,
+            ),
+            (
+                "pinbad_snapshot_write",
+                "Time the previous run took to write the restored snapshot.",
+                Some(Unit::Seconds),
+                snap.write_ms.unwrap_or(0.0) / 1000.0,
+            ),
+            (
+                "pinbad_snapshot_saved_at",
+                "When the restored snapshot was written (Unix time).",
+                Some(Unit::Seconds),
+                snap.saved_at.unwrap_or(0.0),
+            ),
+            (
+                "pinbad_snapshot_down",
+                "Time between the restored snapshot's write and the restore.",
+                Some(Unit::Seconds),
+                snap.down_seconds.unwrap_or(0.0),
+            ),
+        ] {
+            gauge(&mut enc, name, help, unit, v)?;
+        }
         // The live stream and the sinks, from the same figures /api/v1/status shows.
         let stream = shared
             .stream

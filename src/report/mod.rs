@@ -65,6 +65,8 @@ mod def;
 mod family;
 mod query;
 mod set;
+// The window state in and out of a snapshot (see the crate's `snapshot`).
+mod snapshot;
 mod state;
 #[cfg(test)]
 mod tests;

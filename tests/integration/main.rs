@@ -21,5 +21,6 @@ mod prometheus;
 mod reports;
 mod clickhouse;
 mod sinks;
+mod snapshot;
 mod state;
 mod stream;
