@@ -240,7 +240,8 @@ impl Report {
         open.retain_each(n, |key, row| {
             row.slot = slots;
             slots += 1;
-            open_only += agg.get(key.slice()).is_none() as usize;
+            row.only_open = agg.get(key.slice()).is_none();
+            open_only += row.only_open as usize;
             true
         });
         self.rows_lost = rows_lost;
