@@ -126,6 +126,11 @@ fn setup(
     config.merge.families = std::env::var("MERGE_FAMILIES").map_or(true, |v| v != "0");
     config.state_dir = std::env::temp_dir().join("pinbad-bench-no-state");
     config.report = timer_reports(timer_reports_n);
+    // MERGE_HISTORY=0: no report keeps history, to measure what history costs the merge: with
+    // it (the default), the built-ins keep the ticks they close for the history writer and the
+    // merge threads hand them over (the writer itself is not started here: its own cost is
+    // measured in the daemon, see BENCHMARKS.md "History").
+    config.history.enabled = std::env::var("MERGE_HISTORY").map_or(true, |v| v != "0");
     let ring = Arc::new(Ring::new(1 << 30));
     let shared = Arc::new(Shared::new(config, Arc::clone(&ring), vec![], 0).expect("shared"));
     let mut merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring));

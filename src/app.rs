@@ -1,8 +1,8 @@
 //! The app: builds the shared state (`shared`), binds the sockets, starts the threads, and stops
 //! them. It only wires: what the threads share lives in `shared`.
 //!
-//! Threads: one "pinbad-recv-N" per UDP socket, one "pinbad-merger", one "pinbad-metrics", and
-//! the tokio runtime's "pinbad-http" workers. Any panic in any of them ends the process with a
+//! Threads: one "pinbad-recv-N" per UDP socket, one "pinbad-merger", one "pinbad-metrics", one
+//! "pinbad-history" (when history is on), and the tokio runtime's "pinbad-http" workers. Any panic in any of them ends the process with a
 //! non-zero code (a panic hook set by `main`), so pinbad is never half alive.
 
 use std::net::{SocketAddr, TcpListener};
@@ -58,6 +58,7 @@ pub struct Running {
     merger: Option<JoinHandle<()>>,
     merger_stop: Arc<AtomicBool>,
     metrics: Option<JoinHandle<()>>,
+    history: Option<crate::history::WriterHandle>,
 }
 
 /// Binds every socket (failing fast), allocates the pool, creates the start-up reports and starts
@@ -96,6 +97,8 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let receive_buffer_bytes = sockets.first().map_or(0, |s| s.recv_buffer_bytes as u64);
     let mut shared = Shared::new(config, Arc::clone(&ring), udp_addrs, receive_buffer_bytes)?;
     shared.shutdown = shutdown.clone();
+    // Before any thread: the pool, the reports' windows and the clock as the last run left them.
+    crate::snapshot::restore_at_start(&mut shared);
     let shared = Arc::new(shared);
     // Sinks before the merger: they see every request merged from the first round on.
     crate::sink::Sinks::start(&shared).map_err(StartError::Sink)?;
@@ -127,6 +130,8 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     }
     let metrics =
         crate::metrics::start(Arc::clone(&shared), shutdown.clone()).map_err(StartError::Thread)?;
+    // History before the merger: it takes every tick the reports close.
+    let history = crate::history::start(&shared).map_err(StartError::Thread)?;
     let merger_stop = Arc::new(AtomicBool::new(false));
     let merger = {
         let m = Merger::new(Arc::clone(&shared), ring);
@@ -145,6 +150,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         merger: Some(merger),
         merger_stop,
         metrics: Some(metrics),
+        history,
     })
 }
 
@@ -185,6 +191,8 @@ impl Running {
         runtime.shutdown_timeout(Duration::from_millis(200));
         self.shutdown.trigger();
         self.stop_threads();
+        // Nothing merges any more: what the pool and the reports hold is final.
+        crate::snapshot::write_at_shutdown(&self.shared);
         served
     }
 
@@ -196,6 +204,10 @@ impl Running {
             .store(true, std::sync::atomic::Ordering::SeqCst);
         if let Some(m) = self.merger.take() {
             let _ = m.join();
+        }
+        // The merger handed over its last ticks: the history writer writes what it holds.
+        if let Some(h) = self.history.take() {
+            h.stop(&self.shared);
         }
         // The merger published its last round: the sinks drain their queues and close.
         self.shared.sinks.stop();

@@ -139,6 +139,10 @@ pub struct Config {
     pub report: Vec<ReportDef>,
     /// Sinks (`[[sink]]` tables): where every merged request is written (see `sink`).
     pub sink: Vec<SinkConfig>,
+    /// Report history (see `history`): the global switch.
+    pub history: crate::history::HistoryConfig,
+    /// `[snapshot]`: the pool and the reports' windows kept across restarts (see `snapshot`).
+    pub snapshot: crate::snapshot::SnapshotConfig,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -267,6 +271,8 @@ impl Default for Config {
             metrics: Default::default(),
             report: Vec::new(),
             sink: Vec::new(),
+            history: Default::default(),
+            snapshot: Default::default(),
         }
     }
 }

@@ -195,6 +195,16 @@ impl Dictionary {
         freed
     }
 
+    /// Every live string (not [`LOST`]) with its id and when it was last used (for a snapshot).
+    pub fn live(&self) -> impl Iterator<Item = (u32, &[u8], u32)> + '_ {
+        self.entries
+            .iter()
+            .enumerate()
+            .skip(1)
+            .filter(|(_, e)| e.used != u32::MAX)
+            .map(|(id, e)| (id as u32, &*e.bytes, e.used))
+    }
+
     /// The id of `s` if it is interned, without stamping it.
     pub fn lookup(&self, s: &[u8]) -> Option<u32> {
         let entries = &self.entries;

@@ -284,6 +284,9 @@ impl Spec {
                 .history_seconds
                 .map(|s| crate::config::HumanDuration(std::time::Duration::from_secs(s))),
             prometheus: false,
+            history_retention: None,
+            history_step: None,
+            history_rows: None,
         };
         match def.validate() {
             Ok(()) => Outcome::Report(def),

@@ -37,6 +37,10 @@ pub mod sink;
 pub mod dashboard;
 // GET /metrics: status counters and monotonic report series for Prometheus (a tap, "pinbad-metrics").
 pub mod metrics;
+// Report history: closed ticks summed into steps in {state_dir}/history.sqlite ("pinbad-history").
+pub mod history;
+// The pool and the reports' windows written at shutdown and restored at start (`state_dir`).
+pub mod snapshot;
 
 // Beside the pipeline:
 

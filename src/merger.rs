@@ -67,10 +67,22 @@ impl Interned {
         self.pending.is_empty()
     }
 
-    fn clear(&mut self) {
+    pub fn clear(&mut self) {
         self.pending.clear();
         self.timers.clear();
         self.tags.clear();
+    }
+
+    /// The interned requests in order, each as its record, timers and tag block (for benches
+    /// that store them at times of their own).
+    pub fn requests(&self) -> impl Iterator<Item = (&Record, &[Timer], &[TagPair])> + '_ {
+        self.pending.iter().map(|p| {
+            (
+                &p.record,
+                &self.timers[p.timers.clone()],
+                &self.tags[p.tags.clone()],
+            )
+        })
     }
 
     /// Interns every request of `batch` at time `now_ms` (each string looked up once per request;
@@ -135,7 +147,7 @@ impl Interned {
 }
 
 /// Copies the dictionary's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]).
-fn publish_dictionary(shared: &Shared, dict: &Dictionary) {
+pub(crate) fn publish_dictionary(shared: &Shared, dict: &Dictionary) {
     let g = &shared.counters.gauges;
     g.dictionary_size.store(dict.len() as u64, Relaxed);
     g.dictionary_bytes.store(dict.bytes() as u64, Relaxed);
@@ -143,7 +155,7 @@ fn publish_dictionary(shared: &Shared, dict: &Dictionary) {
 }
 
 /// Copies the pool's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]).
-fn publish_pool(shared: &Shared, pool: &crate::pool::Pool) {
+pub(crate) fn publish_pool(shared: &Shared, pool: &crate::pool::Pool) {
     let g = &shared.counters.gauges;
     g.pool_used.store(pool.len() as u64, Relaxed);
     g.timer_pool_used.store(pool.timers_used() as u64, Relaxed);
@@ -163,6 +175,8 @@ pub struct RoundWork {
     remaining: std::sync::atomic::AtomicUsize,
     /// Requests of the round.
     merged: u64,
+    /// Where the reports' closed ticks go (see `history`); set each round.
+    history: Option<Arc<crate::history::History>>,
 }
 
 impl Default for RoundWork {
@@ -189,6 +203,7 @@ impl RoundWork {
             cells: Vec::new(),
             remaining: Default::default(),
             merged: 0,
+            history: None,
         }
     }
 
@@ -206,15 +221,19 @@ impl RoundWork {
 }
 
 /// Brings one report up to date with a round: advance its window to the round's time, count the
-/// round's requests into its open tick. The one write-lock step per report and round.
-fn update_report(cell: &ReportCell, work: &RoundWork) {
+/// round's requests into its open tick. The one write-lock step per report and round. The ticks
+/// it closed go to the history writer (a report with history; never waits).
+fn update_report(cell: &Arc<ReportCell>, work: &RoundWork) {
     if let Some(family) = cell.family() {
         // A family's leader updates its stage (and moves every member's window); the other
-        // members have nothing of their own to do.
+        // members have nothing of their own to do but hand over the ticks closed for them.
         if family.is_leader(cell, &work.cells) {
             let t = cell.instrument.start();
             family.update(work.now_ms, &work.batch);
             cell.instrument.record(t, work.batch.len() as u64);
+        }
+        if let Some(h) = &work.history {
+            h.collect(cell);
         }
         return;
     }
@@ -224,8 +243,12 @@ fn update_report(cell: &ReportCell, work: &RoundWork) {
     if !work.batch.is_empty() {
         r.add_batch(&work.batch);
     }
+    let closed = r.take_closed_ticks();
     cell.publish(&r);
     drop(r);
+    if let Some(h) = &work.history {
+        h.hand_over(cell, closed);
+    }
     cell.instrument.record(t, work.batch.len() as u64);
 }
 
@@ -485,6 +508,7 @@ impl Merger {
         let mut work = self.take_work();
         let work_mut = Arc::get_mut(&mut work).expect("spare round work is unshared");
         work_mut.now_ms = now64;
+        work_mut.history = Some(Arc::clone(&shared.history));
         work_mut.batch.clear();
         work_mut.cells.clear();
         let timing = shared.counters.instruments.pool.start();

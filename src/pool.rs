@@ -191,6 +191,14 @@ impl Pool {
         self.next_id
     }
 
+    /// Makes the next inserted request's id `next_id`, so that a pool restored from a snapshot
+    /// keeps the ids it had. Only while empty (ids are consecutive); ignored otherwise.
+    pub fn resume_ids(&mut self, next_id: u64) {
+        if self.len == 0 {
+            self.next_id = next_id;
+        }
+    }
+
     /// Bytes held by the three rings (fixed from start-up).
     pub fn memory_bytes(&self) -> usize {
         std::mem::size_of_val(&*self.records)

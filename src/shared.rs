@@ -18,35 +18,61 @@ use crate::pool::Pool;
 use crate::report::{Report, ReportSet};
 use crate::ring::Ring;
 
-/// The pool's clock: milliseconds since the app started, as the u32 the pool stores, and the wall
-/// time they correspond to. Only the merger and the API read it; the pure stages get time as an
-/// argument.
+/// The pool's clock: milliseconds since the app's epoch, as the u32 the pool stores, and the wall
+/// time they correspond to. The epoch is the daemon's start, or the start of the run whose
+/// snapshot was restored ([`Clock::resume`]), so that restored timestamps stay valid as they are.
+/// Only the merger and the API read it; the pure stages get time as an argument.
 #[derive(Debug)]
 pub struct Clock {
-    epoch: Instant,
+    /// When this process started (uptime).
+    started: Instant,
+    /// Milliseconds since the epoch at `started` (0 unless resumed).
+    base_ms: u64,
     epoch_unix_ms: u64,
+}
+
+/// Wall-clock time, Unix milliseconds (0 if the system clock is before 1970).
+pub fn unix_now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 impl Clock {
     pub fn new() -> Clock {
-        let epoch_unix_ms = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
         Clock {
-            epoch: Instant::now(),
+            started: Instant::now(),
+            base_ms: 0,
+            epoch_unix_ms: unix_now_ms(),
+        }
+    }
+
+    /// A clock that continues the epoch of an earlier run (Unix ms): now is the wall time elapsed
+    /// since that epoch, and never less than `at_least_ms` (the earlier run's last reading), so
+    /// time does not go back if the wall clock did.
+    pub fn resume(epoch_unix_ms: u64, at_least_ms: u64) -> Clock {
+        let elapsed = unix_now_ms().saturating_sub(epoch_unix_ms);
+        Clock {
+            started: Instant::now(),
+            base_ms: elapsed.max(at_least_ms),
             epoch_unix_ms,
         }
     }
 
-    /// Now, in pool milliseconds (wraps after 49 days; the pool compares with `wrapping_sub`).
-    pub fn now_ms(&self) -> u32 {
-        self.epoch.elapsed().as_millis() as u32
+    /// Unix time in milliseconds of the epoch (merger time 0).
+    pub fn epoch_unix_ms(&self) -> u64 {
+        self.epoch_unix_ms
     }
 
-    /// Now, in milliseconds since start, without wrapping (report windows).
+    /// Now, in pool milliseconds (wraps after 49 days; the pool compares with `wrapping_sub`).
+    pub fn now_ms(&self) -> u32 {
+        self.now_ms64() as u32
+    }
+
+    /// Now, in milliseconds since the epoch, without wrapping (report windows).
     pub fn now_ms64(&self) -> u64 {
-        self.epoch.elapsed().as_millis() as u64
+        self.base_ms + self.started.elapsed().as_millis() as u64
     }
 
     /// Unix time in milliseconds of a merger timestamp from [`Clock::now_ms64`].
@@ -56,13 +82,14 @@ impl Clock {
 
     /// Unix time in milliseconds of a pool timestamp no older than 49 days.
     pub fn unix_ms(&self, pool_ms: u32) -> u64 {
-        let now = self.now_ms();
-        let age = now.wrapping_sub(pool_ms) as u64;
-        (self.epoch_unix_ms + self.epoch.elapsed().as_millis() as u64).saturating_sub(age)
+        let now = self.now_ms64();
+        let age = (now as u32).wrapping_sub(pool_ms) as u64;
+        (self.epoch_unix_ms + now).saturating_sub(age)
     }
 
+    /// Time since this process started.
     pub fn uptime(&self) -> Duration {
-        self.epoch.elapsed()
+        self.started.elapsed()
     }
 }
 
@@ -109,6 +136,12 @@ pub struct Shared {
     /// The report series of `GET /metrics`: written by the "pinbad-metrics" thread, read by
     /// scrapes (see `metrics`).
     pub metrics: crate::metrics::Metrics,
+    /// Report history: the merge threads hand closed ticks to it, "pinbad-history" writes them,
+    /// the API reads them (see `history`).
+    pub history: Arc<crate::history::History>,
+    /// What start-up restored from the snapshot in `state_dir`, or why it did not (set by
+    /// `app::start` before the threads start, read by `/api/v1/status`).
+    pub snapshot: crate::snapshot::Restored,
 }
 
 impl Shared {
@@ -190,9 +223,11 @@ impl Shared {
                 .store(pool.memory_bytes() as u64, Relaxed);
             g.pool_oldest_ms.store(u64::MAX, Relaxed);
         }
+        let clock = Clock::new();
         Ok(Shared {
             counters: Arc::new(counters),
-            clock: Clock::new(),
+            history: Arc::new(crate::history::History::new(&config, clock.unix_ms64(0))),
+            clock,
             pool: RwLock::new(pool),
             dictionary: RwLock::new(dictionary),
             reports,
@@ -209,6 +244,7 @@ impl Shared {
                 .map_err(SharedError::Config)?,
             shutdown: Default::default(),
             metrics: crate::metrics::Metrics::new(&config),
+            snapshot: Default::default(),
             config,
         })
     }
@@ -220,20 +256,29 @@ impl Shared {
 }
 
 /// A report as the configuration shapes it: the row limit, the window (`stats_history` unless
-/// the definition sets its own `history`, in `report_ticks` ticks). It joins the merge rounds
+/// the definition sets its own `history`, in `report_ticks` ticks), its history settings checked
+/// against that window (see `history::Spec`). It joins the merge rounds
 /// once the merger filled it (see `Merger::fill`).
 pub fn new_report(
     config: &Config,
     def: crate::report::ReportDef,
     dict: &mut Dictionary,
 ) -> Result<Report, crate::report::ReportError> {
-    Ok(
-        Report::new(def, dict, config.limits.max_rows_per_report)?.with_window(
-            config.stats_history.0,
-            config.report_ticks,
-            0,
-        ),
-    )
+    let mut report = Report::new(def, dict, config.limits.max_rows_per_report)?.with_window(
+        config.stats_history.0,
+        config.report_ticks,
+        0,
+    );
+    // A report with history keeps its closed ticks for the history writer.
+    match crate::history::Spec::of_report(&report) {
+        Ok(Some(_)) if config.history.enabled => report.keep_closed_ticks(),
+        Ok(_) => {}
+        Err(e) => {
+            report.release(dict);
+            return Err(e);
+        }
+    }
+    Ok(report)
 }
 
 /// Creates the state directory if needed and proves it writable with a probe file, so that a

@@ -23,6 +23,7 @@ use tokio::sync::OwnedSemaphorePermit;
 
 use crate::shared::Shared;
 
+mod history;
 mod instruments;
 pub mod openapi;
 mod reports;
@@ -127,6 +128,7 @@ pub fn documented_routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
         .merge(status::routes())
         .merge(requests::routes())
         .merge(reports::routes())
+        .merge(history::routes())
         .merge(instruments::routes())
         .merge(sinks::routes())
         .merge(crate::stream::routes())

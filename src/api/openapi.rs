@@ -139,6 +139,14 @@ pub struct ReportDefinition {
     pub history: Option<String>,
     /// Export its rows on `GET /metrics` as monotonic counters (default false).
     pub prometheus: Option<bool>,
+    /// How long its history is kept, e.g. `"30d"` (1 min to 3650 days); absent or `"0s"`: no
+    /// history (see `GET /api/v1/reports/{name}/history`).
+    pub history_retention: Option<String>,
+    /// The history's step, e.g. `"1m"` (default): whole seconds, a multiple of the report's tick.
+    pub history_step: Option<String>,
+    /// Rows kept per step (default 100): the top by `req_time_total` (`timer_value`), the rest
+    /// summed into one "(other)" row.
+    pub history_rows: Option<usize>,
 }
 
 /// A report as listed (and as `POST /api/v1/reports` answers).
@@ -162,6 +170,43 @@ pub struct ReportEntry {
     pub builtin: bool,
     /// Whether its rows are exported on `GET /metrics`.
     pub prometheus: bool,
+    /// How long its history is kept, in seconds (defaults applied); null: it keeps none.
+    pub history_retention: Option<f64>,
+    /// The history's step, in seconds; null: no history.
+    pub history_step: Option<f64>,
+    /// Rows kept per step; null: no history.
+    pub history_rows: Option<u64>,
+}
+
+/// `GET /api/v1/reports/{name}/history`.
+#[derive(ToSchema)]
+pub struct HistoryAnswer {
+    pub report: String,
+    /// `info`, `request` or `timer`.
+    pub kind: String,
+    pub key_columns: Vec<String>,
+    /// The range asked, unix seconds.
+    pub from: i64,
+    pub to: i64,
+    /// The step of the points, in seconds (a multiple of `stored_step`).
+    pub step: u64,
+    /// The step the report stores, in seconds.
+    pub stored_step: u64,
+    /// The value columns of every point, after `t`.
+    pub columns: Vec<String>,
+    pub series: Vec<HistorySeries>,
+}
+
+/// One series of a history answer.
+#[derive(ToSchema)]
+pub struct HistorySeries {
+    /// The key values (`[]` with `group=total`; all `"(other)"` for the other row).
+    pub key: Vec<String>,
+    /// Whether this is the "(other)" row: the rows a step did not keep (history_rows), summed.
+    pub other: bool,
+    /// `[t, v1, v2, ...]`, sorted by `t` (the step's start, unix seconds); a step without data
+    /// is absent; a percentile of an empty step is null.
+    pub points: Vec<Vec<Option<f64>>>,
 }
 
 /// `GET /api/v1/reports`.
@@ -442,6 +487,9 @@ mod tests {
         def.filters.insert("min_time".into(), 1.0.into());
         def.history = Some("1m".parse().unwrap());
         def.prometheus = true;
+        def.history_retention = Some("30d".parse().unwrap());
+        def.history_step = Some("1m".parse().unwrap());
+        def.history_rows = Some(10);
         let json = serde_json::to_value(&def).unwrap();
         let real: BTreeSet<&str> = json
             .as_object()

@@ -98,6 +98,10 @@ fn list_entry(state: &Shared, cell: &ReportCell) -> Value {
     let r = cell.report.read();
     let w = r.window();
     let filled = cell.is_filled();
+    let spec = crate::history::Spec::of_report(&r)
+        .ok()
+        .flatten()
+        .filter(|_| state.history.enabled());
     json!({
         "name": cell.name(),
         "kind": r.kind(),
@@ -111,6 +115,10 @@ fn list_entry(state: &Shared, cell: &ReportCell) -> Value {
         "rows_lost": r.rows_lost(),
         "builtin": cell.builtin(),
         "prometheus": r.def().prometheus,
+        // The history it keeps, resolved (defaults applied; null: none).
+        "history_retention": spec.map(|s| s.retention_ms as f64 / 1000.0),
+        "history_step": spec.map(|s| s.step_ms as f64 / 1000.0),
+        "history_rows": spec.map(|s| s.rows),
     })
 }
 
@@ -419,6 +427,8 @@ async fn drop_report(
         if !release_removed(&state, &name) {
             return Err(no_such_report(&name));
         }
+        // Its history goes with it (the writer deletes it).
+        state.history.forget(&name);
         Ok(())
     })
     .await?;

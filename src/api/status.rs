@@ -132,6 +132,8 @@ async fn status(State(state): State<AppState>) -> Json<Value> {
         "udp_listen": state.udp_addrs.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
         "stream": state.stream.status(state.config.limits.max_stream_clients),
         "sinks": state.sinks.status(),
+        "history": state.history.status(),
+        "snapshot": state.snapshot,
     });
     if let (Some(o), Value::Object(p)) = (out.as_object_mut(), pool) {
         o.extend(p);

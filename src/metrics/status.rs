@@ -358,6 +358,54 @@ impl Collector for StatusCollector {
                 }
             }
         }
+        // What start-up restored from the snapshot (fixed for the life of the process).
+        let snap = &shared.snapshot;
+        for (name, help, unit, v) in [
+            (
+                "pinbad_snapshot_restored_requests",
+                "Raw requests restored from the snapshot at start.",
+                None,
+                snap.restored_requests as f64,
+            ),
+            (
+                "pinbad_snapshot_restored_reports",
+                "Reports whose window was restored from the snapshot at start.",
+                None,
+                snap.restored_reports as f64,
+            ),
+            (
+                "pinbad_snapshot",
+                "Size of the snapshot read at start.",
+                Some(Unit::Bytes),
+                snap.bytes as f64,
+            ),
+            (
+                "pinbad_snapshot_restore",
+                "Time the restore took at start.",
+                Some(Unit::Seconds),
+                snap.restore_ms / 1000.0,
+            ),
+            (
+                "pinbad_snapshot_write",
+                "Time the previous run took to write the restored snapshot.",
+                Some(Unit::Seconds),
+                snap.write_ms.unwrap_or(0.0) / 1000.0,
+            ),
+            (
+                "pinbad_snapshot_saved_at",
+                "When the restored snapshot was written (Unix time).",
+                Some(Unit::Seconds),
+                snap.saved_at.unwrap_or(0.0),
+            ),
+            (
+                "pinbad_snapshot_down",
+                "Time between the restored snapshot's write and the restore.",
+                Some(Unit::Seconds),
+                snap.down_seconds.unwrap_or(0.0),
+            ),
+        ] {
+            gauge(&mut enc, name, help, unit, v)?;
+        }
         // The live stream and the sinks, from the same figures /api/v1/status shows.
         let stream = shared
             .stream
@@ -431,6 +479,56 @@ impl Collector for StatusCollector {
                     _ => ConstGauge::new(num(sink, field)).encode(family)?,
                 }
             }
+        }
+        // History, from the figures /api/v1/status shows under `history`.
+        let history = shared.history.status();
+        let history_gauges: [(&str, &str, Option<Unit>, &str); 4] = [
+            (
+                "pinbad_history",
+                "Disk the history store takes (file, WAL, index).",
+                Some(Unit::Bytes),
+                "bytes",
+            ),
+            (
+                "pinbad_history_rows",
+                "Rows stored in the history store.",
+                None,
+                "rows",
+            ),
+            (
+                "pinbad_history_oldest",
+                "Unix time of the oldest step stored (0: none).",
+                Some(Unit::Seconds),
+                "oldest",
+            ),
+            (
+                "pinbad_history_available",
+                "1 when the history store is open and written.",
+                None,
+                "available",
+            ),
+        ];
+        for (name, help, unit, field) in history_gauges {
+            let v = match &history[field] {
+                serde_json::Value::Bool(b) => *b as u8 as f64,
+                v => v.as_f64().unwrap_or(0.0),
+            };
+            gauge(&mut enc, name, help, unit, v)?;
+        }
+        let history_counters: [(&str, &str, &str); 4] = [
+            ("pinbad_history_written_steps", "Report steps written to the history store.", "written_steps"),
+            ("pinbad_history_write_errors", "Failed writes to the history store (steps lost).", "write_errors"),
+            ("pinbad_history_dropped_ticks", "Closed report ticks not written to history (queue full, or too old to name their keys).", "dropped_ticks"),
+            ("pinbad_history_open_errors", "Times the history store could not be opened (pinbad then runs without history).", "open_errors"),
+        ];
+        for (name, help, field) in history_counters {
+            counter(
+                &mut enc,
+                name,
+                help,
+                None,
+                history[field].as_u64().unwrap_or(0),
+            )?;
         }
         shared.metrics.state.lock().encode(&mut enc)
     }

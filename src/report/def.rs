@@ -119,7 +119,25 @@ pub struct ReportDef {
     /// `metrics` module); off by default.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub prometheus: bool,
+    /// How long the report's steps are kept in the history store (`{state_dir}/history.sqlite`,
+    /// see `history`), e.g. `"30d"`; absent or `"0s"`: the report keeps no history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_retention: Option<crate::config::HumanDuration>,
+    /// The history's resolution, e.g. `"1m"` (default): whole seconds, a multiple of the report's
+    /// tick. Steps are aligned on unix time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_step: Option<crate::config::HumanDuration>,
+    /// Rows kept per step (default 100): the top ones by `req_time_total` (`timer_value` in a
+    /// timer report); the rest are summed into one "(other)" row, so totals stay exact.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_rows: Option<usize>,
 }
+
+/// The longest `history_retention`: ten years.
+pub const MAX_HISTORY_RETENTION: std::time::Duration =
+    std::time::Duration::from_secs(3650 * 24 * 3600);
+/// Most `history_rows`.
+pub const MAX_HISTORY_ROWS: usize = 100_000;
 
 pub(super) fn default_percentiles() -> Vec<f64> {
     DEFAULT_PERCENTILES.to_vec()
@@ -333,6 +351,9 @@ impl ReportDef {
             filters: BTreeMap::new(),
             history: None,
             prometheus: false,
+            history_retention: None,
+            history_step: None,
+            history_rows: None,
         }
     }
 
@@ -372,7 +393,53 @@ impl ReportDef {
                 )));
             }
         }
+        self.validate_history()?;
         validate_percentiles(&self.percentiles)
+    }
+
+    /// The history settings on their own (those that need the window, such as the step being a
+    /// multiple of the tick, are checked by `history::Spec::of`).
+    fn validate_history(&self) -> Result<(), ReportError> {
+        let retention = self.history_retention.map(|d| d.0).unwrap_or_default();
+        if retention.is_zero() {
+            if self.history_step.is_some() || self.history_rows.is_some() {
+                return Err(err(
+                    "history_step and history_rows need history_retention (e.g. \"30d\"): \
+                     without it the report keeps no history",
+                ));
+            }
+            return Ok(());
+        }
+        if retention < std::time::Duration::from_secs(60) || retention > MAX_HISTORY_RETENTION {
+            return Err(err(format!(
+                "history_retention: {} is not between 1m and 3650days (or 0s: no history)",
+                humantime::format_duration(retention)
+            )));
+        }
+        if let Some(step) = self.history_step {
+            let ms = step.0.as_millis();
+            if ms % 1000 != 0 || !(1..=30 * 24 * 3600).contains(&(ms / 1000)) {
+                return Err(err(format!(
+                    "history_step: {} is not whole seconds between 1s and 30days",
+                    humantime::format_duration(step.0)
+                )));
+            }
+            if step.0 > retention {
+                return Err(err(format!(
+                    "history_step: {} is longer than history_retention {}",
+                    humantime::format_duration(step.0),
+                    humantime::format_duration(retention)
+                )));
+            }
+        }
+        if let Some(rows) = self.history_rows {
+            if !(1..=MAX_HISTORY_ROWS).contains(&rows) {
+                return Err(err(format!(
+                    "history_rows: {rows} is not between 1 and {MAX_HISTORY_ROWS}"
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// The keys, with a `preset` expanded.
@@ -502,6 +569,33 @@ pub fn builtin_defs() -> Vec<ReportDef> {
     ];
     BUILTINS
         .iter()
-        .map(|(name, keys)| ReportDef::new(name, keys))
+        .map(|(name, keys)| {
+            let mut def = ReportDef::new(name, keys);
+            let (retention, step, rows) = if keys.is_empty() {
+                INFO_HISTORY
+            } else {
+                BUILTIN_HISTORY
+            };
+            def.history_retention = Some(crate::config::HumanDuration(retention));
+            def.history_step = Some(crate::config::HumanDuration(step));
+            def.history_rows = rows;
+            def
+        })
         .collect()
 }
+
+/// The history `info` keeps by default: 30 days at 1 minute (one totals row per step).
+pub const INFO_HISTORY: (std::time::Duration, std::time::Duration, Option<usize>) = (
+    std::time::Duration::from_secs(30 * 24 * 3600),
+    std::time::Duration::from_secs(60),
+    None,
+);
+/// The history each `report_by_*` built-in keeps by default (README "History" has the disk it
+/// costs): 7 days at 15 minutes (Pinboard's resolution; the live window covers the last 15
+/// minutes finer), the top 10 rows of each step and the "(other)" row. A row's histogram is most
+/// of its 1 to 4 KB on disk, so rows are what the disk pays for.
+pub const BUILTIN_HISTORY: (std::time::Duration, std::time::Duration, Option<usize>) = (
+    std::time::Duration::from_secs(7 * 24 * 3600),
+    std::time::Duration::from_secs(900),
+    Some(10),
+);

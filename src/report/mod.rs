@@ -65,6 +65,8 @@ mod def;
 mod family;
 mod query;
 mod set;
+// The window state in and out of a snapshot (see the crate's `snapshot`).
+mod snapshot;
 mod state;
 #[cfg(test)]
 mod tests;
@@ -162,15 +164,17 @@ pub(crate) fn ns(seconds: f32) -> u64 {
 /// Integer sums of one row (or of the totals). Request reports use `req_count`, `time_ns`
 /// (request_time), `ru_*`, `traffic_bytes` and `memory_footprint_bytes`; timer reports use
 /// `req_count`, `hit_count`, `time_ns` (timer value) and `ru_*`.
+///
+/// Public for the history store, which keeps them per step (see `history`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Sums {
-    req_count: u64,
-    hit_count: u64,
-    time_ns: u64,
-    ru_utime_ns: u64,
-    ru_stime_ns: u64,
-    traffic_bytes: u64,
-    memory_footprint_bytes: u64,
+pub struct Sums {
+    pub req_count: u64,
+    pub hit_count: u64,
+    pub time_ns: u64,
+    pub ru_utime_ns: u64,
+    pub ru_stime_ns: u64,
+    pub traffic_bytes: u64,
+    pub memory_footprint_bytes: u64,
 }
 
 /// What one request (request report) or one timer (timer report) adds to a row.
@@ -736,15 +740,19 @@ impl Window {
     }
 
     /// When tick `i` starts (0 for ticks that would start before the clock's zero).
-    fn tick_start(&self, i: u64) -> u64 {
+    pub fn tick_start(&self, i: u64) -> u64 {
         (i * self.tick_ms).saturating_sub(self.phase_ms)
     }
 }
 
 /// A closed tick: its rows in two flat vectors (keys `n` ids per row), so that the window's
 /// history costs a row's sums and histogram per tick and nothing more (no hash table slack).
+///
+/// Immutable once closed, and shared (`Arc`): the window holds it until it leaves, and a report
+/// that keeps history also hands it to the history writer (see [`Report::take_closed_ticks`]),
+/// which reads it on its own thread without copying it.
 #[derive(Debug)]
-struct ClosedTick {
+pub struct ClosedTick {
     index: u64,
     keys: Vec<u32>,
     rows: Vec<TickRow>,
@@ -759,6 +767,37 @@ struct TickRow {
 
 /// Fills the unused places of [`RowRef::percentiles_ns`]'s parts.
 static EMPTY_HISTOGRAM: Histogram = Histogram::new();
+
+impl ClosedTick {
+    /// The tick's number in its report's [`Window`] (see [`Window::tick_start`]).
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+
+    /// Every row: its key ids (as many as the report has keys), sums and histogram. The ids are
+    /// the dictionary's, alive at least while the tick is in its report's window.
+    pub fn rows(&self) -> impl Iterator<Item = (&[u32], &Sums, &Histogram)> + '_ {
+        let n = if self.rows.is_empty() {
+            0
+        } else {
+            self.keys.len() / self.rows.len()
+        };
+        self.rows
+            .iter()
+            .enumerate()
+            .map(move |(i, r)| (&self.keys[i * n..(i + 1) * n], &r.sums, &r.hist))
+    }
+
+    /// The report's totals over the tick (requests lost for want of a row included).
+    pub fn totals(&self) -> (&Sums, &Histogram) {
+        (&self.totals.sums, &self.totals.hist)
+    }
+}
+
+/// Closed ticks a report keeps for the history writer between two collections (see
+/// [`Report::take_closed_ticks`]); beyond it the oldest are dropped and counted. The merger
+/// collects every round, so this is reached only if collection stops.
+const OUTBOX_MAX_TICKS: usize = 1024;
 
 /// A row of a query: the window's closed part, the open tick and (for a family member) what its
 /// stage holds for it, summed on read.
@@ -848,7 +887,7 @@ impl<'a> RowRef<'a> {
 
 impl Sums {
     #[inline]
-    fn add(&mut self, o: &Sums) {
+    pub fn add(&mut self, o: &Sums) {
         self.req_count += o.req_count;
         self.hit_count += o.hit_count;
         self.time_ns += o.time_ns;
@@ -942,7 +981,13 @@ pub struct Report {
     /// lost for want of a row, and a row created for that key meanwhile would miss it.
     frozen_tick: Option<u64>,
     /// Closed ticks in the window, oldest first, and their sum.
-    closed: VecDeque<ClosedTick>,
+    closed: VecDeque<Arc<ClosedTick>>,
+    /// Ticks closed since the history writer last took them (`None`: the report keeps no
+    /// history); see [`Report::keep_closed_ticks`]. Pure: no channel in here, the merger moves
+    /// them on.
+    outbox: Option<Vec<Arc<ClosedTick>>>,
+    /// Ticks dropped from a full outbox since the last [`Report::take_closed_ticks`].
+    outbox_dropped: u64,
     agg: RowMap,
     agg_totals: Row,
     /// Milliseconds (merger clock) from which the report holds every request of its window: the
@@ -1107,6 +1152,8 @@ impl Report {
             spare_deferral: None,
             frozen_tick: None,
             closed: VecDeque::new(),
+            outbox: None,
+            outbox_dropped: 0,
             agg: RowMap::new(n),
             agg_totals: Row::default(),
             complete_from_ms: 0,
@@ -1332,11 +1379,37 @@ impl Report {
         });
         self.open_only = 0;
         self.open_slots = slots;
+        let tick = Arc::new(tick);
+        if let Some(outbox) = &mut self.outbox {
+            if outbox.len() >= OUTBOX_MAX_TICKS {
+                outbox.remove(0);
+                self.outbox_dropped += 1;
+            }
+            outbox.push(Arc::clone(&tick));
+        }
         self.closed.push_back(tick);
     }
 
+    /// From now on, every tick this report closes is also kept for the history writer until
+    /// [`Report::take_closed_ticks`] (a report with `history_retention`).
+    pub fn keep_closed_ticks(&mut self) {
+        self.outbox.get_or_insert_with(Vec::new);
+    }
+
+    /// Whether closed ticks wait for [`Report::take_closed_ticks`].
+    pub fn closed_ticks_waiting(&self) -> bool {
+        self.outbox.as_ref().is_some_and(|o| !o.is_empty())
+    }
+
+    /// The ticks closed since the last call, oldest first, and how many were dropped meanwhile
+    /// because the outbox was full (see [`OUTBOX_MAX_TICKS`]).
+    pub fn take_closed_ticks(&mut self) -> (Vec<Arc<ClosedTick>>, u64) {
+        let ticks = self.outbox.as_mut().map(std::mem::take).unwrap_or_default();
+        (ticks, std::mem::take(&mut self.outbox_dropped))
+    }
+
     /// Subtracts a closed tick that left the window from `agg`; rows left empty go.
-    fn expire(&mut self, tick: ClosedTick) {
+    fn expire(&mut self, tick: Arc<ClosedTick>) {
         let n = self.keys.len();
         self.agg_totals
             .subtract_row_parts(&tick.totals.sums, &tick.totals.hist);

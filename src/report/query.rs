@@ -136,7 +136,7 @@ pub enum Cell {
 
 impl Cell {
     /// As CSV shows it (and as `match=` sees it).
-    fn render(&self, out: &mut String) {
+    pub fn render(&self, out: &mut String) {
         use std::fmt::Write;
         match self {
             Cell::Null => {}
@@ -283,7 +283,7 @@ impl Table {
     }
 }
 
-pub(super) fn csv_field(out: &mut String, s: &str) {
+pub fn csv_field(out: &mut String, s: &str) {
     if s.contains([',', '"', '\n', '\r']) {
         out.push('"');
         out.push_str(&s.replace('"', "\"\""));
@@ -463,11 +463,13 @@ impl Report {
     }
 
     fn key_text<'d>(&self, i: usize, id: u32, dict: &'d Dictionary) -> Cow<'d, str> {
-        match self.keys[i] {
-            Key::Status => Cow::Owned(id.to_string()),
-            Key::Schema if id == NO_SCHEMA => Cow::Borrowed(""),
-            _ => dict.text(id),
-        }
+        key_text_of(self.keys[i], id, dict)
+    }
+
+    /// How this report's key ids read as text, for readers that hold no lock on it (the history
+    /// writer).
+    pub fn key_texts(&self) -> KeyTexts {
+        KeyTexts(self.keys.clone())
     }
 
     fn key_cell(&self, i: usize, id: u32, dict: &Dictionary) -> Cell {
@@ -723,4 +725,76 @@ impl Report {
         }
         .query(q, dict, time_interval)
     }
+}
+
+/// A key id as its column shows it, as a string: a status as its number, an absent schema as "".
+fn key_text_of(key: Key, id: u32, dict: &Dictionary) -> Cow<'_, str> {
+    match key {
+        Key::Status => Cow::Owned(id.to_string()),
+        Key::Schema if id == NO_SCHEMA => Cow::Borrowed(""),
+        _ => dict.text(id),
+    }
+}
+
+/// A report's keys, to render row key ids as text without the report (see
+/// [`Report::key_texts`]).
+#[derive(Clone, Debug)]
+pub struct KeyTexts(Vec<Key>);
+
+impl KeyTexts {
+    /// The key values of a row, as the report query shows them (status as its number, an absent
+    /// schema as "").
+    pub fn render(&self, ids: &[u32], dict: &Dictionary) -> Box<[String]> {
+        self.0
+            .iter()
+            .zip(ids)
+            .map(|(k, &id)| key_text_of(*k, id, dict).into_owned())
+            .collect()
+    }
+}
+
+/// A column of a report's sums that means something over any span: totals and rates, not
+/// shares of the window (`*_percent`). What the history API shows besides percentiles.
+#[derive(Clone, Copy, Debug)]
+pub struct SumColumn(MetricColumn);
+
+impl SumColumn {
+    /// The column named `name` in a report of `kind`, if it is one.
+    pub fn named(kind: Kind, name: &str) -> Option<SumColumn> {
+        metric_columns(kind)
+            .iter()
+            .find(|mc| mc.name == name && mc.how != How::Percent)
+            .map(|mc| SumColumn(*mc))
+    }
+
+    /// Every such column of a report of `kind` (for error messages).
+    pub fn names(kind: Kind) -> Vec<&'static str> {
+        metric_columns(kind)
+            .iter()
+            .filter(|mc| mc.how != How::Percent)
+            .map(|mc| mc.name)
+            .collect()
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.0.name
+    }
+
+    /// The value over `seconds` of data: a total (seconds for times) or a rate per second.
+    pub fn value(&self, sums: &Sums, seconds: f64) -> Cell {
+        let raw = self.0.field.of(sums);
+        match self.0.how {
+            How::Total if self.0.field.is_ns() => Cell::Float(self.0.field.scaled(raw)),
+            How::Total => Cell::Int(raw),
+            How::PerSec | How::Percent => Cell::Float(self.0.field.scaled(raw) / seconds),
+        }
+    }
+}
+
+/// The percentile a column names in a report of `kind`: `p<N>` or the median column.
+pub fn percentile_of_column(kind: Kind, name: &str) -> Option<f64> {
+    if name == median_column(kind) {
+        return Some(50.0);
+    }
+    parse_percentile_column(name)
 }

@@ -29,6 +29,10 @@ pub struct ReportCell {
     next_tick_ms: AtomicU64,
     /// The family whose stage feeds this report, if any (set once, at start-up; see `family`).
     family: std::sync::OnceLock<Arc<Family>>,
+    /// Whether closed ticks wait for the history writer, as of the last update (see
+    /// [`Report::take_closed_ticks`]): lets the merger collect a family member's ticks, closed
+    /// by whichever thread handed it its stage, without locking members that have none.
+    ticks_waiting: std::sync::atomic::AtomicBool,
 }
 
 impl ReportCell {
@@ -47,6 +51,7 @@ impl ReportCell {
             window: report.window(),
             next_tick_ms: AtomicU64::new(0),
             family: Default::default(),
+            ticks_waiting: Default::default(),
             report: RwLock::new(report),
         }
     }
@@ -56,6 +61,13 @@ impl ReportCell {
         self.next_tick_ms.store(report.next_tick_ms(), Relaxed);
         self.rows.store(report.rows() as u64, Relaxed);
         self.rows_lost.store(report.rows_lost(), Relaxed);
+        self.ticks_waiting
+            .store(report.closed_ticks_waiting(), Relaxed);
+    }
+
+    /// Whether closed ticks waited for the history writer at the last update (lock-free).
+    pub fn ticks_waiting(&self) -> bool {
+        self.ticks_waiting.load(Relaxed)
     }
 
     /// The family this report is a member of, if any.

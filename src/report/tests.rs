@@ -1730,9 +1730,11 @@ fn check_families(ops: &[(Req, u64, bool)], max_rows: usize) -> Result<(), TestC
     let mut make = |limit: usize| -> Vec<Report> {
         defs.iter()
             .map(|d| {
-                Report::new(d.clone(), &mut dict, limit)
+                let mut r = Report::new(d.clone(), &mut dict, limit)
                     .unwrap()
-                    .with_exact_window(win, 0)
+                    .with_exact_window(win, 0);
+                r.keep_closed_ticks();
+                r
             })
             .collect()
     };
@@ -1851,7 +1853,53 @@ fn check_families(ops: &[(Req, u64, bool)], max_rows: usize) -> Result<(), TestC
     for cell in &cells {
         prop_assert_eq!(cell.report.read().rows(), 0, "{} empties", cell.name());
     }
+    // The ticks handed to the history writer: a member closes the same ticks as its standalone
+    // twin (families need nothing special for history).
+    if max_rows == usize::MAX {
+        for (a, cell) in alone.iter_mut().zip(&cells) {
+            let (mine, lost) = cell.report.write().take_closed_ticks();
+            let (theirs, _) = a.take_closed_ticks();
+            prop_assert_eq!(lost, 0);
+            if a.def.name == "script" {
+                // Unfiltered: its ticks hold every request sent.
+                let counted: u64 = ticks_of(&mine).iter().map(|t| t.1.req_count).sum();
+                prop_assert_eq!(counted, ops.len() as u64);
+            }
+            prop_assert_eq!(
+                ticks_of(&mine),
+                ticks_of(&theirs),
+                "ticks of {}",
+                a.def.name
+            );
+        }
+    }
     Ok(())
+}
+
+/// Closed ticks as comparable values: per tick with data, its index, totals and rows by key.
+type TickView = (
+    u64,
+    Sums,
+    Vec<(u16, u64)>,
+    BTreeMap<Vec<u32>, (Sums, Vec<(u16, u64)>)>,
+);
+fn ticks_of(ticks: &[Arc<ClosedTick>]) -> Vec<TickView> {
+    ticks
+        .iter()
+        .filter(|t| t.totals().0 != &Sums::default())
+        .map(|t| {
+            let rows = t
+                .rows()
+                .map(|(k, s, h)| (k.to_vec(), (*s, h.iter().collect())))
+                .collect();
+            (
+                t.index(),
+                *t.totals().0,
+                t.totals().1.iter().collect(),
+                rows,
+            )
+        })
+        .collect()
 }
 
 proptest! {

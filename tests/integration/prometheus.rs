@@ -501,6 +501,11 @@ fn metrics_show_every_status_figure_and_run_time_reports() {
             "merge_last_ms" => "pinbad_merge_last_seconds".to_string(),
             "merge_max_ms" => "pinbad_merge_max_seconds".to_string(),
             "metrics_series" => "pinbad_metric_series".to_string(),
+            // Times of the snapshot in seconds, as Prometheus wants them.
+            "snapshot_restore_ms" | "snapshot_write_ms" => {
+                format!("pinbad_{}_seconds", key.trim_end_matches("_ms"))
+            }
+            "snapshot_saved_at" => "pinbad_snapshot_saved_at_seconds".to_string(),
             k if k.starts_with("metrics_") => {
                 format!("pinbad_metric_{}_total", &k["metrics_".len()..])
             }

@@ -1,0 +1,125 @@
+//! `GET /api/v1/reports/{name}/history`: a report's time series from the history store (see
+//! `history::query`), as JSON or CSV.
+//!
+//! Runs on the blocking pool under a query slot, with a read-only connection of its own (the
+//! writer is never waited for: SQLite's WAL lets readers run beside it).
+
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::{blocking, query_pairs, ApiError, AppState};
+use crate::history::query::{self, Shape};
+use crate::history::store::{self, Store};
+use crate::history::{fingerprint, Spec};
+use crate::shared::Shared;
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(history))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/reports/{name}/history",
+    tag = "reports",
+    params(
+        ("name" = String, Path, description = "The report's name"),
+        ("from" = Option<String>, Query, description = "Unix seconds, RFC 3339, `now` or relative such as `-15m` (default `-1h`)"),
+        ("to" = Option<String>, Query, description = "As `from` (default `now`)"),
+        ("step" = Option<String>, Query, description = "A duration, a multiple of the stored step (default: the stored step, made coarser to give at most 1000 points)"),
+        ("filter" = Option<Vec<String>>, Query, description = "`KEY_COLUMN:VALUE`, exact; repeatable (all must hold)"),
+        ("columns" = Option<String>, Query, description = "Comma-separated: sums and rates of the report query (`req_count`, `req_per_sec`, `req_time_total`, ..., no `*_percent`), `req_time_median`/`timer_median`, `p<N>` (default `req_count,req_per_sec,p50,p95,p99`, timer reports `req_count,hit_count,timer_value,p50,p95,p99`)"),
+        ("group" = Option<String>, Query, description = "`rows` (default: a series per row key, top `limit` by time, and the \"(other)\" row) or `total` (one series, the report's totals)"),
+        ("limit" = Option<usize>, Query, description = "Series with `group=rows` (default 10, at most limits.max_query_limit)"),
+        ("format" = Option<String>, Query, description = "`json` (default) or `csv`"),
+    ),
+    responses(
+        (status = 200, description = "The report's series: a point `[t, v1, v2, ...]` per step with data (`t`: the step's start, unix seconds)", content(
+            (super::openapi::HistoryAnswer = "application/json"),
+            (String = "text/csv"),
+        )),
+        (status = 400, response = super::openapi::BadRequest),
+        (status = 401, response = super::openapi::Unauthorized),
+        (status = 404, description = "No such report, or it keeps no history", body = super::openapi::ErrorBody),
+        (status = 503, description = "The history store is unavailable, or too many queries run", body = super::openapi::ErrorBody),
+    )
+)]
+async fn history(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, ApiError> {
+    let params = query_pairs(raw.as_deref());
+    let (text, csv) = blocking(&state.clone(), move || answer(&state, &name, &params)).await?;
+    Ok(if csv {
+        ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], text).into_response()
+    } else {
+        ([(header::CONTENT_TYPE, "application/json")], text).into_response()
+    })
+}
+
+/// The answer's body, and whether it is CSV.
+fn answer(
+    state: &Shared,
+    name: &str,
+    params: &[(String, String)],
+) -> Result<(String, bool), ApiError> {
+    let cell = state
+        .reports
+        .get(name)
+        .ok_or_else(|| ApiError::not_found(format!("no report named `{name}`")))?;
+    let (spec, mut shape, fp) = {
+        let r = cell.report.read();
+        let spec = Spec::of_report(&r).ok().flatten();
+        let shape = Shape {
+            name: name.to_string(),
+            kind: r.kind(),
+            key_columns: r.key_columns().to_vec(),
+            key_names: r.keys().to_vec(),
+            stored_step_s: spec.map_or(60, |s| s.step_ms / 1000),
+        };
+        (spec, shape, fingerprint(&r))
+    };
+    if spec.is_none() || !state.history.enabled() {
+        return Err(ApiError::not_found(format!(
+            "report `{name}` keeps no history (set history_retention in its definition{})",
+            if state.history.enabled() {
+                ""
+            } else {
+                "; history is switched off: history.enabled = false"
+            }
+        )));
+    }
+    if let Some(why) = state.history.unavailable() {
+        return Err(ApiError {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            error: "history_unavailable",
+            detail: format!("the history store is unavailable: {why}"),
+        });
+    }
+    let store_error = |e: store::StoreError| ApiError::internal(format!("history store: {e}"));
+    let conn = Store::open_reader(&state.history.path).map_err(store_error)?;
+    let stored = store::find_report(&conn, name)
+        .map_err(store_error)?
+        .filter(|r| r.fingerprint == fp);
+    if let Some(r) = &stored {
+        shape.stored_step_s = (r.step_ms / 1000).max(1);
+    }
+    let q = query::parse(
+        params,
+        &shape,
+        query::now_s(),
+        state.config.limits.max_query_limit,
+    )
+    .map_err(|e| ApiError::bad_parameter(&e.param, e.why))?;
+    let series = match &stored {
+        Some(r) => query::run(&conn, r.id, &shape, &q).map_err(store_error)?,
+        None => Vec::new(),
+    };
+    Ok(if q.csv {
+        (query::to_csv(&shape, &q, &series), true)
+    } else {
+        (query::to_json(&shape, &q, &series).to_string(), false)
+    })
+}

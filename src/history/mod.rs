@@ -1,0 +1,774 @@
+//! Report history: reports' closed ticks in, steps in `{state_dir}/history.sqlite` out, kept for
+//! `history_retention` beyond the reports' windows and across restarts.
+//!
+//! ```text
+//!  merger / report workers ──► History::hand_over ──► inbox (ArrayQueue, bounded: full → drop,
+//!  (each report's closed ticks,   never blocks            count `dropped_ticks`)
+//!   Arc-shared, no copy)                                     │
+//!                                                            ▼  thread "pinbad-history"
+//!     resolve key ids (dictionary read lock) → step::Step per report and step (top rows + other)
+//!     → store::Store::write (one transaction per wake), prune by retention every minute
+//! ```
+//!
+//! The source is the reports themselves: a report with `history_retention` keeps the ticks it
+//! closes in an outbox ([`Report::take_closed_ticks`]), which the merge threads hand over right
+//! after updating it. Nothing is done per request: a report's tick is aggregated once for its
+//! window, and history reuses it (family members close their ticks the same way). Steps are
+//! aligned on unix time; a tick belongs to the step holding its start. A step is written when a
+//! tick of a later step arrives, or a tick (plus a grace) after it ended; at shutdown, whatever
+//! is accumulated is written, and a step written again later is merged (sums add).
+//!
+//! Files: `step` (pure aggregation and the histogram blob), `store` (SQLite), `query` (reading
+//! series back for `GET /api/v1/reports/{name}/history`). If the store cannot be opened (corrupt,
+//! unwritable) the daemon runs without history, says so in the log and in `/api/v1/status`.
+
+pub mod query;
+pub mod step;
+pub mod store;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossbeam_queue::ArrayQueue;
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::report::{
+    builtin_defs, ClosedTick, KeyTexts, Report, ReportCell, ReportDef, ReportError, Window,
+};
+use crate::shared::Shared;
+use rustc_hash::FxHashMap;
+use step::{Key, Part, Step};
+use store::{ReportInfo, Store};
+
+/// `[history]`: the global switch.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HistoryConfig {
+    /// Whether reports with `history_retention` keep history (false: no store is opened, and no
+    /// report keeps its closed ticks).
+    pub enabled: bool,
+}
+
+impl Default for HistoryConfig {
+    fn default() -> HistoryConfig {
+        HistoryConfig { enabled: true }
+    }
+}
+
+/// `history_step` when a report with `history_retention` does not set it.
+pub const DEFAULT_STEP: Duration = Duration::from_secs(60);
+/// `history_rows` when a report with `history_retention` does not set it.
+pub const DEFAULT_ROWS: usize = 100;
+/// Ticks waiting for the writer at most (all reports together); beyond, ticks are dropped and
+/// counted. The writer takes them four times a second, so this is reached only if it is stuck.
+const INBOX_TICKS: usize = 4096;
+/// How often the writer wakes to take ticks and write the steps that are due.
+const WAKE_EVERY: Duration = Duration::from_millis(250);
+/// How often steps older than their report's retention are deleted.
+const PRUNE_EVERY: Duration = Duration::from_secs(60);
+/// Rows whose keys are resolved under one hold of the dictionary's read lock.
+const RESOLVE_CHUNK: usize = 512;
+/// How long after a step's last tick ended the writer waits for it before writing the step
+/// without a tick of a later step (an idle report), covering the merge rounds' delay.
+const FLUSH_GRACE_MS: u64 = 2000;
+
+/// A report's history settings, resolved against its window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spec {
+    pub retention_ms: u64,
+    pub step_ms: u64,
+    pub rows: usize,
+}
+
+impl Spec {
+    /// The history a report keeps (`None`: none). The step must be a multiple of the report's
+    /// tick, so that every step holds the same number of ticks; a built-in's default step that
+    /// is not (an unusual `stats_history` / `report_ticks`) is made the nearest multiple that is
+    /// whole seconds, or the built-in keeps no history (with a warning).
+    pub fn of(def: &ReportDef, window: Window) -> Result<Option<Spec>, ReportError> {
+        let retention = def.history_retention.map(|d| d.0).unwrap_or_default();
+        if retention.is_zero() {
+            return Ok(None);
+        }
+        let mut step_ms = def.history_step.map_or(DEFAULT_STEP, |d| d.0).as_millis() as u64;
+        let tick = window.tick_ms.max(1);
+        if !step_ms.is_multiple_of(tick) {
+            let adjusted = (step_ms.div_ceil(tick)..step_ms.div_ceil(tick) + 1000)
+                .map(|k| k * tick)
+                .find(|ms| ms % 1000 == 0);
+            match adjusted {
+                Some(ms) if builtin_defs().contains(def) => {
+                    tracing::info!(report = %def.name, step_ms = ms, tick_ms = tick, "Built-in history step made a multiple of the tick");
+                    step_ms = ms;
+                }
+                None if builtin_defs().contains(def) => {
+                    tracing::warn!(report = %def.name, tick_ms = tick, "No whole-second history step is a multiple of this tick: the built-in keeps no history");
+                    return Ok(None);
+                }
+                _ => {
+                    return Err(ReportError(format!(
+                        "history_step: {} is not a multiple of the report's tick ({} ms: its \
+                         window / report_ticks); choose one that is",
+                        humantime::format_duration(Duration::from_millis(step_ms)),
+                        tick
+                    )))
+                }
+            }
+        }
+        Ok(Some(Spec {
+            retention_ms: retention.as_millis() as u64,
+            step_ms,
+            rows: def.history_rows.unwrap_or(DEFAULT_ROWS),
+        }))
+    }
+
+    /// The history `report` keeps.
+    pub fn of_report(report: &Report) -> Result<Option<Spec>, ReportError> {
+        Spec::of(report.def(), report.window())
+    }
+}
+
+/// What identifies a report's definition for its history: kind, keys, filters. History written
+/// under another fingerprint is dropped at registration (it would not mean the same).
+pub fn fingerprint(report: &Report) -> String {
+    json!({
+        "kind": report.kind(),
+        "keys": report.keys(),
+        "filters": report.def().filters,
+    })
+    .to_string()
+}
+
+/// A closed tick on its way to the writer.
+struct Handed {
+    cell: Arc<ReportCell>,
+    tick: Arc<ClosedTick>,
+    /// The tick's span in unix milliseconds.
+    start_ms: u64,
+    end_ms: u64,
+}
+
+/// The history's shared state (in [`Shared`]): the inbox the merge threads hand ticks to, the
+/// reports dropped meanwhile, and the figures of `/api/v1/status`.
+pub struct History {
+    enabled: bool,
+    /// `{state_dir}/history.sqlite`.
+    pub path: PathBuf,
+    /// Unix ms of the merger clock's zero (tick times are merger ms).
+    epoch_unix_ms: u64,
+    /// Filled by the merge threads (never blocking: full → dropped, counted), drained by the
+    /// writer. Lock-free and bounded: the merge threads never wait on history.
+    inbox: ArrayQueue<Handed>,
+    /// Reports dropped through the API, whose history the writer deletes. Pushed by the API,
+    /// taken by the writer; a mutex, because a drop is rare and must not be lost.
+    forgotten: Mutex<Vec<String>>,
+    /// Whether the writer runs (the store is open): ticks handed over otherwise are discarded.
+    running: AtomicBool,
+    /// Asks the writer for its last pass (set once the merger has stopped).
+    stop: AtomicBool,
+    /// Why the store could not be opened, if it could not.
+    error: Mutex<Option<String>>,
+    bytes: AtomicU64,
+    rows: AtomicU64,
+    /// Unix seconds of the oldest step stored; `i64::MIN` when none.
+    oldest: AtomicI64,
+    written_steps: AtomicU64,
+    write_errors: AtomicU64,
+    dropped_ticks: AtomicU64,
+    open_errors: AtomicU64,
+}
+
+impl History {
+    pub fn new(config: &crate::config::Config, epoch_unix_ms: u64) -> History {
+        History {
+            enabled: config.history.enabled,
+            path: config.state_dir.join(store::FILE),
+            epoch_unix_ms,
+            inbox: ArrayQueue::new(INBOX_TICKS),
+            forgotten: Mutex::new(Vec::new()),
+            running: AtomicBool::new(false),
+            stop: AtomicBool::new(false),
+            error: Mutex::new(None),
+            bytes: AtomicU64::new(0),
+            rows: AtomicU64::new(0),
+            oldest: AtomicI64::new(i64::MIN),
+            written_steps: AtomicU64::new(0),
+            write_errors: AtomicU64::new(0),
+            dropped_ticks: AtomicU64::new(0),
+            open_errors: AtomicU64::new(0),
+        }
+    }
+
+    /// Whether history is switched on (`history.enabled`).
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// Why the store is not available (opening it failed), if it is not.
+    pub fn unavailable(&self) -> Option<String> {
+        if !self.enabled {
+            return Some("history is switched off (history.enabled = false)".into());
+        }
+        self.error.lock().clone()
+    }
+
+    /// Hands a report's closed ticks to the writer (called by the merge threads right after the
+    /// report's update, with what [`Report::take_closed_ticks`] gave). Never blocks: a full
+    /// inbox drops the tick and counts it.
+    pub fn hand_over(&self, cell: &Arc<ReportCell>, (ticks, dropped): (Vec<Arc<ClosedTick>>, u64)) {
+        if dropped > 0 {
+            self.dropped_ticks.fetch_add(dropped, Relaxed);
+        }
+        if ticks.is_empty() || !self.running.load(Relaxed) {
+            return;
+        }
+        let w = cell.window();
+        for tick in ticks {
+            let handed = Handed {
+                cell: Arc::clone(cell),
+                start_ms: self.epoch_unix_ms + w.tick_start(tick.index()),
+                end_ms: self.epoch_unix_ms + w.tick_start(tick.index() + 1),
+                tick,
+            };
+            if self.inbox.push(handed).is_err() {
+                self.dropped_ticks.fetch_add(1, Relaxed);
+            }
+        }
+    }
+
+    /// Collects a report's waiting ticks (a family member, whose ticks another thread closed)
+    /// and hands them over; does nothing, and takes no lock, when none wait.
+    pub fn collect(&self, cell: &Arc<ReportCell>) {
+        if !cell.ticks_waiting() {
+            return;
+        }
+        let taken = {
+            let mut r = cell.report.write();
+            let taken = r.take_closed_ticks();
+            cell.publish(&r);
+            taken
+        };
+        self.hand_over(cell, taken);
+    }
+
+    /// A report was dropped through the API: its history goes too.
+    pub fn forget(&self, name: &str) {
+        if self.running.load(Relaxed) {
+            self.forgotten.lock().push(name.to_string());
+        }
+    }
+
+    /// `history` of `/api/v1/status` (and the `pinbad_history_*` series of `/metrics`).
+    pub fn status(&self) -> Value {
+        let oldest = self.oldest.load(Relaxed);
+        json!({
+            "enabled": self.enabled,
+            "available": self.running.load(Relaxed),
+            "error": self.error.lock().clone(),
+            "bytes": self.bytes.load(Relaxed),
+            "rows": self.rows.load(Relaxed),
+            "oldest": (oldest != i64::MIN).then_some(oldest),
+            "written_steps": self.written_steps.load(Relaxed),
+            "write_errors": self.write_errors.load(Relaxed),
+            "dropped_ticks": self.dropped_ticks.load(Relaxed),
+            "open_errors": self.open_errors.load(Relaxed),
+        })
+    }
+}
+
+/// The writer thread, once started; [`WriterHandle::stop`] ends it after a last pass.
+pub struct WriterHandle {
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl WriterHandle {
+    /// Asks for the last pass (call once the merger has stopped: everything it handed over and
+    /// every report's waiting ticks are written) and waits for it.
+    pub fn stop(self, shared: &Shared) {
+        shared.history.stop.store(true, Relaxed);
+        self.thread.thread().unpark();
+        let _ = self.thread.join();
+    }
+}
+
+/// Opens the store and starts "pinbad-history" (before the merger, so that no tick is missed).
+/// `None` when history is off or the store cannot be opened: the daemon then runs without history
+/// (logged, and shown in `/api/v1/status`), it never fails for it.
+pub fn start(shared: &Arc<Shared>) -> std::io::Result<Option<WriterHandle>> {
+    let h = &shared.history;
+    if !h.enabled {
+        return Ok(None);
+    }
+    let store = match Store::open(&h.path) {
+        Ok(s) => s,
+        Err(e) => {
+            let msg = format!("{}: {e}", h.path.display());
+            tracing::error!(path = %h.path.display(), error = %e, "Cannot open the history store: running without history (move the file away to start a new one)");
+            *h.error.lock() = Some(msg);
+            h.open_errors.fetch_add(1, Relaxed);
+            return Ok(None);
+        }
+    };
+    let mut writer = Writer {
+        shared: Arc::clone(shared),
+        store,
+        tracked: HashMap::new(),
+        rows: 0,
+        last_prune: Instant::now(),
+    };
+    writer.rows = match writer.store.count_rows() {
+        Ok(n) => n as i64,
+        Err(e) => {
+            tracing::warn!(error = %e, "Cannot count the history store's rows");
+            0
+        }
+    };
+    // At start: every report's definition checked against its history (a changed one's steps
+    // dropped), steps past retention deleted.
+    for cell in shared.reports.snapshot() {
+        writer.track(&cell);
+    }
+    writer.prune();
+    writer.publish();
+    tracing::info!(path = %h.path.display(), rows = writer.rows, "History store");
+    h.running.store(true, Relaxed);
+    let thread = std::thread::Builder::new()
+        .name("pinbad-history".into())
+        .spawn(move || writer.run())?;
+    Ok(Some(WriterHandle { thread }))
+}
+
+/// A report the writer knows: where its steps go and the steps being summed.
+struct Tracked {
+    cell: Arc<ReportCell>,
+    id: i64,
+    spec: Spec,
+    keys: KeyTexts,
+    keyless: bool,
+    window: Window,
+    /// End (unix ms) of the latest tick written or accepted: a tick starting before it was
+    /// counted already (handed over again, e.g. by a restored window) and is skipped.
+    until_ms: u64,
+    /// Start (unix ms) of the latest tick accepted: steps ending before it are complete.
+    newest_start_ms: u64,
+    /// The steps being summed, by start (unix ms).
+    steps: BTreeMap<u64, Pending>,
+    /// Names of the key ids seen lately, with the start of the latest tick holding them (see
+    /// [`Writer::name_rows`]): a tick's rows are summed by ids, each key named once, not once
+    /// per row and tick.
+    names: FxHashMap<Box<[u32]>, (Key, u64)>,
+}
+
+/// A step being summed: rows by key ids (named when written), and rows already named (whose
+/// ids came to name another string meanwhile).
+#[derive(Default)]
+struct Pending {
+    by_ids: FxHashMap<Box<[u32]>, Part>,
+    named: Step,
+}
+
+impl Pending {
+    /// The step with every row named.
+    fn named_by(self, names: &FxHashMap<Box<[u32]>, (Key, u64)>) -> Step {
+        let mut step = self.named;
+        for (ids, p) in self.by_ids {
+            let Some((name, _)) = names.get(&ids) else {
+                debug_assert!(false, "a pending row's ids are named");
+                continue;
+            };
+            step.add_row(name.clone(), &p.sums, &p.hist);
+        }
+        step
+    }
+
+    /// The row of `ids` leaves the ids' map under `name` (its ids are about to name another
+    /// string).
+    fn settle(&mut self, ids: &[u32], name: &Key) {
+        if let Some(p) = self.by_ids.remove(ids) {
+            self.named.add_row(name.clone(), &p.sums, &p.hist);
+        }
+    }
+}
+
+/// Names the key ids of a tick's rows in `t.names`: ids not named yet, or not seen for a window's
+/// length, are named from the dictionary (its read lock taken per chunk of rows, so that the
+/// merger, which interns under the write lock every round, never waits long for a large tick).
+///
+/// Why a name can be kept: the dictionary frees an id only once unused for longer than the
+/// longest window (and a margin), so ids seen in a tick starting at S name the same string in
+/// every tick starting before S + window (`seen` moves on with each tick holding them). Ids
+/// named again to another string (freed and reused) first settle what the pending steps hold
+/// under the old name.
+fn name_rows(
+    t: &mut Tracked,
+    m: &Handed,
+    dictionary: &parking_lot::RwLock<crate::dictionary::Dictionary>,
+) {
+    let history_ms = t.window.history_ms;
+    let stale: Vec<&[u32]> = m
+        .tick
+        .rows()
+        .map(|(ids, _, _)| ids)
+        .filter(|ids| match t.names.get_mut(*ids) {
+            Some((_, seen)) if m.start_ms < *seen + history_ms => {
+                *seen = (*seen).max(m.start_ms);
+                false
+            }
+            _ => true,
+        })
+        .collect();
+    for chunk in stale.chunks(RESOLVE_CHUNK) {
+        let fresh: Vec<Key> = {
+            let dict = dictionary.read();
+            chunk.iter().map(|ids| t.keys.render(ids, &dict)).collect()
+        };
+        for (ids, name) in chunk.iter().zip(fresh) {
+            if let Some((old, _)) = t.names.get(*ids) {
+                if *old != name {
+                    let old = old.clone();
+                    for p in t.steps.values_mut() {
+                        p.settle(ids, &old);
+                    }
+                }
+            }
+            t.names.insert((*ids).into(), (name, m.start_ms));
+        }
+    }
+}
+
+/// The writer's state (on "pinbad-history").
+struct Writer {
+    shared: Arc<Shared>,
+    store: Store,
+    /// By report name.
+    tracked: HashMap<String, Tracked>,
+    rows: i64,
+    last_prune: Instant,
+}
+
+impl Writer {
+    fn run(mut self) {
+        let h = Arc::clone(&self.shared);
+        let h = &h.history;
+        while !h.stop.load(Relaxed) {
+            std::thread::park_timeout(WAKE_EVERY);
+            self.pass(false);
+        }
+        // The merger has stopped: the ticks still in the reports' outboxes (family members
+        // closed by the last round), then every step accumulated, partial ones too.
+        for cell in self.shared.reports.snapshot() {
+            h.collect(&cell);
+        }
+        self.pass(true);
+    }
+
+    /// Deletes what was dropped, takes the inbox, writes the steps that are due (all of them
+    /// when `all`), prunes every [`PRUNE_EVERY`].
+    fn pass(&mut self, all: bool) {
+        let h = Arc::clone(&self.shared);
+        let h = &h.history;
+        let forgotten = std::mem::take(&mut *h.forgotten.lock());
+        for name in forgotten {
+            self.tracked.remove(&name);
+            match self.store.delete_report(&name) {
+                Ok(n) => self.rows -= n as i64,
+                Err(e) => self.write_failed(&e, "delete a dropped report's history"),
+            }
+        }
+        let now_ms = self.shared.clock.unix_ms64(self.shared.clock.now_ms64());
+        while let Some(m) = h.inbox.pop() {
+            self.take(m, now_ms);
+        }
+        let wrote = self.flush(now_ms, all);
+        if all || self.last_prune.elapsed() >= PRUNE_EVERY {
+            self.prune();
+        } else if wrote {
+            self.publish();
+        }
+    }
+
+    /// The report's tracking, registering it (again, when the cell is new under the name).
+    fn track(&mut self, cell: &Arc<ReportCell>) -> Option<&mut Tracked> {
+        let known = self
+            .tracked
+            .get(cell.name())
+            .is_some_and(|t| Arc::ptr_eq(&t.cell, cell));
+        if !known {
+            let (spec, info, keys, keyless, window) = {
+                let r = cell.report.read();
+                let spec = Spec::of_report(&r).ok().flatten()?;
+                let info = ReportInfo {
+                    name: cell.name().to_string(),
+                    fingerprint: fingerprint(&r),
+                    kind: r.kind().as_str().to_string(),
+                    key_columns: r.key_columns().to_vec(),
+                    step_ms: spec.step_ms,
+                    retention_ms: spec.retention_ms,
+                };
+                (spec, info, r.key_texts(), r.keys().is_empty(), r.window())
+            };
+            let reg = match self.store.register(&info) {
+                Ok(reg) => reg,
+                Err(e) => {
+                    self.write_failed(&e, "register a report");
+                    return None;
+                }
+            };
+            if reg.dropped_rows > 0 {
+                tracing::info!(report = %info.name, rows = reg.dropped_rows, "The report's definition changed: its history was dropped");
+                self.rows -= reg.dropped_rows as i64;
+            }
+            self.tracked.insert(
+                info.name.clone(),
+                Tracked {
+                    cell: Arc::clone(cell),
+                    id: reg.id,
+                    spec,
+                    keys,
+                    keyless,
+                    window,
+                    until_ms: reg.written_until_ms,
+                    newest_start_ms: 0,
+                    steps: BTreeMap::new(),
+                    names: FxHashMap::default(),
+                },
+            );
+        }
+        self.tracked.get_mut(cell.name())
+    }
+
+    /// Sums a tick into its report's step. Its key ids are resolved now (under the dictionary's
+    /// read lock, one tick at a time): they name the same strings while the tick is in its
+    /// report's window, so a tick older than that is dropped (counted) rather than mislabelled.
+    fn take(&mut self, m: Handed, now_ms: u64) {
+        let shared = Arc::clone(&self.shared);
+        let live = shared
+            .reports
+            .get(m.cell.name())
+            .is_some_and(|c| Arc::ptr_eq(&c, &m.cell));
+        if !live {
+            return; // dropped meanwhile
+        }
+        let Some(t) = self.track(&m.cell) else {
+            return;
+        };
+        if now_ms.saturating_sub(m.end_ms) > t.window.history_ms {
+            shared.history.dropped_ticks.fetch_add(1, Relaxed);
+            return;
+        }
+        if m.start_ms < t.until_ms {
+            tracing::debug!(report = %m.cell.name(), start_ms = m.start_ms, "Tick already in history, skipped");
+            return;
+        }
+        sum_tick(t, &m, &shared.dictionary);
+    }
+}
+
+/// Sums a tick into its step of `t` (see [`Writer::take`] for what is checked before).
+fn sum_tick(
+    t: &mut Tracked,
+    m: &Handed,
+    dictionary: &parking_lot::RwLock<crate::dictionary::Dictionary>,
+) {
+    t.until_ms = m.end_ms;
+    t.newest_start_ms = t.newest_start_ms.max(m.start_ms);
+    let step_start = m.start_ms / t.spec.step_ms * t.spec.step_ms;
+    if !t.keyless {
+        name_rows(t, m, dictionary);
+    }
+    let step = t.steps.entry(step_start).or_default();
+    if !t.keyless {
+        for (ids, sums, hist) in m.tick.rows() {
+            match step.by_ids.get_mut(ids) {
+                Some(p) => p.add(sums, hist),
+                None => {
+                    let mut p = Part::default();
+                    p.add(sums, hist);
+                    step.by_ids.insert(ids.into(), p);
+                }
+            }
+        }
+    }
+    let (sums, hist) = m.tick.totals();
+    step.named.add_totals(sums, hist);
+    step.named.ticks_end_ms = step.named.ticks_end_ms.max(m.end_ms);
+}
+
+impl Writer {
+    /// Writes the steps that are complete (a tick of a later step arrived, or the step ended a
+    /// tick and a grace ago), or all when `all`, in one transaction. Returns whether it wrote.
+    fn flush(&mut self, now_ms: u64, all: bool) -> bool {
+        let mut batch = Vec::new();
+        for t in self.tracked.values_mut() {
+            let (step_ms, tick_ms) = (t.spec.step_ms, t.window.tick_ms);
+            while let Some(entry) = t.steps.first_entry() {
+                let end = *entry.key() + step_ms;
+                if !(all || end <= t.newest_start_ms || end + tick_ms + FLUSH_GRACE_MS <= now_ms) {
+                    break;
+                }
+                let (start, pending) = entry.remove_entry();
+                let step = pending.named_by(&t.names);
+                if !step.is_empty() {
+                    batch.push((t.id, (start / 1000) as i64, step, t.spec.rows));
+                }
+            }
+            // Names no pending step needs and too old to be used again go.
+            let keep_from = t
+                .steps
+                .keys()
+                .next()
+                .copied()
+                .unwrap_or(u64::MAX)
+                .min(t.newest_start_ms.saturating_sub(t.window.history_ms));
+            t.names.retain(|_, (_, seen)| *seen >= keep_from);
+        }
+        if batch.is_empty() {
+            return false;
+        }
+        let n = batch.len() as u64;
+        match self.store.write(batch) {
+            Ok(delta) => {
+                self.rows += delta;
+                self.shared.history.written_steps.fetch_add(n, Relaxed);
+            }
+            Err(e) => self.write_failed(&e, "write steps"),
+        }
+        true
+    }
+
+    fn prune(&mut self) {
+        self.last_prune = Instant::now();
+        let now_ms = self.shared.clock.unix_ms64(self.shared.clock.now_ms64());
+        match self.store.prune(now_ms) {
+            Ok(n) => self.rows -= n as i64,
+            Err(e) => self.write_failed(&e, "prune"),
+        }
+        self.publish();
+    }
+
+    /// Copies the store's figures out for `/api/v1/status`.
+    fn publish(&self) {
+        let h = &self.shared.history;
+        h.rows.store(self.rows.max(0) as u64, Relaxed);
+        h.bytes.store(self.store.bytes(), Relaxed);
+        if let Ok(oldest) = self.store.oldest() {
+            h.oldest.store(oldest.unwrap_or(i64::MIN), Relaxed);
+        }
+    }
+
+    /// A failed write: logged and counted in one place; the writer goes on.
+    fn write_failed(&self, e: &store::StoreError, what: &str) {
+        self.shared.history.write_errors.fetch_add(1, Relaxed);
+        tracing::error!(error = %e, "History store: cannot {what}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dictionary::Dictionary;
+    use crate::record::{Record, RequestView};
+    use crate::report::ReportSet;
+
+    /// A tick's rows are summed by ids and named once; an id freed and reused for another string
+    /// (possible only a window later) names the rows summed before by the old string.
+    #[test]
+    fn rows_keep_the_names_their_ids_had() {
+        let mut dict = Dictionary::new(100);
+        dict.set_now(0);
+        let def = ReportDef {
+            history_retention: Some("1d".parse().unwrap()),
+            history_step: Some("60s".parse().unwrap()),
+            ..ReportDef::new("r", &["script_name"])
+        };
+        let mut report =
+            Report::new(def, &mut dict, 1000)
+                .unwrap()
+                .with_window(Duration::from_secs(2), 2, 0);
+        report.keep_closed_ticks();
+        let a = dict.intern(b"/a");
+        let dictionary = parking_lot::RwLock::new(dict);
+        let record = |script: u32, time: f32| Record {
+            script_name: script,
+            request_time: time,
+            ..Record::default()
+        };
+        fn view(r: &Record) -> RequestView<'_> {
+            RequestView {
+                id: 0,
+                record: r,
+                tag_block: &[],
+                timers: &[],
+            }
+        }
+        let window = report.window();
+        let spec = Spec::of_report(&report).unwrap().unwrap();
+        let keys = report.key_texts();
+        let set = ReportSet::default();
+        let cell = set.try_insert(report).unwrap();
+        let mut t = Tracked {
+            cell: Arc::clone(&cell),
+            id: 1,
+            spec,
+            keys,
+            keyless: false,
+            window,
+            until_ms: 0,
+            newest_start_ms: 0,
+            steps: BTreeMap::new(),
+            names: FxHashMap::default(),
+        };
+        // The writer sums each tick as it arrives, promptly after it closed.
+        let sum_closed = |t: &mut Tracked| {
+            let (ticks, lost) = cell.report.write().take_closed_ticks();
+            assert_eq!((ticks.len(), lost), (1, 0));
+            for tick in ticks {
+                let m = Handed {
+                    cell: Arc::clone(&cell),
+                    start_ms: window.tick_start(tick.index()),
+                    end_ms: window.tick_start(tick.index() + 1),
+                    tick,
+                };
+                sum_tick(t, &m, &dictionary);
+            }
+        };
+        {
+            let mut r = cell.report.write();
+            r.advance(1);
+            r.add(&view(&record(a, 0.1)));
+            r.add(&view(&record(a, 0.1)));
+            r.advance(5_000);
+        }
+        sum_closed(&mut t);
+        // "/a" is freed (unused for longer than the window) and its id reused for "/b", in a
+        // later tick of the same step.
+        let b = {
+            let mut dict = dictionary.write();
+            assert_eq!(dict.sweep(1), 1);
+            dict.intern(b"/b")
+        };
+        assert_eq!(a, b, "the freed id is reused");
+        {
+            let mut r = cell.report.write();
+            r.add(&view(&record(b, 0.2)));
+            r.advance(9_000);
+        }
+        sum_closed(&mut t);
+        assert_eq!(t.steps.len(), 1, "one 60 s step");
+        let (_, pending) = t.steps.pop_first().unwrap();
+        let stored = pending.named_by(&t.names).finish(10);
+        let mut rows: Vec<(String, u64)> = stored
+            .rows
+            .iter()
+            .map(|(k, p)| (k[0].clone(), p.sums.req_count))
+            .collect();
+        rows.sort();
+        assert_eq!(rows, [("/a".to_string(), 2), ("/b".to_string(), 1)]);
+        assert_eq!(stored.totals.sums.req_count, 3);
+    }
+}

@@ -1,0 +1,721 @@
+//! Reading history: `GET /api/v1/reports/{name}/history`'s parameters, and its series read from
+//! the store and aggregated to the asked step (sums add; percentiles from the merged histograms
+//! of the step, never averaged).
+//!
+//! Runs on the API's blocking pool with a read-only connection of its own.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rusqlite::{params_from_iter, Connection};
+use serde_json::{json, Value};
+
+use super::step::{Part, OTHER};
+use super::store::{read_part, StoreError, OTHER_ROW, PART_COLUMNS, ROW, TOTALS_ROW};
+use crate::report::{csv_field, percentile_of_column, Cell, Kind, SumColumn};
+
+/// Points a series has at most when the step is not given (the stored step is made coarser).
+pub const DEFAULT_POINTS: u64 = 1000;
+/// Points a series may have at most (a finer `step` over a longer range is a 400).
+pub const MAX_POINTS: u64 = 100_000;
+/// Series answered with `group=rows` unless `limit` says.
+pub const DEFAULT_LIMIT: usize = 10;
+
+/// A bad parameter: its name and why.
+#[derive(Debug, PartialEq)]
+pub struct ParamError {
+    pub param: String,
+    pub why: String,
+}
+
+fn bad(param: &str, why: impl Into<String>) -> ParamError {
+    ParamError {
+        param: param.to_string(),
+        why: why.into(),
+    }
+}
+
+/// A column of the answer.
+#[derive(Clone, Copy, Debug)]
+enum Column {
+    Sum(SumColumn),
+    Percentile(f64),
+}
+
+/// What the report looks like, for parsing a query of it.
+#[derive(Clone, Debug)]
+pub struct Shape {
+    pub name: String,
+    pub kind: Kind,
+    /// Column names of the keys (`script_name`, `country`).
+    pub key_columns: Vec<String>,
+    /// The keys as defined (`tag:country`): a filter may name a key either way.
+    pub key_names: Vec<String>,
+    /// The step the report stores, in seconds.
+    pub stored_step_s: u64,
+}
+
+/// A parsed history query.
+#[derive(Debug)]
+pub struct HistoryQuery {
+    pub from_s: i64,
+    pub to_s: i64,
+    pub step_s: u64,
+    /// (key column index, value).
+    filters: Vec<(usize, String)>,
+    column_names: Vec<String>,
+    columns: Vec<Column>,
+    total: bool,
+    limit: usize,
+    pub csv: bool,
+}
+
+/// Parses the query's parameters (see the API contract); `now_s` for relative times.
+pub fn parse(
+    params: &[(String, String)],
+    shape: &Shape,
+    now_s: i64,
+    max_limit: usize,
+) -> Result<HistoryQuery, ParamError> {
+    let mut seen: Vec<&str> = Vec::new();
+    let (mut from, mut to, mut step, mut columns, mut group, mut limit, mut format) =
+        (None, None, None, None, None, None, None);
+    let mut filters = Vec::new();
+    for (name, value) in params {
+        let name = name.as_str();
+        if name != "filter" {
+            if seen.contains(&name) {
+                return Err(bad(name, "given twice (only `filter` may repeat)"));
+            }
+            seen.push(name);
+        }
+        match name {
+            "from" => from = Some(parse_time("from", value, now_s)?),
+            "to" => to = Some(parse_time("to", value, now_s)?),
+            "step" => step = Some(value.clone()),
+            "filter" => filters.push(parse_filter(value, shape)?),
+            "columns" => columns = Some(value.clone()),
+            "group" => {
+                group = Some(match value.as_str() {
+                    "rows" => false,
+                    "total" => true,
+                    _ => return Err(bad("group", format!("`{value}`: expected rows or total"))),
+                })
+            }
+            "limit" => {
+                let n: usize = value
+                    .parse()
+                    .map_err(|_| bad("limit", format!("`{value}` is not a non-negative integer")))?;
+                if n > max_limit {
+                    return Err(bad(
+                        "limit",
+                        format!("{n} is above the maximum {max_limit} (limits.max_query_limit)"),
+                    ));
+                }
+                limit = Some(n);
+            }
+            "format" => {
+                format = Some(match value.as_str() {
+                    "json" => false,
+                    "csv" => true,
+                    _ => return Err(bad("format", format!("`{value}`: expected json or csv"))),
+                })
+            }
+            _ => {
+                return Err(bad(
+                    name,
+                    "unknown parameter (expected from, to, step, filter, columns, group, limit, format)",
+                ))
+            }
+        }
+    }
+    let from_s = from.unwrap_or(now_s - 3600);
+    let to_s = to.unwrap_or(now_s);
+    if from_s >= to_s {
+        return Err(bad("from", format!("{from_s} is not before `to` ({to_s})")));
+    }
+    let stored = shape.stored_step_s.max(1);
+    let span = (to_s - from_s) as u64;
+    let step_s = match step {
+        Some(s) => {
+            let d = humantime::parse_duration(&s)
+                .map_err(|e| bad("step", format!("`{s}` is not a duration like \"5m\" ({e})")))?;
+            let ms = d.as_millis();
+            if ms == 0 || ms % 1000 != 0 || !((ms / 1000) as u64).is_multiple_of(stored) {
+                return Err(bad(
+                    "step",
+                    format!("`{s}` is not a multiple of the stored step ({stored}s)"),
+                ));
+            }
+            let step_s = (ms / 1000) as u64;
+            if span / step_s > MAX_POINTS {
+                return Err(bad(
+                    "step",
+                    format!("`{s}` makes more than {MAX_POINTS} points from `from` to `to`"),
+                ));
+            }
+            step_s
+        }
+        None => stored * span.div_ceil(stored * DEFAULT_POINTS).max(1),
+    };
+    let column_list = columns.unwrap_or_else(|| match shape.kind {
+        Kind::Timer => "req_count,hit_count,timer_value,p50,p95,p99".into(),
+        _ => "req_count,req_per_sec,p50,p95,p99".into(),
+    });
+    let mut column_names = Vec::new();
+    let mut cols = Vec::new();
+    for c in column_list
+        .split(',')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+    {
+        let col = match (
+            SumColumn::named(shape.kind, c),
+            percentile_of_column(shape.kind, c),
+        ) {
+            (Some(s), _) => Column::Sum(s),
+            (None, Some(p)) => Column::Percentile(p),
+            (None, None) => {
+                return Err(bad(
+                    "columns",
+                    format!(
+                        "unknown column `{c}` (expected {}, p<N> or {})",
+                        SumColumn::names(shape.kind).join(", "),
+                        if shape.kind == Kind::Timer {
+                            "timer_median"
+                        } else {
+                            "req_time_median"
+                        }
+                    ),
+                ))
+            }
+        };
+        column_names.push(c.to_string());
+        cols.push(col);
+    }
+    if cols.is_empty() {
+        return Err(bad("columns", "names no column"));
+    }
+    Ok(HistoryQuery {
+        from_s,
+        to_s,
+        step_s,
+        filters,
+        column_names,
+        columns: cols,
+        total: group.unwrap_or(false),
+        limit: limit.unwrap_or(DEFAULT_LIMIT),
+        csv: format.unwrap_or(false),
+    })
+}
+
+/// `from`/`to`: unix seconds, RFC 3339, `now`, or `-15m` (relative to now).
+fn parse_time(param: &str, v: &str, now_s: i64) -> Result<i64, ParamError> {
+    if v == "now" {
+        return Ok(now_s);
+    }
+    if let Some(ago) = v.strip_prefix('-') {
+        let d = humantime::parse_duration(ago)
+            .map_err(|e| bad(param, format!("`{v}` is not a time like -15m ({e})")))?;
+        return Ok(now_s - d.as_secs() as i64);
+    }
+    if let Ok(s) = v.parse::<f64>() {
+        if s.is_finite() && (0.0..1e11).contains(&s) {
+            return Ok(s.floor() as i64);
+        }
+    }
+    let t = humantime::parse_rfc3339_weak(v).map_err(|_| {
+        bad(
+            param,
+            format!("`{v}` is not unix seconds, RFC 3339, `now` or relative like -1h"),
+        )
+    })?;
+    Ok(t.duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_secs() as i64)
+}
+
+/// `COLUMN:VALUE` on a key column: the longest key column name (or key, `tag:country`)
+/// followed by `:` (tag names may hold `:`).
+fn parse_filter(f: &str, shape: &Shape) -> Result<(usize, String), ParamError> {
+    let n = shape.key_columns.len();
+    let mut best: Option<(usize, usize)> = None;
+    for (i, name) in shape.key_columns.iter().chain(&shape.key_names).enumerate() {
+        if f.len() > name.len()
+            && f.starts_with(name.as_str())
+            && f.as_bytes()[name.len()] == b':'
+            && best.is_none_or(|(_, len)| name.len() > len)
+        {
+            best = Some((i % n.max(1), name.len()));
+        }
+    }
+    match best {
+        Some((i, len)) => Ok((i, f[len + 1..].to_string())),
+        None => Err(bad(
+            "filter",
+            format!(
+                "`{f}`: expected KEY_COLUMN:VALUE with a key column of the report ({})",
+                shape.key_columns.join(", ")
+            ),
+        )),
+    }
+}
+
+/// One series of the answer.
+#[derive(Debug)]
+struct Series {
+    key: Vec<String>,
+    other: bool,
+    points: BTreeMap<i64, Part>,
+}
+
+/// Runs `q` over the store for the report `report_id` of `shape`.
+pub fn run(
+    conn: &Connection,
+    report_id: i64,
+    shape: &Shape,
+    q: &HistoryQuery,
+) -> Result<Vec<SeriesOut>, StoreError> {
+    let hist = q.columns.iter().any(|c| matches!(c, Column::Percentile(_)));
+    let stored = shape.stored_step_s.max(1) as i64;
+    // Steps overlapping [from, to).
+    let (lo, hi) = (q.from_s - stored + 1, q.to_s);
+    let bucket = |t: i64| t.div_euclid(q.step_s as i64) * q.step_s as i64;
+    let mut series: Vec<Series> = Vec::new();
+    if q.total || shape.key_columns.is_empty() {
+        let mut s = Series {
+            key: Vec::new(),
+            other: false,
+            points: BTreeMap::new(),
+        };
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT t, {PART_COLUMNS} FROM steps WHERE report = ?1 AND row = {TOTALS_ROW} \
+             AND t >= ?2 AND t < ?3 ORDER BY t"
+        ))?;
+        let mut rows = stmt.query(rusqlite::params![report_id, lo, hi])?;
+        while let Some(row) = rows.next()? {
+            let t: i64 = row.get(0)?;
+            let part = read_part(row, 1, hist)?;
+            s.points.entry(bucket(t)).or_default().add_part(&part);
+        }
+        if !s.points.is_empty() {
+            series.push(s);
+        }
+        return Ok(series.into_iter().map(|s| s.render(q, shape)).collect());
+    }
+    // The top `limit` keys over the range, by time, among the rows passing the filters.
+    let mut cond = String::new();
+    let mut args: Vec<rusqlite::types::Value> = vec![report_id.into(), lo.into(), hi.into()];
+    for (i, v) in &q.filters {
+        args.push(v.clone().into());
+        cond.push_str(&format!(
+            " AND json_extract(key, '$[{i}]') = ?{}",
+            args.len()
+        ));
+    }
+    args.push((q.limit as i64).into());
+    let mut top = conn.prepare(&format!(
+        "SELECT key FROM steps WHERE report = ?1 AND row = {ROW} AND t >= ?2 AND t < ?3{cond} \
+         GROUP BY key ORDER BY sum(time_ns) DESC, key LIMIT ?{}",
+        args.len()
+    ))?;
+    let keys: Vec<String> = top
+        .query_map(params_from_iter(args.iter()), |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for k in keys {
+        let key: Vec<String> = serde_json::from_str(&k)
+            .map_err(|e| StoreError::Damaged(format!("row key {k:?}: {e}")))?;
+        index.insert(k, series.len());
+        series.push(Series {
+            key,
+            other: false,
+            points: BTreeMap::new(),
+        });
+    }
+    // The other row stands for keys that may match any filter: it is shown when every filter
+    // asks for "(other)" (so, with no filter, always).
+    let with_other = q.filters.iter().all(|(_, v)| v == OTHER);
+    let other_at = series.len();
+    if with_other {
+        series.push(Series {
+            key: vec![OTHER.to_string(); shape.key_columns.len()],
+            other: true,
+            points: BTreeMap::new(),
+        });
+    }
+    if index.is_empty() && !with_other {
+        return Ok(Vec::new());
+    }
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT t, row, key, {PART_COLUMNS} FROM steps WHERE report = ?1 AND row IN ({ROW}, \
+         {OTHER_ROW}) AND t >= ?2 AND t < ?3"
+    ))?;
+    let mut rows = stmt.query(rusqlite::params![report_id, lo, hi])?;
+    while let Some(row) = rows.next()? {
+        let t: i64 = row.get(0)?;
+        let kind: i64 = row.get(1)?;
+        let at = if kind == OTHER_ROW {
+            if !with_other {
+                continue;
+            }
+            other_at
+        } else {
+            let key = row.get_ref(2)?.as_str().map_err(rusqlite::Error::from)?;
+            match index.get(key) {
+                Some(&i) => i,
+                None => continue,
+            }
+        };
+        let part = read_part(row, 3, hist)?;
+        series[at]
+            .points
+            .entry(bucket(t))
+            .or_default()
+            .add_part(&part);
+    }
+    if with_other && series[other_at].points.is_empty() {
+        series.pop();
+    }
+    Ok(series.into_iter().map(|s| s.render(q, shape)).collect())
+}
+
+/// A series with its points rendered: `[t, v1, v2, ...]`.
+#[derive(Debug)]
+pub struct SeriesOut {
+    pub key: Vec<String>,
+    pub other: bool,
+    pub points: Vec<Vec<Cell>>,
+}
+
+impl Series {
+    fn render(self, q: &HistoryQuery, _shape: &Shape) -> SeriesOut {
+        let seconds = q.step_s as f64;
+        let points = self
+            .points
+            .into_iter()
+            .map(|(t, p)| {
+                let mut point = Vec::with_capacity(q.columns.len() + 1);
+                point.push(Cell::Int(t.max(0) as u64));
+                for c in &q.columns {
+                    point.push(match c {
+                        Column::Sum(s) => s.value(&p.sums, seconds),
+                        Column::Percentile(pc) => p
+                            .hist
+                            .percentile_ns(*pc)
+                            .map_or(Cell::Null, |ns| Cell::Float(ns / 1e9)),
+                    });
+                }
+                point
+            })
+            .collect();
+        SeriesOut {
+            key: self.key,
+            other: self.other,
+            points,
+        }
+    }
+}
+
+/// The JSON answer (see the API contract).
+pub fn to_json(shape: &Shape, q: &HistoryQuery, series: &[SeriesOut]) -> Value {
+    json!({
+        "report": shape.name,
+        "kind": shape.kind,
+        "key_columns": shape.key_columns,
+        "from": q.from_s,
+        "to": q.to_s,
+        "step": q.step_s,
+        "stored_step": shape.stored_step_s,
+        "columns": q.column_names,
+        "series": series.iter().map(|s| json!({
+            "key": s.key,
+            "other": s.other,
+            "points": s.points,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// The CSV answer: header `t,<key columns>,<columns>`, a line per point, series after series.
+pub fn to_csv(shape: &Shape, q: &HistoryQuery, series: &[SeriesOut]) -> String {
+    let mut out = String::new();
+    let header: Vec<&str> = std::iter::once("t")
+        .chain(shape.key_columns.iter().map(String::as_str))
+        .chain(q.column_names.iter().map(String::as_str))
+        .collect();
+    for (i, h) in header.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        csv_field(&mut out, h);
+    }
+    out.push_str("\r\n");
+    let mut cell = String::new();
+    for s in series {
+        for p in &s.points {
+            cell.clear();
+            p[0].render(&mut cell);
+            out.push_str(&cell);
+            for k in 0..shape.key_columns.len() {
+                out.push(',');
+                csv_field(&mut out, s.key.get(k).map_or("", String::as_str));
+            }
+            for v in &p[1..] {
+                out.push(',');
+                cell.clear();
+                v.render(&mut cell);
+                csv_field(&mut out, &cell);
+            }
+            out.push_str("\r\n");
+        }
+    }
+    out
+}
+
+/// Now in unix seconds.
+pub fn now_s() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::histogram::Histogram;
+    use crate::history::step::Step;
+    use crate::history::store::{ReportInfo, Store, FILE};
+    use crate::report::Sums;
+    use proptest::prelude::*;
+
+    fn shape(stored: u64) -> Shape {
+        Shape {
+            name: "r".into(),
+            kind: Kind::Request,
+            key_columns: vec!["script_name".into(), "country".into()],
+            key_names: vec!["script_name".into(), "tag:country".into()],
+            stored_step_s: stored,
+        }
+    }
+
+    fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+        v.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn parse_reads_every_parameter() {
+        let q = parse(
+            &pairs(&[
+                ("from", "-2h"),
+                ("to", "2026-01-01T02:00:00Z"),
+                ("step", "5m"),
+                ("filter", "script_name:/a"),
+                ("filter", "tag:country:nl"),
+                (
+                    "columns",
+                    "req_count,p99.9,req_time_median,ru_utime_per_sec",
+                ),
+                ("group", "total"),
+                ("limit", "3"),
+                ("format", "csv"),
+            ]),
+            &shape(60),
+            1_767_232_800,
+            100,
+        )
+        .unwrap();
+        assert_eq!(
+            (q.from_s, q.to_s, q.step_s),
+            (1_767_225_600, 1_767_232_800, 300)
+        );
+        assert_eq!(
+            q.filters,
+            vec![(0, "/a".to_string()), (1, "nl".to_string())]
+        );
+        assert_eq!(q.column_names.len(), 4);
+        assert!(q.total && q.csv);
+        assert_eq!(q.limit, 3);
+        // Defaults: the last hour, the stored step (3600 / 60 ≤ 1000 points).
+        let q = parse(&[], &shape(60), 10_000, 100).unwrap();
+        assert_eq!((q.from_s, q.to_s, q.step_s), (6_400, 10_000, 60));
+        assert_eq!(
+            q.column_names,
+            ["req_count", "req_per_sec", "p50", "p95", "p99"]
+        );
+        // 30 days at 1 minute: made coarser, a multiple of the stored step, ≤ 1000 points.
+        let q = parse(&pairs(&[("from", "-30d")]), &shape(60), 10_000_000, 100).unwrap();
+        assert_eq!(q.step_s % 60, 0);
+        assert!((q.to_s - q.from_s) as u64 / q.step_s <= DEFAULT_POINTS);
+    }
+
+    #[test]
+    fn parse_errors_name_the_parameter() {
+        for (params, param) in [
+            (vec![("colour", "red")], "colour"),
+            (vec![("from", "yesterday")], "from"),
+            (vec![("from", "now"), ("to", "-1h")], "from"),
+            (vec![("step", "90s")], "step"),
+            (vec![("step", "1.5s")], "step"),
+            (vec![("step", "1m"), ("from", "-3650d")], "step"),
+            (vec![("filter", "status:200")], "filter"),
+            (vec![("columns", "req_percent")], "columns"),
+            (vec![("columns", "nope")], "columns"),
+            (vec![("group", "hosts")], "group"),
+            (vec![("limit", "101")], "limit"),
+            (vec![("format", "xml")], "format"),
+            (vec![("step", "1m"), ("step", "2m")], "step"),
+        ] {
+            let e = parse(&pairs(&params), &shape(60), 1_000_000_000, 100).unwrap_err();
+            assert_eq!(e.param, param, "{params:?}: {e:?}");
+        }
+    }
+
+    /// A store with `steps` of stored step `stored_s`: each (t, key, values in ns).
+    fn store_with(
+        stored_s: u64,
+        steps: &[(i64, &str, Vec<u64>)],
+    ) -> (tempfile::TempDir, Connection, i64) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let mut store = Store::open(&path).unwrap();
+        let id = store
+            .register(&ReportInfo {
+                name: "r".into(),
+                fingerprint: "f".into(),
+                kind: "request".into(),
+                key_columns: vec!["script_name".into(), "country".into()],
+                step_ms: stored_s * 1000,
+                retention_ms: 1 << 40,
+            })
+            .unwrap()
+            .id;
+        let mut by_t: BTreeMap<i64, Step> = BTreeMap::new();
+        for (t, key, values) in steps {
+            let mut h = Histogram::new();
+            for &v in values {
+                h.add(v, 1);
+            }
+            let sums = Sums {
+                req_count: values.len() as u64,
+                time_ns: values.iter().sum(),
+                ..Sums::default()
+            };
+            let step = by_t.entry(*t).or_default();
+            step.add_row(
+                vec![key.to_string(), "nl".to_string()].into_boxed_slice(),
+                &sums,
+                &h,
+            );
+            step.add_totals(&sums, &h);
+        }
+        store
+            .write(by_t.into_iter().map(|(t, s)| (id, t, s, 2)).collect())
+            .unwrap();
+        (dir, Store::open_reader(&path).unwrap(), id)
+    }
+
+    fn num(c: &Cell) -> f64 {
+        match c {
+            Cell::Int(i) => *i as f64,
+            Cell::Float(f) => *f,
+            _ => f64::NAN,
+        }
+    }
+
+    #[test]
+    fn rows_other_filters_and_coarser_steps() {
+        let (_dir, conn, id) = store_with(
+            60,
+            &[
+                (0, "/a", vec![1_000_000; 3]),
+                (0, "/b", vec![2_000_000; 2]),
+                (0, "/c", vec![9_000_000]),
+                (60, "/a", vec![1_000_000]),
+                (120, "/b", vec![4_000_000]),
+            ],
+        );
+        let sh = shape(60);
+        let ask = |params: &[(&str, &str)]| {
+            let mut all = pairs(&[("from", "0"), ("to", "180")]);
+            all.extend(pairs(params));
+            let q = parse(&all, &sh, 1000, 100).unwrap();
+            let out = run(&conn, id, &sh, &q).unwrap();
+            (q, out)
+        };
+        let (_, out) = ask(&[("columns", "req_count,req_per_sec")]);
+        // Kept per step: 2 rows; at t=0 /a (3 ms) went to other. Top over the range by time:
+        // /c (9 ms), /b (8 ms), then the other row.
+        let keys: Vec<(&str, bool)> = out.iter().map(|s| (s.key[0].as_str(), s.other)).collect();
+        assert_eq!(
+            keys,
+            [("/c", false), ("/b", false), ("/a", false), (OTHER, true)]
+        );
+        let b = &out[1];
+        assert_eq!(b.points.len(), 2);
+        assert_eq!(num(&b.points[0][1]), 2.0);
+        assert_eq!(num(&b.points[0][2]), 2.0 / 60.0);
+        // One 180 s step: everything sums; totals = every request.
+        let (_, out) = ask(&[
+            ("step", "3m"),
+            ("group", "total"),
+            ("columns", "req_count,p50"),
+        ]);
+        assert_eq!(out.len(), 1);
+        assert!(out[0].key.is_empty());
+        assert_eq!(out[0].points.len(), 1);
+        assert_eq!(num(&out[0].points[0][1]), 8.0);
+        // Filters: exact match on a key column; the other row only when asked for.
+        let (q, out) = ask(&[("filter", "script_name:/b")]);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].key, ["/b", "nl"]);
+        let csv = to_csv(&sh, &q, &out);
+        assert!(csv.starts_with("t,script_name,country,req_count,req_per_sec,p50,p95,p99\r\n"));
+        assert_eq!(csv.lines().count(), 3);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        /// Aggregated on read to a coarser step, a series equals what the raw samples give:
+        /// counts exactly, percentiles within 1 % (from the merged histograms).
+        #[test]
+        fn coarser_step_equals_the_raw_samples(
+            samples in proptest::collection::vec((0i64..12, 0usize..3, 1_000u64..5_000_000_000), 1..400),
+            factor in 1u64..7,
+        ) {
+            let keys = ["/a", "/b", "/c"];
+            let steps: Vec<(i64, &str, Vec<u64>)> = samples
+                .iter()
+                .map(|&(t, k, v)| (t * 10, keys[k], vec![v]))
+                .collect();
+            let (_dir, conn, id) = store_with(10, &steps);
+            let sh = shape(10);
+            let step = 10 * factor;
+            let q = parse(
+                &pairs(&[("from", "0"), ("to", "120"), ("step", &format!("{step}s")), ("group", "total"),
+                    ("columns", "req_count,req_time_total,p50,p95,p99")]),
+                &sh, 1000, 100,
+            ).unwrap();
+            let out = run(&conn, id, &sh, &q).unwrap();
+            let mut raw: BTreeMap<i64, Vec<u64>> = BTreeMap::new();
+            for &(t, _, v) in &samples {
+                raw.entry(t * 10 / step as i64 * step as i64).or_default().push(v);
+            }
+            prop_assert_eq!(out[0].points.len(), raw.len());
+            for (p, (t, values)) in out[0].points.iter().zip(raw.iter_mut()) {
+                values.sort_unstable();
+                prop_assert_eq!(num(&p[0]) as i64, *t);
+                prop_assert_eq!(num(&p[1]) as usize, values.len());
+                let total: u64 = values.iter().sum();
+                prop_assert!((num(&p[2]) - total as f64 / 1e9).abs() < 1e-6);
+                for (i, pc) in [50.0, 95.0, 99.0].iter().enumerate() {
+                    let r = crate::histogram::rank(*pc, values.len() as u64) as usize;
+                    let exact = values[r - 1] as f64 / 1e9;
+                    let got = num(&p[3 + i]);
+                    prop_assert!((got - exact).abs() <= exact * 0.01, "p{} {} vs {}", pc, got, exact);
+                }
+            }
+        }
+    }
+}

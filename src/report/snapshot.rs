@@ -1,0 +1,263 @@
+//! A report's window state in and out of a snapshot (see the `snapshot` module): the closed ticks
+//! in the window, the open tick, and the figures that go with them. `agg` (the sum of the closed
+//! ticks) is not saved: it is rebuilt on restore, which also makes it exact by construction.
+//!
+//! Dictionary ids in row keys are remapped on restore (`remap`: old id → id in the new
+//! dictionary), except a `status` key, which is a number.
+
+use super::*;
+use crate::snapshot::{Reader, SnapshotError, Writer};
+
+/// Largest count a histogram bucket holds (see `histogram`): a saved count beyond it is refused.
+const MAX_BUCKET_COUNT: u64 = (1 << 52) - 1;
+
+fn write_sums<W: std::io::Write>(w: &mut Writer<W>, s: &Sums) -> std::io::Result<()> {
+    for v in [
+        s.req_count,
+        s.hit_count,
+        s.time_ns,
+        s.ru_utime_ns,
+        s.ru_stime_ns,
+        s.traffic_bytes,
+        s.memory_footprint_bytes,
+    ] {
+        w.u64(v)?;
+    }
+    Ok(())
+}
+
+fn read_sums(r: &mut Reader<'_>) -> Result<Sums, SnapshotError> {
+    Ok(Sums {
+        req_count: r.u64()?,
+        hit_count: r.u64()?,
+        time_ns: r.u64()?,
+        ru_utime_ns: r.u64()?,
+        ru_stime_ns: r.u64()?,
+        traffic_bytes: r.u64()?,
+        memory_footprint_bytes: r.u64()?,
+    })
+}
+
+fn write_hist<W: std::io::Write>(w: &mut Writer<W>, h: &Histogram) -> std::io::Result<()> {
+    w.u32(h.buckets_used() as u32)?;
+    for (bucket, n) in h.iter() {
+        w.u16(bucket)?;
+        w.u64(n)?;
+    }
+    Ok(())
+}
+
+fn read_hist(r: &mut Reader<'_>) -> Result<Histogram, SnapshotError> {
+    let n = r.count(10)?;
+    if n > crate::histogram::BUCKETS {
+        return Err(SnapshotError::invalid("histogram with too many buckets"));
+    }
+    let mut h = Histogram::new();
+    for _ in 0..n {
+        let (bucket, count) = (r.u16()?, r.u64()?);
+        if bucket as usize >= crate::histogram::BUCKETS || count > MAX_BUCKET_COUNT {
+            return Err(SnapshotError::invalid("histogram bucket out of range"));
+        }
+        h.add_bucket(bucket, count);
+    }
+    Ok(h)
+}
+
+fn write_row<W: std::io::Write>(w: &mut Writer<W>, row: &Row) -> std::io::Result<()> {
+    write_sums(w, &row.sums)?;
+    w.u32(row.contribs)?;
+    write_hist(w, &row.hist)
+}
+
+fn read_row(r: &mut Reader<'_>) -> Result<Row, SnapshotError> {
+    let sums = read_sums(r)?;
+    let contribs = r.u32()?;
+    let hist = read_hist(r)?;
+    Ok(Row {
+        sums,
+        hist,
+        contribs,
+        ..Row::default()
+    })
+}
+
+/// A row key as saved (old ids), remapped to the new dictionary.
+fn read_key(
+    r: &mut Reader<'_>,
+    keys: &[Key],
+    remap: &dyn Fn(u32) -> u32,
+) -> Result<KeyBuf, SnapshotError> {
+    let mut key = KeyBuf {
+        ids: [0; MAX_KEYS],
+        len: keys.len(),
+    };
+    for (slot, k) in key.ids.iter_mut().zip(keys) {
+        let id = r.u32()?;
+        *slot = match k {
+            Key::Status => id,
+            _ => remap(id),
+        };
+    }
+    Ok(key)
+}
+
+impl Report {
+    /// Writes the window state (the histogram log applied first, so nothing waits in it). A
+    /// family member's stage must have been drained into it before (`Family::drain`).
+    pub fn save_window<W: std::io::Write>(&mut self, w: &mut Writer<W>) -> std::io::Result<()> {
+        self.flush_hist();
+        let n = self.keys.len();
+        w.u32(n as u32)?;
+        w.u64(self.rows_lost)?;
+        w.u64(self.update_number)?;
+        w.u64(self.frozen_tick.map_or(u64::MAX, |t| t))?;
+        w.u64(self.complete_from_ms)?;
+        w.u64(self.now_ms)?;
+        w.u64(self.open_index)?;
+        write_row(w, &self.open_totals)?;
+        // Open rows zeroed at the last close (kept only for their memory) are not saved.
+        let live = self.open.values().filter(|r| r.sums.req_count > 0).count();
+        w.u32(live as u32)?;
+        for (key, row) in self.open.iter(n) {
+            if row.sums.req_count > 0 {
+                for &id in key {
+                    w.u32(id)?;
+                }
+                write_row(w, row)?;
+            }
+        }
+        w.u32(self.closed.len() as u32)?;
+        for tick in &self.closed {
+            w.u64(tick.index)?;
+            write_row(w, &tick.totals)?;
+            w.u32(tick.rows.len() as u32)?;
+            for (i, row) in tick.rows.iter().enumerate() {
+                for &id in &tick.keys[i * n..(i + 1) * n] {
+                    w.u32(id)?;
+                }
+                write_sums(w, &row.sums)?;
+                write_hist(w, &row.hist)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Replaces the window state with the one [`Report::save_window`] wrote, ticks that left the
+    /// window by `now_ms` skipped. Everything is read before anything changes: on an error the
+    /// report is as it was. Call on a report that has not counted anything yet.
+    pub fn restore_window(
+        &mut self,
+        r: &mut Reader<'_>,
+        remap: &dyn Fn(u32) -> u32,
+        now_ms: u64,
+    ) -> Result<(), SnapshotError> {
+        let n = self.keys.len();
+        if r.u32()? as usize != n {
+            return Err(SnapshotError::invalid("a report's key count differs"));
+        }
+        let rows_lost = r.u64()?;
+        let update_number = r.u64()?;
+        let frozen_tick = Some(r.u64()?).filter(|&t| t != u64::MAX);
+        let complete_from_ms = r.u64()?;
+        let saved_now_ms = r.u64()?;
+        let open_index = r.u64()?;
+        let open_totals = read_row(r)?;
+        let rows = r.count(4 * n + 60)?;
+        let mut open = RowMap::new(n);
+        for _ in 0..rows {
+            let key = read_key(r, &self.keys, remap)?;
+            let row = read_row(r)?;
+            match open.get_mut(&key) {
+                // Two old ids can become one (the dictionary was full): their rows merge.
+                Some(o) => o.add_row(&row),
+                None => open.insert(&key, row),
+            }
+        }
+        let first_kept = (self.window.tick_of(now_ms) + 1).saturating_sub(self.window.ticks);
+        let ticks = r.count(72)?;
+        let mut closed = VecDeque::new();
+        let mut last_index = None;
+        for _ in 0..ticks {
+            let index = r.u64()?;
+            if last_index.is_some_and(|l| index <= l) || index >= open_index {
+                return Err(SnapshotError::invalid("a report's ticks are out of order"));
+            }
+            last_index = Some(index);
+            let totals = read_row(r)?;
+            let rows = r.count(4 * n + 60)?;
+            let mut tick = ClosedTick {
+                index,
+                keys: Vec::with_capacity(rows * n),
+                rows: Vec::with_capacity(rows),
+                totals,
+            };
+            for _ in 0..rows {
+                let key = read_key(r, &self.keys, remap)?;
+                tick.keys.extend_from_slice(key.slice());
+                let sums = read_sums(r)?;
+                let hist = read_hist(r)?;
+                tick.rows.push(TickRow { sums, hist });
+            }
+            if index >= first_kept {
+                closed.push_back(Arc::new(tick));
+            }
+        }
+        if !r.is_empty() {
+            return Err(SnapshotError::invalid(
+                "a report's state has trailing bytes",
+            ));
+        }
+
+        // Everything read: now the report changes.
+        let mut agg = RowMap::new(n);
+        let mut agg_totals = Row::default();
+        let mut key = KeyBuf {
+            ids: [0; MAX_KEYS],
+            len: n,
+        };
+        for tick in &closed {
+            agg_totals.add_row(&tick.totals);
+            for (i, row) in tick.rows.iter().enumerate() {
+                key.ids[..n].copy_from_slice(&tick.keys[i * n..(i + 1) * n]);
+                match agg.get_mut(&key) {
+                    Some(a) => {
+                        a.sums.add(&row.sums);
+                        a.hist.add_hist(&row.hist);
+                    }
+                    None => agg.insert(
+                        &key,
+                        Row {
+                            sums: row.sums,
+                            hist: row.hist.clone(),
+                            ..Row::default()
+                        },
+                    ),
+                }
+            }
+        }
+        let mut slots = 0;
+        let mut open_only = 0;
+        open.retain_each(n, |key, row| {
+            row.slot = slots;
+            slots += 1;
+            row.only_open = agg.get(key.slice()).is_none();
+            open_only += row.only_open as usize;
+            true
+        });
+        self.rows_lost = rows_lost;
+        self.update_number = update_number;
+        self.frozen_tick = frozen_tick.filter(|&t| t >= first_kept);
+        self.complete_from_ms = complete_from_ms;
+        self.now_ms = saved_now_ms.min(now_ms);
+        self.open_index = open_index;
+        self.open = open;
+        self.open_totals = open_totals;
+        self.open_only = open_only;
+        self.open_slots = slots;
+        self.hist_log.clear();
+        self.closed = closed;
+        self.agg = agg;
+        self.agg_totals = agg_totals;
+        Ok(())
+    }
+}

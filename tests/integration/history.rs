@@ -1,0 +1,382 @@
+//! Report history against the real daemon: known traffic over several steps comes back from
+//! `GET /api/v1/reports/{name}/history` with exact counts (top rows and the "(other)" row
+//! together), sane percentiles, coarser steps that sum, filters, CSV, errors; it survives a
+//! restart on the same state directory, goes when its report is dropped, and a store that cannot
+//! be opened leaves the daemon running without history.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use prost::Message;
+use serde_json::{json, Value};
+
+use crate::common::*;
+use pinbad::proto::Request;
+
+/// 1 s ticks (20 s windows), history at 1 s (`by_script`, 2 rows a step) and 2 s (`groups`).
+const CONFIG: &str = r#"
+stats_history = "20s"
+report_ticks = 20
+
+[[report]]
+name = "by_script"
+keys = ["script_name"]
+history_retention = "1h"
+history_step = "1s"
+history_rows = 2
+
+[[report]]
+name = "groups"
+keys = ["timer_tag:group"]
+history_retention = "1h"
+history_step = "2s"
+
+[[report]]
+name = "no_history"
+keys = ["hostname"]
+"#;
+
+/// A request of `script` taking `seconds`, with one timer of group `db` (2 hits).
+fn request(script: &str, seconds: f32) -> Vec<u8> {
+    Request {
+        hostname: b"web1".to_vec(),
+        server_name: b"example.com".to_vec(),
+        script_name: script.as_bytes().to_vec(),
+        request_time: seconds,
+        status: Some(200),
+        timer_hit_count: vec![2],
+        timer_value: vec![0.004],
+        timer_ru_utime: vec![0.0],
+        timer_ru_stime: vec![0.0],
+        timer_tag_count: vec![1],
+        timer_tag_name: vec![0],
+        timer_tag_value: vec![1],
+        dictionary: vec![b"group".to_vec(), b"db".to_vec()],
+        ..Default::default()
+    }
+    .encode_to_vec()
+}
+
+/// One wave: /a 30 × 10 ms, /b 20 × 20 ms, /c 10 × 50 ms (by time: /c, /b, then /a).
+fn wave() -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for (script, n, t) in [("/a", 30, 0.010), ("/b", 20, 0.020), ("/c", 10, 0.050)] {
+        out.extend((0..n).map(|_| request(script, t)));
+    }
+    out
+}
+
+const WAVE: u64 = 60;
+
+fn history(d: &Daemon, name: &str, query: &str) -> Value {
+    let (code, body) = d.get(&format!("/api/v1/reports/{name}/history?from=-10m&{query}"));
+    assert_eq!(code, 200, "{body}");
+    body
+}
+
+/// Sum of column `col` over every point of every series.
+fn sum(v: &Value, col: &str) -> f64 {
+    let i = v["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| c == col)
+        .unwrap_or_else(|| panic!("no column {col} in {v}"))
+        + 1;
+    v["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["points"].as_array().unwrap())
+        .map(|p| p[i].as_f64().unwrap())
+        .sum()
+}
+
+fn total_requests(d: &Daemon, name: &str) -> u64 {
+    sum(
+        &history(d, name, "group=total&columns=req_count"),
+        "req_count",
+    ) as u64
+}
+
+#[test]
+fn history_keeps_exact_steps_across_restart() {
+    let state = tempfile::tempdir().unwrap();
+    let d = Daemon::start_with(CONFIG, &["--udp", "127.0.0.1:0"], Some(state.path()));
+    // Three waves, each in history before the next is sent: they land in different steps.
+    let mut packets = 0;
+    for w in 1..=3u64 {
+        let datagrams = wave();
+        packets += datagrams.len() as u64;
+        d.send(&datagrams);
+        d.wait_merged(packets);
+        d.wait_for(
+            |d| total_requests(d, "by_script") == w * WAVE,
+            &format!("wave {w} in history"),
+        );
+    }
+    d.wait_for(
+        |d| total_requests(d, "groups") == 3 * WAVE,
+        "the timer report's last step",
+    );
+    let check = |d: &Daemon| {
+        // Totals by step: every request once; three waves, three steps at least.
+        let total = history(d, "by_script", "group=total&step=1s&columns=req_count,p50");
+        assert_eq!(total["stored_step"], 1);
+        assert_eq!(total["step"], 1);
+        assert_eq!(sum(&total, "req_count"), (3 * WAVE) as f64, "{total}");
+        let points = total["series"][0]["points"].as_array().unwrap();
+        assert!(points.len() >= 3, "{total}");
+        assert!(points
+            .windows(2)
+            .all(|p| p[0][0].as_i64() < p[1][0].as_i64()));
+        // Rows: 2 kept a step (/c, /b by time), /a in the other row; together exact.
+        let rows = history(d, "by_script", "columns=req_count,p50,p99");
+        let series = rows["series"].as_array().unwrap();
+        let by_key: BTreeMap<String, &Value> = series
+            .iter()
+            .map(|s| (s["key"][0].as_str().unwrap().to_string(), s))
+            .collect();
+        assert_eq!(
+            by_key.keys().collect::<Vec<_>>(),
+            ["(other)", "/b", "/c"],
+            "{rows}"
+        );
+        assert_eq!(by_key["(other)"]["other"], true);
+        assert_eq!(series[0]["key"], json!(["/c"]), "top by time first");
+        let count = |key: &str| -> f64 {
+            by_key[key]["points"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p[1].as_f64().unwrap())
+                .sum()
+        };
+        assert_eq!(
+            (count("/c"), count("/b"), count("(other)")),
+            (30.0, 60.0, 90.0)
+        );
+        for p in by_key["/c"]["points"].as_array().unwrap() {
+            assert!(close(p[2].as_f64().unwrap(), 0.050, 0.01), "p50 of /c: {p}");
+            assert!(close(p[3].as_f64().unwrap(), 0.050, 0.01), "p99 of /c: {p}");
+        }
+        // A coarser step sums the stored ones (per_sec over the coarser step).
+        let coarse = history(
+            d,
+            "by_script",
+            "group=total&step=4s&columns=req_count,req_per_sec",
+        );
+        assert_eq!(coarse["step"], 4);
+        assert_eq!(sum(&coarse, "req_count"), (3 * WAVE) as f64);
+        for p in coarse["series"][0]["points"].as_array().unwrap() {
+            assert_eq!(p[0].as_i64().unwrap() % 4, 0, "aligned on unix time");
+            assert!(close(
+                p[2].as_f64().unwrap(),
+                p[1].as_f64().unwrap() / 4.0,
+                1e-9
+            ));
+        }
+        // filter= on a key column.
+        let b = history(d, "by_script", "filter=script_name:/b&columns=req_count");
+        assert_eq!(b["series"].as_array().unwrap().len(), 1, "{b}");
+        assert_eq!(sum(&b, "req_count"), 60.0);
+        // A timer report at 2 s: hits and requests of its one row.
+        let g = history(d, "groups", "columns=req_count,hit_count,timer_value");
+        assert_eq!(g["kind"], "timer");
+        assert_eq!(g["stored_step"], 2);
+        assert_eq!(g["series"][0]["key"], json!(["db"]));
+        assert_eq!(sum(&g, "req_count"), (3 * WAVE) as f64);
+        assert_eq!(sum(&g, "hit_count"), (6 * WAVE) as f64);
+        assert!(close(
+            sum(&g, "timer_value"),
+            0.004 * (3 * WAVE) as f64,
+            1e-3
+        ));
+    };
+    check(&d);
+
+    // The OpenAPI document describes the answer as it is.
+    let doc = d.json("/api/v1/openapi.json");
+    let props = |schema: &str| -> Vec<String> {
+        let mut v: Vec<String> = doc["components"]["schemas"][schema]["properties"]
+            .as_object()
+            .unwrap_or_else(|| panic!("no schema {schema}"))
+            .keys()
+            .cloned()
+            .collect();
+        v.sort();
+        v
+    };
+    let keys = |v: &Value| -> Vec<String> {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    let answer = history(&d, "by_script", "");
+    assert_eq!(keys(&answer), props("HistoryAnswer"));
+    assert_eq!(keys(&answer["series"][0]), props("HistorySeries"));
+
+    // CSV: header, then a line per point.
+    let (code, csv) =
+        d.get_text("/api/v1/reports/by_script/history?from=-10m&columns=req_count,p95&format=csv");
+    assert_eq!(code, 200);
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("t,script_name,req_count,p95"));
+    assert!(lines.any(|l| l.split(',').nth(1) == Some("/c")), "{csv}");
+
+    // Errors: 400 naming the parameter, 404 for a report without history or none at all.
+    for (query, param) in [
+        ("step=1500ms", "step"),
+        ("columns=req_percent", "columns"),
+        ("from=yesterday", "from"),
+        ("group=hosts", "group"),
+        ("filter=status:200", "filter"),
+        ("colour=red", "colour"),
+        ("limit=1&limit=2", "limit"),
+    ] {
+        let (code, body) = d.get(&format!("/api/v1/reports/by_script/history?{query}"));
+        assert_eq!(code, 400, "{query}: {body}");
+        assert!(
+            body["detail"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("`{param}`")),
+            "{body}"
+        );
+    }
+    let (code, body) = d.get("/api/v1/reports/no_history/history");
+    assert_eq!(code, 404);
+    assert!(
+        body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("keeps no history"),
+        "{body}"
+    );
+    assert_eq!(d.get("/api/v1/reports/nope/history").0, 404);
+
+    // The listing shows the settings (resolved); built-ins have theirs.
+    let list = d.json("/api/v1/reports");
+    let entry = |name: &str| -> Value {
+        list["reports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(
+        (
+            entry("by_script")["history_step"].clone(),
+            entry("by_script")["history_rows"].clone()
+        ),
+        (json!(1.0), json!(2))
+    );
+    assert_eq!(entry("no_history")["history_retention"], Value::Null);
+    assert_eq!(entry("info")["history_retention"], json!(30.0 * 86400.0));
+    assert_eq!(entry("report_by_script_name")["history_step"], json!(900.0));
+    assert_eq!(entry("report_by_script_name")["history_rows"], json!(10));
+
+    // Status and /metrics show the store.
+    let h = d.status()["history"].clone();
+    assert_eq!(h["available"], true, "{h}");
+    assert!(h["bytes"].as_u64().unwrap() > 0, "{h}");
+    assert!(h["rows"].as_u64().unwrap() >= 9, "{h}");
+    assert!(h["written_steps"].as_u64().unwrap() >= 3, "{h}");
+    assert!(h["oldest"].as_i64().is_some(), "{h}");
+    assert_eq!(
+        (h["write_errors"].as_u64(), h["dropped_ticks"].as_u64()),
+        (Some(0), Some(0))
+    );
+    let (_, metrics) = d.get_text("/metrics");
+    assert!(metrics.contains("pinbad_history_rows "), "{metrics}");
+    assert!(metrics.contains("pinbad_history_written_steps_total "));
+
+    // Restart on the same state directory: the history is still there, exactly.
+    d.terminate(Duration::from_secs(5));
+    let d = Daemon::start_with(CONFIG, &["--udp", "127.0.0.1:0"], Some(state.path()));
+    check(&d);
+    assert!(d.status()["history"]["rows"].as_u64().unwrap() >= 9);
+
+    // Dropping the report drops its history: re-created, it starts empty.
+    assert_eq!(d.delete("/api/v1/reports/by_script").0, 204);
+    assert_eq!(d.get("/api/v1/reports/by_script/history").0, 404);
+    let (code, body) = d.post(
+        "/api/v1/reports",
+        &json!({"name": "by_script", "keys": ["script_name"], "history_retention": "1h", "history_step": "1s"}),
+    );
+    assert_eq!(code, 201, "{body}");
+    d.wait_for(
+        |d| history(d, "by_script", "group=total")["series"] == json!([]),
+        "the dropped report's history gone",
+    );
+}
+
+#[test]
+fn history_settings_are_validated_naming_the_key() {
+    let d = Daemon::start("builtin_reports = false\nstats_history = \"20s\"\nreport_ticks = 20\n");
+    for (def, needle) in [
+        (
+            json!({"name": "x", "keys": ["hostname"], "history_retention": "30d", "history_step": "1500ms"}),
+            "history_step",
+        ),
+        (
+            json!({"name": "x", "keys": ["hostname"], "history_retention": "1s"}),
+            "history_retention",
+        ),
+        (
+            json!({"name": "x", "keys": ["hostname"], "history_step": "1m"}),
+            "history_retention",
+        ),
+        (
+            json!({"name": "x", "keys": ["hostname"], "history_retention": "1h", "history_rows": 0}),
+            "history_rows",
+        ),
+        (
+            json!({"name": "x", "keys": ["hostname"], "history_retention": "1h", "history_step": "2h"}),
+            "history_step",
+        ),
+    ] {
+        let (code, body) = d.post("/api/v1/reports", &def);
+        assert_eq!(code, 400, "{def}: {body}");
+        assert!(
+            body["detail"].as_str().unwrap().contains(needle),
+            "{def}: {body}"
+        );
+    }
+    // A step that is not a multiple of the tick (here 1 s) stops start-up, naming the key.
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_file(
+        dir.path(),
+        "bad.toml",
+        "stats_history = \"30s\"\nreport_ticks = 20\n[[report]]\nname = \"x\"\nkeys = [\"hostname\"]\nhistory_retention = \"1d\"\nhistory_step = \"2s\"\n",
+    );
+    let (code, out) = run_pinbad(&["check-config", config.to_str().unwrap()], dir.path());
+    assert_ne!(code, Some(0), "{out}");
+    assert!(out.contains("history_step") && out.contains("`x`"), "{out}");
+}
+
+#[test]
+fn an_unusable_store_leaves_the_daemon_running_without_history() {
+    let state = tempfile::tempdir().unwrap();
+    std::fs::write(state.path().join("history.sqlite"), vec![0x5a; 8192]).unwrap();
+    let d = Daemon::start_with(CONFIG, &["--udp", "127.0.0.1:0"], Some(state.path()));
+    let h = d.status()["history"].clone();
+    assert_eq!(h["available"], false, "{h}");
+    assert_eq!(h["open_errors"], 1, "{h}");
+    assert!(
+        h["error"].as_str().unwrap().contains("history.sqlite"),
+        "{h}"
+    );
+    let (code, body) = d.get("/api/v1/reports/by_script/history");
+    assert_eq!(code, 503, "{body}");
+    // Reports work as ever.
+    d.send(&wave());
+    d.wait_merged(WAVE);
+    assert_eq!(
+        d.json("/api/v1/reports/by_script")["rows_total"],
+        3,
+        "the report counts without history"
+    );
+}
