@@ -33,6 +33,8 @@ pub mod tap;
 pub mod stream;
 // Sinks: every merged request to NDJSON files or ClickHouse, one tap and thread per sink.
 pub mod sink;
+// The built-in dashboard at `/`: embedded HTML, CSS and JavaScript that read the API.
+pub mod dashboard;
 // GET /metrics: status counters and monotonic report series for Prometheus (a tap, "pinbad-metrics").
 pub mod metrics;
 // Report history: closed ticks summed into steps in {state_dir}/history.sqlite ("pinbad-history").

@@ -134,6 +134,9 @@ pub fn documented_routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
         .merge(crate::stream::routes())
         .routes(utoipa_axum::routes!(metrics))
         .routes(utoipa_axum::routes!(openapi::openapi_json))
+        // Not the API but served beside it: `/` and `/dashboard/{asset}` (unknown paths, /api
+        // ones included, still reach the JSON 404 fallback).
+        .merge(crate::dashboard::routes())
 }
 
 /// `GET /metrics`: the Prometheus exposition (see the `metrics` module), built on the blocking
@@ -163,7 +166,9 @@ async fn authorize(State(state): State<AppState>, req: Request, next: Next) -> R
         return next.run(req).await;
     };
     let read = matches!(*req.method(), Method::GET | Method::HEAD);
-    let open = req.uri().path() == "/healthz" || (read && !state.config.http.token_reads);
+    let path = req.uri().path();
+    let open = path == "/healthz"
+        || (read && (!state.config.http.token_reads || crate::dashboard::is_public(path)));
     if open {
         return next.run(req).await;
     }

@@ -352,6 +352,24 @@ pub fn fixtures() -> Vec<(String, Vec<u8>, Value)> {
     out
 }
 
+/// A loopback TCP port free when chosen, for a server a test starts (which retries with another
+/// port should something take it first).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port()
+}
+
+/// The index of `s` in a datagram's string dictionary, added at the end when new.
+pub fn dictionary_index(dict: &mut Vec<String>, s: &str) -> u32 {
+    if let Some(i) = dict.iter().position(|d| d == s) {
+        return i as u32;
+    }
+    dict.push(s.to_string());
+    (dict.len() - 1) as u32
+}
+
 /// Writes `text` to a file in `dir` and returns its path.
 pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);

@@ -6,8 +6,10 @@
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
 mod alloc;
+mod browser;
 mod common;
 mod core;
+mod dashboard;
 mod errors;
 mod history;
 mod http;

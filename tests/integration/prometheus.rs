@@ -66,10 +66,7 @@ impl Prometheus {
         // The port is free when chosen; if another process takes it before Prometheus binds,
         // Prometheus exits and another port is tried.
         for _ in 0..3 {
-            let port = std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .unwrap()
-                .port();
+            let port = free_port();
             let log_file = std::fs::File::create(dir.path().join("prometheus.log")).unwrap();
             let mut child = Command::new("prometheus")
                 .arg(format!("--config.file={}", config_path.display()))

@@ -33,13 +33,7 @@ type SentTimer = (u32, f32, f32, f32, Vec<(String, String)>);
 impl Sent {
     fn encode(&self) -> Vec<u8> {
         let mut dict: Vec<String> = Vec::new();
-        let mut idx = |s: &str| -> u32 {
-            if let Some(i) = dict.iter().position(|d| d == s) {
-                return i as u32;
-            }
-            dict.push(s.to_string());
-            (dict.len() - 1) as u32
-        };
+        let mut idx = |s: &str| dictionary_index(&mut dict, s);
         let mut r = Request {
             hostname: self.hostname.clone().into_bytes(),
             server_name: self.server_name.clone().into_bytes(),

@@ -1,0 +1,555 @@
+//! Issue 9: the dashboard in a real browser. A daemon is fed known traffic over UDP, a headless
+//! Chromium opens `/` and the test asserts what a person sees: the scripts and counts sent in the
+//! report table, the order after clicking a column header, a row's history chart with the points
+//! of what was sent, the slow request with its timers and tags, a shared URL reopening the same
+//! view, the token asked for a change, and no error in the browser console.
+//!
+//! Skips (visibly) without Chromium unless `PINBAD_REQUIRE_BROWSER` is set; with
+//! `PINBAD_SCREENSHOTS=1` it writes the README's screenshots to docs/screenshots/.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use prost::Message;
+use serde_json::{json, Value};
+
+use crate::browser::Browser;
+use crate::common::*;
+
+/// Tag pairs of a request or a timer.
+type Tags = &'static [(&'static str, &'static str)];
+
+/// One kind of request the test sends: `count` copies of it.
+struct Kind {
+    script: &'static str,
+    count: usize,
+    request_time: f32,
+    /// How many of the copies answer 500 (the others 200).
+    errors: usize,
+    tags: Tags,
+    /// (value, hit_count, tags)
+    timers: &'static [(f32, u32, Tags)],
+}
+
+const TRAFFIC: &[Kind] = &[
+    Kind {
+        script: "/alpha.php",
+        count: 40,
+        request_time: 0.010,
+        errors: 0,
+        tags: &[],
+        timers: &[(0.004, 2, &[("group", "db")])],
+    },
+    Kind {
+        script: "/beta.php",
+        count: 25,
+        request_time: 0.200,
+        errors: 5,
+        tags: &[],
+        timers: &[(0.05, 1, &[("group", "cache")])],
+    },
+    Kind {
+        script: "/gamma.php",
+        count: 10,
+        request_time: 0.050,
+        errors: 0,
+        tags: &[],
+        timers: &[],
+    },
+    Kind {
+        script: "/slow.php",
+        count: 1,
+        request_time: 3.5,
+        errors: 0,
+        tags: &[("country", "nl")],
+        timers: &[(1.5, 2, &[("group", "db"), ("server", "db7")])],
+    },
+];
+
+const TOKEN: &str = "sekret";
+
+fn encode(k: &Kind, status: u32) -> Vec<u8> {
+    let mut dict: Vec<String> = Vec::new();
+    let mut idx = |s: &str| dictionary_index(&mut dict, s);
+    let mut r = pinbad::proto::Request {
+        hostname: b"web1".to_vec(),
+        server_name: b"shop.example.com".to_vec(),
+        script_name: k.script.as_bytes().to_vec(),
+        request_time: k.request_time,
+        ru_utime: k.request_time / 2.0,
+        document_size: 1000,
+        memory_peak: 4 << 20,
+        status: Some(status),
+        ..Default::default()
+    };
+    for (n, v) in k.tags {
+        r.tag_name.push(idx(n));
+        r.tag_value.push(idx(v));
+    }
+    for (value, hits, tags) in k.timers {
+        r.timer_value.push(*value);
+        r.timer_hit_count.push(*hits);
+        r.timer_tag_count.push(tags.len() as u32);
+        for (n, v) in *tags {
+            r.timer_tag_name.push(idx(n));
+            r.timer_tag_value.push(idx(v));
+        }
+    }
+    r.dictionary = dict.into_iter().map(String::into_bytes).collect();
+    r.encode_to_vec()
+}
+
+fn traffic() -> Vec<Vec<u8>> {
+    TRAFFIC
+        .iter()
+        .flat_map(|k| (0..k.count).map(move |i| encode(k, if i < k.errors { 500 } else { 200 })))
+        .collect()
+}
+
+/// The daemon's config: 1 s ticks, a token for changes, a timer report, and (when this build has
+/// history) a script report keeping history at 1 s steps.
+fn config(history: bool) -> String {
+    let mut c = format!(
+        "stats_history = \"120s\"\nreport_ticks = 120\n[http]\ntoken = \"{TOKEN}\"\n\
+         [[report]]\nname = \"timers_by_group\"\nkeys = [\"script_name\", \"timer_tag:group\"]\n\
+         [[report]]\nname = \"by_script\"\nkeys = [\"script_name\"]\n"
+    );
+    if history {
+        c.push_str("history_retention = \"1h\"\nhistory_step = \"1s\"\n");
+    }
+    c
+}
+
+/// Whether this build accepts the history keys (the history endpoint is another branch's work
+/// until it is merged); the check-config error when not.
+fn history_config_accepted() -> Result<(), String> {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "state_dir = {:?}\n{}",
+        dir.path().join("state"),
+        config(true)
+    );
+    let path = write_file(dir.path(), "pinbad.toml", &text);
+    match run_pinbad(&["check-config", path.to_str().unwrap()], dir.path()) {
+        (Some(0), _) => Ok(()),
+        (_, stderr) => Err(stderr),
+    }
+}
+
+/// The rows of the report table as the page shows them: column → cell text.
+fn table(b: &Browser) -> Vec<BTreeMap<String, String>> {
+    let v = b.eval(
+        "return [...document.querySelectorAll('#report-table tbody tr')].map(tr =>
+           Object.fromEntries([...tr.querySelectorAll('td[data-col]')]
+             .map(td => [td.dataset.col, td.textContent])));",
+        json!([]),
+    );
+    serde_json::from_value(v).unwrap()
+}
+
+/// The script names of the table's rows, top to bottom.
+fn scripts(b: &Browser) -> Vec<String> {
+    table(b)
+        .into_iter()
+        .filter_map(|r| r.get("script_name").cloned())
+        .collect()
+}
+
+/// Waits until the table shows exactly `want` scripts in this order.
+fn wait_order(b: &Browser, want: &[&str]) {
+    b.wait(&format!("the rows in the order {want:?}"), |b| {
+        (scripts(b) == want).then_some(())
+    });
+}
+
+/// Asserts the page saw no error: none caught by its hooks (uncaught exceptions, rejections,
+/// console.error) and no SEVERE entry in the browser console but those `allowed` names.
+fn assert_no_errors(b: &Browser, allowed: &[&str]) {
+    let caught = b.eval("return window.__pinbad.errors", json!([]));
+    assert_eq!(caught, json!([]), "errors caught in the page");
+    let severe: Vec<Value> = b
+        .console()
+        .into_iter()
+        .filter(|e| e["level"] == "SEVERE" || e["level"] == "WARNING")
+        .filter(|e| {
+            let m = e["message"].as_str().unwrap_or_default();
+            !allowed.iter().any(|a| m.contains(a))
+        })
+        .collect();
+    assert!(severe.is_empty(), "browser console: {severe:?}");
+}
+
+fn shot(b: &Browser, name: &str) {
+    if std::env::var_os("PINBAD_SCREENSHOTS").is_some_and(|v| v == "1") {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("docs/screenshots")
+            .join(format!("{name}.png"));
+        b.screenshot(&path);
+        eprintln!("screenshot: {}", path.display());
+    }
+}
+
+/// A chart's points: uPlot's `data` through the page's `window.__pinbad.charts` hook.
+fn chart_data(b: &Browser, id: &str) -> Option<Vec<Vec<Option<f64>>>> {
+    chart(b, id).map(|(data, _)| data)
+}
+
+/// A chart's points and the seconds its time axis spans (the range the history answered for).
+fn chart(b: &Browser, id: &str) -> Option<(Vec<Vec<Option<f64>>>, f64)> {
+    let v = b.eval(
+        "const u = window.__pinbad.charts[arguments[0]];
+         return u ? [u.data, u.pinbadSpan.at[1] - u.pinbadSpan.at[0]] : null;",
+        json!([id]),
+    );
+    serde_json::from_value(v).ok().flatten()
+}
+
+#[test]
+fn dashboard_in_a_real_browser() {
+    let history_config = history_config_accepted();
+    let Some(b) = Browser::start() else { return };
+    let d = Daemon::start(&config(history_config.is_ok()));
+    let sent = traffic();
+    d.send(&sent);
+    d.wait_merged(sent.len() as u64);
+    let base = d.url("/");
+    // Until the history branch is merged, its endpoint is missing: the history assertion is
+    // skipped, and the 404s of the page's history fetches are the console entries allowed.
+    let endpoint = d.get("/api/v1/reports/by_script/history");
+    let history_missing = endpoint.0 == 404 && endpoint.1["detail"] == "no such endpoint";
+    let allowed: &[&str] = if history_missing { &["/history?"] } else { &[] };
+
+    // The pure functions the charts use, on answers shaped as the history API's contract says.
+    b.goto(&base);
+    b.wait("the dashboard script", |b| {
+        (b.eval(
+            "return !!(window.__pinbad && window.__pinbad.lib.errorRatio)",
+            json!([]),
+        ) == true)
+            .then_some(())
+    });
+    let lib = b.eval(
+        r##"const L = window.__pinbad.lib;
+        const byStatus = {report: "report_by_status", kind: "request", key_columns: ["status"],
+          from: 0, to: 180, step: 60, stored_step: 60, columns: ["req_count"],
+          series: [{key: ["200"], other: false, points: [[0, 90], [60, 50], [120, 10]]},
+                   {key: ["503"], other: false, points: [[0, 10], [120, 30]]},
+                   {key: ["(other)"], other: true, points: [[60, 50]]}]};
+        const total = {report: "info", kind: "info", key_columns: [], from: 0, to: 120, step: 60,
+          stored_step: 60, columns: ["ru_utime_per_sec", "ru_stime_per_sec", "p95"],
+          series: [{key: [], other: false, points: [[0, 0.5, 0.25, null], [60, 1, 0, 0.2]]}]};
+        const rows = L.seriesColumn(byStatus, "req_count");
+        const route = L.parseRoute("#/report/by%2Fx?sort=-req_count&match=script_name:%5E%2Fa");
+        return {errors: L.errorRatio(byStatus), cpu: L.sumColumns(total, ["ru_utime_per_sec", "ru_stime_per_sec"]),
+          t: rows.t, ys: rows.ys, labels: rows.labels, p95: L.seriesColumn(total, "p95").ys,
+          route: [route.view, route.name, route.params.get("sort"), route.params.get("match")],
+          hash: L.routeHash("history", "a b", new URLSearchParams([["filter", "script_name:/x.php"]])),
+          range: [L.rangeOf(new URLSearchParams("range=7d")), L.rangeOf(new URLSearchParams("from=5&to=9")),
+                  L.rangeOf(new URLSearchParams(""))]};"##,
+        json!([]),
+    );
+    assert_eq!(
+        lib["errors"],
+        json!([[0, 60, 120], [0.1, 0, 0.75]]),
+        "{lib}"
+    );
+    assert_eq!(lib["cpu"], json!([[0, 60], [0.75, 1]]), "{lib}");
+    assert_eq!(lib["t"], json!([0, 60, 120]));
+    assert_eq!(
+        lib["ys"],
+        json!([[90, 50, 10], [10, null, 30], [null, 50, null]])
+    );
+    assert_eq!(lib["labels"], json!(["200", "503", "(other)"]));
+    assert_eq!(lib["p95"], json!([[null, 0.2]]));
+    assert_eq!(
+        lib["route"],
+        json!(["report", "by/x", "-req_count", "script_name:^/a"])
+    );
+    assert_eq!(lib["hash"], "#/history/a%20b?filter=script_name%3A%2Fx.php");
+    assert_eq!(
+        lib["range"],
+        json!([
+            {"from": "-7d", "to": "now", "key": "7d"},
+            {"from": "5", "to": "9", "key": "custom"},
+            {"from": "-1h", "to": "now", "key": "1h"}
+        ])
+    );
+
+    // The report table: every script sent with its count, by request time (the default order).
+    b.goto(&format!("{base}#/report/by_script"));
+    wait_order(&b, &["/beta.php", "/slow.php", "/gamma.php", "/alpha.php"]);
+    let counts: BTreeMap<String, String> = table(&b)
+        .into_iter()
+        .map(|r| (r["script_name"].clone(), r["req_count"].clone()))
+        .collect();
+    let want: BTreeMap<String, String> = TRAFFIC
+        .iter()
+        .map(|k| (k.script.to_string(), k.count.to_string()))
+        .collect();
+    assert_eq!(counts, want);
+    shot(&b, "report");
+
+    // Clicking a header sorts by it: descending first, ascending on the second click.
+    b.click("#report-table th[data-col=req_count]");
+    wait_order(&b, &["/alpha.php", "/beta.php", "/gamma.php", "/slow.php"]);
+    assert!(
+        b.current_url().contains("sort=-req_count"),
+        "{}",
+        b.current_url()
+    );
+    b.click("#report-table th[data-col=req_count]");
+    wait_order(&b, &["/slow.php", "/gamma.php", "/beta.php", "/alpha.php"]);
+
+    // A regex match and view-time percentiles, typed in, go to the URL; that URL opened afresh
+    // (a shared link) shows the same view.
+    b.type_into("#match-regex", "^/(alpha|beta)");
+    b.type_into("#percentiles", "50,99.9");
+    b.click("#apply");
+    wait_order(&b, &["/beta.php", "/alpha.php"]);
+    let shared = b.current_url();
+    assert!(shared.contains("percentiles=50%2C99.9"), "{shared}");
+    b.goto("about:blank");
+    b.goto(&shared);
+    wait_order(&b, &["/beta.php", "/alpha.php"]);
+    let view = b.eval(
+        "return {re: document.getElementById('match-regex').value,
+                 col: document.getElementById('match-column').value,
+                 ps: document.getElementById('percentiles').value,
+                 heads: [...document.querySelectorAll('#report-table th[data-col]')].map(t => t.dataset.col)}",
+        json!([]),
+    );
+    assert_eq!(view["re"], "^/(alpha|beta)", "{view}");
+    assert_eq!(view["col"], "script_name", "{view}");
+    assert_eq!(view["ps"], "50,99.9", "{view}");
+    let heads: Vec<String> = serde_json::from_value(view["heads"].clone()).unwrap();
+    assert!(
+        heads.contains(&"p50".to_string()) && heads.contains(&"p99.9".to_string()),
+        "{heads:?}"
+    );
+    // The view-time p50 of /alpha.php (every request took 10 ms).
+    let alpha = table(&b)
+        .into_iter()
+        .find(|r| r["script_name"] == "/alpha.php")
+        .unwrap();
+    let ms: f64 = alpha["p50"].strip_suffix(" ms").unwrap().parse().unwrap();
+    assert!(close(ms, 10.0, 0.01), "{alpha:?}");
+    assert_no_errors(&b, allowed);
+
+    // Each row links to its history chart: the points add up to the requests sent.
+    b.click("#report-table tbody tr:last-child a.history-link");
+    b.wait("the history view of /alpha.php", |b| {
+        b.current_url()
+            .contains("#/history/by_script?filter=script_name%3A%2Falpha.php")
+            .then_some(())
+    });
+    if history_missing {
+        eprintln!(
+            "SKIPPED (history assertion only): GET /api/v1/reports/{{name}}/history is not in this \
+             build yet (issue 9, history branch); the chart's note says so"
+        );
+        b.wait("the chart's note about the missing history", |b| {
+            let note = b.eval(
+                "return document.querySelector('#chart-history-rate .note').textContent",
+                json!([]),
+            );
+            note.as_str()?
+                .contains("No history for by_script")
+                .then_some(())
+        });
+    } else {
+        if let Err(e) = &history_config {
+            panic!("the history endpoint exists but the config's history keys are refused: {e}");
+        }
+        // Σ req_per_sec × step over the points = the 40 requests of /alpha.php (every step of the
+        // window is written within a tick or two), over the default hour and, after a click on
+        // "15 min", over the last 15 minutes (finer steps).
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        let custom = (now - 600, now + 60);
+        let ranges = [
+            (None, "from=-1h".to_string(), 3600.0),
+            (Some("15m"), "from=-15m".to_string(), 900.0),
+            (None, format!("from={}&to={}", custom.0, custom.1), 660.0),
+        ];
+        for (i, (button, span_query, seconds)) in ranges.into_iter().enumerate() {
+            if let Some(range) = button {
+                b.click(&format!("#range button[data-range='{range}']"));
+                b.wait("the range in the URL", |b| {
+                    b.current_url()
+                        .contains(&format!("range={range}"))
+                        .then_some(())
+                });
+            } else if i > 0 {
+                // A custom span, as a shared link carries it.
+                b.goto(&format!(
+                    "{base}#/history/by_script?filter=script_name%3A%2Falpha.php&{span_query}"
+                ));
+            }
+            let from = span_query.as_str();
+            let step = d.json(&format!("/api/v1/reports/by_script/history?{from}"))["step"]
+                .as_f64()
+                .unwrap();
+            b.wait(
+                &format!("the chart's points over {from} to add up to 40 requests"),
+                |b| {
+                    let (data, span) = chart(b, "history-rate")?;
+                    if (span - seconds).abs() > 0.05 * seconds {
+                        return None; // still the previous range's chart
+                    }
+                    let total: f64 = data.get(1)?.iter().flatten().sum::<f64>() * step;
+                    ((total - 40.0).abs() < 1e-6).then_some(())
+                },
+            );
+            let data = chart_data(&b, "history-latency").unwrap();
+            let p50: Vec<f64> = data[1].iter().flatten().copied().collect();
+            assert!(!p50.is_empty(), "{data:?}");
+            for p in p50 {
+                assert!(close(p, 0.010, 0.01), "p50 {p}");
+            }
+        }
+        // The custom span shows in the range picker too.
+        let picker = b.eval(
+            "return [document.getElementById('range-apply').classList.contains('active'),
+                     !!document.getElementById('range-from').value,
+                     !!document.getElementById('range-to').value]",
+            json!([]),
+        );
+        assert_eq!(picker, json!([true, true, true]));
+        shot(&b, "history");
+    }
+    assert_no_errors(&b, allowed);
+
+    // Slow requests: only the one above the threshold, with its tags and, unfolded, its timers.
+    b.goto(&format!("{base}#/slow?min_time=1"));
+    b.wait("the slow request", |b| {
+        let rows = b.eval(
+            "return [...document.querySelectorAll('#slow-table tr.slow-request')]
+               .map(tr => tr.textContent)",
+            json!([]),
+        );
+        let rows = rows.as_array()?.clone();
+        (rows.len() == 1 && rows[0].as_str()?.contains("/slow.php")).then_some(rows)
+    });
+    b.click("#slow-table tr.slow-request details summary");
+    let text = b.wait("the slow request's timers", |b| {
+        let t = b.eval(
+            "const d = document.querySelector('#slow-table tr.slow-request details');
+             return d && d.open ? d.closest('tr').innerText : null",
+            json!([]),
+        );
+        t.as_str().map(str::to_string)
+    });
+    for shown in [
+        "3.5 s",
+        "country=nl",
+        "1.5 s",
+        "×2",
+        "group=db",
+        "server=db7",
+    ] {
+        assert!(text.contains(shown), "{shown:?} not in {text:?}");
+    }
+    shot(&b, "slow");
+    assert_no_errors(&b, allowed);
+
+    // Timers: the timer-tag report, time per group per script.
+    b.goto(&format!("{base}#/timers"));
+    b.wait("the timer report's rows", |b| {
+        let rows: Vec<(String, String, String)> = table(b)
+            .into_iter()
+            .map(|r| {
+                (
+                    r.get("script_name").cloned().unwrap_or_default(),
+                    r.get("group").cloned().unwrap_or_default(),
+                    r.get("hit_count").cloned().unwrap_or_default(),
+                )
+            })
+            .collect();
+        let want = [
+            ("/slow.php", "db", "2"),
+            ("/beta.php", "cache", "25"),
+            ("/alpha.php", "db", "80"),
+        ];
+        let want: Vec<(String, String, String)> = want
+            .iter()
+            .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+            .collect();
+        (rows == want).then_some(())
+    });
+    shot(&b, "timers");
+
+    // The overview: the live window's totals, error ratio and pinbad's own health.
+    b.goto(&format!("{base}#/overview?range=15m"));
+    b.wait("the live window", |b| {
+        let v = b.eval(
+            "return ['live-count', 'live-errors'].map(id => document.getElementById(id).textContent)",
+            json!([]),
+        );
+        (v == json!(["76", "6.579 %"])).then_some(())
+    });
+    b.wait("the health table", |b| {
+        let t = b.eval(
+            "const h = document.querySelector('#health table'); return h && h.innerText",
+            json!([]),
+        );
+        let t = t.as_str()?.to_string();
+        (t.contains("requests accepted\t76") && t.contains("raw pool covers")).then_some(())
+    });
+    // The open view polls every 5 s while visible, and not at all while hidden.
+    let polled = b.eval("return window.__pinbad.refreshes", json!([]));
+    b.wait("a refresh 5 s later", |b| {
+        let now = b.eval("return window.__pinbad.refreshes", json!([]));
+        (now.as_u64() > polled.as_u64()).then_some(())
+    });
+    let hidden = b.eval(
+        "Object.defineProperty(document, 'hidden', {configurable: true, get: () => true});
+         document.dispatchEvent(new Event('visibilitychange'));
+         return window.__pinbad.polling()",
+        json!([]),
+    );
+    assert_eq!(hidden, false, "a hidden tab must not poll");
+    b.eval(
+        "Object.defineProperty(document, 'hidden', {configurable: true, get: () => false});
+         document.dispatchEvent(new Event('visibilitychange'));",
+        json!([]),
+    );
+    b.wait("polling again once visible", |b| {
+        (b.eval("return window.__pinbad.polling()", json!([])) == true).then_some(())
+    });
+    shot(&b, "overview");
+    assert_no_errors(&b, allowed);
+
+    // A change needs the token: the server's 401 makes the page ask for it, and the retry with
+    // it creates the report. The 401 is the one console entry allowed (Chromium logs the load).
+    b.goto(&format!("{base}#/report/by_script"));
+    b.type_into("#new-report-name", "by_host");
+    b.type_into("#new-report-keys", "hostname");
+    b.click("#create-report button[type=submit]");
+    b.wait("the token dialog", |b| {
+        (b.eval(
+            "return document.getElementById('token-dialog').open",
+            json!([]),
+        ) == true)
+            .then_some(())
+    });
+    b.type_into("#token-input", TOKEN);
+    b.click("#token-ok");
+    b.wait("the new report's tab", |b| {
+        let tab = b.eval(
+            "const a = document.querySelector('#report-tabs a.active'); return a && a.textContent",
+            json!([]),
+        );
+        (tab == "by_host").then_some(())
+    });
+    assert!(d
+        .strings("/api/v1/reports", "reports", "name")
+        .contains(&"by_host".to_string()));
+    assert_eq!(d.status()["http"]["unauthorized"], 1);
+    assert_eq!(
+        b.eval("return sessionStorage.getItem('pinbad.token')", json!([])),
+        TOKEN
+    );
+    assert_no_errors(&b, &[allowed, &["401 (Unauthorized)"]].concat());
+}
