@@ -535,6 +535,19 @@ impl Corpus {
         req
     }
 
+    /// The next `n` requests, encoded and decoded into one batch, as a receiver would hand them
+    /// to the merger (tests and benches that merge corpus traffic).
+    pub fn decoded_batch(&mut self, n: usize) -> Box<crate::record::Batch> {
+        let mut decoder = crate::decode::Decoder::new(crate::decode::DecodePolicy::default());
+        let (mut stats, mut buf) = (Default::default(), Vec::new());
+        let mut batch = Box::<crate::record::Batch>::default();
+        for _ in 0..n {
+            self.next_datagram(&mut buf);
+            decoder.decode(&buf, &mut batch, &mut stats);
+        }
+        batch
+    }
+
     /// The next request, encoded into `buf` (cleared first; its allocation is reused).
     pub fn next_datagram(&mut self, buf: &mut Vec<u8>) {
         let req = self.next_request();

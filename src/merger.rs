@@ -746,20 +746,9 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::corpus::{Corpus, CorpusSpec};
-    use crate::decode::{DecodePolicy, Decoder};
 
     fn batch_of(n: usize, corpus: &mut Corpus) -> Box<Batch> {
-        let (mut decoder, mut stats, mut buf) = (
-            Decoder::new(DecodePolicy::default()),
-            Default::default(),
-            Vec::new(),
-        );
-        let mut batch = Box::<Batch>::default();
-        for _ in 0..n {
-            corpus.next_datagram(&mut buf);
-            decoder.decode(&buf, &mut batch, &mut stats);
-        }
-        batch
+        corpus.decoded_batch(n)
     }
 
     /// A merger with the default reports and a backlog of three batches of `per_batch` requests,

@@ -757,9 +757,8 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::corpus::{Corpus, CorpusSpec};
-    use crate::decode::{DecodePolicy, Decoder};
     use crate::merger::Merger;
-    use crate::record::{Batch, RequestView};
+    use crate::record::RequestView;
     use crate::report::Query;
     use crate::ring::Ring;
     use proptest::prelude::*;
@@ -806,17 +805,7 @@ mod tests {
             scripts: 50,
             ..CorpusSpec::default()
         });
-        let (mut decoder, mut stats, mut buf) = (
-            Decoder::new(DecodePolicy::default()),
-            Default::default(),
-            Vec::new(),
-        );
-        let mut batch = Box::<Batch>::default();
-        for _ in 0..n {
-            corpus.next_datagram(&mut buf);
-            decoder.decode(&buf, &mut batch, &mut stats);
-        }
-        ring.push(batch).unwrap();
+        ring.push(corpus.decoded_batch(n)).unwrap();
         while merger.round() {}
         merger.round();
         merger.finish();
@@ -1093,22 +1082,13 @@ mod tests {
         let (requests, per_batch) = (1_300_000usize, 1024usize);
         let batches = requests / per_batch;
         let mut corpus = Corpus::new(CorpusSpec::default());
-        let (mut decoder, mut stats, mut buf) = (
-            Decoder::new(DecodePolicy::default()),
-            Default::default(),
-            Vec::new(),
-        );
         let mut interned = crate::merger::Interned::default();
         let mut prepared = crate::report::PreparedBatch::default();
         let cells = shared.reports.snapshot();
         let started = Instant::now();
         for i in 0..batches {
             let t = 5_000 + i as u64 * (history_ms - 10_000) / batches as u64;
-            let mut batch = Batch::default();
-            for _ in 0..per_batch {
-                corpus.next_datagram(&mut buf);
-                decoder.decode(&buf, &mut batch, &mut stats);
-            }
+            let batch = corpus.decoded_batch(per_batch);
             let mut pool = shared.pool.write();
             {
                 let mut dict = shared.dictionary.write();

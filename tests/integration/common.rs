@@ -354,6 +354,30 @@ pub fn fixtures() -> Vec<(String, Vec<u8>, Value)> {
 
 /// A loopback TCP port free when chosen, for a server a test starts (which retries with another
 /// port should something take it first).
+/// A request of `script` on web1 / example.com taking `seconds` (status 200), with one timer of
+/// group `db`: 2 hits, `timer_seconds` in all.
+pub fn request_with_db_timer(script: &str, seconds: f32, timer_seconds: f32) -> Vec<u8> {
+    use prost::Message;
+    pinbad::proto::Request {
+        hostname: b"web1".to_vec(),
+        server_name: b"example.com".to_vec(),
+        script_name: script.as_bytes().to_vec(),
+        request_count: 1,
+        request_time: seconds,
+        status: Some(200),
+        timer_hit_count: vec![2],
+        timer_value: vec![timer_seconds],
+        timer_ru_utime: vec![0.0],
+        timer_ru_stime: vec![0.0],
+        timer_tag_count: vec![1],
+        timer_tag_name: vec![0],
+        timer_tag_value: vec![1],
+        dictionary: vec![b"group".to_vec(), b"db".to_vec()],
+        ..Default::default()
+    }
+    .encode_to_vec()
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())

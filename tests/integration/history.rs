@@ -7,11 +7,9 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use prost::Message;
 use serde_json::{json, Value};
 
 use crate::common::*;
-use pinbad::proto::Request;
 
 /// 1 s ticks (20 s windows), history at 1 s (`by_script`, 2 rows a step) and 2 s (`groups`).
 const CONFIG: &str = r#"
@@ -38,23 +36,7 @@ keys = ["hostname"]
 
 /// A request of `script` taking `seconds`, with one timer of group `db` (2 hits).
 fn request(script: &str, seconds: f32) -> Vec<u8> {
-    Request {
-        hostname: b"web1".to_vec(),
-        server_name: b"example.com".to_vec(),
-        script_name: script.as_bytes().to_vec(),
-        request_time: seconds,
-        status: Some(200),
-        timer_hit_count: vec![2],
-        timer_value: vec![0.004],
-        timer_ru_utime: vec![0.0],
-        timer_ru_stime: vec![0.0],
-        timer_tag_count: vec![1],
-        timer_tag_name: vec![0],
-        timer_tag_value: vec![1],
-        dictionary: vec![b"group".to_vec(), b"db".to_vec()],
-        ..Default::default()
-    }
-    .encode_to_vec()
+    crate::common::request_with_db_timer(script, seconds, 0.004)
 }
 
 /// One wave: /a 30 × 10 ms, /b 20 × 20 ms, /c 10 × 50 ms (by time: /c, /b, then /a).

@@ -7,28 +7,12 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use pinbad::corpus::{Corpus, CorpusSpec};
-use prost::Message;
 use serde_json::Value;
 
 use crate::common::*;
 
 fn request(script: &str) -> Vec<u8> {
-    pinbad::proto::Request {
-        hostname: b"web1".to_vec(),
-        server_name: b"example.com".to_vec(),
-        script_name: script.as_bytes().to_vec(),
-        request_count: 1,
-        request_time: 0.05,
-        status: Some(200),
-        timer_hit_count: vec![2],
-        timer_value: vec![0.01],
-        timer_tag_count: vec![1],
-        timer_tag_name: vec![0],
-        timer_tag_value: vec![1],
-        dictionary: vec![b"group".to_vec(), b"db".to_vec()],
-        ..Default::default()
-    }
-    .encode_to_vec()
+    crate::common::request_with_db_timer(script, 0.05, 0.01)
 }
 
 /// A stream client on its own thread; `gate` (if given) must be opened before it reads at all.
