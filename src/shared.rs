@@ -226,7 +226,7 @@ impl Shared {
         let clock = Clock::new();
         Ok(Shared {
             counters: Arc::new(counters),
-            history: Arc::new(crate::history::History::new(&config, clock.unix_ms64(0))),
+            history: Arc::new(crate::history::History::new(&config)),
             clock,
             pool: RwLock::new(pool),
             dictionary: RwLock::new(dictionary),

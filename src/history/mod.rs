@@ -159,11 +159,11 @@ pub struct History {
     enabled: bool,
     /// `{state_dir}/history.sqlite`.
     pub path: PathBuf,
-    /// Unix ms of the merger clock's zero (tick times are merger ms).
-    epoch_unix_ms: u64,
     /// Filled by the merge threads (never blocking: full → dropped, counted), drained by the
     /// writer. Lock-free and bounded: the merge threads never wait on history.
-    inbox: ArrayQueue<Handed>,
+    /// Ticks as closed; the writer dates them with the clock it reads then (a restored snapshot
+    /// resumes an earlier epoch after this was built, so no epoch is kept here).
+    inbox: ArrayQueue<(Arc<ReportCell>, Arc<ClosedTick>)>,
     /// Reports dropped through the API, whose history the writer deletes. Pushed by the API,
     /// taken by the writer; a mutex, because a drop is rare and must not be lost.
     forgotten: Mutex<Vec<String>>,
@@ -184,11 +184,10 @@ pub struct History {
 }
 
 impl History {
-    pub fn new(config: &crate::config::Config, epoch_unix_ms: u64) -> History {
+    pub fn new(config: &crate::config::Config) -> History {
         History {
             enabled: config.history.enabled,
             path: config.state_dir.join(store::FILE),
-            epoch_unix_ms,
             inbox: ArrayQueue::new(INBOX_TICKS),
             forgotten: Mutex::new(Vec::new()),
             running: AtomicBool::new(false),
@@ -227,15 +226,8 @@ impl History {
         if ticks.is_empty() || !self.running.load(Relaxed) {
             return;
         }
-        let w = cell.window();
         for tick in ticks {
-            let handed = Handed {
-                cell: Arc::clone(cell),
-                start_ms: self.epoch_unix_ms + w.tick_start(tick.index()),
-                end_ms: self.epoch_unix_ms + w.tick_start(tick.index() + 1),
-                tick,
-            };
-            if self.inbox.push(handed).is_err() {
+            if self.inbox.push((Arc::clone(cell), tick)).is_err() {
                 self.dropped_ticks.fetch_add(1, Relaxed);
             }
         }
@@ -470,8 +462,8 @@ impl Writer {
     /// Deletes what was dropped, takes the inbox, writes the steps that are due (all of them
     /// when `all`), prunes every [`PRUNE_EVERY`].
     fn pass(&mut self, all: bool) {
-        let h = Arc::clone(&self.shared);
-        let h = &h.history;
+        let shared = Arc::clone(&self.shared);
+        let h = &shared.history;
         let forgotten = std::mem::take(&mut *h.forgotten.lock());
         for name in forgotten {
             self.tracked.remove(&name);
@@ -480,8 +472,16 @@ impl Writer {
                 Err(e) => self.write_failed(&e, "delete a dropped report's history"),
             }
         }
-        let now_ms = self.shared.clock.unix_ms64(self.shared.clock.now_ms64());
-        while let Some(m) = h.inbox.pop() {
+        let clock = &shared.clock;
+        let now_ms = clock.unix_ms64(clock.now_ms64());
+        while let Some((cell, tick)) = h.inbox.pop() {
+            let w = cell.window();
+            let m = Handed {
+                start_ms: clock.unix_ms64(w.tick_start(tick.index())),
+                end_ms: clock.unix_ms64(w.tick_start(tick.index() + 1)),
+                cell,
+                tick,
+            };
             self.take(m, now_ms);
         }
         let wrote = self.flush(now_ms, all);

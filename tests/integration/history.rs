@@ -281,6 +281,34 @@ fn history_keeps_exact_steps_across_restart() {
     check(&d);
     assert!(d.status()["history"]["rows"].as_u64().unwrap() >= 9);
 
+    // After the restart (its clock resumed from the snapshot's epoch) new steps are dated now,
+    // not shifted by the first run's uptime.
+    let unix_s = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs() as i64
+    };
+    let sent_at = unix_s();
+    d.send(&wave());
+    d.wait_merged(WAVE);
+    let merged_at = unix_s();
+    d.wait_for(
+        |d| total_requests(d, "by_script") == 4 * WAVE,
+        "a fourth wave in history after the restart",
+    );
+    let total = history(&d, "by_script", "group=total&columns=req_count");
+    let points = total["series"][0]["points"].as_array().unwrap();
+    let fourth: f64 = points
+        .iter()
+        .filter(|p| (sent_at - 1..=merged_at).contains(&p[0].as_i64().unwrap()))
+        .map(|p| p[1].as_f64().unwrap())
+        .sum();
+    assert_eq!(
+        fourth, WAVE as f64,
+        "the fourth wave is dated between {sent_at} and {merged_at}: {total}"
+    );
+
     // Dropping the report drops its history: re-created, it starts empty. (A report created at
     // run time is filled from the raw pool, which the snapshot restored: wait until it has
     // expired, so that the new report has nothing to fill and write.)
