@@ -202,12 +202,17 @@ PY
 done
 echo "]" >> "$OUT"
 curl -s "$URL/api/v1/status" > "$work/status.json"
-python3 - "$work/status.json" <<'PY' >&2
+curl -s "$URL/api/v1/instruments" > "$work/instruments.json"
+python3 - "$work/status.json" "$work/instruments.json" <<'PY' >&2
 import json, sys
 s = json.load(open(sys.argv[1]))
 print("status: pool", s["current_pool_used"], "/", s["pool_capacity"], "timers", s["current_timer_pool_used"],
       "dictionary", s["dictionary_size"], "temp_pool_dropped", s["temp_pool_dropped"], "merge max ms", s["merge"]["max_ms"])
 for r in s["reports"]:
     print(f'  {r["name"]:40} rows {r["rows"]:>8} update {r["update_ns_per_request"]:.0f} ns/req')
+# The pipeline's stages since start (reports are listed above): wall time per event.
+for i in json.load(open(sys.argv[2]))["instruments"]:
+    if not i["name"].startswith("report:") and i["count"]:
+        print(f'  stage {i["name"]:34} count {i["count"]:>10} mean {i["total_ns"] / i["count"]:.0f} ns')
 PY
 echo "results in $OUT" >&2
