@@ -5,6 +5,7 @@
 # Per rate it prints: packets sent, received, accepted, loss (sent - received, and the kernel's
 # UDP RcvbufErrors delta; total_loss_percent also counts requests dropped at the temp ring), server CPU per packet (utime+stime delta from /proc/PID/stat / packets),
 # peak RSS (VmHWM), and the latency of the top-100 query with 3 percentiles while loaded (p50/p99).
+# At the end: each report's rows and update cost, and the pipeline stages' instruments (mean ns).
 #
 # Usage: benches/e2e.sh [RATES...]        (default: 20000 50000 100000 0; 0 = as fast as possible)
 # Env:   DURATION=20s  SCRIPTS=1000 HOSTS=20  OUT=target/e2e.json  POOL=1000000
