@@ -803,6 +803,10 @@ impl ClosedTick {
 /// collects every round, so this is reached only if collection stops.
 const OUTBOX_MAX_TICKS: usize = 1024;
 
+/// A row's parts: its row in the window's closed part, in the open tick, and in a family
+/// member's overlay (see [`View::parts`]).
+type RowParts<'a> = [Option<&'a Row>; 3];
+
 /// A row of a query: the window's closed part, the open tick and (for a family member) what its
 /// stage holds for it, summed on read.
 #[derive(Clone, Copy, Debug)]
@@ -1708,6 +1712,13 @@ impl<'r> View<'r> {
     /// only in the overlay are shown while the report has room for them (at the drain, a
     /// member without room loses them).
     fn items(&self) -> impl Iterator<Item = (&'r [u32], RowRef<'r>)> + 'r {
+        self.parts().map(|(k, [a, o, s])| (k, RowRef::of3(a, o, s)))
+    }
+
+    /// [`View::items`] before its parts are summed: each row's key and its rows in the closed
+    /// part, the open tick and the overlay. A query sorted by a sum reads the one sum it sorts
+    /// by from them and sums the rest only for the rows it keeps.
+    fn parts(&self) -> impl Iterator<Item = (&'r [u32], RowParts<'r>)> + 'r {
         let r = self.report;
         let n = r.keys.len();
         let (agg, open) = (&r.agg, &r.open);
@@ -1718,23 +1729,18 @@ impl<'r> View<'r> {
             r.max_rows.saturating_sub(r.rows())
         };
         agg.iter(n)
-            .map(move |(k, a)| {
-                (
-                    k,
-                    RowRef::of3(Some(a), open.get(k), ov.and_then(|m| m.get(k))),
-                )
-            })
+            .map(move |(k, a)| (k, [Some(a), open.get(k), ov.and_then(|m| m.get(k))]))
             .chain(
                 open.iter(n)
                     .filter(|(_, o)| o.only_open)
-                    .map(move |(k, o)| (k, RowRef::of3(None, Some(o), ov.and_then(|m| m.get(k))))),
+                    .map(move |(k, o)| (k, [None, Some(o), ov.and_then(|m| m.get(k))])),
             )
             .chain(
                 ov.into_iter()
                     .flat_map(move |m| m.iter(n))
                     .filter(move |(k, _)| agg.get(k).is_none() && open.get(k).is_none())
                     .take(room)
-                    .map(|(k, s)| (k, RowRef::of3(None, None, Some(s)))),
+                    .map(|(k, s)| (k, [None, None, Some(s)])),
             )
     }
 

@@ -616,13 +616,36 @@ impl View<'_> {
 
         // Filter, then sort and cut. Ties are broken by the key ids, so the order is total and
         // pages are stable.
+        let want = q.offset.saturating_add(limit);
+        if let (true, Column::Metric(mc)) = (tests.is_empty(), sort_col) {
+            // Sorted by a sum and nothing to filter (the common query): every metric column is
+            // its sum scaled by a positive constant (a unit, the interval, the total), so rows
+            // sort by the raw sum; only the rows kept are summed in full.
+            let field = mc.field;
+            let keyed = self.parts().map(|(k, parts)| {
+                let raw: u64 = parts
+                    .iter()
+                    .flatten()
+                    .map(|r| field.of(&r.sums))
+                    .fold(0, u64::saturating_add);
+                (raw, k, parts)
+            });
+            let (rows_total, top) = top_of(keyed, want, |a, b| {
+                let o = a.0.cmp(&b.0);
+                if descending { o.reverse() } else { o }.then_with(|| a.1.cmp(b.1))
+            });
+            let top = top
+                .into_iter()
+                .map(|(_, k, [a, o, s])| (k, RowRef::of3(a, o, s)))
+                .collect();
+            return Ok(self.table(q, dict, interval, percentiles, rows_total, top));
+        }
         let mut buf = String::new();
         let passing = self.items().filter(|&item| {
             tests
                 .iter()
                 .all(|t| self.passes(t, item, dict, interval, &mut buf))
         });
-        let want = q.offset.saturating_add(limit);
         let (rows_total, top): (usize, Vec<Item<'_>>) = match sort_col {
             Column::Key(i) if self.keys[i] != Key::Status => {
                 let keyed = passing.map(|item| (self.key_text(i, item.0[i], dict), item));
@@ -651,7 +674,19 @@ impl View<'_> {
             }
         };
 
-        // Render.
+        Ok(self.table(q, dict, interval, percentiles, rows_total, top))
+    }
+
+    /// The answer: the `top` rows from `q.offset` on, rendered, and the totals.
+    fn table(
+        &self,
+        q: &Query,
+        dict: &Dictionary,
+        interval: f64,
+        percentiles: &[f64],
+        rows_total: usize,
+        top: Vec<Item<'_>>,
+    ) -> Table {
         // A row's percentile columns come from one walk over its histograms.
         let (columns, cols) = self.shown_columns(percentiles);
         let ps: Vec<f64> = cols
@@ -682,7 +717,7 @@ impl View<'_> {
             .map(|&item| render(item, &cols))
             .collect();
         let totals = render((&[], self.totals()), &cols[self.keys.len()..]);
-        Ok(Table {
+        Table {
             report: self.def.name.clone(),
             kind: self.kind,
             keys: self.key_names.clone(),
@@ -695,7 +730,7 @@ impl View<'_> {
             key_columns: self.keys.len(),
             totals,
             rows,
-        })
+        }
     }
 }
 

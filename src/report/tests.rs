@@ -1114,6 +1114,88 @@ fn query_sorts_limits_and_pages() {
     assert_eq!(total(&t, "req_count"), &Cell::Int(15));
 }
 
+/// A query sorted by a sum with nothing to filter takes a shorter path (rows sorted by the raw
+/// sum, summed in full only when kept): it answers exactly what the general path (forced here by
+/// a match every row passes) answers, for every sum column, both directions, pages and ties.
+#[test]
+fn sorted_by_a_sum_the_short_path_equals_the_general_one() {
+    let mut w = World::new(
+        vec![
+            def("scripts", &["script_name"]),
+            def("groups", &["timer_tag:group"]),
+        ],
+        usize::MAX,
+    );
+    let scripts: Vec<&'static str> = (0..40)
+        .map(|i| &*Box::leak(format!("/s{i}").into_boxed_str()))
+        .collect();
+    let groups = ["db", "cache", "http", "queue", "mail"];
+    let mut rng = crate::corpus::SplitMix64::new(11);
+    for i in 0..600 {
+        let timers = (0..rng.next_u64() % 3)
+            .map(|_| {
+                let g = groups[(rng.next_u64() % groups.len() as u64) as usize];
+                (
+                    (1 + rng.next_u64() % 50) as f32 / 1e3,
+                    1 + (rng.next_u64() % 3) as u32,
+                    vec![("group", g)],
+                )
+            })
+            .collect();
+        w.insert(&Req {
+            // Equal sums on purpose (ties broken by the key ids on both paths).
+            time: (1 + rng.next_u64() % 4) as f32 / 10.0,
+            doc: (rng.next_u64() % 3) as u32 * 1000,
+            mem: (rng.next_u64() % 5) as u32 * 4096,
+            ru_utime: (rng.next_u64() % 7) as f32 / 100.0,
+            timers,
+            ..req(
+                scripts[(rng.next_u64() % scripts.len() as u64) as usize],
+                0.0,
+            )
+        });
+        if i == 400 {
+            w.remove_oldest(100);
+        }
+    }
+    let mut compared = 0;
+    for (i, kind) in [(0, Kind::Request), (1, Kind::Timer)] {
+        let key = w.query(i, &q(), 7.0).unwrap().columns[0].clone();
+        for mc in metric_columns(kind) {
+            for dir in ["", "-"] {
+                for (offset, limit) in [(0, 10), (5, 7), (0, 1000), (38, 5)] {
+                    let sorted = Query {
+                        sort: Some(format!("{dir}{}", mc.name)),
+                        offset,
+                        limit: Some(limit),
+                        ..q()
+                    };
+                    let short = w.query(i, &sorted, 7.0).unwrap();
+                    let general = w
+                        .query(
+                            i,
+                            &Query {
+                                matches: vec![format!("{key}:.*")],
+                                ..sorted.clone()
+                            },
+                            7.0,
+                        )
+                        .unwrap();
+                    assert_eq!(short.rows_total, general.rows_total, "{:?}", sorted.sort);
+                    assert_eq!(
+                        short.rows, general.rows,
+                        "{:?} {offset} {limit}",
+                        sorted.sort
+                    );
+                    assert_eq!(short.totals, general.totals);
+                    compared += !short.rows.is_empty() as usize;
+                }
+            }
+        }
+    }
+    assert!(compared > 40, "{compared} non-empty pages compared");
+}
+
 #[test]
 fn query_filters_and_matches() {
     let w = scripts_world();
