@@ -207,6 +207,9 @@ impl Running {
         }
         // The merger handed over its last ticks: the history writer writes what it holds.
         if let Some(h) = self.history.take() {
+            if !self.shared.config.snapshot.enabled {
+                self.shared.history.hand_open_ticks(&self.shared);
+            }
             h.stop(&self.shared);
         }
         // The merger published its last round: the sinks drain their queues and close.

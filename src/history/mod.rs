@@ -248,6 +248,34 @@ impl History {
         self.hand_over(cell, taken);
     }
 
+    /// At shutdown, once nothing merges any more, when no snapshot will carry the reports'
+    /// open ticks over to the next run: each report keeping history closes its open tick as it
+    /// is (family stages drained into their members first) and hands it over with the ticks
+    /// still waiting, so that the last seconds before a stop reach history too. With a
+    /// snapshot, the open tick is restored and reaches history when it closes.
+    pub fn hand_open_ticks(&self, shared: &Shared) {
+        if !self.running.load(Relaxed) {
+            return;
+        }
+        let cells = shared.reports.snapshot();
+        for cell in &cells {
+            if let Some(f) = cell.family() {
+                f.drain();
+            }
+        }
+        let now_ms = shared.clock.now_ms64();
+        for cell in &cells {
+            let taken = {
+                let mut r = cell.report.write();
+                r.close_at_shutdown(now_ms);
+                let taken = r.take_closed_ticks();
+                cell.publish(&r);
+                taken
+            };
+            self.hand_over(cell, taken);
+        }
+    }
+
     /// A report was dropped through the API: its history goes too.
     pub fn forget(&self, name: &str) {
         if self.running.load(Relaxed) {
@@ -476,9 +504,10 @@ impl Writer {
         let now_ms = clock.unix_ms64(clock.now_ms64());
         while let Some((cell, tick)) = h.inbox.pop() {
             let w = cell.window();
+            let end = w.tick_start(tick.index() + 1);
             let m = Handed {
                 start_ms: clock.unix_ms64(w.tick_start(tick.index())),
-                end_ms: clock.unix_ms64(w.tick_start(tick.index() + 1)),
+                end_ms: clock.unix_ms64(tick.cut_at_ms().map_or(end, |cut| cut.min(end))),
                 cell,
                 tick,
             };

@@ -758,6 +758,9 @@ impl Window {
 #[derive(Debug)]
 pub struct ClosedTick {
     index: u64,
+    /// Set when the tick was closed before its end, at shutdown: when (merger ms). History
+    /// records it as ending then, so that the next run's first tick is not taken for it.
+    cut_at_ms: Option<u64>,
     keys: Vec<u32>,
     rows: Vec<TickRow>,
     totals: Row,
@@ -776,6 +779,11 @@ impl ClosedTick {
     /// The tick's number in its report's [`Window`] (see [`Window::tick_start`]).
     pub fn index(&self) -> u64 {
         self.index
+    }
+
+    /// When the tick was closed, if before its end ([`Report::close_at_shutdown`]).
+    pub fn cut_at_ms(&self) -> Option<u64> {
+        self.cut_at_ms
     }
 
     /// Every row: its key ids (as many as the report has keys), sums and histogram. The ids are
@@ -1335,6 +1343,19 @@ impl Report {
     /// rows are then zeroed in place, keeping their histograms' memory (a busy row's histogram
     /// is not grown again every tick); rows idle for a whole tick are dropped.
     fn close_open_tick(&mut self) {
+        self.close_open_tick_cut(None)
+    }
+
+    /// At shutdown when no snapshot keeps the open tick: closes it as it is, so that a report
+    /// keeping history hands what its last, partial tick counted to the history writer (see
+    /// [`ClosedTick::cut_at_ms`]). The report is not used afterwards.
+    pub fn close_at_shutdown(&mut self, now_ms: u64) {
+        if self.outbox.is_some() {
+            self.close_open_tick_cut(Some(now_ms));
+        }
+    }
+
+    fn close_open_tick_cut(&mut self, cut_at_ms: Option<u64>) {
         if self.open_totals.sums.req_count == 0 && self.open.len() == 0 {
             return;
         }
@@ -1350,6 +1371,7 @@ impl Report {
         self.agg_totals.add_row(&totals);
         let mut tick = ClosedTick {
             index: self.open_index,
+            cut_at_ms,
             keys: Vec::with_capacity(self.open.len() * n),
             rows: Vec::with_capacity(self.open.len()),
             totals,

@@ -187,6 +187,7 @@ impl Report {
             let rows = r.count(4 * n + 60)?;
             let mut tick = ClosedTick {
                 index,
+                cut_at_ms: None,
                 keys: Vec::with_capacity(rows * n),
                 rows: Vec::with_capacity(rows),
                 totals,

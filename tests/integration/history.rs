@@ -329,6 +329,57 @@ fn history_keeps_exact_steps_across_restart() {
     );
 }
 
+/// With the snapshot off nothing carries the open tick over a stop: at SIGTERM each report's
+/// last, partial tick goes to history (ticks here are a minute: mostly none closes while a run
+/// lasts), dated up to the stop, so that the next run's ticks are counted too and not taken for
+/// what was already written.
+#[test]
+fn without_a_snapshot_the_last_partial_tick_reaches_history_at_a_stop() {
+    const CONFIG: &str = r#"
+stats_history = "2m"
+report_ticks = 2
+[snapshot]
+enabled = false
+
+[[report]]
+name = "by_script"
+keys = ["script_name"]
+history_retention = "1d"
+history_step = "1m"
+"#;
+    let state = tempfile::tempdir().unwrap();
+    for run in 1..=2u64 {
+        let d = Daemon::start_with(CONFIG, &["--udp", "127.0.0.1:0"], Some(state.path()));
+        assert_eq!(d.status()["snapshot"]["restored"], false, "run {run}");
+        d.send(&wave());
+        d.wait_merged(WAVE);
+        d.terminate(Duration::from_secs(5));
+    }
+    let d = Daemon::start_with(CONFIG, &["--udp", "127.0.0.1:0"], Some(state.path()));
+    assert_eq!(total_requests(&d, "by_script"), 2 * WAVE);
+    assert_eq!(
+        total_requests(&d, "info"),
+        2 * WAVE,
+        "the built-in info report too"
+    );
+    let rows = history(&d, "by_script", "columns=req_count");
+    let by_key: BTreeMap<String, f64> = rows["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let n = s["points"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p[1].as_f64().unwrap())
+                .sum();
+            (s["key"][0].as_str().unwrap().to_string(), n)
+        })
+        .collect();
+    assert_eq!(by_key.get("/c"), Some(&20.0), "{rows}");
+}
+
 #[test]
 fn history_settings_are_validated_naming_the_key() {
     let d = Daemon::start("builtin_reports = false\nstats_history = \"20s\"\nreport_ticks = 20\n");
