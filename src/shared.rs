@@ -183,7 +183,7 @@ impl Shared {
             built.push(report);
         }
         let families = if config.merge.families {
-            crate::report::form_families(&mut built, false)
+            crate::report::form_families(&mut built, config.merge.request_families)
         } else {
             Vec::new()
         };

@@ -456,12 +456,14 @@ fn drain(stage: &mut Report, members: &[(Arc<ReportCell>, &[usize])], sweep: boo
 /// phase (the first member's). Returns, per family, the indices of its members and its stage.
 /// Call before any request was counted.
 ///
-/// Request reports form families only when `request_families`: measured end to end (PHP-like
-/// traffic, 1,000 scripts × 20 hosts, 30k packets/s), the built-ins' (hostname, server, script,
-/// schema, status) stage sums only a few requests per row between drains, so draining it into 19
-/// members cost more than 19 direct updates (12.9–14.4 vs 11.8–12.0 µs per packet) and the
-/// overlay of a 5-tuple stage made queries slower (p50 12.7–14.1 vs 5.1–6.1 ms); timer reports,
-/// ~9 timers a request over few tag values, gain (BENCHMARKS.md).
+/// Request reports form families only when `request_families` (`merge.request_families`, off
+/// by default). Measured end to end (PHP-like traffic, 1,000 scripts × 20 hosts): at 30k
+/// packets/s with 1 s drains the built-ins' (hostname, server, script, schema, status) stage
+/// summed only a few requests per row, so draining it into 19 members cost more than 19 direct
+/// updates; at 100k packets/s with 5 s drains handed out it saves ~15 % of the CPU per packet
+/// (10.0 → 8.5 µs), but the overlay of a 5-tuple stage makes a member's query 2–3× slower (p50
+/// 5.2 → 13.7 ms). Timer reports, ~9 timers a request over few tag values, gain either way
+/// (BENCHMARKS.md).
 pub fn form_families(reports: &mut [Report], request_families: bool) -> Vec<(Vec<usize>, Report)> {
     let mut groups: Vec<(FamilyKey, Vec<usize>)> = Vec::new();
     for (i, r) in reports.iter().enumerate() {

@@ -513,6 +513,32 @@ fn every_builtin_and_tag_report_equals_an_independent_computation() {
     );
 }
 
+/// `merge.request_families = true`: the built-ins share one (hostname, server, script, schema,
+/// status) stage, and every report still equals the independent computation (queries read the
+/// stage's part through the member's overlay: nothing is drained within the test's seconds).
+#[test]
+fn with_request_families_every_report_still_equals_an_independent_computation() {
+    let d = Daemon::start(&format!(
+        "[merge]\nrequest_families = true\n{}",
+        tag_report_config()
+    ));
+    let sent = traffic(800, 7);
+    d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(sent.len() as u64);
+    check_all(&d, &sent);
+    // The family's work shows on its first member only: the other built-ins cost nothing per
+    // request of their own (without the option every one of them has a cost).
+    let status = d.status();
+    let free = status["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| BUILTINS.iter().any(|(name, _)| r["name"] == *name))
+        .filter(|r| r["update_ns_per_request"].as_f64() == Some(0.0))
+        .count();
+    assert_eq!(free, BUILTINS.len() - 1, "{status}");
+}
+
 #[test]
 fn expiry_removes_exactly_the_expired_requests() {
     // Old and new requests are 3 s apart in a 6 s window: after the old ones expire, the new ones
