@@ -20,25 +20,6 @@ use pinbad::shared::Shared;
 
 const BATCH: usize = 1024;
 
-/// The four timer-tag reports of the benchmark report set.
-pub fn timer_tag_reports() -> Vec<ReportDef> {
-    let def = |name: &str, keys: &[&str]| -> ReportDef {
-        serde_json::from_value(serde_json::json!({"name": name, "keys": keys})).expect("report def")
-    };
-    vec![
-        def("tag_info_group", &["timer_tag:group"]),
-        def("tag_report_group", &["script_name", "timer_tag:group"]),
-        def(
-            "tag2_info_group_server",
-            &["timer_tag:group", "timer_tag:server"],
-        ),
-        def(
-            "tag_report2_op",
-            &["script_name", "hostname", "server_name", "timer_tag:op"],
-        ),
-    ]
-}
-
 /// Decoded batches of the corpus: `n` requests in batches of `BATCH`.
 fn batches(spec: CorpusSpec, n: usize) -> Vec<Batch> {
     let mut corpus = Corpus::new(spec);
@@ -82,7 +63,7 @@ const TICKS: u32 = 5;
 
 /// `n` timer-tag reports: the four of the benchmark set, repeated under other names.
 fn timer_reports(n: usize) -> Vec<ReportDef> {
-    let four = timer_tag_reports();
+    let four = pinbad::corpus::timer_tag_report_defs();
     (0..n)
         .map(|i| {
             let mut d = four[i % 4].clone();

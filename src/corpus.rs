@@ -231,6 +231,25 @@ const PAGES: &[&str] = &[
     "index", "view", "list", "edit", "save", "show", "feed", "export", "login", "delete", "upload",
     "stats",
 ];
+/// The four timer-tag reports the benchmarks (and tests that load like them) run over this
+/// corpus's timer tags: pinba_engine's `tag_info` / `tag_report` / `tag2_info` / `tag_report2`
+/// shapes (the first two a family). `benches/e2e.sh` spells the same four in its config.
+pub fn timer_tag_report_defs() -> Vec<crate::report::ReportDef> {
+    use crate::report::ReportDef;
+    vec![
+        ReportDef::new("tag_info_group", &["timer_tag:group"]),
+        ReportDef::new("tag_report_group", &["script_name", "timer_tag:group"]),
+        ReportDef::new(
+            "tag2_info_group_server",
+            &["timer_tag:group", "timer_tag:server"],
+        ),
+        ReportDef::new(
+            "tag_report2_op",
+            &["script_name", "hostname", "server_name", "timer_tag:op"],
+        ),
+    ]
+}
+
 const TIMER_TAG_NAMES: &[&str] = &["group", "server", "op", "table", "shard", "cache", "method"];
 const REQUEST_TAG_NAMES: &[&str] = &["country", "lang", "device", "ab", "region", "plan"];
 const GROUPS: &[&str] = &[

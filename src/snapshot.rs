@@ -766,9 +766,6 @@ mod tests {
     /// The built-ins and the benches' four timer-tag reports (two of them a family), over a
     /// one-minute window of 1 s ticks, a small pool, in `state`.
     fn config(state: &Path) -> Config {
-        let def = |name: &str, keys: &[&str]| -> ReportDef {
-            serde_json::from_value(serde_json::json!({"name": name, "keys": keys})).unwrap()
-        };
         Config {
             state_dir: state.to_path_buf(),
             stats_history: "1m".parse().unwrap(),
@@ -776,18 +773,7 @@ mod tests {
             request_pool_size: 3000,
             timer_pool_size: 30_000,
             tag_pool_size: 100_000,
-            report: vec![
-                def("tag_info_group", &["timer_tag:group"]),
-                def("tag_report_group", &["script_name", "timer_tag:group"]),
-                def(
-                    "tag2_info_group_server",
-                    &["timer_tag:group", "timer_tag:server"],
-                ),
-                def(
-                    "tag_report2_op",
-                    &["script_name", "hostname", "server_name", "timer_tag:op"],
-                ),
-            ],
+            report: crate::corpus::timer_tag_report_defs(),
             ..Config::default()
         }
     }
