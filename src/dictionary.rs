@@ -17,8 +17,13 @@
 //!
 //! Pure: no I/O, no clock (the merger passes the time in), no locks of its own. The app wraps it in one `RwLock`: the merger is the
 //! only writer (receivers never intern, so the receive path never waits on it), the API reads.
+//! Finding a string that is already there only stamps it ([`Dictionary::find_and_stamp`], an
+//! atomic store), so the merger does that under a shared (upgradable) lock and takes the write
+//! lock only for new strings: queries reading the dictionary do not wait for a round's
+//! interning.
 
 use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
@@ -34,8 +39,22 @@ struct Entry {
     bytes: Box<[u8]>,
     /// Report definitions naming this string (never swept while > 0).
     pins: u32,
-    /// When it was last interned, in the caller's seconds ([`Dictionary::set_now`]).
-    used: u32,
+    /// When it was last interned, in the caller's seconds ([`Dictionary::set_now`]). Atomic: a
+    /// lookup under the shared lock stamps it.
+    used: AtomicU32,
+}
+
+/// Turns strings into ids: the dictionary itself, or the merger's access to it under a shared
+/// lock (which takes the write lock only for new strings).
+pub trait Intern {
+    fn intern(&mut self, s: &[u8]) -> u32;
+}
+
+impl Intern for Dictionary {
+    #[inline]
+    fn intern(&mut self, s: &[u8]) -> u32 {
+        Dictionary::intern(self, s)
+    }
 }
 
 /// Bytes of a table slot: the id and hashbrown's control byte.
@@ -53,8 +72,8 @@ pub struct Dictionary {
     /// Bytes of live string data.
     string_bytes: usize,
     lost: u64,
-    /// The time `intern` stamps.
-    now: u32,
+    /// The time `intern` stamps (atomic, like [`Entry::used`]).
+    now: AtomicU32,
 }
 
 impl Dictionary {
@@ -69,13 +88,13 @@ impl Dictionary {
             max_bytes: usize::MAX,
             string_bytes: 0,
             lost: 0,
-            now: 0,
+            now: AtomicU32::new(0),
         };
         // id 0 is LOST, permanently pinned, never in the table.
         d.entries.push(Entry {
             bytes: LOST_TEXT.into(),
             pins: 1,
-            used: 0,
+            used: AtomicU32::new(0),
         });
         d
     }
@@ -93,8 +112,8 @@ impl Dictionary {
 
     /// Sets the time [`Dictionary::intern`] stamps on the entries it finds or adds (seconds of the
     /// caller's clock; [`Dictionary::sweep`] compares with the same clock).
-    pub fn set_now(&mut self, now: u32) {
-        self.now = now;
+    pub fn set_now(&self, now: u32) {
+        self.now.store(now, Relaxed);
     }
 
     /// The id of `s`, stamped as used now. Returns [`LOST`] (and counts it) when `s` is new and
@@ -102,15 +121,29 @@ impl Dictionary {
     #[inline]
     pub fn intern(&mut self, s: &[u8]) -> u32 {
         let hash = self.hash(s);
-        let entries = &self.entries;
-        if let Some(&id) = self
-            .table
-            .find(hash, |&id| &*entries[id as usize].bytes == s)
-        {
-            self.entries[id as usize].used = self.now;
-            return id;
+        match self.find_hashed(hash, s) {
+            Some(id) => id,
+            None => self.insert_new(hash, s),
         }
-        self.insert_new(hash, s)
+    }
+
+    /// The id of `s` stamped as used now, if it is interned: what [`Dictionary::intern`] does
+    /// for a string it has, under a shared borrow (the merger's upgradable lock).
+    #[inline]
+    pub fn find_and_stamp(&self, s: &[u8]) -> Option<u32> {
+        self.find_hashed(self.hash(s), s)
+    }
+
+    #[inline]
+    fn find_hashed(&self, hash: u64, s: &[u8]) -> Option<u32> {
+        let entries = &self.entries;
+        let &id = self
+            .table
+            .find(hash, |&id| &*entries[id as usize].bytes == s)?;
+        entries[id as usize]
+            .used
+            .store(self.now.load(Relaxed), Relaxed);
+        Some(id)
     }
 
     #[inline(never)]
@@ -124,7 +157,7 @@ impl Dictionary {
         let entry = Entry {
             bytes: s.into(),
             pins: 0,
-            used: self.now,
+            used: AtomicU32::new(self.now.load(Relaxed)),
         };
         let id = match self.free.pop() {
             Some(id) => {
@@ -172,10 +205,10 @@ impl Dictionary {
         for id in 1..self.entries.len() {
             let e = &mut self.entries[id];
             // Free entries are marked used at u32::MAX: never swept twice.
-            if e.pins != 0 || e.used >= before {
+            if e.pins != 0 || *e.used.get_mut() >= before {
                 continue;
             }
-            e.used = u32::MAX;
+            *e.used.get_mut() = u32::MAX;
             let bytes = std::mem::take(&mut e.bytes);
             self.string_bytes -= bytes.len();
             let hash = FxBuildHasher.hash_one(&*bytes);
@@ -201,8 +234,8 @@ impl Dictionary {
             .iter()
             .enumerate()
             .skip(1)
-            .filter(|(_, e)| e.used != u32::MAX)
-            .map(|(id, e)| (id as u32, &*e.bytes, e.used))
+            .map(|(id, e)| (id as u32, &*e.bytes, e.used.load(Relaxed)))
+            .filter(|&(_, _, used)| used != u32::MAX)
     }
 
     /// The id of `s` if it is interned, without stamping it.

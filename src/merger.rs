@@ -22,7 +22,9 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::dictionary::Dictionary;
+use parking_lot::{RwLockUpgradableReadGuard, RwLockWriteGuard};
+
+use crate::dictionary::{Dictionary, Intern};
 use crate::pool::{Pool, Removal};
 use crate::record::{Batch, Record, RequestView, TagPair, Timer, NO_SCHEMA};
 use crate::report::PreparedBatch;
@@ -87,11 +89,11 @@ impl Interned {
 
     /// Interns every request of `batch` at time `now_ms` (each string looked up once per request;
     /// the dictionary stamps it as used now, see [`Dictionary::sweep`]).
-    pub fn intern(&mut self, batch: &Batch, now_ms: u32, dict: &mut Dictionary) {
+    pub fn intern<D: Intern>(&mut self, batch: &Batch, now_ms: u32, dict: &mut D) {
         for req in &batch.requests {
             self.local_ids.clear();
             self.local_ids.resize(req.dictionary.len as usize, UNSET);
-            let mut local = |index: u32, dict: &mut Dictionary| -> u32 {
+            let mut local = |index: u32, dict: &mut D| -> u32 {
                 let slot = &mut self.local_ids[index as usize];
                 if *slot == UNSET {
                     *slot = dict.intern(batch.dictionary_entry(req, index));
@@ -142,6 +144,47 @@ impl Interned {
                 timers: timers_start..self.timers.len(),
                 tags: tags_start..self.tags.len(),
             });
+        }
+    }
+}
+
+/// The dictionary as a round's interning holds it: shared (an upgradable read lock: queries
+/// read the dictionary meanwhile, and finding a string only stamps it) until the first new
+/// string, then written for the rest of the round (one wait for readers per round at most, as
+/// before, and only in rounds that bring new strings).
+enum SharedInterner<'a> {
+    Shared(RwLockUpgradableReadGuard<'a, Dictionary>),
+    Written(RwLockWriteGuard<'a, Dictionary>),
+    /// Only while switching from one to the other.
+    Switching,
+}
+
+impl SharedInterner<'_> {
+    fn get(&self) -> &Dictionary {
+        match self {
+            SharedInterner::Shared(g) => g,
+            SharedInterner::Written(g) => g,
+            SharedInterner::Switching => unreachable!("only inside `intern`"),
+        }
+    }
+}
+
+impl Intern for SharedInterner<'_> {
+    #[inline]
+    fn intern(&mut self, s: &[u8]) -> u32 {
+        if let SharedInterner::Shared(g) = self {
+            if let Some(id) = g.find_and_stamp(s) {
+                return id;
+            }
+            let SharedInterner::Shared(g) = std::mem::replace(self, SharedInterner::Switching)
+            else {
+                unreachable!("matched above")
+            };
+            *self = SharedInterner::Written(RwLockUpgradableReadGuard::upgrade(g));
+        }
+        match self {
+            SharedInterner::Written(g) => g.intern(s),
+            _ => unreachable!("written above"),
         }
     }
 }
@@ -416,12 +459,13 @@ impl Merger {
         // Phase 1: intern.
         if !self.batches.is_empty() {
             let timing = shared.counters.instruments.intern.start();
-            let mut dict = shared.dictionary.write();
+            let dict = shared.dictionary.upgradable_read();
             dict.set_now((now64 / 1000) as u32);
+            let mut dict = SharedInterner::Shared(dict);
             for b in &self.batches {
                 self.interned.intern(b, now_ms, &mut dict);
             }
-            publish_dictionary(&shared, &dict);
+            publish_dictionary(&shared, dict.get());
             drop(dict);
             shared
                 .counters
@@ -746,6 +790,39 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::corpus::{Corpus, CorpusSpec};
+
+    /// A round's interning reads the dictionary shared while every string is known (a query
+    /// holding a read lock meanwhile does not block it, and the strings are stamped as used,
+    /// so a sweep keeps them), and writes it from the first new string on.
+    #[test]
+    fn interning_known_strings_shares_the_dictionary_with_readers() {
+        let lock = parking_lot::RwLock::new(Dictionary::new(100));
+        let (a, b) = {
+            let mut d = lock.write();
+            d.set_now(5);
+            (d.intern(b"a"), d.intern(b"b"))
+        };
+        let reader = lock.read();
+        {
+            let d = lock.upgradable_read();
+            d.set_now(9);
+            let mut shared = SharedInterner::Shared(d);
+            assert_eq!(Intern::intern(&mut shared, b"a"), a);
+            assert!(
+                matches!(shared, SharedInterner::Shared(_)),
+                "known: no write lock"
+            );
+            assert_eq!(reader.lookup(b"a"), Some(a), "the reader reads meanwhile");
+            drop(reader);
+            let c = Intern::intern(&mut shared, b"c");
+            assert!(matches!(shared, SharedInterner::Written(_)), "new: written");
+            assert_eq!(shared.get().get(c), b"c");
+            assert_eq!(Intern::intern(&mut shared, b"b"), b);
+        }
+        let mut d = lock.write();
+        assert_eq!(d.sweep(9), 0, "a, b and c were stamped at 9");
+        assert_eq!(d.sweep(10), 3);
+    }
 
     fn batch_of(n: usize, corpus: &mut Corpus) -> Box<Batch> {
         corpus.decoded_batch(n)

@@ -847,7 +847,7 @@ mod tests {
                 if let Some(f) = cell.family() {
                     f.drain();
                 }
-                cell.prepare_query();
+                cell.apply_hist_log();
                 let r = cell.report.read();
                 let q = Query {
                     limit: Some(100_000),
@@ -1079,7 +1079,7 @@ mod tests {
             {
                 let mut dict = shared.dictionary.write();
                 dict.set_now((t / 1000) as u32);
-                interned.intern(&batch, t as u32, &mut dict);
+                interned.intern(&batch, t as u32, &mut *dict);
             }
             for (record, timers, tags) in interned.requests() {
                 let (id, _) = pool.insert(*record, timers, tags, &mut |_, _| {});

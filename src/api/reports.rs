@@ -43,9 +43,10 @@ fn no_such_report(name: &str) -> ApiError {
 /// API's order: dictionary, then the report).
 fn run_query(state: &Shared, cell: &ReportCell, q: &Query) -> Result<Table, ApiError> {
     let timing = state.counters.instruments.query.start();
-    // Percentiles include every sample merged before the query: apply the report's histogram
-    // log first (one short write-lock step, only when samples wait).
-    cell.prepare_query();
+    // Percentiles include every sample merged before the query: the report's histogram log is
+    // applied if that takes no wait, and the query reads what is still in it for the rows it
+    // shows (waiting for the write lock meant waiting for the merge thread's round).
+    cell.apply_hist_log_if_free();
     let table = {
         // A family member: what its stage holds for it too (built before any lock but the
         // stage's is taken).

@@ -815,15 +815,38 @@ const OUTBOX_MAX_TICKS: usize = 1024;
 /// member's overlay (see [`View::parts`]).
 type RowParts<'a> = [Option<&'a Row>; 3];
 
-/// A row of a query: the window's closed part, the open tick and (for a family member) what its
-/// stage holds for it, summed on read.
+/// A row of a query: the window's closed part, the open tick, (for a family member) what its
+/// stage holds for it, and samples of the open tick still in the histogram log, summed on read.
 #[derive(Clone, Copy, Debug)]
 struct RowRef<'a> {
     sums: Sums,
     closed: Option<&'a Histogram>,
     open: Option<&'a Histogram>,
     staged: Option<&'a Histogram>,
+    /// The open tick's samples still in the report's histogram log (see [`PendingHists`]): set
+    /// only for the rows a query reads percentiles of.
+    pending: Option<&'a Histogram>,
+    /// The open row's slot (its samples' address in the histogram log), [`NO_SLOT`] if none.
+    open_slot: u32,
 }
+
+/// Samples of open rows still in a report's histogram log, by the row's slot (see
+/// [`Report::pending_hists`]).
+struct PendingHists {
+    by_slot: FxHashMap<u32, Histogram>,
+}
+
+impl PendingHists {
+    fn of_slot(&self, slot: u32) -> Option<&Histogram> {
+        if self.by_slot.is_empty() {
+            return None;
+        }
+        self.by_slot.get(&slot).filter(|h| !h.is_empty())
+    }
+}
+
+/// [`RowRef::open_slot`] of a row with no open part.
+const NO_SLOT: u32 = u32::MAX;
 
 impl<'a> RowRef<'a> {
     #[cfg(test)]
@@ -844,12 +867,25 @@ impl<'a> RowRef<'a> {
             closed: closed.map(|r| &r.hist),
             open: open.map(|r| &r.hist),
             staged: staged.map(|r| &r.hist),
+            pending: None,
+            open_slot: open.map_or(NO_SLOT, |r| r.slot),
         }
+    }
+
+    /// The row with its samples still in the histogram log, if it has any.
+    fn with_pending(mut self, pending: &'a PendingHists) -> RowRef<'a> {
+        self.pending = pending.of_slot(self.open_slot);
+        self
     }
 
     /// The `p`-th percentile of the row in nanoseconds (the parts read together, nothing
     /// built).
     fn percentile_ns(&self, p: f64) -> Option<f64> {
+        if self.pending.is_some() {
+            let mut out = Vec::with_capacity(1);
+            self.percentiles_ns(&[p], &mut out);
+            return out[0];
+        }
         match (self.closed, self.open, self.staged) {
             (Some(a), Some(b), Some(c)) => crate::histogram::percentile_ns_of_sum3(a, b, c, p),
             (Some(a), Some(b), None) | (Some(a), None, Some(b)) | (None, Some(a), Some(b)) => {
@@ -865,8 +901,8 @@ impl<'a> RowRef<'a> {
     /// Several percentiles at once, in one walk over the parts' buckets (see
     /// [`crate::histogram::percentiles_ns_of_sum`]).
     fn percentiles_ns(&self, ps: &[f64], out: &mut Vec<Option<f64>>) {
-        let parts: [Option<&Histogram>; 3] = [self.closed, self.open, self.staged];
-        let mut hists: [&Histogram; 3] = [&EMPTY_HISTOGRAM; 3];
+        let parts: [Option<&Histogram>; 4] = [self.closed, self.open, self.staged, self.pending];
+        let mut hists: [&Histogram; 4] = [&EMPTY_HISTOGRAM; 4];
         let mut n = 0;
         for h in parts.into_iter().flatten() {
             hists[n] = h;
@@ -1526,6 +1562,49 @@ impl Report {
     /// (under the write lock) for its percentiles to include them.
     pub fn hist_pending(&self) -> bool {
         !self.hist_log.is_empty()
+    }
+
+    /// The samples still in the histogram log of the open rows at `slots` (every row's when
+    /// `None`), one histogram per row: what a query adds to those rows' parts to read their
+    /// percentiles exactly without applying the log ([`Report::flush_hist`] needs the write
+    /// lock, and the merge thread applies it in larger, cheaper batches). One pass over the log.
+    fn pending_hists(&self, slots: Option<&[u32]>) -> PendingHists {
+        let mut by_slot = FxHashMap::default();
+        if self.hist_log.is_empty() {
+            return PendingHists { by_slot };
+        }
+        let add = |h: &mut Histogram, e: u64| {
+            let bucket = ((e >> LOG_BUCKET_SHIFT) & 0xfff) as u16;
+            h.add_bucket(bucket, e & (LOG_MAX_SAMPLES - 1));
+        };
+        let Some(slots) = slots else {
+            for &e in &self.hist_log {
+                add(by_slot.entry((e >> LOG_SLOT_SHIFT) as u32).or_default(), e);
+            }
+            return PendingHists { by_slot };
+        };
+        // The log may hold up to 64 samples per row: a bit per slot tests each entry, and only
+        // the shown rows' entries reach the map.
+        let mut wanted = vec![0u64; (self.open_slots as usize).div_ceil(64)];
+        for &s in slots.iter().filter(|&&s| s < self.open_slots) {
+            wanted[s as usize / 64] |= 1 << (s % 64);
+            by_slot.insert(s, Histogram::new());
+        }
+        if by_slot.is_empty() {
+            return PendingHists { by_slot };
+        }
+        for &e in &self.hist_log {
+            let slot = (e >> LOG_SLOT_SHIFT) as usize;
+            if wanted
+                .get(slot / 64)
+                .is_some_and(|w| w & (1 << (slot % 64)) != 0)
+            {
+                if let Some(h) = by_slot.get_mut(&(slot as u32)) {
+                    add(h, e);
+                }
+            }
+        }
+        PendingHists { by_slot }
     }
 
     /// Applies the logged samples to their rows' histograms, grouped by row.

@@ -634,18 +634,39 @@ impl View<'_> {
                 let o = a.0.cmp(&b.0);
                 if descending { o.reverse() } else { o }.then_with(|| a.1.cmp(b.1))
             });
+            // The shown rows' samples still in the histogram log, read without applying it.
+            let shown: Vec<u32> = top
+                .iter()
+                .skip(q.offset)
+                .map(|(_, _, [_, o, _])| o.map_or(NO_SLOT, |r| r.slot))
+                .collect();
+            let pending = self.pending_hists(Some(&shown));
             let top = top
                 .into_iter()
-                .map(|(_, k, [a, o, s])| (k, RowRef::of3(a, o, s)))
+                .map(|(_, k, [a, o, s])| (k, RowRef::of3(a, o, s).with_pending(&pending)))
                 .collect();
             return Ok(self.table(q, dict, interval, percentiles, rows_total, top));
         }
+        // Percentiles of every row (to sort or filter by) need every row's logged samples;
+        // otherwise only the shown rows' are read, after the cut.
+        let every_percentile = matches!(sort_col, Column::Percentile(_))
+            || tests.iter().any(|t| {
+                matches!(
+                    t,
+                    RowTest::NumEq(Column::Percentile(_), _)
+                        | RowTest::Matches(Column::Percentile(_), _)
+                )
+            });
+        let all_pending = self.pending_hists(if every_percentile { None } else { Some(&[]) });
         let mut buf = String::new();
-        let passing = self.items().filter(|&item| {
-            tests
-                .iter()
-                .all(|t| self.passes(t, item, dict, interval, &mut buf))
-        });
+        let passing = self
+            .items()
+            .map(|(k, r)| (k, r.with_pending(&all_pending)))
+            .filter(|&item| {
+                tests
+                    .iter()
+                    .all(|t| self.passes(t, item, dict, interval, &mut buf))
+            });
         let (rows_total, top): (usize, Vec<Item<'_>>) = match sort_col {
             Column::Key(i) if self.keys[i] != Key::Status => {
                 let keyed = passing.map(|item| (self.key_text(i, item.0[i], dict), item));
@@ -673,7 +694,19 @@ impl View<'_> {
                 (n, top.into_iter().map(|(_, item)| item).collect())
             }
         };
-
+        if every_percentile {
+            return Ok(self.table(q, dict, interval, percentiles, rows_total, top));
+        }
+        let shown: Vec<u32> = top
+            .iter()
+            .skip(q.offset)
+            .map(|(_, r)| r.open_slot)
+            .collect();
+        let pending = self.pending_hists(Some(&shown));
+        let top = top
+            .into_iter()
+            .map(|(k, r)| (k, r.with_pending(&pending)))
+            .collect();
         Ok(self.table(q, dict, interval, percentiles, rows_total, top))
     }
 

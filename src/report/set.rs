@@ -80,12 +80,23 @@ impl ReportCell {
         let _ = self.family.set(family);
     }
 
-    /// Brings the report up to date for a query: its histogram log applied (a short write-lock
-    /// step, only when samples wait). A family member's stage is read through
-    /// [`Family::overlay_for`].
-    pub fn prepare_query(&self) {
+    /// Applies the report's histogram log (a short write-lock step, only when samples wait):
+    /// before a snapshot writes the report. Queries read the log instead (see
+    /// `Report::pending_hists`), and a family member's stage through [`Family::overlay_for`].
+    pub fn apply_hist_log(&self) {
         if self.report.read().hist_pending() {
             self.report.write().flush_hist();
+        }
+    }
+
+    /// Before a query: applies the histogram log if the write lock is free at once (queries
+    /// keep the log short, so the query's own pass over it stays short), else leaves it to the
+    /// query, which reads the shown rows' samples from it (never waiting for a merge round).
+    pub fn apply_hist_log_if_free(&self) {
+        if self.report.read().hist_pending() {
+            if let Some(mut r) = self.report.try_write() {
+                r.flush_hist();
+            }
         }
     }
 
