@@ -214,6 +214,8 @@ for r in s["reports"]:
 # The pipeline's stages since start (reports are listed above): wall time per event.
 for i in json.load(open(sys.argv[2]))["instruments"]:
     if not i["name"].startswith("report:") and i["count"]:
-        print(f'  stage {i["name"]:34} count {i["count"]:>10} mean {i["total_ns"] / i["count"]:.0f} ns')
+        calls = i.get("call_ns")
+        extra = f' p50 {calls["p50"]} p99 {calls["p99"]} ns (server side)' if calls and calls["p99"] else ""
+        print(f'  stage {i["name"]:34} count {i["count"]:>10} mean {i["total_ns"] / i["count"]:.0f} ns{extra}')
 PY
 echo "results in $OUT" >&2

@@ -277,6 +277,13 @@ fn instruments_count_each_stage_and_switch_at_run_time() {
     assert_eq!(get(&body, "report:info")["count"].as_u64(), Some(merged));
     assert!(get(&body, "report:info")["total_ns"].as_u64().unwrap() > 0);
     assert!(get(&body, "query")["count"].as_u64().unwrap() >= 1);
+    // Queries also give their calls' time distribution (the server's own p99).
+    let calls = &get(&body, "query")["call_ns"];
+    let (p50, p99) = (
+        calls["p50"].as_u64().unwrap(),
+        calls["p99"].as_u64().unwrap(),
+    );
+    assert!(p50 > 0 && p50 <= p99, "{calls}");
 
     // Untimed: counts go on, time stops.
     let (code, after) = d.patch(
