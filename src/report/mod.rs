@@ -253,6 +253,16 @@ const LOG_MAX_SLOT: u32 = 1 << 24;
 const LOG_MAX_SAMPLES: u64 = 1 << 28;
 const _: () = assert!(crate::histogram::BUCKETS <= 1 << 12);
 
+/// A histogram log word's row slot, bucket and samples (see [`add_logged`]).
+#[inline]
+fn log_entry(e: u64) -> (usize, u16, u64) {
+    (
+        (e >> LOG_SLOT_SHIFT) as usize,
+        ((e >> LOG_BUCKET_SHIFT) & 0xfff) as u16,
+        e & (LOG_MAX_SAMPLES - 1),
+    )
+}
+
 /// Counts `c` into `row`: the sums now, the histogram sample into `log` (or now when it does not
 /// fit a log word).
 #[inline]
@@ -1573,13 +1583,13 @@ impl Report {
         if self.hist_log.is_empty() {
             return PendingHists { by_slot };
         }
-        let add = |h: &mut Histogram, e: u64| {
-            let bucket = ((e >> LOG_BUCKET_SHIFT) & 0xfff) as u16;
-            h.add_bucket(bucket, e & (LOG_MAX_SAMPLES - 1));
-        };
         let Some(slots) = slots else {
             for &e in &self.hist_log {
-                add(by_slot.entry((e >> LOG_SLOT_SHIFT) as u32).or_default(), e);
+                let (slot, bucket, samples) = log_entry(e);
+                by_slot
+                    .entry(slot as u32)
+                    .or_default()
+                    .add_bucket(bucket, samples);
             }
             return PendingHists { by_slot };
         };
@@ -1594,13 +1604,13 @@ impl Report {
             return PendingHists { by_slot };
         }
         for &e in &self.hist_log {
-            let slot = (e >> LOG_SLOT_SHIFT) as usize;
+            let (slot, bucket, samples) = log_entry(e);
             if wanted
                 .get(slot / 64)
                 .is_some_and(|w| w & (1 << (slot % 64)) != 0)
             {
                 if let Some(h) = by_slot.get_mut(&(slot as u32)) {
-                    add(h, e);
+                    h.add_bucket(bucket, samples);
                 }
             }
         }
@@ -1629,7 +1639,7 @@ impl Report {
         slot_counts.clear();
         slot_counts.resize(slots + 1, 0);
         for &e in hist_log.iter() {
-            slot_counts[(e >> LOG_SLOT_SHIFT) as usize + 1] += 1;
+            slot_counts[log_entry(e).0 + 1] += 1;
         }
         for i in 1..slot_counts.len() {
             slot_counts[i] += slot_counts[i - 1];
@@ -1637,7 +1647,7 @@ impl Report {
         hist_sorted.clear();
         hist_sorted.resize(hist_log.len(), 0);
         for &e in hist_log.iter() {
-            let at = &mut slot_counts[(e >> LOG_SLOT_SHIFT) as usize];
+            let at = &mut slot_counts[log_entry(e).0];
             hist_sorted[*at as usize] = e;
             *at += 1;
         }
@@ -1649,9 +1659,7 @@ impl Report {
             }
         }
         for &e in hist_sorted.iter() {
-            let slot = (e >> LOG_SLOT_SHIFT) as usize;
-            let bucket = ((e >> LOG_BUCKET_SHIFT) & 0xfff) as u16;
-            let samples = e & (LOG_MAX_SAMPLES - 1);
+            let (slot, bucket, samples) = log_entry(e);
             match rows[slot].as_deref_mut() {
                 Some(h) => h.add_bucket(bucket, samples),
                 None => debug_assert!(false, "a logged sample's row is in the open tick"),

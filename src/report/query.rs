@@ -634,21 +634,14 @@ impl View<'_> {
                 let o = a.0.cmp(&b.0);
                 if descending { o.reverse() } else { o }.then_with(|| a.1.cmp(b.1))
             });
-            // The shown rows' samples still in the histogram log, read without applying it.
-            let shown: Vec<u32> = top
-                .iter()
-                .skip(q.offset)
-                .map(|(_, _, [_, o, _])| o.map_or(NO_SLOT, |r| r.slot))
-                .collect();
-            let pending = self.pending_hists(Some(&shown));
             let top = top
                 .into_iter()
-                .map(|(_, k, [a, o, s])| (k, RowRef::of3(a, o, s).with_pending(&pending)))
+                .map(|(_, k, [a, o, s])| (k, RowRef::of3(a, o, s)))
                 .collect();
             return Ok(self.table(q, dict, interval, percentiles, rows_total, top));
         }
         // Percentiles of every row (to sort or filter by) need every row's logged samples;
-        // otherwise only the shown rows' are read, after the cut.
+        // otherwise only the shown rows' are read, after the cut (in `table`).
         let every_percentile = matches!(sort_col, Column::Percentile(_))
             || tests.iter().any(|t| {
                 matches!(
@@ -694,23 +687,12 @@ impl View<'_> {
                 (n, top.into_iter().map(|(_, item)| item).collect())
             }
         };
-        if every_percentile {
-            return Ok(self.table(q, dict, interval, percentiles, rows_total, top));
-        }
-        let shown: Vec<u32> = top
-            .iter()
-            .skip(q.offset)
-            .map(|(_, r)| r.open_slot)
-            .collect();
-        let pending = self.pending_hists(Some(&shown));
-        let top = top
-            .into_iter()
-            .map(|(k, r)| (k, r.with_pending(&pending)))
-            .collect();
         Ok(self.table(q, dict, interval, percentiles, rows_total, top))
     }
 
-    /// The answer: the `top` rows from `q.offset` on, rendered, and the totals.
+    /// The answer: the `top` rows from `q.offset` on, rendered, and the totals. Shown rows not
+    /// given their samples still in the histogram log yet (to sort or filter by percentiles)
+    /// get them here, read from the log without applying it.
     fn table(
         &self,
         q: &Query,
@@ -720,6 +702,20 @@ impl View<'_> {
         rows_total: usize,
         top: Vec<Item<'_>>,
     ) -> Table {
+        let shown: Vec<u32> = top
+            .iter()
+            .skip(q.offset)
+            .filter(|(_, r)| r.pending.is_none())
+            .map(|(_, r)| r.open_slot)
+            .collect();
+        let pending = self.pending_hists(Some(&shown));
+        let top: Vec<Item<'_>> = top
+            .into_iter()
+            .map(|(k, r)| match r.pending {
+                None => (k, r.with_pending(&pending)),
+                Some(_) => (k, r),
+            })
+            .collect();
         // A row's percentile columns come from one walk over its histograms.
         let (columns, cols) = self.shown_columns(percentiles);
         let ps: Vec<f64> = cols
