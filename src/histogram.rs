@@ -460,7 +460,23 @@ pub fn percentile_ns_of_sum3(a: &Histogram, b: &Histogram, c: &Histogram, p: f64
 /// Several percentiles of the samples of `hists` (one to four) together, in one walk over their
 /// merged buckets: `out[i]` is what `percentile_ns_of_sum` gives for `ps[i]` (`ps` in any order).
 /// A query's percentile columns of a row cost one walk instead of one each.
+///
+/// When a part is a block (a busy row: up to 31 × 128 counters), the walk goes page by page
+/// ([`walk_by_pages`]): a page's total over all parts is one vectorised sum per block, and only
+/// the pages holding a wanted rank are looked into. Merging the parts' buckets one by one
+/// ([`walk_by_merge`]) cost a query's top 100 busy rows ~0.7 ms under load; it stays the walk of
+/// sparse parts (a few buckets each).
 pub fn percentiles_ns_of_sum(hists: &[&Histogram], ps: &[f64], out: &mut Vec<Option<f64>>) {
+    let by_pages = hists.iter().any(|h| matches!(h.repr, Repr::Block(_)));
+    percentiles_ns_of_sum_with(hists, ps, out, by_pages)
+}
+
+fn percentiles_ns_of_sum_with(
+    hists: &[&Histogram],
+    ps: &[f64],
+    out: &mut Vec<Option<f64>>,
+    by_pages: bool,
+) {
     out.clear();
     out.resize(ps.len(), None);
     let count: u64 = hists.iter().map(|h| h.count()).sum();
@@ -474,20 +490,55 @@ pub fn percentiles_ns_of_sum(hists: &[&Histogram], ps: &[f64], out: &mut Vec<Opt
         .map(|(i, &p)| (rank(p, count), i))
         .collect();
     wanted.sort_unstable();
-    let mut next = 0;
-    let mut below = 0u64;
-    let mut walk = |(bucket, c): (u16, u64)| {
-        while next < wanted.len() && below + c >= wanted[next].0 {
-            let (r, i) = wanted[next];
-            out[i] = Some(interpolate(bucket, r - below, c));
-            next += 1;
-        }
-        below += c;
-        next < wanted.len()
+    let mut walk = RankWalk {
+        wanted: &wanted,
+        next: 0,
+        below: 0,
+        out,
     };
+    if by_pages {
+        walk_by_pages(hists, &mut walk);
+    } else {
+        walk_by_merge(hists, &mut walk);
+    }
+}
+
+/// The state of a walk over a sum's buckets in order, filling the percentiles whose ranks it
+/// passes.
+struct RankWalk<'w> {
+    /// Ranks wanted (ascending) and the output slot of each.
+    wanted: &'w [(u64, usize)],
+    next: usize,
+    /// Samples in the buckets walked so far.
+    below: u64,
+    out: &'w mut Vec<Option<f64>>,
+}
+
+impl RankWalk<'_> {
+    /// Walks over `c` samples in `bucket`; false once every wanted rank is found.
+    #[inline]
+    fn bucket(&mut self, bucket: u16, c: u64) -> bool {
+        while self.next < self.wanted.len() && self.below + c >= self.wanted[self.next].0 {
+            let (r, i) = self.wanted[self.next];
+            self.out[i] = Some(interpolate(bucket, r - self.below, c));
+            self.next += 1;
+        }
+        self.below += c;
+        self.next < self.wanted.len()
+    }
+
+    /// Whether the next wanted rank lies beyond `c` more samples (they can be skipped).
+    #[inline]
+    fn skips(&self, c: u64) -> bool {
+        self.next < self.wanted.len() && self.below + c < self.wanted[self.next].0
+    }
+}
+
+/// The parts' buckets merged one by one, in order.
+fn walk_by_merge(hists: &[&Histogram], walk: &mut RankWalk<'_>) {
     let mut go = |it: &mut dyn Iterator<Item = (u16, u64)>| {
-        for b in it {
-            if !walk(b) {
+        for (b, c) in it {
+            if !walk.bucket(b, c) {
                 break;
             }
         }
@@ -504,6 +555,121 @@ pub fn percentiles_ns_of_sum(hists: &[&Histogram], ps: &[f64], out: &mut Vec<Opt
             merge_buckets(c.iter(), d.iter()),
         )),
         _ => debug_assert!(false, "one to four histograms"),
+    }
+}
+
+/// The parts summed page by page: a page whose total leaves the next wanted rank beyond it is
+/// skipped whole; a page holding one is summed into 128 counters and walked.
+fn walk_by_pages(hists: &[&Histogram], walk: &mut RankWalk<'_>) {
+    let mut parts: Vec<PageCursor<'_>> = hists.iter().map(|h| PageCursor::of(h)).collect();
+    let zero: u64 = parts.iter().map(|p| p.edge(false)).sum();
+    if zero > 0 && !walk.bucket(ZERO_BUCKET, zero) {
+        return;
+    }
+    let mut dense = [0u64; PAGE];
+    for page in 0..PAGES {
+        let total: u64 = parts.iter_mut().map(|p| p.enter(page)).sum();
+        if total == 0 {
+            continue;
+        }
+        if walk.skips(total) {
+            walk.below += total;
+            continue;
+        }
+        dense.fill(0);
+        for p in &parts {
+            p.add_page(page, &mut dense);
+        }
+        for (i, &c) in dense.iter().enumerate() {
+            if c > 0 && !walk.bucket((1 + page * PAGE + i) as u16, c) {
+                return;
+            }
+        }
+    }
+    let overflow: u64 = parts.iter().map(|p| p.edge(true)).sum();
+    if overflow > 0 {
+        walk.bucket(OVERFLOW_BUCKET, overflow);
+    }
+}
+
+/// One histogram read page by page, pages in increasing order (see [`walk_by_pages`]).
+enum PageCursor<'h> {
+    /// Sorted packed entries (inline or sparse form): those of the current page, and the rest.
+    Packed {
+        page: &'h [u64],
+        rest: &'h [u64],
+    },
+    Block(&'h Block),
+}
+
+impl<'h> PageCursor<'h> {
+    fn of(h: &'h Histogram) -> PageCursor<'h> {
+        let entries = match &h.repr {
+            Repr::Block(b) => return PageCursor::Block(b),
+            Repr::Inline(i) => i.as_slice(),
+            Repr::Sparse(s) => &s.entries,
+        };
+        PageCursor::Packed {
+            page: &[],
+            rest: entries,
+        }
+    }
+
+    /// Samples in the zero bucket (`last` false) or the overflow bucket (`last` true): the
+    /// first and last buckets, in no page.
+    fn edge(&self, last: bool) -> u64 {
+        let (bucket, at) = if last {
+            (OVERFLOW_BUCKET, OVERFLOW_AT)
+        } else {
+            (ZERO_BUCKET, ZERO_AT)
+        };
+        match self {
+            PageCursor::Packed { rest, .. } => if last { rest.last() } else { rest.first() }
+                .filter(|&&e| (e >> COUNT_BITS) as u16 == bucket)
+                .map_or(0, |e| e & COUNT_MASK),
+            PageCursor::Block(b) => b.get_u64(at),
+        }
+    }
+
+    /// Moves to `page` (after the previous one) and returns its samples.
+    fn enter(&mut self, page: usize) -> u64 {
+        match self {
+            PageCursor::Packed { page: cur, rest } => {
+                let end = (1 + (page + 1) * PAGE) as u64;
+                let n = rest.iter().take_while(|&&e| e >> COUNT_BITS < end).count();
+                (*cur, *rest) = rest.split_at(n);
+                // The zero bucket's entry (first, if any) belongs to no page.
+                if page == 0 && cur.first().is_some_and(|&e| e >> COUNT_BITS == 0) {
+                    *cur = &cur[1..];
+                }
+                cur.iter().map(|&e| e & COUNT_MASK).sum()
+            }
+            PageCursor::Block(b) => b.page_counters(page).map_or(0, |(low, high)| {
+                let t: u64 = low.iter().map(|&c| c as u64).sum();
+                t + (high.iter().map(|&c| c as u64).sum::<u64>() << 32)
+            }),
+        }
+    }
+
+    /// Adds the current page's counts (see [`PageCursor::enter`]) to `dense`.
+    fn add_page(&self, page: usize, dense: &mut [u64; PAGE]) {
+        match self {
+            PageCursor::Packed { page: cur, .. } => {
+                for &e in *cur {
+                    dense[((e >> COUNT_BITS) as usize - 1) % PAGE] += e & COUNT_MASK;
+                }
+            }
+            PageCursor::Block(b) => {
+                if let Some((low, high)) = b.page_counters(page) {
+                    for (d, &c) in dense.iter_mut().zip(low) {
+                        *d += c as u64;
+                    }
+                    for (d, &c) in dense.iter_mut().zip(high) {
+                        *d += (c as u64) << 32;
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -797,6 +963,24 @@ impl Block {
 
     fn page_nonzero(&self, page: usize) -> u32 {
         self.words[NONZERO_AT + page]
+    }
+
+    /// The low and high words (empty unless wide) of absolute page `page`'s 128 counters, or
+    /// `None` when the page is outside the block or empty.
+    fn page_counters(&self, page: usize) -> Option<(&[u32], &[u32])> {
+        let first = self.first_page();
+        if page < first || page >= first + self.pages() || self.page_nonzero(page) == 0 {
+            return None;
+        }
+        let at = HDR + (page - first) * PAGE;
+        let low = &self.words[at..at + PAGE];
+        let high = if self.wide {
+            let at = at + self.len as usize;
+            &self.words[at..at + PAGE]
+        } else {
+            &[]
+        };
+        Some((low, high))
     }
 
     fn get_u64(&self, at: usize) -> u64 {
@@ -1153,8 +1337,12 @@ mod tests {
         /// their sum computed on its own, whatever the order of `ps` and the histograms' forms.
         #[test]
         fn percentiles_of_a_sum_in_one_walk_equal_each_alone(
+            // Values over the whole range (blocks: every page, the overflow bucket) and below
+            // 2 µs (the zero bucket and the first page).
             parts in proptest::collection::vec(
-                proptest::collection::vec((0u64..2_000_000_000_000, 1u64..4), 0..400), 1..=4),
+                proptest::collection::vec(
+                    (prop_oneof![0u64..2_000_000_000_000, 0u64..2_000], 1u64..4), 0..400),
+                1..=4),
             ps in proptest::collection::vec(0.0f64..=100.0, 0..8),
         ) {
             let hists: Vec<Histogram> = parts
@@ -1172,11 +1360,14 @@ mod tests {
                 sum.add_hist(h);
             }
             let refs: Vec<&Histogram> = hists.iter().collect();
-            let mut out = Vec::new();
-            percentiles_ns_of_sum(&refs, &ps, &mut out);
-            prop_assert_eq!(out.len(), ps.len());
-            for (i, &p) in ps.iter().enumerate() {
-                prop_assert_eq!(out[i], sum.percentile_ns(p), "p{}", p);
+            // Both walks, whatever the parts' forms.
+            for by_pages in [false, true] {
+                let mut out = Vec::new();
+                percentiles_ns_of_sum_with(&refs, &ps, &mut out, by_pages);
+                prop_assert_eq!(out.len(), ps.len());
+                for (i, &p) in ps.iter().enumerate() {
+                    prop_assert_eq!(out[i], sum.percentile_ns(p), "p{} by pages: {}", p, by_pages);
+                }
             }
         }
 

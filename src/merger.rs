@@ -27,8 +27,8 @@ use parking_lot::{RwLockUpgradableReadGuard, RwLockWriteGuard};
 use crate::dictionary::{Dictionary, Intern};
 use crate::pool::{Pool, Removal};
 use crate::record::{Batch, Record, RequestView, TagPair, Timer, NO_SCHEMA};
-use crate::report::PreparedBatch;
 use crate::report::ReportCell;
+use crate::report::{PreparedBatch, Report};
 use crate::ring::Ring;
 use crate::shared::Shared;
 
@@ -282,9 +282,11 @@ fn update_report(cell: &Arc<ReportCell>, work: &RoundWork) {
     }
     let t = cell.instrument.start();
     let mut r = cell.report.write();
+    r.set_queried(cell.queried_lately(work.now_ms));
     r.advance(work.now_ms);
     if !work.batch.is_empty() {
-        r.add_batch(&work.batch);
+        // Queries of this report wait for one step of the round, not all of it.
+        Report::add_batch_in_steps(&mut r, &work.batch, RwLockWriteGuard::bump);
     }
     let closed = r.take_closed_ticks();
     cell.publish(&r);

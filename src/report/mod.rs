@@ -349,6 +349,19 @@ impl KeyBuf {
 const SORTED_MIN_SLOTS: usize = 1 << 9;
 /// Batches smaller than this are applied as they come (sorting would not pay).
 const SORTED_MIN_BATCH: usize = 64;
+/// Samples per open row the histogram log holds before the merge thread applies it (see
+/// [`Report::flush_hist`]): applying costs a pass over every open row, so the longer the log,
+/// the cheaper per sample.
+const HIST_LOG_PER_ROW: usize = 64;
+/// The same for a report queried lately ([`Report::set_queried`]). Queries read the log, never
+/// apply it ([`Report::pending_hists`]), so this bounds their pass over it: 16 per row is
+/// ~0.1 ms for 10k rows, where 64 per row made the pass the larger part of a query. (Applying
+/// the log at each query instead cost ~0.66 ms of a query's CPU under load; applying it at 16
+/// per row for every report cost the merge ~5 %.)
+const HIST_LOG_PER_ROW_QUERIED: usize = 16;
+/// Contributions a request report's table-order update applies between two chances for
+/// waiting readers (see [`Report::add_batch_in_steps`]): 256 row updates take 30–100 µs.
+pub const STEP_CONTRIBUTIONS: usize = 256;
 
 /// A contribution waiting to be applied in table order: its row's slot position, the
 /// contribution (a request's or a timer's, by index in the batch), its key, and the request's
@@ -841,17 +854,25 @@ struct RowRef<'a> {
 }
 
 /// Samples of open rows still in a report's histogram log, by the row's slot (see
-/// [`Report::pending_hists`]).
+/// [`Report::pending_hists`]): `index[slot]` is 1 + the row's place in `hists`, 0 for a slot not
+/// read (an array, not a hash map: the log's entries of the rows read are most of it, and each
+/// finds its histogram with one load).
 struct PendingHists {
-    by_slot: FxHashMap<u32, Histogram>,
+    index: Vec<u32>,
+    hists: Vec<Histogram>,
 }
 
 impl PendingHists {
+    const NONE: PendingHists = PendingHists {
+        index: Vec::new(),
+        hists: Vec::new(),
+    };
+
     fn of_slot(&self, slot: u32) -> Option<&Histogram> {
-        if self.by_slot.is_empty() {
-            return None;
+        match self.index.get(slot as usize) {
+            Some(&i) if i > 0 => Some(&self.hists[i as usize - 1]).filter(|h| !h.is_empty()),
+            _ => None,
         }
-        self.by_slot.get(&slot).filter(|h| !h.is_empty())
     }
 }
 
@@ -1031,6 +1052,9 @@ pub struct Report {
     /// Histogram samples of the open tick not yet in their rows (see [`Report::flush_hist`]),
     /// and the flush's scratch.
     hist_log: Vec<u64>,
+    /// Whether queries read the report lately: its log is kept shorter (see
+    /// [`HIST_LOG_PER_ROW_QUERIED`]).
+    queried: bool,
     hist_sorted: Vec<u64>,
     slot_counts: Vec<u32>,
     /// Off for one-request updates ([`Report::add`]): there, logging would cost a flush each.
@@ -1207,6 +1231,7 @@ impl Report {
             open_only: 0,
             open_slots: 0,
             hist_log: Vec::new(),
+            queried: false,
             hist_sorted: Vec::new(),
             slot_counts: Vec::new(),
             log_histograms: true,
@@ -1526,46 +1551,79 @@ impl Report {
     /// contributions come together, and the hardware prefetcher can follow. Sums are
     /// order-independent, so the result is the same.
     pub fn add_batch(&mut self, batch: &PreparedBatch) {
-        let slots = self.open.capacity();
+        Report::add_batch_in_steps(&mut &mut *self, batch, |_| {});
+    }
+
+    /// [`Report::add_batch`], calling `step` every [`STEP_CONTRIBUTIONS`] contributions while a
+    /// request report's large table is updated in table order. The merge thread passes
+    /// `RwLockWriteGuard::bump`, which hands the lock to waiting readers for a moment: a query
+    /// then waits for one step (tens of µs), not for the whole round (1–2 ms for a 10k-row
+    /// table). Between steps the report is a consistent state: each request is counted in its
+    /// row and in the totals, or in neither yet. Timer reports take no steps (one request's
+    /// timers are spread over the table, so a step could show part of a request).
+    pub fn add_batch_in_steps<G: std::ops::DerefMut<Target = Report>>(
+        this: &mut G,
+        batch: &PreparedBatch,
+        mut step: impl FnMut(&mut G),
+    ) {
+        let slots = this.open.capacity();
         if slots >= SORTED_MIN_SLOTS
             && batch.len() >= SORTED_MIN_BATCH
-            && self.log_histograms
-            && matches!(self.open, RowMap::Small(_))
+            && this.log_histograms
+            && matches!(this.open, RowMap::Small(_))
         {
-            let mut d = self.spare_deferral.take().unwrap_or_default();
+            let mut d = this.spare_deferral.take().unwrap_or_default();
             d.mask = (slots * 8 / 7).next_power_of_two() as u64 - 1;
-            self.deferred = Some(d);
+            this.deferred = Some(d);
             for p in batch.iter() {
-                self.update(&p);
+                this.update(&p);
             }
-            let mut d = self.deferred.take().expect("set above");
+            let mut d = this.deferred.take().expect("set above");
             d.sort();
-            for e in &d.sorted {
+            let steps = this.kind != Kind::Timer;
+            for (i, e) in d.sorted.iter().enumerate() {
+                if steps && i % STEP_CONTRIBUTIONS == STEP_CONTRIBUTIONS - 1 {
+                    step(this);
+                }
                 let c = if e.timer {
                     &batch.timer_contribs[e.index as usize]
                 } else {
-                    &batch.reqs[e.index as usize].contrib
+                    // A request's totals are counted with its row (see `update`).
+                    let c = &batch.reqs[e.index as usize].contrib;
+                    this.open_totals.add(c);
+                    c
                 };
                 let mut key = KeyBuf {
                     ids: [0; MAX_KEYS],
-                    len: self.keys.len(),
+                    len: this.keys.len(),
                 };
                 key.ids[..SMALL_KEY].copy_from_slice(&e.key.0);
-                self.apply(&key, c, e.timer.then_some(e.mark));
+                this.apply(&key, c, e.timer.then_some(e.mark));
             }
             d.entries.clear();
             d.sorted.clear();
-            self.spare_deferral = Some(d);
+            this.spare_deferral = Some(d);
         } else {
             for p in batch.iter() {
-                self.update(&p);
+                this.update(&p);
             }
         }
         // Enough samples per row that grouping them pays (see `flush_hist`), within 8 MiB.
-        let limit = (64 * self.open.len()).clamp(4096, 1 << 20);
-        if self.hist_log.len() >= limit {
-            self.flush_hist();
+        let per_row = if this.queried {
+            HIST_LOG_PER_ROW_QUERIED
+        } else {
+            HIST_LOG_PER_ROW
+        };
+        let limit = (per_row * this.open.len()).clamp(4096, 1 << 20);
+        if this.hist_log.len() >= limit {
+            this.flush_hist();
         }
+    }
+
+    /// Tells the report whether queries read it lately (they read its histogram log: see
+    /// [`HIST_LOG_PER_ROW_QUERIED`]).
+    pub fn set_queried(&mut self, queried: bool) {
+        self.queried = queried;
     }
 
     /// Whether samples wait in the histogram log: a query must [`Report::flush_hist`] first
@@ -1579,42 +1637,47 @@ impl Report {
     /// percentiles exactly without applying the log ([`Report::flush_hist`] needs the write
     /// lock, and the merge thread applies it in larger, cheaper batches). One pass over the log.
     fn pending_hists(&self, slots: Option<&[u32]>) -> PendingHists {
-        let mut by_slot = FxHashMap::default();
         if self.hist_log.is_empty() {
-            return PendingHists { by_slot };
+            return PendingHists::NONE;
         }
-        let Some(slots) = slots else {
-            for &e in &self.hist_log {
-                let (slot, bucket, samples) = log_entry(e);
-                by_slot
-                    .entry(slot as u32)
-                    .or_default()
-                    .add_bucket(bucket, samples);
+        let mut index = vec![0u32; self.open_slots as usize];
+        let mut hists = Vec::new();
+        match slots {
+            // Every row: a histogram for each slot the log names, made at its first entry.
+            None => {
+                for &e in &self.hist_log {
+                    let (slot, bucket, samples) = log_entry(e);
+                    let Some(at) = index.get_mut(slot) else {
+                        continue;
+                    };
+                    if *at == 0 {
+                        hists.push(Histogram::new());
+                        *at = hists.len() as u32;
+                    }
+                    hists[*at as usize - 1].add_bucket(bucket, samples);
+                }
             }
-            return PendingHists { by_slot };
-        };
-        // The log may hold up to 64 samples per row: a bit per slot tests each entry, and only
-        // the shown rows' entries reach the map.
-        let mut wanted = vec![0u64; (self.open_slots as usize).div_ceil(64)];
-        for &s in slots.iter().filter(|&&s| s < self.open_slots) {
-            wanted[s as usize / 64] |= 1 << (s % 64);
-            by_slot.insert(s, Histogram::new());
-        }
-        if by_slot.is_empty() {
-            return PendingHists { by_slot };
-        }
-        for &e in &self.hist_log {
-            let (slot, bucket, samples) = log_entry(e);
-            if wanted
-                .get(slot / 64)
-                .is_some_and(|w| w & (1 << (slot % 64)) != 0)
-            {
-                if let Some(h) = by_slot.get_mut(&(slot as u32)) {
-                    h.add_bucket(bucket, samples);
+            Some(slots) => {
+                for &s in slots {
+                    if let Some(at) = index.get_mut(s as usize) {
+                        if *at == 0 {
+                            hists.push(Histogram::new());
+                            *at = hists.len() as u32;
+                        }
+                    }
+                }
+                if hists.is_empty() {
+                    return PendingHists::NONE;
+                }
+                for &e in &self.hist_log {
+                    let (slot, bucket, samples) = log_entry(e);
+                    if let Some(&at) = index.get(slot).filter(|&&at| at > 0) {
+                        hists[at as usize - 1].add_bucket(bucket, samples);
+                    }
                 }
             }
         }
-        PendingHists { by_slot }
+        PendingHists { index, hists }
     }
 
     /// Applies the logged samples to their rows' histograms, grouped by row.
@@ -1690,11 +1753,12 @@ impl Report {
             return self.update_timers(p, key);
         }
         let c = p.contrib;
-        self.open_totals.add(c);
         if let Some(d) = &mut self.deferred {
+            // Its totals are counted when its row is (`add_batch_in_steps`).
             d.push(&self.open, &key, false, p.index, 0);
             return;
         }
+        self.open_totals.add(c);
         self.apply(&key, c, None);
     }
 

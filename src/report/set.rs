@@ -2,6 +2,10 @@
 
 use super::*;
 
+/// How long after a query a report counts as queried (see [`ReportCell::queried_lately`]):
+/// longer than the refresh of a dashboard or a Prometheus scrape.
+pub const QUERIED_FOR_MS: u64 = 60_000;
+
 /// One live report with its lock and update statistics.
 #[derive(Debug)]
 pub struct ReportCell {
@@ -18,6 +22,9 @@ pub struct ReportCell {
     /// wait on the report's lock). Written by whoever holds the write lock, after each change.
     rows: AtomicU64,
     rows_lost: AtomicU64,
+    /// When a query last read it (merger ms, 0: never): the merge thread keeps the histogram log
+    /// of a report queried in the last [`QUERIED_FOR_MS`] short (see `Report::set_queried`).
+    last_query_ms: AtomicU64,
     /// The merge thread that updates it (0: the merger), set when the merger first sees it.
     worker: std::sync::atomic::AtomicUsize,
     /// Set by the merger once the report was filled from the pool and joined the rounds; the
@@ -45,6 +52,7 @@ impl ReportCell {
             builtin,
             rows: AtomicU64::new(report.rows() as u64),
             rows_lost: AtomicU64::new(report.rows_lost()),
+            last_query_ms: AtomicU64::new(0),
             worker: Default::default(),
             filled: Mutex::new(false),
             filled_cv: Default::default(),
@@ -89,15 +97,15 @@ impl ReportCell {
         }
     }
 
-    /// Before a query: applies the histogram log if the write lock is free at once (queries
-    /// keep the log short, so the query's own pass over it stays short), else leaves it to the
-    /// query, which reads the shown rows' samples from it (never waiting for a merge round).
-    pub fn apply_hist_log_if_free(&self) {
-        if self.report.read().hist_pending() {
-            if let Some(mut r) = self.report.try_write() {
-                r.flush_hist();
-            }
-        }
+    /// Notes a query at `now_ms` (merger ms).
+    pub fn mark_queried(&self, now_ms: u64) {
+        self.last_query_ms.store(now_ms.max(1), Relaxed);
+    }
+
+    /// Whether a query read the report in the [`QUERIED_FOR_MS`] before `now_ms`.
+    pub fn queried_lately(&self, now_ms: u64) -> bool {
+        let at = self.last_query_ms.load(Relaxed);
+        at > 0 && now_ms.saturating_sub(at) <= QUERIED_FOR_MS
     }
 
     /// The report's window (lock-free).
@@ -246,5 +254,26 @@ impl ReportSet {
         let mut state = load_state(dir)?.unwrap_or_default();
         change(&mut state);
         save_state(dir, &state)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_counts_as_queried_for_a_minute_after_a_query() {
+        let mut dict = Dictionary::new(100);
+        let report = Report::new(ReportDef::new("s", &["script_name"]), &mut dict, 10).unwrap();
+        let cell = ReportCell::new(report);
+        assert!(!cell.queried_lately(0), "never queried");
+        assert!(!cell.queried_lately(1_000_000), "never queried");
+        cell.mark_queried(5_000);
+        assert!(cell.queried_lately(5_000));
+        assert!(cell.queried_lately(5_000 + QUERIED_FOR_MS));
+        assert!(!cell.queried_lately(5_001 + QUERIED_FOR_MS));
+        // A query at the clock's start still counts.
+        cell.mark_queried(0);
+        assert!(cell.queried_lately(QUERIED_FOR_MS));
     }
 }

@@ -1773,6 +1773,7 @@ fn table_order_updates_equal_direct_ones() {
         let mut sorted = Report::new(d, &mut dict, usize::MAX)
             .unwrap()
             .with_exact_window(window(), 0);
+        let mut steps = 0;
         for part in reqs.chunks(1000) {
             let parts: Vec<_> = part.iter().map(|r| intern_req(&mut dict, r)).collect();
             let mut batch = PreparedBatch::default();
@@ -1786,8 +1787,30 @@ fn table_order_updates_equal_direct_ones() {
                 direct.add(&v);
                 batch.push(&v);
             }
-            sorted.add_batch(&batch);
+            // The merge thread's stepwise update: at each step (where readers get in) every
+            // request is counted in both its row and the totals, or in neither.
+            Report::add_batch_in_steps(&mut &mut sorted, &batch, |r| {
+                steps += 1;
+                let mut rows = Sums::default();
+                for (_, row) in r.items() {
+                    let s = row.sums;
+                    rows.req_count += s.req_count;
+                    rows.time_ns += s.time_ns;
+                    rows.traffic_bytes += s.traffic_bytes;
+                }
+                let t = r.totals().sums;
+                assert_eq!(
+                    (rows.req_count, rows.time_ns, rows.traffic_bytes),
+                    (t.req_count, t.time_ns, t.traffic_bytes),
+                    "{}: rows and totals agree between steps",
+                    r.def.name
+                );
+            });
         }
+        // Steps only in request reports' table-order updates (a timer report's request spans
+        // several rows).
+        let timer = sorted.kind() == Kind::Timer;
+        assert_eq!(steps == 0, timer, "{}: {steps} steps", sorted.def.name);
         assert!(
             sorted.spare_deferral.is_some(),
             "{}: the table grew past {SORTED_MIN_SLOTS} slots and batches went in table order",
@@ -1797,6 +1820,67 @@ fn table_order_updates_equal_direct_ones() {
         assert_eq!(rows_of(&sorted), rows_of(&direct), "{}", sorted.def.name);
         assert_eq!(totals_of(&sorted), totals_of(&direct));
     }
+}
+
+/// `reqs` interned and prepared as a merge round.
+fn prepared(dict: &mut Dictionary, reqs: &[Req]) -> PreparedBatch {
+    let mut batch = PreparedBatch::default();
+    for (record, timers, block) in reqs.iter().map(|r| intern_req(dict, r)) {
+        batch.push(&RequestView {
+            id: 0,
+            record: &record,
+            tag_block: &block,
+            timers: &timers,
+        });
+    }
+    batch
+}
+
+/// A report that queries read keeps its histogram log (which each query reads) at 16 samples
+/// per row; one nobody queries lets it grow to 64 per row (applying it is cheaper per sample).
+/// Both count the same.
+#[test]
+fn a_queried_report_keeps_its_histogram_log_shorter() {
+    let scripts: Vec<&'static str> = (0..1000)
+        .map(|i| &*Box::leak(format!("/q{i}").into_boxed_str()))
+        .collect();
+    let mut dict = Dictionary::new(10_000);
+    let new = |dict: &mut Dictionary| {
+        Report::new(def("script", &["script_name"]), dict, usize::MAX)
+            .unwrap()
+            .with_exact_window(window(), 0)
+    };
+    let (mut queried, mut other) = (new(&mut dict), new(&mut dict));
+    queried.set_queried(true);
+    let (mut longest_queried, mut longest_other) = (0, 0);
+    let mut rng = crate::corpus::SplitMix64::new(9);
+    for _ in 0..100 {
+        let reqs: Vec<Req> = (0..1000)
+            .map(|_| Req {
+                script: scripts[(rng.next_u64() % 1000) as usize],
+                time: (1 + rng.next_u64() % 10_000) as f32 / 1e4,
+                ..Req::default()
+            })
+            .collect();
+        let batch = prepared(&mut dict, &reqs);
+        queried.add_batch(&batch);
+        other.add_batch(&batch);
+        longest_queried = longest_queried.max(queried.hist_log.len());
+        longest_other = longest_other.max(other.hist_log.len());
+    }
+    let rows = queried.open.len();
+    assert_eq!(rows, 1000);
+    assert!(
+        longest_queried < 16 * rows + 1000,
+        "queried: log up to {longest_queried} samples for {rows} rows"
+    );
+    assert!(
+        longest_other >= 32 * rows,
+        "not queried: log up to {longest_other} samples for {rows} rows"
+    );
+    queried.flush_hist();
+    other.flush_hist();
+    assert_eq!(rows_of(&queried), rows_of(&other));
 }
 
 // ---- families ---------------------------------------------------------------------------------
