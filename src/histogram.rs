@@ -441,6 +441,9 @@ pub fn percentile_ns_of_sum(a: &Histogram, b: &Histogram, p: f64) -> Option<f64>
     if count == 0 {
         return None;
     }
+    if let Some(v) = percentile_ns_by_pages(&[a, b], count, p) {
+        return v;
+    }
     let (bucket, k, c) = find_rank(merge_buckets(a.iter(), b.iter()), rank(p, count))?;
     Some(interpolate(bucket, k, c))
 }
@@ -452,9 +455,25 @@ pub fn percentile_ns_of_sum3(a: &Histogram, b: &Histogram, c: &Histogram, p: f64
     if count == 0 {
         return None;
     }
+    if let Some(v) = percentile_ns_by_pages(&[a, b, c], count, p) {
+        return v;
+    }
     let merged = merge_buckets(merge_buckets(a.iter(), b.iter()), c.iter());
     let (bucket, k, n) = find_rank(merged, rank(p, count))?;
     Some(interpolate(bucket, k, n))
+}
+
+/// One percentile of `count` samples of `hists` together walked page by page (see
+/// [`percentiles_ns_of_sum`]) when one of them is a block, with nothing allocated (a query sorted
+/// by a percentile reads one for every row); `None` when none is (merging their few buckets is
+/// cheaper).
+fn percentile_ns_by_pages(hists: &[&Histogram], count: u64, p: f64) -> Option<Option<f64>> {
+    if !hists.iter().any(|h| matches!(h.repr, Repr::Block(_))) {
+        return None;
+    }
+    let mut out = [None];
+    walk_sum(hists, &[(rank(p, count), 0)], &mut out, true);
+    Some(out[0])
 }
 
 /// Several percentiles of the samples of `hists` (one to four) together, in one walk over their
@@ -490,8 +509,19 @@ fn percentiles_ns_of_sum_with(
         .map(|(i, &p)| (rank(p, count), i))
         .collect();
     wanted.sort_unstable();
+    walk_sum(hists, &wanted, out, by_pages);
+}
+
+/// Fills `out[i]` for each wanted `(rank, i)` (ranks ascending) with one walk over the sum of
+/// `hists`: page by page, or bucket by bucket.
+fn walk_sum(
+    hists: &[&Histogram],
+    wanted: &[(u64, usize)],
+    out: &mut [Option<f64>],
+    by_pages: bool,
+) {
     let mut walk = RankWalk {
-        wanted: &wanted,
+        wanted,
         next: 0,
         below: 0,
         out,
@@ -511,7 +541,7 @@ struct RankWalk<'w> {
     next: usize,
     /// Samples in the buckets walked so far.
     below: u64,
-    out: &'w mut Vec<Option<f64>>,
+    out: &'w mut [Option<f64>],
 }
 
 impl RankWalk<'_> {
@@ -561,7 +591,9 @@ fn walk_by_merge(hists: &[&Histogram], walk: &mut RankWalk<'_>) {
 /// The parts summed page by page: a page whose total leaves the next wanted rank beyond it is
 /// skipped whole; a page holding one is summed into 128 counters and walked.
 fn walk_by_pages(hists: &[&Histogram], walk: &mut RankWalk<'_>) {
-    let mut parts: Vec<PageCursor<'_>> = hists.iter().map(|h| PageCursor::of(h)).collect();
+    let mut parts: [PageCursor<'_>; 4] =
+        std::array::from_fn(|i| PageCursor::of(hists.get(i).copied().unwrap_or(&EMPTY)));
+    let parts = &mut parts[..hists.len().min(4)];
     let zero: u64 = parts.iter().map(|p| p.edge(false)).sum();
     if zero > 0 && !walk.bucket(ZERO_BUCKET, zero) {
         return;
@@ -577,7 +609,7 @@ fn walk_by_pages(hists: &[&Histogram], walk: &mut RankWalk<'_>) {
             continue;
         }
         dense.fill(0);
-        for p in &parts {
+        for p in parts.iter() {
             p.add_page(page, &mut dense);
         }
         for (i, &c) in dense.iter().enumerate() {
@@ -591,6 +623,9 @@ fn walk_by_pages(hists: &[&Histogram], walk: &mut RankWalk<'_>) {
         walk.bucket(OVERFLOW_BUCKET, overflow);
     }
 }
+
+/// Stands in for the parts [`walk_by_pages`] does not have.
+static EMPTY: Histogram = Histogram::new();
 
 /// One histogram read page by page, pages in increasing order (see [`walk_by_pages`]).
 enum PageCursor<'h> {
@@ -1368,6 +1403,15 @@ mod tests {
                 for (i, &p) in ps.iter().enumerate() {
                     prop_assert_eq!(out[i], sum.percentile_ns(p), "p{} by pages: {}", p, by_pages);
                 }
+            }
+            // One percentile at a time (a sort by a percentile), either walk by the forms.
+            for &p in &ps {
+                let one = match refs[..] {
+                    [a, b] => percentile_ns_of_sum(a, b, p),
+                    [a, b, c] => percentile_ns_of_sum3(a, b, c, p),
+                    _ => continue,
+                };
+                prop_assert_eq!(one, sum.percentile_ns(p), "p{} of {} parts", p, refs.len());
             }
         }
 
