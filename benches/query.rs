@@ -1,6 +1,7 @@
 //! Report query cost: top-100 rows with 3 percentiles, by report cardinality (1k, 10k, 100k
 //! rows over a pool of 300k requests). Target (ARCHITECTURE.md): p99 ≤ 5 ms at 10k rows.
-//! Also sorting by a percentile, which computes it for every row.
+//! Also sorting by a percentile, which computes it for every row, and the top 100 of 10k rows
+//! whose histogram samples wait in the report's log (a query reads the shown rows' from it).
 //!
 //! `cargo bench --bench query -- --warm-up-time 1 --measurement-time 3`
 
@@ -8,7 +9,27 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use pinbad::dictionary::Dictionary;
 use pinbad::pool::Pool;
 use pinbad::record::{Record, TagPair, Timer};
-use pinbad::report::{Query, Report, ReportDef};
+use pinbad::report::{PreparedBatch, Query, Report, ReportDef};
+
+/// A request of script number `script` with a random time (xorshift `seed`) of 1 µs–2 s.
+fn request(dict: &mut Dictionary, seed: &mut u64, script: usize) -> Record {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    Record {
+        hostname: dict.intern(b"web1"),
+        server_name: dict.intern(b"www.example.com"),
+        script_name: dict.intern(format!("/script/{script}.php").as_bytes()),
+        schema: u32::MAX,
+        status: 200,
+        request_time: (1 + *seed % 2_000_000) as f32 * 1e-6,
+        ru_utime: 0.001,
+        ru_stime: 0.0005,
+        document_size: (*seed % 100_000) as u32,
+        memory_footprint: 1 << 20,
+        ..Record::default()
+    }
+}
 
 /// A `script_name` report with `rows` rows over a pool of 300k requests (at least 3 per row) of
 /// varied times: at 1k rows every row has ~300 samples (paged histograms), at 100k rows 3. The
@@ -20,34 +41,38 @@ fn build(rows: usize) -> (Report, Dictionary) {
     let mut pool = Pool::new(rows * per_row, 16, 16);
     let def = ReportDef::new("bench", &["script_name"]);
     let mut report = Report::new(def, &mut dict, rows).unwrap();
-    let host = dict.intern(b"web1");
-    let server = dict.intern(b"www.example.com");
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let n = rows * per_row;
     for i in 0..n {
         report.advance((i as u64 * 45_000 / n as u64).max(1));
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        let script = dict.intern(format!("/script/{}.php", i % rows).as_bytes());
-        let record = Record {
-            hostname: host,
-            server_name: server,
-            script_name: script,
-            schema: u32::MAX,
-            status: 200,
-            request_time: (1 + seed % 2_000_000) as f32 * 1e-6,
-            ru_utime: 0.001,
-            ru_stime: 0.0005,
-            document_size: (seed % 100_000) as u32,
-            memory_footprint: 1 << 20,
-            ..Record::default()
-        };
+        let record = request(&mut dict, &mut seed, i % rows);
         let (id, _) = pool.insert(record, &[] as &[Timer], &[] as &[TagPair], &mut |_, _| {});
         report.add(&pool.get(id).unwrap());
     }
     assert_eq!(report.rows(), rows);
     (report, dict)
+}
+
+/// Adds `per_row` more requests per row to `report` as merge rounds do (batches of 1,024 whose
+/// histogram samples wait in the report's log), after applying what the log held: a query then
+/// reads `per_row` logged samples per row, as it does between the merge thread's flushes (up to
+/// 16 a row for a queried report).
+fn add_logged(report: &mut Report, dict: &mut Dictionary, rows: usize, per_row: usize) {
+    report.flush_hist();
+    let n = rows * per_row;
+    let mut pool = Pool::new(n.max(1), 16, 16);
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut batch = PreparedBatch::default();
+    for i in 0..n {
+        let record = request(dict, &mut seed, i % rows);
+        let (id, _) = pool.insert(record, &[] as &[Timer], &[] as &[TagPair], &mut |_, _| {});
+        batch.push(&pool.get(id).unwrap());
+        if batch.len() == 1024 || i + 1 == n {
+            report.add_batch(&batch);
+            batch = PreparedBatch::default();
+        }
+    }
+    assert!(per_row == 0 || report.hist_pending());
 }
 
 fn query(c: &mut Criterion) {
@@ -72,6 +97,21 @@ fn query(c: &mut Criterion) {
             BenchmarkId::new("top100_sorted_by_p99", rows),
             &rows,
             |b, _| b.iter(|| report.query(&by_p99, &dict, 60.0).unwrap()),
+        );
+    }
+    // The shown rows' samples read from the log (10k rows; 0: nothing logged).
+    for per_row in [0, 8, 16] {
+        let (mut report, mut dict) = build(10_000);
+        add_logged(&mut report, &mut dict, 10_000, per_row);
+        let top = Query {
+            limit: Some(100),
+            percentiles: Some(vec![50.0, 95.0, 99.0]),
+            ..Query::default()
+        };
+        group.bench_with_input(
+            BenchmarkId::new("top100_3_percentiles_logged_per_row", per_row),
+            &per_row,
+            |b, _| b.iter(|| report.query(&top, &dict, 60.0).unwrap()),
         );
     }
     group.finish();

@@ -2,9 +2,11 @@
 //! `/api/v1/reports/{name}` (query, drop).
 //!
 //! In: HTTP requests. Out: JSON or CSV tables built by [`Report::query`] under read locks, and
-//! report creation/drop with their persistence in `{state_dir}/reports.json`. Work that takes
-//! locks or touches files runs on tokio's blocking pool, so slow fills and fsyncs never stall the
-//! HTTP workers. Lock order: pool → dictionary → a report, as everywhere.
+//! report creation/drop with their persistence in `{state_dir}/reports.json`. Queries run in
+//! place on the HTTP worker (`super::in_place`: bounded, and the worker's other tasks move to
+//! another thread meanwhile); creation and drop, which fill from the pool and fsync, run on tokio's
+//! blocking pool, so that neither stalls the HTTP workers. Lock order: pool → dictionary → a
+//! report, as everywhere.
 
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
