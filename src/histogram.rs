@@ -481,9 +481,9 @@ fn percentile_ns_by_pages(hists: &[&Histogram], count: u64, p: f64) -> Option<Op
 /// A query's percentile columns of a row cost one walk instead of one each.
 ///
 /// When a part is a block (a busy row: up to 31 × 128 counters), the walk goes page by page
-/// ([`walk_by_pages`]): a page's total over all parts is one vectorised sum per block, and only
+/// (`walk_by_pages`): a page's total over all parts is one vectorised sum per block, and only
 /// the pages holding a wanted rank are looked into. Merging the parts' buckets one by one
-/// ([`walk_by_merge`]) cost a query's top 100 busy rows ~0.7 ms under load; it stays the walk of
+/// (`walk_by_merge`) cost a query's top 100 busy rows ~0.7 ms under load; it stays the walk of
 /// sparse parts (a few buckets each).
 pub fn percentiles_ns_of_sum(hists: &[&Histogram], ps: &[f64], out: &mut Vec<Option<f64>>) {
     let by_pages = hists.iter().any(|h| matches!(h.repr, Repr::Block(_)));

@@ -361,7 +361,7 @@ const HIST_LOG_PER_ROW: usize = 64;
 const HIST_LOG_PER_ROW_QUERIED: usize = 16;
 /// Contributions a request report's table-order update applies between two chances for
 /// waiting readers (see [`Report::add_batch_in_steps`]): 256 row updates take 30–100 µs.
-pub const STEP_CONTRIBUTIONS: usize = 256;
+const STEP_CONTRIBUTIONS: usize = 256;
 
 /// A contribution waiting to be applied in table order: its row's slot position, the
 /// contribution (a request's or a timer's, by index in the batch), its key, and the request's
@@ -855,8 +855,8 @@ struct RowRef<'a> {
 
 /// Samples of open rows still in a report's histogram log, by the row's slot (see
 /// [`Report::pending_hists`]): `index[slot]` is 1 + the row's place in `hists`, 0 for a slot not
-/// read (an array, not a hash map: the log's entries of the rows read are most of it, and each
-/// finds its histogram with one load).
+/// read (an array, not a hash map: each logged sample of a row read finds its histogram with
+/// one load).
 struct PendingHists {
     index: Vec<u32>,
     hists: Vec<Histogram>,
@@ -1554,7 +1554,7 @@ impl Report {
         Report::add_batch_in_steps(&mut &mut *self, batch, |_| {});
     }
 
-    /// [`Report::add_batch`], calling `step` every [`STEP_CONTRIBUTIONS`] contributions while a
+    /// [`Report::add_batch`], calling `step` every `STEP_CONTRIBUTIONS` contributions while a
     /// request report's large table is updated in table order. The merge thread passes
     /// `RwLockWriteGuard::bump`, which hands the lock to waiting readers for a moment: a query
     /// then waits for one step (tens of µs), not for the whole round (1–2 ms for a 10k-row
@@ -1621,13 +1621,14 @@ impl Report {
     }
 
     /// Tells the report whether queries read it lately (they read its histogram log: see
-    /// [`HIST_LOG_PER_ROW_QUERIED`]).
+    /// `HIST_LOG_PER_ROW_QUERIED`).
     pub fn set_queried(&mut self, queried: bool) {
         self.queried = queried;
     }
 
-    /// Whether samples wait in the histogram log: a query must [`Report::flush_hist`] first
-    /// (under the write lock) for its percentiles to include them.
+    /// Whether samples wait in the histogram log. Queries read them there
+    /// (`Report::pending_hists`); a snapshot applies them first ([`Report::flush_hist`], under
+    /// the write lock).
     pub fn hist_pending(&self) -> bool {
         !self.hist_log.is_empty()
     }
