@@ -868,6 +868,17 @@ impl PendingHists {
         hists: Vec::new(),
     };
 
+    /// The histogram of `slot`, made empty at first use (`None` for a slot beyond the open
+    /// tick's).
+    fn make(&mut self, slot: usize) -> Option<&mut Histogram> {
+        let at = self.index.get_mut(slot)?;
+        if *at == 0 {
+            self.hists.push(Histogram::new());
+            *at = self.hists.len() as u32;
+        }
+        Some(&mut self.hists[*at as usize - 1])
+    }
+
     fn of_slot(&self, slot: u32) -> Option<&Histogram> {
         match self.index.get(slot as usize) {
             Some(&i) if i > 0 => Some(&self.hists[i as usize - 1]).filter(|h| !h.is_empty()),
@@ -1638,47 +1649,36 @@ impl Report {
     /// percentiles exactly without applying the log ([`Report::flush_hist`] needs the write
     /// lock, and the merge thread applies it in larger, cheaper batches). One pass over the log.
     fn pending_hists(&self, slots: Option<&[u32]>) -> PendingHists {
-        if self.hist_log.is_empty() {
+        if self.hist_log.is_empty() || slots.is_some_and(|s| s.is_empty()) {
             return PendingHists::NONE;
         }
-        let mut index = vec![0u32; self.open_slots as usize];
-        let mut hists = Vec::new();
+        let mut p = PendingHists {
+            index: vec![0u32; self.open_slots as usize],
+            hists: Vec::new(),
+        };
         match slots {
             // Every row: a histogram for each slot the log names, made at its first entry.
             None => {
                 for &e in &self.hist_log {
                     let (slot, bucket, samples) = log_entry(e);
-                    let Some(at) = index.get_mut(slot) else {
-                        continue;
-                    };
-                    if *at == 0 {
-                        hists.push(Histogram::new());
-                        *at = hists.len() as u32;
+                    if let Some(h) = p.make(slot) {
+                        h.add_bucket(bucket, samples);
                     }
-                    hists[*at as usize - 1].add_bucket(bucket, samples);
                 }
             }
             Some(slots) => {
                 for &s in slots {
-                    if let Some(at) = index.get_mut(s as usize) {
-                        if *at == 0 {
-                            hists.push(Histogram::new());
-                            *at = hists.len() as u32;
-                        }
-                    }
-                }
-                if hists.is_empty() {
-                    return PendingHists::NONE;
+                    p.make(s as usize);
                 }
                 for &e in &self.hist_log {
                     let (slot, bucket, samples) = log_entry(e);
-                    if let Some(&at) = index.get(slot).filter(|&&at| at > 0) {
-                        hists[at as usize - 1].add_bucket(bucket, samples);
+                    if let Some(&at) = p.index.get(slot).filter(|&&at| at > 0) {
+                        p.hists[at as usize - 1].add_bucket(bucket, samples);
                     }
                 }
             }
         }
-        PendingHists { index, hists }
+        p
     }
 
     /// Applies the logged samples to their rows' histograms, grouped by row.

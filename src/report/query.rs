@@ -650,7 +650,11 @@ impl View<'_> {
                         | RowTest::Matches(Column::Percentile(_), _)
                 )
             });
-        let all_pending = self.pending_hists(if every_percentile { None } else { Some(&[]) });
+        let all_pending = if every_percentile {
+            self.pending_hists(None)
+        } else {
+            PendingHists::NONE
+        };
         let mut buf = String::new();
         let passing = self
             .items()
