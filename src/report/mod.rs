@@ -1670,6 +1670,10 @@ impl Report {
                 for &s in slots {
                     p.make(s as usize);
                 }
+                if p.hists.is_empty() {
+                    // No shown row has an open part: nothing to read.
+                    return PendingHists::NONE;
+                }
                 for &e in &self.hist_log {
                     let (slot, bucket, samples) = log_entry(e);
                     if let Some(&at) = p.index.get(slot).filter(|&&at| at > 0) {
