@@ -57,14 +57,29 @@ fn build(rows: usize) -> (Report, Dictionary) {
 /// histogram samples wait in the report's log), after applying what the log held: a query then
 /// reads `per_row` logged samples per row, as it does between the merge thread's flushes (up to
 /// 16 a row for a queried report).
-fn add_logged(report: &mut Report, dict: &mut Dictionary, rows: usize, per_row: usize) {
+///
+/// `skewed`: half of the samples go to the first 100 rows, which become the top 100 the query
+/// shows (as under Zipf traffic, where the busiest rows log most samples); otherwise every row
+/// gets the same number.
+fn add_logged(
+    report: &mut Report,
+    dict: &mut Dictionary,
+    rows: usize,
+    per_row: usize,
+    skewed: bool,
+) {
     report.flush_hist();
     let n = rows * per_row;
     let mut pool = Pool::new(n.max(1), 16, 16);
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut batch = PreparedBatch::default();
     for i in 0..n {
-        let record = request(dict, &mut seed, i % rows);
+        let row = if skewed && i % 2 == 0 {
+            (i / 2) % 100
+        } else {
+            i % rows
+        };
+        let record = request(dict, &mut seed, row);
         let (id, _) = pool.insert(record, &[] as &[Timer], &[] as &[TagPair], &mut |_, _| {});
         batch.push(&pool.get(id).unwrap());
         if batch.len() == 1024 || i + 1 == n {
@@ -100,19 +115,24 @@ fn query(c: &mut Criterion) {
         );
     }
     // The shown rows' samples read from the log (10k rows; 0: nothing logged).
-    for per_row in [0, 8, 16] {
+    // Skewed: half of them are the shown rows' (as under Zipf traffic). A queried report keeps
+    // 8 a row.
+    for (per_row, skewed) in [(0, false), (8, false), (16, false), (8, true), (16, true)] {
         let (mut report, mut dict) = build(10_000);
-        add_logged(&mut report, &mut dict, 10_000, per_row);
+        add_logged(&mut report, &mut dict, 10_000, per_row, skewed);
         let top = Query {
             limit: Some(100),
             percentiles: Some(vec![50.0, 95.0, 99.0]),
             ..Query::default()
         };
-        group.bench_with_input(
-            BenchmarkId::new("top100_3_percentiles_logged_per_row", per_row),
-            &per_row,
-            |b, _| b.iter(|| report.query(&top, &dict, 60.0).unwrap()),
-        );
+        let name = if skewed {
+            "top100_3_percentiles_logged_per_row_skewed"
+        } else {
+            "top100_3_percentiles_logged_per_row"
+        };
+        group.bench_with_input(BenchmarkId::new(name, per_row), &per_row, |b, _| {
+            b.iter(|| report.query(&top, &dict, 60.0).unwrap())
+        });
     }
     group.finish();
 }

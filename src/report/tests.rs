@@ -1836,7 +1836,7 @@ fn prepared(dict: &mut Dictionary, reqs: &[Req]) -> PreparedBatch {
     batch
 }
 
-/// A report that queries read keeps its histogram log (which each query reads) at 16 samples
+/// A report that queries read keeps its histogram log (which each query reads) at 8 samples
 /// per row; one nobody queries lets it grow to 64 per row (applying it is cheaper per sample).
 /// Both count the same.
 #[test]
@@ -1871,7 +1871,7 @@ fn a_queried_report_keeps_its_histogram_log_shorter() {
     let rows = queried.open.len();
     assert_eq!(rows, 1000);
     assert!(
-        longest_queried < 16 * rows + 1000,
+        longest_queried < HIST_LOG_PER_ROW_QUERIED * rows + 1000,
         "queried: log up to {longest_queried} samples for {rows} rows"
     );
     assert!(
