@@ -217,9 +217,8 @@ pub fn write_tags(out: &mut Vec<u8>, tags: &[TagPair], dict: &Dictionary) {
 }
 
 /// Appends a request's figures as JSON object fields: `"request_count":…,"document_size":…,
-/// "memory_peak":…,"memory_footprint":…,"request_time":…,"ru_utime":…,"ru_stime":…` (shared
-/// with the ClickHouse rows).
-pub fn write_request_figures(out: &mut Vec<u8>, r: &crate::record::Record) {
+/// "memory_peak":…,"memory_footprint":…,"request_time":…,"ru_utime":…,"ru_stime":…`.
+fn write_request_figures(out: &mut Vec<u8>, r: &crate::record::Record) {
     for (key, n) in [
         (&b"\"request_count\":"[..], r.request_count),
         (b",\"document_size\":", r.document_size),
@@ -240,8 +239,8 @@ pub fn write_request_figures(out: &mut Vec<u8>, r: &crate::record::Record) {
 }
 
 /// Appends a timer's figures as JSON object fields: `"value":…,"hit_count":…,"ru_utime":…,
-/// "ru_stime":…` (shared with the ClickHouse rows).
-pub fn write_timer_fields(out: &mut Vec<u8>, t: &crate::record::Timer) {
+/// "ru_stime":…`.
+fn write_timer_fields(out: &mut Vec<u8>, t: &crate::record::Timer) {
     out.extend_from_slice(b"\"value\":");
     put_f32(out, t.value);
     out.extend_from_slice(b",\"hit_count\":");
