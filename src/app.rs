@@ -179,11 +179,16 @@ impl Running {
         tracing::info!(http = %self.http_addr, "Listening");
         let served = runtime.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(std_listener)?;
-            let signals = shutdown.clone();
+            // The handlers are installed here, before the first request is served: a SIGTERM
+            // that comes as soon as the daemon answers (a test, a quick `systemctl stop`) takes
+            // the orderly way out (history, snapshot, sinks) rather than the default action,
+            // which ends the process at once.
+            let signals = termination_signals();
+            let trigger = shutdown.clone();
             tokio::spawn(async move {
-                wait_for_signal().await;
+                wait_for_signal(signals).await;
                 tracing::info!("Stopping");
-                signals.trigger();
+                trigger.trigger();
             });
             crate::api::server::serve(listener, router, limits, counters, shutdown).await;
             Ok::<(), std::io::Error>(())
@@ -220,14 +225,25 @@ impl Running {
     }
 }
 
-/// SIGINT or SIGTERM.
-async fn wait_for_signal() {
+/// Installs the SIGTERM and SIGINT handlers (at once: tokio registers a handler when its stream
+/// is made), `None` if it cannot.
+fn termination_signals() -> Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)> {
     use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut term), Ok(mut int)) = (
+    match (
         signal(SignalKind::terminate()),
         signal(SignalKind::interrupt()),
-    ) else {
-        tracing::warn!("Cannot install signal handlers");
+    ) {
+        (Ok(term), Ok(int)) => Some((term, int)),
+        _ => {
+            tracing::warn!("Cannot install signal handlers");
+            None
+        }
+    }
+}
+
+/// SIGINT or SIGTERM (never, without handlers).
+async fn wait_for_signal(signals: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>) {
+    let Some((mut term, mut int)) = signals else {
         return std::future::pending().await;
     };
     tokio::select! {

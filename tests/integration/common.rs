@@ -19,8 +19,9 @@ pub struct Daemon {
     /// Holds the config file and state dir; removed on drop.
     _dir: tempfile::TempDir,
     agent: ureq::Agent,
-    /// Its stderr lines, when started by [`Daemon::start_logged`].
+    /// Its stderr lines, when started by [`Daemon::start_logged`], and the thread reading them.
     logs: Option<Arc<Mutex<Vec<String>>>>,
+    log_reader: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Daemon {
@@ -38,6 +39,16 @@ impl Daemon {
     /// As `start`, with `RUST_LOG=rust_log` and stderr captured (see [`Daemon::logs`]).
     pub fn start_logged(config: &str, rust_log: &str) -> Daemon {
         Daemon::spawn(config, &["--udp", "127.0.0.1:0"], None, Some(rust_log))
+    }
+
+    /// As `start_with`, with `RUST_LOG=rust_log` and stderr captured.
+    pub fn start_logged_with(
+        config: &str,
+        args: &[&str],
+        state: Option<&Path>,
+        rust_log: &str,
+    ) -> Daemon {
+        Daemon::spawn(config, args, state, Some(rust_log))
     }
 
     fn spawn(config: &str, args: &[&str], state: Option<&Path>, log: Option<&str>) -> Daemon {
@@ -66,16 +77,19 @@ impl Daemon {
             })
             .spawn()
             .expect("start pinbad");
-        let logs = child.stderr.take().map(|stderr| {
-            let logs = Arc::new(Mutex::new(Vec::new()));
-            let sink = Arc::clone(&logs);
-            std::thread::spawn(move || {
-                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                    sink.lock().unwrap().push(line);
-                }
-            });
-            logs
-        });
+        let (logs, log_reader) = match child.stderr.take() {
+            Some(stderr) => {
+                let logs = Arc::new(Mutex::new(Vec::new()));
+                let sink = Arc::clone(&logs);
+                let reader = std::thread::spawn(move || {
+                    for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                        sink.lock().unwrap().push(line);
+                    }
+                });
+                (Some(logs), Some(reader))
+            }
+            None => (None, None),
+        };
         let stdout = child.stdout.take().unwrap();
         let mut lines = BufReader::new(stdout).lines();
         let (mut udp, mut http) = (Vec::new(), None);
@@ -103,6 +117,7 @@ impl Daemon {
             _dir: dir,
             agent,
             logs,
+            log_reader,
         };
         d.wait_for(|d| d.get("/healthz").0 == 200, "healthz");
         d
@@ -245,6 +260,19 @@ impl Daemon {
     }
 
     /// SIGTERM, then the exit status (within `within`).
+    /// [`Daemon::terminate`], then every line it logged (the reader has read to the end: the
+    /// process closed its stderr when it exited).
+    pub fn terminate_logged(mut self, within: Duration) -> (std::process::ExitStatus, Vec<String>) {
+        let logs = self.logs.take().expect("started logged");
+        let reader = self.log_reader.take();
+        let status = self.terminate(within);
+        if let Some(r) = reader {
+            let _ = r.join();
+        }
+        let lines = logs.lock().unwrap().clone();
+        (status, lines)
+    }
+
     pub fn terminate(mut self, within: Duration) -> std::process::ExitStatus {
         let pid = self.child.id() as i32;
         // SAFETY: plain kill(2) on our own child's pid.

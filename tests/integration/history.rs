@@ -348,15 +348,34 @@ history_retention = "1d"
 history_step = "1m"
 "#;
     let state = tempfile::tempdir().unwrap();
+    // The runs' history log, shown if the count is wrong.
+    let mut logs = Vec::new();
     for run in 1..=2u64 {
-        let d = Daemon::start_with(CONFIG, &["--udp", "127.0.0.1:0"], Some(state.path()));
+        let d = Daemon::start_logged_with(
+            CONFIG,
+            &["--udp", "127.0.0.1:0"],
+            Some(state.path()),
+            "error,pinbad::history=debug",
+        );
         assert_eq!(d.status()["snapshot"]["restored"], false, "run {run}");
         d.send(&wave());
         d.wait_merged(WAVE);
-        d.terminate(Duration::from_secs(5));
+        // The wave is in the report's open tick (what the stop hands to history).
+        d.wait_for(
+            |d| d.json("/api/v1/reports/by_script")["totals"]["req_count"] == WAVE,
+            &format!("run {run}: the wave in the report"),
+        );
+        let (status, lines) = d.terminate_logged(Duration::from_secs(5));
+        assert!(status.success(), "run {run} exited with {status}: {lines:#?}");
+        logs.push(lines);
     }
     let d = Daemon::start_with(CONFIG, &["--udp", "127.0.0.1:0"], Some(state.path()));
-    assert_eq!(total_requests(&d, "by_script"), 2 * WAVE);
+    assert_eq!(
+        total_requests(&d, "by_script"),
+        2 * WAVE,
+        "history status {}, the runs' logs {logs:#?}",
+        d.status()["history"]
+    );
     assert_eq!(
         total_requests(&d, "info"),
         2 * WAVE,
