@@ -225,9 +225,12 @@ impl Running {
     }
 }
 
+/// The SIGTERM and SIGINT streams.
+type Termination = (tokio::signal::unix::Signal, tokio::signal::unix::Signal);
+
 /// Installs the SIGTERM and SIGINT handlers (at once: tokio registers a handler when its stream
 /// is made), `None` if it cannot.
-fn termination_signals() -> Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)> {
+fn termination_signals() -> Option<Termination> {
     use tokio::signal::unix::{signal, SignalKind};
     match (
         signal(SignalKind::terminate()),
@@ -242,7 +245,7 @@ fn termination_signals() -> Option<(tokio::signal::unix::Signal, tokio::signal::
 }
 
 /// SIGINT or SIGTERM (never, without handlers).
-async fn wait_for_signal(signals: Option<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)>) {
+async fn wait_for_signal(signals: Option<Termination>) {
     let Some((mut term, mut int)) = signals else {
         return std::future::pending().await;
     };

@@ -756,7 +756,9 @@ mod tests {
             assert_eq!([t.f32(), t.f32()], [0.0, 0.0], "ru_utime, ru_stime");
             let (names, values) = (t.strings(), t.strings());
             match tag {
-                Some((n, v)) => assert_eq!((names, values), (vec![n.as_bytes()], vec![v.as_bytes()])),
+                Some((n, v)) => {
+                    assert_eq!((names, values), (vec![n.as_bytes()], vec![v.as_bytes()]))
+                }
                 None => assert!(names.is_empty() && values.is_empty()),
             }
         }

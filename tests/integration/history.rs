@@ -366,7 +366,10 @@ history_step = "1m"
             &format!("run {run}: the wave in the report"),
         );
         let (status, lines) = d.terminate_logged(Duration::from_secs(5));
-        assert!(status.success(), "run {run} exited with {status}: {lines:#?}");
+        assert!(
+            status.success(),
+            "run {run} exited with {status}: {lines:#?}"
+        );
         logs.push(lines);
     }
     let d = Daemon::start_with(CONFIG, &["--udp", "127.0.0.1:0"], Some(state.path()));
