@@ -460,7 +460,7 @@ fn put_tags(out: &mut Vec<u8>, tags: &[TagPair], dict: &Dictionary) {
 
 impl Output for ClickHouseOutput {
     /// One row per request and one per timer, in RowBinary, columns in the order of
-    /// [`REQUEST_COLUMNS`] and [`TIMER_COLUMNS`].
+    /// `REQUEST_COLUMNS` and `TIMER_COLUMNS`.
     fn encode(&mut self, v: &RequestView<'_>, unix_ms: u64, dict: &Dictionary) {
         let r = v.record;
         let b = &mut self.batch;
