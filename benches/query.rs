@@ -56,7 +56,7 @@ fn build(rows: usize) -> (Report, Dictionary) {
 /// Adds `per_row` more requests per row to `report` as merge rounds do (batches of 1,024 whose
 /// histogram samples wait in the report's log), after applying what the log held: a query then
 /// reads `per_row` logged samples per row, as it does between the merge thread's flushes (up to
-/// 16 a row for a queried report).
+/// 8 a row for a queried report).
 ///
 /// `skewed`: half of the samples go to the first 100 rows, which become the top 100 the query
 /// shows (as under Zipf traffic, where the busiest rows log most samples); otherwise every row

@@ -468,7 +468,7 @@ pub fn percentile_ns_of_sum3(a: &Histogram, b: &Histogram, c: &Histogram, p: f64
 /// by a percentile reads one for every row); `None` when none is (merging their few buckets is
 /// cheaper).
 fn percentile_ns_by_pages(hists: &[&Histogram], count: u64, p: f64) -> Option<Option<f64>> {
-    if !hists.iter().any(|h| matches!(h.repr, Repr::Block(_))) {
+    if !any_paged(hists) {
         return None;
     }
     let mut out = [None];
@@ -486,8 +486,12 @@ fn percentile_ns_by_pages(hists: &[&Histogram], count: u64, p: f64) -> Option<Op
 /// (`walk_by_merge`) cost a query's top 100 busy rows ~0.7 ms under load; it stays the walk of
 /// sparse parts (a few buckets each).
 pub fn percentiles_ns_of_sum(hists: &[&Histogram], ps: &[f64], out: &mut Vec<Option<f64>>) {
-    let by_pages = hists.iter().any(|h| matches!(h.repr, Repr::Block(_)));
-    percentiles_ns_of_sum_with(hists, ps, out, by_pages)
+    percentiles_ns_of_sum_with(hists, ps, out, any_paged(hists))
+}
+
+/// Whether one of `hists` is a block: their sum is then walked page by page.
+fn any_paged(hists: &[&Histogram]) -> bool {
+    hists.iter().any(|h| h.is_paged())
 }
 
 fn percentiles_ns_of_sum_with(

@@ -215,6 +215,8 @@ pub struct ClickHouseOutput {
     instance: String,
     stats: Arc<SinkStats>,
     batch: Batch,
+    /// Scratch: the RowBinary of the columns a request's rows share (see `encode`).
+    keys: Vec<u8>,
     outbox: Arc<Outbox>,
     sender: Option<std::thread::JoinHandle<()>>,
 }
@@ -272,6 +274,7 @@ impl ClickHouseOutput {
             instance,
             stats,
             batch: Batch::default(),
+            keys: Vec::with_capacity(128),
             outbox,
             sender: Some(thread),
         })
@@ -469,17 +472,18 @@ impl Output for ClickHouseOutput {
         let secs = (unix_ms / 1000).min(u32::MAX as u64) as u32;
         // The keys every row of the request shares, after `time` (and the request's own
         // `timestamp`): instance, the id, hostname, server_name, script_name.
-        let mut keys = Vec::with_capacity(128);
-        put_bytes(&mut keys, self.instance.as_bytes());
+        let keys = &mut self.keys;
+        keys.clear();
+        put_bytes(keys, self.instance.as_bytes());
         keys.extend_from_slice(&v.id.to_le_bytes());
-        put_bytes(&mut keys, dict.get(r.hostname));
-        put_bytes(&mut keys, dict.get(r.server_name));
-        put_bytes(&mut keys, dict.get(r.script_name));
+        put_bytes(keys, dict.get(r.hostname));
+        put_bytes(keys, dict.get(r.server_name));
+        put_bytes(keys, dict.get(r.script_name));
 
         let out = &mut b.requests;
         out.extend_from_slice(&secs.to_le_bytes());
         out.extend_from_slice(&(unix_ms as f64 / 1000.0).to_le_bytes());
-        out.extend_from_slice(&keys);
+        out.extend_from_slice(keys);
         put_bytes(
             out,
             if r.schema == NO_SCHEMA {
@@ -507,7 +511,7 @@ impl Output for ClickHouseOutput {
         for (t, tags) in v.timers_with_tags() {
             let out = &mut b.timers;
             out.extend_from_slice(&secs.to_le_bytes());
-            out.extend_from_slice(&keys);
+            out.extend_from_slice(keys);
             out.extend_from_slice(&t.value.to_le_bytes());
             out.extend_from_slice(&t.hit_count.to_le_bytes());
             out.extend_from_slice(&t.ru_utime.to_le_bytes());
