@@ -268,18 +268,29 @@ impl RoundWork {
 /// it closed go to the history writer (a report with history; never waits).
 fn update_report(cell: &Arc<ReportCell>, work: &RoundWork) {
     if let Some(family) = cell.family() {
-        // A family's leader updates its stage (and moves every member's window); the other
-        // members have nothing of their own to do but hand over the ticks closed for them.
+        // A family's leader updates its stage (and moves every member's window) and the
+        // members detached from it (queried ones); the other members have nothing of their own
+        // to do but hand over the ticks closed for them.
         if family.is_leader(cell, &work.cells) {
             let t = cell.instrument.start();
-            family.update(work.now_ms, &work.batch);
+            let detached =
+                family.update(work.now_ms, &work.batch, |c| c.queried_lately(work.now_ms));
             cell.instrument.record(t, work.batch.len() as u64);
+            for member in &detached {
+                update_alone(member, work);
+            }
         }
         if let Some(h) = &work.history {
             h.collect(cell);
         }
         return;
     }
+    update_alone(cell, work);
+}
+
+/// [`update_report`] for a report updated request by request: alone, or a family member
+/// detached from its stage (timed by its own instrument either way).
+fn update_alone(cell: &Arc<ReportCell>, work: &RoundWork) {
     let t = cell.instrument.start();
     let mut r = cell.report.write();
     r.set_queried(cell.queried_lately(work.now_ms));
@@ -739,6 +750,19 @@ impl Merger {
             .collect();
         self.balanced_totals
             .retain(|name, _| cells.iter().any(|c| c.name() == name));
+        // A family's work runs on its leader's thread, its detached members' included: their
+        // costs count as the leader's.
+        for i in 0..costs.len() {
+            let Some(family) = costs[i].1.family() else {
+                continue;
+            };
+            if family.is_leader(costs[i].1, &cells) {
+                continue;
+            }
+            if let Some(l) = costs.iter().position(|(_, c)| family.is_leader(c, &cells)) {
+                costs[l].0 += std::mem::take(&mut costs[i].0);
+            }
+        }
         if costs.iter().all(|(cost, _)| *cost == 0) {
             return; // untimed, idle, or the first call
         }

@@ -49,19 +49,26 @@ fn run_query(state: &Shared, cell: &ReportCell, q: &Query) -> Result<Table, ApiE
     // Percentiles include every sample merged before the query: the query reads the report's
     // histogram log for the rows it shows (applying it would take the write lock, and a pass
     // over every open row: ~0.66 ms of a query's CPU under load).
-    let table = {
+    let table = loop {
         // A family member: what its stage holds for it too (built before any lock but the
-        // stage's is taken).
+        // stage's is taken). Built again if the member absorbed a stage meanwhile (rare: one
+        // member's turn of a drain), which the overlay may also hold.
         let overlay = cell.family().and_then(|f| f.overlay_for(cell));
         let dict = state.dictionary.read();
         let report = cell.report.read();
+        if overlay
+            .as_ref()
+            .is_some_and(|o| !report.overlay_is_current(o))
+        {
+            continue;
+        }
         let interval = report.time_interval(state.clock.now_ms64());
-        report
+        break report
             .query_with(q, &dict, interval, overlay.as_ref())
             .map(|mut table| {
                 table.complete_from = Some(state.unix_secs(report.window_start_ms()));
                 table
-            })
+            });
     };
     state.counters.instruments.query.record(timing, 1);
     table.map_err(bad)

@@ -26,13 +26,18 @@
 //! A query of a member reads the member and, through an [`Overlay`], what the stage holds for it,
 //! so it sees every request merged before it without draining. Tests drain explicitly.
 //!
-//! Only timer reports form families in the daemon (see [`form_families`] for the measurement that
-//! decided it).
+//! Building that overlay is a pass over the stage: for the built-ins' 5-tuple stage, holding up
+//! to 5 s of distinct (host, server, script, schema, status) rows, it made a query 2–3× slower.
+//! So a member that queries read lately is **detached**: it takes what the stages hold for it
+//! once and is then updated directly, request by request, like a report of its own, and its
+//! queries need no overlay. Once no longer queried, it rejoins the stage at the first round the
+//! stage is empty (right after a drain or a tick), so no request reaches it twice or never.
 //!
 //! Locks: the stage's mutex, then members' write locks, one after another in member order; nobody
 //! takes the stage while holding a member's lock. The family is updated by the thread that owns
 //! its first member in the round (its leader); the other members have no per-round work.
 
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Weak};
 
 use super::*;
@@ -199,11 +204,20 @@ impl Report {
     }
 }
 
-/// A member: its cell (weak: dropping a report from the set does not wait for its family) and
-/// where its keys sit in the stage's.
+/// A member: its cell (weak: dropping a report from the set does not wait for its family),
+/// where its keys sit in the stage's, and whether it is detached (see [`Family::update`]).
 struct Member {
     cell: Weak<ReportCell>,
     projection: Vec<usize>,
+    /// Updated directly, request by request, instead of through the stage: a member queries
+    /// read. Changed only with the stages locked; read without the lock by its queries.
+    detached: AtomicBool,
+}
+
+impl Member {
+    fn is_detached(&self) -> bool {
+        self.detached.load(Relaxed)
+    }
 }
 
 /// A stage and the reports it feeds (see the module docs).
@@ -252,6 +266,7 @@ impl Family {
             .map(|c| Member {
                 cell: Arc::downgrade(c),
                 projection: c.report.read().projection_from(&stage),
+                detached: AtomicBool::new(false),
             })
             .collect();
         Family {
@@ -268,10 +283,11 @@ impl Family {
         }
     }
 
-    /// The live members, in order (the first is the leader).
-    fn live(&self) -> Vec<(Arc<ReportCell>, &[usize])> {
+    /// The live members the stage feeds (not detached), in order.
+    fn attached(&self) -> Vec<(Arc<ReportCell>, &[usize])> {
         self.members
             .iter()
+            .filter(|m| !m.is_detached())
             .filter_map(|m| m.cell.upgrade().map(|c| (c, &m.projection[..])))
             .collect()
     }
@@ -294,8 +310,23 @@ impl Family {
     /// per-round step). When the members' tick ends, the stage is frozen (it holds exactly what
     /// was merged before) and handed to one member per round, each then moving into the new
     /// tick; `batch` goes into a fresh stage. A periodic drain is handed out the same way.
-    pub fn update(&self, now_ms: u64, batch: &PreparedBatch) {
+    ///
+    /// A member that `queried` says is read by queries is **detached**: it takes what the
+    /// stages hold for it and from then on is updated directly, so its queries need no overlay
+    /// (building one of a 5-tuple stage made a built-in's query 2–3× slower). Returns the
+    /// detached members: the caller counts `batch` into each (advance, then add) after this
+    /// returns, with the stages unlocked. A detached member no longer queried rejoins the stage
+    /// the first round the stage is empty (after a drain or a tick), so no request reaches it
+    /// twice.
+    pub fn update(
+        &self,
+        now_ms: u64,
+        batch: &PreparedBatch,
+        queried: impl Fn(&ReportCell) -> bool,
+    ) -> Vec<Arc<ReportCell>> {
         let mut st = self.stages.lock();
+        // Members share one phase: any member's tick ending (a detached one's too, moved to the
+        // last round's time) ends every member's.
         let ended = |m: &Member| m.cell.upgrade().is_some_and(|c| c.next_tick_ms() <= now_ms);
         // The frozen stage must reach every member before it moves on: a periodic drain's before
         // any member's tick ends, a tick's before another tick ends (rounds slower than ticks).
@@ -313,12 +344,14 @@ impl Family {
             self.freeze(&mut st, now_ms, true);
         }
         self.hand_frozen(&mut st, 1);
-        if !batch.is_empty() {
+        let direct = self.detach_or_rejoin(&mut st, now_ms, queried);
+        let attached = self.members.iter().any(|m| !m.is_detached());
+        if !batch.is_empty() && attached {
             st.current.add_batch(batch);
         }
         if st.current.rows() >= STAGE_MAX_ROWS {
             self.hand_frozen(&mut st, usize::MAX);
-            drain(&mut st.current, &self.live(), true);
+            drain(&mut st.current, &self.attached(), true);
             st.drained_ms = now_ms;
         }
         let due = now_ms.saturating_sub(st.drained_ms) >= DRAIN_EVERY_MS;
@@ -326,6 +359,50 @@ impl Family {
             self.freeze(&mut st, now_ms, false);
             st.drained_ms = now_ms;
         }
+        direct
+    }
+
+    /// Detaches the members queries read lately and rejoins the others where it is exact (see
+    /// [`Family::update`]); returns the detached ones.
+    fn detach_or_rejoin(
+        &self,
+        st: &mut Stages,
+        now_ms: u64,
+        queried: impl Fn(&ReportCell) -> bool,
+    ) -> Vec<Arc<ReportCell>> {
+        let mut direct = Vec::new();
+        for (i, m) in self.members.iter().enumerate() {
+            let Some(cell) = m.cell.upgrade() else {
+                continue;
+            };
+            let wanted = queried(&cell);
+            if wanted && !m.is_detached() {
+                // Everything the stages hold for it, the frozen one first (it may end a tick);
+                // `current` then only holds requests of the member's open tick.
+                self.hand_to(st, i);
+                st.current.flush_hist();
+                let mut r = cell.report.write();
+                absorb_stage(&st.current, &mut r, &m.projection);
+                cell.publish(&r);
+                m.detached.store(true, Relaxed);
+            } else if !wanted && m.is_detached() && st.current.open_totals.contribs == 0 {
+                // It holds every request merged so far; the stage holds none. Into the round's
+                // tick, as the members the stage feeds.
+                let mut r = cell.report.write();
+                r.advance(now_ms);
+                cell.publish(&r);
+                m.detached.store(false, Relaxed);
+            }
+            if m.is_detached() {
+                direct.push(cell);
+            }
+        }
+        if direct.len() == self.members.len() && st.current.open_totals.contribs > 0 {
+            // Every member has what the stage holds: nobody needs it.
+            st.current.flush_hist();
+            st.current.empty_stage(true);
+        }
+        direct
     }
 
     /// Freezes the current stage for handing out (see [`Stages::frozen`]); a fresh one counts on.
@@ -336,7 +413,15 @@ impl Family {
         st.frozen = Some(frozen);
         st.frozen_ms = now_ms;
         st.frozen_at_tick = at_tick;
-        st.pending = (0..self.members.len()).collect();
+        st.pending = (0..self.members.len())
+            .filter(|&i| !self.members[i].is_detached())
+            .collect();
+        if st.pending.is_empty() {
+            if let Some(mut f) = st.frozen.take() {
+                f.empty_stage(true);
+                st.spare = Some(f);
+            }
+        }
     }
 
     /// Hands the frozen stage to up to `n` pending members (each absorbs it and, when it ends a
@@ -381,11 +466,22 @@ impl Family {
             .members
             .iter()
             .position(|m| std::ptr::eq(m.cell.as_ptr(), cell))?;
-        let projection = &self.members[index].projection;
+        let member = &self.members[index];
+        if member.is_detached() {
+            return None; // it holds everything itself
+        }
+        let projection = &member.projection;
         let mut st = self.stages.lock();
         // A member still waiting for the frozen stage gets it now (one member's step), so the
         // query sees its window moved on like the others'.
         self.hand_to(&mut st, index);
+        if member.is_detached() {
+            return None;
+        }
+        let generation = member
+            .cell
+            .upgrade()
+            .map_or(0, |c| c.report.read().stages_absorbed);
         let current = &mut st.current;
         current.flush_hist();
         if current.open_totals.contribs == 0 {
@@ -399,6 +495,7 @@ impl Family {
         Some(Overlay {
             rows,
             totals: current.open_totals.clone(),
+            generation,
         })
     }
 
@@ -407,7 +504,7 @@ impl Family {
     pub fn drain(&self) {
         let mut st = self.stages.lock();
         self.hand_frozen(&mut st, usize::MAX);
-        drain(&mut st.current, &self.live(), false);
+        drain(&mut st.current, &self.attached(), false);
     }
 }
 
@@ -416,6 +513,7 @@ fn absorb_stage(stage: &Report, r: &mut Report, projection: &[usize]) {
     if stage.open_totals.contribs == 0 {
         return;
     }
+    r.stages_absorbed += 1;
     r.open_totals.add_row(&stage.open_totals);
     for_each_projected(stage, projection, |key, row| r.absorb(key, row));
 }
@@ -456,14 +554,13 @@ fn drain(stage: &mut Report, members: &[(Arc<ReportCell>, &[usize])], sweep: boo
 /// phase (the first member's). Returns, per family, the indices of its members and its stage.
 /// Call before any request was counted.
 ///
-/// Request reports form families only when `request_families` (`merge.request_families`, off
-/// by default). Measured end to end (PHP-like traffic, 1,000 scripts × 20 hosts): at 30k
-/// packets/s with 1 s drains the built-ins' (hostname, server, script, schema, status) stage
-/// summed only a few requests per row, so draining it into 19 members cost more than 19 direct
-/// updates; at 100k packets/s with 5 s drains handed out it saves ~15 % of the CPU per packet
-/// (10.0 → 8.5 µs), but the overlay of a 5-tuple stage makes a member's query 2–3× slower (p50
-/// 5.2 → 13.7 ms). Timer reports, ~9 timers a request over few tag values, gain either way
-/// (BENCHMARKS.md).
+/// Request reports form families only when `request_families` (`merge.request_families`, on by
+/// default). Measured end to end (PHP-like traffic, 1,000 scripts × 20 hosts, 100k packets/s,
+/// 5 s drains handed out one member per round): the built-ins' stage saves 10–25 % of the CPU
+/// per packet; queries cost what they cost without it because a queried member is detached (see
+/// the module docs; before that, a query of a member was 2–3× slower). At 30k packets/s with
+/// 1 s drains the stage summed only a few requests per row and cost more than it saved. Timer
+/// reports, ~9 timers a request over few tag values, gain either way (BENCHMARKS.md).
 pub fn form_families(reports: &mut [Report], request_families: bool) -> Vec<(Vec<usize>, Report)> {
     let mut groups: Vec<(FamilyKey, Vec<usize>)> = Vec::new();
     for (i, r) in reports.iter().enumerate() {

@@ -1098,6 +1098,9 @@ pub struct Report {
     now_ms: u64,
     /// The one request of [`Report::add`].
     scratch_batch: PreparedBatch,
+    /// How many times a family member absorbed its stage: a query's overlay is built at one
+    /// count and is only valid with the member at that count (see [`Overlay`]).
+    stages_absorbed: u64,
 }
 
 impl Report {
@@ -1260,6 +1263,7 @@ impl Report {
             complete_from_ms: 0,
             now_ms: 0,
             scratch_batch: PreparedBatch::default(),
+            stages_absorbed: 0,
         }
     }
 
@@ -1385,6 +1389,12 @@ impl Report {
             + ticks
             + 8 * (self.hist_log.capacity() + self.hist_sorted.capacity())
             + 4 * self.slot_counts.capacity()
+    }
+
+    /// Whether `overlay` (built for this family member) still adds only what the member lacks:
+    /// the member absorbed no stage since it was built.
+    pub fn overlay_is_current(&self, overlay: &Overlay) -> bool {
+        overlay.generation == self.stages_absorbed
     }
 
     /// Counts one request now (tests; the merger uses the batch calls). Never touches the
@@ -1867,10 +1877,16 @@ impl Report {
 
 /// What a family's stage holds for one member, projected onto its keys (see `family`): what the
 /// member will absorb at the next drain, shown by queries meanwhile.
+///
+/// Built with the stage locked, then read with the member locked: in between, the merge thread
+/// may hand the member a frozen stage, which the overlay may hold too. Its `generation` (the
+/// member's [`Report::stages_absorbed`] when it was built) tells: a query whose member moved on
+/// builds its overlay again ([`Report::overlay_is_current`]).
 #[derive(Debug)]
 pub struct Overlay {
     rows: RowMap,
     totals: Row,
+    generation: u64,
 }
 
 /// A report as a query reads it: the report, plus its stage's overlay for a family member.

@@ -1919,8 +1919,10 @@ fn family_defs() -> Vec<ReportDef> {
 /// Feeds the same requests, at the same times, to standalone reports and to the same reports in
 /// families (stage updated per request, drained at ticks and at random "queries"); every member
 /// always equals its standalone twin once drained. With a row limit, every row a member keeps is
-/// exact.
-fn check_families(ops: &[(Req, u64, bool)], max_rows: usize) -> Result<(), TestCaseError> {
+/// exact. An op's mask, when set, says from then on which reports count as queried (bit `i % 8`
+/// for the `i`th report): members detach from their stage and rejoin it at random.
+type FamilyOp = (Req, u64, bool, Option<u8>);
+fn check_families(ops: &[FamilyOp], max_rows: usize) -> Result<(), TestCaseError> {
     let win = Window {
         history_ms: 4 * TICK_MS,
         tick_ms: TICK_MS,
@@ -2008,24 +2010,35 @@ fn check_families(ops: &[(Req, u64, bool)], max_rows: usize) -> Result<(), TestC
         Ok(())
     };
     let mut now = 0;
-    for (r, step, query) in ops {
+    let mut mask = 0u8;
+    let queried = |mask: u8, c: &ReportCell| {
+        cells
+            .iter()
+            .position(|x| std::ptr::eq(&**x, c))
+            .is_some_and(|i| mask >> (i % 8) & 1 == 1)
+    };
+    let update_family = |f: &Family, now: u64, batch: &PreparedBatch, mask: u8| {
+        for c in f.update(now, batch, |c| queried(mask, c)) {
+            let mut rep = c.report.write();
+            rep.advance(now);
+            rep.add_batch(batch);
+        }
+    };
+    for (r, step, query, new_mask) in ops {
         now += step;
-        let (record, timers, block) = intern_req(&mut dict, r);
-        let view = RequestView {
-            id: 0,
-            record: &record,
-            tag_block: &block,
-            timers: &timers,
-        };
-        let mut batch = PreparedBatch::default();
-        batch.push(&view);
+        if let Some(m) = new_mask {
+            mask = *m;
+        }
+        let batch = prepared(&mut dict, std::slice::from_ref(r));
         for a in alone.iter_mut() {
             a.advance(now);
-            a.add(&view);
+            for v in batch.views() {
+                a.add(&v);
+            }
         }
         for cell in &cells {
             match cell.family() {
-                Some(f) if f.is_leader(cell, &cells) => f.update(now, &batch),
+                Some(f) if f.is_leader(cell, &cells) => update_family(f, now, &batch, mask),
                 Some(_) => {}
                 None => {
                     let mut rep = cell.report.write();
@@ -2046,7 +2059,7 @@ fn check_families(ops: &[(Req, u64, bool)], max_rows: usize) -> Result<(), TestC
     let empty = PreparedBatch::default();
     for cell in &cells {
         match cell.family() {
-            Some(f) if f.is_leader(cell, &cells) => f.update(now, &empty),
+            Some(f) if f.is_leader(cell, &cells) => update_family(f, now, &empty, mask),
             Some(_) => {}
             None => cell.report.write().advance(now),
         }
@@ -2110,7 +2123,12 @@ proptest! {
     #[test]
     fn family_members_equal_standalone_reports(
         ops in proptest::collection::vec(
-            (arb_req(), prop_oneof![3 => Just(0u64), 2 => 1u64..700, 1 => 700u64..3000], proptest::bool::weighted(0.3)),
+            (
+                arb_req(),
+                prop_oneof![3 => Just(0u64), 2 => 1u64..700, 1 => 700u64..3000],
+                proptest::bool::weighted(0.3),
+                prop_oneof![4 => Just(None), 1 => any::<u8>().prop_map(Some)],
+            ),
             1..60),
     ) {
         check_families(&ops, usize::MAX)?;
@@ -2119,7 +2137,12 @@ proptest! {
     #[test]
     fn family_members_with_a_row_limit_keep_exact_rows(
         ops in proptest::collection::vec(
-            (arb_req(), prop_oneof![3 => Just(0u64), 2 => 1u64..700, 1 => 700u64..3000], proptest::bool::weighted(0.3)),
+            (
+                arb_req(),
+                prop_oneof![3 => Just(0u64), 2 => 1u64..700, 1 => 700u64..3000],
+                proptest::bool::weighted(0.3),
+                prop_oneof![4 => Just(None), 1 => any::<u8>().prop_map(Some)],
+            ),
             1..60),
         max_rows in 1usize..4,
     ) {
@@ -2185,4 +2208,94 @@ fn requests_without_the_needed_timer_tags_are_skipped_whole() {
     assert_eq!(rep.update_number, 1);
     assert_eq!(rep.total_requests(), 1);
     assert_eq!(rep.rows(), 1);
+}
+
+/// A member queries read is detached: it holds every request merged so far without an overlay
+/// (its queries build none), is updated directly, and rejoins the stage once no longer queried
+/// and the stage was drained, with no request counted twice or missed.
+#[test]
+fn a_queried_member_detaches_from_its_stage_and_rejoins_it() {
+    let mut dict = Dictionary::new(1000);
+    let win = Window {
+        history_ms: 60 * TICK_MS,
+        tick_ms: 60 * TICK_MS,
+        ticks: 1,
+        phase_ms: 0,
+    };
+    let mut reports: Vec<Report> = [
+        def("script", &["script_name"]),
+        def("host_script", &["hostname", "script_name"]),
+    ]
+    .into_iter()
+    .map(|d| {
+        Report::new(d, &mut dict, 100)
+            .unwrap()
+            .with_exact_window(win, 0)
+    })
+    .collect();
+    let (members, stage) = form_families(&mut reports, true).pop().unwrap();
+    assert_eq!(members, vec![0, 1]);
+    let set = ReportSet::default();
+    let cells: Vec<Arc<ReportCell>> = reports
+        .into_iter()
+        .map(|r| set.try_insert(r).unwrap())
+        .collect();
+    let family = Arc::new(Family::new(stage, &cells));
+    for c in &cells {
+        c.join(Arc::clone(&family));
+    }
+    let (script, host_script) = (&cells[0], &cells[1]);
+    let batch = prepared(&mut dict, &[Req::default()]);
+    let mut sent = 0;
+    // One round: the family's step, then the detached members' own updates.
+    let mut round = |now: u64, queried: bool| -> Vec<String> {
+        sent += 1;
+        let detached = family.update(now, &batch, |c| queried && c.name() == "host_script");
+        for c in &detached {
+            let mut r = c.report.write();
+            r.advance(now);
+            r.add_batch(&batch);
+        }
+        detached.iter().map(|c| c.name().to_string()).collect()
+    };
+    let seen = |cell: &ReportCell| {
+        let overlay = family.overlay_for(cell);
+        let r = cell.report.read();
+        r.total_requests() + overlay.map_or(0, |o| o.totals.sums.req_count)
+    };
+    assert!(round(100, false).is_empty());
+    assert_eq!(round(200, true), ["host_script"], "queried: detached");
+    assert!(
+        family.overlay_for(host_script).is_none(),
+        "no overlay to build"
+    );
+    assert_eq!(
+        host_script.report.read().total_requests(),
+        2,
+        "all it needs, itself"
+    );
+    assert_eq!(seen(script), 2, "the other one still through its overlay");
+    assert_eq!(round(300, true), ["host_script"]);
+    // No longer queried: it stays detached while the stage holds requests it has...
+    assert_eq!(round(400, false), ["host_script"]);
+    assert_eq!(host_script.report.read().total_requests(), 4);
+    // ... until the periodic drain empties the stage.
+    assert_eq!(round(400 + family::DRAIN_EVERY_MS, false), ["host_script"]);
+    assert!(
+        round(500 + family::DRAIN_EVERY_MS, false).is_empty(),
+        "rejoined"
+    );
+    assert!(family.overlay_for(host_script).is_some());
+    for c in &cells {
+        assert_eq!(seen(c), sent, "{} through its overlay again", c.name());
+    }
+    family.drain();
+    for c in &cells {
+        assert_eq!(
+            c.report.read().total_requests(),
+            sent,
+            "{} drained",
+            c.name()
+        );
+    }
 }

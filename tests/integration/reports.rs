@@ -513,21 +513,49 @@ fn every_builtin_and_tag_report_equals_an_independent_computation() {
     );
 }
 
-/// `merge.request_families = true`: the built-ins share one (hostname, server, script, schema,
-/// status) stage, and every report still equals the independent computation (queries read the
-/// stage's part through the member's overlay: nothing is drained within the test's seconds).
+/// Request families (`merge.request_families`, on by default): the built-ins share one
+/// (hostname, server, script, schema, status) stage. A built-in a query read is detached from it
+/// and updated on its own (its cost shows on it); the others cost nothing of their own (the
+/// family's work shows on its first member); and every report, queried through its overlay or
+/// detached, still equals the independent computation.
 #[test]
-fn with_request_families_every_report_still_equals_an_independent_computation() {
+fn request_families_detach_a_queried_report_and_every_report_still_equals_an_independent_computation(
+) {
+    let d = Daemon::start(&tag_report_config());
+    let first = traffic(800, 7);
+    d.send(&first.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(first.len() as u64);
+    // Read through its overlay (nothing is drained within the test's seconds); the query marks
+    // it as queried, so the rounds after it update it on its own.
+    let (name, keys) = BUILTINS[1];
+    check_request_report(&d, name, keys, &first);
+    let second = traffic(800, 8);
+    d.send(&second.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged((first.len() + second.len()) as u64);
+    let status = d.status();
+    let costing: Vec<&str> = status["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| BUILTINS.iter().any(|(name, _)| r["name"] == *name))
+        .filter(|r| r["update_ns_per_request"].as_f64() != Some(0.0))
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(costing, ["info", name], "{status}");
+    let all: Vec<Sent> = first.into_iter().chain(second).collect();
+    check_all(&d, &all);
+}
+
+/// `merge.request_families = false`: every built-in is updated on its own.
+#[test]
+fn without_request_families_every_report_costs_its_own_and_equals_an_independent_computation() {
     let d = Daemon::start(&format!(
-        "[merge]\nrequest_families = true\n{}",
+        "[merge]\nrequest_families = false\n{}",
         tag_report_config()
     ));
     let sent = traffic(800, 7);
     d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
     d.wait_merged(sent.len() as u64);
-    check_all(&d, &sent);
-    // The family's work shows on its first member only: the other built-ins cost nothing per
-    // request of their own (without the option every one of them has a cost).
     let status = d.status();
     let free = status["reports"]
         .as_array()
@@ -536,7 +564,8 @@ fn with_request_families_every_report_still_equals_an_independent_computation() 
         .filter(|r| BUILTINS.iter().any(|(name, _)| r["name"] == *name))
         .filter(|r| r["update_ns_per_request"].as_f64() == Some(0.0))
         .count();
-    assert_eq!(free, BUILTINS.len() - 1, "{status}");
+    assert_eq!(free, 0, "{status}");
+    check_all(&d, &sent);
 }
 
 #[test]
