@@ -105,6 +105,9 @@ fn setup(
     config.merge.threads = threads;
     // MERGE_FAMILIES=0: every report updated on its own (what families save).
     config.merge.families = std::env::var("MERGE_FAMILIES").map_or(true, |v| v != "0");
+    // MERGE_REQUEST_FAMILIES=0: timer families only (what the built-ins' family saves).
+    config.merge.request_families =
+        std::env::var("MERGE_REQUEST_FAMILIES").map_or(true, |v| v != "0");
     config.state_dir = std::env::temp_dir().join("pinbad-bench-no-state");
     config.report = timer_reports(timer_reports_n);
     // MERGE_HISTORY=0: no report keeps history, to measure what history costs the merge: with

@@ -555,12 +555,14 @@ fn drain(stage: &mut Report, members: &[(Arc<ReportCell>, &[usize])], sweep: boo
 /// Call before any request was counted.
 ///
 /// Request reports form families only when `request_families` (`merge.request_families`, on by
-/// default). Measured end to end (PHP-like traffic, 1,000 scripts × 20 hosts, 100k packets/s,
-/// 5 s drains handed out one member per round): the built-ins' stage saves 10–25 % of the CPU
-/// per packet; queries cost what they cost without it because a queried member is detached (see
-/// the module docs; before that, a query of a member was 2–3× slower). At 30k packets/s with
-/// 1 s drains the stage summed only a few requests per row and cost more than it saved. Timer
-/// reports, ~9 timers a request over few tag values, gain either way (BENCHMARKS.md).
+/// default). Measured end to end (PHP-like traffic, 1,000 scripts × 20 hosts, Zipf popularity,
+/// 5 s drains handed out one member per round): the built-ins' stage saves 19 % of the CPU per
+/// packet at 100k packets/s (median of three pairs) and some at 20k/s; queries cost what they cost
+/// without it because a queried member is detached (see the module docs; before that, a query
+/// of a member was 2–3× slower). Where the 5-tuples hardly repeat within a drain (the merge
+/// bench's uniform corpus) a stage row sums one request and the stage costs 4–9 % more than
+/// direct updates. Timer reports, ~9 timers a request over few tag values, gain either way
+/// (BENCHMARKS.md).
 pub fn form_families(reports: &mut [Report], request_families: bool) -> Vec<(Vec<usize>, Report)> {
     let mut groups: Vec<(FamilyKey, Vec<usize>)> = Vec::new();
     for (i, r) in reports.iter().enumerate() {
