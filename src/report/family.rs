@@ -344,8 +344,7 @@ impl Family {
             self.freeze(&mut st, now_ms, true);
         }
         self.hand_frozen(&mut st, 1);
-        let direct = self.detach_or_rejoin(&mut st, now_ms, queried);
-        let attached = self.members.iter().any(|m| !m.is_detached());
+        let (direct, attached) = self.detach_or_rejoin(&mut st, now_ms, queried);
         if !batch.is_empty() && attached {
             st.current.add_batch(batch);
         }
@@ -363,14 +362,16 @@ impl Family {
     }
 
     /// Detaches the members queries read lately and rejoins the others where it is exact (see
-    /// [`Family::update`]); returns the detached ones.
+    /// [`Family::update`]); returns the detached ones, and whether any live member still takes
+    /// the stage (if none does, the stage is kept empty).
     fn detach_or_rejoin(
         &self,
         st: &mut Stages,
         now_ms: u64,
         queried: impl Fn(&ReportCell) -> bool,
-    ) -> Vec<Arc<ReportCell>> {
+    ) -> (Vec<Arc<ReportCell>>, bool) {
         let mut direct = Vec::new();
+        let mut attached = false;
         for (i, m) in self.members.iter().enumerate() {
             let Some(cell) = m.cell.upgrade() else {
                 continue;
@@ -395,14 +396,16 @@ impl Family {
             }
             if m.is_detached() {
                 direct.push(cell);
+            } else {
+                attached = true;
             }
         }
-        if direct.len() == self.members.len() && st.current.open_totals.contribs > 0 {
+        if !attached && st.current.open_totals.contribs > 0 {
             // Every member has what the stage holds: nobody needs it.
             st.current.flush_hist();
             st.current.empty_stage(true);
         }
-        direct
+        (direct, attached)
     }
 
     /// Freezes the current stage for handing out (see [`Stages::frozen`]); a fresh one counts on.
