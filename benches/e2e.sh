@@ -14,7 +14,7 @@
 #        HISTORY=10s TICKS=10: the reports' window, short so that it is full (ticks expire)
 #        for most of each run: the steady state. MERGE_THREADS=0 (automatic) or a number.
 #        FAMILIES=false: every report updated on its own (what report families save).
-#        REQUEST_FAMILIES=true|false: `merge.request_families` (default false).
+#        REQUEST_FAMILIES=true|false: `merge.request_families` (default true).
 #        TAPS=on: one stream subscriber (curl -N to /dev/null), a file sink and a ClickHouse
 #        sink (a clickhouse-server started from a temporary directory unless CLICKHOUSE_URL is
 #        given); TAPS=off: the same sinks configured but `enabled = false`, no subscriber;
@@ -31,7 +31,7 @@ HISTORY=${HISTORY:-10s}
 TICKS=${TICKS:-10}
 MERGE_THREADS=${MERGE_THREADS:-0}
 FAMILIES=${FAMILIES:-true}
-REQUEST_FAMILIES=${REQUEST_FAMILIES:-false}
+REQUEST_FAMILIES=${REQUEST_FAMILIES:-true}
 TIMER_REPORTS=${TIMER_REPORTS:-4}
 SCRIPTS=${SCRIPTS:-1000}
 HOSTS=${HOSTS:-20}

@@ -448,21 +448,6 @@ pub fn percentile_ns_of_sum(a: &Histogram, b: &Histogram, p: f64) -> Option<f64>
     Some(interpolate(bucket, k, c))
 }
 
-/// The same for the samples of three histograms together (a report row's closed part, open tick
-/// and its family's stage).
-pub fn percentile_ns_of_sum3(a: &Histogram, b: &Histogram, c: &Histogram, p: f64) -> Option<f64> {
-    let count = a.count() + b.count() + c.count();
-    if count == 0 {
-        return None;
-    }
-    if let Some(v) = percentile_ns_by_pages(&[a, b, c], count, p) {
-        return v;
-    }
-    let merged = merge_buckets(merge_buckets(a.iter(), b.iter()), c.iter());
-    let (bucket, k, n) = find_rank(merged, rank(p, count))?;
-    Some(interpolate(bucket, k, n))
-}
-
 /// One percentile of `count` samples of `hists` together walked page by page (see
 /// [`percentiles_ns_of_sum`]) when one of them is a block, with nothing allocated (a query sorted
 /// by a percentile reads one for every row); `None` when none is (merging their few buckets is
@@ -1412,7 +1397,6 @@ mod tests {
             for &p in &ps {
                 let one = match refs[..] {
                     [a, b] => percentile_ns_of_sum(a, b, p),
-                    [a, b, c] => percentile_ns_of_sum3(a, b, c, p),
                     _ => continue,
                 };
                 prop_assert_eq!(one, sum.percentile_ns(p), "p{} of {} parts", p, refs.len());

@@ -46,29 +46,22 @@ fn no_such_report(name: &str) -> ApiError {
 fn run_query(state: &Shared, cell: &ReportCell, q: &Query) -> Result<Table, ApiError> {
     let timing = state.counters.instruments.query.start();
     cell.mark_queried(state.clock.now_ms64());
+    // A family member is detached from its stage first (once), so that it holds every request
+    // merged before the query (the stage's lock, then the member's; none held here).
+    if let Some(family) = cell.family() {
+        family.detach_for_query(cell);
+    }
     // Percentiles include every sample merged before the query: the query reads the report's
     // histogram log for the rows it shows (applying it would take the write lock, and a pass
     // over every open row: ~0.66 ms of a query's CPU under load).
-    let table = loop {
-        // A family member: what its stage holds for it too (built before any lock but the
-        // stage's is taken). Built again if the member absorbed a stage meanwhile (rare: one
-        // member's turn of a drain), which the overlay may also hold.
-        let overlay = cell.family().and_then(|f| f.overlay_for(cell));
+    let table = {
         let dict = state.dictionary.read();
         let report = cell.report.read();
-        if overlay
-            .as_ref()
-            .is_some_and(|o| !report.overlay_is_current(o))
-        {
-            continue;
-        }
         let interval = report.time_interval(state.clock.now_ms64());
-        break report
-            .query_with(q, &dict, interval, overlay.as_ref())
-            .map(|mut table| {
-                table.complete_from = Some(state.unix_secs(report.window_start_ms()));
-                table
-            });
+        report.query(q, &dict, interval).map(|mut table| {
+            table.complete_from = Some(state.unix_secs(report.window_start_ms()));
+            table
+        })
     };
     state.counters.instruments.query.record(timing, 1);
     table.map_err(bad)

@@ -21,17 +21,17 @@
 //! so that is once per tick), every [`DRAIN_EVERY_MS`], and when it holds [`STAGE_MAX_ROWS`] rows.
 //! At a tick and every [`DRAIN_EVERY_MS`], the stage is frozen and handed to one member per round
 //! (each absorbs it and, at a tick, then closes its tick), so that no round holds its thread for
-//! a drain into every member; a query of a member still waiting gets it first. A frozen stage
-//! reaches every member before any member's window moves on.
-//! A query of a member reads the member and, through an [`Overlay`], what the stage holds for it,
-//! so it sees every request merged before it without draining. Tests drain explicitly.
+//! a drain into every member. A frozen stage reaches every member before any member's window
+//! moves on.
 //!
-//! Building that overlay is a pass over the stage: for the built-ins' 5-tuple stage, holding up
-//! to 5 s of distinct (host, server, script, schema, status) rows, it made a query 2–3× slower.
-//! So a member that queries read lately is **detached**: it takes what the stages hold for it
-//! once and is then updated directly, request by request, like a report of its own, and its
-//! queries need no overlay. Once no longer queried, it rejoins the stage at the first round the
-//! stage is empty (right after a drain or a tick), so no request reaches it twice or never.
+//! A member that queries read is **detached**: the query first makes it take what the stages
+//! hold for it ([`Family::detach_for_query`]), and from then on the merge thread updates it
+//! directly, request by request, like a report of its own ([`Family::update`] returns it), so it
+//! holds every request merged before the query and its queries read nothing of the stage.
+//! (Reading the stage at each query instead, as an overlay of up to 5 s of the built-ins'
+//! 5-tuple rows, made a query 2–3× slower.) A member not queried for [`QUERIED_FOR_MS`] rejoins
+//! the stage at the first round the stage is empty (right after a drain or a tick), so no
+//! request reaches it twice or never. Tests drain explicitly.
 //!
 //! Locks: the stage's mutex, then members' write locks, one after another in member order; nobody
 //! takes the stage while holding a member's lock. The family is updated by the thread that owns
@@ -45,8 +45,8 @@ use super::*;
 /// Most rows a stage holds before it is drained early (bounds its memory between ticks).
 pub const STAGE_MAX_ROWS: usize = 1 << 20;
 
-/// How often a stage is drained besides at ticks: bounds what a query projects from it (its
-/// overlay) to a few seconds of distinct keys. Drains cost one row update per stage row and
+/// How often a stage is drained besides at ticks: bounds what a query's detach absorbs and how
+/// long a member no longer queried waits to rejoin. Drains cost one row update per stage row and
 /// member, so they must be rare: at 30k requests/s with 40 timer reports in 3 families, draining
 /// every second lost 40 % of the requests (the merge thread saturated), every 5 s none.
 pub const DRAIN_EVERY_MS: u64 = 5000;
@@ -222,8 +222,8 @@ impl Member {
 
 /// A stage and the reports it feeds (see the module docs).
 pub struct Family {
-    /// The stages. Locked by the leader's thread each round and by queries of any member (to
-    /// build its overlay); held for one step at a time.
+    /// The stages. Locked by the leader's thread each round and by the first query of a member
+    /// (to detach it); held for one step at a time.
     stages: Mutex<Stages>,
     members: Vec<Member>,
 }
@@ -311,13 +311,11 @@ impl Family {
     /// was merged before) and handed to one member per round, each then moving into the new
     /// tick; `batch` goes into a fresh stage. A periodic drain is handed out the same way.
     ///
-    /// A member that `queried` says is read by queries is **detached**: it takes what the
-    /// stages hold for it and from then on is updated directly, so its queries need no overlay
-    /// (building one of a 5-tuple stage made a built-in's query 2–3× slower). Returns the
-    /// detached members: the caller counts `batch` into each (advance, then add) after this
-    /// returns, with the stages unlocked. A detached member no longer queried rejoins the stage
-    /// the first round the stage is empty (after a drain or a tick), so no request reaches it
-    /// twice.
+    /// A member that `queried` says is read by queries is **detached** if a query has not done
+    /// it already (see the module docs). Returns the detached members: the caller counts `batch`
+    /// into each (advance, then add) after this returns, with the stages unlocked. A detached
+    /// member no longer queried rejoins the stage the first round the stage is empty (after a
+    /// drain or a tick), so no request reaches it twice.
     pub fn update(
         &self,
         now_ms: u64,
@@ -378,14 +376,7 @@ impl Family {
             };
             let wanted = queried(&cell);
             if wanted && !m.is_detached() {
-                // Everything the stages hold for it, the frozen one first (it may end a tick);
-                // `current` then only holds requests of the member's open tick.
-                self.hand_to(st, i);
-                st.current.flush_hist();
-                let mut r = cell.report.write();
-                absorb_stage(&st.current, &mut r, &m.projection);
-                cell.publish(&r);
-                m.detached.store(true, Relaxed);
+                self.detach(st, i, &cell);
             } else if !wanted && m.is_detached() && st.current.open_totals.contribs == 0 {
                 // It holds every request merged so far; the stage holds none. Into the round's
                 // tick, as the members the stage feeds.
@@ -461,49 +452,43 @@ impl Family {
         }
     }
 
-    /// What the stages hold for `cell`, projected onto its keys, for a query to show with the
-    /// report (`None` when they are empty or `cell` is not a member). Costs one pass over the
-    /// stages' rows; they are locked meanwhile, the member not at all.
-    pub fn overlay_for(&self, cell: &ReportCell) -> Option<Overlay> {
-        let index = self
+    /// Detaches `cell` at once, before a query reads it: it takes what the stages hold for it, so
+    /// the query reads it complete, and the merge thread updates it directly from its next round
+    /// on (see [`Family::update`]; the query marked it as queried, so it is not rejoined before
+    /// [`QUERIED_FOR_MS`] without queries). Costs one pass over the stage, once: later queries
+    /// find it detached and take no lock here.
+    pub fn detach_for_query(&self, cell: &ReportCell) {
+        let Some(index) = self
             .members
             .iter()
-            .position(|m| std::ptr::eq(m.cell.as_ptr(), cell))?;
-        let member = &self.members[index];
-        if member.is_detached() {
-            return None; // it holds everything itself
+            .position(|m| std::ptr::eq(m.cell.as_ptr(), cell))
+        else {
+            return;
+        };
+        if self.members[index].is_detached() {
+            return;
         }
-        let projection = &member.projection;
         let mut st = self.stages.lock();
-        // A member still waiting for the frozen stage gets it now (one member's step), so the
-        // query sees its window moved on like the others'.
-        self.hand_to(&mut st, index);
-        if member.is_detached() {
-            return None;
+        if !self.members[index].is_detached() {
+            self.detach(&mut st, index, cell);
         }
-        let generation = member
-            .cell
-            .upgrade()
-            .map_or(0, |c| c.report.read().stages_absorbed);
-        let current = &mut st.current;
-        current.flush_hist();
-        if current.open_totals.contribs == 0 {
-            return None;
-        }
-        let mut rows = RowMap::new(projection.len());
-        for_each_projected(current, projection, |key, row| match rows.get_mut(key) {
-            Some(r) => r.add_row(row),
-            None => rows.insert(key, row.clone()),
-        });
-        Some(Overlay {
-            rows,
-            totals: current.open_totals.clone(),
-            generation,
-        })
     }
 
-    /// Folds everything the stages hold into every member, members still waiting for a frozen
-    /// stage getting it first (tests; queries read the stages through an overlay instead).
+    /// Member `i` (`cell`) takes everything the stages hold for it, the frozen one first (it may
+    /// end a tick; `current` then only holds requests of the member's open tick), and is
+    /// detached: the stage no longer feeds it.
+    fn detach(&self, st: &mut Stages, i: usize, cell: &ReportCell) {
+        let m = &self.members[i];
+        self.hand_to(st, i);
+        st.current.flush_hist();
+        let mut r = cell.report.write();
+        absorb_stage(&st.current, &mut r, &m.projection);
+        cell.publish(&r);
+        m.detached.store(true, Relaxed);
+    }
+
+    /// Folds everything the stages hold into every member the stage feeds, members still waiting
+    /// for a frozen stage getting it first (tests, snapshots, history at shutdown).
     pub fn drain(&self) {
         let mut st = self.stages.lock();
         self.hand_frozen(&mut st, usize::MAX);
@@ -516,7 +501,6 @@ fn absorb_stage(stage: &Report, r: &mut Report, projection: &[usize]) {
     if stage.open_totals.contribs == 0 {
         return;
     }
-    r.stages_absorbed += 1;
     r.open_totals.add_row(&stage.open_totals);
     for_each_projected(stage, projection, |key, row| r.absorb(key, row));
 }

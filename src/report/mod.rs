@@ -837,18 +837,17 @@ impl ClosedTick {
 /// collects every round, so this is reached only if collection stops.
 const OUTBOX_MAX_TICKS: usize = 1024;
 
-/// A row's parts: its row in the window's closed part, in the open tick, and in a family
-/// member's overlay (see [`View::parts`]).
-type RowParts<'a> = [Option<&'a Row>; 3];
+/// A row's parts: its row in the window's closed part and in the open tick (see
+/// [`View::parts`]).
+type RowParts<'a> = [Option<&'a Row>; 2];
 
-/// A row of a query: the window's closed part, the open tick, (for a family member) what its
-/// stage holds for it, and samples of the open tick still in the histogram log, summed on read.
+/// A row of a query: the window's closed part, the open tick, and samples of the open tick still
+/// in the histogram log, summed on read.
 #[derive(Clone, Copy, Debug)]
 struct RowRef<'a> {
     sums: Sums,
     closed: Option<&'a Histogram>,
     open: Option<&'a Histogram>,
-    staged: Option<&'a Histogram>,
     /// The open tick's samples still in the report's histogram log (see [`PendingHists`]): set
     /// only for the rows a query reads percentiles of.
     pending: Option<&'a Histogram>,
@@ -894,24 +893,15 @@ impl PendingHists {
 const NO_SLOT: u32 = u32::MAX;
 
 impl<'a> RowRef<'a> {
-    #[cfg(test)]
     fn of(closed: Option<&'a Row>, open: Option<&'a Row>) -> RowRef<'a> {
-        RowRef::of3(closed, open, None)
-    }
-
-    fn of3(closed: Option<&'a Row>, open: Option<&'a Row>, staged: Option<&'a Row>) -> RowRef<'a> {
         let mut sums = closed.map(|r| r.sums).unwrap_or_default();
         if let Some(o) = open {
             sums.add(&o.sums);
-        }
-        if let Some(s) = staged {
-            sums.add(&s.sums);
         }
         RowRef {
             sums,
             closed: closed.map(|r| &r.hist),
             open: open.map(|r| &r.hist),
-            staged: staged.map(|r| &r.hist),
             pending: None,
             open_slot: open.map_or(NO_SLOT, |r| r.slot),
         }
@@ -931,23 +921,18 @@ impl<'a> RowRef<'a> {
             self.percentiles_ns(&[p], &mut out);
             return out[0];
         }
-        match (self.closed, self.open, self.staged) {
-            (Some(a), Some(b), Some(c)) => crate::histogram::percentile_ns_of_sum3(a, b, c, p),
-            (Some(a), Some(b), None) | (Some(a), None, Some(b)) | (None, Some(a), Some(b)) => {
-                crate::histogram::percentile_ns_of_sum(a, b, p)
-            }
-            (Some(h), None, None) | (None, Some(h), None) | (None, None, Some(h)) => {
-                h.percentile_ns(p)
-            }
-            (None, None, None) => None,
+        match (self.closed, self.open) {
+            (Some(a), Some(b)) => crate::histogram::percentile_ns_of_sum(a, b, p),
+            (Some(h), None) | (None, Some(h)) => h.percentile_ns(p),
+            (None, None) => None,
         }
     }
 
     /// Several percentiles at once, in one walk over the parts' buckets (see
     /// [`crate::histogram::percentiles_ns_of_sum`]).
     fn percentiles_ns(&self, ps: &[f64], out: &mut Vec<Option<f64>>) {
-        let parts: [Option<&Histogram>; 4] = [self.closed, self.open, self.staged, self.pending];
-        let mut hists: [&Histogram; 4] = [&EMPTY_HISTOGRAM; 4];
+        let parts: [Option<&Histogram>; 3] = [self.closed, self.open, self.pending];
+        let mut hists: [&Histogram; 3] = [&EMPTY_HISTOGRAM; 3];
         let mut n = 0;
         for h in parts.into_iter().flatten() {
             hists[n] = h;
@@ -964,10 +949,6 @@ impl<'a> RowRef<'a> {
     /// The row's histogram (merged only when both parts hold samples); tests compare rows by it.
     #[cfg(test)]
     fn hist(&self) -> Cow<'a, Histogram> {
-        debug_assert!(
-            self.staged.is_none(),
-            "tests drain stages before comparing rows"
-        );
         match (self.closed, self.open) {
             (Some(c), Some(o)) if !o.is_empty() && !c.is_empty() => {
                 let mut h = c.clone();
@@ -1098,9 +1079,6 @@ pub struct Report {
     now_ms: u64,
     /// The one request of [`Report::add`].
     scratch_batch: PreparedBatch,
-    /// How many times a family member absorbed its stage: a query's overlay is built at one
-    /// count and is only valid with the member at that count (see [`Overlay`]).
-    stages_absorbed: u64,
 }
 
 impl Report {
@@ -1263,7 +1241,6 @@ impl Report {
             complete_from_ms: 0,
             now_ms: 0,
             scratch_batch: PreparedBatch::default(),
-            stages_absorbed: 0,
         }
     }
 
@@ -1389,12 +1366,6 @@ impl Report {
             + ticks
             + 8 * (self.hist_log.capacity() + self.hist_sorted.capacity())
             + 4 * self.slot_counts.capacity()
-    }
-
-    /// Whether `overlay` (built for this family member) still adds only what the member lacks:
-    /// the member absorbed no stage since it was built.
-    pub fn overlay_is_current(&self, overlay: &Overlay) -> bool {
-        overlay.generation == self.stages_absorbed
     }
 
     /// Counts one request now (tests; the merger uses the batch calls). Never touches the
@@ -1875,26 +1846,12 @@ impl Report {
     }
 }
 
-/// What a family's stage holds for one member, projected onto its keys (see `family`): what the
-/// member will absorb at the next drain, shown by queries meanwhile.
-///
-/// Built with the stage locked, then read with the member locked: in between, the merge thread
-/// may hand the member a frozen stage, which the overlay may hold too. Its `generation` (the
-/// member's [`Report::stages_absorbed`] when it was built) tells: a query whose member moved on
-/// builds its overlay again ([`Report::overlay_is_current`]).
-#[derive(Debug)]
-pub struct Overlay {
-    rows: RowMap,
-    totals: Row,
-    generation: u64,
-}
-
-/// A report as a query reads it: the report, plus its stage's overlay for a family member.
-/// Derefs to the report, so the query code reads the report's fields as its own.
+/// A report as a query reads it: each row's closed part and open tick, and (through
+/// [`RowRef::with_pending`]) its samples still in the histogram log. Derefs to the report, so the
+/// query code reads the report's fields as its own.
 #[derive(Clone, Copy)]
 pub(crate) struct View<'r> {
     report: &'r Report,
-    overlay: Option<&'r Overlay>,
 }
 
 impl std::ops::Deref for View<'_> {
@@ -1905,50 +1862,31 @@ impl std::ops::Deref for View<'_> {
 }
 
 impl<'r> View<'r> {
-    /// Every row with its key ids: the closed part, the open tick and the overlay summed. Rows
-    /// only in the overlay are shown while the report has room for them (at the drain, a
-    /// member without room loses them).
+    /// Every row with its key ids: the closed part and the open tick summed.
     fn items(&self) -> impl Iterator<Item = (&'r [u32], RowRef<'r>)> + 'r {
-        self.parts().map(|(k, [a, o, s])| (k, RowRef::of3(a, o, s)))
+        self.parts().map(|(k, [a, o])| (k, RowRef::of(a, o)))
     }
 
     /// [`View::items`] before its parts are summed: each row's key and its rows in the closed
-    /// part, the open tick and the overlay. A query sorted by a sum reads the one sum it sorts
-    /// by from them and sums the rest only for the rows it keeps.
+    /// part and the open tick. A query sorted by a sum reads the one sum it sorts by from them
+    /// and sums the rest only for the rows it keeps.
     fn parts(&self) -> impl Iterator<Item = (&'r [u32], RowParts<'r>)> + 'r {
         let r = self.report;
         let n = r.keys.len();
         let (agg, open) = (&r.agg, &r.open);
-        let ov = self.overlay.map(|o| &o.rows);
-        let room = if r.frozen_tick.is_some() {
-            0
-        } else {
-            r.max_rows.saturating_sub(r.rows())
-        };
         agg.iter(n)
-            .map(move |(k, a)| (k, [Some(a), open.get(k), ov.and_then(|m| m.get(k))]))
+            .map(move |(k, a)| (k, [Some(a), open.get(k)]))
             .chain(
                 open.iter(n)
                     .filter(|(_, o)| o.only_open)
-                    .map(move |(k, o)| (k, [None, Some(o), ov.and_then(|m| m.get(k))])),
-            )
-            .chain(
-                ov.into_iter()
-                    .flat_map(move |m| m.iter(n))
-                    .filter(move |(k, _)| agg.get(k).is_none() && open.get(k).is_none())
-                    .take(room)
-                    .map(|(k, s)| (k, [None, None, Some(s)])),
+                    .map(|(k, o)| (k, [None, Some(o)])),
             )
     }
 
-    /// The totals of the window, overlay included.
+    /// The totals of the window.
     fn totals(&self) -> RowRef<'r> {
         let r = self.report;
-        RowRef::of3(
-            Some(&r.agg_totals),
-            Some(&r.open_totals),
-            self.overlay.map(|o| &o.totals),
-        )
+        RowRef::of(Some(&r.agg_totals), Some(&r.open_totals))
     }
 }
 

@@ -636,7 +636,7 @@ impl View<'_> {
             });
             let top = top
                 .into_iter()
-                .map(|(_, k, [a, o, s])| (k, RowRef::of3(a, o, s)))
+                .map(|(_, k, [a, o])| (k, RowRef::of(a, o)))
                 .collect();
             return Ok(self.table(q, dict, interval, percentiles, rows_total, top));
         }
@@ -768,30 +768,15 @@ impl View<'_> {
 }
 
 impl Report {
-    /// Runs a query over the report alone (see [`View::query`]).
+    /// Runs a query over the report (see [`View::query`]). A family member's query detaches it
+    /// from its stage first (`Family::detach_for_query`), so the report holds everything.
     pub fn query(
         &self,
         q: &Query,
         dict: &Dictionary,
         time_interval: f64,
     ) -> Result<Table, ReportError> {
-        self.query_with(q, dict, time_interval, None)
-    }
-
-    /// Runs a query over the report and, for a family member, what its stage holds for it
-    /// ([`Family::overlay_for`]).
-    pub fn query_with(
-        &self,
-        q: &Query,
-        dict: &Dictionary,
-        time_interval: f64,
-        overlay: Option<&Overlay>,
-    ) -> Result<Table, ReportError> {
-        View {
-            report: self,
-            overlay,
-        }
-        .query(q, dict, time_interval)
+        View { report: self }.query(q, dict, time_interval)
     }
 }
 

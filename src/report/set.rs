@@ -90,7 +90,7 @@ impl ReportCell {
 
     /// Applies the report's histogram log (a short write-lock step, only when samples wait):
     /// before a snapshot writes the report. Queries read the log instead (see
-    /// `Report::pending_hists`), and a family member's stage through [`Family::overlay_for`].
+    /// `Report::pending_hists`).
     pub fn apply_hist_log(&self) {
         if self.report.read().hist_pending() {
             self.report.write().flush_hist();

@@ -1964,7 +1964,7 @@ fn check_families(ops: &[FamilyOp], max_rows: usize) -> Result<(), TestCaseError
         }
     }
     let compare = |alone: &[Report], dict: &Dictionary| -> Result<(), TestCaseError> {
-        // Queries see the stage through an overlay: the same table as the standalone report's.
+        // Queries of members: the same table as the standalone report's.
         if max_rows == usize::MAX {
             let all = Query {
                 limit: Some(1000),
@@ -1972,10 +1972,13 @@ fn check_families(ops: &[FamilyOp], max_rows: usize) -> Result<(), TestCaseError
                 ..q()
             };
             for (a, cell) in alone.iter().zip(&cells) {
-                // The log is not applied: queries read its samples for the rows they show.
-                let overlay = cell.family().and_then(|f| f.overlay_for(cell));
+                // As the API does: a member is detached from its stage first. The log is not
+                // applied: queries read its samples for the rows they show.
+                if let Some(f) = cell.family() {
+                    f.detach_for_query(cell);
+                }
                 let r = cell.report.read();
-                let mine = r.query_with(&all, dict, 1.0, overlay.as_ref()).unwrap();
+                let mine = r.query(&all, dict, 1.0).unwrap();
                 let theirs = a.query(&all, dict, 1.0).unwrap();
                 prop_assert_eq!(
                     serde_json::to_value(&mine).unwrap(),
@@ -2210,9 +2213,11 @@ fn requests_without_the_needed_timer_tags_are_skipped_whole() {
     assert_eq!(rep.rows(), 1);
 }
 
-/// A member queries read is detached: it holds every request merged so far without an overlay
-/// (its queries build none), is updated directly, and rejoins the stage once no longer queried
-/// and the stage was drained, with no request counted twice or missed.
+/// A member queries read is detached: the query makes it take what the stage holds for it, so it
+/// holds every request merged so far, and from then on the merge thread updates it directly; a
+/// member no longer queried rejoins the stage once the stage was drained, with no request
+/// counted twice or missed. The merge thread detaches a queried member too (a query that did
+/// not do it itself: tests).
 #[test]
 fn a_queried_member_detaches_from_its_stage_and_rejoins_it() {
     let mut dict = Dictionary::new(1000);
@@ -2248,9 +2253,9 @@ fn a_queried_member_detaches_from_its_stage_and_rejoins_it() {
     let batch = prepared(&mut dict, &[Req::default()]);
     let mut sent = 0;
     // One round: the family's step, then the detached members' own updates.
-    let mut round = |now: u64, queried: bool| -> Vec<String> {
+    let mut round = |now: u64, queried: &[&str]| -> Vec<String> {
         sent += 1;
-        let detached = family.update(now, &batch, |c| queried && c.name() == "host_script");
+        let detached = family.update(now, &batch, |c| queried.contains(&c.name()));
         for c in &detached {
             let mut r = c.report.write();
             r.advance(now);
@@ -2258,44 +2263,47 @@ fn a_queried_member_detaches_from_its_stage_and_rejoins_it() {
         }
         detached.iter().map(|c| c.name().to_string()).collect()
     };
-    let seen = |cell: &ReportCell| {
-        let overlay = family.overlay_for(cell);
-        let r = cell.report.read();
-        r.total_requests() + overlay.map_or(0, |o| o.totals.sums.req_count)
-    };
-    assert!(round(100, false).is_empty());
-    assert_eq!(round(200, true), ["host_script"], "queried: detached");
-    assert!(
-        family.overlay_for(host_script).is_none(),
-        "no overlay to build"
-    );
+    let total = |cell: &ReportCell| cell.report.read().total_requests();
+    assert!(round(100, &[]).is_empty());
+    assert_eq!(total(script), 0, "the stage holds the request");
+    // A query detaches the member at once: it then holds everything itself.
+    family.detach_for_query(script);
+    assert_eq!(total(script), 1);
+    assert_eq!(round(200, &["script"]), ["script"]);
+    assert_eq!(total(script), 2, "updated directly");
     assert_eq!(
-        host_script.report.read().total_requests(),
-        2,
-        "all it needs, itself"
+        total(host_script),
+        0,
+        "the other member still through the stage"
     );
-    assert_eq!(seen(script), 2, "the other one still through its overlay");
-    assert_eq!(round(300, true), ["host_script"]);
-    // No longer queried: it stays detached while the stage holds requests it has...
-    assert_eq!(round(400, false), ["host_script"]);
-    assert_eq!(host_script.report.read().total_requests(), 4);
+    // The merge thread detaches a member queried lately.
+    assert_eq!(
+        round(300, &["script", "host_script"]),
+        ["script", "host_script"]
+    );
+    assert_eq!(total(host_script), 3);
+    // Both detached: nobody needs the stage, which is kept empty, so one no longer queried
+    // rejoins at once.
+    assert_eq!(round(400, &["script"]), ["script"]);
+    // The other, no longer queried, stays detached while the stage holds requests it has...
+    assert_eq!(round(500, &[]), ["script"]);
+    assert_eq!(total(script), 5);
+    assert_eq!(round(500 + family::DRAIN_EVERY_MS, &[]), ["script"]);
     // ... until the periodic drain empties the stage.
-    assert_eq!(round(400 + family::DRAIN_EVERY_MS, false), ["host_script"]);
     assert!(
-        round(500 + family::DRAIN_EVERY_MS, false).is_empty(),
+        round(600 + family::DRAIN_EVERY_MS, &[]).is_empty(),
         "rejoined"
     );
-    assert!(family.overlay_for(host_script).is_some());
     for c in &cells {
-        assert_eq!(seen(c), sent, "{} through its overlay again", c.name());
+        assert_eq!(
+            total(c),
+            sent - 1,
+            "{}: the last request is in the stage",
+            c.name()
+        );
     }
     family.drain();
     for c in &cells {
-        assert_eq!(
-            c.report.read().total_requests(),
-            sent,
-            "{} drained",
-            c.name()
-        );
+        assert_eq!(total(c), sent, "{} drained", c.name());
     }
 }

@@ -516,8 +516,8 @@ fn every_builtin_and_tag_report_equals_an_independent_computation() {
 /// Request families (`merge.request_families`, on by default): the built-ins share one
 /// (hostname, server, script, schema, status) stage. A built-in a query read is detached from it
 /// and updated on its own (its cost shows on it); the others cost nothing of their own (the
-/// family's work shows on its first member); and every report, queried through its overlay or
-/// detached, still equals the independent computation.
+/// family's work shows on its first member); and every report, detached by its query at any
+/// point, still equals the independent computation.
 #[test]
 fn request_families_detach_a_queried_report_and_every_report_still_equals_an_independent_computation(
 ) {
@@ -525,8 +525,9 @@ fn request_families_detach_a_queried_report_and_every_report_still_equals_an_ind
     let first = traffic(800, 7);
     d.send(&first.iter().map(Sent::encode).collect::<Vec<_>>());
     d.wait_merged(first.len() as u64);
-    // Read through its overlay (nothing is drained within the test's seconds); the query marks
-    // it as queried, so the rounds after it update it on its own.
+    // Nothing is drained within the test's seconds: the query detaches the report from the
+    // stage first (it takes what the stage holds for it), and the rounds after it update it on
+    // its own.
     let (name, keys) = BUILTINS[1];
     check_request_report(&d, name, keys, &first);
     let second = traffic(800, 8);
