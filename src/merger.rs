@@ -750,19 +750,7 @@ impl Merger {
             .collect();
         self.balanced_totals
             .retain(|name, _| cells.iter().any(|c| c.name() == name));
-        // A family's work runs on its leader's thread, its detached members' included: their
-        // costs count as the leader's.
-        for i in 0..costs.len() {
-            let Some(family) = costs[i].1.family() else {
-                continue;
-            };
-            if family.is_leader(costs[i].1, &cells) {
-                continue;
-            }
-            if let Some(l) = costs.iter().position(|(_, c)| family.is_leader(c, &cells)) {
-                costs[l].0 += std::mem::take(&mut costs[i].0);
-            }
-        }
+        fold_family_costs(&mut costs, &cells);
         if costs.iter().all(|(cost, _)| *cost == 0) {
             return; // untimed, idle, or the first call
         }
@@ -793,6 +781,27 @@ impl Merger {
             c.set_worker(w);
         }
         tracing::debug!(?load, ?current, "Reports rebalanced over the merge threads");
+    }
+}
+
+/// A family's work runs on its leader's thread, its detached members' included: each member's
+/// cost moves to its leader's entry (`cells`: the reports of a round, which decide the leader).
+fn fold_family_costs(costs: &mut [(u64, &Arc<ReportCell>)], cells: &[Arc<ReportCell>]) {
+    let family_of = |c: &ReportCell| c.family().map(|f| Arc::as_ptr(f) as usize);
+    let mut leaders: rustc_hash::FxHashMap<usize, usize> = Default::default();
+    for (i, (_, c)) in costs.iter().enumerate() {
+        if let Some(f) = c.family() {
+            let key = Arc::as_ptr(f) as usize;
+            if !leaders.contains_key(&key) && f.is_leader(c, cells) {
+                leaders.insert(key, i);
+            }
+        }
+    }
+    for i in 0..costs.len() {
+        match family_of(costs[i].1).and_then(|f| leaders.get(&f)) {
+            Some(&l) if l != i => costs[l].0 += std::mem::take(&mut costs[i].0),
+            _ => {}
+        }
     }
 }
 
@@ -876,6 +885,37 @@ mod tests {
 
     /// A backlog is merged in rounds of at most ROUND_REQUESTS, so no round holds the locks for
     /// long, and every request gets into every report, whichever thread updates it.
+    /// Balancing counts a family's members (detached ones work on the leader's thread) on its
+    /// leader, whatever their order in the cost list; other reports keep their own.
+    #[test]
+    fn a_familys_costs_count_on_its_leader() {
+        use crate::report::{form_families, Family, ReportDef, ReportSet};
+        let mut dict = Dictionary::new(1000);
+        let mut reports: Vec<Report> = [
+            ReportDef::new("script", &["script_name"]),
+            ReportDef::new("tag", &["tag:x"]),
+            ReportDef::new("host_script", &["hostname", "script_name"]),
+        ]
+        .into_iter()
+        .map(|d| Report::new(d, &mut dict, 100).unwrap())
+        .collect();
+        let (members, stage) = form_families(&mut reports, true).pop().unwrap();
+        assert_eq!(members, vec![0, 2]);
+        let set = ReportSet::default();
+        let cells: Vec<Arc<ReportCell>> = reports
+            .into_iter()
+            .map(|r| set.try_insert(r).unwrap())
+            .collect();
+        let family = Arc::new(Family::new(stage, &[cells[0].clone(), cells[2].clone()]));
+        cells[0].join(Arc::clone(&family));
+        cells[2].join(family);
+        let mut costs: Vec<(u64, &Arc<ReportCell>)> =
+            vec![(7, &cells[2]), (3, &cells[1]), (5, &cells[0])];
+        fold_family_costs(&mut costs, &cells);
+        let folded: Vec<(u64, &str)> = costs.iter().map(|(c, r)| (*c, r.name())).collect();
+        assert_eq!(folded, [(0, "host_script"), (3, "tag"), (12, "script")]);
+    }
+
     #[test]
     fn backlog_is_merged_in_bounded_rounds() {
         let (shared, _ring, mut merger, per_batch, _state) = merger_with_backlog();
