@@ -2307,3 +2307,151 @@ fn a_queried_member_detaches_from_its_stage_and_rejoins_it() {
         assert_eq!(total(c), sent, "{} drained", c.name());
     }
 }
+
+/// Queries detach members on their own thread while the merge thread runs the family's rounds
+/// (ticks, drains, expiry) and detaches and rejoins members as the queried flags change: once
+/// both stop, every member equals its standalone twin, closed ticks included, whatever the
+/// interleaving was.
+#[test]
+fn detaching_queries_racing_the_merge_thread_lose_and_double_nothing() {
+    use std::sync::atomic::{AtomicBool, AtomicU8, Ordering::Relaxed};
+    let win = Window {
+        history_ms: 4 * TICK_MS,
+        tick_ms: TICK_MS,
+        ticks: 4,
+        phase_ms: 0,
+    };
+    let mut dict = Dictionary::new(100_000);
+    let defs = [
+        def("info", &[]),
+        def("script", &["script_name"]),
+        def("host_script", &["hostname", "script_name"]),
+        def("script_status", &["script_name", "status"]),
+    ];
+    let make = |dict: &mut Dictionary| -> Vec<Report> {
+        defs.iter()
+            .map(|d| {
+                let mut r = Report::new(d.clone(), dict, usize::MAX)
+                    .unwrap()
+                    .with_exact_window(win, 0);
+                r.keep_closed_ticks();
+                r
+            })
+            .collect()
+    };
+    let mut alone = make(&mut dict);
+    let mut grouped = make(&mut dict);
+    let (members, stage) = form_families(&mut grouped, true).pop().unwrap();
+    assert_eq!(members, vec![0, 1, 2, 3]);
+    let set = ReportSet::default();
+    let cells: Vec<Arc<ReportCell>> = grouped
+        .into_iter()
+        .map(|r| set.try_insert(r).unwrap())
+        .collect();
+    let family = Arc::new(Family::new(stage, &cells));
+    for c in &cells {
+        c.join(Arc::clone(&family));
+    }
+    let mut rng = crate::corpus::SplitMix64::new(11);
+    let scripts = ["/a", "/b", "/c", "/d", "/e", "/f"];
+    let batches: Vec<PreparedBatch> = (0..400)
+        .map(|_| {
+            let reqs: Vec<Req> = (0..1 + rng.next_u64() % 4)
+                .map(|_| Req {
+                    host: ["h0", "h1"][(rng.next_u64() % 2) as usize],
+                    script: scripts[(rng.next_u64() % 6) as usize],
+                    status: [200, 404][(rng.next_u64() % 2) as usize],
+                    time: (1 + rng.next_u64() % 1000) as f32 / 1e3,
+                    ..Req::default()
+                })
+                .collect();
+            prepared(&mut dict, &reqs)
+        })
+        .collect();
+    let queried = AtomicU8::new(0);
+    let done = AtomicBool::new(false);
+    let ops = std::sync::atomic::AtomicUsize::new(0);
+    let mut detaches = 0;
+    let mut rejoins_seen = 0;
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            // The query thread: marks members queried and detaches them, or stops querying
+            // some (they rejoin), at its own pace.
+            let mut rng = crate::corpus::SplitMix64::new(12);
+            while !done.load(Relaxed) {
+                let i = (rng.next_u64() % 4) as usize;
+                if rng.next_u64() % 3 == 0 {
+                    queried.fetch_and(!(1 << i), Relaxed);
+                } else {
+                    queried.fetch_or(1 << i, Relaxed);
+                    family.detach_for_query(&cells[i]);
+                    let _ = cells[i].report.read().query(&q(), &dict, 1.0);
+                }
+                ops.fetch_add(1, Relaxed);
+                std::thread::yield_now();
+            }
+        });
+        // The merge thread.
+        let mut was_detached = [false; 4];
+        for (round, batch) in batches.iter().enumerate() {
+            // Each round waits for a query thread's step, so that the two interleave (they
+            // still race within the round).
+            let (seen, deadline) = (
+                ops.load(Relaxed),
+                std::time::Instant::now() + std::time::Duration::from_secs(20),
+            );
+            while ops.load(Relaxed) == seen {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the query thread made no step"
+                );
+                std::thread::yield_now();
+            }
+            let now = round as u64 * 37;
+            let mask = queried.load(Relaxed);
+            let detached = family.update(now, batch, |c| {
+                let i = cells.iter().position(|x| std::ptr::eq(&**x, c)).unwrap();
+                mask >> i & 1 == 1
+            });
+            let mut is_detached = [false; 4];
+            for c in &detached {
+                let i = cells.iter().position(|x| Arc::ptr_eq(x, c)).unwrap();
+                is_detached[i] = true;
+                let mut r = c.report.write();
+                r.advance(now);
+                r.add_batch(batch);
+            }
+            for i in 0..4 {
+                detaches += usize::from(is_detached[i] && !was_detached[i]);
+                rejoins_seen += usize::from(!is_detached[i] && was_detached[i]);
+            }
+            was_detached = is_detached;
+            for a in alone.iter_mut() {
+                a.advance(now);
+                for v in batch.views() {
+                    a.add(&v);
+                }
+            }
+        }
+        done.store(true, Relaxed);
+    });
+    assert!(
+        detaches > 0 && rejoins_seen > 0,
+        "{detaches} detaches, {rejoins_seen} rejoins"
+    );
+    family.drain();
+    for (a, cell) in alone.iter_mut().zip(&cells) {
+        let mut r = cell.report.write();
+        r.flush_hist();
+        assert_eq!(rows_of(&r), rows_of(a), "rows of {}", a.def.name);
+        assert_eq!(totals_of(&r), totals_of(a), "totals of {}", a.def.name);
+        let (mine, _) = r.take_closed_ticks();
+        let (theirs, _) = a.take_closed_ticks();
+        assert_eq!(
+            ticks_of(&mine),
+            ticks_of(&theirs),
+            "ticks of {}",
+            a.def.name
+        );
+    }
+}
