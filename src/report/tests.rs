@@ -2213,6 +2213,26 @@ fn requests_without_the_needed_timer_tags_are_skipped_whole() {
     assert_eq!(rep.rows(), 1);
 }
 
+/// `reports`, all of one family, as cells of a set joined to it.
+fn one_family(mut reports: Vec<Report>) -> (Arc<Family>, Vec<Arc<ReportCell>>) {
+    let (members, stage) = form_families(&mut reports, true).pop().unwrap();
+    assert_eq!(
+        members,
+        (0..reports.len()).collect::<Vec<_>>(),
+        "one family"
+    );
+    let set = ReportSet::default();
+    let cells: Vec<Arc<ReportCell>> = reports
+        .into_iter()
+        .map(|r| set.try_insert(r).unwrap())
+        .collect();
+    let family = Arc::new(Family::new(stage, &cells));
+    for c in &cells {
+        c.join(Arc::clone(&family));
+    }
+    (family, cells)
+}
+
 /// A member queries read is detached: the query makes it take what the stage holds for it, so it
 /// holds every request merged so far, and from then on the merge thread updates it directly; a
 /// member no longer queried rejoins the stage once the stage was drained, with no request
@@ -2227,7 +2247,7 @@ fn a_queried_member_detaches_from_its_stage_and_rejoins_it() {
         ticks: 1,
         phase_ms: 0,
     };
-    let mut reports: Vec<Report> = [
+    let reports: Vec<Report> = [
         def("script", &["script_name"]),
         def("host_script", &["hostname", "script_name"]),
     ]
@@ -2238,17 +2258,7 @@ fn a_queried_member_detaches_from_its_stage_and_rejoins_it() {
             .with_exact_window(win, 0)
     })
     .collect();
-    let (members, stage) = form_families(&mut reports, true).pop().unwrap();
-    assert_eq!(members, vec![0, 1]);
-    let set = ReportSet::default();
-    let cells: Vec<Arc<ReportCell>> = reports
-        .into_iter()
-        .map(|r| set.try_insert(r).unwrap())
-        .collect();
-    let family = Arc::new(Family::new(stage, &cells));
-    for c in &cells {
-        c.join(Arc::clone(&family));
-    }
+    let (family, cells) = one_family(reports);
     let (script, host_script) = (&cells[0], &cells[1]);
     let batch = prepared(&mut dict, &[Req::default()]);
     let mut sent = 0;
@@ -2340,18 +2350,8 @@ fn detaching_queries_racing_the_merge_thread_lose_and_double_nothing() {
             .collect()
     };
     let mut alone = make(&mut dict);
-    let mut grouped = make(&mut dict);
-    let (members, stage) = form_families(&mut grouped, true).pop().unwrap();
-    assert_eq!(members, vec![0, 1, 2, 3]);
-    let set = ReportSet::default();
-    let cells: Vec<Arc<ReportCell>> = grouped
-        .into_iter()
-        .map(|r| set.try_insert(r).unwrap())
-        .collect();
-    let family = Arc::new(Family::new(stage, &cells));
-    for c in &cells {
-        c.join(Arc::clone(&family));
-    }
+    let grouped = make(&mut dict);
+    let (family, cells) = one_family(grouped);
     let mut rng = crate::corpus::SplitMix64::new(11);
     let scripts = ["/a", "/b", "/c", "/d", "/e", "/f"];
     let batches: Vec<PreparedBatch> = (0..400)
@@ -2380,7 +2380,7 @@ fn detaching_queries_racing_the_merge_thread_lose_and_double_nothing() {
             let mut rng = crate::corpus::SplitMix64::new(12);
             while !done.load(Relaxed) {
                 let i = (rng.next_u64() % 4) as usize;
-                if rng.next_u64() % 3 == 0 {
+                if rng.next_u64().is_multiple_of(3) {
                     queried.fetch_and(!(1 << i), Relaxed);
                 } else {
                     queried.fetch_or(1 << i, Relaxed);
