@@ -883,8 +883,6 @@ mod tests {
         (shared, ring, merger, per_batch, state)
     }
 
-    /// A backlog is merged in rounds of at most ROUND_REQUESTS, so no round holds the locks for
-    /// long, and every request gets into every report, whichever thread updates it.
     /// Balancing counts a family's members (detached ones work on the leader's thread) on its
     /// leader, whatever their order in the cost list; other reports keep their own.
     #[test]
@@ -916,6 +914,8 @@ mod tests {
         assert_eq!(folded, [(0, "host_script"), (3, "tag"), (12, "script")]);
     }
 
+    /// A backlog is merged in rounds of at most ROUND_REQUESTS, so no round holds the locks for
+    /// long, and every request gets into every report, whichever thread updates it.
     #[test]
     fn backlog_is_merged_in_bounded_rounds() {
         let (shared, _ring, mut merger, per_batch, _state) = merger_with_backlog();
