@@ -184,6 +184,12 @@ fn profile(spec: &str) {
     measured(&ring, &mut merger, &picked);
     let per = t.elapsed().as_nanos() as f64 / (n * BATCH) as f64;
     eprintln!("{label}: {per:.0} ns per request over {n} batches");
+    let inst = &shared.counters.instruments;
+    eprintln!(
+        "  merger's own work: intern {:.0} ns/request, pool {:.0} ns/request (since creation)",
+        inst.intern.mean_ns(),
+        inst.pool.mean_ns()
+    );
     for c in shared.reports.snapshot() {
         eprintln!(
             "  {:40} worker {} rows {:>7} {:>6.0} ns/request (since creation)",

@@ -76,20 +76,28 @@ impl Instrument {
         (self.enabled.load(Relaxed) && self.timed.load(Relaxed)).then(Instant::now)
     }
 
-    /// Records `n` events (datagrams, requests) since `started` (from [`Instrument::start`]).
+    /// Records `n` events (datagrams, requests) since `started` (from [`Instrument::start`]);
+    /// returns the time recorded (ns; 0 when untimed).
     #[inline]
-    pub fn record(&self, started: Option<Instant>, n: u64) {
+    pub fn record(&self, started: Option<Instant>, n: u64) -> u64 {
+        self.record_less(started, 0, n)
+    }
+
+    /// [`Instrument::record`] less `less_ns` of the time, already counted elsewhere (a family
+    /// leader's step hands stages to members, timed on theirs).
+    #[inline]
+    pub fn record_less(&self, started: Option<Instant>, less_ns: u64, n: u64) -> u64 {
         if !self.enabled.load(Relaxed) {
-            return;
+            return 0;
         }
         self.count.fetch_add(n, Relaxed);
-        if let Some(t) = started {
-            let ns = t.elapsed().as_nanos() as u64;
-            self.ns.fetch_add(ns, Relaxed);
-            if let Some(calls) = &self.calls {
-                calls.lock().add(ns, 1);
-            }
+        let Some(t) = started else { return 0 };
+        let ns = (t.elapsed().as_nanos() as u64).saturating_sub(less_ns);
+        self.ns.fetch_add(ns, Relaxed);
+        if let Some(calls) = &self.calls {
+            calls.lock().add(ns, 1);
         }
+        ns
     }
 
     pub fn count(&self) -> u64 {

@@ -27,8 +27,7 @@ use parking_lot::{RwLockUpgradableReadGuard, RwLockWriteGuard};
 use crate::dictionary::{Dictionary, Intern};
 use crate::pool::{Pool, Removal};
 use crate::record::{Batch, Record, RequestView, TagPair, Timer, NO_SCHEMA};
-use crate::report::ReportCell;
-use crate::report::{PreparedBatch, Report};
+use crate::report::{round_leaders, PreparedBatch, Report, ReportCell};
 use crate::ring::Ring;
 use crate::shared::Shared;
 
@@ -214,6 +213,8 @@ pub struct RoundWork {
     now_ms: u64,
     batch: PreparedBatch,
     cells: Vec<Arc<ReportCell>>,
+    /// For each of `cells`, its family's leader in the round (see [`round_leaders`]).
+    leaders: Vec<usize>,
     /// Threads that have not applied the round yet; the last one counts it as merged.
     remaining: std::sync::atomic::AtomicUsize,
     /// Requests of the round.
@@ -244,6 +245,7 @@ impl RoundWork {
             now_ms: 0,
             batch: PreparedBatch::default(),
             cells: Vec::new(),
+            leaders: Vec::new(),
             remaining: Default::default(),
             merged: 0,
             history: None,
@@ -263,22 +265,38 @@ impl RoundWork {
     }
 }
 
-/// Brings one report up to date with a round: advance its window to the round's time, count the
-/// round's requests into its open tick. The one write-lock step per report and round. The ticks
-/// it closed go to the history writer (a report with history; never waits).
-fn update_report(cell: &Arc<ReportCell>, work: &RoundWork) {
+/// Brings the round's report `at` up to date with the round: advance its window to the round's
+/// time, count the round's requests into its open tick. The one write-lock step per report and
+/// round. The ticks it closed go to the history writer (a report with history; never waits).
+/// `turned`: whether a family member took its turn at its stage on this thread this round (one
+/// per round and thread, see [`crate::report::Family::take_turn`]).
+fn update_report(work: &RoundWork, at: usize, turned: &mut bool) {
+    let cell = &work.cells[at];
     if let Some(family) = cell.family() {
-        // A family's leader updates its stage (and moves every member's window) and the
-        // members detached from it (queried ones); the other members have nothing of their own
-        // to do but hand over the ticks closed for them.
-        if family.is_leader(cell, &work.cells) {
+        // A family's leader updates its stage and the members detached from it (queried ones),
+        // and hands the stage to the members on its thread; the other members take their turn
+        // at the stage on their own thread, and hand over the ticks closed for them.
+        let leader = &work.cells[work.leaders[at]];
+        if work.leaders[at] == at {
             let t = cell.instrument.start();
-            let detached =
-                family.update(work.now_ms, &work.batch, |c| c.queried_lately(work.now_ms));
-            cell.instrument.record(t, work.batch.len() as u64);
-            for member in &detached {
+            let round = family.update(
+                work.now_ms,
+                &work.batch,
+                |c| c.queried_lately(work.now_ms),
+                (!*turned).then(|| cell.worker()),
+            );
+            *turned |= round.handed;
+            cell.instrument
+                .record_less(t, round.handed_ns, work.batch.len() as u64);
+            for member in &round.detached {
                 update_alone(member, work);
             }
+        } else {
+            if cell.worker() != leader.worker() && !*turned {
+                *turned = family.take_turn(cell);
+            }
+            // Its requests (its turns at the stage are timed when they happen).
+            cell.instrument.record(None, work.batch.len() as u64);
         }
         if let Some(h) = &work.history {
             h.collect(cell);
@@ -325,9 +343,10 @@ fn spawn_worker(index: usize, counters: Arc<crate::counters::Counters>) -> std::
         .name(format!("pinbad-merge-{index}"))
         .spawn(move || {
             for work in rx {
-                for cell in &work.cells {
+                let mut turned = false;
+                for (at, cell) in work.cells.iter().enumerate() {
                     if cell.worker() == index {
-                        update_report(cell, &work);
+                        update_report(&work, at, &mut turned);
                     }
                 }
                 work.done(&counters);
@@ -612,6 +631,7 @@ impl Merger {
 
         // Reports: the workers' share first (they run while the merger does its own).
         work_mut.cells.extend(cells.iter().cloned());
+        work_mut.leaders = round_leaders(&work_mut.cells);
         work_mut.merged = merged;
         *work_mut.remaining.get_mut() = self.workers.len() + 1;
         // Taps (stream, sinks, metrics) get the round as the workers do; they never block.
@@ -624,9 +644,10 @@ impl Merger {
                 work.done(&shared.counters);
             }
         }
-        for cell in &cells {
+        let mut turned = false;
+        for (at, cell) in cells.iter().enumerate() {
             if cell.worker() == 0 || cell.worker() > self.workers.len() {
-                update_report(cell, &work);
+                update_report(&work, at, &mut turned);
             }
         }
         work.done(&shared.counters);
@@ -750,7 +771,7 @@ impl Merger {
             .collect();
         self.balanced_totals
             .retain(|name, _| cells.iter().any(|c| c.name() == name));
-        fold_family_costs(&mut costs, &cells);
+        fold_family_costs(&mut costs);
         if costs.iter().all(|(cost, _)| *cost == 0) {
             return; // untimed, idle, or the first call
         }
@@ -784,23 +805,16 @@ impl Merger {
     }
 }
 
-/// A family's work runs on its leader's thread, its detached members' included: each member's
-/// cost moves to its leader's entry (`cells`: the reports of a round, which decide the leader).
-fn fold_family_costs(costs: &mut [(u64, &Arc<ReportCell>)], cells: &[Arc<ReportCell>]) {
-    let family_of = |c: &ReportCell| c.family().map(|f| Arc::as_ptr(f) as usize);
-    let mut leaders: rustc_hash::FxHashMap<usize, usize> = Default::default();
-    for (i, (_, c)) in costs.iter().enumerate() {
-        if let Some(f) = c.family() {
-            let key = Arc::as_ptr(f) as usize;
-            if !leaders.contains_key(&key) && f.is_leader(c, cells) {
-                leaders.insert(key, i);
-            }
-        }
-    }
-    for i in 0..costs.len() {
-        match family_of(costs[i].1).and_then(|f| leaders.get(&f)) {
-            Some(&l) if l != i => costs[l].0 += std::mem::take(&mut costs[i].0),
-            _ => {}
+/// A detached family member is updated on its leader's thread: its cost moves to its leader's
+/// entry. (An attached member's cost, its turns at the frozen stage, stays its own: they run on
+/// its own thread.) `costs` are the reports of a round, in any order: they decide the leaders.
+fn fold_family_costs(costs: &mut [(u64, &Arc<ReportCell>)]) {
+    let cells: Vec<Arc<ReportCell>> = costs.iter().map(|(_, c)| Arc::clone(c)).collect();
+    let leaders = round_leaders(&cells);
+    for (i, &l) in leaders.iter().enumerate() {
+        let detached = cells[i].family().is_some_and(|f| f.is_detached(&cells[i]));
+        if l != usize::MAX && l != i && detached {
+            costs[l].0 += std::mem::take(&mut costs[i].0);
         }
     }
 }
@@ -883,8 +897,9 @@ mod tests {
         (shared, ring, merger, per_batch, state)
     }
 
-    /// Balancing counts a family's members (detached ones work on the leader's thread) on its
-    /// leader, whatever their order in the cost list; other reports keep their own.
+    /// Balancing counts a family's detached members (they are updated on the leader's thread) on
+    /// its leader, whatever their order in the cost list; attached members (their turns at the
+    /// stage run on their own thread) and other reports keep their own.
     #[test]
     fn a_familys_costs_count_on_its_leader() {
         use crate::report::{form_families, Family, ReportDef, ReportSet};
@@ -906,12 +921,27 @@ mod tests {
             .collect();
         let family = Arc::new(Family::new(stage, &[cells[0].clone(), cells[2].clone()]));
         cells[0].join(Arc::clone(&family));
-        cells[2].join(family);
-        let mut costs: Vec<(u64, &Arc<ReportCell>)> =
-            vec![(7, &cells[2]), (3, &cells[1]), (5, &cells[0])];
-        fold_family_costs(&mut costs, &cells);
-        let folded: Vec<(u64, &str)> = costs.iter().map(|(c, r)| (*c, r.name())).collect();
-        assert_eq!(folded, [(0, "host_script"), (3, "tag"), (12, "script")]);
+        cells[2].join(Arc::clone(&family));
+        let fold = || {
+            let mut costs: Vec<(u64, &Arc<ReportCell>)> =
+                vec![(7, &cells[2]), (3, &cells[1]), (5, &cells[0])];
+            fold_family_costs(&mut costs);
+            let folded: Vec<(u64, String)> = costs
+                .iter()
+                .map(|(c, r)| (*c, r.name().to_string()))
+                .collect();
+            folded
+        };
+        let named = |v: [(u64, &str); 3]| v.map(|(c, n)| (c, n.to_string())).to_vec();
+        assert_eq!(
+            fold(),
+            named([(7, "host_script"), (3, "tag"), (5, "script")])
+        );
+        family.detach_for_query(&cells[2]);
+        assert_eq!(
+            fold(),
+            named([(0, "host_script"), (3, "tag"), (12, "script")])
+        );
     }
 
     /// A backlog is merged in rounds of at most ROUND_REQUESTS, so no round holds the locks for

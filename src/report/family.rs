@@ -33,9 +33,18 @@
 //! the stage at the first round the stage is empty (right after a drain or a tick), so no
 //! request reaches it twice or never. Tests drain explicitly.
 //!
-//! Locks: the stage's mutex, then members' write locks, one after another in member order; nobody
-//! takes the stage while holding a member's lock. The family is updated by the thread that owns
-//! its first member in the round (its leader); the other members have no per-round work.
+//! The family is updated by the thread that owns its first member in the round (its leader,
+//! see [`round_leaders`]): it counts each round into the stage and updates the detached members.
+//! A frozen stage is handed to the members on the leader's thread by the leader, one per round,
+//! and members on another merge thread take it themselves there ([`Family::take_turn`], one per
+//! thread and round, whatever the family: a turn can take tens of ms), so that a family's drains spread over the threads as its members do: with
+//! one unit of work per family, the 19 built-ins' stage was the largest piece the balancer had,
+//! and two threads could not even out.
+//!
+//! Locks: the stage's mutex, then the handout's, then members' write locks, one after another in
+//! member order; nobody takes the stage or the handout while holding a member's lock. A member
+//! absorbing the frozen stage on its own thread holds only its own write lock (taken before it
+//! lets the handout go), so whoever must see it done takes that lock.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Weak};
@@ -212,6 +221,9 @@ struct Member {
     /// Updated directly, request by request, instead of through the stage: a member queries
     /// read. Changed only with the stages locked; read without the lock by its queries.
     detached: AtomicBool,
+    /// In [`Handout::pending`] (changed with the handout locked): lets a member's own thread
+    /// skip the handout's lock in the rounds it has nothing to take.
+    pending: AtomicBool,
 }
 
 impl Member {
@@ -222,32 +234,57 @@ impl Member {
 
 /// A stage and the reports it feeds (see the module docs).
 pub struct Family {
-    /// The stages. Locked by the leader's thread each round and by the first query of a member
-    /// (to detach it); held for one step at a time.
+    /// The stage being counted into. Locked by the leader's thread each round and by the first
+    /// query of a member (to detach it).
     stages: Mutex<Stages>,
+    /// The frozen stage being handed out. Locked for short steps (never while the stage counts
+    /// a round), so that members on other threads take their turn meanwhile.
+    handout: Mutex<Handout>,
     members: Vec<Member>,
 }
 
-/// The stage being counted into, and the one being handed to the members at a tick.
+/// The stage being counted into.
 struct Stages {
     current: Report,
+    /// When `current` was last drained (merger ms).
+    drained_ms: u64,
+}
+
+/// The stage being handed to the members.
+struct Handout {
     /// When the members' ticks end, the stage as it was (everything merged before the tick's
-    /// end) is frozen and handed to the members one per round, each absorbing it and then
-    /// moving into the new tick, so that no round holds the thread for every member's tick
-    /// close at once; meanwhile `current` counts the new tick and is not drained.
-    frozen: Option<Report>,
+    /// end) is frozen and handed to the members one per round and thread, each absorbing it and
+    /// then moving into the new tick, so that no round holds a thread for every member's tick
+    /// close at once; meanwhile `current` counts the new tick and is not drained. Shared with
+    /// the members absorbing it on their own threads.
+    frozen: Option<Arc<Report>>,
     /// Members (indices into `members`) still to get `frozen`, in order.
     pending: Vec<usize>,
+    /// Members absorbing `frozen` on their own thread now (each holds its write lock until it is
+    /// done): `frozen` is kept for the next freeze only once they are done.
+    busy: Vec<usize>,
     /// The round that froze it (merger ms): members move to its tick when they get it.
     frozen_ms: u64,
+    /// When the tick after `frozen_ms`'s begins (merger ms): every member must have `frozen`
+    /// by then (see [`Family::update`]).
+    due_ms: u64,
     /// Whether `frozen` ends a tick (members move into the next one after absorbing it) or is a
     /// periodic drain (members only absorb it: it is handed out the same way, one member per
     /// round, so that no round holds its thread for a drain into every member).
     frozen_at_tick: bool,
     /// An emptied stage kept for the next freeze.
     spare: Option<Report>,
-    /// When `current` was last drained (merger ms).
-    drained_ms: u64,
+}
+
+/// What the leader's round step ([`Family::update`]) leaves to its caller.
+pub struct LeaderRound {
+    /// The detached members: the caller counts the round into each, with the stage unlocked.
+    pub detached: Vec<Arc<ReportCell>>,
+    /// Whether the frozen stage was handed to a member on the leader's thread (its turn).
+    pub handed: bool,
+    /// Time spent handing the frozen stage to members, already counted on their instruments
+    /// (ns; 0 when untimed): the caller leaves it out of the leader's.
+    pub handed_ns: u64,
 }
 
 impl std::fmt::Debug for Family {
@@ -267,20 +304,38 @@ impl Family {
                 cell: Arc::downgrade(c),
                 projection: c.report.read().projection_from(&stage),
                 detached: AtomicBool::new(false),
+                pending: AtomicBool::new(false),
             })
             .collect();
         Family {
             stages: Mutex::new(Stages {
                 current: stage,
+                drained_ms: 0,
+            }),
+            handout: Mutex::new(Handout {
                 frozen: None,
                 pending: Vec::new(),
+                busy: Vec::new(),
                 frozen_ms: 0,
+                due_ms: 0,
                 frozen_at_tick: false,
                 spare: None,
-                drained_ms: 0,
             }),
             members,
         }
+    }
+
+    /// Where `cell` is among the members (see [`ReportCell::join`]).
+    pub(crate) fn index_of(&self, cell: &ReportCell) -> Option<usize> {
+        self.members
+            .iter()
+            .position(|m| std::ptr::eq(m.cell.as_ptr(), cell))
+    }
+
+    /// Whether the member `cell` is detached from the stage (see [`Family::update`]).
+    pub fn is_detached(&self, cell: &ReportCell) -> bool {
+        cell.member_index()
+            .is_some_and(|i| self.members[i].is_detached())
     }
 
     /// The live members the stage feeds (not detached), in order.
@@ -290,20 +345,6 @@ impl Family {
             .filter(|m| !m.is_detached())
             .filter_map(|m| m.cell.upgrade().map(|c| (c, &m.projection[..])))
             .collect()
-    }
-
-    /// Whether `cell` updates the family in a round over `cells` (the round's reports): it is
-    /// the first member among them. Decided per round, so that when a member is dropped exactly
-    /// one of the others takes over from the next round on.
-    pub fn is_leader(&self, cell: &ReportCell, cells: &[Arc<ReportCell>]) -> bool {
-        self.members
-            .iter()
-            .find(|m| {
-                cells
-                    .iter()
-                    .any(|c| std::ptr::eq(Arc::as_ptr(c), m.cell.as_ptr()))
-            })
-            .is_some_and(|m| std::ptr::eq(m.cell.as_ptr(), cell))
     }
 
     /// Brings the family up to `now_ms` and counts `batch` into the stage (the leader's
@@ -316,47 +357,129 @@ impl Family {
     /// into each (advance, then add) after this returns, with the stages unlocked. A detached
     /// member no longer queried rejoins the stage the first round the stage is empty (after a
     /// drain or a tick), so no request reaches it twice.
+    ///
+    /// `worker` is the leader's merge thread: the leader hands the frozen stage to a member on it
+    /// (or a dropped one) per round; the others take it on their own thread
+    /// ([`Family::take_turn`]). `None`: the thread had a member's turn this round already.
     pub fn update(
         &self,
         now_ms: u64,
         batch: &PreparedBatch,
         queried: impl Fn(&ReportCell) -> bool,
-    ) -> Vec<Arc<ReportCell>> {
+        worker: Option<usize>,
+    ) -> LeaderRound {
         let mut st = self.stages.lock();
+        let mut h = self.handout.lock();
+        let mut handed_ns = 0;
         // Members share one phase: any member's tick ending (a detached one's too, moved to the
         // last round's time) ends every member's.
         let ended = |m: &Member| m.cell.upgrade().is_some_and(|c| c.next_tick_ms() <= now_ms);
-        // The frozen stage must reach every member before it moves on: a periodic drain's before
-        // any member's tick ends, a tick's before another tick ends (rounds slower than ticks).
-        // The rest get it now, so that `current` never spans two ticks.
-        if st.frozen.is_some()
-            && self
-                .members
-                .iter()
-                .enumerate()
-                .any(|(i, m)| (!st.frozen_at_tick || !st.pending.contains(&i)) && ended(m))
-        {
-            self.hand_frozen(&mut st, usize::MAX);
+        // The frozen stage must reach every member before the tick after the one it was frozen
+        // in begins (a periodic drain's before any member's tick ends, a tick's before another
+        // tick ends: rounds slower than ticks, or turns still waiting). The rest get it now, so
+        // that `current` never spans two ticks.
+        if h.frozen.is_some() && now_ms >= h.due_ms {
+            handed_ns += self.hand_frozen(&mut h, usize::MAX, |_| true);
+            self.forget_busy(&mut h);
         }
-        if st.frozen.is_none() && self.members.iter().any(ended) {
-            self.freeze(&mut st, now_ms, true);
+        if h.frozen.is_none() && self.members.iter().any(ended) {
+            self.freeze(&mut st, &mut h, now_ms, true);
         }
-        self.hand_frozen(&mut st, 1);
-        let (direct, attached) = self.detach_or_rejoin(&mut st, now_ms, queried);
+        let waiting = h.pending.len();
+        if let Some(worker) = worker {
+            handed_ns += self.hand_frozen(&mut h, 1, |m| {
+                m.cell.upgrade().is_none_or(|c| c.worker() == worker)
+            });
+        }
+        let handed = h.pending.len() < waiting;
+        let (detached, attached) = self.detach_or_rejoin(&mut st, &mut h, now_ms, queried);
+        // Members on other threads take their turn while the stage counts the round.
+        drop(h);
         if !batch.is_empty() && attached {
             st.current.add_batch(batch);
         }
         if st.current.rows() >= STAGE_MAX_ROWS {
-            self.hand_frozen(&mut st, usize::MAX);
+            let mut h = self.handout.lock();
+            handed_ns += self.hand_frozen(&mut h, usize::MAX, |_| true);
+            self.forget_busy(&mut h);
             drain(&mut st.current, &self.attached(), true);
             st.drained_ms = now_ms;
         }
         let due = now_ms.saturating_sub(st.drained_ms) >= DRAIN_EVERY_MS;
-        if st.frozen.is_none() && due && st.current.open_totals.contribs > 0 {
-            self.freeze(&mut st, now_ms, false);
-            st.drained_ms = now_ms;
+        if due && st.current.open_totals.contribs > 0 {
+            let mut h = self.handout.lock();
+            if h.frozen.is_none() {
+                self.freeze(&mut st, &mut h, now_ms, false);
+                st.drained_ms = now_ms;
+            }
         }
-        direct
+        LeaderRound {
+            detached,
+            handed,
+            handed_ns,
+        }
+    }
+
+    /// A member's own step in a round on a merge thread other than its leader's: if the frozen
+    /// stage waits for it, it absorbs the stage there (timed by its own instrument) and, when the
+    /// stage ends a tick, moves into the new one. Returns whether it did: the caller lets one
+    /// member do so per round and thread (a turn can take tens of ms).
+    pub fn take_turn(&self, cell: &ReportCell) -> bool {
+        let Some(i) = cell.member_index() else {
+            return false;
+        };
+        let member = &self.members[i];
+        if !member.pending.load(Relaxed) {
+            return false;
+        }
+        // Not while the leader holds the handout to hand the stage to a member on its thread
+        // (tens of ms): this thread would wait for that thread's work. It tries next round.
+        let Some(mut h) = self.handout.try_lock() else {
+            return false;
+        };
+        let Some(frozen) = h.frozen.clone().filter(|_| h.pending.contains(&i)) else {
+            return false;
+        };
+        h.pending.retain(|&p| p != i);
+        member.pending.store(false, Relaxed);
+        h.busy.push(i);
+        let (at_tick, frozen_ms) = (h.frozen_at_tick, h.frozen_ms);
+        let t = cell.instrument.start();
+        // Taken before the handout is let go: whoever finds it busy waits on this lock.
+        let mut r = cell.report.write();
+        drop(h);
+        absorb_stage(&frozen, &mut r, &member.projection);
+        if at_tick {
+            r.advance(frozen_ms);
+        }
+        cell.publish(&r);
+        drop(r);
+        drop(frozen);
+        cell.instrument.record(t, 0);
+        let mut h = self.handout.lock();
+        h.busy.retain(|&b| b != i);
+        self.finish_if_handed(&mut h);
+        true
+    }
+
+    /// Counts the members absorbing the frozen stage on their own thread as done: each holds its
+    /// write lock until it is, so whatever reads it or hands it the next stage waits for that
+    /// (its stages reach it in order). Lets the leader freeze the next stage at once.
+    fn forget_busy(&self, h: &mut Handout) {
+        h.busy.clear();
+        self.finish_if_handed(h);
+    }
+
+    /// Once every member has the frozen stage, empties it and keeps it for the next freeze (or
+    /// lets it go, if a member's thread still holds it: see [`Family::forget_busy`]).
+    fn finish_if_handed(&self, h: &mut Handout) {
+        if !h.pending.is_empty() || !h.busy.is_empty() {
+            return;
+        }
+        if let Some(Ok(mut f)) = h.frozen.take().map(Arc::try_unwrap) {
+            f.empty_stage(true);
+            h.spare = Some(f);
+        }
     }
 
     /// Detaches the members queries read lately and rejoins the others where it is exact (see
@@ -365,6 +488,7 @@ impl Family {
     fn detach_or_rejoin(
         &self,
         st: &mut Stages,
+        h: &mut Handout,
         now_ms: u64,
         queried: impl Fn(&ReportCell) -> bool,
     ) -> (Vec<Arc<ReportCell>>, bool) {
@@ -376,7 +500,7 @@ impl Family {
             };
             let wanted = queried(&cell);
             if wanted && !m.is_detached() {
-                self.detach(st, i, &cell);
+                self.detach(st, h, i, &cell);
             } else if !wanted && m.is_detached() && st.current.open_totals.contribs == 0 {
                 // It holds every request merged so far; the stage holds none. Into the round's
                 // tick, as the members the stage feeds.
@@ -399,57 +523,69 @@ impl Family {
         (direct, attached)
     }
 
-    /// Freezes the current stage for handing out (see [`Stages::frozen`]); a fresh one counts on.
-    fn freeze(&self, st: &mut Stages, now_ms: u64, at_tick: bool) {
-        let fresh = st.spare.take().unwrap_or_else(|| st.current.stage_like());
+    /// Freezes the current stage for handing out (see [`Handout::frozen`]); a fresh one counts
+    /// on. Call with nothing frozen.
+    fn freeze(&self, st: &mut Stages, h: &mut Handout, now_ms: u64, at_tick: bool) {
+        debug_assert!(h.frozen.is_none() && h.busy.is_empty());
+        let fresh = h.spare.take().unwrap_or_else(|| st.current.stage_like());
         let mut frozen = std::mem::replace(&mut st.current, fresh);
         frozen.flush_hist();
-        st.frozen = Some(frozen);
-        st.frozen_ms = now_ms;
-        st.frozen_at_tick = at_tick;
-        st.pending = (0..self.members.len())
+        let w = frozen.window;
+        h.due_ms = w.tick_start(w.tick_of(now_ms) + 1);
+        h.frozen_ms = now_ms;
+        h.frozen_at_tick = at_tick;
+        h.pending = (0..self.members.len())
             .filter(|&i| !self.members[i].is_detached())
             .collect();
-        if st.pending.is_empty() {
-            if let Some(mut f) = st.frozen.take() {
-                f.empty_stage(true);
-                st.spare = Some(f);
-            }
+        for &i in &h.pending {
+            self.members[i].pending.store(true, Relaxed);
+        }
+        if h.pending.is_empty() {
+            frozen.empty_stage(true);
+            h.spare = Some(frozen);
+        } else {
+            h.frozen = Some(Arc::new(frozen));
         }
     }
 
-    /// Hands the frozen stage to up to `n` pending members (each absorbs it and, when it ends a
-    /// tick, moves into the tick of the round that froze it); once every member has it, it is
-    /// emptied and kept for the next freeze.
-    fn hand_frozen(&self, st: &mut Stages, n: usize) {
-        for _ in 0..n.min(st.pending.len()) {
-            let i = st.pending[0];
-            self.hand_to(st, i);
+    /// Hands the frozen stage to up to `n` pending members that `pick` accepts, in order (see
+    /// [`Family::hand_to`]). Returns the time it took, counted on the members' instruments.
+    fn hand_frozen(&self, h: &mut Handout, n: usize, pick: impl Fn(&Member) -> bool) -> u64 {
+        let mut ns = 0;
+        for _ in 0..n {
+            let Some(&i) = h.pending.iter().find(|&&i| pick(&self.members[i])) else {
+                break;
+            };
+            ns += self.hand_to(h, i);
         }
+        ns
     }
 
-    /// Hands the frozen stage to member `i` if it is still waiting for it (see
-    /// [`Family::hand_frozen`]).
-    fn hand_to(&self, st: &mut Stages, i: usize) {
-        let Some(at) = st.pending.iter().position(|&p| p == i) else {
-            return;
+    /// Hands the frozen stage to member `i` if it is still waiting for it: it absorbs it and,
+    /// when it ends a tick, moves into the tick of the round that froze it. Once every member
+    /// has it, it is emptied and kept for the next freeze. Returns the time it took (ns; 0 when
+    /// untimed), counted on the member's instrument.
+    fn hand_to(&self, h: &mut Handout, i: usize) -> u64 {
+        let Some(at) = h.pending.iter().position(|&p| p == i) else {
+            return 0;
         };
-        st.pending.remove(at);
+        h.pending.remove(at);
         let member = &self.members[i];
-        if let (Some(f), Some(cell)) = (st.frozen.as_ref(), member.cell.upgrade()) {
+        member.pending.store(false, Relaxed);
+        let mut ns = 0;
+        if let (Some(f), Some(cell)) = (h.frozen.as_ref(), member.cell.upgrade()) {
+            let t = cell.instrument.start();
             let mut r = cell.report.write();
             absorb_stage(f, &mut r, &member.projection);
-            if st.frozen_at_tick {
-                r.advance(st.frozen_ms);
+            if h.frozen_at_tick {
+                r.advance(h.frozen_ms);
             }
             cell.publish(&r);
+            drop(r);
+            ns = cell.instrument.record(t, 0);
         }
-        if st.pending.is_empty() {
-            if let Some(mut f) = st.frozen.take() {
-                f.empty_stage(true);
-                st.spare = Some(f);
-            }
-        }
+        self.finish_if_handed(h);
+        ns
     }
 
     /// Detaches `cell` at once, before a query reads it: it takes what the stages hold for it, so
@@ -458,28 +594,26 @@ impl Family {
     /// [`QUERIED_FOR_MS`] without queries). Costs one pass over the stage, once: later queries
     /// find it detached and take no lock here.
     pub fn detach_for_query(&self, cell: &ReportCell) {
-        let Some(index) = self
-            .members
-            .iter()
-            .position(|m| std::ptr::eq(m.cell.as_ptr(), cell))
-        else {
+        let Some(index) = cell.member_index() else {
             return;
         };
         if self.members[index].is_detached() {
             return;
         }
         let mut st = self.stages.lock();
+        let mut h = self.handout.lock();
         if !self.members[index].is_detached() {
-            self.detach(&mut st, index, cell);
+            self.detach(&mut st, &mut h, index, cell);
         }
     }
 
     /// Member `i` (`cell`) takes everything the stages hold for it, the frozen one first (it may
     /// end a tick; `current` then only holds requests of the member's open tick), and is
-    /// detached: the stage no longer feeds it.
-    fn detach(&self, st: &mut Stages, i: usize, cell: &ReportCell) {
+    /// detached: the stage no longer feeds it. (If it is absorbing the frozen stage on its own
+    /// thread, the write lock below waits for that.)
+    fn detach(&self, st: &mut Stages, h: &mut Handout, i: usize, cell: &ReportCell) {
         let m = &self.members[i];
-        self.hand_to(st, i);
+        self.hand_to(h, i);
         st.current.flush_hist();
         let mut r = cell.report.write();
         absorb_stage(&st.current, &mut r, &m.projection);
@@ -491,9 +625,32 @@ impl Family {
     /// for a frozen stage getting it first (tests, snapshots, history at shutdown).
     pub fn drain(&self) {
         let mut st = self.stages.lock();
-        self.hand_frozen(&mut st, usize::MAX);
+        let mut h = self.handout.lock();
+        self.hand_frozen(&mut h, usize::MAX, |_| true);
+        self.forget_busy(&mut h);
         drain(&mut st.current, &self.attached(), false);
     }
+}
+
+/// For each of a round's reports (`cells`), the index in `cells` of its family's leader in the
+/// round: the first of the family's members among them (usize::MAX for a report in no family).
+/// Decided per round, so that when a member is dropped exactly one of the others takes over from
+/// the next round on. One pass: a per-member scan of the round made it quadratic in the reports.
+pub fn round_leaders(cells: &[Arc<ReportCell>]) -> Vec<usize> {
+    let family_of = |c: &ReportCell| c.family().map(|f| Arc::as_ptr(f) as usize);
+    let mut first: FxHashMap<usize, (usize, usize)> = FxHashMap::default();
+    for (at, c) in cells.iter().enumerate() {
+        if let (Some(f), Some(i)) = (family_of(c), c.member_index()) {
+            let e = first.entry(f).or_insert((i, at));
+            if i < e.0 {
+                *e = (i, at);
+            }
+        }
+    }
+    cells
+        .iter()
+        .map(|c| family_of(c).map_or(usize::MAX, |f| first[&f].1))
+        .collect()
 }
 
 /// Counts a (flushed) stage's totals and rows into one member's open tick.

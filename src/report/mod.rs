@@ -72,7 +72,7 @@ mod state;
 mod tests;
 
 pub use def::*;
-pub use family::{form_families, Family};
+pub use family::{form_families, round_leaders, Family, LeaderRound};
 pub use query::*;
 pub use set::*;
 pub use state::*;

@@ -34,8 +34,9 @@ pub struct ReportCell {
     window: Window,
     /// When the report's next tick begins (merger ms): an idle merger skips the report until then.
     next_tick_ms: AtomicU64,
-    /// The family whose stage feeds this report, if any (set once, at start-up; see `family`).
-    family: std::sync::OnceLock<Arc<Family>>,
+    /// The family whose stage feeds this report, if any, and where it is among the family's
+    /// members (set once, at start-up; see `family`).
+    family: std::sync::OnceLock<(Arc<Family>, usize)>,
     /// Whether closed ticks wait for the history writer, as of the last update (see
     /// [`Report::take_closed_ticks`]): lets the merger collect a family member's ticks, closed
     /// by whichever thread handed it its stage, without locking members that have none.
@@ -80,12 +81,20 @@ impl ReportCell {
 
     /// The family this report is a member of, if any.
     pub fn family(&self) -> Option<&Arc<Family>> {
-        self.family.get()
+        self.family.get().map(|(f, _)| f)
     }
 
-    /// Makes the report a member of `family` (once; later calls are ignored).
+    /// Where the report is among its family's members (see [`ReportCell::family`]).
+    pub fn member_index(&self) -> Option<usize> {
+        self.family.get().map(|&(_, i)| i)
+    }
+
+    /// Makes the report a member of `family` (once; later calls are ignored, and so is a
+    /// family it is not a member of).
     pub fn join(&self, family: Arc<Family>) {
-        let _ = self.family.set(family);
+        if let Some(i) = family.index_of(self) {
+            let _ = self.family.set((family, i));
+        }
     }
 
     /// Applies the report's histogram log (a short write-lock step, only when samples wait):

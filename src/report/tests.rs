@@ -1951,18 +1951,7 @@ fn check_families(ops: &[FamilyOp], max_rows: usize) -> Result<(), TestCaseError
         vec![5, 2, 2, 2, 2],
         "families: request, country, group, mixed, filtered"
     );
-    let set = ReportSet::default();
-    let cells: Vec<Arc<ReportCell>> = grouped
-        .into_iter()
-        .map(|r| set.try_insert(r).unwrap())
-        .collect();
-    for (members, stage) in families {
-        let member_cells: Vec<_> = members.iter().map(|&i| Arc::clone(&cells[i])).collect();
-        let family = Arc::new(Family::new(stage, &member_cells));
-        for c in &member_cells {
-            c.join(Arc::clone(&family));
-        }
-    }
+    let cells = in_families(grouped, families);
     let compare = |alone: &[Report], dict: &Dictionary| -> Result<(), TestCaseError> {
         // Queries of members: the same table as the standalone report's.
         if max_rows == usize::MAX {
@@ -2020,17 +2009,47 @@ fn check_families(ops: &[FamilyOp], max_rows: usize) -> Result<(), TestCaseError
             .position(|x| std::ptr::eq(&**x, c))
             .is_some_and(|i| mask >> (i % 8) & 1 == 1)
     };
-    let update_family = |f: &Family, now: u64, batch: &PreparedBatch, mask: u8| {
-        for c in f.update(now, batch, |c| queried(mask, c)) {
-            let mut rep = c.report.write();
-            rep.advance(now);
-            rep.add_batch(batch);
+    // A round of the merge threads, one after the other: a leader counts the round into its
+    // stage, its detached members and the members on its thread; the members on the other
+    // thread take their turn at the frozen stage themselves, before or after their leader.
+    let leaders = round_leaders(&cells);
+    // Each thread gives one member a turn per round (as the merger does).
+    let round = |now: u64, batch: &PreparedBatch, mask: u8| {
+        let mut turned = [false; 2];
+        for (i, cell) in cells.iter().enumerate() {
+            let w = cell.worker();
+            match cell.family() {
+                Some(f) if leaders[i] == i => {
+                    let round =
+                        f.update(now, batch, |c| queried(mask, c), (!turned[w]).then_some(w));
+                    turned[w] |= round.handed;
+                    for c in round.detached {
+                        let mut rep = c.report.write();
+                        rep.advance(now);
+                        rep.add_batch(batch);
+                    }
+                }
+                Some(f) => {
+                    if w != cells[leaders[i]].worker() && !turned[w] {
+                        turned[w] = f.take_turn(cell);
+                    }
+                }
+                None => {
+                    let mut rep = cell.report.write();
+                    rep.advance(now);
+                    rep.add_batch(batch);
+                }
+            }
         }
     };
     for (r, step, query, new_mask) in ops {
         now += step;
         if let Some(m) = new_mask {
             mask = *m;
+            // The balancer moves reports between the two threads now and then (between rounds).
+            for (i, c) in cells.iter().enumerate() {
+                c.set_worker((mask >> ((i + 4) % 8) & 1) as usize);
+            }
         }
         let batch = prepared(&mut dict, std::slice::from_ref(r));
         for a in alone.iter_mut() {
@@ -2039,17 +2058,7 @@ fn check_families(ops: &[FamilyOp], max_rows: usize) -> Result<(), TestCaseError
                 a.add(&v);
             }
         }
-        for cell in &cells {
-            match cell.family() {
-                Some(f) if f.is_leader(cell, &cells) => update_family(f, now, &batch, mask),
-                Some(_) => {}
-                None => {
-                    let mut rep = cell.report.write();
-                    rep.advance(now);
-                    rep.add_batch(&batch);
-                }
-            }
-        }
+        round(now, &batch, mask);
         if *query {
             compare(&alone, &dict)?;
         }
@@ -2059,14 +2068,7 @@ fn check_families(ops: &[FamilyOp], max_rows: usize) -> Result<(), TestCaseError
     for a in alone.iter_mut() {
         a.advance(now);
     }
-    let empty = PreparedBatch::default();
-    for cell in &cells {
-        match cell.family() {
-            Some(f) if f.is_leader(cell, &cells) => update_family(f, now, &empty, mask),
-            Some(_) => {}
-            None => cell.report.write().advance(now),
-        }
-    }
+    round(now, &PreparedBatch::default(), mask);
     compare(&alone, &dict)?;
     for cell in &cells {
         prop_assert_eq!(cell.report.read().rows(), 0, "{} empties", cell.name());
@@ -2213,24 +2215,93 @@ fn requests_without_the_needed_timer_tags_are_skipped_whole() {
     assert_eq!(rep.rows(), 1);
 }
 
-/// `reports`, all of one family, as cells of a set joined to it.
-fn one_family(mut reports: Vec<Report>) -> (Arc<Family>, Vec<Arc<ReportCell>>) {
-    let (members, stage) = form_families(&mut reports, true).pop().unwrap();
-    assert_eq!(
-        members,
-        (0..reports.len()).collect::<Vec<_>>(),
-        "one family"
-    );
+/// `reports` as cells of a set, each member of `families` (from `form_families`) joined to its
+/// family.
+fn in_families(reports: Vec<Report>, families: Vec<(Vec<usize>, Report)>) -> Vec<Arc<ReportCell>> {
     let set = ReportSet::default();
     let cells: Vec<Arc<ReportCell>> = reports
         .into_iter()
         .map(|r| set.try_insert(r).unwrap())
         .collect();
-    let family = Arc::new(Family::new(stage, &cells));
-    for c in &cells {
-        c.join(Arc::clone(&family));
+    for (members, stage) in families {
+        let member_cells: Vec<_> = members.iter().map(|&i| Arc::clone(&cells[i])).collect();
+        let family = Arc::new(Family::new(stage, &member_cells));
+        for c in &member_cells {
+            c.join(Arc::clone(&family));
+        }
     }
+    cells
+}
+
+/// `reports`, all of one family, as cells of a set joined to it.
+fn one_family(mut reports: Vec<Report>) -> (Arc<Family>, Vec<Arc<ReportCell>>) {
+    let families = form_families(&mut reports, true);
+    assert_eq!(families.len(), 1, "one family");
+    assert_eq!(
+        families[0].0,
+        (0..reports.len()).collect::<Vec<_>>(),
+        "one family of all"
+    );
+    let cells = in_families(reports, families);
+    let family = Arc::clone(cells[0].family().unwrap());
     (family, cells)
+}
+
+/// A round's leader of each family is its first member among the round's reports, in whatever
+/// order the round lists them; when that member is not in the round (dropped), the next one
+/// leads. Reports in no family have none.
+#[test]
+fn each_family_is_led_by_its_first_member_in_the_round() {
+    let mut dict = Dictionary::new(1000);
+    let mut reports: Vec<Report> = [
+        def("script", &["script_name"]),
+        def("tag", &["tag:x"]),
+        def("host_script", &["hostname", "script_name"]),
+        def("tag_script", &["tag:x", "script_name"]),
+        def("status", &["status"]),
+        def("lone_timer", &["timer_tag:y"]),
+    ]
+    .into_iter()
+    .map(|d| Report::new(d, &mut dict, 100).unwrap())
+    .collect();
+    let families = form_families(&mut reports, true);
+    let cells = in_families(reports, families);
+    let led = |order: &[usize]| -> Vec<(String, Option<String>)> {
+        let round: Vec<Arc<ReportCell>> = order.iter().map(|&i| Arc::clone(&cells[i])).collect();
+        round_leaders(&round)
+            .iter()
+            .zip(&round)
+            .map(|(&l, c)| {
+                let leader = (l != usize::MAX).then(|| round[l].name().to_string());
+                (c.name().to_string(), leader)
+            })
+            .collect()
+    };
+    let of = |v: &[(&str, Option<&str>)]| -> Vec<(String, Option<String>)> {
+        v.iter()
+            .map(|(n, l)| (n.to_string(), l.map(str::to_string)))
+            .collect()
+    };
+    assert_eq!(
+        led(&[3, 2, 5, 1, 0, 4]),
+        of(&[
+            ("tag_script", Some("tag")),
+            ("host_script", Some("script")),
+            ("lone_timer", None),
+            ("tag", Some("tag")),
+            ("script", Some("script")),
+            ("status", Some("script")),
+        ])
+    );
+    // `script` and `tag` left the set: the next members lead.
+    assert_eq!(
+        led(&[4, 3, 2]),
+        of(&[
+            ("status", Some("host_script")),
+            ("tag_script", Some("tag_script")),
+            ("host_script", Some("host_script")),
+        ])
+    );
 }
 
 /// A member queries read is detached: the query makes it take what the stage holds for it, so it
@@ -2265,7 +2336,9 @@ fn a_queried_member_detaches_from_its_stage_and_rejoins_it() {
     // One round: the family's step, then the detached members' own updates.
     let mut round = |now: u64, queried: &[&str]| -> Vec<String> {
         sent += 1;
-        let detached = family.update(now, &batch, |c| queried.contains(&c.name()));
+        let detached = family
+            .update(now, &batch, |c| queried.contains(&c.name()), Some(0))
+            .detached;
         for c in &detached {
             let mut r = c.report.write();
             r.advance(now);
@@ -2353,13 +2426,17 @@ fn detaching_queries_racing_the_merge_thread_lose_and_double_nothing() {
     let grouped = make(&mut dict);
     let (family, cells) = one_family(grouped);
     let mut rng = crate::corpus::SplitMix64::new(11);
-    let scripts = ["/a", "/b", "/c", "/d", "/e", "/f"];
+    // Stages of hundreds of rows, so that a member's turn on the other thread takes a while
+    // (the leader's rounds meet it busy), and a tick ends every ~3 rounds.
+    let scripts: Vec<&'static str> = (0..300)
+        .map(|i| &*Box::leak(format!("/s{i}").into_boxed_str()))
+        .collect();
     let batches: Vec<PreparedBatch> = (0..400)
         .map(|_| {
-            let reqs: Vec<Req> = (0..1 + rng.next_u64() % 4)
+            let reqs: Vec<Req> = (0..1 + rng.next_u64() % 120)
                 .map(|_| Req {
                     host: ["h0", "h1"][(rng.next_u64() % 2) as usize],
-                    script: scripts[(rng.next_u64() % 6) as usize],
+                    script: scripts[(rng.next_u64() % 300) as usize],
                     status: [200, 404][(rng.next_u64() % 2) as usize],
                     time: (1 + rng.next_u64() % 1000) as f32 / 1e3,
                     ..Req::default()
@@ -2373,7 +2450,20 @@ fn detaching_queries_racing_the_merge_thread_lose_and_double_nothing() {
     let ops = std::sync::atomic::AtomicUsize::new(0);
     let mut detaches = 0;
     let mut rejoins_seen = 0;
+    // Two members are on the other merge thread: they take their turns at the frozen stage
+    // there, racing the leader's rounds (tick ends wait for them) and the queries' detaches.
+    cells[2].set_worker(1);
+    cells[3].set_worker(1);
+    let turns = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Relaxed) {
+                for c in &cells[2..] {
+                    turns.fetch_add(usize::from(family.take_turn(c)), Relaxed);
+                }
+                std::thread::yield_now();
+            }
+        });
         s.spawn(|| {
             // The query thread: marks members queried and detaches them, or stops querying
             // some (they rejoin), at its own pace.
@@ -2407,12 +2497,19 @@ fn detaching_queries_racing_the_merge_thread_lose_and_double_nothing() {
                 );
                 std::thread::yield_now();
             }
-            let now = round as u64 * 37;
+            let now = round as u64 * 337;
             let mask = queried.load(Relaxed);
-            let detached = family.update(now, batch, |c| {
-                let i = cells.iter().position(|x| std::ptr::eq(&**x, c)).unwrap();
-                mask >> i & 1 == 1
-            });
+            let detached = family
+                .update(
+                    now,
+                    batch,
+                    |c| {
+                        let i = cells.iter().position(|x| std::ptr::eq(&**x, c)).unwrap();
+                        mask >> i & 1 == 1
+                    },
+                    Some(0),
+                )
+                .detached;
             let mut is_detached = [false; 4];
             for c in &detached {
                 let i = cells.iter().position(|x| Arc::ptr_eq(x, c)).unwrap();
@@ -2438,6 +2535,10 @@ fn detaching_queries_racing_the_merge_thread_lose_and_double_nothing() {
     assert!(
         detaches > 0 && rejoins_seen > 0,
         "{detaches} detaches, {rejoins_seen} rejoins"
+    );
+    assert!(
+        turns.load(Relaxed) > 0,
+        "the other thread's members took no turn"
     );
     family.drain();
     for (a, cell) in alone.iter_mut().zip(&cells) {

@@ -515,9 +515,9 @@ fn every_builtin_and_tag_report_equals_an_independent_computation() {
 
 /// Request families (`merge.request_families`, on by default): the built-ins share one
 /// (hostname, server, script, schema, status) stage. A built-in a query read is detached from it
-/// and updated on its own (its cost shows on it); the others cost nothing of their own (the
-/// family's work shows on its first member); and every report, detached by its query at any
-/// point, still equals the independent computation.
+/// and updated on its own (its cost shows on it); the stage's updates show on the family's first
+/// member (the others show only their folds of the stage, if one came within the test); and
+/// every report, detached by its query at any point, still equals the independent computation.
 #[test]
 fn request_families_detach_a_queried_report_and_every_report_still_equals_an_independent_computation(
 ) {
@@ -542,7 +542,10 @@ fn request_families_detach_a_queried_report_and_every_report_still_equals_an_ind
         .filter(|r| r["update_ns_per_request"].as_f64() != Some(0.0))
         .map(|r| r["name"].as_str().unwrap())
         .collect();
-    assert_eq!(costing, ["info", name], "{status}");
+    assert!(
+        costing.contains(&"info") && costing.contains(&name),
+        "{costing:?} {status}"
+    );
     let all: Vec<Sent> = first.into_iter().chain(second).collect();
     check_all(&d, &all);
 }
