@@ -276,8 +276,8 @@ fn update_report(work: &RoundWork, at: usize, turned: &mut bool) {
         // A family's leader updates its stage and the members detached from it (queried ones),
         // and hands the stage to the members on its thread; the other members take their turn
         // at the stage on their own thread, and hand over the ticks closed for them.
-        let leader = &work.cells[work.leaders[at]];
-        if work.leaders[at] == at {
+        let leader = work.leaders[at];
+        if leader == at {
             let t = cell.instrument.start();
             let round = family.update(
                 work.now_ms,
@@ -292,7 +292,7 @@ fn update_report(work: &RoundWork, at: usize, turned: &mut bool) {
                 update_alone(member, work);
             }
         } else {
-            if cell.worker() != leader.worker() && !*turned {
+            if cell.worker() != work.cells[leader].worker() && !*turned {
                 *turned = family.take_turn(cell);
             }
             // Its requests (its turns at the stage are timed when they happen).

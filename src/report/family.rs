@@ -260,9 +260,6 @@ struct Handout {
     frozen: Option<Arc<Report>>,
     /// Members (indices into `members`) still to get `frozen`, in order.
     pending: Vec<usize>,
-    /// Members absorbing `frozen` on their own thread now (each holds its write lock until it is
-    /// done): `frozen` is kept for the next freeze only once they are done.
-    busy: Vec<usize>,
     /// The round that froze it (merger ms): members move to its tick when they get it.
     frozen_ms: u64,
     /// When the tick after `frozen_ms`'s begins (merger ms): every member must have `frozen`
@@ -315,7 +312,6 @@ impl Family {
             handout: Mutex::new(Handout {
                 frozen: None,
                 pending: Vec::new(),
-                busy: Vec::new(),
                 frozen_ms: 0,
                 due_ms: 0,
                 frozen_at_tick: false,
@@ -380,7 +376,6 @@ impl Family {
         // that `current` never spans two ticks.
         if h.frozen.is_some() && now_ms >= h.due_ms {
             handed_ns += self.hand_frozen(&mut h, usize::MAX, |_| true);
-            self.forget_busy(&mut h);
         }
         if h.frozen.is_none() && self.members.iter().any(ended) {
             self.freeze(&mut st, &mut h, now_ms, true);
@@ -401,7 +396,6 @@ impl Family {
         if st.current.rows() >= STAGE_MAX_ROWS {
             let mut h = self.handout.lock();
             handed_ns += self.hand_frozen(&mut h, usize::MAX, |_| true);
-            self.forget_busy(&mut h);
             drain(&mut st.current, &self.attached(), true);
             st.drained_ms = now_ms;
         }
@@ -437,15 +431,21 @@ impl Family {
         let Some(mut h) = self.handout.try_lock() else {
             return false;
         };
-        let Some(frozen) = h.frozen.clone().filter(|_| h.pending.contains(&i)) else {
+        if !h.pending.contains(&i) {
+            return false;
+        }
+        let Some(frozen) = h.frozen.clone() else {
             return false;
         };
         h.pending.retain(|&p| p != i);
         member.pending.store(false, Relaxed);
-        h.busy.push(i);
         let (at_tick, frozen_ms) = (h.frozen_at_tick, h.frozen_ms);
+        // The last turn lets the handout's stage go (this thread keeps it to absorb): the next
+        // stage may be frozen meanwhile.
+        self.finish_if_handed(&mut h);
         let t = cell.instrument.start();
-        // Taken before the handout is let go: whoever finds it busy waits on this lock.
+        // Taken before the handout is let go: whoever hands this member its next stage, or reads
+        // it, waits for this turn, so its stages reach it in order.
         let mut r = cell.report.write();
         drop(h);
         absorb_stage(&frozen, &mut r, &member.projection);
@@ -454,26 +454,22 @@ impl Family {
         }
         cell.publish(&r);
         drop(r);
-        drop(frozen);
         cell.instrument.record(t, 0);
-        let mut h = self.handout.lock();
-        h.busy.retain(|&b| b != i);
-        self.finish_if_handed(&mut h);
+        // Held last here: emptied and kept for the next freeze, unless the leader is handing.
+        if let Ok(mut f) = Arc::try_unwrap(frozen) {
+            f.empty_stage(true);
+            if let Some(mut h) = self.handout.try_lock() {
+                h.spare.get_or_insert(f);
+            }
+        }
         true
     }
 
-    /// Counts the members absorbing the frozen stage on their own thread as done: each holds its
-    /// write lock until it is, so whatever reads it or hands it the next stage waits for that
-    /// (its stages reach it in order). Lets the leader freeze the next stage at once.
-    fn forget_busy(&self, h: &mut Handout) {
-        h.busy.clear();
-        self.finish_if_handed(h);
-    }
-
-    /// Once every member has the frozen stage, empties it and keeps it for the next freeze (or
-    /// lets it go, if a member's thread still holds it: see [`Family::forget_busy`]).
+    /// Once every member has the frozen stage, lets it go: emptied and kept for the next freeze,
+    /// or, while a member's thread still absorbs it, left to that thread (see
+    /// [`Family::take_turn`]).
     fn finish_if_handed(&self, h: &mut Handout) {
-        if !h.pending.is_empty() || !h.busy.is_empty() {
+        if !h.pending.is_empty() {
             return;
         }
         if let Some(Ok(mut f)) = h.frozen.take().map(Arc::try_unwrap) {
@@ -526,7 +522,7 @@ impl Family {
     /// Freezes the current stage for handing out (see [`Handout::frozen`]); a fresh one counts
     /// on. Call with nothing frozen.
     fn freeze(&self, st: &mut Stages, h: &mut Handout, now_ms: u64, at_tick: bool) {
-        debug_assert!(h.frozen.is_none() && h.busy.is_empty());
+        debug_assert!(h.frozen.is_none());
         let fresh = h.spare.take().unwrap_or_else(|| st.current.stage_like());
         let mut frozen = std::mem::replace(&mut st.current, fresh);
         frozen.flush_hist();
@@ -627,7 +623,6 @@ impl Family {
         let mut st = self.stages.lock();
         let mut h = self.handout.lock();
         self.hand_frozen(&mut h, usize::MAX, |_| true);
-        self.forget_busy(&mut h);
         drain(&mut st.current, &self.attached(), false);
     }
 }

@@ -69,10 +69,15 @@ const TICKS: u64 = 1000;
 const TICK_MS: u64 = 1000;
 
 fn window() -> Window {
+    window_of_ticks(TICKS)
+}
+
+/// A window of `ticks` ticks of [`TICK_MS`].
+fn window_of_ticks(ticks: u64) -> Window {
     Window {
-        history_ms: TICKS * TICK_MS,
+        history_ms: ticks * TICK_MS,
         tick_ms: TICK_MS,
-        ticks: TICKS,
+        ticks,
         phase_ms: 0,
     }
 }
@@ -1923,12 +1928,7 @@ fn family_defs() -> Vec<ReportDef> {
 /// for the `i`th report): members detach from their stage and rejoin it at random.
 type FamilyOp = (Req, u64, bool, Option<u8>);
 fn check_families(ops: &[FamilyOp], max_rows: usize) -> Result<(), TestCaseError> {
-    let win = Window {
-        history_ms: 4 * TICK_MS,
-        tick_ms: TICK_MS,
-        ticks: 4,
-        phase_ms: 0,
-    };
+    let win = window_of_ticks(4);
     let mut dict = Dictionary::new(1_000_000);
     let defs = family_defs();
     let mut make = |limit: usize| -> Vec<Report> {
@@ -2398,12 +2398,7 @@ fn a_queried_member_detaches_from_its_stage_and_rejoins_it() {
 #[test]
 fn detaching_queries_racing_the_merge_thread_lose_and_double_nothing() {
     use std::sync::atomic::{AtomicBool, AtomicU8, Ordering::Relaxed};
-    let win = Window {
-        history_ms: 4 * TICK_MS,
-        tick_ms: TICK_MS,
-        ticks: 4,
-        phase_ms: 0,
-    };
+    let win = window_of_ticks(4);
     let mut dict = Dictionary::new(100_000);
     let defs = [
         def("info", &[]),
