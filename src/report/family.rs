@@ -654,25 +654,36 @@ fn absorb_stage(stage: &Report, r: &mut Report, projection: &[usize]) {
         return;
     }
     r.open_totals.add_row(&stage.open_totals);
-    for_each_projected(stage, projection, |key, row| r.absorb(key, row));
+    // Each stage row is a random row of the member: fetched a few rows ahead.
+    let rows = projected(stage, projection);
+    with_lookahead(
+        r,
+        rows,
+        |r, (key, _)| r.open.prefetch_ids(key.slice()),
+        |r, (key, row)| r.absorb(&key, row),
+    );
 }
 
-/// Calls `f` with every stage row that counted something since the last drain, keyed by a
-/// member's key (`projection`: where each of the member's keys sits in the stage's).
-fn for_each_projected(stage: &Report, projection: &[usize], mut f: impl FnMut(&KeyBuf, &Row)) {
-    let mut key = KeyBuf {
-        ids: [0; MAX_KEYS],
-        len: projection.len(),
-    };
-    for (ids, row) in stage.open.iter(stage.keys.len()) {
-        if row.contribs == 0 {
-            continue;
-        }
-        for (slot, &at) in key.ids.iter_mut().zip(projection) {
-            *slot = ids[at];
-        }
-        f(&key, row);
-    }
+/// Every stage row that counted something since the last drain, keyed by a member's key
+/// (`projection`: where each of the member's keys sits in the stage's).
+fn projected<'a>(
+    stage: &'a Report,
+    projection: &'a [usize],
+) -> impl Iterator<Item = (KeyBuf, &'a Row)> + 'a {
+    stage
+        .open
+        .iter(stage.keys.len())
+        .filter(|(_, row)| row.contribs > 0)
+        .map(move |(ids, row)| {
+            let mut key = KeyBuf {
+                ids: [0; MAX_KEYS],
+                len: projection.len(),
+            };
+            for (slot, &at) in key.ids.iter_mut().zip(projection) {
+                *slot = ids[at];
+            }
+            (key, row)
+        })
 }
 
 /// The drain: the stage's totals and rows into each member, member after member (one member's

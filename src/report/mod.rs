@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
+use hashbrown::HashTable;
 use parking_lot::{Mutex, RwLock};
 use rustc_hash::FxHashMap;
 use serde::ser::{SerializeMap, SerializeSeq};
@@ -300,24 +301,15 @@ impl Row {
     }
 }
 
-/// Row keys of up to this many ids (most reports: 1 to 4 keys) are stored inline in the map slot
-/// as a fixed array, hashed as two words and compared as two words: no length prefix, no `memcmp`
-/// call and no pointer chase per lookup. Longer keys go to a second map keyed by boxed slices.
+/// Row keys of up to this many ids (most reports: 1 to 4 keys) are stored in a map whose keys are
+/// 16 bytes, hashed as two words and compared as two words: no length prefix and no `memcmp`
+/// call per lookup. Longer keys go to a second map whose keys are [`MAX_KEYS`] ids, inline too.
 const SMALL_KEY: usize = 4;
 
 /// An inline row key: the ids in key order, unused positions 0 (a report's keys all have the same
 /// length, so the padding never makes two keys equal).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct SmallKey([u32; SMALL_KEY]);
-
-impl std::hash::Hash for SmallKey {
-    #[inline]
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        let k = self.0;
-        state.write_u64(k[0] as u64 | (k[1] as u64) << 32);
-        state.write_u64(k[2] as u64 | (k[3] as u64) << 32);
-    }
-}
 
 /// The key of the request (or timer) being applied: the ids of its key values, in key order,
 /// then zeros.
@@ -347,6 +339,9 @@ impl KeyBuf {
 /// table 155 → 130, 2,500 rows 264 → 181, 10k rows 380 → 257 compared with the earlier 16k-slot
 /// threshold; smaller tables (a few hundred rows) stay in L1/L2 and the sort would not pay.
 const SORTED_MIN_SLOTS: usize = 1 << 9;
+/// How many contributions ahead a table-order update fetches a row ([`Rows::prefetch`]):
+/// enough to cover a memory access (~100 ns) with the few tens of ns each update takes.
+const PREFETCH_AHEAD: usize = 8;
 /// Batches smaller than this are applied as they come (sorting would not pay).
 const SORTED_MIN_BATCH: usize = 64;
 /// Samples per open row the histogram log holds before the merge thread applies it (see
@@ -388,12 +383,9 @@ struct Deferral {
 
 impl Deferral {
     #[inline]
-    fn push(&mut self, open: &RowMap, key: &KeyBuf, timer: bool, index: u32, mark: u64) {
-        let RowMap::Small(m) = open else {
-            unreachable!("deferred only over inline keys")
-        };
+    fn push(&mut self, key: &KeyBuf, timer: bool, index: u32, mark: u64) {
         let small = key.small();
-        let pos = (std::hash::BuildHasher::hash_one(m.hasher(), small) & self.mask) as u32;
+        let pos = (hash_small(&small) & self.mask) as u32;
         self.entries.push(Deferred {
             pos,
             timer,
@@ -440,34 +432,145 @@ impl Deferral {
     }
 }
 
-/// The rows of a report, by key. See [`SMALL_KEY`].
+/// The rows of a report, by key: inline keys of up to [`SMALL_KEY`] ids, or of up to
+/// [`MAX_KEYS`] (a 5-key report such as the built-ins' stage, or more).
 #[derive(Debug)]
 enum RowMap {
-    Small(FxHashMap<SmallKey, Row>),
-    Large(FxHashMap<Box<[u32]>, Row>),
+    Small(Rows<SMALL_KEY>),
+    Large(Rows<MAX_KEYS>),
+}
+
+/// The hash of an inline key: where its probe starts in a [`Rows`] table, and the order of a
+/// batch's table-order update ([`Deferral`]). Two ids per word, as [`SmallKey`] hashes.
+#[inline]
+fn hash_ids<const N: usize>(k: &[u32; N]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    for pair in k.chunks(2) {
+        h.write_u64(pair[0] as u64 | (pair.get(1).copied().unwrap_or(0) as u64) << 32);
+    }
+    h.finish()
+}
+
+#[inline]
+fn hash_small(k: &SmallKey) -> u64 {
+    hash_ids(&k.0)
+}
+
+/// A key given as its ids, inline: the ids, then zeros (a report's keys all have the same
+/// length, so the padding never makes two keys equal).
+#[inline]
+fn inline_key<const N: usize>(ids: &[u32]) -> [u32; N] {
+    let mut k = [0; N];
+    k[..ids.len()].copy_from_slice(ids);
+    k
+}
+
+/// Rows under inline keys of up to `N` ids: hashbrown's `HashTable` (the table behind std's
+/// `HashMap`), used directly for its bucket index. A table-order update knows each coming
+/// contribution's bucket (`hash & (buckets - 1)`, where its probe starts) and asks the CPU to
+/// fetch that bucket a few contributions ahead ([`Rows::prefetch`]): with a window's rows far
+/// beyond the caches, the key compare's cache miss on the row was a fifth of the merge's time.
+/// Keys are inline also beyond [`SMALL_KEY`] ids: a boxed key was a second miss per lookup (and
+/// an allocation per row) for no less memory.
+#[derive(Debug)]
+struct Rows<const N: usize>(HashTable<([u32; N], Row)>);
+
+impl<const N: usize> Default for Rows<N> {
+    fn default() -> Self {
+        Rows(HashTable::new())
+    }
+}
+
+impl<const N: usize> Rows<N> {
+    #[inline]
+    fn get(&self, k: &[u32; N]) -> Option<&Row> {
+        self.0.find(hash_ids(k), |e| e.0 == *k).map(|e| &e.1)
+    }
+
+    #[inline]
+    fn get_mut(&mut self, k: &[u32; N]) -> Option<&mut Row> {
+        self.0
+            .find_mut(hash_ids(k), |e| e.0 == *k)
+            .map(|e| &mut e.1)
+    }
+
+    /// Inserts or replaces the row of `k`.
+    fn insert(&mut self, k: [u32; N], row: Row) {
+        let hash = hash_ids(&k);
+        match self.0.find_mut(hash, |e| e.0 == k) {
+            Some(e) => e.1 = row,
+            None => {
+                self.0.insert_unique(hash, (k, row), |e| hash_ids(&e.0));
+            }
+        }
+    }
+
+    fn remove(&mut self, k: &[u32; N]) -> Option<Row> {
+        match self.0.find_entry(hash_ids(k), |e| e.0 == *k) {
+            Ok(e) => Some(e.remove().0 .1),
+            Err(_) => None,
+        }
+    }
+
+    fn shrink_to(&mut self, min: usize) {
+        self.0.shrink_to(min, |e| hash_ids(&e.0));
+    }
+
+    /// Buckets of the table (a power of two): a key's probe starts at `hash & (buckets - 1)`.
+    fn buckets(&self) -> usize {
+        self.0.num_buckets()
+    }
+
+    /// [`Rows::prefetch`] of the bucket where `k`'s probe starts.
+    #[inline]
+    fn prefetch_key(&self, k: &[u32; N]) {
+        self.prefetch(hash_ids(k) as usize & (self.buckets() - 1));
+    }
+
+    /// Asks the CPU to fetch the row in bucket `pos` (if one is there): the bucket a key's probe
+    /// starts at, and most keys sit there (the table is at most 7/8 full). A hint only: a key
+    /// found a few buckets on, or a table grown since `pos` was taken, costs only the miss it
+    /// would have cost anyway. Reads the bucket's control byte, which a table-order update reads
+    /// in order, so it is in cache.
+    #[inline]
+    fn prefetch(&self, pos: usize) {
+        if let Some(e) = self.0.get_bucket(pos) {
+            // Every line of the entry (128 bytes with a small key, 176 with a large one; entries
+            // are 16-byte aligned, so up to three or four lines).
+            let size = std::mem::size_of::<([u32; N], Row)>();
+            let p = (e as *const ([u32; N], Row)).cast::<u8>();
+            let mut at = 0;
+            while at < size {
+                prefetch_line(p.wrapping_add(at));
+                at += 64;
+            }
+            prefetch_line(p.wrapping_add(size - 1));
+        }
+    }
 }
 
 impl RowMap {
     fn new(keys: usize) -> RowMap {
         if keys <= SMALL_KEY {
-            RowMap::Small(FxHashMap::default())
+            RowMap::Small(Rows::default())
         } else {
-            RowMap::Large(FxHashMap::default())
+            RowMap::Large(Rows::default())
         }
     }
 
     #[inline]
     fn len(&self) -> usize {
         match self {
-            RowMap::Small(m) => m.len(),
-            RowMap::Large(m) => m.len(),
+            RowMap::Small(m) => m.0.len(),
+            RowMap::Large(m) => m.0.len(),
         }
     }
 
     fn capacity(&self) -> usize {
         match self {
-            RowMap::Small(m) => m.capacity(),
-            RowMap::Large(m) => m.capacity(),
+            RowMap::Small(m) => m.0.capacity(),
+            RowMap::Large(m) => m.0.capacity(),
         }
     }
 
@@ -494,25 +597,30 @@ impl RowMap {
         }
     }
 
-    /// Bytes of one map slot, without the key ids a large key holds on the heap.
+    /// Bytes of one map slot: the key and the row (keys are inline).
     fn slot_bytes(&self) -> usize {
-        std::mem::size_of::<Row>()
-            + match self {
-                RowMap::Small(_) => std::mem::size_of::<SmallKey>(),
-                RowMap::Large(_) => std::mem::size_of::<Box<[u32]>>(),
-            }
+        match self {
+            RowMap::Small(_) => std::mem::size_of::<([u32; SMALL_KEY], Row)>(),
+            RowMap::Large(_) => std::mem::size_of::<([u32; MAX_KEYS], Row)>(),
+        }
     }
 
     /// The row of a key given as its ids.
     #[inline]
     fn get(&self, key: &[u32]) -> Option<&Row> {
         match self {
-            RowMap::Small(m) => {
-                let mut k = [0; SMALL_KEY];
-                k[..key.len()].copy_from_slice(key);
-                m.get(&SmallKey(k))
-            }
-            RowMap::Large(m) => m.get(key),
+            RowMap::Small(m) => m.get(&inline_key(key)),
+            RowMap::Large(m) => m.get(&inline_key(key)),
+        }
+    }
+
+    /// Asks the CPU to fetch the row of a key given as its ids, ahead of its use (see
+    /// [`with_lookahead`]).
+    #[inline]
+    fn prefetch_ids(&self, key: &[u32]) {
+        match self {
+            RowMap::Small(m) => m.prefetch_key(&inline_key(key)),
+            RowMap::Large(m) => m.prefetch_key(&inline_key(key)),
         }
     }
 
@@ -523,12 +631,12 @@ impl RowMap {
             len: keys,
         };
         match self {
-            RowMap::Small(m) => m.retain(|k, row| {
-                key.ids[..SMALL_KEY].copy_from_slice(&k.0);
+            RowMap::Small(m) => m.0.retain(|(k, row)| {
+                key.ids[..SMALL_KEY].copy_from_slice(k);
                 f(&key, row)
             }),
-            RowMap::Large(m) => m.retain(|k, row| {
-                key.ids[..keys].copy_from_slice(k);
+            RowMap::Large(m) => m.0.retain(|(k, row)| {
+                key.ids = *k;
                 f(&key, row)
             }),
         }
@@ -537,28 +645,24 @@ impl RowMap {
     #[inline]
     fn get_mut(&mut self, key: &KeyBuf) -> Option<&mut Row> {
         match self {
-            RowMap::Small(m) => m.get_mut(&key.small()),
-            RowMap::Large(m) => m.get_mut(key.slice()),
+            RowMap::Small(m) => m.get_mut(&key.small().0),
+            RowMap::Large(m) => m.get_mut(&key.ids),
         }
     }
 
     #[inline]
     fn insert(&mut self, key: &KeyBuf, row: Row) {
         match self {
-            RowMap::Small(m) => {
-                m.insert(key.small(), row);
-            }
-            RowMap::Large(m) => {
-                m.insert(key.slice().into(), row);
-            }
+            RowMap::Small(m) => m.insert(key.small().0, row),
+            RowMap::Large(m) => m.insert(key.ids, row),
         }
     }
 
     #[inline]
     fn remove(&mut self, key: &KeyBuf) -> Option<Row> {
         match self {
-            RowMap::Small(m) => m.remove(&key.small()),
-            RowMap::Large(m) => m.remove(key.slice()),
+            RowMap::Small(m) => m.remove(&key.small().0),
+            RowMap::Large(m) => m.remove(&key.ids),
         }
     }
 
@@ -568,25 +672,97 @@ impl RowMap {
 
     fn values_mut(&mut self) -> Box<dyn Iterator<Item = &mut Row> + '_> {
         match self {
-            RowMap::Small(m) => Box::new(m.values_mut()),
-            RowMap::Large(m) => Box::new(m.values_mut()),
+            RowMap::Small(m) => Box::new(m.0.iter_mut().map(|e| &mut e.1)),
+            RowMap::Large(m) => Box::new(m.0.iter_mut().map(|e| &mut e.1)),
         }
     }
 
     /// Every row with its key ids (`keys` of them).
     fn iter(&self, keys: usize) -> RowIter<'_> {
         match self {
-            RowMap::Small(m) => RowIter::Small(m.iter(), keys),
-            RowMap::Large(m) => RowIter::Large(m.iter()),
+            RowMap::Small(m) => RowIter::Small(m.0.iter(), keys),
+            RowMap::Large(m) => RowIter::Large(m.0.iter(), keys),
         }
     }
+}
+
+/// Adds a closed tick's rows to a window's closed part (`agg`), fetching its rows ahead.
+fn add_tick_rows(agg: &mut RowMap, tick: &ClosedTick) {
+    let mut key = KeyBuf {
+        ids: [0; MAX_KEYS],
+        len: tick.keys.len() / tick.rows.len().max(1),
+    };
+    with_lookahead(
+        agg,
+        tick.keyed_rows(),
+        |agg, (ids, _)| agg.prefetch_ids(ids),
+        |agg, (ids, row)| {
+            key.ids[..ids.len()].copy_from_slice(ids);
+            match agg.get_mut(&key) {
+                Some(a) => {
+                    a.sums.add(&row.sums);
+                    a.hist.add_hist(&row.hist);
+                }
+                None => agg.insert(
+                    &key,
+                    Row {
+                        sums: row.sums,
+                        hist: row.hist.clone(),
+                        ..Row::default()
+                    },
+                ),
+            }
+        },
+    );
+}
+
+/// Calls `apply` with each item [`PREFETCH_AHEAD`] items after calling `hint` with it: a walk
+/// that looks up one random row per item (a tick into the window, a stage into a member) lets
+/// the rows' cache misses overlap instead of paying them one after another.
+fn with_lookahead<S: ?Sized, T>(
+    s: &mut S,
+    items: impl IntoIterator<Item = T>,
+    hint: impl Fn(&S, &T),
+    mut apply: impl FnMut(&mut S, T),
+) {
+    let mut ahead = VecDeque::with_capacity(PREFETCH_AHEAD);
+    for t in items {
+        hint(s, &t);
+        if ahead.len() == PREFETCH_AHEAD {
+            if let Some(first) = ahead.pop_front() {
+                apply(s, first);
+            }
+        }
+        ahead.push_back(t);
+    }
+    for t in ahead {
+        apply(s, t);
+    }
+}
+
+/// A hint to fetch the cache line at `p` (no fault if `p` is not mapped: a prefetch never traps).
+#[inline(always)]
+fn prefetch_line(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing the program sees and cannot fault on any address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// [`RowMap::iter`]: one match per row, no chained or flattened adapters (a query walks every
 /// row of the window through it).
 enum RowIter<'a> {
-    Small(std::collections::hash_map::Iter<'a, SmallKey, Row>, usize),
-    Large(std::collections::hash_map::Iter<'a, Box<[u32]>, Row>),
+    Small(
+        hashbrown::hash_table::Iter<'a, ([u32; SMALL_KEY], Row)>,
+        usize,
+    ),
+    Large(
+        hashbrown::hash_table::Iter<'a, ([u32; MAX_KEYS], Row)>,
+        usize,
+    ),
 }
 
 impl<'a> Iterator for RowIter<'a> {
@@ -595,15 +771,15 @@ impl<'a> Iterator for RowIter<'a> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         match self {
-            RowIter::Small(it, n) => it.next().map(|(k, r)| (&k.0[..*n], r)),
-            RowIter::Large(it) => it.next().map(|(k, r)| (&k[..], r)),
+            RowIter::Small(it, n) => it.next().map(|(k, r)| (&k[..*n], r)),
+            RowIter::Large(it, n) => it.next().map(|(k, r)| (&k[..*n], r)),
         }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         match self {
             RowIter::Small(it, _) => it.size_hint(),
-            RowIter::Large(it) => it.size_hint(),
+            RowIter::Large(it, _) => it.size_hint(),
         }
     }
 }
@@ -802,6 +978,12 @@ struct TickRow {
 static EMPTY_HISTOGRAM: Histogram = Histogram::new();
 
 impl ClosedTick {
+    /// Each row with its key ids.
+    fn keyed_rows(&self) -> impl Iterator<Item = (&[u32], &TickRow)> + '_ {
+        let n = self.keys.len() / self.rows.len().max(1);
+        (self.rows.iter().enumerate()).map(move |(i, row)| (&self.keys[i * n..][..n], row))
+    }
+
     /// The tick's number in its report's [`Window`] (see [`Window::tick_start`]).
     pub fn index(&self) -> u64 {
         self.index
@@ -1345,11 +1527,7 @@ impl Report {
     /// Approximate heap bytes held by rows, ticks and histograms.
     pub fn memory_bytes(&self) -> usize {
         let map = |m: &RowMap| {
-            let heap_key = match m {
-                RowMap::Small(_) => 0,
-                RowMap::Large(_) => 4 * self.keys.len(),
-            };
-            m.capacity() * (m.slot_bytes() + heap_key + 1)
+            m.capacity() * (m.slot_bytes() + 1)
                 + m.values().map(|r| r.hist.heap_bytes()).sum::<usize>()
         };
         let ticks: usize = self
@@ -1442,7 +1620,6 @@ impl Report {
             rows: Vec::with_capacity(self.open.len()),
             totals,
         };
-        let agg = &mut self.agg;
         let mut slots = 0;
         self.open.retain_each(n, |key, row| {
             if row.sums.req_count == 0 {
@@ -1450,23 +1627,11 @@ impl Report {
             }
             row.slot = slots;
             slots += 1;
-            let copy = TickRow {
+            tick.keys.extend_from_slice(key.slice());
+            tick.rows.push(TickRow {
                 sums: row.sums,
                 hist: row.hist.compact_clone(),
-            };
-            match agg.get_mut(key) {
-                Some(a) => a.add_row(row),
-                None => agg.insert(
-                    key,
-                    Row {
-                        sums: copy.sums,
-                        hist: copy.hist.clone(),
-                        ..Row::default()
-                    },
-                ),
-            }
-            tick.keys.extend_from_slice(key.slice());
-            tick.rows.push(copy);
+            });
             row.sums = Sums::default();
             row.hist.clear();
             row.contribs = 0;
@@ -1475,6 +1640,9 @@ impl Report {
         });
         self.open_only = 0;
         self.open_slots = slots;
+        // Then the tick into the window's closed part: a second walk, over the tick's rows, so
+        // that each `agg` row can be fetched ahead (see `with_lookahead`).
+        add_tick_rows(&mut self.agg, &tick);
         let tick = Arc::new(tick);
         if let Some(outbox) = &mut self.outbox {
             if outbox.len() >= OUTBOX_MAX_TICKS {
@@ -1513,25 +1681,36 @@ impl Report {
             ids: [0; MAX_KEYS],
             len: n,
         };
-        for (i, row) in tick.rows.iter().enumerate() {
-            key.ids[..n].copy_from_slice(&tick.keys[i * n..(i + 1) * n]);
-            let Some(a) = self.agg.get_mut(&key) else {
-                debug_assert!(false, "a closed tick's row is in agg");
-                continue;
-            };
-            a.subtract_row_parts(&row.sums, &row.hist);
-            if a.sums.req_count == 0 {
-                debug_assert_eq!(a.sums, Sums::default());
-                self.agg.remove(&key);
-                // The open tick's row of that key (zeroed at the last close) is now a row of
-                // its own if it counted something since, else it goes.
-                if let Some(o) = self.open.get_mut(&key) {
-                    if o.sums.req_count == 0 {
-                        self.open.remove(&key);
-                    } else {
-                        o.only_open = true;
-                        self.open_only += 1;
-                    }
+        with_lookahead(
+            self,
+            tick.keyed_rows(),
+            |r, (ids, _)| r.agg.prefetch_ids(ids),
+            |r, (ids, row)| {
+                key.ids[..n].copy_from_slice(ids);
+                r.expire_row(&key, row);
+            },
+        );
+    }
+
+    /// [`Report::expire`] of one row of the tick.
+    #[inline]
+    fn expire_row(&mut self, key: &KeyBuf, row: &TickRow) {
+        let Some(a) = self.agg.get_mut(key) else {
+            debug_assert!(false, "a closed tick's row is in agg");
+            return;
+        };
+        a.subtract_row_parts(&row.sums, &row.hist);
+        if a.sums.req_count == 0 {
+            debug_assert_eq!(a.sums, Sums::default());
+            self.agg.remove(key);
+            // The open tick's row of that key (zeroed at the last close) is now a row of its
+            // own if it counted something since, else it goes.
+            if let Some(o) = self.open.get_mut(key) {
+                if o.sums.req_count == 0 {
+                    self.open.remove(key);
+                } else {
+                    o.only_open = true;
+                    self.open_only += 1;
                 }
             }
         }
@@ -1561,14 +1740,13 @@ impl Report {
         batch: &PreparedBatch,
         mut step: impl FnMut(&mut G),
     ) {
-        let slots = this.open.capacity();
-        if slots >= SORTED_MIN_SLOTS
-            && batch.len() >= SORTED_MIN_BATCH
-            && this.log_histograms
-            && matches!(this.open, RowMap::Small(_))
-        {
+        let buckets = match &this.open {
+            RowMap::Small(m) if m.0.capacity() >= SORTED_MIN_SLOTS => m.buckets(),
+            _ => 0,
+        };
+        if buckets > 0 && batch.len() >= SORTED_MIN_BATCH && this.log_histograms {
             let mut d = this.spare_deferral.take().unwrap_or_default();
-            d.mask = (slots * 8 / 7).next_power_of_two() as u64 - 1;
+            d.mask = buckets as u64 - 1;
             this.deferred = Some(d);
             for p in batch.iter() {
                 this.update(&p);
@@ -1579,6 +1757,11 @@ impl Report {
             for (i, e) in d.sorted.iter().enumerate() {
                 if steps && i % STEP_CONTRIBUTIONS == STEP_CONTRIBUTIONS - 1 {
                     step(this);
+                }
+                if let (Some(ahead), RowMap::Small(m)) =
+                    (d.sorted.get(i + PREFETCH_AHEAD), &this.open)
+                {
+                    m.prefetch(ahead.pos as usize);
                 }
                 let c = if e.timer {
                     &batch.timer_contribs[e.index as usize]
@@ -1703,20 +1886,30 @@ impl Report {
             hist_sorted[*at as usize] = e;
             *at += 1;
         }
-        let mut rows: Vec<Option<&mut Histogram>> = Vec::new();
-        rows.resize_with(slots, || None);
+        // `slot_counts[s]` is now where slot s's samples end (and s + 1's start). The rows take
+        // theirs in table order: one forward walk over the table, not a jump per slot.
+        let mut applied = 0;
         for row in open.values_mut() {
-            if let Some(r) = rows.get_mut(row.slot as usize) {
-                *r = Some(&mut row.hist);
+            let s = row.slot as usize;
+            if s >= slots {
+                continue;
             }
-        }
-        for &e in hist_sorted.iter() {
-            let (slot, bucket, samples) = log_entry(e);
-            match rows[slot].as_deref_mut() {
-                Some(h) => h.add_bucket(bucket, samples),
-                None => debug_assert!(false, "a logged sample's row is in the open tick"),
+            let start = if s == 0 {
+                0
+            } else {
+                slot_counts[s - 1] as usize
+            };
+            for &e in &hist_sorted[start..slot_counts[s] as usize] {
+                let (_, bucket, samples) = log_entry(e);
+                row.hist.add_bucket(bucket, samples);
             }
+            applied += slot_counts[s] as usize - start;
         }
+        debug_assert_eq!(
+            applied,
+            hist_log.len(),
+            "every logged sample's row is in the open tick"
+        );
         hist_log.clear();
         hist_sorted.clear();
         if hist_log.capacity() > 1 << 16 && hist_log.capacity() > 4 * self.open.len() * 64 {
@@ -1744,7 +1937,7 @@ impl Report {
         let c = p.contrib;
         if let Some(d) = &mut self.deferred {
             // Its totals are counted when its row is (`add_batch_in_steps`).
-            d.push(&self.open, &key, false, p.index, 0);
+            d.push(&key, false, p.index, 0);
             return;
         }
         self.open_totals.add(c);
@@ -1815,7 +2008,7 @@ impl Report {
             any = true;
             self.open_totals.add(c);
             if let Some(d) = &mut self.deferred {
-                d.push(&self.open, &key, true, p.timer_start + i as u32, mark);
+                d.push(&key, true, p.timer_start + i as u32, mark);
                 continue;
             }
             self.apply(&key, c, Some(mark));

@@ -212,29 +212,9 @@ impl Report {
         // Everything read: now the report changes.
         let mut agg = RowMap::new(n);
         let mut agg_totals = Row::default();
-        let mut key = KeyBuf {
-            ids: [0; MAX_KEYS],
-            len: n,
-        };
         for tick in &closed {
             agg_totals.add_row(&tick.totals);
-            for (i, row) in tick.rows.iter().enumerate() {
-                key.ids[..n].copy_from_slice(&tick.keys[i * n..(i + 1) * n]);
-                match agg.get_mut(&key) {
-                    Some(a) => {
-                        a.sums.add(&row.sums);
-                        a.hist.add_hist(&row.hist);
-                    }
-                    None => agg.insert(
-                        &key,
-                        Row {
-                            sums: row.sums,
-                            hist: row.hist.clone(),
-                            ..Row::default()
-                        },
-                    ),
-                }
-            }
+            add_tick_rows(&mut agg, tick);
         }
         let mut slots = 0;
         let mut open_only = 0;

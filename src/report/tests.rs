@@ -1740,6 +1740,45 @@ fn logged_histograms_equal_direct_ones() {
     }
 }
 
+/// The prefetch's premise: most keys of a table sit in the bucket where their probe starts
+/// (`hash_ids & (buckets - 1)`), the bucket [`Rows::prefetch`] fetches. Fails if the
+/// table (hashbrown) or the hash stopped agreeing on where a probe starts.
+#[test]
+fn most_rows_sit_where_their_probe_starts() {
+    let mut t = Rows::<SMALL_KEY>::default();
+    let n = 20_000u32;
+    for i in 0..n {
+        t.insert([i % 1000, i / 1000, 7, 0], Row::default());
+    }
+    let mask = t.buckets() - 1;
+    let home = (0..n)
+        .filter(|i| {
+            let k = [i % 1000, i / 1000, 7, 0];
+            let at = hash_ids(&k) as usize & mask;
+            t.0.get_bucket(at).is_some_and(|e| e.0 == k)
+        })
+        .count();
+    assert!(
+        home > n as usize / 2,
+        "{home} of {n} rows in their first bucket"
+    );
+}
+
+proptest! {
+    /// [`with_lookahead`] applies every item once, in order, each after its hint.
+    #[test]
+    fn lookahead_applies_each_item_once_in_order(n in 0usize..40) {
+        let mut log: Vec<usize> = Vec::new();
+        let hinted = std::cell::RefCell::new(Vec::new());
+        with_lookahead(&mut log, 0..n, |_, &i| hinted.borrow_mut().push(i), |log, i| {
+            assert!(hinted.borrow().contains(&i), "{i} applied before its hint");
+            log.push(i);
+        });
+        prop_assert_eq!(log, (0..n).collect::<Vec<_>>());
+        prop_assert_eq!(hinted.into_inner(), (0..n).collect::<Vec<_>>());
+    }
+}
+
 /// Batches counted in table order (open tables beyond [`SORTED_MIN_SLOTS`]) give the same rows as
 /// requests counted one by one, timer reports' once-per-row request counts included.
 #[test]

@@ -1,0 +1,88 @@
+//! One large report's update: a batch of 1,024 requests counted into an open tick of 10k, 100k
+//! or 400k rows (a `script_name` report, every row already there, rows picked uniformly), so
+//! each update is a row lookup far from the previous one. What the table-order update and its
+//! prefetch ([`Report::add_batch`]) are for; ns per request (criterion reports the batch).
+//!
+//! `cargo bench --bench update -- --warm-up-time 1 --measurement-time 3`
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use pinbad::dictionary::Dictionary;
+use pinbad::pool::Pool;
+use pinbad::record::{Record, TagPair, Timer};
+use pinbad::report::{PreparedBatch, Report, ReportDef};
+
+/// Batches prepared per case, cycled: more rows than the caches hold between two uses.
+const BATCHES: usize = 64;
+const BATCH: usize = 1024;
+
+fn record(dict: &mut Dictionary, seed: &mut u64, rows: usize) -> Record {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    Record {
+        hostname: dict.intern(b"web1"),
+        server_name: dict.intern(b"www.example.com"),
+        script_name: dict.intern(format!("/script/{}.php", *seed as usize % rows).as_bytes()),
+        schema: u32::MAX,
+        status: 200,
+        request_time: (1 + *seed % 2_000_000) as f32 * 1e-6,
+        ru_utime: 0.001,
+        ru_stime: 0.0005,
+        document_size: (*seed % 100_000) as u32,
+        memory_footprint: 1 << 20,
+        ..Record::default()
+    }
+}
+
+/// A report whose open tick holds `rows` rows, and `BATCHES` batches of random rows of it.
+fn build(rows: usize) -> (Report, Vec<PreparedBatch>) {
+    let mut dict = Dictionary::new(rows * 2 + 100);
+    let def = ReportDef::new("bench", &["script_name"]);
+    let mut report = Report::new(def, &mut dict, rows).unwrap();
+    report.advance(1);
+    let mut pool = Pool::new(rows.max(BATCH), 16, 16);
+    let mut batch = PreparedBatch::default();
+    for i in 0..rows {
+        let r = Record {
+            script_name: dict.intern(format!("/script/{i}.php").as_bytes()),
+            ..record(&mut dict, &mut 1, 1)
+        };
+        let (id, _) = pool.insert(r, &[] as &[Timer], &[] as &[TagPair], &mut |_, _| {});
+        batch.push(&pool.get(id).unwrap());
+        if batch.len() == BATCH || i + 1 == rows {
+            report.add_batch(&batch);
+            batch.clear();
+        }
+    }
+    assert_eq!(report.rows(), rows);
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let batches = (0..BATCHES)
+        .map(|_| {
+            let mut b = PreparedBatch::default();
+            for _ in 0..BATCH {
+                let r = record(&mut dict, &mut seed, rows);
+                let (id, _) = pool.insert(r, &[] as &[Timer], &[] as &[TagPair], &mut |_, _| {});
+                b.push(&pool.get(id).unwrap());
+            }
+            b
+        })
+        .collect();
+    (report, batches)
+}
+
+fn update(c: &mut Criterion) {
+    let mut group = c.benchmark_group("report_update");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    for rows in [10_000, 100_000, 400_000] {
+        let (mut report, batches) = build(rows);
+        let mut next = batches.iter().cycle();
+        group.bench_with_input(BenchmarkId::new("batch_of_1024", rows), &rows, |b, _| {
+            b.iter(|| report.add_batch(next.next().unwrap()))
+        });
+        assert_eq!(report.rows(), rows);
+    }
+    group.finish();
+}
+
+criterion_group!(benches, update);
+criterion_main!(benches);
