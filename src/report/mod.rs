@@ -1722,8 +1722,9 @@ impl Report {
     /// miss on a random slot, or at least a jump away from the previous one. There the batch's
     /// contributions are first collected with their slot's position in the table, sorted by it
     /// (a radix sort), and applied in table order: the table is walked forwards, the same row's
-    /// contributions come together, and the hardware prefetcher can follow. Sums are
-    /// order-independent, so the result is the same.
+    /// contributions come together, and each step asks the CPU for the row 8 contributions
+    /// ahead (`Rows::prefetch`), so the misses overlap. Sums are order-independent, so the
+    /// result is the same.
     pub fn add_batch(&mut self, batch: &PreparedBatch) {
         Report::add_batch_in_steps(&mut &mut *self, batch, |_| {});
     }
