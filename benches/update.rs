@@ -11,27 +11,17 @@ use pinbad::pool::Pool;
 use pinbad::record::{Record, TagPair, Timer};
 use pinbad::report::{PreparedBatch, Report, ReportDef};
 
+mod common;
+use common::request;
+
 /// Batches prepared per case, cycled: more rows than the caches hold between two uses.
 const BATCHES: usize = 64;
 const BATCH: usize = 1024;
 
+/// A request of a row picked uniformly among `rows` (xorshift `seed`).
 fn record(dict: &mut Dictionary, seed: &mut u64, rows: usize) -> Record {
-    *seed ^= *seed << 13;
-    *seed ^= *seed >> 7;
-    *seed ^= *seed << 17;
-    Record {
-        hostname: dict.intern(b"web1"),
-        server_name: dict.intern(b"www.example.com"),
-        script_name: dict.intern(format!("/script/{}.php", *seed as usize % rows).as_bytes()),
-        schema: u32::MAX,
-        status: 200,
-        request_time: (1 + *seed % 2_000_000) as f32 * 1e-6,
-        ru_utime: 0.001,
-        ru_stime: 0.0005,
-        document_size: (*seed % 100_000) as u32,
-        memory_footprint: 1 << 20,
-        ..Record::default()
-    }
+    let row = *seed as usize % rows;
+    request(dict, seed, row)
 }
 
 /// A report whose open tick holds `rows` rows, and `BATCHES` batches of random rows of it.
@@ -43,10 +33,7 @@ fn build(rows: usize) -> (Report, Vec<PreparedBatch>) {
     let mut pool = Pool::new(rows.max(BATCH), 16, 16);
     let mut batch = PreparedBatch::default();
     for i in 0..rows {
-        let r = Record {
-            script_name: dict.intern(format!("/script/{i}.php").as_bytes()),
-            ..record(&mut dict, &mut 1, 1)
-        };
+        let r = request(&mut dict, &mut 1, i);
         let (id, _) = pool.insert(r, &[] as &[Timer], &[] as &[TagPair], &mut |_, _| {});
         batch.push(&pool.get(id).unwrap());
         if batch.len() == BATCH || i + 1 == rows {

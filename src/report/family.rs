@@ -37,9 +37,9 @@
 //! see [`round_leaders`]): it counts each round into the stage and updates the detached members.
 //! A frozen stage is handed to the members on the leader's thread by the leader, one per round,
 //! and members on another merge thread take it themselves there ([`Family::take_turn`], one per
-//! thread and round, whatever the family: a turn can take tens of ms), so that a family's drains spread over the threads as its members do: with
-//! one unit of work per family, the 19 built-ins' stage was the largest piece the balancer had,
-//! and two threads could not even out.
+//! thread and round, whatever the family: a turn can take tens of ms), so that a family's drains
+//! spread over the threads as its members do: with one unit of work per family, the 19
+//! built-ins' stage was the largest piece the balancer had, and two threads could not even out.
 //!
 //! Locks: the stage's mutex, then the handout's, then members' write locks, one after another in
 //! member order; nobody takes the stage or the handout while holding a member's lock. A member
@@ -273,6 +273,13 @@ struct Handout {
     spare: Option<Report>,
 }
 
+impl Handout {
+    /// The tick the members move into after absorbing `frozen`, if it ends one (merger ms).
+    fn tick_ms(&self) -> Option<u64> {
+        self.frozen_at_tick.then_some(self.frozen_ms)
+    }
+}
+
 /// What the leader's round step ([`Family::update`]) leaves to its caller.
 pub struct LeaderRound {
     /// The detached members: the caller counts the round into each, with the stage unlocked.
@@ -375,7 +382,7 @@ impl Family {
         // tick ends: rounds slower than ticks, or turns still waiting). The rest get it now, so
         // that `current` never spans two ticks.
         if h.frozen.is_some() && now_ms >= h.due_ms {
-            handed_ns += self.hand_frozen(&mut h, usize::MAX, |_| true);
+            handed_ns += self.hand_all(&mut h);
         }
         if h.frozen.is_none() && self.members.iter().any(ended) {
             self.freeze(&mut st, &mut h, now_ms, true);
@@ -395,7 +402,7 @@ impl Family {
         }
         if st.current.rows() >= STAGE_MAX_ROWS {
             let mut h = self.handout.lock();
-            handed_ns += self.hand_frozen(&mut h, usize::MAX, |_| true);
+            handed_ns += self.hand_all(&mut h);
             drain(&mut st.current, &self.attached(), true);
             st.drained_ms = now_ms;
         }
@@ -439,22 +446,16 @@ impl Family {
         };
         h.pending.retain(|&p| p != i);
         member.pending.store(false, Relaxed);
-        let (at_tick, frozen_ms) = (h.frozen_at_tick, h.frozen_ms);
+        let tick_ms = h.tick_ms();
         // The last turn lets the handout's stage go (this thread keeps it to absorb): the next
         // stage may be frozen meanwhile.
         self.finish_if_handed(&mut h);
         let t = cell.instrument.start();
         // Taken before the handout is let go: whoever hands this member its next stage, or reads
         // it, waits for this turn, so its stages reach it in order.
-        let mut r = cell.report.write();
+        let r = cell.report.write();
         drop(h);
-        absorb_stage(&frozen, &mut r, &member.projection);
-        if at_tick {
-            r.advance(frozen_ms);
-        }
-        cell.publish(&r);
-        drop(r);
-        cell.instrument.record(t, 0);
+        absorb_frozen(cell, r, &frozen, &member.projection, tick_ms, t);
         // Held last here: emptied and kept for the next freeze, unless the leader is handing.
         if let Ok(mut f) = Arc::try_unwrap(frozen) {
             f.empty_stage(true);
@@ -557,6 +558,11 @@ impl Family {
         ns
     }
 
+    /// Hands the frozen stage to every member still waiting for it (see [`Family::hand_to`]).
+    fn hand_all(&self, h: &mut Handout) -> u64 {
+        self.hand_frozen(h, usize::MAX, |_| true)
+    }
+
     /// Hands the frozen stage to member `i` if it is still waiting for it: it absorbs it and,
     /// when it ends a tick, moves into the tick of the round that froze it. Once every member
     /// has it, it is emptied and kept for the next freeze. Returns the time it took (ns; 0 when
@@ -571,14 +577,8 @@ impl Family {
         let mut ns = 0;
         if let (Some(f), Some(cell)) = (h.frozen.as_ref(), member.cell.upgrade()) {
             let t = cell.instrument.start();
-            let mut r = cell.report.write();
-            absorb_stage(f, &mut r, &member.projection);
-            if h.frozen_at_tick {
-                r.advance(h.frozen_ms);
-            }
-            cell.publish(&r);
-            drop(r);
-            ns = cell.instrument.record(t, 0);
+            let r = cell.report.write();
+            ns = absorb_frozen(&cell, r, f, &member.projection, h.tick_ms(), t);
         }
         self.finish_if_handed(h);
         ns
@@ -622,7 +622,7 @@ impl Family {
     pub fn drain(&self) {
         let mut st = self.stages.lock();
         let mut h = self.handout.lock();
-        self.hand_frozen(&mut h, usize::MAX, |_| true);
+        self.hand_all(&mut h);
         drain(&mut st.current, &self.attached(), false);
     }
 }
@@ -662,6 +662,26 @@ fn absorb_stage(stage: &Report, r: &mut Report, projection: &[usize]) {
         |r, (key, _)| r.open.prefetch_ids(key.slice()),
         |r, (key, row)| r.absorb(&key, row),
     );
+}
+
+/// A member's turn at a frozen stage, its write lock held (`r`): absorbs the stage, moves into
+/// the tick it ends (`tick_ms`), publishes, and records the turn on the member's instrument
+/// (started at `t`). Returns the time recorded (ns).
+fn absorb_frozen(
+    cell: &ReportCell,
+    mut r: parking_lot::RwLockWriteGuard<'_, Report>,
+    frozen: &Report,
+    projection: &[usize],
+    tick_ms: Option<u64>,
+    t: Option<std::time::Instant>,
+) -> u64 {
+    absorb_stage(frozen, &mut r, projection);
+    if let Some(ms) = tick_ms {
+        r.advance(ms);
+    }
+    cell.publish(&r);
+    drop(r);
+    cell.instrument.record(t, 0)
 }
 
 /// Every stage row that counted something since the last drain, keyed by a member's key

@@ -306,11 +306,6 @@ impl Row {
 /// call per lookup. Longer keys go to a second map whose keys are [`MAX_KEYS`] ids, inline too.
 const SMALL_KEY: usize = 4;
 
-/// An inline row key: the ids in key order, unused positions 0 (a report's keys all have the same
-/// length, so the padding never makes two keys equal).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct SmallKey([u32; SMALL_KEY]);
-
 /// The key of the request (or timer) being applied: the ids of its key values, in key order,
 /// then zeros.
 #[derive(Clone, Copy, Debug)]
@@ -320,10 +315,11 @@ struct KeyBuf {
 }
 
 impl KeyBuf {
+    /// The key as a [`Rows`] table of up to `N` ids holds it: the ids, then zeros (`N` is at
+    /// least the key's length).
     #[inline]
-    fn small(&self) -> SmallKey {
-        let i = &self.ids;
-        SmallKey([i[0], i[1], i[2], i[3]])
+    fn inline<const N: usize>(&self) -> [u32; N] {
+        inline_key(&self.ids[..N])
     }
 
     #[inline]
@@ -369,7 +365,7 @@ struct Deferred {
     pos: u32,
     timer: bool,
     index: u32,
-    key: SmallKey,
+    key: [u32; SMALL_KEY],
     mark: u64,
 }
 
@@ -384,8 +380,8 @@ struct Deferral {
 impl Deferral {
     #[inline]
     fn push(&mut self, key: &KeyBuf, timer: bool, index: u32, mark: u64) {
-        let small = key.small();
-        let pos = (hash_small(&small) & self.mask) as u32;
+        let small = key.inline();
+        let pos = (hash_ids(&small) & self.mask) as u32;
         self.entries.push(Deferred {
             pos,
             timer,
@@ -417,7 +413,7 @@ impl Deferral {
                     pos: 0,
                     timer: false,
                     index: 0,
-                    key: SmallKey([0; SMALL_KEY]),
+                    key: [0; SMALL_KEY],
                     mark: 0,
                 },
             );
@@ -441,7 +437,7 @@ enum RowMap {
 }
 
 /// The hash of an inline key: where its probe starts in a [`Rows`] table, and the order of a
-/// batch's table-order update ([`Deferral`]). Two ids per word, as [`SmallKey`] hashes.
+/// batch's table-order update ([`Deferral`]). Two ids per word.
 #[inline]
 fn hash_ids<const N: usize>(k: &[u32; N]) -> u64 {
     use std::hash::Hasher;
@@ -452,13 +448,8 @@ fn hash_ids<const N: usize>(k: &[u32; N]) -> u64 {
     h.finish()
 }
 
-#[inline]
-fn hash_small(k: &SmallKey) -> u64 {
-    hash_ids(&k.0)
-}
-
 /// A key given as its ids, inline: the ids, then zeros (a report's keys all have the same
-/// length, so the padding never makes two keys equal).
+/// length, so the padding never makes two keys equal). `ids` may be at most `N` long.
 #[inline]
 fn inline_key<const N: usize>(ids: &[u32]) -> [u32; N] {
     let mut k = [0; N];
@@ -517,6 +508,11 @@ impl<const N: usize> Rows<N> {
         self.0.shrink_to(min, |e| hash_ids(&e.0));
     }
 
+    /// Bytes of one slot: the key and the row.
+    fn slot_bytes(&self) -> usize {
+        std::mem::size_of::<([u32; N], Row)>()
+    }
+
     /// Buckets of the table (a power of two): a key's probe starts at `hash & (buckets - 1)`.
     fn buckets(&self) -> usize {
         self.0.num_buckets()
@@ -538,7 +534,7 @@ impl<const N: usize> Rows<N> {
         if let Some(e) = self.0.get_bucket(pos) {
             // Every line of the entry (128 bytes with a small key, 176 with a large one; entries
             // are 16-byte aligned, so up to three or four lines).
-            let size = std::mem::size_of::<([u32; N], Row)>();
+            let size = self.slot_bytes();
             let p = (e as *const ([u32; N], Row)).cast::<u8>();
             let mut at = 0;
             while at < size {
@@ -548,6 +544,17 @@ impl<const N: usize> Rows<N> {
             prefetch_line(p.wrapping_add(size - 1));
         }
     }
+}
+
+/// `$body` with `$m` bound to the [`RowMap`]'s table, whichever its key size (the arms differ
+/// only in the table's type).
+macro_rules! each_rows {
+    ($map:expr, $m:ident => $body:expr) => {
+        match $map {
+            RowMap::Small($m) => $body,
+            RowMap::Large($m) => $body,
+        }
+    };
 }
 
 impl RowMap {
@@ -561,17 +568,11 @@ impl RowMap {
 
     #[inline]
     fn len(&self) -> usize {
-        match self {
-            RowMap::Small(m) => m.0.len(),
-            RowMap::Large(m) => m.0.len(),
-        }
+        each_rows!(self, m => m.0.len())
     }
 
     fn capacity(&self) -> usize {
-        match self {
-            RowMap::Small(m) => m.0.capacity(),
-            RowMap::Large(m) => m.0.capacity(),
-        }
+        each_rows!(self, m => m.0.capacity())
     }
 
     /// After a burst has left, gives back most of the table: when it is under 1/8 full, it
@@ -579,10 +580,7 @@ impl RowMap {
     fn shrink_if_sparse(&mut self) {
         let (len, cap) = (self.len(), self.capacity());
         if cap > 1024 && len < cap / 8 {
-            match self {
-                RowMap::Small(m) => m.shrink_to(len * 2),
-                RowMap::Large(m) => m.shrink_to(len * 2),
-            }
+            each_rows!(self, m => m.shrink_to(len * 2))
         }
     }
 
@@ -590,38 +588,26 @@ impl RowMap {
     /// than `keep` slots.
     fn trim(&mut self, keep: usize) {
         if self.capacity() > keep * 4 {
-            match self {
-                RowMap::Small(m) => m.shrink_to(keep),
-                RowMap::Large(m) => m.shrink_to(keep),
-            }
+            each_rows!(self, m => m.shrink_to(keep))
         }
     }
 
     /// Bytes of one map slot: the key and the row (keys are inline).
     fn slot_bytes(&self) -> usize {
-        match self {
-            RowMap::Small(_) => std::mem::size_of::<([u32; SMALL_KEY], Row)>(),
-            RowMap::Large(_) => std::mem::size_of::<([u32; MAX_KEYS], Row)>(),
-        }
+        each_rows!(self, m => m.slot_bytes())
     }
 
     /// The row of a key given as its ids.
     #[inline]
     fn get(&self, key: &[u32]) -> Option<&Row> {
-        match self {
-            RowMap::Small(m) => m.get(&inline_key(key)),
-            RowMap::Large(m) => m.get(&inline_key(key)),
-        }
+        each_rows!(self, m => m.get(&inline_key(key)))
     }
 
     /// Asks the CPU to fetch the row of a key given as its ids, ahead of its use (see
     /// [`with_lookahead`]).
     #[inline]
     fn prefetch_ids(&self, key: &[u32]) {
-        match self {
-            RowMap::Small(m) => m.prefetch_key(&inline_key(key)),
-            RowMap::Large(m) => m.prefetch_key(&inline_key(key)),
-        }
+        each_rows!(self, m => m.prefetch_key(&inline_key(key)))
     }
 
     /// Keeps the rows for which `f` (given the key and the row) returns true.
@@ -630,40 +616,25 @@ impl RowMap {
             ids: [0; MAX_KEYS],
             len: keys,
         };
-        match self {
-            RowMap::Small(m) => m.0.retain(|(k, row)| {
-                key.ids[..SMALL_KEY].copy_from_slice(k);
-                f(&key, row)
-            }),
-            RowMap::Large(m) => m.0.retain(|(k, row)| {
-                key.ids = *k;
-                f(&key, row)
-            }),
-        }
+        each_rows!(self, m => m.0.retain(|(k, row)| {
+            key.ids[..k.len()].copy_from_slice(k);
+            f(&key, row)
+        }))
     }
 
     #[inline]
     fn get_mut(&mut self, key: &KeyBuf) -> Option<&mut Row> {
-        match self {
-            RowMap::Small(m) => m.get_mut(&key.small().0),
-            RowMap::Large(m) => m.get_mut(&key.ids),
-        }
+        each_rows!(self, m => m.get_mut(&key.inline()))
     }
 
     #[inline]
     fn insert(&mut self, key: &KeyBuf, row: Row) {
-        match self {
-            RowMap::Small(m) => m.insert(key.small().0, row),
-            RowMap::Large(m) => m.insert(key.ids, row),
-        }
+        each_rows!(self, m => m.insert(key.inline(), row))
     }
 
     #[inline]
     fn remove(&mut self, key: &KeyBuf) -> Option<Row> {
-        match self {
-            RowMap::Small(m) => m.remove(&key.small().0),
-            RowMap::Large(m) => m.remove(&key.ids),
-        }
+        each_rows!(self, m => m.remove(&key.inline()))
     }
 
     fn values(&self) -> impl Iterator<Item = &Row> + '_ {
@@ -671,10 +642,7 @@ impl RowMap {
     }
 
     fn values_mut(&mut self) -> Box<dyn Iterator<Item = &mut Row> + '_> {
-        match self {
-            RowMap::Small(m) => Box::new(m.0.iter_mut().map(|e| &mut e.1)),
-            RowMap::Large(m) => Box::new(m.0.iter_mut().map(|e| &mut e.1)),
-        }
+        each_rows!(self, m => Box::new(m.0.iter_mut().map(|e| &mut e.1)))
     }
 
     /// Every row with its key ids (`keys` of them).
@@ -1776,7 +1744,7 @@ impl Report {
                     ids: [0; MAX_KEYS],
                     len: this.keys.len(),
                 };
-                key.ids[..SMALL_KEY].copy_from_slice(&e.key.0);
+                key.ids[..SMALL_KEY].copy_from_slice(&e.key);
                 this.apply(&key, c, e.timer.then_some(e.mark));
             }
             d.entries.clear();
