@@ -1798,7 +1798,9 @@ fn table_order_updates_equal_direct_ones() {
                 })
                 .collect();
             Req {
+                host: ["a", "b", "c"][(rng.next_u64() % 3) as usize],
                 script: scripts[(rng.next_u64() % scripts.len() as u64) as usize],
+                status: [200, 404][(rng.next_u64() % 2) as usize],
                 time: (1 + rng.next_u64() % 10_000) as f32 / 1e4,
                 timers,
                 ..Req::default()
@@ -1806,10 +1808,21 @@ fn table_order_updates_equal_direct_ones() {
         })
         .collect();
     let mut dict = Dictionary::new(100_000);
+    // Keys of more than `SMALL_KEY` ids (the built-ins' stage) are deferred in a side list.
+    let five = ["hostname", "server_name", "script_name", "status", "schema"];
+    let five_timer = [
+        "hostname",
+        "server_name",
+        "script_name",
+        "status",
+        "timer_tag:group",
+    ];
     for d in [
         def("script", &["script_name"]),
         def("script_group", &["script_name", "timer_tag:group"]),
         with_filters(def("slow", &["script_name"]), &[("min_time", 0.2.into())]),
+        def("five", &five),
+        def("five_timer", &five_timer),
     ] {
         let mut direct = Report::new(d.clone(), &mut dict, usize::MAX)
             .unwrap()
