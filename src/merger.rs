@@ -326,6 +326,36 @@ fn update_alone(cell: &Arc<ReportCell>, work: &RoundWork) {
     cell.instrument.record(t, work.batch.len() as u64);
 }
 
+/// Runs the calling thread `nice` steps of niceness below where it is (`merge.nice`; at most
+/// 19). Niceness is per thread on Linux, so `setpriority` on the thread's id touches this thread
+/// only. Why: with the merge threads at the receivers' and the API's priority, a query waited
+/// behind their slices for a core; lowered, it gets one as soon as it wakes, and the merge threads
+/// still get every cycle nothing more urgent wants. A refusal (a sandbox) is logged and ignored.
+fn lower_priority(nice: i32) {
+    if nice == 0 {
+        return;
+    }
+    // SAFETY: plain system calls on the calling thread's own id, no pointers.
+    let refused = unsafe {
+        let tid = libc::gettid() as libc::id_t;
+        *libc::__errno_location() = 0;
+        let current = libc::getpriority(libc::PRIO_PROCESS, tid);
+        let current = if *libc::__errno_location() != 0 {
+            0
+        } else {
+            current
+        };
+        libc::setpriority(libc::PRIO_PROCESS, tid, (current + nice).min(19)) != 0
+    };
+    if refused {
+        tracing::warn!(
+            nice,
+            error = %std::io::Error::last_os_error(),
+            "could not lower the merge thread's priority (merge.nice)"
+        );
+    }
+}
+
 /// A report worker thread ("pinbad-merge-N"): updates the reports assigned to it, round after
 /// round, in the order the merger sent them.
 struct Worker {
@@ -337,11 +367,16 @@ struct Worker {
 /// then fills and counts what it drops, rather than rounds queueing without bound).
 const WORKER_QUEUE: usize = 4;
 
-fn spawn_worker(index: usize, counters: Arc<crate::counters::Counters>) -> std::io::Result<Worker> {
+fn spawn_worker(
+    index: usize,
+    counters: Arc<crate::counters::Counters>,
+    nice: i32,
+) -> std::io::Result<Worker> {
     let (tx, rx) = std::sync::mpsc::sync_channel::<Arc<RoundWork>>(WORKER_QUEUE);
     let thread = std::thread::Builder::new()
         .name(format!("pinbad-merge-{index}"))
         .spawn(move || {
+            lower_priority(nice);
             for work in rx {
                 let mut turned = false;
                 for (at, cell) in work.cells.iter().enumerate() {
@@ -389,8 +424,9 @@ const SWEEP_EVERY_MS: u64 = 1000;
 impl Merger {
     /// A merger with `shared.config.merge.threads - 1` report workers (threads started now).
     pub fn new(shared: Arc<Shared>, ring: Arc<Ring>) -> Merger {
+        let nice = shared.config.merge.nice;
         let workers = (1..shared.config.merge.threads())
-            .filter_map(|i| match spawn_worker(i, Arc::clone(&shared.counters)) {
+            .filter_map(|i| match spawn_worker(i, Arc::clone(&shared.counters), nice) {
                 Ok(w) => Some(w),
                 Err(e) => {
                     tracing::warn!(error = %e, "Cannot start a report worker; fewer merge threads");
@@ -417,6 +453,7 @@ impl Merger {
     /// Rounds every `stats_gathering_period` until `stop` is set, then one last round that drains
     /// whatever the receivers handed over before they stopped.
     pub fn run(mut self, stop: &AtomicBool) {
+        lower_priority(self.shared.config.merge.nice);
         let period = self.shared.config.stats_gathering_period.0;
         let mut next = Instant::now() + period;
         while !stop.load(Relaxed) {

@@ -166,6 +166,54 @@ fn status_has_every_documented_counter() {
     assert!(s["receive_buffer_bytes"].as_u64().unwrap() > 0);
 }
 
+/// Each thread of process `pid` by name, with its niceness (field 19 of its /proc stat).
+fn thread_nice(pid: u32) -> Vec<(String, i64)> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
+    tasks
+        .filter_map(|t| {
+            let dir = t.ok()?.path();
+            let name = std::fs::read_to_string(dir.join("comm")).ok()?;
+            let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+            // Fields after the name in parentheses start at field 3 (state).
+            let after = &stat[stat.rfind(')')? + 2..];
+            let nice = after.split(' ').nth(19 - 3)?.parse().ok()?;
+            Some((name.trim().to_string(), nice))
+        })
+        .collect()
+}
+
+/// `merge.nice`: the merger and the report workers run that many steps below the receivers and
+/// the HTTP API (and all level with `nice = 0`).
+#[test]
+fn merge_threads_run_below_the_receivers_and_the_api() {
+    for (nice, config) in [
+        (5, "[merge]\nthreads = 2\n"),
+        (3, "[merge]\nthreads = 2\nnice = 3\n"),
+        (0, "[merge]\nthreads = 2\nnice = 0\n"),
+    ] {
+        let d = Daemon::start(config);
+        let pid = d.child.id();
+        let of = |threads: &[(String, i64)], name: &str| {
+            threads
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|&(_, v)| v)
+                .unwrap_or_else(|| panic!("no thread {name}: {threads:?}"))
+        };
+        // Each thread lowers itself when it starts.
+        d.wait_for(
+            |_| {
+                let t = thread_nice(pid);
+                let base = of(&t, "pinbad-recv-0");
+                of(&t, "pinbad-merger") == base + nice && of(&t, "pinbad-merge-1") == base + nice
+            },
+            &format!("merge threads at nice +{nice}"),
+        );
+        let t = thread_nice(pid);
+        assert_eq!(of(&t, "pinbad-http"), of(&t, "pinbad-recv-0"), "{t:?}");
+    }
+}
+
 #[test]
 fn raw_requests_filter_and_order() {
     let d = Daemon::start("");
