@@ -204,6 +204,70 @@ fn profile(spec: &str) {
     }
 }
 
+/// Scaling mode: `MERGE_RATIO=10k_rows[:TIMER_REPORTS[:ROUNDS]]` sets the case up twice, with 1
+/// and with 2 merge threads, and merges `SLICE` batches into one, then as many into the other,
+/// `ROUNDS` times (default 20), swapping which goes first each round, after one slice each that
+/// is not counted (the windows moved on while the other setup was filled). The machine's speed
+/// moves 30–40 % within minutes here; two runs minutes apart compared that, where slices a
+/// second apart share it. Each slice spans a few of the window's 1 s ticks, so that tick closes
+/// fall evenly on both. Prints each setup's time per request and their ratio, overall and per
+/// round (median and range).
+fn ratio(spec: &str) {
+    let mut parts = spec.split(':');
+    let label = parts.next().unwrap_or("10k_rows");
+    let &(_, scripts, hosts, pool) = CASES
+        .iter()
+        .find(|c| c.0 == label)
+        .expect("MERGE_RATIO: unknown case");
+    let timers = parts
+        .next()
+        .map_or(4, |p| p.parse().expect("timer reports"));
+    let rounds: usize = parts.next().map_or(20, |p| p.parse().expect("rounds"));
+    let mut one = setup(label, scripts, hosts, pool, 1, timers);
+    let mut two = setup(label, scripts, hosts, pool, 2, timers);
+    let batches = std::mem::take(&mut one.2);
+    let (mut total_one, mut total_two) = (0u128, 0u128);
+    const SLICE: usize = 256;
+    let mut per_round = Vec::new();
+    let mut next = 0;
+    for round in 0..=rounds {
+        let picked: Vec<&Batch> = (0..SLICE)
+            .map(|k| &batches[(next + k) % batches.len()])
+            .collect();
+        next += SLICE;
+        let time = |s: &mut (Arc<Ring>, Merger, Vec<Batch>, Arc<Shared>)| {
+            let t = std::time::Instant::now();
+            measured(&s.0, &mut s.1, &picked);
+            t.elapsed().as_nanos()
+        };
+        let (a, b) = if round % 2 == 0 {
+            let a = time(&mut one);
+            (a, time(&mut two))
+        } else {
+            let b = time(&mut two);
+            (time(&mut one), b)
+        };
+        if round == 0 {
+            continue;
+        }
+        total_one += a;
+        total_two += b;
+        per_round.push(a as f64 / b as f64);
+    }
+    per_round.sort_by(f64::total_cmp);
+    let n = (rounds * SLICE * BATCH) as f64;
+    eprintln!(
+        "{label}: 1 thread {:.0} ns, 2 threads {:.0} ns per request; 2 threads {:.2}x as fast \
+         (median round {:.2}x, rounds {:.2}x to {:.2}x)",
+        total_one as f64 / n,
+        total_two as f64 / n,
+        total_one as f64 / total_two as f64,
+        per_round[per_round.len() / 2],
+        per_round[0],
+        per_round[per_round.len() - 1],
+    );
+}
+
 /// Merges the batches and waits for the report workers: the wall time of the whole pipeline.
 #[inline(never)]
 fn measured(ring: &Ring, merger: &mut Merger, batches: &[&Batch]) {
@@ -254,6 +318,10 @@ criterion_group!(benches, merge);
 fn main() {
     if let Ok(spec) = std::env::var("MERGE_PROFILE") {
         profile(&spec);
+        return;
+    }
+    if let Ok(spec) = std::env::var("MERGE_RATIO") {
+        ratio(&spec);
         return;
     }
     benches();
