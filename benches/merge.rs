@@ -166,21 +166,30 @@ fn selected(id: &str) -> bool {
             .any(|f| regex::Regex::new(f).is_ok_and(|re| re.is_match(id)))
 }
 
+/// The case of [`CASES`] called `label` (from `MERGE_PROFILE` or `MERGE_RATIO`).
+fn case_named(label: &str) -> (&'static str, usize, usize, usize) {
+    *CASES
+        .iter()
+        .find(|c| c.0 == label)
+        .unwrap_or_else(|| panic!("unknown case {label}"))
+}
+
+/// A number given after a case's label, or `default`.
+fn number(part: Option<&str>, default: usize, what: &str) -> usize {
+    part.map_or(default, |p| {
+        p.parse().unwrap_or_else(|_| panic!("{what}: {p}"))
+    })
+}
+
 /// Profiling mode, for instruction counts: `MERGE_PROFILE=100_rows[:THREADS[:TIMER_REPORTS[:BATCHES]]]`
 /// sets a case up and merges `BATCHES` (default 16; the 64 fresh batches, cycled) in
 /// [`measured`], which callgrind can single out with `--toggle-collect='*measured*'`.
 fn profile(spec: &str) {
     let mut parts = spec.split(':');
-    let label = parts.next().unwrap_or("100_rows");
-    let &(_, scripts, hosts, pool) = CASES
-        .iter()
-        .find(|c| c.0 == label)
-        .expect("MERGE_PROFILE: unknown case");
-    let threads = parts.next().map_or(1, |p| p.parse().expect("threads"));
-    let timers = parts
-        .next()
-        .map_or(4, |p| p.parse().expect("timer reports"));
-    let n = parts.next().map_or(16, |p| p.parse().expect("batches"));
+    let (label, scripts, hosts, pool) = case_named(parts.next().unwrap_or("100_rows"));
+    let threads = number(parts.next(), 1, "threads");
+    let timers = number(parts.next(), 4, "timer reports");
+    let n = number(parts.next(), 16, "batches");
     let (ring, mut merger, batches, shared) = setup(label, scripts, hosts, pool, threads, timers);
     let t = std::time::Instant::now();
     let picked: Vec<&Batch> = batches.iter().cycle().take(n).collect();
@@ -214,15 +223,9 @@ fn profile(spec: &str) {
 /// round (median and range).
 fn ratio(spec: &str) {
     let mut parts = spec.split(':');
-    let label = parts.next().unwrap_or("10k_rows");
-    let &(_, scripts, hosts, pool) = CASES
-        .iter()
-        .find(|c| c.0 == label)
-        .expect("MERGE_RATIO: unknown case");
-    let timers = parts
-        .next()
-        .map_or(4, |p| p.parse().expect("timer reports"));
-    let rounds: usize = parts.next().map_or(20, |p| p.parse().expect("rounds"));
+    let (label, scripts, hosts, pool) = case_named(parts.next().unwrap_or("10k_rows"));
+    let timers = number(parts.next(), 4, "timer reports");
+    let rounds = number(parts.next(), 20, "rounds");
     let mut one = setup(label, scripts, hosts, pool, 1, timers);
     let mut two = setup(label, scripts, hosts, pool, 2, timers);
     let batches = std::mem::take(&mut one.2);

@@ -345,7 +345,8 @@ fn lower_priority(nice: i32) {
         } else {
             current
         };
-        libc::setpriority(libc::PRIO_PROCESS, tid, (current + nice).min(19)) != 0
+        let lowered = (current + nice).min(crate::config::MERGE_NICE_MAX);
+        libc::setpriority(libc::PRIO_PROCESS, tid, lowered) != 0
     };
     if refused {
         tracing::warn!(

@@ -366,8 +366,7 @@ struct Deferred {
     timer: bool,
     index: u32,
     /// The key's ids; a key of more than [`SMALL_KEY`] ids is in [`Deferral::large`], at the
-    /// index held in the first of them (the sort moves these entries three times: keeping them
-    /// small keeps the sort cheap).
+    /// index held in the first of them (the sort moves every entry: small entries keep it cheap).
     key: [u32; SMALL_KEY],
     mark: u64,
 }
@@ -1720,11 +1719,12 @@ impl Report {
     /// When the open tick's table is large ([`SORTED_MIN_SLOTS`]), each row update is a cache
     /// miss on a random slot, or at least a jump away from the previous one. There the batch's
     /// contributions are first collected with their slot's position in the table, sorted by it
-    /// (a radix sort), and applied in table order: the table is walked forwards, the same row's
-    /// contributions come together, and each step asks the CPU for the row 8 contributions
-    /// ahead (`Rows::prefetch`), so the misses overlap. Sums are order-independent, so the
-    /// result is the same. Tables of any key size: the built-ins' 5-key stage, one update per
-    /// request in a table of up to a few 10k rows, went from ~500 to ~300 ns per request (e2e).
+    /// (one counting pass, see `Deferral::sort`), and applied in table order: the table is
+    /// walked forwards, the same row's contributions come close together, and each step asks the
+    /// CPU for the row 8 contributions ahead (`Rows::prefetch`), so the misses overlap. Sums are
+    /// order-independent, so the result is the same. Tables of any key size: the built-ins'
+    /// 5-key stage, one update per request in a table of up to a few 10k rows, went from ~500
+    /// to ~300 ns per request (e2e).
     pub fn add_batch(&mut self, batch: &PreparedBatch) {
         Report::add_batch_in_steps(&mut &mut *self, batch, |_| {});
     }
