@@ -360,7 +360,7 @@ const STEP_CONTRIBUTIONS: usize = 256;
 /// A contribution waiting to be applied in table order: its row's slot position, the
 /// contribution (a request's or a timer's, by index in the batch), its key, and the request's
 /// number (timer reports count a request once per row).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Deferred {
     pos: u32,
     timer: bool,
@@ -440,16 +440,7 @@ impl Deferral {
             counts[i] += counts[i - 1];
         }
         self.sorted.clear();
-        self.sorted.resize(
-            self.entries.len(),
-            Deferred {
-                pos: 0,
-                timer: false,
-                index: 0,
-                key: [0; SMALL_KEY],
-                mark: 0,
-            },
-        );
+        self.sorted.resize(self.entries.len(), Deferred::default());
         for e in &self.entries {
             let at = &mut counts[(e.pos >> shift) as usize];
             self.sorted[*at as usize] = *e;
@@ -688,24 +679,25 @@ impl RowMap {
 fn add_tick_rows(agg: &mut RowMap, tick: &ClosedTick) {
     let mut key = KeyBuf {
         ids: [0; MAX_KEYS],
-        len: tick.keys.len() / tick.rows.len().max(1),
+        len: 0,
     };
     with_lookahead(
         agg,
-        tick.keyed_rows(),
-        |agg, (ids, _)| agg.prefetch_ids(ids),
-        |agg, (ids, row)| {
+        tick.rows(),
+        |agg, (ids, _, _)| agg.prefetch_ids(ids),
+        |agg, (ids, sums, hist)| {
             key.ids[..ids.len()].copy_from_slice(ids);
+            key.len = ids.len();
             match agg.get_mut(&key) {
                 Some(a) => {
-                    a.sums.add(&row.sums);
-                    a.hist.add_hist(&row.hist);
+                    a.sums.add(sums);
+                    a.hist.add_hist(hist);
                 }
                 None => agg.insert(
                     &key,
                     Row {
-                        sums: row.sums,
-                        hist: row.hist.clone(),
+                        sums: *sums,
+                        hist: hist.clone(),
                         ..Row::default()
                     },
                 ),
@@ -976,12 +968,6 @@ struct TickRow {
 static EMPTY_HISTOGRAM: Histogram = Histogram::new();
 
 impl ClosedTick {
-    /// Each row with its key ids.
-    fn keyed_rows(&self) -> impl Iterator<Item = (&[u32], &TickRow)> + '_ {
-        let n = self.keys.len() / self.rows.len().max(1);
-        (self.rows.iter().enumerate()).map(move |(i, row)| (&self.keys[i * n..][..n], row))
-    }
-
     /// The tick's number in its report's [`Window`] (see [`Window::tick_start`]).
     pub fn index(&self) -> u64 {
         self.index
@@ -1681,23 +1667,23 @@ impl Report {
         };
         with_lookahead(
             self,
-            tick.keyed_rows(),
-            |r, (ids, _)| r.agg.prefetch_ids(ids),
-            |r, (ids, row)| {
+            tick.rows(),
+            |r, (ids, _, _)| r.agg.prefetch_ids(ids),
+            |r, (ids, sums, hist)| {
                 key.ids[..n].copy_from_slice(ids);
-                r.expire_row(&key, row);
+                r.expire_row(&key, sums, hist);
             },
         );
     }
 
     /// [`Report::expire`] of one row of the tick.
     #[inline]
-    fn expire_row(&mut self, key: &KeyBuf, row: &TickRow) {
+    fn expire_row(&mut self, key: &KeyBuf, sums: &Sums, hist: &Histogram) {
         let Some(a) = self.agg.get_mut(key) else {
             debug_assert!(false, "a closed tick's row is in agg");
             return;
         };
-        a.subtract_row_parts(&row.sums, &row.hist);
+        a.subtract_row_parts(sums, hist);
         if a.sums.req_count == 0 {
             debug_assert_eq!(a.sums, Sums::default());
             self.agg.remove(key);
