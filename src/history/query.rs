@@ -472,16 +472,31 @@ pub fn to_csv(shape: &Shape, q: &HistoryQuery, series: &[SeriesOut]) -> String {
     out
 }
 
-/// Now in unix seconds.
+/// Now in unix seconds, rounded up. `to` (default now) is exclusive: truncated, it left out a
+/// step that started in the current second, whose requests were already written (a query in
+/// the first second of a minute missed that minute's step).
 pub fn now_s() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
+        .map_or(0, seconds_up)
+}
+
+/// `d` in whole seconds, rounded up.
+fn seconds_up(d: std::time::Duration) -> i64 {
+    d.as_secs() as i64 + i64::from(d.subsec_nanos() > 0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn now_covers_the_current_second() {
+        use std::time::Duration;
+        assert_eq!(seconds_up(Duration::from_secs(60)), 60);
+        assert_eq!(seconds_up(Duration::from_millis(60_001)), 61);
+        assert_eq!(seconds_up(Duration::from_nanos(60_000_000_001)), 61);
+    }
     use crate::histogram::Histogram;
     use crate::history::step::Step;
     use crate::history::store::{ReportInfo, Store, FILE};
