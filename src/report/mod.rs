@@ -279,7 +279,35 @@ fn add_logged(row: &mut Row, c: &Contribution, log: &mut Vec<u64>) {
     }
 }
 
+/// Counts `c` into an existing `row` (see `Report::apply`): its histogram sample into `log` when
+/// the report logs them.
+#[inline]
+fn count_into(row: &mut Row, c: &Contribution, mark: Option<u64>, log: Option<&mut Vec<u64>>) {
+    if let Some(mark) = mark {
+        if row.mark != mark {
+            row.mark = mark;
+            row.sums.req_count += 1;
+        }
+    }
+    match log {
+        Some(log) => add_logged(row, c, log),
+        None => row.add(c),
+    }
+}
+
 impl Row {
+    /// A new row holding `c` alone (of the request numbered `mark`, for a timer report).
+    #[inline]
+    fn first(c: &Contribution, mark: Option<u64>) -> Row {
+        let mut row = Row::default();
+        if let Some(mark) = mark {
+            row.mark = mark;
+            row.sums.req_count = 1;
+        }
+        row.add(c);
+        row
+    }
+
     #[inline]
     fn add(&mut self, c: &Contribution) {
         self.sums.add(&c.sums);
@@ -338,6 +366,9 @@ const SORTED_MIN_SLOTS: usize = 1 << 9;
 /// How many contributions ahead a table-order update fetches a row ([`Rows::prefetch`]):
 /// enough to cover a memory access (~100 ns) with the few tens of ns each update takes.
 const PREFETCH_AHEAD: usize = 8;
+/// How many buckets ahead a query's walk over a table fetches (see `View::parts`): about 20
+/// rows at the tables' usual load, 4 KiB of small-key entries.
+const WALK_AHEAD: usize = 32;
 /// Batches smaller than this are applied as they come (sorting would not pay).
 const SORTED_MIN_BATCH: usize = 64;
 /// Samples per open row the histogram log holds before the merge thread applies it (see
@@ -545,25 +576,62 @@ impl<const N: usize> Rows<N> {
         self.prefetch(hash_ids(k) as usize & (self.buckets() - 1));
     }
 
-    /// Asks the CPU to fetch the row in bucket `pos` (if one is there): the bucket a key's probe
-    /// starts at, and most keys sit there (the table is at most 7/8 full). A hint only: a key
-    /// found a few buckets on, or a table grown since `pos` was taken, costs only the miss it
-    /// would have cost anyway. Reads the bucket's control byte, which a table-order update reads
-    /// in order, so it is in cache.
+    /// Asks the CPU to fetch bucket `pos` (the row there, if any) and its control byte: the
+    /// bucket a key's probe starts at, and most keys sit there (the table is at most 7/8 full).
+    /// A hint only: a key found a few buckets on, or a table grown since `pos` was taken, costs
+    /// only the miss it would have cost anyway. Reads nothing at `pos` (hashbrown's `get_bucket`
+    /// would check the control byte first), so it can fetch a bucket whose control byte is not
+    /// in cache either: a query's walk ahead ([`Rows::prefetch_after`]). In the table-order
+    /// update, whose walk reads the control bytes in order, it costs the same as checking.
     #[inline]
     fn prefetch(&self, pos: usize) {
-        if let Some(e) = self.0.get_bucket(pos) {
-            // Every line of the entry (128 bytes with a small key, 176 with a large one; entries
-            // are 16-byte aligned, so up to three or four lines).
-            let size = self.slot_bytes();
-            let p = (e as *const ([u32; N], Row)).cast::<u8>();
-            let mut at = 0;
-            while at < size {
-                prefetch_line(p.wrapping_add(at));
-                at += 64;
-            }
-            prefetch_line(p.wrapping_add(size - 1));
+        let Some(zero) = self.bucket_zero() else {
+            return;
+        };
+        let size = self.slot_bytes();
+        let pos = pos & (self.buckets() - 1);
+        // Every line of the entry (128 bytes with a small key, 176 with a large one; entries
+        // are 16-byte aligned, so up to three or four lines), and the control byte's.
+        let p = zero.wrapping_sub(pos * size);
+        let mut at = 0;
+        while at < size {
+            prefetch_line(p.wrapping_add(at));
+            at += 64;
         }
+        prefetch_line(p.wrapping_add(size - 1));
+        prefetch_line(zero.wrapping_add(size + pos));
+    }
+
+    /// [`Rows::prefetch`] of the bucket `ahead` buckets after the entry at `entry` (its key's
+    /// address, the entry's first byte).
+    #[inline]
+    fn prefetch_after(&self, entry: *const u8, ahead: usize) {
+        let Some(zero) = self.bucket_zero() else {
+            return;
+        };
+        let index = (zero as usize).wrapping_sub(entry as usize) / self.slot_bytes();
+        if index + ahead < self.buckets() {
+            self.prefetch(index + ahead);
+        }
+    }
+
+    /// Where bucket 0 is, whether or not it holds a row: hashbrown keeps bucket `i` at
+    /// `ctrl - (i + 1) * slot` (its entries stored downwards, before the control bytes), so the
+    /// address of any full bucket among the first few gives every bucket's. The first control
+    /// bytes share one cache line, read at every call, so this stays in cache. `None` for a
+    /// table with none of its first 16 buckets full (nearly empty: nothing worth fetching).
+    /// `layout_of_buckets_is_known` checks the layout against every full bucket.
+    #[inline]
+    fn bucket_zero(&self) -> Option<*const u8> {
+        let size = self.slot_bytes();
+        (0..self.buckets().min(16)).find_map(|j| {
+            let e = self.0.get_bucket(j)?;
+            Some(
+                (e as *const ([u32; N], Row))
+                    .cast::<u8>()
+                    .wrapping_add(j * size),
+            )
+        })
     }
 }
 
@@ -629,6 +697,13 @@ impl RowMap {
     #[inline]
     fn prefetch_ids(&self, key: &[u32]) {
         each_rows!(self, m => m.prefetch_key(&inline_key(key)))
+    }
+
+    /// Fetches the bucket `ahead` buckets after the one holding `key`, a key of this map's
+    /// (a walk in bucket order: [`RowMap::iter`]).
+    #[inline]
+    fn prefetch_after(&self, key: &[u32], ahead: usize) {
+        each_rows!(self, m => m.prefetch_after(key.as_ptr().cast(), ahead))
     }
 
     /// Keeps the rows for which `f` (given the key and the row) returns true.
@@ -744,6 +819,7 @@ fn prefetch_line(p: *const u8) {
 
 /// [`RowMap::iter`]: one match per row, no chained or flattened adapters (a query walks every
 /// row of the window through it).
+#[derive(Clone)]
 enum RowIter<'a> {
     Small(
         hashbrown::hash_table::Iter<'a, ([u32; SMALL_KEY], Row)>,
@@ -1757,8 +1833,19 @@ impl Report {
                     this.open_totals.add(c);
                     c
                 };
-                let key = d.key_of(e, this.keys.len());
-                this.apply(&key, c, e.timer.then_some(e.mark));
+                let mark = e.timer.then_some(e.mark);
+                // The deferred key as its table holds it: no key buffer built per contribution.
+                let r: &mut Report = this;
+                let found = match &mut r.open {
+                    RowMap::Small(m) => m.get_mut(&e.key),
+                    RowMap::Large(m) => m.get_mut(&d.large[e.key[0] as usize]),
+                };
+                match found {
+                    Some(row) => {
+                        count_into(row, c, mark, r.log_histograms.then_some(&mut r.hist_log))
+                    }
+                    None => r.new_row(&d.key_of(e, r.keys.len()), Row::first(c, mark)),
+                }
             }
             d.clear();
             this.spare_deferral = Some(d);
@@ -1930,28 +2017,13 @@ impl Report {
     #[inline]
     fn apply(&mut self, key: &KeyBuf, c: &Contribution, mark: Option<u64>) {
         match self.open.get_mut(key) {
-            Some(row) => {
-                if let Some(mark) = mark {
-                    if row.mark != mark {
-                        row.mark = mark;
-                        row.sums.req_count += 1;
-                    }
-                }
-                if self.log_histograms {
-                    add_logged(row, c, &mut self.hist_log);
-                } else {
-                    row.add(c);
-                }
-            }
-            None => {
-                let mut row = Row::default();
-                if let Some(mark) = mark {
-                    row.mark = mark;
-                    row.sums.req_count = 1;
-                }
-                row.add(c);
-                self.new_row(key, row);
-            }
+            Some(row) => count_into(
+                row,
+                c,
+                mark,
+                self.log_histograms.then_some(&mut self.hist_log),
+            ),
+            None => self.new_row(key, Row::first(c, mark)),
         }
     }
 
@@ -2048,8 +2120,23 @@ impl<'r> View<'r> {
         let r = self.report;
         let n = r.keys.len();
         let (agg, open) = (&r.agg, &r.open);
+        // Fetched ahead: the closed part's bucket `WALK_AHEAD` buckets on (the walk is in
+        // bucket order, but a hardware prefetcher does not follow a walk that skips empty
+        // buckets), and the open row of the closed row `PREFETCH_AHEAD` rows on (a random
+        // lookup). Both were cache misses once the merge threads had taken the caches: a query
+        // under load.
+        let mut ahead = agg.iter(n);
+        for (k, _) in ahead.by_ref().take(PREFETCH_AHEAD) {
+            open.prefetch_ids(k);
+        }
         agg.iter(n)
-            .map(move |(k, a)| (k, [Some(a), open.get(k)]))
+            .map(move |(k, a)| {
+                agg.prefetch_after(k, WALK_AHEAD);
+                if let Some((next, _)) = ahead.next() {
+                    open.prefetch_ids(next);
+                }
+                (k, [Some(a), open.get(k)])
+            })
             .chain(
                 open.iter(n)
                     .filter(|(_, o)| o.only_open)

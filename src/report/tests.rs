@@ -1764,6 +1764,46 @@ fn most_rows_sit_where_their_probe_starts() {
     );
 }
 
+/// What [`Rows::prefetch`] and [`Rows::prefetch_after`] take from hashbrown's layout: bucket `i`
+/// sits `i` slots below bucket 0, which `bucket_zero` finds from the first full bucket. Checked
+/// for every full bucket of small- and large-key tables, sparse and full; fails (instead of the
+/// fetches silently missing) if a hashbrown release lays its buckets out otherwise.
+#[test]
+fn layout_of_buckets_is_known() {
+    fn check<const N: usize>(t: &Rows<N>) {
+        let zero = t.bucket_zero().expect("a full bucket among the first 16");
+        let size = t.slot_bytes();
+        let mut full = 0;
+        for i in 0..t.buckets() {
+            if let Some(e) = t.0.get_bucket(i) {
+                let at = (e as *const ([u32; N], Row)).cast::<u8>();
+                assert_eq!(
+                    at,
+                    zero.wrapping_sub(i * size),
+                    "bucket {i} of {}",
+                    t.buckets()
+                );
+                // And back: what `prefetch_after` computes from an entry's address.
+                assert_eq!((zero as usize - at as usize) / size, i);
+                full += 1;
+            }
+        }
+        assert_eq!(full, t.0.len());
+    }
+    for n in [40u32, 1000, 20_000] {
+        let mut small = Rows::<SMALL_KEY>::default();
+        let mut large = Rows::<MAX_KEYS>::default();
+        for i in 0..n {
+            small.insert([i, 1, 2, 3], Row::default());
+            let mut k = [0u32; MAX_KEYS];
+            k[..5].copy_from_slice(&[i, 1, 2, 3, 4]);
+            large.insert(k, Row::default());
+        }
+        check(&small);
+        check(&large);
+    }
+}
+
 proptest! {
     /// [`with_lookahead`] applies every item once, in order, each after its hint.
     #[test]
