@@ -3,6 +3,8 @@
 //! each update is a row lookup far from the previous one. What the table-order update and its
 //! prefetch ([`Report::add_batch`]) are for; ns per request (criterion reports the batch).
 //!
+//! Also each of the four timer-tag reports of the benchmarks on its own (`timer_report_update`).
+//!
 //! `cargo bench --bench update -- --warm-up-time 1 --measurement-time 3`
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -71,5 +73,51 @@ fn update(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, update);
+/// The four timer-tag reports of the benchmarks (`corpus::timer_tag_report_defs`), each on its
+/// own, counting batches of 1,024 PHP-like requests of the corpus (~9 timers each, 500 scripts,
+/// Zipf popularity) into its open tick; the rows exist already (the batches were counted once).
+/// What one timer report costs per request without the merge around it (families, ticks, the
+/// other reports sharing the caches): compare with its `update_ns_per_request` in e2e.
+fn timer_update(c: &mut Criterion) {
+    use pinbad::corpus::{Corpus, CorpusSpec};
+    let mut dict = Dictionary::new(1 << 22);
+    let mut corpus = Corpus::new(CorpusSpec {
+        seed: 3,
+        scripts: 500,
+        ..CorpusSpec::default()
+    });
+    let mut pool = Pool::new(1 << 17, 1 << 21, 1 << 23);
+    let batches: Vec<PreparedBatch> = (0..BATCHES)
+        .map(|_| {
+            let mut interned = pinbad::merger::Interned::default();
+            interned.intern(&corpus.decoded_batch(BATCH), 1, &mut dict);
+            let mut b = PreparedBatch::default();
+            for (record, timers, tags) in interned.requests() {
+                let (id, _) = pool.insert(*record, timers, tags, &mut |_, _| {});
+                b.push(&pool.get(id).unwrap());
+            }
+            b
+        })
+        .collect();
+    let mut group = c.benchmark_group("timer_report_update");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    for def in pinbad::corpus::timer_tag_report_defs() {
+        let name = def.name.clone();
+        let mut report = Report::new(def, &mut dict, 1 << 22).unwrap();
+        report.advance(1);
+        for b in &batches {
+            report.add_batch(b);
+        }
+        let rows = report.rows();
+        assert!(rows > 0, "{name} counted no timer");
+        let mut next = batches.iter().cycle();
+        group.bench_function(BenchmarkId::new("batch_of_1024", &name), |b| {
+            b.iter(|| report.add_batch(next.next().unwrap()))
+        });
+        assert_eq!(report.rows(), rows, "{name}: every row was there");
+    }
+    group.finish();
+}
+
+criterion_group!(benches, update, timer_update);
 criterion_main!(benches);

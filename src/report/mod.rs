@@ -366,9 +366,6 @@ const SORTED_MIN_SLOTS: usize = 1 << 9;
 /// How many contributions ahead a table-order update fetches a row ([`Rows::prefetch`]):
 /// enough to cover a memory access (~100 ns) with the few tens of ns each update takes.
 const PREFETCH_AHEAD: usize = 8;
-/// How many buckets ahead a query's walk over a table fetches (see `View::parts`): about 20
-/// rows at the tables' usual load, 4 KiB of small-key entries.
-const WALK_AHEAD: usize = 32;
 /// Batches smaller than this are applied as they come (sorting would not pay).
 const SORTED_MIN_BATCH: usize = 64;
 /// Samples per open row the histogram log holds before the merge thread applies it (see
@@ -576,62 +573,25 @@ impl<const N: usize> Rows<N> {
         self.prefetch(hash_ids(k) as usize & (self.buckets() - 1));
     }
 
-    /// Asks the CPU to fetch bucket `pos` (the row there, if any) and its control byte: the
-    /// bucket a key's probe starts at, and most keys sit there (the table is at most 7/8 full).
-    /// A hint only: a key found a few buckets on, or a table grown since `pos` was taken, costs
-    /// only the miss it would have cost anyway. Reads nothing at `pos` (hashbrown's `get_bucket`
-    /// would check the control byte first), so it can fetch a bucket whose control byte is not
-    /// in cache either: a query's walk ahead ([`Rows::prefetch_after`]). In the table-order
-    /// update, whose walk reads the control bytes in order, it costs the same as checking.
+    /// Asks the CPU to fetch the row in bucket `pos` (if one is there): the bucket a key's probe
+    /// starts at, and most keys sit there (the table is at most 7/8 full). A hint only: a key
+    /// found a few buckets on, or a table grown since `pos` was taken, costs only the miss it
+    /// would have cost anyway. Reads the bucket's control byte, which a table-order update reads
+    /// in order, so it is in cache.
     #[inline]
     fn prefetch(&self, pos: usize) {
-        let Some(zero) = self.bucket_zero() else {
-            return;
-        };
-        let size = self.slot_bytes();
-        let pos = pos & (self.buckets() - 1);
-        // Every line of the entry (128 bytes with a small key, 176 with a large one; entries
-        // are 16-byte aligned, so up to three or four lines), and the control byte's.
-        let p = zero.wrapping_sub(pos * size);
-        let mut at = 0;
-        while at < size {
-            prefetch_line(p.wrapping_add(at));
-            at += 64;
+        if let Some(e) = self.0.get_bucket(pos) {
+            // Every line of the entry (128 bytes with a small key, 176 with a large one; entries
+            // are 16-byte aligned, so up to three or four lines).
+            let size = self.slot_bytes();
+            let p = (e as *const ([u32; N], Row)).cast::<u8>();
+            let mut at = 0;
+            while at < size {
+                prefetch_line(p.wrapping_add(at));
+                at += 64;
+            }
+            prefetch_line(p.wrapping_add(size - 1));
         }
-        prefetch_line(p.wrapping_add(size - 1));
-        prefetch_line(zero.wrapping_add(size + pos));
-    }
-
-    /// [`Rows::prefetch`] of the bucket `ahead` buckets after the entry at `entry` (its key's
-    /// address, the entry's first byte).
-    #[inline]
-    fn prefetch_after(&self, entry: *const u8, ahead: usize) {
-        let Some(zero) = self.bucket_zero() else {
-            return;
-        };
-        let index = (zero as usize).wrapping_sub(entry as usize) / self.slot_bytes();
-        if index + ahead < self.buckets() {
-            self.prefetch(index + ahead);
-        }
-    }
-
-    /// Where bucket 0 is, whether or not it holds a row: hashbrown keeps bucket `i` at
-    /// `ctrl - (i + 1) * slot` (its entries stored downwards, before the control bytes), so the
-    /// address of any full bucket among the first few gives every bucket's. The first control
-    /// bytes share one cache line, read at every call, so this stays in cache. `None` for a
-    /// table with none of its first 16 buckets full (nearly empty: nothing worth fetching).
-    /// `layout_of_buckets_is_known` checks the layout against every full bucket.
-    #[inline]
-    fn bucket_zero(&self) -> Option<*const u8> {
-        let size = self.slot_bytes();
-        (0..self.buckets().min(16)).find_map(|j| {
-            let e = self.0.get_bucket(j)?;
-            Some(
-                (e as *const ([u32; N], Row))
-                    .cast::<u8>()
-                    .wrapping_add(j * size),
-            )
-        })
     }
 }
 
@@ -697,13 +657,6 @@ impl RowMap {
     #[inline]
     fn prefetch_ids(&self, key: &[u32]) {
         each_rows!(self, m => m.prefetch_key(&inline_key(key)))
-    }
-
-    /// Fetches the bucket `ahead` buckets after the one holding `key`, a key of this map's
-    /// (a walk in bucket order: [`RowMap::iter`]).
-    #[inline]
-    fn prefetch_after(&self, key: &[u32], ahead: usize) {
-        each_rows!(self, m => m.prefetch_after(key.as_ptr().cast(), ahead))
     }
 
     /// Keeps the rows for which `f` (given the key and the row) returns true.
@@ -819,7 +772,6 @@ fn prefetch_line(p: *const u8) {
 
 /// [`RowMap::iter`]: one match per row, no chained or flattened adapters (a query walks every
 /// row of the window through it).
-#[derive(Clone)]
 enum RowIter<'a> {
     Small(
         hashbrown::hash_table::Iter<'a, ([u32; SMALL_KEY], Row)>,
@@ -1294,8 +1246,12 @@ pub struct Report {
     queried: bool,
     hist_sorted: Vec<u64>,
     slot_counts: Vec<u32>,
-    /// Off for one-request updates ([`Report::add`]): there, logging would cost a flush each.
+    /// Off for one-request updates ([`Report::add`]): there, logging would cost a flush each;
+    /// off too while a batch goes to a table small enough to stay in cache (`add_batch`).
     log_histograms: bool,
+    /// Open tables of fewer slots than this take their samples at once, unlogged
+    /// ([`SORTED_MIN_SLOTS`]; tests set 0 to run the log on small tables too).
+    log_min_slots: usize,
     /// While a batch is counted in table order (see [`Report::add_batch`]): its contributions,
     /// and the table's size as a mask of the hash.
     deferred: Option<Deferral>,
@@ -1472,6 +1428,7 @@ impl Report {
             hist_sorted: Vec::new(),
             slot_counts: Vec::new(),
             log_histograms: true,
+            log_min_slots: SORTED_MIN_SLOTS,
             deferred: None,
             spare_deferral: None,
             frozen_tick: None,
@@ -1850,9 +1807,16 @@ impl Report {
             d.clear();
             this.spare_deferral = Some(d);
         } else {
+            // A table under `log_min_slots` slots stays in cache: its rows' histograms are
+            // counted at once. Logging the sample there cost more than it saved (a push, then
+            // the flush's sort and a second touch of the row): the timer bench's 50-row
+            // `tag_info_group` took 314–316 ns per request logged, 273–277 not.
+            let log = this.log_histograms;
+            this.log_histograms = log && this.open.capacity() >= this.log_min_slots;
             for p in batch.iter() {
                 this.update(&p);
             }
+            this.log_histograms = log;
         }
         // Enough samples per row that grouping them pays (see `flush_hist`), within 8 MiB.
         let per_row = if this.queried {
@@ -2120,23 +2084,8 @@ impl<'r> View<'r> {
         let r = self.report;
         let n = r.keys.len();
         let (agg, open) = (&r.agg, &r.open);
-        // Fetched ahead: the closed part's bucket `WALK_AHEAD` buckets on (the walk is in
-        // bucket order, but a hardware prefetcher does not follow a walk that skips empty
-        // buckets), and the open row of the closed row `PREFETCH_AHEAD` rows on (a random
-        // lookup). Both were cache misses once the merge threads had taken the caches: a query
-        // under load.
-        let mut ahead = agg.iter(n);
-        for (k, _) in ahead.by_ref().take(PREFETCH_AHEAD) {
-            open.prefetch_ids(k);
-        }
         agg.iter(n)
-            .map(move |(k, a)| {
-                agg.prefetch_after(k, WALK_AHEAD);
-                if let Some((next, _)) = ahead.next() {
-                    open.prefetch_ids(next);
-                }
-                (k, [Some(a), open.get(k)])
-            })
+            .map(move |(k, a)| (k, [Some(a), open.get(k)]))
             .chain(
                 open.iter(n)
                     .filter(|(_, o)| o.only_open)

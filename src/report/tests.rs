@@ -1660,6 +1660,41 @@ fn a_report_may_set_its_own_history() {
     }
 }
 
+/// A batch into an open table under `SORTED_MIN_SLOTS` slots counts its samples into the rows at
+/// once (nothing left in the log), and into a larger one through the log: both equal counting
+/// each request on its own.
+#[test]
+fn small_tables_take_their_samples_at_once() {
+    let mut dict = Dictionary::new(100_000);
+    for (scripts, logs) in [(20usize, false), (2_000, true)] {
+        let names: Vec<String> = (0..scripts).map(|i| format!("/s{i}")).collect();
+        let reqs: Vec<Req> = (0..4_000)
+            .map(|i| Req {
+                script: Box::leak(names[i % scripts].clone().into_boxed_str()),
+                time: (1 + i % 977) as f32 / 1e3,
+                ..Req::default()
+            })
+            .collect();
+        let def = ReportDef::new("by_script", &["script_name"]);
+        let mut batched = Report::new(def.clone(), &mut dict, usize::MAX).unwrap();
+        let mut single = Report::new(def, &mut dict, usize::MAX).unwrap();
+        // Two batches: the first creates the rows (and grows the table), the second finds them.
+        for part in reqs.chunks(2_000) {
+            let batch = prepared(&mut dict, part);
+            batched.add_batch(&batch);
+            for v in batch.views() {
+                single.add(&v);
+            }
+        }
+        assert_eq!(batched.hist_pending(), logs, "{scripts} rows");
+        batched.flush_hist();
+        assert!(
+            rows_of(&batched) == rows_of(&single),
+            "{scripts} rows differ"
+        );
+    }
+}
+
 /// Histogram samples logged over many requests and applied in one grouped flush give exactly
 /// the rows of applying each request at once (request and timer reports, rows created and
 /// reused within the batch, a tick closing in between).
@@ -1678,6 +1713,9 @@ fn logged_histograms_equal_direct_ones() {
         let mut logged = Report::new(d, &mut dict, usize::MAX)
             .unwrap()
             .with_exact_window(window(), 0);
+        // The log even on these small tables (in the daemon, tables under `SORTED_MIN_SLOTS`
+        // slots take their samples at once).
+        logged.log_min_slots = 0;
         for (half, part) in reqs.chunks(200).enumerate() {
             let t = (half as u64 + 1) * TICK_MS;
             direct.advance(t);
@@ -1762,46 +1800,6 @@ fn most_rows_sit_where_their_probe_starts() {
         home > n as usize / 2,
         "{home} of {n} rows in their first bucket"
     );
-}
-
-/// What [`Rows::prefetch`] and [`Rows::prefetch_after`] take from hashbrown's layout: bucket `i`
-/// sits `i` slots below bucket 0, which `bucket_zero` finds from the first full bucket. Checked
-/// for every full bucket of small- and large-key tables, sparse and full; fails (instead of the
-/// fetches silently missing) if a hashbrown release lays its buckets out otherwise.
-#[test]
-fn layout_of_buckets_is_known() {
-    fn check<const N: usize>(t: &Rows<N>) {
-        let zero = t.bucket_zero().expect("a full bucket among the first 16");
-        let size = t.slot_bytes();
-        let mut full = 0;
-        for i in 0..t.buckets() {
-            if let Some(e) = t.0.get_bucket(i) {
-                let at = (e as *const ([u32; N], Row)).cast::<u8>();
-                assert_eq!(
-                    at,
-                    zero.wrapping_sub(i * size),
-                    "bucket {i} of {}",
-                    t.buckets()
-                );
-                // And back: what `prefetch_after` computes from an entry's address.
-                assert_eq!((zero as usize - at as usize) / size, i);
-                full += 1;
-            }
-        }
-        assert_eq!(full, t.0.len());
-    }
-    for n in [40u32, 1000, 20_000] {
-        let mut small = Rows::<SMALL_KEY>::default();
-        let mut large = Rows::<MAX_KEYS>::default();
-        for i in 0..n {
-            small.insert([i, 1, 2, 3], Row::default());
-            let mut k = [0u32; MAX_KEYS];
-            k[..5].copy_from_slice(&[i, 1, 2, 3, 4]);
-            large.insert(k, Row::default());
-        }
-        check(&small);
-        check(&large);
-    }
 }
 
 proptest! {
