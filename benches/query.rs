@@ -75,15 +75,20 @@ fn add_logged(
     assert!(per_row == 0 || report.hist_pending());
 }
 
+/// The query every case runs: the top 100 rows with 3 percentiles.
+fn top100() -> Query {
+    Query {
+        limit: Some(100),
+        percentiles: Some(vec![50.0, 95.0, 99.0]),
+        ..Query::default()
+    }
+}
+
 fn query(c: &mut Criterion) {
     let mut group = c.benchmark_group("report_query");
     for rows in [1_000usize, 10_000, 100_000] {
         let (report, dict) = build(rows);
-        let top = Query {
-            limit: Some(100),
-            percentiles: Some(vec![50.0, 95.0, 99.0]),
-            ..Query::default()
-        };
+        let top = top100();
         group.bench_with_input(
             BenchmarkId::new("top100_3_percentiles", rows),
             &rows,
@@ -103,11 +108,7 @@ fn query(c: &mut Criterion) {
     // timed), as under load, where the merge threads keep taking the caches back.
     {
         let (report, dict) = build(10_000);
-        let top = Query {
-            limit: Some(100),
-            percentiles: Some(vec![50.0, 95.0, 99.0]),
-            ..Query::default()
-        };
+        let top = top100();
         let mut evict = vec![0u8; 64 << 20];
         group.bench_function("top100_3_percentiles_cold/10000", |b| {
             b.iter_custom(|iters| {
@@ -130,11 +131,7 @@ fn query(c: &mut Criterion) {
     for (per_row, skewed) in [(0, false), (8, false), (16, false), (8, true), (16, true)] {
         let (mut report, mut dict) = build(10_000);
         add_logged(&mut report, &mut dict, 10_000, per_row, skewed);
-        let top = Query {
-            limit: Some(100),
-            percentiles: Some(vec![50.0, 95.0, 99.0]),
-            ..Query::default()
-        };
+        let top = top100();
         let name = if skewed {
             "top100_3_percentiles_logged_per_row_skewed"
         } else {

@@ -1667,10 +1667,12 @@ fn a_report_may_set_its_own_history() {
 fn small_tables_take_their_samples_at_once() {
     let mut dict = Dictionary::new(100_000);
     for (scripts, logs) in [(20usize, false), (2_000, true)] {
-        let names: Vec<String> = (0..scripts).map(|i| format!("/s{i}")).collect();
+        let names: Vec<&'static str> = (0..scripts)
+            .map(|i| &*Box::leak(format!("/s{i}").into_boxed_str()))
+            .collect();
         let reqs: Vec<Req> = (0..4_000)
             .map(|i| Req {
-                script: Box::leak(names[i % scripts].clone().into_boxed_str()),
+                script: names[i % scripts],
                 time: (1 + i % 977) as f32 / 1e3,
                 ..Req::default()
             })
