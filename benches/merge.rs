@@ -2,7 +2,8 @@
 //! updating the default report set (info, the 18 `report_by_*`, 4 timer-tag reports), at 100, 10k
 //! and 1M distinct rows in the widest reports.
 //!
-//! `cargo bench --bench merge` (add `-- --quick` for a short run). Each iteration merges one batch of
+//! `cargo bench --bench merge` (add `-- --quick` for a short run; `-- intern` for the
+//! interning case alone). Each iteration merges one batch of
 //! `BATCH` decoded PHP-like requests into a pool that was filled first, so every insert also evicts
 //! (subtracts) the oldest request, as in production.
 
@@ -133,6 +134,19 @@ fn setup(
     }
     merger.finish();
     let measured = batches(CorpusSpec { seed: 8, ..spec }, 64 * BATCH);
+    // The report threads' plan as the daemon's would be in this steady state (it rebalances
+    // every 10 s): from the costs of a second of merging like the measurement's, not of the fill.
+    merger.balance();
+    let started = std::time::Instant::now();
+    for b in measured.iter().cycle() {
+        ring.push(clone_batch(b)).ok();
+        merger.round();
+        if started.elapsed() > std::time::Duration::from_secs(1) {
+            break;
+        }
+    }
+    merger.finish();
+    merger.balance();
     let rows: usize = shared
         .reports
         .snapshot()
@@ -183,7 +197,10 @@ fn number(part: Option<&str>, default: usize, what: &str) -> usize {
 
 /// Profiling mode, for instruction counts: `MERGE_PROFILE=100_rows[:THREADS[:TIMER_REPORTS[:BATCHES]]]`
 /// sets a case up and merges `BATCHES` (default 16; the 64 fresh batches, cycled) in
-/// [`measured`], which callgrind can single out with `--toggle-collect='*measured*'`.
+/// [`measured`], which callgrind can single out with `--toggle-collect='*measured*'`. Prints the
+/// wall time per request, each thread's time running and waiting to run, and each report's and
+/// each merge thread's instrumented time, all over the measured batches alone: with 2 threads,
+/// wall time above the busier thread's running time is time a thread waited for the other.
 fn profile(spec: &str) {
     let mut parts = spec.split(':');
     let (label, scripts, hosts, pool) = case_named(parts.next().unwrap_or("100_rows"));
@@ -191,26 +208,77 @@ fn profile(spec: &str) {
     let timers = number(parts.next(), 4, "timer reports");
     let n = number(parts.next(), 16, "batches");
     let (ring, mut merger, batches, shared) = setup(label, scripts, hosts, pool, threads, timers);
+    // Each instrument's count and total before the measured batches: the figures printed are
+    // theirs alone (the set-up filled the pool and the window on one thread, unbalanced).
+    let inst = &shared.counters.instruments;
+    let cells = shared.reports.snapshot();
+    let before = |i: &pinbad::instruments::Instrument| (i.count(), i.total_ns());
+    let own_before = [before(&inst.intern), before(&inst.pool)];
+    let reports_before: Vec<_> = cells.iter().map(|c| before(&c.instrument)).collect();
+    let cpu_before = thread_cpu_ns();
     let t = std::time::Instant::now();
     let picked: Vec<&Batch> = batches.iter().cycle().take(n).collect();
     measured(&ring, &mut merger, &picked);
     let per = t.elapsed().as_nanos() as f64 / (n * BATCH) as f64;
     eprintln!("{label}: {per:.0} ns per request over {n} batches");
-    let inst = &shared.counters.instruments;
-    eprintln!(
-        "  merger's own work: intern {:.0} ns/request, pool {:.0} ns/request (since creation)",
-        inst.intern.mean_ns(),
-        inst.pool.mean_ns()
-    );
-    for c in shared.reports.snapshot() {
+    let cpu_after = thread_cpu_ns();
+    for (name, ran, waited) in &cpu_after {
+        let was = cpu_before
+            .iter()
+            .find(|b| &b.0 == name)
+            .map_or((0, 0), |b| (b.1, b.2));
+        let per = |ns: u64| ns as f64 / (n * BATCH) as f64;
         eprintln!(
-            "  {:40} worker {} rows {:>7} {:>6.0} ns/request (since creation)",
+            "  thread {name}: ran {:.0} ns/request, waited to run {:.0}",
+            per(ran - was.0),
+            per(waited - was.1)
+        );
+    }
+    let requests = (n * BATCH) as f64;
+    let spent = |i: &pinbad::instruments::Instrument, (_, total): (u64, u64)| {
+        (i.total_ns() - total) as f64 / requests
+    };
+    eprintln!(
+        "  merger's own work: intern {:.0} ns/request, pool {:.0} ns/request",
+        spent(&inst.intern, own_before[0]),
+        spent(&inst.pool, own_before[1])
+    );
+    let mut per_thread = vec![0f64; threads];
+    per_thread[0] = spent(&inst.intern, own_before[0]) + spent(&inst.pool, own_before[1]);
+    for (c, &b) in cells.iter().zip(&reports_before) {
+        let ns = spent(&c.instrument, b);
+        per_thread[c.worker().min(threads - 1)] += ns;
+        eprintln!(
+            "  {:40} worker {} rows {:>7} {:>6.0} ns/request",
             c.name(),
             c.worker(),
             c.published_rows(),
-            c.update_ns_per_request()
+            ns
         );
     }
+    eprintln!("  per thread (ns/request of its reports and own work): {per_thread:.0?}");
+}
+
+/// Each thread of this process by name, with the time it ran and the time it waited to run
+/// while runnable (ns, `/proc/self/task/*/schedstat`).
+fn thread_cpu_ns() -> Vec<(String, u64, u64)> {
+    let mut out = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task")
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        let stat = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
+        let f: Vec<u64> = stat
+            .split_whitespace()
+            .map(|x| x.parse().unwrap_or(0))
+            .collect();
+        if f.len() >= 2 {
+            out.push((comm.trim().to_string(), f[0], f[1]));
+        }
+    }
+    out
 }
 
 /// Scaling mode: `MERGE_RATIO=10k_rows[:TIMER_REPORTS[:ROUNDS]]` sets the case up twice, with 1
@@ -316,7 +384,33 @@ fn merge(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, merge);
+/// The merger's interning alone: a batch of 1,024 corpus requests (~31 strings each: hostname,
+/// server, script and ~27 of the request's own dictionary) turned into ids by a dictionary that
+/// holds them all (the steady state). Per request.
+fn intern(c: &mut Criterion) {
+    if !selected("intern_per_request/corpus_batch") {
+        return;
+    }
+    let mut group = c.benchmark_group("intern_per_request");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    let mut dict = pinbad::dictionary::Dictionary::new(1 << 22);
+    let batches = batches(CorpusSpec::default(), 64 * BATCH);
+    let mut interned = pinbad::merger::Interned::default();
+    for b in &batches {
+        interned.intern(b, 1, &mut dict);
+        interned.clear();
+    }
+    let mut next = batches.iter().cycle();
+    group.bench_function("corpus_batch", |b| {
+        b.iter(|| {
+            interned.intern(next.next().unwrap(), 1, &mut dict);
+            interned.clear();
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, merge, intern);
 
 fn main() {
     if let Ok(spec) = std::env::var("MERGE_PROFILE") {
