@@ -208,36 +208,32 @@ fn profile(spec: &str) {
     let timers = number(parts.next(), 4, "timer reports");
     let n = number(parts.next(), 16, "batches");
     let (ring, mut merger, batches, shared) = setup(label, scripts, hosts, pool, threads, timers);
-    // Each instrument's count and total before the measured batches: the figures printed are
-    // theirs alone (the set-up filled the pool and the window on one thread, unbalanced).
+    // Each instrument's total before the measured batches: the figures printed are theirs alone
+    // (the set-up's fill is another load).
     let inst = &shared.counters.instruments;
     let cells = shared.reports.snapshot();
-    let before = |i: &pinbad::instruments::Instrument| (i.count(), i.total_ns());
-    let own_before = [before(&inst.intern), before(&inst.pool)];
-    let reports_before: Vec<_> = cells.iter().map(|c| before(&c.instrument)).collect();
+    let own_before = [inst.intern.total_ns(), inst.pool.total_ns()];
+    let reports_before: Vec<u64> = cells.iter().map(|c| c.instrument.total_ns()).collect();
     let cpu_before = thread_cpu_ns();
     let t = std::time::Instant::now();
     let picked: Vec<&Batch> = batches.iter().cycle().take(n).collect();
     measured(&ring, &mut merger, &picked);
     let per = t.elapsed().as_nanos() as f64 / (n * BATCH) as f64;
     eprintln!("{label}: {per:.0} ns per request over {n} batches");
-    let cpu_after = thread_cpu_ns();
-    for (name, ran, waited) in &cpu_after {
+    let per_request = |ns: u64| ns as f64 / (n * BATCH) as f64;
+    for (name, ran, waited) in thread_cpu_ns() {
         let was = cpu_before
             .iter()
-            .find(|b| &b.0 == name)
+            .find(|b| b.0 == name)
             .map_or((0, 0), |b| (b.1, b.2));
-        let per = |ns: u64| ns as f64 / (n * BATCH) as f64;
         eprintln!(
             "  thread {name}: ran {:.0} ns/request, waited to run {:.0}",
-            per(ran - was.0),
-            per(waited - was.1)
+            per_request(ran - was.0),
+            per_request(waited - was.1)
         );
     }
-    let requests = (n * BATCH) as f64;
-    let spent = |i: &pinbad::instruments::Instrument, (_, total): (u64, u64)| {
-        (i.total_ns() - total) as f64 / requests
-    };
+    let spent =
+        |i: &pinbad::instruments::Instrument, before: u64| per_request(i.total_ns() - before);
     eprintln!(
         "  merger's own work: intern {:.0} ns/request, pool {:.0} ns/request",
         spent(&inst.intern, own_before[0]),
