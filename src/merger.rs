@@ -362,6 +362,44 @@ fn lower_priority(nice: i32) {
 struct Worker {
     tx: std::sync::mpsc::SyncSender<Arc<RoundWork>>,
     thread: Option<std::thread::JoinHandle<()>>,
+    backlog: Arc<Backlog>,
+}
+
+/// Requests sent to a worker and not yet applied by it: the merger waits before sending more
+/// than [`WORKER_QUEUE_REQUESTS`], the worker counts its rounds off as it applies them.
+#[derive(Default)]
+struct Backlog {
+    queued: parking_lot::Mutex<usize>,
+    drained: parking_lot::Condvar,
+}
+
+/// Requests a worker may be behind before the merger waits for it, whatever the rounds' sizes:
+/// 16 rounds of the ~1,000 requests a 10 ms round holds at 100k/s, but 4 of the 4,096 a
+/// backlog's rounds hold, the bound in memory of the queue of 4 rounds before it (~20 MB of
+/// prepared requests with the corpus's 9 timers, ~1.2 KB each). Sixteen rounds of 4,096 would
+/// be ~80 MB, beyond the L3, for the workers to read back from memory; flat out, two pairs of e2e
+/// runs merged 4–6 % fewer requests per second with 16 rounds of any size than with 4 (a sign
+/// rather than a proof: flat-out pairs vary by up to 20 % here).
+const WORKER_QUEUE_REQUESTS: usize = 4 * ROUND_REQUESTS;
+
+impl Backlog {
+    /// Waits (the worker still running) until `n` more requests fit, then counts them in.
+    fn admit(&self, n: usize, worker: &std::thread::JoinHandle<()>) {
+        let mut queued = self.queued.lock();
+        while *queued > 0 && *queued + n > WORKER_QUEUE_REQUESTS && !worker.is_finished() {
+            self.drained
+                .wait_for(&mut queued, Duration::from_millis(100));
+        }
+        *queued += n;
+    }
+
+    /// `n` requests applied.
+    fn applied(&self, n: usize) {
+        let mut queued = self.queued.lock();
+        *queued = queued.saturating_sub(n);
+        drop(queued);
+        self.drained.notify_one();
+    }
 }
 
 /// Rounds a worker may be behind before the merger waits for it (back-pressure: the temp ring
@@ -372,8 +410,7 @@ struct Worker {
 /// a worker closed its ticks, and the worker later waited on an empty one. With 16, the merge
 /// bench's 2-thread case (`MERGE_PROFILE=10k_rows:2:4:3000`, three pairs run in turn) took 15–19 %
 /// less time (5,650 / 5,987 / 6,502 → 4,649 / 5,107 / 5,288 ns per request) and the merger ran
-/// 90–93 % of the time instead of 82–87 %. The bound in memory: 16 rounds of at most
-/// [`ROUND_REQUESTS`] prepared requests (~1.2 KB each with the corpus's 9 timers).
+/// 90–93 % of the time instead of 82–87 %. In requests, [`WORKER_QUEUE_REQUESTS`] bounds it too.
 const WORKER_QUEUE: usize = 16;
 
 fn spawn_worker(
@@ -382,6 +419,8 @@ fn spawn_worker(
     nice: i32,
 ) -> std::io::Result<Worker> {
     let (tx, rx) = std::sync::mpsc::sync_channel::<Arc<RoundWork>>(WORKER_QUEUE);
+    let backlog = Arc::new(Backlog::default());
+    let worker_backlog = Arc::clone(&backlog);
     let thread = std::thread::Builder::new()
         .name(format!("pinbad-merge-{index}"))
         .spawn(move || {
@@ -393,12 +432,14 @@ fn spawn_worker(
                         update_report(&work, at, &mut turned);
                     }
                 }
+                worker_backlog.applied(work.batch.len());
                 work.done(&counters);
             }
         })?;
     Ok(Worker {
         tx,
         thread: Some(thread),
+        backlog,
     })
 }
 
@@ -685,6 +726,9 @@ impl Merger {
             shared.taps.publish(&work);
         }
         for w in &self.workers {
+            if let Some(thread) = &w.thread {
+                w.backlog.admit(work.batch.len(), thread);
+            }
             if w.tx.send(Arc::clone(&work)).is_err() {
                 tracing::error!("A report worker stopped; its reports no longer update");
                 work.done(&shared.counters);
