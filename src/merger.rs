@@ -940,6 +940,72 @@ mod tests {
     /// A round's interning reads the dictionary shared while every string is known (a query
     /// holding a read lock meanwhile does not block it, and the strings are stamped as used,
     /// so a sweep keeps them), and writes it from the first new string on.
+    /// The merger's wait for a worker's backlog: it admits while the backlog has room (or is
+    /// empty, for a round larger than the bound), waits while it is full until the worker counts
+    /// requests off, and never waits on a worker that has stopped. Each admission runs on a
+    /// thread of its own and is waited for with a deadline, so a wrong wait fails, not hangs.
+    #[test]
+    fn a_full_backlog_waits_for_the_worker_and_never_for_a_stopped_one() {
+        use std::sync::mpsc::channel;
+        type Handle = Arc<std::thread::JoinHandle<()>>;
+        let deadline = Duration::from_secs(30);
+        let admit = |backlog: &Arc<Backlog>, n: usize, worker: &Handle| {
+            let (backlog, worker, (tx, rx)) = (Arc::clone(backlog), Arc::clone(worker), channel());
+            std::thread::spawn(move || {
+                backlog.admit(n, &worker);
+                tx.send(()).ok();
+            });
+            rx
+        };
+        let queued = |backlog: &Backlog| *backlog.queued.lock();
+        // A worker thread that runs until told to stop, and one that has stopped.
+        let (stop_tx, stop_rx) = channel::<()>();
+        let running: Handle = Arc::new(std::thread::spawn(move || {
+            stop_rx.recv().ok();
+        }));
+        let stopped: Handle = Arc::new(std::thread::spawn(|| {}));
+        let started = Instant::now();
+        while !stopped.is_finished() {
+            assert!(started.elapsed() < deadline, "the thread never finished");
+            std::thread::yield_now();
+        }
+
+        let backlog = Arc::new(Backlog::default());
+        let big = WORKER_QUEUE_REQUESTS + 5;
+        admit(&backlog, big, &running)
+            .recv_timeout(deadline)
+            .expect("an empty backlog admits a round larger than the bound");
+        backlog.applied(big);
+        admit(&backlog, WORKER_QUEUE_REQUESTS - 1, &running)
+            .recv_timeout(deadline)
+            .expect("room");
+        admit(&backlog, 1, &running)
+            .recv_timeout(deadline)
+            .expect("room for the last one");
+        assert_eq!(queued(&backlog), WORKER_QUEUE_REQUESTS);
+
+        // Full: a further admission waits until the worker applies what it holds.
+        let waiting = admit(&backlog, 10, &running);
+        // Still waiting a while later (it cannot go on before `applied`: no false failure).
+        assert!(
+            waiting.recv_timeout(Duration::from_millis(200)).is_err(),
+            "admitted into a full backlog"
+        );
+        assert_eq!(queued(&backlog), WORKER_QUEUE_REQUESTS);
+        backlog.applied(WORKER_QUEUE_REQUESTS);
+        waiting
+            .recv_timeout(deadline)
+            .expect("the admission went on once the worker applied its backlog");
+        assert_eq!(queued(&backlog), 10);
+
+        // A stopped worker never holds the merger, however full its backlog.
+        admit(&backlog, WORKER_QUEUE_REQUESTS, &stopped)
+            .recv_timeout(deadline)
+            .expect("no wait for a stopped worker");
+        assert_eq!(queued(&backlog), WORKER_QUEUE_REQUESTS + 10);
+        stop_tx.send(()).unwrap();
+    }
+
     #[test]
     fn interning_known_strings_shares_the_dictionary_with_readers() {
         let lock = parking_lot::RwLock::new(Dictionary::new(100));
