@@ -360,27 +360,45 @@ fn lower_priority(nice: i32) {
 /// A report worker thread ("pinbad-merge-N"): updates the reports assigned to it, round after
 /// round, in the order the merger sent them.
 struct Worker {
-    tx: std::sync::mpsc::SyncSender<Arc<RoundWork>>,
+    tx: std::sync::mpsc::Sender<Arc<RoundWork>>,
     thread: Option<std::thread::JoinHandle<()>>,
     backlog: Arc<Backlog>,
 }
 
-/// Requests sent to a worker and not yet applied by it: the merger waits before sending more
-/// than [`WORKER_QUEUE_REQUESTS`], the worker counts its rounds off as it applies them.
+/// Requests sent to a worker and not yet applied by it, each round weighing at least
+/// [`MIN_ROUND_WEIGHT`] ([`round_weight`]): the merger waits before sending more than
+/// [`WORKER_QUEUE_REQUESTS`], the worker counts its rounds off as it applies them. The one bound
+/// on a worker's queue (back-pressure: the temp ring then fills and counts what it drops, rather
+/// than rounds queueing without bound).
 #[derive(Default)]
 struct Backlog {
     queued: parking_lot::Mutex<usize>,
     drained: parking_lot::Condvar,
 }
 
-/// Requests a worker may be behind before the merger waits for it, whatever the rounds' sizes:
-/// 16 rounds of the ~1,000 requests a 10 ms round holds at 100k/s, but 4 of the 4,096 a
-/// backlog's rounds hold, the bound in memory of the queue of 4 rounds before it (~20 MB of
-/// prepared requests with the corpus's 9 timers, ~1.2 KB each). Sixteen rounds of 4,096 would
-/// be ~80 MB, beyond the L3, for the workers to read back from memory; flat out, two pairs of e2e
-/// runs merged 4–6 % fewer requests per second with 16 rounds of any size than with 4 (a sign
-/// rather than a proof: flat-out pairs vary by up to 20 % here).
-const WORKER_QUEUE_REQUESTS: usize = 4 * ROUND_REQUESTS;
+/// What a worker may be behind before the merger waits for it: 16 rounds of up to 1,024
+/// requests (a 10 ms round holds ~1,000 at 100k/s; an idle round that only moves the windows
+/// weighs as much), 4 of the 4,096 a backlog's rounds hold (~20 MB of prepared requests with the
+/// corpus's 9 timers, ~1.2 KB each).
+///
+/// Deep enough to ride out a tick's close: the rounds that close ticks cost tens of times a
+/// plain round, and not on every thread alike. With 4 rounds of any size, the merger stopped on
+/// a full queue while a worker closed its ticks, and the worker later waited on an empty one;
+/// with 16, the merge bench's 2-thread case (`MERGE_PROFILE=10k_rows:2:4:3000`, three pairs run
+/// in turn) took 15–19 % less time (5,650 / 5,987 / 6,502 → 4,649 / 5,107 / 5,288 ns per
+/// request) and the merger ran 90–93 % of the time instead of 82–87 %. Sixteen rounds of 4,096
+/// would be ~80 MB, beyond the L3, for the workers to read back from memory; flat out, two pairs
+/// of e2e runs merged 4–6 % fewer requests per second with 16 rounds of any size than with 4 (a
+/// sign rather than a proof: flat-out pairs vary by up to 20 % here).
+const WORKER_QUEUE_REQUESTS: usize = 16 * MIN_ROUND_WEIGHT;
+
+/// The least a round weighs in a worker's [`Backlog`].
+const MIN_ROUND_WEIGHT: usize = ROUND_REQUESTS / 4;
+
+/// A round's weight in a worker's [`Backlog`].
+fn round_weight(work: &RoundWork) -> usize {
+    work.batch.len().max(MIN_ROUND_WEIGHT)
+}
 
 impl Backlog {
     /// Waits (the worker still running) until `n` more requests fit, then counts them in.
@@ -402,23 +420,12 @@ impl Backlog {
     }
 }
 
-/// Rounds a worker may be behind before the merger waits for it (back-pressure: the temp ring
-/// then fills and counts what it drops, rather than rounds queueing without bound).
-///
-/// Deep enough to ride out a tick's close: the rounds that close ticks cost tens of times a
-/// plain round, and not on every thread alike, so with 4 the merger stopped on a full queue while
-/// a worker closed its ticks, and the worker later waited on an empty one. With 16, the merge
-/// bench's 2-thread case (`MERGE_PROFILE=10k_rows:2:4:3000`, three pairs run in turn) took 15–19 %
-/// less time (5,650 / 5,987 / 6,502 → 4,649 / 5,107 / 5,288 ns per request) and the merger ran
-/// 90–93 % of the time instead of 82–87 %. In requests, [`WORKER_QUEUE_REQUESTS`] bounds it too.
-const WORKER_QUEUE: usize = 16;
-
 fn spawn_worker(
     index: usize,
     counters: Arc<crate::counters::Counters>,
     nice: i32,
 ) -> std::io::Result<Worker> {
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Arc<RoundWork>>(WORKER_QUEUE);
+    let (tx, rx) = std::sync::mpsc::channel::<Arc<RoundWork>>();
     let backlog = Arc::new(Backlog::default());
     let worker_backlog = Arc::clone(&backlog);
     let thread = std::thread::Builder::new()
@@ -432,7 +439,7 @@ fn spawn_worker(
                         update_report(&work, at, &mut turned);
                     }
                 }
-                worker_backlog.applied(work.batch.len());
+                worker_backlog.applied(round_weight(&work));
                 work.done(&counters);
             }
         })?;
@@ -727,7 +734,7 @@ impl Merger {
         }
         for w in &self.workers {
             if let Some(thread) = &w.thread {
-                w.backlog.admit(work.batch.len(), thread);
+                w.backlog.admit(round_weight(&work), thread);
             }
             if w.tx.send(Arc::clone(&work)).is_err() {
                 tracing::error!("A report worker stopped; its reports no longer update");
@@ -841,7 +848,7 @@ impl Merger {
     /// pool) on thread 0, longest first to the least loaded thread. Applied only when it lowers the
     /// busiest thread's load by more than 10 %, after the workers finished the rounds sent (so a
     /// report never has two threads' rounds in flight), which costs a wait for the rounds queued
-    /// (at most [`WORKER_QUEUE`]).
+    /// (at most [`WORKER_QUEUE_REQUESTS`]).
     ///
     /// Public for benches: the merger balances every `BALANCE_EVERY_MS`; a bench measuring
     /// seconds after filling its window would otherwise run on the plan made while it filled.
