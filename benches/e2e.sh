@@ -4,7 +4,8 @@
 #
 # Per rate it prints: packets sent, received, accepted, loss (sent - received, and the kernel's
 # UDP RcvbufErrors delta; total_loss_percent also counts requests dropped at the temp ring), server CPU per packet (utime+stime delta from /proc/PID/stat / packets),
-# peak RSS (VmHWM), and the latency of the top-100 query with 3 percentiles while loaded (p50/p99).
+# peak RSS (VmHWM), and the latency of the top-100 query with 3 percentiles while loaded (p50/p99:
+# curl's total, from the request sent, and the server's handler time).
 # At the end: each report's rows and update cost, and the pipeline stages' instruments (mean ns).
 #
 # Usage: benches/e2e.sh [RATES...]        (default: 20000 50000 100000 0; 0 = as fast as possible)
@@ -150,7 +151,7 @@ for rate in "${RATES[@]}"; do
   cpu0=$(cpu_ticks); drops0=$(rcvbuf_errors); thread_ticks > "$work/threads0.json"
   # Query loop while loading: the top-100 of the biggest request report, 3 percentiles.
   ( end=$((SECONDS + ${DURATION%s})); while [ $SECONDS -lt $end ]; do
-      curl -s -o /dev/null -w '%{time_total}\n' \
+      curl -s -o /dev/null -w '%{time_total} %{time_pretransfer}\n' \
         "$URL/api/v1/reports/report_by_hostname_and_script?limit=100&percentiles=50,95,99" || true
       sleep 0.05
     done > "$work/latency" ) &
@@ -161,12 +162,17 @@ for rate in "${RATES[@]}"; do
   # Let the sinks deliver what they hold (counted in the CPU figure), then keep their figures.
   sleep 3
   curl -s "$URL/api/v1/status" > "$work/taps.json"
+  curl -s "$URL/api/v1/instruments" > "$work/instruments-rate.json"
   cpu1=$(cpu_ticks); drops1=$(rcvbuf_errors); thread_ticks > "$work/threads1.json"
   rss_kib=$(awk '/VmHWM/ {print $2}' "/proc/$PID/status")
   python3 - "$work/blast.json" "$work/latency" "$rate" "$cpu0" "$cpu1" "$CLK" "$drops0" "$drops1" "$rss_kib" "$first" "$TIMER_REPORTS" >> "$OUT" <<'PY'
 import json, sys
 blast = json.load(open(sys.argv[1]))
-lat = sorted(float(x) * 1000 for x in open(sys.argv[2]) if x.strip())
+# Per query: curl's total, and from the request sent to the last byte (total - pretransfer: without
+# curl's own connect and set-up, which wait for a core like any process on a loaded machine).
+times = [[float(v) * 1000 for v in x.split()] for x in open(sys.argv[2]) if x.strip()]
+lat = sorted(t[0] for t in times)
+after_sent = sorted(t[0] - t[1] for t in times if len(t) > 1)
 rate, cpu0, cpu1, ticks, d0, d1, rss, first = sys.argv[3:11]
 pct = lambda p: lat[min(len(lat) - 1, int(p / 100 * len(lat)))] if lat else None
 received = blast.get("received", 0) or 0
@@ -183,7 +189,14 @@ row = {
     "peak_rss_mib": round(int(rss) / 1024, 1), "timer_reports": int(sys.argv[11]),
     "query_ms_p50": round(pct(50), 2) if lat else None, "query_ms_p99": round(pct(99), 2) if lat else None,
     "queries": len(lat),
+    "query_ms_p99_after_sent": round(after_sent[min(len(after_sent) - 1, int(0.99 * len(after_sent)))], 2) if after_sent else None,
 }
+# The query handler's own time (the `query` instrument, since the daemon started: this rate and
+# any before it).
+for i in json.load(open(sys.argv[1].replace("blast.json", "instruments-rate.json")))["instruments"]:
+    if i["name"] == "query" and i.get("call_ns"):
+        row["query_server_ms_p50"] = round(i["call_ns"]["p50"] / 1e6, 2)
+        row["query_server_ms_p99"] = round(i["call_ns"]["p99"] / 1e6, 2)
 status = json.load(open(sys.argv[1].replace("blast.json", "taps.json")))
 # The longest merge round since start: a step that held the merger (a drain, a tick) shows here.
 row["merge_max_ms"] = status.get("merge", {}).get("max_ms")

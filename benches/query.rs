@@ -3,7 +3,8 @@
 //! Also sorting by a percentile, which computes it for every row, and the top 100 of 10k rows
 //! whose histogram samples wait in the report's log (a query reads the shown rows' from it),
 //! and the top 100 of 10k rows with the caches emptied before each query (`_cold`: a query
-//! under load, where the merge threads keep the caches).
+//! under load, where the merge threads keep the caches), and the top 100 of 10k rows whose
+//! busy rows (open parts in the block form) have samples in the log (`_logged_busy`).
 //!
 //! `cargo bench --bench query -- --warm-up-time 1 --measurement-time 3`
 
@@ -138,6 +139,17 @@ fn query(c: &mut Criterion) {
             "top100_3_percentiles_logged_per_row"
         };
         group.bench_with_input(BenchmarkId::new(name, per_row), &per_row, |b, _| {
+            b.iter(|| report.query(&top, &dict, 60.0).unwrap())
+        });
+    }
+    // Busy shown rows: their open parts are blocks (a flushed round of skewed samples), and
+    // more of their samples wait in the log, as in a loaded daemon between two flushes.
+    {
+        let (mut report, mut dict) = build(10_000);
+        add_logged(&mut report, &mut dict, 10_000, 8, true);
+        add_logged(&mut report, &mut dict, 10_000, 8, true);
+        let top = top100();
+        group.bench_function("top100_3_percentiles_logged_busy/8", |b| {
             b.iter(|| report.query(&top, &dict, 60.0).unwrap())
         });
     }

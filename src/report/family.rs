@@ -177,6 +177,8 @@ impl Report {
     /// when `sweep`, rows idle since the last drain go.
     fn empty_stage(&mut self, sweep: bool) {
         debug_assert!(self.hist_log.is_empty());
+        // A stage never closes a tick: no closed part, so no links to its renumbered rows.
+        debug_assert_eq!(self.agg.len(), 0);
         let n = self.keys.len();
         let mut slots = 0;
         self.open.retain_each(n, |_, row| {

@@ -229,14 +229,18 @@ impl Contribution {
 }
 
 /// One row: sums and histogram. `mark` is the update number that last touched it (timer reports:
-/// a request counts once per row); `slot` numbers the rows of an open tick (see
-/// [`Report::flush_hist`]).
+/// a request counts once per row).
 #[derive(Clone, Debug, Default)]
 struct Row {
     sums: Sums,
     hist: Histogram,
     mark: u64,
+    /// In the open tick: the row's number (see [`Report::flush_hist`]). In the window's closed
+    /// part (`agg`): the number of the open tick's row of the same key, when `link` is the
+    /// report's `open_gen` (see [`View::parts`]).
     slot: u32,
+    /// In the closed part: the `open_gen` at which `slot` was set (0: never). Open rows keep 0.
+    link: u32,
     /// Contributions (requests, or timers in a timer report) since the row was last zeroed: what a
     /// family's member loses when it has no room for a stage row (see `family`).
     contribs: u32,
@@ -523,7 +527,7 @@ impl<const N: usize> Default for Rows<N> {
 }
 
 impl<const N: usize> Rows<N> {
-    #[inline]
+    #[cfg(test)]
     fn get(&self, k: &[u32; N]) -> Option<&Row> {
         self.0.find(hash_ids(k), |e| e.0 == *k).map(|e| &e.1)
     }
@@ -646,8 +650,9 @@ impl RowMap {
         each_rows!(self, m => m.slot_bytes())
     }
 
-    /// The row of a key given as its ids.
-    #[inline]
+    /// The row of a key given as its ids (tests: queries find open rows by link, see
+    /// [`View::parts`]).
+    #[cfg(test)]
     fn get(&self, key: &[u32]) -> Option<&Row> {
         each_rows!(self, m => m.get(&inline_key(key)))
     }
@@ -703,29 +708,35 @@ impl RowMap {
     }
 }
 
-/// Adds a closed tick's rows to a window's closed part (`agg`), fetching its rows ahead.
-fn add_tick_rows(agg: &mut RowMap, tick: &ClosedTick) {
+/// Adds a closed tick's rows to a window's closed part (`agg`), fetching its rows ahead. With
+/// `link` (the open tick's rows were just numbered in the tick's order), each `agg` row is
+/// linked to the open row of its key: tick row `i` is open row `i` (see [`View::parts`]).
+fn add_tick_rows(agg: &mut RowMap, tick: &ClosedTick, link: Option<u32>) {
     let mut key = KeyBuf {
         ids: [0; MAX_KEYS],
         len: 0,
     };
     with_lookahead(
         agg,
-        tick.rows(),
-        |agg, (ids, _, _)| agg.prefetch_ids(ids),
-        |agg, (ids, sums, hist)| {
+        tick.rows().zip(0u32..),
+        |agg, ((ids, _, _), _)| agg.prefetch_ids(ids),
+        |agg, ((ids, sums, hist), i)| {
             key.ids[..ids.len()].copy_from_slice(ids);
             key.len = ids.len();
+            let (slot, link) = link.map_or((0, 0), |gen| (i, gen));
             match agg.get_mut(&key) {
                 Some(a) => {
                     a.sums.add(sums);
                     a.hist.add_hist(hist);
+                    (a.slot, a.link) = (slot, link);
                 }
                 None => agg.insert(
                     &key,
                     Row {
                         sums: *sums,
                         hist: hist.clone(),
+                        slot,
+                        link,
                         ..Row::default()
                     },
                 ),
@@ -1041,18 +1052,19 @@ type RowParts<'a> = [Option<&'a Row>; 2];
 struct RowRef<'a> {
     sums: Sums,
     closed: Option<&'a Histogram>,
+    /// The open tick's histogram, `None` once `pending` stands for it.
     open: Option<&'a Histogram>,
-    /// The open tick's samples still in the report's histogram log (see [`PendingHists`]): set
-    /// only for the rows a query reads percentiles of.
+    /// The open tick's histogram with its samples still in the report's histogram log (see
+    /// [`PendingHists`]): set only for the rows a query reads percentiles of.
     pending: Option<&'a Histogram>,
     /// The open row's slot (its samples' address in the histogram log), [`NO_SLOT`] if none.
     open_slot: u32,
 }
 
-/// Samples of open rows still in a report's histogram log, by the row's slot (see
-/// [`Report::pending_hists`]): `index[slot]` is 1 + the row's place in `hists`, 0 for a slot not
-/// read (an array, not a hash map: each logged sample of a row read finds its histogram with
-/// one load).
+/// Open rows' histograms with their samples still in a report's histogram log, by the row's
+/// slot (see [`Report::pending_hists`]): `index[slot]` is 1 + the row's place in `hists`, 0 for
+/// a slot without (an array, not a hash map: each logged sample of a row read finds its
+/// histogram with one load).
 struct PendingHists {
     index: Vec<u32>,
     hists: Vec<Histogram>,
@@ -1064,15 +1076,14 @@ impl PendingHists {
         hists: Vec::new(),
     };
 
-    /// The histogram of `slot`, made empty at first use (`None` for a slot beyond the open
-    /// tick's).
-    fn make(&mut self, slot: usize) -> Option<&mut Histogram> {
-        let at = self.index.get_mut(slot)?;
+    /// The histogram of `slot`, a copy of `open` (the row's open histogram) made at first use.
+    fn get_or_copy(&mut self, slot: usize, open: &Histogram) -> &mut Histogram {
+        let at = &mut self.index[slot];
         if *at == 0 {
-            self.hists.push(Histogram::new());
+            self.hists.push(open.clone());
             *at = self.hists.len() as u32;
         }
-        Some(&mut self.hists[*at as usize - 1])
+        &mut self.hists[*at as usize - 1]
     }
 
     fn of_slot(&self, slot: u32) -> Option<&Histogram> {
@@ -1101,9 +1112,13 @@ impl<'a> RowRef<'a> {
         }
     }
 
-    /// The row with its samples still in the histogram log, if it has any.
+    /// The row with its samples still in the histogram log, if it has any: its open
+    /// histogram read from `pending` instead.
     fn with_pending(mut self, pending: &'a PendingHists) -> RowRef<'a> {
-        self.pending = pending.of_slot(self.open_slot);
+        if let Some(h) = pending.of_slot(self.open_slot) {
+            self.pending = Some(h);
+            self.open = None;
+        }
         self
     }
 
@@ -1238,6 +1253,9 @@ pub struct Report {
     open_only: usize,
     /// Slot numbers given to the open tick's rows so far (renumbered at each close).
     open_slots: u32,
+    /// Counts the renumberings of the open tick's rows (from 1): a closed-part row's link to
+    /// its open row (`Row::link`, `Row::slot`) holds only when made at the current count.
+    open_gen: u32,
     /// Histogram samples of the open tick not yet in their rows (see [`Report::flush_hist`]),
     /// and the flush's scratch.
     hist_log: Vec<u64>,
@@ -1423,6 +1441,7 @@ impl Report {
             open_index: 0,
             open_only: 0,
             open_slots: 0,
+            open_gen: 1,
             hist_log: Vec::new(),
             queried: false,
             hist_sorted: Vec::new(),
@@ -1659,7 +1678,9 @@ impl Report {
         self.open_slots = slots;
         // Then the tick into the window's closed part: a second walk, over the tick's rows, so
         // that each `agg` row can be fetched ahead (see `with_lookahead`).
-        add_tick_rows(&mut self.agg, &tick);
+        // The open rows were renumbered: every link made before is stale from here.
+        self.open_gen = self.open_gen.wrapping_add(1).max(1);
+        add_tick_rows(&mut self.agg, &tick, Some(self.open_gen));
         let tick = Arc::new(tick);
         if let Some(outbox) = &mut self.outbox {
             if outbox.len() >= OUTBOX_MAX_TICKS {
@@ -1843,42 +1864,47 @@ impl Report {
         !self.hist_log.is_empty()
     }
 
-    /// The samples still in the histogram log of the open rows at `slots` (every row's when
-    /// `None`), one histogram per row: what a query adds to those rows' parts to read their
-    /// percentiles exactly without applying the log ([`Report::flush_hist`] needs the write
-    /// lock, and the merge thread applies it in larger, cheaper batches). One pass over the log.
-    fn pending_hists(&self, slots: Option<&[u32]>) -> PendingHists {
+    /// The open histograms of the rows at `slots` (each slot with its row's open histogram;
+    /// every open row when `None`) with their samples still in the histogram log added, for
+    /// the rows that have some there: what a query reads those rows' percentiles from, exactly,
+    /// without applying the log ([`Report::flush_hist`] needs the write lock, and the merge
+    /// thread applies it in larger, cheaper batches). One pass over the log.
+    ///
+    /// The samples go into a copy of the row's open histogram rather than a histogram of their
+    /// own: a busy row's open histogram is a block already holding most of their buckets, so
+    /// each sample is one counter's increment (an empty histogram grew through the sparse form
+    /// and its inserts first, a tenth of a loaded query), and the row is then read from two parts,
+    /// not three.
+    fn pending_hists<'h>(&'h self, slots: Option<&[(u32, &'h Histogram)]>) -> PendingHists {
         if self.hist_log.is_empty() || slots.is_some_and(|s| s.is_empty()) {
             return PendingHists::NONE;
         }
-        let mut p = PendingHists {
-            index: vec![0u32; self.open_slots as usize],
-            hists: Vec::new(),
-        };
+        let n = self.open_slots as usize;
+        let mut open_of: Vec<Option<&Histogram>> = vec![None; n];
         match slots {
-            // Every row: a histogram for each slot the log names, made at its first entry.
             None => {
-                for &e in &self.hist_log {
-                    let (slot, bucket, samples) = log_entry(e);
-                    if let Some(h) = p.make(slot) {
-                        h.add_bucket(bucket, samples);
+                for (_, o) in self.open.iter(self.keys.len()) {
+                    if let Some(at) = open_of.get_mut(o.slot as usize) {
+                        *at = Some(&o.hist);
                     }
                 }
             }
             Some(slots) => {
-                for &s in slots {
-                    p.make(s as usize);
-                }
-                if p.hists.is_empty() {
-                    // No shown row has an open part: nothing to read.
-                    return PendingHists::NONE;
-                }
-                for &e in &self.hist_log {
-                    let (slot, bucket, samples) = log_entry(e);
-                    if let Some(&at) = p.index.get(slot).filter(|&&at| at > 0) {
-                        p.hists[at as usize - 1].add_bucket(bucket, samples);
+                for &(s, h) in slots {
+                    if let Some(at) = open_of.get_mut(s as usize) {
+                        *at = Some(h);
                     }
                 }
+            }
+        }
+        let mut p = PendingHists {
+            index: vec![0u32; n],
+            hists: Vec::new(),
+        };
+        for &e in &self.hist_log {
+            let (slot, bucket, samples) = log_entry(e);
+            if let Some(&Some(open)) = open_of.get(slot) {
+                p.get_or_copy(slot, open).add_bucket(bucket, samples);
             }
         }
         p
@@ -1995,7 +2021,14 @@ impl Report {
     /// there is room (and no freeze), else lost (see the type's docs).
     #[inline(never)]
     fn new_row(&mut self, key: &KeyBuf, mut row: Row) {
-        let in_agg = self.agg.get(key.slice()).is_some();
+        // The key's closed-part row, if any, is linked to the row made here.
+        let in_agg = match self.agg.get_mut(key) {
+            Some(a) => {
+                (a.slot, a.link) = (self.open_slots, self.open_gen);
+                true
+            }
+            None => false,
+        };
         if in_agg || (self.frozen_tick.is_none() && self.rows() < self.max_rows) {
             self.open_only += !in_agg as usize;
             row.only_open = !in_agg;
@@ -2035,7 +2068,9 @@ impl Report {
         }
     }
 
-    /// Every row of the window with its key ids: the closed part and the open tick summed.
+    /// Every row of the window with its key ids: the closed part and the open tick summed, each
+    /// closed-part row's open part looked up by key (what [`View::parts`] finds by link; the
+    /// tests compare the two).
     #[cfg(test)]
     fn items(&self) -> impl Iterator<Item = (&[u32], RowRef<'_>)> + '_ {
         let n = self.keys.len();
@@ -2078,19 +2113,47 @@ impl<'r> View<'r> {
     }
 
     /// [`View::items`] before its parts are summed: each row's key and its rows in the closed
-    /// part and the open tick. A query sorted by a sum reads the one sum it sorts by from them
-    /// and sums the rest only for the rows it keeps.
+    /// part and the open tick.
     fn parts(&self) -> impl Iterator<Item = (&'r [u32], RowParts<'r>)> + 'r {
+        self.parts_by(|_| 0).map(|(_, k, parts)| (k, parts))
+    }
+
+    /// [`View::parts`], each row with `value` of its parts' sums added (saturating): a query
+    /// sorted by a sum reads the one sum it sorts by this way and sums the rest only for the
+    /// rows it keeps.
+    ///
+    /// Both tables are walked in their own order, never looked up: the open rows first, each
+    /// put with its value in an array by slot, then each closed-part row finds its open part
+    /// there through its link (`Row::link`). Looking each closed-part row's key up in the open
+    /// table, or reading its open row's sums, was a cache miss per row under load (a query
+    /// walks every row).
+    fn parts_by(
+        &self,
+        value: impl Fn(&Sums) -> u64 + 'r,
+    ) -> impl Iterator<Item = (u64, &'r [u32], RowParts<'r>)> + 'r {
         let r = self.report;
         let n = r.keys.len();
-        let (agg, open) = (&r.agg, &r.open);
-        agg.iter(n)
-            .map(move |(k, a)| (k, [Some(a), open.get(k)]))
-            .chain(
-                open.iter(n)
-                    .filter(|(_, o)| o.only_open)
-                    .map(|(k, o)| (k, [None, Some(o)])),
-            )
+        let mut by_slot: Vec<(u64, Option<&'r Row>)> = vec![(0, None); r.open_slots as usize];
+        let mut only_open = Vec::with_capacity(r.open_only);
+        for (k, o) in r.open.iter(n) {
+            let v = value(&o.sums);
+            if o.only_open {
+                only_open.push((v, k, [None, Some(o)]));
+            } else if let Some(at) = by_slot.get_mut(o.slot as usize) {
+                *at = (v, Some(o));
+            }
+        }
+        let gen = r.open_gen;
+        r.agg
+            .iter(n)
+            .map(move |(k, a)| {
+                let (v, open) = match by_slot.get(a.slot as usize) {
+                    Some(&at) if a.link == gen => at,
+                    _ => (0, None),
+                };
+                (value(&a.sums).saturating_add(v), k, [Some(a), open])
+            })
+            .chain(only_open)
     }
 
     /// The totals of the window.

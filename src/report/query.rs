@@ -622,14 +622,7 @@ impl View<'_> {
             // its sum scaled by a positive constant (a unit, the interval, the total), so rows
             // sort by the raw sum; only the rows kept are summed in full.
             let field = mc.field;
-            let keyed = self.parts().map(|(k, parts)| {
-                let raw: u64 = parts
-                    .iter()
-                    .flatten()
-                    .map(|r| field.of(&r.sums))
-                    .fold(0, u64::saturating_add);
-                (raw, k, parts)
-            });
+            let keyed = self.parts_by(move |s| field.of(s));
             let (rows_total, top) = top_of(keyed, want, |a, b| {
                 let o = a.0.cmp(&b.0);
                 if descending { o.reverse() } else { o }.then_with(|| a.1.cmp(b.1))
@@ -706,11 +699,11 @@ impl View<'_> {
         rows_total: usize,
         top: Vec<Item<'_>>,
     ) -> Table {
-        let shown: Vec<u32> = top
+        let shown: Vec<(u32, &Histogram)> = top
             .iter()
             .skip(q.offset)
             .filter(|(_, r)| r.pending.is_none())
-            .map(|(_, r)| r.open_slot)
+            .filter_map(|(_, r)| Some((r.open_slot, r.open?)))
             .collect();
         let pending = self.pending_hists(Some(&shown));
         let top: Vec<Item<'_>> = top

@@ -214,14 +214,21 @@ impl Report {
         let mut agg_totals = Row::default();
         for tick in &closed {
             agg_totals.add_row(&tick.totals);
-            add_tick_rows(&mut agg, tick);
+            add_tick_rows(&mut agg, tick, None);
         }
         let mut slots = 0;
         let mut open_only = 0;
+        let gen = self.open_gen.wrapping_add(1).max(1);
         open.retain_each(n, |key, row| {
             row.slot = slots;
+            row.only_open = match agg.get_mut(key) {
+                Some(a) => {
+                    (a.slot, a.link) = (slots, gen);
+                    false
+                }
+                None => true,
+            };
             slots += 1;
-            row.only_open = agg.get(key.slice()).is_none();
             open_only += row.only_open as usize;
             true
         });
@@ -235,6 +242,7 @@ impl Report {
         self.open_totals = open_totals;
         self.open_only = open_only;
         self.open_slots = slots;
+        self.open_gen = gen;
         self.hist_log.clear();
         self.closed = closed;
         self.agg = agg;

@@ -218,10 +218,26 @@ impl World {
 
 type RowState = (Sums, Vec<(u16, u64)>);
 
+/// The rows of `r` as its queries read them (open parts found by link), checked against the
+/// same rows with each open part looked up by key.
 fn rows_of(r: &Report) -> BTreeMap<Vec<u32>, RowState> {
-    r.items()
-        .map(|(k, row)| (k.to_vec(), (row.sums, row.hist().iter().collect())))
-        .collect()
+    let state =
+        |(k, row): (&[u32], RowRef<'_>)| (k.to_vec(), (row.sums, row.hist().iter().collect()));
+    let linked: Vec<_> = View { report: r }.items().map(state).collect();
+    let looked_up: BTreeMap<_, _> = r.items().map(state).collect();
+    assert_eq!(
+        linked.len(),
+        looked_up.len(),
+        "rows of {}: no row twice",
+        r.def.name
+    );
+    let linked: BTreeMap<_, _> = linked.into_iter().collect();
+    assert_eq!(
+        linked, looked_up,
+        "rows of {}: linked and looked up",
+        r.def.name
+    );
+    linked
 }
 
 fn totals_of(r: &Report) -> RowState {
