@@ -944,9 +944,6 @@ mod tests {
     use crate::config::Config;
     use crate::corpus::{Corpus, CorpusSpec};
 
-    /// A round's interning reads the dictionary shared while every string is known (a query
-    /// holding a read lock meanwhile does not block it, and the strings are stamped as used,
-    /// so a sweep keeps them), and writes it from the first new string on.
     /// The merger's wait for a worker's backlog: it admits while the backlog has room (or is
     /// empty, for a round larger than the bound), waits while it is full until the worker counts
     /// requests off, and never waits on a worker that has stopped. Each admission runs on a
@@ -1013,6 +1010,9 @@ mod tests {
         stop_tx.send(()).unwrap();
     }
 
+    /// A round's interning reads the dictionary shared while every string is known (a query
+    /// holding a read lock meanwhile does not block it, and the strings are stamped as used,
+    /// so a sweep keeps them), and writes it from the first new string on.
     #[test]
     fn interning_known_strings_shares_the_dictionary_with_readers() {
         let lock = parking_lot::RwLock::new(Dictionary::new(100));
