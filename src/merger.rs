@@ -848,7 +848,7 @@ impl Merger {
     /// pool) on thread 0, longest first to the least loaded thread. Applied only when it lowers the
     /// busiest thread's load by more than 10 %, after the workers finished the rounds sent (so a
     /// report never has two threads' rounds in flight), which costs a wait for the rounds queued
-    /// (at most [`WORKER_QUEUE_REQUESTS`]).
+    /// (at most `WORKER_QUEUE_REQUESTS`).
     ///
     /// Public for benches: the merger balances every `BALANCE_EVERY_MS`; a bench measuring
     /// seconds after filling its window would otherwise run on the plan made while it filled.
