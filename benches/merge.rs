@@ -125,27 +125,17 @@ fn setup(
     let fill = batches(spec.clone(), pool + BATCH);
     let window = shared.config.stats_history.0;
     let started = std::time::Instant::now();
-    for b in fill.iter().cycle() {
-        ring.push(clone_batch(b)).ok();
-        merger.round();
-        if started.elapsed() > window && shared.pool.read().len() == pool {
-            break;
-        }
-    }
-    merger.finish();
+    merge_until(&ring, &mut merger, &fill, || {
+        started.elapsed() > window && shared.pool.read().len() == pool
+    });
     let measured = batches(CorpusSpec { seed: 8, ..spec }, 64 * BATCH);
     // The report threads' plan as the daemon's would be in this steady state (it rebalances
     // every 10 s): from the costs of a second of merging like the measurement's, not of the fill.
     merger.balance();
     let started = std::time::Instant::now();
-    for b in measured.iter().cycle() {
-        ring.push(clone_batch(b)).ok();
-        merger.round();
-        if started.elapsed() > std::time::Duration::from_secs(1) {
-            break;
-        }
-    }
-    merger.finish();
+    merge_until(&ring, &mut merger, &measured, || {
+        started.elapsed() > std::time::Duration::from_secs(1)
+    });
     merger.balance();
     let rows: usize = shared
         .reports
@@ -337,6 +327,19 @@ fn ratio(spec: &str) {
 
 /// Merges the batches and waits for the report workers: the wall time of the whole pipeline.
 #[inline(never)]
+/// Merges `batches`, cycled, one round each, until `done` (asked after each round), then waits
+/// for the report threads.
+fn merge_until(ring: &Ring, merger: &mut Merger, batches: &[Batch], done: impl Fn() -> bool) {
+    for b in batches.iter().cycle() {
+        ring.push(clone_batch(b)).ok();
+        merger.round();
+        if done() {
+            break;
+        }
+    }
+    merger.finish();
+}
+
 fn measured(ring: &Ring, merger: &mut Merger, batches: &[&Batch]) {
     for b in batches {
         ring.push(clone_batch(b)).ok();
