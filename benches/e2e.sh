@@ -21,6 +21,9 @@
 #        given); TAPS=off: the same sinks configured but `enabled = false`, no subscriber;
 #        unset: none (the baseline). Their figures (sent, dropped) are added to each row.
 #        PINBAD_BIN=path: the daemon to measure (default target/release/pinbad; A/B runs).
+#        WARMUP=0s: before each rate's measured run, send at that rate for this long, unmeasured:
+#        with WARMUP > HISTORY the measurement starts with the window and the pool full (the
+#        steady state), leaving out a cold start's first fill (tables growing, pages faulted in).
 # Bounded: every blast run stops by itself after DURATION; only 127.0.0.1 is targeted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +31,7 @@ cd "$(dirname "$0")/.."
 RATES=("$@")
 [ ${#RATES[@]} -gt 0 ] || RATES=(20000 50000 100000 0)
 DURATION=${DURATION:-20s}
+WARMUP=${WARMUP:-0s}
 HISTORY=${HISTORY:-10s}
 TICKS=${TICKS:-10}
 MERGE_THREADS=${MERGE_THREADS:-0}
@@ -148,6 +152,12 @@ first=1
 for rate in "${RATES[@]}"; do
   # Let the previous run's requests leave nothing half-merged.
   sleep 1
+  if [ "${WARMUP%s}" -gt 0 ]; then
+    # Unmeasured: fills the window and the pool; --check waits until the daemon has counted it all.
+    target/release/pinbad-blast --target "127.0.0.1:$UDP_PORT" --rate "$rate" --duration "$WARMUP" \
+      --scripts "$SCRIPTS" --hosts "$HOSTS" --check "$URL" --json > "$work/warmup.json"
+    python3 -c 'import json,sys; b=json.load(open(sys.argv[1])); print("warm-up:", {k: b.get(k) for k in ("packets_sent", "received", "temp_pool_dropped")})' "$work/warmup.json" >&2
+  fi
   cpu0=$(cpu_ticks); drops0=$(rcvbuf_errors); thread_ticks > "$work/threads0.json"
   # Query loop while loading: the top-100 of the biggest request report, 3 percentiles.
   ( end=$((SECONDS + ${DURATION%s})); while [ $SECONDS -lt $end ]; do
