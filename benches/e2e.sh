@@ -20,6 +20,7 @@
 #        sink (a clickhouse-server started from a temporary directory unless CLICKHOUSE_URL is
 #        given); TAPS=off: the same sinks configured but `enabled = false`, no subscriber;
 #        unset: none (the baseline). Their figures (sent, dropped) are added to each row.
+#        TEMP_POOL=256MiB: `temp_pool_memory`.
 #        PINBAD_BIN=path: the daemon to measure (default target/release/pinbad; A/B runs).
 #        WARMUP=0s: before each rate's measured run, send at that rate for this long, unmeasured:
 #        with WARMUP > HISTORY the measurement starts with the window and the pool full (the
@@ -41,6 +42,7 @@ TIMER_REPORTS=${TIMER_REPORTS:-4}
 SCRIPTS=${SCRIPTS:-1000}
 HOSTS=${HOSTS:-20}
 POOL=${POOL:-1000000}
+TEMP_POOL=${TEMP_POOL:-256MiB}
 OUT=${OUT:-target/e2e.json}
 UDP_PORT=${UDP_PORT:-39002}
 HTTP_PORT=${HTTP_PORT:-39080}
@@ -91,6 +93,7 @@ report_ticks = $TICKS
 request_pool_size = $POOL
 timer_pool_size = $((POOL * 12))
 tag_pool_size = $((POOL * 40))
+temp_pool_memory = "$TEMP_POOL"
 [merge]
 threads = $MERGE_THREADS
 families = $FAMILIES
