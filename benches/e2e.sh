@@ -22,9 +22,10 @@
 #        unset: none (the baseline). Their figures (sent, dropped) are added to each row.
 #        TEMP_POOL=256MiB: `temp_pool_memory`.
 #        PINBAD_BIN=path: the daemon to measure (default target/release/pinbad; A/B runs).
-#        WARMUP=0s: before each rate's measured run, send at that rate for this long, unmeasured:
-#        with WARMUP > HISTORY the measurement starts with the window and the pool full (the
-#        steady state), leaving out a cold start's first fill (tables growing, pages faulted in).
+#        WARMUP=0s (seconds, like DURATION): before each rate's measured run, send at that rate
+#        for this long, unmeasured: with WARMUP > HISTORY the measurement starts with the window
+#        and the pool full (the steady state), leaving out a cold start's first fill (tables
+#        growing, pages faulted in). The warm-up's figures go into the row as "warmup".
 # Bounded: every blast run stops by itself after DURATION; only 127.0.0.1 is targeted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -179,7 +180,7 @@ for rate in "${RATES[@]}"; do
   cpu1=$(cpu_ticks); drops1=$(rcvbuf_errors); thread_ticks > "$work/threads1.json"
   rss_kib=$(awk '/VmHWM/ {print $2}' "/proc/$PID/status")
   python3 - "$work/blast.json" "$work/latency" "$rate" "$cpu0" "$cpu1" "$CLK" "$drops0" "$drops1" "$rss_kib" "$first" "$TIMER_REPORTS" >> "$OUT" <<'PY'
-import json, sys
+import json, os, sys
 blast = json.load(open(sys.argv[1]))
 # Per query: curl's total, and from the request sent to the last byte (total - pretransfer: without
 # curl's own connect and set-up, which wait for a core like any process on a loaded machine).
@@ -225,6 +226,11 @@ if status.get("sinks"):
     row["taps"] = {s["name"]: {k: s[k] for k in ("enabled", "sent", "dropped", "failed", "current_queued")}
                    for s in status["sinks"]}
     row["taps"]["stream"] = {k: status["stream"][k] for k in ("current_clients", "sent", "dropped")}
+# The unmeasured warm-up before it (WARMUP): a cold start's figures.
+warmup = sys.argv[1].replace("blast.json", "warmup.json")
+if os.path.exists(warmup):
+    w = json.load(open(warmup))
+    row["warmup"] = {k: w.get(k) for k in ("packets_sent", "received", "temp_pool_dropped")}
 print(("" if first == "1" else ",") + json.dumps(row))
 print(json.dumps(row), file=sys.stderr)
 PY
