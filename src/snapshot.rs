@@ -2,7 +2,7 @@
 //! the daemon stops and restored when it starts, so that a restart loses only the seconds it was
 //! down.
 //!
-//! In: at shutdown, the shared state after the merger and the receivers stopped ([`write`]); at
+//! In: at shutdown, the shared state after the merger and the receivers stopped ([`write`](fn@write)); at
 //! start-up, the file ([`restore`], before any thread starts). Out: the file; a restored pool,
 //! dictionary, reports and clock; a [`Restored`] summary for `/api/v1/status`. Runs on the main
 //! thread only; never on the ingest path.
@@ -240,7 +240,7 @@ impl<'a> Reader<'a> {
 // Writing
 // ---------------------------------------------------------------------------------------------
 
-/// What [`write`] wrote.
+/// What [`write`](fn@write) wrote.
 #[derive(Clone, Copy, Debug)]
 pub struct Written {
     pub requests: u64,

@@ -6,7 +6,7 @@
 //! Never blocks on the network while holding a lock: a response is built from copies, or (raw
 //! scans) streamed in chunks, each built under a short lock and sent after it is released.
 //! Heavy handlers run under a concurrency bound (`http.max_concurrent_queries`, a 503 beyond it);
-//! `/healthz` and `/api/v1/status` take no lock at all. With a token configured, [`authorize`]
+//! `/healthz` and `/api/v1/status` take no lock at all. With a token configured, `authorize`
 //! guards every change (and every read with `http.token_reads`).
 
 use std::sync::Arc;

@@ -1,24 +1,28 @@
-//! Reports: definitions, the incremental aggregation engine, and queries over it.
+//! Reports: definitions, the windowed aggregation engine, and queries over it.
 //!
-//! In: [`RequestView`]s from the merger ([`Report::add`] when a request enters the pool,
-//! [`Report::subtract`] when it expires or is overwritten, always oldest first), and from report
-//! creation (filling a new report from the pool). Out: [`Table`]s for the API ([`Report::query`]).
-//! The merger thread runs add/subtract under the report's write lock; the API queries under its
-//! read lock. Pure: no I/O, no clock (the time interval is an argument), and add/subtract never
-//! touch the dictionary (rows are keyed by ids that the pooled records keep alive), so the merger
-//! can update reports without holding the dictionary lock. Only the persistence helpers at the end
-//! ([`load_state`], [`save_state`], [`initial_defs`]) do file I/O, for the API and the app.
+//! In: requests from the merge threads, a round at a time ([`Report::add_batch`], from a
+//! [`PreparedBatch`] made once per round for every report), or one at a time ([`Report::add`]:
+//! tests), and the time ([`Report::advance`], which moves the window). Out: [`Table`]s for the API
+//! ([`Report::query`]). A merge thread updates a report under its write lock; the API queries
+//! under its read lock. Pure: no I/O, no clock (times are arguments), and updates never touch the
+//! dictionary (rows are keyed by ids, and the dictionary sweeps a string only after it has been
+//! unused for longer than any window), so reports are updated without the dictionary's lock. Only
+//! the persistence helpers ([`load_state`], [`save_state`], [`initial_defs`]) do file I/O, for the
+//! API and the app.
 //!
 //! A report (see REPORTS.md) is a set of rows keyed by the ids of its keys, each row holding
-//! integer sums (nanoseconds, bytes, counts) and a sparse histogram, plus the same for the whole
-//! report (totals). Because every sum is an integer and subtract applies exactly what add applied
-//! (the same f32 → ns conversion), a report always equals one built from scratch over the requests
-//! still in the pool, however many billions of updates it has seen.
+//! integer sums (nanoseconds, bytes, counts) and a histogram, plus the same for the whole report
+//! (totals), over a window of ticks ([`Report`] says how a request gets in and out). Because every
+//! sum is an integer and a tick leaves the window by subtracting exactly what it added (the same
+//! f32 → ns conversion), a report always equals one built from scratch over the requests inside
+//! its window, however many billions of updates it has seen, whatever the raw pool still holds.
 //!
-//! This file is the engine (rows, sums, prepared batches, add/subtract). Beside it:
+//! This file is the engine (rows, sums, ticks, prepared batches, the histogram log). Beside it:
 //! - `def`: definitions (keys, filters, presets, percentiles), their validation, the built-ins;
+//! - `family`: reports that are projections of one aggregate, sharing its per-request work;
 //! - `query`: columns and queries, the [`Table`] the API renders as JSON or CSV;
 //! - `set`: the [`ReportSet`] of live reports, each behind its own lock;
+//! - `snapshot`: a report's window in and out of the shutdown snapshot;
 //! - `state`: run-time changes persisted in `{state_dir}/reports.json`, replayed at start-up.
 
 use std::borrow::Cow;
@@ -1217,7 +1221,7 @@ impl Sums {
 ///    compact [`ClosedTick`]; closed ticks that left the window are subtracted from `agg` whole,
 ///    one update per row of the tick.
 ///
-/// Queries read `agg` and the open tick, summed row by row ([`RowRef`]). Nothing is subtracted
+/// Queries read `agg` and the open tick, summed row by row (`RowRef`). Nothing is subtracted
 /// per request: a report's cost is one row update per request (timer reports: per matching
 /// timer) plus two per row and tick, whatever the window's length or the raw pool's size. (A
 /// per-round map folded into the open tick was tried: on rounds of ~1k requests it cost more
@@ -1715,7 +1719,7 @@ impl Report {
     }
 
     /// The ticks closed since the last call, oldest first, and how many were dropped meanwhile
-    /// because the outbox was full (see [`OUTBOX_MAX_TICKS`]).
+    /// because the outbox was full (at most `OUTBOX_MAX_TICKS` wait).
     pub fn take_closed_ticks(&mut self) -> (Vec<Arc<ClosedTick>>, u64) {
         let ticks = self.outbox.as_mut().map(std::mem::take).unwrap_or_default();
         (ticks, std::mem::take(&mut self.outbox_dropped))
@@ -1767,7 +1771,7 @@ impl Report {
 
     /// Counts every request of the batch into the open tick (see the type's docs).
     ///
-    /// When the open tick's table is large ([`SORTED_MIN_SLOTS`]), each row update is a cache
+    /// When the open tick's table is large (`SORTED_MIN_SLOTS`), each row update is a cache
     /// miss on a random slot, or at least a jump away from the previous one. There the batch's
     /// contributions are first collected with their slot's position in the table, sorted by it
     /// (one counting pass, see `Deferral::sort`), and applied in table order: the table is

@@ -761,7 +761,7 @@ impl View<'_> {
 }
 
 impl Report {
-    /// Runs a query over the report (see [`View::query`]). A family member's query detaches it
+    /// Runs a query over the report (see `View::query`). A family member's query detaches it
     /// from its stage first (`Family::detach_for_query`), so the report holds everything.
     pub fn query(
         &self,

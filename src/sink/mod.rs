@@ -1,6 +1,6 @@
 //! Sinks: every merged request, written where it outlives the pool. One `[[sink]]` table each,
 //! with a `name` and a `kind`:
-//! - `file` ([`file`]): NDJSON lines, rotated by size and age, rotated files gzipped, N kept;
+//! - `file` ([`file`](mod@file)): NDJSON lines, rotated by size and age, rotated files gzipped, N kept;
 //! - `clickhouse` ([`clickhouse`]): batched inserts over ClickHouse's HTTP interface into a
 //!   requests table and a timers table, retried with backoff while the server is away.
 //!
