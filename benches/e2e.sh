@@ -160,7 +160,6 @@ for rate in "${RATES[@]}"; do
     # Unmeasured: fills the window and the pool; --check waits until the daemon has counted it all.
     target/release/pinbad-blast --target "127.0.0.1:$UDP_PORT" --rate "$rate" --duration "$WARMUP" \
       --scripts "$SCRIPTS" --hosts "$HOSTS" --check "$URL" --json > "$work/warmup.json"
-    python3 -c 'import json,sys; b=json.load(open(sys.argv[1])); print("warm-up:", {k: b.get(k) for k in ("packets_sent", "received", "temp_pool_dropped")})' "$work/warmup.json" >&2
   fi
   cpu0=$(cpu_ticks); drops0=$(rcvbuf_errors); thread_ticks > "$work/threads0.json"
   # Query loop while loading: the top-100 of the biggest request report, 3 percentiles.

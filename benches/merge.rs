@@ -325,8 +325,6 @@ fn ratio(spec: &str) {
     );
 }
 
-/// Merges the batches and waits for the report workers: the wall time of the whole pipeline.
-#[inline(never)]
 /// Merges `batches`, cycled, one round each, until `done` (asked after each round), then waits
 /// for the report threads.
 fn merge_until(ring: &Ring, merger: &mut Merger, batches: &[Batch], done: impl Fn() -> bool) {
@@ -340,6 +338,8 @@ fn merge_until(ring: &Ring, merger: &mut Merger, batches: &[Batch], done: impl F
     merger.finish();
 }
 
+/// Merges the batches and waits for the report workers: the wall time of the whole pipeline.
+#[inline(never)]
 fn measured(ring: &Ring, merger: &mut Merger, batches: &[&Batch]) {
     for b in batches {
         ring.push(clone_batch(b)).ok();

@@ -632,13 +632,13 @@ impl RowMap {
         each_rows!(self, m => m.0.capacity())
     }
 
-    /// After a burst has left, gives back most of the table: when it is under 1/8 full, it
-    /// shrinks to twice its rows (so steady traffic never shrinks and regrows it).
     /// Room for `n` more rows without growing.
     fn reserve(&mut self, n: usize) {
         each_rows!(self, m => m.0.reserve(n, |e| hash_ids(&e.0)))
     }
 
+    /// After a burst has left, gives back most of the table: when it is under 1/8 full, it
+    /// shrinks to twice its rows (so steady traffic never shrinks and regrows it).
     fn shrink_if_sparse(&mut self) {
         let (len, cap) = (self.len(), self.capacity());
         if cap > 1024 && len < cap / 8 {
