@@ -3,6 +3,8 @@
 #   docker run -p 30002:30002/udp -p 30080:30080 -v pinbad-state:/var/lib/pinbad pinbad
 # The API then listens on 0.0.0.0 inside the container: set a token in the config
 # (http.token_file) before publishing its port beyond this machine.
+# The UDP receive buffer is capped by the host's net.core.rmem_max (the container has no
+# CAP_NET_ADMIN): raise it on the host with contrib/sysctl/90-pinbad.conf.
 
 FROM rust:1-bookworm AS build
 WORKDIR /src

@@ -1,5 +1,6 @@
 //! Packaging: `--version` names the git revision, the systemd unit passes `systemd-analyze
-//! verify`, the Dockerfile copies files that exist. (Docker itself cannot run in CI: the image is
+//! verify`, the sysctl file covers the receive buffer asked for, the Dockerfile copies files that
+//! exist. (Docker itself cannot run in CI: the image is
 //! not built by the tests.)
 
 use std::path::Path;
@@ -76,6 +77,44 @@ fn systemd_unit_is_sandboxed_and_verifies() {
     assert!(
         !stderr.contains("pinbad.service"),
         "systemd-analyze verify warns about the unit: {stderr}"
+    );
+}
+
+/// Without capabilities (the unit's dynamic user, Docker) the kernel caps the UDP receive buffer
+/// at `net.core.rmem_max`; the sysctl file shipped beside the unit must let pinbad have what the
+/// built-in default and the shipped config ask for.
+#[test]
+fn sysctl_file_lets_an_unprivileged_pinbad_have_its_receive_buffer() {
+    let root = Path::new(MANIFEST_DIR);
+    let sysctl = std::fs::read_to_string(root.join("contrib/sysctl/90-pinbad.conf")).unwrap();
+    let rmem_max: u64 = sysctl
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .find_map(|l| {
+            l.split_once('=')
+                .filter(|(k, _)| k.trim() == "net.core.rmem_max")
+        })
+        .map(|(_, v)| v.trim().parse().expect("a number of bytes"))
+        .expect("the file sets net.core.rmem_max");
+    let shipped = std::fs::read_to_string(root.join("config/pinbad.toml")).unwrap();
+    for (what, text) in [
+        ("built-in default", ""),
+        ("config/pinbad.toml", shipped.as_str()),
+    ] {
+        let asked = pinbad::config::Config::parse(text)
+            .unwrap()
+            .udp
+            .recv_buffer
+            .0;
+        assert!(
+            rmem_max >= asked,
+            "{what} asks for {asked} bytes, net.core.rmem_max gives {rmem_max}"
+        );
+    }
+    let unit = std::fs::read_to_string(root.join("contrib/systemd/pinbad.service")).unwrap();
+    assert!(
+        unit.contains("contrib/sysctl/90-pinbad.conf"),
+        "the unit's install steps name the sysctl file"
     );
 }
 
