@@ -198,9 +198,10 @@ impl MergeConfig {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct UdpConfig {
-    /// Addresses to listen on; each gets `readers` SO_REUSEPORT sockets.
+    /// Addresses to listen on; each gets one socket, bound exclusively (no SO_REUSEPORT: a
+    /// second server on the address fails at start instead of taking half of the datagrams).
     pub listen: Vec<String>,
-    /// Receiver threads (and sockets) per address.
+    /// Receiver threads per address, sharing its socket.
     pub readers: usize,
     /// SO_RCVBUF asked of the kernel per socket: how long the kernel holds datagrams while the
     /// receiver is off the CPU (at 100k/s, 8 MiB held ~95 ms and 32 MiB ~370 ms).

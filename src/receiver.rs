@@ -78,7 +78,8 @@ pub fn bind(addr: SocketAddr, recv_buffer_bytes: usize) -> io::Result<Bound> {
         tracing::warn!(
             asked = recv_buffer_bytes,
             granted,
-            "Kernel clamped the UDP receive buffer (raise net.core.rmem_max)"
+            "Kernel clamped the UDP receive buffer: set net.core.rmem_max to at least `asked` \
+             (contrib/sysctl/90-pinbad.conf), or give pinbad CAP_NET_ADMIN"
         );
     }
     socket.set_nonblocking(true)?;

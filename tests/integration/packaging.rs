@@ -1,7 +1,6 @@
 //! Packaging: `--version` names the git revision, the systemd unit passes `systemd-analyze
 //! verify`, the sysctl file covers the receive buffer asked for, the Dockerfile copies files that
-//! exist. (Docker itself cannot run in CI: the image is
-//! not built by the tests.)
+//! exist. (Docker itself cannot run in CI: the image is not built by the tests.)
 
 use std::path::Path;
 use std::process::Command;
