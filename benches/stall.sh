@@ -24,6 +24,9 @@ UDP_PORT=${UDP_PORT:-39102}
 HTTP_PORT=${HTTP_PORT:-39180}
 cargo build --release --bins >&2
 : > "$OUT"
+# Whatever ends the script (an error included), the daemon and the sender are stopped by PID.
+PID=""; BPID=""; work=""
+trap 'kill $PID $BPID 2>/dev/null || true; wait 2>/dev/null; [ -z "$work" ] || rm -rf "$work"' EXIT
 for buffer in "${BUFFERS[@]}"; do
   for stall in $STALLS; do
     work=$(mktemp -d)
@@ -32,6 +35,9 @@ for buffer in "${BUFFERS[@]}"; do
       --http "127.0.0.1:$HTTP_PORT" > "$work/stdout" 2> "$work/stderr" &
     PID=$!
     for _ in $(seq 100); do grep -q "listening http" "$work/stdout" 2>/dev/null && break; sleep 0.1; done
+    if ! kill -0 "$PID" 2>/dev/null; then
+      echo "pinbad did not start:" >&2; cat "$work/stderr" >&2; exit 1
+    fi
     target/release/pinbad-blast --target "127.0.0.1:$UDP_PORT" --rate "$RATE" --duration "$DURATION" \
       --check "http://127.0.0.1:$HTTP_PORT" --json > "$work/blast.json" &
     BPID=$!
@@ -42,6 +48,7 @@ for buffer in "${BUFFERS[@]}"; do
     granted=$(curl -s "http://127.0.0.1:$HTTP_PORT/api/v1/status" |
       python3 -c 'import json, sys; print(json.load(sys.stdin)["receive_buffer_bytes"])')
     kill "$PID"; wait "$PID" 2>/dev/null || true
+    PID=""; BPID=""
     python3 - "$work/blast.json" "$buffer" "$stall" "$RATE" "$granted" >> "$OUT" <<'PY'
 import json, sys
 b = json.load(open(sys.argv[1]))
