@@ -40,14 +40,7 @@ fn batches(spec: CorpusSpec, n: usize) -> Vec<Batch> {
 }
 
 fn clone_batch(b: &Batch) -> Box<Batch> {
-    Box::new(Batch {
-        bytes: b.bytes.clone(),
-        requests: b.requests.clone(),
-        dictionary: b.dictionary.clone(),
-        tags: b.tags.clone(),
-        timers: b.timers.clone(),
-        timer_tags: b.timer_tags.clone(),
-    })
+    Box::new(b.clone())
 }
 
 /// (label, scripts, hosts, pool size): rows of report_by_hostname_and_script ≈ scripts × hosts.

@@ -6,7 +6,7 @@
 //! non-zero code (a panic hook set by `main`), so pinbad is never half alive.
 
 use std::net::{SocketAddr, TcpListener};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -54,6 +54,8 @@ pub struct Running {
     /// Taken by `serve`, so the port is released as soon as the server stops.
     http: Option<TcpListener>,
     shutdown: Shutdown,
+    /// The receivers' own stop signal (see [`Running::serve`]).
+    receiving: Shutdown,
     receivers: Vec<JoinHandle<()>>,
     merger: Option<JoinHandle<()>>,
     merger_stop: Arc<AtomicBool>,
@@ -97,11 +99,24 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let receive_buffer_bytes = sockets.first().map_or(0, |s| s.recv_buffer_bytes as u64);
     let mut shared = Shared::new(config, Arc::clone(&ring), udp_addrs, receive_buffer_bytes)?;
     shared.shutdown = shutdown.clone();
-    // Before any thread: the pool, the reports' windows and the clock as the last run left them.
+    // What the last run received while it stopped, for the merger to merge first.
+    let pending = crate::pending::take_at_start(&mut shared);
+    // The receivers before the restore, which takes seconds with a full pool (BENCHMARKS.md,
+    // "Restarts under load"): what clients send meanwhile waits in the temp ring for the merger,
+    // undecoded until it starts (raw batches: ~4 s of 100k/s in the default 256 MiB), as well as
+    // in the socket buffer (~370 ms), instead of in the socket buffer alone. They have their own
+    // stop signal: at shutdown they go on until the snapshot is written.
+    let receiving = Shutdown::new();
+    ring.set_raw(true);
+    let receivers = start_receivers(sockets, &shared, &ring, &receiving)?;
+    // Before the merger: the pool, the reports' windows and the clock as the last run left them.
     crate::snapshot::restore_at_start(&mut shared);
     let shared = Arc::new(shared);
     // Sinks before the merger: they see every request merged from the first round on.
-    crate::sink::Sinks::start(&shared).map_err(StartError::Sink)?;
+    if let Err(e) = crate::sink::Sinks::start(&shared) {
+        stop_receivers(&receiving, receivers);
+        return Err(StartError::Sink(e));
+    }
 
     if !http_addr.ip().is_loopback() && shared.token.is_none() {
         tracing::warn!(
@@ -110,35 +125,19 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
              and drop reports (set http.token or http.token_file)"
         );
     }
-    let mut receivers = Vec::new();
-    for (i, bound) in sockets.into_iter().enumerate() {
-        tracing::info!(udp = %bound.local_addr, "Listening");
-        let r = Receiver {
-            socket: bound.socket,
-            ring: Arc::clone(&ring),
-            counters: Arc::clone(&shared.counters),
-            shutdown: shutdown.clone(),
-            policy: shared.config.decode_policy(),
-            allow: shared.config.allow_nets(),
-            batch_size: shared.config.udp.batch,
-        };
-        let handle = std::thread::Builder::new()
-            .name(format!("pinbad-recv-{i}"))
-            .spawn(move || r.run())
-            .map_err(StartError::Thread)?;
-        receivers.push(handle);
-    }
     let metrics =
         crate::metrics::start(Arc::clone(&shared), shutdown.clone()).map_err(StartError::Thread)?;
     // History before the merger: it takes every tick the reports close.
     let history = crate::history::start(&shared).map_err(StartError::Thread)?;
     let merger_stop = Arc::new(AtomicBool::new(false));
     let merger = {
-        let m = Merger::new(Arc::clone(&shared), ring);
+        let m = Merger::new(Arc::clone(&shared), ring).merge_first(pending);
         let stop = Arc::clone(&merger_stop);
+        // With the snapshot on, the receivers outlive the merger at shutdown (see `serve`).
+        let drain = !shared.config.snapshot.enabled;
         std::thread::Builder::new()
             .name("pinbad-merger".into())
-            .spawn(move || m.run(&stop))
+            .spawn(move || m.run(&stop, drain))
             .map_err(StartError::Thread)?
     };
     Ok(Running {
@@ -146,6 +145,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         http_addr,
         http: Some(http),
         shutdown,
+        receiving,
         receivers,
         merger: Some(merger),
         merger_stop,
@@ -154,9 +154,56 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     })
 }
 
+/// Starts one "pinbad-recv-N" thread per socket, each decoding into the temp ring.
+fn start_receivers(
+    sockets: Vec<receiver::Bound>,
+    shared: &Shared,
+    ring: &Arc<Ring>,
+    receiving: &Shutdown,
+) -> Result<Vec<JoinHandle<()>>, StartError> {
+    let mut receivers = Vec::new();
+    for (i, bound) in sockets.into_iter().enumerate() {
+        tracing::info!(udp = %bound.local_addr, "Listening");
+        let r = Receiver {
+            socket: bound.socket,
+            ring: Arc::clone(ring),
+            counters: Arc::clone(&shared.counters),
+            shutdown: receiving.clone(),
+            policy: shared.config.decode_policy(),
+            allow: shared.config.allow_nets(),
+            batch_size: shared.config.udp.batch,
+        };
+        let spawned = std::thread::Builder::new()
+            .name(format!("pinbad-recv-{i}"))
+            .spawn(move || r.run());
+        match spawned {
+            Ok(handle) => receivers.push(handle),
+            Err(e) => {
+                stop_receivers(receiving, receivers);
+                return Err(StartError::Thread(e));
+            }
+        }
+    }
+    Ok(receivers)
+}
+
+/// Stops the receivers (they notice within [`receiver`]'s idle wait, 100 ms) and waits for them.
+fn stop_receivers(receiving: &Shutdown, receivers: Vec<JoinHandle<()>>) {
+    receiving.trigger();
+    for r in receivers {
+        let _ = r.join();
+    }
+}
+
 impl Running {
-    /// Serves HTTP until shutdown is triggered, then stops the receivers, lets the merger drain
-    /// the ring into the pool, and returns. Blocks the calling thread.
+    /// Serves HTTP until shutdown is triggered, then stops the threads and returns. Blocks the
+    /// calling thread.
+    ///
+    /// With the snapshot on, the receivers stop last: the merger stops after its round, the
+    /// snapshot is written (seconds with a full pool) while they go on decoding into the temp
+    /// ring, and then what the ring holds is saved for the next start (`pending`), so a restart
+    /// does not lose what clients sent while this run stopped. With it off, the receivers stop
+    /// first and the merger drains the ring into the pool and the reports.
     pub fn serve(mut self) -> std::io::Result<()> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -195,16 +242,22 @@ impl Running {
         });
         runtime.shutdown_timeout(Duration::from_millis(200));
         self.shutdown.trigger();
+        let counters = Arc::clone(&self.shared.counters);
+        let dropped = || counters.temp_pool_dropped.load(Relaxed);
+        let dropped_before_stop = dropped();
+        if !self.shared.config.snapshot.enabled {
+            stop_receivers(&self.receiving, std::mem::take(&mut self.receivers));
+        }
         self.stop_threads();
         // Nothing merges any more: what the pool and the reports hold is final.
         crate::snapshot::write_at_shutdown(&self.shared);
+        stop_receivers(&self.receiving, std::mem::take(&mut self.receivers));
+        crate::pending::write_at_shutdown(&self.shared, dropped() - dropped_before_stop);
         served
     }
 
+    /// Stops the merger (see [`Merger::run`]) and then what takes its output.
     fn stop_threads(&mut self) {
-        for r in self.receivers.drain(..) {
-            let _ = r.join();
-        }
         self.merger_stop
             .store(true, std::sync::atomic::Ordering::SeqCst);
         if let Some(m) = self.merger.take() {

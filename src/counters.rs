@@ -119,6 +119,8 @@ pub struct Counters {
     pub packets_received: AtomicU64,
     pub bytes_received: AtomicU64,
     pub packets_decoded: AtomicU64,
+    /// Requests decoded and kept; a datagram queued undecoded ([`crate::record::Batch::raw`])
+    /// counts as one until the merger decodes it.
     pub requests_accepted: AtomicU64,
     pub rejected: [AtomicU64; 9],
     pub timers_skipped: AtomicU64,

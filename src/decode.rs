@@ -239,6 +239,7 @@ impl Work {
         match self.decode_requests(payload, out, stats) {
             Ok(accepted) => {
                 if accepted > 0 {
+                    out.payloads.push(Span::new(out.bytes.len(), payload.len()));
                     out.bytes.extend_from_slice(payload);
                 }
                 stats.packets_decoded += 1;

@@ -41,6 +41,8 @@ pub mod metrics;
 pub mod history;
 // The pool and the reports' windows written at shutdown and restored at start (`state_dir`).
 pub mod snapshot;
+// Requests received while stopping, saved beside the snapshot and merged first at the next start.
+pub mod pending;
 
 // Beside the pipeline:
 

@@ -458,6 +458,12 @@ pub struct Merger {
     /// Batches popped this round; kept boxed because they go back to the ring's free list as is.
     #[allow(clippy::vec_box)]
     batches: Vec<Box<Batch>>,
+    /// Batches merged before any the ring holds: what the last run received while it stopped
+    /// (`pending`), kept out of the ring so that the ring has all its room for what comes while
+    /// the snapshot is restored.
+    first: std::collections::VecDeque<Box<Batch>>,
+    /// For raw batches (see [`Merger::decode_raw`]).
+    decoder: crate::decode::Decoder,
     /// Report workers 1.. (`merge.threads - 1`); the merger itself is worker 0.
     workers: Vec<Worker>,
     /// Round work the workers are done with, for reuse.
@@ -491,11 +497,14 @@ impl Merger {
                 }
             })
             .collect::<Vec<_>>();
+        let decoder = crate::decode::Decoder::new(shared.config.decode_policy());
         Merger {
             shared,
             ring,
             interned: Interned::default(),
             batches: Vec::new(),
+            first: Default::default(),
+            decoder,
             workers,
             spare: Vec::new(),
             in_flight: Vec::new(),
@@ -507,10 +516,20 @@ impl Merger {
         }
     }
 
-    /// Rounds every `stats_gathering_period` until `stop` is set, then one last round that drains
-    /// whatever the receivers handed over before they stopped.
-    pub fn run(mut self, stop: &AtomicBool) {
+    /// Merges `batches` before anything the ring holds (see `first`).
+    pub fn merge_first(mut self, batches: Vec<Box<Batch>>) -> Merger {
+        self.first.extend(batches);
+        self
+    }
+
+    /// Rounds every `stats_gathering_period` until `stop` is set; then, with `drain`, merges
+    /// whatever the receivers handed over before they stopped (for at most `SHUTDOWN_DRAIN`).
+    /// Without, it leaves the ring as it is: the receivers are still running, and what the ring
+    /// holds when they stop is saved for the next start (`pending`).
+    pub fn run(mut self, stop: &AtomicBool, drain: bool) {
         lower_priority(self.shared.config.merge.nice);
+        // Merging from now on: receivers decode (see `Ring::is_raw`).
+        self.ring.set_raw(false);
         let period = self.shared.config.stats_gathering_period.0;
         let mut next = Instant::now() + period;
         while !stop.load(Relaxed) {
@@ -527,7 +546,21 @@ impl Merger {
             // (the locks are released in between, so readers get their turn).
             while self.round() && !stop.load(Relaxed) {}
         }
-        self.drain(SHUTDOWN_DRAIN);
+        if drain {
+            self.drain(SHUTDOWN_DRAIN);
+        } else {
+            // Nothing merges any more: receivers queue raw batches, the least memory.
+            self.ring.set_raw(true);
+            // What is left of the last run's pending goes back with the rest (rare: a stop
+            // right after a start).
+            for b in self.first.drain(..) {
+                if let Err(b) = self.ring.push(b) {
+                    let dropped = &self.shared.counters.temp_pool_dropped;
+                    dropped.fetch_add(b.len() as u64, Relaxed);
+                }
+            }
+            self.finish();
+        }
     }
 
     /// At shutdown: merges what the receivers handed over for at most `budget`, so that the
@@ -536,7 +569,7 @@ impl Merger {
         let deadline = Instant::now() + budget;
         while self.round() && Instant::now() < deadline {}
         let mut dropped = 0;
-        while let Some(b) = self.ring.pop() {
+        while let Some(b) = self.first.pop_front().or_else(|| self.ring.pop()) {
             dropped += b.len() as u64;
             self.ring.recycle(b);
         }
@@ -570,7 +603,7 @@ impl Merger {
     }
 
     /// One merge round (see the module docs) over at most [`ROUND_REQUESTS`] requests; returns
-    /// whether the ring still holds batches. Public for tests and benches.
+    /// whether batches are still waiting. Public for tests and benches.
     pub fn round(&mut self) -> bool {
         let started = Instant::now();
         let shared = Arc::clone(&self.shared);
@@ -578,7 +611,12 @@ impl Merger {
         let now64 = shared.clock.now_ms64();
         let mut requests = 0;
         while requests < ROUND_REQUESTS {
-            let Some(b) = self.ring.pop() else { break };
+            let Some(mut b) = self.first.pop_front().or_else(|| self.ring.pop()) else {
+                break;
+            };
+            if b.raw {
+                b = self.decode_raw(b);
+            }
             requests += b.len();
             self.batches.push(b);
         }
@@ -618,7 +656,26 @@ impl Merger {
             self.balance();
         }
         self.reclaimer.maybe_collect();
-        !self.ring.is_empty()
+        !self.first.is_empty() || !self.ring.is_empty()
+    }
+
+    /// Decodes a raw batch (queued while no merger ran, see [`Batch::raw`]) as its receiver would
+    /// have, and sets `requests_accepted` right (each datagram was counted as one request).
+    fn decode_raw(&mut self, raw: Box<Batch>) -> Box<Batch> {
+        let counters = &self.shared.counters;
+        let timing = counters.instruments.decode.start();
+        let mut out = self.ring.take_empty();
+        let mut stats = crate::counters::DecodeStats::default();
+        for datagram in raw.payloads() {
+            self.decoder.decode(datagram, &mut out, &mut stats);
+        }
+        counters.instruments.decode.record(timing, raw.len() as u64);
+        counters
+            .requests_accepted
+            .fetch_sub(raw.len() as u64, Relaxed);
+        counters.absorb(&mut stats);
+        self.ring.recycle(raw);
+        out
     }
 
     /// Frees the dictionary's strings that nothing can refer to any more: unused for longer than
@@ -1070,6 +1127,36 @@ mod tests {
             ring.push(batch_of(per_batch, &mut corpus)).unwrap();
         }
         (shared, ring, merger, per_batch, state)
+    }
+
+    /// A raw batch (queued while no merger ran) is decoded as a receiver would: its requests
+    /// merged, a malformed datagram rejected, and `requests_accepted` (one per datagram while it
+    /// waited) set right.
+    #[test]
+    fn raw_batches_are_decoded_when_merged() {
+        let (shared, ring, mut merger, per_batch, _state) = merger_with_backlog();
+        let counters = &shared.counters;
+        counters
+            .requests_accepted
+            .store(3 * per_batch as u64, Relaxed);
+        let mut raw = Box::<Batch>::default();
+        raw.raw = true;
+        let datagrams = Corpus::new(CorpusSpec::default()).datagrams(5);
+        for d in &datagrams {
+            raw.push_raw(d);
+        }
+        raw.push_raw(b"\xff\xff not protobuf");
+        assert_eq!(raw.len(), 6);
+        // What a receiver counts for it.
+        counters.requests_accepted.fetch_add(6, Relaxed);
+        ring.push(raw).unwrap();
+        while merger.round() {}
+        merger.finish();
+        let merged = 3 * per_batch as u64 + 5;
+        assert_eq!(counters.requests_merged.load(Relaxed), merged);
+        assert_eq!(counters.requests_accepted.load(Relaxed), merged);
+        assert_eq!(counters.packets_decoded.load(Relaxed), 5);
+        assert_eq!(counters.rejected(crate::counters::Reject::Malformed), 1);
     }
 
     /// Balancing counts a family's detached members (they are updated on the leader's thread) on

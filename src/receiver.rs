@@ -43,6 +43,21 @@ const IDLE_WAIT: Duration = Duration::from_millis(100);
 const BATCH_REQUESTS: usize = 2048;
 pub const BATCH_MEMORY: usize = 1 << 20;
 
+/// The bytes a raw batch ([`Batch::raw`]) holds at most: it is handed over past `BATCH_MEMORY`.
+const RAW_BATCH_BYTES: usize = BATCH_MEMORY + DATAGRAM_BUFFER_BYTES;
+
+/// Makes the empty `batch` a raw one, its bytes sized once for [`RAW_BATCH_BYTES`] (grown by
+/// doubling, a raw batch would hold up to twice its datagrams' bytes).
+pub(crate) fn start_raw(batch: &mut Batch) {
+    batch.raw = true;
+    batch.bytes.reserve_exact(RAW_BATCH_BYTES);
+}
+
+/// Whether `batch` is to be handed over before another datagram is decoded into it.
+pub(crate) fn is_full(batch: &Batch) -> bool {
+    batch.len() >= BATCH_REQUESTS || batch.used_bytes() >= BATCH_MEMORY
+}
+
 /// A bound socket and what the kernel actually gave us.
 pub struct Bound {
     pub socket: UdpSocket,
@@ -144,6 +159,8 @@ impl Receiver {
                     let decoding = instruments.decode.start();
                     dry = false;
                     stats.packets_received += n as u64;
+                    // No merger runs: queue the datagrams as received (see `Ring::is_raw`).
+                    let raw = self.ring.is_raw();
                     for i in 0..n {
                         let (data, source, truncated) = mmsg.message(i);
                         stats.bytes_received += data.len() as u64;
@@ -154,13 +171,23 @@ impl Receiver {
                             stats.packets += 1;
                             stats.reject(Reject::Truncated);
                         } else {
-                            if batch.len() >= BATCH_REQUESTS || batch.used_bytes() >= BATCH_MEMORY {
+                            if is_full(&batch) || (raw != batch.raw && !batch.is_empty()) {
                                 batch = self.hand_over(batch, &mut stats);
                             }
-                            decoder.decode(data, &mut batch, &mut stats);
+                            if raw {
+                                if batch.is_empty() {
+                                    start_raw(&mut batch);
+                                }
+                                batch.push_raw(data);
+                            } else {
+                                decoder.decode(data, &mut batch, &mut stats);
+                            }
                         }
                     }
-                    instruments.decode.record(decoding, n as u64);
+                    if !raw {
+                        // Raw datagrams are decoded (and timed) by the merger.
+                        instruments.decode.record(decoding, n as u64);
+                    }
                     continue;
                 }
                 Err(e)
@@ -170,7 +197,12 @@ impl Receiver {
                     tracing::warn!(error = %e, "recvmmsg failed");
                 }
             }
-            if !batch.is_empty() || stats.packets_received > 0 {
+            // Dry: hand the batch over, unless it is raw and no merger runs yet (or any more):
+            // then it is kept until full, since a raw batch takes a full one's memory (handed
+            // over at every dry spell, 64-datagram raw batches filled the ring with 1/16 of
+            // what it can hold).
+            let keep_raw = batch.raw && self.ring.is_raw();
+            if (!batch.is_empty() || stats.packets_received > 0) && !keep_raw {
                 batch = self.hand_over(batch, &mut stats);
                 reclaimer.freed();
             }
@@ -195,6 +227,11 @@ impl Receiver {
     /// counted as received whose requests are neither merged, waiting, nor dropped. A drop is
     /// counted before the stats are folded, so `requests_accepted` never runs ahead of it.
     fn hand_over(&self, batch: Box<Batch>, stats: &mut DecodeStats) -> Box<Batch> {
+        if batch.raw {
+            // Counted as accepted, one request per datagram (a PHP datagram is one), until the
+            // merger decodes them and sets the count right (`Merger::decode_raw`).
+            stats.requests_accepted += batch.len() as u64;
+        }
         let next = if batch.is_empty() {
             batch
         } else {

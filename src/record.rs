@@ -73,9 +73,10 @@ pub struct WireTimer {
     pub tags: Span,
 }
 
-/// Decoded requests of one or more datagrams, waiting to be merged. Owned by one receiver while
-/// it fills it, then by the merger; never shared.
-#[derive(Debug, Default)]
+/// Decoded requests of one or more datagrams (or, [`Batch::raw`], the datagrams themselves),
+/// waiting to be merged. Owned by one receiver while it fills it, then by the merger; never
+/// shared.
+#[derive(Clone, Debug, Default)]
 pub struct Batch {
     /// Copies of the datagram bytes the spans point into.
     pub bytes: Vec<u8>,
@@ -85,6 +86,14 @@ pub struct Batch {
     pub tags: Vec<TagIndexPair>,
     pub timers: Vec<WireTimer>,
     pub timer_tags: Vec<TagIndexPair>,
+    /// Where each datagram's (v0) payload sits in `bytes`, in order (in a raw batch, each
+    /// datagram as received): what a batch left unmerged at shutdown is saved as (`pending`).
+    pub payloads: Vec<Span>,
+    /// The datagrams are stored as received, not decoded: `bytes` and `payloads` alone, one
+    /// datagram each ([`Batch::push_raw`]). What receivers fill while no merger runs (start-up's
+    /// restore, shutdown's snapshot), when queued batches must take the least memory; the merger
+    /// decodes them when it takes them.
+    pub raw: bool,
 }
 
 impl Batch {
@@ -95,14 +104,29 @@ impl Batch {
         self.tags.clear();
         self.timers.clear();
         self.timer_tags.clear();
+        self.payloads.clear();
+        self.raw = false;
     }
 
     pub fn is_empty(&self) -> bool {
-        self.requests.is_empty()
+        self.len() == 0
     }
 
+    /// Requests held; in a raw batch, datagrams (a PHP datagram is one request).
     pub fn len(&self) -> usize {
-        self.requests.len()
+        if self.raw {
+            self.payloads.len()
+        } else {
+            self.requests.len()
+        }
+    }
+
+    /// Stores `datagram` undecoded in a raw batch.
+    pub fn push_raw(&mut self, datagram: &[u8]) {
+        debug_assert!(self.raw);
+        self.payloads
+            .push(Span::new(self.bytes.len(), datagram.len()));
+        self.bytes.extend_from_slice(datagram);
     }
 
     /// Heap bytes this batch holds: the capacity of every vector, not just what is used, since
@@ -148,6 +172,11 @@ impl Batch {
                 self.timer_tags.capacity(),
                 size_of::<TagIndexPair>(),
             )
+            + n(
+                self.payloads.len(),
+                self.payloads.capacity(),
+                size_of::<Span>(),
+            )
     }
 
     /// Empties the batch and, if a burst made it hold more than `keep_bytes`, gives the memory
@@ -169,6 +198,12 @@ impl Batch {
     pub fn dictionary_entry(&self, request: &WireRequest, index: u32) -> &[u8] {
         let span = self.dictionary[request.dictionary.start as usize + index as usize];
         self.bytes_of(span)
+    }
+
+    /// Each decoded datagram's payload (a `Pinba.Request`, uncompressed), or in a raw batch each
+    /// datagram as received, in the order received.
+    pub fn payloads(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.payloads.iter().map(|&span| self.bytes_of(span))
     }
 
     pub fn tags_of(&self, request: &WireRequest) -> &[TagIndexPair] {

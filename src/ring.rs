@@ -11,7 +11,7 @@
 //! request, timer and tag arrays, by capacity), so a flood of datagrams that decode into many
 //! small requests is held to the same memory as ordinary traffic.
 
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
 use crossbeam_queue::ArrayQueue;
 
@@ -39,6 +39,10 @@ pub struct Ring {
     empty: ArrayQueue<Box<Batch>>,
     bytes: AtomicUsize,
     max_bytes: usize,
+    /// No merger runs (start-up until it starts, shutdown once it stopped): receivers queue raw
+    /// batches ([`Batch::raw`]), a third of a decoded batch's memory per request, so the ring holds
+    /// three times the seconds of traffic while nothing drains it.
+    raw: AtomicBool,
 }
 
 impl Ring {
@@ -49,6 +53,7 @@ impl Ring {
             empty: ArrayQueue::new(FREE_BATCHES),
             bytes: AtomicUsize::new(0),
             max_bytes: max_bytes.max(1),
+            raw: AtomicBool::new(false),
         }
     }
 
@@ -71,6 +76,17 @@ impl Ring {
         let batch = self.full.pop()?;
         self.bytes.fetch_sub(batch.memory_bytes(), Relaxed);
         Some(batch)
+    }
+
+    /// Whether receivers are to queue raw batches (see `raw`).
+    pub fn is_raw(&self) -> bool {
+        self.raw.load(Relaxed)
+    }
+
+    /// Set at start-up before the receivers start (true), by the merger as it starts (false) and
+    /// once it has stopped (true, when receivers outlive it).
+    pub fn set_raw(&self, raw: bool) {
+        self.raw.store(raw, Relaxed);
     }
 
     /// Bytes of the batches queued now.

@@ -2,10 +2,11 @@
 //! the daemon stops and restored when it starts, so that a restart loses only the seconds it was
 //! down.
 //!
-//! In: at shutdown, the shared state after the merger and the receivers stopped ([`write`](fn@write)); at
-//! start-up, the file ([`restore`], before any thread starts). Out: the file; a restored pool,
-//! dictionary, reports and clock; a [`Restored`] summary for `/api/v1/status`. Runs on the main
-//! thread only; never on the ingest path.
+//! In: at shutdown, the shared state after the merger stopped ([`write`](fn@write)); at start-up,
+//! the file ([`restore`], before the merger starts). The receivers run meanwhile, both times: they
+//! touch only the temp ring and the counters (what they take then is `pending`'s). Out: the file;
+//! a restored pool, dictionary, reports and clock; a [`Restored`] summary for `/api/v1/status`.
+//! Runs on the main thread only; never on the ingest path.
 //!
 //! Time: pool records and report ticks hold milliseconds since the clock's epoch. A restored
 //! daemon's [`Clock`] continues the saved epoch ([`Clock::resume`]), so every restored timestamp is
@@ -71,8 +72,8 @@ pub enum SnapshotError {
     Io(#[from] std::io::Error),
     #[error("not a pinbad snapshot (bad magic)")]
     Magic,
-    #[error("format version {found}, this pinbad reads version {VERSION}")]
-    Version { found: u32 },
+    #[error("format version {found}, this pinbad reads version {reads}")]
+    Version { found: u32, reads: u32 },
     #[error("truncated: {0}")]
     Truncated(String),
     #[error("checksum mismatch (the file is corrupt)")]
@@ -109,6 +110,9 @@ pub struct Restored {
     /// When it was written (Unix seconds) and how long the daemon was down since.
     pub saved_at: Option<f64>,
     pub down_seconds: Option<f64>,
+    /// Datagrams the previous run received while it stopped (after its last merge round), saved
+    /// beside the snapshot and merged by this run first (see `pending`).
+    pub pending_datagrams: u64,
 }
 
 /// A little-endian writer that keeps a CRC-32 and a byte count of what it wrote. Small writes go
@@ -249,8 +253,8 @@ pub struct Written {
     pub write_ms: f64,
 }
 
-/// At shutdown, once the merger and the receivers stopped: writes the snapshot if enabled, and
-/// logs the outcome in one line. Never fails the shutdown.
+/// At shutdown, once the merger stopped (the receivers may run): writes the snapshot if enabled,
+/// and logs the outcome in one line. Never fails the shutdown.
 pub fn write_at_shutdown(shared: &Shared) {
     if !shared.config.snapshot.enabled {
         return;
@@ -276,40 +280,53 @@ pub fn write_at_shutdown(shared: &Shared) {
 /// Writes `{dir}/snapshot.bin` (temporary file, fsync, rename, fsync of the directory). Call
 /// only when nothing merges any more: family stages are drained into their members here.
 pub fn write(shared: &Shared, dir: &Path) -> Result<Written, SnapshotError> {
-    let started = Instant::now();
-    let tmp = dir.join(format!("{FILE}.tmp-{}", std::process::id()));
-    let result = write_to(shared, &tmp, started);
-    let written = match result {
-        Ok(w) => w,
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-    };
-    std::fs::rename(&tmp, dir.join(FILE))?;
-    std::fs::File::open(dir)?.sync_all()?;
-    Ok(written)
-}
-
-fn write_to(shared: &Shared, tmp: &Path, started: Instant) -> Result<Written, SnapshotError> {
-    let file = std::fs::File::create(tmp)?;
-    let mut w = Writer::new(file);
-    let (requests, reports) = encode(shared, &mut w)?;
-    let (out, crc, len) = w.finish()?;
-    let mut file = out;
-    file.write_all(&len.to_le_bytes())?;
-    file.write_all(&crc.to_le_bytes())?;
-    file.write_all(&0u64.to_le_bytes())?;
-    file.sync_all()?;
-    let write_us = started.elapsed().as_micros() as u64;
-    // Informational, outside the checksum: lost in a crash, it reads as 0.
-    std::os::unix::fs::FileExt::write_all_at(&file, &write_us.to_le_bytes(), len + 12)?;
+    let ((requests, reports), bytes, write_us) =
+        write_file(dir, FILE, true, |w| encode(shared, w))?;
     Ok(Written {
         requests,
         reports,
-        bytes: len + TRAILER_BYTES as u64,
+        bytes,
         write_ms: write_us as f64 / 1000.0,
     })
+}
+
+/// Writes `{dir}/{name}` in the snapshot's layout through a temporary file (`{name}.tmp-PID`,
+/// removed on an error): `encode` writes the content from the magic on, then comes the trailer.
+/// `durable`: the file is fsynced before the rename and the directory after it; without, a crash
+/// of the machine may leave the file damaged, which its checksum then tells. Returns what
+/// `encode` returned, the file's size and the time the write took (µs).
+pub(crate) fn write_file<T>(
+    dir: &Path,
+    name: &str,
+    durable: bool,
+    encode: impl FnOnce(&mut Writer<std::fs::File>) -> Result<T, SnapshotError>,
+) -> Result<(T, u64, u64), SnapshotError> {
+    let started = Instant::now();
+    let tmp = dir.join(format!("{name}.tmp-{}", std::process::id()));
+    let written = (|| -> Result<(T, u64, u64), SnapshotError> {
+        let mut w = Writer::new(std::fs::File::create(&tmp)?);
+        let encoded = encode(&mut w)?;
+        let (mut file, crc, len) = w.finish()?;
+        file.write_all(&len.to_le_bytes())?;
+        file.write_all(&crc.to_le_bytes())?;
+        file.write_all(&0u64.to_le_bytes())?;
+        if durable {
+            file.sync_all()?;
+        }
+        let write_us = started.elapsed().as_micros() as u64;
+        // Informational, outside the checksum: lost in a crash, it reads as 0.
+        std::os::unix::fs::FileExt::write_all_at(&file, &write_us.to_le_bytes(), len + 12)?;
+        Ok((encoded, len + TRAILER_BYTES as u64, write_us))
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    let written = written?;
+    std::fs::rename(&tmp, dir.join(name))?;
+    if durable {
+        std::fs::File::open(dir)?.sync_all()?;
+    }
+    Ok(written)
 }
 
 /// The content (everything the checksum covers); returns the requests and reports saved.
@@ -403,7 +420,7 @@ pub fn encode<W: Write>(shared: &Shared, w: &mut Writer<W>) -> Result<(u64, u64)
 // Restoring
 // ---------------------------------------------------------------------------------------------
 
-/// At start-up, before any thread runs: restores `{state_dir}/snapshot.bin` into `shared` if
+/// At start-up, before the merger starts: restores `{state_dir}/snapshot.bin` into `shared` if
 /// enabled, consumes the file, and logs the outcome (or why nothing was restored) in one line.
 /// Never fails the start: whatever is wrong with the file, the daemon starts empty.
 pub fn restore_at_start(shared: &mut Shared) {
@@ -412,7 +429,7 @@ pub fn restore_at_start(shared: &mut Shared) {
         return;
     }
     let path = shared.config.state_dir.join(FILE);
-    remove_partial_writes(&shared.config.state_dir);
+    remove_partial_writes(&shared.config.state_dir, FILE);
     let started = Instant::now();
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
@@ -456,14 +473,14 @@ pub fn restore_at_start(shared: &mut Shared) {
 
 /// Removes temporary files of writes that never finished (the process was killed while writing:
 /// e.g. systemd's `TimeoutStopSec` ran out). They were never renamed, so never read.
-fn remove_partial_writes(dir: &Path) {
+pub(crate) fn remove_partial_writes(dir: &Path, name: &str) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
-    let prefix = format!("{FILE}.tmp-");
+    let prefix = format!("{name}.tmp-");
     for e in entries.flatten() {
         if e.file_name().to_string_lossy().starts_with(&prefix) {
-            tracing::warn!(path = %e.path().display(), "Removing an unfinished snapshot write");
+            tracing::warn!(path = %e.path().display(), "Removing an unfinished write");
             let _ = std::fs::remove_file(e.path());
         }
     }
@@ -498,21 +515,33 @@ fn skip(shared: &mut Shared, path: &Path, e: &SnapshotError, keep: bool) {
     shared.snapshot.skipped_reason = Some(reason);
 }
 
-/// The header and the checksum: the content (without the trailer) and the previous run's write
-/// time in µs.
+/// The header and the checksum of a snapshot file: the content (without the trailer) and the
+/// previous run's write time in µs.
 fn check(bytes: &[u8]) -> Result<(&[u8], u64), SnapshotError> {
-    if bytes.len() < MAGIC.len() + 4 {
+    check_file(bytes, MAGIC, VERSION)
+}
+
+/// [`check`] for any file in the snapshot's layout (`magic`, `version`, content, trailer).
+pub(crate) fn check_file<'a>(
+    bytes: &'a [u8],
+    magic: &[u8; 8],
+    version: u32,
+) -> Result<(&'a [u8], u64), SnapshotError> {
+    if bytes.len() < magic.len() + 4 {
         return Err(SnapshotError::Truncated(format!(
             "{} bytes, shorter than a header",
             bytes.len()
         )));
     }
-    if &bytes[..MAGIC.len()] != MAGIC {
+    if &bytes[..magic.len()] != magic {
         return Err(SnapshotError::Magic);
     }
     let found = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if found != VERSION {
-        return Err(SnapshotError::Version { found });
+    if found != version {
+        return Err(SnapshotError::Version {
+            found,
+            reads: version,
+        });
     }
     let Some(content_len) = bytes.len().checked_sub(TRAILER_BYTES) else {
         return Err(SnapshotError::Truncated("no trailer".into()));
@@ -533,6 +562,19 @@ fn check(bytes: &[u8]) -> Result<(&[u8], u64), SnapshotError> {
     Ok((content, write_us))
 }
 
+/// The longest window of any report and of the raw pool (`stats_history`): what is older than
+/// this at start is outside every window.
+pub(crate) fn longest_window_ms(shared: &Shared) -> u64 {
+    shared
+        .reports
+        .snapshot()
+        .iter()
+        .map(|c| c.window().history_ms)
+        .chain([shared.config.stats_history.0.as_millis() as u64])
+        .max()
+        .unwrap_or(0)
+}
+
 /// Restores `bytes` (a whole snapshot file) into `shared`, whose pool and reports are still
 /// empty. On an error nothing changed but the dictionary, whose restored strings are swept.
 pub fn restore(shared: &mut Shared, bytes: &[u8]) -> Result<(), SnapshotError> {
@@ -551,15 +593,7 @@ pub fn restore(shared: &mut Shared, bytes: &[u8]) -> Result<(), SnapshotError> {
     let clock = Clock::resume(epoch_unix_ms, saved_now_ms);
     let now_ms = clock.now_ms64();
     let age_ms = now_ms - saved_now_ms.min(now_ms);
-    let longest = shared
-        .reports
-        .snapshot()
-        .iter()
-        .map(|c| c.window().history_ms)
-        .chain([shared.config.stats_history.0.as_millis() as u64])
-        .max()
-        .unwrap_or(0);
-    if age_ms >= longest {
+    if age_ms >= longest_window_ms(shared) {
         return Err(SnapshotError::TooOld {
             age_s: age_ms / 1000,
         });

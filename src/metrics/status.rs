@@ -368,6 +368,12 @@ impl Collector for StatusCollector {
                 snap.restored_requests as f64,
             ),
             (
+                "pinbad_snapshot_pending_datagrams",
+                "Datagrams the previous run received while it stopped, merged by this run.",
+                None,
+                snap.pending_datagrams as f64,
+            ),
+            (
                 "pinbad_snapshot_restored_reports",
                 "Reports whose window was restored from the snapshot at start.",
                 None,

@@ -52,6 +52,12 @@ impl Daemon {
     }
 
     fn spawn(config: &str, args: &[&str], state: Option<&Path>, log: Option<&str>) -> Daemon {
+        Daemon::launch(config, args, state, log).attach()
+    }
+
+    /// Starts the process (as [`Daemon::start_logged_with`] does) without waiting for it to
+    /// listen: for tests that act while it starts up.
+    pub fn launch(config: &str, args: &[&str], state: Option<&Path>, log: Option<&str>) -> Launch {
         let dir = tempfile::tempdir().unwrap();
         let state_dir: PathBuf = state
             .map(Path::to_path_buf)
@@ -90,37 +96,11 @@ impl Daemon {
             }
             None => (None, None),
         };
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
-        let (mut udp, mut http) = (Vec::new(), None);
-        while http.is_none() {
-            let line = lines
-                .next()
-                .expect("pinbad exited before listening")
-                .unwrap();
-            let mut words = line.split_whitespace().skip(1);
-            match (words.next(), words.next()) {
-                (Some("udp"), Some(a)) => udp.push(a.parse().unwrap()),
-                (Some("http"), Some(a)) => http = Some(a.parse().unwrap()),
-                _ => {}
-            }
-        }
-        // Keep draining stdout so the daemon never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
-        let agent = ureq::AgentBuilder::new()
-            .timeout(Duration::from_secs(10))
-            .build();
-        let d = Daemon {
-            child,
-            udp,
-            http: http.unwrap(),
-            _dir: dir,
-            agent,
+        Launch {
+            process: Some((child, dir)),
             logs,
             log_reader,
-        };
-        d.wait_for(|d| d.get("/healthz").0 == 200, "healthz");
-        d
+        }
     }
 
     /// Its stderr lines so far (only with [`Daemon::start_logged`]).
@@ -273,10 +253,19 @@ impl Daemon {
         (status, lines)
     }
 
-    pub fn terminate(mut self, within: Duration) -> std::process::ExitStatus {
-        let pid = self.child.id() as i32;
+    pub fn terminate(self, within: Duration) -> std::process::ExitStatus {
+        self.signal_term();
+        self.wait_exit(within)
+    }
+
+    /// Sends SIGTERM and returns at once.
+    pub fn signal_term(&self) {
         // SAFETY: plain kill(2) on our own child's pid.
-        unsafe { libc::kill(pid, libc::SIGTERM) };
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+    }
+
+    /// Waits for the process to exit (within `within`) and returns its status.
+    pub fn wait_exit(mut self, within: Duration) -> std::process::ExitStatus {
         let deadline = Instant::now() + within;
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -295,6 +284,78 @@ impl Drop for Daemon {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// A daemon process started by [`Daemon::launch`], not yet known to listen.
+pub struct Launch {
+    /// The process and its directory: taken by [`Launch::attach`], else the process is killed on
+    /// drop (a test that failed before attaching).
+    process: Option<(Child, tempfile::TempDir)>,
+    logs: Option<Arc<Mutex<Vec<String>>>>,
+    log_reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Launch {
+    /// The first stderr line containing `needle` (logs captured), waiting up to 30 s for it.
+    pub fn wait_log(&self, needle: &str) -> String {
+        let logs = self.logs.as_ref().expect("launched with a log level");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(line) = logs.lock().unwrap().iter().find(|l| l.contains(needle)) {
+                return line.clone();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for a log line with {needle:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits for the daemon's "listening" lines on stdout and its `/healthz`.
+    pub fn attach(mut self) -> Daemon {
+        let (mut child, dir) = self.process.take().expect("attached once");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let (mut udp, mut http) = (Vec::new(), None);
+        while http.is_none() {
+            let line = lines
+                .next()
+                .expect("pinbad exited before listening")
+                .unwrap();
+            let mut words = line.split_whitespace().skip(1);
+            match (words.next(), words.next()) {
+                (Some("udp"), Some(a)) => udp.push(a.parse().unwrap()),
+                (Some("http"), Some(a)) => http = Some(a.parse().unwrap()),
+                _ => {}
+            }
+        }
+        // Keep draining stdout so the daemon never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        let agent = ureq::AgentBuilder::new()
+            .timeout(Duration::from_secs(10))
+            .build();
+        let d = Daemon {
+            child,
+            udp,
+            http: http.unwrap(),
+            _dir: dir,
+            agent,
+            logs: self.logs.take(),
+            log_reader: self.log_reader.take(),
+        };
+        d.wait_for(|d| d.get("/healthz").0 == 200, "healthz");
+        d
+    }
+}
+
+impl Drop for Launch {
+    fn drop(&mut self) {
+        if let Some((mut child, _dir)) = self.process.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 

@@ -124,14 +124,20 @@ fn a_restart_keeps_the_window_and_the_raw_requests() {
     );
 }
 
+/// Runs a daemon on `state` with `n` corpus requests (seed `seed`) and stops it; returns the
+/// snapshot file it wrote.
+fn stopped_with(state: &Path, n: usize, seed: u64) -> std::path::PathBuf {
+    let d = start(state, "");
+    d.send(&corpus(n, seed));
+    d.wait_merged(n as u64);
+    assert!(d.terminate(Duration::from_secs(30)).success());
+    state.join("snapshot.bin")
+}
+
 #[test]
 fn a_corrupt_snapshot_is_skipped_with_the_reason_and_the_daemon_starts_empty() {
     let state = tempfile::tempdir().unwrap();
-    let d = start(state.path(), "");
-    d.send(&corpus(50, 3));
-    d.wait_merged(50);
-    assert!(d.terminate(Duration::from_secs(30)).success());
-    let file = state.path().join("snapshot.bin");
+    let file = stopped_with(state.path(), 50, 3);
     let mut bytes = std::fs::read(&file).unwrap();
     let mid = bytes.len() / 2;
     bytes[mid] ^= 0x10;
@@ -185,4 +191,164 @@ fn with_the_snapshot_disabled_a_restart_starts_empty() {
         .as_str()
         .unwrap()
         .contains("disabled"));
+}
+
+/// Bytes waiting in the receive queue of the IPv4 UDP socket bound to `port` (`/proc/net/udp`),
+/// `None` while no socket is bound to it.
+fn udp_receive_queue(port: u16) -> Option<u64> {
+    let table = std::fs::read_to_string("/proc/net/udp").expect("/proc/net/udp (Linux)");
+    let local = format!(":{port:04X}");
+    table.lines().skip(1).find_map(|line| {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        let queues = cols.get(4)?.split_once(':')?;
+        cols.get(1)?
+            .ends_with(&local)
+            .then(|| u64::from_str_radix(queues.1, 16).ok())
+            .flatten()
+    })
+}
+
+/// Waits until pinbad has read everything sent to `udp` (its socket's receive queue is empty).
+fn wait_read(udp: std::net::SocketAddr, during: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while udp_receive_queue(udp.port()) != Some(0) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the receive queue of {udp} did not empty during {during}: {:?} bytes",
+            udp_receive_queue(udp.port())
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Makes a FIFO at `path`.
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) with a valid NUL-terminated path.
+    assert_eq!(
+        unsafe { libc::mkfifo(c.as_ptr(), 0o600) },
+        0,
+        "mkfifo {path:?}"
+    );
+}
+
+#[test]
+fn datagrams_sent_while_a_snapshot_restores_wait_for_the_merger_and_are_kept() {
+    let state = tempfile::tempdir().unwrap();
+    let file = stopped_with(state.path(), 300, 6);
+    let snapshot = std::fs::read(&file).unwrap();
+    // The snapshot behind a FIFO: the restore waits in its read until the test writes it, a
+    // restore as long as the test needs on any machine.
+    std::fs::remove_file(&file).unwrap();
+    mkfifo(&file);
+
+    let config = format!("state_dir = {:?}\n", state.path().to_str().unwrap());
+    let launch = Daemon::launch(&config, &["--udp", "127.0.0.1:0"], None, Some("info"));
+    // The receivers say where they listen before the restore begins.
+    let line = launch.wait_log("Listening");
+    let udp: std::net::SocketAddr = line
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("udp="))
+        .unwrap_or_else(|| panic!("{line}"))
+        .parse()
+        .unwrap();
+    send_to(udp, &corpus(200, 7));
+    // ... and read what comes while it lasts (before, they started after the restore and the
+    // datagrams waited in the socket's queue).
+    wait_read(udp, "the restore");
+    std::fs::write(&file, &snapshot).unwrap();
+    let d = launch.attach();
+    let line = d.wait_log("Snapshot restored");
+    assert!(line.contains("requests=300"), "{line}");
+    // What came during the restore is merged after it, on top of the restored window.
+    d.wait_merged(200);
+    assert_eq!(info_count(&d), 500);
+    assert_eq!(raw_requests(&d).len(), 500);
+    let s = d.status();
+    assert_eq!(s["kernel_drops"].as_u64(), Some(0), "{s}");
+    assert_eq!(s["temp_pool_dropped"].as_u64(), Some(0), "{s}");
+}
+
+#[test]
+fn datagrams_sent_while_pinbad_stops_are_merged_by_the_next_start() {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::io::AsRawFd;
+
+    let state = tempfile::tempdir().unwrap();
+    let d = start(state.path(), "");
+    d.send(&corpus(300, 8));
+    d.wait_merged(300);
+    let udp = d.udp[0];
+    // The snapshot is written to `snapshot.bin.tmp-PID`: a FIFO there with a one-page buffer
+    // holds the daemon in that write until the test reads it (a disk as slow as the test needs).
+    // Its fsync then fails (a FIFO cannot be synced): the test keeps the bytes as the snapshot.
+    let tmp = state
+        .path()
+        .join(format!("snapshot.bin.tmp-{}", d.child.id()));
+    mkfifo(&tmp);
+    let mut fifo = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&tmp)
+        .unwrap();
+    // SAFETY: fcntl(2) on a descriptor we own.
+    assert!(unsafe { libc::fcntl(fifo.as_raw_fd(), libc::F_SETPIPE_SZ, 4096) } > 0);
+    d.signal_term();
+    let mut snapshot = Vec::new();
+    let read_some = |fifo: &mut std::fs::File, into: &mut Vec<u8>| -> Option<usize> {
+        let mut buf = [0u8; 65536];
+        match fifo.read(&mut buf) {
+            Ok(n) => {
+                into.extend_from_slice(&buf[..n]);
+                Some(n)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => None,
+            Err(e) => panic!("reading the FIFO: {e}"),
+        }
+    };
+    // The first bytes: the merger has stopped, the snapshot is being written.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while snapshot.is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no snapshot write began"
+        );
+        if read_some(&mut fifo, &mut snapshot).is_none_or(|n| n == 0) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    send_to(udp, &corpus(200, 9));
+    // The receivers still read while the write waits (before, they stopped before it began and
+    // the datagrams were lost with the socket).
+    wait_read(udp, "the snapshot's write");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while read_some(&mut fifo, &mut snapshot) != Some(0) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the snapshot's write did not end"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    assert!(d.wait_exit(Duration::from_secs(30)).success());
+    let pending = state.path().join("pending.bin");
+    assert!(pending.exists(), "what came during the write is saved");
+    std::fs::write(state.path().join("snapshot.bin"), &snapshot).unwrap();
+
+    let d = start(state.path(), "");
+    let line = d.wait_log("Snapshot restored");
+    assert!(line.contains("requests=300"), "{line}");
+    let line = d.wait_log("Requests received while the last run stopped");
+    assert!(line.contains("datagrams=200"), "{line}");
+    assert!(!pending.exists(), "consumed");
+    d.wait_merged(200);
+    assert_eq!(info_count(&d), 500);
+    assert_eq!(raw_requests(&d).len(), 500);
+    let s = d.status();
+    assert_eq!(
+        s["snapshot"]["pending_datagrams"].as_u64(),
+        Some(200),
+        "{s}"
+    );
+    assert_eq!(s["temp_pool_dropped"].as_u64(), Some(0), "{s}");
 }
