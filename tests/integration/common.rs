@@ -239,7 +239,6 @@ impl Daemon {
         );
     }
 
-    /// SIGTERM, then the exit status (within `within`).
     /// [`Daemon::terminate`], then every line it logged (the reader has read to the end: the
     /// process closed its stderr when it exited).
     pub fn terminate_logged(mut self, within: Duration) -> (std::process::ExitStatus, Vec<String>) {
@@ -253,6 +252,7 @@ impl Daemon {
         (status, lines)
     }
 
+    /// SIGTERM, then the exit status (within `within`).
     pub fn terminate(self, within: Duration) -> std::process::ExitStatus {
         self.signal_term();
         self.wait_exit(within)
