@@ -103,9 +103,9 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let pending = crate::pending::take_at_start(&mut shared);
     // The receivers before the restore, which takes seconds with a full pool (BENCHMARKS.md,
     // "Restarts under load"): what clients send meanwhile waits in the temp ring for the merger,
-    // undecoded until it starts (raw batches: ~4 s of 100k/s in the default 256 MiB), as well as
-    // in the socket buffer (~370 ms), instead of in the socket buffer alone. They have their own
-    // stop signal: at shutdown they go on until the snapshot is written.
+    // undecoded until it has caught up (raw batches: ~4 s of 100k/s in the default 256 MiB), as
+    // well as in the socket buffer (~370 ms), instead of in the socket buffer alone. They have
+    // their own stop signal: at shutdown they go on until the snapshot is written.
     let receiving = Shutdown::new();
     ring.set_raw(true);
     let receivers = start_receivers(sockets, &shared, &ring, &receiving)?;

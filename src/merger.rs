@@ -55,6 +55,14 @@ const UNSET: u32 = u32::MAX;
 /// is a few tens of milliseconds of work, where draining a full ring at once could take seconds.
 pub const ROUND_REQUESTS: usize = 4096;
 
+/// How long after the merger starts the receivers may still queue raw batches: until it first
+/// finds nothing waiting, so that a restart's backlog (what came while the last run stopped and
+/// while the snapshot was restored) and what comes while it is merged are held at a raw batch's
+/// memory (a restart at 100k/s: 41–59k dropped at the ring while catching up when the receivers
+/// decoded again at once; see BENCHMARKS.md). Bounded, so that a start into overload does not
+/// leave the decoding on the merger for good.
+const RAW_UNTIL_CAUGHT_UP: Duration = Duration::from_secs(30);
+
 /// How long the merger keeps merging after shutdown was asked for: the process must exit within
 /// a second of SIGTERM, whatever backlog the ring holds.
 const SHUTDOWN_DRAIN: Duration = Duration::from_millis(700);
@@ -528,10 +536,9 @@ impl Merger {
     /// holds when they stop is saved for the next start (`pending`).
     pub fn run(mut self, stop: &AtomicBool, drain: bool) {
         lower_priority(self.shared.config.merge.nice);
-        // Merging from now on: receivers decode (see `Ring::is_raw`).
-        self.ring.set_raw(false);
         let period = self.shared.config.stats_gathering_period.0;
         let mut next = Instant::now() + period;
+        let raw_until = Instant::now() + RAW_UNTIL_CAUGHT_UP;
         while !stop.load(Relaxed) {
             let now = Instant::now();
             if now < next {
@@ -544,7 +551,14 @@ impl Merger {
             }
             // A round takes at most ROUND_REQUESTS; when the ring holds more, go again at once
             // (the locks are released in between, so readers get their turn).
-            while self.round() && !stop.load(Relaxed) {}
+            let mut waiting = true;
+            while waiting && !stop.load(Relaxed) {
+                waiting = self.round();
+            }
+            // Caught up (or past the bound): receivers decode from now on (see `Ring::is_raw`).
+            if self.ring.is_raw() && (!waiting || Instant::now() >= raw_until) {
+                self.ring.set_raw(false);
+            }
         }
         if drain {
             self.drain(SHUTDOWN_DRAIN);

@@ -39,9 +39,10 @@ pub struct Ring {
     empty: ArrayQueue<Box<Batch>>,
     bytes: AtomicUsize,
     max_bytes: usize,
-    /// No merger runs (start-up until it starts, shutdown once it stopped): receivers queue raw
-    /// batches ([`Batch::raw`]), a third of a decoded batch's memory per request, so the ring holds
-    /// three times the seconds of traffic while nothing drains it.
+    /// No merger runs, or it has not caught up since it started (start-up, bounded), or it has
+    /// stopped (shutdown): receivers queue raw batches ([`Batch::raw`]), a third of a decoded
+    /// batch's memory per request, so the ring holds three times the seconds of traffic while
+    /// nothing drains it.
     raw: AtomicBool,
 }
 
@@ -83,8 +84,8 @@ impl Ring {
         self.raw.load(Relaxed)
     }
 
-    /// Set at start-up before the receivers start (true), by the merger as it starts (false) and
-    /// once it has stopped (true, when receivers outlive it).
+    /// Set at start-up before the receivers start (true), by the merger once it has first caught
+    /// up (false) and once it has stopped (true, when receivers outlive it).
     pub fn set_raw(&self, raw: bool) {
         self.raw.store(raw, Relaxed);
     }
