@@ -1143,6 +1143,33 @@ mod tests {
         (shared, ring, merger, per_batch, state)
     }
 
+    /// After a start the receivers queue raw batches until the merger first finds nothing
+    /// waiting: it merges the backlog, then tells them to decode; at shutdown (no drain) it tells
+    /// them to queue raw batches again.
+    #[test]
+    fn receivers_queue_raw_batches_until_the_merger_has_caught_up() {
+        let (shared, ring, merger, per_batch, _state) = merger_with_backlog();
+        ring.set_raw(true);
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let stop = Arc::clone(&stop);
+            std::thread::spawn(move || merger.run(&stop, false))
+        };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while ring.is_raw() {
+            assert!(Instant::now() < deadline, "still raw after the backlog");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(ring.is_empty(), "caught up first");
+        stop.store(true, Relaxed);
+        thread.join().unwrap();
+        assert!(ring.is_raw(), "raw again once stopped");
+        assert_eq!(
+            shared.counters.requests_merged.load(Relaxed),
+            3 * per_batch as u64
+        );
+    }
+
     /// A raw batch (queued while no merger ran) is decoded as a receiver would: its requests
     /// merged, a malformed datagram rejected, and `requests_accepted` (one per datagram while it
     /// waited) set right.
