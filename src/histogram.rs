@@ -333,6 +333,18 @@ impl Histogram {
     }
 
     /// Removes every sample of `other`, which this histogram must hold (a tick leaving a window).
+    /// Whether every bucket of `other` holds at most this one's count of it: whether
+    /// [`Histogram::subtract_hist`] of `other` is exact (what a restore checks before taking a
+    /// tick out of a saved window).
+    pub fn covers(&self, other: &Histogram) -> bool {
+        let mut mine = self.iter().peekable();
+        other.iter().all(|(bucket, n)| {
+            while mine.next_if(|&(b, _)| b < bucket).is_some() {}
+            mine.next_if(|&(b, _)| b == bucket)
+                .is_some_and(|(_, m)| m >= n)
+        })
+    }
+
     pub fn subtract_hist(&mut self, other: &Histogram) {
         other.each_bucket(|bucket, n| self.subtract_bucket(bucket, n));
     }

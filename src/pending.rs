@@ -172,7 +172,7 @@ pub fn take_at_start(shared: &mut Shared) -> Vec<Box<Batch>> {
 /// and one accepted request each until decoded.
 #[allow(clippy::vec_box)]
 fn load(shared: &Shared, bytes: &[u8], out: &mut Vec<Box<Batch>>) -> Result<u64, SnapshotError> {
-    let (content, _) = snapshot::check_file(bytes, MAGIC, VERSION)?;
+    let (content, ..) = snapshot::check_file(bytes, MAGIC, VERSION..=VERSION)?;
     let mut r = Reader::new(&content[MAGIC.len() + 4..]);
     let age_ms = unix_now_ms().saturating_sub(r.u64()?);
     if age_ms >= snapshot::longest_window_ms(shared) {

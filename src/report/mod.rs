@@ -1200,6 +1200,17 @@ impl Sums {
     }
 
     #[inline]
+    /// Whether [`Sums::subtract`] of `o` leaves no field below zero.
+    fn covers(&self, o: &Sums) -> bool {
+        self.req_count >= o.req_count
+            && self.hit_count >= o.hit_count
+            && self.time_ns >= o.time_ns
+            && self.ru_utime_ns >= o.ru_utime_ns
+            && self.ru_stime_ns >= o.ru_stime_ns
+            && self.traffic_bytes >= o.traffic_bytes
+            && self.memory_footprint_bytes >= o.memory_footprint_bytes
+    }
+
     fn subtract(&mut self, o: &Sums) {
         self.req_count -= o.req_count;
         self.hit_count -= o.hit_count;
