@@ -189,8 +189,10 @@ impl<W: Write> Writer<W> {
     pub fn blob_checked(&mut self, b: &[u8], crc: u32) -> std::io::Result<()> {
         self.u64(b.len() as u64)?;
         self.flush_chunk()?;
-        self.crc
-            .combine(&crc32fast::Hasher::new_with_initial_len(crc, b.len() as u64));
+        self.crc.combine(&crc32fast::Hasher::new_with_initial_len(
+            crc,
+            b.len() as u64,
+        ));
         self.len += b.len() as u64;
         self.out.write_all(b)
     }

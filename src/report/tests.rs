@@ -2745,7 +2745,8 @@ fn a_saved_closed_part_restores_like_the_ticks_it_sums() {
         .restore_window(&mut Reader::new(&bytes), &same, 4300, true)
         .unwrap_err();
     assert!(
-        err.to_string().contains("not inside the window's closed part"),
+        err.to_string()
+            .contains("not inside the window's closed part"),
         "{err}"
     );
     assert_eq!((r.total_requests(), r.rows()), (0, 0), "left as it was");
