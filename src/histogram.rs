@@ -332,7 +332,6 @@ impl Histogram {
         other.each_bucket(|bucket, n| self.add_bucket(bucket, n));
     }
 
-    /// Removes every sample of `other`, which this histogram must hold (a tick leaving a window).
     /// Whether every bucket of `other` holds at most this one's count of it: whether
     /// [`Histogram::subtract_hist`] of `other` is exact (what a restore checks before taking a
     /// tick out of a saved window).
@@ -345,6 +344,7 @@ impl Histogram {
         })
     }
 
+    /// Removes every sample of `other`, which this histogram must hold (a tick leaving a window).
     pub fn subtract_hist(&mut self, other: &Histogram) {
         other.each_bucket(|bucket, n| self.subtract_bucket(bucket, n));
     }

@@ -1199,7 +1199,6 @@ impl Sums {
         self.memory_footprint_bytes += o.memory_footprint_bytes;
     }
 
-    #[inline]
     /// Whether [`Sums::subtract`] of `o` leaves no field below zero.
     fn covers(&self, o: &Sums) -> bool {
         self.req_count >= o.req_count
@@ -1211,6 +1210,7 @@ impl Sums {
             && self.memory_footprint_bytes >= o.memory_footprint_bytes
     }
 
+    #[inline]
     fn subtract(&mut self, o: &Sums) {
         self.req_count -= o.req_count;
         self.hit_count -= o.hit_count;
