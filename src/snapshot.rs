@@ -911,7 +911,7 @@ fn restore_content(
         return Err(SnapshotError::invalid("trailing bytes after the reports"));
     }
     // Each report on its own (they share nothing but the remap), the biggest first, on as many
-    // threads as merge: rebuilding a window's closed part is most of a restore's time.
+    // threads as merge: reading the reports' windows back is most of a restore's time.
     let mut order: Vec<usize> = (0..saved.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(saved[i].3.len()));
     let mut outcomes: Vec<Option<Outcome>> = (0..saved.len()).map(|_| None).collect();
