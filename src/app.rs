@@ -99,8 +99,6 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let receive_buffer_bytes = sockets.first().map_or(0, |s| s.recv_buffer_bytes as u64);
     let mut shared = Shared::new(config, Arc::clone(&ring), udp_addrs, receive_buffer_bytes)?;
     shared.shutdown = shutdown.clone();
-    // What the last run received while it stopped, for the merger to merge first.
-    let pending = crate::pending::take_at_start(&mut shared);
     // The receivers before the restore, which takes seconds with a full pool (BENCHMARKS.md,
     // "Restarts under load"): what clients send meanwhile waits in the temp ring for the merger,
     // undecoded until it has caught up (raw batches: ~4 s of 100k/s in the default 256 MiB), as
@@ -109,6 +107,9 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let receiving = Shutdown::new();
     ring.set_raw(true);
     let receivers = start_receivers(sockets, &shared, &ring, &receiving)?;
+    // What the last run received while it stopped, for the merger to merge first (read once the
+    // sockets are being read: the file can hold a whole temp ring's worth).
+    let pending = crate::pending::take_at_start(&mut shared);
     // Before the merger: the pool, the reports' windows and the clock as the last run left them.
     crate::snapshot::restore_at_start(&mut shared);
     let shared = Arc::new(shared);
