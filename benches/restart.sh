@@ -10,8 +10,12 @@
 # while it wrote its snapshot (its sockets unread) and between the two (refused sends are retried
 # by the sender, then counted as `dropped`).
 #
+# With ACTIVATE=1 the sockets are held across the restart as a systemd .socket unit holds them
+# (benches/hold_sockets.py passes them to each daemon, `contrib/systemd/pinbad.socket`): what is
+# sent between the two daemons waits in the socket instead of being refused.
+#
 # Usage: benches/restart.sh [RUNS]   (default 1)
-# Env:   RATE=100000  FILL=40 (s)  AFTER=20 (s)  PINBAD_BIN=target/release/pinbad
+# Env:   RATE=100000  FILL=40 (s)  AFTER=20 (s)  PINBAD_BIN=target/release/pinbad  ACTIVATE=
 #        HISTORY= (`stats_history`, e.g. 3m; the default 15m; it must cover the whole run)
 #        TEMP= (`temp_pool_memory`, e.g. 1GiB; the default 256MiB)
 #        OUT=target/restart.json (one JSON row per run)
@@ -29,15 +33,30 @@ OUT=${OUT:-target/restart.json}
 UDP_PORT=${UDP_PORT:-39202}
 HTTP_PORT=${HTTP_PORT:-39280}
 cargo build --release --bins >&2
-BIN=${PINBAD_BIN:-target/release/pinbad}
+BIN=$(realpath "${PINBAD_BIN:-target/release/pinbad}")
+ACTIVATE=${ACTIVATE:-}
+root=$(pwd)
 : > "$OUT"
-PID=""; BPID=""; work=""
-trap 'kill $PID $BPID 2>/dev/null || true; wait 2>/dev/null; [ -z "$work" ] || rm -rf "$work"' EXIT
+PID=""; BPID=""; work=""; HOLDER_PID=""
+trap 'kill $PID $BPID $HOLDER_PID 2>/dev/null || true; wait 2>/dev/null; [ -z "$work" ] || rm -rf "$work"' EXIT
 status() { curl -s "http://127.0.0.1:$HTTP_PORT/api/v1/status"; }
 start() { # $1: log name
-  "$BIN" --config "$work/pinbad.toml" --udp "127.0.0.1:$UDP_PORT" --http "127.0.0.1:$HTTP_PORT" \
-    > "$work/$1.stdout" 2> "$work/$1.stderr" &
-  PID=$!
+  if [ -n "$ACTIVATE" ]; then
+    echo "start $1" >&"${HOLDER[1]}"
+    read -r PID <&"${HOLDER[0]}"
+  else
+    "$BIN" --config "$work/pinbad.toml" --udp "127.0.0.1:$UDP_PORT" --http "127.0.0.1:$HTTP_PORT" \
+      > "$work/$1.stdout" 2> "$work/$1.stderr" &
+    PID=$!
+  fi
+}
+stop() { # $1: signal; waits until the daemon has exited
+  kill "-$1" "$PID"
+  if [ -n "$ACTIVATE" ]; then
+    while kill -0 "$PID" 2>/dev/null; do sleep 0.01; done
+  else
+    wait "$PID" 2>/dev/null || true
+  fi
 }
 wait_http() { # $1: log name; seconds waited on stdout
   for _ in $(seq 1200); do grep -q "listening http" "$work/$1.stdout" 2>/dev/null && return; sleep 0.05; done
@@ -48,13 +67,18 @@ for run in $(seq "$RUNS"); do
   printf 'state_dir = "%s/state"\n' "$work" > "$work/pinbad.toml"
   [ -z "$HISTORY" ] || printf 'stats_history = "%s"\n' "$HISTORY" >> "$work/pinbad.toml"
   [ -z "$TEMP" ] || printf 'temp_pool_memory = "%s"\n' "$TEMP" >> "$work/pinbad.toml"
+  if [ -n "$ACTIVATE" ]; then
+    coproc HOLDER { cd "$work" && exec python3 "$root/benches/hold_sockets.py" \
+      "127.0.0.1:$UDP_PORT" "127.0.0.1:$HTTP_PORT" "$BIN" --config "$work/pinbad.toml"; }
+    read -r _ready <&"${HOLDER[0]}"
+  fi
   start first; wait_http first
   target/release/pinbad-blast --target "127.0.0.1:$UDP_PORT" --rate "$RATE" \
     --duration "$((FILL + AFTER))s" --json > "$work/blast.json" &
   BPID=$!
   sleep "$FILL"
   stopped=$(date +%s.%N)
-  kill -TERM "$PID"; wait "$PID" || true
+  stop TERM
   exited=$(date +%s.%N)
   start second; wait_http second
   up=$(date +%s.%N)
@@ -68,18 +92,23 @@ for run in $(seq "$RUNS"); do
   done
   curl -s "http://127.0.0.1:$HTTP_PORT/api/v1/info" > "$work/info.json"
   status > "$work/status.json"
-  kill "$PID"; wait "$PID" 2>/dev/null || true
+  stop TERM
   PID=""
-  python3 - "$work" "$stopped" "$exited" "$up" "$RATE" "$BIN" >> "$OUT" <<'PY'
+  if [ -n "$ACTIVATE" ]; then
+    eval "exec ${HOLDER[1]}>&-"
+    wait "$HOLDER_PID" 2>/dev/null || true
+    HOLDER_PID=""
+  fi
+  python3 - "$work" "$stopped" "$exited" "$up" "$RATE" "$BIN" "${ACTIVATE:+1}" >> "$OUT" <<'PY'
 import json, re, sys
-work, stopped, exited, up, rate, binary = sys.argv[1:]
+work, stopped, exited, up, rate, binary, activate = sys.argv[1:]
 b = json.load(open(f"{work}/blast.json"))
 s = json.load(open(f"{work}/status.json"))
 info = json.load(open(f"{work}/info.json"))
 kept = info["rows"][0]["req_count"]
 sent = b["packets_sent"]
 second = s["kernel_drops"] + s["temp_pool_dropped"]
-row = {"binary": binary, "rate": int(rate), "sent": sent, "refused_then_dropped": b["packets_dropped"],
+row = {"binary": binary, "activate": activate == "1", "rate": int(rate), "sent": sent, "refused_then_dropped": b["packets_dropped"],
        "kept": kept, "lost": sent - kept,
        "second_kernel_drops": s["kernel_drops"], "second_temp_pool_dropped": s["temp_pool_dropped"],
        "first_lost": sent - kept - second,
@@ -88,7 +117,7 @@ row = {"binary": binary, "rate": int(rate), "sent": sent, "refused_then_dropped"
        "restore_s": round(s["snapshot"]["restore_ms"] / 1000, 2),
        "restored_requests": s["snapshot"]["restored_requests"]}
 print(json.dumps(row))
-print(f"{binary}: sent {sent}, kept {kept}, lost {row['lost']} "
+print(f"{binary}{' (sockets held)' if activate == '1' else ''}: sent {sent}, kept {kept}, lost {row['lost']} "
       f"(second daemon: kernel {row['second_kernel_drops']}, temp ring {row['second_temp_pool_dropped']}; "
       f"first daemon and between: {row['first_lost']}); stop {row['stop_s']} s, "
       f"start {row['start_s']} s (restore {row['restore_s']} s, {row['restored_requests']} requests)",

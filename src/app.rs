@@ -37,6 +37,8 @@ pub enum StartError {
     Thread(std::io::Error),
     #[error("{0}")]
     Sink(std::io::Error),
+    #[error(transparent)]
+    Activation(#[from] crate::activation::ActivationError),
 }
 
 /// Everything [`start`] checks except binding sockets (for `pinbad check-config`): the reports
@@ -63,16 +65,21 @@ pub struct Running {
     history: Option<crate::history::WriterHandle>,
 }
 
-/// Binds every socket (failing fast), allocates the pool, creates the start-up reports and starts
+/// Binds every socket (failing fast; or takes those the service manager passed, see
+/// [`crate::activation`]), allocates the pool, creates the start-up reports and starts
 /// the receiver and merger threads. The HTTP server is started by [`Running::serve`].
 pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> {
+    // Sockets the service manager holds for us across restarts (a `.socket` unit) replace the
+    // configured addresses of their kind.
+    let passed = crate::activation::take()?;
     // HTTP first: a start that fails on it must not have taken any datagram.
     let http_addr = config.http_addr();
-    let http = TcpListener::bind(http_addr).map_err(|source| StartError::BindHttp {
-        addr: http_addr,
-        source,
-    })?;
-    http.set_nonblocking(true)
+    let http = match passed.http {
+        Some(listener) => Ok(listener),
+        None => TcpListener::bind(http_addr),
+    };
+    let http = http
+        .and_then(|l| l.set_nonblocking(true).map(|()| l))
         .map_err(|source| StartError::BindHttp {
             addr: http_addr,
             source,
@@ -80,18 +87,18 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let http_addr = http.local_addr().unwrap_or(http_addr);
 
     // One exclusive socket per address (see receiver::bind); its readers share it.
+    let bound = udp_sockets(&config, passed.udp)?;
     let mut sockets = Vec::new();
-    for addr in config.udp_addrs() {
-        let bound = receiver::bind(addr, config.udp.recv_buffer.0 as usize)
-            .map_err(|source| StartError::BindUdp { addr, source })?;
+    for b in bound {
+        let addr = b.local_addr;
         for _ in 1..config.udp.readers {
-            let socket = bound
+            let socket = b
                 .socket
                 .try_clone()
                 .map_err(|source| StartError::BindUdp { addr, source })?;
-            sockets.push(receiver::Bound { socket, ..bound });
+            sockets.push(receiver::Bound { socket, ..b });
         }
-        sockets.push(bound);
+        sockets.push(b);
     }
 
     let ring = Arc::new(Ring::new(config.temp_pool_memory.0 as usize));
@@ -153,6 +160,40 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         metrics: Some(metrics),
         history,
     })
+}
+
+/// The UDP sockets to receive on: those the service manager passed, else one bound per configured
+/// address.
+fn udp_sockets(
+    config: &Config,
+    passed: Vec<std::net::UdpSocket>,
+) -> Result<Vec<receiver::Bound>, StartError> {
+    let recv_buffer = config.udp.recv_buffer.0 as usize;
+    if passed.is_empty() {
+        return config
+            .udp_addrs()
+            .into_iter()
+            .map(|addr| {
+                receiver::bind(addr, recv_buffer)
+                    .map_err(|source| StartError::BindUdp { addr, source })
+            })
+            .collect();
+    }
+    tracing::info!(
+        sockets = passed.len(),
+        "Receiving on the UDP sockets the service manager passed, not on udp.listen"
+    );
+    passed
+        .into_iter()
+        .map(|socket| {
+            // `activation::take` has read it once already.
+            let addr = socket
+                .local_addr()
+                .unwrap_or_else(|_| SocketAddr::from(([0, 0, 0, 0], 0)));
+            receiver::adopt(socket, recv_buffer)
+                .map_err(|source| StartError::BindUdp { addr, source })
+        })
+        .collect()
 }
 
 /// Starts one "pinbad-recv-N" thread per socket, each decoding into the temp ring.

@@ -48,6 +48,8 @@ pub mod pending;
 
 // Wires the stages together and owns the threads.
 pub mod app;
+// Sockets passed by systemd (a `.socket` unit), kept open across restarts.
+pub mod activation;
 // The state the threads share (config, counters, clock, pool, dictionary, reports).
 pub mod shared;
 // TOML config, CLI overrides, defaults, validation.

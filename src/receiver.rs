@@ -84,6 +84,37 @@ pub fn bind(addr: SocketAddr, recv_buffer_bytes: usize) -> io::Result<Bound> {
         tracing::warn!(asked = recv_buffer_bytes, "Cannot set SO_RCVBUF");
     }
     socket.bind(&addr.into())?;
+    finish(socket, recv_buffer_bytes)
+}
+
+/// A socket bound by someone else (the service manager: [`crate::activation`]), made ready as
+/// [`bind`] makes its own: non-blocking, and its receive buffer raised to `recv_buffer_bytes`
+/// if it is smaller (never lowered: the `.socket` unit's `ReceiveBuffer=` may have given more).
+pub fn adopt(socket: UdpSocket, recv_buffer_bytes: usize) -> io::Result<Bound> {
+    let socket = Socket::from(socket);
+    let current = socket.recv_buffer_size()? / 2;
+    // SO_RCVBUF is clamped to `net.core.rmem_max`, which may be below what the unit forced.
+    if current < recv_buffer_bytes
+        && !force_recv_buffer(&socket, recv_buffer_bytes)
+        && rmem_max().is_some_and(|max| max > current)
+    {
+        let _ = socket.set_recv_buffer_size(recv_buffer_bytes);
+    }
+    finish(socket, recv_buffer_bytes)
+}
+
+/// `net.core.rmem_max`: the most SO_RCVBUF gives without CAP_NET_ADMIN.
+fn rmem_max() -> Option<usize> {
+    std::fs::read_to_string("/proc/sys/net/core/rmem_max")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// The part of [`bind`] and [`adopt`] after the bind: the buffer forced if the kernel clamped
+/// it, non-blocking mode, the address and buffer it got.
+fn finish(socket: Socket, recv_buffer_bytes: usize) -> io::Result<Bound> {
     // Linux doubles the value it grants (bookkeeping overhead); less than asked means clamped.
     let mut granted = socket.recv_buffer_size().unwrap_or(0) / 2;
     if granted < recv_buffer_bytes && force_recv_buffer(&socket, recv_buffer_bytes) {

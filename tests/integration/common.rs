@@ -58,6 +58,30 @@ impl Daemon {
     /// Starts the process (as [`Daemon::start_logged_with`] does) without waiting for it to
     /// listen: for tests that act while it starts up.
     pub fn launch(config: &str, args: &[&str], state: Option<&Path>, log: Option<&str>) -> Launch {
+        Daemon::launch_as(Command::new(BIN), config, args, state, log)
+    }
+
+    /// As [`Daemon::launch`], with `sockets` passed as systemd passes a `.socket` unit's
+    /// (descriptors 3, 4, … in order, `LISTEN_FDS`, and `LISTEN_PID` naming the daemon).
+    pub fn launch_activated(
+        config: &str,
+        state: Option<&Path>,
+        log: Option<&str>,
+        sockets: &[std::os::fd::BorrowedFd<'_>],
+    ) -> Launch {
+        let (command, _high) = activated(sockets, &std::collections::HashMap::new());
+        Daemon::launch_as(command, config, &[], state, log)
+    }
+
+    /// As [`Daemon::launch`], running `command` (pinbad itself, or a program that runs it in
+    /// its place: the arguments are appended).
+    pub fn launch_as(
+        mut command: Command,
+        config: &str,
+        args: &[&str],
+        state: Option<&Path>,
+        log: Option<&str>,
+    ) -> Launch {
         let dir = tempfile::tempdir().unwrap();
         let state_dir: PathBuf = state
             .map(Path::to_path_buf)
@@ -69,7 +93,7 @@ impl Daemon {
         }
         text.push_str(config);
         std::fs::write(&config_path, text).unwrap();
-        let mut child = Command::new(BIN)
+        let mut child = command
             .arg("--config")
             .arg(&config_path)
             .args(["--http", "127.0.0.1:0"])
@@ -188,7 +212,6 @@ impl Daemon {
         self.json("/api/v1/status")
     }
 
-    /// Sends datagrams to the first UDP address from a fresh socket.
     /// Sends datagrams to the first UDP address from a fresh socket, in chunks, waiting after
     /// each chunk until the daemon has read it: however busy the CPU, the socket buffer never
     /// overflows, so the tests can check exact counts.
@@ -465,6 +488,63 @@ pub fn request_with_db_timer(script: &str, seconds: f32, timer_seconds: f32) -> 
         ..Default::default()
     }
     .encode_to_vec()
+}
+
+/// A command running pinbad with `sockets` passed as systemd passes them (descriptors 3, 4, …,
+/// `LISTEN_FDS`; `LISTEN_PID` names pinbad: a shell sets it to its own pid and execs pinbad in its
+/// place), with `env` set too (a test may override the variables). The descriptors returned
+/// (copies above 100, closed on exec) must live until the command is spawned.
+pub fn activated(
+    sockets: &[std::os::fd::BorrowedFd<'_>],
+    env: &std::collections::HashMap<&str, &str>,
+) -> (Command, Vec<std::os::fd::OwnedFd>) {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    use std::os::unix::process::CommandExt;
+    // Copied above the range they go to first, so that no dup2 below overwrites another.
+    let high: Vec<std::os::fd::OwnedFd> = sockets
+        .iter()
+        .map(|s| {
+            // SAFETY: fcntl(2) F_DUPFD_CLOEXEC on a live descriptor; the new one is ours.
+            let fd = unsafe { libc::fcntl(s.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 100) };
+            assert!(fd >= 100, "fcntl F_DUPFD_CLOEXEC");
+            // SAFETY: `fd` was just created for us alone.
+            unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) }
+        })
+        .collect();
+    let raw: Vec<i32> = high.iter().map(|fd| fd.as_raw_fd()).collect();
+    let mut command = Command::new("sh");
+    command
+        .args(["-c", "export LISTEN_PID=$$; exec \"$0\" \"$@\"", BIN])
+        .env("LISTEN_FDS", sockets.len().to_string())
+        .envs(env);
+    // SAFETY: between fork and exec only dup2(2), which is async-signal-safe; the new
+    // descriptors 3, 4, … are not close-on-exec, so sh and then pinbad inherit them.
+    unsafe {
+        command.pre_exec(move || {
+            for (i, &fd) in raw.iter().enumerate() {
+                if libc::dup2(fd, 3 + i as i32) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    (command, high)
+}
+
+/// Bytes waiting in the receive queue of the IPv4 UDP socket bound to `port` (`/proc/net/udp`),
+/// `None` while no socket is bound to it.
+pub fn udp_receive_queue(port: u16) -> Option<u64> {
+    let table = std::fs::read_to_string("/proc/net/udp").expect("/proc/net/udp (Linux)");
+    let local = format!(":{port:04X}");
+    table.lines().skip(1).find_map(|line| {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        let queues = cols.get(4)?.split_once(':')?;
+        cols.get(1)?
+            .ends_with(&local)
+            .then(|| u64::from_str_radix(queues.1, 16).ok())
+            .flatten()
+    })
 }
 
 pub fn free_port() -> u16 {

@@ -5,6 +5,7 @@
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
+mod activation;
 mod alloc;
 mod browser;
 mod common;

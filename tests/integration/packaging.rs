@@ -48,6 +48,24 @@ fn systemd_unit_is_sandboxed_and_verifies() {
     ] {
         assert!(unit.contains(setting), "the unit lacks {setting:?}");
     }
+    // The socket unit listens where pinbad does by default, with its receive buffer.
+    let socket =
+        std::fs::read_to_string(Path::new(MANIFEST_DIR).join("contrib/systemd/pinbad.socket"))
+            .unwrap();
+    let values = |key: &str| -> Vec<String> {
+        socket
+            .lines()
+            .filter_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+            .map(str::to_string)
+            .collect()
+    };
+    let defaults = pinbad::config::Config::default();
+    assert_eq!(values("ListenDatagram"), defaults.udp.listen);
+    assert_eq!(values("ListenStream"), vec![defaults.http.listen.clone()]);
+    assert_eq!(values("BindIPv6Only"), vec!["ipv6-only"]);
+    let buffer = values("ReceiveBuffer");
+    let mib: u64 = buffer[0].strip_suffix('M').unwrap().parse().unwrap();
+    assert!(mib << 20 >= defaults.udp.recv_buffer.0, "{buffer:?}");
     let analyze = Command::new("systemd-analyze").arg("--version").output();
     if analyze.is_err() {
         assert!(
@@ -62,9 +80,12 @@ fn systemd_unit_is_sandboxed_and_verifies() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("pinbad.service");
     std::fs::write(&path, unit.replace("/usr/local/bin/pinbad", BIN)).unwrap();
+    let socket_path = dir.path().join("pinbad.socket");
+    std::fs::write(&socket_path, &socket).unwrap();
     let out = Command::new("systemd-analyze")
         .args(["verify", "--man=no"])
         .arg(&path)
+        .arg(&socket_path)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -72,10 +93,10 @@ fn systemd_unit_is_sandboxed_and_verifies() {
         out.status.success(),
         "systemd-analyze verify failed: {stderr}"
     );
-    // It only warns (exit 0) about unknown or misplaced settings: none may concern our unit.
+    // It only warns (exit 0) about unknown or misplaced settings: none may concern our units.
     assert!(
-        !stderr.contains("pinbad.service"),
-        "systemd-analyze verify warns about the unit: {stderr}"
+        !stderr.contains("pinbad.service") && !stderr.contains("pinbad.socket"),
+        "systemd-analyze verify warns about the units: {stderr}"
     );
 }
 

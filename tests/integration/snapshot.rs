@@ -51,7 +51,7 @@ fn report_counts(d: &Daemon, report: &str) -> Vec<(String, u64, f64, f64)> {
     rows
 }
 
-fn info_count(d: &Daemon) -> u64 {
+pub(crate) fn info_count(d: &Daemon) -> u64 {
     let info = d.json("/api/v1/info");
     info["rows"][0]["req_count"].as_u64().unwrap_or(0)
 }
@@ -191,21 +191,6 @@ fn with_the_snapshot_disabled_a_restart_starts_empty() {
         .as_str()
         .unwrap()
         .contains("disabled"));
-}
-
-/// Bytes waiting in the receive queue of the IPv4 UDP socket bound to `port` (`/proc/net/udp`),
-/// `None` while no socket is bound to it.
-fn udp_receive_queue(port: u16) -> Option<u64> {
-    let table = std::fs::read_to_string("/proc/net/udp").expect("/proc/net/udp (Linux)");
-    let local = format!(":{port:04X}");
-    table.lines().skip(1).find_map(|line| {
-        let cols: Vec<&str> = line.split_whitespace().collect();
-        let queues = cols.get(4)?.split_once(':')?;
-        cols.get(1)?
-            .ends_with(&local)
-            .then(|| u64::from_str_radix(queues.1, 16).ok())
-            .flatten()
-    })
 }
 
 /// Waits until pinbad has read everything sent to `udp` (its socket's receive queue is empty).
