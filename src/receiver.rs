@@ -459,6 +459,49 @@ mod tests {
         assert_eq!(got, 1);
     }
 
+    /// A socket the service manager passes keeps a receive buffer larger than pinbad asks for
+    /// (a unit's `ReceiveBuffer=`), gets a smaller one raised, and is made non-blocking.
+    #[test]
+    fn adopted_sockets_keep_a_larger_buffer_and_get_a_smaller_one_raised() {
+        let udp = || {
+            let s = Socket::new(Domain::IPV4, Type::DGRAM, None).unwrap();
+            s.bind(&SocketAddr::from(([127, 0, 0, 1], 0)).into())
+                .unwrap();
+            s
+        };
+        let given = udp();
+        // Forced, as systemd sets ReceiveBuffer=; else as far as net.core.rmem_max allows.
+        if !force_recv_buffer(&given, 4 << 20) {
+            let _ = given.set_recv_buffer_size(4 << 20);
+        }
+        let had = given.recv_buffer_size().unwrap() / 2;
+        let adopted = adopt(given.into(), 1 << 20).unwrap();
+        if had > 1 << 20 {
+            assert_eq!(
+                adopted.recv_buffer_bytes, had,
+                "lowered to what pinbad asks"
+            );
+        } else {
+            eprintln!("could not give the test socket more than {had} bytes: larger case skipped");
+        }
+        let mut buf = [0u8; 16];
+        let e = adopted.socket.recv(&mut buf).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::WouldBlock, "non-blocking");
+
+        let small = udp();
+        small.set_recv_buffer_size(64 << 10).unwrap();
+        let had = small.recv_buffer_size().unwrap() / 2;
+        let can_raise = force_recv_buffer(&udp(), 2 << 20) || rmem_max() >= Some(2 << 20);
+        let adopted = adopt(small.into(), 2 << 20).unwrap();
+        assert!(adopted.recv_buffer_bytes >= had);
+        if can_raise {
+            assert!(
+                adopted.recv_buffer_bytes >= 2 << 20,
+                "raised to what pinbad asks"
+            );
+        }
+    }
+
     #[test]
     fn recvmmsg_reports_source_and_truncation_flag() {
         let rx = bind("127.0.0.1:0".parse().unwrap(), 1 << 20).unwrap();
