@@ -13,7 +13,8 @@
 #        TIMER_REPORTS=N timer-tag reports (default 4: the four shapes below; more repeat them
 #        under other names; 0: the default report set only)
 #        HISTORY=10s TICKS=10: the reports' window, short so that it is full (ticks expire)
-#        for most of each run: the steady state. MERGE_THREADS=0 (automatic) or a number.
+#        for most of each run: the steady state. MERGE_THREADS=0 (automatic) or a number;
+#        MERGE_NICE=N: `merge.nice` (default 5).
 #        FAMILIES=false: every report updated on its own (what report families save).
 #        REQUEST_FAMILIES=true|false: `merge.request_families` (default true).
 #        TAPS=on: one stream subscriber (curl -N to /dev/null), a file sink and a ClickHouse
@@ -37,6 +38,7 @@ WARMUP=${WARMUP:-0s}
 HISTORY=${HISTORY:-10s}
 TICKS=${TICKS:-10}
 MERGE_THREADS=${MERGE_THREADS:-0}
+MERGE_NICE=${MERGE_NICE:-}
 FAMILIES=${FAMILIES:-true}
 REQUEST_FAMILIES=${REQUEST_FAMILIES:-true}
 TIMER_REPORTS=${TIMER_REPORTS:-4}
@@ -97,6 +99,7 @@ tag_pool_size = $((POOL * 40))
 temp_pool_memory = "$TEMP_POOL"
 [merge]
 threads = $MERGE_THREADS
+${MERGE_NICE:+nice = $MERGE_NICE}
 families = $FAMILIES
 request_families = $REQUEST_FAMILIES
 [limits]

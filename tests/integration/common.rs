@@ -336,17 +336,38 @@ impl Launch {
         }
     }
 
-    /// Waits for the daemon's "listening" lines on stdout and its `/healthz`.
+    /// Waits for the daemon's "listening" lines on stdout (up to 60 s; a daemon that never
+    /// listens is killed and the test fails) and its `/healthz`.
     pub fn attach(mut self) -> Daemon {
         let (mut child, dir) = self.process.take().expect("attached once");
         let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines();
+        let (tx, lines) = std::sync::mpsc::channel();
+        // Reads stdout to its end, so the daemon never blocks on a full pipe (the lines after
+        // the "listening" ones go nowhere).
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let deadline = Instant::now() + Duration::from_secs(60);
         let (mut udp, mut http) = (Vec::new(), None);
         while http.is_none() {
-            let line = lines
-                .next()
-                .expect("pinbad exited before listening")
-                .unwrap();
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = match lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(e) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    match e {
+                        std::sync::mpsc::RecvTimeoutError::Timeout => {
+                            panic!("pinbad did not say where it listens within 60 s")
+                        }
+                        std::sync::mpsc::RecvTimeoutError::Disconnected => {
+                            panic!("pinbad exited before listening")
+                        }
+                    }
+                }
+            };
             let mut words = line.split_whitespace().skip(1);
             match (words.next(), words.next()) {
                 (Some("udp"), Some(a)) => udp.push(a.parse().unwrap()),
@@ -354,8 +375,6 @@ impl Launch {
                 _ => {}
             }
         }
-        // Keep draining stdout so the daemon never blocks on a full pipe.
-        std::thread::spawn(move || for _ in lines {});
         let agent = ureq::AgentBuilder::new()
             .timeout(Duration::from_secs(10))
             .build();
