@@ -290,16 +290,21 @@ impl Running {
         if !self.shared.config.snapshot.enabled {
             stop_receivers(&self.receiving, std::mem::take(&mut self.receivers));
         }
-        self.stop_threads();
-        // Nothing merges any more: what the pool and the reports hold is final.
+        self.stop_merging();
+        // Nothing merges any more: what the pool and the reports hold is final. Saved before the
+        // sinks are waited for: a sink whose server does not answer holds its thread up to its
+        // `timeout`, which must not push the snapshot past a service manager's stop timeout.
         crate::snapshot::write_at_shutdown(&self.shared);
         stop_receivers(&self.receiving, std::mem::take(&mut self.receivers));
         crate::pending::write_at_shutdown(&self.shared, dropped() - dropped_before_stop);
+        self.stop_taps();
         served
     }
 
     /// Stops the merger (see [`Merger::run`]) and then what takes its output.
-    fn stop_threads(&mut self) {
+    /// Stops the merger, then the history writer (which writes the ticks the merger handed
+    /// it).
+    fn stop_merging(&mut self) {
         self.merger_stop
             .store(true, std::sync::atomic::Ordering::SeqCst);
         if let Some(m) = self.merger.take() {
@@ -312,7 +317,11 @@ impl Running {
             }
             h.stop(&self.shared);
         }
-        // The merger published its last round: the sinks drain their queues and close.
+    }
+
+    /// Once the merger has published its last round: the sinks drain their queues and close,
+    /// and the metrics tap ends.
+    fn stop_taps(&mut self) {
         self.shared.sinks.stop();
         if let Some(m) = self.metrics.take() {
             let _ = m.join();

@@ -394,3 +394,40 @@ fn a_sink_that_cannot_open_its_file_stops_start_up_naming_it() {
     assert!(stderr.contains("sink `log`"), "{stderr}");
     assert!(stderr.contains("not_a_dir"), "{stderr}");
 }
+
+/// A ClickHouse that takes the connection and never answers (a listener nobody accepts on) holds
+/// the sink's insert for its whole `timeout`. A SIGTERM meanwhile still saves the window first:
+/// the snapshot is written while the sink waits, so a service manager's stop timeout shorter than
+/// the sink's cannot cost the window.
+#[test]
+fn a_clickhouse_that_never_answers_does_not_hold_the_snapshot_back() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let config = format!(
+        "state_dir = {:?}\n[[sink]]\nname = \"ch\"\nkind = \"clickhouse\"\nurl = \"http://{}\"\n\
+         batch_rows = 10\nbatch_time = \"100ms\"\ntimeout = \"120s\"\n",
+        state.path().to_str().unwrap(),
+        silent.local_addr().unwrap()
+    );
+    let mut d = Daemon::start(&config);
+    d.send(&corpus(31, 100));
+    d.wait_merged(100);
+    d.signal_term();
+    let snapshot = state.path().join("snapshot.bin");
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while !snapshot.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no snapshot within 60 s of SIGTERM while the sink waits for ClickHouse"
+        );
+        assert!(
+            d.child.try_wait().unwrap().is_none(),
+            "pinbad exited without a snapshot"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        d.child.try_wait().unwrap().is_none(),
+        "the sink still waits for its insert: the snapshot came first"
+    );
+}
