@@ -301,9 +301,8 @@ impl Running {
         served
     }
 
-    /// Stops the merger (see [`Merger::run`]) and then what takes its output.
-    /// Stops the merger, then the history writer (which writes the ticks the merger handed
-    /// it).
+    /// Stops the merger (see [`Merger::run`]), then the history writer (which writes the ticks
+    /// the merger handed it).
     fn stop_merging(&mut self) {
         self.merger_stop
             .store(true, std::sync::atomic::Ordering::SeqCst);
