@@ -27,8 +27,9 @@ const FIRST_FD: RawFd = 3;
 /// Sockets the service manager passed, by kind.
 #[derive(Debug, Default)]
 pub struct Passed {
-    /// Datagram sockets, in the order passed: pinbad receives on these instead of `udp.listen`.
-    pub udp: Vec<UdpSocket>,
+    /// Datagram sockets and their addresses, in the order passed: pinbad receives on these
+    /// instead of `udp.listen`.
+    pub udp: Vec<(UdpSocket, SocketAddr)>,
     /// The listening stream socket: pinbad serves HTTP on it instead of `http.listen`.
     pub http: Option<TcpListener>,
 }
@@ -67,8 +68,12 @@ pub fn take() -> Result<Passed, ActivationError> {
         let (socket, addr) = adopt(fd)?;
         match socket.r#type() {
             Ok(Type::DGRAM) => {
-                tracing::info!(udp = %addr, fd, "UDP socket passed by the service manager");
-                passed.udp.push(socket.into());
+                tracing::info!(
+                    udp = %addr,
+                    fd,
+                    "UDP socket passed by the service manager: received on instead of udp.listen"
+                );
+                passed.udp.push((socket.into(), addr));
             }
             Ok(Type::STREAM) => {
                 if let Some(first) = stream_fd {
@@ -77,7 +82,11 @@ pub fn take() -> Result<Passed, ActivationError> {
                 if !socket.is_listener().unwrap_or(false) {
                     return Err(unusable(fd, "a stream socket that is not listening"));
                 }
-                tracing::info!(http = %addr, fd, "HTTP listener passed by the service manager");
+                tracing::info!(
+                    http = %addr,
+                    fd,
+                    "HTTP listener passed by the service manager: served on instead of http.listen"
+                );
                 stream_fd = Some(fd);
                 passed.http = Some(socket.into());
             }

@@ -166,33 +166,20 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
 /// address.
 fn udp_sockets(
     config: &Config,
-    passed: Vec<std::net::UdpSocket>,
+    passed: Vec<(std::net::UdpSocket, SocketAddr)>,
 ) -> Result<Vec<receiver::Bound>, StartError> {
     let recv_buffer = config.udp.recv_buffer.0 as usize;
+    let failed = |addr| move |source| StartError::BindUdp { addr, source };
     if passed.is_empty() {
         return config
             .udp_addrs()
             .into_iter()
-            .map(|addr| {
-                receiver::bind(addr, recv_buffer)
-                    .map_err(|source| StartError::BindUdp { addr, source })
-            })
+            .map(|addr| receiver::bind(addr, recv_buffer).map_err(failed(addr)))
             .collect();
     }
-    tracing::info!(
-        sockets = passed.len(),
-        "Receiving on the UDP sockets the service manager passed, not on udp.listen"
-    );
     passed
         .into_iter()
-        .map(|socket| {
-            // `activation::take` has read it once already.
-            let addr = socket
-                .local_addr()
-                .unwrap_or_else(|_| SocketAddr::from(([0, 0, 0, 0], 0)));
-            receiver::adopt(socket, recv_buffer)
-                .map_err(|source| StartError::BindUdp { addr, source })
-        })
+        .map(|(socket, addr)| receiver::adopt(socket, recv_buffer).map_err(failed(addr)))
         .collect()
 }
 

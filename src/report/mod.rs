@@ -798,6 +798,7 @@ fn prefetch_line(p: *const u8) {
 
 /// [`RowMap::iter`]: one match per row, no chained or flattened adapters (a query walks every
 /// row of the window through it).
+#[derive(Clone)]
 enum RowIter<'a> {
     Small(
         hashbrown::hash_table::Iter<'a, ([u32; SMALL_KEY], Row)>,

@@ -108,6 +108,21 @@ fn read_key(
     Ok(key)
 }
 
+/// A count, then each row with its key: what [`read_rows`] reads.
+fn write_rows<'a, W: std::io::Write>(
+    w: &mut Writer<W>,
+    rows: impl Iterator<Item = (&'a [u32], &'a Row)> + Clone,
+) -> std::io::Result<()> {
+    w.u32(rows.clone().count() as u32)?;
+    for (key, row) in rows {
+        for &id in key {
+            w.u32(id)?;
+        }
+        write_row(w, row)?;
+    }
+    Ok(())
+}
+
 /// A count, then that many rows with their keys (as saved, remapped) into a new table.
 fn read_rows(
     r: &mut Reader<'_>,
@@ -149,16 +164,7 @@ impl Report {
         w.u64(self.open_index)?;
         write_row(w, &self.open_totals)?;
         // Open rows zeroed at the last close (kept only for their memory) are not saved.
-        let live = self.open.values().filter(|r| r.sums.req_count > 0).count();
-        w.u32(live as u32)?;
-        for (key, row) in self.open.iter(n) {
-            if row.sums.req_count > 0 {
-                for &id in key {
-                    w.u32(id)?;
-                }
-                write_row(w, row)?;
-            }
-        }
+        write_rows(w, self.open.iter(n).filter(|(_, r)| r.sums.req_count > 0))?;
         w.u32(self.closed.len() as u32)?;
         for tick in &self.closed {
             w.u64(tick.index)?;
@@ -174,13 +180,7 @@ impl Report {
         }
         if with_agg {
             write_row(w, &self.agg_totals)?;
-            w.u32(self.agg.len() as u32)?;
-            for (key, row) in self.agg.iter(n) {
-                for &id in key {
-                    w.u32(id)?;
-                }
-                write_row(w, row)?;
-            }
+            write_rows(w, self.agg.iter(n))?;
         }
         Ok(())
     }
