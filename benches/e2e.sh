@@ -14,7 +14,7 @@
 #        under other names; 0: the default report set only)
 #        HISTORY=10s TICKS=10: the reports' window, short so that it is full (ticks expire)
 #        for most of each run: the steady state. MERGE_THREADS=0 (automatic) or a number;
-#        MERGE_NICE=N: `merge.nice` (default 5).
+#        MERGE_NICE=N: `merge.nice` (default 5). GATHERING=10ms: `stats_gathering_period`.
 #        FAMILIES=false: every report updated on its own (what report families save).
 #        REQUEST_FAMILIES=true|false: `merge.request_families` (default true).
 #        TAPS=on: one stream subscriber (curl -N to /dev/null), a file sink and a ClickHouse
@@ -39,6 +39,7 @@ HISTORY=${HISTORY:-10s}
 TICKS=${TICKS:-10}
 MERGE_THREADS=${MERGE_THREADS:-0}
 MERGE_NICE=${MERGE_NICE:-}
+GATHERING=${GATHERING:-}
 FAMILIES=${FAMILIES:-true}
 REQUEST_FAMILIES=${REQUEST_FAMILIES:-true}
 TIMER_REPORTS=${TIMER_REPORTS:-4}
@@ -93,6 +94,7 @@ cat > "$work/pinbad.toml" <<EOF
 state_dir = "$work/state"
 stats_history = "$HISTORY"
 report_ticks = $TICKS
+${GATHERING:+stats_gathering_period = \"$GATHERING\"}
 request_pool_size = $POOL
 timer_pool_size = $((POOL * 12))
 tag_pool_size = $((POOL * 40))
