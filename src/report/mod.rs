@@ -531,9 +531,9 @@ fn inline_key<const N: usize>(ids: &[u32]) -> [u32; N] {
 /// beyond the caches, the key compare's cache miss on the row was a fifth of the merge's time.
 /// Keys are inline also beyond [`SMALL_KEY`] ids: a boxed key was a second miss per lookup (and
 /// an allocation per row) for no less memory.
-#[derive(Debug)]
 ///
 /// Allocated by [`TableAlloc`]: a large table lives on transparent huge pages.
+#[derive(Debug)]
 struct Rows<const N: usize>(HashTable<([u32; N], Row), TableAlloc>);
 
 impl<const N: usize> Default for Rows<N> {
