@@ -10,7 +10,7 @@
 //! beside it.
 //!
 //! Also where the reports' row tables get their memory ([`TableAlloc`]): large tables on
-//! transparent huge pages.
+//! transparent huge pages (an `Allocator` over the global one, and one `madvise` call).
 
 use std::time::{Duration, Instant};
 
