@@ -93,11 +93,10 @@ pub fn bind(addr: SocketAddr, recv_buffer_bytes: usize) -> io::Result<Bound> {
 pub fn adopt(socket: UdpSocket, recv_buffer_bytes: usize) -> io::Result<Bound> {
     let socket = Socket::from(socket);
     let current = socket.recv_buffer_size()? / 2;
-    // SO_RCVBUF is clamped to `net.core.rmem_max`, which may be below what the unit forced.
-    if current < recv_buffer_bytes
-        && !force_recv_buffer(&socket, recv_buffer_bytes)
-        && rmem_max().is_some_and(|max| max > current)
-    {
+    // As `bind` does, SO_RCVBUF first and `finish` forces it if clamped; but SO_RCVBUF is
+    // clamped to `net.core.rmem_max`, which may be below what the unit forced: set only when
+    // that clamp cannot lower the buffer.
+    if current < recv_buffer_bytes && rmem_max().is_some_and(|max| max > current) {
         let _ = socket.set_recv_buffer_size(recv_buffer_bytes);
     }
     finish(socket, recv_buffer_bytes)

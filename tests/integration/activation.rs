@@ -9,18 +9,7 @@ use std::os::fd::AsFd;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use pinbad::corpus::{Corpus, CorpusSpec};
-
 use crate::common::*;
-use crate::snapshot::info_count;
-
-fn corpus(n: usize, seed: u64) -> Vec<Vec<u8>> {
-    Corpus::new(CorpusSpec {
-        seed,
-        ..CorpusSpec::default()
-    })
-    .datagrams(n)
-}
 
 /// Two daemons, one after the other, on sockets the test holds as systemd would: what is sent
 /// while neither runs (datagrams, and an HTTP request) waits in the sockets and reaches the

@@ -566,6 +566,22 @@ pub fn udp_receive_queue(port: u16) -> Option<u64> {
     })
 }
 
+/// PHP-like datagrams (timers with tags, request tags), seeded.
+pub fn corpus(n: usize, seed: u64) -> Vec<Vec<u8>> {
+    pinbad::corpus::Corpus::new(pinbad::corpus::CorpusSpec {
+        seed,
+        scripts: 40,
+        ..pinbad::corpus::CorpusSpec::default()
+    })
+    .datagrams(n)
+}
+
+/// `info`'s request count.
+pub fn info_count(d: &Daemon) -> u64 {
+    let info = d.json("/api/v1/info");
+    info["rows"][0]["req_count"].as_u64().unwrap_or(0)
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())

@@ -5,20 +5,9 @@
 use std::path::Path;
 use std::time::Duration;
 
-use pinbad::corpus::{Corpus, CorpusSpec};
 use serde_json::Value;
 
 use crate::common::*;
-
-/// PHP-like datagrams (timers with tags, request tags), seeded.
-fn corpus(n: usize, seed: u64) -> Vec<Vec<u8>> {
-    Corpus::new(CorpusSpec {
-        seed,
-        scripts: 40,
-        ..CorpusSpec::default()
-    })
-    .datagrams(n)
-}
 
 /// A daemon on `state` with logs at info (the snapshot's lines).
 fn start(state: &Path, extra: &str) -> Daemon {
@@ -49,11 +38,6 @@ fn report_counts(d: &Daemon, report: &str) -> Vec<(String, u64, f64, f64)> {
         .collect();
     rows.sort_by(|a, b| a.0.cmp(&b.0));
     rows
-}
-
-pub(crate) fn info_count(d: &Daemon) -> u64 {
-    let info = d.json("/api/v1/info");
-    info["rows"][0]["req_count"].as_u64().unwrap_or(0)
 }
 
 fn raw_requests(d: &Daemon) -> Vec<Value> {
