@@ -183,13 +183,12 @@ pub struct Sums {
     pub memory_footprint_bytes: u64,
 }
 
-/// What one request (request report) or one timer (timer report) adds to a row.
+/// What one request adds to a request report's row.
 #[derive(Clone, Copy, Debug)]
 struct Contribution {
     sums: Sums,
-    /// Histogram bucket of the sample(s).
+    /// Histogram bucket of the sample.
     bucket: u16,
-    samples: u64,
 }
 
 impl Contribution {
@@ -207,29 +206,69 @@ impl Contribution {
                 memory_footprint_bytes: r.memory_footprint as u64,
             },
             bucket: bucket_of(time_ns),
-            samples: 1,
         }
     }
+}
 
-    /// `req_count` is 0: timer reports count requests once per row, separately.
+/// What one timer adds to a timer report's row: only the sums a timer has (its request is
+/// counted once per row, separately). 32 bytes, where a [`Contribution`] is 64: a table-order
+/// update reads a round's timers' contributions in row order, not in batch order.
+#[derive(Clone, Copy, Debug)]
+struct TimerContribution {
+    time_ns: u64,
+    ru_utime_ns: u64,
+    ru_stime_ns: u64,
+    hit_count: u32,
+    /// Histogram bucket of its per-hit value (`hit_count` samples).
+    bucket: u16,
+}
+const _: () = assert!(std::mem::size_of::<TimerContribution>() == 32);
+
+impl TimerContribution {
     #[inline]
-    fn of_timer(t: &Timer) -> Contribution {
+    fn of(t: &Timer) -> TimerContribution {
         let time_ns = ns(t.value);
         let hits = t.hit_count as u64;
         let per_hit = (time_ns + hits / 2).checked_div(hits).unwrap_or(0);
-        Contribution {
-            sums: Sums {
-                req_count: 0,
-                hit_count: hits,
-                time_ns,
-                ru_utime_ns: ns(t.ru_utime),
-                ru_stime_ns: ns(t.ru_stime),
-                traffic_bytes: 0,
-                memory_footprint_bytes: 0,
-            },
+        TimerContribution {
+            time_ns,
+            ru_utime_ns: ns(t.ru_utime),
+            ru_stime_ns: ns(t.ru_stime),
+            hit_count: t.hit_count,
             bucket: bucket_of(per_hit),
-            samples: hits,
         }
+    }
+}
+
+/// A request's or a timer's contribution, as a row counts it: its sums, and its histogram
+/// bucket with the number of samples in it.
+trait Counted {
+    fn add_to(&self, sums: &mut Sums);
+    fn sample(&self) -> (u16, u64);
+}
+
+impl Counted for Contribution {
+    #[inline(always)]
+    fn add_to(&self, sums: &mut Sums) {
+        sums.add(&self.sums);
+    }
+    #[inline(always)]
+    fn sample(&self) -> (u16, u64) {
+        (self.bucket, 1)
+    }
+}
+
+impl Counted for TimerContribution {
+    #[inline(always)]
+    fn add_to(&self, sums: &mut Sums) {
+        sums.hit_count += self.hit_count as u64;
+        sums.time_ns += self.time_ns;
+        sums.ru_utime_ns += self.ru_utime_ns;
+        sums.ru_stime_ns += self.ru_stime_ns;
+    }
+    #[inline(always)]
+    fn sample(&self) -> (u16, u64) {
+        (self.bucket, self.hit_count as u64)
     }
 }
 
@@ -280,22 +319,23 @@ fn log_entry(e: u64) -> (usize, u16, u64) {
 /// contribution, the compiler had left them calls; inlined, the timer reports' updates of
 /// `benches/update.rs` took 1–6 % less.
 #[inline(always)]
-fn add_logged(row: &mut Row, c: &Contribution, log: &mut Vec<u64>) {
-    row.sums.add(&c.sums);
+fn add_logged(row: &mut Row, c: &impl Counted, log: &mut Vec<u64>) {
+    c.add_to(&mut row.sums);
     row.contribs = row.contribs.saturating_add(1);
-    if row.slot < LOG_MAX_SLOT && c.samples < LOG_MAX_SAMPLES {
+    let (bucket, samples) = c.sample();
+    if row.slot < LOG_MAX_SLOT && samples < LOG_MAX_SAMPLES {
         log.push(
-            (row.slot as u64) << LOG_SLOT_SHIFT | (c.bucket as u64) << LOG_BUCKET_SHIFT | c.samples,
+            (row.slot as u64) << LOG_SLOT_SHIFT | (bucket as u64) << LOG_BUCKET_SHIFT | samples,
         );
     } else {
-        row.hist.add_bucket(c.bucket, c.samples);
+        row.hist.add_bucket(bucket, samples);
     }
 }
 
 /// Counts `c` into an existing `row` (see `Report::apply`): its histogram sample into `log` when
 /// the report logs them.
 #[inline(always)]
-fn count_into(row: &mut Row, c: &Contribution, mark: Option<u64>, log: Option<&mut Vec<u64>>) {
+fn count_into(row: &mut Row, c: &impl Counted, mark: Option<u64>, log: Option<&mut Vec<u64>>) {
     if let Some(mark) = mark {
         if row.mark != mark {
             row.mark = mark;
@@ -311,7 +351,7 @@ fn count_into(row: &mut Row, c: &Contribution, mark: Option<u64>, log: Option<&m
 impl Row {
     /// A new row holding `c` alone (of the request numbered `mark`, for a timer report).
     #[inline]
-    fn first(c: &Contribution, mark: Option<u64>) -> Row {
+    fn first(c: &impl Counted, mark: Option<u64>) -> Row {
         let mut row = Row::default();
         if let Some(mark) = mark {
             row.mark = mark;
@@ -322,9 +362,10 @@ impl Row {
     }
 
     #[inline(always)]
-    fn add(&mut self, c: &Contribution) {
-        self.sums.add(&c.sums);
-        self.hist.add_bucket(c.bucket, c.samples);
+    fn add(&mut self, c: &impl Counted) {
+        c.add_to(&mut self.sums);
+        let (bucket, samples) = c.sample();
+        self.hist.add_bucket(bucket, samples);
         self.contribs = self.contribs.saturating_add(1);
     }
 
@@ -853,7 +894,7 @@ impl<'a> Iterator for RowIter<'a> {
 pub struct PreparedBatch {
     reqs: Vec<PreparedReq>,
     timers: Vec<Timer>,
-    timer_contribs: Vec<Contribution>,
+    timer_contribs: Vec<TimerContribution>,
     tags: Vec<TagPair>,
 }
 
@@ -885,7 +926,7 @@ struct Prepared<'a> {
     timer_tag_names: u64,
     contrib: &'a Contribution,
     /// One per timer of `view.timers`.
-    timers: &'a [Contribution],
+    timers: &'a [TimerContribution],
     /// Its position in the batch, and where its timers' contributions start.
     index: u32,
     timer_start: u32,
@@ -898,7 +939,7 @@ impl PreparedBatch {
         let tag_start = self.tags.len() as u32;
         self.timers.extend_from_slice(v.timers);
         self.timer_contribs
-            .extend(v.timers.iter().map(Contribution::of_timer));
+            .extend(v.timers.iter().map(TimerContribution::of));
         self.tags.extend_from_slice(v.tag_block);
         let timer_tag_names = v.tag_block[v.record.tag_count as usize..]
             .iter()
@@ -1842,27 +1883,15 @@ impl Report {
                 if let Some(ahead) = d.sorted.get(i + PREFETCH_AHEAD) {
                     each_rows!(&this.open, m => m.prefetch(ahead.pos as usize));
                 }
-                let timer = e.mark != 0;
-                let c = if timer {
-                    &batch.timer_contribs[e.index as usize]
+                let r: &mut Report = this;
+                if e.mark != 0 {
+                    let c = &batch.timer_contribs[e.index as usize];
+                    r.apply_deferred(&d, e, c, Some(e.mark));
                 } else {
                     // A request's totals are counted with its row (see `update`).
                     let c = &batch.reqs[e.index as usize].contrib;
-                    this.open_totals.add(c);
-                    c
-                };
-                let mark = timer.then_some(e.mark);
-                // The deferred key as its table holds it: no key buffer built per contribution.
-                let r: &mut Report = this;
-                let found = match &mut r.open {
-                    RowMap::Small(m) => m.get_mut(&e.key),
-                    RowMap::Large(m) => m.get_mut(&d.large[e.key[0] as usize]),
-                };
-                match found {
-                    Some(row) => {
-                        count_into(row, c, mark, r.log_histograms.then_some(&mut r.hist_log))
-                    }
-                    None => r.new_row(&d.key_of(e, r.keys.len()), Row::first(c, mark)),
+                    r.open_totals.add(c);
+                    r.apply_deferred(&d, e, c, None);
                 }
             }
             d.clear();
@@ -2045,7 +2074,7 @@ impl Report {
     /// Counts one contribution into its row of the open tick: a request (`mark` None), or a
     /// timer of the request numbered `mark`, which counts once per row.
     #[inline]
-    fn apply(&mut self, key: &KeyBuf, c: &Contribution, mark: Option<u64>) {
+    fn apply(&mut self, key: &KeyBuf, c: &impl Counted, mark: Option<u64>) {
         match self.open.get_mut(key) {
             Some(row) => count_into(
                 row,
@@ -2054,6 +2083,25 @@ impl Report {
                 self.log_histograms.then_some(&mut self.hist_log),
             ),
             None => self.new_row(key, Row::first(c, mark)),
+        }
+    }
+
+    /// [`Report::apply`] for a contribution deferred to a table-order update: the deferred key
+    /// as its table holds it, no key buffer built per contribution.
+    #[inline(always)]
+    fn apply_deferred(&mut self, d: &Deferral, e: &Deferred, c: &impl Counted, mark: Option<u64>) {
+        let found = match &mut self.open {
+            RowMap::Small(m) => m.get_mut(&e.key),
+            RowMap::Large(m) => m.get_mut(&d.large[e.key[0] as usize]),
+        };
+        match found {
+            Some(row) => count_into(
+                row,
+                c,
+                mark,
+                self.log_histograms.then_some(&mut self.hist_log),
+            ),
+            None => self.new_row(&d.key_of(e, self.keys.len()), Row::first(c, mark)),
         }
     }
 
