@@ -29,6 +29,14 @@ pub enum ConfigError {
     Invalid { key: String, message: String },
 }
 
+/// Why a bearer token cannot be used, if it cannot: a client sends it in a header, which holds
+/// visible ASCII only (`HeaderValue::to_str`), so any other byte would make every request 401.
+fn token_fault(token: &str) -> Option<&'static str> {
+    token.bytes().any(|b| !b.is_ascii_graphic()).then_some(
+        "must be visible ASCII characters only (no spaces, control or non-ASCII characters)",
+    )
+}
+
 fn invalid(key: &str, message: impl Into<String>) -> ConfigError {
     ConfigError::Invalid {
         key: key.to_string(),
@@ -610,15 +618,13 @@ impl Config {
                 "give either http.token or http.token_file, not both",
             ));
         }
-        if self
-            .http
-            .token
-            .chars()
-            .any(|c| c.is_whitespace() || c.is_control())
-        {
+        if let Some(why) = token_fault(&self.http.token) {
+            return Err(invalid("http.token", why));
+        }
+        if self.http.token_reads && self.http.token.is_empty() && self.http.token_file.is_none() {
             return Err(invalid(
-                "http.token",
-                "must not contain spaces or control characters",
+                "http.token_reads",
+                "needs http.token or http.token_file (without a token every read stays open)",
             ));
         }
         if self.report.len() > self.limits.max_reports {
@@ -683,6 +689,9 @@ impl Config {
         };
         if self.http.token_file.is_some() && token.is_empty() {
             return Err(invalid("http.token_file", "the file is empty"));
+        }
+        if let Some(why) = token_fault(&token) {
+            return Err(invalid("http.token_file", format!("the token {why}")));
         }
         Ok((!token.is_empty()).then_some(token))
     }
@@ -901,9 +910,33 @@ mod tests {
             ("[metrics]\nidle = \"1h\"", "idle"),
             ("[merge]\nnice = 20", "merge.nice"),
             ("[merge]\nnice = -1", "merge.nice"),
+            // A header carries visible ASCII only: this token could never match.
+            ("[http]\ntoken = \"pässwörd\"", "http.token"),
+            ("[http]\ntoken = \"two words\"", "http.token"),
+            ("[http]\ntoken_reads = true", "http.token_reads"),
         ] {
             let e = Config::parse(text).unwrap_err().to_string();
             assert!(e.contains(key), "error for {text:?} should name {key}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_token_file_must_hold_a_token_a_header_can_carry() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("token");
+        let config = |content: &str| {
+            std::fs::write(&file, content).unwrap();
+            let mut c = Config::default();
+            c.http.token_file = Some(file.clone());
+            c.token()
+        };
+        assert_eq!(
+            config("s3cret-Token_1\n").unwrap().as_deref(),
+            Some("s3cret-Token_1")
+        );
+        for bad in ["pässwörd\n", "two words", "\n"] {
+            let e = config(bad).unwrap_err().to_string();
+            assert!(e.contains("http.token_file"), "{bad:?}: {e}");
         }
     }
 

@@ -52,6 +52,9 @@ pub const SPARSE_MIN: usize = 16;
 
 const COUNT_BITS: u32 = 52;
 const COUNT_MASK: u64 = (1 << COUNT_BITS) - 1;
+/// Largest count one bucket holds in the sparse form: a count read from a file (snapshot,
+/// history store) above it is refused as damaged.
+pub const MAX_BUCKET_COUNT: u64 = COUNT_MASK;
 // Bucket numbers must fit the 12 bits above the count.
 const _: () = assert!(BUCKETS <= 1 << (64 - COUNT_BITS));
 

@@ -33,8 +33,15 @@ use crate::tap::{Round, Tap};
 const ROUND_QUEUE: usize = 64;
 
 /// With nothing to send for this long, a keep-alive goes out (a blank line, or an SSE comment),
-/// so that `http.idle_timeout` does not close a quiet stream and a gone client is noticed.
+/// so that `http.idle_timeout` does not close a quiet stream and a gone client is noticed; half
+/// of `http.idle_timeout` when that is shorter (see [`keep_alive`]).
 const KEEP_ALIVE: Duration = Duration::from_secs(10);
+
+/// How long a quiet stream waits before its keep-alive: [`KEEP_ALIVE`], or half of
+/// `http.idle_timeout` (at least 100 ms, see the config) when that would close it first.
+fn keep_alive(idle_timeout: Duration) -> Duration {
+    KEEP_ALIVE.min(idle_timeout / 2)
+}
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(stream))
@@ -306,6 +313,7 @@ impl Pump {
         _registration: Registration,
     ) {
         let shutdown = self.state.shutdown.clone();
+        let keep_alive = keep_alive(self.state.config.http.idle_timeout.0);
         let mut last_sent = tokio::time::Instant::now();
         loop {
             tokio::select! {
@@ -325,7 +333,7 @@ impl Pump {
                 _ = self.body.closed() => break,
                 _ = shutdown.wait() => break,
                 // Nothing sent for a while (no traffic, or none that passes the filters).
-                _ = tokio::time::sleep_until(last_sent + KEEP_ALIVE) => {
+                _ = tokio::time::sleep_until(last_sent + keep_alive) => {
                     last_sent = tokio::time::Instant::now();
                     let alive = if self.sub.sse { &b": keep-alive\n\n"[..] } else { b"\n" };
                     if !self.send((alive.to_vec(), 0)) {

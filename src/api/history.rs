@@ -4,12 +4,12 @@
 //! Runs on the blocking pool under a query slot, with a read-only connection of its own (the
 //! writer is never waited for: SQLite's WAL lets readers run beside it).
 
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{blocking, query_pairs, ApiError, AppState};
+use super::{blocking, query_pairs, ApiError, AppState, PathParam};
 use crate::history::query::{self, Shape};
 use crate::history::store::{self, Store};
 use crate::history::{fingerprint, Spec};
@@ -47,10 +47,10 @@ pub fn routes() -> OpenApiRouter<AppState> {
 )]
 async fn history(
     State(state): State<AppState>,
-    Path(name): Path<String>,
+    PathParam(name): PathParam<String>,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
-    let params = query_pairs(raw.as_deref());
+    let params = query_pairs(raw.as_deref())?;
     let (text, csv) = blocking(&state.clone(), move || answer(&state, &name, &params)).await?;
     Ok(if csv {
         ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], text).into_response()

@@ -61,12 +61,11 @@ async fn list(State(state): State<AppState>) -> Json<Value> {
         (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
         (status = 404, description = "The name selects no instrument", body = super::openapi::ErrorBody),
+        (status = 413, description = "The body is above limits.max_body_bytes", body = super::openapi::ErrorBody),
     )
 )]
 async fn patch(State(state): State<AppState>, body: Body) -> Result<Json<Value>, ApiError> {
-    let bytes = axum::body::to_bytes(body, 64 << 10)
-        .await
-        .map_err(|e| ApiError::bad_request(format!("unreadable body: {e}")))?;
+    let bytes = super::read_body(body, state.config.limits.max_body_bytes).await?;
     let v: Value = serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
     let obj = v.as_object().ok_or_else(|| {

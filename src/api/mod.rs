@@ -322,11 +322,69 @@ pub fn in_place<T>(state: &Shared, f: impl FnOnce() -> Result<T, ApiError>) -> R
     }
 }
 
-/// The `name=value` pairs of a raw query string, percent-decoded, in order (keys may repeat).
-pub fn query_pairs(raw: Option<&str>) -> Vec<(String, String)> {
-    form_urlencoded::parse(raw.unwrap_or("").as_bytes())
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect()
+/// Most parameters one query string may hold: more than any query needs (a report query with a
+/// handful of filters and matches), and a bound on what one request makes the server do before
+/// it answers (each `match` compiles a regex, each history `filter` is a clause of its SQL).
+pub const MAX_QUERY_PARAMS: usize = 64;
+
+/// The `name=value` pairs of a raw query string, percent-decoded, in order (keys may repeat); a
+/// 400 beyond [`MAX_QUERY_PARAMS`].
+pub fn query_pairs(raw: Option<&str>) -> Result<Vec<(String, String)>, ApiError> {
+    let mut pairs = Vec::new();
+    for (k, v) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
+        if pairs.len() == MAX_QUERY_PARAMS {
+            return Err(ApiError::bad_request(format!(
+                "more than {MAX_QUERY_PARAMS} query parameters"
+            )));
+        }
+        pairs.push((k.into_owned(), v.into_owned()));
+    }
+    Ok(pairs)
+}
+
+/// A request's body, at most `limit` bytes (`limits.max_body_bytes`): a 413 above it, a 400 when
+/// the body could not be read (the client broke it off), each saying so.
+pub async fn read_body(
+    body: axum::body::Body,
+    limit: usize,
+) -> Result<axum::body::Bytes, ApiError> {
+    axum::body::to_bytes(body, limit).await.map_err(|e| {
+        let e = e.into_inner();
+        if e.downcast_ref::<http_body_util::LengthLimitError>()
+            .is_some()
+        {
+            ApiError {
+                status: StatusCode::PAYLOAD_TOO_LARGE,
+                error: "payload_too_large",
+                detail: format!("the body is above {limit} bytes (limits.max_body_bytes)"),
+            }
+        } else {
+            ApiError::bad_request(format!("the body could not be read: {e}"))
+        }
+    })
+}
+
+/// A path parameter (axum's `Path`), or a JSON error naming what is wrong with it: axum's own
+/// rejection is plain text (e.g. for a name whose bytes are not UTF-8).
+pub struct PathParam<T>(pub T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned + Send> axum::extract::FromRequestParts<S>
+    for PathParam<T>
+{
+    type Rejection = ApiError;
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<PathParam<T>, ApiError> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(v)) => Ok(PathParam(v)),
+            Err(e) => Err(ApiError {
+                status: e.status(),
+                error: "bad_path",
+                detail: e.body_text(),
+            }),
+        }
+    }
 }
 
 /// Parses a query parameter value, or a 400 naming the parameter.
@@ -358,8 +416,9 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect()
         };
+        let parsed = |raw| query_pairs(raw).expect("within the bound");
         assert_eq!(
-            query_pairs(Some(
+            parsed(Some(
                 "filter=script_name%3A%2Fx.php&filter=country:nl&match=script_name:%5E/api+v2"
             )),
             pairs(&[
@@ -368,12 +427,26 @@ mod tests {
                 ("match", "script_name:^/api v2")
             ])
         );
-        assert_eq!(query_pairs(None), vec![]);
+        assert_eq!(parsed(None), vec![]);
         assert_eq!(
-            query_pairs(Some("a&&b=&c=1=2")),
+            parsed(Some("a&&b=&c=1=2")),
             pairs(&[("a", ""), ("b", ""), ("c", "1=2")])
         );
-        assert_eq!(query_pairs(Some("x=%C3%A9%41")), pairs(&[("x", "éA")]));
+        assert_eq!(parsed(Some("x=%C3%A9%41")), pairs(&[("x", "éA")]));
+    }
+
+    #[test]
+    fn query_pairs_beyond_the_bound_are_a_400() {
+        let raw = |n: usize| vec!["match=a:b"; n].join("&");
+        assert_eq!(
+            query_pairs(Some(&raw(MAX_QUERY_PARAMS)))
+                .map(|p| p.len())
+                .ok(),
+            Some(MAX_QUERY_PARAMS)
+        );
+        let e = query_pairs(Some(&raw(MAX_QUERY_PARAMS + 1))).unwrap_err();
+        assert_eq!(e.status, StatusCode::BAD_REQUEST);
+        assert!(e.detail.contains("more than 64 query parameters"), "{e}");
     }
 
     #[test]

@@ -9,14 +9,14 @@
 //! report, as everywhere.
 
 use axum::body::Body;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{blocking, in_place, query_pairs, ApiError, AppState, Client};
+use super::{blocking, in_place, query_pairs, ApiError, AppState, Client, PathParam};
 use crate::config::Limits;
 use crate::report::{self, Query, ReportCell, ReportDef, ReportError, Table};
 use crate::shared::Shared;
@@ -161,7 +161,17 @@ fn build_query(params: &[(String, String)], limits: &Limits) -> Result<(Query, F
         ..Query::default()
     };
     let mut format = Format::Json;
+    let mut seen: Vec<&str> = Vec::new();
     for (name, value) in params {
+        if name != "filter" && name != "match" {
+            if seen.contains(&name.as_str()) {
+                return Err(ApiError::bad_parameter(
+                    name,
+                    "given more than once (only `filter` and `match` may repeat)",
+                ));
+            }
+            seen.push(name);
+        }
         let number = |what: &str| {
             value.parse::<usize>().map_err(|_| {
                 ApiError::bad_parameter(what, format!("`{value}` is not a non-negative integer"))
@@ -237,10 +247,10 @@ fn build_query(params: &[(String, String)], limits: &Limits) -> Result<(Query, F
 )]
 async fn show(
     State(state): State<AppState>,
-    Path(name): Path<String>,
+    PathParam(name): PathParam<String>,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
-    let params = query_pairs(raw.as_deref());
+    let params = query_pairs(raw.as_deref())?;
     let (q, format) = build_query(&params, &state.config.limits)?;
     let table = in_place(&state, || {
         let cell = state
@@ -281,16 +291,7 @@ async fn create(
     client: Client,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let limit = state.config.limits.max_body_bytes;
-    let bytes = axum::body::to_bytes(body, limit)
-        .await
-        .map_err(|e| ApiError {
-            status: StatusCode::PAYLOAD_TOO_LARGE,
-            error: "payload_too_large",
-            detail: format!(
-                "request body unreadable or above {limit} bytes (limits.max_body_bytes): {e}"
-            ),
-        })?;
+    let bytes = super::read_body(body, state.config.limits.max_body_bytes).await?;
     let def = parse_definition(&bytes)?;
     def.validate().map_err(bad)?;
     let entry = blocking(&state.clone(), move || create_filled(&state, def)).await?;
@@ -402,7 +403,7 @@ fn release_removed(state: &Shared, name: &str) -> bool {
 async fn drop_report(
     State(state): State<AppState>,
     client: Client,
-    Path(name): Path<String>,
+    PathParam(name): PathParam<String>,
 ) -> Result<Response, ApiError> {
     let dropped = name.clone();
     blocking(&state.clone(), move || {

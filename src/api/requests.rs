@@ -60,7 +60,7 @@ impl RequestFilter {
     ) -> Result<RequestFilter, ApiError> {
         let mut f = RequestFilter::default();
         let mut seen: Vec<String> = Vec::new();
-        for (k, v) in query_pairs(raw) {
+        for (k, v) in query_pairs(raw)? {
             // Every parameter has one value: a repeat would be either last-wins or ANDed
             // (matching nothing for a field), both surprising, so it is refused.
             if seen.contains(&k) {
@@ -367,7 +367,11 @@ async fn requests(
 /// there). Walks ids from the newest down; ids evicted between chunks are simply gone, ids added
 /// meanwhile are newer than the scan and not shown.
 fn scan(state: &AppState, raw: &RequestFilter, mut send: impl FnMut(Vec<u8>) -> bool) {
-    let limit = raw.limit.unwrap_or(100);
+    // The default, 100, never above the configured maximum (an explicit `limit` is checked
+    // against it when parsed).
+    let limit = raw
+        .limit
+        .unwrap_or(crate::report::DEFAULT_QUERY_LIMIT.min(state.config.limits.max_query_limit));
     let mut out = Vec::with_capacity(4096);
     out.extend_from_slice(b"{\"requests\":[");
     let mut shown = 0usize;

@@ -2,13 +2,13 @@
 //! `PATCH /api/v1/sinks/{name}` with `{"enabled": BOOL}` and/or `{"sample": RATE}`: switches one
 //! at run time (bearer token when configured), logged and saved in `{state_dir}/sinks.json`.
 
-use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::body::Body;
+use axum::extract::State;
 use axum::Json;
 use serde_json::{json, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::{ApiError, AppState};
+use super::{ApiError, AppState, PathParam};
 use crate::sink::{SinkError, SinkState};
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -47,7 +47,7 @@ async fn list(State(state): State<AppState>) -> Json<Value> {
 )]
 async fn one(
     State(state): State<AppState>,
-    Path(name): Path<String>,
+    PathParam(name): PathParam<String>,
 ) -> Result<Json<Value>, ApiError> {
     state
         .sinks
@@ -70,16 +70,15 @@ async fn one(
         (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
         (status = 404, response = super::openapi::NotFound),
+        (status = 413, description = "The body is above limits.max_body_bytes", body = super::openapi::ErrorBody),
     )
 )]
 async fn switch(
     State(state): State<AppState>,
-    Path(name): Path<String>,
-    body: Bytes,
+    PathParam(name): PathParam<String>,
+    body: Body,
 ) -> Result<Json<Value>, ApiError> {
-    if body.len() > state.config.limits.max_body_bytes {
-        return Err(ApiError::bad_request("the body is too large"));
-    }
+    let body = super::read_body(body, state.config.limits.max_body_bytes).await?;
     let change: SinkState = serde_json::from_slice(&body).map_err(|e| {
         ApiError::bad_request(format!(
             "expected {{\"enabled\": true|false, \"sample\": 0..1}}: {e}"

@@ -11,12 +11,11 @@
 //! Vendored: uPlot 1.6.32 (`npm pack uplot`, MIT, `vendor/LICENSE`): its `dist/uPlot.iife.min.js`
 //! and `dist/uPlot.min.css`, unchanged.
 
-use axum::extract::Path;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::api::{ApiError, AppState};
+use crate::api::{ApiError, AppState, PathParam};
 
 /// One embedded file: its name under `/dashboard/`, its type and its bytes.
 struct Asset {
@@ -138,7 +137,10 @@ async fn page(headers: HeaderMap) -> Response {
         (status = 404, response = crate::api::openapi::NotFound),
     )
 )]
-async fn asset(Path(name): Path<String>, headers: HeaderMap) -> Result<Response, ApiError> {
+async fn asset(
+    PathParam(name): PathParam<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     let asset = find(&name)
         .ok_or_else(|| ApiError::not_found(format!("no dashboard file named `{name}`")))?;
     Ok(serve(asset, &headers))

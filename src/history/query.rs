@@ -20,6 +20,9 @@ pub const DEFAULT_POINTS: u64 = 1000;
 pub const MAX_POINTS: u64 = 100_000;
 /// Series answered with `group=rows` unless `limit` says.
 pub const DEFAULT_LIMIT: usize = 10;
+/// Columns an answer may have at most: every sum column and a report's most percentiles, with
+/// room to spare.
+pub const MAX_COLUMNS: usize = 64;
 
 /// A bad parameter: its name and why.
 #[derive(Debug, PartialEq)]
@@ -147,7 +150,10 @@ pub fn parse(
                     format!("`{s}` is not a multiple of the stored step ({stored}s)"),
                 ));
             }
-            let step_s = (ms / 1000) as u64;
+            let step_s = u64::try_from(ms / 1000)
+                .ok()
+                .filter(|s| i64::try_from(*s).is_ok())
+                .ok_or_else(|| bad("step", format!("`{s}` is too long")))?;
             if span / step_s > MAX_POINTS {
                 return Err(bad(
                     "step",
@@ -162,13 +168,21 @@ pub fn parse(
         Kind::Timer => "req_count,hit_count,timer_value,p50,p95,p99".into(),
         _ => "req_count,req_per_sec,p50,p95,p99".into(),
     });
-    let mut column_names = Vec::new();
+    let mut column_names: Vec<String> = Vec::new();
     let mut cols = Vec::new();
     for c in column_list
         .split(',')
         .map(str::trim)
         .filter(|c| !c.is_empty())
     {
+        // Each column is a cell of every point of every series: repeats would only multiply
+        // the answer, and the count is bounded so that one query cannot build a huge one.
+        if column_names.iter().any(|n| n == c) {
+            return Err(bad("columns", format!("`{c}` is named twice")));
+        }
+        if column_names.len() == MAX_COLUMNS {
+            return Err(bad("columns", format!("more than {MAX_COLUMNS} columns")));
+        }
         let col = match (
             SumColumn::named(shape.kind, c),
             percentile_of_column(shape.kind, c),
@@ -196,6 +210,13 @@ pub fn parse(
     if cols.is_empty() {
         return Err(bad("columns", "names no column"));
     }
+    let total = group.unwrap_or(false);
+    if total && !filters.is_empty() {
+        return Err(bad(
+            "filter",
+            "a filter selects rows, and `group=total` reads the report's totals, which no filter can narrow: use `group=rows`",
+        ));
+    }
     Ok(HistoryQuery {
         from_s,
         to_s,
@@ -203,7 +224,7 @@ pub fn parse(
         filters,
         column_names,
         columns: cols,
-        total: group.unwrap_or(false),
+        total,
         limit: limit.unwrap_or(DEFAULT_LIMIT),
         csv: format.unwrap_or(false),
     })
@@ -217,7 +238,12 @@ fn parse_time(param: &str, v: &str, now_s: i64) -> Result<i64, ParamError> {
     if let Some(ago) = v.strip_prefix('-') {
         let d = humantime::parse_duration(ago)
             .map_err(|e| bad(param, format!("`{v}` is not a time like -15m ({e})")))?;
-        return Ok(now_s - d.as_secs() as i64);
+        // Before 1970 is no time the store holds, and bounds `to - from` (no overflow).
+        return i64::try_from(d.as_secs())
+            .ok()
+            .and_then(|ago| now_s.checked_sub(ago))
+            .filter(|t| *t >= 0)
+            .ok_or_else(|| bad(param, format!("`{v}` reaches back before 1970")));
     }
     if let Ok(s) = v.parse::<f64>() {
         if s.is_finite() && (0.0..1e11).contains(&s) {
@@ -532,7 +558,7 @@ mod tests {
                     "columns",
                     "req_count,p99.9,req_time_median,ru_utime_per_sec",
                 ),
-                ("group", "total"),
+                ("group", "rows"),
                 ("limit", "3"),
                 ("format", "csv"),
             ]),
@@ -550,7 +576,7 @@ mod tests {
             vec![(0, "/a".to_string()), (1, "nl".to_string())]
         );
         assert_eq!(q.column_names.len(), 4);
-        assert!(q.total && q.csv);
+        assert!(!q.total && q.csv);
         assert_eq!(q.limit, 3);
         // Defaults: the last hour, the stored step (3600 / 60 ≤ 1000 points).
         let q = parse(&[], &shape(60), 10_000, 100).unwrap();
@@ -567,6 +593,10 @@ mod tests {
 
     #[test]
     fn parse_errors_name_the_parameter() {
+        let many_columns = (1..=MAX_COLUMNS + 1)
+            .map(|i| format!("p{i}"))
+            .collect::<Vec<_>>()
+            .join(",");
         for (params, param) in [
             (vec![("colour", "red")], "colour"),
             (vec![("from", "yesterday")], "from"),
@@ -581,6 +611,16 @@ mod tests {
             (vec![("limit", "101")], "limit"),
             (vec![("format", "xml")], "format"),
             (vec![("step", "1m"), ("step", "2m")], "step"),
+            (vec![("columns", "p99,req_count,p99")], "columns"),
+            (vec![("columns", &many_columns)], "columns"),
+            (
+                vec![("group", "total"), ("filter", "script_name:/a")],
+                "filter",
+            ),
+            (vec![("from", "-9223372036854775808s")], "from"),
+            (vec![("from", "-10000000000000000000s")], "from"),
+            (vec![("to", "-40y")], "to"),
+            (vec![("step", "9600000000000000000s")], "step"),
         ] {
             let e = parse(&pairs(&params), &shape(60), 1_000_000_000, 100).unwrap_err();
             assert_eq!(e.param, param, "{params:?}: {e:?}");

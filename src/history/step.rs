@@ -185,8 +185,8 @@ pub fn decode_hist(mut b: &[u8]) -> Result<Histogram, String> {
         }
         for bucket in start..end {
             let n = get_varint(&mut b)?;
-            if n == 0 {
-                return Err("histogram blob: empty count".into());
+            if n == 0 || n > crate::histogram::MAX_BUCKET_COUNT {
+                return Err(format!("histogram blob: count {n} out of range"));
             }
             h.add_bucket(bucket as u16, n);
         }
@@ -351,6 +351,23 @@ mod tests {
             (&[BLOB_FORMAT, 1, 0], "empty run"),
             (&[BLOB_FORMAT, 0xff, 0x7f, 1, 1], "bucket too high"),
             (&[BLOB_FORMAT, 1, 1, 1, 0, 1, 1], "runs not apart"),
+            // A count of 2^52, one above what a bucket holds.
+            (
+                &[
+                    BLOB_FORMAT,
+                    1,
+                    1,
+                    0x80,
+                    0x80,
+                    0x80,
+                    0x80,
+                    0x80,
+                    0x80,
+                    0x80,
+                    0x08,
+                ],
+                "count too large",
+            ),
         ] {
             assert!(decode_hist(bad).is_err(), "{why}");
         }

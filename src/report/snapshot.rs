@@ -15,8 +15,7 @@
 use super::*;
 use crate::snapshot::{Reader, SnapshotError, Writer};
 
-/// Largest count a histogram bucket holds (see `histogram`): a saved count beyond it is refused.
-const MAX_BUCKET_COUNT: u64 = (1 << 52) - 1;
+use crate::histogram::MAX_BUCKET_COUNT;
 
 fn write_sums<W: std::io::Write>(w: &mut Writer<W>, s: &Sums) -> std::io::Result<()> {
     for v in [

@@ -242,6 +242,47 @@ fn wrong_methods_get_a_json_405_with_allow() {
     assert_eq!(body["error"], "method_not_allowed");
 }
 
+/// Every endpoint that reads a body holds it to `limits.max_body_bytes`: above it a JSON 413
+/// naming the limit; below it the body is read and judged on its content.
+#[test]
+fn bodies_above_the_limit_get_a_json_413_on_every_endpoint() {
+    let d = Daemon::start("[limits]\nmax_body_bytes = 1024\n");
+    let big = serde_json::json!({ "name": "x".repeat(2000) });
+    for (method, path) in [
+        ("POST", "/api/v1/reports"),
+        ("PATCH", "/api/v1/instruments"),
+        ("PATCH", "/api/v1/sinks/none"),
+    ] {
+        let (code, body) = match method {
+            "POST" => d.post(path, &big),
+            _ => d.patch(path, &big),
+        };
+        assert_eq!(code, 413, "{method} {path}: {body}");
+        assert_eq!(
+            body["error"], "payload_too_large",
+            "{method} {path}: {body}"
+        );
+        assert!(
+            body["detail"]
+                .as_str()
+                .unwrap()
+                .contains("limits.max_body_bytes"),
+            "{method} {path}: {body}"
+        );
+    }
+    // Within the limit: read, then refused for what it says.
+    let (code, body) = d.patch(
+        "/api/v1/sinks/none",
+        &serde_json::json!({ "enabled": true }),
+    );
+    assert_eq!(code, 404, "{body}");
+    let (code, body) = d.patch(
+        "/api/v1/instruments",
+        &serde_json::json!({ "name": "nothing" }),
+    );
+    assert_eq!(code, 400, "{body}");
+}
+
 /// Self-instrumentation: every stage and report is listed with counts that follow the traffic,
 /// with the clock's measured cost; PATCH switches timing and counting off and on, by name or
 /// prefix; mistakes get a 4xx that says what is wrong.

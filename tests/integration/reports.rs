@@ -832,6 +832,7 @@ fn query_parameters_sort_limit_filter_match_csv_and_errors() {
         lines[0]
     );
     assert_eq!(lines.len(), 1 + all.as_array().unwrap().len());
+    let too_many = vec!["match=script_name:x"; 65].join("&");
     for (q, needle) in [
         ("sort=-colour", "colour"),
         ("limit=many", "limit"),
@@ -840,6 +841,11 @@ fn query_parameters_sort_limit_filter_match_csv_and_errors() {
         ("percentiles=abc", "percentiles"),
         ("format=xml", "format"),
         ("frobnicate=1", "frobnicate"),
+        // One value each, but for the repeatable filter and match.
+        ("limit=5&limit=500", "limit"),
+        ("sort=-req_count&sort=req_count", "sort"),
+        ("percentiles=50&percentiles=99", "percentiles"),
+        (too_many.as_str(), "more than 64"),
     ] {
         let (code, body) = d.get(&format!("/api/v1/reports/{name}?{q}"));
         assert_eq!(code, 400, "{q}: {body}");
@@ -848,7 +854,15 @@ fn query_parameters_sort_limit_filter_match_csv_and_errors() {
             "{q}: {body}"
         );
     }
+    let two = d.json(&format!(
+        "/api/v1/reports/{name}?filter=script_name:/s1.php&match=hostname:.&match=script_name:1"
+    ));
+    assert!(!two["rows"].as_array().unwrap().is_empty(), "{two}");
     assert_eq!(d.get("/api/v1/reports/no_such_report").0, 404);
+    // A name that is not UTF-8: a JSON 400, as every other error.
+    let (code, body) = d.get("/api/v1/reports/%FF");
+    assert_eq!(code, 400, "{body}");
+    assert_eq!(body["error"], "bad_path", "{body}");
 }
 
 #[test]

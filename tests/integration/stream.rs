@@ -219,3 +219,44 @@ fn server_sent_events_with_filters_and_sampling() {
         );
     }
 }
+
+/// With `http.idle_timeout` shorter than the stream's usual keep-alive interval (10 s), a quiet
+/// stream is kept alive at half the idle timeout: it outlives several idle timeouts without
+/// traffic, and a request sent after them still arrives.
+#[test]
+fn a_quiet_stream_outlives_a_short_idle_timeout() {
+    let d = Daemon::start("[http]\nidle_timeout = \"300ms\"\n");
+    let resp = ureq::AgentBuilder::new()
+        .timeout_connect(Duration::from_secs(10))
+        .timeout_read(Duration::from_secs(60))
+        .build()
+        .get(&d.url("/api/v1/stream?script_name=/late.php"))
+        .call()
+        .unwrap();
+    // Each line: None for a keep-alive, the request otherwise.
+    let (tx, rx) = std::sync::mpsc::channel::<Option<Value>>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(resp.into_reader()).lines() {
+            let Ok(line) = line else { return };
+            let parsed = (!line.trim().is_empty()).then(|| serde_json::from_str(&line).unwrap());
+            if tx.send(parsed).is_err() {
+                return;
+            }
+        }
+    });
+    let next = || match rx.recv_timeout(Duration::from_secs(30)) {
+        Ok(line) => line,
+        Err(e) => panic!("the quiet stream ended or stalled: {e:?}"),
+    };
+    // Four keep-alives: more than two idle timeouts of silence otherwise.
+    for _ in 0..4 {
+        assert_eq!(next(), None, "nothing was sent yet");
+    }
+    d.send(&[request("/late.php")]);
+    let v = loop {
+        if let Some(v) = next() {
+            break v;
+        }
+    };
+    assert_eq!(v["script_name"], "/late.php", "{v}");
+}
