@@ -2055,20 +2055,29 @@ impl Report {
         if self.filtered && !self.filters.pass_request(v, timer_kind) {
             return;
         }
-        let Some(key) = request_key(&self.keys, v) else {
-            return;
-        };
-        if timer_kind {
+        if self.keys.len() <= SMALL_KEY {
+            if let Some(key) = small_request_key(&self.keys, v) {
+                self.update_keyed(p, key);
+            }
+        } else if let Some(key) = request_key(&self.keys, v) {
+            self.update_keyed(p, key);
+        }
+    }
+
+    /// [`Report::update`] of a request that passed the filters, under its key.
+    #[inline(always)]
+    fn update_keyed<K: RowKey>(&mut self, p: &Prepared<'_>, key: K) {
+        if self.kind == Kind::Timer {
             return self.update_timers(p, key);
         }
         let c = p.contrib;
         if let Some(d) = &mut self.deferred {
             // Its totals are counted when its row is (`add_batch_in_steps`).
-            d.push(&key, p.index, 0);
+            key.defer(d, p.index, 0);
             return;
         }
         self.open_totals.add(c);
-        self.apply(&key, c, None);
+        key.apply(self, c, None);
     }
 
     /// Counts one contribution into its row of the open tick: a request (`mark` None), or a
@@ -2130,7 +2139,7 @@ impl Report {
     }
 
     #[inline]
-    fn update_timers(&mut self, p: &Prepared<'_>, mut key: KeyBuf) {
+    fn update_timers<K: RowKey>(&mut self, p: &Prepared<'_>, key: K) {
         // Never 0: a deferred contribution with mark 0 is a request's.
         self.update_number += 1;
         let mark = self.update_number;
@@ -2141,16 +2150,16 @@ impl Report {
             if timer_filters && !self.filters.pass_timer(tags) {
                 continue;
             }
-            if !set_timer_key(&self.timer_keys, &mut key, tags) {
+            let Some(key) = key.with_timer_tags(&self.timer_keys, tags) else {
                 continue 'timers;
-            }
+            };
             any = true;
             self.open_totals.add(c);
             if let Some(d) = &mut self.deferred {
-                d.push(&key, p.timer_start + i as u32, mark);
+                key.defer(d, p.timer_start + i as u32, mark);
                 continue;
             }
-            self.apply(&key, c, Some(mark));
+            key.apply(self, c, Some(mark));
         }
         if any {
             self.open_totals.sums.req_count += 1;
@@ -2252,27 +2261,44 @@ impl<'r> View<'r> {
     }
 }
 
+/// The id of a request's value of key `k` (0 for a timer tag key, set per timer); `None` when it
+/// lacks a request tag key.
+#[inline(always)]
+fn key_id(k: Key, v: &RequestView<'_>) -> Option<u32> {
+    let r = v.record;
+    Some(match k {
+        Key::Hostname => r.hostname,
+        Key::ServerName => r.server_name,
+        Key::ScriptName => r.script_name,
+        Key::Schema => r.schema,
+        Key::Status => r.status,
+        Key::Tag(name) => first_tag(v.tags(), name)?,
+        Key::TimerTag(_) => 0, // set per timer
+    })
+}
+
 /// The key of a request in a report with `keys`: the ids of its key values in key order (timer
 /// tag keys left 0, set per timer by [`set_timer_key`]); `None` when it lacks a request tag key.
 #[inline]
 fn request_key(keys: &[Key], v: &RequestView<'_>) -> Option<KeyBuf> {
-    let r = v.record;
     let mut key = KeyBuf {
         ids: [0; MAX_KEYS],
         len: keys.len(),
     };
     for (slot, k) in key.ids.iter_mut().zip(keys) {
-        *slot = match *k {
-            Key::Hostname => r.hostname,
-            Key::ServerName => r.server_name,
-            Key::ScriptName => r.script_name,
-            Key::Schema => r.schema,
-            Key::Status => r.status,
-            Key::Tag(name) => first_tag(v.tags(), name)?,
-            Key::TimerTag(_) => 0, // set per timer
-        };
+        *slot = key_id(*k, v)?;
     }
     Some(key)
+}
+
+/// [`request_key`] of a report of at most [`SMALL_KEY`] keys, as [`Words`].
+#[inline(always)]
+fn small_request_key(keys: &[Key], v: &RequestView<'_>) -> Option<Words> {
+    let mut w = [0; 2];
+    for (pos, k) in keys.iter().enumerate() {
+        w = with_id(w, pos, key_id(*k, v)?);
+    }
+    Some(w)
 }
 
 /// Sets the timer tag keys (`(position, tag name)`) of `key` from a timer's `tags`; false when
@@ -2286,6 +2312,111 @@ fn set_timer_key(timer_keys: &[(usize, u32)], key: &mut KeyBuf, tags: &[TagPair]
         }
     }
     true
+}
+
+/// A key of at most [`SMALL_KEY`] ids as two words, two ids to a word (`ids[0] | ids[1] << 32`,
+/// as [`hash_ids`] reads them): the form a small key is built in by [`Report::update`], in
+/// registers. Built in memory id by id (a [`KeyBuf`]), the key's first wide load right after its
+/// 4-byte stores could not be forwarded from them: those loads were the two hottest spots of
+/// `Report::update` in a profile of the steady state (twenty-first pass, BENCHMARKS.md).
+type Words = [u64; 2];
+
+/// `w` with id `id` at position `pos` (which holds 0).
+#[inline(always)]
+fn with_id(w: Words, pos: usize, id: u32) -> Words {
+    let id = (id as u64) << (32 * (pos & 1));
+    if pos < 2 {
+        [w[0] | id, w[1]]
+    } else {
+        [w[0], w[1] | id]
+    }
+}
+
+/// The ids of a key held as [`Words`], as a small table holds them.
+#[inline(always)]
+fn ids_of(w: Words) -> [u32; SMALL_KEY] {
+    [
+        w[0] as u32,
+        (w[0] >> 32) as u32,
+        w[1] as u32,
+        (w[1] >> 32) as u32,
+    ]
+}
+
+/// [`hash_ids`] of the ids `w` holds.
+#[inline(always)]
+fn hash_words(w: Words) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write_u64(w[0]);
+    h.write_u64(w[1]);
+    h.finish()
+}
+
+/// A request's key in the form its report builds it: [`Words`] for at most [`SMALL_KEY`] keys, a
+/// [`KeyBuf`] for more. What [`Report::update`] does with it.
+trait RowKey: Copy {
+    /// The key with its timer tag keys set from a timer's `tags`; `None` when the timer lacks one.
+    fn with_timer_tags(self, timer_keys: &[(usize, u32)], tags: &[TagPair]) -> Option<Self>;
+    /// Defers contribution `index` under this key (see [`Deferral::push`]).
+    fn defer(self, d: &mut Deferral, index: u32, mark: u64);
+    /// Counts `c` into this key's row of the open tick now ([`Report::apply`]).
+    fn apply(self, r: &mut Report, c: &impl Counted, mark: Option<u64>);
+}
+
+impl RowKey for KeyBuf {
+    #[inline(always)]
+    fn with_timer_tags(mut self, timer_keys: &[(usize, u32)], tags: &[TagPair]) -> Option<Self> {
+        set_timer_key(timer_keys, &mut self, tags).then_some(self)
+    }
+    #[inline(always)]
+    fn defer(self, d: &mut Deferral, index: u32, mark: u64) {
+        d.push(&self, index, mark);
+    }
+    #[inline(always)]
+    fn apply(self, r: &mut Report, c: &impl Counted, mark: Option<u64>) {
+        r.apply(&self, c, mark);
+    }
+}
+
+impl RowKey for Words {
+    #[inline(always)]
+    fn with_timer_tags(mut self, timer_keys: &[(usize, u32)], tags: &[TagPair]) -> Option<Self> {
+        for &(pos, name) in timer_keys {
+            self = with_id(self, pos, first_tag(tags, name)?);
+        }
+        Some(self)
+    }
+    #[inline(always)]
+    fn defer(self, d: &mut Deferral, index: u32, mark: u64) {
+        d.entries.push(Deferred {
+            pos: (hash_words(self) & d.mask) as u32,
+            index,
+            key: ids_of(self),
+            mark,
+        });
+    }
+    #[inline(always)]
+    fn apply(self, r: &mut Report, c: &impl Counted, mark: Option<u64>) {
+        let Report {
+            open,
+            hist_log,
+            log_histograms,
+            keys,
+            ..
+        } = r;
+        if let RowMap::Small(m) = open {
+            if let Some(row) = m.get_mut(&ids_of(self)) {
+                return count_into(row, c, mark, log_histograms.then_some(hist_log));
+            }
+        }
+        let mut key = KeyBuf {
+            ids: [0; MAX_KEYS],
+            len: keys.len(),
+        };
+        key.ids[..SMALL_KEY].copy_from_slice(&ids_of(self));
+        r.new_row(&key, Row::first(c, mark));
+    }
 }
 
 /// Which rows of a report a request counts in, outside the report: its filters and key

@@ -2755,3 +2755,32 @@ fn a_saved_closed_part_restores_like_the_ticks_it_sums() {
     r.restore_window(&mut Reader::new(&bytes), &same, 2500, true)
         .unwrap();
 }
+
+proptest! {
+    /// A small key built as [`Words`] (in registers, by `Report::update`) is the key built id by
+    /// id: the same ids in the same places, the same hash (the table-order update's order and
+    /// prefetch), whichever positions the timer tags take.
+    #[test]
+    fn a_key_built_in_words_equals_the_key_built_by_ids(
+        ids in proptest::array::uniform4(any::<u32>()),
+        len in 1usize..=SMALL_KEY,
+        timer_pos in proptest::collection::vec(0usize..SMALL_KEY, 0..3),
+    ) {
+        let mut by_ids = KeyBuf { ids: [0; MAX_KEYS], len };
+        let mut words: Words = [0; 2];
+        let mut timer = timer_pos.iter().map(|p| p % len).collect::<Vec<_>>();
+        timer.sort_unstable();
+        timer.dedup();
+        for pos in (0..len).filter(|p| !timer.contains(p)) {
+            by_ids.ids[pos] = ids[pos];
+            words = with_id(words, pos, ids[pos]);
+        }
+        // The timer tag positions, set afterwards as `update_timers` sets them.
+        for &pos in &timer {
+            by_ids.ids[pos] = ids[pos];
+            words = with_id(words, pos, ids[pos]);
+        }
+        prop_assert_eq!(ids_of(words), by_ids.inline::<SMALL_KEY>());
+        prop_assert_eq!(hash_words(words), hash_ids(&by_ids.inline::<SMALL_KEY>()));
+    }
+}
