@@ -13,9 +13,8 @@
 //! dictionary), except a `status` key, which is a number.
 
 use super::*;
-use crate::snapshot::{Reader, SnapshotError, Writer};
-
 use crate::histogram::MAX_BUCKET_COUNT;
+use crate::snapshot::{Reader, SnapshotError, Writer};
 
 fn write_sums<W: std::io::Write>(w: &mut Writer<W>, s: &Sums) -> std::io::Result<()> {
     for v in [
