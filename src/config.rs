@@ -551,6 +551,17 @@ impl Config {
                 return Err(invalid(key, format!("{v} is out of range 1..={max}")));
             }
         }
+        // Fewer series than one row needs would export nothing at all.
+        let row = crate::metrics::REQUEST_ROW_SERIES;
+        if self.limits.max_metric_series < row {
+            return Err(invalid(
+                "limits.max_metric_series",
+                format!(
+                    "{} is below {row}, the series of one request report row: nothing could be exported",
+                    self.limits.max_metric_series
+                ),
+            ));
+        }
         if self.temp_pool_size.is_some() {
             return Err(invalid(
                 "temp_pool_size",
@@ -904,6 +915,10 @@ mod tests {
             ("[limits]\nmax_string_bytes = 0", "limits.max_string_bytes"),
             (
                 "[limits]\nmax_metric_series = 0",
+                "limits.max_metric_series",
+            ),
+            (
+                "[limits]\nmax_metric_series = 20",
                 "limits.max_metric_series",
             ),
             ("[metrics]\nseries_idle = \"0s\"", "metrics.series_idle"),

@@ -117,9 +117,10 @@ impl Import {
     pub fn to_toml(&self, source: &str) -> String {
         let count = |f: fn(&Outcome) -> bool| self.tables.iter().filter(|c| f(&c.outcome)).count();
         let mut out = format!(
-            "# Reports converted by `pinbad import-sql` from {source}:\n\
+            "# Reports converted by `pinbad import-sql` from {}:\n\
              # {} tables: {} new reports, {} covered by built-in reports, {} not converted.\n\
              # Paste the [[report]] tables into pinbad's config (see config/pinbad.toml).\n",
+            one_line(source),
             self.tables.len(),
             count(|o| matches!(o, Outcome::Report(_))),
             count(|o| matches!(o, Outcome::Builtin(_))),
@@ -163,9 +164,20 @@ fn render(def: &ReportDef) -> String {
         .unwrap_or_else(|e| format!("# cannot render report `{}`: {e}\n", def.name))
 }
 
-/// Text on one comment line: line breaks shown as `\n`.
+/// Text on one comment line: line breaks shown as `\n` and `\r`, any other control character
+/// (which a TOML comment may not hold, tab aside) as `\xNN`.
 fn one_line(s: &str) -> String {
-    s.replace('\r', "\\r").replace('\n', "\\n")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push(c),
+            c if c.is_control() => out.push_str(&format!("\\x{:02X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn suffixed(name: &str, n: usize) -> String {
@@ -913,6 +925,22 @@ mod tests {
         let config = Config::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
         assert_eq!(config.report.len(), imp.reports().count(), "{text}");
         config
+    }
+
+    /// Control characters a dump can carry (a `\Z` or `\0` escape in a comment, raw bytes in a
+    /// name) are shown escaped in the output's comment lines, which a TOML comment could not hold:
+    /// the output still loads.
+    #[test]
+    fn control_characters_in_names_and_comments_still_give_config_that_loads() {
+        let sql = "CREATE TABLE `odd\u{1}name` (a int) ENGINE=PINBA COMMENT='report1\\Z\\0';\n\
+                   CREATE TABLE t (a int) ENGINE=PINBA COMMENT='rtag_info:country';";
+        let imp = import(sql);
+        let text = imp.to_toml("dump\u{7}.sql");
+        assert!(text.contains("dump\\x07.sql"), "{text}");
+        assert!(text.contains("odd\\x01name"), "{text}");
+        assert!(text.contains("report1\\x1A\\x00"), "{text}");
+        Config::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        loads(&imp);
     }
 
     #[test]

@@ -115,13 +115,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 /// `pinbad import-sql FILE`: the converted config on stdout, what was not converted on stderr.
 fn import_sql(file: &std::path::Path) -> anyhow::Result<()> {
     use std::io::{Read, Write};
-    let mut sql = String::new();
+    // Bytes, then UTF-8 leniently, from a file or stdin alike: a latin1 dump holds raw bytes.
+    let mut bytes = Vec::new();
     let read = if file.as_os_str() == "-" {
-        std::io::stdin().read_to_string(&mut sql).map(|_| ())
+        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
     } else {
-        std::fs::read(file).map(|bytes| sql = String::from_utf8_lossy(&bytes).into_owned())
+        std::fs::read(file).map(|b| bytes = b)
     };
     read.with_context(|| format!("cannot read {}", file.display()))?;
+    let sql = String::from_utf8_lossy(&bytes);
     let import = pinbad::import::import(&sql);
     std::io::stdout()
         .write_all(import.to_toml(&file.display().to_string()).as_bytes())

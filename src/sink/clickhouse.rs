@@ -84,10 +84,39 @@ fn is_identifier(s: &str) -> bool {
         && !s.starts_with(|c: char| c.is_ascii_digit())
 }
 
+/// Whether `a` is `HOST` or `HOST:PORT` (an IPv6 address in brackets), `PORT` a number up to
+/// 65535: what ureq can connect to, so a typo stops start-up instead of failing every insert.
+fn is_host_port(a: &str) -> bool {
+    let (host_ok, port) = match a.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']') {
+            Some((addr, port)) => (addr.parse::<std::net::Ipv6Addr>().is_ok(), port),
+            None => return false,
+        },
+        None => {
+            let (host, port) = a.split_at(a.find(':').unwrap_or(a.len()));
+            let name = |c: char| c.is_ascii_alphanumeric() || ".-_".contains(c);
+            (!host.is_empty() && host.chars().all(name), port)
+        }
+    };
+    host_ok
+        && match port.strip_prefix(':') {
+            Some(p) => p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok(),
+            None => port.is_empty(),
+        }
+}
+
 impl ClickHouseConfig {
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
         let rest = self.url.strip_prefix("http://").unwrap_or("");
-        if rest.is_empty() || rest.contains(['?', '#', ' ']) {
+        let authority = rest.split('/').next().unwrap_or("");
+        if authority.contains('@') {
+            return Err((
+                "url",
+                "must not hold credentials (they would show in the status): use `user` and `password`"
+                    .into(),
+            ));
+        }
+        if rest.contains(['?', '#', ' ']) || !is_host_port(authority) {
             return Err((
                 "url",
                 format!(
@@ -198,6 +227,25 @@ struct OutboxState {
 }
 
 impl OutboxState {
+    /// Past the closing deadline: counts everything still queued as dropped (with one warning)
+    /// and says so; the sender then stops.
+    fn give_up_if_late(&mut self, stats: &SinkStats, sink: &str) -> bool {
+        if self
+            .closing
+            .is_none_or(|deadline| Instant::now() < deadline)
+        {
+            return false;
+        }
+        if self.queued_requests > 0 {
+            tracing::warn!(sink = %sink, requests = self.queued_requests, "ClickHouse did not take everything before shutdown; counted as dropped");
+        }
+        let left: Vec<Insert> = self.queue.drain(..).collect();
+        for i in &left {
+            self.drop_insert(i, stats);
+        }
+        true
+    }
+
     /// Counts an insert taken off the queue unsent as dropped.
     fn drop_insert(&mut self, insert: &Insert, stats: &SinkStats) {
         if insert.timers {
@@ -380,6 +428,10 @@ impl Sender {
             let insert = {
                 let mut st = outbox.state.lock();
                 loop {
+                    // The deadline holds for a slow server too, not only a failing one.
+                    if st.give_up_if_late(stats, &self.sink) {
+                        return;
+                    }
                     if let Some(i) = st.queue.pop_front() {
                         break i;
                     }
@@ -411,17 +463,8 @@ impl Sender {
                     }
                     let mut st = outbox.state.lock();
                     st.queue.push_front(insert);
-                    if let Some(deadline) = st.closing {
-                        if Instant::now() >= deadline {
-                            let left: Vec<Insert> = st.queue.drain(..).collect();
-                            if st.queued_requests > 0 {
-                                tracing::warn!(sink = %self.sink, requests = st.queued_requests, "ClickHouse did not take everything before shutdown; counted as dropped");
-                            }
-                            for i in &left {
-                                st.drop_insert(i, stats);
-                            }
-                            return;
-                        }
+                    if st.give_up_if_late(stats, &self.sink) {
+                        return;
                     }
                     // Backoff; closing wakes it early (then one more try before the deadline).
                     outbox.wake.wait_for(&mut st, self.backoff);
@@ -596,6 +639,43 @@ fn base64(input: &[u8]) -> String {
 mod tests {
     use super::*;
     use crate::record::{Record, Timer};
+
+    #[test]
+    fn urls_are_checked_at_start_up_and_hold_no_credentials() {
+        let check = |url: &str| {
+            ClickHouseConfig {
+                url: url.into(),
+                ..Default::default()
+            }
+            .validate()
+        };
+        for good in [
+            "http://127.0.0.1:8123",
+            "http://localhost:8123/",
+            "http://[::1]:8123",
+            "http://clickhouse.example.com",
+        ] {
+            assert!(check(good).is_ok(), "{good}");
+        }
+        let e = check("http://user:secret@127.0.0.1:8123").unwrap_err();
+        assert_eq!(e.0, "url");
+        assert!(
+            e.1.contains("credentials") && !e.1.contains("secret"),
+            "{e:?}"
+        );
+        for bad in [
+            "http://[::1",
+            "http://[nope]:8123",
+            "http://h:port",
+            "http://h:99999",
+            "http://h:+80",
+            "http://:8123",
+            "https://127.0.0.1:8123",
+            "http://h:8123/?x=1",
+        ] {
+            assert_eq!(check(bad).map_err(|e| e.0), Err("url"), "{bad}");
+        }
+    }
 
     #[test]
     fn base64_matches_the_rfc_examples() {

@@ -6,8 +6,10 @@
 //! `PATH` is opened, and a short-lived thread ("pinbad-sink-gz") compresses the rotated file to
 //! `….gz` (with `gzip = true`) and removes the oldest rotated files beyond `keep`. One
 //! compression runs at a time; the sink thread only waits for the previous one at the next
-//! rotation. Runs on the sink's thread; each round is one `write` call, so a line is either
-//! written whole or counted `failed`. At shutdown the file is synced (`close`).
+//! rotation. Runs on the sink's thread; each round's lines are written in one go, and a write that
+//! fails part-way (a full disk) is cut back off the file, so a line is either written whole or
+//! counted `failed`. A rotation that fails (the directory not writable) is tried again after
+//! 10 s (`ROTATE_RETRY`), not at every round. At shutdown the file is synced (`close`).
 
 use std::fs::File;
 use std::io::Write;
@@ -74,6 +76,9 @@ impl FileConfig {
     }
 }
 
+/// How long after a failed rotation the next is tried (and its warning logged again).
+const ROTATE_RETRY: Duration = Duration::from_secs(10);
+
 /// The open file and the lines encoded for it.
 pub struct FileOutput {
     config: FileConfig,
@@ -89,6 +94,8 @@ pub struct FileOutput {
     last_error_log: Option<Instant>,
     /// Unix ms in the name of the last rotated file.
     last_rotation_ms: u64,
+    /// After a failed rotation: not tried again before this.
+    rotate_after: Option<Instant>,
 }
 
 impl FileOutput {
@@ -106,6 +113,7 @@ impl FileOutput {
             compressor: None,
             last_error_log: None,
             last_rotation_ms: 0,
+            rotate_after: None,
         })
     }
 
@@ -129,7 +137,11 @@ impl FileOutput {
             }
             Err(e) => {
                 stats.failed.fetch_add(self.lines, Relaxed);
-                self.file = None;
+                // What went in before the error is cut off again: the next write must not
+                // continue a half line. `bytes` is the file's length before this write.
+                if let Some(f) = self.file.take() {
+                    let _ = f.set_len(self.bytes);
+                }
                 // One log line per 10 s at most: a full disk must not flood the log.
                 if self
                     .last_error_log
@@ -166,9 +178,11 @@ impl FileOutput {
         self.last_rotation_ms = ms;
         self.file = None;
         if let Err(e) = std::fs::rename(&path, &rotated) {
-            tracing::warn!(path = %path.display(), error = %e, "File sink cannot rotate");
+            tracing::warn!(path = %path.display(), error = %e, retry_in = ?ROTATE_RETRY, "File sink cannot rotate");
+            self.rotate_after = Some(Instant::now() + ROTATE_RETRY);
             return;
         }
+        self.rotate_after = None;
         stats.rotations.fetch_add(1, Relaxed);
         match open_append(&path) {
             Ok(f) => self.file = Some(f),
@@ -209,7 +223,7 @@ impl Output for FileOutput {
         self.write(stats);
         let full = self.bytes >= self.config.max_bytes.0;
         let old = self.bytes > 0 && self.opened.elapsed() >= self.config.max_age.0;
-        if full || old {
+        if (full || old) && self.rotate_after.is_none_or(|t| Instant::now() >= t) {
             self.rotate(stats);
         }
     }
@@ -248,11 +262,11 @@ fn suffixed(path: &Path, suffix: &str) -> PathBuf {
 }
 
 /// Gzips `path` to `path.gz` (through a temporary file, so a `.gz` is always whole), then removes
-/// `path`.
+/// `path`. A temporary file that fails (a full disk) is removed, not left to accumulate.
 fn compress(path: &Path) -> std::io::Result<()> {
     let gz = suffixed(path, "gz");
     let tmp = suffixed(path, "gz.tmp");
-    {
+    let written = (|| {
         let mut input = File::open(path)?;
         let out = File::create(&tmp)?;
         let mut enc = flate2::write::GzEncoder::new(
@@ -262,9 +276,32 @@ fn compress(path: &Path) -> std::io::Result<()> {
         std::io::copy(&mut input, &mut enc)?;
         let out = enc.finish()?;
         out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&tmp, &gz)
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
     }
-    std::fs::rename(&tmp, &gz)?;
     std::fs::remove_file(path)
+}
+
+/// Whether `file_name` is a rotated file of the file named `name`: `NAME.STAMP` or
+/// `NAME.STAMP.gz`, STAMP as [`FileOutput::rotate`] writes it (`2026-11-24T22-43-00.123Z`). Only
+/// those are pruned: another sink's `NAME.slow`, or an operator's `NAME.bak`, are not ours.
+fn is_rotated(file_name: &str, name: &str) -> bool {
+    let Some(rest) = file_name
+        .strip_prefix(name)
+        .and_then(|r| r.strip_prefix('.'))
+    else {
+        return false;
+    };
+    let stamp = rest.strip_suffix(".gz").unwrap_or(rest);
+    const SHAPE: &[u8] = b"dddd-dd-ddTdd-dd-dd.dddZ";
+    stamp.len() == SHAPE.len()
+        && stamp.bytes().zip(SHAPE).all(|(b, &s)| match s {
+            b'd' => b.is_ascii_digit(),
+            _ => b == s,
+        })
 }
 
 /// Removes the oldest rotated files of `path` beyond `keep` (names sort in rotation order).
@@ -277,7 +314,7 @@ fn prune(path: &Path, keep: usize) {
     } else {
         dir
     };
-    let prefix = format!("{}.", name.to_string_lossy());
+    let name = name.to_string_lossy();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -287,7 +324,7 @@ fn prune(path: &Path, keep: usize) {
         .filter(|p| {
             p.file_name()
                 .map(|n| n.to_string_lossy())
-                .is_some_and(|n| n.starts_with(&prefix) && !n.ends_with(".tmp"))
+                .is_some_and(|n| is_rotated(&n, &name))
         })
         .collect();
     rotated.sort();
@@ -344,5 +381,46 @@ mod tests {
             .unwrap();
         assert_eq!(text.lines().count(), 30);
         assert!(text.lines().all(|l| l.starts_with("{\"round\":4,")));
+    }
+
+    /// Pruning removes this sink's oldest rotated files only: not another sink's file whose name
+    /// starts with this one's (`r.ndjson.slow` and its rotated files), nor an operator's copy.
+    #[test]
+    fn pruning_leaves_files_that_are_not_this_sinks_rotations() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.ndjson");
+        let others = [
+            "r.ndjson.slow",
+            "r.ndjson.slow.2020-01-01T00-00-00.000Z",
+            "r.ndjson.bak",
+            "r.ndjson.2020-01-01T00-00-00.000Z.gz.tmp",
+        ];
+        let ours = [
+            "r.ndjson.2020-01-01T00-00-00.000Z.gz",
+            "r.ndjson.2020-01-01T00-00-01.000Z",
+            "r.ndjson.2020-01-01T00-00-02.000Z.gz",
+        ];
+        for n in others.iter().chain(&ours) {
+            std::fs::write(dir.path().join(n), b"x").unwrap();
+        }
+        prune(&path, 1);
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let mut want: Vec<String> = others.iter().map(|n| n.to_string()).collect();
+        want.push(ours[2].to_string());
+        want.sort();
+        assert_eq!(left, want);
+        assert!(is_rotated("r.ndjson.2026-11-24T22-43-00.123Z", "r.ndjson"));
+        assert!(!is_rotated(
+            "r.ndjson.2026-11-24T22-43-00.123Z.gz.tmp",
+            "r.ndjson"
+        ));
+        assert!(!is_rotated(
+            "r.ndjsonx.2026-11-24T22-43-00.123Z",
+            "r.ndjson"
+        ));
     }
 }

@@ -261,7 +261,7 @@ impl Tap for Sink {
         }
         let n = round.batch().len() as u64;
         let queued = self.stats.queued.load(Relaxed);
-        if queued + n > self.config.queue as u64 {
+        if !admits(queued, n, self.config.queue as u64) {
             self.stats.dropped.fetch_add(n, Relaxed);
             return;
         }
@@ -271,6 +271,14 @@ impl Tap for Sink {
             self.stats.dropped.fetch_add(n, Relaxed);
         }
     }
+}
+
+/// Whether a round of `n` requests joins a queue holding `queued` of at most `queue`. An empty
+/// queue takes a round whole whatever its size: a `queue` smaller than one round (up to
+/// `merger::ROUND_REQUESTS`) would otherwise refuse every round of a busy merger and the sink
+/// would get nothing. So the queue holds at most `queue`, or one round.
+fn admits(queued: u64, n: u64, queue: u64) -> bool {
+    queued == 0 || queued + n <= queue
 }
 
 impl Sink {
@@ -586,6 +594,17 @@ mod tests {
         crate::config::Config::parse(text)
             .map(|c| c.sink)
             .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn an_empty_queue_takes_a_round_larger_than_itself() {
+        assert!(
+            admits(0, 4096, 1000),
+            "a round larger than the queue, queue empty"
+        );
+        assert!(!admits(1, 4096, 1000), "but not beside anything queued");
+        assert!(admits(500, 500, 1000));
+        assert!(!admits(501, 500, 1000));
     }
 
     #[test]

@@ -93,7 +93,10 @@ fn import_sql_reads_stdin_and_fails_clearly_on_a_missing_file() {
         use std::io::Write;
         let mut stdin = child.stdin.take().unwrap();
         stdin
-            .write_all(b"CREATE TABLE t (a int) ENGINE=PINBA COMMENT='rtag_info:country';")
+            // A latin1 byte (a dump of raw client strings): read leniently, as from a file.
+            .write_all(
+                b"-- caf\xe9\nCREATE TABLE t (a int) ENGINE=PINBA COMMENT='rtag_info:country';",
+            )
             .unwrap();
     }
     let out = child.wait_with_output().unwrap();

@@ -577,7 +577,8 @@
       head.unshift(h('th', { class: 'key', title: "each row's history" }, ''));
       const body = t.rows.map((r) => {
         const filter = new URLSearchParams();
-        for (const k of keys) filter.append('filter', `${k}:${r[k]}`);
+        // An absent schema is null here and "" in the history store.
+        for (const k of keys) filter.append('filter', `${k}:${r[k] ?? ''}`);
         const range = params().get('range');
         if (range) filter.set('range', range);
         return h('tr', {},
