@@ -342,6 +342,25 @@ pub fn query_pairs(raw: Option<&str>) -> Result<Vec<(String, String)>, ApiError>
     Ok(pairs)
 }
 
+/// A 400 naming the first parameter of `pairs` given more than once, unless it is one of the
+/// `repeatable` ones: a repeat would be either last-wins or ANDed (matching nothing for a field),
+/// both surprising. Quadratic, over at most [`MAX_QUERY_PARAMS`].
+pub fn refuse_repeats(pairs: &[(String, String)], repeatable: &[&str]) -> Result<(), ApiError> {
+    for (i, (k, _)) in pairs.iter().enumerate() {
+        if !repeatable.contains(&k.as_str()) && pairs[..i].iter().any(|(p, _)| p == k) {
+            let but = match repeatable {
+                [] => String::new(),
+                r => format!(", but `{}`", r.join("`, `")),
+            };
+            return Err(ApiError::bad_parameter(
+                k,
+                format!("given more than once (each parameter takes one value{but})"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A request's body, at most `limit` bytes (`limits.max_body_bytes`): a 413 above it, a 400 when
 /// the body could not be read (the client broke it off), each saying so.
 pub async fn read_body(
@@ -433,6 +452,20 @@ mod tests {
             pairs(&[("a", ""), ("b", ""), ("c", "1=2")])
         );
         assert_eq!(parsed(Some("x=%C3%A9%41")), pairs(&[("x", "éA")]));
+    }
+
+    #[test]
+    fn repeats_are_refused_but_for_the_repeatable() {
+        let pairs = |raw| query_pairs(Some(raw)).unwrap();
+        assert!(refuse_repeats(&pairs("filter=a:1&filter=b:2&limit=3"), &["filter"]).is_ok());
+        let e = refuse_repeats(&pairs("filter=a:1&limit=3&limit=4"), &["filter"]).unwrap_err();
+        assert_eq!(e.status, StatusCode::BAD_REQUEST);
+        assert!(
+            e.detail.contains("`limit`") && e.detail.contains("but `filter`"),
+            "{e}"
+        );
+        let e = refuse_repeats(&pairs("filter=a:1&filter=b:2"), &[]).unwrap_err();
+        assert!(e.detail.contains("`filter`"), "{e}");
     }
 
     #[test]

@@ -161,17 +161,8 @@ fn build_query(params: &[(String, String)], limits: &Limits) -> Result<(Query, F
         ..Query::default()
     };
     let mut format = Format::Json;
-    let mut seen: Vec<&str> = Vec::new();
+    super::refuse_repeats(params, &["filter", "match"])?;
     for (name, value) in params {
-        if name != "filter" && name != "match" {
-            if seen.contains(&name.as_str()) {
-                return Err(ApiError::bad_parameter(
-                    name,
-                    "given more than once (only `filter` and `match` may repeat)",
-                ));
-            }
-            seen.push(name);
-        }
         let number = |what: &str| {
             value.parse::<usize>().map_err(|_| {
                 ApiError::bad_parameter(what, format!("`{value}` is not a non-negative integer"))

@@ -59,17 +59,9 @@ impl RequestFilter {
         extra_names: &str,
     ) -> Result<RequestFilter, ApiError> {
         let mut f = RequestFilter::default();
-        let mut seen: Vec<String> = Vec::new();
-        for (k, v) in query_pairs(raw)? {
-            // Every parameter has one value: a repeat would be either last-wins or ANDed
-            // (matching nothing for a field), both surprising, so it is refused.
-            if seen.contains(&k) {
-                return Err(ApiError::bad_parameter(
-                    &k,
-                    "given more than once (each parameter takes one value)",
-                ));
-            }
-            seen.push(k.clone());
+        let pairs = query_pairs(raw)?;
+        super::refuse_repeats(&pairs, &[])?;
+        for (k, v) in pairs {
             match k.as_str() {
                 "limit" if max_limit.is_some() => {
                     let max_limit = max_limit.unwrap_or(0);

@@ -468,22 +468,29 @@ struct Deferral {
 }
 
 impl Deferral {
-    /// Defers contribution `index` of the batch under `key`: a timer's of the request numbered
-    /// `mark` (never 0, see `update_timers`), or a request's (`mark` 0).
-    #[inline]
-    fn push(&mut self, key: &KeyBuf, index: u32, mark: u64) {
-        let (hash, key) = if key.len <= SMALL_KEY {
-            let small = key.inline();
-            (hash_ids(&small), small)
-        } else {
-            let large = key.inline::<MAX_KEYS>();
-            self.large.push(large);
-            (hash_ids(&large), [self.large.len() as u32 - 1, 0, 0, 0])
-        };
+    /// Defers contribution `index` of the batch under a small `key`: a timer's of the request
+    /// numbered `mark` (never 0, see `update_timers`), or a request's (`mark` 0).
+    #[inline(always)]
+    fn push_small(&mut self, key: Words, index: u32, mark: u64) {
         self.entries.push(Deferred {
-            pos: (hash & self.mask) as u32,
+            pos: (hash_words(key) & self.mask) as u32,
             index,
-            key,
+            key: ids_of(key),
+            mark,
+        });
+    }
+
+    /// [`Deferral::push_small`] of a key of more than [`SMALL_KEY`] ids: the key goes to
+    /// `large`, the entry holds its index there.
+    #[inline]
+    fn push_large(&mut self, key: &KeyBuf, index: u32, mark: u64) {
+        debug_assert!(key.len > SMALL_KEY, "small keys are deferred as words");
+        let large = key.inline::<MAX_KEYS>();
+        self.large.push(large);
+        self.entries.push(Deferred {
+            pos: (hash_ids(&large) & self.mask) as u32,
+            index,
+            key: [self.large.len() as u32 - 1, 0, 0, 0],
             mark,
         });
     }
@@ -2354,11 +2361,11 @@ fn hash_words(w: Words) -> u64 {
 }
 
 /// A request's key in the form its report builds it: [`Words`] for at most [`SMALL_KEY`] keys, a
-/// [`KeyBuf`] for more. What [`Report::update`] does with it.
+/// [`KeyBuf`] for more (only: its methods assume it). What [`Report::update`] does with it.
 trait RowKey: Copy {
     /// The key with its timer tag keys set from a timer's `tags`; `None` when the timer lacks one.
     fn with_timer_tags(self, timer_keys: &[(usize, u32)], tags: &[TagPair]) -> Option<Self>;
-    /// Defers contribution `index` under this key (see [`Deferral::push`]).
+    /// Defers contribution `index` under this key (see [`Deferral::push_small`]).
     fn defer(self, d: &mut Deferral, index: u32, mark: u64);
     /// Counts `c` into this key's row of the open tick now ([`Report::apply`]).
     fn apply(self, r: &mut Report, c: &impl Counted, mark: Option<u64>);
@@ -2371,7 +2378,7 @@ impl RowKey for KeyBuf {
     }
     #[inline(always)]
     fn defer(self, d: &mut Deferral, index: u32, mark: u64) {
-        d.push(&self, index, mark);
+        d.push_large(&self, index, mark);
     }
     #[inline(always)]
     fn apply(self, r: &mut Report, c: &impl Counted, mark: Option<u64>) {
@@ -2389,12 +2396,7 @@ impl RowKey for Words {
     }
     #[inline(always)]
     fn defer(self, d: &mut Deferral, index: u32, mark: u64) {
-        d.entries.push(Deferred {
-            pos: (hash_words(self) & d.mask) as u32,
-            index,
-            key: ids_of(self),
-            mark,
-        });
+        d.push_small(self, index, mark);
     }
     #[inline(always)]
     fn apply(self, r: &mut Report, c: &impl Counted, mark: Option<u64>) {
