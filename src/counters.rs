@@ -26,6 +26,8 @@ pub enum Reject {
     BadDictionaryIndex,
     /// NaN or ±Inf in a time.
     NonFinite,
+    /// A time beyond `decode::MAX_SECONDS` (a client's garbage: it would overflow the sums).
+    TimeOutOfRange,
     /// The source address is outside `udp.allow` (whole datagram).
     SourceNotAllowed,
     /// The datagram filled the whole receive buffer, so it may have been cut (whole datagram).
@@ -33,7 +35,7 @@ pub enum Reject {
 }
 
 impl Reject {
-    pub const ALL: [Reject; 9] = [
+    pub const ALL: [Reject; 10] = [
         Reject::Malformed,
         Reject::MissingRequired,
         Reject::TimerArrayMismatch,
@@ -41,6 +43,7 @@ impl Reject {
         Reject::RequestTagMismatch,
         Reject::BadDictionaryIndex,
         Reject::NonFinite,
+        Reject::TimeOutOfRange,
         Reject::SourceNotAllowed,
         Reject::Truncated,
     ];
@@ -54,6 +57,7 @@ impl Reject {
             Reject::RequestTagMismatch => "request_tag_mismatch",
             Reject::BadDictionaryIndex => "bad_dictionary_index",
             Reject::NonFinite => "non_finite",
+            Reject::TimeOutOfRange => "time_out_of_range",
             Reject::SourceNotAllowed => "source_not_allowed",
             Reject::Truncated => "truncated",
         }
@@ -78,7 +82,7 @@ pub struct DecodeStats {
     /// Logical requests accepted (a nested batch counts each accepted request).
     pub requests_accepted: u64,
     /// Rejections by reason, indexed like [`Reject::ALL`].
-    pub rejected: [u64; 9],
+    pub rejected: [u64; 10],
     /// Timers with hit_count 0, skipped.
     pub timers_skipped: u64,
     /// Timers beyond `limits.max_timers_per_request`, dropped.
@@ -122,7 +126,7 @@ pub struct Counters {
     /// Requests decoded and kept; a datagram queued undecoded ([`crate::record::Batch::raw`])
     /// counts as one until the merger decodes it.
     pub requests_accepted: AtomicU64,
-    pub rejected: [AtomicU64; 9],
+    pub rejected: [AtomicU64; 10],
     pub timers_skipped: AtomicU64,
     pub timers_dropped: AtomicU64,
     pub timer_tags_dropped: AtomicU64,

@@ -31,8 +31,9 @@
 //! 6. `bad_dictionary_index`: any entry of 13, 14, 20 or 21 ≥ len(15).
 //! 7. `non_finite`: NaN or ±Inf in fields 7, 8, 9, any entry of 11, or the entries of 22/23 that
 //!    belong to a timer (entries past the timer count are ignored).
+//! 8. `time_out_of_range`: one of those times above [`MAX_SECONDS`] (10^9 s, ~31.7 years).
 //!
-//! Checks 6 and 7 look at every timer on the wire, including those then skipped (hit_count 0) or
+//! Checks 6 to 8 look at every timer on the wire, including those then skipped (hit_count 0) or
 //! cut by the caps: they judge the request as sent.
 //!
 //! ## What accepted requests go through
@@ -855,18 +856,36 @@ fn check(m: &Message, policy: &DecodePolicy) -> Result<(), Reject> {
     {
         return Err(Reject::BadDictionaryIndex);
     }
-    let finite = |values: &[f32]| values.iter().fold(true, |ok, v| ok & v.is_finite());
+    // One test for both checks (NaN fails both comparisons, ±Inf one of them; a finite negative
+    // time passes, to be clamped to 0); the reason is told apart only for the rare request that
+    // fails it.
+    let within = |values: &[f32]| {
+        values
+            .iter()
+            .fold(true, |ok, v| ok & (f32::MIN..=MAX_SECONDS).contains(v))
+    };
     let ru_utime = &m.timer_ru_utime[..m.timer_ru_utime.len().min(timers)];
     let ru_stime = &m.timer_ru_stime[..m.timer_ru_stime.len().min(timers)];
-    if !(finite(&[m.request_time, m.ru_utime, m.ru_stime])
-        && finite(&m.timer_value)
-        && finite(ru_utime)
-        && finite(ru_stime))
-    {
-        return Err(Reject::NonFinite);
+    let times = [m.request_time, m.ru_utime, m.ru_stime];
+    let all = [&times[..], &m.timer_value, ru_utime, ru_stime];
+    if !all.iter().all(|values| within(values)) {
+        let finite = all
+            .iter()
+            .all(|values| values.iter().all(|v| v.is_finite()));
+        return Err(if finite {
+            Reject::TimeOutOfRange
+        } else {
+            Reject::NonFinite
+        });
     }
     Ok(())
 }
+
+/// The largest time a request or timer may carry, in seconds (~31.7 years; negative times are
+/// clamped to 0 rather than refused, see the module doc). No request runs that long: a larger
+/// value is a client's garbage, and it would not fit the reports' sums, which are nanoseconds in
+/// a `u64` (1.8e10 s in all): eighteen requests at this bound already fill one.
+pub const MAX_SECONDS: f32 = 1e9;
 
 /// Negative times (and -0.0) become 0. The value is already known to be finite.
 #[inline(always)]
@@ -1324,13 +1343,17 @@ mod tests {
         {
             return Err(Reject::BadDictionaryIndex);
         }
-        let mut times = [r.request_time, r.ru_utime, r.ru_stime]
+        let times = [r.request_time, r.ru_utime, r.ru_stime]
             .into_iter()
             .chain(r.timer_value.iter().copied())
             .chain(r.timer_ru_utime.iter().take(timers).copied())
             .chain(r.timer_ru_stime.iter().take(timers).copied());
-        if times.any(|t| t.is_nan() || t.is_infinite()) {
+        let times: Vec<f32> = times.collect();
+        if times.iter().any(|t| t.is_nan() || t.is_infinite()) {
             return Err(Reject::NonFinite);
+        }
+        if times.iter().any(|&t| t > MAX_SECONDS) {
+            return Err(Reject::TimeOutOfRange);
         }
         let clamp = |t: f32| seconds(if t <= 0.0 { 0.0 } else { t });
         let mut string = |bytes: &[u8]| {
@@ -1642,6 +1665,7 @@ mod tests {
             1 => Just(-0.0f32),
             2 => any::<u32>().prop_map(f32::from_bits),
             1 => prop_oneof![Just(f32::NAN), Just(f32::INFINITY), Just(f32::NEG_INFINITY)],
+            1 => prop_oneof![Just(MAX_SECONDS), Just(MAX_SECONDS * 1.001), Just(-1e30f32)],
         ]
     }
 
@@ -2186,6 +2210,40 @@ mod tests {
             r.timer_ru_stime.push(0.0005 * i as f32);
         }
         r
+    }
+
+    #[test]
+    fn times_beyond_the_bound_are_refused_and_negative_ones_clamped() {
+        let mut r = typical_request();
+        r.ru_utime = -1e30; // finite and negative: clamped to 0, as any negative time
+        r.timer_value[3] = MAX_SECONDS; // the bound itself is a time
+        let outcome = decode_alone(DecodePolicy::default(), &r.encode_to_vec());
+        assert_eq!(outcome.requests.len(), 1, "{:?}", outcome.rejected);
+        assert_eq!(outcome.requests[0]["ru_utime"], 0.0);
+        let beyond = MAX_SECONDS * 1.001;
+        type Set = fn(&mut proto::Request, f32);
+        let fields: [(&str, Set); 4] = [
+            ("request_time", |r, v| r.request_time = v),
+            ("ru_stime", |r, v| r.ru_stime = v),
+            ("timer value", |r, v| r.timer_value[0] = v),
+            ("timer ru_stime", |r, v| r.timer_ru_stime[1] = v),
+        ];
+        for (what, set) in fields {
+            for (v, reason) in [
+                (beyond, "time_out_of_range"),
+                (f32::MAX, "time_out_of_range"),
+                (f32::INFINITY, "non_finite"),
+                (f32::NEG_INFINITY, "non_finite"),
+            ] {
+                let mut r = typical_request();
+                set(&mut r, v);
+                let outcome = decode_alone(DecodePolicy::default(), &r.encode_to_vec());
+                assert_eq!(outcome.rejected, [reason], "{what} = {v}");
+                let mut counts = DecodeStats::default();
+                let expected = policy_from_prost(&r, &[], &DecodePolicy::default(), &mut counts);
+                assert_matches_reference(&outcome, &expected, &counts, what);
+            }
+        }
     }
 
     #[test]

@@ -65,12 +65,16 @@ pub struct Converted {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Import {
     pub tables: Vec<Converted>,
+    /// What in the input could not be read as SQL (an unterminated string or comment, with its
+    /// line): what follows it was not read either, so tables may be missing.
+    pub warnings: Vec<String>,
 }
 
 /// Reads every `CREATE TABLE` of `sql` and converts it.
 pub fn import(sql: &str) -> Import {
     let mut names: HashSet<String> = builtin_defs().into_iter().map(|d| d.name).collect();
-    let tables = parse_tables(sql)
+    let (tables, warnings) = parse(sql);
+    let tables = tables
         .into_iter()
         .map(|table| {
             let mut c = convert(table);
@@ -92,7 +96,7 @@ pub fn import(sql: &str) -> Import {
             c
         })
         .collect();
-    Import { tables }
+    Import { tables, warnings }
 }
 
 impl Import {
@@ -165,8 +169,9 @@ fn render(def: &ReportDef) -> String {
 }
 
 /// Text on one comment line: line breaks shown as `\n` and `\r`, any other control character
-/// (which a TOML comment may not hold, tab aside) as `\xNN`.
-fn one_line(s: &str) -> String {
+/// (which a TOML comment may not hold, tab aside) as `\xNN`. Also what `import-sql` says on
+/// stderr: a dump's bytes never reach the terminal as control sequences.
+pub fn one_line(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -698,11 +703,20 @@ enum Token {
 }
 
 /// Splits SQL into tokens, skipping whitespace and comments (`-- `, `#`, `/* */`, including
-/// mysqldump's `/*!40101 … */` version comments, which never hold a `CREATE TABLE`).
-fn tokens(sql: &str) -> Vec<Token> {
+/// mysqldump's `/*!40101 … */` version comments, which never hold a `CREATE TABLE`). A string or
+/// comment still open at the end swallowed the rest of the input: said in `warnings`, with the
+/// line it opened on.
+fn tokens(sql: &str, warnings: &mut Vec<String>) -> Vec<Token> {
     let chars: Vec<char> = sql.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
+    let line_of = |i: usize| 1 + chars[..i].iter().filter(|&&c| c == '\n').count();
+    let mut unterminated = |what: &str, at: usize| {
+        warnings.push(format!(
+            "{what} opened on line {} is never closed: the input after it was not read",
+            line_of(at)
+        ));
+    };
     while i < chars.len() {
         let c = chars[i];
         let next = chars.get(i + 1).copied();
@@ -715,18 +729,25 @@ fn tokens(sql: &str) -> Vec<Token> {
                 i += 1;
             }
         } else if c == '/' && next == Some('*') {
+            let start = i;
             i += 2;
             while i < chars.len() && !(chars[i] == '*' && chars.get(i + 1) == Some(&'/')) {
                 i += 1;
             }
+            if i >= chars.len() {
+                unterminated("a /* comment", start);
+            }
             i += 2;
-        } else if c == '\'' || c == '"' {
-            let (text, end) = quoted(&chars, i, c, true);
-            out.push(Token::Text(text));
-            i = end;
-        } else if c == '`' {
-            let (text, end) = quoted(&chars, i, '`', false);
-            out.push(Token::Quoted(text));
+        } else if c == '\'' || c == '"' || c == '`' {
+            let (text, end) = quoted(&chars, i, c, c != '`');
+            if end > chars.len() {
+                unterminated(&format!("a {c}…{c} string"), i);
+            }
+            out.push(if c == '`' {
+                Token::Quoted(text)
+            } else {
+                Token::Text(text)
+            });
             i = end;
         } else if c.is_alphanumeric() || c == '_' || c == '$' {
             let start = i;
@@ -744,8 +765,9 @@ fn tokens(sql: &str) -> Vec<Token> {
     out
 }
 
-/// The string opened by `quote` at `start`: its unescaped text and the index after it. A doubled
-/// quote is one quote; with `backslash`, MySQL's backslash escapes apply too.
+/// The string opened by `quote` at `start`: its unescaped text and the index after it (past the
+/// end of `chars` when it is never closed). A doubled quote is one quote; with `backslash`,
+/// MySQL's backslash escapes apply too.
 fn quoted(chars: &[char], start: usize, quote: char, backslash: bool) -> (String, usize) {
     let mut text = String::new();
     let mut i = start + 1;
@@ -781,20 +803,26 @@ fn quoted(chars: &[char], start: usize, quote: char, backslash: bool) -> (String
         text.push(c);
         i += 1;
     }
-    (text, i)
+    (text, chars.len() + 1)
 }
 
 /// Every `CREATE TABLE … (…) options` statement of `sql`, in order. Other statements (DROP,
 /// INSERT, SET, LOCK, views) are skipped; `CREATE TABLE … LIKE`/`AS SELECT` have no options to read
 /// and come out with neither engine nor comment.
 pub fn parse_tables(sql: &str) -> Vec<Table> {
+    parse(sql).0
+}
+
+/// [`parse_tables`], with what could not be read (see [`Import::warnings`]).
+fn parse(sql: &str) -> (Vec<Table>, Vec<String>) {
+    let mut warnings = Vec::new();
     let mut tables = Vec::new();
-    for statement in tokens(sql).split(|t| *t == Token::Punct(';')) {
+    for statement in tokens(sql, &mut warnings).split(|t| *t == Token::Punct(';')) {
         if let Some(t) = create_table(statement) {
             tables.push(t);
         }
     }
-    tables
+    (tables, warnings)
 }
 
 fn is_word(t: Option<&Token>, w: &str) -> bool {
@@ -1411,6 +1439,32 @@ mod tests {
         assert_eq!(names, ["pinba_stats__", "pinba_stats___2"]);
         assert!(outcome(&imp, "pinba stats/é").notes[0].contains("report name `pinba_stats__`"));
         loads(&imp);
+    }
+
+    #[test]
+    fn an_unclosed_string_or_comment_is_reported_with_its_line() {
+        let first = engine_table("first", "tag_info:group");
+        for (broken, what) in [
+            ("INSERT INTO x VALUES ('it\\'s;\n", "'…' string"),
+            ("SELECT `x;\n", "`…` string"),
+            ("/* a comment\n", "/* comment"),
+        ] {
+            // (What follows has no quote, which would close the string and shift the rest.)
+            let sql = format!("{first}\n\n{broken}CREATE TABLE lost (a int) ENGINE=PINBA;\n");
+            let line = 1 + first.matches('\n').count() + 2;
+            let imp = import(&sql);
+            assert_eq!(imp.tables.len(), 1, "{what}: only the table before it");
+            assert_eq!(
+                imp.warnings,
+                [format!(
+                    "a {what} opened on line {line} is never closed: the input after it was not read"
+                )],
+                "{what}"
+            );
+        }
+        assert!(import(&(first + "SELECT 'it''s', `a``b`; /* closed */"))
+            .warnings
+            .is_empty());
     }
 
     #[test]

@@ -125,11 +125,26 @@ fn import_sql(file: &std::path::Path) -> anyhow::Result<()> {
     read.with_context(|| format!("cannot read {}", file.display()))?;
     let sql = String::from_utf8_lossy(&bytes);
     let import = pinbad::import::import(&sql);
+    let say = pinbad::import::one_line;
+    for w in &import.warnings {
+        eprintln!("pinbad: {}: {}", file.display(), say(w));
+    }
+    // Nothing to convert is a failure, not an empty config: a compressed dump, the wrong file.
+    if import.tables.is_empty() {
+        anyhow::bail!(
+            "no CREATE TABLE statement in {} (a mysqldump of the Pinba database is expected;              decompress a .gz dump first)",
+            file.display()
+        );
+    }
     std::io::stdout()
         .write_all(import.to_toml(&file.display().to_string()).as_bytes())
         .context("cannot write the output")?;
     for (c, why) in import.not_converted() {
-        eprintln!("pinbad: not converted: table `{}`: {why}", c.table.name);
+        eprintln!(
+            "pinbad: not converted: table `{}`: {}",
+            say(&c.table.name),
+            say(why)
+        );
     }
     Ok(())
 }

@@ -501,8 +501,10 @@ pub fn restore_at_start(shared: &mut Shared) {
             return;
         }
         Err(e) => {
+            // Kept aside (renamed), as any snapshot that cannot be read: a permission or a disk
+            // error says nothing against its content, which the operator may still want.
             let e = SnapshotError::Io(e);
-            skip(shared, &path, &e, false);
+            skip(shared, &path, &e, true);
             return;
         }
     };
@@ -587,7 +589,7 @@ pub(crate) fn remove_partial_writes(dir: &Path, name: &str) {
 }
 
 /// Logs why a snapshot is skipped, records it for the status, and consumes the file: kept aside
-/// as [`SKIPPED_FILE`] when it is damaged (`keep`), else deleted.
+/// as [`SKIPPED_FILE`] when it cannot be read or is damaged (`keep`), else (too old) deleted.
 fn skip(shared: &mut Shared, path: &Path, e: &SnapshotError, keep: bool) {
     let reason = e.to_string();
     let aside: PathBuf = path.with_file_name(SKIPPED_FILE);
@@ -892,7 +894,10 @@ fn restore_content(
     let mut saved = Vec::with_capacity(count);
     for _ in 0..count {
         let name = String::from_utf8_lossy(r.blob()?).into_owned();
-        let def: Option<ReportDef> = serde_json::from_slice(r.blob()?).ok();
+        // A definition this version cannot read (another version's) is told apart from one that
+        // changed: the skip says why.
+        let def: Result<ReportDef, String> =
+            serde_json::from_slice(r.blob()?).map_err(|e| e.to_string());
         let (history_ms, tick_ms, ticks, phase_ms) = (r.u64()?, r.u64()?, r.u64()?, r.u64()?);
         let window = Window {
             history_ms,
@@ -919,7 +924,9 @@ fn restore_content(
                 return Outcome::Gone;
             };
             let mut report = cell.report.write();
-            let why = if def.as_ref() != Some(report.def()) {
+            let why = if let Err(e) = def {
+                Some(format!("its saved definition cannot be read: {e}"))
+            } else if def.as_ref() != Ok(report.def()) {
                 Some("its definition changed".to_string())
             } else if *window != report.window() {
                 Some("its window changed (history, report_ticks or family)".to_string())
@@ -1272,6 +1279,14 @@ mod tests {
             .contains("checksum"));
         assert!(sb.path().join(SKIPPED_FILE).exists() && !path.exists());
         assert_eq!(b.pool.read().len(), 0);
+        // A snapshot that cannot be read at all (here a directory in its place: EISDIR) is kept
+        // aside too, not deleted.
+        std::fs::remove_file(sb.path().join(SKIPPED_FILE)).unwrap();
+        std::fs::create_dir(&path).unwrap();
+        let mut c = shared(config(sb.path()));
+        restore_at_start(&mut c);
+        assert!(!c.snapshot.restored && c.snapshot.skipped_reason.is_some());
+        assert!(sb.path().join(SKIPPED_FILE).is_dir() && !path.exists());
         assert_eq!(b.dictionary.read().len(), {
             let c = shared(config(sb.path()));
             let n = c.dictionary.read().len();

@@ -114,7 +114,10 @@ impl SeriesRow {
                 let hits = t.hit_count as u64;
                 self.hits += hits;
                 self.time_ns += time_ns;
-                let per_hit = (time_ns + hits / 2).checked_div(hits).unwrap_or(0);
+                let per_hit = time_ns
+                    .saturating_add(hits / 2)
+                    .checked_div(hits)
+                    .unwrap_or(0);
                 self.buckets[bucket_of(per_hit)] += hits;
             }
         }

@@ -229,7 +229,10 @@ impl TimerContribution {
     fn of(t: &Timer) -> TimerContribution {
         let time_ns = ns(t.value);
         let hits = t.hit_count as u64;
-        let per_hit = (time_ns + hits / 2).checked_div(hits).unwrap_or(0);
+        let per_hit = time_ns
+            .saturating_add(hits / 2)
+            .checked_div(hits)
+            .unwrap_or(0);
         TimerContribution {
             time_ns,
             ru_utime_ns: ns(t.ru_utime),

@@ -153,6 +153,7 @@ fn status_has_every_documented_counter() {
         "request_tag_mismatch",
         "bad_dictionary_index",
         "non_finite",
+        "time_out_of_range",
         "source_not_allowed",
     ] {
         assert_eq!(

@@ -111,4 +111,10 @@ fn import_sql_reads_stdin_and_fails_clearly_on_a_missing_file() {
         stderr.contains("cannot read /nonexistent/pinba.sql"),
         "{stderr}"
     );
+    // A file without a table (here gzip's magic bytes): an error, not an empty config.
+    let gz = dir.path().join("pinba.sql.gz");
+    std::fs::write(&gz, b"\x1f\x8b\x08\x00garbage").unwrap();
+    let (code, stderr) = run_pinbad(&["import-sql", gz.to_str().unwrap()], dir.path());
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("no CREATE TABLE statement in"), "{stderr}");
 }
