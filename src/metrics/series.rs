@@ -10,6 +10,7 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Unit;
 use rustc_hash::FxHashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::dictionary::{Dictionary, LOST, LOST_TEXT};
@@ -71,6 +72,11 @@ struct SeriesRow {
     last_ms: u64,
     /// The request that last counted in it: a timer report counts a request once per row.
     mark: u64,
+    /// The row with the same label values that this one's requests count into, when two keys
+    /// are labelled alike (an absent schema and an empty one, two byte strings that are not
+    /// UTF-8 and read as the same replacement characters): a scrape may show a label set only
+    /// once. Such a row keeps its pins (its ids must keep naming its strings) and no counters.
+    into: Option<Arc<[u32]>>,
 }
 
 impl Default for SeriesRow {
@@ -87,6 +93,7 @@ impl Default for SeriesRow {
             buckets: [0; NB],
             last_ms: 0,
             mark: 0,
+            into: None,
         }
     }
 }
@@ -122,6 +129,20 @@ impl SeriesRow {
             }
         }
     }
+
+    /// Takes `other`'s counters (a row labelled like this one: see [`SeriesRow::into`]).
+    fn absorb(&mut self, other: &SeriesRow) {
+        self.requests += other.requests;
+        self.hits += other.hits;
+        self.time_ns += other.time_ns;
+        self.ru_utime_ns += other.ru_utime_ns;
+        self.ru_stime_ns += other.ru_stime_ns;
+        self.document_bytes += other.document_bytes;
+        for (b, o) in self.buckets.iter_mut().zip(other.buckets) {
+            *b += o;
+        }
+        self.last_ms = self.last_ms.max(other.last_ms);
+    }
 }
 
 /// A report whose rows are exported, as [`SeriesSet::set_reports`] takes it.
@@ -147,6 +168,8 @@ struct ReportSeries {
     rows: FxHashMap<Box<[u32]>, SeriesRow>,
     /// Rows created since the last [`SeriesSet::label_new_rows`].
     unlabelled: Vec<Box<[u32]>>,
+    /// The labelled rows that show their series, by label values (see [`SeriesRow::into`]).
+    by_labels: FxHashMap<Box<[String]>, Arc<[u32]>>,
 }
 
 /// The exported reports' rows and their counters. Pure: time is an argument, the dictionary is
@@ -217,6 +240,7 @@ impl SeriesSet {
                 per_row,
                 rows: FxHashMap::default(),
                 unlabelled: Vec::new(),
+                by_labels: FxHashMap::default(),
             });
         }
         for r in old {
@@ -253,7 +277,16 @@ impl SeriesSet {
                 } = rep;
                 selector.rows(&v, |key, timer| {
                     if let Some(row) = rows.get_mut(key) {
-                        return row.count(v.record, timer, mark, now_ms);
+                        let Some(into) = &row.into else {
+                            return row.count(v.record, timer, mark, now_ms);
+                        };
+                        // Its idle time still counts (its pins), its requests go to the other.
+                        row.last_ms = now_ms;
+                        let into = Arc::clone(into);
+                        if let Some(row) = rows.get_mut(&*into) {
+                            row.count(v.record, timer, mark, now_ms);
+                        }
+                        return;
                     }
                     if *series + *per_row > *max_series {
                         *lost += *per_row as u64;
@@ -307,8 +340,24 @@ impl SeriesSet {
                     });
                 }
                 if ok {
-                    row.values = values.into_boxed_slice();
                     row.labelled = true;
+                    let values = values.into_boxed_slice();
+                    match rep.by_labels.get(&values) {
+                        Some(into) if **into != *key => {
+                            let into = Arc::clone(into);
+                            let mine = std::mem::take(row);
+                            row.labelled = true;
+                            row.last_ms = mine.last_ms;
+                            row.into = Some(Arc::clone(&into));
+                            if let Some(shown) = rep.rows.get_mut(&*into) {
+                                shown.absorb(&mine);
+                            }
+                        }
+                        _ => {
+                            rep.by_labels.insert(values.clone(), key.clone().into());
+                            row.values = values;
+                        }
+                    }
                 } else {
                     for id in pinned {
                         dict.release(id);
@@ -332,23 +381,41 @@ impl SeriesSet {
     }
 
     /// Removes the rows not updated for `series_idle` at `now_ms`, releasing their pins; returns
-    /// the series removed.
+    /// the series removed. A row counting into another is removed with it (it cannot be idle for
+    /// less: each of its requests counts in both).
     pub fn remove_idle(&mut self, now_ms: u64, dict: &mut Dictionary) -> usize {
         let idle_ms = self.idle_ms;
         let mut removed = 0;
         for rep in &mut self.reports {
-            let selector = &rep.selector;
-            let before = rep.rows.len();
-            rep.rows.retain(|key, row| {
+            let ReportSeries {
+                selector,
+                rows,
+                by_labels,
+                ..
+            } = rep;
+            let before = rows.len();
+            rows.retain(|key, row| {
                 if row.last_ms + idle_ms > now_ms {
                     return true;
                 }
                 if row.labelled {
                     release_key(selector, key, dict);
                 }
+                if row.into.is_none() && row.labelled {
+                    by_labels.remove(&row.values);
+                }
                 false
             });
-            removed += (before - rep.rows.len()) * rep.per_row;
+            let orphans: Vec<Box<[u32]>> = rows
+                .iter()
+                .filter(|(_, row)| row.into.as_ref().is_some_and(|i| !rows.contains_key(&**i)))
+                .map(|(key, _)| key.clone())
+                .collect();
+            for key in orphans {
+                rows.remove(&key);
+                release_key(selector, &key, dict);
+            }
+            removed += (before - rows.len()) * rep.per_row;
         }
         self.series -= removed;
         removed
@@ -516,7 +583,7 @@ fn encode_rows(
     mut f: impl FnMut(&SeriesRow, MetricEncoder) -> Result<(), std::fmt::Error>,
 ) -> Result<(), std::fmt::Error> {
     for rep in reports {
-        for row in rep.rows.values().filter(|r| r.labelled) {
+        for row in rep.rows.values().filter(|r| r.labelled && r.into.is_none()) {
             let labels = RowLabels {
                 report: &rep.name,
                 names: &rep.labels,
@@ -825,6 +892,74 @@ mod tests {
         set.set_reports(Vec::new(), &mut dict);
         assert_eq!(set.series(), 0);
         assert_eq!(dict.pins(a.record.script_name), 0);
+    }
+
+    #[test]
+    fn keys_labelled_alike_show_one_series_with_both_counts() {
+        let mut dict = Dictionary::new(1000);
+        let rep = report(&mut dict, "by_script", &["script_name", "schema"]);
+        let mut set = SeriesSet::new(1000, Duration::from_secs(60));
+        set.set_reports(vec![exported(&rep, 1)], &mut dict);
+        // An absent schema and an empty one; two scripts that are not UTF-8, both read as "/\u{FFFD}".
+        let absent = req(&mut dict, "/a", 0.01, &[]);
+        let mut empty = req(&mut dict, "/a", 0.02, &[]);
+        empty.record.schema = dict.intern(b"");
+        let mut ff = req(&mut dict, "/a", 0.01, &[]);
+        ff.record.script_name = dict.intern(b"/\xff");
+        let mut fe = req(&mut dict, "/a", 0.01, &[]);
+        fe.record.script_name = dict.intern(b"/\xfe");
+        set.fold(0, [&absent, &empty, &ff, &fe].into_iter().map(view));
+        set.label_new_rows(&mut dict);
+        // After labelling, each key of a pair still counts in the one series.
+        set.fold(1_000, [&empty, &fe].into_iter().map(view));
+        let t = text(set);
+        let a = r#"pinba_requests_total{report="by_script",script_name="/a",schema=""}"#;
+        let u = "pinba_requests_total{report=\"by_script\",script_name=\"/\u{FFFD}\",schema=\"\"}";
+        for (labels, count) in [(a, 3.0), (u, 3.0)] {
+            assert_eq!(t.matches(&format!("{labels} ")).count(), 1, "{t}");
+            assert_eq!(sample(&t, labels), Some(count), "{t}");
+        }
+        let time =
+            r#"pinba_request_time_seconds_total{report="by_script",script_name="/a",schema=""}"#;
+        assert_eq!(sample(&t, time), Some(0.05), "{t}");
+    }
+
+    #[test]
+    fn a_row_counting_into_another_goes_with_it_and_releases_its_pins() {
+        let mut dict = Dictionary::new(1000);
+        let rep = report(&mut dict, "by_script", &["script_name"]);
+        let mut set = SeriesSet::new(1000, Duration::from_secs(60));
+        set.set_reports(vec![exported(&rep, 1)], &mut dict);
+        let mut ff = req(&mut dict, "/a", 0.01, &[]);
+        ff.record.script_name = dict.intern(b"\xff");
+        let mut fe = req(&mut dict, "/a", 0.01, &[]);
+        fe.record.script_name = dict.intern(b"\xfe");
+        set.fold(0, [view(&ff)].into_iter());
+        set.label_new_rows(&mut dict);
+        set.fold(10_000, [view(&fe)].into_iter());
+        set.label_new_rows(&mut dict);
+        assert_eq!(set.series(), 2 * REQUEST_ROW_SERIES);
+        assert_eq!(
+            dict.pins(fe.record.script_name),
+            1,
+            "its id keeps naming its string"
+        );
+        // The shown row was counted at 10 s too: neither is idle before 70 s.
+        assert_eq!(set.remove_idle(69_999, &mut dict), 0);
+        assert_eq!(set.remove_idle(70_000, &mut dict), 2 * REQUEST_ROW_SERIES);
+        assert_eq!(set.series(), 0);
+        assert_eq!(dict.pins(ff.record.script_name), 0);
+        assert_eq!(dict.pins(fe.record.script_name), 0);
+        // Created again, each starts from its own requests.
+        set.fold(80_000, [view(&fe)].into_iter());
+        set.label_new_rows(&mut dict);
+        assert_eq!(
+            sample(
+                &text(set),
+                "pinba_requests_total{report=\"by_script\",script_name=\"\u{FFFD}\"}"
+            ),
+            Some(1.0)
+        );
     }
 
     #[test]
