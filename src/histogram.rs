@@ -335,6 +335,33 @@ impl Histogram {
         other.each_bucket(|bucket, n| self.add_bucket(bucket, n));
     }
 
+    /// Adds every sample of `other`, a bucket's count stopping at [`MAX_BUCKET_COUNT`]: what
+    /// history adds together, steps read back from the store whose counts may each be up to that
+    /// bound (past it a packed count would carry into its bucket number). When the two counts
+    /// together are within the bound, no bucket can pass it and this is [`Histogram::add_hist`];
+    /// only a histogram near the bound takes the bucket-by-bucket clamp. The reports' own paths
+    /// (a request, a tick folded into a window) count real samples and keep the unchecked adds.
+    pub fn add_hist_saturating(&mut self, other: &Histogram) {
+        if self.count().saturating_add(other.count()) <= MAX_BUCKET_COUNT {
+            return self.add_hist(other);
+        }
+        let room: Vec<(u16, u64)> = {
+            let mut mine = self.iter().peekable();
+            other
+                .iter()
+                .map(|(bucket, n)| {
+                    while mine.next_if(|&(b, _)| b < bucket).is_some() {}
+                    let have = mine.next_if(|&(b, _)| b == bucket).map_or(0, |(_, c)| c);
+                    (bucket, n.min(MAX_BUCKET_COUNT.saturating_sub(have)))
+                })
+                .filter(|&(_, n)| n > 0)
+                .collect()
+        };
+        for (bucket, n) in room {
+            self.add_bucket(bucket, n);
+        }
+    }
+
     /// Whether every bucket of `other` holds at most this one's count of it: whether
     /// [`Histogram::subtract_hist`] of `other` is exact (what a restore checks before taking a
     /// tick out of a saved window).
@@ -1488,6 +1515,51 @@ mod tests {
         h.subtract_bucket(ZERO_BUCKET, 1);
         h.subtract_bucket(OVERFLOW_BUCKET, 1);
         assert!(h.is_empty() && !h.is_paged() && h.count() == 0);
+    }
+
+    /// Adding histograms whose counts are near [`MAX_BUCKET_COUNT`] (history's steps read back
+    /// from the store) stops each bucket at the bound, in every form, and leaves the other
+    /// buckets exact; far from the bound it adds as `add_hist` does.
+    #[test]
+    fn saturating_add_stops_a_bucket_at_the_bound() {
+        let near = MAX_BUCKET_COUNT - 5;
+        for distinct in [1u64, 20, 200] {
+            // Inline, sparse and block forms, each holding one bucket near the bound.
+            let mut a = Histogram::new();
+            let mut b = Histogram::new();
+            for i in 0..distinct {
+                a.add(1_000_000 + i * 50_000, 1);
+                b.add(1_000_000 + i * 50_000, 2);
+            }
+            a.add(7_000_000_000, near);
+            b.add(7_000_000_000, near);
+            b.add(9_000_000_000, 3);
+            a.add_hist_saturating(&b);
+            let count_of = |h: &Histogram, ns: u64| {
+                h.iter()
+                    .find(|&(bucket, _)| bucket == bucket_of(ns))
+                    .map_or(0, |(_, n)| n)
+            };
+            assert_eq!(count_of(&a, 7_000_000_000), MAX_BUCKET_COUNT, "{distinct}");
+            assert_eq!(count_of(&a, 9_000_000_000), 3, "{distinct}");
+            assert_eq!(count_of(&a, 1_000_000), 3, "{distinct}");
+            assert_eq!(a.count(), MAX_BUCKET_COUNT + 3 + 3 * distinct, "{distinct}");
+            assert!(a.iter().all(|(bucket, _)| bucket < BUCKETS as u16));
+            // Once more: nothing passes the bound, the rest still adds.
+            a.add_hist_saturating(&b);
+            assert_eq!(count_of(&a, 7_000_000_000), MAX_BUCKET_COUNT);
+            assert_eq!(count_of(&a, 9_000_000_000), 6);
+        }
+        // Far from the bound: the plain sum.
+        let (mut a, mut b) = (Histogram::new(), Histogram::new());
+        a.add(5_000, 2);
+        b.add(5_000, 3);
+        b.add(6_000_000, 1);
+        let mut plain = a.clone();
+        plain.add_hist(&b);
+        a.add_hist_saturating(&b);
+        assert_eq!(a, plain);
+        assert_eq!(a.count(), 6);
     }
 
     #[test]

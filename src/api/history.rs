@@ -79,7 +79,8 @@ fn answer(
             key_names: r.keys().to_vec(),
             stored_step_s: spec.map_or(60, |s| s.step_ms / 1000),
         };
-        (spec, shape, fingerprint(&r))
+        let fp = spec.map(|s| fingerprint(&r, s.step_ms));
+        (spec, shape, fp)
     };
     if spec.is_none() || !state.history.enabled() {
         return Err(ApiError::not_found(format!(
@@ -102,7 +103,7 @@ fn answer(
     let conn = Store::open_reader(&state.history.path).map_err(store_error)?;
     let stored = store::find_report(&conn, name)
         .map_err(store_error)?
-        .filter(|r| r.fingerprint == fp);
+        .filter(|r| Some(&r.fingerprint) == fp.as_ref());
     if let Some(r) = &stored {
         shape.stored_step_s = (r.step_ms / 1000).max(1);
     }

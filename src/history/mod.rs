@@ -76,6 +76,10 @@ const RESOLVE_CHUNK: usize = 512;
 /// How long after a step's last tick ended the writer waits for it before writing the step
 /// without a tick of a later step (an idle report), covering the merge rounds' delay.
 const FLUSH_GRACE_MS: u64 = 2000;
+/// How far in the future a report's written ticks may end at its registration before the clock
+/// is taken to have gone back since they were written (and they are clamped to now): more than
+/// any tick, so that a tick just written under a clock a little ahead is not taken for it.
+const FUTURE_TOLERANCE_MS: u64 = 60_000;
 
 /// A report's history settings, resolved against its window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,13 +137,17 @@ impl Spec {
     }
 }
 
-/// What identifies a report's definition for its history: kind, keys, filters. History written
-/// under another fingerprint is dropped at registration (it would not mean the same).
-pub fn fingerprint(report: &Report) -> String {
+/// What identifies a report's definition for its history: kind, keys, filters and the step
+/// (`step_ms`, of its [`Spec`]). History written under another fingerprint is dropped at
+/// registration: it would not mean the same (steps of another length read as this one's would
+/// give rates off by their ratio, and be merged with this one's). `step_ms` is the last member,
+/// as the store's upgrade from schema version 0 appends it to the fingerprints written then.
+pub fn fingerprint(report: &Report, step_ms: u64) -> String {
     json!({
         "kind": report.kind(),
         "keys": report.keys(),
         "filters": report.def().filters,
+        "step_ms": step_ms,
     })
     .to_string()
 }
@@ -497,7 +505,9 @@ impl Writer {
             self.tracked.remove(&name);
             match self.store.delete_report(&name) {
                 Ok(n) => self.rows -= n as i64,
-                Err(e) => self.write_failed(&e, "delete a dropped report's history"),
+                Err(e) => {
+                    self.write_failed(&e, "delete a dropped report's history", Some(&name), None)
+                }
             }
         }
         let clock = &shared.clock;
@@ -533,7 +543,7 @@ impl Writer {
                 let spec = Spec::of_report(&r).ok().flatten()?;
                 let info = ReportInfo {
                     name: cell.name().to_string(),
-                    fingerprint: fingerprint(&r),
+                    fingerprint: fingerprint(&r, spec.step_ms),
                     kind: r.kind().as_str().to_string(),
                     key_columns: r.key_columns().to_vec(),
                     step_ms: spec.step_ms,
@@ -541,16 +551,32 @@ impl Writer {
                 };
                 (spec, info, r.key_texts(), r.keys().is_empty(), r.window())
             };
-            let reg = match self.store.register(&info) {
+            let mut reg = match self.store.register(&info) {
                 Ok(reg) => reg,
                 Err(e) => {
-                    self.write_failed(&e, "register a report");
+                    self.write_failed(&e, "register a report", Some(&info.name), None);
                     return None;
                 }
             };
             if reg.dropped_rows > 0 {
-                tracing::info!(report = %info.name, rows = reg.dropped_rows, "The report's definition changed: its history was dropped");
+                tracing::info!(report = %info.name, rows = reg.dropped_rows, "The report's definition (kind, keys, filters or history_step) changed: its history was dropped, a new one starts");
                 self.rows -= reg.dropped_rows as i64;
+            }
+            // Ticks written under a clock since gone back end in the future: every tick until
+            // then would be taken for one already written and skipped.
+            let clock = &self.shared.clock;
+            let now_ms = clock.unix_ms64(clock.now_ms64());
+            if reg.written_until_ms > now_ms.saturating_add(FUTURE_TOLERANCE_MS) {
+                tracing::warn!(report = %info.name, written_until_ms = reg.written_until_ms, now_ms, "The report's history was written up to a time in the future (the clock went back?): taken as written up to now, so that new ticks are not skipped");
+                if let Err(e) = self.store.set_written_until(reg.id, now_ms) {
+                    self.write_failed(
+                        &e,
+                        "set where a report's history ends",
+                        Some(&info.name),
+                        None,
+                    );
+                }
+                reg.written_until_ms = now_ms;
             }
             self.tracked.insert(
                 info.name.clone(),
@@ -660,12 +686,33 @@ impl Writer {
             return false;
         }
         let n = batch.len() as u64;
+        // What the batch holds, for the log should it fail: which reports' steps are lost.
+        let ids: std::collections::BTreeSet<i64> = batch.iter().map(|s| s.0).collect();
+        let (first_t, last_t) = batch.iter().fold((i64::MAX, i64::MIN), |(lo, hi), s| {
+            (lo.min(s.1), hi.max(s.1))
+        });
         match self.store.write(batch) {
-            Ok(delta) => {
-                self.rows += delta;
-                self.shared.history.written_steps.fetch_add(n, Relaxed);
+            Ok(written) => {
+                self.rows += written.delta;
+                let h = &self.shared.history;
+                h.written_steps.fetch_add(n, Relaxed);
+                // A damaged stored step, replaced (logged by the store): what it held is lost.
+                h.write_errors.fetch_add(written.damaged, Relaxed);
             }
-            Err(e) => self.write_failed(&e, "write steps"),
+            Err(e) => {
+                let names: Vec<&str> = self
+                    .tracked
+                    .iter()
+                    .filter(|(_, t)| ids.contains(&t.id))
+                    .map(|(name, _)| name.as_str())
+                    .collect();
+                let t = if first_t == last_t {
+                    first_t.to_string()
+                } else {
+                    format!("{first_t}..={last_t}")
+                };
+                self.write_failed(&e, "write steps", Some(&names.join(", ")), Some(&t));
+            }
         }
         true
     }
@@ -675,7 +722,7 @@ impl Writer {
         let now_ms = self.shared.clock.unix_ms64(self.shared.clock.now_ms64());
         match self.store.prune(now_ms) {
             Ok(n) => self.rows -= n as i64,
-            Err(e) => self.write_failed(&e, "prune"),
+            Err(e) => self.write_failed(&e, "prune", None, None),
         }
         self.publish();
     }
@@ -690,10 +737,17 @@ impl Writer {
         }
     }
 
-    /// A failed write: logged and counted in one place; the writer goes on.
-    fn write_failed(&self, e: &store::StoreError, what: &str) {
+    /// A failed write: logged (with the report or reports, and the steps' `t`, unix seconds,
+    /// when known) and counted in one place; the writer goes on.
+    fn write_failed(
+        &self,
+        e: &store::StoreError,
+        what: &str,
+        report: Option<&str>,
+        t: Option<&str>,
+    ) {
         self.shared.history.write_errors.fetch_add(1, Relaxed);
-        tracing::error!(error = %e, "History store: cannot {what}");
+        tracing::error!(error = %e, report, t, path = %self.shared.history.path.display(), "History store: cannot {what}");
     }
 }
 
@@ -703,6 +757,132 @@ mod tests {
     use crate::dictionary::Dictionary;
     use crate::record::{Record, RequestView};
     use crate::report::ReportSet;
+
+    /// The step is part of what a history means: a report whose `history_step` changed starts a
+    /// new history (its steps of the old length dropped at registration), and a file of before
+    /// the fingerprint held the step is upgraded to the very fingerprint of an unchanged report.
+    #[test]
+    fn a_changed_step_starts_a_new_history() {
+        let mut dict = Dictionary::new(100);
+        let mut report_with = |step: &str| {
+            let def = ReportDef {
+                history_retention: Some("1d".parse().unwrap()),
+                history_step: Some(step.parse().unwrap()),
+                ..ReportDef::new("r", &["script_name"])
+            };
+            let r = Report::new(def, &mut dict, 1000).unwrap().with_window(
+                Duration::from_secs(60),
+                4,
+                0,
+            );
+            let spec = Spec::of_report(&r).unwrap().unwrap();
+            let info = ReportInfo {
+                name: "r".into(),
+                fingerprint: fingerprint(&r, spec.step_ms),
+                kind: r.kind().as_str().to_string(),
+                key_columns: r.key_columns().to_vec(),
+                step_ms: spec.step_ms,
+                retention_ms: spec.retention_ms,
+            };
+            (r, info)
+        };
+        let (minute, minute_info) = report_with("1m");
+        let (_, quarter_info) = report_with("15m");
+        assert_ne!(minute_info.fingerprint, quarter_info.fingerprint);
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(store::FILE);
+        let mut store = Store::open(&path).unwrap();
+        let id = store.register(&quarter_info).unwrap().id;
+        let mut step = Step::default();
+        step.add_totals(
+            &crate::report::Sums {
+                req_count: 15,
+                ..Default::default()
+            },
+            &crate::histogram::Histogram::new(),
+        );
+        step.ticks_end_ms = 900_000;
+        store.write(vec![(id, 0, step, 10)]).unwrap();
+        let reg = store.register(&minute_info).unwrap();
+        assert_eq!(
+            (reg.id, reg.dropped_rows, reg.written_until_ms),
+            (id, 1, 0),
+            "the 15-minute steps dropped, not read as 1-minute ones"
+        );
+        assert_eq!(store.count_rows().unwrap(), 0);
+
+        // Schema version 0: the same report, its fingerprint without the step.
+        let legacy = json!({
+            "kind": minute.kind(),
+            "keys": minute.keys(),
+            "filters": minute.def().filters,
+        })
+        .to_string();
+        store
+            .register(&ReportInfo {
+                fingerprint: legacy,
+                ..minute_info.clone()
+            })
+            .unwrap();
+        drop(store);
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .pragma_update(None, "user_version", 0)
+            .unwrap();
+        drop(Store::open(&path).unwrap());
+        let conn = Store::open_reader(&path).unwrap();
+        let found = store::find_report(&conn, "r").unwrap().unwrap();
+        assert_eq!(found.fingerprint, minute_info.fingerprint);
+    }
+
+    /// Ticks written under a clock since gone back (ending an hour ahead) are taken as written
+    /// up to now at registration, in memory and in the store, so that the next ticks are not
+    /// all skipped as already written.
+    #[test]
+    fn history_written_in_the_future_is_taken_as_written_up_to_now() {
+        let state = tempfile::tempdir().unwrap();
+        let config = crate::config::Config {
+            state_dir: state.path().to_path_buf(),
+            ..crate::config::Config::default()
+        };
+        let ring = Arc::new(crate::ring::Ring::new(1 << 20));
+        let shared = Arc::new(Shared::new(config, ring, vec![], 0).unwrap());
+        let cell = shared.reports.get("info").expect("the built-in info");
+        let info = {
+            let r = cell.report.read();
+            let spec = Spec::of_report(&r).unwrap().expect("info keeps history");
+            ReportInfo {
+                name: "info".into(),
+                fingerprint: fingerprint(&r, spec.step_ms),
+                kind: r.kind().as_str().to_string(),
+                key_columns: r.key_columns().to_vec(),
+                step_ms: spec.step_ms,
+                retention_ms: spec.retention_ms,
+            }
+        };
+        let clock = &shared.clock;
+        let now_ms = clock.unix_ms64(clock.now_ms64());
+        let future = now_ms + 3_600_000;
+        let mut store = Store::open(&shared.history.path).unwrap();
+        let id = store.register(&info).unwrap().id;
+        store.set_written_until(id, future).unwrap();
+        assert_eq!(store.register(&info).unwrap().written_until_ms, future);
+        let mut writer = Writer {
+            shared: Arc::clone(&shared),
+            store,
+            tracked: HashMap::new(),
+            rows: 0,
+            last_prune: Instant::now(),
+        };
+        let until = writer.track(&cell).expect("tracked").until_ms;
+        assert!(
+            (now_ms..now_ms + FUTURE_TOLERANCE_MS).contains(&until),
+            "{until} vs now {now_ms}"
+        );
+        let stored = writer.store.register(&info).unwrap().written_until_ms;
+        assert_eq!(stored, until, "the store says so too");
+    }
 
     /// A tick's rows are summed by ids and named once; an id freed and reused for another string
     /// (possible only a window later) names the rows summed before by the old string.

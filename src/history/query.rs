@@ -23,6 +23,13 @@ pub const DEFAULT_LIMIT: usize = 10;
 /// Columns an answer may have at most: every sum column and a report's most percentiles, with
 /// room to spare.
 pub const MAX_COLUMNS: usize = 64;
+/// Values (series × points × columns) one answer may hold at most. `limit`, the points and the
+/// columns are each bounded, but not their product, which let one query read a large part of
+/// the store and build an answer of gigabytes. A million values is some 10-20 MB of JSON and
+/// the points' sums (and histograms) for at most a million series points in memory, while what
+/// a chart or a person reads is far below it: the dashboard asks for at most 101 series of
+/// 1000 points of one column (about 100,000 values), the defaults for 11 × 1000 × 5.
+pub const MAX_VALUES: u64 = 1_000_000;
 
 /// A bad parameter: its name and why.
 #[derive(Debug, PartialEq)]
@@ -217,6 +224,35 @@ pub fn parse(
             "a filter selects rows, and `group=total` reads the report's totals, which no filter can narrow: use `group=rows`",
         ));
     }
+    let limit = limit.unwrap_or(DEFAULT_LIMIT);
+    // The top `limit` rows and the "(other)" row, or the one series of the totals.
+    let one_series = total || shape.key_columns.is_empty();
+    let series = if one_series {
+        1
+    } else {
+        (limit as u64).saturating_add(1)
+    };
+    let points = span.div_ceil(step_s);
+    let values = series
+        .saturating_mul(points)
+        .saturating_mul(cols.len() as u64);
+    if values > MAX_VALUES {
+        let series_text = if one_series {
+            "1 series".to_string()
+        } else {
+            format!("{series} series (`limit` {limit} and the \"(other)\" row)")
+        };
+        return Err(bad(
+            if one_series { "step" } else { "limit" },
+            format!(
+                "the answer would hold {series_text} × {points} points (`from` to `to` by `step` \
+                 {step_s}s) × {} `columns` = {values} values, above the {MAX_VALUES} one answer \
+                 may hold: ask for fewer series, a coarser `step`, a shorter range or fewer \
+                 `columns`",
+                cols.len()
+            ),
+        ));
+    }
     Ok(HistoryQuery {
         from_s,
         to_s,
@@ -225,7 +261,7 @@ pub fn parse(
         column_names,
         columns: cols,
         total,
-        limit: limit.unwrap_or(DEFAULT_LIMIT),
+        limit,
         csv: format.unwrap_or(false),
     })
 }
@@ -314,10 +350,7 @@ pub fn run(
             other: false,
             points: BTreeMap::new(),
         };
-        let mut stmt = conn.prepare_cached(&format!(
-            "SELECT t, {PART_COLUMNS} FROM steps WHERE report = ?1 AND row = {TOTALS_ROW} \
-             AND t >= ?2 AND t < ?3 ORDER BY t"
-        ))?;
+        let mut stmt = conn.prepare_cached(&totals_sql())?;
         let mut rows = stmt.query(rusqlite::params![report_id, lo, hi])?;
         while let Some(row) = rows.next()? {
             let t: i64 = row.get(0)?;
@@ -340,11 +373,7 @@ pub fn run(
         ));
     }
     args.push((q.limit as i64).into());
-    let mut top = conn.prepare(&format!(
-        "SELECT key FROM steps WHERE report = ?1 AND row = {ROW} AND t >= ?2 AND t < ?3{cond} \
-         GROUP BY key ORDER BY sum(time_ns) DESC, key LIMIT ?{}",
-        args.len()
-    ))?;
+    let mut top = conn.prepare(&top_sql(&cond, args.len()))?;
     let keys: Vec<String> = top
         .query_map(params_from_iter(args.iter()), |r| r.get(0))?
         .collect::<Result<_, _>>()?;
@@ -373,10 +402,7 @@ pub fn run(
     if index.is_empty() && !with_other {
         return Ok(Vec::new());
     }
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT t, row, key, {PART_COLUMNS} FROM steps WHERE report = ?1 AND row IN ({ROW}, \
-         {OTHER_ROW}) AND t >= ?2 AND t < ?3"
-    ))?;
+    let mut stmt = conn.prepare_cached(&rows_sql())?;
     let mut rows = stmt.query(rusqlite::params![report_id, lo, hi])?;
     while let Some(row) = rows.next()? {
         let t: i64 = row.get(0)?;
@@ -404,6 +430,42 @@ pub fn run(
         series.pop();
     }
     Ok(series.into_iter().map(|s| s.render(q, shape)).collect())
+}
+
+/// The totals' steps of a report over `[?2, ?3)`.
+fn totals_sql() -> String {
+    format!(
+        "SELECT t, {PART_COLUMNS} FROM steps WHERE report = ?1 AND row = {TOTALS_ROW} \
+         AND t >= ?2 AND t < ?3 ORDER BY t"
+    )
+}
+
+/// The top keys over `[?2, ?3)` under the conditions `cond`, `?{limit_at}` of them. By
+/// `total(time_ns)`: a float sum, which never overflows (SQLite's `sum` of integers raises an
+/// error past `i64::MAX`, and the stored sums go up to it); only the order is used.
+fn top_sql(cond: &str, limit_at: usize) -> String {
+    format!(
+        "SELECT key FROM steps WHERE report = ?1 AND row = {ROW} AND t >= ?2 AND t < ?3{cond} \
+         GROUP BY key ORDER BY total(time_ns) DESC, key LIMIT ?{limit_at}"
+    )
+}
+
+/// The rows and other rows of a report over `[?2, ?3)`.
+fn rows_sql() -> String {
+    format!(
+        "SELECT t, row, key, {PART_COLUMNS} FROM steps WHERE report = ?1 AND row IN ({ROW}, \
+         {OTHER_ROW}) AND t >= ?2 AND t < ?3"
+    )
+}
+
+/// Every statement a query prepares (a filter's condition as one of them), for the store to
+/// check at open.
+pub fn statements() -> Vec<String> {
+    vec![
+        totals_sql(),
+        top_sql(" AND json_extract(key, '$[0]') = ?4", 5),
+        rows_sql(),
+    ]
 }
 
 /// A series with its points rendered: `[t, v1, v2, ...]`.
@@ -621,10 +683,137 @@ mod tests {
             (vec![("from", "-10000000000000000000s")], "from"),
             (vec![("to", "-40y")], "to"),
             (vec![("step", "9600000000000000000s")], "step"),
+            // Each bounded, but too many values together: 101 series × 1440 points × 7 columns.
+            (
+                vec![
+                    ("from", "-1d"),
+                    ("step", "1m"),
+                    ("limit", "100"),
+                    ("columns", "req_count,p50,p75,p90,p95,p99,p99.9"),
+                ],
+                "limit",
+            ),
+            // One series (the totals), 100,000 points of 11 columns.
+            (
+                vec![
+                    ("from", "-6000000s"),
+                    ("step", "1m"),
+                    ("group", "total"),
+                    ("columns", "req_count,p1,p2,p3,p4,p5,p6,p7,p8,p9,p10"),
+                ],
+                "step",
+            ),
         ] {
             let e = parse(&pairs(&params), &shape(60), 1_000_000_000, 100).unwrap_err();
             assert_eq!(e.param, param, "{params:?}: {e:?}");
         }
+    }
+
+    /// The product of series, points and columns is bounded; the error names what to change,
+    /// and just within the bound is taken.
+    #[test]
+    fn too_many_values_is_refused_naming_the_parameters() {
+        let ask = |limit: &str, span_s: u64| {
+            parse(
+                &pairs(&[
+                    ("from", &(1_000_000 - span_s).to_string()),
+                    ("to", "1000000"),
+                    ("step", "1m"),
+                    ("limit", limit),
+                    ("columns", "req_count,p99"),
+                ]),
+                &shape(60),
+                1_000_000,
+                100_000,
+            )
+        };
+        // 1000 series × 500 points × 2 columns: exactly the bound.
+        assert!(ask("999", 500 * 60).is_ok());
+        let e = ask("1000", 500 * 60).unwrap_err();
+        assert_eq!(e.param, "limit");
+        for named in [
+            "`limit`",
+            "`from`",
+            "`to`",
+            "`step`",
+            "`columns`",
+            "1001000",
+        ] {
+            assert!(e.why.contains(named), "{named}: {}", e.why);
+        }
+    }
+
+    /// Sums past `i64::MAX` are stored saturated, never wrapped to negative (read back as 0);
+    /// steps holding them still order the rows (SQLite's `sum` would fail with "integer
+    /// overflow") and add up on read, stopping at `u64::MAX`.
+    #[test]
+    fn sums_past_i64_saturate_and_still_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let mut store = Store::open(&path).unwrap();
+        let id = store
+            .register(&ReportInfo {
+                name: "r".into(),
+                fingerprint: "f".into(),
+                kind: "request".into(),
+                key_columns: vec!["script_name".into(), "country".into()],
+                step_ms: 60_000,
+                retention_ms: 1 << 40,
+            })
+            .unwrap()
+            .id;
+        let huge = || {
+            let mut step = Step::default();
+            let mut h = Histogram::new();
+            h.add(2_000_000, 1);
+            for (key, n) in [("/big", u64::MAX), ("/small", 5)] {
+                let sums = Sums {
+                    req_count: n,
+                    time_ns: n,
+                    ..Sums::default()
+                };
+                let key = vec![key.to_string(), "nl".to_string()].into_boxed_slice();
+                step.add_row(key, &sums, &h);
+                step.add_totals(&sums, &h);
+            }
+            step
+        };
+        store
+            .write(vec![(id, 0, huge(), 10), (id, 60, huge(), 10)])
+            .unwrap();
+        // Written again: merged with what is stored (i64::MAX read back) on the write path.
+        store.write(vec![(id, 120, huge(), 10)]).unwrap();
+        store.write(vec![(id, 120, huge(), 10)]).unwrap();
+        let conn = Store::open_reader(&path).unwrap();
+        let stored: Vec<i64> = conn
+            .prepare("SELECT time_ns FROM steps WHERE row = 0 AND key LIKE '%big%' ORDER BY t")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(stored, [i64::MAX; 3], "saturated, not wrapped to negative");
+        let sh = shape(60);
+        let ask = |params: &[(&str, &str)]| {
+            let mut all = pairs(&[("from", "0"), ("to", "180"), ("columns", "req_count")]);
+            all.extend(pairs(params));
+            let q = parse(&all, &sh, 1000, 100).unwrap();
+            run(&conn, id, &sh, &q).unwrap()
+        };
+        let max = Cell::Int(i64::MAX as u64);
+        let rows = ask(&[]);
+        assert_eq!(rows[0].key, ["/big", "nl"]);
+        assert_eq!(rows[1].key, ["/small", "nl"]);
+        let firsts: Vec<&Cell> = rows[0].points.iter().map(|p| &p[1]).collect();
+        assert_eq!(firsts, [&max, &max, &max]);
+        assert_eq!(rows[1].points[2][1], Cell::Int(10), "/small, written twice");
+        // Three steps in one point: past u64::MAX, stopped there.
+        let rows = ask(&[("step", "3m")]);
+        assert_eq!(rows[0].points[0][1], Cell::Int(u64::MAX));
+        let totals = ask(&[("step", "3m"), ("group", "total")]);
+        assert_eq!(totals[0].points[0][1], Cell::Int(u64::MAX));
+        let totals = ask(&[("group", "total")]);
+        assert_eq!(totals[0].points[0][1], max);
     }
 
     /// A store with `steps` of stored step `stored_s`: each (t, key, values in ns).

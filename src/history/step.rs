@@ -19,9 +19,13 @@ pub struct Part {
 }
 
 impl Part {
+    /// Adds a row's sums and histogram, saturating: history adds steps read back from the store
+    /// (sums up to `i64::MAX` each, bucket counts up to `histogram::MAX_BUCKET_COUNT`) over any
+    /// range, so a sum stops at `u64::MAX` and a bucket's count at its bound rather than wrap
+    /// (or panic, in a debug build).
     pub fn add(&mut self, sums: &Sums, hist: &Histogram) {
-        self.sums.add(sums);
-        self.hist.add_hist(hist);
+        add_sums(&mut self.sums, sums);
+        self.hist.add_hist_saturating(hist);
     }
 
     pub fn add_part(&mut self, o: &Part) {
@@ -31,6 +35,20 @@ impl Part {
     pub fn is_empty(&self) -> bool {
         self.sums == Sums::default() && self.hist.is_empty()
     }
+}
+
+/// `to += o`, each field stopping at `u64::MAX` (see [`Part::add`]). The reports' own
+/// `Sums::add` stays unchecked: it runs per request and counts real samples.
+fn add_sums(to: &mut Sums, o: &Sums) {
+    to.req_count = to.req_count.saturating_add(o.req_count);
+    to.hit_count = to.hit_count.saturating_add(o.hit_count);
+    to.time_ns = to.time_ns.saturating_add(o.time_ns);
+    to.ru_utime_ns = to.ru_utime_ns.saturating_add(o.ru_utime_ns);
+    to.ru_stime_ns = to.ru_stime_ns.saturating_add(o.ru_stime_ns);
+    to.traffic_bytes = to.traffic_bytes.saturating_add(o.traffic_bytes);
+    to.memory_footprint_bytes = to
+        .memory_footprint_bytes
+        .saturating_add(o.memory_footprint_bytes);
 }
 
 /// The key values of a row, as the report query shows them.
@@ -313,6 +331,45 @@ mod tests {
         );
         assert_eq!(merged.totals.sums.req_count, 8);
         assert_eq!(merged.totals.hist.count(), 8);
+    }
+
+    /// Steps read back with counts at the store's bounds add up without wrapping: a bucket stops
+    /// at `MAX_BUCKET_COUNT` (and still encodes and decodes), a sum at `u64::MAX`.
+    #[test]
+    fn parts_at_the_bounds_add_saturating() {
+        let mut h = Histogram::new();
+        h.add(5_000_000, crate::histogram::MAX_BUCKET_COUNT);
+        h.add(9_000, 1);
+        let mut blob = Vec::new();
+        encode_hist(&h, &mut blob);
+        let stored = Part {
+            sums: Sums {
+                req_count: i64::MAX as u64,
+                time_ns: i64::MAX as u64,
+                ..Sums::default()
+            },
+            hist: decode_hist(&blob).unwrap(),
+        };
+        let mut sum = Part::default();
+        for _ in 0..3 {
+            sum.add_part(&stored);
+        }
+        assert_eq!(sum.sums.req_count, u64::MAX);
+        assert_eq!(sum.sums.time_ns, u64::MAX);
+        let buckets: Vec<(u16, u64)> = sum.hist.iter().collect();
+        assert_eq!(
+            buckets,
+            [
+                (crate::histogram::bucket_of(9_000), 3),
+                (
+                    crate::histogram::bucket_of(5_000_000),
+                    crate::histogram::MAX_BUCKET_COUNT
+                )
+            ]
+        );
+        blob.clear();
+        encode_hist(&sum.hist, &mut blob);
+        assert_eq!(decode_hist(&blob).unwrap(), sum.hist);
     }
 
     #[test]

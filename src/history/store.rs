@@ -2,8 +2,8 @@
 //!
 //! Tables (operators can read them with the `sqlite3` shell), in 16 KiB pages:
 //! - `reports`: one line per report with history: its name, the fingerprint of its definition
-//!   (kind, keys, filters: history written under another definition is dropped at start), its
-//!   step and retention, and the end of the last tick written (a tick handed over again, e.g.
+//!   (kind, keys, filters, step: history written under another definition is dropped at start),
+//!   its step and retention, and the end of the last tick written (a tick handed over again, e.g.
 //!   restored from a snapshot, is not counted twice);
 //! - `steps`: one line per stored row of a step: `t` (the step's start, unix seconds), `row` (0: a
 //!   row, 1: the "(other)" row, 2: the report's totals), `key` (the key values as a JSON array;
@@ -12,13 +12,17 @@
 //!
 //! Written only by the "pinbad-history" thread (one connection); the API reads through its own
 //! read-only connections, which WAL lets run beside the writer.
+//!
+//! The file's `PRAGMA user_version` is [`SCHEMA_VERSION`]; a file of another version (another
+//! pinbad's) is refused at open, as is one whose tables lack what a statement of this one needs,
+//! so that nothing fails only at the first write.
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use super::step::{decode_hist, encode_hist, Part, Step, Stored};
-use crate::report::Sums;
+use crate::report::{Sums, MAX_HISTORY_RETENTION};
 
 /// The store's file in `state_dir`.
 pub const FILE: &str = "history.sqlite";
@@ -27,6 +31,12 @@ pub const FILE: &str = "history.sqlite";
 pub const ROW: i64 = 0;
 pub const OTHER_ROW: i64 = 1;
 pub const TOTALS_ROW: i64 = 2;
+
+/// The schema's version, kept in the file's `PRAGMA user_version`: raised whenever the tables or
+/// what their values mean change, so that a file of another version is refused at open rather
+/// than misread. 1: the fingerprint holds the step. A file of version 0 with tables is this
+/// schema before it was versioned (fingerprints without the step): it is taken and upgraded.
+pub const SCHEMA_VERSION: i64 = 1;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS reports (
@@ -60,17 +70,79 @@ CREATE UNIQUE INDEX IF NOT EXISTS steps_by_time ON steps (report, t, row, key);
 /// pages such rows spilled into overflow pages and the file was 2.5 times the data.
 const PAGE_BYTES: u32 = 16384;
 
+/// [`PART_COLUMNS`] as a literal, for the statements built with `concat!`.
+macro_rules! part_columns {
+    () => {
+        "req_count, hit_count, time_ns, ru_utime_ns, ru_stime_ns, traffic_bytes, \
+         memory_footprint_bytes, hist"
+    };
+}
 /// The columns of `steps` after `key`, in order, as `read_part` reads them.
-pub const PART_COLUMNS: &str = "req_count, hit_count, time_ns, ru_utime_ns, ru_stime_ns, \
-                                traffic_bytes, memory_footprint_bytes, hist";
+pub const PART_COLUMNS: &str = part_columns!();
 
-/// Why the store failed: SQLite's error, or a damaged histogram blob.
+// Every statement of the writer, named so that `Store::open` prepares the very same ones.
+const FIND_REPORT: &str = "SELECT id, fingerprint FROM reports WHERE name = ?1";
+const DELETE_STEPS_OF: &str = "DELETE FROM steps WHERE report = ?1";
+const UPSERT_REPORT: &str = "INSERT INTO reports (name, fingerprint, kind, key_columns, step_ms, \
+     retention_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (name) DO UPDATE SET \
+     written_until_ms = CASE WHEN fingerprint = excluded.fingerprint \
+     THEN written_until_ms ELSE 0 END, fingerprint = excluded.fingerprint, \
+     kind = excluded.kind, key_columns = excluded.key_columns, \
+     step_ms = excluded.step_ms, retention_ms = excluded.retention_ms";
+const REGISTERED: &str = "SELECT id, written_until_ms FROM reports WHERE name = ?1";
+const SELECT_STEP: &str = concat!(
+    "SELECT row, key, ",
+    part_columns!(),
+    " FROM steps WHERE report = ?1 AND t = ?2"
+);
+const DELETE_STEP: &str = "DELETE FROM steps WHERE report = ?1 AND t = ?2";
+const INSERT_ROW: &str = "INSERT INTO steps (report, t, row, key, req_count, hit_count, time_ns, \
+     ru_utime_ns, ru_stime_ns, traffic_bytes, memory_footprint_bytes, hist) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+const WRITTEN_UNTIL: &str =
+    "UPDATE reports SET written_until_ms = max(written_until_ms, ?2) WHERE id = ?1";
+const SET_WRITTEN_UNTIL: &str = "UPDATE reports SET written_until_ms = ?2 WHERE id = ?1";
+const REPORT_NAME: &str = "SELECT name FROM reports WHERE id = ?1";
+const DELETE_STEPS_NAMED: &str =
+    "DELETE FROM steps WHERE report IN (SELECT id FROM reports WHERE name = ?1)";
+const DELETE_REPORT: &str = "DELETE FROM reports WHERE name = ?1";
+const RETENTIONS: &str = "SELECT id, retention_ms FROM reports";
+const PRUNE_STEPS: &str = "DELETE FROM steps WHERE report = ?1 AND t < ?2";
+const COUNT_ROWS: &str = "SELECT count(*) FROM steps";
+const OLDEST: &str =
+    "SELECT min((SELECT min(t) FROM steps WHERE report = reports.id)) FROM reports";
+const FIND_STORED_REPORT: &str = "SELECT id, step_ms, fingerprint FROM reports WHERE name = ?1";
+const NEXT_REPORT_OF_STEPS: &str = "SELECT min(report) FROM steps WHERE report > ?1";
+const REPORT_EXISTS: &str = "SELECT count(*) FROM reports WHERE id = ?1";
+
+/// Why the store failed: SQLite's error, a damaged histogram blob, or a file this version does
+/// not take (another schema version, tables without a column, read-only).
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("{0}")]
     Sqlite(#[from] rusqlite::Error),
     #[error("{0}")]
     Damaged(String),
+    /// A stored row that cannot be read back, with its key (`(other)`, `(totals)` for those).
+    #[error("row {key}: {why}")]
+    DamagedRow { key: String, why: String },
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// What [`Store::write`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Change in stored rows.
+    pub delta: i64,
+    /// Stored steps found damaged when merged into, replaced by the new step alone (logged).
+    pub damaged: u64,
+}
+
+/// `v` as SQLite's integer: values above `i64::MAX` stop there (stored sums saturate, never wrap
+/// to negative, which the read path would take for 0).
+fn sql_int(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
 }
 
 /// What the writer registers a report with.
@@ -109,21 +181,65 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (creating) the store in WAL mode and checks it is usable: a corrupt or unwritable
-    /// file is an error here, not at the first write.
+    /// Opens (creating) the store in WAL mode and checks it is usable: a corrupt, read-only or
+    /// unwritable file, one of another schema version, or one whose tables lack a column is an
+    /// error here, not at the first write. (The caller names the file in what it reports.)
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let conn = Connection::open(path)?;
+        let mut conn = Connection::open(path)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        if conn.is_readonly(rusqlite::MAIN_DB)? {
+            return Err(StoreError::Refused(
+                "the file is read-only: pinbad must be able to write it (check its owner and \
+                 permissions)"
+                    .into(),
+            ));
+        }
         // Only a new file takes it (before WAL is set and before its first table).
         conn.pragma_update(None, "page_size", PAGE_BYTES)?;
         // WAL: readers (the API) never block the writer; NORMAL sync: a power loss can lose the
         // last transactions, never corrupt the file.
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.execute_batch(SCHEMA)?;
         let ok: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
         if ok != "ok" {
             return Err(StoreError::Damaged(format!("quick_check: {ok}")));
+        }
+        let tx = conn.transaction()?;
+        let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let tables: i64 = tx.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN \
+             ('reports', 'steps')",
+            [],
+            |r| r.get(0),
+        )?;
+        let legacy = version == 0 && tables > 0;
+        if version != SCHEMA_VERSION && version != 0 {
+            return Err(StoreError::Refused(format!(
+                "schema version {version}, where this pinbad reads version {SCHEMA_VERSION} (the \
+                 file was written by another version of pinbad): run that version, or move the \
+                 file away to start a new history"
+            )));
+        }
+        tx.execute_batch(SCHEMA)?;
+        check_statements(&tx)?;
+        if legacy {
+            // Version 0: the fingerprint is the JSON object of kind, keys and filters; version 1
+            // adds the step as its last member (what `history::fingerprint` writes), so that a
+            // report's history survives the upgrade when its step did not change.
+            tx.execute(
+                "UPDATE reports SET fingerprint = substr(fingerprint, 1, length(fingerprint) - 1) \
+                 || ',\"step_ms\":' || step_ms || '}' WHERE fingerprint LIKE '{%}'",
+                [],
+            )?;
+            tracing::info!(path = %path.display(), from = 0, to = SCHEMA_VERSION, "History store: schema upgraded");
+        }
+        // Written even when unchanged: a write at open, so that a file pinbad cannot write
+        // (its directory read-only, the disk full) fails here rather than at the first step.
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        let orphans = delete_orphans(&tx)?;
+        tx.commit()?;
+        if orphans > 0 {
+            tracing::warn!(path = %path.display(), rows = orphans, "History store: steps of no report (its line in `reports` gone) deleted, so that a new report reusing the id does not take them");
         }
         Ok(Store {
             conn,
@@ -146,39 +262,25 @@ impl Store {
     pub fn register(&mut self, r: &ReportInfo) -> Result<Registered, StoreError> {
         let tx = self.conn.transaction()?;
         let found: Option<(i64, String)> = tx
-            .query_row(
-                "SELECT id, fingerprint FROM reports WHERE name = ?1",
-                [&r.name],
-                |row| Ok((row.get(0)?, row.get(1)?)),
-            )
+            .query_row(FIND_REPORT, [&r.name], |row| Ok((row.get(0)?, row.get(1)?)))
             .optional()?;
         let dropped_rows = match &found {
-            Some((id, fp)) if *fp != r.fingerprint => {
-                tx.execute("DELETE FROM steps WHERE report = ?1", [id])? as u64
-            }
+            Some((id, fp)) if *fp != r.fingerprint => tx.execute(DELETE_STEPS_OF, [id])? as u64,
             _ => 0,
         };
         tx.execute(
-            "INSERT INTO reports (name, fingerprint, kind, key_columns, step_ms, retention_ms) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (name) DO UPDATE SET \
-             written_until_ms = CASE WHEN fingerprint = excluded.fingerprint \
-             THEN written_until_ms ELSE 0 END, fingerprint = excluded.fingerprint, \
-             kind = excluded.kind, key_columns = excluded.key_columns, \
-             step_ms = excluded.step_ms, retention_ms = excluded.retention_ms",
+            UPSERT_REPORT,
             params![
                 r.name,
                 r.fingerprint,
                 r.kind,
                 serde_json::to_string(&r.key_columns).unwrap_or_default(),
-                r.step_ms as i64,
-                r.retention_ms as i64
+                sql_int(r.step_ms),
+                sql_int(r.retention_ms)
             ],
         )?;
-        let (id, until): (i64, i64) = tx.query_row(
-            "SELECT id, written_until_ms FROM reports WHERE name = ?1",
-            [&r.name],
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )?;
+        let (id, until): (i64, i64) =
+            tx.query_row(REGISTERED, [&r.name], |row| Ok((row.get(0)?, row.get(1)?)))?;
         tx.commit()?;
         Ok(Registered {
             id,
@@ -187,32 +289,47 @@ impl Store {
         })
     }
 
+    /// Sets where a report's written ticks end (the writer's clock went back: see
+    /// `Writer::track`).
+    pub fn set_written_until(&mut self, id: i64, until_ms: u64) -> Result<(), StoreError> {
+        self.conn
+            .prepare_cached(SET_WRITTEN_UNTIL)?
+            .execute(params![id, sql_int(until_ms)])?;
+        Ok(())
+    }
+
     /// Writes steps in one transaction: `(report id, step start in unix seconds, the step, rows
     /// to keep)`. A step already stored (written again after a restart, or completed by a late
     /// tick) is merged: its stored rows are read back and added, the top chosen again over the
-    /// sum. Returns the change in stored rows.
-    pub fn write(&mut self, steps: Vec<(i64, i64, Step, usize)>) -> Result<i64, StoreError> {
+    /// sum. A stored step that cannot be read back (damaged) is replaced by the new step alone,
+    /// logged and counted in what this returns, so that one damaged step never costs the rest
+    /// of the batch (every report's steps of the pass, already out of the writer's memory).
+    pub fn write(&mut self, steps: Vec<(i64, i64, Step, usize)>) -> Result<Written, StoreError> {
         let tx = self.conn.transaction()?;
-        let mut delta = 0i64;
+        let mut written = Written::default();
         {
-            let mut select = tx.prepare_cached(&format!(
-                "SELECT row, key, {PART_COLUMNS} FROM steps WHERE report = ?1 AND t = ?2"
-            ))?;
-            let mut delete = tx.prepare_cached("DELETE FROM steps WHERE report = ?1 AND t = ?2")?;
-            let mut insert = tx.prepare_cached(
-                "INSERT INTO steps (report, t, row, key, req_count, hit_count, time_ns, \
-                 ru_utime_ns, ru_stime_ns, traffic_bytes, memory_footprint_bytes, hist) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            )?;
-            let mut until = tx.prepare_cached(
-                "UPDATE reports SET written_until_ms = max(written_until_ms, ?2) WHERE id = ?1",
-            )?;
+            let mut select = tx.prepare_cached(SELECT_STEP)?;
+            let mut delete = tx.prepare_cached(DELETE_STEP)?;
+            let mut insert = tx.prepare_cached(INSERT_ROW)?;
+            let mut until = tx.prepare_cached(WRITTEN_UNTIL)?;
             let mut blob = Vec::new();
             for (report, t, mut step, keep) in steps {
                 let ticks_end_ms = step.ticks_end_ms;
-                let existing = read_stored(&mut select, report, t)?;
+                let existing = match read_stored(&mut select, report, t) {
+                    Ok(Some(existing)) => Some(existing),
+                    Ok(None) => None,
+                    Err(StoreError::DamagedRow { key, why }) => {
+                        let name: String = tx
+                            .query_row(REPORT_NAME, [report], |r| r.get(0))
+                            .unwrap_or_else(|_| format!("#{report}"));
+                        tracing::warn!(report = %name, t, row = %key, error = %why, "History store: a stored step is damaged: replaced by the new step alone (what it held is lost)");
+                        written.damaged += 1;
+                        Some(Stored::default())
+                    }
+                    Err(e) => return Err(e),
+                };
                 if let Some(existing) = existing {
-                    delta -= delete.execute(params![report, t])? as i64;
+                    written.delta -= delete.execute(params![report, t])? as i64;
                     step.add_stored(existing);
                 }
                 let stored = step.finish(keep);
@@ -225,13 +342,13 @@ impl Store {
                         t,
                         row,
                         key,
-                        s.req_count as i64,
-                        s.hit_count as i64,
-                        s.time_ns as i64,
-                        s.ru_utime_ns as i64,
-                        s.ru_stime_ns as i64,
-                        s.traffic_bytes as i64,
-                        s.memory_footprint_bytes as i64,
+                        sql_int(s.req_count),
+                        sql_int(s.hit_count),
+                        sql_int(s.time_ns),
+                        sql_int(s.ru_utime_ns),
+                        sql_int(s.ru_stime_ns),
+                        sql_int(s.traffic_bytes),
+                        sql_int(s.memory_footprint_bytes),
                         &blob
                     ])?;
                     Ok(())
@@ -243,42 +360,41 @@ impl Store {
                     put(OTHER_ROW, "", o)?;
                 }
                 put(TOTALS_ROW, "", &stored.totals)?;
-                delta += (stored.rows.len() + 1 + stored.other.is_some() as usize) as i64;
-                until.execute(params![report, ticks_end_ms as i64])?;
+                written.delta += (stored.rows.len() + 1 + stored.other.is_some() as usize) as i64;
+                until.execute(params![report, sql_int(ticks_end_ms)])?;
             }
         }
         tx.commit()?;
-        Ok(delta)
+        Ok(written)
     }
 
     /// Deletes a report's history (dropped through the API); returns the rows deleted.
     pub fn delete_report(&mut self, name: &str) -> Result<u64, StoreError> {
         let tx = self.conn.transaction()?;
-        let n = tx.execute(
-            "DELETE FROM steps WHERE report IN (SELECT id FROM reports WHERE name = ?1)",
-            [name],
-        )?;
-        tx.execute("DELETE FROM reports WHERE name = ?1", [name])?;
+        let n = tx.execute(DELETE_STEPS_NAMED, [name])?;
+        tx.execute(DELETE_REPORT, [name])?;
         tx.commit()?;
         Ok(n as u64)
     }
 
     /// Deletes the steps older than each report's retention at `now_ms`; returns the rows
-    /// deleted. One indexed range delete per report.
+    /// deleted. One indexed range delete per report. The retention is read from the file: one
+    /// outside what a definition may set (1 minute to `MAX_HISTORY_RETENTION`: a damaged or
+    /// hand-edited line) is taken as the nearest bound, never as a negative that would put the
+    /// cut in the future and delete everything.
     pub fn prune(&mut self, now_ms: u64) -> Result<u64, StoreError> {
         let tx = self.conn.transaction()?;
         let reports: Vec<(i64, i64)> = {
-            let mut q = tx.prepare("SELECT id, retention_ms FROM reports")?;
+            let mut q = tx.prepare(RETENTIONS)?;
             let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
             rows.collect::<Result<_, _>>()?
         };
+        let now_ms = sql_int(now_ms);
         let mut n = 0;
         for (id, retention_ms) in reports {
-            let before_s = (now_ms as i64 - retention_ms) / 1000;
-            n += tx.execute(
-                "DELETE FROM steps WHERE report = ?1 AND t < ?2",
-                params![id, before_s],
-            )? as u64;
+            let retention_ms = retention_ms.clamp(60_000, MAX_HISTORY_RETENTION.as_millis() as i64);
+            let before_s = now_ms.saturating_sub(retention_ms) / 1000;
+            n += tx.execute(PRUNE_STEPS, params![id, before_s])? as u64;
         }
         tx.commit()?;
         Ok(n)
@@ -286,19 +402,13 @@ impl Store {
 
     /// Stored rows (one count at start; the writer keeps it up to date from there).
     pub fn count_rows(&self) -> Result<u64, StoreError> {
-        let n: i64 = self
-            .conn
-            .query_row("SELECT count(*) FROM steps", [], |r| r.get(0))?;
+        let n: i64 = self.conn.query_row(COUNT_ROWS, [], |r| r.get(0))?;
         Ok(n as u64)
     }
 
     /// The oldest step stored (unix seconds): one index probe per report.
     pub fn oldest(&self) -> Result<Option<i64>, StoreError> {
-        Ok(self.conn.query_row(
-            "SELECT min((SELECT min(t) FROM steps WHERE report = reports.id)) FROM reports",
-            [],
-            |r| r.get(0),
-        )?)
+        Ok(self.conn.query_row(OLDEST, [], |r| r.get(0))?)
     }
 
     /// Bytes the store takes on disk (the file, its WAL and shared-memory index).
@@ -322,17 +432,13 @@ pub fn bytes_of(path: &Path) -> u64 {
 /// A report's line in `reports`, if it has one.
 pub fn find_report(conn: &Connection, name: &str) -> Result<Option<StoredReport>, StoreError> {
     Ok(conn
-        .query_row(
-            "SELECT id, step_ms, fingerprint FROM reports WHERE name = ?1",
-            [name],
-            |r| {
-                Ok(StoredReport {
-                    id: r.get(0)?,
-                    step_ms: r.get::<_, i64>(1)?.max(1) as u64,
-                    fingerprint: r.get(2)?,
-                })
-            },
-        )
+        .query_row(FIND_STORED_REPORT, [name], |r| {
+            Ok(StoredReport {
+                id: r.get(0)?,
+                step_ms: r.get::<_, i64>(1)?.max(1) as u64,
+                fingerprint: r.get(2)?,
+            })
+        })
         .optional()?)
 }
 
@@ -361,7 +467,8 @@ pub fn read_part(row: &rusqlite::Row<'_>, at: usize, hist: bool) -> Result<Part,
     Ok(Part { sums, hist })
 }
 
-/// A step as stored, if it is.
+/// A step as stored, if it is. A row that cannot be read back is a [`StoreError::DamagedRow`]
+/// naming its key.
 fn read_stored(
     select: &mut rusqlite::CachedStatement<'_>,
     report: i64,
@@ -371,20 +478,108 @@ fn read_stored(
     let mut out: Option<Stored> = None;
     while let Some(row) = rows.next()? {
         let s = out.get_or_insert_with(Stored::default);
-        let kind: i64 = row.get(0)?;
-        let part = read_part(row, 2, true)?;
+        let unreadable = |e: rusqlite::Error| {
+            if is_type_error(&e) {
+                StoreError::DamagedRow {
+                    key: "(unreadable)".into(),
+                    why: e.to_string(),
+                }
+            } else {
+                e.into()
+            }
+        };
+        let kind: i64 = row.get(0).map_err(unreadable)?;
+        let key: String = match kind {
+            ROW => row.get(1).map_err(unreadable)?,
+            OTHER_ROW => "(other)".into(),
+            _ => "(totals)".into(),
+        };
+        let damaged = |why: String| StoreError::DamagedRow {
+            key: key.clone(),
+            why,
+        };
+        let part = match read_part(row, 2, true) {
+            Ok(part) => part,
+            Err(StoreError::Damaged(why)) => return Err(damaged(why)),
+            Err(StoreError::Sqlite(e)) if is_type_error(&e) => return Err(damaged(e.to_string())),
+            Err(e) => return Err(e),
+        };
         match kind {
             ROW => {
-                let key: String = row.get(1)?;
-                let key: Vec<String> = serde_json::from_str(&key)
-                    .map_err(|e| StoreError::Damaged(format!("row key {key:?}: {e}")))?;
-                s.rows.push((key.into_boxed_slice(), part));
+                let values: Vec<String> = serde_json::from_str(&key)
+                    .map_err(|e| damaged(format!("key is not a JSON array of strings: {e}")))?;
+                s.rows.push((values.into_boxed_slice(), part));
             }
             OTHER_ROW => s.other = Some(part),
             _ => s.totals = part,
         }
     }
     Ok(out)
+}
+
+/// Whether SQLite's error is a value of the wrong type (a damaged or hand-edited row), not a
+/// failure of the store itself.
+fn is_type_error(e: &rusqlite::Error) -> bool {
+    matches!(
+        e,
+        rusqlite::Error::InvalidColumnType(..)
+            | rusqlite::Error::FromSqlConversionFailure(..)
+            | rusqlite::Error::IntegralValueOutOfRange(..)
+    )
+}
+
+/// Prepares every statement the writer and the readers use: a table or column missing (a file
+/// of an older pinbad, or hand-edited) fails here, at open, naming what is missing.
+fn check_statements(conn: &Connection) -> Result<(), StoreError> {
+    let writer = [
+        FIND_REPORT,
+        DELETE_STEPS_OF,
+        UPSERT_REPORT,
+        REGISTERED,
+        SELECT_STEP,
+        DELETE_STEP,
+        INSERT_ROW,
+        WRITTEN_UNTIL,
+        SET_WRITTEN_UNTIL,
+        REPORT_NAME,
+        DELETE_STEPS_NAMED,
+        DELETE_REPORT,
+        RETENTIONS,
+        PRUNE_STEPS,
+        COUNT_ROWS,
+        OLDEST,
+        FIND_STORED_REPORT,
+        NEXT_REPORT_OF_STEPS,
+        REPORT_EXISTS,
+    ];
+    let readers = super::query::statements();
+    for sql in writer.into_iter().chain(readers.iter().map(String::as_str)) {
+        conn.prepare(sql).map_err(|e| {
+            StoreError::Refused(format!(
+                "its tables are not those this pinbad writes ({e}): written by another version \
+                 of pinbad? Move the file away to start a new history"
+            ))
+        })?;
+    }
+    Ok(())
+}
+
+/// Deletes the steps whose report has no line in `reports` (deleted by hand, or its table
+/// dropped and created again): a new report would take the id (an `INTEGER PRIMARY KEY` reuses
+/// the highest freed one) and with it steps that are not its own. One index probe per report
+/// id in `steps`. Returns the rows deleted.
+fn delete_orphans(conn: &Connection) -> Result<u64, StoreError> {
+    let mut next = conn.prepare(NEXT_REPORT_OF_STEPS)?;
+    let mut exists = conn.prepare(REPORT_EXISTS)?;
+    let mut delete = conn.prepare(DELETE_STEPS_OF)?;
+    let (mut after, mut n) = (i64::MIN, 0u64);
+    while let Some(id) = next.query_row([after], |r| r.get::<_, Option<i64>>(0))? {
+        if exists.query_row([id], |r| r.get::<_, i64>(0))? == 0 {
+            n += delete.execute([id])? as u64;
+        }
+        after = id;
+    }
+    Ok(n)
 }
 
 #[cfg(test)]
@@ -442,10 +637,16 @@ mod tests {
             store
                 .write(vec![(id, 60, step(&[("/a", 1), ("/b", 2)]), 1)])
                 .unwrap(),
-            3
+            Written {
+                delta: 3,
+                damaged: 0
+            }
         );
         assert_eq!(
-            store.write(vec![(id, 60, step(&[("/a", 5)]), 1)]).unwrap(),
+            store
+                .write(vec![(id, 60, step(&[("/a", 5)]), 1)])
+                .unwrap()
+                .delta,
             0
         );
         let conn = Store::open_reader(&path).unwrap();
@@ -504,5 +705,193 @@ mod tests {
         let path = dir.path().join(FILE);
         std::fs::write(&path, vec![0x5a; 8192]).unwrap();
         assert!(Store::open(&path).is_err());
+    }
+
+    /// A read-write connection beside the store's, as an operator's `sqlite3` shell.
+    fn by_hand(path: &Path) -> Connection {
+        Connection::open(path).unwrap()
+    }
+
+    /// A stored step that cannot be read back is replaced by the new step alone (counted), and
+    /// the rest of the batch, another report's step, is written with it.
+    #[test]
+    fn a_damaged_stored_step_is_replaced_and_the_batch_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let mut store = Store::open(&path).unwrap();
+        let a = store.register(&info("a", "x")).unwrap().id;
+        let b = store.register(&info("b", "x")).unwrap().id;
+        store
+            .write(vec![(a, 60, step(&[("/a", 7), ("/b", 1)]), 10)])
+            .unwrap();
+        let n = by_hand(&path)
+            .execute(
+                "UPDATE steps SET hist = x'09' WHERE report = ?1 AND row = 0 AND key = '[\"/b\"]'",
+                [a],
+            )
+            .unwrap();
+        assert_eq!(n, 1);
+        let written = store
+            .write(vec![
+                (a, 60, step(&[("/a", 2)]), 10),
+                (b, 120, step(&[("/c", 4)]), 10),
+            ])
+            .unwrap();
+        assert_eq!(
+            written,
+            Written {
+                delta: 2 - 3 + 2,
+                damaged: 1
+            }
+        );
+        let conn = Store::open_reader(&path).unwrap();
+        assert_eq!(totals(&conn, b, 120), (4, 2), "the other report's step");
+        assert_eq!(
+            totals(&conn, a, 60),
+            (2, 2),
+            "the new step alone: /a, totals"
+        );
+        assert_eq!(store.count_rows().unwrap(), 4);
+    }
+
+    /// A file of another schema version, or whose tables lack a column, is refused at open
+    /// (saying which), not at the first write.
+    #[test]
+    fn another_version_or_a_missing_column_is_refused_at_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        drop(Store::open(&path).unwrap());
+        let version = |path: &Path| -> i64 {
+            by_hand(path)
+                .query_row("PRAGMA user_version", [], |r| r.get(0))
+                .unwrap()
+        };
+        assert_eq!(version(&path), SCHEMA_VERSION);
+        by_hand(&path)
+            .pragma_update(None, "user_version", 7)
+            .unwrap();
+        let e = Store::open(&path).err().expect("version 7 refused");
+        assert!(matches!(e, StoreError::Refused(_)), "{e}");
+        let why = e.to_string();
+        assert!(
+            why.contains("version 7") && why.contains("version 1"),
+            "{why}"
+        );
+
+        // An older file (version 0) whose `steps` lacks a column.
+        let path = dir.path().join("old.sqlite");
+        by_hand(&path)
+            .execute_batch(
+                "CREATE TABLE steps (report INTEGER NOT NULL, t INTEGER NOT NULL, \
+                 row INTEGER NOT NULL, key TEXT NOT NULL, req_count INTEGER NOT NULL, \
+                 hit_count INTEGER NOT NULL, time_ns INTEGER NOT NULL, \
+                 ru_utime_ns INTEGER NOT NULL, ru_stime_ns INTEGER NOT NULL, \
+                 traffic_bytes INTEGER NOT NULL, hist BLOB NOT NULL)",
+            )
+            .unwrap();
+        let e = Store::open(&path).err().expect("a missing column refused");
+        let why = e.to_string();
+        assert!(why.contains("memory_footprint_bytes"), "{why}");
+        assert_eq!(version(&path), 0, "nothing changed in a refused file");
+    }
+
+    /// A file of before the schema was versioned (0, with tables) is taken: its fingerprints get
+    /// the step, its version is set.
+    #[test]
+    fn an_unversioned_file_is_upgraded() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let mut store = Store::open(&path).unwrap();
+        let id = store
+            .register(&info("r", r#"{"kind":"request"}"#))
+            .unwrap()
+            .id;
+        store.write(vec![(id, 60, step(&[("/a", 1)]), 10)]).unwrap();
+        drop(store);
+        by_hand(&path)
+            .pragma_update(None, "user_version", 0)
+            .unwrap();
+        let store = Store::open(&path).unwrap();
+        let conn = Store::open_reader(&path).unwrap();
+        let found = find_report(&conn, "r").unwrap().unwrap();
+        assert_eq!(found.fingerprint, r#"{"kind":"request","step_ms":60000}"#);
+        assert_eq!(store.count_rows().unwrap(), 2, "its steps kept");
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+    }
+
+    /// Steps whose report's line is gone are deleted at open: a new report taking the id would
+    /// otherwise show them as its own.
+    #[test]
+    fn steps_of_no_report_are_deleted_at_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let mut store = Store::open(&path).unwrap();
+        let a = store.register(&info("a", "x")).unwrap().id;
+        let b = store.register(&info("b", "x")).unwrap().id;
+        store
+            .write(vec![
+                (a, 60, step(&[("/a", 1)]), 10),
+                (b, 60, step(&[("/b", 1)]), 10),
+            ])
+            .unwrap();
+        drop(store);
+        by_hand(&path)
+            .execute("DELETE FROM reports WHERE id = ?1", [b])
+            .unwrap();
+        let mut store = Store::open(&path).unwrap();
+        assert_eq!(store.count_rows().unwrap(), 2, "a's steps only");
+        let c = store.register(&info("c", "x")).unwrap().id;
+        assert_eq!(c, b, "the id is reused");
+        let conn = Store::open_reader(&path).unwrap();
+        let of_c: i64 = conn
+            .query_row("SELECT count(*) FROM steps WHERE report = ?1", [c], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(of_c, 0);
+    }
+
+    /// A retention read from the file outside what a definition may set is taken as the nearest
+    /// bound: a negative one no longer deletes every step, a huge one nothing, and neither
+    /// overflows.
+    #[test]
+    fn prune_clamps_the_stored_retention() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let mut store = Store::open(&path).unwrap();
+        let a = store.register(&info("a", "x")).unwrap().id;
+        let b = store.register(&info("b", "x")).unwrap().id;
+        for t in [0i64, 7_170] {
+            store
+                .write(vec![
+                    (a, t, step(&[("/a", 1)]), 10),
+                    (b, t, step(&[("/b", 1)]), 10),
+                ])
+                .unwrap();
+        }
+        let set = |id: i64, retention: i64| {
+            by_hand(&path)
+                .execute(
+                    "UPDATE reports SET retention_ms = ?2 WHERE id = ?1",
+                    [id, retention],
+                )
+                .unwrap();
+        };
+        set(a, -5);
+        set(b, i64::MIN);
+        // At 7200 s: the step of 30 s ago stays (a minute's retention at least), the old ones go.
+        assert_eq!(store.prune(7_200_000).unwrap(), 4);
+        assert_eq!(store.count_rows().unwrap(), 4);
+        set(a, i64::MAX);
+        set(b, i64::MAX);
+        assert_eq!(store.prune(7_200_000).unwrap(), 0);
+        assert_eq!(
+            store.prune(u64::MAX).unwrap(),
+            4,
+            "ten years at most, and no overflow at the end of time"
+        );
     }
 }
