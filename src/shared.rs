@@ -172,6 +172,11 @@ impl Shared {
                 ),
             }));
         }
+        warn_if_rounded(
+            &crate::report::Window::new(config.stats_history.0, config.report_ticks),
+            "stats_history",
+            None,
+        );
         let mut built = Vec::with_capacity(defs.len());
         for def in defs {
             let name = def.name.clone();
@@ -269,6 +274,11 @@ pub fn new_report(
         config.report_ticks,
         0,
     );
+    // The configured window's rounding is said once at start-up (see `Shared::new`); a report's
+    // own `history` here.
+    if report.def().history.is_some() {
+        warn_if_rounded(&report.window(), "history", Some(&report.def().name));
+    }
     // A report with history keeps its closed ticks for the history writer.
     match crate::history::Spec::of_report(&report) {
         Ok(Some(_)) if config.history.enabled => report.keep_closed_ticks(),
@@ -279,6 +289,28 @@ pub fn new_report(
         }
     }
     Ok(report)
+}
+
+/// Warns when `report_ticks` does not cut the window `key` sets into whole milliseconds (or into
+/// fewer ticks than asked, for a window under `report_ticks` ms): the ticks are floored, so the
+/// window covers a little less than set. Accepted rather than refused, because `time_interval`
+/// says the span really covered, and refusing would refuse the short windows tests and trials use
+/// (`stats_history = "1s"` in 60 ticks).
+fn warn_if_rounded(window: &crate::report::Window, key: &str, report: Option<&str>) {
+    let covers_ms = window.tick_ms * window.ticks;
+    if covers_ms != window.history_ms {
+        tracing::warn!(
+            report = report.unwrap_or("(all)"),
+            key,
+            history_ms = window.history_ms,
+            ticks = window.ticks,
+            tick_ms = window.tick_ms,
+            covers_ms,
+            "report_ticks does not cut this window into whole milliseconds: a window covers \
+             {covers_ms} ms of the {} ms set (choose report_ticks dividing it to cover it all)",
+            window.history_ms
+        );
+    }
 }
 
 /// Creates the state directory if needed and proves it writable with a probe file, so that a

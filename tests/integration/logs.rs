@@ -75,3 +75,19 @@ fn an_unknown_log_format_stops_start_up_naming_the_key() {
         "{stderr}"
     );
 }
+
+/// A window `report_ticks` does not cut into whole milliseconds covers a little less than set:
+/// said at start-up, once for `stats_history` and once per report with its own `history`.
+#[test]
+fn a_window_report_ticks_does_not_divide_is_warned_about() {
+    let config = "stats_history = \"900s\"\nreport_ticks = 7\n\
+                  [[report]]\nname = \"own\"\nkeys = [\"script_name\"]\nhistory = \"10s\"\n";
+    let d = Daemon::start_logged(config, "warn");
+    let all = d.wait_log("key=\"stats_history\"");
+    assert!(
+        all.contains("covers 899997 ms of the 900000 ms") && all.contains("report=\"(all)\""),
+        "{all}"
+    );
+    let own = d.wait_log("report=\"own\"");
+    assert!(own.contains("covers 9996 ms of the 10000 ms"), "{own}");
+}
