@@ -26,8 +26,9 @@ const MAX_BATCHES: usize = 1 << 16;
 /// and fell behind the kernel: ~11 % lost). With [`KEEP_BATCH_BYTES`] it bounds what the free
 /// list holds at 64 MiB; batches a burst made bigger are freed, not kept.
 const FREE_BATCHES: usize = 256;
-/// A recycled batch that holds more than this gives its memory back (an ordinary batch holds a
-/// few tens of KiB).
+/// A recycled batch that holds more than this gives the excess back (an ordinary batch holds
+/// 60–130 KiB at 100k/s, its fill varying several-fold with the receiver's wake-ups: see
+/// `Batch::clear_and_trim`).
 pub const KEEP_BATCH_BYTES: usize = 256 << 10;
 
 /// Bounded lock-free queues between the receivers (producers of full batches, consumers of empty
@@ -169,8 +170,23 @@ mod tests {
         let ring = Ring::new(1 << 30);
         let mut b = ring.take_empty();
         b.requests.reserve_exact(1 << 20);
+        b.bytes.reserve_exact(1 << 20);
+        let (requests, bytes) = (b.requests.capacity(), b.bytes.capacity());
         ring.recycle(b);
         let b = ring.take_empty();
         assert!(b.memory_bytes() <= KEEP_BATCH_BYTES, "{}", b.memory_bytes());
+        // Not to nothing: what is kept is shared in proportion, so that the next ordinary fills
+        // do not regrow the batch from empty.
+        assert!(
+            b.memory_bytes() > KEEP_BATCH_BYTES / 2,
+            "{}",
+            b.memory_bytes()
+        );
+        let ratio = |now: usize, was: usize| now as f64 / was as f64;
+        let (r, y) = (
+            ratio(b.requests.capacity(), requests),
+            ratio(b.bytes.capacity(), bytes),
+        );
+        assert!((r - y).abs() < 0.01, "{r} {y}");
     }
 }
