@@ -118,28 +118,27 @@ pub fn take_at_start(shared: &mut Shared) -> Vec<Box<Batch>> {
     let dir = shared.config.state_dir.clone();
     snapshot::remove_partial_writes(&dir, FILE);
     let path = dir.join(FILE);
-    let bytes = match std::fs::read(&path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
-        Err(e) => {
-            tracing::warn!(
-                path = %path.display(),
-                error = %e,
-                "Cannot read the requests saved while the last run stopped"
-            );
-            return Vec::new();
-        }
-    };
     let mut batches = Vec::new();
-    let consumed = match load(shared, &bytes, &mut batches) {
+    let loaded = match read_bounded(&path, max_file_bytes(shared.ring.max_bytes())) {
+        Ok(bytes) => load(shared, &bytes, &mut batches),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+        Err(e) => Err(SnapshotError::Io(e)),
+    };
+    let consumed = match loaded {
         Ok(datagrams) => {
+            // Removed before they are merged: a file that stayed would be merged again by the
+            // next start.
+            if let Err(e) = std::fs::remove_file(&path) {
+                tracing::warn!(path = %path.display(), error = %e, datagrams, "Cannot remove the saved requests: skipped, so that no start merges them twice");
+                return Vec::new();
+            }
             shared.snapshot.pending_datagrams = datagrams;
             tracing::info!(
                 path = %path.display(),
                 datagrams,
                 "Requests received while the last run stopped queued for merging"
             );
-            std::fs::remove_file(&path)
+            Ok(())
         }
         Err(e @ SnapshotError::TooOld { .. }) => {
             tracing::info!(
@@ -167,6 +166,39 @@ pub fn take_at_start(shared: &mut Shared) -> Vec<Box<Batch>> {
     batches
 }
 
+/// The largest file a stop can have saved, with room for a `temp_pool_memory` halved since:
+/// what the ring held (its datagrams take no more in the file than in the ring), twice, and the
+/// header. A larger file is not ours, and is not read into memory.
+fn max_file_bytes(ring_bytes: usize) -> u64 {
+    2 * ring_bytes as u64 + (64 << 10)
+}
+
+/// The file at `path`, whole, if it is a regular file of at most `limit` bytes. Opened without
+/// waiting (a FIFO put there would hold the start-up in `open` until a writer came) and checked
+/// before it is read (a device such as `/dev/zero` would be read until memory ran out).
+fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let meta = file.metadata()?;
+    let refuse = |why: String| Err(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+    if !meta.is_file() {
+        return refuse("not a regular file".into());
+    }
+    if meta.len() > limit {
+        return refuse(format!(
+            "{} bytes, more than a stop saves ({limit} at most with this temp_pool_memory)",
+            meta.len()
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// Loads every datagram of `bytes` (a whole file) into raw batches ([`Batch::raw`], decoded by
 /// the merger) in `out`; returns the datagrams kept. Counts them as a receiver does: received,
 /// and one accepted request each until decoded.
@@ -183,7 +215,14 @@ fn load(shared: &Shared, bytes: &[u8], out: &mut Vec<Box<Batch>>) -> Result<u64,
     let n = r.count(8)?;
     let mut datagrams = Vec::with_capacity(n);
     for _ in 0..n {
-        datagrams.push(r.blob()?);
+        let datagram = r.blob()?;
+        // No receiver reads more into one datagram (a raw batch's spans hold 32-bit lengths).
+        if datagram.len() > crate::receiver::DATAGRAM_BUFFER_BYTES {
+            return Err(SnapshotError::invalid(
+                "a datagram longer than any received",
+            ));
+        }
+        datagrams.push(datagram);
     }
     let mut stats = DecodeStats::default();
     let (mut held, mut dropped) = (0, 0);
@@ -380,6 +419,41 @@ mod tests {
         assert!(kept > 0 && dropped > 0, "{kept} {dropped}");
         assert_eq!(kept + dropped, 3000);
         assert_eq!(s.snapshot.pending_datagrams, kept);
+    }
+
+    /// What a stop cannot have saved is moved aside unread: a FIFO (opened without waiting for
+    /// a writer: the test would hang), a file larger than the ring could hold, a datagram longer
+    /// than any received.
+    #[test]
+    fn what_a_stop_cannot_have_saved_is_moved_aside_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let aside = dir.path().join(SKIPPED_FILE);
+        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo(3) with a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let mut s = shared(dir.path(), true);
+        assert!(take_at_start(&mut s).is_empty());
+        assert!(!path.exists() && aside.exists(), "the FIFO moved aside");
+
+        let big = std::fs::File::create(&path).unwrap();
+        big.set_len(max_file_bytes(s.ring.max_bytes()) + 1).unwrap();
+        drop(big);
+        assert!(take_at_start(&mut s).is_empty());
+        assert!(!path.exists() && aside.metadata().unwrap().len() > 1 << 30);
+
+        snapshot::write_file(dir.path(), FILE, false, |w| {
+            w.bytes(MAGIC)?;
+            w.u32(VERSION)?;
+            w.u64(unix_now_ms())?;
+            w.u32(1)?;
+            w.blob(&vec![0u8; crate::receiver::DATAGRAM_BUFFER_BYTES + 1])?;
+            Ok(())
+        })
+        .unwrap();
+        assert!(take_at_start(&mut s).is_empty() && s.snapshot.pending_datagrams == 0);
+        assert!(!path.exists() && aside.metadata().unwrap().len() < 1 << 20);
+        assert_eq!(s.counters.packets_received.load(Relaxed), 0);
     }
 
     #[test]

@@ -28,7 +28,7 @@ use crate::shutdown::Shutdown;
 
 /// Receive buffer per datagram: the largest UDP payload (65,527 B over IPv6) fits; a datagram that
 /// fills it is reported by the kernel with MSG_TRUNC and counted as `truncated`.
-const DATAGRAM_BUFFER_BYTES: usize = 65_536;
+pub const DATAGRAM_BUFFER_BYTES: usize = 65_536;
 /// First pause when the socket runs dry: short enough that the default buffer cannot fill at any
 /// rate one host can send, long enough that the next recvmmsg finds many datagrams under load.
 const IDLE_SLEEP: Duration = Duration::from_micros(500);

@@ -304,7 +304,10 @@ impl ClickHouseOutput {
             )
         });
         let mut sender = Sender {
-            agent: ureq::AgentBuilder::new().timeout(config.timeout.0).build(),
+            agent: ureq::AgentBuilder::new()
+                .timeout(config.timeout.0)
+                .redirects(0)
+                .build(),
             authorization,
             ready: !config.create_tables,
             config: config.clone(),
@@ -366,6 +369,32 @@ impl ClickHouseOutput {
     }
 }
 
+/// How much of a successful answer is read: an INSERT or a DDL statement answers nothing, and
+/// an error ClickHouse could only put in the body starts with its code.
+const ANSWER_READ_BYTES: u64 = 64 << 10;
+
+/// Whether ClickHouse's answer (below 400: ureq's errors are the rest) says the statement ran.
+/// Only a 2xx does: redirects are not followed (a 3xx to a POST would be re-sent as a GET
+/// without the body, and a proxy's login page would answer it 200). And a 2xx with an exception
+/// is an error: ClickHouse sends its status before the end of a query when it sends progress
+/// headers (`send_progress_in_http_headers` in the user's profile), and an insert that then fails
+/// can only say so in the body (`Code: …. DB::Exception: …`) and, from 22.x, in the
+/// `X-ClickHouse-Exception-Code` header.
+fn judge(code: u16, exception: Option<&str>, body: &[u8]) -> Result<(), String> {
+    let text = String::from_utf8_lossy(body);
+    let text: String = text.trim().chars().take(300).collect();
+    if !(200..300).contains(&code) {
+        return Err(format!(
+            "HTTP {code}, not followed (the url must be ClickHouse's own): {text}"
+        ));
+    }
+    if exception.is_some() || text.starts_with("Code:") || text.contains("DB::Exception") {
+        let code_text = exception.map_or(String::new(), |e| format!(" (exception code {e})"));
+        return Err(format!("HTTP {code} with an error{code_text}: {text}"));
+    }
+    Ok(())
+}
+
 impl Sender {
     /// Runs one statement; the error says what the server answered.
     fn execute(&self, query: &str, body: &[u8]) -> Result<(), String> {
@@ -379,7 +408,17 @@ impl Sender {
             req = req.set("Authorization", a);
         }
         match req.send_bytes(body) {
-            Ok(_) => Ok(()),
+            Ok(r) => {
+                let code = r.status();
+                let exception = r.header("X-ClickHouse-Exception-Code").map(str::to_string);
+                let mut text = Vec::new();
+                // Read (bounded) also so that the connection goes back to the agent's pool.
+                let _ = std::io::Read::read_to_end(
+                    &mut std::io::Read::take(r.into_reader(), ANSWER_READ_BYTES),
+                    &mut text,
+                );
+                judge(code, exception.as_deref(), &text)
+            }
             Err(ureq::Error::Status(code, r)) => {
                 let text = r.into_string().unwrap_or_default();
                 let text: String = text.chars().take(300).collect();
@@ -639,6 +678,28 @@ fn base64(input: &[u8]) -> String {
 mod tests {
     use super::*;
     use crate::record::{Record, Timer};
+
+    #[test]
+    fn only_a_2xx_without_an_exception_is_a_success() {
+        assert_eq!(judge(200, None, b""), Ok(()));
+        assert_eq!(judge(204, None, b"\n"), Ok(()));
+        // A redirect, not followed: its target would get a GET without the rows.
+        let e = judge(307, None, b"").unwrap_err();
+        assert!(e.starts_with("HTTP 307, not followed"), "{e}");
+        // Progress headers sent the 200 before an insert failed: the body says so.
+        let body = b"Code: 252. DB::Exception: Too many parts (300). (TOO_MANY_PARTS)\n";
+        let e = judge(200, None, body).unwrap_err();
+        assert!(e.contains("with an error: Code: 252."), "{e}");
+        let e = judge(200, Some("241"), b"").unwrap_err();
+        assert!(e.contains("exception code 241"), "{e}");
+        let e = judge(
+            200,
+            None,
+            b"...\nCode: 27. DB::Exception: Cannot parse input",
+        )
+        .unwrap_err();
+        assert!(e.contains("DB::Exception"), "{e}");
+    }
 
     #[test]
     fn urls_are_checked_at_start_up_and_hold_no_credentials() {
