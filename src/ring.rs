@@ -22,9 +22,9 @@ use crate::record::Batch;
 const MAX_BATCHES: usize = 1 << 16;
 /// Empty batches kept for reuse: a merge round's worth at high rates (a receiver hands a batch
 /// over each time its socket runs dry, ~50 requests at 100k/s), so that in steady state the
-/// receivers allocate nothing (with 8, they allocated and grew ~40 batches per round at 100k/s
-/// and fell behind the kernel: ~11 % lost). With [`KEEP_BATCH_BYTES`] it bounds what the free
-/// list holds at 64 MiB; batches a burst made bigger are freed, not kept.
+/// receivers allocate almost nothing (with 8, they allocated and grew ~40 batches per round at
+/// 100k/s and fell behind the kernel: ~11 % lost). With [`KEEP_BATCH_BYTES`] it bounds what the
+/// free list holds at 64 MiB; batches a burst made bigger give the excess back.
 const FREE_BATCHES: usize = 256;
 /// A recycled batch that holds more than this gives the excess back (an ordinary batch holds
 /// 60–130 KiB at 100k/s, its fill varying several-fold with the receiver's wake-ups: see
