@@ -8,13 +8,15 @@
 
 FROM rust:1-bookworm AS build
 WORKDIR /src
-# Dependencies first, so a change to pinbad's own code does not rebuild them.
+# Dependencies first, so a change to pinbad's own code does not rebuild them. Every target the
+# manifest names must exist for cargo to read it: stubs, each [[bench]] by its name.
 COPY Cargo.toml Cargo.lock ./
 RUN mkdir -p src/bin benches tests/integration \
     && echo 'fn main() {}' > src/main.rs \
     && echo 'fn main() {}' > src/bin/pinbad-blast.rs \
     && touch src/lib.rs tests/integration/main.rs \
-    && for b in merge query decode; do echo 'fn main() {}' > benches/$b.rs; done \
+    && for b in $(awk '/^\[\[bench\]\]/ { getline; gsub(/name = |"/, ""); print }' Cargo.toml); do \
+         echo 'fn main() {}' > benches/$b.rs; done \
     && cargo build --release --locked --bin pinbad \
     && rm -rf src benches tests
 # Every target the manifest names must exist, so benches and tests come along (unbuilt).

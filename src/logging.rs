@@ -28,10 +28,19 @@ pub struct LogConfig {
     pub format: LogFormat,
 }
 
-/// Installs the global subscriber. A second call (tests) leaves the first in place.
-pub fn init(config: &LogConfig) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+/// Installs the global subscriber. A second call (tests) leaves the first in place. A `RUST_LOG`
+/// that does not parse is an error naming it (it used to fall back to `info` whole, silently
+/// dropping the directives that did parse); unset or empty, the level is `info`.
+pub fn init(config: &LogConfig) -> Result<(), String> {
+    let filter = tracing_subscriber::EnvFilter::builder()
+        .with_default_directive(tracing_subscriber::filter::LevelFilter::INFO.into())
+        .from_env()
+        .map_err(|e| {
+            format!(
+                "RUST_LOG: {e} (it is {:?}; e.g. RUST_LOG=info or RUST_LOG=pinbad=debug,info)",
+                std::env::var("RUST_LOG").unwrap_or_default()
+            )
+        })?;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .log_internal_errors(false)
@@ -48,4 +57,5 @@ pub fn init(config: &LogConfig) {
             .with_span_list(false)
             .try_init(),
     };
+    Ok(())
 }

@@ -65,19 +65,30 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("pinbad: {}", error_text(&e));
+            say(format_args!("pinbad: {}", error_text(&e)));
             ExitCode::from(1)
         }
     }
 }
 
+/// A line on stderr. Written, not `eprintln!`'d: a closed stderr (`pinbad check-config f 2>&-`,
+/// a pipe whose reader is gone) must not turn an exit 0 or 1 into a panic's 101.
+fn say(line: std::fmt::Arguments) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
 fn run(cli: Cli) -> anyhow::Result<()> {
     if let Some(Command::CheckConfig { file }) = &cli.command {
         let config = Config::load(file)?;
-        pinbad::logging::init(&config.log);
+        pinbad::logging::init(&config.log).map_err(anyhow::Error::msg)?;
         // Everything start-up checks but binding: reports, the state directory, the token.
         pinbad::app::check(&config)?;
-        print!("{}", config.to_toml_redacted());
+        // Written, not print!'d (see `say`): `pinbad check-config f | head -1` ends well.
+        let _ = std::io::Write::write_all(
+            &mut std::io::stdout().lock(),
+            config.to_toml_redacted().as_bytes(),
+        );
         return Ok(());
     }
     if let Some(Command::ImportSql { file }) = &cli.command {
@@ -94,7 +105,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         state_dir: cli.state_dir,
     };
     let config = config.apply(&overrides)?;
-    pinbad::logging::init(&config.log);
+    pinbad::logging::init(&config.log).map_err(anyhow::Error::msg)?;
     tracing::info!(version = VERSION, "Starting");
     let running = pinbad::app::start(config, pinbad::shutdown::Shutdown::new())?;
     // Machine-readable lines for scripts and tests (ports may have been 0). Written, not
@@ -125,14 +136,15 @@ fn import_sql(file: &std::path::Path) -> anyhow::Result<()> {
     read.with_context(|| format!("cannot read {}", file.display()))?;
     let sql = String::from_utf8_lossy(&bytes);
     let import = pinbad::import::import(&sql);
-    let say = pinbad::import::one_line;
+    let one_line = pinbad::import::one_line;
     for w in &import.warnings {
-        eprintln!("pinbad: {}: {}", file.display(), say(w));
+        say(format_args!("pinbad: {}: {}", file.display(), one_line(w)));
     }
     // Nothing to convert is a failure, not an empty config: a compressed dump, the wrong file.
     if import.tables.is_empty() {
         anyhow::bail!(
-            "no CREATE TABLE statement in {} (a mysqldump of the Pinba database is expected;              decompress a .gz dump first)",
+            "no CREATE TABLE statement in {} (a mysqldump of the Pinba database is expected; \
+             decompress a .gz dump first)",
             file.display()
         );
     }
@@ -140,11 +152,11 @@ fn import_sql(file: &std::path::Path) -> anyhow::Result<()> {
         .write_all(import.to_toml(&file.display().to_string()).as_bytes())
         .context("cannot write the output")?;
     for (c, why) in import.not_converted() {
-        eprintln!(
+        say(format_args!(
             "pinbad: not converted: table `{}`: {}",
-            say(&c.table.name),
-            say(why)
-        );
+            one_line(&c.table.name),
+            one_line(why)
+        ));
     }
     Ok(())
 }

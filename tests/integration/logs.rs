@@ -91,3 +91,40 @@ fn a_window_report_ticks_does_not_divide_is_warned_about() {
     let own = d.wait_log("report=\"own\"");
     assert!(own.contains("covers 9996 ms of the 10000 ms"), "{own}");
 }
+
+/// A `RUST_LOG` that does not parse stops start-up naming it (it fell back to `info` whole,
+/// silently); and a closed stdout does not turn `check-config`'s exit 0 into a panic.
+#[test]
+fn a_bad_rust_log_stops_start_up_and_a_closed_stdout_is_no_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(crate::common::BIN)
+        .args(["--udp", "127.0.0.1:0", "--http", "127.0.0.1:0"])
+        .env("RUST_LOG", "pinbad=debug,hyper=warnn")
+        .env("STATE_DIRECTORY", dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("RUST_LOG") && stderr.contains("warnn"),
+        "{stderr}"
+    );
+
+    let config = crate::common::write_file(dir.path(), "p.toml", "");
+    let mut child = std::process::Command::new(crate::common::BIN)
+        .args(["check-config", config.to_str().unwrap()])
+        .env("RUST_LOG", "off")
+        .env("STATE_DIRECTORY", dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader is gone before anything is written
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

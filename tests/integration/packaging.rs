@@ -159,6 +159,37 @@ fn dockerfile_copies_only_what_exists_and_builds_the_daemon() {
         }
     }
     assert!(copies >= 5, "{text}");
+    // The dependency step's stubs must name every bench the manifest declares, or cargo cannot
+    // read it there ("can't find `taps` bench"): that step's shell, run on the manifest alone.
+    let stubs = text
+        .split("RUN mkdir -p")
+        .nth(1)
+        .and_then(|rest| rest.split("&& cargo build").next())
+        .expect("the dependency step");
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["Cargo.toml", "Cargo.lock"] {
+        std::fs::copy(Path::new(MANIFEST_DIR).join(f), dir.path().join(f)).unwrap();
+    }
+    let script = format!("mkdir -p {}", stubs.replace("\\\n", " "));
+    let sh = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(sh.status.success(), "{script}: {sh:?}");
+    let manifest: toml::Table = std::fs::read_to_string(dir.path().join("Cargo.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let benches = manifest["bench"].as_array().unwrap();
+    assert!(benches.len() >= 5, "{benches:?}");
+    for b in benches {
+        let stub = format!("benches/{}.rs", b["name"].as_str().unwrap());
+        assert!(
+            dir.path().join(&stub).exists(),
+            "the Dockerfile's dependency step makes no `{stub}`: cargo cannot read the manifest"
+        );
+    }
     assert!(text.contains("cargo build --release --locked --bin pinbad"));
     assert!(text.contains("COPY --from=build /src/target/release/pinbad /usr/local/bin/pinbad"));
     let ignore = std::fs::read_to_string(Path::new(MANIFEST_DIR).join(".dockerignore")).unwrap();
