@@ -260,10 +260,17 @@ impl Running {
             // the orderly way out (history, snapshot, sinks) rather than the default action,
             // which ends the process at once.
             let signals = termination_signals();
+            // Held since `main` began (see `hold_stop_signals`): those that came during start-up
+            // are delivered now, to this thread alone (every other one was started holding them).
+            crate::shutdown::release_stop_signals();
             let trigger = shutdown.clone();
             tokio::spawn(async move {
-                wait_for_signal(signals).await;
-                tracing::info!("Stopping");
+                let signal = wait_for_signal(signals).await;
+                crate::shutdown::stop_at_once_on_the_next_signal();
+                tracing::info!(
+                    signal,
+                    "Stopping (another stop signal ends pinbad at once, without the snapshot)"
+                );
                 trigger.trigger();
             });
             crate::api::server::serve(listener, router, limits, counters, shutdown).await;
@@ -315,32 +322,38 @@ impl Running {
     }
 }
 
-/// The SIGTERM and SIGINT streams.
-type Termination = (tokio::signal::unix::Signal, tokio::signal::unix::Signal);
+/// The stop signals' streams, with their numbers.
+type Termination = Vec<(libc::c_int, tokio::signal::unix::Signal)>;
 
-/// Installs the SIGTERM and SIGINT handlers (at once: tokio registers a handler when its stream
-/// is made), `None` if it cannot.
+/// Installs the handlers of [`crate::shutdown::stop_signals`] (at once: tokio registers a handler
+/// when its stream is made), `None` if it cannot.
 fn termination_signals() -> Option<Termination> {
     use tokio::signal::unix::{signal, SignalKind};
-    match (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-    ) {
-        (Ok(term), Ok(int)) => Some((term, int)),
-        _ => {
-            tracing::warn!("Cannot install signal handlers");
+    let streams: std::io::Result<Termination> = crate::shutdown::stop_signals()
+        .into_iter()
+        .map(|s| Ok((s, signal(SignalKind::from_raw(s))?)))
+        .collect();
+    match streams {
+        Ok(streams) => Some(streams),
+        Err(e) => {
+            tracing::warn!(error = %e, "Cannot install signal handlers");
             None
         }
     }
 }
 
-/// SIGINT or SIGTERM (never, without handlers).
-async fn wait_for_signal(signals: Option<Termination>) {
-    let Some((mut term, mut int)) = signals else {
+/// The first stop signal to come, by number (never, without handlers).
+async fn wait_for_signal(signals: Option<Termination>) -> libc::c_int {
+    let Some(mut streams) = signals else {
         return std::future::pending().await;
     };
-    tokio::select! {
-        _ = term.recv() => {},
-        _ = int.recv() => {},
-    }
+    let waits = streams.iter_mut().map(|(n, s)| {
+        let n = *n;
+        Box::pin(async move {
+            s.recv().await;
+            n
+        })
+    });
+    let (first, ..) = futures_util::future::select_all(waits).await;
+    first
 }

@@ -107,6 +107,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let config = config.apply(&overrides)?;
     pinbad::logging::init(&config.log).map_err(anyhow::Error::msg)?;
     tracing::info!(version = VERSION, "Starting");
+    // Before any thread starts: a stop signal during start-up waits for the handlers `serve`
+    // installs (see `hold_stop_signals`).
+    pinbad::shutdown::hold_stop_signals();
     let running = pinbad::app::start(config, pinbad::shutdown::Shutdown::new())?;
     // Machine-readable lines for scripts and tests (ports may have been 0). Written, not
     // println!'d: a closed or full stdout must not panic the daemon.

@@ -44,3 +44,65 @@ impl Shutdown {
         }
     }
 }
+
+/// The signals that stop the daemon: SIGTERM (service managers), SIGINT (Ctrl-C), and SIGHUP
+/// (a closed terminal or session, or `kill -HUP`; pinbad has no reload) unless it was started
+/// with SIGHUP ignored (`nohup`), which is kept.
+pub fn stop_signals() -> Vec<libc::c_int> {
+    let mut signals = vec![libc::SIGTERM, libc::SIGINT];
+    if !is_ignored(libc::SIGHUP) {
+        signals.push(libc::SIGHUP);
+    }
+    signals
+}
+
+fn is_ignored(signal: libc::c_int) -> bool {
+    // SAFETY: sigaction(2) with a null new action only reads the current one into `old`, a
+    // zeroed struct we own.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(signal, std::ptr::null(), &mut old) == 0
+            && old.sa_sigaction == libc::SIG_IGN
+    }
+}
+
+/// Holds (blocks) the stop signals in the calling thread and in every thread it starts from now
+/// on, which inherit its mask: called by `main` before start-up, so that a SIGTERM during it
+/// (a restore takes seconds with a full pool) waits for the handlers instead of taking the
+/// default action, which ended the process at once and lost what start-up had already consumed
+/// (the snapshot, the requests saved by the last stop). [`release_stop_signals`] lets them in,
+/// on the one thread that waits for them.
+pub fn hold_stop_signals() {
+    set_mask(libc::SIG_BLOCK);
+}
+
+/// Lets the stop signals in to the calling thread, once their handlers are installed: those
+/// that came while they were held are delivered now.
+pub fn release_stop_signals() {
+    set_mask(libc::SIG_UNBLOCK);
+}
+
+/// Gives the stop signals back their default action (ending the process): after the first one,
+/// so that a second one ends a stop that takes too long at once (without the snapshot), as an
+/// operator pressing Ctrl-C twice means.
+pub fn stop_at_once_on_the_next_signal() {
+    for s in stop_signals() {
+        // SAFETY: signal(2) with a valid signal number and the default disposition.
+        unsafe {
+            libc::signal(s, libc::SIG_DFL);
+        }
+    }
+}
+
+fn set_mask(how: libc::c_int) {
+    // SAFETY: the set is initialised by sigemptyset before use, and pthread_sigmask changes only
+    // the calling thread's mask.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for s in stop_signals() {
+            libc::sigaddset(&mut set, s);
+        }
+        libc::pthread_sigmask(how, &set, std::ptr::null_mut());
+    }
+}

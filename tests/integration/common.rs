@@ -283,23 +283,33 @@ impl Daemon {
 
     /// Sends SIGTERM and returns at once.
     pub fn signal_term(&self) {
-        // SAFETY: plain kill(2) on our own child's pid.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        signal(&self.child, libc::SIGTERM);
     }
 
     /// Waits for the process to exit (within `within`) and returns its status.
     pub fn wait_exit(mut self, within: Duration) -> std::process::ExitStatus {
-        let deadline = Instant::now() + within;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "pinbad did not exit within {within:?} of SIGTERM"
-            );
-            std::thread::sleep(Duration::from_millis(10));
+        wait_child(&mut self.child, within)
+    }
+}
+
+/// Sends `signal` to our own child.
+pub fn signal(child: &Child, signal: libc::c_int) {
+    // SAFETY: plain kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, signal) };
+}
+
+/// Waits for `child` to exit (within `within`) and returns its status.
+fn wait_child(child: &mut Child, within: Duration) -> std::process::ExitStatus {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
         }
+        assert!(
+            Instant::now() < deadline,
+            "pinbad did not exit within {within:?} of its stop signal"
+        );
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -320,6 +330,18 @@ pub struct Launch {
 }
 
 impl Launch {
+    /// Sends `signal` to the process, before it is known to listen.
+    pub fn signal(&self, signal: libc::c_int) {
+        let (child, _) = self.process.as_ref().expect("not attached");
+        crate::common::signal(child, signal);
+    }
+
+    /// Waits for the process to exit (within `within`) without it being attached.
+    pub fn wait_exit(&mut self, within: Duration) -> std::process::ExitStatus {
+        let (child, _) = self.process.as_mut().expect("not attached");
+        wait_child(child, within)
+    }
+
     /// The first stderr line containing `needle` (logs captured), waiting up to 30 s for it.
     pub fn wait_log(&self, needle: &str) -> String {
         let logs = self.logs.as_ref().expect("launched with a log level");

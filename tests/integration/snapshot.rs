@@ -238,6 +238,35 @@ fn datagrams_sent_while_a_snapshot_restores_wait_for_the_merger_and_are_kept() {
     assert_eq!(s["temp_pool_dropped"].as_u64(), Some(0), "{s}");
 }
 
+/// A stop signal while start-up restores the snapshot waits for it: the daemon finishes the
+/// restore, then stops in order and saves the window again (the default action ended it at once,
+/// after the restore had consumed the file: the window was lost). SIGHUP (a closed terminal) too.
+#[test]
+fn a_stop_signal_during_the_restore_waits_for_it_and_keeps_the_window() {
+    let state = tempfile::tempdir().unwrap();
+    let file = stopped_with(state.path(), 300, 10);
+    let snapshot = std::fs::read(&file).unwrap();
+    for (round, signal) in [(1, libc::SIGTERM), (2, libc::SIGHUP)] {
+        std::fs::remove_file(&file).unwrap();
+        mkfifo(&file);
+        let config = format!("state_dir = {:?}\n", state.path().to_str().unwrap());
+        let mut launch = Daemon::launch(&config, &["--udp", "127.0.0.1:0"], None, Some("info"));
+        // The receivers listen; the restore waits in its read of the FIFO.
+        launch.wait_log("Listening");
+        launch.signal(signal);
+        std::fs::write(&file, &snapshot).unwrap();
+        let status = launch.wait_exit(Duration::from_secs(60));
+        assert!(status.success(), "round {round}: {status:?}");
+        let restored = launch.wait_log("Snapshot restored");
+        assert!(restored.contains("requests=300"), "{restored}");
+        launch.wait_log("Stopping");
+        let written = launch.wait_log("Snapshot written");
+        assert!(written.contains("requests=300"), "round {round}: {written}");
+    }
+    let d = start(state.path(), "");
+    assert_eq!(info_count(&d), 300);
+}
+
 #[test]
 fn datagrams_sent_while_pinbad_stops_are_merged_by_the_next_start() {
     use std::io::Read;
