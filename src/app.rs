@@ -106,6 +106,10 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let receive_buffer_bytes = sockets.first().map_or(0, |s| s.recv_buffer_bytes as u64);
     let mut shared = Shared::new(config, Arc::clone(&ring), udp_addrs, receive_buffer_bytes)?;
     shared.shutdown = shutdown.clone();
+    // The sinks' outputs before the receivers and before anything is consumed below: a sink that
+    // cannot start fails the start having taken no datagram, with the snapshot and the saved
+    // requests still on disk for the next one (see `Sinks::open`).
+    let outputs = shared.sinks.open().map_err(StartError::Sink)?;
     // The receivers before the restore, which takes seconds with a full pool (BENCHMARKS.md,
     // "Restarts under load"): what clients send meanwhile waits in the temp ring for the merger,
     // undecoded until it has caught up (raw batches: ~4 s of 100k/s in the default 256 MiB), as
@@ -121,7 +125,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     crate::snapshot::restore_at_start(&mut shared);
     let shared = Arc::new(shared);
     // Sinks before the merger: they see every request merged from the first round on.
-    if let Err(e) = crate::sink::Sinks::start(&shared) {
+    if let Err(e) = crate::sink::Sinks::start(&shared, outputs) {
         stop_receivers(&receiving, receivers);
         return Err(StartError::Sink(e));
     }

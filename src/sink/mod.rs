@@ -381,6 +381,9 @@ impl Sink {
     }
 }
 
+/// The sinks' outputs, opened ([`Sinks::open`]) and waiting for their threads ([`Sinks::start`]).
+pub struct Opened(Vec<Box<dyn Output>>);
+
 /// The configured sinks. Lives in `Shared`; the API reads and switches them, `app` starts and
 /// stops their threads.
 pub struct Sinks {
@@ -451,10 +454,13 @@ impl Sinks {
         Value::Array(self.list.iter().map(|s| s.status()).collect())
     }
 
-    /// Opens each sink's output, starts its thread and registers its tap. A sink that cannot
-    /// start (a file that cannot be opened) stops start-up naming it.
-    pub fn start(shared: &Arc<Shared>) -> Result<(), std::io::Error> {
-        for sink in &shared.sinks.list {
+    /// Opens every sink's output (its file, its ClickHouse agent and tables' check): what can
+    /// fail of a sink's start, done before start-up consumes the snapshot and the requests the
+    /// last stop saved, so that a sink that cannot start (a file sink's directory read-only)
+    /// fails the start while both are still on disk for the next one.
+    pub fn open(&self) -> Result<Opened, std::io::Error> {
+        let mut outputs = Vec::with_capacity(self.list.len());
+        for sink in &self.list {
             let out: Box<dyn Output> = match &sink.config.kind {
                 SinkKind::File(f) => Box::new(file::FileOutput::open(f.clone()).map_err(|e| {
                     std::io::Error::other(format!(
@@ -469,6 +475,14 @@ impl Sinks {
                     Arc::clone(&sink.stats),
                 )?),
             };
+            outputs.push(out);
+        }
+        Ok(Opened(outputs))
+    }
+
+    /// Starts a thread per sink on the outputs [`Sinks::open`] opened.
+    pub fn start(shared: &Arc<Shared>, opened: Opened) -> Result<(), std::io::Error> {
+        for (sink, out) in shared.sinks.list.iter().zip(opened.0) {
             let Some(rx) = sink.rx.lock().take() else {
                 continue;
             };

@@ -238,6 +238,35 @@ fn datagrams_sent_while_a_snapshot_restores_wait_for_the_merger_and_are_kept() {
     assert_eq!(s["temp_pool_dropped"].as_u64(), Some(0), "{s}");
 }
 
+/// A sink that cannot start fails the start before the snapshot is consumed: the next start,
+/// the sink mended, restores the window (it was deleted by the restore of the failed start).
+#[test]
+fn a_sink_that_cannot_start_fails_the_start_with_the_snapshot_kept() {
+    let state = tempfile::tempdir().unwrap();
+    let file = stopped_with(state.path(), 120, 11);
+    let not_a_dir = state.path().join("not-a-dir");
+    std::fs::write(&not_a_dir, b"").unwrap();
+    let config = write_file(
+        state.path(),
+        "p.toml",
+        &format!(
+            "state_dir = {:?}\n[[sink]]\nname = \"log\"\nkind = \"file\"\npath = {:?}\n",
+            state.path().to_str().unwrap(),
+            not_a_dir.join("requests.ndjson").to_str().unwrap()
+        ),
+    );
+    let args = ["--config", config.to_str().unwrap(), "--udp", "127.0.0.1:0"];
+    let (code, stderr) = run_pinbad(
+        &[&args[..], &["--http", "127.0.0.1:0"]].concat(),
+        state.path(),
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("sink `log`: cannot open"), "{stderr}");
+    assert!(file.exists(), "the snapshot is kept for the next start");
+    let d = start(state.path(), "");
+    assert_eq!(info_count(&d), 120);
+}
+
 /// A stop signal while start-up restores the snapshot waits for it: the daemon finishes the
 /// restore, then stops in order and saves the window again (the default action ended it at once,
 /// after the restore had consumed the file: the window was lost). SIGHUP (a closed terminal) too.
