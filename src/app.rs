@@ -242,7 +242,8 @@ impl Running {
             .worker_threads(2)
             .thread_name("pinbad-http")
             .enable_all()
-            .build()?;
+            .build()
+            .map_err(|e| std::io::Error::other(format!("cannot start the HTTP runtime: {e}")))?;
         let router = crate::api::router(Arc::clone(&self.shared));
         let shutdown = self.shutdown.clone();
         let http = &self.shared.config.http;
@@ -292,11 +293,25 @@ impl Running {
         // Nothing merges any more: what the pool and the reports hold is final. Saved before the
         // sinks are waited for: a sink whose server does not answer holds its thread up to its
         // `timeout`, which must not push the snapshot past a service manager's stop timeout.
-        crate::snapshot::write_at_shutdown(&self.shared);
+        let snapshot = crate::snapshot::write_at_shutdown(&self.shared);
         stop_receivers(&self.receiving, std::mem::take(&mut self.receivers));
-        crate::pending::write_at_shutdown(&self.shared, dropped() - dropped_before_stop);
+        let pending =
+            crate::pending::write_at_shutdown(&self.shared, dropped() - dropped_before_stop);
         self.stop_taps();
-        served
+        served.map_err(|e| std::io::Error::other(format!("HTTP server failed: {e}")))?;
+        // The stop is complete either way; a state file that could not be written makes the
+        // exit status say that the next start will not have it.
+        let failed: Vec<String> = [snapshot, pending]
+            .into_iter()
+            .filter_map(Result::err)
+            .collect();
+        if !failed.is_empty() {
+            return Err(std::io::Error::other(format!(
+                "stopped, but {}",
+                failed.join("; ")
+            )));
+        }
+        Ok(())
     }
 
     /// Stops the merger (see [`Merger::run`]), then the history writer (which writes the ticks

@@ -122,7 +122,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         let _ = writeln!(out, "listening http {}", running.http_addr);
         let _ = out.flush();
     }
-    running.serve().context("HTTP server failed")?;
+    // Its errors say what failed: the HTTP server, or a state file the stop could not write.
+    running.serve()?;
     Ok(())
 }
 

@@ -39,10 +39,11 @@ const VERSION: u32 = 1;
 /// At shutdown, once the receivers stopped (after the snapshot): saves what the temp ring holds,
 /// if anything, and logs it, with the requests `dropped` since the stop began (the ring was full:
 /// `temp_pool_memory` is what a stop can hold). Does nothing with the snapshot off (the receivers
-/// stopped first and the merger drained the ring). Never fails the shutdown.
-pub fn write_at_shutdown(shared: &Shared, dropped: u64) {
+/// stopped first and the merger drained the ring). Never stops the shutdown: a failure is
+/// returned (said in the log already) for the exit status.
+pub fn write_at_shutdown(shared: &Shared, dropped: u64) -> Result<(), String> {
     if !shared.config.snapshot.enabled {
-        return;
+        return Ok(());
     }
     if dropped > 0 {
         tracing::warn!(
@@ -59,25 +60,31 @@ pub fn write_at_shutdown(shared: &Shared, dropped: u64) {
     }
     let requests: usize = batches.iter().map(|b| b.len()).sum();
     if requests == 0 {
-        return;
+        return Ok(());
     }
     let dir = &shared.config.state_dir;
     let path = dir.join(FILE);
     match write(dir, &batches) {
-        Ok((datagrams, bytes, write_us)) => tracing::info!(
-            path = %path.display(),
-            datagrams,
-            requests,
-            bytes,
-            write_ms = write_us as f64 / 1000.0,
-            "Requests received while stopping saved for the next start"
-        ),
-        Err(e) => tracing::error!(
-            path = %path.display(),
-            error = %e,
-            requests,
-            "Cannot save the requests received while stopping; they are lost"
-        ),
+        Ok((datagrams, bytes, write_us)) => {
+            tracing::info!(
+                path = %path.display(),
+                datagrams,
+                requests,
+                bytes,
+                write_ms = write_us as f64 / 1000.0,
+                "Requests received while stopping saved for the next start"
+            );
+            Ok(())
+        }
+        Err(e) => {
+            tracing::error!(
+                path = %path.display(),
+                error = %e,
+                requests,
+                "Cannot save the requests received while stopping; they are lost"
+            );
+            Err(format!("cannot write {}: {e}", path.display()))
+        }
     }
 }
 
@@ -386,14 +393,14 @@ mod tests {
     fn at_shutdown_the_ring_is_saved_and_nothing_is_written_when_it_is_empty() {
         let dir = tempfile::tempdir().unwrap();
         let s = shared(dir.path(), true);
-        write_at_shutdown(&s, 0);
+        write_at_shutdown(&s, 0).unwrap();
         assert!(!dir.path().join(FILE).exists());
         let batches = decoded(500, 200);
         let expected = payloads(&batches);
         for b in batches {
             s.ring.push(b).unwrap();
         }
-        write_at_shutdown(&s, 0);
+        write_at_shutdown(&s, 0).unwrap();
         assert!(s.ring.is_empty());
         let mut again = shared(dir.path(), true);
         assert_eq!(payloads(&take_at_start(&mut again)), expected);

@@ -277,26 +277,33 @@ pub struct Written {
 }
 
 /// At shutdown, once the merger stopped (the receivers may run): writes the snapshot if enabled,
-/// and logs the outcome in one line. Never fails the shutdown.
-pub fn write_at_shutdown(shared: &Shared) {
+/// and logs the outcome in one line. Never stops the shutdown: a failure is returned (said in
+/// the log already) for the exit status, once the rest of the stop is done.
+pub fn write_at_shutdown(shared: &Shared) -> Result<(), String> {
     if !shared.config.snapshot.enabled {
-        return;
+        return Ok(());
     }
     let dir = &shared.config.state_dir;
     match write(shared, dir) {
-        Ok(w) => tracing::info!(
-            path = %dir.join(FILE).display(),
-            requests = w.requests,
-            reports = w.reports,
-            bytes = w.bytes,
-            write_ms = w.write_ms,
-            "Snapshot written"
-        ),
-        Err(e) => tracing::error!(
-            path = %dir.join(FILE).display(),
-            error = %e,
-            "Cannot write the snapshot; the next start begins empty"
-        ),
+        Ok(w) => {
+            tracing::info!(
+                path = %dir.join(FILE).display(),
+                requests = w.requests,
+                reports = w.reports,
+                bytes = w.bytes,
+                write_ms = w.write_ms,
+                "Snapshot written"
+            );
+            Ok(())
+        }
+        Err(e) => {
+            tracing::error!(
+                path = %dir.join(FILE).display(),
+                error = %e,
+                "Cannot write the snapshot; the next start begins empty"
+            );
+            Err(format!("cannot write {}: {e}", dir.join(FILE).display()))
+        }
     }
 }
 

@@ -238,6 +238,31 @@ fn datagrams_sent_while_a_snapshot_restores_wait_for_the_merger_and_are_kept() {
     assert_eq!(s["temp_pool_dropped"].as_u64(), Some(0), "{s}");
 }
 
+/// A snapshot the stop cannot write makes the exit status say so (it was 0), once the rest of
+/// the stop is done.
+#[test]
+fn a_snapshot_that_cannot_be_written_exits_non_zero() {
+    let state = tempfile::tempdir().unwrap();
+    let d = start(state.path(), "");
+    d.send(&corpus(50, 12));
+    d.wait_merged(50);
+    // The write's temporary file cannot be created: a directory holds its name.
+    let tmp = state
+        .path()
+        .join(format!("snapshot.bin.tmp-{}", d.child.id()));
+    std::fs::create_dir(&tmp).unwrap();
+    let (status, logs) = d.terminate_logged(Duration::from_secs(30));
+    assert_eq!(status.code(), Some(1), "{logs:?}");
+    assert!(
+        logs.iter()
+            .any(|l| l.contains("pinbad: stopped, but cannot write") && l.contains("snapshot.bin")),
+        "{logs:?}"
+    );
+    assert!(logs
+        .iter()
+        .any(|l| l.contains("Sink") || l.contains("Cannot write the snapshot")));
+}
+
 /// A sink that cannot start fails the start before the snapshot is consumed: the next start,
 /// the sink mended, restores the window (it was deleted by the restore of the failed start).
 #[test]
@@ -357,7 +382,8 @@ fn datagrams_sent_while_pinbad_stops_are_merged_by_the_next_start() {
         );
         std::thread::sleep(Duration::from_millis(1));
     }
-    assert!(d.wait_exit(Duration::from_secs(30)).success());
+    // Exit 1: as far as the daemon knows its snapshot was not written (the FIFO's fsync).
+    assert_eq!(d.wait_exit(Duration::from_secs(30)).code(), Some(1));
     let pending = state.path().join("pending.bin");
     assert!(pending.exists(), "what came during the write is saved");
     std::fs::write(state.path().join("snapshot.bin"), &snapshot).unwrap();
