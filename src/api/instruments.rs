@@ -65,7 +65,7 @@ async fn list(State(state): State<AppState>) -> Json<Value> {
     )
 )]
 async fn patch(State(state): State<AppState>, body: Body) -> Result<Json<Value>, ApiError> {
-    let bytes = super::read_body(body, state.config.limits.max_body_bytes).await?;
+    let bytes = super::read_body(body, &state.config).await?;
     let v: Value = serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
     let obj = v.as_object().ok_or_else(|| {

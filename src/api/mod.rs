@@ -361,13 +361,25 @@ pub fn refuse_repeats(pairs: &[(String, String)], repeatable: &[&str]) -> Result
     Ok(())
 }
 
-/// A request's body, at most `limit` bytes (`limits.max_body_bytes`): a 413 above it, a 400 when
-/// the body could not be read (the client broke it off), each saying so.
+/// A request's body, at most `limits.max_body_bytes`: a 413 above it, a 400 when the body could
+/// not be read (the client broke it off), each saying so; a 408 when it has not all come within
+/// `http.header_timeout` of the handler asking for it. The connection's idle timeout is reset by
+/// every byte, so without this deadline a client sending a byte now and then held a connection
+/// (of `http.max_connections`) as long as it liked.
 pub async fn read_body(
     body: axum::body::Body,
-    limit: usize,
+    config: &crate::config::Config,
 ) -> Result<axum::body::Bytes, ApiError> {
-    axum::body::to_bytes(body, limit).await.map_err(|e| {
+    let (limit, deadline) = (config.limits.max_body_bytes, config.http.header_timeout.0);
+    let read = tokio::time::timeout(deadline, axum::body::to_bytes(body, limit));
+    let Ok(read) = read.await else {
+        return Err(ApiError {
+            status: StatusCode::REQUEST_TIMEOUT,
+            error: "body_timeout",
+            detail: format!("the body did not all come within {deadline:?} (http.header_timeout)"),
+        });
+    };
+    read.map_err(|e| {
         let e = e.into_inner();
         if e.downcast_ref::<http_body_util::LengthLimitError>()
             .is_some()

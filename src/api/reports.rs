@@ -282,7 +282,7 @@ async fn create(
     client: Client,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let bytes = super::read_body(body, state.config.limits.max_body_bytes).await?;
+    let bytes = super::read_body(body, &state.config).await?;
     let def = parse_definition(&bytes)?;
     def.validate().map_err(bad)?;
     let entry = blocking(&state.clone(), move || create_filled(&state, def)).await?;

@@ -10,7 +10,8 @@
 //!   also runs while a keep-alive connection waits for its next request), so slow or silent
 //!   connections give their slot back quickly;
 //! - a connection where no byte moves in either direction for `http.idle_timeout` is closed
-//!   ([`IdleTimeout`]): a half-sent body, or a client that stops reading its response;
+//!   ([`IdleTimeout`]): a half-sent body, or a client that stops reading its response; a body
+//!   trickled byte by byte meets `http.header_timeout` instead (`api::read_body`, a 408);
 //! - on shutdown the listener is closed at once, connections get [`SHUTDOWN_GRACE`] to finish what
 //!   they are doing, and whatever is left is dropped with the runtime: the process exits within
 //!   about a second, whatever the clients do.

@@ -78,7 +78,7 @@ async fn switch(
     PathParam(name): PathParam<String>,
     body: Body,
 ) -> Result<Json<Value>, ApiError> {
-    let body = super::read_body(body, state.config.limits.max_body_bytes).await?;
+    let body = super::read_body(body, &state.config).await?;
     let change: SinkState = serde_json::from_slice(&body).map_err(|e| {
         ApiError::bad_request(format!(
             "expected {{\"enabled\": true|false, \"sample\": 0..1}}: {e}"

@@ -123,6 +123,33 @@ fn slow_headers_and_stalled_bodies_are_cut() {
     assert_eq!(d.get("/healthz").0, 200);
 }
 
+/// A body that has not all come within `http.header_timeout` gets a JSON 408: the idle timeout
+/// (an hour here) is reset by every byte, so a client trickling a body held its connection.
+#[test]
+fn a_body_that_does_not_all_come_in_time_gets_a_json_408() {
+    let d = Daemon::start("[http]\nheader_timeout = \"300ms\"\nidle_timeout = \"1h\"");
+    for head in [
+        "PATCH /api/v1/instruments HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n[{\"na",
+        "POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"na",
+    ] {
+        let mut s = stalled(&d, head);
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let mut answer = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !String::from_utf8_lossy(&answer).contains("header_timeout") {
+            match s.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => answer.extend_from_slice(&buf[..n]),
+                Err(e) => panic!("no answer within 30 s ({e}): {answer:?}"),
+            }
+        }
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+        assert!(answer.contains("\"body_timeout\""), "{answer}");
+    }
+    assert_eq!(d.get("/healthz").0, 200);
+}
+
 #[test]
 fn queries_beyond_the_bound_get_503_with_retry_after() {
     let d = Daemon::start("[http]\nmax_concurrent_queries = 1");
