@@ -31,10 +31,11 @@ struct Cli {
     /// HTTP address of the API.
     #[arg(long, value_name = "ADDR")]
     http: Option<String>,
-    /// How long requests are kept, e.g. "15m".
+    /// The reports' window, e.g. "15m".
     #[arg(long, value_name = "DUR")]
     stats_history: Option<HumanDuration>,
-    /// Directory for state kept across restarts (run-time report changes).
+    /// Directory for state kept across restarts: run-time report and sink changes, the snapshot,
+    /// the requests received while stopping, the history store.
     #[arg(long, value_name = "DIR")]
     state_dir: Option<PathBuf>,
     #[command(subcommand)]
