@@ -454,8 +454,8 @@ impl Sinks {
         Value::Array(self.list.iter().map(|s| s.status()).collect())
     }
 
-    /// Opens every sink's output (its file, its ClickHouse agent and tables' check): what can
-    /// fail of a sink's start, done before start-up consumes the snapshot and the requests the
+    /// Opens every sink's output (a file sink's file; a ClickHouse sink's agent and sender
+    /// thread, which creates its tables when it first sends): what can fail of a sink's start, done before start-up consumes the snapshot and the requests the
     /// last stop saved, so that a sink that cannot start (a file sink's directory read-only)
     /// fails the start while both are still on disk for the next one.
     pub fn open(&self) -> Result<Opened, std::io::Error> {

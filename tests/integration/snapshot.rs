@@ -238,6 +238,35 @@ fn datagrams_sent_while_a_snapshot_restores_wait_for_the_merger_and_are_kept() {
     assert_eq!(s["temp_pool_dropped"].as_u64(), Some(0), "{s}");
 }
 
+/// SIGHUP (a closed terminal or session) stops the daemon in order; started with SIGHUP ignored
+/// (`nohup`, which the daemon inherits from this test's process when it runs under one), the
+/// daemon keeps ignoring it. Whichever this environment is, its outcome is checked.
+#[test]
+fn sighup_stops_in_order_unless_started_ignoring_it() {
+    // SAFETY: sigaction(2) with a null new action only reads this process's current one.
+    let ignored = unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(libc::SIGHUP, std::ptr::null(), &mut old) == 0
+            && old.sa_sigaction == libc::SIG_IGN
+    };
+    let state = tempfile::tempdir().unwrap();
+    let d = start(state.path(), "");
+    d.send(&corpus(40, 13));
+    d.wait_merged(40);
+    signal(&d.child, libc::SIGHUP);
+    if ignored {
+        eprintln!("SIGHUP is ignored here (nohup): checking that the daemon keeps ignoring it");
+        // An ignored signal is discarded when sent: the daemon answers on, and stops on SIGTERM.
+        assert_eq!(d.get("/healthz").0, 200);
+        assert_eq!(info_count(&d), 40);
+        assert!(d.terminate(Duration::from_secs(30)).success());
+    } else {
+        let line = d.wait_log("Snapshot written");
+        assert!(line.contains("requests=40"), "{line}");
+        assert!(d.wait_exit(Duration::from_secs(30)).success());
+    }
+}
+
 /// A snapshot the stop cannot write makes the exit status say so (it was 0), once the rest of
 /// the stop is done.
 #[test]
@@ -294,13 +323,13 @@ fn a_sink_that_cannot_start_fails_the_start_with_the_snapshot_kept() {
 
 /// A stop signal while start-up restores the snapshot waits for it: the daemon finishes the
 /// restore, then stops in order and saves the window again (the default action ended it at once,
-/// after the restore had consumed the file: the window was lost). SIGHUP (a closed terminal) too.
+/// after the restore had consumed the file: the window was lost). SIGINT too.
 #[test]
 fn a_stop_signal_during_the_restore_waits_for_it_and_keeps_the_window() {
     let state = tempfile::tempdir().unwrap();
     let file = stopped_with(state.path(), 300, 10);
     let snapshot = std::fs::read(&file).unwrap();
-    for (round, signal) in [(1, libc::SIGTERM), (2, libc::SIGHUP)] {
+    for (round, signal) in [(1, libc::SIGTERM), (2, libc::SIGINT)] {
         std::fs::remove_file(&file).unwrap();
         mkfifo(&file);
         let config = format!("state_dir = {:?}\n", state.path().to_str().unwrap());
