@@ -748,20 +748,7 @@ mod tests {
     /// overflow") and add up on read, stopping at `u64::MAX`.
     #[test]
     fn sums_past_i64_saturate_and_still_answer() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(FILE);
-        let mut store = Store::open(&path).unwrap();
-        let id = store
-            .register(&ReportInfo {
-                name: "r".into(),
-                fingerprint: "f".into(),
-                kind: "request".into(),
-                key_columns: vec!["script_name".into(), "country".into()],
-                step_ms: 60_000,
-                retention_ms: 1 << 40,
-            })
-            .unwrap()
-            .id;
+        let (_dir, path, mut store, id) = new_store(60);
         let huge = || {
             let mut step = Step::default();
             let mut h = Histogram::new();
@@ -816,11 +803,9 @@ mod tests {
         assert_eq!(totals[0].points[0][1], max);
     }
 
-    /// A store with `steps` of stored step `stored_s`: each (t, key, values in ns).
-    fn store_with(
-        stored_s: u64,
-        steps: &[(i64, &str, Vec<u64>)],
-    ) -> (tempfile::TempDir, Connection, i64) {
+    /// A store in a new file (in the directory returned) with report "r" (keys `script_name`,
+    /// `country`) registered at stored step `stored_s`: its path, the store and the report's id.
+    fn new_store(stored_s: u64) -> (tempfile::TempDir, std::path::PathBuf, Store, i64) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(FILE);
         let mut store = Store::open(&path).unwrap();
@@ -835,6 +820,15 @@ mod tests {
             })
             .unwrap()
             .id;
+        (dir, path, store, id)
+    }
+
+    /// A store with `steps` of stored step `stored_s`: each (t, key, values in ns).
+    fn store_with(
+        stored_s: u64,
+        steps: &[(i64, &str, Vec<u64>)],
+    ) -> (tempfile::TempDir, Connection, i64) {
+        let (dir, path, mut store, id) = new_store(stored_s);
         let mut by_t: BTreeMap<i64, Step> = BTreeMap::new();
         for (t, key, values) in steps {
             let mut h = Histogram::new();

@@ -707,6 +707,17 @@ mod tests {
         assert!(Store::open(&path).is_err());
     }
 
+    /// A store in a new file (in the directory returned) with reports "a" and "b" registered:
+    /// its path, the store and the two ids.
+    fn two_reports() -> (tempfile::TempDir, PathBuf, Store, i64, i64) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let mut store = Store::open(&path).unwrap();
+        let a = store.register(&info("a", "x")).unwrap().id;
+        let b = store.register(&info("b", "x")).unwrap().id;
+        (dir, path, store, a, b)
+    }
+
     /// A read-write connection beside the store's, as an operator's `sqlite3` shell.
     fn by_hand(path: &Path) -> Connection {
         Connection::open(path).unwrap()
@@ -716,11 +727,7 @@ mod tests {
     /// the rest of the batch, another report's step, is written with it.
     #[test]
     fn a_damaged_stored_step_is_replaced_and_the_batch_written() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(FILE);
-        let mut store = Store::open(&path).unwrap();
-        let a = store.register(&info("a", "x")).unwrap().id;
-        let b = store.register(&info("b", "x")).unwrap().id;
+        let (_dir, path, mut store, a, b) = two_reports();
         store
             .write(vec![(a, 60, step(&[("/a", 7), ("/b", 1)]), 10)])
             .unwrap();
@@ -826,11 +833,7 @@ mod tests {
     /// otherwise show them as its own.
     #[test]
     fn steps_of_no_report_are_deleted_at_open() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(FILE);
-        let mut store = Store::open(&path).unwrap();
-        let a = store.register(&info("a", "x")).unwrap().id;
-        let b = store.register(&info("b", "x")).unwrap().id;
+        let (_dir, path, mut store, a, b) = two_reports();
         store
             .write(vec![
                 (a, 60, step(&[("/a", 1)]), 10),
