@@ -61,6 +61,7 @@ async fn list(State(state): State<AppState>) -> Json<Value> {
         (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
         (status = 404, description = "The name selects no instrument", body = super::openapi::ErrorBody),
+        (status = 408, description = "The body did not all come within http.header_timeout", body = super::openapi::ErrorBody),
         (status = 413, description = "The body is above limits.max_body_bytes", body = super::openapi::ErrorBody),
     )
 )]

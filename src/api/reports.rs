@@ -272,6 +272,7 @@ async fn show(
         (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
         (status = 409, description = "The name is taken, or limits.max_reports is reached", body = super::openapi::ErrorBody),
+        (status = 408, description = "The body did not all come within http.header_timeout", body = super::openapi::ErrorBody),
         (status = 413, description = "The body is above limits.max_body_bytes", body = super::openapi::ErrorBody),
         (status = 500, response = super::openapi::StateNotSaved),
         (status = 503, response = super::openapi::Busy),

@@ -70,6 +70,7 @@ async fn one(
         (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
         (status = 404, response = super::openapi::NotFound),
+        (status = 408, description = "The body did not all come within http.header_timeout", body = super::openapi::ErrorBody),
         (status = 413, description = "The body is above limits.max_body_bytes", body = super::openapi::ErrorBody),
     )
 )]
