@@ -152,6 +152,18 @@ pub fn fingerprint(report: &Report, step_ms: u64) -> String {
     .to_string()
 }
 
+/// What the store registers `report` (named `name`) with, under its history settings `spec`.
+fn report_info(name: &str, report: &Report, spec: &Spec) -> ReportInfo {
+    ReportInfo {
+        name: name.to_string(),
+        fingerprint: fingerprint(report, spec.step_ms),
+        kind: report.kind().as_str().to_string(),
+        key_columns: report.key_columns().to_vec(),
+        step_ms: spec.step_ms,
+        retention_ms: spec.retention_ms,
+    }
+}
+
 /// A closed tick on its way to the writer.
 struct Handed {
     cell: Arc<ReportCell>,
@@ -541,14 +553,7 @@ impl Writer {
             let (spec, info, keys, keyless, window) = {
                 let r = cell.report.read();
                 let spec = Spec::of_report(&r).ok().flatten()?;
-                let info = ReportInfo {
-                    name: cell.name().to_string(),
-                    fingerprint: fingerprint(&r, spec.step_ms),
-                    kind: r.kind().as_str().to_string(),
-                    key_columns: r.key_columns().to_vec(),
-                    step_ms: spec.step_ms,
-                    retention_ms: spec.retention_ms,
-                };
+                let info = report_info(cell.name(), &r, &spec);
                 (spec, info, r.key_texts(), r.keys().is_empty(), r.window())
             };
             let mut reg = match self.store.register(&info) {
@@ -776,14 +781,7 @@ mod tests {
                 0,
             );
             let spec = Spec::of_report(&r).unwrap().unwrap();
-            let info = ReportInfo {
-                name: "r".into(),
-                fingerprint: fingerprint(&r, spec.step_ms),
-                kind: r.kind().as_str().to_string(),
-                key_columns: r.key_columns().to_vec(),
-                step_ms: spec.step_ms,
-                retention_ms: spec.retention_ms,
-            };
+            let info = report_info("r", &r, &spec);
             (r, info)
         };
         let (minute, minute_info) = report_with("1m");
@@ -852,14 +850,7 @@ mod tests {
         let info = {
             let r = cell.report.read();
             let spec = Spec::of_report(&r).unwrap().expect("info keeps history");
-            ReportInfo {
-                name: "info".into(),
-                fingerprint: fingerprint(&r, spec.step_ms),
-                kind: r.kind().as_str().to_string(),
-                key_columns: r.key_columns().to_vec(),
-                step_ms: spec.step_ms,
-                retention_ms: spec.retention_ms,
-            }
+            report_info("info", &r, &spec)
         };
         let clock = &shared.clock;
         let now_ms = clock.unix_ms64(clock.now_ms64());
