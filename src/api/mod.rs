@@ -277,7 +277,8 @@ impl IntoResponse for ApiError {
 }
 
 /// A slot among the `http.max_concurrent_queries` heavy requests, or a 503 (counted) when all
-/// are taken. Held until the response is fully produced (for a streamed scan: sent).
+/// are taken. Held until the response is produced (a streamed scan holds one only while it
+/// produces a chunk, not while its client reads).
 pub fn query_slot(state: &Shared) -> Result<OwnedSemaphorePermit, ApiError> {
     std::sync::Arc::clone(&state.query_slots)
         .try_acquire_owned()

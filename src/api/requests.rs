@@ -3,12 +3,14 @@
 //! Filters on strings are resolved to dictionary ids once, so the scan compares integers; a string
 //! the dictionary does not hold matches nothing, and the scan is skipped.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use tokio::sync::OwnedSemaphorePermit;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{parse_param, query_pairs, query_slot, ApiError, AppState};
@@ -308,6 +310,12 @@ const CHUNK_QUEUE: usize = 4;
 /// each under a short read lock of the pool and dictionary, rendered straight to JSON bytes and
 /// handed to the response through a bounded channel. So a 100,000-request answer never exists as
 /// a whole in memory, and the merger is never held up by it for more than [`CHUNK_TIME`].
+///
+/// A query slot is held only while a chunk is produced, and taken again for the next one only
+/// once the channel has room for it: a client that reads slowly (or not at all, until
+/// `http.idle_timeout` closes it) holds its connection and at most [`CHUNK_QUEUE`] chunks, never
+/// a slot, so it cannot make report queries and scrapes answer 503 (it held one for as long as
+/// it kept reading a byte now and then).
 #[utoipa::path(
     get,
     path = "/api/v1/requests",
@@ -337,12 +345,10 @@ async fn requests(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
     let raw = parse(raw.as_deref(), state.config.limits.max_query_limit)?;
+    // The first chunk's slot, taken now: when none is free the answer is a 503, not a stream.
     let slot = query_slot(&state)?;
     let (tx, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(CHUNK_QUEUE);
-    tokio::task::spawn_blocking(move || {
-        scan(&state, &raw, |chunk| tx.blocking_send(chunk).is_ok());
-        drop(slot);
-    });
+    tokio::spawn(stream_scan(state, Scan::new(raw), slot, tx));
     let body = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv()
             .await
@@ -355,60 +361,123 @@ async fn requests(
         .into_response())
 }
 
-/// Runs the scan, handing each chunk of JSON to `send` (which says whether the client is still
-/// there). Walks ids from the newest down; ids evicted between chunks are simply gone, ids added
-/// meanwhile are newer than the scan and not shown.
-fn scan(state: &AppState, raw: &RequestFilter, mut send: impl FnMut(Vec<u8>) -> bool) {
-    // The default, 100, never above the configured maximum (an explicit `limit` is checked
-    // against it when parsed).
-    let limit = raw
-        .limit
-        .unwrap_or(crate::report::DEFAULT_QUERY_LIMIT.min(state.config.limits.max_query_limit));
-    let mut out = Vec::with_capacity(4096);
-    out.extend_from_slice(b"{\"requests\":[");
-    let mut shown = 0usize;
-    let mut cursor = state.pool.read().next_id();
-    while shown < limit {
-        let started = Instant::now();
-        let pool = state.pool.read();
-        let dict = state.dictionary.read();
-        // Strings are resolved again for every chunk: an id is only stable while a pooled request
-        // holds it, and one that is gone cannot match a request still in the pool.
-        let Some(filter) = raw.resolve(&dict) else {
-            break;
+/// Produces `scan`'s chunks into `tx`, each on the blocking pool under a query slot (`first` for
+/// the first one), until the answer is complete or the client is gone.
+async fn stream_scan(
+    state: AppState,
+    mut scan: Scan,
+    first: OwnedSemaphorePermit,
+    tx: tokio::sync::mpsc::Sender<Vec<u8>>,
+) {
+    let mut first = Some(first);
+    loop {
+        // Room for the chunk first, then a slot: no slot waits on the client.
+        let Ok(room) = tx.reserve().await else { return };
+        let slot = match first.take() {
+            Some(slot) => slot,
+            None => match Arc::clone(&state.query_slots).acquire_owned().await {
+                Ok(slot) => slot,
+                Err(_) => return,
+            },
         };
-        let oldest = pool.oldest_id();
-        let mut scanned = 0u32;
-        while cursor > oldest && shown < limit && out.len() < CHUNK_BYTES {
-            cursor -= 1;
-            scanned += 1;
-            if let Some(v) = pool.get(cursor) {
-                if filter.matches(&v) {
-                    if shown > 0 {
-                        out.push(b',');
-                    }
-                    let unix_ms = state.clock.unix_ms(v.record.time_ms);
-                    write_request(&mut out, &v, &dict, unix_ms, raw.timers);
-                    shown += 1;
-                }
-            }
-            if scanned.is_multiple_of(256) && started.elapsed() >= CHUNK_TIME {
-                break;
-            }
-        }
-        drop(dict);
-        drop(pool);
-        if cursor <= oldest {
-            break;
-        }
-        if out.len() >= CHUNK_BYTES
-            && !send(std::mem::replace(&mut out, Vec::with_capacity(CHUNK_BYTES)))
-        {
+        let st = Arc::clone(&state);
+        let produced = tokio::task::spawn_blocking(move || {
+            let chunk = scan.next_chunk(&st);
+            drop(slot);
+            (scan, chunk)
+        })
+        .await;
+        let Ok((next, chunk)) = produced else { return };
+        room.send(chunk);
+        if next.done {
             return;
         }
+        scan = next;
     }
-    out.extend_from_slice(b"]}");
-    send(out);
+}
+
+/// A scan of the pool, newest first, producing the answer chunk by chunk. Walks ids from the
+/// newest down; ids evicted between chunks are simply gone, ids added meanwhile are newer than
+/// the scan and not shown.
+struct Scan {
+    filter: RequestFilter,
+    /// The id below which the walk goes on (`None` before the first chunk).
+    cursor: Option<u64>,
+    shown: usize,
+    /// Whether the last chunk (the one closing the JSON) has been produced.
+    done: bool,
+}
+
+impl Scan {
+    fn new(filter: RequestFilter) -> Scan {
+        Scan {
+            filter,
+            cursor: None,
+            shown: 0,
+            done: false,
+        }
+    }
+
+    /// The answer's next chunk: at least [`CHUNK_BYTES`] of JSON, unless it is the last one
+    /// (then `done` is set). Holds the pool's and the dictionary's read locks for at most
+    /// [`CHUNK_TIME`] at a time.
+    fn next_chunk(&mut self, state: &AppState) -> Vec<u8> {
+        // The default, 100, never above the configured maximum (an explicit `limit` is checked
+        // against it when parsed).
+        let limit = self
+            .filter
+            .limit
+            .unwrap_or(crate::report::DEFAULT_QUERY_LIMIT.min(state.config.limits.max_query_limit));
+        let mut out = Vec::with_capacity(CHUNK_BYTES + 4096);
+        let mut cursor = match self.cursor {
+            Some(c) => c,
+            None => {
+                out.extend_from_slice(b"{\"requests\":[");
+                state.pool.read().next_id()
+            }
+        };
+        while self.shown < limit {
+            let started = Instant::now();
+            let pool = state.pool.read();
+            let dict = state.dictionary.read();
+            // Strings are resolved again for every chunk: an id is only stable while a pooled
+            // request holds it, and one that is gone cannot match a request still in the pool.
+            let Some(filter) = self.filter.resolve(&dict) else {
+                break;
+            };
+            let oldest = pool.oldest_id();
+            let mut scanned = 0u32;
+            while cursor > oldest && self.shown < limit && out.len() < CHUNK_BYTES {
+                cursor -= 1;
+                scanned += 1;
+                if let Some(v) = pool.get(cursor) {
+                    if filter.matches(&v) {
+                        if self.shown > 0 {
+                            out.push(b',');
+                        }
+                        let unix_ms = state.clock.unix_ms(v.record.time_ms);
+                        write_request(&mut out, &v, &dict, unix_ms, self.filter.timers);
+                        self.shown += 1;
+                    }
+                }
+                if scanned.is_multiple_of(256) && started.elapsed() >= CHUNK_TIME {
+                    break;
+                }
+            }
+            drop(dict);
+            drop(pool);
+            if cursor <= oldest {
+                break;
+            }
+            if out.len() >= CHUNK_BYTES {
+                self.cursor = Some(cursor);
+                return out;
+            }
+        }
+        out.extend_from_slice(b"]}");
+        self.done = true;
+        out
+    }
 }
 
 #[cfg(test)]

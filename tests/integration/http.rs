@@ -153,29 +153,110 @@ fn a_body_that_does_not_all_come_in_time_gets_a_json_408() {
 #[test]
 fn queries_beyond_the_bound_get_503_with_retry_after() {
     let d = Daemon::start("[http]\nmax_concurrent_queries = 1");
-    // ~25 MB of JSON: far more than socket buffers and the scan's chunk queue hold.
     d.send(&corpus(20_000));
     d.wait_merged(20_000);
-    // A scan whose client does not read on holds the only slot: its status line says it started.
-    let mut reader = stalled(
-        &d,
-        "GET /api/v1/requests?limit=100000&timers=true HTTP/1.1\r\nHost: x\r\n\r\n",
-    );
-    let mut head = [0u8; 12];
-    reader.read_exact(&mut head).unwrap();
-    assert_eq!(&head, b"HTTP/1.1 200", "nothing else holds the slot yet");
-    let r = ureq::get(&d.url("/api/v1/reports/report_by_script_name")).call();
-    let Err(ureq::Error::Status(503, resp)) = r else {
-        panic!("expected 503, got {r:?}")
-    };
+    // Six clients querying at once against one slot: some query finds it taken.
+    let path = "/api/v1/reports/report_by_hostname_and_script?limit=100&percentiles=50,95,99";
+    let refused = std::sync::Mutex::new(None);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    std::thread::scope(|s| {
+        for _ in 0..6 {
+            s.spawn(|| {
+                while refused.lock().unwrap().is_none() && Instant::now() < deadline {
+                    match ureq::get(&d.url(path)).call() {
+                        Ok(r) => assert_eq!(r.status(), 200),
+                        Err(ureq::Error::Status(503, resp)) => {
+                            *refused.lock().unwrap() = Some(resp);
+                        }
+                        Err(e) => panic!("{e}"),
+                    }
+                }
+            });
+        }
+    });
+    let resp = refused
+        .into_inner()
+        .unwrap()
+        .expect("a 503 within 120 s of six clients querying through one slot");
     assert_eq!(resp.header("Retry-After"), Some("1"));
     let body: Value = serde_json::from_str(&resp.into_string().unwrap()).unwrap();
     assert_eq!(body["error"], "busy");
     assert!(d.status()["http"]["queries_refused"].as_u64() >= Some(1));
     // Light endpoints are not bounded.
     assert_eq!(d.get("/healthz").0, 200);
-    drop(reader);
-    d.wait_for(|d| d.get("/api/v1/info").0 == 200, "the slot to come back");
+}
+
+#[test]
+fn a_raw_answer_its_client_does_not_read_holds_no_query_slot() {
+    let d = Daemon::start("[http]\nmax_concurrent_queries = 1\nidle_timeout = \"1h\"");
+    // ~25 MB of JSON: far more than socket buffers and the scan's chunk queue hold.
+    d.send(&corpus(20_000));
+    d.wait_merged(20_000);
+    let mut reader = stalled(
+        &d,
+        "GET /api/v1/requests?limit=100000&timers=true HTTP/1.1\r\nHost: x\r\n\r\n",
+    );
+    let mut head = [0u8; 12];
+    reader.read_exact(&mut head).unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200");
+    // Once the scan is stuck behind its client (the connection open for an hour; while it still
+    // produces chunks it takes the slot now and then), every heavy request gets the one slot:
+    // report queries, scrapes, other scans. Before, the stuck scan held it until the client
+    // went away.
+    let paths = [
+        "/api/v1/reports/report_by_script_name",
+        "/api/v1/requests?limit=10",
+        "/metrics",
+    ];
+    d.wait_for(
+        |d| paths.iter().all(|p| d.get_text(p).0 == 200),
+        "heavy requests to be answered beside a stalled raw answer",
+    );
+    // The stalled answer is whole once read: the scan went on where it stopped.
+    reader
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut rest = Vec::new();
+    let mut buf = vec![0u8; 1 << 16];
+    let body_at = loop {
+        let n = reader.read(&mut buf).unwrap();
+        assert!(n > 0, "closed before the headers ended");
+        rest.extend_from_slice(&buf[..n]);
+        if let Some(at) = rest.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+    };
+    let mut body = Vec::new();
+    let mut chunked = rest.split_off(body_at);
+    // The body is chunked (`Transfer-Encoding: chunked`): read to the last, empty chunk.
+    while !chunked.ends_with(b"\r\n0\r\n\r\n") {
+        let n = reader.read(&mut buf).unwrap();
+        assert!(n > 0, "closed before the last chunk");
+        chunked.extend_from_slice(&buf[..n]);
+    }
+    let mut at = 0;
+    loop {
+        let line_end = at + chunked[at..].windows(2).position(|w| w == b"\r\n").unwrap();
+        let size = usize::from_str_radix(std::str::from_utf8(&chunked[at..line_end]).unwrap(), 16)
+            .unwrap();
+        if size == 0 {
+            break;
+        }
+        body.extend_from_slice(&chunked[line_end + 2..line_end + 2 + size]);
+        at = line_end + 2 + size + 2;
+    }
+    let answer: Value = serde_json::from_slice(&body).unwrap();
+    let ids: Vec<u64> = answer["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 20_000);
+    assert!(
+        ids.windows(2).all(|w| w[0] == w[1] + 1),
+        "every id, newest first"
+    );
 }
 
 #[test]
