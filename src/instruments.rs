@@ -34,6 +34,9 @@ pub struct Instrument {
     enabled: AtomicBool,
     timed: AtomicBool,
     count: AtomicU64,
+    /// Events counted with a time (`count` also holds those counted while untimed): what
+    /// `mean_ns` divides by.
+    timed_count: AtomicU64,
     ns: AtomicU64,
     /// Each timed call's duration, for instruments whose calls are few (queries): see
     /// [`Instrument::with_call_times`].
@@ -48,6 +51,7 @@ impl Instrument {
             enabled: AtomicBool::new(true),
             timed: AtomicBool::new(true),
             count: AtomicU64::new(0),
+            timed_count: AtomicU64::new(0),
             ns: AtomicU64::new(0),
             calls: None,
         }
@@ -93,6 +97,7 @@ impl Instrument {
         self.count.fetch_add(n, Relaxed);
         let Some(t) = started else { return 0 };
         let ns = (t.elapsed().as_nanos() as u64).saturating_sub(less_ns);
+        self.timed_count.fetch_add(n, Relaxed);
         self.ns.fetch_add(ns, Relaxed);
         if let Some(calls) = &self.calls {
             calls.lock().add(ns, 1);
@@ -106,6 +111,21 @@ impl Instrument {
 
     pub fn total_ns(&self) -> u64 {
         self.ns.load(Relaxed)
+    }
+
+    /// Events counted with a time.
+    pub fn timed_count(&self) -> u64 {
+        self.timed_count.load(Relaxed)
+    }
+
+    /// The total time with the events counted while untimed priced at the timed events' mean:
+    /// what the merge threads' balancing compares, so that a report whose timing was switched
+    /// off (`PATCH … {"timed": false}`) keeps its weight instead of looking free (0 ns) and
+    /// piling onto one thread with the heavy reports. 0 for an instrument never timed.
+    pub fn estimated_total_ns(&self) -> u64 {
+        let untimed = self.count().saturating_sub(self.timed_count());
+        self.total_ns()
+            .saturating_add((untimed as f64 * self.mean_ns()) as u64)
     }
 
     pub fn enabled(&self) -> bool {
@@ -126,9 +146,11 @@ impl Instrument {
         }
     }
 
-    /// Mean time per event in nanoseconds (0 before the first timed event).
+    /// Mean time per timed event in nanoseconds (0 before the first timed event). Events counted
+    /// while untimed are left out: they added no time, and counting them would drag the mean
+    /// down for as long as timing stays off.
     pub fn mean_ns(&self) -> f64 {
-        match self.count() {
+        match self.timed_count() {
             0 => 0.0,
             n => self.total_ns() as f64 / n as f64,
         }
@@ -142,6 +164,7 @@ impl Instrument {
             "enabled": self.enabled(),
             "timed": self.timed(),
             "count": self.count(),
+            "timed_count": self.timed_count(),
             "total_ns": self.total_ns(),
             "mean_ns": self.mean_ns(),
         });
@@ -255,9 +278,15 @@ mod tests {
         i.set(None, Some(false));
         let t = i.start();
         assert!(t.is_none(), "untimed: no clock read");
-        let before = i.total_ns();
+        let (before, mean) = (i.total_ns(), i.mean_ns());
         i.record(t, 2);
-        assert_eq!((i.count(), i.total_ns()), (5, before));
+        assert_eq!((i.count(), i.timed_count(), i.total_ns()), (5, 3, before));
+        assert_eq!(i.mean_ns(), mean, "the untimed events leave the mean alone");
+        assert_eq!(
+            i.estimated_total_ns(),
+            before + (2.0 * mean) as u64,
+            "priced at the timed mean"
+        );
         i.set(Some(false), None);
         i.record(i.start(), 7);
         assert_eq!(i.count(), 5);

@@ -934,14 +934,15 @@ impl Merger {
         }
         let shared = Arc::clone(&self.shared);
         let inst = &shared.counters.instruments;
-        let own_total = inst.intern.total_ns() + inst.pool.total_ns();
+        // Estimated totals: a stage or report whose timing is off keeps its measured weight.
+        let own_total = inst.intern.estimated_total_ns() + inst.pool.estimated_total_ns();
         let own = own_total.saturating_sub(self.balanced_own_ns);
         self.balanced_own_ns = own_total;
         let cells = shared.reports.snapshot();
         let mut costs: Vec<(u64, &Arc<ReportCell>)> = cells
             .iter()
             .map(|c| {
-                let total = c.instrument.total_ns();
+                let total = c.instrument.estimated_total_ns();
                 let before = self
                     .balanced_totals
                     .insert(c.name().to_string(), total)
@@ -953,7 +954,7 @@ impl Merger {
             .retain(|name, _| cells.iter().any(|c| c.name() == name));
         fold_family_costs(&mut costs);
         if costs.iter().all(|(cost, _)| *cost == 0) {
-            return; // untimed, idle, or the first call
+            return; // idle, never timed, or the first call
         }
         let threads = self.workers.len() + 1;
         let mut current = vec![0u64; threads];
@@ -1141,6 +1142,71 @@ mod tests {
             ring.push(batch_of(per_batch, &mut corpus)).unwrap();
         }
         (shared, ring, merger, per_batch, state)
+    }
+
+    /// A report whose timing is switched off keeps the weight it was measured at: balancing
+    /// priced it at 0 ns, moved the light reports off the thread it shared with them and stacked
+    /// it onto the other heavy report's thread (200 against 100 where 150 / 150 was measured).
+    #[test]
+    fn an_untimed_report_keeps_its_weight_in_the_balance() {
+        let state = tempfile::tempdir().unwrap();
+        let mut config = Config {
+            state_dir: state.path().to_path_buf(),
+            ..Config::default()
+        };
+        config.merge.threads = 2;
+        // Six timer reports on tags of their own: no two in one family.
+        let names = ["h1", "h2", "l1", "l2", "l3", "l4"];
+        config.report = names
+            .iter()
+            .map(|n| crate::report::ReportDef::new(n, &[&format!("timer_tag:{n}")]))
+            .collect();
+        let ring = Arc::new(Ring::new(1 << 20));
+        let shared = Arc::new(Shared::new(config, Arc::clone(&ring), vec![], 0).unwrap());
+        let mut merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring));
+        assert_eq!(merger.workers.len(), 1);
+        let cell = |n: &str| shared.reports.get(n).unwrap();
+        // `ms` of update time over 1,000 requests (timed), or 1,000 requests only (untimed).
+        let charge = |n: &str, ms: u64| {
+            let i = &cell(n).instrument;
+            i.record(
+                i.start()
+                    .map(|_| Instant::now() - Duration::from_millis(ms)),
+                1000,
+            );
+        };
+        merger.balance(); // the baseline
+        let costs = [
+            ("h1", 100),
+            ("h2", 100),
+            ("l1", 25),
+            ("l2", 25),
+            ("l3", 25),
+            ("l4", 25),
+        ];
+        for (n, ms) in costs {
+            charge(n, ms);
+        }
+        merger.balance();
+        assert_ne!(cell("h1").worker(), cell("h2").worker(), "heavy ones apart");
+        cell("h2").instrument.set(None, Some(false));
+        for (n, ms) in costs {
+            charge(n, ms);
+        }
+        merger.balance();
+        assert_ne!(
+            cell("h1").worker(),
+            cell("h2").worker(),
+            "still apart with h2 untimed"
+        );
+        let load = |w: usize| -> u64 {
+            costs
+                .iter()
+                .filter(|(n, _)| cell(n).worker() == w)
+                .map(|(_, ms)| ms)
+                .sum()
+        };
+        assert_eq!((load(0), load(1)), (150, 150));
     }
 
     /// After a start the receivers queue raw batches until the merger first finds nothing

@@ -40,7 +40,7 @@ fn listing(state: &AppState) -> Value {
     operation_id = "list_instruments",
     tag = "status",
     responses(
-        (status = 200, description = "`{\"timer\": {clock, cost, resolution}, \"instruments\": [{name, count, total_ns, mean_ns, enabled, timed}]}`; `query` also has `call_ns` (p50, p90, p99, p99.9 of its calls' times)", body = Object),
+        (status = 200, description = "`{\"timer\": {clock, cost, resolution}, \"instruments\": [{name, count, timed_count, total_ns, mean_ns, enabled, timed}]}`; `query` also has `call_ns` (p50, p90, p99, p99.9 of its calls' times)", body = Object),
         (status = 401, response = super::openapi::Unauthorized),
     )
 )]

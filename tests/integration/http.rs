@@ -445,13 +445,21 @@ fn instruments_count_each_stage_and_switch_at_run_time() {
         (info["timed"].as_bool(), info["enabled"].as_bool()),
         (Some(false), Some(true))
     );
-    let ns = info["total_ns"].as_u64().unwrap();
+    let (ns, timed, mean) = (
+        info["total_ns"].as_u64().unwrap(),
+        info["timed_count"].as_u64().unwrap(),
+        info["mean_ns"].as_f64().unwrap(),
+    );
+    assert_eq!(timed, info["count"].as_u64().unwrap(), "all timed so far");
     d.send(&corpus(50));
     d.wait_merged(350);
     let now = d.json("/api/v1/instruments");
     let info = get(&now, "report:info");
     assert!(info["count"].as_u64().unwrap() >= merged + 50 - 1);
     assert_eq!(info["total_ns"].as_u64(), Some(ns));
+    // The mean is over the timed events: the untimed ones do not drag it down.
+    assert_eq!(info["timed_count"].as_u64(), Some(timed));
+    assert_eq!(info["mean_ns"].as_f64(), Some(mean));
     // Disabled: nothing counted.
     let (code, _) = d.patch(
         "/api/v1/instruments",
