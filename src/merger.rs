@@ -480,11 +480,11 @@ pub struct Merger {
     in_flight: Vec<Arc<RoundWork>>,
     /// When the dictionary was last swept (merger ms).
     last_sweep_ms: u64,
-    /// When report ownership is balanced next (merger ms), and the instruments' totals at the
-    /// last balancing.
+    /// When report ownership is balanced next (merger ms), and the instruments' estimated totals
+    /// (by instrument name) and `requests_merged` at the last balancing.
     next_balance_ms: u64,
     balanced_totals: rustc_hash::FxHashMap<String, u64>,
-    balanced_own_ns: u64,
+    balanced_merged: u64,
     /// Returns memory to the OS once requests and strings have left (see `memory`).
     reclaimer: crate::memory::Reclaimer,
 }
@@ -519,7 +519,7 @@ impl Merger {
             last_sweep_ms: 0,
             next_balance_ms: FIRST_BALANCE_MS,
             balanced_totals: Default::default(),
-            balanced_own_ns: 0,
+            balanced_merged: 0,
             reclaimer: Default::default(),
         }
     }
@@ -934,24 +934,32 @@ impl Merger {
         }
         let shared = Arc::clone(&self.shared);
         let inst = &shared.counters.instruments;
-        // Estimated totals: a stage or report whose timing is off keeps its measured weight.
-        let own_total = inst.intern.estimated_total_ns() + inst.pool.estimated_total_ns();
-        let own = own_total.saturating_sub(self.balanced_own_ns);
-        self.balanced_own_ns = own_total;
+        let merged = shared.counters.requests_merged.load(Relaxed);
+        let merged_since =
+            merged.saturating_sub(std::mem::replace(&mut self.balanced_merged, merged));
+        let totals = &mut self.balanced_totals;
+        // What an instrument's work cost since the last balancing: its estimated total's growth
+        // (events counted while untimed at its timed mean), or, switched off (counting nothing),
+        // the requests merged meanwhile at that mean. A stage or report whose instrument is
+        // switched off keeps its measured weight instead of looking free.
+        let mut weigh = |i: &crate::instruments::Instrument| -> u64 {
+            let total = i.estimated_total_ns();
+            let before = totals.insert(i.name().to_string(), total).unwrap_or(total);
+            if i.enabled() {
+                total.saturating_sub(before)
+            } else {
+                (merged_since as f64 * i.mean_ns()) as u64
+            }
+        };
+        let own = weigh(&inst.intern) + weigh(&inst.pool);
         let cells = shared.reports.snapshot();
-        let mut costs: Vec<(u64, &Arc<ReportCell>)> = cells
-            .iter()
-            .map(|c| {
-                let total = c.instrument.estimated_total_ns();
-                let before = self
-                    .balanced_totals
-                    .insert(c.name().to_string(), total)
-                    .unwrap_or(total);
-                (total.saturating_sub(before), c)
-            })
-            .collect();
-        self.balanced_totals
-            .retain(|name, _| cells.iter().any(|c| c.name() == name));
+        let mut costs: Vec<(u64, &Arc<ReportCell>)> =
+            cells.iter().map(|c| (weigh(&c.instrument), c)).collect();
+        self.balanced_totals.retain(|name, _| {
+            name == inst.intern.name()
+                || name == inst.pool.name()
+                || cells.iter().any(|c| c.instrument.name() == name)
+        });
         fold_family_costs(&mut costs);
         if costs.iter().all(|(cost, _)| *cost == 0) {
             return; // idle, never timed, or the first call
@@ -1144,9 +1152,10 @@ mod tests {
         (shared, ring, merger, per_batch, state)
     }
 
-    /// A report whose timing is switched off keeps the weight it was measured at: balancing
-    /// priced it at 0 ns, moved the light reports off the thread it shared with them and stacked
-    /// it onto the other heavy report's thread (200 against 100 where 150 / 150 was measured).
+    /// A report whose timing (or whole instrument) is switched off keeps the weight it was
+    /// measured at: balancing priced it at 0 ns, moved the light reports off the thread it
+    /// shared with them and stacked it onto the other heavy report's thread (200 against 100
+    /// where 150 / 150 was measured).
     #[test]
     fn an_untimed_report_keeps_its_weight_in_the_balance() {
         let state = tempfile::tempdir().unwrap();
@@ -1206,6 +1215,19 @@ mod tests {
                 .map(|(_, ms)| ms)
                 .sum()
         };
+        assert_eq!((load(0), load(1)), (150, 150));
+        // Switched off, counting nothing: weighed by the requests merged at its last mean.
+        cell("h1").instrument.set(Some(false), None);
+        shared.counters.requests_merged.fetch_add(1000, Relaxed);
+        for (n, ms) in costs {
+            charge(n, ms);
+        }
+        merger.balance();
+        assert_ne!(
+            cell("h1").worker(),
+            cell("h2").worker(),
+            "apart with h1 off"
+        );
         assert_eq!((load(0), load(1)), (150, 150));
     }
 
