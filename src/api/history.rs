@@ -114,13 +114,21 @@ fn answer(
         state.config.limits.max_query_limit,
     )
     .map_err(|e| ApiError::bad_parameter(&e.param, e.why))?;
-    let series = match &stored {
+    let answer = match &stored {
         Some(r) => query::run(&conn, r.id, &shape, &q).map_err(store_error)?,
-        None => Vec::new(),
+        None => query::Answer {
+            series: Vec::new(),
+            damaged_rows: 0,
+        },
     };
+    if answer.damaged_rows > 0 {
+        state.history.count_damaged_rows_read(answer.damaged_rows);
+        tracing::warn!(report = %name, rows = answer.damaged_rows, "History query: stored rows that cannot be read back (a damaged or hand-edited store) were left out of the answer");
+    }
     Ok(if q.csv {
-        (query::to_csv(&shape, &q, &series), true)
+        (query::to_csv(&shape, &q, &answer.series), true)
     } else {
-        (query::to_json(&shape, &q, &series).to_string(), false)
+        let json = query::to_json(&shape, &q, &answer.series, answer.damaged_rows);
+        (json.to_string(), false)
     })
 }

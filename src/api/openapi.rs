@@ -195,6 +195,9 @@ pub struct HistoryAnswer {
     pub stored_step: u64,
     /// The value columns of every point, after `t`.
     pub columns: Vec<String>,
+    /// Stored rows left out because they cannot be read back (a damaged or hand-edited store;
+    /// also counted in `/api/v1/status` `history.damaged_rows_read`). Normally 0.
+    pub damaged_rows: u64,
     pub series: Vec<HistorySeries>,
 }
 

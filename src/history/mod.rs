@@ -201,6 +201,8 @@ pub struct History {
     write_errors: AtomicU64,
     dropped_ticks: AtomicU64,
     open_errors: AtomicU64,
+    /// Stored rows that queries could not read back and left out (see `query::Answer`).
+    damaged_rows_read: AtomicU64,
 }
 
 impl History {
@@ -220,6 +222,7 @@ impl History {
             write_errors: AtomicU64::new(0),
             dropped_ticks: AtomicU64::new(0),
             open_errors: AtomicU64::new(0),
+            damaged_rows_read: AtomicU64::new(0),
         }
     }
 
@@ -297,6 +300,11 @@ impl History {
     }
 
     /// A report was dropped through the API: its history goes too.
+    /// Counts stored rows a query left out because they cannot be read back.
+    pub fn count_damaged_rows_read(&self, rows: u64) {
+        self.damaged_rows_read.fetch_add(rows, Relaxed);
+    }
+
     pub fn forget(&self, name: &str) {
         if self.running.load(Relaxed) {
             self.forgotten.lock().push(name.to_string());
@@ -317,6 +325,7 @@ impl History {
             "write_errors": self.write_errors.load(Relaxed),
             "dropped_ticks": self.dropped_ticks.load(Relaxed),
             "open_errors": self.open_errors.load(Relaxed),
+            "damaged_rows_read": self.damaged_rows_read.load(Relaxed),
         })
     }
 }

@@ -11,7 +11,9 @@ use rusqlite::{params_from_iter, Connection};
 use serde_json::{json, Value};
 
 use super::step::{Part, OTHER};
-use super::store::{read_part, StoreError, OTHER_ROW, PART_COLUMNS, ROW, TOTALS_ROW};
+use super::store::{
+    is_type_error, read_part, StoreError, OTHER_ROW, PART_COLUMNS, ROW, TOTALS_ROW,
+};
 use crate::report::{csv_field, percentile_of_column, Cell, Kind, SumColumn};
 
 /// Points a series has at most when the step is not given (the stored step is made coarser).
@@ -331,12 +333,59 @@ struct Series {
     points: BTreeMap<i64, Part>,
 }
 
+/// What a query found: its series, and how many stored rows it left out as damaged.
+pub struct Answer {
+    pub series: Vec<SeriesOut>,
+    /// Stored rows that could not be read back (a value of the wrong type, a histogram blob that
+    /// does not decode, a key that is not a JSON array of strings: a damaged or hand-edited
+    /// file). Each is left out of the answer instead of failing it: one such row made every
+    /// query over its time a 500, for the whole retention.
+    pub damaged_rows: u64,
+}
+
+/// A stored row's part, or `None` (counted in `damaged`) when the row cannot be read back; an
+/// error only when the store itself fails.
+fn part_or_skip(
+    row: &rusqlite::Row<'_>,
+    at: usize,
+    hist: bool,
+    damaged: &mut u64,
+) -> Result<Option<Part>, StoreError> {
+    match read_part(row, at, hist) {
+        Ok(part) => Ok(Some(part)),
+        Err(StoreError::Damaged(_)) => {
+            *damaged += 1;
+            Ok(None)
+        }
+        Err(StoreError::Sqlite(e)) if is_type_error(&e) => {
+            *damaged += 1;
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// Runs `q` over the store for the report `report_id` of `shape`.
 pub fn run(
     conn: &Connection,
     report_id: i64,
     shape: &Shape,
     q: &HistoryQuery,
+) -> Result<Answer, StoreError> {
+    let mut damaged = 0u64;
+    let series = run_counting(conn, report_id, shape, q, &mut damaged)?;
+    Ok(Answer {
+        series,
+        damaged_rows: damaged,
+    })
+}
+
+fn run_counting(
+    conn: &Connection,
+    report_id: i64,
+    shape: &Shape,
+    q: &HistoryQuery,
+    damaged: &mut u64,
 ) -> Result<Vec<SeriesOut>, StoreError> {
     let hist = q.columns.iter().any(|c| matches!(c, Column::Percentile(_)));
     let stored = shape.stored_step_s.max(1) as i64;
@@ -354,7 +403,9 @@ pub fn run(
         let mut rows = stmt.query(rusqlite::params![report_id, lo, hi])?;
         while let Some(row) = rows.next()? {
             let t: i64 = row.get(0)?;
-            let part = read_part(row, 1, hist)?;
+            let Some(part) = part_or_skip(row, 1, hist, damaged)? else {
+                continue;
+            };
             s.points.entry(bucket(t)).or_default().add_part(&part);
         }
         if !s.points.is_empty() {
@@ -374,13 +425,20 @@ pub fn run(
     }
     args.push((q.limit as i64).into());
     let mut top = conn.prepare(&top_sql(&cond, args.len()))?;
-    let keys: Vec<String> = top
-        .query_map(params_from_iter(args.iter()), |r| r.get(0))?
+    // A top key that is not text, or not a JSON array of strings, is damaged: left out, counted
+    // once (its rows are then keys of no series in the scan below).
+    let keys: Vec<Option<String>> = top
+        .query_map(params_from_iter(args.iter()), |r| Ok(r.get(0).ok()))?
         .collect::<Result<_, _>>()?;
     let mut index: HashMap<String, usize> = HashMap::new();
     for k in keys {
-        let key: Vec<String> = serde_json::from_str(&k)
-            .map_err(|e| StoreError::Damaged(format!("row key {k:?}: {e}")))?;
+        let parsed = k
+            .as_deref()
+            .and_then(|k| serde_json::from_str::<Vec<String>>(k).ok());
+        let (Some(k), Some(key)) = (k, parsed) else {
+            *damaged += 1;
+            continue;
+        };
         index.insert(k, series.len());
         series.push(Series {
             key,
@@ -413,13 +471,18 @@ pub fn run(
             }
             other_at
         } else {
-            let key = row.get_ref(2)?.as_str().map_err(rusqlite::Error::from)?;
+            // Not text: never a top key (counted there, when it was one).
+            let Ok(key) = row.get_ref(2)?.as_str() else {
+                continue;
+            };
             match index.get(key) {
                 Some(&i) => i,
                 None => continue,
             }
         };
-        let part = read_part(row, 3, hist)?;
+        let Some(part) = part_or_skip(row, 3, hist, damaged)? else {
+            continue;
+        };
         series[at]
             .points
             .entry(bucket(t))
@@ -506,7 +569,7 @@ impl Series {
 }
 
 /// The JSON answer (see the API contract).
-pub fn to_json(shape: &Shape, q: &HistoryQuery, series: &[SeriesOut]) -> Value {
+pub fn to_json(shape: &Shape, q: &HistoryQuery, series: &[SeriesOut], damaged_rows: u64) -> Value {
     json!({
         "report": shape.name,
         "kind": shape.kind,
@@ -516,6 +579,7 @@ pub fn to_json(shape: &Shape, q: &HistoryQuery, series: &[SeriesOut]) -> Value {
         "step": q.step_s,
         "stored_step": shape.stored_step_s,
         "columns": q.column_names,
+        "damaged_rows": damaged_rows,
         "series": series.iter().map(|s| json!({
             "key": s.key,
             "other": s.other,
@@ -785,7 +849,7 @@ mod tests {
             let mut all = pairs(&[("from", "0"), ("to", "180"), ("columns", "req_count")]);
             all.extend(pairs(params));
             let q = parse(&all, &sh, 1000, 100).unwrap();
-            run(&conn, id, &sh, &q).unwrap()
+            run(&conn, id, &sh, &q).unwrap().series
         };
         let max = Cell::Int(i64::MAX as u64);
         let rows = ask(&[]);
@@ -879,7 +943,7 @@ mod tests {
             let mut all = pairs(&[("from", "0"), ("to", "180")]);
             all.extend(pairs(params));
             let q = parse(&all, &sh, 1000, 100).unwrap();
-            let out = run(&conn, id, &sh, &q).unwrap();
+            let out = run(&conn, id, &sh, &q).unwrap().series;
             (q, out)
         };
         let (_, out) = ask(&[("columns", "req_count,req_per_sec")]);
@@ -913,6 +977,83 @@ mod tests {
         assert_eq!(csv.lines().count(), 3);
     }
 
+    /// A stored row that cannot be read back (a histogram blob that does not decode, a sum of
+    /// the wrong type, a key that is not a JSON array) is left out of the answer and counted;
+    /// the rest of the answer stands. Each made every query over its time fail (a 500).
+    #[test]
+    fn damaged_rows_are_left_out_and_counted() {
+        let (dir, conn, id) = store_with(
+            60,
+            &[
+                (0, "/a", vec![1_000_000; 3]),
+                (0, "/b", vec![2_000_000; 2]),
+                (60, "/a", vec![1_000_000]),
+                (60, "/b", vec![4_000_000]),
+            ],
+        );
+        let sh = shape(60);
+        let ask = |params: &[(&str, &str)]| {
+            let mut all = pairs(&[("from", "0"), ("to", "120"), ("columns", "req_count,p50")]);
+            all.extend(pairs(params));
+            let q = parse(&all, &sh, 1000, 100).unwrap();
+            run(&conn, id, &sh, &q).unwrap()
+        };
+        let whole = ask(&[]);
+        assert_eq!((whole.series.len(), whole.damaged_rows), (2, 0));
+        let writer = Connection::open(dir.path().join(super::super::store::FILE)).unwrap();
+        let damage = |sql: &str| {
+            assert_eq!(
+                writer.execute(sql, rusqlite::params![id]).unwrap(),
+                1,
+                "{sql}"
+            );
+        };
+        damage(&format!(
+            "UPDATE steps SET hist = x'09' WHERE report = ?1 AND row = {ROW} AND t = 0 \
+             AND key = '[\"/a\",\"nl\"]'"
+        ));
+        damage(&format!(
+            "UPDATE steps SET req_count = 'many' WHERE report = ?1 AND row = {ROW} AND t = 60 \
+             AND key = '[\"/b\",\"nl\"]'"
+        ));
+        damage(&format!(
+            "UPDATE steps SET hist = x'09' WHERE report = ?1 AND row = {TOTALS_ROW} AND t = 60"
+        ));
+        let out = ask(&[]);
+        assert_eq!(out.damaged_rows, 2);
+        let by_key = |k: &str| {
+            let s = out.series.iter().find(|s| s.key[0] == k).unwrap();
+            s.points.iter().map(|p| p[0].clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            by_key("/a"),
+            [Cell::Int(60)],
+            "/a's damaged step at 0 left out"
+        );
+        assert_eq!(
+            by_key("/b"),
+            [Cell::Int(0)],
+            "/b's damaged step at 60 left out"
+        );
+        let totals = ask(&[("group", "total")]);
+        assert_eq!(totals.damaged_rows, 1);
+        assert_eq!(totals.series[0].points.len(), 1, "the step at 60 left out");
+        // A key that is not a JSON array of strings: counted once, as a top key, no series.
+        damage(&format!(
+            "UPDATE steps SET key = 'not json' WHERE report = ?1 AND row = {ROW} AND t = 60 \
+             AND key = '[\"/a\",\"nl\"]'"
+        ));
+        let out = ask(&[]);
+        assert_eq!(out.damaged_rows, 3);
+        let json = to_json(
+            &sh,
+            &parse(&pairs(&[("from", "0"), ("to", "120")]), &sh, 1000, 100).unwrap(),
+            &out.series,
+            out.damaged_rows,
+        );
+        assert_eq!(json["damaged_rows"], 3);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(24))]
         /// Aggregated on read to a coarser step, a series equals what the raw samples give:
@@ -935,7 +1076,7 @@ mod tests {
                     ("columns", "req_count,req_time_total,p50,p95,p99")]),
                 &sh, 1000, 100,
             ).unwrap();
-            let out = run(&conn, id, &sh, &q).unwrap();
+            let out = run(&conn, id, &sh, &q).unwrap().series;
             let mut raw: BTreeMap<i64, Vec<u64>> = BTreeMap::new();
             for &(t, _, v) in &samples {
                 raw.entry(t * 10 / step as i64 * step as i64).or_default().push(v);

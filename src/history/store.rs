@@ -519,7 +519,7 @@ fn read_stored(
 
 /// Whether SQLite's error is a value of the wrong type (a damaged or hand-edited row), not a
 /// failure of the store itself.
-fn is_type_error(e: &rusqlite::Error) -> bool {
+pub(super) fn is_type_error(e: &rusqlite::Error) -> bool {
     matches!(
         e,
         rusqlite::Error::InvalidColumnType(..)

@@ -521,11 +521,12 @@ impl Collector for StatusCollector {
             };
             gauge(&mut enc, name, help, unit, v)?;
         }
-        let history_counters: [(&str, &str, &str); 4] = [
+        let history_counters: [(&str, &str, &str); 5] = [
             ("pinbad_history_written_steps", "Report steps written to the history store.", "written_steps"),
             ("pinbad_history_write_errors", "Failed writes to the history store (steps lost).", "write_errors"),
             ("pinbad_history_dropped_ticks", "Closed report ticks not written to history (queue full, or too old to name their keys).", "dropped_ticks"),
             ("pinbad_history_open_errors", "Times the history store could not be opened (pinbad then runs without history).", "open_errors"),
+            ("pinbad_history_damaged_rows_read", "Stored history rows that queries could not read back and left out (a damaged or hand-edited store).", "damaged_rows_read"),
         ];
         for (name, help, field) in history_counters {
             counter(
