@@ -10,6 +10,16 @@
 //! fails part-way (a full disk) is cut back off the file, so a line is either written whole or
 //! counted `failed`. A rotation that fails (the directory not writable) is tried again after
 //! 10 s (`ROTATE_RETRY`), not at every round. At shutdown the file is synced (`close`).
+//!
+//! Files are also handled by others: every [`PATH_CHECK`] the sink checks that `path` is still
+//! the file it writes, and opens a new one when it was moved or removed (logrotate's default
+//! `create` mode, an operator's `mv`/`rm`), instead of writing into the moved or deleted file
+//! until its own rotation; a file truncated in place (`copytruncate`) is followed, since each
+//! write takes the file's length as it is. A file found ending in an unfinished line (a crash or
+//! a kill in the middle of a write) is cut back to its last whole line when opened, so the next
+//! line does not continue it. The age for `max_age` is the file's own (its creation time where
+//! the filesystem keeps one), not the process's: a daemon restarted more often than `max_age`
+//! still rotates.
 
 use std::fs::File;
 use std::io::Write;
@@ -79,6 +89,9 @@ impl FileConfig {
 /// How long after a failed rotation the next is tried (and its warning logged again).
 const ROTATE_RETRY: Duration = Duration::from_secs(10);
 
+/// How often the sink checks that `path` is still the file it writes (one `stat` each time).
+pub const PATH_CHECK: Duration = Duration::from_secs(1);
+
 /// The open file and the lines encoded for it.
 pub struct FileOutput {
     config: FileConfig,
@@ -96,6 +109,8 @@ pub struct FileOutput {
     last_rotation_ms: u64,
     /// After a failed rotation: not tried again before this.
     rotate_after: Option<Instant>,
+    /// When `path` was last checked to be the open file ([`PATH_CHECK`]).
+    path_checked: Instant,
 }
 
 impl FileOutput {
@@ -105,52 +120,103 @@ impl FileOutput {
         let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
         Ok(FileOutput {
             config,
+            opened: created(&file),
             file: Some(file),
             bytes,
-            opened: Instant::now(),
             buf: Vec::with_capacity(1 << 20),
             lines: 0,
             compressor: None,
             last_error_log: None,
             last_rotation_ms: 0,
             rotate_after: None,
+            path_checked: Instant::now(),
         })
+    }
+
+    /// Opens a new file at `path` when the open one is no longer there (moved or removed by
+    /// someone else); the lines written since are in the moved file, where its mover expects
+    /// them.
+    fn follow_path(&mut self) {
+        use std::os::unix::fs::MetadataExt;
+        self.path_checked = Instant::now();
+        let Some(open) = self.file.as_ref().and_then(|f| f.metadata().ok()) else {
+            return; // reopened at the next write anyway
+        };
+        let same = std::fs::metadata(&self.config.path)
+            .is_ok_and(|m| m.dev() == open.dev() && m.ino() == open.ino());
+        if same {
+            return;
+        }
+        if let Some(f) = self.file.take() {
+            if let Err(e) = f.sync_all() {
+                tracing::warn!(path = %self.config.path.display(), error = %e, "File sink cannot sync the file it was writing when it was moved");
+            }
+        }
+        tracing::info!(path = %self.config.path.display(), "File sink: the file was moved or removed; writing a new one");
+        match open_append(&self.config.path) {
+            Ok(f) => {
+                self.bytes = f.metadata().map(|m| m.len()).unwrap_or(0);
+                self.opened = created(&f);
+                self.file = Some(f);
+            }
+            // Tried again at the next write (counted `failed` if it still cannot).
+            Err(e) => {
+                tracing::warn!(path = %self.config.path.display(), error = %e, "File sink cannot open")
+            }
+        }
     }
 
     fn write(&mut self, stats: &SinkStats) {
         if self.buf.is_empty() {
             return;
         }
-        let result = match &mut self.file {
-            Some(f) => f.write_all(&self.buf),
-            None => open_append(&self.config.path).and_then(|mut f| {
-                self.bytes = f.metadata().map(|m| m.len()).unwrap_or(0);
-                let r = f.write_all(&self.buf);
-                self.file = Some(f);
-                r
-            }),
-        };
+        if self.file.is_none() {
+            match open_append(&self.config.path) {
+                Ok(f) => {
+                    self.opened = created(&f);
+                    self.file = Some(f);
+                }
+                Err(e) => {
+                    self.failed(stats, &e);
+                    return;
+                }
+            }
+        }
+        let Some(f) = &mut self.file else { return };
+        // The file's length as it is (truncated in place by someone else, `bytes` is stale):
+        // what a failed write is cut back to.
+        if let Ok(m) = f.metadata() {
+            self.bytes = m.len();
+        }
+        let result = f.write_all(&self.buf);
         match result {
             Ok(()) => {
                 stats.sent.fetch_add(self.lines, Relaxed);
                 self.bytes += self.buf.len() as u64;
             }
             Err(e) => {
-                stats.failed.fetch_add(self.lines, Relaxed);
                 // What went in before the error is cut off again: the next write must not
                 // continue a half line. `bytes` is the file's length before this write.
                 if let Some(f) = self.file.take() {
                     let _ = f.set_len(self.bytes);
                 }
-                // One log line per 10 s at most: a full disk must not flood the log.
-                if self
-                    .last_error_log
-                    .is_none_or(|t| t.elapsed() >= Duration::from_secs(10))
-                {
-                    tracing::warn!(path = %self.config.path.display(), error = %e, "File sink cannot write; lines counted as failed");
-                    self.last_error_log = Some(Instant::now());
-                }
+                self.failed(stats, &e);
             }
+        }
+        self.buf.clear();
+        self.lines = 0;
+    }
+
+    /// Counts the encoded lines as failed and drops them, logging the error at most every 10 s
+    /// (a full disk must not flood the log).
+    fn failed(&mut self, stats: &SinkStats, e: &std::io::Error) {
+        stats.failed.fetch_add(self.lines, Relaxed);
+        if self
+            .last_error_log
+            .is_none_or(|t| t.elapsed() >= Duration::from_secs(10))
+        {
+            tracing::warn!(path = %self.config.path.display(), error = %e, "File sink cannot write; lines counted as failed");
+            self.last_error_log = Some(Instant::now());
         }
         self.buf.clear();
         self.lines = 0;
@@ -176,7 +242,11 @@ impl FileOutput {
             rotated = name(ms);
         }
         self.last_rotation_ms = ms;
-        self.file = None;
+        if let Some(f) = self.file.take() {
+            if let Err(e) = f.sync_all() {
+                tracing::warn!(path = %path.display(), error = %e, "File sink cannot sync the file it rotates");
+            }
+        }
         if let Err(e) = std::fs::rename(&path, &rotated) {
             tracing::warn!(path = %path.display(), error = %e, retry_in = ?ROTATE_RETRY, "File sink cannot rotate");
             self.rotate_after = Some(Instant::now() + ROTATE_RETRY);
@@ -220,6 +290,9 @@ impl Output for FileOutput {
     }
 
     fn work(&mut self, stats: &SinkStats, _now: Instant) {
+        if self.path_checked.elapsed() >= PATH_CHECK {
+            self.follow_path();
+        }
         self.write(stats);
         let full = self.bytes >= self.config.max_bytes.0;
         let old = self.bytes > 0 && self.opened.elapsed() >= self.config.max_age.0;
@@ -235,7 +308,11 @@ impl Output for FileOutput {
     fn close(&mut self, stats: &SinkStats) {
         self.write(stats);
         if let Some(f) = &self.file {
-            let _ = f.sync_all();
+            // Written lines are counted `sent`; a failed sync (a full disk or a lost NFS server
+            // often shows only here) may have lost some of them: said, at least.
+            if let Err(e) = f.sync_all() {
+                tracing::warn!(path = %self.config.path.display(), error = %e, "File sink cannot sync at shutdown; lines written since the last sync may be lost");
+            }
         }
         if let Some(t) = self.compressor.take() {
             let _ = t.join();
@@ -243,14 +320,65 @@ impl Output for FileOutput {
     }
 }
 
+/// Opens `path` for appending (creating it and its directory), cut back to its last whole line.
 fn open_append(path: &Path) -> std::io::Result<File> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    std::fs::OpenOptions::new()
+    let file = std::fs::OpenOptions::new()
         .create(true)
+        .read(true)
         .append(true)
-        .open(path)
+        .open(path)?;
+    let cut = cut_unfinished_line(&file)?;
+    if cut > 0 {
+        tracing::warn!(path = %path.display(), bytes = cut, "File sink: the file ended in an unfinished line (a write cut short by a crash); cut back to its last whole line");
+    }
+    Ok(file)
+}
+
+/// Cuts a regular `file` back to just after its last newline, if it does not end with one (or to
+/// nothing, if it has none); returns the bytes cut. Reads backwards from the end, a block at a time.
+fn cut_unfinished_line(file: &File) -> std::io::Result<u64> {
+    use std::os::unix::fs::FileExt;
+    let m = file.metadata()?;
+    if !m.is_file() {
+        return Ok(0); // a FIFO, `/dev/stdout`: nothing to cut
+    }
+    let len = m.len();
+    let mut end = len;
+    let mut block = vec![0u8; 64 << 10];
+    while end > 0 {
+        let start = end.saturating_sub(block.len() as u64);
+        let chunk = &mut block[..(end - start) as usize];
+        file.read_exact_at(chunk, start)?;
+        if end == len && chunk.last() == Some(&b'\n') {
+            return Ok(0);
+        }
+        if let Some(at) = chunk.iter().rposition(|&b| b == b'\n') {
+            let keep = start + at as u64 + 1;
+            file.set_len(keep)?;
+            return Ok(len - keep);
+        }
+        end = start;
+    }
+    file.set_len(0)?;
+    Ok(len)
+}
+
+/// When `file` was created (its birth time where the filesystem keeps one), as an `Instant`, for
+/// `max_age`; now when that is unknown or the file is empty.
+fn created(file: &File) -> Instant {
+    let now = Instant::now();
+    let Ok(m) = file.metadata() else { return now };
+    if m.len() == 0 {
+        return now;
+    }
+    m.created()
+        .ok()
+        .and_then(|t| SystemTime::now().duration_since(t).ok())
+        .and_then(|age| now.checked_sub(age))
+        .unwrap_or(now)
 }
 
 /// `path` with `.suffix` appended to its file name.
@@ -381,6 +509,87 @@ mod tests {
             .unwrap();
         assert_eq!(text.lines().count(), 30);
         assert!(text.lines().all(|l| l.starts_with("{\"round\":4,")));
+    }
+
+    /// `n` lines of `tag` encoded and written, as a round would.
+    fn lines(out: &mut FileOutput, stats: &SinkStats, tag: &str, n: usize) {
+        for i in 0..n {
+            out.buf
+                .extend_from_slice(format!("{{\"{tag}\":{i}}}\n").as_bytes());
+            out.lines += 1;
+        }
+        out.work(stats, Instant::now());
+    }
+
+    /// Moved away (logrotate's default) or removed: the next lines go to a new file at `path`,
+    /// not into the moved or deleted one. Truncated in place (`copytruncate`): followed.
+    #[test]
+    fn a_moved_removed_or_truncated_file_is_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.ndjson");
+        let moved = dir.path().join("r.ndjson.1");
+        let mut out = FileOutput::open(FileConfig {
+            path: path.clone(),
+            ..Default::default()
+        })
+        .unwrap();
+        let stats = SinkStats::default();
+        lines(&mut out, &stats, "a", 3);
+        std::fs::rename(&path, &moved).unwrap();
+        out.follow_path();
+        lines(&mut out, &stats, "b", 2);
+        let text = |p: &Path| std::fs::read_to_string(p).unwrap();
+        assert_eq!(
+            text(&moved).lines().count(),
+            3,
+            "the moved file keeps its lines"
+        );
+        assert_eq!(text(&path), "{\"b\":0}\n{\"b\":1}\n");
+        std::fs::remove_file(&path).unwrap();
+        out.follow_path();
+        lines(&mut out, &stats, "c", 1);
+        assert_eq!(text(&path), "{\"c\":0}\n");
+        // Truncated in place: the sink's idea of the size follows (rotation by size).
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(0)
+            .unwrap();
+        lines(&mut out, &stats, "d", 1);
+        assert_eq!(text(&path), "{\"d\":0}\n");
+        assert_eq!(out.bytes, 8);
+        assert_eq!(stats.sent.load(Relaxed), 7);
+        assert_eq!(stats.failed.load(Relaxed), 0);
+    }
+
+    /// A file left ending in an unfinished line (a write cut short by a crash) is cut back to
+    /// its last whole line when opened, so the next line starts a line of its own.
+    #[test]
+    fn an_unfinished_last_line_is_cut_off_at_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.ndjson");
+        let config = FileConfig {
+            path: path.clone(),
+            ..Default::default()
+        };
+        let stats = SinkStats::default();
+        // A whole line, then 100 KB of an unfinished one (longer than the block read back).
+        let long = "x".repeat(100 << 10);
+        std::fs::write(&path, format!("{{\"a\":0}}\n{{\"b\":\"{long}")).unwrap();
+        let mut out = FileOutput::open(config.clone()).unwrap();
+        lines(&mut out, &stats, "c", 1);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"a\":0}\n{\"c\":0}\n"
+        );
+        // No newline at all: nothing whole to keep. A whole file is left as it is.
+        std::fs::write(&path, "{\"b\":").unwrap();
+        drop(FileOutput::open(config.clone()).unwrap());
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
+        std::fs::write(&path, "{\"a\":0}\n").unwrap();
+        drop(FileOutput::open(config).unwrap());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\":0}\n");
     }
 
     /// Pruning removes this sink's oldest rotated files only: not another sink's file whose name

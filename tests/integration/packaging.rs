@@ -40,6 +40,7 @@ fn systemd_unit_is_sandboxed_and_verifies() {
         "ExecStart=/usr/local/bin/pinbad --config /etc/pinbad/pinbad.toml",
         "DynamicUser=yes",
         "StateDirectory=pinbad",
+        "LogsDirectory=pinbad",
         "NoNewPrivileges=yes",
         "ProtectSystem=strict",
         "ProtectHome=yes",
@@ -47,6 +48,21 @@ fn systemd_unit_is_sandboxed_and_verifies() {
         "CapabilityBoundingSet=\n",
     ] {
         assert!(unit.contains(setting), "the unit lacks {setting:?}");
+    }
+    // The README's file sink writes where the unit lets pinbad write (ProtectSystem=strict makes
+    // everything else read-only: the sink's start failed).
+    let readme = std::fs::read_to_string(Path::new(MANIFEST_DIR).join("README.md")).unwrap();
+    let sink_paths: Vec<&str> = readme
+        .lines()
+        .filter_map(|l| l.strip_prefix("path = \""))
+        .filter_map(|l| l.split('"').next())
+        .collect();
+    assert!(!sink_paths.is_empty(), "the README has a file sink example");
+    for p in sink_paths {
+        assert!(
+            p.starts_with("/var/log/pinbad/") || p.starts_with("/var/lib/pinbad/"),
+            "{p} is outside LogsDirectory= and StateDirectory="
+        );
     }
     // The socket unit listens where pinbad does by default, with its receive buffer.
     let socket =
