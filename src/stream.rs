@@ -295,6 +295,9 @@ async fn stream(
         .into_response())
 }
 
+/// Bytes a `{"dropped": N}` notice takes at most (SSE's event form with a 20-digit N: 48).
+const NOTICE_BYTES: usize = 64;
+
 /// A subscriber's task: rounds in, rendered lines out.
 struct Pump {
     state: AppState,
@@ -319,14 +322,20 @@ impl Pump {
             tokio::select! {
                 round = rounds.recv() => match round {
                     Some(round) => {
-                        let chunk = self.render(&round);
+                        // Room for the lines and the `{"dropped": N}` notice before them.
+                        let max = self.state.config.limits.stream_buffer.0 as usize;
+                        let buffered = self.sub.buffered_bytes.load(Relaxed);
+                        let room = max.saturating_sub(buffered + NOTICE_BYTES);
+                        let (chunk, lines, lost) = self.render(&round, room);
                         drop(round);
-                        if !chunk.0.is_empty() {
+                        if !chunk.is_empty() {
                             last_sent = tokio::time::Instant::now();
                         }
-                        if !self.send(chunk) {
+                        if !self.send((chunk, lines)) {
                             break;
                         }
+                        // Lost after the lines just sent: told before the next ones.
+                        self.sub.lines_dropped.fetch_add(lost, Relaxed);
                     }
                     None => break,
                 },
@@ -350,10 +359,14 @@ impl Pump {
         );
     }
 
-    /// The round's matching requests as lines (or SSE events), and how many.
-    fn render(&self, round: &Round) -> (Vec<u8>, u64) {
+    /// The round's matching requests as lines (or SSE events) in at most `room` bytes (the
+    /// client's buffer's free space), how many, and how many did not fit (not rendered). A round
+    /// with timers can be tens of MB: rendered whole, it went into the buffer whenever that was
+    /// empty, whatever `limits.stream_buffer` said.
+    fn render(&self, round: &Round, room: usize) -> (Vec<u8>, u64, u64) {
         let mut out = Vec::new();
         let mut lines = 0u64;
+        let mut lost = 0u64;
         let unix_ms = self.state.clock.unix_ms64(round.now_ms());
         // The dictionary's read lock per chunk (see `sink::ENCODE_CHUNK`): the merger never
         // waits long for it.
@@ -369,15 +382,25 @@ impl Pump {
                 if !sampled(v.id, self.sample) || !filter.matches(&v) {
                     continue;
                 }
+                if lost > 0 {
+                    lost += 1;
+                    continue;
+                }
+                let before = out.len();
                 if self.sub.sse {
                     out.extend_from_slice(b"data: ");
                 }
                 write_request(&mut out, &v, &dict, unix_ms, self.filter.timers);
                 out.extend_from_slice(if self.sub.sse { b"\n\n" } else { b"\n" });
+                if out.len() > room {
+                    out.truncate(before);
+                    lost += 1;
+                    continue;
+                }
                 lines += 1;
             }
         }
-        (out, lines)
+        (out, lines, lost)
     }
 
     /// Hands a chunk of `lines` lines to the response, preceded by a `{"dropped": N}` line if

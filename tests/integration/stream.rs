@@ -127,6 +127,10 @@ fn a_client_that_stops_reading_loses_lines_counted_while_ingestion_and_others_lo
     );
     let lost = b_status(&d)["dropped"].as_u64().unwrap();
     assert!(lost > 0, "b never read, yet lost nothing: {}", b_status(&d));
+    // What waits for b is within its buffer's bound (a whole round of lines with timers went in
+    // whenever the buffer was empty, megabytes against 64 KiB).
+    let held = b_status(&d)["current_buffered_bytes"].as_u64().unwrap();
+    assert!(held <= 64 << 10, "{held} bytes held for b");
     assert!(d.status()["stream"]["dropped"].as_u64().unwrap() >= lost);
 
     // b reads again: everything sent arrives, and after new traffic it is told what it lost.
