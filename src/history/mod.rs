@@ -91,9 +91,12 @@ pub struct Spec {
 
 impl Spec {
     /// The history a report keeps (`None`: none). The step must be a multiple of the report's
-    /// tick, so that every step holds the same number of ticks; a built-in's default step that
-    /// is not (an unusual `stats_history` / `report_ticks`) is made the nearest multiple that is
-    /// whole seconds, or the built-in keeps no history (with a warning).
+    /// tick, so that every step holds the same number of ticks. A step the definition does not
+    /// set (the default, or a built-in's) that is not (an unusual `stats_history` /
+    /// `report_ticks`) is made the nearest multiple that is whole seconds, or the report keeps
+    /// no history (with a warning): refusing it would refuse a report, or a saved run-time one
+    /// (and so the start), for a value nobody set, after a change of the window alone. A step
+    /// the definition sets is its author's: refused.
     pub fn of(def: &ReportDef, window: Window) -> Result<Option<Spec>, ReportError> {
         let retention = def.history_retention.map(|d| d.0).unwrap_or_default();
         if retention.is_zero() {
@@ -105,13 +108,14 @@ impl Spec {
             let adjusted = (step_ms.div_ceil(tick)..step_ms.div_ceil(tick) + 1000)
                 .map(|k| k * tick)
                 .find(|ms| ms % 1000 == 0);
+            let unset = def.history_step.is_none() || builtin_defs().contains(def);
             match adjusted {
-                Some(ms) if builtin_defs().contains(def) => {
-                    tracing::info!(report = %def.name, step_ms = ms, tick_ms = tick, "Built-in history step made a multiple of the tick");
+                Some(ms) if unset => {
+                    tracing::info!(report = %def.name, step_ms = ms, tick_ms = tick, "Default history step made a multiple of the tick");
                     step_ms = ms;
                 }
-                None if builtin_defs().contains(def) => {
-                    tracing::warn!(report = %def.name, tick_ms = tick, "No whole-second history step is a multiple of this tick: the built-in keeps no history");
+                None if unset => {
+                    tracing::warn!(report = %def.name, tick_ms = tick, "No whole-second history step is a multiple of this tick: the report keeps no history");
                     return Ok(None);
                 }
                 _ => {
@@ -882,6 +886,38 @@ mod tests {
         );
         let stored = writer.store.register(&info).unwrap().written_until_ms;
         assert_eq!(stored, until, "the store says so too");
+    }
+
+    /// A step left to its default follows the window (made the nearest whole-second multiple of
+    /// the tick: a report saved at run time with the default step failed the start after
+    /// `stats_history` changed to 7 minutes); a step the definition sets is held to it.
+    #[test]
+    fn a_default_step_follows_the_tick_and_a_set_one_is_held() {
+        let def = |step: Option<&str>| ReportDef {
+            history_retention: Some("1d".parse().unwrap()),
+            history_step: step.map(|s| s.parse().unwrap()),
+            ..ReportDef::new("r", &["script_name"])
+        };
+        // 7 minutes in 60 ticks: 7 s ticks; 1 minute is not a multiple, 63 s is.
+        let window = Window::new(Duration::from_secs(420), 60);
+        assert_eq!(
+            Spec::of(&def(None), window).unwrap().unwrap().step_ms,
+            63_000
+        );
+        let e = Spec::of(&def(Some("1m")), window).unwrap_err();
+        assert!(e.to_string().contains("history_step"), "{e}");
+        // The usual window: the default as it is.
+        let window = Window::new(Duration::from_secs(900), 60);
+        assert_eq!(
+            Spec::of(&def(None), window).unwrap().unwrap().step_ms,
+            60_000
+        );
+        // A 1.001 s tick: the first whole-second multiple, 1,001 s.
+        let window = Window::new(Duration::from_millis(60_060), 60);
+        assert_eq!(
+            Spec::of(&def(None), window).unwrap().unwrap().step_ms,
+            1_001_000
+        );
     }
 
     /// A tick's rows are summed by ids and named once; an id freed and reused for another string
