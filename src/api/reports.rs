@@ -77,12 +77,17 @@ fn run_query(state: &Shared, cell: &ReportCell, q: &Query) -> Result<Table, ApiE
     tag = "reports",
     responses(
         (status = 200, description = "The `info` report: totals over the window", body = super::openapi::ReportTable),
+        (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
         (status = 404, description = "The `info` report was dropped", body = super::openapi::ErrorBody),
         (status = 503, response = super::openapi::Busy),
     )
 )]
-async fn info(State(state): State<AppState>) -> Result<Response, ApiError> {
+async fn info(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, ApiError> {
+    refuse_parameters(raw.as_deref(), "/api/v1/reports/info")?;
     let table = in_place(&state, || {
         let cell = state
             .reports
@@ -131,17 +136,34 @@ fn list_entry(state: &Shared, cell: &ReportCell) -> Value {
     tag = "reports",
     responses(
         (status = 200, description = "Every report", body = super::openapi::ReportList),
+        (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
     )
 )]
-async fn list(State(state): State<AppState>) -> Json<Value> {
+async fn list(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    refuse_parameters(raw.as_deref(), "/api/v1/reports/NAME")?;
     let reports: Vec<Value> = state
         .reports
         .snapshot()
         .iter()
         .map(|c| list_entry(&state, c))
         .collect();
-    Json(json!({ "reports": reports }))
+    Ok(Json(json!({ "reports": reports })))
+}
+
+/// A 400 naming the first parameter of an endpoint that takes none (`/api/v1/info?format=csv`
+/// answered JSON, silently ignoring it), pointing at the one that takes it.
+fn refuse_parameters(raw: Option<&str>, instead: &str) -> Result<(), ApiError> {
+    match query_pairs(raw)?.first() {
+        Some((name, _)) => Err(ApiError::bad_parameter(
+            name,
+            format!("this endpoint takes no parameters (a report query's are taken by {instead})"),
+        )),
+        None => Ok(()),
+    }
 }
 
 // ---- GET /api/v1/reports/{name} -------------------------------------------------------------

@@ -590,12 +590,16 @@ impl View<'_> {
         for f in &q.filters {
             let (col, value) = self.split_column("filter", f)?;
             tests.push(match col {
-                // A status key is a number: `status:abc` can match nothing and is a mistake.
-                Column::Key(i) if self.keys[i] == Key::Status && value.parse::<u32>().is_err() => {
-                    return Err(err(format!(
-                        "filter `{f}`: status `{value}` is not an integer 0..=4294967295"
-                    )));
-                }
+                // A status key is a number: `status:abc` can match nothing and is a mistake, and
+                // `status:0200` means 200 (compared as text, it matched nothing).
+                Column::Key(i) if self.keys[i] == Key::Status => match value.parse::<u32>() {
+                    Ok(n) => RowTest::KeyEq(i, n.to_string()),
+                    Err(_) => {
+                        return Err(err(format!(
+                            "filter `{f}`: status `{value}` is not an integer 0..=4294967295"
+                        )))
+                    }
+                },
                 Column::Key(i) => RowTest::KeyEq(i, value.to_string()),
                 _ => RowTest::NumEq(
                     col,

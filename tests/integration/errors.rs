@@ -29,13 +29,29 @@ fn report_queries_and_definitions_refuse_what_cannot_mean_anything() {
     let (code, body) = d.get("/api/v1/reports/report_by_status?filter=status:abc");
     assert_eq!(code, 400, "{body}");
     assert!(body["detail"].as_str().unwrap().contains("abc"), "{body}");
-    assert_eq!(
-        d.json("/api/v1/reports/report_by_status?filter=status:200")["rows"]
+    // A number, whichever way it is written (`0200` matched nothing, compared as text).
+    for status in ["200", "0200", "%2B200"] {
+        let rows = d.json(&format!(
+            "/api/v1/reports/report_by_status?filter=status:{status}"
+        ))["rows"]
             .as_array()
             .unwrap()
-            .len(),
-        1
-    );
+            .len();
+        assert_eq!(rows, 1, "status:{status}");
+    }
+    // Endpoints that take no parameters say so, naming the one given (they answered as if
+    // it were not there).
+    for path in ["/api/v1/info?format=csv", "/api/v1/reports?limit=1"] {
+        let (code, body) = d.get(path);
+        assert_eq!(code, 400, "{path}: {body}");
+        assert_eq!(body["error"], "bad_parameter", "{body}");
+        let detail = body["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("format") || detail.contains("limit"),
+            "{body}"
+        );
+    }
+    assert_eq!(d.get("/api/v1/reports/info?format=csv").0, 200);
     // -0 is 0.
     let body = d.json("/api/v1/reports/report_by_status?percentiles=-0");
     let row = &body["rows"][0];
