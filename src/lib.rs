@@ -64,6 +64,8 @@ pub mod instruments;
 pub mod logging;
 // Giving freed memory back to the OS after a burst has expired.
 pub mod memory;
+// Small state files written whole or not at all, and durably (temp file, rename, syncs).
+pub mod durable;
 // prost types of proto/pinba.proto: the reference codec.
 pub mod proto;
 // One shutdown signal for threads and the HTTP server.

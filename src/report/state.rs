@@ -76,21 +76,10 @@ pub fn load_state(dir: &Path) -> Result<Option<StateFile>, ReportError> {
     Ok(Some(state))
 }
 
-/// Writes `{dir}/reports.json` atomically (temp file, fsync, rename), creating `dir`.
+/// Writes `{dir}/reports.json` whole and durably (see `durable`), creating `dir`.
 pub fn save_state(dir: &Path, state: &StateFile) -> Result<(), ReportError> {
-    use std::io::Write;
     let path = state_path(dir);
-    let io = |e: std::io::Error| err(format!("{}: {e}", path.display()));
-    std::fs::create_dir_all(dir).map_err(io)?;
-    let tmp = dir.join(format!("{STATE_FILE}.tmp"));
-    let text = serde_json::to_string_pretty(state).map_err(|e| err(e.to_string()))?;
-    {
-        let mut f = std::fs::File::create(&tmp).map_err(io)?;
-        f.write_all(text.as_bytes()).map_err(io)?;
-        f.write_all(b"\n").map_err(io)?;
-        f.sync_all().map_err(io)?;
-    }
-    std::fs::rename(&tmp, &path).map_err(io)
+    crate::durable::write_json(&path, state).map_err(|e| err(format!("{}: {e}", path.display())))
 }
 
 /// The reports the configuration defines: the built-ins (if `builtin_reports`), then

@@ -583,21 +583,10 @@ fn load_state(dir: &Path) -> Result<StateFile, ConfigError> {
     Ok(state)
 }
 
-/// Writes `sinks.json` atomically (temp file, fsync, rename).
+/// Writes `sinks.json` whole and durably (see `durable`).
 fn save_state(dir: &Path, state: &StateFile) -> Result<(), String> {
-    use std::io::Write;
     let path = dir.join(STATE_FILE);
-    let tmp = dir.join(format!("{STATE_FILE}.tmp"));
-    let io = |e: std::io::Error| format!("{}: {e}", path.display());
-    std::fs::create_dir_all(dir).map_err(io)?;
-    let text = serde_json::to_string_pretty(state).map_err(|e| e.to_string())?;
-    {
-        let mut f = std::fs::File::create(&tmp).map_err(io)?;
-        f.write_all(text.as_bytes()).map_err(io)?;
-        f.write_all(b"\n").map_err(io)?;
-        f.sync_all().map_err(io)?;
-    }
-    std::fs::rename(&tmp, &path).map_err(io)
+    crate::durable::write_json(&path, state).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 #[cfg(test)]
