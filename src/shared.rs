@@ -269,6 +269,7 @@ pub fn new_report(
     def: crate::report::ReportDef,
     dict: &mut Dictionary,
 ) -> Result<Report, crate::report::ReportError> {
+    refuse_unmatchable_strings(&def, config.limits.max_string_bytes)?;
     let mut report = Report::new(def, dict, config.limits.max_rows_per_report)?.with_window(
         config.stats_history.0,
         config.report_ticks,
@@ -289,6 +290,42 @@ pub fn new_report(
         }
     }
     Ok(report)
+}
+
+/// A 400 for a tag name or a filter value longer than any string the decoder keeps (it cuts them
+/// at `limits.max_string_bytes`): such a report could never count anything, and stayed empty
+/// without a word.
+fn refuse_unmatchable_strings(
+    def: &crate::report::ReportDef,
+    max: usize,
+) -> Result<(), crate::report::ReportError> {
+    let too_long = |what: String, s: &str| {
+        (s.len() > max).then(|| {
+            crate::report::ReportError(format!(
+                "{what}: {} bytes, longer than any string pinbad keeps (limits.max_string_bytes \
+                 = {max}): it could never match",
+                s.len()
+            ))
+        })
+    };
+    let tag = |k: &str| {
+        k.strip_prefix("tag:")
+            .or_else(|| k.strip_prefix("timer_tag:"))
+            .map(str::to_string)
+    };
+    for k in def.keys.iter().chain(def.filters.keys()) {
+        if let Some(e) = tag(k).and_then(|name| too_long(format!("`{k}`: the tag name"), &name)) {
+            return Err(e);
+        }
+    }
+    for (k, v) in &def.filters {
+        if let crate::report::FilterValue::Text(s) = v {
+            if let Some(e) = too_long(format!("filter `{k}`"), s) {
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Warns when `report_ticks` does not cut the window `key` sets into whole milliseconds (or into

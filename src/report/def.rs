@@ -520,6 +520,13 @@ pub(super) fn validate_name(name: &str) -> Result<(), ReportError> {
             "report name `{name}`: character {c:?} is not allowed (use A-Z a-z 0-9 _ : . , -)"
         )));
     }
+    // `/api/v1/reports/..` is `/api/v1/` to every client that normalises paths (curl,
+    // browsers): such a report could be neither queried nor dropped.
+    if name.chars().all(|c| c == '.') {
+        return Err(err(format!(
+            "report name `{name}`: dots alone cannot be a URL path segment"
+        )));
+    }
     Ok(())
 }
 

@@ -351,6 +351,8 @@ fn validation_names_what_is_wrong() {
         (def("", &[]), "name"),
         (def("bad name", &[]), "' '"),
         (def(&"x".repeat(129), &[]), "128"),
+        (def("..", &[]), "dots"),
+        (def(".", &[]), "dots"),
         (def("r", &["colour"]), "colour"),
         (def("r", &["tag:"]), "empty tag name"),
         (def("r", &["script_name", "script_name"]), "twice"),

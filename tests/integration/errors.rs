@@ -22,7 +22,7 @@ fn request(script: &str) -> Vec<u8> {
 
 #[test]
 fn report_queries_and_definitions_refuse_what_cannot_mean_anything() {
-    let d = Daemon::start("");
+    let d = Daemon::start("[limits]\nmax_string_bytes = 512");
     d.send(&[request("/a.php")]);
     d.wait_merged(1);
     // `status:abc` can match nothing: a 400, not an empty 200.
@@ -67,6 +67,25 @@ fn report_queries_and_definitions_refuse_what_cannot_mean_anything() {
         detail.contains("min_time") && !detail.contains("Float("),
         "{body}"
     );
+    // Strings longer than any the decoder keeps could never match: refused, naming the limit.
+    let long = "x".repeat(600);
+    for def in [
+        json!({"name": "long1", "keys": ["hostname"], "filters": {"script_name": long}}),
+        json!({"name": "long2", "keys": [format!("tag:{long}")]}),
+    ] {
+        let (code, body) = d.post("/api/v1/reports", &def);
+        assert_eq!(code, 400, "{body}");
+        assert!(
+            body["detail"]
+                .as_str()
+                .unwrap()
+                .contains("max_string_bytes"),
+            "{body}"
+        );
+    }
+    // Names of dots alone are no URL path segment.
+    let (code, body) = d.post("/api/v1/reports", &json!({"name": "..", "keys": []}));
+    assert_eq!(code, 400, "{body}");
     // A body that is not an object, or a field of the wrong type: plain words, no Rust types.
     for bad in [
         json!(["name", "x"]),
