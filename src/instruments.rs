@@ -118,14 +118,13 @@ impl Instrument {
         self.timed_count.load(Relaxed)
     }
 
-    /// The total time with the events counted while untimed priced at the timed events' mean:
-    /// what the merge threads' balancing compares, so that a report whose timing was switched
-    /// off (`PATCH … {"timed": false}`) keeps its weight instead of looking free (0 ns) and
-    /// piling onto one thread with the heavy reports. 0 for an instrument never timed.
-    pub fn estimated_total_ns(&self) -> u64 {
-        let untimed = self.count().saturating_sub(self.timed_count());
-        self.total_ns()
-            .saturating_add((untimed as f64 * self.mean_ns()) as u64)
+    /// Its figures now, to compare with a later reading ([`Reading::cost_since`]).
+    pub fn reading(&self) -> Reading {
+        Reading {
+            ns: self.total_ns(),
+            count: self.count(),
+            timed_count: self.timed_count(),
+        }
     }
 
     pub fn enabled(&self) -> bool {
@@ -175,6 +174,31 @@ impl Instrument {
             });
         }
         v
+    }
+}
+
+/// An instrument's figures at one moment.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reading {
+    pub ns: u64,
+    pub count: u64,
+    pub timed_count: u64,
+}
+
+impl Reading {
+    /// The time spent between `before` and this reading, the events counted untimed meanwhile
+    /// priced at `mean_ns` (the timed events' mean): what the merge threads' balancing compares,
+    /// so that a report whose timing was switched off (`PATCH … {"timed": false}`) keeps its
+    /// weight instead of looking free (0 ns) and piling onto one thread with the heavy reports.
+    /// Only the events between the readings are priced: a mean that moves does not reprice the
+    /// events counted untimed before.
+    pub fn cost_since(&self, before: &Reading, mean_ns: f64) -> u64 {
+        let counted = self.count.saturating_sub(before.count);
+        let timed = self.timed_count.saturating_sub(before.timed_count);
+        let untimed = counted.saturating_sub(timed);
+        self.ns
+            .saturating_sub(before.ns)
+            .saturating_add((untimed as f64 * mean_ns) as u64)
     }
 }
 
@@ -278,19 +302,31 @@ mod tests {
         i.set(None, Some(false));
         let t = i.start();
         assert!(t.is_none(), "untimed: no clock read");
-        let (before, mean) = (i.total_ns(), i.mean_ns());
+        let (before, mean) = (i.reading(), i.mean_ns());
         i.record(t, 2);
-        assert_eq!((i.count(), i.timed_count(), i.total_ns()), (5, 3, before));
+        assert_eq!(
+            (i.count(), i.timed_count(), i.total_ns()),
+            (5, 3, before.ns)
+        );
         assert_eq!(i.mean_ns(), mean, "the untimed events leave the mean alone");
         assert_eq!(
-            i.estimated_total_ns(),
-            before + (2.0 * mean) as u64,
-            "priced at the timed mean"
+            i.reading().cost_since(&before, mean),
+            (2.0 * mean) as u64,
+            "the untimed events priced at the timed mean"
         );
+        // Timed again: only the events between two readings count, the time measured as is.
+        i.set(None, Some(true));
+        let before = i.reading();
+        i.record(
+            Instant::now().checked_sub(std::time::Duration::from_millis(1)),
+            4,
+        );
+        let cost = i.reading().cost_since(&before, 1e9);
+        assert!((1_000_000..1_000_000_000).contains(&cost), "{cost}");
         i.set(Some(false), None);
         i.record(i.start(), 7);
-        assert_eq!(i.count(), 5);
-        assert!(!i.enabled() && !i.timed());
+        assert_eq!(i.count(), 9, "disabled: nothing counted");
+        assert!(!i.enabled() && i.timed());
     }
 
     #[test]

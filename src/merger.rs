@@ -480,10 +480,10 @@ pub struct Merger {
     in_flight: Vec<Arc<RoundWork>>,
     /// When the dictionary was last swept (merger ms).
     last_sweep_ms: u64,
-    /// When report ownership is balanced next (merger ms), and the instruments' estimated totals
-    /// (by instrument name) and `requests_merged` at the last balancing.
+    /// When report ownership is balanced next (merger ms), and the instruments' readings (by
+    /// instrument name) and `requests_merged` at the last balancing.
     next_balance_ms: u64,
-    balanced_totals: rustc_hash::FxHashMap<String, u64>,
+    balanced_totals: rustc_hash::FxHashMap<String, crate::instruments::Reading>,
     balanced_merged: u64,
     /// Returns memory to the OS once requests and strings have left (see `memory`).
     reclaimer: crate::memory::Reclaimer,
@@ -938,15 +938,15 @@ impl Merger {
         let merged_since =
             merged.saturating_sub(std::mem::replace(&mut self.balanced_merged, merged));
         let totals = &mut self.balanced_totals;
-        // What an instrument's work cost since the last balancing: its estimated total's growth
-        // (events counted while untimed at its timed mean), or, switched off (counting nothing),
-        // the requests merged meanwhile at that mean. A stage or report whose instrument is
+        // What an instrument's work cost since the last balancing: the time measured, with the
+        // events counted untimed at its timed mean, or, switched off (counting nothing), the
+        // requests merged meanwhile at that mean. A stage or report whose instrument is
         // switched off keeps its measured weight instead of looking free.
         let mut weigh = |i: &crate::instruments::Instrument| -> u64 {
-            let total = i.estimated_total_ns();
-            let before = totals.insert(i.name().to_string(), total).unwrap_or(total);
+            let now = i.reading();
+            let before = totals.insert(i.name().to_string(), now).unwrap_or(now);
             if i.enabled() {
-                total.saturating_sub(before)
+                now.cost_since(&before, i.mean_ns())
             } else {
                 (merged_since as f64 * i.mean_ns()) as u64
             }

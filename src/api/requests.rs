@@ -428,7 +428,9 @@ impl Scan {
             .filter
             .limit
             .unwrap_or(crate::report::DEFAULT_QUERY_LIMIT.min(state.config.limits.max_query_limit));
-        let mut out = Vec::with_capacity(CHUNK_BYTES + 4096);
+        // A small answer (the default 100 requests) takes a few KB: sized for that first.
+        let first = self.cursor.is_none();
+        let mut out = Vec::with_capacity(if first { 4096 } else { CHUNK_BYTES + 4096 });
         let mut cursor = match self.cursor {
             Some(c) => c,
             None => {
