@@ -292,9 +292,9 @@ pub fn new_report(
     Ok(report)
 }
 
-/// A 400 for a tag name or a filter value longer than any string the decoder keeps (it cuts them
-/// at `limits.max_string_bytes`): such a report could never count anything, and stayed empty
-/// without a word.
+/// Refuses a tag name or a filter value longer than any string the decoder keeps (it cuts them at
+/// `limits.max_string_bytes`): such a report could never count anything, and stayed empty
+/// without a word. (A 400 from the API; a start-up error naming the report from the config.)
 fn refuse_unmatchable_strings(
     def: &crate::report::ReportDef,
     max: usize,

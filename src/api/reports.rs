@@ -328,7 +328,9 @@ fn parse_definition(bytes: &[u8]) -> Result<ReportDef, ApiError> {
             "the body must be a JSON object such as {\"name\": \"by_host\", \"keys\": [\"hostname\"]}",
         ));
     }
-    serde_json::from_value(value).map_err(|e| {
+    // From the bytes, not the value: parsed into a value, a field given twice kept its last
+    // occurrence before the definition could refuse it.
+    serde_json::from_slice(bytes).map_err(|e| {
         let why = e
             .to_string()
             .replace("struct ReportDef", "a report definition")

@@ -380,6 +380,7 @@ pub fn run(
     })
 }
 
+/// [`run`]'s work, counting the stored rows it leaves out as damaged in `damaged`.
 fn run_counting(
     conn: &Connection,
     report_id: i64,

@@ -109,7 +109,11 @@ pub struct ReportDef {
     /// All must hold for a request (or, for `timer_tag:` filters in a timer report, a timer) to
     /// contribute. Keys: `min_time`, `max_time` (seconds, inclusive), `hostname`, `server_name`,
     /// `script_name`, `schema`, `status`, `tag:NAME`, `timer_tag:NAME`.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "unique_filters"
+    )]
     pub filters: BTreeMap<String, FilterValue>,
     /// The report's own window (pinba2 allows one per report), e.g. `"1m"`; `stats_history`
     /// when not set. Between 1 s and 30 days.
@@ -503,6 +507,36 @@ impl ReportDef {
             Kind::Request
         }
     }
+}
+
+/// `filters` with each key once: a JSON object naming one twice (`{"status": 200, "status":
+/// 500}`) is refused instead of keeping the last silently (TOML refuses it by itself).
+fn unique_filters<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<String, FilterValue>, D::Error> {
+    struct Unique;
+    impl<'de> serde::de::Visitor<'de> for Unique {
+        type Value = BTreeMap<String, FilterValue>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object of filters")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some((k, v)) = map.next_entry::<String, FilterValue>()? {
+                if out.contains_key(&k) {
+                    return Err(serde::de::Error::custom(format!(
+                        "filter `{k}` is given twice"
+                    )));
+                }
+                out.insert(k, v);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(Unique)
 }
 
 pub(super) fn validate_name(name: &str) -> Result<(), ReportError> {

@@ -83,6 +83,23 @@ fn report_queries_and_definitions_refuse_what_cannot_mean_anything() {
             "{body}"
         );
     }
+    // A field or a filter given twice is refused, not read as its last occurrence.
+    for body in [
+        r#"{"name": "a", "name": "b", "keys": []}"#,
+        r#"{"name": "c", "keys": [], "filters": {"status": 200, "status": 500}}"#,
+    ] {
+        let r = ureq::post(&d.url("/api/v1/reports"))
+            .set("Content-Type", "application/json")
+            .send_string(body);
+        let Err(ureq::Error::Status(400, resp)) = r else {
+            panic!("{body}: expected a 400, got {r:?}")
+        };
+        let text = resp.into_string().unwrap();
+        assert!(
+            text.contains("twice") || text.contains("duplicate"),
+            "{text}"
+        );
+    }
     // Names of dots alone are no URL path segment.
     let (code, body) = d.post("/api/v1/reports", &json!({"name": "..", "keys": []}));
     assert_eq!(code, 400, "{body}");
