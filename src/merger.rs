@@ -1193,21 +1193,6 @@ mod tests {
             ("l3", 25),
             ("l4", 25),
         ];
-        for (n, ms) in costs {
-            charge(n, ms);
-        }
-        merger.balance();
-        assert_ne!(cell("h1").worker(), cell("h2").worker(), "heavy ones apart");
-        cell("h2").instrument.set(None, Some(false));
-        for (n, ms) in costs {
-            charge(n, ms);
-        }
-        merger.balance();
-        assert_ne!(
-            cell("h1").worker(),
-            cell("h2").worker(),
-            "still apart with h2 untimed"
-        );
         let load = |w: usize| -> u64 {
             costs
                 .iter()
@@ -1215,20 +1200,22 @@ mod tests {
                 .map(|(_, ms)| ms)
                 .sum()
         };
-        assert_eq!((load(0), load(1)), (150, 150));
+        // An interval of the costs above, then a balancing: the heavy two end apart, evenly.
+        let mut interval = |what: &str| {
+            for (n, ms) in costs {
+                charge(n, ms);
+            }
+            merger.balance();
+            assert_ne!(cell("h1").worker(), cell("h2").worker(), "{what}");
+            assert_eq!((load(0), load(1)), (150, 150), "{what}");
+        };
+        interval("all timed");
+        cell("h2").instrument.set(None, Some(false));
+        interval("h2 untimed");
         // Switched off, counting nothing: weighed by the requests merged at its last mean.
         cell("h1").instrument.set(Some(false), None);
         shared.counters.requests_merged.fetch_add(1000, Relaxed);
-        for (n, ms) in costs {
-            charge(n, ms);
-        }
-        merger.balance();
-        assert_ne!(
-            cell("h1").worker(),
-            cell("h2").worker(),
-            "apart with h1 off"
-        );
-        assert_eq!((load(0), load(1)), (150, 150));
+        interval("h1 off");
     }
 
     /// After a start the receivers queue raw batches until the merger first finds nothing
