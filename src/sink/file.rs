@@ -327,31 +327,35 @@ fn open_append(path: &Path) -> std::io::Result<File> {
     }
     let file = std::fs::OpenOptions::new()
         .create(true)
-        .read(true)
         .append(true)
         .open(path)?;
-    let cut = cut_unfinished_line(&file)?;
+    let cut = cut_unfinished_line(path, &file)?;
     if cut > 0 {
         tracing::warn!(path = %path.display(), bytes = cut, "File sink: the file ended in an unfinished line (a write cut short by a crash); cut back to its last whole line");
     }
     Ok(file)
 }
 
-/// Cuts a regular `file` back to just after its last newline, if it does not end with one (or to
-/// nothing, if it has none); returns the bytes cut. Reads backwards from the end, a block at a time.
-fn cut_unfinished_line(file: &File) -> std::io::Result<u64> {
+/// Cuts `file` (open for appending at `path`) back to just after its last newline, if it does not
+/// end with one (or to nothing, if it has none); returns the bytes cut. Reads backwards from the
+/// end, a block at a time, through a handle of its own: the appending one stays write-only, as
+/// the sink needs it. Only a regular file that can be read is cut.
+fn cut_unfinished_line(path: &Path, file: &File) -> std::io::Result<u64> {
     use std::os::unix::fs::FileExt;
     let m = file.metadata()?;
-    if !m.is_file() {
-        return Ok(0); // a FIFO, `/dev/stdout`: nothing to cut
+    if !m.is_file() || m.len() == 0 {
+        return Ok(0); // a FIFO, `/dev/stdout`, a new file: nothing to cut
     }
+    let Ok(reader) = File::open(path) else {
+        return Ok(0); // write-only to us: left as it is
+    };
     let len = m.len();
     let mut end = len;
     let mut block = vec![0u8; 64 << 10];
     while end > 0 {
         let start = end.saturating_sub(block.len() as u64);
         let chunk = &mut block[..(end - start) as usize];
-        file.read_exact_at(chunk, start)?;
+        reader.read_exact_at(chunk, start)?;
         if end == len && chunk.last() == Some(&b'\n') {
             return Ok(0);
         }
