@@ -308,13 +308,12 @@ fn refuse_unmatchable_strings(
             ))
         })
     };
-    let tag = |k: &str| {
+    fn tag(k: &str) -> Option<&str> {
         k.strip_prefix("tag:")
             .or_else(|| k.strip_prefix("timer_tag:"))
-            .map(str::to_string)
-    };
+    }
     for k in def.keys.iter().chain(def.filters.keys()) {
-        if let Some(e) = tag(k).and_then(|name| too_long(format!("`{k}`: the tag name"), &name)) {
+        if let Some(e) = tag(k).and_then(|name| too_long(format!("`{k}`: the tag name"), name)) {
             return Err(e);
         }
     }
