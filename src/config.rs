@@ -415,14 +415,16 @@ impl Config {
             other => other,
         })?;
         let mut config = config;
-        if config.state_dir.is_relative() {
-            // Relative to the config file, not to wherever the daemon happens to be started.
-            let base = path.parent().unwrap_or(Path::new("."));
-            let base = std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf());
-            config.state_dir = base.join(&config.state_dir);
-        }
+        // Paths relative to the config file, not to wherever the daemon happens to be started
+        // (systemd starts it in `/`): the state directory, the token file, the sinks' files.
         let base = path.parent().unwrap_or(Path::new("."));
         let base = std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf());
+        if config.state_dir.is_relative() {
+            config.state_dir = base.join(&config.state_dir);
+        }
+        if let Some(f) = config.http.token_file.as_mut().filter(|f| f.is_relative()) {
+            *f = base.join(&*f);
+        }
         for s in &mut config.sink {
             s.resolve_paths(&base);
         }
@@ -575,11 +577,14 @@ impl Config {
                 "must be at least 1MiB",
             ));
         }
+        // At least a few raw batches (1 MiB + one datagram each, see `receiver`): a ring
+        // smaller than one refused every raw batch, so everything received during a restart
+        // was dropped.
         let m = self.temp_pool_memory.0;
-        if !((1 << 20)..=(64u64 << 30)).contains(&m) {
+        if !((8 << 20)..=(64u64 << 30)).contains(&m) {
             return Err(invalid(
                 "temp_pool_memory",
-                "must be between 1MiB and 64GiB",
+                "must be between 8MiB and 64GiB",
             ));
         }
         if self.udp.recv_buffer.0 > (1 << 31) {
@@ -588,13 +593,31 @@ impl Config {
         if self.udp.listen.is_empty() {
             return Err(invalid("udp.listen", "needs at least one address"));
         }
+        let mut listen: Vec<SocketAddr> = Vec::new();
         for (i, a) in self.udp.listen.iter().enumerate() {
-            a.parse::<SocketAddr>().map_err(|e| {
+            let addr = a.parse::<SocketAddr>().map_err(|e| {
                 invalid(
                     &format!("udp.listen[{i}]"),
                     format!("`{a}` is not an address like 0.0.0.0:30002 ({e})"),
                 )
             })?;
+            // Two that cannot both be bound: the second bind failed at start-up, saying another
+            // pinbad might run there. Port 0 (any free port) never clashes.
+            let clash = listen.iter().position(|b| {
+                addr.port() != 0
+                    && b.port() == addr.port()
+                    && b.is_ipv4() == addr.is_ipv4()
+                    && (b.ip() == addr.ip()
+                        || b.ip().is_unspecified()
+                        || addr.ip().is_unspecified())
+            });
+            if let Some(j) = clash {
+                return Err(invalid(
+                    &format!("udp.listen[{i}]"),
+                    format!("`{a}` overlaps udp.listen[{j}] (`{}`)", listen[j]),
+                ));
+            }
+            listen.push(addr);
         }
         for (i, a) in self.udp.allow.iter().enumerate() {
             parse_net(a).map_err(|e| invalid(&format!("udp.allow[{i}]"), e))?;
@@ -660,6 +683,7 @@ impl Config {
             ));
         }
         let mut sink_names = std::collections::HashSet::new();
+        let mut sink_paths = std::collections::HashMap::new();
         for (i, s) in self.sink.iter().enumerate() {
             s.validate(i)?;
             if !sink_names.insert(s.name.clone()) {
@@ -667,6 +691,15 @@ impl Config {
                     &format!("sink[{i}].name"),
                     format!("duplicate sink name `{}`", s.name),
                 ));
+            }
+            // Two file sinks on one file interleave their lines and rotate it under each other.
+            if let crate::sink::SinkKind::File(f) = &s.kind {
+                if let Some(other) = sink_paths.insert(f.path.clone(), i) {
+                    return Err(invalid(
+                        &format!("sink[{i}].path"),
+                        format!("`{}` is sink[{other}]'s file too", f.path.display()),
+                    ));
+                }
             }
         }
         let mut names = std::collections::HashSet::new();
@@ -870,6 +903,42 @@ mod tests {
         }
     }
 
+    /// What cannot work together is refused naming the key: UDP addresses that cannot both be
+    /// bound, two file sinks on one file, a sink path naming a directory, a temp ring smaller
+    /// than a few raw batches.
+    #[test]
+    fn settings_that_cannot_work_together_name_their_key() {
+        let refused = |text: &str, key: &str| {
+            let e = Config::parse(text).unwrap_err().to_string();
+            assert!(e.contains(key), "{text}: {e}");
+        };
+        refused(
+            "[udp]\nlisten = [\"127.0.0.1:30002\", \"127.0.0.1:30002\"]",
+            "udp.listen[1]",
+        );
+        refused(
+            "[udp]\nlisten = [\"0.0.0.0:30002\", \"127.0.0.1:30002\"]",
+            "udp.listen[1]",
+        );
+        for ok in [
+            "[udp]\nlisten = [\"0.0.0.0:30002\", \"[::]:30002\"]",
+            "[udp]\nlisten = [\"127.0.0.1:0\", \"127.0.0.1:0\"]",
+            "[udp]\nlisten = [\"127.0.0.1:30002\", \"127.0.0.2:30002\"]",
+        ] {
+            Config::parse(ok).unwrap();
+        }
+        let sink = |name: &str, path: &str| {
+            format!("[[sink]]\nname = \"{name}\"\nkind = \"file\"\npath = \"{path}\"\n")
+        };
+        refused(
+            &(sink("a", "/tmp/x.ndjson") + &sink("b", "/tmp/x.ndjson")),
+            "sink[1].path",
+        );
+        refused(&sink("a", "/tmp/logs/"), "path");
+        refused("temp_pool_memory = \"4MiB\"", "temp_pool_memory");
+        Config::parse("temp_pool_memory = \"8MiB\"").unwrap();
+    }
+
     /// The `[[report]]` examples in README.md are valid configuration.
     #[test]
     fn readme_report_examples_parse() {
@@ -961,9 +1030,12 @@ mod tests {
         let dir = std::env::temp_dir().join("pinbad-config-test-rel");
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("p.toml");
-        std::fs::write(&file, "state_dir = \"st\"\n").unwrap();
+        std::fs::write(&file, "state_dir = \"st\"\n[http]\ntoken_file = \"tok\"\n").unwrap();
         let c = Config::load(&file).unwrap();
         assert_eq!(c.state_dir, std::path::absolute(&dir).unwrap().join("st"));
+        // The token file too (it was read from the working directory).
+        let tok = c.http.token_file.as_ref().unwrap();
+        assert_eq!(tok, &std::path::absolute(&dir).unwrap().join("tok"));
     }
 
     #[test]

@@ -26,17 +26,17 @@ struct Cli {
     #[arg(long, global = true)]
     config: Option<PathBuf>,
     /// UDP address to listen on; repeat for several. Replaces the configured list.
-    #[arg(long = "udp", value_name = "ADDR")]
+    #[arg(long = "udp", value_name = "ADDR", global = true)]
     udp: Vec<String>,
     /// HTTP address of the API.
-    #[arg(long, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR", global = true)]
     http: Option<String>,
     /// The reports' window, e.g. "15m".
-    #[arg(long, value_name = "DUR")]
+    #[arg(long, value_name = "DUR", global = true)]
     stats_history: Option<HumanDuration>,
     /// Directory for state kept across restarts: run-time report and sink changes, the snapshot,
     /// the requests received while stopping, the history store.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", global = true)]
     state_dir: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
@@ -80,8 +80,16 @@ fn say(line: std::fmt::Arguments) {
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
+    // The same overrides for the daemon and for check-config: checked as it would start (the
+    // state directory's saved reports, a window the history steps must fit).
+    let overrides = Overrides {
+        udp: cli.udp,
+        http: cli.http,
+        stats_history: cli.stats_history,
+        state_dir: cli.state_dir,
+    };
     if let Some(Command::CheckConfig { file }) = &cli.command {
-        let config = Config::load(file)?;
+        let config = Config::load(file)?.apply(&overrides)?;
         pinbad::logging::init(&config.log).map_err(anyhow::Error::msg)?;
         // Everything start-up checks but binding: reports, the state directory, the token.
         pinbad::app::check(&config)?;
@@ -98,12 +106,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let config = match &cli.config {
         Some(path) => Config::load(path)?,
         None => Config::default(),
-    };
-    let overrides = Overrides {
-        udp: cli.udp,
-        http: cli.http,
-        stats_history: cli.stats_history,
-        state_dir: cli.state_dir,
     };
     let config = config.apply(&overrides)?;
     pinbad::logging::init(&config.log).map_err(anyhow::Error::msg)?;

@@ -621,8 +621,10 @@ impl Merger {
     pub fn round(&mut self) -> bool {
         let started = Instant::now();
         let shared = Arc::clone(&self.shared);
-        let now_ms = shared.clock.now_ms();
+        // One reading: a request's pool time and its report time are the same instant (two
+        // readings could put a report's fill from the pool in the neighbouring tick).
         let now64 = shared.clock.now_ms64();
+        let now_ms = now64 as u32;
         let mut requests = 0;
         while requests < ROUND_REQUESTS {
             let Some(mut b) = self.first.pop_front().or_else(|| self.ring.pop()) else {

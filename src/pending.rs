@@ -213,7 +213,15 @@ fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
 fn load(shared: &Shared, bytes: &[u8], out: &mut Vec<Box<Batch>>) -> Result<u64, SnapshotError> {
     let (content, ..) = snapshot::check_file(bytes, MAGIC, VERSION..=VERSION)?;
     let mut r = Reader::new(&content[MAGIC.len() + 4..]);
-    let age_ms = unix_now_ms().saturating_sub(r.u64()?);
+    let saved_unix_ms = r.u64()?;
+    // Saved in the future (the wall clock went back by more than a minute while pinbad was
+    // down): its age is unknown, and an hour-old file would be merged as current traffic.
+    if saved_unix_ms > unix_now_ms().saturating_add(60_000) {
+        return Err(SnapshotError::invalid(
+            "saved in the future (the system clock went back since)",
+        ));
+    }
+    let age_ms = unix_now_ms().saturating_sub(saved_unix_ms);
     if age_ms >= snapshot::longest_window_ms(shared) {
         return Err(SnapshotError::TooOld {
             age_s: age_ms / 1000,
@@ -489,6 +497,22 @@ mod tests {
         })
         .unwrap();
         let mut s = s;
+        assert!(take_at_start(&mut s).is_empty() && s.snapshot.pending_datagrams == 0);
+        assert!(!path.exists());
+
+        // Saved an hour in the future (the clock went back while pinbad was down): its age is
+        // unknown, so it is not merged as current traffic (it was: the age read as 0).
+        let future = unix_now_ms() + 3_600_000;
+        snapshot::write_file(dir.path(), FILE, false, |w| {
+            w.bytes(MAGIC)?;
+            w.u32(VERSION)?;
+            w.u64(future)?;
+            w.u32(1)?;
+            w.blob(&Corpus::new(CorpusSpec::default()).datagrams(1)[0])?;
+            Ok(())
+        })
+        .unwrap();
+        let mut s = shared(dir.path(), true);
         assert!(take_at_start(&mut s).is_empty() && s.snapshot.pending_datagrams == 0);
         assert!(!path.exists());
     }

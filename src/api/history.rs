@@ -110,7 +110,7 @@ fn answer(
     let q = query::parse(
         params,
         &shape,
-        query::now_s(),
+        query::now_s(state.clock.unix_ms64(state.clock.now_ms64())),
         state.config.limits.max_query_limit,
     )
     .map_err(|e| ApiError::bad_parameter(&e.param, e.why))?;

@@ -5,7 +5,7 @@
 //! Runs on the API's blocking pool with a read-only connection of its own.
 
 use std::collections::{BTreeMap, HashMap};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, UNIX_EPOCH};
 
 use rusqlite::{params_from_iter, Connection};
 use serde_json::{json, Value};
@@ -625,13 +625,13 @@ pub fn to_csv(shape: &Shape, q: &HistoryQuery, series: &[SeriesOut]) -> String {
     out
 }
 
-/// Now in unix seconds, rounded up. `to` (default now) is exclusive: truncated, it left out a
-/// step that started in the current second, whose requests were already written (a query in
-/// the first second of a minute missed that minute's step).
-pub fn now_s() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, seconds_up)
+/// `unix_ms` (now, on the daemon's clock: the one its steps are stamped with) in unix seconds,
+/// rounded up. `to` (default now) is exclusive: truncated, it left out a step that started in
+/// the current second, whose requests were already written (a query in the first second of a
+/// minute missed that minute's step). Not the wall clock: after a step of the system clock since
+/// start (NTP at boot, a paused VM), the newest steps fell outside a default query.
+pub fn now_s(unix_ms: u64) -> i64 {
+    seconds_up(std::time::Duration::from_millis(unix_ms))
 }
 
 /// `d` in whole seconds, rounded up.

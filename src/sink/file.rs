@@ -70,8 +70,11 @@ impl Default for FileConfig {
 
 impl FileConfig {
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
-        if self.path.as_os_str().is_empty() || self.path.file_name().is_none() {
-            return Err(("path", "must name a file".into()));
+        // `logs/` has a file name as `Path` reads it (`logs`): the slash says a directory.
+        let dir_like =
+            self.path.as_os_str().as_encoded_bytes().ends_with(b"/") || self.path.is_dir();
+        if self.path.as_os_str().is_empty() || self.path.file_name().is_none() || dir_like {
+            return Err(("path", "must name a file, not a directory".into()));
         }
         if self.max_bytes.0 < 1024 {
             return Err(("max_bytes", "must be at least 1KiB".into()));

@@ -524,6 +524,41 @@ fn check_config_prints_the_effective_config() {
         parsed["sink"][0]["password"].as_str(),
         Some("(set, not shown)")
     );
+    // The daemon's flags apply as they would at start-up, before or after the subcommand (they
+    // were ignored: the saved reports of another state directory were checked).
+    let other = dir.path().join("other-state");
+    for args in [
+        vec![
+            "--state-dir",
+            other.to_str().unwrap(),
+            "--stats-history",
+            "7m",
+            "check-config",
+            f.to_str().unwrap(),
+        ],
+        vec![
+            "check-config",
+            f.to_str().unwrap(),
+            "--state-dir",
+            other.to_str().unwrap(),
+            "--stats-history",
+            "7m",
+        ],
+    ] {
+        let out = std::process::Command::new(BIN)
+            .args(&args)
+            .env("STATE_DIRECTORY", dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let parsed: toml::Value = toml::from_str(&String::from_utf8(out.stdout).unwrap()).unwrap();
+        assert_eq!(parsed["state_dir"].as_str(), other.to_str(), "{args:?}");
+        assert_eq!(parsed["stats_history"].as_str(), Some("7m"), "{args:?}");
+    }
 }
 
 #[test]
