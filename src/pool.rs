@@ -109,10 +109,24 @@ unsafe impl ZeroValid for TagPair {}
 /// A ring of `n` zeroed slots. Zeroed memory comes from the kernel untouched (calloc), so a ring
 /// only costs resident memory as it fills, instead of all of it at start-up; it is still
 /// allocated once and never re-allocated.
-fn zeroed_ring<T: ZeroValid>(n: usize) -> Box<[T]> {
-    let slots = Box::<[T]>::new_zeroed_slice(n);
-    // SAFETY: all-zero bytes are a valid `T` (the `ZeroValid` contract).
-    unsafe { slots.assume_init() }
+/// `None` when the memory cannot be had (a size the configuration allowed but this machine's
+/// memory and overcommit policy do not): the caller names the setting, where the global
+/// allocator's failure aborted the process with a backtrace.
+fn zeroed_ring<T: ZeroValid>(n: usize) -> Option<Box<[T]>> {
+    let layout = std::alloc::Layout::array::<T>(n).ok()?;
+    if layout.size() == 0 {
+        let slots = Box::<[T]>::new_zeroed_slice(n);
+        // SAFETY: all-zero bytes are a valid `T` (the `ZeroValid` contract).
+        return Some(unsafe { slots.assume_init() });
+    }
+    // SAFETY: the layout has a non-zero size; a null result is handled.
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) } as *mut T;
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` holds `n` zeroed `T`s (a valid `T`: `ZeroValid`), allocated by the global
+    // allocator with the layout of `[T; n]`, as a `Box<[T]>` frees it.
+    Some(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, n)) })
 }
 
 /// The most entries one request may take in a ring of `ring` entries: 1/64 of it (or, in rings
@@ -145,20 +159,28 @@ pub struct InsertLoss {
 }
 
 impl Pool {
-    /// Allocates all three rings now (each at least 1 slot).
+    /// Allocates all three rings now (each at least 1 slot). Panics when the memory cannot be
+    /// had (tests and benches); the daemon uses [`Pool::try_new`].
     pub fn new(requests: usize, timers: usize, tags: usize) -> Pool {
+        Pool::try_new(requests, timers, tags)
+            .unwrap_or_else(|ring| panic!("cannot allocate the pool's {ring} ring"))
+    }
+
+    /// [`Pool::new`], or the name of the first ring whose memory cannot be had (`requests`,
+    /// `timers` or `tags`).
+    pub fn try_new(requests: usize, timers: usize, tags: usize) -> Result<Pool, &'static str> {
         let (requests, timers, tags) = (requests.max(1), timers.max(1), tags.max(1));
-        Pool {
-            records: zeroed_ring(requests),
-            timers: zeroed_ring(timers),
-            tags: zeroed_ring(tags),
+        Ok(Pool {
+            records: zeroed_ring(requests).ok_or("requests")?,
+            timers: zeroed_ring(timers).ok_or("timers")?,
+            tags: zeroed_ring(tags).ok_or("tags")?,
             timer_alloc: RingAlloc::new(timers),
             tag_alloc: RingAlloc::new(tags),
             next_id: 0,
             len: 0,
             timers_used: 0,
             tags_used: 0,
-        }
+        })
     }
 
     pub fn capacity(&self) -> usize {
@@ -397,6 +419,14 @@ mod tests {
     ) -> u64 {
         pool.insert(r.0, &r.1, &r.2, &mut |v, why| removed.push((v.id, why)))
             .0
+    }
+
+    #[test]
+    fn rings_that_cannot_be_allocated_are_named() {
+        assert_eq!(Pool::try_new(usize::MAX / 2, 1, 1).err(), Some("requests"));
+        assert_eq!(Pool::try_new(1, usize::MAX / 2, 1).err(), Some("timers"));
+        assert_eq!(Pool::try_new(1, 1, usize::MAX / 2).err(), Some("tags"));
+        assert!(Pool::try_new(10, 10, 10).is_ok());
     }
 
     #[test]

@@ -210,11 +210,38 @@ impl Shared {
                 c.join(Arc::clone(&family));
             }
         }
-        let pool = Pool::new(
+        let pool = Pool::try_new(
             config.request_pool_size,
             config.timer_pool_size,
             config.tag_pool_size,
-        );
+        )
+        .map_err(|ring| {
+            use std::mem::size_of;
+            let (key, n, each) = match ring {
+                "requests" => (
+                    "request_pool_size",
+                    config.request_pool_size,
+                    size_of::<crate::record::Record>(),
+                ),
+                "timers" => (
+                    "timer_pool_size",
+                    config.timer_pool_size,
+                    size_of::<crate::record::Timer>(),
+                ),
+                _ => (
+                    "tag_pool_size",
+                    config.tag_pool_size,
+                    size_of::<crate::record::TagPair>(),
+                ),
+            };
+            SharedError::Config(crate::config::ConfigError::Invalid {
+                key: key.into(),
+                message: format!(
+                    "{n} entries need {:.1} GiB ({each} B each), which this machine cannot give",
+                    (n as f64 * each as f64) / (1u64 << 30) as f64
+                ),
+            })
+        })?;
         let counters = Counters::default();
         {
             use std::sync::atomic::Ordering::Relaxed;
