@@ -484,34 +484,28 @@ mod tests {
         assert!(take_at_start(&mut s).is_empty() && s.snapshot.pending_datagrams == 0);
         assert!(!path.exists() && dir.path().join(SKIPPED_FILE).exists());
 
+        // A file saved at `unix_ms`, holding one datagram.
+        let saved_at = |unix_ms: u64| {
+            snapshot::write_file(dir.path(), FILE, false, |w| {
+                w.bytes(MAGIC)?;
+                w.u32(VERSION)?;
+                w.u64(unix_ms)?;
+                w.u32(1)?;
+                w.blob(&Corpus::new(CorpusSpec::default()).datagrams(1)[0])?;
+                Ok(())
+            })
+            .unwrap();
+        };
         // Saved longer ago than the longest window: everything in it would be outside.
         let s = shared(dir.path(), true);
-        let old = unix_now_ms() - 2 * snapshot::longest_window_ms(&s);
-        snapshot::write_file(dir.path(), FILE, false, |w| {
-            w.bytes(MAGIC)?;
-            w.u32(VERSION)?;
-            w.u64(old)?;
-            w.u32(1)?;
-            w.blob(&Corpus::new(CorpusSpec::default()).datagrams(1)[0])?;
-            Ok(())
-        })
-        .unwrap();
+        saved_at(unix_now_ms() - 2 * snapshot::longest_window_ms(&s));
         let mut s = s;
         assert!(take_at_start(&mut s).is_empty() && s.snapshot.pending_datagrams == 0);
         assert!(!path.exists());
 
         // Saved an hour in the future (the clock went back while pinbad was down): its age is
         // unknown, so it is not merged as current traffic (it was: the age read as 0).
-        let future = unix_now_ms() + 3_600_000;
-        snapshot::write_file(dir.path(), FILE, false, |w| {
-            w.bytes(MAGIC)?;
-            w.u32(VERSION)?;
-            w.u64(future)?;
-            w.u32(1)?;
-            w.blob(&Corpus::new(CorpusSpec::default()).datagrams(1)[0])?;
-            Ok(())
-        })
-        .unwrap();
+        saved_at(unix_now_ms() + 3_600_000);
         let mut s = shared(dir.path(), true);
         assert!(take_at_start(&mut s).is_empty() && s.snapshot.pending_datagrams == 0);
         assert!(!path.exists());
