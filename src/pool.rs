@@ -109,6 +109,7 @@ unsafe impl ZeroValid for TagPair {}
 /// A ring of `n` zeroed slots. Zeroed memory comes from the kernel untouched (calloc), so a ring
 /// only costs resident memory as it fills, instead of all of it at start-up; it is still
 /// allocated once and never re-allocated.
+///
 /// `None` when the memory cannot be had (a size the configuration allowed but this machine's
 /// memory and overcommit policy do not): the caller names the setting, where the global
 /// allocator's failure aborted the process with a backtrace.
