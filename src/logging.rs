@@ -28,10 +28,32 @@ pub struct LogConfig {
     pub format: LogFormat,
 }
 
+/// Refuses a `RUST_LOG` directive that is a bare word but neither a level nor one of pinbad's
+/// modules: the filter reads it as a module name to log at every level, so a mistyped level
+/// (`RUST_LOG=warning`, `debg`) turned every line off, errors included, without a word. Another
+/// crate's logs are asked for as `CRATE=LEVEL`.
+fn check_bare_words(rust_log: &str) -> Result<(), String> {
+    for d in rust_log.split(',').map(str::trim) {
+        let bare = !d.is_empty() && !d.contains(['=', '[', '{']);
+        let known = d.parse::<tracing_subscriber::filter::LevelFilter>().is_ok()
+            || d == "pinbad"
+            || d.starts_with("pinbad::");
+        if bare && !known {
+            return Err(format!(
+                "RUST_LOG: `{d}` is not a level (trace, debug, info, warn, error, off); a \
+                 module's level is written MODULE=LEVEL, e.g. RUST_LOG=pinbad=debug,info"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Installs the global subscriber. A second call (tests) leaves the first in place. A `RUST_LOG`
-/// that does not parse is an error naming it (it used to fall back to `info` whole, silently
-/// dropping the directives that did parse); unset or empty, the level is `info`.
+/// that does not parse, or holds a bare word that is no level ([`check_bare_words`]), is an
+/// error naming it (it used to fall back to `info` whole, silently dropping the directives that
+/// did parse); unset or empty, the level is `info`.
 pub fn init(config: &LogConfig) -> Result<(), String> {
+    check_bare_words(&std::env::var("RUST_LOG").unwrap_or_default())?;
     let filter = tracing_subscriber::EnvFilter::builder()
         .with_default_directive(tracing_subscriber::filter::LevelFilter::INFO.into())
         .from_env()
@@ -58,4 +80,32 @@ pub fn init(config: &LogConfig) -> Result<(), String> {
             .try_init(),
     };
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bare_word_must_be_a_level_or_a_pinbad_module() {
+        for ok in [
+            "",
+            "info",
+            "WARN",
+            "off",
+            "3",
+            "pinbad",
+            "pinbad::merger",
+            "hyper=debug,info",
+        ] {
+            assert!(check_bare_words(ok).is_ok(), "{ok}");
+        }
+        for bad in ["warning", "debg", "info,hyper", "pinbad=debug, verbose"] {
+            let e = check_bare_words(bad).unwrap_err();
+            assert!(
+                e.contains("RUST_LOG") && e.contains("not a level"),
+                "{bad}: {e}"
+            );
+        }
+    }
 }

@@ -109,6 +109,16 @@ fn a_bad_rust_log_stops_start_up_and_a_closed_stdout_is_no_panic() {
         stderr.contains("RUST_LOG") && stderr.contains("warnn"),
         "{stderr}"
     );
+    // A mistyped level alone parses (as a module name) and silenced every line: refused too.
+    let out = std::process::Command::new(crate::common::BIN)
+        .args(["--udp", "127.0.0.1:0", "--http", "127.0.0.1:0"])
+        .env("RUST_LOG", "warning")
+        .env("STATE_DIRECTORY", dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("`warning` is not a level"), "{stderr}");
 
     let config = crate::common::write_file(dir.path(), "p.toml", "");
     let mut child = std::process::Command::new(crate::common::BIN)
