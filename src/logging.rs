@@ -49,7 +49,7 @@ fn check_bare_words(rust_log: &str) -> Result<(), String> {
 }
 
 /// Installs the global subscriber. A second call (tests) leaves the first in place. A `RUST_LOG`
-/// that does not parse, or holds a bare word that is no level ([`check_bare_words`]), is an
+/// that does not parse, or holds a bare word that is no level (see `check_bare_words`), is an
 /// error naming it (it used to fall back to `info` whole, silently dropping the directives that
 /// did parse); unset or empty, the level is `info`.
 pub fn init(config: &LogConfig) -> Result<(), String> {
