@@ -404,8 +404,9 @@ impl Pump {
     }
 
     /// Hands a chunk of `lines` lines to the response, preceded by a `{"dropped": N}` line if
-    /// lines were lost since the client was last told; counts them lost when the buffer is full.
-    /// False once the client is gone.
+    /// lines were lost since the client was last told. The buffer's bound was kept when the
+    /// lines were rendered (into its room, less [`NOTICE_BYTES`]: only this task
+    /// adds to it); a keep-alive passes it by its few bytes. False once the client is gone.
     fn send(&mut self, (chunk, lines): (Vec<u8>, u64)) -> bool {
         if chunk.is_empty() {
             return !self.body.is_closed();
@@ -422,12 +423,6 @@ impl Pump {
         } else {
             chunk
         };
-        let max = self.state.config.limits.stream_buffer.0 as usize;
-        let buffered = self.sub.buffered_bytes.load(Relaxed);
-        if buffered > 0 && buffered + out.len() > max {
-            self.sub.lines_dropped.fetch_add(lines, Relaxed);
-            return true;
-        }
         let len = out.len();
         self.sub.buffered_bytes.fetch_add(len, Relaxed);
         out.shrink_to_fit();

@@ -11,9 +11,7 @@ use rusqlite::{params_from_iter, Connection};
 use serde_json::{json, Value};
 
 use super::step::{Part, OTHER};
-use super::store::{
-    is_type_error, read_part, StoreError, OTHER_ROW, PART_COLUMNS, ROW, TOTALS_ROW,
-};
+use super::store::{read_part, StoreError, OTHER_ROW, PART_COLUMNS, ROW, TOTALS_ROW};
 use crate::report::{csv_field, percentile_of_column, Cell, Kind, SumColumn};
 
 /// Points a series has at most when the step is not given (the stored step is made coarser).
@@ -353,11 +351,7 @@ fn part_or_skip(
 ) -> Result<Option<Part>, StoreError> {
     match read_part(row, at, hist) {
         Ok(part) => Ok(Some(part)),
-        Err(StoreError::Damaged(_)) => {
-            *damaged += 1;
-            Ok(None)
-        }
-        Err(StoreError::Sqlite(e)) if is_type_error(&e) => {
+        Err(e) if e.damaged_row_why().is_some() => {
             *damaged += 1;
             Ok(None)
         }

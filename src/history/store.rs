@@ -498,12 +498,7 @@ fn read_stored(
             key: key.clone(),
             why,
         };
-        let part = match read_part(row, 2, true) {
-            Ok(part) => part,
-            Err(StoreError::Damaged(why)) => return Err(damaged(why)),
-            Err(StoreError::Sqlite(e)) if is_type_error(&e) => return Err(damaged(e.to_string())),
-            Err(e) => return Err(e),
-        };
+        let part = read_part(row, 2, true).map_err(|e| e.damaged_row_why().map_or(e, &damaged))?;
         match kind {
             ROW => {
                 let values: Vec<String> = serde_json::from_str(&key)
@@ -517,9 +512,21 @@ fn read_stored(
     Ok(out)
 }
 
+impl StoreError {
+    /// Why a row could not be read back, when that is what this error says (a histogram blob
+    /// that does not decode, a value of the wrong type), not a failure of the store itself.
+    pub fn damaged_row_why(&self) -> Option<String> {
+        match self {
+            StoreError::Damaged(why) => Some(why.clone()),
+            StoreError::Sqlite(e) if is_type_error(e) => Some(e.to_string()),
+            _ => None,
+        }
+    }
+}
+
 /// Whether SQLite's error is a value of the wrong type (a damaged or hand-edited row), not a
 /// failure of the store itself.
-pub(super) fn is_type_error(e: &rusqlite::Error) -> bool {
+fn is_type_error(e: &rusqlite::Error) -> bool {
     matches!(
         e,
         rusqlite::Error::InvalidColumnType(..)

@@ -97,27 +97,28 @@ fn a_window_report_ticks_does_not_divide_is_warned_about() {
 #[test]
 fn a_bad_rust_log_stops_start_up_and_a_closed_stdout_is_no_panic() {
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(crate::common::BIN)
-        .args(["--udp", "127.0.0.1:0", "--http", "127.0.0.1:0"])
-        .env("RUST_LOG", "pinbad=debug,hyper=warnn")
-        .env("STATE_DIRECTORY", dir.path())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    // The daemon started with `RUST_LOG=rust_log`: its exit code and stderr.
+    let start = |rust_log: &str| {
+        let out = std::process::Command::new(crate::common::BIN)
+            .args(["--udp", "127.0.0.1:0", "--http", "127.0.0.1:0"])
+            .env("RUST_LOG", rust_log)
+            .env("STATE_DIRECTORY", dir.path())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = start("pinbad=debug,hyper=warnn");
+    assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.contains("RUST_LOG") && stderr.contains("warnn"),
         "{stderr}"
     );
     // A mistyped level alone parses (as a module name) and silenced every line: refused too.
-    let out = std::process::Command::new(crate::common::BIN)
-        .args(["--udp", "127.0.0.1:0", "--http", "127.0.0.1:0"])
-        .env("RUST_LOG", "warning")
-        .env("STATE_DIRECTORY", dir.path())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let (code, stderr) = start("warning");
+    assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("`warning` is not a level"), "{stderr}");
 
     let config = crate::common::write_file(dir.path(), "p.toml", "");
