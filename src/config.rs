@@ -44,6 +44,21 @@ fn invalid(key: &str, message: impl Into<String>) -> ConfigError {
     }
 }
 
+/// What tells two sink paths apart as files: the path without its `.` components and doubled
+/// slashes (`logs/r.ndjson` and `./logs//r.ndjson` are one file), and for an absolute path the
+/// directory's real path where it exists (symbolic links and `..` resolved). Relative paths are
+/// relative to the config file, which `Config::load` resolves before validating again.
+fn same_file_key(path: &std::path::Path) -> std::path::PathBuf {
+    let plain: std::path::PathBuf = path
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    match (plain.is_absolute(), plain.parent(), plain.file_name()) {
+        (true, Some(dir), Some(name)) => dir.canonicalize().map_or(plain.clone(), |d| d.join(name)),
+        _ => plain,
+    }
+}
+
 /// A duration written like `"15m"`, `"10ms"`, `"1h 30m"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HumanDuration(pub Duration);
@@ -95,14 +110,16 @@ impl<'de> Deserialize<'de> for ByteSize {
 }
 
 impl Serialize for ByteSize {
+    /// Exactly: in the largest binary unit that divides it (`"8MiB"`), else as a number of bytes.
+    /// `check-config` prints what the daemon will use, and `bytesize`'s display rounds (it showed
+    /// `1.4MiB` for 1,500,000).
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(
-            &bytesize::ByteSize::b(self.0)
-                .display()
-                .iec()
-                .to_string()
-                .replace(' ', ""),
-        )
+        for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
+            if self.0 > 0 && self.0.trailing_zeros() >= shift {
+                return s.serialize_str(&format!("{}{unit}", self.0 >> shift));
+            }
+        }
+        s.serialize_u64(self.0)
     }
 }
 
@@ -587,8 +604,10 @@ impl Config {
                 "must be between 8MiB and 64GiB",
             ));
         }
-        if self.udp.recv_buffer.0 > (1 << 31) {
-            return Err(invalid("udp.recv_buffer", "must be at most 2GiB"));
+        // Under 64 KiB the kernel holds a handful of datagrams while a receiver is off the CPU
+        // (at 0 it applies its minimum, ~2 KiB: one datagram); no Pinba server wants that.
+        if !((64 << 10)..=(1 << 31)).contains(&self.udp.recv_buffer.0) {
+            return Err(invalid("udp.recv_buffer", "must be between 64KiB and 2GiB"));
         }
         if self.udp.listen.is_empty() {
             return Err(invalid("udp.listen", "needs at least one address"));
@@ -694,7 +713,7 @@ impl Config {
             }
             // Two file sinks on one file interleave their lines and rotate it under each other.
             if let crate::sink::SinkKind::File(f) = &s.kind {
-                if let Some(other) = sink_paths.insert(f.path.clone(), i) {
+                if let Some(other) = sink_paths.insert(same_file_key(&f.path), i) {
                     return Err(invalid(
                         &format!("sink[{i}].path"),
                         format!("`{}` is sink[{other}]'s file too", f.path.display()),
@@ -934,9 +953,49 @@ mod tests {
             &(sink("a", "/tmp/x.ndjson") + &sink("b", "/tmp/x.ndjson")),
             "sink[1].path",
         );
+        // One file however written: with `./`, doubled slashes, through `..` or `.`.
+        for (a, b) in [
+            ("x.ndjson", "./x.ndjson"),
+            ("logs/x.ndjson", "logs//x.ndjson"),
+            ("/tmp/x.ndjson", "/tmp/./x.ndjson"),
+            ("/tmp/x.ndjson", "/tmp/../tmp/x.ndjson"),
+        ] {
+            refused(&(sink("a", a) + &sink("b", b)), "sink[1].path");
+        }
+        Config::parse(&(sink("a", "/tmp/x.ndjson") + &sink("b", "/tmp/y.ndjson"))).unwrap();
         refused(&sink("a", "/tmp/logs/"), "path");
         refused("temp_pool_memory = \"4MiB\"", "temp_pool_memory");
         Config::parse("temp_pool_memory = \"8MiB\"").unwrap();
+        for bad in ["0", "65535", "\"3GiB\""] {
+            refused(&format!("[udp]\nrecv_buffer = {bad}"), "udp.recv_buffer");
+        }
+        Config::parse("[udp]\nrecv_buffer = \"64KiB\"").unwrap();
+    }
+
+    /// Sizes print exactly as the daemon uses them (`check-config`), in the largest unit that
+    /// divides them, else in bytes, and read back the same.
+    #[test]
+    fn sizes_print_exactly() {
+        for (bytes, shown) in [
+            (1_500_000, "1500000"),
+            (8 << 20, "\"8MiB\""),
+            (3 << 30, "\"3GiB\""),
+            (1536 << 10, "\"1536KiB\""),
+            (1000, "1000"),
+            (0, "0"),
+        ] {
+            let c = Config {
+                temp_pool_memory: ByteSize(bytes),
+                ..Config::default()
+            };
+            let text = toml::to_string(&c).unwrap();
+            assert!(
+                text.contains(&format!("temp_pool_memory = {shown}\n")),
+                "{bytes}: {text}"
+            );
+            let back: Config = toml::from_str(&text).unwrap();
+            assert_eq!(back.temp_pool_memory, ByteSize(bytes));
+        }
     }
 
     /// The `[[report]]` examples in README.md are valid configuration.
@@ -1067,12 +1126,12 @@ mod tests {
         assert!(nets[0].contains(&"10.1.2.3".parse::<std::net::IpAddr>().unwrap()));
         assert!(nets[1].contains(&"::1".parse::<std::net::IpAddr>().unwrap()));
         assert_eq!(
-            Config::parse("[udp]\nrecv_buffer = 1000")
+            Config::parse("[udp]\nrecv_buffer = 100000")
                 .unwrap()
                 .udp
                 .recv_buffer
                 .0,
-            1000
+            100_000
         );
     }
 }

@@ -174,6 +174,7 @@ impl Shared {
         }
         warn_if_rounded(
             &crate::report::Window::new(config.stats_history.0, config.report_ticks),
+            config.report_ticks,
             "stats_history",
             None,
         );
@@ -305,7 +306,12 @@ pub fn new_report(
     // The configured window's rounding is said once at start-up (see `Shared::new`); a report's
     // own `history` here.
     if report.def().history.is_some() {
-        warn_if_rounded(&report.window(), "history", Some(&report.def().name));
+        warn_if_rounded(
+            &report.window(),
+            config.report_ticks,
+            "history",
+            Some(&report.def().name),
+        );
     }
     // A report with history keeps its closed ticks for the history writer.
     match crate::history::Spec::of_report(&report) {
@@ -354,25 +360,47 @@ fn refuse_unmatchable_strings(
     Ok(())
 }
 
-/// Warns when `report_ticks` does not cut the window `key` sets into whole milliseconds (or into
-/// fewer ticks than asked, for a window under `report_ticks` ms): the ticks are floored, so the
-/// window covers a little less than set. Accepted rather than refused, because `time_interval`
-/// says the span really covered, and refusing would refuse the short windows tests and trials use
-/// (`stats_history = "1s"` in 60 ticks).
-fn warn_if_rounded(window: &crate::report::Window, key: &str, report: Option<&str>) {
-    let covers_ms = window.tick_ms * window.ticks;
-    if covers_ms != window.history_ms {
+/// Warns when `report_ticks` does not cut the window `key` sets into whole milliseconds, or into
+/// as many ticks as asked (a window under `report_ticks` ms): see [`window_rounding`].
+fn warn_if_rounded(
+    window: &crate::report::Window,
+    asked_ticks: u32,
+    key: &str,
+    report: Option<&str>,
+) {
+    if let Some(what) = window_rounding(window, asked_ticks) {
         tracing::warn!(
             report = report.unwrap_or("(all)"),
             key,
             history_ms = window.history_ms,
             ticks = window.ticks,
             tick_ms = window.tick_ms,
-            covers_ms,
+            "{what}"
+        );
+    }
+}
+
+/// What a window cut into `asked_ticks` ticks of whole milliseconds loses, if anything: the ticks
+/// are floored, so the window covers a little less than set, and a window of fewer milliseconds
+/// than ticks asked gets one tick a millisecond. Accepted rather than refused, because
+/// `time_interval` says the span really covered, and refusing would refuse the short windows
+/// tests and trials use (`stats_history = "1s"` in 60 ticks).
+fn window_rounding(window: &crate::report::Window, asked_ticks: u32) -> Option<String> {
+    let covers_ms = window.tick_ms * window.ticks;
+    if window.ticks < asked_ticks as u64 {
+        Some(format!(
+            "report_ticks {asked_ticks} is more than the window's {} ms: it is cut into {} ticks \
+             of 1 ms",
+            window.history_ms, window.ticks
+        ))
+    } else if covers_ms != window.history_ms {
+        Some(format!(
             "report_ticks does not cut this window into whole milliseconds: a window covers \
              {covers_ms} ms of the {} ms set (choose report_ticks dividing it to cover it all)",
             window.history_ms
-        );
+        ))
+    } else {
+        None
     }
 }
 
@@ -404,4 +432,30 @@ pub enum SharedError {
         path: std::path::PathBuf,
         source: std::io::Error,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Window;
+    use std::time::Duration;
+
+    /// A window cut into whole-millisecond ticks covering it all says nothing; one floored, or cut
+    /// into fewer ticks than asked, says so.
+    #[test]
+    fn a_rounded_window_is_told() {
+        let ms = Duration::from_millis;
+        assert_eq!(window_rounding(&Window::new(ms(900_000), 60), 60), None);
+        let floored = window_rounding(&Window::new(ms(900_000), 7), 7).unwrap();
+        assert!(
+            floored.contains("covers 899997 ms of the 900000"),
+            "{floored}"
+        );
+        let short = window_rounding(&Window::new(ms(30), 60), 60).unwrap();
+        assert!(
+            short.contains("report_ticks 60 is more than the window's 30 ms"),
+            "{short}"
+        );
+        assert!(short.contains("30 ticks of 1 ms"), "{short}");
+    }
 }
