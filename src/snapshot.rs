@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 use crate::dictionary::{Dictionary, LOST};
 use crate::pool::Pool;
 use crate::record::{Record, TagPair, Timer, NO_SCHEMA};
-use crate::report::{ReportDef, Window};
+use crate::report::{Layout, ReportDef, Window};
 use crate::shared::{unix_now_ms, Clock, Shared};
 
 /// The snapshot file in `state_dir`.
@@ -48,9 +48,10 @@ pub const FILE: &str = "snapshot.bin";
 /// Where a snapshot that could not be restored is moved (the previous one is replaced).
 pub const SKIPPED_FILE: &str = "snapshot.bin.skipped";
 /// The format's version. 2 saves each report's closed part (`agg`); version 1 files, which do
-/// not, are still read (their closed part rebuilt from the ticks). A snapshot of any other
-/// version is skipped (start empty).
-pub const VERSION: u32 = 2;
+/// not, are still read (their closed part rebuilt from the ticks). 3 saves the reports' time
+/// and byte sums (96-bit) in 128 bits; older files' 64-bit sums are read into them. A snapshot of any
+/// other version is skipped (start empty).
+pub const VERSION: u32 = 3;
 /// The oldest version read.
 const OLDEST_VERSION: u32 = 1;
 const MAGIC: &[u8; 8] = b"PINBADSS";
@@ -455,7 +456,7 @@ fn encode_as<W: Write>(
             let def = serde_json::to_vec(report.def()).map_err(std::io::Error::other)?;
             let window = report.window();
             let mut bw = Writer::new(&mut blob);
-            report.save_window(&mut bw, version >= 2)?;
+            report.save_window(&mut bw, Layout::of(version))?;
             let (_, crc, _) = bw.finish()?;
             Ok(SavedReport {
                 def,
@@ -694,6 +695,31 @@ pub(crate) fn longest_window_ms(shared: &Shared) -> u64 {
         .unwrap_or(0)
 }
 
+/// How far the previous run's times (its epoch plus its merger milliseconds) may have drifted
+/// from the wall clock by the save and still be resumed as they were.
+const MAX_DRIFT_MS: u64 = 1000;
+
+/// The epoch a restored daemon resumes: the saved one, unless the wall clock was stepped during
+/// the previous run (its times, `epoch + saved_now_ms`, then differ from the wall time of the
+/// save). The time down is the wall time since the save: resumed from the saved epoch, a clock
+/// stepped back an hour during the run made a snapshot taken a minute before look "saved in the
+/// future" (refused, the data lost), one stepped forward made it an hour older than it was
+/// (refused as too old). Re-anchored at the save's wall time, the restored times keep their
+/// order and spacing and line up with the wall clock, as a fresh start's would.
+fn resumed_epoch(epoch_unix_ms: u64, saved_now_ms: u64, saved_unix_ms: u64) -> u64 {
+    let labelled = epoch_unix_ms.saturating_add(saved_now_ms);
+    if labelled.abs_diff(saved_unix_ms) <= MAX_DRIFT_MS {
+        return epoch_unix_ms;
+    }
+    let drift_s = (saved_unix_ms as f64 - labelled as f64) / 1000.0;
+    tracing::warn!(
+        drift_s,
+        "the system clock was stepped by {drift_s:+.0} s during the previous run: its data is \
+         resumed as the wall clock dated the snapshot"
+    );
+    saved_unix_ms.saturating_sub(saved_now_ms)
+}
+
 /// Restores `bytes` (a whole snapshot file) into `shared`, whose pool and reports are still
 /// empty. On an error nothing changed but the dictionary, whose restored strings are swept.
 pub fn restore(shared: &mut Shared, bytes: &[u8]) -> Result<(), SnapshotError> {
@@ -702,14 +728,18 @@ pub fn restore(shared: &mut Shared, bytes: &[u8]) -> Result<(), SnapshotError> {
     let epoch_unix_ms = r.u64()?;
     let saved_now_ms = r.u64()?;
     let saved_unix_ms = r.u64()?;
-    // Saved in the future (the wall clock went back by more than a minute, or garbage): the
-    // restored timestamps would lie; refuse rather than resume a wrong clock.
-    if epoch_unix_ms.saturating_add(saved_now_ms) > unix_now_ms().saturating_add(60_000) {
+    // Saved in the future by the wall clock (it went back by more than a minute since the save,
+    // or garbage): how long the daemon was down cannot be known; refuse rather than resume a
+    // wrong clock.
+    if saved_unix_ms > unix_now_ms().saturating_add(60_000) {
         return Err(SnapshotError::invalid(
             "saved in the future (the system clock went back since)",
         ));
     }
-    let clock = Clock::resume(epoch_unix_ms, saved_now_ms);
+    let clock = Clock::resume(
+        resumed_epoch(epoch_unix_ms, saved_now_ms, saved_unix_ms),
+        saved_now_ms,
+    );
     let now_ms = clock.now_ms64();
     let age_ms = now_ms - saved_now_ms.min(now_ms);
     if age_ms >= longest_window_ms(shared) {
@@ -949,7 +979,7 @@ fn restore_content(
                 Some("its window changed (history, report_ticks or family)".to_string())
             } else {
                 report
-                    .restore_window(&mut Reader::new(state), &remap, now_ms, version >= 2)
+                    .restore_window(&mut Reader::new(state), &remap, now_ms, Layout::of(version))
                     .err()
                     .map(|e| e.to_string())
             };
@@ -1130,6 +1160,37 @@ mod tests {
         bytes[..bytes.len() - TRAILER_BYTES].to_vec()
     }
 
+    /// Moves a snapshot's saved epoch and its save's wall time (header fields after the magic
+    /// and version) by the milliseconds given.
+    fn shift_header(content: &mut [u8], epoch_by: i64, saved_unix_by: i64) {
+        for (at, by) in [(12, epoch_by), (28, saved_unix_by)] {
+            let v = u64::from_le_bytes(content[at..at + 8].try_into().unwrap());
+            content[at..at + 8].copy_from_slice(&v.wrapping_add_signed(by).to_le_bytes());
+        }
+    }
+
+    /// A wall clock stepped an hour back or forth during the previous run (its times an hour
+    /// ahead of the save's wall time, or behind): the snapshot is restored as the wall clock
+    /// dated it (refused before: "saved in the future", or too old), down for no time, and the
+    /// restored clock tells the wall time.
+    #[test]
+    fn a_clock_stepped_during_the_previous_run_restores() {
+        let (sa, sb) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let a = Arc::new(shared(config(sa.path())));
+        feed(&a, 200, 1);
+        let bytes = encoded(&a);
+        for step in [3_600_000i64, -3_600_000] {
+            let mut c = content(&bytes);
+            shift_header(&mut c, step, 0);
+            let mut b = shared(config(sb.path()));
+            restore(&mut b, &reseal(c)).unwrap();
+            assert_eq!(b.pool.read().len(), 200, "{step}");
+            assert!(b.snapshot.down_seconds.unwrap() < 60.0, "{step}");
+            let told = b.clock.unix_ms64(b.clock.now_ms64());
+            assert!(told.abs_diff(unix_now_ms()) < 60_000, "{step}: {told}");
+        }
+    }
+
     /// Save, restore into a fresh daemon state: the same pool (every field of every request,
     /// timers and tags), the same reports (every row of every query, a timer report and a family
     /// member included), the same request ids; and both go on alike with more traffic.
@@ -1249,14 +1310,19 @@ mod tests {
         assert!(matches!(e, SnapshotError::Magic), "{e}");
         let e = restore(&mut fresh(), &bytes[..bytes.len() - 7]).unwrap_err();
         assert!(matches!(e, SnapshotError::Truncated(_)), "{e}");
-        // Too old: saved two windows ago (the epoch moved back, resealed).
-        let mut old = content(&bytes);
-        let epoch = u64::from_le_bytes(old[12..20].try_into().unwrap()) - 120_000;
-        old[12..20].copy_from_slice(&epoch.to_le_bytes());
+        // Too old: saved two windows ago (the epoch and the wall time of the save moved back,
+        // resealed); saved an hour from now by the wall clock: refused.
+        let moved = |by: i64| {
+            let mut c = content(&bytes);
+            shift_header(&mut c, by, by);
+            reseal(c)
+        };
         let mut b = fresh();
-        let e = restore(&mut b, &reseal(old)).unwrap_err();
+        let e = restore(&mut b, &moved(-120_000)).unwrap_err();
         assert!(matches!(e, SnapshotError::TooOld { .. }), "{e}");
         assert_eq!(b.pool.read().len(), 0);
+        let e = restore(&mut fresh(), &moved(3_600_000)).unwrap_err();
+        assert!(e.to_string().contains("saved in the future"), "{e}");
         // The intact one restores.
         let mut b = fresh();
         restore(&mut b, &bytes).unwrap();

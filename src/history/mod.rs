@@ -658,10 +658,10 @@ fn sum_tick(
     if !t.keyless {
         for (ids, sums, hist) in m.tick.rows() {
             match step.by_ids.get_mut(ids) {
-                Some(p) => p.add(sums, hist),
+                Some(p) => p.add(&sums, hist),
                 None => {
                     let mut p = Part::default();
-                    p.add(sums, hist);
+                    p.add(&sums, hist);
                     step.by_ids.insert(ids.into(), p);
                 }
             }

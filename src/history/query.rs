@@ -542,7 +542,7 @@ impl Series {
             .into_iter()
             .map(|(t, p)| {
                 let mut point = Vec::with_capacity(q.columns.len() + 1);
-                point.push(Cell::Int(t.max(0) as u64));
+                point.push(Cell::Int(t.max(0) as u128));
                 for c in &q.columns {
                     point.push(match c {
                         Column::Sum(s) => s.value(&p.sums, seconds),
@@ -647,7 +647,7 @@ mod tests {
     use crate::histogram::Histogram;
     use crate::history::step::Step;
     use crate::history::store::{ReportInfo, Store, FILE};
-    use crate::report::Sums;
+    use crate::report::{Sum96, Sums};
     use proptest::prelude::*;
 
     fn shape(stored: u64) -> Shape {
@@ -802,20 +802,23 @@ mod tests {
         }
     }
 
-    /// Sums past `i64::MAX` are stored saturated, never wrapped to negative (read back as 0);
-    /// steps holding them still order the rows (SQLite's `sum` would fail with "integer
-    /// overflow") and add up on read, stopping at `u64::MAX`.
+    /// Counts past `i64::MAX` are stored saturated, never wrapped to negative (read back as 0);
+    /// time and byte sums past it are stored as floats, not cut. Steps holding them still order
+    /// the rows (SQLite's `sum` would fail with "integer overflow") and add up on read: counts
+    /// stopping at `u64::MAX`, times summed whole (96 bits) past it.
     #[test]
-    fn sums_past_i64_saturate_and_still_answer() {
+    fn sums_past_i64_are_kept_and_still_answer() {
         let (_dir, path, mut store, id) = new_store(60);
+        // 2^70 ns: 37,400 years of request time in one row of one step, a float exactly.
+        let big_ns = 1u128 << 70;
         let huge = || {
             let mut step = Step::default();
             let mut h = Histogram::new();
             h.add(2_000_000, 1);
-            for (key, n) in [("/big", u64::MAX), ("/small", 5)] {
+            for (key, n, time_ns) in [("/big", u64::MAX, big_ns), ("/small", 5, 5)] {
                 let sums = Sums {
                     req_count: n,
-                    time_ns: n,
+                    time_ns: Sum96::saturating_from(time_ns),
                     ..Sums::default()
                 };
                 let key = vec![key.to_string(), "nl".to_string()].into_boxed_slice();
@@ -831,33 +834,51 @@ mod tests {
         store.write(vec![(id, 120, huge(), 10)]).unwrap();
         store.write(vec![(id, 120, huge(), 10)]).unwrap();
         let conn = Store::open_reader(&path).unwrap();
-        let stored: Vec<i64> = conn
-            .prepare("SELECT time_ns FROM steps WHERE row = 0 AND key LIKE '%big%' ORDER BY t")
+        let stored: Vec<(i64, f64)> = conn
+            .prepare(
+                "SELECT req_count, time_ns FROM steps WHERE row = 0 AND key LIKE '%big%' \
+                 ORDER BY t",
+            )
             .unwrap()
-            .query_map([], |r| r.get(0))
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
-        assert_eq!(stored, [i64::MAX; 3], "saturated, not wrapped to negative");
+        let big = big_ns as f64;
+        assert_eq!(
+            stored,
+            [(i64::MAX, big), (i64::MAX, big), (i64::MAX, 2.0 * big)],
+            "counts saturated, not wrapped to negative; times kept (step 120 written twice)"
+        );
         let sh = shape(60);
         let ask = |params: &[(&str, &str)]| {
-            let mut all = pairs(&[("from", "0"), ("to", "180"), ("columns", "req_count")]);
+            let mut all = pairs(&[
+                ("from", "0"),
+                ("to", "180"),
+                ("columns", "req_count,req_time_total"),
+            ]);
             all.extend(pairs(params));
             let q = parse(&all, &sh, 1000, 100).unwrap();
             run(&conn, id, &sh, &q).unwrap().series
         };
-        let max = Cell::Int(i64::MAX as u64);
+        let max = Cell::Int(i64::MAX as u128);
         let rows = ask(&[]);
         assert_eq!(rows[0].key, ["/big", "nl"]);
         assert_eq!(rows[1].key, ["/small", "nl"]);
         let firsts: Vec<&Cell> = rows[0].points.iter().map(|p| &p[1]).collect();
         assert_eq!(firsts, [&max, &max, &max]);
         assert_eq!(rows[1].points[2][1], Cell::Int(10), "/small, written twice");
-        // Three steps in one point: past u64::MAX, stopped there.
+        let seconds = |p: &[Cell]| num(&p[2]);
+        assert_eq!(seconds(&rows[0].points[0]), big / 1e9);
+        assert_eq!(seconds(&rows[0].points[2]), 2.0 * big / 1e9);
+        assert_eq!(seconds(&rows[1].points[2]), 10e-9, "/small");
+        // Three steps in one point: counts past u64::MAX stopped there, times summed whole.
         let rows = ask(&[("step", "3m")]);
-        assert_eq!(rows[0].points[0][1], Cell::Int(u64::MAX));
+        assert_eq!(rows[0].points[0][1], Cell::Int(u64::MAX as u128));
+        assert_eq!(seconds(&rows[0].points[0]), 4.0 * big / 1e9);
         let totals = ask(&[("step", "3m"), ("group", "total")]);
-        assert_eq!(totals[0].points[0][1], Cell::Int(u64::MAX));
+        assert_eq!(totals[0].points[0][1], Cell::Int(u64::MAX as u128));
+        assert_eq!(seconds(&totals[0].points[0]), (4.0 * big + 20.0) / 1e9);
         let totals = ask(&[("group", "total")]);
         assert_eq!(totals[0].points[0][1], max);
     }
@@ -896,7 +917,7 @@ mod tests {
             }
             let sums = Sums {
                 req_count: values.len() as u64,
-                time_ns: values.iter().sum(),
+                time_ns: values.iter().sum::<u64>().into(),
                 ..Sums::default()
             };
             let step = by_t.entry(*t).or_default();

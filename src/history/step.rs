@@ -20,9 +20,9 @@ pub struct Part {
 
 impl Part {
     /// Adds a row's sums and histogram, saturating: history adds steps read back from the store
-    /// (sums up to `i64::MAX` each, bucket counts up to `histogram::MAX_BUCKET_COUNT`) over any
-    /// range, so a sum stops at `u64::MAX` and a bucket's count at its bound rather than wrap
-    /// (or panic, in a debug build).
+    /// (counts up to `i64::MAX` each, bucket counts up to `histogram::MAX_BUCKET_COUNT`) over
+    /// any range, so a count stops at `u64::MAX` and a bucket's count at its bound rather than
+    /// wrap (or panic, in a debug build).
     pub fn add(&mut self, sums: &Sums, hist: &Histogram) {
         add_sums(&mut self.sums, sums);
         self.hist.add_hist_saturating(hist);
@@ -37,7 +37,7 @@ impl Part {
     }
 }
 
-/// `to += o`, each field stopping at `u64::MAX` (see [`Part::add`]). The reports' own
+/// `to += o`, each field stopping at its type's bound (see [`Part::add`]). The reports' own
 /// `Sums::add` stays unchecked: it runs per request and counts real samples.
 fn add_sums(to: &mut Sums, o: &Sums) {
     to.req_count = to.req_count.saturating_add(o.req_count);
@@ -241,9 +241,9 @@ mod tests {
     fn sums(req: u64, time_ns: u64) -> Sums {
         Sums {
             req_count: req,
-            time_ns,
-            ru_utime_ns: req * 3,
-            traffic_bytes: req * 100,
+            time_ns: time_ns.into(),
+            ru_utime_ns: (req * 3).into(),
+            traffic_bytes: (req * 100).into(),
             ..Sums::default()
         }
     }
@@ -312,7 +312,7 @@ mod tests {
         first.add_row(key("/c"), &sums(1, 20), &hist(&[20_000]));
         first.add_totals(&sums(3, 60), &hist(&[10_000, 20_000, 30_000]));
         let stored = first.finish(2);
-        assert_eq!(stored.other.as_ref().unwrap().sums.time_ns, 10, "/a");
+        assert_eq!(stored.other.as_ref().unwrap().sums.time_ns.get(), 10, "/a");
 
         let mut second = Step::default();
         second.add_row(key("/a"), &sums(5, 100), &hist(&[10_000; 5]));
@@ -325,7 +325,7 @@ mod tests {
         assert_eq!(merged.rows[0].1.sums.req_count, 5);
         assert_eq!(merged.rows[0].1.hist.count(), 5);
         assert_eq!(
-            merged.other.as_ref().unwrap().sums.time_ns,
+            merged.other.as_ref().unwrap().sums.time_ns.get(),
             10 + 20,
             "/a's first, /c"
         );
@@ -334,7 +334,8 @@ mod tests {
     }
 
     /// Steps read back with counts at the store's bounds add up without wrapping: a bucket stops
-    /// at `MAX_BUCKET_COUNT` (and still encodes and decodes), a sum at `u64::MAX`.
+    /// at `MAX_BUCKET_COUNT` (and still encodes and decodes), a count at `u64::MAX`; a time sum
+    /// (96 bits) adds up whole.
     #[test]
     fn parts_at_the_bounds_add_saturating() {
         let mut h = Histogram::new();
@@ -345,7 +346,7 @@ mod tests {
         let stored = Part {
             sums: Sums {
                 req_count: i64::MAX as u64,
-                time_ns: i64::MAX as u64,
+                time_ns: (i64::MAX as u64).into(),
                 ..Sums::default()
             },
             hist: decode_hist(&blob).unwrap(),
@@ -355,7 +356,7 @@ mod tests {
             sum.add_part(&stored);
         }
         assert_eq!(sum.sums.req_count, u64::MAX);
-        assert_eq!(sum.sums.time_ns, u64::MAX);
+        assert_eq!(sum.sums.time_ns.get(), 3 * i64::MAX as u128);
         let buckets: Vec<(u16, u64)> = sum.hist.iter().collect();
         assert_eq!(
             buckets,

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use super::step::{decode_hist, encode_hist, Part, Step, Stored};
-use crate::report::{Sums, MAX_HISTORY_RETENTION};
+use crate::report::{Sum96, Sums, MAX_HISTORY_RETENTION};
 
 /// The store's file in `state_dir`.
 pub const FILE: &str = "history.sqlite";
@@ -139,10 +139,37 @@ pub struct Written {
     pub damaged: u64,
 }
 
-/// `v` as SQLite's integer: values above `i64::MAX` stop there (stored sums saturate, never wrap
-/// to negative, which the read path would take for 0).
+/// `v` as SQLite's integer: values above `i64::MAX` stop there (stored counts saturate, never
+/// wrap to negative, which the read path would take for 0). No count gets there: one per request.
 fn sql_int(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+/// A time or byte sum (96-bit, see [`Sums`]) as SQLite stores it: an integer, exact, while it
+/// fits one (`i64::MAX` ns: 292 years of request time in one row of one step); a float past
+/// that (15 significant digits), as SQLite's own integer arithmetic would turn it. A step's row
+/// of a long `history_step` on a busy site can pass the bound (a 30-day step of a totals row at
+/// 3,600 request-seconds a second); saturating there would store a wrong figure.
+fn sql_sum(v: u128) -> rusqlite::types::Value {
+    match i64::try_from(v) {
+        Ok(i) => rusqlite::types::Value::Integer(i),
+        Err(_) => rusqlite::types::Value::Real(v as f64),
+    }
+}
+
+/// A sum [`sql_sum`] stored: an integer, or a float past `i64::MAX`; a negative integer is 0 (no
+/// sum is stored negative). Anything else is not a sum: the row is damaged.
+fn read_sum(row: &rusqlite::Row<'_>, at: usize) -> Result<Sum96, rusqlite::Error> {
+    use rusqlite::types::ValueRef;
+    match row.get_ref(at)? {
+        ValueRef::Integer(i) => Ok(Sum96::from(i.max(0) as u64)),
+        ValueRef::Real(f) if f >= 0.0 && f.is_finite() => Ok(Sum96::saturating_from(f as u128)),
+        v => Err(rusqlite::Error::InvalidColumnType(
+            at,
+            "a sum".to_string(),
+            v.data_type(),
+        )),
+    }
 }
 
 /// What the writer registers a report with.
@@ -344,11 +371,11 @@ impl Store {
                         key,
                         sql_int(s.req_count),
                         sql_int(s.hit_count),
-                        sql_int(s.time_ns),
-                        sql_int(s.ru_utime_ns),
-                        sql_int(s.ru_stime_ns),
-                        sql_int(s.traffic_bytes),
-                        sql_int(s.memory_footprint_bytes),
+                        sql_sum(s.time_ns.get()),
+                        sql_sum(s.ru_utime_ns.get()),
+                        sql_sum(s.ru_stime_ns.get()),
+                        sql_sum(s.traffic_bytes.get()),
+                        sql_sum(s.memory_footprint_bytes.get()),
                         &blob
                     ])?;
                     Ok(())
@@ -449,11 +476,11 @@ pub fn read_part(row: &rusqlite::Row<'_>, at: usize, hist: bool) -> Result<Part,
     let sums = Sums {
         req_count: n(0)?,
         hit_count: n(1)?,
-        time_ns: n(2)?,
-        ru_utime_ns: n(3)?,
-        ru_stime_ns: n(4)?,
-        traffic_bytes: n(5)?,
-        memory_footprint_bytes: n(6)?,
+        time_ns: read_sum(row, at + 2)?,
+        ru_utime_ns: read_sum(row, at + 3)?,
+        ru_stime_ns: read_sum(row, at + 4)?,
+        traffic_bytes: read_sum(row, at + 5)?,
+        memory_footprint_bytes: read_sum(row, at + 6)?,
     };
     let hist = if hist {
         let blob = row
@@ -610,7 +637,7 @@ mod tests {
         for &(k, n) in rows {
             let sums = Sums {
                 req_count: n,
-                time_ns: n * 1_000_000,
+                time_ns: (n * 1_000_000).into(),
                 ..Sums::default()
             };
             let mut h = Histogram::new();

@@ -81,6 +81,7 @@ pub use def::*;
 pub use family::{form_families, round_leaders, Family, LeaderRound};
 pub use query::*;
 pub use set::*;
+pub use snapshot::Layout;
 pub use state::*;
 
 // ---------------------------------------------------------------------------------------------
@@ -171,47 +172,152 @@ pub(crate) fn ns(seconds: f32) -> u64 {
 /// (request_time), `ru_*`, `traffic_bytes` and `memory_footprint_bytes`; timer reports use
 /// `req_count`, `hit_count`, `time_ns` (timer value) and `ru_*`.
 ///
+/// Times and bytes are summed in 96 bits ([`Sum96`]); the counts stay 64-bit (one per request,
+/// or per hit of a `u32` hit count).
+///
 /// Public for the history store, which keeps them per step (see `history`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Sums {
     pub req_count: u64,
     pub hit_count: u64,
-    pub time_ns: u64,
-    pub ru_utime_ns: u64,
-    pub ru_stime_ns: u64,
-    pub traffic_bytes: u64,
-    pub memory_footprint_bytes: u64,
+    pub time_ns: Sum96,
+    pub ru_utime_ns: Sum96,
+    pub ru_stime_ns: Sum96,
+    pub traffic_bytes: Sum96,
+    pub memory_footprint_bytes: Sum96,
+}
+const _: () = assert!(std::mem::size_of::<Sums>() == 80);
+const _: () = assert!(std::mem::size_of::<Row>() == 136);
+
+/// A time (ns) or byte sum of a row: 96 bits, in 12 bytes aligned to 4.
+///
+/// In 64 bits, nanoseconds hold 584 years in all, which a 30-day window's totals reach at ~7,100
+/// request-seconds a second (35k requests/s at 200 ms), and 19 requests at the decoder's bound
+/// ([`crate::decode::MAX_SECONDS`]) in one row; a `memory_footprint` sum gets there at 24 MB a
+/// request at 300k/s. A wrapped sum stays consistent (a tick leaves `agg` by subtracting what it
+/// added) and is wrong on every read. 96 bits hold 2.5 million years of request time: 79 billion
+/// requests at the decoder's bound in one row of one window (past that it wraps, never panics).
+/// Not a `u128`: 16 bytes aligned to 16 made a row 160 bytes (136 with this), and the timer
+/// reports' updates 6–14 % slower (`benches/update.rs`, BENCHMARKS.md).
+#[derive(Clone, Copy, Default)]
+#[repr(C, packed(4))]
+pub struct Sum96 {
+    lo: u64,
+    hi: u32,
 }
 
-/// What one request adds to a request report's row.
+impl Sum96 {
+    pub const MAX: Sum96 = Sum96 {
+        lo: u64::MAX,
+        hi: u32::MAX,
+    };
+
+    #[inline(always)]
+    pub fn get(self) -> u128 {
+        (self.hi as u128) << 64 | self.lo as u128
+    }
+
+    /// `v`, or [`Sum96::MAX`] when it does not fit.
+    pub fn saturating_from(v: u128) -> Sum96 {
+        if v > Sum96::MAX.get() {
+            return Sum96::MAX;
+        }
+        Sum96 {
+            lo: v as u64,
+            hi: (v >> 64) as u32,
+        }
+    }
+
+    #[inline(always)]
+    fn add_u64(&mut self, v: u64) {
+        let (lo, carry) = self.lo.overflowing_add(v);
+        self.lo = lo;
+        self.hi = self.hi.wrapping_add(carry as u32);
+    }
+
+    #[inline(always)]
+    fn add(&mut self, o: Sum96) {
+        let (lo, carry) = self.lo.overflowing_add(o.lo);
+        self.lo = lo;
+        self.hi = self.hi.wrapping_add(o.hi).wrapping_add(carry as u32);
+    }
+
+    #[inline(always)]
+    fn sub(&mut self, o: Sum96) {
+        let (lo, borrow) = self.lo.overflowing_sub(o.lo);
+        self.lo = lo;
+        self.hi = self.hi.wrapping_sub(o.hi).wrapping_sub(borrow as u32);
+    }
+
+    /// `self + o`, stopping at [`Sum96::MAX`].
+    pub fn saturating_add(self, o: Sum96) -> Sum96 {
+        Sum96::saturating_from(self.get() + o.get())
+    }
+}
+
+impl From<u64> for Sum96 {
+    fn from(v: u64) -> Sum96 {
+        Sum96 { lo: v, hi: 0 }
+    }
+}
+
+impl PartialEq for Sum96 {
+    fn eq(&self, o: &Sum96) -> bool {
+        self.get() == o.get()
+    }
+}
+
+impl Eq for Sum96 {}
+
+impl PartialOrd for Sum96 {
+    fn partial_cmp(&self, o: &Sum96) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for Sum96 {
+    fn cmp(&self, o: &Sum96) -> std::cmp::Ordering {
+        self.get().cmp(&o.get())
+    }
+}
+
+impl std::fmt::Debug for Sum96 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.get())
+    }
+}
+
+/// What one request adds to a request report's row (besides its count of 1): each value fits
+/// 64 bits (see [`ns`]), and the batch's contributions stay half the size of [`Sums`].
 #[derive(Clone, Copy, Debug)]
 struct Contribution {
-    sums: Sums,
+    time_ns: u64,
+    ru_utime_ns: u64,
+    ru_stime_ns: u64,
+    traffic_bytes: u32,
+    memory_footprint_bytes: u32,
     /// Histogram bucket of the sample.
     bucket: u16,
 }
+const _: () = assert!(std::mem::size_of::<Contribution>() == 40);
 
 impl Contribution {
     #[inline]
     fn of_request(r: &Record) -> Contribution {
         let time_ns = ns(r.request_time);
         Contribution {
-            sums: Sums {
-                req_count: 1,
-                hit_count: 0,
-                time_ns,
-                ru_utime_ns: ns(r.ru_utime),
-                ru_stime_ns: ns(r.ru_stime),
-                traffic_bytes: r.document_size as u64,
-                memory_footprint_bytes: r.memory_footprint as u64,
-            },
+            time_ns,
+            ru_utime_ns: ns(r.ru_utime),
+            ru_stime_ns: ns(r.ru_stime),
+            traffic_bytes: r.document_size,
+            memory_footprint_bytes: r.memory_footprint,
             bucket: bucket_of(time_ns),
         }
     }
 }
 
 /// What one timer adds to a timer report's row: only the sums a timer has (its request is
-/// counted once per row, separately). 32 bytes, where a [`Contribution`] is 64: a table-order
+/// counted once per row, separately). 32 bytes, where a [`Contribution`] is 40: a table-order
 /// update reads a round's timers' contributions in row order, not in batch order.
 #[derive(Clone, Copy, Debug)]
 struct TimerContribution {
@@ -253,7 +359,13 @@ trait Counted {
 impl Counted for Contribution {
     #[inline(always)]
     fn add_to(&self, sums: &mut Sums) {
-        sums.add(&self.sums);
+        sums.req_count += 1;
+        sums.time_ns.add_u64(self.time_ns);
+        sums.ru_utime_ns.add_u64(self.ru_utime_ns);
+        sums.ru_stime_ns.add_u64(self.ru_stime_ns);
+        sums.traffic_bytes.add_u64(self.traffic_bytes as u64);
+        sums.memory_footprint_bytes
+            .add_u64(self.memory_footprint_bytes as u64);
     }
     #[inline(always)]
     fn sample(&self) -> (u16, u64) {
@@ -265,9 +377,9 @@ impl Counted for TimerContribution {
     #[inline(always)]
     fn add_to(&self, sums: &mut Sums) {
         sums.hit_count += self.hit_count as u64;
-        sums.time_ns += self.time_ns;
-        sums.ru_utime_ns += self.ru_utime_ns;
-        sums.ru_stime_ns += self.ru_stime_ns;
+        sums.time_ns.add_u64(self.time_ns);
+        sums.ru_utime_ns.add_u64(self.ru_utime_ns);
+        sums.ru_stime_ns.add_u64(self.ru_stime_ns);
     }
     #[inline(always)]
     fn sample(&self) -> (u16, u64) {
@@ -652,8 +764,8 @@ impl<const N: usize> Rows<N> {
     #[inline]
     fn prefetch(&self, pos: usize) {
         if let Some(e) = self.0.get_bucket(pos) {
-            // Every line of the entry (128 bytes with a small key, 176 with a large one; entries
-            // are 16-byte aligned, so up to three or four lines).
+            // Every line of the entry (152 bytes with a small key, 200 with a large one; entries
+            // are 8-byte aligned, so up to three or four lines).
             let size = self.slot_bytes();
             let p = (e as *const ([u32; N], Row)).cast::<u8>();
             let mut at = 0;
@@ -804,14 +916,14 @@ fn add_tick_rows(agg: &mut RowMap, tick: &ClosedTick, link: Option<u32>) {
             let (slot, link) = link.map_or((0, 0), |gen| (i, gen));
             match agg.get_mut(&key) {
                 Some(a) => {
-                    a.sums.add(sums);
+                    a.sums.add(&sums);
                     a.hist.add_hist(hist);
                     (a.slot, a.link) = (slot, link);
                 }
                 None => agg.insert(
                     &key,
                     Row {
-                        sums: *sums,
+                        sums,
                         hist: hist.clone(),
                         slot,
                         link,
@@ -1055,7 +1167,7 @@ impl Window {
 
     /// When tick `i` starts (0 for ticks that would start before the clock's zero).
     pub fn tick_start(&self, i: u64) -> u64 {
-        (i * self.tick_ms).saturating_sub(self.phase_ms)
+        i.saturating_mul(self.tick_ms).saturating_sub(self.phase_ms)
     }
 }
 
@@ -1073,13 +1185,53 @@ pub struct ClosedTick {
     cut_at_ms: Option<u64>,
     keys: Vec<u32>,
     rows: Vec<TickRow>,
+    /// The rows whose sums do not fit [`NarrowSums`] (by their place in `rows`, ascending),
+    /// whole; their `TickRow` holds zeros. Empty but for 584 years of request time in one row of
+    /// one tick.
+    wide: Vec<(u32, Sums)>,
     totals: Row,
 }
 
 #[derive(Debug)]
 struct TickRow {
-    sums: Sums,
+    sums: NarrowSums,
     hist: Histogram,
+}
+
+/// A closed tick's row's [`Sums`] in 64 bits a field, which holds any tick row but a
+/// pathological one: the window's 60 closed ticks are most of a report's memory, and wide sums
+/// there cost every row (128-bit ones took 19 % more: 15,663 B a row against 13,130 over a
+/// 15-minute window; with these, 13,217).
+#[derive(Clone, Copy, Debug, Default)]
+struct NarrowSums([u64; 7]);
+
+impl NarrowSums {
+    /// `s` in 64 bits a field, if every field fits.
+    fn of(s: &Sums) -> Option<NarrowSums> {
+        let w = |v: Sum96| u64::try_from(v.get()).ok();
+        Some(NarrowSums([
+            s.req_count,
+            s.hit_count,
+            w(s.time_ns)?,
+            w(s.ru_utime_ns)?,
+            w(s.ru_stime_ns)?,
+            w(s.traffic_bytes)?,
+            w(s.memory_footprint_bytes)?,
+        ]))
+    }
+
+    fn widen(&self) -> Sums {
+        let [req_count, hit_count, time_ns, ru_utime_ns, ru_stime_ns, traffic, memory] = self.0;
+        Sums {
+            req_count,
+            hit_count,
+            time_ns: time_ns.into(),
+            ru_utime_ns: ru_utime_ns.into(),
+            ru_stime_ns: ru_stime_ns.into(),
+            traffic_bytes: traffic.into(),
+            memory_footprint_bytes: memory.into(),
+        }
+    }
 }
 
 /// Fills the unused places of [`RowRef::percentiles_ns`]'s parts.
@@ -1098,16 +1250,30 @@ impl ClosedTick {
 
     /// Every row: its key ids (as many as the report has keys), sums and histogram. The ids are
     /// the dictionary's, alive at least while the tick is in its report's window.
-    pub fn rows(&self) -> impl Iterator<Item = (&[u32], &Sums, &Histogram)> + '_ {
+    pub fn rows(&self) -> impl Iterator<Item = (&[u32], Sums, &Histogram)> + '_ {
         let n = if self.rows.is_empty() {
             0
         } else {
             self.keys.len() / self.rows.len()
         };
-        self.rows
-            .iter()
-            .enumerate()
-            .map(move |(i, r)| (&self.keys[i * n..(i + 1) * n], &r.sums, &r.hist))
+        let mut wide = self.wide.iter().peekable();
+        self.rows.iter().enumerate().map(move |(i, r)| {
+            let sums = match wide.next_if(|(at, _)| *at as usize == i) {
+                Some((_, s)) => *s,
+                None => r.sums.widen(),
+            };
+            (&self.keys[i * n..(i + 1) * n], sums, &r.hist)
+        })
+    }
+
+    /// Appends a row (key ids in key order).
+    fn push_row(&mut self, key: &[u32], sums: &Sums, hist: Histogram) {
+        self.keys.extend_from_slice(key);
+        let narrow = NarrowSums::of(sums).unwrap_or_else(|| {
+            self.wide.push((self.rows.len() as u32, *sums));
+            NarrowSums::default()
+        });
+        self.rows.push(TickRow { sums: narrow, hist });
     }
 
     /// The report's totals over the tick (requests lost for want of a row included).
@@ -1256,11 +1422,11 @@ impl Sums {
     pub fn add(&mut self, o: &Sums) {
         self.req_count += o.req_count;
         self.hit_count += o.hit_count;
-        self.time_ns += o.time_ns;
-        self.ru_utime_ns += o.ru_utime_ns;
-        self.ru_stime_ns += o.ru_stime_ns;
-        self.traffic_bytes += o.traffic_bytes;
-        self.memory_footprint_bytes += o.memory_footprint_bytes;
+        self.time_ns.add(o.time_ns);
+        self.ru_utime_ns.add(o.ru_utime_ns);
+        self.ru_stime_ns.add(o.ru_stime_ns);
+        self.traffic_bytes.add(o.traffic_bytes);
+        self.memory_footprint_bytes.add(o.memory_footprint_bytes);
     }
 
     /// Whether [`Sums::subtract`] of `o` leaves no field below zero.
@@ -1278,11 +1444,11 @@ impl Sums {
     fn subtract(&mut self, o: &Sums) {
         self.req_count -= o.req_count;
         self.hit_count -= o.hit_count;
-        self.time_ns -= o.time_ns;
-        self.ru_utime_ns -= o.ru_utime_ns;
-        self.ru_stime_ns -= o.ru_stime_ns;
-        self.traffic_bytes -= o.traffic_bytes;
-        self.memory_footprint_bytes -= o.memory_footprint_bytes;
+        self.time_ns.sub(o.time_ns);
+        self.ru_utime_ns.sub(o.ru_utime_ns);
+        self.ru_stime_ns.sub(o.ru_stime_ns);
+        self.traffic_bytes.sub(o.traffic_bytes);
+        self.memory_footprint_bytes.sub(o.memory_footprint_bytes);
     }
 }
 
@@ -1662,6 +1828,7 @@ impl Report {
             .map(|t| {
                 t.keys.capacity() * 4
                     + t.rows.capacity() * std::mem::size_of::<TickRow>()
+                    + t.wide.capacity() * std::mem::size_of::<(u32, Sums)>()
                     + t.rows.iter().map(|r| r.hist.heap_bytes()).sum::<usize>()
             })
             .sum();
@@ -1744,6 +1911,7 @@ impl Report {
             cut_at_ms,
             keys: Vec::with_capacity(self.open.len() * n),
             rows: Vec::with_capacity(self.open.len()),
+            wide: Vec::new(),
             totals,
         };
         let mut slots = 0;
@@ -1753,11 +1921,7 @@ impl Report {
             }
             row.slot = slots;
             slots += 1;
-            tick.keys.extend_from_slice(key.slice());
-            tick.rows.push(TickRow {
-                sums: row.sums,
-                hist: row.hist.compact_clone(),
-            });
+            tick.push_row(key.slice(), &row.sums, row.hist.compact_clone());
             row.sums = Sums::default();
             row.hist.clear();
             row.contribs = 0;
@@ -1815,7 +1979,7 @@ impl Report {
             |r, (ids, _, _)| r.agg.prefetch_ids(ids),
             |r, (ids, sums, hist)| {
                 key.ids[..n].copy_from_slice(ids);
-                r.expire_row(&key, sums, hist);
+                r.expire_row(&key, &sums, hist);
             },
         );
     }
@@ -2237,11 +2401,11 @@ impl<'r> View<'r> {
     /// walks every row).
     fn parts_by(
         &self,
-        value: impl Fn(&Sums) -> u64 + 'r,
-    ) -> impl Iterator<Item = (u64, &'r [u32], RowParts<'r>)> + 'r {
+        value: impl Fn(&Sums) -> u128 + 'r,
+    ) -> impl Iterator<Item = (u128, &'r [u32], RowParts<'r>)> + 'r {
         let r = self.report;
         let n = r.keys.len();
-        let mut by_slot: Vec<(u64, Option<&'r Row>)> = vec![(0, None); r.open_slots as usize];
+        let mut by_slot: Vec<(u128, Option<&'r Row>)> = vec![(0, None); r.open_slots as usize];
         let mut only_open = Vec::with_capacity(r.open_only);
         for (k, o) in r.open.iter(n) {
             let v = value(&o.sums);

@@ -15,22 +15,22 @@ pub(super) enum Field {
 }
 
 impl Field {
-    fn of(self, s: &Sums) -> u64 {
+    fn of(self, s: &Sums) -> u128 {
         match self {
-            Field::ReqCount => s.req_count,
-            Field::HitCount => s.hit_count,
-            Field::TimeNs => s.time_ns,
-            Field::RuUtimeNs => s.ru_utime_ns,
-            Field::RuStimeNs => s.ru_stime_ns,
-            Field::TrafficBytes => s.traffic_bytes,
-            Field::MemoryFootprintBytes => s.memory_footprint_bytes,
+            Field::ReqCount => s.req_count as u128,
+            Field::HitCount => s.hit_count as u128,
+            Field::TimeNs => s.time_ns.get(),
+            Field::RuUtimeNs => s.ru_utime_ns.get(),
+            Field::RuStimeNs => s.ru_stime_ns.get(),
+            Field::TrafficBytes => s.traffic_bytes.get(),
+            Field::MemoryFootprintBytes => s.memory_footprint_bytes.get(),
         }
     }
     fn is_ns(self) -> bool {
         matches!(self, Field::TimeNs | Field::RuUtimeNs | Field::RuStimeNs)
     }
     /// The value in its column unit: seconds for times, plain counts and bytes otherwise.
-    fn scaled(self, raw: u64) -> f64 {
+    fn scaled(self, raw: u128) -> f64 {
         if self.is_ns() {
             raw as f64 / 1e9
         } else {
@@ -129,7 +129,8 @@ pub(super) fn parse_percentile_column(name: &str) -> Option<f64> {
 pub enum Cell {
     /// An absent schema, or a percentile of an empty histogram.
     Null,
-    Int(u64),
+    /// Counts, bytes and statuses: sums of bytes are 128-bit (see [`Sums`]).
+    Int(u128),
     Float(f64),
     Text(String),
 }
@@ -155,7 +156,7 @@ impl Serialize for Cell {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Cell::Null => s.serialize_none(),
-            Cell::Int(i) => s.serialize_u64(*i),
+            Cell::Int(i) => s.serialize_u128(*i),
             Cell::Float(f) => s.serialize_f64(*f),
             Cell::Text(t) => s.serialize_str(t),
         }
@@ -474,7 +475,7 @@ impl Report {
 
     fn key_cell(&self, i: usize, id: u32, dict: &Dictionary) -> Cell {
         match self.keys[i] {
-            Key::Status => Cell::Int(id as u64),
+            Key::Status => Cell::Int(id as u128),
             Key::Schema if id == NO_SCHEMA => Cell::Null,
             _ => Cell::Text(dict.text(id).into_owned()),
         }

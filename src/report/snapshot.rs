@@ -8,6 +8,8 @@
 //! the window while the daemon was down are taken out of the saved `agg` as expiry would, each
 //! checked to be inside it first (a file that says otherwise is refused, never subtracted below
 //! zero). Version 1 snapshots, written without it, are still read: their `agg` is rebuilt.
+//! Since version 3 the time and byte sums are saved in 128 bits, wide enough for [`Sums`]'
+//! 96-bit ones; older files' 64-bit sums are read into them.
 //!
 //! Dictionary ids in row keys are remapped on restore (`remap`: old id → id in the new
 //! dictionary), except a `status` key, which is a number.
@@ -16,30 +18,71 @@ use super::*;
 use crate::histogram::MAX_BUCKET_COUNT;
 use crate::snapshot::{Reader, SnapshotError, Writer};
 
-fn write_sums<W: std::io::Write>(w: &mut Writer<W>, s: &Sums) -> std::io::Result<()> {
+/// What a snapshot version's report state holds, and how.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    /// The window's closed part (`agg`) is saved (version 2 on).
+    with_agg: bool,
+    /// Time and byte sums (96-bit) in 128 bits, low word first (version 3 on); 64 before.
+    wide_sums: bool,
+}
+
+impl Layout {
+    /// The layout of snapshot format `version`.
+    pub fn of(version: u32) -> Layout {
+        Layout {
+            with_agg: version >= 2,
+            wide_sums: version >= 3,
+        }
+    }
+}
+
+fn write_sums<W: std::io::Write>(
+    w: &mut Writer<W>,
+    s: &Sums,
+    layout: Layout,
+) -> std::io::Result<()> {
+    w.u64(s.req_count)?;
+    w.u64(s.hit_count)?;
     for v in [
-        s.req_count,
-        s.hit_count,
         s.time_ns,
         s.ru_utime_ns,
         s.ru_stime_ns,
         s.traffic_bytes,
         s.memory_footprint_bytes,
     ] {
-        w.u64(v)?;
+        let v = v.get();
+        if layout.wide_sums {
+            w.u64(v as u64)?;
+            w.u64((v >> 64) as u64)?;
+        } else {
+            // Only tests write the older layouts.
+            w.u64(u64::try_from(v).unwrap_or(u64::MAX))?;
+        }
     }
     Ok(())
 }
 
-fn read_sums(r: &mut Reader<'_>) -> Result<Sums, SnapshotError> {
+fn read_sums(r: &mut Reader<'_>, layout: Layout) -> Result<Sums, SnapshotError> {
+    let req_count = r.u64()?;
+    let hit_count = r.u64()?;
+    let mut wide = [0u128; 5];
+    for v in &mut wide {
+        *v = r.u64()? as u128;
+        if layout.wide_sums {
+            *v |= (r.u64()? as u128) << 64;
+        }
+    }
+    let [time_ns, ru_utime_ns, ru_stime_ns, traffic_bytes, memory_footprint_bytes] =
+        wide.map(Sum96::saturating_from);
     Ok(Sums {
-        req_count: r.u64()?,
-        hit_count: r.u64()?,
-        time_ns: r.u64()?,
-        ru_utime_ns: r.u64()?,
-        ru_stime_ns: r.u64()?,
-        traffic_bytes: r.u64()?,
-        memory_footprint_bytes: r.u64()?,
+        req_count,
+        hit_count,
+        time_ns,
+        ru_utime_ns,
+        ru_stime_ns,
+        traffic_bytes,
+        memory_footprint_bytes,
     })
 }
 
@@ -68,14 +111,18 @@ fn read_hist(r: &mut Reader<'_>) -> Result<Histogram, SnapshotError> {
     Ok(h)
 }
 
-fn write_row<W: std::io::Write>(w: &mut Writer<W>, row: &Row) -> std::io::Result<()> {
-    write_sums(w, &row.sums)?;
+fn write_row<W: std::io::Write>(
+    w: &mut Writer<W>,
+    row: &Row,
+    layout: Layout,
+) -> std::io::Result<()> {
+    write_sums(w, &row.sums, layout)?;
     w.u32(row.contribs)?;
     write_hist(w, &row.hist)
 }
 
-fn read_row(r: &mut Reader<'_>) -> Result<Row, SnapshotError> {
-    let sums = read_sums(r)?;
+fn read_row(r: &mut Reader<'_>, layout: Layout) -> Result<Row, SnapshotError> {
+    let sums = read_sums(r, layout)?;
     let contribs = r.u32()?;
     let hist = read_hist(r)?;
     Ok(Row {
@@ -110,13 +157,14 @@ fn read_key(
 fn write_rows<'a, W: std::io::Write>(
     w: &mut Writer<W>,
     rows: impl Iterator<Item = (&'a [u32], &'a Row)> + Clone,
+    layout: Layout,
 ) -> std::io::Result<()> {
     w.u32(rows.clone().count() as u32)?;
     for (key, row) in rows {
         for &id in key {
             w.u32(id)?;
         }
-        write_row(w, row)?;
+        write_row(w, row, layout)?;
     }
     Ok(())
 }
@@ -126,13 +174,14 @@ fn read_rows(
     r: &mut Reader<'_>,
     keys: &[Key],
     remap: &dyn Fn(u32) -> u32,
+    layout: Layout,
 ) -> Result<RowMap, SnapshotError> {
     let rows = r.count(4 * keys.len() + 60)?;
     let mut map = RowMap::new(keys.len());
     map.reserve(rows);
     for _ in 0..rows {
         let key = read_key(r, keys, remap)?;
-        let row = read_row(r)?;
+        let row = read_row(r, layout)?;
         match map.get_mut(&key) {
             // Two old ids can become one (the dictionary was full): their rows merge.
             Some(o) => o.add_row(&row),
@@ -143,13 +192,13 @@ fn read_rows(
 }
 
 impl Report {
-    /// Writes the window state (the histogram log applied first, so nothing waits in it),
-    /// `agg` with it unless `with_agg` is false (the version 1 layout, which tests write). A
-    /// family member's stage must have been drained into it before (`Family::drain`).
+    /// Writes the window state (the histogram log applied first, so nothing waits in it) in
+    /// `layout` (older layouts only for tests). A family member's stage must have been drained
+    /// into it before (`Family::drain`).
     pub fn save_window<W: std::io::Write>(
         &mut self,
         w: &mut Writer<W>,
-        with_agg: bool,
+        layout: Layout,
     ) -> std::io::Result<()> {
         self.flush_hist();
         let n = self.keys.len();
@@ -160,31 +209,35 @@ impl Report {
         w.u64(self.complete_from_ms)?;
         w.u64(self.now_ms)?;
         w.u64(self.open_index)?;
-        write_row(w, &self.open_totals)?;
+        write_row(w, &self.open_totals, layout)?;
         // Open rows zeroed at the last close (kept only for their memory) are not saved.
-        write_rows(w, self.open.iter(n).filter(|(_, r)| r.sums.req_count > 0))?;
+        write_rows(
+            w,
+            self.open.iter(n).filter(|(_, r)| r.sums.req_count > 0),
+            layout,
+        )?;
         w.u32(self.closed.len() as u32)?;
         for tick in &self.closed {
             w.u64(tick.index)?;
-            write_row(w, &tick.totals)?;
+            write_row(w, &tick.totals, layout)?;
             w.u32(tick.rows.len() as u32)?;
-            for (i, row) in tick.rows.iter().enumerate() {
-                for &id in &tick.keys[i * n..(i + 1) * n] {
+            for (ids, sums, hist) in tick.rows() {
+                for &id in ids {
                     w.u32(id)?;
                 }
-                write_sums(w, &row.sums)?;
-                write_hist(w, &row.hist)?;
+                write_sums(w, &sums, layout)?;
+                write_hist(w, hist)?;
             }
         }
-        if with_agg {
-            write_row(w, &self.agg_totals)?;
-            write_rows(w, self.agg.iter(n))?;
+        if layout.with_agg {
+            write_row(w, &self.agg_totals, layout)?;
+            write_rows(w, self.agg.iter(n), layout)?;
         }
         Ok(())
     }
 
-    /// Replaces the window state with the one [`Report::save_window`] wrote (`with_agg` as it
-    /// was written), ticks that left the window by `now_ms` skipped. Everything is read before
+    /// Replaces the window state with the one [`Report::save_window`] wrote (in `layout`),
+    /// ticks that left the window by `now_ms` skipped. Everything is read before
     /// anything changes: on an error the report is as it was. Call on a report that has not
     /// counted anything yet.
     pub fn restore_window(
@@ -192,7 +245,7 @@ impl Report {
         r: &mut Reader<'_>,
         remap: &dyn Fn(u32) -> u32,
         now_ms: u64,
-        with_agg: bool,
+        layout: Layout,
     ) -> Result<(), SnapshotError> {
         let n = self.keys.len();
         if r.u32()? as usize != n {
@@ -204,8 +257,8 @@ impl Report {
         let complete_from_ms = r.u64()?;
         let saved_now_ms = r.u64()?;
         let open_index = r.u64()?;
-        let open_totals = read_row(r)?;
-        let mut open = read_rows(r, &self.keys, remap)?;
+        let open_totals = read_row(r, layout)?;
+        let mut open = read_rows(r, &self.keys, remap, layout)?;
         let first_kept = (self.window.tick_of(now_ms) + 1).saturating_sub(self.window.ticks);
         let ticks = r.count(72)?;
         let mut closed = VecDeque::new();
@@ -218,31 +271,31 @@ impl Report {
                 return Err(SnapshotError::invalid("a report's ticks are out of order"));
             }
             last_index = Some(index);
-            let totals = read_row(r)?;
+            let totals = read_row(r, layout)?;
             let rows = r.count(4 * n + 60)?;
             let mut tick = ClosedTick {
                 index,
                 cut_at_ms: None,
                 keys: Vec::with_capacity(rows * n),
                 rows: Vec::with_capacity(rows),
+                wide: Vec::new(),
                 totals,
             };
             for _ in 0..rows {
                 let key = read_key(r, &self.keys, remap)?;
-                tick.keys.extend_from_slice(key.slice());
-                let sums = read_sums(r)?;
+                let sums = read_sums(r, layout)?;
                 let hist = read_hist(r)?;
-                tick.rows.push(TickRow { sums, hist });
+                tick.push_row(key.slice(), &sums, hist);
             }
             if index >= first_kept {
                 closed.push_back(Arc::new(tick));
-            } else if with_agg {
+            } else if layout.with_agg {
                 gone.push(tick);
             }
         }
-        let saved_agg = if with_agg {
-            let totals = read_row(r)?;
-            Some((read_rows(r, &self.keys, remap)?, totals))
+        let saved_agg = if layout.with_agg {
+            let totals = read_row(r, layout)?;
+            Some((read_rows(r, &self.keys, remap, layout)?, totals))
         } else {
             None
         };
@@ -328,10 +381,10 @@ fn take_out(
     for (ids, sums, hist) in tick.rows() {
         key.ids[..n].copy_from_slice(ids);
         let a = agg.get_mut(&key).ok_or_else(outside)?;
-        if !a.sums.covers(sums) || !a.hist.covers(hist) {
+        if !a.sums.covers(&sums) || !a.hist.covers(hist) {
             return Err(outside());
         }
-        a.subtract_row_parts(sums, hist);
+        a.subtract_row_parts(&sums, hist);
         if a.sums.req_count == 0 {
             agg.remove(&key);
         }

@@ -568,9 +568,9 @@ fn request_report_counts_and_sums() {
     let rows = rows_of(&w.reports[0]);
     let (sums, hist) = &rows[&vec![a]];
     assert_eq!(sums.req_count, 2);
-    assert_eq!(sums.time_ns, 750_000_000);
-    assert_eq!(sums.traffic_bytes, 2000);
-    assert_eq!(sums.memory_footprint_bytes, 4_000_000);
+    assert_eq!(sums.time_ns.get(), 750_000_000);
+    assert_eq!(sums.traffic_bytes.get(), 2000);
+    assert_eq!(sums.memory_footprint_bytes.get(), 4_000_000);
     assert_eq!(hist.iter().map(|b| b.1).sum::<u64>(), 2);
     assert_eq!(w.reports[0].total_requests(), 3);
     assert_eq!(w.reports[1].rows(), 1);
@@ -659,7 +659,7 @@ fn timer_report_counts_a_request_once_per_row() {
     let (s, hist) = &rows[&vec![db]];
     assert_eq!(
         (s.req_count, s.hit_count, s.time_ns),
-        (2, 4, ns(0.1) + ns(0.3) + ns(0.2))
+        (2, 4, (ns(0.1) + ns(0.3) + ns(0.2)).into())
     );
     assert_eq!(
         hist.iter().map(|b| b.1).sum::<u64>(),
@@ -1910,8 +1910,8 @@ fn table_order_updates_equal_direct_ones() {
                 for (_, row) in r.items() {
                     let s = row.sums;
                     rows.req_count += s.req_count;
-                    rows.time_ns += s.time_ns;
-                    rows.traffic_bytes += s.traffic_bytes;
+                    rows.time_ns.add(s.time_ns);
+                    rows.traffic_bytes.add(s.traffic_bytes);
                 }
                 let t = r.totals().sums;
                 assert_eq!(
@@ -2220,7 +2220,7 @@ fn ticks_of(ticks: &[Arc<ClosedTick>]) -> Vec<TickView> {
         .map(|t| {
             let rows = t
                 .rows()
-                .map(|(k, s, h)| (k.to_vec(), (*s, h.iter().collect())))
+                .map(|(k, s, h)| (k.to_vec(), (s, h.iter().collect())))
                 .collect();
             (
                 t.index(),
@@ -2662,9 +2662,9 @@ fn detaching_queries_racing_the_merge_thread_lose_and_double_nothing() {
     }
 }
 
-/// A window saved with its closed part (snapshot version 2) and restored after some of its ticks
-/// left: the same rows and totals as the same file restored from its ticks alone (version 1, the
-/// closed part rebuilt) and as the live report moved to the same time. A file whose closed part
+/// A window saved with its closed part (snapshot versions 2 and 3) and restored after some of its
+/// ticks left: the same rows and totals as the same file restored from its ticks alone (version
+/// 1, the closed part rebuilt) and as the live report moved to the same time. A file whose closed part
 /// does not hold a tick that left is refused, the report left as it was.
 #[test]
 fn a_saved_closed_part_restores_like_the_ticks_it_sums() {
@@ -2694,25 +2694,28 @@ fn a_saved_closed_part_restores_like_the_ticks_it_sums() {
         live.advance(t);
         add_req(&mut dict, &mut live, &req(script, time));
     }
-    let save = |r: &mut Report, with_agg: bool| {
+    let save = |r: &mut Report, version: u32| {
         let mut bytes = Vec::new();
         let mut out = Writer::new(&mut bytes);
-        r.save_window(&mut out, with_agg).unwrap();
+        r.save_window(&mut out, Layout::of(version)).unwrap();
         out.finish().unwrap();
         bytes
     };
-    let (v2, v1) = (save(&mut live, true), save(&mut live, false));
-    assert!(v2.len() > v1.len(), "version 2 holds the closed part");
+    let saved = [3, 2, 1].map(|v| (v, save(&mut live, v)));
+    assert!(saved[0].1.len() > saved[1].1.len(), "version 3's wide sums");
+    assert!(
+        saved[1].1.len() > saved[2].1.len(),
+        "version 2 holds the closed part"
+    );
     let same = |id: u32| id;
     let gone = dict.lookup(b"/gone").unwrap();
     // 3600: nothing left; 4300: tick 0 left (`/gone` with it); 5100: ticks 0 and 1; 6000: every
     // closed tick (the open one closes); 7000: the window is empty.
     for now in [3600, 4300, 5100, 6000, 7000] {
         live.advance(now);
-        let mut restored = [true, false].map(|with_agg| {
+        let mut restored = saved.each_ref().map(|(version, bytes)| {
             let mut r = new(&mut dict);
-            let bytes = if with_agg { &v2 } else { &v1 };
-            r.restore_window(&mut Reader::new(bytes), &same, now, with_agg)
+            r.restore_window(&mut Reader::new(bytes), &same, now, Layout::of(*version))
                 .unwrap();
             r.advance(now);
             r
@@ -2741,10 +2744,10 @@ fn a_saved_closed_part_restores_like_the_ticks_it_sums() {
     };
     key.ids[0] = gone;
     assert!(damaged.agg.remove(&key).is_some());
-    let bytes = save(&mut damaged, true);
+    let bytes = save(&mut damaged, 3);
     let mut r = new(&mut dict);
     let err = r
-        .restore_window(&mut Reader::new(&bytes), &same, 4300, true)
+        .restore_window(&mut Reader::new(&bytes), &same, 4300, Layout::of(3))
         .unwrap_err();
     assert!(
         err.to_string()
@@ -2754,7 +2757,7 @@ fn a_saved_closed_part_restores_like_the_ticks_it_sums() {
     assert_eq!((r.total_requests(), r.rows()), (0, 0), "left as it was");
     // Restored before tick 0 leaves, nothing is taken out: read as saved.
     let mut r = new(&mut dict);
-    r.restore_window(&mut Reader::new(&bytes), &same, 2500, true)
+    r.restore_window(&mut Reader::new(&bytes), &same, 2500, Layout::of(3))
         .unwrap();
 }
 
@@ -2785,4 +2788,75 @@ proptest! {
         prop_assert_eq!(ids_of(words), by_ids.inline::<SMALL_KEY>());
         prop_assert_eq!(hash_words(words), hash_ids(&by_ids.inline::<SMALL_KEY>()));
     }
+}
+
+/// Time sums past 64 bits (20 requests at the decoder's bound in one row: 2·10^19 ns, where a
+/// `u64` holds 1.8·10^19) stay exact: in the row, the totals and a query's cells while in the
+/// window, through a snapshot, and back to nothing when their tick leaves.
+#[test]
+fn sums_past_64_bits_stay_exact() {
+    use crate::snapshot::{Reader, Writer};
+    let mut dict = Dictionary::new(1000);
+    let w = Window {
+        history_ms: 2000,
+        tick_ms: 1000,
+        ticks: 2,
+        phase_ms: 0,
+    };
+    let new = |dict: &mut Dictionary| {
+        Report::new(def("s", &["script_name"]), dict, 100)
+            .unwrap()
+            .with_exact_window(w, 0)
+    };
+    let mut r = new(&mut dict);
+    r.advance(100);
+    for _ in 0..20 {
+        add_req(&mut dict, &mut r, &req("/long", crate::decode::MAX_SECONDS));
+    }
+    add_req(&mut dict, &mut r, &req("/short", 0.5));
+    let long_ns = 20 * ns(crate::decode::MAX_SECONDS) as u128;
+    assert!(long_ns > u64::MAX as u128);
+    let long = dict.lookup(b"/long").unwrap();
+    let check = |r: &Report, dict: &Dictionary, at: &str| {
+        assert_eq!(rows_of(r)[&vec![long]].0.time_ns.get(), long_ns, "{at}");
+        assert_eq!(
+            totals_of(r).0.time_ns.get(),
+            long_ns + ns(0.5) as u128,
+            "{at}"
+        );
+        let t = r.query(&q(), dict, 1.0).unwrap();
+        assert_eq!(
+            text(column(&t, 0, "script_name")),
+            "/long",
+            "{at}: sorted first"
+        );
+        assert_eq!(float(column(&t, 0, "req_time_total")), 2e10, "{at}");
+        assert_eq!(float(total(&t, "req_time_total")), 2e10 + 0.5, "{at}");
+    };
+    check(&r, &dict, "open tick");
+    r.advance(1100);
+    check(&r, &dict, "closed tick");
+    let mut bytes = Vec::new();
+    let mut out = Writer::new(&mut bytes);
+    r.save_window(&mut out, Layout::of(crate::snapshot::VERSION))
+        .unwrap();
+    out.finish().unwrap();
+    let mut restored = new(&mut dict);
+    restored
+        .restore_window(
+            &mut Reader::new(&bytes),
+            &|id| id,
+            1100,
+            Layout::of(crate::snapshot::VERSION),
+        )
+        .unwrap();
+    check(&restored, &dict, "restored");
+    for r in [&mut r, &mut restored] {
+        r.advance(2100);
+        assert_eq!(totals_of(r).0, Sums::default(), "tick 0 left the window");
+        assert!(rows_of(r).is_empty());
+    }
+    // A byte sum past 64 bits is an integer cell, written whole.
+    let big = Cell::Int(u64::MAX as u128 * 3);
+    assert_eq!(serde_json::to_string(&big).unwrap(), "55340232221128654845");
 }
