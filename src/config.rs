@@ -972,6 +972,27 @@ mod tests {
         Config::parse("[udp]\nrecv_buffer = \"64KiB\"").unwrap();
     }
 
+    /// A sink kind's own key that is wrong is named (serde's message alone named only the value).
+    #[test]
+    fn a_sink_kinds_bad_key_is_named() {
+        let sink = |kind: &str, rest: &str| {
+            format!("[[sink]]\nname = \"s\"\nkind = \"{kind}\"\n{rest}")
+        };
+        for (text, named) in [
+            (sink("clickhouse", "url = 5\n"), "`url`: invalid type"),
+            (
+                sink("file", "path = \"/tmp/x\"\nmax_bytes = \"lots\"\n"),
+                "`max_bytes`: `lots` is not a size",
+            ),
+            (sink("file", "path = \"/tmp/x\"\nbogus = 1\n"), "`bogus`"),
+            (sink("kafka", ""), "`kind` is \"kafka\""),
+        ] {
+            let e = Config::parse(&text).unwrap_err().to_string();
+            assert!(e.contains("sink `s`") && e.contains(named), "{text}: {e}");
+        }
+        Config::parse(&sink("file", "path = \"/tmp/x\"\nmax_bytes = \"8MiB\"\n")).unwrap();
+    }
+
     /// Sizes print exactly as the daemon uses them (`check-config`), in the largest unit that
     /// divides them, else in bytes, and read back the same.
     #[test]

@@ -122,9 +122,8 @@ impl<'de> Deserialize<'de> for SinkConfig {
                 "sink `{name}`: missing `kind` (\"file\" or \"clickhouse\")"
             )));
         }
-        let kind: SinkKind = table
-            .try_into()
-            .map_err(|e| D::Error::custom(format!("sink `{name}`: {e}")))?;
+        let kind =
+            kind_of(table).map_err(|e| D::Error::custom(format!("sink `{name}`: {e}")))?;
         Ok(SinkConfig {
             name: c.name,
             enabled: c.enabled,
@@ -132,6 +131,36 @@ impl<'de> Deserialize<'de> for SinkConfig {
             queue: c.queue,
             kind,
         })
+    }
+}
+
+/// A sink's own keys (`kind` and the kind's) as its kind's config; an error names the key it is
+/// about. Parsed from text, as one kind's struct: a table converted in memory, or an internally
+/// tagged enum, gives serde's message without the key (`invalid type: integer `5`, expected a
+/// string`), and only parsed text keeps the span that tells which key it was.
+fn kind_of(mut table: toml::Table) -> Result<SinkKind, String> {
+    let kind = table.remove("kind");
+    let text = toml::to_string(&table).map_err(|e| e.to_string())?;
+    let named = |e: toml::de::Error| {
+        let key = e.span().and_then(|span| {
+            let line = text[..span.start].rfind('\n').map_or(0, |at| at + 1);
+            let (key, _) = text[line..].split_once('=')?;
+            Some(key.trim().trim_matches('"').to_string())
+        });
+        match key {
+            Some(key) if !key.is_empty() => format!("`{key}`: {}", e.message()),
+            _ => e.message().to_string(),
+        }
+    };
+    match kind.as_ref().and_then(|k| k.as_str()) {
+        Some("file") => toml::from_str(&text).map(SinkKind::File).map_err(named),
+        Some("clickhouse") => toml::from_str(&text)
+            .map(SinkKind::Clickhouse)
+            .map_err(named),
+        _ => Err(format!(
+            "`kind` is {}, not \"file\" or \"clickhouse\"",
+            kind.map_or("missing".to_string(), |k| k.to_string())
+        )),
     }
 }
 
