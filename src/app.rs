@@ -43,10 +43,11 @@ pub enum StartError {
 
 /// Everything [`start`] checks except binding sockets (for `pinbad check-config`): the reports
 /// the daemon would start with (built-ins, `[[report]]` tables, the state directory's run-time
-/// changes), their limit, the state directory, and the token.
+/// changes), their limit, the state directory, the token, and that each file sink could open
+/// its file.
 pub fn check(config: &Config) -> Result<(), StartError> {
-    Shared::new(config.clone(), Arc::new(Ring::new(1)), Vec::new(), 0)?;
-    Ok(())
+    let shared = Shared::new(config.clone(), Arc::new(Ring::new(1)), Vec::new(), 0)?;
+    shared.sinks.check().map_err(StartError::Sink)
 }
 
 /// A running app: its threads, bound addresses and shared state.

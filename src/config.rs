@@ -975,9 +975,8 @@ mod tests {
     /// A sink kind's own key that is wrong is named (serde's message alone named only the value).
     #[test]
     fn a_sink_kinds_bad_key_is_named() {
-        let sink = |kind: &str, rest: &str| {
-            format!("[[sink]]\nname = \"s\"\nkind = \"{kind}\"\n{rest}")
-        };
+        let sink =
+            |kind: &str, rest: &str| format!("[[sink]]\nname = \"s\"\nkind = \"{kind}\"\n{rest}");
         for (text, named) in [
             (sink("clickhouse", "url = 5\n"), "`url`: invalid type"),
             (

@@ -324,6 +324,47 @@ impl Output for FileOutput {
 }
 
 /// Opens `path` for appending (creating it and its directory), cut back to its last whole line.
+/// Whether [`FileOutput::open`] could open `path`, without creating anything (`check-config`): an
+/// existing file opens for appending; otherwise its nearest existing ancestor must be a directory
+/// this process may write into (`access(2)`, which also sees a read-only filesystem).
+pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    if path.exists() {
+        return std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map(drop);
+    }
+    let dir = path
+        .ancestors()
+        .skip(1)
+        .map(|d| {
+            if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            }
+        })
+        .find(|d| d.exists())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a directory",
+            dir.display()
+        )));
+    }
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+    // SAFETY: `c` is a NUL-terminated path that outlives the call; access(2) only reads it.
+    if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
+        let e = std::io::Error::last_os_error();
+        return Err(std::io::Error::new(
+            e.kind(),
+            format!("cannot create files in {}: {e}", dir.display()),
+        ));
+    }
+    Ok(())
+}
+
 fn open_append(path: &Path) -> std::io::Result<File> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
@@ -475,6 +516,32 @@ fn prune(path: &Path, keep: usize) {
 mod tests {
     use super::*;
     use std::io::Read;
+
+    /// `check-config`'s probe creates nothing, passes where the sink could open its file, and
+    /// fails where it could not (a path under a regular file).
+    #[test]
+    fn check_writable_creates_nothing_and_finds_what_cannot_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let deep = dir.path().join("logs/2026/r.ndjson");
+        check_writable(&deep).unwrap();
+        assert!(!dir.path().join("logs").exists(), "nothing created");
+        let file = dir.path().join("r.ndjson");
+        std::fs::write(&file, b"{}\n").unwrap();
+        check_writable(&file).unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), b"{}\n");
+        let e = check_writable(&file.join("x.ndjson")).unwrap_err();
+        assert!(e.to_string().contains("is not a directory"), "{e}");
+        // Under a directory this process may not write into (root may write anywhere).
+        // SAFETY: geteuid(2) takes nothing and cannot fail.
+        if unsafe { libc::geteuid() } != 0 {
+            use std::os::unix::fs::PermissionsExt;
+            let ro = dir.path().join("ro");
+            std::fs::create_dir(&ro).unwrap();
+            std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+            let e = check_writable(&ro.join("r.ndjson")).unwrap_err();
+            assert!(e.to_string().contains("cannot create files in"), "{e}");
+        }
+    }
 
     #[test]
     fn rotated_files_are_gzipped_and_pruned() {

@@ -122,8 +122,7 @@ impl<'de> Deserialize<'de> for SinkConfig {
                 "sink `{name}`: missing `kind` (\"file\" or \"clickhouse\")"
             )));
         }
-        let kind =
-            kind_of(table).map_err(|e| D::Error::custom(format!("sink `{name}`: {e}")))?;
+        let kind = kind_of(table).map_err(|e| D::Error::custom(format!("sink `{name}`: {e}")))?;
         Ok(SinkConfig {
             name: c.name,
             enabled: c.enabled,
@@ -481,6 +480,23 @@ impl Sinks {
     /// Every sink's status.
     pub fn status(&self) -> Value {
         Value::Array(self.list.iter().map(|s| s.status()).collect())
+    }
+
+    /// Checks that every file sink could open its file, creating nothing (`check-config`; the
+    /// start opens them, [`Sinks::open`]): the same message as a start that fails on it.
+    pub fn check(&self) -> Result<(), std::io::Error> {
+        for sink in &self.list {
+            if let SinkKind::File(f) = &sink.config.kind {
+                file::check_writable(&f.path).map_err(|e| {
+                    std::io::Error::other(format!(
+                        "sink `{}`: cannot open {}: {e}",
+                        sink.name,
+                        f.path.display()
+                    ))
+                })?;
+            }
+        }
+        Ok(())
     }
 
     /// Opens every sink's output (a file sink's file; a ClickHouse sink's agent and sender

@@ -100,7 +100,20 @@ fn start_up_enforces_the_report_limit_and_check_config_refuses_what_start_up_ref
         "dup.toml",
         "[[report]]\nname = \"info\"\nkeys = [\"hostname\"]\n",
     );
-    for (file, needle) in [(&limit, "limits.max_reports"), (&dup, "info")] {
+    // A file sink whose file cannot be made (below a regular file): check-config says so too,
+    // creating nothing.
+    write_file(dir.path(), "plain", "x");
+    let sink = write_file(
+        dir.path(),
+        "sink.toml",
+        "state_dir = \"state\"\n[[sink]]\nname = \"log\"\nkind = \"file\"\n\
+         path = \"plain/logs/r.ndjson\"\n",
+    );
+    for (file, needle) in [
+        (&limit, "limits.max_reports"),
+        (&dup, "info"),
+        (&sink, "sink `log`: cannot open"),
+    ] {
         let f = file.to_str().unwrap();
         let (code, err) = run_pinbad(&["check-config", f], dir.path());
         assert_eq!(code, Some(1), "check-config {f}: {err}");
