@@ -985,6 +985,10 @@ mod tests {
             ),
             (sink("file", "path = \"/tmp/x\"\nbogus = 1\n"), "`bogus`"),
             (sink("kafka", ""), "`kind` is \"kafka\""),
+            (
+                "[[sink]]\nname = \"s\"\npath = \"/tmp/x\"\n".to_string(),
+                "missing `kind`",
+            ),
         ] {
             let e = Config::parse(&text).unwrap_err().to_string();
             assert!(e.contains("sink `s`") && e.contains(named), "{text}: {e}");

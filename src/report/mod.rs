@@ -197,8 +197,8 @@ const _: () = assert!(std::mem::size_of::<Row>() == 136);
 /// request at 300k/s. A wrapped sum stays consistent (a tick leaves `agg` by subtracting what it
 /// added) and is wrong on every read. 96 bits hold 2.5 million years of request time: 79 billion
 /// requests at the decoder's bound in one row of one window (past that it wraps, never panics).
-/// Not a `u128`: 16 bytes aligned to 16 made a row 160 bytes (136 with this), and the timer
-/// reports' updates 6–14 % slower (`benches/update.rs`, BENCHMARKS.md).
+/// Not a `u128`: 16 bytes aligned to 16 made a row 160 bytes (136 with this) and a table entry
+/// 176 (152), with no update measured faster for it (`benches/update.rs`, BENCHMARKS.md).
 #[derive(Clone, Copy, Default)]
 #[repr(C, packed(4))]
 pub struct Sum96 {

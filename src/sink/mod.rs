@@ -117,11 +117,6 @@ impl<'de> Deserialize<'de> for SinkConfig {
         let c: Common = common
             .try_into()
             .map_err(|e| D::Error::custom(format!("sink `{name}`: {e}")))?;
-        if !table.contains_key("kind") {
-            return Err(D::Error::custom(format!(
-                "sink `{name}`: missing `kind` (\"file\" or \"clickhouse\")"
-            )));
-        }
         let kind = kind_of(table).map_err(|e| D::Error::custom(format!("sink `{name}`: {e}")))?;
         Ok(SinkConfig {
             name: c.name,
@@ -131,6 +126,16 @@ impl<'de> Deserialize<'de> for SinkConfig {
             kind,
         })
     }
+}
+
+/// Why a file sink cannot start: the same words from `check-config` ([`Sinks::check`]) and the
+/// start ([`Sinks::open`]).
+fn cannot_open(sink: &Sink, f: &FileConfig, e: std::io::Error) -> std::io::Error {
+    std::io::Error::other(format!(
+        "sink `{}`: cannot open {}: {e}",
+        sink.name,
+        f.path.display()
+    ))
 }
 
 /// A sink's own keys (`kind` and the kind's) as its kind's config; an error names the key it is
@@ -156,10 +161,10 @@ fn kind_of(mut table: toml::Table) -> Result<SinkKind, String> {
         Some("clickhouse") => toml::from_str(&text)
             .map(SinkKind::Clickhouse)
             .map_err(named),
-        _ => Err(format!(
-            "`kind` is {}, not \"file\" or \"clickhouse\"",
-            kind.map_or("missing".to_string(), |k| k.to_string())
-        )),
+        _ => Err(match kind {
+            None => "missing `kind` (\"file\" or \"clickhouse\")".to_string(),
+            Some(k) => format!("`kind` is {k}, not \"file\" or \"clickhouse\""),
+        }),
     }
 }
 
@@ -487,13 +492,7 @@ impl Sinks {
     pub fn check(&self) -> Result<(), std::io::Error> {
         for sink in &self.list {
             if let SinkKind::File(f) = &sink.config.kind {
-                file::check_writable(&f.path).map_err(|e| {
-                    std::io::Error::other(format!(
-                        "sink `{}`: cannot open {}: {e}",
-                        sink.name,
-                        f.path.display()
-                    ))
-                })?;
+                file::check_writable(&f.path).map_err(|e| cannot_open(sink, f, e))?;
             }
         }
         Ok(())
@@ -507,13 +506,9 @@ impl Sinks {
         let mut outputs = Vec::with_capacity(self.list.len());
         for sink in &self.list {
             let out: Box<dyn Output> = match &sink.config.kind {
-                SinkKind::File(f) => Box::new(file::FileOutput::open(f.clone()).map_err(|e| {
-                    std::io::Error::other(format!(
-                        "sink `{}`: cannot open {}: {e}",
-                        sink.name,
-                        f.path.display()
-                    ))
-                })?),
+                SinkKind::File(f) => Box::new(
+                    file::FileOutput::open(f.clone()).map_err(|e| cannot_open(sink, f, e))?,
+                ),
                 SinkKind::Clickhouse(c) => Box::new(clickhouse::ClickHouseOutput::new(
                     c.clone(),
                     &sink.name,
