@@ -16,7 +16,9 @@
 //! `temp_pool_dropped` by either run, and logged by the stopping one).
 //!
 //! Format: the snapshot's layout (`snapshot::write_file`): magic `PINBADPQ`, version, the wall
-//! time of the write (Unix ms), the datagram count, each datagram as a length (u64) and its bytes,
+//! time of the write (Unix ms), since version 2 the boot's mark (`snapshot::BootMark`: its age is
+//! then read on the boot clock, which a wall clock stepped while pinbad was down does not move),
+//! the datagram count, each datagram as a length (u64) and its bytes,
 //! then the trailer (length, CRC-32, write time). Not fsynced: it serves a restart, and a crash
 //! that damages it is told by the checksum. Consumed at start: deleted once queued (or found older
 //! than the longest window, as everything in it would be outside), moved to `pending.bin.skipped`
@@ -34,7 +36,9 @@ pub const FILE: &str = "pending.bin";
 /// Where a file that could not be read is moved (the previous one is replaced).
 pub const SKIPPED_FILE: &str = "pending.bin.skipped";
 const MAGIC: &[u8; 8] = b"PINBADPQ";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
+/// The oldest version read (1: no boot mark).
+const OLDEST_VERSION: u32 = 1;
 
 /// At shutdown, once the receivers stopped (after the snapshot): saves what the temp ring holds,
 /// if anything, and logs it, with the requests `dropped` since the stop began (the ring was full:
@@ -105,6 +109,7 @@ fn encode<W: std::io::Write>(
     w.bytes(MAGIC)?;
     w.u32(VERSION)?;
     w.u64(unix_now_ms())?;
+    snapshot::BootMark::write_now(w)?;
     w.u32(u32::try_from(datagrams).map_err(|_| SnapshotError::invalid("too many datagrams"))?)?;
     for payload in batches.iter().flat_map(|b| b.payloads()) {
         w.blob(payload)?;
@@ -211,11 +216,18 @@ fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
 /// and one accepted request each until decoded.
 #[allow(clippy::vec_box)]
 fn load(shared: &Shared, bytes: &[u8], out: &mut Vec<Box<Batch>>) -> Result<u64, SnapshotError> {
-    let (content, ..) = snapshot::check_file(bytes, MAGIC, VERSION..=VERSION)?;
+    let (content, _, version) = snapshot::check_file(bytes, MAGIC, OLDEST_VERSION..=VERSION)?;
     let mut r = Reader::new(&content[MAGIC.len() + 4..]);
-    let saved_unix_ms = r.u64()?;
-    // Saved in the future (the wall clock went back by more than a minute while pinbad was
-    // down): its age is unknown, and an hour-old file would be merged as current traffic.
+    let written_unix_ms = r.u64()?;
+    let mark = if version >= 2 {
+        Some(snapshot::BootMark::read(&mut r)?)
+    } else {
+        None
+    };
+    let saved_unix_ms = snapshot::wall_of_save_now(written_unix_ms, mark);
+    // Saved in the future (in another boot, or by version 1, and the wall clock went back by more
+    // than a minute while pinbad was down): its age is unknown, and an hour-old file would be
+    // merged as current traffic.
     if saved_unix_ms > unix_now_ms().saturating_add(60_000) {
         return Err(SnapshotError::invalid(
             "saved in the future (the system clock went back since)",
@@ -461,6 +473,7 @@ mod tests {
             w.bytes(MAGIC)?;
             w.u32(VERSION)?;
             w.u64(unix_now_ms())?;
+            snapshot::BootMark::write_now(w)?;
             w.u32(1)?;
             w.blob(&vec![0u8; crate::receiver::DATAGRAM_BUFFER_BYTES + 1])?;
             Ok(())
@@ -484,18 +497,23 @@ mod tests {
         assert!(take_at_start(&mut s).is_empty() && s.snapshot.pending_datagrams == 0);
         assert!(!path.exists() && dir.path().join(SKIPPED_FILE).exists());
 
-        // A file saved at `unix_ms`, holding one datagram.
-        let saved_at = |unix_ms: u64| {
+        // A file saved at `unix_ms` by the wall clock, holding one datagram: in version 1 (no
+        // boot mark, judged by the wall clock alone) or, with `marked`, in this boot now.
+        let saved_at_marked = |unix_ms: u64, marked: bool| {
             snapshot::write_file(dir.path(), FILE, false, |w| {
                 w.bytes(MAGIC)?;
-                w.u32(VERSION)?;
+                w.u32(if marked { VERSION } else { 1 })?;
                 w.u64(unix_ms)?;
+                if marked {
+                    snapshot::BootMark::write_now(w)?;
+                }
                 w.u32(1)?;
                 w.blob(&Corpus::new(CorpusSpec::default()).datagrams(1)[0])?;
                 Ok(())
             })
             .unwrap();
         };
+        let saved_at = |unix_ms: u64| saved_at_marked(unix_ms, false);
         // Saved longer ago than the longest window: everything in it would be outside.
         let s = shared(dir.path(), true);
         saved_at(unix_now_ms() - 2 * snapshot::longest_window_ms(&s));
@@ -509,5 +527,15 @@ mod tests {
         let mut s = shared(dir.path(), true);
         assert!(take_at_start(&mut s).is_empty() && s.snapshot.pending_datagrams == 0);
         assert!(!path.exists());
+
+        // The same, or an hour old by the wall clock, with this boot's mark: the boot clock says
+        // it was saved just now (the wall clock was stepped while pinbad was down): queued.
+        for step in [3_600_000i64, -3_600_000] {
+            saved_at_marked(unix_now_ms().saturating_add_signed(step), true);
+            let mut s = shared(dir.path(), true);
+            assert!(!take_at_start(&mut s).is_empty(), "{step}");
+            assert_eq!(s.snapshot.pending_datagrams, 1, "{step}");
+            assert!(!path.exists());
+        }
     }
 }

@@ -16,7 +16,7 @@
 //! saved last use, so the merger's sweep frees them when it would have) and maps old ids to new.
 //!
 //! Format (little-endian; version [`VERSION`]): a header (magic, version, the clock's epoch and
-//! reading, the wall time), the dictionary, the pool oldest first, then each report's name,
+//! reading, the wall time, and since version 4 the boot's [`BootMark`]), the dictionary, the pool oldest first, then each report's name,
 //! definition, window and window state (length-prefixed, so a report that cannot be restored is
 //! skipped alone; its ticks, open tick and, since version 2, its closed part: see
 //! `report::snapshot`), in any order, followed by a trailer: the content's length, its CRC-32,
@@ -49,9 +49,9 @@ pub const FILE: &str = "snapshot.bin";
 pub const SKIPPED_FILE: &str = "snapshot.bin.skipped";
 /// The format's version. 2 saves each report's closed part (`agg`); version 1 files, which do
 /// not, are still read (their closed part rebuilt from the ticks). 3 saves the reports' time
-/// and byte sums (96-bit) in 128 bits; older files' 64-bit sums are read into them. A snapshot of any
-/// other version is skipped (start empty).
-pub const VERSION: u32 = 3;
+/// and byte sums (96-bit) in 128 bits; older files' 64-bit sums are read into them. 4 adds the
+/// boot's [`BootMark`] to the header. A snapshot of any other version is skipped (start empty).
+pub const VERSION: u32 = 4;
 /// The oldest version read.
 const OLDEST_VERSION: u32 = 1;
 const MAGIC: &[u8; 8] = b"PINBADSS";
@@ -384,6 +384,9 @@ fn encode_as<W: Write>(
     w.u64(shared.clock.epoch_unix_ms())?;
     w.u64(shared.clock.now_ms64())?;
     w.u64(unix_now_ms())?;
+    if version >= 4 {
+        BootMark::write_now(w)?;
+    }
 
     // Lock order: pool → dictionary → a report. Nothing else runs, but the API's order is kept.
     let pool = shared.pool.read();
@@ -695,15 +698,107 @@ pub(crate) fn longest_window_ms(shared: &Shared) -> u64 {
         .unwrap_or(0)
 }
 
+/// Which boot of the kernel a save was in, and the boot clock then: what tells the time a daemon
+/// was down when the wall clock was stepped while it was (an operator correcting the time between
+/// a stop and a start). `CLOCK_BOOTTIME` is never stepped and counts a suspend, which the
+/// monotonic clock does not; the boot id (`/proc/sys/kernel/random/boot_id`) says whether the two
+/// readings are of the same clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BootMark {
+    /// The boot id's 16 bytes; all zero when it could not be read.
+    id: [u8; 16],
+    boottime_ms: u64,
+}
+
+impl BootMark {
+    const UNKNOWN: BootMark = BootMark {
+        id: [0; 16],
+        boottime_ms: 0,
+    };
+
+    /// This boot's mark now, if the kernel tells it.
+    fn now() -> Option<BootMark> {
+        let text = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+        let id = parse_boot_id(&text)?;
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: a valid timespec to fill.
+        if unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) } != 0 {
+            return None;
+        }
+        let boottime_ms = (ts.tv_sec as u64)
+            .saturating_mul(1000)
+            .saturating_add(ts.tv_nsec as u64 / 1_000_000);
+        Some(BootMark { id, boottime_ms })
+    }
+
+    /// Writes this boot's mark now (all zero if unknown): 16 bytes of id, the boot clock (u64).
+    pub(crate) fn write_now<W: Write>(w: &mut Writer<W>) -> std::io::Result<()> {
+        let mark = BootMark::now().unwrap_or(BootMark::UNKNOWN);
+        w.bytes(&mark.id)?;
+        w.u64(mark.boottime_ms)
+    }
+
+    /// Reads what [`BootMark::write_now`] wrote.
+    pub(crate) fn read(r: &mut Reader<'_>) -> Result<BootMark, SnapshotError> {
+        Ok(BootMark {
+            id: r.array()?,
+            boottime_ms: r.u64()?,
+        })
+    }
+}
+
+/// [`wall_of_save`] of a save that wrote `written_unix_ms` and `mark` (`None`: a format without
+/// one), now.
+pub(crate) fn wall_of_save_now(written_unix_ms: u64, mark: Option<BootMark>) -> u64 {
+    wall_of_save(written_unix_ms, mark, BootMark::now(), unix_now_ms())
+}
+
+/// The 16 bytes of a boot id as the kernel prints it (`8-4-4-4-12` hex digits and a newline).
+fn parse_boot_id(text: &str) -> Option<[u8; 16]> {
+    let hex: Vec<u8> = text.trim().bytes().filter(|&b| b != b'-').collect();
+    if hex.len() != 32 {
+        return None;
+    }
+    let mut id = [0u8; 16];
+    for (i, pair) in hex.chunks(2).enumerate() {
+        id[i] = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    }
+    (id != [0; 16]).then_some(id)
+}
+
+/// The wall time of the save as the wall clock reads now: when the save was in this boot, now
+/// less the boot clock's time since (so a wall clock stepped while the daemon was down moves
+/// nothing); otherwise (another boot, an older file, a boot clock that went back) the wall time
+/// written at the save.
+fn wall_of_save(
+    saved_unix_ms: u64,
+    saved: Option<BootMark>,
+    now: Option<BootMark>,
+    now_unix_ms: u64,
+) -> u64 {
+    match (saved, now) {
+        (Some(s), Some(n))
+            if s.id == n.id && s.id != BootMark::UNKNOWN.id && n.boottime_ms >= s.boottime_ms =>
+        {
+            now_unix_ms.saturating_sub(n.boottime_ms - s.boottime_ms)
+        }
+        _ => saved_unix_ms,
+    }
+}
+
 /// How far the previous run's times (its epoch plus its merger milliseconds) may have drifted
 /// from the wall clock by the save and still be resumed as they were.
 const MAX_DRIFT_MS: u64 = 1000;
 
-/// The epoch a restored daemon resumes: the saved one, unless the wall clock was stepped during
-/// the previous run (its times, `epoch + saved_now_ms`, then differ from the wall time of the
-/// save). The time down is the wall time since the save: resumed from the saved epoch, a clock
-/// stepped back an hour during the run made a snapshot taken a minute before look "saved in the
-/// future" (refused, the data lost), one stepped forward made it an hour older than it was
+/// The epoch a restored daemon resumes: the saved one, unless the wall clock was stepped since
+/// the previous run started (during it, or while the daemon was down: its times, `epoch +
+/// saved_now_ms`, then differ from the wall time of the save, `saved_unix_ms`, as
+/// [`wall_of_save`] reads it now). The time down is the wall time since the save: resumed from
+/// the saved epoch, a clock stepped back an hour made a snapshot taken a minute before look "saved
+/// in the future" (refused, the data lost), one stepped forward made it an hour older than it was
 /// (refused as too old). Re-anchored at the save's wall time, the restored times keep their
 /// order and spacing and line up with the wall clock, as a fresh start's would.
 fn resumed_epoch(epoch_unix_ms: u64, saved_now_ms: u64, saved_unix_ms: u64) -> u64 {
@@ -714,8 +809,8 @@ fn resumed_epoch(epoch_unix_ms: u64, saved_now_ms: u64, saved_unix_ms: u64) -> u
     let drift_s = (saved_unix_ms as f64 - labelled as f64) / 1000.0;
     tracing::warn!(
         drift_s,
-        "the system clock was stepped by {drift_s:+.0} s during the previous run: its data is \
-         resumed as the wall clock dated the snapshot"
+        "the system clock was stepped by {drift_s:+.0} s since the previous run started: its \
+         data is resumed as the wall clock dates the snapshot now"
     );
     saved_unix_ms.saturating_sub(saved_now_ms)
 }
@@ -727,10 +822,16 @@ pub fn restore(shared: &mut Shared, bytes: &[u8]) -> Result<(), SnapshotError> {
     let mut r = Reader::new(&content[MAGIC.len() + 4..]);
     let epoch_unix_ms = r.u64()?;
     let saved_now_ms = r.u64()?;
-    let saved_unix_ms = r.u64()?;
-    // Saved in the future by the wall clock (it went back by more than a minute since the save,
-    // or garbage): how long the daemon was down cannot be known; refuse rather than resume a
-    // wrong clock.
+    let written_unix_ms = r.u64()?;
+    let mark = if version >= 4 {
+        Some(BootMark::read(&mut r)?)
+    } else {
+        None
+    };
+    let saved_unix_ms = wall_of_save_now(written_unix_ms, mark);
+    // Saved in the future by the wall clock (saved in another boot, or by an older version, and
+    // the clock went back by more than a minute since, or garbage): how long the daemon was down
+    // cannot be known; refuse rather than resume a wrong clock.
     if saved_unix_ms > unix_now_ms().saturating_add(60_000) {
         return Err(SnapshotError::invalid(
             "saved in the future (the system clock went back since)",
@@ -1160,10 +1261,10 @@ mod tests {
         bytes[..bytes.len() - TRAILER_BYTES].to_vec()
     }
 
-    /// Moves a snapshot's saved epoch and its save's wall time (header fields after the magic
-    /// and version) by the milliseconds given.
-    fn shift_header(content: &mut [u8], epoch_by: i64, saved_unix_by: i64) {
-        for (at, by) in [(12, epoch_by), (28, saved_unix_by)] {
+    /// Moves a snapshot's saved epoch, its save's wall time and its boot clock (header fields
+    /// after the magic and version) by the milliseconds given.
+    fn shift_header(content: &mut [u8], epoch_by: i64, saved_unix_by: i64, boottime_by: i64) {
+        for (at, by) in [(12, epoch_by), (28, saved_unix_by), (52, boottime_by)] {
             let v = u64::from_le_bytes(content[at..at + 8].try_into().unwrap());
             content[at..at + 8].copy_from_slice(&v.wrapping_add_signed(by).to_le_bytes());
         }
@@ -1181,7 +1282,7 @@ mod tests {
         let bytes = encoded(&a);
         for step in [3_600_000i64, -3_600_000] {
             let mut c = content(&bytes);
-            shift_header(&mut c, step, 0);
+            shift_header(&mut c, step, 0, 0);
             let mut b = shared(config(sb.path()));
             restore(&mut b, &reseal(c)).unwrap();
             assert_eq!(b.pool.read().len(), 200, "{step}");
@@ -1189,6 +1290,73 @@ mod tests {
             let told = b.clock.unix_ms64(b.clock.now_ms64());
             assert!(told.abs_diff(unix_now_ms()) < 60_000, "{step}: {told}");
         }
+    }
+
+    /// A wall clock stepped an hour either way while the daemon was down (the save's wall time
+    /// and times an hour off today's clock, the boot clock saying a moment passed): restored,
+    /// down for no time, the times lined up with the wall clock. Saved in another boot, the
+    /// same file is judged by the wall clock alone: "saved in the future", or too old.
+    #[test]
+    fn a_clock_stepped_while_the_daemon_was_down_restores_in_the_same_boot() {
+        assert!(
+            BootMark::now().is_some(),
+            "Linux tells its boot id and boot clock"
+        );
+        let (sa, sb) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let a = Arc::new(shared(config(sa.path())));
+        feed(&a, 200, 1);
+        let bytes = encoded(&a);
+        for step in [3_600_000i64, -3_600_000] {
+            let mut c = content(&bytes);
+            shift_header(&mut c, step, step, 0);
+            let mut b = shared(config(sb.path()));
+            restore(&mut b, &reseal(c.clone())).unwrap();
+            assert_eq!(b.pool.read().len(), 200, "{step}");
+            assert!(b.snapshot.down_seconds.unwrap() < 60.0, "{step}");
+            let told = b.clock.unix_ms64(b.clock.now_ms64());
+            assert!(told.abs_diff(unix_now_ms()) < 60_000, "{step}: {told}");
+            // Another boot's save (its id's first byte changed).
+            c[36] ^= 0xff;
+            let e = restore(&mut shared(config(sb.path())), &reseal(c)).unwrap_err();
+            if step > 0 {
+                assert!(e.to_string().contains("saved in the future"), "{e}");
+            } else {
+                assert!(matches!(e, SnapshotError::TooOld { .. }), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_save_is_dated_by_the_boot_clock_only_within_one_boot() {
+        let id = parse_boot_id("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0\n").unwrap();
+        assert_eq!(id[0], 0x0f);
+        assert_eq!(id[15], 0xf0);
+        assert_eq!(parse_boot_id("not-an-id"), None);
+        assert_eq!(parse_boot_id("00000000-0000-0000-0000-000000000000"), None);
+        assert_eq!(parse_boot_id("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1fz"), None);
+        let mark = |id: [u8; 16], boottime_ms| Some(BootMark { id, boottime_ms });
+        let other = [7; 16];
+        // Same boot: now less the boot clock's time since, whatever the saved wall time said.
+        assert_eq!(
+            wall_of_save(1, mark(id, 500), mark(id, 2_500), 10_000),
+            8_000
+        );
+        // Another boot, an unknown id, no mark (older file or no /proc), the boot clock behind
+        // the save: the saved wall time.
+        assert_eq!(
+            wall_of_save(1, mark(id, 500), mark(other, 2_500), 10_000),
+            1
+        );
+        let unknown = BootMark::UNKNOWN.id;
+        assert_eq!(
+            wall_of_save(1, mark(unknown, 5), mark(unknown, 9), 10_000),
+            1
+        );
+        assert_eq!(wall_of_save(1, None, mark(id, 2_500), 10_000), 1);
+        assert_eq!(wall_of_save(1, mark(id, 500), None, 10_000), 1);
+        assert_eq!(wall_of_save(1, mark(id, 3_000), mark(id, 2_500), 10_000), 1);
+        // A boot clock that says more than the wall clock's whole span: 0, never below.
+        assert_eq!(wall_of_save(1, mark(id, 0), mark(id, 20_000), 10_000), 0);
     }
 
     /// Save, restore into a fresh daemon state: the same pool (every field of every request,
@@ -1227,17 +1395,24 @@ mod tests {
             .is_some());
         assert_eq!(ra, rb);
         assert!(b.reports.snapshot().iter().all(|c| c.is_filled()));
-        // The same state in version 1 (no closed parts; rebuilt from the ticks): read alike.
-        let mut v1 = Vec::new();
-        let mut w = Writer::new(&mut v1);
-        encode_as(&a, &mut w, 1).unwrap();
-        w.finish().unwrap();
-        assert!(v1.len() < bytes.len() - TRAILER_BYTES);
-        let sc = tempfile::tempdir().unwrap();
-        let mut c = shared(config(sc.path()));
-        restore(&mut c, &reseal(v1)).unwrap();
-        assert_eq!(c.snapshot.restored_reports as usize, a.reports.len());
-        assert_eq!((pool_text(&c), reports_text(&c)), (pool_text(&a), ra));
+        // The same state in version 1 (no closed parts; rebuilt from the ticks) and in version 3
+        // (no boot mark): read alike.
+        for version in [1, 3] {
+            let mut old = Vec::new();
+            let mut w = Writer::new(&mut old);
+            encode_as(&a, &mut w, version).unwrap();
+            w.finish().unwrap();
+            assert!(old.len() < bytes.len() - TRAILER_BYTES);
+            let sc = tempfile::tempdir().unwrap();
+            let mut c = shared(config(sc.path()));
+            restore(&mut c, &reseal(old)).unwrap();
+            assert_eq!(c.snapshot.restored_reports as usize, a.reports.len());
+            assert_eq!(
+                (pool_text(&c), reports_text(&c)),
+                (pool_text(&a), ra.clone()),
+                "version {version}"
+            );
+        }
         // More traffic into both: still equal (the restored windows and family go on).
         feed(&a, 500, 3);
         feed(&b, 500, 3);
@@ -1314,7 +1489,7 @@ mod tests {
         // resealed); saved an hour from now by the wall clock: refused.
         let moved = |by: i64| {
             let mut c = content(&bytes);
-            shift_header(&mut c, by, by);
+            shift_header(&mut c, by, by, by);
             reseal(c)
         };
         let mut b = fresh();
