@@ -46,7 +46,7 @@ pub enum StartError {
 /// changes), their limit, the state directory, the token, and that each file sink could open
 /// its file.
 pub fn check(config: &Config) -> Result<(), StartError> {
-    let shared = Shared::new(config.clone(), Arc::new(Ring::new(1)), Vec::new(), 0)?;
+    let shared = Shared::for_check(config.clone())?;
     shared.sinks.check().map_err(StartError::Sink)
 }
 

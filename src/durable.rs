@@ -29,6 +29,52 @@ pub fn write_json(path: &Path, value: &impl serde::Serialize) -> std::io::Result
     std::fs::File::open(dir)?.sync_all()
 }
 
+/// Whether a file can be created in the directory `dir`: one is, and removed at once (asking
+/// `access(2)` is not enough: root passes it where nothing can be created, as in `/proc` or on a
+/// read-only mount).
+pub fn probe_dir(dir: &Path) -> std::io::Result<()> {
+    // One probe per process: two daemons checking one directory do not remove each other's. Not
+    // `create_new`: one left by a crash would stop every later start with the same pid (1, in a
+    // container).
+    let probe = dir.join(format!(".pinbad-write-check-{}", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&probe)
+        .map_err(|e| {
+            std::io::Error::new(
+                e.kind(),
+                format!("cannot create files in {}: {e}", dir.display()),
+            )
+        })?;
+    std::fs::remove_file(&probe)
+}
+
+/// Whether `path` (a file or directory, with any missing parents) could be created, creating
+/// nothing that stays: [`probe_dir`] in its nearest existing directory (`path` itself when it is
+/// one). What `check-config` asks where the start would create.
+pub fn could_create(path: &Path) -> std::io::Result<()> {
+    let dir = path
+        .ancestors()
+        .map(|d| {
+            if d.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                d
+            }
+        })
+        .find(|d| d.exists())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a directory",
+            dir.display()
+        )));
+    }
+    probe_dir(dir)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -153,7 +153,23 @@ impl Shared {
         udp_addrs: Vec<SocketAddr>,
         receive_buffer_bytes: u64,
     ) -> Result<Shared, SharedError> {
-        check_state_dir(&config.state_dir)?;
+        check_state_dir(&config.state_dir, true)?;
+        Shared::build(config, ring, udp_addrs, receive_buffer_bytes)
+    }
+
+    /// The state `check-config` judges: as [`Shared::new`] builds it, but a missing state
+    /// directory is not created (whether it could be is probed in its nearest existing parent).
+    pub fn for_check(config: Config) -> Result<Shared, SharedError> {
+        check_state_dir(&config.state_dir, false)?;
+        Shared::build(config, Arc::new(Ring::new(1)), Vec::new(), 0)
+    }
+
+    fn build(
+        config: Config,
+        ring: Arc<Ring>,
+        udp_addrs: Vec<SocketAddr>,
+        receive_buffer_bytes: u64,
+    ) -> Result<Shared, SharedError> {
         let mut dictionary = Dictionary::new(config.limits.max_dictionary_entries)
             .with_max_bytes(config.limits.max_dictionary_bytes.0 as usize);
         let reports = ReportSet::default();
@@ -404,14 +420,15 @@ fn window_rounding(window: &crate::report::Window, asked_ticks: u32) -> Option<S
     }
 }
 
-/// Creates the state directory if needed and proves it writable with a probe file, so that a
-/// bad `state_dir` stops start-up naming it, instead of failing every later report change.
-fn check_state_dir(dir: &std::path::Path) -> Result<(), SharedError> {
-    // One probe per process: two daemons checking one directory do not remove each other's.
-    let probe = dir.join(format!(".pinbad-write-check-{}", std::process::id()));
-    let result = std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::write(&probe, b"ok"))
-        .and_then(|()| std::fs::remove_file(&probe));
+/// Creates the state directory if needed (`create`; else only asks whether it could be) and
+/// proves it writable with a probe file, so that a bad `state_dir` stops start-up naming it,
+/// instead of failing every later report change.
+fn check_state_dir(dir: &std::path::Path, create: bool) -> Result<(), SharedError> {
+    let result = if create {
+        std::fs::create_dir_all(dir).and_then(|()| crate::durable::probe_dir(dir))
+    } else {
+        crate::durable::could_create(dir)
+    };
     result.map_err(|source| SharedError::StateDir {
         path: dir.to_path_buf(),
         source,

@@ -324,45 +324,30 @@ impl Output for FileOutput {
 }
 
 /// Opens `path` for appending (creating it and its directory), cut back to its last whole line.
-/// Whether [`FileOutput::open`] could open `path`, without creating anything (`check-config`): an
-/// existing file opens for appending; otherwise its nearest existing ancestor must be a directory
-/// this process may write into (`access(2)`, which also sees a read-only filesystem).
+/// Whether [`FileOutput::open`] could open `path`, leaving nothing created or changed
+/// (`check-config`): an existing regular file opens for appending; a FIFO or device is asked
+/// with `access(2)` (opening a FIFO waits for its reader, and closing it ends the reader's input);
+/// otherwise a file is created and removed in its nearest existing directory.
 pub fn check_writable(path: &Path) -> std::io::Result<()> {
-    if path.exists() {
+    if let Ok(meta) = path.metadata() {
+        if !meta.is_file() && !meta.is_dir() {
+            use std::os::unix::ffi::OsStrExt;
+            let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+                .map_err(std::io::Error::other)?;
+            // SAFETY: `c` is a NUL-terminated path that outlives the call; access(2) only reads it.
+            if unsafe { libc::access(c.as_ptr(), libc::W_OK) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            return Ok(());
+        }
         return std::fs::OpenOptions::new()
             .append(true)
             .open(path)
             .map(drop);
     }
-    let dir = path
-        .ancestors()
-        .skip(1)
-        .map(|d| {
-            if d.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                d
-            }
-        })
-        .find(|d| d.exists())
-        .unwrap_or(Path::new("."));
-    if !dir.is_dir() {
-        return Err(std::io::Error::other(format!(
-            "{} is not a directory",
-            dir.display()
-        )));
-    }
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
-    // SAFETY: `c` is a NUL-terminated path that outlives the call; access(2) only reads it.
-    if unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
-        let e = std::io::Error::last_os_error();
-        return Err(std::io::Error::new(
-            e.kind(),
-            format!("cannot create files in {}: {e}", dir.display()),
-        ));
-    }
-    Ok(())
+    // A missing file: its nearest existing directory must take new files (and, for the missing
+    // directories between, new directories).
+    crate::durable::could_create(path.parent().unwrap_or(Path::new(".")))
 }
 
 fn open_append(path: &Path) -> std::io::Result<File> {
@@ -525,6 +510,26 @@ mod tests {
         let deep = dir.path().join("logs/2026/r.ndjson");
         check_writable(&deep).unwrap();
         assert!(!dir.path().join("logs").exists(), "nothing created");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "no probe left"
+        );
+        // Where nothing can be created, even by root (access(2) lets root pass there).
+        for proc in ["/proc/pinbad-check.ndjson", "/proc/a/b/pinbad-check.ndjson"] {
+            let e = check_writable(Path::new(proc)).unwrap_err();
+            assert!(
+                e.to_string().contains("cannot create files in /proc"),
+                "{e}"
+            );
+        }
+        // A FIFO without a reader: answered at once (opening it would wait for one).
+        let fifo = dir.path().join("fifo.ndjson");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo(3) with a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        check_writable(&fifo).unwrap();
+        std::fs::remove_file(&fifo).unwrap();
         let file = dir.path().join("r.ndjson");
         std::fs::write(&file, b"{}\n").unwrap();
         check_writable(&file).unwrap();

@@ -109,10 +109,18 @@ fn start_up_enforces_the_report_limit_and_check_config_refuses_what_start_up_ref
         "state_dir = \"state\"\n[[sink]]\nname = \"log\"\nkind = \"file\"\n\
          path = \"plain/logs/r.ndjson\"\n",
     );
+    // One where no file can be created, though access(2) lets root write there.
+    let proc_sink = write_file(
+        dir.path(),
+        "proc.toml",
+        "state_dir = \"state\"\n[[sink]]\nname = \"p\"\nkind = \"file\"\n\
+         path = \"/proc/pinbad-test.ndjson\"\n",
+    );
     for (file, needle) in [
         (&limit, "limits.max_reports"),
         (&dup, "info"),
         (&sink, "sink `log`: cannot open"),
+        (&proc_sink, "sink `p`: cannot open"),
     ] {
         let f = file.to_str().unwrap();
         let (code, err) = run_pinbad(&["check-config", f], dir.path());
@@ -155,6 +163,20 @@ fn an_unwritable_state_dir_stops_start_up_naming_it() {
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("state_dir") && err.contains(bad), "{err}");
     let cfg = write_file(dir.path(), "c.toml", &format!("state_dir = {bad:?}\n"));
+    let (code, err) = run_pinbad(&["check-config", cfg.to_str().unwrap()], dir.path());
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("state_dir"), "{err}");
+    // A state directory not made yet: check-config passes it, creating nothing (the start makes
+    // it); one that cannot be made (in /proc, where access(2) would let root pass) it refuses.
+    let fresh = dir.path().join("fresh/state");
+    let cfg = write_file(dir.path(), "f.toml", &format!("state_dir = {fresh:?}\n"));
+    let (code, err) = run_pinbad(&["check-config", cfg.to_str().unwrap()], dir.path());
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        !dir.path().join("fresh").exists(),
+        "check-config created it"
+    );
+    let cfg = write_file(dir.path(), "p.toml", "state_dir = \"/proc/pinbad-state\"\n");
     let (code, err) = run_pinbad(&["check-config", cfg.to_str().unwrap()], dir.path());
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("state_dir"), "{err}");
