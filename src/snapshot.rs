@@ -829,6 +829,14 @@ pub fn restore(shared: &mut Shared, bytes: &[u8]) -> Result<(), SnapshotError> {
         None
     };
     let saved_unix_ms = wall_of_save_now(written_unix_ms, mark);
+    // The previous run's milliseconds since its epoch cannot exceed the milliseconds since 1970
+    // of its save: past that, the reading is garbage (its clock resumed there would tell a time
+    // ages ahead, and overflow soon after).
+    if saved_now_ms > saved_unix_ms {
+        return Err(SnapshotError::invalid(
+            "its clock reading is later than the wall time of its save",
+        ));
+    }
     // Saved in the future by the wall clock (saved in another boot, or by an older version, and
     // the clock went back by more than a minute since, or garbage): how long the daemon was down
     // cannot be known; refuse rather than resume a wrong clock.
@@ -1498,6 +1506,14 @@ mod tests {
         assert_eq!(b.pool.read().len(), 0);
         let e = restore(&mut fresh(), &moved(3_600_000)).unwrap_err();
         assert!(e.to_string().contains("saved in the future"), "{e}");
+        // A garbage clock reading (the merger's milliseconds at the save), sealed as valid:
+        // refused, where it was resumed as a clock ages ahead.
+        for reading in [1u64 << 50, u64::MAX - 5000] {
+            let mut c = content(&bytes);
+            c[20..28].copy_from_slice(&reading.to_le_bytes());
+            let e = restore(&mut fresh(), &reseal(c)).unwrap_err();
+            assert!(e.to_string().contains("clock reading is later"), "{e}");
+        }
         // The intact one restores.
         let mut b = fresh();
         restore(&mut b, &bytes).unwrap();

@@ -129,6 +129,6 @@ fn answer(
         (query::to_csv(&shape, &q, &answer.series), true)
     } else {
         let json = query::to_json(&shape, &q, &answer.series, answer.damaged_rows);
-        (json.to_string(), false)
+        (json, false)
     })
 }

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::time::{Duration, UNIX_EPOCH};
 
 use rusqlite::{params_from_iter, Connection};
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use super::step::{Part, OTHER};
 use super::store::{read_part, StoreError, OTHER_ROW, PART_COLUMNS, ROW, TOTALS_ROW};
@@ -527,7 +527,7 @@ pub fn statements() -> Vec<String> {
 }
 
 /// A series with its points rendered: `[t, v1, v2, ...]`.
-#[derive(Debug)]
+#[derive(Debug, Serialize)]
 pub struct SeriesOut {
     pub key: Vec<String>,
     pub other: bool,
@@ -563,24 +563,36 @@ impl Series {
     }
 }
 
-/// The JSON answer (see the API contract).
-pub fn to_json(shape: &Shape, q: &HistoryQuery, series: &[SeriesOut], damaged_rows: u64) -> Value {
-    json!({
-        "report": shape.name,
-        "kind": shape.kind,
-        "key_columns": shape.key_columns,
-        "from": q.from_s,
-        "to": q.to_s,
-        "step": q.step_s,
-        "stored_step": shape.stored_step_s,
-        "columns": q.column_names,
-        "damaged_rows": damaged_rows,
-        "series": series.iter().map(|s| json!({
-            "key": s.key,
-            "other": s.other,
-            "points": s.points,
-        })).collect::<Vec<_>>(),
+/// The JSON answer (see the API contract), written straight from the cells: a sum past
+/// `u64::MAX` (a month's byte total) is printed whole, where a `serde_json::Value`, which holds
+/// no such integer, failed (the handler panicked).
+pub fn to_json(shape: &Shape, q: &HistoryQuery, series: &[SeriesOut], damaged_rows: u64) -> String {
+    #[derive(Serialize)]
+    struct Answer<'a> {
+        report: &'a str,
+        kind: &'a Kind,
+        key_columns: &'a [String],
+        from: i64,
+        to: i64,
+        step: u64,
+        stored_step: u64,
+        columns: &'a [String],
+        damaged_rows: u64,
+        series: &'a [SeriesOut],
+    }
+    serde_json::to_string(&Answer {
+        report: &shape.name,
+        kind: &shape.kind,
+        key_columns: &shape.key_columns,
+        from: q.from_s,
+        to: q.to_s,
+        step: q.step_s,
+        stored_step: shape.stored_step_s,
+        columns: &q.column_names,
+        damaged_rows,
+        series,
     })
+    .expect("strings, numbers and cells always serialize")
 }
 
 /// The CSV answer: header `t,<key columns>,<columns>`, a line per point, series after series.
@@ -819,6 +831,7 @@ mod tests {
                 let sums = Sums {
                     req_count: n,
                     time_ns: Sum96::saturating_from(time_ns),
+                    traffic_bytes: Sum96::saturating_from(time_ns),
                     ..Sums::default()
                 };
                 let key = vec![key.to_string(), "nl".to_string()].into_boxed_slice();
@@ -861,6 +874,24 @@ mod tests {
             let q = parse(&all, &sh, 1000, 100).unwrap();
             run(&conn, id, &sh, &q).unwrap().series
         };
+        // A total past u64::MAX in the JSON answer: printed whole (a `serde_json::Value` could
+        // not hold it: the handler panicked).
+        let q = parse(
+            &pairs(&[
+                ("from", "0"),
+                ("to", "180"),
+                ("step", "3m"),
+                ("columns", "traffic_total"),
+            ]),
+            &sh,
+            1000,
+            100,
+        )
+        .unwrap();
+        let answer = run(&conn, id, &sh, &q).unwrap();
+        let text = to_json(&sh, &q, &answer.series, 0);
+        let whole = (4 * big_ns).to_string();
+        assert!(text.contains(&format!("[0,{whole}]")), "{text}");
         let max = Cell::Int(i64::MAX as u128);
         let rows = ask(&[]);
         assert_eq!(rows[0].key, ["/big", "nl"]);
@@ -1067,6 +1098,7 @@ mod tests {
             &out.series,
             out.damaged_rows,
         );
+        let json: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(json["damaged_rows"], 3);
     }
 
