@@ -721,10 +721,31 @@ impl Config {
                 }
             }
         }
+        // A built-in's name is taken while the built-ins are on, even by one deleted at run
+        // time (that deletion then hid the table too, and dropping it from reports.json made
+        // the start fail).
+        let builtins: std::collections::HashSet<String> = if self.builtin_reports {
+            crate::report::builtin_defs()
+                .into_iter()
+                .map(|d| d.name)
+                .collect()
+        } else {
+            Default::default()
+        };
         let mut names = std::collections::HashSet::new();
         for (i, r) in self.report.iter().enumerate() {
             r.validate()
                 .map_err(|e| invalid(&format!("report[{i}]"), e.to_string()))?;
+            if builtins.contains(&r.name) {
+                return Err(invalid(
+                    &format!("report[{i}].name"),
+                    format!(
+                        "`{}` is a built-in report's name (choose another, or set \
+                         builtin_reports = false)",
+                        r.name
+                    ),
+                ));
+            }
             if !names.insert(r.name.clone()) {
                 return Err(invalid(
                     &format!("report[{i}].name"),
@@ -1081,10 +1102,19 @@ mod tests {
             ("[http]\ntoken = \"pässwörd\"", "http.token"),
             ("[http]\ntoken = \"two words\"", "http.token"),
             ("[http]\ntoken_reads = true", "http.token_reads"),
+            (
+                "[[report]]\nname = \"report_by_schema\"\nkeys = [\"schema\"]",
+                "report[0].name",
+            ),
         ] {
             let e = Config::parse(text).unwrap_err().to_string();
             assert!(e.contains(key), "error for {text:?} should name {key}: {e}");
         }
+        // A built-in's name is free once the built-ins are off.
+        Config::parse(
+            "builtin_reports = false\n[[report]]\nname = \"report_by_schema\"\nkeys = [\"schema\"]",
+        )
+        .unwrap();
     }
 
     #[test]

@@ -304,7 +304,7 @@ fn update_report(work: &RoundWork, at: usize, turned: &mut bool) {
                 *turned = family.take_turn(cell);
             }
             // Its requests (its turns at the stage are timed when they happen).
-            cell.instrument.record(None, work.batch.len() as u64);
+            cell.instrument.count_timed_apart(work.batch.len() as u64);
         }
         if let Some(h) = &work.history {
             h.collect(cell);

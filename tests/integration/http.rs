@@ -425,6 +425,12 @@ fn instruments_count_each_stage_and_switch_at_run_time() {
     assert_eq!(get(&body, "pool")["count"].as_u64(), Some(merged));
     assert_eq!(get(&body, "report:info")["count"].as_u64(), Some(merged));
     assert!(get(&body, "report:info")["total_ns"].as_u64().unwrap() > 0);
+    // A family member (the built-ins share one stage; this one never queried): its requests
+    // count as timed and its time is its turns at the stage, so its mean is its time per request
+    // (its requests were counted untimed: `timed_count` 0, a mean of 0 beside a growing total).
+    let member = get(&body, "report:report_by_script_name");
+    assert_eq!(member["count"].as_u64(), Some(merged), "{member}");
+    assert_eq!(member["timed_count"], member["count"], "{member}");
     assert!(get(&body, "query")["count"].as_u64().unwrap() >= 1);
     // Queries also give their calls' time distribution (the server's own p99).
     let calls = &get(&body, "query")["call_ns"];
