@@ -16,9 +16,10 @@
 //! saved last use, so the merger's sweep frees them when it would have) and maps old ids to new.
 //!
 //! Format (little-endian; version [`VERSION`]): a header (magic, version, the clock's epoch and
-//! reading, the wall time, and since version 4 the boot's [`BootMark`]), the dictionary, the pool oldest first, then each report's name,
-//! definition, window and window state (length-prefixed, so a report that cannot be restored is
-//! skipped alone; its ticks, open tick and, since version 2, its closed part: see
+//! reading, the wall time, and since version 4 the boot's id and `CLOCK_BOOTTIME`: `BootMark`),
+//! the dictionary, the pool oldest first, then each report's name, definition, window and window
+//! state (length-prefixed, so a report that cannot be restored is skipped alone; its ticks, open
+//! tick and, since version 2, its closed part: see
 //! `report::snapshot`), in any order, followed by a trailer: the content's length, its CRC-32,
 //! and how long the write took (informational, written after the fsync, outside the checksum).
 //! Every length is checked against the bytes left before anything is allocated.
@@ -50,7 +51,7 @@ pub const SKIPPED_FILE: &str = "snapshot.bin.skipped";
 /// The format's version. 2 saves each report's closed part (`agg`); version 1 files, which do
 /// not, are still read (their closed part rebuilt from the ticks). 3 saves the reports' time
 /// and byte sums (96-bit) in 128 bits; older files' 64-bit sums are read into them. 4 adds the
-/// boot's [`BootMark`] to the header. A snapshot of any other version is skipped (start empty).
+/// boot's id and `CLOCK_BOOTTIME` (`BootMark`) to the header. A snapshot of any other version is skipped (start empty).
 pub const VERSION: u32 = 4;
 /// The oldest version read.
 const OLDEST_VERSION: u32 = 1;
