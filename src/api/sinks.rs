@@ -80,16 +80,7 @@ async fn switch(
     body: Body,
 ) -> Result<Json<Value>, ApiError> {
     let body = super::read_body(body, &state.config).await?;
-    let change: SinkState = serde_json::from_slice(&body).map_err(|e| {
-        ApiError::bad_request(format!(
-            "expected {{\"enabled\": true|false, \"sample\": 0..1}}: {e}"
-        ))
-    })?;
-    if change.enabled.is_none() && change.sample.is_none() {
-        return Err(ApiError::bad_request(
-            "nothing to change: give `enabled` and/or `sample`",
-        ));
-    }
+    let change = parse_change(&body)?;
     let st = state.clone();
     // A small file write (sinks.json, fsynced): on the blocking pool.
     let status = super::blocking(&state, move || {
@@ -101,4 +92,70 @@ async fn switch(
     })
     .await?;
     Ok(Json(status))
+}
+
+/// A PATCH body as a sink change, or a 400 that says what is wrong in plain words. The body must
+/// be a JSON object: serde reads a struct from a sequence too, so `[true, 0.5]` was taken as
+/// `{"enabled": true, "sample": 0.5}` (a change nobody meant to write that way), and `[]` was
+/// refused in the terms of the Rust type behind it ("expected struct SinkState with 2
+/// elements"). The reports' and instruments' bodies are checked the same way.
+fn parse_change(bytes: &[u8]) -> Result<SinkState, ApiError> {
+    const EXPECTED: &str = "{\"enabled\": true|false, \"sample\": 0..1}";
+    let value: Value = serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(ApiError::bad_request(format!(
+            "the body must be a JSON object such as {EXPECTED}"
+        )));
+    }
+    // From the bytes, not the value: parsed into a value, a field given twice kept its last
+    // occurrence before serde could refuse it.
+    let change: SinkState = serde_json::from_slice(bytes).map_err(|e| {
+        let why = e.to_string().replace("struct SinkState", "a sink change");
+        ApiError::bad_request(format!("expected {EXPECTED}: {why}"))
+    })?;
+    if change.enabled.is_none() && change.sample.is_none() {
+        return Err(ApiError::bad_request(
+            "nothing to change: give `enabled` and/or `sample`",
+        ));
+    }
+    Ok(change)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_is_a_json_object_and_errors_say_so_plainly() {
+        let ok = parse_change(br#"{"enabled": true, "sample": 0.5}"#).unwrap();
+        assert_eq!((ok.enabled, ok.sample), (Some(true), Some(0.5)));
+        for body in [
+            "[true, 0.5]",
+            "[]",
+            "[false]",
+            "true",
+            "0.5",
+            "null",
+            "\"on\"",
+        ] {
+            let e = parse_change(body.as_bytes()).unwrap_err();
+            assert_eq!(e.status, axum::http::StatusCode::BAD_REQUEST, "{body}");
+            assert!(e.detail.contains("must be a JSON object"), "{body}: {e}");
+        }
+        for (body, needle) in [
+            ("{", "not valid JSON"),
+            (r#"{"colour": 1}"#, "unknown field `colour`"),
+            (r#"{"enabled": "yes"}"#, "a boolean"),
+            (
+                r#"{"enabled": true, "enabled": false}"#,
+                "duplicate field `enabled`",
+            ),
+            ("{}", "nothing to change"),
+        ] {
+            let e = parse_change(body.as_bytes()).unwrap_err();
+            assert!(e.detail.contains(needle), "{body}: {e}");
+            assert!(!e.detail.contains("SinkState"), "{body}: {e}");
+        }
+    }
 }

@@ -165,6 +165,43 @@ fn file_sink_rotates_gzips_switches_at_run_time_and_loses_nothing_on_sigterm() {
     assert_eq!(d.json("/api/v1/sinks")["sinks"][0]["sample"], 0.1);
 }
 
+/// A sink's PATCH body must be a JSON object, as a report's and the instruments' are: an array
+/// was read as the struct's fields in order (`[true, 0.5]` switched the sink on at half
+/// sampling), and `[]` was refused naming the Rust type behind it.
+#[test]
+fn a_sink_change_that_is_not_a_json_object_is_refused_and_changes_nothing() {
+    let logs = tempfile::tempdir().unwrap();
+    let config = format!(
+        "[[sink]]\nname = \"log\"\nkind = \"file\"\npath = {:?}\n",
+        logs.path().join("requests.ndjson").to_str().unwrap()
+    );
+    let d = Daemon::start(&config);
+    let (code, body) = patch(&d, "/api/v1/sinks/log", None, &json!({"enabled": false}));
+    assert_eq!(code, 200, "{body}");
+    for change in [
+        json!([true, 0.5]),
+        json!([]),
+        json!([false]),
+        json!("on"),
+        json!(null),
+    ] {
+        let (code, body) = patch(&d, "/api/v1/sinks/log", None, &change);
+        assert_eq!(code, 400, "{change}: {body}");
+        assert_eq!(body["error"], "bad_request", "{change}: {body}");
+        let detail = body["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("must be a JSON object") && !detail.contains("SinkState"),
+            "{change}: {body}"
+        );
+    }
+    let s = d.json("/api/v1/sinks/log");
+    assert_eq!(
+        (&s["enabled"], &s["sample"]),
+        (&json!(false), &json!(1.0)),
+        "{s}"
+    );
+}
+
 /// What a set of datagrams carries, as the prost reference decodes it.
 #[derive(Default, Debug)]
 struct Expected {
