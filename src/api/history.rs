@@ -27,7 +27,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         ("name" = String, Path, description = "The report's name"),
         ("from" = Option<String>, Query, description = "Unix seconds, RFC 3339, `now` or relative such as `-15m` (default `-1h`)"),
         ("to" = Option<String>, Query, description = "As `from` (default `now`)"),
-        ("step" = Option<String>, Query, description = "A duration, a multiple of the stored step (default: the stored step, made coarser to give at most 1000 points)"),
+        ("step" = Option<String>, Query, description = "A duration, a multiple of the stored step, at most `from` to `to` (or the stored step over a shorter range) (default: the stored step, made coarser to give at most 1000 points)"),
         ("filter" = Option<Vec<String>>, Query, description = "`KEY_COLUMN:VALUE`, exact; repeatable (all must hold)"),
         ("columns" = Option<String>, Query, description = "Comma-separated: sums and rates of the report query (`req_count`, `req_per_sec`, `req_time_total`, ..., no `*_percent`), `req_time_median`/`timer_median`, `p<N>` (default `req_count,req_per_sec,p50,p95,p99`, timer reports `req_count,hit_count,timer_value,p50,p95,p99`)"),
         ("group" = Option<String>, Query, description = "`rows` (default: a series per row key, top `limit` by time, and the \"(other)\" row) or `total` (one series, the report's totals)"),

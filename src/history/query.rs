@@ -161,6 +161,21 @@ pub fn parse(
                 .ok()
                 .filter(|s| i64::try_from(*s).is_ok())
                 .ok_or_else(|| bad("step", format!("`{s}` is too long")))?;
+            // A step longer than the range (and than the stored step, which a range shorter
+            // than it cannot go below) asks for one point whose start lies before `from`, as far
+            // back as the step is long: `99999999999d` answered a point at 1970. Refused, not
+            // clamped: a step is the unit of every rate and sum of the answer, so another one
+            // than asked for would be misread, and the fix (a shorter step, or none for the
+            // default) is the client's to choose.
+            if step_s > span.max(stored) {
+                return Err(bad(
+                    "step",
+                    format!(
+                        "`{s}` is longer than `from` to `to` ({span}s): a step may be at most \
+                         the range, or the stored step ({stored}s) over a shorter one"
+                    ),
+                ));
+            }
             if span / step_s > MAX_POINTS {
                 return Err(bad(
                     "step",
@@ -718,6 +733,15 @@ mod tests {
             q.column_names,
             ["req_count", "req_per_sec", "p50", "p95", "p99"]
         );
+        // A step as long as the range is one point; over a range shorter than the stored step,
+        // the stored step (the default too).
+        let q = parse(&pairs(&[("step", "1h")]), &shape(60), 10_000, 100).unwrap();
+        assert_eq!(q.step_s, 3600);
+        for step in [&[("step", "1m")][..], &[]] {
+            let params = [&[("from", "-30s")][..], step].concat();
+            let q = parse(&pairs(&params), &shape(60), 10_000, 100).unwrap();
+            assert_eq!((q.from_s, q.step_s), (9_970, 60), "{params:?}");
+        }
         // 30 days at 1 minute: made coarser, a multiple of the stored step, ≤ 1000 points.
         let q = parse(&pairs(&[("from", "-30d")]), &shape(60), 10_000_000, 100).unwrap();
         assert_eq!(q.step_s % 60, 0);
@@ -754,6 +778,14 @@ mod tests {
             (vec![("from", "-10000000000000000000s")], "from"),
             (vec![("to", "-40y")], "to"),
             (vec![("step", "9600000000000000000s")], "step"),
+            // Longer than the range (the default hour): one point starting before `from`.
+            (vec![("step", "99999999999d")], "step"),
+            (vec![("step", "2h")], "step"),
+            (vec![("from", "-30s"), ("step", "2m")], "step"),
+            // Before 1970, however written.
+            (vec![("from", "1969-12-31T00:00:00Z")], "from"),
+            (vec![("from", "-1")], "from"),
+            (vec![("to", "1e11")], "to"),
             // Each bounded, but too many values together: 101 series × 1440 points × 7 columns.
             (
                 vec![
