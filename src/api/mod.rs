@@ -141,6 +141,8 @@ pub fn documented_routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
 
 /// `GET /metrics`: the Prometheus exposition (see the `metrics` module), built on the blocking
 /// pool under a query slot: it takes the metrics state's lock and costs O(series).
+/// Query parameters are ignored, not refused (see [`refuse_parameters`]): a scrape config may add
+/// some (`params:` in Prometheus), and the exposition is the same whatever they are.
 #[utoipa::path(
     get,
     path = "/metrics",
@@ -343,6 +345,22 @@ pub fn query_pairs(raw: Option<&str>) -> Result<Vec<(String, String)>, ApiError>
     Ok(pairs)
 }
 
+/// A 400 naming the first parameter of a request to an endpoint of the JSON API that takes none
+/// (`/api/v1/info?format=csv` answered JSON, silently ignoring it, so a client never learnt that
+/// what it asked for was not done); `hint` is added to the detail (say, where such parameters
+/// are taken). Not used by `/metrics`, `/healthz` and the dashboard's files: Prometheus scrape
+/// configs, load balancers' probes and browsers add parameters of their own (`?format=`,
+/// cache busters), and those endpoints answer the same whatever they are.
+pub fn refuse_parameters(raw: Option<&str>, hint: &str) -> Result<(), ApiError> {
+    match query_pairs(raw)?.first() {
+        Some((name, _)) => Err(ApiError::bad_parameter(
+            name,
+            format!("this endpoint takes no parameters{hint}"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// A 400 naming the first parameter of `pairs` given more than once, unless it is one of the
 /// `repeatable` ones: a repeat would be either last-wins or ANDed (matching nothing for a field),
 /// both surprising. Quadratic, over at most [`MAX_QUERY_PARAMS`].
@@ -493,6 +511,23 @@ mod tests {
         let e = query_pairs(Some(&raw(MAX_QUERY_PARAMS + 1))).unwrap_err();
         assert_eq!(e.status, StatusCode::BAD_REQUEST);
         assert!(e.detail.contains("more than 64 query parameters"), "{e}");
+    }
+
+    #[test]
+    fn parameters_of_an_endpoint_that_takes_none_are_refused_naming_the_first() {
+        assert!(refuse_parameters(None, "").is_ok());
+        assert!(refuse_parameters(Some(""), "").is_ok());
+        let e = refuse_parameters(Some("pretty=1&x=2"), " (see X)").unwrap_err();
+        assert_eq!(
+            (e.status, e.error),
+            (StatusCode::BAD_REQUEST, "bad_parameter")
+        );
+        assert_eq!(
+            e.detail,
+            "parameter `pretty`: this endpoint takes no parameters (see X)"
+        );
+        // A bare name is a parameter too (`?debug`).
+        assert!(refuse_parameters(Some("debug"), "").is_err());
     }
 
     #[test]

@@ -59,14 +59,21 @@ impl Document {
     get,
     path = "/api/v1/openapi.json",
     tag = "meta",
-    responses((status = 200, description = "The OpenAPI 3.1 document (JSON)", content_type = "application/json", body = Object))
+    responses(
+        (status = 200, description = "The OpenAPI 3.1 document (JSON)", content_type = "application/json", body = Object),
+        (status = 400, response = BadRequest),
+    )
 )]
-pub async fn openapi_json(Extension(doc): Extension<Document>) -> axum::response::Response {
-    (
+pub async fn openapi_json(
+    Extension(doc): Extension<Document>,
+    axum::extract::RawQuery(raw): axum::extract::RawQuery,
+) -> Result<axum::response::Response, super::ApiError> {
+    super::refuse_parameters(raw.as_deref(), "")?;
+    Ok((
         [(axum::http::header::CONTENT_TYPE, "application/json")],
         doc.0.as_str().to_owned(),
     )
-        .into_response()
+        .into_response())
 }
 
 /// Every 4xx/5xx answer.

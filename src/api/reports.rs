@@ -154,16 +154,9 @@ async fn list(
     Ok(Json(json!({ "reports": reports })))
 }
 
-/// A 400 naming the first parameter of an endpoint that takes none (`/api/v1/info?format=csv`
-/// answered JSON, silently ignoring it), pointing at the one that takes it.
+/// [`super::refuse_parameters`], pointing at the endpoint that takes a report query's.
 fn refuse_parameters(raw: Option<&str>, instead: &str) -> Result<(), ApiError> {
-    match query_pairs(raw)?.first() {
-        Some((name, _)) => Err(ApiError::bad_parameter(
-            name,
-            format!("this endpoint takes no parameters (a report query's are taken by {instead})"),
-        )),
-        None => Ok(()),
-    }
+    super::refuse_parameters(raw, &format!(" (a report query's are taken by {instead})"))
 }
 
 // ---- GET /api/v1/reports/{name} -------------------------------------------------------------
@@ -303,8 +296,10 @@ async fn show(
 async fn create(
     State(state): State<AppState>,
     client: Client,
+    RawQuery(raw): RawQuery,
     body: Body,
 ) -> Result<Response, ApiError> {
+    super::refuse_parameters(raw.as_deref(), " (the definition is the body)")?;
     let bytes = super::read_body(body, &state.config).await?;
     let def = parse_definition(&bytes)?;
     def.validate().map_err(bad)?;
@@ -410,6 +405,7 @@ fn release_removed(state: &Shared, name: &str) -> bool {
     params(("name" = String, Path, description = "The report's name (built-ins too)")),
     responses(
         (status = 204, description = "Dropped"),
+        (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
         (status = 404, response = super::openapi::NotFound),
         (status = 500, response = super::openapi::StateNotSaved),
@@ -420,7 +416,10 @@ async fn drop_report(
     State(state): State<AppState>,
     client: Client,
     PathParam(name): PathParam<String>,
+    RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
+    // Before anything is dropped: `?dry_run=1` must not drop the report it meant to spare.
+    super::refuse_parameters(raw.as_deref(), "")?;
     let dropped = name.clone();
     blocking(&state.clone(), move || {
         // One step under the change lock (see create_filled).

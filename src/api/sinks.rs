@@ -3,7 +3,7 @@
 //! at run time (bearer token when configured), logged and saved in `{state_dir}/sinks.json`.
 
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
 use axum::Json;
 use serde_json::{json, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -25,11 +25,16 @@ pub fn routes() -> OpenApiRouter<AppState> {
     tag = "sinks",
     responses(
         (status = 200, description = "`{\"sinks\": [{name, kind, enabled, sample, sent, failed, dropped, current_queued, queue, …}]}`", body = Object),
+        (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
     )
 )]
-async fn list(State(state): State<AppState>) -> Json<Value> {
-    Json(json!({ "sinks": state.sinks.status() }))
+async fn list(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    super::refuse_parameters(raw.as_deref(), "")?;
+    Ok(Json(json!({ "sinks": state.sinks.status() })))
 }
 
 /// One sink's state and figures.
@@ -41,6 +46,7 @@ async fn list(State(state): State<AppState>) -> Json<Value> {
     params(("name" = String, Path, description = "The sink's `name` in its `[[sink]]` table")),
     responses(
         (status = 200, description = "`{name, kind, enabled, sample, sent, failed, dropped, current_queued, queue, …}`", body = Object),
+        (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
         (status = 404, response = super::openapi::NotFound),
     )
@@ -48,7 +54,9 @@ async fn list(State(state): State<AppState>) -> Json<Value> {
 async fn one(
     State(state): State<AppState>,
     PathParam(name): PathParam<String>,
+    RawQuery(raw): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
+    super::refuse_parameters(raw.as_deref(), "")?;
     state
         .sinks
         .get(&name)
@@ -77,8 +85,10 @@ async fn one(
 async fn switch(
     State(state): State<AppState>,
     PathParam(name): PathParam<String>,
+    RawQuery(raw): RawQuery,
     body: Body,
 ) -> Result<Json<Value>, ApiError> {
+    super::refuse_parameters(raw.as_deref(), " (the change is the body)")?;
     let body = super::read_body(body, &state.config).await?;
     let change = parse_change(&body)?;
     let st = state.clone();

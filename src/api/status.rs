@@ -2,12 +2,12 @@
 
 use std::sync::atomic::Ordering::Relaxed;
 
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
 use axum::Json;
 use serde_json::{json, Map, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::AppState;
+use super::{ApiError, AppState};
 use crate::counters::Reject;
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -16,7 +16,9 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(healthz))
 }
 
-/// Liveness: answers at once, takes no lock, never needs the token.
+/// Liveness: answers at once, takes no lock, never needs the token. Query parameters are ignored,
+/// not refused (see `super::refuse_parameters`): a load balancer's or orchestrator's probe may
+/// add some, and liveness is the same whatever they are.
 #[utoipa::path(
     get,
     path = "/healthz",
@@ -34,10 +36,15 @@ async fn healthz() -> Json<Value> {
     tag = "status",
     responses(
         (status = 200, description = "Self-instrumentation: packets, accepted and rejected requests by reason, pool, dictionary, kernel drops, merge times, per-report rows (see README \"Status counters\"); takes no lock", body = Object),
+        (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
     )
 )]
-async fn status(State(state): State<AppState>) -> Json<Value> {
+async fn status(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    super::refuse_parameters(raw.as_deref(), "")?;
     let c = &state.counters;
     let mut by_reason = Map::new();
     for r in Reject::ALL {
@@ -138,5 +145,5 @@ async fn status(State(state): State<AppState>) -> Json<Value> {
     if let (Some(o), Value::Object(p)) = (out.as_object_mut(), pool) {
         o.extend(p);
     }
-    Json(out)
+    Ok(Json(out))
 }

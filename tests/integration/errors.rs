@@ -118,6 +118,55 @@ fn report_queries_and_definitions_refuse_what_cannot_mean_anything() {
     }
 }
 
+/// Every endpoint of the JSON API that takes no parameters refuses any with a 400 naming it, as
+/// `/api/v1/info` and `/api/v1/reports` did (the others answered as if it were not there);
+/// `/metrics`, `/healthz` and the dashboard's files still ignore them (scrape configs, probes and
+/// browsers add their own).
+#[test]
+fn endpoints_that_take_no_parameters_refuse_any_but_metrics_health_and_the_dashboard() {
+    let logs = tempfile::tempdir().unwrap();
+    let d = Daemon::start(&format!(
+        "[[sink]]\nname = \"log\"\nkind = \"file\"\npath = {:?}\n",
+        logs.path().join("requests.ndjson").to_str().unwrap()
+    ));
+    for path in [
+        "/api/v1/status",
+        "/api/v1/sinks",
+        "/api/v1/sinks/log",
+        "/api/v1/openapi.json",
+        "/api/v1/reports",
+        "/api/v1/info",
+    ] {
+        assert_eq!(d.get(path).0, 200, "{path}");
+        for (query, name) in [("pretty=1", "pretty"), ("debug", "debug"), ("a=1&b=2", "a")] {
+            let (code, body) = d.get(&format!("{path}?{query}"));
+            assert_eq!(code, 400, "{path}?{query}: {body}");
+            assert_eq!(body["error"], "bad_parameter", "{path}?{query}: {body}");
+            let detail = body["detail"].as_str().unwrap();
+            assert!(
+                detail.contains(&format!("`{name}`")) && detail.contains("takes no parameters"),
+                "{path}?{query}: {body}"
+            );
+        }
+    }
+    // Changes too, before anything changes: `?dry_run=1` dropped the report it meant to spare.
+    let (code, body) = d.delete("/api/v1/reports/info?dry_run=1");
+    assert_eq!(code, 400, "{body}");
+    assert!(d
+        .strings("/api/v1/reports", "reports", "name")
+        .contains(&"info".to_string()));
+    let def = json!({"name": "by_host", "keys": ["hostname"]});
+    let (code, body) = d.post("/api/v1/reports?fill=false", &def);
+    assert_eq!(code, 400, "{body}");
+    assert_eq!(d.get("/api/v1/reports/by_host").0, 404);
+    let (code, body) = d.patch("/api/v1/sinks/log?enabled=false", &json!({"sample": 0.5}));
+    assert_eq!(code, 400, "{body}");
+    assert_eq!(d.json("/api/v1/sinks/log")["sample"], 1.0);
+    for path in ["/metrics?format=text", "/healthz?probe=1", "/?v=2"] {
+        assert_eq!(d.get_text(path).0, 200, "{path}");
+    }
+}
+
 #[test]
 fn a_mapped_ipv6_allow_entry_matches_ipv4_senders() {
     let d = Daemon::start("[udp]\nallow = [\"::ffff:127.0.0.1\"]\n");
