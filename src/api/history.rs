@@ -31,7 +31,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         ("filter" = Option<Vec<String>>, Query, description = "`KEY_COLUMN:VALUE`, exact; repeatable (all must hold)"),
         ("columns" = Option<String>, Query, description = "Comma-separated: sums and rates of the report query (`req_count`, `req_per_sec`, `req_time_total`, ..., no `*_percent`), `req_time_median`/`timer_median`, `p<N>` (default `req_count,req_per_sec,p50,p95,p99`, timer reports `req_count,hit_count,timer_value,p50,p95,p99`)"),
         ("group" = Option<String>, Query, description = "`rows` (default: a series per row key, top `limit` by time, and the \"(other)\" row) or `total` (one series, the report's totals)"),
-        ("limit" = Option<usize>, Query, description = "Series with `group=rows` (default 10, at most limits.max_query_limit)"),
+        ("limit" = Option<usize>, Query, description = "Series with `group=rows` (default 10, or limits.max_query_limit when lower; at most limits.max_query_limit)"),
         ("format" = Option<String>, Query, description = "`json` (default) or `csv`"),
     ),
     responses(

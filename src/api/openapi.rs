@@ -224,6 +224,9 @@ pub struct HistorySeries {
 #[derive(ToSchema)]
 pub struct ReportList {
     pub reports: Vec<ReportEntry>,
+    /// The largest `limit` a report query, a history query or a raw query takes
+    /// (`limits.max_query_limit`): a larger one is a 400.
+    pub max_query_limit: usize,
 }
 
 /// A report's rows (`GET /api/v1/reports/{name}`, `GET /api/v1/info`). Columns: see README

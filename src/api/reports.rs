@@ -151,7 +151,12 @@ async fn list(
         .iter()
         .map(|c| list_entry(&state, c))
         .collect();
-    Ok(Json(json!({ "reports": reports })))
+    // The largest `limit` a query of them takes: a client (the dashboard) that needs a particular
+    // limit asks for at most it, as a larger one is a 400.
+    Ok(Json(json!({
+        "reports": reports,
+        "max_query_limit": state.config.limits.max_query_limit,
+    })))
 }
 
 /// [`super::refuse_parameters`], pointing at the endpoint that takes a report query's.

@@ -239,7 +239,8 @@ pub fn parse(
             "a filter selects rows, and `group=total` reads the report's totals, which no filter can narrow: use `group=rows`",
         ));
     }
-    let limit = limit.unwrap_or(DEFAULT_LIMIT);
+    // The default within `max_limit` too, as a report query's (`limit` is bounded by it).
+    let limit = limit.unwrap_or(DEFAULT_LIMIT.min(max_limit));
     // The top `limit` rows and the "(other)" row, or the one series of the totals.
     let one_series = total || shape.key_columns.is_empty();
     let series = if one_series {
@@ -742,6 +743,12 @@ mod tests {
             let q = parse(&pairs(&params), &shape(60), 10_000, 100).unwrap();
             assert_eq!((q.from_s, q.step_s), (9_970, 60), "{params:?}");
         }
+        // The default `limit`, within `limits.max_query_limit`.
+        assert_eq!(
+            parse(&[], &shape(60), 10_000, 100).unwrap().limit,
+            DEFAULT_LIMIT
+        );
+        assert_eq!(parse(&[], &shape(60), 10_000, 3).unwrap().limit, 3);
         // 30 days at 1 minute: made coarser, a multiple of the stored step, ≤ 1000 points.
         let q = parse(&pairs(&[("from", "-30d")]), &shape(60), 10_000_000, 100).unwrap();
         assert_eq!(q.step_s % 60, 0);

@@ -553,3 +553,77 @@ fn dashboard_in_a_real_browser() {
     );
     assert_no_errors(&b, &[allowed, &["401 (Unauthorized)"]].concat());
 }
+
+/// With `limits.max_query_limit` below the limits the page used to ask for (`limit=1000` for the
+/// live error ratio, 100 for a table, the slow requests and the status history): every view
+/// still shows its data, and no request of the page is refused (each was a 400, and the overview
+/// showed no error ratio). The live error ratio stays exact with one row a page.
+#[test]
+fn dashboard_works_with_any_max_query_limit() {
+    let history_config = history_config_accepted();
+    let Some(b) = Browser::start() else { return };
+    let d = Daemon::start(&format!(
+        "{}[limits]\nmax_query_limit = 1\n",
+        config(history_config.is_ok())
+    ));
+    // The page reads the bound from the reports' list; above it, a query is a 400.
+    assert_eq!(d.json("/api/v1/reports")["max_query_limit"], 1);
+    assert_eq!(d.get("/api/v1/reports/report_by_status?limit=2").0, 400);
+    let sent = traffic();
+    d.send(&sent);
+    d.wait_merged(sent.len() as u64);
+    let base = d.url("/");
+    let endpoint = d.get("/api/v1/reports/by_script/history");
+    let history_missing = endpoint.0 == 404 && endpoint.1["detail"] == "no such endpoint";
+    let allowed: &[&str] = if history_missing { &["/history?"] } else { &[] };
+
+    // 5 of the 76 requests answered 500: read a row at a time, highest status first.
+    b.goto(&format!("{base}#/overview?range=15m"));
+    b.wait("the live window's error ratio", |b| {
+        let v = b.eval(
+            "return ['live-count', 'live-errors'].map(id => document.getElementById(id).textContent)",
+            json!([]),
+        );
+        (v == json!(["76", "6.579 %"])).then_some(())
+    });
+    if !history_missing {
+        b.wait("the error ratio chart", |b| {
+            chart_data(b, "overview-errors").map(|_| ())
+        });
+    }
+    assert_no_errors(&b, allowed);
+
+    // A table: the top row (by request time), the one the limit allows.
+    b.goto(&format!("{base}#/report/by_script"));
+    wait_order(&b, &["/beta.php"]);
+    assert_no_errors(&b, allowed);
+
+    // The slow requests: the newest one above the threshold.
+    b.goto(&format!("{base}#/slow?min_time=1"));
+    b.wait("the slow request", |b| {
+        let rows = b.eval(
+            "return [...document.querySelectorAll('#slow-table tr.slow-request')]
+               .map(tr => tr.textContent)",
+            json!([]),
+        );
+        let rows = rows.as_array()?.clone();
+        (rows.len() == 1 && rows[0].as_str()?.contains("/slow.php")).then_some(())
+    });
+    assert_no_errors(&b, allowed);
+
+    // A row's history: its one series, the points adding up to its 40 requests.
+    if !history_missing {
+        b.goto(&format!(
+            "{base}#/history/by_script?filter=script_name%3A%2Falpha.php&range=15m"
+        ));
+        let step = d.json("/api/v1/reports/by_script/history?from=-15m")["step"]
+            .as_f64()
+            .unwrap();
+        b.wait("the history chart of /alpha.php", |b| {
+            let data = chart_data(b, "history-rate")?;
+            let total: f64 = data.get(1)?.iter().flatten().sum::<f64>() * step;
+            ((total - 40.0).abs() < 1e-6).then_some(())
+        });
+    }
+    assert_no_errors(&b, allowed);
+}

@@ -52,7 +52,9 @@ fn documented_schemas_match_real_answers() {
     );
     assert_eq!(code, 201, "{created}");
     assert_eq!(keys(&created), properties(&doc, "ReportEntry"));
-    for entry in d.json("/api/v1/reports")["reports"].as_array().unwrap() {
+    let list = d.json("/api/v1/reports");
+    assert_eq!(keys(&list), properties(&doc, "ReportList"), "{list}");
+    for entry in list["reports"].as_array().unwrap() {
         assert_eq!(keys(entry), properties(&doc, "ReportEntry"), "{entry}");
     }
     for path in [

@@ -235,6 +235,37 @@
   }
   const q = (o) => new URLSearchParams(Object.entries(o).filter(([, v]) => v != null && v !== ''));
 
+  /** `n`, or less: the largest `limit` the server takes (`limits.max_query_limit`, in
+   *  GET /api/v1/reports, read once), as a larger one is a 400 (limits.max_query_limit can be
+   *  set below the limits the page asks for). Queries that need no particular limit send none:
+   *  the server's default is within it. */
+  let maxQueryLimit = null;
+  function limitOf(n) {
+    if (!maxQueryLimit) {
+      maxQueryLimit = api('/api/v1/reports').then((l) => l.max_query_limit || Infinity);
+      maxQueryLimit.catch(() => { maxQueryLimit = null; }); // asked again at the next use
+    }
+    return maxQueryLimit.then((max) => Math.min(n, max));
+  }
+
+  /** The live window's requests with status ≥ 500, and all of them, from `report_by_status`: its
+   *  rows highest status first, a page (the server's default limit) at a time, until a row is
+   *  below 500. Usually one page, and exact whatever `limits.max_query_limit` (a fixed
+   *  `limit=1000` was a 400 below it, and cut the rows short above 1000 statuses). */
+  async function liveErrors() {
+    let bad = 0;
+    for (let offset = 0; ;) {
+      const by = await api(`/api/v1/reports/report_by_status?${q({ sort: '-status', offset })}`);
+      let below = false;
+      for (const r of by.rows) {
+        if (Number(r.status) >= 500) bad += r.req_count;
+        else below = true;
+      }
+      offset += by.rows.length;
+      if (below || !by.rows.length || offset >= by.rows_total) return { bad, all: by.totals.req_count };
+    }
+  }
+
   // ---- Charts ---------------------------------------------------------------------------------
 
   /** A titled box for a chart, with a note line for "no history" and the like. */
@@ -357,10 +388,8 @@
       setText('live-cpu', fmtNumber((t.ru_utime_per_sec || 0) + (t.ru_stime_per_sec || 0)));
       setText('live-count', fmtNumber(t.req_count));
       try {
-        const by = await api('/api/v1/reports/report_by_status?limit=1000');
-        const bad = by.rows.filter((r) => Number(r.status) >= 500)
-          .reduce((a, r) => a + r.req_count, 0);
-        setText('live-errors', by.totals.req_count ? pct(bad / by.totals.req_count) : '–');
+        const { bad, all } = await liveErrors();
+        setText('live-errors', all ? pct(bad / all) : '–');
       } catch (e) {
         if (e.status !== 404) throw e;
         setText('live-errors', 'no report_by_status');
@@ -390,7 +419,7 @@
           sumColumns(info, ['ru_utime_per_sec', 'ru_stime_per_sec']), fmtNumber);
       }
       const status = await fetchHistory('report_by_status',
-        q({ ...base, group: 'rows', limit: 100, columns: 'req_count' }), [boxes.errors],
+        q({ ...base, group: 'rows', limit: await limitOf(100), columns: 'req_count' }), [boxes.errors],
         reports.get('report_by_status'));
       if (status) drawChart('overview-errors', boxes.errors, status, ['errors'], errorRatio(status), pct);
       poll.done(info || status);
@@ -543,7 +572,7 @@
         return;
       }
       const p = params();
-      const ask = q({ limit: p.get('limit') || 100, sort: p.get('sort'), match: p.get('match'),
+      const ask = q({ limit: p.get('limit'), sort: p.get('sort'), match: p.get('match'),
         percentiles: p.get('percentiles') });
       const gen = generation;
       const t = await api(`/api/v1/reports/${encodeURIComponent(name)}?${ask}`);
@@ -631,7 +660,7 @@
         const timer = entry.kind === 'timer';
         const rateCols = timer ? ['hit_per_sec', 'timer_value_per_sec'] : ['req_per_sec'];
         const range = rangeOf(r.params);
-        const ps = new URLSearchParams(q({ from: range.from, to: range.to, group: 'rows', limit: 10,
+        const ps = new URLSearchParams(q({ from: range.from, to: range.to, group: 'rows',
           columns: [...rateCols, 'p50', 'p95', 'p99'].join(',') }));
         for (const f of filters) ps.append('filter', f);
         const hist = await fetchHistory(name, ps, [rateBox, pBox], entry);
@@ -684,7 +713,7 @@
       root, range: false,
       async refresh(r) {
         const min = Number(r.params.get('min_time') || '1');
-        const ask = q({ min_time: min, timers: 'true', limit: r.params.get('limit') || 100,
+        const ask = q({ min_time: min, timers: 'true', limit: r.params.get('limit'),
           script_name: r.params.get('script_name') });
         const gen = generation;
         const { requests } = await api(`/api/v1/requests?${ask}`);
