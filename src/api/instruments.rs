@@ -2,7 +2,7 @@
 //! with; `PATCH /api/v1/instruments`: switch instruments on or off, timed or not, at run time.
 
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
 use axum::Json;
 use serde_json::{json, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -41,11 +41,16 @@ fn listing(state: &AppState) -> Value {
     tag = "status",
     responses(
         (status = 200, description = "`{\"timer\": {clock, cost, resolution}, \"instruments\": [{name, count, timed_count, total_ns, mean_ns, enabled, timed}]}`; `query` also has `call_ns` (p50, p90, p99, p99.9 of its calls' times)", body = Object),
+        (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
     )
 )]
-async fn list(State(state): State<AppState>) -> Json<Value> {
-    Json(listing(&state))
+async fn list(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    super::refuse_parameters(raw.as_deref(), "")?;
+    Ok(Json(listing(&state)))
 }
 
 /// Body: `{"name": "decode" | "report:*" | "*", "enabled": bool, "timed": bool}` (either flag may
@@ -65,7 +70,13 @@ async fn list(State(state): State<AppState>) -> Json<Value> {
         (status = 413, description = "The body is above limits.max_body_bytes", body = super::openapi::ErrorBody),
     )
 )]
-async fn patch(State(state): State<AppState>, body: Body) -> Result<Json<Value>, ApiError> {
+async fn patch(
+    State(state): State<AppState>,
+    RawQuery(raw): RawQuery,
+    body: Body,
+) -> Result<Json<Value>, ApiError> {
+    // Before anything changes: a parameter meant as a condition must not be ignored.
+    super::refuse_parameters(raw.as_deref(), "")?;
     let bytes = super::read_body(body, &state.config).await?;
     let v: Value = serde_json::from_slice(&bytes)
         .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;

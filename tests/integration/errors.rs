@@ -136,6 +136,7 @@ fn endpoints_that_take_no_parameters_refuse_any_but_metrics_health_and_the_dashb
         "/api/v1/openapi.json",
         "/api/v1/reports",
         "/api/v1/info",
+        "/api/v1/instruments",
     ] {
         assert_eq!(d.get(path).0, 200, "{path}");
         for (query, name) in [("pretty=1", "pretty"), ("debug", "debug"), ("a=1&b=2", "a")] {
@@ -162,6 +163,19 @@ fn endpoints_that_take_no_parameters_refuse_any_but_metrics_health_and_the_dashb
     let (code, body) = d.patch("/api/v1/sinks/log?enabled=false", &json!({"sample": 0.5}));
     assert_eq!(code, 400, "{body}");
     assert_eq!(d.json("/api/v1/sinks/log")["sample"], 1.0);
+    let (code, body) = d.patch(
+        "/api/v1/instruments?dry_run=1",
+        &json!({"name": "decode", "timed": false}),
+    );
+    assert_eq!(code, 400, "{body}");
+    let decode = d.json("/api/v1/instruments")["instruments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "decode")
+        .cloned()
+        .unwrap();
+    assert_eq!(decode["timed"], true, "{decode}");
     for path in ["/metrics?format=text", "/healthz?probe=1", "/?v=2"] {
         assert_eq!(d.get_text(path).0, 200, "{path}");
     }
