@@ -1010,6 +1010,50 @@ mod tests {
                 "[[sink]]\nname = \"s\"\npath = \"/tmp/x\"\n".to_string(),
                 "missing `kind`",
             ),
+            // A table value is written as a `[key]` section, a list of them as `[[key]]`: the
+            // key is the section's, not the next line's (it was "`[extra]\na`").
+            (
+                sink("file", "path = \"/tmp/x\"\nextra = { a = 1 }\n"),
+                "`extra`: unknown field `extra`",
+            ),
+            (
+                sink("file", "path = \"/tmp/x\"\n[[sink.extra]]\na = 1\n"),
+                "`extra`: unknown field `extra`",
+            ),
+            (
+                sink("file", "[sink.extra]\na = 1\n"),
+                "`extra`: unknown field `extra`",
+            ),
+            (
+                sink("clickhouse", "url = \"http://h\"\nretry = { a = 1 }\n"),
+                "`retry`: unknown field `retry`",
+            ),
+            (
+                sink("file", "path = \"/tmp/x\"\nmax_bytes = { a = 1 }\n"),
+                "`max_bytes`: ",
+            ),
+            (
+                sink("file", "path = \"/tmp/x\"\nkeep = [{ a = 1 }, { b = 2 }]\n"),
+                "`keep`: invalid type",
+            ),
+            // A quoted key holding `=` is named whole (it was "`a`"), before or after others.
+            (
+                sink("file", "path = \"/tmp/x\"\n\"a=b\" = 1\n"),
+                "`a=b`: unknown field `a=b`",
+            ),
+            (
+                sink("file", "\"a=b\" = 1\ntimers = \"yes\"\n"),
+                "`a=b`: unknown field `a=b`",
+            ),
+            (
+                sink("file", "\"x = y\" = { a = 1 }\npath = \"/tmp/x\"\n"),
+                "`x = y`: unknown field `x = y`",
+            ),
+            // The key after a section is still its own.
+            (
+                sink("file", "extra = { a = 1 }\ntimers = \"yes\"\n"),
+                "`timers`: invalid type",
+            ),
         ] {
             let e = Config::parse(&text).unwrap_err().to_string();
             assert!(e.contains("sink `s`") && e.contains(named), "{text}: {e}");

@@ -144,16 +144,17 @@ fn cannot_open(sink: &Sink, f: &FileConfig, e: std::io::Error) -> std::io::Error
 /// string`), and only parsed text keeps the span that tells which key it was.
 fn kind_of(mut table: toml::Table) -> Result<SinkKind, String> {
     let kind = table.remove("kind");
-    let text = toml::to_string(&table).map_err(|e| e.to_string())?;
+    let (text, keys) = keyed_text(&table)?;
     let named = |e: toml::de::Error| {
+        // The key whose text holds the whole span; none when it spans several (or none).
         let key = e.span().and_then(|span| {
-            let line = text[..span.start].rfind('\n').map_or(0, |at| at + 1);
-            let (key, _) = text[line..].split_once('=')?;
-            Some(key.trim().trim_matches('"').to_string())
+            keys.iter()
+                .find(|(at, _)| at.start <= span.start && span.end <= at.end)
+                .map(|(_, key)| key)
         });
         match key {
-            Some(key) if !key.is_empty() => format!("`{key}`: {}", e.message()),
-            _ => e.message().to_string(),
+            Some(key) => format!("`{key}`: {}", e.message()),
+            None => e.message().to_string(),
         }
     };
     match kind.as_ref().and_then(|k| k.as_str()) {
@@ -166,6 +167,40 @@ fn kind_of(mut table: toml::Table) -> Result<SinkKind, String> {
             Some(k) => format!("`kind` is {k}, not \"file\" or \"clickhouse\""),
         }),
     }
+}
+
+/// Where one top-level key and its value were written in [`keyed_text`]'s text.
+type KeyText = (std::ops::Range<usize>, String);
+
+/// `table` as TOML text, with the byte range each top-level key was written in. Each key is
+/// written on its own, so the key an error's span falls in is known exactly: read back from the
+/// whole document's text, a table value (written as a `[key]` or `[[key]]` section) or a quoted
+/// key holding `=` was named wrong. Keys written as sections come last, as TOML needs: a plain
+/// key after a section would belong to it.
+fn keyed_text(table: &toml::Table) -> Result<(String, Vec<KeyText>), String> {
+    let mut plain = Vec::new();
+    let mut sections = Vec::new();
+    for (key, value) in table {
+        let mut one = toml::Table::new();
+        one.insert(key.clone(), value.clone());
+        let written = toml::to_string(&one).map_err(|e| e.to_string())?;
+        if written.starts_with('[') {
+            sections.push((key, written));
+        } else {
+            plain.push((key, written));
+        }
+    }
+    let mut text = String::new();
+    let mut keys = Vec::new();
+    for (key, written) in plain.into_iter().chain(sections) {
+        let start = text.len();
+        text.push_str(&written);
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        keys.push((start..text.len(), key.clone()));
+    }
+    Ok((text, keys))
 }
 
 impl SinkConfig {
