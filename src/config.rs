@@ -112,14 +112,19 @@ impl<'de> Deserialize<'de> for ByteSize {
 impl Serialize for ByteSize {
     /// Exactly: in the largest binary unit that divides it (`"8MiB"`), else as a number of bytes.
     /// `check-config` prints what the daemon will use, and `bytesize`'s display rounds (it showed
-    /// `1.4MiB` for 1,500,000).
+    /// `1.4MiB` for 1,500,000). A number of bytes above `i64::MAX` (accepted from a string such
+    /// as `"9223372036854775809"`, or `"20EiB"` saturated to `u64::MAX`) is beyond a TOML
+    /// integer, so it is written as a string of digits, which reads back the same.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         for (shift, unit) in [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
             if self.0 > 0 && self.0.trailing_zeros() >= shift {
                 return s.serialize_str(&format!("{}{unit}", self.0 >> shift));
             }
         }
-        s.serialize_u64(self.0)
+        match i64::try_from(self.0) {
+            Ok(n) => s.serialize_i64(n),
+            Err(_) => s.serialize_str(&self.0.to_string()),
+        }
     }
 }
 
@@ -1072,6 +1077,10 @@ mod tests {
             (1536 << 10, "\"1536KiB\""),
             (1000, "1000"),
             (0, "0"),
+            // Beyond a TOML integer: a string of digits (it was "cannot render config").
+            (i64::MAX as u64, "9223372036854775807"),
+            (i64::MAX as u64 + 2, "\"9223372036854775809\""),
+            (u64::MAX, "\"18446744073709551615\""),
         ] {
             let c = Config {
                 temp_pool_memory: ByteSize(bytes),
@@ -1084,6 +1093,17 @@ mod tests {
             );
             let back: Config = toml::from_str(&text).unwrap();
             assert_eq!(back.temp_pool_memory, ByteSize(bytes));
+        }
+        // What check-config prints for an accepted size it renders whole, and reads back.
+        for size in ["\"9223372036854775809\"", "\"20EiB\""] {
+            let c = Config::parse(&format!("[limits]\nmax_dictionary_bytes = {size}")).unwrap();
+            let text = c.to_toml();
+            assert!(!text.contains("cannot render"), "{size}: {text}");
+            let back = Config::parse(&text).unwrap();
+            assert_eq!(
+                back.limits.max_dictionary_bytes,
+                c.limits.max_dictionary_bytes
+            );
         }
     }
 
