@@ -610,9 +610,11 @@ impl Config {
             ));
         }
         // Under 64 KiB the kernel holds a handful of datagrams while a receiver is off the CPU
-        // (at 0 it applies its minimum, ~2 KiB: one datagram); no Pinba server wants that.
-        if !((64 << 10)..=(1 << 31)).contains(&self.udp.recv_buffer.0) {
-            return Err(invalid("udp.recv_buffer", "must be between 64KiB and 2GiB"));
+        // (at 0 it applies its minimum, ~2 KiB: one datagram); no Pinba server wants that. Over
+        // 1 GiB is more than Linux grants (it caps the asked size at INT_MAX / 2, as it doubles
+        // it), and 2 GiB reached setsockopt as a negative int.
+        if !((64 << 10)..=(1 << 30)).contains(&self.udp.recv_buffer.0) {
+            return Err(invalid("udp.recv_buffer", "must be between 64KiB and 1GiB"));
         }
         if self.udp.listen.is_empty() {
             return Err(invalid("udp.listen", "needs at least one address"));
@@ -992,10 +994,11 @@ mod tests {
         refused(&sink("a", "/tmp/logs/"), "path");
         refused("temp_pool_memory = \"4MiB\"", "temp_pool_memory");
         Config::parse("temp_pool_memory = \"8MiB\"").unwrap();
-        for bad in ["0", "65535", "\"3GiB\""] {
+        for bad in ["0", "65535", "\"3GiB\"", "\"2GiB\"", "1073741825"] {
             refused(&format!("[udp]\nrecv_buffer = {bad}"), "udp.recv_buffer");
         }
         Config::parse("[udp]\nrecv_buffer = \"64KiB\"").unwrap();
+        Config::parse("[udp]\nrecv_buffer = \"1GiB\"").unwrap();
     }
 
     /// A sink kind's own key that is wrong is named (serde's message alone named only the value).

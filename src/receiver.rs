@@ -119,7 +119,9 @@ fn finish(socket: Socket, recv_buffer_bytes: usize) -> io::Result<Bound> {
     if granted < recv_buffer_bytes && force_recv_buffer(&socket, recv_buffer_bytes) {
         granted = socket.recv_buffer_size().unwrap_or(0) / 2;
     }
-    if granted < recv_buffer_bytes {
+    // Its own ceiling, INT_MAX / 2, is one byte short of the largest `udp.recv_buffer` (1 GiB):
+    // that is everything there is, not a clamp to warn about.
+    if granted < recv_buffer_bytes.min(KERNEL_MAX_RECV_BUFFER) {
         tracing::warn!(
             asked = recv_buffer_bytes,
             granted,
@@ -136,6 +138,10 @@ fn finish(socket: Socket, recv_buffer_bytes: usize) -> io::Result<Bound> {
         recv_buffer_bytes: granted,
     })
 }
+
+/// The most receive buffer Linux grants a socket: it caps the size asked at `INT_MAX / 2`
+/// before doubling it.
+const KERNEL_MAX_RECV_BUFFER: usize = i32::MAX as usize / 2;
 
 /// SO_RCVBUFFORCE: the same as SO_RCVBUF but past `net.core.rmem_max`, allowed with CAP_NET_ADMIN
 /// (root, or a daemon given the capability). Returns whether the kernel accepted it.
@@ -456,6 +462,22 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
         assert_eq!(got, 1);
+    }
+
+    /// The largest `udp.recv_buffer` (1 GiB) reaches the kernel as a positive int, and what it
+    /// grants for it is its ceiling, [`KERNEL_MAX_RECV_BUFFER`]: `finish` counts that as all of
+    /// it, not as a clamp.
+    #[test]
+    fn the_largest_recv_buffer_gets_the_kernels_ceiling() {
+        let bound = bind("127.0.0.1:0".parse().unwrap(), 1 << 30).unwrap();
+        assert!(bound.recv_buffer_bytes <= KERNEL_MAX_RECV_BUFFER);
+        let s = Socket::new(Domain::IPV4, Type::DGRAM, None).unwrap();
+        if force_recv_buffer(&s, 1 << 30) {
+            assert_eq!(s.recv_buffer_size().unwrap() / 2, KERNEL_MAX_RECV_BUFFER);
+            assert_eq!(bound.recv_buffer_bytes, KERNEL_MAX_RECV_BUFFER);
+        } else {
+            eprintln!("no CAP_NET_ADMIN: the kernel's ceiling cannot be reached, case skipped");
+        }
     }
 
     /// A socket the service manager passes keeps a receive buffer larger than pinbad asks for
