@@ -884,7 +884,8 @@ fn check(m: &Message, policy: &DecodePolicy) -> Result<(), Reject> {
 /// The largest time a request or timer may carry, in seconds (~31.7 years; negative times are
 /// clamped to 0 rather than refused, see the module doc). No request runs that long: a larger
 /// value is a client's garbage. In nanoseconds it fits a `u64` (what a row adds per request);
-/// the rows sum them in 128 bits (see `report::Sums`), where 10^20 requests at this bound fit.
+/// the rows sum them in 96 bits (see `report::Sum96`), where ~7.9·10^10 requests at this bound
+/// fit (2^96 ns over 10^18 ns each) before a sum wraps.
 pub const MAX_SECONDS: f32 = 1e9;
 
 /// Negative times (and -0.0) become 0. The value is already known to be finite.
