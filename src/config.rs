@@ -463,15 +463,19 @@ impl Config {
         Ok(config)
     }
 
-    /// Applies CLI overrides, then validates again.
+    /// Applies CLI overrides, then validates again. A bad override is named by its flag
+    /// (`--udp`, not the `udp.listen[0]` it replaced): the file may not even have that key.
     pub fn apply(mut self, o: &Overrides) -> Result<Config, ConfigError> {
         if !o.udp.is_empty() {
+            check_udp_listen(&o.udp, &|_| "--udp".to_string())?;
             self.udp.listen = o.udp.clone();
         }
         if let Some(http) = &o.http {
+            check_http_listen(http, "--http")?;
             self.http.listen = http.clone();
         }
         if let Some(h) = o.stats_history {
+            check_stats_history(h, "--stats-history")?;
             self.stats_history = h;
         }
         if let Some(dir) = &o.state_dir {
@@ -483,13 +487,7 @@ impl Config {
 
     /// Checks every value; the error names the first bad key.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let h = self.stats_history.0;
-        if h < Duration::from_millis(100) || h > MAX_HISTORY {
-            return Err(invalid(
-                "stats_history",
-                "must be between 100ms and 30 days",
-            ));
-        }
+        check_stats_history(self.stats_history, "stats_history")?;
         let p = self.stats_gathering_period.0;
         if p < Duration::from_millis(1) || p > Duration::from_secs(10) {
             return Err(invalid(
@@ -619,44 +617,11 @@ impl Config {
         if self.udp.listen.is_empty() {
             return Err(invalid("udp.listen", "needs at least one address"));
         }
-        let mut listen: Vec<SocketAddr> = Vec::new();
-        for (i, a) in self.udp.listen.iter().enumerate() {
-            let addr = a.parse::<SocketAddr>().map_err(|e| {
-                invalid(
-                    &format!("udp.listen[{i}]"),
-                    format!("`{a}` is not an address like 0.0.0.0:30002 ({e})"),
-                )
-            })?;
-            // Two that cannot both be bound: the second bind failed at start-up, saying another
-            // pinbad might run there. Port 0 (any free port) never clashes.
-            let clash = listen.iter().position(|b| {
-                addr.port() != 0
-                    && b.port() == addr.port()
-                    && b.is_ipv4() == addr.is_ipv4()
-                    && (b.ip() == addr.ip()
-                        || b.ip().is_unspecified()
-                        || addr.ip().is_unspecified())
-            });
-            if let Some(j) = clash {
-                return Err(invalid(
-                    &format!("udp.listen[{i}]"),
-                    format!("`{a}` overlaps udp.listen[{j}] (`{}`)", listen[j]),
-                ));
-            }
-            listen.push(addr);
-        }
+        check_udp_listen(&self.udp.listen, &|i| format!("udp.listen[{i}]"))?;
         for (i, a) in self.udp.allow.iter().enumerate() {
             parse_net(a).map_err(|e| invalid(&format!("udp.allow[{i}]"), e))?;
         }
-        self.http.listen.parse::<SocketAddr>().map_err(|e| {
-            invalid(
-                "http.listen",
-                format!(
-                    "`{}` is not an address like 127.0.0.1:30080 ({e})",
-                    self.http.listen
-                ),
-            )
-        })?;
+        check_http_listen(&self.http.listen, "http.listen")?;
         let idle = self.metrics.series_idle.0;
         if idle < Duration::from_secs(1) || idle > MAX_HISTORY {
             return Err(invalid(
@@ -842,6 +807,55 @@ impl Config {
         }
         c.to_toml()
     }
+}
+
+/// A report window (`stats_history`, or `--stats-history`, the `key` named when it is refused).
+fn check_stats_history(h: HumanDuration, key: &str) -> Result<(), ConfigError> {
+    if h.0 < Duration::from_millis(100) || h.0 > MAX_HISTORY {
+        return Err(invalid(key, "must be between 100ms and 30 days"));
+    }
+    Ok(())
+}
+
+/// UDP addresses to bind, all of which must parse and no two of which may clash. `key(i)` names
+/// entry `i` in an error: `udp.listen[i]`, or `--udp` when the flags replaced the list.
+fn check_udp_listen(list: &[String], key: &dyn Fn(usize) -> String) -> Result<(), ConfigError> {
+    let mut listen: Vec<SocketAddr> = Vec::new();
+    for (i, a) in list.iter().enumerate() {
+        let addr = a.parse::<SocketAddr>().map_err(|e| {
+            invalid(
+                &key(i),
+                format!("`{a}` is not an address like 0.0.0.0:30002 ({e})"),
+            )
+        })?;
+        // Two that cannot both be bound: the second bind failed at start-up, saying another
+        // pinbad might run there. Port 0 (any free port) never clashes.
+        let clash = listen.iter().position(|b| {
+            addr.port() != 0
+                && b.port() == addr.port()
+                && b.is_ipv4() == addr.is_ipv4()
+                && (b.ip() == addr.ip() || b.ip().is_unspecified() || addr.ip().is_unspecified())
+        });
+        if let Some(j) = clash {
+            return Err(invalid(
+                &key(i),
+                format!("`{a}` overlaps {} (`{}`)", key(j), listen[j]),
+            ));
+        }
+        listen.push(addr);
+    }
+    Ok(())
+}
+
+/// The API's address (`http.listen`, or `--http`, the `key` named when it is refused).
+fn check_http_listen(addr: &str, key: &str) -> Result<(), ConfigError> {
+    addr.parse::<SocketAddr>().map_err(|e| {
+        invalid(
+            key,
+            format!("`{addr}` is not an address like 127.0.0.1:30080 ({e})"),
+        )
+    })?;
+    Ok(())
 }
 
 /// What [`Config::to_toml_redacted`] shows instead of a secret.
@@ -1230,12 +1244,46 @@ mod tests {
         assert_eq!(c.udp.listen, vec!["127.0.0.1:0".to_string()]);
         assert!(c.state_dir.is_absolute() && c.state_dir.ends_with("rel/state"));
         assert_eq!(c.stats_history.0, Duration::from_secs(2));
-        assert!(Config::default()
-            .apply(&Overrides {
-                udp: vec!["bad".into()],
+    }
+
+    /// A bad override is named by its flag, not by the key it replaced (`--udp nope` was refused
+    /// as `udp.listen[0]`, which no file given said).
+    #[test]
+    fn bad_overrides_name_their_flag() {
+        let refused = |o: Overrides, flag: &str| {
+            let e = Config::default().apply(&o).unwrap_err().to_string();
+            assert!(e.contains(&format!("`{flag}`")), "{o:?}: {e}");
+            assert!(!e.contains("listen") && !e.contains("stats_history"), "{e}");
+        };
+        let udp = |list: &[&str]| Overrides {
+            udp: list.iter().map(|a| a.to_string()).collect(),
+            ..Default::default()
+        };
+        refused(udp(&["nope"]), "--udp");
+        refused(udp(&["127.0.0.1:0", "nope"]), "--udp");
+        refused(udp(&["127.0.0.1:30002", "0.0.0.0:30002"]), "--udp");
+        refused(
+            Overrides {
+                http: Some("nope".into()),
                 ..Default::default()
-            })
-            .is_err());
+            },
+            "--http",
+        );
+        refused(
+            Overrides {
+                stats_history: Some("50ms".parse().unwrap()),
+                ..Default::default()
+            },
+            "--stats-history",
+        );
+        // The file's own bad values are still named by their keys.
+        let e = Config::parse("[udp]\nlisten = [\"127.0.0.1:1\", \"127.0.0.1:1\"]")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`udp.listen[1]`") && e.contains("overlaps udp.listen[0]"),
+            "{e}"
+        );
     }
 
     #[test]

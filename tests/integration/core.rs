@@ -487,9 +487,16 @@ fn start_up_errors_exit_non_zero_with_a_clear_message() {
         err.contains("cannot bind UDP") && err.contains(&addr),
         "{err}"
     );
+    // A bad flag is named as given, not as the key it replaces.
     let (code, err) = run(&["--udp", "127.0.0.1:0", "--http", "not-an-address"]);
     assert_eq!(code, Some(1));
-    assert!(err.contains("http.listen"), "{err}");
+    assert!(err.contains("`--http`"), "{err}");
+    let (code, err) = run(&["--udp", "nope", "--http", "127.0.0.1:0"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("`--udp`") && !err.contains("udp.listen"),
+        "{err}"
+    );
 }
 
 #[test]
