@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use pinbad::config::{Config, HumanDuration, Overrides};
 
 /// `pinbad --version`: the crate version and the git revision it was built from (build.rs).
@@ -44,19 +44,70 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Validate a config file and print the effective configuration.
+    /// Validate a config file and print the effective configuration. --udp, --http,
+    /// --stats-history and --state-dir apply as at start-up; FILE takes --config's place.
     CheckConfig { file: PathBuf },
     /// Convert pinba_engine or pinba2 tables (a mysqldump, or CREATE TABLE … ENGINE=PINBA
     /// statements) into [[report]] tables, printed on stdout; tables that cannot be converted
-    /// are named, with why, in the output and on stderr.
+    /// are named, with why, in the output and on stderr. Takes none of the daemon's options.
     ImportSql {
         /// The SQL file (`-` for stdin).
         file: PathBuf,
     },
 }
 
+impl Cli {
+    /// The daemon's flags given to a subcommand that does not use them, by name. The flags are
+    /// global (check-config takes them before or after its name), so clap accepts them
+    /// everywhere; ignored, they hid a mistake (`check-config --config a.toml b.toml` checked
+    /// b.toml only, `import-sql --udp nope` succeeded).
+    fn unused_flags(&self) -> Vec<&'static str> {
+        let given = [
+            ("--config", self.config.is_some()),
+            ("--udp", !self.udp.is_empty()),
+            ("--http", self.http.is_some()),
+            ("--stats-history", self.stats_history.is_some()),
+            ("--state-dir", self.state_dir.is_some()),
+        ];
+        let used: &[&str] = match self.command {
+            None => return Vec::new(),
+            // Its FILE is the config; the overrides are checked as the daemon would apply them.
+            Some(Command::CheckConfig { .. }) => {
+                &["--udp", "--http", "--stats-history", "--state-dir"]
+            }
+            Some(Command::ImportSql { .. }) => &[],
+        };
+        given
+            .into_iter()
+            .filter(|&(flag, set)| set && !used.contains(&flag))
+            .map(|(flag, _)| flag)
+            .collect()
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A usage error as clap's own: its message and usage on stderr, exit 2.
+    if let Some(flag) = cli.unused_flags().first() {
+        let name = match cli.command {
+            Some(Command::CheckConfig { .. }) => "check-config",
+            _ => "import-sql",
+        };
+        let why = match *flag {
+            "--config" => " (the file to check is its argument: pinbad check-config FILE)",
+            _ => "",
+        };
+        let message = format!("the argument '{flag}' cannot be used with '{name}'{why}");
+        let kind = clap::error::ErrorKind::ArgumentConflict;
+        let mut cli = Cli::command();
+        // Built, so that the subcommand's usage line starts with `pinbad`.
+        cli.build();
+        let error = match cli.find_subcommand_mut(name) {
+            Some(command) => command.error(kind, message),
+            None => Cli::command().error(kind, message),
+        };
+        error.exit();
+    }
     // A panic in any thread ends the process: pinbad is never half alive.
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {

@@ -499,6 +499,77 @@ fn start_up_errors_exit_non_zero_with_a_clear_message() {
     );
 }
 
+/// A daemon flag that a subcommand does not use is a usage error (exit 2, naming it), not
+/// ignored: `check-config --config a.toml b.toml` checked b.toml alone, `import-sql --udp nope`
+/// succeeded. The flags check-config does use still apply.
+#[test]
+fn subcommands_refuse_the_daemon_flags_they_do_not_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| run_pinbad(args, dir.path());
+    let f = write_file(dir.path(), "c.toml", "stats_history = \"5m\"\n");
+    let f = f.to_str().unwrap();
+    let dump = write_file(
+        dir.path(),
+        "pinba.sql",
+        "CREATE TABLE `report_by_script_name` (`req_count` int(11) DEFAULT NULL, \
+         `script_name` varchar(128) DEFAULT NULL) ENGINE=PINBA COMMENT='report1';\n",
+    );
+    let dump = dump.to_str().unwrap();
+    for (args, flag) in [
+        (vec!["check-config", "--config", f, f], "'--config'"),
+        (vec!["--config", f, "check-config", f], "'--config'"),
+        (vec!["import-sql", "--udp", "nope", dump], "'--udp'"),
+        (vec!["import-sql", dump, "--config", f], "'--config'"),
+        (
+            vec!["--state-dir", "st", "import-sql", dump],
+            "'--state-dir'",
+        ),
+        (
+            vec!["import-sql", "--stats-history", "5m", dump],
+            "'--stats-history'",
+        ),
+        (
+            vec!["--http", "127.0.0.1:0", "import-sql", dump],
+            "'--http'",
+        ),
+    ] {
+        let (code, err) = run(&args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(flag) && err.contains("Usage:"),
+            "{args:?}: {err}"
+        );
+    }
+    let (code, err) = run(&["import-sql", dump]);
+    assert_eq!(code, Some(0), "{err}");
+    let out = std::process::Command::new(BIN)
+        .args([
+            "check-config",
+            f,
+            "--udp",
+            "127.0.0.1:0",
+            "--http",
+            "127.0.0.1:0",
+        ])
+        .env("STATE_DIRECTORY", dir.path())
+        .env("RUST_LOG", "off")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let parsed: toml::Value = toml::from_str(&text).unwrap();
+    assert_eq!(parsed["http"]["listen"].as_str(), Some("127.0.0.1:0"));
+    assert_eq!(parsed["udp"]["listen"][0].as_str(), Some("127.0.0.1:0"));
+    // Checked as the start would check it, named by the flag.
+    let (code, err) = run(&["check-config", f, "--udp", "nope"]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("`--udp`"), "{err}");
+}
+
 #[test]
 fn check_config_prints_the_effective_config() {
     let dir = tempfile::tempdir().unwrap();
