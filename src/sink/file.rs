@@ -70,10 +70,14 @@ impl Default for FileConfig {
 
 impl FileConfig {
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        // Absent, it defaults to empty: said as missing, not as a directory named.
+        if self.path.as_os_str().is_empty() {
+            return Err(("path", "is required: the file the sink writes".into()));
+        }
         // `logs/` has a file name as `Path` reads it (`logs`): the slash says a directory.
         let dir_like =
             self.path.as_os_str().as_encoded_bytes().ends_with(b"/") || self.path.is_dir();
-        if self.path.as_os_str().is_empty() || self.path.file_name().is_none() || dir_like {
+        if self.path.file_name().is_none() || dir_like {
             return Err(("path", "must name a file, not a directory".into()));
         }
         if self.max_bytes.0 < 1024 {

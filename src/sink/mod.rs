@@ -707,7 +707,18 @@ mod tests {
             ("[[sink]]\nname = \"x\"\nkind = \"file\"\npath = \"/a\"\npaht = 1", "paht"),
             ("[[sink]]\nname = \"x\"\nkind = \"kafka\"", "kafka"),
             ("[[sink]]\nname = \"x\"\npath = \"/a\"", "kind"),
-            ("[[sink]]\nname = \"x\"\nkind = \"file\"", "path"),
+            (
+                "[[sink]]\nname = \"x\"\nkind = \"file\"",
+                "`sink[0].path`: is required",
+            ),
+            (
+                "[[sink]]\nname = \"x\"\nkind = \"file\"\npath = \"\"",
+                "`sink[0].path`: is required",
+            ),
+            (
+                "[[sink]]\nname = \"x\"\nkind = \"file\"\npath = \"/tmp/\"",
+                "`sink[0].path`: must name a file, not a directory",
+            ),
             ("[[sink]]\nname = \"x\"\nkind = \"file\"\npath = \"/a\"\nsample = 2.0", "sink[0].sample"),
             ("[[sink]]\nname = \"a b\"\nkind = \"file\"\npath = \"/a\"", "sink[0].name"),
             ("[[sink]]\nname = \"x\"\nkind = \"clickhouse\"\nurl = \"https://h\"", "sink[0].url"),
