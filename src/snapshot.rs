@@ -1292,13 +1292,19 @@ mod tests {
         for step in [3_600_000i64, -3_600_000] {
             let mut c = content(&bytes);
             shift_header(&mut c, step, 0, 0);
-            let mut b = shared(config(sb.path()));
-            restore(&mut b, &reseal(c)).unwrap();
-            assert_eq!(b.pool.read().len(), 200, "{step}");
-            assert!(b.snapshot.down_seconds.unwrap() < 60.0, "{step}");
-            let told = b.clock.unix_ms64(b.clock.now_ms64());
-            assert!(told.abs_diff(unix_now_ms()) < 60_000, "{step}: {told}");
+            restores_now(&c, sb.path(), step);
         }
+    }
+
+    /// `content` (resealed) restores into a fresh state in `dir`: its 200 requests, down for no
+    /// time, the restored clock telling the wall time.
+    fn restores_now(content: &[u8], dir: &Path, step: i64) {
+        let mut b = shared(config(dir));
+        restore(&mut b, &reseal(content.to_vec())).unwrap();
+        assert_eq!(b.pool.read().len(), 200, "{step}");
+        assert!(b.snapshot.down_seconds.unwrap() < 60.0, "{step}");
+        let told = b.clock.unix_ms64(b.clock.now_ms64());
+        assert!(told.abs_diff(unix_now_ms()) < 60_000, "{step}: {told}");
     }
 
     /// A wall clock stepped an hour either way while the daemon was down (the save's wall time
@@ -1318,12 +1324,7 @@ mod tests {
         for step in [3_600_000i64, -3_600_000] {
             let mut c = content(&bytes);
             shift_header(&mut c, step, step, 0);
-            let mut b = shared(config(sb.path()));
-            restore(&mut b, &reseal(c.clone())).unwrap();
-            assert_eq!(b.pool.read().len(), 200, "{step}");
-            assert!(b.snapshot.down_seconds.unwrap() < 60.0, "{step}");
-            let told = b.clock.unix_ms64(b.clock.now_ms64());
-            assert!(told.abs_diff(unix_now_ms()) < 60_000, "{step}: {told}");
+            restores_now(&c, sb.path(), step);
             // Another boot's save (its id's first byte changed).
             c[36] ^= 0xff;
             let e = restore(&mut shared(config(sb.path())), &reseal(c)).unwrap_err();

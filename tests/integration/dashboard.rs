@@ -164,6 +164,19 @@ fn wait_order(b: &Browser, want: &[&str]) {
 
 /// Asserts the page saw no error: none caught by its hooks (uncaught exceptions, rejections,
 /// console.error) and no SEVERE entry in the browser console but those `allowed` names.
+/// Waits until the slow requests' page lists one request, `/slow.php`.
+fn wait_one_slow_request(b: &Browser) {
+    b.wait("the slow request", |b| {
+        let rows = b.eval(
+            "return [...document.querySelectorAll('#slow-table tr.slow-request')]
+               .map(tr => tr.textContent)",
+            json!([]),
+        );
+        let rows = rows.as_array()?.clone();
+        (rows.len() == 1 && rows[0].as_str()?.contains("/slow.php")).then_some(())
+    });
+}
+
 fn assert_no_errors(b: &Browser, allowed: &[&str]) {
     let caught = b.eval("return window.__pinbad.errors", json!([]));
     assert_eq!(caught, json!([]), "errors caught in the page");
@@ -423,15 +436,7 @@ fn dashboard_in_a_real_browser() {
 
     // Slow requests: only the one above the threshold, with its tags and, unfolded, its timers.
     b.goto(&format!("{base}#/slow?min_time=1"));
-    b.wait("the slow request", |b| {
-        let rows = b.eval(
-            "return [...document.querySelectorAll('#slow-table tr.slow-request')]
-               .map(tr => tr.textContent)",
-            json!([]),
-        );
-        let rows = rows.as_array()?.clone();
-        (rows.len() == 1 && rows[0].as_str()?.contains("/slow.php")).then_some(rows)
-    });
+    wait_one_slow_request(&b);
     b.click("#slow-table tr.slow-request details summary");
     let text = b.wait("the slow request's timers", |b| {
         let t = b.eval(
@@ -600,15 +605,7 @@ fn dashboard_works_with_any_max_query_limit() {
 
     // The slow requests: the newest one above the threshold.
     b.goto(&format!("{base}#/slow?min_time=1"));
-    b.wait("the slow request", |b| {
-        let rows = b.eval(
-            "return [...document.querySelectorAll('#slow-table tr.slow-request')]
-               .map(tr => tr.textContent)",
-            json!([]),
-        );
-        let rows = rows.as_array()?.clone();
-        (rows.len() == 1 && rows[0].as_str()?.contains("/slow.php")).then_some(())
-    });
+    wait_one_slow_request(&b);
     assert_no_errors(&b, allowed);
 
     // A row's history: its one series, the points adding up to its 40 requests.
