@@ -164,6 +164,14 @@ fn wait_order(b: &Browser, want: &[&str]) {
 
 /// Asserts the page saw no error: none caught by its hooks (uncaught exceptions, rejections,
 /// console.error) and no SEVERE entry in the browser console but those `allowed` names.
+/// Whether the history endpoint is missing (a build without history), and so the console
+/// entries allowed: the 404s of the page's history fetches (its assertions are then skipped).
+fn history_endpoint(d: &Daemon) -> (bool, &'static [&'static str]) {
+    let endpoint = d.get("/api/v1/reports/by_script/history");
+    let missing = endpoint.0 == 404 && endpoint.1["detail"] == "no such endpoint";
+    (missing, if missing { &["/history?"] } else { &[] })
+}
+
 /// Waits until the slow requests' page lists one request, `/slow.php`.
 fn wait_one_slow_request(b: &Browser) {
     b.wait("the slow request", |b| {
@@ -226,11 +234,7 @@ fn dashboard_in_a_real_browser() {
     d.send(&sent);
     d.wait_merged(sent.len() as u64);
     let base = d.url("/");
-    // Until the history branch is merged, its endpoint is missing: the history assertion is
-    // skipped, and the 404s of the page's history fetches are the console entries allowed.
-    let endpoint = d.get("/api/v1/reports/by_script/history");
-    let history_missing = endpoint.0 == 404 && endpoint.1["detail"] == "no such endpoint";
-    let allowed: &[&str] = if history_missing { &["/history?"] } else { &[] };
+    let (history_missing, allowed) = history_endpoint(&d);
 
     // The pure functions the charts use, on answers shaped as the history API's contract says.
     b.goto(&base);
@@ -578,9 +582,7 @@ fn dashboard_works_with_any_max_query_limit() {
     d.send(&sent);
     d.wait_merged(sent.len() as u64);
     let base = d.url("/");
-    let endpoint = d.get("/api/v1/reports/by_script/history");
-    let history_missing = endpoint.0 == 404 && endpoint.1["detail"] == "no such endpoint";
-    let allowed: &[&str] = if history_missing { &["/history?"] } else { &[] };
+    let (history_missing, allowed) = history_endpoint(&d);
 
     // 5 of the 76 requests answered 500: read a row at a time, highest status first.
     b.goto(&format!("{base}#/overview?range=15m"));
