@@ -294,8 +294,12 @@ fn update_report(work: &RoundWork, at: usize, turned: &mut bool) {
                 (!*turned).then(|| cell.worker()),
             );
             *turned |= round.handed;
-            cell.instrument
-                .record_less(t, round.handed_ns, work.batch.len() as u64);
+            // The stage's time is the leader's; its requests too, unless it is detached (a
+            // queried leader: its own update below counts them).
+            let n = work.batch.len() as u64;
+            let own = if family.is_detached(cell) { 0 } else { n };
+            cell.instrument.record_less(t, round.handed_ns, own);
+            family.count_attached(cell, n);
             for member in &round.detached {
                 update_alone(member, work);
             }
@@ -303,8 +307,8 @@ fn update_report(work: &RoundWork, at: usize, turned: &mut bool) {
             if cell.worker() != work.cells[leader].worker() && !*turned {
                 *turned = family.take_turn(cell);
             }
-            // Its requests (its turns at the stage are timed when they happen).
-            cell.instrument.count_timed_apart(work.batch.len() as u64);
+            // Its requests are counted by the leader (`Family::count_attached`), or, detached,
+            // by its own update there; its turns at the stage are timed when they happen.
         }
         if let Some(h) = &work.history {
             h.collect(cell);

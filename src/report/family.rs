@@ -343,6 +343,22 @@ impl Family {
             .is_some_and(|i| self.members[i].is_detached())
     }
 
+    /// Counts `n` requests on every attached member but `leader` (their time is recorded when
+    /// they take their turn at the stage). The leader calls it after its [`Family::update`],
+    /// which alone detaches and rejoins members: so each member's requests of a round are
+    /// counted once, here or as a detached member's own update (counted on its own thread too,
+    /// a queried member's figures were doubled).
+    pub fn count_attached(&self, leader: &ReportCell, n: u64) {
+        for m in self.members.iter().filter(|m| !m.is_detached()) {
+            if std::ptr::eq(m.cell.as_ptr(), leader) {
+                continue;
+            }
+            if let Some(cell) = m.cell.upgrade() {
+                cell.instrument.count_timed_apart(n);
+            }
+        }
+    }
+
     /// The live members the stage feeds (not detached), in order.
     fn attached(&self) -> Vec<(Arc<ReportCell>, &[usize])> {
         self.members
