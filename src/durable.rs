@@ -33,14 +33,22 @@ pub fn write_json(path: &Path, value: &impl serde::Serialize) -> std::io::Result
 /// `access(2)` is not enough: root passes it where nothing can be created, as in `/proc` or on a
 /// read-only mount).
 pub fn probe_dir(dir: &Path) -> std::io::Result<()> {
-    // One probe per process: two daemons checking one directory do not remove each other's. Not
-    // `create_new`: one left by a crash would stop every later start with the same pid (1, in a
-    // container).
+    // One probe per process: two daemons checking one directory do not remove each other's. One
+    // left by a crash (the same pid comes back: 1, in a container) is removed first, and the
+    // probe made anew, never opened through a link someone planted in a shared directory.
     let probe = dir.join(format!(".pinbad-write-check-{}", std::process::id()));
+    match std::fs::remove_file(&probe) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(std::io::Error::new(
+                e.kind(),
+                format!("cannot create files in {}: {e}", dir.display()),
+            ))
+        }
+        _ => {}
+    }
     std::fs::OpenOptions::new()
         .write(true)
-        .create(true)
-        .truncate(true)
+        .create_new(true)
         .open(&probe)
         .map_err(|e| {
             std::io::Error::new(
@@ -97,5 +105,23 @@ mod tests {
         std::fs::create_dir(ro.join("s.json.tmp")).unwrap(); // the temporary name taken
         assert!(write_json(&ro.join("s.json"), &1).is_err());
         assert_eq!(std::fs::read_to_string(ro.join("s.json")).unwrap(), "old");
+    }
+
+    /// The probe leaves nothing, and a link planted under its name (a shared directory) is
+    /// removed, not followed: the file it points to keeps its content.
+    #[test]
+    fn the_probe_leaves_nothing_and_follows_no_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("precious");
+        std::fs::write(&target, "keep me").unwrap();
+        let probe = dir
+            .path()
+            .join(format!(".pinbad-write-check-{}", std::process::id()));
+        std::os::unix::fs::symlink(&target, &probe).unwrap();
+        probe_dir(dir.path()).unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+        assert!(probe.symlink_metadata().is_err(), "the probe is gone");
+        could_create(&dir.path().join("a/b/c")).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }

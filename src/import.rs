@@ -776,7 +776,7 @@ fn statements(sql: &str, warnings: &mut Vec<String>, mut statement: impl FnMut(&
             {
                 i += 1;
             }
-            let word = if keep || out.is_empty() {
+            let word = if keep {
                 chars[start..i].iter().collect()
             } else {
                 String::new()

@@ -151,7 +151,11 @@ impl Subscribers {
     }
 
     fn remove(&self, sub: &Arc<Subscriber>) {
-        self.list.lock().retain(|s| !Arc::ptr_eq(s, sub));
+        // Its figures move to the gone totals under the lock `status` reads them under: in
+        // between, a reading saw neither, and `pinbad_stream_sent_total` dipped (a counter reset
+        // to Prometheus).
+        let mut list = self.list.lock();
+        list.retain(|s| !Arc::ptr_eq(s, sub));
         self.gone_sent
             .fetch_add(sub.lines_sent.load(Relaxed), Relaxed);
         self.gone_dropped.fetch_add(sub.dropped(), Relaxed);

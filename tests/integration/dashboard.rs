@@ -162,8 +162,6 @@ fn wait_order(b: &Browser, want: &[&str]) {
     });
 }
 
-/// Asserts the page saw no error: none caught by its hooks (uncaught exceptions, rejections,
-/// console.error) and no SEVERE entry in the browser console but those `allowed` names.
 /// Whether the history endpoint is missing (a build without history), and so the console
 /// entries allowed: the 404s of the page's history fetches (its assertions are then skipped).
 fn history_endpoint(d: &Daemon) -> (bool, &'static [&'static str]) {
@@ -185,6 +183,8 @@ fn wait_one_slow_request(b: &Browser) {
     });
 }
 
+/// Asserts the page saw no error: none caught by its hooks (uncaught exceptions, rejections,
+/// console.error) and no SEVERE entry in the browser console but those `allowed` names.
 fn assert_no_errors(b: &Browser, allowed: &[&str]) {
     let caught = b.eval("return window.__pinbad.errors", json!([]));
     assert_eq!(caught, json!([]), "errors caught in the page");
