@@ -223,7 +223,9 @@ pub struct RoundWork {
     cells: Vec<Arc<ReportCell>>,
     /// For each of `cells`, its family's leader in the round (see [`round_leaders`]).
     leaders: Vec<usize>,
-    /// Threads that have not applied the round yet; the last one counts it as merged.
+    /// Threads that have not applied the round yet, plus one: the last thread to apply it
+    /// counts it as merged and only then clears the extra one, so that 0 means "applied and
+    /// counted" ([`Merger::finish`] waits for 0 and its callers read `requests_merged` next).
     remaining: std::sync::atomic::AtomicUsize,
     /// Requests of the round.
     merged: u64,
@@ -263,12 +265,10 @@ impl RoundWork {
     /// One thread applied its share. Once every thread has, the round's requests count as
     /// `requests_merged`: from then on every report includes them (what the tests wait for).
     fn done(&self, counters: &crate::counters::Counters) {
-        if self
-            .remaining
-            .fetch_sub(1, std::sync::atomic::Ordering::AcqRel)
-            == 1
-        {
+        use std::sync::atomic::Ordering::{AcqRel, Release};
+        if self.remaining.fetch_sub(1, AcqRel) == 2 {
             counters.requests_merged.fetch_add(self.merged, Relaxed);
+            self.remaining.store(0, Release);
         }
     }
 }
@@ -604,7 +604,8 @@ impl Merger {
         self.finish();
     }
 
-    /// Waits until every worker has applied every round sent so far (tests, benches, shutdown).
+    /// Waits until every worker has applied every round sent so far and it is counted in
+    /// `requests_merged` (tests, benches, shutdown).
     /// A round counts down `remaining` as each thread applies it; taps may still hold it (they
     /// release it on their own threads), so it goes back to `in_flight`, not to the spares.
     pub fn finish(&mut self) {
@@ -804,7 +805,7 @@ impl Merger {
         work_mut.cells.extend(cells.iter().cloned());
         work_mut.leaders = round_leaders(&work_mut.cells);
         work_mut.merged = merged;
-        *work_mut.remaining.get_mut() = self.workers.len() + 1;
+        *work_mut.remaining.get_mut() = self.workers.len() + 2;
         // Taps (stream, sinks, metrics) get the round as the workers do; they never block.
         if merged > 0 {
             shared.taps.publish(&work);
