@@ -294,12 +294,10 @@ fn update_report(work: &RoundWork, at: usize, turned: &mut bool) {
                 (!*turned).then(|| cell.worker()),
             );
             *turned |= round.handed;
-            // The stage's time is the leader's; its requests too, unless it is detached (a
-            // queried leader: its own update below counts them).
-            let n = work.batch.len() as u64;
-            let own = if family.is_detached(cell) { 0 } else { n };
-            cell.instrument.record_less(t, round.handed_ns, own);
-            family.count_attached(cell, n);
+            // The stage's time is the leader's; the round's requests were counted on every
+            // attached member, the leader too, by `update` (a detached one's update below
+            // counts its own).
+            cell.instrument.record_less(t, round.handed_ns, 0);
             for member in &round.detached {
                 update_alone(member, work);
             }
@@ -307,7 +305,7 @@ fn update_report(work: &RoundWork, at: usize, turned: &mut bool) {
             if cell.worker() != work.cells[leader].worker() && !*turned {
                 *turned = family.take_turn(cell);
             }
-            // Its requests are counted by the leader (`Family::count_attached`), or, detached,
+            // Its requests are counted by the leader's `Family::update`, or, detached,
             // by its own update there; its turns at the stage are timed when they happen.
         }
         if let Some(h) = &work.history {

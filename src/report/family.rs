@@ -343,16 +343,14 @@ impl Family {
             .is_some_and(|i| self.members[i].is_detached())
     }
 
-    /// Counts `n` requests on every attached member but `leader` (their time is recorded when
-    /// they take their turn at the stage). The leader calls it after its [`Family::update`],
-    /// which alone detaches and rejoins members: so each member's requests of a round are
-    /// counted once, here or as a detached member's own update (counted on its own thread too,
-    /// a queried member's figures were doubled).
-    pub fn count_attached(&self, leader: &ReportCell, n: u64) {
+    /// Counts a round's `n` requests on every attached member, the leader too (their time is
+    /// recorded when they take their turn at the stage, the leader's as its step). Called by
+    /// [`Family::update`] with the stages locked, which a query's detachment
+    /// ([`Family::detach_for_query`]) takes too: so each member's requests of a round are
+    /// counted once, here or by a detached member's own update. (Counted after the leader's step
+    /// let the lock go, a member a query detached in between was counted by neither.)
+    fn count_attached(&self, n: u64) {
         for m in self.members.iter().filter(|m| !m.is_detached()) {
-            if std::ptr::eq(m.cell.as_ptr(), leader) {
-                continue;
-            }
             if let Some(cell) = m.cell.upgrade() {
                 cell.instrument.count_timed_apart(n);
             }
@@ -418,6 +416,7 @@ impl Family {
         if !batch.is_empty() && attached {
             st.current.add_batch(batch);
         }
+        self.count_attached(batch.len() as u64);
         if st.current.rows() >= STAGE_MAX_ROWS {
             let mut h = self.handout.lock();
             handed_ns += self.hand_all(&mut h);

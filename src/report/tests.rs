@@ -2622,6 +2622,8 @@ fn detaching_queries_racing_the_merge_thread_lose_and_double_nothing() {
                 let mut r = c.report.write();
                 r.advance(now);
                 r.add_batch(batch);
+                // As the merger's update of a detached member counts it.
+                c.instrument.record(None, batch.len() as u64);
             }
             for i in 0..4 {
                 detaches += usize::from(is_detached[i] && !was_detached[i]);
@@ -2646,6 +2648,12 @@ fn detaching_queries_racing_the_merge_thread_lose_and_double_nothing() {
         "the other thread's members took no turn"
     );
     family.drain();
+    // Each member counted every request once: attached, by the leader's step, under the lock a
+    // query's detachment takes (counted after it, a member detached in between missed a round).
+    let requests: u64 = batches.iter().map(|b| b.len() as u64).sum();
+    for cell in &cells {
+        assert_eq!(cell.instrument.count(), requests, "{}", cell.name());
+    }
     for (a, cell) in alone.iter_mut().zip(&cells) {
         let mut r = cell.report.write();
         r.flush_hist();
