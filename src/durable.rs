@@ -33,30 +33,37 @@ pub fn write_json(path: &Path, value: &impl serde::Serialize) -> std::io::Result
 /// `access(2)` is not enough: root passes it where nothing can be created, as in `/proc` or on a
 /// read-only mount).
 pub fn probe_dir(dir: &Path) -> std::io::Result<()> {
-    // One probe per process: two daemons checking one directory do not remove each other's. One
-    // left by a crash (the same pid comes back: 1, in a container) is removed first, and the
-    // probe made anew, never opened through a link someone planted in a shared directory.
-    let probe = dir.join(format!(".pinbad-write-check-{}", std::process::id()));
-    match std::fs::remove_file(&probe) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            return Err(std::io::Error::new(
-                e.kind(),
-                format!("cannot create files in {}: {e}", dir.display()),
-            ))
+    static PROBES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let cannot = |e: std::io::Error| {
+        std::io::Error::new(
+            e.kind(),
+            format!("cannot create files in {}: {e}", dir.display()),
+        )
+    };
+    // A name of its own per call (pid, clock, count): two daemons checking one directory, even
+    // two containers' pid 1 on a shared volume, never meet on one name and never remove each
+    // other's probe. `create_new` (O_EXCL) follows no link planted under the name; a name taken
+    // (a probe a crash left, a neighbour's) is passed over for the next.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let mut tries = 0;
+    loop {
+        let n = PROBES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let probe = dir.join(format!(
+            ".pinbad-write-check-{}-{nanos}-{n}",
+            std::process::id()
+        ));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)
+        {
+            Ok(_) => return std::fs::remove_file(&probe),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 8 => tries += 1,
+            Err(e) => return Err(cannot(e)),
         }
-        _ => {}
     }
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&probe)
-        .map_err(|e| {
-            std::io::Error::new(
-                e.kind(),
-                format!("cannot create files in {}: {e}", dir.display()),
-            )
-        })?;
-    std::fs::remove_file(&probe)
 }
 
 /// Whether `path` (a file or directory, with any missing parents) could be created, creating
@@ -107,21 +114,26 @@ mod tests {
         assert_eq!(std::fs::read_to_string(ro.join("s.json")).unwrap(), "old");
     }
 
-    /// The probe leaves nothing, and a link planted under its name (a shared directory) is
-    /// removed, not followed: the file it points to keeps its content.
+    /// Probes leave nothing, and probes at once in one directory do not meet: four threads of
+    /// one process (one pid, as two containers' pid 1 on a shared volume) probing together all
+    /// succeed (with one name per pid, one removed another's or found it there).
     #[test]
-    fn the_probe_leaves_nothing_and_follows_no_link() {
+    fn probes_at_once_do_not_meet_and_leave_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("precious");
-        std::fs::write(&target, "keep me").unwrap();
-        let probe = dir
-            .path()
-            .join(format!(".pinbad-write-check-{}", std::process::id()));
-        std::os::unix::fs::symlink(&target, &probe).unwrap();
-        probe_dir(dir.path()).unwrap();
-        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
-        assert!(probe.symlink_metadata().is_err(), "the probe is gone");
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..500 {
+                        probe_dir(dir.path()).unwrap();
+                    }
+                });
+            }
+        });
         could_create(&dir.path().join("a/b/c")).unwrap();
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
     }
 }
