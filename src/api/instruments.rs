@@ -78,13 +78,7 @@ async fn patch(
     // Before anything changes: a parameter meant as a condition must not be ignored.
     super::refuse_parameters(raw.as_deref(), "")?;
     let bytes = super::read_body(body, &state.config).await?;
-    let v: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
-    let obj = v.as_object().ok_or_else(|| {
-        ApiError::bad_request(
-            "the body must be an object such as {\"name\": \"decode\", \"timed\": false}",
-        )
-    })?;
+    let obj = &super::json_object(&bytes, "{\"name\": \"decode\", \"timed\": false}")?;
     if let Some(k) = obj
         .keys()
         .find(|k| !["name", "enabled", "timed"].contains(&k.as_str()))

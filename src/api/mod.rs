@@ -345,6 +345,26 @@ pub fn query_pairs(raw: Option<&str>) -> Result<Vec<(String, String)>, ApiError>
     Ok(pairs)
 }
 
+/// A request body that must be a JSON object, as its fields (`example` shows one in the 400):
+/// "not valid JSON", or "must be a JSON object such as ...". Checked before the body is read as
+/// its type, because serde reads a struct from a sequence too (`[true, 0.5]` was taken as a sink
+/// change) and names the Rust type when refusing one (`[]`: "expected struct SinkState with 2
+/// elements"). The reports', sinks' and instruments' bodies all go through here.
+pub fn json_object(
+    bytes: &[u8],
+    example: &str,
+) -> Result<serde_json::Map<String, serde_json::Value>, ApiError> {
+    match serde_json::from_slice(bytes) {
+        Ok(serde_json::Value::Object(fields)) => Ok(fields),
+        Ok(_) => Err(ApiError::bad_request(format!(
+            "the body must be a JSON object such as {example}"
+        ))),
+        Err(e) => Err(ApiError::bad_request(format!(
+            "the body is not valid JSON: {e}"
+        ))),
+    }
+}
+
 /// A 400 naming the first parameter of a request to an endpoint of the JSON API that takes none
 /// (`/api/v1/info?format=csv` answered JSON, silently ignoring it, so a client never learnt that
 /// what it asked for was not done); `hint` is added to the detail (say, where such parameters

@@ -321,13 +321,7 @@ async fn create(
 /// A POST body as a report definition, or a 400 that says what is wrong in plain words (not in
 /// the terms of the Rust types behind it).
 fn parse_definition(bytes: &[u8]) -> Result<ReportDef, ApiError> {
-    let value: Value = serde_json::from_slice(bytes)
-        .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
-    if !value.is_object() {
-        return Err(ApiError::bad_request(
-            "the body must be a JSON object such as {\"name\": \"by_host\", \"keys\": [\"hostname\"]}",
-        ));
-    }
+    super::json_object(bytes, "{\"name\": \"by_host\", \"keys\": [\"hostname\"]}")?;
     // From the bytes, not the value: parsed into a value, a field given twice kept its last
     // occurrence before the definition could refuse it.
     serde_json::from_slice(bytes).map_err(|e| {

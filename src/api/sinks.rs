@@ -104,20 +104,11 @@ async fn switch(
     Ok(Json(status))
 }
 
-/// A PATCH body as a sink change, or a 400 that says what is wrong in plain words. The body must
-/// be a JSON object: serde reads a struct from a sequence too, so `[true, 0.5]` was taken as
-/// `{"enabled": true, "sample": 0.5}` (a change nobody meant to write that way), and `[]` was
-/// refused in the terms of the Rust type behind it ("expected struct SinkState with 2
-/// elements"). The reports' and instruments' bodies are checked the same way.
+/// A PATCH body as a sink change, or a 400 that says what is wrong in plain words (an object
+/// only: see [`super::json_object`]).
 fn parse_change(bytes: &[u8]) -> Result<SinkState, ApiError> {
     const EXPECTED: &str = "{\"enabled\": true|false, \"sample\": 0..1}";
-    let value: Value = serde_json::from_slice(bytes)
-        .map_err(|e| ApiError::bad_request(format!("the body is not valid JSON: {e}")))?;
-    if !value.is_object() {
-        return Err(ApiError::bad_request(format!(
-            "the body must be a JSON object such as {EXPECTED}"
-        )));
-    }
+    super::json_object(bytes, EXPECTED)?;
     // From the bytes, not the value: parsed into a value, a field given twice kept its last
     // occurrence before serde could refuse it.
     let change: SinkState = serde_json::from_slice(bytes).map_err(|e| {
