@@ -257,7 +257,9 @@ fn dashboard_in_a_real_browser() {
           series: [{key: [], other: false, points: [[0, 0.5, 0.25, null], [60, 1, 0, 0.2]]}]};
         const rows = L.seriesColumn(byStatus, "req_count");
         const route = L.parseRoute("#/report/by%2Fx?sort=-req_count&match=script_name:%5E%2Fa");
-        return {errors: L.errorRatio(byStatus), cpu: L.sumColumns(total, ["ru_utime_per_sec", "ru_stime_per_sec"]),
+        const told = {...byStatus, series: byStatus.series.slice(0, 2)};
+        const idle = {...byStatus, series: [...told.series, {key: ["(other)"], other: true, points: [[60, 0]]}]};
+        return {errors: L.errorRatio(byStatus), cut: [L.otherHolds(byStatus), L.otherHolds(told), L.otherHolds(idle)], cpu: L.sumColumns(total, ["ru_utime_per_sec", "ru_stime_per_sec"]),
           t: rows.t, ys: rows.ys, labels: rows.labels, p95: L.seriesColumn(total, "p95").ys,
           route: [route.view, route.name, route.params.get("sort"), route.params.get("match")],
           hash: L.routeHash("history", "a b", new URLSearchParams([["filter", "script_name:/x.php"]])),
@@ -270,6 +272,8 @@ fn dashboard_in_a_real_browser() {
         json!([[0, 60, 120], [0.1, 0, 0.75]]),
         "{lib}"
     );
+    // Requests in "(other)" (statuses past the limit) are said to be cut; none there, not.
+    assert_eq!(lib["cut"], json!([true, false, false]), "{lib}");
     assert_eq!(lib["cpu"], json!([[0, 60], [0.75, 1]]), "{lib}");
     assert_eq!(lib["t"], json!([0, 60, 120]));
     assert_eq!(

@@ -158,6 +158,12 @@
     });
     return [t, ratio];
   }
+  /** Whether the "(other)" series of a `group=rows` answer holds any requests: rows past the
+   *  limit, summed, which no column of theirs can be told apart in. */
+  function otherHolds(history) {
+    const { ys } = seriesColumn(history, 'req_count');
+    return history.series.some((s, j) => s.other && ys[j].some((n) => n > 0));
+  }
   /** Per step, the sum of several columns of a one-series (`group=total`) answer. */
   function sumColumns(history, cols) {
     const parts = cols.map((c) => seriesColumn(history, c));
@@ -181,7 +187,7 @@
     }
     return table.keys.map((k) => k.replace(/^(timer_tag|tag):/, ''));
   }
-  Object.assign(P.lib, { parseRoute, routeHash, rangeOf, seriesColumn, errorRatio, sumColumns,
+  Object.assign(P.lib, { parseRoute, routeHash, rangeOf, seriesColumn, errorRatio, otherHolds, sumColumns,
     keyColumns, keepsHistory, columnKind, fmtCell });
 
   // ---- API ------------------------------------------------------------------------------------
@@ -421,7 +427,16 @@
       const status = await fetchHistory('report_by_status',
         q({ ...base, group: 'rows', limit: await limitOf(100), columns: 'req_count' }), [boxes.errors],
         reports.get('report_by_status'));
-      if (status) drawChart('overview-errors', boxes.errors, status, ['errors'], errorRatio(status), pct);
+      if (status) {
+        drawChart('overview-errors', boxes.errors, status, ['errors'], errorRatio(status), pct);
+        // Statuses past the limit come as one "(other)" series, whose 5xx cannot be told apart
+        // (a history answer pages no further): said, not passed off as exact.
+        if (otherHolds(status)) {
+          boxes.errors.note.hidden = false;
+          boxes.errors.note.textContent = `Only the ${status.series.length - 1} busiest statuses `
+            + 'are told apart (limits.max_query_limit): requests of the others count as successes here.';
+        }
+      }
       poll.done(info || status);
     }
     async function self() {
