@@ -29,9 +29,29 @@ use crate::shutdown::Shutdown;
 /// Receive buffer per datagram: the largest UDP payload (65,527 B over IPv6) fits; a datagram that
 /// fills it is reported by the kernel with MSG_TRUNC and counted as `truncated`.
 pub const DATAGRAM_BUFFER_BYTES: usize = 65_536;
-/// First pause when the socket runs dry: short enough that the default buffer cannot fill at any
-/// rate one host can send, long enough that the next recvmmsg finds many datagrams under load.
-const IDLE_SLEEP: Duration = Duration::from_micros(500);
+/// The pause when the socket runs dry, at least and at most ([`idle_sleep`]): long enough that
+/// the next recvmmsg finds many datagrams under load, short enough that the socket's buffer
+/// cannot fill meanwhile at any rate one host can send.
+const IDLE_SLEEP_MIN: Duration = Duration::from_micros(500);
+const IDLE_SLEEP_MAX: Duration = Duration::from_millis(2);
+/// What a datagram takes of a socket's buffer at most, as the kernel counts it (its `truesize`:
+/// a ~600 B PHP datagram's buffer, its skb and bookkeeping), and the highest rate one sender
+/// reaches here (~640k/s flat out, see BENCHMARKS.md), rounded up: what a pause must leave room for.
+const DATAGRAM_TRUESIZE_BYTES: u64 = 2048;
+const MAX_RATE_PER_SEC: u64 = 1_000_000;
+
+/// The receiver's pause when its socket runs dry, for a socket buffer of `buffer_bytes` (what
+/// SO_RCVBUF reports: the kernel's own, doubled, figure): the time the buffer takes to fill at
+/// [`MAX_RATE_PER_SEC`], within [`IDLE_SLEEP_MIN`]..=[`IDLE_SLEEP_MAX`]. Each pause is a timer and
+/// two context switches (a few µs here, the timer's MSR write leaving the VM): at 100k/s, 2 ms
+/// pauses instead of 500 µs took the receive thread from 1.38–1.48 to 1.29–1.33 µs per packet
+/// and the whole daemon 3 % less CPU (three pairs, BENCHMARKS.md); a small buffer keeps the
+/// short pause, so it does not fill sooner than it did.
+pub fn idle_sleep(buffer_bytes: usize) -> Duration {
+    let fill_us = (buffer_bytes as u64).saturating_mul(1_000_000)
+        / (DATAGRAM_TRUESIZE_BYTES * MAX_RATE_PER_SEC);
+    Duration::from_micros(fill_us).clamp(IDLE_SLEEP_MIN, IDLE_SLEEP_MAX)
+}
 /// When it is still dry after that pause, the receiver blocks in poll(2) until a datagram comes,
 /// at most this long (which only bounds how late a stopping receiver notices shutdown). So an
 /// idle daemon wakes ~10 times a second instead of 2,000 (500 µs sleeps alone: ~5 % of a core).
@@ -182,6 +202,11 @@ impl Receiver {
         let mut batch = self.ring.take_empty();
         let fd = self.socket.as_raw_fd();
         let mut dry = false;
+        let pause = idle_sleep(
+            socket2::SockRef::from(&self.socket)
+                .recv_buffer_size()
+                .unwrap_or(0),
+        );
         // Batches this thread allocated are freed by the merger: once idle, give the memory back
         // (see `memory`).
         let mut reclaimer = crate::memory::Reclaimer::default();
@@ -248,7 +273,7 @@ impl Receiver {
                     reclaimer.maybe_collect();
                 }
             } else {
-                std::thread::sleep(IDLE_SLEEP);
+                std::thread::sleep(pause);
                 dry = true;
             }
         }
@@ -432,6 +457,23 @@ pub fn kernel_drops(ports: &[u16]) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    /// The pause follows the buffer: the shortest for a small one (which a longer pause could let
+    /// fill), the longest for the default 32 MiB (64 MiB as SO_RCVBUF reports it), in proportion
+    /// between; never past what the buffer holds at the highest rate but at the shortest.
+    #[test]
+    fn the_idle_pause_fits_the_buffer() {
+        assert_eq!(super::idle_sleep(0), super::IDLE_SLEEP_MIN);
+        assert_eq!(super::idle_sleep(128 << 10), super::IDLE_SLEEP_MIN);
+        assert_eq!(super::idle_sleep(64 << 20), super::IDLE_SLEEP_MAX);
+        assert_eq!(super::idle_sleep(usize::MAX / 4), super::IDLE_SLEEP_MAX);
+        let mid = super::idle_sleep(2 << 20);
+        assert_eq!(mid, Duration::from_micros(1024));
+        for bytes in [1 << 20, 2 << 20, 3 << 20] {
+            let fills = Duration::from_micros(bytes as u64 * 1_000_000 / (2048 * 1_000_000));
+            assert!(super::idle_sleep(bytes) <= fills.max(super::IDLE_SLEEP_MIN));
+        }
+    }
+
     use super::*;
 
     #[test]
