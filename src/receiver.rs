@@ -7,7 +7,8 @@
 //! kind: ~2.6× less receive CPU than a blocking `recv` per datagram), and if the socket is still
 //! dry after that, it blocks in poll(2) until data comes (an idle daemon costs nothing).
 //!
-//! Never blocks on anything but the short sleep and that poll, never takes a lock, never reads the dictionary:
+//! Never blocks on anything but the short sleep and that poll, never waits for a lock (it only
+//! tries the ring's free list, see [`Ring::take_empty`]), never reads the dictionary:
 //! interning is the merger's job, so this thread can keep up with the kernel. Per-packet problems
 //! (source not allowed, truncated, rejected by the decoder) are counted, never propagated.
 
@@ -47,7 +48,7 @@ const MAX_RATE_PER_SEC: u64 = 1_000_000;
 /// pauses instead of 500 µs took the receive thread from 1.38–1.48 to 1.29–1.33 µs per packet
 /// and the whole daemon 3 % less CPU (three pairs, BENCHMARKS.md); a small buffer keeps the
 /// short pause, so it does not fill sooner than it did.
-pub fn idle_sleep(buffer_bytes: usize) -> Duration {
+fn idle_sleep(buffer_bytes: usize) -> Duration {
     let fill_us = (buffer_bytes as u64).saturating_mul(1_000_000)
         / (DATAGRAM_TRUESIZE_BYTES * MAX_RATE_PER_SEC);
     Duration::from_micros(fill_us).clamp(IDLE_SLEEP_MIN, IDLE_SLEEP_MAX)
