@@ -458,24 +458,24 @@ pub fn kernel_drops(ports: &[u16]) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     /// The pause follows the buffer: the shortest for a small one (which a longer pause could let
     /// fill), the longest for the default 32 MiB (64 MiB as SO_RCVBUF reports it), in proportion
     /// between; never past what the buffer holds at the highest rate but at the shortest.
     #[test]
     fn the_idle_pause_fits_the_buffer() {
-        assert_eq!(super::idle_sleep(0), super::IDLE_SLEEP_MIN);
-        assert_eq!(super::idle_sleep(128 << 10), super::IDLE_SLEEP_MIN);
-        assert_eq!(super::idle_sleep(64 << 20), super::IDLE_SLEEP_MAX);
-        assert_eq!(super::idle_sleep(usize::MAX / 4), super::IDLE_SLEEP_MAX);
-        let mid = super::idle_sleep(2 << 20);
+        assert_eq!(idle_sleep(0), IDLE_SLEEP_MIN);
+        assert_eq!(idle_sleep(128 << 10), IDLE_SLEEP_MIN);
+        assert_eq!(idle_sleep(64 << 20), IDLE_SLEEP_MAX);
+        assert_eq!(idle_sleep(usize::MAX / 4), IDLE_SLEEP_MAX);
+        let mid = idle_sleep(2 << 20);
         assert_eq!(mid, Duration::from_micros(1024));
         for bytes in [1 << 20, 2 << 20, 3 << 20] {
             let fills = Duration::from_micros(bytes as u64 * 1_000_000 / (2048 * 1_000_000));
-            assert!(super::idle_sleep(bytes) <= fills.max(super::IDLE_SLEEP_MIN));
+            assert!(idle_sleep(bytes) <= fills.max(IDLE_SLEEP_MIN));
         }
     }
-
-    use super::*;
 
     #[test]
     fn binds_exclusively_and_clones_share_the_socket() {

@@ -2,10 +2,10 @@
 //!
 //! In: `Batch`es filled by receiver threads. Out: the same batches, drained by the merger every
 //! `stats_gathering_period`, then returned through the free list (the batch returned last is
-//! filled next) so that steady state allocates nothing. Never blocks a receiver: a push that would take the ring past its memory bound
-//! (`temp_pool_memory`) fails at once, and the receiver drops that batch and counts
-//! `temp_pool_dropped` (the merger is behind; waiting would only move the loss into the kernel's
-//! socket buffer, where it is harder to see).
+//! filled next) so that steady state allocates nothing. Never blocks a receiver: a push that
+//! would take the ring past its memory bound (`temp_pool_memory`) fails at once, and the
+//! receiver drops that batch and counts `temp_pool_dropped` (the merger is behind; waiting would
+//! only move the loss into the kernel's socket buffer, where it is harder to see).
 //!
 //! The bound is in bytes of everything a queued batch holds (datagram copies and the decoded
 //! request, timer and tag arrays, by capacity), so a flood of datagrams that decode into many
