@@ -183,6 +183,18 @@ fn wait_one_slow_request(b: &Browser) {
     });
 }
 
+/// Waits for the overview's live window: the 76 requests of `traffic()`, 5 of them answering
+/// 500 (6.579 %).
+fn wait_live_window(b: &Browser) {
+    b.wait("the live window's count and error ratio", |b| {
+        let v = b.eval(
+            "return ['live-count', 'live-errors'].map(id => document.getElementById(id).textContent)",
+            json!([]),
+        );
+        (v == json!(["76", "6.579 %"])).then_some(())
+    });
+}
+
 /// Asserts the page saw no error: none caught by its hooks (uncaught exceptions, rejections,
 /// console.error) and no SEVERE entry in the browser console but those `allowed` names.
 fn assert_no_errors(b: &Browser, allowed: &[&str]) {
@@ -495,13 +507,7 @@ fn dashboard_in_a_real_browser() {
 
     // The overview: the live window's totals, error ratio and pinbad's own health.
     b.goto(&format!("{base}#/overview?range=15m"));
-    b.wait("the live window", |b| {
-        let v = b.eval(
-            "return ['live-count', 'live-errors'].map(id => document.getElementById(id).textContent)",
-            json!([]),
-        );
-        (v == json!(["76", "6.579 %"])).then_some(())
-    });
+    wait_live_window(&b);
     b.wait("the health table", |b| {
         let t = b.eval(
             "const h = document.querySelector('#health table'); return h && h.innerText",
@@ -590,13 +596,7 @@ fn dashboard_works_with_any_max_query_limit() {
 
     // 5 of the 76 requests answered 500: read a row at a time, highest status first.
     b.goto(&format!("{base}#/overview?range=15m"));
-    b.wait("the live window's error ratio", |b| {
-        let v = b.eval(
-            "return ['live-count', 'live-errors'].map(id => document.getElementById(id).textContent)",
-            json!([]),
-        );
-        (v == json!(["76", "6.579 %"])).then_some(())
-    });
+    wait_live_window(&b);
     if !history_missing {
         b.wait("the error ratio chart", |b| {
             chart_data(b, "overview-errors").map(|_| ())
