@@ -350,7 +350,7 @@ fn refuse_unmatchable_strings(
 ) -> Result<(), crate::report::ReportError> {
     let too_long = |what: String, s: &str| {
         (s.len() > max).then(|| {
-            crate::report::ReportError(format!(
+            crate::report::ReportError::invalid(format!(
                 "{what}: {} bytes, longer than any string pinbad keeps (limits.max_string_bytes \
                  = {max}): it could never match",
                 s.len()

@@ -80,8 +80,8 @@ pub async fn openapi_json(
 #[derive(ToSchema)]
 pub struct ErrorBody {
     /// Short kind: `bad_parameter`, `bad_path`, `bad_request`, `not_found`, `conflict`,
-    /// `unauthorized`, `payload_too_large`, `body_timeout`, `busy`, `method_not_allowed`,
-    /// `internal`.
+    /// `unauthorized`, `payload_too_large`, `body_timeout`, `busy`, `dictionary_full`,
+    /// `method_not_allowed`, `internal`.
     pub error: String,
     /// What was wrong, naming the parameter, field or value.
     pub detail: String,

@@ -28,12 +28,26 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(show, drop_report))
 }
 
-/// A query or definition problem: 400, the detail names the parameter, column or field.
+/// A query problem: 400, the detail names the parameter or column.
 fn bad(e: ReportError) -> ApiError {
     ApiError {
         status: StatusCode::BAD_REQUEST,
         error: "bad_parameter",
         detail: e.0,
+    }
+}
+
+/// A definition (the body of a creation) refused: a 400 naming the field, or, when it is right
+/// but the dictionary has no room for a name or value it needs, a 503 `dictionary_full` naming
+/// the limits (it is not the client's fault; it may fit once unused strings are swept).
+fn refused(e: ReportError) -> ApiError {
+    match e.1 {
+        report::Refusal::Invalid => ApiError::bad_request(e.0),
+        report::Refusal::Full => ApiError {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            error: "dictionary_full",
+            detail: e.0,
+        },
     }
 }
 
@@ -295,7 +309,7 @@ async fn show(
         (status = 408, description = "The body did not all come within http.header_timeout", body = super::openapi::ErrorBody),
         (status = 413, description = "The body is above limits.max_body_bytes", body = super::openapi::ErrorBody),
         (status = 500, response = super::openapi::StateNotSaved),
-        (status = 503, response = super::openapi::Busy),
+        (status = 503, description = "Busy (http.max_concurrent_queries, with Retry-After), or `dictionary_full`: no room in the dictionary for a name or value of the definition", body = super::openapi::ErrorBody),
     )
 )]
 async fn create(
@@ -307,7 +321,7 @@ async fn create(
     super::refuse_parameters(raw.as_deref(), " (the definition is the body)")?;
     let bytes = super::read_body(body, &state.config).await?;
     let def = parse_definition(&bytes)?;
-    def.validate().map_err(bad)?;
+    def.validate().map_err(refused)?;
     let entry = blocking(&state.clone(), move || create_filled(&state, def)).await?;
     tracing::info!(
         report = %entry["name"].as_str().unwrap_or(""),
@@ -360,7 +374,7 @@ fn create_filled(state: &Shared, def: ReportDef) -> Result<Value, ApiError> {
     let name = def.name.clone();
     let report = {
         let mut dict = state.dictionary.write();
-        crate::shared::new_report(&state.config, def.clone(), &mut dict).map_err(bad)?
+        crate::shared::new_report(&state.config, def.clone(), &mut dict).map_err(refused)?
     };
     let cell = match state.reports.try_insert(report) {
         Ok(cell) => cell,

@@ -119,7 +119,7 @@ impl Spec {
                     return Ok(None);
                 }
                 _ => {
-                    return Err(ReportError(format!(
+                    return Err(ReportError::invalid(format!(
                         "history_step: {} is not a multiple of the report's tick ({} ms: its \
                          window / report_ticks); choose one that is",
                         humantime::format_duration(Duration::from_millis(step_ms)),

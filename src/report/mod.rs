@@ -58,13 +58,31 @@ pub const DEFAULT_QUERY_LIMIT: usize = 100;
 pub const STATE_FILE: &str = "reports.json";
 
 /// Why a definition, a query or the state file was refused. Display is the reason, naming the
-/// field, key, filter or column that is wrong.
+/// field, key, filter or column that is wrong, or the limit that left no room.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[error("{0}")]
-pub struct ReportError(pub String);
+pub struct ReportError(pub String, pub Refusal);
+
+/// Whose fault a [`ReportError`] is: what the API answers it with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The definition or the query is wrong (a 400).
+    Invalid,
+    /// The definition is right but pinbad has no room for it now: the dictionary is full, so a
+    /// name or value the report needs cannot be kept (a 503: it may fit once unused strings
+    /// are swept).
+    Full,
+}
+
+impl ReportError {
+    /// A refusal of what was asked (the usual kind).
+    pub fn invalid(reason: impl Into<String>) -> ReportError {
+        ReportError(reason.into(), Refusal::Invalid)
+    }
+}
 
 fn err(reason: impl Into<String>) -> ReportError {
-    ReportError(reason.into())
+    ReportError::invalid(reason)
 }
 
 mod def;
@@ -1579,7 +1597,14 @@ impl Report {
         let mut pin = |s: &str, pins: &mut Vec<u32>| -> Result<u32, ReportError> {
             let id = dict.pin(s.as_bytes());
             if id == LOST {
-                return Err(err(format!("dictionary full: cannot intern `{s}`")));
+                return Err(ReportError(
+                    format!(
+                        "dictionary full: cannot keep `{s}` (limits.max_dictionary_entries, \
+                         limits.max_dictionary_bytes); strings unused for longer than the \
+                         longest window are swept, or raise the limits"
+                    ),
+                    Refusal::Full,
+                ));
             }
             pins.push(id);
             Ok(id)

@@ -544,6 +544,7 @@ fn new_pins_names_and_values_and_release_unpins() {
     let mut small = Dictionary::new(1);
     let e = Report::new(def("r", &["tag:a", "tag:b"]), &mut small, 10).unwrap_err();
     assert!(e.to_string().contains("dictionary full"), "{e}");
+    assert_eq!(e.1, Refusal::Full, "not the definition's fault");
     small.sweep(1);
     assert_eq!(
         small.len(),

@@ -717,6 +717,8 @@ fn run_time_report_equals_the_same_report_configured_at_start_and_survives_resta
     assert_eq!(code, 409, "duplicate: {body}");
     let (code, body) = d.post("/api/v1/reports", &json!({"name": "x", "keys": ["colour"]}));
     assert_eq!(code, 400, "{body}");
+    // The body is wrong, not a query parameter.
+    assert_eq!(body["error"], "bad_request", "{body}");
     assert!(
         body["detail"].as_str().unwrap().contains("colour"),
         "{body}"
@@ -745,6 +747,47 @@ fn run_time_report_equals_the_same_report_configured_at_start_and_survives_resta
     assert!(
         !names.contains(&"report_by_schema".to_string()),
         "{names:?}"
+    );
+}
+
+/// A definition that is right but needs a string the full dictionary has no room for is refused
+/// as the server's want of room (503 `dictionary_full`, naming the limits, no `Retry-After`: a
+/// second later is no better), not as the client's fault (it was a 400), and nothing is created.
+#[test]
+fn a_full_dictionary_refuses_a_creation_with_503() {
+    let d = Daemon::start("[limits]\nmax_dictionary_entries = 16\n");
+    d.send(&corpus(50, 7));
+    d.wait_for(
+        |d| d.status()["dictionary_lost"].as_u64() > Some(0),
+        "strings lost to the full dictionary",
+    );
+    let reports = d.strings("/api/v1/reports", "reports", "name").len();
+    let resp = ureq::post(&d.url("/api/v1/reports"))
+        .set("Content-Type", "application/json")
+        .send_string(r#"{"name": "late", "keys": ["tag:never_seen_before"]}"#);
+    let Err(ureq::Error::Status(code, resp)) = resp else {
+        panic!("created with a full dictionary: {resp:?}");
+    };
+    assert_eq!(code, 503);
+    assert_eq!(resp.header("Retry-After"), None);
+    let body: Value = serde_json::from_str(&resp.into_string().unwrap()).unwrap();
+    assert_eq!(body["error"], "dictionary_full", "{body}");
+    let detail = body["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("never_seen_before") && detail.contains("limits.max_dictionary_entries"),
+        "{body}"
+    );
+    assert_eq!(d.get("/api/v1/reports/late").0, 404);
+    assert_eq!(
+        d.strings("/api/v1/reports", "reports", "name").len(),
+        reports
+    );
+    // A definition that is wrong is still the client's fault, full dictionary or not.
+    let (code, body) = d.post("/api/v1/reports", &json!({"name": "y", "keys": ["colour"]}));
+    assert_eq!(
+        (code, body["error"].as_str()),
+        (400, Some("bad_request")),
+        "{body}"
     );
 }
 
