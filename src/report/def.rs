@@ -373,6 +373,18 @@ impl ReportDef {
             }
             specs.push(spec);
         }
+        // Tag names may hold anything, `:` too: `tag:timer_tag:x` beside `timer_tag:x` and
+        // `tag:x` named two columns `timer_tag:x`, and a JSON row kept one of their values.
+        let columns = super::key_column_names(&specs, self.kind());
+        for (i, c) in columns.iter().enumerate() {
+            if let Some(j) = columns[..i].iter().position(|o| o == c) {
+                return Err(err(format!(
+                    "keys `{}` and `{}` would both be shown as column `{c}`: rename a tag or \
+                     drop one of the keys",
+                    keys[j], keys[i]
+                )));
+            }
+        }
         let mut min = None;
         let mut max = None;
         for (key, value) in &self.filters {

@@ -953,6 +953,24 @@ fn column_names_and_repeats() {
         cols(&["timer_tag:hit_count"], &mut dict),
         vec!["timer_tag:hit_count"]
     );
+    // A tag name holding `:` could name the column another key's prefix gives: refused, naming
+    // both keys, instead of a row keeping one of two values.
+    for keys in [
+        &["tag:timer_tag:x", "timer_tag:x", "tag:x"][..],
+        &["tag:tag:x", "tag:x", "timer_tag:x"][..],
+    ] {
+        let e = def("r", keys).validate().unwrap_err();
+        assert!(
+            e.to_string().contains(&format!("`{}`", keys[0]))
+                && e.to_string().contains("would both be shown as column"),
+            "{keys:?}: {e}"
+        );
+        assert!(Report::new(def("r", keys), &mut dict, 1).is_err());
+    }
+    assert_eq!(
+        cols(&["tag:timer_tag:x", "timer_tag:x"], &mut dict),
+        vec!["timer_tag:x", "x"]
+    );
     let mut w = World::new(
         vec![def("r", &["script_name"]), def("t", &["timer_tag:g"])],
         10,
