@@ -596,10 +596,20 @@ fn read_file(path: &Path) -> std::io::Result<FileBytes> {
     // SAFETY: the map is read-only and private, and lives in the returned value, which borrows
     // nothing; its bytes change only if the file is rewritten in place, which pinbad never does
     // (see above).
-    let map = unsafe { memmap2::Mmap::map(&file)? };
-    // Read ahead now, in the background: the restore then rarely waits on the disk.
-    let _ = map.advise(memmap2::Advice::WillNeed);
-    Ok(FileBytes::Mapped(map))
+    match unsafe { memmap2::Mmap::map(&file) } {
+        Ok(map) => {
+            // Read ahead now, in the background: the restore then rarely waits on the disk.
+            let _ = map.advise(memmap2::Advice::WillNeed);
+            Ok(FileBytes::Mapped(map))
+        }
+        // A file system that cannot map files (some network or FUSE ones): read it, as before.
+        Err(e) => {
+            tracing::debug!(error = %e, path = %path.display(), "Cannot map the snapshot; reading it");
+            let mut bytes = Vec::with_capacity(meta.len() as usize);
+            std::io::Read::read_to_end(&mut file, &mut bytes)?;
+            Ok(FileBytes::Read(bytes))
+        }
+    }
 }
 
 /// Removes temporary files of writes that never finished (the process was killed while writing:
@@ -1701,6 +1711,11 @@ mod tests {
         assert_eq!(&*read, &bytes[..]);
         std::fs::write(&path, b"").unwrap();
         assert!(read_file(&path).unwrap().is_empty());
+        // A file that cannot be mapped (sysfs: no mmap) is read instead.
+        let sysfs = Path::new("/sys/devices/system/cpu/online");
+        let read = read_file(sysfs).unwrap();
+        assert!(matches!(read, FileBytes::Read(_)));
+        assert_eq!(&*read, &std::fs::read(sysfs).unwrap()[..]);
     }
 
     fn small_snapshot() -> &'static (Vec<u8>, tempfile::TempDir) {
