@@ -270,9 +270,7 @@ impl IntoResponse for ApiError {
             error: self.error,
             detail: self.detail,
         });
-        // A retry in a second helps a busy server, not a full dictionary (its strings are
-        // swept only once unused for longer than the longest window).
-        if self.status == StatusCode::SERVICE_UNAVAILABLE && self.error != "dictionary_full" {
+        if self.status == StatusCode::SERVICE_UNAVAILABLE {
             resp.headers_mut()
                 .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
         }

@@ -38,13 +38,15 @@ fn bad(e: ReportError) -> ApiError {
 }
 
 /// A definition (the body of a creation) refused: a 400 naming the field, or, when it is right
-/// but the dictionary has no room for a name or value it needs, a 503 `dictionary_full` naming
-/// the limits (it is not the client's fault; it may fit once unused strings are swept).
+/// but the dictionary has no room for a name or value it needs, a 507 (Insufficient Storage)
+/// `dictionary_full` naming the limits: not the client's fault, and not one a retry in a second
+/// mends (a 503 says that, with `Retry-After`): strings leave the dictionary only once unused for
+/// longer than the longest window.
 fn refused(e: ReportError) -> ApiError {
     match e.1 {
         report::Refusal::Invalid => ApiError::bad_request(e.0),
         report::Refusal::Full => ApiError {
-            status: StatusCode::SERVICE_UNAVAILABLE,
+            status: StatusCode::INSUFFICIENT_STORAGE,
             error: "dictionary_full",
             detail: e.0,
         },
@@ -309,7 +311,8 @@ async fn show(
         (status = 408, description = "The body did not all come within http.header_timeout", body = super::openapi::ErrorBody),
         (status = 413, description = "The body is above limits.max_body_bytes", body = super::openapi::ErrorBody),
         (status = 500, response = super::openapi::StateNotSaved),
-        (status = 503, description = "Busy (http.max_concurrent_queries, with Retry-After), or `dictionary_full`: no room in the dictionary for a name or value of the definition", body = super::openapi::ErrorBody),
+        (status = 503, response = super::openapi::Busy),
+        (status = 507, description = "`dictionary_full`: no room in the dictionary for a name or value of the definition (limits.max_dictionary_entries, limits.max_dictionary_bytes)", body = super::openapi::ErrorBody),
     )
 )]
 async fn create(

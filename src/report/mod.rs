@@ -69,7 +69,7 @@ pub enum Refusal {
     /// The definition or the query is wrong (a 400).
     Invalid,
     /// The definition is right but pinbad has no room for it now: the dictionary is full, so a
-    /// name or value the report needs cannot be kept (a 503: it may fit once unused strings
+    /// name or value the report needs cannot be kept (a 507: it may fit once unused strings
     /// are swept).
     Full,
 }

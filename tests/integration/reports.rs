@@ -751,10 +751,11 @@ fn run_time_report_equals_the_same_report_configured_at_start_and_survives_resta
 }
 
 /// A definition that is right but needs a string the full dictionary has no room for is refused
-/// as the server's want of room (503 `dictionary_full`, naming the limits, no `Retry-After`: a
-/// second later is no better), not as the client's fault (it was a 400), and nothing is created.
+/// as the server's want of room (507 `dictionary_full`, naming the limits; not a 503, whose
+/// `Retry-After: 1` a second later would not honour), not as the client's fault (it was a 400),
+/// and nothing is created.
 #[test]
-fn a_full_dictionary_refuses_a_creation_with_503() {
+fn a_full_dictionary_refuses_a_creation_with_507() {
     let d = Daemon::start("[limits]\nmax_dictionary_entries = 16\n");
     d.send(&corpus(50, 7));
     d.wait_for(
@@ -768,7 +769,7 @@ fn a_full_dictionary_refuses_a_creation_with_503() {
     let Err(ureq::Error::Status(code, resp)) = resp else {
         panic!("created with a full dictionary: {resp:?}");
     };
-    assert_eq!(code, 503);
+    assert_eq!(code, 507);
     assert_eq!(resp.header("Retry-After"), None);
     let body: Value = serde_json::from_str(&resp.into_string().unwrap()).unwrap();
     assert_eq!(body["error"], "dictionary_full", "{body}");
