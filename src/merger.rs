@@ -250,6 +250,16 @@ impl RoundWork {
         &self.batch
     }
 
+    /// A round of `batch` merged at `now_ms`, for the taps' tests.
+    #[cfg(test)]
+    pub(crate) fn of_batch(now_ms: u64, batch: PreparedBatch) -> RoundWork {
+        RoundWork {
+            now_ms,
+            batch,
+            ..RoundWork::new()
+        }
+    }
+
     pub fn new() -> RoundWork {
         RoundWork {
             now_ms: 0,

@@ -24,7 +24,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
     operation_id = "list_sinks",
     tag = "sinks",
     responses(
-        (status = 200, description = "`{\"sinks\": [{name, kind, enabled, sample, sent, failed, dropped, current_queued, queue, …}]}`", body = Object),
+        (status = 200, description = "`{\"sinks\": [{name, kind, enabled, sample, sent, failed, dropped, dropped_stale, current_queued, queue, …}]}`", body = Object),
         (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
     )
@@ -45,7 +45,7 @@ async fn list(
     tag = "sinks",
     params(("name" = String, Path, description = "The sink's `name` in its `[[sink]]` table")),
     responses(
-        (status = 200, description = "`{name, kind, enabled, sample, sent, failed, dropped, current_queued, queue, …}`", body = Object),
+        (status = 200, description = "`{name, kind, enabled, sample, sent, failed, dropped, dropped_stale, current_queued, queue, …}`", body = Object),
         (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
         (status = 404, response = super::openapi::NotFound),

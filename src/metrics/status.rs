@@ -447,7 +447,7 @@ impl Collector for StatusCollector {
         )?;
         let sinks = shared.sinks.status();
         let sinks = sinks.as_array().map(Vec::as_slice).unwrap_or(&[]);
-        let per_sink: [(&str, &str, MetricType, &str); 4] = [
+        let per_sink: [(&str, &str, MetricType, &str); 5] = [
             (
                 "pinbad_sink_sent",
                 "Requests the sink delivered.",
@@ -462,9 +462,15 @@ impl Collector for StatusCollector {
             ),
             (
                 "pinbad_sink_dropped",
-                "Requests the sink dropped (queue or retry buffer full).",
+                "Requests the sink dropped (queue or retry buffer full, or waited stats_history).",
                 MetricType::Counter,
                 "dropped",
+            ),
+            (
+                "pinbad_sink_dropped_stale",
+                "Of the dropped, requests that waited stats_history in the queue (a stalled write).",
+                MetricType::Counter,
+                "dropped_stale",
             ),
             (
                 "pinbad_sink_queued",

@@ -285,8 +285,12 @@ pub struct SinkStats {
     /// file: lines whose write failed (lost). clickhouse: insert attempts that failed (retried).
     pub failed: AtomicU64,
     /// Lost: the queue was full, or (clickhouse) the retry buffer overflowed or shutdown came
-    /// before the server did.
+    /// before the server did, or the request waited in the queue longer than `stats_history`
+    /// (see [`Sink::encode`]; also counted in `stale`).
     pub dropped: AtomicU64,
+    /// Of `dropped`: requests whose round waited longer than `stats_history` (a stalled write):
+    /// their strings may have left the dictionary, so they are not written.
+    pub stale: AtomicU64,
     /// In the sink's queue now.
     pub queued: AtomicU64,
     /// Encoded, not yet delivered now.
@@ -388,6 +392,7 @@ impl Sink {
             "sent": s.sent.load(Relaxed),
             "failed": s.failed.load(Relaxed),
             "dropped": s.dropped.load(Relaxed),
+            "dropped_stale": s.stale.load(Relaxed),
             "current_queued": s.queued.load(Relaxed) + s.buffered.load(Relaxed),
             "queue": self.config.queue,
         });
@@ -407,6 +412,7 @@ impl Sink {
 
     /// The sink's thread: rounds off the queue, encoded, written; at stop, the rest drained.
     fn run(&self, rx: Receiver<Arc<Round>>, mut out: Box<dyn Output>, shared: &Shared) {
+        let mut behind = false;
         loop {
             let stopping = self.stop.load(Relaxed);
             let round = if stopping {
@@ -419,7 +425,17 @@ impl Sink {
                 }
             };
             match round {
-                Some(round) => self.encode(&round, out.as_mut(), shared),
+                Some(round) => {
+                    let stale = self.encode(&round, out.as_mut(), shared);
+                    if stale != behind {
+                        behind = stale;
+                        if stale {
+                            tracing::warn!(sink = %self.name, "Sink more than stats_history behind (a stalled write): dropping the rounds that old, counted in dropped_stale");
+                        } else {
+                            tracing::info!(sink = %self.name, "Sink caught up within stats_history");
+                        }
+                    }
+                }
                 None if stopping => break,
                 None => {}
             }
@@ -430,15 +446,33 @@ impl Sink {
         self.stats.buffered.store(out.pending(), Relaxed);
     }
 
-    fn encode(&self, round: &Round, out: &mut dyn Output, shared: &Shared) {
+    /// Encodes a round's (sampled) requests into `out`; returns whether (the rest of) the round
+    /// was dropped as stale instead.
+    ///
+    /// Stale: the round waited `stats_history` or longer (the sink's write stalled that long).
+    /// Its requests name strings by dictionary id, and the dictionary frees a string once unused
+    /// for longer than the longest window (never shorter than `stats_history`; see
+    /// `Merger::sweep`) and reuses its id: written now, such a request could carry another
+    /// string, silently. The age is read with the dictionary's read lock held, which a sweep
+    /// needs for writing, so a chunk found young enough stays resolvable while it is encoded.
+    fn encode(&self, round: &Round, out: &mut dyn Output, shared: &Shared) -> bool {
         let batch = round.batch();
         let unix_ms = shared.clock.unix_ms64(round.now_ms());
         let sample = self.sample();
+        let history_ms = shared.config.stats_history.0.as_millis() as u64;
+        let mut stale = false;
         // The dictionary's read lock is taken per chunk, so the merger (its writer) never waits
         // longer than one chunk's encoding for it.
         let mut views = batch.views().peekable();
         while views.peek().is_some() {
             let dict = shared.dictionary.read();
+            if shared.clock.now_ms64().saturating_sub(round.now_ms()) >= history_ms {
+                let rest = views.count() as u64;
+                self.stats.dropped.fetch_add(rest, Relaxed);
+                self.stats.stale.fetch_add(rest, Relaxed);
+                stale = true;
+                break;
+            }
             for v in views.by_ref().take(ENCODE_CHUNK) {
                 if crate::stream::sampled(v.id, sample) {
                     out.encode(&v, unix_ms, &dict);
@@ -446,6 +480,7 @@ impl Sink {
             }
         }
         self.stats.queued.fetch_sub(batch.len() as u64, Relaxed);
+        stale
     }
 }
 
@@ -672,6 +707,65 @@ mod tests {
         crate::config::Config::parse(text)
             .map(|c| c.sink)
             .map_err(|e| e.to_string())
+    }
+
+    /// A round that waited `stats_history` or longer is not written (its strings may have left
+    /// the dictionary and their ids been given to others): dropped, counted in `dropped` and
+    /// `dropped_stale`. A younger round is written.
+    #[test]
+    fn a_round_older_than_the_window_is_dropped_not_written() {
+        struct Counting(Arc<AtomicU64>);
+        impl Output for Counting {
+            fn encode(&mut self, _: &RequestView<'_>, _: u64, _: &Dictionary) {
+                self.0.fetch_add(1, Relaxed);
+            }
+            fn work(&mut self, _: &SinkStats, _: Instant) {}
+            fn pending(&self) -> u64 {
+                0
+            }
+            fn close(&mut self, _: &SinkStats) {}
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = crate::config::Config::default();
+        config.state_dir = dir.path().into();
+        config.stats_history = crate::config::HumanDuration(Duration::from_secs(60));
+        let mut shared =
+            Shared::new(config, Arc::new(crate::ring::Ring::new(1 << 20)), vec![], 0).unwrap();
+        // The merger's clock at ~600 s.
+        shared.clock = crate::shared::Clock::resume(crate::shared::unix_now_ms() - 600_000, 0);
+        let now = shared.clock.now_ms64();
+        let round = |age_ms: u64, n: u64| {
+            let record = crate::record::Record::default();
+            let mut batch = crate::report::PreparedBatch::default();
+            for id in 0..n {
+                batch.push(&RequestView {
+                    id,
+                    record: &record,
+                    tag_block: &[],
+                    timers: &[],
+                });
+            }
+            Round::of_batch(now - age_ms, batch)
+        };
+        let sink = Sink::new(
+            parse("[[sink]]\nname = \"f\"\nkind = \"file\"\npath = \"/tmp/f\"\n")
+                .unwrap()
+                .remove(0),
+        );
+        let written = Arc::new(AtomicU64::new(0));
+        let mut out = Counting(Arc::clone(&written));
+        sink.stats.queued.store(1000 + 300, Relaxed);
+        assert!(!sink.encode(&round(1_000, 300), &mut out, &shared));
+        assert_eq!(written.load(Relaxed), 300, "a second old: written");
+        assert!(sink.encode(&round(61_000, 1000), &mut out, &shared));
+        assert_eq!(
+            written.load(Relaxed),
+            300,
+            "61 s old with a 60 s window: not written"
+        );
+        assert_eq!(sink.stats.dropped.load(Relaxed), 1000);
+        assert_eq!(sink.status()["dropped_stale"], 1000);
+        assert_eq!(sink.stats.queued.load(Relaxed), 0);
     }
 
     #[test]
