@@ -48,6 +48,9 @@ use crate::shared::{unix_now_ms, Clock, Shared};
 pub const FILE: &str = "snapshot.bin";
 /// Where a snapshot that could not be restored is moved (the previous one is replaced).
 pub const SKIPPED_FILE: &str = "snapshot.bin.skipped";
+/// The snapshot while a start restores it (see [`restore_at_start`]): found at a start, the one
+/// before stopped in the middle of its restore, and it is moved aside, not tried again.
+pub const RESTORING_FILE: &str = "snapshot.bin.restoring";
 /// The format's version. 2 saves each report's closed part (`agg`); version 1 files, which do
 /// not, are still read (their closed part rebuilt from the ticks). 3 saves the reports' time
 /// and byte sums (96-bit) in 128 bits; older files' 64-bit sums are read into them. 4 adds the
@@ -497,6 +500,11 @@ fn encode_as<W: Write>(
 /// At start-up, before the merger starts: restores `{state_dir}/snapshot.bin` into `shared` if
 /// enabled, consumes the file, and logs the outcome (or why nothing was restored) in one line.
 /// Never fails the start: whatever is wrong with the file, the daemon starts empty.
+///
+/// Nor does it fail the next one: once opened, the file is renamed [`RESTORING_FILE`] until the
+/// restore ends, so a start that dies restoring it (a read error of the mapped file is a
+/// SIGBUS; a bug; the OOM killer) leaves it under that name, and the next start moves it aside
+/// instead of dying on it again, in a loop under a service manager.
 pub fn restore_at_start(shared: &mut Shared) {
     if !shared.config.snapshot.enabled {
         shared.snapshot.skipped_reason = Some("disabled (snapshot.enabled = false)".into());
@@ -504,12 +512,22 @@ pub fn restore_at_start(shared: &mut Shared) {
     }
     let path = shared.config.state_dir.join(FILE);
     remove_partial_writes(&shared.config.state_dir, FILE);
+    let restoring = shared.config.state_dir.join(RESTORING_FILE);
+    if restoring.symlink_metadata().is_ok() {
+        let e = SnapshotError::invalid(
+            "the previous start stopped while restoring it (killed, crashed, or a read error of \
+             the file): not tried again",
+        );
+        skip(shared, &restoring, &e, true);
+    }
     let started = Instant::now();
     let bytes = match read_file(&path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             tracing::info!(path = %path.display(), "No snapshot to restore; starting empty");
-            shared.snapshot.skipped_reason = Some("no snapshot".into());
+            // (Unless one was just moved aside, above: its reason stays.)
+            let s = &mut shared.snapshot;
+            s.skipped_reason.get_or_insert_with(|| "no snapshot".into());
             return;
         }
         Err(e) => {
@@ -518,6 +536,14 @@ pub fn restore_at_start(shared: &mut Shared) {
             let e = SnapshotError::Io(e);
             skip(shared, &path, &e, true);
             return;
+        }
+    };
+    // Opened (a pipe: read whole) before the rename, so a writer of a pipe still finds it.
+    let held = match std::fs::rename(&path, &restoring) {
+        Ok(()) => restoring,
+        Err(e) => {
+            tracing::warn!(path = %path.display(), error = %e, "Cannot mark the snapshot as being restored; restoring it anyway");
+            path.clone()
         }
     };
     shared.snapshot.bytes = bytes.len() as u64;
@@ -535,13 +561,13 @@ pub fn restore_at_start(shared: &mut Shared) {
                 down_seconds = s.down_seconds.unwrap_or(0.0),
                 "Snapshot restored"
             );
-            if let Err(e) = std::fs::remove_file(&path) {
-                tracing::warn!(path = %path.display(), error = %e, "Cannot remove the restored snapshot");
+            if let Err(e) = std::fs::remove_file(&held) {
+                tracing::warn!(path = %held.display(), error = %e, "Cannot remove the restored snapshot");
             }
         }
         Err(e) => {
             let keep = !matches!(e, SnapshotError::TooOld { .. });
-            skip(shared, &path, &e, keep);
+            skip(shared, &held, &e, keep);
         }
     }
     shared.snapshot.restore_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -1693,6 +1719,35 @@ mod tests {
             median(&mut write_ms),
             median(&mut restore_ms)
         );
+    }
+
+    /// A snapshot left as `snapshot.bin.restoring` (a start died restoring it) is moved aside,
+    /// not tried again; a snapshot.bin beside it is restored as usual, and consumed (no file
+    /// left under either name).
+    #[test]
+    fn a_snapshot_a_start_died_restoring_is_not_tried_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = Arc::new(shared(config(dir.path())));
+        feed(&a, 40, 1);
+        let bytes = encoded(&a);
+        std::fs::write(dir.path().join(RESTORING_FILE), &bytes).unwrap();
+        let mut b = shared(config(dir.path()));
+        restore_at_start(&mut b);
+        assert!(!b.snapshot.restored);
+        let reason = b.snapshot.skipped_reason.clone().unwrap();
+        assert!(
+            reason.contains("previous start stopped while restoring"),
+            "{reason}"
+        );
+        assert!(!dir.path().join(RESTORING_FILE).exists());
+        assert_eq!(std::fs::read(dir.path().join(SKIPPED_FILE)).unwrap(), bytes);
+        // The next snapshot is restored, and leaves nothing behind.
+        std::fs::write(dir.path().join(FILE), &bytes).unwrap();
+        let mut c = shared(config(dir.path()));
+        restore_at_start(&mut c);
+        assert!(c.snapshot.restored, "{:?}", c.snapshot.skipped_reason);
+        assert_eq!(c.pool.read().len(), a.pool.read().len());
+        assert!(!dir.path().join(FILE).exists() && !dir.path().join(RESTORING_FILE).exists());
     }
 
     /// A regular file is mapped, not copied into the process's memory (see `read_file`), and
