@@ -286,7 +286,7 @@ pub struct SinkStats {
     pub failed: AtomicU64,
     /// Lost: the queue was full, or (clickhouse) the retry buffer overflowed or shutdown came
     /// before the server did, or the request waited in the queue longer than `stats_history`
-    /// (see [`Sink::encode`]; also counted in `stale`).
+    /// (see `Sink::encode`; also counted in `stale`).
     pub dropped: AtomicU64,
     /// Of `dropped`: requests whose round waited longer than `stats_history` (a stalled write):
     /// their strings may have left the dictionary, so they are not written.
