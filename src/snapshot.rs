@@ -613,29 +613,26 @@ fn read_file(path: &Path) -> std::io::Result<FileBytes> {
             "a device, not a snapshot file",
         ));
     }
-    if !meta.is_file() {
-        // A pipe has no length to map: read it to its end.
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut file, &mut bytes)?;
-        return Ok(FileBytes::Read(bytes));
-    }
-    // SAFETY: the map is read-only and private, and lives in the returned value, which borrows
-    // nothing; its bytes change only if the file is rewritten in place, which pinbad never does
-    // (see above).
-    match unsafe { memmap2::Mmap::map(&file) } {
-        Ok(map) => {
-            // Read ahead now, in the background: the restore then rarely waits on the disk.
-            let _ = map.advise(memmap2::Advice::WillNeed);
-            Ok(FileBytes::Mapped(map))
-        }
-        // A file system that cannot map files (some network or FUSE ones): read it, as before.
-        Err(e) => {
-            tracing::debug!(error = %e, path = %path.display(), "Cannot map the snapshot; reading it");
-            let mut bytes = Vec::with_capacity(meta.len() as usize);
-            std::io::Read::read_to_end(&mut file, &mut bytes)?;
-            Ok(FileBytes::Read(bytes))
+    if meta.is_file() {
+        // SAFETY: the map is read-only and private, and lives in the returned value, which
+        // borrows nothing; its bytes change only if the file is rewritten in place, which pinbad
+        // never does (see above).
+        match unsafe { memmap2::Mmap::map(&file) } {
+            Ok(map) => {
+                // Read ahead now, in the background: the restore then rarely waits on the disk.
+                let _ = map.advise(memmap2::Advice::WillNeed);
+                return Ok(FileBytes::Mapped(map));
+            }
+            // A file system that cannot map files (some network or FUSE ones): read below.
+            Err(e) => {
+                tracing::debug!(error = %e, path = %path.display(), "Cannot map the snapshot; reading it")
+            }
         }
     }
+    // A pipe (no length to map), or a file that cannot be mapped: read to its end.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::io::Read::read_to_end(&mut file, &mut bytes)?;
+    Ok(FileBytes::Read(bytes))
 }
 
 /// Removes temporary files of writes that never finished (the process was killed while writing:
