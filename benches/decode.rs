@@ -3,7 +3,9 @@
 //! - `decode/{small,typical,large}`: `Decoder::decode` of a minimal request, a ~550 B PHP-like
 //!   request (9 timers × 3 tags, 2 request tags) and a ~5 KB one (100 timers), into a batch that
 //!   is cleared before each datagram, as a receiver reuses its batches; `decode/typical_v1_lz4` is
-//!   the typical request behind the v1 header, LZ4-compressed.
+//!   the typical request behind the v1 header, LZ4-compressed; `decode/corpus_1024` is 1,024
+//!   different corpus datagrams (the e2e's traffic) decoded into one batch, per datagram: the
+//!   same decoder with the branch predictor no longer trained on one datagram.
 //! - `prost/{small,typical,large}`: `pinbad::proto::Request::decode` of the same v0 datagrams,
 //!   the reference the targets are set against (decode ≤ 300 ns where prost takes ~2 µs).
 //!
@@ -131,6 +133,21 @@ fn bench(c: &mut Criterion) {
             },
         );
     }
+    // The e2e's traffic: 1,024 different corpus datagrams (3–15 timers, Zipf strings) decoded
+    // into one batch, as a receiver decodes a `recvmmsg` batch; per datagram.
+    let corpus = pinbad::corpus::Corpus::new(pinbad::corpus::CorpusSpec::default()).datagrams(1024);
+    group.throughput(Throughput::Elements(corpus.len() as u64));
+    group.bench_function("corpus_1024", |b| {
+        let mut decoder = Decoder::new(DecodePolicy::default());
+        let mut batch = Batch::default();
+        let mut stats = DecodeStats::default();
+        b.iter(|| {
+            batch.clear();
+            for d in &corpus {
+                decoder.decode(black_box(d), &mut batch, &mut stats);
+            }
+        });
+    });
     group.finish();
 
     let mut group = c.benchmark_group("prost");
