@@ -1670,6 +1670,54 @@ fn memory_per_row_over_a_full_window() {
     assert!(per_row < 16_000.0, "{per_row}");
 }
 
+/// A closed tick's row keeps its sums exactly: narrowed (counts in 32 bits, sums in 64) when they
+/// fit, whole otherwise.
+#[test]
+fn closed_tick_sums_narrow_only_when_they_fit() {
+    let mut s = Sums {
+        req_count: u32::MAX as u64,
+        hit_count: u32::MAX as u64 - 1,
+        ..Sums::default()
+    };
+    s.time_ns = Sum96::from(u64::MAX);
+    s.memory_footprint_bytes = Sum96::from(7);
+    let narrow = NarrowSums::of(&s).expect("fits");
+    assert_eq!(narrow.widen(), s);
+    for wider in [
+        Sums {
+            req_count: 1 << 32,
+            ..s
+        },
+        Sums {
+            hit_count: 1 << 32,
+            ..s
+        },
+        Sums {
+            time_ns: Sum96::saturating_from(1 << 64),
+            ..s
+        },
+    ] {
+        assert!(NarrowSums::of(&wider).is_none(), "{wider:?}");
+    }
+    // Through a closed tick: a row that does not fit comes back whole.
+    let mut tick = ClosedTick {
+        index: 0,
+        cut_at_ms: None,
+        keys: Vec::new(),
+        rows: Vec::new(),
+        wide: Vec::new(),
+        totals: Row::default(),
+    };
+    let big = Sums {
+        req_count: 1 << 40,
+        ..s
+    };
+    tick.push_row(&[1], &s, Histogram::new());
+    tick.push_row(&[2], &big, Histogram::new());
+    let back: Vec<Sums> = tick.rows().map(|(_, sums, _)| sums).collect();
+    assert_eq!(back, vec![s, big]);
+}
+
 /// A report may set its own window (`history`), between 1 s and 30 days; it wins over
 /// `stats_history` and is cut into the configured ticks.
 #[test]
