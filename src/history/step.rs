@@ -5,7 +5,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::histogram::{Histogram, BUCKETS};
+use crate::histogram::{HistView, Histogram, BUCKETS};
 use crate::report::Sums;
 
 /// What the key columns of the "(other)" row show.
@@ -23,7 +23,7 @@ impl Part {
     /// (counts up to `i64::MAX` each, bucket counts up to `histogram::MAX_BUCKET_COUNT`) over
     /// any range, so a count stops at `u64::MAX` and a bucket's count at its bound rather than
     /// wrap (or panic, in a debug build).
-    pub fn add(&mut self, sums: &Sums, hist: &Histogram) {
+    pub fn add<'h>(&mut self, sums: &Sums, hist: impl Into<HistView<'h>>) {
         add_sums(&mut self.sums, sums);
         self.hist.add_hist_saturating(hist);
     }

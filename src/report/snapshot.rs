@@ -15,7 +15,7 @@
 //! dictionary), except a `status` key, which is a number.
 
 use super::*;
-use crate::histogram::MAX_BUCKET_COUNT;
+use crate::histogram::{HistView, MAX_BUCKET_COUNT};
 use crate::snapshot::{Reader, SnapshotError, Writer};
 
 /// What a snapshot version's report state holds, and how.
@@ -86,7 +86,11 @@ fn read_sums(r: &mut Reader<'_>, layout: Layout) -> Result<Sums, SnapshotError> 
     })
 }
 
-fn write_hist<W: std::io::Write>(w: &mut Writer<W>, h: &Histogram) -> std::io::Result<()> {
+fn write_hist<'h, W: std::io::Write>(
+    w: &mut Writer<W>,
+    h: impl Into<HistView<'h>>,
+) -> std::io::Result<()> {
+    let h = h.into();
     w.u32(h.buckets_used() as u32)?;
     for (bucket, n) in h.iter() {
         w.u16(bucket)?;
@@ -273,20 +277,14 @@ impl Report {
             last_index = Some(index);
             let totals = read_row(r, layout)?;
             let rows = r.count(4 * n + 60)?;
-            let mut tick = ClosedTick {
-                index,
-                cut_at_ms: None,
-                keys: Vec::with_capacity(rows * n),
-                rows: Vec::with_capacity(rows),
-                wide: Vec::new(),
-                totals,
-            };
+            let mut tick = ClosedTick::new(index, None, totals, rows, n);
             for _ in 0..rows {
                 let key = read_key(r, &self.keys, remap)?;
                 let sums = read_sums(r, layout)?;
                 let hist = read_hist(r)?;
-                tick.push_row(key.slice(), &sums, hist);
+                tick.push_row(key.slice(), &sums, &hist);
             }
+            tick.shrink_hists();
             if index >= first_kept {
                 closed.push_back(Arc::new(tick));
             } else if layout.with_agg {

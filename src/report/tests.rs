@@ -1670,10 +1670,10 @@ fn memory_per_row_over_a_full_window() {
     assert!(per_row < 16_000.0, "{per_row}");
 }
 
-/// A closed tick's row keeps its sums exactly: narrowed (counts in 32 bits, sums in 64) when they
-/// fit, whole otherwise.
+/// A closed tick's row keeps its sums and histogram exactly: narrowed (counts in 32 bits, sums in
+/// 64, histogram buckets in 32 bits) when they fit, whole otherwise.
 #[test]
-fn closed_tick_sums_narrow_only_when_they_fit() {
+fn closed_tick_rows_narrow_only_what_fits() {
     let mut s = Sums {
         req_count: u32::MAX as u64,
         hit_count: u32::MAX as u64 - 1,
@@ -1699,23 +1699,57 @@ fn closed_tick_sums_narrow_only_when_they_fit() {
     ] {
         assert!(NarrowSums::of(&wider).is_none(), "{wider:?}");
     }
-    // Through a closed tick: a row that does not fit comes back whole.
-    let mut tick = ClosedTick {
-        index: 0,
-        cut_at_ms: None,
-        keys: Vec::new(),
-        rows: Vec::new(),
-        wide: Vec::new(),
-        totals: Row::default(),
-    };
+    // Through a closed tick: rows whose sums or histograms do not fit the narrow forms come back
+    // whole, the others as they went in.
+    let mut tick = ClosedTick::new(0, None, Row::default(), 4, 1);
     let big = Sums {
         req_count: 1 << 40,
         ..s
     };
-    tick.push_row(&[1], &s, Histogram::new());
-    tick.push_row(&[2], &big, Histogram::new());
-    let back: Vec<Sums> = tick.rows().map(|(_, sums, _)| sums).collect();
-    assert_eq!(back, vec![s, big]);
+    let hist = |buckets: &[(u16, u64)]| {
+        let mut h = Histogram::new();
+        for &(b, n) in buckets {
+            h.add_bucket(b, n);
+        }
+        h
+    };
+    let rows = [
+        (s, hist(&[(3, 1), (9, 2), (40, 1 << 19), (41, 7), (500, 1)])),
+        (big, hist(&[(2, 1)])),
+        (s, hist(&[(5, 1 << 20), (6, 1)])),
+        (s, Histogram::new()),
+        (big, hist(&[(7, 1 << 45), (8, 3), (9, 4), (10, 5)])),
+    ];
+    for (i, (sums, h)) in rows.iter().enumerate() {
+        tick.push_row(&[i as u32], sums, h);
+    }
+    tick.shrink_hists();
+    assert_eq!(
+        tick.whole_hists.len(),
+        2,
+        "the two with a bucket over 20 bits"
+    );
+    assert_eq!(tick.hists.len(), 5 + 1);
+    type RowBack = (Vec<u32>, Sums, Vec<(u16, u64)>);
+    let back: Vec<RowBack> = tick
+        .rows()
+        .map(|(k, sums, h)| (k.to_vec(), sums, h.iter().collect()))
+        .collect();
+    let want: Vec<RowBack> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, (sums, h))| (vec![i as u32], *sums, h.iter().collect()))
+        .collect();
+    assert_eq!(back, want);
+    for ((_, _, v), (_, h)) in tick.rows().zip(&rows) {
+        assert_eq!(v.to_histogram(), *h);
+        assert_eq!((v.count(), v.buckets_used()), (h.count(), h.buckets_used()));
+        let mut sum = h.clone();
+        sum.add_hist(v);
+        assert!(sum.covers(v));
+        sum.subtract_hist(v);
+        assert_eq!(sum, *h);
+    }
 }
 
 /// A report may set its own window (`history`), between 1 s and 30 days; it wins over
