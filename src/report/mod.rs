@@ -1312,7 +1312,9 @@ impl ClosedTick {
             NarrowSums::default()
         });
         let hist_at = self.hists.len();
-        if !hist.pack32_into(&mut self.hists) {
+        // (An array past 4G buckets, which `hist_at` could not address, takes no more.)
+        let room = hist_at + hist.buckets_used() <= u32::MAX as usize;
+        if !(room && hist.pack32_into(&mut self.hists)) {
             self.whole_hists
                 .push((self.rows.len() as u32, hist.compact_clone()));
         }
