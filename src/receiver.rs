@@ -328,6 +328,59 @@ impl Receiver {
     }
 }
 
+/// What [`discard`] has received so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Discarded {
+    pub datagrams: u64,
+    pub bytes: u64,
+    /// `recvmmsg` calls that returned datagrams.
+    pub calls: u64,
+}
+
+/// The null server: receives from `socket` as [`Receiver::run`] does (`recvmmsg` batches of
+/// `batch_size` with `MSG_DONTWAIT`, the same pause when the socket runs dry, then poll(2)) and
+/// drops every datagram unread, until `stop`, asked after every call, says so.
+///
+/// Why: what this costs is the kernel's share of any UDP server's cost on the machine, the part
+/// of pinbad's CPU per packet that no change to pinbad can remove. `pinbad-blast --receive`
+/// measures it, so that pinbad's figure can be set against it in the same run
+/// (`benches/e2e.sh NULL=on`, BENCHMARKS.md). Same loop, so that the two figures differ only by
+/// what pinbad does with a datagram; the socket must be non-blocking ([`bind`] makes it so).
+pub fn discard(
+    socket: &UdpSocket,
+    batch_size: usize,
+    mut stop: impl FnMut(&Discarded) -> bool,
+) -> Discarded {
+    let fd = socket.as_raw_fd();
+    let mut mmsg = MultiRecv::new(batch_size.max(1));
+    let pause = idle_sleep(
+        socket2::SockRef::from(socket)
+            .recv_buffer_size()
+            .unwrap_or(0),
+    );
+    let mut seen = Discarded::default();
+    let mut dry = false;
+    while !stop(&seen) {
+        match mmsg.recv(fd) {
+            Ok(n) if n > 0 => {
+                seen.calls += 1;
+                seen.datagrams += n as u64;
+                seen.bytes += (0..n).map(|i| mmsg.message(i).0.len() as u64).sum::<u64>();
+                dry = false;
+                continue;
+            }
+            _ => {}
+        }
+        if dry {
+            wait_readable(fd, IDLE_WAIT);
+        } else {
+            std::thread::sleep(pause);
+            dry = true;
+        }
+    }
+    seen
+}
+
 /// Blocks until `fd` has data or `timeout` passes (poll(2)); returns whether data came (errors
 /// just end the wait).
 fn wait_readable(fd: i32, timeout: Duration) -> bool {
@@ -475,6 +528,32 @@ mod tests {
             let fills = Duration::from_micros(bytes as u64 * 1_000_000 / (2048 * 1_000_000));
             assert!(idle_sleep(bytes) <= fills.max(IDLE_SLEEP_MIN));
         }
+    }
+
+    /// The null server takes every datagram sent, in batches (never more calls than datagrams),
+    /// counts their bytes, and stops when told, also while nothing comes.
+    #[test]
+    fn discard_counts_what_it_drops_and_stops_when_told() {
+        let rx = bind("127.0.0.1:0".parse().unwrap(), 1 << 20).unwrap();
+        let tx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let sizes: Vec<usize> = (0..100).map(|i| 20 + i % 7 * 30).collect();
+        for &n in &sizes {
+            tx.send_to(&vec![0x0a; n], rx.local_addr).unwrap();
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let seen = discard(&rx.socket, 8, |s| {
+            s.datagrams >= 100 || std::time::Instant::now() > deadline
+        });
+        assert_eq!(seen.datagrams, 100);
+        assert_eq!(seen.bytes, sizes.iter().sum::<usize>() as u64);
+        assert!((13..=100).contains(&seen.calls), "{seen:?}");
+        // Nothing comes: the stop is asked at every wake-up (at most IDLE_WAIT apart).
+        let mut asked = 0;
+        let idle = discard(&rx.socket, 8, |_| {
+            asked += 1;
+            asked > 3
+        });
+        assert_eq!(idle, Discarded::default());
     }
 
     #[test]

@@ -10,6 +10,10 @@
 //! `Corpus::new(spec)` for the spec given on the command line, so a test can compute the reports
 //! it expects from the same seed.
 //!
+//! With `--receive ADDR` it is the receiving end instead, a null server: it receives as pinbad's
+//! receivers do, drops every datagram, and reports the CPU that cost per datagram, the kernel's
+//! share of any server's cost on the machine (see `pinbad::receiver::discard`).
+//!
 //! Exit codes: 0 done (loss is a measurement, not a failure), 1 runtime error, 2 usage error.
 
 use std::fs::File;
@@ -95,6 +99,14 @@ struct Args {
         conflicts_with = "check"
     )]
     write_replay: Option<PathBuf>,
+    /// Be the receiving end instead: bind this loopback address (port 0: any free port, printed
+    /// on stderr) and receive as pinbad's receivers do, with pinbad's default recvmmsg batch and
+    /// receive buffer, doing nothing with the datagrams. Stops after --count datagrams, after
+    /// --duration (10 s when neither is given), or a second after the last datagram, and prints
+    /// the CPU this process spent per datagram: the null server, the kernel's share of any UDP
+    /// server's cost on this machine (benches/e2e.sh NULL=on sets pinbad's figure against it).
+    #[arg(long, value_name = "ADDR", conflicts_with_all = ["replay", "write_replay", "check"])]
+    receive: Option<String>,
 }
 
 /// Why the run failed, which decides the exit code.
@@ -148,11 +160,6 @@ fn run(args: Args) -> Result<(), Failure> {
         return write_corpus_replay(spec, count, path, args.json).map_err(Failure::Runtime);
     }
 
-    let target = loopback_target(&args.target).map_err(Failure::Usage)?;
-    let check_url = match &args.check {
-        Some(url) => Some(loopback_url(url).map_err(Failure::Usage)?),
-        None => None,
-    };
     let limit = Limit {
         count: args.count,
         duration: match (args.count, args.duration) {
@@ -160,7 +167,16 @@ fn run(args: Args) -> Result<(), Failure> {
             (_, d) => d,
         },
     };
+    if let Some(addr) = &args.receive {
+        let addr = loopback_address(addr, "receive address").map_err(Failure::Usage)?;
+        return receive(addr, limit, args.json).map_err(Failure::Runtime);
+    }
 
+    let target = loopback_address(&args.target, "target").map_err(Failure::Usage)?;
+    let check_url = match &args.check {
+        Some(url) => Some(loopback_url(url).map_err(Failure::Usage)?),
+        None => None,
+    };
     let pool = match &args.replay {
         Some(path) => {
             let datagrams = corpus::read_replay(path)
@@ -315,13 +331,12 @@ fn is_loopback(ip: IpAddr) -> bool {
     }
 }
 
-/// Parse `--target`: an IP:port, or `localhost:port` resolved to a loopback address. Anything
-/// that is not loopback is refused: this tool must never send anywhere else.
-fn loopback_target(s: &str) -> Result<SocketAddr, String> {
+/// Parse `--target` or `--receive` (`role` names which): an IP:port, or `localhost:port`
+/// resolved to a loopback address. Anything that is not loopback is refused: this tool must
+/// never send anywhere else, nor listen anywhere else.
+fn loopback_address(s: &str, role: &str) -> Result<SocketAddr, String> {
     let refuse = |what: &str| {
-        format!(
-            "refusing target '{s}': {what}; pinbad-blast only sends to loopback (127.0.0.0/8, ::1)"
-        )
+        format!("refusing {role} '{s}': {what}; pinbad-blast only uses loopback (127.0.0.0/8, ::1)")
     };
     if let Ok(addr) = s.parse::<SocketAddr>() {
         return if is_loopback(addr.ip()) {
@@ -652,6 +667,97 @@ fn blast(
 }
 
 // ---------------------------------------------------------------------------------------------
+// --receive: the null server.
+
+/// `--receive` ends this long after the last datagram: the sender has stopped.
+const RECEIVE_QUIET_END: Duration = Duration::from_secs(1);
+
+/// User and system CPU this process has used so far (getrusage).
+fn process_cpu() -> (Duration, Duration) {
+    // SAFETY: getrusage fills the zeroed struct it is given; RUSAGE_SELF is always valid.
+    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut r) };
+    let d = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    (d(r.ru_utime), d(r.ru_stime))
+}
+
+/// `--receive ADDR`: receives as pinbad does and drops everything
+/// ([`pinbad::receiver::discard`]), then prints what that cost per datagram. The CPU is counted
+/// from the end of the first `recvmmsg` call that brought datagrams to the end of the run (the
+/// quiet second after the last one costs a few polls), over the datagrams received after that
+/// first call: the figure of the steady flow, not of the wait before it.
+fn receive(addr: SocketAddr, limit: Limit, json: bool) -> anyhow::Result<()> {
+    let udp = pinbad::config::Config::default().udp;
+    let bound = pinbad::receiver::bind(addr, udp.recv_buffer.0 as usize)
+        .with_context(|| format!("binding {addr}"))?;
+    eprintln!("pinbad-blast: receiving on {}", bound.local_addr);
+    let started = Instant::now();
+    // At the first call that brought datagrams: when, the CPU used, the datagrams it brought.
+    let mut first: Option<(Instant, (Duration, Duration), u64)> = None;
+    let mut last = (0u64, started);
+    let seen = pinbad::receiver::discard(&bound.socket, udp.batch, |s| {
+        let now = Instant::now();
+        if s.datagrams > 0 && first.is_none() {
+            first = Some((now, process_cpu(), s.datagrams));
+        }
+        if s.datagrams != last.0 {
+            last = (s.datagrams, now);
+        }
+        limit.count.is_some_and(|c| s.datagrams >= c)
+            || limit.duration.is_some_and(|d| now - started >= d)
+            || (s.datagrams > 0 && now - last.1 >= RECEIVE_QUIET_END)
+    });
+    let (user1, system1) = process_cpu();
+    let (seconds, measured, user_us, system_us) = match first {
+        Some((at, (user0, system0), before)) => (
+            (last.1 - at).as_secs_f64(),
+            seen.datagrams - before,
+            (user1 - user0).as_secs_f64() * 1e6,
+            (system1 - system0).as_secs_f64() * 1e6,
+        ),
+        None => (0.0, 0, 0.0, 0.0),
+    };
+    let per = |us: f64| (measured > 0).then(|| us / measured as f64);
+    let per_call = (seen.calls > 0).then(|| seen.datagrams as f64 / seen.calls as f64);
+    if json {
+        let v = serde_json::json!({
+            "mode": "receive",
+            "address": bound.local_addr.to_string(),
+            "recv_buffer_bytes": bound.recv_buffer_bytes,
+            "batch": udp.batch,
+            "received": seen.datagrams,
+            "bytes": seen.bytes,
+            "calls": seen.calls,
+            "datagrams_per_call": per_call,
+            "measured_datagrams": measured,
+            "seconds": seconds,
+            "pps": (seconds > 0.0).then(|| measured as f64 / seconds),
+            "cpu_user_us_per_datagram": per(user_us),
+            "cpu_system_us_per_datagram": per(system_us),
+            "cpu_us_per_datagram": per(user_us + system_us),
+        });
+        println!("{v}");
+    } else {
+        println!(
+            "received {} datagrams ({} B) on {} in {} recvmmsg calls ({:.1} per call)",
+            seen.datagrams,
+            seen.bytes,
+            bound.local_addr,
+            seen.calls,
+            per_call.unwrap_or(0.0)
+        );
+        if let (Some(u), Some(s)) = (per(user_us), per(system_us)) {
+            println!(
+                "CPU per datagram over the last {measured} ({seconds:.1} s): {:.3} µs \
+                 (user {u:.3}, system {s:.3})",
+                u + s
+            );
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
 // --check: pinbad's counters before and after.
 
 /// The `/api/v1/status` figures used to measure loss.
@@ -877,10 +983,10 @@ mod tests {
 
     #[test]
     fn only_loopback_targets() {
-        assert!(loopback_target("127.0.0.1:30002").is_ok());
-        assert!(loopback_target("127.1.2.3:1").is_ok());
-        assert!(loopback_target("[::1]:30002").is_ok());
-        assert!(loopback_target("[::ffff:127.0.0.1]:30002").is_ok());
+        assert!(loopback_address("127.0.0.1:30002", "target").is_ok());
+        assert!(loopback_address("127.1.2.3:1", "target").is_ok());
+        assert!(loopback_address("[::1]:30002", "target").is_ok());
+        assert!(loopback_address("[::ffff:127.0.0.1]:30002", "target").is_ok());
         for bad in [
             "0.0.0.0:30002",
             "10.0.0.1:30002",
@@ -890,7 +996,7 @@ mod tests {
             "example.com:30002",
             "127.0.0.1",
         ] {
-            assert!(loopback_target(bad).is_err(), "{bad} accepted");
+            assert!(loopback_address(bad, "target").is_err(), "{bad} accepted");
         }
     }
 

@@ -1,12 +1,13 @@
 //! The one integration-test binary: every test starts the real `pinbad` binary on port 0, sends
 //! real UDP datagrams and reads the real HTTP API (and `alloc` counts the decoder's allocations
-//! with this binary's global allocator).
+//! with this binary's global allocator; `blast` runs the load generator's null server).
 
 #[global_allocator]
 static ALLOCATOR: alloc::Counting = alloc::Counting;
 
 mod activation;
 mod alloc;
+mod blast;
 mod browser;
 mod common;
 mod core;
