@@ -25,6 +25,10 @@
 #        PINBAD_BIN=path: the daemon to measure (default target/release/pinbad; A/B runs).
 #        QUERIES=off: no query loop while loading (the CPU per packet of ingest alone; the
 #        loop's ~18 top-100 queries a second cost ~0.27 µs per packet at 100k/s here).
+#        NULL=on: after each rate's measured run, the null server (`pinbad-blast --receive`,
+#        which receives as pinbad does and drops everything) takes the same traffic for the
+#        same DURATION on UDP_PORT+1; the row gets its CPU per packet (`null_cpu_us_per_packet`:
+#        the kernel's share, which no change to pinbad removes) and pinbad's above it.
 #        WARMUP=0s (seconds, like DURATION): before each rate's measured run, send at that rate
 #        for this long, unmeasured: with WARMUP > HISTORY the measurement starts with the window
 #        and the pool full (the steady state), leaving out a cold start's first fill (tables
@@ -185,6 +189,17 @@ for rate in "${RATES[@]}"; do
   curl -s "$URL/api/v1/instruments" > "$work/instruments-rate.json"
   cpu1=$(cpu_ticks); drops1=$(rcvbuf_errors); thread_ticks > "$work/threads1.json"
   rss_kib=$(awk '/VmHWM/ {print $2}' "/proc/$PID/status")
+  echo '{}' > "$work/null.json"
+  if [ "${NULL:-}" = on ]; then
+    # The null server on the next port, the same sender at the same rate and duration.
+    target/release/pinbad-blast --receive "127.0.0.1:$((UDP_PORT + 1))" --duration "$((${DURATION%s} + 60))s" \
+      --json > "$work/null.json" 2> /dev/null &
+    NPID=$!
+    for _ in $(seq 100); do awk -v p="$(printf ':%04X' $((UDP_PORT + 1)))" '$2 ~ p {f=1} END {exit !f}' /proc/net/udp && break; sleep 0.1; done
+    target/release/pinbad-blast --target "127.0.0.1:$((UDP_PORT + 1))" --rate "$rate" --duration "$DURATION" \
+      --scripts "$SCRIPTS" --hosts "$HOSTS" > /dev/null
+    wait "$NPID"
+  fi
   python3 - "$work/blast.json" "$work/latency" "$rate" "$cpu0" "$cpu1" "$CLK" "$drops0" "$drops1" "$rss_kib" "$first" "$TIMER_REPORTS" >> "$OUT" <<'PY'
 import json, os, sys
 blast = json.load(open(sys.argv[1]))
@@ -232,6 +247,12 @@ if status.get("sinks"):
     row["taps"] = {s["name"]: {k: s[k] for k in ("enabled", "sent", "dropped", "failed", "current_queued")}
                    for s in status["sinks"]}
     row["taps"]["stream"] = {k: status["stream"][k] for k in ("current_clients", "sent", "dropped")}
+null = json.load(open(sys.argv[1].replace("blast.json", "null.json")))
+if null.get("cpu_us_per_datagram") is not None:
+    row["null_cpu_us_per_packet"] = round(null["cpu_us_per_datagram"], 3)
+    row["null_received"] = null["received"]
+    if row["cpu_us_per_packet"] is not None:
+        row["cpu_over_null_us_per_packet"] = round(row["cpu_us_per_packet"] - null["cpu_us_per_datagram"], 3)
 # The unmeasured warm-up before it (WARMUP): a cold start's figures.
 warmup = sys.argv[1].replace("blast.json", "warmup.json")
 if os.path.exists(warmup):
