@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{corpus, send_to, udp_receive_queue};
+use crate::common::{corpus, send_to, udp_receive_queue, wait_child};
 
 const BLAST: &str = env!("CARGO_BIN_EXE_pinbad-blast");
 
@@ -51,17 +51,8 @@ fn blast_receive_counts_every_datagram_and_its_cost() {
             std::thread::sleep(Duration::from_millis(10));
         }
     }
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "pinbad-blast did not stop at --count"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    // It stops by itself at --count.
+    let status = wait_child(&mut child, Duration::from_secs(30));
     assert!(status.success(), "{status}");
     let mut out = String::new();
     child

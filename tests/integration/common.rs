@@ -299,7 +299,7 @@ pub fn signal(child: &Child, signal: libc::c_int) {
 }
 
 /// Waits for `child` to exit (within `within`) and returns its status.
-fn wait_child(child: &mut Child, within: Duration) -> std::process::ExitStatus {
+pub fn wait_child(child: &mut Child, within: Duration) -> std::process::ExitStatus {
     let deadline = Instant::now() + within;
     loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -307,7 +307,7 @@ fn wait_child(child: &mut Child, within: Duration) -> std::process::ExitStatus {
         }
         assert!(
             Instant::now() < deadline,
-            "pinbad did not exit within {within:?} of its stop signal"
+            "{child:?} did not exit within {within:?}"
         );
         std::thread::sleep(Duration::from_millis(10));
     }
