@@ -53,6 +53,15 @@ fn idle_sleep(buffer_bytes: usize) -> Duration {
         / (DATAGRAM_TRUESIZE_BYTES * MAX_RATE_PER_SEC);
     Duration::from_micros(fill_us).clamp(IDLE_SLEEP_MIN, IDLE_SLEEP_MAX)
 }
+/// [`idle_sleep`] for the buffer `socket` has (what SO_RCVBUF reports; the shortest pause if it
+/// cannot be read): the receivers' pause, and the null server's ([`discard`]).
+fn idle_sleep_of(socket: &UdpSocket) -> Duration {
+    idle_sleep(
+        socket2::SockRef::from(socket)
+            .recv_buffer_size()
+            .unwrap_or(0),
+    )
+}
 /// When it is still dry after that pause, the receiver blocks in poll(2) until a datagram comes,
 /// at most this long (which only bounds how late a stopping receiver notices shutdown). So an
 /// idle daemon wakes ~10 times a second instead of 2,000 (500 µs sleeps alone: ~5 % of a core).
@@ -203,11 +212,7 @@ impl Receiver {
         let mut batch = self.ring.take_empty();
         let fd = self.socket.as_raw_fd();
         let mut dry = false;
-        let pause = idle_sleep(
-            socket2::SockRef::from(&self.socket)
-                .recv_buffer_size()
-                .unwrap_or(0),
-        );
+        let pause = idle_sleep_of(&self.socket);
         // Batches this thread allocated are freed by the merger: once idle, give the memory back
         // (see `memory`).
         let mut reclaimer = crate::memory::Reclaimer::default();
@@ -353,11 +358,7 @@ pub fn discard(
 ) -> Discarded {
     let fd = socket.as_raw_fd();
     let mut mmsg = MultiRecv::new(batch_size.max(1));
-    let pause = idle_sleep(
-        socket2::SockRef::from(socket)
-            .recv_buffer_size()
-            .unwrap_or(0),
-    );
+    let pause = idle_sleep_of(socket);
     let mut seen = Discarded::default();
     let mut dry = false;
     while !stop(&seen) {
