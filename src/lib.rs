@@ -64,6 +64,10 @@ pub mod instruments;
 pub mod logging;
 // Giving freed memory back to the OS after a burst has expired.
 pub mod memory;
+// Durations ("15m") and sizes ("8MiB") as the config and the API write them.
+pub mod units;
+// The state files' little-endian codec: a checksumming writer, a bounds-checked reader.
+pub mod codec;
 // Small state files written whole or not at all, and durably (temp file, rename, syncs).
 pub mod durable;
 // prost types of proto/pinba.proto: the reference codec.

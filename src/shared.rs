@@ -173,10 +173,12 @@ impl Shared {
         let mut dictionary = Dictionary::new(config.limits.max_dictionary_entries)
             .with_max_bytes(config.limits.max_dictionary_bytes.0 as usize);
         let reports = ReportSet::default();
-        let defs = crate::report::initial_defs(&config).map_err(|e| SharedError::Report {
-            name: "(state_dir)".into(),
-            message: e.to_string(),
-        })?;
+        let defs =
+            crate::report::initial_defs(config.builtin_reports, &config.report, &config.state_dir)
+                .map_err(|e| SharedError::Report {
+                    name: "(state_dir)".into(),
+                    message: e.to_string(),
+                })?;
         if defs.len() > config.limits.max_reports {
             return Err(SharedError::Config(crate::config::ConfigError::Invalid {
                 key: "limits.max_reports".into(),

@@ -444,7 +444,7 @@ async fn drop_report(
             return Err(no_such_report(&name));
         }
         // Record first: if the state file cannot be written, nothing changes.
-        let is_static = report::static_defs(&state.config)
+        let is_static = report::static_defs(state.config.builtin_reports, &state.config.report)
             .iter()
             .any(|d| d.name == name);
         state

@@ -118,7 +118,7 @@ pub struct ReportDef {
     /// The report's own window (pinba2 allows one per report), e.g. `"1m"`; `stats_history`
     /// when not set. Between 1 s and 30 days.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub history: Option<crate::config::HumanDuration>,
+    pub history: Option<crate::units::HumanDuration>,
     /// Export the report's rows on `GET /metrics` as monotonic counters since start (see the
     /// `metrics` module); off by default.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -126,17 +126,20 @@ pub struct ReportDef {
     /// How long the report's steps are kept in the history store (`{state_dir}/history.sqlite`,
     /// see `history`), e.g. `"30d"`; absent or `"0s"`: the report keeps no history.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub history_retention: Option<crate::config::HumanDuration>,
+    pub history_retention: Option<crate::units::HumanDuration>,
     /// The history's resolution, e.g. `"1m"` (default): whole seconds, a multiple of the report's
     /// tick. Steps are aligned on unix time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub history_step: Option<crate::config::HumanDuration>,
+    pub history_step: Option<crate::units::HumanDuration>,
     /// Rows kept per step (default 100): the top ones by `req_time_total` (`timer_value` in a
     /// timer report); the rest are summed into one "(other)" row, so totals stay exact.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history_rows: Option<usize>,
 }
 
+/// The longest window (`stats_history`, a report's `history`): pool timestamps are u32
+/// milliseconds (49 days) and wrap safely below it.
+pub const MAX_HISTORY: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
 /// The longest `history_retention`: ten years.
 pub const MAX_HISTORY_RETENTION: std::time::Duration =
     std::time::Duration::from_secs(3650 * 24 * 3600);
@@ -402,7 +405,7 @@ impl ReportDef {
             }
         }
         if let Some(h) = self.history {
-            if h.0 < std::time::Duration::from_secs(1) || h.0 > crate::config::MAX_HISTORY {
+            if h.0 < std::time::Duration::from_secs(1) || h.0 > MAX_HISTORY {
                 return Err(err(format!(
                     "history: {} is not between 1s and 30days",
                     humantime::format_duration(h.0)
@@ -629,8 +632,8 @@ pub fn builtin_defs() -> Vec<ReportDef> {
             } else {
                 BUILTIN_HISTORY
             };
-            def.history_retention = Some(crate::config::HumanDuration(retention));
-            def.history_step = Some(crate::config::HumanDuration(step));
+            def.history_retention = Some(crate::units::HumanDuration(retention));
+            def.history_step = Some(crate::units::HumanDuration(step));
             def.history_rows = rows;
             def
         })

@@ -39,7 +39,6 @@ use rustc_hash::FxHashMap;
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::config::Config;
 use crate::dictionary::{Dictionary, LOST};
 use crate::histogram::{bucket_of, HistView, Histogram};
 use crate::record::{Record, RequestView, TagPair, Timer, NO_SCHEMA};

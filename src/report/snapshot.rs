@@ -15,8 +15,8 @@
 //! dictionary), except a `status` key, which is a number.
 
 use super::*;
+use crate::codec::{Reader, SnapshotError, Writer};
 use crate::histogram::{HistView, MAX_BUCKET_COUNT};
-use crate::snapshot::{Reader, SnapshotError, Writer};
 
 /// What a snapshot version's report state holds, and how.
 #[derive(Clone, Copy, Debug)]

@@ -82,15 +82,15 @@ pub fn save_state(dir: &Path, state: &StateFile) -> Result<(), ReportError> {
     crate::durable::write_json(&path, state).map_err(|e| err(format!("{}: {e}", path.display())))
 }
 
-/// The reports the configuration defines: the built-ins (if `builtin_reports`), then
-/// `[[report]]` tables.
-pub fn static_defs(config: &Config) -> Vec<ReportDef> {
-    let mut defs = if config.builtin_reports {
+/// The reports the configuration defines: the built-ins (if `builtin_reports`), then the
+/// `[[report]]` tables (`configured`).
+pub fn static_defs(builtin_reports: bool, configured: &[ReportDef]) -> Vec<ReportDef> {
+    let mut defs = if builtin_reports {
         builtin_defs()
     } else {
         Vec::new()
     };
-    defs.extend(config.report.iter().cloned());
+    defs.extend(configured.iter().cloned());
     defs
 }
 
@@ -125,7 +125,7 @@ pub fn apply_state(mut defs: Vec<ReportDef>, state: &StateFile) -> Vec<ReportDef
 }
 
 /// The definitions to create at start-up, in order:
-/// 1. the built-ins (`info` + 18 `report_by_*`) if `config.builtin_reports`, then `config.report`;
+/// 1. the built-ins (`info` + 18 `report_by_*`) if `builtin_reports`, then `configured`;
 /// 2. then the run-time changes of `{state_dir}/reports.json`, if it exists: reports deleted at
 ///    run time (built-ins and configured ones too) are dropped, reports created at run time are
 ///    added (replacing a static report of the same name).
@@ -133,10 +133,14 @@ pub fn apply_state(mut defs: Vec<ReportDef>, state: &StateFile) -> Vec<ReportDef
 /// So a report created or deleted through the API stays so across restarts, while edits to the
 /// config file take effect for every report the API has not touched. An unreadable or invalid
 /// state file is an error (start-up should fail rather than silently lose reports).
-pub fn initial_defs(config: &Config) -> Result<Vec<ReportDef>, ReportError> {
-    let defs = static_defs(config);
-    let path = state_path(&config.state_dir);
-    Ok(match load_state(&config.state_dir)? {
+pub fn initial_defs(
+    builtin_reports: bool,
+    configured: &[ReportDef],
+    state_dir: &Path,
+) -> Result<Vec<ReportDef>, ReportError> {
+    let defs = static_defs(builtin_reports, configured);
+    let path = state_path(state_dir);
+    Ok(match load_state(state_dir)? {
         Some(state) => {
             tracing::info!(
                 path = %path.display(),

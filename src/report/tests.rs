@@ -1,6 +1,7 @@
 //! Unit and property tests of the report engine, definitions, queries and persistence.
 
 use super::*;
+use crate::config::Config;
 use crate::record::Timer;
 use proptest::prelude::*;
 
@@ -1422,7 +1423,12 @@ fn state_file_round_trips_and_replays() {
         ..Config::default()
     };
     config.report.push(def("configured", &["hostname"]));
-    assert_eq!(initial_defs(&config).unwrap().len(), 20);
+    assert_eq!(
+        initial_defs(config.builtin_reports, &config.report, &config.state_dir)
+            .unwrap()
+            .len(),
+        20
+    );
 
     let set = ReportSet::default();
     let created = with_filters(
@@ -1445,7 +1451,7 @@ fn state_file_round_trips_and_replays() {
     assert_eq!(state.created, vec![created.clone(), info2.clone()]);
     assert_eq!(state.deleted, vec!["report_by_status", "info"]);
 
-    let defs = initial_defs(&config).unwrap();
+    let defs = initial_defs(config.builtin_reports, &config.report, &config.state_dir).unwrap();
     let names: Vec<&str> = defs.iter().map(|d| d.name.as_str()).collect();
     assert!(!names.contains(&"report_by_status"));
     assert!(names.contains(&"configured"));
@@ -1458,15 +1464,18 @@ fn state_file_round_trips_and_replays() {
     })
     .unwrap();
     config.builtin_reports = false;
-    let names: Vec<String> = initial_defs(&config)
-        .unwrap()
-        .into_iter()
-        .map(|d| d.name)
-        .collect();
+    let names: Vec<String> =
+        initial_defs(config.builtin_reports, &config.report, &config.state_dir)
+            .unwrap()
+            .into_iter()
+            .map(|d| d.name)
+            .collect();
     assert_eq!(names, vec!["configured", "info"]);
 
     std::fs::write(dir.join(STATE_FILE), "{not json").unwrap();
-    let e = initial_defs(&config).unwrap_err().to_string();
+    let e = initial_defs(config.builtin_reports, &config.report, &config.state_dir)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains(STATE_FILE), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -2375,9 +2384,9 @@ fn families_form_only_from_projections_with_equal_filters_tags_and_windows() {
         def("c", &["tag:x"]),
         with_filters(def("d", &["script_name"]), &[("status", 200.into())]),
         ReportDef {
-            history: Some(crate::config::HumanDuration(
-                std::time::Duration::from_secs(60),
-            )),
+            history: Some(crate::units::HumanDuration(std::time::Duration::from_secs(
+                60,
+            ))),
             ..def("e", &["status"])
         },
         def("f", &["timer_tag:g"]),
@@ -2777,7 +2786,7 @@ fn detaching_queries_racing_the_merge_thread_lose_and_double_nothing() {
 /// does not hold a tick that left is refused, the report left as it was.
 #[test]
 fn a_saved_closed_part_restores_like_the_ticks_it_sums() {
-    use crate::snapshot::{Reader, Writer};
+    use crate::codec::{Reader, Writer};
     let mut dict = Dictionary::new(1000);
     let w = Window {
         history_ms: 4000,
@@ -2904,7 +2913,7 @@ proptest! {
 /// window, through a snapshot, and back to nothing when their tick leaves.
 #[test]
 fn sums_past_64_bits_stay_exact() {
-    use crate::snapshot::{Reader, Writer};
+    use crate::codec::{Reader, Writer};
     let mut dict = Dictionary::new(1000);
     let w = Window {
         history_ms: 2000,

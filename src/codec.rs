@@ -1,0 +1,175 @@
+//! The little-endian binary codec of the state files (the snapshot, the reports' parts of it, the
+//! requests saved while stopping): a [`Writer`] that keeps a CRC-32 of what it wrote and a
+//! bounds-checked [`Reader`]. A leaf: it imports nothing of pinbad's, so the report engine encodes
+//! its windows without knowing the snapshot file around them.
+
+use std::io::Write;
+
+/// Why a snapshot could not be written or restored. Display is the one-line reason that the log
+/// and `/api/v1/status` show.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("not a pinbad snapshot (bad magic)")]
+    Magic,
+    #[error("format version {found}, this pinbad reads version {reads}")]
+    Version { found: u32, reads: u32 },
+    #[error("truncated: {0}")]
+    Truncated(String),
+    #[error("checksum mismatch (the file is corrupt)")]
+    Checksum,
+    #[error("invalid content: {0}")]
+    Invalid(String),
+    #[error("too old: saved {age_s} s ago, everything in it is outside the window")]
+    TooOld { age_s: u64 },
+}
+
+impl SnapshotError {
+    pub fn invalid(what: &str) -> SnapshotError {
+        SnapshotError::Invalid(what.to_string())
+    }
+}
+
+/// A little-endian writer that keeps a CRC-32 and a byte count of what it wrote. Small writes go
+/// to a buffer; the checksum and the output see it in large chunks (a checksum call per field
+/// would cost more than the encoding).
+pub struct Writer<W: Write> {
+    out: W,
+    buf: Vec<u8>,
+    crc: crc32fast::Hasher,
+    len: u64,
+}
+
+/// Bytes a [`Writer`] gathers before passing them on.
+const CHUNK: usize = 1 << 20;
+
+impl<W: Write> Writer<W> {
+    pub fn new(out: W) -> Writer<W> {
+        Writer {
+            out,
+            buf: Vec::with_capacity(CHUNK),
+            crc: crc32fast::Hasher::new(),
+            len: 0,
+        }
+    }
+    #[inline]
+    pub fn bytes(&mut self, b: &[u8]) -> std::io::Result<()> {
+        self.buf.extend_from_slice(b);
+        if self.buf.len() >= CHUNK {
+            self.flush_chunk()?;
+        }
+        Ok(())
+    }
+    fn flush_chunk(&mut self) -> std::io::Result<()> {
+        self.crc.update(&self.buf);
+        self.len += self.buf.len() as u64;
+        self.out.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
+    }
+    #[inline]
+    pub fn u16(&mut self, v: u16) -> std::io::Result<()> {
+        self.bytes(&v.to_le_bytes())
+    }
+    #[inline]
+    pub fn u32(&mut self, v: u32) -> std::io::Result<()> {
+        self.bytes(&v.to_le_bytes())
+    }
+    #[inline]
+    pub fn u64(&mut self, v: u64) -> std::io::Result<()> {
+        self.bytes(&v.to_le_bytes())
+    }
+    #[inline]
+    pub fn f32(&mut self, v: f32) -> std::io::Result<()> {
+        self.bytes(&v.to_le_bytes())
+    }
+    /// A length (u64) then the bytes.
+    pub fn blob(&mut self, b: &[u8]) -> std::io::Result<()> {
+        self.u64(b.len() as u64)?;
+        self.bytes(b)
+    }
+    /// [`Writer::blob`] of bytes whose CRC-32 is known (`crc`, as the `Writer` that wrote them
+    /// returned it from [`Writer::finish`]): they go straight to the output, neither copied into
+    /// the buffer nor checksummed again. The snapshot's reports, each encoded by its own
+    /// `Writer` on a helper thread, are written so: copying and checksumming a report of
+    /// hundreds of MiB on the writing thread was time the write took on one core (and a buffer
+    /// of the report's size).
+    pub fn blob_checked(&mut self, b: &[u8], crc: u32) -> std::io::Result<()> {
+        self.u64(b.len() as u64)?;
+        self.flush_chunk()?;
+        self.crc.combine(&crc32fast::Hasher::new_with_initial_len(
+            crc,
+            b.len() as u64,
+        ));
+        self.len += b.len() as u64;
+        self.out.write_all(b)
+    }
+    /// The output, the CRC-32 and the length of everything written.
+    pub fn finish(mut self) -> std::io::Result<(W, u32, u64)> {
+        self.flush_chunk()?;
+        Ok((self.out, self.crc.finalize(), self.len))
+    }
+}
+
+/// A little-endian reader over bytes already checked by the checksum. Every read is bounds
+/// checked: running out is [`SnapshotError::Truncated`], never a panic.
+pub struct Reader<'a> {
+    buf: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(buf: &'a [u8]) -> Reader<'a> {
+        Reader { buf }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+    /// The next `n` bytes.
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8], SnapshotError> {
+        if n > self.buf.len() {
+            return Err(SnapshotError::Truncated(format!(
+                "{n} bytes wanted, {} left",
+                self.buf.len()
+            )));
+        }
+        let (head, rest) = self.buf.split_at(n);
+        self.buf = rest;
+        Ok(head)
+    }
+    /// The next `N` bytes, as an array.
+    pub fn array<const N: usize>(&mut self) -> Result<[u8; N], SnapshotError> {
+        let mut a = [0; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+    pub fn u16(&mut self) -> Result<u16, SnapshotError> {
+        Ok(u16::from_le_bytes(self.array()?))
+    }
+    pub fn u32(&mut self) -> Result<u32, SnapshotError> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+    pub fn u64(&mut self) -> Result<u64, SnapshotError> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+    pub fn f32(&mut self) -> Result<f32, SnapshotError> {
+        Ok(f32::from_le_bytes(self.array()?))
+    }
+    /// A count (u32) of items of at least `min_bytes` each, refused when the bytes left cannot
+    /// hold them: a corrupt count never makes a huge allocation.
+    pub fn count(&mut self, min_bytes: usize) -> Result<usize, SnapshotError> {
+        let n = self.u32()? as usize;
+        if n.saturating_mul(min_bytes.max(1)) > self.buf.len() {
+            return Err(SnapshotError::Truncated(format!(
+                "{n} items announced, {} bytes left",
+                self.buf.len()
+            )));
+        }
+        Ok(n)
+    }
+    /// A length (u64) then that many bytes.
+    pub fn blob(&mut self) -> Result<&'a [u8], SnapshotError> {
+        let n = self.u64()?;
+        self.take(usize::try_from(n).unwrap_or(usize::MAX))
+    }
+}
