@@ -36,7 +36,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rustc_hash::FxHashMap;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub use crate::codec::{Reader, SnapshotError, Writer};
 use crate::dictionary::{Dictionary, LOST};
@@ -62,20 +62,6 @@ const OLDEST_VERSION: u32 = 1;
 const MAGIC: &[u8; 8] = b"PINBADSS";
 /// Content length (u64), CRC-32 (u32), write time in µs (u64).
 const TRAILER_BYTES: usize = 20;
-
-/// `[snapshot]` in the config file.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SnapshotConfig {
-    /// Write the pool and the reports' windows to `state_dir` at shutdown, restore them at start.
-    pub enabled: bool,
-}
-
-impl Default for SnapshotConfig {
-    fn default() -> SnapshotConfig {
-        SnapshotConfig { enabled: true }
-    }
-}
 
 /// What start-up restored, or why not: `/api/v1/status` shows it as `snapshot`.
 #[derive(Clone, Debug, Default, Serialize)]

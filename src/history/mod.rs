@@ -34,7 +34,6 @@ use std::time::{Duration, Instant};
 
 use crossbeam_queue::ArrayQueue;
 use parking_lot::Mutex;
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::report::{
@@ -44,21 +43,6 @@ use crate::shared::Shared;
 use rustc_hash::FxHashMap;
 use step::{Key, Part, Step};
 use store::{ReportInfo, Store};
-
-/// `[history]`: the global switch.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct HistoryConfig {
-    /// Whether reports with `history_retention` keep history (false: no store is opened, and no
-    /// report keeps its closed ticks).
-    pub enabled: bool,
-}
-
-impl Default for HistoryConfig {
-    fn default() -> HistoryConfig {
-        HistoryConfig { enabled: true }
-    }
-}
 
 /// `history_step` when a report with `history_retention` does not set it.
 pub const DEFAULT_STEP: Duration = Duration::from_secs(60);

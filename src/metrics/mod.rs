@@ -39,30 +39,11 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 use prometheus_client::registry::Registry;
-use serde::{Deserialize, Serialize};
 
-use crate::config::HumanDuration;
 use crate::report::ReportCell;
 use crate::shared::Shared;
 use crate::shutdown::Shutdown;
 use crate::tap::{Round, Tap};
-
-/// `[metrics]` in the config file.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct MetricsConfig {
-    /// A report row's series not updated for this long are removed (its counters start again
-    /// from 0 if the row comes back, which `rate()` reads as a counter reset).
-    pub series_idle: HumanDuration,
-}
-
-impl Default for MetricsConfig {
-    fn default() -> MetricsConfig {
-        MetricsConfig {
-            series_idle: HumanDuration(Duration::from_secs(3600)),
-        }
-    }
-}
 
 /// Rounds the tap may hold for the metrics thread (2.5 s of rounds at the default 10 ms period).
 pub const QUEUE_ROUNDS: usize = 256;

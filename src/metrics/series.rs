@@ -45,6 +45,8 @@ const NB: usize = BUCKETS_NS.len() + 1;
 /// Prometheus series of one row of a request report: requests, request time, ru_utime, ru_stime,
 /// document bytes, and the histogram's buckets, sum and count.
 pub const REQUEST_ROW_SERIES: usize = 5 + NB + 2;
+// The config refuses a `limits.max_metric_series` below one row's series: the same figure.
+const _: () = assert!(REQUEST_ROW_SERIES == crate::config::MIN_METRIC_SERIES);
 /// Prometheus series of one row of a timer report: hits, requests, timer seconds, and the
 /// histogram's buckets, sum and count.
 pub const TIMER_ROW_SERIES: usize = 3 + NB + 2;

@@ -25,136 +25,10 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
-use serde::{Deserialize, Serialize};
-
 use super::{Output, SinkStats};
-use crate::config::HumanDuration;
+pub use crate::config::ClickHouseConfig;
 use crate::dictionary::Dictionary;
 use crate::record::{RequestView, TagPair, NO_SCHEMA};
-
-/// `[[sink]]` keys of `kind = "clickhouse"`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ClickHouseConfig {
-    /// The HTTP interface, e.g. `http://127.0.0.1:8123` (no TLS).
-    pub url: String,
-    pub database: String,
-    pub user: String,
-    pub password: String,
-    pub requests_table: String,
-    pub timers_table: String,
-    /// Create the database and both tables (if missing) before the first insert.
-    pub create_tables: bool,
-    /// A batch is sent when it holds this many requests...
-    pub batch_rows: usize,
-    /// ...or is this old.
-    pub batch_time: HumanDuration,
-    /// Requests kept for retry while the server is away; beyond it the oldest are dropped.
-    pub max_buffered_rows: usize,
-    /// Time an insert may take before it counts as failed.
-    pub timeout: HumanDuration,
-    /// Written in every row's `instance` column, to tell pinbad instances apart in one cluster.
-    /// Empty: the machine's host name.
-    pub instance: String,
-}
-
-impl Default for ClickHouseConfig {
-    fn default() -> ClickHouseConfig {
-        ClickHouseConfig {
-            url: String::new(),
-            database: "default".into(),
-            user: "default".into(),
-            password: String::new(),
-            requests_table: "pinba_requests".into(),
-            timers_table: "pinba_timers".into(),
-            create_tables: false,
-            batch_rows: 10_000,
-            batch_time: HumanDuration(Duration::from_secs(1)),
-            max_buffered_rows: 1_000_000,
-            timeout: HumanDuration(Duration::from_secs(10)),
-            instance: String::new(),
-        }
-    }
-}
-
-fn is_identifier(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 128
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !s.starts_with(|c: char| c.is_ascii_digit())
-}
-
-/// Whether `a` is `HOST` or `HOST:PORT` (an IPv6 address in brackets), `PORT` a number up to
-/// 65535: what ureq can connect to, so a typo stops start-up instead of failing every insert.
-fn is_host_port(a: &str) -> bool {
-    let (host_ok, port) = match a.strip_prefix('[') {
-        Some(v6) => match v6.split_once(']') {
-            Some((addr, port)) => (addr.parse::<std::net::Ipv6Addr>().is_ok(), port),
-            None => return false,
-        },
-        None => {
-            let (host, port) = a.split_at(a.find(':').unwrap_or(a.len()));
-            let name = |c: char| c.is_ascii_alphanumeric() || ".-_".contains(c);
-            (!host.is_empty() && host.chars().all(name), port)
-        }
-    };
-    host_ok
-        && match port.strip_prefix(':') {
-            Some(p) => p.bytes().all(|b| b.is_ascii_digit()) && p.parse::<u16>().is_ok(),
-            None => port.is_empty(),
-        }
-}
-
-impl ClickHouseConfig {
-    pub fn validate(&self) -> Result<(), (&'static str, String)> {
-        let rest = self.url.strip_prefix("http://").unwrap_or("");
-        let authority = rest.split('/').next().unwrap_or("");
-        if authority.contains('@') {
-            return Err((
-                "url",
-                "must not hold credentials (they would show in the status): use `user` and `password`"
-                    .into(),
-            ));
-        }
-        if rest.contains(['?', '#', ' ']) || !is_host_port(authority) {
-            return Err((
-                "url",
-                format!(
-                    "`{}` is not a plain http:// URL like http://127.0.0.1:8123",
-                    self.url
-                ),
-            ));
-        }
-        for (key, v) in [
-            ("database", &self.database),
-            ("requests_table", &self.requests_table),
-            ("timers_table", &self.timers_table),
-        ] {
-            if !is_identifier(v) {
-                return Err((key, format!("`{v}` must be letters, digits and `_`")));
-            }
-        }
-        if self.batch_rows == 0 || self.batch_rows > 1_000_000 {
-            return Err(("batch_rows", "must be in 1..=1000000".into()));
-        }
-        if self.batch_time.0 < Duration::from_millis(10)
-            || self.batch_time.0 > Duration::from_secs(3600)
-        {
-            return Err(("batch_time", "must be between 10ms and 1h".into()));
-        }
-        if self.max_buffered_rows < self.batch_rows || self.max_buffered_rows > 100_000_000 {
-            return Err((
-                "max_buffered_rows",
-                "must be at least batch_rows and at most 100000000".into(),
-            ));
-        }
-        if self.timeout.0 < Duration::from_millis(100) || self.timeout.0 > Duration::from_secs(600)
-        {
-            return Err(("timeout", "must be between 100ms and 10m".into()));
-        }
-        Ok(())
-    }
-}
 
 /// `CREATE TABLE` of the requests table: one row per request.
 pub fn requests_ddl(database: &str, table: &str) -> String {
@@ -677,6 +551,7 @@ fn base64(input: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::HumanDuration;
     use crate::record::{Record, Timer};
 
     #[test]

@@ -28,70 +28,11 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use serde::{Deserialize, Serialize};
-
 use super::{Output, SinkStats};
 use crate::api::requests::write_request;
-use crate::config::{ByteSize, HumanDuration};
+use crate::config::FileConfig;
 use crate::dictionary::Dictionary;
 use crate::record::RequestView;
-
-/// `[[sink]]` keys of `kind = "file"`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct FileConfig {
-    /// The file written (created with its directory; appended to if it exists). Relative to the
-    /// config file's directory.
-    pub path: PathBuf,
-    /// Whether each line carries the request's timers (with their tags).
-    pub timers: bool,
-    /// Rotate when the file reaches this size.
-    pub max_bytes: ByteSize,
-    /// Rotate when the file is this old (and not empty).
-    pub max_age: HumanDuration,
-    /// Rotated files kept; older ones are removed.
-    pub keep: usize,
-    /// Whether rotated files are gzipped.
-    pub gzip: bool,
-}
-
-impl Default for FileConfig {
-    fn default() -> FileConfig {
-        FileConfig {
-            path: PathBuf::new(),
-            timers: false,
-            max_bytes: ByteSize(100 << 20),
-            max_age: HumanDuration(Duration::from_secs(3600)),
-            keep: 24,
-            gzip: true,
-        }
-    }
-}
-
-impl FileConfig {
-    pub fn validate(&self) -> Result<(), (&'static str, String)> {
-        // Absent, it defaults to empty: said as missing, not as a directory named.
-        if self.path.as_os_str().is_empty() {
-            return Err(("path", "is required: the file the sink writes".into()));
-        }
-        // `logs/` has a file name as `Path` reads it (`logs`): the slash says a directory.
-        let dir_like =
-            self.path.as_os_str().as_encoded_bytes().ends_with(b"/") || self.path.is_dir();
-        if self.path.file_name().is_none() || dir_like {
-            return Err(("path", "must name a file, not a directory".into()));
-        }
-        if self.max_bytes.0 < 1024 {
-            return Err(("max_bytes", "must be at least 1KiB".into()));
-        }
-        if self.max_age.0 < Duration::from_secs(1) {
-            return Err(("max_age", "must be at least 1s".into()));
-        }
-        if self.keep > 100_000 {
-            return Err(("keep", format!("{} is above 100000", self.keep)));
-        }
-        Ok(())
-    }
-}
 
 /// How long after a failed rotation the next is tried (and its warning logged again).
 const ROTATE_RETRY: Duration = Duration::from_secs(10);
@@ -504,6 +445,7 @@ fn prune(path: &Path, keep: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::ByteSize;
     use std::io::Read;
 
     /// `check-config`'s probe creates nothing, passes where the sink could open its file, and

@@ -30,103 +30,16 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-pub use clickhouse::ClickHouseConfig;
-pub use file::FileConfig;
+pub use crate::config::{ClickHouseConfig, FileConfig, SinkConfig, SinkKind};
 
 use crate::config::ConfigError;
 use crate::dictionary::Dictionary;
 use crate::record::RequestView;
 use crate::shared::Shared;
 use crate::tap::{Round, Tap};
-
-/// One `[[sink]]` table: the keys every sink has, and its kind's own.
-#[derive(Clone, Debug, Serialize)]
-pub struct SinkConfig {
-    /// Unique; names the sink in logs, status and `/api/v1/sinks/{name}`.
-    pub name: String,
-    /// Whether it receives requests from start-up (switchable at run time).
-    pub enabled: bool,
-    /// Share of requests it receives, 0..=1 (by a hash of the request id; run-time switchable).
-    pub sample: f64,
-    /// Requests queued for the sink's thread at most; beyond it rounds are dropped and counted.
-    pub queue: usize,
-    #[serde(flatten)]
-    pub kind: SinkKind,
-}
-
-/// What a sink writes to, by `kind`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub enum SinkKind {
-    File(FileConfig),
-    Clickhouse(ClickHouseConfig),
-}
-
-impl SinkKind {
-    pub fn name(&self) -> &'static str {
-        match self {
-            SinkKind::File(_) => "file",
-            SinkKind::Clickhouse(_) => "clickhouse",
-        }
-    }
-}
-
-/// The keys every sink has, apart from `kind`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Common {
-    name: String,
-    #[serde(default = "yes")]
-    enabled: bool,
-    #[serde(default = "one")]
-    sample: f64,
-    #[serde(default = "default_queue")]
-    queue: usize,
-}
-
-fn yes() -> bool {
-    true
-}
-fn one() -> f64 {
-    1.0
-}
-fn default_queue() -> usize {
-    100_000
-}
-
-impl<'de> Deserialize<'de> for SinkConfig {
-    /// The common keys are taken out of the table and the rest is the kind's, which refuses keys
-    /// it does not know (serde's `flatten` cannot be combined with `deny_unknown_fields`).
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let mut table = toml::Table::deserialize(d)?;
-        let mut common = toml::Table::new();
-        for key in ["name", "enabled", "sample", "queue"] {
-            if let Some(v) = table.remove(key) {
-                common.insert(key.into(), v);
-            }
-        }
-        let name = common
-            .get("name")
-            .and_then(|v| v.as_str())
-            .unwrap_or("?")
-            .to_string();
-        let c: Common = common
-            .try_into()
-            .map_err(|e| D::Error::custom(format!("sink `{name}`: {e}")))?;
-        let kind = kind_of(table).map_err(|e| D::Error::custom(format!("sink `{name}`: {e}")))?;
-        Ok(SinkConfig {
-            name: c.name,
-            enabled: c.enabled,
-            sample: c.sample,
-            queue: c.queue,
-            kind,
-        })
-    }
-}
 
 /// Why a file sink cannot start: the same words from `check-config` ([`Sinks::check`]) and the
 /// start ([`Sinks::open`]).
@@ -136,123 +49,6 @@ fn cannot_open(sink: &Sink, f: &FileConfig, e: std::io::Error) -> std::io::Error
         sink.name,
         f.path.display()
     ))
-}
-
-/// A sink's own keys (`kind` and the kind's) as its kind's config; an error names the key it is
-/// about. Parsed from text, as one kind's struct: a table converted in memory, or an internally
-/// tagged enum, gives serde's message without the key (`invalid type: integer `5`, expected a
-/// string`), and only parsed text keeps the span that tells which key it was.
-fn kind_of(mut table: toml::Table) -> Result<SinkKind, String> {
-    let kind = table.remove("kind");
-    let (text, keys) = keyed_text(&table)?;
-    let named = |e: toml::de::Error| {
-        // The key whose text holds the whole span; none when it spans several (or none).
-        let key = e.span().and_then(|span| {
-            keys.iter()
-                .find(|(at, _)| at.start <= span.start && span.end <= at.end)
-                .map(|(_, key)| key)
-        });
-        match key {
-            Some(key) => format!("`{key}`: {}", e.message()),
-            None => e.message().to_string(),
-        }
-    };
-    match kind.as_ref().and_then(|k| k.as_str()) {
-        Some("file") => toml::from_str(&text).map(SinkKind::File).map_err(named),
-        Some("clickhouse") => toml::from_str(&text)
-            .map(SinkKind::Clickhouse)
-            .map_err(named),
-        _ => Err(match kind {
-            None => "missing `kind` (\"file\" or \"clickhouse\")".to_string(),
-            Some(k) => format!("`kind` is {k}, not \"file\" or \"clickhouse\""),
-        }),
-    }
-}
-
-/// Where one top-level key and its value were written in [`keyed_text`]'s text.
-type KeyText = (std::ops::Range<usize>, String);
-
-/// `table` as TOML text, with the byte range each top-level key was written in. Each key is
-/// written on its own, so the key an error's span falls in is known exactly: read back from the
-/// whole document's text, a table value (written as a `[key]` or `[[key]]` section) or a quoted
-/// key holding `=` was named wrong. Keys written as sections come last, as TOML needs: a plain
-/// key after a section would belong to it.
-fn keyed_text(table: &toml::Table) -> Result<(String, Vec<KeyText>), String> {
-    let mut plain = Vec::new();
-    let mut sections = Vec::new();
-    for (key, value) in table {
-        let mut one = toml::Table::new();
-        one.insert(key.clone(), value.clone());
-        let written = toml::to_string(&one).map_err(|e| e.to_string())?;
-        if written.starts_with('[') {
-            sections.push((key, written));
-        } else {
-            plain.push((key, written));
-        }
-    }
-    let mut text = String::new();
-    let mut keys = Vec::new();
-    for (key, written) in plain.into_iter().chain(sections) {
-        let start = text.len();
-        text.push_str(&written);
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
-        keys.push((start..text.len(), key.clone()));
-    }
-    Ok((text, keys))
-}
-
-impl SinkConfig {
-    /// Checks the values of `sink[i]`; the error names the key.
-    pub fn validate(&self, i: usize) -> Result<(), ConfigError> {
-        let key = |k: &str| format!("sink[{i}].{k}");
-        let invalid = |k: &str, m: String| ConfigError::Invalid {
-            key: key(k),
-            message: m,
-        };
-        if self.name.is_empty()
-            || self.name.len() > 64
-            || !self
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
-        {
-            return Err(invalid(
-                "name",
-                format!(
-                    "`{}` must be 1 to 64 letters, digits, `_`, `-` or `.`",
-                    self.name
-                ),
-            ));
-        }
-        if !(0.0..=1.0).contains(&self.sample) {
-            return Err(invalid(
-                "sample",
-                format!("{} is not in 0..=1", self.sample),
-            ));
-        }
-        if self.queue == 0 || self.queue > 100_000_000 {
-            return Err(invalid(
-                "queue",
-                format!("{} is out of range 1..=100000000", self.queue),
-            ));
-        }
-        let kind = match &self.kind {
-            SinkKind::File(f) => f.validate(),
-            SinkKind::Clickhouse(c) => c.validate(),
-        };
-        kind.map_err(|(k, m)| invalid(k, m))
-    }
-
-    /// Makes relative paths relative to `base` (the config file's directory).
-    pub fn resolve_paths(&mut self, base: &Path) {
-        if let SinkKind::File(f) = &mut self.kind {
-            if f.path.is_relative() && !f.path.as_os_str().is_empty() {
-                f.path = base.join(&f.path);
-            }
-        }
-    }
 }
 
 /// What a sink writes to: fed on the sink's thread, one request at a time, then asked to do its
@@ -875,7 +671,7 @@ mod tests {
         let sinks = parse(&block).unwrap();
         assert_eq!(sinks.len(), 2);
         for s in &sinks {
-            assert!(s.enabled && s.sample == 1.0 && s.queue == default_queue());
+            assert!(s.enabled && s.sample == 1.0 && s.queue == SinkConfig::DEFAULT_QUEUE);
         }
         let SinkKind::File(f) = &sinks[0].kind else {
             panic!()

@@ -13,8 +13,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::decode::DecodePolicy;
 use crate::report::ReportDef;
-pub use crate::sink::{ClickHouseConfig, FileConfig, SinkConfig, SinkKind};
+mod sink;
+mod taps;
+
 pub use crate::units::{ByteSize, HumanDuration};
+pub use sink::{ClickHouseConfig, FileConfig, SinkConfig, SinkKind};
+pub use taps::{HistoryConfig, MetricsConfig, SnapshotConfig};
 
 /// Why a configuration was refused. The message always names the key (or the file).
 #[derive(Debug, thiserror::Error)]
@@ -96,15 +100,15 @@ pub struct Config {
     pub limits: Limits,
     pub log: crate::logging::LogConfig,
     /// `GET /metrics` (see the `metrics` module).
-    pub metrics: crate::metrics::MetricsConfig,
+    pub metrics: MetricsConfig,
     /// Extra reports (`[[report]]` tables).
     pub report: Vec<ReportDef>,
     /// Sinks (`[[sink]]` tables): where every merged request is written (see `sink`).
     pub sink: Vec<SinkConfig>,
     /// Report history (see `history`): the global switch.
-    pub history: crate::history::HistoryConfig,
+    pub history: HistoryConfig,
     /// `[snapshot]`: the pool and the reports' windows kept across restarts (see `snapshot`).
-    pub snapshot: crate::snapshot::SnapshotConfig,
+    pub snapshot: SnapshotConfig,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -353,6 +357,10 @@ pub struct Overrides {
 
 pub use crate::report::MAX_HISTORY;
 
+/// The fewest `limits.max_metric_series`: the series of one request report row on `/metrics`
+/// (`metrics::REQUEST_ROW_SERIES`, which a compile-time check keeps equal to it).
+pub const MIN_METRIC_SERIES: usize = 22;
+
 impl Config {
     /// Reads, parses and validates a config file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
@@ -505,7 +513,7 @@ impl Config {
             }
         }
         // Fewer series than one row needs would export nothing at all.
-        let row = crate::metrics::REQUEST_ROW_SERIES;
+        let row = MIN_METRIC_SERIES;
         if self.limits.max_metric_series < row {
             return Err(invalid(
                 "limits.max_metric_series",
@@ -615,7 +623,7 @@ impl Config {
                 ));
             }
             // Two file sinks on one file interleave their lines and rotate it under each other.
-            if let crate::sink::SinkKind::File(f) = &s.kind {
+            if let SinkKind::File(f) = &s.kind {
                 if let Some(other) = sink_paths.insert(same_file_key(&f.path), i) {
                     return Err(invalid(
                         &format!("sink[{i}].path"),
@@ -730,7 +738,7 @@ impl Config {
             c.http.token = REDACTED.into();
         }
         for sink in &mut c.sink {
-            if let crate::sink::SinkKind::Clickhouse(ch) = &mut sink.kind {
+            if let SinkKind::Clickhouse(ch) = &mut sink.kind {
                 if !ch.password.is_empty() {
                     ch.password = REDACTED.into();
                 }
