@@ -144,7 +144,9 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let history = crate::history::start(&shared).map_err(StartError::Thread)?;
     let merger_stop = Arc::new(AtomicBool::new(false));
     let merger = {
-        let m = Merger::new(Arc::clone(&shared), ring).merge_first(pending);
+        let m = Merger::new(Arc::clone(&shared), ring)
+            .merge_first(pending)
+            .with_ticks(Arc::clone(&shared.history) as Arc<dyn crate::tap::TickTap>);
         let stop = Arc::clone(&merger_stop);
         // With the snapshot on, the receivers outlive the merger at shutdown (see `serve`).
         let drain = !shared.config.snapshot.enabled;

@@ -30,6 +30,7 @@ use crate::record::{Batch, Record, RequestView, TagPair, Timer, NO_SCHEMA};
 use crate::report::{round_leaders, PreparedBatch, Report, ReportCell};
 use crate::ring::Ring;
 use crate::shared::Shared;
+use crate::tap::{Round, TickTap};
 
 /// One new request, interned: its record and where its timers and tag block sit in the scratch.
 struct Pending {
@@ -214,12 +215,11 @@ pub(crate) fn publish_pool(shared: &Shared, pool: &crate::pool::Pool) {
         .store(pool.oldest_time_ms().map_or(u64::MAX, u64::from), Relaxed);
 }
 
-/// One round's work for the report workers: the round's requests, prepared once, and the reports
-/// as the round saw them. Shared by every worker through an `Arc`; recycled once all are done.
-pub struct RoundWork {
-    /// The merger's clock when the round began (ms since start).
-    now_ms: u64,
-    batch: PreparedBatch,
+/// One round's work for the report workers: the round (requests prepared once, shared with the
+/// taps) and the reports as the round saw them. Shared by every worker through an `Arc`; recycled
+/// once all are done.
+struct RoundWork {
+    round: Arc<Round>,
     cells: Vec<Arc<ReportCell>>,
     /// For each of `cells`, its family's leader in the round (see [`round_leaders`]).
     leaders: Vec<usize>,
@@ -229,46 +229,19 @@ pub struct RoundWork {
     remaining: std::sync::atomic::AtomicUsize,
     /// Requests of the round.
     merged: u64,
-    /// Where the reports' closed ticks go (see `history`); set each round.
-    history: Option<Arc<crate::history::History>>,
-}
-
-impl Default for RoundWork {
-    fn default() -> RoundWork {
-        RoundWork::new()
-    }
+    /// Where the reports' closed ticks go (history), if anywhere.
+    ticks: Option<Arc<dyn TickTap>>,
 }
 
 impl RoundWork {
-    /// When the round was merged: milliseconds since start (see `Clock::unix_ms64`).
-    pub fn now_ms(&self) -> u64 {
-        self.now_ms
-    }
-
-    /// The round's requests, with their pool ids, in the order they were merged.
-    pub fn batch(&self) -> &PreparedBatch {
-        &self.batch
-    }
-
-    /// A round of `batch` merged at `now_ms`, for the taps' tests.
-    #[cfg(test)]
-    pub(crate) fn of_batch(now_ms: u64, batch: PreparedBatch) -> RoundWork {
+    fn new() -> RoundWork {
         RoundWork {
-            now_ms,
-            batch,
-            ..RoundWork::new()
-        }
-    }
-
-    pub fn new() -> RoundWork {
-        RoundWork {
-            now_ms: 0,
-            batch: PreparedBatch::default(),
+            round: Arc::new(Round::new()),
             cells: Vec::new(),
             leaders: Vec::new(),
             remaining: Default::default(),
             merged: 0,
-            history: None,
+            ticks: None,
         }
     }
 
@@ -298,9 +271,9 @@ fn update_report(work: &RoundWork, at: usize, turned: &mut bool) {
         if leader == at {
             let t = cell.instrument.start();
             let round = family.update(
-                work.now_ms,
-                &work.batch,
-                |c| c.queried_lately(work.now_ms),
+                work.round.now_ms(),
+                work.round.batch(),
+                |c| c.queried_lately(work.round.now_ms()),
                 (!*turned).then(|| cell.worker()),
             );
             *turned |= round.handed;
@@ -318,8 +291,8 @@ fn update_report(work: &RoundWork, at: usize, turned: &mut bool) {
             // Its requests are counted by the leader's `Family::update`, or, detached,
             // by its own update there; its turns at the stage are timed when they happen.
         }
-        if let Some(h) = &work.history {
-            h.collect(cell);
+        if let Some(t) = &work.ticks {
+            t.collect(cell);
         }
         return;
     }
@@ -330,20 +303,21 @@ fn update_report(work: &RoundWork, at: usize, turned: &mut bool) {
 /// detached from its stage (timed by its own instrument either way).
 fn update_alone(cell: &Arc<ReportCell>, work: &RoundWork) {
     let t = cell.instrument.start();
+    let (now_ms, batch) = (work.round.now_ms(), work.round.batch());
     let mut r = cell.report.write();
-    r.set_queried(cell.queried_lately(work.now_ms));
-    r.advance(work.now_ms);
-    if !work.batch.is_empty() {
+    r.set_queried(cell.queried_lately(now_ms));
+    r.advance(now_ms);
+    if !batch.is_empty() {
         // Queries of this report wait for one step of the round, not all of it.
-        Report::add_batch_in_steps(&mut r, &work.batch, RwLockWriteGuard::bump);
+        Report::add_batch_in_steps(&mut r, batch, RwLockWriteGuard::bump);
     }
     let closed = r.take_closed_ticks();
     cell.publish(&r);
     drop(r);
-    if let Some(h) = &work.history {
-        h.hand_over(cell, closed);
+    if let Some(t) = &work.ticks {
+        t.hand_over(cell, closed);
     }
-    cell.instrument.record(t, work.batch.len() as u64);
+    cell.instrument.record(t, batch.len() as u64);
 }
 
 /// Runs the calling thread `nice` steps of niceness below where it is (`merge.nice`; at most
@@ -417,7 +391,7 @@ const MIN_ROUND_WEIGHT: usize = ROUND_REQUESTS / 4;
 
 /// A round's weight in a worker's [`Backlog`].
 fn round_weight(work: &RoundWork) -> usize {
-    work.batch.len().max(MIN_ROUND_WEIGHT)
+    work.round.batch().len().max(MIN_ROUND_WEIGHT)
 }
 
 impl Backlog {
@@ -499,6 +473,8 @@ pub struct Merger {
     balanced_merged: u64,
     /// Returns memory to the OS once requests and strings have left (see `memory`).
     reclaimer: crate::memory::Reclaimer,
+    /// Where the reports' closed ticks go (history); none: they stay with their reports.
+    ticks: Option<Arc<dyn TickTap>>,
 }
 
 /// How often the dictionary is swept of strings no longer used (one pass over its entries).
@@ -533,7 +509,14 @@ impl Merger {
             balanced_totals: Default::default(),
             balanced_merged: 0,
             reclaimer: Default::default(),
+            ticks: None,
         }
+    }
+
+    /// Hands the reports' closed ticks to `ticks` (history) from the next round on.
+    pub fn with_ticks(mut self, ticks: Arc<dyn TickTap>) -> Merger {
+        self.ticks = Some(ticks);
+        self
     }
 
     /// Merges `batches` before anything the ring holds (see `first`).
@@ -763,9 +746,10 @@ impl Merger {
         }
         let mut work = self.take_work();
         let work_mut = Arc::get_mut(&mut work).expect("spare round work is unshared");
-        work_mut.now_ms = now64;
-        work_mut.history = Some(Arc::clone(&shared.history));
-        work_mut.batch.clear();
+        work_mut.ticks = self.ticks.clone();
+        let batch = Arc::get_mut(&mut work_mut.round)
+            .expect("a spare round is unshared")
+            .restart(now64);
         work_mut.cells.clear();
         let timing = shared.counters.instruments.pool.start();
         {
@@ -791,7 +775,7 @@ impl Merger {
                 let tags = &self.interned.tags[p.tags.clone()];
                 let (id, loss) = pool.insert(p.record, timers, tags, &mut |_, _| overwritten += 1);
                 timers_lost += loss.timers as u64;
-                work_mut.batch.push(&RequestView {
+                batch.push(&RequestView {
                     id,
                     record: &p.record,
                     tag_block: tags,
@@ -816,7 +800,7 @@ impl Merger {
         *work_mut.remaining.get_mut() = self.workers.len() + 2;
         // Taps (stream, sinks, metrics) get the round as the workers do; they never block.
         if merged > 0 {
-            shared.taps.publish(&work);
+            shared.taps.publish(&work.round);
         }
         for w in &self.workers {
             if let Some(thread) = &w.thread {
@@ -842,7 +826,9 @@ impl Merger {
     fn take_work(&mut self) -> Arc<RoundWork> {
         let mut i = 0;
         while i < self.in_flight.len() {
-            if Arc::strong_count(&self.in_flight[i]) == 1 {
+            let w = &self.in_flight[i];
+            // Neither a worker nor a tap holds it.
+            if Arc::strong_count(w) == 1 && Arc::strong_count(&w.round) == 1 {
                 let w = self.in_flight.swap_remove(i);
                 self.spare.push(w);
             } else {

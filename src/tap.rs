@@ -1,4 +1,5 @@
-//! Taps: where merged requests leave the pipeline for the live stream, the sinks and the metrics.
+//! Taps: where merged requests leave the pipeline for the live stream, the sinks and the metrics,
+//! and where the reports' closed ticks leave it for history ([`TickTap`]).
 //!
 //! The merger hands every merge round to every tap once, at one place ([`Taps::publish`], called
 //! right after the round's requests were stored in the pool and before the reports are updated),
@@ -16,7 +17,46 @@ use std::sync::Arc;
 
 use parking_lot::RwLock;
 
-pub use crate::merger::RoundWork as Round;
+use crate::report::{ClosedTick, PreparedBatch, ReportCell};
+
+/// One merge round as the taps see it: when it was merged and its requests, prepared once for
+/// the reports. The merger fills it and hands the same `Arc` to the report workers and to every
+/// tap; it reuses it for a later round once nobody holds it any more.
+#[derive(Default)]
+pub struct Round {
+    /// The merger's clock when the round began (ms since the clock's epoch).
+    now_ms: u64,
+    batch: PreparedBatch,
+}
+
+impl Round {
+    pub fn new() -> Round {
+        Round::default()
+    }
+
+    /// A round of `batch` merged at `now_ms` (the taps' tests and benches).
+    pub fn of_batch(now_ms: u64, batch: PreparedBatch) -> Round {
+        Round { now_ms, batch }
+    }
+
+    /// When the round was merged: milliseconds since the clock's epoch (see `Clock::unix_ms64`).
+    pub fn now_ms(&self) -> u64 {
+        self.now_ms
+    }
+
+    /// The round's requests, with their pool ids, in the order they were merged.
+    pub fn batch(&self) -> &PreparedBatch {
+        &self.batch
+    }
+
+    /// Empties the round for requests merged at `now_ms` (the merger, reusing it), and gives its
+    /// batch to fill.
+    pub fn restart(&mut self, now_ms: u64) -> &mut PreparedBatch {
+        self.now_ms = now_ms;
+        self.batch.clear();
+        &mut self.batch
+    }
+}
 
 /// A consumer of merged rounds.
 pub trait Tap: Send + Sync {
@@ -69,6 +109,31 @@ impl Taps {
 
     pub fn is_empty(&self) -> bool {
         !self.any.load(Relaxed)
+    }
+}
+
+/// Where the merge threads hand the reports' closed ticks (history). Defined here, below the
+/// merger, so that the merger hands them over without knowing who takes them.
+pub trait TickTap: Send + Sync {
+    /// Takes a report's closed ticks and how many it dropped, as
+    /// [`Report::take_closed_ticks`](crate::report::Report::take_closed_ticks) gave them (called
+    /// by the merge threads right after the report's update). Must never block: what it cannot
+    /// take it drops and counts.
+    fn hand_over(&self, cell: &Arc<ReportCell>, closed: (Vec<Arc<ClosedTick>>, u64));
+
+    /// Collects the ticks waiting in a family member (closed for it by another thread) and
+    /// hands them over; takes no lock when none wait.
+    fn collect(&self, cell: &Arc<ReportCell>) {
+        if !cell.ticks_waiting() {
+            return;
+        }
+        let taken = {
+            let mut r = cell.report.write();
+            let taken = r.take_closed_ticks();
+            cell.publish(&r);
+            taken
+        };
+        self.hand_over(cell, taken);
     }
 }
 

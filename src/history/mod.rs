@@ -40,6 +40,7 @@ use crate::report::{
     builtin_defs, ClosedTick, KeyTexts, Report, ReportCell, ReportDef, ReportError, Window,
 };
 use crate::shared::Shared;
+use crate::tap::TickTap;
 use rustc_hash::FxHashMap;
 use step::{Key, Part, Step};
 use store::{ReportInfo, Store};
@@ -227,38 +228,6 @@ impl History {
         self.error.lock().clone()
     }
 
-    /// Hands a report's closed ticks to the writer (called by the merge threads right after the
-    /// report's update, with what [`Report::take_closed_ticks`] gave). Never blocks: a full
-    /// inbox drops the tick and counts it.
-    pub fn hand_over(&self, cell: &Arc<ReportCell>, (ticks, dropped): (Vec<Arc<ClosedTick>>, u64)) {
-        if dropped > 0 {
-            self.dropped_ticks.fetch_add(dropped, Relaxed);
-        }
-        if ticks.is_empty() || !self.running.load(Relaxed) {
-            return;
-        }
-        for tick in ticks {
-            if self.inbox.push((Arc::clone(cell), tick)).is_err() {
-                self.dropped_ticks.fetch_add(1, Relaxed);
-            }
-        }
-    }
-
-    /// Collects a report's waiting ticks (a family member, whose ticks another thread closed)
-    /// and hands them over; does nothing, and takes no lock, when none wait.
-    pub fn collect(&self, cell: &Arc<ReportCell>) {
-        if !cell.ticks_waiting() {
-            return;
-        }
-        let taken = {
-            let mut r = cell.report.write();
-            let taken = r.take_closed_ticks();
-            cell.publish(&r);
-            taken
-        };
-        self.hand_over(cell, taken);
-    }
-
     /// At shutdown, once nothing merges any more, when no snapshot will carry the reports'
     /// open ticks over to the next run: each report keeping history closes its open tick as it
     /// is (family stages drained into their members first) and hands it over with the ticks
@@ -315,6 +284,24 @@ impl History {
             "open_errors": self.open_errors.load(Relaxed),
             "damaged_rows_read": self.damaged_rows_read.load(Relaxed),
         })
+    }
+}
+
+/// The merge threads hand closed ticks to the writer's inbox. Never blocks: a full inbox drops
+/// the tick and counts it.
+impl crate::tap::TickTap for History {
+    fn hand_over(&self, cell: &Arc<ReportCell>, (ticks, dropped): (Vec<Arc<ClosedTick>>, u64)) {
+        if dropped > 0 {
+            self.dropped_ticks.fetch_add(dropped, Relaxed);
+        }
+        if ticks.is_empty() || !self.running.load(Relaxed) {
+            return;
+        }
+        for tick in ticks {
+            if self.inbox.push((Arc::clone(cell), tick)).is_err() {
+                self.dropped_ticks.fetch_add(1, Relaxed);
+            }
+        }
     }
 }
 
