@@ -7,11 +7,11 @@
 use std::sync::{Arc, Mutex};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use pinbad::api::requests::write_request;
 use pinbad::config::Config;
 use pinbad::corpus::{Corpus, CorpusSpec};
 use pinbad::decode::{DecodePolicy, Decoder};
 use pinbad::merger::Merger;
+use pinbad::ndjson::write_request;
 use pinbad::record::Batch;
 use pinbad::ring::Ring;
 use pinbad::shared::Shared;

@@ -29,6 +29,8 @@ pub mod histogram;
 pub mod api;
 // Where merged rounds leave the pipeline for the stream, sinks and metrics (bounded, never blocks).
 pub mod tap;
+// Raw requests as JSON objects (the API, the stream, the file sink) and the filter clients give.
+pub mod ndjson;
 // The live stream of merged requests (GET /api/v1/stream), one tap per client.
 pub mod stream;
 // Sinks: every merged request to NDJSON files or ClickHouse, one tap and thread per sink.

@@ -24,8 +24,9 @@ use parking_lot::Mutex;
 use serde_json::{json, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::api::requests::{write_request, RequestFilter};
 use crate::api::{parse_param, ApiError, AppState};
+pub use crate::ndjson::sampled;
+use crate::ndjson::{write_request, RequestFilter, ENCODE_CHUNK};
 use crate::tap::{Round, Tap};
 
 /// Rounds a subscriber's task may be behind the merger before rounds are dropped (and counted).
@@ -45,20 +46,6 @@ fn keep_alive(idle_timeout: Duration) -> Duration {
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(stream))
-}
-
-/// Whether request `id` is in a sample of `rate` (0..=1): a hash of the id against the rate, so
-/// the choice is cheap, spread evenly over any traffic, and the same for every consumer.
-pub fn sampled(id: u64, rate: f64) -> bool {
-    if rate >= 1.0 {
-        return true;
-    }
-    // splitmix64's finaliser: consecutive ids give uniformly spread hashes.
-    let mut z = id.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    (z as f64) < rate * (u64::MAX as f64)
 }
 
 /// The subscribers, for `limits.max_stream_clients` and `/api/v1/status`. Lives in `Shared`;
@@ -372,14 +359,14 @@ impl Pump {
         let mut lines = 0u64;
         let mut lost = 0u64;
         let unix_ms = self.state.clock.unix_ms64(round.now_ms());
-        // The dictionary's read lock per chunk (see `sink::ENCODE_CHUNK`): the merger never
+        // The dictionary's read lock per chunk (see `ndjson::ENCODE_CHUNK`): the merger never
         // waits long for it.
         let mut views = round.batch().views().peekable();
         while views.peek().is_some() {
             let dict = self.state.dictionary.read();
             // A string the dictionary does not hold matches nothing in this chunk.
             let filter = self.filter.resolve(&dict);
-            for v in views.by_ref().take(crate::sink::ENCODE_CHUNK) {
+            for v in views.by_ref().take(ENCODE_CHUNK) {
                 let Some(filter) = &filter else {
                     continue;
                 };
@@ -437,19 +424,5 @@ impl Pump {
         self.reported_dropped += dropped;
         self.sub.lines_sent.fetch_add(lines, Relaxed);
         true
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sampling_keeps_about_the_rate_and_is_deterministic() {
-        let kept = (0..100_000u64).filter(|&id| sampled(id, 0.1)).count();
-        assert!((9_000..11_000).contains(&kept), "{kept}");
-        assert!((0..1000u64).all(|id| sampled(id, 1.0)));
-        assert_eq!(sampled(42, 0.5), sampled(42, 0.5));
-        assert_eq!((0..10_000u64).filter(|&id| sampled(id, 0.0)).count(), 0);
     }
 }

@@ -14,36 +14,10 @@ use tokio::sync::OwnedSemaphorePermit;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{parse_param, query_pairs, query_slot, ApiError, AppState};
-use crate::dictionary::Dictionary;
-use crate::record::{RequestView, TagPair, NO_SCHEMA};
+use crate::ndjson::{write_request, Field, RequestFilter};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(requests))
-}
-
-/// A field of the record compared for equality.
-#[derive(Clone, Copy)]
-enum Field {
-    Hostname,
-    ServerName,
-    ScriptName,
-    Schema,
-}
-
-/// The filters of `/api/v1/requests` (also those of `/api/v1/stream`, which parses its own extra
-/// parameters through [`RequestFilter::parse`]'s hook). String values stay strings until the
-/// dictionary is locked.
-#[derive(Default)]
-pub struct RequestFilter {
-    pub limit: Option<usize>,
-    fields: Vec<(Field, String)>,
-    status: Option<u32>,
-    min_time: Option<f32>,
-    max_time: Option<f32>,
-    tags: Vec<(String, String)>,
-    timer_tags: Vec<(String, String)>,
-    /// Whether each request's timers are rendered (`timers=true`).
-    pub timers: bool,
 }
 
 /// The parameters [`RequestFilter::parse`] knows, for the error naming an unknown one.
@@ -105,30 +79,6 @@ impl RequestFilter {
         }
         Ok(f)
     }
-
-    /// The filter with strings resolved to ids; `None` when some string is unknown to the
-    /// dictionary (then nothing can match).
-    pub fn resolve(&self, dict: &Dictionary) -> Option<Filter> {
-        let id = |s: &str| dict.lookup(s.as_bytes());
-        let pair = |(n, v): &(String, String)| {
-            Some(TagPair {
-                name: id(n)?,
-                value: id(v)?,
-            })
-        };
-        Some(Filter {
-            fields: self
-                .fields
-                .iter()
-                .map(|(field, v)| Some((*field, id(v)?)))
-                .collect::<Option<_>>()?,
-            status: self.status,
-            min_time: self.min_time,
-            max_time: self.max_time,
-            tags: self.tags.iter().map(pair).collect::<Option<_>>()?,
-            timer_tags: self.timer_tags.iter().map(pair).collect::<Option<_>>()?,
-        })
-    }
 }
 
 fn parse(raw: Option<&str>, max_limit: usize) -> Result<RequestFilter, ApiError> {
@@ -144,158 +94,6 @@ fn parse_seconds(name: &str, v: &str) -> Result<f32, ApiError> {
         ));
     }
     Ok(x)
-}
-
-/// A [`RequestFilter`] with strings resolved to ids: compares integers only. Valid while the
-/// dictionary lock it was resolved under is held (an id is only stable while something uses it).
-pub struct Filter {
-    fields: Vec<(Field, u32)>,
-    status: Option<u32>,
-    min_time: Option<f32>,
-    max_time: Option<f32>,
-    tags: Vec<TagPair>,
-    timer_tags: Vec<TagPair>,
-}
-
-impl Filter {
-    pub fn matches(&self, v: &RequestView<'_>) -> bool {
-        let r = v.record;
-        self.fields.iter().all(|&(field, id)| {
-            id == match field {
-                Field::Hostname => r.hostname,
-                Field::ServerName => r.server_name,
-                Field::ScriptName => r.script_name,
-                Field::Schema => r.schema,
-            }
-        }) && self.status.is_none_or(|s| s == r.status)
-            && self.min_time.is_none_or(|t| r.request_time >= t)
-            && self.max_time.is_none_or(|t| r.request_time <= t)
-            && self.tags.iter().all(|want| v.tags().contains(want))
-            && self
-                .timer_tags
-                .iter()
-                .all(|want| v.timers_with_tags().any(|(_, tags)| tags.contains(want)))
-    }
-}
-
-/// Appends `x` as JSON (numbers, escaped strings); writing to a `Vec` cannot fail.
-pub fn put<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, x: &T) {
-    let _ = serde_json::to_writer(&mut *out, x);
-}
-
-/// Appends an f32 as the shortest decimal that reads back as the same f32 (`null` if not finite;
-/// pooled records are always finite, the decoder rejects the others).
-pub fn put_f32(out: &mut Vec<u8>, x: f32) {
-    if x.is_finite() {
-        put(out, &x);
-    } else {
-        out.extend_from_slice(b"null");
-    }
-}
-
-/// Appends tags as a JSON object; with duplicate names the first wins (as in the reports).
-pub fn write_tags(out: &mut Vec<u8>, tags: &[TagPair], dict: &Dictionary) {
-    out.push(b'{');
-    for (i, t) in tags.iter().enumerate() {
-        if tags[..i].iter().any(|p| p.name == t.name) {
-            continue;
-        }
-        if out.last() != Some(&b'{') {
-            out.push(b',');
-        }
-        put(out, &*dict.text(t.name));
-        out.push(b':');
-        put(out, &*dict.text(t.value));
-    }
-    out.push(b'}');
-}
-
-/// Appends a request's figures as JSON object fields: `"request_count":…,"document_size":…,
-/// "memory_peak":…,"memory_footprint":…,"request_time":…,"ru_utime":…,"ru_stime":…`.
-fn write_request_figures(out: &mut Vec<u8>, r: &crate::record::Record) {
-    for (key, n) in [
-        (&b"\"request_count\":"[..], r.request_count),
-        (b",\"document_size\":", r.document_size),
-        (b",\"memory_peak\":", r.memory_peak),
-        (b",\"memory_footprint\":", r.memory_footprint),
-    ] {
-        out.extend_from_slice(key);
-        put(out, &n);
-    }
-    for (key, x) in [
-        (&b",\"request_time\":"[..], r.request_time),
-        (b",\"ru_utime\":", r.ru_utime),
-        (b",\"ru_stime\":", r.ru_stime),
-    ] {
-        out.extend_from_slice(key);
-        put_f32(out, x);
-    }
-}
-
-/// Appends a timer's figures as JSON object fields: `"value":…,"hit_count":…,"ru_utime":…,
-/// "ru_stime":…`.
-fn write_timer_fields(out: &mut Vec<u8>, t: &crate::record::Timer) {
-    out.extend_from_slice(b"\"value\":");
-    put_f32(out, t.value);
-    out.extend_from_slice(b",\"hit_count\":");
-    put(out, &t.hit_count);
-    out.extend_from_slice(b",\"ru_utime\":");
-    put_f32(out, t.ru_utime);
-    out.extend_from_slice(b",\"ru_stime\":");
-    put_f32(out, t.ru_stime);
-}
-
-/// Appends one raw request as a JSON object: the shape of `/api/v1/requests`, shared by the
-/// stream and the file sink. `unix_ms` is its merge time; `timers` adds the `timers` list.
-/// Written straight to bytes (no `serde_json::Value` per request): the taps encode every merged
-/// request, so this is on their hot path.
-pub fn write_request(
-    out: &mut Vec<u8>,
-    v: &RequestView<'_>,
-    dict: &Dictionary,
-    unix_ms: u64,
-    timers: bool,
-) {
-    let r = v.record;
-    out.extend_from_slice(b"{\"id\":");
-    put(out, &v.id);
-    out.extend_from_slice(b",\"timestamp\":");
-    put(out, &(unix_ms as f64 / 1000.0));
-    out.extend_from_slice(b",\"hostname\":");
-    put(out, &*dict.text(r.hostname));
-    out.extend_from_slice(b",\"server_name\":");
-    put(out, &*dict.text(r.server_name));
-    out.extend_from_slice(b",\"script_name\":");
-    put(out, &*dict.text(r.script_name));
-    out.push(b',');
-    write_request_figures(out, r);
-    out.extend_from_slice(b",\"status\":");
-    put(out, &r.status);
-    out.extend_from_slice(b",\"schema\":");
-    if r.schema == NO_SCHEMA {
-        out.extend_from_slice(b"null");
-    } else {
-        put(out, &*dict.text(r.schema));
-    }
-    out.extend_from_slice(b",\"tags\":");
-    write_tags(out, v.tags(), dict);
-    out.extend_from_slice(b",\"timer_count\":");
-    put(out, &v.timers.len());
-    if timers {
-        out.extend_from_slice(b",\"timers\":[");
-        for (i, (t, tags)) in v.timers_with_tags().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.push(b'{');
-            write_timer_fields(out, t);
-            out.extend_from_slice(b",\"tags\":");
-            write_tags(out, tags, dict);
-            out.push(b'}');
-        }
-        out.push(b']');
-    }
-    out.push(b'}');
 }
 
 /// Most work one chunk of a scan does under the pool's read lock: the merger waits at most this
@@ -485,7 +283,8 @@ impl Scan {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Record, Timer};
+    use crate::dictionary::Dictionary;
+    use crate::record::{Record, RequestView, TagPair, Timer, NO_SCHEMA};
 
     #[test]
     fn unknown_and_bad_parameters_are_named() {

@@ -29,9 +29,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::{Output, SinkStats};
-use crate::api::requests::write_request;
 use crate::config::FileConfig;
 use crate::dictionary::Dictionary;
+use crate::ndjson::write_request;
 use crate::record::RequestView;
 
 /// How long after a failed rotation the next is tried (and its warning logged again).

@@ -37,6 +37,7 @@ pub use crate::config::{ClickHouseConfig, FileConfig, SinkConfig, SinkKind};
 
 use crate::config::ConfigError;
 use crate::dictionary::Dictionary;
+use crate::ndjson::{sampled, ENCODE_CHUNK};
 use crate::record::RequestView;
 use crate::shared::Shared;
 use crate::tap::{Round, Tap};
@@ -65,9 +66,6 @@ pub trait Output: Send {
     /// At shutdown: delivers everything left (bounded in time), counting what it cannot.
     fn close(&mut self, stats: &SinkStats);
 }
-
-/// Requests encoded per hold of the dictionary's read lock (~100 µs of work).
-pub const ENCODE_CHUNK: usize = 128;
 
 /// How often a sink's thread calls [`Output::work`] when no round arrives (batching by time,
 /// rotation by age, retries).
@@ -270,7 +268,7 @@ impl Sink {
                 break;
             }
             for v in views.by_ref().take(ENCODE_CHUNK) {
-                if crate::stream::sampled(v.id, sample) {
+                if sampled(v.id, sample) {
                     out.encode(&v, unix_ms, &dict);
                 }
             }
