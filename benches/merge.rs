@@ -17,7 +17,7 @@ use pinbad::merger::Merger;
 use pinbad::record::Batch;
 use pinbad::report::ReportDef;
 use pinbad::ring::Ring;
-use pinbad::shared::Shared;
+use pinbad::state::Core;
 
 const BATCH: usize = 1024;
 
@@ -79,7 +79,7 @@ fn setup(
     pool: usize,
     threads: usize,
     timer_reports_n: usize,
-) -> (Arc<Ring>, Merger, Vec<Batch>, Arc<Shared>) {
+) -> (Arc<Ring>, Merger, Vec<Batch>, Arc<Core>) {
     let spec = CorpusSpec {
         seed: 7,
         scripts,
@@ -113,13 +113,13 @@ fn setup(
     // measured in the daemon, see BENCHMARKS.md "History").
     config.history.enabled = std::env::var("MERGE_HISTORY").map_or(true, |v| v != "0");
     let ring = Arc::new(Ring::new(1 << 30));
-    let shared = Arc::new(Shared::new(config, Arc::clone(&ring), vec![], 0).expect("shared"));
+    let shared = Arc::new(Core::new(config, Arc::clone(&ring), vec![], 0).expect("shared"));
     let mut merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring));
     let fill = batches(spec.clone(), pool + BATCH);
-    let window = shared.config.stats_history.0;
+    let window = shared.config().stats_history.0;
     let started = std::time::Instant::now();
     merge_until(&ring, &mut merger, &fill, || {
-        started.elapsed() > window && shared.pool.read().len() == pool
+        started.elapsed() > window && shared.pool().read().len() == pool
     });
     let measured = batches(CorpusSpec { seed: 8, ..spec }, 64 * BATCH);
     // The report threads' plan as the daemon's would be in this steady state (it rebalances
@@ -131,7 +131,7 @@ fn setup(
     });
     merger.balance();
     let rows: usize = shared
-        .reports
+        .reports()
         .snapshot()
         .iter()
         .map(|c| c.report.read().rows())
@@ -139,8 +139,8 @@ fn setup(
         .unwrap_or(0);
     eprintln!(
         "{label}: pool {} requests, widest report {rows} rows, {} reports, {threads} threads",
-        shared.pool.read().len(),
-        shared.reports.len()
+        shared.pool().read().len(),
+        shared.reports().len()
     );
     (ring, merger, measured, shared)
 }
@@ -193,8 +193,8 @@ fn profile(spec: &str) {
     let (ring, mut merger, batches, shared) = setup(label, scripts, hosts, pool, threads, timers);
     // Each instrument's total before the measured batches: the figures printed are theirs alone
     // (the set-up's fill is another load).
-    let inst = &shared.counters.instruments;
-    let cells = shared.reports.snapshot();
+    let inst = &shared.counters().instruments;
+    let cells = shared.reports().snapshot();
     let own_before = [inst.intern.total_ns(), inst.pool.total_ns()];
     let reports_before: Vec<u64> = cells.iter().map(|c| c.instrument.total_ns()).collect();
     let cpu_before = thread_cpu_ns();
@@ -285,7 +285,7 @@ fn ratio(spec: &str) {
             .map(|k| &batches[(next + k) % batches.len()])
             .collect();
         next += SLICE;
-        let time = |s: &mut (Arc<Ring>, Merger, Vec<Batch>, Arc<Shared>)| {
+        let time = |s: &mut (Arc<Ring>, Merger, Vec<Batch>, Arc<Core>)| {
             let t = std::time::Instant::now();
             measured(&s.0, &mut s.1, &picked);
             t.elapsed().as_nanos()

@@ -14,9 +14,9 @@ use pinbad::merger::Merger;
 use pinbad::ndjson::write_request;
 use pinbad::record::Batch;
 use pinbad::ring::Ring;
-use pinbad::shared::Shared;
 use pinbad::sink::clickhouse::{ClickHouseConfig, ClickHouseOutput};
 use pinbad::sink::{Output, SinkStats};
+use pinbad::state::Core;
 use pinbad::tap::{Round, Tap};
 
 /// Keeps the rounds it is offered.
@@ -31,7 +31,7 @@ impl Tap for Keep {
 }
 
 /// One merged round of 1,024 corpus requests, and the state that interned it.
-fn round() -> (Arc<Shared>, Arc<Round>, tempfile::TempDir) {
+fn round() -> (Arc<Core>, Arc<Round>, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let config = Config {
         state_dir: dir.path().to_path_buf(),
@@ -39,9 +39,9 @@ fn round() -> (Arc<Shared>, Arc<Round>, tempfile::TempDir) {
         ..Config::default()
     };
     let ring = Arc::new(Ring::new(64 << 20));
-    let shared = Arc::new(Shared::new(config, Arc::clone(&ring), vec![], 0).expect("shared"));
+    let shared = Arc::new(Core::new(config, Arc::clone(&ring), vec![], 0).expect("shared"));
     let keep = Arc::new(Keep(Mutex::new(Vec::new())));
-    shared.taps.add(keep.clone());
+    shared.taps().add(keep.clone());
     let mut corpus = Corpus::new(CorpusSpec::default());
     let mut decoder = Decoder::new(DecodePolicy::default());
     let (mut stats, mut buf, mut batch) = (Default::default(), Vec::new(), Batch::default());
@@ -71,7 +71,7 @@ fn taps(c: &mut Criterion) {
         group.bench_function(name, |b| {
             b.iter(|| {
                 out.clear();
-                let dict = shared.dictionary.read();
+                let dict = shared.dictionary().read();
                 for v in round.batch().views() {
                     write_request(&mut out, &v, &dict, 1_700_000_000_000, timers);
                     out.push(b'\n');
@@ -91,7 +91,7 @@ fn taps(c: &mut Criterion) {
         b.iter_batched(
             || ClickHouseOutput::new(config.clone(), "bench", Arc::clone(&stats)).unwrap(),
             |mut ch| {
-                let dict = shared.dictionary.read();
+                let dict = shared.dictionary().read();
                 for v in round.batch().views() {
                     ch.encode(&v, 1_700_000_000_000, &dict);
                 }

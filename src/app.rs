@@ -11,12 +11,15 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use crate::api::{ApiState, AppState};
 use crate::config::Config;
+use crate::history::History;
 use crate::merger::Merger;
 use crate::receiver::{self, Receiver};
 use crate::ring::Ring;
-pub use crate::shared::{Clock, Shared, SharedError};
 use crate::shutdown::Shutdown;
+use crate::sink::Sinks;
+pub use crate::state::{Clock, Core, CoreError};
 
 /// Why the app could not start. Each message says what to fix.
 #[derive(Debug, thiserror::Error)]
@@ -32,7 +35,7 @@ pub enum StartError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    Shared(#[from] SharedError),
+    Core(#[from] CoreError),
     #[error("cannot start threads: {0}")]
     Thread(std::io::Error),
     #[error("{0}")]
@@ -46,13 +49,19 @@ pub enum StartError {
 /// changes), their limit, the state directory, the token, and that each file sink could open
 /// its file.
 pub fn check(config: &Config) -> Result<(), StartError> {
-    let shared = Shared::for_check(config.clone())?;
-    shared.sinks.check().map_err(StartError::Sink)
+    Core::for_check(config.clone())?;
+    config.token().map_err(CoreError::Config)?;
+    Sinks::new(&config.sink, &config.state_dir)
+        .map_err(CoreError::Config)?
+        .check()
+        .map_err(StartError::Sink)
 }
 
-/// A running app: its threads, bound addresses and shared state.
+/// A running app: its threads, bound addresses, the pipeline's core and the API's state (the
+/// core with the services beside it).
 pub struct Running {
-    pub shared: Arc<Shared>,
+    pub core: Arc<Core>,
+    api: AppState,
     pub http_addr: SocketAddr,
     /// Taken by `serve`, so the port is released as soon as the server stops.
     http: Option<TcpListener>,
@@ -105,12 +114,20 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let ring = Arc::new(Ring::new(config.temp_pool_memory.0 as usize));
     let udp_addrs = sockets.iter().map(|s| s.local_addr).collect();
     let receive_buffer_bytes = sockets.first().map_or(0, |s| s.recv_buffer_bytes as u64);
-    let mut shared = Shared::new(config, Arc::clone(&ring), udp_addrs, receive_buffer_bytes)?;
-    shared.shutdown = shutdown.clone();
+    let mut shared = Core::new(config, Arc::clone(&ring), udp_addrs, receive_buffer_bytes)?;
+    let config = shared.config();
+    // The services beside the pipeline, handed to what uses them (see `api::ApiState`).
+    let token = config.token().map_err(CoreError::Config)?;
+    let sinks = Arc::new(Sinks::new(&config.sink, &config.state_dir).map_err(CoreError::Config)?);
+    let history = Arc::new(History::new(config));
+    let metrics = Arc::new(crate::metrics::Metrics::new(config));
+    let query_slots = Arc::new(tokio::sync::Semaphore::new(
+        config.http.max_concurrent_queries,
+    ));
     // The sinks' outputs before the receivers and before anything is consumed below: a sink that
     // cannot start fails the start having taken no datagram, with the snapshot and the saved
     // requests still on disk for the next one (see `Sinks::open`).
-    let outputs = shared.sinks.open().map_err(StartError::Sink)?;
+    let outputs = sinks.open().map_err(StartError::Sink)?;
     // The receivers before the restore, which takes seconds with a full pool (BENCHMARKS.md,
     // "Restarts under load"): what clients send meanwhile waits in the temp ring for the merger,
     // undecoded until it has caught up (raw batches: ~4 s of 100k/s in the default 256 MiB), as
@@ -121,42 +138,56 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let receivers = start_receivers(sockets, &shared, &ring, &receiving)?;
     // What the last run received while it stopped, for the merger to merge first (read once the
     // sockets are being read: the file can hold a whole temp ring's worth).
-    let pending = crate::pending::take_at_start(&mut shared);
+    let mut restored = crate::snapshot::Restored::default();
+    let pending = crate::pending::take_at_start(&mut shared, &mut restored);
     // Before the merger: the pool, the reports' windows and the clock as the last run left them.
-    crate::snapshot::restore_at_start(&mut shared);
+    crate::snapshot::restore_at_start(&mut shared, &mut restored);
     let shared = Arc::new(shared);
     // Sinks before the merger: they see every request merged from the first round on.
-    if let Err(e) = crate::sink::Sinks::start(&shared, outputs) {
+    if let Err(e) = sinks.start(&shared, outputs) {
         stop_receivers(&receiving, receivers);
         return Err(StartError::Sink(e));
     }
 
-    if !http_addr.ip().is_loopback() && shared.token.is_none() {
+    if !http_addr.ip().is_loopback() && token.is_none() {
         tracing::warn!(
             http = %http_addr,
             "The API listens beyond loopback without a token: anyone who reaches it can create \
              and drop reports (set http.token or http.token_file)"
         );
     }
-    let metrics =
-        crate::metrics::start(Arc::clone(&shared), shutdown.clone()).map_err(StartError::Thread)?;
+    let metrics_thread =
+        crate::metrics::start(Arc::clone(&shared), Arc::clone(&metrics), shutdown.clone())
+            .map_err(StartError::Thread)?;
     // History before the merger: it takes every tick the reports close.
-    let history = crate::history::start(&shared).map_err(StartError::Thread)?;
+    let history_writer = crate::history::start(&shared, &history).map_err(StartError::Thread)?;
     let merger_stop = Arc::new(AtomicBool::new(false));
     let merger = {
         let m = Merger::new(Arc::clone(&shared), ring)
             .merge_first(pending)
-            .with_ticks(Arc::clone(&shared.history) as Arc<dyn crate::tap::TickTap>);
+            .with_ticks(Arc::clone(&history) as Arc<dyn crate::tap::TickTap>);
         let stop = Arc::clone(&merger_stop);
         // With the snapshot on, the receivers outlive the merger at shutdown (see `serve`).
-        let drain = !shared.config.snapshot.enabled;
+        let drain = !shared.config().snapshot.enabled;
         std::thread::Builder::new()
             .name("pinbad-merger".into())
             .spawn(move || m.run(&stop, drain))
             .map_err(StartError::Thread)?
     };
+    let api = Arc::new(ApiState {
+        core: Arc::clone(&shared),
+        history,
+        metrics,
+        sinks,
+        stream: Default::default(),
+        restored: Arc::new(restored),
+        shutdown: shutdown.clone(),
+        query_slots,
+        token,
+    });
     Ok(Running {
-        shared,
+        core: shared,
+        api,
         http_addr,
         http: Some(http),
         shutdown,
@@ -164,8 +195,8 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         receivers,
         merger: Some(merger),
         merger_stop,
-        metrics: Some(metrics),
-        history,
+        metrics: Some(metrics_thread),
+        history: history_writer,
     })
 }
 
@@ -193,7 +224,7 @@ fn udp_sockets(
 /// Starts one "pinbad-recv-N" thread per socket, each decoding into the temp ring.
 fn start_receivers(
     sockets: Vec<receiver::Bound>,
-    shared: &Shared,
+    shared: &Core,
     ring: &Arc<Ring>,
     receiving: &Shutdown,
 ) -> Result<Vec<JoinHandle<()>>, StartError> {
@@ -203,11 +234,11 @@ fn start_receivers(
         let r = Receiver {
             socket: bound.socket,
             ring: Arc::clone(ring),
-            counters: Arc::clone(&shared.counters),
+            counters: Arc::clone(&shared.counters()),
             shutdown: receiving.clone(),
-            policy: shared.config.decode_policy(),
-            allow: shared.config.allow_nets(),
-            batch_size: shared.config.udp.batch,
+            policy: shared.config().decode_policy(),
+            allow: shared.config().allow_nets(),
+            batch_size: shared.config().udp.batch,
         };
         let spawned = std::thread::Builder::new()
             .name(format!("pinbad-recv-{i}"))
@@ -247,15 +278,15 @@ impl Running {
             .enable_all()
             .build()
             .map_err(|e| std::io::Error::other(format!("cannot start the HTTP runtime: {e}")))?;
-        let router = crate::api::router(Arc::clone(&self.shared));
+        let router = crate::api::router(Arc::clone(&self.api));
         let shutdown = self.shutdown.clone();
-        let http = &self.shared.config.http;
+        let http = &self.core.config().http;
         let limits = crate::api::server::ServerLimits {
             max_connections: http.max_connections,
             header_timeout: http.header_timeout.0,
             idle_timeout: http.idle_timeout.0,
         };
-        let counters = Arc::clone(&self.shared.counters);
+        let counters = Arc::clone(&self.core.counters());
         let std_listener = self
             .http
             .take()
@@ -286,20 +317,20 @@ impl Running {
         });
         runtime.shutdown_timeout(Duration::from_millis(200));
         self.shutdown.trigger();
-        let counters = Arc::clone(&self.shared.counters);
+        let counters = Arc::clone(&self.core.counters());
         let dropped = || counters.temp_pool_dropped.load(Relaxed);
         let dropped_before_stop = dropped();
-        if !self.shared.config.snapshot.enabled {
+        if !self.core.config().snapshot.enabled {
             stop_receivers(&self.receiving, std::mem::take(&mut self.receivers));
         }
         self.stop_merging();
         // Nothing merges any more: what the pool and the reports hold is final. Saved before the
         // sinks are waited for: a sink whose server does not answer holds its thread up to its
         // `timeout`, which must not push the snapshot past a service manager's stop timeout.
-        let snapshot = crate::snapshot::write_at_shutdown(&self.shared);
+        let snapshot = crate::snapshot::write_at_shutdown(&self.core);
         stop_receivers(&self.receiving, std::mem::take(&mut self.receivers));
         let pending =
-            crate::pending::write_at_shutdown(&self.shared, dropped() - dropped_before_stop);
+            crate::pending::write_at_shutdown(&self.core, dropped() - dropped_before_stop);
         self.stop_taps();
         served.map_err(|e| std::io::Error::other(format!("HTTP server failed: {e}")))?;
         // The stop is complete either way; a state file that could not be written makes the
@@ -327,17 +358,17 @@ impl Running {
         }
         // The merger handed over its last ticks: the history writer writes what it holds.
         if let Some(h) = self.history.take() {
-            if !self.shared.config.snapshot.enabled {
-                self.shared.history.hand_open_ticks(&self.shared);
+            if !self.core.config().snapshot.enabled {
+                self.api.history.hand_open_ticks(&self.core);
             }
-            h.stop(&self.shared);
+            h.stop(&self.api.history);
         }
     }
 
     /// Once the merger has published its last round: the sinks drain their queues and close,
     /// and the metrics tap ends.
     fn stop_taps(&mut self) {
-        self.shared.sinks.stop();
+        self.api.sinks.stop();
         if let Some(m) = self.metrics.take() {
             let _ = m.join();
         }

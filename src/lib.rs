@@ -37,6 +37,8 @@ pub mod stream;
 pub mod sink;
 // The built-in dashboard at `/`: embedded HTML, CSS and JavaScript that read the API.
 pub mod dashboard;
+// pinbad's own figures, declared once: /api/v1/status, /metrics and the dashboard's health table.
+pub mod status;
 // GET /metrics: status counters and monotonic report series for Prometheus (a tap, "pinbad-metrics").
 pub mod metrics;
 // Report history: closed ticks summed into steps in {state_dir}/history.sqlite ("pinbad-history").
@@ -53,7 +55,7 @@ pub mod app;
 // Sockets passed by systemd (a `.socket` unit), kept open across restarts.
 pub mod activation;
 // The state the threads share (config, counters, clock, pool, dictionary, reports).
-pub mod shared;
+pub mod state;
 // TOML config, CLI overrides, defaults, validation.
 pub mod config;
 // Self-instrumentation counters.

@@ -170,7 +170,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
-        for addr in &running.shared.udp_addrs {
+        for addr in running.core.udp_addrs() {
             let _ = writeln!(out, "listening udp {addr}");
         }
         let _ = writeln!(out, "listening http {}", running.http_addr);

@@ -29,7 +29,7 @@ use crate::pool::{Pool, Removal};
 use crate::record::{Batch, Record, RequestView, TagPair, Timer, NO_SCHEMA};
 use crate::report::{round_leaders, PreparedBatch, Report, ReportCell};
 use crate::ring::Ring;
-use crate::shared::Shared;
+use crate::state::Core;
 use crate::tap::{Round, TickTap};
 
 /// One new request, interned: its record and where its timers and tag block sit in the scratch.
@@ -161,7 +161,7 @@ impl Interned {
 /// string, then written for the rest of the round (one wait for readers per round at most, as
 /// before, and only in rounds that bring new strings).
 enum SharedInterner<'a> {
-    Shared(RwLockUpgradableReadGuard<'a, Dictionary>),
+    Core(RwLockUpgradableReadGuard<'a, Dictionary>),
     Written(RwLockWriteGuard<'a, Dictionary>),
     /// Only while switching from one to the other.
     Switching,
@@ -170,7 +170,7 @@ enum SharedInterner<'a> {
 impl SharedInterner<'_> {
     fn get(&self) -> &Dictionary {
         match self {
-            SharedInterner::Shared(g) => g,
+            SharedInterner::Core(g) => g,
             SharedInterner::Written(g) => g,
             SharedInterner::Switching => unreachable!("only inside `intern`"),
         }
@@ -180,12 +180,11 @@ impl SharedInterner<'_> {
 impl Intern for SharedInterner<'_> {
     #[inline]
     fn intern(&mut self, s: &[u8]) -> u32 {
-        if let SharedInterner::Shared(g) = self {
+        if let SharedInterner::Core(g) = self {
             if let Some(id) = g.find_and_stamp(s) {
                 return id;
             }
-            let SharedInterner::Shared(g) = std::mem::replace(self, SharedInterner::Switching)
-            else {
+            let SharedInterner::Core(g) = std::mem::replace(self, SharedInterner::Switching) else {
                 unreachable!("matched above")
             };
             *self = SharedInterner::Written(RwLockUpgradableReadGuard::upgrade(g));
@@ -197,26 +196,8 @@ impl Intern for SharedInterner<'_> {
     }
 }
 
-/// Copies the dictionary's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]).
-pub(crate) fn publish_dictionary(shared: &Shared, dict: &Dictionary) {
-    let g = &shared.counters.gauges;
-    g.dictionary_size.store(dict.len() as u64, Relaxed);
-    g.dictionary_bytes.store(dict.bytes() as u64, Relaxed);
-    g.dictionary_lost.store(dict.lost(), Relaxed);
-}
-
-/// Copies the pool's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]).
-pub(crate) fn publish_pool(shared: &Shared, pool: &crate::pool::Pool) {
-    let g = &shared.counters.gauges;
-    g.pool_used.store(pool.len() as u64, Relaxed);
-    g.timer_pool_used.store(pool.timers_used() as u64, Relaxed);
-    g.tag_pool_used.store(pool.tags_used() as u64, Relaxed);
-    g.pool_oldest_ms
-        .store(pool.oldest_time_ms().map_or(u64::MAX, u64::from), Relaxed);
-}
-
 /// One round's work for the report workers: the round (requests prepared once, shared with the
-/// taps) and the reports as the round saw them. Shared by every worker through an `Arc`; recycled
+/// taps) and the reports as the round saw them. Core by every worker through an `Arc`; recycled
 /// once all are done.
 struct RoundWork {
     round: Arc<Round>,
@@ -446,7 +427,7 @@ fn spawn_worker(
 
 /// The merger's state between rounds.
 pub struct Merger {
-    shared: Arc<Shared>,
+    shared: Arc<Core>,
     ring: Arc<Ring>,
     interned: Interned,
     /// Batches popped this round; kept boxed because they go back to the ring's free list as is.
@@ -482,10 +463,10 @@ const SWEEP_EVERY_MS: u64 = 1000;
 
 impl Merger {
     /// A merger with `shared.config.merge.threads - 1` report workers (threads started now).
-    pub fn new(shared: Arc<Shared>, ring: Arc<Ring>) -> Merger {
-        let nice = shared.config.merge.nice;
-        let workers = (1..shared.config.merge.threads())
-            .filter_map(|i| match spawn_worker(i, Arc::clone(&shared.counters), nice) {
+    pub fn new(shared: Arc<Core>, ring: Arc<Ring>) -> Merger {
+        let nice = shared.config().merge.nice;
+        let workers = (1..shared.config().merge.threads())
+            .filter_map(|i| match spawn_worker(i, Arc::clone(&shared.counters()), nice) {
                 Ok(w) => Some(w),
                 Err(e) => {
                     tracing::warn!(error = %e, "Cannot start a report worker; fewer merge threads");
@@ -493,7 +474,7 @@ impl Merger {
                 }
             })
             .collect::<Vec<_>>();
-        let decoder = crate::decode::Decoder::new(shared.config.decode_policy());
+        let decoder = crate::decode::Decoder::new(shared.config().decode_policy());
         Merger {
             shared,
             ring,
@@ -530,8 +511,8 @@ impl Merger {
     /// Without, it leaves the ring as it is: the receivers are still running, and what the ring
     /// holds when they stop is saved for the next start (`pending`).
     pub fn run(mut self, stop: &AtomicBool, drain: bool) {
-        lower_priority(self.shared.config.merge.nice);
-        let period = self.shared.config.stats_gathering_period.0;
+        lower_priority(self.shared.config().merge.nice);
+        let period = self.shared.config().stats_gathering_period.0;
         let mut next = Instant::now() + period;
         let raw_until = Instant::now() + RAW_UNTIL_CAUGHT_UP;
         while !stop.load(Relaxed) {
@@ -564,7 +545,7 @@ impl Merger {
             // right after a start).
             for b in self.first.drain(..) {
                 if let Err(b) = self.ring.push(b) {
-                    let dropped = &self.shared.counters.temp_pool_dropped;
+                    let dropped = &self.shared.counters().temp_pool_dropped;
                     dropped.fetch_add(b.len() as u64, Relaxed);
                 }
             }
@@ -584,7 +565,7 @@ impl Merger {
         }
         if dropped > 0 {
             self.shared
-                .counters
+                .counters()
                 .temp_pool_dropped
                 .fetch_add(dropped, Relaxed);
             tracing::warn!(
@@ -619,7 +600,7 @@ impl Merger {
         let shared = Arc::clone(&self.shared);
         // One reading: a request's pool time and its report time are the same instant (two
         // readings could put a report's fill from the pool in the neighbouring tick).
-        let now64 = shared.clock.now_ms64();
+        let now64 = shared.clock().now_ms64();
         let now_ms = now64 as u32;
         let mut requests = 0;
         while requests < ROUND_REQUESTS {
@@ -634,17 +615,17 @@ impl Merger {
         }
         // Phase 1: intern.
         if !self.batches.is_empty() {
-            let timing = shared.counters.instruments.intern.start();
-            let dict = shared.dictionary.upgradable_read();
+            let timing = shared.counters().instruments.intern.start();
+            let dict = shared.dictionary().upgradable_read();
             dict.set_now((now64 / 1000) as u32);
-            let mut dict = SharedInterner::Shared(dict);
+            let mut dict = SharedInterner::Core(dict);
             for b in &self.batches {
                 self.interned.intern(b, now_ms, &mut dict);
             }
-            publish_dictionary(&shared, dict.get());
+            shared.publish_dictionary(dict.get());
             drop(dict);
             shared
-                .counters
+                .counters()
                 .instruments
                 .intern
                 .record(timing, requests as u64);
@@ -656,7 +637,7 @@ impl Merger {
         let worked = self.store(now_ms, now64);
         if worked {
             shared
-                .counters
+                .counters()
                 .record_merge(started.elapsed().as_micros() as u64);
         }
         if now64.saturating_sub(self.last_sweep_ms) >= SWEEP_EVERY_MS {
@@ -674,7 +655,7 @@ impl Merger {
     /// Decodes a raw batch (queued while no merger ran, see [`Batch::raw`]) as its receiver would
     /// have, and sets `requests_accepted` right (each datagram was counted as one request).
     fn decode_raw(&mut self, raw: Box<Batch>) -> Box<Batch> {
-        let counters = &self.shared.counters;
+        let counters = &self.shared.counters();
         let timing = counters.instruments.decode.start();
         let mut out = self.ring.take_empty();
         let mut stats = crate::counters::DecodeStats::default();
@@ -696,25 +677,25 @@ impl Merger {
     fn sweep(&mut self, now64: u64) {
         let shared = &*self.shared;
         let longest = shared
-            .reports
+            .reports()
             .snapshot()
             .iter()
             .map(|c| c.window().history_ms + c.window().tick_ms)
-            .chain([shared.config.stats_history.0.as_millis() as u64])
+            .chain([shared.config().stats_history.0.as_millis() as u64])
             .max()
             .unwrap_or(0);
         let horizon_s = now64.saturating_sub(longest + 2000) / 1000;
         if horizon_s == 0 {
             return;
         }
-        let timing = shared.counters.instruments.sweep.start();
-        let mut dict = shared.dictionary.write();
+        let timing = shared.counters().instruments.sweep.start();
+        let mut dict = shared.dictionary().write();
         if dict.sweep(horizon_s as u32) > 0 {
             self.reclaimer.freed();
         }
-        publish_dictionary(shared, &dict);
+        shared.publish_dictionary(&dict);
         drop(dict);
-        shared.counters.instruments.sweep.record(timing, 1);
+        shared.counters().instruments.sweep.record(timing, 1);
     }
 
     /// Phases 2 (pool) and 3 (reports); returns whether any request was merged.
@@ -725,16 +706,16 @@ impl Merger {
     /// any). Each report is then updated by the worker it belongs to; the merger is worker 0.
     fn store(&mut self, now_ms: u32, now64: u64) -> bool {
         let shared = Arc::clone(&self.shared);
-        let cells = shared.reports.snapshot();
+        let cells = shared.reports().snapshot();
         let history_ms = shared
-            .config
+            .config()
             .stats_history
             .0
             .as_millis()
             .min(u32::MAX as u128) as u32;
         // Idle (no requests, nothing to expire, no window to move, no report to fill): no lock
         // taken, no thread woken. What keeps an idle daemon under 1 % of a core.
-        let oldest = shared.counters.gauges.pool_oldest_ms.load(Relaxed);
+        let oldest = shared.counters().gauges.pool_oldest_ms.load(Relaxed);
         let pool_expires = oldest != u64::MAX && now_ms.wrapping_sub(oldest as u32) > history_ms;
         if self.interned.is_empty()
             && !pool_expires
@@ -751,9 +732,9 @@ impl Merger {
             .expect("a spare round is unshared")
             .restart(now64);
         work_mut.cells.clear();
-        let timing = shared.counters.instruments.pool.start();
+        let timing = shared.counters().instruments.pool.start();
         {
-            let mut pool = shared.pool.write();
+            let mut pool = shared.pool().write();
             for cell in &cells {
                 if !cell.is_filled() {
                     self.fill(cell, &cells, &pool, now_ms, now64);
@@ -764,7 +745,7 @@ impl Merger {
             if expired > 0 {
                 pool.remove_oldest(expired, Removal::Expired, &mut |_, _| {});
                 shared
-                    .counters
+                    .counters()
                     .pool_expired
                     .fetch_add(expired as u64, Relaxed);
             }
@@ -783,14 +764,17 @@ impl Merger {
                 });
             }
             shared
-                .counters
+                .counters()
                 .pool_overwritten
                 .fetch_add(overwritten, Relaxed);
-            shared.counters.timers_lost.fetch_add(timers_lost, Relaxed);
-            publish_pool(&shared, &pool);
+            shared
+                .counters()
+                .timers_lost
+                .fetch_add(timers_lost, Relaxed);
+            shared.publish_pool(&pool);
         }
         let merged = self.interned.len() as u64;
-        shared.counters.instruments.pool.record(timing, merged);
+        shared.counters().instruments.pool.record(timing, merged);
         self.interned.clear();
 
         // Reports: the workers' share first (they run while the merger does its own).
@@ -800,7 +784,7 @@ impl Merger {
         *work_mut.remaining.get_mut() = self.workers.len() + 2;
         // Taps (stream, sinks, metrics) get the round as the workers do; they never block.
         if merged > 0 {
-            shared.taps.publish(&work.round);
+            shared.taps().publish(&work.round);
         }
         for w in &self.workers {
             if let Some(thread) = &w.thread {
@@ -808,7 +792,7 @@ impl Merger {
             }
             if w.tx.send(Arc::clone(&work)).is_err() {
                 tracing::error!("A report worker stopped; its reports no longer update");
-                work.done(&shared.counters);
+                work.done(&shared.counters());
             }
         }
         let mut turned = false;
@@ -817,7 +801,7 @@ impl Merger {
                 update_report(&work, at, &mut turned);
             }
         }
-        work.done(&shared.counters);
+        work.done(&shared.counters());
         self.in_flight.push(work);
         merged > 0
     }
@@ -855,14 +839,14 @@ impl Merger {
         let shared = &*self.shared;
         let to64 = |t: u32| now64.saturating_sub(now_ms.wrapping_sub(t) as u64);
         let mut complete_from = 0;
-        if shared.counters.pool_overwritten.load(Relaxed) > 0 {
+        if shared.counters().pool_overwritten.load(Relaxed) > 0 {
             complete_from = pool.oldest_time_ms().map_or(now64, to64);
         }
-        let stats_history = shared.config.stats_history.0.as_millis() as u64;
+        let stats_history = shared.config().stats_history.0.as_millis() as u64;
         {
             let mut report = cell.report.write();
             if report.window().history_ms > stats_history
-                && shared.counters.pool_expired.load(Relaxed) > 0
+                && shared.counters().pool_expired.load(Relaxed) > 0
             {
                 complete_from = complete_from.max(now64.saturating_sub(stats_history));
             }
@@ -934,8 +918,8 @@ impl Merger {
             return;
         }
         let shared = Arc::clone(&self.shared);
-        let inst = &shared.counters.instruments;
-        let merged = shared.counters.requests_merged.load(Relaxed);
+        let inst = &shared.counters().instruments;
+        let merged = shared.counters().requests_merged.load(Relaxed);
         let merged_since =
             merged.saturating_sub(std::mem::replace(&mut self.balanced_merged, merged));
         let totals = &mut self.balanced_totals;
@@ -953,7 +937,7 @@ impl Merger {
             }
         };
         let own = weigh(&inst.intern) + weigh(&inst.pool);
-        let cells = shared.reports.snapshot();
+        let cells = shared.reports().snapshot();
         let mut costs: Vec<(u64, &Arc<ReportCell>)> =
             cells.iter().map(|c| (weigh(&c.instrument), c)).collect();
         self.balanced_totals.retain(|name, _| {
@@ -1111,10 +1095,10 @@ mod tests {
         {
             let d = lock.upgradable_read();
             d.set_now(9);
-            let mut shared = SharedInterner::Shared(d);
+            let mut shared = SharedInterner::Core(d);
             assert_eq!(Intern::intern(&mut shared, b"a"), a);
             assert!(
-                matches!(shared, SharedInterner::Shared(_)),
+                matches!(shared, SharedInterner::Core(_)),
                 "known: no write lock"
             );
             assert_eq!(reader.lookup(b"a"), Some(a), "the reader reads meanwhile");
@@ -1135,7 +1119,7 @@ mod tests {
 
     /// A merger with the default reports and a backlog of three batches of `per_batch` requests,
     /// where two batches are more than one round takes.
-    fn merger_with_backlog() -> (Arc<Shared>, Arc<Ring>, Merger, usize, tempfile::TempDir) {
+    fn merger_with_backlog() -> (Arc<Core>, Arc<Ring>, Merger, usize, tempfile::TempDir) {
         // A state directory of its own: tests run in parallel.
         let state = tempfile::tempdir().unwrap();
         let config = Config {
@@ -1143,7 +1127,7 @@ mod tests {
             ..Config::default()
         };
         let ring = Arc::new(Ring::new(1 << 30));
-        let shared = Arc::new(Shared::new(config, Arc::clone(&ring), vec![], 0).unwrap());
+        let shared = Arc::new(Core::new(config, Arc::clone(&ring), vec![], 0).unwrap());
         let merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring));
         let mut corpus = Corpus::new(CorpusSpec::default());
         let per_batch = ROUND_REQUESTS / 2 + 1;
@@ -1172,10 +1156,10 @@ mod tests {
             .map(|n| crate::report::ReportDef::new(n, &[&format!("timer_tag:{n}")]))
             .collect();
         let ring = Arc::new(Ring::new(1 << 20));
-        let shared = Arc::new(Shared::new(config, Arc::clone(&ring), vec![], 0).unwrap());
+        let shared = Arc::new(Core::new(config, Arc::clone(&ring), vec![], 0).unwrap());
         let mut merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring));
         assert_eq!(merger.workers.len(), 1);
-        let cell = |n: &str| shared.reports.get(n).unwrap();
+        let cell = |n: &str| shared.reports().get(n).unwrap();
         // `ms` of update time over 1,000 requests (timed), or 1,000 requests only (untimed).
         let charge = |n: &str, ms: u64| {
             let i = &cell(n).instrument;
@@ -1215,7 +1199,7 @@ mod tests {
         interval("h2 untimed");
         // Switched off, counting nothing: weighed by the requests merged at its last mean.
         cell("h1").instrument.set(Some(false), None);
-        shared.counters.requests_merged.fetch_add(1000, Relaxed);
+        shared.counters().requests_merged.fetch_add(1000, Relaxed);
         interval("h1 off");
     }
 
@@ -1241,7 +1225,7 @@ mod tests {
         thread.join().unwrap();
         assert!(ring.is_raw(), "raw again once stopped");
         assert_eq!(
-            shared.counters.requests_merged.load(Relaxed),
+            shared.counters().requests_merged.load(Relaxed),
             3 * per_batch as u64
         );
     }
@@ -1252,7 +1236,7 @@ mod tests {
     #[test]
     fn raw_batches_are_decoded_when_merged() {
         let (shared, ring, mut merger, per_batch, _state) = merger_with_backlog();
-        let counters = &shared.counters;
+        let counters = &shared.counters();
         counters
             .requests_accepted
             .store(3 * per_batch as u64, Relaxed);
@@ -1329,11 +1313,11 @@ mod tests {
     fn backlog_is_merged_in_bounded_rounds() {
         let (shared, _ring, mut merger, per_batch, _state) = merger_with_backlog();
         assert!(merger.round(), "two batches exceed the round: one is left");
-        assert_eq!(shared.pool.read().len(), 2 * per_batch);
+        assert_eq!(shared.pool().read().len(), 2 * per_batch);
         assert!(!merger.round());
         merger.finish();
-        assert_eq!(shared.pool.read().len(), 3 * per_batch);
-        for cell in shared.reports.snapshot() {
+        assert_eq!(shared.pool().read().len(), 3 * per_batch);
+        for cell in shared.reports().snapshot() {
             assert!(cell.is_filled());
             if cell.name() == "info" || cell.name().starts_with("report_by_") {
                 if let Some(f) = cell.family() {
@@ -1345,17 +1329,17 @@ mod tests {
         }
         // Two windows later: the pool expired everything, the reports' ticks left, and a sweep
         // frees every string.
-        let history = shared.config.stats_history.0.as_millis() as u64;
-        let later = shared.clock.now_ms64() + 2 * history;
+        let history = shared.config().stats_history.0.as_millis() as u64;
+        let later = shared.clock().now_ms64() + 2 * history;
         merger.store(
-            shared.clock.now_ms().wrapping_add(2 * history as u32),
+            shared.clock().now_ms().wrapping_add(2 * history as u32),
             later,
         );
         merger.finish();
         merger.sweep(later + 2 * history);
-        assert_eq!(shared.pool.read().len(), 0);
-        assert_eq!(shared.dictionary.read().len(), 0);
-        for cell in shared.reports.snapshot() {
+        assert_eq!(shared.pool().read().len(), 0);
+        assert_eq!(shared.dictionary().read().len(), 0);
+        for cell in shared.reports().snapshot() {
             if let Some(f) = cell.family() {
                 f.drain();
             }
@@ -1368,10 +1352,10 @@ mod tests {
     fn shutdown_drain_is_bounded_and_counted() {
         let (shared, ring, mut merger, per_batch, _state) = merger_with_backlog();
         merger.drain(Duration::ZERO);
-        assert_eq!(shared.pool.read().len(), 2 * per_batch, "one round ran");
+        assert_eq!(shared.pool().read().len(), 2 * per_batch, "one round ran");
         assert!(ring.is_empty());
         assert_eq!(
-            shared.counters.temp_pool_dropped.load(Relaxed),
+            shared.counters().temp_pool_dropped.load(Relaxed),
             per_batch as u64
         );
     }

@@ -28,8 +28,8 @@ use std::path::Path;
 
 use crate::counters::DecodeStats;
 use crate::record::Batch;
-use crate::shared::{unix_now_ms, Shared};
 use crate::snapshot::{self, Reader, SnapshotError, Writer};
+use crate::state::{unix_now_ms, Core};
 
 /// The file in `state_dir`.
 pub const FILE: &str = "pending.bin";
@@ -45,28 +45,28 @@ const OLDEST_VERSION: u32 = 1;
 /// `temp_pool_memory` is what a stop can hold). Does nothing with the snapshot off (the receivers
 /// stopped first and the merger drained the ring). Never stops the shutdown: a failure is
 /// returned (said in the log already) for the exit status.
-pub fn write_at_shutdown(shared: &Shared, dropped: u64) -> Result<(), String> {
-    if !shared.config.snapshot.enabled {
+pub fn write_at_shutdown(shared: &Core, dropped: u64) -> Result<(), String> {
+    if !shared.config().snapshot.enabled {
         return Ok(());
     }
     if dropped > 0 {
         tracing::warn!(
             requests = dropped,
-            temp_pool_memory = shared.ring.max_bytes(),
-            queued_bytes = shared.ring.bytes(),
-            queued_batches = shared.ring.len(),
+            temp_pool_memory = shared.ring().max_bytes(),
+            queued_bytes = shared.ring().bytes(),
+            queued_batches = shared.ring().len(),
             "Requests received while stopping dropped: the temp ring was full"
         );
     }
     let mut batches = Vec::new();
-    while let Some(b) = shared.ring.pop() {
+    while let Some(b) = shared.ring().pop() {
         batches.push(b);
     }
     let requests: usize = batches.iter().map(|b| b.len()).sum();
     if requests == 0 {
         return Ok(());
     }
-    let dir = &shared.config.state_dir;
+    let dir = &shared.config().state_dir;
     let path = dir.join(FILE);
     match write(dir, &batches) {
         Ok((datagrams, bytes, write_us)) => {
@@ -123,15 +123,15 @@ fn encode<W: std::io::Write>(
 /// with the snapshot off. Held to `temp_pool_memory` too: datagrams beyond it are counted in
 /// `temp_pool_dropped` (one request each).
 #[allow(clippy::vec_box)]
-pub fn take_at_start(shared: &mut Shared) -> Vec<Box<Batch>> {
-    if !shared.config.snapshot.enabled {
+pub fn take_at_start(shared: &mut Core, restored: &mut snapshot::Restored) -> Vec<Box<Batch>> {
+    if !shared.config().snapshot.enabled {
         return Vec::new();
     }
-    let dir = shared.config.state_dir.clone();
+    let dir = shared.config().state_dir.clone();
     snapshot::remove_partial_writes(&dir, FILE);
     let path = dir.join(FILE);
     let mut batches = Vec::new();
-    let loaded = match read_bounded(&path, max_file_bytes(shared.ring.max_bytes())) {
+    let loaded = match read_bounded(&path, max_file_bytes(shared.ring().max_bytes())) {
         Ok(bytes) => load(shared, &bytes, &mut batches),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
         Err(e) => Err(SnapshotError::Io(e)),
@@ -144,7 +144,7 @@ pub fn take_at_start(shared: &mut Shared) -> Vec<Box<Batch>> {
                 tracing::warn!(path = %path.display(), error = %e, datagrams, "Cannot remove the saved requests: skipped, so that no start merges them twice");
                 return Vec::new();
             }
-            shared.snapshot.pending_datagrams = datagrams;
+            restored.pending_datagrams = datagrams;
             tracing::info!(
                 path = %path.display(),
                 datagrams,
@@ -215,7 +215,7 @@ fn read_bounded(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
 /// the merger) in `out`; returns the datagrams kept. Counts them as a receiver does: received,
 /// and one accepted request each until decoded.
 #[allow(clippy::vec_box)]
-fn load(shared: &Shared, bytes: &[u8], out: &mut Vec<Box<Batch>>) -> Result<u64, SnapshotError> {
+fn load(shared: &Core, bytes: &[u8], out: &mut Vec<Box<Batch>>) -> Result<u64, SnapshotError> {
     let (content, _, version) = snapshot::check_file(bytes, MAGIC, OLDEST_VERSION..=VERSION)?;
     let mut r = Reader::new(&content[MAGIC.len() + 4..]);
     let written_unix_ms = r.u64()?;
@@ -255,7 +255,7 @@ fn load(shared: &Shared, bytes: &[u8], out: &mut Vec<Box<Batch>>) -> Result<u64,
     let (mut held, mut dropped) = (0, 0);
     let mut batch = raw_batch();
     let mut hand_over = |batch: Box<Batch>| {
-        if held + batch.memory_bytes() <= shared.ring.max_bytes() {
+        if held + batch.memory_bytes() <= shared.ring().max_bytes() {
             held += batch.memory_bytes();
             out.push(batch);
         } else {
@@ -274,7 +274,7 @@ fn load(shared: &Shared, bytes: &[u8], out: &mut Vec<Box<Batch>>) -> Result<u64,
     if !batch.is_empty() {
         hand_over(batch);
     }
-    let counters = &shared.counters;
+    let counters = &shared.counters();
     counters
         .temp_pool_dropped
         .fetch_add(dropped, std::sync::atomic::Ordering::Relaxed);
@@ -297,16 +297,24 @@ mod tests {
     use crate::decode::{DecodePolicy, Decoder};
     use crate::merger::Merger;
     use crate::ring::Ring;
+    use crate::snapshot::Started;
     use std::sync::atomic::Ordering::Relaxed;
     use std::sync::Arc;
 
-    fn shared(state: &Path, snapshot: bool) -> Shared {
+    fn shared(state: &Path, snapshot: bool) -> Started {
         let mut config = Config {
             state_dir: state.to_path_buf(),
             ..Config::default()
         };
         config.snapshot.enabled = snapshot;
-        Shared::new(config, Arc::new(Ring::new(1 << 30)), vec![], 0).unwrap()
+        Started::new(config)
+    }
+
+    /// [`super::take_at_start`] into a started state.
+    #[allow(clippy::vec_box)]
+    fn take_at_start(s: &mut Started) -> Vec<Box<Batch>> {
+        let core = Arc::get_mut(&mut s.core).expect("nothing else holds the core yet");
+        super::take_at_start(core, &mut s.snapshot)
     }
 
     /// `n` corpus datagrams decoded into batches of `per_batch`, as receivers hand them over.
@@ -355,8 +363,8 @@ mod tests {
     }
 
     /// Each pooled request's script, hostname and timer count, oldest first.
-    fn pooled(shared: &Shared) -> Vec<(Vec<u8>, Vec<u8>, u32)> {
-        let (pool, dict) = (shared.pool.read(), shared.dictionary.read());
+    fn pooled(shared: &Core) -> Vec<(Vec<u8>, Vec<u8>, u32)> {
+        let (pool, dict) = (shared.pool().read(), shared.dictionary().read());
         pool.iter_oldest_first()
             .map(|v| {
                 (
@@ -393,20 +401,20 @@ mod tests {
         assert!(queued.len() > 1, "in receiver-sized batches");
         assert!(queued.iter().all(|b| b.raw), "undecoded, the least memory");
         assert_eq!(payloads(&queued), payloads(&batches));
-        assert!(s.ring.is_empty(), "the ring keeps its room");
+        assert!(s.ring().is_empty(), "the ring keeps its room");
         // Counted as received, one accepted request per datagram until decoded.
-        assert_eq!(s.counters.packets_received.load(Relaxed), 3000);
-        assert_eq!(s.counters.requests_accepted.load(Relaxed), 3000);
+        assert_eq!(s.counters().packets_received.load(Relaxed), 3000);
+        assert_eq!(s.counters().requests_accepted.load(Relaxed), 3000);
 
         // The merger decodes and merges them first: the same requests as decoded at first.
         let s = Arc::new(s);
-        let mut merger = Merger::new(Arc::clone(&s), Arc::clone(&s.ring)).merge_first(queued);
+        let mut merger = Merger::new(Arc::clone(&s), Arc::clone(&s.ring())).merge_first(queued);
         while merger.round() {}
         merger.finish();
         assert_eq!(pooled(&s), requests(&batches));
-        assert_eq!(s.counters.requests_merged.load(Relaxed), 3000);
-        assert_eq!(s.counters.requests_accepted.load(Relaxed), 3000);
-        assert_eq!(s.counters.packets_decoded.load(Relaxed), 3000);
+        assert_eq!(s.counters().requests_merged.load(Relaxed), 3000);
+        assert_eq!(s.counters().requests_accepted.load(Relaxed), 3000);
+        assert_eq!(s.counters().packets_decoded.load(Relaxed), 3000);
     }
 
     #[test]
@@ -418,10 +426,10 @@ mod tests {
         let batches = decoded(500, 200);
         let expected = payloads(&batches);
         for b in batches {
-            s.ring.push(b).unwrap();
+            s.ring().push(b).unwrap();
         }
         write_at_shutdown(&s, 0).unwrap();
-        assert!(s.ring.is_empty());
+        assert!(s.ring().is_empty());
         let mut again = shared(dir.path(), true);
         assert_eq!(payloads(&take_at_start(&mut again)), expected);
     }
@@ -437,11 +445,11 @@ mod tests {
         config.snapshot.enabled = true;
         // Room for one raw batch (1 MiB of datagrams and a datagram's room: ~1,800 of them).
         let ring = Arc::new(Ring::new(1 << 21));
-        let mut s = Shared::new(config, ring, vec![], 0).unwrap();
+        let mut s = Started::with_ring(config, ring);
         let kept = take_at_start(&mut s);
         let (kept, dropped) = (
             kept.iter().map(|b| b.len() as u64).sum::<u64>(),
-            s.counters.temp_pool_dropped.load(Relaxed),
+            s.counters().temp_pool_dropped.load(Relaxed),
         );
         assert!(kept > 0 && dropped > 0, "{kept} {dropped}");
         assert_eq!(kept + dropped, 3000);
@@ -464,7 +472,8 @@ mod tests {
         assert!(!path.exists() && aside.exists(), "the FIFO moved aside");
 
         let big = std::fs::File::create(&path).unwrap();
-        big.set_len(max_file_bytes(s.ring.max_bytes()) + 1).unwrap();
+        big.set_len(max_file_bytes(s.ring().max_bytes()) + 1)
+            .unwrap();
         drop(big);
         assert!(take_at_start(&mut s).is_empty());
         assert!(!path.exists() && aside.metadata().unwrap().len() > 1 << 30);
@@ -481,7 +490,7 @@ mod tests {
         .unwrap();
         assert!(take_at_start(&mut s).is_empty() && s.snapshot.pending_datagrams == 0);
         assert!(!path.exists() && aside.metadata().unwrap().len() < 1 << 20);
-        assert_eq!(s.counters.packets_received.load(Relaxed), 0);
+        assert_eq!(s.counters().packets_received.load(Relaxed), 0);
     }
 
     #[test]

@@ -43,7 +43,7 @@ use crate::dictionary::{Dictionary, LOST};
 use crate::pool::Pool;
 use crate::record::{Record, TagPair, Timer, NO_SCHEMA};
 use crate::report::{Layout, ReportDef, Window};
-use crate::shared::{unix_now_ms, Clock, Shared};
+use crate::state::{unix_now_ms, Clock, Core};
 
 /// The snapshot file in `state_dir`.
 pub const FILE: &str = "snapshot.bin";
@@ -104,11 +104,11 @@ pub struct Written {
 /// At shutdown, once the merger stopped (the receivers may run): writes the snapshot if enabled,
 /// and logs the outcome in one line. Never stops the shutdown: a failure is returned (said in
 /// the log already) for the exit status, once the rest of the stop is done.
-pub fn write_at_shutdown(shared: &Shared) -> Result<(), String> {
-    if !shared.config.snapshot.enabled {
+pub fn write_at_shutdown(shared: &Core) -> Result<(), String> {
+    if !shared.config().snapshot.enabled {
         return Ok(());
     }
-    let dir = &shared.config.state_dir;
+    let dir = &shared.config().state_dir;
     match write(shared, dir) {
         Ok(w) => {
             tracing::info!(
@@ -134,7 +134,7 @@ pub fn write_at_shutdown(shared: &Shared) -> Result<(), String> {
 
 /// Writes `{dir}/snapshot.bin` (temporary file, fsync, rename, fsync of the directory). Call
 /// only when nothing merges any more: family stages are drained into their members here.
-pub fn write(shared: &Shared, dir: &Path) -> Result<Written, SnapshotError> {
+pub fn write(shared: &Core, dir: &Path) -> Result<Written, SnapshotError> {
     let ((requests, reports), bytes, write_us) =
         write_file(dir, FILE, true, |w| encode(shared, w))?;
     Ok(Written {
@@ -185,18 +185,18 @@ pub(crate) fn write_file<T>(
 }
 
 /// The content (everything the checksum covers); returns the requests and reports saved.
-pub fn encode<W: Write>(shared: &Shared, w: &mut Writer<W>) -> Result<(u64, u64), SnapshotError> {
+pub fn encode<W: Write>(shared: &Core, w: &mut Writer<W>) -> Result<(u64, u64), SnapshotError> {
     encode_as(shared, w, VERSION)
 }
 
 /// [`encode`] in the layout of `version` (1: without the reports' closed parts; tests check
 /// that such files are still read).
 fn encode_as<W: Write>(
-    shared: &Shared,
+    shared: &Core,
     w: &mut Writer<W>,
     version: u32,
 ) -> Result<(u64, u64), SnapshotError> {
-    let cells = shared.reports.snapshot();
+    let cells = shared.reports().snapshot();
     // A family member's stage holds part of its state: fold it in first.
     for cell in &cells {
         if let Some(f) = cell.family() {
@@ -205,17 +205,17 @@ fn encode_as<W: Write>(
     }
     w.bytes(MAGIC)?;
     w.u32(version)?;
-    w.u64(shared.clock.epoch_unix_ms())?;
-    w.u64(shared.clock.now_ms64())?;
+    w.u64(shared.clock().epoch_unix_ms())?;
+    w.u64(shared.clock().now_ms64())?;
     w.u64(unix_now_ms())?;
     if version >= 4 {
         BootMark::write_now(w)?;
     }
 
     // Lock order: pool → dictionary → a report. Nothing else runs, but the API's order is kept.
-    let pool = shared.pool.read();
+    let pool = shared.pool().read();
     {
-        let dict = shared.dictionary.read();
+        let dict = shared.dictionary().read();
         let live: Vec<_> = dict.live().collect();
         w.u32(live.len() as u32)?;
         for (id, bytes, used) in live {
@@ -273,7 +273,7 @@ fn encode_as<W: Write>(
     let spare = parking_lot::Mutex::new(Vec::<Vec<u8>>::new());
     let mut result = Ok(());
     on_threads(
-        shared.config.merge.threads(),
+        shared.config().merge.threads(),
         &order,
         |i| -> std::io::Result<SavedReport> {
             let cell = &cells[i];
@@ -325,20 +325,20 @@ fn encode_as<W: Write>(
 /// restore ends, so a start that dies restoring it (a read error of the mapped file is a
 /// SIGBUS; a bug; the OOM killer) leaves it under that name, and the next start moves it aside
 /// instead of dying on it again, in a loop under a service manager.
-pub fn restore_at_start(shared: &mut Shared) {
-    if !shared.config.snapshot.enabled {
-        shared.snapshot.skipped_reason = Some("disabled (snapshot.enabled = false)".into());
+pub fn restore_at_start(shared: &mut Core, restored: &mut Restored) {
+    if !shared.config().snapshot.enabled {
+        restored.skipped_reason = Some("disabled (snapshot.enabled = false)".into());
         return;
     }
-    let path = shared.config.state_dir.join(FILE);
-    remove_partial_writes(&shared.config.state_dir, FILE);
-    let restoring = shared.config.state_dir.join(RESTORING_FILE);
+    let path = shared.config().state_dir.join(FILE);
+    remove_partial_writes(&shared.config().state_dir, FILE);
+    let restoring = shared.config().state_dir.join(RESTORING_FILE);
     if restoring.symlink_metadata().is_ok() {
         let e = SnapshotError::invalid(
             "the previous start stopped while restoring it (killed, crashed, or a read error of \
              the file): not tried again",
         );
-        skip(shared, &restoring, &e, true);
+        skip(restored, &restoring, &e, true);
     }
     let started = Instant::now();
     let bytes = match read_file(&path) {
@@ -346,7 +346,7 @@ pub fn restore_at_start(shared: &mut Shared) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             tracing::info!(path = %path.display(), "No snapshot to restore; starting empty");
             // (Unless one was just moved aside, above: its reason stays.)
-            let s = &mut shared.snapshot;
+            let s = &mut *restored;
             s.skipped_reason.get_or_insert_with(|| "no snapshot".into());
             return;
         }
@@ -354,7 +354,7 @@ pub fn restore_at_start(shared: &mut Shared) {
             // Kept aside (renamed), as any snapshot that cannot be read: a permission or a disk
             // error says nothing against its content, which the operator may still want.
             let e = SnapshotError::Io(e);
-            skip(shared, &path, &e, true);
+            skip(restored, &path, &e, true);
             return;
         }
     };
@@ -366,10 +366,10 @@ pub fn restore_at_start(shared: &mut Shared) {
             path.clone()
         }
     };
-    shared.snapshot.bytes = bytes.len() as u64;
-    match restore(shared, &bytes) {
+    restored.bytes = bytes.len() as u64;
+    match restore(shared, restored, &bytes) {
         Ok(()) => {
-            let s = &mut shared.snapshot;
+            let s = &mut *restored;
             s.restore_ms = started.elapsed().as_secs_f64() * 1000.0;
             tracing::info!(
                 path = %path.display(),
@@ -387,10 +387,10 @@ pub fn restore_at_start(shared: &mut Shared) {
         }
         Err(e) => {
             let keep = !matches!(e, SnapshotError::TooOld { .. });
-            skip(shared, &held, &e, keep);
+            skip(restored, &held, &e, keep);
         }
     }
-    shared.snapshot.restore_ms = started.elapsed().as_secs_f64() * 1000.0;
+    restored.restore_ms = started.elapsed().as_secs_f64() * 1000.0;
 }
 
 /// A snapshot file's bytes: mapped (a regular file), or read (a pipe).
@@ -472,7 +472,7 @@ pub(crate) fn remove_partial_writes(dir: &Path, name: &str) {
 
 /// Logs why a snapshot is skipped, records it for the status, and consumes the file: kept aside
 /// as [`SKIPPED_FILE`] when it cannot be read or is damaged (`keep`), else (too old) deleted.
-fn skip(shared: &mut Shared, path: &Path, e: &SnapshotError, keep: bool) {
+fn skip(restored: &mut Restored, path: &Path, e: &SnapshotError, keep: bool) {
     let reason = e.to_string();
     let aside: PathBuf = path.with_file_name(SKIPPED_FILE);
     let consumed = if keep {
@@ -495,8 +495,8 @@ fn skip(shared: &mut Shared, path: &Path, e: &SnapshotError, keep: bool) {
             tracing::warn!(path = %path.display(), error = %ce, "Cannot consume the snapshot");
         }
     }
-    shared.snapshot.restored = false;
-    shared.snapshot.skipped_reason = Some(reason);
+    restored.restored = false;
+    restored.skipped_reason = Some(reason);
 }
 
 /// The header and the checksum of a snapshot file: the content (without the trailer), the
@@ -548,13 +548,13 @@ pub(crate) fn check_file<'a>(
 
 /// The longest window of any report and of the raw pool (`stats_history`): what is older than
 /// this at start is outside every window.
-pub(crate) fn longest_window_ms(shared: &Shared) -> u64 {
+pub(crate) fn longest_window_ms(shared: &Core) -> u64 {
     shared
-        .reports
+        .reports()
         .snapshot()
         .iter()
         .map(|c| c.window().history_ms)
-        .chain([shared.config.stats_history.0.as_millis() as u64])
+        .chain([shared.config().stats_history.0.as_millis() as u64])
         .max()
         .unwrap_or(0)
 }
@@ -678,7 +678,11 @@ fn resumed_epoch(epoch_unix_ms: u64, saved_now_ms: u64, saved_unix_ms: u64) -> u
 
 /// Restores `bytes` (a whole snapshot file) into `shared`, whose pool and reports are still
 /// empty. On an error nothing changed but the dictionary, whose restored strings are swept.
-pub fn restore(shared: &mut Shared, bytes: &[u8]) -> Result<(), SnapshotError> {
+pub fn restore(
+    shared: &mut Core,
+    summary: &mut Restored,
+    bytes: &[u8],
+) -> Result<(), SnapshotError> {
     let (content, write_us, version) = check(bytes)?;
     let mut r = Reader::new(&content[MAGIC.len() + 4..]);
     let epoch_unix_ms = r.u64()?;
@@ -718,7 +722,7 @@ pub fn restore(shared: &mut Shared, bytes: &[u8]) -> Result<(), SnapshotError> {
         });
     }
 
-    let mut dict = shared.dictionary.write();
+    let mut dict = shared.dictionary().write();
     let result = restore_content(shared, &mut dict, &mut r, now_ms, version);
     let (pool, restored, skipped) = match result {
         Ok(x) => x,
@@ -729,10 +733,10 @@ pub fn restore(shared: &mut Shared, bytes: &[u8]) -> Result<(), SnapshotError> {
         }
     };
     dict.set_now((now_ms / 1000) as u32);
-    crate::merger::publish_dictionary(shared, &dict);
+    shared.publish_dictionary(&dict);
     drop(dict);
-    crate::merger::publish_pool(shared, &pool);
-    let s = &mut shared.snapshot;
+    shared.publish_pool(&pool);
+    let s = summary;
     s.restored = true;
     s.restored_requests = pool.len() as u64;
     s.restored_reports = restored.len() as u64;
@@ -741,8 +745,8 @@ pub fn restore(shared: &mut Shared, bytes: &[u8]) -> Result<(), SnapshotError> {
     s.write_ms = Some(write_us as f64 / 1000.0);
     s.saved_at = Some(saved_unix_ms as f64 / 1000.0);
     s.down_seconds = Some(age_ms as f64 / 1000.0);
-    *shared.pool.get_mut() = pool;
-    shared.clock = clock;
+    *shared.pool_mut() = pool;
+    shared.set_clock(clock);
     assign_workers(shared, &restored);
     Ok(())
 }
@@ -821,7 +825,7 @@ fn on_threads<T: Send>(
 /// The dictionary, pool and reports sections. Restored reports are changed in place (each only
 /// once it was read whole); the pool is returned for the caller to put in place.
 fn restore_content(
-    shared: &Shared,
+    shared: &Core,
     dict: &mut Dictionary,
     r: &mut Reader<'_>,
     now_ms: u64,
@@ -847,7 +851,7 @@ fn restore_content(
 
     // Pool, oldest first; requests out of the window are skipped, and when the configured pool
     // is smaller, inserting evicts the oldest: the newest that fit are kept.
-    let c = &shared.config;
+    let c = &shared.config();
     let mut pool = Pool::new(c.request_pool_size, c.timer_pool_size, c.tag_pool_size);
     let history_ms = c.stats_history.0.as_millis().min(u32::MAX as u128) as u32;
     let requests = r.count(56)?;
@@ -933,11 +937,11 @@ fn restore_content(
     order.sort_by_key(|&i| std::cmp::Reverse(saved[i].3.len()));
     let mut outcomes: Vec<Option<Outcome>> = (0..saved.len()).map(|_| None).collect();
     on_threads(
-        shared.config.merge.threads(),
+        shared.config().merge.threads(),
         &order,
         |i| {
             let (name, def, window, state) = &saved[i];
-            let Some(cell) = shared.reports.get(name) else {
+            let Some(cell) = shared.reports().get(name) else {
                 return Outcome::Gone;
             };
             let mut report = cell.report.write();
@@ -983,8 +987,8 @@ fn restore_content(
 /// Restored reports need no filling from the pool: they are marked filled, each given to a
 /// merge thread by its estimated cost (a timer report costs about a request report per timer),
 /// until the merger balances them by measured cost.
-fn assign_workers(shared: &Shared, cells: &[Arc<crate::report::ReportCell>]) {
-    let threads = shared.config.merge.threads().max(1);
+fn assign_workers(shared: &Core, cells: &[Arc<crate::report::ReportCell>]) {
+    let threads = shared.config().merge.threads().max(1);
     let mut load = vec![0u64; threads];
     load[0] = 12; // the merger's own work (intern, pool)
     for cell in cells {
@@ -999,6 +1003,55 @@ fn assign_workers(shared: &Shared, cells: &[Arc<crate::report::ReportCell>]) {
     }
 }
 
+/// A daemon's state as a start leaves it, for the tests of the snapshot and of `pending`: the
+/// core (shared once built, as the merger needs it) and what the start restored.
+#[cfg(test)]
+pub(crate) struct Started {
+    pub core: Arc<Core>,
+    pub snapshot: Restored,
+}
+
+#[cfg(test)]
+impl Started {
+    /// A fresh state for `config`, with a temp ring of 1 GiB.
+    pub fn new(config: crate::config::Config) -> Started {
+        Started::with_ring(config, Arc::new(crate::ring::Ring::new(1 << 30)))
+    }
+
+    /// A fresh state for `config` with `ring` as its temp ring.
+    pub fn with_ring(config: crate::config::Config, ring: Arc<crate::ring::Ring>) -> Started {
+        Started {
+            core: Arc::new(Core::new(config, ring, vec![], 0).unwrap()),
+            snapshot: Restored::default(),
+        }
+    }
+
+    /// The core, while nothing else holds it (before a merger starts).
+    pub fn core_mut(&mut self) -> &mut Core {
+        Arc::get_mut(&mut self.core).expect("nothing else holds the core yet")
+    }
+
+    /// [`restore`] into this state.
+    pub fn restore(&mut self, bytes: &[u8]) -> Result<(), SnapshotError> {
+        let core = Arc::get_mut(&mut self.core).expect("nothing else holds the core yet");
+        restore(core, &mut self.snapshot, bytes)
+    }
+
+    /// [`restore_at_start`] into this state.
+    pub fn restore_at_start(&mut self) {
+        let core = Arc::get_mut(&mut self.core).expect("nothing else holds the core yet");
+        restore_at_start(core, &mut self.snapshot)
+    }
+}
+
+#[cfg(test)]
+impl std::ops::Deref for Started {
+    type Target = Arc<Core>;
+    fn deref(&self) -> &Arc<Core> {
+        &self.core
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1007,7 +1060,6 @@ mod tests {
     use crate::merger::Merger;
     use crate::record::RequestView;
     use crate::report::Query;
-    use crate::ring::Ring;
     use proptest::prelude::*;
 
     /// The built-ins and the benches' four timer-tag reports (two of them a family), over a
@@ -1025,13 +1077,13 @@ mod tests {
         }
     }
 
-    fn shared(config: Config) -> Shared {
-        Shared::new(config, Arc::new(Ring::new(1 << 30)), vec![], 0).unwrap()
+    fn shared(config: Config) -> Started {
+        Started::new(config)
     }
 
     /// Merges `n` corpus requests (seed `seed`) through a real merger.
-    fn feed(shared: &Arc<Shared>, n: usize, seed: u64) {
-        let ring = Arc::clone(&shared.ring);
+    fn feed(shared: &Arc<Core>, n: usize, seed: u64) {
+        let ring = Arc::clone(&shared.ring());
         let mut merger = Merger::new(Arc::clone(shared), Arc::clone(&ring));
         let mut corpus = Corpus::new(CorpusSpec {
             seed,
@@ -1045,9 +1097,9 @@ mod tests {
     }
 
     /// Every field of every pooled request, strings resolved, oldest first.
-    fn pool_text(shared: &Shared) -> Vec<String> {
-        let pool = shared.pool.read();
-        let dict = shared.dictionary.read();
+    fn pool_text(shared: &Core) -> Vec<String> {
+        let pool = shared.pool().read();
+        let dict = shared.dictionary().read();
         let s = |id: u32| dict.text(id).into_owned();
         pool.iter_oldest_first()
             .map(|v: RequestView<'_>| {
@@ -1084,10 +1136,10 @@ mod tests {
 
     /// Every report as a query shows it (all rows, sorted as text: ids differ between runs),
     /// family stages drained first.
-    fn reports_text(shared: &Shared) -> Vec<(String, Vec<String>, u64)> {
-        let dict = shared.dictionary.read();
+    fn reports_text(shared: &Core) -> Vec<(String, Vec<String>, u64)> {
+        let dict = shared.dictionary().read();
         shared
-            .reports
+            .reports()
             .snapshot()
             .iter()
             .map(|cell| {
@@ -1109,7 +1161,7 @@ mod tests {
             .collect()
     }
 
-    fn encoded(shared: &Shared) -> Vec<u8> {
+    fn encoded(shared: &Core) -> Vec<u8> {
         let dir = tempfile::tempdir().unwrap();
         write(shared, dir.path()).unwrap();
         std::fs::read(dir.path().join(FILE)).unwrap()
@@ -1143,10 +1195,10 @@ mod tests {
     /// time, the restored clock telling the wall time.
     fn restores_now(content: &[u8], dir: &Path, step: i64) {
         let mut b = shared(config(dir));
-        restore(&mut b, &reseal(content.to_vec())).unwrap();
-        assert_eq!(b.pool.read().len(), 200, "{step}");
+        b.restore(&reseal(content.to_vec())).unwrap();
+        assert_eq!(b.pool().read().len(), 200, "{step}");
         assert!(b.snapshot.down_seconds.unwrap() < 60.0, "{step}");
-        let told = b.clock.unix_ms64(b.clock.now_ms64());
+        let told = b.clock().unix_ms64(b.clock().now_ms64());
         assert!(told.abs_diff(unix_now_ms()) < 60_000, "{step}: {told}");
     }
 
@@ -1176,7 +1228,7 @@ mod tests {
             restores_now(&c, sb.path(), step);
             // Another boot's save (its id's first byte changed).
             c[36] ^= 0xff;
-            let e = restore(&mut shared(config(sb.path())), &reseal(c)).unwrap_err();
+            let e = shared(config(sb.path())).restore(&reseal(c)).unwrap_err();
             if step > 0 {
                 assert!(e.to_string().contains("saved in the future"), "{e}");
             } else {
@@ -1230,30 +1282,30 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(1100));
         feed(&a, 2500, 2);
         assert!(
-            a.pool.read().len() == 3000,
+            a.pool().read().len() == 3000,
             "the pool overwrote: eviction order matters"
         );
         let bytes = encoded(&a);
         let mut b = shared(config(sb.path()));
-        restore(&mut b, &bytes).unwrap();
+        b.restore(&bytes).unwrap();
         let b = Arc::new(b);
         assert_eq!(b.snapshot.restored_requests, 3000);
-        assert_eq!(b.snapshot.restored_reports as usize, a.reports.len());
+        assert_eq!(b.snapshot.restored_reports as usize, a.reports().len());
         assert!(b.snapshot.skipped_reports.is_empty());
-        assert_eq!(b.clock.epoch_unix_ms(), a.clock.epoch_unix_ms());
+        assert_eq!(b.clock().epoch_unix_ms(), a.clock().epoch_unix_ms());
         assert_eq!(pool_text(&a), pool_text(&b));
         let (ra, rb) = (reports_text(&a), reports_text(&b));
         assert!(ra
             .iter()
             .any(|(n, l, _)| n == "tag_report_group" && l.len() > 10));
         assert!(b
-            .reports
+            .reports()
             .get("tag_report_group")
             .unwrap()
             .family()
             .is_some());
         assert_eq!(ra, rb);
-        assert!(b.reports.snapshot().iter().all(|c| c.is_filled()));
+        assert!(b.reports().snapshot().iter().all(|c| c.is_filled()));
         // The same state in version 1 (no closed parts; rebuilt from the ticks) and in version 3
         // (no boot mark): read alike.
         for version in [1, 3] {
@@ -1264,8 +1316,8 @@ mod tests {
             assert!(old.len() < bytes.len() - TRAILER_BYTES);
             let sc = tempfile::tempdir().unwrap();
             let mut c = shared(config(sc.path()));
-            restore(&mut c, &reseal(old)).unwrap();
-            assert_eq!(c.snapshot.restored_reports as usize, a.reports.len());
+            c.restore(&reseal(old)).unwrap();
+            assert_eq!(c.snapshot.restored_reports as usize, a.reports().len());
             assert_eq!(
                 (pool_text(&c), reports_text(&c)),
                 (pool_text(&a), ra.clone()),
@@ -1277,7 +1329,7 @@ mod tests {
         feed(&b, 500, 3);
         assert_eq!(reports_text(&a), reports_text(&b));
         // The same requests with the same ids (merged at different times).
-        let untimed = |s: &Shared| -> Vec<String> {
+        let untimed = |s: &Core| -> Vec<String> {
             pool_text(s)
                 .iter()
                 .map(|l| {
@@ -1300,19 +1352,19 @@ mod tests {
         let mut cb = config(sb.path());
         cb.report[0].percentiles = vec![50.0];
         let mut b = shared(cb);
-        restore(&mut b, &bytes).unwrap();
+        b.restore(&bytes).unwrap();
         assert_eq!(
             b.snapshot.skipped_reports,
             vec!["tag_info_group".to_string()]
         );
-        let cell = b.reports.get("tag_info_group").unwrap();
+        let cell = b.reports().get("tag_info_group").unwrap();
         assert!(
             !cell.is_filled(),
             "the merger fills it from the restored pool"
         );
         assert_eq!(cell.report.read().total_requests(), 0);
         assert!(
-            b.reports
+            b.reports()
                 .get("info")
                 .unwrap()
                 .report
@@ -1333,16 +1385,18 @@ mod tests {
         for at in [20, bytes.len() / 2, bytes.len() - TRAILER_BYTES - 1] {
             let mut bad = bytes.clone();
             bad[at] ^= 0x40;
-            let e = restore(&mut fresh(), &bad).unwrap_err();
+            let e = fresh().restore(&bad).unwrap_err();
             assert!(matches!(e, SnapshotError::Checksum), "{at}: {e}");
         }
         let mut bad = bytes.clone();
         bad[8] = 9;
-        let e = restore(&mut fresh(), &bad).unwrap_err();
+        let e = fresh().restore(&bad).unwrap_err();
         assert!(e.to_string().contains("version 9"), "{e}");
-        let e = restore(&mut fresh(), b"GIF89a, not a snapshot at all").unwrap_err();
+        let e = fresh()
+            .restore(b"GIF89a, not a snapshot at all")
+            .unwrap_err();
         assert!(matches!(e, SnapshotError::Magic), "{e}");
-        let e = restore(&mut fresh(), &bytes[..bytes.len() - 7]).unwrap_err();
+        let e = fresh().restore(&bytes[..bytes.len() - 7]).unwrap_err();
         assert!(matches!(e, SnapshotError::Truncated(_)), "{e}");
         // Too old: saved two windows ago (the epoch and the wall time of the save moved back,
         // resealed); saved an hour from now by the wall clock: refused.
@@ -1352,23 +1406,23 @@ mod tests {
             reseal(c)
         };
         let mut b = fresh();
-        let e = restore(&mut b, &moved(-120_000)).unwrap_err();
+        let e = b.restore(&moved(-120_000)).unwrap_err();
         assert!(matches!(e, SnapshotError::TooOld { .. }), "{e}");
-        assert_eq!(b.pool.read().len(), 0);
-        let e = restore(&mut fresh(), &moved(3_600_000)).unwrap_err();
+        assert_eq!(b.pool().read().len(), 0);
+        let e = fresh().restore(&moved(3_600_000)).unwrap_err();
         assert!(e.to_string().contains("saved in the future"), "{e}");
         // A garbage clock reading (the merger's milliseconds at the save), sealed as valid:
         // refused, where it was resumed as a clock ages ahead.
         for reading in [1u64 << 50, u64::MAX - 5000] {
             let mut c = content(&bytes);
             c[20..28].copy_from_slice(&reading.to_le_bytes());
-            let e = restore(&mut fresh(), &reseal(c)).unwrap_err();
+            let e = fresh().restore(&reseal(c)).unwrap_err();
             assert!(e.to_string().contains("clock reading is later"), "{e}");
         }
         // The intact one restores.
         let mut b = fresh();
-        restore(&mut b, &bytes).unwrap();
-        assert_eq!(b.pool.read().len(), 200);
+        b.restore(&bytes).unwrap();
+        assert_eq!(b.pool().read().len(), 200);
     }
 
     /// The file is consumed: deleted once restored, moved aside when damaged; the status says why.
@@ -1379,13 +1433,13 @@ mod tests {
         feed(&a, 100, 1);
         write(&a, sb.path()).unwrap();
         let mut b = shared(config(sb.path()));
-        restore_at_start(&mut b);
+        b.restore_at_start();
         assert!(b.snapshot.restored && b.snapshot.restored_requests == 100);
         assert!(!sb.path().join(FILE).exists());
         let partial = sb.path().join(format!("{FILE}.tmp-1"));
         std::fs::write(&partial, b"half written").unwrap();
         let mut b = shared(config(sb.path()));
-        restore_at_start(&mut b);
+        b.restore_at_start();
         assert_eq!(b.snapshot.skipped_reason.as_deref(), Some("no snapshot"));
         assert!(!partial.exists(), "an unfinished write is removed");
         write(&a, sb.path()).unwrap();
@@ -1394,7 +1448,7 @@ mod tests {
         bytes[30] ^= 1;
         std::fs::write(&path, bytes).unwrap();
         let mut b = shared(config(sb.path()));
-        restore_at_start(&mut b);
+        b.restore_at_start();
         assert!(!b.snapshot.restored);
         assert!(b
             .snapshot
@@ -1403,25 +1457,25 @@ mod tests {
             .unwrap()
             .contains("checksum"));
         assert!(sb.path().join(SKIPPED_FILE).exists() && !path.exists());
-        assert_eq!(b.pool.read().len(), 0);
+        assert_eq!(b.pool().read().len(), 0);
         // A snapshot that cannot be read at all (here a directory in its place: EISDIR) is kept
         // aside too, not deleted; so is a device in its place, refused unread.
         std::fs::remove_file(sb.path().join(SKIPPED_FILE)).unwrap();
         std::fs::create_dir(&path).unwrap();
         let mut c = shared(config(sb.path()));
-        restore_at_start(&mut c);
+        c.restore_at_start();
         assert!(!c.snapshot.restored && c.snapshot.skipped_reason.is_some());
         assert!(sb.path().join(SKIPPED_FILE).is_dir() && !path.exists());
         std::fs::remove_dir(sb.path().join(SKIPPED_FILE)).unwrap();
         std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
         let mut d = shared(config(sb.path()));
-        restore_at_start(&mut d);
+        d.restore_at_start();
         let why = d.snapshot.skipped_reason.clone().unwrap_or_default();
         assert!(!d.snapshot.restored && why.contains("a device"), "{why}");
         assert!(!path.exists() && sb.path().join(SKIPPED_FILE).is_symlink());
-        assert_eq!(b.dictionary.read().len(), {
+        assert_eq!(b.dictionary().read().len(), {
             let c = shared(config(sb.path()));
-            let n = c.dictionary.read().len();
+            let n = c.dictionary().read().len();
             n
         });
     }
@@ -1453,21 +1507,23 @@ mod tests {
             (d.request_pool_size, d.timer_pool_size, d.tag_pool_size);
         let mut shared = shared(c.clone());
         let history_ms = c.stats_history.0.as_millis() as u64;
-        shared.clock = Clock::resume(unix_now_ms() - history_ms, 0);
+        shared
+            .core_mut()
+            .set_clock(Clock::resume(unix_now_ms() - history_ms, 0));
         let shared = Arc::new(shared);
         let (requests, per_batch) = (1_300_000usize, 1024usize);
         let batches = requests / per_batch;
         let mut corpus = Corpus::new(CorpusSpec::default());
         let mut interned = crate::merger::Interned::default();
         let mut prepared = crate::report::PreparedBatch::default();
-        let cells = shared.reports.snapshot();
+        let cells = shared.reports().snapshot();
         let started = Instant::now();
         for i in 0..batches {
             let t = 5_000 + i as u64 * (history_ms - 10_000) / batches as u64;
             let batch = corpus.decoded_batch(per_batch);
-            let mut pool = shared.pool.write();
+            let mut pool = shared.pool().write();
             {
-                let mut dict = shared.dictionary.write();
+                let mut dict = shared.dictionary().write();
                 dict.set_now((t / 1000) as u32);
                 interned.intern(&batch, t as u32, &mut *dict);
             }
@@ -1484,14 +1540,14 @@ mod tests {
             interned.clear();
             prepared.clear();
         }
-        let now = shared.clock.now_ms64();
+        let now = shared.clock().now_ms64();
         for cell in &cells {
             let mut r = cell.report.write();
             r.advance(now);
             cell.publish(&r);
         }
         let (len, timers, tags) = {
-            let p = shared.pool.read();
+            let p = shared.pool().read();
             (p.len(), p.timers_used(), p.tags_used())
         };
         let rows: u64 = cells.iter().map(|c| c.published_rows()).sum();
@@ -1499,7 +1555,7 @@ mod tests {
             "filled in {:?}: pool {len} requests, {timers} timers, {tags} tags; {} strings; {} \
              reports, {rows} rows",
             started.elapsed(),
-            shared.dictionary.read().len(),
+            shared.dictionary().read().len(),
             cells.len()
         );
         let mut write_ms = Vec::new();
@@ -1509,8 +1565,7 @@ mod tests {
             let w = write(&shared, state.path()).unwrap();
             write_ms.push(w.write_ms);
             bytes = w.bytes;
-            let mut fresh =
-                Shared::new(c.clone(), Arc::new(Ring::new(1 << 20)), vec![], 0).unwrap();
+            let mut fresh = Started::new(c.clone());
             let anon = rss_anon_kib();
             let file = read_file(&state.path().join(FILE)).unwrap();
             let touched: u64 = file.iter().step_by(4096).map(|&b| b as u64).sum();
@@ -1520,7 +1575,7 @@ mod tests {
                 (rss_anon_kib() - anon) >> 10
             );
             drop(file);
-            restore_at_start(&mut fresh);
+            fresh.restore_at_start();
             assert_eq!(fresh.snapshot.restored_requests, len as u64);
             assert_eq!(fresh.snapshot.restored_reports, cells.len() as u64);
             restore_ms.push(fresh.snapshot.restore_ms);
@@ -1549,7 +1604,7 @@ mod tests {
         let bytes = encoded(&a);
         std::fs::write(dir.path().join(RESTORING_FILE), &bytes).unwrap();
         let mut b = shared(config(dir.path()));
-        restore_at_start(&mut b);
+        b.restore_at_start();
         assert!(!b.snapshot.restored);
         let reason = b.snapshot.skipped_reason.clone().unwrap();
         assert!(
@@ -1561,9 +1616,9 @@ mod tests {
         // The next snapshot is restored, and leaves nothing behind.
         std::fs::write(dir.path().join(FILE), &bytes).unwrap();
         let mut c = shared(config(dir.path()));
-        restore_at_start(&mut c);
+        c.restore_at_start();
         assert!(c.snapshot.restored, "{:?}", c.snapshot.skipped_reason);
-        assert_eq!(c.pool.read().len(), a.pool.read().len());
+        assert_eq!(c.pool().read().len(), a.pool().read().len());
         assert!(!dir.path().join(FILE).exists() && !dir.path().join(RESTORING_FILE).exists());
     }
 
@@ -1610,7 +1665,7 @@ mod tests {
             let content = content(bytes);
             let n = (cut * content.len() as f64) as usize;
             let mut b = shared(config(dir.path()));
-            let r = restore(&mut b, &reseal(content[..n].to_vec()));
+            let r = b.restore(&reseal(content[..n].to_vec()));
             prop_assert!(r.is_err());
             let mut garbled = content.clone();
             let start = 12 + (at * (garbled.len() - 12) as f64) as usize;
@@ -1620,7 +1675,7 @@ mod tests {
                 }
             }
             let mut b = shared(config(dir.path()));
-            let _ = restore(&mut b, &reseal(garbled));
+            let _ = b.restore(&reseal(garbled));
         }
     }
 }

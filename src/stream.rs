@@ -1,6 +1,7 @@
-//! The live stream: `GET /api/v1/stream` sends every merged request as it arrives, one JSON
-//! object per line (NDJSON), or as Server-Sent Events when the client asks for
-//! `text/event-stream`. The filters of `/api/v1/requests` apply, plus `sample=RATE`.
+//! The live stream: every merged request as it arrives, one JSON object per line (NDJSON), or as
+//! Server-Sent Events, to each subscriber of `GET /api/v1/stream` (whose HTTP half, parsing the
+//! query and answering, is `api::stream`). The filters of `/api/v1/requests` apply, plus
+//! `sample=RATE`.
 //!
 //! In: merge rounds, through one [`Tap`] per subscriber (the merger offers each round; the tap
 //! keeps the `Arc` in a bounded queue or counts the round's requests as dropped). Out: bytes of
@@ -16,17 +17,13 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::Body;
-use axum::extract::{RawQuery, State};
-use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
 use parking_lot::Mutex;
 use serde_json::{json, Value};
-use utoipa_axum::{router::OpenApiRouter, routes};
 
-use crate::api::{parse_param, ApiError, AppState};
 pub use crate::ndjson::sampled;
 use crate::ndjson::{write_request, RequestFilter, ENCODE_CHUNK};
+use crate::shutdown::Shutdown;
+use crate::state::Core;
 use crate::tap::{Round, Tap};
 
 /// Rounds a subscriber's task may be behind the merger before rounds are dropped (and counted).
@@ -44,11 +41,7 @@ fn keep_alive(idle_timeout: Duration) -> Duration {
     KEEP_ALIVE.min(idle_timeout / 2)
 }
 
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(stream))
-}
-
-/// The subscribers, for `limits.max_stream_clients` and `/api/v1/status`. Lives in `Shared`;
+/// The subscribers, for `limits.max_stream_clients` and `/api/v1/status`. Built by `app`;
 /// a subscriber adds itself when its stream starts and removes itself when it ends.
 #[derive(Default)]
 pub struct Subscribers {
@@ -151,93 +144,61 @@ impl Subscribers {
 
 /// Unregisters a subscriber's tap and entry when its task ends, however it ends.
 struct Registration {
-    state: AppState,
+    ctx: StreamContext,
     sub: Arc<Subscriber>,
     tap: Arc<dyn Tap>,
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        self.state.taps.remove(&self.tap);
-        self.state.stream.remove(&self.sub);
+        self.ctx.core.taps().remove(&self.tap);
+        self.ctx.subscribers.remove(&self.sub);
     }
 }
 
-/// `GET /api/v1/stream`: NDJSON (or SSE with `Accept: text/event-stream`) of every request merged
-/// from now on that passes the filters.
-#[utoipa::path(
-    get,
-    path = "/api/v1/stream",
-    operation_id = "stream_requests",
-    tag = "raw",
-    params(
-        ("hostname" = Option<String>, Query, description = "Exact hostname"),
-        ("server_name" = Option<String>, Query, description = "Exact server name"),
-        ("script_name" = Option<String>, Query, description = "Exact script name"),
-        ("schema" = Option<String>, Query, description = "Exact schema"),
-        ("status" = Option<u32>, Query, description = "Exact status"),
-        ("min_time" = Option<f64>, Query, description = "request_time at least this many seconds"),
-        ("max_time" = Option<f64>, Query, description = "request_time at most this many seconds"),
-        ("tag.NAME" = Option<String>, Query, description = "Request tag NAME has this value, for any NAME"),
-        ("timer_tag.NAME" = Option<String>, Query, description = "The request has a timer whose tag NAME has this value"),
-        ("timers" = Option<bool>, Query, description = "Include each request's timers (default false)"),
-        ("sample" = Option<f64>, Query, description = "Share of the requests to send, in (0, 1] (default 1)"),
-    ),
-    responses(
-        (status = 200, description = "One JSON object per request as it is merged (the shape of /api/v1/requests), and `{\"dropped\": N}` lines where this client fell behind; SSE events with `Accept: text/event-stream`", content_type = "application/x-ndjson", body = String),
-        (status = 400, response = crate::api::openapi::BadRequest),
-        (status = 401, response = crate::api::openapi::Unauthorized),
-        (status = 503, description = "`limits.max_stream_clients` clients are connected", body = crate::api::openapi::ErrorBody),
-    )
-)]
-async fn stream(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    RawQuery(raw): RawQuery,
-) -> Result<Response, ApiError> {
-    let mut sample = 1.0f64;
-    let filter = RequestFilter::parse(
-        raw.as_deref(),
-        None,
-        &mut |k, v| {
-            if k != "sample" {
-                return Ok(false);
-            }
-            let x: f64 = parse_param("sample", v)?;
-            if !(x > 0.0 && x <= 1.0) {
-                return Err(ApiError::bad_parameter(
-                    "sample",
-                    format!("`{v}` must be a rate in (0, 1]"),
-                ));
-            }
-            sample = x;
-            Ok(true)
-        },
-        ", sample",
-    )?;
-    let sse = headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .any(|v| v.contains("text/event-stream"));
-    let max_clients = state.config.limits.max_stream_clients;
+/// What a subscriber's task reads: the pipeline's core (dictionary, clock, config, taps), the
+/// subscriber list and the app's shutdown signal (which ends every stream).
+#[derive(Clone)]
+pub struct StreamContext {
+    pub core: Arc<Core>,
+    pub subscribers: Arc<Subscribers>,
+    pub shutdown: Shutdown,
+}
+
+/// Why a client could not subscribe: `limits.max_stream_clients` are connected.
+#[derive(Debug)]
+pub struct Full {
+    pub max_clients: usize,
+}
+
+/// The bytes of one client's response: lines (or SSE events) as its task renders them.
+pub type Lines = std::pin::Pin<
+    Box<dyn futures_util::Stream<Item = Result<Vec<u8>, std::convert::Infallible>> + Send>,
+>;
+
+/// Registers a client asking with `query` (for status) for the requests `filter` and `sample`
+/// pass, as SSE events if `sse`, and starts its task (on the current tokio runtime). The client
+/// sees every request merged from now on until it goes or the app stops.
+pub fn subscribe(
+    ctx: StreamContext,
+    query: String,
+    sse: bool,
+    filter: RequestFilter,
+    sample: f64,
+) -> Result<Lines, Full> {
+    let max_clients = ctx.core.config().limits.max_stream_clients;
     let (round_tx, round_rx) = tokio::sync::mpsc::channel(ROUND_QUEUE);
     let sub = {
-        let mut list = state.stream.list.lock();
+        let mut list = ctx.subscribers.list.lock();
         if list.len() >= max_clients {
-            return Err(ApiError {
-                status: StatusCode::SERVICE_UNAVAILABLE,
-                error: "too_many_stream_clients",
-                detail: format!(
-                    "{max_clients} stream clients are connected (limits.max_stream_clients)"
-                ),
-            });
+            return Err(Full { max_clients });
         }
+        let clock = ctx.core.clock();
         let sub = Arc::new(Subscriber {
-            id: state.stream.next_id.fetch_add(1, Relaxed) + 1,
-            query: raw.clone().unwrap_or_default(),
+            id: ctx.subscribers.next_id.fetch_add(1, Relaxed) + 1,
+            query,
             sse,
-            started_unix_ms: state.clock.unix_ms64(state.clock.now_ms64()),
+            started_unix_ms: clock.unix_ms64(clock.now_ms64()),
             rounds: round_tx,
             rounds_dropped: AtomicU64::new(0),
             lines_dropped: AtomicU64::new(0),
@@ -248,17 +209,17 @@ async fn stream(
         sub
     };
     let tap: Arc<dyn Tap> = sub.clone();
-    state.taps.add(Arc::clone(&tap));
+    ctx.core.taps().add(Arc::clone(&tap));
     tracing::info!(client = sub.id, query = %sub.query, sse, "Stream client connected");
     let registration = Registration {
-        state: Arc::clone(&state),
+        ctx: ctx.clone(),
         sub: Arc::clone(&sub),
         tap,
     };
     // Unbounded in chunks, bounded in bytes: the task checks `buffered_bytes` before sending.
     let (body_tx, body_rx) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
     let task = Pump {
-        state,
+        ctx,
         sub: Arc::clone(&sub),
         filter,
         sample,
@@ -266,24 +227,14 @@ async fn stream(
         reported_dropped: 0,
     };
     tokio::spawn(task.run(round_rx, registration));
-    let body = futures_util::stream::unfold((body_rx, sub), |(mut rx, sub)| async move {
-        let chunk = rx.recv().await?;
-        sub.buffered_bytes.fetch_sub(chunk.len(), Relaxed);
-        Some((Ok::<_, std::convert::Infallible>(chunk), (rx, sub)))
-    });
-    let content_type = if sse {
-        "text/event-stream"
-    } else {
-        "application/x-ndjson"
-    };
-    Ok((
-        [
-            (header::CONTENT_TYPE, content_type),
-            (header::CACHE_CONTROL, "no-cache"),
-        ],
-        Body::from_stream(body),
-    )
-        .into_response())
+    Ok(Box::pin(futures_util::stream::unfold(
+        (body_rx, sub),
+        |(mut rx, sub)| async move {
+            let chunk = rx.recv().await?;
+            sub.buffered_bytes.fetch_sub(chunk.len(), Relaxed);
+            Some((Ok(chunk), (rx, sub)))
+        },
+    )))
 }
 
 /// Bytes a `{"dropped": N}` notice takes at most (SSE's event form with a 20-digit N: 48).
@@ -291,7 +242,7 @@ const NOTICE_BYTES: usize = 64;
 
 /// A subscriber's task: rounds in, rendered lines out.
 struct Pump {
-    state: AppState,
+    ctx: StreamContext,
     sub: Arc<Subscriber>,
     filter: RequestFilter,
     sample: f64,
@@ -306,15 +257,15 @@ impl Pump {
         mut rounds: tokio::sync::mpsc::Receiver<Arc<Round>>,
         _registration: Registration,
     ) {
-        let shutdown = self.state.shutdown.clone();
-        let keep_alive = keep_alive(self.state.config.http.idle_timeout.0);
+        let shutdown = self.ctx.shutdown.clone();
+        let keep_alive = keep_alive(self.ctx.core.config().http.idle_timeout.0);
         let mut last_sent = tokio::time::Instant::now();
         loop {
             tokio::select! {
                 round = rounds.recv() => match round {
                     Some(round) => {
                         // Room for the lines and the `{"dropped": N}` notice before them.
-                        let max = self.state.config.limits.stream_buffer.0 as usize;
+                        let max = self.ctx.core.config().limits.stream_buffer.0 as usize;
                         let buffered = self.sub.buffered_bytes.load(Relaxed);
                         let room = max.saturating_sub(buffered + NOTICE_BYTES);
                         let (chunk, lines, lost) = self.render(&round, room);
@@ -358,12 +309,12 @@ impl Pump {
         let mut out = Vec::new();
         let mut lines = 0u64;
         let mut lost = 0u64;
-        let unix_ms = self.state.clock.unix_ms64(round.now_ms());
+        let unix_ms = self.ctx.core.clock().unix_ms64(round.now_ms());
         // The dictionary's read lock per chunk (see `ndjson::ENCODE_CHUNK`): the merger never
         // waits long for it.
         let mut views = round.batch().views().peekable();
         while views.peek().is_some() {
-            let dict = self.state.dictionary.read();
+            let dict = self.ctx.core.dictionary().read();
             // A string the dictionary does not hold matches nothing in this chunk.
             let filter = self.filter.resolve(&dict);
             for v in views.by_ref().take(ENCODE_CHUNK) {

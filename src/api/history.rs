@@ -9,11 +9,11 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::ApiState;
 use super::{blocking, query_pairs, ApiError, AppState, PathParam};
 use crate::history::query::{self, Shape};
 use crate::history::store::{self, Store};
 use crate::history::{fingerprint, Spec};
-use crate::shared::Shared;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(history))
@@ -61,12 +61,13 @@ async fn history(
 
 /// The answer's body, and whether it is CSV.
 fn answer(
-    state: &Shared,
+    state: &ApiState,
     name: &str,
     params: &[(String, String)],
 ) -> Result<(String, bool), ApiError> {
     let cell = state
-        .reports
+        .core
+        .reports()
         .get(name)
         .ok_or_else(|| ApiError::not_found(format!("no report named `{name}`")))?;
     let (spec, mut shape, fp) = {
@@ -110,8 +111,8 @@ fn answer(
     let q = query::parse(
         params,
         &shape,
-        query::now_s(state.clock.unix_ms64(state.clock.now_ms64())),
-        state.config.limits.max_query_limit,
+        query::now_s(state.core.clock().unix_ms64(state.core.clock().now_ms64())),
+        state.core.config().limits.max_query_limit,
     )
     .map_err(|e| ApiError::bad_parameter(&e.param, e.why))?;
     let answer = match &stored {

@@ -16,10 +16,10 @@ pub fn routes() -> OpenApiRouter<AppState> {
 
 /// Every instrument: the fixed stages, then one per report.
 fn each(state: &AppState, mut f: impl FnMut(&Instrument)) {
-    for i in state.counters.instruments.stages() {
+    for i in state.core.counters().instruments.stages() {
         f(i);
     }
-    for cell in state.reports.snapshot() {
+    for cell in state.core.reports().snapshot() {
         f(&cell.instrument);
     }
 }
@@ -28,7 +28,7 @@ fn listing(state: &AppState) -> Value {
     let mut list = Vec::new();
     each(state, |i| list.push(i.to_json()));
     json!({
-        "timer": state.counters.instruments.timer,
+        "timer": state.core.counters().instruments.timer,
         "instruments": list,
     })
 }
@@ -77,7 +77,7 @@ async fn patch(
 ) -> Result<Json<Value>, ApiError> {
     // Before anything changes: a parameter meant as a condition must not be ignored.
     super::refuse_parameters(raw.as_deref(), "")?;
-    let bytes = super::read_body(body, &state.config).await?;
+    let bytes = super::read_body(body, &state.core.config()).await?;
     let obj = &super::json_object(&bytes, "{\"name\": \"decode\", \"timed\": false}")?;
     if let Some(k) = obj
         .keys()

@@ -21,8 +21,9 @@ use axum::Router;
 use subtle::ConstantTimeEq;
 use tokio::sync::OwnedSemaphorePermit;
 
-use crate::shared::Shared;
+use crate::state::Core;
 
+mod dashboard;
 mod history;
 mod instruments;
 pub mod openapi;
@@ -31,9 +32,34 @@ pub mod requests;
 pub mod server;
 mod sinks;
 mod status;
+mod stream;
 
-/// What every handler gets: the app's shared state.
-pub type AppState = Arc<Shared>;
+/// What every handler gets: the pipeline's core and the services the API serves, handed over by
+/// `app` (see [`ApiState`]).
+pub type AppState = Arc<ApiState>;
+
+/// The API's view of the daemon: the pipeline's core (pool, reports, dictionary, counters,
+/// clock) and the services beside it that only the front ends read or switch.
+pub struct ApiState {
+    pub core: Arc<Core>,
+    /// Report history (`/api/v1/reports/{name}/history`, status).
+    pub history: Arc<crate::history::History>,
+    /// The report series of `GET /metrics`.
+    pub metrics: Arc<crate::metrics::Metrics>,
+    /// The `[[sink]]`s with their run-time switches (`/api/v1/sinks`, status).
+    pub sinks: Arc<crate::sink::Sinks>,
+    /// Clients of `/api/v1/stream`.
+    pub stream: Arc<crate::stream::Subscribers>,
+    /// What start-up restored from the snapshot, or why not (status).
+    pub restored: Arc<crate::snapshot::Restored>,
+    /// The app's shutdown signal (stream clients end on it).
+    pub shutdown: crate::shutdown::Shutdown,
+    /// Slots for heavy API requests (`http.max_concurrent_queries`): taken by the handlers that
+    /// scan or lock ([`blocking`]); none left means a 503, never a queue that grows.
+    pub query_slots: Arc<tokio::sync::Semaphore>,
+    /// The bearer token (`http.token` or the content of `http.token_file`), if any.
+    pub token: Option<String>,
+}
 
 /// The whole API as a plain function, testable with `oneshot` and without a socket.
 ///
@@ -131,12 +157,12 @@ pub fn documented_routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
         .merge(history::routes())
         .merge(instruments::routes())
         .merge(sinks::routes())
-        .merge(crate::stream::routes())
+        .merge(stream::routes())
         .routes(utoipa_axum::routes!(metrics))
         .routes(utoipa_axum::routes!(openapi::openapi_json))
         // Not the API but served beside it: `/` and `/dashboard/{asset}` (unknown paths, /api
         // ones included, still reach the JSON 404 fallback).
-        .merge(crate::dashboard::routes())
+        .merge(dashboard::routes())
 }
 
 /// `GET /metrics`: the Prometheus exposition (see the `metrics` module), built on the blocking
@@ -155,8 +181,11 @@ pub fn documented_routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
     )
 )]
 async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
-    let shared = Arc::clone(&state);
-    let text = blocking(&state, move || Ok(crate::metrics::render(&shared))).await?;
+    let (sources, metrics) = (state.sources(), Arc::clone(&state.metrics));
+    let text = blocking(&state, move || {
+        Ok(crate::metrics::render(sources, &metrics))
+    })
+    .await?;
     Ok(([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response())
 }
 
@@ -170,7 +199,7 @@ async fn authorize(State(state): State<AppState>, req: Request, next: Next) -> R
     let read = matches!(*req.method(), Method::GET | Method::HEAD);
     let path = req.uri().path();
     let open = path == "/healthz"
-        || (read && (!state.config.http.token_reads || crate::dashboard::is_public(path)));
+        || (read && (!state.core.config().http.token_reads || crate::dashboard::is_public(path)));
     if open {
         return next.run(req).await;
     }
@@ -184,7 +213,11 @@ async fn authorize(State(state): State<AppState>, req: Request, next: Next) -> R
     if ok {
         return next.run(req).await;
     }
-    state.counters.http_unauthorized.fetch_add(1, Relaxed);
+    state
+        .core
+        .counters()
+        .http_unauthorized
+        .fetch_add(1, Relaxed);
     let detail = if given.is_some() {
         "the bearer token is wrong"
     } else {
@@ -278,14 +311,51 @@ impl IntoResponse for ApiError {
     }
 }
 
+impl ApiState {
+    /// The API over `core` with its services as a start without a snapshot builds them (the
+    /// API's unit tests; `app::start` builds them itself, to start their threads).
+    #[cfg(test)]
+    pub(crate) fn of(core: Core) -> AppState {
+        let config = core.config();
+        Arc::new(ApiState {
+            history: Arc::new(crate::history::History::new(config)),
+            metrics: Arc::new(crate::metrics::Metrics::new(config)),
+            sinks: Arc::new(crate::sink::Sinks::new(&config.sink, &config.state_dir).unwrap()),
+            stream: Default::default(),
+            restored: Default::default(),
+            shutdown: Default::default(),
+            query_slots: Arc::new(tokio::sync::Semaphore::new(
+                config.http.max_concurrent_queries,
+            )),
+            token: config.token().unwrap(),
+            core: Arc::new(core),
+        })
+    }
+
+    /// What the status figures are read from (see `crate::status`).
+    pub fn sources(&self) -> crate::status::Sources {
+        crate::status::Sources {
+            core: Arc::clone(&self.core),
+            history: Arc::clone(&self.history),
+            sinks: Arc::clone(&self.sinks),
+            stream: Arc::clone(&self.stream),
+            restored: Arc::clone(&self.restored),
+        }
+    }
+}
+
 /// A slot among the `http.max_concurrent_queries` heavy requests, or a 503 (counted) when all
 /// are taken. Held until the response is produced (a streamed scan holds one only while it
 /// produces a chunk, not while its client reads).
-pub fn query_slot(state: &Shared) -> Result<OwnedSemaphorePermit, ApiError> {
+pub fn query_slot(state: &ApiState) -> Result<OwnedSemaphorePermit, ApiError> {
     std::sync::Arc::clone(&state.query_slots)
         .try_acquire_owned()
         .map_err(|_| {
-            state.counters.http_queries_refused.fetch_add(1, Relaxed);
+            state
+                .core
+                .counters()
+                .http_queries_refused
+                .fetch_add(1, Relaxed);
             ApiError::busy()
         })
 }
@@ -295,7 +365,7 @@ pub fn query_slot(state: &Shared) -> Result<OwnedSemaphorePermit, ApiError> {
 /// `/healthz` with them), and so that no more than `http.max_concurrent_queries` run at once.
 /// The slot is taken at the call, before the returned future is first polled.
 pub fn blocking<T: Send + 'static>(
-    state: &Shared,
+    state: &ApiState,
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> impl std::future::Future<Output = Result<T, ApiError>> {
     let slot = query_slot(state);
@@ -317,7 +387,10 @@ pub fn blocking<T: Send + 'static>(
 /// saves over [`blocking`] is two thread hand-offs per query (to the blocking pool and back),
 /// each a wake-up that waits for a core when the machine is busy. Runs `f` directly on a
 /// single-threaded runtime (tests), where `block_in_place` is not allowed.
-pub fn in_place<T>(state: &Shared, f: impl FnOnce() -> Result<T, ApiError>) -> Result<T, ApiError> {
+pub fn in_place<T>(
+    state: &ApiState,
+    f: impl FnOnce() -> Result<T, ApiError>,
+) -> Result<T, ApiError> {
     let _slot = query_slot(state)?;
     match tokio::runtime::Handle::current().runtime_flavor() {
         tokio::runtime::RuntimeFlavor::MultiThread => tokio::task::block_in_place(f),

@@ -330,9 +330,9 @@ mod tests {
 
     use crate::config::Config;
     use crate::ring::Ring;
-    use crate::shared::Shared;
+    use crate::state::Core;
 
-    fn state(dir: &std::path::Path) -> Arc<Shared> {
+    fn state(dir: &std::path::Path) -> crate::api::AppState {
         let config = Config {
             state_dir: dir.to_path_buf(),
             request_pool_size: 1000,
@@ -340,7 +340,9 @@ mod tests {
             tag_pool_size: 1000,
             ..Config::default()
         };
-        Arc::new(Shared::new(config, Arc::new(Ring::new(1 << 20)), vec![], 0).unwrap())
+        crate::api::ApiState::of(
+            Core::new(config, Arc::new(Ring::new(1 << 20)), vec![], 0).unwrap(),
+        )
     }
 
     async fn call(router: &axum::Router, method: Method, uri: &str) -> axum::response::Response {

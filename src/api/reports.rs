@@ -16,10 +16,10 @@ use axum::Json;
 use serde_json::{json, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::ApiState;
 use super::{blocking, in_place, query_pairs, ApiError, AppState, Client, PathParam};
 use crate::config::Limits;
 use crate::report::{self, Query, ReportCell, ReportDef, ReportError, Table};
-use crate::shared::Shared;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -59,9 +59,9 @@ fn no_such_report(name: &str) -> ApiError {
 
 /// The table, with the span the window covers now and since when it is complete (locks in the
 /// API's order: dictionary, then the report).
-fn run_query(state: &Shared, cell: &ReportCell, q: &Query) -> Result<Table, ApiError> {
-    let timing = state.counters.instruments.query.start();
-    cell.mark_queried(state.clock.now_ms64());
+fn run_query(state: &ApiState, cell: &ReportCell, q: &Query) -> Result<Table, ApiError> {
+    let timing = state.core.counters().instruments.query.start();
+    cell.mark_queried(state.core.clock().now_ms64());
     // A family member is detached from its stage first (once), so that it holds every request
     // merged before the query (the stage's lock, then the member's; none held here).
     if let Some(family) = cell.family() {
@@ -71,15 +71,15 @@ fn run_query(state: &Shared, cell: &ReportCell, q: &Query) -> Result<Table, ApiE
     // histogram log for the rows it shows (applying it would take the write lock, and a pass
     // over every open row: ~0.66 ms of a query's CPU under load).
     let table = {
-        let dict = state.dictionary.read();
+        let dict = state.core.dictionary().read();
         let report = cell.report.read();
-        let interval = report.time_interval(state.clock.now_ms64());
+        let interval = report.time_interval(state.core.clock().now_ms64());
         report.query(q, &dict, interval).map(|mut table| {
-            table.complete_from = Some(state.unix_secs(report.window_start_ms()));
+            table.complete_from = Some(state.core.unix_secs(report.window_start_ms()));
             table
         })
     };
-    state.counters.instruments.query.record(timing, 1);
+    state.core.counters().instruments.query.record(timing, 1);
     table.map_err(bad)
 }
 
@@ -106,7 +106,8 @@ async fn info(
     refuse_parameters(raw.as_deref(), "/api/v1/reports/info")?;
     let table = in_place(&state, || {
         let cell = state
-            .reports
+            .core
+            .reports()
             .get("info")
             .ok_or_else(|| no_such_report("info"))?;
         run_query(&state, &cell, &Query::default())
@@ -117,7 +118,7 @@ async fn info(
 // ---- GET /api/v1/reports --------------------------------------------------------------------
 
 /// One report as the list (and creation) shows it.
-fn list_entry(state: &Shared, cell: &ReportCell) -> Value {
+fn list_entry(state: &ApiState, cell: &ReportCell) -> Value {
     let r = cell.report.read();
     let w = r.window();
     let filled = cell.is_filled();
@@ -133,7 +134,7 @@ fn list_entry(state: &Shared, cell: &ReportCell) -> Value {
         "percentiles": r.def().percentiles,
         "history": w.history_ms as f64 / 1000.0,
         "tick": w.tick_ms as f64 / 1000.0,
-        "complete_from": filled.then(|| state.unix_secs(r.complete_from_ms())),
+        "complete_from": filled.then(|| state.core.unix_secs(r.complete_from_ms())),
         "rows": r.rows(),
         "rows_lost": r.rows_lost(),
         "builtin": cell.builtin(),
@@ -162,7 +163,8 @@ async fn list(
 ) -> Result<Json<Value>, ApiError> {
     refuse_parameters(raw.as_deref(), "/api/v1/reports/NAME")?;
     let reports: Vec<Value> = state
-        .reports
+        .core
+        .reports()
         .snapshot()
         .iter()
         .map(|c| list_entry(&state, c))
@@ -171,7 +173,7 @@ async fn list(
     // limit asks for at most it, as a larger one is a 400.
     Ok(Json(json!({
         "reports": reports,
-        "max_query_limit": state.config.limits.max_query_limit,
+        "max_query_limit": state.core.config().limits.max_query_limit,
     })))
 }
 
@@ -278,10 +280,11 @@ async fn show(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
     let params = query_pairs(raw.as_deref())?;
-    let (q, format) = build_query(&params, &state.config.limits)?;
+    let (q, format) = build_query(&params, &state.core.config().limits)?;
     let table = in_place(&state, || {
         let cell = state
-            .reports
+            .core
+            .reports()
             .get(&name)
             .ok_or_else(|| no_such_report(&name))?;
         run_query(&state, &cell, &q)
@@ -322,7 +325,7 @@ async fn create(
     body: Body,
 ) -> Result<Response, ApiError> {
     super::refuse_parameters(raw.as_deref(), " (the definition is the body)")?;
-    let bytes = super::read_body(body, &state.config).await?;
+    let bytes = super::read_body(body, &state.core.config()).await?;
     let def = parse_definition(&bytes)?;
     def.validate().map_err(refused)?;
     let entry = blocking(&state.clone(), move || create_filled(&state, def)).await?;
@@ -360,35 +363,39 @@ const FILL_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 ///
 /// The whole creation is one step under the set's change lock: a racing creation or drop waits,
 /// so the name check, the `limits.max_reports` check, the set and the state file always agree.
-fn create_filled(state: &Shared, def: ReportDef) -> Result<Value, ApiError> {
-    let changes = state.reports.lock_changes();
-    if state.reports.get(&def.name).is_some() {
+fn create_filled(state: &ApiState, def: ReportDef) -> Result<Value, ApiError> {
+    let changes = state.core.reports().lock_changes();
+    if state.core.reports().get(&def.name).is_some() {
         return Err(ApiError::conflict(format!(
             "report `{}` already exists",
             def.name
         )));
     }
-    let max_reports = state.config.limits.max_reports;
-    if state.reports.len() >= max_reports {
+    let max_reports = state.core.config().limits.max_reports;
+    if state.core.reports().len() >= max_reports {
         return Err(ApiError::conflict(format!(
             "there are already {max_reports} reports (limits.max_reports): drop one first"
         )));
     }
     let name = def.name.clone();
     let report = {
-        let mut dict = state.dictionary.write();
-        crate::shared::new_report(&state.config, def.clone(), &mut dict).map_err(refused)?
+        let mut dict = state.core.dictionary().write();
+        crate::state::new_report(&state.core.config(), def.clone(), &mut dict).map_err(refused)?
     };
-    let cell = match state.reports.try_insert(report) {
+    let cell = match state.core.reports().try_insert(report) {
         Ok(cell) => cell,
         Err((e, mut report)) => {
-            report.release(&mut state.dictionary.write());
+            report.release(&mut state.core.dictionary().write());
             return Err(ApiError::conflict(e.0));
         }
     };
-    if let Err(e) = state
-        .reports
-        .persist_change(&changes, &state.config.state_dir, |s| s.record_create(&def))
+    if let Err(e) =
+        state
+            .core
+            .reports()
+            .persist_change(&changes, &state.core.config().state_dir, |s| {
+                s.record_create(&def)
+            })
     {
         tracing::warn!(report = %name, error = %e, "Cannot save report state; creation undone");
         release_removed(state, &name);
@@ -403,11 +410,11 @@ fn create_filled(state: &Shared, def: ReportDef) -> Result<Value, ApiError> {
 }
 
 /// Removes a report from the set and releases its dictionary pins (dictionary, then report).
-fn release_removed(state: &Shared, name: &str) -> bool {
-    let Some(cell) = state.reports.remove(name) else {
+fn release_removed(state: &ApiState, name: &str) -> bool {
+    let Some(cell) = state.core.reports().remove(name) else {
         return false;
     };
-    let mut dict = state.dictionary.write();
+    let mut dict = state.core.dictionary().write();
     cell.report.write().release(&mut dict);
     true
 }
@@ -439,17 +446,21 @@ async fn drop_report(
     let dropped = name.clone();
     blocking(&state.clone(), move || {
         // One step under the change lock (see create_filled).
-        let changes = state.reports.lock_changes();
-        if state.reports.get(&name).is_none() {
+        let changes = state.core.reports().lock_changes();
+        if state.core.reports().get(&name).is_none() {
             return Err(no_such_report(&name));
         }
         // Record first: if the state file cannot be written, nothing changes.
-        let is_static = report::static_defs(state.config.builtin_reports, &state.config.report)
-            .iter()
-            .any(|d| d.name == name);
+        let is_static = report::static_defs(
+            state.core.config().builtin_reports,
+            &state.core.config().report,
+        )
+        .iter()
+        .any(|d| d.name == name);
         state
-            .reports
-            .persist_change(&changes, &state.config.state_dir, |s| {
+            .core
+            .reports()
+            .persist_change(&changes, &state.core.config().state_dir, |s| {
                 s.record_delete(&name, is_static)
             })
             .map_err(|e| {

@@ -142,7 +142,7 @@ async fn requests(
     State(state): State<AppState>,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
-    let raw = parse(raw.as_deref(), state.config.limits.max_query_limit)?;
+    let raw = parse(raw.as_deref(), state.core.config().limits.max_query_limit)?;
     // The first chunk's slot, taken now: when none is free the answer is a 503, not a stream.
     let slot = query_slot(&state)?;
     let (tx, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(CHUNK_QUEUE);
@@ -222,10 +222,9 @@ impl Scan {
     fn next_chunk(&mut self, state: &AppState) -> Vec<u8> {
         // The default, 100, never above the configured maximum (an explicit `limit` is checked
         // against it when parsed).
-        let limit = self
-            .filter
-            .limit
-            .unwrap_or(crate::report::DEFAULT_QUERY_LIMIT.min(state.config.limits.max_query_limit));
+        let limit = self.filter.limit.unwrap_or(
+            crate::report::DEFAULT_QUERY_LIMIT.min(state.core.config().limits.max_query_limit),
+        );
         // A small answer (the default 100 requests) takes a few KB: sized for that first.
         let first = self.cursor.is_none();
         let mut out = Vec::with_capacity(if first { 4096 } else { CHUNK_BYTES + 4096 });
@@ -233,13 +232,13 @@ impl Scan {
             Some(c) => c,
             None => {
                 out.extend_from_slice(b"{\"requests\":[");
-                state.pool.read().next_id()
+                state.core.pool().read().next_id()
             }
         };
         while self.shown < limit {
             let started = Instant::now();
-            let pool = state.pool.read();
-            let dict = state.dictionary.read();
+            let pool = state.core.pool().read();
+            let dict = state.core.dictionary().read();
             // Strings are resolved again for every chunk: an id is only stable while a pooled
             // request holds it, and one that is gone cannot match a request still in the pool.
             let Some(filter) = self.filter.resolve(&dict) else {
@@ -255,7 +254,7 @@ impl Scan {
                         if self.shown > 0 {
                             out.push(b',');
                         }
-                        let unix_ms = state.clock.unix_ms(v.record.time_ms);
+                        let unix_ms = state.core.clock().unix_ms(v.record.time_ms);
                         write_request(&mut out, &v, &dict, unix_ms, self.filter.timers);
                         self.shown += 1;
                     }

@@ -13,10 +13,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::decode::DecodePolicy;
 use crate::report::ReportDef;
+mod history;
 mod sink;
 mod taps;
 
 pub use crate::units::{ByteSize, HumanDuration};
+pub use history::{HistorySpec, DEFAULT_HISTORY_ROWS, DEFAULT_HISTORY_STEP};
 pub use sink::{ClickHouseConfig, FileConfig, SinkConfig, SinkKind};
 pub use taps::{HistoryConfig, MetricsConfig, SnapshotConfig};
 

@@ -1,5 +1,6 @@
-//! The built-in dashboard: `GET /` (the page) and `GET /dashboard/{asset}` (its script, styles
-//! and the vendored charting library), served from bytes embedded in the binary.
+//! The built-in dashboard: the page of `GET /` and the files of `GET /dashboard/{asset}` (its
+//! script, styles and the vendored charting library), embedded in the binary; `api::dashboard`
+//! routes them.
 //!
 //! In: HTTP GETs on the API's threads. Out: static bytes with their `Content-Type`, an `ETag`
 //! (a hash of the bytes, computed at compile time) and `Cache-Control: no-cache`, so a browser
@@ -13,12 +14,9 @@
 
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use utoipa_axum::{router::OpenApiRouter, routes};
-
-use crate::api::{ApiError, AppState, PathParam};
 
 /// One embedded file: its name under `/dashboard/`, its type and its bytes.
-struct Asset {
+pub struct Asset {
     name: &'static str,
     content_type: &'static str,
     bytes: &'static [u8],
@@ -67,7 +65,7 @@ macro_rules! asset {
 }
 
 /// The page at `/`.
-const INDEX: Asset = asset!(
+pub const INDEX: Asset = asset!(
     "index.html",
     "assets/index.html",
     "text/html; charset=utf-8"
@@ -94,65 +92,20 @@ const ASSETS: &[Asset] = &[
     ),
 ];
 
-/// The dashboard's routes, documented like every other route (the OpenAPI test checks that every
-/// route of the router is in the document). `api::documented_routes` merges them.
-pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(page))
-        .routes(routes!(asset))
-}
-
 /// Whether `path` is one of the dashboard's static files: they hold no data, so they are served
 /// without the token even with `http.token_reads` (the page then asks for the token itself).
 pub fn is_public(path: &str) -> bool {
     path == "/" || path.starts_with("/dashboard/")
 }
 
-/// The dashboard page.
-#[utoipa::path(
-    get,
-    path = "/",
-    operation_id = "dashboard",
-    tag = "dashboard",
-    responses(
-        (status = 200, description = "The dashboard (HTML; it reads this API from the browser)", content_type = "text/html", body = String),
-        (status = 304, description = "Not modified (`If-None-Match` matched the `ETag`)"),
-    )
-)]
-async fn page(headers: HeaderMap) -> Response {
-    serve(&INDEX, &headers)
-}
-
-/// A file of the dashboard: `app.js`, `app.css`, `uPlot.iife.min.js`, `uPlot.min.css`,
-/// `LICENSE.uPlot.txt`.
-#[utoipa::path(
-    get,
-    path = "/dashboard/{asset}",
-    operation_id = "dashboard_asset",
-    tag = "dashboard",
-    params(("asset" = String, Path, description = "The file's name, e.g. `app.js`")),
-    responses(
-        (status = 200, description = "The file, with its Content-Type and ETag", body = String),
-        (status = 304, description = "Not modified (`If-None-Match` matched the `ETag`)"),
-        (status = 404, response = crate::api::openapi::NotFound),
-    )
-)]
-async fn asset(
-    PathParam(name): PathParam<String>,
-    headers: HeaderMap,
-) -> Result<Response, ApiError> {
-    let asset = find(&name)
-        .ok_or_else(|| ApiError::not_found(format!("no dashboard file named `{name}`")))?;
-    Ok(serve(asset, &headers))
-}
-
-fn find(name: &str) -> Option<&'static Asset> {
+/// The embedded file named `name` under `/dashboard/`, if any.
+pub fn find(name: &str) -> Option<&'static Asset> {
     ASSETS.iter().find(|a| a.name == name)
 }
 
 /// 304 when the client holds this version (`If-None-Match` lists its tag or is `*`), else the
 /// bytes.
-fn serve(asset: &Asset, headers: &HeaderMap) -> Response {
+pub fn serve(asset: &Asset, headers: &HeaderMap) -> Response {
     let etag = HeaderValue::from_static(asset.etag);
     let cache = (header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     let fresh = headers

@@ -10,7 +10,7 @@ use tower::ServiceExt;
 use super::*;
 use crate::config::Config;
 use crate::ring::Ring;
-use crate::shared::Shared;
+use crate::state::Core;
 
 fn router(token: Option<&str>, token_reads: bool) -> (axum::Router, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
@@ -23,8 +23,8 @@ fn router(token: Option<&str>, token_reads: bool) -> (axum::Router, tempfile::Te
     };
     config.http.token = token.unwrap_or_default().to_string();
     config.http.token_reads = token_reads;
-    let shared = Shared::new(config, Arc::new(Ring::new(1 << 20)), vec![], 0).unwrap();
-    (crate::api::router(Arc::new(shared)), dir)
+    let shared = Core::new(config, Arc::new(Ring::new(1 << 20)), vec![], 0).unwrap();
+    (crate::api::router(crate::api::ApiState::of(shared)), dir)
 }
 
 async fn get(

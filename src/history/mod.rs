@@ -36,19 +36,16 @@ use crossbeam_queue::ArrayQueue;
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 
-use crate::report::{
-    builtin_defs, ClosedTick, KeyTexts, Report, ReportCell, ReportDef, ReportError, Window,
+pub use crate::config::{
+    HistorySpec as Spec, DEFAULT_HISTORY_ROWS as DEFAULT_ROWS, DEFAULT_HISTORY_STEP as DEFAULT_STEP,
 };
-use crate::shared::Shared;
+use crate::report::{ClosedTick, KeyTexts, Report, ReportCell, Window};
+use crate::state::Core;
 use crate::tap::TickTap;
 use rustc_hash::FxHashMap;
 use step::{Key, Part, Step};
 use store::{ReportInfo, Store};
 
-/// `history_step` when a report with `history_retention` does not set it.
-pub const DEFAULT_STEP: Duration = Duration::from_secs(60);
-/// `history_rows` when a report with `history_retention` does not set it.
-pub const DEFAULT_ROWS: usize = 100;
 /// Ticks waiting for the writer at most (all reports together); beyond, ticks are dropped and
 /// counted. The writer takes them four times a second, so this is reached only if it is stuck.
 const INBOX_TICKS: usize = 4096;
@@ -65,66 +62,6 @@ const FLUSH_GRACE_MS: u64 = 2000;
 /// is taken to have gone back since they were written (and they are clamped to now): more than
 /// any tick, so that a tick just written under a clock a little ahead is not taken for it.
 const FUTURE_TOLERANCE_MS: u64 = 60_000;
-
-/// A report's history settings, resolved against its window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Spec {
-    pub retention_ms: u64,
-    pub step_ms: u64,
-    pub rows: usize,
-}
-
-impl Spec {
-    /// The history a report keeps (`None`: none). The step must be a multiple of the report's
-    /// tick, so that every step holds the same number of ticks. A step the definition does not
-    /// set (the default, or a built-in's) that is not (an unusual `stats_history` /
-    /// `report_ticks`) is made the nearest multiple that is whole seconds, or the report keeps
-    /// no history (with a warning): refusing it would refuse a report, or a saved run-time one
-    /// (and so the start), for a value nobody set, after a change of the window alone. A step
-    /// the definition sets is its author's: refused.
-    pub fn of(def: &ReportDef, window: Window) -> Result<Option<Spec>, ReportError> {
-        let retention = def.history_retention.map(|d| d.0).unwrap_or_default();
-        if retention.is_zero() {
-            return Ok(None);
-        }
-        let mut step_ms = def.history_step.map_or(DEFAULT_STEP, |d| d.0).as_millis() as u64;
-        let tick = window.tick_ms.max(1);
-        if !step_ms.is_multiple_of(tick) {
-            let adjusted = (step_ms.div_ceil(tick)..step_ms.div_ceil(tick) + 1000)
-                .map(|k| k * tick)
-                .find(|ms| ms % 1000 == 0);
-            let unset = def.history_step.is_none() || builtin_defs().contains(def);
-            match adjusted {
-                Some(ms) if unset => {
-                    tracing::info!(report = %def.name, step_ms = ms, tick_ms = tick, "Default history step made a multiple of the tick");
-                    step_ms = ms;
-                }
-                None if unset => {
-                    tracing::warn!(report = %def.name, tick_ms = tick, "No whole-second history step is a multiple of this tick: the report keeps no history");
-                    return Ok(None);
-                }
-                _ => {
-                    return Err(ReportError::invalid(format!(
-                        "history_step: {} is not a multiple of the report's tick ({} ms: its \
-                         window / report_ticks); choose one that is",
-                        humantime::format_duration(Duration::from_millis(step_ms)),
-                        tick
-                    )))
-                }
-            }
-        }
-        Ok(Some(Spec {
-            retention_ms: retention.as_millis() as u64,
-            step_ms,
-            rows: def.history_rows.unwrap_or(DEFAULT_ROWS),
-        }))
-    }
-
-    /// The history `report` keeps.
-    pub fn of_report(report: &Report) -> Result<Option<Spec>, ReportError> {
-        Spec::of(report.def(), report.window())
-    }
-}
 
 /// What identifies a report's definition for its history: kind, keys, filters and the step
 /// (`step_ms`, of its [`Spec`]). History written under another fingerprint is dropped at
@@ -162,7 +99,8 @@ struct Handed {
     end_ms: u64,
 }
 
-/// The history's shared state (in [`Shared`]): the inbox the merge threads hand ticks to, the
+/// The history's shared state (built by `app`, handed to the merger as its [`TickTap`], to the
+/// writer thread and to the API): the inbox the merge threads hand ticks to, the
 /// reports dropped meanwhile, and the figures of `/api/v1/status`.
 pub struct History {
     enabled: bool,
@@ -233,17 +171,17 @@ impl History {
     /// is (family stages drained into their members first) and hands it over with the ticks
     /// still waiting, so that the last seconds before a stop reach history too. With a
     /// snapshot, the open tick is restored and reaches history when it closes.
-    pub fn hand_open_ticks(&self, shared: &Shared) {
+    pub fn hand_open_ticks(&self, shared: &Core) {
         if !self.running.load(Relaxed) {
             return;
         }
-        let cells = shared.reports.snapshot();
+        let cells = shared.reports().snapshot();
         for cell in &cells {
             if let Some(f) = cell.family() {
                 f.drain();
             }
         }
-        let now_ms = shared.clock.now_ms64();
+        let now_ms = shared.clock().now_ms64();
         for cell in &cells {
             let taken = {
                 let mut r = cell.report.write();
@@ -313,8 +251,8 @@ pub struct WriterHandle {
 impl WriterHandle {
     /// Asks for the last pass (call once the merger has stopped: everything it handed over and
     /// every report's waiting ticks are written) and waits for it.
-    pub fn stop(self, shared: &Shared) {
-        shared.history.stop.store(true, Relaxed);
+    pub fn stop(self, history: &History) {
+        history.stop.store(true, Relaxed);
         self.thread.thread().unpark();
         let _ = self.thread.join();
     }
@@ -323,8 +261,7 @@ impl WriterHandle {
 /// Opens the store and starts "pinbad-history" (before the merger, so that no tick is missed).
 /// `None` when history is off or the store cannot be opened: the daemon then runs without history
 /// (logged, and shown in `/api/v1/status`), it never fails for it.
-pub fn start(shared: &Arc<Shared>) -> std::io::Result<Option<WriterHandle>> {
-    let h = &shared.history;
+pub fn start(shared: &Arc<Core>, h: &Arc<History>) -> std::io::Result<Option<WriterHandle>> {
     if !h.enabled {
         return Ok(None);
     }
@@ -340,6 +277,7 @@ pub fn start(shared: &Arc<Shared>) -> std::io::Result<Option<WriterHandle>> {
     };
     let mut writer = Writer {
         shared: Arc::clone(shared),
+        history: Arc::clone(h),
         store,
         tracked: HashMap::new(),
         rows: 0,
@@ -354,7 +292,7 @@ pub fn start(shared: &Arc<Shared>) -> std::io::Result<Option<WriterHandle>> {
     };
     // At start: every report's definition checked against its history (a changed one's steps
     // dropped), steps past retention deleted.
-    for cell in shared.reports.snapshot() {
+    for cell in shared.reports().snapshot() {
         writer.track(&cell);
     }
     writer.prune();
@@ -467,7 +405,8 @@ fn name_rows(
 
 /// The writer's state (on "pinbad-history").
 struct Writer {
-    shared: Arc<Shared>,
+    shared: Arc<Core>,
+    history: Arc<History>,
     store: Store,
     /// By report name.
     tracked: HashMap<String, Tracked>,
@@ -477,15 +416,14 @@ struct Writer {
 
 impl Writer {
     fn run(mut self) {
-        let h = Arc::clone(&self.shared);
-        let h = &h.history;
+        let h = Arc::clone(&self.history);
         while !h.stop.load(Relaxed) {
             std::thread::park_timeout(WAKE_EVERY);
             self.pass(false);
         }
         // The merger has stopped: the ticks still in the reports' outboxes (family members
         // closed by the last round), then every step accumulated, partial ones too.
-        for cell in self.shared.reports.snapshot() {
+        for cell in self.shared.reports().snapshot() {
             h.collect(&cell);
         }
         self.pass(true);
@@ -495,7 +433,7 @@ impl Writer {
     /// when `all`), prunes every [`PRUNE_EVERY`].
     fn pass(&mut self, all: bool) {
         let shared = Arc::clone(&self.shared);
-        let h = &shared.history;
+        let h = Arc::clone(&self.history);
         let forgotten = std::mem::take(&mut *h.forgotten.lock());
         for name in forgotten {
             self.tracked.remove(&name);
@@ -506,7 +444,7 @@ impl Writer {
                 }
             }
         }
-        let clock = &shared.clock;
+        let clock = &shared.clock();
         let now_ms = clock.unix_ms64(clock.now_ms64());
         while let Some((cell, tick)) = h.inbox.pop() {
             let w = cell.window();
@@ -553,7 +491,7 @@ impl Writer {
             }
             // Ticks written under a clock since gone back end in the future: every tick until
             // then would be taken for one already written and skipped.
-            let clock = &self.shared.clock;
+            let clock = &self.shared.clock();
             let now_ms = clock.unix_ms64(clock.now_ms64());
             if reg.written_until_ms > now_ms.saturating_add(FUTURE_TOLERANCE_MS) {
                 tracing::warn!(report = %info.name, written_until_ms = reg.written_until_ms, now_ms, "The report's history was written up to a time in the future (the clock went back?): taken as written up to now, so that new ticks are not skipped");
@@ -592,7 +530,7 @@ impl Writer {
     fn take(&mut self, m: Handed, now_ms: u64) {
         let shared = Arc::clone(&self.shared);
         let live = shared
-            .reports
+            .reports()
             .get(m.cell.name())
             .is_some_and(|c| Arc::ptr_eq(&c, &m.cell));
         if !live {
@@ -602,14 +540,14 @@ impl Writer {
             return;
         };
         if now_ms.saturating_sub(m.end_ms) > t.window.history_ms {
-            shared.history.dropped_ticks.fetch_add(1, Relaxed);
+            self.history.dropped_ticks.fetch_add(1, Relaxed);
             return;
         }
         if m.start_ms < t.until_ms {
             tracing::debug!(report = %m.cell.name(), start_ms = m.start_ms, "Tick already in history, skipped");
             return;
         }
-        sum_tick(t, &m, &shared.dictionary);
+        sum_tick(t, &m, &shared.dictionary());
     }
 }
 
@@ -683,7 +621,7 @@ impl Writer {
         match self.store.write(batch) {
             Ok(written) => {
                 self.rows += written.delta;
-                let h = &self.shared.history;
+                let h = &self.history;
                 h.written_steps.fetch_add(n, Relaxed);
                 // A damaged stored step, replaced (logged by the store): what it held is lost.
                 h.write_errors.fetch_add(written.damaged, Relaxed);
@@ -708,7 +646,10 @@ impl Writer {
 
     fn prune(&mut self) {
         self.last_prune = Instant::now();
-        let now_ms = self.shared.clock.unix_ms64(self.shared.clock.now_ms64());
+        let now_ms = self
+            .shared
+            .clock()
+            .unix_ms64(self.shared.clock().now_ms64());
         match self.store.prune(now_ms) {
             Ok(n) => self.rows -= n as i64,
             Err(e) => self.write_failed(&e, "prune", None, None),
@@ -718,7 +659,7 @@ impl Writer {
 
     /// Copies the store's figures out for `/api/v1/status`.
     fn publish(&self) {
-        let h = &self.shared.history;
+        let h = &self.history;
         h.rows.store(self.rows.max(0) as u64, Relaxed);
         h.bytes.store(self.store.bytes(), Relaxed);
         if let Ok(oldest) = self.store.oldest() {
@@ -735,8 +676,8 @@ impl Writer {
         report: Option<&str>,
         t: Option<&str>,
     ) {
-        self.shared.history.write_errors.fetch_add(1, Relaxed);
-        tracing::error!(error = %e, report, t, path = %self.shared.history.path.display(), "History store: cannot {what}");
+        self.history.write_errors.fetch_add(1, Relaxed);
+        tracing::error!(error = %e, report, t, path = %self.history.path.display(), "History store: cannot {what}");
     }
 }
 
@@ -745,6 +686,7 @@ mod tests {
     use super::*;
     use crate::dictionary::Dictionary;
     use crate::record::{Record, RequestView};
+    use crate::report::ReportDef;
     use crate::report::ReportSet;
 
     /// The step is part of what a history means: a report whose `history_step` changed starts a
@@ -829,22 +771,24 @@ mod tests {
             ..crate::config::Config::default()
         };
         let ring = Arc::new(crate::ring::Ring::new(1 << 20));
-        let shared = Arc::new(Shared::new(config, ring, vec![], 0).unwrap());
-        let cell = shared.reports.get("info").expect("the built-in info");
+        let history = Arc::new(History::new(&config));
+        let shared = Arc::new(Core::new(config, ring, vec![], 0).unwrap());
+        let cell = shared.reports().get("info").expect("the built-in info");
         let info = {
             let r = cell.report.read();
             let spec = Spec::of_report(&r).unwrap().expect("info keeps history");
             report_info("info", &r, &spec)
         };
-        let clock = &shared.clock;
+        let clock = &shared.clock();
         let now_ms = clock.unix_ms64(clock.now_ms64());
         let future = now_ms + 3_600_000;
-        let mut store = Store::open(&shared.history.path).unwrap();
+        let mut store = Store::open(&history.path).unwrap();
         let id = store.register(&info).unwrap().id;
         store.set_written_until(id, future).unwrap();
         assert_eq!(store.register(&info).unwrap().written_until_ms, future);
         let mut writer = Writer {
             shared: Arc::clone(&shared),
+            history,
             store,
             tracked: HashMap::new(),
             rows: 0,

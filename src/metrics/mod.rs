@@ -41,8 +41,8 @@ use parking_lot::Mutex;
 use prometheus_client::registry::Registry;
 
 use crate::report::ReportCell;
-use crate::shared::Shared;
 use crate::shutdown::Shutdown;
+use crate::state::Core;
 use crate::tap::{Round, Tap};
 
 /// Rounds the tap may hold for the metrics thread (2.5 s of rounds at the default 10 ms period).
@@ -52,7 +52,7 @@ pub const QUEUE_ROUNDS: usize = 256;
 // The tap, the thread, the scrape
 // ---------------------------------------------------------------------------------------------
 
-/// The metrics state the threads share (in `Shared`).
+/// The metrics state the threads share (built by `app`, given to the metrics thread and the API).
 pub struct Metrics {
     /// Written by the metrics thread (each round), read by scrapes. Its own lock: neither side
     /// ever waits on the merger, and the merger never waits on it.
@@ -102,20 +102,21 @@ impl Tap for MetricsTap {
 /// Registers the tap and starts the "pinbad-metrics" thread; it stops once `shutdown` is
 /// triggered.
 pub fn start(
-    shared: Arc<Shared>,
+    shared: Arc<Core>,
+    metrics: Arc<Metrics>,
     shutdown: Shutdown,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
     let (tx, rx) = std::sync::mpsc::sync_channel(QUEUE_ROUNDS);
     let tap: Arc<dyn Tap> = Arc::new(MetricsTap {
         tx,
-        counters: Arc::clone(&shared.counters),
+        counters: Arc::clone(&shared.counters()),
     });
-    shared.taps.add(Arc::clone(&tap));
+    shared.taps().add(Arc::clone(&tap));
     std::thread::Builder::new()
         .name("pinbad-metrics".into())
         .spawn(move || {
-            run(&shared, &rx, &shutdown);
-            shared.taps.remove(&tap);
+            run(&shared, &metrics, &rx, &shutdown);
+            shared.taps().remove(&tap);
         })
 }
 
@@ -123,49 +124,48 @@ pub fn start(
 const WAKE_EVERY: Duration = Duration::from_millis(250);
 
 /// The metrics thread's loop.
-fn run(shared: &Shared, rx: &Receiver<Arc<Round>>, shutdown: &Shutdown) {
-    let metrics = &shared.metrics;
+fn run(shared: &Core, metrics: &Metrics, rx: &Receiver<Arc<Round>>, shutdown: &Shutdown) {
     let mut known: Vec<Arc<ReportCell>> = Vec::new();
     let mut last_idle_check = 0;
     // A round's ids name the same strings for more than stats_history + 1 s after it was merged
     // (the dictionary frees only strings unused for longer than the longest window plus 2 s, to
     // the second, see `Merger::sweep`): an older round is dropped and counted rather than
     // labelled with strings that may have changed. (Rows that exist have their strings pinned.)
-    let max_lag_ms = shared.config.stats_history.0.as_millis() as u64 + 500;
+    let max_lag_ms = shared.config().stats_history.0.as_millis() as u64 + 500;
     while !shutdown.is_triggered() {
         let round = match rx.recv_timeout(WAKE_EVERY) {
             Ok(r) => Some(r),
             Err(RecvTimeoutError::Timeout) => None,
             Err(RecvTimeoutError::Disconnected) => return,
         };
-        sync_reports(shared, &mut known);
+        sync_reports(shared, metrics, &mut known);
         let mut state = metrics.state.lock();
-        let now_ms = shared.clock.now_ms64();
+        let now_ms = shared.clock().now_ms64();
         if let Some(round) = round {
             if now_ms.saturating_sub(round.now_ms()) > max_lag_ms {
-                let c = &shared.counters;
+                let c = &shared.counters();
                 c.metric_rounds_dropped.fetch_add(1, Relaxed);
                 c.metric_requests_dropped
                     .fetch_add(round.batch().len() as u64, Relaxed);
             } else if state.exports_any() {
                 state.fold(round.now_ms(), round.batch().views());
                 if state.needs_labels() {
-                    state.label_new_rows(&mut shared.dictionary.write());
+                    state.label_new_rows(&mut shared.dictionary().write());
                 }
             }
         }
         if now_ms >= last_idle_check + 1000 {
             last_idle_check = now_ms;
             if state.has_idle(now_ms) {
-                state.remove_idle(now_ms, &mut shared.dictionary.write());
+                state.remove_idle(now_ms, &mut shared.dictionary().write());
             }
         }
         shared
-            .counters
+            .counters()
             .metric_series
             .store(state.series() as u64, Relaxed);
         shared
-            .counters
+            .counters()
             .metric_series_lost
             .store(state.lost(), Relaxed);
     }
@@ -174,8 +174,8 @@ fn run(shared: &Shared, rx: &Receiver<Arc<Round>>, shutdown: &Shutdown) {
 /// Brings the exported reports in line with the live ones when the report set changed. `known`
 /// holds the cells seen last: holding them keeps their addresses (the reports' identities here)
 /// from being reused by a report created after one was dropped.
-fn sync_reports(shared: &Shared, known: &mut Vec<Arc<ReportCell>>) {
-    let cells = shared.reports.snapshot();
+fn sync_reports(shared: &Core, metrics: &Metrics, known: &mut Vec<Arc<ReportCell>>) {
+    let cells = shared.reports().snapshot();
     let same = cells.len() == known.len()
         && cells
             .iter()
@@ -197,19 +197,22 @@ fn sync_reports(shared: &Shared, known: &mut Vec<Arc<ReportCell>>) {
             });
         }
     }
-    let mut state = shared.metrics.state.lock();
+    let mut state = metrics.state.lock();
     let ids: Vec<usize> = exported.iter().map(|e| e.id).collect();
     if state.report_ids() != ids {
-        state.set_reports(exported, &mut shared.dictionary.write());
+        state.set_reports(exported, &mut shared.dictionary().write());
     }
 }
 
 /// The exposition for `GET /metrics`: Prometheus text format 0.0.4 (see [`to_prometheus_text`]),
 /// with the status counters first and the report series after. Takes the metrics state's lock
 /// for the report series, nothing else.
-pub fn render(shared: &Arc<Shared>) -> String {
+pub fn render(sources: crate::status::Sources, metrics: &Arc<Metrics>) -> String {
     let mut registry = Registry::default();
-    registry.register_collector(Box::new(status::StatusCollector(Arc::clone(shared))));
+    registry.register_collector(Box::new(status::StatusCollector {
+        sources,
+        metrics: Arc::clone(metrics),
+    }));
     let mut out = String::new();
     // Writing to a String cannot fail; an error would come from a collector, and both return
     // only the writer's errors.

@@ -257,7 +257,7 @@ struct Handout {
     /// When the members' ticks end, the stage as it was (everything merged before the tick's
     /// end) is frozen and handed to the members one per round and thread, each absorbing it and
     /// then moving into the new tick, so that no round holds a thread for every member's tick
-    /// close at once; meanwhile `current` counts the new tick and is not drained. Shared with
+    /// close at once; meanwhile `current` counts the new tick and is not drained. Core with
     /// the members absorbing it on their own threads.
     frozen: Option<Arc<Report>>,
     /// Members (indices into `members`) still to get `frozen`, in order.

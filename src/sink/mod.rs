@@ -39,7 +39,7 @@ use crate::config::ConfigError;
 use crate::dictionary::Dictionary;
 use crate::ndjson::{sampled, ENCODE_CHUNK};
 use crate::record::RequestView;
-use crate::shared::Shared;
+use crate::state::Core;
 use crate::tap::{Round, Tap};
 
 /// Why a file sink cannot start: the same words from `check-config` ([`Sinks::check`]) and the
@@ -104,7 +104,7 @@ pub struct Sink {
     enabled: AtomicBool,
     /// The sampling rate's f64 bits (atomically switchable).
     sample_bits: AtomicU64,
-    /// Shared with the output's own threads (the ClickHouse sender).
+    /// Core with the output's own threads (the ClickHouse sender).
     pub stats: Arc<SinkStats>,
     /// The merger's end of the queue. Rounds are counted in requests against `config.queue`;
     /// the channel's own bound (in rounds) only backs that up.
@@ -205,7 +205,7 @@ impl Sink {
     }
 
     /// The sink's thread: rounds off the queue, encoded, written; at stop, the rest drained.
-    fn run(&self, rx: Receiver<Arc<Round>>, mut out: Box<dyn Output>, shared: &Shared) {
+    fn run(&self, rx: Receiver<Arc<Round>>, mut out: Box<dyn Output>, shared: &Core) {
         let mut behind = false;
         loop {
             let stopping = self.stop.load(Relaxed);
@@ -249,18 +249,18 @@ impl Sink {
     /// `Merger::sweep`) and reuses its id: written now, such a request could carry another
     /// string, silently. The age is read with the dictionary's read lock held, which a sweep
     /// needs for writing, so a chunk found young enough stays resolvable while it is encoded.
-    fn encode(&self, round: &Round, out: &mut dyn Output, shared: &Shared) -> bool {
+    fn encode(&self, round: &Round, out: &mut dyn Output, shared: &Core) -> bool {
         let batch = round.batch();
-        let unix_ms = shared.clock.unix_ms64(round.now_ms());
+        let unix_ms = shared.clock().unix_ms64(round.now_ms());
         let sample = self.sample();
-        let history_ms = shared.config.stats_history.0.as_millis() as u64;
+        let history_ms = shared.config().stats_history.0.as_millis() as u64;
         let mut stale = false;
         // The dictionary's read lock is taken per chunk, so the merger (its writer) never waits
         // longer than one chunk's encoding for it.
         let mut views = batch.views().peekable();
         while views.peek().is_some() {
-            let dict = shared.dictionary.read();
-            if shared.clock.now_ms64().saturating_sub(round.now_ms()) >= history_ms {
+            let dict = shared.dictionary().read();
+            if shared.clock().now_ms64().saturating_sub(round.now_ms()) >= history_ms {
                 let rest = views.count() as u64;
                 self.stats.dropped.fetch_add(rest, Relaxed);
                 self.stats.stale.fetch_add(rest, Relaxed);
@@ -281,7 +281,7 @@ impl Sink {
 /// The sinks' outputs, opened ([`Sinks::open`]) and waiting for their threads ([`Sinks::start`]).
 pub struct Opened(Vec<Box<dyn Output>>);
 
-/// The configured sinks. Lives in `Shared`; the API reads and switches them, `app` starts and
+/// The configured sinks. Lives in `Core`; the API reads and switches them, `app` starts and
 /// stops their threads.
 pub struct Sinks {
     list: Vec<Arc<Sink>>,
@@ -385,8 +385,8 @@ impl Sinks {
     }
 
     /// Starts a thread per sink on the outputs [`Sinks::open`] opened.
-    pub fn start(shared: &Arc<Shared>, opened: Opened) -> Result<(), std::io::Error> {
-        for (sink, out) in shared.sinks.list.iter().zip(opened.0) {
+    pub fn start(&self, shared: &Arc<Core>, opened: Opened) -> Result<(), std::io::Error> {
+        for (sink, out) in self.list.iter().zip(opened.0) {
             let Some(rx) = sink.rx.lock().take() else {
                 continue;
             };
@@ -395,7 +395,7 @@ impl Sinks {
                 .name(format!("pinbad-sink-{}", sink.name))
                 .spawn(move || s.run(rx, out, &shared2))?;
             *sink.thread.lock() = Some(handle);
-            shared.taps.add(Arc::clone(sink) as Arc<dyn Tap>);
+            shared.taps().add(Arc::clone(sink) as Arc<dyn Tap>);
             tracing::info!(sink = %sink.name, kind = sink.kind, enabled = sink.enabled(), "Sink started");
         }
         Ok(())
@@ -524,10 +524,13 @@ mod tests {
         config.state_dir = dir.path().into();
         config.stats_history = crate::config::HumanDuration(Duration::from_secs(60));
         let mut shared =
-            Shared::new(config, Arc::new(crate::ring::Ring::new(1 << 20)), vec![], 0).unwrap();
+            Core::new(config, Arc::new(crate::ring::Ring::new(1 << 20)), vec![], 0).unwrap();
         // The merger's clock at ~600 s.
-        shared.clock = crate::shared::Clock::resume(crate::shared::unix_now_ms() - 600_000, 0);
-        let now = shared.clock.now_ms64();
+        shared.set_clock(crate::state::Clock::resume(
+            crate::state::unix_now_ms() - 600_000,
+            0,
+        ));
+        let now = shared.clock().now_ms64();
         let round = |age_ms: u64, n: u64| {
             let record = crate::record::Record::default();
             let mut batch = crate::report::PreparedBatch::default();

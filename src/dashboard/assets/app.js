@@ -77,6 +77,29 @@
     if (m) return `${m}m ${sec}s`;
     return `${sec}s`;
   }
+  /** A status figure's value in its unit (see GET /api/v1/status/figures). */
+  function fmtFigure(v, unit) {
+    if (unit === 'seconds') return v >= 60 ? fmtDuration(v) : fmtSeconds(v);
+    if (unit === 'bytes') return fmtBytes(v);
+    if (unit === 'timestamp') return v ? new Date(v * 1000).toISOString() : '–';
+    return fmtNumber(v);
+  }
+  /**
+   * A figure's values in the status object, as [label or null, number] pairs: its path is a key,
+   * `a.b` inside an object, `a.*` each key of an object, `a[].b` each element by its name.
+   */
+  function statusValues(status, path) {
+    const num = (v) => (typeof v === 'boolean' ? Number(v) : (typeof v === 'number' ? v : 0));
+    const at = path.indexOf('[].');
+    if (at >= 0) {
+      const field = path.slice(at + 3);
+      return (status[path.slice(0, at)] || []).map((item) => [item.name, num(item[field])]);
+    }
+    if (path.endsWith('.*')) {
+      return Object.entries(status[path.slice(0, -2)] || {}).map(([k, v]) => [k, num(v)]);
+    }
+    return [[null, num(path.split('.').reduce((v, k) => (v == null ? v : v[k]), status))]];
+  }
   /** How a report column's values read: times, percents, bytes or plain numbers. */
   function columnKind(col) {
     if (col.endsWith('_percent')) return 'percent';
@@ -439,38 +462,20 @@
       }
       poll.done(info || status);
     }
+    let figures = null; // GET /api/v1/status/figures, read once: the health table's rows
     async function self() {
+      if (!figures) figures = (await api('/api/v1/status/figures')).figures;
       const s = await api('/api/v1/status');
       const rows = [];
       const row = (label, value, bad) =>
         rows.push(h('tr', {}, h('td', {}, label), h('td', { class: bad ? 'bad' : null }, value)));
-      row('uptime', fmtDuration(s.uptime_seconds));
-      row('packets received', fmtNumber(s.packets_received));
-      row('requests accepted', fmtNumber(s.requests_accepted));
-      row('requests rejected', fmtNumber(s.requests_rejected), s.requests_rejected > 0);
-      for (const [reason, n] of Object.entries(s.rejected_by_reason || {})) {
-        if (n > 0) row(`  rejected: ${reason}`, fmtNumber(n), true);
-      }
-      row('dropped: merger behind (temp_pool_dropped)', fmtNumber(s.temp_pool_dropped), s.temp_pool_dropped > 0);
-      row('dropped: kernel (kernel_drops)', fmtNumber(s.kernel_drops), s.kernel_drops > 0);
-      row('dropped: dictionary full', fmtNumber(s.dictionary_lost), s.dictionary_lost > 0);
-      row('timers lost', fmtNumber(s.timers_lost), s.timers_lost > 0);
-      const taps = [['stream', (s.stream || {}).dropped || 0],
-        ['metrics rounds', (s.metrics || {}).rounds_dropped || 0],
-        ...(s.sinks || []).map((k) => [`sink ${k.name}`, k.dropped || 0])];
-      const tapDrops = taps.filter(([, n]) => n > 0);
-      row('dropped by taps', tapDrops.length ? tapDrops.map(([n, v]) => `${n}: ${fmtNumber(v)}`).join(', ') : '0',
-        tapDrops.length > 0);
-      row('raw pool covers', fmtDuration(s.pool_covers_seconds));
-      row('raw pool used', `${fmtNumber(s.current_pool_used)} / ${fmtNumber(s.pool_capacity)}`);
-      row('merge time (last / max)', `${fmtNumber(s.merge.last_ms)} ms / ${fmtNumber(s.merge.max_ms)} ms`);
-      const lost = (s.reports || []).filter((r) => r.rows_lost > 0);
-      row('report rows lost', lost.length ? lost.map((r) => `${r.name}: ${r.rows_lost}`).join(', ') : '0', lost.length > 0);
-      if (s.history) {
-        row('history on disk', `${fmtBytes(s.history.bytes)}, ${fmtNumber(s.history.rows)} rows`);
-        row('history write errors / dropped ticks',
-          `${fmtNumber(s.history.write_errors)} / ${fmtNumber(s.history.dropped_ticks)}`,
-          s.history.write_errors + s.history.dropped_ticks > 0);
+      for (const f of figures) {
+        for (const [name, v] of statusValues(s, f.path)) {
+          // A labelled figure (per reason, report, sink) shows only where it counts something.
+          if (name !== null && !(v > 0)) continue;
+          const label = name === null ? f.label : `${f.label}: ${name}`;
+          row(label, fmtFigure(v * f.scale, f.unit), f.loss && v > 0);
+        }
       }
       health.replaceChildren(h('table', { class: 'health' }, h('tbody', {}, rows)));
     }

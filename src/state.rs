@@ -1,11 +1,17 @@
-//! The state the threads share, behind one `Arc`: config, counters, clock, pool, dictionary,
-//! reports, the temp ring's handle, and what the API needs (query slots, token).
+//! The pipeline's core, which the threads share behind one `Arc`: the config, the counters, the
+//! clock, the raw pool, the dictionary, the reports, the temp ring's handle and the taps.
+//!
+//! Only what the pipeline itself needs lives here; the services beside it (history, metrics,
+//! sinks, the stream's subscribers, what the snapshot restored) are built by `app` and handed to
+//! the front ends and taps that use them. Fields are private: readers get each part through a
+//! method, and only start-up (restoring a snapshot) replaces a part.
 //!
 //! Its own module so that the stages (merger, api) use it without importing `app`, the module that
 //! starts them. Building it allocates the pool and creates the start-up reports; it binds nothing
 //! and starts no thread, which is also what `pinbad check-config` runs.
 
 use std::net::SocketAddr;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -17,6 +23,7 @@ use crate::dictionary::Dictionary;
 use crate::pool::Pool;
 use crate::report::{Report, ReportSet};
 use crate::ring::Ring;
+use crate::tap::Taps;
 
 /// The pool's clock: milliseconds since the app's epoch, as the u32 the pool stores, and the wall
 /// time they correspond to. The epoch is the daemon's start, or the start of the run whose
@@ -99,52 +106,32 @@ impl Default for Clock {
     }
 }
 
-/// Everything the threads share, behind one `Arc`. Lock order: pool → dictionary → a report.
-/// The merger takes them in that order too and never holds the dictionary with another lock.
-pub struct Shared {
-    pub config: Config,
-    /// Shared with the receivers, which fold their decode stats in.
-    pub counters: Arc<Counters>,
-    pub clock: Clock,
+/// The pipeline's core, behind one `Arc`. Lock order: pool → dictionary → a report. The merger
+/// takes them in that order too and never holds the dictionary with another lock.
+pub struct Core {
+    config: Config,
+    /// Core with the receivers, which fold their decode stats in.
+    counters: Arc<Counters>,
+    clock: Clock,
     /// Written by the merger once per merge round; read by the raw-data API and by report
     /// creation (which holds it to fill a new report consistently).
-    pub pool: RwLock<Pool>,
+    pool: RwLock<Pool>,
     /// Written by the merger (interning a batch, releasing removed requests) and by report
     /// creation/drop (pinning names); read by the API to render ids.
-    pub dictionary: RwLock<Dictionary>,
+    dictionary: RwLock<Dictionary>,
     /// The reports; each has its own lock.
-    pub reports: ReportSet,
-    /// The temp ring (the API shows how full it is).
-    pub ring: Arc<Ring>,
-    /// The UDP addresses actually bound (port 0 resolved).
-    pub udp_addrs: Vec<SocketAddr>,
-    /// Receive buffer the kernel granted the first UDP socket (clamped by `net.core.rmem_max`).
-    pub receive_buffer_bytes: u64,
-    /// Slots for heavy API requests (`http.max_concurrent_queries`): taken by the API handlers
-    /// that scan or lock (api::blocking); none left means a 503, never a queue that grows.
-    pub query_slots: Arc<tokio::sync::Semaphore>,
-    /// The API bearer token (`http.token` or the content of `http.token_file`), if any.
-    pub token: Option<String>,
+    reports: ReportSet,
+    /// The temp ring (the API shows how full it is; start and stop drain it).
+    ring: Arc<Ring>,
     /// Consumers of merged rounds (stream, sinks, metrics), fed by the merger (see `tap`).
-    pub taps: crate::tap::Taps,
-    /// Clients of `/api/v1/stream` (each also registered in `taps` while connected).
-    pub stream: crate::stream::Subscribers,
-    /// The `[[sink]]`s with their run-time switches; `app` starts and stops their threads.
-    pub sinks: crate::sink::Sinks,
-    /// The app's shutdown signal (stream clients end on it). `app::start` sets it.
-    pub shutdown: crate::shutdown::Shutdown,
-    /// The report series of `GET /metrics`: written by the "pinbad-metrics" thread, read by
-    /// scrapes (see `metrics`).
-    pub metrics: crate::metrics::Metrics,
-    /// Report history: the merge threads hand closed ticks to it, "pinbad-history" writes them,
-    /// the API reads them (see `history`).
-    pub history: Arc<crate::history::History>,
-    /// What start-up restored from the snapshot in `state_dir`, or why it did not (set by
-    /// `app::start` before the threads start, read by `/api/v1/status`).
-    pub snapshot: crate::snapshot::Restored,
+    taps: Taps,
+    /// The UDP addresses actually bound (port 0 resolved).
+    udp_addrs: Vec<SocketAddr>,
+    /// Receive buffer the kernel granted the first UDP socket (clamped by `net.core.rmem_max`).
+    receive_buffer_bytes: u64,
 }
 
-impl Shared {
+impl Core {
     /// Allocates the pool and creates the start-up reports (built-ins, `[[report]]` tables, and
     /// what the state directory says was created or dropped at run time). No sockets, no threads.
     pub fn new(
@@ -152,16 +139,16 @@ impl Shared {
         ring: Arc<Ring>,
         udp_addrs: Vec<SocketAddr>,
         receive_buffer_bytes: u64,
-    ) -> Result<Shared, SharedError> {
+    ) -> Result<Core, CoreError> {
         check_state_dir(&config.state_dir, true)?;
-        Shared::build(config, ring, udp_addrs, receive_buffer_bytes)
+        Core::build(config, ring, udp_addrs, receive_buffer_bytes)
     }
 
-    /// The state `check-config` judges: as [`Shared::new`] builds it, but a missing state
+    /// The state `check-config` judges: as [`Core::new`] builds it, but a missing state
     /// directory is not created (whether it could be is probed in its nearest existing parent).
-    pub fn for_check(config: Config) -> Result<Shared, SharedError> {
+    pub fn for_check(config: Config) -> Result<Core, CoreError> {
         check_state_dir(&config.state_dir, false)?;
-        Shared::build(config, Arc::new(Ring::new(1)), Vec::new(), 0)
+        Core::build(config, Arc::new(Ring::new(1)), Vec::new(), 0)
     }
 
     fn build(
@@ -169,18 +156,18 @@ impl Shared {
         ring: Arc<Ring>,
         udp_addrs: Vec<SocketAddr>,
         receive_buffer_bytes: u64,
-    ) -> Result<Shared, SharedError> {
+    ) -> Result<Core, CoreError> {
         let mut dictionary = Dictionary::new(config.limits.max_dictionary_entries)
             .with_max_bytes(config.limits.max_dictionary_bytes.0 as usize);
         let reports = ReportSet::default();
         let defs =
             crate::report::initial_defs(config.builtin_reports, &config.report, &config.state_dir)
-                .map_err(|e| SharedError::Report {
+                .map_err(|e| CoreError::Report {
                     name: "(state_dir)".into(),
                     message: e.to_string(),
                 })?;
         if defs.len() > config.limits.max_reports {
-            return Err(SharedError::Config(crate::config::ConfigError::Invalid {
+            return Err(CoreError::Config(crate::config::ConfigError::Invalid {
                 key: "limits.max_reports".into(),
                 message: format!(
                     "{} reports would exist at start-up (built-ins, [[report]] tables and run-time \
@@ -200,7 +187,7 @@ impl Shared {
         for def in defs {
             let name = def.name.clone();
             let report =
-                new_report(&config, def, &mut dictionary).map_err(|e| SharedError::Report {
+                new_report(&config, def, &mut dictionary).map_err(|e| CoreError::Report {
                     name: name.clone(),
                     message: e.to_string(),
                 })?;
@@ -216,7 +203,7 @@ impl Shared {
             let name = report.def().name.clone();
             let cell = reports
                 .try_insert(report)
-                .map_err(|(e, _)| SharedError::Report {
+                .map_err(|(e, _)| CoreError::Report {
                     name,
                     message: e.to_string(),
                 })?;
@@ -253,7 +240,7 @@ impl Shared {
                     size_of::<crate::record::TagPair>(),
                 ),
             };
-            SharedError::Config(crate::config::ConfigError::Invalid {
+            CoreError::Config(crate::config::ConfigError::Invalid {
                 key: key.into(),
                 message: format!(
                     "{n} entries need {:.1} GiB ({each} B each), which this machine cannot give",
@@ -263,7 +250,6 @@ impl Shared {
         })?;
         let counters = Counters::default();
         {
-            use std::sync::atomic::Ordering::Relaxed;
             let g = &counters.gauges;
             g.pool_capacity.store(pool.capacity() as u64, Relaxed);
             g.timer_pool_capacity
@@ -274,30 +260,91 @@ impl Shared {
                 .store(pool.memory_bytes() as u64, Relaxed);
             g.pool_oldest_ms.store(u64::MAX, Relaxed);
         }
-        let clock = Clock::new();
-        Ok(Shared {
+        Ok(Core {
             counters: Arc::new(counters),
-            history: Arc::new(crate::history::History::new(&config)),
-            clock,
+            clock: Clock::new(),
             pool: RwLock::new(pool),
             dictionary: RwLock::new(dictionary),
             reports,
             ring,
+            taps: Taps::default(),
             udp_addrs,
             receive_buffer_bytes,
-            query_slots: Arc::new(tokio::sync::Semaphore::new(
-                config.http.max_concurrent_queries,
-            )),
-            token: config.token().map_err(SharedError::Config)?,
-            taps: Default::default(),
-            stream: Default::default(),
-            sinks: crate::sink::Sinks::new(&config.sink, &config.state_dir)
-                .map_err(SharedError::Config)?,
-            shutdown: Default::default(),
-            metrics: crate::metrics::Metrics::new(&config),
-            snapshot: Default::default(),
             config,
         })
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The counters, shared with the receivers (`Arc`), which fold their decode stats in.
+    pub fn counters(&self) -> &Arc<Counters> {
+        &self.counters
+    }
+
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// Replaces the clock: a restored snapshot's, which continues the saved epoch (start-up).
+    pub fn set_clock(&mut self, clock: Clock) {
+        self.clock = clock;
+    }
+
+    pub fn pool(&self) -> &RwLock<Pool> {
+        &self.pool
+    }
+
+    /// The pool, to replace it at start-up (a restored snapshot's) while no thread shares it.
+    pub fn pool_mut(&mut self) -> &mut Pool {
+        self.pool.get_mut()
+    }
+
+    pub fn dictionary(&self) -> &RwLock<Dictionary> {
+        &self.dictionary
+    }
+
+    pub fn reports(&self) -> &ReportSet {
+        &self.reports
+    }
+
+    /// The temp ring between the receivers and the merger.
+    pub fn ring(&self) -> &Arc<Ring> {
+        &self.ring
+    }
+
+    /// Where merged rounds leave the pipeline (see `tap`).
+    pub fn taps(&self) -> &Taps {
+        &self.taps
+    }
+
+    /// The UDP addresses bound (port 0 resolved).
+    pub fn udp_addrs(&self) -> &[SocketAddr] {
+        &self.udp_addrs
+    }
+
+    /// Receive buffer the kernel granted the first UDP socket.
+    pub fn receive_buffer_bytes(&self) -> u64 {
+        self.receive_buffer_bytes
+    }
+
+    /// Copies the dictionary's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]).
+    pub fn publish_dictionary(&self, dict: &Dictionary) {
+        let g = &self.counters.gauges;
+        g.dictionary_size.store(dict.len() as u64, Relaxed);
+        g.dictionary_bytes.store(dict.bytes() as u64, Relaxed);
+        g.dictionary_lost.store(dict.lost(), Relaxed);
+    }
+
+    /// Copies the pool's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]).
+    pub fn publish_pool(&self, pool: &Pool) {
+        let g = &self.counters.gauges;
+        g.pool_used.store(pool.len() as u64, Relaxed);
+        g.timer_pool_used.store(pool.timers_used() as u64, Relaxed);
+        g.tag_pool_used.store(pool.tags_used() as u64, Relaxed);
+        g.pool_oldest_ms
+            .store(pool.oldest_time_ms().map_or(u64::MAX, u64::from), Relaxed);
     }
 
     /// Unix time in seconds of a report's `complete_from` (merger milliseconds).
@@ -308,7 +355,7 @@ impl Shared {
 
 /// A report as the configuration shapes it: the row limit, the window (`stats_history` unless
 /// the definition sets its own `history`, in `report_ticks` ticks), its history settings checked
-/// against that window (see `history::Spec`). It joins the merge rounds
+/// against that window (see `config::HistorySpec`). It joins the merge rounds
 /// once the merger filled it (see `Merger::fill`).
 pub fn new_report(
     config: &Config,
@@ -321,7 +368,7 @@ pub fn new_report(
         config.report_ticks,
         0,
     );
-    // The configured window's rounding is said once at start-up (see `Shared::new`); a report's
+    // The configured window's rounding is said once at start-up (see `Core::new`); a report's
     // own `history` here.
     if report.def().history.is_some() {
         warn_if_rounded(
@@ -332,7 +379,7 @@ pub fn new_report(
         );
     }
     // A report with history keeps its closed ticks for the history writer.
-    match crate::history::Spec::of_report(&report) {
+    match crate::config::HistorySpec::of_report(&report) {
         Ok(Some(_)) if config.history.enabled => report.keep_closed_ticks(),
         Ok(_) => {}
         Err(e) => {
@@ -425,13 +472,13 @@ fn window_rounding(window: &crate::report::Window, asked_ticks: u32) -> Option<S
 /// Creates the state directory if needed (`create`; else only asks whether it could be) and
 /// proves it writable with a probe file, so that a bad `state_dir` stops start-up naming it,
 /// instead of failing every later report change.
-fn check_state_dir(dir: &std::path::Path, create: bool) -> Result<(), SharedError> {
+fn check_state_dir(dir: &std::path::Path, create: bool) -> Result<(), CoreError> {
     let result = if create {
         std::fs::create_dir_all(dir).and_then(|()| crate::durable::probe_dir(dir))
     } else {
         crate::durable::could_create(dir)
     };
-    result.map_err(|source| SharedError::StateDir {
+    result.map_err(|source| CoreError::StateDir {
         path: dir.to_path_buf(),
         source,
     })?;
@@ -441,7 +488,7 @@ fn check_state_dir(dir: &std::path::Path, create: bool) -> Result<(), SharedErro
 
 /// Why the shared state could not be built. Each message says what to fix.
 #[derive(Debug, thiserror::Error)]
-pub enum SharedError {
+pub enum CoreError {
     #[error("report `{name}`: {message}")]
     Report { name: String, message: String },
     #[error("{0}")]

@@ -1,0 +1,743 @@
+//! pinbad's own figures, each declared once ([`FIGURES`]: where it sits in `/api/v1/status`, its
+//! Prometheus name, help, kind and unit, its label in the dashboard's health table, and how it is
+//! read) and rendered from that one table three ways: the JSON of `GET /api/v1/status`
+//! ([`json`]), the `pinbad_*` series of `GET /metrics` ([`encode_prometheus`]) and the
+//! dashboard's health table (which reads [`dashboard_figures`] through the API).
+//!
+//! Figures are read from atomics and from the summaries their owners keep (the sinks, history,
+//! the stream, what the snapshot restored): nothing here takes the pool's, the dictionary's or a
+//! report's lock, so a status read never waits on the merger.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::metrics::MetricType;
+use serde_json::{json, Map, Value};
+
+use crate::counters::{Counters, Reject};
+use crate::history::History;
+use crate::sink::Sinks;
+use crate::snapshot::Restored;
+use crate::state::Core;
+use crate::stream::Subscribers;
+
+/// What the figures are read from: the pipeline's core and the services beside it.
+#[derive(Clone)]
+pub struct Sources {
+    pub core: Arc<Core>,
+    pub history: Arc<History>,
+    pub sinks: Arc<Sinks>,
+    pub stream: Arc<Subscribers>,
+    pub restored: Arc<Restored>,
+}
+
+/// A figure's Prometheus type: a counter only grows (since start), a gauge is a current reading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Counter,
+    Gauge,
+}
+
+/// The unit of a figure's Prometheus value (its name gets the unit's suffix) and of its value in
+/// the dashboard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    Count,
+    Seconds,
+    Bytes,
+    /// Unix time, seconds.
+    Timestamp,
+}
+
+impl Unit {
+    fn name(self) -> &'static str {
+        match self {
+            Unit::Count => "count",
+            Unit::Seconds => "seconds",
+            Unit::Bytes => "bytes",
+            Unit::Timestamp => "timestamp",
+        }
+    }
+
+    fn prometheus(self) -> Option<prometheus_client::registry::Unit> {
+        use prometheus_client::registry::Unit as P;
+        match self {
+            Unit::Seconds | Unit::Timestamp => Some(P::Seconds),
+            Unit::Bytes => Some(P::Bytes),
+            Unit::Count => None,
+        }
+    }
+}
+
+/// One figure.
+pub struct Figure {
+    /// Where it sits in `/api/v1/status`: a key, `a.b` inside an object, `a.*` for every key of
+    /// an object (labelled by the key), `a[].b` for every element of an array (labelled by the
+    /// element's `name`).
+    pub path: &'static str,
+    /// Its Prometheus name without the unit's suffix (`None`: JSON only).
+    pub prometheus: Option<&'static str>,
+    /// The Prometheus label a labelled path's keys or names go in.
+    pub label: Option<&'static str>,
+    pub help: &'static str,
+    pub kind: Kind,
+    pub unit: Unit,
+    /// The JSON value times this is the Prometheus value (a JSON figure in milliseconds is
+    /// exported in seconds: 0.001).
+    pub scale: f64,
+    /// Its label in the dashboard's health table, if it shows there.
+    pub dashboard: Option<&'static str>,
+    /// Whether a value above 0 means something was lost (the dashboard marks it).
+    pub loss: bool,
+    /// How it is read; `None` when its place is part of a section its owner renders
+    /// ([`SECTIONS`]).
+    pub read: Option<fn(&Sources) -> Value>,
+}
+
+impl Figure {
+    const fn new(path: &'static str, kind: Kind, help: &'static str) -> Figure {
+        Figure {
+            path,
+            prometheus: None,
+            label: None,
+            help,
+            kind,
+            unit: Unit::Count,
+            scale: 1.0,
+            dashboard: None,
+            loss: false,
+            read: None,
+        }
+    }
+
+    const fn prometheus(self, name: &'static str) -> Figure {
+        Figure {
+            prometheus: Some(name),
+            ..self
+        }
+    }
+
+    const fn label(self, label: &'static str) -> Figure {
+        Figure {
+            label: Some(label),
+            ..self
+        }
+    }
+
+    const fn unit(self, unit: Unit, scale: f64) -> Figure {
+        Figure {
+            unit,
+            scale,
+            ..self
+        }
+    }
+
+    const fn dashboard(self, label: &'static str) -> Figure {
+        Figure {
+            dashboard: Some(label),
+            ..self
+        }
+    }
+
+    const fn loss(self) -> Figure {
+        Figure { loss: true, ..self }
+    }
+
+    const fn read(self, read: fn(&Sources) -> Value) -> Figure {
+        Figure {
+            read: Some(read),
+            ..self
+        }
+    }
+}
+
+const fn counter(path: &'static str, help: &'static str) -> Figure {
+    Figure::new(path, Kind::Counter, help)
+}
+
+const fn gauge(path: &'static str, help: &'static str) -> Figure {
+    Figure::new(path, Kind::Gauge, help)
+}
+
+fn load(a: &AtomicU64) -> Value {
+    json!(a.load(Relaxed))
+}
+
+fn counters(s: &Sources) -> &Counters {
+    s.core.counters()
+}
+
+/// How long the raw pool covers: the age of its oldest request (0 when empty).
+fn pool_covers_seconds(s: &Sources) -> f64 {
+    let oldest = counters(s).gauges.pool_oldest_ms.load(Relaxed);
+    if oldest == u64::MAX {
+        0.0
+    } else {
+        s.core.clock().now_ms().wrapping_sub(oldest as u32) as f64 / 1000.0
+    }
+}
+
+/// Parts of `/api/v1/status` that their owners render whole (more than the figures read from
+/// them): the figures inside them name their place with a path into them.
+pub const SECTIONS: &[(&str, fn(&Sources) -> Value)] = &[
+    ("rejected_by_reason", |s| {
+        let c = counters(s);
+        Value::Object(
+            Reject::ALL
+                .iter()
+                .map(|&r| (r.name().to_string(), json!(c.rejected(r))))
+                .collect(),
+        )
+    }),
+    ("reports", |s| {
+        let cells = s.core.reports().snapshot();
+        Value::Array(
+            cells
+                .iter()
+                .map(|cell| {
+                    json!({
+                        "name": cell.name(),
+                        "rows": cell.published_rows(),
+                        "rows_lost": cell.published_rows_lost(),
+                        "update_ns_per_request": cell.update_ns_per_request(),
+                        "thread": cell.worker(),
+                    })
+                })
+                .collect(),
+        )
+    }),
+    ("udp_listen", |s| {
+        json!(s
+            .core
+            .udp_addrs()
+            .iter()
+            .map(|a| a.to_string())
+            .collect::<Vec<_>>())
+    }),
+    ("stream", |s| {
+        s.stream.status(s.core.config().limits.max_stream_clients)
+    }),
+    ("sinks", |s| s.sinks.status()),
+    ("history", |s| s.history.status()),
+    ("snapshot", |s| json!(*s.restored)),
+];
+
+/// Every figure, in the order `/metrics` lists them.
+pub static FIGURES: &[Figure] = &[
+    gauge("uptime_seconds", "Time since the daemon started.")
+        .prometheus("pinbad_uptime")
+        .unit(Unit::Seconds, 1.0)
+        .dashboard("uptime")
+        .read(|s| json!(s.core.clock().uptime().as_secs_f64())),
+    counter("packets_received", "Datagrams read from the UDP sockets.")
+        .prometheus("pinbad_packets_received")
+        .dashboard("packets received")
+        .read(|s| load(&counters(s).packets_received)),
+    counter("bytes_received", "Bytes of the datagrams read.")
+        .prometheus("pinbad_bytes_received")
+        .read(|s| load(&counters(s).bytes_received)),
+    counter("packets_decoded", "Datagrams that parsed as a Pinba message.")
+        .prometheus("pinbad_packets_decoded")
+        .read(|s| load(&counters(s).packets_decoded)),
+    counter("requests_accepted", "Requests accepted by the decoder.")
+        .prometheus("pinbad_requests_accepted")
+        .dashboard("requests accepted")
+        .read(|s| load(&counters(s).requests_accepted)),
+    counter(
+        "requests_rejected",
+        "Requests (or whole datagrams) rejected, all reasons.",
+    )
+    .dashboard("requests rejected")
+    .loss()
+    .read(|s| json!(counters(s).rejected_total())),
+    counter(
+        "rejected_by_reason.*",
+        "Requests (or whole datagrams) rejected, by reason.",
+    )
+    .prometheus("pinbad_requests_rejected")
+    .label("reason")
+    .dashboard("rejected")
+    .loss(),
+    counter("timers_skipped", "Timers with hit_count 0, skipped.")
+        .prometheus("pinbad_timers_skipped")
+        .read(|s| load(&counters(s).timers_skipped)),
+    counter(
+        "timers_dropped",
+        "Timers beyond limits.max_timers_per_request.",
+    )
+    .prometheus("pinbad_timers_dropped")
+    .read(|s| load(&counters(s).timers_dropped)),
+    counter(
+        "timer_tags_dropped",
+        "Timer tags beyond limits.max_tags_per_timer.",
+    )
+    .prometheus("pinbad_timer_tags_dropped")
+    .read(|s| load(&counters(s).timer_tags_dropped)),
+    counter(
+        "request_tags_dropped",
+        "Request tags beyond limits.max_tags_per_request.",
+    )
+    .prometheus("pinbad_request_tags_dropped")
+    .read(|s| load(&counters(s).request_tags_dropped)),
+    counter("strings_truncated", "Strings cut to limits.max_string_bytes.")
+        .prometheus("pinbad_strings_truncated")
+        .read(|s| load(&counters(s).strings_truncated)),
+    counter(
+        "nested_ignored",
+        "Nested requests below the first level, ignored.",
+    )
+    .prometheus("pinbad_nested_ignored")
+    .read(|s| load(&counters(s).nested_ignored)),
+    counter("v1_decoded", "Datagrams decoded through the v1 header.")
+        .prometheus("pinbad_v1_decoded")
+        .read(|s| load(&counters(s).v1_decoded)),
+    counter(
+        "v1_fallback",
+        "Datagrams that looked like v1 but decoded as v0.",
+    )
+    .prometheus("pinbad_v1_fallback")
+    .read(|s| load(&counters(s).v1_fallback)),
+    counter(
+        "requests_merged",
+        "Requests stored in the pool and applied to every report.",
+    )
+    .prometheus("pinbad_requests_merged")
+    .read(|s| load(&counters(s).requests_merged)),
+    counter(
+        "temp_pool_dropped",
+        "Requests dropped because the temp ring was full.",
+    )
+    .prometheus("pinbad_temp_pool_dropped")
+    .dashboard("dropped: merger behind (temp_pool_dropped)")
+    .loss()
+    .read(|s| load(&counters(s).temp_pool_dropped)),
+    counter(
+        "http.connections_refused",
+        "HTTP connections closed at once (http.max_connections).",
+    )
+    .prometheus("pinbad_http_connections_refused")
+    .read(|s| load(&counters(s).http_connections_refused)),
+    counter(
+        "http.queries_refused",
+        "Heavy API requests answered 503 (http.max_concurrent_queries).",
+    )
+    .prometheus("pinbad_http_queries_refused")
+    .read(|s| load(&counters(s).http_queries_refused)),
+    counter("http.unauthorized", "API requests refused with 401.")
+        .prometheus("pinbad_http_unauthorized")
+        .read(|s| load(&counters(s).http_unauthorized)),
+    counter(
+        "pool_overwritten",
+        "Requests evicted from the pool before they expired.",
+    )
+    .prometheus("pinbad_pool_overwritten")
+    .read(|s| load(&counters(s).pool_overwritten)),
+    counter("pool_expired", "Requests that left the pool by age.")
+        .prometheus("pinbad_pool_expired")
+        .read(|s| load(&counters(s).pool_expired)),
+    counter(
+        "timers_lost",
+        "Timers cut because one request had more than the timer pool holds.",
+    )
+    .prometheus("pinbad_timers_lost")
+    .dashboard("timers lost")
+    .loss()
+    .read(|s| load(&counters(s).timers_lost)),
+    counter(
+        "dictionary_lost",
+        "Strings not interned because the dictionary was full.",
+    )
+    .prometheus("pinbad_dictionary_lost")
+    .dashboard("dropped: dictionary full")
+    .loss()
+    .read(|s| load(&counters(s).gauges.dictionary_lost)),
+    counter(
+        "kernel_drops",
+        "Datagrams the kernel dropped on pinbad's sockets (full receive buffer).",
+    )
+    .prometheus("pinbad_kernel_drops")
+    .dashboard("dropped: kernel (kernel_drops)")
+    .loss()
+    .read(|s| {
+        let ports: Vec<u16> = s.core.udp_addrs().iter().map(|a| a.port()).collect();
+        json!(crate::receiver::kernel_drops(&ports))
+    }),
+    counter(
+        "metrics.series_lost",
+        "Report series not created because limits.max_metric_series were in use, counted each time a request needed them.",
+    )
+    .prometheus("pinbad_metric_series_lost")
+    .read(|s| load(&counters(s).metric_series_lost)),
+    counter(
+        "metrics.rounds_dropped",
+        "Merge rounds the metrics thread could not take (its queue was full or it fell behind).",
+    )
+    .prometheus("pinbad_metric_rounds_dropped")
+    .dashboard("dropped: metrics rounds")
+    .loss()
+    .read(|s| load(&counters(s).metric_rounds_dropped)),
+    counter(
+        "metrics.requests_dropped",
+        "Requests of those rounds: not counted in the report series.",
+    )
+    .prometheus("pinbad_metric_requests_dropped")
+    .read(|s| load(&counters(s).metric_requests_dropped)),
+    gauge("current_temp_pool_batches", "Batches waiting in the temp ring.")
+        .prometheus("pinbad_temp_pool_batches")
+        .read(|s| json!(s.core.ring().len())),
+    gauge(
+        "current_temp_pool_bytes",
+        "Memory the batches in the temp ring hold.",
+    )
+    .prometheus("pinbad_temp_pool")
+    .unit(Unit::Bytes, 1.0)
+    .read(|s| json!(s.core.ring().bytes())),
+    gauge(
+        "temp_pool_memory",
+        "Memory the temp ring may hold (temp_pool_memory).",
+    )
+    .prometheus("pinbad_temp_pool_memory")
+    .unit(Unit::Bytes, 1.0)
+    .read(|s| json!(s.core.ring().max_bytes())),
+    gauge("dictionary_size", "Strings in the dictionary.")
+        .prometheus("pinbad_dictionary_size")
+        .read(|s| load(&counters(s).gauges.dictionary_size)),
+    gauge("dictionary_bytes", "Memory the dictionary holds.")
+        .prometheus("pinbad_dictionary")
+        .unit(Unit::Bytes, 1.0)
+        .read(|s| load(&counters(s).gauges.dictionary_bytes)),
+    gauge("merge.last_ms", "Duration of the last merge round.")
+        .prometheus("pinbad_merge_last")
+        .unit(Unit::Seconds, 0.001)
+        .dashboard("merge time, last round (ms)")
+        .read(|s| json!(counters(s).merge_last_us.load(Relaxed) as f64 / 1000.0)),
+    gauge("merge.max_ms", "Duration of the longest merge round.")
+        .prometheus("pinbad_merge_max")
+        .unit(Unit::Seconds, 0.001)
+        .dashboard("merge time, longest round (ms)")
+        .read(|s| json!(counters(s).merge_max_us.load(Relaxed) as f64 / 1000.0)),
+    gauge(
+        "receive_buffer_bytes",
+        "Receive buffer the kernel granted the UDP socket.",
+    )
+    .prometheus("pinbad_receive_buffer")
+    .unit(Unit::Bytes, 1.0)
+    .read(|s| json!(s.core.receive_buffer_bytes())),
+    gauge("pool_capacity", "Requests the raw pool holds.")
+        .prometheus("pinbad_pool_capacity")
+        .dashboard("raw pool capacity")
+        .read(|s| load(&counters(s).gauges.pool_capacity)),
+    gauge("current_pool_used", "Requests in the raw pool.")
+        .prometheus("pinbad_pool_used")
+        .dashboard("raw pool used")
+        .read(|s| load(&counters(s).gauges.pool_used)),
+    gauge("timer_pool_capacity", "Timers the raw pool holds.")
+        .prometheus("pinbad_timer_pool_capacity")
+        .read(|s| load(&counters(s).gauges.timer_pool_capacity)),
+    gauge("current_timer_pool_used", "Timers in the raw pool.")
+        .prometheus("pinbad_timer_pool_used")
+        .read(|s| load(&counters(s).gauges.timer_pool_used)),
+    gauge("tag_pool_capacity", "Tag pairs the raw pool holds.")
+        .prometheus("pinbad_tag_pool_capacity")
+        .read(|s| load(&counters(s).gauges.tag_pool_capacity)),
+    gauge("current_tag_pool_used", "Tag pairs in the raw pool.")
+        .prometheus("pinbad_tag_pool_used")
+        .read(|s| load(&counters(s).gauges.tag_pool_used)),
+    gauge("pool_memory_bytes", "Memory of the raw pool.")
+        .prometheus("pinbad_pool_memory")
+        .unit(Unit::Bytes, 1.0)
+        .read(|s| load(&counters(s).gauges.pool_memory_bytes)),
+    gauge(
+        "pool_covers_seconds",
+        "Age of the oldest request in the raw pool (what /api/v1/requests covers).",
+    )
+    .prometheus("pinbad_pool_covers")
+    .unit(Unit::Seconds, 1.0)
+    .dashboard("raw pool covers")
+    .read(|s| json!(pool_covers_seconds(s))),
+    gauge(
+        "metrics.series",
+        "Report series exported on /metrics (limits.max_metric_series).",
+    )
+    .prometheus("pinbad_metric_series")
+    .read(|s| load(&counters(s).metric_series)),
+    gauge("metrics.series_limit", "limits.max_metric_series.")
+        .prometheus("pinbad_metric_series_limit")
+        .read(|s| json!(s.core.config().limits.max_metric_series)),
+    gauge("reports[].rows", "Rows in the report's window.")
+        .prometheus("pinbad_report_rows")
+        .label("report"),
+    counter(
+        "reports[].rows_lost",
+        "Contributions lost because the report had limits.max_rows_per_report rows.",
+    )
+    .prometheus("pinbad_report_rows_lost")
+    .label("report")
+    .dashboard("report rows lost")
+    .loss(),
+    gauge(
+        "reports[].update_ns_per_request",
+        "Mean time the report's update took per request, since its creation.",
+    )
+    .prometheus("pinbad_report_update_seconds_per_request")
+    .label("report")
+    .unit(Unit::Count, 1e-9),
+    gauge("reports[].thread", "The merge thread that updates the report.")
+        .prometheus("pinbad_report_thread")
+        .label("report"),
+    gauge(
+        "snapshot.restored_requests",
+        "Raw requests restored from the snapshot at start.",
+    )
+    .prometheus("pinbad_snapshot_restored_requests"),
+    gauge(
+        "snapshot.pending_datagrams",
+        "Datagrams the previous run received while it stopped, merged by this run.",
+    )
+    .prometheus("pinbad_snapshot_pending_datagrams"),
+    gauge(
+        "snapshot.restored_reports",
+        "Reports whose window was restored from the snapshot at start.",
+    )
+    .prometheus("pinbad_snapshot_restored_reports"),
+    gauge("snapshot.bytes", "Size of the snapshot read at start.")
+        .prometheus("pinbad_snapshot")
+        .unit(Unit::Bytes, 1.0),
+    gauge("snapshot.restore_ms", "Time the restore took at start.")
+        .prometheus("pinbad_snapshot_restore")
+        .unit(Unit::Seconds, 0.001),
+    gauge(
+        "snapshot.write_ms",
+        "Time the previous run took to write the restored snapshot.",
+    )
+    .prometheus("pinbad_snapshot_write")
+    .unit(Unit::Seconds, 0.001),
+    gauge(
+        "snapshot.saved_at",
+        "When the restored snapshot was written (Unix time).",
+    )
+    .prometheus("pinbad_snapshot_saved_at")
+    .unit(Unit::Timestamp, 1.0),
+    gauge(
+        "snapshot.down_seconds",
+        "Time between the restored snapshot's write and the restore.",
+    )
+    .prometheus("pinbad_snapshot_down")
+    .unit(Unit::Seconds, 1.0),
+    gauge(
+        "stream.current_clients",
+        "Clients of GET /api/v1/stream now.",
+    )
+    .prometheus("pinbad_stream_current_clients"),
+    gauge("stream.max_clients", "limits.max_stream_clients.")
+        .prometheus("pinbad_stream_max_clients"),
+    counter("stream.sent", "Lines sent to stream clients.").prometheus("pinbad_stream_sent"),
+    counter(
+        "stream.dropped",
+        "Lines stream clients lost because they read too slowly.",
+    )
+    .prometheus("pinbad_stream_dropped")
+    .dashboard("dropped: stream clients")
+    .loss(),
+    counter("sinks[].sent", "Requests the sink delivered.")
+        .prometheus("pinbad_sink_sent")
+        .label("sink"),
+    counter(
+        "sinks[].failed",
+        "Deliveries that failed (retried or dropped).",
+    )
+    .prometheus("pinbad_sink_failed")
+    .label("sink"),
+    counter(
+        "sinks[].dropped",
+        "Requests the sink dropped (queue or retry buffer full, or waited stats_history).",
+    )
+    .prometheus("pinbad_sink_dropped")
+    .label("sink")
+    .dashboard("dropped: sink")
+    .loss(),
+    counter(
+        "sinks[].dropped_stale",
+        "Of the dropped, requests that waited stats_history in the queue (a stalled write).",
+    )
+    .prometheus("pinbad_sink_dropped_stale")
+    .label("sink"),
+    gauge(
+        "sinks[].current_queued",
+        "Requests waiting in the sink's queue and retry buffer.",
+    )
+    .prometheus("pinbad_sink_queued")
+    .label("sink"),
+    gauge(
+        "history.bytes",
+        "Disk the history store takes (file, WAL, index).",
+    )
+    .prometheus("pinbad_history")
+    .unit(Unit::Bytes, 1.0)
+    .dashboard("history on disk"),
+    gauge("history.rows", "Rows stored in the history store.")
+        .prometheus("pinbad_history_rows")
+        .dashboard("history rows"),
+    gauge(
+        "history.oldest",
+        "Unix time of the oldest step stored (0: none).",
+    )
+    .prometheus("pinbad_history_oldest")
+    .unit(Unit::Timestamp, 1.0),
+    gauge(
+        "history.available",
+        "1 when the history store is open and written.",
+    )
+    .prometheus("pinbad_history_available"),
+    counter(
+        "history.written_steps",
+        "Report steps written to the history store.",
+    )
+    .prometheus("pinbad_history_written_steps"),
+    counter(
+        "history.write_errors",
+        "Failed writes to the history store (steps lost).",
+    )
+    .prometheus("pinbad_history_write_errors")
+    .dashboard("history write errors")
+    .loss(),
+    counter(
+        "history.dropped_ticks",
+        "Closed report ticks not written to history (queue full, or too old to name their keys).",
+    )
+    .prometheus("pinbad_history_dropped_ticks")
+    .dashboard("history dropped ticks")
+    .loss(),
+    counter(
+        "history.open_errors",
+        "Times the history store could not be opened (pinbad then runs without history).",
+    )
+    .prometheus("pinbad_history_open_errors"),
+    counter(
+        "history.damaged_rows_read",
+        "Stored history rows that queries could not read back and left out (a damaged or hand-edited store).",
+    )
+    .prometheus("pinbad_history_damaged_rows_read"),
+];
+
+/// `GET /api/v1/status`: every section, and every figure read here at its place.
+pub fn json(sources: &Sources) -> Value {
+    let mut out = Map::new();
+    for (key, render) in SECTIONS {
+        out.insert((*key).to_string(), render(sources));
+    }
+    for f in FIGURES {
+        if let Some(read) = f.read {
+            put(&mut out, f.path, read(sources));
+        }
+    }
+    Value::Object(out)
+}
+
+/// Puts `v` at `path` (`a.b`: inside object `a`) in `out`.
+fn put(out: &mut Map<String, Value>, path: &str, v: Value) {
+    match path.split_once('.') {
+        Some((head, rest)) => {
+            let inner = out
+                .entry(head.to_string())
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(m) = inner {
+                put(m, rest, v);
+            }
+        }
+        None => {
+            out.insert(path.to_string(), v);
+        }
+    }
+}
+
+/// A figure's values in `status` (what [`json`] rendered): one unlabelled value, or one per key
+/// or array element with its label value.
+pub fn values(status: &Value, path: &str) -> Vec<(Option<String>, f64)> {
+    let number = |v: &Value| match v {
+        Value::Bool(b) => *b as u8 as f64,
+        v => v.as_f64().unwrap_or(0.0),
+    };
+    if let Some((array, field)) = path.split_once("[].") {
+        let items = status[array].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        return items
+            .iter()
+            .map(|item| {
+                let name = item["name"].as_str().unwrap_or("").to_string();
+                (Some(name), number(&item[field]))
+            })
+            .collect();
+    }
+    if let Some(object) = path.strip_suffix(".*") {
+        let Some(m) = status[object].as_object() else {
+            return Vec::new();
+        };
+        return m
+            .iter()
+            .map(|(k, v)| (Some(k.clone()), number(v)))
+            .collect();
+    }
+    let v = path.split('.').fold(status, |v, key| &v[key]);
+    vec![(None, number(v))]
+}
+
+/// The `pinbad_*` series of `GET /metrics`: every figure with a Prometheus name, read from
+/// [`json`]'s rendering.
+pub fn encode_prometheus(
+    sources: &Sources,
+    enc: &mut DescriptorEncoder,
+) -> Result<(), std::fmt::Error> {
+    let status = json(sources);
+    for f in FIGURES {
+        let Some(name) = f.prometheus else {
+            continue;
+        };
+        let kind = match f.kind {
+            Kind::Counter => MetricType::Counter,
+            Kind::Gauge => MetricType::Gauge,
+        };
+        let unit = f.unit.prometheus();
+        let mut m = enc.encode_descriptor(name, f.help, unit.as_ref(), kind)?;
+        let encode = |e: prometheus_client::encoding::MetricEncoder, v: f64| match f.kind {
+            Kind::Counter => ConstCounter::new(v as u64).encode(e),
+            Kind::Gauge => ConstGauge::new(v).encode(e),
+        };
+        match f.label {
+            None => {
+                let v = values(&status, f.path).first().map_or(0.0, |(_, v)| *v);
+                encode(m, v * f.scale)?;
+            }
+            Some(label) => {
+                for (value, v) in values(&status, f.path) {
+                    let value = value.unwrap_or_default();
+                    encode(m.encode_family(&[(label, value.as_str())])?, v * f.scale)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The figures the dashboard's health table shows, in order, for `GET /api/v1/status/figures`:
+/// where each sits in the status, its label, its unit, and whether it counts a loss.
+pub fn dashboard_figures() -> Value {
+    Value::Array(
+        FIGURES
+            .iter()
+            .filter_map(|f| {
+                Some(json!({
+                    "path": f.path,
+                    "label": f.dashboard?,
+                    "unit": f.unit.name(),
+                    "scale": f.scale,
+                    "kind": match f.kind { Kind::Counter => "counter", Kind::Gauge => "gauge" },
+                    "loss": f.loss,
+                    "help": f.help,
+                }))
+            })
+            .collect(),
+    )
+}
