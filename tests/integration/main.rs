@@ -17,6 +17,7 @@ mod history;
 mod http;
 mod import;
 mod ingest;
+mod layers;
 mod logs;
 mod openapi;
 mod packaging;
