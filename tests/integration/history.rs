@@ -214,7 +214,7 @@ fn history_keeps_exact_steps_across_restart() {
         ("group=total&filter=script_name:/a.php", "filter"),
         ("columns=p99,req_count,p99", "columns"),
         ("from=-9223372036854775808s", "from"),
-        // Longer than the range: one point that starts before `from` (it answered one at 1970).
+        // Longer than the range: its one point would start before `from`.
         ("step=99999999999d", "step"),
         // Each within its bound, together too many values: 1001 series × 3600 points × 1.
         ("from=-1h&step=1s&limit=1000&columns=req_count", "limit"),

@@ -679,8 +679,8 @@ fn run_time_report_equals_the_same_report_configured_at_start_and_survives_resta
 
 /// A definition that is right but needs a string the full dictionary has no room for is refused
 /// as the server's want of room (507 `dictionary_full`, naming the limits; not a 503, whose
-/// `Retry-After: 1` a second later would not honour), not as the client's fault (it was a 400),
-/// and nothing is created.
+/// `Retry-After: 1` a second later would not honour), not as the client's fault (a 400), and
+/// nothing is created.
 #[test]
 fn a_full_dictionary_refuses_a_creation_with_507() {
     let d = Daemon::start("[limits]\nmax_dictionary_entries = 16\n");
