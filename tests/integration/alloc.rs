@@ -1,4 +1,4 @@
-//! The decoder allocates nothing per datagram once warm (ARCHITECTURE.md: "0 allocations").
+//! The decoder allocates nothing per datagram once warm (docs/ARCHITECTURE.md: "0 allocations").
 //!
 //! This binary's global allocator counts allocations made on a thread while that thread has
 //! counting switched on, so the other tests running in parallel do not disturb the count.

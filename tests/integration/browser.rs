@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use serde_json::{json, Value};
 
+use crate::common::{wait_ready, Startup};
+
 /// The W3C name of an element reference in WebDriver answers.
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
@@ -84,7 +86,15 @@ impl Browser {
                 .spawn()
                 .expect("start chromedriver");
             let url = format!("http://127.0.0.1:{port}");
-            if wait_ready(&mut child, &agent, &url) {
+            let answers = || {
+                let Ok(r) = agent.get(&format!("{url}/status")).call() else {
+                    return false;
+                };
+                let v: Value = serde_json::from_str(&r.into_string().unwrap_or_default())
+                    .unwrap_or(Value::Null);
+                v["value"]["ready"] == true
+            };
+            if matches!(wait_ready(&mut child, DEADLINE, answers), Startup::Ready) {
                 let mut browser = Browser {
                     driver: child,
                     url,
@@ -264,25 +274,6 @@ impl Drop for Browser {
         unsafe { libc::kill(-pgid, libc::SIGKILL) };
         let _ = self.driver.wait();
     }
-}
-
-/// Waits until chromedriver answers `/status` ready; false if it exited first.
-fn wait_ready(child: &mut Child, agent: &ureq::Agent, url: &str) -> bool {
-    let deadline = Instant::now() + DEADLINE;
-    while Instant::now() < deadline {
-        if child.try_wait().unwrap().is_some() {
-            return false;
-        }
-        if let Ok(r) = agent.get(&format!("{url}/status")).call() {
-            let v: Value =
-                serde_json::from_str(&r.into_string().unwrap_or_default()).unwrap_or(Value::Null);
-            if v["value"]["ready"] == true {
-                return true;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    false
 }
 
 fn log(dir: &Path) -> String {

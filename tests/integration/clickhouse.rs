@@ -3,10 +3,11 @@
 //! drop. Absent (no `clickhouse-server` binary), the tests skip with a message, unless
 //! `PINBAD_REQUIRE_CLICKHOUSE` is set (CI), in which case they fail.
 
-use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::common::{free_port, wait_ready, Startup};
 
 pub struct ClickHouse {
     child: Option<Child>,
@@ -22,14 +23,6 @@ fn binary() -> Option<PathBuf> {
         .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/usr/bin")])
         .map(|d| d.join("clickhouse-server"))
         .find(|p| p.is_file())
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 impl ClickHouse {
@@ -112,27 +105,14 @@ impl ClickHouse {
             .stderr(Stdio::null())
             .spawn()
             .expect("start clickhouse-server");
-        self.child = Some(child);
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if self
-                .agent
-                .get(&format!("{}/ping", self.url()))
-                .call()
-                .is_ok()
-            {
-                return;
-            }
-            if let Some(c) = &mut self.child {
-                if let Ok(Some(status)) = c.try_wait() {
-                    panic!("clickhouse-server exited: {status}");
-                }
-            }
-            assert!(
-                Instant::now() < deadline,
-                "clickhouse-server did not answer /ping"
-            );
-            std::thread::sleep(Duration::from_millis(50));
+        let ping = format!("{}/ping", self.url());
+        let child = self.child.insert(child);
+        match wait_ready(child, Duration::from_secs(60), || {
+            self.agent.get(&ping).call().is_ok()
+        }) {
+            Startup::Ready => {}
+            Startup::Exited(status) => panic!("clickhouse-server exited: {status}"),
+            Startup::TimedOut => panic!("clickhouse-server did not answer /ping"),
         }
     }
 

@@ -505,8 +505,25 @@ pub fn fixtures() -> Vec<(String, Vec<u8>, Value)> {
     out
 }
 
-/// A loopback TCP port free when chosen, for a server a test starts (which retries with another
-/// port should something take it first).
+/// A plain request of `script` on host `h`, server `s`: 10 ms, status 200, no timers or tags.
+/// Tests change what they need before encoding it.
+pub fn proto_request(script: &str) -> pinbad::proto::Request {
+    pinbad::proto::Request {
+        hostname: b"h".to_vec(),
+        server_name: b"s".to_vec(),
+        script_name: script.as_bytes().to_vec(),
+        request_time: 0.01,
+        status: Some(200),
+        ..Default::default()
+    }
+}
+
+/// [`proto_request`] as a datagram.
+pub fn request(script: &str) -> Vec<u8> {
+    use prost::Message;
+    proto_request(script).encode_to_vec()
+}
+
 /// A request of `script` on web1 / example.com taking `seconds` (status 200), with one timer of
 /// group `db`: 2 hits, `timer_seconds` in all.
 pub fn request_with_db_timer(script: &str, seconds: f32, timer_seconds: f32) -> Vec<u8> {
@@ -604,6 +621,32 @@ pub fn info_count(d: &Daemon) -> u64 {
     info["rows"][0]["req_count"].as_u64().unwrap_or(0)
 }
 
+/// How a server that a test started came up (see [`wait_ready`]).
+#[derive(Debug)]
+pub enum Startup {
+    Ready,
+    Exited(std::process::ExitStatus),
+    TimedOut,
+}
+
+/// Polls a server that a test started (Prometheus, ClickHouse, chromedriver) every 50 ms until
+/// `ready` says it answers, its process `child` exits, or `within` has passed.
+pub fn wait_ready(child: &mut Child, within: Duration, ready: impl Fn() -> bool) -> Startup {
+    let deadline = Instant::now() + within;
+    while Instant::now() < deadline {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Startup::Exited(status);
+        }
+        if ready() {
+            return Startup::Ready;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Startup::TimedOut
+}
+
+/// A loopback TCP port free when chosen, for a server a test starts (which retries with another
+/// port should something take it first).
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -620,6 +663,16 @@ pub fn dictionary_index(dict: &mut Vec<String>, s: &str) -> u32 {
     (dict.len() - 1) as u32
 }
 
+/// The object named `name` (its `"name"` field) in the JSON array `list`.
+pub fn named(list: &Value, name: &str) -> Value {
+    list.as_array()
+        .unwrap_or_else(|| panic!("not a list: {list}"))
+        .iter()
+        .find(|o| o["name"] == name)
+        .unwrap_or_else(|| panic!("no `{name}` in {list}"))
+        .clone()
+}
+
 /// Writes `text` to a file in `dir` and returns its path.
 pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
@@ -628,6 +681,23 @@ pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
         .write_all(text.as_bytes())
         .unwrap();
     p
+}
+
+/// The `p`-th percentile by nearest rank of `samples`, each a value and how many times it
+/// was seen.
+pub fn nearest_rank(samples: &[(f64, u64)], p: f64) -> f64 {
+    let mut v: Vec<(f64, u64)> = samples.to_vec();
+    v.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap());
+    let total: u64 = v.iter().map(|x| x.1).sum();
+    let rank = ((p / 100.0 * total as f64).ceil() as u64).clamp(1, total);
+    let mut seen = 0;
+    for (x, w) in v {
+        seen += w;
+        if seen >= rank {
+            return x;
+        }
+    }
+    unreachable!()
 }
 
 /// Relative closeness for floats on the wire (f32) against expected values.

@@ -8,18 +8,6 @@ use serde_json::{json, Value};
 use crate::common::*;
 
 /// A minimal valid request with the given script name.
-fn request(script: &str) -> Vec<u8> {
-    pinbad::proto::Request {
-        hostname: b"web1".to_vec(),
-        server_name: b"example.com".to_vec(),
-        script_name: script.as_bytes().to_vec(),
-        request_time: 0.25,
-        document_size: 100,
-        ..Default::default()
-    }
-    .encode_to_vec()
-}
-
 /// The fixture's request rendered the way the API renders it (tags as objects, first name wins).
 fn expected_api_request(fixture: &Value) -> Value {
     let tags = |list: &Value| {

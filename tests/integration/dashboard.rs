@@ -573,10 +573,10 @@ fn dashboard_in_a_real_browser() {
     assert_no_errors(&b, &[allowed, &["401 (Unauthorized)"]].concat());
 }
 
-/// With `limits.max_query_limit` below the limits the page used to ask for (`limit=1000` for the
-/// live error ratio, 100 for a table, the slow requests and the status history): every view
-/// still shows its data, and no request of the page is refused (each was a 400, and the overview
-/// showed no error ratio). The live error ratio stays exact with one row a page.
+/// With `limits.max_query_limit` below the limits a page would naturally ask for (`limit=1000`
+/// for the live error ratio, 100 for a table, the slow requests and the status history): every
+/// view still shows its data, and no request of the page is refused. The live error ratio stays
+/// exact with one row a page.
 #[test]
 fn dashboard_works_with_any_max_query_limit() {
     let history_config = history_config_accepted();

@@ -3,22 +3,9 @@
 
 use std::process::{Command, Stdio};
 
-use prost::Message;
 use serde_json::json;
 
 use crate::common::*;
-
-fn request(script: &str) -> Vec<u8> {
-    pinbad::proto::Request {
-        hostname: b"h".to_vec(),
-        server_name: b"s".to_vec(),
-        script_name: script.as_bytes().to_vec(),
-        request_time: 0.01,
-        status: Some(200),
-        ..Default::default()
-    }
-    .encode_to_vec()
-}
 
 #[test]
 fn report_queries_and_definitions_refuse_what_cannot_mean_anything() {
@@ -168,13 +155,7 @@ fn endpoints_that_take_no_parameters_refuse_any_but_metrics_health_and_the_dashb
         &json!({"name": "decode", "timed": false}),
     );
     assert_eq!(code, 400, "{body}");
-    let decode = d.json("/api/v1/instruments")["instruments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["name"] == "decode")
-        .cloned()
-        .unwrap();
+    let decode = named(&d.json("/api/v1/instruments")["instruments"], "decode");
     assert_eq!(decode["timed"], true, "{decode}");
     for path in ["/metrics?format=text", "/healthz?probe=1", "/?v=2"] {
         assert_eq!(d.get_text(path).0, 200, "{path}");

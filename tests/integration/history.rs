@@ -34,16 +34,11 @@ name = "no_history"
 keys = ["hostname"]
 "#;
 
-/// A request of `script` taking `seconds`, with one timer of group `db` (2 hits).
-fn request(script: &str, seconds: f32) -> Vec<u8> {
-    crate::common::request_with_db_timer(script, seconds, 0.004)
-}
-
 /// One wave: /a 30 × 10 ms, /b 20 × 20 ms, /c 10 × 50 ms (by time: /c, /b, then /a).
 fn wave() -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     for (script, n, t) in [("/a", 30, 0.010), ("/b", 20, 0.020), ("/c", 10, 0.050)] {
-        out.extend((0..n).map(|_| request(script, t)));
+        out.extend((0..n).map(|_| request_with_db_timer(script, t, 0.004)));
     }
     out
 }
@@ -219,7 +214,7 @@ fn history_keeps_exact_steps_across_restart() {
         ("group=total&filter=script_name:/a.php", "filter"),
         ("columns=p99,req_count,p99", "columns"),
         ("from=-9223372036854775808s", "from"),
-        // Longer than the range: one point that starts before `from` (it answered one at 1970).
+        // Longer than the range: its one point would start before `from`.
         ("step=99999999999d", "step"),
         // Each within its bound, together too many values: 1001 series × 3600 points × 1.
         ("from=-1h&step=1s&limit=1000&columns=req_count", "limit"),
@@ -247,15 +242,7 @@ fn history_keeps_exact_steps_across_restart() {
 
     // The listing shows the settings (resolved); built-ins have theirs.
     let list = d.json("/api/v1/reports");
-    let entry = |name: &str| -> Value {
-        list["reports"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["name"] == name)
-            .cloned()
-            .unwrap()
-    };
+    let entry = |name: &str| named(&list["reports"], name);
     assert_eq!(
         (
             entry("by_script")["history_step"].clone(),

@@ -409,15 +409,7 @@ fn instruments_count_each_stage_and_switch_at_run_time() {
         body["timer"]["resolution_ns"].as_u64().unwrap() > 0,
         "{body}"
     );
-    let get = |body: &Value, name: &str| -> Value {
-        body["instruments"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|i| i["name"] == name)
-            .unwrap_or_else(|| panic!("no instrument {name} in {body}"))
-            .clone()
-    };
+    let get = |body: &Value, name: &str| -> Value { named(&body["instruments"], name) };
     assert_eq!(get(&body, "receive")["count"].as_u64(), Some(300));
     assert_eq!(get(&body, "decode")["count"].as_u64(), Some(300));
     let merged = d.status()["requests_merged"].as_u64().unwrap();

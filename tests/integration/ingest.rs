@@ -19,16 +19,6 @@ fn memory(pid: u32) -> (u64, u64) {
     (field("VmRSS:"), field("VmHWM:"))
 }
 
-fn request(script: &str) -> pinbad::proto::Request {
-    pinbad::proto::Request {
-        hostname: b"h".to_vec(),
-        server_name: b"s".to_vec(),
-        script_name: script.as_bytes().to_vec(),
-        request_time: 0.01,
-        ..Default::default()
-    }
-}
-
 #[test]
 fn a_second_instance_on_the_same_udp_address_fails_and_steals_nothing() {
     let d = Daemon::start("");
@@ -40,9 +30,7 @@ fn a_second_instance_on_the_same_udp_address_fails_and_steals_nothing() {
         err.contains("cannot bind UDP") && err.contains(&addr),
         "{err}"
     );
-    let datagrams: Vec<Vec<u8>> = (0..200)
-        .map(|_| request("/a.php").encode_to_vec())
-        .collect();
+    let datagrams: Vec<Vec<u8>> = (0..200).map(|_| request("/a.php")).collect();
     d.send(&datagrams);
     d.wait_merged(200);
     assert_eq!(
@@ -61,9 +49,9 @@ fn a_flood_of_nested_requests_is_held_to_the_temp_ring_bound() {
     );
     let pid = d.child.id();
     // One datagram of ~60 KB holding ~1,600 nested requests: ~1 MB once decoded.
-    let mut top = request("/top.php");
+    let mut top = proto_request("/top.php");
     top.requests = (0..1600)
-        .map(|i| request(&format!("/{}", i % 10)))
+        .map(|i| proto_request(&format!("/{}", i % 10)))
         .collect();
     let datagram = top.encode_to_vec();
     assert!(datagram.len() < 65_000, "{}", datagram.len());
@@ -100,14 +88,14 @@ fn a_flood_of_nested_requests_is_held_to_the_temp_ring_bound() {
 fn one_request_takes_only_a_bounded_share_of_the_timer_ring() {
     // 20,000 timers: one request may take 312 of them (1/64).
     let d = Daemon::start("request_pool_size = 10000\ntimer_pool_size = 20000\n");
-    let mut real = request("/real.php");
+    let mut real = proto_request("/real.php");
     real.timer_hit_count = vec![1; 3];
     real.timer_value = vec![0.01; 3];
     real.timer_tag_count = vec![0; 3];
     d.send(&vec![real.encode_to_vec(); 200]);
     d.wait_merged(200);
     // Datagrams of 6,000 timers each, as an attacker would send.
-    let mut monster = request("/monster.php");
+    let mut monster = proto_request("/monster.php");
     monster.timer_hit_count = vec![1; 6_000];
     monster.timer_value = vec![0.01; 6_000];
     monster.timer_tag_count = vec![0; 6_000];
@@ -137,7 +125,7 @@ fn memory_goes_back_after_a_burst_has_expired() {
     let long = "x".repeat(1000);
     let burst: Vec<Vec<u8>> = (0..10_000)
         .map(|i| {
-            let mut r = request(&format!("/{i}/{long}"));
+            let mut r = proto_request(&format!("/{i}/{long}"));
             r.dictionary = (0..8)
                 .map(|t| format!("{i}-{t}-{long}").into_bytes())
                 .collect();

@@ -118,7 +118,7 @@ fn a_bad_rust_log_stops_start_up_and_a_closed_stdout_is_no_panic() {
         stderr.contains("RUST_LOG") && stderr.contains("warnn"),
         "{stderr}"
     );
-    // A mistyped level alone parses (as a module name) and silenced every line: refused too.
+    // A mistyped level alone would parse as a module name and silence every line: refused too.
     let (code, stderr) = start("warning");
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("`warning` is not a level"), "{stderr}");

@@ -12,11 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use prost::Message;
 use serde_json::{json, Value};
 
 use crate::common::*;
-use pinbad::proto::Request;
+use crate::sent::Sent;
 
 /// True when `prometheus` and `promtool` can run; otherwise skips (or fails under
 /// PINBAD_REQUIRE_PROMETHEUS).
@@ -83,13 +82,27 @@ impl Prometheus {
                 .spawn()
                 .expect("start prometheus");
             let url = format!("http://127.0.0.1:{port}");
-            if wait_ready(&mut child, &agent, &url, dir.path()) {
-                return Prometheus {
-                    child,
-                    url,
-                    dir,
-                    agent,
-                };
+            let answers = || {
+                agent
+                    .get(&format!("{url}/-/ready"))
+                    .call()
+                    .is_ok_and(|r| r.status() == 200)
+            };
+            match wait_ready(&mut child, Duration::from_secs(60), answers) {
+                Startup::Ready => {
+                    return Prometheus {
+                        child,
+                        url,
+                        dir,
+                        agent,
+                    }
+                }
+                Startup::Exited(_) => {}
+                Startup::TimedOut => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    panic!("prometheus not ready within 60 s: {}", log(dir.path()));
+                }
             }
             // Exited (the port was taken meanwhile): try another.
             let _ = child.wait();
@@ -150,26 +163,6 @@ impl Prometheus {
     }
 }
 
-/// Waits for `/-/ready` (true) or for the process to exit (false); kills it and panics after
-/// 60 s.
-fn wait_ready(child: &mut Child, agent: &ureq::Agent, url: &str, dir: &Path) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while Instant::now() < deadline {
-        if child.try_wait().unwrap().is_some() {
-            return false;
-        }
-        if let Ok(r) = agent.get(&format!("{url}/-/ready")).call() {
-            if r.status() == 200 {
-                return true;
-            }
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    panic!("prometheus not ready within 60 s: {}", log(dir));
-}
-
 fn log(dir: &Path) -> String {
     std::fs::read_to_string(dir.join("prometheus.log")).unwrap_or_default()
 }
@@ -202,43 +195,6 @@ pub fn promtool_check(text: &str, dir: &Path) -> String {
     }
 }
 
-/// One request of the test's traffic.
-struct Sent {
-    script: String,
-    status: u32,
-    request_time: f32,
-    /// (group, value, hits)
-    timers: Vec<(&'static str, f32, u32)>,
-}
-
-impl Sent {
-    fn encode(&self) -> Vec<u8> {
-        let mut r = Request {
-            hostname: b"web1".to_vec(),
-            server_name: b"www.example.com".to_vec(),
-            script_name: self.script.clone().into_bytes(),
-            document_size: 1000,
-            memory_peak: 1 << 20,
-            request_time: self.request_time,
-            ru_utime: self.request_time / 2.0,
-            ru_stime: self.request_time / 4.0,
-            status: Some(self.status),
-            ..Default::default()
-        };
-        let mut dict: Vec<Vec<u8>> = vec![b"group".to_vec()];
-        for (group, value, hits) in &self.timers {
-            dict.push(group.as_bytes().to_vec());
-            r.timer_hit_count.push(*hits);
-            r.timer_value.push(*value);
-            r.timer_tag_count.push(1);
-            r.timer_tag_name.push(0);
-            r.timer_tag_value.push(dict.len() as u32 - 1);
-        }
-        r.dictionary = dict;
-        r.encode_to_vec()
-    }
-}
-
 /// `n` requests: 5 scripts, 80 % status 200 and the rest 404 or 500, request times spread
 /// log-uniformly from 0.2 ms to 5 s (every histogram bucket gets samples), 0 to 2 timers of
 /// groups `db` and `cache`.
@@ -251,13 +207,23 @@ fn traffic(n: usize) -> Vec<Sent> {
             let timers = (0..rnd(3))
                 .map(|i| {
                     let group = if i == 0 { "db" } else { "cache" };
-                    (group, (1 + rnd(20_000)) as f32 * 1e-6, 1 + rnd(2) as u32)
+                    let value = (1 + rnd(20_000)) as f32 * 1e-6;
+                    let tags = vec![("group".to_string(), group.to_string())];
+                    (1 + rnd(2) as u32, value, 0.0, 0.0, tags)
                 })
                 .collect();
             Sent {
-                script: format!("/s{}.php", rnd(5)),
+                hostname: "web1".into(),
+                server_name: "www.example.com".into(),
+                script_name: format!("/s{}.php", rnd(5)),
                 status: [200, 200, 200, 200, 200, 200, 200, 200, 404, 500][rnd(10) as usize],
+                schema: None,
                 request_time,
+                ru_utime: request_time / 2.0,
+                ru_stime: request_time / 4.0,
+                document_size: 1000,
+                memory_footprint: 0,
+                tags: Vec::new(),
                 timers,
             }
         })
@@ -279,13 +245,6 @@ prometheus = true
 name = "not_exported"
 keys = ["script_name"]
 "#;
-
-/// The p-th percentile by nearest rank.
-fn nearest_rank(mut v: Vec<f64>, p: f64) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    let rank = ((p / 100.0 * v.len() as f64).ceil() as usize).clamp(1, v.len());
-    v[rank - 1]
-}
 
 /// Index of the bucket (`pinbad::metrics::BUCKETS_SECONDS`, then +Inf) holding `seconds`.
 fn bucket(seconds: f64) -> usize {
@@ -373,7 +332,7 @@ fn prometheus_scrapes_exact_counters_rates_and_quantiles_and_the_dashboard_queri
     // Per row, exactly: the requests of one script and status.
     let want = sent
         .iter()
-        .filter(|r| r.script == "/s1.php" && r.status == 404)
+        .filter(|r| r.script_name == "/s1.php" && r.status == 404)
         .count() as f64;
     assert_eq!(
         p.value(r#"pinba_requests_total{report="scripts",script_name="/s1.php",status="404"}"#),
@@ -383,8 +342,8 @@ fn prometheus_scrapes_exact_counters_rates_and_quantiles_and_the_dashboard_queri
     let hits: u64 = sent
         .iter()
         .flat_map(|r| &r.timers)
-        .filter(|t| t.0 == "db")
-        .map(|t| t.2 as u64)
+        .filter(|t| t.4[0].1 == "db")
+        .map(|t| t.0 as u64)
         .sum();
     assert_eq!(
         p.value(r#"pinba_timer_hits_total{report="timers",group="db"}"#),
@@ -402,8 +361,8 @@ fn prometheus_scrapes_exact_counters_rates_and_quantiles_and_the_dashboard_queri
     assert!(rate > 0.0, "rate {rate}");
 
     // The p95 of the buckets lands within one bucket of the true p95.
-    let times: Vec<f64> = sent.iter().map(|r| r.request_time as f64).collect();
-    let true_p95 = nearest_rank(times, 95.0);
+    let times: Vec<(f64, u64)> = sent.iter().map(|r| (r.request_time as f64, 1)).collect();
+    let true_p95 = nearest_rank(&times, 95.0);
     let est = p
         .value(
             r#"histogram_quantile(0.95, sum by (le) (pinba_request_time_seconds_bucket{report="scripts"}))"#,
@@ -458,14 +417,7 @@ fn metrics_show_every_status_figure_and_run_time_reports() {
         &json!({"name": "api_scripts", "keys": ["script_name"], "prometheus": true}),
     );
     assert_eq!(code, 201, "{body}");
-    let listed = d.json("/api/v1/reports");
-    let def = listed["reports"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["name"] == "api_scripts")
-        .cloned()
-        .unwrap();
+    let def = named(&d.json("/api/v1/reports")["reports"], "api_scripts");
     assert_eq!(def["prometheus"], true, "{def}");
     let sent = traffic(50);
     d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
@@ -585,7 +537,7 @@ fn metric_series_beyond_the_limit_are_not_created_and_counted() {
         .collect();
     assert_eq!(rows.len(), 2, "{text}");
     for (script, count) in rows {
-        let want = sent.iter().filter(|r| r.script == script).count() as f64;
+        let want = sent.iter().filter(|r| r.script_name == script).count() as f64;
         assert_eq!(count, want, "{script}");
     }
     let lost = text

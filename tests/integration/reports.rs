@@ -4,70 +4,12 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use prost::Message;
 use serde_json::{json, Value};
 
 use crate::common::*;
-use pinbad::proto::Request;
-
-/// One sent request, as the test understands it (independent of pinbad's code).
-#[derive(Clone, Debug)]
-struct Sent {
-    hostname: String,
-    server_name: String,
-    script_name: String,
-    status: u32,
-    schema: Option<String>,
-    request_time: f32,
-    ru_utime: f32,
-    ru_stime: f32,
-    document_size: u32,
-    memory_footprint: u32,
-    tags: Vec<(String, String)>,
-    timers: Vec<SentTimer>,
-}
-
-/// (hit_count, value, ru_utime, ru_stime, tags)
-type SentTimer = (u32, f32, f32, f32, Vec<(String, String)>);
+use crate::sent::Sent;
 
 impl Sent {
-    fn encode(&self) -> Vec<u8> {
-        let mut dict: Vec<String> = Vec::new();
-        let mut idx = |s: &str| dictionary_index(&mut dict, s);
-        let mut r = Request {
-            hostname: self.hostname.clone().into_bytes(),
-            server_name: self.server_name.clone().into_bytes(),
-            script_name: self.script_name.clone().into_bytes(),
-            request_count: 0,
-            document_size: self.document_size,
-            memory_peak: 1 << 20,
-            request_time: self.request_time,
-            ru_utime: self.ru_utime,
-            ru_stime: self.ru_stime,
-            status: Some(self.status),
-            memory_footprint: Some(self.memory_footprint),
-            schema: self.schema.clone().map(String::into_bytes),
-            ..Default::default()
-        };
-        for (n, v) in &self.tags {
-            r.tag_name.push(idx(n));
-            r.tag_value.push(idx(v));
-        }
-        for (hits, value, ru_u, ru_s, tags) in &self.timers {
-            r.timer_hit_count.push(*hits);
-            r.timer_value.push(*value);
-            r.timer_ru_utime.push(*ru_u);
-            r.timer_ru_stime.push(*ru_s);
-            r.timer_tag_count.push(tags.len() as u32);
-            for (n, v) in tags {
-                r.timer_tag_name.push(idx(n));
-                r.timer_tag_value.push(idx(v));
-            }
-        }
-        r.dictionary = dict.into_iter().map(String::into_bytes).collect();
-        r.encode_to_vec()
-    }
-
     /// The value of one report key for this request; `None` = the request lacks it.
     fn key(&self, key: &str) -> Option<String> {
         Some(match key {
@@ -137,21 +79,6 @@ struct Agg {
     req_count: u64,
     sums: [f64; 5],
     samples: Vec<(f64, u64)>,
-}
-
-fn nearest_rank(samples: &[(f64, u64)], p: f64) -> f64 {
-    let mut v: Vec<(f64, u64)> = samples.to_vec();
-    v.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap());
-    let total: u64 = v.iter().map(|x| x.1).sum();
-    let rank = ((p / 100.0 * total as f64).ceil() as u64).clamp(1, total);
-    let mut seen = 0;
-    for (x, w) in v {
-        seen += w;
-        if seen >= rank {
-            return x;
-        }
-    }
-    unreachable!()
 }
 
 /// Expected rows of a request report (no timer_tag keys).
@@ -752,8 +679,8 @@ fn run_time_report_equals_the_same_report_configured_at_start_and_survives_resta
 
 /// A definition that is right but needs a string the full dictionary has no room for is refused
 /// as the server's want of room (507 `dictionary_full`, naming the limits; not a 503, whose
-/// `Retry-After: 1` a second later would not honour), not as the client's fault (it was a 400),
-/// and nothing is created.
+/// `Retry-After: 1` a second later would not honour), not as the client's fault (a 400), and
+/// nothing is created.
 #[test]
 fn a_full_dictionary_refuses_a_creation_with_507() {
     let d = Daemon::start("[limits]\nmax_dictionary_entries = 16\n");

@@ -25,13 +25,7 @@ fn corpus(seed: u64, n: usize) -> Vec<Vec<u8>> {
 }
 
 fn sink(d: &Daemon, name: &str) -> Value {
-    d.status()["sinks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == name)
-        .unwrap_or_else(|| panic!("no sink `{name}` in status"))
-        .clone()
+    named(&d.status()["sinks"], name)
 }
 
 fn n(v: &Value, key: &str) -> u64 {

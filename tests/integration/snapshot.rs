@@ -222,8 +222,7 @@ fn datagrams_sent_while_a_snapshot_restores_wait_for_the_merger_and_are_kept() {
         .parse()
         .unwrap();
     send_to(udp, &corpus(200, 7));
-    // ... and read what comes while it lasts (before, they started after the restore and the
-    // datagrams waited in the socket's queue).
+    // ... and read what comes while it lasts (rather than leave it in the socket's queue).
     wait_read(udp, "the restore");
     std::fs::write(&file, &snapshot).unwrap();
     let d = launch.attach();
@@ -263,7 +262,7 @@ fn sighup_stops_in_order_unless_started_ignoring_it() {
     }
 }
 
-/// A snapshot the stop cannot write makes the exit status say so (it was 0), once the rest of
+/// A snapshot the stop cannot write makes the exit status say so (non-zero), once the rest of
 /// the stop is done.
 #[test]
 fn a_snapshot_that_cannot_be_written_exits_non_zero() {
@@ -289,7 +288,7 @@ fn a_snapshot_that_cannot_be_written_exits_non_zero() {
 }
 
 /// A sink that cannot start fails the start before the snapshot is consumed: the next start,
-/// the sink mended, restores the window (it was deleted by the restore of the failed start).
+/// the sink mended, restores the window (the failed start must not have consumed it).
 #[test]
 fn a_sink_that_cannot_start_fails_the_start_with_the_snapshot_kept() {
     let state = tempfile::tempdir().unwrap();
@@ -396,8 +395,8 @@ fn datagrams_sent_while_pinbad_stops_are_merged_by_the_next_start() {
         }
     }
     send_to(udp, &corpus(200, 9));
-    // The receivers still read while the write waits (before, they stopped before it began and
-    // the datagrams were lost with the socket).
+    // The receivers still read while the write waits (the datagrams would otherwise be lost
+    // with the socket).
     wait_read(udp, "the snapshot's write");
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while read_some(&mut fifo, &mut snapshot) != Some(0) {

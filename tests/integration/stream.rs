@@ -11,10 +11,6 @@ use serde_json::Value;
 
 use crate::common::*;
 
-fn request(script: &str) -> Vec<u8> {
-    crate::common::request_with_db_timer(script, 0.05, 0.01)
-}
-
 /// A stream client on its own thread; `gate` (if given) must be opened before it reads at all.
 /// Its lines come out of the receiver, parsed (blank keep-alive lines skipped).
 fn subscribe(
@@ -87,7 +83,7 @@ fn a_client_that_stops_reading_loses_lines_counted_while_ingestion_and_others_lo
 
     let mut datagrams = Corpus::new(CorpusSpec::default()).datagrams(8_000);
     for i in 0..200 {
-        datagrams.insert(i * 40, request("/a.php"));
+        datagrams.insert(i * 40, request_with_db_timer("/a.php", 0.05, 0.01));
     }
     let total = datagrams.len() as u64;
     d.send(&datagrams);
@@ -145,7 +141,7 @@ fn a_client_that_stops_reading_loses_lines_counted_while_ingestion_and_others_lo
     };
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        d.send(&[request("/late.php")]);
+        d.send(&[request_with_db_timer("/late.php", 0.05, 0.01)]);
         late += 1;
         d.wait_for(
             |d| {
@@ -184,8 +180,10 @@ fn server_sent_events_with_filters_and_sampling() {
     assert_eq!(content_type, "text/event-stream");
     let (half, _) = subscribe(&d, "sample=0.5", "application/x-ndjson", None);
     d.wait_for(|d| clients(d).len() == 2, "two stream clients");
-    let mut datagrams: Vec<Vec<u8>> = (0..1000).map(|_| request("/a.php")).collect();
-    datagrams.extend((0..10).map(|_| request("/b.php")));
+    let mut datagrams: Vec<Vec<u8>> = (0..1000)
+        .map(|_| request_with_db_timer("/a.php", 0.05, 0.01))
+        .collect();
+    datagrams.extend((0..10).map(|_| request_with_db_timer("/b.php", 0.05, 0.01)));
     d.send(&datagrams);
     d.wait_merged(1010);
     let mut got = Vec::new();
@@ -256,7 +254,7 @@ fn a_quiet_stream_outlives_a_short_idle_timeout() {
     for _ in 0..4 {
         assert_eq!(next(), None, "nothing was sent yet");
     }
-    d.send(&[request("/late.php")]);
+    d.send(&[request_with_db_timer("/late.php", 0.05, 0.01)]);
     let v = loop {
         if let Some(v) = next() {
             break v;
