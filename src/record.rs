@@ -5,7 +5,7 @@
 //!   datagrams), dictionary indices are still the datagram's own. Filling it never allocates once
 //!   the batch has been used a few times (batches are recycled through the ring's free list).
 //! - [`Record`], [`Timer`], [`TagPair`]: the compact form the main pool stores, with every string
-//!   interned to a dictionary id. Sizes are part of the contract (ARCHITECTURE.md): 64 B per
+//!   interned to a dictionary id. Sizes are part of the contract (docs/ARCHITECTURE.md): 64 B per
 //!   request, ≤ 24 B per timer, 8 B per tag pair; `tests::sizes` prints and checks them.
 //! - [`RequestView`]: a borrowed look at one pooled request with its tags and timers, which is all
 //!   that reports and the raw-data API ever see of the pool.

@@ -95,6 +95,10 @@ pub struct Figure {
     /// How it is read; `None` when its place is part of a section its owner renders
     /// ([`SECTIONS`]).
     pub read: Option<fn(&Sources) -> Value>,
+    /// Whether `/api/v1/status` shows it (a setting exported beside the figure it bounds, such
+    /// as `limits.max_metric_series`, is on `/metrics` only: the status shows the configuration
+    /// nowhere else).
+    pub in_status: bool,
 }
 
 impl Figure {
@@ -110,6 +114,14 @@ impl Figure {
             dashboard: None,
             loss: false,
             read: None,
+            in_status: true,
+        }
+    }
+
+    const fn metrics_only(self) -> Figure {
+        Figure {
+            in_status: false,
+            ..self
         }
     }
 
@@ -466,6 +478,7 @@ pub static FIGURES: &[Figure] = &[
     .read(|s| load(&counters(s).metric_series)),
     gauge("metrics.series_limit", "limits.max_metric_series.")
         .prometheus("pinbad_metric_series_limit")
+        .metrics_only()
         .read(|s| json!(s.core.config().limits.max_metric_series)),
     gauge("reports[].rows", "Rows in the report's window.")
         .prometheus("pinbad_report_rows")
@@ -629,7 +642,7 @@ pub fn json(sources: &Sources) -> Value {
     for (key, render) in SECTIONS {
         out.insert((*key).to_string(), render(sources));
     }
-    for f in FIGURES {
+    for f in FIGURES.iter().filter(|f| f.in_status) {
         if let Some(read) = f.read {
             put(&mut out, f.path, read(sources));
         }
@@ -706,6 +719,16 @@ pub fn encode_prometheus(
             Kind::Gauge => ConstGauge::new(v).encode(e),
         };
         match f.label {
+            None if !f.in_status => {
+                let mut own = Map::new();
+                if let Some(read) = f.read {
+                    put(&mut own, f.path, read(sources));
+                }
+                let v = values(&Value::Object(own), f.path)
+                    .first()
+                    .map_or(0.0, |(_, v)| *v);
+                encode(m, v * f.scale)?;
+            }
             None => {
                 let v = values(&status, f.path).first().map_or(0.0, |(_, v)| *v);
                 encode(m, v * f.scale)?;

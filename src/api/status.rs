@@ -46,7 +46,8 @@ async fn status_figures(RawQuery(raw): RawQuery) -> Result<Json<Value>, ApiError
     ))
 }
 
-/// Every counter of ARCHITECTURE.md, cumulative since start unless named `current_`.
+/// Every figure of `crate::status` (docs/ARCHITECTURE.md, "Bounds and counters"), cumulative since
+/// start unless named `current_`.
 #[utoipa::path(
     get,
     path = "/api/v1/status",

@@ -26,7 +26,10 @@ const LAYERS: &[(&str, &[&str])] = &[
             "proto",
         ],
     ),
-    ("ingest", &["decode", "ring", "receiver", "pool", "activation"]),
+    (
+        "ingest",
+        &["decode", "ring", "receiver", "pool", "activation"],
+    ),
     ("the report engine", &["report"]),
     ("config", &["config"]),
     ("core state and taps", &["tap", "state"]),
