@@ -58,10 +58,9 @@ impl Intern for Dictionary {
 }
 
 /// `a == b` for the short strings a dictionary holds (names, values, script paths), compared in
-/// 8-byte words in line. The slice comparison calls the library's `memcmp`, which perf showed
-/// taking a third of a lookup; interning the corpus's requests (31 strings each, 27 of them
-/// their own dictionary's) went from 635–647 to 524–533 ns per request with this, switched
-/// batch by batch in one process. `tests::same_bytes_is_slice_equality` holds it to `==`.
+/// 8-byte words in line: the slice comparison calls the library's `memcmp`, which took a third
+/// of a lookup (BENCHMARKS.md has the figures). `tests::same_bytes_is_slice_equality` holds it
+/// to `==`.
 #[inline]
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
@@ -171,10 +170,9 @@ impl Dictionary {
         let &id = self
             .table
             .find(hash, |&id| same_bytes(&entries[id as usize].bytes, s))?;
-        // Stamped only when the second changed: most lookups then leave the entry's line clean
-        // (a plain store each time cost 592–600 against 535–537 ns per corpus request's
-        // interning, switched batch by batch in one process), and an API thread reading the
-        // string does not have to fetch it back from the merger's core.
+        // Stamped only when the second changed: most lookups then leave the entry's line clean,
+        // and an API thread reading the string does not have to fetch it back from the merger's
+        // core.
         let (used, now) = (&entries[id as usize].used, self.now.load(Relaxed));
         if used.load(Relaxed) != now {
             used.store(now, Relaxed);

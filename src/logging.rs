@@ -50,8 +50,8 @@ fn check_bare_words(rust_log: &str) -> Result<(), String> {
 
 /// Installs the global subscriber. A second call (tests) leaves the first in place. A `RUST_LOG`
 /// that does not parse, or holds a bare word that is no level (see `check_bare_words`), is an
-/// error naming it (it used to fall back to `info` whole, silently dropping the directives that
-/// did parse); unset or empty, the level is `info`.
+/// error naming it (falling back to `info` would silently drop the directives that did parse);
+/// unset or empty, the level is `info`.
 pub fn init(config: &LogConfig) -> Result<(), String> {
     check_bare_words(&std::env::var("RUST_LOG").unwrap_or_default())?;
     let filter = tracing_subscriber::EnvFilter::builder()

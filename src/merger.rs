@@ -357,14 +357,10 @@ struct Backlog {
 /// corpus's 9 timers, ~1.2 KB each).
 ///
 /// Deep enough to ride out a tick's close: the rounds that close ticks cost tens of times a
-/// plain round, and not on every thread alike. With 4 rounds of any size, the merger stopped on
-/// a full queue while a worker closed its ticks, and the worker later waited on an empty one;
-/// with 16, the merge bench's 2-thread case (`MERGE_PROFILE=10k_rows:2:4:3000`, three pairs run
-/// in turn) took 15–19 % less time (5,650 / 5,987 / 6,502 → 4,649 / 5,107 / 5,288 ns per
-/// request) and the merger ran 90–93 % of the time instead of 82–87 %. Sixteen rounds of 4,096
-/// would be ~80 MB, beyond the L3, for the workers to read back from memory; flat out, two pairs
-/// of e2e runs merged 4–6 % fewer requests per second with 16 rounds of any size than with 4 (a
-/// sign rather than a proof: flat-out pairs vary by up to 20 % here).
+/// plain round, and not on every thread alike, so with a shallow queue the merger stops on a
+/// full one while a worker closes its ticks, and the worker later waits on an empty one. Bounded
+/// in requests, not rounds: sixteen full rounds (~80 MB of prepared requests) would be beyond
+/// the L3 for the workers to read back (the measurements are in BENCHMARKS.md).
 const WORKER_QUEUE_REQUESTS: usize = 16 * MIN_ROUND_WEIGHT;
 
 /// The least a round weighs in a worker's [`Backlog`].

@@ -36,18 +36,16 @@ pub const DATAGRAM_BUFFER_BYTES: usize = 65_536;
 const IDLE_SLEEP_MIN: Duration = Duration::from_micros(500);
 const IDLE_SLEEP_MAX: Duration = Duration::from_millis(2);
 /// What a datagram takes of a socket's buffer at most, as the kernel counts it (its `truesize`:
-/// a ~600 B PHP datagram's buffer, its skb and bookkeeping), and the highest rate one sender
-/// reaches here (~640k/s flat out, see BENCHMARKS.md), rounded up: what a pause must leave room for.
+/// a ~600 B PHP datagram's buffer, its skb and bookkeeping), and the highest rate one loopback
+/// sender reaches (see BENCHMARKS.md), rounded up: what a pause must leave room for.
 const DATAGRAM_TRUESIZE_BYTES: u64 = 2048;
 const MAX_RATE_PER_SEC: u64 = 1_000_000;
 
 /// The receiver's pause when its socket runs dry, for a socket buffer of `buffer_bytes` (what
 /// SO_RCVBUF reports: the kernel's own, doubled, figure): the time the buffer takes to fill at
 /// [`MAX_RATE_PER_SEC`], within [`IDLE_SLEEP_MIN`]..=[`IDLE_SLEEP_MAX`]. Each pause is a timer and
-/// two context switches (a few µs here, the timer's MSR write leaving the VM): at 100k/s, 2 ms
-/// pauses instead of 500 µs took the receive thread from 1.38–1.48 to 1.29–1.33 µs per packet
-/// and the whole daemon 3 % less CPU (three pairs, BENCHMARKS.md); a small buffer keeps the
-/// short pause, so it does not fill sooner than it did.
+/// two context switches, so the longest pause the buffer allows costs the least; a small buffer
+/// keeps the short pause, so that it does not fill during one.
 fn idle_sleep(buffer_bytes: usize) -> Duration {
     let fill_us = (buffer_bytes as u64).saturating_mul(1_000_000)
         / (DATAGRAM_TRUESIZE_BYTES * MAX_RATE_PER_SEC);

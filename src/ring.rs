@@ -38,10 +38,9 @@ pub const KEEP_BATCH_BYTES: usize = 256 << 10;
 pub struct Ring {
     full: ArrayQueue<Box<Batch>>,
     /// Empty batches, the one recycled last on top: a receiver fills the batch whose memory the
-    /// merger touched last, likeliest still in a shared cache. Taken in turn (a FIFO
-    /// `ArrayQueue` of 256), the batch filled was the coldest in circulation, and decoding into it
-    /// cost the receive thread 12 % more at 100k/s (1.28–1.29 against 1.11–1.17 µs per packet,
-    /// three pairs, BENCHMARKS.md). A lock, held for one push or pop: the merger's
+    /// merger touched last, likeliest still in a shared cache (taken in turn, the batch filled
+    /// would be the coldest in circulation, measurably slower to decode into: see
+    /// BENCHMARKS.md). A lock, held for one push or pop: the merger's
     /// [`Ring::recycle`] waits at most that long, and a receiver never waits (it only tries the
     /// lock, and takes a new batch when another thread holds it; the list's bound then drops
     /// the surplus as it comes back).

@@ -130,10 +130,8 @@ pub struct MergeConfig {
     pub request_families: bool,
     /// How many steps of niceness the merge threads (the merger and the report workers) run
     /// below the rest of the daemon, 0–19 ([`MERGE_NICE_MAX`]). They are throughput work with
-    /// seconds of slack (the temp ring); the receivers and the HTTP API are the latency work.
-    /// Measured at 100k requests/s on 2 cores: a query's p99 seen by the client 8.2–9.1 →
-    /// 6.7–7.4 ms (4 timer-tag reports) and 11.1–13.1 → 8.5–10.1 ms (40), CPU per packet
-    /// unchanged.
+    /// seconds of slack (the temp ring); the receivers and the HTTP API are the latency work
+    /// (a query's p99 falls with it, CPU per packet does not move: BENCHMARKS.md).
     pub nice: i32,
 }
 

@@ -67,7 +67,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS steps_by_time ON steps (report, t, row, key);
 ";
 
 /// Pages of 16 KiB: a stored row (mostly its histogram, 1 to 4 KB) then fits its page; with 4 KiB
-/// pages such rows spilled into overflow pages and the file was 2.5 times the data.
+/// pages such rows spill into overflow pages, and the file grows to several times the data.
 const PAGE_BYTES: u32 = 16384;
 
 /// [`PART_COLUMNS`] as a literal, for the statements built with `concat!`.
