@@ -75,8 +75,8 @@ pub mod durable;
 pub mod proto;
 // One shutdown signal for threads and the HTTP server.
 pub mod shutdown;
-// `pinbad import-sql`: pinba_engine and pinba2 table definitions → `[[report]]` tables.
-pub mod import;
+// The command-line subcommands beside the daemon: `check-config`, `import-sql`.
+pub mod cli;
 // Seeded PHP-like datagram generator for pinbad-blast, tests and benches (feature `corpus`).
 #[cfg(feature = "corpus")]
 pub mod corpus;
