@@ -29,7 +29,7 @@ use prost::Message;
 
 use crate::proto::Request;
 
-/// What to generate. The defaults give the corpus described in ARCHITECTURE.md.
+/// What to generate. The defaults give the corpus the module doc describes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CorpusSpec {
     /// PRNG seed: the same spec and seed always give the same datagrams.
