@@ -7,7 +7,7 @@
 //!   different corpus datagrams (the e2e's traffic) decoded into one batch, per datagram: the
 //!   same decoder with the branch predictor no longer trained on one datagram.
 //! - `prost/{small,typical,large}`: `pinbad::proto::Request::decode` of the same v0 datagrams,
-//!   the reference the targets are set against (decode ≤ 300 ns where prost takes ~2 µs).
+//!   the reference the decoder's target (≤ 300 ns per typical datagram) is set against.
 //!
 //! That decoding allocates nothing per datagram once warm is a test, not a bench: see
 //! `tests/integration/alloc.rs` (a counting global allocator in the integration-test binary).

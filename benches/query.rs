@@ -1,5 +1,5 @@
 //! Report query cost: top-100 rows with 3 percentiles, by report cardinality (1k, 10k, 100k
-//! rows over a pool of 300k requests). Target (ARCHITECTURE.md): p99 ≤ 5 ms at 10k rows.
+//! rows over a pool of 300k requests). Target: p99 ≤ 5 ms at 10k rows.
 //! Also sorting by a percentile, which computes it for every row, and the top 100 of 10k rows
 //! whose histogram samples wait in the report's log (a query reads the shown rows' from it),
 //! and the top 100 of 10k rows with the caches emptied before each query (`_cold`: a query

@@ -2,10 +2,11 @@
 //!
 //! Who uses this: `pinbad-blast` pre-generates its send pool from it, the integration tests replay
 //! the same seed to compute the reports the daemon must produce, and the benches feed it to the hot
-//! stages. What flows out: [`crate::proto::Request`] messages or their encoded bytes. It does no I/O
-//! apart from the replay-file helpers, never reads the clock, and is fully determined by
-//! [`CorpusSpec`]: the same spec (seed included) gives the same bytes on every run and every
-//! platform.
+//! stages; the daemon never does, and is built without it (the `corpus` feature, on in every test
+//! and bench build, see Cargo.toml). What flows out: [`crate::proto::Request`] messages or their
+//! encoded bytes. It does no I/O apart from the replay-file helpers, never reads the clock, and is
+//! fully determined by [`CorpusSpec`]: the same spec (seed included) gives the same bytes on every
+//! run and every platform.
 //!
 //! What the datagrams look like (see `tests/fixtures/php/` for the real thing):
 //! - `request_count` 0, as the PHP extension has sent since 1.1.0;
@@ -28,7 +29,7 @@ use prost::Message;
 
 use crate::proto::Request;
 
-/// What to generate. The defaults give the corpus described in ARCHITECTURE.md.
+/// What to generate. The defaults give the corpus the module doc describes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CorpusSpec {
     /// PRNG seed: the same spec and seed always give the same datagrams.

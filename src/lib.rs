@@ -74,11 +74,13 @@ pub mod units;
 pub mod codec;
 // Small state files written whole or not at all, and durably (temp file, rename, syncs).
 pub mod durable;
-// prost types of proto/pinba.proto: the reference codec.
+// prost types of proto/pinba.proto: the reference codec (feature `corpus`: tests, benches, blast).
+#[cfg(feature = "corpus")]
 pub mod proto;
 // One shutdown signal for threads and the HTTP server.
 pub mod shutdown;
-// `pinbad import-sql`: pinba_engine and pinba2 table definitions → `[[report]]` tables.
-pub mod import;
-// Seeded PHP-like datagram generator for pinbad-blast, tests and benches.
+// The command-line subcommands beside the daemon: `check-config`, `import-sql`.
+pub mod cli;
+// Seeded PHP-like datagram generator for pinbad-blast, tests and benches (feature `corpus`).
+#[cfg(feature = "corpus")]
 pub mod corpus;

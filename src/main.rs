@@ -1,10 +1,11 @@
-//! `pinbad`: parse the command line, load the config, run the app, map the outcome to an exit code.
+//! `pinbad`: parse the command line, load the config, run the app (or a subcommand of
+//! [`pinbad::cli`]), map the outcome to an exit code.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
+use pinbad::cli::say;
 use pinbad::config::{Config, HumanDuration, Overrides};
 
 /// `pinbad --version`: the crate version and the git revision it was built from (build.rs).
@@ -22,65 +23,160 @@ const VERSION: &str = concat!(
     about = "A Pinba server: UDP in, live reports and raw requests over HTTP/JSON"
 )]
 struct Cli {
+    #[command(flatten)]
+    config: ConfigArg<false>,
+    #[command(flatten)]
+    overrides: OverrideArgs<false>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+/// `--config`. `HIDDEN` after a subcommand that does not take it: accepted there only to be
+/// refused by name (see [`Cli::unused_flags`]), and left out of its help.
+#[derive(Args)]
+struct ConfigArg<const HIDDEN: bool> {
     /// TOML config file (see config/pinbad.toml); built-in defaults without it.
-    #[arg(long, global = true)]
+    #[arg(long, hide = HIDDEN)]
     config: Option<PathBuf>,
+}
+
+/// The flags that replace config keys: the daemon's, and check-config's (on either side of its
+/// name). `HIDDEN` as for [`ConfigArg`].
+#[derive(Args)]
+struct OverrideArgs<const HIDDEN: bool> {
     /// UDP address to listen on; repeat for several. Replaces the configured list.
-    #[arg(long = "udp", value_name = "ADDR", global = true)]
+    #[arg(long = "udp", value_name = "ADDR", hide = HIDDEN)]
     udp: Vec<String>,
     /// HTTP address of the API.
-    #[arg(long, value_name = "ADDR", global = true)]
+    #[arg(long, value_name = "ADDR", hide = HIDDEN)]
     http: Option<String>,
     /// The reports' window, e.g. "15m".
-    #[arg(long, value_name = "DUR", global = true)]
+    #[arg(long, value_name = "DUR", hide = HIDDEN)]
     stats_history: Option<HumanDuration>,
     /// Directory for state kept across restarts: run-time report and sink changes, the snapshot,
     /// the requests received while stopping, the history store.
-    #[arg(long, value_name = "DIR", global = true)]
+    #[arg(long, value_name = "DIR", hide = HIDDEN)]
     state_dir: Option<PathBuf>,
-    #[command(subcommand)]
-    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Validate a config file and print the effective configuration. --udp, --http,
     /// --stats-history and --state-dir apply as at start-up; FILE takes --config's place.
-    CheckConfig { file: PathBuf },
+    CheckConfig {
+        /// The config file to check.
+        file: PathBuf,
+        #[command(flatten)]
+        overrides: OverrideArgs<false>,
+        #[command(flatten)]
+        refused: ConfigArg<true>,
+    },
     /// Convert pinba_engine or pinba2 tables (a mysqldump, or CREATE TABLE … ENGINE=PINBA
     /// statements) into [[report]] tables, printed on stdout; tables that cannot be converted
     /// are named, with why, in the output and on stderr. Takes none of the daemon's options.
     ImportSql {
         /// The SQL file (`-` for stdin).
         file: PathBuf,
+        #[command(flatten)]
+        refused_config: ConfigArg<true>,
+        #[command(flatten)]
+        refused: OverrideArgs<true>,
     },
 }
 
-impl Cli {
-    /// The daemon's flags given to a subcommand that does not use them, by name. The flags are
-    /// global (check-config takes them before or after its name), so clap accepts them
-    /// everywhere; ignored, they hid a mistake (`check-config --config a.toml b.toml` checked
-    /// b.toml only, `import-sql --udp nope` succeeded).
-    fn unused_flags(&self) -> Vec<&'static str> {
+/// The daemon's flags, in the order a usage error names the first one given.
+const FLAGS: [&str; 5] = [
+    "--config",
+    "--udp",
+    "--http",
+    "--stats-history",
+    "--state-dir",
+];
+
+impl<const HIDDEN: bool> ConfigArg<HIDDEN> {
+    /// The flag, if given.
+    fn given(&self) -> Vec<&'static str> {
+        self.config.iter().map(|_| "--config").collect()
+    }
+}
+
+impl<const HIDDEN: bool> OverrideArgs<HIDDEN> {
+    /// The flags given, by name.
+    fn given(&self) -> Vec<&'static str> {
         let given = [
-            ("--config", self.config.is_some()),
-            ("--udp", !self.udp.is_empty()),
-            ("--http", self.http.is_some()),
-            ("--stats-history", self.stats_history.is_some()),
-            ("--state-dir", self.state_dir.is_some()),
+            !self.udp.is_empty(),
+            self.http.is_some(),
+            self.stats_history.is_some(),
+            self.state_dir.is_some(),
         ];
-        let used: &[&str] = match self.command {
+        FLAGS[1..]
+            .iter()
+            .zip(given)
+            .filter_map(|(&flag, set)| set.then_some(flag))
+            .collect()
+    }
+}
+
+impl OverrideArgs<false> {
+    /// These flags, each in place of the same flag given `before` the subcommand's name.
+    fn or(self, before: OverrideArgs<false>) -> OverrideArgs<false> {
+        OverrideArgs {
+            udp: if self.udp.is_empty() {
+                before.udp
+            } else {
+                self.udp
+            },
+            http: self.http.or(before.http),
+            stats_history: self.stats_history.or(before.stats_history),
+            state_dir: self.state_dir.or(before.state_dir),
+        }
+    }
+}
+
+impl From<OverrideArgs<false>> for Overrides {
+    fn from(args: OverrideArgs<false>) -> Overrides {
+        let OverrideArgs {
+            udp,
+            http,
+            stats_history,
+            state_dir,
+        } = args;
+        Overrides {
+            udp,
+            http,
+            stats_history,
+            state_dir,
+        }
+    }
+}
+
+impl Cli {
+    /// The daemon's flags given to a subcommand that does not take them, by name: before its
+    /// name (where the daemon's flags are) or after it (where they are hidden, see
+    /// [`ConfigArg`]). Ignored, they would hide a mistake (`check-config --config a.toml b.toml`
+    /// would check b.toml only, `import-sql --udp nope` would succeed).
+    fn unused_flags(&self) -> Vec<&'static str> {
+        let mut given = self.config.given();
+        given.extend(self.overrides.given());
+        match &self.command {
             None => return Vec::new(),
             // Its FILE is the config; the overrides are checked as the daemon would apply them.
-            Some(Command::CheckConfig { .. }) => {
-                &["--udp", "--http", "--stats-history", "--state-dir"]
+            Some(Command::CheckConfig { refused, .. }) => {
+                given.extend(refused.given());
+                given.retain(|&flag| flag == "--config");
             }
-            Some(Command::ImportSql { .. }) => &[],
-        };
-        given
+            Some(Command::ImportSql {
+                refused_config,
+                refused,
+                ..
+            }) => {
+                given.extend(refused_config.given());
+                given.extend(refused.given());
+            }
+        }
+        FLAGS
             .into_iter()
-            .filter(|&(flag, set)| set && !used.contains(&flag))
-            .map(|(flag, _)| flag)
+            .filter(|flag| given.contains(flag))
             .collect()
     }
 }
@@ -114,7 +210,14 @@ fn main() -> ExitCode {
         default_hook(info);
         std::process::exit(101);
     }));
-    match run(cli) {
+    let done = match cli.command {
+        Some(Command::CheckConfig {
+            file, overrides, ..
+        }) => pinbad::cli::check_config(&file, &overrides.or(cli.overrides).into()),
+        Some(Command::ImportSql { file, .. }) => pinbad::cli::import_sql(&file),
+        None => run(cli.config.config, cli.overrides.into()),
+    };
+    match done {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             say(format_args!("pinbad: {}", error_text(&e)));
@@ -123,38 +226,10 @@ fn main() -> ExitCode {
     }
 }
 
-/// A line on stderr. Written, not `eprintln!`'d: a closed stderr (`pinbad check-config f 2>&-`,
-/// a pipe whose reader is gone) must not turn an exit 0 or 1 into a panic's 101.
-fn say(line: std::fmt::Arguments) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
-}
-
-fn run(cli: Cli) -> anyhow::Result<()> {
-    // The same overrides for the daemon and for check-config: checked as it would start (the
-    // state directory's saved reports, a window the history steps must fit).
-    let overrides = Overrides {
-        udp: cli.udp,
-        http: cli.http,
-        stats_history: cli.stats_history,
-        state_dir: cli.state_dir,
-    };
-    if let Some(Command::CheckConfig { file }) = &cli.command {
-        let config = Config::load(file)?.apply(&overrides)?;
-        pinbad::logging::init(&config.log).map_err(anyhow::Error::msg)?;
-        // Everything start-up checks but binding: reports, the state directory, the token.
-        pinbad::app::check(&config)?;
-        // Written, not print!'d (see `say`): `pinbad check-config f | head -1` ends well.
-        let _ = std::io::Write::write_all(
-            &mut std::io::stdout().lock(),
-            config.to_toml_redacted().as_bytes(),
-        );
-        return Ok(());
-    }
-    if let Some(Command::ImportSql { file }) = &cli.command {
-        return import_sql(file);
-    }
-    let config = match &cli.config {
+/// The daemon: the config file (or the defaults) with the overrides, checked as check-config
+/// checks it, then the app until it is stopped.
+fn run(config: Option<PathBuf>, overrides: Overrides) -> anyhow::Result<()> {
+    let config = match &config {
         Some(path) => Config::load(path)?,
         None => Config::default(),
     };
@@ -178,44 +253,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     }
     // Its errors say what failed: the HTTP server, or a state file the stop could not write.
     running.serve()?;
-    Ok(())
-}
-
-/// `pinbad import-sql FILE`: the converted config on stdout, what was not converted on stderr.
-fn import_sql(file: &std::path::Path) -> anyhow::Result<()> {
-    use std::io::{Read, Write};
-    // Bytes, then UTF-8 leniently, from a file or stdin alike: a latin1 dump holds raw bytes.
-    let mut bytes = Vec::new();
-    let read = if file.as_os_str() == "-" {
-        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
-    } else {
-        std::fs::read(file).map(|b| bytes = b)
-    };
-    read.with_context(|| format!("cannot read {}", file.display()))?;
-    let sql = String::from_utf8_lossy(&bytes);
-    let import = pinbad::import::import(&sql);
-    let one_line = pinbad::import::one_line;
-    for w in &import.warnings {
-        say(format_args!("pinbad: {}: {}", file.display(), one_line(w)));
-    }
-    // Nothing to convert is a failure, not an empty config: a compressed dump, the wrong file.
-    if import.tables.is_empty() {
-        anyhow::bail!(
-            "no CREATE TABLE statement in {} (a mysqldump of the Pinba database is expected; \
-             decompress a .gz dump first)",
-            file.display()
-        );
-    }
-    std::io::stdout()
-        .write_all(import.to_toml(&file.display().to_string()).as_bytes())
-        .context("cannot write the output")?;
-    for (c, why) in import.not_converted() {
-        say(format_args!(
-            "pinbad: not converted: table `{}`: {}",
-            one_line(&c.table.name),
-            one_line(why)
-        ));
-    }
     Ok(())
 }
 

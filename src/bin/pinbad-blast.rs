@@ -14,6 +14,9 @@
 //! receivers do, drops every datagram, and reports the CPU that cost per datagram, the kernel's
 //! share of any server's cost on the machine (see `pinbad::receiver::discard`).
 //!
+//! Built with the `corpus` feature (the generator is not part of the daemon): `cargo test` builds
+//! it, `cargo build --release --features corpus --bin pinbad-blast` alone.
+//!
 //! Exit codes: 0 done (loss is a measurement, not a failure), 1 runtime error, 2 usage error.
 
 use std::fs::File;

@@ -4,7 +4,7 @@
 //! statements. Out: [`Import`], one [`Outcome`] per table, rendered by [`Import::to_toml`] as
 //! config text: a `[[report]]` table for each report pinbad should create, a comment for each
 //! table a built-in already covers, and a comment naming every table that cannot be converted and
-//! why. Pure: no I/O, no clock; `main` reads the file and prints.
+//! why. Pure: no I/O, no clock; `cli::import_sql` reads the file and prints.
 //!
 //! The two comment syntaxes, as their projects document and parse them:
 //! - pinba_engine: `TYPE[:PARAMS[:CONDITIONS[:PERCENTILES]]]`. `TYPE` is `info`, `report1` …
@@ -1103,7 +1103,7 @@ mod tests {
         loads(&imp);
     }
 
-    /// Every pinba_engine tag report type, with its keys as REPORTS.md gives them.
+    /// Every pinba_engine tag report type, with its keys as docs/REPORTS.md gives them.
     #[test]
     fn pinba_engine_tag_reports_become_timer_and_request_tag_reports() {
         let cases: &[(&str, &[&str])] = &[
