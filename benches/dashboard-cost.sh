@@ -33,7 +33,9 @@ SETTLE=5
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$CHROMIUM" ] || { echo "chromium is not installed (apt-get install chromium)" >&2; exit 1; }
 
-cargo build --release --bins >&2
+# The daemon as it ships; pinbad-blast needs the `corpus` feature (its datagram generator).
+cargo build --release --bin pinbad >&2
+cargo build --release --features corpus --bin pinbad-blast >&2
 work=$(mktemp -d)
 PID=""; BPID=""; TPID=""
 trap 'kill $TPID $BPID $PID 2>/dev/null || true; wait 2>/dev/null; rm -rf "$work"' EXIT

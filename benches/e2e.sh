@@ -57,7 +57,9 @@ OUT=${OUT:-target/e2e.json}
 UDP_PORT=${UDP_PORT:-39002}
 HTTP_PORT=${HTTP_PORT:-39080}
 
-cargo build --release --bins >&2
+# The daemon as it ships; pinbad-blast needs the `corpus` feature (its datagram generator).
+cargo build --release --bin pinbad >&2
+cargo build --release --features corpus --bin pinbad-blast >&2
 work=$(mktemp -d)
 CHPID=""; SPID=""
 trap 'kill "$PID" $SPID $CHPID 2>/dev/null || true; wait 2>/dev/null; rm -rf "$work"' EXIT

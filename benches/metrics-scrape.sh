@@ -14,7 +14,8 @@ SCRIPTS=${SCRIPTS:-6000}
 UDP=${UDP:-127.0.0.1:39302}
 HTTP=${HTTP:-127.0.0.1:39380}
 
-cargo build --release --bins -q
+cargo build --release --bin pinbad -q
+cargo build --release --features corpus --bin pinbad-blast -q
 dir=$(mktemp -d)
 cat > "$dir/pinbad.toml" <<EOF
 state_dir = "$dir/state"

@@ -32,7 +32,9 @@ TEMP=${TEMP:-}
 OUT=${OUT:-target/restart.json}
 UDP_PORT=${UDP_PORT:-39202}
 HTTP_PORT=${HTTP_PORT:-39280}
-cargo build --release --bins >&2
+# The daemon as it ships; pinbad-blast needs the `corpus` feature (its datagram generator).
+cargo build --release --bin pinbad >&2
+cargo build --release --features corpus --bin pinbad-blast >&2
 BIN=$(realpath "${PINBAD_BIN:-target/release/pinbad}")
 ACTIVATE=${ACTIVATE:-}
 root=$(pwd)

@@ -22,7 +22,9 @@ STALL_AT=${STALL_AT:-3}
 OUT=${OUT:-target/stall.json}
 UDP_PORT=${UDP_PORT:-39102}
 HTTP_PORT=${HTTP_PORT:-39180}
-cargo build --release --bins >&2
+# The daemon as it ships; pinbad-blast needs the `corpus` feature (its datagram generator).
+cargo build --release --bin pinbad >&2
+cargo build --release --features corpus --bin pinbad-blast >&2
 : > "$OUT"
 # Whatever ends the script (an error included), the daemon and the sender are stopped by PID.
 PID=""; BPID=""; work=""

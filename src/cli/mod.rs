@@ -11,8 +11,6 @@
 //! The conversion itself is [`import`]: pure (SQL text in, report definitions and config text
 //! out), so that any front end can call it; this module only reads the file and prints.
 
-pub mod import;
-
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -52,8 +50,8 @@ pub fn import_sql(file: &Path) -> anyhow::Result<()> {
     };
     read.with_context(|| format!("cannot read {}", file.display()))?;
     let sql = String::from_utf8_lossy(&bytes);
-    let import = import::import(&sql);
-    let one_line = import::one_line;
+    let import = crate::config::import::import(&sql);
+    let one_line = crate::config::import::one_line;
     for w in &import.warnings {
         say(format_args!("pinbad: {}: {}", file.display(), one_line(w)));
     }

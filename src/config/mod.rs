@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::decode::DecodePolicy;
 use crate::report::ReportDef;
 mod history;
+pub mod import;
 mod sink;
 mod taps;
 

@@ -41,7 +41,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("front ends", &["dashboard", "api"]),
-    ("wiring and CLI", &["corpus", "app", "import"]),
+    ("wiring and CLI", &["corpus", "app", "cli"]),
 ];
 
 /// The modules in order, each with its layer's name.

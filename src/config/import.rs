@@ -299,7 +299,7 @@ impl Spec {
             filters: self.filters,
             history: self
                 .history_seconds
-                .map(|s| crate::config::HumanDuration(std::time::Duration::from_secs(s))),
+                .map(|s| crate::units::HumanDuration(std::time::Duration::from_secs(s))),
             prometheus: false,
             history_retention: None,
             history_step: None,
