@@ -46,9 +46,14 @@
 //! absorbing the frozen stage on its own thread holds only its own write lock (taken before it
 //! lets the handout go), so whoever must see it done takes that lock.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Weak};
 
+use parking_lot::Mutex;
+use rustc_hash::FxHashMap;
+
+use super::keys::{Key, KeyBuf};
+use super::rows::{with_lookahead, Row};
 use super::*;
 
 /// Most rows a stage holds before it is drained early (bounds its memory between ticks).

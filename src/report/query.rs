@@ -1,5 +1,19 @@
 //! Columns and queries: what a report shows, sorted, filtered and limited, as JSON or CSV.
 
+use std::borrow::Cow;
+use std::cmp::Ordering;
+
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+
+use crate::dictionary::Dictionary;
+use crate::histogram::Histogram;
+use crate::record::NO_SCHEMA;
+
+use super::error::err;
+use super::hist_log::PendingHists;
+use super::keys::Key;
+use super::view::{RowRef, View};
 use super::*;
 
 /// Which sum a metric column reads.
@@ -176,6 +190,9 @@ impl PartialEq for MetricColumn {
         self.name == other.name
     }
 }
+
+/// Rows a query returns when it does not say.
+pub const DEFAULT_QUERY_LIMIT: usize = 100;
 
 /// What `GET /api/v1/reports/{name}` asks for. `Default` is "top 100 by the default sort, the
 /// definition's percentiles, the default limits".

@@ -14,9 +14,16 @@
 //! Dictionary ids in row keys are remapped on restore (`remap`: old id → id in the new
 //! dictionary), except a `status` key, which is a number.
 
-use super::*;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
 use crate::codec::{Reader, SnapshotError, Writer};
-use crate::histogram::{HistView, MAX_BUCKET_COUNT};
+use crate::histogram::{HistView, Histogram, MAX_BUCKET_COUNT};
+
+use super::keys::{Key, KeyBuf};
+use super::rows::{Row, RowMap};
+use super::window::add_tick_rows;
+use super::*;
 
 /// What a snapshot version's report state holds, and how.
 #[derive(Clone, Copy, Debug)]

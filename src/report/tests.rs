@@ -1,8 +1,23 @@
 //! Unit and property tests of the report engine, definitions, queries and persistence.
 
 use super::*;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::hist_log::*;
+use super::keys::*;
+use super::rows::Rows;
+use super::rows::*;
+use super::sums::*;
+use super::update::*;
+use super::view::*;
+use super::window::*;
 use crate::config::Config;
+use crate::dictionary::Dictionary;
+use crate::histogram::Histogram;
 use crate::record::Timer;
+use crate::record::{Record, RequestView, TagPair, NO_SCHEMA};
 use proptest::prelude::*;
 
 /// value (s), hit_count, tags
