@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::record::Record;
 
+use super::columns::key_column_names;
 use super::error::err;
 use super::*;
 
@@ -249,28 +250,6 @@ pub(super) fn tag_name<'a>(whole: &str, name: &'a str) -> Result<&'a str, Report
         )));
     }
     Ok(name)
-}
-
-/// Column names of the keys: the short name (`script_name`, `country` for `tag:country`), or the
-/// full key when a tag's short name would repeat another column's name.
-pub(super) fn key_column_names(specs: &[KeySpec], kind: Kind) -> Vec<String> {
-    let metrics = metric_columns(kind);
-    specs
-        .iter()
-        .map(|spec| {
-            let short = spec.short_name();
-            let clash = spec.is_tag()
-                && (specs.iter().filter(|s| s.short_name() == short).count() > 1
-                    || metrics.iter().any(|m| m.name == short)
-                    || median_column(kind) == short
-                    || parse_percentile_column(short).is_some());
-            match spec {
-                KeySpec::Tag(n) if clash => format!("tag:{n}"),
-                KeySpec::TimerTag(n) if clash => format!("timer_tag:{n}"),
-                _ => short.to_string(),
-            }
-        })
-        .collect()
 }
 
 /// A string request field that a filter (or key) can name.

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use crate::dictionary::Dictionary;
 
 use super::batch::{name_bit, PreparedBatch};
-use super::def::{key_column_names, parse_filter, KeySpec, Kind, ReportDef};
+use super::columns::key_column_names;
+use super::def::{parse_filter, KeySpec, Kind, ReportDef};
 use super::error::ReportError;
 use super::keys::{intern, Filters, Key};
 use super::rows::{Row, RowMap};

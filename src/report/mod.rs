@@ -29,7 +29,9 @@
 //! - `hist_log`: histogram samples logged per contribution, applied to their rows in batches;
 //! - `update`: the update path, a round's requests into the open tick;
 //! - `view`: a report as a query reads it, each row's closed part and open tick summed;
-//! - `query`: columns and queries, the [`Table`] the API renders as JSON or CSV;
+//! - `columns`: the metric and percentile columns, what each reads from a row's sums;
+//! - `table`: a query's answer, the [`Table`] the API renders as JSON or CSV;
+//! - `query`: queries: a report's rows filtered, sorted and cut into a table;
 //! - `family`: reports that are projections of one aggregate, sharing its per-request work;
 //! - `set`: the [`ReportSet`] of live reports, each behind its own lock;
 //! - `snapshot`: a report's window in and out of the shutdown snapshot (see the crate's
@@ -47,6 +49,8 @@ mod live;
 mod hist_log;
 mod update;
 mod view;
+mod columns;
+mod table;
 mod query;
 mod family;
 mod set;
@@ -56,15 +60,17 @@ mod state;
 mod tests;
 
 pub use batch::PreparedBatch;
+pub use columns::{percentile_of_column, KeyTexts, SumColumn};
 pub use def::*;
 pub use error::{Refusal, ReportError};
 pub use family::{form_families, round_leaders, Family, LeaderRound};
 pub use keys::RowSelector;
 pub use live::Report;
-pub use query::*;
+pub use query::{Query, DEFAULT_QUERY_LIMIT};
 pub use set::*;
 pub use snapshot::Layout;
 pub use state::*;
 pub(crate) use sums::ns;
 pub use sums::{Sum96, Sums};
+pub use table::{csv_field, Cell, Table};
 pub use window::{ClosedTick, Window, DEFAULT_TICKS};

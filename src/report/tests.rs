@@ -5,8 +5,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::columns::*;
 use super::hist_log::*;
 use super::keys::*;
+use super::query::*;
 use super::rows::Rows;
 use super::rows::*;
 use super::sums::*;
