@@ -13,11 +13,12 @@ use super::sums::{Contribution, TimerContribution};
 /// Requests prepared once for every report.
 ///
 /// Each request's contribution (and each of its timers') is computed here once, instead of once
-/// per report: the ns conversions and bucket numbers were a large share of the merge with 23
-/// reports. The request is copied (record, timers, tag block), so that it stays readable after
-/// the pool reused its slots: the merger collects every request leaving the pool during a round
-/// (expired or overwritten) in one batch and the new ones in another, then updates each report in
-/// turn with whole batches, which keeps one report's rows in cache for the whole round.
+/// per report: with many reports, the ns conversions and bucket numbers would otherwise be a
+/// large share of the merge. The request is copied (record, timers, tag block), so that it stays
+/// readable after the pool reused its slots: the merger collects every request leaving the pool
+/// during a round (expired or overwritten) in one batch and the new ones in another, then updates
+/// each report in turn with whole batches, which keeps one report's rows in cache for the whole
+/// round.
 #[derive(Debug, Default)]
 pub struct PreparedBatch {
     pub(super) reqs: Vec<PreparedReq>,

@@ -38,9 +38,8 @@ fn log_entry(e: u64) -> (usize, u16, u64) {
 /// Counts `c` into `row`: the sums now, the histogram sample into `log` (or now when it does not
 /// fit a log word).
 ///
-/// Always inlined, as are [`count_into`] and [`Row::add`] (a report's totals, per timer): run per
-/// contribution, the compiler had left them calls; inlined, the timer reports' updates of
-/// `benches/update.rs` took 1–6 % less.
+/// Always inlined, as are [`count_into`] and [`Row::add`] (a report's totals, per timer): they run
+/// per contribution, and left to itself the compiler keeps them calls.
 #[inline(always)]
 fn add_logged(row: &mut Row, c: &impl Counted, log: &mut Vec<u64>) {
     c.add_to(&mut row.sums);
@@ -83,12 +82,10 @@ pub(super) const HIST_LOG_PER_ROW: usize = 64;
 
 /// The same for a report queried lately ([`Report::set_queried`]). Queries read the log, never
 /// apply it ([`Report::pending_hists`]), so this bounds their pass over it, and the shown rows'
-/// samples they add up (the busiest rows log most samples): 8 per row keeps the pass ~0.1 ms
-/// for 10k rows idle, where 64 per row made it the larger part of a query. 16 per row cost the
-/// e2e's query 9 % more time server-side (mean 1.59 / 1.51 against 1.75 / 1.66 ms at 100k/s);
-/// the queried report's merge costs a few % more per request, and only while it is queried.
-/// (Applying the log at each query instead cost ~0.66 ms of a query's CPU under load; applying
-/// it at 16 per row for every report cost the merge ~5 %.)
+/// samples they add up (the busiest rows log most samples): at 8 per row the pass stays a small
+/// part of a query. The price is a queried report's merge, which applies its log more often,
+/// and only while it is queried. (Applying the log at each query instead would put that work on
+/// every query, under the write lock; a short log for every report would cost every merge.)
 pub(super) const HIST_LOG_PER_ROW_QUERIED: usize = 8;
 
 /// Open rows' histograms with their samples still in a report's histogram log, by the row's
@@ -190,8 +187,8 @@ impl Report {
     /// Applies the logged samples to their rows' histograms, grouped by row.
     ///
     /// Why a log: updating a row's histogram per sample costs a cache miss on the bucket's
-    /// counter once a report has more rows than the caches hold (the merge bench ran 3× faster
-    /// with histograms switched off). Samples are appended to one sequential log instead, and
+    /// counter once a report has more rows than the caches hold, which would be most of the
+    /// merge's time. Samples are appended to one sequential log instead, and
     /// applied here a few times per tick, sorted by row (a counting sort on the open tick's slot
     /// numbers), so that each row's counters are touched in one burst while they are in cache.
     pub fn flush_hist(&mut self) {

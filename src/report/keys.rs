@@ -168,8 +168,8 @@ pub(super) struct KeyBuf {
 }
 
 impl KeyBuf {
-    /// The key as a [`Rows`](super::rows::Rows) table of up to `N` ids holds it: the ids, then zeros (`N` is at
-    /// least the key's length).
+    /// The key as a [`Rows`](super::rows::Rows) table of up to `N` ids holds it: the ids, then
+    /// zeros (`N` is at least the key's length).
     #[inline]
     pub(super) fn inline<const N: usize>(&self) -> [u32; N] {
         inline_key(&self.ids[..N])
@@ -181,8 +181,9 @@ impl KeyBuf {
     }
 }
 
-/// The hash of an inline key: where its probe starts in a [`Rows`](super::rows::Rows) table, and the order of a
-/// batch's table-order update ([`Deferral`](super::update::Deferral)). Two ids per word.
+/// The hash of an inline key: where its probe starts in a [`Rows`](super::rows::Rows) table, and
+/// the order of a batch's table-order update ([`Deferral`](super::update::Deferral)). Two ids per
+/// word.
 #[inline]
 pub(super) fn hash_ids<const N: usize>(k: &[u32; N]) -> u64 {
     use std::hash::Hasher;
@@ -204,9 +205,9 @@ pub(super) fn inline_key<const N: usize>(ids: &[u32]) -> [u32; N] {
 
 /// A key of at most [`SMALL_KEY`] ids as two words, two ids to a word (`ids[0] | ids[1] << 32`,
 /// as [`hash_ids`] reads them): the form a small key is built in by [`Report::update`], in
-/// registers. Built in memory id by id (a [`KeyBuf`]), the key's first wide load right after its
-/// 4-byte stores could not be forwarded from them: those loads were the two hottest spots of
-/// `Report::update` in a profile of the steady state (twenty-first pass, BENCHMARKS.md).
+/// registers. Built in memory id by id (a [`KeyBuf`]), the key's first wide load, right after its
+/// 4-byte stores, cannot be forwarded from them and waits for them to reach the cache: on the
+/// path of every request.
 pub(super) type Words = [u64; 2];
 
 /// `w` with id `id` at position `pos` (which holds 0).

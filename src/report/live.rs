@@ -32,8 +32,8 @@ use super::window::{ClosedTick, Window, DEFAULT_TICKS};
 /// Queries read `agg` and the open tick, summed row by row (`RowRef`). Nothing is subtracted
 /// per request: a report's cost is one row update per request (timer reports: per matching
 /// timer) plus two per row and tick, whatever the window's length or the raw pool's size. (A
-/// per-round map folded into the open tick was tried: on rounds of ~1k requests it cost more
-/// than it saved, rebuilding row histograms every round.)
+/// per-round map folded into the open tick would rebuild row histograms every round: on rounds
+/// of ~1k requests it costs more than it saves.)
 ///
 /// # Exactness and the row limit
 /// Sums are integers (nanoseconds, bytes) and a tick leaves `agg` by subtracting exactly what it

@@ -17,7 +17,7 @@
 //! f32 → ns conversion), a report always equals one built from scratch over the requests inside
 //! its window, however many billions of updates it has seen, whatever the raw pool still holds.
 //!
-//! The modules, bottom up:
+//! The modules, in reading order (each stage after what it stands on):
 //! - `error`: why a definition, a query or the state file is refused ([`ReportError`]);
 //! - `def`: definitions (keys, filters, presets, percentiles), their validation, the built-ins;
 //! - `sums`: integer sums ([`Sums`]) and what one request or timer adds to them;

@@ -259,7 +259,8 @@ impl View<'_> {
     }
 
     /// Runs a query. Pure: reads the rows and renders ids with `dict`. `time_interval` is the
-    /// seconds the window covers ([`Report::time_interval`]; `*_per_sec` divide by it). Errors name the bad parameter or column.
+    /// seconds the window covers ([`Report::time_interval`]; `*_per_sec` divide by it). Errors
+    /// name the bad parameter or column.
     ///
     /// Cost: filters touch every row; the sort computes one key per remaining row and selects the
     /// top `offset + limit` with `select_nth_unstable`; key strings and percentiles are computed
@@ -304,7 +305,7 @@ impl View<'_> {
             let (col, value) = self.split_column("filter", f)?;
             tests.push(match col {
                 // A status key is a number: `status:abc` can match nothing and is a mistake, and
-                // `status:0200` means 200 (compared as text, it matched nothing).
+                // `status:0200` means 200 (compared as text, it would match nothing).
                 Column::Key(i) if self.keys[i] == Key::Status => match value.parse::<u32>() {
                     Ok(n) => RowTest::KeyEq(i, n.to_string()),
                     Err(_) => {

@@ -26,9 +26,9 @@ pub(super) struct Row {
     pub(super) sums: Sums,
     pub(super) hist: Histogram,
     pub(super) mark: u64,
-    /// In the open tick: the row's number (see [`Report::flush_hist`](super::Report::flush_hist)). In the window's closed
-    /// part (`agg`): the number of the open tick's row of the same key, when `link` is the
-    /// report's `open_gen` (see [`View::parts`](super::view::View::parts)).
+    /// In the open tick: the row's number (see [`Report::flush_hist`](super::Report::flush_hist)).
+    /// In the window's closed part (`agg`): the number of the open tick's row of the same key,
+    /// when `link` is the report's `open_gen` (see [`View::parts`](super::view::View::parts)).
     pub(super) slot: u32,
     /// In the closed part: the `open_gen` at which `slot` was set (0: never). Open rows keep 0.
     pub(super) link: u32,
@@ -90,9 +90,9 @@ pub(super) enum RowMap {
 /// `HashMap`), used directly for its bucket index. A table-order update knows each coming
 /// contribution's bucket (`hash & (buckets - 1)`, where its probe starts) and asks the CPU to
 /// fetch that bucket a few contributions ahead ([`Rows::prefetch`]): with a window's rows far
-/// beyond the caches, the key compare's cache miss on the row was a fifth of the merge's time.
-/// Keys are inline also beyond [`SMALL_KEY`] ids: a boxed key was a second miss per lookup (and
-/// an allocation per row) for no less memory.
+/// beyond the caches, the key compare's cache miss on the row is a large part of the merge's
+/// time. Keys are inline also beyond [`SMALL_KEY`] ids: a boxed key would be a second miss per
+/// lookup (and an allocation per row) for no less memory.
 ///
 /// Allocated by [`TableAlloc`]: a large table lives on transparent huge pages.
 #[derive(Debug)]

@@ -14,7 +14,7 @@ use crate::record::{Record, Timer};
 /// both use this, so sums are exact. Negative and NaN become 0 (the decoder already refuses them).
 ///
 /// Exactly `(x * 1e9).round() as u64`, without `f64::round`: unless the target has SSE4.1 that is
-/// a libm call, and it was ~10 % of the merge. `x - trunc(x)` is exact in f64 (for x ≥ 1 by
+/// a libm call, several per request. `x - trunc(x)` is exact in f64 (for x ≥ 1 by
 /// Sterbenz's lemma, for x < 1 trivially), so comparing it with 0.5 rounds exactly like `round`;
 /// the `as` casts saturate (negative, NaN → 0; huge → `u64::MAX`) like `round() as u64` does.
 #[inline]
@@ -53,8 +53,8 @@ const _: () = assert!(std::mem::size_of::<Sums>() == 80);
 /// request at 300k/s. A wrapped sum stays consistent (a tick leaves `agg` by subtracting what it
 /// added) and is wrong on every read. 96 bits hold 2.5 million years of request time: 79 billion
 /// requests at the decoder's bound in one row of one window (past that it wraps, never panics).
-/// Not a `u128`: 16 bytes aligned to 16 made a row 160 bytes (136 with this) and a table entry
-/// 176 (152), with no update measured faster for it (`benches/update.rs`, BENCHMARKS.md).
+/// Not a `u128`: 16 bytes aligned to 16 would make a row 160 bytes instead of 136 and a table
+/// entry 176 instead of 152, for no faster update.
 #[derive(Clone, Copy, Default)]
 #[repr(C, packed(4))]
 pub struct Sum96 {

@@ -22,10 +22,8 @@ use super::sums::Counted;
 
 /// Open tables of at least this many slots are updated in table order (see
 /// [`Report::add_batch`]). Not only where a table outgrows the L2 cache: the sort also brings a
-/// round's contributions to the same row together (Zipf traffic repeats rows). Measured with the
-/// merge bench (`MERGE_PROFILE=10k_rows:1:4:1500`, ns per request of one report): a 500-row
-/// table 155 → 130, 2,500 rows 264 → 181, 10k rows 380 → 257 compared with the earlier 16k-slot
-/// threshold; smaller tables (a few hundred rows) stay in L1/L2 and the sort would not pay.
+/// round's contributions to the same row together (Zipf traffic repeats rows), which pays from a
+/// few hundred rows on; smaller tables stay in L1/L2 and the sort would not pay.
 pub(super) const SORTED_MIN_SLOTS: usize = 1 << 9;
 
 /// Batches smaller than this are applied as they come (sorting would not pay).
@@ -37,11 +35,9 @@ const STEP_CONTRIBUTIONS: usize = 256;
 
 /// A contribution waiting to be applied in table order: its row's slot position, the
 /// contribution (a request's or a timer's, by index in the batch), its key, and, for a timer,
-/// the request's number (timer reports count a request once per row), 0 for a request. 32
-/// bytes: the sort moves each entry twice. With a `timer` flag of their own (40 bytes) and the
-/// row counting left to the compiler to inline (see `hist_log::add_logged`), the table-order updates of
-/// `benches/update.rs` took 4–24 % longer (request reports) and 5–8 % (timer reports); 28 bytes
-/// (the number as an offset from the batch's first) measured the same as 32.
+/// the request's number (timer reports count a request once per row), 0 for a request, which
+/// tells a timer's entry from a request's. 32 bytes: the sort moves each entry twice, so an entry
+/// is kept to half a cache line.
 #[derive(Clone, Copy, Debug, Default)]
 struct Deferred {
     pos: u32,
@@ -117,9 +113,9 @@ impl Deferral {
     /// Sorts `entries` into `sorted` by the top 11 bits of their position: one counting pass,
     /// stable. That is table order to within a 1/2048th of the table (a stretch of 16 KiB for a
     /// 256k-slot table), which is all the walk needs: a stretch is cached by its first row, and
-    /// the rows are fetched ahead anyway. A full sort took one more pass for tables of over 2,048
-    /// buckets (an LSD radix, 11 bits a pass). Stable, so the contributions of one row come in
-    /// batch order, and a timer report's request marks only rise: it counts each request once
+    /// the rows are fetched ahead anyway. A full sort would take one more pass for tables of over
+    /// 2,048 buckets (an LSD radix, 11 bits a pass). Stable, so the contributions of one row come
+    /// in batch order, and a timer report's request marks only rise: it counts each request once
     /// per row (`Report::apply`).
     fn sort(&mut self) {
         let shift = (64 - self.mask.leading_zeros()).saturating_sub(11);
@@ -161,9 +157,8 @@ impl Report {
     /// (one counting pass, see `Deferral::sort`), and applied in table order: the table is
     /// walked forwards, the same row's contributions come close together, and each step asks the
     /// CPU for the row 8 contributions ahead (`Rows::prefetch`), so the misses overlap. Sums are
-    /// order-independent, so the result is the same. Tables of any key size: the built-ins'
-    /// 5-key stage, one update per request in a table of up to a few 10k rows, went from ~500
-    /// to ~300 ns per request (e2e).
+    /// order-independent, so the result is the same. Tables of any key size take this path, the
+    /// built-ins' 5-key stage (one update per request, up to a few 10k rows) too.
     pub fn add_batch(&mut self, batch: &PreparedBatch) {
         Report::add_batch_in_steps(&mut &mut *self, batch, |_| {});
     }
@@ -217,9 +212,8 @@ impl Report {
             this.spare_deferral = Some(d);
         } else {
             // A table under `log_min_slots` slots stays in cache: its rows' histograms are
-            // counted at once. Logging the sample there cost more than it saved (a push, then
-            // the flush's sort and a second touch of the row): the timer bench's 50-row
-            // `tag_info_group` took 314–316 ns per request logged, 273–277 not.
+            // counted at once. Logging the sample there would cost more than it saves (a push,
+            // then the flush's sort and a second touch of the row).
             let log = this.log_histograms;
             this.log_histograms = log && this.open.capacity() >= this.log_min_slots;
             for p in batch.iter() {

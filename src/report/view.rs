@@ -149,7 +149,7 @@ impl<'r> View<'r> {
     /// Both tables are walked in their own order, never looked up: the open rows first, each
     /// put with its value in an array by slot, then each closed-part row finds its open part
     /// there through its link (`Row::link`). Looking each closed-part row's key up in the open
-    /// table, or reading its open row's sums, was a cache miss per row under load (a query
+    /// table, or reading its open row's sums, would be a cache miss per row under load (a query
     /// walks every row).
     pub(super) fn parts_by(
         &self,

@@ -94,7 +94,7 @@ pub struct ClosedTick {
 }
 
 /// A closed tick's row: its sums, and where its histogram's buckets are in the tick's `hists`.
-/// 56 bytes, where the sums and a histogram of its own took 88, and 8 more a bucket.
+/// 56 bytes; with its sums and a histogram of its own, a row would take 88, and 8 more a bucket.
 #[derive(Debug)]
 pub(super) struct TickRow {
     sums: NarrowSums,
@@ -108,9 +108,7 @@ const _: () = assert!(std::mem::size_of::<TickRow>() == 56);
 /// time and byte sums in 64 bits each, which holds any tick row but a pathological one (4 billion
 /// requests or hits, or 584 years of time, in one row of one tick: such a row goes whole to
 /// [`ClosedTick`]'s `wide`). The window's 60 closed ticks are most of a report's memory, and every
-/// byte here is a byte per row and tick: 128-bit sums took 19 % more (15,663 B a row against
-/// 13,130 over a 15-minute window), 64-bit counts 13,217 B, 32-bit ones 12,745 B (and with the
-/// rows' histograms packed, [`HistView::Packed`], 9,441 B).
+/// byte here is a byte per row and tick (BENCHMARKS.md has the bytes per row).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct NarrowSums([u64; 6]);
 
@@ -253,7 +251,8 @@ const OUTBOX_MAX_TICKS: usize = 1024;
 
 /// Adds a closed tick's rows to a window's closed part (`agg`), fetching its rows ahead. With
 /// `link` (the open tick's rows were just numbered in the tick's order), each `agg` row is
-/// linked to the open row of its key: tick row `i` is open row `i` (see [`View::parts`](super::view::View::parts)).
+/// linked to the open row of its key: tick row `i` is open row `i` (see
+/// [`View::parts`](super::view::View::parts)).
 pub(super) fn add_tick_rows(agg: &mut RowMap, tick: &ClosedTick, link: Option<u32>) {
     if agg.len() == 0 {
         // Every row is new (a report's first close, or one after its window emptied): sized
