@@ -1,5 +1,14 @@
 //! Report definitions: keys, filters, presets, percentiles, validation, and the built-ins.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::record::Record;
+
+use super::columns::key_column_names;
+use super::error::err;
 use super::*;
 
 /// A filter value: a number (`min_time`, `max_time`, `status`) or a string (everything else).
@@ -137,6 +146,14 @@ pub struct ReportDef {
     pub history_rows: Option<usize>,
 }
 
+/// Most keys a report may have.
+pub const MAX_KEYS: usize = 15;
+/// Longest report name, in bytes.
+pub const MAX_NAME_BYTES: usize = 128;
+/// Most percentiles a report (or a query) may show.
+pub const MAX_PERCENTILES: usize = 32;
+/// Percentiles shown when a definition names none.
+pub const DEFAULT_PERCENTILES: [f64; 3] = [90.0, 95.0, 99.0];
 /// The longest window (`stats_history`, a report's `history`): pool timestamps are u32
 /// milliseconds (49 days) and wrap safely below it.
 pub const MAX_HISTORY: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
@@ -378,7 +395,7 @@ impl ReportDef {
         }
         // Tag names may hold anything, `:` too: `tag:timer_tag:x` beside `timer_tag:x` and
         // `tag:x` named two columns `timer_tag:x`, and a JSON row kept one of their values.
-        let columns = super::key_column_names(&specs, self.kind());
+        let columns = key_column_names(&specs, self.kind());
         for (i, c) in columns.iter().enumerate() {
             if let Some(j) = columns[..i].iter().position(|o| o == c) {
                 return Err(err(format!(

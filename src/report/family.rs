@@ -28,8 +28,8 @@
 //! hold for it ([`Family::detach_for_query`]), and from then on the merge thread updates it
 //! directly, request by request, like a report of its own ([`Family::update`] returns it), so it
 //! holds every request merged before the query and its queries read nothing of the stage.
-//! (Reading the stage at each query instead, as an overlay of up to 5 s of the built-ins'
-//! 5-tuple rows, made a query 2–3× slower.) A member not queried for [`QUERIED_FOR_MS`] rejoins
+//! (Reading the stage at each query instead would overlay up to 5 s of the built-ins' 5-tuple
+//! rows on every query.) A member not queried for [`QUERIED_FOR_MS`] rejoins
 //! the stage at the first round the stage is empty (right after a drain or a tick), so no
 //! request reaches it twice or never. Tests drain explicitly.
 //!
@@ -38,17 +38,22 @@
 //! A frozen stage is handed to the members on the leader's thread by the leader, one per round,
 //! and members on another merge thread take it themselves there ([`Family::take_turn`], one per
 //! thread and round, whatever the family: a turn can take tens of ms), so that a family's drains
-//! spread over the threads as its members do: with one unit of work per family, the 19
-//! built-ins' stage was the largest piece the balancer had, and two threads could not even out.
+//! spread over the threads as its members do: with one unit of work per family, the built-ins'
+//! stage would be the largest piece the balancer has, and two threads could not even out.
 //!
 //! Locks: the stage's mutex, then the handout's, then members' write locks, one after another in
 //! member order; nobody takes the stage or the handout while holding a member's lock. A member
 //! absorbing the frozen stage on its own thread holds only its own write lock (taken before it
 //! lets the handout go), so whoever must see it done takes that lock.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Weak};
 
+use parking_lot::Mutex;
+use rustc_hash::FxHashMap;
+
+use super::keys::{Key, KeyBuf};
+use super::rows::{with_lookahead, Row};
 use super::*;
 
 /// Most rows a stage holds before it is drained early (bounds its memory between ticks).
@@ -56,8 +61,8 @@ pub const STAGE_MAX_ROWS: usize = 1 << 20;
 
 /// How often a stage is drained besides at ticks: bounds what a query's detach absorbs and how
 /// long a member no longer queried waits to rejoin. Drains cost one row update per stage row and
-/// member, so they must be rare: at 30k requests/s with 40 timer reports in 3 families, draining
-/// every second lost 40 % of the requests (the merge thread saturated), every 5 s none.
+/// member, so they must be rare: with tens of timer reports in families, draining every second
+/// saturates the merge thread.
 pub const DRAIN_EVERY_MS: u64 = 5000;
 
 /// What must be equal for reports to share a stage.
@@ -348,7 +353,7 @@ impl Family {
     /// [`Family::update`] with the stages locked, which a query's detachment
     /// ([`Family::detach_for_query`]) takes too: so each member's requests of a round are
     /// counted once, here or by a detached member's own update. (Counted after the leader's step
-    /// let the lock go, a member a query detached in between was counted by neither.)
+    /// let the lock go, a member a query detached in between would be counted by neither.)
     fn count_attached(&self, n: u64) {
         for m in self.members.iter().filter(|m| !m.is_detached()) {
             if let Some(cell) = m.cell.upgrade() {
@@ -647,7 +652,7 @@ impl Family {
 /// For each of a round's reports (`cells`), the index in `cells` of its family's leader in the
 /// round: the first of the family's members among them (usize::MAX for a report in no family).
 /// Decided per round, so that when a member is dropped exactly one of the others takes over from
-/// the next round on. One pass: a per-member scan of the round made it quadratic in the reports.
+/// the next round on. One pass: a per-member scan of the round would be quadratic in the reports.
 pub fn round_leaders(cells: &[Arc<ReportCell>]) -> Vec<usize> {
     let family_of = |c: &ReportCell| c.family().map(|f| Arc::as_ptr(f) as usize);
     let mut first: FxHashMap<usize, (usize, usize)> = FxHashMap::default();
@@ -742,14 +747,12 @@ fn drain(stage: &mut Report, members: &[(Arc<ReportCell>, &[usize])], sweep: boo
 /// Call before any request was counted.
 ///
 /// Request reports form families only when `request_families` (`merge.request_families`, on by
-/// default). Measured end to end (PHP-like traffic, 1,000 scripts × 20 hosts, Zipf popularity,
-/// 5 s drains handed out one member per round): the built-ins' stage saves 19 % of the CPU per
-/// packet at 100k packets/s (median of three pairs) and some at 20k/s; queries cost what they cost
-/// without it because a queried member is detached (see the module docs; before that, a query
-/// of a member was 2–3× slower). Where the 5-tuples hardly repeat within a drain (the merge
-/// bench's uniform corpus) a stage row sums one request and the stage costs 4–9 % more than
-/// direct updates. Timer reports, ~9 timers a request over few tag values, gain either way
-/// (BENCHMARKS.md).
+/// default): with PHP-like traffic (Zipf-popular scripts over tens of hosts) the built-ins'
+/// 5-tuples repeat within a drain, so the stage saves CPU per packet, and queries cost what they
+/// cost without it because a queried member is detached (see the module docs). Where the 5-tuples
+/// hardly repeat within a drain, a stage row sums one request and the stage costs a little more
+/// than direct updates. Timer reports, ~9 timers a request over few tag values, gain either way.
+/// BENCHMARKS.md has the figures.
 pub fn form_families(reports: &mut [Report], request_families: bool) -> Vec<(Vec<usize>, Report)> {
     let mut groups: Vec<(FamilyKey, Vec<usize>)> = Vec::new();
     for (i, r) in reports.iter().enumerate() {

@@ -1,181 +1,31 @@
-//! Columns and queries: what a report shows, sorted, filtered and limited, as JSON or CSV.
+//! Queries: a report's rows filtered, sorted and cut, rendered as a [`Table`].
+//!
+//! In: a [`Query`] from the API and a report under its read lock, with the dictionary to render
+//! key ids as text. Out: a [`Table`], or a [`ReportError`] naming the bad parameter or column.
+//! Runs on the API's thread; never changes the report (its histogram log is read, not applied:
+//! see `hist_log`).
 
-use super::*;
+use std::borrow::Cow;
+use std::cmp::Ordering;
 
-/// Which sum a metric column reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Field {
-    ReqCount,
-    HitCount,
-    TimeNs,
-    RuUtimeNs,
-    RuStimeNs,
-    TrafficBytes,
-    MemoryFootprintBytes,
-}
+use crate::dictionary::Dictionary;
+use crate::histogram::Histogram;
+use crate::record::NO_SCHEMA;
 
-impl Field {
-    fn of(self, s: &Sums) -> u128 {
-        match self {
-            Field::ReqCount => s.req_count as u128,
-            Field::HitCount => s.hit_count as u128,
-            Field::TimeNs => s.time_ns.get(),
-            Field::RuUtimeNs => s.ru_utime_ns.get(),
-            Field::RuStimeNs => s.ru_stime_ns.get(),
-            Field::TrafficBytes => s.traffic_bytes.get(),
-            Field::MemoryFootprintBytes => s.memory_footprint_bytes.get(),
-        }
-    }
-    fn is_ns(self) -> bool {
-        matches!(self, Field::TimeNs | Field::RuUtimeNs | Field::RuStimeNs)
-    }
-    /// The value in its column unit: seconds for times, plain counts and bytes otherwise.
-    fn scaled(self, raw: u128) -> f64 {
-        if self.is_ns() {
-            raw as f64 / 1e9
-        } else {
-            raw as f64
-        }
-    }
-}
+use super::columns::{
+    key_text_of, median_column, metric_columns, parse_percentile_column, Column, How, MetricColumn,
+};
+use super::def::{percentile_column, validate_percentiles, Kind};
+use super::error::{err, ReportError};
+use super::hist_log::PendingHists;
+use super::keys::Key;
+use super::live::Report;
+use super::sums::Sums;
+use super::table::{Cell, Table};
+use super::view::{RowRef, View};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum How {
-    Total,
-    PerSec,
-    Percent,
-}
-
-#[derive(Clone, Copy, Debug)]
-pub(super) struct MetricColumn {
-    pub(super) name: &'static str,
-    field: Field,
-    how: How,
-}
-
-pub(super) const fn m(name: &'static str, field: Field, how: How) -> MetricColumn {
-    MetricColumn { name, field, how }
-}
-
-pub(super) const REQUEST_METRICS: &[MetricColumn] = &[
-    m("req_count", Field::ReqCount, How::Total),
-    m("req_per_sec", Field::ReqCount, How::PerSec),
-    m("req_percent", Field::ReqCount, How::Percent),
-    m("req_time_total", Field::TimeNs, How::Total),
-    m("req_time_per_sec", Field::TimeNs, How::PerSec),
-    m("req_time_percent", Field::TimeNs, How::Percent),
-    m("ru_utime_total", Field::RuUtimeNs, How::Total),
-    m("ru_utime_per_sec", Field::RuUtimeNs, How::PerSec),
-    m("ru_utime_percent", Field::RuUtimeNs, How::Percent),
-    m("ru_stime_total", Field::RuStimeNs, How::Total),
-    m("ru_stime_per_sec", Field::RuStimeNs, How::PerSec),
-    m("ru_stime_percent", Field::RuStimeNs, How::Percent),
-    m("traffic_total", Field::TrafficBytes, How::Total),
-    m("traffic_per_sec", Field::TrafficBytes, How::PerSec),
-    m("traffic_percent", Field::TrafficBytes, How::Percent),
-    m(
-        "memory_footprint_total",
-        Field::MemoryFootprintBytes,
-        How::Total,
-    ),
-    m(
-        "memory_footprint_per_sec",
-        Field::MemoryFootprintBytes,
-        How::PerSec,
-    ),
-    m(
-        "memory_footprint_percent",
-        Field::MemoryFootprintBytes,
-        How::Percent,
-    ),
-];
-
-pub(super) const TIMER_METRICS: &[MetricColumn] = &[
-    m("req_count", Field::ReqCount, How::Total),
-    m("req_per_sec", Field::ReqCount, How::PerSec),
-    m("req_percent", Field::ReqCount, How::Percent),
-    m("hit_count", Field::HitCount, How::Total),
-    m("hit_per_sec", Field::HitCount, How::PerSec),
-    m("hit_percent", Field::HitCount, How::Percent),
-    m("timer_value", Field::TimeNs, How::Total),
-    m("timer_value_per_sec", Field::TimeNs, How::PerSec),
-    m("timer_value_percent", Field::TimeNs, How::Percent),
-    m("ru_utime_value", Field::RuUtimeNs, How::Total),
-    m("ru_stime_value", Field::RuStimeNs, How::Total),
-];
-
-pub(super) fn metric_columns(kind: Kind) -> &'static [MetricColumn] {
-    match kind {
-        Kind::Timer => TIMER_METRICS,
-        _ => REQUEST_METRICS,
-    }
-}
-
-pub(super) fn median_column(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Timer => "timer_median",
-        _ => "req_time_median",
-    }
-}
-
-/// `p99.9` → 99.9.
-pub(super) fn parse_percentile_column(name: &str) -> Option<f64> {
-    let p: f64 = name.strip_prefix('p')?.parse().ok()?;
-    (0.0..=100.0).contains(&p).then_some(p)
-}
-
-/// One value in a table.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Cell {
-    /// An absent schema, or a percentile of an empty histogram.
-    Null,
-    /// Counts, bytes and statuses: sums of bytes are 128-bit (see [`Sums`]).
-    Int(u128),
-    Float(f64),
-    Text(String),
-}
-
-impl Cell {
-    /// As CSV shows it (and as `match=` sees it).
-    pub fn render(&self, out: &mut String) {
-        use std::fmt::Write;
-        match self {
-            Cell::Null => {}
-            Cell::Int(i) => {
-                let _ = write!(out, "{i}");
-            }
-            Cell::Float(f) => {
-                let _ = write!(out, "{f}");
-            }
-            Cell::Text(s) => out.push_str(s),
-        }
-    }
-}
-
-impl Serialize for Cell {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Cell::Null => s.serialize_none(),
-            Cell::Int(i) => s.serialize_u128(*i),
-            Cell::Float(f) => s.serialize_f64(*f),
-            Cell::Text(t) => s.serialize_str(t),
-        }
-    }
-}
-
-/// A column a query can name: shown, sorted by or filtered on.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Column {
-    Key(usize),
-    Metric(MetricColumn),
-    Percentile(f64),
-}
-
-impl PartialEq for MetricColumn {
-    fn eq(&self, other: &MetricColumn) -> bool {
-        self.name == other.name
-    }
-}
+/// Rows a query returns when it does not say.
+pub const DEFAULT_QUERY_LIMIT: usize = 100;
 
 /// What `GET /api/v1/reports/{name}` asks for. `Default` is "top 100 by the default sort, the
 /// definition's percentiles, the default limits".
@@ -213,141 +63,6 @@ impl Default for Query {
             max_limit: 100_000,
             max_regex_bytes: 1 << 20,
         }
-    }
-}
-
-/// A query's answer. Serialises to the API's JSON shape: `{"report", "kind", "keys",
-/// "time_interval", "rows_total", "totals": {…}, "rows": [{…}]}`; [`Table::to_csv`] gives CSV.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Table {
-    pub report: String,
-    pub kind: Kind,
-    /// The report's keys (`tag:country`).
-    pub keys: Vec<String>,
-    pub time_interval: f64,
-    /// The report's window and tick, in seconds.
-    pub history: f64,
-    pub tick: f64,
-    /// Unix time (seconds) from which the report holds every request of its window; set by the
-    /// caller, who knows the clock.
-    pub complete_from: Option<f64>,
-    /// Rows left after `filter`/`match`, before offset and limit.
-    pub rows_total: usize,
-    /// Every column: the key columns first (`key_columns` of them), then metrics and percentiles.
-    pub columns: Vec<String>,
-    pub key_columns: usize,
-    /// One cell per metric/percentile column (`columns[key_columns..]`).
-    pub totals: Vec<Cell>,
-    /// One cell per column.
-    pub rows: Vec<Vec<Cell>>,
-}
-
-impl Table {
-    /// Header line of column names, then one line per row; RFC 4180 quoting, CRLF line ends.
-    pub fn to_csv(&self) -> String {
-        let mut out =
-            String::with_capacity(64 * (self.rows.len() + 1) * self.columns.len().max(1) / 4);
-        let mut cell = String::new();
-        for (i, c) in self.columns.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            csv_field(&mut out, c);
-        }
-        out.push_str("\r\n");
-        for row in &self.rows {
-            for (i, c) in row.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                cell.clear();
-                c.render(&mut cell);
-                csv_field(&mut out, &cell);
-            }
-            out.push_str("\r\n");
-        }
-        out
-    }
-
-    /// The totals as a JSON object, for tests that compare them (the API writes a table through
-    /// its `Serialize`, which prints every integer whole; a `serde_json::Value` holds none past
-    /// `u64::MAX`).
-    #[cfg(test)]
-    pub fn totals_json(&self) -> serde_json::Map<String, serde_json::Value> {
-        self.columns[self.key_columns..]
-            .iter()
-            .zip(&self.totals)
-            .map(|(c, v)| {
-                (
-                    c.clone(),
-                    serde_json::to_value(v).unwrap_or(serde_json::Value::Null),
-                )
-            })
-            .collect()
-    }
-}
-
-pub fn csv_field(out: &mut String, s: &str) {
-    if s.contains([',', '"', '\n', '\r']) {
-        out.push('"');
-        out.push_str(&s.replace('"', "\"\""));
-        out.push('"');
-    } else {
-        out.push_str(s);
-    }
-}
-
-/// Serialises `names[i] → cells[i]` as one JSON object, in column order.
-pub(super) struct Object<'a> {
-    names: &'a [String],
-    cells: &'a [Cell],
-}
-
-impl Serialize for Object<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(self.cells.len()))?;
-        for (n, c) in self.names.iter().zip(self.cells) {
-            map.serialize_entry(n, c)?;
-        }
-        map.end()
-    }
-}
-
-pub(super) struct Rows<'a>(&'a Table);
-
-impl Serialize for Rows<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.0.rows.len()))?;
-        for row in &self.0.rows {
-            seq.serialize_element(&Object {
-                names: &self.0.columns,
-                cells: row,
-            })?;
-        }
-        seq.end()
-    }
-}
-
-impl Serialize for Table {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(10))?;
-        map.serialize_entry("report", &self.report)?;
-        map.serialize_entry("kind", &self.kind)?;
-        map.serialize_entry("keys", &self.keys)?;
-        map.serialize_entry("time_interval", &self.time_interval)?;
-        map.serialize_entry("history", &self.history)?;
-        map.serialize_entry("tick", &self.tick)?;
-        map.serialize_entry("complete_from", &self.complete_from)?;
-        map.serialize_entry("rows_total", &self.rows_total)?;
-        map.serialize_entry(
-            "totals",
-            &Object {
-                names: &self.columns[self.key_columns..],
-                cells: &self.totals,
-            },
-        )?;
-        map.serialize_entry("rows", &Rows(self))?;
-        map.end()
     }
 }
 
@@ -470,12 +185,6 @@ impl Report {
         key_text_of(self.keys[i], id, dict)
     }
 
-    /// How this report's key ids read as text, for readers that hold no lock on it (the history
-    /// writer).
-    pub fn key_texts(&self) -> KeyTexts {
-        KeyTexts(self.keys.clone())
-    }
-
     fn key_cell(&self, i: usize, id: u32, dict: &Dictionary) -> Cell {
         match self.keys[i] {
             Key::Status => Cell::Int(id as u128),
@@ -550,7 +259,8 @@ impl View<'_> {
     }
 
     /// Runs a query. Pure: reads the rows and renders ids with `dict`. `time_interval` is the
-    /// seconds the window covers ([`Report::time_interval`]; `*_per_sec` divide by it). Errors name the bad parameter or column.
+    /// seconds the window covers ([`Report::time_interval`]; `*_per_sec` divide by it). Errors
+    /// name the bad parameter or column.
     ///
     /// Cost: filters touch every row; the sort computes one key per remaining row and selects the
     /// top `offset + limit` with `select_nth_unstable`; key strings and percentiles are computed
@@ -595,7 +305,7 @@ impl View<'_> {
             let (col, value) = self.split_column("filter", f)?;
             tests.push(match col {
                 // A status key is a number: `status:abc` can match nothing and is a mistake, and
-                // `status:0200` means 200 (compared as text, it matched nothing).
+                // `status:0200` means 200 (compared as text, it would match nothing).
                 Column::Key(i) if self.keys[i] == Key::Status => match value.parse::<u32>() {
                     Ok(n) => RowTest::KeyEq(i, n.to_string()),
                     Err(_) => {
@@ -779,76 +489,4 @@ impl Report {
     ) -> Result<Table, ReportError> {
         View { report: self }.query(q, dict, time_interval)
     }
-}
-
-/// A key id as its column shows it, as a string: a status as its number, an absent schema as "".
-fn key_text_of(key: Key, id: u32, dict: &Dictionary) -> Cow<'_, str> {
-    match key {
-        Key::Status => Cow::Owned(id.to_string()),
-        Key::Schema if id == NO_SCHEMA => Cow::Borrowed(""),
-        _ => dict.text(id),
-    }
-}
-
-/// A report's keys, to render row key ids as text without the report (see
-/// [`Report::key_texts`]).
-#[derive(Clone, Debug)]
-pub struct KeyTexts(Vec<Key>);
-
-impl KeyTexts {
-    /// The key values of a row, as the report query shows them (status as its number, an absent
-    /// schema as "").
-    pub fn render(&self, ids: &[u32], dict: &Dictionary) -> Box<[String]> {
-        self.0
-            .iter()
-            .zip(ids)
-            .map(|(k, &id)| key_text_of(*k, id, dict).into_owned())
-            .collect()
-    }
-}
-
-/// A column of a report's sums that means something over any span: totals and rates, not
-/// shares of the window (`*_percent`). What the history API shows besides percentiles.
-#[derive(Clone, Copy, Debug)]
-pub struct SumColumn(MetricColumn);
-
-impl SumColumn {
-    /// The column named `name` in a report of `kind`, if it is one.
-    pub fn named(kind: Kind, name: &str) -> Option<SumColumn> {
-        metric_columns(kind)
-            .iter()
-            .find(|mc| mc.name == name && mc.how != How::Percent)
-            .map(|mc| SumColumn(*mc))
-    }
-
-    /// Every such column of a report of `kind` (for error messages).
-    pub fn names(kind: Kind) -> Vec<&'static str> {
-        metric_columns(kind)
-            .iter()
-            .filter(|mc| mc.how != How::Percent)
-            .map(|mc| mc.name)
-            .collect()
-    }
-
-    pub fn name(&self) -> &'static str {
-        self.0.name
-    }
-
-    /// The value over `seconds` of data: a total (seconds for times) or a rate per second.
-    pub fn value(&self, sums: &Sums, seconds: f64) -> Cell {
-        let raw = self.0.field.of(sums);
-        match self.0.how {
-            How::Total if self.0.field.is_ns() => Cell::Float(self.0.field.scaled(raw)),
-            How::Total => Cell::Int(raw),
-            How::PerSec | How::Percent => Cell::Float(self.0.field.scaled(raw) / seconds),
-        }
-    }
-}
-
-/// The percentile a column names in a report of `kind`: `p<N>` or the median column.
-pub fn percentile_of_column(kind: Kind, name: &str) -> Option<f64> {
-    if name == median_column(kind) {
-        return Some(50.0);
-    }
-    parse_percentile_column(name)
 }

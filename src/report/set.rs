@@ -1,5 +1,12 @@
 //! The set of live reports: each behind its own lock, with its update statistics.
 
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
+
+use super::error::err;
 use super::*;
 
 /// How long after a query a report counts as queried (see [`ReportCell::queried_lately`]):
@@ -269,6 +276,7 @@ impl ReportSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dictionary::Dictionary;
 
     #[test]
     fn a_report_counts_as_queried_for_a_minute_after_a_query() {

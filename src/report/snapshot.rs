@@ -3,8 +3,8 @@
 //! and the figures that go with them.
 //!
 //! Why `agg` is saved although the ticks sum to it: rebuilding it on restore, every saved tick's
-//! rows added into it, was ~60 % of a restore's time (a full 15-minute window of the default set
-//! and the benches' timer-tag reports: 2.2–3.5 s of the largest report's alone). Ticks that left
+//! rows added into it, would be most of a restore's time (seconds for a large report's full
+//! window). Ticks that left
 //! the window while the daemon was down are taken out of the saved `agg` as expiry would, each
 //! checked to be inside it first (a file that says otherwise is refused, never subtracted below
 //! zero). Version 1 snapshots, written without it, are still read: their `agg` is rebuilt.
@@ -14,9 +14,16 @@
 //! Dictionary ids in row keys are remapped on restore (`remap`: old id → id in the new
 //! dictionary), except a `status` key, which is a number.
 
-use super::*;
+use std::collections::VecDeque;
+use std::sync::Arc;
+
 use crate::codec::{Reader, SnapshotError, Writer};
-use crate::histogram::{HistView, MAX_BUCKET_COUNT};
+use crate::histogram::{HistView, Histogram, MAX_BUCKET_COUNT};
+
+use super::keys::{Key, KeyBuf};
+use super::rows::{Row, RowMap};
+use super::window::add_tick_rows;
+use super::*;
 
 /// What a snapshot version's report state holds, and how.
 #[derive(Clone, Copy, Debug)]

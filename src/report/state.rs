@@ -1,6 +1,14 @@
 //! Persistence of run-time changes: `{state_dir}/reports.json`, replayed at start-up.
 
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::error::err;
 use super::*;
+
+/// The state file, in `state_dir`, holding run-time report changes.
+pub const STATE_FILE: &str = "reports.json";
 
 /// `{state_dir}/reports.json`: the report changes made at run time, replayed at start-up by
 /// [`initial_defs`].

@@ -1,0 +1,335 @@
+//! A live report: its state, how it is made from a definition, and what it says about itself.
+//!
+//! [`Report`] says how a request gets in and out of it; its methods live with the stage that owns
+//! them (`update`, `window`, `hist_log`, `view`, `query`, `snapshot`, `family`). Made where a
+//! definition is loaded or created (start-up, the API), holding the dictionary only to pin its
+//! names; then updated by a merge thread and read by queries, under the report's lock.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use crate::dictionary::Dictionary;
+
+use super::batch::{name_bit, PreparedBatch};
+use super::columns::key_column_names;
+use super::def::{parse_filter, KeySpec, Kind, ReportDef};
+use super::error::ReportError;
+use super::keys::{intern, Filters, Key};
+use super::rows::{Row, RowMap};
+use super::update::{Deferral, SORTED_MIN_SLOTS};
+use super::window::{ClosedTick, Window, DEFAULT_TICKS};
+
+/// A live report over a sliding window of ticks.
+///
+/// # How a request gets in, and out
+/// 1. [`Report::add_batch`]: each request of a merge round (or each of its timers, in a timer
+///    report) updates one row of the open tick's map.
+/// 2. [`Report::advance`], when the clock enters a new tick: the open tick is folded into `agg`
+///    (the sum of the closed ticks in the window), one update per row of the tick, and kept as a
+///    compact [`ClosedTick`]; closed ticks that left the window are subtracted from `agg` whole,
+///    one update per row of the tick.
+///
+/// Queries read `agg` and the open tick, summed row by row (`RowRef`). Nothing is subtracted
+/// per request: a report's cost is one row update per request (timer reports: per matching
+/// timer) plus two per row and tick, whatever the window's length or the raw pool's size. (A
+/// per-round map folded into the open tick would rebuild row histograms every round: on rounds
+/// of ~1k requests it costs more than it saves.)
+///
+/// # Exactness and the row limit
+/// Sums are integers (nanoseconds, bytes) and a tick leaves `agg` by subtracting exactly what it
+/// added, so the report always equals one built from scratch over the requests of the ticks in its
+/// window. A row is a key present in `agg` or in the open tick; when `max_rows` exist, a
+/// contribution with a new key is **lost**: it counts in the totals, in no row, and in
+/// `rows_lost`. To keep every row exact, no row is then created until the tick of the loss has
+/// left the window (a row created meanwhile for that key would miss the lost contribution);
+/// existing rows keep counting. A tick's rows all exist in `agg` once it closed.
+#[derive(Debug)]
+pub struct Report {
+    pub(super) def: ReportDef,
+    pub(super) kind: Kind,
+    /// The keys as strings, preset expanded (`tag:country`).
+    pub(super) key_names: Vec<String>,
+    /// Column names of the keys (`country`, or `tag:country` when it would repeat).
+    pub(super) key_columns: Vec<String>,
+    pub(super) keys: Vec<Key>,
+    /// Positions of timer tag keys in the key array, with their tag name ids.
+    pub(super) timer_keys: Vec<(usize, u32)>,
+    /// The timer tag names a request's timers must carry for it to count at all (keys and
+    /// filters), as a Bloom filter ([`name_bit`]): a request whose timers lack one is skipped
+    /// without looking at its timers (pinba2's per-request bloom filters).
+    pub(super) needed_timer_tags: u64,
+    pub(super) filters: Filters,
+    /// Dictionary ids this report pinned (tag names, filter values), released by `release`.
+    pub(super) pins: Vec<u32>,
+    pub(super) max_rows: usize,
+    pub(super) rows_lost: u64,
+    /// Counts requests applied, for `Row::mark` (timer reports: a request counts once per row).
+    pub(super) update_number: u64,
+    /// Whether any filter is set (most reports have none: skips the filter checks).
+    pub(super) filtered: bool,
+    pub(super) window: Window,
+    /// The open tick.
+    pub(super) open: RowMap,
+    pub(super) open_totals: Row,
+    pub(super) open_index: u64,
+    /// Rows of `open` whose key is not in `agg`: rows = agg.len() + open_only.
+    pub(super) open_only: usize,
+    /// Slot numbers given to the open tick's rows so far (renumbered at each close).
+    pub(super) open_slots: u32,
+    /// Counts the renumberings of the open tick's rows (from 1): a closed-part row's link to
+    /// its open row (`Row::link`, `Row::slot`) holds only when made at the current count.
+    pub(super) open_gen: u32,
+    /// Histogram samples of the open tick not yet in their rows (see [`Report::flush_hist`]),
+    /// and the flush's scratch.
+    pub(super) hist_log: Vec<u64>,
+    /// Whether queries read the report lately: its log is kept shorter (see
+    /// [`HIST_LOG_PER_ROW_QUERIED`](super::hist_log::HIST_LOG_PER_ROW_QUERIED)).
+    pub(super) queried: bool,
+    pub(super) hist_sorted: Vec<u64>,
+    pub(super) slot_counts: Vec<u32>,
+    /// Off for one-request updates ([`Report::add`]): there, logging would cost a flush each;
+    /// off too while a batch goes to a table small enough to stay in cache (`add_batch`).
+    pub(super) log_histograms: bool,
+    /// Open tables of fewer slots than this take their samples at once, unlogged
+    /// ([`SORTED_MIN_SLOTS`]; tests set 0 to run the log on small tables too).
+    pub(super) log_min_slots: usize,
+    /// While a batch is counted in table order (see [`Report::add_batch`]): its contributions,
+    /// and the table's size as a mask of the hash.
+    pub(super) deferred: Option<Deferral>,
+    pub(super) spare_deferral: Option<Deferral>,
+    /// No row may be created until this tick has left the window: a contribution of it was
+    /// lost for want of a row, and a row created for that key meanwhile would miss it.
+    pub(super) frozen_tick: Option<u64>,
+    /// Closed ticks in the window, oldest first, and their sum.
+    pub(super) closed: VecDeque<Arc<ClosedTick>>,
+    /// Ticks closed since the history writer last took them (`None`: the report keeps no
+    /// history); see [`Report::keep_closed_ticks`]. Pure: no channel in here, the merger moves
+    /// them on.
+    pub(super) outbox: Option<Vec<Arc<ClosedTick>>>,
+    /// Ticks dropped from a full outbox since the last [`Report::take_closed_ticks`].
+    pub(super) outbox_dropped: u64,
+    pub(super) agg: RowMap,
+    pub(super) agg_totals: Row,
+    /// Milliseconds (merger clock) from which the report holds every request of its window: the
+    /// daemon's start for a report made at start-up, the oldest request the raw pool still held
+    /// for one created (and filled) at run time.
+    pub(super) complete_from_ms: u64,
+    /// The latest time the report was advanced to.
+    pub(super) now_ms: u64,
+    /// The one request of [`Report::add`].
+    pub(super) scratch_batch: PreparedBatch,
+}
+
+impl Report {
+    /// Validates `def` and interns (pins) its tag names and filter values in `dict`;
+    /// [`Report::release`] unpins them when the report is dropped. The report starts empty, over
+    /// the default window (15 minutes in [`DEFAULT_TICKS`] ticks, or the definition's `history`),
+    /// complete from time 0; see [`Report::with_window`].
+    pub fn new(
+        def: ReportDef,
+        dict: &mut Dictionary,
+        max_rows: usize,
+    ) -> Result<Report, ReportError> {
+        def.validate()?;
+        let key_names = def.resolved_keys()?;
+        let specs = key_names
+            .iter()
+            .map(|k| KeySpec::parse(k))
+            .collect::<Result<Vec<_>, _>>()?;
+        let filter_specs = def
+            .filters
+            .iter()
+            .map(|(k, v)| parse_filter(k, v))
+            .collect::<Result<Vec<_>, _>>()?;
+
+        let (keys, filters, pins) = intern(&specs, &filter_specs, dict)?;
+
+        let kind = def.kind();
+        let key_columns = key_column_names(&specs, kind);
+        let filtered = !filter_specs.is_empty();
+        let history = def
+            .history
+            .map_or(std::time::Duration::from_secs(900), |h| h.0);
+        let mut report = Report::empty(
+            def,
+            kind,
+            keys,
+            filters,
+            Window::new(history, DEFAULT_TICKS),
+        );
+        report.key_names = key_names;
+        report.key_columns = key_columns;
+        report.pins = pins;
+        report.max_rows = max_rows;
+        report.filtered = filtered;
+        Ok(report)
+    }
+
+    /// A report with no rows over `keys` (no names, pins or row limit yet).
+    pub(super) fn empty(
+        def: ReportDef,
+        kind: Kind,
+        keys: Vec<Key>,
+        filters: Filters,
+        window: Window,
+    ) -> Report {
+        let timer_keys = keys
+            .iter()
+            .enumerate()
+            .filter_map(|(i, k)| match *k {
+                Key::TimerTag(name) => Some((i, name)),
+                _ => None,
+            })
+            .collect();
+        let needed_timer_tags = keys
+            .iter()
+            .filter_map(|k| match *k {
+                Key::TimerTag(name) => Some(name),
+                _ => None,
+            })
+            .chain(filters.timer_tags.iter().map(|t| t.name))
+            .fold(0, |bits, name| bits | name_bit(name));
+        let n = keys.len();
+        Report {
+            def,
+            kind,
+            key_names: Vec::new(),
+            key_columns: Vec::new(),
+            keys,
+            timer_keys,
+            needed_timer_tags,
+            filters,
+            pins: Vec::new(),
+            max_rows: usize::MAX,
+            rows_lost: 0,
+            update_number: 0,
+            filtered: false,
+            window,
+            open: RowMap::new(n),
+            open_totals: Row::default(),
+            open_index: 0,
+            open_only: 0,
+            open_slots: 0,
+            open_gen: 1,
+            hist_log: Vec::new(),
+            queried: false,
+            hist_sorted: Vec::new(),
+            slot_counts: Vec::new(),
+            log_histograms: true,
+            log_min_slots: SORTED_MIN_SLOTS,
+            deferred: None,
+            spare_deferral: None,
+            frozen_tick: None,
+            closed: VecDeque::new(),
+            outbox: None,
+            outbox_dropped: 0,
+            agg: RowMap::new(n),
+            agg_totals: Row::default(),
+            complete_from_ms: 0,
+            now_ms: 0,
+            scratch_batch: PreparedBatch::default(),
+        }
+    }
+
+    /// Sets the window (the definition's `history` wins over `default_history`; `ticks` slices;
+    /// phase from the name) and the time from which the report is complete. Call before the
+    /// first request.
+    pub fn with_window(
+        mut self,
+        default_history: std::time::Duration,
+        ticks: u32,
+        complete_from_ms: u64,
+    ) -> Report {
+        let history = self.def.history.map_or(default_history, |h| h.0);
+        self.window = Window::new(history, ticks).phased(&self.def.name);
+        self.complete_from_ms = complete_from_ms;
+        self.now_ms = complete_from_ms;
+        self.open_index = self.window.tick_of(complete_from_ms);
+        self
+    }
+
+    /// Sets when the report is complete from (see the field), before it is filled.
+    pub fn start_at(&mut self, complete_from_ms: u64) {
+        self.complete_from_ms = complete_from_ms;
+        self.now_ms = self.now_ms.min(complete_from_ms);
+    }
+
+    /// Sets the window exactly (tests: phase 0).
+    #[cfg(test)]
+    pub fn with_exact_window(mut self, window: Window, complete_from_ms: u64) -> Report {
+        self.window = window;
+        self.complete_from_ms = complete_from_ms;
+        self.now_ms = complete_from_ms;
+        self.open_index = window.tick_of(complete_from_ms);
+        self
+    }
+
+    /// Unpins the dictionary ids pinned by [`Report::new`]. Call once before dropping the report
+    /// (a second call does nothing).
+    pub fn release(&mut self, dict: &mut Dictionary) {
+        for id in self.pins.drain(..) {
+            dict.release(id);
+        }
+    }
+
+    pub fn def(&self) -> &ReportDef {
+        &self.def
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// The keys, preset expanded (`tag:country`).
+    pub fn keys(&self) -> &[String] {
+        &self.key_names
+    }
+
+    /// Column names of the keys (`country`).
+    pub fn key_columns(&self) -> &[String] {
+        &self.key_columns
+    }
+
+    pub fn window(&self) -> Window {
+        self.window
+    }
+
+    /// Rows in the window (closed ticks and the open one).
+    pub fn rows(&self) -> usize {
+        self.agg.len() + self.open_only
+    }
+
+    /// Contributions (requests; timers in a timer report) lost because the report had
+    /// `max_rows` rows, since creation.
+    pub fn rows_lost(&self) -> u64 {
+        self.rows_lost
+    }
+
+    pub fn max_rows(&self) -> usize {
+        self.max_rows
+    }
+
+    /// Requests counted in the totals (after filters).
+    pub fn total_requests(&self) -> u64 {
+        self.agg_totals.sums.req_count + self.open_totals.sums.req_count
+    }
+
+    /// See the field: milliseconds of the merger's clock.
+    pub fn complete_from_ms(&self) -> u64 {
+        self.complete_from_ms
+    }
+
+    /// Approximate heap bytes held by rows, ticks and histograms.
+    pub fn memory_bytes(&self) -> usize {
+        let map = |m: &RowMap| {
+            m.capacity() * (m.slot_bytes() + 1)
+                + m.values().map(|r| r.hist.heap_bytes()).sum::<usize>()
+        };
+        let ticks: usize = self.closed.iter().map(|t| t.heap_bytes()).sum();
+        map(&self.open)
+            + map(&self.agg)
+            + ticks
+            + 8 * (self.hist_log.capacity() + self.hist_sorted.capacity())
+            + 4 * self.slot_counts.capacity()
+    }
+}

@@ -1,0 +1,651 @@
+//! Families: members equal to standalone reports, how families form, who leads a round, and
+//! members detaching for queries and rejoining their stage.
+
+use super::*;
+
+/// The property reports plus projections of some of them, so that request, request-tag, timer
+/// and filtered families form.
+fn family_defs() -> Vec<ReportDef> {
+    let mut defs = property_defs();
+    defs.extend([
+        def("host_script", &["hostname", "script_name"]),
+        def("status", &["status"]),
+        def("country_host", &["hostname", "tag:country"]),
+        def("script_group", &["script_name", "timer_tag:group"]),
+        def(
+            "group_server_host",
+            &[
+                "timer_tag:server",
+                "hostname",
+                "timer_tag:group",
+                "tag:app",
+                "script_name",
+            ],
+        ),
+        with_filters(
+            def("filtered_status", &["status"]),
+            &[
+                ("min_time", 0.01.into()),
+                ("status", 200.into()),
+                ("timer_tag:group", "db".into()),
+            ],
+        ),
+    ]);
+    defs
+}
+
+/// Feeds the same requests, at the same times, to standalone reports and to the same reports in
+/// families (stage updated per request, drained at ticks and at random "queries"); every member
+/// always equals its standalone twin once drained. With a row limit, every row a member keeps is
+/// exact. An op's mask, when set, says from then on which reports count as queried (bit `i % 8`
+/// for the `i`th report): members detach from their stage and rejoin it at random.
+type FamilyOp = (Req, u64, bool, Option<u8>);
+
+fn check_families(ops: &[FamilyOp], max_rows: usize) -> Result<(), TestCaseError> {
+    let win = window_of_ticks(4);
+    let mut dict = Dictionary::new(1_000_000);
+    let defs = family_defs();
+    let mut make = |limit: usize| -> Vec<Report> {
+        defs.iter()
+            .map(|d| {
+                let mut r = Report::new(d.clone(), &mut dict, limit)
+                    .unwrap()
+                    .with_exact_window(win, 0);
+                r.keep_closed_ticks();
+                r
+            })
+            .collect()
+    };
+    let mut alone = make(usize::MAX);
+    let mut grouped = make(max_rows);
+    let families = form_families(&mut grouped, true);
+    let sizes: Vec<usize> = families.iter().map(|(m, _)| m.len()).collect();
+    prop_assert_eq!(
+        sizes,
+        vec![5, 2, 2, 2, 2],
+        "families: request, country, group, mixed, filtered"
+    );
+    let cells = in_families(grouped, families);
+    let compare = |alone: &[Report], dict: &Dictionary| -> Result<(), TestCaseError> {
+        // Queries of members: the same table as the standalone report's.
+        if max_rows == usize::MAX {
+            let all = Query {
+                limit: Some(1000),
+                percentiles: Some(vec![50.0, 99.0]),
+                ..q()
+            };
+            for (a, cell) in alone.iter().zip(&cells) {
+                // As the API does: a member is detached from its stage first. The log is not
+                // applied: queries read its samples for the rows they show.
+                if let Some(f) = cell.family() {
+                    f.detach_for_query(cell);
+                }
+                let r = cell.report.read();
+                let mine = r.query(&all, dict, 1.0).unwrap();
+                let theirs = a.query(&all, dict, 1.0).unwrap();
+                prop_assert_eq!(
+                    serde_json::to_value(&mine).unwrap(),
+                    serde_json::to_value(&theirs).unwrap(),
+                    "query of {}",
+                    a.def.name
+                );
+            }
+        }
+        // Drained, every member's rows are exactly the standalone report's.
+        for cell in &cells {
+            if let Some(f) = cell.family() {
+                f.drain();
+            }
+        }
+        for (a, cell) in alone.iter().zip(&cells) {
+            cell.apply_hist_log();
+            let r = cell.report.read();
+            let (mine, theirs) = (rows_of(&r), rows_of(a));
+            prop_assert_eq!(totals_of(&r), totals_of(a), "totals of {}", a.def.name);
+            prop_assert_eq!(mine.len(), r.rows(), "rows of {}", a.def.name);
+            if max_rows == usize::MAX {
+                prop_assert_eq!(&mine, &theirs, "rows of {}", a.def.name);
+                prop_assert_eq!(r.rows_lost(), 0);
+            } else {
+                prop_assert!(mine.len() <= max_rows);
+                for (k, v) in &mine {
+                    prop_assert_eq!(Some(v), theirs.get(k), "row {:?} of {}", k, a.def.name);
+                }
+            }
+        }
+        Ok(())
+    };
+    let mut now = 0;
+    let mut mask = 0u8;
+    let queried = |mask: u8, c: &ReportCell| {
+        cells
+            .iter()
+            .position(|x| std::ptr::eq(&**x, c))
+            .is_some_and(|i| mask >> (i % 8) & 1 == 1)
+    };
+    // A round of the merge threads, one after the other: a leader counts the round into its
+    // stage, its detached members and the members on its thread; the members on the other
+    // thread take their turn at the frozen stage themselves, before or after their leader.
+    let leaders = round_leaders(&cells);
+    // Each thread gives one member a turn per round (as the merger does).
+    let round = |now: u64, batch: &PreparedBatch, mask: u8| {
+        let mut turned = [false; 2];
+        for (i, cell) in cells.iter().enumerate() {
+            let w = cell.worker();
+            match cell.family() {
+                Some(f) if leaders[i] == i => {
+                    let round =
+                        f.update(now, batch, |c| queried(mask, c), (!turned[w]).then_some(w));
+                    turned[w] |= round.handed;
+                    for c in round.detached {
+                        let mut rep = c.report.write();
+                        rep.advance(now);
+                        rep.add_batch(batch);
+                    }
+                }
+                Some(f) => {
+                    if w != cells[leaders[i]].worker() && !turned[w] {
+                        turned[w] = f.take_turn(cell);
+                    }
+                }
+                None => {
+                    let mut rep = cell.report.write();
+                    rep.advance(now);
+                    rep.add_batch(batch);
+                }
+            }
+        }
+    };
+    for (r, step, query, new_mask) in ops {
+        now += step;
+        if let Some(m) = new_mask {
+            mask = *m;
+            // The balancer moves reports between the two threads now and then (between rounds).
+            for (i, c) in cells.iter().enumerate() {
+                c.set_worker((mask >> ((i + 4) % 8) & 1) as usize);
+            }
+        }
+        let batch = prepared(&mut dict, std::slice::from_ref(r));
+        for a in alone.iter_mut() {
+            a.advance(now);
+            for v in batch.views() {
+                a.add(&v);
+            }
+        }
+        round(now, &batch, mask);
+        if *query {
+            compare(&alone, &dict)?;
+        }
+    }
+    // Everything leaves the window.
+    now += 10 * TICK_MS;
+    for a in alone.iter_mut() {
+        a.advance(now);
+    }
+    round(now, &PreparedBatch::default(), mask);
+    compare(&alone, &dict)?;
+    for cell in &cells {
+        prop_assert_eq!(cell.report.read().rows(), 0, "{} empties", cell.name());
+    }
+    // The ticks handed to the history writer: a member closes the same ticks as its standalone
+    // twin (families need nothing special for history).
+    if max_rows == usize::MAX {
+        for (a, cell) in alone.iter_mut().zip(&cells) {
+            let (mine, lost) = cell.report.write().take_closed_ticks();
+            let (theirs, _) = a.take_closed_ticks();
+            prop_assert_eq!(lost, 0);
+            if a.def.name == "script" {
+                // Unfiltered: its ticks hold every request sent.
+                let counted: u64 = ticks_of(&mine).iter().map(|t| t.1.req_count).sum();
+                prop_assert_eq!(counted, ops.len() as u64);
+            }
+            prop_assert_eq!(
+                ticks_of(&mine),
+                ticks_of(&theirs),
+                "ticks of {}",
+                a.def.name
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Closed ticks as comparable values: per tick with data, its index, totals and rows by key.
+type TickView = (
+    u64,
+    Sums,
+    Vec<(u16, u64)>,
+    BTreeMap<Vec<u32>, (Sums, Vec<(u16, u64)>)>,
+);
+
+fn ticks_of(ticks: &[Arc<ClosedTick>]) -> Vec<TickView> {
+    ticks
+        .iter()
+        .filter(|t| t.totals().0 != &Sums::default())
+        .map(|t| {
+            let rows = t
+                .rows()
+                .map(|(k, s, h)| (k.to_vec(), (s, h.iter().collect())))
+                .collect();
+            (
+                t.index(),
+                *t.totals().0,
+                t.totals().1.iter().collect(),
+                rows,
+            )
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn family_members_equal_standalone_reports(
+        ops in proptest::collection::vec(
+            (
+                arb_req(),
+                prop_oneof![3 => Just(0u64), 2 => 1u64..700, 1 => 700u64..3000],
+                proptest::bool::weighted(0.3),
+                prop_oneof![4 => Just(None), 1 => any::<u8>().prop_map(Some)],
+            ),
+            1..60),
+    ) {
+        check_families(&ops, usize::MAX)?;
+    }
+
+    #[test]
+    fn family_members_with_a_row_limit_keep_exact_rows(
+        ops in proptest::collection::vec(
+            (
+                arb_req(),
+                prop_oneof![3 => Just(0u64), 2 => 1u64..700, 1 => 700u64..3000],
+                proptest::bool::weighted(0.3),
+                prop_oneof![4 => Just(None), 1 => any::<u8>().prop_map(Some)],
+            ),
+            1..60),
+        max_rows in 1usize..4,
+    ) {
+        check_families(&ops, max_rows)?;
+    }
+}
+
+#[test]
+fn families_form_only_from_projections_with_equal_filters_tags_and_windows() {
+    let mut dict = Dictionary::new(1000);
+    let mut reports: Vec<Report> = [
+        def("a", &["script_name"]),
+        def("b", &["hostname", "script_name"]),
+        def("c", &["tag:x"]),
+        with_filters(def("d", &["script_name"]), &[("status", 200.into())]),
+        ReportDef {
+            history: Some(crate::units::HumanDuration(std::time::Duration::from_secs(
+                60,
+            ))),
+            ..def("e", &["status"])
+        },
+        def("f", &["timer_tag:g"]),
+        def("g", &["hostname", "timer_tag:g"]),
+    ]
+    .into_iter()
+    .map(|d| {
+        Report::new(d, &mut dict, 100).unwrap().with_window(
+            std::time::Duration::from_secs(900),
+            60,
+            0,
+        )
+    })
+    .collect();
+    let families = form_families(&mut reports, true);
+    let members: Vec<Vec<usize>> = families.iter().map(|(m, _)| m.clone()).collect();
+    assert_eq!(members, vec![vec![0, 1], vec![5, 6]]);
+    // Members share the first one's phase; the stage keys on the union of their keys.
+    assert_eq!(reports[1].window().phase_ms, reports[0].window().phase_ms);
+    assert_eq!(reports[6].window().phase_ms, reports[5].window().phase_ms);
+    assert_eq!(families[0].1.keys, vec![Key::Hostname, Key::ScriptName]);
+}
+
+/// `reports` as cells of a set, each member of `families` (from `form_families`) joined to its
+/// family.
+fn in_families(reports: Vec<Report>, families: Vec<(Vec<usize>, Report)>) -> Vec<Arc<ReportCell>> {
+    let set = ReportSet::default();
+    let cells: Vec<Arc<ReportCell>> = reports
+        .into_iter()
+        .map(|r| set.try_insert(r).unwrap())
+        .collect();
+    for (members, stage) in families {
+        let member_cells: Vec<_> = members.iter().map(|&i| Arc::clone(&cells[i])).collect();
+        let family = Arc::new(Family::new(stage, &member_cells));
+        for c in &member_cells {
+            c.join(Arc::clone(&family));
+        }
+    }
+    cells
+}
+
+/// `reports`, all of one family, as cells of a set joined to it.
+fn one_family(mut reports: Vec<Report>) -> (Arc<Family>, Vec<Arc<ReportCell>>) {
+    let families = form_families(&mut reports, true);
+    assert_eq!(families.len(), 1, "one family");
+    assert_eq!(
+        families[0].0,
+        (0..reports.len()).collect::<Vec<_>>(),
+        "one family of all"
+    );
+    let cells = in_families(reports, families);
+    let family = Arc::clone(cells[0].family().unwrap());
+    (family, cells)
+}
+
+/// A round's leader of each family is its first member among the round's reports, in whatever
+/// order the round lists them; when that member is not in the round (dropped), the next one
+/// leads. Reports in no family have none.
+#[test]
+fn each_family_is_led_by_its_first_member_in_the_round() {
+    let mut dict = Dictionary::new(1000);
+    let mut reports: Vec<Report> = [
+        def("script", &["script_name"]),
+        def("tag", &["tag:x"]),
+        def("host_script", &["hostname", "script_name"]),
+        def("tag_script", &["tag:x", "script_name"]),
+        def("status", &["status"]),
+        def("lone_timer", &["timer_tag:y"]),
+    ]
+    .into_iter()
+    .map(|d| Report::new(d, &mut dict, 100).unwrap())
+    .collect();
+    let families = form_families(&mut reports, true);
+    let cells = in_families(reports, families);
+    let led = |order: &[usize]| -> Vec<(String, Option<String>)> {
+        let round: Vec<Arc<ReportCell>> = order.iter().map(|&i| Arc::clone(&cells[i])).collect();
+        round_leaders(&round)
+            .iter()
+            .zip(&round)
+            .map(|(&l, c)| {
+                let leader = (l != usize::MAX).then(|| round[l].name().to_string());
+                (c.name().to_string(), leader)
+            })
+            .collect()
+    };
+    let of = |v: &[(&str, Option<&str>)]| -> Vec<(String, Option<String>)> {
+        v.iter()
+            .map(|(n, l)| (n.to_string(), l.map(str::to_string)))
+            .collect()
+    };
+    assert_eq!(
+        led(&[3, 2, 5, 1, 0, 4]),
+        of(&[
+            ("tag_script", Some("tag")),
+            ("host_script", Some("script")),
+            ("lone_timer", None),
+            ("tag", Some("tag")),
+            ("script", Some("script")),
+            ("status", Some("script")),
+        ])
+    );
+    // `script` and `tag` left the set: the next members lead.
+    assert_eq!(
+        led(&[4, 3, 2]),
+        of(&[
+            ("status", Some("host_script")),
+            ("tag_script", Some("tag_script")),
+            ("host_script", Some("host_script")),
+        ])
+    );
+}
+
+/// A member queries read is detached: the query makes it take what the stage holds for it, so it
+/// holds every request merged so far, and from then on the merge thread updates it directly; a
+/// member no longer queried rejoins the stage once the stage was drained, with no request
+/// counted twice or missed. The merge thread detaches a queried member too (a query that did
+/// not do it itself: tests).
+#[test]
+fn a_queried_member_detaches_from_its_stage_and_rejoins_it() {
+    let mut dict = Dictionary::new(1000);
+    let win = Window {
+        history_ms: 60 * TICK_MS,
+        tick_ms: 60 * TICK_MS,
+        ticks: 1,
+        phase_ms: 0,
+    };
+    let reports: Vec<Report> = [
+        def("script", &["script_name"]),
+        def("host_script", &["hostname", "script_name"]),
+    ]
+    .into_iter()
+    .map(|d| {
+        Report::new(d, &mut dict, 100)
+            .unwrap()
+            .with_exact_window(win, 0)
+    })
+    .collect();
+    let (family, cells) = one_family(reports);
+    let (script, host_script) = (&cells[0], &cells[1]);
+    let batch = prepared(&mut dict, &[Req::default()]);
+    let mut sent = 0;
+    // One round: the family's step, then the detached members' own updates.
+    let mut round = |now: u64, queried: &[&str]| -> Vec<String> {
+        sent += 1;
+        let detached = family
+            .update(now, &batch, |c| queried.contains(&c.name()), Some(0))
+            .detached;
+        for c in &detached {
+            let mut r = c.report.write();
+            r.advance(now);
+            r.add_batch(&batch);
+        }
+        detached.iter().map(|c| c.name().to_string()).collect()
+    };
+    let total = |cell: &ReportCell| cell.report.read().total_requests();
+    assert!(round(100, &[]).is_empty());
+    assert_eq!(total(script), 0, "the stage holds the request");
+    // A query detaches the member at once: it then holds everything itself.
+    family.detach_for_query(script);
+    assert_eq!(total(script), 1);
+    assert_eq!(round(200, &["script"]), ["script"]);
+    assert_eq!(total(script), 2, "updated directly");
+    assert_eq!(
+        total(host_script),
+        0,
+        "the other member still through the stage"
+    );
+    // The merge thread detaches a member queried lately.
+    assert_eq!(
+        round(300, &["script", "host_script"]),
+        ["script", "host_script"]
+    );
+    assert_eq!(total(host_script), 3);
+    // Both detached: nobody needs the stage, which is kept empty, so one no longer queried
+    // rejoins at once.
+    assert_eq!(round(400, &["script"]), ["script"]);
+    // The other, no longer queried, stays detached while the stage holds requests it has...
+    assert_eq!(round(500, &[]), ["script"]);
+    assert_eq!(total(script), 5);
+    assert_eq!(round(500 + family::DRAIN_EVERY_MS, &[]), ["script"]);
+    // ... until the periodic drain empties the stage.
+    assert!(
+        round(600 + family::DRAIN_EVERY_MS, &[]).is_empty(),
+        "rejoined"
+    );
+    for c in &cells {
+        assert_eq!(
+            total(c),
+            sent - 1,
+            "{}: the last request is in the stage",
+            c.name()
+        );
+    }
+    family.drain();
+    for c in &cells {
+        assert_eq!(total(c), sent, "{} drained", c.name());
+    }
+}
+
+/// Queries detach members on their own thread while the merge thread runs the family's rounds
+/// (ticks, drains, expiry) and detaches and rejoins members as the queried flags change: once
+/// both stop, every member equals its standalone twin, closed ticks included, whatever the
+/// interleaving was.
+#[test]
+fn detaching_queries_racing_the_merge_thread_lose_and_double_nothing() {
+    use std::sync::atomic::{AtomicBool, AtomicU8, Ordering::Relaxed};
+    let win = window_of_ticks(4);
+    let mut dict = Dictionary::new(100_000);
+    let defs = [
+        def("info", &[]),
+        def("script", &["script_name"]),
+        def("host_script", &["hostname", "script_name"]),
+        def("script_status", &["script_name", "status"]),
+    ];
+    let make = |dict: &mut Dictionary| -> Vec<Report> {
+        defs.iter()
+            .map(|d| {
+                let mut r = Report::new(d.clone(), dict, usize::MAX)
+                    .unwrap()
+                    .with_exact_window(win, 0);
+                r.keep_closed_ticks();
+                r
+            })
+            .collect()
+    };
+    let mut alone = make(&mut dict);
+    let grouped = make(&mut dict);
+    let (family, cells) = one_family(grouped);
+    let mut rng = crate::corpus::SplitMix64::new(11);
+    // Stages of hundreds of rows, so that a member's turn on the other thread takes a while
+    // (the leader's rounds meet it busy), and a tick ends every ~3 rounds.
+    let scripts: Vec<&'static str> = (0..300)
+        .map(|i| &*Box::leak(format!("/s{i}").into_boxed_str()))
+        .collect();
+    let batches: Vec<PreparedBatch> = (0..400)
+        .map(|_| {
+            let reqs: Vec<Req> = (0..1 + rng.next_u64() % 120)
+                .map(|_| Req {
+                    host: ["h0", "h1"][(rng.next_u64() % 2) as usize],
+                    script: scripts[(rng.next_u64() % 300) as usize],
+                    status: [200, 404][(rng.next_u64() % 2) as usize],
+                    time: (1 + rng.next_u64() % 1000) as f32 / 1e3,
+                    ..Req::default()
+                })
+                .collect();
+            prepared(&mut dict, &reqs)
+        })
+        .collect();
+    let queried = AtomicU8::new(0);
+    let done = AtomicBool::new(false);
+    let ops = std::sync::atomic::AtomicUsize::new(0);
+    let mut detaches = 0;
+    let mut rejoins_seen = 0;
+    // Two members are on the other merge thread: they take their turns at the frozen stage
+    // there, racing the leader's rounds (tick ends wait for them) and the queries' detaches.
+    cells[2].set_worker(1);
+    cells[3].set_worker(1);
+    let turns = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Relaxed) {
+                for c in &cells[2..] {
+                    turns.fetch_add(usize::from(family.take_turn(c)), Relaxed);
+                }
+                std::thread::yield_now();
+            }
+        });
+        s.spawn(|| {
+            // The query thread: marks members queried and detaches them, or stops querying
+            // some (they rejoin), at its own pace.
+            let mut rng = crate::corpus::SplitMix64::new(12);
+            while !done.load(Relaxed) {
+                let i = (rng.next_u64() % 4) as usize;
+                if rng.next_u64().is_multiple_of(3) {
+                    queried.fetch_and(!(1 << i), Relaxed);
+                } else {
+                    queried.fetch_or(1 << i, Relaxed);
+                    family.detach_for_query(&cells[i]);
+                    let _ = cells[i].report.read().query(&q(), &dict, 1.0);
+                }
+                ops.fetch_add(1, Relaxed);
+                std::thread::yield_now();
+            }
+        });
+        // The merge thread.
+        let mut was_detached = [false; 4];
+        for (round, batch) in batches.iter().enumerate() {
+            // Each round waits for a query thread's step, so that the two interleave (they
+            // still race within the round).
+            let (seen, deadline) = (
+                ops.load(Relaxed),
+                std::time::Instant::now() + std::time::Duration::from_secs(20),
+            );
+            while ops.load(Relaxed) == seen {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the query thread made no step"
+                );
+                std::thread::yield_now();
+            }
+            let now = round as u64 * 337;
+            let mask = queried.load(Relaxed);
+            let detached = family
+                .update(
+                    now,
+                    batch,
+                    |c| {
+                        let i = cells.iter().position(|x| std::ptr::eq(&**x, c)).unwrap();
+                        mask >> i & 1 == 1
+                    },
+                    Some(0),
+                )
+                .detached;
+            let mut is_detached = [false; 4];
+            for c in &detached {
+                let i = cells.iter().position(|x| Arc::ptr_eq(x, c)).unwrap();
+                is_detached[i] = true;
+                let mut r = c.report.write();
+                r.advance(now);
+                r.add_batch(batch);
+                // As the merger's update of a detached member counts it.
+                c.instrument.record(None, batch.len() as u64);
+            }
+            for i in 0..4 {
+                detaches += usize::from(is_detached[i] && !was_detached[i]);
+                rejoins_seen += usize::from(!is_detached[i] && was_detached[i]);
+            }
+            was_detached = is_detached;
+            for a in alone.iter_mut() {
+                a.advance(now);
+                for v in batch.views() {
+                    a.add(&v);
+                }
+            }
+        }
+        done.store(true, Relaxed);
+    });
+    assert!(
+        detaches > 0 && rejoins_seen > 0,
+        "{detaches} detaches, {rejoins_seen} rejoins"
+    );
+    assert!(
+        turns.load(Relaxed) > 0,
+        "the other thread's members took no turn"
+    );
+    family.drain();
+    // Each member counted every request once: attached, by the leader's step, under the lock a
+    // query's detachment takes (counted after it, a member detached in between missed a round).
+    let requests: u64 = batches.iter().map(|b| b.len() as u64).sum();
+    for cell in &cells {
+        assert_eq!(cell.instrument.count(), requests, "{}", cell.name());
+    }
+    for (a, cell) in alone.iter_mut().zip(&cells) {
+        let mut r = cell.report.write();
+        r.flush_hist();
+        assert_eq!(rows_of(&r), rows_of(a), "rows of {}", a.def.name);
+        assert_eq!(totals_of(&r), totals_of(a), "totals of {}", a.def.name);
+        let (mine, _) = r.take_closed_ticks();
+        let (theirs, _) = a.take_closed_ticks();
+        assert_eq!(
+            ticks_of(&mine),
+            ticks_of(&theirs),
+            "ticks of {}",
+            a.def.name
+        );
+    }
+}

@@ -1,0 +1,466 @@
+//! Windows and ticks: how a report's window is cut into ticks, and how it moves.
+//!
+//! In: the merger's clock ([`Report::advance`], never backwards). Out: the open tick closed into
+//! a compact, immutable [`ClosedTick`], added to the window's closed part (`agg`) and handed to
+//! the history writer when the report keeps history ([`Report::take_closed_ticks`]); ticks that
+//! left the window subtracted from `agg`, exactly. Runs on the merge thread under the report's
+//! write lock. No clock of its own: times are arguments.
+
+use std::sync::Arc;
+
+use crate::histogram::{HistView, Histogram};
+
+use super::def::MAX_KEYS;
+use super::keys::KeyBuf;
+use super::live::Report;
+use super::rows::{with_lookahead, Row, RowMap};
+use super::sums::{Sum96, Sums};
+
+/// How a report's window is sliced: `ticks` slices of `tick_ms`, the newest of them open.
+///
+/// The window is the open tick plus the `ticks - 1` closed ticks before it, so it covers between
+/// `history - tick` and `history` (the resolution is one tick). Tick `i` spans
+/// `[i * tick_ms - phase_ms, (i + 1) * tick_ms - phase_ms)`: each report gets its own phase
+/// (from its name), so that reports do not all close and expire their ticks in the same round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub history_ms: u64,
+    pub tick_ms: u64,
+    pub ticks: u64,
+    pub phase_ms: u64,
+}
+
+/// Slices a window is cut into unless `report_ticks` says otherwise: 15 s ticks over the default
+/// 15-minute `stats_history`, 1 s ticks over a 1-minute `history`.
+pub const DEFAULT_TICKS: u32 = 60;
+
+impl Window {
+    /// `history` in `ticks` slices (at least 1 ms each), phase 0.
+    pub fn new(history: std::time::Duration, ticks: u32) -> Window {
+        let history_ms = (history.as_millis() as u64).max(1);
+        let ticks = (ticks as u64).clamp(1, history_ms);
+        Window {
+            history_ms,
+            tick_ms: history_ms / ticks,
+            ticks,
+            phase_ms: 0,
+        }
+    }
+
+    /// The same window with a phase derived from `name` (see the type's docs).
+    pub fn phased(mut self, name: &str) -> Window {
+        let h = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+        });
+        self.phase_ms = h % self.tick_ms;
+        self
+    }
+
+    #[inline]
+    pub(super) fn tick_of(&self, ms: u64) -> u64 {
+        (ms + self.phase_ms) / self.tick_ms
+    }
+
+    /// When tick `i` starts (0 for ticks that would start before the clock's zero).
+    pub fn tick_start(&self, i: u64) -> u64 {
+        i.saturating_mul(self.tick_ms).saturating_sub(self.phase_ms)
+    }
+}
+
+/// A closed tick: its rows in two flat vectors (keys `n` ids per row), so that the window's
+/// history costs a row's sums and histogram per tick and nothing more (no hash table slack).
+///
+/// Immutable once closed, and shared (`Arc`): the window holds it until it leaves, and a report
+/// that keeps history also hands it to the history writer (see [`Report::take_closed_ticks`]),
+/// which reads it on its own thread without copying it.
+#[derive(Debug)]
+pub struct ClosedTick {
+    pub(super) index: u64,
+    /// Set when the tick was closed before its end, at shutdown: when (merger ms). History
+    /// records it as ending then, so that the next run's first tick is not taken for it.
+    cut_at_ms: Option<u64>,
+    keys: Vec<u32>,
+    pub(super) rows: Vec<TickRow>,
+    /// The rows whose sums do not fit [`NarrowSums`] (by their place in `rows`, ascending),
+    /// whole; their `TickRow` holds zeros. Empty but for 584 years of request time in one row of
+    /// one tick.
+    wide: Vec<(u32, Sums)>,
+    /// Every row's histogram, row after row, packed 32 bits a bucket ([`HistView::Packed`]).
+    pub(super) hists: Vec<u32>,
+    /// The rows whose histograms do not pack (a bucket counting a million samples in one row of
+    /// one tick), by their place in `rows`, ascending, whole; their `TickRow` has no buckets.
+    pub(super) whole_hists: Vec<(u32, Histogram)>,
+    pub(super) totals: Row,
+}
+
+/// A closed tick's row: its sums, and where its histogram's buckets are in the tick's `hists`.
+/// 56 bytes; with its sums and a histogram of its own, a row would take 88, and 8 more a bucket.
+#[derive(Debug)]
+pub(super) struct TickRow {
+    sums: NarrowSums,
+    hist_at: u32,
+    hist_len: u16,
+}
+
+const _: () = assert!(std::mem::size_of::<TickRow>() == 56);
+
+/// A closed tick's row's [`Sums`] in 48 bytes: the request and hit counts in 32 bits each, the
+/// time and byte sums in 64 bits each, which holds any tick row but a pathological one (4 billion
+/// requests or hits, or 584 years of time, in one row of one tick: such a row goes whole to
+/// [`ClosedTick`]'s `wide`). The window's 60 closed ticks are most of a report's memory, and every
+/// byte here is a byte per row and tick (BENCHMARKS.md has the bytes per row).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct NarrowSums([u64; 6]);
+
+impl NarrowSums {
+    /// `s` narrowed, if every field fits.
+    pub(super) fn of(s: &Sums) -> Option<NarrowSums> {
+        let w = |v: Sum96| u64::try_from(v.get()).ok();
+        let count = |v: u64| u32::try_from(v).ok().map(u64::from);
+        Some(NarrowSums([
+            count(s.req_count)? | count(s.hit_count)? << 32,
+            w(s.time_ns)?,
+            w(s.ru_utime_ns)?,
+            w(s.ru_stime_ns)?,
+            w(s.traffic_bytes)?,
+            w(s.memory_footprint_bytes)?,
+        ]))
+    }
+
+    pub(super) fn widen(&self) -> Sums {
+        let [counts, time_ns, ru_utime_ns, ru_stime_ns, traffic, memory] = self.0;
+        Sums {
+            req_count: counts & u64::from(u32::MAX),
+            hit_count: counts >> 32,
+            time_ns: time_ns.into(),
+            ru_utime_ns: ru_utime_ns.into(),
+            ru_stime_ns: ru_stime_ns.into(),
+            traffic_bytes: traffic.into(),
+            memory_footprint_bytes: memory.into(),
+        }
+    }
+}
+
+impl ClosedTick {
+    /// The tick's number in its report's [`Window`] (see [`Window::tick_start`]).
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+
+    /// When the tick was closed, if before its end ([`Report::close_at_shutdown`]).
+    pub fn cut_at_ms(&self) -> Option<u64> {
+        self.cut_at_ms
+    }
+
+    /// Every row: its key ids (as many as the report has keys), sums and histogram. The ids are
+    /// the dictionary's, alive at least while the tick is in its report's window.
+    pub fn rows(&self) -> impl Iterator<Item = (&[u32], Sums, HistView<'_>)> + '_ {
+        let n = if self.rows.is_empty() {
+            0
+        } else {
+            self.keys.len() / self.rows.len()
+        };
+        let mut wide = self.wide.iter().peekable();
+        let mut whole = self.whole_hists.iter().peekable();
+        self.rows.iter().enumerate().map(move |(i, r)| {
+            let sums = match wide.next_if(|(at, _)| *at as usize == i) {
+                Some((_, s)) => *s,
+                None => r.sums.widen(),
+            };
+            let hist = match whole.next_if(|(at, _)| *at as usize == i) {
+                Some((_, h)) => HistView::Whole(h),
+                None => {
+                    let at = r.hist_at as usize;
+                    HistView::Packed(&self.hists[at..at + r.hist_len as usize])
+                }
+            };
+            (&self.keys[i * n..(i + 1) * n], sums, hist)
+        })
+    }
+
+    /// Appends a row (key ids in key order).
+    pub(super) fn push_row(&mut self, key: &[u32], sums: &Sums, hist: &Histogram) {
+        self.keys.extend_from_slice(key);
+        let narrow = NarrowSums::of(sums).unwrap_or_else(|| {
+            self.wide.push((self.rows.len() as u32, *sums));
+            NarrowSums::default()
+        });
+        let hist_at = self.hists.len();
+        // (An array past 4G buckets, which `hist_at` could not address, takes no more.)
+        let room = hist_at + hist.buckets_used() <= u32::MAX as usize;
+        if !(room && hist.pack32_into(&mut self.hists)) {
+            self.whole_hists
+                .push((self.rows.len() as u32, hist.compact_clone()));
+        }
+        self.rows.push(TickRow {
+            sums: narrow,
+            hist_at: hist_at as u32,
+            hist_len: (self.hists.len() - hist_at) as u16,
+        });
+    }
+
+    /// A closed tick with no rows yet.
+    pub(super) fn new(
+        index: u64,
+        cut_at_ms: Option<u64>,
+        totals: Row,
+        rows: usize,
+        keys: usize,
+    ) -> ClosedTick {
+        ClosedTick {
+            index,
+            cut_at_ms,
+            keys: Vec::with_capacity(rows * keys),
+            rows: Vec::with_capacity(rows),
+            wide: Vec::new(),
+            hists: Vec::new(),
+            whole_hists: Vec::new(),
+            totals,
+        }
+    }
+
+    /// Gives back what the rows' histograms did not use of their array (grown as rows came).
+    pub(super) fn shrink_hists(&mut self) {
+        self.hists.shrink_to_fit();
+    }
+
+    /// Heap bytes of the tick's rows and histograms (see [`Report::memory_bytes`]).
+    pub(super) fn heap_bytes(&self) -> usize {
+        self.keys.capacity() * 4
+            + self.rows.capacity() * std::mem::size_of::<TickRow>()
+            + self.wide.capacity() * std::mem::size_of::<(u32, Sums)>()
+            + self.hists.capacity() * 4
+            + self.whole_hists.capacity() * std::mem::size_of::<(u32, Histogram)>()
+            + self
+                .whole_hists
+                .iter()
+                .map(|(_, h)| h.heap_bytes())
+                .sum::<usize>()
+    }
+
+    /// The report's totals over the tick (requests lost for want of a row included).
+    pub fn totals(&self) -> (&Sums, &Histogram) {
+        (&self.totals.sums, &self.totals.hist)
+    }
+}
+
+/// Closed ticks a report keeps for the history writer between two collections (see
+/// [`Report::take_closed_ticks`]); beyond it the oldest are dropped and counted. The merger
+/// collects every round, so this is reached only if collection stops.
+const OUTBOX_MAX_TICKS: usize = 1024;
+
+/// Adds a closed tick's rows to a window's closed part (`agg`), fetching its rows ahead. With
+/// `link` (the open tick's rows were just numbered in the tick's order), each `agg` row is
+/// linked to the open row of its key: tick row `i` is open row `i` (see
+/// [`View::parts`](super::view::View::parts)).
+pub(super) fn add_tick_rows(agg: &mut RowMap, tick: &ClosedTick, link: Option<u32>) {
+    if agg.len() == 0 {
+        // Every row is new (a report's first close, or one after its window emptied): sized
+        // once, not doubled a dozen times while it fills (a 183k-row timer report's first close
+        // moved every row ~14 times, with 40 such reports stalling the merge for seconds).
+        agg.reserve(tick.rows.len());
+    }
+    let mut key = KeyBuf {
+        ids: [0; MAX_KEYS],
+        len: 0,
+    };
+    with_lookahead(
+        agg,
+        tick.rows().zip(0u32..),
+        |agg, ((ids, _, _), _)| agg.prefetch_ids(ids),
+        |agg, ((ids, sums, hist), i)| {
+            key.ids[..ids.len()].copy_from_slice(ids);
+            key.len = ids.len();
+            let (slot, link) = link.map_or((0, 0), |gen| (i, gen));
+            match agg.get_mut(&key) {
+                Some(a) => {
+                    a.sums.add(&sums);
+                    a.hist.add_hist(hist);
+                    (a.slot, a.link) = (slot, link);
+                }
+                None => agg.insert(
+                    &key,
+                    Row {
+                        sums,
+                        hist: hist.to_histogram(),
+                        slot,
+                        link,
+                        ..Row::default()
+                    },
+                ),
+            }
+        },
+    );
+}
+
+impl Report {
+    /// When the next tick begins (merger ms): until then an idle report has nothing to do.
+    pub fn next_tick_ms(&self) -> u64 {
+        self.window.tick_start(self.open_index + 1)
+    }
+
+    /// When the window now starts: the start of its oldest tick, or when the report became
+    /// complete if that is later (milliseconds of the merger's clock).
+    pub fn window_start_ms(&self) -> u64 {
+        let first = (self.open_index + 1).saturating_sub(self.window.ticks);
+        self.window.tick_start(first).max(self.complete_from_ms)
+    }
+
+    /// Seconds the report covers at `now_ms`: from [`Report::window_start_ms`] to now, at least
+    /// 1 (a report seconds old shows rates over one second), at most its history.
+    pub fn time_interval(&self, now_ms: u64) -> f64 {
+        let span = now_ms.saturating_sub(self.window_start_ms()) as f64 / 1000.0;
+        span.clamp(1.0, (self.window.history_ms as f64 / 1000.0).max(1.0))
+    }
+
+    /// Moves the window to `now_ms` (never back): when a new tick begins, the open tick closes
+    /// and ticks that left the window are dropped.
+    pub fn advance(&mut self, now_ms: u64) {
+        if now_ms <= self.now_ms {
+            return;
+        }
+        self.now_ms = now_ms;
+        let tick = self.window.tick_of(now_ms);
+        if tick <= self.open_index {
+            return;
+        }
+        self.close_open_tick();
+        self.open_index = tick;
+        let first_kept = (tick + 1).saturating_sub(self.window.ticks);
+        while self.closed.front().is_some_and(|t| t.index < first_kept) {
+            let t = self.closed.pop_front().expect("checked");
+            self.expire(t);
+        }
+        if self.frozen_tick.is_some_and(|f| f < first_kept) {
+            self.frozen_tick = None;
+        }
+        self.agg.shrink_if_sparse();
+        self.open.trim(1 << 16);
+    }
+
+    /// The open tick's rows go into `agg` and, as compact copies, into a closed tick. The open
+    /// rows are then zeroed in place, keeping their histograms' memory (a busy row's histogram
+    /// is not grown again every tick); rows idle for a whole tick are dropped.
+    fn close_open_tick(&mut self) {
+        self.close_open_tick_cut(None)
+    }
+
+    /// At shutdown when no snapshot keeps the open tick: closes it as it is, so that a report
+    /// keeping history hands what its last, partial tick counted to the history writer (see
+    /// [`ClosedTick::cut_at_ms`]). The report is not used afterwards.
+    pub fn close_at_shutdown(&mut self, now_ms: u64) {
+        if self.outbox.is_some() {
+            self.close_open_tick_cut(Some(now_ms));
+        }
+    }
+
+    fn close_open_tick_cut(&mut self, cut_at_ms: Option<u64>) {
+        if self.open_totals.sums.req_count == 0 && self.open.len() == 0 {
+            return;
+        }
+        self.flush_hist();
+        let n = self.keys.len();
+        let totals = Row {
+            sums: self.open_totals.sums,
+            hist: self.open_totals.hist.compact_clone(),
+            ..Row::default()
+        };
+        self.open_totals.sums = Sums::default();
+        self.open_totals.hist.clear();
+        self.agg_totals.add_row(&totals);
+        let mut tick = ClosedTick::new(self.open_index, cut_at_ms, totals, self.open.len(), n);
+        let mut slots = 0;
+        self.open.retain_each(n, |key, row| {
+            if row.sums.req_count == 0 {
+                return false;
+            }
+            row.slot = slots;
+            slots += 1;
+            tick.push_row(key.slice(), &row.sums, &row.hist);
+            row.sums = Sums::default();
+            row.hist.clear();
+            row.contribs = 0;
+            row.only_open = false;
+            true
+        });
+        tick.shrink_hists();
+        self.open_only = 0;
+        self.open_slots = slots;
+        // Then the tick into the window's closed part: a second walk, over the tick's rows, so
+        // that each `agg` row can be fetched ahead (see `with_lookahead`).
+        // The open rows were renumbered: every link made before is stale from here.
+        self.open_gen = self.open_gen.wrapping_add(1).max(1);
+        add_tick_rows(&mut self.agg, &tick, Some(self.open_gen));
+        let tick = Arc::new(tick);
+        if let Some(outbox) = &mut self.outbox {
+            if outbox.len() >= OUTBOX_MAX_TICKS {
+                outbox.remove(0);
+                self.outbox_dropped += 1;
+            }
+            outbox.push(Arc::clone(&tick));
+        }
+        self.closed.push_back(tick);
+    }
+
+    /// From now on, every tick this report closes is also kept for the history writer until
+    /// [`Report::take_closed_ticks`] (a report with `history_retention`).
+    pub fn keep_closed_ticks(&mut self) {
+        self.outbox.get_or_insert_with(Vec::new);
+    }
+
+    /// Whether closed ticks wait for [`Report::take_closed_ticks`].
+    pub fn closed_ticks_waiting(&self) -> bool {
+        self.outbox.as_ref().is_some_and(|o| !o.is_empty())
+    }
+
+    /// The ticks closed since the last call, oldest first, and how many were dropped meanwhile
+    /// because the outbox was full (at most `OUTBOX_MAX_TICKS` wait).
+    pub fn take_closed_ticks(&mut self) -> (Vec<Arc<ClosedTick>>, u64) {
+        let ticks = self.outbox.as_mut().map(std::mem::take).unwrap_or_default();
+        (ticks, std::mem::take(&mut self.outbox_dropped))
+    }
+
+    /// Subtracts a closed tick that left the window from `agg`; rows left empty go.
+    fn expire(&mut self, tick: Arc<ClosedTick>) {
+        let n = self.keys.len();
+        self.agg_totals
+            .subtract_row_parts(&tick.totals.sums, &tick.totals.hist);
+        let mut key = KeyBuf {
+            ids: [0; MAX_KEYS],
+            len: n,
+        };
+        with_lookahead(
+            self,
+            tick.rows(),
+            |r, (ids, _, _)| r.agg.prefetch_ids(ids),
+            |r, (ids, sums, hist)| {
+                key.ids[..n].copy_from_slice(ids);
+                r.expire_row(&key, &sums, hist);
+            },
+        );
+    }
+
+    /// [`Report::expire`] of one row of the tick.
+    #[inline]
+    fn expire_row(&mut self, key: &KeyBuf, sums: &Sums, hist: HistView<'_>) {
+        let Some(a) = self.agg.get_mut(key) else {
+            debug_assert!(false, "a closed tick's row is in agg");
+            return;
+        };
+        a.subtract_row_parts(sums, hist);
+        if a.sums.req_count == 0 {
+            debug_assert_eq!(a.sums, Sums::default());
+            self.agg.remove(key);
+            // The open tick's row of that key (zeroed at the last close) is now a row of its
+            // own if it counted something since, else it goes.
+            if let Some(o) = self.open.get_mut(key) {
+                if o.sums.req_count == 0 {
+                    self.open.remove(key);
+                } else {
+                    o.only_open = true;
+                    self.open_only += 1;
+                }
+            }
+        }
+    }
+}
