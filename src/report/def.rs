@@ -106,7 +106,7 @@ pub struct ReportDef {
     /// Percentiles shown by default, each in `[0, 100]`.
     #[serde(default = "default_percentiles")]
     pub percentiles: Vec<f64>,
-    /// A REPORTS.md tag report family, expanded with `tags` into the keys:
+    /// A docs/REPORTS.md tag report family, expanded with `tags` into the keys:
     /// `timer_tag_info` (pinba_engine `tagN_info`), `timer_tag_report` (`tagN_report`),
     /// `timer_tag_report2` (`tagN_report2`), `request_tag_info` (`rtagN_info`),
     /// `request_tag_report` (`rtagN_report`); the pinba_engine spellings without N are accepted too.
@@ -167,7 +167,7 @@ pub(super) fn default_percentiles() -> Vec<f64> {
     DEFAULT_PERCENTILES.to_vec()
 }
 
-/// What a report counts: see REPORTS.md.
+/// What a report counts: see docs/REPORTS.md.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
@@ -596,7 +596,7 @@ pub(super) fn validate_name(name: &str) -> Result<(), ReportError> {
     Ok(())
 }
 
-/// `info` and the 18 `report_by_*` reports of REPORTS.md, with pinba_engine's names.
+/// `info` and the 18 `report_by_*` reports of docs/REPORTS.md, with pinba_engine's names.
 pub fn builtin_defs() -> Vec<ReportDef> {
     const BUILTINS: [(&str, &[&str]); 19] = [
         ("info", &[]),

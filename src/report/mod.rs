@@ -10,7 +10,7 @@
 //! the persistence helpers ([`load_state`], [`save_state`], [`initial_defs`]) do file I/O, for the
 //! API and the app.
 //!
-//! A report (see REPORTS.md) is a set of rows keyed by the ids of its keys, each row holding
+//! A report (see docs/REPORTS.md) is a set of rows keyed by the ids of its keys, each row holding
 //! integer sums (nanoseconds, bytes, counts) and a histogram, plus the same for the whole report
 //! (totals), over a window of ticks ([`Report`] says how a request gets in and out). Because every
 //! sum is an integer and a tick leaves the window by subtracting exactly what it added (the same
