@@ -129,6 +129,10 @@ pub struct Core {
     udp_addrs: Vec<SocketAddr>,
     /// Receive buffer the kernel granted the first UDP socket (clamped by `net.core.rmem_max`).
     receive_buffer_bytes: u64,
+    /// From when (merger ms) the raw pool held every request it was given, as start-up left it:
+    /// 0 on a fresh start; a restore sets it (see [`Core::set_pool_complete_from`]). A report
+    /// filled from the pool is complete from no earlier (see `Merger::fill`).
+    pool_complete_from_ms: u64,
 }
 
 impl Core {
@@ -270,6 +274,7 @@ impl Core {
             taps: Taps::default(),
             udp_addrs,
             receive_buffer_bytes,
+            pool_complete_from_ms: 0,
             config,
         })
     }
@@ -290,6 +295,18 @@ impl Core {
     /// Replaces the clock: a restored snapshot's, which continues the saved epoch (start-up).
     pub fn set_clock(&mut self, clock: Clock) {
         self.clock = clock;
+    }
+
+    /// From when the raw pool holds every request it was given (merger ms; see the field).
+    pub fn pool_complete_from_ms(&self) -> u64 {
+        self.pool_complete_from_ms
+    }
+
+    /// Sets from when the raw pool is complete (start-up, restoring): a restored pool holds
+    /// what the last run's pool held, which may have overwritten or expired requests the
+    /// reports' windows still cover, and a pool lost in a crash holds nothing from before now.
+    pub fn set_pool_complete_from(&mut self, ms: u64) {
+        self.pool_complete_from_ms = ms;
     }
 
     pub fn pool(&self) -> &RwLock<Pool> {

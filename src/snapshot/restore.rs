@@ -91,6 +91,12 @@ pub fn restore(
     s.write_ms = Some(write_us as f64 / 1000.0);
     s.saved_at = Some(saved_unix_ms as f64 / 1000.0);
     s.down_seconds = Some(age_ms as f64 / 1000.0);
+    // The restored pool holds what the last run's held, which may have overwritten or expired
+    // requests before it: a report filled from it is complete from its oldest request only.
+    let pool_from = pool.oldest_time_ms().map_or(now_ms, |t| {
+        now_ms.saturating_sub((now_ms as u32).wrapping_sub(t) as u64)
+    });
+    shared.set_pool_complete_from(pool_from);
     *shared.pool_mut() = pool;
     shared.set_clock(clock);
     assign_workers(shared, &restored);

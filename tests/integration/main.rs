@@ -24,6 +24,7 @@ mod packaging;
 mod php;
 mod prometheus;
 mod reports;
+mod restarts;
 mod sent;
 mod clickhouse;
 mod sinks;
