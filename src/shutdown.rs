@@ -16,6 +16,8 @@ pub struct Shutdown {
 #[derive(Default)]
 struct Inner {
     stopping: AtomicBool,
+    /// When the first trigger came: the stop's deadlines count from it.
+    at: std::sync::OnceLock<std::time::Instant>,
     notify: Notify,
 }
 
@@ -25,12 +27,18 @@ impl Shutdown {
     }
 
     pub fn trigger(&self) {
+        self.inner.at.get_or_init(std::time::Instant::now);
         self.inner.stopping.store(true, Ordering::SeqCst);
         self.inner.notify.notify_waiters();
     }
 
     pub fn is_triggered(&self) -> bool {
         self.inner.stopping.load(Ordering::SeqCst)
+    }
+
+    /// When [`Shutdown::trigger`] was first called, if it was.
+    pub fn triggered_at(&self) -> Option<std::time::Instant> {
+        self.inner.at.get().copied()
     }
 
     /// Resolves once `trigger` has been called (for the HTTP server's graceful shutdown).
@@ -43,6 +51,21 @@ impl Shutdown {
             notified.await;
         }
     }
+}
+
+/// Waits for `thread` to end, at most until `deadline`: `true` once it ended (joined), `false`
+/// when the deadline came first. The stop's last steps wait so, each on its own thread, so that
+/// one that hangs (a disk, a server that never answers) cannot hold the process past its bound;
+/// a thread not waited for ends with the process.
+pub fn join_until(thread: std::thread::JoinHandle<()>, deadline: std::time::Instant) -> bool {
+    while !thread.is_finished() {
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let _ = thread.join();
+    true
 }
 
 /// The signals that stop the daemon: SIGTERM (service managers), SIGINT (Ctrl-C), and SIGHUP

@@ -625,6 +625,13 @@ pub static FIGURES: &[Figure] = &[
     .dashboard("history dropped ticks")
     .loss(),
     counter(
+        "history.dropped_steps",
+        "Report steps summed but not written to history: the stop's deadline came first (logged).",
+    )
+    .prometheus("pinbad_history_dropped_steps")
+    .dashboard("history steps dropped at stop")
+    .loss(),
+    counter(
         "history.open_errors",
         "Times the history store could not be opened (pinbad then runs without history).",
     )

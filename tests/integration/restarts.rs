@@ -4,7 +4,7 @@
 //! ClickHouse that never answers); after `kill -9` the tick log restores every closed tick.
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -147,3 +147,131 @@ fn a_report_refilled_from_a_restored_pool_says_from_when_it_is_complete() {
     assert_eq!(totals[0], json!(100), "the pool's 100 requests: {rows:?}");
     assert_eq!(query_from.as_f64(), Some(from));
 }
+
+/// Sends `n` requests to `d`, each with a script name of its own, as fast as the daemon reads
+/// them (paced on its socket's receive queue, so that the kernel drops next to nothing), then
+/// waits until it merged what it read.
+fn flood_unique_names(d: &Daemon, n: usize) {
+    use prost::Message;
+    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    socket.connect(d.udp[0]).unwrap();
+    let mut request = proto_request("");
+    let mut buf = Vec::with_capacity(128);
+    for i in 0..n {
+        request.script_name = format!("/flood/{i:08}.php").into_bytes();
+        buf.clear();
+        request.encode(&mut buf).unwrap();
+        // A full socket buffer (ENOBUFS/EAGAIN) loses the datagram: counted, not a failure.
+        let _ = socket.send(&buf);
+        if i % 1000 == 999 {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while udp_receive_queue(d.udp[0].port()).is_some_and(|q| q > 1 << 20) {
+                assert!(Instant::now() < deadline, "the daemon stopped reading");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(600);
+    loop {
+        let s = d.status();
+        let n = |k: &str| s[k].as_u64().unwrap();
+        if n("requests_accepted") == n("requests_merged") + n("temp_pool_dropped") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "not merged: {s}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The figure `key=VALUE` of a log line.
+fn log_figure(line: &str, key: &str) -> f64 {
+    let at = line
+        .find(&format!("{key}="))
+        .unwrap_or_else(|| panic!("no {key} in {line}"));
+    line[at + key.len() + 1..]
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .next()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no number after {key}= in {line}"))
+}
+
+#[test]
+fn a_flood_of_unique_names_does_not_hold_the_stop() {
+    let state = tempfile::tempdir().unwrap();
+    let d = start(state.path(), "");
+    let t = Instant::now();
+    flood_unique_names(&d, 3_000_000);
+    let s = d.status();
+    eprintln!(
+        "flooded in {:?}: dictionary {} strings, {} merged, lost {} / {}",
+        t.elapsed(),
+        s["dictionary_size"],
+        s["requests_merged"],
+        s["kernel_drops"],
+        s["temp_pool_dropped"]
+    );
+    let signalled = Instant::now();
+    let (status, logs) = d.terminate_logged(Duration::from_secs(300));
+    let took = signalled.elapsed();
+    assert!(status.success(), "{status:?}");
+    let writes = stopped_within_bound(&logs, took);
+    eprintln!("stopped in {took:?}, the state files written in {writes:?}: {logs:#?}");
+}
+
+/// The state files' write time a stop logged (its "Stopped" line), after checking that it ended
+/// within its bound, `took` after the signal.
+fn stopped_within_bound(logs: &[String], took: Duration) -> Duration {
+    let stopped = logs
+        .iter()
+        .find(|l| l.contains("Stopped"))
+        .unwrap_or_else(|| panic!("{logs:#?}"));
+    let writes = Duration::from_secs_f64(log_figure(stopped, "state_files_ms") / 1000.0);
+    assert!(
+        took <= STOP_BOUND + writes + MEASURING,
+        "stopped in {took:?}, the state files written in {writes:?}: {logs:#?}"
+    );
+    writes
+}
+
+/// A ClickHouse that takes the connection and never answers (a listener nobody accepts on: the
+/// kernel completes the handshake) held a stop for the sink's `timeout` (120 s here), and twice
+/// that with a retry. The snapshot is written first, and the sinks have one deadline, the
+/// stop's: what ClickHouse did not take by then is dropped, counted and logged.
+#[test]
+fn a_clickhouse_that_never_answers_does_not_hold_the_stop() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let config = format!(
+        "[[sink]]\nname = \"ch\"\nkind = \"clickhouse\"\nurl = \"http://{}\"\n\
+         batch_rows = 10\nbatch_time = \"100ms\"\ntimeout = \"120s\"\n",
+        silent.local_addr().unwrap()
+    );
+    let d = start(state.path(), &config);
+    d.send(&corpus(100, 31));
+    d.wait_merged(100);
+    // Every request reached the sink, and its first insert waits on the server.
+    d.wait_for(
+        |d| d.status()["sinks"][0]["current_queued"].as_u64() == Some(100),
+        "the sink holding every request",
+    );
+    let signalled = Instant::now();
+    let (status, logs) = d.terminate_logged(Duration::from_secs(60));
+    let took = signalled.elapsed();
+    assert!(status.success(), "{status:?}: {logs:#?}");
+    stopped_within_bound(&logs, took);
+    let at = |needle: &str| {
+        logs.iter()
+            .position(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle:?} in {logs:#?}"))
+    };
+    let dropped = at("ClickHouse did not answer by the stop's deadline");
+    assert!(at("Snapshot written") < dropped, "{logs:#?}");
+    assert!(logs[dropped].contains("requests=100"), "{}", logs[dropped]);
+    assert!(state.path().join("snapshot.bin").exists());
+}
+
+/// The stop's bound: this long after the signal, plus the state files' write time.
+const STOP_BOUND: Duration = Duration::from_secs(5);
+/// What the test's own measure adds (it polls the process's exit every 10 ms, and may wait
+/// for a core on a busy machine).
+const MEASURING: Duration = Duration::from_millis(300);
