@@ -73,6 +73,7 @@ pub struct Running {
     merger_stop: Arc<AtomicBool>,
     metrics: Option<JoinHandle<()>>,
     history: Option<crate::history::WriterHandle>,
+    ticklog: Option<crate::ticklog::WriterHandle>,
 }
 
 /// Binds every socket (failing fast; or takes those the service manager passed, see
@@ -120,6 +121,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let token = config.token().map_err(CoreError::Config)?;
     let sinks = Arc::new(Sinks::new(&config.sink, &config.state_dir).map_err(CoreError::Config)?);
     let history = Arc::new(History::new(config));
+    let ticklog = Arc::new(crate::ticklog::TickLog::new(config));
     let metrics = Arc::new(crate::metrics::Metrics::new(config));
     let query_slots = Arc::new(tokio::sync::Semaphore::new(
         config.http.max_concurrent_queries,
@@ -142,6 +144,8 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let pending = crate::pending::take_at_start(&mut shared, &mut restored);
     // Before the merger: the pool, the reports' windows and the clock as the last run left them.
     crate::snapshot::restore_at_start(&mut shared, &mut restored);
+    // What a crash lost of the windows, when the snapshot restored nothing.
+    crate::ticklog::restore_at_start(&mut shared, &restored, &ticklog);
     let shared = Arc::new(shared);
     // Sinks before the merger: they see every request merged from the first round on.
     if let Err(e) = sinks.start(&shared, outputs) {
@@ -161,11 +165,16 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
             .map_err(StartError::Thread)?;
     // History before the merger: it takes every tick the reports close.
     let history_writer = crate::history::start(&shared, &history).map_err(StartError::Thread)?;
+    let ticklog_writer = crate::ticklog::start(&shared, &ticklog).map_err(StartError::Thread)?;
     let merger_stop = Arc::new(AtomicBool::new(false));
     let merger = {
+        let ticks = crate::tap::TickFanOut::new(vec![
+            Arc::clone(&history) as Arc<dyn crate::tap::TickTap>,
+            Arc::clone(&ticklog) as Arc<dyn crate::tap::TickTap>,
+        ]);
         let m = Merger::new(Arc::clone(&shared), ring)
             .merge_first(pending)
-            .with_ticks(Arc::clone(&history) as Arc<dyn crate::tap::TickTap>);
+            .with_ticks(Arc::new(ticks));
         let stop = Arc::clone(&merger_stop);
         // With the snapshot on, the receivers outlive the merger at shutdown (see `serve`).
         let drain = !shared.config().snapshot.enabled;
@@ -177,6 +186,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let api = Arc::new(ApiState {
         core: Arc::clone(&shared),
         history,
+        ticklog,
         metrics,
         sinks,
         stream: Default::default(),
@@ -197,6 +207,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         merger_stop,
         metrics: Some(metrics_thread),
         history: history_writer,
+        ticklog: ticklog_writer,
     })
 }
 
@@ -320,9 +331,10 @@ impl Running {
         let signalled = self.shutdown.triggered_at().unwrap_or_else(Instant::now);
         let snapshot_on = self.core.config().snapshot.enabled;
         if snapshot_on {
-            // The snapshot is written first: the history writer waits meanwhile (its last pass,
-            // with a bound, comes after).
+            // The snapshot is written first: the history writer and the tick log wait meanwhile
+            // (their last pass, with a bound, comes after).
             self.api.history.hold();
+            self.api.ticklog.hold();
         }
         let counters = Arc::clone(&self.core.counters());
         let dropped = || counters.temp_pool_dropped.load(Relaxed);
@@ -378,8 +390,8 @@ impl Running {
         }
     }
 
-    /// Once the merger has stopped and the state files are written: the history writer's last
-    /// pass and the sinks' deliveries, side by side, all by `deadline` (what is not written by
+    /// Once the merger has stopped and the state files are written: the history writer's and
+    /// the tick log's last passes and the sinks' deliveries, side by side, all by `deadline` (what is not written by
     /// then is dropped, counted and logged by each), and the metrics tap ends. A thread still
     /// busy a moment after the deadline is not waited for: it ends with the process.
     fn stop_taps(&mut self, deadline: Instant) {
@@ -391,10 +403,19 @@ impl Running {
             h.request_stop(&self.api.history, deadline);
         }
         self.api.sinks.request_stop(deadline);
+        let ticklog = self.ticklog.take();
+        if let Some(t) = &ticklog {
+            t.request_stop(&self.api.ticklog, deadline);
+        }
         let until = deadline + STOP_GRACE;
         if let Some(h) = history {
             if !h.wait(until) {
                 tracing::warn!("The history writer did not end by the stop's deadline (a write that hangs); what it held is lost");
+            }
+        }
+        if let Some(t) = ticklog {
+            if !t.wait(until) {
+                tracing::warn!("The tick log's writer did not end by the stop's deadline (a write that hangs); what it held is lost");
             }
         }
         self.api.sinks.wait(until);

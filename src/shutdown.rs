@@ -53,6 +53,60 @@ impl Shutdown {
     }
 }
 
+/// How a background writer (history, the tick log) stops: held at its next checkpoint while the
+/// snapshot is written ([`StopGate::hold`]), then asked to stop by a deadline
+/// ([`StopGate::request`]): its long loops look at [`StopGate::checkpoint`] between pieces of
+/// work and give up once the deadline has passed (what is left then is dropped and counted by
+/// the writer).
+#[derive(Debug, Default)]
+pub struct StopGate {
+    hold: AtomicBool,
+    stop: AtomicBool,
+    at: std::sync::OnceLock<std::time::Instant>,
+}
+
+/// The stop's deadline passed: the writer gives up what it holds (see [`StopGate`]).
+#[derive(Debug)]
+pub struct Late;
+
+/// How often a held writer looks whether it may go on.
+const HOLD_WAKE: std::time::Duration = std::time::Duration::from_millis(20);
+
+impl StopGate {
+    /// At the start of a stop: the writer waits at its next checkpoint until [`StopGate::request`].
+    pub fn hold(&self) {
+        self.hold.store(true, Ordering::Relaxed);
+    }
+
+    /// Asks the writer to stop, done by `deadline`.
+    pub fn request(&self, deadline: std::time::Instant) {
+        let _ = self.at.set(deadline);
+        self.stop.store(true, Ordering::Release);
+    }
+
+    /// Whether the stop was requested.
+    pub fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Acquire)
+    }
+
+    /// Waits while held; `Err` once the stop's deadline has passed.
+    pub fn checkpoint(&self) -> Result<(), Late> {
+        loop {
+            if let Some(at) = self.at.get() {
+                return if std::time::Instant::now() >= *at {
+                    Err(Late)
+                } else {
+                    Ok(())
+                };
+            }
+            if !self.hold.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            std::thread::park_timeout(HOLD_WAKE);
+        }
+    }
+}
+
 /// Waits for `thread` to end, at most until `deadline`: `true` once it ended (joined), `false`
 /// when the deadline came first. The stop's last steps wait so, each on its own thread, so that
 /// one that hangs (a disk, a server that never answers) cannot hold the process past its bound;

@@ -395,9 +395,11 @@ pub fn new_report(
             Some(&report.def().name),
         );
     }
-    // A report with history keeps its closed ticks for the history writer.
+    // A report with history keeps its closed ticks for the history writer, and every report
+    // does for the tick log.
     match crate::config::HistorySpec::of_report(&report) {
         Ok(Some(_)) if config.history.enabled => report.keep_closed_ticks(),
+        Ok(_) if config.ticklog.enabled => report.keep_closed_ticks(),
         Ok(_) => {}
         Err(e) => {
             report.release(dict);

@@ -40,6 +40,7 @@ pub use crate::config::{
     HistorySpec as Spec, DEFAULT_HISTORY_ROWS as DEFAULT_ROWS, DEFAULT_HISTORY_STEP as DEFAULT_STEP,
 };
 use crate::report::{ClosedTick, KeyTexts, Report, ReportCell, Window};
+use crate::shutdown::StopGate;
 use crate::state::Core;
 use crate::tap::TickTap;
 use rustc_hash::FxHashMap;
@@ -116,13 +117,9 @@ pub struct History {
     forgotten: Mutex<Vec<String>>,
     /// Whether the writer runs (the store is open): ticks handed over otherwise are discarded.
     running: AtomicBool,
-    /// Asks the writer for its last pass (set once the merger has stopped).
-    stop: AtomicBool,
-    /// Set at the start of a stop: the writer waits at its next checkpoint while the snapshot is
-    /// written (see [`History::hold`]).
-    hold: AtomicBool,
-    /// When the writer must have given up: set with `stop` (see [`WriterHandle::request_stop`]).
-    stop_at: std::sync::OnceLock<Instant>,
+    /// The writer's stop: held while the snapshot is written, then its last pass by a deadline
+    /// (see [`History::hold`], [`WriterHandle::request_stop`]).
+    stop: StopGate,
     /// Why the store could not be opened, if it could not.
     error: Mutex<Option<String>>,
     bytes: AtomicU64,
@@ -147,9 +144,7 @@ impl History {
             inbox: ArrayQueue::new(INBOX_TICKS),
             forgotten: Mutex::new(Vec::new()),
             running: AtomicBool::new(false),
-            stop: AtomicBool::new(false),
-            hold: AtomicBool::new(false),
-            stop_at: std::sync::OnceLock::new(),
+            stop: StopGate::default(),
             error: Mutex::new(None),
             bytes: AtomicU64::new(0),
             rows: AtomicU64::new(0),
@@ -208,25 +203,13 @@ impl History {
     /// checkpoint (within a chunk of rows) until [`WriterHandle::request_stop`], so that the
     /// snapshot, written first, has the cores. Nothing it holds is lost meanwhile.
     pub fn hold(&self) {
-        self.hold.store(true, Relaxed);
+        self.stop.hold();
     }
 
     /// Where the writer's long loops look up (every tick, step or chunk of rows): waits while
     /// held, and says to give up once the stop's deadline has passed.
     fn checkpoint(&self) -> Result<(), GaveUp> {
-        loop {
-            if let Some(at) = self.stop_at.get() {
-                return if Instant::now() >= *at {
-                    Err(GaveUp)
-                } else {
-                    Ok(())
-                };
-            }
-            if !self.hold.load(Relaxed) {
-                return Ok(());
-            }
-            std::thread::park_timeout(HOLD_WAKE);
-        }
+        self.stop.checkpoint()
     }
 
     /// Counts stored rows a query left out because they cannot be read back.
@@ -265,11 +248,16 @@ impl History {
 /// the tick and counts it.
 impl crate::tap::TickTap for History {
     fn hand_over(&self, cell: &Arc<ReportCell>, (ticks, dropped): (Vec<Arc<ClosedTick>>, u64)) {
+        if (ticks.is_empty() && dropped == 0) || !self.running.load(Relaxed) {
+            return;
+        }
+        // With the tick log on, every report hands its ticks over: those of a report without
+        // history are not history's.
+        if !matches!(Spec::of_report(&cell.report.read()), Ok(Some(_))) {
+            return;
+        }
         if dropped > 0 {
             self.dropped_ticks.fetch_add(dropped, Relaxed);
-        }
-        if ticks.is_empty() || !self.running.load(Relaxed) {
-            return;
         }
         for tick in ticks {
             if self.inbox.push((Arc::clone(cell), tick)).is_err() {
@@ -280,11 +268,7 @@ impl crate::tap::TickTap for History {
 }
 
 /// The writer's long work stopped: the stop's deadline passed (see [`History::checkpoint`]).
-#[derive(Debug)]
-struct GaveUp;
-
-/// How often a held writer looks whether it may go on (see [`History::hold`]).
-const HOLD_WAKE: Duration = Duration::from_millis(20);
+use crate::shutdown::Late as GaveUp;
 
 /// The writer thread, once started; [`WriterHandle::request_stop`] and
 /// [`WriterHandle::wait`] end it after a last pass.
@@ -298,8 +282,7 @@ impl WriterHandle {
     /// written by then is dropped, counted (`dropped_steps`, `dropped_ticks`) and logged. Returns
     /// at once.
     pub fn request_stop(&self, history: &History, deadline: Instant) {
-        let _ = history.stop_at.set(deadline);
-        history.stop.store(true, Relaxed);
+        history.stop.request(deadline);
         self.thread.thread().unpark();
     }
 
@@ -490,7 +473,7 @@ impl Writer {
 
     /// The writer's passes until the stop, then its last one.
     fn work(&mut self, h: &History) -> Result<(), GaveUp> {
-        while !h.stop.load(Relaxed) {
+        while !h.stop.stopping() {
             std::thread::park_timeout(WAKE_EVERY);
             self.pass(false)?;
         }

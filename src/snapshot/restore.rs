@@ -271,13 +271,7 @@ pub(super) fn restore_content(
         // changed: the skip says why.
         let def: Result<ReportDef, String> =
             serde_json::from_slice(r.blob()?).map_err(|e| e.to_string());
-        let (history_ms, tick_ms, ticks, phase_ms) = (r.u64()?, r.u64()?, r.u64()?, r.u64()?);
-        let window = Window {
-            history_ms,
-            tick_ms,
-            ticks,
-            phase_ms,
-        };
+        let window = Window::read(r)?;
         saved.push((name, def, window, r.blob()?));
     }
     if !r.is_empty() {
@@ -339,7 +333,7 @@ pub(super) fn restore_content(
 /// Restored reports need no filling from the pool: they are marked filled, each given to a
 /// merge thread by its estimated cost (a timer report costs about a request report per timer),
 /// until the merger balances them by measured cost.
-pub(super) fn assign_workers(shared: &Core, cells: &[Arc<crate::report::ReportCell>]) {
+pub(crate) fn assign_workers(shared: &Core, cells: &[Arc<crate::report::ReportCell>]) {
     let threads = shared.config().merge.threads().max(1);
     let mut load = vec![0u64; threads];
     load[0] = 12; // the merger's own work (intern, pool)
