@@ -57,8 +57,9 @@ impl Window {
         self
     }
 
+    /// The tick holding `ms`.
     #[inline]
-    pub(super) fn tick_of(&self, ms: u64) -> u64 {
+    pub fn tick_of(&self, ms: u64) -> u64 {
         (ms + self.phase_ms) / self.tick_ms
     }
 

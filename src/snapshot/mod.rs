@@ -99,7 +99,7 @@ pub(crate) use file::{
 };
 pub use restore::restore;
 use restore::*;
-pub(crate) use restore::{assign_workers, longest_window_ms};
+pub(crate) use restore::{assign_workers, longest_window_ms, on_threads};
 
 /// At shutdown, once the merger stopped (the receivers may run): writes the snapshot if enabled,
 /// and logs the outcome in one line. Never stops the shutdown: a failure is returned (said in

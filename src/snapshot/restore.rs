@@ -135,7 +135,7 @@ pub(super) enum Outcome {
 /// is not merging: receivers queue what comes meanwhile in the temp ring (README, "Restarts keep
 /// the window"). One report may still take most of it (a full 15-minute window of the benches'
 /// largest timer report: 460 MB of the 1.3 GB).
-pub(super) fn on_threads<T: Send>(
+pub(crate) fn on_threads<T: Send>(
     threads: usize,
     order: &[usize],
     work: impl Fn(usize) -> T + Sync,

@@ -425,6 +425,7 @@ impl Writer {
         let compressed = &self.tick_lz4[..n];
         segment::encode(&mut self.tick_record, Kind::Tick, |w| {
             w.u32(report)?;
+            w.u64(tick.index())?;
             w.u32(raw_len)?;
             w.blob(compressed)
         })

@@ -57,15 +57,25 @@ pub fn restore_at_start(shared: &mut Core, snapshot: &crate::snapshot::Restored,
     *log.restored.lock() = summary;
 }
 
-/// What the log holds for one report.
-struct Found {
+/// What the log holds for one report: its ticks, still compressed, each with the segment whose
+/// strings its ids name.
+struct Found<'a> {
     cell: Arc<ReportCell>,
-    ticks: Vec<ClosedTick>,
+    ticks: Vec<Logged<'a>>,
     complete_from_ms: u64,
 }
 
+/// A tick as a record holds it.
+struct Logged<'a> {
+    /// The segment's place among those read (its ids' map: `ids[segment]`).
+    segment: usize,
+    index: u64,
+    raw_len: usize,
+    compressed: &'a [u8],
+}
+
 /// A report of a segment, as its record says, matched with the live one.
-enum Logged {
+enum Report {
     /// The live report of its name, the same definition and window, and its `complete_from`.
     Live(Arc<ReportCell>, u64),
     /// Changed since, or gone: its ticks are skipped.
@@ -102,14 +112,19 @@ fn restore(shared: &mut Core, log: &TickLog, summary: &mut Restored) -> Result<(
         .map(|(_, s)| s.epoch_unix_ms)
         .ok_or("no tick log")?;
     let now_ms = unix_now_ms().saturating_sub(epoch);
-    let mut found: HashMap<String, Found> = HashMap::new();
+    // First, in order, on this thread: the strings interned, each segment's ids mapped, the
+    // ticks found for each report (decoded after, on threads).
+    let mut found: HashMap<String, Found<'_>> = HashMap::new();
+    let mut ids: Vec<FxHashMap<u32, u32>> = Vec::new();
     let mut skipped = BTreeSet::new();
     let mut newest_end_ms = 0u64;
     let mut dict = shared.dictionary().write();
     dict.set_now((now_ms / 1000) as u32);
     for (path, s) in opened.into_iter().filter(|(_, s)| s.epoch_unix_ms == epoch) {
-        let read = read_segment(shared, &mut dict, s.records, &mut found, &mut skipped);
+        let at = ids.len();
+        let read = read_segment(shared, &mut dict, s.records, at, &mut found, &mut skipped);
         newest_end_ms = newest_end_ms.max(read.newest_end_ms);
+        ids.push(read.ids);
         if let Some(e) = read.damage {
             tracing::warn!(path = %path.display(), error = %e, "Tick log: a segment ends in a record that cannot be read (cut by a crash, or damaged); what came before it is restored");
             summary.damaged_segments += 1;
@@ -149,66 +164,101 @@ fn restore(shared: &mut Core, log: &TickLog, summary: &mut Restored) -> Result<(
     shared.set_clock(clock);
     // The raw pool is lost: a report filled from it is complete from now.
     shared.set_pool_complete_from(now_ms);
+    // Then each report on its own, on as many threads as merge, the biggest first: its ticks
+    // decompressed and decoded, its window filled.
+    let shared: &Core = shared;
+    let found: Vec<Found<'_>> = found.into_values().collect();
+    let mut order: Vec<usize> = (0..found.len()).collect();
+    let size = |f: &Found<'_>| f.ticks.iter().map(|t| t.raw_len).sum::<usize>();
+    order.sort_by_key(|&i| std::cmp::Reverse(size(&found[i])));
     let mut cells = Vec::new();
-    for f in found.into_values() {
-        let kept = {
-            let mut r = f.cell.report.write();
-            let kept = r.replay_ticks(f.ticks, f.complete_from_ms, now_ms);
-            f.cell.publish(&r);
-            kept
-        };
-        if kept > 0 {
-            summary.ticks += kept as u64;
-            summary.reports += 1;
-            cells.push(f.cell);
-        }
-    }
+    crate::snapshot::on_threads(
+        shared.config().merge.threads(),
+        &order,
+        |i| replay(&found[i], &ids, now_ms),
+        |i, replayed| match replayed {
+            Ok(0) => {}
+            Ok(kept) => {
+                summary.ticks += kept as u64;
+                summary.reports += 1;
+                cells.push(Arc::clone(&found[i].cell));
+            }
+            Err(e) => {
+                tracing::warn!(report = %found[i].cell.name(), error = %e, "Tick log: a report's ticks cannot be decoded; it starts empty");
+                summary.damaged_segments += 1;
+            }
+        },
+    );
     crate::snapshot::assign_workers(shared, &cells);
     Ok(())
 }
 
+/// Decodes a report's logged ticks still inside its window at `now_ms` (ids remapped by their
+/// segments' maps, `ids`) and fills its window with them; returns how many it kept. Nothing
+/// changes on an error.
+fn replay(f: &Found<'_>, ids: &[FxHashMap<u32, u32>], now_ms: u64) -> Result<usize, SnapshotError> {
+    let w = f.cell.window();
+    let first_kept = (w.tick_of(now_ms) + 1).saturating_sub(w.ticks);
+    let mut ticks = Vec::new();
+    for t in f.ticks.iter().filter(|t| t.index >= first_kept) {
+        let map = &ids[t.segment];
+        let remap = |id: u32| match id {
+            NO_SCHEMA => id,
+            _ => map.get(&id).copied().unwrap_or(LOST),
+        };
+        ticks.push(decode_tick(t, &f.cell, &remap)?);
+    }
+    let mut r = f.cell.report.write();
+    let kept = r.replay_ticks(ticks, f.complete_from_ms, now_ms);
+    f.cell.publish(&r);
+    Ok(kept)
+}
+
 /// What one segment gave.
 struct SegmentRead {
+    /// Its ids, old → new.
+    ids: FxHashMap<u32, u32>,
     /// The end of its newest tick (merger ms).
     newest_end_ms: u64,
     /// Why it ended before its end, if it did.
     damage: Option<SnapshotError>,
 }
 
-/// Reads one segment's records into `found` (ticks by report name), interning its strings.
-fn read_segment(
+/// Reads the records of the segment at `segment` (among those read) into `found` (ticks by
+/// report name, still compressed), interning its strings.
+fn read_segment<'a>(
     shared: &Core,
     dict: &mut Dictionary,
-    records: segment::Records<'_>,
-    found: &mut HashMap<String, Found>,
+    records: segment::Records<'a>,
+    segment: usize,
+    found: &mut HashMap<String, Found<'a>>,
     skipped: &mut BTreeSet<String>,
 ) -> SegmentRead {
-    let mut ids: FxHashMap<u32, u32> = FxHashMap::default();
-    let mut reports: FxHashMap<u32, Logged> = FxHashMap::default();
+    let mut reports: FxHashMap<u32, Report> = FxHashMap::default();
     let mut out = SegmentRead {
+        ids: FxHashMap::default(),
         newest_end_ms: 0,
         damage: None,
     };
     for record in records {
         let read = record.and_then(|(kind, mut r)| match kind {
-            Kind::Strings => read_strings(&mut r, dict, &mut ids),
+            Kind::Strings => read_strings(&mut r, dict, &mut out.ids),
             Kind::Report => {
-                let (n, logged) = read_report(&mut r, shared, skipped)?;
-                reports.insert(n, logged);
+                let (n, report) = read_report(&mut r, shared, skipped)?;
+                reports.insert(n, report);
                 Ok(())
             }
             Kind::Tick => {
-                let n = r.u32()?;
-                let Some(Logged::Live(cell, complete_from_ms)) = reports.get(&n) else {
+                let (n, index, raw_len) = (r.u32()?, r.u64()?, r.u32()? as usize);
+                let compressed = r.blob()?;
+                // LZ4 expands at most 255 times: a length beyond is damage, not an allocation.
+                if raw_len > compressed.len().saturating_mul(255) + 64 || !r.is_empty() {
+                    return Err(SnapshotError::invalid("a tick record's lengths disagree"));
+                }
+                let Some(Report::Live(cell, complete_from_ms)) = reports.get(&n) else {
                     return Ok(());
                 };
-                let remap = |id: u32| match id {
-                    NO_SCHEMA => id,
-                    _ => ids.get(&id).copied().unwrap_or(LOST),
-                };
-                let tick = read_tick(&mut r, cell, &remap)?;
-                let end = cell.window().tick_start(tick.index() + 1);
-                out.newest_end_ms = out.newest_end_ms.max(end);
+                out.newest_end_ms = out.newest_end_ms.max(cell.window().tick_start(index + 1));
                 let f = found
                     .entry(cell.name().to_string())
                     .or_insert_with(|| Found {
@@ -217,7 +267,12 @@ fn read_segment(
                         complete_from_ms: *complete_from_ms,
                     });
                 if Arc::ptr_eq(&f.cell, cell) {
-                    f.ticks.push(tick);
+                    f.ticks.push(Logged {
+                        segment,
+                        index,
+                        raw_len,
+                        compressed,
+                    });
                     f.complete_from_ms = *complete_from_ms;
                 }
                 Ok(())
@@ -231,25 +286,20 @@ fn read_segment(
     out
 }
 
-/// A tick record's tick (after the report's number), decompressed and decoded for `cell`'s
-/// report, its key ids remapped.
-fn read_tick(
-    r: &mut Reader<'_>,
+/// A logged tick decompressed and decoded for `cell`'s report, its key ids remapped.
+fn decode_tick(
+    t: &Logged<'_>,
     cell: &ReportCell,
     remap: &dyn Fn(u32) -> u32,
 ) -> Result<ClosedTick, SnapshotError> {
-    let raw_len = r.u32()? as usize;
-    let compressed = r.blob()?;
-    // LZ4 expands at most 255 times: a length beyond is damage, not an allocation.
-    if raw_len > compressed.len().saturating_mul(255) + 64 || !r.is_empty() {
-        return Err(SnapshotError::invalid("a tick record's lengths disagree"));
-    }
-    let raw = lz4_flex::block::decompress(compressed, raw_len)
+    let raw = lz4_flex::block::decompress(t.compressed, t.raw_len)
         .map_err(|e| SnapshotError::Invalid(format!("a tick that does not decompress: {e}")))?;
-    let mut t = Reader::new(&raw);
-    let tick = cell.report.read().read_tick(&mut t, remap)?;
-    if raw.len() != raw_len || !t.is_empty() {
-        return Err(SnapshotError::invalid("a tick record's lengths disagree"));
+    let mut r = Reader::new(&raw);
+    let tick = cell.report.read().read_tick(&mut r, remap)?;
+    if raw.len() != t.raw_len || !r.is_empty() || tick.index() != t.index {
+        return Err(SnapshotError::invalid(
+            "a tick record disagrees with its tick",
+        ));
     }
     Ok(tick)
 }
@@ -274,19 +324,19 @@ fn read_report(
     r: &mut Reader<'_>,
     shared: &Core,
     skipped: &mut BTreeSet<String>,
-) -> Result<(u32, Logged), SnapshotError> {
+) -> Result<(u32, Report), SnapshotError> {
     let n = r.u32()?;
     let name = String::from_utf8_lossy(r.blob()?).into_owned();
     let def: Result<ReportDef, _> = serde_json::from_slice(r.blob()?);
     let window = Window::read(r)?;
     let complete_from_ms = r.u64()?;
     let Some(cell) = shared.reports().get(&name) else {
-        return Ok((n, Logged::Not));
+        return Ok((n, Report::Not));
     };
     let same = def.is_ok_and(|d| &d == cell.report.read().def()) && window == cell.window();
     if !same {
         skipped.insert(name);
-        return Ok((n, Logged::Not));
+        return Ok((n, Report::Not));
     }
-    Ok((n, Logged::Live(cell, complete_from_ms)))
+    Ok((n, Report::Live(cell, complete_from_ms)))
 }

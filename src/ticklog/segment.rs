@@ -8,9 +8,9 @@
 //!   and bytes each): each id the segment uses, once, before its first use.
 //! - [`Kind::Report`]: a report the ticks after it refer to by number: its number, name,
 //!   definition (JSON), window (history, tick, ticks, phase: ms) and `complete_from` (ms).
-//! - [`Kind::Tick`]: a report's number, then the tick as the snapshot writes a window's ticks
-//!   (`ClosedTick::write`), LZ4-compressed (a block: the tick's length (u32), then the
-//!   compressed bytes' length (u64) and the bytes).
+//! - [`Kind::Tick`]: a report's number and the tick's, then the tick as the snapshot writes a
+//!   window's ticks (`ClosedTick::write`), LZ4-compressed (a block: the tick's length (u32),
+//!   then the compressed bytes' length (u64) and the bytes).
 //!
 //! A crash may cut the last record: a reader stops a segment at the first record whose length
 //! or checksum is wrong, keeping what came before. A new segment starts at each start of the

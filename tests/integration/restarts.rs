@@ -258,7 +258,8 @@ fn a_clickhouse_that_never_answers_does_not_hold_the_stop() {
     let (status, logs) = d.terminate_logged(Duration::from_secs(60));
     let took = signalled.elapsed();
     assert!(status.success(), "{status:?}: {logs:#?}");
-    stopped_within_bound(&logs, took);
+    let writes = stopped_within_bound(&logs, took);
+    eprintln!("stopped in {took:?}, the state files written in {writes:?}");
     let at = |needle: &str| {
         logs.iter()
             .position(|l| l.contains(needle))
