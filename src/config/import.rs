@@ -304,6 +304,7 @@ impl Spec {
             history_retention: None,
             history_step: None,
             history_rows: None,
+            sql_table: None,
         };
         match def.validate() {
             Ok(()) => Outcome::Report(def),
