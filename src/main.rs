@@ -256,6 +256,9 @@ fn run(config: Option<PathBuf>, overrides: Overrides) -> anyhow::Result<()> {
         for addr in running.core.udp_addrs() {
             let _ = writeln!(out, "listening udp {addr}");
         }
+        if let Some(addr) = running.mysql_addr {
+            let _ = writeln!(out, "listening mysql {addr}");
+        }
         let _ = writeln!(out, "listening http {}", running.http_addr);
         let _ = out.flush();
     }
