@@ -37,6 +37,8 @@ pub mod stream;
 pub mod sink;
 // The built-in dashboard at `/`: embedded HTML, CSS and JavaScript that read the API.
 pub mod dashboard;
+// SQL over the MySQL protocol: pinba_engine's and pinba2's tables (being built: the layouts).
+pub mod sql;
 // pinbad's own figures, declared once: /api/v1/status, /metrics and the dashboard's health table.
 pub mod status;
 // GET /metrics: status counters and monotonic report series for Prometheus (a tap, "pinbad-metrics").
