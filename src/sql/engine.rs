@@ -14,7 +14,7 @@ use rusqlite::types::Value;
 use rusqlite::Connection;
 
 use super::functions::{self, Session};
-use super::layout::{SqlColumn, SqlType};
+use super::layout::SqlColumn;
 use super::statement::{quote, quote_ident};
 use super::vtab::{self, Raw, Tables, DEADLINE_PASSED};
 use crate::report::{Kind, ReportCell};
@@ -96,16 +96,6 @@ fn sqlite_err(e: rusqlite::Error) -> SqlError {
     }
 }
 
-/// A report's MySQL column type text.
-fn mysql_type(ty: SqlType) -> &'static str {
-    match ty {
-        SqlType::Int => "int(11)",
-        SqlType::BigInt => "bigint(20)",
-        SqlType::Float => "float",
-        SqlType::Text => "varchar(255)",
-    }
-}
-
 /// pinba_engine's table type for a report defined otherwise than by SQL: `reportN` for the key
 /// sets of pinba_engine's 18 reports, `info`, else pinbad's own description.
 pub fn comment_of(def: &crate::report::ReportDef, kind: Kind) -> String {
@@ -155,8 +145,11 @@ impl Engine {
             core,
             deadline: Default::default(),
         });
+        // Sorts and groupings past 16 MiB spill to temporary files: a statement's own memory is
+        // bounded whatever the size of what it reads.
         conn.execute_batch(
-            "ATTACH ':memory:' AS pinba; ATTACH ':memory:' AS information_schema;
+            "PRAGMA temp_store = FILE; PRAGMA cache_size = -16384;
+             ATTACH ':memory:' AS pinba; ATTACH ':memory:' AS information_schema;
              CREATE TABLE information_schema.SCHEMATA (CATALOG_NAME TEXT, SCHEMA_NAME TEXT COLLATE NOCASE,
                 DEFAULT_CHARACTER_SET_NAME TEXT, DEFAULT_COLLATION_NAME TEXT, SQL_PATH TEXT);
              INSERT INTO information_schema.SCHEMATA VALUES
@@ -273,7 +266,7 @@ impl Engine {
                 comment: comment_of(report.def(), report.kind()),
                 columns: columns
                     .iter()
-                    .map(|c: &SqlColumn| (c.name.clone(), mysql_type(c.ty).to_string()))
+                    .map(|c: &SqlColumn| (c.name.clone(), c.ty.mysql().to_string()))
                     .collect(),
                 rows: report.rows() as u64,
             });

@@ -372,9 +372,8 @@ fn create_table(ctx: &SqlContext, sql: &str) -> Answer {
             format!("Table '{name}' already exists"),
         );
     }
-    let columns: Vec<String> = Vec::new();
-    let comment = table.comment.clone().unwrap_or_default();
     let converted = convert(table);
+    let sql_table = converted.sql_table.clone();
     let mut def = match converted.outcome {
         Outcome::Report(def) => def,
         Outcome::Builtin(builtin) => {
@@ -392,7 +391,7 @@ fn create_table(ctx: &SqlContext, sql: &str) -> Answer {
         Outcome::NotConverted(why) => return cant(why),
     };
     def.name = name.clone();
-    def.sql_table = Some(crate::report::SqlTable { comment, columns });
+    def.sql_table = sql_table;
     if let Err(e) = def.validate() {
         return cant(e.to_string());
     }

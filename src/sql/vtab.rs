@@ -182,7 +182,7 @@ pub fn report_columns(core: &Core, name: &str) -> Option<(Vec<SqlColumn>, Vec<f6
     let cell = core.reports().get(name)?;
     let report = cell.report.read();
     let columns = layout(report.def(), report.kind(), report.key_columns());
-    let mut percentiles = report.def().percentiles.clone();
+    let mut percentiles = super::layout::query_percentiles(report.def());
     for c in &columns {
         if let Source::Column { name, .. } = &c.source {
             if let Some(p) = crate::report::percentile_of_column(report.kind(), name) {
@@ -440,6 +440,7 @@ fn report_rows(
     let Some(cell) = core.reports().get(name) else {
         return Ok(Vec::new());
     };
+    let def = cell.report.read().def().clone();
     let max = core.config().limits.max_query_limit;
     let q = Query {
         limit: Some(max),
@@ -486,13 +487,14 @@ fn report_rows(
                         Some(c) => cell_value(c),
                         None => Value::Null,
                     },
-                    Source::IndexValue => Value::Text(
-                        row[..table.key_columns.min(row.len())]
+                    Source::IndexValue => {
+                        let keys: Vec<String> = row[..table.key_columns.min(row.len())]
                             .iter()
                             .map(cell_text)
-                            .collect::<Vec<_>>()
-                            .join(":"),
-                    ),
+                            .collect();
+                        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+                        Value::Text(super::layout::index_value(&def, &keys))
+                    }
                     Source::TimeInterval => Value::Integer(table.time_interval.round() as i64),
                     Source::Null => Value::Null,
                 })

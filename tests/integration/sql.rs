@@ -786,3 +786,22 @@ fn pinboard_aggregation_selects_run_verbatim() {
     );
     assert!(hosts[1..].iter().all(|r| f(&r[2]) > 0.0), "{hosts:?}");
 }
+
+/// A client that sends half a packet and then nothing holds neither a stop nor other sessions up.
+#[test]
+fn a_half_sent_packet_never_blocks_the_stop() {
+    use std::io::Write;
+    let d = Daemon::start("");
+    let mysql = d.mysql.expect("SQL on");
+    let mut half = std::net::TcpStream::connect(mysql).unwrap();
+    // A packet header announcing 100 bytes, and 3 of them.
+    half.write_all(&[100, 0, 0, 1, 0x85, 0xa6]).unwrap();
+    let mut idle = std::net::TcpStream::connect(mysql).unwrap();
+    idle.write_all(&[]).unwrap();
+    d.wait_for(
+        |d| d.status()["mysql"]["current_sessions"] == 2,
+        "both sessions open",
+    );
+    let status = d.terminate(std::time::Duration::from_secs(20));
+    assert!(status.success(), "{status:?}");
+}
