@@ -930,3 +930,58 @@ fn every_report_table_equals_the_http_answer() {
         }
     }
 }
+
+/// The README's Grafana queries run, with the macros expanded as Grafana's MySQL data source
+/// expands them.
+#[test]
+fn the_readme_grafana_queries_run() {
+    if !have("the mariadb client", "mariadb", &["--version"]) {
+        return;
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let from = readme
+        .find("**Grafana.**")
+        .expect("the README's Grafana example");
+    let blocks: Vec<&str> = readme[from..]
+        .split("```sql\n")
+        .skip(1)
+        .take(2)
+        .map(|b| &b[..b.find("```").unwrap()])
+        .collect();
+    assert_eq!(blocks.len(), 2);
+    let sent = traffic(100);
+    let d = loaded("", &sent);
+    let table = sql(&d, blocks[0]);
+    assert_eq!(
+        table[0],
+        [
+            "script_name",
+            "req_per_sec",
+            "req_time_median",
+            "p95",
+            "p99"
+        ]
+    );
+    assert_eq!(table.len() - 1, 4, "{table:?}");
+    let series = sql(
+        &d,
+        &blocks[1]
+            .replace(
+                "$__unixEpochGroupAlias(timestamp, '10s')",
+                "floor(timestamp/10)*10 AS \"time\"",
+            )
+            .replace(
+                "$__unixEpochFilter(timestamp)",
+                "timestamp >= 1500000000 AND timestamp <= 4102444800",
+            ),
+    );
+    assert_eq!(series[0], ["time", "requests", "errors"]);
+    let requests: u64 = series[1..].iter().map(|r| f(&r[1]) as u64).sum();
+    let errors: u64 = series[1..].iter().map(|r| f(&r[2]) as u64).sum();
+    assert_eq!(requests, 100);
+    assert_eq!(
+        errors,
+        sent.iter().filter(|s| s.status >= 500).count() as u64
+    );
+}
