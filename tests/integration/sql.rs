@@ -27,6 +27,21 @@ fn have(what: &str, program: &str, probe: &[&str]) -> bool {
     ok
 }
 
+/// Whether the `mariadb` client is here (see [`have`]).
+fn have_mariadb() -> bool {
+    have("the mariadb client", "mariadb", &["--version"])
+}
+
+/// With the `mariadb` client here: a daemon with `extra` in its config and `n` requests of
+/// [`traffic`] merged, and those requests.
+fn with_mariadb(extra: &str, n: usize) -> Option<(Daemon, Vec<Sent>)> {
+    if !have_mariadb() {
+        return None;
+    }
+    let sent = traffic(n);
+    Some((loaded(extra, &sent), sent))
+}
+
 /// A Python interpreter that has PyMySQL (Debian's python3-pymysql is the system Python's).
 fn python() -> Option<&'static str> {
     let found = ["/usr/bin/python3", "python3"].into_iter().find(|py| {
@@ -145,10 +160,9 @@ fn f(s: &str) -> f64 {
 /// leave the session usable, through the `mariadb` client.
 #[test]
 fn the_mariadb_client_sees_the_catalog_and_the_session_chatter() {
-    if !have("the mariadb client", "mariadb", &["--version"]) {
+    let Some((d, _)) = with_mariadb("", 50) else {
         return;
-    }
-    let d = loaded("", &traffic(50));
+    };
     let rows = sql(
         &d,
         "SET NAMES utf8mb4; USE pinba; SELECT @@version, @@version_comment, DATABASE()",
@@ -265,11 +279,9 @@ fn the_mariadb_client_sees_the_catalog_and_the_session_chatter() {
 /// requests, and pinba_engine's join of `timer`, `timertag` and `tag` gives every timer's tags.
 #[test]
 fn raw_table_aggregates_equal_what_was_sent() {
-    if !have("the mariadb client", "mariadb", &["--version"]) {
+    let Some((d, sent)) = with_mariadb("", 300) else {
         return;
-    }
-    let sent = traffic(300);
-    let d = loaded("", &sent);
+    };
     let rows = sql(
         &d,
         "SELECT hostname, status, COUNT(*), SUM(req_time), SUM(doc_size), MAX(tags_cnt), \
@@ -511,11 +523,9 @@ print(json.dumps({{"rows": rows, "types": types, "total": total}}))
 /// session may not; with a password, only an authenticated session connects, and it may.
 #[test]
 fn create_and_drop_table_make_and_drop_reports() {
-    if !have("the mariadb client", "mariadb", &["--version"]) {
+    let Some((d, sent)) = with_mariadb("", 120) else {
         return;
-    }
-    let sent = traffic(120);
-    let d = loaded("", &sent);
+    };
     let created = sql(
         &d,
         "CREATE TABLE `by_group` (`tag_value` varchar(64) DEFAULT NULL, `req_count` int(11) DEFAULT NULL, \
@@ -606,11 +616,9 @@ fn create_and_drop_table_make_and_drop_reports() {
 /// return what the same SQL computes over the requests sent.
 #[test]
 fn pinboard_aggregation_selects_run_verbatim() {
-    if !have("the mariadb client", "mariadb", &["--version"]) {
+    let Some((d, sent)) = with_mariadb("", 300) else {
         return;
-    }
-    let sent = traffic(300);
-    let d = loaded("", &sent);
+    };
     // Pinboard's migrations create its pinba tables so (Version20231102124503.php and siblings).
     sql(
         &d,
@@ -812,14 +820,13 @@ fn a_half_sent_packet_never_blocks_the_stop() {
 /// as it was at each query).
 #[test]
 fn every_report_table_equals_the_http_answer() {
-    if !have("the mariadb client", "mariadb", &["--version"]) {
-        return;
-    }
-    let d = loaded(
+    let Some((d, _)) = with_mariadb(
         "[[report]]\nname = \"by_group\"\nkeys = [\"timer_tag:group\"]\n\
          [[report]]\nname = \"by_country\"\nkeys = [\"tag:country\"]\n",
-        &traffic(250),
-    );
+        250,
+    ) else {
+        return;
+    };
     // (SQL column, HTTP column, scale) of each kind of table.
     const KB: f64 = 1.0 / 1024.0;
     let request: &[(&str, &str, f64)] = &[
@@ -935,9 +942,9 @@ fn every_report_table_equals_the_http_answer() {
 /// expands them.
 #[test]
 fn the_readme_grafana_queries_run() {
-    if !have("the mariadb client", "mariadb", &["--version"]) {
+    let Some((d, sent)) = with_mariadb("", 100) else {
         return;
-    }
+    };
     let readme =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     let from = readme
@@ -950,8 +957,6 @@ fn the_readme_grafana_queries_run() {
         .map(|b| &b[..b.find("```").unwrap()])
         .collect();
     assert_eq!(blocks.len(), 2);
-    let sent = traffic(100);
-    let d = loaded("", &sent);
     let table = sql(&d, blocks[0]);
     assert_eq!(
         table[0],
