@@ -771,6 +771,53 @@ fn pinboard_aggregation_selects_run_verbatim() {
         .map(|r| (r[3].clone(), f(&r[4]) as f32))
         .collect();
     assert_eq!(got, want);
+    // Its timers by group and server: Pinboard's migration (Version20260309173000.php) makes
+    // the table; its job copies it with this SELECT.
+    sql(
+        &d,
+        "
+            CREATE TABLE `ipm_pinba_tag_info_group_server_name` (
+                `tag1_value` varchar(64) DEFAULT NULL,
+                `tag2_value` varchar(64) DEFAULT NULL,
+                `req_count` int(11) DEFAULT NULL,
+                `req_per_sec` float DEFAULT NULL,
+                `hit_count` int(11) DEFAULT NULL,
+                `hit_per_sec` float DEFAULT NULL,
+                `timer_value` float DEFAULT NULL,
+                `timer_median` float DEFAULT NULL,
+                `ru_utime_value` float DEFAULT NULL,
+                `ru_stime_value` float DEFAULT NULL,
+                `index_value` varchar(256) DEFAULT NULL,
+                `p90` float DEFAULT NULL,
+                `p95` float DEFAULT NULL,
+                `p99` float DEFAULT NULL
+            ) ENGINE=PINBA DEFAULT CHARSET=latin1 COMMENT='tagN_info:group,__server_name::90,95,99'
+        ",
+    );
+    let groups = sql(
+        &d,
+        "
+            SELECT
+                    LEFT(tag1_value, 64), LEFT(tag2_value, 64), req_count, req_per_sec, hit_count,
+                    hit_per_sec, timer_value, timer_median, ru_utime_value, ru_stime_value, p90, p95, p99, '2026-11-25 12:00:00'
+            FROM
+                ipm_pinba_tag_info_group_server_name;
+        ",
+    );
+    let mut want = std::collections::BTreeMap::new();
+    for s in &sent {
+        for (hits, _, _, _, tags) in &s.timers {
+            *want
+                .entry((tags[0].1.clone(), s.server_name.clone()))
+                .or_insert(0u64) += *hits as u64;
+        }
+    }
+    let mut got: Vec<((String, String), u64)> = groups[1..]
+        .iter()
+        .map(|r| ((r[0].clone(), r[1].clone()), f(&r[4]) as u64))
+        .collect();
+    got.sort();
+    assert_eq!(got, want.into_iter().collect::<Vec<_>>());
     // The report Pinboard's DDL made, read with its safe-percentile CASE expression.
     let hosts = sql(
         &d,
