@@ -35,6 +35,11 @@ pub enum StartError {
         addr: SocketAddr,
         source: std::io::Error,
     },
+    #[error("cannot bind the SQL front end (mysql.listen) {addr}: {source} (set mysql.listen = \"\" to turn it off)")]
+    BindMysql {
+        addr: String,
+        source: std::io::Error,
+    },
     #[error(transparent)]
     Core(#[from] CoreError),
     #[error("cannot start threads: {0}")]
@@ -106,6 +111,10 @@ pub struct Running {
     pub core: Arc<Core>,
     api: AppState,
     pub http_addr: SocketAddr,
+    /// The SQL front end's address (none when it is off).
+    pub mysql_addr: Option<SocketAddr>,
+    /// Taken by `serve`.
+    mysql: Option<std::net::TcpListener>,
     /// Taken by `serve`, so the port is released as soon as the server stops.
     http: Option<TcpListener>,
     shutdown: Shutdown,
@@ -143,6 +152,10 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
             source,
         })?;
     let http_addr = http.local_addr().unwrap_or(http_addr);
+    let mysql = crate::sql::bind(&config.mysql).map_err(|source| StartError::BindMysql {
+        addr: config.mysql.listen.clone(),
+        source,
+    })?;
 
     // One exclusive socket per address (see receiver::bind); its readers share it.
     let bound = udp_sockets(&config, passed.udp)?;
@@ -236,10 +249,16 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         query_slots,
         token,
     });
+    let (mysql, mysql_addr) = match mysql {
+        Some((l, a)) => (Some(l), Some(a)),
+        None => (None, None),
+    };
     Ok(Running {
         core: shared,
         api,
         http_addr,
+        mysql_addr,
+        mysql,
         http: Some(http),
         shutdown,
         receiving,
@@ -334,6 +353,15 @@ impl Running {
         let shutdown = self.shutdown.clone();
         let limits = crate::api::server::ServerLimits::of(&self.core.config().http);
         let counters = Arc::clone(&self.core.counters());
+        let sql = self.mysql.take().map(|listener| {
+            let ctx = crate::sql::SqlContext::new(
+                Arc::clone(&self.core),
+                Arc::clone(&self.api.history),
+                Arc::clone(&self.api.query_slots),
+                self.api.token.is_some(),
+            );
+            (listener, Arc::new(ctx))
+        });
         let std_listener = self
             .http
             .take()
@@ -359,6 +387,9 @@ impl Running {
                 );
                 trigger.trigger();
             });
+            if let Some((listener, ctx)) = sql {
+                tokio::spawn(crate::sql::serve(listener, ctx, shutdown.clone()));
+            }
             crate::api::server::serve(listener, router, limits, counters, shutdown).await;
             Ok::<(), std::io::Error>(())
         });

@@ -115,6 +115,20 @@ impl DecodeStats {
     }
 }
 
+/// The SQL front end's figures (see [`Counters::sql`]).
+#[derive(Debug, Default)]
+pub struct SqlCounters {
+    pub sessions: AtomicU64,
+    pub current_sessions: AtomicU64,
+    pub sessions_refused: AtomicU64,
+    pub auth_failed: AtomicU64,
+    pub statements: AtomicU64,
+    pub errors: AtomicU64,
+    pub killed: AtomicU64,
+    pub busy: AtomicU64,
+    pub rows_sent: AtomicU64,
+}
+
 /// Process-wide counters, shared by `Arc` between receivers (fold in `DecodeStats`), the merger
 /// (pool and dictionary figures) and the API (reads). Relaxed atomics: each is an independent
 /// statistic; nobody synchronises on them.
@@ -160,6 +174,10 @@ pub struct Counters {
     pub http_queries_refused: AtomicU64,
     /// API requests refused with 401 (missing or wrong bearer token).
     pub http_unauthorized: AtomicU64,
+    /// The SQL front end (`sql`): sessions opened, open now, and refused (`mysql.max_connections`
+    /// open, or a wrong password); statements run, answered with an error, stopped at
+    /// `mysql.max_query_time`, and refused because every query slot was taken; rows sent.
+    pub sql: SqlCounters,
     /// Pool and dictionary figures, published by the merger every round.
     pub gauges: Gauges,
     /// Per-stage counts and times (see `instruments`).

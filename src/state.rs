@@ -22,7 +22,7 @@ use crate::counters::Counters;
 use crate::dictionary::Dictionary;
 use crate::durable::{OnDamage, SetAside};
 use crate::pool::Pool;
-use crate::report::{Report, ReportSet};
+use crate::report::{Query, Report, ReportCell, ReportDef, ReportError, ReportSet, Table};
 use crate::ring::Ring;
 use crate::tap::Taps;
 
@@ -292,6 +292,113 @@ impl Core {
     /// `durable::set_aside`).
     pub fn set_aside(&self) -> &[SetAside] {
         &self.set_aside
+    }
+
+    /// A report's current answer to `q`, with the span its window covers now and since when it
+    /// is complete; the front ends' one way to read a report (locks in the API's order:
+    /// dictionary, then the report). Counted in the `query` instrument.
+    pub fn query_report(&self, cell: &ReportCell, q: &Query) -> Result<Table, ReportError> {
+        let timing = self.counters.instruments.query.start();
+        cell.mark_queried(self.clock.now_ms64());
+        // A family member is detached from its stage first (once), so that it holds every
+        // request merged before the query (the stage's lock, then the member's; none held here).
+        if let Some(family) = cell.family() {
+            family.detach_for_query(cell);
+        }
+        // Percentiles include every sample merged before the query: the query reads the report's
+        // histogram log for the rows it shows (applying it would take the write lock, and a pass
+        // over every open row).
+        let table = {
+            let dict = self.dictionary.read();
+            let report = cell.report.read();
+            let interval = report.time_interval(self.clock.now_ms64());
+            report.query(q, &dict, interval).map(|mut table| {
+                table.complete_from = Some(self.unix_secs(report.window_start_ms()));
+                table
+            })
+        };
+        self.counters.instruments.query.record(timing, 1);
+        table
+    }
+
+    /// Creates a report at run time and records it in the state file (`reports.json`), so that
+    /// it stays across restarts; the merger fills it from the raw pool before its next round (so
+    /// it is consistent with the rounds that follow), and this waits up to `fill_wait` for that.
+    /// The front ends' one way to create a report (an HTTP POST, an SQL `CREATE TABLE`).
+    ///
+    /// The whole creation is one step under the set's change lock: a racing creation or drop
+    /// waits, so the name check, the `limits.max_reports` check, the set and the state file
+    /// always agree.
+    pub fn create_report(
+        &self,
+        def: ReportDef,
+        fill_wait: Duration,
+    ) -> Result<Arc<ReportCell>, ReportChangeError> {
+        let changes = self.reports.lock_changes();
+        if self.reports.get(&def.name).is_some() {
+            return Err(ReportChangeError::Exists(def.name));
+        }
+        let max_reports = self.config.limits.max_reports;
+        if self.reports.len() >= max_reports {
+            return Err(ReportChangeError::TooMany(max_reports));
+        }
+        let name = def.name.clone();
+        let report = {
+            let mut dict = self.dictionary.write();
+            new_report(&self.config, def.clone(), &mut dict).map_err(ReportChangeError::Refused)?
+        };
+        let cell = match self.reports.try_insert(report) {
+            Ok(cell) => cell,
+            Err((e, mut report)) => {
+                report.release(&mut self.dictionary.write());
+                return Err(ReportChangeError::Refused(e));
+            }
+        };
+        if let Err(e) = self
+            .reports
+            .persist_change(&changes, &self.config.state_dir, |s| s.record_create(&def))
+        {
+            tracing::warn!(report = %name, error = %e, "Cannot save report state; creation undone");
+            self.release_removed(&name);
+            return Err(ReportChangeError::NotSaved(e.to_string()));
+        }
+        if !cell.wait_filled(fill_wait) {
+            tracing::warn!(report = %name, "Report created; not filled from the pool yet (the merger is busy)");
+        }
+        Ok(cell)
+    }
+
+    /// Drops a report (built-ins too) and records it in the state file first: if that cannot be
+    /// written, nothing changes. One step under the set's change lock (see
+    /// [`Core::create_report`]). The caller tells history to forget the report.
+    pub fn drop_report(&self, name: &str) -> Result<(), ReportChangeError> {
+        let changes = self.reports.lock_changes();
+        if self.reports.get(name).is_none() {
+            return Err(ReportChangeError::NotFound(name.to_string()));
+        }
+        let is_static =
+            crate::report::static_defs(self.config.builtin_reports, &self.config.report)
+                .iter()
+                .any(|d| d.name == name);
+        self.reports
+            .persist_change(&changes, &self.config.state_dir, |s| {
+                s.record_delete(name, is_static)
+            })
+            .map_err(|e| ReportChangeError::NotSaved(e.to_string()))?;
+        if !self.release_removed(name) {
+            return Err(ReportChangeError::NotFound(name.to_string()));
+        }
+        Ok(())
+    }
+
+    /// Removes a report from the set and releases its dictionary pins (dictionary, then report).
+    fn release_removed(&self, name: &str) -> bool {
+        let Some(cell) = self.reports.remove(name) else {
+            return false;
+        };
+        let mut dict = self.dictionary.write();
+        cell.report.write().release(&mut dict);
+        true
     }
 
     /// Copies the dictionary's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]).
@@ -566,6 +673,23 @@ fn check_state_dir(dir: &std::path::Path, create: bool) -> Result<(), CoreError>
     })?;
     tracing::info!(state_dir = %dir.display(), "State directory");
     Ok(())
+}
+
+/// Why a report could not be created or dropped at run time.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportChangeError {
+    #[error("report `{0}` already exists")]
+    Exists(String),
+    #[error("there are already {0} reports (limits.max_reports): drop one first")]
+    TooMany(usize),
+    /// The definition is refused (invalid), or the dictionary has no room for a name it needs.
+    #[error("{0}")]
+    Refused(ReportError),
+    #[error("no report named `{0}`")]
+    NotFound(String),
+    /// The state file could not be written: nothing changed.
+    #[error("cannot save the state file: {0}")]
+    NotSaved(String),
 }
 
 /// Why the shared state could not be built. Each message says what to fix.

@@ -530,6 +530,52 @@ pub static FIGURES: &[Figure] = &[
     gauge("reports[].thread", "The merge thread that updates the report.")
         .prometheus("pinbad_report_thread")
         .label("report"),
+    counter("mysql.sessions", "SQL sessions opened (the MySQL protocol).")
+        .prometheus("pinbad_mysql_sessions")
+        .read(|s| load(&counters(s).sql.sessions)),
+    gauge("mysql.current_sessions", "SQL sessions open now.")
+        .prometheus("pinbad_mysql_current_sessions")
+        .read(|s| load(&counters(s).sql.current_sessions)),
+    counter(
+        "mysql.sessions_refused",
+        "SQL connections refused because mysql.max_connections sessions were open.",
+    )
+    .prometheus("pinbad_mysql_sessions_refused")
+    .dashboard("SQL connections refused (mysql.max_connections)")
+    .loss()
+    .read(|s| load(&counters(s).sql.sessions_refused)),
+    counter(
+        "mysql.auth_failed",
+        "SQL connections refused for a wrong user or password.",
+    )
+    .prometheus("pinbad_mysql_auth_failed")
+    .read(|s| load(&counters(s).sql.auth_failed)),
+    counter("mysql.statements", "SQL statements received.")
+        .prometheus("pinbad_mysql_statements")
+        .read(|s| load(&counters(s).sql.statements)),
+    counter(
+        "mysql.errors",
+        "SQL statements answered with an error (the killed and busy ones included).",
+    )
+    .prometheus("pinbad_mysql_errors")
+    .read(|s| load(&counters(s).sql.errors)),
+    counter(
+        "mysql.killed",
+        "SQL statements stopped at mysql.max_query_time.",
+    )
+    .prometheus("pinbad_mysql_killed")
+    .dashboard("SQL statements killed (mysql.max_query_time)")
+    .loss()
+    .read(|s| load(&counters(s).sql.killed)),
+    counter(
+        "mysql.busy",
+        "SQL statements refused because every http.max_concurrent_queries slot was taken.",
+    )
+    .prometheus("pinbad_mysql_busy")
+    .read(|s| load(&counters(s).sql.busy)),
+    counter("mysql.rows_sent", "Rows SQL statements sent.")
+        .prometheus("pinbad_mysql_rows_sent")
+        .read(|s| load(&counters(s).sql.rows_sent)),
     gauge(
         "snapshot.restored_requests",
         "Raw requests restored from the snapshot at start.",

@@ -15,11 +15,13 @@ use crate::decode::DecodePolicy;
 use crate::report::ReportDef;
 mod history;
 pub mod import;
+mod mysql;
 mod sink;
 mod taps;
 
 pub use crate::units::{ByteSize, HumanDuration};
 pub use history::{HistorySpec, DEFAULT_HISTORY_ROWS, DEFAULT_HISTORY_STEP};
+pub use mysql::MysqlConfig;
 pub use sink::{ClickHouseConfig, FileConfig, SinkConfig, SinkKind};
 pub use taps::{HistoryConfig, MetricsConfig, SnapshotConfig};
 
@@ -45,7 +47,7 @@ fn token_fault(token: &str) -> Option<&'static str> {
     )
 }
 
-fn invalid(key: &str, message: impl Into<String>) -> ConfigError {
+pub(crate) fn invalid(key: &str, message: impl Into<String>) -> ConfigError {
     ConfigError::Invalid {
         key: key.to_string(),
         message: message.into(),
@@ -102,6 +104,8 @@ pub struct Config {
     pub builtin_reports: bool,
     pub udp: UdpConfig,
     pub http: HttpConfig,
+    /// `[mysql]`: the SQL front end (see `sql`).
+    pub mysql: MysqlConfig,
     pub decode: DecodeConfig,
     pub limits: Limits,
     pub log: crate::logging::LogConfig,
@@ -286,6 +290,7 @@ impl Default for Config {
             builtin_reports: true,
             udp: UdpConfig::default(),
             http: HttpConfig::default(),
+            mysql: MysqlConfig::default(),
             decode: DecodeConfig::default(),
             limits: Limits::default(),
             log: Default::default(),
@@ -390,6 +395,8 @@ pub struct Overrides {
     /// Replaces the whole `udp.listen` list when not empty.
     pub udp: Vec<String>,
     pub http: Option<String>,
+    /// `--mysql`: the SQL front end's address ("" turns it off).
+    pub mysql: Option<String>,
     pub stats_history: Option<HumanDuration>,
     /// `--state-dir`, relative to the current directory.
     pub state_dir: Option<PathBuf>,
@@ -452,6 +459,10 @@ impl Config {
         if let Some(http) = &o.http {
             check_http_listen(http, "--http")?;
             self.http.listen = http.clone();
+        }
+        if let Some(mysql) = &o.mysql {
+            mysql::check_listen(mysql, "--mysql")?;
+            self.mysql.listen = mysql.clone();
         }
         if let Some(h) = o.stats_history {
             check_stats_history(h, "--stats-history")?;
@@ -606,6 +617,7 @@ impl Config {
             parse_net(a).map_err(|e| invalid(&format!("udp.allow[{i}]"), e))?;
         }
         check_http_listen(&self.http.listen, "http.listen")?;
+        self.mysql.validate()?;
         let idle = self.metrics.series_idle.0;
         if idle < Duration::from_secs(1) || idle > MAX_HISTORY {
             return Err(invalid(
@@ -810,6 +822,9 @@ impl Config {
         c.http.token_reads = Some(c.http.reads_need_token());
         if !c.http.token.is_empty() {
             c.http.token = REDACTED.into();
+        }
+        if !c.mysql.password.is_empty() {
+            c.mysql.password = REDACTED.into();
         }
         for sink in &mut c.sink {
             if let SinkKind::Clickhouse(ch) = &mut sink.kind {
@@ -1288,6 +1303,7 @@ mod tests {
         let o = Overrides {
             udp: vec!["127.0.0.1:0".into()],
             http: Some("127.0.0.1:0".into()),
+            mysql: None,
             stats_history: Some("2s".parse().unwrap()),
             state_dir: Some("rel/state".into()),
         };

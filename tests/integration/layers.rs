@@ -40,7 +40,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "ndjson", "stream", "sink", "history", "snapshot", "pending", "status", "metrics",
         ],
     ),
-    ("front ends", &["dashboard", "api"]),
+    ("front ends", &["dashboard", "sql", "api"]),
     ("wiring and CLI", &["corpus", "app", "cli"]),
 ];
 

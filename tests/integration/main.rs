@@ -28,5 +28,6 @@ mod sent;
 mod clickhouse;
 mod sinks;
 mod snapshot;
+mod sql;
 mod state;
 mod stream;
