@@ -51,6 +51,7 @@ pub enum SqlError {
     /// The statement does not parse, or names what does not exist.
     Syntax(String),
     NoSuchTable(String),
+    NoSuchColumn(String),
     /// It ran past `mysql.max_query_time`.
     Killed(Duration),
     /// The client went away while rows were sent.
@@ -88,12 +89,13 @@ fn sqlite_err(e: rusqlite::Error) -> SqlError {
     if let Some(name) = text.strip_prefix("no such table: ") {
         return SqlError::NoSuchTable(name.trim_start_matches("pinba.").to_string());
     }
-    match e {
-        rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::Unknown => {
-            SqlError::Syntax(text)
-        }
-        _ => SqlError::Other(text),
+    if let Some(column) = text.strip_prefix("no such column: ") {
+        return SqlError::NoSuchColumn(column.to_string());
     }
+    if text.contains("syntax error") || matches!(e, rusqlite::Error::SqlInputError { .. }) {
+        return SqlError::Syntax(text);
+    }
+    SqlError::Other(text)
 }
 
 /// pinba_engine's table type for a report defined otherwise than by SQL: `reportN` for the key

@@ -47,6 +47,8 @@ pub struct Session {
     engine: std::sync::Mutex<Option<Engine>>,
     /// The user name the client gave.
     user: std::sync::Mutex<String>,
+    /// The handshake's salt: one per session (the protocol shim asks for it more than once).
+    salt: [u8; 20],
 }
 
 impl Session {
@@ -56,6 +58,7 @@ impl Session {
             id,
             engine: Default::default(),
             user: Default::default(),
+            salt: super::salt(),
         }
     }
 
@@ -425,6 +428,10 @@ fn engine_error(e: &SqlError) -> (ErrorKind, String) {
             ErrorKind::ER_NO_SUCH_TABLE,
             format!("Table 'pinba.{t}' doesn't exist"),
         ),
+        SqlError::NoSuchColumn(c) => (
+            ErrorKind::ER_BAD_FIELD_ERROR,
+            format!("Unknown column '{c}' in 'field list'"),
+        ),
         SqlError::Killed(limit) => (
             ErrorKind::ER_QUERY_INTERRUPTED,
             format!(
@@ -580,7 +587,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
     }
 
     fn salt(&self) -> [u8; 20] {
-        super::salt()
+        self.salt
     }
 
     async fn authenticate(
@@ -643,7 +650,10 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
         writer: InitWriter<'a, W>,
     ) -> std::io::Result<()> {
         match use_database(database) {
-            Answer::Error(kind, msg) => writer.error(kind, &msg.into_bytes()).await,
+            Answer::Error(kind, msg) => {
+                self.counters().errors.fetch_add(1, Relaxed);
+                writer.error(kind, &msg.into_bytes()).await
+            }
             _ => writer.ok().await,
         }
     }

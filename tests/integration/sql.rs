@@ -239,7 +239,7 @@ fn the_mariadb_client_sees_the_catalog_and_the_session_chatter() {
          AND TABLE_NAME LIKE 'report_by_s%' ORDER BY TABLE_NAME",
     );
     assert!(listed[1..].iter().all(|r| r[1] == "PINBA"), "{listed:?}");
-    assert_eq!(listed.len() - 1, 7, "{listed:?}");
+    assert_eq!(listed.len() - 1, 9, "{listed:?}");
     let columns = sql(
         &d,
         "SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = \
@@ -808,4 +808,129 @@ fn a_half_sent_packet_never_blocks_the_stop() {
     );
     let status = d.terminate(std::time::Duration::from_secs(20));
     assert!(status.success(), "{status:?}");
+}
+
+/// Every report table holds what the HTTP API answers for the report, in pinba_engine's columns
+/// and units: a request report, a built-in with two keys, `info`, a timer-tag report and a
+/// request-tag report (sizes in KB, times in seconds; the `*_per_sec` columns against the window
+/// as it was at each query).
+#[test]
+fn every_report_table_equals_the_http_answer() {
+    if !have("the mariadb client", "mariadb", &["--version"]) {
+        return;
+    }
+    let d = loaded(
+        "[[report]]\nname = \"by_group\"\nkeys = [\"timer_tag:group\"]\n\
+         [[report]]\nname = \"by_country\"\nkeys = [\"tag:country\"]\n",
+        &traffic(250),
+    );
+    // (SQL column, HTTP column, scale) of each kind of table.
+    const KB: f64 = 1.0 / 1024.0;
+    let request: &[(&str, &str, f64)] = &[
+        ("req_count", "req_count", 1.0),
+        ("req_time_total", "req_time_total", 1.0),
+        ("req_time_percent", "req_time_percent", 1.0),
+        ("ru_utime_total", "ru_utime_total", 1.0),
+        ("ru_utime_percent", "ru_utime_percent", 1.0),
+        ("ru_stime_total", "ru_stime_total", 1.0),
+        ("traffic_total", "traffic_total", KB),
+        ("traffic_percent", "traffic_percent", 1.0),
+        ("memory_footprint_total", "memory_footprint_total", KB),
+        ("memory_footprint_percent", "memory_footprint_percent", 1.0),
+        ("req_time_median", "req_time_median", 1.0),
+        ("p90", "p90", 1.0),
+        ("p99", "p99", 1.0),
+    ];
+    let timer: &[(&str, &str, f64)] = &[
+        ("req_count", "req_count", 1.0),
+        ("hit_count", "hit_count", 1.0),
+        ("timer_value", "timer_value", 1.0),
+        ("timer_median", "timer_median", 1.0),
+        ("ru_utime_value", "ru_utime_value", 1.0),
+        ("p95", "p95", 1.0),
+    ];
+    let info: &[(&str, &str, f64)] = &[
+        ("req_count", "req_count", 1.0),
+        ("time_total", "req_time_total", 1.0),
+        ("ru_utime_total", "ru_utime_total", 1.0),
+        ("kbytes_total", "traffic_total", KB),
+        ("memory_footprint", "memory_footprint_total", KB),
+        ("req_time_median", "req_time_median", 1.0),
+    ];
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9_f64.max(b.abs() * 1e-6);
+    for (table, keys, columns, rate) in [
+        (
+            "report_by_script_name",
+            &["script_name"][..],
+            request,
+            "req_per_sec",
+        ),
+        (
+            "report_by_hostname_and_status",
+            &["hostname", "status"][..],
+            request,
+            "req_per_sec",
+        ),
+        ("by_group", &["group"][..], timer, "hit_per_sec"),
+        ("by_country", &["country"][..], request, "req_per_sec"),
+        ("info", &[][..], info, ""),
+    ] {
+        let http = d.json(&format!("/api/v1/reports/{table}?limit=1000"));
+        let http_rows: Vec<Value> = if keys.is_empty() {
+            vec![http["totals"].clone()]
+        } else {
+            http["rows"].as_array().unwrap().clone()
+        };
+        let mut select: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+        select.extend(columns.iter().map(|(c, _, _)| format!("`{c}`")));
+        if !rate.is_empty() {
+            select.push(format!("`{rate}`"));
+        }
+        let order = if keys.is_empty() {
+            String::new()
+        } else {
+            format!(" ORDER BY {}", select[..keys.len()].join(", "))
+        };
+        let rows = sql(
+            &d,
+            &format!("SELECT {} FROM `{table}`{order}", select.join(", ")),
+        );
+        assert_eq!(rows.len() - 1, http_rows.len(), "{table}: {rows:?}");
+        for row in &rows[1..] {
+            let key: Vec<&str> = row[..keys.len()].iter().map(String::as_str).collect();
+            let want = http_rows
+                .iter()
+                .find(|r| {
+                    keys.iter().zip(&key).all(|(k, v)| match &r[*k] {
+                        Value::String(s) => s == v,
+                        other => other.to_string() == *v,
+                    })
+                })
+                .unwrap_or_else(|| panic!("{table}: no HTTP row {key:?}"));
+            for (i, (sql_col, http_col, scale)) in columns.iter().enumerate() {
+                let got = &row[keys.len() + i];
+                match want[*http_col].as_f64() {
+                    Some(w) => assert!(
+                        close(f(got), w * scale),
+                        "{table} {key:?} {sql_col}: {got} vs {w} × {scale}"
+                    ),
+                    None => assert_eq!(got, "NULL", "{table} {key:?} {sql_col}"),
+                }
+            }
+            if !rate.is_empty() {
+                // The window moved between the two queries: the rate against the count only.
+                let (count_col, _, _) = columns[if rate == "hit_per_sec" { 1 } else { 0 }];
+                let i = columns
+                    .iter()
+                    .position(|(c, _, _)| *c == count_col)
+                    .unwrap();
+                let sql_ratio = f(&row[keys.len() + columns.len()]) / f(&row[keys.len() + i]);
+                let http_ratio = want[rate].as_f64().unwrap() / want[count_col].as_f64().unwrap();
+                assert!(
+                    (sql_ratio / http_ratio - 1.0).abs() < 0.2,
+                    "{table} {key:?} {rate}: {sql_ratio} vs {http_ratio}"
+                );
+            }
+        }
+    }
 }
