@@ -577,7 +577,11 @@ fn create_and_drop_table_make_and_drop_reports() {
 
     // A token guards the HTTP API's changes: without a password the SQL front end may not change
     // either.
-    let d = loaded("[http]\ntoken = \"t0ken\"\n", &sent[..10]);
+    // (HTTP reads left open: the harness reads the status.)
+    let d = loaded(
+        "[http]\ntoken = \"t0ken\"\ntoken_reads = false\n",
+        &sent[..10],
+    );
     let e = mariadb(
         &d,
         "tester",
@@ -588,7 +592,7 @@ fn create_and_drop_table_make_and_drop_reports() {
     assert!(e.contains("1227"), "{e}");
     drop(d);
     let d = loaded(
-        "[http]\ntoken = \"t0ken\"\n[mysql]\nuser = \"pinba\"\npassword = \"s3cret\"\n",
+        "[http]\ntoken = \"t0ken\"\ntoken_reads = false\n[mysql]\nuser = \"pinba\"\npassword = \"s3cret\"\n",
         &sent[..10],
     );
     let e = mariadb(&d, "pinba", Some("wrong"), "SELECT 1").unwrap_err();
