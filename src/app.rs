@@ -354,6 +354,14 @@ impl Running {
         let limits = crate::api::server::ServerLimits::of(&self.core.config().http);
         let counters = Arc::clone(&self.core.counters());
         let sql = self.mysql.take().map(|listener| {
+            let config = self.core.config();
+            if config.http.reads_need_token() && config.mysql.password.is_empty() {
+                tracing::warn!(
+                    "HTTP reads need the token, but the SQL front end has no password: anyone who \
+                     reaches mysql.listen reads the reports and the raw requests (set \
+                     mysql.user and mysql.password, or mysql.listen = \"\")"
+                );
+            }
             let ctx = crate::sql::SqlContext::new(
                 Arc::clone(&self.core),
                 Arc::clone(&self.api.history),
