@@ -30,8 +30,12 @@ use crate::record::{RequestView, NO_SCHEMA};
 use crate::report::{Cell, Kind, Query};
 use crate::state::Core;
 
-/// Requests read per hold of the pool's and the dictionary's read locks.
+/// Requests read per hold of the pool's and the dictionary's read locks, at most.
 pub const CHUNK: u64 = 1024;
+
+/// The longest a chunk holds the locks: as `/api/v1/requests`'s scan, the merger waits at most
+/// about this long for the pool because of a statement.
+const CHUNK_TIME: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// The error text a statement past its deadline fails with (the engine tells it apart).
 pub const DEADLINE_PASSED: &str = "max_query_time passed";
@@ -346,15 +350,22 @@ impl PinbaCursor<'_> {
             let Shape::Raw(raw) = self.tab.shape else {
                 return Ok(());
             };
-            let stop = end.min(next + CHUNK);
+            let mut stop = end.min(next + CHUNK);
             let core = &self.tab.tables.core;
             let clock = core.clock();
             {
+                let started = Instant::now();
                 let pool = core.pool().read();
                 let dict = core.dictionary().read();
                 for id in next..stop {
                     if let Some(v) = pool.get(id) {
                         raw_rows(raw, &v, &dict, clock, timer, used, &mut self.rows);
+                    }
+                    // A chunk that runs long (a busy machine) ends early: the merger waits for
+                    // the pool's write lock at most this long because of a scan.
+                    if (id - next) % 64 == 63 && started.elapsed() >= CHUNK_TIME {
+                        stop = id + 1;
+                        break;
                     }
                 }
             }
