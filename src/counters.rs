@@ -115,6 +115,20 @@ impl DecodeStats {
     }
 }
 
+/// The SQL front end's figures (see [`Counters::sql`]).
+#[derive(Debug, Default)]
+pub struct SqlCounters {
+    pub sessions: AtomicU64,
+    pub current_sessions: AtomicU64,
+    pub sessions_refused: AtomicU64,
+    pub auth_failed: AtomicU64,
+    pub statements: AtomicU64,
+    pub errors: AtomicU64,
+    pub killed: AtomicU64,
+    pub busy: AtomicU64,
+    pub rows_sent: AtomicU64,
+}
+
 /// Process-wide counters, shared by `Arc` between receivers (fold in `DecodeStats`), the merger
 /// (pool and dictionary figures) and the API (reads). Relaxed atomics: each is an independent
 /// statistic; nobody synchronises on them.
@@ -147,12 +161,23 @@ pub struct Counters {
     pub pool_expired: AtomicU64,
     /// Timers cut because one request had more than the whole timer ring can hold.
     pub timers_lost: AtomicU64,
-    /// HTTP connections closed at once because `http.max_connections` were open.
+    /// HTTP connections closed at once: `http.max_connections` were open and busy with requests
+    /// (and the health connections too).
     pub http_connections_refused: AtomicU64,
+    /// HTTP connections closed at once because their client held
+    /// `http.max_connections_per_client`, all busy with requests.
+    pub http_connections_refused_per_client: AtomicU64,
+    /// HTTP connections closed to make room for a new one: those that had waited longest for a
+    /// request (slow, silent or idle) when a cap was reached.
+    pub http_connections_evicted: AtomicU64,
     /// Heavy API requests answered 503 because `http.max_concurrent_queries` were running.
     pub http_queries_refused: AtomicU64,
     /// API requests refused with 401 (missing or wrong bearer token).
     pub http_unauthorized: AtomicU64,
+    /// The SQL front end (`sql`): sessions opened, open now, and refused (`mysql.max_connections`
+    /// open, or a wrong password); statements run, answered with an error, stopped at
+    /// `mysql.max_query_time`, and refused because every query slot was taken; rows sent.
+    pub sql: SqlCounters,
     /// Pool and dictionary figures, published by the merger every round.
     pub gauges: Gauges,
     /// Per-stage counts and times (see `instruments`).

@@ -27,6 +27,8 @@ pub mod report;
 pub mod histogram;
 // HTTP/JSON API (axum).
 pub mod api;
+// SQL over the MySQL protocol: pinba_engine's tables, evaluated by SQLite over virtual tables.
+pub mod sql;
 // Where merged rounds leave the pipeline for the stream, sinks and metrics (bounded, never blocks).
 pub mod tap;
 // Raw requests as JSON objects (the API, the stream, the file sink) and the filter clients give.

@@ -50,6 +50,9 @@ struct OverrideArgs<const HIDDEN: bool> {
     /// HTTP address of the API.
     #[arg(long, value_name = "ADDR", hide = HIDDEN)]
     http: Option<String>,
+    /// Address of the SQL front end (the MySQL protocol); "" turns it off.
+    #[arg(long, value_name = "ADDR", hide = HIDDEN)]
+    mysql: Option<String>,
     /// The reports' window, e.g. "15m".
     #[arg(long, value_name = "DUR", hide = HIDDEN)]
     stats_history: Option<HumanDuration>,
@@ -61,7 +64,7 @@ struct OverrideArgs<const HIDDEN: bool> {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Validate a config file and print the effective configuration. --udp, --http,
+    /// Validate a config file and print the effective configuration. --udp, --http, --mysql,
     /// --stats-history and --state-dir apply as at start-up; FILE takes --config's place.
     CheckConfig {
         /// The config file to check.
@@ -85,10 +88,11 @@ enum Command {
 }
 
 /// The daemon's flags, in the order a usage error names the first one given.
-const FLAGS: [&str; 5] = [
+const FLAGS: [&str; 6] = [
     "--config",
     "--udp",
     "--http",
+    "--mysql",
     "--stats-history",
     "--state-dir",
 ];
@@ -106,6 +110,7 @@ impl<const HIDDEN: bool> OverrideArgs<HIDDEN> {
         let given = [
             !self.udp.is_empty(),
             self.http.is_some(),
+            self.mysql.is_some(),
             self.stats_history.is_some(),
             self.state_dir.is_some(),
         ];
@@ -127,6 +132,7 @@ impl OverrideArgs<false> {
                 self.udp
             },
             http: self.http.or(before.http),
+            mysql: self.mysql.or(before.mysql),
             stats_history: self.stats_history.or(before.stats_history),
             state_dir: self.state_dir.or(before.state_dir),
         }
@@ -138,12 +144,14 @@ impl From<OverrideArgs<false>> for Overrides {
         let OverrideArgs {
             udp,
             http,
+            mysql,
             stats_history,
             state_dir,
         } = args;
         Overrides {
             udp,
             http,
+            mysql,
             stats_history,
             state_dir,
         }
@@ -247,6 +255,9 @@ fn run(config: Option<PathBuf>, overrides: Overrides) -> anyhow::Result<()> {
         let mut out = std::io::stdout().lock();
         for addr in running.core.udp_addrs() {
             let _ = writeln!(out, "listening udp {addr}");
+        }
+        if let Some(addr) = running.mysql_addr {
+            let _ = writeln!(out, "listening mysql {addr}");
         }
         let _ = writeln!(out, "listening http {}", running.http_addr);
         let _ = out.flush();

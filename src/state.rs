@@ -20,8 +20,9 @@ use parking_lot::RwLock;
 use crate::config::Config;
 use crate::counters::Counters;
 use crate::dictionary::Dictionary;
+use crate::durable::{OnDamage, SetAside};
 use crate::pool::Pool;
-use crate::report::{Report, ReportSet};
+use crate::report::{Query, Report, ReportCell, ReportDef, ReportError, ReportSet, Table};
 use crate::ring::Ring;
 use crate::tap::Taps;
 
@@ -133,6 +134,8 @@ pub struct Core {
     /// 0 on a fresh start; a restore sets it (see [`Core::set_pool_complete_from`]). A report
     /// filled from the pool is complete from no earlier (see `Merger::fill`).
     pool_complete_from_ms: u64,
+    /// `reports.json`, when start-up found it damaged and set it aside (status).
+    set_aside: Vec<SetAside>,
 }
 
 impl Core {
@@ -145,14 +148,26 @@ impl Core {
         receive_buffer_bytes: u64,
     ) -> Result<Core, CoreError> {
         check_state_dir(&config.state_dir, true)?;
-        Core::build(config, ring, udp_addrs, receive_buffer_bytes)
+        Core::build(
+            config,
+            ring,
+            udp_addrs,
+            receive_buffer_bytes,
+            OnDamage::SetAside,
+        )
     }
 
     /// The state `check-config` judges: as [`Core::new`] builds it, but a missing state
     /// directory is not created (whether it could be is probed in its nearest existing parent).
     pub fn for_check(config: Config) -> Result<Core, CoreError> {
         check_state_dir(&config.state_dir, false)?;
-        Core::build(config, Arc::new(Ring::new(1)), Vec::new(), 0)
+        Core::build(
+            config,
+            Arc::new(Ring::new(1)),
+            Vec::new(),
+            0,
+            OnDamage::Warn,
+        )
     }
 
     fn build(
@@ -160,66 +175,9 @@ impl Core {
         ring: Arc<Ring>,
         udp_addrs: Vec<SocketAddr>,
         receive_buffer_bytes: u64,
+        on_damage: OnDamage,
     ) -> Result<Core, CoreError> {
-        let mut dictionary = Dictionary::new(config.limits.max_dictionary_entries)
-            .with_max_bytes(config.limits.max_dictionary_bytes.0 as usize);
-        let reports = ReportSet::default();
-        let defs =
-            crate::report::initial_defs(config.builtin_reports, &config.report, &config.state_dir)
-                .map_err(|e| CoreError::Report {
-                    name: "(state_dir)".into(),
-                    message: e.to_string(),
-                })?;
-        if defs.len() > config.limits.max_reports {
-            return Err(CoreError::Config(crate::config::ConfigError::Invalid {
-                key: "limits.max_reports".into(),
-                message: format!(
-                    "{} reports would exist at start-up (built-ins, [[report]] tables and run-time \
-                     changes in the state directory), above the limit of {}",
-                    defs.len(),
-                    config.limits.max_reports
-                ),
-            }));
-        }
-        warn_if_rounded(
-            &crate::report::Window::new(config.stats_history.0, config.report_ticks),
-            config.report_ticks,
-            "stats_history",
-            None,
-        );
-        let mut built = Vec::with_capacity(defs.len());
-        for def in defs {
-            let name = def.name.clone();
-            let report =
-                new_report(&config, def, &mut dictionary).map_err(|e| CoreError::Report {
-                    name: name.clone(),
-                    message: e.to_string(),
-                })?;
-            built.push(report);
-        }
-        let families = if config.merge.families {
-            crate::report::form_families(&mut built, config.merge.request_families)
-        } else {
-            Vec::new()
-        };
-        let mut cells = Vec::with_capacity(built.len());
-        for report in built {
-            let name = report.def().name.clone();
-            let cell = reports
-                .try_insert(report)
-                .map_err(|(e, _)| CoreError::Report {
-                    name,
-                    message: e.to_string(),
-                })?;
-            cells.push(cell);
-        }
-        for (members, stage) in families {
-            let member_cells: Vec<_> = members.iter().map(|&i| Arc::clone(&cells[i])).collect();
-            let family = Arc::new(crate::report::Family::new(stage, &member_cells));
-            for c in &member_cells {
-                c.join(Arc::clone(&family));
-            }
-        }
+        let (dictionary, reports, set_aside) = start_reports(&config, on_damage)?;
         let pool = Pool::try_new(
             config.request_pool_size,
             config.timer_pool_size,
@@ -275,6 +233,7 @@ impl Core {
             udp_addrs,
             receive_buffer_bytes,
             pool_complete_from_ms: 0,
+            set_aside,
             config,
         })
     }
@@ -346,6 +305,119 @@ impl Core {
         self.receive_buffer_bytes
     }
 
+    /// The state files start-up found damaged and set aside (`reports.json`; see
+    /// `durable::set_aside`).
+    pub fn set_aside(&self) -> &[SetAside] {
+        &self.set_aside
+    }
+
+    /// A report's current answer to `q`, with the span its window covers now and since when it
+    /// is complete; the front ends' one way to read a report (locks in the API's order:
+    /// dictionary, then the report). Counted in the `query` instrument.
+    pub fn query_report(&self, cell: &ReportCell, q: &Query) -> Result<Table, ReportError> {
+        let timing = self.counters.instruments.query.start();
+        cell.mark_queried(self.clock.now_ms64());
+        // A family member is detached from its stage first (once), so that it holds every
+        // request merged before the query (the stage's lock, then the member's; none held here).
+        if let Some(family) = cell.family() {
+            family.detach_for_query(cell);
+        }
+        // Percentiles include every sample merged before the query: the query reads the report's
+        // histogram log for the rows it shows (applying it would take the write lock, and a pass
+        // over every open row).
+        let table = {
+            let dict = self.dictionary.read();
+            let report = cell.report.read();
+            let interval = report.time_interval(self.clock.now_ms64());
+            report.query(q, &dict, interval).map(|mut table| {
+                table.complete_from = Some(self.unix_secs(report.window_start_ms()));
+                table
+            })
+        };
+        self.counters.instruments.query.record(timing, 1);
+        table
+    }
+
+    /// Creates a report at run time and records it in the state file (`reports.json`), so that
+    /// it stays across restarts; the merger fills it from the raw pool before its next round (so
+    /// it is consistent with the rounds that follow), and this waits up to `fill_wait` for that.
+    /// The front ends' one way to create a report (an HTTP POST, an SQL `CREATE TABLE`).
+    ///
+    /// The whole creation is one step under the set's change lock: a racing creation or drop
+    /// waits, so the name check, the `limits.max_reports` check, the set and the state file
+    /// always agree.
+    pub fn create_report(
+        &self,
+        def: ReportDef,
+        fill_wait: Duration,
+    ) -> Result<Arc<ReportCell>, ReportChangeError> {
+        let changes = self.reports.lock_changes();
+        if self.reports.get(&def.name).is_some() {
+            return Err(ReportChangeError::Exists(def.name));
+        }
+        let max_reports = self.config.limits.max_reports;
+        if self.reports.len() >= max_reports {
+            return Err(ReportChangeError::TooMany(max_reports));
+        }
+        let name = def.name.clone();
+        let report = {
+            let mut dict = self.dictionary.write();
+            new_report(&self.config, def.clone(), &mut dict).map_err(ReportChangeError::Refused)?
+        };
+        let cell = match self.reports.try_insert(report) {
+            Ok(cell) => cell,
+            Err((e, mut report)) => {
+                report.release(&mut self.dictionary.write());
+                return Err(ReportChangeError::Refused(e));
+            }
+        };
+        if let Err(e) = self
+            .reports
+            .persist_change(&changes, &self.config.state_dir, |s| s.record_create(&def))
+        {
+            tracing::warn!(report = %name, error = %e, "Cannot save report state; creation undone");
+            self.release_removed(&name);
+            return Err(ReportChangeError::NotSaved(e.to_string()));
+        }
+        if !cell.wait_filled(fill_wait) {
+            tracing::warn!(report = %name, "Report created; not filled from the pool yet (the merger is busy)");
+        }
+        Ok(cell)
+    }
+
+    /// Drops a report (built-ins too) and records it in the state file first: if that cannot be
+    /// written, nothing changes. One step under the set's change lock (see
+    /// [`Core::create_report`]). The caller tells history to forget the report.
+    pub fn drop_report(&self, name: &str) -> Result<(), ReportChangeError> {
+        let changes = self.reports.lock_changes();
+        if self.reports.get(name).is_none() {
+            return Err(ReportChangeError::NotFound(name.to_string()));
+        }
+        let is_static =
+            crate::report::static_defs(self.config.builtin_reports, &self.config.report)
+                .iter()
+                .any(|d| d.name == name);
+        self.reports
+            .persist_change(&changes, &self.config.state_dir, |s| {
+                s.record_delete(name, is_static)
+            })
+            .map_err(|e| ReportChangeError::NotSaved(e.to_string()))?;
+        if !self.release_removed(name) {
+            return Err(ReportChangeError::NotFound(name.to_string()));
+        }
+        Ok(())
+    }
+
+    /// Removes a report from the set and releases its dictionary pins (dictionary, then report).
+    fn release_removed(&self, name: &str) -> bool {
+        let Some(cell) = self.reports.remove(name) else {
+            return false;
+        };
+        let mut dict = self.dictionary.write();
+        cell.report.write().release(&mut dict);
+        true
+    }
+
     /// Copies the dictionary's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]).
     pub fn publish_dictionary(&self, dict: &Dictionary) {
         let g = &self.counters.gauges;
@@ -368,6 +440,123 @@ impl Core {
     pub fn unix_secs(&self, ms: u64) -> f64 {
         self.clock.unix_ms64(ms) as f64 / 1000.0
     }
+}
+
+/// The start-up reports: the configured ones (built-ins and `[[report]]` tables) with the
+/// run-time changes of `{state_dir}/reports.json` replayed over them (`report::initial_defs`).
+/// Whatever in that file would stop the start (a damaged file, a definition that no longer
+/// builds against this config, more reports than `limits.max_reports` with it) sets it aside
+/// (`durable::set_aside`; `on_damage`) and the start goes on with the configured reports: a
+/// restart loop would lose more than the run-time changes, which stay in `reports.json.damaged`.
+/// What fails with the configured reports alone is an error, as ever.
+fn start_reports(
+    config: &Config,
+    on_damage: OnDamage,
+) -> Result<(Dictionary, ReportSet, Vec<SetAside>), CoreError> {
+    use crate::report::{apply_state, read_state, state_path, static_defs, SavedState};
+    warn_if_rounded(
+        &crate::report::Window::new(config.stats_history.0, config.report_ticks),
+        config.report_ticks,
+        "stats_history",
+        None,
+    );
+    let statics = || static_defs(config.builtin_reports, &config.report);
+    let path = state_path(&config.state_dir);
+    let instead = "starting with the configured reports (its run-time changes are not applied)";
+    let saved = read_state(&config.state_dir).map_err(|e| CoreError::Report {
+        name: "(state_dir)".into(),
+        message: e.to_string(),
+    })?;
+    let state = match saved {
+        SavedState::Absent => {
+            tracing::info!(path = %path.display(), "No run-time report changes saved yet");
+            None
+        }
+        SavedState::Read(state) => {
+            tracing::info!(
+                path = %path.display(),
+                created = state.created.len(),
+                deleted = state.deleted.len(),
+                "Loaded run-time report changes"
+            );
+            Some(state)
+        }
+        SavedState::Damaged(why) => {
+            let aside = on_damage.handle(&path, &why, instead);
+            let (dictionary, reports) = build_reports(config, statics())?;
+            return Ok((dictionary, reports, aside.into_iter().collect()));
+        }
+    };
+    let Some(state) = state else {
+        let (dictionary, reports) = build_reports(config, statics())?;
+        return Ok((dictionary, reports, Vec::new()));
+    };
+    match build_reports(config, apply_state(statics(), &state)) {
+        Ok((dictionary, reports)) => Ok((dictionary, reports, Vec::new())),
+        Err(e) => {
+            // The configured reports alone: if they build, the saved changes were what failed.
+            let Ok((dictionary, reports)) = build_reports(config, statics()) else {
+                return Err(e);
+            };
+            let aside = on_damage.handle(&path, &e.to_string(), instead);
+            Ok((dictionary, reports, aside.into_iter().collect()))
+        }
+    }
+}
+
+/// The dictionary and the report set of `defs` (checked against `limits.max_reports`), with
+/// their families formed.
+fn build_reports(
+    config: &Config,
+    defs: Vec<crate::report::ReportDef>,
+) -> Result<(Dictionary, ReportSet), CoreError> {
+    let mut dictionary = Dictionary::new(config.limits.max_dictionary_entries)
+        .with_max_bytes(config.limits.max_dictionary_bytes.0 as usize);
+    let reports = ReportSet::default();
+    if defs.len() > config.limits.max_reports {
+        return Err(CoreError::Config(crate::config::ConfigError::Invalid {
+            key: "limits.max_reports".into(),
+            message: format!(
+                "{} reports would exist at start-up (built-ins, [[report]] tables and run-time \
+                 changes in the state directory), above the limit of {}",
+                defs.len(),
+                config.limits.max_reports
+            ),
+        }));
+    }
+    let mut built = Vec::with_capacity(defs.len());
+    for def in defs {
+        let name = def.name.clone();
+        let report = new_report(config, def, &mut dictionary).map_err(|e| CoreError::Report {
+            name: name.clone(),
+            message: e.to_string(),
+        })?;
+        built.push(report);
+    }
+    let families = if config.merge.families {
+        crate::report::form_families(&mut built, config.merge.request_families)
+    } else {
+        Vec::new()
+    };
+    let mut cells = Vec::with_capacity(built.len());
+    for report in built {
+        let name = report.def().name.clone();
+        let cell = reports
+            .try_insert(report)
+            .map_err(|(e, _)| CoreError::Report {
+                name,
+                message: e.to_string(),
+            })?;
+        cells.push(cell);
+    }
+    for (members, stage) in families {
+        let member_cells: Vec<_> = members.iter().map(|&i| Arc::clone(&cells[i])).collect();
+        let family = Arc::new(crate::report::Family::new(stage, &member_cells));
+        for c in &member_cells {
+            c.join(Arc::clone(&family));
+        }
+    }
+    Ok((dictionary, reports))
 }
 
 /// A report as the configuration shapes it: the row limit, the window (`stats_history` unless
@@ -503,6 +692,23 @@ fn check_state_dir(dir: &std::path::Path, create: bool) -> Result<(), CoreError>
     })?;
     tracing::info!(state_dir = %dir.display(), "State directory");
     Ok(())
+}
+
+/// Why a report could not be created or dropped at run time.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportChangeError {
+    #[error("report `{0}` already exists")]
+    Exists(String),
+    #[error("there are already {0} reports (limits.max_reports): drop one first")]
+    TooMany(usize),
+    /// The definition is refused (invalid), or the dictionary has no room for a name it needs.
+    #[error("{0}")]
+    Refused(ReportError),
+    #[error("no report named `{0}`")]
+    NotFound(String),
+    /// The state file could not be written: nothing changed.
+    #[error("cannot save the state file: {0}")]
+    NotSaved(String),
 }
 
 /// Why the shared state could not be built. Each message says what to fix.

@@ -237,6 +237,15 @@ pub const SECTIONS: &[(&str, fn(&Sources) -> Value)] = &[
     ("history", |s| s.history.status()),
     ("ticklog", |s| s.ticklog.status()),
     ("snapshot", |s| json!(*s.restored)),
+    ("state_files", |s| {
+        let aside: Vec<_> = s
+            .core
+            .set_aside()
+            .iter()
+            .chain(s.sinks.set_aside())
+            .collect();
+        json!({ "set_aside": aside })
+    }),
 ];
 
 /// Every figure, in the order `/metrics` lists them.
@@ -330,10 +339,22 @@ pub static FIGURES: &[Figure] = &[
     .read(|s| load(&counters(s).temp_pool_dropped)),
     counter(
         "http.connections_refused",
-        "HTTP connections closed at once (http.max_connections).",
+        "HTTP connections closed at once: http.max_connections open and busy, and no health connection free.",
     )
     .prometheus("pinbad_http_connections_refused")
     .read(|s| load(&counters(s).http_connections_refused)),
+    counter(
+        "http.connections_refused_per_client",
+        "HTTP connections closed at once: their client held http.max_connections_per_client, all busy.",
+    )
+    .prometheus("pinbad_http_connections_refused_per_client")
+    .read(|s| load(&counters(s).http_connections_refused_per_client)),
+    counter(
+        "http.connections_evicted",
+        "HTTP connections closed to make room for a new one: the longest waiting for a request when a cap was reached.",
+    )
+    .prometheus("pinbad_http_connections_evicted")
+    .read(|s| load(&counters(s).http_connections_evicted)),
     counter(
         "http.queries_refused",
         "Heavy API requests answered 503 (http.max_concurrent_queries).",
@@ -399,6 +420,14 @@ pub static FIGURES: &[Figure] = &[
     )
     .prometheus("pinbad_metric_requests_dropped")
     .read(|s| load(&counters(s).metric_requests_dropped)),
+    gauge(
+        "state_files.damaged",
+        "Damaged state files (reports.json, sinks.json) set aside at start as NAME.damaged.",
+    )
+    .prometheus("pinbad_state_files_damaged")
+    .dashboard("damaged state files set aside")
+    .loss()
+    .read(|s| json!(s.core.set_aside().len() + s.sinks.set_aside().iter().len())),
     gauge("current_temp_pool_batches", "Batches waiting in the temp ring.")
         .prometheus("pinbad_temp_pool_batches")
         .read(|s| json!(s.core.ring().len())),
@@ -503,6 +532,52 @@ pub static FIGURES: &[Figure] = &[
     gauge("reports[].thread", "The merge thread that updates the report.")
         .prometheus("pinbad_report_thread")
         .label("report"),
+    counter("mysql.sessions", "SQL sessions opened (the MySQL protocol).")
+        .prometheus("pinbad_mysql_sessions")
+        .read(|s| load(&counters(s).sql.sessions)),
+    gauge("mysql.current_sessions", "SQL sessions open now.")
+        .prometheus("pinbad_mysql_current_sessions")
+        .read(|s| load(&counters(s).sql.current_sessions)),
+    counter(
+        "mysql.sessions_refused",
+        "SQL connections refused because mysql.max_connections sessions were open.",
+    )
+    .prometheus("pinbad_mysql_sessions_refused")
+    .dashboard("SQL connections refused (mysql.max_connections)")
+    .loss()
+    .read(|s| load(&counters(s).sql.sessions_refused)),
+    counter(
+        "mysql.auth_failed",
+        "SQL connections refused for a wrong user or password.",
+    )
+    .prometheus("pinbad_mysql_auth_failed")
+    .read(|s| load(&counters(s).sql.auth_failed)),
+    counter("mysql.statements", "SQL statements received.")
+        .prometheus("pinbad_mysql_statements")
+        .read(|s| load(&counters(s).sql.statements)),
+    counter(
+        "mysql.errors",
+        "SQL statements answered with an error (the killed and busy ones included).",
+    )
+    .prometheus("pinbad_mysql_errors")
+    .read(|s| load(&counters(s).sql.errors)),
+    counter(
+        "mysql.killed",
+        "SQL statements stopped at mysql.max_query_time.",
+    )
+    .prometheus("pinbad_mysql_killed")
+    .dashboard("SQL statements killed (mysql.max_query_time)")
+    .loss()
+    .read(|s| load(&counters(s).sql.killed)),
+    counter(
+        "mysql.busy",
+        "SQL statements refused because every http.max_concurrent_queries slot was taken.",
+    )
+    .prometheus("pinbad_mysql_busy")
+    .read(|s| load(&counters(s).sql.busy)),
+    counter("mysql.rows_sent", "Rows SQL statements sent.")
+        .prometheus("pinbad_mysql_rows_sent")
+        .read(|s| load(&counters(s).sql.rows_sent)),
     gauge(
         "snapshot.restored_requests",
         "Raw requests restored from the snapshot at start.",

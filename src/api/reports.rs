@@ -20,6 +20,7 @@ use super::ApiState;
 use super::{blocking, in_place, query_pairs, ApiError, AppState, Client, PathParam};
 use crate::config::Limits;
 use crate::report::{self, Query, ReportCell, ReportDef, ReportError, Table};
+use crate::state::ReportChangeError;
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -57,30 +58,21 @@ fn no_such_report(name: &str) -> ApiError {
     ApiError::not_found(format!("no report named `{name}`"))
 }
 
-/// The table, with the span the window covers now and since when it is complete (locks in the
-/// API's order: dictionary, then the report).
+/// The table, with the span the window covers now and since when it is complete.
 fn run_query(state: &ApiState, cell: &ReportCell, q: &Query) -> Result<Table, ApiError> {
-    let timing = state.core.counters().instruments.query.start();
-    cell.mark_queried(state.core.clock().now_ms64());
-    // A family member is detached from its stage first (once), so that it holds every request
-    // merged before the query (the stage's lock, then the member's; none held here).
-    if let Some(family) = cell.family() {
-        family.detach_for_query(cell);
+    state.core.query_report(cell, q).map_err(bad)
+}
+
+/// A run-time change refused, as the API answers it.
+fn change_refused(e: ReportChangeError) -> ApiError {
+    match e {
+        ReportChangeError::Exists(_) | ReportChangeError::TooMany(_) => {
+            ApiError::conflict(e.to_string())
+        }
+        ReportChangeError::Refused(e) => refused(e),
+        ReportChangeError::NotFound(name) => no_such_report(&name),
+        ReportChangeError::NotSaved(e) => ApiError::internal(e),
     }
-    // Percentiles include every sample merged before the query: the query reads the report's
-    // histogram log for the rows it shows (applying it would take the write lock, and a pass
-    // over every open row: ~0.66 ms of a query's CPU under load).
-    let table = {
-        let dict = state.core.dictionary().read();
-        let report = cell.report.read();
-        let interval = report.time_interval(state.core.clock().now_ms64());
-        report.query(q, &dict, interval).map(|mut table| {
-            table.complete_from = Some(state.core.unix_secs(report.window_start_ms()));
-            table
-        })
-    };
-    state.core.counters().instruments.query.record(timing, 1);
-    table.map_err(bad)
 }
 
 // ---- GET /api/v1/info -----------------------------------------------------------------------
@@ -357,66 +349,19 @@ fn parse_definition(bytes: &[u8]) -> Result<ReportDef, ApiError> {
 /// How long a creation waits for the merger to fill the new report from the pool.
 const FILL_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// Builds the report and inserts it; the merger fills it from the raw pool before its next round
-/// (so it is consistent with the rounds that follow) and the creation waits for that. Then the
-/// creation is recorded in the state file.
-///
-/// The whole creation is one step under the set's change lock: a racing creation or drop waits,
-/// so the name check, the `limits.max_reports` check, the set and the state file always agree.
+/// Creates the report (see [`Core::create_report`](crate::state::Core::create_report)) and
+/// answers it as the list shows it.
 fn create_filled(state: &ApiState, def: ReportDef) -> Result<Value, ApiError> {
-    let changes = state.core.reports().lock_changes();
-    if state.core.reports().get(&def.name).is_some() {
-        return Err(ApiError::conflict(format!(
-            "report `{}` already exists",
-            def.name
-        )));
-    }
-    let max_reports = state.core.config().limits.max_reports;
-    if state.core.reports().len() >= max_reports {
-        return Err(ApiError::conflict(format!(
-            "there are already {max_reports} reports (limits.max_reports): drop one first"
-        )));
-    }
-    let name = def.name.clone();
-    let report = {
-        let mut dict = state.core.dictionary().write();
-        crate::state::new_report(&state.core.config(), def.clone(), &mut dict).map_err(refused)?
-    };
-    let cell = match state.core.reports().try_insert(report) {
-        Ok(cell) => cell,
-        Err((e, mut report)) => {
-            report.release(&mut state.core.dictionary().write());
-            return Err(ApiError::conflict(e.0));
-        }
-    };
-    if let Err(e) =
-        state
-            .core
-            .reports()
-            .persist_change(&changes, &state.core.config().state_dir, |s| {
-                s.record_create(&def)
-            })
-    {
-        tracing::warn!(report = %name, error = %e, "Cannot save report state; creation undone");
-        release_removed(state, &name);
-        return Err(ApiError::internal(format!(
-            "report not created: cannot save the state file: {e}"
-        )));
-    }
-    if !cell.wait_filled(FILL_WAIT) {
-        tracing::warn!(report = %name, "Report created; not filled from the pool yet (the merger is busy)");
-    }
+    let cell = state
+        .core
+        .create_report(def, FILL_WAIT)
+        .map_err(|e| match e {
+            ReportChangeError::NotSaved(e) => {
+                ApiError::internal(format!("report not created: {e}"))
+            }
+            e => change_refused(e),
+        })?;
     Ok(list_entry(state, &cell))
-}
-
-/// Removes a report from the set and releases its dictionary pins (dictionary, then report).
-fn release_removed(state: &ApiState, name: &str) -> bool {
-    let Some(cell) = state.core.reports().remove(name) else {
-        return false;
-    };
-    let mut dict = state.core.dictionary().write();
-    cell.report.write().release(&mut dict);
-    true
 }
 
 // ---- DELETE /api/v1/reports/{name} ----------------------------------------------------------
@@ -445,32 +390,12 @@ async fn drop_report(
     super::refuse_parameters(raw.as_deref(), "")?;
     let dropped = name.clone();
     blocking(&state.clone(), move || {
-        // One step under the change lock (see create_filled).
-        let changes = state.core.reports().lock_changes();
-        if state.core.reports().get(&name).is_none() {
-            return Err(no_such_report(&name));
-        }
-        // Record first: if the state file cannot be written, nothing changes.
-        let is_static = report::static_defs(
-            state.core.config().builtin_reports,
-            &state.core.config().report,
-        )
-        .iter()
-        .any(|d| d.name == name);
-        state
-            .core
-            .reports()
-            .persist_change(&changes, &state.core.config().state_dir, |s| {
-                s.record_delete(&name, is_static)
-            })
-            .map_err(|e| {
-                ApiError::internal(format!(
-                    "report not dropped: cannot save the state file: {e}"
-                ))
-            })?;
-        if !release_removed(&state, &name) {
-            return Err(no_such_report(&name));
-        }
+        state.core.drop_report(&name).map_err(|e| match e {
+            ReportChangeError::NotSaved(e) => {
+                ApiError::internal(format!("report not dropped: {e}"))
+            }
+            e => change_refused(e),
+        })?;
         // Its history goes with it (the writer deletes it).
         state.history.forget(&name);
         Ok(())

@@ -23,12 +23,25 @@
 //!   `percentiles=A:B`. `FILTERS` is `no_filters` or `min_time=`, `max_time=` and `SPEC=VALUE`
 //!   items. pinba2's README gives `min_time`/`max_time` in milliseconds, but its parser reads
 //!   seconds: the conversion keeps what pinba2 did (seconds) and says so.
+//!
+//! Beyond the syntaxes, as the tables people have are written: pinba2's `convert_mysqldump.php`
+//! lists p50 before a table's own percentiles (a 50 comes twice: taken once) and leaves
+//! pinba_engine's `tag.NAME=V` condition as it was (read as the request tag filter it meant);
+//! Pinboard's tag reports name `__server_name` and `__hostname`, timer tags its Stopwatch sets to
+//! the request's fields (read as those fields); `active_reports` is the name pinba_engine gives
+//! its `active` table.
+//!
+//! The same converter serves the SQL front end's `CREATE TABLE` (one code path):
+//! [`Converted::sql_table`] keeps the table's comment and column names, [`comment_table`] reads
+//! the comment's table kind and listed percentiles for `sql::layout`.
 
 use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
 
-use crate::report::{builtin_defs, FilterValue, ReportDef, DEFAULT_PERCENTILES, MAX_NAME_BYTES};
+use crate::report::{
+    builtin_defs, FilterValue, ReportDef, SqlTable, DEFAULT_PERCENTILES, MAX_NAME_BYTES,
+};
 
 /// One `CREATE TABLE` statement of the input, with the table options that matter here.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,6 +52,10 @@ pub struct Table {
     pub engine: Option<String>,
     /// The table's `COMMENT`, unescaped.
     pub comment: Option<String>,
+    /// The columns' names, in order, unquoted: the column list without its `KEY`, `INDEX`,
+    /// `PRIMARY KEY`, `UNIQUE`, `CONSTRAINT` (…) lines. pinba_engine and pinba2 fill columns by
+    /// position, so the names are the user's.
+    pub columns: Vec<String>,
 }
 
 /// What became of one table.
@@ -59,6 +76,12 @@ pub struct Converted {
     pub outcome: Outcome,
     /// Things the conversion changed or dropped (histogram ranges, ignored conditions, ...).
     pub notes: Vec<String>,
+    /// The table as the SQL front end shows it (its COMMENT and column names), when it is a
+    /// report: a [`Outcome::Report`], or a [`Outcome::Builtin`] (a table of its own name over
+    /// that built-in). `None` when not converted. The definition in `outcome` keeps its own
+    /// `sql_table` empty, so `import-sql`'s config text does not carry it: the SQL DDL path
+    /// attaches this one.
+    pub sql_table: Option<SqlTable>,
 }
 
 /// Every table of the input, in order.
@@ -238,10 +261,18 @@ pub fn convert(table: Table) -> Converted {
             Ok(Parsed::Report(spec)) => spec.into_outcome(&table.name, &mut notes),
         }
     };
+    let sql_table = match (&outcome, &table.comment) {
+        (Outcome::Report(_) | Outcome::Builtin(_), Some(comment)) => Some(SqlTable {
+            comment: comment.clone(),
+            columns: table.columns.clone(),
+        }),
+        _ => None,
+    };
     Converted {
         table,
         outcome,
         notes,
+        sql_table,
     }
 }
 
@@ -252,6 +283,9 @@ struct Spec {
     filters: BTreeMap<String, FilterValue>,
     percentiles: Option<Vec<f64>>,
     history_seconds: Option<u64>,
+    /// pinba2's `default_history_time` window, with where its note goes among the notes: what
+    /// the note advises depends on whether a built-in covers the table.
+    default_window_note_at: Option<usize>,
 }
 
 enum Parsed {
@@ -264,14 +298,38 @@ const RAW: &str = "raw data, not a report: pinbad keeps raw requests in its pool
                    at GET /api/v1/requests (timers=true adds each request's timers and tags)";
 const STATUS: &str =
     "server status, not a report: pinbad shows its own at GET /api/v1/status (and /metrics)";
-const ACTIVE: &str = "the list of reports and their costs, not a report: pinbad shows them at \
-                      GET /api/v1/reports, GET /api/v1/status and GET /api/v1/instruments";
+const ACTIVE: &str = "the list of reports and their costs, not a report: pinbad lists its reports \
+                      at GET /api/v1/reports (and, over SQL, in information_schema.TABLES), their \
+                      costs at GET /api/v1/status and GET /api/v1/instruments";
+const ACTIVE_REPORTS: &str = "pinba_engine's active_reports table (pinba_engine knows it by the \
+                      COMMENT `active`, and opens no table of `active_reports`): the list of \
+                      reports and their costs, not a report: pinbad lists its reports at GET /api/v1/reports (and, over SQL, in \
+                      information_schema.TABLES), their costs at GET /api/v1/status and \
+                      GET /api/v1/instruments";
+
+/// pinba2's window when a table says `default_history_time`, unless its my.cnf set another.
+const PINBA2_DEFAULT_WINDOW: &str = "60s";
 
 impl Spec {
     fn into_outcome(self, table: &str, notes: &mut Vec<String>) -> Outcome {
         if self.filters.is_empty() && self.history_seconds.is_none() {
             if let Some(b) = builtin_defs().into_iter().find(|b| b.keys == self.keys) {
                 let name = b.name;
+                if let Some(at) = self.default_window_note_at {
+                    let keys: Vec<String> = self.keys.iter().map(|k| format!("{k:?}")).collect();
+                    notes.insert(
+                        at.min(notes.len()),
+                        format!(
+                            "window `default_history_time` (pinba2's default is 60 s): the \
+                             built-in `{name}` covers pinbad's stats_history, and a built-in's \
+                             window is not set per report; to keep pinba2's window add a report \
+                             of another name with the same keys: [[report]] name = \
+                             \"{name}_{PINBA2_DEFAULT_WINDOW}\", keys = [{}], history = \
+                             \"{PINBA2_DEFAULT_WINDOW}\"",
+                            keys.join(", ")
+                        ),
+                    );
+                }
                 if let Some(ps) = self.percentiles.filter(|ps| ps[..] != DEFAULT_PERCENTILES) {
                     let list: Vec<String> = ps.iter().map(|p| p.to_string()).collect();
                     notes.push(format!(
@@ -281,6 +339,16 @@ impl Spec {
                 }
                 return Outcome::Builtin(name);
             }
+        }
+        if let Some(at) = self.default_window_note_at {
+            notes.insert(
+                at.min(notes.len()),
+                format!(
+                    "window `default_history_time` (pinba2's default is 60 s): the report uses \
+                     pinbad's stats_history; add history = \"{PINBA2_DEFAULT_WINDOW}\" to its \
+                     [[report]] to keep pinba2's window"
+                ),
+            );
         }
         let name = report_name(table);
         if name != table {
@@ -304,6 +372,7 @@ impl Spec {
             history_retention: None,
             history_step: None,
             history_rows: None,
+            sql_table: None,
         };
         match def.validate() {
             Ok(()) => Outcome::Report(def),
@@ -312,12 +381,30 @@ impl Spec {
     }
 }
 
+/// A peer's percentiles, each once: pinba2's `convert_mysqldump.php` puts p50 before the table's
+/// own, so a table that listed 50 lists it twice (`hv=0:60000:32768,p50,p50,p95`), and both
+/// servers fill a column per listed percentile. pinbad shows each percentile once.
+fn each_once(ps: Vec<f64>, notes: &mut Vec<String>) -> Vec<f64> {
+    let mut out: Vec<f64> = Vec::with_capacity(ps.len());
+    for p in ps {
+        if out.contains(&p) {
+            notes.push(format!(
+                "percentile {p} is listed twice: taken once (the table's columns are filled as \
+                 listed, so both show the same value)"
+            ));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
 // ---------------------------------------------------------------------------------------------
 // pinba_engine
 
 /// pinba_engine's `reportN` numbering: the keys of `report1` … `report18`, in the order of its
 /// default tables (the same order as pinbad's built-ins).
-const ENGINE_REPORTS: [&[&str]; 18] = [
+pub const ENGINE_REPORTS: [&[&str]; 18] = [
     &["script_name"],
     &["server_name"],
     &["hostname"],
@@ -345,8 +432,11 @@ enum TagCount {
 }
 
 /// A pinba_engine tag report type: its fixed keys, the prefix of its tag keys, its tag count.
+/// The prefix of a timer tag key.
+const TIMER_TAG: &str = "timer_tag:";
+
 fn engine_tag_report(kind: &str) -> Option<(&'static [&'static str], &'static str, TagCount)> {
-    const TIMER: &str = "timer_tag:";
+    const TIMER: &str = TIMER_TAG;
     const REQUEST: &str = "tag:";
     const SCRIPT: &[&str] = &["script_name"];
     const SCRIPT_HOST_SERVER: &[&str] = &["script_name", "hostname", "server_name"];
@@ -390,6 +480,7 @@ fn pinba_engine(comment: &str, notes: &mut Vec<String>) -> Result<Parsed, String
         "request" | "timer" | "timertag" | "tag" => return Ok(Parsed::Elsewhere(RAW)),
         "status" => return Ok(Parsed::Elsewhere(STATUS)),
         "active" => return Ok(Parsed::Elsewhere(ACTIVE)),
+        "active_reports" => return Ok(Parsed::Elsewhere(ACTIVE_REPORTS)),
         "" => {
             return Err(
                 "no COMMENT: pinba_engine needs one to know what the table is (e.g. `report1`)"
@@ -436,11 +527,36 @@ fn pinba_engine(comment: &str, notes: &mut Vec<String>) -> Result<Parsed, String
                 params.len()
             ));
         }
-        spec.keys = fixed
-            .iter()
-            .map(|k| k.to_string())
-            .chain(params.iter().map(|t| format!("{prefix}{t}")))
-            .collect();
+        spec.keys = fixed.iter().map(|k| k.to_string()).collect();
+        let field_of = |t: &str| match t {
+            "__server_name" if prefix == TIMER_TAG => Some("server_name"),
+            "__hostname" if prefix == TIMER_TAG => Some("hostname"),
+            _ => None,
+        };
+        // A timer report needs a timer tag key: with none besides the pseudo-tags, they stay
+        // timer tags, as pinba_engine reads them.
+        let as_fields = params.iter().any(|t| field_of(t).is_none());
+        if !as_fields && params.iter().any(|t| field_of(t).is_some()) {
+            notes.push(format!(
+                "`{}` kept as timer tags, as pinba_engine reads them: a timer report needs a \
+                 timer tag key (alone, they would name request fields)",
+                params.join(",")
+            ));
+        }
+        for t in &params {
+            match field_of(t).filter(|_| as_fields) {
+                Some(field) => {
+                    notes.push(format!(
+                        "`{t}` keys by the request's {field}: pinba_engine has no such \
+                         pseudo-tag and reads it as a timer tag, which Pinboard's Stopwatch \
+                         sets on every timer to the request's {field}; so the rows are the \
+                         same, except that timers without that tag count too"
+                    ));
+                    spec.keys.push(field.to_string());
+                }
+                None => spec.keys.push(format!("{prefix}{t}")),
+            }
+        }
     } else {
         return Err(format!(
             "unknown pinba_engine table type `{kind}` (expected info, report1 … report18, a \
@@ -490,21 +606,23 @@ fn pinba_engine(comment: &str, notes: &mut Vec<String>) -> Result<Parsed, String
         }
     }
     if !percentiles.is_empty() {
-        let mut ps = Vec::new();
-        for p in percentiles.split(',') {
-            match p.trim().parse::<u32>() {
-                Ok(v) if (1..=100).contains(&v) => ps.push(v as f64),
-                _ => {
-                    return Err(format!(
-                        "percentile `{p}` is not an integer from 1 to 100 (pinba_engine refuses \
-                         it too)"
-                    ))
-                }
-            }
-        }
-        spec.percentiles = Some(ps);
+        spec.percentiles = Some(each_once(engine_percentiles(percentiles)?, notes));
     }
     Ok(Parsed::Report(spec))
+}
+
+/// pinba_engine's PERCENTILES part (not empty), as listed (repeats kept: pinba_engine fills a
+/// column for each).
+fn engine_percentiles(percentiles: &str) -> Result<Vec<f64>, String> {
+    percentiles
+        .split(',')
+        .map(|p| match p.trim().parse::<u32>() {
+            Ok(v) if (1..=100).contains(&v) => Ok(v as f64),
+            _ => Err(format!(
+                "percentile `{p}` is not an integer from 1 to 100 (pinba_engine refuses it too)"
+            )),
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -538,6 +656,35 @@ fn pinba2_key(spec: &str) -> Result<String, String> {
     ))
 }
 
+/// A pinba2 HISTOGRAM part (not `no_percentiles`): its percentiles as listed (repeats kept:
+/// pinba2 fills a column for each) and its `hv=` items.
+fn pinba2_histogram(histogram: &str) -> Result<(Vec<f64>, Vec<&str>), String> {
+    let mut ps = Vec::new();
+    let mut ranges = Vec::new();
+    for item in histogram.split(',') {
+        if item.starts_with("hv=") {
+            ranges.push(item);
+        } else if let Some(list) = item.strip_prefix("percentiles=") {
+            for p in list.split(':') {
+                ps.push(
+                    p.parse::<f64>()
+                        .map_err(|_| format!("percentile `{p}` in `{item}` is not a number"))?,
+                );
+            }
+        } else if let Some(p) = item.strip_prefix('p') {
+            ps.push(
+                p.parse::<f64>()
+                    .map_err(|_| format!("percentile `{item}` is not p<number>"))?,
+            );
+        } else {
+            return Err(format!(
+                "histogram part `{item}`: expected hv=MIN:MAX:BUCKETS, pN or percentiles=A:B"
+            ));
+        }
+    }
+    Ok((ps, ranges))
+}
+
 fn pinba2(comment: &str, notes: &mut Vec<String>) -> Result<Parsed, String> {
     let parts: Vec<&str> = comment.split('/').collect();
     let kind = parts.get(1).copied().unwrap_or("");
@@ -565,11 +712,7 @@ fn pinba2(comment: &str, notes: &mut Vec<String>) -> Result<Parsed, String> {
 
     let mut window_parts = window.split(',');
     match window_parts.next().unwrap_or("") {
-        "default_history_time" => notes.push(
-            "window `default_history_time` (pinba2's default is 60 s): the report uses pinbad's \
-             stats_history; add history = \"60s\" to keep pinba2's window"
-                .into(),
-        ),
+        "default_history_time" => spec.default_window_note_at = Some(notes.len()),
         seconds => {
             let s: u64 = seconds.parse().map_err(|_| {
                 format!("window `{window}`: expected default_history_time or a number of seconds")
@@ -585,7 +728,23 @@ fn pinba2(comment: &str, notes: &mut Vec<String>) -> Result<Parsed, String> {
 
     if keys != "no_keys" {
         for k in keys.split(',').filter(|k| !k.is_empty()) {
-            spec.keys.push(pinba2_key(k)?);
+            let key = pinba2_key(k)?;
+            if let Some(field) = ["server_name", "hostname"]
+                .into_iter()
+                .find(|f| key.strip_prefix(TIMER_TAG) == Some(&format!("__{f}")))
+            {
+                notes.push(format!(
+                    "`{k}` stays a timer tag, as pinba2 reads it (Pinboard's Stopwatch sets it \
+                     on every timer to the request's {field}; ~{short} keys by that field \
+                     itself, and so does `__{field}` in a pinba_engine comment here)",
+                    short = if field == "hostname" {
+                        "host"
+                    } else {
+                        "server"
+                    }
+                ));
+            }
+            spec.keys.push(key);
         }
     }
     let timer_keys = spec
@@ -614,33 +773,15 @@ fn pinba2(comment: &str, notes: &mut Vec<String>) -> Result<Parsed, String> {
     }
 
     if histogram != "no_percentiles" {
-        let mut ps = Vec::new();
-        for item in histogram.split(',') {
-            if item.starts_with("hv=") {
-                notes.push(format!(
-                    "dropped `{item}`: pinbad's histograms need no range or bucket count \
-                     (within 1 % from 1 µs to 1000 s)"
-                ));
-            } else if let Some(list) = item.strip_prefix("percentiles=") {
-                for p in list.split(':') {
-                    ps.push(
-                        p.parse::<f64>()
-                            .map_err(|_| format!("percentile `{p}` in `{item}` is not a number"))?,
-                    );
-                }
-            } else if let Some(p) = item.strip_prefix('p') {
-                ps.push(
-                    p.parse::<f64>()
-                        .map_err(|_| format!("percentile `{item}` is not p<number>"))?,
-                );
-            } else {
-                return Err(format!(
-                    "histogram part `{item}`: expected hv=MIN:MAX:BUCKETS, pN or percentiles=A:B"
-                ));
-            }
+        let (ps, ranges) = pinba2_histogram(histogram)?;
+        for item in ranges {
+            notes.push(format!(
+                "dropped `{item}`: pinbad's histograms need no range or bucket count \
+                 (within 1 % from 1 µs to 1000 s)"
+            ));
         }
         if !ps.is_empty() {
-            spec.percentiles = Some(ps);
+            spec.percentiles = Some(each_once(ps, notes));
         }
     }
 
@@ -664,7 +805,18 @@ fn pinba2(comment: &str, notes: &mut Vec<String>) -> Result<Parsed, String> {
                     }
                 }
                 _ => {
-                    let key = pinba2_key(name)?;
+                    let key = match name.strip_prefix("tag.").filter(|t| !t.is_empty()) {
+                        Some(tag) => {
+                            notes.push(format!(
+                                "`{item}` read as the request tag filter +{tag}={value}: it is \
+                                 pinba_engine's condition, which pinba2's convert_mysqldump.php \
+                                 leaves as it was (pinba2 reads it as a timer tag named \
+                                 `{name}`)"
+                            ));
+                            format!("tag:{tag}")
+                        }
+                        None => pinba2_key(name)?,
+                    };
                     if key.starts_with("timer_tag:") && kind != "timer" {
                         return Err(format!(
                             "filter `{item}`: pinba2 filters on timer tags only in timer reports"
@@ -685,6 +837,96 @@ fn pinba2(comment: &str, notes: &mut Vec<String>) -> Result<Parsed, String> {
         }
     }
     Ok(Parsed::Report(spec))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report tables, for the SQL front end
+
+/// What kind of report table a COMMENT defines, as far as what its server puts in each column
+/// goes (`sql::layout` maps the columns from it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableKind {
+    /// pinba_engine `info`.
+    EngineInfo,
+    /// pinba_engine `report1` … `report18`: the number.
+    EngineReport(usize),
+    /// A pinba_engine tag report, by its type: `tag_info` … `tagN_report2`, `rtag_info` …
+    /// `rtagN_report`.
+    EngineTag(&'static str),
+    /// pinba2 `v2/packet/…` (or `v2/info/…`).
+    Pinba2Packet,
+    /// pinba2 `v2/request/…`.
+    Pinba2Request,
+    /// pinba2 `v2/timer/…`.
+    Pinba2Timer,
+}
+
+/// A report table's COMMENT, read for the layout of its columns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CommentTable {
+    pub kind: TableKind,
+    /// The percentiles as the comment lists them, repeats kept: both servers fill one column
+    /// for each, in this order, after the fixed columns.
+    pub percentiles: Vec<f64>,
+}
+
+/// pinba_engine's tag report types.
+const ENGINE_TAG_TYPES: [&str; 15] = [
+    "tag_info",
+    "tag2_info",
+    "tagN_info",
+    "tag_report",
+    "tag2_report",
+    "tagN_report",
+    "tag_report2",
+    "tag2_report2",
+    "tagN_report2",
+    "rtag_info",
+    "rtag2_info",
+    "rtagN_info",
+    "rtag_report",
+    "rtag2_report",
+    "rtagN_report",
+];
+
+/// The report table `comment` defines (the kind and the listed percentiles), read as
+/// [`import`] reads it; `None` when it defines no report (a raw or status table, a histogram
+/// view, an unknown type) or its percentiles do not parse.
+pub fn comment_table(comment: &str) -> Option<CommentTable> {
+    if let Some(rest) = comment.strip_prefix("v2/") {
+        let parts: Vec<&str> = rest.split('/').collect();
+        let kind = match parts.first().copied()? {
+            "packet" | "info" => TableKind::Pinba2Packet,
+            "request" => TableKind::Pinba2Request,
+            "timer" => TableKind::Pinba2Timer,
+            _ => return None,
+        };
+        let histogram = parts.get(3).copied()?;
+        let percentiles = if histogram == "no_percentiles" {
+            Vec::new()
+        } else {
+            pinba2_histogram(histogram).ok()?.0
+        };
+        return Some(CommentTable { kind, percentiles });
+    }
+    let mut parts = comment.splitn(4, ':');
+    let kind = parts.next().unwrap_or("").trim();
+    let kind = if kind == "info" {
+        TableKind::EngineInfo
+    } else if let Some(n) = kind
+        .strip_prefix("report")
+        .and_then(|n| n.parse::<usize>().ok())
+        .filter(|n| (1..=18).contains(n) && kind == format!("report{n}"))
+    {
+        TableKind::EngineReport(n)
+    } else {
+        TableKind::EngineTag(ENGINE_TAG_TYPES.into_iter().find(|t| *t == kind)?)
+    };
+    let percentiles = match parts.nth(2).unwrap_or("") {
+        "" => Vec::new(),
+        ps => engine_percentiles(ps).ok()?,
+    };
+    Some(CommentTable { kind, percentiles })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -865,6 +1107,28 @@ fn is_word(t: Option<&Token>, w: &str) -> bool {
     matches!(t, Some(Token::Word(x)) if x.eq_ignore_ascii_case(w))
 }
 
+/// The column a column-list item's first token names: a quoted or bare name, not a keyword that
+/// starts an index or a constraint.
+fn column_name(t: &Token) -> Option<String> {
+    const NOT_COLUMNS: [&str; 10] = [
+        "key",
+        "index",
+        "primary",
+        "unique",
+        "constraint",
+        "foreign",
+        "fulltext",
+        "spatial",
+        "check",
+        "period",
+    ];
+    match t {
+        Token::Quoted(name) | Token::Text(name) => Some(name.clone()),
+        Token::Word(w) if !NOT_COLUMNS.iter().any(|k| w.eq_ignore_ascii_case(k)) => Some(w.clone()),
+        _ => None,
+    }
+}
+
 fn create_table(ts: &[Token]) -> Option<Table> {
     let mut i = 0;
     if !is_word(ts.first(), "create") {
@@ -894,11 +1158,20 @@ fn create_table(ts: &[Token]) -> Option<Table> {
         name = ident(ts.get(i + 1))?;
         i += 2;
     }
-    // Skip the column list, whose column COMMENTs are not the table's.
+    // The column list: each definition's first token is a column's name, unless it starts an
+    // index or constraint. Its column COMMENTs are not the table's.
+    let mut columns = Vec::new();
     if ts.get(i) == Some(&Token::Punct('(')) {
         let mut depth = 0usize;
+        let mut first = false;
         while let Some(t) = ts.get(i) {
             match t {
+                Token::Punct('(') if depth == 0 => {
+                    depth = 1;
+                    first = true;
+                    i += 1;
+                    continue;
+                }
                 Token::Punct('(') => depth += 1,
                 Token::Punct(')') => {
                     depth -= 1;
@@ -907,8 +1180,19 @@ fn create_table(ts: &[Token]) -> Option<Table> {
                         break;
                     }
                 }
+                Token::Punct(',') if depth == 1 => {
+                    first = true;
+                    i += 1;
+                    continue;
+                }
+                _ if first && depth == 1 => {
+                    if let Some(c) = column_name(t) {
+                        columns.push(c);
+                    }
+                }
                 _ => {}
             }
+            first = false;
             i += 1;
         }
     }
@@ -916,6 +1200,7 @@ fn create_table(ts: &[Token]) -> Option<Table> {
         name,
         engine: None,
         comment: None,
+        columns,
     };
     let options = &ts[i.min(ts.len())..];
     let mut j = 0;
@@ -1025,22 +1310,26 @@ mod tests {
                 Table {
                     name: "my`t".into(),
                     engine: Some("pinba".into()),
-                    comment: Some("tag_info:a'b".into())
+                    comment: Some("tag_info:a'b".into()),
+                    columns: vec!["a".into()],
                 },
                 Table {
                     name: "plain".into(),
                     engine: Some("InnoDB".into()),
-                    comment: None
+                    comment: None,
+                    columns: vec!["id".into()],
                 },
                 Table {
                     name: "t2".into(),
                     engine: None,
-                    comment: None
+                    comment: None,
+                    columns: Vec::new(),
                 },
                 Table {
                     name: "dq".into(),
                     engine: Some("PINBA".into()),
-                    comment: Some("report1".into())
+                    comment: Some("report1".into()),
+                    columns: vec!["a".into()],
                 },
             ]
         );
@@ -1511,5 +1800,474 @@ mod tests {
         let text = imp.to_toml("empty.sql");
         assert!(text.contains("0 tables"), "{text}");
         loads(&imp);
+    }
+
+    /// The outcome a test expects for a table.
+    enum Want<'a> {
+        /// The built-in of this name covers it.
+        Builtin(&'a str),
+        /// A report with these keys and percentiles.
+        Report(&'a [&'a str], &'a [f64]),
+        /// Not converted, the reason containing this.
+        Not(&'a str),
+    }
+
+    /// Each table's outcome, and every reason true: none calls a known table type unknown.
+    fn check(tables: &[(&str, &str, Want)]) -> Import {
+        let sql: String = tables
+            .iter()
+            .map(|(name, comment, _)| engine_table(name, comment))
+            .collect();
+        let imp = import(&sql);
+        assert_eq!(imp.tables.len(), tables.len());
+        for (name, comment, want) in tables {
+            let c = outcome(&imp, name);
+            match (want, &c.outcome) {
+                (Want::Builtin(b), Outcome::Builtin(got)) => assert_eq!(got, b, "{name}"),
+                (Want::Report(keys, ps), Outcome::Report(d)) => {
+                    assert_eq!(d.keys, *keys, "{name}");
+                    assert_eq!(d.percentiles, *ps, "{name}");
+                }
+                (Want::Not(why), Outcome::NotConverted(got)) => {
+                    assert!(got.contains(why), "{name}: {got}");
+                    assert!(!got.contains("unknown"), "{name}: {got}");
+                }
+                (_, got) => panic!("{name} COMMENT='{comment}': got {got:?}"),
+            }
+            // The SQL front end gets the table of every report, built-ins' too.
+            let is_report = !matches!(c.outcome, Outcome::NotConverted(_));
+            assert_eq!(c.sql_table.is_some(), is_report, "{name}");
+            if let Some(t) = &c.sql_table {
+                assert_eq!(t.comment, *comment);
+                assert_eq!(t.columns, ["req_count", "script_name"]);
+            }
+        }
+        loads(&imp);
+        imp
+    }
+
+    /// pinba_engine's keys of report1 … report18, as pinba2's convert_mysqldump.php writes them.
+    const MYSQLDUMP_KEYS: [&str; 18] = [
+        "~script",
+        "~server",
+        "~host",
+        "~server,~script",
+        "~host,~script",
+        "~host,~server",
+        "~host,~server,~script",
+        "~status",
+        "~script,~status",
+        "~server,~status",
+        "~host,~status",
+        "~host,~script,~status",
+        "~schema",
+        "~script,~schema",
+        "~server,~schema",
+        "~host,~schema",
+        "~host,~script,~schema",
+        "~host,~status,~schema",
+    ];
+
+    /// Every table of pinba_engine's default_tables.sql (names and comments as test data), and
+    /// what pinba2's convert_mysqldump.php makes of each: a built-in, or a true reason.
+    #[test]
+    fn pinba_engine_default_tables_and_their_pinba2_conversions() {
+        let builtins: Vec<String> = builtin_defs().into_iter().map(|d| d.name).collect();
+        let engine_comments: Vec<String> = (1..=18).map(|n| format!("report{n}")).collect();
+        let v2_comments: Vec<String> = MYSQLDUMP_KEYS
+            .iter()
+            .map(|k| format!("v2/request/default_history_time/{k}/hv=0:60000:32768,p50/no_filters"))
+            .collect();
+        let v2_names: Vec<String> = builtins[1..].iter().map(|b| format!("{b}_v2")).collect();
+        let mut tables = vec![
+            ("request", "request", Want::Not("/api/v1/requests")),
+            ("tag", "tag", Want::Not("/api/v1/requests")),
+            ("timer", "timer", Want::Not("/api/v1/requests")),
+            ("timertag", "timertag", Want::Not("/api/v1/requests")),
+            ("info", "info", Want::Builtin("info")),
+            ("status", "status", Want::Not("/api/v1/status")),
+            // convert_mysqldump.php swaps info for pinba2's info table, leaves the others.
+            (
+                "info_v2",
+                "v2/packet/default_history_time/no_keys/no_percentiles/no_filters",
+                Want::Builtin("info"),
+            ),
+        ];
+        for (i, b) in builtins[1..].iter().enumerate() {
+            tables.push((b, &engine_comments[i], Want::Builtin(b)));
+            tables.push((&v2_names[i], &v2_comments[i], Want::Builtin(b)));
+        }
+        let imp = check(&tables);
+        for name in &v2_names {
+            let notes = outcome(&imp, name).notes.join("\n");
+            assert!(notes.contains("?percentiles=50"), "{name}: {notes}");
+            assert!(notes.contains("default_history_time"), "{name}: {notes}");
+        }
+    }
+
+    /// pinba2's scripts/default_reports.sql and scripts/default_tables/*.sql.
+    #[test]
+    fn pinba2_default_reports_and_tables() {
+        let by =
+            |k: &str| format!("v2/request/default_history_time/~{k}/no_percentiles/no_filters");
+        let (host, script, server) = (by("host"), by("script"), by("server"));
+        check(&[
+            (
+                "report_by_host_name",
+                &host,
+                Want::Builtin("report_by_hostname"),
+            ),
+            (
+                "report_by_script_name",
+                &script,
+                Want::Builtin("report_by_script_name"),
+            ),
+            (
+                "report_by_server_name",
+                &server,
+                Want::Builtin("report_by_server_name"),
+            ),
+            ("active", "v2/active", Want::Not("GET /api/v1/reports")),
+            (
+                "info",
+                "v2/packet/default_history_time/no_keys/no_percentiles/no_filters",
+                Want::Builtin("info"),
+            ),
+            ("stats", "v2/stats", Want::Not("/api/v1/status")),
+        ]);
+    }
+
+    /// Pinboard's migrations (table names and comments as test data): its ENGINE=PINBA tables,
+    /// as written and as convert_mysqldump.php would make them, and its InnoDB table.
+    #[test]
+    fn pinboard_tables() {
+        const P: &[f64] = &[90.0, 95.0, 99.0];
+        const P50: &[f64] = &[50.0, 90.0, 95.0, 99.0];
+        let imp = check(&[
+            (
+                "ipm_pinba_report_by_hostname_and_server_90_95_99",
+                "report6:::90,95,99",
+                Want::Builtin("report_by_hostname_and_server"),
+            ),
+            (
+                "ipm_pinba_report_by_server_90_95_99",
+                "report2:::90,95,99",
+                Want::Builtin("report_by_server_name"),
+            ),
+            (
+                "ipm_pinba_report_by_hostname_90_95_99",
+                "report3:::90,95,99",
+                Want::Builtin("report_by_hostname"),
+            ),
+            (
+                "ipm_pinba_tag_info_group_server_name",
+                "tagN_info:group,__server_name::90,95,99",
+                Want::Report(&["timer_tag:group", "server_name"], P),
+            ),
+            (
+                "ipm_pinba_tag_info_group_server_server_name",
+                "tagN_info:group,server,__server_name::90,95,99",
+                Want::Report(&["timer_tag:group", "timer_tag:server", "server_name"], P),
+            ),
+            (
+                "ipm_pinba_tag_info_group_server_name_hostname",
+                "tagN_info:group,__server_name,__hostname::90,95,99",
+                Want::Report(&["timer_tag:group", "server_name", "hostname"], P),
+            ),
+            (
+                "ipm_pinba_tag_info_group_server_server_name_hostname",
+                "tagN_info:group,server,__server_name,__hostname::90,95,99",
+                Want::Report(
+                    &["timer_tag:group", "timer_tag:server", "server_name", "hostname"],
+                    P,
+                ),
+            ),
+            (
+                "ipm_pinba_tag_info_category_server_name",
+                "tagN_info:category,__server_name::90,95,99",
+                Want::Report(&["timer_tag:category", "server_name"], P),
+            ),
+            (
+                "ipm_pinba_tag_info_category_server_server_name",
+                "tagN_info:category,server,__server_name::90,95,99",
+                Want::Report(&["timer_tag:category", "timer_tag:server", "server_name"], P),
+            ),
+            (
+                "ipm_pinba_tag_info_category_server_name_hostname",
+                "tagN_info:category,__server_name,__hostname::90,95,99",
+                Want::Report(&["timer_tag:category", "server_name", "hostname"], P),
+            ),
+            (
+                "ipm_pinba_tag_info_category_server_server_name_hostname",
+                "tagN_info:category,server,__server_name,__hostname::90,95,99",
+                Want::Report(
+                    &["timer_tag:category", "timer_tag:server", "server_name", "hostname"],
+                    P,
+                ),
+            ),
+            (
+                "report6_v2",
+                "v2/request/default_history_time/~host,~server/hv=0:60000:32768,p50,p90,p95,p99/no_filters",
+                Want::Builtin("report_by_hostname_and_server"),
+            ),
+            (
+                "tag_info_v2",
+                "v2/timer/default_history_time/@group,@__server_name/hv=0:60000:32768,p50,p90,p95,p99/no_filters",
+                Want::Report(&["timer_tag:group", "timer_tag:__server_name"], P50),
+            ),
+        ]);
+        assert_eq!(
+            import("CREATE TABLE `ipm_report2` (`id` int) ENGINE=InnoDB COMMENT='ipm_report2';")
+                .tables[0]
+                .outcome,
+            Outcome::NotConverted("not a Pinba table (ENGINE=InnoDB)".into())
+        );
+        let notes = outcome(&imp, "ipm_pinba_tag_info_group_server_name")
+            .notes
+            .join("\n");
+        assert!(
+            notes.contains("`__server_name` keys by the request's server_name"),
+            "{notes}"
+        );
+        assert!(notes.contains("Pinboard's Stopwatch"), "{notes}");
+        let notes = outcome(&imp, "tag_info_v2").notes.join("\n");
+        assert!(
+            notes.contains("`@__server_name` stays a timer tag"),
+            "{notes}"
+        );
+    }
+
+    /// The definitions issue 46 found refused, each converted.
+    #[test]
+    fn the_refusals_issue_46_found_convert() {
+        let imp = check(&[
+            // convert_mysqldump.php adds p50 before a table's own 50.
+            (
+                "dup_pct",
+                "v2/request/default_history_time/~script/hv=0:60000:32768,p50,p50,p95/no_filters",
+                Want::Builtin("report_by_script_name"),
+            ),
+            (
+                "dup_pct_filtered",
+                "v2/request/300/~script/hv=0:60000:32768,p50,p50,p95/min_time=1",
+                Want::Report(&["script_name"], &[50.0, 95.0]),
+            ),
+            (
+                "engine_dup_pct",
+                "report2:::50,50",
+                Want::Builtin("report_by_server_name"),
+            ),
+            // pinba_engine's `tag.country=nl` condition, as convert_mysqldump.php leaves it.
+            (
+                "country",
+                "v2/request/default_history_time/~script/hv=0:60000:32768,p50/tag.country=nl",
+                Want::Report(&["script_name"], &[50.0]),
+            ),
+            (
+                "country_timers",
+                "v2/timer/default_history_time/~script,@group/hv=0:60000:32768,p50/tag.country=nl",
+                Want::Report(&["script_name", "timer_tag:group"], &[50.0]),
+            ),
+            (
+                "country_engine",
+                "report1::tag.country=nl",
+                Want::Report(&["script_name"], &DEFAULT_PERCENTILES),
+            ),
+            (
+                "active_reports",
+                "active_reports",
+                Want::Not("GET /api/v1/reports (and, over SQL, in information_schema.TABLES)"),
+            ),
+            (
+                "by_server",
+                "tag2_report:__server_name,group",
+                Want::Report(
+                    &["script_name", "server_name", "timer_tag:group"],
+                    &DEFAULT_PERCENTILES,
+                ),
+            ),
+            (
+                "by_host2",
+                "tag2_report2:group,__hostname",
+                Want::Not("key `hostname` is listed twice"),
+            ),
+            (
+                "only_pseudo",
+                "tag_info:__server_name",
+                Want::Report(&["timer_tag:__server_name"], &DEFAULT_PERCENTILES),
+            ),
+            (
+                "request_tag_named_so",
+                "rtag_info:__server_name",
+                Want::Report(&["tag:__server_name"], &DEFAULT_PERCENTILES),
+            ),
+        ]);
+        let c = outcome(&imp, "dup_pct");
+        assert!(
+            c.notes
+                .iter()
+                .any(|n| n.contains("percentile 50 is listed twice")),
+            "{:?}",
+            c.notes
+        );
+        assert!(
+            c.notes.iter().any(|n| n.contains("?percentiles=50,95")),
+            "{:?}",
+            c.notes
+        );
+        for name in ["country", "country_timers", "country_engine"] {
+            let d = report(&imp, name);
+            assert_eq!(d.filters.len(), 1, "{name}");
+            assert_eq!(
+                d.filters["tag:country"],
+                FilterValue::Text("nl".into()),
+                "{name}"
+            );
+        }
+        assert!(outcome(&imp, "country")
+            .notes
+            .iter()
+            .any(|n| n.contains("request tag filter +country=nl")));
+        assert!(not_converted(&imp, "active_reports").contains("`active`"));
+        assert!(outcome(&imp, "only_pseudo")
+            .notes
+            .iter()
+            .any(|n| n.contains("kept as timer tags")));
+    }
+
+    /// pinba2's `default_history_time` advice can be followed: for a table a built-in covers,
+    /// the report it suggests loads beside the built-ins; for one of its own, its [[report]]
+    /// loads with the history added.
+    #[test]
+    fn the_default_history_time_advice_can_be_followed() {
+        let imp = import(
+            &[
+                engine_table(
+                    "report_by_script_name",
+                    "v2/request/default_history_time/~script/no_percentiles/no_filters",
+                ),
+                engine_table(
+                    "by_host_and_status",
+                    "v2/request/default_history_time/~host,~status/no_percentiles/no_filters",
+                ),
+                engine_table(
+                    "info",
+                    "v2/packet/default_history_time/no_keys/no_percentiles/no_filters",
+                ),
+                engine_table(
+                    "by_country",
+                    "v2/request/default_history_time/+country/no_percentiles/no_filters",
+                ),
+            ]
+            .concat(),
+        );
+        for (table, builtin, keys) in [
+            (
+                "report_by_script_name",
+                "report_by_script_name",
+                "[\"script_name\"]",
+            ),
+            (
+                "by_host_and_status",
+                "report_by_hostname_and_status",
+                "[\"hostname\", \"status\"]",
+            ),
+            ("info", "info", "[]"),
+        ] {
+            let c = outcome(&imp, table);
+            assert_eq!(c.outcome, Outcome::Builtin(builtin.into()));
+            let advice = &c.notes[0];
+            let name = format!("{builtin}_60s");
+            for part in [
+                format!("name = \"{name}\""),
+                format!("keys = {keys}"),
+                "history = \"60s\"".to_string(),
+            ] {
+                assert!(advice.contains(&part), "{part} in {advice}");
+            }
+            let config =
+                format!("[[report]]\nname = \"{name}\"\nkeys = {keys}\nhistory = \"60s\"\n");
+            let loaded = Config::parse(&config).unwrap_or_else(|e| panic!("{e}\n{config}"));
+            assert_eq!(loaded.report[0].history.unwrap().0.as_secs(), 60);
+        }
+        let c = outcome(&imp, "by_country");
+        assert!(
+            c.notes[0].contains("add history = \"60s\" to its [[report]]"),
+            "{:?}",
+            c.notes
+        );
+        let text = imp.to_toml("x.sql");
+        let with_history = text.replace(
+            "name = \"by_country\"\n",
+            "name = \"by_country\"\nhistory = \"60s\"\n",
+        );
+        let config = Config::parse(&with_history).unwrap_or_else(|e| panic!("{e}\n{with_history}"));
+        assert_eq!(config.report[0].history.unwrap().0.as_secs(), 60);
+    }
+
+    /// Column names are read in order, unquoted, without index and constraint lines.
+    #[test]
+    fn column_names_are_read_in_order() {
+        let t = &parse_tables(
+            "CREATE TABLE t (\n  `id` int(11) NOT NULL DEFAULT '0',\n  name varchar(3)              COMMENT 'a, b',\n  \"q\" float,\n  `key` int,\n  v decimal(10,2),\n               PRIMARY KEY (`id`),\n  UNIQUE KEY `n` (`name`),\n  KEY `x` (`v`(3)),\n               INDEX i (v),\n  CONSTRAINT c CHECK (v > 0)\n) ENGINE=PINBA COMMENT='report1';",
+        )[0];
+        assert_eq!(t.columns, ["id", "name", "q", "key", "v"]);
+    }
+
+    #[test]
+    fn comment_tables_read_kind_and_listed_percentiles() {
+        for (comment, kind, ps) in [
+            (
+                "report7:::90,90",
+                TableKind::EngineReport(7),
+                &[90.0, 90.0][..],
+            ),
+            ("info", TableKind::EngineInfo, &[]),
+            (
+                "tagN_report2:a,b::50",
+                TableKind::EngineTag("tagN_report2"),
+                &[50.0],
+            ),
+            (
+                "rtag_info:a:min_time=1",
+                TableKind::EngineTag("rtag_info"),
+                &[],
+            ),
+            (
+                "v2/timer/60/@a/hv=0:10:10,p50,percentiles=99:99.9/no_filters",
+                TableKind::Pinba2Timer,
+                &[50.0, 99.0, 99.9],
+            ),
+            (
+                "v2/request/60/~host/no_percentiles/no_filters",
+                TableKind::Pinba2Request,
+                &[],
+            ),
+            (
+                "v2/info/60/no_keys/no_percentiles/no_filters",
+                TableKind::Pinba2Packet,
+                &[],
+            ),
+        ] {
+            assert_eq!(
+                comment_table(comment),
+                Some(CommentTable {
+                    kind,
+                    percentiles: ps.to_vec()
+                }),
+                "{comment}"
+            );
+        }
+        for not in [
+            "request",
+            "status",
+            "active",
+            "hv.report1",
+            "report19",
+            "v2/stats",
+            "report1:::x",
+        ] {
+            assert_eq!(comment_table(not), None, "{not}");
+        }
     }
 }

@@ -144,6 +144,24 @@ pub struct ReportDef {
     /// timer report); the rest are summed into one "(other)" row, so totals stay exact.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub history_rows: Option<usize>,
+    /// The SQL table that defined the report (`CREATE TABLE … ENGINE=PINBA` over the MySQL
+    /// protocol), whose column names the SQL front end keeps; absent for reports defined
+    /// otherwise, which SQL shows with pinba_engine's column names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sql_table: Option<SqlTable>,
+}
+
+/// A `CREATE TABLE … ENGINE=PINBA COMMENT='…'` as it defined a report: pinba_engine and pinba2
+/// fill a table's columns by position, whatever their names, so the names are the statement's
+/// and what each holds follows from the comment's table type.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SqlTable {
+    /// The table's `COMMENT` (pinba_engine's `TYPE:PARAMS:CONDITIONS:PERCENTILES` or pinba2's
+    /// `v2/…`).
+    pub comment: String,
+    /// The columns' names, in order.
+    pub columns: Vec<String>,
 }
 
 /// Most keys a report may have.
@@ -378,6 +396,7 @@ impl ReportDef {
             history_retention: None,
             history_step: None,
             history_rows: None,
+            sql_table: None,
         }
     }
 

@@ -16,6 +16,8 @@ pub struct Daemon {
     pub child: Child,
     pub udp: Vec<SocketAddr>,
     pub http: SocketAddr,
+    /// The SQL front end's address (`None` when it is off).
+    pub mysql: Option<SocketAddr>,
     /// Holds the config file and state dir; removed on drop.
     _dir: tempfile::TempDir,
     agent: ureq::Agent,
@@ -97,6 +99,7 @@ impl Daemon {
             .arg("--config")
             .arg(&config_path)
             .args(["--http", "127.0.0.1:0"])
+            .args(mysql_port_0(args))
             .args(args)
             .env("RUST_LOG", log.unwrap_or("error"))
             .stdout(Stdio::piped())
@@ -372,7 +375,7 @@ impl Launch {
             }
         });
         let deadline = Instant::now() + Duration::from_secs(60);
-        let (mut udp, mut http) = (Vec::new(), None);
+        let (mut udp, mut http, mut mysql) = (Vec::new(), None, None);
         while http.is_none() {
             let left = deadline.saturating_duration_since(Instant::now());
             let line = match lines.recv_timeout(left) {
@@ -394,6 +397,7 @@ impl Launch {
             match (words.next(), words.next()) {
                 (Some("udp"), Some(a)) => udp.push(a.parse().unwrap()),
                 (Some("http"), Some(a)) => http = Some(a.parse().unwrap()),
+                (Some("mysql"), Some(a)) => mysql = Some(a.parse().unwrap()),
                 _ => {}
             }
         }
@@ -404,6 +408,7 @@ impl Launch {
             child,
             udp,
             http: http.unwrap(),
+            mysql,
             _dir: dir,
             agent,
             logs: self.logs.take(),
@@ -459,12 +464,32 @@ pub fn send_to(addr: SocketAddr, datagrams: &[Vec<u8>]) {
     }
 }
 
+/// `--mysql 127.0.0.1:0` for a daemon started with `args`, unless they run a subcommand or name
+/// the SQL front end's address themselves: the daemons tests start side by side must not share
+/// its default port.
+pub fn mysql_port_0(args: &[&str]) -> &'static [&'static str] {
+    let subcommand = args
+        .iter()
+        .any(|a| *a == "check-config" || *a == "import-sql");
+    if subcommand || args.contains(&"--mysql") {
+        &[]
+    } else {
+        &["--mysql", "127.0.0.1:0"]
+    }
+}
+
 /// Runs the binary to completion with `args` (state in `state_dir`, logs off), returning its exit
 /// code and stderr: for start-up failures and `check-config`.
 pub fn run_pinbad(args: &[&str], state_dir: &Path) -> (Option<i32>, String) {
+    run_pinbad_logged(args, state_dir, "off")
+}
+
+/// As [`run_pinbad`], with `RUST_LOG=rust_log` (its log lines in the stderr returned).
+pub fn run_pinbad_logged(args: &[&str], state_dir: &Path, rust_log: &str) -> (Option<i32>, String) {
     let out = Command::new(BIN)
         .args(args)
-        .env("RUST_LOG", "off")
+        .args(mysql_port_0(args))
+        .env("RUST_LOG", rust_log)
         .env("STATE_DIRECTORY", state_dir)
         .output()
         .expect("run pinbad");

@@ -212,6 +212,8 @@ fn a_full_disk_under_stdout_and_stderr_does_not_kill_the_daemon() {
             "127.0.0.1:0",
             "--http",
             &format!("127.0.0.1:{port}"),
+            "--mysql",
+            "127.0.0.1:0",
         ])
         .env("RUST_LOG", "debug")
         .env("STATE_DIRECTORY", state.path())

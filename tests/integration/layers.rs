@@ -41,7 +41,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "metrics",
         ],
     ),
-    ("front ends", &["dashboard", "api"]),
+    ("front ends", &["dashboard", "sql", "api"]),
     ("wiring and CLI", &["corpus", "app", "cli"]),
 ];
 

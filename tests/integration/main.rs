@@ -29,5 +29,6 @@ mod sent;
 mod clickhouse;
 mod sinks;
 mod snapshot;
+mod sql;
 mod state;
 mod stream;

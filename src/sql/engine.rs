@@ -1,0 +1,450 @@
+//! A session's SQL engine: an in-memory SQLite connection whose schema `pinba` holds a virtual
+//! table per report and the four raw tables (`vtab`), whose schema `information_schema` holds
+//! MySQL's `SCHEMATA`, `TABLES` and `COLUMNS` for them, and which has MySQL's functions
+//! (`functions`). It follows the reports as they are created and dropped ([`Engine::sync`], before
+//! every statement) and runs one statement at a time, stopping it at its deadline.
+//!
+//! Runs on the blocking pool (a statement holds its session's engine, and a query slot, while
+//! it runs); never holds a lock of the pipeline between two chunks of a scan.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rusqlite::types::Value;
+use rusqlite::Connection;
+
+use super::functions::{self, Session};
+use super::layout::SqlColumn;
+use super::statement::{quote, quote_ident};
+use super::vtab::{self, Raw, Tables, DEADLINE_PASSED};
+use crate::report::{Kind, ReportCell};
+use crate::state::Core;
+
+/// Rows handed to the client at a time.
+pub const ROWS_PER_CHUNK: usize = 512;
+
+/// A result set column: its name and the MySQL type shown.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutColumn {
+    pub name: String,
+    pub ty: OutType,
+}
+
+/// The MySQL types a result set's columns are sent as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutType {
+    Integer,
+    Double,
+    Text,
+    Blob,
+}
+
+/// What a statement produces, in order: the columns once, then rows in chunks.
+pub enum Event {
+    Columns(Vec<OutColumn>),
+    Rows(Vec<Vec<Value>>),
+}
+
+/// Why a statement failed: what MySQL error it is, with SQLite's (or our) words.
+#[derive(Debug, PartialEq)]
+pub enum SqlError {
+    /// The statement does not parse, or names what does not exist.
+    Syntax(String),
+    NoSuchTable(String),
+    NoSuchColumn(String),
+    /// It ran past `mysql.max_query_time`.
+    Killed(Duration),
+    /// The client went away while rows were sent.
+    ClientGone,
+    Other(String),
+}
+
+/// A table of the catalog, as `SHOW`, `DESCRIBE` and `information_schema` show it.
+#[derive(Clone, Debug)]
+pub struct CatalogTable {
+    pub name: String,
+    /// `COMMENT`: the report's pinba_engine table type, or the raw table's name.
+    pub comment: String,
+    /// Name, MySQL column type (`int(11)`, `float`, `varchar(64)`).
+    pub columns: Vec<(String, String)>,
+    /// The report's rows now (raw tables: the pool's requests).
+    pub rows: u64,
+}
+
+/// One session's SQLite.
+pub struct Engine {
+    conn: Connection,
+    tables: Arc<Tables>,
+    /// The report tables the connection has, with the report each was made for.
+    reports: Vec<(String, Arc<ReportCell>)>,
+    catalog: Vec<CatalogTable>,
+    max_query_time: Duration,
+}
+
+fn sqlite_err(e: rusqlite::Error) -> SqlError {
+    let text = e.to_string();
+    if text.contains(DEADLINE_PASSED) || text.contains("interrupted") {
+        return SqlError::Killed(Duration::ZERO);
+    }
+    if let Some(name) = text.strip_prefix("no such table: ") {
+        return SqlError::NoSuchTable(name.trim_start_matches("pinba.").to_string());
+    }
+    if let Some(column) = text.strip_prefix("no such column: ") {
+        return SqlError::NoSuchColumn(column.to_string());
+    }
+    if text.contains("syntax error") || matches!(e, rusqlite::Error::SqlInputError { .. }) {
+        return SqlError::Syntax(text);
+    }
+    SqlError::Other(text)
+}
+
+/// pinba_engine's table type for a report defined otherwise than by SQL: `reportN` for the key
+/// sets of pinba_engine's 18 reports, `info`, else pinbad's own description.
+pub fn comment_of(def: &crate::report::ReportDef, kind: Kind) -> String {
+    if let Some(t) = &def.sql_table {
+        return t.comment.clone();
+    }
+    let percentiles: Vec<String> = def.percentiles.iter().map(|p| format!("{p}")).collect();
+    let percentiles = percentiles.join(",");
+    if kind == Kind::Info {
+        return format!("info:::{percentiles}");
+    }
+    let keys: Vec<&str> = def.keys.iter().map(String::as_str).collect();
+    match crate::config::import::ENGINE_REPORTS
+        .iter()
+        .position(|k| *k == keys.as_slice())
+    {
+        Some(i) if def.filters.is_empty() => format!("report{}:::{percentiles}", i + 1),
+        _ => format!("pinbad:{}", keys.join(",")),
+    }
+}
+
+impl Engine {
+    pub fn new(
+        core: Arc<Core>,
+        session: Arc<Session>,
+        max_query_time: Duration,
+    ) -> Result<Engine, SqlError> {
+        let conn = Connection::open_in_memory().map_err(sqlite_err)?;
+        let tables = Arc::new(Tables {
+            core,
+            deadline: Default::default(),
+        });
+        // Sorts and groupings past 16 MiB spill to temporary files: a statement's own memory is
+        // bounded whatever the size of what it reads.
+        conn.execute_batch(
+            "PRAGMA temp_store = FILE; PRAGMA cache_size = -16384;
+             ATTACH ':memory:' AS pinba; ATTACH ':memory:' AS information_schema;
+             CREATE TABLE information_schema.SCHEMATA (CATALOG_NAME TEXT, SCHEMA_NAME TEXT COLLATE NOCASE,
+                DEFAULT_CHARACTER_SET_NAME TEXT, DEFAULT_COLLATION_NAME TEXT, SQL_PATH TEXT);
+             INSERT INTO information_schema.SCHEMATA VALUES
+                ('def', 'information_schema', 'utf8mb4', 'utf8mb4_general_ci', NULL),
+                ('def', 'pinba', 'utf8mb4', 'utf8mb4_general_ci', NULL);
+             CREATE TABLE information_schema.TABLES (TABLE_CATALOG TEXT, TABLE_SCHEMA TEXT COLLATE NOCASE,
+                TABLE_NAME TEXT COLLATE NOCASE, TABLE_TYPE TEXT, ENGINE TEXT, VERSION INTEGER,
+                ROW_FORMAT TEXT, TABLE_ROWS INTEGER, AVG_ROW_LENGTH INTEGER, DATA_LENGTH INTEGER,
+                MAX_DATA_LENGTH INTEGER, INDEX_LENGTH INTEGER, DATA_FREE INTEGER,
+                AUTO_INCREMENT INTEGER, CREATE_TIME TEXT, UPDATE_TIME TEXT, CHECK_TIME TEXT,
+                TABLE_COLLATION TEXT, CHECKSUM INTEGER, CREATE_OPTIONS TEXT, TABLE_COMMENT TEXT);
+             CREATE TABLE information_schema.COLUMNS (TABLE_CATALOG TEXT, TABLE_SCHEMA TEXT COLLATE NOCASE,
+                TABLE_NAME TEXT COLLATE NOCASE, COLUMN_NAME TEXT COLLATE NOCASE, ORDINAL_POSITION INTEGER,
+                COLUMN_DEFAULT TEXT, IS_NULLABLE TEXT, DATA_TYPE TEXT,
+                CHARACTER_MAXIMUM_LENGTH INTEGER, CHARACTER_OCTET_LENGTH INTEGER,
+                NUMERIC_PRECISION INTEGER, NUMERIC_SCALE INTEGER, DATETIME_PRECISION INTEGER,
+                CHARACTER_SET_NAME TEXT, COLLATION_NAME TEXT, COLUMN_TYPE TEXT, COLUMN_KEY TEXT,
+                EXTRA TEXT, PRIVILEGES TEXT, COLUMN_COMMENT TEXT, GENERATION_EXPRESSION TEXT);",
+        )
+        .map_err(sqlite_err)?;
+        functions::register(&conn, session).map_err(sqlite_err)?;
+        vtab::register(&conn, Arc::clone(&tables)).map_err(sqlite_err)?;
+        for raw in Raw::ALL {
+            conn.execute_batch(&format!(
+                "CREATE VIRTUAL TABLE pinba.{} USING pinba(raw)",
+                raw.name()
+            ))
+            .map_err(sqlite_err)?;
+        }
+        // A statement past its deadline is interrupted between two steps of SQLite's machine
+        // (and between two chunks of a scan, in `vtab`).
+        let t = Arc::clone(&tables);
+        conn.progress_handler(
+            10_000,
+            Some(move || matches!(*t.deadline.lock(), Some(d) if Instant::now() >= d)),
+        );
+        let mut engine = Engine {
+            conn,
+            tables,
+            reports: Vec::new(),
+            catalog: Vec::new(),
+            max_query_time,
+        };
+        engine.sync()?;
+        Ok(engine)
+    }
+
+    /// Brings the report tables in line with the live reports (a report created, dropped or
+    /// made again since), and `information_schema` with them.
+    pub fn sync(&mut self) -> Result<(), SqlError> {
+        let live = self.tables.core.reports().snapshot();
+        let same = live.len() == self.reports.len()
+            && live
+                .iter()
+                .zip(&self.reports)
+                .all(|(a, (_, b))| Arc::ptr_eq(a, b));
+        if same && !self.catalog.is_empty() {
+            self.refresh_rows();
+            return Ok(());
+        }
+        for (name, cell) in std::mem::take(&mut self.reports) {
+            if !live.iter().any(|c| Arc::ptr_eq(c, &cell)) {
+                self.conn
+                    .execute_batch(&format!(
+                        "DROP TABLE IF EXISTS pinba.{}",
+                        quote_ident(&name)
+                    ))
+                    .map_err(sqlite_err)?;
+            } else {
+                self.reports.push((name, cell));
+            }
+        }
+        for cell in &live {
+            // A report named like a raw table is not shown over SQL: the raw table is.
+            if Raw::of(cell.name()).is_some()
+                || self.reports.iter().any(|(_, c)| Arc::ptr_eq(c, cell))
+            {
+                continue;
+            }
+            self.conn
+                .execute_batch(&format!(
+                    "CREATE VIRTUAL TABLE pinba.{} USING pinba(report)",
+                    quote_ident(cell.name())
+                ))
+                .map_err(sqlite_err)?;
+            self.reports
+                .push((cell.name().to_string(), Arc::clone(cell)));
+        }
+        self.rebuild_catalog()
+    }
+
+    /// The catalog and `information_schema` from the tables the connection has.
+    fn rebuild_catalog(&mut self) -> Result<(), SqlError> {
+        let mut catalog = Vec::new();
+        for raw in Raw::ALL {
+            catalog.push(CatalogTable {
+                name: raw.name().to_string(),
+                comment: raw.name().to_string(),
+                columns: raw
+                    .columns()
+                    .iter()
+                    .map(|(n, _, t)| (n.to_string(), t.to_string()))
+                    .collect(),
+                rows: 0,
+            });
+        }
+        for (name, cell) in &self.reports {
+            let Some((columns, _)) = vtab::report_columns(&self.tables.core, name) else {
+                continue;
+            };
+            let report = cell.report.read();
+            catalog.push(CatalogTable {
+                name: name.clone(),
+                comment: comment_of(report.def(), report.kind()),
+                columns: columns
+                    .iter()
+                    .map(|c: &SqlColumn| (c.name.clone(), c.ty.mysql().to_string()))
+                    .collect(),
+                rows: report.rows() as u64,
+            });
+        }
+        self.catalog = catalog;
+        self.refresh_rows();
+        let tx = self.conn.unchecked_transaction().map_err(sqlite_err)?;
+        tx.execute_batch(
+            "DELETE FROM information_schema.TABLES; DELETE FROM information_schema.COLUMNS;",
+        )
+        .map_err(sqlite_err)?;
+        for t in &self.catalog {
+            tx.execute(
+                "INSERT INTO information_schema.TABLES VALUES ('def', 'pinba', ?1, 'BASE TABLE',
+                 'PINBA', 10, 'Fixed', ?2, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL,
+                 'utf8mb4_general_ci', NULL, '', ?3)",
+                rusqlite::params![t.name, t.rows as i64, t.comment],
+            )
+            .map_err(sqlite_err)?;
+            for (i, (col, ty)) in t.columns.iter().enumerate() {
+                let data_type = ty.split('(').next().unwrap_or(ty);
+                let text = data_type == "varchar";
+                tx.execute(
+                    "INSERT INTO information_schema.COLUMNS VALUES ('def', 'pinba', ?1, ?2, ?3,
+                     NULL, 'YES', ?4, ?5, ?5, NULL, NULL, NULL, ?6, ?7, ?8, '', '', 'select', '', '')",
+                    rusqlite::params![
+                        t.name,
+                        col,
+                        (i + 1) as i64,
+                        data_type,
+                        text.then_some(255i64),
+                        text.then_some("utf8mb4"),
+                        text.then_some("utf8mb4_general_ci"),
+                        ty,
+                    ],
+                )
+                .map_err(sqlite_err)?;
+            }
+        }
+        tx.commit().map_err(sqlite_err)
+    }
+
+    /// The catalog's row counts now.
+    fn refresh_rows(&mut self) {
+        let pool_len = self.tables.core.pool().read().len() as u64;
+        for t in &mut self.catalog {
+            t.rows = match Raw::of(&t.name) {
+                Some(_) => pool_len,
+                None => self
+                    .reports
+                    .iter()
+                    .find(|(n, _)| *n == t.name)
+                    .map_or(0, |(_, c)| c.published_rows()),
+            };
+        }
+    }
+
+    /// Whether the catalog has table `name` (as MySQL on Linux, names are case-sensitive).
+    pub fn table(&self, name: &str) -> Option<&CatalogTable> {
+        self.catalog.iter().find(|t| t.name == name)
+    }
+
+    /// Runs `sql` (SQLite's dialect), handing its columns and then its rows in chunks to `out`,
+    /// which returns false when the client is gone. Stops at `mysql.max_query_time`.
+    pub fn run(&mut self, sql: &str, out: &mut dyn FnMut(Event) -> bool) -> Result<u64, SqlError> {
+        *self.tables.deadline.lock() = Some(Instant::now() + self.max_query_time);
+        let result = self.step_all(sql, out);
+        *self.tables.deadline.lock() = None;
+        result.map_err(|e| match e {
+            SqlError::Killed(_) => SqlError::Killed(self.max_query_time),
+            e => e,
+        })
+    }
+
+    fn step_all(&mut self, sql: &str, out: &mut dyn FnMut(Event) -> bool) -> Result<u64, SqlError> {
+        let mut stmt = self.conn.prepare(sql).map_err(sqlite_err)?;
+        if !stmt.readonly() {
+            return Err(SqlError::Other(
+                "pinba tables are read-only: pinbad fills them from the traffic it receives".into(),
+            ));
+        }
+        let declared: Vec<(String, Option<OutType>)> = stmt
+            .columns()
+            .iter()
+            .map(|c| {
+                let ty = c.decl_type().map(|d| {
+                    let d = d.to_ascii_uppercase();
+                    if d.contains("INT") {
+                        OutType::Integer
+                    } else if d.contains("REAL") || d.contains("FLOA") || d.contains("DOUB") {
+                        OutType::Double
+                    } else if d.contains("BLOB") {
+                        OutType::Blob
+                    } else {
+                        OutType::Text
+                    }
+                });
+                (column_name(c.name()), ty)
+            })
+            .collect();
+        let n = declared.len();
+        let mut rows = stmt.raw_query();
+        let mut chunk: Vec<Vec<Value>> = Vec::with_capacity(ROWS_PER_CHUNK);
+        let mut sent_columns = false;
+        let mut total = 0u64;
+        loop {
+            let row = rows.next().map_err(sqlite_err)?;
+            let Some(row) = row else { break };
+            let mut values = Vec::with_capacity(n);
+            for i in 0..n {
+                values.push(row.get::<_, Value>(i).map_err(sqlite_err)?);
+            }
+            chunk.push(values);
+            if chunk.len() >= ROWS_PER_CHUNK {
+                if !sent_columns {
+                    if !out(Event::Columns(out_columns(&declared, &chunk))) {
+                        return Err(SqlError::ClientGone);
+                    }
+                    sent_columns = true;
+                }
+                total += chunk.len() as u64;
+                if !out(Event::Rows(std::mem::take(&mut chunk))) {
+                    return Err(SqlError::ClientGone);
+                }
+            }
+        }
+        if !sent_columns && !out(Event::Columns(out_columns(&declared, &chunk))) {
+            return Err(SqlError::ClientGone);
+        }
+        total += chunk.len() as u64;
+        if !chunk.is_empty() && !out(Event::Rows(chunk)) {
+            return Err(SqlError::ClientGone);
+        }
+        Ok(total)
+    }
+}
+
+/// A result column's name as MySQL would show it: `sysvar('x')` (how `statement` rewrote
+/// `@@x`) back as `@@x`, a string literal without its quotes.
+fn column_name(name: &str) -> String {
+    if let Some(var) = name
+        .strip_prefix("sysvar('")
+        .and_then(|s| s.strip_suffix("')"))
+    {
+        return format!("@@{var}");
+    }
+    match name.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+        Some(text) if !text.contains('\'') => text.to_string(),
+        _ => name.to_string(),
+    }
+}
+
+/// The columns' MySQL types: the declared ones, else what the first rows hold (an expression's
+/// values: integers, reals or text).
+fn out_columns(declared: &[(String, Option<OutType>)], rows: &[Vec<Value>]) -> Vec<OutColumn> {
+    declared
+        .iter()
+        .enumerate()
+        .map(|(i, (name, ty))| {
+            let ty = ty.unwrap_or_else(|| {
+                let mut seen = None;
+                for row in rows {
+                    match (&row[i], seen) {
+                        (Value::Null, _) => {}
+                        (Value::Integer(_), None) => seen = Some(OutType::Integer),
+                        (Value::Real(_), None | Some(OutType::Integer)) => {
+                            seen = Some(OutType::Double)
+                        }
+                        (Value::Text(_), _) => {
+                            seen = Some(OutType::Text);
+                            break;
+                        }
+                        (Value::Blob(_), _) => {
+                            seen = Some(OutType::Blob);
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                seen.unwrap_or(OutType::Text)
+            });
+            OutColumn {
+                name: name.clone(),
+                ty,
+            }
+        })
+        .collect()
+}
+
+/// `LIKE` as MySQL's `SHOW … LIKE` reads it, for the queries `session` builds.
+pub fn like_clause(column: &str, like: &Option<String>) -> String {
+    match like {
+        Some(p) => format!(" AND {column} LIKE {}", quote(p)),
+        None => String::new(),
+    }
+}

@@ -1,0 +1,680 @@
+//! One client's session: the MySQL protocol's commands (through `opensrv_mysql`) answered from
+//! the session's [`Engine`]. Session chatter (`SET`, `USE`, `SHOW`, `DESCRIBE`, `@@variables`)
+//! is answered as MySQL would; `CREATE TABLE … ENGINE=PINBA` and `DROP TABLE` create and drop
+//! reports, as the HTTP API does; a write to the tables is refused; a query runs in SQLite.
+//!
+//! Runs as a task on the HTTP runtime's threads; a statement runs on the blocking pool under one
+//! of the `http.max_concurrent_queries` slots, its rows streamed to the client in chunks through
+//! a bounded channel (a client that reads slowly slows the statement, never grows its memory).
+//! A bad statement is answered with an error packet and the session stays usable.
+
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use opensrv_mysql::{
+    AsyncMysqlShim, Column, ColumnFlags, ColumnType, ErrorKind, InitWriter, OkResponse,
+    ParamParser, QueryResultWriter, StatementMetaWriter,
+};
+use rusqlite::types::Value;
+use tokio::io::AsyncWrite;
+
+use super::engine::{like_clause, Engine, Event, OutType, SqlError};
+use super::statement::{self, quote, quote_ident, Show, Statement};
+use super::vtab::Raw;
+use super::SqlContext;
+use crate::state::ReportChangeError;
+
+/// How long a `CREATE TABLE` waits for the merger to fill the new report from the pool.
+const FILL_WAIT: Duration = Duration::from_secs(30);
+
+/// What a statement's answer is, before it is written.
+enum Answer {
+    Ok(String),
+    Error(ErrorKind, String),
+    /// Rows from the engine (a query, or a `SHOW` rewritten as one).
+    Query(String),
+}
+
+/// One client's session.
+pub struct Session {
+    ctx: Arc<SqlContext>,
+    id: u32,
+    /// Its engine, made at its first query; out while a statement runs on the blocking pool.
+    /// (A mutex only to make the session `Sync`, as the protocol's shim must be: one command
+    /// runs at a time.)
+    engine: std::sync::Mutex<Option<Engine>>,
+    /// The user name the client gave.
+    user: std::sync::Mutex<String>,
+    /// The handshake's salt: one per session (the protocol shim asks for it more than once).
+    salt: [u8; 20],
+}
+
+impl Session {
+    pub fn new(ctx: Arc<SqlContext>, id: u32) -> Session {
+        Session {
+            ctx,
+            id,
+            engine: Default::default(),
+            user: Default::default(),
+            salt: super::salt(),
+        }
+    }
+
+    fn put_engine(&self, engine: Engine) {
+        if let Ok(mut e) = self.engine.lock() {
+            *e = Some(engine);
+        }
+    }
+
+    fn counters(&self) -> &crate::counters::SqlCounters {
+        &self.ctx.core.counters().sql
+    }
+
+    /// The session's engine, made on first use, brought in line with the live reports.
+    fn take_engine(&mut self) -> Result<Engine, SqlError> {
+        let taken = self.engine.lock().ok().and_then(|mut e| e.take());
+        let mut engine = match taken {
+            Some(e) => e,
+            None => Engine::new(
+                Arc::clone(&self.ctx.core),
+                Arc::new(super::functions::Session {
+                    version: super::VERSION.to_string(),
+                    user: self.user.lock().map(|u| u.clone()).unwrap_or_default(),
+                    connection_id: self.id,
+                }),
+                self.ctx.config.max_query_time.0,
+            )?,
+        };
+        engine.sync()?;
+        Ok(engine)
+    }
+
+    /// What `sql` asks, answered without the engine where it can be.
+    fn answer(&mut self, sql: &str) -> Answer {
+        let statement = match statement::classify(sql) {
+            Ok(s) => s,
+            Err(e) => return Answer::Error(ErrorKind::ER_PARSE_ERROR, e.0),
+        };
+        match statement {
+            Statement::Empty => Answer::Error(ErrorKind::ER_EMPTY_QUERY, "Query was empty".into()),
+            Statement::Ignored => Answer::Ok(String::new()),
+            Statement::Use(db) => use_database(&db),
+            Statement::Write(verb) => Answer::Error(
+                ErrorKind::ER_OPTION_PREVENTS_STATEMENT,
+                format!(
+                    "{verb}: the pinba tables are read-only (pinbad fills them from the Pinba \
+                     traffic it receives); only CREATE TABLE … ENGINE=PINBA and DROP TABLE \
+                     change them"
+                ),
+            ),
+            Statement::Unsupported(why) => Answer::Error(ErrorKind::ER_NOT_SUPPORTED_YET, why),
+            Statement::Query(q) => Answer::Query(q),
+            Statement::Describe { table } => self.show(&Show::Columns {
+                full: false,
+                table,
+                like: None,
+            }),
+            Statement::Show(s) => self.show(&s),
+            // Answered on the blocking pool (they wait for the merger): see `ddl`.
+            Statement::CreateTable(_) | Statement::DropTables { .. } => {
+                Answer::Error(ErrorKind::ER_UNKNOWN_ERROR, String::new())
+            }
+        }
+    }
+}
+
+impl Session {
+    /// A `SHOW`, against the session's catalog as it is now.
+    fn show(&mut self, s: &Show) -> Answer {
+        match self.take_engine() {
+            Ok(engine) => {
+                let answer = show(s, &engine);
+                self.put_engine(engine);
+                answer
+            }
+            Err(e) => {
+                let (kind, msg) = engine_error(&e);
+                Answer::Error(kind, msg)
+            }
+        }
+    }
+}
+
+fn use_database(db: &str) -> Answer {
+    if db.eq_ignore_ascii_case("pinba") || db.eq_ignore_ascii_case("information_schema") {
+        Answer::Ok(String::new())
+    } else {
+        Answer::Error(
+            ErrorKind::ER_BAD_DB_ERROR,
+            format!("Unknown database '{db}' (pinbad's database is `pinba`)"),
+        )
+    }
+}
+
+/// A `SHOW` as a query over `information_schema` (or literal rows).
+fn show(s: &Show, engine: &Engine) -> Answer {
+    let exists = |table: &str| engine.table(table).is_some();
+    let no_table = |table: &str| {
+        Answer::Error(
+            ErrorKind::ER_NO_SUCH_TABLE,
+            format!("Table 'pinba.{table}' doesn't exist"),
+        )
+    };
+    Answer::Query(match s {
+        Show::Databases { like } => format!(
+            "SELECT SCHEMA_NAME AS `Database` FROM information_schema.SCHEMATA WHERE 1{} ORDER BY 1",
+            like_clause("SCHEMA_NAME", like)
+        ),
+        Show::Tables {
+            full,
+            like,
+            database,
+        } => {
+            let db = database.as_deref().unwrap_or("pinba");
+            if !db.eq_ignore_ascii_case("pinba") {
+                return Answer::Error(
+                    ErrorKind::ER_BAD_DB_ERROR,
+                    format!("Unknown database '{db}'"),
+                );
+            }
+            format!(
+                "SELECT TABLE_NAME AS `Tables_in_pinba`{} FROM information_schema.TABLES \
+                 WHERE TABLE_SCHEMA = 'pinba'{} ORDER BY 1",
+                if *full { ", 'BASE TABLE' AS `Table_type`" } else { "" },
+                like_clause("TABLE_NAME", like)
+            )
+        }
+        Show::Columns { full, table, like } => {
+            if !exists(table) {
+                return no_table(table);
+            }
+            let (collation, tail) = if *full {
+                (
+                    " COLLATION_NAME AS `Collation`,",
+                    ", PRIVILEGES AS `Privileges`, COLUMN_COMMENT AS `Comment`",
+                )
+            } else {
+                ("", "")
+            };
+            format!(
+                "SELECT COLUMN_NAME AS `Field`, COLUMN_TYPE AS `Type`,{collation} IS_NULLABLE AS \
+                 `Null`, COLUMN_KEY AS `Key`, COLUMN_DEFAULT AS `Default`, EXTRA AS `Extra`{tail} \
+                 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME = \
+                 {}{} ORDER BY ORDINAL_POSITION",
+                quote(table),
+                like_clause("COLUMN_NAME", like)
+            )
+        }
+        Show::CreateTable { table } => {
+            let Some(t) = engine.table(table) else {
+                return no_table(table);
+            };
+            let columns: Vec<String> = t
+                .columns
+                .iter()
+                .map(|(name, ty)| format!("  {} {ty} DEFAULT NULL", quote_ident(name)))
+                .collect();
+            let text = format!(
+                "CREATE TABLE {} (\n{}\n) ENGINE=PINBA DEFAULT CHARSET=utf8mb4 COMMENT={}",
+                quote_ident(&t.name),
+                columns.join(",\n"),
+                quote(&t.comment)
+            );
+            format!(
+                "SELECT {} AS `Table`, {} AS `Create Table`",
+                quote(&t.name),
+                quote(&text)
+            )
+        }
+        Show::CreateDatabase { database } => format!(
+            "SELECT {} AS `Database`, {} AS `Create Database`",
+            quote(database),
+            quote(&format!(
+                "CREATE DATABASE {} /*!40100 DEFAULT CHARACTER SET utf8mb4 */",
+                quote_ident(database)
+            ))
+        ),
+        Show::TableStatus { like } => format!(
+            "SELECT TABLE_NAME AS `Name`, ENGINE AS `Engine`, VERSION AS `Version`, ROW_FORMAT AS \
+             `Row_format`, TABLE_ROWS AS `Rows`, AVG_ROW_LENGTH AS `Avg_row_length`, DATA_LENGTH \
+             AS `Data_length`, MAX_DATA_LENGTH AS `Max_data_length`, INDEX_LENGTH AS \
+             `Index_length`, DATA_FREE AS `Data_free`, AUTO_INCREMENT AS `Auto_increment`, \
+             CREATE_TIME AS `Create_time`, UPDATE_TIME AS `Update_time`, CHECK_TIME AS \
+             `Check_time`, TABLE_COLLATION AS `Collation`, CHECKSUM AS `Checksum`, \
+             CREATE_OPTIONS AS `Create_options`, TABLE_COMMENT AS `Comment` FROM \
+             information_schema.TABLES WHERE TABLE_SCHEMA = 'pinba'{} ORDER BY 1",
+            like_clause("TABLE_NAME", like)
+        ),
+        Show::Variables { like } => {
+            let session = super::functions::Session {
+                version: super::VERSION.to_string(),
+                user: String::new(),
+                connection_id: 0,
+            };
+            let rows: Vec<String> = super::functions::variables(&session)
+                .into_iter()
+                .map(|(name, v)| {
+                    let v = match v {
+                        Value::Integer(i) => i.to_string(),
+                        Value::Text(t) => t,
+                        _ => String::new(),
+                    };
+                    format!("({}, {})", quote(name), quote(&v))
+                })
+                .collect();
+            format!(
+                "SELECT column1 AS `Variable_name`, column2 AS `Value` FROM (VALUES {}) WHERE 1{} \
+                 ORDER BY 1",
+                rows.join(", "),
+                like_clause("column1", like)
+            )
+        }
+        Show::Status { like } => format!(
+            "SELECT column1 AS `Variable_name`, column2 AS `Value` FROM (VALUES ('Uptime', \
+             CAST(unix_timestamp() AS TEXT))) WHERE 1{}",
+            like_clause("column1", like)
+        ),
+        Show::Empty(columns) => {
+            let cols: Vec<String> = columns
+                .iter()
+                .map(|c| format!("NULL AS {}", quote_ident(c)))
+                .collect();
+            format!("SELECT {} LIMIT 0", cols.join(", "))
+        }
+    })
+}
+
+/// `CREATE TABLE` and `DROP TABLE` (on the blocking pool: a creation waits for its fill).
+fn ddl(ctx: &SqlContext, statement: Statement) -> Answer {
+    if !ctx.ddl_allowed {
+        return Answer::Error(
+            ErrorKind::ER_SPECIFIC_ACCESS_DENIED_ERROR,
+            "CREATE and DROP TABLE need a session authenticated by mysql.password, or no \
+             http.token (as the HTTP API's changes do)"
+                .into(),
+        );
+    }
+    match statement {
+        Statement::CreateTable(sql) => create_table(ctx, &sql),
+        Statement::DropTables { if_exists, tables } => {
+            let mut notes = Vec::new();
+            for name in tables {
+                if Raw::of(&name).is_some() {
+                    notes.push(format!("{name}: pinbad's raw tables always exist"));
+                    continue;
+                }
+                match ctx.core.drop_report(&name) {
+                    Ok(()) => {
+                        ctx.history.forget(&name);
+                        tracing::info!(report = %name, "Report dropped (SQL DROP TABLE)");
+                    }
+                    Err(ReportChangeError::NotFound(_)) if if_exists => {
+                        notes.push(format!("{name}: no such table"))
+                    }
+                    Err(ReportChangeError::NotFound(_)) => {
+                        return Answer::Error(
+                            ErrorKind::ER_BAD_TABLE_ERROR,
+                            format!("Unknown table 'pinba.{name}'"),
+                        )
+                    }
+                    Err(e) => {
+                        return Answer::Error(
+                            ErrorKind::ER_UNKNOWN_ERROR,
+                            format!("table `{name}` not dropped: {e}"),
+                        )
+                    }
+                }
+            }
+            Answer::Ok(notes.join("; "))
+        }
+        _ => Answer::Error(ErrorKind::ER_UNKNOWN_ERROR, "not DDL".into()),
+    }
+}
+
+fn create_table(ctx: &SqlContext, sql: &str) -> Answer {
+    use crate::config::import::{convert, parse_tables, Outcome};
+    let if_not_exists = {
+        let up = sql.to_ascii_uppercase();
+        up.contains("IF NOT EXISTS")
+    };
+    let Some(table) = parse_tables(sql).into_iter().next() else {
+        return Answer::Error(
+            ErrorKind::ER_PARSE_ERROR,
+            "CREATE TABLE: cannot read the statement".into(),
+        );
+    };
+    let name = table.name.clone();
+    let cant = |why: String| {
+        Answer::Error(
+            ErrorKind::ER_CANT_CREATE_TABLE,
+            format!("Can't create table 'pinba.{name}': {why}"),
+        )
+    };
+    if !table
+        .engine
+        .as_deref()
+        .is_some_and(|e| e.eq_ignore_ascii_case("PINBA"))
+    {
+        return Answer::Error(
+            ErrorKind::ER_UNKNOWN_STORAGE_ENGINE,
+            format!(
+                "table `{name}`: only ENGINE=PINBA tables can be created (pinbad keeps no other \
+                 data)"
+            ),
+        );
+    }
+    if ctx.core.reports().get(&name).is_some() || Raw::of(&name).is_some() {
+        let comment = table.comment.as_deref().unwrap_or("");
+        if if_not_exists || (Raw::of(&name).is_some() && comment.eq_ignore_ascii_case(&name)) {
+            return Answer::Ok(format!("table `{name}` already exists"));
+        }
+        return Answer::Error(
+            ErrorKind::ER_TABLE_EXISTS_ERROR,
+            format!("Table '{name}' already exists"),
+        );
+    }
+    let converted = convert(table);
+    let sql_table = converted.sql_table.clone();
+    let mut def = match converted.outcome {
+        Outcome::Report(def) => def,
+        Outcome::Builtin(builtin) => {
+            match crate::report::builtin_defs()
+                .into_iter()
+                .find(|d| d.name == builtin)
+            {
+                Some(mut d) => {
+                    d.name = name.clone();
+                    d
+                }
+                None => return cant(format!("built-in report `{builtin}` not found")),
+            }
+        }
+        Outcome::NotConverted(why) => return cant(why),
+    };
+    def.name = name.clone();
+    def.sql_table = sql_table;
+    if let Err(e) = def.validate() {
+        return cant(e.to_string());
+    }
+    match ctx.core.create_report(def, FILL_WAIT) {
+        Ok(_) => {
+            tracing::info!(report = %name, "Report created (SQL CREATE TABLE)");
+            Answer::Ok(converted.notes.join("; "))
+        }
+        Err(ReportChangeError::Exists(_)) => Answer::Error(
+            ErrorKind::ER_TABLE_EXISTS_ERROR,
+            format!("Table '{name}' already exists"),
+        ),
+        Err(e) => cant(e.to_string()),
+    }
+}
+
+fn column_type(ty: OutType) -> ColumnType {
+    match ty {
+        OutType::Integer => ColumnType::MYSQL_TYPE_LONGLONG,
+        OutType::Double => ColumnType::MYSQL_TYPE_DOUBLE,
+        OutType::Text => ColumnType::MYSQL_TYPE_VAR_STRING,
+        OutType::Blob => ColumnType::MYSQL_TYPE_BLOB,
+    }
+}
+
+/// The MySQL error of an engine's failure.
+fn engine_error(e: &SqlError) -> (ErrorKind, String) {
+    match e {
+        SqlError::Syntax(s) => (ErrorKind::ER_PARSE_ERROR, s.clone()),
+        SqlError::NoSuchTable(t) => (
+            ErrorKind::ER_NO_SUCH_TABLE,
+            format!("Table 'pinba.{t}' doesn't exist"),
+        ),
+        SqlError::NoSuchColumn(c) => (
+            ErrorKind::ER_BAD_FIELD_ERROR,
+            format!("Unknown column '{c}' in 'field list'"),
+        ),
+        SqlError::Killed(limit) => (
+            ErrorKind::ER_QUERY_INTERRUPTED,
+            format!(
+                "Query execution was interrupted: it ran longer than mysql.max_query_time ({})",
+                humantime::format_duration(*limit)
+            ),
+        ),
+        SqlError::ClientGone => (ErrorKind::ER_UNKNOWN_ERROR, "client gone".into()),
+        SqlError::Other(s) => (ErrorKind::ER_UNKNOWN_ERROR, s.clone()),
+    }
+}
+
+impl Session {
+    /// Writes `answer`, running its query on the blocking pool under a query slot.
+    async fn write<W: AsyncWrite + Send + Unpin>(
+        &mut self,
+        answer: Answer,
+        results: QueryResultWriter<'_, W>,
+    ) -> std::io::Result<()> {
+        let sql = match answer {
+            Answer::Ok(info) => {
+                return results
+                    .completed(OkResponse {
+                        info,
+                        ..Default::default()
+                    })
+                    .await
+            }
+            Answer::Error(kind, msg) => {
+                self.counters().errors.fetch_add(1, Relaxed);
+                return results.error(kind, &msg.into_bytes()).await;
+            }
+            Answer::Query(sql) => sql,
+        };
+        let Some(slot) = self.ctx.slot() else {
+            self.counters().busy.fetch_add(1, Relaxed);
+            self.counters().errors.fetch_add(1, Relaxed);
+            return results
+                .error(
+                    ErrorKind::ER_TOO_MANY_USER_CONNECTIONS,
+                    b"pinbad is busy: every http.max_concurrent_queries slot is taken; retry in a moment",
+                )
+                .await;
+        };
+        let engine = match self.take_engine() {
+            Ok(e) => e,
+            Err(e) => {
+                let (kind, msg) = engine_error(&e);
+                self.counters().errors.fetch_add(1, Relaxed);
+                return results.error(kind, &msg.into_bytes()).await;
+            }
+        };
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<Event>(2);
+        let job = tokio::task::spawn_blocking(move || {
+            let _slot = slot;
+            let mut engine = engine;
+            let result = engine.run(&sql, &mut |e| tx.blocking_send(e).is_ok());
+            (engine, result)
+        });
+        let mut columns: Vec<Column> = Vec::new();
+        // Every statement's first event is its columns; one that fails before sends none.
+        if let Some(Event::Columns(c)) = rx.recv().await {
+            columns = c
+                .iter()
+                .map(|c| Column {
+                    table: String::new(),
+                    column: c.name.clone(),
+                    coltype: column_type(c.ty),
+                    colflags: ColumnFlags::empty(),
+                })
+                .collect();
+        }
+        let mut writer = None;
+        let mut rows_sent = 0u64;
+        let mut results = Some(results);
+        let mut failed_write = None;
+        if !columns.is_empty() {
+            match results.take().map(|r| r.start(&columns)) {
+                Some(start) => match start.await {
+                    Ok(w) => writer = Some(w),
+                    Err(e) => failed_write = Some(e),
+                },
+                None => {}
+            }
+            while let Some(event) = rx.recv().await {
+                let (Event::Rows(rows), Some(w)) = (event, writer.as_mut()) else {
+                    continue;
+                };
+                for row in rows {
+                    for v in &row {
+                        let r = match v {
+                            Value::Null => w.write_col(None::<i64>),
+                            Value::Integer(i) => w.write_col(*i),
+                            Value::Real(f) => w.write_col(*f),
+                            Value::Text(t) => w.write_col(t.as_str()),
+                            Value::Blob(b) => w.write_col(b.as_slice()),
+                        };
+                        if let Err(e) = r {
+                            failed_write = Some(e);
+                        }
+                    }
+                    if let Err(e) = w.end_row().await {
+                        failed_write = Some(e);
+                        break;
+                    }
+                    rows_sent += 1;
+                }
+                if failed_write.is_some() {
+                    // The client is gone: the statement stops at its next chunk.
+                    break;
+                }
+            }
+        }
+        drop(rx);
+        let (engine, result) = job
+            .await
+            .map_err(|e| std::io::Error::other(format!("SQL statement panicked: {e}")))?;
+        self.put_engine(engine);
+        self.counters().rows_sent.fetch_add(rows_sent, Relaxed);
+        if let Some(e) = failed_write {
+            return Err(e);
+        }
+        match (result, writer, results) {
+            (Ok(_), Some(w), _) => w.finish().await,
+            (Ok(_), None, Some(r)) => r.completed(OkResponse::default()).await,
+            (Err(e), w, r) => {
+                if matches!(e, SqlError::Killed(_)) {
+                    self.counters().killed.fetch_add(1, Relaxed);
+                }
+                self.counters().errors.fetch_add(1, Relaxed);
+                let (kind, msg) = engine_error(&e);
+                match (w, r) {
+                    (Some(w), _) => w.finish_error(kind, &msg.into_bytes()).await,
+                    (None, Some(r)) => r.error(kind, &msg.into_bytes()).await,
+                    (None, None) => Ok(()),
+                }
+            }
+            (Ok(_), None, None) => Ok(()),
+        }
+    }
+}
+
+#[async_trait]
+impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
+    type Error = std::io::Error;
+
+    fn version(&self) -> String {
+        super::VERSION.to_string()
+    }
+
+    fn connect_id(&self) -> u32 {
+        self.id
+    }
+
+    fn salt(&self) -> [u8; 20] {
+        self.salt
+    }
+
+    async fn authenticate(
+        &self,
+        _auth_plugin: &str,
+        username: &[u8],
+        salt: &[u8],
+        auth_data: &[u8],
+    ) -> bool {
+        let user = String::from_utf8_lossy(username).into_owned();
+        let ok = self.ctx.authenticate(&user, salt, auth_data);
+        if ok {
+            if let Ok(mut u) = self.user.lock() {
+                *u = user;
+            }
+        } else {
+            self.counters().auth_failed.fetch_add(1, Relaxed);
+            tracing::debug!(user = %user, "SQL client refused: wrong user or password");
+        }
+        ok
+    }
+
+    async fn on_prepare<'a>(
+        &'a mut self,
+        _query: &'a str,
+        info: StatementMetaWriter<'a, W>,
+    ) -> std::io::Result<()> {
+        self.counters().errors.fetch_add(1, Relaxed);
+        info.error(
+            ErrorKind::ER_UNSUPPORTED_PS,
+            b"server-side prepared statements are not supported: use client-side ones (PDO's \
+              default, mysqli::query, PyMySQL)",
+        )
+        .await
+    }
+
+    async fn on_execute<'a>(
+        &'a mut self,
+        _id: u32,
+        _params: ParamParser<'a>,
+        results: QueryResultWriter<'a, W>,
+    ) -> std::io::Result<()> {
+        results
+            .error(
+                ErrorKind::ER_UNKNOWN_STMT_HANDLER,
+                b"no such prepared statement",
+            )
+            .await
+    }
+
+    async fn on_close<'a>(&'a mut self, _stmt: u32)
+    where
+        W: 'async_trait,
+    {
+    }
+
+    async fn on_init<'a>(
+        &'a mut self,
+        database: &'a str,
+        writer: InitWriter<'a, W>,
+    ) -> std::io::Result<()> {
+        match use_database(database) {
+            Answer::Error(kind, msg) => {
+                self.counters().errors.fetch_add(1, Relaxed);
+                writer.error(kind, &msg.into_bytes()).await
+            }
+            _ => writer.ok().await,
+        }
+    }
+
+    async fn on_query<'a>(
+        &'a mut self,
+        sql: &'a str,
+        results: QueryResultWriter<'a, W>,
+    ) -> std::io::Result<()> {
+        self.counters().statements.fetch_add(1, Relaxed);
+        let answer = match statement::classify(sql) {
+            Ok(s @ (Statement::CreateTable(_) | Statement::DropTables { .. })) => {
+                let ctx = Arc::clone(&self.ctx);
+                tokio::task::spawn_blocking(move || ddl(&ctx, s))
+                    .await
+                    .unwrap_or_else(|e| {
+                        Answer::Error(ErrorKind::ER_UNKNOWN_ERROR, format!("failed: {e}"))
+                    })
+            }
+            _ => self.answer(sql),
+        };
+        self.write(answer, results).await
+    }
+}

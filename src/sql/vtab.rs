@@ -1,0 +1,688 @@
+//! The pinba tables as SQLite virtual tables (module `pinba`): one per report, its rows as the
+//! report answers a query now ([`crate::state::Core::query_report`], in the columns `layout`
+//! gives it), and the raw tables `request`, `timer`, `timertag`, `tag` over the raw pool, as
+//! pinba_engine shows them.
+//!
+//! Runs on the thread that steps the statement (the blocking pool, under a query slot). A report
+//! table's rows are taken whole when a scan starts (at most `limits.max_query_limit` of them, the
+//! busiest first); a raw table is read in chunks of [`CHUNK`] requests, each under one short read
+//! lock of the pool and the dictionary, as `/api/v1/requests` does, so a scan of the whole pool
+//! never holds a lock for long nor more than a chunk in memory, whatever SQLite does with the
+//! rows. Equality on `id` (`request.id`, `timer.request_id`, `timertag.timer_id`, `tag.id`) is
+//! answered without a scan, so pinba_engine's joins cost what their matches cost. Every chunk
+//! checks the statement's deadline (`mysql.max_query_time`).
+
+use std::collections::BTreeSet;
+use std::ffi::c_int;
+use std::sync::Arc;
+use std::time::Instant;
+
+use parking_lot::Mutex;
+use rusqlite::types::Value;
+use rusqlite::vtab::{
+    read_only_module, Context, CreateVTab, Filters, IndexConstraintOp, IndexInfo, VTab,
+    VTabConnection, VTabCursor, VTabKind,
+};
+use rusqlite::{ffi, Connection, Error, Result};
+
+use super::layout::{layout, Source, SqlColumn, SqlType};
+use crate::record::{RequestView, NO_SCHEMA};
+use crate::report::{Cell, Kind, Query};
+use crate::state::Core;
+
+/// Requests read per hold of the pool's and the dictionary's read locks, at most.
+pub const CHUNK: u64 = 1024;
+
+/// The longest a chunk holds the locks: as `/api/v1/requests`'s scan, the merger waits at most
+/// about this long for the pool because of a statement.
+const CHUNK_TIME: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// The error text a statement past its deadline fails with (the engine tells it apart).
+pub const DEADLINE_PASSED: &str = "max_query_time passed";
+
+/// What a session's virtual tables read (SQLite's client data of the module).
+pub struct Tables {
+    pub core: Arc<Core>,
+    /// When the running statement must stop (`mysql.max_query_time`), set by the engine.
+    pub deadline: Mutex<Option<Instant>>,
+}
+
+impl Tables {
+    fn check_deadline(&self) -> Result<()> {
+        match *self.deadline.lock() {
+            Some(d) if Instant::now() >= d => Err(Error::ModuleError(DEADLINE_PASSED.into())),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The raw tables, as pinba_engine names them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Raw {
+    Request,
+    Timer,
+    TimerTag,
+    Tag,
+}
+
+impl Raw {
+    pub const ALL: [Raw; 4] = [Raw::Request, Raw::Timer, Raw::TimerTag, Raw::Tag];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Raw::Request => "request",
+            Raw::Timer => "timer",
+            Raw::TimerTag => "timertag",
+            Raw::Tag => "tag",
+        }
+    }
+
+    pub fn of(name: &str) -> Option<Raw> {
+        Raw::ALL
+            .into_iter()
+            .find(|r| r.name().eq_ignore_ascii_case(name))
+    }
+
+    /// The columns, with their MySQL types (pinba_engine's `default_tables.sql`; sizes in KB, as
+    /// pinba_engine shows them, times in seconds; `timer` adds `ru_utime` and `ru_stime`).
+    pub fn columns(self) -> &'static [(&'static str, SqlType, &'static str)] {
+        use SqlType::*;
+        match self {
+            Raw::Request => &[
+                ("id", BigInt, "bigint(20)"),
+                ("hostname", Text, "varchar(32)"),
+                ("req_count", Int, "int(11)"),
+                ("server_name", Text, "varchar(64)"),
+                ("script_name", Text, "varchar(128)"),
+                ("doc_size", Float, "float"),
+                ("mem_peak_usage", Float, "float"),
+                ("req_time", Float, "float"),
+                ("ru_utime", Float, "float"),
+                ("ru_stime", Float, "float"),
+                ("timers_cnt", Int, "int(11)"),
+                ("status", Int, "int(11)"),
+                ("memory_footprint", Float, "float"),
+                ("schema", Text, "varchar(16)"),
+                ("tags_cnt", Int, "int(11)"),
+                ("tags", Text, "varchar(1024)"),
+                ("timestamp", Int, "int(11)"),
+            ],
+            Raw::Timer => &[
+                ("id", BigInt, "bigint(20)"),
+                ("request_id", BigInt, "bigint(20)"),
+                ("hit_count", Int, "int(11)"),
+                ("value", Float, "float"),
+                ("ru_utime", Float, "float"),
+                ("ru_stime", Float, "float"),
+            ],
+            Raw::TimerTag => &[
+                ("timer_id", BigInt, "bigint(20)"),
+                ("tag_id", Int, "int(11)"),
+                ("value", Text, "varchar(64)"),
+            ],
+            Raw::Tag => &[("id", Int, "int(11)"), ("name", Text, "varchar(255)")],
+        }
+    }
+
+    /// The column equality on which answers without a scan (`id`, `request_id`, `timer_id`).
+    fn key_column(self) -> c_int {
+        match self {
+            Raw::Request | Raw::Tag => 0,
+            Raw::Timer => 1,
+            Raw::TimerTag => 0,
+        }
+    }
+}
+
+/// A timer's id: its request's id and its place in the request (a request has at most 65,535).
+pub fn timer_id(request_id: u64, index: usize) -> u64 {
+    (request_id << 16) | index as u64
+}
+
+/// SQLite's declared type of a column: what the result set's MySQL type is read from, and text
+/// compared as MySQL's default collations do (case-insensitively).
+pub fn declared(ty: SqlType) -> &'static str {
+    match ty {
+        SqlType::Int | SqlType::BigInt => "INTEGER",
+        SqlType::Float => "REAL",
+        SqlType::Text => "TEXT COLLATE NOCASE",
+    }
+}
+
+/// What one virtual table is.
+enum Shape {
+    Report {
+        name: String,
+        columns: Vec<SqlColumn>,
+        percentiles: Vec<f64>,
+    },
+    Raw(Raw),
+}
+
+/// One virtual table of a session.
+#[repr(C)]
+pub struct PinbaTab {
+    /// SQLite's part; must be first.
+    base: ffi::sqlite3_vtab,
+    tables: Arc<Tables>,
+    shape: Shape,
+}
+
+/// Registers the module on `conn`.
+pub fn register(conn: &Connection, tables: Arc<Tables>) -> Result<()> {
+    conn.create_module(c"pinba", read_only_module::<PinbaTab>(), Some(tables))
+}
+
+/// The `CREATE TABLE` SQLite reads a virtual table's columns from.
+fn schema(columns: impl Iterator<Item = (String, SqlType)>) -> String {
+    let cols: Vec<String> = columns
+        .map(|(name, ty)| format!("{} {}", super::statement::quote_ident(&name), declared(ty)))
+        .collect();
+    format!("CREATE TABLE x({})", cols.join(", "))
+}
+
+/// A report's SQL columns now (its layout), and the percentiles they show.
+pub fn report_columns(core: &Core, name: &str) -> Option<(Vec<SqlColumn>, Vec<f64>)> {
+    let cell = core.reports().get(name)?;
+    let report = cell.report.read();
+    let columns = layout(report.def(), report.kind(), report.key_columns());
+    let mut percentiles = super::layout::query_percentiles(report.def());
+    for c in &columns {
+        if let Source::Column { name, .. } = &c.source {
+            if let Some(p) = crate::report::percentile_of_column(report.kind(), name) {
+                if !percentiles.contains(&p) {
+                    percentiles.push(p);
+                }
+            }
+        }
+    }
+    Some((columns, percentiles))
+}
+
+unsafe impl<'vtab> VTab<'vtab> for PinbaTab {
+    type Aux = Arc<Tables>;
+    type Cursor = PinbaCursor<'vtab>;
+
+    fn connect(
+        _db: &mut VTabConnection,
+        aux: Option<&Arc<Tables>>,
+        args: &[&[u8]],
+    ) -> Result<(String, PinbaTab)> {
+        let tables = aux
+            .cloned()
+            .ok_or_else(|| Error::ModuleError("the pinba module has no tables".into()))?;
+        let name = args
+            .get(2)
+            .map(|a| rusqlite::vtab::dequote(&String::from_utf8_lossy(a)).to_string())
+            .unwrap_or_default();
+        let what = args
+            .get(3)
+            .map(|a| rusqlite::vtab::dequote(&String::from_utf8_lossy(a)).to_string())
+            .unwrap_or_default();
+        let (sql, shape) = if what == "raw" {
+            let raw = Raw::of(&name)
+                .ok_or_else(|| Error::ModuleError(format!("no raw table `{name}`")))?;
+            let sql = schema(raw.columns().iter().map(|(n, t, _)| (n.to_string(), *t)));
+            (sql, Shape::Raw(raw))
+        } else {
+            let (columns, percentiles) = report_columns(&tables.core, &name)
+                .ok_or_else(|| Error::ModuleError(format!("no report named `{name}`")))?;
+            let sql = schema(columns.iter().map(|c| (c.name.clone(), c.ty)));
+            (
+                sql,
+                Shape::Report {
+                    name,
+                    columns,
+                    percentiles,
+                },
+            )
+        };
+        Ok((
+            sql,
+            PinbaTab {
+                base: ffi::sqlite3_vtab::default(),
+                tables,
+                shape,
+            },
+        ))
+    }
+
+    fn best_index(&self, info: &mut IndexInfo) -> Result<()> {
+        let key = match self.shape {
+            Shape::Raw(raw) => Some(raw.key_column()),
+            Shape::Report { .. } => None,
+        };
+        let mut by_key = None;
+        if let Some(key) = key {
+            for (i, c) in info.constraints().enumerate() {
+                if c.is_usable()
+                    && c.column() == key
+                    && c.operator() == IndexConstraintOp::SQLITE_INDEX_CONSTRAINT_EQ
+                {
+                    by_key = Some(i);
+                    break;
+                }
+            }
+        }
+        // The columns the statement reads: a raw row is built with those only (a request's tags
+        // are formatted, its strings copied, only when asked for).
+        info.set_idx_str(&info.col_used().to_string());
+        match by_key {
+            Some(i) => {
+                let mut usage = info.constraint_usage(i);
+                usage.set_argv_index(1);
+                usage.set_omit(true);
+                info.set_idx_num(1);
+                info.set_estimated_cost(10.0);
+                info.set_estimated_rows(10);
+            }
+            None => {
+                info.set_idx_num(0);
+                info.set_estimated_cost(1_000_000.0);
+                info.set_estimated_rows(100_000);
+            }
+        }
+        Ok(())
+    }
+
+    fn open(&'vtab mut self) -> Result<PinbaCursor<'vtab>> {
+        Ok(PinbaCursor {
+            base: ffi::sqlite3_vtab_cursor::default(),
+            tab: self,
+            rows: Vec::new(),
+            at: 0,
+            rowid: 0,
+            scan: Scan::Done,
+        })
+    }
+}
+
+impl CreateVTab<'_> for PinbaTab {
+    const KIND: VTabKind = VTabKind::Default;
+}
+
+/// What a cursor still has to read.
+enum Scan {
+    Done,
+    /// Requests `next..end` of the pool, in chunks; `timer` narrows to one timer (`timertag`);
+    /// `used` is the mask of the columns the statement reads (bit 63: any from the 64th on).
+    Requests {
+        next: u64,
+        end: u64,
+        timer: Option<u32>,
+        used: u64,
+    },
+}
+
+/// A scan of one virtual table.
+#[repr(C)]
+pub struct PinbaCursor<'vtab> {
+    /// SQLite's part; must be first.
+    base: ffi::sqlite3_vtab_cursor,
+    tab: &'vtab PinbaTab,
+    /// The rows read and not yet stepped past.
+    rows: Vec<Vec<Value>>,
+    at: usize,
+    rowid: i64,
+    scan: Scan,
+}
+
+impl PinbaCursor<'_> {
+    /// Reads chunks until one gives rows or the scan ends.
+    fn fill(&mut self) -> Result<()> {
+        self.rows.clear();
+        self.at = 0;
+        while self.rows.is_empty() {
+            let Scan::Requests {
+                next,
+                end,
+                timer,
+                used,
+            } = self.scan
+            else {
+                return Ok(());
+            };
+            if next >= end {
+                self.scan = Scan::Done;
+                return Ok(());
+            }
+            self.tab.tables.check_deadline()?;
+            let Shape::Raw(raw) = self.tab.shape else {
+                return Ok(());
+            };
+            let mut stop = end.min(next + CHUNK);
+            let core = &self.tab.tables.core;
+            let clock = core.clock();
+            {
+                let started = Instant::now();
+                let pool = core.pool().read();
+                let dict = core.dictionary().read();
+                for id in next..stop {
+                    if let Some(v) = pool.get(id) {
+                        raw_rows(raw, &v, &dict, clock, timer, used, &mut self.rows);
+                    }
+                    // A chunk that runs long (a busy machine) ends early: the merger waits for
+                    // the pool's write lock at most this long because of a scan.
+                    if (id - next) % 64 == 63 && started.elapsed() >= CHUNK_TIME {
+                        stop = id + 1;
+                        break;
+                    }
+                }
+            }
+            self.scan = Scan::Requests {
+                next: stop,
+                end,
+                timer,
+                used,
+            };
+        }
+        Ok(())
+    }
+}
+
+/// The rows one pooled request gives in `raw` (all its timers, or timer `only`), with the
+/// columns in `used` (the others NULL).
+fn raw_rows(
+    raw: Raw,
+    v: &RequestView<'_>,
+    dict: &crate::dictionary::Dictionary,
+    clock: &crate::state::Clock,
+    only: Option<u32>,
+    used: u64,
+    out: &mut Vec<Vec<Value>>,
+) {
+    let wanted = |i: u32| used & (1u64 << i.min(63)) != 0;
+    let text = |i: u32, id: u32| {
+        if wanted(i) {
+            Value::Text(dict.text(id).into_owned())
+        } else {
+            Value::Null
+        }
+    };
+    let kb = |bytes: u32| Value::Real(bytes as f64 / 1024.0);
+    let r = v.record;
+    match raw {
+        Raw::Request => {
+            let tags = if wanted(15) {
+                let tags: Vec<String> = v
+                    .tags()
+                    .iter()
+                    .map(|t| format!("{}={}", dict.text(t.name), dict.text(t.value)))
+                    .collect();
+                Value::Text(tags.join(","))
+            } else {
+                Value::Null
+            };
+            out.push(vec![
+                Value::Integer(v.id as i64),
+                text(1, r.hostname),
+                Value::Integer(r.request_count as i64),
+                text(3, r.server_name),
+                text(4, r.script_name),
+                kb(r.document_size),
+                kb(r.memory_peak),
+                Value::Real(r.request_time as f64),
+                Value::Real(r.ru_utime as f64),
+                Value::Real(r.ru_stime as f64),
+                Value::Integer(v.timers.len() as i64),
+                Value::Integer(r.status as i64),
+                kb(r.memory_footprint),
+                if r.schema == NO_SCHEMA {
+                    Value::Null
+                } else {
+                    text(13, r.schema)
+                },
+                Value::Integer(v.tags().len() as i64),
+                tags,
+                Value::Integer((clock.unix_ms(r.time_ms) / 1000) as i64),
+            ]);
+        }
+        Raw::Timer => {
+            for (i, t) in v.timers.iter().enumerate() {
+                out.push(vec![
+                    Value::Integer(timer_id(v.id, i) as i64),
+                    Value::Integer(v.id as i64),
+                    Value::Integer(t.hit_count as i64),
+                    Value::Real(t.value as f64),
+                    Value::Real(t.ru_utime as f64),
+                    Value::Real(t.ru_stime as f64),
+                ]);
+            }
+        }
+        Raw::TimerTag => {
+            for (i, (_, tags)) in v.timers_with_tags().enumerate() {
+                if only.is_some_and(|o| o as usize != i) {
+                    continue;
+                }
+                for tag in tags {
+                    out.push(vec![
+                        Value::Integer(timer_id(v.id, i) as i64),
+                        Value::Integer(tag.name as i64),
+                        text(2, tag.value),
+                    ]);
+                }
+            }
+        }
+        Raw::Tag => {}
+    }
+}
+
+/// A report's rows now, in its SQL columns.
+fn report_rows(
+    core: &Core,
+    name: &str,
+    columns: &[SqlColumn],
+    percentiles: &[f64],
+) -> Result<Vec<Vec<Value>>> {
+    let Some(cell) = core.reports().get(name) else {
+        return Ok(Vec::new());
+    };
+    let def = cell.report.read().def().clone();
+    let max = core.config().limits.max_query_limit;
+    let q = Query {
+        limit: Some(max),
+        max_limit: max,
+        percentiles: Some(percentiles.to_vec()),
+        ..Query::default()
+    };
+    let table = core
+        .query_report(&cell, &q)
+        .map_err(|e| Error::ModuleError(e.to_string()))?;
+    let info = cell.report.read().kind() == Kind::Info;
+    // `info` is its totals, one row whatever the traffic (as pinba_engine's).
+    let rows: Vec<Vec<Cell>> = if info {
+        vec![table.totals.clone()]
+    } else {
+        table.rows.clone()
+    };
+    let offset = if info { table.key_columns } else { 0 };
+    let at = |name: &str| {
+        table
+            .columns
+            .iter()
+            .position(|c| c == name)
+            .and_then(|i| i.checked_sub(offset))
+    };
+    let sources: Vec<(Option<usize>, &Source)> = columns
+        .iter()
+        .map(|c| match &c.source {
+            Source::Column { name, .. } => (at(name), &c.source),
+            s => (None, s),
+        })
+        .collect();
+    Ok(rows
+        .iter()
+        .map(|row| {
+            sources
+                .iter()
+                .map(|(i, source)| match source {
+                    Source::Key(k) => row.get(*k).map_or(Value::Null, cell_value),
+                    Source::Column { scale, .. } => match i.and_then(|i| row.get(i)) {
+                        Some(Cell::Int(n)) if *scale == 1.0 => Value::Integer(*n as i64),
+                        Some(Cell::Int(n)) => Value::Real(*n as f64 * scale),
+                        Some(Cell::Float(f)) => Value::Real(f * scale),
+                        Some(c) => cell_value(c),
+                        None => Value::Null,
+                    },
+                    Source::IndexValue => {
+                        let keys: Vec<String> = row[..table.key_columns.min(row.len())]
+                            .iter()
+                            .map(cell_text)
+                            .collect();
+                        let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+                        Value::Text(super::layout::index_value(&def, &keys))
+                    }
+                    Source::TimeInterval => Value::Integer(table.time_interval.round() as i64),
+                    Source::Null => Value::Null,
+                })
+                .collect()
+        })
+        .collect())
+}
+
+fn cell_value(c: &Cell) -> Value {
+    match c {
+        Cell::Null => Value::Null,
+        Cell::Int(n) => Value::Integer(*n as i64),
+        Cell::Float(f) => Value::Real(*f),
+        Cell::Text(t) => Value::Text(t.clone()),
+    }
+}
+
+fn cell_text(c: &Cell) -> String {
+    let mut s = String::new();
+    c.render(&mut s);
+    s
+}
+
+/// The timer tag names the pool's timers carry, by id (the `tag` table), read in chunks.
+fn tag_names(tables: &Tables) -> Result<Vec<Vec<Value>>> {
+    let core = &tables.core;
+    let (mut next, end) = {
+        let pool = core.pool().read();
+        (pool.oldest_id(), pool.next_id())
+    };
+    let mut ids = BTreeSet::new();
+    while next < end {
+        tables.check_deadline()?;
+        let stop = end.min(next + CHUNK);
+        let pool = core.pool().read();
+        for id in next..stop {
+            if let Some(v) = pool.get(id) {
+                for (_, tags) in v.timers_with_tags() {
+                    ids.extend(tags.iter().map(|t| t.name));
+                }
+            }
+        }
+        next = stop;
+    }
+    let dict = core.dictionary().read();
+    Ok(ids
+        .into_iter()
+        .map(|id| {
+            vec![
+                Value::Integer(id as i64),
+                Value::Text(dict.text(id).into_owned()),
+            ]
+        })
+        .collect())
+}
+
+unsafe impl VTabCursor for PinbaCursor<'_> {
+    fn filter(&mut self, idx_num: c_int, idx_str: Option<&str>, args: &Filters<'_>) -> Result<()> {
+        let used = idx_str.and_then(|s| s.parse().ok()).unwrap_or(u64::MAX);
+        self.rows.clear();
+        self.at = 0;
+        self.rowid = 0;
+        self.scan = Scan::Done;
+        self.tab.tables.check_deadline()?;
+        let key: Option<i64> = if idx_num == 1 {
+            args.get::<Option<i64>>(0)?
+        } else {
+            None
+        };
+        match &self.tab.shape {
+            Shape::Report {
+                name,
+                columns,
+                percentiles,
+            } => {
+                self.rows = report_rows(&self.tab.tables.core, name, columns, percentiles)?;
+            }
+            Shape::Raw(Raw::Tag) => {
+                let core = &self.tab.tables.core;
+                match key {
+                    Some(id) => {
+                        let dict = core.dictionary().read();
+                        if let Ok(id32) = u32::try_from(id) {
+                            let name = dict.get(id32);
+                            if !name.is_empty() {
+                                self.rows.push(vec![
+                                    Value::Integer(id),
+                                    Value::Text(String::from_utf8_lossy(name).into_owned()),
+                                ]);
+                            }
+                        }
+                    }
+                    None if idx_num == 1 => {}
+                    None => self.rows = tag_names(&self.tab.tables)?,
+                }
+            }
+            Shape::Raw(raw) => {
+                let (oldest, end) = {
+                    let pool = self.tab.tables.core.pool().read();
+                    (pool.oldest_id(), pool.next_id())
+                };
+                self.scan = match (idx_num, key) {
+                    (0, _) => Scan::Requests {
+                        next: oldest,
+                        end,
+                        timer: None,
+                        used,
+                    },
+                    (_, Some(k)) if k >= 0 => {
+                        let k = k as u64;
+                        let (request, timer) = if *raw == Raw::TimerTag {
+                            (k >> 16, Some((k & 0xffff) as u32))
+                        } else {
+                            (k, None)
+                        };
+                        Scan::Requests {
+                            next: request,
+                            end: request.saturating_add(1),
+                            timer,
+                            used,
+                        }
+                    }
+                    _ => Scan::Done,
+                };
+                self.fill()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn next(&mut self) -> Result<()> {
+        self.at += 1;
+        self.rowid += 1;
+        if self.at >= self.rows.len() {
+            self.fill()?;
+        }
+        Ok(())
+    }
+
+    fn eof(&self) -> bool {
+        self.at >= self.rows.len()
+    }
+
+    fn column(&self, ctx: &mut Context, i: c_int) -> Result<()> {
+        match self.rows.get(self.at).and_then(|r| r.get(i as usize)) {
+            Some(v) => ctx.set_result(v),
+            None => ctx.set_result(&Value::Null),
+        }
+    }
+
+    fn rowid(&self) -> Result<i64> {
+        Ok(self.rowid)
+    }
+}

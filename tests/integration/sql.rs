@@ -1,0 +1,1043 @@
+//! The SQL front end with the real clients: the `mariadb` command-line client, PHP's PDO and
+//! mysqli (php8.2-mysql), Python's PyMySQL (python3-pymysql), against the real daemon on port 0.
+//! Each test skips, saying so, where its client is absent, unless `PINBAD_REQUIRE_MYSQL_CLIENTS`
+//! is set (CI installs them and sets it).
+
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::{named, Daemon};
+use crate::sent::Sent;
+
+/// Whether `program` (run with `probe`) works here; panics where the clients are required.
+fn have(what: &str, program: &str, probe: &[&str]) -> bool {
+    let ok = Command::new(program)
+        .args(probe)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        if std::env::var_os("PINBAD_REQUIRE_MYSQL_CLIENTS").is_some() {
+            panic!(
+                "{what} is required (PINBAD_REQUIRE_MYSQL_CLIENTS) but `{program}` does not work"
+            );
+        }
+        eprintln!("SKIPPED: {what} is not installed (`{program}`); install mariadb-client php8.2-mysql python3-pymysql");
+    }
+    ok
+}
+
+/// Whether the `mariadb` client is here (see [`have`]).
+fn have_mariadb() -> bool {
+    have("the mariadb client", "mariadb", &["--version"])
+}
+
+/// With the `mariadb` client here: a daemon with `extra` in its config and `n` requests of
+/// [`traffic`] merged, and those requests.
+fn with_mariadb(extra: &str, n: usize) -> Option<(Daemon, Vec<Sent>)> {
+    if !have_mariadb() {
+        return None;
+    }
+    let sent = traffic(n);
+    Some((loaded(extra, &sent), sent))
+}
+
+/// A Python interpreter that has PyMySQL (Debian's python3-pymysql is the system Python's).
+fn python() -> Option<&'static str> {
+    let found = ["/usr/bin/python3", "python3"].into_iter().find(|py| {
+        Command::new(py)
+            .args(["-c", "import pymysql"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    if found.is_none() {
+        have(
+            "PyMySQL (python3-pymysql)",
+            "/nonexistent/python3-with-pymysql",
+            &[],
+        );
+    }
+    found
+}
+
+/// One statement through the `mariadb` client: Ok(rows of tab-separated fields, header first),
+/// or Err(the client's error text).
+fn mariadb(
+    d: &Daemon,
+    user: &str,
+    password: Option<&str>,
+    sql: &str,
+) -> Result<Vec<Vec<String>>, String> {
+    let port = d
+        .mysql
+        .expect("the daemon listens for SQL")
+        .port()
+        .to_string();
+    let mut c = Command::new("mariadb");
+    c.args([
+        "-h",
+        "127.0.0.1",
+        "-P",
+        &port,
+        "-u",
+        user,
+        "--batch",
+        "--raw",
+        "pinba",
+    ]);
+    if let Some(p) = password {
+        c.arg(format!("-p{p}"));
+    }
+    let out = c.args(["-e", sql]).output().expect("run mariadb");
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect())
+}
+
+fn sql(d: &Daemon, statement: &str) -> Vec<Vec<String>> {
+    mariadb(d, "tester", None, statement).unwrap_or_else(|e| panic!("{statement}: {e}"))
+}
+
+/// A deterministic mix of requests: 3 hosts, 2 servers, 4 scripts, statuses 200/404/500, a
+/// request tag, timers tagged by group and op.
+fn traffic(n: usize) -> Vec<Sent> {
+    let mut rnd = crate::common::rng(0x51ab_cafe);
+    (0..n)
+        .map(|i| {
+            let status = match rnd(10) {
+                0 => 500,
+                1 => 404,
+                _ => 200,
+            };
+            let timers = (0..rnd(3))
+                .map(|_| {
+                    let group = ["db", "cache"][rnd(2) as usize].to_string();
+                    let op = ["get", "set", "query"][rnd(3) as usize].to_string();
+                    (
+                        1 + rnd(4) as u32,
+                        (1 + rnd(2000)) as f32 / 100_000.0,
+                        0.0,
+                        0.0,
+                        vec![("group".to_string(), group), ("op".to_string(), op)],
+                    )
+                })
+                .collect();
+            Sent {
+                hostname: format!("h{}", i % 3),
+                server_name: format!("s{}.example.com", rnd(2)),
+                script_name: format!("/s{}.php", rnd(4)),
+                status,
+                schema: Some("https".into()),
+                request_time: (1 + rnd(3000)) as f32 / 1000.0,
+                ru_utime: (rnd(500)) as f32 / 1000.0,
+                ru_stime: (rnd(100)) as f32 / 1000.0,
+                document_size: 1000 + rnd(100_000) as u32,
+                memory_footprint: 4096 + rnd(1 << 20) as u32,
+                tags: vec![("country".into(), ["nl", "de"][rnd(2) as usize].into())],
+                timers,
+            }
+        })
+        .collect()
+}
+
+/// A daemon with SQL on port 0, `extra` added to its config, and `sent` merged.
+fn loaded(extra: &str, sent: &[Sent]) -> Daemon {
+    let d = Daemon::start(&format!("stats_history = \"10m\"\n{extra}"));
+    d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(sent.len() as u64);
+    d
+}
+
+fn f(s: &str) -> f64 {
+    s.parse().unwrap_or_else(|_| panic!("not a number: {s:?}"))
+}
+
+/// The usual session chatter, the catalog (SHOW, DESCRIBE, information_schema) and errors that
+/// leave the session usable, through the `mariadb` client.
+#[test]
+fn the_mariadb_client_sees_the_catalog_and_the_session_chatter() {
+    let Some((d, _)) = with_mariadb("", 50) else {
+        return;
+    };
+    let rows = sql(
+        &d,
+        "SET NAMES utf8mb4; USE pinba; SELECT @@version, @@version_comment, DATABASE()",
+    );
+    assert_eq!(rows[0], ["@@version", "@@version_comment", "DATABASE()"]);
+    assert!(rows[1][0].contains("pinbad"), "{rows:?}");
+    assert_eq!(rows[1][2], "pinba");
+    let dbs = sql(&d, "SHOW DATABASES");
+    assert_eq!(dbs, [["Database"], ["information_schema"], ["pinba"]]);
+    let tables: Vec<String> = sql(&d, "SHOW TABLES")
+        .into_iter()
+        .skip(1)
+        .map(|r| r[0].clone())
+        .collect();
+    for t in [
+        "info",
+        "report_by_script_name",
+        "report_by_hostname_status_and_schema",
+        "request",
+        "timer",
+        "timertag",
+        "tag",
+    ] {
+        assert!(tables.iter().any(|x| x == t), "{t} missing from {tables:?}");
+    }
+    assert_eq!(tables.len(), 19 + 4, "{tables:?}");
+    let described = sql(&d, "DESCRIBE request");
+    assert_eq!(described[0][..2], ["Field", "Type"]);
+    let fields: Vec<&str> = described[1..].iter().map(|r| r[0].as_str()).collect();
+    assert_eq!(
+        fields,
+        [
+            "id",
+            "hostname",
+            "req_count",
+            "server_name",
+            "script_name",
+            "doc_size",
+            "mem_peak_usage",
+            "req_time",
+            "ru_utime",
+            "ru_stime",
+            "timers_cnt",
+            "status",
+            "memory_footprint",
+            "schema",
+            "tags_cnt",
+            "tags",
+            "timestamp"
+        ]
+    );
+    let full = sql(
+        &d,
+        "SHOW FULL COLUMNS FROM report_by_script_name LIKE 'req%'",
+    );
+    assert_eq!(
+        full[0],
+        [
+            "Field",
+            "Type",
+            "Collation",
+            "Null",
+            "Key",
+            "Default",
+            "Extra",
+            "Privileges",
+            "Comment"
+        ]
+    );
+    assert!(
+        full[1..].iter().all(|r| r[0].starts_with("req")),
+        "{full:?}"
+    );
+    // (--raw leaves the statement's newlines in: its lines are rows here.)
+    let create = sql(&d, "SHOW CREATE TABLE info");
+    assert_eq!(create[1][0], "info", "{create:?}");
+    assert!(
+        create[1][1].starts_with("CREATE TABLE `info` ("),
+        "{create:?}"
+    );
+    assert!(
+        create.last().unwrap()[0].contains("ENGINE=PINBA"),
+        "{create:?}"
+    );
+    let listed = sql(
+        &d,
+        "SELECT TABLE_NAME, ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'pinba' \
+         AND TABLE_NAME LIKE 'report_by_s%' ORDER BY TABLE_NAME",
+    );
+    assert!(listed[1..].iter().all(|r| r[1] == "PINBA"), "{listed:?}");
+    assert_eq!(listed.len() - 1, 9, "{listed:?}");
+    let columns = sql(
+        &d,
+        "SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = \
+         'pinba' AND TABLE_NAME = 'timer' ORDER BY ORDINAL_POSITION",
+    );
+    assert_eq!(columns[1], ["id", "bigint"]);
+    assert_eq!(columns[2], ["request_id", "bigint"]);
+    // Errors name what is wrong; the client's next statements in the same session still run.
+    let e = mariadb(&d, "tester", None, "SELECT * FROM nope").unwrap_err();
+    assert!(e.contains("1146") && e.contains("pinba.nope"), "{e}");
+    let e = mariadb(&d, "tester", None, "INSERT INTO request (id) VALUES (1)").unwrap_err();
+    assert!(e.contains("1290") && e.contains("read-only"), "{e}");
+    let e = mariadb(&d, "tester", None, "SELECT FROM WHERE").unwrap_err();
+    assert!(e.contains("1064"), "{e}");
+    let e = mariadb(&d, "tester", None, "USE mysql").unwrap_err();
+    assert!(e.contains("1049"), "{e}");
+    let status = d.status();
+    assert!(status["mysql"]["errors"].as_u64() >= Some(4), "{status}");
+    assert!(status["mysql"]["sessions"].as_u64() >= Some(8), "{status}");
+}
+
+/// The raw tables hold what was sent: aggregates over `request` equal the sums of the sent
+/// requests, and pinba_engine's join of `timer`, `timertag` and `tag` gives every timer's tags.
+#[test]
+fn raw_table_aggregates_equal_what_was_sent() {
+    let Some((d, sent)) = with_mariadb("", 300) else {
+        return;
+    };
+    let rows = sql(
+        &d,
+        "SELECT hostname, status, COUNT(*), SUM(req_time), SUM(doc_size), MAX(tags_cnt), \
+         SUM(timers_cnt) FROM request GROUP BY hostname, status ORDER BY hostname, status",
+    );
+    let mut want = std::collections::BTreeMap::new();
+    for s in &sent {
+        let e = want.entry((s.hostname.clone(), s.status)).or_insert((
+            0u64,
+            0f64,
+            0f64,
+            s.timers.len() as u64 * 0,
+        ));
+        e.0 += 1;
+        e.1 += s.request_time as f64;
+        e.2 += s.document_size as f64 / 1024.0;
+        e.3 += s.timers.len() as u64;
+    }
+    assert_eq!(rows.len() - 1, want.len(), "{rows:?}");
+    for (row, ((host, status), (count, time, kb, timers))) in rows[1..].iter().zip(&want) {
+        assert_eq!((&row[0], f(&row[1]) as u32), (host, *status), "{row:?}");
+        assert_eq!(f(&row[2]) as u64, *count, "{row:?}");
+        assert!((f(&row[3]) - time).abs() < 1e-3, "{row:?} vs {time}");
+        assert!((f(&row[4]) - kb).abs() < 1e-3, "{row:?} vs {kb} KB");
+        assert_eq!(f(&row[5]), 1.0, "{row:?}");
+        assert_eq!(f(&row[6]) as u64, *timers, "{row:?}");
+    }
+    // Every timer, with its tags, as pinba_engine's joins give them.
+    let joined = sql(
+        &d,
+        "SELECT tag.name, tt.value, COUNT(*), SUM(t.hit_count) FROM timer t \
+         JOIN request r ON t.request_id = r.id JOIN timertag tt ON tt.timer_id = t.id \
+         JOIN tag ON tt.tag_id = tag.id GROUP BY tag.name, tt.value ORDER BY 1, 2",
+    );
+    let mut want = std::collections::BTreeMap::new();
+    for s in &sent {
+        for (hits, _, _, _, tags) in &s.timers {
+            for (n, v) in tags {
+                let e = want.entry((n.clone(), v.clone())).or_insert((0u64, 0u64));
+                e.0 += 1;
+                e.1 += *hits as u64;
+            }
+        }
+    }
+    let got: Vec<(String, String, u64, u64)> = joined[1..]
+        .iter()
+        .map(|r| (r[0].clone(), r[1].clone(), f(&r[2]) as u64, f(&r[3]) as u64))
+        .collect();
+    let want: Vec<(String, String, u64, u64)> = want
+        .into_iter()
+        .map(|((n, v), (c, h))| (n, v, c, h))
+        .collect();
+    assert_eq!(got, want);
+    // `request.tags` as pinba_engine writes it, and the time of each request.
+    let tagged = sql(&d, "SELECT DISTINCT tags FROM request ORDER BY 1");
+    assert_eq!(tagged[1..], [["country=de"], ["country=nl"]]);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as f64;
+    let t = sql(
+        &d,
+        "SELECT MIN(timestamp), MAX(timestamp), FROM_UNIXTIME(MAX(timestamp)) FROM request",
+    );
+    assert!(
+        now - f(&t[1][0]) < 600.0 && f(&t[1][1]) <= now + 1.0,
+        "{t:?}"
+    );
+    assert_eq!(t[1][2].len(), "2026-01-01 00:00:00".len(), "{t:?}");
+}
+
+/// `max_query_time` stops a runaway query (a cross join of the raw tables) with a clear error,
+/// the session stays usable; `max_connections` caps sessions; all counted.
+#[test]
+fn runaway_queries_are_killed_and_sessions_capped() {
+    let Some(py) = python() else { return };
+    let d = loaded(
+        "[mysql]\nmax_query_time = \"500ms\"\nmax_connections = 2\n",
+        &traffic(400),
+    );
+    let port = d.mysql.unwrap().port();
+    let script = format!(
+        r#"
+import json, time, pymysql
+out = {{}}
+c = pymysql.connect(host="127.0.0.1", port={port}, user="u", database="pinba")
+cur = c.cursor()
+t = time.time()
+try:
+    cur.execute("SELECT COUNT(*) FROM timer a, timer b, timer c")
+    out["killed"] = None
+except pymysql.err.OperationalError as e:
+    out["killed"] = [e.args[0], e.args[1]]
+out["kill_seconds"] = time.time() - t
+cur.execute("SELECT COUNT(*) FROM request")
+out["after"] = cur.fetchone()[0]
+c2 = pymysql.connect(host="127.0.0.1", port={port}, user="u", database="pinba")
+try:
+    pymysql.connect(host="127.0.0.1", port={port}, user="u", database="pinba")
+    out["third"] = None
+except pymysql.err.OperationalError as e:
+    out["third"] = [e.args[0], str(e.args[1])]
+print(json.dumps(out))
+"#
+    );
+    let out = Command::new(py).args(["-c", &script]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["killed"][0], 1317, "{got}");
+    assert!(
+        got["killed"][1]
+            .as_str()
+            .unwrap()
+            .contains("max_query_time"),
+        "{got}"
+    );
+    assert!(got["kill_seconds"].as_f64().unwrap() < 10.0, "{got}");
+    assert_eq!(got["after"], 400, "{got}");
+    assert_eq!(got["third"][0], 1040, "{got}");
+    let status = d.status();
+    assert_eq!(status["mysql"]["killed"], 1, "{status}");
+    assert_eq!(status["mysql"]["sessions_refused"], 1, "{status}");
+    let (_, metrics) = d.get_text("/metrics");
+    assert!(metrics.contains("pinbad_mysql_killed_total 1"), "{metrics}");
+}
+
+/// PHP's PDO and mysqli and Python's PyMySQL connect unchanged and read a report and the raw
+/// pool; the numbers equal the HTTP API's.
+#[test]
+fn php_and_python_clients_read_reports_as_the_http_api_gives_them() {
+    let d = loaded("", &traffic(200));
+    let port = d.mysql.unwrap().port();
+    let http = d.json("/api/v1/reports/report_by_script_name?limit=10&sort=script_name");
+    let want: Vec<(String, u64)> = http["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["script_name"].as_str().unwrap().to_string(),
+                r["req_count"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(want.len(), 4);
+    let query = "SELECT script_name, req_count FROM report_by_script_name ORDER BY script_name";
+    if have(
+        "PHP with pdo_mysql and mysqli",
+        "php",
+        &[
+            "-r",
+            "exit(extension_loaded('pdo_mysql') && extension_loaded('mysqli') ? 0 : 1);",
+        ],
+    ) {
+        let php = format!(
+            r#"
+$pdo = new PDO("mysql:host=127.0.0.1;port={port};dbname=pinba", "php", "");
+$pdo->setAttribute(PDO::ATTR_ERRMODE, PDO::ERRMODE_EXCEPTION);
+$pdo_rows = $pdo->query("{query}")->fetchAll(PDO::FETCH_NUM);
+$count = $pdo->query("SELECT COUNT(*) FROM request")->fetchColumn();
+$m = new mysqli("127.0.0.1", "php", "", "pinba", {port});
+$res = $m->query("{query}");
+$mysqli_rows = $res->fetch_all(MYSQLI_NUM);
+try {{ $m->query("SELECT * FROM nope"); $bad = "no error"; }}
+catch (mysqli_sql_exception $e) {{ $bad = $e->getCode(); }}
+echo json_encode(["pdo" => $pdo_rows, "count" => $count, "mysqli" => $mysqli_rows, "bad" => $bad]);
+"#
+        );
+        let out = Command::new("php").args(["-r", &php]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{} {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+        for client in ["pdo", "mysqli"] {
+            let rows: Vec<(String, u64)> = got[client]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    (
+                        r[0].as_str().unwrap().to_string(),
+                        r[1].to_string().trim_matches('"').parse().unwrap(),
+                    )
+                })
+                .collect();
+            assert_eq!(rows, want, "{client}: {got}");
+        }
+        assert_eq!(got["count"].to_string().trim_matches('"'), "200", "{got}");
+        assert_eq!(got["bad"], 1146, "{got}");
+    }
+    if let Some(py) = python() {
+        let script = format!(
+            r#"
+import json, pymysql
+c = pymysql.connect(host="127.0.0.1", port={port}, user="py", database="pinba")
+cur = c.cursor()
+cur.execute("{query}")
+rows = cur.fetchall()
+types = [type(v).__name__ for v in rows[0]]
+cur.execute("SELECT SUM(req_time), COUNT(*) FROM request")
+total = cur.fetchone()
+print(json.dumps({{"rows": rows, "types": types, "total": total}}))
+"#
+        );
+        let out = Command::new(py).args(["-c", &script]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let rows: Vec<(String, u64)> = got["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r[0].as_str().unwrap().to_string(), r[1].as_u64().unwrap()))
+            .collect();
+        assert_eq!(rows, want, "{got}");
+        assert_eq!(got["types"], serde_json::json!(["str", "int"]), "{got}");
+        assert_eq!(got["total"][1], 200, "{got}");
+        let info = d.json("/api/v1/info");
+        let http_total = info["totals"]["req_time_total"].as_f64().unwrap();
+        assert!(
+            (got["total"][0].as_f64().unwrap() - http_total).abs() < 1e-3,
+            "{got} {info}"
+        );
+    }
+}
+
+/// `CREATE TABLE … ENGINE=PINBA` creates the report (filled from the pool at once, kept across
+/// restarts like a POST), `DROP TABLE` drops it; with `http.token` set and no SQL password, a
+/// session may not; with a password, only an authenticated session connects, and it may.
+#[test]
+fn create_and_drop_table_make_and_drop_reports() {
+    let Some((d, sent)) = with_mariadb("", 120) else {
+        return;
+    };
+    let created = sql(
+        &d,
+        "CREATE TABLE `by_group` (`tag_value` varchar(64) DEFAULT NULL, `req_count` int(11) DEFAULT NULL, \
+         `req_per_sec` float DEFAULT NULL, `hit_count` int(11) DEFAULT NULL) ENGINE=PINBA \
+         DEFAULT CHARSET=latin1 COMMENT='tag_info:group'",
+    );
+    assert!(created.is_empty(), "{created:?}");
+    let def = named(&d.json("/api/v1/reports")["reports"], "by_group");
+    assert_eq!(def["keys"], serde_json::json!(["timer_tag:group"]), "{def}");
+    // Filled from the pool at once: the hits of every group.
+    let rows = sql(
+        &d,
+        "SELECT tag_value, hit_count FROM by_group ORDER BY tag_value",
+    );
+    let mut want = std::collections::BTreeMap::new();
+    for s in &sent {
+        for (hits, _, _, _, tags) in &s.timers {
+            *want.entry(tags[0].1.clone()).or_insert(0u64) += *hits as u64;
+        }
+    }
+    let got: Vec<(String, u64)> = rows[1..]
+        .iter()
+        .map(|r| (r[0].clone(), f(&r[1]) as u64))
+        .collect();
+    assert_eq!(got, want.into_iter().collect::<Vec<_>>());
+    let e = mariadb(
+        &d,
+        "tester",
+        None,
+        "CREATE TABLE by_group (a int) ENGINE=PINBA COMMENT='report1'",
+    )
+    .unwrap_err();
+    assert!(e.contains("1050"), "{e}");
+    let e = mariadb(
+        &d,
+        "tester",
+        None,
+        "CREATE TABLE plain (a int) ENGINE=InnoDB",
+    )
+    .unwrap_err();
+    assert!(e.contains("1286") && e.contains("ENGINE=PINBA"), "{e}");
+    sql(&d, "DROP TABLE by_group");
+    let (code, _) = d.get("/api/v1/reports/by_group");
+    assert_eq!(code, 404);
+    let e = mariadb(&d, "tester", None, "DROP TABLE by_group").unwrap_err();
+    assert!(e.contains("1051"), "{e}");
+    assert!(sql(&d, "DROP TABLE IF EXISTS by_group").is_empty());
+    drop(d);
+
+    // A token guards the HTTP API's changes: without a password the SQL front end may not change
+    // either.
+    // (HTTP reads left open: the harness reads the status.)
+    let d = loaded(
+        "[http]\ntoken = \"t0ken\"\ntoken_reads = false\n",
+        &sent[..10],
+    );
+    let e = mariadb(
+        &d,
+        "tester",
+        None,
+        "CREATE TABLE x (a int) ENGINE=PINBA COMMENT='report1'",
+    )
+    .unwrap_err();
+    assert!(e.contains("1227"), "{e}");
+    drop(d);
+    let d = loaded(
+        "[http]\ntoken = \"t0ken\"\ntoken_reads = false\n[mysql]\nuser = \"pinba\"\npassword = \"s3cret\"\n",
+        &sent[..10],
+    );
+    let e = mariadb(&d, "pinba", Some("wrong"), "SELECT 1").unwrap_err();
+    assert!(
+        e.contains("1045") || e.contains("Access denied") || e.contains("Authenticate"),
+        "{e}"
+    );
+    let e = mariadb(&d, "other", Some("s3cret"), "SELECT 1").unwrap_err();
+    assert!(!e.is_empty());
+    mariadb(
+        &d,
+        "pinba",
+        Some("s3cret"),
+        "CREATE TABLE by_host (hostname varchar(32)) ENGINE=PINBA COMMENT='report3'",
+    )
+    .unwrap();
+    let def = named(&d.json("/api/v1/reports")["reports"], "by_host");
+    assert_eq!(def["keys"], serde_json::json!(["hostname"]), "{def}");
+    assert!(d.status()["mysql"]["auth_failed"].as_u64() >= Some(2));
+}
+
+/// The SQL statements of Pinboard's aggregation job (intaro/pinboard, src/Command/AggregateCommand.php,
+/// the SELECT parts of its INSERT … SELECT statements, with the values its PHP substitutes) run
+/// verbatim over pinba tables made by Pinboard's own DDL (its migrations' ENGINE=PINBA tables), and
+/// return what the same SQL computes over the requests sent.
+#[test]
+fn pinboard_aggregation_selects_run_verbatim() {
+    let Some((d, sent)) = with_mariadb("", 300) else {
+        return;
+    };
+    // Pinboard's migrations create its pinba tables so (Version20231102124503.php and siblings).
+    sql(
+        &d,
+        "CREATE TABLE IF NOT EXISTS `ipm_pinba_report_by_hostname_90_95_99` (
+              `req_count` int(11) DEFAULT NULL, `req_per_sec` float DEFAULT NULL,
+              `req_time_total` float DEFAULT NULL, `req_time_percent` float DEFAULT NULL,
+              `req_time_per_sec` float DEFAULT NULL, `ru_utime_total` float DEFAULT NULL,
+              `ru_utime_percent` float DEFAULT NULL, `ru_utime_per_sec` float DEFAULT NULL,
+              `ru_stime_total` float DEFAULT NULL, `ru_stime_percent` float DEFAULT NULL,
+              `ru_stime_per_sec` float DEFAULT NULL, `traffic_total` float DEFAULT NULL,
+              `traffic_percent` float DEFAULT NULL, `traffic_per_sec` float DEFAULT NULL,
+              `hostname` varchar(32) DEFAULT NULL, `memory_footprint_total` float DEFAULT NULL,
+              `memory_footprint_percent` float DEFAULT NULL, `req_time_median` float DEFAULT NULL,
+              `index_value` varchar(256) DEFAULT NULL, `p90` float DEFAULT NULL,
+              `p95` float DEFAULT NULL, `p99` float DEFAULT NULL
+            ) ENGINE=PINBA DEFAULT CHARSET=latin1 COMMENT='report3:::90,95,99'",
+    );
+    // The error pages Pinboard mails about (its `minErrorCode` 500).
+    let errors = sql(
+        &d,
+        "
+                    SELECT
+                        server_name, script_name, status, max(hostname) AS hostname, count(*) AS count
+                    FROM
+                        request
+                    WHERE
+                        status >= 500
+                    GROUP BY
+                        server_name, script_name, status
+                ",
+    );
+    let mut want = std::collections::BTreeMap::new();
+    for s in sent.iter().filter(|s| s.status >= 500) {
+        let e = want
+            .entry((s.server_name.clone(), s.script_name.clone()))
+            .or_insert((String::new(), 0u64));
+        e.0 = e.0.clone().max(s.hostname.clone());
+        e.1 += 1;
+    }
+    let got: Vec<((String, String), (String, u64))> = errors[1..]
+        .iter()
+        .map(|r| {
+            (
+                (r[0].clone(), r[1].clone()),
+                (r[3].clone(), f(&r[4]) as u64),
+            )
+        })
+        .collect();
+    assert_eq!(got, want.into_iter().collect::<Vec<_>>());
+    // Per server and host: the 90th percentile of req_time as Pinboard's correlated subquery
+    // takes it (`ORDER BY … DESC LIMIT cnt * (1 - 0.90), 1`), and the maximum.
+    let (server, host) = (&sent[0].server_name, &sent[0].hostname);
+    let mut times: Vec<f32> = sent
+        .iter()
+        .filter(|s| &s.server_name == server && &s.hostname == host)
+        .map(|s| s.request_time)
+        .collect();
+    let cnt = times.len();
+    times.sort_by(|a, b| b.partial_cmp(a).unwrap());
+    let offset = (cnt as f64 * (1.0 - 0.90)) as usize;
+    let now = "2026-11-25 12:00:00";
+    let p = sql(
+        &d,
+        &format!(
+            "
+                SELECT
+                    \"{server}\" AS server_name,
+                    \"{host}\" AS hostname,
+                    
+            (
+                SELECT
+                    r.req_time
+                FROM
+                    request r
+                WHERE
+                    r.server_name = r2.server_name AND r.hostname = r2.hostname
+                ORDER BY
+                    r.req_time DESC LIMIT {offset}, 1
+            )
+            as req_time_90
+        ,
+                    max(req_time) as req_time_100,
+                    '{now}'
+                FROM
+                    request r2
+                WHERE
+                    r2.server_name = \"{server}\" and r2.hostname = \"{host}\"
+            "
+        ),
+    );
+    assert_eq!(p[1][0], *server);
+    assert!(
+        (f(&p[1][2]) - times[offset] as f64).abs() < 1e-6,
+        "{p:?} vs {}",
+        times[offset]
+    );
+    assert!((f(&p[1][3]) - times[0] as f64).abs() < 1e-6, "{p:?}");
+    assert_eq!(p[1][4], now);
+    // The slowest request per script, by ROW_NUMBER() over a partition.
+    let slow = sql(
+        &d,
+        &format!(
+            "
+                SELECT
+                    request_id, server_name, hostname, script_name, req_time, mem_peak_usage, tags, tags_cnt, timers_cnt, created_at
+                FROM
+                    (
+                        SELECT
+                            r.id AS request_id,
+                            LEFT(r.server_name, 64) AS server_name,
+                            LEFT(r.hostname, 32) AS hostname,
+                            LEFT(r.script_name, 128) AS script_name,
+                            r.req_time,
+                            r.mem_peak_usage,
+                            LEFT(r.tags, 1024) AS tags,
+                            r.tags_cnt,
+                            r.timers_cnt,
+                            FROM_UNIXTIME(r.timestamp) AS created_at,
+                            ROW_NUMBER() OVER (
+                                PARTITION BY r.server_name, r.hostname, r.script_name
+                                ORDER BY r.req_time DESC, r.timestamp DESC, r.id DESC
+                            ) AS rn
+                        FROM
+                            request r
+                        WHERE
+                            r.server_name = \"{server}\" AND r.hostname = \"{host}\" AND r.req_time > 1
+                    ) ranked_request
+                WHERE
+                    rn = 1
+                ORDER BY
+                    req_time DESC
+                LIMIT
+                    10
+            "
+        ),
+    );
+    let mut best = std::collections::BTreeMap::new();
+    for s in sent
+        .iter()
+        .filter(|s| &s.server_name == server && &s.hostname == host && s.request_time > 1.0)
+    {
+        let e = best.entry(s.script_name.clone()).or_insert(0f32);
+        *e = e.max(s.request_time);
+    }
+    let mut want: Vec<(String, f32)> = best.into_iter().collect();
+    want.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap());
+    want.truncate(10);
+    let got: Vec<(String, f32)> = slow[1..]
+        .iter()
+        .map(|r| (r[3].clone(), f(&r[4]) as f32))
+        .collect();
+    assert_eq!(got, want);
+    // Its timers by group and server: Pinboard's migration (Version20260309173000.php) makes
+    // the table; its job copies it with this SELECT.
+    sql(
+        &d,
+        "
+            CREATE TABLE `ipm_pinba_tag_info_group_server_name` (
+                `tag1_value` varchar(64) DEFAULT NULL,
+                `tag2_value` varchar(64) DEFAULT NULL,
+                `req_count` int(11) DEFAULT NULL,
+                `req_per_sec` float DEFAULT NULL,
+                `hit_count` int(11) DEFAULT NULL,
+                `hit_per_sec` float DEFAULT NULL,
+                `timer_value` float DEFAULT NULL,
+                `timer_median` float DEFAULT NULL,
+                `ru_utime_value` float DEFAULT NULL,
+                `ru_stime_value` float DEFAULT NULL,
+                `index_value` varchar(256) DEFAULT NULL,
+                `p90` float DEFAULT NULL,
+                `p95` float DEFAULT NULL,
+                `p99` float DEFAULT NULL
+            ) ENGINE=PINBA DEFAULT CHARSET=latin1 COMMENT='tagN_info:group,__server_name::90,95,99'
+        ",
+    );
+    let groups = sql(
+        &d,
+        "
+            SELECT
+                    LEFT(tag1_value, 64), LEFT(tag2_value, 64), req_count, req_per_sec, hit_count,
+                    hit_per_sec, timer_value, timer_median, ru_utime_value, ru_stime_value, p90, p95, p99, '2026-11-25 12:00:00'
+            FROM
+                ipm_pinba_tag_info_group_server_name;
+        ",
+    );
+    let mut want = std::collections::BTreeMap::new();
+    for s in &sent {
+        for (hits, _, _, _, tags) in &s.timers {
+            *want
+                .entry((tags[0].1.clone(), s.server_name.clone()))
+                .or_insert(0u64) += *hits as u64;
+        }
+    }
+    let mut got: Vec<((String, String), u64)> = groups[1..]
+        .iter()
+        .map(|r| ((r[0].clone(), r[1].clone()), f(&r[4]) as u64))
+        .collect();
+    got.sort();
+    assert_eq!(got, want.into_iter().collect::<Vec<_>>());
+    // The report Pinboard's DDL made, read with its safe-percentile CASE expression.
+    let hosts = sql(
+        &d,
+        "SELECT req_count, hostname, CASE
+                WHEN TRIM(CONVERT(p90, CHAR)) REGEXP '^[-+]?[0-9]*\\\\.?[0-9]+([eE][-+]?[0-9]+)?$'
+                    AND ABS(CAST(TRIM(CONVERT(p90, CHAR)) AS DOUBLE)) < 3.0e38
+                    THEN LEAST(
+                        GREATEST(CAST(TRIM(CONVERT(p90, CHAR)) AS DOUBLE), -1.7976931348623157e308),
+                        1.7976931348623157e308
+                    )
+                ELSE NULL
+            END AS p90 FROM ipm_pinba_report_by_hostname_90_95_99 ORDER BY hostname",
+    );
+    let got: Vec<(String, u64)> = hosts[1..]
+        .iter()
+        .map(|r| (r[1].clone(), f(&r[0]) as u64))
+        .collect();
+    assert_eq!(
+        got,
+        [("h0".into(), 100), ("h1".into(), 100), ("h2".into(), 100)]
+    );
+    assert!(hosts[1..].iter().all(|r| f(&r[2]) > 0.0), "{hosts:?}");
+}
+
+/// A client that sends half a packet and then nothing holds neither a stop nor other sessions up.
+#[test]
+fn a_half_sent_packet_never_blocks_the_stop() {
+    use std::io::Write;
+    let d = Daemon::start("");
+    let mysql = d.mysql.expect("SQL on");
+    let mut half = std::net::TcpStream::connect(mysql).unwrap();
+    // A packet header announcing 100 bytes, and 3 of them.
+    half.write_all(&[100, 0, 0, 1, 0x85, 0xa6]).unwrap();
+    let mut idle = std::net::TcpStream::connect(mysql).unwrap();
+    idle.write_all(&[]).unwrap();
+    d.wait_for(
+        |d| d.status()["mysql"]["current_sessions"] == 2,
+        "both sessions open",
+    );
+    let status = d.terminate(std::time::Duration::from_secs(20));
+    assert!(status.success(), "{status:?}");
+}
+
+/// Every report table holds what the HTTP API answers for the report, in pinba_engine's columns
+/// and units: a request report, a built-in with two keys, `info`, a timer-tag report and a
+/// request-tag report (sizes in KB, times in seconds; the `*_per_sec` columns against the window
+/// as it was at each query).
+#[test]
+fn every_report_table_equals_the_http_answer() {
+    let Some((d, _)) = with_mariadb(
+        "[[report]]\nname = \"by_group\"\nkeys = [\"timer_tag:group\"]\n\
+         [[report]]\nname = \"by_country\"\nkeys = [\"tag:country\"]\n",
+        250,
+    ) else {
+        return;
+    };
+    // (SQL column, HTTP column, scale) of each kind of table.
+    const KB: f64 = 1.0 / 1024.0;
+    let request: &[(&str, &str, f64)] = &[
+        ("req_count", "req_count", 1.0),
+        ("req_time_total", "req_time_total", 1.0),
+        ("req_time_percent", "req_time_percent", 1.0),
+        ("ru_utime_total", "ru_utime_total", 1.0),
+        ("ru_utime_percent", "ru_utime_percent", 1.0),
+        ("ru_stime_total", "ru_stime_total", 1.0),
+        ("traffic_total", "traffic_total", KB),
+        ("traffic_percent", "traffic_percent", 1.0),
+        ("memory_footprint_total", "memory_footprint_total", KB),
+        ("memory_footprint_percent", "memory_footprint_percent", 1.0),
+        ("req_time_median", "req_time_median", 1.0),
+        ("p90", "p90", 1.0),
+        ("p99", "p99", 1.0),
+    ];
+    let timer: &[(&str, &str, f64)] = &[
+        ("req_count", "req_count", 1.0),
+        ("hit_count", "hit_count", 1.0),
+        ("timer_value", "timer_value", 1.0),
+        ("timer_median", "timer_median", 1.0),
+        ("ru_utime_value", "ru_utime_value", 1.0),
+        ("p95", "p95", 1.0),
+    ];
+    let info: &[(&str, &str, f64)] = &[
+        ("req_count", "req_count", 1.0),
+        ("time_total", "req_time_total", 1.0),
+        ("ru_utime_total", "ru_utime_total", 1.0),
+        ("kbytes_total", "traffic_total", KB),
+        ("memory_footprint", "memory_footprint_total", KB),
+        ("req_time_median", "req_time_median", 1.0),
+    ];
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9_f64.max(b.abs() * 1e-6);
+    for (table, keys, columns, rate) in [
+        (
+            "report_by_script_name",
+            &["script_name"][..],
+            request,
+            "req_per_sec",
+        ),
+        (
+            "report_by_hostname_and_status",
+            &["hostname", "status"][..],
+            request,
+            "req_per_sec",
+        ),
+        ("by_group", &["group"][..], timer, "hit_per_sec"),
+        ("by_country", &["country"][..], request, "req_per_sec"),
+        ("info", &[][..], info, ""),
+    ] {
+        let http = d.json(&format!("/api/v1/reports/{table}?limit=1000"));
+        let http_rows: Vec<Value> = if keys.is_empty() {
+            vec![http["totals"].clone()]
+        } else {
+            http["rows"].as_array().unwrap().clone()
+        };
+        let mut select: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+        select.extend(columns.iter().map(|(c, _, _)| format!("`{c}`")));
+        if !rate.is_empty() {
+            select.push(format!("`{rate}`"));
+        }
+        let order = if keys.is_empty() {
+            String::new()
+        } else {
+            format!(" ORDER BY {}", select[..keys.len()].join(", "))
+        };
+        let rows = sql(
+            &d,
+            &format!("SELECT {} FROM `{table}`{order}", select.join(", ")),
+        );
+        assert_eq!(rows.len() - 1, http_rows.len(), "{table}: {rows:?}");
+        for row in &rows[1..] {
+            let key: Vec<&str> = row[..keys.len()].iter().map(String::as_str).collect();
+            let want = http_rows
+                .iter()
+                .find(|r| {
+                    keys.iter().zip(&key).all(|(k, v)| match &r[*k] {
+                        Value::String(s) => s == v,
+                        other => other.to_string() == *v,
+                    })
+                })
+                .unwrap_or_else(|| panic!("{table}: no HTTP row {key:?}"));
+            for (i, (sql_col, http_col, scale)) in columns.iter().enumerate() {
+                let got = &row[keys.len() + i];
+                match want[*http_col].as_f64() {
+                    Some(w) => assert!(
+                        close(f(got), w * scale),
+                        "{table} {key:?} {sql_col}: {got} vs {w} × {scale}"
+                    ),
+                    None => assert_eq!(got, "NULL", "{table} {key:?} {sql_col}"),
+                }
+            }
+            if !rate.is_empty() {
+                // The window moved between the two queries: the rate against the count only.
+                let (count_col, _, _) = columns[if rate == "hit_per_sec" { 1 } else { 0 }];
+                let i = columns
+                    .iter()
+                    .position(|(c, _, _)| *c == count_col)
+                    .unwrap();
+                let sql_ratio = f(&row[keys.len() + columns.len()]) / f(&row[keys.len() + i]);
+                let http_ratio = want[rate].as_f64().unwrap() / want[count_col].as_f64().unwrap();
+                assert!(
+                    (sql_ratio / http_ratio - 1.0).abs() < 0.2,
+                    "{table} {key:?} {rate}: {sql_ratio} vs {http_ratio}"
+                );
+            }
+        }
+    }
+}
+
+/// The README's Grafana queries run, with the macros expanded as Grafana's MySQL data source
+/// expands them.
+#[test]
+fn the_readme_grafana_queries_run() {
+    let Some((d, sent)) = with_mariadb("", 100) else {
+        return;
+    };
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let from = readme
+        .find("**Grafana.**")
+        .expect("the README's Grafana example");
+    let blocks: Vec<&str> = readme[from..]
+        .split("```sql\n")
+        .skip(1)
+        .take(2)
+        .map(|b| &b[..b.find("```").unwrap()])
+        .collect();
+    assert_eq!(blocks.len(), 2);
+    let table = sql(&d, blocks[0]);
+    assert_eq!(
+        table[0],
+        [
+            "script_name",
+            "req_per_sec",
+            "req_time_median",
+            "p95",
+            "p99"
+        ]
+    );
+    assert_eq!(table.len() - 1, 4, "{table:?}");
+    let series = sql(
+        &d,
+        &blocks[1]
+            .replace(
+                "$__unixEpochGroupAlias(timestamp, '10s')",
+                "floor(timestamp/10)*10 AS \"time\"",
+            )
+            .replace(
+                "$__unixEpochFilter(timestamp)",
+                "timestamp >= 1500000000 AND timestamp <= 4102444800",
+            ),
+    );
+    assert_eq!(series[0], ["time", "requests", "errors"]);
+    let requests: u64 = series[1..].iter().map(|r| f(&r[1]) as u64).sum();
+    let errors: u64 = series[1..].iter().map(|r| f(&r[2]) as u64).sum();
+    assert_eq!(requests, 100);
+    assert_eq!(
+        errors,
+        sent.iter().filter(|s| s.status >= 500).count() as u64
+    );
+}
