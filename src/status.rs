@@ -761,7 +761,7 @@ pub static FIGURES: &[Figure] = &[
         "ticklog.current_queued",
         "Closed ticks waiting for the tick log's writer.",
     )
-    .prometheus("pinbad_ticklog_queued"),
+    .prometheus("pinbad_ticklog_current_queued"),
     gauge(
         "ticklog.restored.ticks",
         "Closed ticks the start took from the tick log (after a crash).",

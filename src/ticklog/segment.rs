@@ -106,15 +106,16 @@ pub fn encode(
 }
 
 impl SegmentFile {
-    /// Creates segment `seq` in `dir` (and `dir`) for a clock of epoch `epoch_unix_ms`, readable
-    /// by its owner only, its header written and synced with the directory's entry.
+    /// Creates segment `seq` in `dir` (and `dir`) for a clock of epoch `epoch_unix_ms`, with the
+    /// state files' mode (`durable::file_mode`), its header written and synced with the
+    /// directory's entry.
     pub fn create(dir: &Path, seq: u64, epoch_unix_ms: u64) -> std::io::Result<SegmentFile> {
         std::fs::create_dir_all(dir)?;
         let path = dir.join(name(seq));
         let file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
-            .mode(0o600)
+            .mode(crate::durable::file_mode())
             .open(&path)?;
         let mut file = std::io::BufWriter::with_capacity(1 << 20, file);
         let header = (|| {
