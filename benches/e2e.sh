@@ -22,7 +22,8 @@
 #        given); TAPS=off: the same sinks configured but `enabled = false`, no subscriber;
 #        unset: none (the baseline). Their figures (sent, dropped) are added to each row.
 #        TEMP_POOL=256MiB: `temp_pool_memory`.
-#        TICKLOG=true|false: `ticklog.enabled` (default true); each row gets the tick log's
+#        TICKLOG=true|false: `ticklog.enabled` (unset: the config says nothing, the default
+#          `true` holds, and a build from before the tick log runs too); each row gets the tick log's
 #        write rate over the measured run (`ticklog.written_bytes_per_s`) and its size on disk.
 #        PINBAD_BIN=path: the daemon to measure (default target/release/pinbad; A/B runs).
 #        QUERIES=off: no query loop while loading (the CPU per packet of ingest alone; the
@@ -55,7 +56,7 @@ SCRIPTS=${SCRIPTS:-1000}
 HOSTS=${HOSTS:-20}
 POOL=${POOL:-1000000}
 TEMP_POOL=${TEMP_POOL:-256MiB}
-TICKLOG=${TICKLOG:-true}
+TICKLOG=${TICKLOG:-}
 OUT=${OUT:-target/e2e.json}
 UDP_PORT=${UDP_PORT:-39002}
 HTTP_PORT=${HTTP_PORT:-39080}
@@ -117,8 +118,8 @@ families = $FAMILIES
 request_families = $REQUEST_FAMILIES
 [limits]
 max_reports = 1000
-[ticklog]
-enabled = $TICKLOG
+${TICKLOG:+[ticklog]}
+${TICKLOG:+enabled = $TICKLOG}
 EOF
 shapes=('keys = ["timer_tag:group"]' 'keys = ["script_name", "timer_tag:group"]'
   'keys = ["timer_tag:group", "timer_tag:server"]' 'keys = ["script_name", "hostname", "server_name", "timer_tag:op"]')
