@@ -113,6 +113,19 @@ fn no_module_imports_one_above_it() {
     );
 }
 
+/// `src/lib.rs`, the crate's map, lists the modules in the layers' order, bottom first.
+#[test]
+fn lib_rs_lists_the_modules_bottom_up() {
+    let lib =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
+    let listed: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub mod ")?.strip_suffix(';'))
+        .collect();
+    let want: Vec<&str> = order().into_iter().map(|(m, _)| m).collect();
+    assert_eq!(listed, want, "src/lib.rs's modules, against LAYERS' order");
+}
+
 /// The checker itself: paths in `use` groups and inline are found, comments, strings and test
 /// code are not.
 #[test]
