@@ -70,6 +70,8 @@ pub mod instruments;
 pub mod logging;
 // Giving freed memory back to the OS after a burst has expired.
 pub mod memory;
+// The memory budget (`limits.max_memory`): what every holder accounts, whether it is tight.
+pub mod budget;
 // Durations ("15m") and sizes ("8MiB") as the config and the API write them.
 pub mod units;
 // The state files' little-endian codec: a checksumming writer, a bounds-checked reader.

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use parking_lot::RwLock;
 
+use crate::budget::{Account, Budget};
 use crate::config::Config;
 use crate::counters::Counters;
 use crate::dictionary::Dictionary;
@@ -129,6 +130,10 @@ pub struct Core {
     udp_addrs: Vec<SocketAddr>,
     /// Receive buffer the kernel granted the first UDP socket (clamped by `net.core.rmem_max`).
     receive_buffer_bytes: u64,
+    /// The memory budget (`limits.max_memory`), which the dictionary and the reports count
+    /// against; `reserved` holds what is counted from the start (the pool, the buffers).
+    budget: Arc<Budget>,
+    reserved: Account,
 }
 
 impl Core {
@@ -157,8 +162,10 @@ impl Core {
         udp_addrs: Vec<SocketAddr>,
         receive_buffer_bytes: u64,
     ) -> Result<Core, CoreError> {
+        let (budget, reserved) = memory_budget(&config);
         let mut dictionary = Dictionary::new(config.limits.max_dictionary_entries)
-            .with_max_bytes(config.limits.max_dictionary_bytes.0 as usize);
+            .with_max_bytes(config.limits.max_dictionary_bytes.0 as usize)
+            .with_budget(Arc::clone(&budget));
         let reports = ReportSet::default();
         let defs =
             crate::report::initial_defs(config.builtin_reports, &config.report, &config.state_dir)
@@ -270,8 +277,20 @@ impl Core {
             taps: Taps::default(),
             udp_addrs,
             receive_buffer_bytes,
+            budget,
+            reserved,
             config,
         })
+    }
+
+    /// The memory budget (see `budget`).
+    pub fn budget(&self) -> &Arc<Budget> {
+        &self.budget
+    }
+
+    /// What is counted against the budget from the start (bytes).
+    pub fn reserved_memory(&self) -> u64 {
+        self.reserved.accounted()
     }
 
     pub fn config(&self) -> &Config {
@@ -377,6 +396,13 @@ impl Core {
         if self.reports.len() >= max_reports {
             return Err(ReportChangeError::TooMany(max_reports));
         }
+        if self.budget.tight() {
+            self.budget.refused_report();
+            return Err(ReportChangeError::NoMemory {
+                limit_mib: self.budget.limit() >> 20,
+                used_mib: self.budget.used() >> 20,
+            });
+        }
         let name = def.name.clone();
         let report = {
             let mut dict = self.dictionary.write();
@@ -436,8 +462,10 @@ impl Core {
         true
     }
 
-    /// Copies the dictionary's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]).
+    /// Copies the dictionary's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]),
+    /// and tells the memory budget what it holds.
     pub fn publish_dictionary(&self, dict: &Dictionary) {
+        dict.settle_memory();
         let g = &self.counters.gauges;
         g.dictionary_size.store(dict.len() as u64, Relaxed);
         g.dictionary_bytes.store(dict.bytes() as u64, Relaxed);
@@ -458,6 +486,37 @@ impl Core {
     pub fn unix_secs(&self, ms: u64) -> f64 {
         self.clock.unix_ms64(ms) as f64 / 1000.0
     }
+}
+
+/// The memory budget `config` asks for (`limits.max_memory` resolved against this host), and
+/// the account of what is reserved against it from the start (see
+/// [`Config::reserved_memory`]). Logged once.
+fn memory_budget(config: &Config) -> (Arc<Budget>, Account) {
+    let reserved = config.reserved_memory();
+    let host = crate::budget::host_memory();
+    let limit = config.limits.max_memory.resolve(reserved, host);
+    let mib = |b: u64| b >> 20;
+    if config.limits.max_memory == crate::config::MaxMemory::Auto
+        && host.is_some_and(|h| limit > h / 2)
+    {
+        tracing::warn!(
+            limit_mib = mib(limit),
+            reserved_mib = mib(reserved),
+            host_mib = host.map(mib),
+            "The raw pool and the buffers take more than half of this host's memory: the memory \
+             budget (limits.max_memory = \"auto\") is what they reserve plus 256 MiB"
+        );
+    }
+    tracing::info!(
+        limit_mib = mib(limit),
+        reserved_mib = mib(reserved),
+        host_mib = host.map(mib),
+        "Memory budget (limits.max_memory)"
+    );
+    let budget = Budget::new(limit);
+    let account = Account::new(Arc::clone(&budget));
+    account.settle(reserved);
+    (budget, account)
 }
 
 /// A report as the configuration shapes it: the row limit, the window (`stats_history` unless
@@ -600,6 +659,13 @@ pub enum ReportChangeError {
     Exists(String),
     #[error("there are already {0} reports (limits.max_reports): drop one first")]
     TooMany(usize),
+    /// The memory budget is tight: no report is created until memory frees.
+    #[error(
+        "the memory budget is nearly used ({used_mib} of {limit_mib} MiB, limits.max_memory): no \
+         report can be created until memory frees (the window moves on, unused strings are \
+         swept), or raise limits.max_memory"
+    )]
+    NoMemory { limit_mib: u64, used_mib: u64 },
     /// The definition is refused (invalid), or the dictionary has no room for a name it needs.
     #[error("{0}")]
     Refused(ReportError),

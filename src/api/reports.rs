@@ -70,6 +70,12 @@ fn change_refused(e: ReportChangeError) -> ApiError {
             ApiError::conflict(e.to_string())
         }
         ReportChangeError::Refused(e) => refused(e),
+        // Like a full dictionary: not the client's fault, and not mended by a retry in a second.
+        ReportChangeError::NoMemory { .. } => ApiError {
+            status: StatusCode::INSUFFICIENT_STORAGE,
+            error: "memory_full",
+            detail: e.to_string(),
+        },
         ReportChangeError::NotFound(name) => no_such_report(&name),
         ReportChangeError::NotSaved(e) => ApiError::internal(e),
     }
@@ -307,7 +313,7 @@ async fn show(
         (status = 413, description = "The body is above limits.max_body_bytes", body = super::openapi::ErrorBody),
         (status = 500, response = super::openapi::StateNotSaved),
         (status = 503, response = super::openapi::Busy),
-        (status = 507, description = "`dictionary_full`: no room in the dictionary for a name or value of the definition (limits.max_dictionary_entries, limits.max_dictionary_bytes)", body = super::openapi::ErrorBody),
+        (status = 507, description = "`dictionary_full`: no room in the dictionary for a name or value of the definition (limits.max_dictionary_entries, limits.max_dictionary_bytes); `memory_full`: the memory budget is nearly used (limits.max_memory)", body = super::openapi::ErrorBody),
     )
 )]
 async fn create(

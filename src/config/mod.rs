@@ -238,6 +238,76 @@ pub struct Limits {
     pub stream_buffer: ByteSize,
     /// Prometheus series the reports with `prometheus = true` may export together on `/metrics`.
     pub max_metric_series: usize,
+    /// The memory budget: the raw pool, the temp ring and other buffers, the dictionary and the
+    /// reports together (see `budget`).
+    pub max_memory: MaxMemory,
+}
+
+/// `limits.max_memory`: `"auto"` (see [`MaxMemory::resolve`]) or a size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaxMemory {
+    Auto,
+    Size(ByteSize),
+}
+
+/// Memory pinbad needs besides its pool, buffers, dictionary and reports, counted against
+/// `limits.max_memory` from the start: its code, threads' stacks, the HTTP server and queries'
+/// answers, the allocator's own slack.
+pub const FIXED_OVERHEAD: u64 = 64 << 20;
+
+/// Memory one merge worker's queue of prepared rounds may hold (see `merger`'s backlog), counted
+/// against `limits.max_memory` from the start.
+pub const WORKER_QUEUE_BYTES: u64 = 24 << 20;
+
+/// What `"auto"` leaves for the dictionary and the reports at least, beyond the reserved parts.
+pub const MIN_DYNAMIC_MEMORY: u64 = 256 << 20;
+
+impl MaxMemory {
+    /// The budget in bytes, given what is reserved from the start (`reserved`: see
+    /// [`Config::reserved_memory`]) and the memory the host gives this process (`host`, see
+    /// `budget::host_memory`). `"auto"`: half of the host's memory, which leaves the rest to the
+    /// page cache (history, the state files), the kernel's socket buffers and whatever else the
+    /// host runs; but never less than `reserved` plus [`MIN_DYNAMIC_MEMORY`] (a small host keeps
+    /// the pool it is configured with). Without a known host size, 4 GiB.
+    pub fn resolve(self, reserved: u64, host: Option<u64>) -> u64 {
+        match self {
+            MaxMemory::Size(s) => s.0,
+            MaxMemory::Auto => (host.map_or(4 << 30, |h| h / 2))
+                .max(reserved.saturating_add(MIN_DYNAMIC_MEMORY)),
+        }
+    }
+}
+
+impl Serialize for MaxMemory {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            MaxMemory::Auto => s.serialize_str("auto"),
+            MaxMemory::Size(b) => b.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for MaxMemory {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Auto(AutoWord),
+            Size(ByteSize),
+        }
+        #[derive(Deserialize)]
+        enum AutoWord {
+            #[serde(rename = "auto")]
+            Auto,
+        }
+        match Raw::deserialize(d) {
+            Ok(Raw::Auto(AutoWord::Auto)) => Ok(MaxMemory::Auto),
+            Ok(Raw::Size(b)) => Ok(MaxMemory::Size(b)),
+            Err(_) => Err(serde::de::Error::custom(
+                "expected \"auto\" or a size like \"4GiB\"",
+            )),
+        }
+    }
 }
 
 impl Default for Config {
@@ -313,6 +383,7 @@ impl Default for Limits {
             max_stream_clients: 16,
             stream_buffer: ByteSize(4 << 20),
             max_metric_series: 100_000,
+            max_memory: MaxMemory::Auto,
         }
     }
 }
@@ -613,6 +684,32 @@ impl Config {
                 ),
             ));
         }
+        if let MaxMemory::Size(size) = self.limits.max_memory {
+            let reserved = self.reserved_memory();
+            let least = reserved.saturating_add(MIN_DYNAMIC_MEMORY / 4);
+            if size.0 < least {
+                let mib = |b: u64| b.div_ceil(1 << 20);
+                return Err(invalid(
+                    "limits.max_memory",
+                    format!(
+                        "{} MiB is below what is reserved from the start ({} MiB: the raw pool \
+                         (request_pool_size, timer_pool_size, tag_pool_size) {} MiB, \
+                         temp_pool_memory {} MiB, the stream's buffers \
+                         (limits.max_stream_clients × limits.stream_buffer) {} MiB, the merge \
+                         threads' queues {} MiB and {} MiB for pinbad itself) plus {} MiB for the \
+                         dictionary and the reports: raise it, or lower those",
+                        mib(size.0),
+                        mib(reserved),
+                        mib(self.pool_memory()),
+                        mib(self.temp_pool_memory.0),
+                        mib(self.stream_memory()),
+                        mib(self.workers_memory()),
+                        mib(FIXED_OVERHEAD),
+                        mib(MIN_DYNAMIC_MEMORY / 4),
+                    ),
+                ));
+            }
+        }
         if self.limits.max_stream_clients > 10_000 {
             return Err(invalid(
                 "limits.max_stream_clients",
@@ -745,6 +842,33 @@ impl Config {
 
     /// [`Config::to_toml`] with the secrets (`http.token`, sinks' `password`) replaced by
     /// [`REDACTED`]: what `pinbad check-config` prints, which ends up in terminals and CI logs.
+    /// Memory counted against `limits.max_memory` from the start, whatever arrives: the raw pool
+    /// (allocated at start-up), the temp ring's bound, the stream clients' buffers, the merge
+    /// workers' queues and [`FIXED_OVERHEAD`].
+    pub fn reserved_memory(&self) -> u64 {
+        self.pool_memory()
+            + self.temp_pool_memory.0
+            + self.stream_memory()
+            + self.workers_memory()
+            + FIXED_OVERHEAD
+    }
+
+    /// The raw pool's rings (see `pool`): allocated once, at start-up.
+    pub fn pool_memory(&self) -> u64 {
+        use std::mem::size_of;
+        (self.request_pool_size.max(1) * size_of::<crate::record::Record>()
+            + self.timer_pool_size.max(1) * size_of::<crate::record::Timer>()
+            + self.tag_pool_size.max(1) * size_of::<crate::record::TagPair>()) as u64
+    }
+
+    fn stream_memory(&self) -> u64 {
+        self.limits.max_stream_clients as u64 * self.limits.stream_buffer.0
+    }
+
+    fn workers_memory(&self) -> u64 {
+        self.merge.threads().saturating_sub(1) as u64 * WORKER_QUEUE_BYTES
+    }
+
     pub fn to_toml_redacted(&self) -> String {
         let mut c = self.clone();
         if !c.http.token.is_empty() {

@@ -100,3 +100,98 @@ fn a_saved_closed_part_restores_like_the_ticks_it_sums() {
     r.restore_window(&mut Reader::new(&bytes), &same, 2500, Layout::of(3))
         .unwrap();
 }
+
+/// A window whose rows went to "(other)" (lost beyond the row limit, and folded at ticks'
+/// closes) saved (version 5) and restored: as saved (rows, "(other)", totals, counts) while no
+/// tick moves; restored later, with ticks that left taken out (of "(other)" too), what it keeps
+/// holds what a report counting the same requests without a limit holds (see [`check_kept`]),
+/// down to an empty window.
+#[test]
+fn a_window_with_other_rows_restores_as_saved_and_as_ticks_leave() {
+    use crate::codec::{Reader, Writer};
+    let mut dict = Dictionary::new(1000);
+    let new = |dict: &mut Dictionary, limit: usize| {
+        Report::new(def("s", &["script_name"]), dict, limit)
+            .unwrap()
+            .with_exact_window(window_of_ticks(4), 0)
+    };
+    let mut live = new(&mut dict, 3);
+    let mut scratch = new(&mut dict, usize::MAX);
+    for (t, script) in [
+        (100, "/a"),
+        (150, "/a"),
+        (200, "/b"),
+        (300, "/c"),
+        (400, "/d"),
+        (1100, "/e"),
+        (1200, "/a"),
+        (2100, "/f"),
+        (2200, "/b"),
+        (3500, "/g"),
+    ] {
+        for r in [&mut live, &mut scratch] {
+            r.advance(t);
+            add_req(&mut dict, r, &req(script, 0.1));
+        }
+    }
+    assert!(live.rows_lost() > 0 && live.rows_evicted() > 0);
+    let mut bytes = Vec::new();
+    let mut out = Writer::new(&mut bytes);
+    live.save_window(&mut out, Layout::of(5)).unwrap();
+    out.finish().unwrap();
+    let restore = |dict: &mut Dictionary, now: u64| {
+        let mut r = new(dict, 3);
+        r.restore_window(&mut Reader::new(&bytes), &|id| id, now, Layout::of(5))
+            .unwrap();
+        r.advance(now);
+        r
+    };
+    let r = restore(&mut dict, 3600);
+    assert_eq!(rows_of(&r), rows_of(&live));
+    assert_eq!(other_of(&r), other_of(&live));
+    assert_eq!(totals_of(&r), totals_of(&live));
+    assert_eq!(
+        (r.rows_lost(), r.rows_evicted()),
+        (live.rows_lost(), live.rows_evicted())
+    );
+    for now in [4300, 5100, 6000, 7000] {
+        scratch.advance(now);
+        live.advance(now);
+        let r = restore(&mut dict, now);
+        check_kept(&r, &scratch, 3).unwrap();
+        check_kept(&live, &scratch, 3).unwrap();
+    }
+    assert_eq!(other_of(&restore(&mut dict, 7000)), (Sums::default(), vec![]));
+}
+
+/// What a report's memory estimate (kept as it changes, no walk) says is close to what a walk
+/// over every row and tick finds, as rows come, ticks close and leave.
+#[test]
+fn the_memory_estimate_follows_the_rows_and_ticks() {
+    let mut dict = Dictionary::new(100_000);
+    let mut r = Report::new(def("s", &["script_name", "status"]), &mut dict, 1_000_000)
+        .unwrap()
+        .with_exact_window(window_of_ticks(4), 0);
+    let names: Vec<&'static str> = (0..3000)
+        .map(|i| &*Box::leak(format!("/p{i}").into_boxed_str()))
+        .collect();
+    let empty = r.memory_estimate();
+    for t in 0..6u64 {
+        r.advance(t * TICK_MS);
+        for (i, name) in names.iter().enumerate() {
+            let q = Req {
+                status: (i % 7) as u32,
+                ..req(name, 0.001 * (i % 50) as f32)
+            };
+            add_req(&mut dict, &mut r, &q);
+        }
+        let (estimate, walked) = (r.memory_estimate(), r.memory_bytes());
+        assert!(estimate > empty + 3000 * 100, "{estimate}");
+        assert!(
+            estimate as f64 > walked as f64 * 0.9 && (estimate as f64) < walked as f64 * 1.5,
+            "tick {t}: estimate {estimate}, walked {walked}"
+        );
+    }
+    r.advance(100 * TICK_MS);
+    assert!(r.memory_estimate() < empty + (1 << 20), "{}", r.memory_estimate());
+}
