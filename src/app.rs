@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use crate::api::{ApiState, AppState};
 use crate::config::Config;
+use crate::durable::{Access, DirLock, OnDamage};
 use crate::history::History;
 use crate::merger::Merger;
 use crate::receiver::{self, Receiver};
@@ -47,6 +48,13 @@ pub enum StartError {
     Sink(std::io::Error),
     #[error(transparent)]
     Activation(#[from] crate::activation::ActivationError),
+    #[error(transparent)]
+    Lock(crate::durable::LockError),
+    #[error("state_dir_group `{group}`: {source}")]
+    Group {
+        group: String,
+        source: std::io::Error,
+    },
 }
 
 /// Everything [`start`] checks except binding sockets (for `pinbad check-config`): the reports
@@ -54,12 +62,47 @@ pub enum StartError {
 /// changes), their limit, the state directory, the token, and that each file sink could open
 /// its file.
 pub fn check(config: &Config) -> Result<(), StartError> {
+    access(config)?;
     Core::for_check(config.clone())?;
     config.token().map_err(CoreError::Config)?;
-    Sinks::new(&config.sink, &config.state_dir)
+    Sinks::new(&config.sink, &config.state_dir, OnDamage::Warn)
         .map_err(CoreError::Config)?
         .check()
         .map_err(StartError::Sink)
+}
+
+/// Who may read the state files (`state_dir_group` resolved).
+fn access(config: &Config) -> Result<Access, StartError> {
+    let name = &config.state_dir_group;
+    if name.is_empty() {
+        return Ok(Access::default());
+    }
+    let group = crate::durable::group_id(name).map_err(|source| StartError::Group {
+        group: name.clone(),
+        source,
+    })?;
+    Ok(Access { group: Some(group) })
+}
+
+/// Takes the state directory for this daemon before anything in it is read or written: the
+/// files' mode (see `durable`), the lock that keeps a second daemon out, the directory's group.
+fn take_state_dir(config: &Config) -> Result<DirLock, StartError> {
+    let access = access(config)?;
+    crate::durable::set_file_mode(access);
+    let dir = &config.state_dir;
+    let lock = crate::durable::lock_dir(dir).map_err(|e| match e {
+        // Named as every other state directory failure: `state_dir` and its path.
+        crate::durable::LockError::Io { source, .. } => StartError::Core(CoreError::StateDir {
+            path: dir.clone(),
+            source,
+        }),
+        held => StartError::Lock(held),
+    })?;
+    crate::durable::restrict(dir, access).map_err(|source| StartError::Group {
+        group: config.state_dir_group.clone(),
+        source,
+    })?;
+    Ok(lock)
 }
 
 /// A running app: its threads, bound addresses, the pipeline's core and the API's state (the
@@ -82,12 +125,17 @@ pub struct Running {
     merger_stop: Arc<AtomicBool>,
     metrics: Option<JoinHandle<()>>,
     history: Option<crate::history::WriterHandle>,
+    /// The state directory's lock, released when the process ends (after the stop's writes).
+    _state_lock: DirLock,
 }
 
 /// Binds every socket (failing fast; or takes those the service manager passed, see
 /// [`crate::activation`]), allocates the pool, creates the start-up reports and starts
 /// the receiver and merger threads. The HTTP server is started by [`Running::serve`].
 pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> {
+    // Before anything in the state directory is read or written: a second daemon on it stops
+    // here, naming the first.
+    let state_lock = take_state_dir(&config)?;
     // Sockets the service manager holds for us across restarts (a `.socket` unit) replace the
     // configured addresses of their kind.
     let passed = crate::activation::take()?;
@@ -131,7 +179,10 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let config = shared.config();
     // The services beside the pipeline, handed to what uses them (see `api::ApiState`).
     let token = config.token().map_err(CoreError::Config)?;
-    let sinks = Arc::new(Sinks::new(&config.sink, &config.state_dir).map_err(CoreError::Config)?);
+    let sinks = Arc::new(
+        Sinks::new(&config.sink, &config.state_dir, OnDamage::SetAside)
+            .map_err(CoreError::Config)?,
+    );
     let history = Arc::new(History::new(config));
     let metrics = Arc::new(crate::metrics::Metrics::new(config));
     let query_slots = Arc::new(tokio::sync::Semaphore::new(
@@ -216,6 +267,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         merger_stop,
         metrics: Some(metrics_thread),
         history: history_writer,
+        _state_lock: state_lock,
     })
 }
 
@@ -299,14 +351,17 @@ impl Running {
             .map_err(|e| std::io::Error::other(format!("cannot start the HTTP runtime: {e}")))?;
         let router = crate::api::router(Arc::clone(&self.api));
         let shutdown = self.shutdown.clone();
-        let http = &self.core.config().http;
-        let limits = crate::api::server::ServerLimits {
-            max_connections: http.max_connections,
-            header_timeout: http.header_timeout.0,
-            idle_timeout: http.idle_timeout.0,
-        };
+        let limits = crate::api::server::ServerLimits::of(&self.core.config().http);
         let counters = Arc::clone(&self.core.counters());
         let sql = self.mysql.take().map(|listener| {
+            let config = self.core.config();
+            if config.http.reads_need_token() && config.mysql.password.is_empty() {
+                tracing::warn!(
+                    "HTTP reads need the token, but the SQL front end has no password: anyone who \
+                     reaches mysql.listen reads the reports and the raw requests (set \
+                     mysql.user and mysql.password, or mysql.listen = \"\")"
+                );
+            }
             let ctx = crate::sql::SqlContext::new(
                 Arc::clone(&self.core),
                 Arc::clone(&self.api.history),

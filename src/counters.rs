@@ -161,8 +161,15 @@ pub struct Counters {
     pub pool_expired: AtomicU64,
     /// Timers cut because one request had more than the whole timer ring can hold.
     pub timers_lost: AtomicU64,
-    /// HTTP connections closed at once because `http.max_connections` were open.
+    /// HTTP connections closed at once: `http.max_connections` were open and busy with requests
+    /// (and the health connections too).
     pub http_connections_refused: AtomicU64,
+    /// HTTP connections closed at once because their client held
+    /// `http.max_connections_per_client`, all busy with requests.
+    pub http_connections_refused_per_client: AtomicU64,
+    /// HTTP connections closed to make room for a new one: those that had waited longest for a
+    /// request (slow, silent or idle) when a cap was reached.
+    pub http_connections_evicted: AtomicU64,
     /// Heavy API requests answered 503 because `http.max_concurrent_queries` were running.
     pub http_queries_refused: AtomicU64,
     /// API requests refused with 401 (missing or wrong bearer token).

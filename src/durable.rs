@@ -1,11 +1,29 @@
-//! Small state files (`reports.json`, `sinks.json`) written whole or not at all, and durably.
+//! The state directory's files: small ones (`reports.json`, `sinks.json`) written whole or not
+//! at all, and durably; who may read what pinbad writes there; damaged files set aside; the lock
+//! that keeps a second daemon out.
 //!
-//! A temporary file beside the target is written and synced, renamed over the target, and then
-//! the directory is synced too: without that last step the rename itself may not survive a power
-//! loss, and a change the API already answered (a report created: 201) would be gone after it.
+//! - **Durable writes** ([`write_json`]): a temporary file beside the target is written and
+//!   synced, renamed over the target, and then the directory is synced too: without that last
+//!   step the rename itself may not survive a power loss, and a change the API already answered
+//!   (a report created: 201) would be gone after it.
+//! - **Modes** ([`restrict`], [`file_mode`], [`create_file`]): state files hold raw URLs, host
+//!   names and report rows, so they are created 0600, or 0640 when `state_dir_group` names a
+//!   group that may read them. Set once at start-up, before any state file is written: the
+//!   process's umask (which every file created after it follows, SQLite's `-wal` and `-shm` and
+//!   the snapshot's temporary file too), and the mode [`create_file`] asks for explicitly.
+//! - **Damaged files** ([`set_aside`]): a state file that cannot be parsed is renamed
+//!   `NAME.damaged` and the start goes on without it (counted in the status), as the snapshot's
+//!   `.skipped`: a restart loop is worse than the run-time changes it held.
+//! - **The lock** ([`lock_dir`]): `{state_dir}/lock`, locked with flock(2) for as long as the
+//!   daemon runs and holding its pid, so that a second daemon on the same directory refuses to
+//!   start naming the first instead of overwriting its snapshot.
+//!
+//! Runs at start-up on the main thread, and (durable writes) on the API's blocking pool.
 
-use std::io::Write;
-use std::path::Path;
+use std::io::{Read, Seek, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// Writes `value` as pretty JSON to `path` (creating its directory): the file holds either the
 /// old content or the whole new one, whatever happens meanwhile.
@@ -20,7 +38,7 @@ pub fn write_json(path: &Path, value: &impl serde::Serialize) -> std::io::Result
     let tmp = std::path::PathBuf::from(tmp);
     let text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
     {
-        let mut f = std::fs::File::create(&tmp)?;
+        let mut f = create_file(&tmp)?;
         f.write_all(text.as_bytes())?;
         f.write_all(b"\n")?;
         f.sync_all()?;
@@ -90,6 +108,324 @@ pub fn could_create(path: &Path) -> std::io::Result<()> {
     probe_dir(dir)
 }
 
+/// Mode of the state files: 0600, or 0640 once [`restrict`] was given a group. Process-wide
+/// because the umask it goes with is.
+static FILE_MODE: AtomicU32 = AtomicU32::new(0o600);
+
+/// The mode state files are created with: 0600, or 0640 with `state_dir_group`.
+pub fn file_mode() -> u32 {
+    FILE_MODE.load(Relaxed)
+}
+
+/// Creates (or truncates) a state file for writing, with [`file_mode`] (the umask [`restrict`]
+/// set gives the same; this says it where the file is made, and holds in the unit tests, which
+/// set no umask).
+pub fn create_file(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(file_mode())
+        .open(path)
+}
+
+/// The files of a state directory that [`restrict`] gives the state files' mode when an earlier
+/// version (or a hand) left them with another: the names, and what starts with them (`-wal`, `.damaged`,
+/// `.skipped`, ...). Anything else in the directory is left as it is. A new state file adds
+/// its name here.
+pub const STATE_FILES: &[&str] = &[
+    "reports.json",
+    "sinks.json",
+    "snapshot.bin",
+    "pending.bin",
+    "history.sqlite",
+    LOCK_FILE,
+];
+
+/// Who may read the state directory, from `state_dir_group` (see [`group_id`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Access {
+    /// The group that may read the state files (0640) and enter the directory; `None`: only
+    /// pinbad's user (0600).
+    pub group: Option<u32>,
+}
+
+/// Sets the mode of every file the process creates from now on: the umask 077 (files 0600,
+/// directories 0700), or 027 with a group (0640, 0750), and the mode [`create_file`] asks for.
+/// Every file follows it, sink files included. The umask is the process's: call it once, from
+/// the start-up's thread, before any file is created.
+pub fn set_file_mode(access: Access) {
+    let (mask, mode) = match access.group {
+        Some(_) => (0o027, 0o640),
+        None => (0o077, 0o600),
+    };
+    FILE_MODE.store(mode, Relaxed);
+    // SAFETY: umask(2) cannot fail; it only swaps the process's mask.
+    unsafe { libc::umask(mask) };
+}
+
+/// Makes the state directory `dir` (locked, see [`lock_dir`]) as private as `access` says:
+/// - with a group, `dir` is given to it, mode 0750, with the set-group-id bit (2750) unless the
+///   group is the process's own (systemd's `Group=`, whose units often forbid that bit:
+///   `RestrictSUIDSGID=`), so that every file created in it belongs to the group, whichever
+///   module creates it;
+/// - the [`STATE_FILES`] already there with another mode (an earlier version made them 0644)
+///   are given [`file_mode`] (and the group), each logged.
+pub fn restrict(dir: &Path, access: Access) -> std::io::Result<()> {
+    let mode = file_mode();
+    if let Some(gid) = access.group {
+        chown_group(dir, gid)?;
+        // SAFETY: getegid has no preconditions and cannot fail.
+        let own = unsafe { libc::getegid() } == gid;
+        let dir_mode = if own { 0o750 } else { 0o2750 };
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(dir_mode)).map_err(|e| {
+            std::io::Error::new(
+                e.kind(),
+                format!(
+                    "cannot set the mode of {} to {dir_mode:o}: {e}",
+                    dir.display()
+                ),
+            )
+        })?;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::geteuid() };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if !STATE_FILES.iter().any(|f| name.starts_with(f)) {
+            continue;
+        }
+        // Not followed: a link is not ours to change.
+        let Ok(meta) = entry.path().symlink_metadata() else {
+            continue;
+        };
+        if !meta.is_file() || meta.uid() != uid {
+            continue;
+        }
+        let other_mode = meta.mode() & 0o7777 != mode;
+        let regroup = access.group.is_some_and(|g| meta.gid() != g);
+        if !other_mode && !regroup {
+            continue;
+        }
+        let path = entry.path();
+        let done = access
+            .group
+            .filter(|_| regroup)
+            .map_or(Ok(()), |g| chown_group(&path, g))
+            .and_then(|()| std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)));
+        match done {
+            Ok(()) => tracing::info!(
+                path = %path.display(),
+                was = format!("{:o}", meta.mode() & 0o7777),
+                now = format!("{mode:o}"),
+                "State file given the state files' mode"
+            ),
+            Err(e) => {
+                tracing::warn!(path = %path.display(), error = %e, "Cannot set a state file's mode")
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Gives `path` to group `gid` (its owner unchanged).
+fn chown_group(path: &Path, gid: u32) -> std::io::Result<()> {
+    std::os::unix::fs::lchown(path, None, Some(gid)).map_err(|e| {
+        std::io::Error::new(
+            e.kind(),
+            format!(
+                "cannot give {} to group {gid}: {e} (pinbad's user must own it and be in the group)",
+                path.display()
+            ),
+        )
+    })
+}
+
+/// The group id of `state_dir_group`: a group name, or a number.
+pub fn group_id(name: &str) -> std::io::Result<u32> {
+    if let Ok(gid) = name.parse::<u32>() {
+        return Ok(gid);
+    }
+    let c_name = std::ffi::CString::new(name)
+        .map_err(|_| std::io::Error::other("a group name holds no NUL byte"))?;
+    let mut buf = vec![0 as libc::c_char; 16 << 10];
+    loop {
+        // SAFETY: `group` and `found` are out-parameters getgrnam_r fills; `buf` is ours and its
+        // length is passed; the strings it points into are not read after `buf` is dropped.
+        let mut group: libc::group = unsafe { std::mem::zeroed() };
+        let mut found: *mut libc::group = std::ptr::null_mut();
+        let rc = unsafe {
+            libc::getgrnam_r(
+                c_name.as_ptr(),
+                &mut group,
+                buf.as_mut_ptr(),
+                buf.len(),
+                &mut found,
+            )
+        };
+        if rc == libc::ERANGE && buf.len() < (1 << 20) {
+            buf.resize(buf.len() * 4, 0);
+            continue;
+        }
+        if rc != 0 {
+            return Err(std::io::Error::from_raw_os_error(rc));
+        }
+        if found.is_null() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("no group named `{name}`"),
+            ));
+        }
+        return Ok(group.gr_gid);
+    }
+}
+
+/// A damaged state file moved aside at start-up ([`set_aside`]), as the status shows it.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SetAside {
+    /// The file's name in the state directory (`reports.json`).
+    pub file: String,
+    /// Where it went (`None`: the rename failed; logged).
+    pub moved_to: Option<PathBuf>,
+    /// Why it could not be used.
+    pub reason: String,
+}
+
+/// What is done with a damaged state file: a start sets it aside; `check-config`, which changes
+/// nothing, says that a start would.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnDamage {
+    SetAside,
+    Warn,
+}
+
+impl OnDamage {
+    /// [`set_aside`] (the record for the status), or a warning saying it would be.
+    pub fn handle(self, path: &Path, reason: &str, instead: &str) -> Option<SetAside> {
+        match self {
+            OnDamage::SetAside => Some(set_aside(path, reason, instead)),
+            OnDamage::Warn => {
+                tracing::warn!(
+                    path = %path.display(),
+                    reason,
+                    "Damaged state file: a start sets it aside (as {}{DAMAGED_SUFFIX}) and {instead}",
+                    path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+                );
+                None
+            }
+        }
+    }
+}
+
+/// The suffix a damaged state file gets ([`set_aside`]).
+pub const DAMAGED_SUFFIX: &str = ".damaged";
+
+/// Moves the damaged state file `path` to `{path}.damaged` (replacing an older one) and logs it
+/// as a warning with `reason` and what the start does `instead`, so that the start goes on.
+pub fn set_aside(path: &Path, reason: &str, instead: &str) -> SetAside {
+    let mut aside = path.as_os_str().to_owned();
+    aside.push(DAMAGED_SUFFIX);
+    let aside = PathBuf::from(aside);
+    let file = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let moved_to = match std::fs::rename(path, &aside) {
+        Ok(()) => {
+            tracing::warn!(
+                path = %path.display(),
+                reason,
+                moved_to = %aside.display(),
+                "Damaged state file set aside; {instead}"
+            );
+            Some(aside)
+        }
+        Err(e) => {
+            tracing::warn!(
+                path = %path.display(),
+                reason,
+                error = %e,
+                "Damaged state file could not be moved aside; {instead}"
+            );
+            None
+        }
+    };
+    SetAside {
+        file,
+        moved_to,
+        reason: reason.to_string(),
+    }
+}
+
+/// The lock file's name in the state directory.
+pub const LOCK_FILE: &str = "lock";
+
+/// `{state_dir}/lock`, locked (flock(2), exclusive) while this value lives, holding the pid of
+/// the daemon that holds it. The lock goes with the process (closed descriptors release it, a
+/// `kill -9` too); the file stays, and a stale pid in it means nothing without the lock.
+#[derive(Debug)]
+pub struct DirLock {
+    _file: std::fs::File,
+}
+
+/// Why [`lock_dir`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    #[error(
+        "state_dir {} is in use by another pinbad ({}, which holds {}); \
+         stop it, or give this one a state_dir of its own",
+        dir.display(),
+        holder.map_or("pid unknown".to_string(), |p| format!("pid {p}")),
+        dir.join(LOCK_FILE).display()
+    )]
+    Held { dir: PathBuf, holder: Option<u32> },
+    #[error("cannot lock {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Takes `{dir}/lock` (creating `dir` and the file), or says who holds it. Never waits.
+pub fn lock_dir(dir: &Path) -> Result<DirLock, LockError> {
+    let path = dir.join(LOCK_FILE);
+    let io = |source| LockError::Io {
+        path: path.clone(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(file_mode())
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(&path)
+        .map_err(io)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut text = String::new();
+            let _ = file.read_to_string(&mut text);
+            return Err(LockError::Held {
+                dir: dir.to_path_buf(),
+                holder: text.trim().parse().ok(),
+            });
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+    }
+    let pid = format!("{}\n", std::process::id());
+    file.set_len(0)
+        .and_then(|()| file.rewind())
+        .and_then(|()| file.write_all(pid.as_bytes()))
+        .map_err(io)?;
+    Ok(DirLock { _file: file })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +448,57 @@ mod tests {
         std::fs::create_dir(ro.join("s.json.tmp")).unwrap(); // the temporary name taken
         assert!(write_json(&ro.join("s.json"), &1).is_err());
         assert_eq!(std::fs::read_to_string(ro.join("s.json")).unwrap(), "old");
+    }
+
+    /// A second lock on one directory is refused naming the holder's pid (flock locks belong to
+    /// the open file, so two in one process exclude each other as two processes do); dropping
+    /// the first frees it.
+    #[test]
+    fn a_held_lock_is_refused_naming_the_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = lock_dir(&dir.path().join("state")).unwrap();
+        let e = lock_dir(&dir.path().join("state")).unwrap_err();
+        assert!(
+            matches!(e, LockError::Held { holder: Some(p), .. } if p == std::process::id()),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains(&format!("pid {}", std::process::id())),
+            "{e}"
+        );
+        drop(first);
+        let _again = lock_dir(&dir.path().join("state")).unwrap();
+        let mode = std::fs::metadata(dir.path().join("state/lock"))
+            .unwrap()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    }
+
+    #[test]
+    fn a_damaged_file_is_moved_aside_with_its_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("reports.json");
+        std::fs::write(&path, "{not json").unwrap();
+        let aside = set_aside(&path, "expected a value", "starting without it");
+        assert!(!path.exists());
+        let moved = aside.moved_to.clone().unwrap();
+        assert_eq!(moved, dir.path().join("reports.json.damaged"));
+        assert_eq!(std::fs::read_to_string(moved).unwrap(), "{not json");
+        assert_eq!(
+            (aside.file.as_str(), aside.reason.as_str()),
+            ("reports.json", "expected a value")
+        );
+        // Nothing to move: said, not fatal.
+        assert!(set_aside(&path, "x", "y").moved_to.is_none());
+    }
+
+    #[test]
+    fn groups_are_found_by_name_or_number() {
+        assert_eq!(group_id("4242").unwrap(), 4242);
+        assert_eq!(group_id("root").unwrap(), 0);
+        let e = group_id("no-such-group-pinbad").unwrap_err();
+        assert!(e.to_string().contains("no-such-group-pinbad"), "{e}");
     }
 
     /// Probes leave nothing, and probes at once in one directory do not meet: four threads of

@@ -21,6 +21,7 @@ use crate::budget::{Account, Budget};
 use crate::config::Config;
 use crate::counters::Counters;
 use crate::dictionary::Dictionary;
+use crate::durable::{OnDamage, SetAside};
 use crate::pool::Pool;
 use crate::report::{Query, Report, ReportCell, ReportDef, ReportError, ReportSet, Table};
 use crate::ring::Ring;
@@ -134,6 +135,8 @@ pub struct Core {
     /// against; `reserved` holds what is counted from the start (the pool, the buffers).
     budget: Arc<Budget>,
     reserved: Account,
+    /// `reports.json`, when start-up found it damaged and set it aside (status).
+    set_aside: Vec<SetAside>,
 }
 
 impl Core {
@@ -146,14 +149,26 @@ impl Core {
         receive_buffer_bytes: u64,
     ) -> Result<Core, CoreError> {
         check_state_dir(&config.state_dir, true)?;
-        Core::build(config, ring, udp_addrs, receive_buffer_bytes)
+        Core::build(
+            config,
+            ring,
+            udp_addrs,
+            receive_buffer_bytes,
+            OnDamage::SetAside,
+        )
     }
 
     /// The state `check-config` judges: as [`Core::new`] builds it, but a missing state
     /// directory is not created (whether it could be is probed in its nearest existing parent).
     pub fn for_check(config: Config) -> Result<Core, CoreError> {
         check_state_dir(&config.state_dir, false)?;
-        Core::build(config, Arc::new(Ring::new(1)), Vec::new(), 0)
+        Core::build(
+            config,
+            Arc::new(Ring::new(1)),
+            Vec::new(),
+            0,
+            OnDamage::Warn,
+        )
     }
 
     fn build(
@@ -161,68 +176,10 @@ impl Core {
         ring: Arc<Ring>,
         udp_addrs: Vec<SocketAddr>,
         receive_buffer_bytes: u64,
+        on_damage: OnDamage,
     ) -> Result<Core, CoreError> {
         let (budget, reserved) = memory_budget(&config);
-        let mut dictionary = Dictionary::new(config.limits.max_dictionary_entries)
-            .with_max_bytes(config.limits.max_dictionary_bytes.0 as usize)
-            .with_budget(Arc::clone(&budget));
-        let reports = ReportSet::default();
-        let defs =
-            crate::report::initial_defs(config.builtin_reports, &config.report, &config.state_dir)
-                .map_err(|e| CoreError::Report {
-                    name: "(state_dir)".into(),
-                    message: e.to_string(),
-                })?;
-        if defs.len() > config.limits.max_reports {
-            return Err(CoreError::Config(crate::config::ConfigError::Invalid {
-                key: "limits.max_reports".into(),
-                message: format!(
-                    "{} reports would exist at start-up (built-ins, [[report]] tables and run-time \
-                     changes in the state directory), above the limit of {}",
-                    defs.len(),
-                    config.limits.max_reports
-                ),
-            }));
-        }
-        warn_if_rounded(
-            &crate::report::Window::new(config.stats_history.0, config.report_ticks),
-            config.report_ticks,
-            "stats_history",
-            None,
-        );
-        let mut built = Vec::with_capacity(defs.len());
-        for def in defs {
-            let name = def.name.clone();
-            let report =
-                new_report(&config, def, &mut dictionary).map_err(|e| CoreError::Report {
-                    name: name.clone(),
-                    message: e.to_string(),
-                })?;
-            built.push(report);
-        }
-        let families = if config.merge.families {
-            crate::report::form_families(&mut built, config.merge.request_families)
-        } else {
-            Vec::new()
-        };
-        let mut cells = Vec::with_capacity(built.len());
-        for report in built {
-            let name = report.def().name.clone();
-            let cell = reports
-                .try_insert(report)
-                .map_err(|(e, _)| CoreError::Report {
-                    name,
-                    message: e.to_string(),
-                })?;
-            cells.push(cell);
-        }
-        for (members, stage) in families {
-            let member_cells: Vec<_> = members.iter().map(|&i| Arc::clone(&cells[i])).collect();
-            let family = Arc::new(crate::report::Family::new(stage, &member_cells));
-            for c in &member_cells {
-                c.join(Arc::clone(&family));
-            }
-        }
+        let (dictionary, reports, set_aside) = start_reports(&config, &budget, on_damage)?;
         let pool = Pool::try_new(
             config.request_pool_size,
             config.timer_pool_size,
@@ -279,6 +236,7 @@ impl Core {
             receive_buffer_bytes,
             budget,
             reserved,
+            set_aside,
             config,
         })
     }
@@ -346,6 +304,12 @@ impl Core {
     /// Receive buffer the kernel granted the first UDP socket.
     pub fn receive_buffer_bytes(&self) -> u64 {
         self.receive_buffer_bytes
+    }
+
+    /// The state files start-up found damaged and set aside (`reports.json`; see
+    /// `durable::set_aside`).
+    pub fn set_aside(&self) -> &[SetAside] {
+        &self.set_aside
     }
 
     /// A report's current answer to `q`, with the span its window covers now and since when it
@@ -517,6 +481,126 @@ fn memory_budget(config: &Config) -> (Arc<Budget>, Account) {
     let account = Account::new(Arc::clone(&budget));
     account.settle(reserved);
     (budget, account)
+}
+
+/// The start-up reports: the configured ones (built-ins and `[[report]]` tables) with the
+/// run-time changes of `{state_dir}/reports.json` replayed over them (`report::initial_defs`).
+/// Whatever in that file would stop the start (a damaged file, a definition that no longer
+/// builds against this config, more reports than `limits.max_reports` with it) sets it aside
+/// (`durable::set_aside`; `on_damage`) and the start goes on with the configured reports: a
+/// restart loop would lose more than the run-time changes, which stay in `reports.json.damaged`.
+/// What fails with the configured reports alone is an error, as ever.
+fn start_reports(
+    config: &Config,
+    budget: &Arc<Budget>,
+    on_damage: OnDamage,
+) -> Result<(Dictionary, ReportSet, Vec<SetAside>), CoreError> {
+    use crate::report::{apply_state, read_state, state_path, static_defs, SavedState};
+    warn_if_rounded(
+        &crate::report::Window::new(config.stats_history.0, config.report_ticks),
+        config.report_ticks,
+        "stats_history",
+        None,
+    );
+    let statics = || static_defs(config.builtin_reports, &config.report);
+    let path = state_path(&config.state_dir);
+    let instead = "starting with the configured reports (its run-time changes are not applied)";
+    let saved = read_state(&config.state_dir).map_err(|e| CoreError::Report {
+        name: "(state_dir)".into(),
+        message: e.to_string(),
+    })?;
+    let state = match saved {
+        SavedState::Absent => {
+            tracing::info!(path = %path.display(), "No run-time report changes saved yet");
+            None
+        }
+        SavedState::Read(state) => {
+            tracing::info!(
+                path = %path.display(),
+                created = state.created.len(),
+                deleted = state.deleted.len(),
+                "Loaded run-time report changes"
+            );
+            Some(state)
+        }
+        SavedState::Damaged(why) => {
+            let aside = on_damage.handle(&path, &why, instead);
+            let (dictionary, reports) = build_reports(config, budget, statics())?;
+            return Ok((dictionary, reports, aside.into_iter().collect()));
+        }
+    };
+    let Some(state) = state else {
+        let (dictionary, reports) = build_reports(config, budget, statics())?;
+        return Ok((dictionary, reports, Vec::new()));
+    };
+    match build_reports(config, budget, apply_state(statics(), &state)) {
+        Ok((dictionary, reports)) => Ok((dictionary, reports, Vec::new())),
+        Err(e) => {
+            // The configured reports alone: if they build, the saved changes were what failed.
+            let Ok((dictionary, reports)) = build_reports(config, budget, statics()) else {
+                return Err(e);
+            };
+            let aside = on_damage.handle(&path, &e.to_string(), instead);
+            Ok((dictionary, reports, aside.into_iter().collect()))
+        }
+    }
+}
+
+/// The dictionary and the report set of `defs` (checked against `limits.max_reports`), with
+/// their families formed.
+fn build_reports(
+    config: &Config,
+    budget: &Arc<Budget>,
+    defs: Vec<crate::report::ReportDef>,
+) -> Result<(Dictionary, ReportSet), CoreError> {
+    let mut dictionary = Dictionary::new(config.limits.max_dictionary_entries)
+        .with_max_bytes(config.limits.max_dictionary_bytes.0 as usize)
+        .with_budget(Arc::clone(budget));
+    let reports = ReportSet::default();
+    if defs.len() > config.limits.max_reports {
+        return Err(CoreError::Config(crate::config::ConfigError::Invalid {
+            key: "limits.max_reports".into(),
+            message: format!(
+                "{} reports would exist at start-up (built-ins, [[report]] tables and run-time \
+                 changes in the state directory), above the limit of {}",
+                defs.len(),
+                config.limits.max_reports
+            ),
+        }));
+    }
+    let mut built = Vec::with_capacity(defs.len());
+    for def in defs {
+        let name = def.name.clone();
+        let report = new_report(config, def, &mut dictionary).map_err(|e| CoreError::Report {
+            name: name.clone(),
+            message: e.to_string(),
+        })?;
+        built.push(report);
+    }
+    let families = if config.merge.families {
+        crate::report::form_families(&mut built, config.merge.request_families)
+    } else {
+        Vec::new()
+    };
+    let mut cells = Vec::with_capacity(built.len());
+    for report in built {
+        let name = report.def().name.clone();
+        let cell = reports
+            .try_insert(report)
+            .map_err(|(e, _)| CoreError::Report {
+                name,
+                message: e.to_string(),
+            })?;
+        cells.push(cell);
+    }
+    for (members, stage) in families {
+        let member_cells: Vec<_> = members.iter().map(|&i| Arc::clone(&cells[i])).collect();
+        let family = Arc::new(crate::report::Family::new(stage, &member_cells));
+        for c in &member_cells {
+            c.join(Arc::clone(&family));
+        }
+    }
+    Ok((dictionary, reports))
 }
 
 /// A report as the configuration shapes it: the row limit, the window (`stats_history` unless

@@ -249,6 +249,15 @@ pub const SECTIONS: &[(&str, fn(&Sources) -> Value)] = &[
     ("sinks", |s| s.sinks.status()),
     ("history", |s| s.history.status()),
     ("snapshot", |s| json!(*s.restored)),
+    ("state_files", |s| {
+        let aside: Vec<_> = s
+            .core
+            .set_aside()
+            .iter()
+            .chain(s.sinks.set_aside())
+            .collect();
+        json!({ "set_aside": aside })
+    }),
 ];
 
 /// Every figure, in the order `/metrics` lists them.
@@ -342,10 +351,22 @@ pub static FIGURES: &[Figure] = &[
     .read(|s| load(&counters(s).temp_pool_dropped)),
     counter(
         "http.connections_refused",
-        "HTTP connections closed at once (http.max_connections).",
+        "HTTP connections closed at once: http.max_connections open and busy, and no health connection free.",
     )
     .prometheus("pinbad_http_connections_refused")
     .read(|s| load(&counters(s).http_connections_refused)),
+    counter(
+        "http.connections_refused_per_client",
+        "HTTP connections closed at once: their client held http.max_connections_per_client, all busy.",
+    )
+    .prometheus("pinbad_http_connections_refused_per_client")
+    .read(|s| load(&counters(s).http_connections_refused_per_client)),
+    counter(
+        "http.connections_evicted",
+        "HTTP connections closed to make room for a new one: the longest waiting for a request when a cap was reached.",
+    )
+    .prometheus("pinbad_http_connections_evicted")
+    .read(|s| load(&counters(s).http_connections_evicted)),
     counter(
         "http.queries_refused",
         "Heavy API requests answered 503 (http.max_concurrent_queries).",
@@ -411,6 +432,14 @@ pub static FIGURES: &[Figure] = &[
     )
     .prometheus("pinbad_metric_requests_dropped")
     .read(|s| load(&counters(s).metric_requests_dropped)),
+    gauge(
+        "state_files.damaged",
+        "Damaged state files (reports.json, sinks.json) set aside at start as NAME.damaged.",
+    )
+    .prometheus("pinbad_state_files_damaged")
+    .dashboard("damaged state files set aside")
+    .loss()
+    .read(|s| json!(s.core.set_aside().len() + s.sinks.set_aside().iter().len())),
     gauge("current_temp_pool_batches", "Batches waiting in the temp ring.")
         .prometheus("pinbad_temp_pool_batches")
         .read(|s| json!(s.core.ring().len())),

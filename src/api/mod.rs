@@ -7,7 +7,8 @@
 //! scans) streamed in chunks, each built under a short lock and sent after it is released.
 //! Heavy handlers run under a concurrency bound (`http.max_concurrent_queries`, a 503 beyond it);
 //! `/healthz` and `/api/v1/status` take no lock at all. With a token configured, `authorize`
-//! guards every change (and every read with `http.token_reads`).
+//! guards every request but `/healthz`, `/metrics` and the dashboard's files (each a switch), and
+//! reads unless `http.token_reads = false`; no token reaches a log line ([`redact`]).
 
 use std::sync::Arc;
 
@@ -82,7 +83,10 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             authorize,
         ))
-        .layer(axum::middleware::from_fn(log_client_errors))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            log_client_errors,
+        ))
         .with_state(state)
 }
 
@@ -125,26 +129,73 @@ struct ErrorNote {
 
 /// Logs every 4xx answer at debug level (`RUST_LOG=debug`), with the request, the client and the
 /// error's detail: a client's mistake is its business, not a warning, but someone debugging a
-/// client can see why it was refused. The one place such answers are logged.
-async fn log_client_errors(req: Request, next: Next) -> Response {
+/// client can see why it was refused. The one place such answers are logged. The URI and the
+/// detail are logged through [`redact`]: no token reaches the log.
+async fn log_client_errors(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let method = req.method().clone();
     let uri = req.uri().clone();
     let client = Client(client_of(req.extensions()));
     let resp = next.run(req).await;
     let status = resp.status();
     if status.is_client_error() {
+        let token = state.token.as_deref();
         let note = resp.extensions().get::<ErrorNote>();
+        let uri = match uri.query() {
+            Some(q) => format!("{}?{}", uri.path(), redact_query(q, token)),
+            None => uri.path().to_string(),
+        };
         tracing::debug!(
             %method,
-            uri = %uri,
+            uri = %redact(&uri, token),
             %client,
             status = status.as_u16(),
             error = note.map_or("", |n| n.error),
-            detail = note.map_or("", |n| n.detail.as_str()),
+            detail = %redact(note.map_or("", |n| n.detail.as_str()), token),
             "Client error"
         );
     }
     resp
+}
+
+/// What replaces a secret in a log line.
+const REDACTED: &str = "(redacted)";
+
+/// `text` with every occurrence of the API token replaced by [`REDACTED`]: what a log line may
+/// hold of a request (a path, an error's detail quoting a value).
+pub fn redact(text: &str, token: Option<&str>) -> String {
+    match token {
+        Some(t) if !t.is_empty() && text.contains(t) => text.replace(t, REDACTED),
+        _ => text.to_string(),
+    }
+}
+
+/// A raw query string as a log line may show it: the value of every parameter whose name says
+/// it holds a secret (`token`, `access_token`, `auth`, `password`, `secret`, `api_key`, ...)
+/// and of every one holding the API token (decoded) replaced by [`REDACTED`]; the rest as sent.
+/// Without such a parameter, `raw` itself.
+pub fn redact_query(raw: &str, token: Option<&str>) -> String {
+    let secret_name = |name: &str| {
+        let n = name.to_ascii_lowercase();
+        ["token", "auth", "pass", "secret", "bearer"]
+            .iter()
+            .any(|s| n.contains(s))
+            || n.ends_with("key")
+    };
+    let holds_token = |value: &str| token.is_some_and(|t| !t.is_empty() && value.contains(t));
+    let secret = |k: &str, v: &str| secret_name(k) || holds_token(v) || holds_token(k);
+    if !form_urlencoded::parse(raw.as_bytes()).any(|(k, v)| secret(&k, &v)) {
+        return raw.to_string();
+    }
+    let mut out = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in form_urlencoded::parse(raw.as_bytes()) {
+        if secret(&k, &v) {
+            let k = if holds_token(&k) { REDACTED.into() } else { k };
+            out.append_pair(&k, REDACTED);
+        } else {
+            out.append_pair(&k, &v);
+        }
+    }
+    out.finish()
 }
 
 /// Every route of the API with its description, and the document's fixed part.
@@ -189,26 +240,18 @@ async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
     Ok(([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response())
 }
 
-/// With `http.token` set: changes (anything but GET and HEAD), and with `http.token_reads` every
-/// request but `/healthz`, need `Authorization: Bearer TOKEN`; otherwise 401. The token is
-/// compared in constant time, so its bytes cannot be guessed from response times.
+/// With a token set (`http.token` or `http.token_file`), every request needs
+/// `Authorization: Bearer TOKEN` ([`needs_token`] says which do not); otherwise 401. The scheme
+/// is case-insensitive (`bearer` too, as RFC 9110 says of every scheme). The token is compared in
+/// constant time, so its bytes cannot be guessed from response times.
 async fn authorize(State(state): State<AppState>, req: Request, next: Next) -> Response {
     let Some(token) = state.token.as_deref() else {
         return next.run(req).await;
     };
-    let read = matches!(*req.method(), Method::GET | Method::HEAD);
-    let path = req.uri().path();
-    let open = path == "/healthz"
-        || (read && (!state.core.config().http.token_reads || crate::dashboard::is_public(path)));
-    if open {
+    if !needs_token(&state.core.config().http, req.method(), req.uri().path()) {
         return next.run(req).await;
     }
-    let given = req
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
+    let given = bearer(req.headers());
     let ok = given.is_some_and(|g| bool::from(g.as_bytes().ct_eq(token.as_bytes())));
     if ok {
         return next.run(req).await;
@@ -234,6 +277,30 @@ async fn authorize(State(state): State<AppState>, req: Request, next: Next) -> R
         header::HeaderValue::from_static("Bearer realm=\"pinbad\""),
     );
     resp
+}
+
+/// Whether a request needs the token, when one is set: every change does; reads do unless
+/// `http.token_reads = false`; `/healthz` (any method), and reads of `/metrics` and of the
+/// dashboard's files (`/`, `/dashboard/*`: no data in them) do only when their switch says so
+/// (`http.healthz_needs_token`, `http.metrics_needs_token`, `http.dashboard_needs_token`).
+fn needs_token(http: &crate::config::HttpConfig, method: &Method, path: &str) -> bool {
+    let read = matches!(*method, Method::GET | Method::HEAD);
+    match path {
+        "/healthz" => http.healthz_needs_token,
+        "/metrics" if read => http.metrics_needs_token,
+        p if read && crate::dashboard::is_public(p) => http.dashboard_needs_token,
+        _ => !read || http.reads_need_token(),
+    }
+}
+
+/// The credentials of an `Authorization: Bearer TOKEN` header: the scheme in any case, then
+/// spaces, then the token (surrounding spaces trimmed). `None` without such a header.
+fn bearer(headers: &axum::http::HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, credentials) = value.trim_start().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| credentials.trim())
 }
 
 /// The one error type of the API: becomes `{"error": ..., "detail": ...}` with a 4xx/5xx status.
@@ -320,7 +387,14 @@ impl ApiState {
         Arc::new(ApiState {
             history: Arc::new(crate::history::History::new(config)),
             metrics: Arc::new(crate::metrics::Metrics::new(config)),
-            sinks: Arc::new(crate::sink::Sinks::new(&config.sink, &config.state_dir).unwrap()),
+            sinks: Arc::new(
+                crate::sink::Sinks::new(
+                    &config.sink,
+                    &config.state_dir,
+                    crate::durable::OnDamage::SetAside,
+                )
+                .unwrap(),
+            ),
             stream: Default::default(),
             restored: Default::default(),
             shutdown: Default::default(),
@@ -621,6 +695,82 @@ mod tests {
         );
         // A bare name is a parameter too (`?debug`).
         assert!(refuse_parameters(Some("debug"), "").is_err());
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_case_insensitive() {
+        let with = |v: &str| {
+            let mut h = axum::http::HeaderMap::new();
+            h.insert(header::AUTHORIZATION, v.parse().unwrap());
+            bearer(&h).map(str::to_string)
+        };
+        for v in ["Bearer s3", "bearer s3", "BEARER  s3 ", " bEaReR s3"] {
+            assert_eq!(with(v).as_deref(), Some("s3"), "{v:?}");
+        }
+        assert_eq!(with("Basic czM="), None);
+        assert_eq!(with("Bearers3"), None);
+        assert_eq!(bearer(&axum::http::HeaderMap::new()), None);
+    }
+
+    /// With a token, reads need it by default; `/healthz`, `/metrics` and the dashboard's files
+    /// stay open, each unless its switch asks for it; changes always need it.
+    #[test]
+    fn which_requests_need_the_token() {
+        let mut http = crate::config::HttpConfig {
+            token: "t".into(),
+            ..Default::default()
+        };
+        let needs = |h: &crate::config::HttpConfig, m: Method, p: &str| needs_token(h, &m, p);
+        assert!(needs(&http, Method::GET, "/api/v1/requests"));
+        assert!(needs(&http, Method::GET, "/api/v1/status"));
+        assert!(needs(&http, Method::POST, "/api/v1/reports"));
+        for open in ["/healthz", "/metrics", "/", "/dashboard/app.js"] {
+            assert!(!needs(&http, Method::GET, open), "{open}");
+        }
+        assert!(needs(&http, Method::POST, "/"), "a change on an open path");
+        http.token_reads = Some(false);
+        assert!(!needs(&http, Method::GET, "/api/v1/requests"));
+        assert!(needs(&http, Method::DELETE, "/api/v1/reports/x"));
+        http.healthz_needs_token = true;
+        http.metrics_needs_token = true;
+        http.dashboard_needs_token = true;
+        for closed in ["/healthz", "/metrics", "/", "/dashboard/app.js"] {
+            assert!(needs(&http, Method::GET, closed), "{closed}");
+        }
+    }
+
+    #[test]
+    fn log_lines_hold_no_token() {
+        let t = Some("s3cret-Tok");
+        assert_eq!(
+            redact_query("token=s3cret-Tok&limit=5", t),
+            "token=%28redacted%29&limit=5"
+        );
+        // A secret's name hides its value whatever it is; the token is hidden wherever it is.
+        let q = redact_query(
+            "access_token=abc&API_KEY=k&password=p&filter=host:s3cret-Tok",
+            t,
+        );
+        assert!(
+            !q.contains("abc") && !q.contains("=k") && !q.contains("=p"),
+            "{q}"
+        );
+        assert!(!q.contains("s3cret"), "{q}");
+        assert!(q.contains("filter="), "{q}");
+        assert_eq!(
+            redact_query("s3cret-Tok=1&sort=-req_count", t),
+            "%28redacted%29=%28redacted%29&sort=-req_count"
+        );
+        assert_eq!(
+            redact("/api/v1/reports/s3cret-Tok", t),
+            "/api/v1/reports/(redacted)"
+        );
+        assert_eq!(
+            redact("`s3cret-Tok` is invalid", None),
+            "`s3cret-Tok` is invalid"
+        );
+        // Nothing secret: the query as sent.
+        assert_eq!(redact_query("filter=a+b:%2Fx", t), "filter=a+b:%2Fx");
     }
 
     #[test]

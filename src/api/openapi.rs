@@ -25,9 +25,10 @@ use utoipa::{OpenApi, ToResponse, ToSchema};
     info(
         title = "pinbad",
         description = "A Pinba server: live reports and raw requests over HTTP/JSON. Errors are \
-                       `{\"error\", \"detail\"}` with a 4xx/5xx status. With `http.token` set, \
-                       POST/PATCH/DELETE (and with `http.token_reads` every read but /healthz) \
-                       need `Authorization: Bearer TOKEN`."
+                       `{\"error\", \"detail\"}` with a 4xx/5xx status. With a token set \
+                       (`http.token`), every request but /healthz, /metrics and the dashboard's \
+                       files needs `Authorization: Bearer TOKEN` (reads too unless \
+                       `http.token_reads = false`)."
     ),
     tags(
         (name = "status", description = "Liveness and self-instrumentation"),
@@ -91,7 +92,7 @@ pub struct ErrorBody {
 #[derive(ToResponse)]
 pub struct BadRequest(pub ErrorBody);
 
-/// The bearer token is missing or wrong (`http.token`; for reads only with `http.token_reads`).
+/// The bearer token is missing or wrong (`http.token`; for reads unless `http.token_reads = false`).
 #[derive(ToResponse)]
 pub struct Unauthorized(pub ErrorBody);
 

@@ -77,14 +77,17 @@ async fn stream(
         subscribers: std::sync::Arc::clone(&state.stream),
         shutdown: state.shutdown.clone(),
     };
-    let body = crate::stream::subscribe(ctx, raw.unwrap_or_default(), sse, filter, sample)
-        .map_err(|Full { max_clients }| ApiError {
+    // The query as the status and the log show it: no secret in it (see `super::redact_query`).
+    let shown = super::redact_query(raw.as_deref().unwrap_or(""), state.token.as_deref());
+    let body = crate::stream::subscribe(ctx, shown, sse, filter, sample).map_err(
+        |Full { max_clients }| ApiError {
             status: StatusCode::SERVICE_UNAVAILABLE,
             error: "too_many_stream_clients",
             detail: format!(
                 "{max_clients} stream clients are connected (limits.max_stream_clients)"
             ),
-        })?;
+        },
+    )?;
     let content_type = if sse {
         "text/event-stream"
     } else {

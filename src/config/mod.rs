@@ -97,6 +97,9 @@ pub struct Config {
     /// Where run-time report definitions are kept across restarts. Default: see
     /// [`default_state_dir`]; a relative path in a config file is relative to that file.
     pub state_dir: PathBuf,
+    /// A group (name or number) that may read the state files: they are then created 0640 and
+    /// the directory is given to the group (see `durable::restrict`); empty, they are 0600.
+    pub state_dir_group: String,
     /// Whether `info` and the 18 `report_by_*` reports exist at start-up.
     pub builtin_reports: bool,
     pub udp: UdpConfig,
@@ -187,8 +190,16 @@ pub struct UdpConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct HttpConfig {
     pub listen: String,
-    /// Open connections at once; a connection beyond it is closed at once.
+    /// Open connections at once. A new one beyond it takes the place of the connection that has
+    /// waited longest for a request (a slow or idle one); when every connection is busy with a
+    /// request it is closed at once (see `api::server`).
     pub max_connections: usize,
+    /// Open connections one client (IP address) may hold; as above, a new one beyond it takes the
+    /// place of that client's longest-waiting connection. At most `max_connections`.
+    pub max_connections_per_client: usize,
+    /// Connections kept beyond `max_connections` for `/healthz` and `/metrics`, for when every
+    /// other connection is busy: one request each, any other path answered 503. 0: none.
+    pub health_connections: usize,
     /// Heavy requests (raw scans, report queries and creations) running at once; beyond it the
     /// API answers 503 with `Retry-After`.
     pub max_concurrent_queries: usize,
@@ -197,12 +208,34 @@ pub struct HttpConfig {
     /// A connection with nothing moving in either direction for this long is closed (idle
     /// keep-alive, a half-sent body, a client that stops reading).
     pub idle_timeout: HumanDuration,
-    /// Bearer token that POST, PATCH and DELETE need (`Authorization: Bearer TOKEN`). Empty: none.
+    /// Bearer token that every request but `/healthz`, `/metrics` and the dashboard's files
+    /// needs (`Authorization: Bearer TOKEN`; reads too, unless `token_reads = false`). Empty: none.
     pub token: String,
     /// File holding the token (trimmed), instead of `token`.
     pub token_file: Option<PathBuf>,
-    /// Whether reads (GET) need the token too (`/healthz` never does).
-    pub token_reads: bool,
+    /// Whether reads (GET, HEAD) need the token: unset, they do whenever a token is set
+    /// ([`HttpConfig::reads_need_token`]); `false` leaves them open, only changes need it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_reads: Option<bool>,
+    /// Whether `/healthz` needs the token (a load balancer's probe seldom can send one).
+    pub healthz_needs_token: bool,
+    /// Whether `/metrics` needs the token (Prometheus sends it with `authorization`).
+    pub metrics_needs_token: bool,
+    /// Whether the dashboard's files (`/`, `/dashboard/*`, no data in them) need the token; the
+    /// page asks for it when the API it reads answers 401 either way.
+    pub dashboard_needs_token: bool,
+}
+
+impl HttpConfig {
+    /// Whether a token is configured (`token` or `token_file`).
+    pub fn has_token(&self) -> bool {
+        !self.token.is_empty() || self.token_file.is_some()
+    }
+
+    /// Whether reads need the token: `token_reads` when set, else whether there is a token.
+    pub fn reads_need_token(&self) -> bool {
+        self.token_reads.unwrap_or_else(|| self.has_token())
+    }
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -323,6 +356,7 @@ impl Default for Config {
             temp_pool_memory: ByteSize(256 << 20),
             temp_pool_size: None,
             state_dir: default_state_dir(),
+            state_dir_group: String::new(),
             builtin_reports: true,
             udp: UdpConfig::default(),
             http: HttpConfig::default(),
@@ -356,12 +390,17 @@ impl Default for HttpConfig {
         HttpConfig {
             listen: "127.0.0.1:30080".into(),
             max_connections: 512,
+            max_connections_per_client: 64,
+            health_connections: 8,
             max_concurrent_queries: 4,
-            header_timeout: HumanDuration(Duration::from_secs(10)),
+            header_timeout: HumanDuration(Duration::from_secs(5)),
             idle_timeout: HumanDuration(Duration::from_secs(60)),
             token: String::new(),
             token_file: None,
-            token_reads: false,
+            token_reads: None,
+            healthz_needs_token: false,
+            metrics_needs_token: false,
+            dashboard_needs_token: false,
         }
     }
 }
@@ -535,6 +574,11 @@ impl Config {
             ("udp.batch", self.udp.batch, 1024),
             ("http.max_connections", self.http.max_connections, 1 << 20),
             (
+                "http.max_connections_per_client",
+                self.http.max_connections_per_client,
+                1 << 20,
+            ),
+            (
                 "http.max_concurrent_queries",
                 self.http.max_concurrent_queries,
                 1024,
@@ -669,10 +713,36 @@ impl Config {
         if let Some(why) = token_fault(&self.http.token) {
             return Err(invalid("http.token", why));
         }
-        if self.http.token_reads && self.http.token.is_empty() && self.http.token_file.is_none() {
+        if self.http.health_connections > 1024 {
             return Err(invalid(
-                "http.token_reads",
-                "needs http.token or http.token_file (without a token every read stays open)",
+                "http.health_connections",
+                "must be between 0 (none kept) and 1024",
+            ));
+        }
+        // A switch that asks for the token with none set would protect nothing: refused, so
+        // that no one believes reads are guarded when they are not.
+        for (key, on) in [
+            ("http.token_reads", self.http.token_reads == Some(true)),
+            ("http.healthz_needs_token", self.http.healthz_needs_token),
+            ("http.metrics_needs_token", self.http.metrics_needs_token),
+            (
+                "http.dashboard_needs_token",
+                self.http.dashboard_needs_token,
+            ),
+        ] {
+            if on && !self.http.has_token() {
+                return Err(invalid(
+                    key,
+                    "needs http.token or http.token_file (without a token everything stays open)",
+                ));
+            }
+        }
+        if self.state_dir_group.contains('\0')
+            || self.state_dir_group.trim() != self.state_dir_group
+        {
+            return Err(invalid(
+                "state_dir_group",
+                "must be a group name or number, without spaces or NUL",
             ));
         }
         if self.report.len() > self.limits.max_reports {
@@ -840,8 +910,6 @@ impl Config {
         toml::to_string_pretty(self).unwrap_or_else(|e| format!("# cannot render config: {e}\n"))
     }
 
-    /// [`Config::to_toml`] with the secrets (`http.token`, sinks' `password`) replaced by
-    /// [`REDACTED`]: what `pinbad check-config` prints, which ends up in terminals and CI logs.
     /// Memory counted against `limits.max_memory` from the start, whatever arrives: the raw pool
     /// (allocated at start-up), the temp ring's bound, the stream clients' buffers, the merge
     /// workers' queues and [`FIXED_OVERHEAD`].
@@ -869,8 +937,13 @@ impl Config {
         self.merge.threads().saturating_sub(1) as u64 * WORKER_QUEUE_BYTES
     }
 
+    /// [`Config::to_toml`] with the secrets (`http.token`, sinks' `password`) replaced by
+    /// [`REDACTED`]: what `pinbad check-config` prints, which ends up in terminals and CI logs.
+    /// `http.token_reads` is shown as it applies (unset, it follows the token).
     pub fn to_toml_redacted(&self) -> String {
         let mut c = self.clone();
+        // What applies, said: unset, it follows the token.
+        c.http.token_reads = Some(c.http.reads_need_token());
         if !c.http.token.is_empty() {
             c.http.token = REDACTED.into();
         }
@@ -1263,6 +1336,27 @@ mod tests {
             ("[http]\ntoken = \"two words\"", "http.token"),
             ("[http]\ntoken_reads = true", "http.token_reads"),
             (
+                "[http]\nmetrics_needs_token = true",
+                "http.metrics_needs_token",
+            ),
+            (
+                "[http]\nhealthz_needs_token = true",
+                "http.healthz_needs_token",
+            ),
+            (
+                "[http]\ndashboard_needs_token = true",
+                "http.dashboard_needs_token",
+            ),
+            (
+                "[http]\nhealth_connections = 1025",
+                "http.health_connections",
+            ),
+            (
+                "[http]\nmax_connections_per_client = 0",
+                "http.max_connections_per_client",
+            ),
+            ("state_dir_group = \"a b \"", "state_dir_group"),
+            (
                 "[[report]]\nname = \"report_by_schema\"\nkeys = [\"schema\"]",
                 "report[0].name",
             ),
@@ -1275,6 +1369,23 @@ mod tests {
             "builtin_reports = false\n[[report]]\nname = \"report_by_schema\"\nkeys = [\"schema\"]",
         )
         .unwrap();
+    }
+
+    /// Unset, `token_reads` follows the token; check-config prints what applies, and what it
+    /// prints parses back to the same.
+    #[test]
+    fn token_reads_follow_the_token_unless_set() {
+        let c = Config::parse("").unwrap();
+        assert!(!c.http.reads_need_token());
+        let c = Config::parse("[http]\ntoken = \"t\"").unwrap();
+        assert!(c.http.reads_need_token());
+        let printed = c.to_toml_redacted();
+        assert!(printed.contains("token_reads = true"), "{printed}");
+        let c = Config::parse("[http]\ntoken = \"t\"\ntoken_reads = false").unwrap();
+        assert!(!c.http.reads_need_token());
+        let c = Config::parse("[http]\ntoken_reads = false").unwrap();
+        let again = Config::parse(&c.to_toml_redacted()).unwrap();
+        assert!(!again.http.reads_need_token());
     }
 
     #[test]

@@ -93,7 +93,8 @@ const ASSETS: &[Asset] = &[
 ];
 
 /// Whether `path` is one of the dashboard's static files: they hold no data, so they are served
-/// without the token even with `http.token_reads` (the page then asks for the token itself).
+/// without the token unless `http.dashboard_needs_token` (the page then asks for the token
+/// itself, at its first read).
 pub fn is_public(path: &str) -> bool {
     path == "/" || path.starts_with("/dashboard/")
 }

@@ -22,7 +22,7 @@ fn router(token: Option<&str>, token_reads: bool) -> (axum::Router, tempfile::Te
         ..Config::default()
     };
     config.http.token = token.unwrap_or_default().to_string();
-    config.http.token_reads = token_reads;
+    config.http.token_reads = Some(token_reads);
     let shared = Core::new(config, Arc::new(Ring::new(1 << 20)), vec![], 0).unwrap();
     (crate::api::router(crate::api::ApiState::of(shared)), dir)
 }

@@ -57,31 +57,55 @@ impl StateFile {
     }
 }
 
-pub(super) fn state_path(dir: &Path) -> PathBuf {
+/// `{dir}/reports.json`.
+pub fn state_path(dir: &Path) -> PathBuf {
     dir.join(STATE_FILE)
+}
+
+/// What `{state_dir}/reports.json` holds ([`read_state`]).
+#[derive(Debug, PartialEq)]
+pub enum SavedState {
+    /// No file: no run-time change was made yet.
+    Absent,
+    Read(StateFile),
+    /// The file is there but cannot be used (not JSON, not this file's shape, a definition in it
+    /// invalid), with why. A start sets it aside (`durable::set_aside`) and goes on with the
+    /// configured reports.
+    Damaged(String),
+}
+
+/// Reads `{dir}/reports.json`; an error (naming the file) only when it cannot be read at all
+/// (permissions, a directory in its place): a damaged content is [`SavedState::Damaged`].
+pub fn read_state(dir: &Path) -> Result<SavedState, ReportError> {
+    let path = state_path(dir);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(SavedState::Absent),
+        Err(e) => return Err(err(format!("{}: {e}", path.display()))),
+    };
+    let state: StateFile = match serde_json::from_slice(&bytes) {
+        Ok(s) => s,
+        Err(e) => return Ok(SavedState::Damaged(e.to_string())),
+    };
+    for (i, d) in state.created.iter().enumerate() {
+        if let Err(e) = d.validate() {
+            return Ok(SavedState::Damaged(format!(
+                "created[{i}] `{}`: {e}",
+                d.name
+            )));
+        }
+    }
+    Ok(SavedState::Read(state))
 }
 
 /// Reads `{dir}/reports.json`: `None` when it does not exist, an error naming the file when it
 /// cannot be read or parsed (or a definition in it is invalid).
 pub fn load_state(dir: &Path) -> Result<Option<StateFile>, ReportError> {
-    let path = state_path(dir);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(err(format!("{}: {e}", path.display()))),
-    };
-    let state: StateFile =
-        serde_json::from_str(&text).map_err(|e| err(format!("{}: {e}", path.display())))?;
-    for (i, d) in state.created.iter().enumerate() {
-        d.validate().map_err(|e| {
-            err(format!(
-                "{}: created[{i}] `{}`: {e}",
-                path.display(),
-                d.name
-            ))
-        })?;
+    match read_state(dir)? {
+        SavedState::Absent => Ok(None),
+        SavedState::Read(state) => Ok(Some(state)),
+        SavedState::Damaged(why) => Err(err(format!("{}: {why}", state_path(dir).display()))),
     }
-    Ok(Some(state))
 }
 
 /// Writes `{dir}/reports.json` whole and durably (see `durable`), creating `dir`.
@@ -154,7 +178,7 @@ pub fn initial_defs(
                 path = %path.display(),
                 created = state.created.len(),
                 deleted = state.deleted.len(),
-                "Loaded run-time report changes"
+                "SavedState run-time report changes"
             );
             apply_state(defs, &state)
         }

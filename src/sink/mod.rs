@@ -37,6 +37,7 @@ pub use crate::config::{ClickHouseConfig, FileConfig, SinkConfig, SinkKind};
 
 use crate::config::ConfigError;
 use crate::dictionary::Dictionary;
+use crate::durable::{OnDamage, SetAside};
 use crate::ndjson::{sampled, ENCODE_CHUNK};
 use crate::record::RequestView;
 use crate::state::Core;
@@ -288,6 +289,8 @@ pub struct Sinks {
     state_dir: PathBuf,
     /// Serialises writes of `sinks.json`.
     saving: Mutex<()>,
+    /// `sinks.json`, when start-up found it damaged and set it aside (status).
+    set_aside: Option<SetAside>,
 }
 
 /// `{state_dir}/sinks.json`: run-time switches of sinks, applied again at start-up.
@@ -309,9 +312,23 @@ const STATE_FILE: &str = "sinks.json";
 
 impl Sinks {
     /// The sinks of `configs` with the run-time switches saved in `{state_dir}/sinks.json`
-    /// applied. No thread starts and no file opens here (`pinbad check-config` runs this).
-    pub fn new(configs: &[SinkConfig], state_dir: &Path) -> Result<Sinks, ConfigError> {
-        let state = load_state(state_dir)?;
+    /// applied. No thread starts and no file opens here (`pinbad check-config` runs this). A
+    /// damaged `sinks.json` is set aside (or, for check-config, said to be: `on_damage`) and the
+    /// sinks start as configured.
+    pub fn new(
+        configs: &[SinkConfig],
+        state_dir: &Path,
+        on_damage: OnDamage,
+    ) -> Result<Sinks, ConfigError> {
+        let (state, set_aside) = match read_state(state_dir)? {
+            Saved::Read(state) => (state, None),
+            Saved::Damaged(why) => {
+                let path = state_dir.join(STATE_FILE);
+                let aside =
+                    on_damage.handle(&path, &why, "starting with the configured sinks' switches");
+                (StateFile::default(), aside)
+            }
+        };
         let mut list = Vec::new();
         for c in configs {
             let sink = Sink::new(c.clone());
@@ -335,7 +352,13 @@ impl Sinks {
             list,
             state_dir: state_dir.to_path_buf(),
             saving: Mutex::new(()),
+            set_aside,
         })
+    }
+
+    /// `sinks.json`, if start-up found it damaged and set it aside.
+    pub fn set_aside(&self) -> Option<&SetAside> {
+        self.set_aside.as_ref()
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<Sink>> {
@@ -467,24 +490,51 @@ pub enum SinkError {
     Io(String),
 }
 
-fn load_state(dir: &Path) -> Result<StateFile, ConfigError> {
+/// What `sinks.json` holds: the switches (none when there is no file), or why it cannot be used.
+enum Saved {
+    Read(StateFile),
+    Damaged(String),
+}
+
+/// Reads `{dir}/sinks.json`; an error only when it cannot be read at all (permissions, a
+/// directory in its place): a damaged content is [`Saved::Damaged`].
+fn read_state(dir: &Path) -> Result<Saved, ConfigError> {
     let path = dir.join(STATE_FILE);
-    let bad = |m: String| ConfigError::Invalid {
-        key: "sink".into(),
-        message: format!("{}: {m}", path.display()),
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Saved::Read(StateFile::default()))
+        }
+        Err(e) => {
+            return Err(ConfigError::Invalid {
+                key: "sink".into(),
+                message: format!("{}: {e}", path.display()),
+            })
+        }
     };
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(StateFile::default()),
-        Err(e) => return Err(bad(e.to_string())),
+    let state: StateFile = match serde_json::from_slice(&bytes) {
+        Ok(s) => s,
+        Err(e) => return Ok(Saved::Damaged(e.to_string())),
     };
-    let state: StateFile = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
     for (name, s) in &state.sinks {
         if s.sample.is_some_and(|x| !(0.0..=1.0).contains(&x)) {
-            return Err(bad(format!("sink `{name}`: sample is not in 0..=1")));
+            return Ok(Saved::Damaged(format!(
+                "sink `{name}`: sample is not in 0..=1"
+            )));
         }
     }
-    Ok(state)
+    Ok(Saved::Read(state))
+}
+
+/// `{dir}/sinks.json` for a run-time change: an error naming the file when it is damaged.
+fn load_state(dir: &Path) -> Result<StateFile, ConfigError> {
+    match read_state(dir)? {
+        Saved::Read(state) => Ok(state),
+        Saved::Damaged(why) => Err(ConfigError::Invalid {
+            key: "sink".into(),
+            message: format!("{}: {why}", dir.join(STATE_FILE).display()),
+        }),
+    }
 }
 
 /// Writes `sinks.json` whole and durably (see `durable`).
@@ -632,7 +682,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let configs =
             parse("[[sink]]\nname = \"log\"\nkind = \"file\"\npath = \"/tmp/r.ndjson\"\n").unwrap();
-        let sinks = Sinks::new(&configs, dir.path()).unwrap();
+        let sinks = Sinks::new(&configs, dir.path(), OnDamage::SetAside).unwrap();
         assert!(sinks.get("log").unwrap().enabled());
         let change = SinkState {
             enabled: Some(false),
@@ -649,10 +699,38 @@ mod tests {
             sample: Some(1.5),
         };
         assert!(matches!(sinks.set("log", &bad), Err(SinkError::Invalid(_))));
-        let again = Sinks::new(&configs, dir.path()).unwrap();
+        let again = Sinks::new(&configs, dir.path(), OnDamage::SetAside).unwrap();
         let s = again.get("log").unwrap();
         assert!(!s.enabled());
         assert_eq!(s.sample(), 0.25);
+    }
+
+    /// A damaged `sinks.json` is set aside and the sinks start as configured; check-config's
+    /// reading (`OnDamage::Warn`) moves nothing; a run-time switch with it there is refused.
+    #[test]
+    fn a_damaged_state_file_is_set_aside() {
+        let dir = tempfile::tempdir().unwrap();
+        let configs =
+            parse("[[sink]]\nname = \"log\"\nkind = \"file\"\npath = \"/tmp/r.ndjson\"\n").unwrap();
+        let path = dir.path().join(STATE_FILE);
+        for bad in [
+            "{\"version\": 1, \"sinks\": {\"log\": {\"sample\": 7}}}",
+            "[1,",
+        ] {
+            std::fs::write(&path, bad).unwrap();
+            let checked = Sinks::new(&configs, dir.path(), OnDamage::Warn).unwrap();
+            assert!(checked.set_aside().is_none() && path.exists());
+            let change = SinkState {
+                enabled: Some(false),
+                sample: None,
+            };
+            assert!(matches!(checked.set("log", &change), Err(SinkError::Io(_))));
+            let sinks = Sinks::new(&configs, dir.path(), OnDamage::SetAside).unwrap();
+            let aside = sinks.set_aside().unwrap();
+            assert_eq!(aside.file, STATE_FILE);
+            assert!(!path.exists() && dir.path().join("sinks.json.damaged").exists());
+            assert!(sinks.get("log").unwrap().enabled());
+        }
     }
 
     /// The commented `[[sink]]` examples of config/pinbad.toml are valid and show the defaults.

@@ -104,33 +104,16 @@ pub fn comment_of(def: &crate::report::ReportDef, kind: Kind) -> String {
     if let Some(t) = &def.sql_table {
         return t.comment.clone();
     }
-    const REPORTS: [&[&str]; 18] = [
-        &["script_name"],
-        &["server_name"],
-        &["hostname"],
-        &["server_name", "script_name"],
-        &["hostname", "script_name"],
-        &["hostname", "server_name"],
-        &["hostname", "server_name", "script_name"],
-        &["status"],
-        &["script_name", "status"],
-        &["server_name", "status"],
-        &["hostname", "status"],
-        &["hostname", "script_name", "status"],
-        &["schema"],
-        &["script_name", "schema"],
-        &["server_name", "schema"],
-        &["hostname", "schema"],
-        &["hostname", "script_name", "schema"],
-        &["hostname", "status", "schema"],
-    ];
     let percentiles: Vec<String> = def.percentiles.iter().map(|p| format!("{p}")).collect();
     let percentiles = percentiles.join(",");
     if kind == Kind::Info {
         return format!("info:::{percentiles}");
     }
     let keys: Vec<&str> = def.keys.iter().map(String::as_str).collect();
-    match REPORTS.iter().position(|k| *k == keys.as_slice()) {
+    match crate::config::import::ENGINE_REPORTS
+        .iter()
+        .position(|k| *k == keys.as_slice())
+    {
         Some(i) if def.filters.is_empty() => format!("report{}:::{percentiles}", i + 1),
         _ => format!("pinbad:{}", keys.join(",")),
     }

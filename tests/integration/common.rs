@@ -481,10 +481,15 @@ pub fn mysql_port_0(args: &[&str]) -> &'static [&'static str] {
 /// Runs the binary to completion with `args` (state in `state_dir`, logs off), returning its exit
 /// code and stderr: for start-up failures and `check-config`.
 pub fn run_pinbad(args: &[&str], state_dir: &Path) -> (Option<i32>, String) {
+    run_pinbad_logged(args, state_dir, "off")
+}
+
+/// As [`run_pinbad`], with `RUST_LOG=rust_log` (its log lines in the stderr returned).
+pub fn run_pinbad_logged(args: &[&str], state_dir: &Path, rust_log: &str) -> (Option<i32>, String) {
     let out = Command::new(BIN)
         .args(args)
         .args(mysql_port_0(args))
-        .env("RUST_LOG", "off")
+        .env("RUST_LOG", rust_log)
         .env("STATE_DIRECTORY", state_dir)
         .output()
         .expect("run pinbad");

@@ -106,11 +106,11 @@ fn traffic() -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// The daemon's config: 1 s ticks, a token for changes, a timer report, and (when this build has
+/// The daemon's config: 1 s ticks, a token for changes (reads open), a timer report, and (when this build has
 /// history) a script report keeping history at 1 s steps.
 fn config(history: bool) -> String {
     let mut c = format!(
-        "stats_history = \"120s\"\nreport_ticks = 120\n[http]\ntoken = \"{TOKEN}\"\n\
+        "stats_history = \"120s\"\nreport_ticks = 120\n[http]\ntoken = \"{TOKEN}\"\ntoken_reads = false\n\
          [[report]]\nname = \"timers_by_group\"\nkeys = [\"script_name\", \"timer_tag:group\"]\n\
          [[report]]\nname = \"by_script\"\nkeys = [\"script_name\"]\n"
     );

@@ -1,9 +1,12 @@
 //! The HTTP server's bounds against the real daemon: shutdown whatever the clients do, the
-//! connection cap, header and idle timeouts, the query bound (503), the bearer token, JSON 405s,
-//! and a large raw query that neither stalls ingestion nor the status endpoint.
+//! connection caps (a slowloris beside `/healthz` and ingest, the health connections), header
+//! and idle timeouts, the query bound (503), the bearer token (reads, open paths, no token in a
+//! log line), JSON 405s, and a large raw query that neither stalls ingestion nor the status
+//! endpoint.
 
 use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use pinbad::corpus::{Corpus, CorpusSpec};
@@ -63,7 +66,8 @@ fn sigterm_exits_within_two_seconds_whatever_the_clients_do() {
         &d,
         "GET /api/v1/requests?limit=100000&timers=true HTTP/1.1\r\nHost: x\r\n\r\n",
     );
-    let _idle: Vec<TcpStream> = (0..200)
+    // Idle connections, within the one client's bound (`http.max_connections_per_client`).
+    let _idle: Vec<TcpStream> = (0..50)
         .map(|_| TcpStream::connect(d.http).unwrap())
         .collect();
     d.wait_for(
@@ -76,29 +80,254 @@ fn sigterm_exits_within_two_seconds_whatever_the_clients_do() {
     eprintln!("exited {:?} after SIGTERM", started.elapsed());
 }
 
-#[test]
-fn connections_beyond_the_cap_are_closed_at_once_and_counted() {
-    let d = Daemon::start("[http]\nmax_connections = 4\nheader_timeout = \"30s\"");
-    // The harness's own keep-alive connection may hold a slot: fill the rest and one more.
-    let mut held = Vec::new();
-    let refused = (0..6).find_map(|_| {
-        let mut s = TcpStream::connect(d.http).unwrap();
-        s.set_read_timeout(Some(Duration::from_millis(300)))
-            .unwrap();
-        let mut b = [0u8; 1];
-        match s.read(&mut b) {
-            Ok(0) => Some(()), // closed by the server: refused
-            _ => {
-                held.push(s);
-                None
-            }
+/// Whether the server closed `s` (a read returns 0 or an error) within `within`, reading
+/// whatever answer comes before the close.
+fn closes_within(s: &mut TcpStream, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    let mut buf = [0u8; 4096];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return false;
         }
+        s.set_read_timeout(Some(left)).unwrap();
+        match s.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(_) => continue,
+            Err(e)
+                if e.kind() == std::io::ErrorKind::WouldBlock
+                    || e.kind() == std::io::ErrorKind::TimedOut =>
+            {
+                return false
+            }
+            Err(_) => return true,
+        }
+    }
+}
+
+/// At `http.max_connections`, a new connection takes the place of the one that has waited
+/// longest for a request (closed, counted); when every one is busy with a request, the new one
+/// is closed at once (counted).
+#[test]
+fn connections_beyond_the_cap_make_room_or_are_refused_and_counted() {
+    let d = Daemon::start(
+        "[http]\nmax_connections = 4\nhealth_connections = 0\nheader_timeout = \"30s\"\n\
+         idle_timeout = \"1h\"",
+    );
+    // A slow request: half a header. New connections push it out (after the harness's own idle
+    // keep-alive connection, which waited longer).
+    let mut slow = stalled(&d, "GET /healthz HTTP/1.1\r\nHost: x\r\n");
+    let mut newer = Vec::new();
+    let pushed_out = (0..20).any(|_| {
+        newer.push(stalled(&d, ""));
+        closes_within(&mut slow, Duration::from_millis(300))
     });
-    assert!(refused.is_some(), "a connection beyond the cap is closed");
-    drop(held);
+    assert!(pushed_out, "the slow connection made room for newer ones");
+    drop(newer);
+    let evicted = |d: &Daemon| d.status()["http"]["connections_evicted"].as_u64().unwrap();
+    assert!(evicted(&d) >= 1);
+    // Four connections busy with a request (bodies that never come): a fifth is closed at once,
+    // without an answer (once all four are known busy).
+    let head = "POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{";
+    let busy: Vec<TcpStream> = (0..4).map(|_| stalled(&d, head)).collect();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let refused = loop {
+        assert!(
+            Instant::now() < deadline,
+            "no connection refused within 30 s"
+        );
+        let mut s = TcpStream::connect(d.http).unwrap();
+        if closes_within(&mut s, Duration::from_millis(300)) {
+            break true;
+        }
+    };
+    assert!(refused);
+    drop(busy);
+    // Refused as the client's (its bound is the server's here).
     d.wait_for(
-        |d| d.status()["http"]["connections_refused"].as_u64() >= Some(1),
+        |d| {
+            let http = &d.status()["http"];
+            http["connections_refused"].as_u64().unwrap()
+                + http["connections_refused_per_client"].as_u64().unwrap()
+                >= 1
+        },
         "the refusal to be counted",
+    );
+}
+
+/// A connection that sends `GET path` and reads the whole answer (`Connection: close`), all
+/// within `within`: the status, or `None` when it did not come in time.
+fn get_within(addr: SocketAddr, path: &str, within: Duration) -> Option<u16> {
+    let deadline = Instant::now() + within;
+    let mut s = TcpStream::connect_timeout(&addr, within).ok()?;
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes())
+        .ok()?;
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        s.set_read_timeout(Some(left)).ok()?;
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => answer.extend_from_slice(&buf[..n]),
+            Err(_) => return None,
+        }
+    }
+    let text = String::from_utf8_lossy(&answer);
+    text.strip_prefix("HTTP/1.1 ")?.get(..3)?.parse().ok()
+}
+
+/// A slowloris from the poller's own address: `CONNECTIONS` connections each sending one header
+/// line a second and reconnecting when closed, for `ATTACK`. Meanwhile `/healthz` is polled
+/// every 50 ms on a new connection and must answer within 100 ms (99 % of the polls at least),
+/// and datagrams sent during it are all merged.
+#[test]
+fn a_slowloris_keeps_neither_healthz_nor_ingest_out() {
+    const CONNECTIONS: usize = 600;
+    const ATTACK: Duration = Duration::from_secs(12);
+    const POLL_EVERY: Duration = Duration::from_millis(50);
+    const ANSWER_WITHIN: Duration = Duration::from_millis(100);
+    let d = Daemon::start("");
+    let addr = d.http;
+    let attacking = AtomicBool::new(true);
+    let datagrams = corpus(20_000);
+    let (polls, attack) = std::thread::scope(|s| {
+        let attacker = s.spawn(|| {
+            // Each slot: a connection that has sent a request line and one header line per
+            // second, replaced by a new one once the server closes or answers it.
+            let open = || -> Option<TcpStream> {
+                let mut c = TcpStream::connect_timeout(&addr, Duration::from_secs(1)).ok()?;
+                c.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").ok()?;
+                c.set_nonblocking(true).ok()?;
+                Some(c)
+            };
+            let mut slots: Vec<Option<TcpStream>> = (0..CONNECTIONS).map(|_| open()).collect();
+            let (mut opened, mut line) = (CONNECTIONS, 0u64);
+            while attacking.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_secs(1));
+                line += 1;
+                for slot in &mut slots {
+                    let alive = slot.as_mut().is_some_and(|c| {
+                        let mut b = [0u8; 512];
+                        let closed = match c.read(&mut b) {
+                            Ok(_) => true, // closed, or answered (a 408): done with
+                            Err(e) => e.kind() != std::io::ErrorKind::WouldBlock,
+                        };
+                        !closed
+                            && c.write_all(format!("X-Slow-{line}: 1\r\n").as_bytes())
+                                .is_ok()
+                    });
+                    if !alive {
+                        *slot = open();
+                        opened += 1;
+                    }
+                }
+            }
+            opened
+        });
+        let poller = s.spawn(|| {
+            let started = Instant::now();
+            let mut polls = Vec::new();
+            // The attack's connections are all opened first.
+            std::thread::sleep(Duration::from_secs(1));
+            while started.elapsed() + POLL_EVERY < ATTACK {
+                let t = Instant::now();
+                let status = get_within(addr, "/healthz", ANSWER_WITHIN);
+                polls.push((status, t.elapsed()));
+                std::thread::sleep(POLL_EVERY.saturating_sub(t.elapsed()));
+            }
+            attacking.store(false, Ordering::Relaxed);
+            polls
+        });
+        // Ingest during the attack: 20,000 datagrams over ~10 s.
+        for chunk in datagrams.chunks(200) {
+            send_to(d.udp[0], chunk);
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        (poller.join().unwrap(), attacker.join().unwrap())
+    });
+    let answered = polls
+        .iter()
+        .filter(|(status, took)| *status == Some(200) && *took <= ANSWER_WITHIN)
+        .count();
+    let failed: Vec<_> = polls
+        .iter()
+        .filter(|(status, took)| *status != Some(200) || *took > ANSWER_WITHIN)
+        .collect();
+    let mut took: Vec<Duration> = polls.iter().map(|p| p.1).collect();
+    took.sort();
+    let status = d.status();
+    eprintln!(
+        "slowloris: {CONNECTIONS} connections, {attack} opened; /healthz answered {answered} of {} \
+         polls within {ANSWER_WITHIN:?} (median {:?}, max {:?}); evicted {}, refused {} + {} (per client)",
+        polls.len(),
+        took[took.len() / 2],
+        took[took.len() - 1],
+        status["http"]["connections_evicted"],
+        status["http"]["connections_refused"],
+        status["http"]["connections_refused_per_client"],
+    );
+    assert!(polls.len() >= 150, "{} polls", polls.len());
+    assert!(
+        answered * 100 >= polls.len() * 99,
+        "/healthz answered {answered} of {} polls within {ANSWER_WITHIN:?}; failed: {failed:?}",
+        polls.len()
+    );
+    assert!(
+        attack > CONNECTIONS,
+        "the server closed slow connections to make room"
+    );
+    // Ingest lost nothing.
+    d.wait_merged(20_000);
+    let status = d.status();
+    assert_eq!(status["requests_accepted"], 20_000, "{status}");
+    assert_eq!(status["temp_pool_dropped"], 0);
+    assert_eq!(status["kernel_drops"], 0);
+}
+
+/// When every connection a client may hold is busy with a request, `/healthz` and `/metrics`
+/// still answer, on the connections kept for them, which answer nothing else.
+#[test]
+fn health_connections_answer_when_every_connection_is_busy() {
+    let d = Daemon::start(
+        "[http]\nmax_connections_per_client = 4\nhealth_connections = 2\n\
+         header_timeout = \"30s\"\nidle_timeout = \"1h\"",
+    );
+    // Four requests whose bodies never come: the client's four connections, busy.
+    let head = "POST /api/v1/reports HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{";
+    let _busy: Vec<TcpStream> = (0..4).map(|_| stalled(&d, head)).collect();
+    // Once all four are known busy, another request lands on a health connection: a 503.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while get_within(d.http, "/api/v1/info", Duration::from_secs(5)) != Some(503) {
+        assert!(
+            Instant::now() < deadline,
+            "no health connection within 30 s"
+        );
+    }
+    for path in ["/healthz", "/metrics"] {
+        assert_eq!(
+            get_within(d.http, path, Duration::from_secs(5)),
+            Some(200),
+            "{path}"
+        );
+    }
+    let body = {
+        let mut s = TcpStream::connect(d.http).unwrap();
+        s.write_all(b"GET /api/v1/status HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
+        let mut text = String::new();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let _ = s.read_to_string(&mut text);
+        text
+    };
+    assert!(body.starts_with("HTTP/1.1 503"), "{body}");
+    assert!(body.contains("/healthz and /metrics"), "{body}");
+    assert!(
+        body.to_ascii_lowercase().contains("connection: close"),
+        "{body}"
     );
 }
 
@@ -296,8 +525,8 @@ fn a_large_raw_query_streams_without_dropping_requests() {
 }
 
 #[test]
-fn changes_need_the_token_and_reads_stay_open() {
-    let d = Daemon::start("[http]\ntoken = \"s3cret\"");
+fn changes_need_the_token_and_reads_stay_open_when_told() {
+    let d = Daemon::start("[http]\ntoken = \"s3cret\"\ntoken_reads = false");
     let def = json!({"name": "by_host", "keys": ["hostname"]});
     let post = |auth: Option<&str>| {
         let mut r = ureq::post(&d.url("/api/v1/reports")).set("Content-Type", "application/json");
@@ -335,6 +564,99 @@ fn changes_need_the_token_and_reads_stay_open() {
         .call()
         .unwrap();
     assert_eq!(r.status(), 200);
+}
+
+/// GET `path` with an `Authorization` header (if any): the status.
+fn get_status(d: &Daemon, path: &str, auth: Option<&str>) -> u16 {
+    let mut r = ureq::get(&d.url(path));
+    if let Some(a) = auth {
+        r = r.set("Authorization", a);
+    }
+    match r.call() {
+        Ok(r) => r.status(),
+        Err(ureq::Error::Status(code, _)) => code,
+        Err(e) => panic!("GET {path}: {e}"),
+    }
+}
+
+/// With a token set, every data read needs it (the scheme in any case); `/healthz`, `/metrics`
+/// and the dashboard's files stay open, `/metrics` and the files each unless its switch says
+/// otherwise (`healthz_needs_token` is the unit tests': the harness waits on `/healthz`).
+#[test]
+fn with_a_token_reads_need_it_and_the_open_paths_are_switches() {
+    let d = Daemon::start("[http]\ntoken = \"s3cret\"");
+    for path in [
+        "/api/v1/requests",
+        "/api/v1/reports",
+        "/api/v1/reports/info",
+        "/api/v1/reports/info/history",
+        "/api/v1/stream",
+        "/api/v1/status",
+        "/api/v1/info",
+        "/api/v1/openapi.json",
+    ] {
+        assert_eq!(get_status(&d, path, None), 401, "{path}");
+        assert_eq!(get_status(&d, path, Some("Bearer wrong")), 401, "{path}");
+    }
+    for auth in ["Bearer s3cret", "bearer s3cret", "BEARER  s3cret"] {
+        assert_eq!(
+            get_status(&d, "/api/v1/reports/info", Some(auth)),
+            200,
+            "{auth}"
+        );
+    }
+    for path in ["/healthz", "/metrics", "/", "/dashboard/app.js"] {
+        assert_eq!(get_status(&d, path, None), 200, "{path}");
+    }
+    let d = Daemon::start(
+        "[http]\ntoken = \"s3cret\"\nmetrics_needs_token = true\ndashboard_needs_token = true",
+    );
+    for path in ["/metrics", "/", "/dashboard/app.js"] {
+        assert_eq!(get_status(&d, path, None), 401, "{path}");
+        assert_eq!(get_status(&d, path, Some("Bearer s3cret")), 200, "{path}");
+    }
+    assert_eq!(get_status(&d, "/healthz", None), 200);
+}
+
+/// At every log level, no log line holds the token, nor a secret-named parameter's value: 401s
+/// with the token (or a guess) in the query, answers whose detail quotes a parameter's value.
+#[test]
+fn no_token_reaches_a_log_line() {
+    let d = Daemon::start_logged("[http]\ntoken = \"s3cret-Tok\"", "trace");
+    let auth = Some("Bearer s3cret-Tok");
+    for (path, auth, code) in [
+        ("/api/v1/info?token=s3cret-Tok", None, 401),
+        ("/api/v1/reports?access_token=guess-Tok", None, 401),
+        (
+            "/api/v1/requests?token=s3cret-Tok",
+            Some("bearer wrong-Tok"),
+            401,
+        ),
+        ("/api/v1/reports/s3cret-Tok", auth, 404),
+        ("/api/v1/reports/info?limit=s3cret-Tok", auth, 400),
+        ("/api/v1/stream?token=s3cret-Tok", auth, 400),
+    ] {
+        assert_eq!(get_status(&d, path, auth), code, "{path}");
+    }
+    d.wait_for(
+        |d| {
+            d.logs()
+                .iter()
+                .filter(|l| l.contains("Client error"))
+                .count()
+                >= 6
+        },
+        "six client errors logged",
+    );
+    let logs = d.logs();
+    for needle in ["s3cret", "guess-Tok", "wrong-Tok"] {
+        let leaks: Vec<_> = logs.iter().filter(|l| l.contains(needle)).collect();
+        assert!(leaks.is_empty(), "{needle} logged: {leaks:#?}");
+    }
+    assert!(
+        logs.iter().any(|l| l.contains("redacted")),
+        "the redacted parameters are still named"
+    );
 }
 
 #[test]

@@ -80,7 +80,7 @@ fn file_sink_rotates_gzips_switches_at_run_time_and_loses_nothing_on_sigterm() {
     let logs = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
     let config = format!(
-        "[http]\ntoken = \"s3cret\"\n\n[[sink]]\nname = \"log\"\nkind = \"file\"\npath = {:?}\n\
+        "[http]\ntoken = \"s3cret\"\ntoken_reads = false\n\n[[sink]]\nname = \"log\"\nkind = \"file\"\npath = {:?}\n\
          timers = true\nmax_bytes = \"256KiB\"\nkeep = 1000\n",
         logs.path().join("requests.ndjson").to_str().unwrap()
     );

@@ -27,6 +27,21 @@ fn have(what: &str, program: &str, probe: &[&str]) -> bool {
     ok
 }
 
+/// Whether the `mariadb` client is here (see [`have`]).
+fn have_mariadb() -> bool {
+    have("the mariadb client", "mariadb", &["--version"])
+}
+
+/// With the `mariadb` client here: a daemon with `extra` in its config and `n` requests of
+/// [`traffic`] merged, and those requests.
+fn with_mariadb(extra: &str, n: usize) -> Option<(Daemon, Vec<Sent>)> {
+    if !have_mariadb() {
+        return None;
+    }
+    let sent = traffic(n);
+    Some((loaded(extra, &sent), sent))
+}
+
 /// A Python interpreter that has PyMySQL (Debian's python3-pymysql is the system Python's).
 fn python() -> Option<&'static str> {
     let found = ["/usr/bin/python3", "python3"].into_iter().find(|py| {
@@ -145,10 +160,9 @@ fn f(s: &str) -> f64 {
 /// leave the session usable, through the `mariadb` client.
 #[test]
 fn the_mariadb_client_sees_the_catalog_and_the_session_chatter() {
-    if !have("the mariadb client", "mariadb", &["--version"]) {
+    let Some((d, _)) = with_mariadb("", 50) else {
         return;
-    }
-    let d = loaded("", &traffic(50));
+    };
     let rows = sql(
         &d,
         "SET NAMES utf8mb4; USE pinba; SELECT @@version, @@version_comment, DATABASE()",
@@ -265,11 +279,9 @@ fn the_mariadb_client_sees_the_catalog_and_the_session_chatter() {
 /// requests, and pinba_engine's join of `timer`, `timertag` and `tag` gives every timer's tags.
 #[test]
 fn raw_table_aggregates_equal_what_was_sent() {
-    if !have("the mariadb client", "mariadb", &["--version"]) {
+    let Some((d, sent)) = with_mariadb("", 300) else {
         return;
-    }
-    let sent = traffic(300);
-    let d = loaded("", &sent);
+    };
     let rows = sql(
         &d,
         "SELECT hostname, status, COUNT(*), SUM(req_time), SUM(doc_size), MAX(tags_cnt), \
@@ -511,11 +523,9 @@ print(json.dumps({{"rows": rows, "types": types, "total": total}}))
 /// session may not; with a password, only an authenticated session connects, and it may.
 #[test]
 fn create_and_drop_table_make_and_drop_reports() {
-    if !have("the mariadb client", "mariadb", &["--version"]) {
+    let Some((d, sent)) = with_mariadb("", 120) else {
         return;
-    }
-    let sent = traffic(120);
-    let d = loaded("", &sent);
+    };
     let created = sql(
         &d,
         "CREATE TABLE `by_group` (`tag_value` varchar(64) DEFAULT NULL, `req_count` int(11) DEFAULT NULL, \
@@ -567,7 +577,11 @@ fn create_and_drop_table_make_and_drop_reports() {
 
     // A token guards the HTTP API's changes: without a password the SQL front end may not change
     // either.
-    let d = loaded("[http]\ntoken = \"t0ken\"\n", &sent[..10]);
+    // (HTTP reads left open: the harness reads the status.)
+    let d = loaded(
+        "[http]\ntoken = \"t0ken\"\ntoken_reads = false\n",
+        &sent[..10],
+    );
     let e = mariadb(
         &d,
         "tester",
@@ -578,7 +592,7 @@ fn create_and_drop_table_make_and_drop_reports() {
     assert!(e.contains("1227"), "{e}");
     drop(d);
     let d = loaded(
-        "[http]\ntoken = \"t0ken\"\n[mysql]\nuser = \"pinba\"\npassword = \"s3cret\"\n",
+        "[http]\ntoken = \"t0ken\"\ntoken_reads = false\n[mysql]\nuser = \"pinba\"\npassword = \"s3cret\"\n",
         &sent[..10],
     );
     let e = mariadb(&d, "pinba", Some("wrong"), "SELECT 1").unwrap_err();
@@ -606,11 +620,9 @@ fn create_and_drop_table_make_and_drop_reports() {
 /// return what the same SQL computes over the requests sent.
 #[test]
 fn pinboard_aggregation_selects_run_verbatim() {
-    if !have("the mariadb client", "mariadb", &["--version"]) {
+    let Some((d, sent)) = with_mariadb("", 300) else {
         return;
-    }
-    let sent = traffic(300);
-    let d = loaded("", &sent);
+    };
     // Pinboard's migrations create its pinba tables so (Version20231102124503.php and siblings).
     sql(
         &d,
@@ -763,6 +775,53 @@ fn pinboard_aggregation_selects_run_verbatim() {
         .map(|r| (r[3].clone(), f(&r[4]) as f32))
         .collect();
     assert_eq!(got, want);
+    // Its timers by group and server: Pinboard's migration (Version20260309173000.php) makes
+    // the table; its job copies it with this SELECT.
+    sql(
+        &d,
+        "
+            CREATE TABLE `ipm_pinba_tag_info_group_server_name` (
+                `tag1_value` varchar(64) DEFAULT NULL,
+                `tag2_value` varchar(64) DEFAULT NULL,
+                `req_count` int(11) DEFAULT NULL,
+                `req_per_sec` float DEFAULT NULL,
+                `hit_count` int(11) DEFAULT NULL,
+                `hit_per_sec` float DEFAULT NULL,
+                `timer_value` float DEFAULT NULL,
+                `timer_median` float DEFAULT NULL,
+                `ru_utime_value` float DEFAULT NULL,
+                `ru_stime_value` float DEFAULT NULL,
+                `index_value` varchar(256) DEFAULT NULL,
+                `p90` float DEFAULT NULL,
+                `p95` float DEFAULT NULL,
+                `p99` float DEFAULT NULL
+            ) ENGINE=PINBA DEFAULT CHARSET=latin1 COMMENT='tagN_info:group,__server_name::90,95,99'
+        ",
+    );
+    let groups = sql(
+        &d,
+        "
+            SELECT
+                    LEFT(tag1_value, 64), LEFT(tag2_value, 64), req_count, req_per_sec, hit_count,
+                    hit_per_sec, timer_value, timer_median, ru_utime_value, ru_stime_value, p90, p95, p99, '2026-11-25 12:00:00'
+            FROM
+                ipm_pinba_tag_info_group_server_name;
+        ",
+    );
+    let mut want = std::collections::BTreeMap::new();
+    for s in &sent {
+        for (hits, _, _, _, tags) in &s.timers {
+            *want
+                .entry((tags[0].1.clone(), s.server_name.clone()))
+                .or_insert(0u64) += *hits as u64;
+        }
+    }
+    let mut got: Vec<((String, String), u64)> = groups[1..]
+        .iter()
+        .map(|r| ((r[0].clone(), r[1].clone()), f(&r[4]) as u64))
+        .collect();
+    got.sort();
+    assert_eq!(got, want.into_iter().collect::<Vec<_>>());
     // The report Pinboard's DDL made, read with its safe-percentile CASE expression.
     let hosts = sql(
         &d,
@@ -812,14 +871,13 @@ fn a_half_sent_packet_never_blocks_the_stop() {
 /// as it was at each query).
 #[test]
 fn every_report_table_equals_the_http_answer() {
-    if !have("the mariadb client", "mariadb", &["--version"]) {
-        return;
-    }
-    let d = loaded(
+    let Some((d, _)) = with_mariadb(
         "[[report]]\nname = \"by_group\"\nkeys = [\"timer_tag:group\"]\n\
          [[report]]\nname = \"by_country\"\nkeys = [\"tag:country\"]\n",
-        &traffic(250),
-    );
+        250,
+    ) else {
+        return;
+    };
     // (SQL column, HTTP column, scale) of each kind of table.
     const KB: f64 = 1.0 / 1024.0;
     let request: &[(&str, &str, f64)] = &[
@@ -929,4 +987,57 @@ fn every_report_table_equals_the_http_answer() {
             }
         }
     }
+}
+
+/// The README's Grafana queries run, with the macros expanded as Grafana's MySQL data source
+/// expands them.
+#[test]
+fn the_readme_grafana_queries_run() {
+    let Some((d, sent)) = with_mariadb("", 100) else {
+        return;
+    };
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let from = readme
+        .find("**Grafana.**")
+        .expect("the README's Grafana example");
+    let blocks: Vec<&str> = readme[from..]
+        .split("```sql\n")
+        .skip(1)
+        .take(2)
+        .map(|b| &b[..b.find("```").unwrap()])
+        .collect();
+    assert_eq!(blocks.len(), 2);
+    let table = sql(&d, blocks[0]);
+    assert_eq!(
+        table[0],
+        [
+            "script_name",
+            "req_per_sec",
+            "req_time_median",
+            "p95",
+            "p99"
+        ]
+    );
+    assert_eq!(table.len() - 1, 4, "{table:?}");
+    let series = sql(
+        &d,
+        &blocks[1]
+            .replace(
+                "$__unixEpochGroupAlias(timestamp, '10s')",
+                "floor(timestamp/10)*10 AS \"time\"",
+            )
+            .replace(
+                "$__unixEpochFilter(timestamp)",
+                "timestamp >= 1500000000 AND timestamp <= 4102444800",
+            ),
+    );
+    assert_eq!(series[0], ["time", "requests", "errors"]);
+    let requests: u64 = series[1..].iter().map(|r| f(&r[1]) as u64).sum();
+    let errors: u64 = series[1..].iter().map(|r| f(&r[2]) as u64).sum();
+    assert_eq!(requests, 100);
+    assert_eq!(
+        errors,
+        sent.iter().filter(|s| s.status >= 500).count() as u64
+    );
 }

@@ -214,3 +214,221 @@ fn the_state_dir_flag_is_used_and_keeps_reports_across_restarts() {
     let d = Daemon::start_with(&text, &args, None);
     assert!(report_names(&d).contains("kept"));
 }
+
+/// A damaged `reports.json` or `sinks.json` stops no start: each is set aside as `NAME.damaged`
+/// (logged with why, shown in the status) and the daemon starts with the configured reports and
+/// sinks; check-config says so and moves nothing. A `reports.json` the config no longer takes
+/// (more reports than `limits.max_reports`) goes the same way.
+#[test]
+fn damaged_state_files_are_set_aside_and_the_start_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    std::fs::write(state.join("reports.json"), "{\"created\": [{\"name\": ").unwrap();
+    std::fs::write(state.join("sinks.json"), "[1, 2").unwrap();
+    let config = format!(
+        "state_dir = {:?}\nbuiltin_reports = false\n\
+         [[report]]\nname = \"configured\"\nkeys = [\"hostname\"]\n\
+         [[sink]]\nname = \"log\"\nkind = \"file\"\npath = {:?}\n",
+        state.to_str().unwrap(),
+        dir.path().join("r.ndjson").to_str().unwrap()
+    );
+    let file = write_file(dir.path(), "c.toml", &config);
+    let (code, err) = run_pinbad_logged(
+        &["check-config", file.to_str().unwrap()],
+        dir.path(),
+        "warn",
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("reports.json") && err.contains("sinks.json") && err.contains("sets it aside"),
+        "{err}"
+    );
+    assert!(state.join("reports.json").exists() && !state.join("reports.json.damaged").exists());
+
+    let d = Daemon::start_logged_with(&config, &["--udp", "127.0.0.1:0"], None, "warn");
+    assert_eq!(report_names(&d), BTreeSet::from(["configured".to_string()]));
+    let status = d.status();
+    assert_eq!(status["state_files"]["damaged"], 2, "{status}");
+    let aside = status["state_files"]["set_aside"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let files: Vec<&str> = aside.iter().map(|a| a["file"].as_str().unwrap()).collect();
+    assert_eq!(files, ["reports.json", "sinks.json"]);
+    for a in &aside {
+        assert!(!a["reason"].as_str().unwrap().is_empty(), "{a}");
+        let moved = a["moved_to"].as_str().unwrap();
+        assert!(moved.ends_with(".damaged") && std::path::Path::new(moved).exists());
+    }
+    assert!(!state.join("reports.json").exists() && !state.join("sinks.json").exists());
+    let line = d.wait_log("Damaged state file set aside");
+    assert!(
+        line.contains("reports.json") || line.contains("sinks.json"),
+        "{line}"
+    );
+    assert!(d.json("/api/v1/sinks")["sinks"][0]["enabled"]
+        .as_bool()
+        .unwrap());
+    // Changes are saved afresh beside what was set aside.
+    let (code, body) = d.post(
+        "/api/v1/reports",
+        &json!({"name": "new", "keys": ["hostname"]}),
+    );
+    assert_eq!(code, 201, "{body}");
+    d.terminate(Duration::from_secs(10));
+
+    // A reports.json this config no longer takes: set aside too, naming why.
+    let many: Vec<_> = (0..5)
+        .map(|i| json!({"name": format!("r{i}"), "keys": ["hostname"]}))
+        .collect();
+    std::fs::write(
+        state.join("reports.json"),
+        json!({"version": 1, "created": many, "deleted": []}).to_string(),
+    )
+    .unwrap();
+    let limited = format!("{config}[limits]\nmax_reports = 3\n");
+    let d = Daemon::start_with(&limited, &["--udp", "127.0.0.1:0"], None);
+    assert_eq!(report_names(&d), BTreeSet::from(["configured".to_string()]));
+    let status = d.status();
+    assert_eq!(status["state_files"]["damaged"], 1, "{status}");
+    let reason = status["state_files"]["set_aside"][0]["reason"]
+        .as_str()
+        .unwrap();
+    assert!(reason.contains("limits.max_reports"), "{reason}");
+}
+
+/// Two daemons cannot share a state directory: the second refuses to start naming the first's
+/// pid; check-config needs no lock; once the first is gone, the directory is free.
+#[test]
+fn a_second_daemon_on_one_state_dir_refuses_to_start_naming_the_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let first = Daemon::start_with("", &["--udp", "127.0.0.1:0"], Some(&state));
+    let args = [
+        "--state-dir",
+        state.to_str().unwrap(),
+        "--udp",
+        "127.0.0.1:0",
+        "--http",
+        "127.0.0.1:0",
+    ];
+    let (code, err) = run_pinbad(&args, dir.path());
+    assert_eq!(code, Some(1), "{err}");
+    let pid = first.child.id();
+    assert!(
+        err.contains("in use by another pinbad") && err.contains(&format!("pid {pid}")),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(state.join("lock")).unwrap().trim(),
+        pid.to_string()
+    );
+    let cfg = write_file(
+        dir.path(),
+        "c.toml",
+        &format!("state_dir = {:?}\n", state.to_str().unwrap()),
+    );
+    let (code, err) = run_pinbad(&["check-config", cfg.to_str().unwrap()], dir.path());
+    assert_eq!(code, Some(0), "check-config beside a running daemon: {err}");
+    assert!(first.terminate(Duration::from_secs(10)).success());
+    let second = Daemon::start_with("", &["--udp", "127.0.0.1:0"], Some(&state));
+    assert_eq!(second.get("/healthz").0, 200);
+}
+
+/// The state files are created 0600, or 0640 and the group's with `state_dir_group` (the
+/// directory the group's, 2750, or 0750 when it is the process's own group); a state file an
+/// earlier run left open to others is given that mode at start.
+#[test]
+fn state_files_are_private_or_the_groups() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    // A group not the process's own when root may give files to any (the directory then gets
+    // the set-group-id bit), else the process's own.
+    // SAFETY: getegid and geteuid have no preconditions and cannot fail.
+    let (egid, root) = unsafe { (libc::getegid(), libc::geteuid() == 0) };
+    let gid = if root { egid + 4242 } else { egid };
+    for group in [None, Some(gid)] {
+        let state = dir.path().join(format!("state-{}", group.is_some()));
+        let sink = dir.path().join(format!("sink-{}", group.is_some()));
+        let mut config = format!(
+            "stats_history = \"20s\"\nreport_ticks = 20\n\
+             [http]\ntoken = \"s3cret\"\n\
+             [[report]]\nname = \"by_script\"\nkeys = [\"script_name\"]\n\
+             history_retention = \"1h\"\nhistory_step = \"1s\"\n\
+             [[sink]]\nname = \"log\"\nkind = \"file\"\npath = {:?}\n",
+            sink.join("r.ndjson").to_str().unwrap()
+        );
+        if let Some(g) = group {
+            config = format!("state_dir_group = \"{g}\"\n{config}");
+        }
+        // Named here: the harness adds `state_dir` only to a config that does not name it (as
+        // `state_dir_group` does).
+        config = format!("state_dir = {:?}\n{config}", state.to_str().unwrap());
+        // An earlier run's file, open to everyone.
+        std::fs::create_dir_all(&state).unwrap();
+        std::fs::write(state.join("sinks.json"), "{\"version\": 1, \"sinks\": {}}").unwrap();
+        std::fs::set_permissions(
+            state.join("sinks.json"),
+            std::fs::Permissions::from_mode(0o644),
+        )
+        .unwrap();
+        let d = Daemon::start_with(&config, &["--udp", "127.0.0.1:0"], None);
+        let post = ureq::post(&d.url("/api/v1/reports"))
+            .set("Authorization", "Bearer s3cret")
+            .send_string(&json!({"name": "made", "keys": ["hostname"]}).to_string());
+        match post {
+            Ok(r) => assert_eq!(r.status(), 201),
+            Err(ureq::Error::Status(c, r)) => panic!("{c}: {}", r.into_string().unwrap()),
+            Err(e) => panic!("{e}"),
+        }
+        send_to(d.udp[0], &[request("/a.php"), request("/b.php")]);
+        // The history store written (1 s steps).
+        let written = || {
+            let r = ureq::get(&d.url("/api/v1/status"))
+                .set("Authorization", "Bearer s3cret")
+                .call()
+                .unwrap();
+            let s: serde_json::Value = serde_json::from_str(&r.into_string().unwrap()).unwrap();
+            s["history"]["written_steps"].as_u64().unwrap_or(0)
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while written() == 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no history written within 30 s"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(d.terminate(Duration::from_secs(20)).success());
+        let want = if group.is_some() { 0o640 } else { 0o600 };
+        let mut seen = Vec::new();
+        for entry in std::fs::read_dir(&state).unwrap() {
+            let entry = entry.unwrap();
+            let meta = entry.metadata().unwrap();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            assert_eq!(meta.mode() & 0o7777, want, "{name}: {:o}", meta.mode());
+            if let Some(g) = group {
+                assert_eq!(meta.gid(), g, "{name}");
+            }
+            seen.push(name);
+        }
+        for name in [
+            "lock",
+            "reports.json",
+            "sinks.json",
+            "snapshot.bin",
+            "history.sqlite",
+        ] {
+            assert!(seen.iter().any(|s| s == name), "{name} not in {seen:?}");
+        }
+        let dir_mode = std::fs::metadata(&state).unwrap().mode() & 0o7777;
+        if group.is_some() {
+            let want = if gid == egid { 0o750 } else { 0o2750 };
+            assert_eq!(dir_mode, want, "{dir_mode:o}");
+        }
+        // The sink's file follows the same mode.
+        let sink_file = std::fs::metadata(sink.join("r.ndjson")).unwrap();
+        assert_eq!(sink_file.mode() & 0o777, want);
+    }
+}

@@ -2,8 +2,8 @@
 //
 // The view lives in the URL hash (`#/report/NAME?sort=-req_count&match=script_name:^/api`), so a
 // link reloads into the same view. The open view refreshes every 5 s and nothing runs while the
-// tab is hidden. Reads need no token; a change the server refuses with 401 asks for the token,
-// kept in sessionStorage (this tab only). Charts are uPlot; `window.__pinbad` exposes them, the
+// tab is hidden. A read or change the server refuses with 401 (with a token set, reads need it
+// unless http.token_reads = false) asks for the token, kept in sessionStorage (this tab only). Charts are uPlot; `window.__pinbad` exposes them, the
 // errors seen and the pure functions, for the browser tests.
 'use strict';
 
