@@ -531,7 +531,7 @@ pub static FIGURES: &[Figure] = &[
     .read(|s| json!(s.core.budget().names_refused())),
     counter(
         "memory.reports_refused",
-        "Report creations refused for want of memory (507 memory_full).",
+        "Report creations refused for want of memory (409 memory_full).",
     )
     .prometheus("pinbad_memory_reports_refused")
     .read(|s| json!(s.core.budget().reports_refused())),
