@@ -169,11 +169,12 @@ impl Dictionary {
     }
 
     /// Whether the budget has room for one more string: not while it is tight, and not if the
-    /// entries or the table would double past it.
-    fn budget_allows(&self) -> bool {
+    /// entries or the table would double past it. `Some(bytes)`: yes, the entries and the table
+    /// growing by `bytes` (0: neither doubles).
+    fn budget_allows(&self) -> Option<usize> {
         let budget = self.account.budget();
         if budget.tight() {
-            return false;
+            return None;
         }
         let mut grows = 0;
         if self.free.is_empty() && self.entries.len() == self.entries.capacity() {
@@ -182,7 +183,7 @@ impl Dictionary {
         if self.table.len() == self.table.capacity() {
             grows += 2 * self.table.num_buckets() * SLOT_BYTES;
         }
-        grows == 0 || budget.fits(grows as u64)
+        (grows == 0 || budget.fits(grows as u64)).then_some(grows)
     }
 
     fn hash(&self, s: &[u8]) -> u64 {
@@ -236,10 +237,10 @@ impl Dictionary {
             self.lost += 1;
             return LOST;
         }
-        if !self.budget_allows() {
+        let Some(grows) = self.budget_allows() else {
             self.account.budget().refused_name();
             return LOST;
-        }
+        };
         self.string_bytes += s.len();
         let entry = Entry {
             bytes: s.into(),
@@ -260,6 +261,10 @@ impl Dictionary {
         self.table.insert_unique(hash, id, |&id| {
             FxBuildHasher.hash_one(&*entries[id as usize].bytes)
         });
+        if grows > 0 {
+            // Doubled: told at once, so that other holders' growth is judged against it.
+            self.settle_memory();
+        }
         id
     }
 
@@ -557,7 +562,12 @@ mod tests {
         }
         assert!(refused.is_some(), "refused before a million strings");
         d.settle_memory();
-        assert!(small.used() <= small.tight_at(), "{} of {}", small.used(), small.limit());
+        assert!(
+            small.used() <= small.tight_at(),
+            "{} of {}",
+            small.used(),
+            small.limit()
+        );
         drop(d);
         assert_eq!(small.used(), 0, "dropped, its share leaves the budget");
     }

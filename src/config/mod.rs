@@ -295,6 +295,10 @@ pub const WORKER_QUEUE_BYTES: u64 = 24 << 20;
 /// What `"auto"` leaves for the dictionary and the reports at least, beyond the reserved parts.
 pub const MIN_DYNAMIC_MEMORY: u64 = 256 << 20;
 
+/// What a set `limits.max_memory` must leave for the dictionary and the reports at least, beyond
+/// the reserved parts: a few built-in reports' worth of rows.
+pub const LEAST_DYNAMIC_MEMORY: u64 = 32 << 20;
+
 impl MaxMemory {
     /// The budget in bytes, given what is reserved from the start (`reserved`: see
     /// [`Config::reserved_memory`]) and the memory the host gives this process (`host`, see
@@ -305,8 +309,9 @@ impl MaxMemory {
     pub fn resolve(self, reserved: u64, host: Option<u64>) -> u64 {
         match self {
             MaxMemory::Size(s) => s.0,
-            MaxMemory::Auto => (host.map_or(4 << 30, |h| h / 2))
-                .max(reserved.saturating_add(MIN_DYNAMIC_MEMORY)),
+            MaxMemory::Auto => {
+                (host.map_or(4 << 30, |h| h / 2)).max(reserved.saturating_add(MIN_DYNAMIC_MEMORY))
+            }
         }
     }
 }
@@ -756,7 +761,7 @@ impl Config {
         }
         if let MaxMemory::Size(size) = self.limits.max_memory {
             let reserved = self.reserved_memory();
-            let least = reserved.saturating_add(MIN_DYNAMIC_MEMORY / 4);
+            let least = reserved.saturating_add(LEAST_DYNAMIC_MEMORY);
             if size.0 < least {
                 let mib = |b: u64| b.div_ceil(1 << 20);
                 return Err(invalid(
@@ -775,7 +780,7 @@ impl Config {
                         mib(self.stream_memory()),
                         mib(self.workers_memory()),
                         mib(FIXED_OVERHEAD),
-                        mib(MIN_DYNAMIC_MEMORY / 4),
+                        mib(LEAST_DYNAMIC_MEMORY),
                     ),
                 ));
             }
@@ -1053,6 +1058,50 @@ mod tests {
         assert!(parse_net("::1")
             .unwrap()
             .contains(&"::1".parse::<std::net::IpAddr>().unwrap()));
+    }
+
+    /// `limits.max_memory`: "auto" or a size; a size below the reserved part plus
+    /// [`LEAST_DYNAMIC_MEMORY`] stops the start naming the key and its parts; "auto" resolves to
+    /// half the host, never below the reserved part plus [`MIN_DYNAMIC_MEMORY`].
+    #[test]
+    fn max_memory_is_auto_or_a_size_above_the_reserved_part() {
+        assert_eq!(
+            Config::parse("").unwrap().limits.max_memory,
+            MaxMemory::Auto
+        );
+        let c = Config::parse("[limits]\nmax_memory = \"auto\"").unwrap();
+        assert_eq!(c.limits.max_memory, MaxMemory::Auto);
+        assert!(c.to_toml().contains("max_memory = \"auto\""));
+        let small = "request_pool_size = 20000\ntimer_pool_size = 20000\ntag_pool_size = 20000\n\
+                     temp_pool_memory = \"8MiB\"\n[merge]\nthreads = 1\n[limits]\n\
+                     max_stream_clients = 2\nstream_buffer = \"1MiB\"\n";
+        let c = Config::parse(&format!("{small}max_memory = \"128MiB\"")).unwrap();
+        assert_eq!(c.limits.max_memory, MaxMemory::Size(ByteSize(128 << 20)));
+        let reserved = c.reserved_memory();
+        assert!(
+            reserved > FIXED_OVERHEAD && reserved < 80 << 20,
+            "{reserved}"
+        );
+        let err = Config::parse(&format!("{small}max_memory = \"96MiB\""))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("limits.max_memory") && err.contains("temp_pool_memory"),
+            "{err}"
+        );
+        for bad in ["\"lots\"", "-1", "\"\""] {
+            let err = Config::parse(&format!("[limits]\nmax_memory = {bad}"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("max_memory"), "{bad}: {err}");
+        }
+        let auto = MaxMemory::Auto;
+        assert_eq!(auto.resolve(100 << 20, Some(8 << 30)), 4 << 30);
+        assert_eq!(
+            auto.resolve(1 << 30, Some(1 << 30)),
+            (1 << 30) + MIN_DYNAMIC_MEMORY
+        );
+        assert_eq!(auto.resolve(0, None), 4 << 30);
     }
 
     #[test]

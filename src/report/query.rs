@@ -258,9 +258,7 @@ impl View<'_> {
         match test {
             RowTest::KeyEq(i, want) => self.key_text(*i, item.0, dict) == want.as_str(),
             RowTest::NumEq(col, want) => self.number(*col, &item.1, interval) == Some(*want),
-            RowTest::Matches(Column::Key(i), re) => {
-                re.is_match(&self.key_text(*i, item.0, dict))
-            }
+            RowTest::Matches(Column::Key(i), re) => re.is_match(&self.key_text(*i, item.0, dict)),
             RowTest::Matches(col, re) => {
                 buf.clear();
                 self.cell(*col, item, dict, interval).render(buf);

@@ -339,6 +339,11 @@ impl Report {
         row.slot = self.open_slots;
         self.open_slots = self.open_slots.saturating_add(1);
         self.open.insert(key, row);
+        if growth > 0 {
+            // The table doubled: told at once, so that other reports' growth is judged against
+            // it (not only at the round's end).
+            self.settle_memory();
+        }
     }
 
     /// [`Report::lose`] for want of memory, counted as the budget's refusal too.

@@ -259,9 +259,10 @@ impl ClosedTick {
         std::mem::size_of::<ClosedTick>()
             + 16
             + self.heap_bytes()
-            + self.other.as_deref().map_or(0, |o| {
-                std::mem::size_of::<Row>() + o.hist.heap_bytes()
-            })
+            + self
+                .other
+                .as_deref()
+                .map_or(0, |o| std::mem::size_of::<Row>() + o.hist.heap_bytes())
     }
 }
 

@@ -63,7 +63,10 @@ fn check_under_budget(d: &Daemon) -> u64 {
     let s = d.status();
     assert_eq!(figure(&s, "memory.limit_bytes"), BUDGET_MIB << 20);
     let used = figure(&s, "memory.used_bytes");
-    assert!(used <= BUDGET_MIB << 20, "accounted {used} above the budget");
+    assert!(
+        used <= BUDGET_MIB << 20,
+        "accounted {used} above the budget"
+    );
     assert!(
         rss < (BUDGET_MIB + SLACK_MIB) << 20,
         "RSS {} MiB above the budget {BUDGET_MIB} MiB + {SLACK_MIB} MiB",
@@ -210,7 +213,7 @@ fn api_created_reports_under_traffic_stay_under_the_budget() {
 /// The rows of report `name` (every one) as (`script_name`, `req_count`), its total
 /// `req_count` and `rows_total`.
 fn script_rows(d: &Daemon, name: &str) -> (Vec<(String, u64)>, u64, u64) {
-    let body = d.json(&format!("/api/v1/reports/{name}?limit=1000000"));
+    let body = d.json(&format!("/api/v1/reports/{name}?limit=100000"));
     let count = |v: &Value| {
         v["req_count"]
             .as_u64()
@@ -220,7 +223,12 @@ fn script_rows(d: &Daemon, name: &str) -> (Vec<(String, u64)>, u64, u64) {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| (r["script_name"].as_str().unwrap_or("").to_string(), count(r)))
+        .map(|r| {
+            (
+                r["script_name"].as_str().unwrap_or("").to_string(),
+                count(r),
+            )
+        })
         .collect();
     let total = count(&body["totals"]);
     (rows, total, body["rows_total"].as_u64().unwrap())
@@ -283,9 +291,12 @@ fn after_a_flood_a_new_script_gets_its_row_within_a_tick() {
         .unwrap();
     assert!(evicted > 0, "coldest rows folded");
     // The other script reports too (closed at the same ticks).
-    for name in ["report_by_server_and_script", "report_by_hostname_and_script"] {
+    for name in [
+        "report_by_server_and_script",
+        "report_by_hostname_and_script",
+    ] {
         wait_until(10, &format!("/real in {name}"), || {
-            let body = d.json(&format!("/api/v1/reports/{name}?limit=1000000"));
+            let body = d.json(&format!("/api/v1/reports/{name}?limit=100000"));
             body["rows"]
                 .as_array()
                 .unwrap()

@@ -328,7 +328,12 @@ fn check_kept(r: &Report, scratch: &Report, max_rows: usize) -> Result<(), TestC
     if r.kind == Kind::Timer {
         (sum.0.req_count, totals.0.req_count) = (0, 0);
     }
-    prop_assert_eq!(sum, totals, "rows and (other) of {} sum to its totals", name);
+    prop_assert_eq!(
+        sum,
+        totals,
+        "rows and (other) of {} sum to its totals",
+        name
+    );
     if r.rows_lost() == 0 && r.rows_evicted() == 0 {
         prop_assert_eq!(&rows, &full, "rows of {}", name);
         prop_assert_eq!(other_of(r), (Sums::default(), vec![]));

@@ -21,7 +21,11 @@ fn check_incremental(ops: &[(Req, usize)], max_rows: usize) -> Result<(), TestCa
     for r in &w.reports {
         prop_assert_eq!(r.rows(), 0);
         prop_assert_eq!(totals_of(r), (Sums::default(), vec![]));
-        prop_assert_eq!(other_of(r), (Sums::default(), vec![]), "(other) empties too");
+        prop_assert_eq!(
+            other_of(r),
+            (Sums::default(), vec![]),
+            "(other) empties too"
+        );
     }
     w.dict.set_now(10);
     w.dict.sweep(10);

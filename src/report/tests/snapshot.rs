@@ -161,7 +161,10 @@ fn a_window_with_other_rows_restores_as_saved_and_as_ticks_leave() {
         check_kept(&r, &scratch, 3).unwrap();
         check_kept(&live, &scratch, 3).unwrap();
     }
-    assert_eq!(other_of(&restore(&mut dict, 7000)), (Sums::default(), vec![]));
+    assert_eq!(
+        other_of(&restore(&mut dict, 7000)),
+        (Sums::default(), vec![])
+    );
 }
 
 /// What a report's memory estimate (kept as it changes, no walk) says is close to what a walk
@@ -193,5 +196,9 @@ fn the_memory_estimate_follows_the_rows_and_ticks() {
         );
     }
     r.advance(100 * TICK_MS);
-    assert!(r.memory_estimate() < empty + (1 << 20), "{}", r.memory_estimate());
+    assert!(
+        r.memory_estimate() < empty + (1 << 20),
+        "{}",
+        r.memory_estimate()
+    );
 }

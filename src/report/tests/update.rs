@@ -184,7 +184,11 @@ fn a_row_folded_and_made_again_takes_its_old_ticks_from_other() {
     assert_eq!(r.rows_evicted(), 1);
     add_req(&mut dict, &mut r, &req("/a", 0.4));
     let a = dict.lookup(b"/a").unwrap();
-    assert_eq!(rows_of(&r)[&vec![a]].0.req_count, 1, "made again: only the new request");
+    assert_eq!(
+        rows_of(&r)[&vec![a]].0.req_count,
+        1,
+        "made again: only the new request"
+    );
     assert_eq!(other_of(&r).0.req_count, 1, "the old one");
     // Tick 0 leaves: "(other)" loses /a's old request, the new row keeps its own.
     r.advance(4 * TICK_MS);
