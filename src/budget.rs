@@ -12,14 +12,21 @@
 //! Cheap on the hot path: nothing here runs per request. A holder settles its account once per
 //! round (one atomic add of the difference), the merger re-judges the budget once per round
 //! ([`Budget::judge`], which logs once per episode), and the update path reads the flag only
-//! where it would create a row. Between two judgements the holders grow by at most what one round
-//! adds, which the margin between [`Budget::tight_at`] and the limit is for.
+//! where it would create a row; a report that makes many rows within a round settles and judges
+//! again every [`SETTLE_EVERY_ROWS`] of them, and at each doubling of a table. Between two
+//! judgements the holders grow by at most that many rows each (and what a tick's close adds, which
+//! a report counts ahead: see `Report::memory_estimate`), which the margin between
+//! [`Budget::tight_at`] and the limit is for.
 //!
 //! Pure: no I/O but [`host_memory`], which reads `/proc/meminfo` and the cgroup's limit once at
 //! start-up; any thread.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
+
+/// New rows a report makes between two of its settlements within a merge round (and at a table's
+/// doubling): what it may add unseen is this many rows' worth.
+pub const SETTLE_EVERY_ROWS: u32 = 256;
 
 /// The memory budget: a limit, what is accounted against it, whether it is tight, and what was
 /// refused for want of it (see the module docs).
@@ -105,8 +112,9 @@ impl Budget {
         self.used().saturating_add(bytes) <= self.tight_at()
     }
 
-    /// Re-judges the budget from what is accounted now (the merger, once per round): sets or
-    /// clears the tight flag, and logs when it changes. Returns whether it is tight.
+    /// Re-judges the budget from what is accounted now (the merger, once per round, and a
+    /// report growing by many rows within one): sets or clears the tight flag, and logs when it
+    /// changes (once, whichever thread judges). Returns whether it is tight.
     pub fn judge(&self) -> bool {
         let used = self.used();
         self.peak.fetch_max(used, Relaxed);
@@ -116,8 +124,12 @@ impl Budget {
         } else {
             used >= self.tight_at()
         };
-        if now != was {
-            self.tight.store(now, Relaxed);
+        if now != was
+            && self
+                .tight
+                .compare_exchange(was, now, Relaxed, Relaxed)
+                .is_ok()
+        {
             let mib = |b: u64| b >> 20;
             if now {
                 self.episodes.fetch_add(1, Relaxed);

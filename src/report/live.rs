@@ -130,6 +130,9 @@ pub struct Report {
     pub(super) closed_bytes: usize,
     pub(super) agg_hist_bytes: usize,
     pub(super) open_hist_bytes: usize,
+    /// New rows made since the report last settled its account (see
+    /// `budget::SETTLE_EVERY_ROWS`).
+    pub(super) unsettled_rows: u32,
     /// What the report holds, against the memory budget (the dictionary's it was made with).
     pub(super) account: Account,
     /// Milliseconds (merger clock) from which the report holds every request of its window: the
@@ -253,6 +256,7 @@ impl Report {
             closed_bytes: 0,
             agg_hist_bytes: 0,
             open_hist_bytes: 0,
+            unsettled_rows: 0,
             account: Account::new(Budget::unlimited()),
             complete_from_ms: 0,
             now_ms: 0,
@@ -356,12 +360,16 @@ impl Report {
 
     /// What the report holds (bytes), from figures kept as it changes, no walk: its row tables
     /// by their buckets, its closed ticks, its rows' histograms (the open rows' as of the last
-    /// close, plus the rows made since), its buffers. What the memory budget counts.
+    /// close, plus the rows made since), its buffers; and what the open tick's close will take
+    /// (the closed part's table grown for the open tick's new keys, the closed tick's rows), so
+    /// that the budget is tight before a close would take memory past it. What the memory
+    /// budget counts.
     pub fn memory_estimate(&self) -> usize {
         let deferral = |d: &Option<super::update::Deferral>| d.as_ref().map_or(0, |d| d.bytes());
         std::mem::size_of::<Report>()
             + self.open.table_bytes()
             + self.agg.table_bytes()
+            + self.pending_close_bytes()
             + self.closed_bytes
             + self.agg_hist_bytes
             + self.open_hist_bytes
@@ -371,6 +379,19 @@ impl Report {
             + 4 * self.slot_counts.capacity()
             + deferral(&self.deferred)
             + deferral(&self.spare_deferral)
+    }
+
+    /// What the open tick's close will take beyond what the report holds (bytes): the closed
+    /// part's table grown for the open tick's new keys, and the closed tick's rows and
+    /// histograms, counted twice: while the budget is tight each close halves the rows
+    /// ([`Report::make_room`]), so the ticks that close from here on hold at most twice the open
+    /// tick's rows, and the budget has counted them before they are made (see
+    /// [`Report::memory_estimate`]).
+    pub(super) fn pending_close_bytes(&self) -> usize {
+        let agg_growth =
+            self.agg.table_bytes_for(self.agg.len() + self.open_only) - self.agg.table_bytes();
+        let tick_rows = self.open.len() * (super::window::TICK_ROW_BYTES + 4 * self.keys.len());
+        agg_growth + 2 * (tick_rows + self.open_hist_bytes)
     }
 
     /// Tells the memory budget what the report holds now ([`Report::memory_estimate`]): after

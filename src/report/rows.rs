@@ -271,6 +271,20 @@ impl RowMap {
         each_rows!(self, m => (m.0.num_buckets() * 2).max(8) * (m.slot_bytes() + 1))
     }
 
+    /// Bytes of the table once it holds `n` rows: the present one while they fit, else the one
+    /// it grows to (hashbrown's buckets for `n`: 8/7 of it, up to a power of two).
+    pub(super) fn table_bytes_for(&self, n: usize) -> usize {
+        if n <= self.capacity() {
+            return self.table_bytes();
+        }
+        let buckets = match n {
+            0..4 => 4,
+            4..8 => 8,
+            _ => (n.saturating_mul(8) / 7).next_power_of_two(),
+        };
+        buckets * (self.slot_bytes() + 1)
+    }
+
     /// Bytes of one map slot: the key and the row (keys are inline).
     pub(super) fn slot_bytes(&self) -> usize {
         each_rows!(self, m => m.slot_bytes())

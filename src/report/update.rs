@@ -311,11 +311,20 @@ impl Report {
     /// A row for a key the open tick does not have yet: created if the key is in `agg`, or if
     /// there is room (fewer than `max_rows` rows, and the memory budget not tight); else the
     /// contribution goes to the "(other)" row (see the type's docs). Either way, not if the open
-    /// table would have to double past the memory budget. Off the per-request path: once per
-    /// new key and tick.
+    /// table, or the closed part's that the row joins at the tick's close, would have to double
+    /// past the memory budget. Off the per-request path: once per new key and tick.
     #[inline(never)]
     pub(super) fn new_row(&mut self, key: &KeyBuf, mut row: Row) {
-        let growth = self.open.growth_bytes();
+        let open_growth = self.open.growth_bytes();
+        let n = self.agg.len() + self.open_only;
+        let agg_growth = self.agg.table_bytes_for(n + 1) - self.agg.table_bytes_for(n);
+        let growth = if open_growth + agg_growth == 0 {
+            0
+        } else {
+            // A table doubles: the closed part's only for a key it does not have.
+            let in_agg = self.agg.get_mut(key).is_some();
+            open_growth + if in_agg { 0 } else { agg_growth }
+        };
         if growth > 0 && !self.account.budget().fits(growth as u64) {
             return self.refuse_for_memory(row);
         }
@@ -339,10 +348,13 @@ impl Report {
         row.slot = self.open_slots;
         self.open_slots = self.open_slots.saturating_add(1);
         self.open.insert(key, row);
-        if growth > 0 {
-            // The table doubled: told at once, so that other reports' growth is judged against
-            // it (not only at the round's end).
+        self.unsettled_rows += 1;
+        if growth > 0 || self.unsettled_rows >= crate::budget::SETTLE_EVERY_ROWS {
+            // A table doubled, or many rows were made: told at once and judged, so that this
+            // and the other reports' growth is judged against it (not only at the round's end).
+            self.unsettled_rows = 0;
             self.settle_memory();
+            self.account.budget().judge();
         }
     }
 

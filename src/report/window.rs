@@ -107,6 +107,10 @@ pub(super) struct TickRow {
 
 const _: () = assert!(std::mem::size_of::<TickRow>() == 56);
 
+/// Bytes a closed tick takes per row besides its key and histogram (see
+/// [`Report::memory_estimate`]).
+pub(super) const TICK_ROW_BYTES: usize = std::mem::size_of::<TickRow>();
+
 /// A closed tick's row's [`Sums`] in 48 bytes: the request and hit counts in 32 bits each, the
 /// time and byte sums in 64 bits each, which holds any tick row but a pathological one (4 billion
 /// requests or hits, or 584 years of time, in one row of one tick: such a row goes whole to
@@ -535,13 +539,20 @@ impl Report {
     /// When the window moved into a new tick (the open tick closed, so every open row is in
     /// `agg`, and the ticks that left are out): if the report holds more than
     /// [`Report::room_mark`] rows, its coldest rows are folded into "(other)" down to it (see
-    /// [`Report`]). Costs a pass over the rows, and only when the report is that full.
+    /// [`Report`]). While the memory budget is tight, down to half the rows it holds: no new row
+    /// is made then, but the keys with rows go on counting, and each tick that closes holds a
+    /// copy of their rows, so rows × ticks would go on growing; halved at each close, what the
+    /// ticks closed while it is tight add stays within about two ticks' worth. Costs a pass over
+    /// the rows, and only when the report is that full.
     pub(super) fn make_room(&mut self) {
-        if self.max_rows == usize::MAX {
-            return;
-        }
         let rows = self.rows();
-        let mark = self.room_mark();
+        let mark = if self.account.budget().tight() {
+            (rows / 2).min(self.room_mark())
+        } else if self.max_rows == usize::MAX {
+            return;
+        } else {
+            self.room_mark()
+        };
         if rows > mark {
             self.fold_coldest(rows - mark);
         }

@@ -541,3 +541,49 @@ fn a_tight_budget_refuses_new_rows_into_other() {
     drop(dict);
     assert_eq!(budget.used(), 0);
 }
+
+/// While the memory budget is tight, each tick's close folds the coldest half of the rows into
+/// "(other)" (the hottest stay), whatever the row limit, so that the ticks closed meanwhile stop
+/// adding copies of every row; totals stay exact.
+#[test]
+fn a_tight_budget_halves_the_rows_at_each_close() {
+    let budget = crate::budget::Budget::new(256 << 20);
+    let mut dict = Dictionary::new(1000).with_budget(budget.clone());
+    let mut r = Report::new(def("r", &["script_name"]), &mut dict, 1000)
+        .unwrap()
+        .with_exact_window(window_of_ticks(8), 0);
+    for i in 0..40 {
+        let name: &'static str = format!("/cold/{i}").leak();
+        add_req(&mut dict, &mut r, &req(name, 0.1));
+    }
+    for _ in 0..5 {
+        add_req(&mut dict, &mut r, &req("/hot", 0.1));
+    }
+    r.advance(TICK_MS);
+    assert_eq!(
+        (r.rows(), r.rows_evicted()),
+        (41, 0),
+        "room enough, not tight"
+    );
+    let filler = crate::budget::Account::new(budget.clone());
+    filler.settle(250 << 20);
+    assert!(budget.judge());
+    add_req(&mut dict, &mut r, &req("/hot", 0.1));
+    r.advance(2 * TICK_MS);
+    assert_eq!((r.rows(), r.rows_evicted()), (20, 21));
+    r.advance(3 * TICK_MS);
+    assert_eq!(r.rows(), 10);
+    let hot = dict.lookup(b"/hot").unwrap();
+    assert_eq!(
+        rows_of(&r)[&vec![hot]].0.req_count,
+        6,
+        "the hottest row stays"
+    );
+    let rows: u64 = rows_of(&r).values().map(|(s, _)| s.req_count).sum();
+    assert_eq!(rows + other_of(&r).0.req_count, 46);
+    assert_eq!(totals_of(&r).0.req_count, 46);
+    filler.settle(0);
+    assert!(!budget.judge());
+    r.advance(4 * TICK_MS);
+    assert_eq!(r.rows(), 10, "no more folding once it eases");
+}
