@@ -342,7 +342,7 @@ impl<'de> Deserialize<'de> for MaxMemory {
             Ok(Raw::Auto(AutoWord::Auto)) => Ok(MaxMemory::Auto),
             Ok(Raw::Size(b)) => Ok(MaxMemory::Size(b)),
             Err(_) => Err(serde::de::Error::custom(
-                "expected \"auto\" or a size like \"4GiB\"",
+                "limits.max_memory: expected \"auto\" or a size like \"4GiB\"",
             )),
         }
     }

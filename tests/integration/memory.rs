@@ -157,6 +157,18 @@ fn a_flood_of_unique_names_stays_under_the_budget() {
     assert_eq!(rows.iter().map(|(_, n)| n).sum::<u64>(), sent, "rows sum");
 }
 
+/// `n` requests numbered from `from` over 5,000 scripts on 7 hosts.
+fn traffic(from: u64, n: u64) -> Vec<Vec<u8>> {
+    use prost::Message;
+    (from..from + n)
+        .map(|i| {
+            let mut r = crate::common::proto_request(&format!("/s/{}", i % 5000));
+            r.hostname = format!("web{}", i % 7).into_bytes();
+            r.encode_to_vec()
+        })
+        .collect()
+}
+
 /// Reports created through the API while traffic flows: they fill, the budget becomes tight, a
 /// further creation is refused with a 409 `memory_full` JSON error (counted), RSS stays under the
 /// budget plus the slack, and pinbad keeps answering.
@@ -189,15 +201,7 @@ fn api_created_reports_under_traffic_stay_under_the_budget() {
                 _ => panic!("POST /api/v1/reports: {code} {body}"),
             }
         }
-        let datagrams: Vec<_> = (sent..sent + 10_000)
-            .map(|i| {
-                let mut r = crate::common::proto_request(&format!("/s/{}", i % 5000));
-                r.hostname = format!("web{}", i % 7).into_bytes();
-                use prost::Message;
-                r.encode_to_vec()
-            })
-            .collect();
-        d.send(&datagrams);
+        d.send(&traffic(sent, 10_000));
         sent += 10_000;
         peak = peak.max(check_under_budget(&d));
         check_answers(&d);
@@ -207,15 +211,7 @@ fn api_created_reports_under_traffic_stay_under_the_budget() {
     // closed tick holds a copy of their rows, and the budget still holds.
     let until = Instant::now() + Duration::from_secs(6);
     while Instant::now() < until {
-        let datagrams: Vec<_> = (sent..sent + 10_000)
-            .map(|i| {
-                let mut r = crate::common::proto_request(&format!("/s/{}", i % 5000));
-                r.hostname = format!("web{}", i % 7).into_bytes();
-                use prost::Message;
-                r.encode_to_vec()
-            })
-            .collect();
-        d.send(&datagrams);
+        d.send(&traffic(sent, 10_000));
         sent += 10_000;
         peak = peak.max(check_under_budget(&d));
         check_answers(&d);
@@ -238,6 +234,18 @@ fn api_created_reports_under_traffic_stay_under_the_budget() {
         figure(&s, "memory.peak_bytes") >> 20,
         figure(&s, "memory.rows_refused"),
     );
+}
+
+/// A figure of report `name` in `/api/v1/status` `reports[]`.
+fn report_figure(d: &Daemon, name: &str, figure: &str) -> u64 {
+    let s = d.status();
+    let report = s["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("no report {name} in status"));
+    report[figure].as_u64().unwrap()
 }
 
 /// The rows of report `name` (every one) as (`script_name`, `req_count`), its total
@@ -278,20 +286,13 @@ fn after_a_flood_a_new_script_gets_its_row_within_a_tick() {
     let (rows, total, _) = script_rows(&d, "report_by_script_name");
     assert_eq!(total, 5000);
     assert!(rows.len() <= 1001, "{} rows", rows.len());
-    let lost = |d: &Daemon| {
-        let s = d.status();
-        let r = s["reports"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["name"] == "report_by_script_name")
-            .cloned()
-            .unwrap();
-        r["rows_lost"].as_u64().unwrap()
-    };
-    assert!(lost(&d) >= 4000, "refused rows counted per report");
-    // The real script, once a 200 ms, until it has a row: within two 2-second ticks (and their
-    // merge rounds) of the flood stopping, where the window is 2 minutes.
+    let rows_lost = report_figure(&d, "report_by_script_name", "rows_lost");
+    assert!(
+        rows_lost >= 4000,
+        "refused rows counted per report: {rows_lost}"
+    );
+    // The real script, sent again and again until it has a row: from the next 2-second tick on
+    // (given a few ticks on a busy machine), where the window is 2 minutes.
     let started = Instant::now();
     let mut real = 0u64;
     wait_until(30, "/real to get a row", || {
@@ -311,14 +312,7 @@ fn after_a_flood_a_new_script_gets_its_row_within_a_tick() {
     assert_eq!(rows.len() as u64, rows_total);
     let other = rows.iter().find(|(s, _)| s == "(other)").expect("(other)");
     assert!(other.1 >= 4000, "{other:?}");
-    let status = d.status();
-    let evicted = status["reports"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["name"] == "report_by_script_name")
-        .map(|r| r["rows_evicted"].as_u64().unwrap())
-        .unwrap();
+    let evicted = report_figure(&d, "report_by_script_name", "rows_evicted");
     assert!(evicted > 0, "coldest rows folded");
     // The other script reports too (closed at the same ticks).
     for name in [
