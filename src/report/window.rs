@@ -107,6 +107,10 @@ pub(super) struct TickRow {
 
 const _: () = assert!(std::mem::size_of::<TickRow>() == 56);
 
+/// Rows a report keeps at a tick's close while the memory budget is tight (see
+/// [`Report::make_room`]).
+pub const TIGHT_KEEP_ROWS: usize = 64;
+
 /// Bytes a closed tick takes per row besides its key and histogram (see
 /// [`Report::memory_estimate`]).
 pub(super) const TICK_ROW_BYTES: usize = std::mem::size_of::<TickRow>();
@@ -539,15 +543,16 @@ impl Report {
     /// When the window moved into a new tick (the open tick closed, so every open row is in
     /// `agg`, and the ticks that left are out): if the report holds more than
     /// [`Report::room_mark`] rows, its coldest rows are folded into "(other)" down to it (see
-    /// [`Report`]). While the memory budget is tight, down to half the rows it holds: no new row
-    /// is made then, but the keys with rows go on counting, and each tick that closes holds a
+    /// [`Report`]). While the memory budget is tight, down to half the rows it holds (but not
+    /// below [`TIGHT_KEEP_ROWS`]: a small report costs little, and its rows stay readable): no new
+    /// row is made then, but the keys with rows go on counting, and each tick that closes holds a
     /// copy of their rows, so rows × ticks would go on growing; halved at each close, what the
     /// ticks closed while it is tight add stays within about two ticks' worth. Costs a pass over
     /// the rows, and only when the report is that full.
     pub(super) fn make_room(&mut self) {
         let rows = self.rows();
         let mark = if self.account.budget().tight() {
-            (rows / 2).min(self.room_mark())
+            (rows / 2).max(TIGHT_KEEP_ROWS).min(self.room_mark())
         } else if self.max_rows == usize::MAX {
             return;
         } else {

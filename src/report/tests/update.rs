@@ -543,16 +543,17 @@ fn a_tight_budget_refuses_new_rows_into_other() {
 }
 
 /// While the memory budget is tight, each tick's close folds the coldest half of the rows into
-/// "(other)" (the hottest stay), whatever the row limit, so that the ticks closed meanwhile stop
-/// adding copies of every row; totals stay exact.
+/// "(other)" (the hottest stay; not below `TIGHT_KEEP_ROWS`), whatever the row limit, so that
+/// the ticks closed meanwhile stop adding copies of every row; totals stay exact.
 #[test]
 fn a_tight_budget_halves_the_rows_at_each_close() {
+    use crate::report::window::TIGHT_KEEP_ROWS;
     let budget = crate::budget::Budget::new(256 << 20);
     let mut dict = Dictionary::new(1000).with_budget(budget.clone());
     let mut r = Report::new(def("r", &["script_name"]), &mut dict, 1000)
         .unwrap()
         .with_exact_window(window_of_ticks(8), 0);
-    for i in 0..40 {
+    for i in 0..200 {
         let name: &'static str = format!("/cold/{i}").leak();
         add_req(&mut dict, &mut r, &req(name, 0.1));
     }
@@ -560,19 +561,21 @@ fn a_tight_budget_halves_the_rows_at_each_close() {
         add_req(&mut dict, &mut r, &req("/hot", 0.1));
     }
     r.advance(TICK_MS);
-    assert_eq!(
-        (r.rows(), r.rows_evicted()),
-        (41, 0),
-        "room enough, not tight"
-    );
+    assert_eq!((r.rows(), r.rows_evicted()), (201, 0), "not tight");
     let filler = crate::budget::Account::new(budget.clone());
     filler.settle(250 << 20);
     assert!(budget.judge());
     add_req(&mut dict, &mut r, &req("/hot", 0.1));
     r.advance(2 * TICK_MS);
-    assert_eq!((r.rows(), r.rows_evicted()), (20, 21));
+    assert_eq!((r.rows(), r.rows_evicted()), (100, 101));
     r.advance(3 * TICK_MS);
-    assert_eq!(r.rows(), 10);
+    assert_eq!(
+        r.rows(),
+        TIGHT_KEEP_ROWS,
+        "halved, down to the rows a report keeps"
+    );
+    r.advance(4 * TICK_MS);
+    assert_eq!(r.rows(), TIGHT_KEEP_ROWS);
     let hot = dict.lookup(b"/hot").unwrap();
     assert_eq!(
         rows_of(&r)[&vec![hot]].0.req_count,
@@ -580,10 +583,8 @@ fn a_tight_budget_halves_the_rows_at_each_close() {
         "the hottest row stays"
     );
     let rows: u64 = rows_of(&r).values().map(|(s, _)| s.req_count).sum();
-    assert_eq!(rows + other_of(&r).0.req_count, 46);
-    assert_eq!(totals_of(&r).0.req_count, 46);
+    assert_eq!(rows + other_of(&r).0.req_count, 206);
+    assert_eq!(totals_of(&r).0.req_count, 206);
     filler.settle(0);
     assert!(!budget.judge());
-    r.advance(4 * TICK_MS);
-    assert_eq!(r.rows(), 10, "no more folding once it eases");
 }
