@@ -22,6 +22,8 @@
 #        given); TAPS=off: the same sinks configured but `enabled = false`, no subscriber;
 #        unset: none (the baseline). Their figures (sent, dropped) are added to each row.
 #        TEMP_POOL=256MiB: `temp_pool_memory`.
+#        TICKLOG=true|false: `ticklog.enabled` (default true); each row gets the tick log's
+#        write rate over the measured run (`ticklog.written_bytes_per_s`) and its size on disk.
 #        PINBAD_BIN=path: the daemon to measure (default target/release/pinbad; A/B runs).
 #        QUERIES=off: no query loop while loading (the CPU per packet of ingest alone; the
 #        loop's ~18 top-100 queries a second cost ~0.27 µs per packet at 100k/s here).
@@ -53,6 +55,7 @@ SCRIPTS=${SCRIPTS:-1000}
 HOSTS=${HOSTS:-20}
 POOL=${POOL:-1000000}
 TEMP_POOL=${TEMP_POOL:-256MiB}
+TICKLOG=${TICKLOG:-true}
 OUT=${OUT:-target/e2e.json}
 UDP_PORT=${UDP_PORT:-39002}
 HTTP_PORT=${HTTP_PORT:-39080}
@@ -114,6 +117,8 @@ families = $FAMILIES
 request_families = $REQUEST_FAMILIES
 [limits]
 max_reports = 1000
+[ticklog]
+enabled = $TICKLOG
 EOF
 shapes=('keys = ["timer_tag:group"]' 'keys = ["script_name", "timer_tag:group"]'
   'keys = ["timer_tag:group", "timer_tag:server"]' 'keys = ["script_name", "hostname", "server_name", "timer_tag:op"]')
@@ -175,6 +180,7 @@ for rate in "${RATES[@]}"; do
       --scripts "$SCRIPTS" --hosts "$HOSTS" --check "$URL" --json > "$work/warmup.json"
   fi
   cpu0=$(cpu_ticks); drops0=$(rcvbuf_errors); thread_ticks > "$work/threads0.json"
+  curl -s "$URL/api/v1/status" > "$work/status0.json"; date +%s.%N > "$work/t0"
   # Query loop while loading: the top-100 of the biggest request report, 3 percentiles.
   ( end=$((SECONDS + ${DURATION%s})); [ "${QUERIES:-on}" = off ] && end=0; while [ $SECONDS -lt $end ]; do
       curl -s -o /dev/null -w '%{time_total} %{time_pretransfer}\n' \
@@ -187,7 +193,7 @@ for rate in "${RATES[@]}"; do
   wait "$QPID" || true
   # Let the sinks deliver what they hold (counted in the CPU figure), then keep their figures.
   sleep 3
-  curl -s "$URL/api/v1/status" > "$work/taps.json"
+  curl -s "$URL/api/v1/status" > "$work/taps.json"; date +%s.%N > "$work/t1"
   curl -s "$URL/api/v1/instruments" > "$work/instruments-rate.json"
   cpu1=$(cpu_ticks); drops1=$(rcvbuf_errors); thread_ticks > "$work/threads1.json"
   rss_kib=$(awk '/VmHWM/ {print $2}' "/proc/$PID/status")
@@ -249,6 +255,16 @@ if status.get("sinks"):
     row["taps"] = {s["name"]: {k: s[k] for k in ("enabled", "sent", "dropped", "failed", "current_queued")}
                    for s in status["sinks"]}
     row["taps"]["stream"] = {k: status["stream"][k] for k in ("current_clients", "sent", "dropped")}
+# The tick log's writes over the measured run (its thread's CPU is in thread_cpu_us_per_packet).
+s0 = json.load(open(sys.argv[1].replace("blast.json", "status0.json")))
+seconds = float(open(sys.argv[1].replace("blast.json", "t1")).read()) - float(open(sys.argv[1].replace("blast.json", "t0")).read())
+if status.get("ticklog", {}).get("enabled"):
+    t0, t1 = s0["ticklog"], status["ticklog"]
+    row["ticklog"] = {
+        "written_bytes_per_s": round((t1["written_bytes"] - t0["written_bytes"]) / seconds),
+        "written_ticks": t1["written_ticks"] - t0["written_ticks"],
+        "bytes": t1["bytes"], "dropped_ticks": t1["dropped_ticks"],
+    }
 null = json.load(open(sys.argv[1].replace("blast.json", "null.json")))
 if null.get("cpu_us_per_datagram") is not None:
     row["null_cpu_us_per_packet"] = round(null["cpu_us_per_datagram"], 3)

@@ -9,7 +9,7 @@ use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::api::{ApiState, AppState};
 use crate::config::Config;
@@ -125,6 +125,7 @@ pub struct Running {
     merger_stop: Arc<AtomicBool>,
     metrics: Option<JoinHandle<()>>,
     history: Option<crate::history::WriterHandle>,
+    ticklog: Option<crate::ticklog::WriterHandle>,
     /// The state directory's lock, released when the process ends (after the stop's writes).
     _state_lock: DirLock,
 }
@@ -184,6 +185,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
             .map_err(CoreError::Config)?,
     );
     let history = Arc::new(History::new(config));
+    let ticklog = Arc::new(crate::ticklog::TickLog::new(config));
     let metrics = Arc::new(crate::metrics::Metrics::new(config));
     let query_slots = Arc::new(tokio::sync::Semaphore::new(
         config.http.max_concurrent_queries,
@@ -206,6 +208,8 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let pending = crate::pending::take_at_start(&mut shared, &mut restored);
     // Before the merger: the pool, the reports' windows and the clock as the last run left them.
     crate::snapshot::restore_at_start(&mut shared, &mut restored);
+    // What a crash lost of the windows, when the snapshot restored nothing.
+    crate::ticklog::restore_at_start(&mut shared, &restored, &ticklog);
     let shared = Arc::new(shared);
     // Sinks before the merger: they see every request merged from the first round on.
     if let Err(e) = sinks.start(&shared, outputs) {
@@ -225,11 +229,16 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
             .map_err(StartError::Thread)?;
     // History before the merger: it takes every tick the reports close.
     let history_writer = crate::history::start(&shared, &history).map_err(StartError::Thread)?;
+    let ticklog_writer = crate::ticklog::start(&shared, &ticklog).map_err(StartError::Thread)?;
     let merger_stop = Arc::new(AtomicBool::new(false));
     let merger = {
+        let ticks = crate::tap::TickFanOut::new(vec![
+            Arc::clone(&history) as Arc<dyn crate::tap::TickTap>,
+            Arc::clone(&ticklog) as Arc<dyn crate::tap::TickTap>,
+        ]);
         let m = Merger::new(Arc::clone(&shared), ring)
             .merge_first(pending)
-            .with_ticks(Arc::clone(&history) as Arc<dyn crate::tap::TickTap>);
+            .with_ticks(Arc::new(ticks));
         let stop = Arc::clone(&merger_stop);
         // With the snapshot on, the receivers outlive the merger at shutdown (see `serve`).
         let drain = !shared.config().snapshot.enabled;
@@ -241,6 +250,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     let api = Arc::new(ApiState {
         core: Arc::clone(&shared),
         history,
+        ticklog,
         metrics,
         sinks,
         stream: Default::default(),
@@ -267,6 +277,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         merger_stop,
         metrics: Some(metrics_thread),
         history: history_writer,
+        ticklog: ticklog_writer,
         _state_lock: state_lock,
     })
 }
@@ -403,21 +414,42 @@ impl Running {
         });
         runtime.shutdown_timeout(Duration::from_millis(200));
         self.shutdown.trigger();
+        let signalled = self.shutdown.triggered_at().unwrap_or_else(Instant::now);
+        let snapshot_on = self.core.config().snapshot.enabled;
+        if snapshot_on {
+            // The snapshot is written first: the history writer and the tick log wait meanwhile
+            // (their last pass, with a bound, comes after).
+            self.api.history.hold();
+            self.api.ticklog.hold();
+        }
         let counters = Arc::clone(&self.core.counters());
         let dropped = || counters.temp_pool_dropped.load(Relaxed);
         let dropped_before_stop = dropped();
-        if !self.core.config().snapshot.enabled {
+        if !snapshot_on {
             stop_receivers(&self.receiving, std::mem::take(&mut self.receivers));
         }
-        self.stop_merging();
-        // Nothing merges any more: what the pool and the reports hold is final. Saved before the
-        // sinks are waited for: a sink whose server does not answer holds its thread up to its
-        // `timeout`, which must not push the snapshot past a service manager's stop timeout.
+        self.stop_merger();
+        // Nothing merges any more: what the pool and the reports hold is final. Saved before
+        // anything else waits: the history writer's last pass and the sinks' deliveries have a
+        // deadline, the snapshot has none (a service manager's stop timeout must leave room for
+        // it: contrib/systemd/pinbad.service).
+        let writing = Instant::now();
         let snapshot = crate::snapshot::write_at_shutdown(&self.core);
         stop_receivers(&self.receiving, std::mem::take(&mut self.receivers));
         let pending =
             crate::pending::write_at_shutdown(&self.core, dropped() - dropped_before_stop);
-        self.stop_taps();
+        let writes = writing.elapsed();
+        self.stop_taps(signalled + STOP_BUDGET + writes);
+        tracing::info!(
+            stop_ms = signalled.elapsed().as_secs_f64() * 1000.0,
+            state_files_ms = writes.as_secs_f64() * 1000.0,
+            "Stopped"
+        );
+        // The process ends next: the pool, the reports and the dictionary are left to it rather
+        // than freed one allocation at a time (seconds, with millions of rows and strings).
+        let core = Arc::clone(&self.core);
+        std::mem::forget(self);
+        std::mem::forget(core);
         served.map_err(|e| std::io::Error::other(format!("HTTP server failed: {e}")))?;
         // The stop is complete either way; a state file that could not be written makes the
         // exit status say that the next start will not have it.
@@ -434,32 +466,60 @@ impl Running {
         Ok(())
     }
 
-    /// Stops the merger (see [`Merger::run`]), then the history writer (which writes the ticks
-    /// the merger handed it).
-    fn stop_merging(&mut self) {
+    /// Stops the merger (see [`Merger::run`]): it finishes its round and hands over its last
+    /// ticks.
+    fn stop_merger(&mut self) {
         self.merger_stop
             .store(true, std::sync::atomic::Ordering::SeqCst);
         if let Some(m) = self.merger.take() {
             let _ = m.join();
         }
-        // The merger handed over its last ticks: the history writer writes what it holds.
-        if let Some(h) = self.history.take() {
+    }
+
+    /// Once the merger has stopped and the state files are written: the history writer's and
+    /// the tick log's last passes and the sinks' deliveries, side by side, all by `deadline` (what is not written by
+    /// then is dropped, counted and logged by each), and the metrics tap ends. A thread still
+    /// busy a moment after the deadline is not waited for: it ends with the process.
+    fn stop_taps(&mut self, deadline: Instant) {
+        let history = self.history.take();
+        if let Some(h) = &history {
             if !self.core.config().snapshot.enabled {
                 self.api.history.hand_open_ticks(&self.core);
             }
-            h.stop(&self.api.history);
+            h.request_stop(&self.api.history, deadline);
         }
-    }
-
-    /// Once the merger has published its last round: the sinks drain their queues and close,
-    /// and the metrics tap ends.
-    fn stop_taps(&mut self) {
-        self.api.sinks.stop();
+        self.api.sinks.request_stop(deadline);
+        let ticklog = self.ticklog.take();
+        if let Some(t) = &ticklog {
+            t.request_stop(&self.api.ticklog, deadline);
+        }
+        let until = deadline + STOP_GRACE;
+        if let Some(h) = history {
+            if !h.wait(until) {
+                tracing::warn!("The history writer did not end by the stop's deadline (a write that hangs); what it held is lost");
+            }
+        }
+        if let Some(t) = ticklog {
+            if !t.wait(until) {
+                tracing::warn!("The tick log's writer did not end by the stop's deadline (a write that hangs); what it held is lost");
+            }
+        }
+        self.api.sinks.wait(until);
         if let Some(m) = self.metrics.take() {
-            let _ = m.join();
+            crate::shutdown::join_until(m, until);
         }
     }
 }
+
+/// How long after the stop signal the history writer and the sinks must be done, on top of the
+/// state files' write time (the snapshot and `pending.bin`, which have no deadline): the stop's
+/// bound is 5 s plus that write time, and the rest is left for the threads that met the
+/// deadline to say so ([`STOP_GRACE`]) and for the process to end (the kernel takes about a
+/// second to free 10 GB).
+const STOP_BUDGET: Duration = Duration::from_millis(3500);
+
+/// How long after the deadline a thread that met it may take to count and log what it dropped.
+const STOP_GRACE: Duration = Duration::from_millis(250);
 
 /// The stop signals' streams, with their numbers.
 type Termination = Vec<(libc::c_int, tokio::signal::unix::Signal)>;

@@ -46,9 +46,15 @@ const CHUNK: usize = 1 << 20;
 
 impl<W: Write> Writer<W> {
     pub fn new(out: W) -> Writer<W> {
+        Writer::with_capacity(out, CHUNK)
+    }
+
+    /// A writer gathering `capacity` bytes at first (it grows to a chunk as it needs): for
+    /// small records, written often (the tick log's), where a chunk each would be mostly unused.
+    pub fn with_capacity(out: W, capacity: usize) -> Writer<W> {
         Writer {
             out,
-            buf: Vec::with_capacity(CHUNK),
+            buf: Vec::with_capacity(capacity.min(CHUNK)),
             crc: crc32fast::Hasher::new(),
             len: 0,
         }

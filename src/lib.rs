@@ -49,6 +49,8 @@ pub mod history;
 pub mod snapshot;
 // Requests received while stopping, saved beside the snapshot and merged first at the next start.
 pub mod pending;
+// Closed report ticks appended to {state_dir}/ticklog as they close, restored after a crash ("pinbad-ticklog").
+pub mod ticklog;
 
 // Beside the pipeline:
 

@@ -825,7 +825,9 @@ impl Merger {
     /// Fills a report created since the last round from what the raw pool holds, and gives it to
     /// the least loaded worker. It says from when it is complete: from the daemon's start when the
     /// pool never overwrote a request (and, for a window longer than `stats_history`, never
-    /// expired one), else from the oldest request the pool still holds.
+    /// expired one), else from the oldest request the pool still holds; and never from before
+    /// the pool was complete at start-up (a restored pool, or none after a crash:
+    /// `Core::pool_complete_from_ms`).
     fn fill(
         &mut self,
         cell: &ReportCell,
@@ -836,9 +838,9 @@ impl Merger {
     ) {
         let shared = &*self.shared;
         let to64 = |t: u32| now64.saturating_sub(now_ms.wrapping_sub(t) as u64);
-        let mut complete_from = 0;
+        let mut complete_from = shared.pool_complete_from_ms();
         if shared.counters().pool_overwritten.load(Relaxed) > 0 {
-            complete_from = pool.oldest_time_ms().map_or(now64, to64);
+            complete_from = complete_from.max(pool.oldest_time_ms().map_or(now64, to64));
         }
         let stats_history = shared.config().stats_history.0.as_millis() as u64;
         {

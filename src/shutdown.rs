@@ -16,6 +16,8 @@ pub struct Shutdown {
 #[derive(Default)]
 struct Inner {
     stopping: AtomicBool,
+    /// When the first trigger came: the stop's deadlines count from it.
+    at: std::sync::OnceLock<std::time::Instant>,
     notify: Notify,
 }
 
@@ -25,12 +27,18 @@ impl Shutdown {
     }
 
     pub fn trigger(&self) {
+        self.inner.at.get_or_init(std::time::Instant::now);
         self.inner.stopping.store(true, Ordering::SeqCst);
         self.inner.notify.notify_waiters();
     }
 
     pub fn is_triggered(&self) -> bool {
         self.inner.stopping.load(Ordering::SeqCst)
+    }
+
+    /// When [`Shutdown::trigger`] was first called, if it was.
+    pub fn triggered_at(&self) -> Option<std::time::Instant> {
+        self.inner.at.get().copied()
     }
 
     /// Resolves once `trigger` has been called (for the HTTP server's graceful shutdown).
@@ -43,6 +51,75 @@ impl Shutdown {
             notified.await;
         }
     }
+}
+
+/// How a background writer (history, the tick log) stops: held at its next checkpoint while the
+/// snapshot is written ([`StopGate::hold`]), then asked to stop by a deadline
+/// ([`StopGate::request`]): its long loops look at [`StopGate::checkpoint`] between pieces of
+/// work and give up once the deadline has passed (what is left then is dropped and counted by
+/// the writer).
+#[derive(Debug, Default)]
+pub struct StopGate {
+    hold: AtomicBool,
+    stop: AtomicBool,
+    at: std::sync::OnceLock<std::time::Instant>,
+}
+
+/// The stop's deadline passed: the writer gives up what it holds (see [`StopGate`]).
+#[derive(Debug)]
+pub struct Late;
+
+/// How often a held writer looks whether it may go on.
+const HOLD_WAKE: std::time::Duration = std::time::Duration::from_millis(20);
+
+impl StopGate {
+    /// At the start of a stop: the writer waits at its next checkpoint until [`StopGate::request`].
+    pub fn hold(&self) {
+        self.hold.store(true, Ordering::Relaxed);
+    }
+
+    /// Asks the writer to stop, done by `deadline`.
+    pub fn request(&self, deadline: std::time::Instant) {
+        let _ = self.at.set(deadline);
+        self.stop.store(true, Ordering::Release);
+    }
+
+    /// Whether the stop was requested.
+    pub fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Acquire)
+    }
+
+    /// Waits while held; `Err` once the stop's deadline has passed.
+    pub fn checkpoint(&self) -> Result<(), Late> {
+        loop {
+            if let Some(at) = self.at.get() {
+                return if std::time::Instant::now() >= *at {
+                    Err(Late)
+                } else {
+                    Ok(())
+                };
+            }
+            if !self.hold.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            std::thread::park_timeout(HOLD_WAKE);
+        }
+    }
+}
+
+/// Waits for `thread` to end, at most until `deadline`: `true` once it ended (joined), `false`
+/// when the deadline came first. The stop's last steps wait so, each on its own thread, so that
+/// one that hangs (a disk, a server that never answers) cannot hold the process past its bound;
+/// a thread not waited for ends with the process.
+pub fn join_until(thread: std::thread::JoinHandle<()>, deadline: std::time::Instant) -> bool {
+    while !thread.is_finished() {
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let _ = thread.join();
+    true
 }
 
 /// The signals that stop the daemon: SIGTERM (service managers), SIGINT (Ctrl-C), and SIGHUP

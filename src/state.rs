@@ -135,6 +135,10 @@ pub struct Core {
     /// against; `reserved` holds what is counted from the start (the pool, the buffers).
     budget: Arc<Budget>,
     reserved: Account,
+    /// From when (merger ms) the raw pool held every request it was given, as start-up left it:
+    /// 0 on a fresh start; a restore sets it (see [`Core::set_pool_complete_from`]). A report
+    /// filled from the pool is complete from no earlier (see `Merger::fill`).
+    pool_complete_from_ms: u64,
     /// `reports.json`, when start-up found it damaged and set it aside (status).
     set_aside: Vec<SetAside>,
 }
@@ -236,6 +240,7 @@ impl Core {
             receive_buffer_bytes,
             budget,
             reserved,
+            pool_complete_from_ms: 0,
             set_aside,
             config,
         })
@@ -267,6 +272,18 @@ impl Core {
     /// Replaces the clock: a restored snapshot's, which continues the saved epoch (start-up).
     pub fn set_clock(&mut self, clock: Clock) {
         self.clock = clock;
+    }
+
+    /// From when the raw pool holds every request it was given (merger ms; see the field).
+    pub fn pool_complete_from_ms(&self) -> u64 {
+        self.pool_complete_from_ms
+    }
+
+    /// Sets from when the raw pool is complete (start-up, restoring): a restored pool holds
+    /// what the last run's pool held, which may have overwritten or expired requests the
+    /// reports' windows still cover, and a pool lost in a crash holds nothing from before now.
+    pub fn set_pool_complete_from(&mut self, ms: u64) {
+        self.pool_complete_from_ms = ms;
     }
 
     pub fn pool(&self) -> &RwLock<Pool> {
@@ -628,9 +645,11 @@ pub fn new_report(
             Some(&report.def().name),
         );
     }
-    // A report with history keeps its closed ticks for the history writer.
+    // A report with history keeps its closed ticks for the history writer, and every report
+    // does for the tick log.
     match crate::config::HistorySpec::of_report(&report) {
         Ok(Some(_)) if config.history.enabled => report.keep_closed_ticks(),
+        Ok(_) if config.ticklog.enabled => report.keep_closed_ticks(),
         Ok(_) => {}
         Err(e) => {
             report.release(dict);

@@ -29,6 +29,7 @@ use crate::stream::Subscribers;
 pub struct Sources {
     pub core: Arc<Core>,
     pub history: Arc<History>,
+    pub ticklog: Arc<crate::ticklog::TickLog>,
     pub sinks: Arc<Sinks>,
     pub stream: Arc<Subscribers>,
     pub restored: Arc<Restored>,
@@ -248,6 +249,7 @@ pub const SECTIONS: &[(&str, fn(&Sources) -> Value)] = &[
     }),
     ("sinks", |s| s.sinks.status()),
     ("history", |s| s.history.status()),
+    ("ticklog", |s| s.ticklog.status()),
     ("snapshot", |s| json!(*s.restored)),
     ("state_files", |s| {
         let aside: Vec<_> = s
@@ -798,6 +800,13 @@ pub static FIGURES: &[Figure] = &[
     .dashboard("history dropped ticks")
     .loss(),
     counter(
+        "history.dropped_steps",
+        "Report steps summed but not written to history: the stop's deadline came first (logged).",
+    )
+    .prometheus("pinbad_history_dropped_steps")
+    .dashboard("history steps dropped at stop")
+    .loss(),
+    counter(
         "history.open_errors",
         "Times the history store could not be opened (pinbad then runs without history).",
     )
@@ -807,6 +816,55 @@ pub static FIGURES: &[Figure] = &[
         "Stored history rows that queries could not read back and left out (a damaged or hand-edited store).",
     )
     .prometheus("pinbad_history_damaged_rows_read"),
+    gauge(
+        "ticklog.bytes",
+        "Disk the tick log takes (its segments).",
+    )
+    .prometheus("pinbad_ticklog")
+    .unit(Unit::Bytes, 1.0)
+    .dashboard("tick log on disk"),
+    gauge("ticklog.segments", "Segment files of the tick log.")
+        .prometheus("pinbad_ticklog_segments"),
+    gauge(
+        "ticklog.available",
+        "1 when the tick log is written.",
+    )
+    .prometheus("pinbad_ticklog_available"),
+    counter(
+        "ticklog.written_ticks",
+        "Closed report ticks written to the tick log (and synced).",
+    )
+    .prometheus("pinbad_ticklog_written_ticks"),
+    counter(
+        "ticklog.written_bytes",
+        "Bytes of the tick log's records written (ticks, their strings and reports).",
+    )
+    .prometheus("pinbad_ticklog_written")
+    .unit(Unit::Bytes, 1.0),
+    counter(
+        "ticklog.dropped_ticks",
+        "Closed report ticks not written to the tick log (queue full, ticklog.max_bytes reached, a failed write, or the stop's deadline).",
+    )
+    .prometheus("pinbad_ticklog_dropped_ticks")
+    .dashboard("tick log dropped ticks")
+    .loss(),
+    counter(
+        "ticklog.write_errors",
+        "Failed writes to the tick log.",
+    )
+    .prometheus("pinbad_ticklog_write_errors")
+    .dashboard("tick log write errors")
+    .loss(),
+    gauge(
+        "ticklog.current_queued",
+        "Closed ticks waiting for the tick log's writer.",
+    )
+    .prometheus("pinbad_ticklog_current_queued"),
+    gauge(
+        "ticklog.restored.ticks",
+        "Closed ticks the start took from the tick log (after a crash).",
+    )
+    .prometheus("pinbad_ticklog_restored_ticks"),
 ];
 
 /// `GET /api/v1/status`: every section, and every figure read here at its place.

@@ -137,6 +137,30 @@ pub trait TickTap: Send + Sync {
     }
 }
 
+/// Several tick taps as one (history and the tick log, composed by `app`): each gets every
+/// closed tick handed over, in turn.
+pub struct TickFanOut(Vec<Arc<dyn TickTap>>);
+
+impl TickFanOut {
+    pub fn new(taps: Vec<Arc<dyn TickTap>>) -> TickFanOut {
+        TickFanOut(taps)
+    }
+}
+
+impl TickTap for TickFanOut {
+    fn hand_over(&self, cell: &Arc<ReportCell>, (ticks, dropped): (Vec<Arc<ClosedTick>>, u64)) {
+        if ticks.is_empty() && dropped == 0 {
+            return;
+        }
+        if let Some((last, rest)) = self.0.split_last() {
+            for tap in rest {
+                tap.hand_over(cell, (ticks.clone(), dropped));
+            }
+            last.hand_over(cell, (ticks, dropped));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,6 +45,8 @@ pub struct ApiState {
     pub core: Arc<Core>,
     /// Report history (`/api/v1/reports/{name}/history`, status).
     pub history: Arc<crate::history::History>,
+    /// The tick log (status).
+    pub ticklog: Arc<crate::ticklog::TickLog>,
     /// The report series of `GET /metrics`.
     pub metrics: Arc<crate::metrics::Metrics>,
     /// The `[[sink]]`s with their run-time switches (`/api/v1/sinks`, status).
@@ -386,6 +388,7 @@ impl ApiState {
         let config = core.config();
         Arc::new(ApiState {
             history: Arc::new(crate::history::History::new(config)),
+            ticklog: Arc::new(crate::ticklog::TickLog::new(config)),
             metrics: Arc::new(crate::metrics::Metrics::new(config)),
             sinks: Arc::new(
                 crate::sink::Sinks::new(
@@ -411,6 +414,7 @@ impl ApiState {
         crate::status::Sources {
             core: Arc::clone(&self.core),
             history: Arc::clone(&self.history),
+            ticklog: Arc::clone(&self.ticklog),
             sinks: Arc::clone(&self.sinks),
             stream: Arc::clone(&self.stream),
             restored: Arc::clone(&self.restored),

@@ -23,7 +23,7 @@ pub use crate::units::{ByteSize, HumanDuration};
 pub use history::{HistorySpec, DEFAULT_HISTORY_ROWS, DEFAULT_HISTORY_STEP};
 pub use mysql::MysqlConfig;
 pub use sink::{ClickHouseConfig, FileConfig, SinkConfig, SinkKind};
-pub use taps::{HistoryConfig, MetricsConfig, SnapshotConfig};
+pub use taps::{HistoryConfig, MetricsConfig, SnapshotConfig, TickLogConfig, TICKLOG_MIN_BYTES};
 
 /// Why a configuration was refused. The message always names the key (or the file).
 #[derive(Debug, thiserror::Error)]
@@ -119,6 +119,8 @@ pub struct Config {
     pub history: HistoryConfig,
     /// `[snapshot]`: the pool and the reports' windows kept across restarts (see `snapshot`).
     pub snapshot: SnapshotConfig,
+    /// `[ticklog]`: closed report ticks kept across a crash (see `ticklog`).
+    pub ticklog: TickLogConfig,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -374,6 +376,7 @@ impl Default for Config {
             sink: Vec::new(),
             history: Default::default(),
             snapshot: Default::default(),
+            ticklog: Default::default(),
         }
     }
 }
@@ -661,6 +664,9 @@ impl Config {
                 "was replaced by temp_pool_memory, a size such as \"256MiB\" (the queue is now \
                  bounded in bytes of everything it holds)",
             ));
+        }
+        if self.ticklog.max_bytes.0 < TICKLOG_MIN_BYTES {
+            return Err(invalid("ticklog.max_bytes", "must be at least 1MiB"));
         }
         if self.limits.max_dictionary_bytes.0 < (1 << 20) {
             return Err(invalid(
@@ -1361,6 +1367,7 @@ mod tests {
     fn invalid_values_name_the_key() {
         for (text, key) in [
             ("stats_history = \"0s\"", "stats_history"),
+            ("[ticklog]\nmax_bytes = 1000", "ticklog.max_bytes"),
             ("stats_history = \"soon\"", "stats_history"),
             ("request_pool_size = 0", "request_pool_size"),
             ("[udp]\nlisten = [\"nowhere\"]", "udp.listen[0]"),

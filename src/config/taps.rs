@@ -52,3 +52,28 @@ impl Default for SnapshotConfig {
         SnapshotConfig { enabled: true }
     }
 }
+
+/// `[ticklog]` in the config file: every closed report tick appended to a log in `state_dir`, so
+/// that a crash loses only the reports' open ticks (see `ticklog`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TickLogConfig {
+    /// Whether closed ticks are logged (and the log replayed at a start the snapshot did not
+    /// restore).
+    pub enabled: bool,
+    /// The most the log's files may take on disk; a tick that would go beyond is dropped
+    /// (counted).
+    pub max_bytes: crate::units::ByteSize,
+}
+
+/// The smallest `ticklog.max_bytes`.
+pub const TICKLOG_MIN_BYTES: u64 = 1 << 20;
+
+impl Default for TickLogConfig {
+    fn default() -> TickLogConfig {
+        TickLogConfig {
+            enabled: true,
+            max_bytes: crate::units::ByteSize(4 << 30),
+        }
+    }
+}

@@ -40,6 +40,7 @@ pub use crate::config::{
     HistorySpec as Spec, DEFAULT_HISTORY_ROWS as DEFAULT_ROWS, DEFAULT_HISTORY_STEP as DEFAULT_STEP,
 };
 use crate::report::{ClosedTick, KeyTexts, Report, ReportCell, Window};
+use crate::shutdown::StopGate;
 use crate::state::Core;
 use crate::tap::TickTap;
 use rustc_hash::FxHashMap;
@@ -116,8 +117,9 @@ pub struct History {
     forgotten: Mutex<Vec<String>>,
     /// Whether the writer runs (the store is open): ticks handed over otherwise are discarded.
     running: AtomicBool,
-    /// Asks the writer for its last pass (set once the merger has stopped).
-    stop: AtomicBool,
+    /// The writer's stop: held while the snapshot is written, then its last pass by a deadline
+    /// (see [`History::hold`], [`WriterHandle::request_stop`]).
+    stop: StopGate,
     /// Why the store could not be opened, if it could not.
     error: Mutex<Option<String>>,
     bytes: AtomicU64,
@@ -127,6 +129,8 @@ pub struct History {
     written_steps: AtomicU64,
     write_errors: AtomicU64,
     dropped_ticks: AtomicU64,
+    /// Steps summed but not written: the stop's deadline came first.
+    dropped_steps: AtomicU64,
     open_errors: AtomicU64,
     /// Stored rows that queries could not read back and left out (see `query::Answer`).
     damaged_rows_read: AtomicU64,
@@ -140,7 +144,7 @@ impl History {
             inbox: ArrayQueue::new(INBOX_TICKS),
             forgotten: Mutex::new(Vec::new()),
             running: AtomicBool::new(false),
-            stop: AtomicBool::new(false),
+            stop: StopGate::default(),
             error: Mutex::new(None),
             bytes: AtomicU64::new(0),
             rows: AtomicU64::new(0),
@@ -148,6 +152,7 @@ impl History {
             written_steps: AtomicU64::new(0),
             write_errors: AtomicU64::new(0),
             dropped_ticks: AtomicU64::new(0),
+            dropped_steps: AtomicU64::new(0),
             open_errors: AtomicU64::new(0),
             damaged_rows_read: AtomicU64::new(0),
         }
@@ -194,12 +199,25 @@ impl History {
         }
     }
 
-    /// A report was dropped through the API: its history goes too.
+    /// At the start of a stop, before the snapshot is written: the writer waits at its next
+    /// checkpoint (within a chunk of rows) until [`WriterHandle::request_stop`], so that the
+    /// snapshot, written first, has the cores. Nothing it holds is lost meanwhile.
+    pub fn hold(&self) {
+        self.stop.hold();
+    }
+
+    /// Where the writer's long loops look up (every tick, step or chunk of rows): waits while
+    /// held, and says to give up once the stop's deadline has passed.
+    fn checkpoint(&self) -> Result<(), GaveUp> {
+        self.stop.checkpoint()
+    }
+
     /// Counts stored rows a query left out because they cannot be read back.
     pub fn count_damaged_rows_read(&self, rows: u64) {
         self.damaged_rows_read.fetch_add(rows, Relaxed);
     }
 
+    /// A report was dropped through the API: its history goes too.
     pub fn forget(&self, name: &str) {
         if self.running.load(Relaxed) {
             self.forgotten.lock().push(name.to_string());
@@ -219,6 +237,7 @@ impl History {
             "written_steps": self.written_steps.load(Relaxed),
             "write_errors": self.write_errors.load(Relaxed),
             "dropped_ticks": self.dropped_ticks.load(Relaxed),
+            "dropped_steps": self.dropped_steps.load(Relaxed),
             "open_errors": self.open_errors.load(Relaxed),
             "damaged_rows_read": self.damaged_rows_read.load(Relaxed),
         })
@@ -229,11 +248,16 @@ impl History {
 /// the tick and counts it.
 impl crate::tap::TickTap for History {
     fn hand_over(&self, cell: &Arc<ReportCell>, (ticks, dropped): (Vec<Arc<ClosedTick>>, u64)) {
+        if (ticks.is_empty() && dropped == 0) || !self.running.load(Relaxed) {
+            return;
+        }
+        // With the tick log on, every report hands its ticks over: those of a report without
+        // history are not history's.
+        if !matches!(Spec::of_report(&cell.report.read()), Ok(Some(_))) {
+            return;
+        }
         if dropped > 0 {
             self.dropped_ticks.fetch_add(dropped, Relaxed);
-        }
-        if ticks.is_empty() || !self.running.load(Relaxed) {
-            return;
         }
         for tick in ticks {
             if self.inbox.push((Arc::clone(cell), tick)).is_err() {
@@ -243,18 +267,29 @@ impl crate::tap::TickTap for History {
     }
 }
 
-/// The writer thread, once started; [`WriterHandle::stop`] ends it after a last pass.
+/// The writer's long work stopped: the stop's deadline passed (see [`History::checkpoint`]).
+use crate::shutdown::Late as GaveUp;
+
+/// The writer thread, once started; [`WriterHandle::request_stop`] and
+/// [`WriterHandle::wait`] end it after a last pass.
 pub struct WriterHandle {
     thread: std::thread::JoinHandle<()>,
 }
 
 impl WriterHandle {
-    /// Asks for the last pass (call once the merger has stopped: everything it handed over and
-    /// every report's waiting ticks are written) and waits for it.
-    pub fn stop(self, history: &History) {
-        history.stop.store(true, Relaxed);
+    /// Asks for the last pass, to be done by `deadline` (call once the merger has stopped:
+    /// everything it handed over and every report's waiting ticks are written). What is not
+    /// written by then is dropped, counted (`dropped_steps`, `dropped_ticks`) and logged. Returns
+    /// at once.
+    pub fn request_stop(&self, history: &History, deadline: Instant) {
+        history.stop.request(deadline);
         self.thread.thread().unpark();
-        let _ = self.thread.join();
+    }
+
+    /// Waits for the writer to end, at most until `until`: `false` when it had not (it is left
+    /// to end with the process; its open transaction, if any, is rolled back by SQLite).
+    pub fn wait(self, until: Instant) -> bool {
+        crate::shutdown::join_until(self.thread, until)
     }
 }
 
@@ -335,17 +370,24 @@ struct Pending {
 }
 
 impl Pending {
-    /// The step with every row named.
-    fn named_by(self, names: &FxHashMap<Box<[u32]>, (Key, u64)>) -> Step {
+    /// The step with every row named (looking at `h`'s checkpoint as it goes).
+    fn named_by(
+        self,
+        names: &FxHashMap<Box<[u32]>, (Key, u64)>,
+        h: &History,
+    ) -> Result<Step, GaveUp> {
         let mut step = self.named;
-        for (ids, p) in self.by_ids {
+        for (i, (ids, p)) in self.by_ids.into_iter().enumerate() {
+            if i % CHECK_EVERY_ROWS == CHECK_EVERY_ROWS - 1 {
+                h.checkpoint()?;
+            }
             let Some((name, _)) = names.get(&ids) else {
                 debug_assert!(false, "a pending row's ids are named");
                 continue;
             };
             step.add_row(name.clone(), &p.sums, &p.hist);
         }
-        step
+        Ok(step)
     }
 
     /// The row of `ids` leaves the ids' map under `name` (its ids are about to name another
@@ -370,7 +412,8 @@ fn name_rows(
     t: &mut Tracked,
     m: &Handed,
     dictionary: &parking_lot::RwLock<crate::dictionary::Dictionary>,
-) {
+    h: &History,
+) -> Result<(), GaveUp> {
     let history_ms = t.window.history_ms;
     let stale: Vec<&[u32]> = m
         .tick
@@ -385,6 +428,7 @@ fn name_rows(
         })
         .collect();
     for chunk in stale.chunks(RESOLVE_CHUNK) {
+        h.checkpoint()?;
         let fresh: Vec<Key> = {
             let dict = dictionary.read();
             chunk.iter().map(|ids| t.keys.render(ids, &dict)).collect()
@@ -401,6 +445,7 @@ fn name_rows(
             t.names.insert((*ids).into(), (name, m.start_ms));
         }
     }
+    Ok(())
 }
 
 /// The writer's state (on "pinbad-history").
@@ -417,21 +462,53 @@ struct Writer {
 impl Writer {
     fn run(mut self) {
         let h = Arc::clone(&self.history);
-        while !h.stop.load(Relaxed) {
+        if self.work(&h).is_err() {
+            self.give_up();
+        }
+        // The process ends next: the names and steps held (millions of rows after a flood of
+        // unique names) are left to it rather than freed one allocation at a time, which took
+        // seconds of the stop's bound.
+        std::mem::forget(std::mem::take(&mut self.tracked));
+    }
+
+    /// The writer's passes until the stop, then its last one.
+    fn work(&mut self, h: &History) -> Result<(), GaveUp> {
+        while !h.stop.stopping() {
             std::thread::park_timeout(WAKE_EVERY);
-            self.pass(false);
+            self.pass(false)?;
         }
         // The merger has stopped: the ticks still in the reports' outboxes (family members
         // closed by the last round), then every step accumulated, partial ones too.
         for cell in self.shared.reports().snapshot() {
+            h.checkpoint()?;
             h.collect(&cell);
         }
-        self.pass(true);
+        self.pass(true)
+    }
+
+    /// The stop's deadline came before the last pass ended: what is still held is dropped,
+    /// counted and said once.
+    fn give_up(&mut self) {
+        let h = &self.history;
+        let steps: u64 = self.tracked.values().map(|t| t.steps.len() as u64).sum();
+        let mut ticks = 0u64;
+        while h.inbox.pop().is_some() {
+            ticks += 1;
+        }
+        h.dropped_steps.fetch_add(steps, Relaxed);
+        h.dropped_ticks.fetch_add(ticks, Relaxed);
+        let steps = h.dropped_steps.load(Relaxed);
+        tracing::warn!(
+            steps,
+            ticks,
+            "History: the stop's deadline came before everything was written; the rest is \
+             dropped (history.dropped_steps, history.dropped_ticks)"
+        );
     }
 
     /// Deletes what was dropped, takes the inbox, writes the steps that are due (all of them
     /// when `all`), prunes every [`PRUNE_EVERY`].
-    fn pass(&mut self, all: bool) {
+    fn pass(&mut self, all: bool) -> Result<(), GaveUp> {
         let shared = Arc::clone(&self.shared);
         let h = Arc::clone(&self.history);
         let forgotten = std::mem::take(&mut *h.forgotten.lock());
@@ -446,7 +523,10 @@ impl Writer {
         }
         let clock = &shared.clock();
         let now_ms = clock.unix_ms64(clock.now_ms64());
-        while let Some((cell, tick)) = h.inbox.pop() {
+        while let Some((cell, tick)) = {
+            h.checkpoint()?;
+            h.inbox.pop()
+        } {
             let w = cell.window();
             let end = w.tick_start(tick.index() + 1);
             let m = Handed {
@@ -455,14 +535,16 @@ impl Writer {
                 cell,
                 tick,
             };
-            self.take(m, now_ms);
+            self.take(m, now_ms)?;
         }
-        let wrote = self.flush(now_ms, all);
+        let wrote = self.flush(now_ms, all)?;
+        h.checkpoint()?;
         if all || self.last_prune.elapsed() >= PRUNE_EVERY {
             self.prune();
         } else if wrote {
             self.publish();
         }
+        Ok(())
     }
 
     /// The report's tracking, registering it (again, when the cell is new under the name).
@@ -527,27 +609,28 @@ impl Writer {
     /// Sums a tick into its report's step. Its key ids are resolved now (under the dictionary's
     /// read lock, one tick at a time): they name the same strings while the tick is in its
     /// report's window, so a tick older than that is dropped (counted) rather than mislabelled.
-    fn take(&mut self, m: Handed, now_ms: u64) {
+    fn take(&mut self, m: Handed, now_ms: u64) -> Result<(), GaveUp> {
         let shared = Arc::clone(&self.shared);
+        let h = Arc::clone(&self.history);
         let live = shared
             .reports()
             .get(m.cell.name())
             .is_some_and(|c| Arc::ptr_eq(&c, &m.cell));
         if !live {
-            return; // dropped meanwhile
+            return Ok(()); // dropped meanwhile
         }
         let Some(t) = self.track(&m.cell) else {
-            return;
+            return Ok(());
         };
         if now_ms.saturating_sub(m.end_ms) > t.window.history_ms {
-            self.history.dropped_ticks.fetch_add(1, Relaxed);
-            return;
+            h.dropped_ticks.fetch_add(1, Relaxed);
+            return Ok(());
         }
         if m.start_ms < t.until_ms {
             tracing::debug!(report = %m.cell.name(), start_ms = m.start_ms, "Tick already in history, skipped");
-            return;
+            return Ok(());
         }
-        sum_tick(t, &m, &shared.dictionary());
+        sum_tick(t, &m, shared.dictionary(), &h)
     }
 }
 
@@ -556,16 +639,20 @@ fn sum_tick(
     t: &mut Tracked,
     m: &Handed,
     dictionary: &parking_lot::RwLock<crate::dictionary::Dictionary>,
-) {
+    h: &History,
+) -> Result<(), GaveUp> {
     t.until_ms = m.end_ms;
     t.newest_start_ms = t.newest_start_ms.max(m.start_ms);
     let step_start = m.start_ms / t.spec.step_ms * t.spec.step_ms;
     if !t.keyless {
-        name_rows(t, m, dictionary);
+        name_rows(t, m, dictionary, h)?;
     }
     let step = t.steps.entry(step_start).or_default();
     if !t.keyless {
-        for (ids, sums, hist) in m.tick.rows() {
+        for (i, (ids, sums, hist)) in m.tick.rows().enumerate() {
+            if i % CHECK_EVERY_ROWS == CHECK_EVERY_ROWS - 1 {
+                h.checkpoint()?;
+            }
             match step.by_ids.get_mut(ids) {
                 Some(p) => p.add(&sums, hist),
                 None => {
@@ -579,12 +666,17 @@ fn sum_tick(
     let (sums, hist) = m.tick.totals();
     step.named.add_totals(sums, hist);
     step.named.ticks_end_ms = step.named.ticks_end_ms.max(m.end_ms);
+    Ok(())
 }
+
+/// Rows the writer's loops go through between two looks at [`History::checkpoint`].
+const CHECK_EVERY_ROWS: usize = 4096;
 
 impl Writer {
     /// Writes the steps that are complete (a tick of a later step arrived, or the step ended a
     /// tick and a grace ago), or all when `all`, in one transaction. Returns whether it wrote.
-    fn flush(&mut self, now_ms: u64, all: bool) -> bool {
+    fn flush(&mut self, now_ms: u64, all: bool) -> Result<bool, GaveUp> {
+        let h = Arc::clone(&self.history);
         let mut batch = Vec::new();
         for t in self.tracked.values_mut() {
             let (step_ms, tick_ms) = (t.spec.step_ms, t.window.tick_ms);
@@ -594,7 +686,12 @@ impl Writer {
                     break;
                 }
                 let (start, pending) = entry.remove_entry();
-                let step = pending.named_by(&t.names);
+                // Given up: the steps taken for this batch are dropped with the rest.
+                let named = h.checkpoint().and_then(|()| pending.named_by(&t.names, &h));
+                let Ok(step) = named else {
+                    h.dropped_steps.fetch_add(batch.len() as u64 + 1, Relaxed);
+                    return Err(GaveUp);
+                };
                 if !step.is_empty() {
                     batch.push((t.id, (start / 1000) as i64, step, t.spec.rows));
                 }
@@ -610,9 +707,13 @@ impl Writer {
             t.names.retain(|_, (_, seen)| *seen >= keep_from);
         }
         if batch.is_empty() {
-            return false;
+            return Ok(false);
         }
         let n = batch.len() as u64;
+        if h.checkpoint().is_err() {
+            h.dropped_steps.fetch_add(n, Relaxed);
+            return Err(GaveUp);
+        }
         // What the batch holds, for the log should it fail: which reports' steps are lost.
         let ids: std::collections::BTreeSet<i64> = batch.iter().map(|s| s.0).collect();
         let (first_t, last_t) = batch.iter().fold((i64::MAX, i64::MIN), |(lo, hi), s| {
@@ -641,7 +742,7 @@ impl Writer {
                 self.write_failed(&e, "write steps", Some(&names.join(", ")), Some(&t));
             }
         }
-        true
+        Ok(true)
     }
 
     fn prune(&mut self) {
@@ -869,6 +970,7 @@ mod tests {
         let window = report.window();
         let spec = Spec::of_report(&report).unwrap().unwrap();
         let keys = report.key_texts();
+        let history = History::new(&crate::config::Config::default());
         let set = ReportSet::default();
         let cell = set.try_insert(report).unwrap();
         let mut t = Tracked {
@@ -894,7 +996,7 @@ mod tests {
                     end_ms: window.tick_start(tick.index() + 1),
                     tick,
                 };
-                sum_tick(t, &m, &dictionary);
+                sum_tick(t, &m, &dictionary, &history).unwrap();
             }
         };
         {
@@ -921,7 +1023,7 @@ mod tests {
         sum_closed(&mut t);
         assert_eq!(t.steps.len(), 1, "one 60 s step");
         let (_, pending) = t.steps.pop_first().unwrap();
-        let stored = pending.named_by(&t.names).finish(10);
+        let stored = pending.named_by(&t.names, &history).unwrap().finish(10);
         let mut rows: Vec<(String, u64)> = stored
             .rows
             .iter()

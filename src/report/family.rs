@@ -118,6 +118,17 @@ impl Report {
         }
     }
 
+    /// What a report's phase is derived from ([`Window::phased`]): what must be equal for
+    /// reports to be one family, less the window (the phase is taken within the tick). So every
+    /// report a family could hold has the family's phase whatever else exists: one created at
+    /// run time (in no family until the next start), one whose family lost its first member, or
+    /// gained a report ahead of it in the config, keeps its window's ticks across a restart, and
+    /// the snapshot restores it (a changed phase would be a changed window).
+    pub(super) fn phase_seed(&self) -> String {
+        let k = self.family_key();
+        format!("{}|{}|{}", k.timer, k.filters, k.others.join("\u{1f}"))
+    }
+
     /// A stage for `members`: the union of their keys in canonical order, their filters, no row
     /// limit (it is drained instead), no pins of its own (its ids are the members' pins).
     fn stage_for(members: &[&Report]) -> Report {
@@ -760,8 +771,8 @@ fn drain(stage: &mut Report, members: &[(Arc<ReportCell>, &[usize])], sweep: boo
     stage.empty_stage(sweep);
 }
 
-/// Groups `reports` into families (two or more members each) and gives each member the family's
-/// phase (the first member's). Returns, per family, the indices of its members and its stage.
+/// Groups `reports` into families (two or more members each). The members share one phase
+/// already (see [`Report::phase_seed`]); it is set again here, the first member's, in case. Returns, per family, the indices of its members and its stage.
 /// Call before any request was counted.
 ///
 /// Request reports form families only when `request_families` (`merge.request_families`, on by

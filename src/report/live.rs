@@ -265,8 +265,8 @@ impl Report {
     }
 
     /// Sets the window (the definition's `history` wins over `default_history`; `ticks` slices;
-    /// phase from the name) and the time from which the report is complete. Call before the
-    /// first request.
+    /// phase from what makes reports one family, see [`Report::phase_seed`]) and the time from
+    /// which the report is complete. Call before the first request.
     pub fn with_window(
         mut self,
         default_history: std::time::Duration,
@@ -274,7 +274,8 @@ impl Report {
         complete_from_ms: u64,
     ) -> Report {
         let history = self.def.history.map_or(default_history, |h| h.0);
-        self.window = Window::new(history, ticks).phased(&self.def.name);
+        self.window = Window::new(history, ticks);
+        self.window = self.window.phased(&self.phase_seed());
         self.complete_from_ms = complete_from_ms;
         self.now_ms = complete_from_ms;
         self.open_index = self.window.tick_of(complete_from_ms);

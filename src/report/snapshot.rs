@@ -39,6 +39,13 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// What this version writes (the tick log writes its ticks so too).
+    pub const CURRENT: Layout = Layout {
+        with_agg: true,
+        wide_sums: true,
+        with_other: true,
+    };
+
     /// The layout of snapshot format `version`.
     pub fn of(version: u32) -> Layout {
         Layout {
@@ -276,19 +283,7 @@ impl Report {
         )?;
         w.u32(self.closed.len() as u32)?;
         for tick in &self.closed {
-            w.u64(tick.index)?;
-            write_row(w, &tick.totals, layout)?;
-            w.u32(tick.rows.len() as u32)?;
-            for (ids, sums, hist) in tick.rows() {
-                for &id in ids {
-                    w.u32(id)?;
-                }
-                write_sums(w, &sums, layout)?;
-                write_hist(w, hist)?;
-            }
-            if layout.with_other {
-                write_other(w, tick.other.as_deref(), layout)?;
-            }
+            write_tick(w, tick, layout)?;
         }
         if layout.with_agg {
             write_row(w, &self.agg_totals, layout)?;
@@ -333,24 +328,12 @@ impl Report {
         let mut gone = Vec::new();
         let mut last_index = None;
         for _ in 0..ticks {
-            let index = r.u64()?;
+            let tick = read_tick(r, &self.keys, remap, layout)?;
+            let index = tick.index;
             if last_index.is_some_and(|l| index <= l) || index >= open_index {
                 return Err(SnapshotError::invalid("a report's ticks are out of order"));
             }
             last_index = Some(index);
-            let totals = read_row(r, layout)?;
-            let rows = r.count(4 * n + 60)?;
-            let mut tick = ClosedTick::new(index, None, totals, rows, n);
-            for _ in 0..rows {
-                let key = read_key(r, &self.keys, remap)?;
-                let sums = read_sums(r, layout)?;
-                let hist = read_hist(r)?;
-                tick.push_row(key.slice(), &sums, &hist);
-            }
-            tick.shrink_hists();
-            if layout.with_other {
-                tick.other = read_other(r, layout)?.map(Box::new);
-            }
             if index >= first_kept {
                 closed.push_back(Arc::new(tick));
             } else if layout.with_agg {
@@ -387,19 +370,7 @@ impl Report {
                 }
                 (agg, totals, other)
             }
-            None => {
-                let mut agg = RowMap::new(n);
-                let mut totals = Row::default();
-                let mut other = Row::default();
-                for tick in &closed {
-                    totals.add_row(&tick.totals);
-                    if let Some(o) = &tick.other {
-                        other.add_row(o);
-                    }
-                    add_tick_rows(&mut agg, tick, None);
-                }
-                (agg, totals, other)
-            }
+            None => sum_of(closed.iter().map(|t| &**t), n),
         };
 
         // Everything read: now the report changes.
@@ -444,6 +415,155 @@ impl Report {
         self.agg_totals = agg_totals;
         self.recount_memory();
         Ok(())
+    }
+}
+
+/// One closed tick: its number, totals, and rows (key ids as the dictionary has them, sums,
+/// histogram), and (version 5 on) its "(other)" row. The snapshot writes each report's closed ticks so, and the tick log each tick as
+/// it closes.
+fn write_tick<W: std::io::Write>(
+    w: &mut Writer<W>,
+    tick: &ClosedTick,
+    layout: Layout,
+) -> std::io::Result<()> {
+    w.u64(tick.index)?;
+    write_row(w, &tick.totals, layout)?;
+    w.u32(tick.rows.len() as u32)?;
+    for (ids, sums, hist) in tick.rows() {
+        for &id in ids {
+            w.u32(id)?;
+        }
+        write_sums(w, &sums, layout)?;
+        write_hist(w, hist)?;
+    }
+    if layout.with_other {
+        write_other(w, tick.other.as_deref(), layout)?;
+    }
+    Ok(())
+}
+
+/// What [`write_tick`] wrote, for a report keyed on `keys` (ids remapped).
+fn read_tick(
+    r: &mut Reader<'_>,
+    keys: &[Key],
+    remap: &dyn Fn(u32) -> u32,
+    layout: Layout,
+) -> Result<ClosedTick, SnapshotError> {
+    let n = keys.len();
+    let index = r.u64()?;
+    let totals = read_row(r, layout)?;
+    let rows = r.count(4 * n + 60)?;
+    let mut tick = ClosedTick::new(index, None, totals, rows, n);
+    for _ in 0..rows {
+        let key = read_key(r, keys, remap)?;
+        let sums = read_sums(r, layout)?;
+        let hist = read_hist(r)?;
+        tick.push_row(key.slice(), &sums, &hist);
+    }
+    tick.shrink_hists();
+    if layout.with_other {
+        tick.other = read_other(r, layout)?.map(Box::new);
+    }
+    Ok(tick)
+}
+
+impl Window {
+    /// Writes the window (history, tick length, ticks, phase: ms), as the snapshot and the tick
+    /// log save a report's.
+    pub fn write<W: std::io::Write>(&self, w: &mut Writer<W>) -> std::io::Result<()> {
+        for x in [self.history_ms, self.tick_ms, self.ticks, self.phase_ms] {
+            w.u64(x)?;
+        }
+        Ok(())
+    }
+
+    /// What [`Window::write`] wrote.
+    pub fn read(r: &mut Reader<'_>) -> Result<Window, SnapshotError> {
+        Ok(Window {
+            history_ms: r.u64()?,
+            tick_ms: r.u64()?,
+            ticks: r.u64()?,
+            phase_ms: r.u64()?,
+        })
+    }
+}
+
+/// The sum of closed ticks (`n` keys): a window's closed part, its totals and its "(other)"
+/// row, rebuilt.
+fn sum_of<'t>(ticks: impl Iterator<Item = &'t ClosedTick>, n: usize) -> (RowMap, Row, Row) {
+    let mut agg = RowMap::new(n);
+    let mut totals = Row::default();
+    let mut other = Row::other();
+    for tick in ticks {
+        totals.add_row(&tick.totals);
+        if let Some(o) = &tick.other {
+            other.add_row(o);
+        }
+        add_tick_rows(&mut agg, tick, None);
+    }
+    (agg, totals, other)
+}
+
+impl ClosedTick {
+    /// Writes the tick as the snapshot writes a window's ticks ([`Layout::CURRENT`]).
+    pub fn write<W: std::io::Write>(&self, w: &mut Writer<W>) -> std::io::Result<()> {
+        write_tick(w, self, Layout::CURRENT)
+    }
+}
+
+impl Report {
+    /// Which of the report's keys hold dictionary ids, in key order: all but `status`, a number.
+    pub fn id_keys(&self) -> Vec<bool> {
+        self.keys
+            .iter()
+            .map(|k| !matches!(k, Key::Status))
+            .collect()
+    }
+
+    /// Reads a tick [`ClosedTick::write`] wrote for a report of this one's keys, its key ids
+    /// remapped (`remap`: old id → id in this run's dictionary).
+    pub fn read_tick(
+        &self,
+        r: &mut Reader<'_>,
+        remap: &dyn Fn(u32) -> u32,
+    ) -> Result<ClosedTick, SnapshotError> {
+        read_tick(r, &self.keys, remap, Layout::CURRENT)
+    }
+
+    /// Fills the window of a report that has counted nothing yet with closed `ticks` (the tick
+    /// log's, after a crash): those inside the window at `now_ms` and before its open tick, one
+    /// per number (the last given wins), their sum rebuilt; the open tick starts empty. The
+    /// report is complete from `complete_from_ms`. Returns how many ticks it kept.
+    pub fn replay_ticks(
+        &mut self,
+        ticks: Vec<ClosedTick>,
+        complete_from_ms: u64,
+        now_ms: u64,
+    ) -> usize {
+        debug_assert_eq!(
+            self.open_totals.sums.req_count, 0,
+            "a report that counted nothing"
+        );
+        let n = self.keys.len();
+        let open_index = self.window.tick_of(now_ms);
+        let first_kept = (open_index + 1).saturating_sub(self.window.ticks);
+        let mut kept: std::collections::BTreeMap<u64, ClosedTick> = Default::default();
+        for tick in ticks {
+            if (first_kept..open_index).contains(&tick.index) {
+                kept.insert(tick.index, tick);
+            }
+        }
+        let (agg, totals, other) = sum_of(kept.values(), n);
+        let count = kept.len();
+        self.closed = kept.into_values().map(Arc::new).collect();
+        self.agg = agg;
+        self.agg_totals = totals;
+        self.agg_other = other;
+        self.open_index = open_index;
+        self.now_ms = now_ms;
+        self.complete_from_ms = complete_from_ms;
+        self.recount_memory();
+        count
     }
 }
 

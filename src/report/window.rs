@@ -21,8 +21,9 @@ use super::sums::{Sum96, Sums};
 ///
 /// The window is the open tick plus the `ticks - 1` closed ticks before it, so it covers between
 /// `history - tick` and `history` (the resolution is one tick). Tick `i` spans
-/// `[i * tick_ms - phase_ms, (i + 1) * tick_ms - phase_ms)`: each report gets its own phase
-/// (from its name), so that reports do not all close and expire their ticks in the same round.
+/// `[i * tick_ms - phase_ms, (i + 1) * tick_ms - phase_ms)`: reports get phases of their own
+/// (one per family a report could be in, `Report::phase_seed`), so that reports do not all close
+/// and expire their ticks in the same round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Window {
     pub history_ms: u64,
@@ -48,17 +49,18 @@ impl Window {
         }
     }
 
-    /// The same window with a phase derived from `name` (see the type's docs).
-    pub fn phased(mut self, name: &str) -> Window {
-        let h = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+    /// The same window with a phase derived from `seed` (see the type's docs).
+    pub fn phased(mut self, seed: &str) -> Window {
+        let h = seed.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
             (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
         });
         self.phase_ms = h % self.tick_ms;
         self
     }
 
+    /// The tick holding `ms`.
     #[inline]
-    pub(super) fn tick_of(&self, ms: u64) -> u64 {
+    pub fn tick_of(&self, ms: u64) -> u64 {
         (ms + self.phase_ms) / self.tick_ms
     }
 

@@ -96,8 +96,14 @@ struct OutboxState {
     queue: VecDeque<Insert>,
     /// Requests in `queue` and in the insert being sent.
     queued_requests: u64,
+    /// Timer rows of the insert being sent, if it is a timers' one.
+    in_flight_timers: u64,
     /// Set by `close`: send what is left until this instant, then count the rest as dropped.
     closing: Option<Instant>,
+    /// Set by `close` when the sender had not ended by the stop's deadline (an insert waiting on
+    /// a server that does not answer): everything it held is counted as dropped, and the sender,
+    /// should its insert ever return, counts nothing more.
+    abandoned: bool,
 }
 
 impl OutboxState {
@@ -120,6 +126,24 @@ impl OutboxState {
         true
     }
 
+    /// The sender is left behind at the stop's deadline (see `abandoned`): the queue and the
+    /// insert being sent are counted as dropped.
+    fn abandon(&mut self, stats: &SinkStats, sink: &str) {
+        let requests = self.queued_requests;
+        let left: Vec<Insert> = self.queue.drain(..).collect();
+        for i in &left {
+            self.drop_insert(i, stats);
+        }
+        // What is left of `queued_requests` is the insert being sent.
+        stats.dropped.fetch_add(self.queued_requests, Relaxed);
+        stats
+            .timers_dropped
+            .fetch_add(self.in_flight_timers, Relaxed);
+        (self.queued_requests, self.in_flight_timers) = (0, 0);
+        self.abandoned = true;
+        tracing::warn!(sink = %sink, requests, "ClickHouse did not answer by the stop's deadline; what the sink held is counted as dropped");
+    }
+
     /// Counts an insert taken off the queue unsent as dropped.
     fn drop_insert(&mut self, insert: &Insert, stats: &SinkStats) {
         if insert.timers {
@@ -134,6 +158,8 @@ impl OutboxState {
 /// The sink's thread's side: encodes requests into batches and seals them into the outbox.
 pub struct ClickHouseOutput {
     config: ClickHouseConfig,
+    /// The sink's name (logs).
+    sink_name: String,
     instance: String,
     stats: Arc<SinkStats>,
     batch: Batch,
@@ -155,6 +181,10 @@ struct Sender {
     failing: bool,
     backoff: Duration,
 }
+
+/// How long after the stop's deadline `close` waits for the sender to have counted what it
+/// gave up (it does at the deadline, unless an insert holds it).
+const CLOSE_GRACE: Duration = Duration::from_millis(50);
 
 const BACKOFF_MIN: Duration = Duration::from_millis(100);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
@@ -196,6 +226,7 @@ impl ClickHouseOutput {
             .spawn(move || sender.run(&ob, &st))?;
         Ok(ClickHouseOutput {
             config,
+            sink_name: sink.to_string(),
             instance,
             stats,
             batch: Batch::default(),
@@ -346,6 +377,7 @@ impl Sender {
                         return;
                     }
                     if let Some(i) = st.queue.pop_front() {
+                        st.in_flight_timers = if i.timers { i.rows } else { 0 };
                         break i;
                     }
                     if st.closing.is_some() {
@@ -354,7 +386,14 @@ impl Sender {
                     outbox.wake.wait_for(&mut st, super::TICK);
                 }
             };
-            match self.insert(&insert) {
+            let sent = self.insert(&insert);
+            let mut st = outbox.state.lock();
+            st.in_flight_timers = 0;
+            if st.abandoned {
+                // Counted as dropped by `close` already.
+                return;
+            }
+            match sent {
                 Ok(()) => {
                     if self.failing {
                         tracing::info!(sink = %self.sink, "ClickHouse answers again; sending what was kept");
@@ -364,7 +403,7 @@ impl Sender {
                     if insert.timers {
                         stats.timers_sent.fetch_add(insert.rows, Relaxed);
                     } else {
-                        outbox.state.lock().queued_requests -= insert.rows;
+                        st.queued_requests -= insert.rows;
                         stats.sent.fetch_add(insert.rows, Relaxed);
                     }
                 }
@@ -374,7 +413,6 @@ impl Sender {
                         tracing::warn!(sink = %self.sink, error = %e, "ClickHouse insert failed; keeping rows and retrying with backoff");
                         self.failing = true;
                     }
-                    let mut st = outbox.state.lock();
                     st.queue.push_front(insert);
                     if st.give_up_if_late(stats, &self.sink) {
                         return;
@@ -491,14 +529,18 @@ impl Output for ClickHouseOutput {
         self.outbox.state.lock().queued_requests + self.batch.request_rows
     }
 
-    /// Seals the open batch and lets the sender try to deliver everything for at most
-    /// `timeout`; what is left then (the server is away) is counted as dropped.
-    fn close(&mut self, _stats: &SinkStats) {
+    /// Seals the open batch and lets the sender try to deliver everything until `deadline`,
+    /// retries and an insert in flight included; what is left then (the server is away, or
+    /// does not answer) is counted as dropped. An insert still waiting on the server then is
+    /// left behind: its thread ends with the process.
+    fn close(&mut self, stats: &SinkStats, deadline: Instant) {
         self.seal();
-        self.outbox.state.lock().closing = Some(Instant::now() + self.config.timeout.0);
+        self.outbox.state.lock().closing = Some(deadline);
         self.outbox.wake.notify_one();
         if let Some(t) = self.sender.take() {
-            let _ = t.join();
+            if !crate::shutdown::join_until(t, deadline + CLOSE_GRACE) {
+                self.outbox.state.lock().abandon(stats, &self.sink_name);
+            }
         }
     }
 }
@@ -798,8 +840,8 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
         assert_eq!(stats.sent.load(Relaxed), 0);
-        // Closing gives up after `timeout` and counts the rest.
-        out.close(&stats);
+        // Closing gives up at the stop's deadline and counts the rest.
+        out.close(&stats, Instant::now() + Duration::from_millis(300));
         assert_eq!(stats.dropped.load(Relaxed), 8);
         assert_eq!(out.pending(), 0);
     }

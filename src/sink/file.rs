@@ -253,7 +253,7 @@ impl Output for FileOutput {
         self.lines
     }
 
-    fn close(&mut self, stats: &SinkStats) {
+    fn close(&mut self, stats: &SinkStats, _deadline: Instant) {
         self.write(stats);
         if let Some(f) = &self.file {
             // Written lines are counted `sent`; a failed sync (a full disk or a lost NFS server
@@ -514,7 +514,7 @@ mod tests {
             }
             out.work(&stats, Instant::now());
         }
-        out.close(&stats);
+        out.close(&stats, Instant::now());
         assert_eq!(stats.sent.load(Relaxed), 150);
         assert_eq!(stats.rotations.load(Relaxed), 5);
         let mut names: Vec<String> = std::fs::read_dir(dir.path().join("logs"))

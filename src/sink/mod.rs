@@ -64,8 +64,9 @@ pub trait Output: Send {
     fn work(&mut self, stats: &SinkStats, now: Instant);
     /// Requests encoded and not yet delivered (part of `queued`).
     fn pending(&self) -> u64;
-    /// At shutdown: delivers everything left (bounded in time), counting what it cannot.
-    fn close(&mut self, stats: &SinkStats);
+    /// At shutdown: delivers everything left by `deadline` (the stop's, shared by every sink),
+    /// counting what it cannot.
+    fn close(&mut self, stats: &SinkStats, deadline: Instant);
 }
 
 /// How often a sink's thread calls [`Output::work`] when no round arrives (batching by time,
@@ -115,6 +116,8 @@ pub struct Sink {
     thread: Mutex<Option<JoinHandle<()>>>,
     /// Set at shutdown once the merger has stopped: the thread drains its queue and closes.
     stop: AtomicBool,
+    /// When everything must be delivered or dropped (set with `stop`).
+    deadline: std::sync::OnceLock<Instant>,
 }
 
 impl Tap for Sink {
@@ -165,6 +168,7 @@ impl Sink {
             rx: Mutex::new(Some(rx)),
             thread: Mutex::new(None),
             stop: AtomicBool::new(false),
+            deadline: std::sync::OnceLock::new(),
         }
     }
 
@@ -205,12 +209,25 @@ impl Sink {
         v
     }
 
-    /// The sink's thread: rounds off the queue, encoded, written; at stop, the rest drained.
+    /// The sink's thread: rounds off the queue, encoded, written; at stop, the rest drained
+    /// until the stop's deadline (what is left then is dropped and counted).
     fn run(&self, rx: Receiver<Arc<Round>>, mut out: Box<dyn Output>, shared: &Core) {
         let mut behind = false;
         loop {
             let stopping = self.stop.load(Relaxed);
-            let round = if stopping {
+            let late = stopping && self.deadline.get().is_some_and(|d| Instant::now() >= *d);
+            let round = if late {
+                let mut left = 0;
+                while let Ok(round) = rx.try_recv() {
+                    left += round.batch().len() as u64;
+                }
+                if left > 0 {
+                    self.stats.queued.fetch_sub(left, Relaxed);
+                    self.stats.dropped.fetch_add(left, Relaxed);
+                    tracing::warn!(sink = %self.name, requests = left, "Sink: the stop's deadline came before its queue was written; the rest is dropped");
+                }
+                None
+            } else if stopping {
                 rx.try_recv().ok()
             } else {
                 match rx.recv_timeout(TICK) {
@@ -237,7 +254,8 @@ impl Sink {
             out.work(&self.stats, Instant::now());
             self.stats.buffered.store(out.pending(), Relaxed);
         }
-        out.close(&self.stats);
+        let deadline = self.deadline.get().copied().unwrap_or_else(Instant::now);
+        out.close(&self.stats, deadline);
         self.stats.buffered.store(out.pending(), Relaxed);
     }
 
@@ -425,15 +443,28 @@ impl Sinks {
     }
 
     /// At shutdown, once the merger has published its last round: each thread drains its queue,
-    /// delivers what it holds, and ends.
-    pub fn stop(&self) {
+    /// delivers what it holds by `deadline` (one for all the sinks, however many retries),
+    /// and ends. Returns at once; [`Sinks::wait`] waits for them.
+    pub fn request_stop(&self, deadline: Instant) {
         for sink in &self.list {
+            let _ = sink.deadline.set(deadline);
             sink.stop.store(true, Relaxed);
         }
+    }
+
+    /// Waits for the sinks' threads to end, at most until `until`. A thread still running then
+    /// (a write that hangs) is left to end with the process: what it held is counted as dropped
+    /// and logged.
+    pub fn wait(&self, until: Instant) {
         for sink in &self.list {
             if let Some(t) = sink.thread.lock().take() {
-                let _ = t.join();
                 let s = &sink.stats;
+                if !crate::shutdown::join_until(t, until) {
+                    let left = s.queued.swap(0, Relaxed) + s.buffered.swap(0, Relaxed);
+                    s.dropped.fetch_add(left, Relaxed);
+                    tracing::warn!(sink = %sink.name, requests = left, "Sink did not finish by the stop's deadline (a write that hangs); what it held is dropped");
+                    continue;
+                }
                 tracing::info!(
                     sink = %sink.name,
                     sent = s.sent.load(Relaxed),
@@ -567,7 +598,7 @@ mod tests {
             fn pending(&self) -> u64 {
                 0
             }
-            fn close(&mut self, _: &SinkStats) {}
+            fn close(&mut self, _: &SinkStats, _: Instant) {}
         }
         let dir = tempfile::tempdir().unwrap();
         let mut config = crate::config::Config::default();

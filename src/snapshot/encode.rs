@@ -143,10 +143,7 @@ pub(super) fn encode_as<W: Write>(
             result = saved.and_then(|r| {
                 w.blob(cells[i].name().as_bytes())?;
                 w.blob(&r.def)?;
-                let win = r.window;
-                for x in [win.history_ms, win.tick_ms, win.ticks, win.phase_ms] {
-                    w.u64(x)?;
-                }
+                r.window.write(w)?;
                 w.blob_checked(&r.blob, r.crc)?;
                 spare.lock().push(r.blob);
                 Ok(())

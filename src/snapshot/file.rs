@@ -47,8 +47,9 @@ pub(crate) fn write_file<T>(
     Ok(written)
 }
 
-/// A snapshot file's bytes: mapped (a regular file), or read (a pipe).
-pub(super) enum FileBytes {
+/// A state file's bytes (a snapshot, a tick log segment): mapped (a regular file), or read (a
+/// pipe).
+pub(crate) enum FileBytes {
     Mapped(memmap2::Mmap),
     Read(Vec<u8>),
 }
@@ -74,7 +75,7 @@ impl std::ops::Deref for FileBytes {
 /// pinbad's own, replaced only by rename (`durable`), never rewritten in place; a process that
 /// truncated it during the restore would stop the start with SIGBUS, as it would any program
 /// reading a mapped file.
-pub(super) fn read_file(path: &Path) -> std::io::Result<FileBytes> {
+pub(crate) fn read_file(path: &Path) -> std::io::Result<FileBytes> {
     let mut file = std::fs::File::open(path)?;
     let meta = file.metadata()?;
     // A device has no end to read to (`snapshot.bin` linked to `/dev/zero` was read until memory
@@ -84,7 +85,7 @@ pub(super) fn read_file(path: &Path) -> std::io::Result<FileBytes> {
     {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
-            "a device, not a snapshot file",
+            "a device, not a state file",
         ));
     }
     if meta.is_file() {
@@ -99,7 +100,7 @@ pub(super) fn read_file(path: &Path) -> std::io::Result<FileBytes> {
             }
             // A file system that cannot map files (some network or FUSE ones): read below.
             Err(e) => {
-                tracing::debug!(error = %e, path = %path.display(), "Cannot map the snapshot; reading it")
+                tracing::debug!(error = %e, path = %path.display(), "Cannot map the file; reading it")
             }
         }
     }

@@ -96,10 +96,12 @@ mod restore;
 use encode::*;
 pub use encode::{encode, write, Written};
 use file::*;
-pub(crate) use file::{check_file, remove_partial_writes, wall_of_save_now, write_file, BootMark};
-pub(crate) use restore::longest_window_ms;
+pub(crate) use file::{
+    check_file, read_file, remove_partial_writes, wall_of_save_now, write_file, BootMark,
+};
 pub use restore::restore;
 use restore::*;
+pub(crate) use restore::{assign_workers, longest_window_ms, on_threads};
 
 /// At shutdown, once the merger stopped (the receivers may run): writes the snapshot if enabled,
 /// and logs the outcome in one line. Never stops the shutdown: a failure is returned (said in

@@ -91,6 +91,12 @@ pub fn restore(
     s.write_ms = Some(write_us as f64 / 1000.0);
     s.saved_at = Some(saved_unix_ms as f64 / 1000.0);
     s.down_seconds = Some(age_ms as f64 / 1000.0);
+    // The restored pool holds what the last run's held, which may have overwritten or expired
+    // requests before it: a report filled from it is complete from its oldest request only.
+    let pool_from = pool.oldest_time_ms().map_or(now_ms, |t| {
+        now_ms.saturating_sub((now_ms as u32).wrapping_sub(t) as u64)
+    });
+    shared.set_pool_complete_from(pool_from);
     *shared.pool_mut() = pool;
     shared.set_clock(clock);
     assign_workers(shared, &restored);
@@ -129,7 +135,7 @@ pub(super) enum Outcome {
 /// is not merging: receivers queue what comes meanwhile in the temp ring (README, "Restarts keep
 /// the window"). One report may still take most of it (a full 15-minute window of the benches'
 /// largest timer report: 460 MB of the 1.3 GB).
-pub(super) fn on_threads<T: Send>(
+pub(crate) fn on_threads<T: Send>(
     threads: usize,
     order: &[usize],
     work: impl Fn(usize) -> T + Sync,
@@ -265,13 +271,7 @@ pub(super) fn restore_content(
         // changed: the skip says why.
         let def: Result<ReportDef, String> =
             serde_json::from_slice(r.blob()?).map_err(|e| e.to_string());
-        let (history_ms, tick_ms, ticks, phase_ms) = (r.u64()?, r.u64()?, r.u64()?, r.u64()?);
-        let window = Window {
-            history_ms,
-            tick_ms,
-            ticks,
-            phase_ms,
-        };
+        let window = Window::read(r)?;
         saved.push((name, def, window, r.blob()?));
     }
     if !r.is_empty() {
@@ -333,7 +333,7 @@ pub(super) fn restore_content(
 /// Restored reports need no filling from the pool: they are marked filled, each given to a
 /// merge thread by its estimated cost (a timer report costs about a request report per timer),
 /// until the merger balances them by measured cost.
-pub(super) fn assign_workers(shared: &Core, cells: &[Arc<crate::report::ReportCell>]) {
+pub(crate) fn assign_workers(shared: &Core, cells: &[Arc<crate::report::ReportCell>]) {
     let threads = shared.config().merge.threads().max(1);
     let mut load = vec![0u64; threads];
     load[0] = 12; // the merger's own work (intern, pool)

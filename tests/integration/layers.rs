@@ -38,7 +38,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "consumers and persistence",
         &[
-            "ndjson", "stream", "sink", "history", "snapshot", "pending", "status", "metrics",
+            "ndjson", "stream", "sink", "history", "snapshot", "pending", "ticklog", "status",
+            "metrics",
         ],
     ),
     ("front ends", &["dashboard", "sql", "api"]),

@@ -25,6 +25,7 @@ mod packaging;
 mod php;
 mod prometheus;
 mod reports;
+mod restarts;
 mod sent;
 mod clickhouse;
 mod sinks;

@@ -2,6 +2,24 @@
 
 use super::*;
 
+/// A window of 4 ticks of 1 s, phase 0.
+const FOUR_TICKS: Window = Window {
+    history_ms: 4000,
+    tick_ms: 1000,
+    ticks: 4,
+    phase_ms: 0,
+};
+
+/// Requests (time, script, seconds) in ticks 0, 1 and 2 of [`FOUR_TICKS`], `/gone` in tick 0
+/// alone.
+const THREE_TICKS: [(u64, &str, f32); 5] = [
+    (100, "/a", 0.1),
+    (200, "/gone", 0.3),
+    (1100, "/a", 0.2),
+    (2100, "/b", 1.5),
+    (2200, "/a", 0.7),
+];
+
 /// A window saved with its closed part (snapshot versions 2 and 3) and restored after some of its
 /// ticks left: the same rows and totals as the same file restored from its ticks alone (version
 /// 1, the closed part rebuilt) and as the live report moved to the same time. A file whose closed part
@@ -10,12 +28,7 @@ use super::*;
 fn a_saved_closed_part_restores_like_the_ticks_it_sums() {
     use crate::codec::{Reader, Writer};
     let mut dict = Dictionary::new(1000);
-    let w = Window {
-        history_ms: 4000,
-        tick_ms: 1000,
-        ticks: 4,
-        phase_ms: 0,
-    };
+    let w = FOUR_TICKS;
     let new = |dict: &mut Dictionary| {
         Report::new(def("s", &["script_name"]), dict, 100)
             .unwrap()
@@ -23,14 +36,7 @@ fn a_saved_closed_part_restores_like_the_ticks_it_sums() {
     };
     let mut live = new(&mut dict);
     // Closed ticks 0, 1 and 2 (`/gone` in tick 0 alone), the open tick 3.
-    for (t, script, time) in [
-        (100, "/a", 0.1),
-        (200, "/gone", 0.3),
-        (1100, "/a", 0.2),
-        (2100, "/b", 1.5),
-        (2200, "/a", 0.7),
-        (3500, "/a", 0.05),
-    ] {
+    for (t, script, time) in THREE_TICKS.into_iter().chain([(3500, "/a", 0.05)]) {
         live.advance(t);
         add_req(&mut dict, &mut live, &req(script, time));
     }
@@ -212,4 +218,126 @@ fn the_memory_estimate_follows_the_rows_and_ticks() {
         "{}",
         r.memory_estimate()
     );
+}
+
+/// Ticks written one by one as they close (the tick log's records) and replayed into a fresh
+/// report: its window holds what the live report's closed ticks hold, the open tick empty; ticks
+/// outside the window or at or past the open one are left out, and a tick given twice counts
+/// once.
+#[test]
+fn ticks_written_as_they_close_replay_into_the_window() {
+    use crate::codec::{Reader, Writer};
+    let mut dict = Dictionary::new(1000);
+    let w = FOUR_TICKS;
+    let new = |dict: &mut Dictionary| {
+        Report::new(def("s", &["script_name", "status"]), dict, 100)
+            .unwrap()
+            .with_exact_window(w, 0)
+    };
+    let mut live = new(&mut dict);
+    live.keep_closed_ticks();
+    assert_eq!(live.id_keys(), vec![true, false]);
+    let mut logged = Vec::new();
+    for (t, script, time) in THREE_TICKS.into_iter().chain([(4500, "/a", 0.05)]) {
+        live.advance(t);
+        add_req(&mut dict, &mut live, &req(script, time));
+        for tick in live.take_closed_ticks().0 {
+            let mut bytes = Vec::new();
+            let mut out = Writer::new(&mut bytes);
+            tick.write(&mut out).unwrap();
+            out.finish().unwrap();
+            logged.push(bytes);
+        }
+    }
+    assert_eq!(logged.len(), 3, "ticks 0, 1 and 2 closed");
+    let same = |id: u32| id;
+    let read = |r: &Report| -> Vec<ClosedTick> {
+        logged
+            .iter()
+            .chain(&logged[2..])
+            .map(|b| r.read_tick(&mut Reader::new(b), &same).unwrap())
+            .collect()
+    };
+    // At 4500 tick 0 has left the window (and `/gone` with it) and tick 4 is open.
+    let mut replayed = new(&mut dict);
+    let ticks = read(&replayed);
+    assert_eq!(replayed.replay_ticks(ticks, 0, 4500), 2);
+    let mut closed_only = new(&mut dict);
+    closed_only.keep_closed_ticks();
+    for (t, script, time) in [(1100, "/a", 0.2), (2100, "/b", 1.5), (2200, "/a", 0.7)] {
+        closed_only.advance(t);
+        add_req(&mut dict, &mut closed_only, &req(script, time));
+    }
+    closed_only.advance(4500);
+    assert_eq!(rows_of(&replayed), rows_of(&closed_only));
+    assert_eq!(totals_of(&replayed), totals_of(&closed_only));
+    // The window moves on from there as the live one does (the open tick's request, lost with
+    // the crash, comes again).
+    add_req(&mut dict, &mut replayed, &req("/a", 0.05));
+    for r in [&mut replayed, &mut live] {
+        r.advance(6100);
+    }
+    add_req(&mut dict, &mut live, &req("/c", 0.4));
+    add_req(&mut dict, &mut replayed, &req("/c", 0.4));
+    assert_eq!(rows_of(&replayed), rows_of(&live));
+    assert_eq!(totals_of(&replayed), totals_of(&live));
+}
+
+/// Ticks with "(other)" rows (beyond the row limit) written as the tick log writes them and
+/// replayed: the totals are the live window's, its "(other)" row holds the ticks' ones, and
+/// from the next close on (which folds the rows again) it is the live window.
+#[test]
+fn replayed_ticks_keep_their_other_rows() {
+    use crate::codec::{Reader, Writer};
+    let mut dict = Dictionary::new(1000);
+    let new = |dict: &mut Dictionary| {
+        Report::new(def("s", &["script_name"]), dict, 1)
+            .unwrap()
+            .with_exact_window(FOUR_TICKS, 0)
+    };
+    let mut live = new(&mut dict);
+    live.keep_closed_ticks();
+    let mut logged = Vec::new();
+    for (t, script) in [
+        (100, "/a"),
+        (200, "/b"),
+        (1100, "/a"),
+        (1200, "/c"),
+        (2100, "/d"),
+    ] {
+        live.advance(t);
+        add_req(&mut dict, &mut live, &req(script, 0.1));
+        for tick in live.take_closed_ticks().0 {
+            let mut bytes = Vec::new();
+            let mut out = Writer::new(&mut bytes);
+            tick.write(&mut out).unwrap();
+            out.finish().unwrap();
+            logged.push(bytes);
+        }
+    }
+    live.advance(3000);
+    for tick in live.take_closed_ticks().0 {
+        let mut bytes = Vec::new();
+        let mut out = Writer::new(&mut bytes);
+        tick.write(&mut out).unwrap();
+        out.finish().unwrap();
+        logged.push(bytes);
+    }
+    assert!(other_of(&live).0.req_count > 0, "rows went to (other)");
+    let mut replayed = new(&mut dict);
+    let ticks = logged
+        .iter()
+        .map(|b| replayed.read_tick(&mut Reader::new(b), &|id| id).unwrap())
+        .collect();
+    assert_eq!(replayed.replay_ticks(ticks, 0, 3000), 3);
+    assert_eq!(totals_of(&replayed), totals_of(&live));
+    // The ticks' own "(other)" rows (the two requests that got no row); the rows the live report
+    // folded at its closes are rows again, until the next close folds them.
+    assert_eq!(other_of(&replayed).0.req_count, 2);
+    let rows: u64 = rows_of(&replayed).values().map(|(s, _)| s.req_count).sum();
+    assert_eq!(rows + 2, 5);
+    replayed.advance(4000);
+    live.advance(4000);
+    assert_eq!(other_of(&replayed), other_of(&live));
+    assert_eq!(rows_of(&replayed), rows_of(&live));
 }

@@ -1,0 +1,361 @@
+//! Issue 42, "a bad day loses nothing", across restarts: every report, however it was created,
+//! is restored whole after a clean restart, and one refilled from the raw pool says from when it
+//! is complete; a stop ends within its bound whatever holds it (a flood of unique names, a
+//! ClickHouse that never answers); after `kill -9` the tick log restores every closed tick.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::*;
+
+/// A daemon on `state` with logs at info (the snapshot's and the tick log's lines).
+fn start(state: &Path, extra: &str) -> Daemon {
+    let config = format!("state_dir = {:?}\n{extra}", state.to_str().unwrap());
+    Daemon::start_logged(&config, "info")
+}
+
+/// Waits until the daemon has been up `secs` seconds: traffic sent before and after lands in
+/// different ticks of a window of 1-second ticks.
+fn wait_uptime(d: &Daemon, secs: f64) {
+    d.wait_for(
+        |d| d.status()["uptime_seconds"].as_f64().unwrap_or(0.0) >= secs,
+        &format!("{secs} s of uptime"),
+    );
+}
+
+/// What a restart must keep of a report: each row's keys and integer sums (sorted), the totals'
+/// sums, and `complete_from`.
+fn report_state(d: &Daemon, report: &str, keys: &[&str]) -> (Vec<Vec<Value>>, Vec<Value>, Value) {
+    let body = d.json(&format!("/api/v1/reports/{report}?limit=100000"));
+    let sums = ["req_count", "req_time_total", "traffic_total"];
+    let mut rows: Vec<Vec<Value>> = body["rows"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{body}"))
+        .iter()
+        .map(|r| keys.iter().chain(&sums).map(|k| r[*k].clone()).collect())
+        .collect();
+    rows.sort_by_key(|r| r.iter().map(Value::to_string).collect::<Vec<_>>());
+    let totals = sums.iter().map(|k| body["totals"][*k].clone()).collect();
+    (rows, totals, body["complete_from"].clone())
+}
+
+/// A daemon on `state` with `extra` config, and the issue's report created through the API.
+fn with_custom_hosts(state: &Path, extra: &str) -> Daemon {
+    let d = start(state, extra);
+    let (code, body) = d.post(
+        "/api/v1/reports",
+        &json!({"name": "custom_hosts", "keys": ["hostname", "status"]}),
+    );
+    assert_eq!(code, 201, "{body}");
+    d
+}
+
+/// The report as `GET /api/v1/reports` lists it.
+fn listed(d: &Daemon, report: &str) -> Value {
+    named(&d.json("/api/v1/reports")["reports"], report)
+}
+
+/// The issue's steps: with `merge.request_families` on (the default), a report created through
+/// the API is in no family until the next start, which puts it in the built-ins' family; its
+/// window's phase was its own, so the snapshot's window no longer matched and the report was
+/// refilled from the pool, claiming the whole window. Its phase is now the family's from its
+/// creation on: the restart restores it whole, as a report from the config file.
+#[test]
+fn a_report_created_through_the_api_is_restored_whole_after_a_clean_restart() {
+    let state = tempfile::tempdir().unwrap();
+    let config = "stats_history = \"60s\"\nreport_ticks = 60\n";
+    let d = with_custom_hosts(state.path(), config);
+    // Traffic over several 1-second ticks: closed ticks and an open one.
+    let mut sent = 0;
+    for (i, seed) in (21..25).enumerate() {
+        wait_uptime(&d, 1.2 * (i + 1) as f64);
+        d.send(&corpus(150, seed));
+        sent += 150;
+        d.wait_merged(sent);
+    }
+    let keys = ["hostname", "status"];
+    let before = report_state(&d, "custom_hosts", &keys);
+    let before_info = report_state(&d, "info", &[]);
+    assert_eq!(before.1[0], json!(sent), "{before:?}");
+    assert!(before.0.len() > 5, "{before:?}");
+    let listed_before = listed(&d, "custom_hosts")["complete_from"].clone();
+    assert!(listed_before.is_number(), "{listed_before}");
+    assert!(d.terminate(Duration::from_secs(60)).success());
+
+    let d = start(state.path(), config);
+    d.wait_log("Snapshot restored");
+    let snap = d.status()["snapshot"].clone();
+    assert_eq!(snap["skipped_reports"], json!([]), "{snap}");
+    assert!(
+        !d.logs().iter().any(|l| l.contains("not restored")),
+        "{:#?}",
+        d.logs()
+    );
+    assert_eq!(report_state(&d, "custom_hosts", &keys), before);
+    assert_eq!(report_state(&d, "info", &[]), before_info);
+    assert_eq!(listed(&d, "custom_hosts")["complete_from"], listed_before);
+}
+
+/// A report the snapshot cannot restore (its definition changed while the daemon was down) is
+/// refilled from the restored pool, which holds only the requests the last run's pool still
+/// held: it is complete from the oldest of them, not from the last run's start.
+#[test]
+fn a_report_refilled_from_a_restored_pool_says_from_when_it_is_complete() {
+    let state = tempfile::tempdir().unwrap();
+    let config = "stats_history = \"60s\"\nreport_ticks = 60\nrequest_pool_size = 100\n";
+    let d = with_custom_hosts(state.path(), config);
+    d.send(&corpus(150, 31));
+    d.wait_merged(150);
+    // A tick later, more than the pool holds: every request of the first batch is overwritten.
+    wait_uptime(&d, 2.5);
+    let second_sent = d.status()["uptime_seconds"].as_f64().unwrap();
+    let started_at = listed(&d, "custom_hosts")["complete_from"]
+        .as_f64()
+        .unwrap();
+    d.send(&corpus(150, 32));
+    d.wait_merged(300);
+    assert!(d.terminate(Duration::from_secs(60)).success());
+
+    // The definition changes while the daemon is down.
+    let file = state.path().join("reports.json");
+    let mut saved: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    saved["created"][0]["percentiles"] = json!([50]);
+    std::fs::write(&file, saved.to_string()).unwrap();
+
+    let d = start(state.path(), config);
+    d.wait_log("Snapshot restored");
+    let snap = d.status()["snapshot"].clone();
+    assert_eq!(snap["skipped_reports"], json!(["custom_hosts"]), "{snap}");
+    d.wait_for(
+        |d| listed(d, "custom_hosts")["complete_from"].is_number(),
+        "the report filled",
+    );
+    let from = listed(&d, "custom_hosts")["complete_from"]
+        .as_f64()
+        .unwrap();
+    // The first run started at `started_at`; its second batch came `second_sent` s later, and
+    // only its requests are in the restored pool.
+    assert!(
+        from >= started_at + second_sent - 0.5,
+        "complete_from {from}, the first run started at {started_at}, the pool holds requests \
+         from {} on",
+        started_at + second_sent
+    );
+    let (rows, totals, query_from) = report_state(&d, "custom_hosts", &["hostname", "status"]);
+    assert_eq!(totals[0], json!(100), "the pool's 100 requests: {rows:?}");
+    assert_eq!(query_from.as_f64(), Some(from));
+}
+
+/// Sends `n` requests to `d`, each with a script name of its own, as fast as the daemon reads
+/// them (paced on its socket's receive queue, so that the kernel drops next to nothing), then
+/// waits until it merged what it read.
+fn flood_unique_names(d: &Daemon, n: usize) {
+    use prost::Message;
+    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    socket.connect(d.udp[0]).unwrap();
+    let mut request = proto_request("");
+    let mut buf = Vec::with_capacity(128);
+    for i in 0..n {
+        request.script_name = format!("/flood/{i:08}.php").into_bytes();
+        buf.clear();
+        request.encode(&mut buf).unwrap();
+        // A full socket buffer (ENOBUFS/EAGAIN) loses the datagram: counted, not a failure.
+        let _ = socket.send(&buf);
+        if i % 1000 == 999 {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while udp_receive_queue(d.udp[0].port()).is_some_and(|q| q > 1 << 20) {
+                assert!(Instant::now() < deadline, "the daemon stopped reading");
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(600);
+    loop {
+        let s = d.status();
+        let n = |k: &str| s[k].as_u64().unwrap();
+        if n("requests_accepted") == n("requests_merged") + n("temp_pool_dropped") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "not merged: {s}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The figure `key=VALUE` of a log line.
+fn log_figure(line: &str, key: &str) -> f64 {
+    let at = line
+        .find(&format!("{key}="))
+        .unwrap_or_else(|| panic!("no {key} in {line}"));
+    line[at + key.len() + 1..]
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .next()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no number after {key}= in {line}"))
+}
+
+#[test]
+fn a_flood_of_unique_names_does_not_hold_the_stop() {
+    let state = tempfile::tempdir().unwrap();
+    let d = start(state.path(), "");
+    let t = Instant::now();
+    flood_unique_names(&d, 3_000_000);
+    let s = d.status();
+    eprintln!(
+        "flooded in {:?}: dictionary {} strings, {} merged, lost {} / {}",
+        t.elapsed(),
+        s["dictionary_size"],
+        s["requests_merged"],
+        s["kernel_drops"],
+        s["temp_pool_dropped"]
+    );
+    let signalled = Instant::now();
+    let (status, logs) = d.terminate_logged(Duration::from_secs(300));
+    let took = signalled.elapsed();
+    assert!(status.success(), "{status:?}");
+    let writes = stopped_within_bound(&logs, took);
+    eprintln!("stopped in {took:?}, the state files written in {writes:?}: {logs:#?}");
+}
+
+/// The state files' write time a stop logged (its "Stopped" line), after checking that it ended
+/// within its bound, `took` after the signal.
+fn stopped_within_bound(logs: &[String], took: Duration) -> Duration {
+    let stopped = logs
+        .iter()
+        .find(|l| l.contains("Stopped"))
+        .unwrap_or_else(|| panic!("{logs:#?}"));
+    let writes = Duration::from_secs_f64(log_figure(stopped, "state_files_ms") / 1000.0);
+    assert!(
+        took <= STOP_BOUND + writes + MEASURING,
+        "stopped in {took:?}, the state files written in {writes:?}: {logs:#?}"
+    );
+    writes
+}
+
+/// A ClickHouse that takes the connection and never answers (a listener nobody accepts on: the
+/// kernel completes the handshake) held a stop for the sink's `timeout` (120 s here), and twice
+/// that with a retry. The snapshot is written first, and the sinks have one deadline, the
+/// stop's: what ClickHouse did not take by then is dropped, counted and logged.
+#[test]
+fn a_clickhouse_that_never_answers_does_not_hold_the_stop() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let config = format!(
+        "[[sink]]\nname = \"ch\"\nkind = \"clickhouse\"\nurl = \"http://{}\"\n\
+         batch_rows = 10\nbatch_time = \"100ms\"\ntimeout = \"120s\"\n",
+        silent.local_addr().unwrap()
+    );
+    let d = start(state.path(), &config);
+    d.send(&corpus(100, 31));
+    d.wait_merged(100);
+    // Every request reached the sink, and its first insert waits on the server.
+    d.wait_for(
+        |d| d.status()["sinks"][0]["current_queued"].as_u64() == Some(100),
+        "the sink holding every request",
+    );
+    let signalled = Instant::now();
+    let (status, logs) = d.terminate_logged(Duration::from_secs(60));
+    let took = signalled.elapsed();
+    assert!(status.success(), "{status:?}: {logs:#?}");
+    let writes = stopped_within_bound(&logs, took);
+    eprintln!("stopped in {took:?}, the state files written in {writes:?}");
+    let at = |needle: &str| {
+        logs.iter()
+            .position(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle:?} in {logs:#?}"))
+    };
+    let dropped = at("ClickHouse did not answer by the stop's deadline");
+    assert!(at("Snapshot written") < dropped, "{logs:#?}");
+    assert!(logs[dropped].contains("requests=100"), "{}", logs[dropped]);
+    assert!(state.path().join("snapshot.bin").exists());
+}
+
+/// The stop's bound: this long after the signal, plus the state files' write time.
+const STOP_BOUND: Duration = Duration::from_secs(5);
+/// What the test's own measure adds (it polls the process's exit every 10 ms, and may wait
+/// for a core on a busy machine).
+const MEASURING: Duration = Duration::from_millis(300);
+
+/// Issue 42's steps: `kill -9` lost the whole window (only a clean stop wrote the snapshot).
+/// Each closed tick is in the tick log now: requests sent over a few ticks, `kill -9`, and the
+/// restart's reports hold the closed ticks' counts exactly (built-ins and a report created
+/// through the API alike); the open tick and the raw pool are lost. A report whose definition
+/// changed meanwhile skips its logged ticks.
+///
+/// Families are off: then each report closes its tick in the merge round that first passes its
+/// end and hands it to the log there, so once a later request is merged every earlier tick is
+/// handed over, and the test knows when the log has them all (a family hands its members their
+/// ticks over several rounds).
+#[test]
+fn after_kill_9_the_restart_restores_every_closed_tick() {
+    let state = tempfile::tempdir().unwrap();
+    let config = "stats_history = \"60s\"\nreport_ticks = 60\n[merge]\nfamilies = false\n";
+    let d = with_custom_hosts(state.path(), config);
+    let (code, body) = d.post(
+        "/api/v1/reports",
+        &json!({"name": "custom_scripts", "keys": ["script_name"]}),
+    );
+    assert_eq!(code, 201, "{body}");
+    let mut sent = 0;
+    let mut last = 0.0;
+    for (i, seed) in (41..44).enumerate() {
+        wait_uptime(&d, 1.2 * (i + 1) as f64);
+        d.send(&corpus(150, seed));
+        sent += 150;
+        d.wait_merged(sent);
+        last = d.status()["uptime_seconds"].as_f64().unwrap();
+    }
+    let reports = [
+        ("info", &[][..]),
+        ("report_by_script_name", &["script_name"][..]),
+        ("custom_hosts", &["hostname", "status"][..]),
+        ("custom_scripts", &["script_name"][..]),
+    ];
+    let before: Vec<_> = reports
+        .iter()
+        .map(|(r, keys)| report_state(&d, r, keys))
+        .collect();
+    assert_eq!(before[0].1[0], json!(sent), "{:?}", before[0]);
+    let listed_before = listed(&d, "custom_scripts")["complete_from"].clone();
+    // A tick later: every tick holding the requests above closes when this one is merged, and
+    // it stays in the open tick, which the crash loses.
+    wait_uptime(&d, last + 1.1);
+    d.send(&corpus(100, 49));
+    d.wait_merged(sent + 100);
+    d.wait_for(
+        |d| {
+            let t = &d.status()["ticklog"];
+            t["current_queued"] == 0 && t["written_ticks"].as_u64() > Some(0)
+        },
+        "the tick log written",
+    );
+    assert_eq!(d.status()["ticklog"]["dropped_ticks"], 0);
+    let mut d = d;
+    d.child.kill().unwrap();
+    d.child.wait().unwrap();
+    drop(d);
+    assert!(!state.path().join("snapshot.bin").exists(), "no snapshot");
+    // custom_hosts' definition changes while the daemon is down: its ticks are skipped.
+    let file = state.path().join("reports.json");
+    let mut saved: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    saved["created"][0]["percentiles"] = json!([50]);
+    std::fs::write(&file, saved.to_string()).unwrap();
+
+    let d = start(state.path(), config);
+    let line = d.wait_log("Reports restored from the tick log");
+    let s = d.status();
+    let restored = &s["ticklog"]["restored"];
+    assert_eq!(restored["skipped_reports"], json!(["custom_hosts"]), "{s}");
+    assert!(restored["ticks"].as_u64() > Some(0), "{line}: {s}");
+    assert_eq!(s["current_pool_used"], 0, "the raw pool is lost: {s}");
+    for ((report, keys), before) in reports.iter().zip(&before) {
+        if *report == "custom_hosts" {
+            let (rows, totals, _) = report_state(&d, report, keys);
+            assert_eq!((rows.len(), &totals[0]), (0, &json!(0)), "{report}");
+            continue;
+        }
+        assert_eq!(&report_state(&d, report, keys), before, "{report}");
+    }
+    assert_eq!(listed(&d, "custom_scripts")["complete_from"], listed_before);
+}
