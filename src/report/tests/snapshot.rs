@@ -226,7 +226,7 @@ fn the_memory_estimate_follows_the_rows_and_ticks() {
 /// once.
 #[test]
 fn ticks_written_as_they_close_replay_into_the_window() {
-    use crate::codec::{Reader, Writer};
+    use crate::codec::Reader;
     let mut dict = Dictionary::new(1000);
     let w = FOUR_TICKS;
     let new = |dict: &mut Dictionary| {
@@ -241,13 +241,7 @@ fn ticks_written_as_they_close_replay_into_the_window() {
     for (t, script, time) in THREE_TICKS.into_iter().chain([(4500, "/a", 0.05)]) {
         live.advance(t);
         add_req(&mut dict, &mut live, &req(script, time));
-        for tick in live.take_closed_ticks().0 {
-            let mut bytes = Vec::new();
-            let mut out = Writer::new(&mut bytes);
-            tick.write(&mut out).unwrap();
-            out.finish().unwrap();
-            logged.push(bytes);
-        }
+        logged.extend(live.take_closed_ticks().0.iter().map(|t| logged_tick(t)));
     }
     assert_eq!(logged.len(), 3, "ticks 0, 1 and 2 closed");
     let same = |id: u32| id;
@@ -288,7 +282,7 @@ fn ticks_written_as_they_close_replay_into_the_window() {
 /// from the next close on (which folds the rows again) it is the live window.
 #[test]
 fn replayed_ticks_keep_their_other_rows() {
-    use crate::codec::{Reader, Writer};
+    use crate::codec::Reader;
     let mut dict = Dictionary::new(1000);
     let new = |dict: &mut Dictionary| {
         Report::new(def("s", &["script_name"]), dict, 1)
@@ -307,22 +301,10 @@ fn replayed_ticks_keep_their_other_rows() {
     ] {
         live.advance(t);
         add_req(&mut dict, &mut live, &req(script, 0.1));
-        for tick in live.take_closed_ticks().0 {
-            let mut bytes = Vec::new();
-            let mut out = Writer::new(&mut bytes);
-            tick.write(&mut out).unwrap();
-            out.finish().unwrap();
-            logged.push(bytes);
-        }
+        logged.extend(live.take_closed_ticks().0.iter().map(|t| logged_tick(t)));
     }
     live.advance(3000);
-    for tick in live.take_closed_ticks().0 {
-        let mut bytes = Vec::new();
-        let mut out = Writer::new(&mut bytes);
-        tick.write(&mut out).unwrap();
-        out.finish().unwrap();
-        logged.push(bytes);
-    }
+    logged.extend(live.take_closed_ticks().0.iter().map(|t| logged_tick(t)));
     assert!(other_of(&live).0.req_count > 0, "rows went to (other)");
     let mut replayed = new(&mut dict);
     let ticks = logged
@@ -340,4 +322,13 @@ fn replayed_ticks_keep_their_other_rows() {
     live.advance(4000);
     assert_eq!(other_of(&replayed), other_of(&live));
     assert_eq!(rows_of(&replayed), rows_of(&live));
+}
+
+/// A closed tick as the tick log writes it.
+fn logged_tick(tick: &ClosedTick) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut out = crate::codec::Writer::new(&mut bytes);
+    tick.write(&mut out).unwrap();
+    out.finish().unwrap();
+    bytes
 }
