@@ -13,7 +13,9 @@
 //! strings a report's definition names are pinned ([`Dictionary::pin`]) and never swept until
 //! released. Freed ids are reused, so a stream of unique URLs cannot grow memory without bound;
 //! past `limits.max_dictionary_entries` (or `max_dictionary_bytes`) new strings get [`LOST`] and
-//! `dictionary_lost` is counted.
+//! `dictionary_lost` is counted. While the memory budget is tight (see `budget`), new strings get
+//! [`LOST`] too (counted as the budget's `names_refused`), and a table that would double past the
+//! budget does not.
 //!
 //! Pure: no I/O, no clock (the merger passes the time in), no locks of its own. The app wraps it in one `RwLock`: the merger is the
 //! only writer (receivers never intern, so the receive path never waits on it), the API reads.
@@ -27,6 +29,8 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
+
+use crate::budget::{Account, Budget};
 
 /// Id given to a string that could not be interned because the dictionary is full.
 pub const LOST: u32 = 0;
@@ -104,7 +108,14 @@ pub struct Dictionary {
     lost: u64,
     /// The time `intern` stamps (atomic, like [`Entry::used`]).
     now: AtomicU32,
+    /// What the dictionary holds, against the memory budget (see [`Dictionary::settle_memory`]);
+    /// also the budget the reports made with this dictionary count against.
+    account: Account,
 }
+
+/// What the allocator takes per string beyond its bytes (glibc: an 8-byte header, 16-byte
+/// granules), counted against the memory budget.
+const STRING_OVERHEAD: usize = 16;
 
 impl Dictionary {
     /// A dictionary that holds at most `max_entries` live strings (and no byte bound: see
@@ -119,6 +130,7 @@ impl Dictionary {
             string_bytes: 0,
             lost: 0,
             now: AtomicU32::new(0),
+            account: Account::new(Budget::unlimited()),
         };
         // id 0 is LOST, permanently pinned, never in the table.
         d.entries.push(Entry {
@@ -134,6 +146,44 @@ impl Dictionary {
     pub fn with_max_bytes(mut self, max_bytes: usize) -> Dictionary {
         self.max_bytes = max_bytes;
         self
+    }
+
+    /// Counts the dictionary against `budget` (and makes it the budget of the reports made with
+    /// it): while it is tight, new strings are refused.
+    pub fn with_budget(mut self, budget: std::sync::Arc<Budget>) -> Dictionary {
+        self.account = Account::new(budget);
+        self.settle_memory();
+        self
+    }
+
+    /// The memory budget it counts against.
+    pub fn budget(&self) -> &std::sync::Arc<Budget> {
+        self.account.budget()
+    }
+
+    /// Tells the budget what the dictionary holds now ([`Dictionary::bytes`] and the allocator's
+    /// share of each string). The merger calls it whenever it publishes the dictionary's figures.
+    pub fn settle_memory(&self) {
+        self.account
+            .settle((self.bytes() + self.len() * STRING_OVERHEAD) as u64);
+    }
+
+    /// Whether the budget has room for one more string: not while it is tight, and not if the
+    /// entries or the table would double past it. `Some(bytes)`: yes, the entries and the table
+    /// growing by `bytes` (0: neither doubles).
+    fn budget_allows(&self) -> Option<usize> {
+        let budget = self.account.budget();
+        if budget.tight() {
+            return None;
+        }
+        let mut grows = 0;
+        if self.free.is_empty() && self.entries.len() == self.entries.capacity() {
+            grows += 2 * self.entries.capacity() * std::mem::size_of::<Entry>();
+        }
+        if self.table.len() == self.table.capacity() {
+            grows += 2 * self.table.num_buckets() * SLOT_BYTES;
+        }
+        (grows == 0 || budget.fits(grows as u64)).then_some(grows)
     }
 
     fn hash(&self, s: &[u8]) -> u64 {
@@ -187,6 +237,10 @@ impl Dictionary {
             self.lost += 1;
             return LOST;
         }
+        let Some(grows) = self.budget_allows() else {
+            self.account.budget().refused_name();
+            return LOST;
+        };
         self.string_bytes += s.len();
         let entry = Entry {
             bytes: s.into(),
@@ -207,6 +261,10 @@ impl Dictionary {
         self.table.insert_unique(hash, id, |&id| {
             FxBuildHasher.hash_one(&*entries[id as usize].bytes)
         });
+        if grows > 0 {
+            // Doubled: told at once, so that other holders' growth is judged against it.
+            self.settle_memory();
+        }
         id
     }
 
@@ -466,5 +524,51 @@ mod tests {
         assert!(d.len() <= 11, "{}", d.len());
         assert!(d.entries.len() <= 13, "{}", d.entries.len());
         assert_eq!(d.lost(), 0);
+    }
+
+    /// Counted against a budget: what it holds is settled into it; while the budget is tight a
+    /// new string is refused (LOST, counted as the budget's, not as `lost`), strings it has are
+    /// still found; and a table that would double past the budget does not.
+    #[test]
+    fn a_tight_budget_refuses_new_strings() {
+        let budget = crate::budget::Budget::new(64 << 20);
+        let mut d = Dictionary::new(1_000_000).with_budget(budget.clone());
+        let a = d.intern(b"/a");
+        d.settle_memory();
+        assert!(budget.used() > 0 && budget.used() == d.account.accounted());
+        budget.judge();
+        assert!(!budget.tight());
+        let filler = crate::budget::Account::new(budget.clone());
+        filler.settle(63 << 20);
+        assert!(budget.judge());
+        assert_eq!(d.intern(b"/new"), LOST);
+        assert_eq!((budget.names_refused(), d.lost()), (1, 0));
+        assert_eq!(d.intern(b"/a"), a);
+        filler.settle(0);
+        assert!(!budget.judge());
+        assert_ne!(d.intern(b"/new"), LOST);
+        // Room for the strings, not for the table to double: refused at the doubling.
+        let small = crate::budget::Budget::new(8 << 20);
+        let mut d = Dictionary::new(10_000_000).with_budget(small.clone());
+        let mut refused = None;
+        for i in 0..1_000_000u32 {
+            if d.intern(format!("/s/{i}").as_bytes()) == LOST {
+                refused = Some(i);
+                break;
+            }
+            if i % 1024 == 0 {
+                d.settle_memory();
+            }
+        }
+        assert!(refused.is_some(), "refused before a million strings");
+        d.settle_memory();
+        assert!(
+            small.used() <= small.tight_at(),
+            "{} of {}",
+            small.used(),
+            small.limit()
+        );
+        drop(d);
+        assert_eq!(small.used(), 0, "dropped, its share leaves the budget");
     }
 }

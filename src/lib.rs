@@ -18,6 +18,8 @@ pub mod codec;
 pub mod durable;
 // Giving freed memory back to the OS after a burst has expired.
 pub mod memory;
+// The memory budget (`limits.max_memory`): what every holder accounts, whether it is tight.
+pub mod budget;
 // One shutdown signal for threads and the HTTP server.
 pub mod shutdown;
 // Log output: text or JSON lines on stderr (`[log]`).

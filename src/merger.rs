@@ -645,6 +645,8 @@ impl Merger {
             self.balance();
         }
         self.reclaimer.maybe_collect();
+        // What the reports, the stages and the dictionary settled this round, judged once.
+        shared.budget().judge();
         !self.first.is_empty() || !self.ring.is_empty()
     }
 

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use parking_lot::RwLock;
 
+use crate::budget::{Account, Budget};
 use crate::config::Config;
 use crate::counters::Counters;
 use crate::dictionary::Dictionary;
@@ -130,6 +131,10 @@ pub struct Core {
     udp_addrs: Vec<SocketAddr>,
     /// Receive buffer the kernel granted the first UDP socket (clamped by `net.core.rmem_max`).
     receive_buffer_bytes: u64,
+    /// The memory budget (`limits.max_memory`), which the dictionary and the reports count
+    /// against; `reserved` holds what is counted from the start (the pool, the buffers).
+    budget: Arc<Budget>,
+    reserved: Account,
     /// From when (merger ms) the raw pool held every request it was given, as start-up left it:
     /// 0 on a fresh start; a restore sets it (see [`Core::set_pool_complete_from`]). A report
     /// filled from the pool is complete from no earlier (see `Merger::fill`).
@@ -177,7 +182,8 @@ impl Core {
         receive_buffer_bytes: u64,
         on_damage: OnDamage,
     ) -> Result<Core, CoreError> {
-        let (dictionary, reports, set_aside) = start_reports(&config, on_damage)?;
+        let (budget, reserved) = memory_budget(&config);
+        let (dictionary, reports, set_aside) = start_reports(&config, &budget, on_damage)?;
         let pool = Pool::try_new(
             config.request_pool_size,
             config.timer_pool_size,
@@ -232,10 +238,22 @@ impl Core {
             taps: Taps::default(),
             udp_addrs,
             receive_buffer_bytes,
+            budget,
+            reserved,
             pool_complete_from_ms: 0,
             set_aside,
             config,
         })
+    }
+
+    /// The memory budget (see `budget`).
+    pub fn budget(&self) -> &Arc<Budget> {
+        &self.budget
+    }
+
+    /// What is counted against the budget from the start (bytes).
+    pub fn reserved_memory(&self) -> u64 {
+        self.reserved.accounted()
     }
 
     pub fn config(&self) -> &Config {
@@ -359,6 +377,13 @@ impl Core {
         if self.reports.len() >= max_reports {
             return Err(ReportChangeError::TooMany(max_reports));
         }
+        if self.budget.tight() {
+            self.budget.refused_report();
+            return Err(ReportChangeError::NoMemory {
+                limit_mib: self.budget.limit() >> 20,
+                used_mib: self.budget.used() >> 20,
+            });
+        }
         let name = def.name.clone();
         let report = {
             let mut dict = self.dictionary.write();
@@ -418,8 +443,10 @@ impl Core {
         true
     }
 
-    /// Copies the dictionary's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]).
+    /// Copies the dictionary's figures out for `/api/v1/status` (see [`crate::counters::Gauges`]),
+    /// and tells the memory budget what it holds.
     pub fn publish_dictionary(&self, dict: &Dictionary) {
+        dict.settle_memory();
         let g = &self.counters.gauges;
         g.dictionary_size.store(dict.len() as u64, Relaxed);
         g.dictionary_bytes.store(dict.bytes() as u64, Relaxed);
@@ -442,6 +469,37 @@ impl Core {
     }
 }
 
+/// The memory budget `config` asks for (`limits.max_memory` resolved against this host), and
+/// the account of what is reserved against it from the start (see
+/// [`Config::reserved_memory`]). Logged once.
+fn memory_budget(config: &Config) -> (Arc<Budget>, Account) {
+    let reserved = config.reserved_memory();
+    let host = crate::budget::host_memory();
+    let limit = config.limits.max_memory.resolve(reserved, host);
+    let mib = |b: u64| b >> 20;
+    if config.limits.max_memory == crate::config::MaxMemory::Auto
+        && host.is_some_and(|h| limit > h / 2)
+    {
+        tracing::warn!(
+            limit_mib = mib(limit),
+            reserved_mib = mib(reserved),
+            host_mib = host.map(mib),
+            "The raw pool and the buffers take more than half of this host's memory: the memory \
+             budget (limits.max_memory = \"auto\") is what they reserve plus 256 MiB"
+        );
+    }
+    tracing::info!(
+        limit_mib = mib(limit),
+        reserved_mib = mib(reserved),
+        host_mib = host.map(mib),
+        "Memory budget (limits.max_memory)"
+    );
+    let budget = Budget::new(limit);
+    let account = Account::new(Arc::clone(&budget));
+    account.settle(reserved);
+    (budget, account)
+}
+
 /// The start-up reports: the configured ones (built-ins and `[[report]]` tables) with the
 /// run-time changes of `{state_dir}/reports.json` replayed over them (`report::initial_defs`).
 /// Whatever in that file would stop the start (a damaged file, a definition that no longer
@@ -451,6 +509,7 @@ impl Core {
 /// What fails with the configured reports alone is an error, as ever.
 fn start_reports(
     config: &Config,
+    budget: &Arc<Budget>,
     on_damage: OnDamage,
 ) -> Result<(Dictionary, ReportSet, Vec<SetAside>), CoreError> {
     use crate::report::{apply_state, read_state, state_path, static_defs, SavedState};
@@ -483,19 +542,19 @@ fn start_reports(
         }
         SavedState::Damaged(why) => {
             let aside = on_damage.handle(&path, &why, instead);
-            let (dictionary, reports) = build_reports(config, statics())?;
+            let (dictionary, reports) = build_reports(config, budget, statics())?;
             return Ok((dictionary, reports, aside.into_iter().collect()));
         }
     };
     let Some(state) = state else {
-        let (dictionary, reports) = build_reports(config, statics())?;
+        let (dictionary, reports) = build_reports(config, budget, statics())?;
         return Ok((dictionary, reports, Vec::new()));
     };
-    match build_reports(config, apply_state(statics(), &state)) {
+    match build_reports(config, budget, apply_state(statics(), &state)) {
         Ok((dictionary, reports)) => Ok((dictionary, reports, Vec::new())),
         Err(e) => {
             // The configured reports alone: if they build, the saved changes were what failed.
-            let Ok((dictionary, reports)) = build_reports(config, statics()) else {
+            let Ok((dictionary, reports)) = build_reports(config, budget, statics()) else {
                 return Err(e);
             };
             let aside = on_damage.handle(&path, &e.to_string(), instead);
@@ -508,10 +567,12 @@ fn start_reports(
 /// their families formed.
 fn build_reports(
     config: &Config,
+    budget: &Arc<Budget>,
     defs: Vec<crate::report::ReportDef>,
 ) -> Result<(Dictionary, ReportSet), CoreError> {
     let mut dictionary = Dictionary::new(config.limits.max_dictionary_entries)
-        .with_max_bytes(config.limits.max_dictionary_bytes.0 as usize);
+        .with_max_bytes(config.limits.max_dictionary_bytes.0 as usize)
+        .with_budget(Arc::clone(budget));
     let reports = ReportSet::default();
     if defs.len() > config.limits.max_reports {
         return Err(CoreError::Config(crate::config::ConfigError::Invalid {
@@ -701,6 +762,13 @@ pub enum ReportChangeError {
     Exists(String),
     #[error("there are already {0} reports (limits.max_reports): drop one first")]
     TooMany(usize),
+    /// The memory budget is tight: no report is created until memory frees.
+    #[error(
+        "the memory budget is nearly used ({used_mib} of {limit_mib} MiB, limits.max_memory): no \
+         report can be created until memory frees (the window moves on, unused strings are \
+         swept), or raise limits.max_memory"
+    )]
+    NoMemory { limit_mib: u64, used_mib: u64 },
     /// The definition is refused (invalid), or the dictionary has no room for a name it needs.
     #[error("{0}")]
     Refused(ReportError),

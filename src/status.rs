@@ -193,6 +193,18 @@ fn pool_covers_seconds(s: &Sources) -> f64 {
     }
 }
 
+/// The process's resident memory (bytes): `/proc/self/statm`'s second field, in pages. 0 where
+/// it cannot be read.
+fn resident_bytes() -> u64 {
+    let pages = std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .unwrap_or(0);
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    pages * u64::try_from(page).unwrap_or(4096)
+}
+
 /// Parts of `/api/v1/status` that their owners render whole (more than the figures read from
 /// them): the figures inside them name their place with a path into them.
 pub const SECTIONS: &[(&str, fn(&Sources) -> Value)] = &[
@@ -215,6 +227,8 @@ pub const SECTIONS: &[(&str, fn(&Sources) -> Value)] = &[
                         "name": cell.name(),
                         "rows": cell.published_rows(),
                         "rows_lost": cell.published_rows_lost(),
+                        "rows_evicted": cell.published_rows_evicted(),
+                        "memory_bytes": cell.published_memory_bytes(),
                         "update_ns_per_request": cell.update_ns_per_request(),
                         "thread": cell.worker(),
                     })
@@ -452,6 +466,77 @@ pub static FIGURES: &[Figure] = &[
         .prometheus("pinbad_dictionary")
         .unit(Unit::Bytes, 1.0)
         .read(|s| load(&counters(s).gauges.dictionary_bytes)),
+    gauge(
+        "memory.limit_bytes",
+        "The memory budget (limits.max_memory, \"auto\" resolved).",
+    )
+    .prometheus("pinbad_memory_limit")
+    .unit(Unit::Bytes, 1.0)
+    .read(|s| json!(s.core.budget().limit())),
+    gauge(
+        "memory.used_bytes",
+        "Memory accounted against the budget: the reserved part, the dictionary, the reports and their stages.",
+    )
+    .prometheus("pinbad_memory_used")
+    .unit(Unit::Bytes, 1.0)
+    .dashboard("memory used (budget)")
+    .read(|s| json!(s.core.budget().used())),
+    gauge(
+        "memory.reserved_bytes",
+        "Of it, what is counted from the start: the raw pool, temp_pool_memory, the stream's buffers, the merge queues, pinbad itself.",
+    )
+    .prometheus("pinbad_memory_reserved")
+    .unit(Unit::Bytes, 1.0)
+    .read(|s| json!(s.core.reserved_memory())),
+    gauge(
+        "memory.peak_bytes",
+        "The most memory accounted at any merge round since start.",
+    )
+    .prometheus("pinbad_memory_peak")
+    .unit(Unit::Bytes, 1.0)
+    .read(|s| json!(s.core.budget().peak())),
+    gauge(
+        "memory.resident_bytes",
+        "The process's resident memory (RSS), as the kernel counts it.",
+    )
+    .prometheus("pinbad_memory_resident")
+    .unit(Unit::Bytes, 1.0)
+    .read(|_| json!(resident_bytes())),
+    gauge(
+        "memory.tight",
+        "1 while the memory budget is nearly used: new report rows, reports and strings are refused.",
+    )
+    .prometheus("pinbad_memory_tight")
+    .dashboard("memory budget nearly used")
+    .read(|s| json!(u8::from(s.core.budget().tight()))),
+    counter(
+        "memory.tight_episodes",
+        "Times the memory budget became nearly used (each logged once).",
+    )
+    .prometheus("pinbad_memory_tight_episodes")
+    .read(|s| json!(s.core.budget().episodes())),
+    counter(
+        "memory.rows_refused",
+        "Report contributions that got no row of their own for want of memory (in the report's \"(other)\" row, and its rows_lost).",
+    )
+    .prometheus("pinbad_memory_rows_refused")
+    .dashboard("report rows refused: memory budget")
+    .loss()
+    .read(|s| json!(s.core.budget().rows_refused())),
+    counter(
+        "memory.names_refused",
+        "New strings not kept for want of memory (shown as \"<dictionary full>\").",
+    )
+    .prometheus("pinbad_memory_names_refused")
+    .dashboard("strings refused: memory budget")
+    .loss()
+    .read(|s| json!(s.core.budget().names_refused())),
+    counter(
+        "memory.reports_refused",
+        "Report creations refused for want of memory (409 memory_full).",
+    )
+    .prometheus("pinbad_memory_reports_refused")
+    .read(|s| json!(s.core.budget().reports_refused())),
     gauge("merge.last_ms", "Duration of the last merge round.")
         .prometheus("pinbad_merge_last")
         .unit(Unit::Seconds, 0.001)
@@ -516,12 +601,25 @@ pub static FIGURES: &[Figure] = &[
         .label("report"),
     counter(
         "reports[].rows_lost",
-        "Contributions lost because the report had limits.max_rows_per_report rows.",
+        "Contributions that got no row of their own (limits.max_rows_per_report rows, or the memory budget nearly used): counted in the report's \"(other)\" row.",
     )
     .prometheus("pinbad_report_rows_lost")
     .label("report")
     .dashboard("report rows lost")
     .loss(),
+    counter(
+        "reports[].rows_evicted",
+        "Rows folded into the report's \"(other)\" row at a tick's close to keep room for new keys.",
+    )
+    .prometheus("pinbad_report_rows_evicted")
+    .label("report"),
+    gauge(
+        "reports[].memory_bytes",
+        "Memory the report holds (rows × ticks, histograms, buffers), as the memory budget counts it.",
+    )
+    .prometheus("pinbad_report_memory")
+    .label("report")
+    .unit(Unit::Bytes, 1.0),
     gauge(
         "reports[].update_ns_per_request",
         "Mean time the report's update took per request, since its creation.",

@@ -70,6 +70,13 @@ fn change_refused(e: ReportChangeError) -> ApiError {
             ApiError::conflict(e.to_string())
         }
         ReportChangeError::Refused(e) => refused(e),
+        // A conflict with the server's state (like `limits.max_reports`), named apart so that a
+        // client can tell it: mended when memory frees, not by a retry in a second.
+        ReportChangeError::NoMemory { .. } => ApiError {
+            status: StatusCode::CONFLICT,
+            error: "memory_full",
+            detail: e.to_string(),
+        },
         ReportChangeError::NotFound(name) => no_such_report(&name),
         ReportChangeError::NotSaved(e) => ApiError::internal(e),
     }
@@ -302,7 +309,7 @@ async fn show(
         (status = 201, description = "Created, and filled from the raw pool", body = super::openapi::ReportEntry),
         (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
-        (status = 409, description = "The name is taken, or limits.max_reports is reached", body = super::openapi::ErrorBody),
+        (status = 409, description = "`conflict`: the name is taken, or limits.max_reports is reached; `memory_full`: the memory budget is nearly used (limits.max_memory)", body = super::openapi::ErrorBody),
         (status = 408, description = "The body did not all come within http.header_timeout", body = super::openapi::ErrorBody),
         (status = 413, description = "The body is above limits.max_body_bytes", body = super::openapi::ErrorBody),
         (status = 500, response = super::openapi::StateNotSaved),

@@ -273,6 +273,81 @@ pub struct Limits {
     pub stream_buffer: ByteSize,
     /// Prometheus series the reports with `prometheus = true` may export together on `/metrics`.
     pub max_metric_series: usize,
+    /// The memory budget: the raw pool, the temp ring and other buffers, the dictionary and the
+    /// reports together (see `budget`).
+    pub max_memory: MaxMemory,
+}
+
+/// `limits.max_memory`: `"auto"` (see [`MaxMemory::resolve`]) or a size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaxMemory {
+    Auto,
+    Size(ByteSize),
+}
+
+/// Memory pinbad needs besides its pool, buffers, dictionary and reports, counted against
+/// `limits.max_memory` from the start: its code, threads' stacks, the HTTP server and queries'
+/// answers, the allocator's own slack.
+pub const FIXED_OVERHEAD: u64 = 64 << 20;
+
+/// Memory one merge worker's queue of prepared rounds may hold (see `merger`'s backlog), counted
+/// against `limits.max_memory` from the start.
+pub const WORKER_QUEUE_BYTES: u64 = 24 << 20;
+
+/// What `"auto"` leaves for the dictionary and the reports at least, beyond the reserved parts.
+pub const MIN_DYNAMIC_MEMORY: u64 = 256 << 20;
+
+/// What a set `limits.max_memory` must leave for the dictionary and the reports at least, beyond
+/// the reserved parts: a few built-in reports' worth of rows.
+pub const LEAST_DYNAMIC_MEMORY: u64 = 32 << 20;
+
+impl MaxMemory {
+    /// The budget in bytes, given what is reserved from the start (`reserved`: see
+    /// [`Config::reserved_memory`]) and the memory the host gives this process (`host`, see
+    /// `budget::host_memory`). `"auto"`: half of the host's memory, which leaves the rest to the
+    /// page cache (history, the state files), the kernel's socket buffers and whatever else the
+    /// host runs; but never less than `reserved` plus [`MIN_DYNAMIC_MEMORY`] (a small host keeps
+    /// the pool it is configured with). Without a known host size, 4 GiB.
+    pub fn resolve(self, reserved: u64, host: Option<u64>) -> u64 {
+        match self {
+            MaxMemory::Size(s) => s.0,
+            MaxMemory::Auto => {
+                (host.map_or(4 << 30, |h| h / 2)).max(reserved.saturating_add(MIN_DYNAMIC_MEMORY))
+            }
+        }
+    }
+}
+
+impl Serialize for MaxMemory {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            MaxMemory::Auto => s.serialize_str("auto"),
+            MaxMemory::Size(b) => b.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for MaxMemory {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Auto(AutoWord),
+            Size(ByteSize),
+        }
+        #[derive(Deserialize)]
+        enum AutoWord {
+            #[serde(rename = "auto")]
+            Auto,
+        }
+        match Raw::deserialize(d) {
+            Ok(Raw::Auto(AutoWord::Auto)) => Ok(MaxMemory::Auto),
+            Ok(Raw::Size(b)) => Ok(MaxMemory::Size(b)),
+            Err(_) => Err(serde::de::Error::custom(
+                "limits.max_memory: expected \"auto\" or a size like \"4GiB\"",
+            )),
+        }
+    }
 }
 
 impl Default for Config {
@@ -355,6 +430,7 @@ impl Default for Limits {
             max_stream_clients: 16,
             stream_buffer: ByteSize(4 << 20),
             max_metric_series: 100_000,
+            max_memory: MaxMemory::Auto,
         }
     }
 }
@@ -689,6 +765,32 @@ impl Config {
                 ),
             ));
         }
+        if let MaxMemory::Size(size) = self.limits.max_memory {
+            let reserved = self.reserved_memory();
+            let least = reserved.saturating_add(LEAST_DYNAMIC_MEMORY);
+            if size.0 < least {
+                let mib = |b: u64| b.div_ceil(1 << 20);
+                return Err(invalid(
+                    "limits.max_memory",
+                    format!(
+                        "{} MiB is below what is reserved from the start ({} MiB: the raw pool \
+                         (request_pool_size, timer_pool_size, tag_pool_size) {} MiB, \
+                         temp_pool_memory {} MiB, the stream's buffers \
+                         (limits.max_stream_clients × limits.stream_buffer) {} MiB, the merge \
+                         threads' queues {} MiB and {} MiB for pinbad itself) plus {} MiB for the \
+                         dictionary and the reports: raise it, or lower those",
+                        mib(size.0),
+                        mib(reserved),
+                        mib(self.pool_memory()),
+                        mib(self.temp_pool_memory.0),
+                        mib(self.stream_memory()),
+                        mib(self.workers_memory()),
+                        mib(FIXED_OVERHEAD),
+                        mib(LEAST_DYNAMIC_MEMORY),
+                    ),
+                ));
+            }
+        }
         if self.limits.max_stream_clients > 10_000 {
             return Err(invalid(
                 "limits.max_stream_clients",
@@ -819,6 +921,33 @@ impl Config {
         toml::to_string_pretty(self).unwrap_or_else(|e| format!("# cannot render config: {e}\n"))
     }
 
+    /// Memory counted against `limits.max_memory` from the start, whatever arrives: the raw pool
+    /// (allocated at start-up), the temp ring's bound, the stream clients' buffers, the merge
+    /// workers' queues and [`FIXED_OVERHEAD`].
+    pub fn reserved_memory(&self) -> u64 {
+        self.pool_memory()
+            + self.temp_pool_memory.0
+            + self.stream_memory()
+            + self.workers_memory()
+            + FIXED_OVERHEAD
+    }
+
+    /// The raw pool's rings (see `pool`): allocated once, at start-up.
+    pub fn pool_memory(&self) -> u64 {
+        use std::mem::size_of;
+        (self.request_pool_size.max(1) * size_of::<crate::record::Record>()
+            + self.timer_pool_size.max(1) * size_of::<crate::record::Timer>()
+            + self.tag_pool_size.max(1) * size_of::<crate::record::TagPair>()) as u64
+    }
+
+    fn stream_memory(&self) -> u64 {
+        self.limits.max_stream_clients as u64 * self.limits.stream_buffer.0
+    }
+
+    fn workers_memory(&self) -> u64 {
+        self.merge.threads().saturating_sub(1) as u64 * WORKER_QUEUE_BYTES
+    }
+
     /// [`Config::to_toml`] with the secrets (`http.token`, sinks' `password`) replaced by
     /// [`REDACTED`]: what `pinbad check-config` prints, which ends up in terminals and CI logs.
     /// `http.token_reads` is shown as it applies (unset, it follows the token).
@@ -935,6 +1064,50 @@ mod tests {
         assert!(parse_net("::1")
             .unwrap()
             .contains(&"::1".parse::<std::net::IpAddr>().unwrap()));
+    }
+
+    /// `limits.max_memory`: "auto" or a size; a size below the reserved part plus
+    /// [`LEAST_DYNAMIC_MEMORY`] stops the start naming the key and its parts; "auto" resolves to
+    /// half the host, never below the reserved part plus [`MIN_DYNAMIC_MEMORY`].
+    #[test]
+    fn max_memory_is_auto_or_a_size_above_the_reserved_part() {
+        assert_eq!(
+            Config::parse("").unwrap().limits.max_memory,
+            MaxMemory::Auto
+        );
+        let c = Config::parse("[limits]\nmax_memory = \"auto\"").unwrap();
+        assert_eq!(c.limits.max_memory, MaxMemory::Auto);
+        assert!(c.to_toml().contains("max_memory = \"auto\""));
+        let small = "request_pool_size = 20000\ntimer_pool_size = 20000\ntag_pool_size = 20000\n\
+                     temp_pool_memory = \"8MiB\"\n[merge]\nthreads = 1\n[limits]\n\
+                     max_stream_clients = 2\nstream_buffer = \"1MiB\"\n";
+        let c = Config::parse(&format!("{small}max_memory = \"128MiB\"")).unwrap();
+        assert_eq!(c.limits.max_memory, MaxMemory::Size(ByteSize(128 << 20)));
+        let reserved = c.reserved_memory();
+        assert!(
+            reserved > FIXED_OVERHEAD && reserved < 80 << 20,
+            "{reserved}"
+        );
+        let err = Config::parse(&format!("{small}max_memory = \"96MiB\""))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("limits.max_memory") && err.contains("temp_pool_memory"),
+            "{err}"
+        );
+        for bad in ["\"lots\"", "-1", "\"\""] {
+            let err = Config::parse(&format!("[limits]\nmax_memory = {bad}"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("max_memory"), "{bad}: {err}");
+        }
+        let auto = MaxMemory::Auto;
+        assert_eq!(auto.resolve(100 << 20, Some(8 << 30)), 4 << 30);
+        assert_eq!(
+            auto.resolve(1 << 30, Some(1 << 30)),
+            (1 << 30) + MIN_DYNAMIC_MEMORY
+        );
+        assert_eq!(auto.resolve(0, None), 4 << 30);
     }
 
     #[test]

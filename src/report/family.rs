@@ -52,6 +52,8 @@ use std::sync::{Arc, Weak};
 use parking_lot::Mutex;
 use rustc_hash::FxHashMap;
 
+use crate::budget::Account;
+
 use super::keys::{Key, KeyBuf};
 use super::rows::{with_lookahead, Row};
 use super::*;
@@ -153,6 +155,7 @@ impl Report {
             first.window,
         );
         stage.filtered = first.filtered;
+        stage.account = Account::new(first.account.budget().clone());
         stage
     }
 
@@ -166,6 +169,7 @@ impl Report {
             self.window,
         );
         stage.filtered = self.filtered;
+        stage.account = Account::new(self.account.budget().clone());
         stage
     }
 
@@ -197,6 +201,7 @@ impl Report {
         debug_assert_eq!(self.agg.len(), 0);
         let n = self.keys.len();
         let mut slots = 0;
+        let mut hist_bytes = 0;
         self.open.retain_each(n, |_, row| {
             if sweep && row.contribs == 0 {
                 return false;
@@ -207,11 +212,15 @@ impl Report {
             row.hist.clear();
             row.contribs = 0;
             row.only_open = true;
+            hist_bytes += row.hist.heap_bytes();
             true
         });
+        self.open_hist_bytes = hist_bytes;
         self.open_slots = slots;
         self.open_only = self.open.len();
         self.open_totals = Row::default();
+        self.open_other.zero();
+        self.settle_memory();
     }
 
     /// Counts a stage row into this member's open tick (see [`Report::new_row`] for the limit).
@@ -431,6 +440,7 @@ impl Family {
         drop(h);
         if !batch.is_empty() && attached {
             st.current.add_batch(batch);
+            st.current.settle_memory();
         }
         self.count_attached(batch.len() as u64);
         if st.current.rows() >= STAGE_MAX_ROWS {
@@ -560,6 +570,7 @@ impl Family {
         let fresh = h.spare.take().unwrap_or_else(|| st.current.stage_like());
         let mut frozen = std::mem::replace(&mut st.current, fresh);
         frozen.flush_hist();
+        frozen.settle_memory();
         let w = frozen.window;
         h.due_ms = w.tick_start(w.tick_of(now_ms) + 1);
         h.frozen_ms = now_ms;
@@ -681,7 +692,8 @@ pub fn round_leaders(cells: &[Arc<ReportCell>]) -> Vec<usize> {
         .collect()
 }
 
-/// Counts a (flushed) stage's totals and rows into one member's open tick.
+/// Counts a (flushed) stage's totals and rows into one member's open tick; what the stage
+/// counted in its "(other)" row (rows it had no memory for) goes to the member's.
 fn absorb_stage(stage: &Report, r: &mut Report, projection: &[usize]) {
     if stage.open_totals.contribs == 0 {
         return;
@@ -695,6 +707,12 @@ fn absorb_stage(stage: &Report, r: &mut Report, projection: &[usize]) {
         |r, (key, _)| r.open.prefetch_ids(key.slice()),
         |r, (key, row)| r.absorb(&key, row),
     );
+    if stage.open_other.contribs > 0 {
+        r.lose(Row {
+            mark: 0,
+            ..stage.open_other.clone()
+        });
+    }
 }
 
 /// A member's turn at a frozen stage, its write lock held (`r`): absorbs the stage, moves into

@@ -8,6 +8,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use crate::budget::{Account, Budget};
 use crate::dictionary::Dictionary;
 
 use super::batch::{name_bit, PreparedBatch};
@@ -35,14 +36,20 @@ use super::window::{ClosedTick, Window, DEFAULT_TICKS};
 /// per-round map folded into the open tick would rebuild row histograms every round: on rounds
 /// of ~1k requests it costs more than it saves.)
 ///
-/// # Exactness and the row limit
+/// # Exactness, the row limit and the "(other)" row
 /// Sums are integers (nanoseconds, bytes) and a tick leaves `agg` by subtracting exactly what it
 /// added, so the report always equals one built from scratch over the requests of the ticks in its
-/// window. A row is a key present in `agg` or in the open tick; when `max_rows` exist, a
-/// contribution with a new key is **lost**: it counts in the totals, in no row, and in
-/// `rows_lost`. To keep every row exact, no row is then created until the tick of the loss has
-/// left the window (a row created meanwhile for that key would miss the lost contribution);
-/// existing rows keep counting. A tick's rows all exist in `agg` once it closed.
+/// window. A row is a key present in `agg` or in the open tick. A contribution with a new key
+/// that gets no row (`max_rows` rows exist, or the memory budget is tight) goes to the
+/// **"(other)" row** (`open_other`, then its tick's `other` and `agg_other`) and counts in
+/// `rows_lost`: the rows and "(other)" together always sum to the totals.
+///
+/// So that a flood of new keys cannot keep real ones out for a whole window, a report holding
+/// more than [`Report::room_mark`] rows when a tick closes folds its coldest rows (fewest
+/// requests in the window) into "(other)" down to it ([`Report::make_room`], counted in
+/// `rows_evicted`): every tick starts with room for new keys. A row folded away and made again
+/// later holds its key's contributions since it was made again (`Row::mark` in `agg`: the tick it
+/// was made in); an older tick leaving the window takes that key's part out of "(other)".
 #[derive(Debug)]
 pub struct Report {
     pub(super) def: ReportDef,
@@ -62,7 +69,10 @@ pub struct Report {
     /// Dictionary ids this report pinned (tag names, filter values), released by `release`.
     pub(super) pins: Vec<u32>,
     pub(super) max_rows: usize,
+    /// Contributions that got no row of their own (counted in "(other)"), since creation.
     pub(super) rows_lost: u64,
+    /// Rows folded into "(other)" at a tick's close to make room ([`Report::make_room`]).
+    pub(super) rows_evicted: u64,
     /// Counts requests applied, for `Row::mark` (timer reports: a request counts once per row).
     pub(super) update_number: u64,
     /// Whether any filter is set (most reports have none: skips the filter checks).
@@ -97,9 +107,13 @@ pub struct Report {
     /// and the table's size as a mask of the hash.
     pub(super) deferred: Option<Deferral>,
     pub(super) spare_deferral: Option<Deferral>,
-    /// No row may be created until this tick has left the window: a contribution of it was
-    /// lost for want of a row, and a row created for that key meanwhile would miss it.
-    pub(super) frozen_tick: Option<u64>,
+    /// The open tick's contributions that got no row (see the type's docs); its `slot` is
+    /// `NO_SLOT` (it has no samples in the histogram log), its `mark` the last request counted in
+    /// it (timer reports count a request once per row).
+    pub(super) open_other: Row,
+    /// The "(other)" row of the window's closed part: the closed ticks' `other` rows and the rows
+    /// folded into it, less what left with their ticks.
+    pub(super) agg_other: Row,
     /// Closed ticks in the window, oldest first, and their sum.
     pub(super) closed: VecDeque<Arc<ClosedTick>>,
     /// Ticks closed since the history writer last took them (`None`: the report keeps no
@@ -110,6 +124,17 @@ pub struct Report {
     pub(super) outbox_dropped: u64,
     pub(super) agg: RowMap,
     pub(super) agg_totals: Row,
+    /// Heap bytes of the closed ticks (kept as they close and leave), of the histograms of the
+    /// rows of `agg` (kept as ticks add and take rows) and of the open rows' (as of the last
+    /// close, plus the rows made since): what [`Report::memory_estimate`] adds up without a walk.
+    pub(super) closed_bytes: usize,
+    pub(super) agg_hist_bytes: usize,
+    pub(super) open_hist_bytes: usize,
+    /// New rows made since the report last settled its account (see
+    /// `budget::SETTLE_EVERY_ROWS`).
+    pub(super) unsettled_rows: u32,
+    /// What the report holds, against the memory budget (the dictionary's it was made with).
+    pub(super) account: Account,
     /// Milliseconds (merger clock) from which the report holds every request of its window: the
     /// daemon's start for a report made at start-up, the oldest request the raw pool still held
     /// for one created (and filled) at run time.
@@ -160,6 +185,7 @@ impl Report {
         report.key_names = key_names;
         report.key_columns = key_columns;
         report.pins = pins;
+        report.account = Account::new(dict.budget().clone());
         report.max_rows = max_rows;
         report.filtered = filtered;
         Ok(report)
@@ -202,6 +228,7 @@ impl Report {
             pins: Vec::new(),
             max_rows: usize::MAX,
             rows_lost: 0,
+            rows_evicted: 0,
             update_number: 0,
             filtered: false,
             window,
@@ -219,12 +246,18 @@ impl Report {
             log_min_slots: SORTED_MIN_SLOTS,
             deferred: None,
             spare_deferral: None,
-            frozen_tick: None,
+            open_other: Row::other(),
+            agg_other: Row::other(),
             closed: VecDeque::new(),
             outbox: None,
             outbox_dropped: 0,
             agg: RowMap::new(n),
             agg_totals: Row::default(),
+            closed_bytes: 0,
+            agg_hist_bytes: 0,
+            open_hist_bytes: 0,
+            unsettled_rows: 0,
+            account: Account::new(Budget::unlimited()),
             complete_from_ms: 0,
             now_ms: 0,
             scratch_batch: PreparedBatch::default(),
@@ -300,10 +333,16 @@ impl Report {
         self.agg.len() + self.open_only
     }
 
-    /// Contributions (requests; timers in a timer report) lost because the report had
-    /// `max_rows` rows, since creation.
+    /// Contributions (requests; timers in a timer report) that got no row of their own because
+    /// the report had `max_rows` rows or the memory budget was tight, since creation: they are
+    /// in the "(other)" row.
     pub fn rows_lost(&self) -> u64 {
         self.rows_lost
+    }
+
+    /// Rows folded into the "(other)" row to make room for new keys, since creation.
+    pub fn rows_evicted(&self) -> u64 {
+        self.rows_evicted
     }
 
     pub fn max_rows(&self) -> usize {
@@ -320,7 +359,62 @@ impl Report {
         self.complete_from_ms
     }
 
-    /// Approximate heap bytes held by rows, ticks and histograms.
+    /// What the report holds (bytes), from figures kept as it changes, no walk: its row tables
+    /// by their buckets, its closed ticks, its rows' histograms (the open rows' as of the last
+    /// close, plus the rows made since), its buffers; and what the open tick's close will take
+    /// (the closed part's table grown for the open tick's new keys, the closed tick's rows), so
+    /// that the budget is tight before a close would take memory past it. What the memory
+    /// budget counts.
+    pub fn memory_estimate(&self) -> usize {
+        let deferral = |d: &Option<super::update::Deferral>| d.as_ref().map_or(0, |d| d.bytes());
+        std::mem::size_of::<Report>()
+            + self.open.table_bytes()
+            + self.agg.table_bytes()
+            + self.pending_close_bytes()
+            + self.closed_bytes
+            + self.agg_hist_bytes
+            + self.open_hist_bytes
+            + self.open_other.hist.heap_bytes()
+            + self.agg_other.hist.heap_bytes()
+            + 8 * (self.hist_log.capacity() + self.hist_sorted.capacity())
+            + 4 * self.slot_counts.capacity()
+            + deferral(&self.deferred)
+            + deferral(&self.spare_deferral)
+    }
+
+    /// What the open tick's close will take beyond what the report holds (bytes): the closed
+    /// part's table grown for the open tick's new keys, and the closed tick's rows and
+    /// histograms, counted twice: while the budget is tight each close halves the rows
+    /// ([`Report::make_room`]), so the ticks that close from here on hold at most twice the open
+    /// tick's rows, and the budget has counted them before they are made (see
+    /// [`Report::memory_estimate`]).
+    pub(super) fn pending_close_bytes(&self) -> usize {
+        let agg_growth =
+            self.agg.table_bytes_for(self.agg.len() + self.open_only) - self.agg.table_bytes();
+        let tick_rows = self.open.len() * (super::window::TICK_ROW_BYTES + 4 * self.keys.len());
+        agg_growth + 2 * (tick_rows + self.open_hist_bytes)
+    }
+
+    /// Tells the memory budget what the report holds now ([`Report::memory_estimate`]): after
+    /// each round (see `ReportCell::publish`).
+    pub fn settle_memory(&self) {
+        self.settle_memory_at(self.memory_estimate() as u64);
+    }
+
+    /// [`Report::settle_memory`] with the estimate already taken.
+    pub(super) fn settle_memory_at(&self, bytes: u64) {
+        self.account.settle(bytes);
+    }
+
+    /// Recomputes the histogram figures [`Report::memory_estimate`] keeps, by a walk (after a
+    /// restore replaced the window).
+    pub(super) fn recount_memory(&mut self) {
+        self.agg_hist_bytes = self.agg.values().map(|r| r.hist.heap_bytes()).sum();
+        self.open_hist_bytes = self.open.values().map(|r| r.hist.heap_bytes()).sum();
+        self.closed_bytes = self.closed.iter().map(|t| t.bytes()).sum();
+    }
+
+    /// Approximate heap bytes held by rows, ticks and histograms, by a walk over every row.
     pub fn memory_bytes(&self) -> usize {
         let map = |m: &RowMap| {
             m.capacity() * (m.slot_bytes() + 1)

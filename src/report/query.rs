@@ -22,7 +22,10 @@ use super::keys::Key;
 use super::live::Report;
 use super::sums::Sums;
 use super::table::{Cell, Table};
-use super::view::{RowRef, View};
+use super::view::{is_other, RowRef, View};
+
+/// What the key columns of the "(other)" row show (see [`Report`]).
+pub const OTHER_TEXT: &str = "(other)";
 
 /// Rows a query returns when it does not say.
 pub const DEFAULT_QUERY_LIMIT: usize = 100;
@@ -181,11 +184,19 @@ impl Report {
         }
     }
 
-    fn key_text<'d>(&self, i: usize, id: u32, dict: &'d Dictionary) -> Cow<'d, str> {
-        key_text_of(self.keys[i], id, dict)
+    /// The shown string of key `i` of a row's `key` ("(other)" in the "(other)" row).
+    fn key_text<'d>(&self, i: usize, key: &[u32], dict: &'d Dictionary) -> Cow<'d, str> {
+        if is_other(key) {
+            return Cow::Borrowed(OTHER_TEXT);
+        }
+        key_text_of(self.keys[i], key[i], dict)
     }
 
-    fn key_cell(&self, i: usize, id: u32, dict: &Dictionary) -> Cell {
+    fn key_cell(&self, i: usize, key: &[u32], dict: &Dictionary) -> Cell {
+        if is_other(key) {
+            return Cell::Text(OTHER_TEXT.to_string());
+        }
+        let id = key[i];
         match self.keys[i] {
             Key::Status => Cell::Int(id as u128),
             Key::Schema if id == NO_SCHEMA => Cell::Null,
@@ -227,7 +238,7 @@ impl View<'_> {
 
     fn cell(&self, col: Column, item: Item<'_>, dict: &Dictionary, interval: f64) -> Cell {
         match col {
-            Column::Key(i) => self.key_cell(i, item.0[i], dict),
+            Column::Key(i) => self.key_cell(i, item.0, dict),
             Column::Metric(mc) => self.metric_cell(&mc, &item.1.sums, interval),
             Column::Percentile(p) => item
                 .1
@@ -245,11 +256,9 @@ impl View<'_> {
         buf: &mut String,
     ) -> bool {
         match test {
-            RowTest::KeyEq(i, want) => self.key_text(*i, item.0[*i], dict) == want.as_str(),
+            RowTest::KeyEq(i, want) => self.key_text(*i, item.0, dict) == want.as_str(),
             RowTest::NumEq(col, want) => self.number(*col, &item.1, interval) == Some(*want),
-            RowTest::Matches(Column::Key(i), re) => {
-                re.is_match(&self.key_text(*i, item.0[*i], dict))
-            }
+            RowTest::Matches(Column::Key(i), re) => re.is_match(&self.key_text(*i, item.0, dict)),
             RowTest::Matches(col, re) => {
                 buf.clear();
                 self.cell(*col, item, dict, interval).render(buf);
@@ -340,7 +349,9 @@ impl View<'_> {
             // its sum scaled by a positive constant (a unit, the interval, the total), so rows
             // sort by the raw sum; only the rows kept are summed in full.
             let field = mc.field;
-            let keyed = self.parts_by(move |s| field.of(s));
+            let keyed = self
+                .parts_by(move |s| field.of(s))
+                .chain(self.other_parts(move |s| field.of(s)));
             let (rows_total, top) = top_of(keyed, want, |a, b| {
                 let o = a.0.cmp(&b.0);
                 if descending { o.reverse() } else { o }.then_with(|| a.1.cmp(b.1))
@@ -369,6 +380,7 @@ impl View<'_> {
         let mut buf = String::new();
         let passing = self
             .items()
+            .chain(self.other_item())
             .map(|(k, r)| (k, r.with_pending(&all_pending)))
             .filter(|&item| {
                 tests
@@ -377,7 +389,7 @@ impl View<'_> {
             });
         let (rows_total, top): (usize, Vec<Item<'_>>) = match sort_col {
             Column::Key(i) if self.keys[i] != Key::Status => {
-                let keyed = passing.map(|item| (self.key_text(i, item.0[i], dict), item));
+                let keyed = passing.map(|item| (self.key_text(i, item.0, dict), item));
                 let (n, top) = top_of(keyed, want, |a, b| {
                     let o = a.0.cmp(&b.0);
                     if descending { o.reverse() } else { o }.then_with(|| a.1 .0.cmp(b.1 .0))

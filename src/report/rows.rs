@@ -19,12 +19,15 @@ use super::def::MAX_KEYS;
 use super::keys::{hash_ids, inline_key, KeyBuf, SMALL_KEY};
 use super::sums::{Counted, Sums};
 
-/// One row: sums and histogram. `mark` is the update number that last touched it (timer reports:
-/// a request counts once per row).
+/// One row: sums and histogram.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Row {
     pub(super) sums: Sums,
     pub(super) hist: Histogram,
+    /// In the open tick: the update number that last touched it (timer reports: a request counts
+    /// once per row). In the window's closed part (`agg`): the tick the row was made in, from
+    /// which it holds its key's contributions (a key's older ones are in "(other)" if its row was
+    /// folded away meanwhile; see [`Report`](super::Report)).
     pub(super) mark: u64,
     /// In the open tick: the row's number (see [`Report::flush_hist`](super::Report::flush_hist)).
     /// In the window's closed part (`agg`): the number of the open tick's row of the same key,
@@ -43,7 +46,26 @@ pub(super) struct Row {
 
 const _: () = assert!(std::mem::size_of::<Row>() == 136);
 
+/// The `slot` of a row that has none (the "(other)" rows): no samples in the histogram log.
+pub(super) const NO_SLOT: u32 = u32::MAX;
+
 impl Row {
+    /// An empty "(other)" row (see [`NO_SLOT`]).
+    pub(super) fn other() -> Row {
+        Row {
+            slot: NO_SLOT,
+            ..Row::default()
+        }
+    }
+
+    /// Empties the row in place, keeping its histogram's memory and its slot.
+    pub(super) fn zero(&mut self) {
+        self.sums = Sums::default();
+        self.hist.clear();
+        self.contribs = 0;
+        self.mark = 0;
+    }
+
     /// A new row holding `c` alone (of the request numbered `mark`, for a timer report).
     #[inline]
     pub(super) fn first(c: &impl Counted, mark: Option<u64>) -> Row {
@@ -139,6 +161,11 @@ impl<const N: usize> Rows<N> {
         self.0.shrink_to(min, |e| hash_ids(&e.0));
     }
 
+    /// Bytes of the table: every bucket's slot and control byte.
+    fn table_bytes(&self) -> usize {
+        self.0.num_buckets() * (self.slot_bytes() + 1)
+    }
+
     /// Bytes of one slot: the key and the row.
     fn slot_bytes(&self) -> usize {
         std::mem::size_of::<([u32; N], Row)>()
@@ -228,6 +255,34 @@ impl RowMap {
         if self.capacity() > keep * 4 {
             each_rows!(self, m => m.shrink_to(keep))
         }
+    }
+
+    /// Bytes of the table (its buckets), what it holds whatever its rows.
+    pub(super) fn table_bytes(&self) -> usize {
+        each_rows!(self, m => m.table_bytes())
+    }
+
+    /// Bytes the next insert allocates: none while there is room, else the doubled table (the
+    /// old one is held until its rows moved).
+    pub(super) fn growth_bytes(&self) -> usize {
+        if self.len() < self.capacity() {
+            return 0;
+        }
+        each_rows!(self, m => (m.0.num_buckets() * 2).max(8) * (m.slot_bytes() + 1))
+    }
+
+    /// Bytes of the table once it holds `n` rows: the present one while they fit, else the one
+    /// it grows to (hashbrown's buckets for `n`: 8/7 of it, up to a power of two).
+    pub(super) fn table_bytes_for(&self, n: usize) -> usize {
+        if n <= self.capacity() {
+            return self.table_bytes();
+        }
+        let buckets = match n {
+            0..4 => 4,
+            4..8 => 8,
+            _ => (n.saturating_mul(8) / 7).next_power_of_two(),
+        };
+        buckets * (self.slot_bytes() + 1)
     }
 
     /// Bytes of one map slot: the key and the row (keys are inline).

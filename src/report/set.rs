@@ -29,6 +29,9 @@ pub struct ReportCell {
     /// wait on the report's lock). Written by whoever holds the write lock, after each change.
     rows: AtomicU64,
     rows_lost: AtomicU64,
+    rows_evicted: AtomicU64,
+    /// What the report holds (bytes, [`Report::memory_estimate`]) as of the last update.
+    memory_bytes: AtomicU64,
     /// When a query last read it (merger ms, 0: never): the merge thread keeps the histogram log
     /// of a report queried in the last [`QUERIED_FOR_MS`] short (see `Report::set_queried`).
     last_query_ms: AtomicU64,
@@ -60,6 +63,8 @@ impl ReportCell {
             builtin,
             rows: AtomicU64::new(report.rows() as u64),
             rows_lost: AtomicU64::new(report.rows_lost()),
+            rows_evicted: AtomicU64::new(report.rows_evicted()),
+            memory_bytes: AtomicU64::new(report.memory_estimate() as u64),
             last_query_ms: AtomicU64::new(0),
             worker: Default::default(),
             filled: Mutex::new(false),
@@ -72,11 +77,16 @@ impl ReportCell {
         }
     }
 
-    /// Copies the report's row figures out for lock-free readers; call with the report locked.
+    /// Copies the report's row figures out for lock-free readers, and tells the memory budget
+    /// what it holds; call with the report locked.
     pub fn publish(&self, report: &Report) {
         self.next_tick_ms.store(report.next_tick_ms(), Relaxed);
         self.rows.store(report.rows() as u64, Relaxed);
         self.rows_lost.store(report.rows_lost(), Relaxed);
+        self.rows_evicted.store(report.rows_evicted(), Relaxed);
+        let bytes = report.memory_estimate() as u64;
+        self.memory_bytes.store(bytes, Relaxed);
+        report.settle_memory_at(bytes);
         self.ticks_waiting
             .store(report.closed_ticks_waiting(), Relaxed);
     }
@@ -173,6 +183,16 @@ impl ReportCell {
     /// Lost contributions at the last update (lock-free).
     pub fn published_rows_lost(&self) -> u64 {
         self.rows_lost.load(Relaxed)
+    }
+
+    /// Rows folded into "(other)" at the last update (lock-free).
+    pub fn published_rows_evicted(&self) -> u64 {
+        self.rows_evicted.load(Relaxed)
+    }
+
+    /// What the report held (bytes) at the last update (lock-free).
+    pub fn published_memory_bytes(&self) -> u64 {
+        self.memory_bytes.load(Relaxed)
     }
 
     /// Mean update time per request since creation (0 before the first timed update).

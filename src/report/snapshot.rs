@@ -9,7 +9,9 @@
 //! checked to be inside it first (a file that says otherwise is refused, never subtracted below
 //! zero). Version 1 snapshots, written without it, are still read: their `agg` is rebuilt.
 //! Since version 3 the time and byte sums are saved in 128 bits, wide enough for [`Sums`]'
-//! 96-bit ones; older files' 64-bit sums are read into them.
+//! 96-bit ones; older files' 64-bit sums are read into them. Since version 5 the "(other)" rows
+//! (the open tick's, each closed tick's, the closed part's), the tick each closed-part row was
+//! made in (`Row::mark`) and the count of rows folded away are saved; older files had none.
 //!
 //! Dictionary ids in row keys are remapped on restore (`remap`: old id → id in the new
 //! dictionary), except a `status` key, which is a number.
@@ -21,7 +23,7 @@ use crate::codec::{Reader, SnapshotError, Writer};
 use crate::histogram::{HistView, Histogram, MAX_BUCKET_COUNT};
 
 use super::keys::{Key, KeyBuf};
-use super::rows::{Row, RowMap};
+use super::rows::{Row, RowMap, NO_SLOT};
 use super::window::add_tick_rows;
 use super::*;
 
@@ -32,6 +34,8 @@ pub struct Layout {
     with_agg: bool,
     /// Time and byte sums (96-bit) in 128 bits, low word first (version 3 on); 64 before.
     wide_sums: bool,
+    /// The "(other)" rows, the closed-part rows' `mark` and `rows_evicted` (version 5 on).
+    with_other: bool,
 }
 
 impl Layout {
@@ -39,6 +43,7 @@ impl Layout {
     pub const CURRENT: Layout = Layout {
         with_agg: true,
         wide_sums: true,
+        with_other: true,
     };
 
     /// The layout of snapshot format `version`.
@@ -46,6 +51,7 @@ impl Layout {
         Layout {
             with_agg: version >= 2,
             wide_sums: version >= 3,
+            with_other: version >= 5,
         }
     }
 }
@@ -170,11 +176,13 @@ fn read_key(
     Ok(key)
 }
 
-/// A count, then each row with its key: what [`read_rows`] reads.
+/// A count, then each row with its key (and, with `marks`, its `mark`): what [`read_rows`]
+/// reads.
 fn write_rows<'a, W: std::io::Write>(
     w: &mut Writer<W>,
     rows: impl Iterator<Item = (&'a [u32], &'a Row)> + Clone,
     layout: Layout,
+    marks: bool,
 ) -> std::io::Result<()> {
     w.u32(rows.clone().count() as u32)?;
     for (key, row) in rows {
@@ -182,6 +190,9 @@ fn write_rows<'a, W: std::io::Write>(
             w.u32(id)?;
         }
         write_row(w, row, layout)?;
+        if marks {
+            w.u64(row.mark)?;
+        }
     }
     Ok(())
 }
@@ -192,20 +203,55 @@ fn read_rows(
     keys: &[Key],
     remap: &dyn Fn(u32) -> u32,
     layout: Layout,
+    marks: bool,
 ) -> Result<RowMap, SnapshotError> {
     let rows = r.count(4 * keys.len() + 60)?;
     let mut map = RowMap::new(keys.len());
     map.reserve(rows);
     for _ in 0..rows {
         let key = read_key(r, keys, remap)?;
-        let row = read_row(r, layout)?;
+        let mut row = read_row(r, layout)?;
+        if marks {
+            row.mark = r.u64()?;
+        }
         match map.get_mut(&key) {
-            // Two old ids can become one (the dictionary was full): their rows merge.
-            Some(o) => o.add_row(&row),
+            // Two old ids can become one (the dictionary was full): their rows merge, made when
+            // the later was.
+            Some(o) => {
+                o.add_row(&row);
+                o.mark = o.mark.max(row.mark);
+            }
             None => map.insert(&key, row),
         }
     }
     Ok(map)
+}
+
+/// A row that may be absent (a closed tick's "(other)" row): a flag, then the row.
+fn write_other<W: std::io::Write>(
+    w: &mut Writer<W>,
+    row: Option<&Row>,
+    layout: Layout,
+) -> std::io::Result<()> {
+    match row {
+        Some(row) => {
+            w.u16(1)?;
+            write_row(w, row, layout)
+        }
+        None => w.u16(0),
+    }
+}
+
+/// What [`write_other`] wrote.
+fn read_other(r: &mut Reader<'_>, layout: Layout) -> Result<Option<Row>, SnapshotError> {
+    match r.u16()? {
+        0 => Ok(None),
+        1 => Ok(Some(Row {
+            slot: NO_SLOT,
+            ..read_row(r, layout)?
+        })),
+        _ => Err(SnapshotError::invalid("a bad \"(other)\" row flag")),
+    }
 }
 
 impl Report {
@@ -222,7 +268,8 @@ impl Report {
         w.u32(n as u32)?;
         w.u64(self.rows_lost)?;
         w.u64(self.update_number)?;
-        w.u64(self.frozen_tick.map_or(u64::MAX, |t| t))?;
+        // Where versions before 5 kept the tick rows were frozen until (none since).
+        w.u64(u64::MAX)?;
         w.u64(self.complete_from_ms)?;
         w.u64(self.now_ms)?;
         w.u64(self.open_index)?;
@@ -232,6 +279,7 @@ impl Report {
             w,
             self.open.iter(n).filter(|(_, r)| r.sums.req_count > 0),
             layout,
+            false,
         )?;
         w.u32(self.closed.len() as u32)?;
         for tick in &self.closed {
@@ -239,7 +287,12 @@ impl Report {
         }
         if layout.with_agg {
             write_row(w, &self.agg_totals, layout)?;
-            write_rows(w, self.agg.iter(n), layout)?;
+            write_rows(w, self.agg.iter(n), layout, layout.with_other)?;
+        }
+        if layout.with_other {
+            write_row(w, &self.open_other, layout)?;
+            write_row(w, &self.agg_other, layout)?;
+            w.u64(self.rows_evicted)?;
         }
         Ok(())
     }
@@ -261,12 +314,13 @@ impl Report {
         }
         let rows_lost = r.u64()?;
         let update_number = r.u64()?;
-        let frozen_tick = Some(r.u64()?).filter(|&t| t != u64::MAX);
+        // Versions before 5: the tick rows were frozen until, which no report keeps any more.
+        let _frozen_tick = r.u64()?;
         let complete_from_ms = r.u64()?;
         let saved_now_ms = r.u64()?;
         let open_index = r.u64()?;
         let open_totals = read_row(r, layout)?;
-        let mut open = read_rows(r, &self.keys, remap, layout)?;
+        let mut open = read_rows(r, &self.keys, remap, layout, false)?;
         let first_kept = (self.window.tick_of(now_ms) + 1).saturating_sub(self.window.ticks);
         let ticks = r.count(72)?;
         let mut closed = VecDeque::new();
@@ -288,9 +342,19 @@ impl Report {
         }
         let saved_agg = if layout.with_agg {
             let totals = read_row(r, layout)?;
-            Some((read_rows(r, &self.keys, remap, layout)?, totals))
+            Some((
+                read_rows(r, &self.keys, remap, layout, layout.with_other)?,
+                totals,
+            ))
         } else {
             None
+        };
+        let (open_other, saved_agg_other, rows_evicted) = if layout.with_other {
+            let open_other = read_row(r, layout)?;
+            let agg_other = read_row(r, layout)?;
+            (open_other, Some(agg_other), r.u64()?)
+        } else {
+            (Row::default(), None, 0)
         };
         if !r.is_empty() {
             return Err(SnapshotError::invalid(
@@ -298,12 +362,13 @@ impl Report {
             ));
         }
 
-        let (mut agg, agg_totals) = match saved_agg {
+        let (mut agg, agg_totals, agg_other) = match saved_agg {
             Some((mut agg, mut totals)) => {
+                let mut other = saved_agg_other.unwrap_or_default();
                 for tick in &gone {
-                    take_out(&mut agg, &mut totals, tick, n)?;
+                    take_out(&mut agg, &mut totals, &mut other, tick, n)?;
                 }
-                (agg, totals)
+                (agg, totals, other)
             }
             None => sum_of(closed.iter().map(|t| &**t), n),
         };
@@ -326,8 +391,16 @@ impl Report {
             true
         });
         self.rows_lost = rows_lost;
+        self.rows_evicted = rows_evicted;
         self.update_number = update_number;
-        self.frozen_tick = frozen_tick.filter(|&t| t >= first_kept);
+        self.open_other = Row {
+            slot: NO_SLOT,
+            ..open_other
+        };
+        self.agg_other = Row {
+            slot: NO_SLOT,
+            ..agg_other
+        };
         self.complete_from_ms = complete_from_ms;
         self.now_ms = saved_now_ms.min(now_ms);
         self.open_index = open_index;
@@ -340,12 +413,13 @@ impl Report {
         self.closed = closed;
         self.agg = agg;
         self.agg_totals = agg_totals;
+        self.recount_memory();
         Ok(())
     }
 }
 
 /// One closed tick: its number, totals, and rows (key ids as the dictionary has them, sums,
-/// histogram). The snapshot writes each report's closed ticks so, and the tick log each tick as
+/// histogram), and (version 5 on) its "(other)" row. The snapshot writes each report's closed ticks so, and the tick log each tick as
 /// it closes.
 fn write_tick<W: std::io::Write>(
     w: &mut Writer<W>,
@@ -361,6 +435,9 @@ fn write_tick<W: std::io::Write>(
         }
         write_sums(w, &sums, layout)?;
         write_hist(w, hist)?;
+    }
+    if layout.with_other {
+        write_other(w, tick.other.as_deref(), layout)?;
     }
     Ok(())
 }
@@ -384,6 +461,9 @@ fn read_tick(
         tick.push_row(key.slice(), &sums, &hist);
     }
     tick.shrink_hists();
+    if layout.with_other {
+        tick.other = read_other(r, layout)?.map(Box::new);
+    }
     Ok(tick)
 }
 
@@ -408,15 +488,20 @@ impl Window {
     }
 }
 
-/// The sum of closed ticks (`n` keys): a window's closed part and its totals, rebuilt.
-fn sum_of<'t>(ticks: impl Iterator<Item = &'t ClosedTick>, n: usize) -> (RowMap, Row) {
+/// The sum of closed ticks (`n` keys): a window's closed part, its totals and its "(other)"
+/// row, rebuilt.
+fn sum_of<'t>(ticks: impl Iterator<Item = &'t ClosedTick>, n: usize) -> (RowMap, Row, Row) {
     let mut agg = RowMap::new(n);
     let mut totals = Row::default();
+    let mut other = Row::other();
     for tick in ticks {
         totals.add_row(&tick.totals);
+        if let Some(o) = &tick.other {
+            other.add_row(o);
+        }
         add_tick_rows(&mut agg, tick, None);
     }
-    (agg, totals)
+    (agg, totals, other)
 }
 
 impl ClosedTick {
@@ -468,47 +553,58 @@ impl Report {
                 kept.insert(tick.index, tick);
             }
         }
-        let (agg, totals) = sum_of(kept.values(), n);
+        let (agg, totals, other) = sum_of(kept.values(), n);
         let count = kept.len();
         self.closed = kept.into_values().map(Arc::new).collect();
         self.agg = agg;
         self.agg_totals = totals;
+        self.agg_other = other;
         self.open_index = open_index;
         self.now_ms = now_ms;
         self.complete_from_ms = complete_from_ms;
-        self.frozen_tick = None;
+        self.recount_memory();
         count
     }
 }
 
-/// Takes a tick that left the window out of a saved closed part (`agg` and its totals), as
-/// [`Report::expire`] would; rows left empty go. Each part is checked to be inside what it is
-/// taken from first: a file that says otherwise is refused (the report starts empty), never
-/// subtracted below zero.
+/// Takes a tick that left the window out of a saved closed part (`agg`, its totals and its
+/// "(other)" row), as [`Report::expire`] would; rows left empty go. Each part is checked to be
+/// inside what it is taken from first: a file that says otherwise is refused (the report starts
+/// empty), never subtracted below zero.
 fn take_out(
     agg: &mut RowMap,
     totals: &mut Row,
+    other: &mut Row,
     tick: &ClosedTick,
     n: usize,
 ) -> Result<(), SnapshotError> {
     let outside = || SnapshotError::invalid("a closed tick is not inside the window's closed part");
-    if !totals.sums.covers(&tick.totals.sums) || !totals.hist.covers(&tick.totals.hist) {
-        return Err(outside());
+    let take = |from: &mut Row, sums: &Sums, hist: HistView<'_>| {
+        if !from.sums.covers(sums) || !from.hist.covers(hist) {
+            return Err(outside());
+        }
+        from.subtract_row_parts(sums, hist);
+        Ok(())
+    };
+    take(totals, &tick.totals.sums, (&tick.totals.hist).into())?;
+    if let Some(o) = &tick.other {
+        take(other, &o.sums, (&o.hist).into())?;
     }
-    totals.subtract_row_parts(&tick.totals.sums, &tick.totals.hist);
     let mut key = KeyBuf {
         ids: [0; MAX_KEYS],
         len: n,
     };
     for (ids, sums, hist) in tick.rows() {
         key.ids[..n].copy_from_slice(ids);
-        let a = agg.get_mut(&key).ok_or_else(outside)?;
-        if !a.sums.covers(&sums) || !a.hist.covers(hist) {
-            return Err(outside());
-        }
-        a.subtract_row_parts(&sums, hist);
-        if a.sums.req_count == 0 {
-            agg.remove(&key);
+        match agg.get_mut(&key) {
+            Some(a) if a.mark <= tick.index => {
+                take(a, &sums, hist)?;
+                if a.sums.req_count == 0 {
+                    agg.remove(&key);
+                }
+            }
+            // Folded into "(other)" after the tick closed (see `Report::expire`).
+            _ => take(other, &sums, hist)?,
         }
     }
     Ok(())

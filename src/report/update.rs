@@ -103,6 +103,12 @@ impl Deferral {
         key
     }
 
+    /// Bytes of its buffers.
+    pub(super) fn bytes(&self) -> usize {
+        (self.entries.capacity() + self.sorted.capacity()) * std::mem::size_of::<Deferred>()
+            + self.large.capacity() * std::mem::size_of::<[u32; MAX_KEYS]>()
+    }
+
     /// Empties it for the next batch, keeping its buffers.
     fn clear(&mut self) {
         self.entries.clear();
@@ -302,10 +308,26 @@ impl Report {
         }
     }
 
-    /// A row for a key the open tick does not have yet: created if the key is in `agg` or
-    /// there is room (and no freeze), else lost (see the type's docs).
+    /// A row for a key the open tick does not have yet: created if the key is in `agg`, or if
+    /// there is room (fewer than `max_rows` rows, and the memory budget not tight); else the
+    /// contribution goes to the "(other)" row (see the type's docs). Either way, not if the open
+    /// table, or the closed part's that the row joins at the tick's close, would have to double
+    /// past the memory budget. Off the per-request path: once per new key and tick.
     #[inline(never)]
     pub(super) fn new_row(&mut self, key: &KeyBuf, mut row: Row) {
+        let open_growth = self.open.growth_bytes();
+        let n = self.agg.len() + self.open_only;
+        let agg_growth = self.agg.table_bytes_for(n + 1) - self.agg.table_bytes_for(n);
+        let growth = if open_growth + agg_growth == 0 {
+            0
+        } else {
+            // A table doubles: the closed part's only for a key it does not have.
+            let in_agg = self.agg.get_mut(key).is_some();
+            open_growth + if in_agg { 0 } else { agg_growth }
+        };
+        if growth > 0 && !self.account.budget().fits(growth as u64) {
+            return self.refuse_for_memory(row);
+        }
         // The key's closed-part row, if any, is linked to the row made here.
         let in_agg = match self.agg.get_mut(key) {
             Some(a) => {
@@ -314,16 +336,51 @@ impl Report {
             }
             None => false,
         };
-        if in_agg || (self.frozen_tick.is_none() && self.rows() < self.max_rows) {
-            self.open_only += !in_agg as usize;
-            row.only_open = !in_agg;
-            row.slot = self.open_slots;
-            self.open_slots = self.open_slots.saturating_add(1);
-            self.open.insert(key, row);
-        } else {
-            self.rows_lost += row.contribs.max(1) as u64;
-            self.frozen_tick = Some(self.open_index);
+        if !in_agg && self.rows() >= self.max_rows {
+            return self.lose(row);
         }
+        if !in_agg && self.account.budget().tight() {
+            return self.refuse_for_memory(row);
+        }
+        self.open_only += !in_agg as usize;
+        self.open_hist_bytes += row.hist.heap_bytes();
+        row.only_open = !in_agg;
+        row.slot = self.open_slots;
+        self.open_slots = self.open_slots.saturating_add(1);
+        self.open.insert(key, row);
+        self.unsettled_rows += 1;
+        if growth > 0 || self.unsettled_rows >= crate::budget::SETTLE_EVERY_ROWS {
+            // A table doubled, or many rows were made: told at once and judged, so that this
+            // and the other reports' growth is judged against it (not only at the round's end).
+            self.unsettled_rows = 0;
+            self.settle_memory();
+            self.account.budget().judge();
+        }
+    }
+
+    /// [`Report::lose`] for want of memory, counted as the budget's refusal too.
+    #[cold]
+    fn refuse_for_memory(&mut self, row: Row) {
+        self.account
+            .budget()
+            .refused_rows(row.contribs.max(1) as u64);
+        self.lose(row);
+    }
+
+    /// Counts a contribution (or a stage row) that got no row into the "(other)" row. A timer
+    /// report counts a request once in it when its timers come one after another (a request's
+    /// timers spread over a table-order update count once each).
+    #[cold]
+    pub(super) fn lose(&mut self, mut row: Row) {
+        self.rows_lost += row.contribs.max(1) as u64;
+        let other = &mut self.open_other;
+        if row.mark != 0 && row.mark == other.mark && row.sums.req_count > 0 {
+            row.sums.req_count -= 1;
+        }
+        other.sums.add(&row.sums);
+        other.hist.add_hist(&row.hist);
+        other.contribs = other.contribs.saturating_add(row.contribs.max(1));
+        other.mark = row.mark;
     }
 
     #[inline]

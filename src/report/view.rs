@@ -10,9 +10,10 @@ use std::borrow::Cow;
 
 use crate::histogram::Histogram;
 
+use super::def::MAX_KEYS;
 use super::hist_log::PendingHists;
 use super::live::Report;
-use super::rows::Row;
+use super::rows::{Row, NO_SLOT};
 use super::sums::Sums;
 
 /// A row's parts: its row in the window's closed part and in the open tick (see
@@ -33,9 +34,6 @@ pub(super) struct RowRef<'a> {
     /// The open row's slot (its samples' address in the histogram log), [`NO_SLOT`] if none.
     pub(super) open_slot: u32,
 }
-
-/// [`RowRef::open_slot`] of a row with no open part.
-const NO_SLOT: u32 = u32::MAX;
 
 impl<'a> RowRef<'a> {
     pub(super) fn of(closed: Option<&'a Row>, open: Option<&'a Row>) -> RowRef<'a> {
@@ -185,6 +183,36 @@ impl<'r> View<'r> {
         let r = self.report;
         RowRef::of(Some(&r.agg_totals), Some(&r.open_totals))
     }
+
+    /// The "(other)" row as [`View::parts_by`] gives rows (its key [`OTHER_KEY`]), when it holds
+    /// anything.
+    pub(super) fn other_parts(
+        &self,
+        value: impl Fn(&Sums) -> u128,
+    ) -> Option<(u128, &'r [u32], RowParts<'r>)> {
+        let r = self.report;
+        let (a, o) = (&r.agg_other, &r.open_other);
+        if a.sums == Sums::default() && o.sums == Sums::default() {
+            return None;
+        }
+        let v = value(&a.sums).saturating_add(value(&o.sums));
+        Some((v, &OTHER_KEY[..r.keys.len()], [Some(a), Some(o)]))
+    }
+
+    /// The "(other)" row as [`View::items`] gives rows, when it holds anything.
+    pub(super) fn other_item(&self) -> Option<(&'r [u32], RowRef<'r>)> {
+        self.other_parts(|_| 0)
+            .map(|(_, k, [a, o])| (k, RowRef::of(a, o)))
+    }
+}
+
+/// The key ids a query's "(other)" row carries: told from a real row's by where they are
+/// ([`is_other`]), not by their values (a `status` key can be any number).
+static OTHER_KEY: [u32; MAX_KEYS] = [u32::MAX; MAX_KEYS];
+
+/// Whether a query's row key is the "(other)" row's ([`OTHER_KEY`]).
+pub(super) fn is_other(key: &[u32]) -> bool {
+    std::ptr::eq(key.as_ptr(), OTHER_KEY.as_ptr())
 }
 
 impl Report {

@@ -3,8 +3,9 @@
 //! In: the merger's clock ([`Report::advance`], never backwards). Out: the open tick closed into
 //! a compact, immutable [`ClosedTick`], added to the window's closed part (`agg`) and handed to
 //! the history writer when the report keeps history ([`Report::take_closed_ticks`]); ticks that
-//! left the window subtracted from `agg`, exactly. Runs on the merge thread under the report's
-//! write lock. No clock of its own: times are arguments.
+//! left the window subtracted from `agg`, exactly; at a close, the coldest rows of a report near
+//! its row limit folded into "(other)" ([`Report::make_room`]). Runs on the merge thread under the
+//! report's write lock. No clock of its own: times are arguments.
 
 use std::sync::Arc;
 
@@ -93,6 +94,8 @@ pub struct ClosedTick {
     /// one tick), by their place in `rows`, ascending, whole; their `TickRow` has no buckets.
     pub(super) whole_hists: Vec<(u32, Histogram)>,
     pub(super) totals: Row,
+    /// The tick's contributions that got no row (its "(other)" row), if any.
+    pub(super) other: Option<Box<Row>>,
 }
 
 /// A closed tick's row: its sums, and where its histogram's buckets are in the tick's `hists`.
@@ -105,6 +108,14 @@ pub(super) struct TickRow {
 }
 
 const _: () = assert!(std::mem::size_of::<TickRow>() == 56);
+
+/// Rows a report keeps at a tick's close while the memory budget is tight (see
+/// [`Report::make_room`]).
+pub const TIGHT_KEEP_ROWS: usize = 64;
+
+/// Bytes a closed tick takes per row besides its key and histogram (see
+/// [`Report::memory_estimate`]).
+pub(super) const TICK_ROW_BYTES: usize = std::mem::size_of::<TickRow>();
 
 /// A closed tick's row's [`Sums`] in 48 bytes: the request and hit counts in 32 bits each, the
 /// time and byte sums in 64 bits each, which holds any tick row but a pathological one (4 billion
@@ -218,6 +229,7 @@ impl ClosedTick {
             hists: Vec::new(),
             whole_hists: Vec::new(),
             totals,
+            other: None,
         }
     }
 
@@ -240,9 +252,27 @@ impl ClosedTick {
                 .sum::<usize>()
     }
 
-    /// The report's totals over the tick (requests lost for want of a row included).
+    /// The report's totals over the tick (its "(other)" row included).
     pub fn totals(&self) -> (&Sums, &Histogram) {
         (&self.totals.sums, &self.totals.hist)
+    }
+
+    /// The tick's "(other)" row: its contributions that got no row of their own, if any. With
+    /// [`ClosedTick::rows`] they sum to the totals (but for a timer report's `req_count`).
+    pub fn other(&self) -> Option<(&Sums, &Histogram)> {
+        self.other.as_deref().map(|o| (&o.sums, &o.hist))
+    }
+
+    /// Memory the tick takes, its own size included (see [`Report::memory_estimate`]).
+    pub(super) fn bytes(&self) -> usize {
+        // The `Arc`'s counts beside it.
+        std::mem::size_of::<ClosedTick>()
+            + 16
+            + self.heap_bytes()
+            + self
+                .other
+                .as_deref()
+                .map_or(0, |o| std::mem::size_of::<Row>() + o.hist.heap_bytes())
     }
 }
 
@@ -254,8 +284,10 @@ const OUTBOX_MAX_TICKS: usize = 1024;
 /// Adds a closed tick's rows to a window's closed part (`agg`), fetching its rows ahead. With
 /// `link` (the open tick's rows were just numbered in the tick's order), each `agg` row is
 /// linked to the open row of its key: tick row `i` is open row `i` (see
-/// [`View::parts`](super::view::View::parts)).
-pub(super) fn add_tick_rows(agg: &mut RowMap, tick: &ClosedTick, link: Option<u32>) {
+/// [`View::parts`](super::view::View::parts)). A row made here is marked as made in the tick (see
+/// `Row::mark`). Returns how much the rows' histograms grew (bytes, see
+/// [`Report::memory_estimate`]).
+pub(super) fn add_tick_rows(agg: &mut RowMap, tick: &ClosedTick, link: Option<u32>) -> isize {
     if agg.len() == 0 {
         // Every row is new (a report's first close, or one after its window emptied): sized
         // once, not doubled a dozen times while it fills (a 183k-row timer report's first close
@@ -266,6 +298,7 @@ pub(super) fn add_tick_rows(agg: &mut RowMap, tick: &ClosedTick, link: Option<u3
         ids: [0; MAX_KEYS],
         len: 0,
     };
+    let mut grown = 0isize;
     with_lookahead(
         agg,
         tick.rows().zip(0u32..),
@@ -276,23 +309,31 @@ pub(super) fn add_tick_rows(agg: &mut RowMap, tick: &ClosedTick, link: Option<u3
             let (slot, link) = link.map_or((0, 0), |gen| (i, gen));
             match agg.get_mut(&key) {
                 Some(a) => {
+                    let before = a.hist.heap_bytes() as isize;
                     a.sums.add(&sums);
                     a.hist.add_hist(hist);
                     (a.slot, a.link) = (slot, link);
+                    grown += a.hist.heap_bytes() as isize - before;
                 }
-                None => agg.insert(
-                    &key,
-                    Row {
-                        sums,
-                        hist: hist.to_histogram(),
-                        slot,
-                        link,
-                        ..Row::default()
-                    },
-                ),
+                None => {
+                    let hist = hist.to_histogram();
+                    grown += hist.heap_bytes() as isize;
+                    agg.insert(
+                        &key,
+                        Row {
+                            sums,
+                            hist,
+                            slot,
+                            link,
+                            mark: tick.index,
+                            ..Row::default()
+                        },
+                    )
+                }
             }
         },
     );
+    grown
 }
 
 impl Report {
@@ -333,9 +374,7 @@ impl Report {
             let t = self.closed.pop_front().expect("checked");
             self.expire(t);
         }
-        if self.frozen_tick.is_some_and(|f| f < first_kept) {
-            self.frozen_tick = None;
-        }
+        self.make_room();
         self.agg.shrink_if_sparse();
         self.open.trim(1 << 16);
     }
@@ -372,6 +411,7 @@ impl Report {
         self.agg_totals.add_row(&totals);
         let mut tick = ClosedTick::new(self.open_index, cut_at_ms, totals, self.open.len(), n);
         let mut slots = 0;
+        let mut open_hist_bytes = 0;
         self.open.retain_each(n, |key, row| {
             if row.sums.req_count == 0 {
                 return false;
@@ -383,16 +423,31 @@ impl Report {
             row.hist.clear();
             row.contribs = 0;
             row.only_open = false;
+            open_hist_bytes += row.hist.heap_bytes();
             true
         });
         tick.shrink_hists();
+        self.open_hist_bytes = open_hist_bytes;
         self.open_only = 0;
         self.open_slots = slots;
+        if self.open_other.contribs > 0 {
+            let other = Row {
+                sums: self.open_other.sums,
+                hist: self.open_other.hist.compact_clone(),
+                contribs: self.open_other.contribs,
+                ..Row::other()
+            };
+            self.agg_other.add_row(&other);
+            tick.other = Some(Box::new(other));
+            self.open_other.zero();
+        }
         // Then the tick into the window's closed part: a second walk, over the tick's rows, so
         // that each `agg` row can be fetched ahead (see `with_lookahead`).
         // The open rows were renumbered: every link made before is stale from here.
         self.open_gen = self.open_gen.wrapping_add(1).max(1);
-        add_tick_rows(&mut self.agg, &tick, Some(self.open_gen));
+        let grown = add_tick_rows(&mut self.agg, &tick, Some(self.open_gen));
+        self.agg_hist_bytes = self.agg_hist_bytes.saturating_add_signed(grown);
+        self.closed_bytes += tick.bytes();
         let tick = Arc::new(tick);
         if let Some(outbox) = &mut self.outbox {
             if outbox.len() >= OUTBOX_MAX_TICKS {
@@ -422,11 +477,18 @@ impl Report {
         (ticks, std::mem::take(&mut self.outbox_dropped))
     }
 
-    /// Subtracts a closed tick that left the window from `agg`; rows left empty go.
+    /// Subtracts a closed tick that left the window from `agg`; rows left empty go. A row of the
+    /// tick whose key's row was folded into "(other)" since (no row, or one made after the tick:
+    /// see `Row::mark`) is taken out of "(other)".
     fn expire(&mut self, tick: Arc<ClosedTick>) {
         let n = self.keys.len();
+        self.closed_bytes = self.closed_bytes.saturating_sub(tick.bytes());
         self.agg_totals
             .subtract_row_parts(&tick.totals.sums, &tick.totals.hist);
+        if let Some(o) = &tick.other {
+            self.agg_other.subtract_row_parts(&o.sums, &o.hist);
+        }
+        let index = tick.index;
         let mut key = KeyBuf {
             ids: [0; MAX_KEYS],
             len: n,
@@ -437,32 +499,124 @@ impl Report {
             |r, (ids, _, _)| r.agg.prefetch_ids(ids),
             |r, (ids, sums, hist)| {
                 key.ids[..n].copy_from_slice(ids);
-                r.expire_row(&key, &sums, hist);
+                r.expire_row(index, &key, &sums, hist);
             },
         );
     }
 
-    /// [`Report::expire`] of one row of the tick.
+    /// [`Report::expire`] of one row of tick `index`.
     #[inline]
-    fn expire_row(&mut self, key: &KeyBuf, sums: &Sums, hist: HistView<'_>) {
-        let Some(a) = self.agg.get_mut(key) else {
-            debug_assert!(false, "a closed tick's row is in agg");
-            return;
+    fn expire_row(&mut self, index: u64, key: &KeyBuf, sums: &Sums, hist: HistView<'_>) {
+        let a = match self.agg.get_mut(key) {
+            Some(a) if a.mark <= index => a,
+            // Folded into "(other)" after this tick closed.
+            _ => return self.agg_other.subtract_row_parts(sums, hist),
         };
+        let before = a.hist.heap_bytes();
         a.subtract_row_parts(sums, hist);
+        let after = a.hist.heap_bytes();
         if a.sums.req_count == 0 {
             debug_assert_eq!(a.sums, Sums::default());
+            self.agg_hist_bytes = self.agg_hist_bytes.saturating_sub(before);
             self.agg.remove(key);
             // The open tick's row of that key (zeroed at the last close) is now a row of its
             // own if it counted something since, else it goes.
             if let Some(o) = self.open.get_mut(key) {
                 if o.sums.req_count == 0 {
+                    let heap = o.hist.heap_bytes();
+                    self.open_hist_bytes = self.open_hist_bytes.saturating_sub(heap);
                     self.open.remove(key);
                 } else {
                     o.only_open = true;
                     self.open_only += 1;
                 }
             }
+        } else {
+            self.agg_hist_bytes = (self.agg_hist_bytes + after).saturating_sub(before);
         }
+    }
+
+    /// Rows a report keeps at most when a tick has closed: its row limit less a sixteenth of it
+    /// (at least one row), so that every tick starts with room for new keys.
+    pub fn room_mark(&self) -> usize {
+        self.max_rows - (self.max_rows / 16).max(1).min(self.max_rows)
+    }
+
+    /// When the window moved into a new tick (the open tick closed, so every open row is in
+    /// `agg`, and the ticks that left are out): if the report holds more than
+    /// [`Report::room_mark`] rows, its coldest rows are folded into "(other)" down to it (see
+    /// [`Report`]). While the memory budget is tight, down to half the rows it holds (but not
+    /// below [`TIGHT_KEEP_ROWS`]: a small report costs little, and its rows stay readable): no new
+    /// row is made then, but the keys with rows go on counting, and each tick that closes holds a
+    /// copy of their rows, so rows × ticks would go on growing; halved at each close, what the
+    /// ticks closed while it is tight add stays within about two ticks' worth. Costs a pass over
+    /// the rows, and only when the report is that full.
+    pub(super) fn make_room(&mut self) {
+        let rows = self.rows();
+        let mark = if self.account.budget().tight() {
+            (rows / 2).max(TIGHT_KEEP_ROWS).min(self.room_mark())
+        } else if self.max_rows == usize::MAX {
+            return;
+        } else {
+            self.room_mark()
+        };
+        if rows > mark {
+            self.fold_coldest(rows - mark);
+        }
+    }
+
+    /// Folds the `n` coldest rows of `agg` into "(other)", with their open rows (empty right
+    /// after a close). Coldest: fewest requests in the window (by powers of two), and of rows
+    /// alike, those the tick just closed did not touch (a flood's rows of earlier ticks go before
+    /// a key that came in the last one); all rows of the colder classes, then rows of the class
+    /// at the cut as they come.
+    fn fold_coldest(&mut self, n: usize) {
+        debug_assert_eq!(self.open_only, 0, "right after a close");
+        // The rows the tick just closed touched are linked to their open rows (`add_tick_rows`).
+        let gen = self.open_gen;
+        let class = move |r: &Row| {
+            (64 - r.sums.req_count.leading_zeros() as usize) * 2 + usize::from(r.link == gen)
+        };
+        let mut classes = [0usize; 130];
+        for r in self.agg.values() {
+            classes[class(r)] += 1;
+        }
+        let (mut cut, mut below) = (classes.len() - 1, 0);
+        for (c, &count) in classes.iter().enumerate() {
+            if below + count >= n {
+                cut = c;
+                break;
+            }
+            below += count;
+        }
+        let mut at_cut = n - below;
+        let Report {
+            agg,
+            open,
+            agg_other,
+            keys,
+            agg_hist_bytes,
+            open_hist_bytes,
+            rows_evicted,
+            ..
+        } = self;
+        agg.retain_each(keys.len(), |key, a| {
+            let c = class(a);
+            let fold = c < cut || (c == cut && at_cut > 0);
+            if !fold {
+                return true;
+            }
+            if c == cut {
+                at_cut -= 1;
+            }
+            agg_other.sums.add(&a.sums);
+            agg_other.hist.add_hist(&a.hist);
+            *agg_hist_bytes = agg_hist_bytes.saturating_sub(a.hist.heap_bytes());
+            if let Some(o) = open.remove(key) {
+                *open_hist_bytes = open_hist_bytes.saturating_sub(o.hist.heap_bytes());
+            }
+            *rows_evicted += 1;
+            false
+        });
     }
 }

@@ -53,8 +53,10 @@ pub const RESTORING_FILE: &str = "snapshot.bin.restoring";
 /// The format's version. 2 saves each report's closed part (`agg`); version 1 files, which do
 /// not, are still read (their closed part rebuilt from the ticks). 3 saves the reports' time
 /// and byte sums (96-bit) in 128 bits; older files' 64-bit sums are read into them. 4 adds the
-/// boot's id and `CLOCK_BOOTTIME` (`BootMark`) to the header. A snapshot of any other version is skipped (start empty).
-pub const VERSION: u32 = 4;
+/// boot's id and `CLOCK_BOOTTIME` (`BootMark`) to the header. 5 adds each report's "(other)" rows
+/// (the open tick's, each closed tick's, the closed part's), when each closed-part row was made,
+/// and its rows folded away. A snapshot of any other version is skipped (start empty).
+pub const VERSION: u32 = 5;
 /// The oldest version read.
 const OLDEST_VERSION: u32 = 1;
 const MAGIC: &[u8; 8] = b"PINBADSS";

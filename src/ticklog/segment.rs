@@ -28,8 +28,9 @@ use crate::codec::{Reader, SnapshotError, Writer};
 /// The log's directory in `state_dir`.
 pub const DIR: &str = "ticklog";
 const MAGIC: &[u8; 8] = b"PINBADTL";
-/// The format's version; a segment of another version is not read.
-pub const VERSION: u32 = 1;
+/// The format's version; a segment of another version is not read. 2: a tick carries its
+/// "(other)" row (the snapshot's version 5 tick).
+pub const VERSION: u32 = 2;
 const HEADER_BYTES: usize = MAGIC.len() + 4 + 8;
 /// A record's length and checksum.
 pub const FRAME_BYTES: usize = 8;

@@ -16,6 +16,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "codec",
             "durable",
             "memory",
+            "budget",
             "shutdown",
             "logging",
             "histogram",

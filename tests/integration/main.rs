@@ -19,6 +19,7 @@ mod import;
 mod ingest;
 mod layers;
 mod logs;
+mod memory;
 mod openapi;
 mod packaging;
 mod php;

@@ -276,6 +276,71 @@ fn totals_of(r: &Report) -> RowState {
     (t.sums, t.hist().iter().collect())
 }
 
+/// The report's "(other)" row (empty when it holds nothing).
+fn other_of(r: &Report) -> RowState {
+    View { report: r }
+        .other_item()
+        .map_or((Sums::default(), vec![]), |(_, row)| {
+            (row.sums, row.hist().iter().collect())
+        })
+}
+
+/// Whether `big` holds at least what `small` holds, sum by sum and bucket by bucket.
+fn state_covers(big: &RowState, small: &RowState) -> bool {
+    let buckets: BTreeMap<u16, u64> = big.1.iter().copied().collect();
+    big.0.covers(&small.0)
+        && small
+            .1
+            .iter()
+            .all(|(b, n)| buckets.get(b).is_some_and(|m| m >= n))
+}
+
+/// What a report under a row limit (or a memory budget) keeps, against the report built from
+/// scratch without one: its totals exact; at most `max_rows` rows, each holding at most its key's
+/// contributions; its rows and "(other)" summing to the totals (in a timer report but for
+/// `req_count`, which counts a request once per row); and, while nothing went to "(other)", every
+/// row exact.
+fn check_kept(r: &Report, scratch: &Report, max_rows: usize) -> Result<(), TestCaseError> {
+    let name = &r.def.name;
+    let (rows, full) = (rows_of(r), rows_of(scratch));
+    prop_assert_eq!(totals_of(r), totals_of(scratch), "totals of {}", name);
+    prop_assert!(rows.len() <= max_rows, "rows of {}", name);
+    prop_assert_eq!(rows.len(), r.rows());
+    for (k, v) in &rows {
+        let whole = full.get(k);
+        prop_assert!(
+            whole.is_some_and(|w| state_covers(w, v)),
+            "row {:?} of {} holds more than its key's contributions",
+            k,
+            name
+        );
+    }
+    let mut sum = other_of(r);
+    let mut buckets: BTreeMap<u16, u64> = sum.1.iter().copied().collect();
+    for (s, h) in rows.values() {
+        sum.0.add(s);
+        for &(b, n) in h {
+            *buckets.entry(b).or_default() += n;
+        }
+    }
+    sum.1 = buckets.into_iter().collect();
+    let mut totals = totals_of(r);
+    if r.kind == Kind::Timer {
+        (sum.0.req_count, totals.0.req_count) = (0, 0);
+    }
+    prop_assert_eq!(
+        sum,
+        totals,
+        "rows and (other) of {} sum to its totals",
+        name
+    );
+    if r.rows_lost() == 0 && r.rows_evicted() == 0 {
+        prop_assert_eq!(&rows, &full, "rows of {}", name);
+        prop_assert_eq!(other_of(r), (Sums::default(), vec![]));
+    }
+    Ok(())
+}
+
 fn def(name: &str, keys: &[&str]) -> ReportDef {
     ReportDef::new(name, keys)
 }

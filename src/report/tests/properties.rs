@@ -5,7 +5,7 @@ use super::*;
 
 /// Inserting requests and letting the window move over them, in any interleaving, leaves every
 /// report equal to one built from scratch over the requests inside its window; with a row
-/// limit, every kept row is still exact. Once everything left, the reports are empty and a
+/// limit, its totals exact and its rows with "(other)" summing to them (see [`check_kept`]). Once everything left, the reports are empty and a
 /// dictionary sweep leaves only the reports' pins.
 fn check_incremental(ops: &[(Req, usize)], max_rows: usize) -> Result<(), TestCaseError> {
     let mut w = World::new(property_defs(), max_rows);
@@ -14,34 +14,18 @@ fn check_incremental(ops: &[(Req, usize)], max_rows: usize) -> Result<(), TestCa
         w.remove_oldest(*remove);
         for i in 0..w.reports.len() {
             let scratch = w.scratch(i);
-            let (inc, full) = (rows_of(&w.reports[i]), rows_of(&scratch));
-            prop_assert_eq!(
-                totals_of(&w.reports[i]),
-                totals_of(&scratch),
-                "totals of {}",
-                w.reports[i].def.name
-            );
-            prop_assert!(inc.len() <= max_rows);
-            prop_assert_eq!(inc.len(), w.reports[i].rows());
-            if max_rows == usize::MAX {
-                prop_assert_eq!(&inc, &full, "rows of {}", w.reports[i].def.name);
-            } else {
-                for (k, v) in &inc {
-                    prop_assert_eq!(
-                        Some(v),
-                        full.get(k),
-                        "row {:?} of {}",
-                        k,
-                        w.reports[i].def.name
-                    );
-                }
-            }
+            check_kept(&w.reports[i], &scratch, max_rows)?;
         }
     }
     w.remove_oldest(usize::MAX);
     for r in &w.reports {
         prop_assert_eq!(r.rows(), 0);
         prop_assert_eq!(totals_of(r), (Sums::default(), vec![]));
+        prop_assert_eq!(
+            other_of(r),
+            (Sums::default(), vec![]),
+            "(other) empties too"
+        );
     }
     w.dict.set_now(10);
     w.dict.sweep(10);

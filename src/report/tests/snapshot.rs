@@ -107,13 +107,126 @@ fn a_saved_closed_part_restores_like_the_ticks_it_sums() {
         .unwrap();
 }
 
+/// A window whose rows went to "(other)" (lost beyond the row limit, and folded at ticks'
+/// closes) saved (version 5) and restored: as saved (rows, "(other)", totals, counts) while no
+/// tick moves; restored later, with ticks that left taken out (of "(other)" too), what it keeps
+/// holds what a report counting the same requests without a limit holds (see [`check_kept`]),
+/// down to an empty window.
+#[test]
+fn a_window_with_other_rows_restores_as_saved_and_as_ticks_leave() {
+    use crate::codec::{Reader, Writer};
+    let mut dict = Dictionary::new(1000);
+    let new = |dict: &mut Dictionary, limit: usize| {
+        Report::new(def("s", &["script_name"]), dict, limit)
+            .unwrap()
+            .with_exact_window(window_of_ticks(4), 0)
+    };
+    let mut live = new(&mut dict, 3);
+    let mut scratch = new(&mut dict, usize::MAX);
+    for (t, script) in [
+        (100, "/a"),
+        (150, "/a"),
+        (200, "/b"),
+        (300, "/c"),
+        (400, "/d"),
+        (1100, "/e"),
+        (1200, "/a"),
+        (2100, "/f"),
+        (2200, "/b"),
+        (3500, "/g"),
+    ] {
+        for r in [&mut live, &mut scratch] {
+            r.advance(t);
+            add_req(&mut dict, r, &req(script, 0.1));
+        }
+    }
+    assert!(live.rows_lost() > 0 && live.rows_evicted() > 0);
+    let mut bytes = Vec::new();
+    let mut out = Writer::new(&mut bytes);
+    live.save_window(&mut out, Layout::of(5)).unwrap();
+    out.finish().unwrap();
+    let restore = |dict: &mut Dictionary, now: u64| {
+        let mut r = new(dict, 3);
+        r.restore_window(&mut Reader::new(&bytes), &|id| id, now, Layout::of(5))
+            .unwrap();
+        r.advance(now);
+        r
+    };
+    let r = restore(&mut dict, 3600);
+    assert_eq!(rows_of(&r), rows_of(&live));
+    assert_eq!(other_of(&r), other_of(&live));
+    assert_eq!(totals_of(&r), totals_of(&live));
+    assert_eq!(
+        (r.rows_lost(), r.rows_evicted()),
+        (live.rows_lost(), live.rows_evicted())
+    );
+    for now in [4300, 5100, 6000, 7000] {
+        scratch.advance(now);
+        live.advance(now);
+        let r = restore(&mut dict, now);
+        check_kept(&r, &scratch, 3).unwrap();
+        check_kept(&live, &scratch, 3).unwrap();
+    }
+    assert_eq!(
+        other_of(&restore(&mut dict, 7000)),
+        (Sums::default(), vec![])
+    );
+}
+
+/// What a report's memory estimate (kept as it changes, no walk) says is close to what a walk
+/// over every row and tick finds, as rows come, ticks close and leave.
+#[test]
+fn the_memory_estimate_follows_the_rows_and_ticks() {
+    let mut dict = Dictionary::new(100_000);
+    let mut r = Report::new(def("s", &["script_name", "status"]), &mut dict, 1_000_000)
+        .unwrap()
+        .with_exact_window(window_of_ticks(4), 0);
+    let names: Vec<&'static str> = (0..3000)
+        .map(|i| &*Box::leak(format!("/p{i}").into_boxed_str()))
+        .collect();
+    let empty = r.memory_estimate();
+    for t in 0..6u64 {
+        r.advance(t * TICK_MS);
+        for (i, name) in names.iter().enumerate() {
+            let q = Req {
+                status: (i % 7) as u32,
+                ..req(name, 0.001 * (i % 50) as f32)
+            };
+            add_req(&mut dict, &mut r, &q);
+        }
+        let (estimate, walked) = (
+            r.memory_estimate() - r.pending_close_bytes(),
+            r.memory_bytes(),
+        );
+        assert!(estimate > empty + 3000 * 100, "{estimate}");
+        // What the estimate counts ahead covers what the next close takes.
+        let ahead = r.memory_estimate();
+        r.advance((t + 1) * TICK_MS);
+        let after = r.memory_bytes();
+        assert!(
+            (after as f64) < ahead as f64 * 1.1,
+            "tick {t}: counted ahead {ahead}, after the close {after}"
+        );
+        assert!(
+            estimate as f64 > walked as f64 * 0.9 && (estimate as f64) < walked as f64 * 1.5,
+            "tick {t}: estimate {estimate}, walked {walked}"
+        );
+    }
+    r.advance(100 * TICK_MS);
+    assert!(
+        r.memory_estimate() < empty + (1 << 20),
+        "{}",
+        r.memory_estimate()
+    );
+}
+
 /// Ticks written one by one as they close (the tick log's records) and replayed into a fresh
 /// report: its window holds what the live report's closed ticks hold, the open tick empty; ticks
 /// outside the window or at or past the open one are left out, and a tick given twice counts
 /// once.
 #[test]
 fn ticks_written_as_they_close_replay_into_the_window() {
-    use crate::codec::{Reader, Writer};
+    use crate::codec::Reader;
     let mut dict = Dictionary::new(1000);
     let w = FOUR_TICKS;
     let new = |dict: &mut Dictionary| {
@@ -128,13 +241,7 @@ fn ticks_written_as_they_close_replay_into_the_window() {
     for (t, script, time) in THREE_TICKS.into_iter().chain([(4500, "/a", 0.05)]) {
         live.advance(t);
         add_req(&mut dict, &mut live, &req(script, time));
-        for tick in live.take_closed_ticks().0 {
-            let mut bytes = Vec::new();
-            let mut out = Writer::new(&mut bytes);
-            tick.write(&mut out).unwrap();
-            out.finish().unwrap();
-            logged.push(bytes);
-        }
+        logged.extend(live.take_closed_ticks().0.iter().map(|t| logged_tick(t)));
     }
     assert_eq!(logged.len(), 3, "ticks 0, 1 and 2 closed");
     let same = |id: u32| id;
@@ -168,4 +275,60 @@ fn ticks_written_as_they_close_replay_into_the_window() {
     add_req(&mut dict, &mut replayed, &req("/c", 0.4));
     assert_eq!(rows_of(&replayed), rows_of(&live));
     assert_eq!(totals_of(&replayed), totals_of(&live));
+}
+
+/// Ticks with "(other)" rows (beyond the row limit) written as the tick log writes them and
+/// replayed: the totals are the live window's, its "(other)" row holds the ticks' ones, and
+/// from the next close on (which folds the rows again) it is the live window.
+#[test]
+fn replayed_ticks_keep_their_other_rows() {
+    use crate::codec::Reader;
+    let mut dict = Dictionary::new(1000);
+    let new = |dict: &mut Dictionary| {
+        Report::new(def("s", &["script_name"]), dict, 1)
+            .unwrap()
+            .with_exact_window(FOUR_TICKS, 0)
+    };
+    let mut live = new(&mut dict);
+    live.keep_closed_ticks();
+    let mut logged = Vec::new();
+    for (t, script) in [
+        (100, "/a"),
+        (200, "/b"),
+        (1100, "/a"),
+        (1200, "/c"),
+        (2100, "/d"),
+    ] {
+        live.advance(t);
+        add_req(&mut dict, &mut live, &req(script, 0.1));
+        logged.extend(live.take_closed_ticks().0.iter().map(|t| logged_tick(t)));
+    }
+    live.advance(3000);
+    logged.extend(live.take_closed_ticks().0.iter().map(|t| logged_tick(t)));
+    assert!(other_of(&live).0.req_count > 0, "rows went to (other)");
+    let mut replayed = new(&mut dict);
+    let ticks = logged
+        .iter()
+        .map(|b| replayed.read_tick(&mut Reader::new(b), &|id| id).unwrap())
+        .collect();
+    assert_eq!(replayed.replay_ticks(ticks, 0, 3000), 3);
+    assert_eq!(totals_of(&replayed), totals_of(&live));
+    // The ticks' own "(other)" rows (the two requests that got no row); the rows the live report
+    // folded at its closes are rows again, until the next close folds them.
+    assert_eq!(other_of(&replayed).0.req_count, 2);
+    let rows: u64 = rows_of(&replayed).values().map(|(s, _)| s.req_count).sum();
+    assert_eq!(rows + 2, 5);
+    replayed.advance(4000);
+    live.advance(4000);
+    assert_eq!(other_of(&replayed), other_of(&live));
+    assert_eq!(rows_of(&replayed), rows_of(&live));
+}
+
+/// A closed tick as the tick log writes it.
+fn logged_tick(tick: &ClosedTick) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut out = crate::codec::Writer::new(&mut bytes);
+    tick.write(&mut out).unwrap();
+    out.finish().unwrap();
+    bytes
 }

@@ -91,36 +91,114 @@ fn timer_report_counts_a_request_once_per_row() {
     assert_eq!(totals_of(&w.reports[0]), (Sums::default(), vec![]));
 }
 
+/// Beyond the row limit a contribution goes to "(other)" (counted in `rows_lost`); when a tick
+/// closes, a report above its room mark folds its coldest rows into "(other)" (`rows_evicted`):
+/// the flood's rows of an older tick before a key of the last one, a busy row never before them.
+/// So a new key gets a row in the next tick. Whatever moved, the rows and "(other)" sum to the
+/// exact totals, and once the window left it all, "(other)" is empty.
 #[test]
-fn max_rows_loses_and_freezes_until_the_losing_tick_leaves() {
-    let mut w = World::new(vec![def("r", &["script_name"])], 2);
-    w.insert(&req("/a", 0.1));
-    w.insert(&req("/b", 0.1));
-    w.insert(&req("/c", 0.1)); // lost: 2 rows exist
-    assert_eq!((w.reports[0].rows(), w.reports[0].rows_lost()), (2, 1));
-    w.insert(&req("/a", 0.2)); // an existing row still counts
-    w.remove_oldest(2); // /a (0.1) and /b leave: /b's row goes, room for one
-    assert_eq!(w.reports[0].rows(), 1);
-    w.insert(&req("/d", 0.1)); // lost: frozen until /c's tick leaves
-    w.insert(&req("/c", 0.1)); // lost
-    assert_eq!((w.reports[0].rows(), w.reports[0].rows_lost()), (1, 3));
-    let scratch = w.scratch(0);
-    assert_eq!(
-        totals_of(&w.reports[0]),
-        totals_of(&scratch),
-        "totals count lost contributions"
-    );
-    for (k, v) in rows_of(&w.reports[0]) {
-        assert_eq!(rows_of(&scratch)[&k], v, "every kept row is exact");
+fn beyond_the_row_limit_other_takes_the_rest_and_cold_rows_give_way() {
+    const FLOOD: [&str; 6] = ["/f0", "/f1", "/f2", "/f3", "/f4", "/f5"];
+    let mut dict = Dictionary::new(1000);
+    let mut r = Report::new(def("r", &["script_name"]), &mut dict, 5)
+        .unwrap()
+        .with_exact_window(window_of_ticks(8), 0);
+    assert_eq!(r.room_mark(), 4);
+    let mut all = Vec::new();
+    let mut send = |dict: &mut Dictionary, r: &mut Report, q: Req| {
+        add_req(dict, r, &q);
+        all.push(q);
+    };
+    // Tick 0: /hot three times, then a flood: 4 of its 6 keys get rows, 2 go to "(other)".
+    for _ in 0..3 {
+        send(&mut dict, &mut r, req("/hot", 0.1));
     }
-    w.remove_oldest(usize::MAX); // the freeze ends
-    assert_eq!(w.reports[0].rows(), 0);
-    assert_eq!(totals_of(&w.reports[0]), (Sums::default(), vec![]));
-    w.insert(&req("/e", 0.1));
-    w.insert(&req("/f", 0.1));
-    assert_eq!(w.reports[0].rows(), 2);
-    assert_eq!(w.reports[0].rows_lost(), 3);
-    assert_eq!(rows_of(&w.reports[0]), rows_of(&w.scratch(0)));
+    for f in FLOOD {
+        send(&mut dict, &mut r, req(f, 0.01));
+    }
+    assert_eq!((r.rows(), r.rows_lost()), (5, 2));
+    // Tick 1: /new arrives while the flood's keys fill the report; the close of tick 0 folded
+    // one flood row (5 rows > the mark of 4), so /new gets the room.
+    r.advance(TICK_MS);
+    assert_eq!((r.rows(), r.rows_evicted()), (4, 1));
+    send(&mut dict, &mut r, req("/new", 0.2));
+    let new = dict.lookup(b"/new").unwrap();
+    assert!(rows_of(&r).contains_key(&vec![new]), "a new key has a row");
+    // Tick 2: the close of tick 1 folds one row again: a flood row of tick 0, not /new (as cold
+    // by its count, but in the last tick) nor /hot.
+    r.advance(2 * TICK_MS);
+    assert_eq!((r.rows(), r.rows_evicted()), (4, 2));
+    let rows = rows_of(&r);
+    let hot = dict.lookup(b"/hot").unwrap();
+    assert!(rows.contains_key(&vec![new]) && rows.contains_key(&vec![hot]));
+    // Against the same requests counted without a limit.
+    let mut scratch = Report::new(def("r", &["script_name"]), &mut dict, usize::MAX)
+        .unwrap()
+        .with_exact_window(window_of_ticks(8), 0);
+    for (i, q) in all.iter().enumerate() {
+        scratch.advance(if i < 9 { 0 } else { TICK_MS });
+        add_req(&mut dict, &mut scratch, q);
+    }
+    scratch.advance(2 * TICK_MS);
+    check_kept(&r, &scratch, 5).unwrap();
+    let (other, _) = other_of(&r);
+    assert_eq!(other.req_count, 4, "2 lost, 2 folded");
+    // The query shows "(other)" as a row, its key columns saying so.
+    let t = r.query(&q(), &dict, 1.0).unwrap();
+    assert_eq!(t.rows_total, 5);
+    let at = (0..t.rows.len())
+        .find(|&i| matches!(column(&t, i, "script_name"), Cell::Text(s) if s == "(other)"))
+        .expect("an (other) row");
+    assert_eq!(float(column(&t, at, "req_count")), 4.0);
+    let filtered = r
+        .query(
+            &Query {
+                filters: vec!["script_name:(other)".into()],
+                ..q()
+            },
+            &dict,
+            1.0,
+        )
+        .unwrap();
+    assert_eq!(filtered.rows_total, 1);
+    // Everything leaves: rows and "(other)" empty, exactly.
+    r.advance(20 * TICK_MS);
+    assert_eq!(r.rows(), 0);
+    assert_eq!(totals_of(&r), (Sums::default(), vec![]));
+    assert_eq!(other_of(&r), (Sums::default(), vec![]));
+}
+
+/// A key folded into "(other)" and made again later: its older tick leaving the window is taken
+/// out of "(other)", not out of its new row, which holds only what came since.
+#[test]
+fn a_row_folded_and_made_again_takes_its_old_ticks_from_other() {
+    let mut dict = Dictionary::new(1000);
+    let mut r = Report::new(def("r", &["script_name"]), &mut dict, 2)
+        .unwrap()
+        .with_exact_window(window_of_ticks(4), 0);
+    add_req(&mut dict, &mut r, &req("/a", 0.1));
+    add_req(&mut dict, &mut r, &req("/b", 0.2));
+    add_req(&mut dict, &mut r, &req("/b", 0.2));
+    // Tick 0 closes with 2 rows > the mark of 1: /a (fewer requests) is folded.
+    r.advance(TICK_MS);
+    assert_eq!(r.rows_evicted(), 1);
+    add_req(&mut dict, &mut r, &req("/a", 0.4));
+    let a = dict.lookup(b"/a").unwrap();
+    assert_eq!(
+        rows_of(&r)[&vec![a]].0.req_count,
+        1,
+        "made again: only the new request"
+    );
+    assert_eq!(other_of(&r).0.req_count, 1, "the old one");
+    // Tick 0 leaves: "(other)" loses /a's old request, the new row keeps its own.
+    r.advance(4 * TICK_MS);
+    assert_eq!(other_of(&r).0.req_count, 0);
+    let rows = rows_of(&r);
+    assert_eq!(rows[&vec![a]].0.req_count, 1);
+    assert!((rows[&vec![a]].0.time_ns.get() as i128 - 400_000_000).abs() < 1000);
+    r.advance(20 * TICK_MS);
+    assert_eq!((r.rows(), totals_of(&r)), (0, (Sums::default(), vec![])));
+    assert_eq!(other_of(&r), (Sums::default(), vec![]));
 }
 
 /// A batch into an open table under `SORTED_MIN_SLOTS` slots counts its samples into the rows at
@@ -427,4 +505,86 @@ fn a_queried_report_keeps_its_histogram_log_shorter() {
     queried.flush_hist();
     other.flush_hist();
     assert_eq!(rows_of(&queried), rows_of(&other));
+}
+
+/// While the memory budget is tight a new key gets no row: its contribution goes to "(other)",
+/// counted in `rows_lost` and as the budget's refusal; keys with rows go on counting. Once the
+/// budget eases, new keys get rows again. The report's share is settled into the budget and
+/// leaves it when the report is dropped.
+#[test]
+fn a_tight_budget_refuses_new_rows_into_other() {
+    let budget = crate::budget::Budget::new(256 << 20);
+    let mut dict = Dictionary::new(1000).with_budget(budget.clone());
+    let mut r = Report::new(def("r", &["script_name"]), &mut dict, 1000)
+        .unwrap()
+        .with_exact_window(window_of_ticks(4), 0);
+    add_req(&mut dict, &mut r, &req("/a", 0.1));
+    r.settle_memory();
+    let held = budget.used();
+    assert!(held >= r.memory_estimate() as u64);
+    let filler = crate::budget::Account::new(budget.clone());
+    filler.settle(250 << 20);
+    assert!(budget.judge());
+    add_req(&mut dict, &mut r, &req("/b", 0.1));
+    add_req(&mut dict, &mut r, &req("/a", 0.1));
+    assert_eq!((r.rows(), r.rows_lost(), budget.rows_refused()), (1, 1, 1));
+    let a = dict.lookup(b"/a").unwrap();
+    assert_eq!(rows_of(&r)[&vec![a]].0.req_count, 2);
+    assert_eq!(other_of(&r).0.req_count, 1);
+    filler.settle(0);
+    assert!(!budget.judge());
+    add_req(&mut dict, &mut r, &req("/c", 0.1));
+    assert_eq!(r.rows(), 2);
+    r.settle_memory();
+    drop(r);
+    assert_eq!(budget.used(), dict.budget().used());
+    drop(dict);
+    assert_eq!(budget.used(), 0);
+}
+
+/// While the memory budget is tight, each tick's close folds the coldest half of the rows into
+/// "(other)" (the hottest stay; not below `TIGHT_KEEP_ROWS`), whatever the row limit, so that
+/// the ticks closed meanwhile stop adding copies of every row; totals stay exact.
+#[test]
+fn a_tight_budget_halves_the_rows_at_each_close() {
+    use crate::report::window::TIGHT_KEEP_ROWS;
+    let budget = crate::budget::Budget::new(256 << 20);
+    let mut dict = Dictionary::new(1000).with_budget(budget.clone());
+    let mut r = Report::new(def("r", &["script_name"]), &mut dict, 1000)
+        .unwrap()
+        .with_exact_window(window_of_ticks(8), 0);
+    for i in 0..200 {
+        let name: &'static str = format!("/cold/{i}").leak();
+        add_req(&mut dict, &mut r, &req(name, 0.1));
+    }
+    for _ in 0..5 {
+        add_req(&mut dict, &mut r, &req("/hot", 0.1));
+    }
+    r.advance(TICK_MS);
+    assert_eq!((r.rows(), r.rows_evicted()), (201, 0), "not tight");
+    let filler = crate::budget::Account::new(budget.clone());
+    filler.settle(250 << 20);
+    assert!(budget.judge());
+    add_req(&mut dict, &mut r, &req("/hot", 0.1));
+    r.advance(2 * TICK_MS);
+    assert_eq!((r.rows(), r.rows_evicted()), (100, 101));
+    r.advance(3 * TICK_MS);
+    assert_eq!(
+        r.rows(),
+        TIGHT_KEEP_ROWS,
+        "halved, down to the rows a report keeps"
+    );
+    r.advance(4 * TICK_MS);
+    assert_eq!(r.rows(), TIGHT_KEEP_ROWS);
+    let hot = dict.lookup(b"/hot").unwrap();
+    assert_eq!(
+        rows_of(&r)[&vec![hot]].0.req_count,
+        6,
+        "the hottest row stays"
+    );
+    let rows: u64 = rows_of(&r).values().map(|(s, _)| s.req_count).sum();
+    assert_eq!(rows + other_of(&r).0.req_count, 206);
+    assert_eq!(totals_of(&r).0.req_count, 206);
+    filler.settle(0);
+    assert!(!budget.judge());
 }

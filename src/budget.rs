@@ -1,0 +1,353 @@
+//! The memory budget (`limits.max_memory`): what pinbad holds, accounted, against one limit.
+//!
+//! In: what each holder of memory accounts for itself ([`Account::settle`]): the raw pool, the
+//! temp ring and the other fixed buffers once at start-up, each report (rows × ticks: its open
+//! tick, its window's closed part and closed ticks, its histograms and buffers) and each family
+//! stage after every merge round, the dictionary whenever the merger publishes it. Out: whether
+//! the budget is **tight** ([`Budget::tight`], one relaxed load), which the places that would
+//! allocate more read: a report creating a row, the dictionary interning a new string, a report
+//! being created; and whether a table's growth fits ([`Budget::fits`]), checked before a row
+//! table or the dictionary doubles, so that no single allocation takes pinbad past the limit.
+//!
+//! Cheap on the hot path: nothing here runs per request. A holder settles its account once per
+//! round (one atomic add of the difference), the merger re-judges the budget once per round
+//! ([`Budget::judge`], which logs once per episode), and the update path reads the flag only
+//! where it would create a row; a report that makes many rows within a round settles and judges
+//! again every [`SETTLE_EVERY_ROWS`] of them, and at each doubling of a table. Between two
+//! judgements the holders grow by at most that many rows each (and what a tick's close adds, which
+//! a report counts ahead: see `Report::memory_estimate`), which the margin between
+//! [`Budget::tight_at`] and the limit is for.
+//!
+//! Pure: no I/O but [`host_memory`], which reads `/proc/meminfo` and the cgroup's limit once at
+//! start-up; any thread.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+
+/// New rows a report makes between two of its settlements within a merge round (and at a table's
+/// doubling): what it may add unseen is this many rows' worth.
+pub const SETTLE_EVERY_ROWS: u32 = 256;
+
+/// The memory budget: a limit, what is accounted against it, whether it is tight, and what was
+/// refused for want of it (see the module docs).
+#[derive(Debug)]
+pub struct Budget {
+    /// `limits.max_memory` resolved, bytes (`u64::MAX`: no budget).
+    limit: u64,
+    /// Bytes accounted by every [`Account`] together.
+    used: AtomicU64,
+    /// Set by [`Budget::judge`] once `used` reaches [`Budget::tight_at`], cleared once it falls
+    /// below [`Budget::clear_at`].
+    tight: AtomicBool,
+    /// Times the budget became tight since start.
+    episodes: AtomicU64,
+    /// Report contributions that got no row of their own because the budget was tight (they are
+    /// in their report's "(other)" row).
+    rows_refused: AtomicU64,
+    /// New strings the dictionary did not keep because the budget was tight.
+    names_refused: AtomicU64,
+    /// Report creations refused because the budget was tight.
+    reports_refused: AtomicU64,
+    /// The most `used` has been at a judgement.
+    peak: AtomicU64,
+}
+
+impl Budget {
+    /// A budget of `limit` bytes.
+    pub fn new(limit: u64) -> Arc<Budget> {
+        Arc::new(Budget {
+            limit,
+            used: AtomicU64::new(0),
+            tight: AtomicBool::new(false),
+            episodes: AtomicU64::new(0),
+            rows_refused: AtomicU64::new(0),
+            names_refused: AtomicU64::new(0),
+            reports_refused: AtomicU64::new(0),
+            peak: AtomicU64::new(0),
+        })
+    }
+
+    /// No budget: never tight, every growth fits (tests, benches, a dictionary made alone).
+    pub fn unlimited() -> Arc<Budget> {
+        Budget::new(u64::MAX)
+    }
+
+    /// The limit, bytes (`u64::MAX`: none).
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// Bytes accounted now.
+    pub fn used(&self) -> u64 {
+        self.used.load(Relaxed)
+    }
+
+    /// The most accounted at any judgement since start.
+    pub fn peak(&self) -> u64 {
+        self.peak.load(Relaxed)
+    }
+
+    /// Where the budget becomes tight: 1/16 of the limit below it, the margin for what the
+    /// holders add between two judgements (one merge round) and what is not accounted to the
+    /// byte (allocator slack).
+    pub fn tight_at(&self) -> u64 {
+        self.limit - self.limit / 16
+    }
+
+    /// Where a tight budget eases again: 1/8 below the limit, so that a budget hovering at the
+    /// mark does not flap (each episode is logged).
+    pub fn clear_at(&self) -> u64 {
+        self.limit - self.limit / 8
+    }
+
+    /// Whether the budget is tight: new rows, strings and reports are refused. One relaxed load.
+    #[inline]
+    pub fn tight(&self) -> bool {
+        self.tight.load(Relaxed)
+    }
+
+    /// Whether `bytes` more (a table about to double) stay below [`Budget::tight_at`].
+    #[inline]
+    pub fn fits(&self, bytes: u64) -> bool {
+        self.used().saturating_add(bytes) <= self.tight_at()
+    }
+
+    /// Re-judges the budget from what is accounted now (the merger, once per round, and a
+    /// report growing by many rows within one): sets or clears the tight flag, and logs when it
+    /// changes (once, whichever thread judges). Returns whether it is tight.
+    pub fn judge(&self) -> bool {
+        let used = self.used();
+        self.peak.fetch_max(used, Relaxed);
+        let was = self.tight();
+        let now = if was {
+            used >= self.clear_at()
+        } else {
+            used >= self.tight_at()
+        };
+        if now != was
+            && self
+                .tight
+                .compare_exchange(was, now, Relaxed, Relaxed)
+                .is_ok()
+        {
+            let mib = |b: u64| b >> 20;
+            if now {
+                self.episodes.fetch_add(1, Relaxed);
+                tracing::warn!(
+                    used_mib = mib(used),
+                    limit_mib = mib(self.limit),
+                    "Memory budget nearly used (limits.max_memory): new report rows, reports and \
+                     strings are refused until memory frees (counted in /api/v1/status memory.*)"
+                );
+            } else {
+                tracing::info!(
+                    used_mib = mib(used),
+                    limit_mib = mib(self.limit),
+                    "Memory budget has room again: new rows, reports and strings are accepted"
+                );
+            }
+        }
+        now
+    }
+
+    /// Counts `n` contributions that got no row for want of memory.
+    pub fn refused_rows(&self, n: u64) {
+        self.rows_refused.fetch_add(n, Relaxed);
+    }
+
+    /// Counts a string not kept for want of memory.
+    pub fn refused_name(&self) {
+        self.names_refused.fetch_add(1, Relaxed);
+    }
+
+    /// Counts a report creation refused for want of memory.
+    pub fn refused_report(&self) {
+        self.reports_refused.fetch_add(1, Relaxed);
+    }
+
+    /// See the fields.
+    pub fn episodes(&self) -> u64 {
+        self.episodes.load(Relaxed)
+    }
+
+    pub fn rows_refused(&self) -> u64 {
+        self.rows_refused.load(Relaxed)
+    }
+
+    pub fn names_refused(&self) -> u64 {
+        self.names_refused.load(Relaxed)
+    }
+
+    pub fn reports_refused(&self) -> u64 {
+        self.reports_refused.load(Relaxed)
+    }
+
+    /// Adds `new - old` to what is accounted.
+    fn shift(&self, old: u64, new: u64) {
+        if new >= old {
+            self.used.fetch_add(new - old, Relaxed);
+        } else {
+            self.used.fetch_sub(old - new, Relaxed);
+        }
+    }
+}
+
+/// What one holder of memory (a report, a stage, the dictionary, the fixed buffers) accounts
+/// against its [`Budget`]: it says what it holds now ([`Account::settle`]), and its share leaves
+/// the budget when it is dropped.
+#[derive(Debug)]
+pub struct Account {
+    budget: Arc<Budget>,
+    /// Bytes this holder has accounted (atomic: settled through a shared borrow, such as the
+    /// dictionary's under its read lock).
+    accounted: AtomicU64,
+}
+
+impl Account {
+    pub fn new(budget: Arc<Budget>) -> Account {
+        Account {
+            budget,
+            accounted: AtomicU64::new(0),
+        }
+    }
+
+    /// The budget this account counts against.
+    pub fn budget(&self) -> &Arc<Budget> {
+        &self.budget
+    }
+
+    /// The holder now holds `bytes`: the budget is told the difference (one atomic add).
+    #[inline]
+    pub fn settle(&self, bytes: u64) {
+        let old = self.accounted.swap(bytes, Relaxed);
+        if old != bytes {
+            self.budget.shift(old, bytes);
+        }
+    }
+
+    /// Bytes accounted.
+    pub fn accounted(&self) -> u64 {
+        self.accounted.load(Relaxed)
+    }
+}
+
+impl Drop for Account {
+    fn drop(&mut self) {
+        self.settle(0);
+    }
+}
+
+/// The memory this process may use: the host's (`MemTotal`), or its cgroup's limit when lower
+/// (cgroup v2 `memory.max`, v1 `memory.limit_in_bytes`). `None` when neither can be read.
+pub fn host_memory() -> Option<u64> {
+    let total = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| meminfo_total(&s));
+    let cgroup = cgroup_limit();
+    match (total, cgroup) {
+        (Some(t), Some(c)) => Some(t.min(c)),
+        (t, c) => t.or(c),
+    }
+}
+
+/// `MemTotal` of `/proc/meminfo`, bytes.
+fn meminfo_total(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// This process's cgroup memory limit, if it has one.
+fn cgroup_limit() -> Option<u64> {
+    let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    // v2: "0::/path"; v1: "N:memory:/path".
+    let mut candidates = Vec::new();
+    for line in own.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next(), parts.next(), parts.next());
+        let (Some(controllers), Some(path)) = (controllers, path) else {
+            continue;
+        };
+        if controllers.is_empty() {
+            candidates.push(format!("/sys/fs/cgroup{path}/memory.max"));
+            candidates.push("/sys/fs/cgroup/memory.max".to_string());
+        } else if controllers.split(',').any(|c| c == "memory") {
+            candidates.push(format!("/sys/fs/cgroup/memory{path}/memory.limit_in_bytes"));
+            candidates.push("/sys/fs/cgroup/memory/memory.limit_in_bytes".to_string());
+        }
+    }
+    candidates
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .find_map(|s| parse_limit(&s))
+}
+
+/// A cgroup limit file's value: bytes, or `None` for "max" and v1's "no limit" (a value near
+/// `i64::MAX`).
+fn parse_limit(s: &str) -> Option<u64> {
+    let v: u64 = s.trim().parse().ok()?;
+    (v < (1 << 60)).then_some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accounts_add_up_and_leave_when_dropped() {
+        let b = Budget::new(1600);
+        let a = Account::new(b.clone());
+        let c = Account::new(b.clone());
+        a.settle(500);
+        c.settle(300);
+        assert_eq!(b.used(), 800);
+        a.settle(200);
+        assert_eq!(b.used(), 500);
+        drop(c);
+        assert_eq!(b.used(), 200);
+        drop(a);
+        assert_eq!(b.used(), 0);
+    }
+
+    /// Tight from 15/16 of the limit, eased below 7/8 (not in between), each episode counted.
+    #[test]
+    fn tight_from_fifteen_sixteenths_until_below_seven_eighths() {
+        let b = Budget::new(1600);
+        let a = Account::new(b.clone());
+        a.settle(1499);
+        assert!(!b.judge());
+        assert!(b.fits(1) && !b.fits(2), "growth fits up to the mark");
+        a.settle(1500);
+        assert!(b.judge() && b.tight());
+        a.settle(1450);
+        assert!(b.judge(), "still tight above 7/8");
+        a.settle(1399);
+        assert!(!b.judge() && !b.tight());
+        a.settle(1600);
+        assert!(b.judge());
+        assert_eq!(b.episodes(), 2);
+        assert_eq!(b.peak(), 1600);
+    }
+
+    #[test]
+    fn unlimited_is_never_tight() {
+        let b = Budget::unlimited();
+        let a = Account::new(b.clone());
+        a.settle(u64::MAX / 2);
+        assert!(!b.judge());
+        assert!(b.fits(1 << 40));
+    }
+
+    #[test]
+    fn limits_are_read_from_meminfo_and_cgroup_files() {
+        assert_eq!(
+            meminfo_total("MemTotal:       24684092 kB\nMemFree: 1 kB\n"),
+            Some(24684092 * 1024)
+        );
+        assert_eq!(meminfo_total("nothing"), None);
+        assert_eq!(parse_limit("max\n"), None);
+        assert_eq!(parse_limit("9223372036854771712\n"), None);
+        assert_eq!(parse_limit("1073741824\n"), Some(1 << 30));
+        assert!(host_memory().is_some_and(|m| m > 0));
+    }
+}

@@ -1,0 +1,331 @@
+//! The memory budget (`limits.max_memory`) and flood recovery, against the real daemon: a flood
+//! of unique script names and many API-created reports under traffic stay under the budget (the
+//! process's RSS, as the kernel counts it) while pinbad keeps answering; a report creation is
+//! refused with a 409 `memory_full` once the budget is tight; and after a flood filled a report to
+//! `limits.max_rows_per_report`, a new real script gets its row within a tick of the flood
+//! stopping, with totals exact (the flood's rows in "(other)").
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::common::{request, Daemon};
+
+/// The budget the tests set: small, so that a flood a test sends in seconds reaches it.
+const BUDGET_MIB: u64 = 128;
+
+/// What RSS may exceed the budget by: memory the budget does not see to the byte (the
+/// allocator's arenas and fragmentation, the kernel's view of shared pages) and what the holders
+/// add between two merge rounds.
+const SLACK_MIB: u64 = 32;
+
+/// A daemon whose reserved part (pool, temp ring, stream buffers, merge queues, pinbad itself) is
+/// small, under a budget of [`BUDGET_MIB`]; `extra` is added to the top level.
+fn small_config(extra: &str) -> String {
+    format!(
+        "request_pool_size = 20000\n\
+         timer_pool_size = 20000\n\
+         tag_pool_size = 20000\n\
+         temp_pool_memory = \"8MiB\"\n\
+         {extra}\n\
+         [merge]\n\
+         threads = 1\n\
+         [limits]\n\
+         max_memory = \"{BUDGET_MIB}MiB\"\n\
+         max_stream_clients = 2\n\
+         stream_buffer = \"1MiB\"\n\
+         max_reports = 1000\n"
+    )
+}
+
+/// The daemon's resident memory (`VmRSS` of `/proc/<pid>/status`), bytes.
+fn rss(d: &Daemon) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", d.child.id())).unwrap();
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .expect("VmRSS in /proc/<pid>/status");
+    kib << 10
+}
+
+fn figure(s: &Value, path: &str) -> u64 {
+    path.split('.')
+        .fold(s, |v, k| &v[k])
+        .as_u64()
+        .unwrap_or_else(|| panic!("no `{path}` in status"))
+}
+
+/// The process's RSS must stay under the budget plus [`SLACK_MIB`], and what the budget counts
+/// under the limit; returns the RSS.
+fn check_under_budget(d: &Daemon) -> u64 {
+    let rss = rss(d);
+    let s = d.status();
+    assert_eq!(figure(&s, "memory.limit_bytes"), BUDGET_MIB << 20);
+    let used = figure(&s, "memory.used_bytes");
+    let reports: Vec<(String, u64)> = s["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_string(),
+                r["memory_bytes"].as_u64().unwrap() >> 10,
+            )
+        })
+        .collect();
+    assert!(
+        used <= BUDGET_MIB << 20,
+        "accounted {used} above the budget: {} dictionary {} reports (KiB) {reports:?}",
+        s["memory"],
+        figure(&s, "dictionary_bytes")
+    );
+    assert!(
+        rss < (BUDGET_MIB + SLACK_MIB) << 20,
+        "RSS {} MiB above the budget {BUDGET_MIB} MiB + {SLACK_MIB} MiB",
+        rss >> 20
+    );
+    rss
+}
+
+/// Checks the daemon answers: `/healthz`, and a report query.
+fn check_answers(d: &Daemon) {
+    assert_eq!(d.get("/healthz").0, 200);
+    let (code, body) = d.get("/api/v1/reports/report_by_script_name?limit=5");
+    assert_eq!(code, 200, "{body}");
+}
+
+/// Waits until `cond` holds, up to `secs` seconds; panics with `what` otherwise.
+fn wait_until(secs: u64, what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A flood of unique script names (the 19 built-in reports and the dictionary fill with them):
+/// the budget becomes tight, new names and rows are refused and counted, and RSS stays under the
+/// budget plus the slack while `/healthz` and queries answer.
+#[test]
+fn a_flood_of_unique_names_stays_under_the_budget() {
+    let d = Daemon::start(&small_config("stats_history = \"5m\"\nreport_ticks = 60"));
+    let mut peak = rss(&d);
+    let (mut sent, batch) = (0u64, 20_000u64);
+    let deadline = Instant::now() + Duration::from_secs(40);
+    // Until the budget has been tight for a while (names refused), or 40 s.
+    while figure(&d.status(), "memory.names_refused") < 100_000 && Instant::now() < deadline {
+        let datagrams: Vec<_> = (sent..sent + batch)
+            .map(|i| request(&format!("/flood/{i:09}")))
+            .collect();
+        d.send(&datagrams);
+        sent += batch;
+        peak = peak.max(check_under_budget(&d));
+        check_answers(&d);
+    }
+    d.wait_merged(sent);
+    peak = peak.max(check_under_budget(&d));
+    check_answers(&d);
+    let s = d.status();
+    eprintln!(
+        "flood: {sent} unique names; RSS peak {} MiB, accounted {} MiB (peak {}), budget \
+         {BUDGET_MIB} MiB; names refused {}, rows refused {}, tight episodes {}",
+        peak >> 20,
+        figure(&s, "memory.used_bytes") >> 20,
+        figure(&s, "memory.peak_bytes") >> 20,
+        figure(&s, "memory.names_refused"),
+        figure(&s, "memory.rows_refused"),
+        figure(&s, "memory.tight_episodes"),
+    );
+    assert!(figure(&s, "memory.tight_episodes") >= 1, "{s}");
+    assert_eq!(figure(&s, "memory.tight"), 1, "still tight: {s}");
+    assert!(figure(&s, "memory.names_refused") > 0);
+    // The same figures on /metrics.
+    let (code, metrics) = d.get_text("/metrics");
+    assert_eq!(code, 200);
+    for name in [
+        "pinbad_memory_limit_bytes",
+        "pinbad_memory_used_bytes",
+        "pinbad_memory_names_refused_total",
+        "pinbad_memory_tight ",
+    ] {
+        assert!(metrics.contains(name), "no {name} on /metrics");
+    }
+    // Every request is counted: in its report's rows or its "(other)" row.
+    let (rows, total, _) = script_rows(&d, "report_by_script_name");
+    assert_eq!(total, sent);
+    assert_eq!(rows.iter().map(|(_, n)| n).sum::<u64>(), sent, "rows sum");
+}
+
+/// `n` requests numbered from `from` over 5,000 scripts on 7 hosts.
+fn traffic(from: u64, n: u64) -> Vec<Vec<u8>> {
+    use prost::Message;
+    (from..from + n)
+        .map(|i| {
+            let mut r = crate::common::proto_request(&format!("/s/{}", i % 5000));
+            r.hostname = format!("web{}", i % 7).into_bytes();
+            r.encode_to_vec()
+        })
+        .collect()
+}
+
+/// Reports created through the API while traffic flows: they fill, the budget becomes tight, a
+/// further creation is refused with a 409 `memory_full` JSON error (counted), RSS stays under the
+/// budget plus the slack, and pinbad keeps answering.
+#[test]
+fn api_created_reports_under_traffic_stay_under_the_budget() {
+    let d = Daemon::start(&small_config("stats_history = \"60s\"\nreport_ticks = 60"));
+    let mut peak = rss(&d);
+    let mut created = 0usize;
+    let mut refused: Option<Value> = None;
+    let mut sent = 0u64;
+    let deadline = Instant::now() + Duration::from_secs(45);
+    while refused.is_none() && Instant::now() < deadline {
+        // 8 more reports of 2-3 keys, then traffic that gives each many rows.
+        for _ in 0..8 {
+            let keys = match created % 3 {
+                0 => json!(["script_name", "hostname"]),
+                1 => json!(["script_name", "server_name", "status"]),
+                _ => json!(["hostname", "script_name", "server_name"]),
+            };
+            let (code, body) = d.post(
+                "/api/v1/reports",
+                &json!({"name": format!("api_{created}"), "keys": keys}),
+            );
+            match code {
+                201 => created += 1,
+                409 if body["error"] == "memory_full" => {
+                    refused = Some(body);
+                    break;
+                }
+                _ => panic!("POST /api/v1/reports: {code} {body}"),
+            }
+        }
+        d.send(&traffic(sent, 10_000));
+        sent += 10_000;
+        peak = peak.max(check_under_budget(&d));
+        check_answers(&d);
+    }
+    let body = refused.expect("a report creation refused for want of memory within 45 s");
+    // The same traffic for 6 more 1-second ticks: the keys with rows go on counting, each
+    // closed tick holds a copy of their rows, and the budget still holds.
+    let until = Instant::now() + Duration::from_secs(6);
+    while Instant::now() < until {
+        d.send(&traffic(sent, 10_000));
+        sent += 10_000;
+        peak = peak.max(check_under_budget(&d));
+        check_answers(&d);
+    }
+    assert!(
+        body["detail"]
+            .as_str()
+            .is_some_and(|t| t.contains("limits.max_memory")),
+        "{body}"
+    );
+    d.wait_merged(sent);
+    peak = peak.max(check_under_budget(&d));
+    check_answers(&d);
+    let s = d.status();
+    assert!(figure(&s, "memory.reports_refused") >= 1, "{s}");
+    eprintln!(
+        "reports: {created} created under {sent} requests before one was refused; RSS peak {} \
+         MiB, accounted peak {} MiB, budget {BUDGET_MIB} MiB; rows refused {}",
+        peak >> 20,
+        figure(&s, "memory.peak_bytes") >> 20,
+        figure(&s, "memory.rows_refused"),
+    );
+}
+
+/// A figure of report `name` in `/api/v1/status` `reports[]`.
+fn report_figure(d: &Daemon, name: &str, figure: &str) -> u64 {
+    let s = d.status();
+    let report = s["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("no report {name} in status"));
+    report[figure].as_u64().unwrap()
+}
+
+/// The rows of report `name` (every one) as (`script_name`, `req_count`), its total
+/// `req_count` and `rows_total`.
+fn script_rows(d: &Daemon, name: &str) -> (Vec<(String, u64)>, u64, u64) {
+    let body = d.json(&format!("/api/v1/reports/{name}?limit=100000"));
+    let count = |v: &Value| {
+        v["req_count"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("req_count: {v}"))
+    };
+    let rows = body["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["script_name"].as_str().unwrap_or("").to_string(),
+                count(r),
+            )
+        })
+        .collect();
+    let total = count(&body["totals"]);
+    (rows, total, body["rows_total"].as_u64().unwrap())
+}
+
+/// A flood of new script names fills `report_by_script_name` to its row limit; once it stops, a
+/// real script sent then has its own row within a tick or two (not once the flood's ticks have
+/// left the window), and the rows with "(other)" sum to the totals, which hold every request.
+#[test]
+fn after_a_flood_a_new_script_gets_its_row_within_a_tick() {
+    let d = Daemon::start(
+        "stats_history = \"120s\"\nreport_ticks = 60\n[limits]\nmax_rows_per_report = 1000\n",
+    );
+    let flood: Vec<_> = (0..5000).map(|i| request(&format!("/flood/{i}"))).collect();
+    d.send(&flood);
+    d.wait_merged(5000);
+    let (rows, total, _) = script_rows(&d, "report_by_script_name");
+    assert_eq!(total, 5000);
+    assert!(rows.len() <= 1001, "{} rows", rows.len());
+    let rows_lost = report_figure(&d, "report_by_script_name", "rows_lost");
+    assert!(
+        rows_lost >= 4000,
+        "refused rows counted per report: {rows_lost}"
+    );
+    // The real script, sent again and again until it has a row: from the next 2-second tick on
+    // (given a few ticks on a busy machine), where the window is 2 minutes.
+    let started = Instant::now();
+    let mut real = 0u64;
+    wait_until(30, "/real to get a row", || {
+        d.send(&[request("/real")]);
+        real += 1;
+        let (rows, _, _) = script_rows(&d, "report_by_script_name");
+        rows.iter().any(|(s, _)| s == "/real")
+    });
+    let took = started.elapsed();
+    eprintln!("flood: /real had its row {took:?} after the flood stopped (ticks of 2 s)");
+    assert!(took < Duration::from_secs(12), "{took:?}");
+    // Totals exact: every request in the window, the rows and "(other)" summing to them.
+    d.wait_merged(5000 + real);
+    let (rows, total, rows_total) = script_rows(&d, "report_by_script_name");
+    assert_eq!(total, 5000 + real);
+    assert_eq!(rows.iter().map(|(_, n)| n).sum::<u64>(), total, "rows sum");
+    assert_eq!(rows.len() as u64, rows_total);
+    let other = rows.iter().find(|(s, _)| s == "(other)").expect("(other)");
+    assert!(other.1 >= 4000, "{other:?}");
+    let evicted = report_figure(&d, "report_by_script_name", "rows_evicted");
+    assert!(evicted > 0, "coldest rows folded");
+    // The other script reports too (closed at the same ticks).
+    for name in [
+        "report_by_server_and_script",
+        "report_by_hostname_and_script",
+    ] {
+        wait_until(10, &format!("/real in {name}"), || {
+            let body = d.json(&format!("/api/v1/reports/{name}?limit=100000"));
+            body["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["script_name"] == "/real")
+        });
+    }
+}
