@@ -405,8 +405,17 @@ pub struct Overrides {
 pub use crate::report::MAX_HISTORY;
 
 /// The fewest `limits.max_metric_series`: the series of one request report row on `/metrics`
-/// (`metrics::REQUEST_ROW_SERIES`, which a compile-time check keeps equal to it).
-pub const MIN_METRIC_SERIES: usize = 22;
+/// with the default buckets (`metrics::REQUEST_ROW_SERIES`, which a compile-time check keeps
+/// equal to it).
+pub const MIN_METRIC_SERIES: usize = 49;
+
+/// Prometheus series of one row of an exported report whose histogram has `bounds` buckets
+/// besides `+Inf` (its `prometheus_buckets`): a request row's 5 counters (a timer row's 3), then
+/// the histogram's buckets with `+Inf`, its sum and its count. What `metrics` counts against
+/// `limits.max_metric_series`.
+pub const fn metric_row_series(timer: bool, bounds: usize) -> usize {
+    (if timer { 3 } else { 5 }) + bounds + 1 + 2
+}
 
 impl Config {
     /// Reads, parses and validates a config file.
@@ -730,6 +739,21 @@ impl Config {
         for (i, r) in self.report.iter().enumerate() {
             r.validate()
                 .map_err(|e| invalid(&format!("report[{i}]"), e.to_string()))?;
+            // One row of it must fit, or the report exports nothing at all.
+            if let (true, Some(bounds)) = (r.prometheus, &r.prometheus_buckets) {
+                let timer = r.kind() == crate::report::Kind::Timer;
+                let row = metric_row_series(timer, bounds.len());
+                if row > self.limits.max_metric_series {
+                    return Err(invalid(
+                        &format!("report[{i}].prometheus_buckets"),
+                        format!(
+                            "{} buckets make {row} series a row, above limits.max_metric_series                              ({}): nothing could be exported",
+                            bounds.len(),
+                            self.limits.max_metric_series
+                        ),
+                    ));
+                }
+            }
             if builtins.contains(&r.name) {
                 return Err(invalid(
                     &format!("report[{i}].name"),
@@ -1200,8 +1224,30 @@ mod tests {
                 "limits.max_metric_series",
             ),
             (
-                "[limits]\nmax_metric_series = 20",
+                "[limits]\nmax_metric_series = 48",
                 "limits.max_metric_series",
+            ),
+            (
+                "[limits]\nmax_metric_series = 60\n[[report]]\nname = \"r\"\nkeys = [\"script_name\"]\n\
+                 prometheus = true\nprometheus_buckets = [0.001, 0.002, 0.003, 0.004, 0.005, 0.006, \
+                 0.007, 0.008, 0.009, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1, 0.2, \
+                 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 30, 40, 50, 60, \
+                 70, 80, 90, 100, 200, 300, 400, 500, 600, 700, 800]",
+                "report[0].prometheus_buckets",
+            ),
+            (
+                "[[report]]\nname = \"r\"\nkeys = [\"script_name\"]\nprometheus_buckets = [0.1]",
+                "prometheus_buckets",
+            ),
+            (
+                "[[report]]\nname = \"r\"\nkeys = [\"script_name\"]\nprometheus = true\n\
+                 prometheus_buckets = [0.1, 0.1]",
+                "prometheus_buckets",
+            ),
+            (
+                "[[report]]\nname = \"r\"\nkeys = [\"script_name\"]\nprometheus = true\n\
+                 prometheus_buckets = [0, 0.1]",
+                "prometheus_buckets",
             ),
             ("[metrics]\nseries_idle = \"0s\"", "metrics.series_idle"),
             ("[metrics]\nidle = \"1h\"", "idle"),
