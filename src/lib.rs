@@ -21,6 +21,8 @@ pub mod ring;
 pub mod merger;
 // Fixed-capacity cyclic rings of requests, timers and tags; one removal path.
 pub mod pool;
+// `[[rewrite]]` rules: names folded before they are interned.
+pub mod rewrite;
 // Report definitions, the incremental engine, queries, run-time state.
 pub mod report;
 // Sparse log-linear histograms for percentiles.

@@ -132,6 +132,8 @@ pub struct Core {
     receive_buffer_bytes: u64,
     /// `reports.json`, when start-up found it damaged and set it aside (status).
     set_aside: Vec<SetAside>,
+    /// The `[[rewrite]]` rules (the merger applies them; the status reads their hits).
+    rewrite: Arc<crate::rewrite::Rules>,
 }
 
 impl Core {
@@ -174,6 +176,7 @@ impl Core {
         on_damage: OnDamage,
     ) -> Result<Core, CoreError> {
         let (dictionary, reports, set_aside) = start_reports(&config, on_damage)?;
+        let rewrite = Arc::new(config.rewrite_rules().map_err(CoreError::Config)?);
         let pool = Pool::try_new(
             config.request_pool_size,
             config.timer_pool_size,
@@ -229,6 +232,7 @@ impl Core {
             udp_addrs,
             receive_buffer_bytes,
             set_aside,
+            rewrite,
             config,
         })
     }
@@ -244,6 +248,11 @@ impl Core {
 
     pub fn clock(&self) -> &Clock {
         &self.clock
+    }
+
+    /// The `[[rewrite]]` rules and their hit counters.
+    pub fn rewrite(&self) -> &Arc<crate::rewrite::Rules> {
+        &self.rewrite
     }
 
     /// Replaces the clock: a restored snapshot's, which continues the saved epoch (start-up).

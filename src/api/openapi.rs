@@ -511,6 +511,7 @@ mod tests {
         def.filters.insert("min_time".into(), 1.0.into());
         def.history = Some("1m".parse().unwrap());
         def.prometheus = true;
+        def.prometheus_buckets = Some(vec![0.01, 0.1]);
         def.history_retention = Some("30d".parse().unwrap());
         def.history_step = Some("1m".parse().unwrap());
         def.history_rows = Some(10);

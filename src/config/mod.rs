@@ -115,6 +115,8 @@ pub struct Config {
     pub report: Vec<ReportDef>,
     /// Sinks (`[[sink]]` tables): where every merged request is written (see `sink`).
     pub sink: Vec<SinkConfig>,
+    /// `[[rewrite]]` rules: names folded before they are interned (see `rewrite`).
+    pub rewrite: Vec<crate::rewrite::RuleDef>,
     /// Report history (see `history`): the global switch.
     pub history: HistoryConfig,
     /// `[snapshot]`: the pool and the reports' windows kept across restarts (see `snapshot`).
@@ -297,6 +299,7 @@ impl Default for Config {
             metrics: Default::default(),
             report: Vec::new(),
             sink: Vec::new(),
+            rewrite: Vec::new(),
             history: Default::default(),
             snapshot: Default::default(),
         }
@@ -704,6 +707,7 @@ impl Config {
                 "must be between 64KiB and 1GiB",
             ));
         }
+        self.rewrite_rules()?;
         let mut sink_names = std::collections::HashSet::new();
         let mut sink_paths = std::collections::HashMap::new();
         for (i, s) in self.sink.iter().enumerate() {
@@ -772,6 +776,16 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// The `[[rewrite]]` rules compiled; an error names the rule's key (`rewrite[i].regex`).
+    pub fn rewrite_rules(&self) -> Result<crate::rewrite::Rules, ConfigError> {
+        crate::rewrite::Rules::compile(
+            &self.rewrite,
+            self.limits.max_regex_bytes,
+            self.limits.max_string_bytes,
+        )
+        .map_err(|e| invalid(&format!("rewrite[{}].{}", e.index, e.key), e.message))
     }
 
     /// The API token: `http.token`, or the trimmed content of `http.token_file`; `None` when
@@ -987,6 +1001,13 @@ mod tests {
                 );
                 continue;
             }
+            if k == "rewrite" {
+                assert!(
+                    text.contains("# [[rewrite]]"),
+                    "config/pinbad.toml shows a [[rewrite]] example"
+                );
+                continue;
+            }
             if k == "report" {
                 assert!(
                     text.contains("[[report]]"),
@@ -1014,6 +1035,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The commented `[[rewrite]]` example of config/pinbad.toml is a valid rule.
+    #[test]
+    fn shipped_rewrite_example_is_valid() {
+        let text = shipped();
+        let example: String = text
+            .lines()
+            .skip_while(|l| *l != "# [[rewrite]]")
+            .take_while(|l| l.starts_with('#'))
+            .map(|l| format!("{}\n", &l[1..]))
+            .collect();
+        let c = Config::parse(&example).unwrap();
+        assert_eq!(c.rewrite.len(), 1, "{example}");
+        assert_eq!(c.rewrite[0].field, "script_name");
+        let rules = c.rewrite_rules().unwrap();
+        assert_eq!(rules.hits().next().map(|h| h.0), Some("user-ids"));
     }
 
     /// What cannot work together is refused naming the key: UDP addresses that cannot both be
@@ -1248,6 +1286,15 @@ mod tests {
                 "[[report]]\nname = \"r\"\nkeys = [\"script_name\"]\nprometheus = true\n\
                  prometheus_buckets = [0, 0.1]",
                 "prometheus_buckets",
+            ),
+            (
+                "[[rewrite]]\nfield = \"script_name\"\nregex = \"(\"\nreplacement = \"x\"",
+                "rewrite[0].regex",
+            ),
+            (
+                "[[rewrite]]\nfield = \"script_name\"\nregex = \"a\"\nreplacement = \"x\"\n\
+                 [[rewrite]]\nfield = \"path\"\nregex = \"a\"\ndrop = true",
+                "rewrite[1].field",
             ),
             ("[metrics]\nseries_idle = \"0s\"", "metrics.series_idle"),
             ("[metrics]\nidle = \"1h\"", "idle"),

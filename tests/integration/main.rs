@@ -24,6 +24,7 @@ mod packaging;
 mod php;
 mod prometheus;
 mod reports;
+mod rewrite;
 mod sent;
 mod clickhouse;
 mod sinks;

@@ -1,0 +1,691 @@
+//! `[[rewrite]]` rules: names folded as requests are merged, before any of them is interned, so
+//! that `/user/12345` is `/user/:id` in every report, the raw pool, the stream and the sinks, and
+//! the dictionary never holds the original.
+//!
+//! In: the strings of one decoded request (spans of a `record::Batch`): `hostname`,
+//! `server_name`, `script_name`, and the values of the request tags and timer tags the rules
+//! name. Out: for each, the string as it is, other bytes instead ([`Names`]), or the request
+//! dropped (`None`). Runs on the merger thread ("pinbad-merger") in its interning phase
+//! (`merger::Interned::intern`), so the receivers stay lean; takes no lock. Each rule's hits are
+//! counted ([`Rules::hits`]; the status's `rewrite` and `rewrite_dropped`).
+//!
+//! Cost: the rules of one field form a chain, applied in order, each to what the one before made
+//! of the string. What a chain makes of a string is cached ([`Rewriter`]: bounded, emptied when
+//! full), so a name seen before costs one hash lookup; a string not seen before is matched
+//! against all the chain's rules in one pass (a `RegexSet`) first, so one that no rule matches
+//! costs one scan. Pure: no clock, no I/O.
+
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
+
+use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+use crate::record::{Batch, WireRequest};
+
+/// Most `[[rewrite]]` rules (a cached outcome records the rules that hit as the bits of a u64).
+pub const MAX_RULES: usize = 64;
+
+/// Distinct strings a chain's cache holds before it is emptied (a chain over names that never
+/// repeat, such as ids, must not grow it without bound).
+const CACHE_ENTRIES: usize = 16_384;
+/// Bytes of strings (keys and rewritten values) a chain's cache holds before it is emptied.
+const CACHE_BYTES: usize = 4 << 20;
+
+/// One `[[rewrite]]` table of the config, as written.
+///
+/// ```toml
+/// [[rewrite]]
+/// field = "script_name"        # hostname, server_name, script_name, tag:NAME, timer_tag:NAME
+/// regex = '^/user/\d+'
+/// replacement = "/user/:id"    # every match replaced; $1, ${name} name the regex's groups
+///
+/// [[rewrite]]
+/// field = "script_name"
+/// regex = '^/healthz$'
+/// drop = true                  # a request whose field matches is not merged at all
+/// ```
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct RuleDef {
+    /// The rule's name in the status and on `/metrics` (default `rewrite[i]`, its place).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// What it rewrites: `hostname`, `server_name`, `script_name`, `tag:NAME` (the value of the
+    /// request tag NAME) or `timer_tag:NAME` (the value of the timer tag NAME).
+    pub field: String,
+    /// A regular expression (the `regex` crate's syntax) searched in the field's bytes.
+    pub regex: String,
+    /// What each match becomes (`$1`, `${name}`: the regex's groups).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replacement: Option<String>,
+    /// Instead of a replacement: drop the request when the field matches.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub drop: bool,
+}
+
+/// A rule that cannot be used: the key of its table at fault and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleError {
+    /// The rule's place in the `[[rewrite]]` list.
+    pub index: usize,
+    /// `field`, `regex`, `replacement`, `drop` or `name`.
+    pub key: &'static str,
+    pub message: String,
+}
+
+/// What a rule is applied to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Target {
+    Hostname,
+    ServerName,
+    ScriptName,
+    /// The value of the request tag of this name.
+    Tag(Box<[u8]>),
+    /// The value of the timer tag of this name.
+    TimerTag(Box<[u8]>),
+}
+
+impl Target {
+    fn parse(field: &str) -> Option<Target> {
+        let name = |n: &str| (!n.is_empty()).then(|| n.as_bytes().into());
+        Some(match field {
+            "hostname" => Target::Hostname,
+            "server_name" => Target::ServerName,
+            "script_name" => Target::ScriptName,
+            _ => {
+                if let Some(n) = field.strip_prefix("tag:") {
+                    Target::Tag(name(n)?)
+                } else if let Some(n) = field.strip_prefix("timer_tag:") {
+                    Target::TimerTag(name(n)?)
+                } else {
+                    return None;
+                }
+            }
+        })
+    }
+}
+
+#[derive(Debug)]
+enum Action {
+    Replace(Box<[u8]>),
+    Drop,
+}
+
+#[derive(Debug)]
+struct Rule {
+    name: String,
+    field: String,
+    regex: Regex,
+    target: Target,
+    action: Action,
+}
+
+/// The compiled rules and their hit counters, shared by the merger (which applies them through
+/// a [`Rewriter`]) and the status (which reads the counters).
+#[derive(Debug, Default)]
+pub struct Rules {
+    rules: Vec<Rule>,
+    /// Per rule: requests in which it matched.
+    hits: Vec<AtomicU64>,
+    /// Requests a `drop = true` rule dropped.
+    dropped: AtomicU64,
+    /// Longest string a rewrite may make (`limits.max_string_bytes`); longer is cut at a
+    /// character boundary, as the decoder cuts what it receives.
+    max_bytes: usize,
+}
+
+impl Rules {
+    /// Compiles `defs`: each regex within `max_regex_bytes` compiled (`limits.max_regex_bytes`),
+    /// rewritten strings cut at `max_string_bytes`. The error names the rule and its key.
+    pub fn compile(
+        defs: &[RuleDef],
+        max_regex_bytes: usize,
+        max_string_bytes: usize,
+    ) -> Result<Rules, RuleError> {
+        if defs.len() > MAX_RULES {
+            return Err(RuleError {
+                index: MAX_RULES,
+                key: "field",
+                message: format!("at most {MAX_RULES} [[rewrite]] rules, got {}", defs.len()),
+            });
+        }
+        let mut rules: Vec<Rule> = Vec::with_capacity(defs.len());
+        for (index, d) in defs.iter().enumerate() {
+            let fail = |key, message: String| RuleError {
+                index,
+                key,
+                message,
+            };
+            let target = Target::parse(&d.field).ok_or_else(|| {
+                fail(
+                    "field",
+                    format!(
+                        "`{}`: expected hostname, server_name, script_name, tag:NAME or \
+                         timer_tag:NAME",
+                        d.field
+                    ),
+                )
+            })?;
+            let regex = RegexBuilder::new(&d.regex)
+                .size_limit(max_regex_bytes)
+                .build()
+                .map_err(|e| fail("regex", format!("`{}` does not compile: {e}", d.regex)))?;
+            let action = match (&d.replacement, d.drop) {
+                (Some(_), true) => {
+                    return Err(fail(
+                        "drop",
+                        "give a replacement or drop = true, not both".into(),
+                    ))
+                }
+                (Some(r), false) => Action::Replace(r.as_bytes().into()),
+                (None, true) => Action::Drop,
+                (None, false) => {
+                    return Err(fail(
+                        "replacement",
+                        "missing: give a replacement (or drop = true)".into(),
+                    ))
+                }
+            };
+            let name = d
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("rewrite[{index}]"));
+            if name.is_empty() || rules.iter().any(|r| r.name == name) {
+                return Err(fail(
+                    "name",
+                    format!("`{name}`: each rule needs a name of its own"),
+                ));
+            }
+            rules.push(Rule {
+                name,
+                field: d.field.clone(),
+                regex,
+                target,
+                action,
+            });
+        }
+        Ok(Rules {
+            hits: rules.iter().map(|_| AtomicU64::new(0)).collect(),
+            rules,
+            dropped: AtomicU64::new(0),
+            max_bytes: max_string_bytes,
+        })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// Each rule's name, field, regex and hits (requests in which it matched), in order.
+    pub fn hits(&self) -> impl Iterator<Item = (&str, &str, &str, u64)> + '_ {
+        self.rules
+            .iter()
+            .zip(&self.hits)
+            .map(|(r, h)| (&*r.name, &*r.field, r.regex.as_str(), h.load(Relaxed)))
+    }
+
+    /// Requests dropped by a `drop = true` rule.
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Relaxed)
+    }
+}
+
+/// What a chain makes of a string.
+#[derive(Debug)]
+enum Outcome {
+    Keep,
+    Replace(Box<[u8]>),
+    Drop,
+}
+
+/// The outcome cached for a string, with the rules that hit (bit `i`: rule `i`).
+#[derive(Debug)]
+struct Cached {
+    outcome: Outcome,
+    hits: u64,
+}
+
+/// The rules of one field, in order, with their cache.
+#[derive(Debug)]
+struct Chain {
+    rules: Vec<usize>,
+    /// All of them at once, to find the first that matches in one scan (chains of two or more).
+    set: Option<RegexSet>,
+    cache: FxHashMap<Box<[u8]>, Cached>,
+    cache_bytes: usize,
+}
+
+/// One string's rewrite within a request: as it is, the bytes at this range of the scratch, or
+/// the request dropped.
+enum Step {
+    Keep,
+    Replaced(Range<usize>),
+    Drop,
+}
+
+/// The rules as the merger applies them: the chains per field and their caches, the hits
+/// counted since the last [`Rewriter::flush`], and the rewritten strings of the request at hand.
+#[derive(Debug)]
+pub struct Rewriter {
+    rules: Arc<Rules>,
+    chains: Vec<Chain>,
+    hostname: Option<usize>,
+    server_name: Option<usize>,
+    script_name: Option<usize>,
+    /// (tag name, chain) for request tags and timer tags.
+    tags: Vec<(Box<[u8]>, usize)>,
+    timer_tags: Vec<(Box<[u8]>, usize)>,
+    hits: Vec<u64>,
+    dropped: u64,
+    /// The current request's rewritten strings.
+    scratch: Vec<u8>,
+    names: [Option<Range<usize>>; 3],
+    /// Per request tag (per timer tag, across its timers in order): its rewritten value.
+    tag_values: Vec<Option<Range<usize>>>,
+    timer_tag_values: Vec<Option<Range<usize>>>,
+}
+
+impl Rewriter {
+    /// A rewriter of `rules`; `None` when there are none (interning then skips it altogether).
+    pub fn new(rules: Arc<Rules>) -> Option<Rewriter> {
+        if rules.is_empty() {
+            return None;
+        }
+        let mut chains: Vec<(Target, Vec<usize>)> = Vec::new();
+        for (i, r) in rules.rules.iter().enumerate() {
+            match chains.iter_mut().find(|(t, _)| *t == r.target) {
+                Some((_, list)) => list.push(i),
+                None => chains.push((r.target.clone(), vec![i])),
+            }
+        }
+        let find = |want: &Target| chains.iter().position(|(t, _)| t == want);
+        let (hostname, server_name, script_name) = (
+            find(&Target::Hostname),
+            find(&Target::ServerName),
+            find(&Target::ScriptName),
+        );
+        let named = |tag: fn(&Target) -> Option<&[u8]>| -> Vec<(Box<[u8]>, usize)> {
+            chains
+                .iter()
+                .enumerate()
+                .filter_map(|(c, (t, _))| Some((tag(t)?.into(), c)))
+                .collect()
+        };
+        let tags = named(|t| match t {
+            Target::Tag(n) => Some(n),
+            _ => None,
+        });
+        let timer_tags = named(|t| match t {
+            Target::TimerTag(n) => Some(n),
+            _ => None,
+        });
+        let chains = chains
+            .into_iter()
+            .map(|(_, list)| Chain {
+                // Each pattern compiled alone already; together they fit likewise (a set that
+                // did not is done without: each rule is then tried in turn).
+                set: (list.len() > 1)
+                    .then(|| {
+                        RegexSetBuilder::new(list.iter().map(|&i| rules.rules[i].regex.as_str()))
+                            .build()
+                            .ok()
+                    })
+                    .flatten(),
+                rules: list,
+                cache: FxHashMap::default(),
+                cache_bytes: 0,
+            })
+            .collect();
+        Some(Rewriter {
+            hits: vec![0; rules.rules.len()],
+            rules,
+            chains,
+            hostname,
+            server_name,
+            script_name,
+            tags,
+            timer_tags,
+            dropped: 0,
+            scratch: Vec::new(),
+            names: [None, None, None],
+            tag_values: Vec::new(),
+            timer_tag_values: Vec::new(),
+        })
+    }
+
+    /// What the rules make of `req`'s names: [`Names`] to intern, or `None` when a rule drops it.
+    pub fn request<'a>(&'a mut self, batch: &'a Batch, req: &WireRequest) -> Option<Names<'a>> {
+        self.scratch.clear();
+        self.tag_values.clear();
+        self.timer_tag_values.clear();
+        for (slot, chain, span) in [
+            (0, self.hostname, req.hostname),
+            (1, self.server_name, req.server_name),
+            (2, self.script_name, req.script_name),
+        ] {
+            self.names[slot] = None;
+            if let Some(c) = chain {
+                match self.apply(c, batch.bytes_of(span)) {
+                    Step::Keep => {}
+                    Step::Replaced(r) => self.names[slot] = Some(r),
+                    Step::Drop => return self.dropped_request(),
+                }
+            }
+        }
+        if !self.tags.is_empty() {
+            for t in batch.tags_of(req) {
+                let step = match find_chain(&self.tags, batch.dictionary_entry(req, t.name)) {
+                    Some(c) => self.apply(c, batch.dictionary_entry(req, t.value)),
+                    None => Step::Keep,
+                };
+                match step {
+                    Step::Keep => self.tag_values.push(None),
+                    Step::Replaced(r) => self.tag_values.push(Some(r)),
+                    Step::Drop => return self.dropped_request(),
+                }
+            }
+        }
+        if !self.timer_tags.is_empty() {
+            for timer in batch.timers_of(req) {
+                for t in batch.timer_tags_of(timer) {
+                    let name = batch.dictionary_entry(req, t.name);
+                    let step = match find_chain(&self.timer_tags, name) {
+                        Some(c) => self.apply(c, batch.dictionary_entry(req, t.value)),
+                        None => Step::Keep,
+                    };
+                    match step {
+                        Step::Keep => self.timer_tag_values.push(None),
+                        Step::Replaced(r) => self.timer_tag_values.push(Some(r)),
+                        Step::Drop => return self.dropped_request(),
+                    }
+                }
+            }
+        }
+        let name = |slot: usize, span| match &self.names[slot] {
+            Some(r) => &self.scratch[r.clone()],
+            None => batch.bytes_of(span),
+        };
+        Some(Names {
+            hostname: name(0, req.hostname),
+            server_name: name(1, req.server_name),
+            script_name: name(2, req.script_name),
+            scratch: &self.scratch,
+            tag_values: &self.tag_values,
+            timer_tag_values: &self.timer_tag_values,
+        })
+    }
+
+    fn dropped_request<'a>(&mut self) -> Option<Names<'a>> {
+        self.dropped += 1;
+        None
+    }
+
+    /// Adds the hits counted since the last call to the shared counters (once a round).
+    pub fn flush(&mut self) {
+        for (h, shared) in self.hits.iter_mut().zip(&self.rules.hits) {
+            if *h > 0 {
+                shared.fetch_add(std::mem::take(h), Relaxed);
+            }
+        }
+        if self.dropped > 0 {
+            self.rules
+                .dropped
+                .fetch_add(std::mem::take(&mut self.dropped), Relaxed);
+        }
+    }
+
+    /// Chain `c` applied to `s`, from its cache when it has seen `s`; a rewritten string is
+    /// copied to the scratch.
+    fn apply(&mut self, c: usize, s: &[u8]) -> Step {
+        let chain = &mut self.chains[c];
+        if !chain.cache.contains_key(s) {
+            let cached = run_chain(&self.rules, chain, s);
+            let bytes = s.len()
+                + match &cached.outcome {
+                    Outcome::Replace(r) => r.len(),
+                    _ => 0,
+                };
+            if chain.cache.len() >= CACHE_ENTRIES || chain.cache_bytes + bytes > CACHE_BYTES {
+                chain.cache.clear();
+                chain.cache_bytes = 0;
+            }
+            chain.cache_bytes += bytes;
+            chain.cache.insert(s.into(), cached);
+        }
+        let Some(cached) = chain.cache.get(s) else {
+            return Step::Keep;
+        };
+        let mut hits = cached.hits;
+        while hits != 0 {
+            self.hits[hits.trailing_zeros() as usize] += 1;
+            hits &= hits - 1;
+        }
+        match &cached.outcome {
+            Outcome::Keep => Step::Keep,
+            Outcome::Drop => Step::Drop,
+            Outcome::Replace(r) => {
+                let start = self.scratch.len();
+                self.scratch.extend_from_slice(r);
+                Step::Replaced(start..self.scratch.len())
+            }
+        }
+    }
+}
+
+/// The chain of a tag name, if a rule names it.
+#[inline]
+fn find_chain(list: &[(Box<[u8]>, usize)], name: &[u8]) -> Option<usize> {
+    list.iter().find(|(n, _)| **n == *name).map(|&(_, c)| c)
+}
+
+/// What `chain` makes of `s`: its rules in order, each applied to what the ones before made.
+fn run_chain(rules: &Rules, chain: &Chain, s: &[u8]) -> Cached {
+    // The first rule that matches `s` itself: the ones before it cannot change it.
+    let first = match &chain.set {
+        Some(set) => match set.matches(s).iter().next() {
+            Some(k) => k,
+            None => {
+                return Cached {
+                    outcome: Outcome::Keep,
+                    hits: 0,
+                }
+            }
+        },
+        None => 0,
+    };
+    let mut hits = 0u64;
+    let mut current: std::borrow::Cow<'_, [u8]> = std::borrow::Cow::Borrowed(s);
+    for &i in &chain.rules[first..] {
+        let rule = &rules.rules[i];
+        match &rule.action {
+            Action::Drop => {
+                if rule.regex.is_match(&current) {
+                    return Cached {
+                        outcome: Outcome::Drop,
+                        hits: hits | 1 << i,
+                    };
+                }
+            }
+            Action::Replace(with) => {
+                if let std::borrow::Cow::Owned(next) =
+                    rule.regex.replace_all(&current, with.as_ref())
+                {
+                    hits |= 1 << i;
+                    current = std::borrow::Cow::Owned(next);
+                }
+            }
+        }
+    }
+    let outcome = match current {
+        std::borrow::Cow::Borrowed(_) => Outcome::Keep,
+        std::borrow::Cow::Owned(mut v) => {
+            v.truncate(crate::decode::cut_len(&v, rules.max_bytes));
+            if v == s {
+                Outcome::Keep
+            } else {
+                Outcome::Replace(v.into())
+            }
+        }
+    };
+    Cached { outcome, hits }
+}
+
+/// A request's names after the rules: what to intern.
+pub struct Names<'a> {
+    pub hostname: &'a [u8],
+    pub server_name: &'a [u8],
+    pub script_name: &'a [u8],
+    scratch: &'a [u8],
+    tag_values: &'a [Option<Range<usize>>],
+    timer_tag_values: &'a [Option<Range<usize>>],
+}
+
+impl<'a> Names<'a> {
+    /// The request's names as decoded (no rules).
+    pub fn plain(batch: &'a Batch, req: &WireRequest) -> Names<'a> {
+        Names {
+            hostname: batch.bytes_of(req.hostname),
+            server_name: batch.bytes_of(req.server_name),
+            script_name: batch.bytes_of(req.script_name),
+            scratch: &[],
+            tag_values: &[],
+            timer_tag_values: &[],
+        }
+    }
+
+    /// The rewritten value of the request's `k`-th tag, if a rule changed it.
+    #[inline]
+    pub fn tag_value(&self, k: usize) -> Option<&'a [u8]> {
+        let r = self.tag_values.get(k)?.as_ref()?;
+        Some(&self.scratch[r.clone()])
+    }
+
+    /// The rewritten value of the request's `k`-th timer tag (counted across its timers in
+    /// order), if a rule changed it.
+    #[inline]
+    pub fn timer_tag_value(&self, k: usize) -> Option<&'a [u8]> {
+        let r = self.timer_tag_values.get(k)?.as_ref()?;
+        Some(&self.scratch[r.clone()])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(field: &str, regex: &str, replacement: Option<&str>) -> RuleDef {
+        RuleDef {
+            name: None,
+            field: field.into(),
+            regex: regex.into(),
+            replacement: replacement.map(Into::into),
+            drop: replacement.is_none(),
+        }
+    }
+
+    fn rewriter(defs: &[RuleDef]) -> Rewriter {
+        Rewriter::new(Arc::new(Rules::compile(defs, 1 << 20, 1024).unwrap())).unwrap()
+    }
+
+    /// Applies chain `c` to `s`: `Some(result)` or `None` for a drop.
+    fn apply(rw: &mut Rewriter, c: usize, s: &str) -> Option<String> {
+        rw.scratch.clear();
+        match rw.apply(c, s.as_bytes()) {
+            Step::Keep => Some(s.to_string()),
+            Step::Replaced(r) => Some(String::from_utf8(rw.scratch[r].to_vec()).unwrap()),
+            Step::Drop => None,
+        }
+    }
+
+    #[test]
+    fn chains_apply_in_order_and_count_hits_per_use() {
+        let mut rw = rewriter(&[
+            rule("script_name", r"/\d+", Some("/:id")),
+            rule("script_name", r"^/user/:id/avatar$", None),
+            rule("script_name", r"\.php$", Some("")),
+            rule("hostname", r"^web\d+$", Some("web")),
+        ]);
+        let s = rw.script_name.unwrap();
+        assert_eq!(
+            apply(&mut rw, s, "/user/123/edit.php").as_deref(),
+            Some("/user/:id/edit")
+        );
+        // Cached: the same again counts again.
+        assert_eq!(
+            apply(&mut rw, s, "/user/123/edit.php").as_deref(),
+            Some("/user/:id/edit")
+        );
+        // The second rule matches only what the first made.
+        assert_eq!(apply(&mut rw, s, "/user/9/avatar"), None);
+        assert_eq!(apply(&mut rw, s, "/about").as_deref(), Some("/about"));
+        let h = rw.hostname.unwrap();
+        assert_eq!(apply(&mut rw, h, "web12").as_deref(), Some("web"));
+        rw.flush();
+        let hits: Vec<u64> = rw.rules.hits().map(|(_, _, _, h)| h).collect();
+        assert_eq!(hits, [3, 1, 2, 1]);
+        assert_eq!(rw.rules.hits().next().unwrap().0, "rewrite[0]");
+    }
+
+    #[test]
+    fn a_rewrite_is_cut_at_the_string_limit_on_a_character_boundary() {
+        let rules = Rules::compile(&[rule("script_name", "x", Some("éé"))], 1 << 20, 5).unwrap();
+        let mut rw = Rewriter::new(Arc::new(rules)).unwrap();
+        let s = rw.script_name.unwrap();
+        assert_eq!(apply(&mut rw, s, "xx").as_deref(), Some("éé"));
+        assert_eq!(apply(&mut rw, s, "xxx").as_deref(), Some("éé"));
+    }
+
+    #[test]
+    fn the_cache_is_bounded() {
+        let mut rw = rewriter(&[rule("script_name", r"\d+", Some("N"))]);
+        let s = rw.script_name.unwrap();
+        for i in 0..CACHE_ENTRIES * 3 {
+            assert_eq!(
+                apply(&mut rw, s, &format!("/u/{i}")).as_deref(),
+                Some("/u/N")
+            );
+            assert!(rw.chains[s].cache.len() <= CACHE_ENTRIES);
+        }
+        rw.flush();
+        assert_eq!(rw.rules.hits().next().unwrap().3, CACHE_ENTRIES as u64 * 3);
+    }
+
+    #[test]
+    fn bad_rules_name_their_key() {
+        for (def, key) in [
+            (rule("script", "x", Some("y")), "field"),
+            (rule("tag:", "x", Some("y")), "field"),
+            (rule("script_name", "(", Some("y")), "regex"),
+            (
+                RuleDef {
+                    drop: true,
+                    ..rule("script_name", "x", Some("y"))
+                },
+                "drop",
+            ),
+            (
+                RuleDef {
+                    drop: false,
+                    ..rule("script_name", "x", None)
+                },
+                "replacement",
+            ),
+        ] {
+            let e =
+                Rules::compile(&[rule("hostname", "a", Some("b")), def], 1 << 20, 100).unwrap_err();
+            assert_eq!((e.index, e.key), (1, key), "{e:?}");
+        }
+        let named = RuleDef {
+            name: Some("n".into()),
+            ..rule("hostname", "a", Some("b"))
+        };
+        let e = Rules::compile(&[named.clone(), named], 1 << 20, 100).unwrap_err();
+        assert_eq!((e.index, e.key), (1, "name"));
+        // A regex above the size limit.
+        let e = Rules::compile(&[rule("hostname", r"\w{1000}", Some("b"))], 1000, 100).unwrap_err();
+        assert_eq!(e.key, "regex");
+    }
+}
