@@ -20,7 +20,7 @@ DURATION=${DURATION:-30s}
 WARMUP=${WARMUP:-15s}
 SCRIPTS=${SCRIPTS:-10000}
 POOL=${POOL:-1000000}
-SESSIONS=${SESSIONS:-16}
+SESSIONS=${SESSIONS:-64}
 UDP_PORT=${UDP_PORT:-39202}
 HTTP_PORT=${HTTP_PORT:-39280}
 MYSQL_PORT=${MYSQL_PORT:-39206}
@@ -81,8 +81,10 @@ target/release/pinbad-blast --target "127.0.0.1:$UDP_PORT" --rate "$RATE" --dura
   --scripts "$SCRIPTS" --check "$URL" --json > "$work/blast.json"
 wait "$QPID" "$SQLPID" || true
 
-# A session's memory: SESSIONS sessions, each after a query, held open.
+# A session's memory: SESSIONS sessions, each after a query, held open (once the traffic has
+# stopped and the memory the burst freed has gone back, so that the difference is theirs).
 rss() { awk '/VmRSS/ {print $2}' "/proc/$PID/status"; }
+sleep 8
 rss0=$(rss)
 python3 - "$MYSQL_PORT" "$SESSIONS" > /dev/null 2>&1 <<'PY' &
 import socket, subprocess, sys, time
@@ -91,7 +93,7 @@ procs = [subprocess.Popen(["mariadb", "-h", "127.0.0.1", "-P", port, "-u", "benc
                           stdin=subprocess.PIPE, stdout=subprocess.DEVNULL) for _ in range(n)]
 for p in procs:
     p.stdin.write(b"SELECT COUNT(*) FROM request; SELECT * FROM info;\n"); p.stdin.flush()
-time.sleep(20)
+time.sleep(30)
 PY
 HOLD=$!
 for _ in $(seq 100); do

@@ -30,8 +30,12 @@ use crate::record::{RequestView, NO_SCHEMA};
 use crate::report::{Cell, Kind, Query};
 use crate::state::Core;
 
-/// Requests read per hold of the pool's and the dictionary's read locks.
+/// Requests read per hold of the pool's and the dictionary's read locks, at most.
 pub const CHUNK: u64 = 1024;
+
+/// The longest a chunk holds the locks: as `/api/v1/requests`'s scan, the merger waits at most
+/// about this long for the pool because of a statement.
+const CHUNK_TIME: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// The error text a statement past its deadline fails with (the engine tells it apart).
 pub const DEADLINE_PASSED: &str = "max_query_time passed";
@@ -260,6 +264,9 @@ unsafe impl<'vtab> VTab<'vtab> for PinbaTab {
                 }
             }
         }
+        // The columns the statement reads: a raw row is built with those only (a request's tags
+        // are formatted, its strings copied, only when asked for).
+        info.set_idx_str(&info.col_used().to_string());
         match by_key {
             Some(i) => {
                 let mut usage = info.constraint_usage(i);
@@ -297,11 +304,13 @@ impl CreateVTab<'_> for PinbaTab {
 /// What a cursor still has to read.
 enum Scan {
     Done,
-    /// Requests `next..end` of the pool, in chunks; `timer` narrows to one timer (`timertag`).
+    /// Requests `next..end` of the pool, in chunks; `timer` narrows to one timer (`timertag`);
+    /// `used` is the mask of the columns the statement reads (bit 63: any from the 64th on).
     Requests {
         next: u64,
         end: u64,
         timer: Option<u32>,
+        used: u64,
     },
 }
 
@@ -324,7 +333,13 @@ impl PinbaCursor<'_> {
         self.rows.clear();
         self.at = 0;
         while self.rows.is_empty() {
-            let Scan::Requests { next, end, timer } = self.scan else {
+            let Scan::Requests {
+                next,
+                end,
+                timer,
+                used,
+            } = self.scan
+            else {
                 return Ok(());
             };
             if next >= end {
@@ -335,15 +350,22 @@ impl PinbaCursor<'_> {
             let Shape::Raw(raw) = self.tab.shape else {
                 return Ok(());
             };
-            let stop = end.min(next + CHUNK);
+            let mut stop = end.min(next + CHUNK);
             let core = &self.tab.tables.core;
             let clock = core.clock();
             {
+                let started = Instant::now();
                 let pool = core.pool().read();
                 let dict = core.dictionary().read();
                 for id in next..stop {
                     if let Some(v) = pool.get(id) {
-                        raw_rows(raw, &v, &dict, clock, timer, &mut self.rows);
+                        raw_rows(raw, &v, &dict, clock, timer, used, &mut self.rows);
+                    }
+                    // A chunk that runs long (a busy machine) ends early: the merger waits for
+                    // the pool's write lock at most this long because of a scan.
+                    if (id - next) % 64 == 63 && started.elapsed() >= CHUNK_TIME {
+                        stop = id + 1;
+                        break;
                     }
                 }
             }
@@ -351,37 +373,52 @@ impl PinbaCursor<'_> {
                 next: stop,
                 end,
                 timer,
+                used,
             };
         }
         Ok(())
     }
 }
 
-/// The rows one pooled request gives in `raw` (all its timers, or timer `only`).
+/// The rows one pooled request gives in `raw` (all its timers, or timer `only`), with the
+/// columns in `used` (the others NULL).
 fn raw_rows(
     raw: Raw,
     v: &RequestView<'_>,
     dict: &crate::dictionary::Dictionary,
     clock: &crate::state::Clock,
     only: Option<u32>,
+    used: u64,
     out: &mut Vec<Vec<Value>>,
 ) {
-    let text = |id: u32| Value::Text(dict.text(id).into_owned());
+    let wanted = |i: u32| used & (1u64 << i.min(63)) != 0;
+    let text = |i: u32, id: u32| {
+        if wanted(i) {
+            Value::Text(dict.text(id).into_owned())
+        } else {
+            Value::Null
+        }
+    };
     let kb = |bytes: u32| Value::Real(bytes as f64 / 1024.0);
     let r = v.record;
     match raw {
         Raw::Request => {
-            let tags: Vec<String> = v
-                .tags()
-                .iter()
-                .map(|t| format!("{}={}", dict.text(t.name), dict.text(t.value)))
-                .collect();
+            let tags = if wanted(15) {
+                let tags: Vec<String> = v
+                    .tags()
+                    .iter()
+                    .map(|t| format!("{}={}", dict.text(t.name), dict.text(t.value)))
+                    .collect();
+                Value::Text(tags.join(","))
+            } else {
+                Value::Null
+            };
             out.push(vec![
                 Value::Integer(v.id as i64),
-                text(r.hostname),
+                text(1, r.hostname),
                 Value::Integer(r.request_count as i64),
-                text(r.server_name),
-                text(r.script_name),
+                text(3, r.server_name),
+                text(4, r.script_name),
                 kb(r.document_size),
                 kb(r.memory_peak),
                 Value::Real(r.request_time as f64),
@@ -393,10 +430,10 @@ fn raw_rows(
                 if r.schema == NO_SCHEMA {
                     Value::Null
                 } else {
-                    text(r.schema)
+                    text(13, r.schema)
                 },
                 Value::Integer(v.tags().len() as i64),
-                Value::Text(tags.join(",")),
+                tags,
                 Value::Integer((clock.unix_ms(r.time_ms) / 1000) as i64),
             ]);
         }
@@ -421,7 +458,7 @@ fn raw_rows(
                     out.push(vec![
                         Value::Integer(timer_id(v.id, i) as i64),
                         Value::Integer(tag.name as i64),
-                        text(tag.value),
+                        text(2, tag.value),
                     ]);
                 }
             }
@@ -552,7 +589,8 @@ fn tag_names(tables: &Tables) -> Result<Vec<Vec<Value>>> {
 }
 
 unsafe impl VTabCursor for PinbaCursor<'_> {
-    fn filter(&mut self, idx_num: c_int, _idx_str: Option<&str>, args: &Filters<'_>) -> Result<()> {
+    fn filter(&mut self, idx_num: c_int, idx_str: Option<&str>, args: &Filters<'_>) -> Result<()> {
+        let used = idx_str.and_then(|s| s.parse().ok()).unwrap_or(u64::MAX);
         self.rows.clear();
         self.at = 0;
         self.rowid = 0;
@@ -600,6 +638,7 @@ unsafe impl VTabCursor for PinbaCursor<'_> {
                         next: oldest,
                         end,
                         timer: None,
+                        used,
                     },
                     (_, Some(k)) if k >= 0 => {
                         let k = k as u64;
@@ -612,6 +651,7 @@ unsafe impl VTabCursor for PinbaCursor<'_> {
                             next: request,
                             end: request.saturating_add(1),
                             timer,
+                            used,
                         }
                     }
                     _ => Scan::Done,
