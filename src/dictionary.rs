@@ -62,7 +62,7 @@ impl Intern for Dictionary {
 /// of a lookup (BENCHMARKS.md has the figures). `tests::same_bytes_is_slice_equality` holds it
 /// to `==`.
 #[inline]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+pub fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
         return false;

@@ -48,6 +48,8 @@ pub struct Interned {
     tags: Vec<TagPair>,
     /// Per request: the dictionary id of each of its local dictionary entries (`UNSET` if unused).
     local_ids: Vec<u32>,
+    /// Per request: the dictionary id of each of its rewritten strings (`UNSET` if unused).
+    rewritten_ids: Vec<u32>,
     /// The `[[rewrite]]` rules, applied to each request's names before they are interned (none:
     /// no rules, names interned as received).
     rewrite: Option<Rewriter>,
@@ -123,6 +125,7 @@ impl Interned {
             timers,
             tags,
             local_ids,
+            rewritten_ids,
             rewrite,
         } = self;
         for req in &batch.requests {
@@ -135,6 +138,8 @@ impl Interned {
             };
             local_ids.clear();
             local_ids.resize(req.dictionary.len as usize, UNSET);
+            rewritten_ids.clear();
+            rewritten_ids.resize(names.slots(), UNSET);
             let mut local = |index: u32, dict: &mut D| -> u32 {
                 let slot = &mut local_ids[index as usize];
                 if *slot == UNSET {
@@ -142,11 +147,18 @@ impl Interned {
                 }
                 *slot
             };
+            let mut rewritten = |slot: u32, dict: &mut D| -> u32 {
+                let id = &mut rewritten_ids[slot as usize];
+                if *id == UNSET {
+                    *id = dict.intern(names.slot(slot));
+                }
+                *id
+            };
             let tags_start = tags.len();
             for (k, t) in batch.tags_of(req).iter().enumerate() {
                 let name = local(t.name, dict);
                 let value = match names.tag_value(k) {
-                    Some(v) => dict.intern(v),
+                    Some(slot) => rewritten(slot, dict),
                     None => local(t.value, dict),
                 };
                 tags.push(TagPair { name, value });
@@ -158,7 +170,7 @@ impl Interned {
                 for t in timer_tags {
                     let name = local(t.name, dict);
                     let value = match names.timer_tag_value(k) {
-                        Some(v) => dict.intern(v),
+                        Some(slot) => rewritten(slot, dict),
                         None => local(t.value, dict),
                     };
                     k += 1;

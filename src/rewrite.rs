@@ -11,18 +11,23 @@
 //!
 //! Cost: the rules of one field form a chain, applied in order, each to what the one before made
 //! of the string. What a chain makes of a string is cached ([`Rewriter`]: bounded, emptied when
-//! full), so a name seen before costs one hash lookup; a string not seen before is matched
+//! full), so a name seen before costs one hash lookup, and a timer tag name or value that a
+//! request's timers repeat is looked up once a request; a string not seen before is matched
 //! against all the chain's rules in one pass (a `RegexSet`) first, so one that no rule matches
-//! costs one scan. Pure: no clock, no I/O.
+//! costs one scan and the rules it does not match are skipped. Pure: no clock, no I/O.
 
+use std::borrow::Cow;
+use std::hash::BuildHasher;
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
+use hashbrown::HashTable;
 use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
-use rustc_hash::FxHashMap;
+use rustc_hash::FxBuildHasher;
 use serde::{Deserialize, Serialize};
 
+use crate::dictionary::same_bytes;
 use crate::record::{Batch, WireRequest};
 
 /// Most `[[rewrite]]` rules (a cached outcome records the rules that hit as the bits of a u64).
@@ -241,9 +246,10 @@ enum Outcome {
     Drop,
 }
 
-/// The outcome cached for a string, with the rules that hit (bit `i`: rule `i`).
+/// A string a chain has seen, what it makes of it, and the rules that hit (bit `i`: rule `i`).
 #[derive(Debug)]
 struct Cached {
+    key: Box<[u8]>,
     outcome: Outcome,
     hits: u64,
 }
@@ -252,19 +258,23 @@ struct Cached {
 #[derive(Debug)]
 struct Chain {
     rules: Vec<usize>,
-    /// All of them at once, to find the first that matches in one scan (chains of two or more).
+    /// All of them at once, to find the rules that match a string in one scan (chains of two
+    /// or more).
     set: Option<RegexSet>,
-    cache: FxHashMap<Box<[u8]>, Cached>,
+    /// Strings seen, hashed by their bytes.
+    cache: HashTable<Cached>,
     cache_bytes: usize,
 }
 
-/// One string's rewrite within a request: as it is, the bytes at this range of the scratch, or
-/// the request dropped.
-enum Step {
-    Keep,
-    Replaced(Range<usize>),
-    Drop,
-}
+/// A string the rules leave as it is (else: its place in [`Rewriter::slots`]).
+const KEEP: u32 = u32::MAX;
+/// In [`Rewriter::name_chain`]: the timer tag name at this index has not been looked up yet.
+const UNSEEN: u16 = u16::MAX;
+/// In [`Rewriter::name_chain`]: no rule names this timer tag.
+const NO_CHAIN: u16 = u16::MAX - 1;
+
+/// The request at hand is dropped by a `drop = true` rule.
+struct Dropped;
 
 /// The rules as the merger applies them: the chains per field and their caches, the hits
 /// counted since the last [`Rewriter::flush`], and the rewritten strings of the request at hand.
@@ -278,14 +288,24 @@ pub struct Rewriter {
     /// (tag name, chain) for request tags and timer tags.
     tags: Vec<(Box<[u8]>, usize)>,
     timer_tags: Vec<(Box<[u8]>, usize)>,
+    /// Per rule: requests it hit since the last flush.
     hits: Vec<u64>,
     dropped: u64,
-    /// The current request's rewritten strings.
+    /// The rules that hit the request at hand (bit `i`: rule `i`): a rule counts once a request.
+    request_hits: u64,
+    /// The request at hand's rewritten strings, each once ([`Rewriter::slots`] are ranges of it).
     scratch: Vec<u8>,
-    names: [Option<Range<usize>>; 3],
-    /// Per request tag (per timer tag, across its timers in order): its rewritten value.
-    tag_values: Vec<Option<Range<usize>>>,
-    timer_tag_values: Vec<Option<Range<usize>>>,
+    slots: Vec<Range<usize>>,
+    /// Hostname, server name, script name: a slot or [`KEEP`].
+    names: [u32; 3],
+    /// Per request tag, per timer tag (across its timers in order): a slot or [`KEEP`].
+    tag_values: Vec<u32>,
+    timer_tag_values: Vec<u32>,
+    /// Per entry of the request's own dictionary: the chain of the timer tag name there (or
+    /// [`UNSEEN`], [`NO_CHAIN`]), and what that chain made of the value there (chain, slot), so
+    /// that a name or value its timers repeat is looked up once a request.
+    name_chain: Vec<u16>,
+    value_memo: Vec<(u16, u32)>,
 }
 
 impl Rewriter {
@@ -335,7 +355,7 @@ impl Rewriter {
                     })
                     .flatten(),
                 rules: list,
-                cache: FxHashMap::default(),
+                cache: HashTable::new(),
                 cache_bytes: 0,
             })
             .collect();
@@ -349,78 +369,108 @@ impl Rewriter {
             tags,
             timer_tags,
             dropped: 0,
+            request_hits: 0,
             scratch: Vec::new(),
-            names: [None, None, None],
+            slots: Vec::new(),
+            names: [KEEP; 3],
             tag_values: Vec::new(),
             timer_tag_values: Vec::new(),
+            name_chain: Vec::new(),
+            value_memo: Vec::new(),
         })
     }
 
     /// What the rules make of `req`'s names: [`Names`] to intern, or `None` when a rule drops it.
     pub fn request<'a>(&'a mut self, batch: &'a Batch, req: &WireRequest) -> Option<Names<'a>> {
         self.scratch.clear();
+        self.slots.clear();
         self.tag_values.clear();
         self.timer_tag_values.clear();
-        for (slot, chain, span) in [
-            (0, self.hostname, req.hostname),
-            (1, self.server_name, req.server_name),
-            (2, self.script_name, req.script_name),
-        ] {
-            self.names[slot] = None;
-            if let Some(c) = chain {
-                match self.apply(c, batch.bytes_of(span)) {
-                    Step::Keep => {}
-                    Step::Replaced(r) => self.names[slot] = Some(r),
-                    Step::Drop => return self.dropped_request(),
-                }
-            }
+        let outcome = self.rewrite(batch, req);
+        self.count_request();
+        if outcome.is_err() {
+            self.dropped += 1;
+            return None;
         }
-        if !self.tags.is_empty() {
-            for t in batch.tags_of(req) {
-                let step = match find_chain(&self.tags, batch.dictionary_entry(req, t.name)) {
-                    Some(c) => self.apply(c, batch.dictionary_entry(req, t.value)),
-                    None => Step::Keep,
-                };
-                match step {
-                    Step::Keep => self.tag_values.push(None),
-                    Step::Replaced(r) => self.tag_values.push(Some(r)),
-                    Step::Drop => return self.dropped_request(),
-                }
-            }
-        }
-        if !self.timer_tags.is_empty() {
-            for timer in batch.timers_of(req) {
-                for t in batch.timer_tags_of(timer) {
-                    let name = batch.dictionary_entry(req, t.name);
-                    let step = match find_chain(&self.timer_tags, name) {
-                        Some(c) => self.apply(c, batch.dictionary_entry(req, t.value)),
-                        None => Step::Keep,
-                    };
-                    match step {
-                        Step::Keep => self.timer_tag_values.push(None),
-                        Step::Replaced(r) => self.timer_tag_values.push(Some(r)),
-                        Step::Drop => return self.dropped_request(),
-                    }
-                }
-            }
-        }
-        let name = |slot: usize, span| match &self.names[slot] {
-            Some(r) => &self.scratch[r.clone()],
-            None => batch.bytes_of(span),
+        let name = |slot: usize, span| match self.names[slot] {
+            KEEP => batch.bytes_of(span),
+            s => &self.scratch[self.slots[s as usize].clone()],
         };
         Some(Names {
             hostname: name(0, req.hostname),
             server_name: name(1, req.server_name),
             script_name: name(2, req.script_name),
             scratch: &self.scratch,
+            slots: &self.slots,
             tag_values: &self.tag_values,
             timer_tag_values: &self.timer_tag_values,
         })
     }
 
-    fn dropped_request<'a>(&mut self) -> Option<Names<'a>> {
-        self.dropped += 1;
-        None
+    fn rewrite(&mut self, batch: &Batch, req: &WireRequest) -> Result<(), Dropped> {
+        for (slot, chain, span) in [
+            (0, self.hostname, req.hostname),
+            (1, self.server_name, req.server_name),
+            (2, self.script_name, req.script_name),
+        ] {
+            self.names[slot] = match chain {
+                Some(c) => self.apply(c, batch.bytes_of(span))?,
+                None => KEEP,
+            };
+        }
+        if !self.tags.is_empty() {
+            for t in batch.tags_of(req) {
+                let v = match find_chain(&self.tags, batch.dictionary_entry(req, t.name)) {
+                    Some(c) => self.apply(c, batch.dictionary_entry(req, t.value))?,
+                    None => KEEP,
+                };
+                self.tag_values.push(v);
+            }
+        }
+        if !self.timer_tags.is_empty() {
+            let entries = req.dictionary.len as usize;
+            self.name_chain.clear();
+            self.name_chain.resize(entries, UNSEEN);
+            self.value_memo.clear();
+            self.value_memo.resize(entries, (UNSEEN, KEEP));
+            for timer in batch.timers_of(req) {
+                for t in batch.timer_tags_of(timer) {
+                    let (name, value) = (t.name as usize, t.value as usize);
+                    let chain = match self.name_chain.get(name) {
+                        Some(&UNSEEN) => {
+                            let entry = batch.dictionary_entry(req, t.name);
+                            let c = find_chain(&self.timer_tags, entry).map_or(NO_CHAIN, |c| c as u16);
+                            self.name_chain[name] = c;
+                            c
+                        }
+                        Some(&c) => c,
+                        None => NO_CHAIN,
+                    };
+                    let v = match self.value_memo.get(value) {
+                        _ if chain == NO_CHAIN => KEEP,
+                        Some(&(c, v)) if c == chain => v,
+                        _ => {
+                            let v = self.apply(chain as usize, batch.dictionary_entry(req, t.value))?;
+                            if let Some(m) = self.value_memo.get_mut(value) {
+                                *m = (chain, v);
+                            }
+                            v
+                        }
+                    };
+                    self.timer_tag_values.push(v);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts one hit for each rule that hit the request at hand.
+    fn count_request(&mut self) {
+        let mut hits = std::mem::take(&mut self.request_hits);
+        while hits != 0 {
+            self.hits[hits.trailing_zeros() as usize] += 1;
+            hits &= hits - 1;
+        }
     }
 
     /// Adds the hits counted since the last call to the shared counters (once a round).
@@ -437,91 +487,97 @@ impl Rewriter {
         }
     }
 
-    /// Chain `c` applied to `s`, from its cache when it has seen `s`; a rewritten string is
-    /// copied to the scratch.
-    fn apply(&mut self, c: usize, s: &[u8]) -> Step {
-        let chain = &mut self.chains[c];
-        if !chain.cache.contains_key(s) {
-            let cached = run_chain(&self.rules, chain, s);
-            let bytes = s.len()
-                + match &cached.outcome {
-                    Outcome::Replace(r) => r.len(),
-                    _ => 0,
-                };
-            if chain.cache.len() >= CACHE_ENTRIES || chain.cache_bytes + bytes > CACHE_BYTES {
-                chain.cache.clear();
-                chain.cache_bytes = 0;
+    /// Chain `c` applied to `s` (from its cache when it has seen `s`): [`KEEP`], or the slot of
+    /// the rewritten string (copied to the scratch); the rules that hit are noted for the
+    /// request.
+    fn apply(&mut self, c: usize, s: &[u8]) -> Result<u32, Dropped> {
+        let Rewriter {
+            rules,
+            chains,
+            request_hits,
+            scratch,
+            slots,
+            ..
+        } = self;
+        let chain = &mut chains[c];
+        let hash = FxBuildHasher.hash_one(s);
+        let mut emit = |cached: &Cached| {
+            *request_hits |= cached.hits;
+            match &cached.outcome {
+                Outcome::Keep => Ok(KEEP),
+                Outcome::Drop => Err(Dropped),
+                Outcome::Replace(r) => {
+                    let start = scratch.len();
+                    scratch.extend_from_slice(r);
+                    slots.push(start..scratch.len());
+                    Ok((slots.len() - 1) as u32)
+                }
             }
-            chain.cache_bytes += bytes;
-            chain.cache.insert(s.into(), cached);
-        }
-        let Some(cached) = chain.cache.get(s) else {
-            return Step::Keep;
         };
-        let mut hits = cached.hits;
-        while hits != 0 {
-            self.hits[hits.trailing_zeros() as usize] += 1;
-            hits &= hits - 1;
+        if let Some(cached) = chain.cache.find(hash, |e| same_bytes(&e.key, s)) {
+            return emit(cached);
         }
-        match &cached.outcome {
-            Outcome::Keep => Step::Keep,
-            Outcome::Drop => Step::Drop,
-            Outcome::Replace(r) => {
-                let start = self.scratch.len();
-                self.scratch.extend_from_slice(r);
-                Step::Replaced(start..self.scratch.len())
-            }
+        let cached = run_chain(rules, chain, s);
+        let bytes = cached.key.len()
+            + match &cached.outcome {
+                Outcome::Replace(r) => r.len(),
+                _ => 0,
+            };
+        if chain.cache.len() >= CACHE_ENTRIES || chain.cache_bytes + bytes > CACHE_BYTES {
+            chain.cache.clear();
+            chain.cache_bytes = 0;
         }
+        chain.cache_bytes += bytes;
+        let result = emit(&cached);
+        chain
+            .cache
+            .insert_unique(hash, cached, |e| FxBuildHasher.hash_one(&*e.key));
+        result
     }
 }
 
 /// The chain of a tag name, if a rule names it.
 #[inline]
 fn find_chain(list: &[(Box<[u8]>, usize)], name: &[u8]) -> Option<usize> {
-    list.iter().find(|(n, _)| **n == *name).map(|&(_, c)| c)
+    list.iter()
+        .find(|(n, _)| same_bytes(n, name))
+        .map(|&(_, c)| c)
 }
 
 /// What `chain` makes of `s`: its rules in order, each applied to what the ones before made.
 fn run_chain(rules: &Rules, chain: &Chain, s: &[u8]) -> Cached {
-    // The first rule that matches `s` itself: the ones before it cannot change it.
-    let first = match &chain.set {
-        Some(set) => match set.matches(s).iter().next() {
-            Some(k) => k,
-            None => {
-                return Cached {
-                    outcome: Outcome::Keep,
-                    hits: 0,
-                }
-            }
-        },
-        None => 0,
-    };
+    // The rules that match `s` itself: until one changes it, the others cannot.
+    let matching = chain.set.as_ref().map(|set| set.matches(s));
     let mut hits = 0u64;
-    let mut current: std::borrow::Cow<'_, [u8]> = std::borrow::Cow::Borrowed(s);
-    for &i in &chain.rules[first..] {
+    let mut current: Cow<'_, [u8]> = Cow::Borrowed(s);
+    for (k, &i) in chain.rules.iter().enumerate() {
+        if let (Cow::Borrowed(_), Some(m)) = (&current, &matching) {
+            if !m.matched(k) {
+                continue;
+            }
+        }
         let rule = &rules.rules[i];
         match &rule.action {
             Action::Drop => {
                 if rule.regex.is_match(&current) {
                     return Cached {
+                        key: s.into(),
                         outcome: Outcome::Drop,
                         hits: hits | 1 << i,
                     };
                 }
             }
             Action::Replace(with) => {
-                if let std::borrow::Cow::Owned(next) =
-                    rule.regex.replace_all(&current, with.as_ref())
-                {
+                if let Cow::Owned(next) = rule.regex.replace_all(&current, with.as_ref()) {
                     hits |= 1 << i;
-                    current = std::borrow::Cow::Owned(next);
+                    current = Cow::Owned(next);
                 }
             }
         }
     }
     let outcome = match current {
-        std::borrow::Cow::Borrowed(_) => Outcome::Keep,
-        std::borrow::Cow::Owned(mut v) => {
+        Cow::Borrowed(_) => Outcome::Keep,
+        Cow::Owned(mut v) => {
             v.truncate(crate::decode::cut_len(&v, rules.max_bytes));
             if v == s {
                 Outcome::Keep
@@ -530,7 +586,11 @@ fn run_chain(rules: &Rules, chain: &Chain, s: &[u8]) -> Cached {
             }
         }
     };
-    Cached { outcome, hits }
+    Cached {
+        key: s.into(),
+        outcome,
+        hits,
+    }
 }
 
 /// A request's names after the rules: what to intern.
@@ -539,8 +599,9 @@ pub struct Names<'a> {
     pub server_name: &'a [u8],
     pub script_name: &'a [u8],
     scratch: &'a [u8],
-    tag_values: &'a [Option<Range<usize>>],
-    timer_tag_values: &'a [Option<Range<usize>>],
+    slots: &'a [Range<usize>],
+    tag_values: &'a [u32],
+    timer_tag_values: &'a [u32],
 }
 
 impl<'a> Names<'a> {
@@ -551,24 +612,36 @@ impl<'a> Names<'a> {
             server_name: batch.bytes_of(req.server_name),
             script_name: batch.bytes_of(req.script_name),
             scratch: &[],
+            slots: &[],
             tag_values: &[],
             timer_tag_values: &[],
         }
     }
 
-    /// The rewritten value of the request's `k`-th tag, if a rule changed it.
+    /// How many distinct rewritten tag values the request has (the slots below are under it).
     #[inline]
-    pub fn tag_value(&self, k: usize) -> Option<&'a [u8]> {
-        let r = self.tag_values.get(k)?.as_ref()?;
-        Some(&self.scratch[r.clone()])
+    pub fn slots(&self) -> usize {
+        self.slots.len()
     }
 
-    /// The rewritten value of the request's `k`-th timer tag (counted across its timers in
-    /// order), if a rule changed it.
+    /// The rewritten string in `slot`.
     #[inline]
-    pub fn timer_tag_value(&self, k: usize) -> Option<&'a [u8]> {
-        let r = self.timer_tag_values.get(k)?.as_ref()?;
-        Some(&self.scratch[r.clone()])
+    pub fn slot(&self, slot: u32) -> &'a [u8] {
+        &self.scratch[self.slots[slot as usize].clone()]
+    }
+
+    /// The slot of the rewritten value of the request's `k`-th tag, if a rule changed it (a
+    /// value the request repeats has one slot).
+    #[inline]
+    pub fn tag_value(&self, k: usize) -> Option<u32> {
+        self.tag_values.get(k).copied().filter(|&s| s != KEEP)
+    }
+
+    /// The slot of the rewritten value of the request's `k`-th timer tag (counted across its
+    /// timers in order), if a rule changed it.
+    #[inline]
+    pub fn timer_tag_value(&self, k: usize) -> Option<u32> {
+        self.timer_tag_values.get(k).copied().filter(|&s| s != KEEP)
     }
 }
 
@@ -590,13 +663,20 @@ mod tests {
         Rewriter::new(Arc::new(Rules::compile(defs, 1 << 20, 1024).unwrap())).unwrap()
     }
 
-    /// Applies chain `c` to `s`: `Some(result)` or `None` for a drop.
+    /// Applies chain `c` to `s` as the only string of a request: `Some(result)` or `None` for a
+    /// drop.
     fn apply(rw: &mut Rewriter, c: usize, s: &str) -> Option<String> {
         rw.scratch.clear();
-        match rw.apply(c, s.as_bytes()) {
-            Step::Keep => Some(s.to_string()),
-            Step::Replaced(r) => Some(String::from_utf8(rw.scratch[r].to_vec()).unwrap()),
-            Step::Drop => None,
+        rw.slots.clear();
+        let out = rw.apply(c, s.as_bytes());
+        rw.count_request();
+        match out {
+            Ok(KEEP) => Some(s.to_string()),
+            Ok(slot) => {
+                let r = rw.slots[slot as usize].clone();
+                Some(String::from_utf8(rw.scratch[r].to_vec()).unwrap())
+            }
+            Err(Dropped) => None,
         }
     }
 
