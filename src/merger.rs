@@ -48,8 +48,6 @@ pub struct Interned {
     tags: Vec<TagPair>,
     /// Per request: the dictionary id of each of its local dictionary entries (`UNSET` if unused).
     local_ids: Vec<u32>,
-    /// Per request: the dictionary id of each of its rewritten strings (`UNSET` if unused).
-    rewritten_ids: Vec<u32>,
     /// The `[[rewrite]]` rules, applied to each request's names before they are interned (none:
     /// no rules, names interned as received).
     rewrite: Option<Rewriter>,
@@ -80,6 +78,14 @@ impl Interned {
         Interned {
             rewrite: Rewriter::new(rules),
             ..Interned::default()
+        }
+    }
+
+    /// The dictionary freed strings: ids the rewrite rules cached are interned again when next
+    /// used (see `rewrite::Rewriter`).
+    pub fn dictionary_swept(&mut self) {
+        if let Some(rw) = &mut self.rewrite {
+            rw.dictionary_swept();
         }
     }
 
@@ -125,21 +131,18 @@ impl Interned {
             timers,
             tags,
             local_ids,
-            rewritten_ids,
             rewrite,
         } = self;
         for req in &batch.requests {
             let names = match rewrite {
-                None => Names::plain(batch, req),
-                Some(rw) => match rw.request(batch, req) {
+                None => Names::plain(batch, req, dict),
+                Some(rw) => match rw.request(batch, req, dict) {
                     Some(names) => names,
                     None => continue,
                 },
             };
             local_ids.clear();
             local_ids.resize(req.dictionary.len as usize, UNSET);
-            rewritten_ids.clear();
-            rewritten_ids.resize(names.slots(), UNSET);
             let mut local = |index: u32, dict: &mut D| -> u32 {
                 let slot = &mut local_ids[index as usize];
                 if *slot == UNSET {
@@ -147,18 +150,11 @@ impl Interned {
                 }
                 *slot
             };
-            let mut rewritten = |slot: u32, dict: &mut D| -> u32 {
-                let id = &mut rewritten_ids[slot as usize];
-                if *id == UNSET {
-                    *id = dict.intern(names.slot(slot));
-                }
-                *id
-            };
             let tags_start = tags.len();
             for (k, t) in batch.tags_of(req).iter().enumerate() {
                 let name = local(t.name, dict);
                 let value = match names.tag_value(k) {
-                    Some(slot) => rewritten(slot, dict),
+                    Some(id) => id,
                     None => local(t.value, dict),
                 };
                 tags.push(TagPair { name, value });
@@ -170,7 +166,7 @@ impl Interned {
                 for t in timer_tags {
                     let name = local(t.name, dict);
                     let value = match names.timer_tag_value(k) {
-                        Some(slot) => rewritten(slot, dict),
+                        Some(id) => id,
                         None => local(t.value, dict),
                     };
                     k += 1;
@@ -186,9 +182,9 @@ impl Interned {
             }
             let record = Record {
                 time_ms: now_ms,
-                hostname: dict.intern(names.hostname),
-                server_name: dict.intern(names.server_name),
-                script_name: dict.intern(names.script_name),
+                hostname: names.hostname,
+                server_name: names.server_name,
+                script_name: names.script_name,
                 schema: req
                     .schema
                     .map_or(NO_SCHEMA, |s| dict.intern(batch.bytes_of(s))),
@@ -249,6 +245,11 @@ impl Intern for SharedInterner<'_> {
             SharedInterner::Written(g) => g.intern(s),
             _ => unreachable!("written above"),
         }
+    }
+
+    #[inline]
+    fn stamp(&mut self, id: u32) {
+        self.get().stamp(id)
     }
 }
 
@@ -746,6 +747,7 @@ impl Merger {
         let mut dict = shared.dictionary().write();
         if dict.sweep(horizon_s as u32) > 0 {
             self.reclaimer.freed();
+            self.interned.dictionary_swept();
         }
         shared.publish_dictionary(&dict);
         drop(dict);

@@ -18,7 +18,6 @@
 
 use std::borrow::Cow;
 use std::hash::BuildHasher;
-use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
@@ -27,7 +26,7 @@ use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use rustc_hash::FxBuildHasher;
 use serde::{Deserialize, Serialize};
 
-use crate::dictionary::same_bytes;
+use crate::dictionary::{same_bytes, Intern, LOST};
 use crate::record::{Batch, WireRequest};
 
 /// Most `[[rewrite]]` rules (a cached outcome records the rules that hit as the bits of a u64).
@@ -246,12 +245,27 @@ enum Outcome {
     Drop,
 }
 
-/// A string a chain has seen, what it makes of it, and the rules that hit (bit `i`: rule `i`).
+/// A string a chain has seen, what it makes of it, the rules that hit (bit `i`: rule `i`), and
+/// the dictionary id of the result as of dictionary epoch `epoch` (see
+/// [`Rewriter::dictionary_swept`]).
 #[derive(Debug)]
 struct Cached {
     key: Box<[u8]>,
     outcome: Outcome,
     hits: u64,
+    id: u32,
+    epoch: u32,
+}
+
+impl Cached {
+    /// The string to intern (`None`: the request is dropped).
+    fn result(&self) -> Option<&[u8]> {
+        match &self.outcome {
+            Outcome::Keep => Some(&self.key),
+            Outcome::Replace(r) => Some(r),
+            Outcome::Drop => None,
+        }
+    }
 }
 
 /// The rules of one field, in order, with their cache.
@@ -266,8 +280,8 @@ struct Chain {
     cache_bytes: usize,
 }
 
-/// A string the rules leave as it is (else: its place in [`Rewriter::slots`]).
-const KEEP: u32 = u32::MAX;
+/// No rule applies to this string: it is interned as received.
+const PLAIN: u32 = u32::MAX;
 /// In [`Rewriter::name_chain`]: the timer tag name at this index has not been looked up yet.
 const UNSEEN: u16 = u16::MAX;
 /// In [`Rewriter::name_chain`]: no rule names this timer tag.
@@ -277,7 +291,12 @@ const NO_CHAIN: u16 = u16::MAX - 1;
 struct Dropped;
 
 /// The rules as the merger applies them: the chains per field and their caches, the hits
-/// counted since the last [`Rewriter::flush`], and the rewritten strings of the request at hand.
+/// counted since the last [`Rewriter::flush`], and the ids of the request at hand's strings.
+///
+/// A cached string keeps the dictionary id of what the chain makes of it, so a string seen
+/// before costs what interning it would (one hash lookup, the entry stamped as used): ids are
+/// trusted only within one dictionary epoch, which the merger ends whenever a sweep frees
+/// strings (an id may then be reused).
 #[derive(Debug)]
 pub struct Rewriter {
     rules: Arc<Rules>,
@@ -293,16 +312,14 @@ pub struct Rewriter {
     dropped: u64,
     /// The rules that hit the request at hand (bit `i`: rule `i`): a rule counts once a request.
     request_hits: u64,
-    /// The request at hand's rewritten strings, each once ([`Rewriter::slots`] are ranges of it).
-    scratch: Vec<u8>,
-    slots: Vec<Range<usize>>,
-    /// Hostname, server name, script name: a slot or [`KEEP`].
-    names: [u32; 3],
-    /// Per request tag, per timer tag (across its timers in order): a slot or [`KEEP`].
+    /// Dictionary epoch: cached ids of another epoch are interned again.
+    epoch: u32,
+    /// Per request tag, per timer tag (across its timers in order): the value's id, or
+    /// [`PLAIN`] when no rule names the tag.
     tag_values: Vec<u32>,
     timer_tag_values: Vec<u32>,
     /// Per entry of the request's own dictionary: the chain of the timer tag name there (or
-    /// [`UNSEEN`], [`NO_CHAIN`]), and what that chain made of the value there (chain, slot), so
+    /// [`UNSEEN`], [`NO_CHAIN`]), and what that chain made of the value there (chain, id), so
     /// that a name or value its timers repeat is looked up once a request.
     name_chain: Vec<u16>,
     value_memo: Vec<(u16, u32)>,
@@ -370,9 +387,7 @@ impl Rewriter {
             timer_tags,
             dropped: 0,
             request_hits: 0,
-            scratch: Vec::new(),
-            slots: Vec::new(),
-            names: [KEEP; 3],
+            epoch: 0,
             tag_values: Vec::new(),
             timer_tag_values: Vec::new(),
             name_chain: Vec::new(),
@@ -380,49 +395,63 @@ impl Rewriter {
         })
     }
 
-    /// What the rules make of `req`'s names: [`Names`] to intern, or `None` when a rule drops it.
-    pub fn request<'a>(&'a mut self, batch: &'a Batch, req: &WireRequest) -> Option<Names<'a>> {
-        self.scratch.clear();
-        self.slots.clear();
-        self.tag_values.clear();
-        self.timer_tag_values.clear();
-        let outcome = self.rewrite(batch, req);
-        self.count_request();
-        if outcome.is_err() {
-            self.dropped += 1;
-            return None;
-        }
-        let name = |slot: usize, span| match self.names[slot] {
-            KEEP => batch.bytes_of(span),
-            s => &self.scratch[self.slots[s as usize].clone()],
-        };
-        Some(Names {
-            hostname: name(0, req.hostname),
-            server_name: name(1, req.server_name),
-            script_name: name(2, req.script_name),
-            scratch: &self.scratch,
-            slots: &self.slots,
-            tag_values: &self.tag_values,
-            timer_tag_values: &self.timer_tag_values,
-        })
+    /// The dictionary freed strings (their ids may be given to others): the cached ids are
+    /// interned again when next used.
+    pub fn dictionary_swept(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
     }
 
-    fn rewrite(&mut self, batch: &Batch, req: &WireRequest) -> Result<(), Dropped> {
-        for (slot, chain, span) in [
-            (0, self.hostname, req.hostname),
-            (1, self.server_name, req.server_name),
-            (2, self.script_name, req.script_name),
-        ] {
-            self.names[slot] = match chain {
-                Some(c) => self.apply(c, batch.bytes_of(span))?,
-                None => KEEP,
+    /// `req`'s names after the rules, interned in `dict`: [`Names`], or `None` when a rule
+    /// drops the request.
+    pub fn request<'a, D: Intern>(
+        &'a mut self,
+        batch: &Batch,
+        req: &WireRequest,
+        dict: &mut D,
+    ) -> Option<Names<'a>> {
+        self.tag_values.clear();
+        self.timer_tag_values.clear();
+        let outcome = self.rewrite(batch, req, dict);
+        self.count_request();
+        match outcome {
+            Ok([hostname, server_name, script_name]) => Some(Names {
+                hostname,
+                server_name,
+                script_name,
+                tag_values: &self.tag_values,
+                timer_tag_values: &self.timer_tag_values,
+            }),
+            Err(Dropped) => {
+                self.dropped += 1;
+                None
+            }
+        }
+    }
+
+    fn rewrite<D: Intern>(
+        &mut self,
+        batch: &Batch,
+        req: &WireRequest,
+        dict: &mut D,
+    ) -> Result<[u32; 3], Dropped> {
+        let mut names = [0; 3];
+        // The script name first: where a `drop = true` rule most likely is, so that a dropped
+        // request has the fewest strings interned (nothing refers to them; the sweep frees them).
+        for (id, (chain, span)) in names.iter_mut().rev().zip([
+            (self.script_name, req.script_name),
+            (self.server_name, req.server_name),
+            (self.hostname, req.hostname),
+        ]) {
+            *id = match chain {
+                Some(c) => self.apply(c, batch.bytes_of(span), dict)?,
+                None => dict.intern(batch.bytes_of(span)),
             };
         }
         if !self.tags.is_empty() {
             for t in batch.tags_of(req) {
                 let v = match find_chain(&self.tags, batch.dictionary_entry(req, t.name)) {
-                    Some(c) => self.apply(c, batch.dictionary_entry(req, t.value))?,
-                    None => KEEP,
+                    Some(c) => self.apply(c, batch.dictionary_entry(req, t.value), dict)?,
+                    None => PLAIN,
                 };
                 self.tag_values.push(v);
             }
@@ -432,14 +461,15 @@ impl Rewriter {
             self.name_chain.clear();
             self.name_chain.resize(entries, UNSEEN);
             self.value_memo.clear();
-            self.value_memo.resize(entries, (UNSEEN, KEEP));
+            self.value_memo.resize(entries, (UNSEEN, PLAIN));
             for timer in batch.timers_of(req) {
                 for t in batch.timer_tags_of(timer) {
                     let (name, value) = (t.name as usize, t.value as usize);
                     let chain = match self.name_chain.get(name) {
                         Some(&UNSEEN) => {
                             let entry = batch.dictionary_entry(req, t.name);
-                            let c = find_chain(&self.timer_tags, entry).map_or(NO_CHAIN, |c| c as u16);
+                            let c = find_chain(&self.timer_tags, entry)
+                                .map_or(NO_CHAIN, |c| c as u16);
                             self.name_chain[name] = c;
                             c
                         }
@@ -447,10 +477,11 @@ impl Rewriter {
                         None => NO_CHAIN,
                     };
                     let v = match self.value_memo.get(value) {
-                        _ if chain == NO_CHAIN => KEEP,
+                        _ if chain == NO_CHAIN => PLAIN,
                         Some(&(c, v)) if c == chain => v,
                         _ => {
-                            let v = self.apply(chain as usize, batch.dictionary_entry(req, t.value))?;
+                            let entry = batch.dictionary_entry(req, t.value);
+                            let v = self.apply(chain as usize, entry, dict)?;
                             if let Some(m) = self.value_memo.get_mut(value) {
                                 *m = (chain, v);
                             }
@@ -461,7 +492,7 @@ impl Rewriter {
                 }
             }
         }
-        Ok(())
+        Ok(names)
     }
 
     /// Counts one hit for each rule that hit the request at hand.
@@ -487,52 +518,39 @@ impl Rewriter {
         }
     }
 
-    /// Chain `c` applied to `s` (from its cache when it has seen `s`): [`KEEP`], or the slot of
-    /// the rewritten string (copied to the scratch); the rules that hit are noted for the
-    /// request.
-    fn apply(&mut self, c: usize, s: &[u8]) -> Result<u32, Dropped> {
-        let Rewriter {
-            rules,
-            chains,
-            request_hits,
-            scratch,
-            slots,
-            ..
-        } = self;
-        let chain = &mut chains[c];
+    /// Chain `c` applied to `s` (from its cache when it has seen `s`): the id of the result in
+    /// `dict`; the rules that hit are noted for the request.
+    fn apply<D: Intern>(&mut self, c: usize, s: &[u8], dict: &mut D) -> Result<u32, Dropped> {
+        let (epoch, chain) = (self.epoch, &mut self.chains[c]);
         let hash = FxBuildHasher.hash_one(s);
-        let mut emit = |cached: &Cached| {
-            *request_hits |= cached.hits;
-            match &cached.outcome {
-                Outcome::Keep => Ok(KEEP),
-                Outcome::Drop => Err(Dropped),
-                Outcome::Replace(r) => {
-                    let start = scratch.len();
-                    scratch.extend_from_slice(r);
-                    slots.push(start..scratch.len());
-                    Ok((slots.len() - 1) as u32)
+        let cached = match chain.cache.find_mut(hash, |e| same_bytes(&e.key, s)) {
+            Some(cached) => cached,
+            None => {
+                let cached = run_chain(&self.rules, chain, s);
+                let bytes = cached.key.len() + cached.result().map_or(0, <[u8]>::len);
+                if chain.cache.len() >= CACHE_ENTRIES || chain.cache_bytes + bytes > CACHE_BYTES
+                {
+                    chain.cache.clear();
+                    chain.cache_bytes = 0;
                 }
+                chain.cache_bytes += bytes;
+                chain
+                    .cache
+                    .insert_unique(hash, cached, |e| FxBuildHasher.hash_one(&*e.key))
+                    .into_mut()
             }
         };
-        if let Some(cached) = chain.cache.find(hash, |e| same_bytes(&e.key, s)) {
-            return emit(cached);
+        self.request_hits |= cached.hits;
+        if cached.epoch == epoch && cached.id != PLAIN {
+            dict.stamp(cached.id);
+            return Ok(cached.id);
         }
-        let cached = run_chain(rules, chain, s);
-        let bytes = cached.key.len()
-            + match &cached.outcome {
-                Outcome::Replace(r) => r.len(),
-                _ => 0,
-            };
-        if chain.cache.len() >= CACHE_ENTRIES || chain.cache_bytes + bytes > CACHE_BYTES {
-            chain.cache.clear();
-            chain.cache_bytes = 0;
+        let id = dict.intern(cached.result().ok_or(Dropped)?);
+        // A string the dictionary had no room for is tried again next time.
+        if id != LOST {
+            (cached.id, cached.epoch) = (id, epoch);
         }
-        chain.cache_bytes += bytes;
-        let result = emit(&cached);
-        chain
-            .cache
-            .insert_unique(hash, cached, |e| FxBuildHasher.hash_one(&*e.key));
-        result
+        Ok(id)
     }
 }
 
@@ -546,6 +564,13 @@ fn find_chain(list: &[(Box<[u8]>, usize)], name: &[u8]) -> Option<usize> {
 
 /// What `chain` makes of `s`: its rules in order, each applied to what the ones before made.
 fn run_chain(rules: &Rules, chain: &Chain, s: &[u8]) -> Cached {
+    let cached = |outcome, hits| Cached {
+        key: s.into(),
+        outcome,
+        hits,
+        id: PLAIN,
+        epoch: 0,
+    };
     // The rules that match `s` itself: until one changes it, the others cannot.
     let matching = chain.set.as_ref().map(|set| set.matches(s));
     let mut hits = 0u64;
@@ -560,11 +585,7 @@ fn run_chain(rules: &Rules, chain: &Chain, s: &[u8]) -> Cached {
         match &rule.action {
             Action::Drop => {
                 if rule.regex.is_match(&current) {
-                    return Cached {
-                        key: s.into(),
-                        outcome: Outcome::Drop,
-                        hits: hits | 1 << i,
-                    };
+                    return cached(Outcome::Drop, hits | 1 << i);
                 }
             }
             Action::Replace(with) => {
@@ -586,68 +607,51 @@ fn run_chain(rules: &Rules, chain: &Chain, s: &[u8]) -> Cached {
             }
         }
     };
-    Cached {
-        key: s.into(),
-        outcome,
-        hits,
-    }
+    cached(outcome, hits)
 }
 
-/// A request's names after the rules: what to intern.
+/// A request's names after the rules, as dictionary ids.
 pub struct Names<'a> {
-    pub hostname: &'a [u8],
-    pub server_name: &'a [u8],
-    pub script_name: &'a [u8],
-    scratch: &'a [u8],
-    slots: &'a [Range<usize>],
+    pub hostname: u32,
+    pub server_name: u32,
+    pub script_name: u32,
     tag_values: &'a [u32],
     timer_tag_values: &'a [u32],
 }
 
-impl<'a> Names<'a> {
-    /// The request's names as decoded (no rules).
-    pub fn plain(batch: &'a Batch, req: &WireRequest) -> Names<'a> {
+impl Names<'_> {
+    /// The request's names as decoded (no rules), interned in `dict`.
+    pub fn plain<D: Intern>(batch: &Batch, req: &WireRequest, dict: &mut D) -> Names<'static> {
         Names {
-            hostname: batch.bytes_of(req.hostname),
-            server_name: batch.bytes_of(req.server_name),
-            script_name: batch.bytes_of(req.script_name),
-            scratch: &[],
-            slots: &[],
+            hostname: dict.intern(batch.bytes_of(req.hostname)),
+            server_name: dict.intern(batch.bytes_of(req.server_name)),
+            script_name: dict.intern(batch.bytes_of(req.script_name)),
             tag_values: &[],
             timer_tag_values: &[],
         }
     }
 
-    /// How many distinct rewritten tag values the request has (the slots below are under it).
-    #[inline]
-    pub fn slots(&self) -> usize {
-        self.slots.len()
-    }
-
-    /// The rewritten string in `slot`.
-    #[inline]
-    pub fn slot(&self, slot: u32) -> &'a [u8] {
-        &self.scratch[self.slots[slot as usize].clone()]
-    }
-
-    /// The slot of the rewritten value of the request's `k`-th tag, if a rule changed it (a
-    /// value the request repeats has one slot).
+    /// The id of the request's `k`-th tag value, if a rule names the tag (else: intern it as
+    /// received).
     #[inline]
     pub fn tag_value(&self, k: usize) -> Option<u32> {
-        self.tag_values.get(k).copied().filter(|&s| s != KEEP)
+        self.tag_values.get(k).copied().filter(|&v| v != PLAIN)
     }
 
-    /// The slot of the rewritten value of the request's `k`-th timer tag (counted across its
-    /// timers in order), if a rule changed it.
+    /// The id of the request's `k`-th timer tag value (counted across its timers in order), if a
+    /// rule names the tag.
     #[inline]
     pub fn timer_tag_value(&self, k: usize) -> Option<u32> {
-        self.timer_tag_values.get(k).copied().filter(|&s| s != KEEP)
+        self.timer_tag_values.get(k).copied().filter(|&v| v != PLAIN)
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::cell::RefCell;
+
     use super::*;
+    use crate::dictionary::Dictionary;
 
     fn rule(field: &str, regex: &str, replacement: Option<&str>) -> RuleDef {
         RuleDef {
@@ -666,18 +670,15 @@ mod tests {
     /// Applies chain `c` to `s` as the only string of a request: `Some(result)` or `None` for a
     /// drop.
     fn apply(rw: &mut Rewriter, c: usize, s: &str) -> Option<String> {
-        rw.scratch.clear();
-        rw.slots.clear();
-        let out = rw.apply(c, s.as_bytes());
-        rw.count_request();
-        match out {
-            Ok(KEEP) => Some(s.to_string()),
-            Ok(slot) => {
-                let r = rw.slots[slot as usize].clone();
-                Some(String::from_utf8(rw.scratch[r].to_vec()).unwrap())
-            }
-            Err(Dropped) => None,
+        thread_local! {
+            static DICT: RefCell<Dictionary> = RefCell::new(Dictionary::new(1 << 20));
         }
+        DICT.with_borrow_mut(|dict| {
+            let out = rw.apply(c, s.as_bytes(), dict);
+            rw.count_request();
+            let id = out.ok()?;
+            Some(String::from_utf8(dict.get(id).to_vec()).unwrap())
+        })
     }
 
     #[test]
@@ -731,6 +732,28 @@ mod tests {
         }
         rw.flush();
         assert_eq!(rw.rules.hits().next().unwrap().3, CACHE_ENTRIES as u64 * 3);
+    }
+
+    /// A cached id is stamped as used whenever it is used, and interned again once a sweep may
+    /// have given it to another string.
+    #[test]
+    fn cached_ids_are_stamped_and_interned_again_after_a_sweep() {
+        let mut rw = rewriter(&[rule("script_name", r"\d+", Some("N"))]);
+        let c = rw.script_name.unwrap();
+        let mut dict = Dictionary::new(100);
+        dict.set_now(1);
+        let id = rw.apply(c, b"/u/1", &mut dict).ok().unwrap();
+        assert_eq!(dict.get(id), b"/u/N");
+        dict.set_now(5);
+        assert_eq!(rw.apply(c, b"/u/1", &mut dict).ok(), Some(id));
+        assert_eq!(dict.sweep(5), 0, "stamped at 5 by the cached use");
+        dict.set_now(10);
+        assert_eq!(dict.sweep(10), 1);
+        assert_eq!(dict.intern(b"/other"), id, "the id is given to another string");
+        rw.dictionary_swept();
+        let again = rw.apply(c, b"/u/1", &mut dict).ok().unwrap();
+        assert_eq!(dict.get(again), b"/u/N");
+        assert_ne!(again, id);
     }
 
     #[test]
