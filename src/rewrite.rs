@@ -468,8 +468,8 @@ impl Rewriter {
                     let chain = match self.name_chain.get(name) {
                         Some(&UNSEEN) => {
                             let entry = batch.dictionary_entry(req, t.name);
-                            let c = find_chain(&self.timer_tags, entry)
-                                .map_or(NO_CHAIN, |c| c as u16);
+                            let c =
+                                find_chain(&self.timer_tags, entry).map_or(NO_CHAIN, |c| c as u16);
                             self.name_chain[name] = c;
                             c
                         }
@@ -528,8 +528,7 @@ impl Rewriter {
             None => {
                 let cached = run_chain(&self.rules, chain, s);
                 let bytes = cached.key.len() + cached.result().map_or(0, <[u8]>::len);
-                if chain.cache.len() >= CACHE_ENTRIES || chain.cache_bytes + bytes > CACHE_BYTES
-                {
+                if chain.cache.len() >= CACHE_ENTRIES || chain.cache_bytes + bytes > CACHE_BYTES {
                     chain.cache.clear();
                     chain.cache_bytes = 0;
                 }
@@ -642,7 +641,10 @@ impl Names<'_> {
     /// rule names the tag.
     #[inline]
     pub fn timer_tag_value(&self, k: usize) -> Option<u32> {
-        self.timer_tag_values.get(k).copied().filter(|&v| v != PLAIN)
+        self.timer_tag_values
+            .get(k)
+            .copied()
+            .filter(|&v| v != PLAIN)
     }
 }
 
@@ -749,7 +751,11 @@ mod tests {
         assert_eq!(dict.sweep(5), 0, "stamped at 5 by the cached use");
         dict.set_now(10);
         assert_eq!(dict.sweep(10), 1);
-        assert_eq!(dict.intern(b"/other"), id, "the id is given to another string");
+        assert_eq!(
+            dict.intern(b"/other"),
+            id,
+            "the id is given to another string"
+        );
         rw.dictionary_swept();
         let again = rw.apply(c, b"/u/1", &mut dict).ok().unwrap();
         assert_eq!(dict.get(again), b"/u/N");
