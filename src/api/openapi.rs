@@ -305,6 +305,9 @@ pub struct RawRequest {
 #[derive(ToSchema)]
 pub struct RequestList {
     pub requests: Vec<RawRequest>,
+    /// The `cursor` of the next page (older requests), when this page is full and older
+    /// requests are left; else null.
+    pub next_cursor: Option<u64>,
 }
 
 /// The body of `PATCH /api/v1/instruments` (either flag may be left out).

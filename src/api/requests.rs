@@ -21,13 +21,18 @@ pub fn routes() -> OpenApiRouter<AppState> {
 }
 
 /// The parameters [`RequestFilter::parse`] knows, for the error naming an unknown one.
-const FILTER_PARAMS: &str = "hostname, server_name, script_name, schema, status, min_time, \
-                             max_time, tag.NAME, timer_tag.NAME, timers";
+const FILTER_PARAMS: &str = "filter, hostname, server_name, script_name, schema, status, \
+                             min_time, max_time, min_size, max_size, min_memory, max_memory, \
+                             tag.NAME, timer_tag.NAME, timers";
 
 impl RequestFilter {
     /// Parses a query string. `max_limit`: whether `limit` is allowed, and its maximum. `extra`
     /// takes the parameters the filter does not know (returning whether it knew them), and
     /// `extra_names` lists them for the error naming an unknown parameter.
+    ///
+    /// One filter syntax with the reports: `filter=COLUMN:VALUE` (repeatable; `hostname`,
+    /// `server_name`, `script_name`, `schema`, `status`, or a request tag's name), beside the
+    /// older `script_name=…`, `tag.NAME=…`.
     pub fn parse(
         raw: Option<&str>,
         max_limit: Option<usize>,
@@ -36,7 +41,7 @@ impl RequestFilter {
     ) -> Result<RequestFilter, ApiError> {
         let mut f = RequestFilter::default();
         let pairs = query_pairs(raw)?;
-        super::refuse_repeats(&pairs, &[])?;
+        super::refuse_repeats(&pairs, &["filter"])?;
         for (k, v) in pairs {
             match k.as_str() {
                 "limit" if max_limit.is_some() => {
@@ -50,13 +55,25 @@ impl RequestFilter {
                     }
                     f.limit = Some(n);
                 }
-                "hostname" => f.fields.push((Field::Hostname, v)),
-                "server_name" => f.fields.push((Field::ServerName, v)),
-                "script_name" => f.fields.push((Field::ScriptName, v)),
-                "schema" => f.fields.push((Field::Schema, v)),
-                "status" => f.status = Some(parse_param("status", &v)?),
+                "filter" => {
+                    let Some((column, value)) = v.split_once(':').filter(|(c, _)| !c.is_empty())
+                    else {
+                        return Err(ApiError::bad_parameter(
+                            "filter",
+                            format!("`{v}`: expected COLUMN:VALUE (`script_name:/a.php`, `status:5xx`, `country:nl`)"),
+                        ));
+                    };
+                    f.set(column, value.to_string(), "filter")?;
+                }
+                "hostname" | "server_name" | "script_name" | "schema" | "status" => {
+                    f.set(&k, v, &k)?
+                }
                 "min_time" => f.min_time = Some(parse_seconds("min_time", &v)?),
                 "max_time" => f.max_time = Some(parse_seconds("max_time", &v)?),
+                "min_size" => f.min_size = Some(parse_bytes("min_size", &v)?),
+                "max_size" => f.max_size = Some(parse_bytes("max_size", &v)?),
+                "min_memory" => f.min_memory = Some(parse_bytes("min_memory", &v)?),
+                "max_memory" => f.max_memory = Some(parse_bytes("max_memory", &v)?),
                 "timers" => f.timers = parse_param("timers", &v)?,
                 _ => {
                     if let Some(name) = k.strip_prefix("tag.").filter(|n| !n.is_empty()) {
@@ -79,21 +96,145 @@ impl RequestFilter {
         }
         Ok(f)
     }
+
+    /// Column `column` must be `value`: a request field, the status (a class or bound), or else
+    /// the request tag of that name. `param` names the parameter in an error.
+    fn set(&mut self, column: &str, value: String, param: &str) -> Result<(), ApiError> {
+        match column {
+            "hostname" => self.fields.push((Field::Hostname, value)),
+            "server_name" => self.fields.push((Field::ServerName, value)),
+            "script_name" => self.fields.push((Field::ScriptName, value)),
+            "schema" => self.fields.push((Field::Schema, value)),
+            "status" => self.status = Some(parse_status(param, &value)?),
+            tag => self.tags.push((tag.to_string(), value)),
+        }
+        Ok(())
+    }
 }
 
+#[cfg(test)]
 fn parse(raw: Option<&str>, max_limit: usize) -> Result<RequestFilter, ApiError> {
-    RequestFilter::parse(raw, Some(max_limit), &mut |_, _| Ok(false), "")
+    Ok(parse_query(raw, max_limit)?.filter)
 }
 
+/// What `/api/v1/requests` is asked: the filter, and where in the pool to look.
+struct RequestQuery {
+    filter: RequestFilter,
+    /// Merged at or after / at or before these times (unix ms).
+    from_ms: Option<u64>,
+    to_ms: Option<u64>,
+    /// Only requests with ids below this (the `next_cursor` of the page before).
+    cursor: Option<u64>,
+}
+
+fn parse_query(raw: Option<&str>, max_limit: usize) -> Result<RequestQuery, ApiError> {
+    let (mut from_ms, mut to_ms, mut cursor) = (None, None, None);
+    let filter = RequestFilter::parse(
+        raw,
+        Some(max_limit),
+        &mut |k, v| {
+            match k {
+                "from" => from_ms = Some(parse_time("from", v)?),
+                "to" => to_ms = Some(parse_time("to", v)?),
+                "cursor" => cursor = Some(parse_param("cursor", v)?),
+                _ => return Ok(false),
+            }
+            Ok(true)
+        },
+        ", from, to, cursor",
+    )?;
+    Ok(RequestQuery {
+        filter,
+        from_ms,
+        to_ms,
+        cursor,
+    })
+}
+
+/// A time as unix milliseconds: unix seconds (`1764100000.5`) or RFC 3339
+/// (`2026-11-25T21:00:00Z`).
+fn parse_time(name: &str, v: &str) -> Result<u64, ApiError> {
+    let seconds = match v.parse::<f64>() {
+        Ok(x) => x,
+        Err(_) => humantime::parse_rfc3339_weak(v)
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(f64::NAN, |d| d.as_secs_f64()),
+    };
+    if !seconds.is_finite() || seconds < 0.0 || seconds > 1e12 {
+        return Err(ApiError::bad_parameter(
+            name,
+            format!("`{v}` must be unix seconds or an RFC 3339 time (`2026-11-25T21:00:00Z`)"),
+        ));
+    }
+    Ok((seconds * 1000.0).round() as u64)
+}
+
+/// A status or a class of them, as inclusive bounds: `200`, `5xx`, `>=500`, `>399`, `<300`,
+/// `<=299`.
+fn parse_status(name: &str, v: &str) -> Result<(u32, u32), ApiError> {
+    let bad = || {
+        ApiError::bad_parameter(
+            name,
+            format!(
+                "`{v}`: expected a status (`404`), a class (`5xx`) or a bound (`>=500`, `<400`)"
+            ),
+        )
+    };
+    let n = |s: &str| s.trim().parse::<u32>().map_err(|_| bad());
+    if let Some(rest) = v.strip_prefix(">=") {
+        return Ok((n(rest)?, u32::MAX));
+    }
+    if let Some(rest) = v.strip_prefix("<=") {
+        return Ok((0, n(rest)?));
+    }
+    if let Some(rest) = v.strip_prefix('>') {
+        return Ok((n(rest)?.checked_add(1).ok_or_else(bad)?, u32::MAX));
+    }
+    if let Some(rest) = v.strip_prefix('<') {
+        return Ok((0, n(rest)?.checked_sub(1).ok_or_else(bad)?));
+    }
+    if let Some(class) = v
+        .strip_suffix("xx")
+        .or_else(|| v.strip_suffix("XX"))
+        .filter(|c| c.len() == 1)
+    {
+        let c = n(class)?;
+        return Ok((c * 100, c * 100 + 99));
+    }
+    let s = n(v)?;
+    Ok((s, s))
+}
+
+/// Seconds: a plain number (`0.1`) or a duration with its unit (`100ms`, `2s`, `1m`).
 fn parse_seconds(name: &str, v: &str) -> Result<f32, ApiError> {
-    let x: f32 = parse_param(name, v)?;
+    let x = match v.parse::<f32>() {
+        Ok(x) => x,
+        Err(_) => match v.parse::<crate::units::HumanDuration>() {
+            Ok(d) => d.0.as_secs_f32(),
+            Err(_) => f32::NAN,
+        },
+    };
     if !x.is_finite() || x < 0.0 {
         return Err(ApiError::bad_parameter(
             name,
-            format!("`{v}` must be a number of seconds ≥ 0"),
+            format!("`{v}` must be a number of seconds ≥ 0 or a duration (`100ms`, `2s`)"),
         ));
     }
     Ok(x)
+}
+
+/// Bytes: a plain number or a size with its unit (`512KiB`, `2MiB`, `1MB`).
+fn parse_bytes(name: &str, v: &str) -> Result<u64, ApiError> {
+    v.parse::<u64>()
+        .ok()
+        .or_else(|| v.parse::<bytesize::ByteSize>().ok().map(|b| b.as_u64()))
+        .ok_or_else(|| {
+            ApiError::bad_parameter(
+                name,
+                format!("`{v}` must be a number of bytes or a size (`2MiB`, `512KiB`)"),
+            )
+        })
 }
 
 /// Most work one chunk of a scan does under the pool's read lock: the merger waits at most this
@@ -120,19 +261,27 @@ const CHUNK_QUEUE: usize = 4;
     tag = "raw",
     params(
         ("limit" = Option<usize>, Query, description = "Requests to answer, newest first (default 100, at most limits.max_query_limit)"),
+        ("filter" = Option<Vec<String>>, Query, description = "`COLUMN:VALUE`, as for reports; repeatable (all must hold). COLUMN: hostname, server_name, script_name, schema, status (as `status` below), or a request tag's name (`country:nl`)"),
         ("hostname" = Option<String>, Query, description = "Exact hostname"),
         ("server_name" = Option<String>, Query, description = "Exact server name"),
         ("script_name" = Option<String>, Query, description = "Exact script name"),
         ("schema" = Option<String>, Query, description = "Exact schema"),
-        ("status" = Option<u32>, Query, description = "Exact status"),
-        ("min_time" = Option<f64>, Query, description = "request_time at least this many seconds"),
-        ("max_time" = Option<f64>, Query, description = "request_time at most this many seconds"),
+        ("status" = Option<String>, Query, description = "A status (`404`), a class (`5xx`) or a bound (`>=500`, `>399`, `<=299`, `<400`)"),
+        ("min_time" = Option<String>, Query, description = "request_time at least this: seconds (`0.1`) or a duration (`100ms`, `2s`)"),
+        ("max_time" = Option<String>, Query, description = "request_time at most this: seconds or a duration"),
+        ("min_size" = Option<String>, Query, description = "document_size at least this: bytes or a size (`2MiB`, `512KiB`, `1MB`)"),
+        ("max_size" = Option<String>, Query, description = "document_size at most this: bytes or a size"),
+        ("min_memory" = Option<String>, Query, description = "memory_peak at least this: bytes or a size (`64MiB`)"),
+        ("max_memory" = Option<String>, Query, description = "memory_peak at most this: bytes or a size"),
         ("tag.NAME" = Option<String>, Query, description = "Request tag NAME has this value, for any NAME (`tag.country=nl`); one per tag"),
         ("timer_tag.NAME" = Option<String>, Query, description = "The request has a timer whose tag NAME has this value (`timer_tag.group=db`)"),
         ("timers" = Option<bool>, Query, description = "Include each request's timers (default false)"),
+        ("from" = Option<String>, Query, description = "Merged at or after this time: unix seconds (`1764100000.5`) or RFC 3339 (`2026-11-25T21:00:00Z`); the raw pool holds `stats_history`"),
+        ("to" = Option<String>, Query, description = "Merged at or before this time (as `from`)"),
+        ("cursor" = Option<u64>, Query, description = "The `next_cursor` of the page before: requests older than that page's last"),
     ),
     responses(
-        (status = 200, description = "Raw requests, newest first (streamed)", body = super::openapi::RequestList),
+        (status = 200, description = "Raw requests, newest first (streamed), and `next_cursor`: the `cursor` of the next page when this one is full and older requests are left, else null", body = super::openapi::RequestList),
         (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
         (status = 503, response = super::openapi::Busy),
@@ -142,11 +291,11 @@ async fn requests(
     State(state): State<AppState>,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
-    let raw = parse(raw.as_deref(), state.core.config().limits.max_query_limit)?;
+    let query = parse_query(raw.as_deref(), state.core.config().limits.max_query_limit)?;
     // The first chunk's slot, taken now: when none is free the answer is a 503, not a stream.
     let slot = query_slot(&state)?;
     let (tx, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(CHUNK_QUEUE);
-    tokio::spawn(stream_scan(state, Scan::new(raw), slot, tx));
+    tokio::spawn(stream_scan(state, Scan::new(query), slot, tx));
     let body = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv()
             .await
@@ -199,6 +348,10 @@ async fn stream_scan(
 /// the scan and not shown.
 struct Scan {
     filter: RequestFilter,
+    from_ms: u64,
+    to_ms: u64,
+    /// Where the walk starts: below this id (`None`: the newest).
+    start: Option<u64>,
     /// The id below which the walk goes on (`None` before the first chunk).
     cursor: Option<u64>,
     shown: usize,
@@ -207,9 +360,12 @@ struct Scan {
 }
 
 impl Scan {
-    fn new(filter: RequestFilter) -> Scan {
+    fn new(q: RequestQuery) -> Scan {
         Scan {
-            filter,
+            filter: q.filter,
+            from_ms: q.from_ms.unwrap_or(0),
+            to_ms: q.to_ms.unwrap_or(u64::MAX),
+            start: q.cursor,
             cursor: None,
             shown: 0,
             done: false,
@@ -232,9 +388,12 @@ impl Scan {
             Some(c) => c,
             None => {
                 out.extend_from_slice(b"{\"requests\":[");
-                state.core.pool().read().next_id()
+                let newest = state.core.pool().read().next_id();
+                self.start.map_or(newest, |c| c.min(newest))
             }
         };
+        // Requests are pooled in the order merged: below `from`, nothing older can match.
+        let mut before_from = false;
         while self.shown < limit {
             let started = Instant::now();
             let pool = state.core.pool().read();
@@ -250,11 +409,15 @@ impl Scan {
                 cursor -= 1;
                 scanned += 1;
                 if let Some(v) = pool.get(cursor) {
-                    if filter.matches(&v) {
+                    let unix_ms = state.core.clock().unix_ms(v.record.time_ms);
+                    if unix_ms < self.from_ms {
+                        before_from = true;
+                        break;
+                    }
+                    if unix_ms <= self.to_ms && filter.matches(&v) {
                         if self.shown > 0 {
                             out.push(b',');
                         }
-                        let unix_ms = state.core.clock().unix_ms(v.record.time_ms);
                         write_request(&mut out, &v, &dict, unix_ms, self.filter.timers);
                         self.shown += 1;
                     }
@@ -265,7 +428,7 @@ impl Scan {
             }
             drop(dict);
             drop(pool);
-            if cursor <= oldest {
+            if cursor <= oldest || before_from {
                 break;
             }
             if out.len() >= CHUNK_BYTES {
@@ -273,7 +436,16 @@ impl Scan {
                 return out;
             }
         }
-        out.extend_from_slice(b"]}");
+        // A full page with older requests left to look at: where the next page starts.
+        let more =
+            self.shown >= limit && !before_from && cursor > state.core.pool().read().oldest_id();
+        out.extend_from_slice(b"],\"next_cursor\":");
+        if more {
+            crate::ndjson::put(&mut out, &cursor);
+        } else {
+            out.extend_from_slice(b"null");
+        }
+        out.push(b'}');
         self.done = true;
         out
     }
@@ -306,6 +478,62 @@ mod tests {
         assert_eq!(f.tags.len(), 2);
         assert!(f.timers);
         assert_eq!(f.fields[0].1, "/a.php");
+    }
+
+    #[test]
+    fn status_classes_units_times_and_the_report_filter_syntax() {
+        for (v, want) in [
+            ("404", (404, 404)),
+            ("5xx", (500, 599)),
+            (">=500", (500, u32::MAX)),
+            (">399", (400, u32::MAX)),
+            ("<400", (0, 399)),
+            ("<=299", (0, 299)),
+        ] {
+            assert_eq!(parse_status("status", v).ok(), Some(want), "{v}");
+        }
+        for v in ["5x", "xx", "<0", "abc", ">=", "50xx"] {
+            assert!(parse_status("status", v).is_err(), "{v}");
+        }
+        assert_eq!(parse_seconds("min_time", "0.25").ok(), Some(0.25));
+        assert_eq!(parse_seconds("min_time", "100ms").ok(), Some(0.1));
+        assert_eq!(parse_seconds("min_time", "2s").ok(), Some(2.0));
+        let e = parse_seconds("min_time", "fast").err().unwrap();
+        assert!(e.detail.contains("min_time"), "{}", e.detail);
+        assert_eq!(parse_bytes("min_size", "2MiB").ok(), Some(2 << 20));
+        assert_eq!(parse_bytes("min_size", "1000").ok(), Some(1000));
+        assert_eq!(parse_bytes("min_size", "1KB").ok(), Some(1000));
+        assert!(parse_bytes("min_size", "big").is_err());
+        assert_eq!(
+            parse_time("from", "1764100000.5").ok(),
+            Some(1_764_100_000_500)
+        );
+        assert_eq!(
+            parse_time("from", "2026-11-25T21:00:00Z").ok(),
+            Some(1_795_640_400_000)
+        );
+        assert!(parse_time("from", "yesterday").is_err());
+        let f = parse(
+            Some("filter=script_name:/a.php&filter=status:5xx&filter=country:nl&min_time=100ms"),
+            10,
+        )
+        .ok()
+        .unwrap();
+        assert_eq!(f.fields[0].1, "/a.php");
+        assert_eq!(f.status, Some((500, 599)));
+        assert_eq!(f.tags, [("country".to_string(), "nl".to_string())]);
+        assert_eq!(f.min_time, Some(0.1));
+        let e = parse(Some("filter=nocolon"), 10).err().unwrap();
+        assert!(e.detail.contains("filter"), "{}", e.detail);
+        let e = parse(Some("status=2x"), 10).err().unwrap();
+        assert!(e.detail.contains("status"), "{}", e.detail);
+        let q = parse_query(Some("cursor=12&from=10&to=20"), 10)
+            .ok()
+            .unwrap();
+        assert_eq!(
+            (q.cursor, q.from_ms, q.to_ms),
+            (Some(12), Some(10_000), Some(20_000))
+        );
     }
 
     #[test]
