@@ -23,6 +23,7 @@ mod openapi;
 mod packaging;
 mod php;
 mod prometheus;
+mod raw;
 mod reports;
 mod rewrite;
 mod sent;
