@@ -125,10 +125,12 @@ struct RequestQuery {
     to_ms: Option<u64>,
     /// Only requests with ids below this (the `next_cursor` of the page before).
     cursor: Option<u64>,
+    /// `format=csv`: a header row, then one row per request.
+    csv: bool,
 }
 
 fn parse_query(raw: Option<&str>, max_limit: usize) -> Result<RequestQuery, ApiError> {
-    let (mut from_ms, mut to_ms, mut cursor) = (None, None, None);
+    let (mut from_ms, mut to_ms, mut cursor, mut csv) = (None, None, None, false);
     let filter = RequestFilter::parse(
         raw,
         Some(max_limit),
@@ -137,17 +139,36 @@ fn parse_query(raw: Option<&str>, max_limit: usize) -> Result<RequestQuery, ApiE
                 "from" => from_ms = Some(parse_time("from", v)?),
                 "to" => to_ms = Some(parse_time("to", v)?),
                 "cursor" => cursor = Some(parse_param("cursor", v)?),
+                "format" => {
+                    csv = match v {
+                        "json" => false,
+                        "csv" => true,
+                        _ => {
+                            return Err(ApiError::bad_parameter(
+                                "format",
+                                format!("`{v}`: expected json or csv"),
+                            ))
+                        }
+                    }
+                }
                 _ => return Ok(false),
             }
             Ok(true)
         },
-        ", from, to, cursor",
+        ", from, to, cursor, format",
     )?;
+    if csv && filter.timers {
+        return Err(ApiError::bad_parameter(
+            "timers",
+            "a CSV row has no timers: leave timers out with format=csv",
+        ));
+    }
     Ok(RequestQuery {
         filter,
         from_ms,
         to_ms,
         cursor,
+        csv,
     })
 }
 
@@ -278,10 +299,14 @@ const CHUNK_QUEUE: usize = 4;
         ("timers" = Option<bool>, Query, description = "Include each request's timers (default false)"),
         ("from" = Option<String>, Query, description = "Merged at or after this time: unix seconds (`1764100000.5`) or RFC 3339 (`2026-11-25T21:00:00Z`); the raw pool holds `stats_history`"),
         ("to" = Option<String>, Query, description = "Merged at or before this time (as `from`)"),
-        ("cursor" = Option<u64>, Query, description = "The `next_cursor` of the page before: requests older than that page's last"),
+        ("cursor" = Option<u64>, Query, description = "The `next_cursor` of the page before (in CSV: its last row's id): requests older than that page's last"),
+        ("format" = Option<String>, Query, description = "`json` (default) or `csv`: a header row (id, timestamp, hostname, server_name, script_name, schema, status, request_count, document_size, memory_peak, memory_footprint, request_time, ru_utime, ru_stime, timer_count, tags as `name=value` joined by `;`), then a row per request; not with timers=true"),
     ),
     responses(
-        (status = 200, description = "Raw requests, newest first (streamed), and `next_cursor`: the `cursor` of the next page when this one is full and older requests are left, else null", body = super::openapi::RequestList),
+        (status = 200, description = "Raw requests, newest first (streamed), and `next_cursor`: the `cursor` of the next page when this one is full and older requests are left, else null", content(
+            (super::openapi::RequestList = "application/json"),
+            (String = "text/csv"),
+        )),
         (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
         (status = 503, response = super::openapi::Busy),
@@ -295,6 +320,11 @@ async fn requests(
     // The first chunk's slot, taken now: when none is free the answer is a 503, not a stream.
     let slot = query_slot(&state)?;
     let (tx, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(CHUNK_QUEUE);
+    let content_type = if query.csv {
+        "text/csv; charset=utf-8"
+    } else {
+        "application/json"
+    };
     tokio::spawn(stream_scan(state, Scan::new(query), slot, tx));
     let body = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv()
@@ -302,7 +332,7 @@ async fn requests(
             .map(|chunk| (Ok::<_, std::convert::Infallible>(chunk), rx))
     });
     Ok((
-        [(header::CONTENT_TYPE, "application/json")],
+        [(header::CONTENT_TYPE, content_type)],
         Body::from_stream(body),
     )
         .into_response())
@@ -352,6 +382,7 @@ struct Scan {
     to_ms: u64,
     /// Where the walk starts: below this id (`None`: the newest).
     start: Option<u64>,
+    csv: bool,
     /// The id below which the walk goes on (`None` before the first chunk).
     cursor: Option<u64>,
     shown: usize,
@@ -366,6 +397,7 @@ impl Scan {
             from_ms: q.from_ms.unwrap_or(0),
             to_ms: q.to_ms.unwrap_or(u64::MAX),
             start: q.cursor,
+            csv: q.csv,
             cursor: None,
             shown: 0,
             done: false,
@@ -387,7 +419,11 @@ impl Scan {
         let mut cursor = match self.cursor {
             Some(c) => c,
             None => {
-                out.extend_from_slice(b"{\"requests\":[");
+                out.extend_from_slice(if self.csv {
+                    CSV_HEADER
+                } else {
+                    b"{\"requests\":["
+                });
                 let newest = state.core.pool().read().next_id();
                 self.start.map_or(newest, |c| c.min(newest))
             }
@@ -415,10 +451,14 @@ impl Scan {
                         break;
                     }
                     if unix_ms <= self.to_ms && filter.matches(&v) {
-                        if self.shown > 0 {
-                            out.push(b',');
+                        if self.csv {
+                            write_csv_row(&mut out, &v, &dict, unix_ms);
+                        } else {
+                            if self.shown > 0 {
+                                out.push(b',');
+                            }
+                            write_request(&mut out, &v, &dict, unix_ms, self.filter.timers);
                         }
-                        write_request(&mut out, &v, &dict, unix_ms, self.filter.timers);
                         self.shown += 1;
                     }
                 }
@@ -439,6 +479,11 @@ impl Scan {
         // A full page with older requests left to look at: where the next page starts.
         let more =
             self.shown >= limit && !before_from && cursor > state.core.pool().read().oldest_id();
+        if self.csv {
+            // The next page's cursor is the last row's id.
+            self.done = true;
+            return out;
+        }
         out.extend_from_slice(b"],\"next_cursor\":");
         if more {
             crate::ndjson::put(&mut out, &cursor);
@@ -449,6 +494,67 @@ impl Scan {
         self.done = true;
         out
     }
+}
+
+/// The CSV answer's header row: a raw request's fields, its tags last (`name=value` pairs
+/// joined by `;`).
+const CSV_HEADER: &[u8] = b"id,timestamp,hostname,server_name,script_name,schema,status,\
+request_count,document_size,memory_peak,memory_footprint,request_time,ru_utime,ru_stime,\
+timer_count,tags\r\n";
+
+/// One raw request as a CSV row (the columns of [`CSV_HEADER`]).
+fn write_csv_row(
+    out: &mut Vec<u8>,
+    v: &crate::record::RequestView<'_>,
+    dict: &crate::dictionary::Dictionary,
+    unix_ms: u64,
+) {
+    let r = v.record;
+    let mut row = String::with_capacity(160);
+    let text = |id: u32| dict.text(id);
+    let schema = if r.schema == crate::record::NO_SCHEMA {
+        std::borrow::Cow::Borrowed("")
+    } else {
+        text(r.schema)
+    };
+    let mut tags = String::new();
+    for (i, t) in v.tags().iter().enumerate() {
+        if v.tags()[..i].iter().any(|p| p.name == t.name) {
+            continue;
+        }
+        if !tags.is_empty() {
+            tags.push(';');
+        }
+        tags.push_str(&text(t.name));
+        tags.push('=');
+        tags.push_str(&text(t.value));
+    }
+    let fields: [std::borrow::Cow<'_, str>; 16] = [
+        v.id.to_string().into(),
+        (unix_ms as f64 / 1000.0).to_string().into(),
+        text(r.hostname),
+        text(r.server_name),
+        text(r.script_name),
+        schema,
+        r.status.to_string().into(),
+        r.request_count.to_string().into(),
+        r.document_size.to_string().into(),
+        r.memory_peak.to_string().into(),
+        r.memory_footprint.to_string().into(),
+        r.request_time.to_string().into(),
+        r.ru_utime.to_string().into(),
+        r.ru_stime.to_string().into(),
+        r.timer_count.to_string().into(),
+        tags.into(),
+    ];
+    for (i, f) in fields.iter().enumerate() {
+        if i > 0 {
+            row.push(',');
+        }
+        crate::report::csv_field(&mut row, f);
+    }
+    row.push_str("\r\n");
+    out.extend_from_slice(row.as_bytes());
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! `/api/v1/requests` against the real daemon, as issue 44 asks of it: status classes and
 //! bounds, durations and sizes with units, the reports' `filter=COLUMN:VALUE` beside the older
-//! spellings, a time range, and paging by cursor through every request exactly once; bad values
+//! spellings, a time range, CSV, and paging by cursor through every request exactly once; bad values
 //! are 400s naming the parameter.
 
 use std::collections::BTreeSet;
@@ -43,14 +43,26 @@ fn filters_with_classes_units_one_syntax_a_time_range_and_a_cursor() {
     assert_eq!(count("status=404"), want(&|s| s.status == 404));
     assert_eq!(count("min_time=100ms"), want(&|s| s.request_time >= 0.1));
     assert_eq!(count("min_time=0.1"), count("min_time=100ms"));
-    assert_eq!(count("min_size=2MiB"), want(&|s| s.document_size >= 2 << 20));
-    assert_eq!(count("max_size=1MiB"), want(&|s| s.document_size <= 1 << 20));
+    assert_eq!(
+        count("min_size=2MiB"),
+        want(&|s| s.document_size >= 2 << 20)
+    );
+    assert_eq!(
+        count("max_size=1MiB"),
+        want(&|s| s.document_size <= 1 << 20)
+    );
     // The reports' syntax and the older one agree.
     let nl_5xx = want(&|s| s.status >= 500 && s.tags[0].1 == "nl");
     assert_eq!(count("filter=country:nl&filter=status:5xx"), nl_5xx);
     assert_eq!(count("tag.country=nl&status=5xx"), nl_5xx);
-    assert_eq!(count("filter=script_name:/s1.php"), count("script_name=%2Fs1.php"));
-    assert_eq!(count("filter=script_name:/s1.php"), want(&|s| s.script_name == "/s1.php"));
+    assert_eq!(
+        count("filter=script_name:/s1.php"),
+        count("script_name=%2Fs1.php")
+    );
+    assert_eq!(
+        count("filter=script_name:/s1.php"),
+        want(&|s| s.script_name == "/s1.php")
+    );
 
     // A time range around the whole pool holds all of it; one wholly before it, nothing.
     let all = d.json("/api/v1/requests?limit=1000");
@@ -93,13 +105,43 @@ fn filters_with_classes_units_one_syntax_a_time_range_and_a_cursor() {
     // A cursor with a filter pages the matches.
     let page = d.json("/api/v1/requests?limit=3&status=5xx");
     let c = page["next_cursor"].as_u64().unwrap();
-    let rest = d.json(&format!("/api/v1/requests?limit=1000&status=5xx&cursor={c}"));
+    let rest = d.json(&format!(
+        "/api/v1/requests?limit=1000&status=5xx&cursor={c}"
+    ));
     assert_eq!(
         3 + rest["requests"].as_array().unwrap().len(),
         want(&|s| s.status >= 500)
     );
 
+    // CSV: a header row, a row per request, its tags last; the last row's id pages on.
+    let (code, csv) = d.get_text("/api/v1/requests?format=csv&limit=5&status=404");
+    assert_eq!(code, 200, "{csv}");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 6, "{csv}");
+    assert!(lines[0].starts_with("id,timestamp,hostname,server_name,script_name,schema,status,"));
+    assert!(lines[0].ends_with(",timer_count,tags"), "{csv}");
+    for row in &lines[1..] {
+        let cells: Vec<&str> = row.split(',').collect();
+        assert_eq!(cells.len(), 16, "{row}");
+        assert_eq!((cells[2], cells[6]), ("web1", "404"), "{row}");
+        assert!(
+            cells[15] == "country=nl" || cells[15] == "country=de",
+            "{row}"
+        );
+    }
+    let last: u64 = lines[5].split(',').next().unwrap().parse().unwrap();
+    let (_, rest) = d.get_text(&format!(
+        "/api/v1/requests?format=csv&status=404&cursor={last}"
+    ));
+    assert_eq!(
+        rest.lines().count() - 1 + 5,
+        want(&|s| s.status == 404),
+        "{rest}"
+    );
+
     for (q, name) in [
+        ("format=xml", "format"),
+        ("format=csv&timers=true", "timers"),
         ("status=5x", "status"),
         ("filter=status:abc", "filter"),
         ("filter=nocolon", "filter"),
@@ -111,6 +153,9 @@ fn filters_with_classes_units_one_syntax_a_time_range_and_a_cursor() {
         let (code, body) = d.get(&format!("/api/v1/requests?{q}"));
         assert_eq!(code, 400, "{q}: {body}");
         assert_eq!(body["error"], "bad_parameter", "{q}: {body}");
-        assert!(body["detail"].as_str().unwrap().contains(name), "{q}: {body}");
+        assert!(
+            body["detail"].as_str().unwrap().contains(name),
+            "{q}: {body}"
+        );
     }
 }
