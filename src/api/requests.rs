@@ -127,10 +127,110 @@ struct RequestQuery {
     cursor: Option<u64>,
     /// `format=csv`: a header row, then one row per request.
     csv: bool,
+    /// `sort=FIELD` (ascending) or `sort=-FIELD` (descending).
+    sort: Option<(SortField, bool)>,
+}
+
+/// The numeric fields a raw answer can be sorted by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SortField {
+    Id,
+    Timestamp,
+    Status,
+    RequestCount,
+    DocumentSize,
+    MemoryPeak,
+    MemoryFootprint,
+    RequestTime,
+    RuUtime,
+    RuStime,
+    TimerCount,
+}
+
+const SORT_FIELDS: &[(&str, SortField)] = &[
+    ("id", SortField::Id),
+    ("timestamp", SortField::Timestamp),
+    ("status", SortField::Status),
+    ("request_count", SortField::RequestCount),
+    ("document_size", SortField::DocumentSize),
+    ("memory_peak", SortField::MemoryPeak),
+    ("memory_footprint", SortField::MemoryFootprint),
+    ("request_time", SortField::RequestTime),
+    ("ru_utime", SortField::RuUtime),
+    ("ru_stime", SortField::RuStime),
+    ("timer_count", SortField::TimerCount),
+];
+
+impl SortField {
+    fn value(self, v: &crate::record::RequestView<'_>, unix_ms: u64) -> f64 {
+        let r = v.record;
+        match self {
+            SortField::Id => v.id as f64,
+            SortField::Timestamp => unix_ms as f64,
+            SortField::Status => r.status.into(),
+            SortField::RequestCount => r.request_count.into(),
+            SortField::DocumentSize => r.document_size.into(),
+            SortField::MemoryPeak => r.memory_peak.into(),
+            SortField::MemoryFootprint => r.memory_footprint.into(),
+            SortField::RequestTime => r.request_time.into(),
+            SortField::RuUtime => r.ru_utime.into(),
+            SortField::RuStime => r.ru_stime.into(),
+            SortField::TimerCount => r.timer_count.into(),
+        }
+    }
+}
+
+/// `sort=FIELD` or `sort=-FIELD`: the field and whether descending.
+fn parse_sort(v: &str) -> Result<(SortField, bool), ApiError> {
+    let (name, desc) = match v.strip_prefix('-') {
+        Some(n) => (n, true),
+        None => (v.strip_prefix('+').unwrap_or(v), false),
+    };
+    SORT_FIELDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, f)| (f, desc))
+        .ok_or_else(|| {
+            let names: Vec<&str> = SORT_FIELDS.iter().map(|(n, _)| *n).collect();
+            ApiError::bad_parameter(
+                "sort",
+                format!(
+                    "`{v}`: expected FIELD or -FIELD, FIELD one of {}",
+                    names.join(", ")
+                ),
+            )
+        })
+}
+
+/// A request ranked for a sorted answer: a higher rank comes first (the value, negated for an
+/// ascending sort; the newer first among equals).
+#[derive(Clone, Copy, Debug)]
+struct Ranked {
+    rank: f64,
+    id: u64,
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+impl Eq for Ranked {}
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.rank
+            .total_cmp(&other.rank)
+            .then(self.id.cmp(&other.id))
+    }
 }
 
 fn parse_query(raw: Option<&str>, max_limit: usize) -> Result<RequestQuery, ApiError> {
-    let (mut from_ms, mut to_ms, mut cursor, mut csv) = (None, None, None, false);
+    let (mut from_ms, mut to_ms, mut cursor, mut csv, mut sort) = (None, None, None, false, None);
     let filter = RequestFilter::parse(
         raw,
         Some(max_limit),
@@ -139,6 +239,7 @@ fn parse_query(raw: Option<&str>, max_limit: usize) -> Result<RequestQuery, ApiE
                 "from" => from_ms = Some(parse_time("from", v)?),
                 "to" => to_ms = Some(parse_time("to", v)?),
                 "cursor" => cursor = Some(parse_param("cursor", v)?),
+                "sort" => sort = Some(parse_sort(v)?),
                 "format" => {
                     csv = match v {
                         "json" => false,
@@ -155,8 +256,14 @@ fn parse_query(raw: Option<&str>, max_limit: usize) -> Result<RequestQuery, ApiE
             }
             Ok(true)
         },
-        ", from, to, cursor, format",
+        ", from, to, cursor, sort, format",
     )?;
+    if sort.is_some() && cursor.is_some() {
+        return Err(ApiError::bad_parameter(
+            "cursor",
+            "a sorted answer is one page (`limit` of them): leave cursor out with sort",
+        ));
+    }
     if csv && filter.timers {
         return Err(ApiError::bad_parameter(
             "timers",
@@ -169,6 +276,7 @@ fn parse_query(raw: Option<&str>, max_limit: usize) -> Result<RequestQuery, ApiE
         to_ms,
         cursor,
         csv,
+        sort,
     })
 }
 
@@ -300,6 +408,7 @@ const CHUNK_QUEUE: usize = 4;
         ("from" = Option<String>, Query, description = "Merged at or after this time: unix seconds (`1764100000.5`) or RFC 3339 (`2026-11-25T21:00:00Z`); the raw pool holds `stats_history`"),
         ("to" = Option<String>, Query, description = "Merged at or before this time (as `from`)"),
         ("cursor" = Option<u64>, Query, description = "The `next_cursor` of the page before (in CSV: its last row's id): requests older than that page's last"),
+        ("sort" = Option<String>, Query, description = "`FIELD` (ascending) or `-FIELD` (descending), FIELD one of id, timestamp, status, request_count, document_size, memory_peak, memory_footprint, request_time, ru_utime, ru_stime, timer_count: the first `limit` matches of the whole range in that order (newer first among equals); one page, no cursor"),
         ("format" = Option<String>, Query, description = "`json` (default) or `csv`: a header row (id, timestamp, hostname, server_name, script_name, schema, status, request_count, document_size, memory_peak, memory_footprint, request_time, ru_utime, ru_stime, timer_count, tags as `name=value` joined by `;`), then a row per request; not with timers=true"),
     ),
     responses(
@@ -383,6 +492,11 @@ struct Scan {
     /// Where the walk starts: below this id (`None`: the newest).
     start: Option<u64>,
     csv: bool,
+    sort: Option<(SortField, bool)>,
+    /// A sorted answer's best `limit` so far (the worst on top), while the pool is walked.
+    ranked: std::collections::BinaryHeap<std::cmp::Reverse<Ranked>>,
+    /// A sorted answer's ids in order once the walk is done, and how many are rendered.
+    sorted: Option<(Vec<u64>, usize)>,
     /// The id below which the walk goes on (`None` before the first chunk).
     cursor: Option<u64>,
     shown: usize,
@@ -398,6 +512,9 @@ impl Scan {
             to_ms: q.to_ms.unwrap_or(u64::MAX),
             start: q.cursor,
             csv: q.csv,
+            sort: q.sort,
+            ranked: Default::default(),
+            sorted: None,
             cursor: None,
             shown: 0,
             done: false,
@@ -408,6 +525,9 @@ impl Scan {
     /// (then `done` is set). Holds the pool's and the dictionary's read locks for at most
     /// [`CHUNK_TIME`] at a time.
     fn next_chunk(&mut self, state: &AppState) -> Vec<u8> {
+        if self.sorted.is_some() {
+            return self.render_sorted(state, Vec::with_capacity(CHUNK_BYTES + 4096));
+        }
         // The default, 100, never above the configured maximum (an explicit `limit` is checked
         // against it when parsed).
         let limit = self.filter.limit.unwrap_or(
@@ -451,7 +571,15 @@ impl Scan {
                         break;
                     }
                     if unix_ms <= self.to_ms && filter.matches(&v) {
-                        if self.csv {
+                        if let Some((field, desc)) = self.sort {
+                            let value = field.value(&v, unix_ms);
+                            let rank = if desc { value } else { -value };
+                            self.ranked
+                                .push(std::cmp::Reverse(Ranked { rank, id: cursor }));
+                            if self.ranked.len() > limit {
+                                self.ranked.pop();
+                            }
+                        } else if self.csv {
                             write_csv_row(&mut out, &v, &dict, unix_ms);
                         } else {
                             if self.shown > 0 {
@@ -459,7 +587,9 @@ impl Scan {
                             }
                             write_request(&mut out, &v, &dict, unix_ms, self.filter.timers);
                         }
-                        self.shown += 1;
+                        if self.sort.is_none() {
+                            self.shown += 1;
+                        }
                     }
                 }
                 if scanned.is_multiple_of(256) && started.elapsed() >= CHUNK_TIME {
@@ -476,6 +606,16 @@ impl Scan {
                 return out;
             }
         }
+        if self.sort.is_some() {
+            // The walk is done: the best `limit` in order, best first.
+            let ids = std::mem::take(&mut self.ranked)
+                .into_sorted_vec()
+                .into_iter()
+                .map(|std::cmp::Reverse(r)| r.id)
+                .collect();
+            self.sorted = Some((ids, 0));
+            return self.render_sorted(state, out);
+        }
         // A full page with older requests left to look at: where the next page starts.
         let more =
             self.shown >= limit && !before_from && cursor > state.core.pool().read().oldest_id();
@@ -491,6 +631,49 @@ impl Scan {
             out.extend_from_slice(b"null");
         }
         out.push(b'}');
+        self.done = true;
+        out
+    }
+}
+
+impl Scan {
+    /// Renders a sorted answer's next requests into `out` (a request evicted since the walk is
+    /// left out), closing the answer after the last.
+    fn render_sorted(&mut self, state: &AppState, mut out: Vec<u8>) -> Vec<u8> {
+        let Some((ids, mut at)) = self.sorted.take() else {
+            return out;
+        };
+        while at < ids.len() && out.len() < CHUNK_BYTES {
+            let started = Instant::now();
+            let pool = state.core.pool().read();
+            let dict = state.core.dictionary().read();
+            while at < ids.len() && out.len() < CHUNK_BYTES {
+                let id = ids[at];
+                at += 1;
+                if let Some(v) = pool.get(id) {
+                    let unix_ms = state.core.clock().unix_ms(v.record.time_ms);
+                    if self.csv {
+                        write_csv_row(&mut out, &v, &dict, unix_ms);
+                    } else {
+                        if self.shown > 0 {
+                            out.push(b',');
+                        }
+                        write_request(&mut out, &v, &dict, unix_ms, self.filter.timers);
+                    }
+                    self.shown += 1;
+                }
+                if at.is_multiple_of(256) && started.elapsed() >= CHUNK_TIME {
+                    break;
+                }
+            }
+        }
+        if at < ids.len() {
+            self.sorted = Some((ids, at));
+            return out;
+        }
+        if !self.csv {
+            out.extend_from_slice(b"],\"next_cursor\":null}");
+        }
         self.done = true;
         out
     }

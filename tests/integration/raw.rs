@@ -1,6 +1,6 @@
 //! `/api/v1/requests` against the real daemon, as issue 44 asks of it: status classes and
 //! bounds, durations and sizes with units, the reports' `filter=COLUMN:VALUE` beside the older
-//! spellings, a time range, CSV, and paging by cursor through every request exactly once; bad values
+//! spellings, a time range, sorting by any numeric field, CSV, and paging by cursor through every request exactly once; bad values
 //! are 400s naming the parameter.
 
 use std::collections::BTreeSet;
@@ -113,6 +113,32 @@ fn filters_with_classes_units_one_syntax_a_time_range_and_a_cursor() {
         want(&|s| s.status >= 500)
     );
 
+    // Sorted by any numeric field, either way, over the whole pool.
+    let times = |q: &str| -> Vec<f64> {
+        d.json(&format!("/api/v1/requests?{q}"))["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["request_time"].as_f64().unwrap())
+            .collect()
+    };
+    let slowest = times("sort=-request_time&limit=1000");
+    assert_eq!(slowest.len(), 40);
+    assert!(slowest.windows(2).all(|w| w[0] >= w[1]), "{slowest:?}");
+    let fastest = times("sort=request_time&limit=5&status=5xx");
+    assert_eq!(fastest.len(), 5);
+    assert!(fastest.windows(2).all(|w| w[0] <= w[1]), "{fastest:?}");
+    assert_eq!(fastest[0], 0.0);
+    let mut sizes: Vec<u32> = sent.iter().map(|s| s.document_size).collect();
+    sizes.sort_unstable_by(|a, b| b.cmp(a));
+    let (_, top) = d.get_text("/api/v1/requests?sort=-document_size&limit=3&format=csv");
+    let top: Vec<u32> = top
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(8).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(top, sizes[..3]);
+
     // CSV: a header row, a row per request, its tags last; the last row's id pages on.
     let (code, csv) = d.get_text("/api/v1/requests?format=csv&limit=5&status=404");
     assert_eq!(code, 200, "{csv}");
@@ -141,6 +167,8 @@ fn filters_with_classes_units_one_syntax_a_time_range_and_a_cursor() {
 
     for (q, name) in [
         ("format=xml", "format"),
+        ("sort=-hostname", "sort"),
+        ("sort=request_time&cursor=5", "cursor"),
         ("format=csv&timers=true", "timers"),
         ("status=5x", "status"),
         ("filter=status:abc", "filter"),
