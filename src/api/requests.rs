@@ -290,7 +290,7 @@ fn parse_time(name: &str, v: &str) -> Result<u64, ApiError> {
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or(f64::NAN, |d| d.as_secs_f64()),
     };
-    if !seconds.is_finite() || seconds < 0.0 || seconds > 1e12 {
+    if !(0.0..=1e12).contains(&seconds) {
         return Err(ApiError::bad_parameter(
             name,
             format!("`{v}` must be unix seconds or an RFC 3339 time (`2026-11-25T21:00:00Z`)"),
