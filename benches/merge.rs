@@ -376,29 +376,74 @@ fn merge(c: &mut Criterion) {
     group.finish();
 }
 
+/// Ten `[[rewrite]]` rules over the corpus's names: four on script names, one each on the host
+/// and server names, two on request tag values and two on timer tag values; most requests are
+/// hit by several.
+fn ten_rules() -> Vec<pinbad::rewrite::RuleDef> {
+    [
+        ("script_name", r"(\D)\d+\.php$", "${1}N.php"),
+        ("script_name", r"^/api/v\d/", "/api/"),
+        ("script_name", r"^/index\.php$", "/"),
+        ("script_name", r"/(edit|save|delete)\.php$", "/write.php"),
+        ("hostname", r"^web0?(\d+)$", "web-$1"),
+        ("server_name", r"\.example\.com$", ""),
+        ("tag:country", r"^(us|ca|mx)$", "na"),
+        ("tag:lang", r"^(..)$", "lang-$1"),
+        ("timer_tag:server", r"\d+$", ""),
+        ("timer_tag:op", r"^(select|get|fetch|search)$", "read"),
+    ]
+    .iter()
+    .map(|(field, regex, replacement)| pinbad::rewrite::RuleDef {
+        name: None,
+        field: field.to_string(),
+        regex: regex.to_string(),
+        replacement: Some(replacement.to_string()),
+        drop: false,
+    })
+    .collect()
+}
+
 /// The merger's interning alone: a batch of 1,024 corpus requests (~31 strings each: hostname,
 /// server, script and ~27 of the request's own dictionary) turned into ids by a dictionary that
-/// holds them all (the steady state). Per request.
+/// holds them all (the steady state). Per request: as received, and through ten `[[rewrite]]`
+/// rules (their cost is the difference); over the default corpus (1,000 scripts: names repeat,
+/// the rules' cache answers) and over 1,000,000 scripts (mostly names not seen before: the
+/// rules run).
 fn intern(c: &mut Criterion) {
-    if !selected("intern_per_request/corpus_batch") {
-        return;
-    }
     let mut group = c.benchmark_group("intern_per_request");
     group.throughput(Throughput::Elements(BATCH as u64));
-    let mut dict = pinbad::dictionary::Dictionary::new(1 << 22);
-    let batches = batches(CorpusSpec::default(), 64 * BATCH);
-    let mut interned = pinbad::merger::Interned::default();
-    for b in &batches {
-        interned.intern(b, 1, &mut dict);
-        interned.clear();
+    let rules = Arc::new(pinbad::rewrite::Rules::compile(&ten_rules(), 1 << 20, 1024).unwrap());
+    for (corpus, scripts) in [("corpus_batch", 1000), ("unique_scripts", 1_000_000)] {
+        for (label, rules) in [("", None), ("_10_rules", Some(&rules))] {
+            let name = format!("{corpus}{label}");
+            if !selected(&format!("intern_per_request/{name}")) {
+                continue;
+            }
+            let mut dict = pinbad::dictionary::Dictionary::new(1 << 22);
+            let spec = CorpusSpec {
+                scripts,
+                ..CorpusSpec::default()
+            };
+            let batches = batches(spec, 64 * BATCH);
+            let mut interned = match rules {
+                Some(r) => pinbad::merger::Interned::with_rewrite(Arc::clone(r)),
+                None => pinbad::merger::Interned::default(),
+            };
+            // Warm: the dictionary holds every string (and the rules' cache what fits).
+            for b in &batches {
+                interned.intern(b, 1, &mut dict);
+                interned.clear();
+            }
+            let mut next = batches.iter().cycle();
+            group.bench_function(&name, |b| {
+                b.iter(|| {
+                    interned.intern(next.next().unwrap(), 1, &mut dict);
+                    interned.flush_rewrite_hits();
+                    interned.clear();
+                })
+            });
+        }
     }
-    let mut next = batches.iter().cycle();
-    group.bench_function("corpus_batch", |b| {
-        b.iter(|| {
-            interned.intern(next.next().unwrap(), 1, &mut dict);
-            interned.clear();
-        })
-    });
     group.finish();
 }
 

@@ -52,12 +52,20 @@ struct Entry {
 /// lock (which takes the write lock only for new strings).
 pub trait Intern {
     fn intern(&mut self, s: &[u8]) -> u32;
+    /// Stamps live string `id` as used now, as interning it again would (for a caller that
+    /// keeps ids, see `rewrite`).
+    fn stamp(&mut self, id: u32);
 }
 
 impl Intern for Dictionary {
     #[inline]
     fn intern(&mut self, s: &[u8]) -> u32 {
         Dictionary::intern(self, s)
+    }
+
+    #[inline]
+    fn stamp(&mut self, id: u32) {
+        Dictionary::stamp(self, id)
     }
 }
 
@@ -66,7 +74,7 @@ impl Intern for Dictionary {
 /// of a lookup (BENCHMARKS.md has the figures). `tests::same_bytes_is_slice_equality` holds it
 /// to `==`.
 #[inline]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+pub fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     let n = a.len();
     if n != b.len() {
         return false;
@@ -220,14 +228,24 @@ impl Dictionary {
         let &id = self
             .table
             .find(hash, |&id| same_bytes(&entries[id as usize].bytes, s))?;
+        self.stamp(id);
+        Some(id)
+    }
+
+    /// Stamps live string `id` as used now (what finding it does), under a shared borrow.
+    #[inline]
+    pub fn stamp(&self, id: u32) {
+        let Some(entry) = self.entries.get(id as usize) else {
+            return;
+        };
         // Stamped only when the second changed: most lookups then leave the entry's line clean,
         // and an API thread reading the string does not have to fetch it back from the merger's
-        // core.
-        let (used, now) = (&entries[id as usize].used, self.now.load(Relaxed));
-        if used.load(Relaxed) != now {
+        // core. A freed entry (marked used at u32::MAX) is left as it is.
+        let (used, now) = (&entry.used, self.now.load(Relaxed));
+        let was = used.load(Relaxed);
+        if was != now && was != u32::MAX {
             used.store(now, Relaxed);
         }
-        Some(id)
     }
 
     #[inline(never)]

@@ -45,6 +45,8 @@ pub mod ring;
 pub mod receiver;
 // Fixed-capacity cyclic rings of requests, timers and tags; one removal path.
 pub mod pool;
+// `[[rewrite]]` rules: names folded before they are interned.
+pub mod rewrite;
 // Sockets passed by systemd (a `.socket` unit), kept open across restarts.
 pub mod activation;
 // Report definitions, the incremental engine, queries, run-time state.

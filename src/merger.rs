@@ -28,6 +28,7 @@ use crate::dictionary::{Dictionary, Intern};
 use crate::pool::{Pool, Removal};
 use crate::record::{Batch, Record, RequestView, TagPair, Timer, NO_SCHEMA};
 use crate::report::{round_leaders, PreparedBatch, Report, ReportCell};
+use crate::rewrite::{Names, Rewriter};
 use crate::ring::Ring;
 use crate::state::Core;
 use crate::tap::{Round, TickTap};
@@ -47,6 +48,9 @@ pub struct Interned {
     tags: Vec<TagPair>,
     /// Per request: the dictionary id of each of its local dictionary entries (`UNSET` if unused).
     local_ids: Vec<u32>,
+    /// The `[[rewrite]]` rules, applied to each request's names before they are interned (none:
+    /// no rules, names interned as received).
+    rewrite: Option<Rewriter>,
 }
 
 const UNSET: u32 = u32::MAX;
@@ -69,6 +73,29 @@ const RAW_UNTIL_CAUGHT_UP: Duration = Duration::from_secs(30);
 const SHUTDOWN_DRAIN: Duration = Duration::from_millis(700);
 
 impl Interned {
+    /// Interning that applies `rules` first (see `rewrite`).
+    pub fn with_rewrite(rules: Arc<crate::rewrite::Rules>) -> Interned {
+        Interned {
+            rewrite: Rewriter::new(rules),
+            ..Interned::default()
+        }
+    }
+
+    /// The dictionary freed strings: ids the rewrite rules cached are interned again when next
+    /// used (see `rewrite::Rewriter`).
+    pub fn dictionary_swept(&mut self) {
+        if let Some(rw) = &mut self.rewrite {
+            rw.dictionary_swept();
+        }
+    }
+
+    /// Adds the rules' hits counted since the last call to the shared counters.
+    pub fn flush_rewrite_hits(&mut self) {
+        if let Some(rw) = &mut self.rewrite {
+            rw.flush();
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.pending.len()
     }
@@ -96,43 +123,68 @@ impl Interned {
     }
 
     /// Interns every request of `batch` at time `now_ms` (each string looked up once per request;
-    /// the dictionary stamps it as used now, see [`Dictionary::sweep`]).
+    /// the dictionary stamps it as used now, see [`Dictionary::sweep`]), after the `[[rewrite]]`
+    /// rules: a request a rule drops is not interned at all.
     pub fn intern<D: Intern>(&mut self, batch: &Batch, now_ms: u32, dict: &mut D) {
+        let Interned {
+            pending,
+            timers,
+            tags,
+            local_ids,
+            rewrite,
+        } = self;
         for req in &batch.requests {
-            self.local_ids.clear();
-            self.local_ids.resize(req.dictionary.len as usize, UNSET);
+            let names = match rewrite {
+                None => Names::plain(batch, req, dict),
+                Some(rw) => match rw.request(batch, req, dict) {
+                    Some(names) => names,
+                    None => continue,
+                },
+            };
+            local_ids.clear();
+            local_ids.resize(req.dictionary.len as usize, UNSET);
             let mut local = |index: u32, dict: &mut D| -> u32 {
-                let slot = &mut self.local_ids[index as usize];
+                let slot = &mut local_ids[index as usize];
                 if *slot == UNSET {
                     *slot = dict.intern(batch.dictionary_entry(req, index));
                 }
                 *slot
             };
-            let tags_start = self.tags.len();
-            for t in batch.tags_of(req) {
-                let (name, value) = (local(t.name, dict), local(t.value, dict));
-                self.tags.push(TagPair { name, value });
+            let tags_start = tags.len();
+            for (k, t) in batch.tags_of(req).iter().enumerate() {
+                let name = local(t.name, dict);
+                let value = match names.tag_value(k) {
+                    Some(id) => id,
+                    None => local(t.value, dict),
+                };
+                tags.push(TagPair { name, value });
             }
-            let timers_start = self.timers.len();
+            let timers_start = timers.len();
+            let mut k = 0;
             for timer in batch.timers_of(req) {
-                let tags = batch.timer_tags_of(timer);
-                for t in tags {
-                    let (name, value) = (local(t.name, dict), local(t.value, dict));
-                    self.tags.push(TagPair { name, value });
+                let timer_tags = batch.timer_tags_of(timer);
+                for t in timer_tags {
+                    let name = local(t.name, dict);
+                    let value = match names.timer_tag_value(k) {
+                        Some(id) => id,
+                        None => local(t.value, dict),
+                    };
+                    k += 1;
+                    tags.push(TagPair { name, value });
                 }
-                self.timers.push(Timer {
+                timers.push(Timer {
                     value: timer.value,
                     ru_utime: timer.ru_utime,
                     ru_stime: timer.ru_stime,
                     hit_count: timer.hit_count,
-                    tag_count: tags.len() as u16,
+                    tag_count: timer_tags.len() as u16,
                 });
             }
             let record = Record {
                 time_ms: now_ms,
-                hostname: dict.intern(batch.bytes_of(req.hostname)),
-                server_name: dict.intern(batch.bytes_of(req.server_name)),
-                script_name: dict.intern(batch.bytes_of(req.script_name)),
+                hostname: names.hostname,
+                server_name: names.server_name,
+                script_name: names.script_name,
                 schema: req
                     .schema
                     .map_or(NO_SCHEMA, |s| dict.intern(batch.bytes_of(s))),
@@ -147,10 +199,10 @@ impl Interned {
                 tag_count: req.tags.len as u16,
                 ..Record::default()
             };
-            self.pending.push(Pending {
+            pending.push(Pending {
                 record,
-                timers: timers_start..self.timers.len(),
-                tags: tags_start..self.tags.len(),
+                timers: timers_start..timers.len(),
+                tags: tags_start..tags.len(),
             });
         }
     }
@@ -193,6 +245,11 @@ impl Intern for SharedInterner<'_> {
             SharedInterner::Written(g) => g.intern(s),
             _ => unreachable!("written above"),
         }
+    }
+
+    #[inline]
+    fn stamp(&mut self, id: u32) {
+        self.get().stamp(id)
     }
 }
 
@@ -471,10 +528,11 @@ impl Merger {
             })
             .collect::<Vec<_>>();
         let decoder = crate::decode::Decoder::new(shared.config().decode_policy());
+        let interned = Interned::with_rewrite(Arc::clone(shared.rewrite()));
         Merger {
             shared,
             ring,
-            interned: Interned::default(),
+            interned,
             batches: Vec::new(),
             first: Default::default(),
             decoder,
@@ -618,6 +676,7 @@ impl Merger {
             for b in &self.batches {
                 self.interned.intern(b, now_ms, &mut dict);
             }
+            self.interned.flush_rewrite_hits();
             shared.publish_dictionary(dict.get());
             drop(dict);
             shared
@@ -690,6 +749,7 @@ impl Merger {
         let mut dict = shared.dictionary().write();
         if dict.sweep(horizon_s as u32) > 0 {
             self.reclaimer.freed();
+            self.interned.dictionary_swept();
         }
         shared.publish_dictionary(&dict);
         drop(dict);

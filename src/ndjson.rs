@@ -29,10 +29,16 @@ pub struct RequestFilter {
     pub limit: Option<usize>,
     /// Request fields that must equal these strings.
     pub fields: Vec<(Field, String)>,
-    pub status: Option<u32>,
+    /// The status within these bounds, inclusive (`200`, `5xx`, `>=500`).
+    pub status: Option<(u32, u32)>,
     /// Bounds on `request_time`, seconds.
     pub min_time: Option<f32>,
     pub max_time: Option<f32>,
+    /// Bounds on `document_size` and `memory_peak`, bytes.
+    pub min_size: Option<u64>,
+    pub max_size: Option<u64>,
+    pub min_memory: Option<u64>,
+    pub max_memory: Option<u64>,
     /// Request tags (name, value) the request must carry.
     pub tags: Vec<(String, String)>,
     /// Timer tags (name, value) one of the request's timers must carry.
@@ -61,6 +67,14 @@ impl RequestFilter {
             status: self.status,
             min_time: self.min_time,
             max_time: self.max_time,
+            size: (
+                self.min_size.unwrap_or(0),
+                self.max_size.unwrap_or(u64::MAX),
+            ),
+            memory: (
+                self.min_memory.unwrap_or(0),
+                self.max_memory.unwrap_or(u64::MAX),
+            ),
             tags: self.tags.iter().map(pair).collect::<Option<_>>()?,
             timer_tags: self.timer_tags.iter().map(pair).collect::<Option<_>>()?,
         })
@@ -85,9 +99,12 @@ pub fn sampled(id: u64, rate: f64) -> bool {
 /// dictionary lock it was resolved under is held (an id is only stable while something uses it).
 pub struct Filter {
     fields: Vec<(Field, u32)>,
-    status: Option<u32>,
+    status: Option<(u32, u32)>,
     min_time: Option<f32>,
     max_time: Option<f32>,
+    /// Inclusive bounds on `document_size` and `memory_peak`.
+    size: (u64, u64),
+    memory: (u64, u64),
     tags: Vec<TagPair>,
     timer_tags: Vec<TagPair>,
 }
@@ -102,9 +119,13 @@ impl Filter {
                 Field::ScriptName => r.script_name,
                 Field::Schema => r.schema,
             }
-        }) && self.status.is_none_or(|s| s == r.status)
+        }) && self
+            .status
+            .is_none_or(|(lo, hi)| (lo..=hi).contains(&r.status))
             && self.min_time.is_none_or(|t| r.request_time >= t)
             && self.max_time.is_none_or(|t| r.request_time <= t)
+            && (self.size.0..=self.size.1).contains(&u64::from(r.document_size))
+            && (self.memory.0..=self.memory.1).contains(&u64::from(r.memory_peak))
             && self.tags.iter().all(|want| v.tags().contains(want))
             && self
                 .timer_tags

@@ -141,6 +141,8 @@ pub struct Core {
     pool_complete_from_ms: u64,
     /// `reports.json`, when start-up found it damaged and set it aside (status).
     set_aside: Vec<SetAside>,
+    /// The `[[rewrite]]` rules (the merger applies them; the status reads their hits).
+    rewrite: Arc<crate::rewrite::Rules>,
 }
 
 impl Core {
@@ -184,6 +186,7 @@ impl Core {
     ) -> Result<Core, CoreError> {
         let (budget, reserved) = memory_budget(&config);
         let (dictionary, reports, set_aside) = start_reports(&config, &budget, on_damage)?;
+        let rewrite = Arc::new(config.rewrite_rules().map_err(CoreError::Config)?);
         let pool = Pool::try_new(
             config.request_pool_size,
             config.timer_pool_size,
@@ -242,6 +245,7 @@ impl Core {
             reserved,
             pool_complete_from_ms: 0,
             set_aside,
+            rewrite,
             config,
         })
     }
@@ -267,6 +271,11 @@ impl Core {
 
     pub fn clock(&self) -> &Clock {
         &self.clock
+    }
+
+    /// The `[[rewrite]]` rules and their hit counters.
+    pub fn rewrite(&self) -> &Arc<crate::rewrite::Rules> {
+        &self.rewrite
     }
 
     /// Replaces the clock: a restored snapshot's, which continues the saved epoch (start-up).

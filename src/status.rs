@@ -236,6 +236,17 @@ pub const SECTIONS: &[(&str, fn(&Sources) -> Value)] = &[
                 .collect(),
         )
     }),
+    ("rewrite", |s| {
+        Value::Array(
+            s.core
+                .rewrite()
+                .hits()
+                .map(|(name, field, regex, hits)| {
+                    json!({"name": name, "field": field, "regex": regex, "hits": hits})
+                })
+                .collect(),
+        )
+    }),
     ("udp_listen", |s| {
         json!(s
             .core
@@ -337,6 +348,19 @@ pub static FIGURES: &[Figure] = &[
     )
     .prometheus("pinbad_v1_fallback")
     .read(|s| load(&counters(s).v1_fallback)),
+    counter(
+        "rewrite[].hits",
+        "Requests in which the [[rewrite]] rule matched (rewrote or dropped).",
+    )
+    .prometheus("pinbad_rewrite_hits")
+    .label("rule"),
+    counter(
+        "rewrite_dropped",
+        "Requests not merged because a [[rewrite]] rule with drop = true matched.",
+    )
+    .prometheus("pinbad_rewrite_dropped")
+    .dashboard("dropped: rewrite rules (drop = true)")
+    .read(|s| json!(s.core.rewrite().dropped())),
     counter(
         "requests_merged",
         "Requests stored in the pool and applied to every report.",

@@ -148,6 +148,10 @@ pub struct ReportDefinition {
     pub history: Option<String>,
     /// Export its rows on `GET /metrics` as monotonic counters (default false).
     pub prometheus: Option<bool>,
+    /// With `prometheus`: the upper bounds (seconds, increasing, above 0, at most 128) of its
+    /// histograms' buckets, `+Inf` added; `[]`: `+Inf` alone. Default: eight a decade from 0.1 ms
+    /// to 10 s.
+    pub prometheus_buckets: Option<Vec<f64>>,
     /// How long its history is kept, e.g. `"30d"` (1 min to 3650 days); absent or `"0s"`: no
     /// history (see `GET /api/v1/reports/{name}/history`).
     pub history_retention: Option<String>,
@@ -179,6 +183,9 @@ pub struct ReportEntry {
     pub builtin: bool,
     /// Whether its rows are exported on `GET /metrics`.
     pub prometheus: bool,
+    /// The upper bounds (seconds) of its histograms' buckets on `GET /metrics`, besides `+Inf`
+    /// (defaults applied); null when it is not exported.
+    pub prometheus_buckets: Option<Vec<f64>>,
     /// How long its history is kept, in seconds (defaults applied); null: it keeps none.
     pub history_retention: Option<f64>,
     /// The history's step, in seconds; null: no history.
@@ -298,6 +305,9 @@ pub struct RawRequest {
 #[derive(ToSchema)]
 pub struct RequestList {
     pub requests: Vec<RawRequest>,
+    /// The `cursor` of the next page (older requests), when this page is full and older
+    /// requests are left; else null.
+    pub next_cursor: Option<u64>,
 }
 
 /// The body of `PATCH /api/v1/instruments` (either flag may be left out).
@@ -504,6 +514,7 @@ mod tests {
         def.filters.insert("min_time".into(), 1.0.into());
         def.history = Some("1m".parse().unwrap());
         def.prometheus = true;
+        def.prometheus_buckets = Some(vec![0.01, 0.1]);
         def.history_retention = Some("30d".parse().unwrap());
         def.history_step = Some("1m".parse().unwrap());
         def.history_rows = Some(10);

@@ -138,6 +138,8 @@ fn list_entry(state: &ApiState, cell: &ReportCell) -> Value {
         "rows_lost": r.rows_lost(),
         "builtin": cell.builtin(),
         "prometheus": r.def().prometheus,
+        // The bucket bounds its histograms export (defaults applied; null: not exported).
+        "prometheus_buckets": r.def().prometheus.then(|| crate::metrics::buckets_of(r.def())),
         // The history it keeps, resolved (defaults applied; null: none).
         "history_retention": spec.map(|s| s.retention_ms as f64 / 1000.0),
         "history_step": spec.map(|s| s.step_ms as f64 / 1000.0),

@@ -21,13 +21,18 @@ pub fn routes() -> OpenApiRouter<AppState> {
 }
 
 /// The parameters [`RequestFilter::parse`] knows, for the error naming an unknown one.
-const FILTER_PARAMS: &str = "hostname, server_name, script_name, schema, status, min_time, \
-                             max_time, tag.NAME, timer_tag.NAME, timers";
+const FILTER_PARAMS: &str = "filter, hostname, server_name, script_name, schema, status, \
+                             min_time, max_time, min_size, max_size, min_memory, max_memory, \
+                             tag.NAME, timer_tag.NAME, timers";
 
 impl RequestFilter {
     /// Parses a query string. `max_limit`: whether `limit` is allowed, and its maximum. `extra`
     /// takes the parameters the filter does not know (returning whether it knew them), and
     /// `extra_names` lists them for the error naming an unknown parameter.
+    ///
+    /// One filter syntax with the reports: `filter=COLUMN:VALUE` (repeatable; `hostname`,
+    /// `server_name`, `script_name`, `schema`, `status`, or a request tag's name), beside the
+    /// older `script_name=…`, `tag.NAME=…`.
     pub fn parse(
         raw: Option<&str>,
         max_limit: Option<usize>,
@@ -36,7 +41,7 @@ impl RequestFilter {
     ) -> Result<RequestFilter, ApiError> {
         let mut f = RequestFilter::default();
         let pairs = query_pairs(raw)?;
-        super::refuse_repeats(&pairs, &[])?;
+        super::refuse_repeats(&pairs, &["filter"])?;
         for (k, v) in pairs {
             match k.as_str() {
                 "limit" if max_limit.is_some() => {
@@ -50,13 +55,25 @@ impl RequestFilter {
                     }
                     f.limit = Some(n);
                 }
-                "hostname" => f.fields.push((Field::Hostname, v)),
-                "server_name" => f.fields.push((Field::ServerName, v)),
-                "script_name" => f.fields.push((Field::ScriptName, v)),
-                "schema" => f.fields.push((Field::Schema, v)),
-                "status" => f.status = Some(parse_param("status", &v)?),
+                "filter" => {
+                    let Some((column, value)) = v.split_once(':').filter(|(c, _)| !c.is_empty())
+                    else {
+                        return Err(ApiError::bad_parameter(
+                            "filter",
+                            format!("`{v}`: expected COLUMN:VALUE (`script_name:/a.php`, `status:5xx`, `country:nl`)"),
+                        ));
+                    };
+                    f.set(column, value.to_string(), "filter")?;
+                }
+                "hostname" | "server_name" | "script_name" | "schema" | "status" => {
+                    f.set(&k, v, &k)?
+                }
                 "min_time" => f.min_time = Some(parse_seconds("min_time", &v)?),
                 "max_time" => f.max_time = Some(parse_seconds("max_time", &v)?),
+                "min_size" => f.min_size = Some(parse_bytes("min_size", &v)?),
+                "max_size" => f.max_size = Some(parse_bytes("max_size", &v)?),
+                "min_memory" => f.min_memory = Some(parse_bytes("min_memory", &v)?),
+                "max_memory" => f.max_memory = Some(parse_bytes("max_memory", &v)?),
                 "timers" => f.timers = parse_param("timers", &v)?,
                 _ => {
                     if let Some(name) = k.strip_prefix("tag.").filter(|n| !n.is_empty()) {
@@ -79,21 +96,274 @@ impl RequestFilter {
         }
         Ok(f)
     }
+
+    /// Column `column` must be `value`: a request field, the status (a class or bound), or else
+    /// the request tag of that name. `param` names the parameter in an error.
+    fn set(&mut self, column: &str, value: String, param: &str) -> Result<(), ApiError> {
+        match column {
+            "hostname" => self.fields.push((Field::Hostname, value)),
+            "server_name" => self.fields.push((Field::ServerName, value)),
+            "script_name" => self.fields.push((Field::ScriptName, value)),
+            "schema" => self.fields.push((Field::Schema, value)),
+            "status" => self.status = Some(parse_status(param, &value)?),
+            tag => self.tags.push((tag.to_string(), value)),
+        }
+        Ok(())
+    }
 }
 
+#[cfg(test)]
 fn parse(raw: Option<&str>, max_limit: usize) -> Result<RequestFilter, ApiError> {
-    RequestFilter::parse(raw, Some(max_limit), &mut |_, _| Ok(false), "")
+    Ok(parse_query(raw, max_limit)?.filter)
 }
 
+/// What `/api/v1/requests` is asked: the filter, and where in the pool to look.
+struct RequestQuery {
+    filter: RequestFilter,
+    /// Merged at or after / at or before these times (unix ms).
+    from_ms: Option<u64>,
+    to_ms: Option<u64>,
+    /// Only requests with ids below this (the `next_cursor` of the page before).
+    cursor: Option<u64>,
+    /// `format=csv`: a header row, then one row per request.
+    csv: bool,
+    /// `sort=FIELD` (ascending) or `sort=-FIELD` (descending).
+    sort: Option<(SortField, bool)>,
+}
+
+/// The numeric fields a raw answer can be sorted by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SortField {
+    Id,
+    Timestamp,
+    Status,
+    RequestCount,
+    DocumentSize,
+    MemoryPeak,
+    MemoryFootprint,
+    RequestTime,
+    RuUtime,
+    RuStime,
+    TimerCount,
+}
+
+const SORT_FIELDS: &[(&str, SortField)] = &[
+    ("id", SortField::Id),
+    ("timestamp", SortField::Timestamp),
+    ("status", SortField::Status),
+    ("request_count", SortField::RequestCount),
+    ("document_size", SortField::DocumentSize),
+    ("memory_peak", SortField::MemoryPeak),
+    ("memory_footprint", SortField::MemoryFootprint),
+    ("request_time", SortField::RequestTime),
+    ("ru_utime", SortField::RuUtime),
+    ("ru_stime", SortField::RuStime),
+    ("timer_count", SortField::TimerCount),
+];
+
+impl SortField {
+    fn value(self, v: &crate::record::RequestView<'_>, unix_ms: u64) -> f64 {
+        let r = v.record;
+        match self {
+            SortField::Id => v.id as f64,
+            SortField::Timestamp => unix_ms as f64,
+            SortField::Status => r.status.into(),
+            SortField::RequestCount => r.request_count.into(),
+            SortField::DocumentSize => r.document_size.into(),
+            SortField::MemoryPeak => r.memory_peak.into(),
+            SortField::MemoryFootprint => r.memory_footprint.into(),
+            SortField::RequestTime => r.request_time.into(),
+            SortField::RuUtime => r.ru_utime.into(),
+            SortField::RuStime => r.ru_stime.into(),
+            SortField::TimerCount => r.timer_count.into(),
+        }
+    }
+}
+
+/// `sort=FIELD` or `sort=-FIELD`: the field and whether descending.
+fn parse_sort(v: &str) -> Result<(SortField, bool), ApiError> {
+    let (name, desc) = match v.strip_prefix('-') {
+        Some(n) => (n, true),
+        None => (v.strip_prefix('+').unwrap_or(v), false),
+    };
+    SORT_FIELDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|&(_, f)| (f, desc))
+        .ok_or_else(|| {
+            let names: Vec<&str> = SORT_FIELDS.iter().map(|(n, _)| *n).collect();
+            ApiError::bad_parameter(
+                "sort",
+                format!(
+                    "`{v}`: expected FIELD or -FIELD, FIELD one of {}",
+                    names.join(", ")
+                ),
+            )
+        })
+}
+
+/// A request ranked for a sorted answer: a higher rank comes first (the value, negated for an
+/// ascending sort; the newer first among equals).
+#[derive(Clone, Copy, Debug)]
+struct Ranked {
+    rank: f64,
+    id: u64,
+}
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+impl Eq for Ranked {}
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.rank
+            .total_cmp(&other.rank)
+            .then(self.id.cmp(&other.id))
+    }
+}
+
+fn parse_query(raw: Option<&str>, max_limit: usize) -> Result<RequestQuery, ApiError> {
+    let (mut from_ms, mut to_ms, mut cursor, mut csv, mut sort) = (None, None, None, false, None);
+    let filter = RequestFilter::parse(
+        raw,
+        Some(max_limit),
+        &mut |k, v| {
+            match k {
+                "from" => from_ms = Some(parse_time("from", v)?),
+                "to" => to_ms = Some(parse_time("to", v)?),
+                "cursor" => cursor = Some(parse_param("cursor", v)?),
+                "sort" => sort = Some(parse_sort(v)?),
+                "format" => {
+                    csv = match v {
+                        "json" => false,
+                        "csv" => true,
+                        _ => {
+                            return Err(ApiError::bad_parameter(
+                                "format",
+                                format!("`{v}`: expected json or csv"),
+                            ))
+                        }
+                    }
+                }
+                _ => return Ok(false),
+            }
+            Ok(true)
+        },
+        ", from, to, cursor, sort, format",
+    )?;
+    if sort.is_some() && cursor.is_some() {
+        return Err(ApiError::bad_parameter(
+            "cursor",
+            "a sorted answer is one page (`limit` of them): leave cursor out with sort",
+        ));
+    }
+    if csv && filter.timers {
+        return Err(ApiError::bad_parameter(
+            "timers",
+            "a CSV row has no timers: leave timers out with format=csv",
+        ));
+    }
+    Ok(RequestQuery {
+        filter,
+        from_ms,
+        to_ms,
+        cursor,
+        csv,
+        sort,
+    })
+}
+
+/// A time as unix milliseconds: unix seconds (`1764100000.5`) or RFC 3339
+/// (`2026-11-25T21:00:00Z`).
+fn parse_time(name: &str, v: &str) -> Result<u64, ApiError> {
+    let seconds = match v.parse::<f64>() {
+        Ok(x) => x,
+        Err(_) => humantime::parse_rfc3339_weak(v)
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(f64::NAN, |d| d.as_secs_f64()),
+    };
+    if !(0.0..=1e12).contains(&seconds) {
+        return Err(ApiError::bad_parameter(
+            name,
+            format!("`{v}` must be unix seconds or an RFC 3339 time (`2026-11-25T21:00:00Z`)"),
+        ));
+    }
+    Ok((seconds * 1000.0).round() as u64)
+}
+
+/// A status or a class of them, as inclusive bounds: `200`, `5xx`, `>=500`, `>399`, `<300`,
+/// `<=299`.
+fn parse_status(name: &str, v: &str) -> Result<(u32, u32), ApiError> {
+    let bad = || {
+        ApiError::bad_parameter(
+            name,
+            format!(
+                "`{v}`: expected a status (`404`), a class (`5xx`) or a bound (`>=500`, `<400`)"
+            ),
+        )
+    };
+    let n = |s: &str| s.trim().parse::<u32>().map_err(|_| bad());
+    if let Some(rest) = v.strip_prefix(">=") {
+        return Ok((n(rest)?, u32::MAX));
+    }
+    if let Some(rest) = v.strip_prefix("<=") {
+        return Ok((0, n(rest)?));
+    }
+    if let Some(rest) = v.strip_prefix('>') {
+        return Ok((n(rest)?.checked_add(1).ok_or_else(bad)?, u32::MAX));
+    }
+    if let Some(rest) = v.strip_prefix('<') {
+        return Ok((0, n(rest)?.checked_sub(1).ok_or_else(bad)?));
+    }
+    if let Some(class) = v
+        .strip_suffix("xx")
+        .or_else(|| v.strip_suffix("XX"))
+        .filter(|c| c.len() == 1)
+    {
+        let c = n(class)?;
+        return Ok((c * 100, c * 100 + 99));
+    }
+    let s = n(v)?;
+    Ok((s, s))
+}
+
+/// Seconds: a plain number (`0.1`) or a duration with its unit (`100ms`, `2s`, `1m`).
 fn parse_seconds(name: &str, v: &str) -> Result<f32, ApiError> {
-    let x: f32 = parse_param(name, v)?;
+    let x = match v.parse::<f32>() {
+        Ok(x) => x,
+        Err(_) => match v.parse::<crate::units::HumanDuration>() {
+            Ok(d) => d.0.as_secs_f32(),
+            Err(_) => f32::NAN,
+        },
+    };
     if !x.is_finite() || x < 0.0 {
         return Err(ApiError::bad_parameter(
             name,
-            format!("`{v}` must be a number of seconds ≥ 0"),
+            format!("`{v}` must be a number of seconds ≥ 0 or a duration (`100ms`, `2s`)"),
         ));
     }
     Ok(x)
+}
+
+/// Bytes: a plain number or a size with its unit (`512KiB`, `2MiB`, `1MB`).
+fn parse_bytes(name: &str, v: &str) -> Result<u64, ApiError> {
+    v.parse::<u64>()
+        .ok()
+        .or_else(|| v.parse::<bytesize::ByteSize>().ok().map(|b| b.as_u64()))
+        .ok_or_else(|| {
+            ApiError::bad_parameter(
+                name,
+                format!("`{v}` must be a number of bytes or a size (`2MiB`, `512KiB`)"),
+            )
+        })
 }
 
 /// Most work one chunk of a scan does under the pool's read lock: the merger waits at most this
@@ -120,19 +390,32 @@ const CHUNK_QUEUE: usize = 4;
     tag = "raw",
     params(
         ("limit" = Option<usize>, Query, description = "Requests to answer, newest first (default 100, at most limits.max_query_limit)"),
+        ("filter" = Option<Vec<String>>, Query, description = "`COLUMN:VALUE`, as for reports; repeatable (all must hold). COLUMN: hostname, server_name, script_name, schema, status (as `status` below), or a request tag's name (`country:nl`)"),
         ("hostname" = Option<String>, Query, description = "Exact hostname"),
         ("server_name" = Option<String>, Query, description = "Exact server name"),
         ("script_name" = Option<String>, Query, description = "Exact script name"),
         ("schema" = Option<String>, Query, description = "Exact schema"),
-        ("status" = Option<u32>, Query, description = "Exact status"),
-        ("min_time" = Option<f64>, Query, description = "request_time at least this many seconds"),
-        ("max_time" = Option<f64>, Query, description = "request_time at most this many seconds"),
+        ("status" = Option<String>, Query, description = "A status (`404`), a class (`5xx`) or a bound (`>=500`, `>399`, `<=299`, `<400`)"),
+        ("min_time" = Option<String>, Query, description = "request_time at least this: seconds (`0.1`) or a duration (`100ms`, `2s`)"),
+        ("max_time" = Option<String>, Query, description = "request_time at most this: seconds or a duration"),
+        ("min_size" = Option<String>, Query, description = "document_size at least this: bytes or a size (`2MiB`, `512KiB`, `1MB`)"),
+        ("max_size" = Option<String>, Query, description = "document_size at most this: bytes or a size"),
+        ("min_memory" = Option<String>, Query, description = "memory_peak at least this: bytes or a size (`64MiB`)"),
+        ("max_memory" = Option<String>, Query, description = "memory_peak at most this: bytes or a size"),
         ("tag.NAME" = Option<String>, Query, description = "Request tag NAME has this value, for any NAME (`tag.country=nl`); one per tag"),
         ("timer_tag.NAME" = Option<String>, Query, description = "The request has a timer whose tag NAME has this value (`timer_tag.group=db`)"),
         ("timers" = Option<bool>, Query, description = "Include each request's timers (default false)"),
+        ("from" = Option<String>, Query, description = "Merged at or after this time: unix seconds (`1764100000.5`) or RFC 3339 (`2026-11-25T21:00:00Z`); the raw pool holds `stats_history`"),
+        ("to" = Option<String>, Query, description = "Merged at or before this time (as `from`)"),
+        ("cursor" = Option<u64>, Query, description = "The `next_cursor` of the page before (in CSV: its last row's id): requests older than that page's last"),
+        ("sort" = Option<String>, Query, description = "`FIELD` (ascending) or `-FIELD` (descending), FIELD one of id, timestamp, status, request_count, document_size, memory_peak, memory_footprint, request_time, ru_utime, ru_stime, timer_count: the first `limit` matches of the whole range in that order (newer first among equals); one page, no cursor"),
+        ("format" = Option<String>, Query, description = "`json` (default) or `csv`: a header row (id, timestamp, hostname, server_name, script_name, schema, status, request_count, document_size, memory_peak, memory_footprint, request_time, ru_utime, ru_stime, timer_count, tags as `name=value` joined by `;`), then a row per request; not with timers=true"),
     ),
     responses(
-        (status = 200, description = "Raw requests, newest first (streamed)", body = super::openapi::RequestList),
+        (status = 200, description = "Raw requests, newest first (streamed), and `next_cursor`: the `cursor` of the next page when this one is full and older requests are left, else null", content(
+            (super::openapi::RequestList = "application/json"),
+            (String = "text/csv"),
+        )),
         (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
         (status = 503, response = super::openapi::Busy),
@@ -142,18 +425,23 @@ async fn requests(
     State(state): State<AppState>,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
-    let raw = parse(raw.as_deref(), state.core.config().limits.max_query_limit)?;
+    let query = parse_query(raw.as_deref(), state.core.config().limits.max_query_limit)?;
     // The first chunk's slot, taken now: when none is free the answer is a 503, not a stream.
     let slot = query_slot(&state)?;
     let (tx, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(CHUNK_QUEUE);
-    tokio::spawn(stream_scan(state, Scan::new(raw), slot, tx));
+    let content_type = if query.csv {
+        "text/csv; charset=utf-8"
+    } else {
+        "application/json"
+    };
+    tokio::spawn(stream_scan(state, Scan::new(query), slot, tx));
     let body = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv()
             .await
             .map(|chunk| (Ok::<_, std::convert::Infallible>(chunk), rx))
     });
     Ok((
-        [(header::CONTENT_TYPE, "application/json")],
+        [(header::CONTENT_TYPE, content_type)],
         Body::from_stream(body),
     )
         .into_response())
@@ -199,6 +487,16 @@ async fn stream_scan(
 /// the scan and not shown.
 struct Scan {
     filter: RequestFilter,
+    from_ms: u64,
+    to_ms: u64,
+    /// Where the walk starts: below this id (`None`: the newest).
+    start: Option<u64>,
+    csv: bool,
+    sort: Option<(SortField, bool)>,
+    /// A sorted answer's best `limit` so far (the worst on top), while the pool is walked.
+    ranked: std::collections::BinaryHeap<std::cmp::Reverse<Ranked>>,
+    /// A sorted answer's ids in order once the walk is done, and how many are rendered.
+    sorted: Option<(Vec<u64>, usize)>,
     /// The id below which the walk goes on (`None` before the first chunk).
     cursor: Option<u64>,
     shown: usize,
@@ -207,9 +505,16 @@ struct Scan {
 }
 
 impl Scan {
-    fn new(filter: RequestFilter) -> Scan {
+    fn new(q: RequestQuery) -> Scan {
         Scan {
-            filter,
+            filter: q.filter,
+            from_ms: q.from_ms.unwrap_or(0),
+            to_ms: q.to_ms.unwrap_or(u64::MAX),
+            start: q.cursor,
+            csv: q.csv,
+            sort: q.sort,
+            ranked: Default::default(),
+            sorted: None,
             cursor: None,
             shown: 0,
             done: false,
@@ -220,6 +525,9 @@ impl Scan {
     /// (then `done` is set). Holds the pool's and the dictionary's read locks for at most
     /// [`CHUNK_TIME`] at a time.
     fn next_chunk(&mut self, state: &AppState) -> Vec<u8> {
+        if self.sorted.is_some() {
+            return self.render_sorted(state, Vec::with_capacity(CHUNK_BYTES + 4096));
+        }
         // The default, 100, never above the configured maximum (an explicit `limit` is checked
         // against it when parsed).
         let limit = self.filter.limit.unwrap_or(
@@ -231,10 +539,17 @@ impl Scan {
         let mut cursor = match self.cursor {
             Some(c) => c,
             None => {
-                out.extend_from_slice(b"{\"requests\":[");
-                state.core.pool().read().next_id()
+                out.extend_from_slice(if self.csv {
+                    CSV_HEADER
+                } else {
+                    b"{\"requests\":["
+                });
+                let newest = state.core.pool().read().next_id();
+                self.start.map_or(newest, |c| c.min(newest))
             }
         };
+        // Requests are pooled in the order merged: below `from`, nothing older can match.
+        let mut before_from = false;
         while self.shown < limit {
             let started = Instant::now();
             let pool = state.core.pool().read();
@@ -250,13 +565,31 @@ impl Scan {
                 cursor -= 1;
                 scanned += 1;
                 if let Some(v) = pool.get(cursor) {
-                    if filter.matches(&v) {
-                        if self.shown > 0 {
-                            out.push(b',');
+                    let unix_ms = state.core.clock().unix_ms(v.record.time_ms);
+                    if unix_ms < self.from_ms {
+                        before_from = true;
+                        break;
+                    }
+                    if unix_ms <= self.to_ms && filter.matches(&v) {
+                        if let Some((field, desc)) = self.sort {
+                            let value = field.value(&v, unix_ms);
+                            let rank = if desc { value } else { -value };
+                            self.ranked
+                                .push(std::cmp::Reverse(Ranked { rank, id: cursor }));
+                            if self.ranked.len() > limit {
+                                self.ranked.pop();
+                            }
+                        } else if self.csv {
+                            write_csv_row(&mut out, &v, &dict, unix_ms);
+                        } else {
+                            if self.shown > 0 {
+                                out.push(b',');
+                            }
+                            write_request(&mut out, &v, &dict, unix_ms, self.filter.timers);
                         }
-                        let unix_ms = state.core.clock().unix_ms(v.record.time_ms);
-                        write_request(&mut out, &v, &dict, unix_ms, self.filter.timers);
-                        self.shown += 1;
+                        if self.sort.is_none() {
+                            self.shown += 1;
+                        }
                     }
                 }
                 if scanned.is_multiple_of(256) && started.elapsed() >= CHUNK_TIME {
@@ -265,7 +598,7 @@ impl Scan {
             }
             drop(dict);
             drop(pool);
-            if cursor <= oldest {
+            if cursor <= oldest || before_from {
                 break;
             }
             if out.len() >= CHUNK_BYTES {
@@ -273,10 +606,138 @@ impl Scan {
                 return out;
             }
         }
-        out.extend_from_slice(b"]}");
+        if self.sort.is_some() {
+            // The walk is done: the best `limit` in order, best first.
+            let ids = std::mem::take(&mut self.ranked)
+                .into_sorted_vec()
+                .into_iter()
+                .map(|std::cmp::Reverse(r)| r.id)
+                .collect();
+            self.sorted = Some((ids, 0));
+            return self.render_sorted(state, out);
+        }
+        // A full page with older requests left to look at: where the next page starts.
+        let more =
+            self.shown >= limit && !before_from && cursor > state.core.pool().read().oldest_id();
+        if self.csv {
+            // The next page's cursor is the last row's id.
+            self.done = true;
+            return out;
+        }
+        out.extend_from_slice(b"],\"next_cursor\":");
+        if more {
+            crate::ndjson::put(&mut out, &cursor);
+        } else {
+            out.extend_from_slice(b"null");
+        }
+        out.push(b'}');
         self.done = true;
         out
     }
+}
+
+impl Scan {
+    /// Renders a sorted answer's next requests into `out` (a request evicted since the walk is
+    /// left out), closing the answer after the last.
+    fn render_sorted(&mut self, state: &AppState, mut out: Vec<u8>) -> Vec<u8> {
+        let Some((ids, mut at)) = self.sorted.take() else {
+            return out;
+        };
+        while at < ids.len() && out.len() < CHUNK_BYTES {
+            let started = Instant::now();
+            let pool = state.core.pool().read();
+            let dict = state.core.dictionary().read();
+            while at < ids.len() && out.len() < CHUNK_BYTES {
+                let id = ids[at];
+                at += 1;
+                if let Some(v) = pool.get(id) {
+                    let unix_ms = state.core.clock().unix_ms(v.record.time_ms);
+                    if self.csv {
+                        write_csv_row(&mut out, &v, &dict, unix_ms);
+                    } else {
+                        if self.shown > 0 {
+                            out.push(b',');
+                        }
+                        write_request(&mut out, &v, &dict, unix_ms, self.filter.timers);
+                    }
+                    self.shown += 1;
+                }
+                if at.is_multiple_of(256) && started.elapsed() >= CHUNK_TIME {
+                    break;
+                }
+            }
+        }
+        if at < ids.len() {
+            self.sorted = Some((ids, at));
+            return out;
+        }
+        if !self.csv {
+            out.extend_from_slice(b"],\"next_cursor\":null}");
+        }
+        self.done = true;
+        out
+    }
+}
+
+/// The CSV answer's header row: a raw request's fields, its tags last (`name=value` pairs
+/// joined by `;`).
+const CSV_HEADER: &[u8] = b"id,timestamp,hostname,server_name,script_name,schema,status,\
+request_count,document_size,memory_peak,memory_footprint,request_time,ru_utime,ru_stime,\
+timer_count,tags\r\n";
+
+/// One raw request as a CSV row (the columns of [`CSV_HEADER`]).
+fn write_csv_row(
+    out: &mut Vec<u8>,
+    v: &crate::record::RequestView<'_>,
+    dict: &crate::dictionary::Dictionary,
+    unix_ms: u64,
+) {
+    let r = v.record;
+    let mut row = String::with_capacity(160);
+    let text = |id: u32| dict.text(id);
+    let schema = if r.schema == crate::record::NO_SCHEMA {
+        std::borrow::Cow::Borrowed("")
+    } else {
+        text(r.schema)
+    };
+    let mut tags = String::new();
+    for (i, t) in v.tags().iter().enumerate() {
+        if v.tags()[..i].iter().any(|p| p.name == t.name) {
+            continue;
+        }
+        if !tags.is_empty() {
+            tags.push(';');
+        }
+        tags.push_str(&text(t.name));
+        tags.push('=');
+        tags.push_str(&text(t.value));
+    }
+    let fields: [std::borrow::Cow<'_, str>; 16] = [
+        v.id.to_string().into(),
+        (unix_ms as f64 / 1000.0).to_string().into(),
+        text(r.hostname),
+        text(r.server_name),
+        text(r.script_name),
+        schema,
+        r.status.to_string().into(),
+        r.request_count.to_string().into(),
+        r.document_size.to_string().into(),
+        r.memory_peak.to_string().into(),
+        r.memory_footprint.to_string().into(),
+        r.request_time.to_string().into(),
+        r.ru_utime.to_string().into(),
+        r.ru_stime.to_string().into(),
+        r.timer_count.to_string().into(),
+        tags.into(),
+    ];
+    for (i, f) in fields.iter().enumerate() {
+        if i > 0 {
+            row.push(',');
+        }
+        crate::report::csv_field(&mut row, f);
+    }
+    row.push_str("\r\n");
+    out.extend_from_slice(row.as_bytes());
 }
 
 #[cfg(test)]
@@ -306,6 +767,62 @@ mod tests {
         assert_eq!(f.tags.len(), 2);
         assert!(f.timers);
         assert_eq!(f.fields[0].1, "/a.php");
+    }
+
+    #[test]
+    fn status_classes_units_times_and_the_report_filter_syntax() {
+        for (v, want) in [
+            ("404", (404, 404)),
+            ("5xx", (500, 599)),
+            (">=500", (500, u32::MAX)),
+            (">399", (400, u32::MAX)),
+            ("<400", (0, 399)),
+            ("<=299", (0, 299)),
+        ] {
+            assert_eq!(parse_status("status", v).ok(), Some(want), "{v}");
+        }
+        for v in ["5x", "xx", "<0", "abc", ">=", "50xx"] {
+            assert!(parse_status("status", v).is_err(), "{v}");
+        }
+        assert_eq!(parse_seconds("min_time", "0.25").ok(), Some(0.25));
+        assert_eq!(parse_seconds("min_time", "100ms").ok(), Some(0.1));
+        assert_eq!(parse_seconds("min_time", "2s").ok(), Some(2.0));
+        let e = parse_seconds("min_time", "fast").err().unwrap();
+        assert!(e.detail.contains("min_time"), "{}", e.detail);
+        assert_eq!(parse_bytes("min_size", "2MiB").ok(), Some(2 << 20));
+        assert_eq!(parse_bytes("min_size", "1000").ok(), Some(1000));
+        assert_eq!(parse_bytes("min_size", "1KB").ok(), Some(1000));
+        assert!(parse_bytes("min_size", "big").is_err());
+        assert_eq!(
+            parse_time("from", "1764100000.5").ok(),
+            Some(1_764_100_000_500)
+        );
+        assert_eq!(
+            parse_time("from", "2026-11-25T21:00:00Z").ok(),
+            Some(1_795_640_400_000)
+        );
+        assert!(parse_time("from", "yesterday").is_err());
+        let f = parse(
+            Some("filter=script_name:/a.php&filter=status:5xx&filter=country:nl&min_time=100ms"),
+            10,
+        )
+        .ok()
+        .unwrap();
+        assert_eq!(f.fields[0].1, "/a.php");
+        assert_eq!(f.status, Some((500, 599)));
+        assert_eq!(f.tags, [("country".to_string(), "nl".to_string())]);
+        assert_eq!(f.min_time, Some(0.1));
+        let e = parse(Some("filter=nocolon"), 10).err().unwrap();
+        assert!(e.detail.contains("filter"), "{}", e.detail);
+        let e = parse(Some("status=2x"), 10).err().unwrap();
+        assert!(e.detail.contains("status"), "{}", e.detail);
+        let q = parse_query(Some("cursor=12&from=10&to=20"), 10)
+            .ok()
+            .unwrap();
+        assert_eq!(
+            (q.cursor, q.from_ms, q.to_ms),
+            (Some(12), Some(10_000), Some(20_000))
+        );
     }
 
     #[test]

@@ -369,6 +369,7 @@ impl Spec {
                 .history_seconds
                 .map(|s| crate::units::HumanDuration(std::time::Duration::from_secs(s))),
             prometheus: false,
+            prometheus_buckets: None,
             history_retention: None,
             history_step: None,
             history_rows: None,

@@ -115,6 +115,8 @@ pub struct Config {
     pub report: Vec<ReportDef>,
     /// Sinks (`[[sink]]` tables): where every merged request is written (see `sink`).
     pub sink: Vec<SinkConfig>,
+    /// `[[rewrite]]` rules: names folded before they are interned (see `rewrite`).
+    pub rewrite: Vec<crate::rewrite::RuleDef>,
     /// Report history (see `history`): the global switch.
     pub history: HistoryConfig,
     /// `[snapshot]`: the pool and the reports' windows kept across restarts (see `snapshot`).
@@ -374,6 +376,7 @@ impl Default for Config {
             metrics: Default::default(),
             report: Vec::new(),
             sink: Vec::new(),
+            rewrite: Vec::new(),
             history: Default::default(),
             snapshot: Default::default(),
             ticklog: Default::default(),
@@ -484,8 +487,17 @@ pub struct Overrides {
 pub use crate::report::MAX_HISTORY;
 
 /// The fewest `limits.max_metric_series`: the series of one request report row on `/metrics`
-/// (`metrics::REQUEST_ROW_SERIES`, which a compile-time check keeps equal to it).
-pub const MIN_METRIC_SERIES: usize = 22;
+/// with the default buckets (`metrics::REQUEST_ROW_SERIES`, which a compile-time check keeps
+/// equal to it).
+pub const MIN_METRIC_SERIES: usize = 49;
+
+/// Prometheus series of one row of an exported report whose histogram has `bounds` buckets
+/// besides `+Inf` (its `prometheus_buckets`): a request row's 5 counters (a timer row's 3), then
+/// the histogram's buckets with `+Inf`, its sum and its count. What `metrics` counts against
+/// `limits.max_metric_series`.
+pub const fn metric_row_series(timer: bool, bounds: usize) -> usize {
+    (if timer { 3 } else { 5 }) + bounds + 1 + 2
+}
 
 impl Config {
     /// Reads, parses and validates a config file.
@@ -803,6 +815,7 @@ impl Config {
                 "must be between 64KiB and 1GiB",
             ));
         }
+        self.rewrite_rules()?;
         let mut sink_names = std::collections::HashSet::new();
         let mut sink_paths = std::collections::HashMap::new();
         for (i, s) in self.sink.iter().enumerate() {
@@ -838,6 +851,21 @@ impl Config {
         for (i, r) in self.report.iter().enumerate() {
             r.validate()
                 .map_err(|e| invalid(&format!("report[{i}]"), e.to_string()))?;
+            // One row of it must fit, or the report exports nothing at all.
+            if let (true, Some(bounds)) = (r.prometheus, &r.prometheus_buckets) {
+                let timer = r.kind() == crate::report::Kind::Timer;
+                let row = metric_row_series(timer, bounds.len());
+                if row > self.limits.max_metric_series {
+                    return Err(invalid(
+                        &format!("report[{i}].prometheus_buckets"),
+                        format!(
+                            "{} buckets make {row} series a row, above limits.max_metric_series                              ({}): nothing could be exported",
+                            bounds.len(),
+                            self.limits.max_metric_series
+                        ),
+                    ));
+                }
+            }
             if builtins.contains(&r.name) {
                 return Err(invalid(
                     &format!("report[{i}].name"),
@@ -856,6 +884,16 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// The `[[rewrite]]` rules compiled; an error names the rule's key (`rewrite[i].regex`).
+    pub fn rewrite_rules(&self) -> Result<crate::rewrite::Rules, ConfigError> {
+        crate::rewrite::Rules::compile(
+            &self.rewrite,
+            self.limits.max_regex_bytes,
+            self.limits.max_string_bytes,
+        )
+        .map_err(|e| invalid(&format!("rewrite[{}].{}", e.index, e.key), e.message))
     }
 
     /// The API token: `http.token`, or the trimmed content of `http.token_file`; `None` when
@@ -1142,6 +1180,13 @@ mod tests {
                 );
                 continue;
             }
+            if k == "rewrite" {
+                assert!(
+                    text.contains("# [[rewrite]]"),
+                    "config/pinbad.toml shows a [[rewrite]] example"
+                );
+                continue;
+            }
             if k == "report" {
                 assert!(
                     text.contains("[[report]]"),
@@ -1169,6 +1214,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The commented `[[rewrite]]` example of config/pinbad.toml is a valid rule.
+    #[test]
+    fn shipped_rewrite_example_is_valid() {
+        let text = shipped();
+        let example: String = text
+            .lines()
+            .skip_while(|l| *l != "# [[rewrite]]")
+            .take_while(|l| l.starts_with('#'))
+            .map(|l| format!("{}\n", &l[1..]))
+            .collect();
+        let c = Config::parse(&example).unwrap();
+        assert_eq!(c.rewrite.len(), 1, "{example}");
+        assert_eq!(c.rewrite[0].field, "script_name");
+        let rules = c.rewrite_rules().unwrap();
+        assert_eq!(rules.hits().next().map(|h| h.0), Some("user-ids"));
     }
 
     /// What cannot work together is refused naming the key: UDP addresses that cannot both be
@@ -1380,8 +1442,39 @@ mod tests {
                 "limits.max_metric_series",
             ),
             (
-                "[limits]\nmax_metric_series = 20",
+                "[limits]\nmax_metric_series = 48",
                 "limits.max_metric_series",
+            ),
+            (
+                "[limits]\nmax_metric_series = 60\n[[report]]\nname = \"r\"\nkeys = [\"script_name\"]\n\
+                 prometheus = true\nprometheus_buckets = [0.001, 0.002, 0.003, 0.004, 0.005, 0.006, \
+                 0.007, 0.008, 0.009, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1, 0.2, \
+                 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 30, 40, 50, 60, \
+                 70, 80, 90, 100, 200, 300, 400, 500, 600, 700, 800]",
+                "report[0].prometheus_buckets",
+            ),
+            (
+                "[[report]]\nname = \"r\"\nkeys = [\"script_name\"]\nprometheus_buckets = [0.1]",
+                "prometheus_buckets",
+            ),
+            (
+                "[[report]]\nname = \"r\"\nkeys = [\"script_name\"]\nprometheus = true\n\
+                 prometheus_buckets = [0.1, 0.1]",
+                "prometheus_buckets",
+            ),
+            (
+                "[[report]]\nname = \"r\"\nkeys = [\"script_name\"]\nprometheus = true\n\
+                 prometheus_buckets = [0, 0.1]",
+                "prometheus_buckets",
+            ),
+            (
+                "[[rewrite]]\nfield = \"script_name\"\nregex = \"(\"\nreplacement = \"x\"",
+                "rewrite[0].regex",
+            ),
+            (
+                "[[rewrite]]\nfield = \"script_name\"\nregex = \"a\"\nreplacement = \"x\"\n\
+                 [[rewrite]]\nfield = \"path\"\nregex = \"a\"\ndrop = true",
+                "rewrite[1].field",
             ),
             ("[metrics]\nseries_idle = \"0s\"", "metrics.series_idle"),
             ("[metrics]\nidle = \"1h\"", "idle"),

@@ -32,7 +32,7 @@ mod policy;
 mod tests;
 mod wire;
 
-pub use policy::{DecodePolicy, MAX_SECONDS};
+pub use policy::{cut_len, DecodePolicy, MAX_SECONDS};
 
 use crate::counters::DecodeStats;
 use crate::record::Batch;

@@ -15,8 +15,9 @@
 //! removed, to pin the strings of their labels: a label's id must keep naming the same string for
 //! as long as the series exists, however long it stays idle.
 //!
-//! Bounds: at most `limits.max_metric_series` Prometheus series ([`REQUEST_ROW_SERIES`] per row
-//! of a request report, [`TIMER_ROW_SERIES`] per row of a timer report); a row that would need
+//! Bounds: at most `limits.max_metric_series` Prometheus series
+//! ([`crate::config::metric_row_series`] per row: [`REQUEST_ROW_SERIES`] for a request report with
+//! the default buckets, [`TIMER_ROW_SERIES`] for a timer report); a row that would need
 //! more gets none and `metric_series_lost` counts the series it lacked, each time a request
 //! needed them. A row not updated for `metrics.series_idle` loses its series.
 //!
@@ -28,7 +29,8 @@ mod series;
 mod status;
 
 pub use series::{
-    label_names, ExportedReport, SeriesSet, BUCKETS_SECONDS, REQUEST_ROW_SERIES, TIMER_ROW_SERIES,
+    buckets_of, label_names, ExportedReport, SeriesSet, DEFAULT_BUCKETS_SECONDS,
+    REQUEST_ROW_SERIES, TIMER_ROW_SERIES,
 };
 
 use std::fmt::Write as _;
@@ -194,6 +196,7 @@ fn sync_reports(shared: &Core, metrics: &Metrics, known: &mut Vec<Arc<ReportCell
                 name: cell.name().to_string(),
                 selector: report.row_selector(),
                 key_columns: report.key_columns().to_vec(),
+                buckets: buckets_of(report.def()),
             });
         }
     }

@@ -17,48 +17,69 @@ use crate::dictionary::{Dictionary, LOST, LOST_TEXT};
 use crate::record::{Record, RequestView, Timer, NO_SCHEMA};
 use crate::report::{ns, Kind, RowSelector};
 
-/// Upper bounds (seconds) of the histogram buckets of `pinba_request_time_seconds` and
-/// `pinba_timer_seconds`, and `+Inf`: fixed, so that `histogram_quantile()` can sum them across
-/// rows, reports and restarts.
-pub const BUCKETS_SECONDS: [f64; 14] = [
-    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+/// The default upper bounds (seconds) of the histogram buckets of `pinba_request_time_seconds`
+/// and `pinba_timer_seconds` (`+Inf` added), for a report without `prometheus_buckets`: eight per
+/// decade from 0.1 ms to 10 s (each about 1.33 times the one before), the same for every report
+/// and daemon, so `histogram_quantile()` can sum them across rows, reports and restarts. Fine
+/// enough that its linear interpolation inside a bucket lands within a few per cent of the
+/// report's own percentile for request times and timer values (README "Prometheus metrics").
+pub const DEFAULT_BUCKETS_SECONDS: [f64; 41] = [
+    0.0001, 0.00013, 0.00018, 0.00024, 0.00032, 0.00042, 0.00056, 0.00075, //
+    0.001, 0.0013, 0.0018, 0.0024, 0.0032, 0.0042, 0.0056, 0.0075, //
+    0.01, 0.013, 0.018, 0.024, 0.032, 0.042, 0.056, 0.075, //
+    0.1, 0.13, 0.18, 0.24, 0.32, 0.42, 0.56, 0.75, //
+    1.0, 1.3, 1.8, 2.4, 3.2, 4.2, 5.6, 7.5, //
+    10.0,
 ];
-/// The same bounds in nanoseconds (a sample of exactly a bound counts in its bucket: `le`).
-const BUCKETS_NS: [u64; 14] = [
-    500_000,
-    1_000_000,
-    2_500_000,
-    5_000_000,
-    10_000_000,
-    25_000_000,
-    50_000_000,
-    100_000_000,
-    250_000_000,
-    500_000_000,
-    1_000_000_000,
-    2_500_000_000,
-    5_000_000_000,
-    10_000_000_000,
-];
-/// Buckets, with `+Inf`.
-const NB: usize = BUCKETS_NS.len() + 1;
-/// Prometheus series of one row of a request report: requests, request time, ru_utime, ru_stime,
-/// document bytes, and the histogram's buckets, sum and count.
-pub const REQUEST_ROW_SERIES: usize = 5 + NB + 2;
-// The config refuses a `limits.max_metric_series` below one row's series: the same figure.
+/// Prometheus series of one row of a request report with the default buckets (see
+/// [`crate::config::metric_row_series`]).
+pub const REQUEST_ROW_SERIES: usize =
+    crate::config::metric_row_series(false, DEFAULT_BUCKETS_SECONDS.len());
+// The config refuses a `limits.max_metric_series` below one default row's series: the same figure.
 const _: () = assert!(REQUEST_ROW_SERIES == crate::config::MIN_METRIC_SERIES);
-/// Prometheus series of one row of a timer report: hits, requests, timer seconds, and the
-/// histogram's buckets, sum and count.
-pub const TIMER_ROW_SERIES: usize = 3 + NB + 2;
+/// Prometheus series of one row of a timer report with the default buckets.
+pub const TIMER_ROW_SERIES: usize =
+    crate::config::metric_row_series(true, DEFAULT_BUCKETS_SECONDS.len());
 
-fn bucket_of(time_ns: u64) -> usize {
-    BUCKETS_NS.partition_point(|&b| b < time_ns)
+/// The bucket bounds a report exports: its `prometheus_buckets`, or [`DEFAULT_BUCKETS_SECONDS`].
+pub fn buckets_of(def: &crate::report::ReportDef) -> Vec<f64> {
+    def.prometheus_buckets
+        .clone()
+        .unwrap_or_else(|| DEFAULT_BUCKETS_SECONDS.to_vec())
+}
+
+/// A report's bucket bounds: as seconds (what `le` shows) and as nanoseconds (what samples are
+/// compared with; a sample of exactly a bound counts in its bucket: `le`).
+#[derive(Debug)]
+struct Buckets {
+    seconds: Box<[f64]>,
+    ns: Box<[u64]>,
+}
+
+impl Buckets {
+    fn new(seconds: &[f64]) -> Buckets {
+        Buckets {
+            seconds: seconds.into(),
+            ns: seconds.iter().map(|s| (s * 1e9).round() as u64).collect(),
+        }
+    }
+
+    /// Buckets with `+Inf`.
+    fn len(&self) -> usize {
+        self.ns.len() + 1
+    }
+
+    /// The bucket of a sample.
+    #[inline]
+    fn of(&self, time_ns: u64) -> usize {
+        self.ns.partition_point(|&b| b < time_ns)
+    }
 }
 
 /// The counters of one row, since its series were created. Times and bytes are summed in 128
 /// bits: a busy row's request time (100k requests/s at 200 ms) passes 64 bits of nanoseconds in
 /// ten days, and a counter that wraps reads as a reset.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct SeriesRow {
     /// Label values in key order; empty until the row is labelled (same lock hold as its
     /// creation, so a scrape never sees an unlabelled row).
@@ -70,8 +91,9 @@ struct SeriesRow {
     ru_utime_ns: u128,
     ru_stime_ns: u128,
     document_bytes: u128,
-    /// Samples per bucket (not cumulative): requests, or timer hits at their mean time per hit.
-    buckets: [u64; NB],
+    /// Samples per bucket (not cumulative; the report's bounds, then `+Inf`): requests, or timer
+    /// hits at their mean time per hit.
+    buckets: Box<[u64]>,
     /// Merger time of the last request counted in it (idle removal).
     last_ms: u64,
     /// The request that last counted in it: a timer report counts a request once per row.
@@ -83,28 +105,24 @@ struct SeriesRow {
     into: Option<Arc<[u32]>>,
 }
 
-impl Default for SeriesRow {
-    fn default() -> SeriesRow {
+impl SeriesRow {
+    /// A row counting into `buckets` buckets.
+    fn new(buckets: usize) -> SeriesRow {
         SeriesRow {
-            values: Box::default(),
-            labelled: false,
-            requests: 0,
-            hits: 0,
-            time_ns: 0,
-            ru_utime_ns: 0,
-            ru_stime_ns: 0,
-            document_bytes: 0,
-            buckets: [0; NB],
-            last_ms: 0,
-            mark: 0,
-            into: None,
+            buckets: vec![0; buckets].into_boxed_slice(),
+            ..SeriesRow::default()
         }
     }
-}
 
-impl SeriesRow {
     #[inline]
-    fn count(&mut self, r: &Record, timer: Option<&Timer>, mark: u64, now_ms: u64) {
+    fn count(
+        &mut self,
+        r: &Record,
+        timer: Option<&Timer>,
+        mark: u64,
+        now_ms: u64,
+        bounds: &Buckets,
+    ) {
         self.last_ms = now_ms;
         match timer {
             None => {
@@ -114,7 +132,7 @@ impl SeriesRow {
                 self.ru_utime_ns += ns(r.ru_utime) as u128;
                 self.ru_stime_ns += ns(r.ru_stime) as u128;
                 self.document_bytes += r.document_size as u128;
-                self.buckets[bucket_of(time_ns)] += 1;
+                self.buckets[bounds.of(time_ns)] += 1;
             }
             Some(t) => {
                 if self.mark != mark {
@@ -129,7 +147,7 @@ impl SeriesRow {
                     .saturating_add(hits / 2)
                     .checked_div(hits)
                     .unwrap_or(0);
-                self.buckets[bucket_of(per_hit)] += hits;
+                self.buckets[bounds.of(per_hit)] += hits;
             }
         }
     }
@@ -142,7 +160,7 @@ impl SeriesRow {
         self.ru_utime_ns += other.ru_utime_ns;
         self.ru_stime_ns += other.ru_stime_ns;
         self.document_bytes += other.document_bytes;
-        for (b, o) in self.buckets.iter_mut().zip(other.buckets) {
+        for (b, o) in self.buckets.iter_mut().zip(&other.buckets) {
             *b += o;
         }
         self.last_ms = self.last_ms.max(other.last_ms);
@@ -159,6 +177,9 @@ pub struct ExportedReport {
     pub selector: RowSelector,
     /// The report's key column names (`script_name`, `country`), made label names here.
     pub key_columns: Vec<String>,
+    /// The upper bounds of its histogram's buckets, seconds (its `prometheus_buckets`, or
+    /// [`DEFAULT_BUCKETS_SECONDS`]).
+    pub buckets: Vec<f64>,
 }
 
 #[derive(Debug)]
@@ -168,6 +189,7 @@ struct ReportSeries {
     selector: RowSelector,
     /// Label names of the keys, after `report`.
     labels: Vec<String>,
+    buckets: Buckets,
     per_row: usize,
     rows: FxHashMap<Box<[u32]>, SeriesRow>,
     /// Rows created since the last [`SeriesSet::label_new_rows`].
@@ -232,14 +254,13 @@ impl SeriesSet {
                 self.reports.push(old.swap_remove(i));
                 continue;
             }
-            let per_row = match e.selector.kind() {
-                Kind::Timer => TIMER_ROW_SERIES,
-                _ => REQUEST_ROW_SERIES,
-            };
+            let timer = e.selector.kind() == Kind::Timer;
+            let per_row = crate::config::metric_row_series(timer, e.buckets.len());
             self.reports.push(ReportSeries {
                 id: e.id,
                 name: e.name,
                 labels: label_names(&e.key_columns),
+                buckets: Buckets::new(&e.buckets),
                 selector: e.selector,
                 per_row,
                 rows: FxHashMap::default(),
@@ -277,18 +298,19 @@ impl SeriesSet {
                     rows,
                     unlabelled,
                     per_row,
+                    buckets,
                     ..
                 } = rep;
                 selector.rows(&v, |key, timer| {
                     if let Some(row) = rows.get_mut(key) {
                         let Some(into) = &row.into else {
-                            return row.count(v.record, timer, mark, now_ms);
+                            return row.count(v.record, timer, mark, now_ms, buckets);
                         };
                         // Its idle time still counts (its pins), its requests go to the other.
                         row.last_ms = now_ms;
                         let into = Arc::clone(into);
                         if let Some(row) = rows.get_mut(&*into) {
-                            row.count(v.record, timer, mark, now_ms);
+                            row.count(v.record, timer, mark, now_ms, buckets);
                         }
                         return;
                     }
@@ -298,8 +320,10 @@ impl SeriesSet {
                     }
                     *series += *per_row;
                     unlabelled.push(key.into());
-                    let row = rows.entry(key.into()).or_default();
-                    row.count(v.record, timer, mark, now_ms);
+                    let row = rows
+                        .entry(key.into())
+                        .or_insert_with(|| SeriesRow::new(buckets.len()));
+                    row.count(v.record, timer, mark, now_ms, buckets);
                 });
             }
         }
@@ -455,14 +479,17 @@ impl SeriesSet {
                 Some(&Unit::Seconds),
                 MetricType::Histogram,
             )?;
-            encode_rows(&reports, &mut m, |r, m| {
-                // A histogram's count is `requests` or `hits`: 64 bits.
-                encode_histogram(
-                    m,
-                    r,
-                    u64::try_from((histogram.value)(r)).unwrap_or(u64::MAX),
-                )
-            })?;
+            for rep in &reports {
+                encode_rows(&[*rep], &mut m, |r, m| {
+                    // A histogram's count is `requests` or `hits`: 64 bits.
+                    encode_histogram(
+                        m,
+                        r,
+                        &rep.buckets,
+                        u64::try_from((histogram.value)(r)).unwrap_or(u64::MAX),
+                    )
+                })?;
+            }
         }
         Ok(())
     }
@@ -573,15 +600,17 @@ fn families(kind: Kind) -> (Vec<Family>, Family) {
 fn encode_histogram(
     mut m: MetricEncoder,
     r: &SeriesRow,
+    bounds: &Buckets,
     count: u64,
 ) -> Result<(), std::fmt::Error> {
-    let mut buckets = [(0.0, 0); NB];
-    for (i, b) in buckets.iter_mut().enumerate() {
-        *b = (
-            BUCKETS_SECONDS.get(i).copied().unwrap_or(f64::INFINITY),
-            r.buckets[i],
-        );
-    }
+    let buckets: Vec<(f64, u64)> = (0..bounds.len())
+        .map(|i| {
+            (
+                bounds.seconds.get(i).copied().unwrap_or(f64::INFINITY),
+                r.buckets.get(i).copied().unwrap_or(0),
+            )
+        })
+        .collect();
     m.encode_histogram::<NoLabelSet>(r.time_ns as f64 / 1e9, count, &buckets, None)
 }
 
@@ -738,6 +767,7 @@ mod tests {
             name: report.def().name.clone(),
             selector: report.row_selector(),
             key_columns: report.key_columns().to_vec(),
+            buckets: buckets_of(report.def()),
         }
     }
 
@@ -770,13 +800,19 @@ mod tests {
 
     #[test]
     fn buckets_are_inclusive_upper_bounds() {
-        assert_eq!(bucket_of(0), 0);
-        assert_eq!(bucket_of(500_000), 0);
-        assert_eq!(bucket_of(500_001), 1);
-        assert_eq!(bucket_of(10_000_000_000), BUCKETS_NS.len() - 1);
-        assert_eq!(bucket_of(10_000_000_001), BUCKETS_NS.len());
-        for (s, n) in BUCKETS_SECONDS.iter().zip(BUCKETS_NS) {
-            assert_eq!((s * 1e9).round() as u64, n);
+        let b = Buckets::new(&DEFAULT_BUCKETS_SECONDS);
+        let n = DEFAULT_BUCKETS_SECONDS.len();
+        assert_eq!(b.of(0), 0);
+        assert_eq!(b.of(100_000), 0);
+        assert_eq!(b.of(100_001), 1);
+        assert_eq!(b.of(130_000), 1);
+        assert_eq!(b.of(10_000_000_000), n - 1);
+        assert_eq!(b.of(10_000_000_001), n);
+        assert_eq!(b.len(), n + 1);
+        // Eight a decade, each 1.2 to 1.4 times the one before.
+        for w in DEFAULT_BUCKETS_SECONDS.windows(2) {
+            let r = w[1] / w[0];
+            assert!((1.2..=1.4).contains(&r), "{w:?}");
         }
     }
 
@@ -804,7 +840,8 @@ mod tests {
         assert_eq!(counts, (1..=10).collect::<Vec<u64>>());
         let row = set.reports[0].rows.values().next().unwrap();
         assert_eq!(row.time_ns, 10 * ns(0.003) as u128);
-        assert_eq!(row.buckets[bucket_of(ns(0.003))], 10);
+        let b = Buckets::new(&DEFAULT_BUCKETS_SECONDS);
+        assert_eq!(row.buckets[b.of(ns(0.003))], 10);
         assert_eq!(&*row.values, ["/a.php".to_string()]);
         let t = text(set);
         let labels = r#"{report="by_script",script_name="/a.php"}"#;
@@ -828,8 +865,8 @@ mod tests {
                 ),
             )
         };
-        assert_eq!(bucket("0.0025"), Some(0.0), "{t}");
-        assert_eq!(bucket("0.005"), Some(10.0));
+        assert_eq!(bucket("0.0024"), Some(0.0), "{t}");
+        assert_eq!(bucket("0.0032"), Some(10.0));
         assert_eq!(bucket("+Inf"), Some(10.0));
         assert!(
             t.contains("# TYPE pinba_request_time_seconds_total counter\n"),
@@ -839,6 +876,42 @@ mod tests {
             t.contains("# TYPE pinba_request_time_seconds histogram\n"),
             "{t}"
         );
+    }
+
+    /// A report's own buckets: its bounds on `le`, its series per row; `[]`: `+Inf` alone.
+    #[test]
+    fn a_reports_own_buckets_are_its_bounds_and_its_cost() {
+        let mut dict = Dictionary::new(1000);
+        let mut def = ReportDef::new("coarse", &["script_name"]);
+        def.prometheus = true;
+        def.prometheus_buckets = Some(vec![0.01, 0.1]);
+        let coarse = Report::new(def.clone(), &mut dict, 1000).unwrap();
+        def.name = "counts".into();
+        def.prometheus_buckets = Some(Vec::new());
+        let counts = Report::new(def, &mut dict, 1000).unwrap();
+        let mut set = SeriesSet::new(1000, Duration::from_secs(60));
+        set.set_reports(vec![exported(&coarse, 1), exported(&counts, 2)], &mut dict);
+        let reqs = [0.005, 0.01, 0.05, 2.0].map(|t| req(&mut dict, "/a", t, &[]));
+        set.fold(0, reqs.iter().map(view));
+        set.label_new_rows(&mut dict);
+        assert_eq!(
+            set.series(),
+            crate::config::metric_row_series(false, 2) + crate::config::metric_row_series(false, 0)
+        );
+        let t = text(set);
+        let bucket = |report: &str, le: &str| {
+            sample(
+                &t,
+                &format!(
+                    r#"pinba_request_time_seconds_bucket{{le="{le}",report="{report}",script_name="/a"}}"#
+                ),
+            )
+        };
+        assert_eq!(bucket("coarse", "0.01"), Some(2.0), "{t}");
+        assert_eq!(bucket("coarse", "0.1"), Some(3.0), "{t}");
+        assert_eq!(bucket("coarse", "+Inf"), Some(4.0), "{t}");
+        assert_eq!(bucket("counts", "+Inf"), Some(4.0), "{t}");
+        assert_eq!(bucket("counts", "0.01"), None, "{t}");
     }
 
     #[test]
@@ -990,7 +1063,8 @@ mod tests {
         assert_eq!((db.requests, db.hits), (1, 3));
         assert_eq!(db.time_ns, (ns(0.004) + ns(0.002)) as u128);
         // 0.004 s over 2 hits: two samples at 2 ms; one at 2 ms.
-        assert_eq!(db.buckets[bucket_of(2_000_000)], 3);
+        let b = Buckets::new(&DEFAULT_BUCKETS_SECONDS);
+        assert_eq!(db.buckets[b.of(2_000_000)], 3);
         assert_eq!(set.series(), 2 * TIMER_ROW_SERIES);
     }
 

@@ -132,6 +132,13 @@ pub struct ReportDef {
     /// `metrics` module); off by default.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub prometheus: bool,
+    /// The upper bounds (seconds) of the exported histogram's buckets, `+Inf` added: at most
+    /// [`MAX_PROMETHEUS_BUCKETS`], each above 0 and below the one after it; `[]` exports no
+    /// buckets but `+Inf` (the counters alone, for a report alerted on by counts). Absent: the
+    /// default of `metrics` (fine enough for `histogram_quantile` to land near the report's own
+    /// percentiles). Only with `prometheus = true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prometheus_buckets: Option<Vec<f64>>,
     /// How long the report's steps are kept in the history store (`{state_dir}/history.sqlite`,
     /// see `history`), e.g. `"30d"`; absent or `"0s"`: the report keeps no history.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -180,6 +187,8 @@ pub const MAX_HISTORY_RETENTION: std::time::Duration =
     std::time::Duration::from_secs(3650 * 24 * 3600);
 /// Most `history_rows`.
 pub const MAX_HISTORY_ROWS: usize = 100_000;
+/// Most `prometheus_buckets` of a report (each bucket is a Prometheus series of every row).
+pub const MAX_PROMETHEUS_BUCKETS: usize = 128;
 
 pub(super) fn default_percentiles() -> Vec<f64> {
     DEFAULT_PERCENTILES.to_vec()
@@ -393,6 +402,7 @@ impl ReportDef {
             filters: BTreeMap::new(),
             history: None,
             prometheus: false,
+            prometheus_buckets: None,
             history_retention: None,
             history_step: None,
             history_rows: None,
@@ -449,7 +459,42 @@ impl ReportDef {
             }
         }
         self.validate_history()?;
+        self.validate_prometheus_buckets()?;
         validate_percentiles(&self.percentiles)
+    }
+
+    /// `prometheus_buckets`: with `prometheus = true`, at most [`MAX_PROMETHEUS_BUCKETS`], each
+    /// a number of seconds above 0 (and at most 1000 s, the longest time a report tells apart),
+    /// strictly increasing.
+    fn validate_prometheus_buckets(&self) -> Result<(), ReportError> {
+        let Some(bounds) = &self.prometheus_buckets else {
+            return Ok(());
+        };
+        if !self.prometheus {
+            return Err(err(
+                "prometheus_buckets needs prometheus = true: without it the report exports nothing",
+            ));
+        }
+        if bounds.len() > MAX_PROMETHEUS_BUCKETS {
+            return Err(err(format!(
+                "prometheus_buckets: at most {MAX_PROMETHEUS_BUCKETS}, got {}",
+                bounds.len()
+            )));
+        }
+        for (i, &b) in bounds.iter().enumerate() {
+            if !(b > 0.0 && b <= 1000.0) {
+                return Err(err(format!(
+                    "prometheus_buckets: {b} is not a number of seconds above 0 and at most 1000"
+                )));
+            }
+            if i > 0 && b <= bounds[i - 1] {
+                return Err(err(format!(
+                    "prometheus_buckets: {b} is not above {} (bounds go up)",
+                    bounds[i - 1]
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// The history settings on their own (those that need the window, such as the step being a

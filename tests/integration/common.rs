@@ -250,7 +250,8 @@ impl Daemon {
     }
 
     /// Waits until the daemon has seen `packets` datagrams in total and merged all they carried:
-    /// every accepted request is either in the pool's history (merged) or counted as dropped.
+    /// every accepted request is either in the pool's history (merged) or counted as dropped (at
+    /// the temp ring, or by a `[[rewrite]]` rule).
     /// The receivers fold their counters in only when they hand a batch over, so this holds at
     /// no instant before the last batch is merged.
     pub fn wait_merged(&self, packets: u64) {
@@ -259,7 +260,8 @@ impl Daemon {
                 let s = d.status();
                 let n = |k: &str| s[k].as_u64().unwrap_or_else(|| panic!("no `{k}` in {s}"));
                 n("packets_received") >= packets
-                    && n("requests_accepted") == n("requests_merged") + n("temp_pool_dropped")
+                    && n("requests_accepted")
+                        == n("requests_merged") + n("temp_pool_dropped") + n("rewrite_dropped")
             },
             &format!("{packets} packets merged"),
         );

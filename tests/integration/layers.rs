@@ -29,7 +29,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "ingest",
-        &["decode", "ring", "receiver", "pool", "activation"],
+        &[
+            "decode",
+            "ring",
+            "receiver",
+            "pool",
+            "rewrite",
+            "activation",
+        ],
     ),
     ("the report engine", &["report"]),
     ("config", &["config"]),

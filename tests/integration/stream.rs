@@ -13,7 +13,7 @@ use crate::common::*;
 
 /// A stream client on its own thread; `gate` (if given) must be opened before it reads at all.
 /// Its lines come out of the receiver, parsed (blank keep-alive lines skipped).
-fn subscribe(
+pub fn subscribe(
     d: &Daemon,
     query: &str,
     accept: &str,
@@ -52,7 +52,7 @@ fn subscribe(
 }
 
 /// Takes lines from `rx` until `done` says so (30 s deadline).
-fn collect(rx: &Receiver<Value>, got: &mut Vec<Value>, done: impl Fn(&[Value]) -> bool) {
+pub fn collect(rx: &Receiver<Value>, got: &mut Vec<Value>, done: impl Fn(&[Value]) -> bool) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while !done(got) {
         let left = deadline.saturating_duration_since(Instant::now());

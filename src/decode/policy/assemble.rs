@@ -20,7 +20,7 @@ fn clamp_time(seconds: f32) -> f32 {
 /// How many bytes of `bytes` to keep under a limit of `max`: all of them if they fit; else `max`,
 /// backed up to the start of the UTF-8 character that the cut would split, if there is a
 /// well-formed one there.
-pub(in crate::decode) fn cut_len(bytes: &[u8], max: usize) -> usize {
+pub fn cut_len(bytes: &[u8], max: usize) -> usize {
     if bytes.len() <= max {
         return bytes.len();
     }

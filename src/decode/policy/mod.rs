@@ -45,8 +45,7 @@
 mod assemble;
 mod check;
 
-#[cfg(test)]
-pub(super) use assemble::cut_len;
+pub use assemble::cut_len;
 pub use check::MAX_SECONDS;
 
 use super::message::{parse_request, Message};
