@@ -149,7 +149,7 @@ pub struct ReportDefinition {
     /// Export its rows on `GET /metrics` as monotonic counters (default false).
     pub prometheus: Option<bool>,
     /// With `prometheus`: the upper bounds (seconds, increasing, above 0, at most 128) of its
-    /// histograms' buckets, `+Inf` added; `[]`: `+Inf` alone. Default: eight a decade from 0.1 ms
+    /// histograms' buckets, `+Inf` added; `[]`: `+Inf` alone. Default: ten a decade from 0.1 ms
     /// to 10 s.
     pub prometheus_buckets: Option<Vec<f64>>,
     /// How long its history is kept, e.g. `"30d"` (1 min to 3650 days); absent or `"0s"`: no

@@ -489,7 +489,7 @@ pub use crate::report::MAX_HISTORY;
 /// The fewest `limits.max_metric_series`: the series of one request report row on `/metrics`
 /// with the default buckets (`metrics::REQUEST_ROW_SERIES`, which a compile-time check keeps
 /// equal to it).
-pub const MIN_METRIC_SERIES: usize = 49;
+pub const MIN_METRIC_SERIES: usize = 59;
 
 /// Prometheus series of one row of an exported report whose histogram has `bounds` buckets
 /// besides `+Inf` (its `prometheus_buckets`): a request row's 5 counters (a timer row's 3), then

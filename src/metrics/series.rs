@@ -18,17 +18,19 @@ use crate::record::{Record, RequestView, Timer, NO_SCHEMA};
 use crate::report::{ns, Kind, RowSelector};
 
 /// The default upper bounds (seconds) of the histogram buckets of `pinba_request_time_seconds`
-/// and `pinba_timer_seconds` (`+Inf` added), for a report without `prometheus_buckets`: eight per
-/// decade from 0.1 ms to 10 s (each about 1.33 times the one before), the same for every report
-/// and daemon, so `histogram_quantile()` can sum them across rows, reports and restarts. Fine
-/// enough that its linear interpolation inside a bucket lands within a few per cent of the
-/// report's own percentile for request times and timer values (README "Prometheus metrics").
-pub const DEFAULT_BUCKETS_SECONDS: [f64; 41] = [
-    0.0001, 0.00013, 0.00018, 0.00024, 0.00032, 0.00042, 0.00056, 0.00075, //
-    0.001, 0.0013, 0.0018, 0.0024, 0.0032, 0.0042, 0.0056, 0.0075, //
-    0.01, 0.013, 0.018, 0.024, 0.032, 0.042, 0.056, 0.075, //
-    0.1, 0.13, 0.18, 0.24, 0.32, 0.42, 0.56, 0.75, //
-    1.0, 1.3, 1.8, 2.4, 3.2, 4.2, 5.6, 7.5, //
+/// and `pinba_timer_seconds` (`+Inf` added), for a report without `prometheus_buckets`: ten per
+/// decade from 0.1 ms to 10 s (the R10 preferred numbers 1, 1.25, 1.6, 2, 2.5, 3.15, 4, 5, 6.3, 8:
+/// each 1.25 to 1.28 times the one before), the same for every report and daemon, so
+/// `histogram_quantile()` can sum them across rows, reports and restarts. Fine enough that its
+/// linear interpolation inside a bucket lands within 10 % of the report's own percentile for
+/// request times and timer values, also where the density changes within a bucket (README
+/// "Prometheus metrics").
+pub const DEFAULT_BUCKETS_SECONDS: [f64; 51] = [
+    0.0001, 0.000125, 0.00016, 0.0002, 0.00025, 0.000315, 0.0004, 0.0005, 0.00063, 0.0008, //
+    0.001, 0.00125, 0.0016, 0.002, 0.0025, 0.00315, 0.004, 0.005, 0.0063, 0.008, //
+    0.01, 0.0125, 0.016, 0.02, 0.025, 0.0315, 0.04, 0.05, 0.063, 0.08, //
+    0.1, 0.125, 0.16, 0.2, 0.25, 0.315, 0.4, 0.5, 0.63, 0.8, //
+    1.0, 1.25, 1.6, 2.0, 2.5, 3.15, 4.0, 5.0, 6.3, 8.0, //
     10.0,
 ];
 /// Prometheus series of one row of a request report with the default buckets (see
@@ -805,14 +807,15 @@ mod tests {
         assert_eq!(b.of(0), 0);
         assert_eq!(b.of(100_000), 0);
         assert_eq!(b.of(100_001), 1);
-        assert_eq!(b.of(130_000), 1);
+        assert_eq!(b.of(125_000), 1);
+        assert_eq!(b.of(125_001), 2);
         assert_eq!(b.of(10_000_000_000), n - 1);
         assert_eq!(b.of(10_000_000_001), n);
         assert_eq!(b.len(), n + 1);
-        // Eight a decade, each 1.2 to 1.4 times the one before.
+        // Ten a decade, each 1.25 to 1.28 times the one before.
         for w in DEFAULT_BUCKETS_SECONDS.windows(2) {
             let r = w[1] / w[0];
-            assert!((1.2..=1.4).contains(&r), "{w:?}");
+            assert!((1.249..=1.281).contains(&r), "{w:?}");
         }
     }
 
@@ -865,8 +868,8 @@ mod tests {
                 ),
             )
         };
-        assert_eq!(bucket("0.0024"), Some(0.0), "{t}");
-        assert_eq!(bucket("0.0032"), Some(10.0));
+        assert_eq!(bucket("0.0025"), Some(0.0), "{t}");
+        assert_eq!(bucket("0.00315"), Some(10.0));
         assert_eq!(bucket("+Inf"), Some(10.0));
         assert!(
             t.contains("# TYPE pinba_request_time_seconds_total counter\n"),
