@@ -78,6 +78,8 @@ pub mod units;
 pub mod codec;
 // Small state files written whole or not at all, and durably (temp file, rename, syncs).
 pub mod durable;
+// Request ids that never repeat per instance: a block reserved ahead in `state_dir/ids.json`.
+pub mod ids;
 // prost types of proto/pinba.proto: the reference codec (feature `corpus`: tests, benches, blast).
 #[cfg(feature = "corpus")]
 pub mod proto;
