@@ -682,8 +682,8 @@ mod tests {
             "http://h:99999",
             "http://h:+80",
             "http://:8123",
-            "https://127.0.0.1:8123",
-            "http://h:8123/?x=1",
+            "ftp://127.0.0.1:8123",
+            "https://h:8123/?x=1",
         ] {
             assert_eq!(check(bad).map_err(|e| e.0), Err("url"), "{bad}");
         }
