@@ -50,6 +50,8 @@ pub enum StartError {
     Activation(#[from] crate::activation::ActivationError),
     #[error(transparent)]
     Lock(crate::durable::LockError),
+    #[error(transparent)]
+    Ids(#[from] crate::ids::IdsError),
     #[error("state_dir_group `{group}`: {source}")]
     Group {
         group: String,
@@ -205,11 +207,27 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     // What the last run received while it stopped, for the merger to merge first (read once the
     // sockets are being read: the file can hold a whole temp ring's worth).
     let mut restored = crate::snapshot::Restored::default();
+    match crate::ids::Ids::open(&shared.config().state_dir) {
+        Ok(ids) => shared.set_ids(ids),
+        Err(e) => {
+            stop_receivers(&receiving, receivers);
+            return Err(e.into());
+        }
+    }
     let pending = crate::pending::take_at_start(&mut shared, &mut restored);
     // Before the merger: the pool, the reports' windows and the clock as the last run left them.
     crate::snapshot::restore_at_start(&mut shared, &mut restored);
     // What a crash lost of the windows, when the snapshot restored nothing.
     crate::ticklog::restore_at_start(&mut shared, &restored, &ticklog);
+    // Request ids past every one an earlier run used, reserved before the merger hands any out.
+    let first_unused = shared.ids().first_unused();
+    let pool = shared.pool_mut();
+    pool.resume_ids(pool.next_id().max(first_unused));
+    let next_id = pool.next_id();
+    if let Err(e) = shared.ids().begin(next_id) {
+        stop_receivers(&receiving, receivers);
+        return Err(e.into());
+    }
     let shared = Arc::new(shared);
     // Sinks before the merger: they see every request merged from the first round on.
     if let Err(e) = sinks.start(&shared, outputs) {
@@ -435,6 +453,7 @@ impl Running {
         // it: contrib/systemd/pinbad.service).
         let writing = Instant::now();
         let snapshot = crate::snapshot::write_at_shutdown(&self.core);
+        let ids = self.core.ids().finish(self.core.pool().read().next_id());
         stop_receivers(&self.receiving, std::mem::take(&mut self.receivers));
         let pending =
             crate::pending::write_at_shutdown(&self.core, dropped() - dropped_before_stop);
@@ -453,7 +472,7 @@ impl Running {
         served.map_err(|e| std::io::Error::other(format!("HTTP server failed: {e}")))?;
         // The stop is complete either way; a state file that could not be written makes the
         // exit status say that the next start will not have it.
-        let failed: Vec<String> = [snapshot, pending]
+        let failed: Vec<String> = [snapshot, pending, ids]
             .into_iter()
             .filter_map(Result::err)
             .collect();

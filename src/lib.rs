@@ -16,6 +16,8 @@ pub mod units;
 pub mod codec;
 // Small state files written whole or not at all, and durably (temp file, rename, syncs).
 pub mod durable;
+// Request ids that never repeat per instance: a block reserved ahead in `state_dir/ids.json`.
+pub mod ids;
 // Giving freed memory back to the OS after a burst has expired.
 pub mod memory;
 // The memory budget (`limits.max_memory`): what every holder accounts, whether it is tight.

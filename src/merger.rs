@@ -807,7 +807,10 @@ impl Merger {
                     .pool_expired
                     .fetch_add(expired as u64, Relaxed);
             }
-            // Insertion.
+            // Insertion, of ids reserved first.
+            shared
+                .ids()
+                .ensure(pool.next_id(), self.interned.pending.len());
             let (mut overwritten, mut timers_lost) = (0u64, 0u64);
             for p in &self.interned.pending {
                 let timers = &self.interned.timers[p.timers.clone()];

@@ -143,6 +143,8 @@ pub struct Core {
     set_aside: Vec<SetAside>,
     /// The `[[rewrite]]` rules (the merger applies them; the status reads their hits).
     rewrite: Arc<crate::rewrite::Rules>,
+    /// Where the pool's request ids start and how far they are reserved (start-up sets it).
+    ids: Arc<crate::ids::Ids>,
 }
 
 impl Core {
@@ -246,6 +248,7 @@ impl Core {
             pool_complete_from_ms: 0,
             set_aside,
             rewrite,
+            ids: Arc::new(crate::ids::Ids::unbacked()),
             config,
         })
     }
@@ -293,6 +296,16 @@ impl Core {
     /// reports' windows still cover, and a pool lost in a crash holds nothing from before now.
     pub fn set_pool_complete_from(&mut self, ms: u64) {
         self.pool_complete_from_ms = ms;
+    }
+
+    /// The request ids' reservation (see [`crate::ids`]).
+    pub fn ids(&self) -> &Arc<crate::ids::Ids> {
+        &self.ids
+    }
+
+    /// Sets the request ids' reservation (start-up, before the snapshot is restored).
+    pub fn set_ids(&mut self, ids: crate::ids::Ids) {
+        self.ids = Arc::new(ids);
     }
 
     pub fn pool(&self) -> &RwLock<Pool> {

@@ -1284,6 +1284,56 @@ mod tests {
         Config::parse("[udp]\nrecv_buffer = \"1GiB\"").unwrap();
     }
 
+    /// A remote ClickHouse: `https://` is taken; `ca_file` must be a readable PEM file of
+    /// certificates and only with https; `ttl` is at least an hour; `check-config` prints the
+    /// new keys and never the password.
+    #[test]
+    fn a_clickhouse_sinks_tls_and_ttl_keys_are_checked() {
+        let sink = |rest: &str| format!("[[sink]]\nname = \"ch\"\nkind = \"clickhouse\"\n{rest}");
+        let dir = tempfile::tempdir().unwrap();
+        let not_pem = dir.path().join("ca.txt");
+        std::fs::write(&not_pem, "not a certificate\n").unwrap();
+        let missing = dir.path().join("none.pem");
+        for (rest, key, says) in [
+            (
+                format!("url = \"https://ch.example:8443\"\nca_file = {not_pem:?}\n"),
+                "ca_file",
+                "holds no PEM certificate",
+            ),
+            (
+                format!("url = \"https://ch.example:8443\"\nca_file = {missing:?}\n"),
+                "ca_file",
+                "none.pem",
+            ),
+            (
+                format!("url = \"http://ch.example:8123\"\nca_file = {missing:?}\n"),
+                "ca_file",
+                "https",
+            ),
+            (
+                "url = \"https://ch.example:8443\"\nttl = \"10m\"\n".to_string(),
+                "ttl",
+                "1h",
+            ),
+            (
+                "url = \"ftp://ch.example\"\n".to_string(),
+                "url",
+                "https://",
+            ),
+        ] {
+            let e = Config::parse(&sink(&rest)).unwrap_err().to_string();
+            assert!(e.contains(key) && e.contains(says), "{rest}: {e}");
+        }
+        let c = Config::parse(&sink(
+            "url = \"https://ch.example:8443\"\nuser = \"u\"\npassword = \"s3cret-pw\"\nttl = \"30d\"\n",
+        ))
+        .unwrap();
+        let printed = c.to_toml_redacted();
+        assert!(!printed.contains("s3cret-pw"), "{printed}");
+        assert!(printed.contains("ttl = \"30days\""), "{printed}");
+        assert!(printed.contains("ca_file = \"\""), "{printed}");
+    }
+
     /// A sink kind's own key that is wrong is named (serde's message alone named only the value).
     #[test]
     fn a_sink_kinds_bad_key_is_named() {

@@ -276,8 +276,11 @@ impl FileConfig {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ClickHouseConfig {
-    /// The HTTP interface, e.g. `http://127.0.0.1:8123` (no TLS).
+    /// The HTTP interface, e.g. `http://127.0.0.1:8123`, or `https://…` (certificates verified).
     pub url: String,
+    /// PEM file of the CA(s) an `https://` server's certificate must chain to; empty: the
+    /// public web PKI's roots (Mozilla's, built in).
+    pub ca_file: String,
     pub database: String,
     pub user: String,
     pub password: String,
@@ -296,12 +299,16 @@ pub struct ClickHouseConfig {
     /// Written in every row's `instance` column, to tell pinbad instances apart in one cluster.
     /// Empty: the machine's host name.
     pub instance: String,
+    /// `create_tables` adds `TTL time + INTERVAL …` (rows older are deleted by the server);
+    /// zero: no TTL.
+    pub ttl: HumanDuration,
 }
 
 impl Default for ClickHouseConfig {
     fn default() -> ClickHouseConfig {
         ClickHouseConfig {
             url: String::new(),
+            ca_file: String::new(),
             database: "default".into(),
             user: "default".into(),
             password: String::new(),
@@ -313,6 +320,7 @@ impl Default for ClickHouseConfig {
             max_buffered_rows: 1_000_000,
             timeout: HumanDuration(Duration::from_secs(10)),
             instance: String::new(),
+            ttl: HumanDuration(Duration::ZERO),
         }
     }
 }
@@ -347,7 +355,10 @@ fn is_host_port(a: &str) -> bool {
 
 impl ClickHouseConfig {
     pub fn validate(&self) -> Result<(), (&'static str, String)> {
-        let rest = self.url.strip_prefix("http://").unwrap_or("");
+        let https = self.url.starts_with("https://");
+        let rest = (self.url.strip_prefix("http://"))
+            .or(self.url.strip_prefix("https://"))
+            .unwrap_or("");
         let authority = rest.split('/').next().unwrap_or("");
         if authority.contains('@') {
             return Err((
@@ -360,7 +371,7 @@ impl ClickHouseConfig {
             return Err((
                 "url",
                 format!(
-                    "`{}` is not a plain http:// URL like http://127.0.0.1:8123",
+                    "`{}` is not a plain http:// or https:// URL like http://127.0.0.1:8123",
                     self.url
                 ),
             ));
@@ -373,6 +384,15 @@ impl ClickHouseConfig {
             if !is_identifier(v) {
                 return Err((key, format!("`{v}` must be letters, digits and `_`")));
             }
+        }
+        if !self.ca_file.is_empty() {
+            if !https {
+                return Err(("ca_file", "is only for an https:// url".into()));
+            }
+            self.ca_certificates().map_err(|e| ("ca_file", e))?;
+        }
+        if !self.ttl.0.is_zero() && self.ttl.0 < Duration::from_secs(3600) {
+            return Err(("ttl", "must be at least 1h (or \"0s\": no TTL)".into()));
         }
         if self.batch_rows == 0 || self.batch_rows > 1_000_000 {
             return Err(("batch_rows", "must be in 1..=1000000".into()));
@@ -393,5 +413,20 @@ impl ClickHouseConfig {
             return Err(("timeout", "must be between 100ms and 10m".into()));
         }
         Ok(())
+    }
+
+    /// The certificates of `ca_file` (PEM), or why they cannot be had (unreadable, none in it).
+    pub fn ca_certificates(
+        &self,
+    ) -> Result<Vec<rustls_pki_types::CertificateDer<'static>>, String> {
+        use rustls_pki_types::pem::PemObject;
+        let path = Path::new(&self.ca_file);
+        let certs = rustls_pki_types::CertificateDer::pem_file_iter(path)
+            .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        if certs.is_empty() {
+            return Err(format!("{}: holds no PEM certificate", path.display()));
+        }
+        Ok(certs)
     }
 }

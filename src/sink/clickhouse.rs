@@ -30,8 +30,19 @@ pub use crate::config::ClickHouseConfig;
 use crate::dictionary::Dictionary;
 use crate::record::{RequestView, TagPair, NO_SCHEMA};
 
-/// `CREATE TABLE` of the requests table: one row per request.
-pub fn requests_ddl(database: &str, table: &str) -> String {
+/// The `TTL` clause of a table with a `time` column: rows older than `ttl` are deleted by the
+/// server (ClickHouse 19.6 and later); none for zero.
+fn ttl_clause(ttl: Duration) -> String {
+    if ttl.is_zero() {
+        String::new()
+    } else {
+        format!(" TTL time + INTERVAL {} SECOND", ttl.as_secs())
+    }
+}
+
+/// `CREATE TABLE` of the requests table: one row per request (`ttl`: see [`ttl_clause`]).
+pub fn requests_ddl(database: &str, table: &str, ttl: Duration) -> String {
+    let ttl = ttl_clause(ttl);
     format!(
         "CREATE TABLE IF NOT EXISTS {database}.{table} (\
          time DateTime, timestamp Float64, instance String, id UInt64, \
@@ -39,19 +50,20 @@ pub fn requests_ddl(database: &str, table: &str) -> String {
          status UInt32, request_count UInt32, document_size UInt32, memory_peak UInt32, \
          memory_footprint UInt32, request_time Float32, ru_utime Float32, ru_stime Float32, \
          timer_count UInt32, tags Nested(name String, value String)\
-         ) ENGINE = MergeTree() PARTITION BY toYYYYMMDD(time) ORDER BY (script_name, time)"
+         ) ENGINE = MergeTree() PARTITION BY toYYYYMMDD(time) ORDER BY (script_name, time){ttl}"
     )
 }
 
 /// `CREATE TABLE` of the timers table: one row per timer, with its request's keys.
-pub fn timers_ddl(database: &str, table: &str) -> String {
+pub fn timers_ddl(database: &str, table: &str, ttl: Duration) -> String {
+    let ttl = ttl_clause(ttl);
     format!(
         "CREATE TABLE IF NOT EXISTS {database}.{table} (\
          time DateTime, instance String, request_id UInt64, \
          hostname String, server_name String, script_name String, \
          value Float32, hit_count UInt32, ru_utime Float32, ru_stime Float32, \
          tags Nested(name String, value String)\
-         ) ENGINE = MergeTree() PARTITION BY toYYYYMMDD(time) ORDER BY (script_name, time)"
+         ) ENGINE = MergeTree() PARTITION BY toYYYYMMDD(time) ORDER BY (script_name, time){ttl}"
     )
 }
 
@@ -169,6 +181,25 @@ pub struct ClickHouseOutput {
     sender: Option<std::thread::JoinHandle<()>>,
 }
 
+/// The TLS config of an `https://` url with a `ca_file`: its certificates are the only roots
+/// (without `ca_file`, ureq verifies against the built-in web PKI roots).
+fn tls_config(config: &ClickHouseConfig) -> std::io::Result<Arc<rustls::ClientConfig>> {
+    let invalid = |e: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, e);
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in config.ca_certificates().map_err(invalid)? {
+        roots
+            .add(cert)
+            .map_err(|e| invalid(format!("ca_file {}: {e}", config.ca_file)))?;
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let tls = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| invalid(e.to_string()))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(Arc::new(tls))
+}
+
 /// The sender thread's side: the HTTP connection, retries and backoff.
 struct Sender {
     config: ClickHouseConfig,
@@ -207,11 +238,14 @@ impl ClickHouseOutput {
                 base64(format!("{}:{}", config.user, config.password).as_bytes())
             )
         });
+        let mut agent = ureq::AgentBuilder::new()
+            .timeout(config.timeout.0)
+            .redirects(0);
+        if !config.ca_file.is_empty() {
+            agent = agent.tls_config(tls_config(&config)?);
+        }
         let mut sender = Sender {
-            agent: ureq::AgentBuilder::new()
-                .timeout(config.timeout.0)
-                .redirects(0)
-                .build(),
+            agent: agent.build(),
             authorization,
             ready: !config.create_tables,
             config: config.clone(),
@@ -339,8 +373,8 @@ impl Sender {
             &format!("CREATE DATABASE IF NOT EXISTS {}", c.database),
             b"",
         )?;
-        self.execute(&requests_ddl(&c.database, &c.requests_table), b"")?;
-        self.execute(&timers_ddl(&c.database, &c.timers_table), b"")
+        self.execute(&requests_ddl(&c.database, &c.requests_table, c.ttl.0), b"")?;
+        self.execute(&timers_ddl(&c.database, &c.timers_table, c.ttl.0), b"")
     }
 
     fn insert(&mut self, insert: &Insert) -> Result<(), String> {
@@ -648,8 +682,8 @@ mod tests {
             "http://h:99999",
             "http://h:+80",
             "http://:8123",
-            "https://127.0.0.1:8123",
-            "http://h:8123/?x=1",
+            "ftp://127.0.0.1:8123",
+            "https://h:8123/?x=1",
         ] {
             assert_eq!(check(bad).map_err(|e| e.0), Err("url"), "{bad}");
         }

@@ -693,7 +693,7 @@ mod tests {
             ),
             ("[[sink]]\nname = \"x\"\nkind = \"file\"\npath = \"/a\"\nsample = 2.0", "sink[0].sample"),
             ("[[sink]]\nname = \"a b\"\nkind = \"file\"\npath = \"/a\"", "sink[0].name"),
-            ("[[sink]]\nname = \"x\"\nkind = \"clickhouse\"\nurl = \"https://h\"", "sink[0].url"),
+            ("[[sink]]\nname = \"x\"\nkind = \"clickhouse\"\nurl = \"ftp://h\"", "sink[0].url"),
             (
                 "[[sink]]\nname = \"x\"\nkind = \"clickhouse\"\nurl = \"http://h\"\nrequests_table = \"a;b\"",
                 "sink[0].requests_table",

@@ -208,6 +208,10 @@ pub(super) fn restore_content(
     let history_ms = c.stats_history.0.as_millis().min(u32::MAX as u128) as u32;
     let requests = r.count(56)?;
     let first_id = r.u64()?;
+    // Its own ids when the snapshot is the last clean stop's, else ids no run used (`ids`).
+    let renumbered = shared
+        .ids()
+        .restored_first(first_id, first_id.wrapping_add(requests as u64));
     let (mut timers, mut tags) = (Vec::new(), Vec::new());
     for i in 0..requests {
         let mut f = [0u32; 10];
@@ -256,7 +260,8 @@ pub(super) fn restore_content(
             continue;
         }
         if pool.is_empty() {
-            pool.resume_ids(first_id.wrapping_add(i as u64));
+            let skipped = if renumbered == first_id { i as u64 } else { 0 };
+            pool.resume_ids(renumbered.wrapping_add(skipped));
         }
         pool.insert(record, &timers, &tags, &mut |_, _| {});
     }

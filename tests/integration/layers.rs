@@ -15,6 +15,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "units",
             "codec",
             "durable",
+            "ids",
             "memory",
             "budget",
             "shutdown",

@@ -15,6 +15,8 @@ mod dashboard;
 mod errors;
 mod history;
 mod http;
+mod remote;
+mod ids;
 mod import;
 mod ingest;
 mod layers;
