@@ -334,7 +334,7 @@ fn start_receivers(
         let r = Receiver {
             socket: bound.socket,
             ring: Arc::clone(ring),
-            counters: Arc::clone(&shared.counters()),
+            counters: Arc::clone(shared.counters()),
             shutdown: receiving.clone(),
             policy: shared.config().decode_policy(),
             allow: shared.config().allow_nets(),
@@ -381,7 +381,7 @@ impl Running {
         let router = crate::api::router(Arc::clone(&self.api));
         let shutdown = self.shutdown.clone();
         let limits = crate::api::server::ServerLimits::of(&self.core.config().http);
-        let counters = Arc::clone(&self.core.counters());
+        let counters = Arc::clone(self.core.counters());
         let sql = self.mysql.take().map(|listener| {
             let config = self.core.config();
             if config.http.reads_need_token() && config.mysql.password.is_empty() {
@@ -440,7 +440,7 @@ impl Running {
             self.api.history.hold();
             self.api.ticklog.hold();
         }
-        let counters = Arc::clone(&self.core.counters());
+        let counters = Arc::clone(self.core.counters());
         let dropped = || counters.temp_pool_dropped.load(Relaxed);
         let dropped_before_stop = dropped();
         if !snapshot_on {

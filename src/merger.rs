@@ -519,7 +519,7 @@ impl Merger {
     pub fn new(shared: Arc<Core>, ring: Arc<Ring>) -> Merger {
         let nice = shared.config().merge.nice;
         let workers = (1..shared.config().merge.threads())
-            .filter_map(|i| match spawn_worker(i, Arc::clone(&shared.counters()), nice) {
+            .filter_map(|i| match spawn_worker(i, Arc::clone(shared.counters()), nice) {
                 Ok(w) => Some(w),
                 Err(e) => {
                     tracing::warn!(error = %e, "Cannot start a report worker; fewer merge threads");
@@ -853,7 +853,7 @@ impl Merger {
             }
             if w.tx.send(Arc::clone(&work)).is_err() {
                 tracing::error!("A report worker stopped; its reports no longer update");
-                work.done(&shared.counters());
+                work.done(shared.counters());
             }
         }
         let mut turned = false;
@@ -862,7 +862,7 @@ impl Merger {
                 update_report(&work, at, &mut turned);
             }
         }
-        work.done(&shared.counters());
+        work.done(shared.counters());
         self.in_flight.push(work);
         merged > 0
     }

@@ -408,7 +408,7 @@ mod tests {
 
         // The merger decodes and merges them first: the same requests as decoded at first.
         let s = Arc::new(s);
-        let mut merger = Merger::new(Arc::clone(&s), Arc::clone(&s.ring())).merge_first(queued);
+        let mut merger = Merger::new(Arc::clone(&s), Arc::clone(s.ring())).merge_first(queued);
         while merger.round() {}
         merger.finish();
         assert_eq!(pooled(&s), requests(&batches));

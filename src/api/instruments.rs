@@ -77,7 +77,7 @@ async fn patch(
 ) -> Result<Json<Value>, ApiError> {
     // Before anything changes: a parameter meant as a condition must not be ignored.
     super::refuse_parameters(raw.as_deref(), "")?;
-    let bytes = super::read_body(body, &state.core.config()).await?;
+    let bytes = super::read_body(body, state.core.config()).await?;
     let obj = &super::json_object(&bytes, "{\"name\": \"decode\", \"timed\": false}")?;
     if let Some(k) = obj
         .keys()

@@ -326,7 +326,7 @@ async fn create(
     body: Body,
 ) -> Result<Response, ApiError> {
     super::refuse_parameters(raw.as_deref(), " (the definition is the body)")?;
-    let bytes = super::read_body(body, &state.core.config()).await?;
+    let bytes = super::read_body(body, state.core.config()).await?;
     let def = parse_definition(&bytes)?;
     def.validate().map_err(refused)?;
     let entry = blocking(&state.clone(), move || create_filled(&state, def)).await?;

@@ -89,7 +89,7 @@ async fn switch(
     body: Body,
 ) -> Result<Json<Value>, ApiError> {
     super::refuse_parameters(raw.as_deref(), " (the change is the body)")?;
-    let body = super::read_body(body, &state.core.config()).await?;
+    let body = super::read_body(body, state.core.config()).await?;
     let change = parse_change(&body)?;
     let st = state.clone();
     // A small file write (sinks.json, fsynced): on the blocking pool.

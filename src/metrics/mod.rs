@@ -111,7 +111,7 @@ pub fn start(
     let (tx, rx) = std::sync::mpsc::sync_channel(QUEUE_ROUNDS);
     let tap: Arc<dyn Tap> = Arc::new(MetricsTap {
         tx,
-        counters: Arc::clone(&shared.counters()),
+        counters: Arc::clone(shared.counters()),
     });
     shared.taps().add(Arc::clone(&tap));
     std::thread::Builder::new()

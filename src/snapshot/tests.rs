@@ -29,7 +29,7 @@ fn shared(config: Config) -> Started {
 
 /// Merges `n` corpus requests (seed `seed`) through a real merger.
 fn feed(shared: &Arc<Core>, n: usize, seed: u64) {
-    let ring = Arc::clone(&shared.ring());
+    let ring = Arc::clone(shared.ring());
     let mut merger = Merger::new(Arc::clone(shared), Arc::clone(&ring));
     let mut corpus = Corpus::new(CorpusSpec {
         seed,

@@ -509,12 +509,11 @@ impl Session {
         let mut results = Some(results);
         let mut failed_write = None;
         if !columns.is_empty() {
-            match results.take().map(|r| r.start(&columns)) {
-                Some(start) => match start.await {
+            if let Some(start) = results.take().map(|r| r.start(&columns)) {
+                match start.await {
                     Ok(w) => writer = Some(w),
                     Err(e) => failed_write = Some(e),
-                },
-                None => {}
+                }
             }
             while let Some(event) = rx.recv().await {
                 let (Event::Rows(rows), Some(w)) = (event, writer.as_mut()) else {

@@ -139,12 +139,18 @@ fn https_inserts_verify_the_server_against_ca_file() {
     let dir = tempfile::tempdir().unwrap();
     let required = std::env::var_os("PINBAD_REQUIRE_TLS").is_some();
     if !certificate(dir.path(), "server") || !certificate(dir.path(), "other") {
-        assert!(!required, "PINBAD_REQUIRE_TLS is set but openssl cannot make a certificate");
+        assert!(
+            !required,
+            "PINBAD_REQUIRE_TLS is set but openssl cannot make a certificate"
+        );
         eprintln!("SKIPPED: openssl cannot make a test certificate");
         return;
     }
     let Some(server) = https_server(dir.path()) else {
-        assert!(!required, "PINBAD_REQUIRE_TLS is set but python3 cannot serve HTTPS");
+        assert!(
+            !required,
+            "PINBAD_REQUIRE_TLS is set but python3 cannot serve HTTPS"
+        );
         eprintln!("SKIPPED: python3 cannot serve HTTPS");
         return;
     };
