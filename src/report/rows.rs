@@ -127,7 +127,7 @@ impl<const N: usize> Default for Rows<N> {
 }
 
 impl<const N: usize> Rows<N> {
-    #[cfg(test)]
+    #[inline]
     fn get(&self, k: &[u32; N]) -> Option<&Row> {
         self.0.find(hash_ids(k), |e| e.0 == *k).map(|e| &e.1)
     }
@@ -249,6 +249,15 @@ impl RowMap {
         }
     }
 
+    /// Gives back the table's slots beyond twice its rows (while the memory budget is tight,
+    /// when no new row is made: the table will not grow back soon).
+    pub(super) fn shrink_to_rows(&mut self) {
+        let (len, cap) = (self.len(), self.capacity());
+        if cap > 64 && len < cap / 2 {
+            each_rows!(self, m => m.shrink_to(len))
+        }
+    }
+
     /// An emptied map keeps its table for the next round or tick, unless a burst made it larger
     /// than `keep` slots.
     pub(super) fn trim(&mut self, keep: usize) {
@@ -290,9 +299,8 @@ impl RowMap {
         each_rows!(self, m => m.slot_bytes())
     }
 
-    /// The row of a key given as its ids (tests: queries find open rows by link, see
-    /// [`View::parts`](super::view::View::parts)).
-    #[cfg(test)]
+    /// The row of a key given as its ids (the closed ticks' compaction; tests: queries find
+    /// open rows by link, see [`View::parts`](super::view::View::parts)).
     pub(super) fn get(&self, key: &[u32]) -> Option<&Row> {
         each_rows!(self, m => m.get(&inline_key(key)))
     }

@@ -375,8 +375,13 @@ impl Report {
             self.expire(t);
         }
         self.make_room();
-        self.agg.shrink_if_sparse();
-        self.open.trim(1 << 16);
+        if self.account.budget().tight() {
+            self.agg.shrink_to_rows();
+            self.open.shrink_to_rows();
+        } else {
+            self.agg.shrink_if_sparse();
+            self.open.trim(1 << 16);
+        }
     }
 
     /// The open tick's rows go into `agg` and, as compact copies, into a closed tick. The open
@@ -562,6 +567,54 @@ impl Report {
         };
         if rows > mark {
             self.fold_coldest(rows - mark);
+            if self.account.budget().tight() {
+                self.compact_closed();
+            }
+        }
+    }
+
+    /// While the memory budget is tight, after [`Report::fold_coldest`]: the closed ticks' rows
+    /// whose key's row was folded away (the rows [`Report::expire`] would take out of "(other)")
+    /// move into their tick's "(other)" row, so that the memory they held is given back now, not
+    /// when their ticks leave the window. Each tick's "(other)" then holds them, and `expire`
+    /// takes them out of `agg_other` through it, as it would have row by row: the report's
+    /// answers do not change. Without this, a flood's rows stay in the closed ticks for a whole
+    /// window after the flood stops, and with them the budget stays tight and new names and rows
+    /// are refused. Costs a lookup per row and closed tick, and a copy of each tick that had
+    /// such rows (a tick still held elsewhere, by the history writer or the tick log, is theirs
+    /// unchanged).
+    fn compact_closed(&mut self) {
+        let n = self.keys.len();
+        let folded = |agg: &RowMap, index: u64, ids: &[u32]| !matches!(agg.get(ids), Some(a) if a.mark <= index);
+        for at in 0..self.closed.len() {
+            let tick = &self.closed[at];
+            let index = tick.index;
+            let gone = tick
+                .rows()
+                .filter(|(ids, _, _)| folded(&self.agg, index, ids))
+                .count();
+            if gone == 0 {
+                continue;
+            }
+            let totals = Row {
+                sums: tick.totals.sums,
+                hist: tick.totals.hist.compact_clone(),
+                ..Row::default()
+            };
+            let mut other = tick.other.as_deref().cloned().unwrap_or_else(Row::other);
+            let mut new = ClosedTick::new(index, tick.cut_at_ms, totals, tick.rows.len() - gone, n);
+            for (ids, sums, hist) in tick.rows() {
+                if folded(&self.agg, index, ids) {
+                    other.sums.add(&sums);
+                    other.hist.add_hist(hist);
+                } else {
+                    new.push_row(ids, &sums, &hist.to_histogram());
+                }
+            }
+            new.shrink_hists();
+            new.other = Some(Box::new(other));
+            self.closed_bytes = (self.closed_bytes + new.bytes()).saturating_sub(tick.bytes());
+            self.closed[at] = Arc::new(new);
         }
     }
 

@@ -1,9 +1,9 @@
 //! The memory budget (`limits.max_memory`) and flood recovery, against the real daemon: a flood
 //! of unique script names and many API-created reports under traffic stay under the budget (the
 //! process's RSS, as the kernel counts it) while pinbad keeps answering; a report creation is
-//! refused with a 409 `memory_full` once the budget is tight; and after a flood filled a report to
-//! `limits.max_rows_per_report`, a new real script gets its row within a tick of the flood
-//! stopping, with totals exact (the flood's rows in "(other)").
+//! refused with a 409 `memory_full` once the budget is tight; and after a flood that filled a
+//! report to `limits.max_rows_per_report`, or made the budget tight, a new real script gets its
+//! row within a tick of the flood stopping, with totals exact (the flood's rows in "(other)").
 
 use std::time::{Duration, Instant};
 
@@ -109,7 +109,7 @@ fn wait_until(secs: u64, what: &str, mut cond: impl FnMut() -> bool) {
 /// budget plus the slack while `/healthz` and queries answer.
 #[test]
 fn a_flood_of_unique_names_stays_under_the_budget() {
-    let d = Daemon::start(&small_config("stats_history = \"5m\"\nreport_ticks = 60"));
+    let d = Daemon::start(&small_config("stats_history = \"2m\"\nreport_ticks = 120"));
     let mut peak = rss(&d);
     let (mut sent, batch) = (0u64, 20_000u64);
     let deadline = Instant::now() + Duration::from_secs(40);
@@ -155,6 +155,111 @@ fn a_flood_of_unique_names_stays_under_the_budget() {
     let (rows, total, _) = script_rows(&d, "report_by_script_name");
     assert_eq!(total, sent);
     assert_eq!(rows.iter().map(|(_, n)| n).sum::<u64>(), sent, "rows sum");
+
+    // The flood stops. At the next tick's close (ticks of 5 s) the reports fold their coldest
+    // rows, out of their closed ticks too: the budget eases, and a real new script, sent again
+    // and again, gets its own row in every script report, where the flood's ticks stay in the
+    // window for 5 minutes.
+    let used_before = figure(&d.status(), "memory.used_bytes");
+    let started = Instant::now();
+    let mut real = 0u64;
+    wait_until(40, "/real to get a row after the flood", || {
+        d.send(&[request("/real")]);
+        real += 1;
+        let (rows, _, _) = script_rows(&d, "report_by_script_name");
+        rows.iter().any(|(s, _)| s == "/real")
+    });
+    let took = started.elapsed();
+    let s = d.status();
+    eprintln!(
+        "flood: /real had its row {took:?} after the flood stopped (ticks of 5 s); accounted {} \
+         -> {} MiB, tight {}",
+        used_before >> 20,
+        figure(&s, "memory.used_bytes") >> 20,
+        figure(&s, "memory.tight"),
+    );
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    for name in [
+        "report_by_server_and_script",
+        "report_by_hostname_and_script",
+        "report_by_hostname_server_and_script",
+    ] {
+        wait_until(10, &format!("/real in {name}"), || {
+            let body = d.json(&format!("/api/v1/reports/{name}?limit=100000"));
+            body["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["script_name"] == "/real")
+        });
+    }
+    // Totals still exact: the flood's requests are in the window, in "(other)".
+    d.wait_merged(sent + real);
+    let (rows, total, _) = script_rows(&d, "report_by_script_name");
+    assert_eq!(total, sent + real);
+    assert_eq!(rows.iter().map(|(_, n)| n).sum::<u64>(), total, "rows sum");
+    check_under_budget(&d);
+}
+
+/// A flood of 2,000 script names sent again and again (a scanner, or ids in URLs) for many ticks
+/// makes the budget tight through the reports' closed ticks, each holding a copy of every flooded
+/// row. Once it stops, the next closes fold the coldest rows out of the reports and out of their
+/// closed ticks, so the budget eases within a tick or two, not once the flood's ticks have left
+/// the window: a real new script then has its own row in every script report, totals exact.
+#[test]
+fn after_a_recurring_flood_made_the_budget_tight_a_new_script_gets_its_row_within_a_tick() {
+    const NAMES: u64 = 2_000;
+    let d = Daemon::start(&small_config("stats_history = \"2m\"\nreport_ticks = 120"));
+    let mut sent = 0u64;
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while figure(&d.status(), "memory.tight") == 0 {
+        assert!(Instant::now() < deadline, "the budget never became tight");
+        let datagrams: Vec<_> = (0..NAMES)
+            .map(|i| request(&format!("/flood/{i:05}")))
+            .collect();
+        d.send(&datagrams);
+        sent += NAMES;
+        d.wait_merged(sent);
+        check_under_budget(&d);
+    }
+    let used_before = figure(&d.status(), "memory.used_bytes");
+    let started = Instant::now();
+    let mut real = 0u64;
+    wait_until(40, "/real to get a row after the flood", || {
+        d.send(&[request("/real")]);
+        real += 1;
+        let (rows, _, _) = script_rows(&d, "report_by_script_name");
+        rows.iter().any(|(s, _)| s == "/real")
+    });
+    let took = started.elapsed();
+    let s = d.status();
+    eprintln!(
+        "recurring flood: {sent} requests over {NAMES} names; /real had its row {took:?} after it \
+         stopped (ticks of 1 s, a window of 2 min); accounted {} -> {} MiB, tight {}",
+        used_before >> 20,
+        figure(&s, "memory.used_bytes") >> 20,
+        figure(&s, "memory.tight"),
+    );
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    for name in [
+        "report_by_server_and_script",
+        "report_by_hostname_and_script",
+        "report_by_hostname_server_and_script",
+    ] {
+        wait_until(10, &format!("/real in {name}"), || {
+            let body = d.json(&format!("/api/v1/reports/{name}?limit=100000"));
+            body["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["script_name"] == "/real")
+        });
+    }
+    d.wait_merged(sent + real);
+    let (rows, total, _) = script_rows(&d, "report_by_script_name");
+    assert_eq!(total, sent + real);
+    assert_eq!(rows.iter().map(|(_, n)| n).sum::<u64>(), total, "rows sum");
+    check_under_budget(&d);
 }
 
 /// `n` requests numbered from `from` over 5,000 scripts on 7 hosts.

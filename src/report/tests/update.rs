@@ -588,3 +588,65 @@ fn a_tight_budget_halves_the_rows_at_each_close() {
     filler.settle(0);
     assert!(!budget.judge());
 }
+
+/// While the memory budget is tight, the rows folded at a close leave the closed ticks too (into
+/// each tick's "(other)"), so the memory they held is given back at once, not when their ticks
+/// leave the window; the report's answers are those it would give without it: rows and "(other)"
+/// sum to the totals at every step, and once every tick has left the window nothing is left over.
+#[test]
+fn a_tight_budget_gives_back_the_closed_ticks_rows_at_once() {
+    use crate::report::window::TIGHT_KEEP_ROWS;
+    let budget = crate::budget::Budget::new(256 << 20);
+    let mut dict = Dictionary::new(10_000).with_budget(budget.clone());
+    let mut r = Report::new(def("r", &["script_name"]), &mut dict, 10_000)
+        .unwrap()
+        .with_exact_window(window_of_ticks(8), 0);
+    // A flood of 500 new names a tick for 4 ticks, beside a hot script.
+    for t in 0..4u64 {
+        for i in 0..500 {
+            let name: &'static str = format!("/flood/{t}/{i}").leak();
+            add_req(&mut dict, &mut r, &req(name, 0.1 + i as f32 / 1e4));
+        }
+        add_req(&mut dict, &mut r, &req("/hot", 0.2));
+        r.advance((t + 1) * TICK_MS);
+    }
+    assert_eq!(r.rows(), 2001);
+    let (before, closed_before) = (r.memory_estimate(), r.closed_bytes);
+    let filler = crate::budget::Account::new(budget.clone());
+    filler.settle(250 << 20);
+    assert!(budget.judge());
+    add_req(&mut dict, &mut r, &req("/hot", 0.2));
+    r.advance(5 * TICK_MS);
+    let (after, closed_after) = (r.memory_estimate(), r.closed_bytes);
+    assert!(r.rows() <= 1001);
+    assert!(
+        closed_after * 2 < closed_before + TIGHT_KEEP_ROWS * 100,
+        "half the rows folded, and their ticks' copies gone: {closed_before} -> {closed_after} bytes"
+    );
+    assert!(
+        after * 2 < before + TIGHT_KEEP_ROWS * 1000,
+        "and their tables' slots: {before} -> {after} bytes"
+    );
+    let check = |r: &Report, sent: u64| {
+        let rows: u64 = rows_of(r).values().map(|(s, _)| s.req_count).sum();
+        let (other, other_hist) = other_of(r);
+        let (totals, totals_hist) = totals_of(r);
+        assert_eq!(rows + other.req_count, totals.req_count);
+        assert_eq!(totals.req_count, sent);
+        let samples = |h: &Vec<(u16, u64)>| h.iter().map(|(_, n)| n).sum::<u64>();
+        let row_samples: u64 = rows_of(r).values().map(|(_, h)| samples(h)).sum();
+        assert_eq!(row_samples + samples(&other_hist), samples(&totals_hist));
+    };
+    check(&r, 2005);
+    r.advance(7 * TICK_MS);
+    check(&r, 2005);
+    // The ticks leave the window one by one (the first at 8): what they put in "(other)" leaves
+    // with them.
+    for (t, sent) in [(8, 1504), (9, 1003), (10, 502), (11, 1), (12, 0)] {
+        r.advance(t * TICK_MS);
+        check(&r, sent);
+    }
+    assert_eq!(other_of(&r).0, Sums::default());
+    assert_eq!(r.rows(), 0);
+    filler.settle(0);
+}
