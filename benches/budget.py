@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""Memory budget benchmark at full scale (issue 42): the two runs that once took pinbad past any
+bound, against a release pinbad with the default configuration and `limits.max_memory` = BUDGET
+("auto" by default: half the host's memory; e.g. BUDGET=2GiB for a modest host).
+
+1. flood: NAMES unique script names (3M), sent by pinbad-blast from a replay file at RATE (100k/s).
+2. reports: REPORTS reports (256) created through the API (2-4 keys each, script, host, server,
+   status), then TRAFFIC_RATE (20k/s) requests over 20,000 scripts for TRAFFIC_S (60 s).
+
+While each runs, every 0.5 s: the process's RSS (VmRSS), what the budget accounts, whether it is
+tight, and how long /healthz took to answer. Prints one line per run: peak RSS, the budget,
+refusals, /healthz's p50/p99/max and the requests merged vs sent.
+
+Usage: benches/budget.py   (cargo builds the binaries first)
+Env:   RUNS=flood,reports BUDGET=auto NAMES=3000000 RATE=100000 REPORTS=256 TRAFFIC_RATE=20000 TRAFFIC_S=60
+Bounded: every sender stops by itself; only 127.0.0.1 is targeted; pinbad is stopped by PID.
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUDGET = os.environ.get("BUDGET", "auto")
+NAMES = int(os.environ.get("NAMES", 3_000_000))
+RATE = int(os.environ.get("RATE", 100_000))
+REPORTS = int(os.environ.get("REPORTS", 256))
+TRAFFIC_RATE = int(os.environ.get("TRAFFIC_RATE", 20_000))
+TRAFFIC_S = int(os.environ.get("TRAFFIC_S", 60))
+BIN = os.path.join(ROOT, "target/release/pinbad")
+BLAST = os.path.join(ROOT, "target/release/pinbad-blast")
+
+
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def field_bytes(number, value):
+    return varint(number << 3 | 2) + varint(len(value)) + value
+
+
+def field_varint(number, value):
+    return varint(number << 3) + varint(value)
+
+
+def field_float(number, value):
+    return varint(number << 3 | 5) + struct.pack("<f", value)
+
+
+def request(script):
+    """A Pinba.Request (proto/pinba.proto) with every required field."""
+    return (
+        field_bytes(1, b"web1")
+        + field_bytes(2, b"example.com")
+        + field_bytes(3, script)
+        + field_varint(4, 1)
+        + field_varint(5, 1000)
+        + field_varint(6, 2 << 20)
+        + field_float(7, 0.05)
+        + field_float(8, 0.01)
+        + field_float(9, 0.001)
+        + field_varint(16, 200)
+    )
+
+
+class Pinbad:
+    def __init__(self, work):
+        self.work = work
+        self.udp, self.http = 39402, 39480
+        with open(os.path.join(work, "pinbad.toml"), "w") as f:
+            f.write(f'state_dir = "{work}/state"\n[limits]\nmax_memory = "{BUDGET}"\nmax_reports = 1000\n[mysql]\nlisten = \"\"\n')
+        self.stderr = open(os.path.join(work, "stderr"), "w")
+        self.proc = subprocess.Popen(
+            [BIN, "--config", os.path.join(work, "pinbad.toml"),
+             "--udp", f"127.0.0.1:{self.udp}", "--http", f"127.0.0.1:{self.http}"],
+            stdout=subprocess.DEVNULL, stderr=self.stderr)
+        deadline = time.time() + 60
+        while True:
+            try:
+                self.get("/healthz")
+                return
+            except (urllib.error.URLError, ConnectionError):
+                if time.time() > deadline or self.proc.poll() is not None:
+                    sys.exit("pinbad did not start: " + open(os.path.join(work, "stderr")).read())
+                time.sleep(0.1)
+
+    def get(self, path, timeout=30):
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.http}{path}", timeout=timeout) as r:
+            return r.read()
+
+    def post(self, path, body):
+        req = urllib.request.Request(f"http://127.0.0.1:{self.http}{path}", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=60) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+    def status(self):
+        return json.loads(self.get("/api/v1/status"))
+
+    def rss(self):
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) << 10
+        return 0
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(120)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class Sampler(threading.Thread):
+    """Every 0.5 s: RSS, the budget's figures, /healthz's time."""
+
+    def __init__(self, d):
+        super().__init__(daemon=True)
+        self.d, self.stop_flag = d, threading.Event()
+        self.peak_rss, self.peak_used, self.health, self.tight_seen = 0, 0, [], False
+
+    def run(self):
+        while not self.stop_flag.is_set():
+            self.peak_rss = max(self.peak_rss, self.d.rss())
+            t = time.monotonic()
+            try:
+                self.d.get("/healthz", timeout=10)
+                self.health.append(time.monotonic() - t)
+            except Exception:
+                self.health.append(float("inf"))
+            m = self.d.status()["memory"]
+            self.peak_used = max(self.peak_used, m["used_bytes"])
+            self.tight_seen |= m["tight"] == 1
+            self.stop_flag.wait(0.5)
+
+    def finish(self):
+        self.stop_flag.set()
+        self.join()
+
+
+def pct(xs, p):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(len(xs) * p))] * 1000 if xs else float("nan")
+
+
+def summary(name, d, s, extra):
+    st = d.status()
+    m = st["memory"]
+    mib = lambda b: b / (1 << 20)
+    print(f"{name}: RSS peak {mib(s.peak_rss):,.0f} MiB, accounted peak {mib(s.peak_used):,.0f} MiB, "
+          f"budget {mib(m['limit_bytes']):,.0f} MiB (tight seen: {s.tight_seen}, episodes "
+          f"{m['tight_episodes']}); refused: names {m['names_refused']:,}, rows {m['rows_refused']:,}, "
+          f"reports {m['reports_refused']:,}; /healthz p50 {pct(s.health, 0.5):.1f} ms, p99 "
+          f"{pct(s.health, 0.99):.1f} ms, max {pct(s.health, 1.0):.1f} ms over {len(s.health)} polls; "
+          f"merged {st['requests_merged']:,}; {extra}", flush=True)
+
+
+def flood(work):
+    path = os.path.join(work, "flood.replay")
+    with open(path, "wb") as f:
+        for i in range(NAMES):
+            r = request(b"/flood/%08d.php" % i)
+            f.write(struct.pack("<I", len(r)) + r)
+    d = Pinbad(work)
+    s = Sampler(d)
+    s.start()
+    t = time.monotonic()
+    subprocess.run([BLAST, "--target", f"127.0.0.1:{d.udp}", "--replay", path, "--rate", str(RATE),
+                    "--count", str(NAMES)], check=True, stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        st = d.status()
+        if st["requests_accepted"] == st["requests_merged"] + st["temp_pool_dropped"]:
+            break
+        time.sleep(0.5)
+    took = time.monotonic() - t
+    s.finish()
+    st = d.status()
+    summary("flood", d, s, f"{NAMES:,} unique names sent in {took:.1f} s, dictionary "
+            f"{st['dictionary_size']:,} strings")
+    d.stop()
+    os.remove(path)
+
+
+def reports(work):
+    d = Pinbad(work)
+    s = Sampler(d)
+    s.start()
+    shapes = [["script_name", "hostname"], ["script_name", "server_name", "status"],
+              ["hostname", "script_name", "server_name"], ["script_name", "status", "hostname", "server_name"]]
+    created, refused = 0, None
+    for i in range(REPORTS):
+        code, body = d.post("/api/v1/reports", {"name": f"api_{i}", "keys": shapes[i % 4]})
+        if code == 201:
+            created += 1
+        elif code == 409:
+            refused = body
+        else:
+            sys.exit(f"POST /api/v1/reports: {code} {body}")
+    blast = subprocess.run([BLAST, "--target", f"127.0.0.1:{d.udp}", "--rate", str(TRAFFIC_RATE),
+                            "--duration", f"{TRAFFIC_S}s", "--scripts", "20000", "--hosts", "50",
+                            "--check", f"http://127.0.0.1:{d.http}", "--json"],
+                           check=True, capture_output=True, text=True)
+    blast = json.loads(blast.stdout)
+    s.finish()
+    summary("reports", d, s, f"{created} of {REPORTS} reports created ({'a 409: ' + refused['error'] if refused else 'none refused'}); "
+            f"{TRAFFIC_S} s at {TRAFFIC_RATE:,}/s: sent {blast.get('packets_sent'):,}, lost {blast.get('loss_packets')}")
+    if os.environ.get("DUMP"):
+        st = d.status()
+        rs = sorted(st["reports"], key=lambda r: -r["memory_bytes"])
+        print("memory:", st["memory"], "dictionary_bytes", st.get("dictionary_bytes"))
+        print("reports' memory_bytes:", sum(r["memory_bytes"] for r in rs) >> 20, "MiB;",
+              [(r["name"], r["memory_bytes"] >> 10, r.get("rows")) for r in rs[:5]])
+    d.stop()
+
+
+def main():
+    subprocess.run(["cargo", "build", "--release", "--bin", "pinbad"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--release", "--features", "corpus", "--bin", "pinbad-blast"],
+                   cwd=ROOT, check=True)
+    runs = {"flood": flood, "reports": reports}
+    for run in [runs[r] for r in os.environ.get("RUNS", "flood,reports").split(",")]:
+        with tempfile.TemporaryDirectory() as work:
+            run(work)
+
+
+if __name__ == "__main__":
+    main()
