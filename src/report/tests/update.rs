@@ -650,3 +650,44 @@ fn a_tight_budget_gives_back_the_closed_ticks_rows_at_once() {
     assert_eq!(r.rows(), 0);
     filler.settle(0);
 }
+
+/// At the full mark (tight, and what is accounted within 1/32 of the limit) not even a key with a
+/// row in the window's closed part gets an open row: its contributions go to "(other)", counted,
+/// totals exact; below it again, the key gets its open row back.
+#[test]
+fn a_full_budget_refuses_even_known_keys_an_open_row() {
+    let budget = crate::budget::Budget::new(256 << 20);
+    let mut dict = Dictionary::new(1000).with_budget(budget.clone());
+    let mut r = Report::new(def("r", &["script_name"]), &mut dict, 1000)
+        .unwrap()
+        .with_exact_window(window_of_ticks(8), 0);
+    add_req(&mut dict, &mut r, &req("/a", 0.1));
+    add_req(&mut dict, &mut r, &req("/c", 0.1));
+    // Two closes: the keys are in the closed part, their open rows (idle a tick) gone.
+    r.advance(TICK_MS);
+    r.advance(2 * TICK_MS);
+    let filler = crate::budget::Account::new(budget.clone());
+    filler.settle(245 << 20);
+    assert!(budget.judge());
+    assert!(!budget.full(), "tight, not full");
+    add_req(&mut dict, &mut r, &req("/c", 0.1));
+    assert_eq!(
+        r.rows_lost(),
+        0,
+        "a known key gets its open row while tight"
+    );
+    filler.settle(250 << 20);
+    assert!(budget.judge() && budget.full());
+    add_req(&mut dict, &mut r, &req("/a", 0.1));
+    assert_eq!((r.rows_lost(), budget.rows_refused()), (1, 1));
+    assert_eq!(other_of(&r).0.req_count, 1);
+    assert_eq!(totals_of(&r).0.req_count, 4);
+    filler.settle(0);
+    assert!(!budget.judge());
+    add_req(&mut dict, &mut r, &req("/a", 0.1));
+    assert_eq!(
+        r.rows_lost(),
+        1,
+        "below the mark again: the known key has its open row"
+    );
+}
