@@ -94,20 +94,6 @@ impl Budget {
         self.limit - self.limit / 16
     }
 
-    /// Where the budget is **full**: 1/32 of the limit below it. While tight, a report still
-    /// gives an open row to a key its window has a row for; from here on not even that (the
-    /// contribution goes to "(other)"), so that what those rows and the closes they bring add
-    /// stops short of the limit.
-    pub fn full_at(&self) -> u64 {
-        self.limit - self.limit / 32
-    }
-
-    /// Whether the budget is tight and what is accounted has reached [`Budget::full_at`].
-    #[inline]
-    pub fn full(&self) -> bool {
-        self.tight() && self.used() >= self.full_at()
-    }
-
     /// Where a tight budget eases again: 1/8 below the limit, so that a budget hovering at the
     /// mark does not flap (each episode is logged).
     pub fn clear_at(&self) -> u64 {

@@ -312,8 +312,7 @@ impl Report {
     /// there is room (fewer than `max_rows` rows, and the memory budget not tight); else the
     /// contribution goes to the "(other)" row (see the type's docs). Either way, not if the open
     /// table, or the closed part's that the row joins at the tick's close, would have to double
-    /// past the memory budget, nor while the budget is full (`Budget::full`). Off the
-    /// per-request path: once per new key and tick.
+    /// past the memory budget. Off the per-request path: once per new key and tick.
     #[inline(never)]
     pub(super) fn new_row(&mut self, key: &KeyBuf, mut row: Row) {
         let open_growth = self.open.growth_bytes();
@@ -326,8 +325,7 @@ impl Report {
             let in_agg = self.agg.get_mut(key).is_some();
             open_growth + if in_agg { 0 } else { agg_growth }
         };
-        if growth > 0 && !self.account.budget().fits(growth as u64) || self.account.budget().full()
-        {
+        if growth > 0 && !self.account.budget().fits(growth as u64) {
             return self.refuse_for_memory(row);
         }
         // The key's closed-part row, if any, is linked to the row made here.
