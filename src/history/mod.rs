@@ -18,6 +18,11 @@
 //! tick of a later step arrives, or a tick (plus a grace) after it ended; at shutdown, whatever
 //! is accumulated is written, and a step written again later is merged (sums add).
 //!
+//! Two resolutions: a report keeps its own steps (`history_step`) and, when `[history]
+//! fine_step` is a shorter divisor of them, fine steps too (`fine_spec`), stored as a report line
+//! of their own (`fine_name`) with their own retention and rows; each tick is summed into both.
+//! A query reads the fine steps over a range they cover (`query::reads_fine`).
+//!
 //! Files: `step` (pure aggregation and the histogram blob), `store` (SQLite), `query` (reading
 //! series back for `GET /api/v1/reports/{name}/history`). If the store cannot be opened (corrupt,
 //! unwritable) the daemon runs without history, says so in the log and in `/api/v1/status`.
@@ -800,7 +805,7 @@ impl Writer {
             let newest = tiers
                 .iter()
                 .map(|tier| tier.newest_start_ms)
-                .min()
+                .max()
                 .unwrap_or(0);
             let keep_from = first_pending.min(newest.saturating_sub(window.history_ms));
             names.retain(|_, (_, seen)| *seen >= keep_from);

@@ -278,4 +278,23 @@ mod tests {
         assert_eq!(read(&flipped), (vec![0], true));
         assert!(open(&bytes[..5]).is_err());
     }
+
+    /// A segment of the previous version (2, written before memory_peak) still opens, its ticks
+    /// read in the snapshot layout of version 5; versions before 2 and after this one do not.
+    #[test]
+    fn a_segment_of_the_previous_version_opens() {
+        let header = |version: u32| {
+            let mut b = MAGIC.to_vec();
+            b.extend_from_slice(&version.to_le_bytes());
+            b.extend_from_slice(&1_700_000_000_000u64.to_le_bytes());
+            b
+        };
+        let previous = header(2);
+        let s = open(&previous).unwrap();
+        assert_eq!((s.version, snapshot_version(s.version)), (2, 5));
+        assert_eq!(snapshot_version(VERSION), crate::snapshot::VERSION);
+        for refused in [1, VERSION + 1] {
+            assert!(open(&header(refused)).is_err(), "version {refused}");
+        }
+    }
 }
