@@ -865,6 +865,31 @@ mod tests {
             .and_then(|v| v.parse().ok())
     }
 
+    /// The memory_peak gauge shows the largest of the current and the previous minute: a peak
+    /// two minutes old is gone, also from a row that saw no request since.
+    #[test]
+    fn the_memory_peak_gauge_covers_the_current_and_the_previous_minute() {
+        let mut row = SeriesRow::new(1);
+        let mut see = |ms: u64, peak: u32| {
+            row.roll_peak(ms);
+            row.peak_now = row.peak_now.max(peak);
+        };
+        see(10_000, 900);
+        see(50_000, 100);
+        see(70_000, 300);
+        let row = row;
+        assert_eq!(row.peak_max(70_000), 900, "minute 0's 900, minute 1's 300");
+        assert_eq!(row.peak_max(125_000), 300, "minute 2: minute 1's 300 only");
+        assert_eq!(row.peak_max(185_000), 0, "minute 3: both gone");
+        let mut row = row;
+        row.roll_peak(200_000);
+        assert_eq!(
+            row.peak_max(200_000),
+            0,
+            "an idle minute between: nothing carried"
+        );
+    }
+
     #[test]
     fn buckets_are_inclusive_upper_bounds() {
         let b = Buckets::new(&DEFAULT_BUCKETS_SECONDS);
