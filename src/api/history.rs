@@ -13,7 +13,7 @@ use super::ApiState;
 use super::{blocking, query_pairs, ApiError, AppState, PathParam};
 use crate::history::query::{self, Shape};
 use crate::history::store::{self, Store};
-use crate::history::{fingerprint, Spec};
+use crate::history::{fine_name, fine_spec, fingerprint, Spec};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(history))
@@ -29,13 +29,13 @@ pub fn routes() -> OpenApiRouter<AppState> {
         ("to" = Option<String>, Query, description = "As `from` (default `now`)"),
         ("step" = Option<String>, Query, description = "A duration, a multiple of the stored step, at most `from` to `to` (or the stored step over a shorter range) (default: the stored step, made coarser to give at most 1000 points)"),
         ("filter" = Option<Vec<String>>, Query, description = "`KEY_COLUMN:VALUE`, exact; repeatable (all must hold)"),
-        ("columns" = Option<String>, Query, description = "Comma-separated: sums and rates of the report query (`req_count`, `req_per_sec`, `req_time_total`, ..., no `*_percent`), `req_time_median`/`timer_median`, `p<N>` (default `req_count,req_per_sec,p50,p95,p99`, timer reports `req_count,hit_count,timer_value,p50,p95,p99`)"),
+        ("columns" = Option<String>, Query, description = "Comma-separated: sums and rates of the report query (`req_count`, `req_per_sec`, `req_time_total`, ..., `memory_peak_total`, `memory_peak_per_sec`, `memory_peak_max` (the largest of the steps), no `*_percent`), `req_time_median`/`timer_median`, `p<N>` (default `req_count,req_per_sec,p50,p95,p99`, timer reports `req_count,hit_count,timer_value,p50,p95,p99`)"),
         ("group" = Option<String>, Query, description = "`rows` (default: a series per row key, top `limit` by time, and the \"(other)\" row) or `total` (one series, the report's totals)"),
         ("limit" = Option<usize>, Query, description = "Series with `group=rows` (default 10, or limits.max_query_limit when lower; at most limits.max_query_limit)"),
         ("format" = Option<String>, Query, description = "`json` (default) or `csv`"),
     ),
     responses(
-        (status = 200, description = "The report's series: a point `[t, v1, v2, ...]` per step with data (`t`: the step's start, unix seconds)", content(
+        (status = 200, description = "The report's series: a point `[t, v1, v2, ...]` per step with data (`t`: the step's start, unix seconds), read from the report's fine steps (`stored_step` says which) when the range starts within `history.fine_retention` and they cover it; the `\"(other)\"` row's series has `other: true`", content(
             (super::openapi::HistoryAnswer = "application/json"),
             (String = "text/csv"),
         )),
@@ -70,9 +70,10 @@ fn answer(
         .reports()
         .get(name)
         .ok_or_else(|| ApiError::not_found(format!("no report named `{name}`")))?;
-    let (spec, mut shape, fp) = {
+    let (spec, fine, mut shape, fp) = {
         let r = cell.report.read();
         let spec = Spec::of_report(&r).ok().flatten();
+        let fine = spec.and_then(|s| fine_spec(&s, r.window(), &state.core.config().history));
         let shape = Shape {
             name: name.to_string(),
             kind: r.kind(),
@@ -81,7 +82,8 @@ fn answer(
             stored_step_s: spec.map_or(60, |s| s.step_ms / 1000),
         };
         let fp = spec.map(|s| fingerprint(&r, s.step_ms));
-        (spec, shape, fp)
+        let fine = fine.map(|f| (f, fingerprint(&r, f.step_ms)));
+        (spec, fine, shape, fp)
     };
     if spec.is_none() || !state.history.enabled() {
         return Err(ApiError::not_found(format!(
@@ -102,19 +104,53 @@ fn answer(
     }
     let store_error = |e: store::StoreError| ApiError::internal(format!("history store: {e}"));
     let conn = Store::open_reader(&state.history.path).map_err(store_error)?;
-    let stored = store::find_report(&conn, name)
+    let mut stored = store::find_report(&conn, name)
         .map_err(store_error)?
         .filter(|r| Some(&r.fingerprint) == fp.as_ref());
     if let Some(r) = &stored {
         shape.stored_step_s = (r.step_ms / 1000).max(1);
     }
-    let q = query::parse(
-        params,
-        &shape,
-        query::now_s(state.core.clock().unix_ms64(state.core.clock().now_ms64())),
-        state.core.config().limits.max_query_limit,
-    )
-    .map_err(|e| ApiError::bad_parameter(&e.param, e.why))?;
+    let now_s = query::now_s(state.core.clock().unix_ms64(state.core.clock().now_ms64()));
+    let max_limit = state.core.config().limits.max_query_limit;
+    let parse = |shape: &Shape| {
+        query::parse(params, shape, now_s, max_limit)
+            .map_err(|e| ApiError::bad_parameter(&e.param, e.why))
+    };
+    // The fine steps when the range allows (see `query::reads_fine`), else the report's own.
+    let fine_stored = match &fine {
+        Some((_, fp)) => store::find_report(&conn, &fine_name(name))
+            .map_err(store_error)?
+            .filter(|r| r.fingerprint == *fp),
+        None => None,
+    };
+    let mut q = None;
+    if let (Some(f), Some((spec, _))) = (&fine_stored, &fine) {
+        let fine_shape = Shape {
+            stored_step_s: (f.step_ms / 1000).max(1),
+            ..shape.clone()
+        };
+        // A range the fine steps do not take (a `step` they do not divide cannot happen: they
+        // divide the report's) is parsed again below against the report's own.
+        if let Ok(fq) = parse(&fine_shape) {
+            let oldest = |id| query::oldest_step(&conn, id).map_err(store_error);
+            let coarse_oldest = match &stored {
+                Some(r) => oldest(r.id)?,
+                None => None,
+            };
+            let retention_s = (spec.retention_ms / 1000) as i64;
+            let oldest = (oldest(f.id)?, coarse_oldest);
+            let coarse_step_s = shape.stored_step_s as i64;
+            if query::reads_fine(fq.from_s, now_s, retention_s, oldest, coarse_step_s) {
+                shape = fine_shape;
+                stored = fine_stored.clone();
+                q = Some(fq);
+            }
+        }
+    }
+    let q = match q {
+        Some(q) => q,
+        None => parse(&shape)?,
+    };
     let answer = match &stored {
         Some(r) => query::run(&conn, r.id, &shape, &q).map_err(store_error)?,
         None => query::Answer {

@@ -206,7 +206,8 @@ pub struct HistoryAnswer {
     pub to: i64,
     /// The step of the points, in seconds (a multiple of `stored_step`).
     pub step: u64,
-    /// The step the report stores, in seconds.
+    /// The step of the stored steps read, in seconds: the report's own (`history_step`), or its
+    /// fine steps' (`history.fine_step`) over a range they cover.
     pub stored_step: u64,
     /// The value columns of every point, after `t`.
     pub columns: Vec<String>,
@@ -221,7 +222,8 @@ pub struct HistoryAnswer {
 pub struct HistorySeries {
     /// The key values (`[]` with `group=total`; all `"(other)"` for the other row).
     pub key: Vec<String>,
-    /// Whether this is the "(other)" row: the rows a step did not keep (history_rows), summed.
+    /// Whether this is the "(other)" row: the rows a step did not keep (`history_rows`, or
+    /// `history.fine_rows` in a fine step), summed.
     pub other: bool,
     /// `[t, v1, v2, ...]`, sorted by `t` (the step's start, unix seconds); a step without data
     /// is absent; a percentile of an empty step is null.
@@ -253,7 +255,8 @@ pub struct ReportTable {
     pub complete_from: Option<f64>,
     /// Rows matching `filter`/`match`, before `limit`.
     pub rows_total: u64,
-    /// The report's totals (`req_count`, `req_time_total`, ...).
+    /// The report's totals (`req_count`, `req_time_total`, ..., `memory_peak_total`,
+    /// `memory_peak_max`).
     #[schema(value_type = Object)]
     pub totals: BTreeMap<String, f64>,
     /// One object per row: key columns first, then the value columns and `p<N>` percentiles.

@@ -489,14 +489,15 @@ pub use crate::report::MAX_HISTORY;
 /// The fewest `limits.max_metric_series`: the series of one request report row on `/metrics`
 /// with the default buckets (`metrics::REQUEST_ROW_SERIES`, which a compile-time check keeps
 /// equal to it).
-pub const MIN_METRIC_SERIES: usize = 59;
+pub const MIN_METRIC_SERIES: usize = 61;
 
 /// Prometheus series of one row of an exported report whose histogram has `bounds` buckets
-/// besides `+Inf` (its `prometheus_buckets`): a request row's 5 counters (a timer row's 3), then
+/// besides `+Inf` (its `prometheus_buckets`): a request row's 6 counters and its memory_peak
+/// gauge (a timer row's 3 counters), then
 /// the histogram's buckets with `+Inf`, its sum and its count. What `metrics` counts against
 /// `limits.max_metric_series`.
 pub const fn metric_row_series(timer: bool, bounds: usize) -> usize {
-    (if timer { 3 } else { 5 }) + bounds + 1 + 2
+    (if timer { 3 } else { 7 }) + bounds + 1 + 2
 }
 
 impl Config {
@@ -712,6 +713,7 @@ impl Config {
         }
         check_http_listen(&self.http.listen, "http.listen")?;
         self.mysql.validate()?;
+        self.history.validate()?;
         let idle = self.metrics.series_idle.0;
         if idle < Duration::from_secs(1) || idle > MAX_HISTORY {
             return Err(invalid(
@@ -1496,7 +1498,7 @@ mod tests {
                 "limits.max_metric_series",
             ),
             (
-                "[limits]\nmax_metric_series = 60\n[[report]]\nname = \"r\"\nkeys = [\"script_name\"]\n\
+                "[limits]\nmax_metric_series = 61\n[[report]]\nname = \"r\"\nkeys = [\"script_name\"]\n\
                  prometheus = true\nprometheus_buckets = [0.001, 0.002, 0.003, 0.004, 0.005, 0.006, \
                  0.007, 0.008, 0.009, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1, 0.2, \
                  0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 30, 40, 50, 60, \
@@ -1527,6 +1529,14 @@ mod tests {
                 "rewrite[1].field",
             ),
             ("[metrics]\nseries_idle = \"0s\"", "metrics.series_idle"),
+            ("[history]\nfine_step = \"1500ms\"", "history.fine_step"),
+            ("[history]\nfine_step = \"2h\"", "history.fine_step"),
+            ("[history]\nfine_retention = \"10s\"", "history.fine_retention"),
+            (
+                "[history]\nfine_step = \"1h\"\nfine_retention = \"30m\"",
+                "history.fine_retention",
+            ),
+            ("[history]\nfine_rows = 0", "history.fine_rows"),
             ("[metrics]\nidle = \"1h\"", "idle"),
             ("[merge]\nnice = 20", "merge.nice"),
             ("[merge]\nnice = -1", "merge.nice"),

@@ -18,6 +18,11 @@
 //! tick of a later step arrives, or a tick (plus a grace) after it ended; at shutdown, whatever
 //! is accumulated is written, and a step written again later is merged (sums add).
 //!
+//! Two resolutions: a report keeps its own steps (`history_step`) and, when `[history]
+//! fine_step` is a shorter divisor of them, fine steps too (`fine_spec`), stored as a report line
+//! of their own (`fine_name`) with their own retention and rows; each tick is summed into both.
+//! A query reads the fine steps over a range they cover (`query::reads_fine`).
+//!
 //! Files: `step` (pure aggregation and the histogram blob), `store` (SQLite), `query` (reading
 //! series back for `GET /api/v1/reports/{name}/history`). If the store cannot be opened (corrupt,
 //! unwritable) the daemon runs without history, says so in the log and in `/api/v1/status`.
@@ -340,14 +345,28 @@ pub fn start(shared: &Arc<Core>, h: &Arc<History>) -> std::io::Result<Option<Wri
     Ok(Some(WriterHandle { thread }))
 }
 
-/// A report the writer knows: where its steps go and the steps being summed.
+/// A report the writer knows: its resolutions (where their steps go and the steps being
+/// summed) and the names of its key ids.
 struct Tracked {
     cell: Arc<ReportCell>,
-    id: i64,
-    spec: Spec,
     keys: KeyTexts,
     keyless: bool,
     window: Window,
+    /// The report's own steps (`history_step`), then its fine steps when it keeps them (see
+    /// [`fine_spec`]).
+    tiers: Vec<Tier>,
+    /// Names of the key ids seen lately, with the start of the latest tick holding them (see
+    /// [`Writer::name_rows`]): a tick's rows are summed by ids, each key named once, not once
+    /// per row and tick.
+    names: FxHashMap<Box<[u32]>, (Key, u64)>,
+}
+
+/// One resolution of a report's history: its line in the store (the report's name, or
+/// [`fine_name`] of it), its step and rows, and the steps being summed.
+struct Tier {
+    id: i64,
+    step_ms: u64,
+    rows: usize,
     /// End (unix ms) of the latest tick written or accepted: a tick starting before it was
     /// counted already (handed over again, e.g. by a restored window) and is skipped.
     until_ms: u64,
@@ -355,10 +374,37 @@ struct Tracked {
     newest_start_ms: u64,
     /// The steps being summed, by start (unix ms).
     steps: BTreeMap<u64, Pending>,
-    /// Names of the key ids seen lately, with the start of the latest tick holding them (see
-    /// [`Writer::name_rows`]): a tick's rows are summed by ids, each key named once, not once
-    /// per row and tick.
-    names: FxHashMap<Box<[u32]>, (Key, u64)>,
+}
+
+/// The store's name of a report's fine steps: the report's name and a suffix no report name can
+/// have (`#` is not allowed in one).
+pub fn fine_name(name: &str) -> String {
+    format!("{name}#fine")
+}
+
+/// The fine steps a report of history `spec` and window `window` keeps besides its own under
+/// `[history]` (`config`): `fine_step` long, when that is shorter than the report's step and
+/// divides it, and the report's tick divides it; kept `fine_retention` (at most the report's),
+/// `fine_rows` rows a step (at most the report's). `None`: it keeps none.
+pub fn fine_spec(
+    spec: &Spec,
+    window: Window,
+    config: &crate::config::HistoryConfig,
+) -> Option<Spec> {
+    let step_ms = config.fine_step.0.as_millis() as u64;
+    let divides = |a: u64, b: u64| a > 0 && b.is_multiple_of(a);
+    if step_ms == 0
+        || step_ms >= spec.step_ms
+        || !divides(step_ms, spec.step_ms)
+        || !divides(window.tick_ms, step_ms)
+    {
+        return None;
+    }
+    Some(Spec {
+        retention_ms: (config.fine_retention.0.as_millis() as u64).min(spec.retention_ms),
+        step_ms,
+        rows: config.fine_rows.min(spec.rows),
+    })
 }
 
 /// A step being summed: rows by key ids (named when written), and rows already named (whose
@@ -437,7 +483,7 @@ fn name_rows(
             if let Some((old, _)) = t.names.get(*ids) {
                 if *old != name {
                     let old = old.clone();
-                    for p in t.steps.values_mut() {
+                    for p in t.tiers.iter_mut().flat_map(|tier| tier.steps.values_mut()) {
                         p.settle(ids, &old);
                     }
                 }
@@ -490,7 +536,12 @@ impl Writer {
     /// counted and said once.
     fn give_up(&mut self) {
         let h = &self.history;
-        let steps: u64 = self.tracked.values().map(|t| t.steps.len() as u64).sum();
+        let steps: u64 = self
+            .tracked
+            .values()
+            .flat_map(|t| &t.tiers)
+            .map(|tier| tier.steps.len() as u64)
+            .sum();
         let mut ticks = 0u64;
         while h.inbox.pop().is_some() {
             ticks += 1;
@@ -514,10 +565,15 @@ impl Writer {
         let forgotten = std::mem::take(&mut *h.forgotten.lock());
         for name in forgotten {
             self.tracked.remove(&name);
-            match self.store.delete_report(&name) {
-                Ok(n) => self.rows -= n as i64,
-                Err(e) => {
-                    self.write_failed(&e, "delete a dropped report's history", Some(&name), None)
+            for line in [name.clone(), fine_name(&name)] {
+                match self.store.delete_report(&line) {
+                    Ok(n) => self.rows -= n as i64,
+                    Err(e) => self.write_failed(
+                        &e,
+                        "delete a dropped report's history",
+                        Some(&name),
+                        None,
+                    ),
                 }
             }
         }
@@ -554,56 +610,81 @@ impl Writer {
             .get(cell.name())
             .is_some_and(|t| Arc::ptr_eq(&t.cell, cell));
         if !known {
-            let (spec, info, keys, keyless, window) = {
+            let (infos, keys, keyless, window) = {
                 let r = cell.report.read();
                 let spec = Spec::of_report(&r).ok().flatten()?;
-                let info = report_info(cell.name(), &r, &spec);
-                (spec, info, r.key_texts(), r.keys().is_empty(), r.window())
-            };
-            let mut reg = match self.store.register(&info) {
-                Ok(reg) => reg,
-                Err(e) => {
-                    self.write_failed(&e, "register a report", Some(&info.name), None);
-                    return None;
+                let mut infos = vec![(report_info(cell.name(), &r, &spec), spec)];
+                let fine = fine_spec(&spec, r.window(), &self.shared.config().history);
+                if let Some(fine) = fine {
+                    infos.push((report_info(&fine_name(cell.name()), &r, &fine), fine));
                 }
+                (infos, r.key_texts(), r.keys().is_empty(), r.window())
             };
-            if reg.dropped_rows > 0 {
-                tracing::info!(report = %info.name, rows = reg.dropped_rows, "The report's definition (kind, keys, filters or history_step) changed: its history was dropped, a new one starts");
-                self.rows -= reg.dropped_rows as i64;
-            }
-            // Ticks written under a clock since gone back end in the future: every tick until
-            // then would be taken for one already written and skipped.
-            let clock = &self.shared.clock();
-            let now_ms = clock.unix_ms64(clock.now_ms64());
-            if reg.written_until_ms > now_ms.saturating_add(FUTURE_TOLERANCE_MS) {
-                tracing::warn!(report = %info.name, written_until_ms = reg.written_until_ms, now_ms, "The report's history was written up to a time in the future (the clock went back?): taken as written up to now, so that new ticks are not skipped");
-                if let Err(e) = self.store.set_written_until(reg.id, now_ms) {
-                    self.write_failed(
-                        &e,
-                        "set where a report's history ends",
-                        Some(&info.name),
-                        None,
-                    );
-                }
-                reg.written_until_ms = now_ms;
+            let mut tiers = Vec::with_capacity(infos.len());
+            for (info, spec) in infos {
+                let Some(id_until) = self.register(&info) else {
+                    // Without its own steps a report has no history; without the fine ones,
+                    // only its own.
+                    if tiers.is_empty() {
+                        return None;
+                    }
+                    continue;
+                };
+                tiers.push(Tier {
+                    id: id_until.0,
+                    step_ms: spec.step_ms,
+                    rows: spec.rows,
+                    until_ms: id_until.1,
+                    newest_start_ms: 0,
+                    steps: BTreeMap::new(),
+                });
             }
             self.tracked.insert(
-                info.name.clone(),
+                cell.name().to_string(),
                 Tracked {
                     cell: Arc::clone(cell),
-                    id: reg.id,
-                    spec,
                     keys,
                     keyless,
                     window,
-                    until_ms: reg.written_until_ms,
-                    newest_start_ms: 0,
-                    steps: BTreeMap::new(),
+                    tiers,
                     names: FxHashMap::default(),
                 },
             );
         }
         self.tracked.get_mut(cell.name())
+    }
+
+    /// Registers one resolution of a report in the store; returns its line's id and where its
+    /// written ticks end (`None`: the store failed, logged and counted).
+    fn register(&mut self, info: &ReportInfo) -> Option<(i64, u64)> {
+        let mut reg = match self.store.register(info) {
+            Ok(reg) => reg,
+            Err(e) => {
+                self.write_failed(&e, "register a report", Some(&info.name), None);
+                return None;
+            }
+        };
+        if reg.dropped_rows > 0 {
+            tracing::info!(report = %info.name, rows = reg.dropped_rows, "The report's definition (kind, keys, filters or history_step) changed: its history was dropped, a new one starts");
+            self.rows -= reg.dropped_rows as i64;
+        }
+        // Ticks written under a clock since gone back end in the future: every tick until
+        // then would be taken for one already written and skipped.
+        let clock = &self.shared.clock();
+        let now_ms = clock.unix_ms64(clock.now_ms64());
+        if reg.written_until_ms > now_ms.saturating_add(FUTURE_TOLERANCE_MS) {
+            tracing::warn!(report = %info.name, written_until_ms = reg.written_until_ms, now_ms, "The report's history was written up to a time in the future (the clock went back?): taken as written up to now, so that new ticks are not skipped");
+            if let Err(e) = self.store.set_written_until(reg.id, now_ms) {
+                self.write_failed(
+                    &e,
+                    "set where a report's history ends",
+                    Some(&info.name),
+                    None,
+                );
+            }
+            reg.written_until_ms = now_ms;
+        }
+        Some((reg.id, reg.written_until_ms))
     }
 
     /// Sums a tick into its report's step. Its key ids are resolved now (under the dictionary's
@@ -626,7 +707,7 @@ impl Writer {
             h.dropped_ticks.fetch_add(1, Relaxed);
             return Ok(());
         }
-        if m.start_ms < t.until_ms {
+        if t.tiers.iter().all(|tier| m.start_ms < tier.until_ms) {
             tracing::debug!(report = %m.cell.name(), start_ms = m.start_ms, "Tick already in history, skipped");
             return Ok(());
         }
@@ -641,31 +722,38 @@ fn sum_tick(
     dictionary: &parking_lot::RwLock<crate::dictionary::Dictionary>,
     h: &History,
 ) -> Result<(), GaveUp> {
-    t.until_ms = m.end_ms;
-    t.newest_start_ms = t.newest_start_ms.max(m.start_ms);
-    let step_start = m.start_ms / t.spec.step_ms * t.spec.step_ms;
     if !t.keyless {
         name_rows(t, m, dictionary, h)?;
     }
-    let step = t.steps.entry(step_start).or_default();
-    if !t.keyless {
-        for (i, (ids, sums, hist)) in m.tick.rows().enumerate() {
-            if i % CHECK_EVERY_ROWS == CHECK_EVERY_ROWS - 1 {
-                h.checkpoint()?;
-            }
-            match step.by_ids.get_mut(ids) {
-                Some(p) => p.add(&sums, hist),
-                None => {
-                    let mut p = Part::default();
-                    p.add(&sums, hist);
-                    step.by_ids.insert(ids.into(), p);
+    let (sums, hist) = m.tick.totals();
+    // Each resolution that has not counted the tick yet.
+    for tier in t
+        .tiers
+        .iter_mut()
+        .filter(|tier| m.start_ms >= tier.until_ms)
+    {
+        tier.until_ms = m.end_ms;
+        tier.newest_start_ms = tier.newest_start_ms.max(m.start_ms);
+        let step_start = m.start_ms / tier.step_ms * tier.step_ms;
+        let step = tier.steps.entry(step_start).or_default();
+        if !t.keyless {
+            for (i, (ids, sums, hist)) in m.tick.rows().enumerate() {
+                if i % CHECK_EVERY_ROWS == CHECK_EVERY_ROWS - 1 {
+                    h.checkpoint()?;
+                }
+                match step.by_ids.get_mut(ids) {
+                    Some(p) => p.add(&sums, hist),
+                    None => {
+                        let mut p = Part::default();
+                        p.add(&sums, hist);
+                        step.by_ids.insert(ids.into(), p);
+                    }
                 }
             }
         }
+        step.named.add_totals(sums, hist);
+        step.named.ticks_end_ms = step.named.ticks_end_ms.max(m.end_ms);
     }
-    let (sums, hist) = m.tick.totals();
-    step.named.add_totals(sums, hist);
-    step.named.ticks_end_ms = step.named.ticks_end_ms.max(m.end_ms);
     Ok(())
 }
 
@@ -679,32 +767,48 @@ impl Writer {
         let h = Arc::clone(&self.history);
         let mut batch = Vec::new();
         for t in self.tracked.values_mut() {
-            let (step_ms, tick_ms) = (t.spec.step_ms, t.window.tick_ms);
-            while let Some(entry) = t.steps.first_entry() {
-                let end = *entry.key() + step_ms;
-                if !(all || end <= t.newest_start_ms || end + tick_ms + FLUSH_GRACE_MS <= now_ms) {
-                    break;
-                }
-                let (start, pending) = entry.remove_entry();
-                // Given up: the steps taken for this batch are dropped with the rest.
-                let named = h.checkpoint().and_then(|()| pending.named_by(&t.names, &h));
-                let Ok(step) = named else {
-                    h.dropped_steps.fetch_add(batch.len() as u64 + 1, Relaxed);
-                    return Err(GaveUp);
-                };
-                if !step.is_empty() {
-                    batch.push((t.id, (start / 1000) as i64, step, t.spec.rows));
+            let Tracked {
+                tiers,
+                names,
+                window,
+                ..
+            } = t;
+            let tick_ms = window.tick_ms;
+            for tier in tiers.iter_mut() {
+                let step_ms = tier.step_ms;
+                while let Some(entry) = tier.steps.first_entry() {
+                    let end = *entry.key() + step_ms;
+                    if !(all
+                        || end <= tier.newest_start_ms
+                        || end + tick_ms + FLUSH_GRACE_MS <= now_ms)
+                    {
+                        break;
+                    }
+                    let (start, pending) = entry.remove_entry();
+                    // Given up: the steps taken for this batch are dropped with the rest.
+                    let named = h.checkpoint().and_then(|()| pending.named_by(names, &h));
+                    let Ok(step) = named else {
+                        h.dropped_steps.fetch_add(batch.len() as u64 + 1, Relaxed);
+                        return Err(GaveUp);
+                    };
+                    if !step.is_empty() {
+                        batch.push((tier.id, (start / 1000) as i64, step, tier.rows));
+                    }
                 }
             }
             // Names no pending step needs and too old to be used again go.
-            let keep_from = t
-                .steps
-                .keys()
-                .next()
-                .copied()
-                .unwrap_or(u64::MAX)
-                .min(t.newest_start_ms.saturating_sub(t.window.history_ms));
-            t.names.retain(|_, (_, seen)| *seen >= keep_from);
+            let first_pending = tiers
+                .iter()
+                .filter_map(|tier| tier.steps.keys().next().copied())
+                .min()
+                .unwrap_or(u64::MAX);
+            let newest = tiers
+                .iter()
+                .map(|tier| tier.newest_start_ms)
+                .max()
+                .unwrap_or(0);
+            let keep_from = first_pending.min(newest.saturating_sub(window.history_ms));
+            names.retain(|_, (_, seen)| *seen >= keep_from);
         }
         if batch.is_empty() {
             return Ok(false);
@@ -731,7 +835,7 @@ impl Writer {
                 let names: Vec<&str> = self
                     .tracked
                     .iter()
-                    .filter(|(_, t)| ids.contains(&t.id))
+                    .filter(|(_, t)| t.tiers.iter().any(|tier| ids.contains(&tier.id)))
                     .map(|(name, _)| name.as_str())
                     .collect();
                 let t = if first_t == last_t {
@@ -895,7 +999,7 @@ mod tests {
             rows: 0,
             last_prune: Instant::now(),
         };
-        let until = writer.track(&cell).expect("tracked").until_ms;
+        let until = writer.track(&cell).expect("tracked").tiers[0].until_ms;
         assert!(
             (now_ms..now_ms + FUTURE_TOLERANCE_MS).contains(&until),
             "{until} vs now {now_ms}"
@@ -975,14 +1079,17 @@ mod tests {
         let cell = set.try_insert(report).unwrap();
         let mut t = Tracked {
             cell: Arc::clone(&cell),
-            id: 1,
-            spec,
             keys,
             keyless: false,
             window,
-            until_ms: 0,
-            newest_start_ms: 0,
-            steps: BTreeMap::new(),
+            tiers: vec![Tier {
+                id: 1,
+                step_ms: spec.step_ms,
+                rows: spec.rows,
+                until_ms: 0,
+                newest_start_ms: 0,
+                steps: BTreeMap::new(),
+            }],
             names: FxHashMap::default(),
         };
         // The writer sums each tick as it arrives, promptly after it closed.
@@ -1021,8 +1128,8 @@ mod tests {
             r.advance(9_000);
         }
         sum_closed(&mut t);
-        assert_eq!(t.steps.len(), 1, "one 60 s step");
-        let (_, pending) = t.steps.pop_first().unwrap();
+        assert_eq!(t.tiers[0].steps.len(), 1, "one 60 s step");
+        let (_, pending) = t.tiers[0].steps.pop_first().unwrap();
         let stored = pending.named_by(&t.names, &history).unwrap().finish(10);
         let mut rows: Vec<(String, u64)> = stored
             .rows

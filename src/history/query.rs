@@ -532,6 +532,37 @@ fn rows_sql() -> String {
     )
 }
 
+/// The oldest step of a report's line (unix seconds), if any: one index probe.
+const OLDEST_STEP: &str = "SELECT min(t) FROM steps WHERE report = ?1";
+
+/// The oldest step stored under a report's line `report_id` (unix seconds), if any.
+pub fn oldest_step(conn: &Connection, report_id: i64) -> Result<Option<i64>, StoreError> {
+    Ok(conn.query_row(OLDEST_STEP, [report_id], |r| r.get(0))?)
+}
+
+/// Whether a query from `from_s` reads a report's fine steps rather than its own: the range
+/// starts within the fine steps' retention (`fine_retention_s` before `now_s`), and the fine
+/// steps cover it as far back as the report's own do: the oldest fine step (`fine_oldest`, unix
+/// seconds) is before `from_s`, or the report's own oldest step (`coarse_oldest`, of
+/// `coarse_step_s`) is not wholly before it (both began together). After an upgrade that added
+/// fine steps to a report with older history, the older range reads the report's own.
+pub fn reads_fine(
+    from_s: i64,
+    now_s: i64,
+    fine_retention_s: i64,
+    (fine_oldest, coarse_oldest): (Option<i64>, Option<i64>),
+    coarse_step_s: i64,
+) -> bool {
+    if from_s < now_s - fine_retention_s {
+        return false;
+    }
+    match (fine_oldest, coarse_oldest) {
+        (None, _) => false,
+        (Some(_), None) => true,
+        (Some(fine), Some(coarse)) => fine <= from_s || fine < coarse + coarse_step_s,
+    }
+}
+
 /// Every statement a query prepares (a filter's condition as one of them), for the store to
 /// check at open.
 pub fn statements() -> Vec<String> {
@@ -539,6 +570,7 @@ pub fn statements() -> Vec<String> {
         totals_sql(),
         top_sql(" AND json_extract(key, '$[0]') = ?4", 5),
         rows_sql(),
+        OLDEST_STEP.to_string(),
     ]
 }
 
@@ -664,6 +696,49 @@ fn seconds_up(d: std::time::Duration) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Fine steps answer a range within their retention that they cover; a longer range, or
+    /// one reaching before them into the report's own older steps, reads the report's own.
+    #[test]
+    fn the_fine_steps_answer_the_ranges_they_cover() {
+        let (now, day, coarse) = (1_000_000, 86_400, 900);
+        // Within the retention, both resolutions started together (a new install).
+        assert!(reads_fine(
+            now - 3600,
+            now,
+            day,
+            (Some(now - 600), Some(now - 700)),
+            coarse
+        ));
+        // Nothing fine yet: the report's own (empty too, or older).
+        assert!(!reads_fine(
+            now - 3600,
+            now,
+            day,
+            (None, Some(now - 700)),
+            coarse
+        ));
+        assert!(!reads_fine(now - 3600, now, day, (None, None), coarse));
+        assert!(reads_fine(
+            now - 3600,
+            now,
+            day,
+            (Some(now - 60), None),
+            coarse
+        ));
+        // Beyond the retention.
+        assert!(!reads_fine(
+            now - day - 1,
+            now,
+            day,
+            (Some(now - day), Some(now - 2 * day)),
+            coarse
+        ));
+        // Fine steps added to a report with a week of its own: only the range they cover.
+        let week = (Some(now - 3600), Some(now - 7 * day));
+        assert!(!reads_fine(now - 7200, now, day, week, coarse));
+        assert!(reads_fine(now - 1800, now, day, week, coarse));
+    }
 
     #[test]
     fn now_covers_the_current_second() {

@@ -49,6 +49,8 @@ fn add_sums(to: &mut Sums, o: &Sums) {
     to.memory_footprint_bytes = to
         .memory_footprint_bytes
         .saturating_add(o.memory_footprint_bytes);
+    to.memory_peak_bytes = to.memory_peak_bytes.saturating_add(o.memory_peak_bytes);
+    to.memory_peak_max = to.memory_peak_max.max(o.memory_peak_max);
 }
 
 /// The key values of a row, as the report query shows them.

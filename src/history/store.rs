@@ -7,8 +7,9 @@
 //!   restored from a snapshot, is not counted twice);
 //! - `steps`: one line per stored row of a step: `t` (the step's start, unix seconds), `row` (0: a
 //!   row, 1: the "(other)" row, 2: the report's totals), `key` (the key values as a JSON array;
-//!   "" for the other row and the totals), the integer sums, and `hist` (see
-//!   `step::encode_hist`).
+//!   "" for the other row and the totals), the integer sums, `hist` (see
+//!   `step::encode_hist`), then `memory_peak_bytes` (a sum) and `memory_peak_max` (the largest
+//!   memory_peak of the row's requests in the step).
 //!
 //! Written only by the "pinbad-history" thread (one connection); the API reads through its own
 //! read-only connections, which WAL lets run beside the writer.
@@ -34,9 +35,17 @@ pub const TOTALS_ROW: i64 = 2;
 
 /// The schema's version, kept in the file's `PRAGMA user_version`: raised whenever the tables or
 /// what their values mean change, so that a file of another version is refused at open rather
-/// than misread. 1: the fingerprint holds the step. A file of version 0 with tables is this
-/// schema before it was versioned (fingerprints without the step): it is taken and upgraded.
-pub const SCHEMA_VERSION: i64 = 1;
+/// than misread. 1: the fingerprint holds the step. 2: `steps` has `memory_peak_bytes` and
+/// `memory_peak_max`. A file of version 0 with tables is this schema before it was versioned
+/// (fingerprints without the step), and one of version 1 lacks the memory_peak columns: both are
+/// taken and upgraded (the steps written before hold 0 for memory_peak).
+pub const SCHEMA_VERSION: i64 = 2;
+
+/// The columns version 2 added to `steps`, as `ALTER TABLE … ADD COLUMN` takes them.
+const PEAK_COLUMNS: [&str; 2] = [
+    "memory_peak_bytes INTEGER NOT NULL DEFAULT 0",
+    "memory_peak_max INTEGER NOT NULL DEFAULT 0",
+];
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS reports (
@@ -61,7 +70,9 @@ CREATE TABLE IF NOT EXISTS steps (
     ru_stime_ns INTEGER NOT NULL,
     traffic_bytes INTEGER NOT NULL,
     memory_footprint_bytes INTEGER NOT NULL,
-    hist BLOB NOT NULL
+    hist BLOB NOT NULL,
+    memory_peak_bytes INTEGER NOT NULL DEFAULT 0,
+    memory_peak_max INTEGER NOT NULL DEFAULT 0
 );
 CREATE UNIQUE INDEX IF NOT EXISTS steps_by_time ON steps (report, t, row, key);
 ";
@@ -74,7 +85,7 @@ const PAGE_BYTES: u32 = 16384;
 macro_rules! part_columns {
     () => {
         "req_count, hit_count, time_ns, ru_utime_ns, ru_stime_ns, traffic_bytes, \
-         memory_footprint_bytes, hist"
+         memory_footprint_bytes, hist, memory_peak_bytes, memory_peak_max"
     };
 }
 /// The columns of `steps` after `key`, in order, as `read_part` reads them.
@@ -97,8 +108,8 @@ const SELECT_STEP: &str = concat!(
 );
 const DELETE_STEP: &str = "DELETE FROM steps WHERE report = ?1 AND t = ?2";
 const INSERT_ROW: &str = "INSERT INTO steps (report, t, row, key, req_count, hit_count, time_ns, \
-     ru_utime_ns, ru_stime_ns, traffic_bytes, memory_footprint_bytes, hist) \
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+     ru_utime_ns, ru_stime_ns, traffic_bytes, memory_footprint_bytes, hist, memory_peak_bytes, \
+     memory_peak_max) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 const WRITTEN_UNTIL: &str =
     "UPDATE reports SET written_until_ms = max(written_until_ms, ?2) WHERE id = ?1";
 const SET_WRITTEN_UNTIL: &str = "UPDATE reports SET written_until_ms = ?2 WHERE id = ?1";
@@ -240,7 +251,7 @@ impl Store {
             |r| r.get(0),
         )?;
         let legacy = version == 0 && tables > 0;
-        if version != SCHEMA_VERSION && version != 0 {
+        if !(0..=SCHEMA_VERSION).contains(&version) {
             return Err(StoreError::Refused(format!(
                 "schema version {version}, where this pinbad reads version {SCHEMA_VERSION} (the \
                  file was written by another version of pinbad): run that version, or move the \
@@ -248,6 +259,19 @@ impl Store {
             )));
         }
         tx.execute_batch(SCHEMA)?;
+        if tables > 0 && version < 2 {
+            let has_peak: i64 = tx.query_row(
+                "SELECT count(*) FROM pragma_table_info('steps') WHERE name = 'memory_peak_max'",
+                [],
+                |r| r.get(0),
+            )?;
+            if has_peak == 0 {
+                for column in PEAK_COLUMNS {
+                    tx.execute_batch(&format!("ALTER TABLE steps ADD COLUMN {column}"))?;
+                }
+                tracing::info!(path = %path.display(), from = version, to = SCHEMA_VERSION, "History store: schema upgraded (memory_peak columns added)");
+            }
+        }
         check_statements(&tx)?;
         if legacy {
             // Version 0: the fingerprint is the JSON object of kind, keys and filters; version 1
@@ -376,7 +400,9 @@ impl Store {
                         sql_sum(s.ru_stime_ns.get()),
                         sql_sum(s.traffic_bytes.get()),
                         sql_sum(s.memory_footprint_bytes.get()),
-                        &blob
+                        &blob,
+                        sql_sum(s.memory_peak_bytes.get()),
+                        i64::from(s.memory_peak_max),
                     ])?;
                     Ok(())
                 };
@@ -481,6 +507,8 @@ pub fn read_part(row: &rusqlite::Row<'_>, at: usize, hist: bool) -> Result<Part,
         ru_stime_ns: read_sum(row, at + 4)?,
         traffic_bytes: read_sum(row, at + 5)?,
         memory_footprint_bytes: read_sum(row, at + 6)?,
+        memory_peak_bytes: read_sum(row, at + 8)?,
+        memory_peak_max: u32::try_from(n(9)?).unwrap_or(u32::MAX),
     };
     let hist = if hist {
         let blob = row
@@ -815,7 +843,7 @@ mod tests {
         assert!(matches!(e, StoreError::Refused(_)), "{e}");
         let why = e.to_string();
         assert!(
-            why.contains("version 7") && why.contains("version 1"),
+            why.contains("version 7") && why.contains("version 2"),
             "{why}"
         );
 
@@ -861,6 +889,59 @@ mod tests {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
         assert_eq!(version, SCHEMA_VERSION);
+    }
+
+    /// A file of schema version 1 (no memory_peak columns) is taken: the columns are added, its
+    /// steps kept (memory_peak 0), and new steps keep their memory_peak sum and largest.
+    #[test]
+    fn a_version_1_file_gets_the_memory_peak_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let mut store = Store::open(&path).unwrap();
+        let id = store.register(&info("r", "x")).unwrap().id;
+        store.write(vec![(id, 60, step(&[("/a", 1)]), 10)]).unwrap();
+        drop(store);
+        by_hand(&path)
+            .execute_batch(
+                "ALTER TABLE steps DROP COLUMN memory_peak_max; \
+                 ALTER TABLE steps DROP COLUMN memory_peak_bytes; PRAGMA user_version = 1;",
+            )
+            .unwrap();
+        let mut store = Store::open(&path).unwrap();
+        assert_eq!(store.count_rows().unwrap(), 2, "its steps kept");
+        let mut peak = step(&[("/a", 2)]);
+        let sums = Sums {
+            req_count: 2,
+            memory_peak_bytes: Sum96::from(5 << 20),
+            memory_peak_max: 3 << 20,
+            ..Sums::default()
+        };
+        peak.add_row(
+            vec!["/b".to_string()].into_boxed_slice(),
+            &sums,
+            &Histogram::new(),
+        );
+        store.write(vec![(id, 120, peak, 10)]).unwrap();
+        let conn = Store::open_reader(&path).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        let read = |t: i64, key: &str| -> Sums {
+            conn.query_row(
+                &format!("SELECT {PART_COLUMNS} FROM steps WHERE t = ?1 AND key = ?2"),
+                params![t, key],
+                |row| Ok(read_part(row, 0, false).unwrap().sums),
+            )
+            .unwrap()
+        };
+        let old = read(60, r#"["/a"]"#);
+        assert_eq!((old.memory_peak_bytes.get(), old.memory_peak_max), (0, 0));
+        let new = read(120, r#"["/b"]"#);
+        assert_eq!(
+            (new.memory_peak_bytes.get(), new.memory_peak_max),
+            (5 << 20, 3 << 20)
+        );
     }
 
     /// Steps whose report's line is gone are deleted at open: a new report taking the id would

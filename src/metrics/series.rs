@@ -7,6 +7,7 @@ use prometheus_client::encoding::{
     NoLabelSet,
 };
 use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Unit;
 use rustc_hash::FxHashMap;
@@ -93,6 +94,12 @@ struct SeriesRow {
     ru_utime_ns: u128,
     ru_stime_ns: u128,
     document_bytes: u128,
+    memory_peak_bytes: u128,
+    /// The largest memory_peak of the row's requests in the minute of merge time numbered
+    /// `peak_minute` and in the one before it (see [`SeriesRow::peak_max`]).
+    peak_now: u32,
+    peak_before: u32,
+    peak_minute: u64,
     /// Samples per bucket (not cumulative; the report's bounds, then `+Inf`): requests, or timer
     /// hits at their mean time per hit.
     buckets: Box<[u64]>,
@@ -134,6 +141,9 @@ impl SeriesRow {
                 self.ru_utime_ns += ns(r.ru_utime) as u128;
                 self.ru_stime_ns += ns(r.ru_stime) as u128;
                 self.document_bytes += r.document_size as u128;
+                self.memory_peak_bytes += r.memory_peak as u128;
+                self.roll_peak(now_ms);
+                self.peak_now = self.peak_now.max(r.memory_peak);
                 self.buckets[bounds.of(time_ns)] += 1;
             }
             Some(t) => {
@@ -154,6 +164,32 @@ impl SeriesRow {
         }
     }
 
+    /// Moves the memory_peak maxima to the minute of `now_ms`: the current minute's becomes the
+    /// one before, or both empty after an idle minute.
+    fn roll_peak(&mut self, now_ms: u64) {
+        let minute = now_ms / 60_000;
+        if minute != self.peak_minute {
+            self.peak_before = if minute == self.peak_minute + 1 {
+                self.peak_now
+            } else {
+                0
+            };
+            self.peak_now = 0;
+            self.peak_minute = minute;
+        }
+    }
+
+    /// The largest memory_peak of the row's requests over the last one to two minutes of merge
+    /// time at `now_ms` (the current minute and the one before): what the gauge shows.
+    fn peak_max(&self, now_ms: u64) -> u32 {
+        let minute = now_ms / 60_000;
+        match minute.saturating_sub(self.peak_minute) {
+            0 => self.peak_now.max(self.peak_before),
+            1 => self.peak_now,
+            _ => 0,
+        }
+    }
+
     /// Takes `other`'s counters (a row labelled like this one: see [`SeriesRow::into`]).
     fn absorb(&mut self, other: &SeriesRow) {
         self.requests += other.requests;
@@ -162,6 +198,11 @@ impl SeriesRow {
         self.ru_utime_ns += other.ru_utime_ns;
         self.ru_stime_ns += other.ru_stime_ns;
         self.document_bytes += other.document_bytes;
+        self.memory_peak_bytes += other.memory_peak_bytes;
+        if other.peak_minute == self.peak_minute {
+            self.peak_now = self.peak_now.max(other.peak_now);
+            self.peak_before = self.peak_before.max(other.peak_before);
+        }
         for (b, o) in self.buckets.iter_mut().zip(&other.buckets) {
             *b += o;
         }
@@ -213,6 +254,8 @@ pub struct SeriesSet {
     lost: u64,
     /// Requests folded so far (the marks of timer rows).
     sequence: u64,
+    /// Merger time of the last fold: what the memory_peak gauges are read at.
+    now_ms: u64,
 }
 
 impl SeriesSet {
@@ -224,6 +267,7 @@ impl SeriesSet {
             series: 0,
             lost: 0,
             sequence: 0,
+            now_ms: 0,
         }
     }
 
@@ -283,6 +327,7 @@ impl SeriesSet {
     /// Counts `requests`, merged at `now_ms`, into the rows of every exported report; rows it
     /// creates wait for [`SeriesSet::label_new_rows`].
     pub fn fold<'a>(&mut self, now_ms: u64, requests: impl Iterator<Item = RequestView<'a>>) {
+        self.now_ms = self.now_ms.max(now_ms);
         let SeriesSet {
             reports,
             max_series,
@@ -475,6 +520,19 @@ impl SeriesSet {
                     }
                 })?;
             }
+            if kind == Kind::Request {
+                let mut m = enc.encode_descriptor(
+                    "pinba_memory_peak_max",
+                    "The largest memory_peak of the row's requests over the last one to two minutes \
+                     (the current minute of merge time and the one before).",
+                    Some(&Unit::Bytes),
+                    MetricType::Gauge,
+                )?;
+                let now_ms = self.now_ms;
+                encode_rows(&reports, &mut m, |r, m| {
+                    ConstGauge::new(i64::from(r.peak_max(now_ms))).encode(m)
+                })?;
+            }
             let mut m = enc.encode_descriptor(
                 histogram.name,
                 histogram.help,
@@ -586,6 +644,13 @@ fn families(kind: Kind) -> (Vec<Family>, Family) {
                 "Sum of the document sizes of the row's requests.",
                 Some(Unit::Bytes),
                 |r| r.document_bytes,
+                false,
+            ),
+            f(
+                "pinba_memory_peak",
+                "Sum of the memory peaks (memory_peak) of the row's requests.",
+                Some(Unit::Bytes),
+                |r| r.memory_peak_bytes,
                 false,
             ),
         ],
@@ -798,6 +863,31 @@ mod tests {
         text.lines()
             .find_map(|l| l.strip_prefix(name_and_labels)?.strip_prefix(' '))
             .and_then(|v| v.parse().ok())
+    }
+
+    /// The memory_peak gauge shows the largest of the current and the previous minute: a peak
+    /// two minutes old is gone, also from a row that saw no request since.
+    #[test]
+    fn the_memory_peak_gauge_covers_the_current_and_the_previous_minute() {
+        let mut row = SeriesRow::new(1);
+        let mut see = |ms: u64, peak: u32| {
+            row.roll_peak(ms);
+            row.peak_now = row.peak_now.max(peak);
+        };
+        see(10_000, 900);
+        see(50_000, 100);
+        see(70_000, 300);
+        let row = row;
+        assert_eq!(row.peak_max(70_000), 900, "minute 0's 900, minute 1's 300");
+        assert_eq!(row.peak_max(125_000), 300, "minute 2: minute 1's 300 only");
+        assert_eq!(row.peak_max(185_000), 0, "minute 3: both gone");
+        let mut row = row;
+        row.roll_peak(200_000);
+        assert_eq!(
+            row.peak_max(200_000),
+            0,
+            "an idle minute between: nothing carried"
+        );
     }
 
     #[test]

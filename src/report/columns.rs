@@ -27,6 +27,9 @@ pub(super) enum Field {
     RuStimeNs,
     TrafficBytes,
     MemoryFootprintBytes,
+    MemoryPeakBytes,
+    /// Not a sum: the largest `memory_peak` (see [`Sums`]); only ever a [`How::Total`] column.
+    MemoryPeakMax,
 }
 
 impl Field {
@@ -39,6 +42,8 @@ impl Field {
             Field::RuStimeNs => s.ru_stime_ns.get(),
             Field::TrafficBytes => s.traffic_bytes.get(),
             Field::MemoryFootprintBytes => s.memory_footprint_bytes.get(),
+            Field::MemoryPeakBytes => s.memory_peak_bytes.get(),
+            Field::MemoryPeakMax => s.memory_peak_max as u128,
         }
     }
     pub(super) fn is_ns(self) -> bool {
@@ -103,6 +108,10 @@ pub(super) const REQUEST_METRICS: &[MetricColumn] = &[
         Field::MemoryFootprintBytes,
         How::Percent,
     ),
+    m("memory_peak_total", Field::MemoryPeakBytes, How::Total),
+    m("memory_peak_per_sec", Field::MemoryPeakBytes, How::PerSec),
+    m("memory_peak_percent", Field::MemoryPeakBytes, How::Percent),
+    m("memory_peak_max", Field::MemoryPeakMax, How::Total),
 ];
 
 pub(super) const TIMER_METRICS: &[MetricColumn] = &[

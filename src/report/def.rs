@@ -728,11 +728,12 @@ pub const INFO_HISTORY: (std::time::Duration, std::time::Duration, Option<usize>
     None,
 );
 /// The history each `report_by_*` built-in keeps by default (README "History" has the disk it
-/// costs): 7 days at 15 minutes (Pinboard's resolution; the live window covers the last 15
-/// minutes finer), the top 10 rows of each step and the "(other)" row. A row's histogram is most
-/// of its 1 to 4 KB on disk, so rows are what the disk pays for.
+/// costs): 7 days at 15 minutes (Pinboard's resolution; the fine steps of `[history]` cover the
+/// last day finer), the top 500 rows of each step (every script of a typical site) and the
+/// "(other)" row. A row's histogram is most of its size on disk, so rows are what the disk pays
+/// for.
 pub const BUILTIN_HISTORY: (std::time::Duration, std::time::Duration, Option<usize>) = (
     std::time::Duration::from_secs(7 * 24 * 3600),
     std::time::Duration::from_secs(900),
-    Some(10),
+    Some(500),
 );

@@ -125,7 +125,8 @@ pub struct Report {
     pub(super) agg: RowMap,
     pub(super) agg_totals: Row,
     /// Heap bytes of the closed ticks (kept as they close and leave), of the histograms of the
-    /// rows of `agg` (kept as ticks add and take rows) and of the open rows' (as of the last
+    /// rows of `agg` with their per-tick memory_peak maxima (kept as ticks add and take rows) and
+    /// of the open rows' (as of the last
     /// close, plus the rows made since): what [`Report::memory_estimate`] adds up without a walk.
     pub(super) closed_bytes: usize,
     pub(super) agg_hist_bytes: usize,
@@ -376,6 +377,8 @@ impl Report {
             + self.open_hist_bytes
             + self.open_other.hist.heap_bytes()
             + self.agg_other.hist.heap_bytes()
+            + super::window::peak_bytes(&self.agg_other)
+            + super::window::peak_bytes(&self.agg_totals)
             + 8 * (self.hist_log.capacity() + self.hist_sorted.capacity())
             + 4 * self.slot_counts.capacity()
             + deferral(&self.deferred)
@@ -383,8 +386,9 @@ impl Report {
     }
 
     /// What the open tick's close will take beyond what the report holds (bytes): the closed
-    /// part's table grown for the open tick's new keys, and the closed tick's rows and
-    /// histograms, counted twice: while the budget is tight each close halves the rows
+    /// part's table grown for the open tick's new keys (and their per-tick memory_peak maxima),
+    /// and the closed tick's rows and histograms, counted twice: while the budget is tight each
+    /// close halves the rows
     /// ([`Report::make_room`]), so the ticks that close from here on hold at most twice the open
     /// tick's rows, and the budget has counted them before they are made (see
     /// [`Report::memory_estimate`]).
@@ -392,7 +396,12 @@ impl Report {
         let agg_growth =
             self.agg.table_bytes_for(self.agg.len() + self.open_only) - self.agg.table_bytes();
         let tick_rows = self.open.len() * (super::window::TICK_ROW_BYTES + 4 * self.keys.len());
-        agg_growth + 2 * (tick_rows + self.open_hist_bytes)
+        // A request report's new closed-part rows get their per-tick memory_peak maxima.
+        let peaks = match self.kind() {
+            Kind::Timer => 0,
+            _ => self.open_only * 4 * self.window.ticks as usize,
+        };
+        agg_growth + peaks + 2 * (tick_rows + self.open_hist_bytes)
     }
 
     /// Tells the memory budget what the report holds now ([`Report::memory_estimate`]): after
@@ -409,7 +418,11 @@ impl Report {
     /// Recomputes the histogram figures [`Report::memory_estimate`] keeps, by a walk (after a
     /// restore replaced the window).
     pub(super) fn recount_memory(&mut self) {
-        self.agg_hist_bytes = self.agg.values().map(|r| r.hist.heap_bytes()).sum();
+        self.agg_hist_bytes = self
+            .agg
+            .values()
+            .map(|r| r.hist.heap_bytes() + super::window::peak_bytes(r))
+            .sum();
         self.open_hist_bytes = self.open.values().map(|r| r.hist.heap_bytes()).sum();
         self.closed_bytes = self.closed.iter().map(|t| t.bytes()).sum();
     }
@@ -418,7 +431,9 @@ impl Report {
     pub fn memory_bytes(&self) -> usize {
         let map = |m: &RowMap| {
             m.capacity() * (m.slot_bytes() + 1)
-                + m.values().map(|r| r.hist.heap_bytes()).sum::<usize>()
+                + m.values()
+                    .map(|r| r.hist.heap_bytes() + super::window::peak_bytes(r))
+                    .sum::<usize>()
         };
         let ticks: usize = self.closed.iter().map(|t| t.heap_bytes()).sum();
         map(&self.open)

@@ -42,9 +42,14 @@ pub(super) struct Row {
     /// `open_only`, and what lets a query list the open tick's own rows without looking each
     /// open row up in `agg`.
     pub(super) only_open: bool,
+    /// In the window's closed part (`agg`, its totals and "(other)"), once a tick with a
+    /// memory_peak came in: the largest memory_peak of each closed tick in the window, by tick
+    /// number modulo the window's ticks, so that `sums.memory_peak_max` (the largest of them) is
+    /// recomputed when the tick holding it leaves (see `window::forget_peak`). `None` elsewhere.
+    pub(super) peaks: Option<Box<[u32]>>,
 }
 
-const _: () = assert!(std::mem::size_of::<Row>() == 136);
+const _: () = assert!(std::mem::size_of::<Row>() == 168);
 
 /// The `slot` of a row that has none (the "(other)" rows): no samples in the histogram log.
 pub(super) const NO_SLOT: u32 = u32::MAX;

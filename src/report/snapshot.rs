@@ -12,6 +12,9 @@
 //! 96-bit ones; older files' 64-bit sums are read into them. Since version 5 the "(other)" rows
 //! (the open tick's, each closed tick's, the closed part's), the tick each closed-part row was
 //! made in (`Row::mark`) and the count of rows folded away are saved; older files had none.
+//! Since version 6 each row's sums end with its memory_peak sum and largest memory_peak; older
+//! files' rows read 0 for both. The closed part's per-tick memory_peak maxima (`Row::peaks`) are
+//! not saved: they are rebuilt from the ticks in the window ([`Report::rebuild_peaks`]).
 //!
 //! Dictionary ids in row keys are remapped on restore (`remap`: old id → id in the new
 //! dictionary), except a `status` key, which is a number.
@@ -24,7 +27,7 @@ use crate::histogram::{HistView, Histogram, MAX_BUCKET_COUNT};
 
 use super::keys::{Key, KeyBuf};
 use super::rows::{Row, RowMap, NO_SLOT};
-use super::window::add_tick_rows;
+use super::window::{add_tick_rows, note_peak};
 use super::*;
 
 /// What a snapshot version's report state holds, and how.
@@ -36,6 +39,9 @@ pub struct Layout {
     wide_sums: bool,
     /// The "(other)" rows, the closed-part rows' `mark` and `rows_evicted` (version 5 on).
     with_other: bool,
+    /// The memory_peak sum (128 bits) and largest memory_peak after each row's other sums
+    /// (version 6 on); older files had none: their rows read 0 for both.
+    with_peak: bool,
 }
 
 impl Layout {
@@ -44,6 +50,7 @@ impl Layout {
         with_agg: true,
         wide_sums: true,
         with_other: true,
+        with_peak: true,
     };
 
     /// The layout of snapshot format `version`.
@@ -52,6 +59,7 @@ impl Layout {
             with_agg: version >= 2,
             wide_sums: version >= 3,
             with_other: version >= 5,
+            with_peak: version >= 6,
         }
     }
 }
@@ -79,6 +87,12 @@ fn write_sums<W: std::io::Write>(
             w.u64(u64::try_from(v).unwrap_or(u64::MAX))?;
         }
     }
+    if layout.with_peak {
+        let v = s.memory_peak_bytes.get();
+        w.u64(v as u64)?;
+        w.u64((v >> 64) as u64)?;
+        w.u32(s.memory_peak_max)?;
+    }
     Ok(())
 }
 
@@ -94,6 +108,12 @@ fn read_sums(r: &mut Reader<'_>, layout: Layout) -> Result<Sums, SnapshotError> 
     }
     let [time_ns, ru_utime_ns, ru_stime_ns, traffic_bytes, memory_footprint_bytes] =
         wide.map(Sum96::saturating_from);
+    let (memory_peak_bytes, memory_peak_max) = if layout.with_peak {
+        let v = r.u64()? as u128 | (r.u64()? as u128) << 64;
+        (Sum96::saturating_from(v), r.u32()?)
+    } else {
+        (Sum96::default(), 0)
+    };
     Ok(Sums {
         req_count,
         hit_count,
@@ -102,6 +122,8 @@ fn read_sums(r: &mut Reader<'_>, layout: Layout) -> Result<Sums, SnapshotError> 
         ru_stime_ns,
         traffic_bytes,
         memory_footprint_bytes,
+        memory_peak_bytes,
+        memory_peak_max,
     })
 }
 
@@ -370,7 +392,7 @@ impl Report {
                 }
                 (agg, totals, other)
             }
-            None => sum_of(closed.iter().map(|t| &**t), n),
+            None => sum_of(closed.iter().map(|t| &**t), n, self.window.ticks),
         };
 
         // Everything read: now the report changes.
@@ -413,8 +435,49 @@ impl Report {
         self.closed = closed;
         self.agg = agg;
         self.agg_totals = agg_totals;
+        self.rebuild_peaks();
         self.recount_memory();
         Ok(())
+    }
+
+    /// Rebuilds the closed part's per-tick memory_peak maxima (`Row::peaks`) and largest
+    /// memory_peak from the closed ticks in the window (after a restore: a saved closed part's
+    /// largest may be of ticks that left). A lookup per tick row, and none for a report whose
+    /// ticks saw no memory_peak (timer reports).
+    pub(super) fn rebuild_peaks(&mut self) {
+        let n = self.keys.len();
+        let ticks = self.window.ticks;
+        for row in self
+            .agg
+            .values_mut()
+            .chain([&mut self.agg_totals, &mut self.agg_other])
+        {
+            row.peaks = None;
+            row.sums.memory_peak_max = 0;
+        }
+        let mut key = KeyBuf {
+            ids: [0; MAX_KEYS],
+            len: n,
+        };
+        for tick in &self.closed {
+            if tick.totals.sums.memory_peak_max == 0 {
+                continue;
+            }
+            let index = tick.index;
+            let max = tick.totals.sums.memory_peak_max;
+            note_peak(&mut self.agg_totals, ticks, index, max);
+            if let Some(o) = &tick.other {
+                note_peak(&mut self.agg_other, ticks, index, o.sums.memory_peak_max);
+            }
+            for (ids, sums, _) in tick.rows() {
+                key.ids[..n].copy_from_slice(ids);
+                let max = sums.memory_peak_max;
+                match self.agg.get_mut(&key) {
+                    Some(a) if a.mark <= index => note_peak(a, ticks, index, max),
+                    _ => note_peak(&mut self.agg_other, ticks, index, max),
+                };
+            }
+        }
     }
 }
 
@@ -490,16 +553,27 @@ impl Window {
 
 /// The sum of closed ticks (`n` keys): a window's closed part, its totals and its "(other)"
 /// row, rebuilt.
-fn sum_of<'t>(ticks: impl Iterator<Item = &'t ClosedTick>, n: usize) -> (RowMap, Row, Row) {
+fn sum_of<'t>(
+    closed: impl Iterator<Item = &'t ClosedTick>,
+    n: usize,
+    ticks: u64,
+) -> (RowMap, Row, Row) {
     let mut agg = RowMap::new(n);
     let mut totals = Row::default();
     let mut other = Row::other();
-    for tick in ticks {
+    for tick in closed {
         totals.add_row(&tick.totals);
+        note_peak(
+            &mut totals,
+            ticks,
+            tick.index,
+            tick.totals.sums.memory_peak_max,
+        );
         if let Some(o) = &tick.other {
             other.add_row(o);
+            note_peak(&mut other, ticks, tick.index, o.sums.memory_peak_max);
         }
-        add_tick_rows(&mut agg, tick, None);
+        add_tick_rows(&mut agg, tick, None, ticks);
     }
     (agg, totals, other)
 }
@@ -520,14 +594,16 @@ impl Report {
             .collect()
     }
 
-    /// Reads a tick [`ClosedTick::write`] wrote for a report of this one's keys, its key ids
-    /// remapped (`remap`: old id → id in this run's dictionary).
+    /// Reads a tick [`ClosedTick::write`] wrote (in `layout`: [`Layout::CURRENT`], or an older
+    /// version's) for a report of this one's keys, its key ids remapped (`remap`: old id → id in
+    /// this run's dictionary).
     pub fn read_tick(
         &self,
         r: &mut Reader<'_>,
         remap: &dyn Fn(u32) -> u32,
+        layout: Layout,
     ) -> Result<ClosedTick, SnapshotError> {
-        read_tick(r, &self.keys, remap, Layout::CURRENT)
+        read_tick(r, &self.keys, remap, layout)
     }
 
     /// Fills the window of a report that has counted nothing yet with closed `ticks` (the tick
@@ -553,7 +629,7 @@ impl Report {
                 kept.insert(tick.index, tick);
             }
         }
-        let (agg, totals, other) = sum_of(kept.values(), n);
+        let (agg, totals, other) = sum_of(kept.values(), n, self.window.ticks);
         let count = kept.len();
         self.closed = kept.into_values().map(Arc::new).collect();
         self.agg = agg;

@@ -25,11 +25,15 @@ pub(crate) fn ns(seconds: f32) -> u64 {
 }
 
 /// Integer sums of one row (or of the totals). Request reports use `req_count`, `time_ns`
-/// (request_time), `ru_*`, `traffic_bytes` and `memory_footprint_bytes`; timer reports use
-/// `req_count`, `hit_count`, `time_ns` (timer value) and `ru_*`.
+/// (request_time), `ru_*`, `traffic_bytes`, `memory_footprint_bytes`, `memory_peak_bytes` and
+/// `memory_peak_max`; timer reports use `req_count`, `hit_count`, `time_ns` (timer value) and
+/// `ru_*`.
 ///
 /// Times and bytes are summed in 96 bits ([`Sum96`]); the counts stay 64-bit (one per request,
-/// or per hit of a `u32` hit count).
+/// or per hit of a `u32` hit count). `memory_peak_max` is the one field that is not a sum: the
+/// largest `memory_peak` of the requests counted. [`Sums::add`] takes the larger;
+/// [`Sums::subtract`] cannot take a request's peak out of it and leaves it: the window's closed
+/// part recomputes it from its per-tick maxima when a tick leaves (see `window`).
 ///
 /// Public for the history store, which keeps them per step (see `history`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,9 +45,11 @@ pub struct Sums {
     pub ru_stime_ns: Sum96,
     pub traffic_bytes: Sum96,
     pub memory_footprint_bytes: Sum96,
+    pub memory_peak_bytes: Sum96,
+    pub memory_peak_max: u32,
 }
 
-const _: () = assert!(std::mem::size_of::<Sums>() == 80);
+const _: () = assert!(std::mem::size_of::<Sums>() == 96);
 
 /// A time (ns) or byte sum of a row: 96 bits, in 12 bytes aligned to 4.
 ///
@@ -153,6 +159,8 @@ impl Sums {
         self.ru_stime_ns.add(o.ru_stime_ns);
         self.traffic_bytes.add(o.traffic_bytes);
         self.memory_footprint_bytes.add(o.memory_footprint_bytes);
+        self.memory_peak_bytes.add(o.memory_peak_bytes);
+        self.memory_peak_max = self.memory_peak_max.max(o.memory_peak_max);
     }
 
     /// Whether [`Sums::subtract`] of `o` leaves no field below zero.
@@ -164,6 +172,7 @@ impl Sums {
             && self.ru_stime_ns >= o.ru_stime_ns
             && self.traffic_bytes >= o.traffic_bytes
             && self.memory_footprint_bytes >= o.memory_footprint_bytes
+            && self.memory_peak_bytes >= o.memory_peak_bytes
     }
 
     #[inline]
@@ -175,6 +184,7 @@ impl Sums {
         self.ru_stime_ns.sub(o.ru_stime_ns);
         self.traffic_bytes.sub(o.traffic_bytes);
         self.memory_footprint_bytes.sub(o.memory_footprint_bytes);
+        self.memory_peak_bytes.sub(o.memory_peak_bytes);
     }
 }
 
@@ -187,6 +197,7 @@ pub(super) struct Contribution {
     ru_stime_ns: u64,
     traffic_bytes: u32,
     memory_footprint_bytes: u32,
+    memory_peak_bytes: u32,
     /// Histogram bucket of the sample.
     bucket: u16,
 }
@@ -203,6 +214,7 @@ impl Contribution {
             ru_stime_ns: ns(r.ru_stime),
             traffic_bytes: r.document_size,
             memory_footprint_bytes: r.memory_footprint,
+            memory_peak_bytes: r.memory_peak,
             bucket: bucket_of(time_ns),
         }
     }
@@ -259,6 +271,9 @@ impl Counted for Contribution {
         sums.traffic_bytes.add_u64(self.traffic_bytes as u64);
         sums.memory_footprint_bytes
             .add_u64(self.memory_footprint_bytes as u64);
+        sums.memory_peak_bytes
+            .add_u64(self.memory_peak_bytes as u64);
+        sums.memory_peak_max = sums.memory_peak_max.max(self.memory_peak_bytes);
     }
     #[inline(always)]
     fn sample(&self) -> (u16, u64) {

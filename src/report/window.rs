@@ -117,39 +117,71 @@ pub const TIGHT_KEEP_ROWS: usize = 64;
 /// [`Report::memory_estimate`]).
 pub(super) const TICK_ROW_BYTES: usize = std::mem::size_of::<TickRow>();
 
-/// A closed tick's row's [`Sums`] in 48 bytes: the request and hit counts in 32 bits each, the
-/// time and byte sums in 64 bits each, which holds any tick row but a pathological one (4 billion
-/// requests or hits, or 584 years of time, in one row of one tick: such a row goes whole to
-/// [`ClosedTick`]'s `wide`). The window's 60 closed ticks are most of a report's memory, and every
-/// byte here is a byte per row and tick (BENCHMARKS.md has the bytes per row).
+/// A closed tick's row's [`Sums`] in 48 bytes, which holds any tick row but a pathological one
+/// (such a row goes whole to [`ClosedTick`]'s `wide`). The window's 60 closed ticks are most of a
+/// report's memory, and every byte here is a byte per row and tick (BENCHMARKS.md has the bytes
+/// per row). Six words:
+/// - the request count (low 32 bits) and, in the high 32, the timer hit count (bit 63 clear) or
+///   the largest memory_peak (bit 63 set), each below 2^31: a timer report's rows have no
+///   memory_peak and a request report's no hits, so a row has one of them;
+/// - the three time sums (request time, ru_utime, ru_stime), 64 bits each (584 years);
+/// - the three byte sums in 128 bits: traffic and memory_footprint in [`TRAFFIC_BITS`] and
+///   [`FOOTPRINT_BITS`] (8 TiB each), memory_peak in [`PEAK_BITS`] (4 TiB), in one row of one tick.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct NarrowSums([u64; 6]);
+
+const TRAFFIC_BITS: u32 = 43;
+const FOOTPRINT_BITS: u32 = 43;
+const PEAK_BITS: u32 = 42;
+const _: () = assert!(TRAFFIC_BITS + FOOTPRINT_BITS + PEAK_BITS == 128);
+/// Bit 31 of the first word's high half: it holds the largest memory_peak, not a hit count.
+const MAX_FLAG: u64 = 1 << 31;
 
 impl NarrowSums {
     /// `s` narrowed, if every field fits.
     pub(super) fn of(s: &Sums) -> Option<NarrowSums> {
         let w = |v: Sum96| u64::try_from(v.get()).ok();
+        let bits = |v: Sum96, n: u32| (v.get() < 1u128 << n).then(|| v.get());
         let count = |v: u64| u32::try_from(v).ok().map(u64::from);
+        let high = match (s.hit_count, u64::from(s.memory_peak_max)) {
+            (0, 0) => 0,
+            (hits, 0) if hits < MAX_FLAG => hits,
+            (0, max) if max < MAX_FLAG => MAX_FLAG | max,
+            _ => return None,
+        };
+        let bytes = bits(s.traffic_bytes, TRAFFIC_BITS)?
+            | bits(s.memory_footprint_bytes, FOOTPRINT_BITS)? << TRAFFIC_BITS
+            | bits(s.memory_peak_bytes, PEAK_BITS)? << (TRAFFIC_BITS + FOOTPRINT_BITS);
         Some(NarrowSums([
-            count(s.req_count)? | count(s.hit_count)? << 32,
+            count(s.req_count)? | high << 32,
             w(s.time_ns)?,
             w(s.ru_utime_ns)?,
             w(s.ru_stime_ns)?,
-            w(s.traffic_bytes)?,
-            w(s.memory_footprint_bytes)?,
+            bytes as u64,
+            (bytes >> 64) as u64,
         ]))
     }
 
     pub(super) fn widen(&self) -> Sums {
-        let [counts, time_ns, ru_utime_ns, ru_stime_ns, traffic, memory] = self.0;
+        let [counts, time_ns, ru_utime_ns, ru_stime_ns, lo, hi] = self.0;
+        let high = counts >> 32;
+        let (hit_count, memory_peak_max) = if high & MAX_FLAG != 0 {
+            (0, (high & !MAX_FLAG) as u32)
+        } else {
+            (high, 0)
+        };
+        let bytes = lo as u128 | (hi as u128) << 64;
+        let field = |at: u32, n: u32| Sum96::saturating_from(bytes >> at & ((1u128 << n) - 1));
         Sums {
             req_count: counts & u64::from(u32::MAX),
-            hit_count: counts >> 32,
+            hit_count,
             time_ns: time_ns.into(),
             ru_utime_ns: ru_utime_ns.into(),
             ru_stime_ns: ru_stime_ns.into(),
-            traffic_bytes: traffic.into(),
-            memory_footprint_bytes: memory.into(),
+            traffic_bytes: field(0, TRAFFIC_BITS),
+            memory_footprint_bytes: field(TRAFFIC_BITS, FOOTPRINT_BITS),
+            memory_peak_bytes: field(TRAFFIC_BITS + FOOTPRINT_BITS, PEAK_BITS),
+            memory_peak_max,
         }
     }
 }
@@ -286,8 +318,14 @@ const OUTBOX_MAX_TICKS: usize = 1024;
 /// linked to the open row of its key: tick row `i` is open row `i` (see
 /// [`View::parts`](super::view::View::parts)). A row made here is marked as made in the tick (see
 /// `Row::mark`). Returns how much the rows' histograms grew (bytes, see
-/// [`Report::memory_estimate`]).
-pub(super) fn add_tick_rows(agg: &mut RowMap, tick: &ClosedTick, link: Option<u32>) -> isize {
+/// [`Report::memory_estimate`]), and each row's largest memory_peak noted in its per-tick maxima
+/// (a window of `ticks`, see `Row::peaks`).
+pub(super) fn add_tick_rows(
+    agg: &mut RowMap,
+    tick: &ClosedTick,
+    link: Option<u32>,
+    ticks: u64,
+) -> isize {
     if agg.len() == 0 {
         // Every row is new (a report's first close, or one after its window emptied): sized
         // once, not doubled a dozen times while it fills (a 183k-row timer report's first close
@@ -314,26 +352,84 @@ pub(super) fn add_tick_rows(agg: &mut RowMap, tick: &ClosedTick, link: Option<u3
                     a.hist.add_hist(hist);
                     (a.slot, a.link) = (slot, link);
                     grown += a.hist.heap_bytes() as isize - before;
+                    grown += note_peak(a, ticks, tick.index, sums.memory_peak_max) as isize;
                 }
                 None => {
                     let hist = hist.to_histogram();
                     grown += hist.heap_bytes() as isize;
-                    agg.insert(
-                        &key,
-                        Row {
-                            sums,
-                            hist,
-                            slot,
-                            link,
-                            mark: tick.index,
-                            ..Row::default()
-                        },
-                    )
+                    let mut row = Row {
+                        sums,
+                        hist,
+                        slot,
+                        link,
+                        mark: tick.index,
+                        ..Row::default()
+                    };
+                    grown += note_peak(&mut row, ticks, tick.index, sums.memory_peak_max) as isize;
+                    agg.insert(&key, row)
                 }
             }
         },
     );
     grown
+}
+
+/// Notes tick `index`'s largest memory_peak `max` in a closed-part row's per-tick maxima (a
+/// window of `ticks`; see `Row::peaks`), made at the first nonzero one. Returns the bytes it
+/// allocated.
+pub(super) fn note_peak(row: &mut Row, ticks: u64, index: u64, max: u32) -> usize {
+    if max == 0 {
+        return 0;
+    }
+    let made = row.peaks.is_none();
+    let ring = row
+        .peaks
+        .get_or_insert_with(|| vec![0; ticks as usize].into_boxed_slice());
+    let at = &mut ring[(index % ticks) as usize];
+    *at = (*at).max(max);
+    row.sums.memory_peak_max = row.sums.memory_peak_max.max(max);
+    if made {
+        peak_bytes(row)
+    } else {
+        0
+    }
+}
+
+/// Takes tick `index` (whose largest memory_peak in the row was `max`) out of a closed-part row's
+/// per-tick maxima: if it held the row's largest, the largest of the ticks left is the row's.
+pub(super) fn forget_peak(row: &mut Row, ticks: u64, index: u64, max: u32) {
+    let Some(ring) = row.peaks.as_mut() else {
+        return;
+    };
+    ring[(index % ticks) as usize] = 0;
+    if max >= row.sums.memory_peak_max {
+        row.sums.memory_peak_max = ring.iter().copied().max().unwrap_or(0);
+    }
+}
+
+/// Heap bytes of a row's per-tick maxima.
+pub(super) fn peak_bytes(row: &Row) -> usize {
+    row.peaks.as_ref().map_or(0, |p| p.len() * 4)
+}
+
+/// Folds `from`'s per-tick maxima into `into`'s (a row folded into "(other)"). Returns the bytes
+/// `into` allocated.
+fn merge_peaks(into: &mut Row, from: &Row) -> usize {
+    let Some(from) = from.peaks.as_deref() else {
+        return 0;
+    };
+    let made = into.peaks.is_none();
+    let ring = into
+        .peaks
+        .get_or_insert_with(|| vec![0; from.len()].into_boxed_slice());
+    for (a, b) in ring.iter_mut().zip(from) {
+        *a = (*a).max(*b);
+    }
+    if made {
+        from.len() * 4
+    } else {
+        0
+    }
 }
 
 impl Report {
@@ -414,6 +510,13 @@ impl Report {
         self.open_totals.sums = Sums::default();
         self.open_totals.hist.clear();
         self.agg_totals.add_row(&totals);
+        let ticks = self.window.ticks;
+        note_peak(
+            &mut self.agg_totals,
+            ticks,
+            self.open_index,
+            totals.sums.memory_peak_max,
+        );
         let mut tick = ClosedTick::new(self.open_index, cut_at_ms, totals, self.open.len(), n);
         let mut slots = 0;
         let mut open_hist_bytes = 0;
@@ -443,6 +546,12 @@ impl Report {
                 ..Row::other()
             };
             self.agg_other.add_row(&other);
+            note_peak(
+                &mut self.agg_other,
+                ticks,
+                self.open_index,
+                other.sums.memory_peak_max,
+            );
             tick.other = Some(Box::new(other));
             self.open_other.zero();
         }
@@ -450,7 +559,7 @@ impl Report {
         // that each `agg` row can be fetched ahead (see `with_lookahead`).
         // The open rows were renumbered: every link made before is stale from here.
         self.open_gen = self.open_gen.wrapping_add(1).max(1);
-        let grown = add_tick_rows(&mut self.agg, &tick, Some(self.open_gen));
+        let grown = add_tick_rows(&mut self.agg, &tick, Some(self.open_gen), ticks);
         self.agg_hist_bytes = self.agg_hist_bytes.saturating_add_signed(grown);
         self.closed_bytes += tick.bytes();
         let tick = Arc::new(tick);
@@ -494,6 +603,13 @@ impl Report {
             self.agg_other.subtract_row_parts(&o.sums, &o.hist);
         }
         let index = tick.index;
+        let ticks = self.window.ticks;
+        forget_peak(
+            &mut self.agg_totals,
+            ticks,
+            index,
+            tick.totals.sums.memory_peak_max,
+        );
         let mut key = KeyBuf {
             ids: [0; MAX_KEYS],
             len: n,
@@ -507,6 +623,9 @@ impl Report {
                 r.expire_row(index, &key, &sums, hist);
             },
         );
+        // Every part of the tick left "(other)" too: its own "(other)" row's, and those of rows
+        // folded into it since.
+        forget_peak(&mut self.agg_other, ticks, index, u32::MAX);
     }
 
     /// [`Report::expire`] of one row of tick `index`.
@@ -517,9 +636,10 @@ impl Report {
             // Folded into "(other)" after this tick closed.
             _ => return self.agg_other.subtract_row_parts(sums, hist),
         };
-        let before = a.hist.heap_bytes();
+        let before = a.hist.heap_bytes() + peak_bytes(a);
         a.subtract_row_parts(sums, hist);
-        let after = a.hist.heap_bytes();
+        forget_peak(a, self.window.ticks, index, sums.memory_peak_max);
+        let after = a.hist.heap_bytes() + peak_bytes(a);
         if a.sums.req_count == 0 {
             debug_assert_eq!(a.sums, Sums::default());
             self.agg_hist_bytes = self.agg_hist_bytes.saturating_sub(before);
@@ -664,7 +784,8 @@ impl Report {
             }
             agg_other.sums.add(&a.sums);
             agg_other.hist.add_hist(&a.hist);
-            *agg_hist_bytes = agg_hist_bytes.saturating_sub(a.hist.heap_bytes());
+            merge_peaks(agg_other, a);
+            *agg_hist_bytes = agg_hist_bytes.saturating_sub(a.hist.heap_bytes() + peak_bytes(a));
             if let Some(o) = open.remove(key) {
                 *open_hist_bytes = open_hist_bytes.saturating_sub(o.hist.heap_bytes());
             }

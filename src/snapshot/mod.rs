@@ -55,8 +55,9 @@ pub const RESTORING_FILE: &str = "snapshot.bin.restoring";
 /// and byte sums (96-bit) in 128 bits; older files' 64-bit sums are read into them. 4 adds the
 /// boot's id and `CLOCK_BOOTTIME` (`BootMark`) to the header. 5 adds each report's "(other)" rows
 /// (the open tick's, each closed tick's, the closed part's), when each closed-part row was made,
-/// and its rows folded away. A snapshot of any other version is skipped (start empty).
-pub const VERSION: u32 = 5;
+/// and its rows folded away. 6 adds each row's memory_peak sum and largest after its other sums
+/// (older files' rows read 0 for both). A snapshot of any other version is skipped (start empty).
+pub const VERSION: u32 = 6;
 /// The oldest version read.
 const OLDEST_VERSION: u32 = 1;
 const MAGIC: &[u8; 8] = b"PINBADSS";

@@ -69,6 +69,8 @@ struct Found<'a> {
 struct Logged<'a> {
     /// The segment's place among those read (its ids' map: `ids[segment]`).
     segment: usize,
+    /// The segment's format version (how its ticks are laid out).
+    version: u32,
     index: u64,
     raw_len: usize,
     compressed: &'a [u8],
@@ -122,7 +124,14 @@ fn restore(shared: &mut Core, log: &TickLog, summary: &mut Restored) -> Result<(
     dict.set_now((now_ms / 1000) as u32);
     for (path, s) in opened.into_iter().filter(|(_, s)| s.epoch_unix_ms == epoch) {
         let at = ids.len();
-        let read = read_segment(shared, &mut dict, s.records, at, &mut found, &mut skipped);
+        let read = read_segment(
+            shared,
+            &mut dict,
+            (s.records, s.version),
+            at,
+            &mut found,
+            &mut skipped,
+        );
         newest_end_ms = newest_end_ms.max(read.newest_end_ms);
         ids.push(read.ids);
         if let Some(e) = read.damage {
@@ -229,7 +238,7 @@ struct SegmentRead {
 fn read_segment<'a>(
     shared: &Core,
     dict: &mut Dictionary,
-    records: segment::Records<'a>,
+    (records, version): (segment::Records<'a>, u32),
     segment: usize,
     found: &mut HashMap<String, Found<'a>>,
     skipped: &mut BTreeSet<String>,
@@ -269,6 +278,7 @@ fn read_segment<'a>(
                 if Arc::ptr_eq(&f.cell, cell) {
                     f.ticks.push(Logged {
                         segment,
+                        version,
                         index,
                         raw_len,
                         compressed,
@@ -295,7 +305,8 @@ fn decode_tick(
     let raw = lz4_flex::block::decompress(t.compressed, t.raw_len)
         .map_err(|e| SnapshotError::Invalid(format!("a tick that does not decompress: {e}")))?;
     let mut r = Reader::new(&raw);
-    let tick = cell.report.read().read_tick(&mut r, remap)?;
+    let layout = crate::report::Layout::of(segment::snapshot_version(t.version));
+    let tick = cell.report.read().read_tick(&mut r, remap, layout)?;
     if raw.len() != t.raw_len || !r.is_empty() || tick.index() != t.index {
         return Err(SnapshotError::invalid(
             "a tick record disagrees with its tick",

@@ -28,9 +28,12 @@ use crate::codec::{Reader, SnapshotError, Writer};
 /// The log's directory in `state_dir`.
 pub const DIR: &str = "ticklog";
 const MAGIC: &[u8; 8] = b"PINBADTL";
-/// The format's version; a segment of another version is not read. 2: a tick carries its
-/// "(other)" row (the snapshot's version 5 tick).
-pub const VERSION: u32 = 2;
+/// The format's version. 2: a tick carries its "(other)" row (the snapshot's version 5 tick).
+/// 3: its rows' sums carry the memory_peak sum and largest (the snapshot's version 6 tick).
+/// Segments of versions 2 and 3 are read; of another, not.
+pub const VERSION: u32 = 3;
+/// The oldest version read.
+const OLDEST_VERSION: u32 = 2;
 const HEADER_BYTES: usize = MAGIC.len() + 4 + 8;
 /// A record's length and checksum.
 pub const FRAME_BYTES: usize = 8;
@@ -164,8 +167,16 @@ impl SegmentFile {
 
 /// A segment read back: its clock's epoch and its records (see [`Records`]).
 pub struct Segment<'a> {
+    /// The segment's format version (its ticks are read in the snapshot layout of
+    /// [`snapshot_version`]).
+    pub version: u32,
     pub epoch_unix_ms: u64,
     pub records: Records<'a>,
+}
+
+/// The snapshot format version whose tick layout a segment of `version` writes its ticks in.
+pub fn snapshot_version(version: u32) -> u32 {
+    version + 3
 }
 
 /// Reads a segment's header.
@@ -175,13 +186,14 @@ pub fn open(bytes: &[u8]) -> Result<Segment<'_>, SnapshotError> {
         return Err(SnapshotError::Magic);
     }
     let version = r.u32()?;
-    if version != VERSION {
+    if !(OLDEST_VERSION..=VERSION).contains(&version) {
         return Err(SnapshotError::Version {
             found: version,
             reads: VERSION,
         });
     }
     Ok(Segment {
+        version,
         epoch_unix_ms: r.u64()?,
         records: Records {
             rest: &bytes[HEADER_BYTES..],
@@ -265,5 +277,24 @@ mod tests {
         flipped[HEADER_BYTES + 13 + FRAME_BYTES + 2] ^= 1;
         assert_eq!(read(&flipped), (vec![0], true));
         assert!(open(&bytes[..5]).is_err());
+    }
+
+    /// A segment of the previous version (2, written before memory_peak) still opens, its ticks
+    /// read in the snapshot layout of version 5; versions before 2 and after this one do not.
+    #[test]
+    fn a_segment_of_the_previous_version_opens() {
+        let header = |version: u32| {
+            let mut b = MAGIC.to_vec();
+            b.extend_from_slice(&version.to_le_bytes());
+            b.extend_from_slice(&1_700_000_000_000u64.to_le_bytes());
+            b
+        };
+        let previous = header(2);
+        let s = open(&previous).unwrap();
+        assert_eq!((s.version, snapshot_version(s.version)), (2, 5));
+        assert_eq!(snapshot_version(VERSION), crate::snapshot::VERSION);
+        for refused in [1, VERSION + 1] {
+            assert!(open(&header(refused)).is_err(), "version {refused}");
+        }
     }
 }

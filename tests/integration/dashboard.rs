@@ -279,15 +279,16 @@ fn dashboard_in_a_real_browser() {
                   L.rangeOf(new URLSearchParams(""))]};"##,
         json!([]),
     );
+    // Each step drawn at its end (the API's `t` is its start).
     assert_eq!(
         lib["errors"],
-        json!([[0, 60, 120], [0.1, 0, 0.75]]),
+        json!([[60, 120, 180], [0.1, 0, 0.75]]),
         "{lib}"
     );
     // Requests in "(other)" (statuses past the limit) are said to be cut; none there, not.
     assert_eq!(lib["cut"], json!([true, false, false]), "{lib}");
-    assert_eq!(lib["cpu"], json!([[0, 60], [0.75, 1]]), "{lib}");
-    assert_eq!(lib["t"], json!([0, 60, 120]));
+    assert_eq!(lib["cpu"], json!([[60, 120], [0.75, 1]]), "{lib}");
+    assert_eq!(lib["t"], json!([60, 120, 180]));
     assert_eq!(
         lib["ys"],
         json!([[90, 50, 10], [10, null, 30], [null, 50, null]])

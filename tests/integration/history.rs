@@ -253,7 +253,7 @@ fn history_keeps_exact_steps_across_restart() {
     assert_eq!(entry("no_history")["history_retention"], Value::Null);
     assert_eq!(entry("info")["history_retention"], json!(30.0 * 86400.0));
     assert_eq!(entry("report_by_script_name")["history_step"], json!(900.0));
-    assert_eq!(entry("report_by_script_name")["history_rows"], json!(10));
+    assert_eq!(entry("report_by_script_name")["history_rows"], json!(500));
 
     // Status and /metrics show the store.
     let h = d.status()["history"].clone();
@@ -463,4 +463,251 @@ fn an_unusable_store_leaves_the_daemon_running_without_history() {
         3,
         "the report counts without history"
     );
+}
+
+/// A request of `script` (web1, example.com, 10 ms, status 200) with `memory_peak` bytes.
+fn request_with_peak(script: &str, memory_peak: u32) -> Vec<u8> {
+    use prost::Message;
+    pinbad::proto::Request {
+        memory_peak,
+        ..proto_request(script)
+    }
+    .encode_to_vec()
+}
+
+/// The value of the sample `line_start` (the series with its labels) in a `/metrics` text.
+fn metric(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+}
+
+/// memory_peak sums and its largest, with known peaks: in the report query (total, per second,
+/// percent, max), in history (steps summed, the largest of them) and on `/metrics` (the sum's
+/// counter, the largest's gauge).
+#[test]
+fn memory_peak_is_summed_and_its_largest_kept_in_reports_history_and_metrics() {
+    const MIB: u64 = 1 << 20;
+    let d = Daemon::start(
+        r#"
+stats_history = "20s"
+report_ticks = 20
+
+[[report]]
+name = "mem"
+keys = ["script_name"]
+history_retention = "1h"
+history_step = "1s"
+prometheus = true
+"#,
+    );
+    let peaks: [(&str, u64); 4] = [
+        ("/a", MIB),
+        ("/a", 3 * MIB),
+        ("/a", 2 * MIB),
+        ("/b", 4 * MIB),
+    ];
+    let sent: Vec<Vec<u8>> = peaks
+        .iter()
+        .map(|(s, p)| request_with_peak(s, *p as u32))
+        .collect();
+    d.send(&sent);
+    d.wait_merged(sent.len() as u64);
+    // The live report.
+    let body = d.json("/api/v1/reports/mem");
+    let row = |script: &str| -> Value {
+        body["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["script_name"] == script)
+            .unwrap_or_else(|| panic!("no row {script}: {body}"))
+            .clone()
+    };
+    let a = row("/a");
+    assert_eq!(a["memory_peak_total"].as_u64(), Some(6 * MIB), "{a}");
+    assert_eq!(a["memory_peak_max"].as_u64(), Some(3 * MIB), "{a}");
+    assert!(
+        close(a["memory_peak_percent"].as_f64().unwrap(), 60.0, 1e-9),
+        "{a}"
+    );
+    let interval = body["time_interval"].as_f64().unwrap();
+    assert!(
+        close(
+            a["memory_peak_per_sec"].as_f64().unwrap(),
+            6.0 * MIB as f64 / interval,
+            1e-6
+        ),
+        "{a} over {interval} s"
+    );
+    assert_eq!(
+        body["totals"]["memory_peak_total"].as_u64(),
+        Some(10 * MIB),
+        "{body}"
+    );
+    assert_eq!(
+        body["totals"]["memory_peak_max"].as_u64(),
+        Some(4 * MIB),
+        "{body}"
+    );
+    // History: every step summed, the largest of the steps.
+    let columns = "columns=req_count,memory_peak_total,memory_peak_max";
+    d.wait_for(
+        |d| {
+            sum(
+                &history(d, "mem", &format!("group=total&{columns}")),
+                "req_count",
+            ) == 4.0
+        },
+        "the requests in history",
+    );
+    let rows = history(&d, "mem", columns);
+    let series = |script: &str| -> Vec<Value> {
+        rows["series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["key"][0] == script)
+            .unwrap_or_else(|| panic!("no series {script}: {rows}"))["points"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let a = series("/a");
+    let total: f64 = a.iter().map(|p| p[2].as_f64().unwrap()).sum();
+    let max = a.iter().map(|p| p[3].as_f64().unwrap()).fold(0.0, f64::max);
+    assert_eq!((total, max), ((6 * MIB) as f64, (3 * MIB) as f64), "{rows}");
+    // One coarser step over the whole range: the largest of the steps it sums.
+    let whole = history(&d, "mem", &format!("group=total&step=600s&{columns}"));
+    let points = whole["series"][0]["points"].as_array().unwrap();
+    let max = points
+        .iter()
+        .map(|p| p[3].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert_eq!(max, (4 * MIB) as f64, "{whole}");
+    // /metrics: the sum's counter and the largest's gauge, per row.
+    let (_, text) = d.get_text("/metrics");
+    let value = |family: &str, s: &str| {
+        metric(
+            &text,
+            &format!("{family}{{report=\"mem\",script_name=\"{s}\"}}"),
+        )
+    };
+    for (family, script, want) in [
+        ("pinba_memory_peak_bytes_total", "/a", 6 * MIB),
+        ("pinba_memory_peak_max_bytes", "/a", 3 * MIB),
+        ("pinba_memory_peak_max_bytes", "/b", 4 * MIB),
+    ] {
+        assert_eq!(
+            value(family, script),
+            Some(want as f64),
+            "{family} {script}: {text}"
+        );
+    }
+    assert!(
+        text.contains("# TYPE pinba_memory_peak_max_bytes gauge"),
+        "{text}"
+    );
+}
+
+/// Fine steps of 2 s beside the reports' own (1 h for `hourly`, 15 min for the `report_by_*`
+/// built-ins), kept 15 minutes.
+const FINE_CONFIG: &str = r#"
+stats_history = "20s"
+report_ticks = 20
+
+[history]
+fine_step = "2s"
+fine_retention = "15m"
+fine_rows = 50
+
+[[report]]
+name = "hourly"
+keys = ["script_name"]
+history_retention = "1d"
+history_step = "1h"
+"#;
+
+/// 15 scripts, `/s1` … `/s15`, script `i` sent `i` times.
+fn fifteen_scripts() -> Vec<Vec<u8>> {
+    (1..=15)
+        .flat_map(|i| (0..i).map(move |_| request(&format!("/s{i}"))))
+        .collect()
+}
+
+/// Series of a history answer by their key's first value.
+fn series_keys(v: &Value) -> Vec<String> {
+    let mut keys: Vec<String> = v["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["key"][0].as_str().unwrap_or("").to_string())
+        .collect();
+    keys.sort();
+    keys
+}
+
+/// History from the first minute: a report whose own step is an hour, and the built-ins (15
+/// minutes), answer within their first fine step (2 s) from fine steps; a built-in keeps more
+/// than 10 rows; after a restart (the partial steps written at the stop), a range longer than the
+/// fine retention is answered from the report's own steps, a short one still from the fine ones.
+#[test]
+fn history_has_points_from_the_first_fine_step_and_long_ranges_read_coarse_steps() {
+    let state = tempfile::tempdir().unwrap();
+    let d = Daemon::start_with(FINE_CONFIG, &["--udp", "127.0.0.1:0"], Some(state.path()));
+    let sent = fifteen_scripts();
+    let n = sent.len() as u64; // 120
+    d.send(&sent);
+    d.wait_merged(n);
+    let fine_total = |d: &Daemon, name: &str| {
+        let v = history(d, name, "group=total&columns=req_count");
+        (sum(&v, "req_count") as u64, v["stored_step"].as_u64())
+    };
+    // Neither the hour nor the 15 minutes have ended: the points are the fine steps'.
+    d.wait_for(
+        |d| fine_total(d, "hourly") == (n, Some(2)),
+        "`hourly` in its fine steps",
+    );
+    d.wait_for(
+        |d| fine_total(d, "report_by_script_name") == (n, Some(2)),
+        "report_by_script_name in its fine steps",
+    );
+    let rows = history(&d, "report_by_script_name", "limit=20&columns=req_count");
+    let keys = series_keys(&rows);
+    assert_eq!(keys.len(), 15, "every script its own series: {rows}");
+    assert!(
+        keys.iter().all(|k| k.starts_with("/s")),
+        "no \"(other)\": {rows}"
+    );
+    // Points are placed by the step's start, on the fine step's grid.
+    for s in rows["series"].as_array().unwrap() {
+        for p in s["points"].as_array().unwrap() {
+            assert_eq!(p[0].as_i64().unwrap() % 2, 0, "{p}");
+        }
+    }
+    // The stop writes the partial steps of both resolutions; the restart reads them back.
+    assert!(d.terminate(Duration::from_secs(30)).success());
+    let d = Daemon::start_with(FINE_CONFIG, &["--udp", "127.0.0.1:0"], Some(state.path()));
+    let long = |d: &Daemon, name: &str, q: &str| {
+        let (code, v) = d.get(&format!("/api/v1/reports/{name}/history?from=-2h&{q}"));
+        assert_eq!(code, 200, "{v}");
+        v
+    };
+    // The open tick, carried over by the snapshot, reaches both after the restart.
+    for name in ["hourly", "report_by_script_name"] {
+        d.wait_for(
+            |d| sum(&long(d, name, "group=total&columns=req_count"), "req_count") == n as f64,
+            &format!("`{name}`'s own steps over two hours"),
+        );
+    }
+    let v = long(&d, "hourly", "group=total&columns=req_count");
+    assert_eq!(v["stored_step"], 3600, "{v}");
+    let rows = long(&d, "report_by_script_name", "limit=20&columns=req_count");
+    assert_eq!(rows["stored_step"], 900, "{rows}");
+    let keys = series_keys(&rows);
+    assert_eq!(keys.len(), 15, "a built-in keeps more than 10 rows: {rows}");
+    assert_eq!(sum(&rows, "req_count"), n as f64, "{rows}");
+    // Within the fine retention: still the fine steps.
+    let (code, v) = d.get("/api/v1/reports/hourly/history?from=-50s&group=total&columns=req_count");
+    assert_eq!(code, 200, "{v}");
+    assert_eq!(v["stored_step"], 2, "{v}");
 }

@@ -519,9 +519,9 @@ fn metrics_show_every_status_figure_and_run_time_reports() {
 /// on `/metrics` and in the status, and the rows that have series count every request of theirs.
 #[test]
 fn metric_series_beyond_the_limit_are_not_created_and_counted() {
-    // Room for two rows of 59 series.
+    // Room for two rows of 61 series.
     let d = Daemon::start(
-        "[limits]\nmax_metric_series = 118\n\n[[report]]\nname = \"scripts\"\nkeys = [\"script_name\"]\nprometheus = true\n",
+        "[limits]\nmax_metric_series = 122\n\n[[report]]\nname = \"scripts\"\nkeys = [\"script_name\"]\nprometheus = true\n",
     );
     let sent = traffic(200);
     d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
@@ -529,7 +529,7 @@ fn metric_series_beyond_the_limit_are_not_created_and_counted() {
     d.wait_for(
         |d| {
             let m = &d.status()["metrics"];
-            m["series"] == 118 && m["series_lost"].as_u64().unwrap_or(0) > 0
+            m["series"] == 122 && m["series_lost"].as_u64().unwrap_or(0) > 0
         },
         "the series limit and its loss counter",
     );

@@ -145,18 +145,19 @@
 
   // ---- History answers → chart data (pure) ------------------------------------------------------
 
-  /** The union of the steps of every series of a history answer, sorted. */
+  /** The union of the steps of every series of a history answer, sorted, each at its end: the
+   *  API's `t` is a step's start, a chart draws a step where it is complete. */
   function steps(history) {
     const ts = new Set();
     for (const s of history.series) for (const p of s.points) ts.add(p[0]);
-    return [...ts].sort((a, b) => a - b);
+    return [...ts].sort((a, b) => a - b).map((x) => x + (history.step || 0));
   }
   /** One column of every series, aligned on the union of their steps (absent steps: null). */
   function seriesColumn(history, col) {
     const i = history.columns.indexOf(col);
     if (i < 0) throw new Error(`column ${col} not in the history answer`);
     const t = steps(history);
-    const at = new Map(t.map((x, k) => [x, k]));
+    const at = new Map(t.map((x, k) => [x - (history.step || 0), k]));
     const ys = history.series.map((s) => {
       const y = new Array(t.length).fill(null);
       for (const p of s.points) y[at.get(p[0])] = p[i + 1];

@@ -13,6 +13,7 @@ mod set;
 mod properties;
 mod families;
 mod snapshot;
+mod peak;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -50,6 +51,8 @@ struct Req {
     ru_stime: f32,
     doc: u32,
     mem: u32,
+    /// memory_peak.
+    peak: u32,
     tags: Vec<(&'static str, &'static str)>,
     timers: Vec<TestTimer>,
 }
@@ -67,6 +70,7 @@ impl Default for Req {
             ru_stime: 0.002,
             doc: 1000,
             mem: 2_000_000,
+            peak: 0,
             tags: vec![],
             timers: vec![],
         }
@@ -148,11 +152,21 @@ fn intern_req(d: &mut Dictionary, r: &Req) -> (Record, Vec<Timer>, Vec<TagPair>)
         ru_stime: r.ru_stime,
         document_size: r.doc,
         memory_footprint: r.mem,
+        memory_peak: r.peak,
         request_count: 1,
         tag_count: r.tags.len() as u16,
         ..Record::default()
     };
     (record, timers, block)
+}
+
+/// A report's window as a snapshot of format `version` saves it.
+fn saved_window(r: &mut Report, version: u32) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut out = crate::codec::Writer::new(&mut bytes);
+    r.save_window(&mut out, Layout::of(version)).unwrap();
+    out.finish().unwrap();
+    bytes
 }
 
 fn add_req(dict: &mut Dictionary, rep: &mut Report, r: &Req) {
@@ -459,6 +473,9 @@ fn arb_req() -> impl Strategy<Value = Req> {
                 ru_stime: time / 7.0,
                 doc,
                 mem: doc * 3,
+                // Peaks that rise and fall with the document size: a row's largest leaves the
+                // window with its tick, and the next largest is another tick's.
+                peak: (doc * 7919) % 65_536,
                 tags,
                 timers,
             },

@@ -72,7 +72,8 @@ fn column_names_and_repeats() {
         "script_name req_count req_per_sec req_percent req_time_total req_time_per_sec req_time_percent \
          ru_utime_total ru_utime_per_sec ru_utime_percent ru_stime_total ru_stime_per_sec ru_stime_percent \
          traffic_total traffic_per_sec traffic_percent memory_footprint_total memory_footprint_per_sec \
-         memory_footprint_percent req_time_median p50 p99.9"
+         memory_footprint_percent memory_peak_total memory_peak_per_sec memory_peak_percent \
+         memory_peak_max req_time_median p50 p99.9"
             .split_whitespace()
             .collect::<Vec<_>>()
     );

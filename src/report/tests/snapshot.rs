@@ -249,7 +249,10 @@ fn ticks_written_as_they_close_replay_into_the_window() {
         logged
             .iter()
             .chain(&logged[2..])
-            .map(|b| r.read_tick(&mut Reader::new(b), &same).unwrap())
+            .map(|b| {
+                r.read_tick(&mut Reader::new(b), &same, Layout::CURRENT)
+                    .unwrap()
+            })
             .collect()
     };
     // At 4500 tick 0 has left the window (and `/gone` with it) and tick 4 is open.
@@ -309,7 +312,11 @@ fn replayed_ticks_keep_their_other_rows() {
     let mut replayed = new(&mut dict);
     let ticks = logged
         .iter()
-        .map(|b| replayed.read_tick(&mut Reader::new(b), &|id| id).unwrap())
+        .map(|b| {
+            replayed
+                .read_tick(&mut Reader::new(b), &|id| id, Layout::CURRENT)
+                .unwrap()
+        })
         .collect();
     assert_eq!(replayed.replay_ticks(ticks, 0, 3000), 3);
     assert_eq!(totals_of(&replayed), totals_of(&live));

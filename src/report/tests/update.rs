@@ -6,8 +6,14 @@ use super::*;
 #[test]
 fn request_report_counts_and_sums() {
     let mut w = World::new(vec![def("r", &["script_name"]), def("info", &[])], 100);
-    w.insert(&req("/a", 0.5));
-    w.insert(&req("/a", 0.25));
+    w.insert(&Req {
+        peak: 3_000_000,
+        ..req("/a", 0.5)
+    });
+    w.insert(&Req {
+        peak: 1_000_000,
+        ..req("/a", 0.25)
+    });
     w.insert(&Req {
         doc: 10,
         mem: 20,
@@ -20,6 +26,8 @@ fn request_report_counts_and_sums() {
     assert_eq!(sums.time_ns.get(), 750_000_000);
     assert_eq!(sums.traffic_bytes.get(), 2000);
     assert_eq!(sums.memory_footprint_bytes.get(), 4_000_000);
+    assert_eq!(sums.memory_peak_bytes.get(), 4_000_000);
+    assert_eq!(sums.memory_peak_max, 3_000_000);
     assert_eq!(hist.iter().map(|b| b.1).sum::<u64>(), 2);
     assert_eq!(w.reports[0].total_requests(), 3);
     assert_eq!(w.reports[1].rows(), 1);

@@ -113,7 +113,13 @@ fn memory_per_row_over_a_full_window() {
         for (i, s) in scripts.iter().enumerate() {
             for k in 0..8u64 {
                 let ms = 1 + (i as u64 + k * 7 + tick) % 200;
-                add_req(&mut dict, &mut r, &req(s, ms as f32 / 1000.0));
+                // memory_peak on: every row keeps its per-tick largest (4 bytes a tick).
+                let peak = 1 + ((i as u32 + tick as u32 * 13 + k as u32) % 64) * 65_536;
+                let r_ = Req {
+                    peak,
+                    ..req(s, ms as f32 / 1000.0)
+                };
+                add_req(&mut dict, &mut r, &r_);
             }
         }
     }
@@ -124,26 +130,61 @@ fn memory_per_row_over_a_full_window() {
     assert!(per_row < 16_000.0, "{per_row}");
 }
 
-/// A closed tick's row keeps its sums and histogram exactly: narrowed (counts in 32 bits, sums in
-/// 64, histogram buckets in 32 bits) when they fit, whole otherwise.
+/// A closed tick's row keeps its sums and histogram exactly: narrowed (counts in 32 bits, hits
+/// or the largest memory_peak in 31, times in 64, byte sums in 42 or 43, histogram buckets in 32
+/// bits) when they fit, whole otherwise.
 #[test]
 fn closed_tick_rows_narrow_only_what_fits() {
     let mut s = Sums {
         req_count: u32::MAX as u64,
-        hit_count: u32::MAX as u64 - 1,
+        hit_count: (1 << 31) - 1,
         ..Sums::default()
     };
     s.time_ns = Sum96::from(u64::MAX);
     s.memory_footprint_bytes = Sum96::from(7);
     let narrow = NarrowSums::of(&s).expect("fits");
     assert_eq!(narrow.widen(), s);
+    // A request report's row: no hits, its largest memory_peak and byte sums at their bounds.
+    let r = Sums {
+        hit_count: 0,
+        memory_peak_max: (1 << 31) - 1,
+        traffic_bytes: Sum96::from((1 << 43) - 1),
+        memory_footprint_bytes: Sum96::from((1 << 43) - 1),
+        memory_peak_bytes: Sum96::from((1 << 42) - 1),
+        ..s
+    };
+    assert_eq!(NarrowSums::of(&r).expect("fits").widen(), r);
+    let peak_only = Sums {
+        req_count: 3,
+        memory_peak_max: 5 << 20,
+        memory_peak_bytes: Sum96::from(12 << 20),
+        ..Sums::default()
+    };
+    assert_eq!(NarrowSums::of(&peak_only).expect("fits").widen(), peak_only);
     for wider in [
+        Sums {
+            memory_peak_max: 1 << 31,
+            ..r
+        },
+        Sums { hit_count: 1, ..r },
+        Sums {
+            traffic_bytes: Sum96::from(1 << 43),
+            ..r
+        },
+        Sums {
+            memory_footprint_bytes: Sum96::from(1 << 43),
+            ..r
+        },
+        Sums {
+            memory_peak_bytes: Sum96::from(1 << 42),
+            ..r
+        },
         Sums {
             req_count: 1 << 32,
             ..s
         },
         Sums {
-            hit_count: 1 << 32,
+            hit_count: 1 << 31,
             ..s
         },
         Sums {
