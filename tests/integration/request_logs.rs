@@ -351,3 +351,85 @@ fn request_logs_keep_the_top_of_each_server_and_step() {
         .collect();
     assert_eq!(distinct.len(), 9, "no entry twice across pages");
 }
+
+/// The request logs view in a real browser: a log as the URL says (kind, filters, sort, page
+/// size), the total of all matches, the next page by its link, another kind by its tab with the
+/// filters kept, and no error in the page.
+#[test]
+fn the_request_logs_view_shows_what_the_url_asks() {
+    let Some(b) = crate::browser::Browser::start() else {
+        return;
+    };
+    hour_with_room();
+    let state = tempfile::tempdir().unwrap();
+    let d = start(state.path());
+    let sent: Vec<Sent> = (0..30)
+        .flat_map(|i| {
+            SERVERS
+                .iter()
+                .enumerate()
+                .map(move |(s, server)| Sent::new(server, i, s as u32))
+        })
+        .collect();
+    d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(sent.len() as u64);
+    let want = expected(&sent);
+    d.wait_for(|d| holds(d, &want), "the request logs to be written");
+    let base = d.url("/");
+    // What the page shows: the caption's total, and each row's `n` tag.
+    let shown = |b: &crate::browser::Browser| -> Option<(u64, Vec<String>)> {
+        let v = b.eval(
+            "const c = document.getElementById('logs-caption');
+             if (!c || c.dataset.total === undefined) return null;
+             const rows = [...document.querySelectorAll('#logs-table tr.log-entry')];
+             return [Number(c.dataset.total), rows.map((r) => (r.innerText.match(/\\bn=(\\S+)/) || [])[1])];",
+            serde_json::json!([]),
+        );
+        serde_json::from_value(v).ok()
+    };
+    b.goto(&format!("{base}#/logs/errors?server_name=api&status=4xx"));
+    let mut rows = b
+        .wait("api's 404s", |b| shown(b).filter(|(t, _)| *t == 2))
+        .1;
+    rows.sort();
+    assert_eq!(rows, ["api-19", "api-4"]);
+
+    // Every slow entry, largest first, four a page: the first page, then the next by its link.
+    b.goto(&format!("{base}#/logs/slow?sort=value&limit=4&range=1d"));
+    let first = b
+        .wait("the first page", |b| {
+            shown(b).filter(|(t, r)| *t == 9 && r.len() == 4)
+        })
+        .1;
+    let mut largest: Vec<&Sent> = want
+        .iter()
+        .filter(|((kind, _), _)| *kind == "slow")
+        .flat_map(|(_, n)| n.iter())
+        .map(|n| sent.iter().find(|r| &r.n == n).unwrap())
+        .collect();
+    largest.sort_by(|a, b| b.time.total_cmp(&a.time));
+    let order: Vec<String> = largest.iter().map(|r| r.n.clone()).collect();
+    assert_eq!(first, order[..4]);
+    b.click("#logs-next");
+    let second = b.wait("the second page", |b| {
+        shown(b)
+            .filter(|(_, r)| r.len() == 4 && r[0] != first[0])
+            .map(|s| s.1)
+    });
+    assert_eq!(second, order[4..8]);
+    assert!(b.current_url().contains("cursor="), "{}", b.current_url());
+
+    // Another kind by its tab: the filters stay, the page starts again.
+    b.goto(&format!("{base}#/logs/slow?server_name=shop"));
+    b.wait("shop's slow log", |b| shown(b).filter(|(t, _)| *t == 3));
+    b.click("#logs-tabs a[data-kind=cpu]");
+    let cpu = b.wait("shop's CPU log", |b| {
+        (b.current_url().contains("#/logs/cpu?server_name=shop"))
+            .then(|| shown(b))
+            .flatten()
+            .filter(|(t, r)| *t == 3 && r.iter().all(|n| n.starts_with("shop-")))
+    });
+    assert_eq!(cpu.1.len(), 3);
+    let caught = b.eval("return window.__pinbad.errors", serde_json::json!([]));
+    assert_eq!(caught, serde_json::json!([]), "errors caught in the page");
+}
