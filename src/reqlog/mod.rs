@@ -40,7 +40,7 @@ use crate::ndjson::{write_request, ENCODE_CHUNK};
 use crate::shutdown::StopGate;
 use crate::state::Core;
 use crate::tap::{Round, Tap};
-use select::{Figures, Outcome, Selector};
+use select::{Figures, Selector};
 use store::{Entry, Store};
 
 /// Rounds waiting for the writer at most (a round holds at most `merger::ROUND_REQUESTS`
@@ -368,14 +368,10 @@ impl Writer {
                     cpu: r.ru_utime + r.ru_stime,
                     status: r.status,
                 };
-                let picks = match self.selector.consider(group, &figures, &thresholds) {
-                    Outcome::Picked(p) if p.is_empty() => continue,
-                    Outcome::Picked(p) => p,
-                    Outcome::Dropped => {
-                        dropped += 1;
-                        continue;
-                    }
-                };
+                let picks = self.selector.consider(group, &figures, &thresholds);
+                if picks.is_empty() {
+                    continue;
+                }
                 if self.pending.len() >= MAX_PENDING {
                     dropped += 1;
                     continue;
@@ -401,6 +397,7 @@ impl Writer {
                 }
             }
         }
+        dropped += self.selector.take_dropped();
         if dropped > 0 {
             self.log.drop_requests(dropped);
         }

@@ -165,16 +165,6 @@ struct Group {
     errors: FxHashMap<u32, ErrorStatus>,
 }
 
-/// What a request came to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// The logs that took it (maybe none).
-    Picked(Picks),
-    /// Not considered: `max_groups` groups are in the step already, or its group has
-    /// [`MAX_ERROR_STATUSES`] statuses and it is an error of another one.
-    Dropped,
-}
-
 /// The selection of the current step.
 pub struct Selector {
     step_ms: u64,
@@ -186,6 +176,9 @@ pub struct Selector {
     index: HashMap<Box<str>, usize>,
     names: Vec<Box<str>>,
     groups: Vec<Group>,
+    /// Error requests not considered since the last [`Selector::take_dropped`]: their group had
+    /// [`MAX_ERROR_STATUSES`] statuses in the step and theirs was another.
+    dropped: u64,
 }
 
 impl Selector {
@@ -199,6 +192,7 @@ impl Selector {
             index: HashMap::new(),
             names: Vec::new(),
             groups: Vec::new(),
+            dropped: 0,
         }
     }
 
@@ -243,7 +237,7 @@ impl Selector {
 
     /// Which of `group`'s logs take a request of figures `f` under thresholds `t`. The memory
     /// and CPU logs take only requests that report some (nginx reports no memory).
-    pub fn consider(&mut self, group: usize, f: &Figures, t: &Thresholds) -> Outcome {
+    pub fn consider(&mut self, group: usize, f: &Figures, t: &Thresholds) -> Picks {
         let (top, max_errors) = (self.top, self.max_errors);
         let g = &mut self.groups[group];
         let mut picks = Picks::default();
@@ -261,7 +255,8 @@ impl Selector {
         }
         if f.status >= t.error_status {
             if !g.errors.contains_key(&f.status) && g.errors.len() >= MAX_ERROR_STATUSES {
-                return Outcome::Dropped;
+                self.dropped += 1;
+                return picks;
             }
             let e = g.errors.entry(f.status).or_default();
             e.unsaid += 1;
@@ -270,7 +265,12 @@ impl Selector {
                 picks.add(Kind::Errors);
             }
         }
-        Outcome::Picked(picks)
+        picks
+    }
+
+    /// The error requests not considered since the last call (see [`MAX_ERROR_STATUSES`]).
+    pub fn take_dropped(&mut self) -> u64 {
+        std::mem::take(&mut self.dropped)
     }
 
     /// The error requests seen since the last call, as `(group, status, count)`.
@@ -343,9 +343,7 @@ mod tests {
             let name = ["a", "b", "c"][(next() % 3) as usize];
             let g = s.group(name).unwrap();
             let secs = (next() % 10_000) as f32 / 1000.0;
-            let Outcome::Picked(p) = s.consider(g, &slow(secs), &t(1.0, 500)) else {
-                panic!("no error status here")
-            };
+            let p = s.consider(g, &slow(secs), &t(1.0, 500));
             assert!(!p.has(Kind::Memory) && !p.has(Kind::Cpu) && !p.has(Kind::Errors));
             if secs >= 1.0 {
                 all.entry((step, g)).or_default().push((i, secs as f64));
@@ -374,9 +372,7 @@ mod tests {
                 status,
                 ..slow(0.1)
             };
-            if let Outcome::Picked(p) = s.consider(g, &f, &t(10.0, 500)) {
-                errors += usize::from(p.has(Kind::Errors));
-            }
+            errors += usize::from(s.consider(g, &f, &t(10.0, 500)).has(Kind::Errors));
         }
         assert_eq!(errors, 2 + 2 + 1, "500 ×2, 502 ×2, 503");
         let mut counts = s.take_error_counts();
@@ -395,14 +391,26 @@ mod tests {
             status: 500,
             ..slow(0.1)
         };
-        assert_eq!(
-            s.consider(g, &f, &t(10.0, 500)),
-            Outcome::Picked({
-                let mut p = Picks::default();
-                p.add(Kind::Errors);
-                p
-            })
-        );
+        let mut errors_only = Picks::default();
+        errors_only.add(Kind::Errors);
+        assert_eq!(s.consider(g, &f, &t(10.0, 500)), errors_only);
+        // Past MAX_ERROR_STATUSES statuses, an error of another is counted, not considered as
+        // an error (the other logs still take it).
+        for status in 501..500 + MAX_ERROR_STATUSES as u32 {
+            let f = Figures {
+                status,
+                ..slow(0.1)
+            };
+            s.consider(g, &f, &t(10.0, 500));
+        }
+        assert_eq!(s.take_dropped(), 0);
+        let f = Figures {
+            status: 999,
+            ..slow(20.0)
+        };
+        let p = s.consider(g, &f, &t(10.0, 500));
+        assert!(p.has(Kind::Slow) && !p.has(Kind::Errors), "{p:?}");
+        assert_eq!(s.take_dropped(), 1);
     }
 
     #[test]
@@ -419,10 +427,7 @@ mod tests {
             cpu,
             ..slow(0.1)
         };
-        let pick = |s: &mut Selector, fig| match s.consider(g, &fig, &th) {
-            Outcome::Picked(p) => p,
-            Outcome::Dropped => panic!(),
-        };
+        let pick = |s: &mut Selector, fig| s.consider(g, &fig, &th);
         let p = pick(&mut s, f(0, 0.0));
         assert!(p.has(Kind::Slow) && !p.has(Kind::Memory) && !p.has(Kind::Cpu));
         let p = pick(&mut s, f(1000, 0.5));

@@ -25,6 +25,7 @@ top = 3
 max_errors = 2
 min_time = "100ms"
 min_memory = "1MiB"
+min_cpu = "0s"
 error_status = 500
 
 [request_log.servers."api"]
@@ -312,6 +313,26 @@ fn request_logs_keep_the_top_of_each_server_and_step() {
     assert_eq!(p["total"], 0, "{p}");
     let (_, p) = d.get(&format!("/api/v1/request_logs/cpu?from={step}&to=now"));
     assert_eq!(p["total"], 9, "{p}");
+    // The answer has the fields the OpenAPI document says.
+    let doc = d.json("/api/v1/openapi.json");
+    let documented = |schema: &str| -> BTreeSet<String> {
+        doc["components"]["schemas"][schema]["properties"]
+            .as_object()
+            .unwrap_or_else(|| panic!("no schema {schema}"))
+            .keys()
+            .cloned()
+            .collect()
+    };
+    let fields =
+        |v: &Value| -> BTreeSet<String> { v.as_object().unwrap().keys().cloned().collect() };
+    let (_, p) = d.get("/api/v1/request_logs/errors?limit=1");
+    assert_eq!(fields(&p), documented("RequestLogAnswer"));
+    assert_eq!(fields(&p["entries"][0]), documented("RequestLogEntry"));
+    assert_eq!(
+        fields(&p["entries"][0]["request"]),
+        documented("RawRequest")
+    );
+    assert_eq!(fields(&p["error_counts"][0]), documented("ErrorCount"));
     // Errors: a kind that does not exist, a bad parameter.
     assert_eq!(d.get("/api/v1/request_logs/fast").0, 404);
     let (code, e) = d.get("/api/v1/request_logs/slow?status=5x");
@@ -432,4 +453,38 @@ fn the_request_logs_view_shows_what_the_url_asks() {
     assert_eq!(cpu.1.len(), 3);
     let caught = b.eval("return window.__pinbad.errors", serde_json::json!([]));
     assert_eq!(caught, serde_json::json!([]), "errors caught in the page");
+}
+
+/// Switched off, or with a store that cannot be opened, the daemon runs without request logs:
+/// the API answers 503 saying why, the status shows it, requests are merged as ever.
+#[test]
+fn without_a_store_the_logs_answer_503_and_the_daemon_runs() {
+    let d = Daemon::start("[request_log]\nenabled = false\n");
+    let (code, e) = d.get("/api/v1/request_logs/slow");
+    assert_eq!(code, 503, "{e}");
+    assert!(
+        e["detail"]
+            .as_str()
+            .unwrap()
+            .contains("request_log.enabled"),
+        "{e}"
+    );
+    assert_eq!(d.status()["request_log"]["available"], false);
+
+    let state = tempfile::tempdir().unwrap();
+    std::fs::write(state.path().join("request_log.sqlite"), vec![0x5a; 8192]).unwrap();
+    let d = Daemon::start_with("", &["--udp", "127.0.0.1:0"], Some(state.path()));
+    let status = &d.status()["request_log"];
+    assert_eq!(status["available"], false, "{status}");
+    assert!(
+        status["error"]
+            .as_str()
+            .unwrap()
+            .contains("request_log.sqlite"),
+        "{status}"
+    );
+    let (code, e) = d.get("/api/v1/request_logs/errors");
+    assert_eq!(code, 503, "{e}");
+    d.send(&[request("/a.php")]);
+    d.wait_merged(1);
 }
