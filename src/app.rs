@@ -2,7 +2,7 @@
 //! them. It only wires: what the threads share lives in `shared`.
 //!
 //! Threads: one "pinbad-recv-N" per UDP socket, one "pinbad-merger", one "pinbad-metrics", one
-//! "pinbad-history" (when history is on), and the tokio runtime's "pinbad-http" workers. Any panic in any of them ends the process with a
+//! "pinbad-history" (when history is on), one "pinbad-reqlog" (when the request logs are on), and the tokio runtime's "pinbad-http" workers. Any panic in any of them ends the process with a
 //! non-zero code (a panic hook set by `main`), so pinbad is never half alive.
 
 use std::net::{SocketAddr, TcpListener};
@@ -128,6 +128,7 @@ pub struct Running {
     metrics: Option<JoinHandle<()>>,
     history: Option<crate::history::WriterHandle>,
     ticklog: Option<crate::ticklog::WriterHandle>,
+    request_log: Option<crate::reqlog::WriterHandle>,
     /// The state directory's lock, released when the process ends (after the stop's writes).
     _state_lock: DirLock,
 }
@@ -188,6 +189,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     );
     let history = Arc::new(History::new(config));
     let ticklog = Arc::new(crate::ticklog::TickLog::new(config));
+    let request_log = Arc::new(crate::reqlog::RequestLog::new(config));
     let metrics = Arc::new(crate::metrics::Metrics::new(config));
     let query_slots = Arc::new(tokio::sync::Semaphore::new(
         config.http.max_concurrent_queries,
@@ -248,6 +250,9 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     // History before the merger: it takes every tick the reports close.
     let history_writer = crate::history::start(&shared, &history).map_err(StartError::Thread)?;
     let ticklog_writer = crate::ticklog::start(&shared, &ticklog).map_err(StartError::Thread)?;
+    // The request logs before the merger too: they see every round from the first on.
+    let request_log_writer =
+        crate::reqlog::start(&shared, &request_log).map_err(StartError::Thread)?;
     let merger_stop = Arc::new(AtomicBool::new(false));
     let merger = {
         let ticks = crate::tap::TickFanOut::new(vec![
@@ -269,6 +274,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         core: Arc::clone(&shared),
         history,
         ticklog,
+        request_log,
         metrics,
         sinks,
         stream: Default::default(),
@@ -296,6 +302,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         metrics: Some(metrics_thread),
         history: history_writer,
         ticklog: ticklog_writer,
+        request_log: request_log_writer,
         _state_lock: state_lock,
     })
 }
@@ -439,6 +446,7 @@ impl Running {
             // (their last pass, with a bound, comes after).
             self.api.history.hold();
             self.api.ticklog.hold();
+            self.api.request_log.hold();
         }
         let counters = Arc::clone(self.core.counters());
         let dropped = || counters.temp_pool_dropped.load(Relaxed);
@@ -512,6 +520,10 @@ impl Running {
         if let Some(t) = &ticklog {
             t.request_stop(&self.api.ticklog, deadline);
         }
+        let request_log = self.request_log.take();
+        if let Some(r) = &request_log {
+            r.request_stop(&self.api.request_log, deadline);
+        }
         let until = deadline + STOP_GRACE;
         if let Some(h) = history {
             if !h.wait(until) {
@@ -521,6 +533,11 @@ impl Running {
         if let Some(t) = ticklog {
             if !t.wait(until) {
                 tracing::warn!("The tick log's writer did not end by the stop's deadline (a write that hangs); what it held is lost");
+            }
+        }
+        if let Some(r) = request_log {
+            if !r.wait(&self.core, until) {
+                tracing::warn!("The request log's writer did not end by the stop's deadline (a write that hangs); what it held is lost");
             }
         }
         self.api.sinks.wait(until);

@@ -69,6 +69,9 @@ pub mod stream;
 pub mod sink;
 // Report history: closed ticks summed into steps in {state_dir}/history.sqlite ("pinbad-history").
 pub mod history;
+// Request logs: the slowest, heaviest and failing requests per step and group, in
+// {state_dir}/request_log.sqlite ("pinbad-reqlog").
+pub mod reqlog;
 // The pool and the reports' windows written at shutdown and restored at start (`state_dir`).
 pub mod snapshot;
 // Requests received while stopping, saved beside the snapshot and merged first at the next start.

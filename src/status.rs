@@ -30,6 +30,7 @@ pub struct Sources {
     pub core: Arc<Core>,
     pub history: Arc<History>,
     pub ticklog: Arc<crate::ticklog::TickLog>,
+    pub request_log: Arc<crate::reqlog::RequestLog>,
     pub sinks: Arc<Sinks>,
     pub stream: Arc<Subscribers>,
     pub restored: Arc<Restored>,
@@ -261,6 +262,7 @@ pub const SECTIONS: &[(&str, fn(&Sources) -> Value)] = &[
     ("sinks", |s| s.sinks.status()),
     ("history", |s| s.history.status()),
     ("ticklog", |s| s.ticklog.status()),
+    ("request_log", |s| s.request_log.status()),
     ("snapshot", |s| json!(*s.restored)),
     ("state_files", |s| {
         let aside: Vec<_> = s
@@ -840,6 +842,66 @@ pub static FIGURES: &[Figure] = &[
         "Stored history rows that queries could not read back and left out (a damaged or hand-edited store).",
     )
     .prometheus("pinbad_history_damaged_rows_read"),
+    gauge(
+        "request_log.bytes",
+        "Disk the request log store takes (file, WAL, index).",
+    )
+    .prometheus("pinbad_request_log")
+    .unit(Unit::Bytes, 1.0)
+    .dashboard("request logs on disk"),
+    gauge(
+        "request_log.rows",
+        "Requests the request logs keep (slow, memory, CPU and error entries).",
+    )
+    .prometheus("pinbad_request_log_rows")
+    .dashboard("request log entries"),
+    gauge(
+        "request_log.oldest",
+        "Unix time of the oldest step the request logs keep (0: none).",
+    )
+    .prometheus("pinbad_request_log_oldest")
+    .unit(Unit::Timestamp, 1.0),
+    gauge(
+        "request_log.available",
+        "1 when the request log store is open and written.",
+    )
+    .prometheus("pinbad_request_log_available"),
+    counter(
+        "request_log.written",
+        "Entries written to the request logs.",
+    )
+    .prometheus("pinbad_request_log_written"),
+    counter(
+        "request_log.replaced",
+        "Entries written and deleted again: pushed out of their step's top by larger ones.",
+    )
+    .prometheus("pinbad_request_log_replaced"),
+    counter(
+        "request_log.pruned",
+        "Entries deleted past request_log.retention.",
+    )
+    .prometheus("pinbad_request_log_pruned"),
+    counter(
+        "request_log.evicted",
+        "Entries deleted before their retention to stay within request_log.max_bytes.",
+    )
+    .prometheus("pinbad_request_log_evicted")
+    .dashboard("request log entries evicted (max_bytes)")
+    .loss(),
+    counter(
+        "request_log.dropped",
+        "Requests the request logs could not consider or keep (queue full, max_groups, a failed write, the stop's deadline).",
+    )
+    .prometheus("pinbad_request_log_dropped")
+    .dashboard("request log dropped")
+    .loss(),
+    counter(
+        "request_log.write_errors",
+        "Failed writes to the request log store.",
+    )
+    .prometheus("pinbad_request_log_write_errors")
+    .dashboard("request log write errors")
+    .loss(),
     gauge(
         "ticklog.bytes",
         "Disk the tick log takes (its segments).",

@@ -29,6 +29,7 @@ mod history;
 mod instruments;
 pub mod openapi;
 mod reports;
+pub mod request_logs;
 pub mod requests;
 pub mod server;
 mod sinks;
@@ -47,6 +48,8 @@ pub struct ApiState {
     pub history: Arc<crate::history::History>,
     /// The tick log (status).
     pub ticklog: Arc<crate::ticklog::TickLog>,
+    /// The request logs (`/api/v1/request_logs/{kind}`, status).
+    pub request_log: Arc<crate::reqlog::RequestLog>,
     /// The report series of `GET /metrics`.
     pub metrics: Arc<crate::metrics::Metrics>,
     /// The `[[sink]]`s with their run-time switches (`/api/v1/sinks`, status).
@@ -208,6 +211,7 @@ pub fn documented_routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
         .merge(requests::routes())
         .merge(reports::routes())
         .merge(history::routes())
+        .merge(request_logs::routes())
         .merge(instruments::routes())
         .merge(sinks::routes())
         .merge(stream::routes())
@@ -389,6 +393,7 @@ impl ApiState {
         Arc::new(ApiState {
             history: Arc::new(crate::history::History::new(config)),
             ticklog: Arc::new(crate::ticklog::TickLog::new(config)),
+            request_log: Arc::new(crate::reqlog::RequestLog::new(config)),
             metrics: Arc::new(crate::metrics::Metrics::new(config)),
             sinks: Arc::new(
                 crate::sink::Sinks::new(
@@ -415,6 +420,7 @@ impl ApiState {
             core: Arc::clone(&self.core),
             history: Arc::clone(&self.history),
             ticklog: Arc::clone(&self.ticklog),
+            request_log: Arc::clone(&self.request_log),
             sinks: Arc::clone(&self.sinks),
             stream: Arc::clone(&self.stream),
             restored: Arc::clone(&self.restored),

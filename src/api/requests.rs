@@ -301,7 +301,7 @@ fn parse_time(name: &str, v: &str) -> Result<u64, ApiError> {
 
 /// A status or a class of them, as inclusive bounds: `200`, `5xx`, `>=500`, `>399`, `<300`,
 /// `<=299`.
-fn parse_status(name: &str, v: &str) -> Result<(u32, u32), ApiError> {
+pub(super) fn parse_status(name: &str, v: &str) -> Result<(u32, u32), ApiError> {
     let bad = || {
         ApiError::bad_parameter(
             name,

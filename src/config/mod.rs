@@ -16,12 +16,14 @@ use crate::report::ReportDef;
 mod history;
 pub mod import;
 mod mysql;
+mod reqlog;
 mod sink;
 mod taps;
 
 pub use crate::units::{ByteSize, HumanDuration};
 pub use history::{HistorySpec, DEFAULT_HISTORY_ROWS, DEFAULT_HISTORY_STEP};
 pub use mysql::MysqlConfig;
+pub use reqlog::{LogGroup, RequestLogConfig, ServerThresholds, Thresholds};
 pub use sink::{ClickHouseConfig, FileConfig, SinkConfig, SinkKind};
 pub use taps::{HistoryConfig, MetricsConfig, SnapshotConfig, TickLogConfig, TICKLOG_MIN_BYTES};
 
@@ -123,6 +125,8 @@ pub struct Config {
     pub snapshot: SnapshotConfig,
     /// `[ticklog]`: closed report ticks kept across a crash (see `ticklog`).
     pub ticklog: TickLogConfig,
+    /// `[request_log]`: the slowest, heaviest and failing requests kept per step (see `reqlog`).
+    pub request_log: RequestLogConfig,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -380,6 +384,7 @@ impl Default for Config {
             history: Default::default(),
             snapshot: Default::default(),
             ticklog: Default::default(),
+            request_log: Default::default(),
         }
     }
 }
@@ -678,6 +683,7 @@ impl Config {
                  bounded in bytes of everything it holds)",
             ));
         }
+        self.request_log.validate()?;
         if self.ticklog.max_bytes.0 < TICKLOG_MIN_BYTES {
             return Err(invalid("ticklog.max_bytes", "must be at least 1MiB"));
         }

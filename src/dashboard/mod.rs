@@ -74,6 +74,11 @@ pub const INDEX: Asset = asset!(
 /// Everything under `/dashboard/`.
 const ASSETS: &[Asset] = &[
     asset!("app.js", "assets/app.js", "text/javascript; charset=utf-8"),
+    asset!(
+        "logs.js",
+        "assets/logs.js",
+        "text/javascript; charset=utf-8"
+    ),
     asset!("app.css", "assets/app.css", "text/css; charset=utf-8"),
     asset!(
         "uPlot.iife.min.js",

@@ -46,8 +46,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "consumers and persistence",
         &[
-            "ndjson", "stream", "sink", "history", "snapshot", "pending", "ticklog", "status",
-            "metrics",
+            "ndjson", "stream", "sink", "history", "reqlog", "snapshot", "pending", "ticklog",
+            "status", "metrics",
         ],
     ),
     ("front ends", &["dashboard", "sql", "api"]),

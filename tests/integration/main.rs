@@ -28,6 +28,7 @@ mod php;
 mod prometheus;
 mod raw;
 mod reports;
+mod request_logs;
 mod restarts;
 mod rewrite;
 mod sent;

@@ -821,6 +821,7 @@
         : r.view === 'timers' ? reportView(r, true)
           : r.view === 'history' ? historyView(r)
             : r.view === 'slow' ? slowView(r)
+              : (window.__pinbadViews || {})[r.view] ? window.__pinbadViews[r.view](r)
               : overviewView();
       viewKey = key;
       $('view').replaceChildren(view.root);

@@ -1,0 +1,609 @@
+//! The request logs' store: `{state_dir}/request_log.sqlite`, one SQLite file in WAL mode (as
+//! the history store, `history::store`).
+//!
+//! Tables (operators can read them with the `sqlite3` shell):
+//! - `entries`: one line per request a log keeps: `kind` (0 slow, 1 memory, 2 cpu, 3 errors),
+//!   `t` (the step's start, unix seconds), `grp` (the group: the request's server, host or script,
+//!   as `request_log.group_by` said when it was written), its server, host, script and status
+//!   (what the API filters on), `value` (what the log ranks by: request_time, memory_peak or CPU
+//!   seconds; request_time for errors), `time_ms` (when it was merged, unix ms), its request id,
+//!   and `request`: the request as `/api/v1/requests?timers=true` shows it (JSON);
+//! - `error_counts`: per step, group and status, every error request seen (kept or not).
+//!
+//! Written only by the "pinbad-reqlog" thread; the API reads through its own read-only
+//! connections, which WAL lets run beside the writer. The file's `PRAGMA user_version` is
+//! [`SCHEMA_VERSION`]; a file of another version is refused at open.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{params, params_from_iter, Connection};
+
+use super::select::Kind;
+
+/// The store's file in `state_dir`.
+pub const FILE: &str = "request_log.sqlite";
+
+/// The schema's version, kept in the file's `PRAGMA user_version`.
+pub const SCHEMA_VERSION: i64 = 1;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS entries (
+    id INTEGER PRIMARY KEY,
+    kind INTEGER NOT NULL,
+    t INTEGER NOT NULL,
+    grp TEXT NOT NULL,
+    server_name TEXT NOT NULL,
+    hostname TEXT NOT NULL,
+    script_name TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    value REAL NOT NULL,
+    time_ms INTEGER NOT NULL,
+    request_id INTEGER NOT NULL,
+    request TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_by_time ON entries (kind, time_ms);
+CREATE INDEX IF NOT EXISTS entries_by_value ON entries (kind, value);
+CREATE INDEX IF NOT EXISTS entries_by_step ON entries (kind, grp, t, status);
+CREATE INDEX IF NOT EXISTS entries_by_server ON entries (kind, server_name, time_ms);
+CREATE INDEX IF NOT EXISTS entries_t ON entries (t);
+CREATE TABLE IF NOT EXISTS error_counts (
+    t INTEGER NOT NULL,
+    grp TEXT NOT NULL,
+    status INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (t, grp, status)
+);
+";
+
+const INSERT: &str = "INSERT INTO entries (kind, t, grp, server_name, hostname, script_name, \
+     status, value, time_ms, request_id, request) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+/// Keeps the `?4` largest values of a top log's group and step (the earlier of equals).
+const TRIM_TOP: &str = "DELETE FROM entries WHERE kind = ?1 AND grp = ?2 AND t = ?3 AND id NOT IN \
+     (SELECT id FROM entries WHERE kind = ?1 AND grp = ?2 AND t = ?3 ORDER BY value DESC, id \
+     LIMIT ?4)";
+/// Keeps the first `?4` errors of a group, step and status.
+const TRIM_ERRORS: &str = "DELETE FROM entries WHERE kind = 3 AND grp = ?1 AND t = ?2 AND \
+     status = ?3 AND id NOT IN (SELECT id FROM entries WHERE kind = 3 AND grp = ?1 AND t = ?2 \
+     AND status = ?3 ORDER BY time_ms, id LIMIT ?4)";
+const COUNT_ERRORS: &str =
+    "INSERT INTO error_counts (t, grp, status, count) VALUES (?1, ?2, ?3, ?4) \
+     ON CONFLICT (t, grp, status) DO UPDATE SET count = count + excluded.count";
+const PRUNE: &str = "DELETE FROM entries WHERE t < ?1";
+const PRUNE_COUNTS: &str = "DELETE FROM error_counts WHERE t < ?1";
+const OLDEST: &str = "SELECT min(t) FROM entries";
+const COUNT_ROWS: &str = "SELECT count(*) FROM entries";
+
+/// Why the store failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("{0}")]
+    Refused(String),
+}
+
+/// One request a log keeps, as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub kind: Kind,
+    /// The step's start, unix seconds.
+    pub t: i64,
+    pub group: String,
+    pub server_name: String,
+    pub hostname: String,
+    pub script_name: String,
+    pub status: u32,
+    pub value: f64,
+    pub time_ms: u64,
+    pub request_id: u64,
+    /// The request as JSON (with its tags and timers).
+    pub request: std::sync::Arc<str>,
+}
+
+/// What one [`Store::write`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Written {
+    /// Entries inserted.
+    pub inserted: u64,
+    /// Entries deleted again: pushed out of a top (or past `max_errors`) by what came later.
+    pub replaced: u64,
+}
+
+/// The writer's connection.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+/// `v` as SQLite's integer (saturating: nothing stored here gets there).
+fn sql_int(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+impl Store {
+    /// Opens (creating) the store in WAL mode and checks it is usable: a corrupt or read-only
+    /// file, or one of another schema version, is an error here, not at the first write.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let mut conn = Connection::open(path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        if conn.is_readonly(rusqlite::MAIN_DB)? {
+            return Err(StoreError::Refused(
+                "the file is read-only: pinbad must be able to write it".into(),
+            ));
+        }
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let ok: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
+        if ok != "ok" {
+            return Err(StoreError::Refused(format!("quick_check: {ok}")));
+        }
+        let tx = conn.transaction()?;
+        let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let tables: i64 = tx.query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+            [],
+            |r| r.get(0),
+        )?;
+        if version != SCHEMA_VERSION && !(version == 0 && tables == 0) {
+            return Err(StoreError::Refused(format!(
+                "schema version {version}, where this pinbad reads version {SCHEMA_VERSION} (the \
+                 file was written by another version of pinbad): move the file away to start \
+                 new request logs"
+            )));
+        }
+        tx.execute_batch(SCHEMA)?;
+        for sql in [
+            INSERT,
+            TRIM_TOP,
+            TRIM_ERRORS,
+            COUNT_ERRORS,
+            PRUNE,
+            PRUNE_COUNTS,
+            OLDEST,
+            COUNT_ROWS,
+        ] {
+            tx.prepare(sql).map_err(|e| {
+                StoreError::Refused(format!(
+                    "its tables are not those this pinbad writes ({e}): move the file away"
+                ))
+            })?;
+        }
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+        tx.commit()?;
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// A read-only connection for a reader (the API), as the history store's readers have.
+    pub fn open_reader(path: &Path) -> Result<Connection, StoreError> {
+        crate::history::store::Store::open_reader(path)
+            .map_err(|e| StoreError::Refused(e.to_string()))
+    }
+
+    /// Writes `entries` and the error counts `(step start in unix seconds, group, status,
+    /// count)` in one transaction, then keeps in each group and step it touched only the top
+    /// `top` of each top log and the first `max_errors` of each error status: what is stored is
+    /// the top of everything written for the step, across restarts too.
+    pub fn write(
+        &mut self,
+        entries: &[Entry],
+        counts: &[(i64, Box<str>, u32, u64)],
+        top: usize,
+        max_errors: usize,
+    ) -> Result<Written, StoreError> {
+        let tx = self.conn.transaction()?;
+        let mut written = Written::default();
+        {
+            let mut insert = tx.prepare_cached(INSERT)?;
+            let mut touched = std::collections::HashSet::new();
+            for e in entries {
+                insert.execute(params![
+                    e.kind.code(),
+                    e.t,
+                    e.group,
+                    e.server_name,
+                    e.hostname,
+                    e.script_name,
+                    e.status,
+                    e.value,
+                    sql_int(e.time_ms),
+                    sql_int(e.request_id),
+                    &*e.request,
+                ])?;
+                written.inserted += 1;
+                let status = if e.kind == Kind::Errors { e.status } else { 0 };
+                touched.insert((e.kind, e.group.as_str(), e.t, status));
+            }
+            let mut trim_top = tx.prepare_cached(TRIM_TOP)?;
+            let mut trim_errors = tx.prepare_cached(TRIM_ERRORS)?;
+            for (kind, group, t, status) in touched {
+                written.replaced += if kind == Kind::Errors {
+                    trim_errors.execute(params![group, t, status, sql_int(max_errors as u64)])?
+                } else {
+                    trim_top.execute(params![kind.code(), group, t, sql_int(top as u64)])?
+                } as u64;
+            }
+            let mut count = tx.prepare_cached(COUNT_ERRORS)?;
+            for (t, group, status, n) in counts {
+                count.execute(params![t, &**group, status, sql_int(*n)])?;
+            }
+        }
+        tx.commit()?;
+        Ok(written)
+    }
+
+    /// Deletes the steps that began before `before_s` (unix seconds). Returns the entries deleted.
+    pub fn prune(&mut self, before_s: i64) -> Result<u64, StoreError> {
+        let tx = self.conn.transaction()?;
+        let n = tx.execute(PRUNE, [before_s])? as u64;
+        tx.execute(PRUNE_COUNTS, [before_s])?;
+        tx.commit()?;
+        Ok(n)
+    }
+
+    /// Deletes the oldest steps while the data takes more than `max_bytes` (pages in use: the
+    /// file keeps its freed pages for what comes next, so it stays near the bound). Returns the
+    /// entries deleted.
+    pub fn bound(&mut self, max_bytes: u64) -> Result<u64, StoreError> {
+        let mut deleted = 0;
+        while self.used_bytes()? > max_bytes {
+            let Some(oldest) = self.oldest()? else {
+                break;
+            };
+            deleted += self.prune(oldest + 1)?;
+        }
+        Ok(deleted)
+    }
+
+    /// Bytes of the pages in use.
+    fn used_bytes(&self) -> Result<u64, StoreError> {
+        let pragma = |name: &str| -> Result<i64, StoreError> {
+            Ok(self
+                .conn
+                .query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))?)
+        };
+        let used = pragma("page_count")? - pragma("freelist_count")?;
+        Ok((used.max(0) as u64) * pragma("page_size")?.max(0) as u64)
+    }
+
+    /// The oldest step stored (unix seconds), if any.
+    pub fn oldest(&self) -> Result<Option<i64>, StoreError> {
+        Ok(self.conn.query_row(OLDEST, [], |r| r.get(0))?)
+    }
+
+    pub fn count_rows(&self) -> Result<u64, StoreError> {
+        let n: i64 = self.conn.query_row(COUNT_ROWS, [], |r| r.get(0))?;
+        Ok(n.max(0) as u64)
+    }
+
+    /// Bytes of the store's files on disk.
+    pub fn bytes(&self) -> u64 {
+        crate::history::store::bytes_of(&self.path)
+    }
+}
+
+/// The order of an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sort {
+    /// Newest first (by merge time).
+    Time,
+    /// Largest value first (request_time, memory_peak, CPU seconds).
+    Value,
+}
+
+/// What a reader asks of one log.
+#[derive(Clone, Debug)]
+pub struct Query {
+    pub kind: Kind,
+    pub server_name: Option<String>,
+    pub hostname: Option<String>,
+    pub script_name: Option<String>,
+    /// Inclusive status bounds.
+    pub status: Option<(u32, u32)>,
+    /// Merged at or after / at or before (unix seconds, inclusive).
+    pub from_s: Option<i64>,
+    pub to_s: Option<i64>,
+    pub sort: Sort,
+    pub limit: usize,
+    /// Where the page before ended: its last entry's sort value and id.
+    pub cursor: Option<(f64, i64)>,
+}
+
+impl Query {
+    /// Every entry of log `kind`, newest first, `limit` a page.
+    pub fn new(kind: Kind, limit: usize) -> Query {
+        Query {
+            kind,
+            server_name: None,
+            hostname: None,
+            script_name: None,
+            status: None,
+            from_s: None,
+            to_s: None,
+            sort: Sort::Time,
+            limit,
+            cursor: None,
+        }
+    }
+
+    /// The filters on a request's names: column and value.
+    fn names(&self) -> [(&'static str, &Option<String>); 3] {
+        [
+            ("server_name", &self.server_name),
+            ("hostname", &self.hostname),
+            ("script_name", &self.script_name),
+        ]
+    }
+}
+
+/// One entry of an answer.
+#[derive(Clone, Debug)]
+pub struct Found {
+    pub id: i64,
+    pub t: i64,
+    pub group: String,
+    pub value: f64,
+    pub time_ms: i64,
+    pub request: String,
+}
+
+/// A page of an answer.
+#[derive(Clone, Debug)]
+pub struct Page {
+    /// Every entry the filters match (all pages).
+    pub total: u64,
+    pub entries: Vec<Found>,
+    /// The cursor of the next page, when this one is full and more match.
+    pub next_cursor: Option<(f64, i64)>,
+    /// For the error log: every error request seen per status in the range (kept or not), when
+    /// the filters allow telling (no status bound beyond the statuses, and a group filter only
+    /// on what the logs group by).
+    pub error_counts: Option<Vec<(u32, u64)>>,
+}
+
+/// Adds `q`'s status bounds, if any, to a `WHERE` clause.
+fn status_bounds(q: &Query, sql: &mut String, args: &mut Vec<SqlValue>) {
+    if let Some((lo, hi)) = q.status {
+        sql.push_str(" AND status BETWEEN ? AND ?");
+        args.push(SqlValue::Integer(lo.into()));
+        args.push(SqlValue::Integer(hi.into()));
+    }
+}
+
+/// The filters' `WHERE` clause and its parameters (without the cursor).
+fn filters(q: &Query) -> (String, Vec<SqlValue>) {
+    let mut sql = String::from("kind = ?");
+    let mut args = vec![SqlValue::Integer(q.kind.code())];
+    for (column, v) in q.names() {
+        if let Some(v) = v {
+            sql.push_str(&format!(" AND {column} = ?"));
+            args.push(SqlValue::Text(v.clone()));
+        }
+    }
+    status_bounds(q, &mut sql, &mut args);
+    if let Some(from) = q.from_s {
+        sql.push_str(" AND time_ms >= ?");
+        args.push(SqlValue::Integer(from.saturating_mul(1000)));
+    }
+    if let Some(to) = q.to_s {
+        sql.push_str(" AND time_ms < ?");
+        args.push(SqlValue::Integer(to.saturating_add(1).saturating_mul(1000)));
+    }
+    (sql, args)
+}
+
+/// Runs `q`: the page, and the number of all matches. `group_by` is the column the logs group
+/// by (for the error counts).
+pub fn run(conn: &Connection, q: &Query, group_by: &str) -> Result<Page, StoreError> {
+    let (where_sql, args) = filters(q);
+    let total: i64 = conn.query_row(
+        &format!("SELECT count(*) FROM entries WHERE {where_sql}"),
+        params_from_iter(args.iter()),
+        |r| r.get(0),
+    )?;
+    let order = match q.sort {
+        Sort::Time => "time_ms",
+        Sort::Value => "value",
+    };
+    let mut page_sql = where_sql.clone();
+    let mut page_args = args;
+    if let Some((v, id)) = q.cursor {
+        page_sql.push_str(&format!(" AND ({order} < ? OR ({order} = ? AND id < ?))"));
+        let v = match q.sort {
+            Sort::Time => SqlValue::Integer(v as i64),
+            Sort::Value => SqlValue::Real(v),
+        };
+        page_args.extend([v.clone(), v, SqlValue::Integer(id)]);
+    }
+    page_args.push(SqlValue::Integer(sql_int(q.limit as u64)));
+    let mut stmt = conn.prepare(&format!(
+        "SELECT id, t, grp, value, time_ms, request FROM entries WHERE {page_sql} \
+         ORDER BY {order} DESC, id DESC LIMIT ?"
+    ))?;
+    let entries = stmt
+        .query_map(params_from_iter(page_args.iter()), |r| {
+            Ok(Found {
+                id: r.get(0)?,
+                t: r.get(1)?,
+                group: r.get(2)?,
+                value: r.get(3)?,
+                time_ms: r.get(4)?,
+                request: r.get(5)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let next_cursor = match entries.last() {
+        Some(last) if entries.len() == q.limit => Some((
+            match q.sort {
+                Sort::Time => last.time_ms as f64,
+                Sort::Value => last.value,
+            },
+            last.id,
+        )),
+        _ => None,
+    };
+    let error_counts = if q.kind == Kind::Errors {
+        error_counts(conn, q, group_by)?
+    } else {
+        None
+    };
+    Ok(Page {
+        total: total.max(0) as u64,
+        entries,
+        next_cursor,
+        error_counts,
+    })
+}
+
+/// Every error request seen per status over the steps `q`'s range touches, when its filters
+/// allow telling: only a filter on the column the logs group by (its value is the group).
+fn error_counts(
+    conn: &Connection,
+    q: &Query,
+    group_by: &str,
+) -> Result<Option<Vec<(u32, u64)>>, StoreError> {
+    let mut sql = String::from("SELECT status, sum(count) FROM error_counts WHERE 1");
+    let mut args = Vec::new();
+    for (column, v) in q.names() {
+        if let Some(v) = v {
+            if column != group_by {
+                return Ok(None);
+            }
+            sql.push_str(" AND grp = ?");
+            args.push(SqlValue::Text(v.clone()));
+        }
+    }
+    status_bounds(q, &mut sql, &mut args);
+    if let Some(from) = q.from_s {
+        sql.push_str(" AND t >= ?");
+        args.push(SqlValue::Integer(from));
+    }
+    if let Some(to) = q.to_s {
+        sql.push_str(" AND t <= ?");
+        args.push(SqlValue::Integer(to));
+    }
+    sql.push_str(" GROUP BY status ORDER BY status");
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt
+        .query_map(params_from_iter(args.iter()), |r| {
+            Ok((
+                r.get::<_, i64>(0)? as u32,
+                r.get::<_, i64>(1)?.max(0) as u64,
+            ))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some(rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(kind: Kind, t: i64, group: &str, value: f64, id: u64) -> Entry {
+        Entry {
+            kind,
+            t,
+            group: group.into(),
+            server_name: group.into(),
+            hostname: "h".into(),
+            script_name: "/s".into(),
+            status: if kind == Kind::Errors { 500 } else { 200 },
+            value,
+            time_ms: (t as u64) * 1000 + id,
+            request_id: id,
+            request: format!("{{\"id\":{id}}}").into(),
+        }
+    }
+
+    fn query(kind: Kind) -> Query {
+        Query::new(kind, 100)
+    }
+
+    /// Written twice (a restart in the middle of a step), a step keeps the top of both writes;
+    /// the errors, the first ones; pages and totals agree; pruning and the byte bound delete
+    /// whole steps, the oldest first.
+    #[test]
+    fn a_step_keeps_the_top_of_everything_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let mut store = Store::open(&path).unwrap();
+        let first: Vec<Entry> = [1.0, 5.0, 3.0]
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| entry(Kind::Slow, 60, "a", v, i as u64))
+            .collect();
+        store.write(&first, &[], 2, 2).unwrap();
+        let second = vec![
+            entry(Kind::Slow, 60, "a", 4.0, 10),
+            entry(Kind::Slow, 60, "b", 0.5, 11),
+            entry(Kind::Errors, 60, "a", 0.1, 12),
+            entry(Kind::Errors, 60, "a", 0.1, 13),
+            entry(Kind::Errors, 60, "a", 0.1, 14),
+        ];
+        let w = store
+            .write(&second, &[(60, "a".into(), 500, 7)], 2, 2)
+            .unwrap();
+        assert_eq!(
+            (w.inserted, w.replaced),
+            (5, 1 + 1),
+            "3.0 out; error 14 out"
+        );
+        let conn = Store::open_reader(&path).unwrap();
+        let mut q = query(Kind::Slow);
+        q.sort = Sort::Value;
+        let page = run(&conn, &q, "server_name").unwrap();
+        let values: Vec<f64> = page.entries.iter().map(|e| e.value).collect();
+        assert_eq!(values, [5.0, 4.0, 0.5]);
+        assert_eq!(page.total, 3);
+        let page = run(&conn, &query(Kind::Errors), "server_name").unwrap();
+        let ids: Vec<&str> = page.entries.iter().map(|e| e.request.as_str()).collect();
+        assert_eq!(ids, ["{\"id\":13}", "{\"id\":12}"]);
+        assert_eq!(page.error_counts, Some(vec![(500, 7)]));
+        // Paging by value: one at a time, all of them, in order.
+        q.limit = 1;
+        let mut seen = Vec::new();
+        loop {
+            let p = run(&conn, &q, "server_name").unwrap();
+            assert_eq!(p.total, 3);
+            seen.extend(p.entries.iter().map(|e| e.value));
+            match p.next_cursor {
+                Some(c) => q.cursor = Some(c),
+                None => break,
+            }
+        }
+        assert_eq!(seen, [5.0, 4.0, 0.5]);
+        let mut q = query(Kind::Slow);
+        q.server_name = Some("b".into());
+        assert_eq!(run(&conn, &q, "server_name").unwrap().total, 1);
+
+        store
+            .write(&[entry(Kind::Slow, 120, "a", 9.0, 20)], &[], 2, 2)
+            .unwrap();
+        assert_eq!(store.prune(61).unwrap(), 5, "the step at 60 s");
+        assert_eq!(store.oldest().unwrap(), Some(120));
+        assert_eq!(store.count_rows().unwrap(), 1);
+        assert_eq!(
+            store.bound(1).unwrap(),
+            1,
+            "over any bound: every step goes"
+        );
+        assert_eq!(store.oldest().unwrap(), None);
+    }
+
+    #[test]
+    fn another_version_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        drop(Store::open(&path).unwrap());
+        Connection::open(&path)
+            .unwrap()
+            .pragma_update(None, "user_version", 9)
+            .unwrap();
+        let e = Store::open(&path).err().expect("refused").to_string();
+        assert!(e.contains("version 9"), "{e}");
+    }
+}

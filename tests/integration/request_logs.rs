@@ -1,0 +1,490 @@
+//! The request logs against the real daemon: requests of three servers with known times, memory,
+//! CPU and statuses come back from `GET /api/v1/request_logs/{kind}` as exactly the top of each
+//! server in the step (with their tags and timers), the errors as the first of each status with
+//! every one counted, per-server thresholds honoured, `total` right whatever the page, and all of
+//! it still there after a clean restart, where a step written again keeps the top of both runs.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
+
+use crate::common::*;
+
+/// One hour steps (the test waits out an hour's last two minutes, so every request falls in one
+/// step), tops of 3, two errors per status; `api` has its own thresholds. One reader: requests
+/// merge in the order sent, which is what "the first errors" means.
+const CONFIG: &str = r#"
+[udp]
+readers = 1
+
+[request_log]
+step = "1h"
+top = 3
+max_errors = 2
+min_time = "100ms"
+min_memory = "1MiB"
+min_cpu = "0s"
+error_status = 500
+
+[request_log.servers."api"]
+min_time = "1s"
+error_status = 400
+"#;
+
+const SERVERS: [&str; 3] = ["www", "api", "shop"];
+
+/// A request sent: what the logs rank and filter by.
+#[derive(Clone, Debug)]
+struct Sent {
+    server: &'static str,
+    /// Its tag `n`, which names it in the answers.
+    n: String,
+    time: f32,
+    memory: u32,
+    cpu: f32,
+    status: u32,
+}
+
+impl Sent {
+    fn new(server: &'static str, i: u32, s: u32) -> Sent {
+        let status = match i % 10 {
+            3 => 500,
+            7 => 502,
+            _ if i % 15 == 4 => 404,
+            _ => 200,
+        };
+        Sent {
+            server,
+            n: format!("{server}-{i}"),
+            // Distinct values everywhere: no ties in a top.
+            time: ((i * 37) % 30) as f32 * 0.05 + 0.01 + s as f32 * 0.001,
+            memory: ((i * 11) % 30) * 200_000 + s,
+            cpu: ((i * 7) % 30) as f32 * 0.01 + 0.005 + s as f32 * 0.0001,
+            status,
+        }
+    }
+
+    fn encode(&self) -> Vec<u8> {
+        use prost::Message;
+        pinbad::proto::Request {
+            hostname: format!("{}-host", self.server).into_bytes(),
+            server_name: self.server.as_bytes().to_vec(),
+            script_name: b"/index.php".to_vec(),
+            request_count: 1,
+            request_time: self.time,
+            memory_peak: self.memory,
+            ru_utime: self.cpu,
+            ru_stime: 0.0,
+            status: Some(self.status),
+            tag_name: vec![0],
+            tag_value: vec![1],
+            timer_hit_count: vec![1],
+            timer_value: vec![0.002],
+            timer_ru_utime: vec![0.0],
+            timer_ru_stime: vec![0.0],
+            timer_tag_count: vec![1],
+            timer_tag_name: vec![2],
+            timer_tag_value: vec![3],
+            dictionary: vec![
+                b"n".to_vec(),
+                self.n.clone().into_bytes(),
+                b"group".to_vec(),
+                b"db".to_vec(),
+            ],
+            ..Default::default()
+        }
+        .encode_to_vec()
+    }
+}
+
+/// The thresholds of `server` (as CONFIG sets them): min_time, error_status.
+fn thresholds(server: &str) -> (f32, u32) {
+    if server == "api" {
+        (1.0, 400)
+    } else {
+        (0.1, 500)
+    }
+}
+
+/// What the logs must hold per kind and server, `n`s in answer order for `sort=value` (and the
+/// errors oldest first), given everything sent in one step in this order.
+fn expected(sent: &[Sent]) -> BTreeMap<(&'static str, &'static str), Vec<String>> {
+    let mut out = BTreeMap::new();
+    for server in SERVERS {
+        let mine: Vec<&Sent> = sent.iter().filter(|r| r.server == server).collect();
+        let (min_time, error_status) = thresholds(server);
+        let top = |key: &dyn Fn(&Sent) -> f64, keep: &dyn Fn(&Sent) -> bool| {
+            let mut v: Vec<&&Sent> = mine.iter().filter(|r| keep(r)).collect();
+            v.sort_by(|a, b| key(b).total_cmp(&key(a)));
+            v.into_iter()
+                .take(3)
+                .map(|r| r.n.clone())
+                .collect::<Vec<_>>()
+        };
+        out.insert(
+            ("slow", server),
+            top(&|r| r.time as f64, &|r| r.time >= min_time),
+        );
+        out.insert(
+            ("memory", server),
+            top(&|r| r.memory as f64, &|r| r.memory >= 1 << 20),
+        );
+        out.insert(("cpu", server), top(&|r| r.cpu as f64, &|r| r.cpu > 0.0));
+        let mut errors: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+        for r in mine.iter().filter(|r| r.status >= error_status) {
+            let kept = errors.entry(r.status).or_default();
+            if kept.len() < 2 {
+                kept.push(r.n.clone());
+            }
+        }
+        out.insert(("errors", server), errors.into_values().flatten().collect());
+    }
+    out
+}
+
+/// Every entry of a log matching `query`, following the cursors `limit` at a time; each page's
+/// `total` must be the number of all of them.
+fn all_pages(d: &Daemon, kind: &str, query: &str, limit: usize) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut cursor = String::new();
+    loop {
+        let (code, page) = d.get(&format!(
+            "/api/v1/request_logs/{kind}?limit={limit}&{query}{cursor}"
+        ));
+        assert_eq!(code, 200, "{page}");
+        let entries = page["entries"].as_array().unwrap();
+        assert!(entries.len() <= limit, "{page}");
+        out.extend(entries.iter().cloned());
+        match page["next_cursor"].as_str() {
+            Some(c) => cursor = format!("&cursor={c}"),
+            None => {
+                assert_eq!(page["total"].as_u64().unwrap(), out.len() as u64, "{page}");
+                return out;
+            }
+        }
+    }
+}
+
+/// The `n` tag of each entry.
+fn names(entries: &[Value]) -> Vec<String> {
+    entries
+        .iter()
+        .map(|e| e["request"]["tags"]["n"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The entries of log `kind` for `server`, followed page by page (2 at a time): the tops largest
+/// first, the errors oldest first within each status, statuses in order.
+fn logged(d: &Daemon, kind: &str, server: &str) -> Vec<Value> {
+    if kind != "errors" {
+        return all_pages(d, kind, &format!("server_name={server}&sort=value"), 2);
+    }
+    let mut entries = all_pages(d, kind, &format!("server_name={server}&sort=time"), 2);
+    entries.reverse();
+    entries.sort_by_key(|e| e["request"]["status"].as_u64().unwrap());
+    entries
+}
+
+/// Whether the logs hold `want` (see [`expected`]).
+fn holds(d: &Daemon, want: &BTreeMap<(&str, &str), Vec<String>>) -> bool {
+    want.iter()
+        .all(|(&(kind, server), n)| names(&logged(d, kind, server)) == *n)
+}
+
+/// The logs hold exactly `want`, every entry in step `step` with its tags and timer; `total`
+/// counts every match; `error_counts` says `counts` per server.
+fn check(
+    d: &Daemon,
+    want: &BTreeMap<(&str, &str), Vec<String>>,
+    step: i64,
+    counts: &BTreeMap<(&str, u32), u64>,
+) {
+    let mut total = BTreeMap::new();
+    for (&(kind, server), n) in want {
+        let entries = logged(d, kind, server);
+        assert_eq!(&names(&entries), n, "{kind} of {server}");
+        for e in &entries {
+            assert_eq!(e["step"], step, "{e}");
+            assert_eq!(e["group"], server, "{e}");
+            assert_eq!(e["request"]["server_name"], server, "{e}");
+            assert_eq!(e["request"]["timers"][0]["tags"]["group"], "db", "{e}");
+        }
+        *total.entry(kind).or_insert(0) += n.len() as u64;
+    }
+    for (kind, n) in total {
+        let (code, page) = d.get(&format!("/api/v1/request_logs/{kind}?limit=1"));
+        assert_eq!(code, 200, "{page}");
+        assert_eq!(page["total"], n, "{kind}: {page}");
+    }
+    for server in SERVERS {
+        let (_, page) = d.get(&format!("/api/v1/request_logs/errors?server_name={server}"));
+        let got: BTreeMap<u32, u64> = page["error_counts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["status"].as_u64().unwrap() as u32,
+                    c["count"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let want: BTreeMap<u32, u64> = counts
+            .iter()
+            .filter(|((s, _), _)| *s == server)
+            .map(|((_, status), n)| (*status, *n))
+            .collect();
+        assert_eq!(got, want, "error counts of {server}");
+    }
+}
+
+/// Every error request sent, per server and status, under that server's threshold.
+fn error_counts(sent: &[Sent]) -> BTreeMap<(&'static str, u32), u64> {
+    let mut out = BTreeMap::new();
+    for r in sent.iter().filter(|r| r.status >= thresholds(r.server).1) {
+        *out.entry((r.server, r.status)).or_insert(0) += 1;
+    }
+    out
+}
+
+/// Waits until at least two minutes of the current hour are left (at most two minutes), so that
+/// everything the test sends falls in one one-hour step; returns that step's start.
+fn hour_with_room() -> i64 {
+    let now = || {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_secs() as i64
+    };
+    let deadline = Instant::now() + Duration::from_secs(150);
+    while now() % 3600 > 3600 - 120 {
+        assert!(Instant::now() < deadline, "the clock does not move");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    now() - now() % 3600
+}
+
+fn start(state: &Path) -> Daemon {
+    Daemon::start_with(CONFIG, &["--udp", "127.0.0.1:0"], Some(state))
+}
+
+/// Rows the logs keep, as the status says.
+fn rows(d: &Daemon) -> u64 {
+    d.status()["request_log"]["rows"].as_u64().unwrap_or(0)
+}
+
+#[test]
+fn request_logs_keep_the_top_of_each_server_and_step() {
+    let step = hour_with_room();
+    let state = tempfile::tempdir().unwrap();
+    let d = start(state.path());
+    let mut sent: Vec<Sent> = Vec::new();
+    for i in 0..30 {
+        for (s, server) in SERVERS.iter().enumerate() {
+            sent.push(Sent::new(server, i, s as u32));
+        }
+    }
+    d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(sent.len() as u64);
+    let want = expected(&sent);
+    d.wait_for(|d| holds(d, &want), "the request logs to be written");
+    check(&d, &want, step, &error_counts(&sent));
+    let stored: u64 = want.values().map(|v| v.len() as u64).sum();
+    d.wait_for(
+        |d| rows(d) == stored,
+        "request_log.rows to count what is stored",
+    );
+    // The thresholds per server: api keeps no request under 1 s, and its 404s; www neither.
+    let api_slow = all_pages(&d, "slow", "server_name=api", 10);
+    assert!(api_slow
+        .iter()
+        .all(|e| e["request"]["request_time"].as_f64().unwrap() >= 1.0));
+    let (_, p) = d.get("/api/v1/request_logs/errors?status=4xx&limit=100");
+    assert_eq!(p["total"], 2, "api's two 404s: {p}");
+    assert!(names(p["entries"].as_array().unwrap())
+        .iter()
+        .all(|n| n.starts_with("api-")));
+    // Filters: the host, a time range that holds nothing, one that holds all.
+    let (_, p) = d.get("/api/v1/request_logs/cpu?hostname=shop-host&limit=1");
+    assert_eq!(p["total"], 3, "{p}");
+    let (_, p) = d.get("/api/v1/request_logs/cpu?to=-1h");
+    assert_eq!(p["total"], 0, "{p}");
+    let (_, p) = d.get(&format!("/api/v1/request_logs/cpu?from={step}&to=now"));
+    assert_eq!(p["total"], 9, "{p}");
+    // The answer has the fields the OpenAPI document says.
+    let doc = d.json("/api/v1/openapi.json");
+    let documented = |schema: &str| -> BTreeSet<String> {
+        doc["components"]["schemas"][schema]["properties"]
+            .as_object()
+            .unwrap_or_else(|| panic!("no schema {schema}"))
+            .keys()
+            .cloned()
+            .collect()
+    };
+    let fields =
+        |v: &Value| -> BTreeSet<String> { v.as_object().unwrap().keys().cloned().collect() };
+    let (_, p) = d.get("/api/v1/request_logs/errors?limit=1");
+    assert_eq!(fields(&p), documented("RequestLogAnswer"));
+    assert_eq!(fields(&p["entries"][0]), documented("RequestLogEntry"));
+    assert_eq!(
+        fields(&p["entries"][0]["request"]),
+        documented("RawRequest")
+    );
+    assert_eq!(fields(&p["error_counts"][0]), documented("ErrorCount"));
+    // Errors: a kind that does not exist, a bad parameter.
+    assert_eq!(d.get("/api/v1/request_logs/fast").0, 404);
+    let (code, e) = d.get("/api/v1/request_logs/slow?status=5x");
+    assert_eq!(code, 400);
+    assert!(e["detail"].as_str().unwrap().contains("`status`"), "{e}");
+    assert_eq!(d.status()["request_log"]["dropped"], 0);
+
+    // A clean restart keeps everything; a step written again keeps the top of both runs.
+    assert!(d.terminate(Duration::from_secs(20)).success());
+    let d = start(state.path());
+    check(&d, &want, step, &error_counts(&sent));
+    let late = vec![
+        Sent {
+            time: 9.0,
+            ..Sent::new("www", 100, 0)
+        },
+        Sent {
+            status: 500,
+            ..Sent::new("www", 101, 0)
+        },
+    ];
+    d.send(&late.iter().map(Sent::encode).collect::<Vec<_>>());
+    sent.extend(late);
+    let want = expected(&sent);
+    assert_eq!(want[&("slow", "www")][0], "www-100");
+    let www_500 = |d: &Daemon| {
+        let (_, p) = d.get("/api/v1/request_logs/errors?server_name=www&status=500");
+        p["error_counts"][0]["count"].as_u64().unwrap_or(0)
+    };
+    d.wait_for(
+        |d| www_500(d) == 4 && holds(d, &want),
+        "the requests sent after the restart to be written",
+    );
+    check(&d, &want, step, &error_counts(&sent));
+    let distinct: BTreeSet<String> = names(&all_pages(&d, "slow", "sort=value", 1))
+        .into_iter()
+        .collect();
+    assert_eq!(distinct.len(), 9, "no entry twice across pages");
+}
+
+/// The request logs view in a real browser: a log as the URL says (kind, filters, sort, page
+/// size), the total of all matches, the next page by its link, another kind by its tab with the
+/// filters kept, and no error in the page.
+#[test]
+fn the_request_logs_view_shows_what_the_url_asks() {
+    let Some(b) = crate::browser::Browser::start() else {
+        return;
+    };
+    hour_with_room();
+    let state = tempfile::tempdir().unwrap();
+    let d = start(state.path());
+    let sent: Vec<Sent> = (0..30)
+        .flat_map(|i| {
+            SERVERS
+                .iter()
+                .enumerate()
+                .map(move |(s, server)| Sent::new(server, i, s as u32))
+        })
+        .collect();
+    d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(sent.len() as u64);
+    let want = expected(&sent);
+    d.wait_for(|d| holds(d, &want), "the request logs to be written");
+    let base = d.url("/");
+    // What the page shows: the caption's total, and each row's `n` tag.
+    let shown = |b: &crate::browser::Browser| -> Option<(u64, Vec<String>)> {
+        let v = b.eval(
+            "const c = document.getElementById('logs-caption');
+             if (!c || c.dataset.total === undefined) return null;
+             const rows = [...document.querySelectorAll('#logs-table tr.log-entry')];
+             return [Number(c.dataset.total), rows.map((r) => (r.innerText.match(/\\bn=(\\S+)/) || [])[1])];",
+            serde_json::json!([]),
+        );
+        serde_json::from_value(v).ok()
+    };
+    b.goto(&format!("{base}#/logs/errors?server_name=api&status=4xx"));
+    let mut rows = b
+        .wait("api's 404s", |b| shown(b).filter(|(t, _)| *t == 2))
+        .1;
+    rows.sort();
+    assert_eq!(rows, ["api-19", "api-4"]);
+
+    // Every slow entry, largest first, four a page: the first page, then the next by its link.
+    b.goto(&format!("{base}#/logs/slow?sort=value&limit=4&range=1d"));
+    let first = b
+        .wait("the first page", |b| {
+            shown(b).filter(|(t, r)| *t == 9 && r.len() == 4)
+        })
+        .1;
+    let mut largest: Vec<&Sent> = want
+        .iter()
+        .filter(|((kind, _), _)| *kind == "slow")
+        .flat_map(|(_, n)| n.iter())
+        .map(|n| sent.iter().find(|r| &r.n == n).unwrap())
+        .collect();
+    largest.sort_by(|a, b| b.time.total_cmp(&a.time));
+    let order: Vec<String> = largest.iter().map(|r| r.n.clone()).collect();
+    assert_eq!(first, order[..4]);
+    b.click("#logs-next");
+    let second = b.wait("the second page", |b| {
+        shown(b)
+            .filter(|(_, r)| r.len() == 4 && r[0] != first[0])
+            .map(|s| s.1)
+    });
+    assert_eq!(second, order[4..8]);
+    assert!(b.current_url().contains("cursor="), "{}", b.current_url());
+
+    // Another kind by its tab: the filters stay, the page starts again.
+    b.goto(&format!("{base}#/logs/slow?server_name=shop"));
+    b.wait("shop's slow log", |b| shown(b).filter(|(t, _)| *t == 3));
+    b.click("#logs-tabs a[data-kind=cpu]");
+    let cpu = b.wait("shop's CPU log", |b| {
+        (b.current_url().contains("#/logs/cpu?server_name=shop"))
+            .then(|| shown(b))
+            .flatten()
+            .filter(|(t, r)| *t == 3 && r.iter().all(|n| n.starts_with("shop-")))
+    });
+    assert_eq!(cpu.1.len(), 3);
+    let caught = b.eval("return window.__pinbad.errors", serde_json::json!([]));
+    assert_eq!(caught, serde_json::json!([]), "errors caught in the page");
+}
+
+/// Switched off, or with a store that cannot be opened, the daemon runs without request logs:
+/// the API answers 503 saying why, the status shows it, requests are merged as ever.
+#[test]
+fn without_a_store_the_logs_answer_503_and_the_daemon_runs() {
+    let d = Daemon::start("[request_log]\nenabled = false\n");
+    let (code, e) = d.get("/api/v1/request_logs/slow");
+    assert_eq!(code, 503, "{e}");
+    assert!(
+        e["detail"]
+            .as_str()
+            .unwrap()
+            .contains("request_log.enabled"),
+        "{e}"
+    );
+    assert_eq!(d.status()["request_log"]["available"], false);
+
+    let state = tempfile::tempdir().unwrap();
+    std::fs::write(state.path().join("request_log.sqlite"), vec![0x5a; 8192]).unwrap();
+    let d = Daemon::start_with("", &["--udp", "127.0.0.1:0"], Some(state.path()));
+    let status = &d.status()["request_log"];
+    assert_eq!(status["available"], false, "{status}");
+    assert!(
+        status["error"]
+            .as_str()
+            .unwrap()
+            .contains("request_log.sqlite"),
+        "{status}"
+    );
+    let (code, e) = d.get("/api/v1/request_logs/errors");
+    assert_eq!(code, 503, "{e}");
+    d.send(&[request("/a.php")]);
+    d.wait_merged(1);
+}
