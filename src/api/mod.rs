@@ -25,6 +25,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use crate::state::Core;
 
 mod dashboard;
+mod fleet;
 mod history;
 mod instruments;
 pub mod openapi;
@@ -208,6 +209,7 @@ pub fn documented_routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
         .merge(requests::routes())
         .merge(reports::routes())
         .merge(history::routes())
+        .merge(fleet::routes())
         .merge(instruments::routes())
         .merge(sinks::routes())
         .merge(stream::routes())

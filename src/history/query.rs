@@ -283,7 +283,7 @@ pub fn parse(
 }
 
 /// `from`/`to`: unix seconds, RFC 3339, `now`, or `-15m` (relative to now).
-fn parse_time(param: &str, v: &str, now_s: i64) -> Result<i64, ParamError> {
+pub fn parse_time(param: &str, v: &str, now_s: i64) -> Result<i64, ParamError> {
     if v == "now" {
         return Ok(now_s);
     }
