@@ -140,6 +140,36 @@ fn check_fleet(rows: &BTreeMap<String, Value>, sent: &BTreeMap<String, Sent>) {
     }
 }
 
+/// The README's fleet query (its `report_by_script_name` over the last day) answers `sent`.
+fn check_readme_sql(ch: &ClickHouse, sent: &BTreeMap<String, Sent>) {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let from = readme
+        .find("SELECT keys[1] AS script_name")
+        .expect("README has the fleet query");
+    let sql = &readme[from..];
+    let sql = sql[..sql.find(';').unwrap()]
+        .replace("FROM pinba_report_ticks", "FROM fleet.pinba_report_ticks")
+        + " FORMAT JSONEachRow";
+    let rows: BTreeMap<String, Value> = ch
+        .query(&sql)
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (v["script_name"].as_str().unwrap().to_string(), v)
+        })
+        .collect();
+    assert_eq!(rows.len(), sent.len(), "{rows:?}");
+    for (script, s) in sent {
+        let row = &rows[script];
+        assert_eq!(f(&row["req_count"]) as usize, s.times.len(), "{row}");
+        let secs = f(&row["req_time_total"]);
+        assert!(close(secs, s.time_ns() as f64 / 1e9, 1e-12), "{row}");
+        let (got, want) = (f(&row["p95"]), s.p(95.0));
+        assert!(close(got, want, 0.01), "{script} p95: {got} vs exact {want}");
+    }
+}
+
 /// `GET /api/v1/fleet/reports/report_by_script_name` (with `extra` parameters) answers `sent`:
 /// counts and sums exact, percentiles within 1 %, totals the sum of the rows.
 fn check_api(d: &Daemon, extra: &str, sent: &BTreeMap<String, Sent>) {
@@ -283,6 +313,7 @@ fn two_instances_answer_the_fleet_from_clickhouse_exactly_once() {
         "a\nb"
     );
     check_fleet(&fleet_rows(&ch), &sent);
+    check_readme_sql(&ch, &sent);
     check_api(&a, "", &sent);
     // One instance's ticks: b's answer from a.
     let only_b: BTreeMap<String, Sent> = sent
