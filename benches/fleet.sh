@@ -9,7 +9,7 @@
 #
 # Usage: benches/fleet.sh [MODES...]   (default: none ticks rows none ticks rows)
 # Env:   RATE=100000 DURATION=30s HISTORY=15m TICKS=60 (the default 15 s ticks)
-#        SCRIPTS=1000 HOSTS=20  OUT=target/fleet.json
+#        SCRIPTS=1000 HOSTS=20  OUT=target/fleet.json  NO_BUILD=1: the binaries as they are
 # Bounded: every blast run stops by itself after DURATION; only 127.0.0.1 is targeted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,8 +27,10 @@ UDP_PORT=${UDP_PORT:-39202}
 HTTP_PORT=${HTTP_PORT:-39280}
 CH_HTTP=${CH_HTTP:-39223}
 
-cargo build --release --bin pinbad >&2
-cargo build --release --features corpus --bin pinbad-blast >&2
+if [ -z "${NO_BUILD:-}" ]; then
+  cargo build --release --bin pinbad >&2
+  cargo build --release --features corpus --bin pinbad-blast >&2
+fi
 work=$(mktemp -d)
 PID=""; CHPID=""
 trap 'kill $PID $CHPID 2>/dev/null || true; wait 2>/dev/null; rm -rf "$work"' EXIT

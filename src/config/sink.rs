@@ -25,6 +25,8 @@ pub struct SinkConfig {
 }
 
 /// What a sink writes to, by `kind`.
+// Built once per `[[sink]]` at start-up: the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum SinkKind {

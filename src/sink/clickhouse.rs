@@ -87,6 +87,9 @@ pub fn ticks_ddl(database: &str, table: &str, ttl: Duration) -> String {
     )
 }
 
+/// An empty RowBinary array (its length, 0).
+pub const EMPTY_ARRAY: &[u8] = &[0];
+
 /// A row's `row_type` in the ticks table: a row of the report.
 pub const ROW: u8 = 0;
 /// The tick's "(other)" row: contributions that got no row of their own (keys empty).
@@ -557,7 +560,7 @@ impl ClickHouseOutput {
         put_bytes(keys, self.instance.as_bytes());
         put_bytes(keys, head.report.as_bytes());
         put_bytes(keys, head.kind.as_bytes());
-        for (row_type, texts, sums, hist) in rows {
+        for (row_type, keys_array, sums, hist) in rows {
             let out = &mut t.body;
             out.extend_from_slice(keys);
             out.push(row_type);
@@ -566,10 +569,7 @@ impl ClickHouseOutput {
             for n in names {
                 put_bytes(out, n.as_bytes());
             }
-            put_len(out, texts.len());
-            for k in texts.iter() {
-                put_bytes(out, k.as_bytes());
-            }
+            out.extend_from_slice(keys_array);
             let wide = |v: crate::report::Sum96| u64::try_from(v.get()).unwrap_or(u64::MAX);
             for n in [
                 sums.req_count,
@@ -597,10 +597,11 @@ impl ClickHouseOutput {
 }
 
 /// One row of a tick for [`ClickHouseOutput::encode_tick`]: its `row_type` ([`ROW`], [`OTHER`],
-/// [`TOTALS`]), key texts (none but for a `ROW`), sums and buckets.
+/// [`TOTALS`]), key texts as a RowBinary `Array(String)` ([`EMPTY_ARRAY`] but for a `ROW`; see
+/// [`put_len`], [`put_bytes`]), sums and buckets.
 pub type TickRowOut<'r> = (
     u8,
-    &'r [String],
+    &'r [u8],
     crate::report::Sums,
     crate::histogram::HistView<'r>,
 );
@@ -776,7 +777,7 @@ impl Sender {
 
 /// RowBinary: a `String` (or an array's length) is preceded by its length as an unsigned LEB128
 /// varint.
-fn put_len(out: &mut Vec<u8>, mut n: usize) {
+pub(super) fn put_len(out: &mut Vec<u8>, mut n: usize) {
     while n >= 0x80 {
         out.push((n as u8) | 0x80);
         n >>= 7;
@@ -785,7 +786,7 @@ fn put_len(out: &mut Vec<u8>, mut n: usize) {
 }
 
 /// RowBinary `String`: its length, then its bytes.
-fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+pub(super) fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     put_len(out, b.len());
     out.extend_from_slice(b);
 }
@@ -1100,9 +1101,13 @@ mod tests {
             kind: "request",
             key_names: &names,
         };
-        let keys = ["/a.php".to_string()];
-        let rows: Vec<TickRowOut<'_>> =
-            vec![(ROW, &keys, sums, (&hist).into()), (TOTALS, &[], sums, (&hist).into())];
+        let mut keys = Vec::new();
+        put_len(&mut keys, 1);
+        put_bytes(&mut keys, b"/a.php");
+        let rows: Vec<TickRowOut<'_>> = vec![
+            (ROW, &keys, sums, (&hist).into()),
+            (TOTALS, EMPTY_ARRAY, sums, (&hist).into()),
+        ];
         out.encode_tick(&head, rows.into_iter());
         assert_eq!((out.ticks.ticks, out.ticks.rows), (1, 2));
         let mut r = Reader(&out.ticks.body);
@@ -1145,8 +1150,14 @@ mod tests {
     fn fleet_sql_reads_final_with_percentile_columns() {
         let sql = fleet_sql("db", "t", "1", &[50.0, 99.9]);
         assert!(sql.contains("FROM db.t FINAL WHERE 1"), "{sql}");
-        assert!(sql.contains("AS `p50`") && sql.contains("AS `p99.9`"), "{sql}");
-        assert!(sql.contains("1e12") && !sql.contains("1000000000000"), "{sql}");
+        assert!(
+            sql.contains("AS `p50`") && sql.contains("AS `p99.9`"),
+            "{sql}"
+        );
+        assert!(
+            sql.contains("1e12") && !sql.contains("1000000000000"),
+            "{sql}"
+        );
     }
 
     /// Lengths past 127 take more than one byte (LEB128), as ClickHouse reads them.

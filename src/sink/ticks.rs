@@ -6,7 +6,8 @@
 //!  (each report's closed ticks, Arc-shared, no copy)     full → dropped, counted `ticks_dropped`)
 //!                                                            │
 //!                  thread "pinbad-sink-NAME" (every 100 ms) ▼
-//!     key ids named under the dictionary's read lock (a chunk of rows at a time), each row
+//!     key ids named under the dictionary's read lock (a chunk of rows at a time, written as the
+//!     RowBinary arrays ClickHouse reads, the one output that takes ticks), each row
 //!     encoded by the output (`Output::tick`), sealed and sent in order with the requests
 //! ```
 //!
@@ -20,7 +21,9 @@ use std::sync::Arc;
 
 use crossbeam_queue::ArrayQueue;
 
-use super::clickhouse::{TickHead, TickRowOut, OTHER, ROW, TOTALS};
+use super::clickhouse::{
+    put_bytes, put_len, TickHead, TickRowOut, EMPTY_ARRAY, OTHER, ROW, TOTALS,
+};
 use super::{Output, SinkStats};
 use crate::config::TickReports;
 use crate::report::{ClosedTick, ReportCell};
@@ -91,9 +94,12 @@ fn encode(
         let r = cell.report.read();
         (r.kind().as_str(), r.key_columns().to_vec(), r.key_texts())
     };
-    // Named in chunks, each under one hold of the read lock, checked young enough under it (a
-    // sweep, which could free the ids, needs the write lock).
-    let mut named: Vec<Box<[String]>> = Vec::new();
+    // Each row's key values as the RowBinary array the output writes, one after the other in
+    // one buffer (no allocation per row), named in chunks, each under one hold of the read lock
+    // and checked young enough under it (a sweep, which could free the ids, needs the write
+    // lock).
+    let mut named = Vec::new();
+    let mut ends: Vec<usize> = Vec::new();
     let mut rows = tick.rows().peekable();
     while rows.peek().is_some() {
         let dict = shared.dictionary().read();
@@ -102,7 +108,9 @@ fn encode(
             return;
         }
         for (ids, _, _) in rows.by_ref().take(RESOLVE_CHUNK) {
-            named.push(texts.render(ids, &dict));
+            put_len(&mut named, ids.len());
+            texts.each(ids, &dict, |text| put_bytes(&mut named, text.as_bytes()));
+            ends.push(named.len());
         }
     }
     let head = TickHead {
@@ -113,17 +121,20 @@ fn encode(
         key_names: &key_names,
     };
     let (total_sums, total_hist) = tick.totals();
+    let starts = std::iter::once(0).chain(ends.iter().copied());
     let all = tick
         .rows()
-        .zip(&named)
-        .map(|((_, sums, hist), keys)| -> TickRowOut<'_> { (ROW, keys, sums, hist) })
+        .zip(starts.zip(ends.iter().copied()))
+        .map(|((_, sums, hist), (from, to))| -> TickRowOut<'_> {
+            (ROW, &named[from..to], sums, hist)
+        })
         .chain(
             tick.other()
-                .map(|(s, h)| -> TickRowOut<'_> { (OTHER, &[], *s, h.into()) }),
+                .map(|(s, h)| -> TickRowOut<'_> { (OTHER, EMPTY_ARRAY, *s, h.into()) }),
         )
         .chain(std::iter::once::<TickRowOut<'_>>((
             TOTALS,
-            &[],
+            EMPTY_ARRAY,
             *total_sums,
             total_hist.into(),
         )));

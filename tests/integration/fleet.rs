@@ -166,7 +166,10 @@ fn check_readme_sql(ch: &ClickHouse, sent: &BTreeMap<String, Sent>) {
         let secs = f(&row["req_time_total"]);
         assert!(close(secs, s.time_ns() as f64 / 1e9, 1e-12), "{row}");
         let (got, want) = (f(&row["p95"]), s.p(95.0));
-        assert!(close(got, want, 0.01), "{script} p95: {got} vs exact {want}");
+        assert!(
+            close(got, want, 0.01),
+            "{script} p95: {got} vs exact {want}"
+        );
     }
 }
 
