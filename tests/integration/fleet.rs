@@ -140,6 +140,38 @@ fn check_fleet(rows: &BTreeMap<String, Value>, sent: &BTreeMap<String, Sent>) {
     }
 }
 
+/// The dashboard's report view switched to the fleet (`fleet=1h`) shows both instances' rows.
+fn check_dashboard(d: &Daemon, sent: &BTreeMap<String, Sent>) {
+    let Some(b) = crate::browser::Browser::start() else {
+        return;
+    };
+    b.goto(&d.url("/#/report/report_by_script_name?fleet=1h"));
+    let want: BTreeMap<String, String> = sent
+        .iter()
+        .map(|(k, s)| (k.clone(), s.times.len().to_string()))
+        .collect();
+    b.wait("the fleet's rows in the report view", |b| {
+        let rows = b.eval(
+            "return [...document.querySelectorAll('#report-table tbody tr')].map(tr =>
+               [tr.querySelector('td[data-col=script_name]')?.textContent,
+                tr.querySelector('td[data-col=req_count]')?.textContent]);",
+            serde_json::json!([]),
+        );
+        let got: BTreeMap<String, String> = serde_json::from_value::<Vec<(String, String)>>(rows)
+            .ok()?
+            .into_iter()
+            .collect();
+        (got == want).then_some(())
+    });
+    assert_eq!(
+        b.eval(
+            "return document.getElementById('fleet').value",
+            serde_json::json!([])
+        ),
+        "1h"
+    );
+}
+
 /// The README's fleet query (its `report_by_script_name` over the last day) answers `sent`.
 fn check_readme_sql(ch: &ClickHouse, sent: &BTreeMap<String, Sent>) {
     let readme =
@@ -331,6 +363,7 @@ fn two_instances_answer_the_fleet_from_clickhouse_exactly_once() {
         })
         .collect();
     check_api(&a, "&instance=b", &only_b);
+    check_dashboard(&a, &sent);
     let (code, body) = a.get("/api/v1/fleet/reports/report_by_script_name?from=-1h&colour=red");
     assert_eq!(
         (code, body["error"].as_str()),
