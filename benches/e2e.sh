@@ -70,36 +70,8 @@ trap 'kill "$PID" $SPID $CHPID 2>/dev/null || true; wait 2>/dev/null; rm -rf "$w
 TAPS=${TAPS:-}
 if [ -n "$TAPS" ] && [ -z "${CLICKHOUSE_URL:-}" ]; then
   CH_HTTP=${CH_HTTP:-39123}
-  mkdir -p "$work/ch"
-  cat > "$work/ch/config.xml" <<EOF
-<?xml version="1.0"?>
-<yandex>
-  <logger><level>warning</level><console>1</console></logger>
-  <listen_host>127.0.0.1</listen_host>
-  <http_port>$CH_HTTP</http_port>
-  <tcp_port>$((CH_HTTP + 1))</tcp_port>
-  <path>$work/ch/data/</path>
-  <tmp_path>$work/ch/tmp/</tmp_path>
-  <user_files_path>$work/ch/user_files/</user_files_path>
-  <users_config>$work/ch/users.xml</users_config>
-  <default_profile>default</default_profile>
-  <default_database>default</default_database>
-  <mark_cache_size>16777216</mark_cache_size>
-</yandex>
-EOF
-  cat > "$work/ch/users.xml" <<EOF
-<?xml version="1.0"?>
-<yandex>
-  <profiles><default></default></profiles>
-  <users><default><password></password><networks><ip>127.0.0.1</ip></networks>
-    <profile>default</profile><quota>default</quota></default></users>
-  <quotas><default></default></quotas>
-</yandex>
-EOF
-  clickhouse-server --config-file="$work/ch/config.xml" > "$work/ch/log" 2>&1 &
-  CHPID=$!
-  CLICKHOUSE_URL="http://127.0.0.1:$CH_HTTP"
-  for _ in $(seq 300); do curl -sf "$CLICKHOUSE_URL/ping" > /dev/null && break; sleep 0.1; done
+  . benches/clickhouse.sh
+  start_clickhouse "$work/ch" "$CH_HTTP"
 fi
 
 cat > "$work/pinbad.toml" <<EOF

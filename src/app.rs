@@ -255,10 +255,13 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         crate::reqlog::start(&shared, &request_log).map_err(StartError::Thread)?;
     let merger_stop = Arc::new(AtomicBool::new(false));
     let merger = {
-        let ticks = crate::tap::TickFanOut::new(vec![
+        let mut taps = vec![
             Arc::clone(&history) as Arc<dyn crate::tap::TickTap>,
             Arc::clone(&ticklog) as Arc<dyn crate::tap::TickTap>,
-        ]);
+        ];
+        // The sinks that write report ticks (`reports` of a ClickHouse sink).
+        taps.extend(sinks.tick_taps());
+        let ticks = crate::tap::TickFanOut::new(taps);
         let m = Merger::new(Arc::clone(&shared), ring)
             .merge_first(pending)
             .with_ticks(Arc::new(ticks));

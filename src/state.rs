@@ -668,10 +668,11 @@ pub fn new_report(
         );
     }
     // A report with history keeps its closed ticks for the history writer, and every report
-    // does for the tick log.
+    // does for the tick log; a report a sink writes the ticks of, for that sink.
+    let for_sinks = crate::config::writes_ticks_of(&config.sink, &report.def().name);
     match crate::config::HistorySpec::of_report(&report) {
         Ok(Some(_)) if config.history.enabled => report.keep_closed_ticks(),
-        Ok(_) if config.ticklog.enabled => report.keep_closed_ticks(),
+        Ok(_) if config.ticklog.enabled || for_sinks => report.keep_closed_ticks(),
         Ok(_) => {}
         Err(e) => {
             report.release(dict);

@@ -785,6 +785,26 @@ pub static FIGURES: &[Figure] = &[
     )
     .prometheus("pinbad_sink_queued")
     .label("sink"),
+    counter(
+        "sinks[].ticks_sent",
+        "Report ticks the sink delivered (a ClickHouse sink's reports).",
+    )
+    .prometheus("pinbad_sink_ticks_sent")
+    .label("sink"),
+    counter(
+        "sinks[].tick_rows_sent",
+        "Report tick rows the sink delivered (a row per report row and tick).",
+    )
+    .prometheus("pinbad_sink_tick_rows_sent")
+    .label("sink"),
+    counter(
+        "sinks[].ticks_dropped",
+        "Report ticks the sink dropped (tick queue or retry buffer full, stop's deadline, older than the window).",
+    )
+    .prometheus("pinbad_sink_ticks_dropped")
+    .label("sink")
+    .dashboard("dropped: sink ticks")
+    .loss(),
     gauge(
         "history.bytes",
         "Disk the history store takes (file, WAL, index).",

@@ -25,6 +25,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use crate::state::Core;
 
 mod dashboard;
+mod fleet;
 mod history;
 mod instruments;
 pub mod openapi;
@@ -212,6 +213,7 @@ pub fn documented_routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
         .merge(reports::routes())
         .merge(history::routes())
         .merge(request_logs::routes())
+        .merge(fleet::routes())
         .merge(instruments::routes())
         .merge(sinks::routes())
         .merge(stream::routes())

@@ -24,7 +24,7 @@ pub use crate::units::{ByteSize, HumanDuration};
 pub use history::{HistorySpec, DEFAULT_HISTORY_ROWS, DEFAULT_HISTORY_STEP};
 pub use mysql::MysqlConfig;
 pub use reqlog::{LogGroup, RequestLogConfig, ServerThresholds, Thresholds};
-pub use sink::{ClickHouseConfig, FileConfig, SinkConfig, SinkKind};
+pub use sink::{writes_ticks_of, ClickHouseConfig, FileConfig, SinkConfig, SinkKind, TickReports};
 pub use taps::{HistoryConfig, MetricsConfig, SnapshotConfig, TickLogConfig, TICKLOG_MIN_BYTES};
 
 /// Why a configuration was refused. The message always names the key (or the file).

@@ -25,6 +25,8 @@ pub struct SinkConfig {
 }
 
 /// What a sink writes to, by `kind`.
+// Built once per `[[sink]]` at start-up: the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum SinkKind {
@@ -302,6 +304,64 @@ pub struct ClickHouseConfig {
     /// `create_tables` adds `TTL time + INTERVAL …` (rows older are deleted by the server);
     /// zero: no TTL.
     pub ttl: HumanDuration,
+    /// The reports whose closed ticks are written to `ticks_table`, one row per report row
+    /// (`"*"`: every report); none by default.
+    pub reports: TickReports,
+    /// The table of report ticks (see `sink::clickhouse::ticks_ddl`).
+    pub ticks_table: String,
+}
+
+/// `reports` of a ClickHouse sink: report names, or `"*"` for every report (written as the
+/// string `"*"` or a list of names).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TickReports(pub Vec<String>);
+
+impl TickReports {
+    /// Whether the ticks of the report named `name` are written.
+    pub fn includes(&self, name: &str) -> bool {
+        self.0.iter().any(|n| n == "*" || n == name)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for TickReports {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.0.len() == 1 && self.0[0] == "*" {
+            s.serialize_str("*")
+        } else {
+            self.0.serialize(s)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TickReports {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Form {
+            One(String),
+            Many(Vec<String>),
+        }
+        match Form::deserialize(d) {
+            Ok(Form::One(s)) => Ok(TickReports(vec![s])),
+            Ok(Form::Many(v)) => Ok(TickReports(v)),
+            Err(_) => Err(serde::de::Error::custom(
+                "must be \"*\" or a list of report names",
+            )),
+        }
+    }
+}
+
+/// Whether any of `sinks` writes the closed ticks of the report named `name` (the report then
+/// keeps its closed ticks for the merge threads to hand over; see `state::new_report`).
+pub fn writes_ticks_of(sinks: &[SinkConfig], name: &str) -> bool {
+    sinks.iter().any(|s| match &s.kind {
+        SinkKind::Clickhouse(c) => c.reports.includes(name),
+        SinkKind::File(_) => false,
+    })
 }
 
 impl Default for ClickHouseConfig {
@@ -321,6 +381,8 @@ impl Default for ClickHouseConfig {
             timeout: HumanDuration(Duration::from_secs(10)),
             instance: String::new(),
             ttl: HumanDuration(Duration::ZERO),
+            reports: TickReports::default(),
+            ticks_table: "pinba_report_ticks".into(),
         }
     }
 }
@@ -380,6 +442,7 @@ impl ClickHouseConfig {
             ("database", &self.database),
             ("requests_table", &self.requests_table),
             ("timers_table", &self.timers_table),
+            ("ticks_table", &self.ticks_table),
         ] {
             if !is_identifier(v) {
                 return Err((key, format!("`{v}` must be letters, digits and `_`")));
@@ -390,6 +453,20 @@ impl ClickHouseConfig {
                 return Err(("ca_file", "is only for an https:// url".into()));
             }
             self.ca_certificates().map_err(|e| ("ca_file", e))?;
+        }
+        for name in &self.reports.0 {
+            if name.is_empty() || name.len() > 128 || name.contains(['\'', '\\']) {
+                return Err((
+                    "reports",
+                    format!("`{name}` is not a report name (1 to 128 bytes, no quotes)"),
+                ));
+            }
+            if name == "*" && self.reports.0.len() > 1 {
+                return Err((
+                    "reports",
+                    "\"*\" stands alone: it names every report".into(),
+                ));
+            }
         }
         if !self.ttl.0.is_zero() && self.ttl.0 < Duration::from_secs(3600) {
             return Err(("ttl", "must be at least 1h (or \"0s\": no TTL)".into()));

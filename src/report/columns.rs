@@ -208,6 +208,14 @@ impl KeyTexts {
             .map(|(k, &id)| key_text_of(*k, id, dict).into_owned())
             .collect()
     }
+
+    /// Calls `f` with each key value of a row, as [`KeyTexts::render`] gives them, without
+    /// allocating (but for a status's number): the tick writer of a sink, row after row.
+    pub fn each(&self, ids: &[u32], dict: &Dictionary, mut f: impl FnMut(&str)) {
+        for (k, &id) in self.0.iter().zip(ids) {
+            f(&key_text_of(*k, id, dict));
+        }
+    }
 }
 
 impl Report {

@@ -67,6 +67,115 @@ pub fn timers_ddl(database: &str, table: &str, ttl: Duration) -> String {
     )
 }
 
+/// `CREATE TABLE` of the report ticks table: one row per report row of each closed tick (see
+/// [`ClickHouseOutput::encode_tick`] and the README's "Report ticks"). Written once per tick:
+/// the `ReplacingMergeTree`'s sorting key is the tick and row's identity, so an insert sent
+/// again after a lost reply leaves one copy once parts merge, and a query with `FINAL` (as the
+/// fleet view's) reads one copy before. (ClickHouse 18.16 has no insert deduplication for a
+/// table that is not replicated.)
+pub fn ticks_ddl(database: &str, table: &str, ttl: Duration) -> String {
+    let ttl = ttl_clause(ttl);
+    format!(
+        "CREATE TABLE IF NOT EXISTS {database}.{table} (\
+         time DateTime, tick_start_ms UInt64, tick_ms UInt32, instance String, report String, \
+         kind String, row_type UInt8, key_names Array(String), keys Array(String), \
+         req_count UInt64, hit_count UInt64, time_ns UInt64, ru_utime_ns UInt64, \
+         ru_stime_ns UInt64, traffic_bytes UInt64, memory_footprint_bytes UInt64, \
+         hist_ids Array(UInt16), hist_counts Array(UInt64)\
+         ) ENGINE = ReplacingMergeTree() PARTITION BY toYYYYMMDD(time) \
+         ORDER BY (report, instance, tick_start_ms, row_type, keys){ttl}"
+    )
+}
+
+/// An empty RowBinary array (its length, 0).
+pub const EMPTY_ARRAY: &[u8] = &[0];
+
+/// A row's `row_type` in the ticks table: a row of the report.
+pub const ROW: u8 = 0;
+/// The tick's "(other)" row: contributions that got no row of their own (keys empty).
+pub const OTHER: u8 = 1;
+/// The report's totals over the tick (keys empty): what the rows and "(other)" sum to, but for
+/// a timer report's `req_count`, which counts each request once however many rows it hit.
+pub const TOTALS: u8 = 2;
+
+/// The percentiles the fleet view ([`fleet_view_ddl`]) shows.
+pub const FLEET_VIEW_PERCENTILES: [f64; 3] = [50.0, 95.0, 99.0];
+
+/// The SQL of a percentile of the merged buckets `ids`/`counts` (an `Array(UInt16)` and an
+/// `Array(UInt64)`, ids ascending: `sumMap(hist_ids, hist_counts)`), in seconds, as pinbad
+/// computes it (`histogram::Histogram::percentile_ns`): the nearest rank, the bucket holding it
+/// found on the cumulative counts, and the value interpolated inside the bucket's bounds. Its
+/// helper columns are named `_…{tag}`; `NULL` when the buckets are empty.
+pub fn percentile_sql(ids: &str, counts: &str, p: f64, tag: &str) -> String {
+    let b = format!("_b{tag}");
+    let e = format!("_e{tag}");
+    let l = format!("_l{tag}");
+    format!(
+        "arraySum({counts}) AS _n{tag}, arrayCumSum({counts}) AS _cum{tag}, \
+         {p} / 100 * _n{tag} AS _x{tag}, \
+         greatest(1, toUInt64(ceil(_x{tag} - greatest(_x{tag} * 1e-12, 1e-9)))) AS _r{tag}, \
+         arrayFirstIndex(c -> c >= _r{tag}, _cum{tag}) AS _i{tag}, \
+         {ids}[_i{tag}] AS {b}, {counts}[_i{tag}] AS _c{tag}, \
+         _r{tag} - (_cum{tag}[_i{tag}] - _c{tag}) AS _k{tag}, \
+         9 + intDiv({b} - 1, 128) AS {e}, \
+         pow(2, {e}) + (({b} - 1) % 128) * pow(2, {e} - 7) AS {l}, \
+         if(_n{tag} = 0, NULL, multiIf({b} = 0, 0, {b} >= {overflow}, {max}, \
+         greatest({l}, {min}) + (least({l} + pow(2, {e} - 7), {max}) - greatest({l}, {min})) \
+         * (_k{tag} - 0.5) / _c{tag}) / 1e9)",
+        overflow = crate::histogram::OVERFLOW_BUCKET,
+        // Floats (`1e3`, `1e12`): 18.16 has no common type of UInt64 and Float64 for `least`.
+        min = format!("{:e}", crate::histogram::MIN_NS as f64),
+        max = format!("{:e}", crate::histogram::MAX_NS as f64),
+    )
+}
+
+/// The fleet query over the ticks in `table` (deduplicated with `FINAL`) that `filter` (SQL:
+/// `report = '…' AND time >= …`, or `1`) selects: one row per report, row type and key across
+/// every instance, with the sums exact and the merged buckets (`hist_ids`, `hist_counts`), and
+/// `percentiles` (`p50` …, in seconds) computed from them as pinbad does.
+pub fn fleet_sql(database: &str, table: &str, filter: &str, percentiles: &[f64]) -> String {
+    let mut helpers = String::new();
+    let mut names = String::new();
+    for (i, p) in percentiles.iter().enumerate() {
+        let name = format!("`p{p}`");
+        helpers.push_str(&format!(
+            ", {} AS {name}",
+            percentile_sql("hist_ids", "hist_counts", *p, &i.to_string())
+        ));
+        names.push_str(&format!(", {name}"));
+    }
+    format!(
+        "SELECT report, kind, row_type, key_names, keys, ticks, first_tick_ms, last_tick_end_ms, \
+         req_count, hit_count, time_ns, ru_utime_ns, ru_stime_ns, traffic_bytes, \
+         memory_footprint_bytes, hist_ids, hist_counts{names} FROM (\
+         SELECT *, hist.1 AS hist_ids, hist.2 AS hist_counts{helpers} FROM (\
+         SELECT report, any(kind) AS kind, row_type, any(key_names) AS key_names, keys, \
+         count() AS ticks, min(tick_start_ms) AS first_tick_ms, \
+         max(tick_start_ms + tick_ms) AS last_tick_end_ms, \
+         sum(req_count) AS req_count, sum(hit_count) AS hit_count, sum(time_ns) AS time_ns, \
+         sum(ru_utime_ns) AS ru_utime_ns, sum(ru_stime_ns) AS ru_stime_ns, \
+         sum(traffic_bytes) AS traffic_bytes, \
+         sum(memory_footprint_bytes) AS memory_footprint_bytes, \
+         sumMap(hist_ids, hist_counts) AS hist \
+         FROM {database}.{table} FINAL WHERE {filter} GROUP BY report, row_type, keys))"
+    )
+}
+
+/// `CREATE VIEW` of the fleet view `{table}_fleet`: [`fleet_sql`] over every tick the table
+/// holds (ClickHouse 18.16 has no parametrized views: a time range is a `WHERE` on the table, as
+/// in the README's query).
+pub fn fleet_view_ddl(database: &str, table: &str) -> String {
+    format!(
+        "CREATE VIEW IF NOT EXISTS {database}.{table}_fleet AS {}",
+        fleet_sql(database, table, "1", &FLEET_VIEW_PERCENTILES)
+    )
+}
+
+/// The ticks table's columns in the order [`ClickHouseOutput::encode_tick`] writes them.
+const TICK_COLUMNS: &str = "time, tick_start_ms, tick_ms, instance, report, kind, row_type, \
+     key_names, keys, req_count, hit_count, time_ns, ru_utime_ns, ru_stime_ns, traffic_bytes, \
+     memory_footprint_bytes, hist_ids, hist_counts";
+
 /// The requests table's columns in the order [`ClickHouseOutput::encode`] writes them.
 const REQUEST_COLUMNS: &str = "time, timestamp, instance, id, hostname, server_name, \
      script_name, schema, status, request_count, document_size, memory_peak, memory_footprint, \
@@ -75,11 +184,21 @@ const REQUEST_COLUMNS: &str = "time, timestamp, instance, id, hostname, server_n
 const TIMER_COLUMNS: &str = "time, instance, request_id, hostname, server_name, script_name, \
      value, hit_count, ru_utime, ru_stime, tags.name, tags.value";
 
+/// Which table an insert goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dest {
+    Requests,
+    Timers,
+    Ticks,
+}
+
 /// One `INSERT` ready to send (or to retry).
 struct Insert {
-    timers: bool,
+    into: Dest,
     body: Vec<u8>,
     rows: u64,
+    /// Report ticks whose rows it holds (whole ticks: `Dest::Ticks` only).
+    ticks: u64,
 }
 
 /// Encoded requests and timers, sent together.
@@ -90,6 +209,25 @@ struct Batch {
     timers: Vec<u8>,
     timer_rows: u64,
     started: Option<Instant>,
+}
+
+/// Encoded report ticks (whole ticks), sent as one insert.
+#[derive(Default)]
+struct TickBatch {
+    body: Vec<u8>,
+    rows: u64,
+    ticks: u64,
+    started: Option<Instant>,
+}
+
+/// A closed tick as [`ClickHouseOutput::encode_tick`] writes it: what its rows share.
+pub struct TickHead<'a> {
+    /// Unix milliseconds.
+    pub start_ms: u64,
+    pub tick_ms: u64,
+    pub report: &'a str,
+    pub kind: &'a str,
+    pub key_names: &'a [String],
 }
 
 /// The sealed inserts between the sink's thread (which seals batches into it and bounds it) and
@@ -110,6 +248,10 @@ struct OutboxState {
     queued_requests: u64,
     /// Timer rows of the insert being sent, if it is a timers' one.
     in_flight_timers: u64,
+    /// Tick rows in `queue` (bounded by `max_buffered_rows` apart from the requests).
+    queued_tick_rows: u64,
+    /// Ticks of the insert being sent, if it is a ticks' one.
+    in_flight_ticks: u64,
     /// Set by `close`: send what is left until this instant, then count the rest as dropped.
     closing: Option<Instant>,
     /// Set by `close` when the sender had not ended by the stop's deadline (an insert waiting on
@@ -151,18 +293,30 @@ impl OutboxState {
         stats
             .timers_dropped
             .fetch_add(self.in_flight_timers, Relaxed);
-        (self.queued_requests, self.in_flight_timers) = (0, 0);
+        stats.ticks_dropped.fetch_add(self.in_flight_ticks, Relaxed);
+        (
+            self.queued_requests,
+            self.in_flight_timers,
+            self.in_flight_ticks,
+        ) = (0, 0, 0);
         self.abandoned = true;
         tracing::warn!(sink = %sink, requests, "ClickHouse did not answer by the stop's deadline; what the sink held is counted as dropped");
     }
 
     /// Counts an insert taken off the queue unsent as dropped.
     fn drop_insert(&mut self, insert: &Insert, stats: &SinkStats) {
-        if insert.timers {
-            stats.timers_dropped.fetch_add(insert.rows, Relaxed);
-        } else {
-            self.queued_requests -= insert.rows;
-            stats.dropped.fetch_add(insert.rows, Relaxed);
+        match insert.into {
+            Dest::Timers => {
+                stats.timers_dropped.fetch_add(insert.rows, Relaxed);
+            }
+            Dest::Requests => {
+                self.queued_requests -= insert.rows;
+                stats.dropped.fetch_add(insert.rows, Relaxed);
+            }
+            Dest::Ticks => {
+                self.queued_tick_rows -= insert.rows;
+                stats.ticks_dropped.fetch_add(insert.ticks, Relaxed);
+            }
         }
     }
 }
@@ -175,6 +329,7 @@ pub struct ClickHouseOutput {
     instance: String,
     stats: Arc<SinkStats>,
     batch: Batch,
+    ticks: TickBatch,
     /// Scratch: the RowBinary of the columns a request's rows share (see `encode`).
     keys: Vec<u8>,
     outbox: Arc<Outbox>,
@@ -198,6 +353,63 @@ fn tls_config(config: &ClickHouseConfig) -> std::io::Result<Arc<rustls::ClientCo
         .with_root_certificates(roots)
         .with_no_client_auth();
     Ok(Arc::new(tls))
+}
+
+/// The HTTP agent for `config`'s server (its timeout, no redirects, its CA with `ca_file`) and
+/// the `Authorization` header's value, if a user or password is set.
+fn agent_of(config: &ClickHouseConfig) -> std::io::Result<(ureq::Agent, Option<String>)> {
+    let authorization = (!config.password.is_empty() || config.user != "default").then(|| {
+        format!(
+            "Basic {}",
+            base64(format!("{}:{}", config.user, config.password).as_bytes())
+        )
+    });
+    let mut agent = ureq::AgentBuilder::new()
+        .timeout(config.timeout.0)
+        .redirects(0);
+    if !config.ca_file.is_empty() {
+        agent = agent.tls_config(tls_config(config)?);
+    }
+    Ok((agent.build(), authorization))
+}
+
+/// The most of a query's answer [`query`] reads.
+const QUERY_ANSWER_BYTES: u64 = 64 << 20;
+
+/// Runs a read query (`sql`, its `FORMAT` included) on `config`'s server and gives its answer
+/// (the fleet API; at most 64 MiB read: a longer answer is an error). Blocking: the caller runs
+/// it on a blocking thread.
+pub fn query(config: &ClickHouseConfig, sql: &str) -> Result<String, String> {
+    let (agent, authorization) = agent_of(config).map_err(|e| e.to_string())?;
+    let mut req = agent.post(&format!("{}/", config.url.trim_end_matches('/')));
+    if let Some(a) = &authorization {
+        req = req.set("Authorization", a);
+    }
+    match req.send_string(sql) {
+        Ok(r) => {
+            let code = r.status();
+            let exception = r.header("X-ClickHouse-Exception-Code").map(str::to_string);
+            let mut text = Vec::new();
+            std::io::Read::read_to_end(
+                &mut std::io::Read::take(r.into_reader(), QUERY_ANSWER_BYTES + 1),
+                &mut text,
+            )
+            .map_err(|e| e.to_string())?;
+            if text.len() as u64 > QUERY_ANSWER_BYTES {
+                return Err("the answer is longer than 64 MiB".into());
+            }
+            if !(200..300).contains(&code) || exception.is_some() {
+                return judge(code, exception.as_deref(), &text).map(|()| String::new());
+            }
+            String::from_utf8(text).map_err(|e| e.to_string())
+        }
+        Err(ureq::Error::Status(code, r)) => {
+            let text = r.into_string().unwrap_or_default();
+            let text: String = text.chars().take(300).collect();
+            Err(format!("HTTP {code}: {}", text.trim()))
+        }
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// The sender thread's side: the HTTP connection, retries and backoff.
@@ -232,20 +444,9 @@ impl ClickHouseOutput {
         } else {
             config.instance.clone()
         };
-        let authorization = (!config.password.is_empty() || config.user != "default").then(|| {
-            format!(
-                "Basic {}",
-                base64(format!("{}:{}", config.user, config.password).as_bytes())
-            )
-        });
-        let mut agent = ureq::AgentBuilder::new()
-            .timeout(config.timeout.0)
-            .redirects(0);
-        if !config.ca_file.is_empty() {
-            agent = agent.tls_config(tls_config(&config)?);
-        }
+        let (agent, authorization) = agent_of(&config)?;
         let mut sender = Sender {
-            agent: agent.build(),
+            agent,
             authorization,
             ready: !config.create_tables,
             config: config.clone(),
@@ -264,6 +465,7 @@ impl ClickHouseOutput {
             instance,
             stats,
             batch: Batch::default(),
+            ticks: TickBatch::default(),
             keys: Vec::with_capacity(128),
             outbox,
             sender: Some(thread),
@@ -280,15 +482,17 @@ impl ClickHouseOutput {
         let mut st = self.outbox.state.lock();
         st.queued_requests += b.request_rows;
         st.queue.push_back(Insert {
-            timers: false,
+            into: Dest::Requests,
             body: b.requests,
             rows: b.request_rows,
+            ticks: 0,
         });
         if b.timer_rows > 0 {
             st.queue.push_back(Insert {
-                timers: true,
+                into: Dest::Timers,
                 body: b.timers,
                 rows: b.timer_rows,
+                ticks: 0,
             });
         }
         while st.queued_requests > self.config.max_buffered_rows as u64 {
@@ -297,7 +501,9 @@ impl ClickHouseOutput {
             };
             st.drop_insert(&old, &self.stats);
             // Its timers go with it.
-            if !old.timers && st.queue.front().is_some_and(|i| i.timers) {
+            if old.into == Dest::Requests
+                && st.queue.front().is_some_and(|i| i.into == Dest::Timers)
+            {
                 if let Some(t) = st.queue.pop_front() {
                     st.drop_insert(&t, &self.stats);
                 }
@@ -306,7 +512,99 @@ impl ClickHouseOutput {
         drop(st);
         self.outbox.wake.notify_one();
     }
+
+    /// Seals the open ticks into the outbox as one insert, dropping the oldest tick inserts
+    /// (counted as dropped ticks) while more than `max_buffered_rows` tick rows wait.
+    fn seal_ticks(&mut self) {
+        let t = std::mem::take(&mut self.ticks);
+        if t.ticks == 0 {
+            return;
+        }
+        let mut st = self.outbox.state.lock();
+        st.queued_tick_rows += t.rows;
+        st.queue.push_back(Insert {
+            into: Dest::Ticks,
+            body: t.body,
+            rows: t.rows,
+            ticks: t.ticks,
+        });
+        while st.queued_tick_rows > self.config.max_buffered_rows as u64 {
+            let Some(at) = st.queue.iter().position(|i| i.into == Dest::Ticks) else {
+                break;
+            };
+            if let Some(old) = st.queue.remove(at) {
+                st.drop_insert(&old, &self.stats);
+            }
+        }
+        drop(st);
+        self.outbox.wake.notify_one();
+    }
+
+    /// Encodes one closed tick: a row per report row, then its "(other)" row if any, then its
+    /// totals, in RowBinary, columns in the order of `TICK_COLUMNS`. `rows` gives each row's
+    /// key texts (as the report query shows them), sums and buckets.
+    pub fn encode_tick<'r>(
+        &mut self,
+        head: &TickHead<'_>,
+        rows: impl Iterator<Item = TickRowOut<'r>>,
+    ) {
+        let t = &mut self.ticks;
+        t.started.get_or_insert_with(Instant::now);
+        // What every row of the tick shares, up to `row_type`.
+        let keys = &mut self.keys;
+        keys.clear();
+        let secs = (head.start_ms / 1000).min(u32::MAX as u64) as u32;
+        keys.extend_from_slice(&secs.to_le_bytes());
+        keys.extend_from_slice(&head.start_ms.to_le_bytes());
+        keys.extend_from_slice(&(head.tick_ms.min(u32::MAX as u64) as u32).to_le_bytes());
+        put_bytes(keys, self.instance.as_bytes());
+        put_bytes(keys, head.report.as_bytes());
+        put_bytes(keys, head.kind.as_bytes());
+        for (row_type, keys_array, sums, hist) in rows {
+            let out = &mut t.body;
+            out.extend_from_slice(keys);
+            out.push(row_type);
+            let names: &[String] = if row_type == ROW { head.key_names } else { &[] };
+            put_len(out, names.len());
+            for n in names {
+                put_bytes(out, n.as_bytes());
+            }
+            out.extend_from_slice(keys_array);
+            let wide = |v: crate::report::Sum96| u64::try_from(v.get()).unwrap_or(u64::MAX);
+            for n in [
+                sums.req_count,
+                sums.hit_count,
+                wide(sums.time_ns),
+                wide(sums.ru_utime_ns),
+                wide(sums.ru_stime_ns),
+                wide(sums.traffic_bytes),
+                wide(sums.memory_footprint_bytes),
+            ] {
+                out.extend_from_slice(&n.to_le_bytes());
+            }
+            put_len(out, hist.buckets_used());
+            for (id, _) in hist.iter() {
+                out.extend_from_slice(&id.to_le_bytes());
+            }
+            put_len(out, hist.buckets_used());
+            for (_, c) in hist.iter() {
+                out.extend_from_slice(&c.to_le_bytes());
+            }
+            t.rows += 1;
+        }
+        t.ticks += 1;
+    }
 }
+
+/// One row of a tick for [`ClickHouseOutput::encode_tick`]: its `row_type` ([`ROW`], [`OTHER`],
+/// [`TOTALS`]), key texts as a RowBinary `Array(String)` ([`EMPTY_ARRAY`] but for a `ROW`; see
+/// [`put_len`], [`put_bytes`]), sums and buckets.
+pub type TickRowOut<'r> = (
+    u8,
+    &'r [u8],
+    crate::report::Sums,
+    crate::histogram::HistView<'r>,
+);
 
 /// How much of a successful answer is read: an INSERT or a DDL statement answers nothing, and
 /// an error ClickHouse could only put in the body starts with its code.
@@ -374,7 +672,12 @@ impl Sender {
             b"",
         )?;
         self.execute(&requests_ddl(&c.database, &c.requests_table, c.ttl.0), b"")?;
-        self.execute(&timers_ddl(&c.database, &c.timers_table, c.ttl.0), b"")
+        self.execute(&timers_ddl(&c.database, &c.timers_table, c.ttl.0), b"")?;
+        if !c.reports.is_empty() {
+            self.execute(&ticks_ddl(&c.database, &c.ticks_table, c.ttl.0), b"")?;
+            self.execute(&fleet_view_ddl(&c.database, &c.ticks_table), b"")?;
+        }
+        Ok(())
     }
 
     fn insert(&mut self, insert: &Insert) -> Result<(), String> {
@@ -382,15 +685,11 @@ impl Sender {
             self.create_tables()?;
             self.ready = true;
         }
-        let table = if insert.timers {
-            &self.config.timers_table
-        } else {
-            &self.config.requests_table
-        };
-        let columns = if insert.timers {
-            TIMER_COLUMNS
-        } else {
-            REQUEST_COLUMNS
+        let c = &self.config;
+        let (table, columns) = match insert.into {
+            Dest::Requests => (&c.requests_table, REQUEST_COLUMNS),
+            Dest::Timers => (&c.timers_table, TIMER_COLUMNS),
+            Dest::Ticks => (&c.ticks_table, TICK_COLUMNS),
         };
         let query = format!(
             "INSERT INTO {}.{table} ({columns}) FORMAT RowBinary",
@@ -411,7 +710,12 @@ impl Sender {
                         return;
                     }
                     if let Some(i) = st.queue.pop_front() {
-                        st.in_flight_timers = if i.timers { i.rows } else { 0 };
+                        st.in_flight_timers = if i.into == Dest::Timers { i.rows } else { 0 };
+                        if i.into == Dest::Ticks {
+                            // Out of the bound's count while in flight, as requests are not.
+                            st.queued_tick_rows -= i.rows;
+                            st.in_flight_ticks = i.ticks;
+                        }
                         break i;
                     }
                     if st.closing.is_some() {
@@ -423,6 +727,7 @@ impl Sender {
             let sent = self.insert(&insert);
             let mut st = outbox.state.lock();
             st.in_flight_timers = 0;
+            st.in_flight_ticks = 0;
             if st.abandoned {
                 // Counted as dropped by `close` already.
                 return;
@@ -434,11 +739,18 @@ impl Sender {
                         self.failing = false;
                     }
                     self.backoff = BACKOFF_MIN;
-                    if insert.timers {
-                        stats.timers_sent.fetch_add(insert.rows, Relaxed);
-                    } else {
-                        st.queued_requests -= insert.rows;
-                        stats.sent.fetch_add(insert.rows, Relaxed);
+                    match insert.into {
+                        Dest::Timers => {
+                            stats.timers_sent.fetch_add(insert.rows, Relaxed);
+                        }
+                        Dest::Requests => {
+                            st.queued_requests -= insert.rows;
+                            stats.sent.fetch_add(insert.rows, Relaxed);
+                        }
+                        Dest::Ticks => {
+                            stats.ticks_sent.fetch_add(insert.ticks, Relaxed);
+                            stats.tick_rows_sent.fetch_add(insert.rows, Relaxed);
+                        }
                     }
                 }
                 Err(e) => {
@@ -446,6 +758,9 @@ impl Sender {
                     if !self.failing {
                         tracing::warn!(sink = %self.sink, error = %e, "ClickHouse insert failed; keeping rows and retrying with backoff");
                         self.failing = true;
+                    }
+                    if insert.into == Dest::Ticks {
+                        st.queued_tick_rows += insert.rows;
                     }
                     st.queue.push_front(insert);
                     if st.give_up_if_late(stats, &self.sink) {
@@ -462,7 +777,7 @@ impl Sender {
 
 /// RowBinary: a `String` (or an array's length) is preceded by its length as an unsigned LEB128
 /// varint.
-fn put_len(out: &mut Vec<u8>, mut n: usize) {
+pub(super) fn put_len(out: &mut Vec<u8>, mut n: usize) {
     while n >= 0x80 {
         out.push((n as u8) | 0x80);
         n >>= 7;
@@ -471,7 +786,7 @@ fn put_len(out: &mut Vec<u8>, mut n: usize) {
 }
 
 /// RowBinary `String`: its length, then its bytes.
-fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+pub(super) fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     put_len(out, b.len());
     out.extend_from_slice(b);
 }
@@ -557,10 +872,21 @@ impl Output for ClickHouseOutput {
         if due {
             self.seal();
         }
+        let t = &self.ticks;
+        let due = t.rows >= self.config.batch_rows as u64
+            || t.started
+                .is_some_and(|t| now.duration_since(t) >= self.config.batch_time.0);
+        if due {
+            self.seal_ticks();
+        }
     }
 
     fn pending(&self) -> u64 {
         self.outbox.state.lock().queued_requests + self.batch.request_rows
+    }
+
+    fn tick(&mut self, head: &TickHead<'_>, rows: &mut dyn Iterator<Item = TickRowOut<'_>>) {
+        self.encode_tick(head, rows);
     }
 
     /// Seals the open batch and lets the sender try to deliver everything until `deadline`,
@@ -569,6 +895,7 @@ impl Output for ClickHouseOutput {
     /// left behind: its thread ends with the process.
     fn close(&mut self, stats: &SinkStats, deadline: Instant) {
         self.seal();
+        self.seal_ticks();
         self.outbox.state.lock().closing = Some(deadline);
         self.outbox.wake.notify_one();
         if let Some(t) = self.sender.take() {
@@ -743,6 +1070,94 @@ mod tests {
             let n = self.len();
             (0..n).map(|_| self.string()).collect()
         }
+    }
+
+    /// A tick's rows as `TICK_COLUMNS` says: what they share, the row type, key names and
+    /// values, the seven sums, and the buckets as ids and counts; whole ticks counted.
+    #[test]
+    fn tick_rows_are_row_binary_with_their_buckets() {
+        let config = ClickHouseConfig {
+            url: "http://127.0.0.1:9".into(),
+            instance: "i1".into(),
+            timeout: HumanDuration(Duration::from_millis(300)),
+            ..Default::default()
+        };
+        let stats = Arc::new(SinkStats::default());
+        let mut out = ClickHouseOutput::new(config, "t", Arc::clone(&stats)).unwrap();
+        let mut hist = crate::histogram::Histogram::new();
+        hist.add(5_000_000, 3);
+        hist.add(20_000_000, 1);
+        let sums = crate::report::Sums {
+            req_count: 4,
+            hit_count: 0,
+            time_ns: 35_000_000u64.into(),
+            ..Default::default()
+        };
+        let names = ["script_name".to_string()];
+        let head = TickHead {
+            start_ms: 1_700_000_000_250,
+            tick_ms: 15_000,
+            report: "r",
+            kind: "request",
+            key_names: &names,
+        };
+        let mut keys = Vec::new();
+        put_len(&mut keys, 1);
+        put_bytes(&mut keys, b"/a.php");
+        let rows: Vec<TickRowOut<'_>> = vec![
+            (ROW, &keys, sums, (&hist).into()),
+            (TOTALS, EMPTY_ARRAY, sums, (&hist).into()),
+        ];
+        out.encode_tick(&head, rows.into_iter());
+        assert_eq!((out.ticks.ticks, out.ticks.rows), (1, 2));
+        let mut r = Reader(&out.ticks.body);
+        for (row_type, names, keys) in [(ROW, 1, 1), (TOTALS, 0, 0)] {
+            assert_eq!(r.u32(), 1_700_000_000, "time");
+            assert_eq!(r.u64(), 1_700_000_000_250, "tick_start_ms");
+            assert_eq!(r.u32(), 15_000, "tick_ms");
+            assert_eq!(
+                (r.string(), r.string(), r.string()),
+                (&b"i1"[..], &b"r"[..], &b"request"[..])
+            );
+            assert_eq!(r.take(1)[0], row_type);
+            assert_eq!(r.strings().len(), names, "key_names");
+            let k = r.strings();
+            assert_eq!(k.len(), keys);
+            if keys == 1 {
+                assert_eq!(k[0], b"/a.php");
+            }
+            let s: Vec<u64> = (0..7).map(|_| r.u64()).collect();
+            assert_eq!(s, [4, 0, 35_000_000, 0, 0, 0, 0]);
+            let n = r.len();
+            let ids: Vec<u16> = (0..n)
+                .map(|_| u16::from_le_bytes(r.take(2).try_into().unwrap()))
+                .collect();
+            assert_eq!(r.len(), n);
+            let counts: Vec<u64> = (0..n).map(|_| r.u64()).collect();
+            let want: Vec<(u16, u64)> = hist.iter().collect();
+            assert_eq!(ids.into_iter().zip(counts).collect::<Vec<_>>(), want);
+        }
+        assert!(r.0.is_empty());
+        // Sealed by age; sent nowhere: counted as dropped at the close.
+        out.work(&stats, Instant::now() + Duration::from_secs(2));
+        out.close(&stats, Instant::now() + Duration::from_millis(200));
+        assert_eq!(stats.ticks_dropped.load(Relaxed), 1);
+        assert_eq!(stats.ticks_sent.load(Relaxed), 0);
+    }
+
+    /// The fleet SQL names every percentile column and reads the table `FINAL`.
+    #[test]
+    fn fleet_sql_reads_final_with_percentile_columns() {
+        let sql = fleet_sql("db", "t", "1", &[50.0, 99.9]);
+        assert!(sql.contains("FROM db.t FINAL WHERE 1"), "{sql}");
+        assert!(
+            sql.contains("AS `p50`") && sql.contains("AS `p99.9`"),
+            "{sql}"
+        );
+        assert!(
+            sql.contains("1e12") && !sql.contains("1000000000000"),
+            "{sql}"
+        );
     }
 
     /// Lengths past 127 take more than one byte (LEB128), as ClickHouse reads them.

@@ -21,6 +21,7 @@
 
 pub mod clickhouse;
 pub mod file;
+pub mod ticks;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
@@ -40,8 +41,9 @@ use crate::dictionary::Dictionary;
 use crate::durable::{OnDamage, SetAside};
 use crate::ndjson::{sampled, ENCODE_CHUNK};
 use crate::record::RequestView;
+use crate::report::{ClosedTick, ReportCell};
 use crate::state::Core;
-use crate::tap::{Round, Tap};
+use crate::tap::{Round, Tap, TickTap};
 
 /// Why a file sink cannot start: the same words from `check-config` ([`Sinks::check`]) and the
 /// start ([`Sinks::open`]).
@@ -64,6 +66,14 @@ pub trait Output: Send {
     fn work(&mut self, stats: &SinkStats, now: Instant);
     /// Requests encoded and not yet delivered (part of `queued`).
     fn pending(&self) -> u64;
+    /// Encodes a closed report tick (a sink with `reports`: ClickHouse), its rows in `rows`;
+    /// called on the sink's thread, after the keys were named.
+    fn tick(
+        &mut self,
+        _head: &clickhouse::TickHead<'_>,
+        _rows: &mut dyn Iterator<Item = clickhouse::TickRowOut<'_>>,
+    ) {
+    }
     /// At shutdown: delivers everything left by `deadline` (the stop's, shared by every sink),
     /// counting what it cannot.
     fn close(&mut self, stats: &SinkStats, deadline: Instant);
@@ -96,6 +106,12 @@ pub struct SinkStats {
     pub timers_dropped: AtomicU64,
     /// file: rotations done.
     pub rotations: AtomicU64,
+    /// clickhouse with `reports`: report ticks acknowledged (whole ticks), their rows, and
+    /// ticks lost (the sink's tick queue or retry buffer full, the stop's deadline, or a tick
+    /// that waited longer than its report's window).
+    pub ticks_sent: AtomicU64,
+    pub tick_rows_sent: AtomicU64,
+    pub ticks_dropped: AtomicU64,
 }
 
 /// A configured sink: its run-time switches, figures, queue and thread.
@@ -118,6 +134,20 @@ pub struct Sink {
     stop: AtomicBool,
     /// When everything must be delivered or dropped (set with `stop`).
     deadline: std::sync::OnceLock<Instant>,
+    /// The closed report ticks it writes (`reports` of a ClickHouse sink), if any.
+    ticks: Option<ticks::TickInbox>,
+}
+
+/// The merge threads hand closed report ticks to a sink with `reports` (see [`ticks`]); never
+/// blocks. A switched-off sink takes none.
+impl TickTap for Sink {
+    fn hand_over(&self, cell: &Arc<ReportCell>, (closed, dropped): (Vec<Arc<ClosedTick>>, u64)) {
+        if let Some(inbox) = &self.ticks {
+            if self.enabled.load(Relaxed) {
+                inbox.offer(cell, closed, dropped, &self.stats);
+            }
+        }
+    }
 }
 
 impl Tap for Sink {
@@ -126,7 +156,8 @@ impl Tap for Sink {
     }
 
     fn offer(&self, round: &Arc<Round>) {
-        if !self.enabled.load(Relaxed) {
+        // A sink sampling nothing (one that writes report ticks only) takes no round.
+        if !self.enabled.load(Relaxed) || self.sample_bits.load(Relaxed) == 0 {
             return;
         }
         let n = round.batch().len() as u64;
@@ -157,7 +188,14 @@ impl Sink {
         // request count binds first at any real rate, and rounds the merger cannot reuse stay few.
         let rounds = (config.queue / 500).clamp(16, 1024);
         let (tx, rx) = std::sync::mpsc::sync_channel(rounds);
+        let ticks = match &config.kind {
+            SinkKind::Clickhouse(c) if !c.reports.is_empty() => {
+                Some(ticks::TickInbox::new(c.reports.clone()))
+            }
+            _ => None,
+        };
         Sink {
+            ticks,
             name: config.name.clone(),
             kind: config.kind.name(),
             enabled: AtomicBool::new(config.enabled),
@@ -194,6 +232,9 @@ impl Sink {
             "dropped_stale": s.stale.load(Relaxed),
             "current_queued": s.queued.load(Relaxed) + s.buffered.load(Relaxed),
             "queue": self.config.queue,
+            "ticks_sent": s.ticks_sent.load(Relaxed),
+            "tick_rows_sent": s.tick_rows_sent.load(Relaxed),
+            "ticks_dropped": s.ticks_dropped.load(Relaxed),
         });
         match &self.config.kind {
             SinkKind::File(f) => {
@@ -251,8 +292,15 @@ impl Sink {
                 None if stopping => break,
                 None => {}
             }
+            if let Some(inbox) = &self.ticks {
+                inbox.drain(out.as_mut(), shared, &self.stats);
+            }
             out.work(&self.stats, Instant::now());
             self.stats.buffered.store(out.pending(), Relaxed);
+        }
+        // The ticks the merger's last rounds closed.
+        if let Some(inbox) = &self.ticks {
+            inbox.drain(out.as_mut(), shared, &self.stats);
         }
         let deadline = self.deadline.get().copied().unwrap_or_else(Instant::now);
         out.close(&self.stats, deadline);
@@ -387,6 +435,24 @@ impl Sinks {
         self.list.iter()
     }
 
+    /// The sinks that write report ticks, as the merge threads' tick taps (see `app`).
+    pub fn tick_taps(&self) -> Vec<Arc<dyn TickTap>> {
+        self.list
+            .iter()
+            .filter(|s| s.ticks.is_some())
+            .map(|s| Arc::clone(s) as Arc<dyn TickTap>)
+            .collect()
+    }
+
+    /// The ClickHouse sink that writes the ticks of the report named `report` (the first, if
+    /// several do): where the fleet API reads them.
+    pub fn ticks_of(&self, report: &str) -> Option<&ClickHouseConfig> {
+        self.list.iter().find_map(|s| match &s.config.kind {
+            SinkKind::Clickhouse(c) if c.reports.includes(report) => Some(c),
+            _ => None,
+        })
+    }
+
     /// Every sink's status.
     pub fn status(&self) -> Value {
         Value::Array(self.list.iter().map(|s| s.status()).collect())
@@ -470,6 +536,8 @@ impl Sinks {
                     sent = s.sent.load(Relaxed),
                     failed = s.failed.load(Relaxed),
                     dropped = s.dropped.load(Relaxed),
+                    ticks_sent = s.ticks_sent.load(Relaxed),
+                    ticks_dropped = s.ticks_dropped.load(Relaxed),
                     "Sink stopped"
                 );
             }
@@ -674,7 +742,17 @@ mod tests {
             panic!()
         };
         assert_eq!(c.requests_table, "pinba_requests");
+        assert!(c.reports.is_empty() && !c.reports.includes("report_by_script_name"));
         assert_eq!(s[1].sample, 0.5);
+        // `reports`: "*" for every report, or names.
+        let s = parse(
+            "[[sink]]\nname = \"a\"\nkind = \"clickhouse\"\nurl = \"http://h\"\nreports = \"*\"\n\
+             [[sink]]\nname = \"b\"\nkind = \"clickhouse\"\nurl = \"http://h\"\nreports = [\"r1\"]\n",
+        )
+        .unwrap();
+        assert!(crate::config::writes_ticks_of(&s[..1], "anything"));
+        assert!(crate::config::writes_ticks_of(&s[1..], "r1"));
+        assert!(!crate::config::writes_ticks_of(&s[1..], "r2"));
         for (text, want) in [
             ("[[sink]]\nname = \"x\"\nkind = \"file\"\npath = \"/a\"\npaht = 1", "paht"),
             ("[[sink]]\nname = \"x\"\nkind = \"kafka\"", "kafka"),
@@ -701,6 +779,22 @@ mod tests {
             (
                 "[[sink]]\nname = \"x\"\nkind = \"file\"\npath = \"/a\"\n[[sink]]\nname = \"x\"\nkind = \"file\"\npath = \"/b\"",
                 "sink[1].name",
+            ),
+            (
+                "[[sink]]\nname = \"x\"\nkind = \"clickhouse\"\nurl = \"http://h\"\nreports = 5",
+                "`reports`: must be \"*\" or a list of report names",
+            ),
+            (
+                "[[sink]]\nname = \"x\"\nkind = \"clickhouse\"\nurl = \"http://h\"\nreports = [\"*\", \"a\"]",
+                "sink[0].reports",
+            ),
+            (
+                "[[sink]]\nname = \"x\"\nkind = \"clickhouse\"\nurl = \"http://h\"\nreports = [\"\"]",
+                "sink[0].reports",
+            ),
+            (
+                "[[sink]]\nname = \"x\"\nkind = \"clickhouse\"\nurl = \"http://h\"\nticks_table = \"a b\"",
+                "sink[0].ticks_table",
             ),
         ] {
             let e = parse(text).unwrap_err();

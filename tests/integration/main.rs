@@ -34,6 +34,7 @@ mod rewrite;
 mod sent;
 mod clickhouse;
 mod sinks;
+mod fleet;
 mod snapshot;
 mod sql;
 mod state;

@@ -84,4 +84,9 @@ fn documented_schemas_match_real_answers() {
     let (code, error) = d.get("/api/v1/reports/nope");
     assert_eq!(code, 404);
     assert_eq!(keys(&error), properties(&doc, "ErrorBody"));
+    // The fleet endpoint is documented; without a ClickHouse sink writing ticks, a 404 body.
+    assert!(doc["paths"]["/api/v1/fleet/reports/{name}"]["get"].is_object());
+    let (code, error) = d.get("/api/v1/fleet/reports/report_by_script_name");
+    assert_eq!(code, 404);
+    assert_eq!(keys(&error), properties(&doc, "ErrorBody"));
 }

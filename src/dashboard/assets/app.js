@@ -519,6 +519,14 @@
       if (ps) p.set('percentiles', ps); else p.delete('percentiles');
       if (allCols.checked) p.set('cols', 'all'); else p.delete('cols');
     }));
+    // The whole fleet over a range, from the report ticks a ClickHouse sink writes (its own
+    // parameter, `fleet`: sort and match are this pinbad's).
+    const fleet = h('select', { id: 'fleet', 'aria-label': 'fleet range',
+      title: 'the whole fleet over a range, from the report ticks in ClickHouse' },
+    ['', '1h', '24h', '7d', '30d'].map((v) => h('option', { value: v }, v ? `fleet, last ${v}` : 'this pinbad, live')));
+    fleet.addEventListener('change', () => go(with_((p) => {
+      if (fleet.value) p.set('fleet', fleet.value); else p.delete('fleet');
+    })));
     const onEnter = (e) => { if (e.key === 'Enter') apply(); };
     matchRe.addEventListener('keydown', onEnter);
     percentiles.addEventListener('keydown', onEnter);
@@ -527,7 +535,7 @@
       h('label', {}, 'match'), matchCol, matchRe,
       h('label', {}, 'percentiles'), percentiles,
       h('button', { type: 'button', id: 'apply', onclick: apply }, 'Apply'),
-      h('label', {}, allCols, ' all columns'));
+      h('label', {}, allCols, ' all columns'), fleet);
 
     const admin = h('div', { class: 'controls', id: 'report-admin' });
     root.append(tabs, controls, caption, wrap, admin);
@@ -539,6 +547,7 @@
       if (document.activeElement !== matchRe) matchRe.value = i < 0 ? '' : m.slice(i + 1);
       if (document.activeElement !== percentiles) percentiles.value = p.get('percentiles') || '';
       allCols.checked = p.get('cols') === 'all';
+      fleet.value = p.get('fleet') || '';
       return i < 0 ? null : m.slice(0, i);
     }
 
@@ -596,7 +605,9 @@
       const ask = q({ limit: p.get('limit'), sort: p.get('sort'), match: p.get('match'),
         percentiles: p.get('percentiles') });
       const gen = generation;
-      const t = await api(`/api/v1/reports/${encodeURIComponent(name)}?${ask}`);
+      const t = await api(p.get('fleet')
+        ? `/api/v1/fleet/reports/${encodeURIComponent(name)}?${q({ from: '-' + p.get('fleet'), limit: p.get('limit') })}`
+        : `/api/v1/reports/${encodeURIComponent(name)}?${ask}`);
       if (gen !== generation) return; // the view's parameters changed meanwhile
       const keys = keyColumns(t);
       const matchOn = fillControls();

@@ -1,0 +1,293 @@
+//! `GET /api/v1/fleet/reports/{name}`: a report for the whole fleet over any time range, read
+//! from the report ticks a ClickHouse sink writes (`reports` of a `[[sink]]`, see
+//! `sink::clickhouse::fleet_sql`), in the shape of `/api/v1/reports/{name}`.
+//!
+//! In: HTTP requests. Out: the report's rows summed over the ticks starting in `[from, to)` of
+//! every instance (or one, `instance=`), percentiles from the merged buckets as pinbad computes
+//! them (`Histogram::percentiles_ns`). The query runs on tokio's blocking pool under a query
+//! slot (`super::blocking`): ClickHouse answers over HTTP.
+
+use axum::extract::{RawQuery, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+use super::ApiState;
+use super::{blocking, query_pairs, ApiError, AppState, PathParam};
+use crate::histogram::Histogram;
+use crate::report::{Cell, Kind, SumColumn, Sums, Table};
+use crate::sink::clickhouse::{fleet_sql, query, ROW, TOTALS};
+
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(fleet_report))
+}
+
+/// Rows answered at most unless `limit` says otherwise.
+const DEFAULT_LIMIT: usize = 100;
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/fleet/reports/{name}",
+    tag = "reports",
+    params(
+        ("name" = String, Path, description = "The report's name"),
+        ("from" = Option<String>, Query, description = "Unix seconds, RFC 3339, `now` or relative such as `-15m` (default `-1h`): ticks starting at or after it"),
+        ("to" = Option<String>, Query, description = "As `from` (default `now`): ticks starting before it"),
+        ("instance" = Option<String>, Query, description = "Only this pinbad instance's ticks (default: every instance)"),
+        ("limit" = Option<usize>, Query, description = "Rows, the most request time first (default 100; at most limits.max_query_limit)"),
+    ),
+    responses(
+        (status = 200, description = "The report over the range for the fleet, in the shape of `/api/v1/reports/{name}` (sums, rates and percentiles; no `*_percent` columns)", body = super::openapi::ReportTable),
+        (status = 400, response = super::openapi::BadRequest),
+        (status = 401, response = super::openapi::Unauthorized),
+        (status = 404, description = "No ClickHouse sink writes the report's ticks", body = super::openapi::ErrorBody),
+        (status = 502, description = "ClickHouse did not answer, or refused the query", body = super::openapi::ErrorBody),
+    )
+)]
+async fn fleet_report(
+    State(state): State<AppState>,
+    PathParam(name): PathParam<String>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, ApiError> {
+    let params = query_pairs(raw.as_deref())?;
+    let text = blocking(&state.clone(), move || answer(&state, &name, &params)).await?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response())
+}
+
+/// The query's parameters.
+struct Params {
+    from_s: i64,
+    to_s: i64,
+    instance: Option<String>,
+    limit: usize,
+}
+
+fn parse(params: &[(String, String)], now_s: i64, max_limit: usize) -> Result<Params, ApiError> {
+    let mut p = Params {
+        from_s: now_s - 3600,
+        to_s: now_s,
+        instance: None,
+        limit: DEFAULT_LIMIT.min(max_limit),
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    for (key, value) in params {
+        if seen.contains(&key.as_str()) {
+            return Err(ApiError::bad_parameter(key, "given twice"));
+        }
+        seen.push(key);
+        let time = |v: &str| {
+            crate::history::query::parse_time(key, v, now_s)
+                .map_err(|e| ApiError::bad_parameter(&e.param, e.why))
+        };
+        match key.as_str() {
+            "from" => p.from_s = time(value)?,
+            "to" => p.to_s = time(value)?,
+            "instance" => p.instance = Some(value.clone()),
+            "limit" => {
+                p.limit = value
+                    .parse()
+                    .ok()
+                    .filter(|n| *n <= max_limit)
+                    .ok_or_else(|| {
+                        ApiError::bad_parameter(
+                            "limit",
+                            format!("`{value}` is not an integer in 0..={max_limit}"),
+                        )
+                    })?
+            }
+            _ => {
+                return Err(ApiError::bad_parameter(
+                    key,
+                    "unknown parameter (expected from, to, instance, limit)",
+                ))
+            }
+        }
+    }
+    if p.from_s >= p.to_s {
+        return Err(ApiError::bad_parameter(
+            "from",
+            format!("{} is not before `to` ({})", p.from_s, p.to_s),
+        ));
+    }
+    Ok(p)
+}
+
+/// A string as a ClickHouse string literal.
+fn literal(s: &str) -> String {
+    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
+}
+
+/// A JSON number ClickHouse wrote (64-bit integers are quoted in JSONEachRow).
+fn number(v: &Value) -> u64 {
+    v.as_u64()
+        .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+        .unwrap_or(0)
+}
+
+/// A fleet row's sums and merged histogram.
+fn sums_and_hist(row: &Value) -> (Sums, Histogram) {
+    let sums = Sums {
+        req_count: number(&row["req_count"]),
+        hit_count: number(&row["hit_count"]),
+        time_ns: number(&row["time_ns"]).into(),
+        ru_utime_ns: number(&row["ru_utime_ns"]).into(),
+        ru_stime_ns: number(&row["ru_stime_ns"]).into(),
+        traffic_bytes: number(&row["traffic_bytes"]).into(),
+        memory_footprint_bytes: number(&row["memory_footprint_bytes"]).into(),
+    };
+    let mut hist = Histogram::new();
+    let ids = row["hist_ids"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let counts = row["hist_counts"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    for (id, count) in ids.iter().zip(counts) {
+        let id = number(id);
+        if id < crate::histogram::BUCKETS as u64 {
+            hist.add_bucket(id as u16, number(count));
+        }
+    }
+    (sums, hist)
+}
+
+fn answer(state: &ApiState, name: &str, params: &[(String, String)]) -> Result<String, ApiError> {
+    let Some(config) = state.sinks.ticks_of(name) else {
+        return Err(ApiError::not_found(format!(
+            "no ClickHouse sink writes the ticks of report `{name}` (list it in `reports` of a \
+             [[sink]] of kind \"clickhouse\")"
+        )));
+    };
+    let clock = state.core.clock();
+    let now_s = crate::history::query::now_s(clock.unix_ms64(clock.now_ms64()));
+    let p = parse(params, now_s, state.core.config().limits.max_query_limit)?;
+    // What the report is here (its kind, keys, percentiles), if this pinbad has it.
+    let tick_ms = state
+        .core
+        .reports()
+        .get(name)
+        .map_or(0, |cell| cell.window().tick_ms);
+    let local = state.core.reports().get(name).map(|cell| {
+        let r = cell.report.read();
+        (
+            r.kind(),
+            r.keys().to_vec(),
+            r.key_columns().to_vec(),
+            r.def().percentiles.clone(),
+        )
+    });
+    let mut filter = format!(
+        "report = {} AND time >= {} AND time < {}",
+        literal(name),
+        p.from_s.max(0),
+        p.to_s.max(0)
+    );
+    if let Some(i) = &p.instance {
+        filter.push_str(&format!(" AND instance = {}", literal(i)));
+    }
+    let sql = format!(
+        "SELECT * FROM ({}) ORDER BY row_type DESC, time_ns DESC LIMIT {} FORMAT JSONEachRow",
+        fleet_sql(&config.database, &config.ticks_table, &filter, &[]),
+        p.limit.saturating_add(2)
+    );
+    let count_sql = format!(
+        "SELECT uniqExact(keys) FROM {}.{} FINAL WHERE {filter} AND row_type = {ROW}",
+        config.database, config.ticks_table
+    );
+    let unavailable = |e: String| ApiError {
+        status: StatusCode::BAD_GATEWAY,
+        error: "clickhouse_unavailable",
+        detail: format!("ClickHouse: {e}"),
+    };
+    let text = query(config, &sql).map_err(unavailable)?;
+    let rows_total: usize = query(config, &count_sql)
+        .map_err(unavailable)?
+        .trim()
+        .parse()
+        .unwrap_or(0);
+    let rows: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let found_kind = rows
+        .first()
+        .and_then(|r| serde_json::from_value::<Kind>(r["kind"].clone()).ok());
+    let (kind, keys, key_columns, percentiles) = match local {
+        Some(l) => l,
+        None => {
+            let names: Vec<String> = rows
+                .iter()
+                .find(|r| number(&r["row_type"]) == ROW as u64)
+                .and_then(|r| serde_json::from_value(r["key_names"].clone()).ok())
+                .unwrap_or_default();
+            (
+                found_kind.unwrap_or(Kind::Request),
+                names.clone(),
+                names,
+                vec![95.0, 99.0],
+            )
+        }
+    };
+    let sums: Vec<SumColumn> = SumColumn::names(kind)
+        .into_iter()
+        .filter_map(|n| SumColumn::named(kind, n))
+        .collect();
+    let median = if kind == Kind::Timer {
+        "timer_median"
+    } else {
+        "req_time_median"
+    };
+    let mut columns = key_columns.clone();
+    columns.extend(sums.iter().map(|c| c.name().to_string()));
+    columns.push(median.to_string());
+    let mut ps = vec![50.0];
+    for &q in &percentiles {
+        columns.push(crate::report::percentile_column(q));
+        ps.push(q);
+    }
+    let seconds = (p.to_s - p.from_s) as f64;
+    let mut values = Vec::new();
+    let mut cells = |row: &Value| -> Vec<Cell> {
+        let (s, h) = sums_and_hist(row);
+        let mut out: Vec<Cell> = sums.iter().map(|c| c.value(&s, seconds)).collect();
+        h.percentiles_ns(&ps, &mut values);
+        out.extend(
+            values
+                .iter()
+                .map(|v| v.map_or(Cell::Null, |ns| Cell::Float(ns / 1e9))),
+        );
+        out
+    };
+    let mut totals = None;
+    let mut table_rows = Vec::new();
+    for row in &rows {
+        match number(&row["row_type"]) as u8 {
+            TOTALS => totals = Some(cells(row)),
+            ROW if table_rows.len() < p.limit => {
+                let texts: Vec<String> =
+                    serde_json::from_value(row["keys"].clone()).unwrap_or_default();
+                let mut r: Vec<Cell> = texts.into_iter().map(Cell::Text).collect();
+                r.resize(key_columns.len(), Cell::Null);
+                r.extend(cells(row));
+                table_rows.push(r);
+            }
+            _ => {}
+        }
+    }
+    let totals = totals.unwrap_or_else(|| cells(&Value::Null));
+    let table = Table {
+        report: name.to_string(),
+        kind,
+        keys,
+        time_interval: seconds,
+        history: seconds,
+        tick: tick_ms as f64 / 1000.0,
+        complete_from: None,
+        rows_total,
+        columns,
+        key_columns: key_columns.len(),
+        totals,
+        rows: table_rows,
+    };
+    serde_json::to_string(&table).map_err(|e| ApiError::internal(e.to_string()))
+}

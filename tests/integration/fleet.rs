@@ -1,0 +1,392 @@
+//! Fleets: report ticks written to a real ClickHouse by two pinbad instances on different
+//! traffic, answered for the whole fleet by the fleet view (`pinba_report_ticks_fleet`), the
+//! README's SQL and `GET /api/v1/fleet/reports/{name}`, checked against the exact answer computed
+//! from the union of what was sent; ticks sent again (a retry after a lost reply) not doubled;
+//! the server killed and restarted mid-traffic: every tick written once or counted as dropped.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::clickhouse::ClickHouse;
+use crate::common::*;
+
+/// A daemon with 1 s report ticks whose ClickHouse sink writes the ticks of every report (and no
+/// request rows), as instance `instance`.
+fn fleet_daemon(ch: &ClickHouse, instance: &str) -> Daemon {
+    Daemon::start_logged(&fleet_config(ch, instance), "info")
+}
+
+fn fleet_config(ch: &ClickHouse, instance: &str) -> String {
+    format!(
+        "stats_history = \"20s\"\nreport_ticks = 20\n\n\
+         [[sink]]\nname = \"ch\"\nkind = \"clickhouse\"\nurl = \"{}\"\ncreate_tables = true\n\
+         database = \"fleet\"\nbatch_time = \"100ms\"\ninstance = \"{instance}\"\n\
+         reports = \"*\"\nsample = 0.0\n",
+        ch.url()
+    )
+}
+
+fn sink(d: &Daemon) -> Value {
+    named(&d.status()["sinks"], "ch")
+}
+
+fn n(v: &Value, key: &str) -> u64 {
+    v[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no `{key}` in {v}"))
+}
+
+fn f(v: &Value) -> f64 {
+    v.as_f64()
+        .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+        .unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// What was sent of one script: its requests' times (seconds, as f32 on the wire).
+#[derive(Default)]
+struct Sent {
+    times: Vec<f32>,
+}
+
+impl Sent {
+    /// Their sum in nanoseconds, as pinbad sums them (each time converted once, rounded).
+    fn time_ns(&self) -> u64 {
+        self.times
+            .iter()
+            .map(|&t| {
+                let x = t as f64 * 1e9;
+                let n = x as u64;
+                n + (x - n as f64 >= 0.5) as u64
+            })
+            .sum()
+    }
+
+    fn p(&self, p: f64) -> f64 {
+        let samples: Vec<(f64, u64)> = self.times.iter().map(|&t| (t as f64, 1)).collect();
+        nearest_rank(&samples, p)
+    }
+}
+
+/// Sends `per_script` requests of each script with times drawn from `seed`, recording them.
+fn traffic(d: &Daemon, seed: u64, per_script: &[(&str, usize)], sent: &mut BTreeMap<String, Sent>) {
+    let mut next = rng(seed);
+    let mut datagrams = Vec::new();
+    for (script, count) in per_script {
+        for _ in 0..*count {
+            let mut r = proto_request(script);
+            // 1 ms to 2 s, log-spread.
+            r.request_time = (0.001 * 2000f64.powf(next(10_000) as f64 / 10_000.0)) as f32;
+            sent.entry(script.to_string())
+                .or_default()
+                .times
+                .push(r.request_time);
+            datagrams.push(prost::Message::encode_to_vec(&r));
+        }
+    }
+    d.send(&datagrams);
+}
+
+/// The fleet view's rows of `report_by_script_name` by script (key rows only).
+fn fleet_rows(ch: &ClickHouse) -> BTreeMap<String, Value> {
+    ch.query(
+        "SELECT * FROM fleet.pinba_report_ticks_fleet \
+         WHERE report = 'report_by_script_name' AND row_type = 0 FORMAT JSONEachRow",
+    )
+    .lines()
+    .map(|l| {
+        let v: Value = serde_json::from_str(l).unwrap();
+        (v["keys"][0].as_str().unwrap().to_string(), v)
+    })
+    .collect()
+}
+
+/// Requests in the fleet's ticks of `report_by_script_name` (its totals rows, read `FINAL`);
+/// 0 while the table does not exist yet.
+fn fleet_total(ch: &ClickHouse) -> u64 {
+    let sql = "SELECT sum(req_count) FROM fleet.pinba_report_ticks FINAL \
+               WHERE report = 'report_by_script_name' AND row_type = 2";
+    ureq::post(&ch.url())
+        .send_string(sql)
+        .ok()
+        .and_then(|r| r.into_string().ok())
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// The fleet's answer equals the union of what both instances were sent: counts and sums
+/// exact, p50/p95/p99 within pinbad's 1 %.
+fn check_fleet(rows: &BTreeMap<String, Value>, sent: &BTreeMap<String, Sent>) {
+    assert_eq!(
+        rows.keys().collect::<Vec<_>>(),
+        sent.keys().collect::<Vec<_>>()
+    );
+    for (script, s) in sent {
+        let row = &rows[script];
+        // (ClickHouse quotes 64-bit integers in JSON.)
+        assert_eq!(
+            f(&row["req_count"]) as usize,
+            s.times.len(),
+            "{script}: {row}"
+        );
+        assert_eq!(f(&row["time_ns"]) as u64, s.time_ns(), "{script}: {row}");
+        for p in [50.0, 95.0, 99.0] {
+            let (got, want) = (f(&row[&format!("p{p}")]), s.p(p));
+            assert!(
+                close(got, want, 0.01),
+                "{script} p{p}: {got} vs exact {want}"
+            );
+        }
+    }
+}
+
+/// The dashboard's report view switched to the fleet (`fleet=1h`) shows both instances' rows.
+fn check_dashboard(d: &Daemon, sent: &BTreeMap<String, Sent>) {
+    let Some(b) = crate::browser::Browser::start() else {
+        return;
+    };
+    b.goto(&d.url("/#/report/report_by_script_name?fleet=1h"));
+    let want: BTreeMap<String, String> = sent
+        .iter()
+        .map(|(k, s)| (k.clone(), s.times.len().to_string()))
+        .collect();
+    b.wait("the fleet's rows in the report view", |b| {
+        let rows = b.eval(
+            "return [...document.querySelectorAll('#report-table tbody tr')].map(tr =>
+               [tr.querySelector('td[data-col=script_name]')?.textContent,
+                tr.querySelector('td[data-col=req_count]')?.textContent]);",
+            serde_json::json!([]),
+        );
+        let got: BTreeMap<String, String> = serde_json::from_value::<Vec<(String, String)>>(rows)
+            .ok()?
+            .into_iter()
+            .collect();
+        (got == want).then_some(())
+    });
+    assert_eq!(
+        b.eval(
+            "return document.getElementById('fleet').value",
+            serde_json::json!([])
+        ),
+        "1h"
+    );
+}
+
+/// The README's fleet query (its `report_by_script_name` over the last day) answers `sent`.
+fn check_readme_sql(ch: &ClickHouse, sent: &BTreeMap<String, Sent>) {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let from = readme
+        .find("SELECT keys[1] AS script_name")
+        .expect("README has the fleet query");
+    let sql = &readme[from..];
+    let sql = sql[..sql.find(';').unwrap()]
+        .replace("FROM pinba_report_ticks", "FROM fleet.pinba_report_ticks")
+        + " FORMAT JSONEachRow";
+    let rows: BTreeMap<String, Value> = ch
+        .query(&sql)
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (v["script_name"].as_str().unwrap().to_string(), v)
+        })
+        .collect();
+    assert_eq!(rows.len(), sent.len(), "{rows:?}");
+    for (script, s) in sent {
+        let row = &rows[script];
+        assert_eq!(f(&row["req_count"]) as usize, s.times.len(), "{row}");
+        let secs = f(&row["req_time_total"]);
+        assert!(close(secs, s.time_ns() as f64 / 1e9, 1e-12), "{row}");
+        let (got, want) = (f(&row["p95"]), s.p(95.0));
+        assert!(
+            close(got, want, 0.01),
+            "{script} p95: {got} vs exact {want}"
+        );
+    }
+}
+
+/// `GET /api/v1/fleet/reports/report_by_script_name` (with `extra` parameters) answers `sent`:
+/// counts and sums exact, percentiles within 1 %, totals the sum of the rows.
+fn check_api(d: &Daemon, extra: &str, sent: &BTreeMap<String, Sent>) {
+    let (code, body) = d.get(&format!(
+        "/api/v1/fleet/reports/report_by_script_name?from=-1h{extra}"
+    ));
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(body["report"], "report_by_script_name");
+    assert_eq!(
+        body["rows_total"].as_u64(),
+        Some(sent.len() as u64),
+        "{body}"
+    );
+    let rows: BTreeMap<String, &Value> = body["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["script_name"].as_str().unwrap().to_string(), r))
+        .collect();
+    assert_eq!(rows.len(), sent.len(), "{body}");
+    let mut total = 0;
+    for (script, s) in sent {
+        let row = rows[script];
+        assert_eq!(
+            n(row, "req_count") as usize,
+            s.times.len(),
+            "{script}: {row}"
+        );
+        let secs = f(&row["req_time_total"]);
+        assert!(
+            close(secs, s.time_ns() as f64 / 1e9, 1e-12),
+            "{script}: {row}"
+        );
+        for (column, p) in [("req_time_median", 50.0), ("p95", 95.0), ("p99", 99.0)] {
+            let (got, want) = (f(&row[column]), s.p(p));
+            assert!(
+                close(got, want, 0.01),
+                "{script} {column}: {got} vs exact {want}"
+            );
+        }
+        total += s.times.len() as u64;
+    }
+    assert_eq!(n(&body["totals"], "req_count"), total, "{body}");
+}
+
+#[test]
+fn without_a_ticks_sink_the_fleet_endpoint_says_so() {
+    let d = Daemon::start("");
+    let (code, body) = d.get("/api/v1/fleet/reports/report_by_script_name");
+    assert_eq!(code, 404, "{body}");
+    assert_eq!(body["error"], "not_found");
+    assert!(
+        body["detail"]
+            .as_str()
+            .unwrap()
+            .contains("no ClickHouse sink writes"),
+        "{body}"
+    );
+}
+
+/// ClickHouse killed and restarted mid-traffic: the ticks closed meanwhile are kept and retried,
+/// and once it is back the fleet holds every request exactly once (an insert the kill cut after
+/// the server wrote it is sent again: `FINAL` reads one copy), with no tick dropped.
+#[test]
+fn clickhouse_restarted_mid_traffic_loses_no_tick_uncounted_and_doubles_none() {
+    let Some(mut ch) = ClickHouse::start() else {
+        return;
+    };
+    let a = fleet_daemon(&ch, "a");
+    let mut sent = BTreeMap::new();
+    traffic(&a, 3, &[("/a.php", 300)], &mut sent);
+    a.wait_merged(300);
+    a.wait_for(|_| fleet_total(&ch) == 300, "the first ticks in ClickHouse");
+
+    ch.kill();
+    traffic(&a, 4, &[("/b.php", 400)], &mut sent);
+    a.wait_merged(700);
+    a.wait_for(|d| n(&sink(d), "failed") >= 2, "failed inserts while down");
+    traffic(&a, 5, &[("/a.php", 200)], &mut sent);
+    a.wait_merged(900);
+    let before = n(&sink(&a), "failed");
+    a.wait_for(|d| n(&sink(d), "failed") > before, "another failed insert");
+
+    ch.restart();
+    traffic(&a, 6, &[("/c.php", 100)], &mut sent);
+    a.wait_merged(1000);
+    a.wait_for(
+        |_| fleet_total(&ch) == 1000,
+        "every request's tick in ClickHouse",
+    );
+    let s = sink(&a);
+    assert_eq!(n(&s, "ticks_dropped"), 0, "{s}");
+    check_fleet(&fleet_rows(&ch), &sent);
+    let (status, logs) = a.terminate_logged(std::time::Duration::from_secs(20));
+    assert!(status.success());
+    // Every tick acknowledged is in the table once.
+    let stopped = logs
+        .iter()
+        .find(|l| l.contains("Sink stopped"))
+        .expect("the sink's last figures logged");
+    let ticks_sent: u64 = stopped
+        .split("ticks_sent=")
+        .nth(1)
+        .and_then(|t| t.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("no ticks_sent in {stopped}"));
+    assert_eq!(
+        ch.number("SELECT count() FROM fleet.pinba_report_ticks FINAL WHERE row_type = 2") as u64,
+        ticks_sent,
+        "{stopped}"
+    );
+    assert_eq!(fleet_total(&ch), 1000);
+}
+
+#[test]
+fn two_instances_answer_the_fleet_from_clickhouse_exactly_once() {
+    let Some(ch) = ClickHouse::start() else {
+        return;
+    };
+    let (a, b) = (fleet_daemon(&ch, "a"), fleet_daemon(&ch, "b"));
+    let mut sent = BTreeMap::new();
+    traffic(&a, 1, &[("/a.php", 600), ("/b.php", 300)], &mut sent);
+    traffic(&b, 2, &[("/b.php", 500), ("/c.php", 200)], &mut sent);
+    a.wait_merged(900);
+    b.wait_merged(700);
+    // Once the ticks holding the traffic closed (1 s) and reached the server.
+    a.wait_for(
+        |_| fleet_total(&ch) == 1600,
+        "both instances' ticks in ClickHouse",
+    );
+    for d in [&a, &b] {
+        let s = sink(d);
+        assert_eq!((n(&s, "ticks_dropped"), n(&s, "sent")), (0, 0), "{s}");
+        assert!(
+            n(&s, "ticks_sent") > 0 && n(&s, "tick_rows_sent") > 0,
+            "{s}"
+        );
+    }
+    assert_eq!(
+        ch.query("SELECT DISTINCT instance FROM fleet.pinba_report_ticks ORDER BY instance"),
+        "a\nb"
+    );
+    check_fleet(&fleet_rows(&ch), &sent);
+    check_readme_sql(&ch, &sent);
+    check_api(&a, "", &sent);
+    // One instance's ticks: b's answer from a.
+    let only_b: BTreeMap<String, Sent> = sent
+        .iter()
+        .filter_map(|(k, s)| {
+            let times: Vec<f32> = match k.as_str() {
+                "/a.php" => return None,
+                "/b.php" => s.times[300..].to_vec(),
+                _ => s.times.clone(),
+            };
+            Some((k.clone(), Sent { times }))
+        })
+        .collect();
+    check_api(&a, "&instance=b", &only_b);
+    check_dashboard(&a, &sent);
+    let (code, body) = a.get("/api/v1/fleet/reports/report_by_script_name?from=-1h&colour=red");
+    assert_eq!(
+        (code, body["error"].as_str()),
+        (400, Some("bad_parameter")),
+        "{body}"
+    );
+    for d in [a, b] {
+        assert!(d.terminate(std::time::Duration::from_secs(20)).success());
+    }
+
+    // Every tick sent again, as a retry after a lost reply sends it: the same rows. Read with
+    // FINAL (as the view does) nothing is doubled, and once the parts merge one copy is left.
+    let rows = ch.number("SELECT count() FROM fleet.pinba_report_ticks") as u64;
+    ch.query("INSERT INTO fleet.pinba_report_ticks SELECT * FROM fleet.pinba_report_ticks");
+    assert_eq!(
+        ch.number("SELECT count() FROM fleet.pinba_report_ticks") as u64,
+        2 * rows
+    );
+    assert_eq!(fleet_total(&ch), 1600);
+    check_fleet(&fleet_rows(&ch), &sent);
+    ch.query("OPTIMIZE TABLE fleet.pinba_report_ticks FINAL");
+    assert_eq!(
+        ch.number("SELECT count() FROM fleet.pinba_report_ticks") as u64,
+        rows
+    );
+}
