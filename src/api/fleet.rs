@@ -135,6 +135,8 @@ fn sums_and_hist(row: &Value) -> (Sums, Histogram) {
         ru_stime_ns: number(&row["ru_stime_ns"]).into(),
         traffic_bytes: number(&row["traffic_bytes"]).into(),
         memory_footprint_bytes: number(&row["memory_footprint_bytes"]).into(),
+        memory_peak_bytes: number(&row["memory_peak_bytes"]).into(),
+        memory_peak_max: u32::try_from(number(&row["memory_peak_max"])).unwrap_or(u32::MAX),
     };
     let mut hist = Histogram::new();
     let ids = row["hist_ids"].as_array().map(Vec::as_slice).unwrap_or(&[]);

@@ -81,7 +81,7 @@ pub fn ticks_ddl(database: &str, table: &str, ttl: Duration) -> String {
          kind String, row_type UInt8, key_names Array(String), keys Array(String), \
          req_count UInt64, hit_count UInt64, time_ns UInt64, ru_utime_ns UInt64, \
          ru_stime_ns UInt64, traffic_bytes UInt64, memory_footprint_bytes UInt64, \
-         hist_ids Array(UInt16), hist_counts Array(UInt64)\
+         memory_peak_bytes UInt64, memory_peak_max UInt32, hist_ids Array(UInt16), hist_counts Array(UInt64)\
          ) ENGINE = ReplacingMergeTree() PARTITION BY toYYYYMMDD(time) \
          ORDER BY (report, instance, tick_start_ms, row_type, keys){ttl}"
     )
@@ -147,7 +147,7 @@ pub fn fleet_sql(database: &str, table: &str, filter: &str, percentiles: &[f64])
     format!(
         "SELECT report, kind, row_type, key_names, keys, ticks, first_tick_ms, last_tick_end_ms, \
          req_count, hit_count, time_ns, ru_utime_ns, ru_stime_ns, traffic_bytes, \
-         memory_footprint_bytes, hist_ids, hist_counts{names} FROM (\
+         memory_footprint_bytes, memory_peak_bytes, memory_peak_max, hist_ids, hist_counts{names} FROM (\
          SELECT *, hist.1 AS hist_ids, hist.2 AS hist_counts{helpers} FROM (\
          SELECT report, any(kind) AS kind, row_type, any(key_names) AS key_names, keys, \
          count() AS ticks, min(tick_start_ms) AS first_tick_ms, \
@@ -156,6 +156,7 @@ pub fn fleet_sql(database: &str, table: &str, filter: &str, percentiles: &[f64])
          sum(ru_utime_ns) AS ru_utime_ns, sum(ru_stime_ns) AS ru_stime_ns, \
          sum(traffic_bytes) AS traffic_bytes, \
          sum(memory_footprint_bytes) AS memory_footprint_bytes, \
+         sum(memory_peak_bytes) AS memory_peak_bytes, max(memory_peak_max) AS memory_peak_max, \
          sumMap(hist_ids, hist_counts) AS hist \
          FROM {database}.{table} FINAL WHERE {filter} GROUP BY report, row_type, keys))"
     )
@@ -174,7 +175,7 @@ pub fn fleet_view_ddl(database: &str, table: &str) -> String {
 /// The ticks table's columns in the order [`ClickHouseOutput::encode_tick`] writes them.
 const TICK_COLUMNS: &str = "time, tick_start_ms, tick_ms, instance, report, kind, row_type, \
      key_names, keys, req_count, hit_count, time_ns, ru_utime_ns, ru_stime_ns, traffic_bytes, \
-     memory_footprint_bytes, hist_ids, hist_counts";
+     memory_footprint_bytes, memory_peak_bytes, memory_peak_max, hist_ids, hist_counts";
 
 /// The requests table's columns in the order [`ClickHouseOutput::encode`] writes them.
 const REQUEST_COLUMNS: &str = "time, timestamp, instance, id, hostname, server_name, \
@@ -579,9 +580,11 @@ impl ClickHouseOutput {
                 wide(sums.ru_stime_ns),
                 wide(sums.traffic_bytes),
                 wide(sums.memory_footprint_bytes),
+                wide(sums.memory_peak_bytes),
             ] {
                 out.extend_from_slice(&n.to_le_bytes());
             }
+            out.extend_from_slice(&sums.memory_peak_max.to_le_bytes());
             put_len(out, hist.buckets_used());
             for (id, _) in hist.iter() {
                 out.extend_from_slice(&id.to_le_bytes());
