@@ -188,7 +188,7 @@ fn the_mariadb_client_sees_the_catalog_and_the_session_chatter() {
     ] {
         assert!(tables.iter().any(|x| x == t), "{t} missing from {tables:?}");
     }
-    assert_eq!(tables.len(), 19 + 4, "{tables:?}");
+    assert_eq!(tables.len(), 21 + 4, "{tables:?}");
     let described = sql(&d, "DESCRIBE request");
     assert_eq!(described[0][..2], ["Field", "Type"]);
     let fields: Vec<&str> = described[1..].iter().map(|r| r[0].as_str()).collect();
