@@ -965,7 +965,11 @@ fn servers_hosts_scripts_paging_and_the_url_in_a_real_browser() {
     assert_eq!(title, format!("{} {utc_hms} UTC", &iso[..10]), "{when}");
     let hour: u32 = utc_hms[..2].parse().unwrap();
     let tokyo = (hour + 9) % 24;
-    let twelve = if tokyo % 12 == 0 { 12 } else { tokyo % 12 };
+    let twelve = if tokyo.is_multiple_of(12) {
+        12
+    } else {
+        tokyo % 12
+    };
     assert!(
         [
             format!("{tokyo}{}", &utc_hms[2..]),

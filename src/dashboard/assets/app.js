@@ -351,9 +351,11 @@
     u = new uPlot({
       width: Math.max(300, box.box.clientWidth - 16),
       height: 200,
-      series: [{}, ...labels.map((label, i) => ({
-        label, value, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: false,
-      }))],
+      // The legend's time: the user's zone, and UTC beside it.
+      series: [{ value: (_, t) => (t == null ? '–' : `${localTime(t)} (${utcTime(t)})`) },
+        ...labels.map((label, i) => ({
+          label, value, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: false,
+        }))],
       axes: [{}, { size: 70, values: (_, vals) => vals.map((v) => fmt(v)) }],
       scales: { x: { time: true, range: () => spanRef.at } },
     }, data, box.plot);
@@ -373,9 +375,10 @@
   });
   const pct = (v) => num.format(v * 100) + ' %';
 
-  /** A sparkline: an inline SVG of `ys` at times `ts` over `span` ([from, to], unix seconds),
-   *  scaled to its own maximum; a gap where a step has no point. Its points, step and span are
-   *  on the element (`data-*`) for the tests; its title says the last and the largest value. */
+  /** A sparkline: an inline SVG of `ys` (at least one a number) at times `ts` over `span`
+   *  ([from, to], unix seconds), scaled to its own maximum; a gap where a step has no point.
+   *  Its points and step are on the element (`data-*`) for the tests; its title says the last
+   *  and the largest value. */
   function sparkline(ts, ys, step, span, fmt) {
     const NS = 'http://www.w3.org/2000/svg';
     const W = 120, H = 24;
@@ -395,17 +398,21 @@
       if (v == null) { pen = false; return; }
       d += `${pen ? 'L' : 'M'}${x(ts[i]).toFixed(1)},${y(v).toFixed(1)}`;
       pen = true;
-      // A lone point (no neighbour drawn) is a short dash, so that it shows.
-      if (ys[i - 1] == null && ys[i + 1] == null) d += 'h2';
+      // A lone point (no neighbour to draw a line to) is a dot, so that it shows.
+      if (ys[i - 1] == null && ys[i + 1] == null) {
+        const dot = document.createElementNS(NS, 'circle');
+        dot.setAttribute('cx', x(ts[i]).toFixed(1));
+        dot.setAttribute('cy', y(v).toFixed(1));
+        dot.setAttribute('r', '1.8');
+        svg.append(dot);
+      }
     });
     const path = document.createElementNS(NS, 'path');
     path.setAttribute('d', d);
     svg.append(path);
     const last = [...ys].reverse().find((v) => v != null);
     const title = document.createElementNS(NS, 'title');
-    title.textContent = ys.some((v) => v != null)
-      ? `last ${fmt(last)}, highest ${fmt(max)} (a point per ${fmtDuration(step)})`
-      : 'no points in this range yet';
+    title.textContent = `last ${fmt(last)}, highest ${fmt(max)} (a point per ${fmtDuration(step)})`;
     svg.append(title);
     return svg;
   }
@@ -677,7 +684,10 @@
       const s = a.series.find((x) => !x.other);
       const t = steps(a);
       const ys = s ? seriesColumn({ ...a, series: [s] }, 'req_per_sec').ys[0] : [];
-      cell.replaceChildren(sparkline(s ? t : [], ys, a.step, [a.from, a.to], fmtNumber));
+      cell.replaceChildren(ys.some((v) => v != null)
+        ? sparkline(t, ys, a.step, [a.from, a.to], fmtNumber)
+        : h('span', { class: 'muted', title: `no step of ${level.report}'s history in this range holds this row yet` },
+          'no points yet'));
     }
 
     /** Each shown row's history, one query at a time (they are heavy queries: the others of
