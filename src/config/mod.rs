@@ -102,7 +102,7 @@ pub struct Config {
     /// A group (name or number) that may read the state files: they are then created 0640 and
     /// the directory is given to the group (see `durable::restrict`); empty, they are 0600.
     pub state_dir_group: String,
-    /// Whether `info` and the 18 `report_by_*` reports exist at start-up.
+    /// Whether `info` and the 20 `report_by_*` reports exist at start-up.
     pub builtin_reports: bool,
     pub udp: UdpConfig,
     pub http: HttpConfig,
@@ -138,7 +138,7 @@ pub struct MergeConfig {
     /// Whether start-up timer reports that are projections of one aggregate share its
     /// per-request work (see `report::family`). On by default; off only to measure what it saves.
     pub families: bool,
-    /// Whether start-up request reports form families too (the 19 built-ins: projections of one
+    /// Whether start-up request reports form families too (the 21 built-ins: projections of one
     /// (hostname, server, script, schema, status) aggregate). On by default: a member that
     /// queries read is updated on its own meanwhile (see `report::family`), so queries cost
     /// what they cost without families. Off where those 5-tuples hardly repeat within seconds

@@ -660,9 +660,10 @@ pub(super) fn validate_name(name: &str) -> Result<(), ReportError> {
     Ok(())
 }
 
-/// `info` and the 18 `report_by_*` reports of docs/REPORTS.md, with pinba_engine's names.
+/// `info` and the 20 `report_by_*` reports of docs/REPORTS.md: pinba_engine's 18, with its names,
+/// and two of pinbad's own (by server, script and status; by host, server and status).
 pub fn builtin_defs() -> Vec<ReportDef> {
-    const BUILTINS: [(&str, &[&str]); 19] = [
+    const BUILTINS: [(&str, &[&str]); 21] = [
         ("info", &[]),
         ("report_by_script_name", &["script_name"]),
         ("report_by_server_name", &["server_name"]),
@@ -702,6 +703,16 @@ pub fn builtin_defs() -> Vec<ReportDef> {
         (
             "report_by_hostname_status_and_schema",
             &["hostname", "status", "schema"],
+        ),
+        // Not pinba_engine's: the status mix of a server's scripts and hosts, which the
+        // dashboard's server and script pages show (the reports above mix servers).
+        (
+            "report_by_server_script_and_status",
+            &["server_name", "script_name", "status"],
+        ),
+        (
+            "report_by_hostname_server_and_status",
+            &["hostname", "server_name", "status"],
         ),
     ];
     BUILTINS

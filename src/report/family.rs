@@ -2,7 +2,7 @@
 //!
 //! pinba_engine's tag report families (`tagN_info`, `tagN_report`, `tagN_report2` over the same
 //! tags) are projections of one aggregate keyed by the request fields they use plus the tags, and
-//! the 19 built-ins are projections of one (hostname, server_name, script_name, schema, status)
+//! the 21 built-ins are projections of one (hostname, server_name, script_name, schema, status)
 //! cube. Updating each report per request (per timer) costs one random row update per report; a
 //! family instead updates one **stage** per request (or matching timer), keyed by the union of its
 //! members' keys, and folds the stage into every member (a **drain**): each stage row becomes one

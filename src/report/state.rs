@@ -157,7 +157,7 @@ pub fn apply_state(mut defs: Vec<ReportDef>, state: &StateFile) -> Vec<ReportDef
 }
 
 /// The definitions to create at start-up, in order:
-/// 1. the built-ins (`info` + 18 `report_by_*`) if `builtin_reports`, then `configured`;
+/// 1. the built-ins (`info` + 20 `report_by_*`) if `builtin_reports`, then `configured`;
 /// 2. then the run-time changes of `{state_dir}/reports.json`, if it exists: reports deleted at
 ///    run time (built-ins and configured ones too) are dropped, reports created at run time are
 ///    added (replacing a static report of the same name).

@@ -1,8 +1,11 @@
-//! Issue 9: the dashboard in a real browser. A daemon is fed known traffic over UDP, a headless
-//! Chromium opens `/` and the test asserts what a person sees: the scripts and counts sent in the
-//! report table, the order after clicking a column header, a row's history chart with the points
-//! of what was sent, the slow request with its timers and tags, a shared URL reopening the same
-//! view, the token asked for a change, and no error in the browser console.
+//! Issues 9 and 44: the dashboard in a real browser. A daemon is fed known traffic over UDP, a
+//! headless Chromium opens `/` and the tests assert what a person sees: the scripts and counts
+//! sent in the report table, the order after clicking a column header, a row's history chart
+//! with the points of what was sent, the slow request with its timers and tags, a shared URL
+//! reopening the same view, the token asked for a change; the servers of the overview with the
+//! API's numbers and their sparklines, a server's hosts and scripts, a script's status mix,
+//! timers and slowest requests, a table paged with its total, the report picker searched, the
+//! URL's state honoured on open, times in the browser's zone; and no error in the console.
 //!
 //! Skips (visibly) without Chromium unless `PINBAD_REQUIRE_BROWSER` is set; with
 //! `PINBAD_SCREENSHOTS=1` it writes the README's screenshots to docs/screenshots/.
@@ -69,16 +72,22 @@ const TRAFFIC: &[Kind] = &[
 const TOKEN: &str = "sekret";
 
 fn encode(k: &Kind, status: u32) -> Vec<u8> {
+    encode_on(k, status, "web1", "shop.example.com")
+}
+
+/// A request of `k` served by `host` for `server`.
+fn encode_on(k: &Kind, status: u32, host: &str, server: &str) -> Vec<u8> {
     let mut dict: Vec<String> = Vec::new();
     let mut idx = |s: &str| dictionary_index(&mut dict, s);
     let mut r = pinbad::proto::Request {
-        hostname: b"web1".to_vec(),
-        server_name: b"shop.example.com".to_vec(),
+        hostname: host.as_bytes().to_vec(),
+        server_name: server.as_bytes().to_vec(),
         script_name: k.script.as_bytes().to_vec(),
         request_time: k.request_time,
         ru_utime: k.request_time / 2.0,
         document_size: 1000,
         memory_peak: 4 << 20,
+        memory_footprint: Some(3 << 20),
         status: Some(status),
         ..Default::default()
     };
@@ -276,7 +285,16 @@ fn dashboard_in_a_real_browser() {
           route: [route.view, route.name, route.params.get("sort"), route.params.get("match")],
           hash: L.routeHash("history", "a b", new URLSearchParams([["filter", "script_name:/x.php"]])),
           range: [L.rangeOf(new URLSearchParams("range=7d")), L.rangeOf(new URLSearchParams("from=5&to=9")),
-                  L.rangeOf(new URLSearchParams(""))]};"##,
+                  L.rangeOf(new URLSearchParams(""))],
+          groups: [{kind: "info", keys: [], builtin: true}, {kind: "request", keys: ["server_name", "status"], builtin: true},
+                   {kind: "request", keys: ["script_name"], builtin: true}, {kind: "request", keys: ["schema"], builtin: true},
+                   {kind: "request", keys: ["tag:country"], builtin: false}, {kind: "timer", keys: ["timer_tag:group"], builtin: false}]
+                  .map(L.reportGroup),
+          pages: ["3", "0", "x", null, "2.5"].map(L.pageOf),
+          re: L.matchAny("script_name", ["/a.php", "/b(1)"]),
+          timers: L.timersByTag([{timers: [{value: 0.5, hit_count: 2, tags: {group: "db"}}, {value: 0.25, hit_count: 1, tags: {group: "db"}}]},
+                                 {timers: [{value: 1, hit_count: 1, tags: {op: "get", group: "cache"}}]}]),
+          utc: L.utcTime(0)};"##,
         json!([]),
     );
     // Each step drawn at its end (the API's `t` is its start).
@@ -308,6 +326,31 @@ fn dashboard_in_a_real_browser() {
             {"from": "-1h", "to": "now", "key": "1h"}
         ])
     );
+
+    // The report picker's groups, a page number from the URL, a literal in a `match`, timers
+    // summed by their tags, a time in UTC.
+    assert_eq!(
+        lib["groups"],
+        json!([
+            "Totals",
+            "By status",
+            "By server, host and script",
+            "By schema",
+            "Your reports",
+            "Timer reports"
+        ]),
+        "{lib}"
+    );
+    assert_eq!(lib["pages"], json!([3, 1, 1, 1, 1]));
+    assert_eq!(lib["re"], r"script_name:^(?:/a\.php|/b\(1\))$");
+    assert_eq!(
+        lib["timers"],
+        json!([
+            {"tags": "group=cache, op=get", "hits": 1, "value": 1, "requests": 1},
+            {"tags": "group=db", "hits": 3, "value": 0.75, "requests": 1}
+        ])
+    );
+    assert_eq!(lib["utc"], "1970-01-01 00:00:00 UTC");
 
     // The report table: every script sent with its count, by request time (the default order).
     b.goto(&format!("{base}#/report/by_script"));
@@ -628,6 +671,426 @@ fn dashboard_works_with_any_max_query_limit() {
             let total: f64 = data.get(1)?.iter().flatten().sum::<f64>() * step;
             ((total - 40.0).abs() < 1e-6).then_some(())
         });
+    }
+    assert_no_errors(&b, allowed);
+}
+
+/// The second server of [`levels_traffic`]: `/post.php` from web2 (3 of its 30 answering 503),
+/// `/feed.php` from web1.
+const BLOG: &[Kind] = &[
+    Kind {
+        script: "/post.php",
+        count: 30,
+        request_time: 0.020,
+        errors: 3,
+        tags: &[],
+        timers: &[(0.008, 1, &[("group", "db")])],
+    },
+    Kind {
+        script: "/feed.php",
+        count: 6,
+        request_time: 0.005,
+        errors: 0,
+        tags: &[],
+        timers: &[],
+    },
+];
+
+/// `traffic()` (shop.example.com, from web1) and [`BLOG`] (blog.example.com).
+fn levels_traffic() -> Vec<Vec<u8>> {
+    let mut sent = traffic();
+    for (k, host) in BLOG.iter().zip(["web2", "web1"]) {
+        for i in 0..k.count {
+            let status = if i < k.errors { 503 } else { 200 };
+            sent.push(encode_on(k, status, host, "blog.example.com"));
+        }
+    }
+    sent
+}
+
+/// The reports the overview, server and script pages read, under the built-ins' names and
+/// keys, defined here (`builtin_reports = false`) to keep history at 1 s steps so that the
+/// sparklines have points within the test (the built-ins' step is minutes).
+fn levels_config(history: bool) -> String {
+    let mut c =
+        "stats_history = \"120s\"\nreport_ticks = 120\nbuiltin_reports = false\n".to_string();
+    for (name, keys) in [
+        ("info", &[][..]),
+        ("report_by_status", &["status"][..]),
+        ("report_by_server_name", &["server_name"]),
+        ("report_by_server_and_status", &["server_name", "status"]),
+        (
+            "report_by_hostname_and_server",
+            &["hostname", "server_name"],
+        ),
+        (
+            "report_by_hostname_server_and_status",
+            &["hostname", "server_name", "status"],
+        ),
+        (
+            "report_by_server_and_script",
+            &["server_name", "script_name"],
+        ),
+        (
+            "report_by_server_script_and_status",
+            &["server_name", "script_name", "status"],
+        ),
+        ("timers_by_group", &["script_name", "timer_tag:group"]),
+    ] {
+        c.push_str(&format!(
+            "[[report]]\nname = \"{name}\"\nkeys = {}\n",
+            serde_json::to_string(keys).unwrap()
+        ));
+        if history {
+            c.push_str("history_retention = \"1h\"\nhistory_step = \"1s\"\n");
+        }
+    }
+    c
+}
+
+/// The rows of a table of the page (`TABLE > tbody > tr`, not those of tables inside it):
+/// column (`data-col`) → cell text, and the cell's title under `COLUMN.title`.
+fn rows_of(b: &Browser, table: &str) -> Vec<BTreeMap<String, String>> {
+    let v = b.eval(
+        "return [...document.querySelectorAll(arguments[0] + ' > tbody > tr')].map(tr =>
+           Object.fromEntries([...tr.querySelectorAll('td[data-col]')].flatMap(td =>
+             [[td.dataset.col, td.textContent], [td.dataset.col + '.title', td.title || '']])))",
+        json!([table]),
+    );
+    serde_json::from_value(v).unwrap_or_default()
+}
+
+/// Waits until the table `#id` shows exactly these rows: (key column's text, column → text).
+fn wait_rows(b: &Browser, table: &str, key: &str, want: &[(&str, &[(&str, &str)])]) {
+    b.wait(&format!("{table} to show {want:?}"), |b| {
+        let rows = rows_of(b, table);
+        let ok = rows.len() == want.len()
+            && want.iter().all(|(name, cols)| {
+                rows.iter().any(|r| {
+                    r.get(key).map(String::as_str) == Some(*name)
+                        && cols
+                            .iter()
+                            .all(|(c, v)| r.get(*c).map(String::as_str) == Some(*v))
+                })
+            });
+        ok.then_some(())
+    });
+}
+
+/// Seconds from a duration as the page writes it (`20 ms`, `3.5 s`, `800 µs`).
+fn seconds_of(text: &str) -> f64 {
+    let (n, unit) = text.split_once(' ').unwrap_or((text, "s"));
+    let n: f64 = n.replace(',', "").parse().unwrap_or(f64::NAN);
+    n * match unit {
+        "µs" => 1e-6,
+        "ms" => 1e-3,
+        _ => 1.0,
+    }
+}
+
+/// Issue 44, items 1 and 8: the servers on the overview with the API's numbers and a sparkline
+/// of their history; a server's hosts and scripts; a script's status mix, timers and slowest
+/// requests; a report's table paged with its total, the picker searched, every view's state
+/// read back from the URL it was opened with, and times in the browser's zone (UTC on hover).
+#[test]
+fn servers_hosts_scripts_paging_and_the_url_in_a_real_browser() {
+    let history = history_config_accepted().is_ok();
+    let Some(b) = Browser::start() else { return };
+    let d = Daemon::start(&levels_config(history));
+    let sent = levels_traffic();
+    d.send(&sent);
+    d.wait_merged(sent.len() as u64);
+    let base = d.url("/");
+    let (history_missing, allowed) = history_endpoint(&d);
+    b.set_time_zone("Asia/Tokyo");
+
+    // The overview lists both servers with the numbers of report_by_server_name, and each one's
+    // error ratio (status ≥ 500) from report_by_server_and_status: 5 of 76, 3 of 36.
+    b.goto(&format!("{base}#/overview?range=15m"));
+    wait_rows(
+        &b,
+        "#servers-table",
+        "server_name",
+        &[
+            (
+                "shop.example.com",
+                &[("req_count", "76"), ("errors", "6.579 %")],
+            ),
+            (
+                "blog.example.com",
+                &[("req_count", "36"), ("errors", "8.333 %")],
+            ),
+        ],
+    );
+    let api = d.json("/api/v1/reports/report_by_server_name?percentiles=50,95,99");
+    let shown = rows_of(&b, "#servers-table");
+    for row in api["rows"].as_array().unwrap() {
+        let name = row["server_name"].as_str().unwrap();
+        let r = shown.iter().find(|r| r["server_name"] == name).unwrap();
+        for col in ["p50", "p95", "p99"] {
+            let want = row[col].as_f64().unwrap();
+            assert!(
+                close(seconds_of(&r[col]), want, 0.001),
+                "{name} {col}: {} shown, {want} s in the API",
+                r[col]
+            );
+        }
+        // CPU seconds a second, against requests a second (both over the window's span, which
+        // grows while the window fills): the CPU seconds of a request.
+        let per_request = (row["ru_utime_total"].as_f64().unwrap()
+            + row["ru_stime_total"].as_f64().unwrap())
+            / row["req_count"].as_f64().unwrap();
+        let shown: f64 =
+            r["cpu"].parse::<f64>().unwrap() / r["req_per_sec"].parse::<f64>().unwrap();
+        assert!(
+            close(shown, per_request, 0.002),
+            "{name}: cpu {r:?} vs {per_request} s a request"
+        );
+        // The mean memory footprint of a request (or memory peak, where reports have it).
+        let mem_col = if row.get("memory_peak_total").is_some() {
+            "memory_peak_total"
+        } else {
+            "memory_footprint_total"
+        };
+        let mean = row[mem_col].as_f64().unwrap() / row["req_count"].as_f64().unwrap();
+        assert!(
+            r["memory.title"].starts_with("mean memory"),
+            "{name}: {r:?}"
+        );
+        let mb: f64 = r["memory"]
+            .strip_suffix(" MB")
+            .unwrap_or("NaN")
+            .parse()
+            .unwrap();
+        assert!(
+            close(mb * 1e6, mean, 0.001),
+            "{name}: {} vs {mean}",
+            r["memory"]
+        );
+    }
+    // Each row's sparkline: its requests per second at each 1 s step of the history, adding
+    // up to the requests sent.
+    if !history_missing {
+        for (server, count) in [("shop.example.com", 76.0), ("blog.example.com", 36.0)] {
+            b.wait(&format!("the sparkline of {server} to add up to {count}"), |b| {
+                let v = b.eval(
+                    "const s = document.querySelector(`#servers-table tr[data-key=\"${arguments[0]}\"] svg.spark`);
+                     return s ? [JSON.parse(s.dataset.points), Number(s.dataset.step)] : null",
+                    json!([server]),
+                );
+                let (points, step): (Vec<Option<f64>>, f64) = serde_json::from_value(v).ok()?;
+                let total: f64 = points.iter().flatten().sum::<f64>() * step;
+                ((total - count).abs() < 1e-6).then_some(())
+            });
+        }
+    }
+    shot(&b, "servers");
+    assert_no_errors(&b, allowed);
+
+    // A server's page: its hosts (web1 serves both servers; its error ratio is this server's)
+    // and its scripts, each with its own error ratio; the range is carried along.
+    b.click("#servers-table tr[data-key='blog.example.com'] td[data-col=server_name] a");
+    b.wait("the server's page", |b| {
+        b.current_url()
+            .contains("#/server/blog.example.com?range=15m")
+            .then_some(())
+    });
+    wait_rows(
+        &b,
+        "#hosts-table",
+        "hostname",
+        &[
+            ("web2", &[("req_count", "30"), ("errors", "10 %")]),
+            ("web1", &[("req_count", "6"), ("errors", "0 %")]),
+        ],
+    );
+    wait_rows(
+        &b,
+        "#scripts-table",
+        "script_name",
+        &[
+            ("/post.php", &[("req_count", "30"), ("errors", "10 %")]),
+            ("/feed.php", &[("req_count", "6"), ("errors", "0 %")]),
+        ],
+    );
+    b.wait("the server's cards", |b| {
+        let v = b.eval(
+            "return ['server-count', 'server-errors'].map(id => document.getElementById(id).textContent)",
+            json!([]),
+        );
+        (v == json!(["36", "8.333 %"])).then_some(())
+    });
+    shot(&b, "server");
+
+    // A script's page: its status mix, its timers by tag (timers_by_group keys on
+    // script_name), its slowest requests in the raw pool.
+    b.click("#scripts-table tr[data-key='/post.php'] td[data-col=script_name] a");
+    b.wait("the script's page", |b| {
+        let url = b.current_url();
+        (url.contains("#/script?") && url.contains("script=%2Fpost.php")).then_some(())
+    });
+    b.wait("the status mix", |b| {
+        let mix: Vec<(String, String)> = rows_of(b, "#status-table")
+            .into_iter()
+            .map(|r| (r["status"].clone(), r["req_count"].clone()))
+            .collect();
+        (mix == [
+            ("200".to_string(), "27".to_string()),
+            ("503".to_string(), "3".to_string()),
+        ])
+        .then_some(())
+    });
+    wait_rows(
+        &b,
+        "#script-timers table[data-report=timers_by_group]",
+        "group",
+        &[("db", &[("hit_count", "30"), ("timer_value", "240 ms")])],
+    );
+    b.wait("the script's ten slowest requests", |b| {
+        let rows = rows_of(b, "#script-slow-table");
+        (rows.len() == 10
+            && rows
+                .iter()
+                .all(|r| r["script_name"] == "/post.php" && r["request_time"] == "20 ms"))
+        .then_some(())
+    });
+    // Times read in the browser's zone (Tokyo, UTC+9 here), UTC on hover.
+    let when = b.eval(
+        "const t = document.querySelector('#script-slow-table time');
+         return [t.dateTime, t.textContent, t.title, Intl.DateTimeFormat().resolvedOptions().timeZone]",
+        json!([]),
+    );
+    let [iso, local, title, zone] = serde_json::from_value::<[String; 4]>(when.clone()).unwrap();
+    assert_eq!(zone, "Asia/Tokyo", "{when}");
+    let utc_hms = &iso[11..19];
+    assert_eq!(title, format!("{} {utc_hms} UTC", &iso[..10]), "{when}");
+    let hour: u32 = utc_hms[..2].parse().unwrap();
+    let tokyo = (hour + 9) % 24;
+    let twelve = if tokyo.is_multiple_of(12) {
+        12
+    } else {
+        tokyo % 12
+    };
+    assert!(
+        [
+            format!("{tokyo}{}", &utc_hms[2..]),
+            format!("{tokyo:02}{}", &utc_hms[2..]),
+            format!("{twelve}{}", &utc_hms[2..])
+        ]
+        .iter()
+        .any(|t| local.contains(t.as_str())),
+        "{when}: not Tokyo time"
+    );
+    shot(&b, "script");
+    assert_no_errors(&b, allowed);
+
+    // A report's table a page at a time, with the total: 6 rows, 2 a page, by request time.
+    let by_time = [
+        "/beta.php",
+        "/slow.php",
+        "/post.php",
+        "/gamma.php",
+        "/alpha.php",
+        "/feed.php",
+    ];
+    b.goto(&format!(
+        "{base}#/report/report_by_server_and_script?limit=2"
+    ));
+    wait_order(&b, &by_time[..2]);
+    let pager_text = |b: &Browser| {
+        b.eval(
+            "const p = document.querySelector('#report-pager .range-of'); return p && p.textContent",
+            json!([]),
+        )
+    };
+    assert_eq!(pager_text(&b), "rows 1–2 of 6 · page 1 of 3");
+    b.click("#report-pager button[rel=next]");
+    wait_order(&b, &by_time[2..4]);
+    assert_eq!(pager_text(&b), "rows 3–4 of 6 · page 2 of 3");
+    let second = b.current_url();
+    assert!(second.contains("page=2"), "{second}");
+    b.click("#report-pager button[rel=last]");
+    wait_order(&b, &by_time[4..]);
+    // The URL of page 2, opened afresh, shows page 2.
+    b.goto("about:blank");
+    b.goto(&second);
+    wait_order(&b, &by_time[2..4]);
+
+    // The picker, searched: only the reports whose name or keys hold every word typed, and the
+    // words in the URL (opened afresh, the same reports show).
+    b.type_into("#report-search", "status server");
+    let visible = |b: &Browser| {
+        let v = b.eval(
+            "return [...document.querySelectorAll('#report-tabs a[data-report]')]
+               .filter(a => !a.hidden && !a.closest('.group').hidden).map(a => a.dataset.report)",
+            json!([]),
+        );
+        serde_json::from_value::<Vec<String>>(v).unwrap()
+    };
+    let want = vec![
+        "report_by_server_and_status".to_string(),
+        "report_by_hostname_server_and_status".to_string(),
+        "report_by_server_script_and_status".to_string(),
+    ];
+    b.wait("the picker to keep the reports by server and status", |b| {
+        (visible(b) == want).then_some(())
+    });
+    let found = b.current_url();
+    assert!(found.contains("find=status+server"), "{found}");
+    b.goto("about:blank");
+    b.goto(&found);
+    b.wait("the search read back from the URL", |b| {
+        (visible(b) == want).then_some(())
+    });
+    let typed = b.eval(
+        "return document.getElementById('report-search').value",
+        json!([]),
+    );
+    assert_eq!(typed, "status server");
+
+    // The raw requests' view opened with filters in the URL honours them: `status=500` alone
+    // (no time threshold then) lists the five 500s of /beta.php; a status class and a server,
+    // the three 503s of blog.example.com.
+    for (query, script, n, status) in [
+        ("status=500", "/beta.php", 5, "500"),
+        (
+            "status=5xx&server_name=blog.example.com",
+            "/post.php",
+            3,
+            "503",
+        ),
+    ] {
+        b.goto("about:blank");
+        b.goto(&format!("{base}#/slow?{query}"));
+        b.wait(&format!("the requests of #/slow?{query}"), |b| {
+            let rows = rows_of(b, "#slow-table");
+            (rows.len() == n
+                && rows
+                    .iter()
+                    .all(|r| r["script_name"] == script && r["status"] == status))
+            .then_some(())
+        });
+        let inputs = b.eval(
+            "return ['slow-status', 'slow-min-time', 'slow-server'].map(id => document.getElementById(id).value)",
+            json!([]),
+        );
+        let server = if query.contains("blog") {
+            "blog.example.com"
+        } else {
+            ""
+        };
+        assert_eq!(
+            inputs,
+            json!([
+                query
+                    .split('&')
+                    .next()
+                    .unwrap()
+                    .trim_start_matches("status="),
+                "",
+                server
+            ])
+        );
     }
     assert_no_errors(&b, allowed);
 }

@@ -319,7 +319,7 @@ fn check_timer_report(d: &Daemon, name: &str, keys: &[&str], sent: &[Sent]) {
     }
 }
 
-const BUILTINS: [(&str, &[&str]); 19] = [
+const BUILTINS: [(&str, &[&str]); 21] = [
     ("info", &[]),
     ("report_by_script_name", &["script_name"]),
     ("report_by_server_name", &["server_name"]),
@@ -359,6 +359,14 @@ const BUILTINS: [(&str, &[&str]); 19] = [
     (
         "report_by_hostname_status_and_schema",
         &["hostname", "status", "schema"],
+    ),
+    (
+        "report_by_server_script_and_status",
+        &["server_name", "script_name", "status"],
+    ),
+    (
+        "report_by_hostname_server_and_status",
+        &["hostname", "server_name", "status"],
     ),
 ];
 

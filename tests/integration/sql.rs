@@ -188,7 +188,7 @@ fn the_mariadb_client_sees_the_catalog_and_the_session_chatter() {
     ] {
         assert!(tables.iter().any(|x| x == t), "{t} missing from {tables:?}");
     }
-    assert_eq!(tables.len(), 19 + 4, "{tables:?}");
+    assert_eq!(tables.len(), 21 + 4, "{tables:?}");
     let described = sql(&d, "DESCRIBE request");
     assert_eq!(described[0][..2], ["Field", "Type"]);
     let fields: Vec<&str> = described[1..].iter().map(|r| r[0].as_str()).collect();
@@ -253,7 +253,7 @@ fn the_mariadb_client_sees_the_catalog_and_the_session_chatter() {
          AND TABLE_NAME LIKE 'report_by_s%' ORDER BY TABLE_NAME",
     );
     assert!(listed[1..].iter().all(|r| r[1] == "PINBA"), "{listed:?}");
-    assert_eq!(listed.len() - 1, 9, "{listed:?}");
+    assert_eq!(listed.len() - 1, 10, "{listed:?}");
     let columns = sql(
         &d,
         "SELECT COLUMN_NAME, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = \

@@ -92,7 +92,7 @@ fn racing_creation_and_drop_leave_the_state_file_agreeing_with_the_set() {
 #[test]
 fn start_up_enforces_the_report_limit_and_check_config_refuses_what_start_up_refuses() {
     let dir = tempfile::tempdir().unwrap();
-    // 19 built-ins and a limit of 10.
+    // 21 built-ins and a limit of 10.
     let limit = write_file(dir.path(), "limit.toml", "[limits]\nmax_reports = 10\n");
     // A [[report]] named like a built-in.
     let dup = write_file(

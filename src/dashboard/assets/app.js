@@ -1,14 +1,19 @@
 // pinbad's dashboard: plain JavaScript over the public API, no framework, no build step.
 //
-// The view lives in the URL hash (`#/report/NAME?sort=-req_count&match=script_name:^/api`), so a
-// link reloads into the same view. The open view refreshes every 5 s and nothing runs while the
-// tab is hidden. A read or change the server refuses with 401 (with a token set, reads need it
-// unless http.token_reads = false) asks for the token, kept in sessionStorage (this tab only). Charts are uPlot; `window.__pinbad` exposes them, the
-// errors seen and the pure functions, for the browser tests.
+// Views: the overview (the live window, the servers, charts, pinbad's health), a server (its
+// hosts and scripts), a script (its status mix, timers and slowest requests), the reports (a
+// grouped, searchable picker; paged tables), a row's history, the raw requests. Every view's
+// state lives in the URL hash (`#/report/NAME?sort=-req_count&page=2`, `#/slow?status=500`), so
+// a link reloads into the same view. Times read in the user's time zone, UTC on hover. The open
+// view refreshes every 5 s and nothing runs while the tab is hidden. A read or change the server
+// refuses with 401 (with a token set, reads need it unless http.token_reads = false) asks for
+// the token, kept in sessionStorage (this tab only). Charts are uPlot. `window.__pinbad`
+// exposes the charts, the errors seen and the pure functions (for the browser tests), and
+// `views`/`ui` for views another script adds.
 'use strict';
 
 (function () {
-  const P = (window.__pinbad = { charts: {}, errors: [], refreshes: 0, lib: {} });
+  const P = (window.__pinbad = { charts: {}, errors: [], refreshes: 0, lib: {}, ui: {}, views: {} });
   // Collected for the tests (and anyone debugging): uncaught errors, rejections, console.error.
   window.addEventListener('error', (e) => P.errors.push(String(e.message || e)));
   window.addEventListener('unhandledrejection', (e) =>
@@ -81,7 +86,7 @@
   function fmtFigure(v, unit) {
     if (unit === 'seconds') return v >= 60 ? fmtDuration(v) : fmtSeconds(v);
     if (unit === 'bytes') return fmtBytes(v);
-    if (unit === 'timestamp') return v ? new Date(v * 1000).toISOString() : '–';
+    if (unit === 'timestamp') return v ? localTime(v) : '–';
     return fmtNumber(v);
   }
   /**
@@ -106,7 +111,7 @@
     if (/^p\d+(\.\d+)?$/.test(col) || /_median$/.test(col)) return 'time';
     if (/^(req_time|ru_utime|ru_stime)_total$/.test(col)) return 'time';
     if (/^(timer_value|ru_utime_value|ru_stime_value)$/.test(col)) return 'time';
-    if (/^(traffic|memory_footprint)_(total|per_sec)$/.test(col)) return 'bytes';
+    if (/^(traffic|memory_footprint|memory_peak)_(total|per_sec|max)$/.test(col)) return 'bytes';
     return 'number';
   }
   function fmtCell(col, v) {
@@ -118,6 +123,26 @@
       default: return fmtNumber(v);
     }
   }
+
+  /** A moment as the user reads it: their time zone and locale. */
+  function localTime(unix) { return new Date(unix * 1000).toLocaleString(); }
+  /** The same moment in UTC, `2026-11-26 00:18:58 UTC`: what a hover shows. */
+  function utcTime(unix) {
+    return new Date(unix * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  }
+  /** A `<time>`: the user's local time, UTC on hover. */
+  function timeEl(unix) {
+    return h('time', { datetime: new Date(unix * 1000).toISOString(), title: utcTime(unix) },
+      localTime(unix));
+  }
+  /** `s` as a literal in a regex of the regex crate (the API's `match`). */
+  function escapeRe(s) { return String(s).replace(/[\\.+*?()|[\]{}^$#&\-~]/g, '\\$&'); }
+  /** A report's `match` for rows whose `col` is one of `values` exactly. */
+  function matchAny(col, values) {
+    return `${col}:^(?:${values.map(escapeRe).join('|')})$`;
+  }
+  /** Statuses ≥ 500, as a `match` regex on the status column. */
+  const ERROR_STATUS = 'status:^(?:[5-9][0-9][0-9]|[0-9]{4,})$';
 
   // ---- Routes (pure) ----------------------------------------------------------------------------
 
@@ -212,7 +237,8 @@
     return table.keys.map((k) => k.replace(/^(timer_tag|tag):/, ''));
   }
   Object.assign(P.lib, { parseRoute, routeHash, rangeOf, seriesColumn, errorRatio, otherHolds, sumColumns,
-    keyColumns, keepsHistory, columnKind, fmtCell });
+    keyColumns, keepsHistory, columnKind, fmtCell, escapeRe, matchAny, utcTime, localTime, pageOf,
+    reportGroup, timersByTag });
 
   // ---- API ------------------------------------------------------------------------------------
 
@@ -326,9 +352,11 @@
     u = new uPlot({
       width: Math.max(300, box.box.clientWidth - 16),
       height: 200,
-      series: [{}, ...labels.map((label, i) => ({
-        label, value, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: false,
-      }))],
+      // The legend's time: the user's zone, and UTC beside it.
+      series: [{ value: (_, t) => (t == null ? '–' : `${localTime(t)} (${utcTime(t)})`) },
+        ...labels.map((label, i) => ({
+          label, value, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: false,
+        }))],
       axes: [{}, { size: 70, values: (_, vals) => vals.map((v) => fmt(v)) }],
       scales: { x: { time: true, range: () => spanRef.at } },
     }, data, box.plot);
@@ -347,6 +375,67 @@
     }
   });
   const pct = (v) => num.format(v * 100) + ' %';
+
+  /** A sparkline: an inline SVG of `ys` (at least one a number) at times `ts` over `span`
+   *  ([from, to], unix seconds), scaled to its own maximum; a gap where a step has no point.
+   *  Its points and step are on the element (`data-*`) for the tests; its title says the last
+   *  and the largest value. */
+  function sparkline(ts, ys, step, span, fmt) {
+    const NS = 'http://www.w3.org/2000/svg';
+    const W = 120, H = 24;
+    const svg = document.createElementNS(NS, 'svg');
+    svg.setAttribute('class', 'spark');
+    svg.setAttribute('width', W);
+    svg.setAttribute('height', H);
+    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+    svg.dataset.points = JSON.stringify(ys);
+    svg.dataset.step = String(step);
+    const max = Math.max(0, ...ys.filter((v) => v != null));
+    const [from, to] = span;
+    const x = (t) => (to > from ? ((t - from) / (to - from)) * (W - 2) + 1 : W / 2);
+    const y = (v) => H - 2 - (max > 0 ? (v / max) * (H - 4) : 0);
+    let d = '', pen = false;
+    ys.forEach((v, i) => {
+      if (v == null) { pen = false; return; }
+      d += `${pen ? 'L' : 'M'}${x(ts[i]).toFixed(1)},${y(v).toFixed(1)}`;
+      pen = true;
+      // A lone point (no neighbour to draw a line to) is a dot, so that it shows.
+      if (ys[i - 1] == null && ys[i + 1] == null) {
+        const dot = document.createElementNS(NS, 'circle');
+        dot.setAttribute('cx', x(ts[i]).toFixed(1));
+        dot.setAttribute('cy', y(v).toFixed(1));
+        dot.setAttribute('r', '1.8');
+        svg.append(dot);
+      }
+    });
+    const path = document.createElementNS(NS, 'path');
+    path.setAttribute('d', d);
+    svg.append(path);
+    const last = [...ys].reverse().find((v) => v != null);
+    const title = document.createElementNS(NS, 'title');
+    title.textContent = `last ${fmt(last)}, highest ${fmt(max)} (a point per ${fmtDuration(step)})`;
+    svg.append(title);
+    return svg;
+  }
+
+  /** "rows 51–100 of 9,307" and buttons to the first, previous, next and last page; `go(page)`
+   *  changes the URL (pages count from 1). */
+  function pager(id, total, page, size, go) {
+    const pages = Math.max(1, Math.ceil(total / size));
+    const first = total ? (page - 1) * size + 1 : 0, last = Math.min(total, page * size);
+    const button = (label, to, rel) => h('button', { type: 'button', 'data-page': to, rel,
+      disabled: to < 1 || to > pages || to === page, onclick: () => go(to) }, label);
+    return h('div', { class: 'pager', id },
+      button('« first', 1, 'first'), button('‹ previous', page - 1, 'prev'),
+      h('span', { class: 'range-of' }, `rows ${fmtNumber(first)}–${fmtNumber(last)} of ${fmtNumber(total)}`
+        + (pages > 1 ? ` · page ${fmtNumber(page)} of ${fmtNumber(pages)}` : '')),
+      button('next ›', page + 1, 'next'), button('last »', pages, 'last'));
+  }
+  /** A page number from the URL: a whole number ≥ 1, else 1. */
+  function pageOf(v) {
+    const n = Number(v);
+    return Number.isInteger(n) && n >= 1 ? n : 1;
+  }
 
   /** Fetches a history at most once per step (and per poll): a 1 h range at 1 m steps costs the
    *  daemon one query a minute, not one every 5 s. */
@@ -388,7 +477,10 @@
   }
   function setText(id, text) { const el = $(id); if (el) el.textContent = text; }
 
-  function overviewView() {
+  function overviewView(route) {
+    const reportsOnce = reportList();
+    const servers = levelTable('servers', 'Servers', LEVELS.servers, [], '',
+      (r, params) => routeHash('server', r.server_name, rangeParams(params)), reportsOnce);
     const boxes = {
       rate: chartBox('chart-rate', 'Requests per second'),
       latency: chartBox('chart-latency', 'Request time: p50, p95, p99'),
@@ -402,6 +494,7 @@
         card('requests / s', 'live-rps'), card('p50', 'live-p50'), card('p95', 'live-p95'),
         card('p99', 'live-p99'), card('error ratio', 'live-errors'), card('CPU (cores)', 'live-cpu'),
         card('requests in window', 'live-count')),
+      servers.box,
       h('h2', {}, 'Over time'),
       h('div', { class: 'charts' }, Object.values(boxes).map((b) => b.box)),
       h('h2', {}, 'pinbad health'), health);
@@ -468,21 +561,481 @@
       if (!figures) figures = (await api('/api/v1/status/figures')).figures;
       const s = await api('/api/v1/status');
       const rows = [];
-      const row = (label, value, bad) =>
-        rows.push(h('tr', {}, h('td', {}, label), h('td', { class: bad ? 'bad' : null }, value)));
+      const row = (label, value, bad, title) =>
+        rows.push(h('tr', {}, h('td', {}, label), h('td', { class: bad ? 'bad' : null, title }, value)));
       for (const f of figures) {
         for (const [name, v] of statusValues(s, f.path)) {
           // A labelled figure (per reason, report, sink) shows only where it counts something.
           if (name !== null && !(v > 0)) continue;
           const label = name === null ? f.label : `${f.label}: ${name}`;
-          row(label, fmtFigure(v * f.scale, f.unit), f.loss && v > 0);
+          row(label, fmtFigure(v * f.scale, f.unit), f.loss && v > 0,
+            f.unit === 'timestamp' && v ? utcTime(v) : null);
         }
       }
       health.replaceChildren(h('table', { class: 'health' }, h('tbody', {}, rows)));
     }
     return {
       root, range: true,
-      refresh: (route) => Promise.all([live(), history(rangeOf(route.params)), self()]),
+      refresh: (r) => Promise.all([live(), servers.refresh(r), history(rangeOf(r.params)), self()]),
+    };
+  }
+
+  // ---- Servers, their hosts and scripts ---------------------------------------------------------
+  // The overview lists servers, a server's page its hosts and scripts, a script's page its
+  // status mix, timers and slowest requests: the live window of the built-in reports (README
+  // "Built-in reports"), and their history for the sparklines and charts.
+
+  /** The reports each level reads: its rows, and the same keys with the status (for the
+   *  error ratio). */
+  const LEVELS = {
+    servers: { report: 'report_by_server_name', status: 'report_by_server_and_status', key: 'server_name' },
+    hosts: { report: 'report_by_hostname_and_server', status: 'report_by_hostname_server_and_status', key: 'hostname' },
+    scripts: { report: 'report_by_server_and_script', status: 'report_by_server_script_and_status', key: 'script_name' },
+  };
+  /** Rows a page of a level's table shows unless the URL says (`limit`). */
+  const LEVEL_ROWS = 25;
+
+  /** Requests answered with status ≥ 500 per value of `key` among `values`, from `report`
+   *  (keyed on `key`, the status and the columns of `filters`): every page of its 5xx rows of
+   *  those values. null when the report is not there (dropped, or builtin_reports = false). */
+  async function errorsBy(report, key, values, filters) {
+    const bad = new Map();
+    if (!values.length) return bad;
+    const limit = await limitOf(1000);
+    try {
+      for (let offset = 0; ;) {
+        const ask = q({ limit, offset, sort: key });
+        for (const [c, v] of filters) ask.append('filter', `${c}:${v}`);
+        ask.append('match', ERROR_STATUS);
+        ask.append('match', matchAny(key, values));
+        const t = await api(`/api/v1/reports/${encodeURIComponent(report)}?${ask}`);
+        for (const r of t.rows) bad.set(r[key], (bad.get(r[key]) || 0) + r.req_count);
+        offset += t.rows.length;
+        if (!t.rows.length || offset >= t.rows_total) return bad;
+      }
+    } catch (e) {
+      if (e.status === 404) return null;
+      throw e;
+    }
+  }
+  /** CPU seconds (user + system) per second: the cores a row keeps busy. */
+  const cpuOf = (r) => (r.ru_utime_per_sec || 0) + (r.ru_stime_per_sec || 0);
+  /** The memory figure of a row: the mean memory peak of its requests where reports have
+   *  `memory_peak_*` columns, else the mean memory footprint; what it is; the largest peak if
+   *  the report has it. */
+  function memoryOf(r) {
+    const peak = 'memory_peak_total' in r;
+    const total = peak ? r.memory_peak_total : r.memory_footprint_total;
+    return {
+      v: r.req_count && total != null ? total / r.req_count : null,
+      what: peak ? 'memory peak' : 'memory footprint',
+      max: r.memory_peak_max,
+    };
+  }
+  /** The range parameters of the route, to carry into a link. */
+  function rangeParams(params) {
+    const p = new URLSearchParams();
+    for (const k of ['range', 'from', 'to']) if (params.get(k)) p.set(k, params.get(k));
+    return p;
+  }
+  function scriptHash(server, script, params) {
+    const p = rangeParams(params);
+    p.set('server', server);
+    p.set('script', script);
+    return routeHash('script', '', p);
+  }
+  /** The reports' list (GET /api/v1/reports), read once per view. */
+  function reportList() {
+    let list = null;
+    return async () => {
+      if (!list) list = new Map((await api('/api/v1/reports')).reports.map((r) => [r.name, r]));
+      return list;
+    };
+  }
+
+  /**
+   * One level as a table: the rows of `level.report` that pass `filters` ([[column, value]]),
+   * each with its live figures (req/s, p50/p95/p99, error ratio, CPU, memory) and a sparkline of
+   * its requests per second over the range; sorted and paged by the URL's `<prefix>sort`,
+   * `<prefix>page` and `<prefix>limit`, with the total shown. `link(row)`: where a name leads.
+   */
+  function levelTable(id, title, level, filters, prefix, link, reports) {
+    const caption = h('span', { class: 'muted', id: id + '-caption' });
+    const wrap = h('div', { class: 'table-wrap' });
+    const pages = h('div');
+    const box = h('section', { class: 'level', id }, h('h2', {}, title, ' ', caption), wrap, pages);
+    const sparks = new Map(); // row name → history answer, or {note} when it has none
+    const cells = new Map(); // row name → its sparkline's cell in the table shown
+    let sparkSpan = '', sparkRun = null;
+    const poll = historyPoller();
+    const head = [
+      [level.key, level.key === 'hostname' ? 'host' : level.key === 'script_name' ? 'script' : 'server'],
+      ['req_per_sec', 'req/s'], ['req_count', 'requests'], ['p50', 'p50'], ['p95', 'p95'],
+      ['p99', 'p99'], ['errors', 'errors (≥ 500)'], ['cpu', 'CPU (cores)'], ['memory', 'memory'],
+      ['spark', 'req/s over the range'],
+    ];
+    /** The report column each sortable column sorts by. */
+    const SORTS = { req_per_sec: 'req_per_sec', req_count: 'req_count', p50: 'p50', p95: 'p95',
+      p99: 'p99', cpu: 'ru_utime_total', [level.key]: level.key };
+
+    function drawSpark(name) {
+      const cell = cells.get(name), a = sparks.get(name);
+      if (!cell || !a) return;
+      if (a.note) { cell.replaceChildren(h('span', { class: 'muted', title: a.note }, '–')); return; }
+      const s = a.series.find((x) => !x.other);
+      const t = steps(a);
+      const ys = s ? seriesColumn({ ...a, series: [s] }, 'req_per_sec').ys[0] : [];
+      cell.replaceChildren(ys.some((v) => v != null)
+        ? sparkline(t, ys, a.step, [a.from, a.to], fmtNumber)
+        : h('span', { class: 'muted', title: `no step of ${level.report}'s history in this range holds this row yet` },
+          'no points yet'));
+    }
+
+    /** Each shown row's history, one query at a time (they are heavy queries: the others of
+     *  the page wait, never the daemon's query slots), at most once a step per row. */
+    async function fetchSparks(route, names) {
+      const range = rangeOf(route.params);
+      const span = range.from + '/' + range.to;
+      const due = poll.due() || span !== sparkSpan;
+      if (span !== sparkSpan) { sparks.clear(); sparkSpan = span; }
+      const entry = (await reports()).get(level.report);
+      let step = 0;
+      for (const name of names) {
+        if (!box.isConnected || span !== sparkSpan) return;
+        if (sparks.has(name) && !due) { drawSpark(name); continue; }
+        if (keepsHistory(entry) === false) {
+          sparks.set(name, { note: `${level.report} keeps no history` });
+        } else {
+          const ps = q({ from: range.from, to: range.to, group: 'rows', limit: 1, columns: 'req_per_sec' });
+          for (const [c, v] of filters) ps.append('filter', `${c}:${v}`);
+          ps.append('filter', `${level.key}:${name}`);
+          try {
+            const a = await api(`/api/v1/reports/${level.report}/history?${ps}`);
+            step = a.step;
+            sparks.set(name, a.series.some((x) => !x.other) ? a
+              : { ...a, series: [] });
+          } catch (e) {
+            if (e.status !== 404 && e.status !== 400) throw e;
+            sparks.set(name, { note: e.detail || String(e) });
+          }
+        }
+        drawSpark(name);
+      }
+      if (due) poll.done({ step });
+    }
+
+    async function refresh(route) {
+      const p = route.params;
+      const get = (k) => p.get(prefix + k);
+      const asked = Math.floor(Number(get('limit')));
+      const size = await limitOf(asked >= 1 ? asked : LEVEL_ROWS);
+      const page = pageOf(get('page'));
+      const sort = get('sort') || '-req_per_sec';
+      const ask = q({ percentiles: '50,95,99', sort, limit: size, offset: (page - 1) * size });
+      for (const [c, v] of filters) ask.append('filter', `${c}:${v}`);
+      const gen = generation;
+      let t;
+      try {
+        t = await api(`/api/v1/reports/${level.report}?${ask}`);
+      } catch (e) {
+        if (e.status !== 404) throw e;
+        wrap.replaceChildren(h('div', { class: 'empty' },
+          `No ${level.report} report: it is a built-in (builtin_reports = true).`));
+        return;
+      }
+      const names = t.rows.map((r) => r[level.key]);
+      const bad = await errorsBy(level.status, level.key, names, filters);
+      if (gen !== generation || !box.isConnected) return;
+      const go = (edit) => {
+        const np = new URLSearchParams(currentRoute.params);
+        edit(np);
+        location.hash = routeHash(currentRoute.view, currentRoute.name, np);
+      };
+      const sortCol = sort.replace(/^-/, '');
+      const ths = head.map(([col, label]) => {
+        const by = SORTS[col];
+        if (!by) return h('th', { class: col === level.key ? 'key' : null, 'data-col': col }, label);
+        const on = by === sortCol;
+        const next = on ? (sort.startsWith('-') ? by : '-' + by) : (col === level.key ? by : '-' + by);
+        return h('th', {
+          class: [col === level.key ? 'key' : '', on ? 'sorted' : ''].join(' ').trim() || null,
+          'data-col': col, title: `sort by ${label}`,
+          onclick: () => go((np) => { np.set(prefix + 'sort', next); np.delete(prefix + 'page'); }),
+        }, label + (on ? (sort.startsWith('-') ? ' ▼' : ' ▲') : ''));
+      });
+      cells.clear();
+      const memWhat = t.rows.length ? memoryOf(t.rows[0]).what : 'memory';
+      const body = t.rows.map((r) => {
+        const name = r[level.key];
+        const errs = bad == null ? null : (bad.get(name) || 0);
+        const ratio = errs == null || !r.req_count ? null : Math.min(1, errs / r.req_count);
+        const mem = memoryOf(r);
+        const spark = h('td', { class: 'spark', 'data-col': 'spark' });
+        cells.set(name, spark);
+        return h('tr', { 'data-key': name },
+          h('td', { class: 'key', 'data-col': level.key, title: name },
+            h('a', { href: link(r, route.params) }, name === '' ? '(empty)' : name)),
+          h('td', { 'data-col': 'req_per_sec' }, fmtNumber(r.req_per_sec)),
+          h('td', { 'data-col': 'req_count' }, fmtNumber(r.req_count)),
+          ['p50', 'p95', 'p99'].map((c) => h('td', { 'data-col': c }, fmtSeconds(r[c]))),
+          h('td', { 'data-col': 'errors', class: ratio > 0 ? 'bad' : null,
+            title: errs == null ? `unknown: no ${level.status} report`
+              : `${fmtNumber(errs)} of ${fmtNumber(r.req_count)} requests answered with status ≥ 500` },
+          ratio == null ? '–' : pct(ratio)),
+          h('td', { 'data-col': 'cpu', title: 'CPU seconds (user + system) per second' }, fmtNumber(cpuOf(r))),
+          h('td', { 'data-col': 'memory', title: `mean ${mem.what} of a request`
+            + (mem.max != null ? `; the largest ${fmtBytes(mem.max)}` : '') }, fmtBytes(mem.v)),
+          spark);
+      });
+      ths[head.findIndex(([c]) => c === 'memory')].textContent = memWhat;
+      wrap.replaceChildren(h('table', { id: id + '-table', class: 'level-table' },
+        h('thead', {}, h('tr', {}, ths)),
+        h('tbody', {}, body.length ? body
+          : h('tr', {}, h('td', { class: 'empty', colspan: head.length }, 'None in the live window.')))));
+      caption.textContent = `${fmtNumber(t.rows_total)} in the last ${fmtDuration(t.time_interval)}`;
+      pages.replaceChildren(t.rows_total > size || page > 1
+        ? pager(id + '-pager', t.rows_total, page, size, (to) => go((np) => np.set(prefix + 'page', to)))
+        : '');
+      for (const name of names) drawSpark(name);
+      // The sparklines come after the table, one query at a time; a refresh does not wait.
+      if (!sparkRun) {
+        sparkRun = fetchSparks(route, names)
+          .catch((e) => { if (box.isConnected) showError(e); })
+          .finally(() => { sparkRun = null; });
+      }
+    }
+    return { box, refresh };
+  }
+
+  /** Cards with a row's live figures (`prefix-rps`, `-p50`, … `-count`). */
+  function figureCards(prefix) {
+    return h('div', { class: 'cards', id: prefix + '-cards' },
+      card('requests / s', prefix + '-rps'), card('p50', prefix + '-p50'), card('p95', prefix + '-p95'),
+      card('p99', prefix + '-p99'), card('error ratio', prefix + '-errors'),
+      card('CPU (cores)', prefix + '-cpu'), card('memory', prefix + '-memory'),
+      card('requests in window', prefix + '-count'));
+  }
+  /** Fills `figureCards(prefix)` from the one row `filters` select in `level.report`. */
+  async function fillCards(prefix, level, filters) {
+    const ask = q({ percentiles: '50,95,99', limit: 1 });
+    for (const [c, v] of filters) ask.append('filter', `${c}:${v}`);
+    const t = await api(`/api/v1/reports/${level.report}?${ask}`);
+    const r = t.rows[0];
+    const key = filters[filters.length - 1];
+    const bad = r ? await errorsBy(level.status, key[0], [key[1]], filters.slice(0, -1)) : null;
+    const errs = bad == null ? null : (bad.get(key[1]) || 0);
+    const mem = r ? memoryOf(r) : { v: null, what: 'memory' };
+    setText(prefix + '-rps', r ? fmtNumber(r.req_per_sec) : '0');
+    for (const c of ['p50', 'p95', 'p99']) setText(`${prefix}-${c}`, r ? fmtSeconds(r[c]) : '–');
+    setText(prefix + '-errors', errs == null || !r.req_count ? '–' : pct(errs / r.req_count));
+    setText(prefix + '-cpu', r ? fmtNumber(cpuOf(r)) : '–');
+    setText(prefix + '-memory', fmtBytes(mem.v));
+    const label = $(prefix + '-memory') && $(prefix + '-memory').previousSibling;
+    if (label) label.textContent = `${mem.what} (mean)`;
+    setText(prefix + '-count', r ? fmtNumber(r.req_count) : '0');
+    return t;
+  }
+  /** Charts of one row's history (requests per second; p50, p95, p99) in `rate` and `lat`. */
+  async function rowCharts(id, level, filters, range, rate, lat, reports) {
+    const ps = q({ from: range.from, to: range.to, group: 'rows', limit: 1,
+      columns: 'req_per_sec,p50,p95,p99' });
+    for (const [c, v] of filters) ps.append('filter', `${c}:${v}`);
+    const a = await fetchHistory(level.report, ps, [rate, lat], (await reports()).get(level.report));
+    if (!a) return null;
+    const one = { ...a, series: a.series.filter((s) => !s.other) };
+    const t = steps(one);
+    const col = (c) => seriesColumn(one, c).ys[0] || new Array(t.length).fill(null);
+    drawChart(id + '-rate', rate, a, ['req/s'], [t, col('req_per_sec')], fmtNumber);
+    drawChart(id + '-latency', lat, a, ['p50', 'p95', 'p99'], [t, col('p50'), col('p95'), col('p99')], fmtSeconds);
+    return a;
+  }
+
+  /** The head of a server's or a script's page: its figures (cards) and its charts over the
+   *  range (the history fetched at most once a step). */
+  function rowSummary(prefix, level, filters, reports) {
+    const rate = chartBox(`chart-${prefix}-rate`, 'Requests per second');
+    const lat = chartBox(`chart-${prefix}-latency`, 'Request time: p50, p95, p99');
+    const poll = historyPoller();
+    return {
+      nodes: [figureCards(prefix), h('div', { class: 'charts' }, rate.box, lat.box)],
+      refresh: (r) => Promise.all([
+        fillCards(prefix, level, filters),
+        poll.due() ? rowCharts(prefix, level, filters, rangeOf(r.params), rate, lat, reports)
+          .then((a) => poll.done(a)) : null]),
+    };
+  }
+
+  /** A server: its figures and charts, its hosts and its scripts. */
+  function serverView(route) {
+    const server = route.name;
+    const filters = [['server_name', server]];
+    const reports = reportList();
+    const summary = rowSummary('server', LEVELS.servers, filters, reports);
+    const hosts = levelTable('hosts', 'Hosts', LEVELS.hosts, filters, 'h',
+      (r, params) => {
+        const p = new URLSearchParams({ server_name: server, hostname: r.hostname, min_time: '0' });
+        return routeHash('slow', '', p);
+      }, reports);
+    const scripts = levelTable('scripts', 'Scripts', LEVELS.scripts, filters, 's',
+      (r, params) => scriptHash(server, r.script_name, params), reports);
+    const root = h('div', {},
+      h('h2', {}, 'Server ', h('span', { id: 'server-name' }, server), ' ',
+        h('a', { class: 'muted', href: routeHash('overview', '', rangeParams(route.params)) }, 'all servers')),
+      summary.nodes, hosts.box, scripts.box);
+    return {
+      root, range: true,
+      refresh: (r) => Promise.all([summary.refresh(r), hosts.refresh(r), scripts.refresh(r)]),
+    };
+  }
+
+  /** The rows of a request list (the slow requests' table, a script's slowest): time, script,
+   *  request time, status, host, server, CPU, memory peak, tags, and its timers unfolded on a
+   *  click (`open`: the ids unfolded, kept across refreshes). */
+  function requestRows(requests, open) {
+    const tags = (o) => Object.entries(o || {}).map(([k, v]) => h('span', { class: 'tag' }, `${k}=${v}`));
+    return requests.map((x) => {
+      const timers = h('details', { 'data-id': x.id, open: open.has(x.id),
+        ontoggle: (e) => (e.target.open ? open.add(x.id) : open.delete(x.id)) },
+      h('summary', {}, `${x.timers.length} timers`),
+      h('table', {}, h('tbody', {}, x.timers.map((t) => h('tr', {},
+        h('td', {}, fmtSeconds(t.value)), h('td', {}, `×${t.hit_count}`),
+        h('td', { class: 'key' }, tags(t.tags)))))));
+      return h('tr', { class: 'slow-request' },
+        h('td', { class: 'key', 'data-col': 'time' }, timeEl(x.timestamp)),
+        h('td', { class: 'key', 'data-col': 'script_name' }, x.script_name),
+        h('td', { 'data-col': 'request_time' }, fmtSeconds(x.request_time)),
+        h('td', { 'data-col': 'status' }, x.status == null ? '–' : x.status),
+        h('td', { class: 'key' }, x.hostname), h('td', { class: 'key' }, x.server_name),
+        h('td', {}, fmtSeconds(x.ru_utime + x.ru_stime)), h('td', {}, fmtBytes(x.memory_peak)),
+        h('td', { class: 'key' }, tags(x.tags)),
+        h('td', { class: 'timers' }, x.timers.length ? timers : '–'));
+    });
+  }
+  const REQUEST_HEAD = ['time', 'script', 'request time', 'status', 'host', 'server', 'CPU',
+    'memory peak', 'tags', 'timers'];
+  function requestTable(id, rows, empty) {
+    return h('table', { id },
+      h('thead', {}, h('tr', {}, REQUEST_HEAD.map((c, i) => h('th', { class: i < 2 || i > 7 ? 'key' : null }, c)))),
+      h('tbody', {}, rows.length ? rows
+        : h('tr', {}, h('td', { class: 'empty', colspan: REQUEST_HEAD.length }, empty))));
+  }
+
+  /** Timers by tag of the requests given (raw, with their timers): per tag set, the hits, the
+   *  time and the requests that had it, most time first. Pure. */
+  function timersByTag(requests) {
+    const by = new Map();
+    for (const x of requests) {
+      const seen = new Set();
+      for (const t of x.timers || []) {
+        const key = Object.entries(t.tags || {}).sort().map(([k, v]) => `${k}=${v}`).join(', ');
+        const e = by.get(key) || { tags: key, hits: 0, value: 0, requests: 0 };
+        e.hits += t.hit_count;
+        e.value += t.value;
+        if (!seen.has(key)) { e.requests++; seen.add(key); }
+        by.set(key, e);
+      }
+    }
+    return [...by.values()].sort((a, b) => b.value - a.value || (a.tags < b.tags ? -1 : 1));
+  }
+
+  /** A script of a server: its figures and charts, its status mix, its timers by tag and its
+   *  slowest requests in the raw pool. */
+  function scriptView(route) {
+    const server = route.params.get('server') || '';
+    const script = route.params.get('script') || '';
+    const filters = [['server_name', server], ['script_name', script]];
+    const reports = reportList();
+    const summary = rowSummary('script', LEVELS.scripts, filters, reports);
+    const statusBox = h('div', { class: 'table-wrap', id: 'status-mix' });
+    const timersBox = h('div', { id: 'script-timers' });
+    const slowBox = h('div', { class: 'table-wrap' });
+    const slowCaption = h('span', { class: 'muted', id: 'script-slow-caption' });
+    const allRequests = new URLSearchParams({ server_name: server, script_name: script, min_time: '0' });
+    const root = h('div', {},
+      h('h2', {}, 'Script ', h('span', { id: 'script-name' }, script), ' on ',
+        h('a', { href: routeHash('server', server, rangeParams(route.params)) }, server)),
+      summary.nodes,
+      h('h2', {}, 'Status mix ', h('span', { class: 'muted' }, 'live window')), statusBox,
+      h('h2', {}, 'Timers by tag'), timersBox,
+      h('h2', {}, 'Slowest requests ', slowCaption, ' ',
+        h('a', { class: 'muted', href: routeHash('slow', '', allRequests) }, 'all of its requests')),
+      slowBox);
+    const open = new Set();
+
+    async function statusMix() {
+      const ask = q({ sort: 'status', percentiles: '50,95', limit: await limitOf(1000) });
+      for (const [c, v] of filters) ask.append('filter', `${c}:${v}`);
+      const t = await api(`/api/v1/reports/${LEVELS.scripts.status}?${ask}`);
+      const all = t.rows.reduce((n, r) => n + r.req_count, 0);
+      const head = ['status', 'requests', 'share', 'req/s', 'p50', 'p95'];
+      statusBox.replaceChildren(h('table', { id: 'status-table' },
+        h('thead', {}, h('tr', {}, head.map((c, i) => h('th', { class: i ? null : 'key' }, c)))),
+        h('tbody', {}, t.rows.length ? t.rows.map((r) => h('tr', { 'data-status': r.status },
+          h('td', { class: 'key' + (Number(r.status) >= 500 ? ' bad' : ''), 'data-col': 'status' }, r.status ?? '–'),
+          h('td', { 'data-col': 'req_count' }, fmtNumber(r.req_count)),
+          h('td', { 'data-col': 'share' }, all ? pct(r.req_count / all) : '–'),
+          h('td', {}, fmtNumber(r.req_per_sec)),
+          h('td', {}, fmtSeconds(r.p50)), h('td', {}, fmtSeconds(r.p95))))
+          : h('tr', {}, h('td', { class: 'empty', colspan: head.length }, 'No requests in the live window.')))));
+    }
+
+    /** From the timer reports keyed on script_name (the script's rows, of this server where
+     *  the report keys on it too); without one, from the script's newest requests in the raw
+     *  pool. */
+    async function timers() {
+      const timerReports = [...(await reports()).values()]
+        .filter((r) => r.kind === 'timer' && r.keys.includes('script_name'));
+      const parts = [];
+      for (const rep of timerReports) {
+        const ask = q({ limit: await limitOf(50), percentiles: '50,95' });
+        ask.append('filter', `script_name:${script}`);
+        if (rep.keys.includes('server_name')) ask.append('filter', `server_name:${server}`);
+        const t = await api(`/api/v1/reports/${encodeURIComponent(rep.name)}?${ask}`);
+        const tagCols = keyColumns(t).filter((c) => !['script_name', 'server_name', 'hostname'].includes(c));
+        const head = [...tagCols, 'hits', 'time', 'time %', 'p50', 'p95'];
+        parts.push(h('div', { class: 'muted' }, `${rep.name} (${rep.keys.join(', ')})`
+          + (rep.keys.includes('server_name') ? '' : ': this script on every server')),
+        h('div', { class: 'table-wrap' }, h('table', { class: 'timer-table', 'data-report': rep.name },
+          h('thead', {}, h('tr', {}, head.map((c, i) => h('th', { class: i < tagCols.length ? 'key' : null }, c)))),
+          h('tbody', {}, t.rows.length ? t.rows.map((r) => h('tr', {},
+            tagCols.map((c) => h('td', { class: 'key', 'data-col': c }, r[c])),
+            h('td', { 'data-col': 'hit_count' }, fmtNumber(r.hit_count)),
+            h('td', { 'data-col': 'timer_value' }, fmtSeconds(r.timer_value)),
+            h('td', {}, fmtCell('timer_value_percent', r.timer_value_percent)),
+            h('td', {}, fmtSeconds(r.p50)), h('td', {}, fmtSeconds(r.p95))))
+            : h('tr', {}, h('td', { class: 'empty', colspan: head.length }, 'No timers in the live window.'))))));
+      }
+      if (!timerReports.length) {
+        const ask = q({ server_name: server, script_name: script, timers: 'true', limit: await limitOf(200) });
+        const { requests } = await api(`/api/v1/requests?${ask}`);
+        const rows = timersByTag(requests);
+        parts.push(h('div', { class: 'muted', id: 'timers-source' },
+          `from its ${fmtNumber(requests.length)} newest requests in the raw pool (no timer report keys on `
+          + 'script_name: one with keys = ["script_name", "timer_tag:group"] keeps the whole window)'),
+        h('div', { class: 'table-wrap' }, h('table', { class: 'timer-table', 'data-report': '' },
+          h('thead', {}, h('tr', {}, ['tags', 'hits', 'time', 'requests with it'].map((c, i) => h('th', { class: i ? null : 'key' }, c)))),
+          h('tbody', {}, rows.length ? rows.map((e) => h('tr', {},
+            h('td', { class: 'key', 'data-col': 'tags' }, e.tags || '(no tags)'),
+            h('td', { 'data-col': 'hit_count' }, fmtNumber(e.hits)),
+            h('td', { 'data-col': 'timer_value' }, fmtSeconds(e.value)),
+            h('td', {}, fmtNumber(e.requests))))
+            : h('tr', {}, h('td', { class: 'empty', colspan: 4 }, 'No timers.'))))));
+      }
+      timersBox.replaceChildren(...parts);
+    }
+
+    async function slowest() {
+      const ask = q({ server_name: server, script_name: script, timers: 'true', sort: '-request_time',
+        limit: await limitOf(10) });
+      const { requests } = await api(`/api/v1/requests?${ask}`);
+      slowCaption.textContent = `the ${requests.length} slowest in the raw pool`;
+      slowBox.replaceChildren(requestTable('script-slow-table', requestRows(requests, open),
+        'No request of this script in the raw pool.'));
+    }
+
+    return {
+      root, range: true,
+      refresh: (r) => Promise.all([summary.refresh(r), statusMix(), timers(), slowest()]),
     };
   }
 
@@ -494,11 +1047,31 @@
       'ru_utime_value', 'timer_median'],
   };
 
+  /** Rows a page of a report's table shows unless the URL says (`limit`). */
+  const REPORT_ROWS = 50;
+  /** The report picker's groups, in order. */
+  const REPORT_GROUPS = ['Totals', 'By server, host and script', 'By status', 'By schema',
+    'Your reports', 'Timer reports'];
+  /** The picker's group of a report (an entry of GET /api/v1/reports). Pure. */
+  function reportGroup(r) {
+    if (r.kind === 'info' || !r.keys.length) return 'Totals';
+    if (r.kind === 'timer') return 'Timer reports';
+    if (!r.builtin) return 'Your reports';
+    if (r.keys.includes('status')) return 'By status';
+    if (r.keys.includes('schema')) return 'By schema';
+    return 'By server, host and script';
+  }
+
   /** A report as a table; `timers` limits the choice to timer reports (the Timers view). */
   function reportView(route, timers) {
     const viewName = timers ? 'timers' : 'report';
     const root = h('div');
-    const tabs = h('div', { class: 'tabs', id: 'report-tabs' });
+    const search = h('input', { type: 'search', id: 'report-search', size: 28,
+      placeholder: 'find a report: name or key', 'aria-label': 'find a report',
+      value: route.params.get('find') || '' });
+    const found = h('span', { class: 'muted', id: 'report-found' });
+    const tabs = h('div', { class: 'picker', id: 'report-tabs' });
+    const picker = h('div', { class: 'picker-box' }, h('div', { class: 'controls' }, search, found), tabs);
     const caption = h('div', { class: 'muted', id: 'report-caption' });
     const wrap = h('div', { class: 'table-wrap' });
     let list = [];
@@ -513,6 +1086,7 @@
     const percentiles = h('input', { id: 'percentiles', placeholder: 'percentiles, e.g. 50,99.9', size: 18 });
     const allCols = h('input', { type: 'checkbox', id: 'all-columns' });
     const apply = () => go(with_((p) => {
+      p.delete('page');
       const re = matchRe.value.trim();
       if (re) p.set('match', `${matchCol.value}:${re}`); else p.delete('match');
       const ps = percentiles.value.replace(/\s+/g, '');
@@ -538,7 +1112,8 @@
       h('label', {}, allCols, ' all columns'), fleet);
 
     const admin = h('div', { class: 'controls', id: 'report-admin' });
-    root.append(tabs, controls, caption, wrap, admin);
+    const pages = h('div');
+    root.append(picker, controls, caption, wrap, pages, admin);
 
     function fillControls() {
       const p = params();
@@ -559,13 +1134,50 @@
         name = pick ? pick.name : '';
       }
       const p = new URLSearchParams(params());
-      for (const k of ['sort', 'match', 'offset']) p.delete(k);
-      tabs.replaceChildren(...list.map((r) => h('a', {
-        href: routeHash(viewName, r.name, p), class: r.name === name ? 'active' : null,
-        'data-report': r.name,
-      }, r.name)));
+      for (const k of ['sort', 'match', 'offset', 'page']) p.delete(k);
+      const groups = new Map(REPORT_GROUPS.map((g) => [g, []]));
+      for (const r of list) groups.get(reportGroup(r)).push(r);
+      tabs.replaceChildren(...[...groups].filter(([, rs]) => rs.length).map(([g, rs]) =>
+        h('div', { class: 'group', 'data-group': g }, h('span', { class: 'group-name' }, g),
+          rs.map((r) => h('a', {
+            href: routeHash(viewName, r.name, p), class: r.name === name ? 'active' : null,
+            'data-report': r.name, 'data-keys': r.keys.join(' '), title: r.keys.join(', ') || 'totals',
+          }, r.name)))));
+      find();
       renderAdmin();
     }
+
+    /** Shows the reports whose name or keys hold every word typed, the groups that keep one,
+     *  and how many; the words go to the URL (`find`) without a reload. */
+    function find() {
+      const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+      let shown = 0;
+      for (const g of tabs.querySelectorAll('.group')) {
+        let any = false;
+        for (const a of g.querySelectorAll('a')) {
+          const text = (a.dataset.report + ' ' + a.dataset.keys).toLowerCase();
+          const hit = words.every((w) => text.includes(w));
+          a.hidden = !hit;
+          any = any || hit;
+          shown += hit;
+        }
+        g.hidden = !any;
+      }
+      found.textContent = `${shown} of ${list.length} reports`;
+    }
+    search.addEventListener('input', () => {
+      find();
+      const p = new URLSearchParams(params());
+      if (search.value.trim()) p.set('find', search.value.trim()); else p.delete('find');
+      for (const a of tabs.querySelectorAll('a')) {
+        const ap = parseRoute(a.getAttribute('href')).params;
+        if (search.value.trim()) ap.set('find', search.value.trim()); else ap.delete('find');
+        a.setAttribute('href', routeHash(viewName, a.dataset.report, ap));
+      }
+      // The URL says what is typed, without a new view or a history entry per key.
+      history.replaceState(null, '', routeHash(viewName, name, p));
+      currentRoute = parseRoute(location.hash);
+    });
 
     function renderAdmin() {
       const newName = h('input', { id: 'new-report-name', placeholder: 'name', size: 16 });
@@ -602,8 +1214,11 @@
         return;
       }
       const p = params();
-      const ask = q({ limit: p.get('limit'), sort: p.get('sort'), match: p.get('match'),
-        percentiles: p.get('percentiles') });
+      const asked = Math.floor(Number(p.get('limit')));
+      const size = await limitOf(asked >= 1 ? asked : REPORT_ROWS);
+      const page = pageOf(p.get('page'));
+      const ask = q({ limit: size, offset: (page - 1) * size, sort: p.get('sort'),
+        match: p.get('match'), percentiles: p.get('percentiles') });
       const gen = generation;
       const t = await api(p.get('fleet')
         ? `/api/v1/fleet/reports/${encodeURIComponent(name)}?${q({ from: '-' + p.get('fleet'), limit: p.get('limit') })}`
@@ -632,7 +1247,7 @@
         return h('th', {
           class: [keys.includes(c) ? 'key' : '', c === sortCol ? 'sorted' : ''].join(' ').trim() || null,
           'data-col': c, title: `sort by ${c}`,
-          onclick: () => go(with_((pp) => pp.set('sort', next))),
+          onclick: () => go(with_((pp) => { pp.set('sort', next); pp.delete('page'); })),
         }, c + mark);
       });
       head.unshift(h('th', { class: 'key', title: "each row's history" }, ''));
@@ -652,9 +1267,10 @@
         h('thead', {}, h('tr', {}, head)),
         h('tbody', {}, body.length ? body
           : h('tr', {}, h('td', { class: 'empty', colspan: head.length }, 'No rows.')))));
-      caption.textContent = `${t.report} · ${t.kind} · ${fmtNumber(t.rows_total)} rows` +
-        `${t.rows.length < t.rows_total ? ` (first ${t.rows.length})` : ''} · window ` +
+      caption.textContent = `${t.report} · ${t.kind} · ${fmtNumber(t.rows_total)} rows · window ` +
         `${fmtDuration(t.time_interval)}`;
+      pages.replaceChildren(pager('report-pager', t.rows_total, page, size,
+        (to) => go(with_((pp) => pp.set('page', to)))));
     }
 
     let listed = false;
@@ -721,58 +1337,80 @@
     };
   }
 
-  /** Raw requests above a threshold, newest first, with their tags and timers. */
+  /** Raw requests (the raw pool, newest first) that pass the filters of the URL: slower than
+   *  `min_time` (1 s unless the URL filters on `status`), `status` (500, 5xx, >=500),
+   *  `server_name`, `hostname`, `script_name`; a page at a time (`cursor`: older than the page
+   *  before). Each with its tags and, unfolded, its timers. */
   function slowView(route) {
-    const p = route.params;
-    const minTime = h('input', { id: 'min-time', type: 'number', step: 'any', min: 0, size: 6,
-      value: p.get('min_time') || '1' });
-    const script = h('input', { id: 'slow-script', placeholder: 'script_name (exact)', size: 24,
-      value: p.get('script_name') || '' });
-    const apply = () => {
-      location.hash = routeHash('slow', '', q({ min_time: minTime.value, script_name: script.value.trim() }));
+    const FIELDS = [
+      ['min_time', 'slower than', 'seconds, or 100ms', 8],
+      ['status', 'status', '500, 5xx, >=400', 8],
+      ['server_name', 'server', 'exact', 18],
+      ['hostname', 'host', 'exact', 12],
+      ['script_name', 'script', 'exact', 22],
+    ];
+    const minTimeOf = (p) => (p.has('min_time') ? p.get('min_time') : (p.get('status') ? '' : '1'));
+    const inputs = Object.fromEntries(FIELDS.map(([k, , hint, size]) =>
+      [k, h('input', { id: 'slow-' + k.replace('_name', '').replace('_', '-'), placeholder: hint, size })]));
+    const fill = (p) => {
+      for (const [k] of FIELDS) {
+        if (document.activeElement !== inputs[k]) inputs[k].value = k === 'min_time' ? minTimeOf(p) : p.get(k) || '';
+      }
     };
-    for (const el of [minTime, script]) el.addEventListener('keydown', (e) => { if (e.key === 'Enter') apply(); });
+    fill(route.params);
+    const apply = () => {
+      const p = new URLSearchParams();
+      for (const [k] of FIELDS) p.set(k, inputs[k].value.trim());
+      // An empty threshold is none, said in the URL (else it would read as the default, 1 s).
+      if (!p.get('min_time') && !p.get('status')) p.set('min_time', '0');
+      for (const [k] of FIELDS) if (p.get(k) === '' ) p.delete(k);
+      const limit = currentRoute.params.get('limit');
+      if (limit) p.set('limit', limit);
+      location.hash = routeHash('slow', '', p);
+    };
+    for (const el of Object.values(inputs)) el.addEventListener('keydown', (e) => { if (e.key === 'Enter') apply(); });
     const wrap = h('div', { class: 'table-wrap' });
     const caption = h('div', { class: 'muted', id: 'slow-caption' });
+    const pages = h('div', { class: 'pager', id: 'slow-pager' });
     const root = h('div', {},
-      h('div', { class: 'controls' }, h('label', {}, 'slower than (s)'), minTime,
-        h('label', {}, 'script'), script, h('button', { type: 'button', id: 'slow-apply', onclick: apply }, 'Apply')),
-      caption, wrap);
-    const tags = (o) => Object.entries(o || {}).map(([k, v]) => h('span', { class: 'tag' }, `${k}=${v}`));
+      h('div', { class: 'controls' },
+        FIELDS.flatMap(([k, label]) => [h('label', { for: inputs[k].id }, label), inputs[k]]),
+        h('button', { type: 'button', id: 'slow-apply', onclick: apply }, 'Apply')),
+      caption, wrap, pages);
     const open = new Set(); // the requests whose timers are unfolded, kept across refreshes
 
     return {
       root, range: false,
       async refresh(r) {
-        const min = Number(r.params.get('min_time') || '1');
-        const ask = q({ min_time: min, timers: 'true', limit: r.params.get('limit'),
-          script_name: r.params.get('script_name') });
+        const p = r.params;
+        fill(p);
+        const min = minTimeOf(p);
+        const ask = q({ min_time: min, timers: 'true', limit: p.get('limit'), cursor: p.get('cursor'),
+          status: p.get('status'), server_name: p.get('server_name'), hostname: p.get('hostname'),
+          script_name: p.get('script_name') });
         const gen = generation;
-        const { requests } = await api(`/api/v1/requests?${ask}`);
-        if (gen !== generation) return; // the threshold changed meanwhile
-        caption.textContent = `${requests.length} request${requests.length === 1 ? '' : 's'} slower than ${fmtSeconds(min)} in the raw pool, newest first`;
-        const rows = requests.map((x) => {
-          const timers = h('details', { 'data-id': x.id, open: open.has(x.id),
-            ontoggle: (e) => (e.target.open ? open.add(x.id) : open.delete(x.id)) },
-          h('summary', {}, `${x.timers.length} timers`),
-          h('table', {}, h('tbody', {}, x.timers.map((t) => h('tr', {},
-            h('td', {}, fmtSeconds(t.value)), h('td', {}, `×${t.hit_count}`),
-            h('td', { class: 'key' }, tags(t.tags)))))));
-          return h('tr', { class: 'slow-request' },
-            h('td', { class: 'key' }, new Date(x.timestamp * 1000).toLocaleTimeString()),
-            h('td', { class: 'key', 'data-col': 'script_name' }, x.script_name),
-            h('td', { 'data-col': 'request_time' }, fmtSeconds(x.request_time)),
-            h('td', {}, x.status == null ? '–' : x.status),
-            h('td', { class: 'key' }, x.hostname), h('td', { class: 'key' }, x.server_name),
-            h('td', {}, fmtSeconds(x.ru_utime + x.ru_stime)), h('td', {}, fmtBytes(x.memory_peak)),
-            h('td', { class: 'key' }, tags(x.tags)),
-            h('td', { class: 'timers' }, x.timers.length ? timers : '–'));
-        });
-        const head = ['time', 'script', 'request time', 'status', 'host', 'server', 'CPU', 'memory peak', 'tags', 'timers'];
-        wrap.replaceChildren(h('table', { id: 'slow-table' },
-          h('thead', {}, h('tr', {}, head.map((c, i) => h('th', { class: i < 2 || i > 7 ? 'key' : null }, c)))),
-          h('tbody', {}, rows.length ? rows
-            : h('tr', {}, h('td', { class: 'empty', colspan: head.length }, 'No request above the threshold.')))));
+        const answer = await api(`/api/v1/requests?${ask}`);
+        if (gen !== generation) return; // the filters changed meanwhile
+        const { requests } = answer;
+        const said = [min && Number(min) !== 0 ? `slower than ${/^[\d.]+$/.test(min) ? fmtSeconds(Number(min)) : min}` : null,
+          p.get('status') ? `status ${p.get('status')}` : null,
+          ...['server_name', 'hostname', 'script_name'].map((k) => (p.get(k) ? `${k} ${p.get(k)}` : null))]
+          .filter(Boolean);
+        caption.textContent = `${requests.length} request${requests.length === 1 ? '' : 's'}`
+          + (said.length ? ` (${said.join(', ')})` : '')
+          + ` in the raw pool, newest first${p.get('cursor') ? ', older than the page before' : ''}`
+          + (answer.next_cursor != null ? '; more on the next page' : '');
+        wrap.replaceChildren(requestTable('slow-table', requestRows(requests, open),
+          'No request passes these filters.'));
+        const to = (cursor) => {
+          const np = new URLSearchParams(p);
+          if (cursor == null) np.delete('cursor'); else np.set('cursor', cursor);
+          location.hash = routeHash('slow', '', np);
+        };
+        pages.replaceChildren(
+          h('button', { type: 'button', rel: 'first', disabled: !p.get('cursor'), onclick: () => to(null) }, '« newest'),
+          h('button', { type: 'button', rel: 'next', disabled: answer.next_cursor == null,
+            onclick: () => to(answer.next_cursor) }, 'older ›'));
       },
     };
   }
@@ -809,6 +1447,7 @@
       if (mine === generation) {
         showError(null);
         setText('updated', 'updated ' + new Date().toLocaleTimeString());
+        $('updated').title = 'updated ' + utcTime(Date.now() / 1000);
       }
     } catch (e) {
       if (mine === generation) showError(e);
@@ -820,20 +1459,30 @@
   function route() {
     currentRoute = parseRoute(location.hash);
     const r = currentRoute;
-    const key = r.view + '/' + r.name + (r.view === 'history' || r.view === 'overview'
-      ? '?' + r.params.toString() : '');
+    // The same view stays (its controls and charts) while only its paging, sorting or filters
+    // change; another range, report, server or script makes a new one.
+    const span = rangeParams(r.params).toString();
+    const key = r.view + '/' + r.name + (r.view === 'history' ? '?' + r.params.toString()
+      : r.view === 'script' ? '?' + span + '&' + r.params.get('server') + '&' + r.params.get('script')
+        : r.view === 'overview' || r.view === 'server' ? '?' + span : '');
+    const tab = { history: 'report', server: 'overview', script: 'overview' }[r.view] || r.view;
     for (const a of document.querySelectorAll('#nav a')) {
-      a.classList.toggle('active', a.dataset.view === (r.view === 'history' ? 'report' : r.view));
+      a.classList.toggle('active', a.dataset.view === tab);
     }
     generation++;
     if (!view || key !== viewKey) {
       dropCharts();
-      view = r.view === 'report' ? reportView(r, false)
-        : r.view === 'timers' ? reportView(r, true)
-          : r.view === 'history' ? historyView(r)
-            : r.view === 'slow' ? slowView(r)
-              : (window.__pinbadViews || {})[r.view] ? window.__pinbadViews[r.view](r)
-              : overviewView();
+      const logViews = window.__pinbadViews || {};
+      const extra = Object.hasOwn(P.views, r.view) ? P.views[r.view]
+        : Object.hasOwn(logViews, r.view) ? logViews[r.view] : null;
+      view = extra ? extra(r)
+        : r.view === 'report' ? reportView(r, false)
+          : r.view === 'timers' ? reportView(r, true)
+            : r.view === 'history' ? historyView(r)
+              : r.view === 'slow' ? slowView(r)
+                : r.view === 'server' ? serverView(r)
+                  : r.view === 'script' ? scriptView(r)
+                    : overviewView(r);
       viewKey = key;
       $('view').replaceChildren(view.root);
     }
@@ -883,5 +1532,10 @@
     if (document.hidden) { clearTimeout(timer); timer = null; } else refresh();
   });
   window.addEventListener('hashchange', route);
+  // Views another script adds (`window.__pinbad.views[NAME] = (route) => view`, a view as
+  // above), registered before the first route; `#/NAME` opens one.
+  Object.assign(P.ui, { h, api, q, limitOf, routeHash, parseRoute, pager, pageOf, timeEl, requestRows,
+    requestTable, fmtNumber, fmtSeconds, fmtBytes, showError, generation: () => generation,
+    current: () => currentRoute });
   route();
 })();

@@ -3,9 +3,9 @@
 use super::*;
 
 #[test]
-fn builtins_are_info_and_18_reports() {
+fn builtins_are_info_and_20_reports() {
     let defs = builtin_defs();
-    assert_eq!(defs.len(), 19);
+    assert_eq!(defs.len(), 21);
     assert_eq!(defs[0].name, "info");
     assert_eq!(defs[0].kind(), Kind::Info);
     for d in &defs {
@@ -19,6 +19,15 @@ fn builtins_are_info_and_18_reports() {
         .find(|d| d.name == "report_by_hostname_status_and_schema")
         .unwrap();
     assert_eq!(by.keys, vec!["hostname", "status", "schema"]);
+    // pinbad's own, after pinba_engine's 18: the status mix within a server.
+    let names: Vec<&str> = defs[19..].iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "report_by_server_script_and_status",
+            "report_by_hostname_server_and_status"
+        ]
+    );
 }
 
 #[test]

@@ -51,7 +51,7 @@ fn state_file_round_trips_and_replays() {
         initial_defs(config.builtin_reports, &config.report, &config.state_dir)
             .unwrap()
             .len(),
-        20
+        22
     );
 
     let set = ReportSet::default();
