@@ -1094,6 +1094,8 @@ mod tests {
             req_count: 4,
             hit_count: 0,
             time_ns: 35_000_000u64.into(),
+            memory_peak_bytes: 8_000_000u64.into(),
+            memory_peak_max: 3_000_000,
             ..Default::default()
         };
         let names = ["script_name".to_string()];
@@ -1129,8 +1131,9 @@ mod tests {
             if keys == 1 {
                 assert_eq!(k[0], b"/a.php");
             }
-            let s: Vec<u64> = (0..7).map(|_| r.u64()).collect();
-            assert_eq!(s, [4, 0, 35_000_000, 0, 0, 0, 0]);
+            let s: Vec<u64> = (0..8).map(|_| r.u64()).collect();
+            assert_eq!(s, [4, 0, 35_000_000, 0, 0, 0, 0, 8_000_000]);
+            assert_eq!(r.u32(), 3_000_000, "memory_peak_max");
             let n = r.len();
             let ids: Vec<u16> = (0..n)
                 .map(|_| u16::from_le_bytes(r.take(2).try_into().unwrap()))
