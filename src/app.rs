@@ -554,8 +554,9 @@ impl Running {
 /// state files' write time (the snapshot and `pending.bin`, which have no deadline): the stop's
 /// bound is 5 s plus that write time, and the rest is left for the threads that met the
 /// deadline to say so ([`STOP_GRACE`]) and for the process to end (the kernel takes about a
-/// second to free 10 GB, and 1.5 s on a busy machine).
-const STOP_BUDGET: Duration = Duration::from_millis(3000);
+/// second to free 10 GB, and 1.5 s on a busy machine, and the writers that missed the deadline
+/// to be given up on).
+const STOP_BUDGET: Duration = Duration::from_millis(2500);
 
 /// How long after the deadline a thread that met it may take to count and log what it dropped.
 const STOP_GRACE: Duration = Duration::from_millis(250);

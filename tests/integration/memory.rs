@@ -137,8 +137,9 @@ fn a_flood_of_unique_names_stays_under_the_budget() {
         figure(&s, "memory.rows_refused"),
         figure(&s, "memory.tight_episodes"),
     );
+    // (Whether it is still tight by now depends on the 1-second closes that fold the flood's
+    // rows away: that it eases is checked below.)
     assert!(figure(&s, "memory.tight_episodes") >= 1, "{s}");
-    assert_eq!(figure(&s, "memory.tight"), 1, "still tight: {s}");
     assert!(figure(&s, "memory.names_refused") > 0);
     // The same figures on /metrics.
     let (code, metrics) = d.get_text("/metrics");
