@@ -28,19 +28,8 @@ PID=""; BPID=""
 trap 'kill $PID $BPID 2>/dev/null || true; wait 2>/dev/null; rm -rf "$work"' EXIT
 cat > "$work/pinbad.toml" <<EOF
 state_dir = "$work/state"
-[[report]]
-name = "tag_info_group"
-keys = ["timer_tag:group"]
-[[report]]
-name = "tag_report_group"
-keys = ["script_name", "timer_tag:group"]
-[[report]]
-name = "tag2_info_group_server"
-keys = ["timer_tag:group", "timer_tag:server"]
-[[report]]
-name = "tag_report2_op"
-keys = ["script_name", "hostname", "server_name", "timer_tag:op"]
 EOF
+cat benches/timer-reports.toml >> "$work/pinbad.toml"
 URL="http://127.0.0.1:$HTTP_PORT"
 start() {
   "$BIN" --config "$work/pinbad.toml" --udp "127.0.0.1:$UDP_PORT" --http "127.0.0.1:$HTTP_PORT" \

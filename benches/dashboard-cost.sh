@@ -44,19 +44,8 @@ cat > "$work/pinbad.toml" <<EOF
 state_dir = "$work/state"
 stats_history = "$HISTORY"
 report_ticks = $TICKS
-[[report]]
-name = "tag_info_group"
-keys = ["timer_tag:group"]
-[[report]]
-name = "tag_report_group"
-keys = ["script_name", "timer_tag:group"]
-[[report]]
-name = "tag2_info_group_server"
-keys = ["timer_tag:group", "timer_tag:server"]
-[[report]]
-name = "tag_report2_op"
-keys = ["script_name", "hostname", "server_name", "timer_tag:op"]
 EOF
+cat benches/timer-reports.toml >> "$work/pinbad.toml"
 "${PINBAD_BIN:-target/release/pinbad}" --config "$work/pinbad.toml" --udp "127.0.0.1:$UDP_PORT" --http "127.0.0.1:$HTTP_PORT" \
   > "$work/stdout" 2> "$work/stderr" &
 PID=$!

@@ -187,20 +187,14 @@ fn a_new_script_gets_its_row(d: &Daemon, sent: u64, flood: &str) {
         figure(&s, "memory.tight"),
     );
     assert!(took < Duration::from_secs(15), "{took:?}");
-    for name in [
-        "report_by_server_and_script",
-        "report_by_hostname_and_script",
-        "report_by_hostname_server_and_script",
-    ] {
-        wait_until(10, &format!("/real in {name}"), || {
-            let body = d.json(&format!("/api/v1/reports/{name}?limit=100000"));
-            body["rows"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|r| r["script_name"] == "/real")
-        });
-    }
+    real_in_reports(
+        d,
+        &[
+            "report_by_server_and_script",
+            "report_by_hostname_and_script",
+            "report_by_hostname_server_and_script",
+        ],
+    );
     // Totals still exact: the flood's requests are in the window, in "(other)".
     d.wait_merged(sent + real);
     let (rows, total, _) = script_rows(d, "report_by_script_name");
@@ -312,6 +306,20 @@ fn api_created_reports_under_traffic_stay_under_the_budget() {
     );
 }
 
+/// Waits (10 s at most each) until every report of `names` has a row for the script "/real".
+fn real_in_reports(d: &Daemon, names: &[&str]) {
+    for name in names {
+        wait_until(10, &format!("/real in {name}"), || {
+            let body = d.json(&format!("/api/v1/reports/{name}?limit=100000"));
+            body["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["script_name"] == "/real")
+        });
+    }
+}
+
 /// A figure of report `name` in `/api/v1/status` `reports[]`.
 fn report_figure(d: &Daemon, name: &str, figure: &str) -> u64 {
     let s = d.status();
@@ -391,17 +399,11 @@ fn after_a_flood_a_new_script_gets_its_row_within_a_tick() {
     let evicted = report_figure(&d, "report_by_script_name", "rows_evicted");
     assert!(evicted > 0, "coldest rows folded");
     // The other script reports too (closed at the same ticks).
-    for name in [
-        "report_by_server_and_script",
-        "report_by_hostname_and_script",
-    ] {
-        wait_until(10, &format!("/real in {name}"), || {
-            let body = d.json(&format!("/api/v1/reports/{name}?limit=100000"));
-            body["rows"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|r| r["script_name"] == "/real")
-        });
-    }
+    real_in_reports(
+        &d,
+        &[
+            "report_by_server_and_script",
+            "report_by_hostname_and_script",
+        ],
+    );
 }

@@ -18,7 +18,6 @@
     ['status', 'status: 500, 5xx, >=400', 12],
   ];
   const RANGES = { '15m': 900, '1h': 3600, '1d': 86400, '7d': 7 * 86400 };
-  const TOKEN_KEY = 'pinbad.token';
 
   const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
   // app.js's formats (its pure functions, on `window.__pinbad.lib` once it has run).
@@ -30,33 +29,10 @@
     return { text: d.toLocaleString(), title: d.toISOString().replace('.000', '') };
   }
 
-  function h(tag, attrs, ...kids) {
-    const el = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v == null || v === false) continue;
-      if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
-      else el.setAttribute(k, v === true ? '' : v);
-    }
-    for (const kid of kids.flat()) if (kid != null) el.append(kid instanceof Node ? kid : String(kid));
-    return el;
-  }
-
-  /** JSON from the API with the tab's token, if one was given (app.js asks for it on a 401). */
-  async function api(path) {
-    const headers = { Accept: 'application/json' };
-    const token = sessionStorage.getItem(TOKEN_KEY);
-    if (token) headers.Authorization = 'Bearer ' + token;
-    const resp = await fetch(path, { headers });
-    const text = await resp.text();
-    let body = null;
-    try { body = text ? JSON.parse(text) : null; } catch (_) { body = text; }
-    if (!resp.ok) {
-      const e = new Error(`${resp.status} ${(body && body.error) || ''}`);
-      Object.assign(e, { status: resp.status, error: body && body.error, detail: (body && body.detail) || text });
-      throw e;
-    }
-    return body;
-  }
+  // app.js's element builder and API call (with its token prompt on a 401), looked up when a view
+  // runs: this file loads first, so that its views are registered before app.js routes.
+  const h = (...args) => window.__pinbad.ui.h(...args);
+  const api = (path) => window.__pinbad.ui.api(path);
 
   /** The API's query for a route: its filters, sort, page and range (as app.js's range picker
    *  writes it: `range=1d`, or `from` and `to` in unix seconds). */
