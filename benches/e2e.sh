@@ -12,6 +12,10 @@
 # Env:   DURATION=20s  SCRIPTS=1000 HOSTS=20  OUT=target/e2e.json  POOL=1000000
 #        TIMER_REPORTS=N timer-tag reports (default 4: the four shapes below; more repeat them
 #        under other names; 0: the default report set only)
+#        TIMER_REPORTS_MIXED=N: instead, N timer-tag reports over 12 different key sets: the
+#        four shapes, then each with `timer_tag:op` or `status` added, then with `hostname` or
+#        `schema` added as well (beyond 12 they repeat under other names). A real configuration
+#        mixes tags and the request fields they key on; this is the variety's cost.
 #        HISTORY=10s TICKS=10: the reports' window, short so that it is full (ticks expire)
 #        for most of each run: the steady state. MERGE_THREADS=0 (automatic) or a number;
 #        MERGE_NICE=N: `merge.nice` (default 5). GATHERING=10ms: `stats_gathering_period`.
@@ -52,6 +56,7 @@ GATHERING=${GATHERING:-}
 FAMILIES=${FAMILIES:-true}
 REQUEST_FAMILIES=${REQUEST_FAMILIES:-true}
 TIMER_REPORTS=${TIMER_REPORTS:-4}
+TIMER_REPORTS_MIXED=${TIMER_REPORTS_MIXED:-}
 SCRIPTS=${SCRIPTS:-1000}
 HOSTS=${HOSTS:-20}
 POOL=${POOL:-1000000}
@@ -96,10 +101,26 @@ EOF
 shapes=('keys = ["timer_tag:group"]' 'keys = ["script_name", "timer_tag:group"]'
   'keys = ["timer_tag:group", "timer_tag:server"]' 'keys = ["script_name", "hostname", "server_name", "timer_tag:op"]')
 names=(tag_info_group tag_report_group tag2_info_group_server tag_report2_op)
-for ((i = 0; i < TIMER_REPORTS; i++)); do
-  suffix=""; [ "$i" -lt 4 ] || suffix="_$i"
-  printf '[[report]]\nname = "%s%s"\n%s\n' "${names[i % 4]}" "$suffix" "${shapes[i % 4]}" >> "$work/pinbad.toml"
-done
+if [ -n "$TIMER_REPORTS_MIXED" ]; then
+  # The 12 key sets: level 0 the four shapes; level 1 adds op, status, op, status; level 2 adds
+  # hostname, schema, hostname, schema on top of level 1.
+  shapes=('"timer_tag:group"' '"script_name", "timer_tag:group"' '"timer_tag:group", "timer_tag:server"'
+    '"script_name", "hostname", "server_name", "timer_tag:op"'
+    '"timer_tag:group", "timer_tag:op"' '"script_name", "timer_tag:group", "status"'
+    '"timer_tag:group", "timer_tag:server", "timer_tag:op"' '"script_name", "hostname", "server_name", "timer_tag:op", "status"'
+    '"timer_tag:group", "timer_tag:op", "hostname"' '"script_name", "timer_tag:group", "status", "schema"'
+    '"timer_tag:group", "timer_tag:server", "timer_tag:op", "hostname"'
+    '"script_name", "hostname", "server_name", "timer_tag:op", "status", "schema"')
+  TIMER_REPORTS=$TIMER_REPORTS_MIXED
+  for ((i = 0; i < TIMER_REPORTS; i++)); do
+    printf '[[report]]\nname = "timers_mixed_%d"\nkeys = [%s]\n' "$i" "${shapes[i % 12]}" >> "$work/pinbad.toml"
+  done
+else
+  for ((i = 0; i < TIMER_REPORTS; i++)); do
+    suffix=""; [ "$i" -lt 4 ] || suffix="_$i"
+    printf '[[report]]\nname = "%s%s"\n%s\n' "${names[i % 4]}" "$suffix" "${shapes[i % 4]}" >> "$work/pinbad.toml"
+  done
+fi
 
 if [ -n "$TAPS" ]; then
   enabled=true; [ "$TAPS" = on ] || enabled=false
@@ -181,7 +202,7 @@ for rate in "${RATES[@]}"; do
       --scripts "$SCRIPTS" --hosts "$HOSTS" > /dev/null
     wait "$NPID"
   fi
-  python3 - "$work/blast.json" "$work/latency" "$rate" "$cpu0" "$cpu1" "$CLK" "$drops0" "$drops1" "$rss_kib" "$first" "$TIMER_REPORTS" >> "$OUT" <<'PY'
+  python3 - "$work/blast.json" "$work/latency" "$rate" "$cpu0" "$cpu1" "$CLK" "$drops0" "$drops1" "$rss_kib" "$first" "$TIMER_REPORTS" "${TIMER_REPORTS_MIXED:+mixed}" >> "$OUT" <<'PY'
 import json, os, sys
 blast = json.load(open(sys.argv[1]))
 # Per query: curl's total, and from the request sent to the last byte (total - pretransfer: without
@@ -203,6 +224,7 @@ row = {
     "total_loss_percent": round(100.0 * (sent - stored) / sent, 3) if sent else None, "kernel_rcvbuf_errors": int(d1) - int(d0),
     "cpu_us_per_packet": round(cpu_us / received, 3) if received else None,
     "peak_rss_mib": round(int(rss) / 1024, 1), "timer_reports": int(sys.argv[11]),
+    "timer_report_shapes": "mixed" if len(sys.argv) > 12 and sys.argv[12] else "four",
     "query_ms_p50": round(pct(50), 2) if lat else None, "query_ms_p99": round(pct(99), 2) if lat else None,
     "queries": len(lat),
     "query_ms_p99_after_sent": round(after_sent[min(len(after_sent) - 1, int(0.99 * len(after_sent)))], 2) if after_sent else None,

@@ -15,7 +15,7 @@ use super::def::MAX_KEYS;
 use super::keys::KeyBuf;
 use super::live::Report;
 use super::rows::{with_lookahead, Row, RowMap};
-use super::sums::{Sum96, Sums};
+use super::sums::Sums;
 
 /// How a report's window is sliced: `ticks` slices of `tick_ms`, the newest of them open.
 ///
@@ -99,7 +99,7 @@ pub struct ClosedTick {
 }
 
 /// A closed tick's row: its sums, and where its histogram's buckets are in the tick's `hists`.
-/// 56 bytes; with its sums and a histogram of its own, a row would take 88, and 8 more a bucket.
+/// 48 bytes; with its sums and a histogram of its own, a row would take 88, and 8 more a bucket.
 #[derive(Debug)]
 pub(super) struct TickRow {
     sums: NarrowSums,
@@ -107,7 +107,7 @@ pub(super) struct TickRow {
     hist_len: u16,
 }
 
-const _: () = assert!(std::mem::size_of::<TickRow>() == 56);
+const _: () = assert!(std::mem::size_of::<TickRow>() == 48);
 
 /// Rows a report keeps at a tick's close while the memory budget is tight (see
 /// [`Report::make_room`]).
@@ -117,31 +117,41 @@ pub const TIGHT_KEEP_ROWS: usize = 64;
 /// [`Report::memory_estimate`]).
 pub(super) const TICK_ROW_BYTES: usize = std::mem::size_of::<TickRow>();
 
-/// A closed tick's row's [`Sums`] in 48 bytes, which holds any tick row but a pathological one
-/// (such a row goes whole to [`ClosedTick`]'s `wide`). The window's 60 closed ticks are most of a
-/// report's memory, and every byte here is a byte per row and tick (BENCHMARKS.md has the bytes
-/// per row). Six words:
+/// A closed tick's row's [`Sums`] in 40 bytes, which holds any tick row but an extreme one (such
+/// a row goes whole to [`ClosedTick`]'s `wide`, exactly). The window's 60 closed ticks are most of
+/// a report's memory, and every byte here is a byte per row and tick (BENCHMARKS.md has the bytes
+/// per row). Five words:
 /// - the request count (low 32 bits) and, in the high 32, the timer hit count (bit 63 clear) or
 ///   the largest memory_peak (bit 63 set), each below 2^31: a timer report's rows have no
 ///   memory_peak and a request report's no hits, so a row has one of them;
-/// - the three time sums (request time, ru_utime, ru_stime), 64 bits each (584 years);
-/// - the three byte sums in 128 bits: traffic and memory_footprint in [`TRAFFIC_BITS`] and
-///   [`FOOTPRINT_BITS`] (8 TiB each), memory_peak in [`PEAK_BITS`] (4 TiB), in one row of one tick.
+/// - then 256 bits of fields ([`FIELDS`]): the three time sums (request time, ru_utime,
+///   ru_stime) in [`TIME_BITS`] each (78 hours of summed time in one row of one tick), and the
+///   three byte sums (traffic, memory_footprint, memory_peak) in 37, 38 and 37 bits (128, 256
+///   and 128 GiB in one row of one tick).
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct NarrowSums([u64; 6]);
+pub(super) struct NarrowSums([u64; 5]);
 
-const TRAFFIC_BITS: u32 = 43;
-const FOOTPRINT_BITS: u32 = 43;
-const PEAK_BITS: u32 = 42;
-const _: () = assert!(TRAFFIC_BITS + FOOTPRINT_BITS + PEAK_BITS == 128);
+/// Bits of each time sum in [`NarrowSums`].
+pub(super) const TIME_BITS: u32 = 48;
+const TRAFFIC_BITS: u32 = 37;
+const FOOTPRINT_BITS: u32 = 38;
+const PEAK_BITS: u32 = 37;
+/// The packed fields' widths, in order: time, ru_utime, ru_stime, traffic, footprint, peak.
+const FIELDS: [u32; 6] = [
+    TIME_BITS,
+    TIME_BITS,
+    TIME_BITS,
+    TRAFFIC_BITS,
+    FOOTPRINT_BITS,
+    PEAK_BITS,
+];
+const _: () = assert!(3 * TIME_BITS + TRAFFIC_BITS + FOOTPRINT_BITS + PEAK_BITS == 256);
 /// Bit 31 of the first word's high half: it holds the largest memory_peak, not a hit count.
 const MAX_FLAG: u64 = 1 << 31;
 
 impl NarrowSums {
     /// `s` narrowed, if every field fits.
     pub(super) fn of(s: &Sums) -> Option<NarrowSums> {
-        let w = |v: Sum96| u64::try_from(v.get()).ok();
-        let bits = |v: Sum96, n: u32| (v.get() < 1u128 << n).then(|| v.get());
         let count = |v: u64| u32::try_from(v).ok().map(u64::from);
         let high = match (s.hit_count, u64::from(s.memory_peak_max)) {
             (0, 0) => 0,
@@ -149,38 +159,63 @@ impl NarrowSums {
             (0, max) if max < MAX_FLAG => MAX_FLAG | max,
             _ => return None,
         };
-        let bytes = bits(s.traffic_bytes, TRAFFIC_BITS)?
-            | bits(s.memory_footprint_bytes, FOOTPRINT_BITS)? << TRAFFIC_BITS
-            | bits(s.memory_peak_bytes, PEAK_BITS)? << (TRAFFIC_BITS + FOOTPRINT_BITS);
-        Some(NarrowSums([
-            count(s.req_count)? | high << 32,
-            w(s.time_ns)?,
-            w(s.ru_utime_ns)?,
-            w(s.ru_stime_ns)?,
-            bytes as u64,
-            (bytes >> 64) as u64,
-        ]))
+        let values = [
+            s.time_ns,
+            s.ru_utime_ns,
+            s.ru_stime_ns,
+            s.traffic_bytes,
+            s.memory_footprint_bytes,
+            s.memory_peak_bytes,
+        ];
+        let mut words = [count(s.req_count)? | high << 32, 0, 0, 0, 0];
+        let mut at = 0u32;
+        for (v, n) in values.into_iter().zip(FIELDS) {
+            let v = v.get();
+            if v >= 1u128 << n {
+                return None;
+            }
+            // A field spans at most two words (n ≤ 64): its low bits in the word `at` falls in,
+            // the rest in the next.
+            let (w, b) = (1 + (at / 64) as usize, at % 64);
+            let v = v as u64;
+            words[w] |= v << b;
+            if b + n > 64 {
+                words[w + 1] |= v >> (64 - b);
+            }
+            at += n;
+        }
+        Some(NarrowSums(words))
     }
 
     pub(super) fn widen(&self) -> Sums {
-        let [counts, time_ns, ru_utime_ns, ru_stime_ns, lo, hi] = self.0;
-        let high = counts >> 32;
+        let words = &self.0;
+        let high = words[0] >> 32;
         let (hit_count, memory_peak_max) = if high & MAX_FLAG != 0 {
             (0, (high & !MAX_FLAG) as u32)
         } else {
             (high, 0)
         };
-        let bytes = lo as u128 | (hi as u128) << 64;
-        let field = |at: u32, n: u32| Sum96::saturating_from(bytes >> at & ((1u128 << n) - 1));
+        let mut values = [0u64; 6];
+        let mut at = 0u32;
+        for (v, n) in values.iter_mut().zip(FIELDS) {
+            let (w, b) = (1 + (at / 64) as usize, at % 64);
+            let mut x = words[w] >> b;
+            if b + n > 64 {
+                x |= words[w + 1] << (64 - b);
+            }
+            *v = x & ((1u64 << n) - 1);
+            at += n;
+        }
+        let [time_ns, ru_utime_ns, ru_stime_ns, traffic, footprint, peak] = values;
         Sums {
-            req_count: counts & u64::from(u32::MAX),
+            req_count: words[0] & u64::from(u32::MAX),
             hit_count,
             time_ns: time_ns.into(),
             ru_utime_ns: ru_utime_ns.into(),
             ru_stime_ns: ru_stime_ns.into(),
-            traffic_bytes: field(0, TRAFFIC_BITS),
-            memory_footprint_bytes: field(TRAFFIC_BITS, FOOTPRINT_BITS),
-            memory_peak_bytes: field(TRAFFIC_BITS + FOOTPRINT_BITS, PEAK_BITS),
+            traffic_bytes: traffic.into(),
+            memory_footprint_bytes: footprint.into(),
+            memory_peak_bytes: peak.into(),
             memory_peak_max,
         }
     }

@@ -97,7 +97,9 @@ fn a_report_may_set_its_own_history() {
 
 /// Memory per row over a 15-minute window (60 ticks of 15 s), histograms included: rows present
 /// in every tick, each with 8 requests per tick spread over several histogram buckets. The
-/// figure BENCHMARKS.md states (`cargo test --release --lib memory_per_row -- --nocapture`).
+/// figure BENCHMARKS.md states (`cargo test --release --lib memory_per_row -- --nocapture`),
+/// held to docs/ARCHITECTURE.md's bound (9.4 KB). Memory is counted, not timed: the figure is
+/// the same on every machine.
 #[test]
 fn memory_per_row_over_a_full_window() {
     let mut dict = Dictionary::new(100_000);
@@ -127,11 +129,11 @@ fn memory_per_row_over_a_full_window() {
     assert_eq!(r.total_requests(), 60 * 1000 * 8, "60 ticks in the window");
     let per_row = r.memory_bytes() as f64 / r.rows() as f64;
     eprintln!("memory per row over a 15-minute window of 60 ticks: {per_row:.0} B");
-    assert!(per_row < 16_000.0, "{per_row}");
+    assert!(per_row <= 9_400.0, "{per_row}");
 }
 
 /// A closed tick's row keeps its sums and histogram exactly: narrowed (counts in 32 bits, hits
-/// or the largest memory_peak in 31, times in 64, byte sums in 42 or 43, histogram buckets in 32
+/// or the largest memory_peak in 31, times in 48, byte sums in 37 or 38, histogram buckets in 32
 /// bits) when they fit, whole otherwise.
 #[test]
 fn closed_tick_rows_narrow_only_what_fits() {
@@ -140,7 +142,9 @@ fn closed_tick_rows_narrow_only_what_fits() {
         hit_count: (1 << 31) - 1,
         ..Sums::default()
     };
-    s.time_ns = Sum96::from(u64::MAX);
+    s.time_ns = Sum96::from((1 << 48) - 1);
+    s.ru_utime_ns = Sum96::from((1 << 48) - 2);
+    s.ru_stime_ns = Sum96::from((1 << 48) - 3);
     s.memory_footprint_bytes = Sum96::from(7);
     let narrow = NarrowSums::of(&s).expect("fits");
     assert_eq!(narrow.widen(), s);
@@ -148,9 +152,9 @@ fn closed_tick_rows_narrow_only_what_fits() {
     let r = Sums {
         hit_count: 0,
         memory_peak_max: (1 << 31) - 1,
-        traffic_bytes: Sum96::from((1 << 43) - 1),
-        memory_footprint_bytes: Sum96::from((1 << 43) - 1),
-        memory_peak_bytes: Sum96::from((1 << 42) - 1),
+        traffic_bytes: Sum96::from((1 << 37) - 1),
+        memory_footprint_bytes: Sum96::from((1 << 38) - 1),
+        memory_peak_bytes: Sum96::from((1 << 37) - 1),
         ..s
     };
     assert_eq!(NarrowSums::of(&r).expect("fits").widen(), r);
@@ -168,15 +172,15 @@ fn closed_tick_rows_narrow_only_what_fits() {
         },
         Sums { hit_count: 1, ..r },
         Sums {
-            traffic_bytes: Sum96::from(1 << 43),
+            traffic_bytes: Sum96::from(1 << 37),
             ..r
         },
         Sums {
-            memory_footprint_bytes: Sum96::from(1 << 43),
+            memory_footprint_bytes: Sum96::from(1 << 38),
             ..r
         },
         Sums {
-            memory_peak_bytes: Sum96::from(1 << 42),
+            memory_peak_bytes: Sum96::from(1 << 37),
             ..r
         },
         Sums {
@@ -188,7 +192,15 @@ fn closed_tick_rows_narrow_only_what_fits() {
             ..s
         },
         Sums {
-            time_ns: Sum96::saturating_from(1 << 64),
+            time_ns: Sum96::from(1 << 48),
+            ..s
+        },
+        Sums {
+            ru_utime_ns: Sum96::from(1 << 48),
+            ..s
+        },
+        Sums {
+            ru_stime_ns: Sum96::from(1 << 48),
             ..s
         },
     ] {
@@ -244,5 +256,46 @@ fn closed_tick_rows_narrow_only_what_fits() {
         assert!(sum.covers(v));
         sum.subtract_hist(v);
         assert_eq!(sum, *h);
+    }
+}
+
+proptest! {
+    /// Any sums within the narrow widths come back exactly; one bit past any field's width, the
+    /// row does not narrow (it is kept whole instead).
+    #[test]
+    fn narrow_sums_round_trip(
+        fields in proptest::array::uniform6(any::<u64>()),
+        req_count in any::<u32>(),
+        high in 0u64..(1 << 31),
+        peak_row in any::<bool>(),
+        past in 0usize..7,
+    ) {
+        let bits = [48u32, 48, 48, 37, 38, 37];
+        let v: Vec<u64> = fields.iter().zip(bits).map(|(f, n)| f & ((1u64 << n) - 1)).collect();
+        let (hit_count, memory_peak_max) = if peak_row { (0, high as u32) } else { (high, 0) };
+        let mut s = Sums {
+            req_count: u64::from(req_count),
+            hit_count,
+            time_ns: v[0].into(),
+            ru_utime_ns: v[1].into(),
+            ru_stime_ns: v[2].into(),
+            traffic_bytes: v[3].into(),
+            memory_footprint_bytes: v[4].into(),
+            memory_peak_bytes: v[5].into(),
+            memory_peak_max,
+        };
+        prop_assert_eq!(NarrowSums::of(&s).expect("fits").widen(), s);
+        if past < 6 {
+            let over = Sum96::from(1u64 << bits[past]);
+            match past {
+                0 => s.time_ns = over,
+                1 => s.ru_utime_ns = over,
+                2 => s.ru_stime_ns = over,
+                3 => s.traffic_bytes = over,
+                4 => s.memory_footprint_bytes = over,
+                _ => s.memory_peak_bytes = over,
+            }
+            prop_assert!(NarrowSums::of(&s).is_none());
+        }
     }
 }
