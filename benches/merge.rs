@@ -47,6 +47,10 @@ fn clone_batch(b: &Batch) -> Box<Batch> {
 const CASES: [(&str, usize, usize, usize); 2] =
     [("100_rows", 5, 20, 100_000), ("10k_rows", 500, 20, 200_000)];
 
+/// A case for `MERGE_PROFILE` and `MERGE_RATIO` only: benches/e2e.sh's corpus (1,000 scripts and 20
+/// hosts by Zipf popularity, the rows a report gets at 100k/s there).
+const E2E_CASE: (&str, usize, usize, usize) = ("e2e", 1000, 20, 200_000);
+
 /// (merge threads, timer-tag reports) measured for each case.
 const SETS: [(usize, usize); 6] = [(1, 4), (2, 4), (1, 20), (1, 40), (2, 40), (1, 100)];
 
@@ -55,8 +59,12 @@ const SETS: [(usize, usize); 6] = [(1, 4), (2, 4), (1, 20), (1, 40), (2, 40), (1
 const HISTORY: &str = "5s";
 const TICKS: u32 = 5;
 
-/// `n` timer-tag reports: the four of the benchmark set, repeated under other names.
+/// `n` timer-tag reports: the four of the benchmark set, repeated under other names; with
+/// `MERGE_MIXED=1`, over the 12 key sets of `benches/e2e.sh`'s `TIMER_REPORTS_MIXED`.
 fn timer_reports(n: usize) -> Vec<ReportDef> {
+    if std::env::var("MERGE_MIXED").is_ok_and(|v| v == "1") {
+        return pinbad::corpus::mixed_timer_tag_report_defs(n);
+    }
     let four = pinbad::corpus::timer_tag_report_defs();
     (0..n)
         .map(|i| {
@@ -84,7 +92,8 @@ fn setup(
         seed: 7,
         scripts,
         hosts,
-        zipf_s: 0.0,
+        // The e2e case has benches/e2e.sh's popularity (Zipf); the others are uniform.
+        zipf_s: if label == E2E_CASE.0 { 1.0 } else { 0.0 },
         ..CorpusSpec::default()
     };
     let mut config = Config {
@@ -167,6 +176,7 @@ fn selected(id: &str) -> bool {
 fn case_named(label: &str) -> (&'static str, usize, usize, usize) {
     *CASES
         .iter()
+        .chain([&E2E_CASE])
         .find(|c| c.0 == label)
         .unwrap_or_else(|| panic!("unknown case {label}"))
 }

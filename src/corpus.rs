@@ -251,6 +251,54 @@ pub fn timer_tag_report_defs() -> Vec<crate::report::ReportDef> {
     ]
 }
 
+/// The 12 key sets of `benches/e2e.sh`'s `TIMER_REPORTS_MIXED`: the four shapes of
+/// [`timer_tag_report_defs`], then each with `timer_tag:op` or `status` added, then with
+/// `hostname` or `schema` added as well. A real configuration's variety of timer reports.
+pub const MIXED_TIMER_KEY_SETS: [&[&str]; 12] = [
+    &["timer_tag:group"],
+    &["script_name", "timer_tag:group"],
+    &["timer_tag:group", "timer_tag:server"],
+    &["script_name", "hostname", "server_name", "timer_tag:op"],
+    &["timer_tag:group", "timer_tag:op"],
+    &["script_name", "timer_tag:group", "status"],
+    &["timer_tag:group", "timer_tag:server", "timer_tag:op"],
+    &[
+        "script_name",
+        "hostname",
+        "server_name",
+        "timer_tag:op",
+        "status",
+    ],
+    &["timer_tag:group", "timer_tag:op", "hostname"],
+    &["script_name", "timer_tag:group", "status", "schema"],
+    &[
+        "timer_tag:group",
+        "timer_tag:server",
+        "timer_tag:op",
+        "hostname",
+    ],
+    &[
+        "script_name",
+        "hostname",
+        "server_name",
+        "timer_tag:op",
+        "status",
+        "schema",
+    ],
+];
+
+/// `n` timer-tag reports over [`MIXED_TIMER_KEY_SETS`] in turn, named `timers_mixed_I`.
+pub fn mixed_timer_tag_report_defs(n: usize) -> Vec<crate::report::ReportDef> {
+    (0..n)
+        .map(|i| {
+            crate::report::ReportDef::new(
+                &format!("timers_mixed_{i}"),
+                MIXED_TIMER_KEY_SETS[i % MIXED_TIMER_KEY_SETS.len()],
+            )
+        })
+        .collect()
+}
+
 const TIMER_TAG_NAMES: &[&str] = &["group", "server", "op", "table", "shard", "cache", "method"];
 const REQUEST_TAG_NAMES: &[&str] = &["country", "lang", "device", "ab", "region", "plan"];
 const GROUPS: &[&str] = &[
