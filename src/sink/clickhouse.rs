@@ -17,6 +17,12 @@
 //! dropped and counted. When the server answers again, the queue empties in order. Only
 //! ClickHouse 18.16 features are used (MergeTree with a partition key, `Nested` tags,
 //! `DateTime`), so old Debian packages work as well as current servers.
+//!
+//! Report ticks (`reports`, see `sink::ticks`) go into inserts of their own, of whole ticks,
+//! sealed at `batch_rows` rows (between two ticks) or `batch_time`: each row encoded straight
+//! into the insert, its key values named once per tick ([`NameCache`]), the insert written in
+//! 1 MB chunks that the sender hands back once sent, so that a tick of 100k rows reuses memory
+//! rather than faulting fresh pages in (BENCHMARKS.md, "Fleets", has what a row costs).
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
