@@ -366,7 +366,12 @@ impl Dictionary {
 
     /// `get` rendered as UTF-8, invalid sequences replaced.
     pub fn text(&self, id: u32) -> std::borrow::Cow<'_, str> {
-        String::from_utf8_lossy(self.get(id))
+        let bytes = self.get(id);
+        // `from_utf8` checks ASCII a word at a time; the lossy scan goes byte by byte.
+        match std::str::from_utf8(bytes) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(bytes),
+        }
     }
 
     /// Live strings (not counting [`LOST`]).

@@ -209,13 +209,40 @@ impl KeyTexts {
             .collect()
     }
 
-    /// Calls `f` with each key value of a row, as [`KeyTexts::render`] gives them, without
-    /// allocating (but for a status's number): the tick writer of a sink, row after row.
-    pub fn each(&self, ids: &[u32], dict: &Dictionary, mut f: impl FnMut(&str)) {
+    /// Calls `f` with each key value of a row, as [`KeyValue`]s, without allocating: the tick
+    /// writer of a sink, row after row, which names each dictionary id once per tick.
+    pub fn each(&self, ids: &[u32], mut f: impl FnMut(KeyValue<'_>)) {
         for (k, &id) in self.0.iter().zip(ids) {
-            f(&key_text_of(*k, id, dict));
+            match k {
+                Key::Status => f(KeyValue::Text(decimal(id, &mut [0; 10]))),
+                Key::Schema if id == NO_SCHEMA => f(KeyValue::Text("")),
+                _ => f(KeyValue::Interned(id)),
+            }
         }
     }
+}
+
+/// A row's key value as [`KeyTexts::each`] gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyValue<'a> {
+    /// A dictionary string, by id: it reads as [`Dictionary::text`] gives it.
+    Interned(u32),
+    /// Text of its own: a status's number, an absent schema's "".
+    Text(&'a str),
+}
+
+/// `n` in decimal, written at the end of `buf`.
+fn decimal(mut n: u32, buf: &mut [u8; 10]) -> &str {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[at..]).unwrap_or_default()
 }
 
 impl Report {
@@ -270,4 +297,14 @@ pub fn percentile_of_column(kind: Kind, name: &str) -> Option<f64> {
         return Some(50.0);
     }
     parse_percentile_column(name)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn decimal_writes_every_u32() {
+        for n in [0, 7, 10, 404, 1_000_000, u32::MAX] {
+            assert_eq!(super::decimal(n, &mut [0; 10]), n.to_string());
+        }
+    }
 }

@@ -60,7 +60,7 @@ mod state;
 mod tests;
 
 pub use batch::PreparedBatch;
-pub use columns::{percentile_of_column, KeyTexts, SumColumn};
+pub use columns::{percentile_of_column, KeyTexts, KeyValue, SumColumn};
 pub use def::*;
 pub use error::{Refusal, ReportError};
 pub use family::{form_families, round_leaders, Family, LeaderRound};

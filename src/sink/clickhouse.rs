@@ -17,6 +17,12 @@
 //! dropped and counted. When the server answers again, the queue empties in order. Only
 //! ClickHouse 18.16 features are used (MergeTree with a partition key, `Nested` tags,
 //! `DateTime`), so old Debian packages work as well as current servers.
+//!
+//! Report ticks (`reports`, see `sink::ticks`) go into inserts of their own, of whole ticks,
+//! sealed at `batch_rows` rows (between two ticks) or `batch_time`: each row encoded straight
+//! into the insert, its key values named once per tick ([`NameCache`]), the insert written in
+//! 1 MB chunks that the sender hands back once sent, so that a tick of 100k rows reuses memory
+//! rather than faulting fresh pages in (BENCHMARKS.md, "Fleets", has what a row costs).
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
@@ -28,7 +34,9 @@ use parking_lot::{Condvar, Mutex};
 use super::{Output, SinkStats};
 pub use crate::config::ClickHouseConfig;
 use crate::dictionary::Dictionary;
+use crate::histogram::HistView;
 use crate::record::{RequestView, TagPair, NO_SCHEMA};
+use crate::report::{KeyTexts, KeyValue, Sums};
 
 /// The `TTL` clause of a table with a `time` column: rows older than `ttl` are deleted by the
 /// server (ClickHouse 19.6 and later); none for zero.
@@ -68,7 +76,7 @@ pub fn timers_ddl(database: &str, table: &str, ttl: Duration) -> String {
 }
 
 /// `CREATE TABLE` of the report ticks table: one row per report row of each closed tick (see
-/// [`ClickHouseOutput::encode_tick`] and the README's "Report ticks"). Written once per tick:
+/// [`ClickHouseOutput::tick_row`] and the README's "Report ticks"). Written once per tick:
 /// the `ReplacingMergeTree`'s sorting key is the tick and row's identity, so an insert sent
 /// again after a lost reply leaves one copy once parts merge, and a query with `FINAL` (as the
 /// fleet view's) reads one copy before. (ClickHouse 18.16 has no insert deduplication for a
@@ -86,9 +94,6 @@ pub fn ticks_ddl(database: &str, table: &str, ttl: Duration) -> String {
          ORDER BY (report, instance, tick_start_ms, row_type, keys){ttl}"
     )
 }
-
-/// An empty RowBinary array (its length, 0).
-pub const EMPTY_ARRAY: &[u8] = &[0];
 
 /// A row's `row_type` in the ticks table: a row of the report.
 pub const ROW: u8 = 0;
@@ -172,7 +177,7 @@ pub fn fleet_view_ddl(database: &str, table: &str) -> String {
     )
 }
 
-/// The ticks table's columns in the order [`ClickHouseOutput::encode_tick`] writes them.
+/// The ticks table's columns in the order [`ClickHouseOutput::tick_row`] writes them.
 const TICK_COLUMNS: &str = "time, tick_start_ms, tick_ms, instance, report, kind, row_type, \
      key_names, keys, req_count, hit_count, time_ns, ru_utime_ns, ru_stime_ns, traffic_bytes, \
      memory_footprint_bytes, memory_peak_bytes, memory_peak_max, hist_ids, hist_counts";
@@ -196,7 +201,9 @@ enum Dest {
 /// One `INSERT` ready to send (or to retry).
 struct Insert {
     into: Dest,
-    body: Vec<u8>,
+    /// Its RowBinary, in pieces sent one after the other (a tick insert's chunks, see
+    /// `TickBatch`).
+    body: Vec<Vec<u8>>,
     rows: u64,
     /// Report ticks whose rows it holds (whole ticks: `Dest::Ticks` only).
     ticks: u64,
@@ -212,16 +219,50 @@ struct Batch {
     started: Option<Instant>,
 }
 
-/// Encoded report ticks (whole ticks), sent as one insert.
+/// Encoded report ticks (whole ticks), sent as one insert: rows are written into `body`, which
+/// joins `full` once it holds [`CHUNK_BYTES`], its successor taken from the sender's spare
+/// chunks. So a tick of 100k rows (25 MB) is written into chunks that were written and sent
+/// before, rather than into fresh memory (faulted in page by page) moved each time it doubles.
 #[derive(Default)]
 struct TickBatch {
+    full: Vec<Vec<u8>>,
     body: Vec<u8>,
     rows: u64,
     ticks: u64,
     started: Option<Instant>,
+    /// Where the tick being encoded starts: `full`'s and `body`'s lengths and `rows` before it.
+    tick_from: (usize, usize, u64),
 }
 
-/// A closed tick as [`ClickHouseOutput::encode_tick`] writes it: what its rows share.
+/// Bytes of a tick insert's chunk (see `TickBatch`); a row that does not fit goes whole into
+/// the chunk it starts in, which then grows.
+const CHUNK_BYTES: usize = 1 << 20;
+/// A new chunk's room: [`CHUNK_BYTES`] and a row of a few hundred buckets past it.
+const CHUNK_CAPACITY: usize = CHUNK_BYTES + (16 << 10);
+
+/// Reads pieces of a body one after the other (see `Insert::body`).
+struct Pieces<'a> {
+    rest: &'a [Vec<u8>],
+    at: usize,
+}
+
+impl std::io::Read for Pieces<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while let Some((piece, next)) = self.rest.split_first() {
+            let left = &piece[self.at.min(piece.len())..];
+            if !left.is_empty() {
+                let n = left.len().min(buf.len());
+                buf[..n].copy_from_slice(&left[..n]);
+                self.at += n;
+                return Ok(n);
+            }
+            (self.rest, self.at) = (next, 0);
+        }
+        Ok(0)
+    }
+}
+
+/// A closed tick as [`ClickHouseOutput::tick_row`] writes it: what its rows share.
 pub struct TickHead<'a> {
     /// Unix milliseconds.
     pub start_ms: u64,
@@ -253,6 +294,9 @@ struct OutboxState {
     queued_tick_rows: u64,
     /// Ticks of the insert being sent, if it is a ticks' one.
     in_flight_ticks: u64,
+    /// Chunks of sent tick inserts, emptied, for the next ones (at most [`SPARE_CHUNKS`]; see
+    /// `TickBatch`).
+    spare: Vec<Vec<u8>>,
     /// Set by `close`: send what is left until this instant, then count the rest as dropped.
     closing: Option<Instant>,
     /// Set by `close` when the sender had not ended by the stop's deadline (an insert waiting on
@@ -261,7 +305,24 @@ struct OutboxState {
     abandoned: bool,
 }
 
+/// Chunks kept for reuse at most (see `OutboxState::spare`): 32 MB, more than an insert of
+/// `batch_rows` tick rows and the largest tick of the benchmarks' widest report.
+const SPARE_CHUNKS: usize = 32;
+
 impl OutboxState {
+    /// Keeps a sent tick insert's chunks, emptied, for the next ones (as many as room).
+    fn recycle(&mut self, body: Vec<Vec<u8>>) {
+        for mut chunk in body {
+            if self.spare.len() >= SPARE_CHUNKS {
+                break;
+            }
+            if chunk.capacity() >= CHUNK_BYTES && chunk.capacity() <= 2 * CHUNK_CAPACITY {
+                chunk.clear();
+                self.spare.push(chunk);
+            }
+        }
+    }
+
     /// Past the closing deadline: counts everything still queued as dropped (with one warning)
     /// and says so; the sender then stops.
     fn give_up_if_late(&mut self, stats: &SinkStats, sink: &str) -> bool {
@@ -331,8 +392,13 @@ pub struct ClickHouseOutput {
     stats: Arc<SinkStats>,
     batch: Batch,
     ticks: TickBatch,
-    /// Scratch: the RowBinary of the columns a request's rows share (see `encode`).
+    /// Scratch: the RowBinary of the columns a request's rows share (see `encode`), or a tick's
+    /// (see `tick_start`).
     keys: Vec<u8>,
+    /// The tick being encoded's `key_names` (see `tick_start`).
+    key_names: Vec<u8>,
+    /// The tick being encoded's key values (see `tick_row`).
+    names: NameCache,
     outbox: Arc<Outbox>,
     sender: Option<std::thread::JoinHandle<()>>,
 }
@@ -468,6 +534,8 @@ impl ClickHouseOutput {
             batch: Batch::default(),
             ticks: TickBatch::default(),
             keys: Vec::with_capacity(128),
+            key_names: Vec::new(),
+            names: NameCache::new(),
             outbox,
             sender: Some(thread),
         })
@@ -484,14 +552,14 @@ impl ClickHouseOutput {
         st.queued_requests += b.request_rows;
         st.queue.push_back(Insert {
             into: Dest::Requests,
-            body: b.requests,
+            body: vec![b.requests],
             rows: b.request_rows,
             ticks: 0,
         });
         if b.timer_rows > 0 {
             st.queue.push_back(Insert {
                 into: Dest::Timers,
-                body: b.timers,
+                body: vec![b.timers],
                 rows: b.timer_rows,
                 ticks: 0,
             });
@@ -517,15 +585,16 @@ impl ClickHouseOutput {
     /// Seals the open ticks into the outbox as one insert, dropping the oldest tick inserts
     /// (counted as dropped ticks) while more than `max_buffered_rows` tick rows wait.
     fn seal_ticks(&mut self) {
-        let t = std::mem::take(&mut self.ticks);
+        let mut t = std::mem::take(&mut self.ticks);
         if t.ticks == 0 {
             return;
         }
+        t.full.push(t.body);
         let mut st = self.outbox.state.lock();
         st.queued_tick_rows += t.rows;
         st.queue.push_back(Insert {
             into: Dest::Ticks,
-            body: t.body,
+            body: t.full,
             rows: t.rows,
             ticks: t.ticks,
         });
@@ -541,73 +610,171 @@ impl ClickHouseOutput {
         self.outbox.wake.notify_one();
     }
 
-    /// Encodes one closed tick: a row per report row, then its "(other)" row if any, then its
-    /// totals, in RowBinary, columns in the order of `TICK_COLUMNS`. `rows` gives each row's
-    /// key texts (as the report query shows them), sums and buckets.
-    pub fn encode_tick<'r>(
-        &mut self,
-        head: &TickHead<'_>,
-        rows: impl Iterator<Item = TickRowOut<'r>>,
-    ) {
+    /// Starts a closed tick's rows ([`ClickHouseOutput::tick_row`] each, then
+    /// [`ClickHouseOutput::tick_end`]): what they share, written once per tick.
+    pub fn tick_start(&mut self, head: &TickHead<'_>) {
         let t = &mut self.ticks;
         t.started.get_or_insert_with(Instant::now);
+        t.tick_from = (t.full.len(), t.body.len(), t.rows);
         // What every row of the tick shares, up to `row_type`.
-        let keys = &mut self.keys;
-        keys.clear();
+        let shared = &mut self.keys;
+        shared.clear();
         let secs = (head.start_ms / 1000).min(u32::MAX as u64) as u32;
-        keys.extend_from_slice(&secs.to_le_bytes());
-        keys.extend_from_slice(&head.start_ms.to_le_bytes());
-        keys.extend_from_slice(&(head.tick_ms.min(u32::MAX as u64) as u32).to_le_bytes());
-        put_bytes(keys, self.instance.as_bytes());
-        put_bytes(keys, head.report.as_bytes());
-        put_bytes(keys, head.kind.as_bytes());
-        for (row_type, keys_array, sums, hist) in rows {
-            let out = &mut t.body;
-            out.extend_from_slice(keys);
-            out.push(row_type);
-            let names: &[String] = if row_type == ROW { head.key_names } else { &[] };
-            put_len(out, names.len());
-            for n in names {
-                put_bytes(out, n.as_bytes());
-            }
-            out.extend_from_slice(keys_array);
-            let wide = |v: crate::report::Sum96| u64::try_from(v.get()).unwrap_or(u64::MAX);
-            for n in [
-                sums.req_count,
-                sums.hit_count,
-                wide(sums.time_ns),
-                wide(sums.ru_utime_ns),
-                wide(sums.ru_stime_ns),
-                wide(sums.traffic_bytes),
-                wide(sums.memory_footprint_bytes),
-                wide(sums.memory_peak_bytes),
-            ] {
-                out.extend_from_slice(&n.to_le_bytes());
-            }
-            out.extend_from_slice(&sums.memory_peak_max.to_le_bytes());
-            put_len(out, hist.buckets_used());
-            for (id, _) in hist.iter() {
-                out.extend_from_slice(&id.to_le_bytes());
-            }
-            put_len(out, hist.buckets_used());
-            for (_, c) in hist.iter() {
-                out.extend_from_slice(&c.to_le_bytes());
-            }
-            t.rows += 1;
+        shared.extend_from_slice(&secs.to_le_bytes());
+        shared.extend_from_slice(&head.start_ms.to_le_bytes());
+        shared.extend_from_slice(&(head.tick_ms.min(u32::MAX as u64) as u32).to_le_bytes());
+        put_bytes(shared, self.instance.as_bytes());
+        put_bytes(shared, head.report.as_bytes());
+        put_bytes(shared, head.kind.as_bytes());
+        // Ids may name other strings in another tick (see `sink::ticks`).
+        self.names.clear();
+        // A report row's `key_names`.
+        let names = &mut self.key_names;
+        names.clear();
+        put_len(names, head.key_names.len());
+        for n in head.key_names {
+            put_bytes(names, n.as_bytes());
         }
-        t.ticks += 1;
+    }
+
+    /// One row of the tick begun by [`ClickHouseOutput::tick_start`], in RowBinary, columns in
+    /// the order of `TICK_COLUMNS`: a report row with its key values named as the report query
+    /// shows them, or the tick's "(other)" or totals row (no keys).
+    pub fn tick_row(&mut self, row: &TickRow<'_>) {
+        let t = &mut self.ticks;
+        if t.body.len() >= CHUNK_BYTES || t.body.capacity() == 0 {
+            let next = match self.outbox.state.lock().spare.pop() {
+                Some(spare) => spare,
+                None => Vec::with_capacity(CHUNK_CAPACITY),
+            };
+            let full = std::mem::replace(&mut t.body, next);
+            if !full.is_empty() {
+                t.full.push(full);
+            }
+        }
+        let out = &mut t.body;
+        out.extend_from_slice(&self.keys);
+        out.push(row.row_type);
+        match &row.keys {
+            Some((ids, texts, dict)) => {
+                out.extend_from_slice(&self.key_names);
+                put_len(out, ids.len());
+                let names = &mut self.names;
+                texts.each(ids, |value| match value {
+                    KeyValue::Interned(id) => out.extend_from_slice(names.get(id, dict)),
+                    KeyValue::Text(text) => put_bytes(out, text.as_bytes()),
+                });
+            }
+            None => out.extend_from_slice(&[0, 0]),
+        }
+        let s = row.sums;
+        let wide = |v: crate::report::Sum96| u64::try_from(v.get()).unwrap_or(u64::MAX);
+        for n in [
+            s.req_count,
+            s.hit_count,
+            wide(s.time_ns),
+            wide(s.ru_utime_ns),
+            wide(s.ru_stime_ns),
+            wide(s.traffic_bytes),
+            wide(s.memory_footprint_bytes),
+            wide(s.memory_peak_bytes),
+        ] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        out.extend_from_slice(&s.memory_peak_max.to_le_bytes());
+        let buckets = row.hist.buckets_used();
+        out.reserve(2 * 10 + buckets * 10);
+        put_len(out, buckets);
+        for (id, _) in row.hist.iter() {
+            out.extend_from_slice(&id.to_le_bytes());
+        }
+        put_len(out, buckets);
+        for (_, c) in row.hist.iter() {
+            out.extend_from_slice(&c.to_le_bytes());
+        }
+        self.ticks.rows += 1;
+    }
+
+    /// Ends the tick begun: counted in the open insert, or (`keep` false: it is not written,
+    /// see `sink::ticks`) its rows taken back out.
+    pub fn tick_end(&mut self, keep: bool) {
+        let t = &mut self.ticks;
+        if keep {
+            t.ticks += 1;
+            // Sealed here too, not only in `work`: many ticks can close at once, and an insert
+            // stays near `batch_rows` rows (and its body one the sender gave back).
+            if t.rows >= self.config.batch_rows as u64 {
+                self.seal_ticks();
+            }
+        } else {
+            let (full, len, rows) = t.tick_from;
+            if t.full.len() > full {
+                t.body = t.full.swap_remove(full);
+                t.full.truncate(full);
+            }
+            t.body.truncate(len);
+            t.rows = rows;
+        }
     }
 }
 
-/// One row of a tick for [`ClickHouseOutput::encode_tick`]: its `row_type` ([`ROW`], [`OTHER`],
-/// [`TOTALS`]), key texts as a RowBinary `Array(String)` ([`EMPTY_ARRAY`] but for a `ROW`; see
-/// [`put_len`], [`put_bytes`]), sums and buckets.
-pub type TickRowOut<'r> = (
-    u8,
-    &'r [u8],
-    crate::report::Sums,
-    crate::histogram::HistView<'r>,
-);
+/// Slots of a [`NameCache`].
+const NAME_SLOTS: usize = 4096;
+/// The most string bytes a [`NameCache`] holds; past it, it starts over.
+const NAME_BYTES: usize = 1 << 20;
+
+/// The key values of the tick being encoded, by dictionary id, as RowBinary strings: a tick's
+/// rows share few distinct strings (hosts, servers, scripts), so each is read from the
+/// dictionary (its entry and then its bytes: two cache misses on a large dictionary) and checked
+/// as UTF-8 once per tick rather than once per row. Direct-mapped (a slot per `id % NAME_SLOTS`,
+/// a colliding id takes the slot over) and bounded. Emptied at each tick's start: an id names
+/// the same string only while the tick is in its window.
+struct NameCache {
+    /// `(id, start, end)` of each cached string in `strings`; `start == u32::MAX`: empty.
+    slots: Box<[(u32, u32, u32)]>,
+    strings: Vec<u8>,
+}
+
+impl NameCache {
+    fn new() -> NameCache {
+        NameCache {
+            slots: vec![(0, u32::MAX, 0); NAME_SLOTS].into_boxed_slice(),
+            strings: Vec::new(),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.slots.fill((0, u32::MAX, 0));
+        self.strings.clear();
+    }
+
+    /// The RowBinary string of `id`'s text (see [`Dictionary::text`]).
+    fn get(&mut self, id: u32, dict: &Dictionary) -> &[u8] {
+        let slot = id as usize % NAME_SLOTS;
+        let (cached, start, end) = self.slots[slot];
+        if cached != id || start == u32::MAX {
+            if self.strings.len() >= NAME_BYTES {
+                self.clear();
+            }
+            let start = self.strings.len();
+            put_bytes(&mut self.strings, dict.text(id).as_bytes());
+            self.slots[slot] = (id, start as u32, self.strings.len() as u32);
+            return &self.strings[start..];
+        }
+        &self.strings[start as usize..end as usize]
+    }
+}
+
+/// One row of a closed tick for [`ClickHouseOutput::tick_row`].
+pub struct TickRow<'a> {
+    /// [`ROW`], [`OTHER`] or [`TOTALS`].
+    pub row_type: u8,
+    /// A report row's key ids and how they read (under the dictionary's read lock); `None` for
+    /// "(other)" and the totals.
+    pub keys: Option<(&'a [u32], &'a KeyTexts, &'a Dictionary)>,
+    pub sums: &'a Sums,
+    pub hist: HistView<'a>,
+}
 
 /// How much of a successful answer is read: an INSERT or a DDL statement answers nothing, and
 /// an error ClickHouse could only put in the body starts with its code.
@@ -637,7 +804,7 @@ fn judge(code: u16, exception: Option<&str>, body: &[u8]) -> Result<(), String> 
 
 impl Sender {
     /// Runs one statement; the error says what the server answered.
-    fn execute(&self, query: &str, body: &[u8]) -> Result<(), String> {
+    fn execute(&self, query: &str, body: &[Vec<u8>]) -> Result<(), String> {
         let url = format!(
             "{}/?query={}",
             self.config.url.trim_end_matches('/'),
@@ -647,7 +814,16 @@ impl Sender {
         if let Some(a) = &self.authorization {
             req = req.set("Authorization", a);
         }
-        match req.send_bytes(body) {
+        let sent = match body {
+            [] => req.send_bytes(&[]),
+            [one] => req.send_bytes(one),
+            _ => {
+                let len: usize = body.iter().map(Vec::len).sum();
+                req.set("Content-Length", &len.to_string())
+                    .send(Pieces { rest: body, at: 0 })
+            }
+        };
+        match sent {
             Ok(r) => {
                 let code = r.status();
                 let exception = r.header("X-ClickHouse-Exception-Code").map(str::to_string);
@@ -672,13 +848,13 @@ impl Sender {
         let c = &self.config;
         self.execute(
             &format!("CREATE DATABASE IF NOT EXISTS {}", c.database),
-            b"",
+            &[],
         )?;
-        self.execute(&requests_ddl(&c.database, &c.requests_table, c.ttl.0), b"")?;
-        self.execute(&timers_ddl(&c.database, &c.timers_table, c.ttl.0), b"")?;
+        self.execute(&requests_ddl(&c.database, &c.requests_table, c.ttl.0), &[])?;
+        self.execute(&timers_ddl(&c.database, &c.timers_table, c.ttl.0), &[])?;
         if !c.reports.is_empty() {
-            self.execute(&ticks_ddl(&c.database, &c.ticks_table, c.ttl.0), b"")?;
-            self.execute(&fleet_view_ddl(&c.database, &c.ticks_table), b"")?;
+            self.execute(&ticks_ddl(&c.database, &c.ticks_table, c.ttl.0), &[])?;
+            self.execute(&fleet_view_ddl(&c.database, &c.ticks_table), &[])?;
         }
         Ok(())
     }
@@ -753,6 +929,7 @@ impl Sender {
                         Dest::Ticks => {
                             stats.ticks_sent.fetch_add(insert.ticks, Relaxed);
                             stats.tick_rows_sent.fetch_add(insert.rows, Relaxed);
+                            st.recycle(insert.body);
                         }
                     }
                 }
@@ -888,8 +1065,16 @@ impl Output for ClickHouseOutput {
         self.outbox.state.lock().queued_requests + self.batch.request_rows
     }
 
-    fn tick(&mut self, head: &TickHead<'_>, rows: &mut dyn Iterator<Item = TickRowOut<'_>>) {
-        self.encode_tick(head, rows);
+    fn tick_start(&mut self, head: &TickHead<'_>) {
+        ClickHouseOutput::tick_start(self, head);
+    }
+
+    fn tick_row(&mut self, row: &TickRow<'_>) {
+        ClickHouseOutput::tick_row(self, row);
+    }
+
+    fn tick_end(&mut self, keep: bool) {
+        ClickHouseOutput::tick_end(self, keep);
     }
 
     /// Seals the open batch and lets the sender try to deliver everything until `deadline`,
@@ -1098,7 +1283,15 @@ mod tests {
             memory_peak_max: 3_000_000,
             ..Default::default()
         };
-        let names = ["script_name".to_string()];
+        let mut dict = Dictionary::new(100);
+        let report = crate::report::Report::new(
+            crate::report::ReportDef::new("r", &["script_name", "status"]),
+            &mut dict,
+            100,
+        )
+        .unwrap();
+        let (names, texts) = (report.key_columns().to_vec(), report.key_texts());
+        let script = dict.intern(b"/a.php");
         let head = TickHead {
             start_ms: 1_700_000_000_250,
             tick_ms: 15_000,
@@ -1106,17 +1299,26 @@ mod tests {
             kind: "request",
             key_names: &names,
         };
-        let mut keys = Vec::new();
-        put_len(&mut keys, 1);
-        put_bytes(&mut keys, b"/a.php");
-        let rows: Vec<TickRowOut<'_>> = vec![
-            (ROW, &keys, sums, (&hist).into()),
-            (TOTALS, EMPTY_ARRAY, sums, (&hist).into()),
-        ];
-        out.encode_tick(&head, rows.into_iter());
+        let row = |row_type, keys| TickRow {
+            row_type,
+            keys,
+            sums: &sums,
+            hist: (&hist).into(),
+        };
+        let ids = [script, 404];
+        // A tick not kept leaves nothing behind.
+        out.tick_start(&head);
+        out.tick_row(&row(ROW, Some((&ids[..], &texts, &dict))));
+        out.tick_end(false);
+        assert_eq!((out.ticks.ticks, out.ticks.rows), (0, 0));
+        assert!(out.ticks.body.is_empty());
+        out.tick_start(&head);
+        out.tick_row(&row(ROW, Some((&ids[..], &texts, &dict))));
+        out.tick_row(&row(TOTALS, None));
+        out.tick_end(true);
         assert_eq!((out.ticks.ticks, out.ticks.rows), (1, 2));
         let mut r = Reader(&out.ticks.body);
-        for (row_type, names, keys) in [(ROW, 1, 1), (TOTALS, 0, 0)] {
+        for (row_type, names, keys) in [(ROW, 2, 2), (TOTALS, 0, 0)] {
             assert_eq!(r.u32(), 1_700_000_000, "time");
             assert_eq!(r.u64(), 1_700_000_000_250, "tick_start_ms");
             assert_eq!(r.u32(), 15_000, "tick_ms");
@@ -1128,8 +1330,8 @@ mod tests {
             assert_eq!(r.strings().len(), names, "key_names");
             let k = r.strings();
             assert_eq!(k.len(), keys);
-            if keys == 1 {
-                assert_eq!(k[0], b"/a.php");
+            if keys == 2 {
+                assert_eq!(k, [&b"/a.php"[..], b"404"]);
             }
             let s: Vec<u64> = (0..8).map(|_| r.u64()).collect();
             assert_eq!(s, [4, 0, 35_000_000, 0, 0, 0, 0, 8_000_000]);
@@ -1149,6 +1351,101 @@ mod tests {
         out.close(&stats, Instant::now() + Duration::from_millis(200));
         assert_eq!(stats.ticks_dropped.load(Relaxed), 1);
         assert_eq!(stats.ticks_sent.load(Relaxed), 0);
+    }
+
+    /// A long tick goes into chunks, each of whole rows, read back one after the other as one
+    /// body; a tick not kept takes its rows back out of every chunk it wrote.
+    #[test]
+    fn tick_rows_fill_chunks_of_whole_rows() {
+        let config = ClickHouseConfig {
+            url: "http://127.0.0.1:9".into(),
+            instance: "i1".into(),
+            batch_rows: 1_000_000,
+            ..Default::default()
+        };
+        let stats = Arc::new(SinkStats::default());
+        let mut out = ClickHouseOutput::new(config, "t", Arc::clone(&stats)).unwrap();
+        let mut hist = crate::histogram::Histogram::new();
+        hist.add(5_000_000, 3);
+        let sums = crate::report::Sums::default();
+        let head = TickHead {
+            start_ms: 1_700_000_000_250,
+            tick_ms: 15_000,
+            report: "r",
+            kind: "request",
+            key_names: &[],
+        };
+        let row = TickRow {
+            row_type: TOTALS,
+            keys: None,
+            sums: &sums,
+            hist: (&hist).into(),
+        };
+        let tick = |out: &mut ClickHouseOutput, keep: bool| {
+            out.tick_start(&head);
+            for _ in 0..20_000 {
+                out.tick_row(&row);
+            }
+            out.tick_end(keep);
+        };
+        tick(&mut out, true);
+        let (full, body) = (out.ticks.full.len(), out.ticks.body.len());
+        // A second tick, not kept: as if it never came.
+        tick(&mut out, false);
+        assert_eq!((out.ticks.full.len(), out.ticks.body.len()), (full, body));
+        assert_eq!((out.ticks.rows, out.ticks.ticks), (20_000, 1));
+        let mut chunks = out.ticks.full.clone();
+        chunks.push(out.ticks.body.clone());
+        assert!(chunks.len() >= 2, "{} chunks", chunks.len());
+        let total: usize = chunks.iter().map(Vec::len).sum();
+        let per_row = total / 20_000;
+        assert_eq!(total, per_row * 20_000);
+        for c in &chunks {
+            assert_eq!(c.len() % per_row, 0, "a chunk of whole rows");
+        }
+        let mut read = Vec::new();
+        let mut pieces = Pieces {
+            rest: &chunks,
+            at: 0,
+        };
+        let mut buf = [0u8; 7];
+        loop {
+            let n = std::io::Read::read(&mut pieces, &mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            read.extend_from_slice(&buf[..n]);
+        }
+        assert_eq!(read, chunks.concat());
+        out.close(&stats, Instant::now() + Duration::from_millis(100));
+    }
+
+    /// A tick's key values are named once, and right when ids collide on a slot or the cache
+    /// starts over.
+    #[test]
+    fn the_name_cache_gives_each_id_its_string() {
+        let mut dict = Dictionary::new(10_000);
+        let ids: Vec<u32> = (0..5000)
+            .map(|i| dict.intern(format!("/s{i}.php").as_bytes()))
+            .collect();
+        let want = |id: u32| {
+            let mut v = Vec::new();
+            put_bytes(&mut v, dict.text(id).as_bytes());
+            v
+        };
+        let mut cache = NameCache::new();
+        for round in 0..3 {
+            for &id in ids.iter().rev() {
+                assert_eq!(cache.get(id, &dict), want(id), "round {round}, id {id}");
+            }
+        }
+        // Full: a string not cached starts it over.
+        let other = ids[4096 + 7];
+        assert_eq!(other as usize % NAME_SLOTS, ids[7] as usize % NAME_SLOTS);
+        cache.strings.resize(NAME_BYTES, 0);
+        assert_eq!(cache.get(other, &dict), want(other));
+        assert_eq!(cache.strings.len(), want(other).len());
+        assert_eq!(cache.get(ids[7], &dict), want(ids[7]));
     }
 
     /// The fleet SQL names every percentile column and reads the table `FINAL`.

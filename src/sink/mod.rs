@@ -66,14 +66,14 @@ pub trait Output: Send {
     fn work(&mut self, stats: &SinkStats, now: Instant);
     /// Requests encoded and not yet delivered (part of `queued`).
     fn pending(&self) -> u64;
-    /// Encodes a closed report tick (a sink with `reports`: ClickHouse), its rows in `rows`;
-    /// called on the sink's thread, after the keys were named.
-    fn tick(
-        &mut self,
-        _head: &clickhouse::TickHead<'_>,
-        _rows: &mut dyn Iterator<Item = clickhouse::TickRowOut<'_>>,
-    ) {
-    }
+    /// Starts encoding a closed report tick (a sink with `reports`: ClickHouse): its rows follow
+    /// ([`Output::tick_row`]), then [`Output::tick_end`]. Called on the sink's thread.
+    fn tick_start(&mut self, _head: &clickhouse::TickHead<'_>) {}
+    /// One row of the tick begun (a report row's keys are named under the dictionary's read
+    /// lock, held by the caller).
+    fn tick_row(&mut self, _row: &clickhouse::TickRow<'_>) {}
+    /// Ends the tick begun: written, or (`keep` false) its rows taken back out.
+    fn tick_end(&mut self, _keep: bool) {}
     /// At shutdown: delivers everything left by `deadline` (the stop's, shared by every sink),
     /// counting what it cannot.
     fn close(&mut self, stats: &SinkStats, deadline: Instant);

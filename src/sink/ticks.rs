@@ -6,9 +6,9 @@
 //!  (each report's closed ticks, Arc-shared, no copy)     full → dropped, counted `ticks_dropped`)
 //!                                                            │
 //!                  thread "pinbad-sink-NAME" (every 100 ms) ▼
-//!     key ids named under the dictionary's read lock (a chunk of rows at a time, written as the
-//!     RowBinary arrays ClickHouse reads, the one output that takes ticks), each row
-//!     encoded by the output (`Output::tick`), sealed and sent in order with the requests
+//!     each row encoded by the output (`Output::tick_row`: ClickHouse's, the one output that
+//!     takes ticks) straight into its insert, key ids named under the dictionary's read lock
+//!     (a chunk of rows at a time); sealed and sent in order with the requests
 //! ```
 //!
 //! Nothing is done per request: a tick is aggregated once by its report, and this writes its
@@ -21,9 +21,7 @@ use std::sync::Arc;
 
 use crossbeam_queue::ArrayQueue;
 
-use super::clickhouse::{
-    put_bytes, put_len, TickHead, TickRowOut, EMPTY_ARRAY, OTHER, ROW, TOTALS,
-};
+use super::clickhouse::{TickHead, TickRow, OTHER, ROW, TOTALS};
 use super::{Output, SinkStats};
 use crate::config::TickReports;
 use crate::report::{ClosedTick, ReportCell};
@@ -32,8 +30,9 @@ use crate::state::Core;
 /// Ticks waiting for the sink's thread at most (all its reports together); beyond, ticks are
 /// dropped and counted. The thread takes them ten times a second: reached only if it is stuck.
 const INBOX_TICKS: usize = 4096;
-/// Rows whose keys are named under one hold of the dictionary's read lock.
-const RESOLVE_CHUNK: usize = 1024;
+/// Rows encoded (their keys named) under one hold of the dictionary's read lock: a hold of
+/// tens of microseconds, which the merge threads' interning of new strings waits for.
+const RESOLVE_CHUNK: usize = 256;
 
 /// The closed ticks handed to a sink, waiting for its thread.
 pub struct TickInbox {
@@ -94,49 +93,48 @@ fn encode(
         let r = cell.report.read();
         (r.kind().as_str(), r.key_columns().to_vec(), r.key_texts())
     };
-    // Each row's key values as the RowBinary array the output writes, one after the other in
-    // one buffer (no allocation per row), named in chunks, each under one hold of the read lock
-    // and checked young enough under it (a sweep, which could free the ids, needs the write
-    // lock).
-    let mut named = Vec::new();
-    let mut ends: Vec<usize> = Vec::new();
-    let mut rows = tick.rows().peekable();
-    while rows.peek().is_some() {
-        let dict = shared.dictionary().read();
-        if clock.now_ms64() >= end_ms.saturating_add(w.history_ms) {
-            stats.ticks_dropped.fetch_add(1, Relaxed);
-            return;
-        }
-        for (ids, _, _) in rows.by_ref().take(RESOLVE_CHUNK) {
-            put_len(&mut named, ids.len());
-            texts.each(ids, &dict, |text| put_bytes(&mut named, text.as_bytes()));
-            ends.push(named.len());
-        }
-    }
-    let head = TickHead {
+    out.tick_start(&TickHead {
         start_ms: clock.unix_ms64(w.tick_start(tick.index())),
         tick_ms: w.tick_ms,
         report: cell.name(),
         kind,
         key_names: &key_names,
-    };
-    let (total_sums, total_hist) = tick.totals();
-    let starts = std::iter::once(0).chain(ends.iter().copied());
-    let all = tick
-        .rows()
-        .zip(starts.zip(ends.iter().copied()))
-        .map(|((_, sums, hist), (from, to))| -> TickRowOut<'_> {
-            (ROW, &named[from..to], sums, hist)
-        })
-        .chain(
-            tick.other()
-                .map(|(s, h)| -> TickRowOut<'_> { (OTHER, EMPTY_ARRAY, *s, h.into()) }),
-        )
-        .chain(std::iter::once::<TickRowOut<'_>>((
-            TOTALS,
-            EMPTY_ARRAY,
-            *total_sums,
-            total_hist.into(),
-        )));
-    out.tick(&head, &mut all.into_iter());
+    });
+    // Rows are encoded straight into the insert, their keys named in chunks, each under one
+    // hold of the read lock and checked young enough under it (a sweep, which could free the
+    // ids, needs the write lock).
+    let mut rows = tick.rows().peekable();
+    while rows.peek().is_some() {
+        let dict = shared.dictionary().read();
+        if clock.now_ms64() >= end_ms.saturating_add(w.history_ms) {
+            drop(dict);
+            out.tick_end(false);
+            stats.ticks_dropped.fetch_add(1, Relaxed);
+            return;
+        }
+        for (ids, sums, hist) in rows.by_ref().take(RESOLVE_CHUNK) {
+            out.tick_row(&TickRow {
+                row_type: ROW,
+                keys: Some((ids, &texts, &dict)),
+                sums: &sums,
+                hist,
+            });
+        }
+    }
+    if let Some((sums, hist)) = tick.other() {
+        out.tick_row(&TickRow {
+            row_type: OTHER,
+            keys: None,
+            sums,
+            hist: hist.into(),
+        });
+    }
+    let (sums, hist) = tick.totals();
+    out.tick_row(&TickRow {
+        row_type: TOTALS,
+        keys: None,
+        sums,
+        hist: hist.into(),
+    });
+    out.tick_end(true);
 }

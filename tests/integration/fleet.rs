@@ -319,6 +319,39 @@ fn clickhouse_restarted_mid_traffic_loses_no_tick_uncounted_and_doubles_none() {
     assert_eq!(fleet_total(&ch), 1000);
 }
 
+/// Ticks of 10k rows a report: inserts of several MB, sent in the sink's 1 MB chunks one after
+/// the other, land whole (every request of every script once) with no tick dropped.
+#[test]
+fn ticks_of_many_rows_land_whole_from_chunked_inserts() {
+    let Some(ch) = ClickHouse::start() else {
+        return;
+    };
+    let a = fleet_daemon(&ch, "a");
+    let datagrams: Vec<Vec<u8>> = (0..10_000)
+        .map(|i| prost::Message::encode_to_vec(&proto_request(&format!("/chunk/{i:05}.php"))))
+        .collect();
+    a.send(&datagrams);
+    a.wait_merged(10_000);
+    a.wait_for(
+        |_| fleet_total(&ch) == 10_000,
+        "every request's tick in ClickHouse",
+    );
+    let s = sink(&a);
+    assert_eq!((n(&s, "ticks_dropped"), n(&s, "failed")), (0, 0), "{s}");
+    // report_by_script_name alone wrote 10k rows of ~170 bytes: more than one chunk.
+    assert!(n(&s, "tick_rows_sent") >= 10_000, "{s}");
+    let by_script = "FROM fleet.pinba_report_ticks FINAL \
+                     WHERE report = 'report_by_script_name' AND row_type IN (0, 1)";
+    assert_eq!(
+        ch.number(&format!("SELECT sum(req_count) {by_script}")) as u64,
+        10_000
+    );
+    assert_eq!(
+        ch.number(&format!("SELECT uniqExact(keys) {by_script}")) as u64,
+        10_000
+    );
+}
+
 #[test]
 fn two_instances_answer_the_fleet_from_clickhouse_exactly_once() {
     let Some(ch) = ClickHouse::start() else {
