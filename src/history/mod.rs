@@ -337,7 +337,7 @@ pub fn start(shared: &Arc<Core>, h: &Arc<History>) -> std::io::Result<Option<Wri
         tracked: HashMap::new(),
         rows: 0,
         last_prune: Instant::now(),
-        account: Account::new(Arc::clone(shared.budget())),
+        account: Arc::new(Account::new(Arc::clone(shared.budget()))),
     };
     writer.rows = match writer.store.count_rows() {
         Ok(n) => n as i64,
@@ -506,14 +506,16 @@ impl Pending {
 /// named again to another string (freed and reused) first settle what the pending steps hold
 /// under the old name.
 ///
-/// While the memory budget is `tight`, only the rows that will be summed under their key (those
-/// of keys their steps hold already, see [`sum_tick`]) are named.
+/// While the memory budget is `tight` (told the names' growth through `meter` at each chunk),
+/// only the rows that will be summed under their key (those of keys their steps hold already,
+/// see [`sum_tick`]) are named.
 fn name_rows(
     t: &mut Tracked,
     m: &Handed,
     dictionary: &parking_lot::RwLock<crate::dictionary::Dictionary>,
     h: &History,
-    tight: bool,
+    tight: &mut bool,
+    meter: &mut Meter<'_>,
 ) -> Result<(), GaveUp> {
     let history_ms = t.window.history_ms;
     let Tracked { names, tiers, .. } = &mut *t;
@@ -526,11 +528,23 @@ fn name_rows(
                 *seen = (*seen).max(m.start_ms);
                 false
             }
-            _ => !tight || tiers.iter().any(|tier| tier.holds(m.start_ms, ids)),
+            _ => !*tight || tiers.iter().any(|tier| tier.holds(m.start_ms, ids)),
         })
         .collect();
     for chunk in stale.chunks(RESOLVE_CHUNK) {
         h.checkpoint()?;
+        *tight = meter(t.bytes());
+        let held: Vec<&[u32]>;
+        let chunk = if *tight {
+            held = chunk
+                .iter()
+                .copied()
+                .filter(|ids| t.tiers.iter().any(|tier| tier.holds(m.start_ms, ids)))
+                .collect();
+            &held[..]
+        } else {
+            chunk
+        };
         let fresh: Vec<Key> = {
             let dict = dictionary.read();
             chunk.iter().map(|ids| t.keys.render(ids, &dict)).collect()
@@ -563,7 +577,7 @@ struct Writer {
     rows: i64,
     last_prune: Instant,
     /// What the writer holds, against the memory budget (see [`Writer::settle_memory`]).
-    account: Account,
+    account: Arc<Account>,
 }
 
 impl Writer {
@@ -757,6 +771,7 @@ impl Writer {
     fn take(&mut self, m: Handed, now_ms: u64) -> Result<(), GaveUp> {
         let shared = Arc::clone(&self.shared);
         let h = Arc::clone(&self.history);
+        let account = Arc::clone(&self.account);
         let live = shared
             .reports()
             .get(m.cell.name())
@@ -775,7 +790,14 @@ impl Writer {
             tracing::debug!(report = %m.cell.name(), start_ms = m.start_ms, "Tick already in history, skipped");
             return Ok(());
         }
-        sum_tick(t, &m, shared.dictionary(), &h, shared.budget().tight())
+        // What the other reports' tracking holds stays as last settled; this one's is told as
+        // it grows.
+        let others = account.accounted().saturating_sub(t.bytes() as u64);
+        let mut meter = |held: usize| {
+            account.settle(others + held as u64);
+            account.budget().judge()
+        };
+        sum_tick(t, &m, shared.dictionary(), &h, &mut meter)
     }
 
     /// Tells the memory budget what the writer holds: every report's names and open steps, and
@@ -801,57 +823,77 @@ impl Tier {
     }
 }
 
-/// Sums a tick into its step of `t` (see [`Writer::take`] for what is checked before). While
-/// the memory budget is `tight`, a row whose key the step does not hold goes to the step's
-/// "(other)" row (counted in `rows_refused`).
+/// Tells the memory budget what a report's tracking holds now (bytes) while a tick is summed
+/// into it, and says whether the budget is tight (see [`Writer::take`]).
+type Meter<'a> = dyn FnMut(usize) -> bool + 'a;
+
+/// Sums a tick into its step of `t` (see [`Writer::take`] for what is checked before). The
+/// tracking's growth is told to the budget through `meter` every [`CHECK_EVERY_ROWS`] rows
+/// (and chunk of names); while the budget is tight, a row whose key the step does not hold goes
+/// to the step's "(other)" row (counted in `rows_refused`), and so does one whose key was left
+/// unnamed for it.
 fn sum_tick(
     t: &mut Tracked,
     m: &Handed,
     dictionary: &parking_lot::RwLock<crate::dictionary::Dictionary>,
     h: &History,
-    tight: bool,
+    meter: &mut Meter<'_>,
 ) -> Result<(), GaveUp> {
+    let mut tight = meter(t.bytes());
     if !t.keyless {
-        name_rows(t, m, dictionary, h, tight)?;
+        name_rows(t, m, dictionary, h, &mut tight, meter)?;
     }
-    let mut refused = 0u64;
     let (sums, hist) = m.tick.totals();
-    // Each resolution that has not counted the tick yet.
-    for tier in t
-        .tiers
-        .iter_mut()
-        .filter(|tier| m.start_ms >= tier.until_ms)
-    {
+    // Each resolution that has not counted the tick yet, and the start of its step.
+    let mut steps = Vec::with_capacity(t.tiers.len());
+    for (i, tier) in t.tiers.iter_mut().enumerate() {
+        if m.start_ms < tier.until_ms {
+            continue;
+        }
         tier.until_ms = m.end_ms;
         tier.newest_start_ms = tier.newest_start_ms.max(m.start_ms);
         let step_start = m.start_ms / tier.step_ms * tier.step_ms;
         let step = tier.steps.entry(step_start).or_default();
-        if !t.keyless {
-            for (i, (ids, sums, hist)) in m.tick.rows().enumerate() {
-                if i % CHECK_EVERY_ROWS == CHECK_EVERY_ROWS - 1 {
-                    h.checkpoint()?;
+        step.named.add_totals(sums, hist);
+        step.named.ticks_end_ms = step.named.ticks_end_ms.max(m.end_ms);
+        steps.push((i, step_start));
+    }
+    if t.keyless {
+        return Ok(());
+    }
+    let mut refused = 0u64;
+    for (n, (ids, sums, hist)) in m.tick.rows().enumerate() {
+        if n % CHECK_EVERY_ROWS == CHECK_EVERY_ROWS - 1 {
+            h.checkpoint()?;
+            tight = meter(t.bytes());
+        }
+        // Named for this tick (see `name_rows`), so that a row made now is named when written.
+        let named = t
+            .names
+            .get(ids)
+            .is_some_and(|(_, seen)| *seen >= m.start_ms);
+        for &(i, start) in &steps {
+            let Some(step) = t.tiers[i].steps.get_mut(&start) else {
+                continue;
+            };
+            match step.by_ids.get_mut(ids) {
+                Some(p) => {
+                    let before = p.hist.heap_bytes();
+                    p.add(&sums, hist);
+                    step.heap += p.hist.heap_bytes().saturating_sub(before);
                 }
-                match step.by_ids.get_mut(ids) {
-                    Some(p) => {
-                        let before = p.hist.heap_bytes();
-                        p.add(&sums, hist);
-                        step.heap += p.hist.heap_bytes().saturating_sub(before);
-                    }
-                    None if tight => {
-                        step.named.add_other(&sums, hist);
-                        refused += 1;
-                    }
-                    None => {
-                        let mut p = Part::default();
-                        p.add(&sums, hist);
-                        step.heap += ids.len() * 4 + p.hist.heap_bytes();
-                        step.by_ids.insert(ids.into(), p);
-                    }
+                None if tight || !named => {
+                    step.named.add_other(&sums, hist);
+                    refused += 1;
+                }
+                None => {
+                    let mut p = Part::default();
+                    p.add(&sums, hist);
+                    step.heap += ids.len() * 4 + p.hist.heap_bytes();
+                    step.by_ids.insert(ids.into(), p);
                 }
             }
         }
-        step.named.add_totals(sums, hist);
-        step.named.ticks_end_ms = step.named.ticks_end_ms.max(m.end_ms);
     }
     if refused > 0 {
         h.rows_refused.fetch_add(refused, Relaxed);
@@ -1109,7 +1151,7 @@ mod tests {
             tracked: HashMap::new(),
             rows: 0,
             last_prune: Instant::now(),
-            account: Account::new(crate::budget::Budget::unlimited()),
+            account: Arc::new(Account::new(crate::budget::Budget::unlimited())),
         };
         let until = writer.track(&cell).expect("tracked").tiers[0].until_ms;
         assert!(
@@ -1225,7 +1267,7 @@ mod tests {
                     end_ms: window.tick_start(tick.index() + 1),
                     tick,
                 };
-                sum_tick(t, &m, &dictionary, &history, false).unwrap();
+                sum_tick(t, &m, &dictionary, &history, &mut |_| false).unwrap();
             }
         };
         {
@@ -1261,6 +1303,67 @@ mod tests {
         rows.sort();
         assert_eq!(rows, [("/a".to_string(), 2), ("/b".to_string(), 1)]);
         assert_eq!(stored.totals.sums.req_count, 3);
+    }
+
+    /// A tick's growth is told to the budget as it is named and summed, not once it is summed
+    /// whole: once the budget turns tight midway, the rest of the tick's new keys are neither
+    /// named nor given rows, and their requests are in "(other)".
+    #[test]
+    fn a_budget_tight_midway_through_a_tick_stops_its_growth() {
+        let mut dict = Dictionary::new(10_000);
+        dict.set_now(0);
+        let ids: Vec<u32> = (0..3000)
+            .map(|i| dict.intern(format!("/s{i}").as_bytes()))
+            .collect();
+        let (cell, mut t, dictionary) = script_report(dict);
+        let history = History::new(&crate::config::Config::default());
+        {
+            let mut r = cell.report.write();
+            r.advance(1);
+            for &script in &ids {
+                r.add(&view(&Record {
+                    script_name: script,
+                    request_time: 0.1,
+                    ..Record::default()
+                }));
+            }
+            r.advance(1001);
+        }
+        let tick = cell.report.write().take_closed_ticks().0.remove(0);
+        let m = Handed {
+            cell: Arc::clone(&cell),
+            start_ms: t.window.tick_start(tick.index()),
+            end_ms: t.window.tick_start(tick.index() + 1),
+            tick,
+        };
+        let mut told = Vec::new();
+        let mut meter = |held: usize| {
+            told.push(held);
+            held > 0
+        };
+        sum_tick(&mut t, &m, &dictionary, &history, &mut meter).unwrap();
+        assert_eq!(
+            told[..2],
+            [0, 0],
+            "nothing held before the tick and its first names"
+        );
+        assert!(told[2] > 0, "the first chunk of names told");
+        assert_eq!(t.names.len(), RESOLVE_CHUNK, "one chunk named, then tight");
+        let step = t.tiers[0].steps.values().next().unwrap();
+        let refused = history.rows_refused.load(Relaxed);
+        assert_eq!(step.by_ids.len(), 0, "tight from the first row on");
+        // The report keeps 1,000 rows: the tick's other 2,000 requests are in its own
+        // "(other)", which history sums into the totals only.
+        assert_eq!(refused, 1000, "every row of the tick");
+        let stored = step_of(&mut t, &history);
+        assert_eq!(stored.other.unwrap().sums.req_count, 1000);
+        assert_eq!(stored.totals.sums.req_count, 3000);
+    }
+
+    /// The first pending step of `t`, named and stored (10 rows).
+    fn step_of(t: &mut Tracked, history: &History) -> step::Stored {
+        let (_, pending) = t.tiers[0].steps.pop_first().unwrap();
+        pending.named_by(&t.names, history).unwrap().finish(10)
     }
 
     /// While the memory budget is tight, a tick's rows whose keys the open step does not hold go
@@ -1301,7 +1404,7 @@ mod tests {
                     end_ms: window.tick_start(tick.index() + 1),
                     tick,
                 };
-                sum_tick(t, &m, &dictionary, &history, tight).unwrap();
+                sum_tick(t, &m, &dictionary, &history, &mut |_| tight).unwrap();
             }
         };
         tick(&mut t, &[ids[0]], false);
@@ -1315,8 +1418,7 @@ mod tests {
         assert_eq!(t.names.len(), 2, "room again: /b gets its row");
         assert!(t.bytes() > one_row);
 
-        let (_, pending) = t.tiers[0].steps.pop_first().unwrap();
-        let stored = pending.named_by(&t.names, &history).unwrap().finish(10);
+        let stored = step_of(&mut t, &history);
         let rows: Vec<(&str, u64)> = stored
             .rows
             .iter()
