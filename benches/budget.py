@@ -201,7 +201,8 @@ def summary(name, d, s, extra):
           f"{m['tight_episodes']}); refused: names {m['names_refused']:,}, rows {m['rows_refused']:,}, "
           f"reports {m['reports_refused']:,}; /healthz p50 {pct(s.health, 0.5):.1f} ms, p99 "
           f"{pct(s.health, 0.99):.1f} ms, max {pct(s.health, 1.0):.1f} ms over {len(s.health)} polls; "
-          f"merged {st['requests_merged']:,}; {extra}", flush=True)
+          f"merged {st['requests_merged']:,} (temp ring dropped {st['temp_pool_dropped']:,}); {extra}",
+          flush=True)
 
 
 def dump(s):
