@@ -13,6 +13,7 @@ refusals, /healthz's p50/p99/max and the requests merged vs sent.
 
 Usage: benches/budget.py   (cargo builds the binaries first)
 Env:   RUNS=flood,reports BUDGET=auto NAMES=3000000 RATE=100000 REPORTS=256 TRAFFIC_RATE=20000 TRAFFIC_S=60
+       DUMP=1 (what is accounted, by part, at its peak and every sample) NO_BUILD=1 PINBAD_BIN= BLAST_BIN=
 Bounded: every sender stops by itself; only 127.0.0.1 is targeted; pinbad is stopped by PID.
 """
 import json
@@ -33,8 +34,9 @@ RATE = int(os.environ.get("RATE", 100_000))
 REPORTS = int(os.environ.get("REPORTS", 256))
 TRAFFIC_RATE = int(os.environ.get("TRAFFIC_RATE", 20_000))
 TRAFFIC_S = int(os.environ.get("TRAFFIC_S", 60))
-BIN = os.path.join(ROOT, "target/release/pinbad")
-BLAST = os.path.join(ROOT, "target/release/pinbad-blast")
+BIN = os.environ.get("PINBAD_BIN", os.path.join(ROOT, "target/release/pinbad"))
+BLAST = os.environ.get("BLAST_BIN", os.path.join(ROOT, "target/release/pinbad-blast"))
+DUMP = bool(os.environ.get("DUMP"))
 
 
 def varint(n):
@@ -137,6 +139,7 @@ class Sampler(threading.Thread):
         super().__init__(daemon=True)
         self.d, self.stop_flag = d, threading.Event()
         self.peak_rss, self.peak_used, self.health, self.tight_seen = 0, 0, [], False
+        self.t0, self.at_peak, self.series = time.monotonic(), None, []
 
     def run(self):
         while not self.stop_flag.is_set():
@@ -147,7 +150,12 @@ class Sampler(threading.Thread):
                 self.health.append(time.monotonic() - t)
             except Exception:
                 self.health.append(float("inf"))
-            m = self.d.status()["memory"]
+            st = self.d.status()
+            m = st["memory"]
+            if DUMP and m["used_bytes"] > self.peak_used:
+                self.at_peak = parts(st)
+            if DUMP:
+                self.series.append((time.monotonic() - self.t0, parts(st, brief=True)))
             self.peak_used = max(self.peak_used, m["used_bytes"])
             self.tight_seen |= m["tight"] == 1
             self.stop_flag.wait(0.5)
@@ -155,6 +163,28 @@ class Sampler(threading.Thread):
     def finish(self):
         self.stop_flag.set()
         self.join()
+
+
+def parts(st, brief=False):
+    """DUMP=1: what the budget accounts, by part: the reserved part, the dictionary, the reports
+    (by their published memory_bytes) and the rest (family stages, taps' holdings)."""
+    m, mib = st["memory"], lambda b: round(b / (1 << 20), 1)
+    reports = sum(r["memory_bytes"] for r in st["reports"])
+    out = {"used": mib(m["used_bytes"]), "rss": mib(m["resident_bytes"]), "tight": m["tight"],
+           "reserved": mib(m["reserved_bytes"]), "dictionary": mib(st.get("dictionary_bytes", 0)),
+           "reports": mib(reports), "rows": sum(r["rows"] or 0 for r in st["reports"]),
+           "rest": mib(m["used_bytes"] - m["reserved_bytes"] - st.get("dictionary_bytes", 0) - reports
+                       - sum(st.get(t, {}).get("memory_bytes", 0) for t in ("history", "ticklog"))
+                       - m.get("outliving_bytes", 0))}
+    for tap in ("history", "ticklog"):
+        if "memory_bytes" in st.get(tap, {}):
+            out[tap] = mib(st[tap]["memory_bytes"])
+    if "outliving_bytes" in m:
+        out["outliving"] = mib(m["outliving_bytes"])
+    if not brief:
+        rs = sorted(st["reports"], key=lambda r: -r["memory_bytes"])
+        out["top"] = [(r["name"], mib(r["memory_bytes"]), r["rows"]) for r in rs[:8]]
+    return out
 
 
 def pct(xs, p):
@@ -171,7 +201,17 @@ def summary(name, d, s, extra):
           f"{m['tight_episodes']}); refused: names {m['names_refused']:,}, rows {m['rows_refused']:,}, "
           f"reports {m['reports_refused']:,}; /healthz p50 {pct(s.health, 0.5):.1f} ms, p99 "
           f"{pct(s.health, 0.99):.1f} ms, max {pct(s.health, 1.0):.1f} ms over {len(s.health)} polls; "
-          f"merged {st['requests_merged']:,}; {extra}", flush=True)
+          f"merged {st['requests_merged']:,} (temp ring dropped {st['temp_pool_dropped']:,}); {extra}",
+          flush=True)
+
+
+def dump(s):
+    """DUMP=1: the parts at the accounted peak, and the series (MiB), one sample a line."""
+    if not DUMP:
+        return
+    print("at the accounted peak:", s.at_peak)
+    for t, p in s.series:
+        print(f"  {t:6.1f} s", p)
 
 
 def flood(work):
@@ -197,6 +237,7 @@ def flood(work):
     st = d.status()
     summary("flood", d, s, f"{NAMES:,} unique names sent in {took:.1f} s, dictionary "
             f"{st['dictionary_size']:,} strings")
+    dump(s)
     d.stop()
     os.remove(path)
 
@@ -224,19 +265,15 @@ def reports(work):
     s.finish()
     summary("reports", d, s, f"{created} of {REPORTS} reports created ({'a 409: ' + refused['error'] if refused else 'none refused'}); "
             f"{TRAFFIC_S} s at {TRAFFIC_RATE:,}/s: sent {blast.get('packets_sent'):,}, lost {blast.get('loss_packets')}")
-    if os.environ.get("DUMP"):
-        st = d.status()
-        rs = sorted(st["reports"], key=lambda r: -r["memory_bytes"])
-        print("memory:", st["memory"], "dictionary_bytes", st.get("dictionary_bytes"))
-        print("reports' memory_bytes:", sum(r["memory_bytes"] for r in rs) >> 20, "MiB;",
-              [(r["name"], r["memory_bytes"] >> 10, r.get("rows")) for r in rs[:5]])
+    dump(s)
     d.stop()
 
 
 def main():
-    subprocess.run(["cargo", "build", "--release", "--bin", "pinbad"], cwd=ROOT, check=True)
-    subprocess.run(["cargo", "build", "--release", "--features", "corpus", "--bin", "pinbad-blast"],
-                   cwd=ROOT, check=True)
+    if not os.environ.get("NO_BUILD"):
+        subprocess.run(["cargo", "build", "--release", "--bin", "pinbad"], cwd=ROOT, check=True)
+        subprocess.run(["cargo", "build", "--release", "--features", "corpus", "--bin",
+                        "pinbad-blast"], cwd=ROOT, check=True)
     runs = {"flood": flood, "reports": reports}
     for run in [runs[r] for r in os.environ.get("RUNS", "flood,reports").split(",")]:
         with tempfile.TemporaryDirectory() as work:

@@ -18,11 +18,21 @@
 //! a report counts ahead: see `Report::memory_estimate`), which the margin between
 //! [`Budget::tight_at`] and the limit is for.
 //!
+//! Memory a holder lets go of while another still holds it (a closed tick a report compacted or
+//! let leave its window while the history writer or the tick log has yet to take it) stays
+//! accounted until the last holder drops it ([`Budget::outlived`]), swept at each judgement.
+//!
 //! Pure: no I/O but [`host_memory`], which reads `/proc/meminfo` and the cgroup's limit once at
 //! start-up; any thread.
 
+use std::any::Any;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
+
+use parking_lot::Mutex;
+
+/// Something held elsewhere after its accounted holder let it go (see [`Budget::outlived`]).
+type Outliving = (Weak<dyn Any + Send + Sync>, u64);
 
 /// New rows a report makes between two of its settlements within a merge round (and at a table's
 /// doubling): what it may add unseen is this many rows' worth.
@@ -50,6 +60,11 @@ pub struct Budget {
     reports_refused: AtomicU64,
     /// The most `used` has been at a judgement.
     peak: AtomicU64,
+    /// What holders let go of while others still held it, and its bytes (in `used` until the
+    /// last holder drops it; see [`Budget::outlived`]).
+    outliving: Mutex<Vec<Outliving>>,
+    /// Bytes of `outliving`.
+    outliving_bytes: AtomicU64,
 }
 
 impl Budget {
@@ -64,6 +79,8 @@ impl Budget {
             names_refused: AtomicU64::new(0),
             reports_refused: AtomicU64::new(0),
             peak: AtomicU64::new(0),
+            outliving: Mutex::new(Vec::new()),
+            outliving_bytes: AtomicU64::new(0),
         })
     }
 
@@ -116,6 +133,7 @@ impl Budget {
     /// report growing by many rows within one): sets or clears the tight flag, and logs when it
     /// changes (once, whichever thread judges). Returns whether it is tight.
     pub fn judge(&self) -> bool {
+        self.sweep_outliving();
         let used = self.used();
         self.peak.fetch_max(used, Relaxed);
         let was = self.tight();
@@ -148,6 +166,45 @@ impl Budget {
             }
         }
         now
+    }
+
+    /// A holder let go of `held` (`bytes`, which its account no longer counts) while something
+    /// else still holds it: the bytes stay accounted until the last holder drops it (checked at
+    /// each [`Budget::judge`]). A closed tick compacted or expired by its report while the
+    /// history writer or the tick log has not taken it yet is such a thing.
+    pub fn outlived(&self, held: Weak<dyn Any + Send + Sync>, bytes: u64) {
+        if held.strong_count() == 0 {
+            return;
+        }
+        let mut list = self.outliving.lock();
+        list.push((held, bytes));
+        self.outliving_bytes.fetch_add(bytes, Relaxed);
+        self.used.fetch_add(bytes, Relaxed);
+    }
+
+    /// Bytes accounted for things their holders let go of and others still hold.
+    pub fn outliving_bytes(&self) -> u64 {
+        self.outliving_bytes.load(Relaxed)
+    }
+
+    /// Takes what the last holder dropped out of what is accounted.
+    fn sweep_outliving(&self) {
+        if self.outliving_bytes.load(Relaxed) == 0 {
+            return;
+        }
+        let mut list = self.outliving.lock();
+        let mut freed = 0;
+        list.retain(|(held, bytes)| {
+            let alive = held.strong_count() > 0;
+            if !alive {
+                freed += bytes;
+            }
+            alive
+        });
+        if freed > 0 {
+            self.outliving_bytes.fetch_sub(freed, Relaxed);
+            self.used.fetch_sub(freed, Relaxed);
+        }
     }
 
     /// Counts `n` contributions that got no row for want of memory.
@@ -235,6 +292,16 @@ impl Drop for Account {
     fn drop(&mut self) {
         self.settle(0);
     }
+}
+
+/// Bytes of a hash table (`hashbrown`'s layout, std's and `rustc_hash`'s maps and sets) that
+/// holds `capacity` entries of `slot` bytes: its buckets (a power of two, at most 7/8 full) and
+/// a control byte each.
+pub fn table_bytes(capacity: usize, slot: usize) -> usize {
+    if capacity == 0 {
+        return 0;
+    }
+    (capacity * 8).div_ceil(7).next_power_of_two() * (slot + 1)
 }
 
 /// The memory this process may use: the host's (`MemTotal`), or its cgroup's limit when lower
@@ -327,6 +394,44 @@ mod tests {
         assert!(b.judge());
         assert_eq!(b.episodes(), 2);
         assert_eq!(b.peak(), 1600);
+    }
+
+    /// What a holder let go of while another held it stays accounted until the other drops it.
+    #[test]
+    fn what_outlives_its_holder_stays_accounted_until_dropped() {
+        let b = Budget::new(1600);
+        let tick: Arc<dyn Any + Send + Sync> = Arc::new(vec![0u8; 10]);
+        let tap = Arc::clone(&tick);
+        b.outlived(Arc::downgrade(&tick), 500);
+        drop(tick);
+        assert!(!b.judge());
+        assert_eq!(
+            (b.used(), b.outliving_bytes()),
+            (500, 500),
+            "the tap holds it"
+        );
+        drop(tap);
+        b.judge();
+        assert_eq!((b.used(), b.outliving_bytes()), (0, 0));
+        // Already dropped by everyone: nothing to account.
+        let gone: Arc<dyn Any + Send + Sync> = Arc::new(1u8);
+        let weak = Arc::downgrade(&gone);
+        drop(gone);
+        b.outlived(weak, 700);
+        assert_eq!(b.used(), 0);
+    }
+
+    /// A table's buckets from what it holds: a power of two, at most 7/8 full.
+    #[test]
+    fn table_bytes_follow_hashbrowns_buckets() {
+        let mut m: std::collections::HashMap<u64, u64> = Default::default();
+        assert_eq!(table_bytes(m.capacity(), 16), 0);
+        for i in 0..1792 {
+            m.insert(i, i);
+        }
+        assert_eq!(table_bytes(m.capacity(), 16), 2048 * 17, "7/8 of 2048");
+        m.insert(5000, 0);
+        assert_eq!(table_bytes(m.capacity(), 16), 4096 * 17, "past 7/8 of 2048");
     }
 
     #[test]

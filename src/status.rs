@@ -501,7 +501,7 @@ pub static FIGURES: &[Figure] = &[
     .read(|s| json!(s.core.budget().limit())),
     gauge(
         "memory.used_bytes",
-        "Memory accounted against the budget: the reserved part, the dictionary, the reports and their stages.",
+        "Memory accounted against the budget: the reserved part, the dictionary, the reports and their stages, the history writer and the tick log.",
     )
     .prometheus("pinbad_memory_used")
     .unit(Unit::Bytes, 1.0)
@@ -514,6 +514,13 @@ pub static FIGURES: &[Figure] = &[
     .prometheus("pinbad_memory_reserved")
     .unit(Unit::Bytes, 1.0)
     .read(|s| json!(s.core.reserved_memory())),
+    gauge(
+        "memory.outliving_bytes",
+        "Of it, closed ticks their reports let go of that the history writer or the tick log still holds.",
+    )
+    .prometheus("pinbad_memory_outliving")
+    .unit(Unit::Bytes, 1.0)
+    .read(|s| json!(s.core.budget().outliving_bytes())),
     gauge(
         "memory.peak_bytes",
         "The most memory accounted at any merge round since start.",
@@ -852,6 +859,18 @@ pub static FIGURES: &[Figure] = &[
     .prometheus("pinbad_history_dropped_steps")
     .dashboard("history steps dropped at stop")
     .loss(),
+    gauge(
+        "history.memory_bytes",
+        "Memory the history writer holds (open steps, key names), counted in the memory budget.",
+    )
+    .prometheus("pinbad_history_memory")
+    .unit(Unit::Bytes, 1.0),
+    counter(
+        "history.rows_refused",
+        "Tick rows summed into their step's \"(other)\" row because the memory budget was tight.",
+    )
+    .prometheus("pinbad_history_rows_refused")
+    .dashboard("history rows refused: memory budget"),
     counter(
         "history.open_errors",
         "Times the history store could not be opened (pinbad then runs without history).",
@@ -961,6 +980,12 @@ pub static FIGURES: &[Figure] = &[
     .prometheus("pinbad_ticklog_write_errors")
     .dashboard("tick log write errors")
     .loss(),
+    gauge(
+        "ticklog.memory_bytes",
+        "Memory the tick log's writer holds (ids, scratch), counted in the memory budget.",
+    )
+    .prometheus("pinbad_ticklog_memory")
+    .unit(Unit::Bytes, 1.0),
     gauge(
         "ticklog.current_queued",
         "Closed ticks waiting for the tick log's writer.",

@@ -18,6 +18,12 @@
 //! tick of a later step arrives, or a tick (plus a grace) after it ended; at shutdown, whatever
 //! is accumulated is written, and a step written again later is merged (sums add).
 //!
+//! Memory: what the writer holds (each open step's rows by key, the names of the keys seen lately,
+//! a batch being written) is counted against the memory budget (`budget`) after every tick it
+//! sums and every write. While the budget is tight, a tick's row whose key its step does not
+//! hold yet is summed into the step's "(other)" row instead (`rows_refused`; the totals stay
+//! exact), and its key is not named: a flood of new keys adds nothing to the open steps.
+//!
 //! Two resolutions: a report keeps its own steps (`history_step`) and, when `[history]
 //! fine_step` is a shorter divisor of them, fine steps too (`fine_spec`), stored as a report line
 //! of their own (`fine_name`) with their own retention and rows; each tick is summed into both.
@@ -41,6 +47,7 @@ use crossbeam_queue::ArrayQueue;
 use parking_lot::Mutex;
 use serde_json::{json, Value};
 
+use crate::budget::{table_bytes, Account};
 pub use crate::config::{
     HistorySpec as Spec, DEFAULT_HISTORY_ROWS as DEFAULT_ROWS, DEFAULT_HISTORY_STEP as DEFAULT_STEP,
 };
@@ -49,7 +56,7 @@ use crate::shutdown::StopGate;
 use crate::state::Core;
 use crate::tap::TickTap;
 use rustc_hash::FxHashMap;
-use step::{Key, Part, Step};
+use step::{key_bytes, Key, Part, Step};
 use store::{ReportInfo, Store};
 
 /// Ticks waiting for the writer at most (all reports together); beyond, ticks are dropped and
@@ -139,6 +146,10 @@ pub struct History {
     open_errors: AtomicU64,
     /// Stored rows that queries could not read back and left out (see `query::Answer`).
     damaged_rows_read: AtomicU64,
+    /// What the writer holds (bytes), as told to the memory budget.
+    memory_bytes: AtomicU64,
+    /// Tick rows summed into their step's "(other)" row because the memory budget was tight.
+    rows_refused: AtomicU64,
 }
 
 impl History {
@@ -160,6 +171,8 @@ impl History {
             dropped_steps: AtomicU64::new(0),
             open_errors: AtomicU64::new(0),
             damaged_rows_read: AtomicU64::new(0),
+            memory_bytes: AtomicU64::new(0),
+            rows_refused: AtomicU64::new(0),
         }
     }
 
@@ -245,6 +258,8 @@ impl History {
             "dropped_steps": self.dropped_steps.load(Relaxed),
             "open_errors": self.open_errors.load(Relaxed),
             "damaged_rows_read": self.damaged_rows_read.load(Relaxed),
+            "memory_bytes": self.memory_bytes.load(Relaxed),
+            "rows_refused": self.rows_refused.load(Relaxed),
         })
     }
 }
@@ -322,6 +337,7 @@ pub fn start(shared: &Arc<Core>, h: &Arc<History>) -> std::io::Result<Option<Wri
         tracked: HashMap::new(),
         rows: 0,
         last_prune: Instant::now(),
+        account: Arc::new(Account::new(Arc::clone(shared.budget()))),
     };
     writer.rows = match writer.store.count_rows() {
         Ok(n) => n as i64,
@@ -359,6 +375,28 @@ struct Tracked {
     /// [`Writer::name_rows`]): a tick's rows are summed by ids, each key named once, not once
     /// per row and tick.
     names: FxHashMap<Box<[u32]>, (Key, u64)>,
+    /// Heap bytes of `names`' ids and keys (see [`Tracked::bytes`]).
+    names_heap: usize,
+}
+
+/// Bytes of a `names` entry's slot, and the heap of one (its ids and its key).
+const NAME_SLOT: usize = std::mem::size_of::<(Box<[u32]>, (Key, u64))>();
+fn name_heap(ids: &[u32], key: &Key) -> usize {
+    ids.len() * 4 + key_bytes(key)
+}
+
+impl Tracked {
+    /// Memory the writer holds for the report (bytes): the names, every open step.
+    fn bytes(&self) -> usize {
+        table_bytes(self.names.capacity(), NAME_SLOT)
+            + self.names_heap
+            + self
+                .tiers
+                .iter()
+                .flat_map(|t| t.steps.values())
+                .map(Pending::bytes)
+                .sum::<usize>()
+    }
 }
 
 /// One resolution of a report's history: its line in the store (the report's name, or
@@ -412,10 +450,20 @@ pub fn fine_spec(
 #[derive(Default)]
 struct Pending {
     by_ids: FxHashMap<Box<[u32]>, Part>,
+    /// Heap bytes of `by_ids`' ids and histograms.
+    heap: usize,
     named: Step,
 }
 
+/// Bytes of a pending step's row slot.
+const PENDING_SLOT: usize = std::mem::size_of::<(Box<[u32]>, Part)>();
+
 impl Pending {
+    /// Memory the step holds (bytes): its rows by ids, and those named already.
+    fn bytes(&self) -> usize {
+        table_bytes(self.by_ids.capacity(), PENDING_SLOT) + self.heap + self.named.bytes()
+    }
+
     /// The step with every row named (looking at `h`'s checkpoint as it goes).
     fn named_by(
         self,
@@ -440,6 +488,9 @@ impl Pending {
     /// string).
     fn settle(&mut self, ids: &[u32], name: &Key) {
         if let Some(p) = self.by_ids.remove(ids) {
+            self.heap = self
+                .heap
+                .saturating_sub(ids.len() * 4 + p.hist.heap_bytes());
             self.named.add_row(name.clone(), &p.sums, &p.hist);
         }
     }
@@ -454,27 +505,46 @@ impl Pending {
 /// every tick starting before S + window (`seen` moves on with each tick holding them). Ids
 /// named again to another string (freed and reused) first settle what the pending steps hold
 /// under the old name.
+///
+/// While the memory budget is `tight` (told the names' growth through `meter` at each chunk),
+/// only the rows that will be summed under their key (those of keys their steps hold already,
+/// see [`sum_tick`]) are named.
 fn name_rows(
     t: &mut Tracked,
     m: &Handed,
     dictionary: &parking_lot::RwLock<crate::dictionary::Dictionary>,
     h: &History,
+    tight: &mut bool,
+    meter: &mut Meter<'_>,
 ) -> Result<(), GaveUp> {
     let history_ms = t.window.history_ms;
+    let Tracked { names, tiers, .. } = &mut *t;
     let stale: Vec<&[u32]> = m
         .tick
         .rows()
         .map(|(ids, _, _)| ids)
-        .filter(|ids| match t.names.get_mut(*ids) {
+        .filter(|ids| match names.get_mut(*ids) {
             Some((_, seen)) if m.start_ms < *seen + history_ms => {
                 *seen = (*seen).max(m.start_ms);
                 false
             }
-            _ => true,
+            _ => !*tight || tiers.iter().any(|tier| tier.holds(m.start_ms, ids)),
         })
         .collect();
     for chunk in stale.chunks(RESOLVE_CHUNK) {
         h.checkpoint()?;
+        *tight = meter(t.bytes());
+        let held: Vec<&[u32]>;
+        let chunk = if *tight {
+            held = chunk
+                .iter()
+                .copied()
+                .filter(|ids| t.tiers.iter().any(|tier| tier.holds(m.start_ms, ids)))
+                .collect();
+            &held[..]
+        } else {
+            chunk
+        };
         let fresh: Vec<Key> = {
             let dict = dictionary.read();
             chunk.iter().map(|ids| t.keys.render(ids, &dict)).collect()
@@ -488,7 +558,10 @@ fn name_rows(
                     }
                 }
             }
-            t.names.insert((*ids).into(), (name, m.start_ms));
+            t.names_heap += name_heap(ids, &name);
+            if let Some((old, _)) = t.names.insert((*ids).into(), (name, m.start_ms)) {
+                t.names_heap = t.names_heap.saturating_sub(name_heap(ids, &old));
+            }
         }
     }
     Ok(())
@@ -503,6 +576,8 @@ struct Writer {
     tracked: HashMap<String, Tracked>,
     rows: i64,
     last_prune: Instant,
+    /// What the writer holds, against the memory budget (see [`Writer::settle_memory`]).
+    account: Arc<Account>,
 }
 
 impl Writer {
@@ -592,8 +667,10 @@ impl Writer {
                 tick,
             };
             self.take(m, now_ms)?;
+            self.settle_memory(0);
         }
         let wrote = self.flush(now_ms, all)?;
+        self.settle_memory(0);
         h.checkpoint()?;
         if all || self.last_prune.elapsed() >= PRUNE_EVERY {
             self.prune();
@@ -648,6 +725,7 @@ impl Writer {
                     window,
                     tiers,
                     names: FxHashMap::default(),
+                    names_heap: 0,
                 },
             );
         }
@@ -693,6 +771,7 @@ impl Writer {
     fn take(&mut self, m: Handed, now_ms: u64) -> Result<(), GaveUp> {
         let shared = Arc::clone(&self.shared);
         let h = Arc::clone(&self.history);
+        let account = Arc::clone(&self.account);
         let live = shared
             .reports()
             .get(m.cell.name())
@@ -711,48 +790,113 @@ impl Writer {
             tracing::debug!(report = %m.cell.name(), start_ms = m.start_ms, "Tick already in history, skipped");
             return Ok(());
         }
-        sum_tick(t, &m, shared.dictionary(), &h)
+        // What the other reports' tracking holds stays as last settled; this one's is told as
+        // it grows.
+        let others = account.accounted().saturating_sub(t.bytes() as u64);
+        let mut meter = |held: usize| {
+            account.settle(others + held as u64);
+            account.budget().judge()
+        };
+        sum_tick(t, &m, shared.dictionary(), &h, &mut meter)
+    }
+
+    /// Tells the memory budget what the writer holds: every report's names and open steps, and
+    /// `batch` bytes of steps being written; then judges the budget (a tick of a flood can add
+    /// much between two merge rounds).
+    fn settle_memory(&self, batch: usize) {
+        let bytes = self.tracked.values().map(Tracked::bytes).sum::<usize>() + batch;
+        self.account.settle(bytes as u64);
+        self.history.memory_bytes.store(bytes as u64, Relaxed);
+        self.account.budget().judge();
     }
 }
 
-/// Sums a tick into its step of `t` (see [`Writer::take`] for what is checked before).
+impl Tier {
+    /// Whether this resolution sums a tick starting at `start_ms` (it has not counted it yet)
+    /// into a step that holds `ids` already.
+    fn holds(&self, start_ms: u64, ids: &[u32]) -> bool {
+        start_ms >= self.until_ms
+            && self
+                .steps
+                .get(&(start_ms / self.step_ms * self.step_ms))
+                .is_some_and(|p| p.by_ids.contains_key(ids))
+    }
+}
+
+/// Tells the memory budget what a report's tracking holds now (bytes) while a tick is summed
+/// into it, and says whether the budget is tight (see [`Writer::take`]).
+type Meter<'a> = dyn FnMut(usize) -> bool + 'a;
+
+/// Sums a tick into its step of `t` (see [`Writer::take`] for what is checked before). The
+/// tracking's growth is told to the budget through `meter` every [`CHECK_EVERY_ROWS`] rows
+/// (and chunk of names); while the budget is tight, a row whose key the step does not hold goes
+/// to the step's "(other)" row (counted in `rows_refused`), and so does one whose key was left
+/// unnamed for it.
 fn sum_tick(
     t: &mut Tracked,
     m: &Handed,
     dictionary: &parking_lot::RwLock<crate::dictionary::Dictionary>,
     h: &History,
+    meter: &mut Meter<'_>,
 ) -> Result<(), GaveUp> {
+    let mut tight = meter(t.bytes());
     if !t.keyless {
-        name_rows(t, m, dictionary, h)?;
+        name_rows(t, m, dictionary, h, &mut tight, meter)?;
     }
     let (sums, hist) = m.tick.totals();
-    // Each resolution that has not counted the tick yet.
-    for tier in t
-        .tiers
-        .iter_mut()
-        .filter(|tier| m.start_ms >= tier.until_ms)
-    {
+    // Each resolution that has not counted the tick yet, and the start of its step.
+    let mut steps = Vec::with_capacity(t.tiers.len());
+    for (i, tier) in t.tiers.iter_mut().enumerate() {
+        if m.start_ms < tier.until_ms {
+            continue;
+        }
         tier.until_ms = m.end_ms;
         tier.newest_start_ms = tier.newest_start_ms.max(m.start_ms);
         let step_start = m.start_ms / tier.step_ms * tier.step_ms;
         let step = tier.steps.entry(step_start).or_default();
-        if !t.keyless {
-            for (i, (ids, sums, hist)) in m.tick.rows().enumerate() {
-                if i % CHECK_EVERY_ROWS == CHECK_EVERY_ROWS - 1 {
-                    h.checkpoint()?;
+        step.named.add_totals(sums, hist);
+        step.named.ticks_end_ms = step.named.ticks_end_ms.max(m.end_ms);
+        steps.push((i, step_start));
+    }
+    if t.keyless {
+        return Ok(());
+    }
+    let mut refused = 0u64;
+    for (n, (ids, sums, hist)) in m.tick.rows().enumerate() {
+        if n % CHECK_EVERY_ROWS == CHECK_EVERY_ROWS - 1 {
+            h.checkpoint()?;
+            tight = meter(t.bytes());
+        }
+        // Named for this tick (see `name_rows`), so that a row made now is named when written.
+        let named = t
+            .names
+            .get(ids)
+            .is_some_and(|(_, seen)| *seen >= m.start_ms);
+        for &(i, start) in &steps {
+            let Some(step) = t.tiers[i].steps.get_mut(&start) else {
+                continue;
+            };
+            match step.by_ids.get_mut(ids) {
+                Some(p) => {
+                    let before = p.hist.heap_bytes();
+                    p.add(&sums, hist);
+                    step.heap += p.hist.heap_bytes().saturating_sub(before);
                 }
-                match step.by_ids.get_mut(ids) {
-                    Some(p) => p.add(&sums, hist),
-                    None => {
-                        let mut p = Part::default();
-                        p.add(&sums, hist);
-                        step.by_ids.insert(ids.into(), p);
-                    }
+                None if tight || !named => {
+                    step.named.add_other(&sums, hist);
+                    refused += 1;
+                }
+                None => {
+                    let mut p = Part::default();
+                    p.add(&sums, hist);
+                    step.heap += ids.len() * 4 + p.hist.heap_bytes();
+                    step.by_ids.insert(ids.into(), p);
                 }
             }
         }
-        step.named.add_totals(sums, hist);
-        step.named.ticks_end_ms = step.named.ticks_end_ms.max(m.end_ms);
+    }
+    if refused > 0 {
+        h.rows_refused.fetch_add(refused, Relaxed);
     }
     Ok(())
 }
@@ -770,6 +914,7 @@ impl Writer {
             let Tracked {
                 tiers,
                 names,
+                names_heap,
                 window,
                 ..
             } = t;
@@ -808,12 +953,20 @@ impl Writer {
                 .max()
                 .unwrap_or(0);
             let keep_from = first_pending.min(newest.saturating_sub(window.history_ms));
-            names.retain(|_, (_, seen)| *seen >= keep_from);
+            names.retain(|ids, (name, seen)| {
+                let keep = *seen >= keep_from;
+                if !keep {
+                    *names_heap = names_heap.saturating_sub(name_heap(ids, name));
+                }
+                keep
+            });
         }
         if batch.is_empty() {
             return Ok(false);
         }
         let n = batch.len() as u64;
+        // The steps being written hold their rows named (each key's strings copied).
+        self.settle_memory(batch.iter().map(|s| s.2.bytes()).sum());
         if h.checkpoint().is_err() {
             h.dropped_steps.fetch_add(n, Relaxed);
             return Err(GaveUp);
@@ -998,6 +1151,7 @@ mod tests {
             tracked: HashMap::new(),
             rows: 0,
             last_prune: Instant::now(),
+            account: Arc::new(Account::new(crate::budget::Budget::unlimited())),
         };
         let until = writer.track(&cell).expect("tracked").tiers[0].until_ms;
         assert!(
@@ -1040,12 +1194,20 @@ mod tests {
         );
     }
 
-    /// A tick's rows are summed by ids and named once; an id freed and reused for another string
-    /// (possible only a window later) names the rows summed before by the old string.
-    #[test]
-    fn rows_keep_the_names_their_ids_had() {
-        let mut dict = Dictionary::new(100);
-        dict.set_now(0);
+    fn view(r: &Record) -> RequestView<'_> {
+        RequestView {
+            id: 0,
+            record: r,
+            tag_block: &[],
+            timers: &[],
+        }
+    }
+
+    /// A report over script_name keeping 60 s steps of its 1 s ticks, made with `dict`, and
+    /// the writer's tracking of it (one resolution, no names yet).
+    fn script_report(
+        mut dict: Dictionary,
+    ) -> (Arc<ReportCell>, Tracked, parking_lot::RwLock<Dictionary>) {
         let def = ReportDef {
             history_retention: Some("1d".parse().unwrap()),
             history_step: Some("60s".parse().unwrap()),
@@ -1056,28 +1218,11 @@ mod tests {
                 .unwrap()
                 .with_window(Duration::from_secs(2), 2, 0);
         report.keep_closed_ticks();
-        let a = dict.intern(b"/a");
-        let dictionary = parking_lot::RwLock::new(dict);
-        let record = |script: u32, time: f32| Record {
-            script_name: script,
-            request_time: time,
-            ..Record::default()
-        };
-        fn view(r: &Record) -> RequestView<'_> {
-            RequestView {
-                id: 0,
-                record: r,
-                tag_block: &[],
-                timers: &[],
-            }
-        }
         let window = report.window();
         let spec = Spec::of_report(&report).unwrap().unwrap();
         let keys = report.key_texts();
-        let history = History::new(&crate::config::Config::default());
-        let set = ReportSet::default();
-        let cell = set.try_insert(report).unwrap();
-        let mut t = Tracked {
+        let cell = ReportSet::default().try_insert(report).unwrap();
+        let t = Tracked {
             cell: Arc::clone(&cell),
             keys,
             keyless: false,
@@ -1091,7 +1236,26 @@ mod tests {
                 steps: BTreeMap::new(),
             }],
             names: FxHashMap::default(),
+            names_heap: 0,
         };
+        (cell, t, parking_lot::RwLock::new(dict))
+    }
+
+    /// A tick's rows are summed by ids and named once; an id freed and reused for another string
+    /// (possible only a window later) names the rows summed before by the old string.
+    #[test]
+    fn rows_keep_the_names_their_ids_had() {
+        let mut dict = Dictionary::new(100);
+        dict.set_now(0);
+        let a = dict.intern(b"/a");
+        let record = |script: u32, time: f32| Record {
+            script_name: script,
+            request_time: time,
+            ..Record::default()
+        };
+        let (cell, mut t, dictionary) = script_report(dict);
+        let window = t.window;
+        let history = History::new(&crate::config::Config::default());
         // The writer sums each tick as it arrives, promptly after it closed.
         let sum_closed = |t: &mut Tracked| {
             let (ticks, lost) = cell.report.write().take_closed_ticks();
@@ -1103,7 +1267,7 @@ mod tests {
                     end_ms: window.tick_start(tick.index() + 1),
                     tick,
                 };
-                sum_tick(t, &m, &dictionary, &history).unwrap();
+                sum_tick(t, &m, &dictionary, &history, &mut |_| false).unwrap();
             }
         };
         {
@@ -1139,5 +1303,130 @@ mod tests {
         rows.sort();
         assert_eq!(rows, [("/a".to_string(), 2), ("/b".to_string(), 1)]);
         assert_eq!(stored.totals.sums.req_count, 3);
+    }
+
+    /// A tick's growth is told to the budget as it is named and summed, not once it is summed
+    /// whole: once the budget turns tight midway, the rest of the tick's new keys are neither
+    /// named nor given rows, and their requests are in "(other)".
+    #[test]
+    fn a_budget_tight_midway_through_a_tick_stops_its_growth() {
+        let mut dict = Dictionary::new(10_000);
+        dict.set_now(0);
+        let ids: Vec<u32> = (0..3000)
+            .map(|i| dict.intern(format!("/s{i}").as_bytes()))
+            .collect();
+        let (cell, mut t, dictionary) = script_report(dict);
+        let history = History::new(&crate::config::Config::default());
+        {
+            let mut r = cell.report.write();
+            r.advance(1);
+            for &script in &ids {
+                r.add(&view(&Record {
+                    script_name: script,
+                    request_time: 0.1,
+                    ..Record::default()
+                }));
+            }
+            r.advance(1001);
+        }
+        let tick = cell.report.write().take_closed_ticks().0.remove(0);
+        let m = Handed {
+            cell: Arc::clone(&cell),
+            start_ms: t.window.tick_start(tick.index()),
+            end_ms: t.window.tick_start(tick.index() + 1),
+            tick,
+        };
+        let mut told = Vec::new();
+        let mut meter = |held: usize| {
+            told.push(held);
+            held > 0
+        };
+        sum_tick(&mut t, &m, &dictionary, &history, &mut meter).unwrap();
+        assert_eq!(
+            told[..2],
+            [0, 0],
+            "nothing held before the tick and its first names"
+        );
+        assert!(told[2] > 0, "the first chunk of names told");
+        assert_eq!(t.names.len(), RESOLVE_CHUNK, "one chunk named, then tight");
+        let step = t.tiers[0].steps.values().next().unwrap();
+        let refused = history.rows_refused.load(Relaxed);
+        assert_eq!(step.by_ids.len(), 0, "tight from the first row on");
+        // The report keeps 1,000 rows: the tick's other 2,000 requests are in its own
+        // "(other)", which history sums into the totals only.
+        assert_eq!(refused, 1000, "every row of the tick");
+        let stored = step_of(&mut t, &history);
+        assert_eq!(stored.other.unwrap().sums.req_count, 1000);
+        assert_eq!(stored.totals.sums.req_count, 3000);
+    }
+
+    /// The first pending step of `t`, named and stored (10 rows).
+    fn step_of(t: &mut Tracked, history: &History) -> step::Stored {
+        let (_, pending) = t.tiers[0].steps.pop_first().unwrap();
+        pending.named_by(&t.names, history).unwrap().finish(10)
+    }
+
+    /// While the memory budget is tight, a tick's rows whose keys the open step does not hold go
+    /// to the step's "(other)" row unnamed (counted), keys it holds go on counting, and the
+    /// totals stay exact; what the step and the names hold is counted, and grows by no row.
+    #[test]
+    fn a_tight_budget_sums_new_keys_into_other() {
+        let mut dict = Dictionary::new(100);
+        dict.set_now(0);
+        let ids: Vec<u32> = ["/a", "/b", "/c"]
+            .iter()
+            .map(|s| dict.intern(s.as_bytes()))
+            .collect();
+        let (cell, mut t, dictionary) = script_report(dict);
+        let window = t.window;
+        let history = History::new(&crate::config::Config::default());
+        // A tick of `scripts` (one request each), summed with the budget `tight` or not.
+        let mut now = 1;
+        let mut tick = |t: &mut Tracked, scripts: &[u32], tight: bool| {
+            {
+                let mut r = cell.report.write();
+                r.advance(now);
+                for &script in scripts {
+                    let record = Record {
+                        script_name: script,
+                        request_time: 0.1,
+                        ..Record::default()
+                    };
+                    r.add(&view(&record));
+                }
+                now += 1000;
+                r.advance(now);
+            }
+            for tick in cell.report.write().take_closed_ticks().0 {
+                let m = Handed {
+                    cell: Arc::clone(&cell),
+                    start_ms: window.tick_start(tick.index()),
+                    end_ms: window.tick_start(tick.index() + 1),
+                    tick,
+                };
+                sum_tick(t, &m, &dictionary, &history, &mut |_| tight).unwrap();
+            }
+        };
+        tick(&mut t, &[ids[0]], false);
+        let one_row = t.bytes();
+        assert!(one_row > 0 && t.names_heap > 0);
+        tick(&mut t, &[ids[0], ids[1], ids[2], ids[2]], true);
+        assert_eq!(t.names.len(), 1, "the refused keys were not named");
+        assert_eq!(history.rows_refused.load(Relaxed), 2, "/b's row and /c's");
+        assert_eq!(t.bytes(), one_row, "no row, no name added");
+        tick(&mut t, &[ids[1]], false);
+        assert_eq!(t.names.len(), 2, "room again: /b gets its row");
+        assert!(t.bytes() > one_row);
+
+        let stored = step_of(&mut t, &history);
+        let rows: Vec<(&str, u64)> = stored
+            .rows
+            .iter()
+            .map(|(k, p)| (k[0].as_str(), p.sums.req_count))
+            .collect();
+        assert_eq!(rows, [("/a", 2), ("/b", 1)]);
+        let other = stored.other.expect("the refused rows");
+        assert_eq!(other.sums.req_count, 3, "/b's first, /c's two");
+        assert_eq!(stored.totals.sums.req_count, 6, "every request");
     }
 }

@@ -5,6 +5,7 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::budget::table_bytes;
 use crate::histogram::{HistView, Histogram, BUCKETS};
 use crate::report::Sums;
 
@@ -56,6 +57,11 @@ fn add_sums(to: &mut Sums, o: &Sums) {
 /// The key values of a row, as the report query shows them.
 pub type Key = Box<[String]>;
 
+/// Heap bytes of a key: its strings and their slots.
+pub fn key_bytes(key: &Key) -> usize {
+    key.len() * std::mem::size_of::<String>() + key.iter().map(|s| s.capacity()).sum::<usize>()
+}
+
 /// One step of one report while its ticks arrive (or a stored step read back to be merged).
 #[derive(Debug, Default)]
 pub struct Step {
@@ -88,8 +94,9 @@ impl Step {
         }
     }
 
-    /// Adds to the other row (a stored step's, read back).
-    pub fn add_other(&mut self, sums: &Sums, hist: &Histogram) {
+    /// Adds to the other row (a stored step's, read back; or a tick's row the memory budget
+    /// left no row for).
+    pub fn add_other<'h>(&mut self, sums: &Sums, hist: impl Into<HistView<'h>>) {
         self.other.add(sums, hist);
     }
 
@@ -111,6 +118,20 @@ impl Step {
 
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty() && self.other.is_empty() && self.totals.is_empty()
+    }
+
+    /// Memory the step holds (bytes), by a walk over its rows: their table, keys and
+    /// histograms (what the history writer tells the memory budget).
+    pub fn bytes(&self) -> usize {
+        let keys: usize = self
+            .rows
+            .iter()
+            .map(|(k, p)| key_bytes(k) + p.hist.heap_bytes())
+            .sum();
+        table_bytes(self.rows.capacity(), std::mem::size_of::<(Key, Part)>())
+            + keys
+            + self.other.hist.heap_bytes()
+            + self.totals.hist.heap_bytes()
     }
 
     /// The step as stored: the `keep` rows of largest time (`req_time_total`, `timer_value`;

@@ -184,6 +184,36 @@ impl Report {
         p
     }
 
+    /// Applies the logged samples and gives the log's memory back (while the memory budget is
+    /// tight, when no sample is logged).
+    pub(super) fn drop_hist_log(&mut self) {
+        self.flush_hist();
+        if self.hist_log.capacity() + self.hist_sorted.capacity() + self.slot_counts.capacity() > 0
+        {
+            self.hist_log = Vec::new();
+            self.hist_sorted = Vec::new();
+            self.slot_counts = Vec::new();
+        }
+    }
+
+    /// What the histogram log takes (bytes), counted ahead: the log, doubled once it is half
+    /// full (a round adds up to its next doubling unseen), and the sort buffer and slot counts
+    /// its next flush sizes to it (see [`Report::memory_estimate`]).
+    pub(super) fn hist_log_bytes(&self) -> usize {
+        let log = if self.hist_log.len() * 2 > self.hist_log.capacity() {
+            self.hist_log.capacity() * 2
+        } else {
+            self.hist_log.capacity()
+        };
+        let slots = if self.hist_log.is_empty() {
+            0
+        } else {
+            self.open_slots as usize + 1
+        };
+        8 * (log + self.hist_sorted.capacity().max(log))
+            + 4 * self.slot_counts.capacity().max(slots)
+    }
+
     /// Applies the logged samples to their rows' histograms, grouped by row.
     ///
     /// Why a log: updating a row's histogram per sample costs a cache miss on the bucket's

@@ -379,8 +379,7 @@ impl Report {
             + self.agg_other.hist.heap_bytes()
             + super::window::peak_bytes(&self.agg_other)
             + super::window::peak_bytes(&self.agg_totals)
-            + 8 * (self.hist_log.capacity() + self.hist_sorted.capacity())
-            + 4 * self.slot_counts.capacity()
+            + self.hist_log_bytes()
             + deferral(&self.deferred)
             + deferral(&self.spare_deferral)
     }

@@ -186,7 +186,15 @@ impl Report {
         } else {
             0
         });
-        if buckets > 0 && batch.len() >= SORTED_MIN_BATCH && this.log_histograms {
+        let defer = buckets > 0 && batch.len() >= SORTED_MIN_BATCH && this.log_histograms;
+        // While the memory budget is tight the histogram log is not kept: its samples go to
+        // their rows at once (a cache miss each), so that it grows with no request.
+        let logging = this.log_histograms;
+        if this.account.budget().tight() {
+            this.drop_hist_log();
+            this.log_histograms = false;
+        }
+        if defer {
             let mut d = this.spare_deferral.take().unwrap_or_default();
             d.mask = buckets as u64 - 1;
             this.deferred = Some(d);
@@ -237,6 +245,7 @@ impl Report {
         if this.hist_log.len() >= limit {
             this.flush_hist();
         }
+        this.log_histograms = logging;
     }
 
     #[inline]

@@ -661,6 +661,7 @@ impl Report {
         // Every part of the tick left "(other)" too: its own "(other)" row's, and those of rows
         // folded into it since.
         forget_peak(&mut self.agg_other, ticks, index, u32::MAX);
+        self.let_go(tick);
     }
 
     /// [`Report::expire`] of one row of tick `index`.
@@ -769,7 +770,18 @@ impl Report {
             new.shrink_hists();
             new.other = Some(Box::new(other));
             self.closed_bytes = (self.closed_bytes + new.bytes()).saturating_sub(tick.bytes());
-            self.closed[at] = Arc::new(new);
+            let old = std::mem::replace(&mut self.closed[at], Arc::new(new));
+            self.let_go(old);
+        }
+    }
+
+    /// The report no longer holds `tick` (compacted, or out of the window): if a tap (the
+    /// history writer, the tick log) or the outbox still does, the budget keeps its bytes
+    /// accounted until they drop it.
+    fn let_go(&self, tick: Arc<ClosedTick>) {
+        if Arc::strong_count(&tick) > 1 {
+            let weak: std::sync::Weak<ClosedTick> = Arc::downgrade(&tick);
+            self.account.budget().outlived(weak, tick.bytes() as u64);
         }
     }
 

@@ -27,6 +27,10 @@
 //!
 //! At stop: held while the snapshot is written, then what waits is written by the stop's
 //! deadline; the rest is dropped and counted (the snapshot has it).
+//!
+//! Memory: what the writer holds (the ids the current segment names, its scratch buffers, each
+//! as large as the largest tick it encoded lately, freed after a pass when above
+//! [`SCRATCH_KEEP`]) is counted against the memory budget after every pass.
 
 mod restore;
 pub mod segment;
@@ -65,6 +69,9 @@ const RESOLVE_CHUNK: usize = 4096;
 const KEEP_MARGIN: Duration = Duration::from_secs(10);
 /// How often a tick dropped for `max_bytes` or a failed write is said in the log, at most.
 const SAY_EVERY: Duration = Duration::from_secs(60);
+/// Scratch a pass keeps for the next (bytes, each buffer): a busy report's tick fits, while a
+/// flood's ticks do not keep their buffers' tens of MB.
+const SCRATCH_KEEP: usize = 4 << 20;
 
 /// What a start took from the log, or why nothing: `/api/v1/status` shows it as
 /// `ticklog.restored`.
@@ -109,6 +116,8 @@ pub struct TickLog {
     write_errors: AtomicU64,
     /// Ticks handed over and not yet written and synced (or dropped).
     queued: AtomicU64,
+    /// What the writer holds (bytes), as told to the memory budget.
+    memory_bytes: AtomicU64,
 }
 
 impl TickLog {
@@ -129,6 +138,7 @@ impl TickLog {
             dropped_ticks: AtomicU64::new(0),
             write_errors: AtomicU64::new(0),
             queued: AtomicU64::new(0),
+            memory_bytes: AtomicU64::new(0),
         }
     }
 
@@ -151,6 +161,7 @@ impl TickLog {
             "dropped_ticks": self.dropped_ticks.load(Relaxed),
             "write_errors": self.write_errors.load(Relaxed),
             "current_queued": self.queued.load(Relaxed),
+            "memory_bytes": self.memory_bytes.load(Relaxed),
             "restored": *self.restored.lock(),
         })
     }
@@ -231,6 +242,7 @@ pub fn start(shared: &Arc<Core>, log: &Arc<TickLog>) -> std::io::Result<Option<W
         strings_record: Vec::new(),
         tick_raw: Vec::new(),
         tick_lz4: Vec::new(),
+        account: crate::budget::Account::new(Arc::clone(shared.budget())),
     };
     writer.tidy();
     log.running.store(true, Relaxed);
@@ -264,6 +276,8 @@ struct Writer {
     strings_record: Vec<u8>,
     tick_raw: Vec<u8>,
     tick_lz4: Vec<u8>,
+    /// What the writer holds, against the memory budget (see [`Writer::settle_memory`]).
+    account: crate::budget::Account,
 }
 
 impl Writer {
@@ -307,6 +321,7 @@ impl Writer {
             }
         }
         log.queued.fetch_sub(taken, Relaxed);
+        self.settle_memory();
         done?;
         if self.last_tidy.elapsed() >= TIDY_EVERY {
             self.tidy();
@@ -350,6 +365,28 @@ impl Writer {
             tracing::error!(path = %self.current.path.display(), error = %e, "Tick log: cannot write; ticks dropped (a crash now loses them)");
         }
         self.rotate();
+    }
+
+    /// Frees scratch buffers above [`SCRATCH_KEEP`], and tells the memory budget what the
+    /// writer holds: the ids of the current segment, its reports and the scratch.
+    fn settle_memory(&mut self) {
+        let mut scratch = 0;
+        for buf in [
+            &mut self.tick_record,
+            &mut self.strings_record,
+            &mut self.tick_raw,
+            &mut self.tick_lz4,
+        ] {
+            if buf.capacity() > SCRATCH_KEEP {
+                *buf = Vec::new();
+            }
+            scratch += buf.capacity();
+        }
+        let ids = crate::budget::table_bytes(self.written.capacity(), 4);
+        let reports = self.reports.len() * 128;
+        let bytes = (scratch + ids + reports) as u64;
+        self.account.settle(bytes);
+        self.log.memory_bytes.store(bytes, Relaxed);
     }
 
     fn say(&mut self) -> bool {

@@ -140,6 +140,20 @@ fn a_flood_of_unique_names_stays_under_the_budget() {
     assert!(figure(&s, "memory.tight_episodes") >= 1, "{s}");
     assert_eq!(figure(&s, "memory.tight"), 1, "still tight: {s}");
     assert!(figure(&s, "memory.names_refused") > 0);
+    // The built-ins' closed ticks reach the history writer: its open steps hold the flood's
+    // rows (counted in the budget), or, the budget tight, their requests went to the steps'
+    // "(other)" rows (counted).
+    wait_until(20, "the flood's rows in history's steps or refused", || {
+        let s = d.status();
+        figure(&s, "history.memory_bytes") > 0 || figure(&s, "history.rows_refused") > 0
+    });
+    check_under_budget(&d);
+    let s = d.status();
+    eprintln!(
+        "flood: history holds {} KiB, {} tick rows refused",
+        figure(&s, "history.memory_bytes") >> 10,
+        figure(&s, "history.rows_refused")
+    );
     // The same figures on /metrics.
     let (code, metrics) = d.get_text("/metrics");
     assert_eq!(code, 200);
@@ -148,6 +162,10 @@ fn a_flood_of_unique_names_stays_under_the_budget() {
         "pinbad_memory_used_bytes",
         "pinbad_memory_names_refused_total",
         "pinbad_memory_tight ",
+        "pinbad_memory_outliving_bytes",
+        "pinbad_history_memory_bytes",
+        "pinbad_history_rows_refused_total",
+        "pinbad_ticklog_memory_bytes",
     ] {
         assert!(metrics.contains(name), "no {name} on /metrics");
     }

@@ -468,6 +468,22 @@ fn table_order_updates_equal_direct_ones() {
     }
 }
 
+/// 1,000 requests over `scripts`, of random times.
+fn random_batch(
+    dict: &mut Dictionary,
+    rng: &mut crate::corpus::SplitMix64,
+    scripts: &[&'static str],
+) -> PreparedBatch {
+    let reqs: Vec<Req> = (0..1000)
+        .map(|_| Req {
+            script: scripts[(rng.next_u64() % scripts.len() as u64) as usize],
+            time: (1 + rng.next_u64() % 10_000) as f32 / 1e4,
+            ..Req::default()
+        })
+        .collect();
+    prepared(dict, &reqs)
+}
+
 /// A report that queries read keeps its histogram log (which each query reads) at 8 samples
 /// per row; one nobody queries lets it grow to 64 per row (applying it is cheaper per sample).
 /// Both count the same.
@@ -487,14 +503,7 @@ fn a_queried_report_keeps_its_histogram_log_shorter() {
     let (mut longest_queried, mut longest_other) = (0, 0);
     let mut rng = crate::corpus::SplitMix64::new(9);
     for _ in 0..100 {
-        let reqs: Vec<Req> = (0..1000)
-            .map(|_| Req {
-                script: scripts[(rng.next_u64() % 1000) as usize],
-                time: (1 + rng.next_u64() % 10_000) as f32 / 1e4,
-                ..Req::default()
-            })
-            .collect();
-        let batch = prepared(&mut dict, &reqs);
+        let batch = random_batch(&mut dict, &mut rng, &scripts);
         queried.add_batch(&batch);
         other.add_batch(&batch);
         longest_queried = longest_queried.max(queried.hist_log.len());
@@ -548,6 +557,60 @@ fn a_tight_budget_refuses_new_rows_into_other() {
     assert_eq!(budget.used(), dict.budget().used());
     drop(dict);
     assert_eq!(budget.used(), 0);
+}
+
+/// While the memory budget is tight, no histogram log is kept: the next batch applies it and
+/// gives its memory back, and samples go to their rows at once (the same histograms as logged
+/// ones). Until then the estimate counts the log ahead: its sort buffer, which the flush sizes
+/// to it, and its next doubling once it is half full.
+#[test]
+fn a_tight_budget_keeps_no_histogram_log() {
+    let scripts: Vec<&'static str> = (0..1000)
+        .map(|i| &*Box::leak(format!("/t{i}").into_boxed_str()))
+        .collect();
+    let budget = crate::budget::Budget::new(256 << 20);
+    let mut dict = Dictionary::new(10_000).with_budget(budget.clone());
+    let new = |dict: &mut Dictionary| {
+        Report::new(def("script", &["script_name"]), dict, usize::MAX)
+            .unwrap()
+            .with_exact_window(window(), 0)
+    };
+    let (mut r, mut reference) = (new(&mut dict), new(&mut dict));
+    reference.account = crate::budget::Account::new(crate::budget::Budget::unlimited());
+    let mut rng = crate::corpus::SplitMix64::new(7);
+    let mut batches = |dict: &mut Dictionary, r: &mut Report, reference: &mut Report| {
+        for _ in 0..20 {
+            let batch = random_batch(dict, &mut rng, &scripts);
+            r.add_batch(&batch);
+            reference.add_batch(&batch);
+        }
+    };
+    batches(&mut dict, &mut r, &mut reference);
+    let logged = r.hist_log.len();
+    assert!(
+        logged > 0 && r.hist_sorted.capacity() == 0,
+        "logged, never flushed"
+    );
+    assert!(
+        r.hist_log_bytes() >= 16 * logged,
+        "the sort buffer counted ahead"
+    );
+    let filler = crate::budget::Account::new(budget.clone());
+    filler.settle(250 << 20);
+    assert!(budget.judge());
+    batches(&mut dict, &mut r, &mut reference);
+    assert_eq!(
+        (
+            r.hist_log.capacity(),
+            r.hist_sorted.capacity(),
+            r.hist_log_bytes()
+        ),
+        (0, 0, 0),
+        "no log while tight"
+    );
+    assert!(reference.hist_log.len() > logged, "the reference logs on");
+    reference.flush_hist();
+    assert_eq!(rows_of(&r), rows_of(&reference));
 }
 
 /// While the memory budget is tight, each tick's close folds the coldest half of the rows into
