@@ -20,7 +20,7 @@
 //!
 //! Report ticks (`reports`, see `sink::ticks`) go into inserts of their own, of whole ticks,
 //! sealed at `batch_rows` rows (between two ticks) or `batch_time`: each row encoded straight
-//! into the insert, its key values named once per tick ([`NameCache`]), the insert written in
+//! into the insert, its key values named once per tick (`NameCache`), the insert written in
 //! 1 MB chunks that the sender hands back once sent, so that a tick of 100k rows reuses memory
 //! rather than faulting fresh pages in (BENCHMARKS.md, "Fleets", has what a row costs).
 
