@@ -660,6 +660,43 @@ fn a_tight_budget_halves_the_rows_at_each_close() {
     assert!(!budget.judge());
 }
 
+/// A closed tick a report compacts (or lets leave its window) while a tap still holds it stays
+/// accounted until the tap drops it: the report's own share drops at once, the tick's bytes
+/// move to the budget's outliving part.
+#[test]
+fn a_tick_let_go_while_a_tap_holds_it_stays_accounted() {
+    let budget = crate::budget::Budget::new(256 << 20);
+    let mut dict = Dictionary::new(10_000).with_budget(budget.clone());
+    let mut r = Report::new(def("r", &["script_name"]), &mut dict, 10_000)
+        .unwrap()
+        .with_exact_window(window_of_ticks(8), 0);
+    r.keep_closed_ticks();
+    for i in 0..500 {
+        let name: &'static str = format!("/held/{i}").leak();
+        add_req(&mut dict, &mut r, &req(name, 0.1));
+    }
+    r.advance(TICK_MS);
+    let (held, _) = r.take_closed_ticks();
+    assert_eq!(held.len(), 1, "the tap holds the closed tick");
+    let filler = crate::budget::Account::new(budget.clone());
+    filler.settle(250 << 20);
+    assert!(budget.judge());
+    add_req(&mut dict, &mut r, &req("/hot", 0.1));
+    r.advance(2 * TICK_MS);
+    r.settle_memory();
+    let outliving = budget.outliving_bytes();
+    assert!(
+        outliving >= held[0].bytes() as u64,
+        "the compacted tick the tap holds: {outliving} bytes"
+    );
+    let used = budget.used();
+    drop(held);
+    r.take_closed_ticks();
+    budget.judge();
+    assert_eq!(budget.outliving_bytes(), 0);
+    assert_eq!(budget.used(), used - outliving);
+}
+
 /// While the memory budget is tight, the rows folded at a close leave the closed ticks too (into
 /// each tick's "(other)"), so the memory they held is given back at once, not when their ticks
 /// leave the window; the report's answers are those it would give without it: rows and "(other)"
