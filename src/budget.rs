@@ -56,6 +56,9 @@ pub struct Budget {
     rows_refused: AtomicU64,
     /// New strings the dictionary did not keep because the budget was tight.
     names_refused: AtomicU64,
+    /// Strings the dictionary evicted early because the budget was tight (no report row held
+    /// them; see `Dictionary::evict_unreferenced`).
+    names_evicted: AtomicU64,
     /// Report creations refused because the budget was tight.
     reports_refused: AtomicU64,
     /// The most `used` has been at a judgement.
@@ -77,6 +80,7 @@ impl Budget {
             episodes: AtomicU64::new(0),
             rows_refused: AtomicU64::new(0),
             names_refused: AtomicU64::new(0),
+            names_evicted: AtomicU64::new(0),
             reports_refused: AtomicU64::new(0),
             peak: AtomicU64::new(0),
             outliving: Mutex::new(Vec::new()),
@@ -217,6 +221,11 @@ impl Budget {
         self.names_refused.fetch_add(1, Relaxed);
     }
 
+    /// Counts `n` strings evicted for want of memory.
+    pub fn evicted_names(&self, n: u64) {
+        self.names_evicted.fetch_add(n, Relaxed);
+    }
+
     /// Counts a report creation refused for want of memory.
     pub fn refused_report(&self) {
         self.reports_refused.fetch_add(1, Relaxed);
@@ -233,6 +242,10 @@ impl Budget {
 
     pub fn names_refused(&self) -> u64 {
         self.names_refused.load(Relaxed)
+    }
+
+    pub fn names_evicted(&self) -> u64 {
+        self.names_evicted.load(Relaxed)
     }
 
     pub fn reports_refused(&self) -> u64 {

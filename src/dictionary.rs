@@ -17,6 +17,14 @@
 //! [`LOST`] too (counted as the budget's `names_refused`), and a table that would double past the
 //! budget does not.
 //!
+//! While the budget is tight, waiting for the sweep would keep a flood of unique strings (which
+//! the raw pool refers to for `stats_history`) and keep every new real name out as long: the
+//! merger then **evicts** ([`Dictionary::evict_unreferenced`]) the strings no report row and no
+//! pin refers to that were not used for a few seconds. An evicted string's bytes are freed and it
+//! can no longer be found (interned again, it gets a new id), but its id is not reused before the
+//! sweep would have freed it: the raw pool's requests that name it show [`LOST_TEXT`], never
+//! another string.
+//!
 //! Pure: no I/O, no clock (the merger passes the time in), no locks of its own. The app wraps it in one `RwLock`: the merger is the
 //! only writer (receivers never intern, so the receive path never waits on it), the API reads.
 //! Finding a string that is already there only stamps it ([`Dictionary::find_and_stamp`], an
@@ -37,11 +45,16 @@ pub const LOST: u32 = 0;
 /// What the API shows for [`LOST`].
 pub const LOST_TEXT: &[u8] = b"<dictionary full>";
 
+/// [`Entry::pins`] of an evicted entry (see [`Dictionary::evict_unreferenced`]): no pin can
+/// reach it (an evicted entry is never found, so never pinned).
+const EVICTED: u32 = u32::MAX;
+
 #[derive(Debug)]
 struct Entry {
     /// The string, stored once: the table holds only ids and finds strings through here.
     bytes: Box<[u8]>,
-    /// Report definitions naming this string (never swept while > 0).
+    /// Report definitions naming this string (never swept while > 0); [`EVICTED`] for an
+    /// evicted entry.
     pins: u32,
     /// When it was last interned, in the caller's seconds ([`Dictionary::set_now`]). Atomic: a
     /// lookup under the shared lock stamps it.
@@ -113,6 +126,8 @@ pub struct Dictionary {
     max_bytes: usize,
     /// Bytes of live string data.
     string_bytes: usize,
+    /// Entries evicted and not swept yet (their ids wait for the sweep).
+    evicted: usize,
     lost: u64,
     /// The time `intern` stamps (atomic, like [`Entry::used`]).
     now: AtomicU32,
@@ -136,6 +151,7 @@ impl Dictionary {
             max_entries,
             max_bytes: usize::MAX,
             string_bytes: 0,
+            evicted: 0,
             lost: 0,
             now: AtomicU32::new(0),
             account: Account::new(Budget::unlimited()),
@@ -302,12 +318,63 @@ impl Dictionary {
             return;
         }
         if let Some(e) = self.entries.get_mut(id as usize) {
-            e.pins = e.pins.saturating_sub(1);
+            if e.pins != EVICTED {
+                e.pins = e.pins.saturating_sub(1);
+            }
         }
     }
 
+    /// One more than the highest id handed out: the size of a set of ids
+    /// ([`Dictionary::evict_unreferenced`]'s `referenced`).
+    pub fn id_bound(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Evicts every string that is unpinned, not in `referenced` (a bit per id, bit `id % 64` of
+    /// word `id / 64`: the ids the reports' rows hold) and last used before `before` (what may be
+    /// on its way to a report without being in one yet is younger); returns how many. Their bytes
+    /// are freed and they leave the table, but their ids stay taken until [`Dictionary::sweep`]
+    /// frees them at the usual horizon, so nothing that still holds one (the raw pool) can read
+    /// another string through it: it reads [`LOST_TEXT`]. For a tight memory budget (see the
+    /// module docs). Cost: one pass over the entries.
+    pub fn evict_unreferenced(&mut self, referenced: &[u64], before: u32) -> usize {
+        let mut evicted = 0;
+        for id in 1..self.entries.len() {
+            let e = &mut self.entries[id];
+            let used = *e.used.get_mut();
+            // Free entries are marked used at u32::MAX.
+            if e.pins != 0 || used >= before {
+                continue;
+            }
+            if referenced
+                .get(id / 64)
+                .is_some_and(|w| w & (1 << (id % 64)) != 0)
+            {
+                continue;
+            }
+            e.pins = EVICTED;
+            let bytes = std::mem::take(&mut e.bytes);
+            self.string_bytes -= bytes.len();
+            let hash = FxBuildHasher.hash_one(&*bytes);
+            if let Ok(slot) = self.table.find_entry(hash, |&i| i == id as u32) {
+                slot.remove();
+            }
+            evicted += 1;
+        }
+        self.evicted += evicted;
+        if evicted > 0 {
+            self.shrink_table_if_sparse();
+        }
+        evicted
+    }
+
+    /// Entries evicted whose ids wait for the sweep.
+    pub fn evicted(&self) -> usize {
+        self.evicted
+    }
+
     /// Frees every unpinned entry last used before `before` (same clock as
-    /// [`Dictionary::set_now`]); returns how many. When most of the table is then empty (after a
+    /// [`Dictionary::set_now`]), and the ids of evicted ones; returns how many. When most of the table is then empty (after a
     /// burst of unique strings), it shrinks, so memory follows the live strings down. Cost: one
     /// pass over the entries.
     pub fn sweep(&mut self, before: u32) -> usize {
@@ -315,7 +382,19 @@ impl Dictionary {
         for id in 1..self.entries.len() {
             let e = &mut self.entries[id];
             // Free entries are marked used at u32::MAX: never swept twice.
-            if e.pins != 0 || *e.used.get_mut() >= before {
+            if *e.used.get_mut() >= before {
+                continue;
+            }
+            if e.pins == EVICTED {
+                // Bytes freed and out of the table already: only the id was kept.
+                e.pins = 0;
+                *e.used.get_mut() = u32::MAX;
+                self.evicted -= 1;
+                self.free.push(id as u32);
+                freed += 1;
+                continue;
+            }
+            if e.pins != 0 {
                 continue;
             }
             *e.used.get_mut() = u32::MAX;
@@ -328,14 +407,21 @@ impl Dictionary {
             self.free.push(id as u32);
             freed += 1;
         }
-        if freed > 0 && self.table.capacity() > 1024 && self.table.len() < self.table.capacity() / 8
-        {
+        if freed > 0 {
+            self.shrink_table_if_sparse();
+        }
+        freed
+    }
+
+    /// When most of the table is empty (after a burst of unique strings), shrinks it, so memory
+    /// follows the live strings down.
+    fn shrink_table_if_sparse(&mut self) {
+        if self.table.capacity() > 1024 && self.table.len() < self.table.capacity() / 8 {
             let entries = &self.entries;
             self.table.shrink_to(self.table.len() * 2, |&id| {
                 FxBuildHasher.hash_one(&*entries[id as usize].bytes)
             });
         }
-        freed
     }
 
     /// Every live string (not [`LOST`]) with its id and when it was last used (for a snapshot).
@@ -344,6 +430,7 @@ impl Dictionary {
             .iter()
             .enumerate()
             .skip(1)
+            .filter(|(_, e)| e.pins != EVICTED)
             .map(|(id, e)| (id as u32, &*e.bytes, e.used.load(Relaxed)))
             .filter(|&(_, _, used)| used != u32::MAX)
     }
@@ -356,12 +443,13 @@ impl Dictionary {
             .copied()
     }
 
-    /// The bytes behind `id` (empty for a freed or unknown id).
+    /// The bytes behind `id` (empty for a freed or unknown id, [`LOST_TEXT`] for an evicted one).
     pub fn get(&self, id: u32) -> &[u8] {
-        self.entries
-            .get(id as usize)
-            .map(|e| &*e.bytes)
-            .unwrap_or(&[])
+        match self.entries.get(id as usize) {
+            Some(e) if e.pins == EVICTED => LOST_TEXT,
+            Some(e) => &e.bytes,
+            None => &[],
+        }
     }
 
     /// `get` rendered as UTF-8, invalid sequences replaced.
@@ -374,9 +462,9 @@ impl Dictionary {
         }
     }
 
-    /// Live strings (not counting [`LOST`]).
+    /// Live strings (not counting [`LOST`] and evicted ones).
     pub fn len(&self) -> usize {
-        self.entries.len() - 1 - self.free.len()
+        self.entries.len() - 1 - self.free.len() - self.evicted
     }
 
     pub fn is_empty(&self) -> bool {
@@ -402,9 +490,12 @@ impl Dictionary {
         self.lost
     }
 
-    /// Pins held on `id` (tests and debugging).
+    /// Pins held on `id` (tests and debugging; 0 for an evicted one).
     pub fn pins(&self, id: u32) -> u32 {
-        self.entries.get(id as usize).map(|e| e.pins).unwrap_or(0)
+        self.entries
+            .get(id as usize)
+            .map(|e| if e.pins == EVICTED { 0 } else { e.pins })
+            .unwrap_or(0)
     }
 }
 
@@ -482,6 +573,52 @@ mod tests {
         d.release(a); // one too many: harmless
         assert_eq!(d.sweep(50), 1);
         assert_eq!(d.lookup(b"country"), None);
+    }
+
+    /// Eviction frees the bytes of strings neither pinned, referenced nor used lately, takes them
+    /// out of the table (interned again they get a new id), shows their ids as LOST_TEXT, leaves
+    /// them out of `live` (a snapshot), and keeps their ids from reuse until the sweep.
+    #[test]
+    fn evicted_strings_free_their_bytes_and_keep_their_ids_until_the_sweep() {
+        let mut d = Dictionary::new(100);
+        d.set_now(5);
+        let pinned = d.pin(b"country");
+        let held = d.intern(b"/held");
+        let cold = d.intern(b"/flood/1");
+        let cold2 = d.intern(b"/flood/2");
+        d.set_now(9);
+        let recent = d.intern(b"/recent");
+        let mut referenced = vec![0u64; d.id_bound().div_ceil(64)];
+        referenced[held as usize / 64] |= 1 << (held % 64);
+        let (len, bytes) = (d.len(), d.string_bytes());
+        assert_eq!(d.evict_unreferenced(&referenced, 9), 2);
+        assert_eq!(d.evicted(), 2);
+        assert_eq!(d.len(), len - 2);
+        assert_eq!(d.string_bytes(), bytes - 16);
+        assert_eq!(d.get(cold), LOST_TEXT);
+        assert_eq!(d.get(held), b"/held");
+        assert_eq!(d.get(pinned), b"country");
+        assert_eq!(d.get(recent), b"/recent");
+        assert_eq!(d.lookup(b"/flood/1"), None);
+        assert!(d.live().all(|(id, _, _)| id != cold && id != cold2));
+        assert_eq!(d.evict_unreferenced(&referenced, 9), 0, "not evicted twice");
+        d.release(cold); // a stray release leaves the mark
+        assert_eq!(d.get(cold), LOST_TEXT);
+        // Interned again: a new id, not the evicted one, which no new string takes before the
+        // sweep.
+        let again = d.intern(b"/flood/1");
+        assert!(again != cold && again != cold2 && again != LOST);
+        assert_eq!(d.get(again), b"/flood/1");
+        assert_eq!(d.sweep(6), 3, "the sweep frees the evicted ids, and /held");
+        assert_eq!(d.evicted(), 0);
+        assert_eq!(d.len(), 3, "country, /recent, /flood/1 again");
+        let reused = [d.intern(b"x"), d.intern(b"y"), d.intern(b"z")];
+        for id in [cold, cold2, held] {
+            assert!(
+                reused.contains(&id),
+                "{id} reused after the sweep: {reused:?}"
+            );
+        }
     }
 
     #[test]

@@ -500,6 +500,8 @@ pub struct Merger {
     in_flight: Vec<Arc<RoundWork>>,
     /// When the dictionary was last swept (merger ms).
     last_sweep_ms: u64,
+    /// When the dictionary last evicted for a tight budget (see [`Merger::evict`]).
+    last_evict_ms: u64,
     /// When report ownership is balanced next (merger ms), and the instruments' readings (by
     /// instrument name) and `requests_merged` at the last balancing.
     next_balance_ms: u64,
@@ -513,6 +515,15 @@ pub struct Merger {
 
 /// How often the dictionary is swept of strings no longer used (one pass over its entries).
 const SWEEP_EVERY_MS: u64 = 1000;
+
+/// How often at most, while the memory budget is tight, the dictionary evicts the strings no
+/// report row holds (a pass over every report's and stage's rows, then over the entries).
+const EVICT_EVERY_MS: u64 = 2000;
+
+/// How long a string must have been unused before it may be evicted: longer than a request's
+/// ids take from interning to a report row (a merge round, a worker's queue), and than a tap
+/// takes to name a closed tick's keys.
+const EVICT_UNUSED_S: u32 = 5;
 
 impl Merger {
     /// A merger with `shared.config.merge.threads - 1` report workers (threads started now).
@@ -540,6 +551,7 @@ impl Merger {
             spare: Vec::new(),
             in_flight: Vec::new(),
             last_sweep_ms: 0,
+            last_evict_ms: 0,
             next_balance_ms: FIRST_BALANCE_MS,
             balanced_totals: Default::default(),
             balanced_merged: 0,
@@ -698,6 +710,11 @@ impl Merger {
         if now64.saturating_sub(self.last_sweep_ms) >= SWEEP_EVERY_MS {
             self.last_sweep_ms = now64;
             self.sweep(now64);
+            if shared.budget().tight() && now64.saturating_sub(self.last_evict_ms) >= EVICT_EVERY_MS
+            {
+                self.last_evict_ms = now64;
+                self.evict(now64);
+            }
         }
         if !self.workers.is_empty() && now64 >= self.next_balance_ms {
             self.next_balance_ms = now64 + BALANCE_EVERY_MS;
@@ -748,6 +765,48 @@ impl Merger {
         let timing = shared.counters().instruments.sweep.start();
         let mut dict = shared.dictionary().write();
         if dict.sweep(horizon_s as u32) > 0 {
+            self.reclaimer.freed();
+            self.interned.dictionary_swept();
+        }
+        shared.publish_dictionary(&dict);
+        drop(dict);
+        shared.counters().instruments.sweep.record(timing, 1);
+    }
+
+    /// While the memory budget is tight: evicts the dictionary's strings that no report row, no
+    /// family stage and no pin holds and that were not used for [`EVICT_UNUSED_S`], so that
+    /// after a flood of unique names the budget eases once the reports have folded the flood's
+    /// rows away (at their next closes), not once the raw pool lets go of the names a window
+    /// later. The raw pool's requests naming an evicted string show "<dictionary full>".
+    fn evict(&mut self, now64: u64) {
+        let shared = &*self.shared;
+        let timing = shared.counters().instruments.sweep.start();
+        let bound = shared.dictionary().read().id_bound();
+        let mut referenced = vec![0u64; bound.div_ceil(64)];
+        let mut mark = |id: u32| {
+            if let Some(w) = referenced.get_mut(id as usize / 64) {
+                *w |= 1 << (id % 64);
+            }
+        };
+        // The stages before their members: rows move from stages to members, never back.
+        let cells = shared.reports().snapshot();
+        let mut families: Vec<&Arc<crate::report::Family>> = Vec::new();
+        for family in cells.iter().filter_map(|c| c.family()) {
+            if !families.iter().any(|f| Arc::ptr_eq(f, family)) {
+                families.push(family);
+            }
+        }
+        for family in families {
+            family.mark_stage_key_ids(&mut mark);
+        }
+        for cell in &cells {
+            cell.report.read().mark_key_ids(&mut mark);
+        }
+        let before = ((now64 / 1000) as u32).saturating_sub(EVICT_UNUSED_S);
+        let mut dict = shared.dictionary().write();
+        let evicted = dict.evict_unreferenced(&referenced, before);
+        if evicted > 0 {
+            shared.budget().evicted_names(evicted as u64);
             self.reclaimer.freed();
             self.interned.dictionary_swept();
         }
@@ -1408,6 +1467,80 @@ mod tests {
             }
             assert_eq!(cell.report.read().total_requests(), 0, "{}", cell.name());
         }
+    }
+
+    /// Eviction (a tight budget) frees the strings no report row holds and keeps every one a row
+    /// holds, in a member or still in its family's stage (drained afterwards): every report's
+    /// rows read as before; the raw pool's requests naming an evicted string read
+    /// "<dictionary full>", never another string, until the sweep frees the ids.
+    #[test]
+    fn eviction_keeps_every_string_a_report_row_holds() {
+        use crate::dictionary::LOST_TEXT;
+        let (shared, _ring, mut merger, _per_batch, _state) = merger_with_backlog();
+        while merger.round() {}
+        merger.finish();
+        let render = |shared: &Core| -> Vec<String> {
+            let dict = shared.dictionary().read();
+            let mut out = Vec::new();
+            for cell in shared.reports().snapshot() {
+                if let Some(f) = cell.family() {
+                    f.drain();
+                }
+                let q = crate::report::Query {
+                    limit: Some(100_000),
+                    max_limit: 100_000,
+                    ..Default::default()
+                };
+                let table = cell.report.read().query(&q, &dict, 1.0).unwrap();
+                for row in &table.rows {
+                    let mut line = cell.name().to_string();
+                    for c in &row[..table.key_columns] {
+                        line.push(' ');
+                        c.render(&mut line);
+                    }
+                    out.push(line);
+                }
+            }
+            out.sort();
+            out
+        };
+        // The stages hold the rounds' rows, not drained yet: marking must find them there.
+        let now = shared.clock().now_ms64() + 60_000;
+        let strings = shared.dictionary().read().len();
+        merger.evict(now);
+        let evicted = shared.budget().names_evicted() as usize;
+        let dict_len = shared.dictionary().read().len();
+        assert!(evicted > 0, "the corpus has strings no report keys on");
+        assert_eq!(dict_len, strings - evicted);
+        let rows = render(&shared);
+        assert!(rows.len() > 100, "{}", rows.len());
+        let lost = std::str::from_utf8(LOST_TEXT).unwrap();
+        assert!(
+            rows.iter().all(|r| !r.contains(lost)),
+            "a report row lost its name: {:?}",
+            rows.iter().find(|r| r.contains(lost))
+        );
+        // Drained now: evicting again frees nothing more the rows hold.
+        merger.evict(now);
+        assert_eq!(render(&shared), rows);
+        // The pool still holds every request; a name it reads is either its own string or the
+        // evicted mark.
+        let pool = shared.pool().read();
+        let dict = shared.dictionary().read();
+        let mut marked = 0;
+        for v in pool.iter_oldest_first() {
+            for t in v.tag_block {
+                let value = dict.get(t.value);
+                assert!(!value.is_empty());
+                marked += usize::from(value == LOST_TEXT);
+            }
+            assert_ne!(
+                dict.get(v.record.script_name),
+                LOST_TEXT,
+                "scripts are in reports"
+            );
+        }
+        assert!(marked > 0, "some tag values no report keys on were evicted");
     }
 
     /// Shutdown merges what it can within its budget and counts the rest, never hangs on a backlog.

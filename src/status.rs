@@ -565,6 +565,12 @@ pub static FIGURES: &[Figure] = &[
     .loss()
     .read(|s| json!(s.core.budget().names_refused())),
     counter(
+        "memory.names_evicted",
+        "Strings freed early because the memory budget was tight: no report row or pin held them and they were unused for a few seconds (raw requests naming them show \"<dictionary full>\").",
+    )
+    .prometheus("pinbad_memory_names_evicted")
+    .read(|s| json!(s.core.budget().names_evicted())),
+    counter(
         "memory.reports_refused",
         "Report creations refused for want of memory (409 memory_full).",
     )

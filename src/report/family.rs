@@ -355,6 +355,17 @@ impl Family {
         }
     }
 
+    /// Calls `mark` with every id the stage being counted and the frozen one hold (see
+    /// [`Report::mark_key_ids`]). Rows move from the stages to the members only: marking the
+    /// stages before the members misses no row that moves meanwhile.
+    pub fn mark_stage_key_ids(&self, mark: &mut dyn FnMut(u32)) {
+        self.stages.lock().current.mark_key_ids(mark);
+        let handout = self.handout.lock();
+        if let Some(frozen) = &handout.frozen {
+            frozen.mark_key_ids(mark);
+        }
+    }
+
     /// Where `cell` is among the members (see [`ReportCell::join`]).
     pub(crate) fn index_of(&self, cell: &ReportCell) -> Option<usize> {
         self.members

@@ -361,4 +361,17 @@ impl Report {
             filtered: self.filtered,
         }
     }
+
+    /// Calls `mark` with every id the report's rows are keyed by (the window's closed part and
+    /// the open tick; a closed tick's keys are in the closed part): what the dictionary must not
+    /// evict (see `Dictionary::evict_unreferenced`). A status is a number, not an id: marking it
+    /// only keeps one more string.
+    pub fn mark_key_ids(&self, mark: &mut dyn FnMut(u32)) {
+        let n = self.keys.len();
+        for map in [&self.agg, &self.open] {
+            for (key, _) in map.iter(n) {
+                key.iter().for_each(|&id| mark(id));
+            }
+        }
+    }
 }
