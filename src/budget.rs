@@ -3,10 +3,12 @@
 //! In: what each holder of memory accounts for itself ([`Account::settle`]): the raw pool, the
 //! temp ring and the other fixed buffers once at start-up, each report (rows × ticks: its open
 //! tick, its window's closed part and closed ticks, its histograms and buffers) and each family
-//! stage after every merge round, the dictionary whenever the merger publishes it. Out: whether
-//! the budget is **tight** ([`Budget::tight`], one relaxed load), which the places that would
-//! allocate more read: a report creating a row, the dictionary interning a new string, a report
-//! being created; and whether a table's growth fits ([`Budget::fits`]), checked before a row
+//! stage after every merge round, the dictionary whenever the merger publishes it, the history
+//! writer and the tick log as they work, a sink's queue as rounds join and leave it
+//! ([`Account::grow`], [`Account::shrink`]). Out: whether the budget is **tight**
+//! ([`Budget::tight`], one relaxed load), which the places that would allocate more read: a
+//! report creating a row, the dictionary interning a new string (and evicting, see
+//! `Dictionary::evict_unreferenced`), a report being created, a sink's queue; and whether a table's growth fits ([`Budget::fits`]), checked before a row
 //! table or the dictionary doubles, so that no single allocation takes pinbad past the limit.
 //!
 //! Cheap on the hot path: nothing here runs per request. A holder settles its account once per
@@ -293,6 +295,21 @@ impl Account {
         if old != bytes {
             self.budget.shift(old, bytes);
         }
+    }
+
+    /// The holder took `bytes` more (for holders that count what comes and goes from several
+    /// threads, such as a sink's queue: exact whatever the order).
+    #[inline]
+    pub fn grow(&self, bytes: u64) {
+        self.accounted.fetch_add(bytes, Relaxed);
+        self.budget.shift(0, bytes);
+    }
+
+    /// The holder let go of `bytes` it had [`Account::grow`]n by.
+    #[inline]
+    pub fn shrink(&self, bytes: u64) {
+        self.accounted.fetch_sub(bytes, Relaxed);
+        self.budget.shift(bytes, 0);
     }
 
     /// Bytes accounted.

@@ -188,8 +188,13 @@ impl Dictionary {
     /// Tells the budget what the dictionary holds now ([`Dictionary::bytes`] and the allocator's
     /// share of each string). The merger calls it whenever it publishes the dictionary's figures.
     pub fn settle_memory(&self) {
-        self.account
-            .settle((self.bytes() + self.len() * STRING_OVERHEAD) as u64);
+        self.account.settle(self.memory_bytes());
+    }
+
+    /// What it counts against the memory budget: [`Dictionary::bytes`] and the allocator's share
+    /// of each string.
+    pub fn memory_bytes(&self) -> u64 {
+        (self.bytes() + self.len() * STRING_OVERHEAD) as u64
     }
 
     /// Whether the budget has room for one more string: not while it is tight, and not if the

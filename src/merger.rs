@@ -520,6 +520,10 @@ const SWEEP_EVERY_MS: u64 = 1000;
 /// report row holds (a pass over every report's and stage's rows, then over the entries).
 const EVICT_EVERY_MS: u64 = 2000;
 
+/// The dictionary evicts only while it holds at least this fraction of the budget: below, what
+/// it could free cannot ease the budget, and the pass over every report's rows is not worth it.
+const EVICT_SHARE: u64 = 16;
+
 /// How long a string must have been unused before it may be evicted: longer than a request's
 /// ids take from interning to a report row (a merge round, a worker's queue), and than a tap
 /// takes to name a closed tick's keys.
@@ -710,7 +714,10 @@ impl Merger {
         if now64.saturating_sub(self.last_sweep_ms) >= SWEEP_EVERY_MS {
             self.last_sweep_ms = now64;
             self.sweep(now64);
-            if shared.budget().tight() && now64.saturating_sub(self.last_evict_ms) >= EVICT_EVERY_MS
+            let budget = shared.budget();
+            if budget.tight()
+                && now64.saturating_sub(self.last_evict_ms) >= EVICT_EVERY_MS
+                && shared.dictionary().read().memory_bytes() >= budget.limit() / EVICT_SHARE
             {
                 self.last_evict_ms = now64;
                 self.evict(now64);

@@ -62,6 +62,15 @@ pub(super) struct Prepared<'a> {
 }
 
 impl PreparedBatch {
+    /// Heap bytes it holds (by capacity): what a tap keeping the round in a queue holds.
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.reqs.capacity() * size_of::<PreparedReq>()
+            + self.timers.capacity() * size_of::<Timer>()
+            + self.timer_contribs.capacity() * size_of::<TimerContribution>()
+            + self.tags.capacity() * size_of::<TagPair>()
+    }
+
     /// Adds a copy of `v` with its contributions.
     pub fn push(&mut self, v: &RequestView<'_>) {
         let timer_start = self.timers.len() as u32;

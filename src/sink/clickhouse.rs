@@ -1065,6 +1065,19 @@ impl Output for ClickHouseOutput {
         self.outbox.state.lock().queued_requests + self.batch.request_rows
     }
 
+    fn memory_bytes(&self) -> u64 {
+        let chunks = |body: &[Vec<u8>]| body.iter().map(Vec::capacity).sum::<usize>();
+        let outbox = {
+            let st = self.outbox.state.lock();
+            st.queue.iter().map(|i| chunks(&i.body)).sum::<usize>() + chunks(&st.spare)
+        };
+        let own = self.batch.requests.capacity()
+            + self.batch.timers.capacity()
+            + chunks(&self.ticks.full)
+            + self.ticks.body.capacity();
+        (outbox + own) as u64
+    }
+
     fn tick_start(&mut self, head: &TickHead<'_>) {
         ClickHouseOutput::tick_start(self, head);
     }
@@ -1586,6 +1599,9 @@ mod tests {
         // oldest 4 dropped.
         assert_eq!(stats.dropped.load(Relaxed), 4);
         assert_eq!(out.pending(), 4);
+        // What is kept for the retry is memory the budget is told of: the queued inserts' bytes
+        // (at least a row's ~60 bytes each) and the batch being filled.
+        assert!(out.memory_bytes() >= 3 * 60, "{}", out.memory_bytes());
         let deadline = Instant::now() + Duration::from_secs(10);
         while stats.failed.load(Relaxed) == 0 {
             assert!(Instant::now() < deadline, "no failed attempt");

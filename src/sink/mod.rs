@@ -36,6 +36,7 @@ use serde_json::{json, Value};
 
 pub use crate::config::{ClickHouseConfig, FileConfig, SinkConfig, SinkKind};
 
+use crate::budget::Account;
 use crate::config::ConfigError;
 use crate::dictionary::Dictionary;
 use crate::durable::{OnDamage, SetAside};
@@ -66,6 +67,12 @@ pub trait Output: Send {
     fn work(&mut self, stats: &SinkStats, now: Instant);
     /// Requests encoded and not yet delivered (part of `queued`).
     fn pending(&self) -> u64;
+    /// Memory it holds for what is not delivered yet (encoded inserts waiting or kept for a
+    /// retry, chunks kept for reuse), counted against the memory budget after each
+    /// [`Output::work`]. A file sink's buffer is small: 0.
+    fn memory_bytes(&self) -> u64 {
+        0
+    }
     /// Starts encoding a closed report tick (a sink with `reports`: ClickHouse): its rows follow
     /// ([`Output::tick_row`]), then [`Output::tick_end`]. Called on the sink's thread.
     fn tick_start(&mut self, _head: &clickhouse::TickHead<'_>) {}
@@ -136,6 +143,8 @@ pub struct Sink {
     deadline: std::sync::OnceLock<Instant>,
     /// The closed report ticks it writes (`reports` of a ClickHouse sink), if any.
     ticks: Option<ticks::TickInbox>,
+    /// The queued rounds' memory, against the memory budget (set when the thread starts).
+    account: std::sync::OnceLock<Account>,
 }
 
 /// The merge threads hand closed report ticks to a sink with `reports` (see [`ticks`]); never
@@ -162,17 +171,35 @@ impl Tap for Sink {
         }
         let n = round.batch().len() as u64;
         let queued = self.stats.queued.load(Relaxed);
-        if !admits(queued, n, self.config.queue as u64) {
+        // While the memory budget is tight, a queue takes rounds only while short: a sink that
+        // keeps up goes on writing, one that fell behind stops growing.
+        let tight = self.account.get().is_some_and(|a| a.budget().tight());
+        let queue = if tight {
+            self.config.queue as u64 / TIGHT_QUEUE_DIVISOR
+        } else {
+            self.config.queue as u64
+        };
+        if !admits(queued, n, queue) {
             self.stats.dropped.fetch_add(n, Relaxed);
             return;
         }
         self.stats.queued.fetch_add(n, Relaxed);
+        let bytes = round.batch().heap_bytes() as u64;
+        if let Some(a) = self.account.get() {
+            a.grow(bytes);
+        }
         if self.tx.try_send(Arc::clone(round)).is_err() {
             self.stats.queued.fetch_sub(n, Relaxed);
             self.stats.dropped.fetch_add(n, Relaxed);
+            if let Some(a) = self.account.get() {
+                a.shrink(bytes);
+            }
         }
     }
 }
+
+/// While the memory budget is tight, a sink's queue takes rounds up to this fraction of `queue`.
+const TIGHT_QUEUE_DIVISOR: u64 = 8;
 
 /// Whether a round of `n` requests joins a queue holding `queued` of at most `queue`. An empty
 /// queue takes a round whole whatever its size: a `queue` smaller than one round (up to
@@ -196,6 +223,7 @@ impl Sink {
         };
         Sink {
             ticks,
+            account: std::sync::OnceLock::new(),
             name: config.name.clone(),
             kind: config.kind.name(),
             enabled: AtomicBool::new(config.enabled),
@@ -254,6 +282,8 @@ impl Sink {
     /// until the stop's deadline (what is left then is dropped and counted).
     fn run(&self, rx: Receiver<Arc<Round>>, mut out: Box<dyn Output>, shared: &Core) {
         let mut behind = false;
+        // What the output holds undelivered, against the memory budget.
+        let held = Account::new(Arc::clone(shared.budget()));
         loop {
             let stopping = self.stop.load(Relaxed);
             let late = stopping && self.deadline.get().is_some_and(|d| Instant::now() >= *d);
@@ -261,6 +291,7 @@ impl Sink {
                 let mut left = 0;
                 while let Ok(round) = rx.try_recv() {
                     left += round.batch().len() as u64;
+                    self.unqueued(&round);
                 }
                 if left > 0 {
                     self.stats.queued.fetch_sub(left, Relaxed);
@@ -280,6 +311,7 @@ impl Sink {
             match round {
                 Some(round) => {
                     let stale = self.encode(&round, out.as_mut(), shared);
+                    self.unqueued(&round);
                     if stale != behind {
                         behind = stale;
                         if stale {
@@ -297,6 +329,7 @@ impl Sink {
             }
             out.work(&self.stats, Instant::now());
             self.stats.buffered.store(out.pending(), Relaxed);
+            held.settle(out.memory_bytes());
         }
         // The ticks the merger's last rounds closed.
         if let Some(inbox) = &self.ticks {
@@ -305,6 +338,13 @@ impl Sink {
         let deadline = self.deadline.get().copied().unwrap_or_else(Instant::now);
         out.close(&self.stats, deadline);
         self.stats.buffered.store(out.pending(), Relaxed);
+    }
+
+    /// A round left the queue: its memory leaves the sink's account.
+    fn unqueued(&self, round: &Round) {
+        if let Some(a) = self.account.get() {
+            a.shrink(round.batch().heap_bytes() as u64);
+        }
     }
 
     /// Encodes a round's (sampled) requests into `out`; returns whether (the rest of) the round
@@ -497,6 +537,7 @@ impl Sinks {
             let Some(rx) = sink.rx.lock().take() else {
                 continue;
             };
+            let _ = sink.account.set(Account::new(Arc::clone(shared.budget())));
             let (s, shared2) = (Arc::clone(sink), Arc::clone(shared));
             let handle = std::thread::Builder::new()
                 .name(format!("pinbad-sink-{}", sink.name))
@@ -712,6 +753,60 @@ mod tests {
         assert_eq!(sink.stats.dropped.load(Relaxed), 1000);
         assert_eq!(sink.status()["dropped_stale"], 1000);
         assert_eq!(sink.stats.queued.load(Relaxed), 0);
+    }
+
+    /// A sink's queued rounds count against the memory budget until its thread has written
+    /// them; while the budget is tight the queue takes rounds only up to an eighth of `queue`
+    /// (the rest dropped, counted).
+    #[test]
+    fn queued_rounds_are_accounted_and_a_tight_budget_shortens_the_queue() {
+        let budget = crate::budget::Budget::new(64 << 20);
+        let sink = Sink::new(
+            parse("[[sink]]\nname = \"f\"\nkind = \"file\"\npath = \"/tmp/f\"\nqueue = 8000\n")
+                .unwrap()
+                .remove(0),
+        );
+        let _ = sink.account.set(Account::new(Arc::clone(&budget)));
+        let round = |n: u64| {
+            let record = crate::record::Record::default();
+            let mut batch = crate::report::PreparedBatch::default();
+            for id in 0..n {
+                batch.push(&RequestView {
+                    id,
+                    record: &record,
+                    tag_block: &[],
+                    timers: &[],
+                });
+            }
+            Arc::new(Round::of_batch(0, batch))
+        };
+        let a = round(1000);
+        let bytes = a.batch().heap_bytes() as u64;
+        assert!(bytes >= 1000 * 64, "{bytes}");
+        sink.offer(&a);
+        sink.offer(&round(1000));
+        assert_eq!(budget.used(), 2 * bytes);
+        assert_eq!(sink.stats.queued.load(Relaxed), 2000);
+        // Tight: the queue (2,000 of 8,000) is past an eighth: refused, counted.
+        let filler = Account::new(Arc::clone(&budget));
+        filler.settle(63 << 20);
+        assert!(budget.judge());
+        sink.offer(&round(500));
+        assert_eq!(sink.stats.dropped.load(Relaxed), 500);
+        assert_eq!(sink.stats.queued.load(Relaxed), 2000);
+        // The thread takes both rounds off: their memory leaves the budget.
+        let rx = sink.rx.lock().take().unwrap();
+        for _ in 0..2 {
+            let r = rx.try_recv().unwrap();
+            sink.unqueued(&r);
+        }
+        filler.settle(0);
+        assert_eq!(budget.used(), 0);
+        // Still tight (it eases at the next judgement): an empty queue takes a round.
+        sink.stats.queued.store(0, Relaxed);
+        sink.offer(&round(900));
+        assert_eq!(sink.stats.queued.load(Relaxed), 900);
+        assert!(budget.used() > 0);
     }
 
     #[test]
