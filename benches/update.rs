@@ -3,7 +3,10 @@
 //! each update is a row lookup far from the previous one. What the table-order update and its
 //! prefetch ([`Report::add_batch`]) are for; ns per request (criterion reports the batch).
 //!
-//! Also each of the four timer-tag reports of the benchmarks on its own (`timer_report_update`).
+//! Also each of the four timer-tag reports of the benchmarks on its own (`timer_report_update`),
+//! and a drain's histogram add (`hist_add`): a stage row's histogram added to a member row's by
+//! `Histogram::add_hist` (one merge of the two sorted lists) and bucket by bucket (what it did
+//! before), for the forms a drain meets.
 //!
 //! `cargo bench --bench update -- --warm-up-time 1 --measurement-time 3`
 
@@ -127,5 +130,62 @@ fn timer_update(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, update, timer_update);
+/// `hist_add/{merged,bucket_by_bucket}/CASE`: 1,024 pairs of histograms (a member row's and a
+/// stage row's, `mine` and `theirs` distinct buckets each, buckets spread over a timer's usual
+/// range), each member row added to once per iteration; ns per add.
+fn hist_add(c: &mut Criterion) {
+    use pinbad::histogram::Histogram;
+    let mut group = c.benchmark_group("hist_add");
+    group.throughput(Throughput::Elements(1024));
+    for (label, mine, theirs) in [
+        ("inline1+inline1", 1usize, 1usize),
+        ("inline3+inline2", 3, 2),
+        ("sparse12+inline2", 12, 2),
+        ("sparse24+sparse8", 24, 8),
+    ] {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut make = |n: usize| {
+            let mut h = Histogram::new();
+            while h.buckets_used() < n {
+                h.add_bucket(1000 + (next() % 300) as u16, 1);
+            }
+            h
+        };
+        let pairs: Vec<(Histogram, Histogram)> =
+            (0..1024).map(|_| (make(mine), make(theirs))).collect();
+        group.bench_function(BenchmarkId::new("merged", label), |b| {
+            b.iter_batched_ref(
+                || pairs.clone(),
+                |pairs| {
+                    for (m, t) in pairs.iter_mut() {
+                        m.add_hist(&*t);
+                    }
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        });
+        group.bench_function(BenchmarkId::new("bucket_by_bucket", label), |b| {
+            b.iter_batched_ref(
+                || pairs.clone(),
+                |pairs| {
+                    for (m, t) in pairs.iter_mut() {
+                        for (bucket, n) in t.iter() {
+                            m.add_bucket(bucket, n);
+                        }
+                    }
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, update, timer_update, hist_add);
 criterion_main!(benches);

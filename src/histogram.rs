@@ -335,11 +335,90 @@ impl Histogram {
         }
     }
 
-    /// Adds every sample of `other` (a report's window folding a tick in).
+    /// Adds every sample of `other` (a report's window folding a tick in, a drain adding a
+    /// stage's row to a member's). An inline or sparse histogram takes an inline, sparse or
+    /// packed `other` of two buckets or more in one merge of the two sorted lists
+    /// ([`Histogram::add_merged`]), not a search and a shift per bucket; a block, or a sum that
+    /// would not stay sparse, bucket by bucket.
     pub fn add_hist<'h>(&mut self, other: impl Into<HistView<'h>>) {
-        other
-            .into()
-            .each_bucket(|bucket, n| self.add_bucket(bucket, n));
+        let other = other.into();
+        // One bucket: its add is the merge (and cheaper than setting one up).
+        if !matches!(self.repr, Repr::Block(_))
+            && other.buckets_used() > 1
+            && self.add_merged(other)
+        {
+            return;
+        }
+        other.each_bucket(|bucket, n| self.add_bucket(bucket, n));
+    }
+
+    /// [`Histogram::add_hist`] for an inline or sparse histogram and an `other` that is not a
+    /// block: the two sorted bucket lists merged into one on the stack, then kept; returns false,
+    /// changing nothing, when the sum would take more than [`SPARSE_MAX`] buckets (the caller adds
+    /// bucket by bucket, which makes a block) or `other` is a block.
+    fn add_merged(&mut self, other: HistView<'_>) -> bool {
+        let mine: &[u64] = match &self.repr {
+            Repr::Inline(i) => i.as_slice(),
+            Repr::Sparse(s) => &s.entries,
+            Repr::Block(_) => return false,
+        };
+        let theirs: &[u64];
+        let unpacked;
+        match other {
+            HistView::Whole(h) => match &h.repr {
+                Repr::Inline(i) => theirs = i.as_slice(),
+                Repr::Sparse(s) => theirs = &s.entries,
+                Repr::Block(_) => return false,
+            },
+            HistView::Packed(p) => {
+                if p.len() > SPARSE_MAX {
+                    return false;
+                }
+                let mut buf = [0u64; SPARSE_MAX];
+                let mut n = 0;
+                for &e in p {
+                    let (bucket, count) = HistView::unpack(e);
+                    if count > 0 {
+                        buf[n] = pack(bucket, count);
+                        n += 1;
+                    }
+                }
+                unpacked = (buf, n);
+                theirs = &unpacked.0[..unpacked.1];
+            }
+        }
+        if mine.len() + theirs.len() <= 2 * INLINE {
+            let mut out = [0u64; 2 * INLINE];
+            let n = merge_packed(mine, theirs, &mut out).expect("room for both lists");
+            self.keep_merged(&out[..n]);
+            return true;
+        }
+        let mut out = [0u64; SPARSE_MAX];
+        let Some(n) = merge_packed(mine, theirs, &mut out) else {
+            return false;
+        };
+        self.keep_merged(&out[..n]);
+        true
+    }
+
+    /// Replaces an inline or sparse histogram's entries with `merged` (sorted, at most
+    /// [`SPARSE_MAX`]): inline while they fit and it was inline, sparse otherwise.
+    fn keep_merged(&mut self, merged: &[u64]) {
+        match &mut self.repr {
+            Repr::Inline(i) if merged.len() <= INLINE => {
+                i.entries = [0; INLINE];
+                i.entries[..merged.len()].copy_from_slice(merged);
+            }
+            Repr::Sparse(s) => {
+                s.entries.clear();
+                s.entries.extend_from_slice(merged);
+            }
+            _ => {
+                let mut entries = Vec::with_capacity(merged.len().max(2 * INLINE));
+                entries.extend_from_slice(merged);
+                self.repr = Repr::Sparse(Sparse { entries });
+            }
+        }
     }
 
     /// Adds every sample of `other`, a bucket's count stopping at [`MAX_BUCKET_COUNT`]: what
@@ -910,6 +989,40 @@ fn find_rank(buckets: impl Iterator<Item = (u16, u64)>, r: u64) -> Option<(u16, 
     None
 }
 
+/// Merges two sorted lists of packed entries (counts of a bucket in both added) into `out`;
+/// returns the merged length, or `None` when it would not fit `out`. Entries of `b` with a count
+/// of 0 are left out (a packed tick's, which `add_bucket` skips too).
+#[inline]
+fn merge_packed<const N: usize>(a: &[u64], b: &[u64], out: &mut [u64; N]) -> Option<usize> {
+    let (mut i, mut n) = (0, 0);
+    for &e in b {
+        let bucket = e >> COUNT_BITS;
+        while i < a.len() && a[i] >> COUNT_BITS < bucket {
+            *out.get_mut(n)? = a[i];
+            n += 1;
+            i += 1;
+        }
+        if i < a.len() && a[i] >> COUNT_BITS == bucket {
+            debug_assert!(
+                (a[i] & COUNT_MASK) + (e & COUNT_MASK) <= COUNT_MASK,
+                "histogram count overflow"
+            );
+            *out.get_mut(n)? = a[i] + (e & COUNT_MASK);
+            i += 1;
+        } else if e & COUNT_MASK == 0 {
+            continue;
+        } else {
+            *out.get_mut(n)? = e;
+        }
+        n += 1;
+    }
+    for &e in &a[i..] {
+        *out.get_mut(n)? = e;
+        n += 1;
+    }
+    Some(n)
+}
+
 /// Buckets and counts of packed entries.
 fn iter_packed(entries: &[u64]) -> impl Iterator<Item = (u16, u64)> + '_ {
     entries
@@ -1439,6 +1552,42 @@ mod tests {
                 samples.extend(std::iter::repeat_n(v, repeat));
             }
             check_within_1_percent(&samples)?;
+        }
+
+        /// Adding a histogram (inline, sparse, block, or a closed tick's packed form) to one of
+        /// any form by `add_hist` (the one-pass merge where both are short) holds exactly what
+        /// adding its buckets one by one holds.
+        #[test]
+        fn add_hist_equals_adding_bucket_by_bucket(
+            a in proptest::collection::vec((0u16..BUCKETS as u16, 1u64..5), 0..70),
+            b in proptest::collection::vec((0u16..BUCKETS as u16, 1u64..5), 0..70),
+            spread in 1u16..300,
+            packed in any::<bool>(),
+        ) {
+            let build = |v: &[(u16, u64)]| {
+                let mut h = Histogram::new();
+                for &(bucket, n) in v {
+                    h.add_bucket(bucket % spread, n);
+                }
+                h
+            };
+            let (mut merged, other) = (build(&a), build(&b));
+            let mut one_by_one = merged.clone();
+            for (bucket, n) in other.iter() {
+                one_by_one.add_bucket(bucket, n);
+            }
+            let mut words = Vec::new();
+            if packed && other.pack32_into(&mut words) {
+                merged.add_hist(HistView::Packed(&words));
+            } else {
+                merged.add_hist(&other);
+            }
+            prop_assert_eq!(merged.iter().collect::<Vec<_>>(), one_by_one.iter().collect::<Vec<_>>());
+            prop_assert_eq!(merged.count(), one_by_one.count());
+            prop_assert_eq!(merged.buckets_used(), one_by_one.buckets_used());
+            // And it keeps working: subtracting `other` again leaves `a`'s histogram.
+            merged.subtract_hist(&other);
+            prop_assert_eq!(merged.iter().collect::<Vec<_>>(), build(&a).iter().collect::<Vec<_>>());
         }
 
         /// Whatever the interleaving of adds and subtracts (crossing the sparse/paged thresholds
