@@ -13,7 +13,8 @@ tight, and how long /healthz took to answer. Prints one line per run: peak RSS, 
 refusals, /healthz's p50/p99/max and the requests merged vs sent.
 
 Usage: benches/budget.py   (cargo builds the binaries first)
-Env:   RUNS=flood,reports BUDGET=auto NAMES=3000000 RATE=100000 REPORTS=256 TRAFFIC_RATE=20000 TRAFFIC_S=60
+Env:   RUNS=flood,reports BUDGET=auto NAMES=3000000 NAME_BYTES=0 (a query string of that many bytes
+       after each flood name: long names make the dictionary the budget's largest share) RATE=100000 REPORTS=256 TRAFFIC_RATE=20000 TRAFFIC_S=60
        DUMP=1 (what is accounted, by part, at its peak and every sample) NO_BUILD=1 PINBAD_BIN= BLAST_BIN=
 Bounded: every sender stops by itself; only 127.0.0.1 is targeted; pinbad is stopped by PID.
 """
@@ -31,6 +32,7 @@ import urllib.request
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUDGET = os.environ.get("BUDGET", "auto")
 NAMES = int(os.environ.get("NAMES", 3_000_000))
+NAME_BYTES = int(os.environ.get("NAME_BYTES", 0))
 RATE = int(os.environ.get("RATE", 100_000))
 REPORTS = int(os.environ.get("REPORTS", 256))
 TRAFFIC_RATE = int(os.environ.get("TRAFFIC_RATE", 20_000))
@@ -219,7 +221,7 @@ def flood(work):
     path = os.path.join(work, "flood.replay")
     with open(path, "wb") as f:
         for i in range(NAMES):
-            r = request(b"/flood/%08d.php" % i)
+            r = request(b"/flood/%08d.php" % i + (b"?" + b"q" * NAME_BYTES if NAME_BYTES else b""))
             f.write(struct.pack("<I", len(r)) + r)
     d = Pinbad(work)
     s = Sampler(d)
@@ -249,8 +251,11 @@ def flood(work):
         time.sleep(0.1)
     s.finish()
     st = d.status()
+    ev = next((i for i in json.loads(d.get("/api/v1/instruments"))["instruments"] if i["name"] == "evict"),
+              {"count": 0, "mean_ns": 0})
     summary("flood", d, s, f"{NAMES:,} unique names sent in {took:.1f} s, dictionary "
-            f"{st['dictionary_size']:,} strings; evicted {st['memory']['names_evicted']:,}; "
+            f"{st['dictionary_size']:,} strings; evicted {st['memory'].get('names_evicted', 0):,} in "
+            f"{ev['count']} passes of {ev['mean_ns'] / 1e6:.1f} ms on average; "
             f"tight when it stopped: {tight_at_stop}; a new script's row "
             + (f"{got:.1f} s after" if got is not None else "not within 180 s"))
     dump(s)

@@ -5,7 +5,7 @@
 //! Stages: `receive` (recvmmsg calls; count = datagrams), `decode` (datagrams decoded into a
 //! batch), `intern` and `pool` (the merger's phases; count = requests), one `report:NAME` per
 //! report (its update each round: count = requests, time = the report's share of the merge, like
-//! pinba_engine's `ru_utime_per_packet` per report), `sweep` (dictionary sweeps) and `query`
+//! pinba_engine's `ru_utime_per_packet` per report), `sweep` (dictionary sweeps), `evict` (its evictions while the memory budget is tight) and `query`
 //! (report queries). Instruments are updated once per call or round, never per datagram, so a
 //! timed instrument costs two clock reads per batch of datagrams or requests, and an untimed one
 //! a relaxed atomic add; a disabled one, one relaxed load.
@@ -262,6 +262,9 @@ pub struct Instruments {
     pub intern: Instrument,
     pub pool: Instrument,
     pub sweep: Instrument,
+    /// The dictionary's evictions while the memory budget is tight (one event per pass: the
+    /// walk of every report's rows and the pass over the entries).
+    pub evict: Instrument,
     pub query: Instrument,
     pub timer: TimerInfo,
 }
@@ -274,6 +277,7 @@ impl Default for Instruments {
             intern: Instrument::new("intern"),
             pool: Instrument::new("pool"),
             sweep: Instrument::new("sweep"),
+            evict: Instrument::new("evict"),
             query: Instrument::new("query").with_call_times(),
             timer: TimerInfo::measure(),
         }
@@ -282,13 +286,14 @@ impl Default for Instruments {
 
 impl Instruments {
     /// The fixed instruments, in pipeline order.
-    pub fn stages(&self) -> [&Instrument; 6] {
+    pub fn stages(&self) -> [&Instrument; 7] {
         [
             &self.receive,
             &self.decode,
             &self.intern,
             &self.pool,
             &self.sweep,
+            &self.evict,
             &self.query,
         ]
     }

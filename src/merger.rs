@@ -787,7 +787,7 @@ impl Merger {
     /// later. The raw pool's requests naming an evicted string show "<dictionary full>".
     fn evict(&mut self, now64: u64) {
         let shared = &*self.shared;
-        let timing = shared.counters().instruments.sweep.start();
+        let timing = shared.counters().instruments.evict.start();
         let bound = shared.dictionary().read().id_bound();
         let mut referenced = vec![0u64; bound.div_ceil(64)];
         let mut mark = |id: u32| {
@@ -819,7 +819,7 @@ impl Merger {
         }
         shared.publish_dictionary(&dict);
         drop(dict);
-        shared.counters().instruments.sweep.record(timing, 1);
+        shared.counters().instruments.evict.record(timing, 1);
     }
 
     /// Phases 2 (pool) and 3 (reports); returns whether any request was merged.

@@ -206,9 +206,12 @@ fn resident_bytes() -> u64 {
     pages * u64::try_from(page).unwrap_or(4096)
 }
 
+/// A section's path in the status and what renders it.
+pub type Section = (&'static str, fn(&Sources) -> Value);
+
 /// Parts of `/api/v1/status` that their owners render whole (more than the figures read from
 /// them): the figures inside them name their place with a path into them.
-pub const SECTIONS: &[(&str, fn(&Sources) -> Value)] = &[
+pub const SECTIONS: &[Section] = &[
     ("rejected_by_reason", |s| {
         let c = counters(s);
         Value::Object(

@@ -316,7 +316,7 @@ pub struct RequestList {
 /// The body of `PATCH /api/v1/instruments` (either flag may be left out).
 #[derive(ToSchema)]
 pub struct InstrumentsChange {
-    /// A stage (`receive`, `decode`, `intern`, `pool`, `sweep`, `query`), `report:NAME`,
+    /// A stage (`receive`, `decode`, `intern`, `pool`, `sweep`, `evict`, `query`), `report:NAME`,
     /// `report:*` or `*`.
     pub name: String,
     pub enabled: Option<bool>,

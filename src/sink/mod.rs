@@ -693,6 +693,21 @@ mod tests {
             .map_err(|e| e.to_string())
     }
 
+    /// A batch of `n` requests with default fields, ids 0 to n - 1.
+    fn empty_requests(n: u64) -> crate::report::PreparedBatch {
+        let record = crate::record::Record::default();
+        let mut batch = crate::report::PreparedBatch::default();
+        for id in 0..n {
+            batch.push(&RequestView {
+                id,
+                record: &record,
+                tag_block: &[],
+                timers: &[],
+            });
+        }
+        batch
+    }
+
     /// A round that waited `stats_history` or longer is not written (its strings may have left
     /// the dictionary and their ids been given to others): dropped, counted in `dropped` and
     /// `dropped_stale`. A younger round is written.
@@ -721,19 +736,7 @@ mod tests {
             0,
         ));
         let now = shared.clock().now_ms64();
-        let round = |age_ms: u64, n: u64| {
-            let record = crate::record::Record::default();
-            let mut batch = crate::report::PreparedBatch::default();
-            for id in 0..n {
-                batch.push(&RequestView {
-                    id,
-                    record: &record,
-                    tag_block: &[],
-                    timers: &[],
-                });
-            }
-            Round::of_batch(now - age_ms, batch)
-        };
+        let round = |age_ms: u64, n: u64| Round::of_batch(now - age_ms, empty_requests(n));
         let sink = Sink::new(
             parse("[[sink]]\nname = \"f\"\nkind = \"file\"\npath = \"/tmp/f\"\n")
                 .unwrap()
@@ -767,19 +770,7 @@ mod tests {
                 .remove(0),
         );
         let _ = sink.account.set(Account::new(Arc::clone(&budget)));
-        let round = |n: u64| {
-            let record = crate::record::Record::default();
-            let mut batch = crate::report::PreparedBatch::default();
-            for id in 0..n {
-                batch.push(&RequestView {
-                    id,
-                    record: &record,
-                    tag_block: &[],
-                    timers: &[],
-                });
-            }
-            Arc::new(Round::of_batch(0, batch))
-        };
+        let round = |n: u64| Arc::new(Round::of_batch(0, empty_requests(n)));
         let a = round(1000);
         let bytes = a.batch().heap_bytes() as u64;
         assert!(bytes >= 1000 * 64, "{bytes}");

@@ -145,8 +145,8 @@ fn lex(sql: &str) -> Result<Vec<Token>, LexError> {
             space = true;
             continue;
         }
-        if rest.starts_with("/*") {
-            let end = rest[2..]
+        if let Some(body) = rest.strip_prefix("/*") {
+            let end = body
                 .find("*/")
                 .ok_or_else(|| LexError("unterminated /* comment".into()))?;
             // MySQL's executable comments (`/*!40101 SET … */`) hold statements for MySQL
