@@ -8,8 +8,9 @@
 //! ([`Account::grow`], [`Account::shrink`]). Out: whether the budget is **tight**
 //! ([`Budget::tight`], one relaxed load), which the places that would allocate more read: a
 //! report creating a row, the dictionary interning a new string (and evicting, see
-//! `Dictionary::evict_unreferenced`), a report being created, a sink's queue; and whether a table's growth fits ([`Budget::fits`]), checked before a row
-//! table or the dictionary doubles, so that no single allocation takes pinbad past the limit.
+//! `Dictionary::evict_unreferenced`), a report being created, a sink's queue; and whether a
+//! table's growth fits ([`Budget::fits`]), checked before a row table or the dictionary doubles,
+//! so that no single allocation takes pinbad past the limit.
 //!
 //! Cheap on the hot path: nothing here runs per request. A holder settles its account once per
 //! round (one atomic add of the difference), the merger re-judges the budget once per round

@@ -358,12 +358,7 @@ impl Dictionary {
                 continue;
             }
             e.pins = EVICTED;
-            let bytes = std::mem::take(&mut e.bytes);
-            self.string_bytes -= bytes.len();
-            let hash = FxBuildHasher.hash_one(&*bytes);
-            if let Ok(slot) = self.table.find_entry(hash, |&i| i == id as u32) {
-                slot.remove();
-            }
+            self.drop_string(id);
             evicted += 1;
         }
         self.evicted += evicted;
@@ -379,9 +374,9 @@ impl Dictionary {
     }
 
     /// Frees every unpinned entry last used before `before` (same clock as
-    /// [`Dictionary::set_now`]), and the ids of evicted ones; returns how many. When most of the table is then empty (after a
-    /// burst of unique strings), it shrinks, so memory follows the live strings down. Cost: one
-    /// pass over the entries.
+    /// [`Dictionary::set_now`]), and the ids of evicted ones; returns how many. When most of the
+    /// table is then empty (after a burst of unique strings), it shrinks, so memory follows the
+    /// live strings down. Cost: one pass over the entries.
     pub fn sweep(&mut self, before: u32) -> usize {
         let mut freed = 0;
         for id in 1..self.entries.len() {
@@ -403,12 +398,7 @@ impl Dictionary {
                 continue;
             }
             *e.used.get_mut() = u32::MAX;
-            let bytes = std::mem::take(&mut e.bytes);
-            self.string_bytes -= bytes.len();
-            let hash = FxBuildHasher.hash_one(&*bytes);
-            if let Ok(slot) = self.table.find_entry(hash, |&i| i == id as u32) {
-                slot.remove();
-            }
+            self.drop_string(id);
             self.free.push(id as u32);
             freed += 1;
         }
@@ -416,6 +406,17 @@ impl Dictionary {
             self.shrink_table_if_sparse();
         }
         freed
+    }
+
+    /// Frees entry `id`'s string and takes it out of the table (a sweep or an eviction; the
+    /// caller marks the entry).
+    fn drop_string(&mut self, id: usize) {
+        let bytes = std::mem::take(&mut self.entries[id].bytes);
+        self.string_bytes -= bytes.len();
+        let hash = FxBuildHasher.hash_one(&*bytes);
+        if let Ok(slot) = self.table.find_entry(hash, |&i| i == id as u32) {
+            slot.remove();
+        }
     }
 
     /// When most of the table is empty (after a burst of unique strings), shrinks it, so memory

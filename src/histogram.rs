@@ -374,6 +374,7 @@ impl Histogram {
                 if p.len() > SPARSE_MAX {
                     return false;
                 }
+                // Its empty buckets left out, as `add_bucket` skips them.
                 let mut buf = [0u64; SPARSE_MAX];
                 let mut n = 0;
                 for &e in p {
@@ -989,9 +990,8 @@ fn find_rank(buckets: impl Iterator<Item = (u16, u64)>, r: u64) -> Option<(u16, 
     None
 }
 
-/// Merges two sorted lists of packed entries (counts of a bucket in both added) into `out`;
-/// returns the merged length, or `None` when it would not fit `out`. Entries of `b` with a count
-/// of 0 are left out (a packed tick's, which `add_bucket` skips too).
+/// Merges two sorted lists of packed entries, none with a count of 0 (counts of a bucket in both
+/// added), into `out`; returns the merged length, or `None` when it would not fit `out`.
 #[inline]
 fn merge_packed<const N: usize>(a: &[u64], b: &[u64], out: &mut [u64; N]) -> Option<usize> {
     let (mut i, mut n) = (0, 0);
@@ -1009,8 +1009,6 @@ fn merge_packed<const N: usize>(a: &[u64], b: &[u64], out: &mut [u64; N]) -> Opt
             );
             *out.get_mut(n)? = a[i] + (e & COUNT_MASK);
             i += 1;
-        } else if e & COUNT_MASK == 0 {
-            continue;
         } else {
             *out.get_mut(n)? = e;
         }

@@ -5,10 +5,11 @@
 //! Stages: `receive` (recvmmsg calls; count = datagrams), `decode` (datagrams decoded into a
 //! batch), `intern` and `pool` (the merger's phases; count = requests), one `report:NAME` per
 //! report (its update each round: count = requests, time = the report's share of the merge, like
-//! pinba_engine's `ru_utime_per_packet` per report), `sweep` (dictionary sweeps), `evict` (its evictions while the memory budget is tight) and `query`
-//! (report queries). Instruments are updated once per call or round, never per datagram, so a
-//! timed instrument costs two clock reads per batch of datagrams or requests, and an untimed one
-//! a relaxed atomic add; a disabled one, one relaxed load.
+//! pinba_engine's `ru_utime_per_packet` per report), `sweep` (dictionary sweeps), `evict` (its
+//! evictions while the memory budget is tight) and `query` (report queries). Instruments are
+//! updated once per call or round, never per datagram, so a timed instrument costs two clock
+//! reads per batch of datagrams or requests, and an untimed one a relaxed atomic add; a disabled
+//! one, one relaxed load.
 //!
 //! The `query` instrument also keeps the distribution of its calls' times (a histogram, 1 %
 //! buckets, bounded), shown as `call_ns` percentiles: a query's p99 as the server sees it,

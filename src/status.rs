@@ -504,7 +504,7 @@ pub static FIGURES: &[Figure] = &[
     .read(|s| json!(s.core.budget().limit())),
     gauge(
         "memory.used_bytes",
-        "Memory accounted against the budget: the reserved part, the dictionary, the reports and their stages, the history writer and the tick log.",
+        "Memory accounted against the budget: the reserved part, the dictionary, the reports and their stages, the history writer, the tick log and the sinks.",
     )
     .prometheus("pinbad_memory_used")
     .unit(Unit::Bytes, 1.0)

@@ -184,6 +184,7 @@ impl Tap for Sink {
             return;
         }
         self.stats.queued.fetch_add(n, Relaxed);
+        // Accounted before it is sent: the thread may take it off (and shrink the account) at once.
         let bytes = round.batch().heap_bytes() as u64;
         if let Some(a) = self.account.get() {
             a.grow(bytes);
