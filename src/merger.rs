@@ -60,6 +60,11 @@ const UNSET: u32 = u32::MAX;
 /// is a few tens of milliseconds of work, where draining a full ring at once could take seconds.
 pub const ROUND_REQUESTS: usize = 4096;
 
+/// The share of the ring's bytes (1/N) beyond which the merger counts as behind: family members'
+/// turns at their frozen stage wait (see `Family::update`), so that the merge threads catch up
+/// before the ring fills. An eighth of the default 256 MiB is ~0.2 s of 100k requests/s.
+const BEHIND_SHARE: usize = 8;
+
 /// How long after the merger starts the receivers may still queue raw batches: until it first
 /// finds nothing waiting, so that a restart's backlog (what came while the last run stopped and
 /// while the snapshot was restored) and what comes while it is merged are held at a raw batch's
@@ -269,6 +274,9 @@ struct RoundWork {
     merged: u64,
     /// Where the reports' closed ticks go (history), if anywhere.
     ticks: Option<Arc<dyn TickTap>>,
+    /// `Some(now_ms)` when the ring held more than [`BEHIND_SHARE`] of its bytes after this
+    /// round took its batches: family members' turns wait (see `Family::update`).
+    behind: Option<u64>,
 }
 
 impl RoundWork {
@@ -280,6 +288,7 @@ impl RoundWork {
             remaining: Default::default(),
             merged: 0,
             ticks: None,
+            behind: None,
         }
     }
 
@@ -313,6 +322,7 @@ fn update_report(work: &RoundWork, at: usize, turned: &mut bool) {
                 work.round.batch(),
                 |c| c.queried_lately(work.round.now_ms()),
                 (!*turned).then(|| cell.worker()),
+                work.behind,
             );
             *turned |= round.handed;
             // The stage's time is the leader's; the round's requests were counted on every
@@ -324,7 +334,7 @@ fn update_report(work: &RoundWork, at: usize, turned: &mut bool) {
             }
         } else {
             if cell.worker() != work.cells[leader].worker() && !*turned {
-                *turned = family.take_turn(cell);
+                *turned = family.take_turn(cell, work.behind);
             }
             // Its requests are counted by the leader's `Family::update`, or, detached,
             // by its own update there; its turns at the stage are timed when they happen.
@@ -908,6 +918,8 @@ impl Merger {
         work_mut.cells.extend(cells.iter().cloned());
         work_mut.leaders = round_leaders(&work_mut.cells);
         work_mut.merged = merged;
+        work_mut.behind =
+            (self.ring.bytes() > self.ring.max_bytes() / BEHIND_SHARE).then_some(now64);
         *work_mut.remaining.get_mut() = self.workers.len() + 2;
         // Taps (stream, sinks, metrics) get the round as the workers do; they never block.
         if merged > 0 {

@@ -18,8 +18,8 @@
 //! counted in its `rows_lost`).
 //!
 //! A stage is drained before any member's window moves into a new tick (members share one phase,
-//! so that is once per tick), every [`DRAIN_EVERY_MS`], and when it holds [`STAGE_MAX_ROWS`] rows.
-//! At a tick and every [`DRAIN_EVERY_MS`], the stage is frozen and handed to one member per round
+//! so that is once per tick), [`DRAIN_EVERY_MS`] after the last drain within longer ticks, and
+//! when it holds [`STAGE_MAX_ROWS`] rows. At a tick and within long ticks, the stage is frozen and handed to one member per round
 //! (each absorbs it and, at a tick, then closes its tick), so that no round holds its thread for
 //! a drain into every member. A frozen stage reaches every member before any member's window
 //! moves on.
@@ -61,11 +61,14 @@ use super::*;
 /// Most rows a stage holds before it is drained early (bounds its memory between ticks).
 pub const STAGE_MAX_ROWS: usize = 1 << 20;
 
-/// How often a stage is drained besides at ticks: bounds what a query's detach absorbs and how
-/// long a member no longer queried waits to rejoin. Drains cost one row update per stage row and
-/// member, so they must be rare: with tens of timer reports in families, draining every second
-/// saturates the merge thread.
-pub const DRAIN_EVERY_MS: u64 = 5000;
+/// How long a stage counts without a drain when its members' ticks are longer: bounds what a
+/// query's detach absorbs and how long a member no longer queried waits to rejoin. A drain costs
+/// one row update per stage row and member whatever the requests the row sums, so drains are
+/// rare: at ticks only up to ticks of this length (the default 15 s ticks among them), since
+/// the rows a stage holds recur from one drain to the next and each drain within a tick would
+/// pay for them again (with tens of timer reports in families, draining every second saturates
+/// the merge thread).
+pub const DRAIN_EVERY_MS: u64 = 30_000;
 
 /// What must be equal for reports to share a stage.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -305,6 +308,13 @@ impl Handout {
     fn tick_ms(&self) -> Option<u64> {
         self.frozen_at_tick.then_some(self.frozen_ms)
     }
+
+    /// Whether turns wait this round (see [`Family::update`]'s `behind`): the merger is behind
+    /// at `behind` (ms), and less than half the time the frozen stage has to reach every member
+    /// has passed.
+    fn paced(&self, behind: Option<u64>) -> bool {
+        behind.is_some_and(|now| now < self.frozen_ms + (self.due_ms - self.frozen_ms) / 2)
+    }
 }
 
 /// What the leader's round step ([`Family::update`]) leaves to its caller.
@@ -416,12 +426,20 @@ impl Family {
     /// `worker` is the leader's merge thread: the leader hands the frozen stage to a member on it
     /// (or a dropped one) per round; the others take it on their own thread
     /// ([`Family::take_turn`]). `None`: the thread had a member's turn this round already.
+    ///
+    /// `behind`: `Some(now_ms)` when the merger is behind (its ring of received batches filling
+    /// up). Turns then wait while less than half the time the frozen stage has to reach every
+    /// member has passed: a turn (a member absorbing the stage and closing its tick) can take
+    /// 100 ms and more for a wide report, and tens of members taking theirs back to back after a
+    /// tick would hold the merge threads for seconds while the ring fills and drops requests.
+    /// Paced, the turns fill the time the threads have to spare over the first half of the tick.
     pub fn update(
         &self,
         now_ms: u64,
         batch: &PreparedBatch,
         queried: impl Fn(&ReportCell) -> bool,
         worker: Option<usize>,
+        behind: Option<u64>,
     ) -> LeaderRound {
         let mut st = self.stages.lock();
         let mut h = self.handout.lock();
@@ -438,9 +456,10 @@ impl Family {
         }
         if h.frozen.is_none() && self.members.iter().any(ended) {
             self.freeze(&mut st, &mut h, now_ms, true);
+            st.drained_ms = now_ms;
         }
         let waiting = h.pending.len();
-        if let Some(worker) = worker {
+        if let Some(worker) = worker.filter(|_| !h.paced(behind)) {
             handed_ns += self.hand_frozen(&mut h, 1, |m| {
                 m.cell.upgrade().is_none_or(|c| c.worker() == worker)
             });
@@ -478,8 +497,9 @@ impl Family {
     /// A member's own step in a round on a merge thread other than its leader's: if the frozen
     /// stage waits for it, it absorbs the stage there (timed by its own instrument) and, when the
     /// stage ends a tick, moves into the new one. Returns whether it did: the caller lets one
-    /// member do so per round and thread (a turn can take tens of ms).
-    pub fn take_turn(&self, cell: &ReportCell) -> bool {
+    /// member do so per round and thread (a turn can take tens of ms). `behind`: see
+    /// [`Family::update`].
+    pub fn take_turn(&self, cell: &ReportCell, behind: Option<u64>) -> bool {
         let Some(i) = cell.member_index() else {
             return false;
         };
@@ -492,7 +512,7 @@ impl Family {
         let Some(mut h) = self.handout.try_lock() else {
             return false;
         };
-        if !h.pending.contains(&i) {
+        if !h.pending.contains(&i) || h.paced(behind) {
             return false;
         }
         let Some(frozen) = h.frozen.clone() else {

@@ -119,15 +119,22 @@ fn check_families(ops: &[FamilyOp], max_rows: usize) -> Result<(), TestCaseError
     // stage, its detached members and the members on its thread; the members on the other
     // thread take their turn at the frozen stage themselves, before or after their leader.
     let leaders = round_leaders(&cells);
-    // Each thread gives one member a turn per round (as the merger does).
+    // Each thread gives one member a turn per round (as the merger does). Every third round the
+    // merger is behind: turns wait in the first half of the time they have.
     let round = |now: u64, batch: &PreparedBatch, mask: u8| {
+        let behind = now.is_multiple_of(3).then_some(now);
         let mut turned = [false; 2];
         for (i, cell) in cells.iter().enumerate() {
             let w = cell.worker();
             match cell.family() {
                 Some(f) if leaders[i] == i => {
-                    let round =
-                        f.update(now, batch, |c| queried(mask, c), (!turned[w]).then_some(w));
+                    let round = f.update(
+                        now,
+                        batch,
+                        |c| queried(mask, c),
+                        (!turned[w]).then_some(w),
+                        behind,
+                    );
                     turned[w] |= round.handed;
                     for c in round.detached {
                         let mut rep = c.report.write();
@@ -137,7 +144,7 @@ fn check_families(ops: &[FamilyOp], max_rows: usize) -> Result<(), TestCaseError
                 }
                 Some(f) => {
                     if w != cells[leaders[i]].worker() && !turned[w] {
-                        turned[w] = f.take_turn(cell);
+                        turned[w] = f.take_turn(cell, behind);
                     }
                 }
                 None => {
@@ -386,6 +393,66 @@ fn each_family_is_led_by_its_first_member_in_the_round() {
     );
 }
 
+/// While the merger is behind (`behind`), members' turns at a frozen stage wait for the first half
+/// of the time the stage has to reach them, then go on one per round; whatever waited, every
+/// member has the stage, and has moved into the new tick, by the time the next tick begins.
+#[test]
+fn turns_wait_while_the_merger_is_behind_for_half_the_tick() {
+    let mut dict = Dictionary::new(1000);
+    let win = Window {
+        history_ms: 20 * TICK_MS,
+        tick_ms: 10 * TICK_MS,
+        ticks: 2,
+        phase_ms: 0,
+    };
+    let reports: Vec<Report> = [
+        def("script", &["script_name"]),
+        def("host_script", &["hostname", "script_name"]),
+        def("host", &["hostname"]),
+    ]
+    .into_iter()
+    .map(|d| {
+        Report::new(d, &mut dict, 100)
+            .unwrap()
+            .with_exact_window(win, 0)
+    })
+    .collect();
+    let (family, cells) = one_family(reports);
+    let batch = prepared(&mut dict, &[Req::default()]);
+    let empty = prepared(&mut dict, &[]);
+    let round = |now: u64, batch: &PreparedBatch, behind: bool| -> bool {
+        family
+            .update(now, batch, |_| false, Some(0), behind.then_some(now))
+            .handed
+    };
+    let closed = |c: &ReportCell| c.report.read().open_index;
+    assert!(!round(100, &batch, true), "nothing frozen yet");
+    // The tick ends at 10 s: the stage is frozen, due by 20 s; behind, no turn before 15 s.
+    let frozen_at = 10 * TICK_MS + 50;
+    for now in [frozen_at, frozen_at + 2_000, frozen_at + 4_900] {
+        assert!(!round(now, &empty, true), "behind at {now}: turns wait");
+        assert!(!family.take_turn(&cells[1], Some(now)), "{now}");
+    }
+    assert!(cells.iter().all(|c| closed(c) == 0), "nobody moved yet");
+    // Past half the time: one member per round again, though still behind.
+    assert!(round(frozen_at + 5_000, &empty, true), "half-way: a turn");
+    assert_eq!(
+        cells.iter().filter(|c| closed(c) == 1).count(),
+        1,
+        "one member moved into the new tick"
+    );
+    // Not behind: the next one at once.
+    assert!(round(frozen_at + 5_100, &empty, false));
+    assert_eq!(cells.iter().filter(|c| closed(c) == 1).count(), 2);
+    // The last one is handed the stage at the next tick whatever the merger's state, before
+    // the stage freezes again.
+    round(20 * TICK_MS + 10, &empty, true);
+    for c in &cells {
+        assert!(closed(c) >= 1, "{} has the stage", c.name());
+        assert_eq!(c.report.read().total_requests(), 1, "{}", c.name());
+    }
+}
+
 /// A member queries read is detached: the query makes it take what the stage holds for it, so it
 /// holds every request merged so far, and from then on the merge thread updates it directly; a
 /// member no longer queried rejoins the stage once the stage was drained, with no request
@@ -419,7 +486,7 @@ fn a_queried_member_detaches_from_its_stage_and_rejoins_it() {
     let mut round = |now: u64, queried: &[&str]| -> Vec<String> {
         sent += 1;
         let detached = family
-            .update(now, &batch, |c| queried.contains(&c.name()), Some(0))
+            .update(now, &batch, |c| queried.contains(&c.name()), Some(0), None)
             .detached;
         for c in &detached {
             let mut r = c.report.write();
@@ -536,7 +603,7 @@ fn detaching_queries_racing_the_merge_thread_lose_and_double_nothing() {
         s.spawn(|| {
             while !done.load(Relaxed) {
                 for c in &cells[2..] {
-                    turns.fetch_add(usize::from(family.take_turn(c)), Relaxed);
+                    turns.fetch_add(usize::from(family.take_turn(c, None)), Relaxed);
                 }
                 std::thread::yield_now();
             }
@@ -585,6 +652,7 @@ fn detaching_queries_racing_the_merge_thread_lose_and_double_nothing() {
                         mask >> i & 1 == 1
                     },
                     Some(0),
+                    None,
                 )
                 .detached;
             let mut is_detached = [false; 4];
