@@ -336,6 +336,31 @@ fn one_family(mut reports: Vec<Report>) -> (Arc<Family>, Vec<Arc<ReportCell>>) {
     (family, cells)
 }
 
+/// One family of reports named and keyed as `defs` say (100 rows each), over a window of
+/// `history_ms` in `ticks` ticks starting at 0.
+fn family_over(
+    dict: &mut Dictionary,
+    history_ms: u64,
+    ticks: u64,
+    defs: &[(&str, &[&str])],
+) -> (Arc<Family>, Vec<Arc<ReportCell>>) {
+    let win = Window {
+        history_ms,
+        tick_ms: history_ms / ticks,
+        ticks,
+        phase_ms: 0,
+    };
+    let reports = defs
+        .iter()
+        .map(|(name, keys)| {
+            Report::new(def(name, keys), dict, 100)
+                .unwrap()
+                .with_exact_window(win, 0)
+        })
+        .collect();
+    one_family(reports)
+}
+
 /// A round's leader of each family is its first member among the round's reports, in whatever
 /// order the round lists them; when that member is not in the round (dropped), the next one
 /// leads. Reports in no family have none.
@@ -399,25 +424,16 @@ fn each_family_is_led_by_its_first_member_in_the_round() {
 #[test]
 fn turns_wait_while_the_merger_is_behind_for_half_the_tick() {
     let mut dict = Dictionary::new(1000);
-    let win = Window {
-        history_ms: 20 * TICK_MS,
-        tick_ms: 10 * TICK_MS,
-        ticks: 2,
-        phase_ms: 0,
-    };
-    let reports: Vec<Report> = [
-        def("script", &["script_name"]),
-        def("host_script", &["hostname", "script_name"]),
-        def("host", &["hostname"]),
-    ]
-    .into_iter()
-    .map(|d| {
-        Report::new(d, &mut dict, 100)
-            .unwrap()
-            .with_exact_window(win, 0)
-    })
-    .collect();
-    let (family, cells) = one_family(reports);
+    let (family, cells) = family_over(
+        &mut dict,
+        20 * TICK_MS,
+        2,
+        &[
+            ("script", &["script_name"]),
+            ("host_script", &["hostname", "script_name"]),
+            ("host", &["hostname"]),
+        ],
+    );
     let batch = prepared(&mut dict, &[Req::default()]);
     let empty = prepared(&mut dict, &[]);
     let round = |now: u64, batch: &PreparedBatch, behind: bool| -> bool {
@@ -461,24 +477,15 @@ fn turns_wait_while_the_merger_is_behind_for_half_the_tick() {
 #[test]
 fn a_queried_member_detaches_from_its_stage_and_rejoins_it() {
     let mut dict = Dictionary::new(1000);
-    let win = Window {
-        history_ms: 60 * TICK_MS,
-        tick_ms: 60 * TICK_MS,
-        ticks: 1,
-        phase_ms: 0,
-    };
-    let reports: Vec<Report> = [
-        def("script", &["script_name"]),
-        def("host_script", &["hostname", "script_name"]),
-    ]
-    .into_iter()
-    .map(|d| {
-        Report::new(d, &mut dict, 100)
-            .unwrap()
-            .with_exact_window(win, 0)
-    })
-    .collect();
-    let (family, cells) = one_family(reports);
+    let (family, cells) = family_over(
+        &mut dict,
+        60 * TICK_MS,
+        1,
+        &[
+            ("script", &["script_name"]),
+            ("host_script", &["hostname", "script_name"]),
+        ],
+    );
     let (script, host_script) = (&cells[0], &cells[1]);
     let batch = prepared(&mut dict, &[Req::default()]);
     let mut sent = 0;
