@@ -19,10 +19,11 @@
 //!
 //! A stage is drained before any member's window moves into a new tick (members share one phase,
 //! so that is once per tick), [`DRAIN_EVERY_MS`] after the last drain within longer ticks, and
-//! when it holds [`STAGE_MAX_ROWS`] rows. At a tick and within long ticks, the stage is frozen and handed to one member per round
-//! (each absorbs it and, at a tick, then closes its tick), so that no round holds its thread for
-//! a drain into every member. A frozen stage reaches every member before any member's window
-//! moves on.
+//! when it holds [`STAGE_MAX_ROWS`] rows. At a tick and within long ticks, the stage is frozen
+//! and handed to one member per round (each absorbs it and, at a tick, then closes its tick), so
+//! that no round holds its thread for a drain into every member; while the merger is behind,
+//! the turns wait for the first half of the tick (see [`Family::update`]'s `behind`). A frozen
+//! stage reaches every member before any member's window moves on.
 //!
 //! A member that queries read is **detached**: the query first makes it take what the stages
 //! hold for it ([`Family::detach_for_query`]), and from then on the merge thread updates it
@@ -313,7 +314,9 @@ impl Handout {
     /// at `behind` (ms), and less than half the time the frozen stage has to reach every member
     /// has passed.
     fn paced(&self, behind: Option<u64>) -> bool {
-        behind.is_some_and(|now| now < self.frozen_ms + (self.due_ms - self.frozen_ms) / 2)
+        behind.is_some_and(|now| {
+            now < self.frozen_ms + self.due_ms.saturating_sub(self.frozen_ms) / 2
+        })
     }
 }
 
@@ -803,8 +806,9 @@ fn drain(stage: &mut Report, members: &[(Arc<ReportCell>, &[usize])], sweep: boo
 }
 
 /// Groups `reports` into families (two or more members each). The members share one phase
-/// already (see [`Report::phase_seed`]); it is set again here, the first member's, in case. Returns, per family, the indices of its members and its stage.
-/// Call before any request was counted.
+/// already (see [`Report::phase_seed`]); it is set again here, the first member's, in case.
+/// Returns, per family, the indices of its members and its stage. Call before any request was
+/// counted.
 ///
 /// Request reports form families only when `request_families` (`merge.request_families`, on by
 /// default): with PHP-like traffic (Zipf-popular scripts over tens of hosts) the built-ins'
