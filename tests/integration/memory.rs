@@ -214,6 +214,30 @@ fn a_new_script_gets_its_row(d: &Daemon, sent: u64, flood: &str) {
     check_under_budget(d);
 }
 
+/// Sends requests named `name(i)` for i = 0, 1, 2 … in batches of `batch`, each merged and the
+/// budget checked before the next, until `done` holds for the status (up to `secs` seconds,
+/// else panics naming `what`); returns how many were sent.
+fn flood_until(
+    d: &Daemon,
+    secs: u64,
+    what: &str,
+    batch: u64,
+    name: impl Fn(u64) -> String,
+    done: impl Fn(&Value) -> bool,
+) -> u64 {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    let mut sent = 0u64;
+    while !done(&d.status()) {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        let datagrams: Vec<_> = (sent..sent + batch).map(|i| request(&name(i))).collect();
+        d.send(&datagrams);
+        sent += batch;
+        d.wait_merged(sent);
+        check_under_budget(d);
+    }
+    sent
+}
+
 /// A flood of 2,000 script names sent again and again (a scanner, or ids in URLs) for many ticks
 /// makes the budget tight through the reports' closed ticks, each holding a copy of every flooded
 /// row. Once it stops, the next closes fold the coldest rows out of the reports and out of their
@@ -223,18 +247,14 @@ fn a_new_script_gets_its_row(d: &Daemon, sent: u64, flood: &str) {
 fn after_a_recurring_flood_made_the_budget_tight_a_new_script_gets_its_row_within_a_tick() {
     const NAMES: u64 = 2_000;
     let d = Daemon::start(&small_config("stats_history = \"2m\"\nreport_ticks = 120"));
-    let mut sent = 0u64;
-    let deadline = Instant::now() + Duration::from_secs(90);
-    while figure(&d.status(), "memory.tight") == 0 {
-        assert!(Instant::now() < deadline, "the budget never became tight");
-        let datagrams: Vec<_> = (0..NAMES)
-            .map(|i| request(&format!("/flood/{i:05}")))
-            .collect();
-        d.send(&datagrams);
-        sent += NAMES;
-        d.wait_merged(sent);
-        check_under_budget(&d);
-    }
+    let sent = flood_until(
+        &d,
+        90,
+        "the budget to become tight",
+        NAMES,
+        |i| format!("/flood/{:05}", i % NAMES),
+        |s| figure(s, "memory.tight") != 0,
+    );
     a_new_script_gets_its_row(&d, sent, "recurring flood over 2,000 names");
 }
 
@@ -251,20 +271,16 @@ fn after_a_flood_of_unique_names_made_the_budget_tight_a_new_script_gets_its_row
         "{}max_rows_per_report = 1000\n[history]\nenabled = false\n",
         small_config("stats_history = \"2m\"\nreport_ticks = 120")
     ));
-    let (mut sent, batch) = (0u64, 10_000u64);
-    let deadline = Instant::now() + Duration::from_secs(60);
     // Long names (URLs with ids and query strings).
     let pad = "q".repeat(1000);
-    while figure(&d.status(), "memory.names_refused") < 20_000 {
-        assert!(Instant::now() < deadline, "the budget never refused names");
-        let datagrams: Vec<_> = (sent..sent + batch)
-            .map(|i| request(&format!("/flood/{i:09}?{pad}")))
-            .collect();
-        d.send(&datagrams);
-        sent += batch;
-        d.wait_merged(sent);
-        check_under_budget(&d);
-    }
+    let sent = flood_until(
+        &d,
+        60,
+        "the budget to refuse names",
+        10_000,
+        |i| format!("/flood/{i:09}?{pad}"),
+        |s| figure(s, "memory.names_refused") >= 20_000,
+    );
     eprintln!(
         "unique-name flood: dictionary {} KiB of {} KiB accounted: {}",
         figure(&d.status(), "dictionary_bytes") >> 10,
