@@ -299,3 +299,54 @@ proptest! {
         }
     }
 }
+
+/// A steady open table whose rows sit just below a power of two after the close keeps its table
+/// from tick to tick (it would otherwise shrink at one tick and grow back at the next, a rehash
+/// into fresh pages each time), while one a burst left four times too large shrinks to twice
+/// its rows.
+#[test]
+fn a_steady_table_is_not_trimmed_and_a_burst_is() {
+    let key = |i: u32| {
+        let mut k = KeyBuf {
+            ids: [0; MAX_KEYS],
+            len: 1,
+        };
+        k.ids[0] = i + 1;
+        k
+    };
+    let mut m = RowMap::new(1);
+    for i in 0..300 {
+        m.insert(&key(i), Row::default());
+    }
+    let grown = m.capacity();
+    // The close drops the rows idle in the tick: fewer than the next smaller table would hold.
+    for i in 220..300 {
+        m.remove(&key(i));
+    }
+    m.trim(16);
+    assert_eq!(m.capacity(), grown, "a steady table keeps its slots");
+    for i in 220..300 {
+        m.insert(&key(i), Row::default());
+    }
+    assert_eq!(
+        m.capacity(),
+        grown,
+        "and takes its rows back without growing"
+    );
+
+    // A burst: 4,000 rows, then 100.
+    for i in 300..4000 {
+        m.insert(&key(i), Row::default());
+    }
+    for i in 100..4000 {
+        m.remove(&key(i));
+    }
+    let burst = m.capacity();
+    m.trim(16);
+    assert!(
+        m.capacity() >= 200,
+        "room for twice its rows: {}",
+        m.capacity()
+    );
+    assert!(m.capacity() * 4 <= burst, "{} of {burst}", m.capacity());
+}
