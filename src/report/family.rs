@@ -750,8 +750,9 @@ fn absorb_stage(stage: &Report, r: &mut Report, projection: &[usize]) {
 }
 
 /// A member's turn at a frozen stage, its write lock held (`r`): absorbs the stage, moves into
-/// the tick it ends (`tick_ms`), publishes, and records the turn on the member's instrument
-/// (started at `t`). Returns the time recorded (ns).
+/// the tick it ends (`tick_ms`; a member whose keys are the stage's closes that tick straight
+/// from the stage when it can, see `Report::advance_from_stage`), publishes, and records the
+/// turn on the member's instrument (started at `t`). Returns the time recorded (ns).
 fn absorb_frozen(
     cell: &ReportCell,
     mut r: parking_lot::RwLockWriteGuard<'_, Report>,
@@ -760,9 +761,16 @@ fn absorb_frozen(
     tick_ms: Option<u64>,
     t: Option<std::time::Instant>,
 ) -> u64 {
-    absorb_stage(frozen, &mut r, projection);
-    if let Some(ms) = tick_ms {
-        r.advance(ms);
+    match tick_ms {
+        Some(ms) if r.closes_from_stage(frozen, projection, ms) => {
+            r.advance_from_stage(ms, frozen, projection)
+        }
+        _ => {
+            absorb_stage(frozen, &mut r, projection);
+            if let Some(ms) = tick_ms {
+                r.advance(ms);
+            }
+        }
     }
     cell.publish(&r);
     drop(r);

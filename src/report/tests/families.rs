@@ -716,3 +716,81 @@ fn detaching_queries_racing_the_merge_thread_lose_and_double_nothing() {
         );
     }
 }
+
+/// A member whose keys are its stage's (in any order) closes its ticks straight from the frozen
+/// stage: its open table stays empty while it takes the stage, and its closed ticks, rows and
+/// totals equal a standalone report's; a member with fewer keys folds the stage as before.
+#[test]
+fn a_member_keyed_like_its_stage_closes_ticks_from_it() {
+    let mut dict = Dictionary::new(1000);
+    let defs: &[(&str, &[&str])] = &[
+        ("script", &["script_name"]),
+        ("host_script", &["hostname", "script_name"]),
+        ("script_host", &["script_name", "hostname"]),
+    ];
+    let (family, cells) = family_over(&mut dict, 20 * TICK_MS, 2, defs);
+    let win = cells[0].report.read().window();
+    let mut alone: Vec<Report> = defs
+        .iter()
+        .map(|(name, keys)| {
+            let mut r = Report::new(def(name, keys), &mut dict, 100)
+                .unwrap()
+                .with_exact_window(win, 0);
+            r.keep_closed_ticks();
+            r
+        })
+        .collect();
+    for c in &cells {
+        c.report.write().keep_closed_ticks();
+    }
+    let reqs = |n: usize| -> Vec<Req> {
+        (0..n)
+            .map(|i| Req {
+                host: ["h0", "h1", "h2"][i % 3],
+                script: ["/a", "/b", "/c", "/d", "/e"][i % 5],
+                time: 0.01 * (i % 7 + 1) as f32,
+                ..Req::default()
+            })
+            .collect()
+    };
+    // Three ticks of 10 s with requests in each, then one more round in the fourth.
+    for (now, n) in [
+        (100, 7),
+        (5_000, 4),
+        (10_100, 11),
+        (15_000, 2),
+        (20_100, 9),
+        (30_100, 0),
+    ] {
+        let batch = prepared(&mut dict, &reqs(n));
+        for a in alone.iter_mut() {
+            a.advance(now);
+            for v in batch.views() {
+                a.add(&v);
+            }
+        }
+        family.update(now, &batch, |_| false, Some(0), None);
+        for c in &cells[1..] {
+            while family.take_turn(c, None) {}
+        }
+        if now > 10_000 {
+            // Each tick's turn has come: the members keyed like the stage have no open rows.
+            for c in &cells[1..] {
+                assert_eq!(c.report.read().open.len(), 0, "{} at {now}", c.name());
+            }
+        }
+    }
+    assert!(
+        cells[0].report.read().open.len() > 0,
+        "`script` folds the stage"
+    );
+    family.drain();
+    for (a, c) in alone.iter_mut().zip(&cells) {
+        let mut r = c.report.write();
+        check_kept(&r, a, usize::MAX).unwrap();
+        let (mine, _) = r.take_closed_ticks();
+        let (theirs, _) = a.take_closed_ticks();
+        assert_eq!(ticks_of(&mine), ticks_of(&theirs), "ticks of {}", c.name());
+        assert_eq!(mine.len(), 3, "{}", c.name());
+    }
+}
