@@ -25,7 +25,10 @@
 #        sink (a clickhouse-server started from a temporary directory unless CLICKHOUSE_URL is
 #        given); TAPS=off: the same sinks configured but `enabled = false`, no subscriber;
 #        unset: none (the baseline). Their figures (sent, dropped) are added to each row.
-#        TEMP_POOL=256MiB: `temp_pool_memory`.
+#        TEMP_POOL=256MiB: `temp_pool_memory`. MAX_MEMORY=20GiB: `limits.max_memory` (unset: "auto",
+#          half the host's memory); each row gets the budget's figures over the measured run
+#          (`memory`: the limit, what was accounted at the end, the tight episodes and the rows
+#          refused), since a tight budget refuses new rows and folds reports' coldest rows.
 #        TICKLOG=true|false: `ticklog.enabled` (unset: the config says nothing, the default
 #          `true` holds, and a build from before the tick log runs too); each row gets the tick log's
 #        write rate over the measured run (`ticklog.written_bytes_per_s`) and its size on disk.
@@ -95,6 +98,7 @@ families = $FAMILIES
 request_families = $REQUEST_FAMILIES
 [limits]
 max_reports = 1000
+${MAX_MEMORY:+max_memory = \"$MAX_MEMORY\"}
 ${TICKLOG:+[ticklog]}
 ${TICKLOG:+enabled = $TICKLOG}
 EOF
@@ -250,6 +254,15 @@ if status.get("sinks"):
     row["taps"] = {s["name"]: {k: s[k] for k in ("enabled", "sent", "dropped", "failed", "current_queued")}
                    for s in status["sinks"]}
     row["taps"]["stream"] = {k: status["stream"][k] for k in ("current_clients", "sent", "dropped")}
+# The memory budget over the measured run: tight at any point means rows were refused or folded.
+m0 = json.load(open(sys.argv[1].replace("blast.json", "status0.json"))).get("memory", {})
+m1 = status.get("memory", {})
+if m1:
+    row["memory"] = {
+        "limit_bytes": m1.get("limit_bytes"), "used_bytes_at_end": m1.get("used_bytes"),
+        "tight_episodes": m1.get("tight_episodes", 0) - m0.get("tight_episodes", 0),
+        "rows_refused": m1.get("rows_refused", 0) - m0.get("rows_refused", 0),
+    }
 # The tick log's writes over the measured run (its thread's CPU is in thread_cpu_us_per_packet).
 s0 = json.load(open(sys.argv[1].replace("blast.json", "status0.json")))
 seconds = float(open(sys.argv[1].replace("blast.json", "t1")).read()) - float(open(sys.argv[1].replace("blast.json", "t0")).read())
