@@ -264,13 +264,10 @@ impl RowMap {
     }
 
     /// An emptied map keeps its table for the next round or tick, unless a burst made it larger
-    /// than four times what it needs (`keep` slots, or its rows): then it shrinks to twice that.
-    /// Never to its rows alone: a steady table with rows near a power of two would shrink at one
-    /// tick and grow back at the next, rehashing into fresh pages each time.
+    /// than `keep` slots.
     pub(super) fn trim(&mut self, keep: usize) {
-        let need = keep.max(self.len());
-        if self.capacity() > need * 4 {
-            each_rows!(self, m => m.shrink_to(need * 2))
+        if self.capacity() > keep * 4 {
+            each_rows!(self, m => m.shrink_to(keep))
         }
     }
 
