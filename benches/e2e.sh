@@ -254,9 +254,9 @@ if status.get("sinks"):
     row["taps"] = {s["name"]: {k: s[k] for k in ("enabled", "sent", "dropped", "failed", "current_queued")}
                    for s in status["sinks"]}
     row["taps"]["stream"] = {k: status["stream"][k] for k in ("current_clients", "sent", "dropped")}
+s0 = json.load(open(sys.argv[1].replace("blast.json", "status0.json")))
 # The memory budget over the measured run: tight at any point means rows were refused or folded.
-m0 = json.load(open(sys.argv[1].replace("blast.json", "status0.json"))).get("memory", {})
-m1 = status.get("memory", {})
+m0, m1 = s0.get("memory", {}), status.get("memory", {})
 if m1:
     row["memory"] = {
         "limit_bytes": m1.get("limit_bytes"), "used_bytes_at_end": m1.get("used_bytes"),
@@ -264,7 +264,6 @@ if m1:
         "rows_refused": m1.get("rows_refused", 0) - m0.get("rows_refused", 0),
     }
 # The tick log's writes over the measured run (its thread's CPU is in thread_cpu_us_per_packet).
-s0 = json.load(open(sys.argv[1].replace("blast.json", "status0.json")))
 seconds = float(open(sys.argv[1].replace("blast.json", "t1")).read()) - float(open(sys.argv[1].replace("blast.json", "t0")).read())
 if status.get("ticklog", {}).get("enabled"):
     t0, t1 = s0["ticklog"], status["ticklog"]

@@ -227,6 +227,18 @@ impl Report {
         self.settle_memory();
     }
 
+    /// Counts what a stage holds besides its rows into this member's open tick: its totals, and
+    /// its "(other)" row (contributions the stage had no row for, lost to the member too).
+    pub(super) fn absorb_totals(&mut self, stage: &Report) {
+        self.open_totals.add_row(&stage.open_totals);
+        if stage.open_other.contribs > 0 {
+            self.lose(Row {
+                mark: 0,
+                ..stage.open_other.clone()
+            });
+        }
+    }
+
     /// Counts a stage row into this member's open tick (see [`Report::new_row`] for the limit).
     fn absorb(&mut self, key: &KeyBuf, src: &Row) {
         match self.open.get_mut(key) {
@@ -732,7 +744,7 @@ fn absorb_stage(stage: &Report, r: &mut Report, projection: &[usize]) {
     if stage.open_totals.contribs == 0 {
         return;
     }
-    r.open_totals.add_row(&stage.open_totals);
+    r.absorb_totals(stage);
     // Each stage row is a random row of the member: fetched a few rows ahead.
     let rows = projected(stage, projection);
     with_lookahead(
@@ -741,12 +753,6 @@ fn absorb_stage(stage: &Report, r: &mut Report, projection: &[usize]) {
         |r, (key, _)| r.open.prefetch_ids(key.slice()),
         |r, (key, row)| r.absorb(&key, row),
     );
-    if stage.open_other.contribs > 0 {
-        r.lose(Row {
-            mark: 0,
-            ..stage.open_other.clone()
-        });
-    }
 }
 
 /// A member's turn at a frozen stage, its write lock held (`r`): absorbs the stage, moves into
@@ -779,7 +785,7 @@ fn absorb_frozen(
 
 /// Every stage row that counted something since the last drain, keyed by a member's key
 /// (`projection`: where each of the member's keys sits in the stage's).
-fn projected<'a>(
+pub(super) fn projected<'a>(
     stage: &'a Report,
     projection: &'a [usize],
 ) -> impl Iterator<Item = (KeyBuf, &'a Row)> + 'a {

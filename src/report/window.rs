@@ -529,13 +529,7 @@ impl Report {
     /// it, so it stays empty instead of holding every row of the last tick, zeroed.
     pub(super) fn advance_from_stage(&mut self, now_ms: u64, stage: &Report, projection: &[usize]) {
         debug_assert!(self.closes_from_stage(stage, projection, now_ms));
-        self.open_totals.add_row(&stage.open_totals);
-        if stage.open_other.contribs > 0 {
-            self.lose(Row {
-                mark: 0,
-                ..stage.open_other.clone()
-            });
-        }
+        self.absorb_totals(stage);
         self.advance_closing(now_ms, Some((stage, projection)))
     }
 
@@ -608,15 +602,10 @@ impl Report {
         let mut slots = 0;
         let mut open_hist_bytes = 0;
         if let Some((stage, projection)) = from_stage {
-            let mut key = [0u32; MAX_KEYS];
-            for (ids, row) in stage.open.iter(stage.keys.len()) {
-                if row.contribs == 0 || row.sums.req_count == 0 {
-                    continue;
+            for (key, row) in super::family::projected(stage, projection) {
+                if row.sums.req_count > 0 {
+                    tick.push_row(key.slice(), &row.sums, &row.hist);
                 }
-                for (slot, &at) in key.iter_mut().zip(projection) {
-                    *slot = ids[at];
-                }
-                tick.push_row(&key[..n], &row.sums, &row.hist);
             }
             // The zeroed rows of the last close go with their table: nothing counts into an
             // attached member's open tick.
