@@ -21,6 +21,8 @@
 #        MERGE_NICE=N: `merge.nice` (default 5). GATHERING=10ms: `stats_gathering_period`.
 #        FAMILIES=false: every report updated on its own (what report families save).
 #        REQUEST_FAMILIES=true|false: `merge.request_families` (default true).
+#        SHARE_TABLES=true|false: `merge.share_tables` (unset: the config says nothing, the
+#          default `true` holds, and a build from before shared tables runs too).
 #        TAPS=on: one stream subscriber (curl -N to /dev/null), a file sink and a ClickHouse
 #        sink (a clickhouse-server started from a temporary directory unless CLICKHOUSE_URL is
 #        given); TAPS=off: the same sinks configured but `enabled = false`, no subscriber;
@@ -65,6 +67,7 @@ HOSTS=${HOSTS:-20}
 POOL=${POOL:-1000000}
 TEMP_POOL=${TEMP_POOL:-256MiB}
 TICKLOG=${TICKLOG:-}
+SHARE_TABLES=${SHARE_TABLES:-}
 OUT=${OUT:-target/e2e.json}
 UDP_PORT=${UDP_PORT:-39002}
 HTTP_PORT=${HTTP_PORT:-39080}
@@ -96,6 +99,7 @@ threads = $MERGE_THREADS
 ${MERGE_NICE:+nice = $MERGE_NICE}
 families = $FAMILIES
 request_families = $REQUEST_FAMILIES
+${SHARE_TABLES:+share_tables = $SHARE_TABLES}
 [limits]
 max_reports = 1000
 ${MAX_MEMORY:+max_memory = \"$MAX_MEMORY\"}

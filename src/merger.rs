@@ -363,7 +363,7 @@ fn update_alone(cell: &Arc<ReportCell>, work: &RoundWork) {
     cell.publish(&r);
     drop(r);
     if let Some(t) = &work.ticks {
-        t.hand_over(cell, closed);
+        t.hand_over_table(cell, closed);
     }
     cell.instrument.record(t, batch.len() as u64);
 }
@@ -806,7 +806,7 @@ impl Merger {
             }
         };
         // The stages before their members: rows move from stages to members, never back.
-        let cells = shared.reports().snapshot();
+        let cells = shared.reports().owners();
         let mut families: Vec<&Arc<crate::report::Family>> = Vec::new();
         for family in cells.iter().filter_map(|c| c.family()) {
             if !families.iter().any(|f| Arc::ptr_eq(f, family)) {
@@ -840,7 +840,7 @@ impl Merger {
     /// any). Each report is then updated by the worker it belongs to; the merger is worker 0.
     fn store(&mut self, now_ms: u32, now64: u64) -> bool {
         let shared = Arc::clone(&self.shared);
-        let cells = shared.reports().snapshot();
+        let cells = shared.reports().owners();
         let history_ms = shared
             .config()
             .stats_history
@@ -1078,7 +1078,7 @@ impl Merger {
             }
         };
         let own = weigh(&inst.intern) + weigh(&inst.pool);
-        let cells = shared.reports().snapshot();
+        let cells = shared.reports().owners();
         let mut costs: Vec<(u64, &Arc<ReportCell>)> =
             cells.iter().map(|c| (weigh(&c.instrument), c)).collect();
         self.balanced_totals.retain(|name, _| {

@@ -360,7 +360,7 @@ impl Core {
         // A family member is detached from its stage first (once), so that it holds every
         // request merged before the query (the stage's lock, then the member's; none held here).
         if let Some(family) = cell.family() {
-            family.detach_for_query(cell);
+            family.detach_for_query(cell.owner());
         }
         // Percentiles include every sample merged before the query: the query reads the report's
         // histogram log for the rows it shows (applying it would take the write lock, and a pass
@@ -370,6 +370,10 @@ impl Core {
             let report = cell.report.read();
             let interval = report.time_interval(self.clock.now_ms64());
             report.query(q, &dict, interval).map(|mut table| {
+                // A shared table answers under the name asked for.
+                if cell.shares_table_with().is_some() {
+                    table.report = cell.name().to_string();
+                }
                 table.complete_from = Some(self.unix_secs(report.window_start_ms()));
                 table
             })
@@ -455,13 +459,16 @@ impl Core {
         Ok(())
     }
 
-    /// Removes a report from the set and releases its dictionary pins (dictionary, then report).
+    /// Removes a report from the set and releases its dictionary pins (dictionary, then report),
+    /// unless another report still reads its table (see `report::set`, "shared tables").
     fn release_removed(&self, name: &str) -> bool {
-        let Some(cell) = self.reports.remove(name) else {
+        let Some((cell, unread)) = self.reports.remove(name) else {
             return false;
         };
-        let mut dict = self.dictionary.write();
-        cell.report.write().release(&mut dict);
+        if unread {
+            let mut dict = self.dictionary.write();
+            cell.report.write().release(&mut dict);
+        }
         true
     }
 
@@ -616,22 +623,68 @@ fn build_reports(
         })?;
         built.push(report);
     }
+    // Reports equal but for their names share one table (the first one's): only the owners
+    // are reports of their own, in families or alone.
+    let twin_of = if config.merge.share_tables {
+        crate::report::find_twins(&built)
+    } else {
+        vec![None; built.len()]
+    };
+    // Each report in order: an owner (its place among `owners`), or a twin (its name, whether
+    // it is a built-in, its owner's place).
+    let mut owners = Vec::with_capacity(built.len());
+    let mut slots: Vec<Result<usize, (String, bool, usize)>> = Vec::with_capacity(built.len());
+    let mut owner_at = Vec::with_capacity(built.len());
+    for (mut report, twin) in built.into_iter().zip(twin_of) {
+        match twin {
+            None => {
+                owner_at.push(owners.len());
+                slots.push(Ok(owners.len()));
+                owners.push(report);
+            }
+            Some(owner) => {
+                let at = owner_at[owner];
+                owner_at.push(at);
+                // What the twin's ticks go to (history, the tick log, a sink naming it), the
+                // owner hands over.
+                if report.keeps_closed_ticks() {
+                    owners[at].keep_closed_ticks();
+                }
+                let builtin = crate::report::builtin_defs().contains(report.def());
+                slots.push(Err((report.def().name.clone(), builtin, at)));
+                report.release(&mut dictionary);
+            }
+        }
+    }
     let families = if config.merge.families {
-        crate::report::form_families(&mut built, config.merge.request_families)
+        crate::report::form_families(&mut owners, config.merge.request_families)
     } else {
         Vec::new()
     };
-    let mut cells = Vec::with_capacity(built.len());
-    for report in built {
-        let name = report.def().name.clone();
-        let cell = reports
-            .try_insert(report)
-            .map_err(|(e, _)| CoreError::Report {
-                name,
-                message: e.to_string(),
-            })?;
-        cells.push(cell);
+    let mut owners: Vec<Option<crate::report::Report>> = owners.into_iter().map(Some).collect();
+    let mut cells: Vec<Arc<crate::report::ReportCell>> = Vec::with_capacity(owners.len());
+    let refused = |name: String, e: crate::report::ReportError| CoreError::Report {
+        name,
+        message: e.to_string(),
+    };
+    for slot in slots {
+        match slot {
+            Ok(at) => {
+                let report = owners[at].take().expect("each owner is inserted once");
+                let name = report.def().name.clone();
+                let cell = reports
+                    .try_insert(report)
+                    .map_err(|(e, _)| refused(name, e))?;
+                cells.push(cell);
+            }
+            Err((name, builtin, at)) => {
+                reports
+                    .insert_twin(name.clone(), builtin, &cells[at])
+                    .map_err(|e| refused(name, e))?;
+            }
+        }
     }
+    reports.seal_twins();
     for (members, stage) in families {
         let member_cells: Vec<_> = members.iter().map(|&i| Arc::clone(&cells[i])).collect();
         let family = Arc::new(crate::report::Family::new(stage, &member_cells));

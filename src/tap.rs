@@ -121,6 +121,25 @@ pub trait TickTap: Send + Sync {
     /// take it drops and counts.
     fn hand_over(&self, cell: &Arc<ReportCell>, closed: (Vec<Arc<ClosedTick>>, u64));
 
+    /// Takes the ticks of a table several reports share (see `report::set`, "shared tables"),
+    /// once for each of `cells`, the reports in the set that read it. A tap that keeps one
+    /// copy of a table's ticks (the tick log) takes them for the first one only.
+    fn hand_over_shared(&self, cells: &[Arc<ReportCell>], closed: (Vec<Arc<ClosedTick>>, u64)) {
+        for c in cells {
+            self.hand_over(c, (closed.0.clone(), closed.1));
+        }
+    }
+
+    /// Hands over the ticks an owner's table closed: to [`TickTap::hand_over`] for a table of
+    /// one report, to [`TickTap::hand_over_shared`] for a shared one.
+    fn hand_over_table(&self, owner: &Arc<ReportCell>, closed: (Vec<Arc<ClosedTick>>, u64)) {
+        if owner.has_twins() && (!closed.0.is_empty() || closed.1 > 0) {
+            self.hand_over_shared(&owner.sharers(), closed);
+        } else {
+            self.hand_over(owner, closed);
+        }
+    }
+
     /// Collects the ticks waiting in a family member (closed for it by another thread) and
     /// hands them over; takes no lock when none wait.
     fn collect(&self, cell: &Arc<ReportCell>) {
@@ -133,7 +152,7 @@ pub trait TickTap: Send + Sync {
             cell.publish(&r);
             taken
         };
-        self.hand_over(cell, taken);
+        self.hand_over_table(cell, taken);
     }
 }
 
@@ -157,6 +176,12 @@ impl TickTap for TickFanOut {
                 tap.hand_over(cell, (ticks.clone(), dropped));
             }
             last.hand_over(cell, (ticks, dropped));
+        }
+    }
+
+    fn hand_over_shared(&self, cells: &[Arc<ReportCell>], closed: (Vec<Arc<ClosedTick>>, u64)) {
+        for tap in &self.0 {
+            tap.hand_over_shared(cells, (closed.0.clone(), closed.1));
         }
     }
 }

@@ -181,6 +181,9 @@ pub struct ReportEntry {
     /// Contributions lost to `limits.max_rows_per_report`.
     pub rows_lost: u64,
     pub builtin: bool,
+    /// The report whose table this one shares (start-up reports equal but for their names);
+    /// null: a table of its own.
+    pub shares_table_with: Option<String>,
     /// Whether its rows are exported on `GET /metrics`.
     pub prometheus: bool,
     /// The upper bounds (seconds) of its histograms' buckets on `GET /metrics`, besides `+Inf`

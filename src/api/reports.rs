@@ -137,6 +137,8 @@ fn list_entry(state: &ApiState, cell: &ReportCell) -> Value {
         "rows": r.rows(),
         "rows_lost": r.rows_lost(),
         "builtin": cell.builtin(),
+        // The report whose table this one shares (null: its own; see "shared tables").
+        "shares_table_with": cell.shares_table_with(),
         "prometheus": r.def().prometheus,
         // The bucket bounds its histograms export (defaults applied; null: not exported).
         "prometheus_buckets": r.def().prometheus.then(|| crate::metrics::buckets_of(r.def())),

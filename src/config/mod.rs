@@ -144,6 +144,11 @@ pub struct MergeConfig {
     /// what they cost without families. Off where those 5-tuples hardly repeat within seconds
     /// (then the aggregate costs more than it folds).
     pub request_families: bool,
+    /// Whether start-up reports whose definitions are equal but for their names share one
+    /// table (see `report::set`, "shared tables"): each name answers queries, keeps its
+    /// history and is written by sinks as before, and the rows are counted, closed and logged
+    /// once. On by default; off only to measure what it saves.
+    pub share_tables: bool,
     /// How many steps of niceness the merge threads (the merger and the report workers) run
     /// below the rest of the daemon, 0–19 ([`MERGE_NICE_MAX`]). They are throughput work with
     /// seconds of slack (the temp ring); the receivers and the HTTP API are the latency work
@@ -160,6 +165,7 @@ impl Default for MergeConfig {
             threads: 0,
             families: true,
             request_families: true,
+            share_tables: true,
             nice: 5,
         }
     }

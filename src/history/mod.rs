@@ -198,7 +198,7 @@ impl History {
         if !self.running.load(Relaxed) {
             return;
         }
-        let cells = shared.reports().snapshot();
+        let cells = shared.reports().owners();
         for cell in &cells {
             if let Some(f) = cell.family() {
                 f.drain();
@@ -213,7 +213,7 @@ impl History {
                 cell.publish(&r);
                 taken
             };
-            self.hand_over(cell, taken);
+            self.hand_over_table(cell, taken);
         }
     }
 
@@ -600,7 +600,7 @@ impl Writer {
         }
         // The merger has stopped: the ticks still in the reports' outboxes (family members
         // closed by the last round), then every step accumulated, partial ones too.
-        for cell in self.shared.reports().snapshot() {
+        for cell in self.shared.reports().owners() {
             h.checkpoint()?;
             h.collect(&cell);
         }

@@ -673,6 +673,11 @@ impl Report {
         self.outbox.get_or_insert_with(Vec::new);
     }
 
+    /// Whether closed ticks are kept for [`Report::take_closed_ticks`].
+    pub fn keeps_closed_ticks(&self) -> bool {
+        self.outbox.is_some()
+    }
+
     /// Whether closed ticks wait for [`Report::take_closed_ticks`].
     pub fn closed_ticks_waiting(&self) -> bool {
         self.outbox.as_ref().is_some_and(|o| !o.is_empty())

@@ -124,7 +124,7 @@ pub(super) fn encode_as<W: Write>(
             let mut blob = spare.lock().pop().unwrap_or_default();
             blob.clear();
             let mut report = cell.report.write();
-            let def = serde_json::to_vec(report.def()).map_err(std::io::Error::other)?;
+            let def = serde_json::to_vec(&cell.def_of(&report)).map_err(std::io::Error::other)?;
             let window = report.window();
             let mut bw = Writer::new(&mut blob);
             report.save_window(&mut bw, Layout::of(version))?;

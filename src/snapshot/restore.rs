@@ -287,6 +287,7 @@ pub(super) fn restore_content(
     let mut order: Vec<usize> = (0..saved.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(saved[i].3.len()));
     let mut outcomes: Vec<Option<Outcome>> = (0..saved.len()).map(|_| None).collect();
+    let filled_tables = parking_lot::Mutex::new(rustc_hash::FxHashSet::<usize>::default());
     on_threads(
         shared.config().merge.threads(),
         &order,
@@ -295,10 +296,17 @@ pub(super) fn restore_content(
             let Some(cell) = shared.reports().get(name) else {
                 return Outcome::Gone;
             };
+            // Reports sharing a table (see `report::set`) have it filled once: the lock keeps
+            // the others out until the first is done.
             let mut report = cell.report.write();
+            let table = Arc::as_ptr(&cell.report) as usize;
+            if filled_tables.lock().contains(&table) {
+                drop(report);
+                return Outcome::Yes(cell);
+            }
             let why = if let Err(e) = def {
                 Some(format!("its saved definition cannot be read: {e}"))
-            } else if def.as_ref() != Ok(report.def()) {
+            } else if def.as_ref() != Ok(&cell.def_of(&report)) {
                 Some("its definition changed".to_string())
             } else if *window != report.window() {
                 Some("its window changed (history, report_ticks or family)".to_string())
@@ -310,6 +318,7 @@ pub(super) fn restore_content(
             };
             match why {
                 None => {
+                    filled_tables.lock().insert(table);
                     cell.publish(&report);
                     drop(report);
                     Outcome::Yes(cell)

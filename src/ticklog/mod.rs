@@ -185,6 +185,14 @@ impl crate::tap::TickTap for TickLog {
             }
         }
     }
+
+    /// A shared table's ticks are logged once, under the first report reading it: a restore
+    /// fills the table, and with it every report sharing it.
+    fn hand_over_shared(&self, cells: &[Arc<ReportCell>], closed: (Vec<Arc<ClosedTick>>, u64)) {
+        if let Some(first) = cells.first() {
+            self.hand_over(first, closed);
+        }
+    }
 }
 
 /// The writer thread, once started.
@@ -483,7 +491,7 @@ impl Writer {
             }
         }
         let n = self.next_report;
-        let def = serde_json::to_vec(r.def()).map_err(std::io::Error::other)?;
+        let def = serde_json::to_vec(&cell.def_of(&r)).map_err(std::io::Error::other)?;
         let (window, complete_from) = (r.window(), r.complete_from_ms());
         drop(r);
         let mut payload = Vec::new();

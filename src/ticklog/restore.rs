@@ -176,7 +176,12 @@ fn restore(shared: &mut Core, log: &TickLog, summary: &mut Restored) -> Result<(
     // Then each report on its own, on as many threads as merge, the biggest first: its ticks
     // decompressed and decoded, its window filled.
     let shared: &Core = shared;
-    let found: Vec<Found<'_>> = found.into_values().collect();
+    // Reports sharing a table (see `report::set`) have it filled once.
+    let mut tables = rustc_hash::FxHashSet::default();
+    let found: Vec<Found<'_>> = found
+        .into_values()
+        .filter(|f| tables.insert(Arc::as_ptr(&f.cell.report) as usize))
+        .collect();
     let mut order: Vec<usize> = (0..found.len()).collect();
     let size = |f: &Found<'_>| f.ticks.iter().map(|t| t.raw_len).sum::<usize>();
     order.sort_by_key(|&i| std::cmp::Reverse(size(&found[i])));
@@ -344,7 +349,7 @@ fn read_report(
     let Some(cell) = shared.reports().get(&name) else {
         return Ok((n, Report::Not));
     };
-    let same = def.is_ok_and(|d| &d == cell.report.read().def()) && window == cell.window();
+    let same = def.is_ok_and(|d| d == cell.def_of(&cell.report.read())) && window == cell.window();
     if !same {
         skipped.insert(name);
         return Ok((n, Report::Not));

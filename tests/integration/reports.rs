@@ -507,6 +507,99 @@ fn without_request_families_every_report_costs_its_own_and_equals_an_independent
     check_all(&d, &sent);
 }
 
+/// The request count of an instrument in `/api/v1/instruments`.
+fn instrument_count(d: &Daemon, name: &str) -> u64 {
+    named(&d.json("/api/v1/instruments")["instruments"], name)["count"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no instrument {name}"))
+}
+
+/// Shared tables (`merge.share_tables`, on by default): start-up reports equal but for their
+/// names share the first one's table. Each answers under its own name and equals the independent
+/// computation; the table is updated once (a query of the twin detaches the owner, whose update
+/// counts, while the twin's own instrument stays at zero); the owner dropped, the twin's table
+/// is still updated; a report that differs (its percentiles) keeps a table of its own.
+#[test]
+fn reports_equal_but_for_their_names_share_one_table() {
+    let keys = ["script_name", "timer_tag:group"];
+    let report = |name: &str, extra: &str| {
+        format!(
+            "[[report]]\nname = \"{name}\"\nkeys = {}\n{extra}",
+            serde_json::to_string(&keys).unwrap()
+        )
+    };
+    let d = Daemon::start(&format!(
+        "{}{}{}",
+        report("twin_a", ""),
+        report("twin_b", ""),
+        report("own_c", "percentiles = [50]\n")
+    ));
+    let status = d.status();
+    let listing = d.json("/api/v1/reports");
+    for (name, shares) in [
+        ("twin_a", None),
+        ("twin_b", Some("twin_a")),
+        ("own_c", None),
+    ] {
+        let want = shares.map_or(Value::Null, |s| Value::from(s));
+        assert_eq!(
+            named(&status["reports"], name)["shares_table_with"],
+            want,
+            "{name}"
+        );
+        assert_eq!(
+            named(&listing["reports"], name)["shares_table_with"],
+            want,
+            "{name}"
+        );
+    }
+    let first = traffic(600, 11);
+    d.send(&first.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(first.len() as u64);
+    for name in ["twin_a", "twin_b", "own_c"] {
+        check_timer_report(&d, name, &keys, &first);
+        let (body, _) = fetch(&d, name, &keys, "");
+        assert_eq!(body["report"], name);
+    }
+    // The twin's query detached the owner from its family's stage: from now on the owner's
+    // update counts every request, and the twin's (never updated) none.
+    let owner_before = instrument_count(&d, "report:twin_a");
+    let second = traffic(600, 12);
+    d.send(&second.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged((first.len() + second.len()) as u64);
+    assert!(instrument_count(&d, "report:twin_a") > owner_before);
+    assert_eq!(instrument_count(&d, "report:twin_b"), 0);
+    let mut all: Vec<Sent> = first.into_iter().chain(second).collect();
+    check_timer_report(&d, "twin_b", &keys, &all);
+    // The owner dropped: its table lives on for the twin.
+    assert_eq!(d.delete("/api/v1/reports/twin_a").0, 204);
+    assert_eq!(d.get("/api/v1/reports/twin_a").0, 404);
+    let third = traffic(600, 13);
+    d.send(&third.iter().map(Sent::encode).collect::<Vec<_>>());
+    all.extend(third);
+    d.wait_merged(all.len() as u64);
+    check_timer_report(&d, "twin_b", &keys, &all);
+    check_timer_report(&d, "own_c", &keys, &all);
+}
+
+/// `merge.share_tables = false`: reports equal but for their names keep tables of their own.
+#[test]
+fn without_shared_tables_equal_reports_keep_tables_of_their_own() {
+    let d = Daemon::start(
+        "[merge]\nshare_tables = false\n[[report]]\nname = \"twin_a\"\nkeys = [\"script_name\"]\n\
+         [[report]]\nname = \"twin_b\"\nkeys = [\"script_name\"]\n",
+    );
+    let status = d.status();
+    assert_eq!(
+        named(&status["reports"], "twin_b")["shares_table_with"],
+        Value::Null
+    );
+    let sent = traffic(300, 5);
+    d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(sent.len() as u64);
+    check_request_report(&d, "twin_b", &["script_name"], &sent);
+}
+
 #[test]
 fn expiry_removes_exactly_the_expired_requests() {
     // Old and new requests are 3 s apart in a 6 s window: after the old ones expire, the new ones

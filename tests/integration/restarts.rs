@@ -359,3 +359,86 @@ fn after_kill_9_the_restart_restores_every_closed_tick() {
     }
     assert_eq!(listed(&d, "custom_scripts")["complete_from"], listed_before);
 }
+
+/// Two `[[report]]`s equal but for their names: they share one table (see README, "shared
+/// tables").
+const SCRIPT_TWINS: &str = "[[report]]\nname = \"scripts_a\"\nkeys = [\"script_name\"]\n\
+                            [[report]]\nname = \"scripts_b\"\nkeys = [\"script_name\"]\n";
+
+/// A shared table across restarts: the snapshot keeps each report sharing it under its own name
+/// and definition, so a restart restores them all, and one whose owner is gone from the
+/// configuration still gets its window back.
+#[test]
+fn reports_sharing_a_table_are_restored_whole_even_when_their_owner_is_gone() {
+    let state = tempfile::tempdir().unwrap();
+    let d = start(state.path(), SCRIPT_TWINS);
+    let s = d.status();
+    assert_eq!(
+        named(&s["reports"], "scripts_b")["shares_table_with"],
+        "scripts_a"
+    );
+    d.send(&corpus(400, 61));
+    d.wait_merged(400);
+    let keys = ["script_name"];
+    let before = report_state(&d, "report_by_script_name", &keys);
+    assert_eq!(before.1[0], json!(400));
+    for r in ["scripts_a", "scripts_b"] {
+        assert_eq!(report_state(&d, r, &keys), before, "{r}");
+    }
+    assert!(d.terminate(Duration::from_secs(30)).success());
+
+    let d = start(state.path(), SCRIPT_TWINS);
+    d.wait_log("Snapshot restored");
+    for r in ["report_by_script_name", "scripts_a", "scripts_b"] {
+        assert_eq!(report_state(&d, r, &keys), before, "{r}");
+    }
+    assert!(d.terminate(Duration::from_secs(30)).success());
+
+    // scripts_a gone from the configuration: scripts_b owns a table of its own, restored.
+    let config = "[[report]]\nname = \"scripts_b\"\nkeys = [\"script_name\"]\n";
+    let d = start(state.path(), config);
+    d.wait_log("Snapshot restored");
+    assert!(named(&d.status()["reports"], "scripts_b")["shares_table_with"].is_null());
+    assert_eq!(report_state(&d, "scripts_b", &keys), before);
+}
+
+/// A shared table's ticks are in the tick log once (under its first report), and after
+/// `kill -9` the restart fills the table, and with it every report sharing it. Families are off
+/// (see `after_kill_9_the_restart_restores_every_closed_tick`).
+#[test]
+fn after_kill_9_a_shared_table_is_restored_for_every_report_sharing_it() {
+    let state = tempfile::tempdir().unwrap();
+    let config = format!(
+        "stats_history = \"60s\"\nreport_ticks = 60\n{SCRIPT_TWINS}[merge]\nfamilies = false\n"
+    );
+    let d = start(state.path(), &config);
+    wait_uptime(&d, 1.2);
+    d.send(&corpus(300, 62));
+    d.wait_merged(300);
+    let last = d.status()["uptime_seconds"].as_f64().unwrap();
+    let keys = ["script_name"];
+    let before = report_state(&d, "scripts_b", &keys);
+    assert_eq!(before.1[0], json!(300));
+    // A tick later, the requests' tick closed and logged.
+    wait_uptime(&d, last + 1.1);
+    d.send(&corpus(50, 63));
+    d.wait_merged(350);
+    d.wait_for(
+        |d| {
+            let t = &d.status()["ticklog"];
+            t["current_queued"] == 0 && t["written_ticks"].as_u64() > Some(0)
+        },
+        "the tick log written",
+    );
+    let mut d = d;
+    d.child.kill().unwrap();
+    d.child.wait().unwrap();
+    drop(d);
+
+    let d = start(state.path(), &config);
+    d.wait_log("Reports restored from the tick log");
+    for r in ["report_by_script_name", "scripts_a", "scripts_b"] {
+        assert_eq!(report_state(&d, r, &keys).0, before.0, "{r}");
+        assert_eq!(report_state(&d, r, &keys).1, before.1, "{r}");
+    }
+}

@@ -30,7 +30,8 @@ fn report_set_inserts_gets_and_removes() {
     assert_eq!(cell.instrument.count(), 10);
     assert_eq!(cell.instrument.name(), "report:x");
     assert_eq!(cell.update_ns_per_request(), 0.0, "untimed");
-    let gone = set.remove("x").unwrap();
+    let (gone, unread) = set.remove("x").unwrap();
+    assert!(unread, "no other report reads its table");
     gone.report.write().release(&mut dict);
     dict.sweep(1);
     assert_eq!(dict.len(), 0);
@@ -102,4 +103,44 @@ fn state_file_round_trips_and_replays() {
         .to_string();
     assert!(e.contains(STATE_FILE), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_shared_table_outlives_its_owner_until_no_report_reads_it() {
+    let mut dict = Dictionary::new(100);
+    let set = ReportSet::default();
+    set.insert(Report::new(ReportDef::new("a", &["tag:x"]), &mut dict, 10).unwrap())
+        .unwrap();
+    let owner = set.get("a").unwrap();
+    let b = set.insert_twin("b".into(), false, &owner).unwrap();
+    set.insert_twin("c".into(), false, &b).unwrap();
+    assert!(
+        set.insert_twin("b".into(), false, &owner).is_err(),
+        "names stay unique"
+    );
+    set.seal_twins();
+    let names = |cells: Vec<Arc<ReportCell>>| {
+        cells
+            .iter()
+            .map(|c| c.name().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(owner.has_twins());
+    assert_eq!(b.shares_table_with(), Some("a"));
+    assert_eq!(set.get("c").unwrap().shares_table_with(), Some("a"));
+    assert_eq!(b.def_of(&b.report.read()).name, "b");
+    assert_eq!(names(set.owners()), vec!["a"]);
+    assert_eq!(names(b.sharers()), vec!["a", "b", "c"]);
+    // The owner dropped: its table is still updated (by its cell) and read by the twins.
+    let (_, unread) = set.remove("a").unwrap();
+    assert!(!unread);
+    assert_eq!(names(set.owners()), vec!["a"]);
+    assert_eq!(names(b.sharers()), vec!["b", "c"]);
+    assert!(!set.remove("b").unwrap().1);
+    let (c, unread) = set.remove("c").unwrap();
+    assert!(unread, "the last reader gone");
+    assert!(set.owners().is_empty());
+    c.report.write().release(&mut dict);
+    dict.sweep(1);
+    assert_eq!(dict.len(), 0);
 }
