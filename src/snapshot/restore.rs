@@ -336,8 +336,17 @@ pub(super) fn restore_content(
                 tracing::info!(report = %name, "Snapshot: the report no longer exists; not restored");
             }
             Some(Outcome::No(why)) => {
-                tracing::info!(report = %name, reason = %why, "Snapshot: report not restored; it starts empty");
-                skipped.push(name);
+                // Its own entry did not fit, but the table it shares was filled from another's.
+                let filled = filled_tables.lock();
+                match shared.reports().get(&name) {
+                    Some(cell) if filled.contains(&(Arc::as_ptr(&cell.report) as usize)) => {
+                        restored.push(cell);
+                    }
+                    _ => {
+                        tracing::info!(report = %name, reason = %why, "Snapshot: report not restored; it starts empty");
+                        skipped.push(name);
+                    }
+                }
             }
         }
     }
@@ -351,7 +360,12 @@ pub(crate) fn assign_workers(shared: &Core, cells: &[Arc<crate::report::ReportCe
     let threads = shared.config().merge.threads().max(1);
     let mut load = vec![0u64; threads];
     load[0] = 12; // the merger's own work (intern, pool)
+                  // A shared table (see `report::set`) is one report's work, whichever names were restored.
+    let mut tables = rustc_hash::FxHashSet::default();
     for cell in cells {
+        if !tables.insert(Arc::as_ptr(&cell.report) as usize) {
+            continue;
+        }
         let cost = match cell.report.read().kind() {
             crate::report::Kind::Timer => 8,
             _ => 1,

@@ -400,6 +400,15 @@ fn reports_sharing_a_table_are_restored_whole_even_when_their_owner_is_gone() {
     d.wait_log("Snapshot restored");
     assert!(named(&d.status()["reports"], "scripts_b")["shares_table_with"].is_null());
     assert_eq!(report_state(&d, "scripts_b", &keys), before);
+    assert!(d.terminate(Duration::from_secs(30)).success());
+
+    // scripts_a back, new (not in the snapshot): the twin's entry fills the table both read.
+    let d = start(state.path(), SCRIPT_TWINS);
+    d.wait_log("Snapshot restored");
+    for r in ["scripts_a", "scripts_b"] {
+        assert_eq!(report_state(&d, r, &keys).0, before.0, "{r}");
+        assert_eq!(report_state(&d, r, &keys).1, before.1, "{r}");
+    }
 }
 
 /// A shared table's ticks are in the tick log once (under its first report), and after
