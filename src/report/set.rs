@@ -48,8 +48,8 @@ pub struct ReportCell {
     source: Option<Arc<ReportCell>>,
     /// The reports sharing this one's table (set once, at start-up, on the owner).
     twins: std::sync::OnceLock<Vec<std::sync::Weak<ReportCell>>>,
-    /// Set when the report left the set (a drop): an owner dropped while its twins live on
-    /// keeps updating their table, under none of their names but theirs.
+    /// Set when the report left the set (a drop). A dropped owner whose twins remain still
+    /// updates their table; its ticks are handed over under the twins' names only.
     dropped: AtomicBool,
     /// The report's update each round (`report:NAME`): count = requests, time = its share of
     /// the merge. Written by the thread that owns the report, read by the API.
@@ -89,13 +89,24 @@ impl ReportCell {
         ReportCell::holding(Arc::new(RwLock::new(report)), name, builtin, None)
     }
 
+    /// A cell for `table`: its own (`source` None) or the table of `source`, a twin's.
     fn holding(
         table: Arc<RwLock<Report>>,
         name: String,
         builtin: bool,
         source: Option<Arc<ReportCell>>,
     ) -> ReportCell {
-        let report = table.read();
+        let (rows, rows_lost, rows_evicted, memory_bytes, window) = {
+            let r = table.read();
+            let bytes = r.memory_estimate() as u64;
+            (
+                r.rows() as u64,
+                r.rows_lost(),
+                r.rows_evicted(),
+                bytes,
+                r.window(),
+            )
+        };
         ReportCell {
             instrument: crate::instruments::Instrument::new(format!("report:{name}")),
             name,
@@ -103,22 +114,19 @@ impl ReportCell {
             source,
             twins: Default::default(),
             dropped: Default::default(),
-            rows: AtomicU64::new(report.rows() as u64),
-            rows_lost: AtomicU64::new(report.rows_lost()),
-            rows_evicted: AtomicU64::new(report.rows_evicted()),
-            memory_bytes: AtomicU64::new(report.memory_estimate() as u64),
+            rows: AtomicU64::new(rows),
+            rows_lost: AtomicU64::new(rows_lost),
+            rows_evicted: AtomicU64::new(rows_evicted),
+            memory_bytes: AtomicU64::new(memory_bytes),
             last_query_ms: AtomicU64::new(0),
             worker: Default::default(),
             filled: Mutex::new(false),
             filled_cv: Default::default(),
-            window: report.window(),
+            window,
             next_tick_ms: AtomicU64::new(0),
             family: Default::default(),
             ticks_waiting: Default::default(),
-            report: {
-                drop(report);
-                table
-            },
+            report: table,
         }
     }
 
@@ -454,13 +462,12 @@ pub fn find_twins(reports: &[Report]) -> Vec<Option<usize>> {
         let mut def = r.def.clone();
         def.name.clear();
         // The whole definition but its name (serde: every field, in a fixed order), the window
-        // and the row limit.
-        let key = format!(
-            "{}|{:?}|{}",
-            serde_json::to_string(&def).unwrap_or_default(),
-            r.window,
-            r.max_rows
-        );
+        // and the row limit. (A definition that would not serialise shares nothing.)
+        let Ok(def) = serde_json::to_string(&def) else {
+            twins.push(None);
+            continue;
+        };
+        let key = format!("{def}|{:?}|{}", r.window, r.max_rows);
         match owners.get(&key) {
             Some(&owner) => twins.push(Some(owner)),
             None => {

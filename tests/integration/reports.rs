@@ -541,7 +541,7 @@ fn reports_equal_but_for_their_names_share_one_table() {
         ("twin_b", Some("twin_a")),
         ("own_c", None),
     ] {
-        let want = shares.map_or(Value::Null, |s| Value::from(s));
+        let want = shares.map_or(Value::Null, Value::from);
         assert_eq!(
             named(&status["reports"], name)["shares_table_with"],
             want,
