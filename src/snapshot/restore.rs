@@ -360,7 +360,8 @@ pub(crate) fn assign_workers(shared: &Core, cells: &[Arc<crate::report::ReportCe
     let threads = shared.config().merge.threads().max(1);
     let mut load = vec![0u64; threads];
     load[0] = 12; // the merger's own work (intern, pool)
-                  // A shared table (see `report::set`) is one report's work, whichever names were restored.
+
+    // A shared table (see `report::set`) is one report's work, whichever names were restored.
     let mut tables = rustc_hash::FxHashSet::default();
     for cell in cells {
         if !tables.insert(Arc::as_ptr(&cell.report) as usize) {
