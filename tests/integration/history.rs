@@ -711,3 +711,46 @@ fn history_has_points_from_the_first_fine_step_and_long_ranges_read_coarse_steps
     assert_eq!(code, 200, "{v}");
     assert_eq!(v["stored_step"], 2, "{v}");
 }
+
+/// Reports sharing a table (README, "shared tables") each keep their own history: the table's
+/// closed ticks reach history under every name reading it, exactly.
+#[test]
+fn reports_sharing_a_table_each_keep_their_history() {
+    let twin = |name: &str| {
+        format!(
+            "[[report]]\nname = \"{name}\"\nkeys = [\"script_name\"]\nhistory_retention = \"1h\"\n\
+             history_step = \"1s\"\nhistory_rows = 2\n"
+        )
+    };
+    let config = format!(
+        "stats_history = \"20s\"\nreport_ticks = 20\n{}{}",
+        twin("scripts_a"),
+        twin("scripts_b")
+    );
+    let state = tempfile::tempdir().unwrap();
+    let d = Daemon::start_with(&config, &["--udp", "127.0.0.1:0"], Some(state.path()));
+    assert_eq!(
+        named(&d.status()["reports"], "scripts_b")["shares_table_with"],
+        "scripts_a"
+    );
+    let mut packets = 0;
+    for w in 1..=2u64 {
+        let datagrams = wave();
+        packets += datagrams.len() as u64;
+        d.send(&datagrams);
+        d.wait_merged(packets);
+        d.wait_for(
+            |d| {
+                total_requests(d, "scripts_a") == w * WAVE
+                    && total_requests(d, "scripts_b") == w * WAVE
+            },
+            &format!("wave {w} in both histories"),
+        );
+    }
+    let rows = |name: &str| history(&d, name, "columns=req_count")["series"].clone();
+    assert_eq!(rows("scripts_a"), rows("scripts_b"));
+    assert_eq!(
+        history(&d, "scripts_b", "columns=req_count")["report"],
+        "scripts_b"
+    );
+}
