@@ -630,10 +630,10 @@ fn build_reports(
     } else {
         vec![None; built.len()]
     };
-    // Each report in order: an owner (its place among `owners`), or a twin (its name, whether
-    // it is a built-in, its owner's place).
+    // Each report in order: an owner (its place among `owners`), or a twin (its definition,
+    // its owner's place).
     let mut owners = Vec::with_capacity(built.len());
-    let mut slots: Vec<Result<usize, (String, bool, usize)>> = Vec::with_capacity(built.len());
+    let mut slots: Vec<Result<usize, (ReportDef, usize)>> = Vec::with_capacity(built.len());
     let mut owner_at = Vec::with_capacity(built.len());
     for (mut report, twin) in built.into_iter().zip(twin_of) {
         match twin {
@@ -650,8 +650,7 @@ fn build_reports(
                 if report.keeps_closed_ticks() {
                     owners[at].keep_closed_ticks();
                 }
-                let builtin = crate::report::builtin_defs().contains(report.def());
-                slots.push(Err((report.def().name.clone(), builtin, at)));
+                slots.push(Err((report.def().clone(), at)));
                 report.release(&mut dictionary);
             }
         }
@@ -677,10 +676,10 @@ fn build_reports(
                     .map_err(|(e, _)| refused(name, e))?;
                 cells.push(cell);
             }
-            Err((name, builtin, at)) => {
+            Err((def, at)) => {
                 reports
-                    .insert_twin(name.clone(), builtin, &cells[at])
-                    .map_err(|e| refused(name, e))?;
+                    .insert_twin(&def, &cells[at])
+                    .map_err(|e| refused(def.name.clone(), e))?;
             }
         }
     }

@@ -85,7 +85,7 @@ pub struct ReportCell {
 impl ReportCell {
     fn new(report: Report) -> ReportCell {
         let name = report.def.name.clone();
-        let builtin = builtin_defs().iter().any(|d| d == &report.def);
+        let builtin = is_builtin(&report.def);
         ReportCell::holding(Arc::new(RwLock::new(report)), name, builtin, None)
     }
 
@@ -350,18 +350,19 @@ impl ReportSet {
         owners
     }
 
-    /// Adds a report that shares `owner`'s table (start-up only: see the module's "shared
-    /// tables"); a duplicate name is an error.
+    /// Adds the report `def` defines as one sharing `owner`'s table (start-up only: see the
+    /// module's "shared tables"); a duplicate name is an error.
     pub fn insert_twin(
         &self,
-        name: String,
-        builtin: bool,
+        def: &ReportDef,
         owner: &Arc<ReportCell>,
     ) -> Result<Arc<ReportCell>, ReportError> {
         let mut list = self.list.write();
+        let name = def.name.clone();
         if list.iter().any(|c| c.name == name) {
             return Err(err(format!("report `{name}` already exists")));
         }
+        let builtin = is_builtin(def);
         let owner = owner.owner_arc();
         let cell = Arc::new(ReportCell::holding(
             Arc::clone(&owner.report),
@@ -449,6 +450,11 @@ impl ReportSet {
         change(&mut state);
         save_state(dir, &state)
     }
+}
+
+/// Whether `def` is one of [`builtin_defs`] unchanged.
+fn is_builtin(def: &ReportDef) -> bool {
+    builtin_defs().iter().any(|d| d == def)
 }
 
 /// For each of `reports` (start-up's, in order), the earlier one whose table it can share, if

@@ -76,22 +76,27 @@ fn total_requests(d: &Daemon, name: &str) -> u64 {
     ) as u64
 }
 
-#[test]
-fn history_keeps_exact_steps_across_restart() {
-    let state = tempfile::tempdir().unwrap();
-    let d = Daemon::start_with(CONFIG, &["--udp", "127.0.0.1:0"], Some(state.path()));
-    // Three waves, each in history before the next is sent: they land in different steps.
+/// Sends `n` waves, each in the history of every one of `reports` before the next is sent.
+fn send_waves(d: &Daemon, n: u64, reports: &[&str]) {
     let mut packets = 0;
-    for w in 1..=3u64 {
+    for w in 1..=n {
         let datagrams = wave();
         packets += datagrams.len() as u64;
         d.send(&datagrams);
         d.wait_merged(packets);
         d.wait_for(
-            |d| total_requests(d, "by_script") == w * WAVE,
-            &format!("wave {w} in history"),
+            |d| reports.iter().all(|r| total_requests(d, r) == w * WAVE),
+            &format!("wave {w} in the history of {reports:?}"),
         );
     }
+}
+
+#[test]
+fn history_keeps_exact_steps_across_restart() {
+    let state = tempfile::tempdir().unwrap();
+    let d = Daemon::start_with(CONFIG, &["--udp", "127.0.0.1:0"], Some(state.path()));
+    // Three waves, each in history before the next is sent: they land in different steps.
+    send_waves(&d, 3, &["by_script"]);
     d.wait_for(
         |d| total_requests(d, "groups") == 3 * WAVE,
         "the timer report's last step",
@@ -733,20 +738,7 @@ fn reports_sharing_a_table_each_keep_their_history() {
         named(&d.status()["reports"], "scripts_b")["shares_table_with"],
         "scripts_a"
     );
-    let mut packets = 0;
-    for w in 1..=2u64 {
-        let datagrams = wave();
-        packets += datagrams.len() as u64;
-        d.send(&datagrams);
-        d.wait_merged(packets);
-        d.wait_for(
-            |d| {
-                total_requests(d, "scripts_a") == w * WAVE
-                    && total_requests(d, "scripts_b") == w * WAVE
-            },
-            &format!("wave {w} in both histories"),
-        );
-    }
+    send_waves(&d, 2, &["scripts_a", "scripts_b"]);
     let rows = |name: &str| history(&d, name, "columns=req_count")["series"].clone();
     assert_eq!(rows("scripts_a"), rows("scripts_b"));
     assert_eq!(

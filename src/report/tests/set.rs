@@ -112,10 +112,11 @@ fn a_shared_table_outlives_its_owner_until_no_report_reads_it() {
     set.insert(Report::new(ReportDef::new("a", &["tag:x"]), &mut dict, 10).unwrap())
         .unwrap();
     let owner = set.get("a").unwrap();
-    let b = set.insert_twin("b".into(), false, &owner).unwrap();
-    set.insert_twin("c".into(), false, &b).unwrap();
+    let twin = |name: &str| ReportDef::new(name, &["tag:x"]);
+    let b = set.insert_twin(&twin("b"), &owner).unwrap();
+    set.insert_twin(&twin("c"), &b).unwrap();
     assert!(
-        set.insert_twin("b".into(), false, &owner).is_err(),
+        set.insert_twin(&twin("b"), &owner).is_err(),
         "names stay unique"
     );
     set.seal_twins();
