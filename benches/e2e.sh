@@ -34,6 +34,10 @@
 #        TICKLOG=true|false: `ticklog.enabled` (unset: the config says nothing, the default
 #          `true` holds, and a build from before the tick log runs too); each row gets the tick log's
 #        write rate over the measured run (`ticklog.written_bytes_per_s`) and its size on disk.
+#        READERS=N: `udp.readers` (unset: the config says nothing, the automatic default holds).
+#        SENDERS=8: pinbad-blast's senders, each on a socket of its own (another flow: with several
+#          readers, each on its own SO_REUSEPORT socket, the kernel spreads flows over them as it
+#          spreads many PHP workers' sockets); the null server gets the same readers.
 #        PINBAD_BIN=path: the daemon to measure (default target/release/pinbad; A/B runs).
 #        QUERIES=off: no query loop while loading (the CPU per packet of ingest alone; the
 #        loop's ~18 top-100 queries a second cost ~0.27 µs per packet at 100k/s here).
@@ -69,6 +73,8 @@ TEMP_POOL=${TEMP_POOL:-256MiB}
 TICKLOG=${TICKLOG:-}
 SHARE_TABLES=${SHARE_TABLES:-}
 OUT=${OUT:-target/e2e.json}
+READERS=${READERS:-}
+SENDERS=${SENDERS:-8}
 UDP_PORT=${UDP_PORT:-39002}
 HTTP_PORT=${HTTP_PORT:-39080}
 
@@ -94,6 +100,8 @@ request_pool_size = $POOL
 timer_pool_size = $((POOL * 12))
 tag_pool_size = $((POOL * 40))
 temp_pool_memory = "$TEMP_POOL"
+${READERS:+[udp]}
+${READERS:+readers = $READERS}
 [merge]
 threads = $MERGE_THREADS
 ${MERGE_NICE:+nice = $MERGE_NICE}
@@ -164,10 +172,11 @@ if [ "$TAPS" = on ]; then
 fi
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$PID/stat"; }
-# CPU ticks per thread name (numbered threads summed: pinbad-recv-0 and -1 → pinbad-recv), as JSON.
+# CPU ticks per thread name (each thread on its own: pinbad-recv-0, pinbad-recv-1; threads of one
+# name, the HTTP runtime's, summed), as JSON.
 thread_ticks() {
   for t in /proc/"$PID"/task/*; do awk -v n="$(cat "$t/comm")" '{print n, $14 + $15}' "$t/stat"; done |
-    awk '{sub(/-[0-9]+$/, "", $1); a[$1] += $2} END {printf "{"; s=""; for (k in a) {printf "%s\"%s\": %d", s, k, a[k]; s=", "}; print "}"}'
+    awk '{a[$1] += $2} END {printf "{"; s=""; for (k in a) {printf "%s\"%s\": %d", s, k, a[k]; s=", "}; print "}"}'
 }
 rcvbuf_errors() { awk '/^Udp:/ && $2 ~ /^[0-9]+$/ {print $6}' /proc/net/snmp; }
 
@@ -179,7 +188,7 @@ for rate in "${RATES[@]}"; do
   if [ "${WARMUP%s}" -gt 0 ]; then
     # Unmeasured: fills the window and the pool; --check waits until the daemon has counted it all.
     target/release/pinbad-blast --target "127.0.0.1:$UDP_PORT" --rate "$rate" --duration "$WARMUP" \
-      --scripts "$SCRIPTS" --hosts "$HOSTS" --check "$URL" --json > "$work/warmup.json"
+      --senders "$SENDERS" --scripts "$SCRIPTS" --hosts "$HOSTS" --check "$URL" --json > "$work/warmup.json"
   fi
   cpu0=$(cpu_ticks); drops0=$(rcvbuf_errors); thread_ticks > "$work/threads0.json"
   curl -s "$URL/api/v1/status" > "$work/status0.json"; date +%s.%N > "$work/t0"
@@ -191,7 +200,7 @@ for rate in "${RATES[@]}"; do
     done > "$work/latency" ) &
   QPID=$!
   target/release/pinbad-blast --target "127.0.0.1:$UDP_PORT" --rate "$rate" --duration "$DURATION" \
-    --scripts "$SCRIPTS" --hosts "$HOSTS" --check "$URL" --json > "$work/blast.json"
+    --senders "$SENDERS" --scripts "$SCRIPTS" --hosts "$HOSTS" --check "$URL" --json > "$work/blast.json"
   wait "$QPID" || true
   # Let the sinks deliver what they hold (counted in the CPU figure), then keep their figures.
   sleep 3
@@ -202,12 +211,13 @@ for rate in "${RATES[@]}"; do
   echo '{}' > "$work/null.json"
   if [ "${NULL:-}" = on ]; then
     # The null server on the next port, the same sender at the same rate and duration.
+    readers=$(grep -l '^pinbad-recv-' /proc/"$PID"/task/*/comm 2>/dev/null | wc -l)
     target/release/pinbad-blast --receive "127.0.0.1:$((UDP_PORT + 1))" --duration "$((${DURATION%s} + 60))s" \
-      --json > "$work/null.json" 2> /dev/null &
+      --readers "${readers:-1}" --json > "$work/null.json" 2> /dev/null &
     NPID=$!
     for _ in $(seq 100); do awk -v p="$(printf ':%04X' $((UDP_PORT + 1)))" '$2 ~ p {f=1} END {exit !f}' /proc/net/udp && break; sleep 0.1; done
     target/release/pinbad-blast --target "127.0.0.1:$((UDP_PORT + 1))" --rate "$rate" --duration "$DURATION" \
-      --scripts "$SCRIPTS" --hosts "$HOSTS" > /dev/null
+      --senders "$SENDERS" --scripts "$SCRIPTS" --hosts "$HOSTS" > /dev/null
     wait "$NPID"
   fi
   python3 - "$work/blast.json" "$work/latency" "$rate" "$cpu0" "$cpu1" "$CLK" "$drops0" "$drops1" "$rss_kib" "$first" "$TIMER_REPORTS" "${TIMER_REPORTS_MIXED:+mixed}" >> "$OUT" <<'PY'
@@ -251,8 +261,13 @@ row["merge_max_ms"] = status.get("merge", {}).get("max_ms")
 t0 = json.load(open(sys.argv[1].replace("blast.json", "threads0.json")))
 t1 = json.load(open(sys.argv[1].replace("blast.json", "threads1.json")))
 if received:
-    row["thread_cpu_us_per_packet"] = {
-        k: round((t1[k] - t0.get(k, 0)) / int(ticks) * 1e6 / received, 3) for k in sorted(t1)}
+    per_thread = {k: round((t1[k] - t0.get(k, 0)) / int(ticks) * 1e6 / received, 3) for k in sorted(t1)}
+    row["thread_cpu_us_per_packet"] = per_thread
+    # The busiest thread's cost per packet: 1 / it is the rate at which that thread fills a core,
+    # the ceiling of the whole server however many cores it has.
+    busiest = max(per_thread, key=per_thread.get)
+    row["busiest_thread"] = {"name": busiest, "cpu_us_per_packet": per_thread[busiest],
+                             "ceiling_pps": round(1e6 / per_thread[busiest]) if per_thread[busiest] else None}
 status = json.load(open(sys.argv[1].replace("blast.json", "taps.json")))
 if status.get("sinks"):
     row["taps"] = {s["name"]: {k: s[k] for k in ("enabled", "sent", "dropped", "failed", "current_queued")}

@@ -161,23 +161,17 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         source,
     })?;
 
-    // One exclusive socket per address (see receiver::bind); its readers share it.
-    let bound = udp_sockets(&config, passed.udp)?;
-    let mut sockets = Vec::new();
-    for b in bound {
-        let addr = b.local_addr;
-        for _ in 1..config.udp.readers {
-            let socket = b
-                .socket
-                .try_clone()
-                .map_err(|source| StartError::BindUdp { addr, source })?;
-            sockets.push(receiver::Bound { socket, ..b });
-        }
-        sockets.push(b);
-    }
+    // A socket per reader (see receiver::bind_group).
+    let sockets = udp_sockets(&config, passed.udp)?;
 
     let ring = Arc::new(Ring::new(config.temp_pool_memory.0 as usize));
-    let udp_addrs = sockets.iter().map(|s| s.local_addr).collect();
+    // The addresses received on, each once (its readers' sockets share it).
+    let mut udp_addrs: Vec<SocketAddr> = Vec::new();
+    for s in &sockets {
+        if !udp_addrs.contains(&s.local_addr) {
+            udp_addrs.push(s.local_addr);
+        }
+    }
     let receive_buffer_bytes = sockets.first().map_or(0, |s| s.recv_buffer_bytes as u64);
     let mut shared = Core::new(config, Arc::clone(&ring), udp_addrs, receive_buffer_bytes)?;
     let config = shared.config();
@@ -310,25 +304,36 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     })
 }
 
-/// The UDP sockets to receive on: those the service manager passed, else one bound per configured
-/// address.
+/// The UDP sockets to receive on, one per receiver thread: `udp.readers` bound per configured
+/// address (a `SO_REUSEPORT` group of their own, see [`receiver::bind_group`]), else each socket
+/// the service manager passed, read by one thread, or by `udp.readers` sharing it when that is
+/// set (not automatic). Not a group with sockets of pinbad's own: those would close with the
+/// process, and what the kernel had queued in them would be lost at each restart, which is what
+/// passed sockets are for.
 fn udp_sockets(
     config: &Config,
     passed: Vec<(std::net::UdpSocket, SocketAddr)>,
 ) -> Result<Vec<receiver::Bound>, StartError> {
     let recv_buffer = config.udp.recv_buffer.0 as usize;
+    let readers = config.udp.readers();
     let failed = |addr| move |source| StartError::BindUdp { addr, source };
+    let mut sockets = Vec::new();
     if passed.is_empty() {
-        return config
-            .udp_addrs()
-            .into_iter()
-            .map(|addr| receiver::bind(addr, recv_buffer).map_err(failed(addr)))
-            .collect();
+        for addr in config.udp_addrs() {
+            sockets.extend(receiver::bind_group(addr, readers, recv_buffer).map_err(failed(addr))?);
+        }
+        return Ok(sockets);
     }
-    passed
-        .into_iter()
-        .map(|(socket, addr)| receiver::adopt(socket, recv_buffer).map_err(failed(addr)))
-        .collect()
+    let sharing = config.udp.readers.max(1);
+    for (socket, addr) in passed {
+        let b = receiver::adopt(socket, recv_buffer).map_err(failed(addr))?;
+        for _ in 1..sharing {
+            let socket = b.socket.try_clone().map_err(failed(addr))?;
+            sockets.push(receiver::Bound { socket, ..b });
+        }
+        sockets.push(b);
+    }
+    Ok(sockets)
 }
 
 /// Starts one "pinbad-recv-N" thread per socket, each decoding into the temp ring.
@@ -349,6 +354,8 @@ fn start_receivers(
             policy: shared.config().decode_policy(),
             allow: shared.config().allow_nets(),
             batch_size: shared.config().udp.batch,
+            dictionary: shared.dictionary_handle(),
+            interned: crate::intern::Interned::with_rewrite(Arc::clone(shared.rewrite())),
         };
         let spawned = std::thread::Builder::new()
             .name(format!("pinbad-recv-{i}"))

@@ -134,6 +134,8 @@ pub struct Dictionary {
     /// What the dictionary holds, against the memory budget (see [`Dictionary::settle_memory`]);
     /// also the budget the reports made with this dictionary count against.
     account: Account,
+    /// Moves each time a sweep or an eviction takes strings out ([`Dictionary::generation`]).
+    generation: u64,
 }
 
 /// What the allocator takes per string beyond its bytes (glibc: an 8-byte header, 16-byte
@@ -155,6 +157,7 @@ impl Dictionary {
             lost: 0,
             now: AtomicU32::new(0),
             account: Account::new(Budget::unlimited()),
+            generation: 0,
         };
         // id 0 is LOST, permanently pinned, never in the table.
         d.entries.push(Entry {
@@ -363,9 +366,18 @@ impl Dictionary {
         }
         self.evicted += evicted;
         if evicted > 0 {
+            self.generation += 1;
             self.shrink_table_if_sparse();
         }
         evicted
+    }
+
+    /// Moves each time strings leave the dictionary (a sweep that freed any, an eviction): a
+    /// holder of ids found earlier that keeps them beyond its lock (the receivers' interners,
+    /// the rewrite rules' caches) drops them when it sees this move, since an id freed can name
+    /// another string next.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Entries evicted whose ids wait for the sweep.
@@ -403,6 +415,7 @@ impl Dictionary {
             freed += 1;
         }
         if freed > 0 {
+            self.generation += 1;
             self.shrink_table_if_sparse();
         }
         freed

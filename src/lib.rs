@@ -1,10 +1,10 @@
 //! pinbad: a Pinba server.
 //!
 //! ```text
-//!  UDP ─► receiver ──► decode ──► record::Batch ──► ring ──► merger ──► pool ──► report (+ histogram)
-//!  threads "pinbad-recv-N":  bytes + spans,    bounded      thread "pinbad-merger":         │
-//!  recvmmsg, allowlist       no allocation     ArrayQueue   intern, insert, expire,         ▼
-//!                                                           add/subtract reports       api (axum, "pinbad-http")
+//!  UDP ─► receiver ──► decode ──► intern ──► record::Batch ──► ring ──► merger ──► pool ──► report
+//!  threads "pinbad-recv-N", a SO_REUSEPORT      bounded      thread "pinbad-merger":       │
+//!  socket each: recvmmsg, allowlist, strings    ArrayQueue   insert, expire, reports       ▼
+//!  to dictionary ids                                        (+ "pinbad-merge-N")     api (axum, "pinbad-http")
 //! ```
 //!
 //! The modules, one per pipeline stage or service, bottom layer first (docs/ARCHITECTURE.md,
@@ -43,12 +43,14 @@ pub mod proto;
 pub mod decode;
 // The bounded temp ring between receivers and merger, with a batch free list.
 pub mod ring;
-// UDP sockets and receive threads: datagrams in, batches out.
-pub mod receiver;
 // Fixed-capacity cyclic rings of requests, timers and tags; one removal path.
 pub mod pool;
 // `[[rewrite]]` rules: names folded before they are interned.
 pub mod rewrite;
+// Decoded requests → pool records of dictionary ids (receivers, and the merger for raw batches).
+pub mod intern;
+// UDP sockets and receive threads: datagrams in, interned batches out.
+pub mod receiver;
 // Sockets passed by systemd (a `.socket` unit), kept open across restarts.
 pub mod activation;
 // Report definitions, the incremental engine, queries, run-time state.

@@ -22,38 +22,16 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use parking_lot::{RwLockUpgradableReadGuard, RwLockWriteGuard};
+use parking_lot::RwLockWriteGuard;
 
-use crate::dictionary::{Dictionary, Intern};
+pub use crate::intern::Interned;
+use crate::intern::SharedInterner;
 use crate::pool::{Pool, Removal};
-use crate::record::{Batch, Record, RequestView, TagPair, Timer, NO_SCHEMA};
+use crate::record::{Batch, Record, RequestView};
 use crate::report::{round_leaders, PreparedBatch, Report, ReportCell};
-use crate::rewrite::{Names, Rewriter};
 use crate::ring::Ring;
 use crate::state::Core;
 use crate::tap::{Round, TickTap};
-
-/// One new request, interned: its record and where its timers and tag block sit in the scratch.
-struct Pending {
-    record: Record,
-    timers: std::ops::Range<usize>,
-    tags: std::ops::Range<usize>,
-}
-
-/// Interned requests of one round, waiting to be stored. Reused across rounds.
-#[derive(Default)]
-pub struct Interned {
-    pending: Vec<Pending>,
-    timers: Vec<Timer>,
-    tags: Vec<TagPair>,
-    /// Per request: the dictionary id of each of its local dictionary entries (`UNSET` if unused).
-    local_ids: Vec<u32>,
-    /// The `[[rewrite]]` rules, applied to each request's names before they are interned (none:
-    /// no rules, names interned as received).
-    rewrite: Option<Rewriter>,
-}
-
-const UNSET: u32 = u32::MAX;
 
 /// Most requests one round merges. Bounds how long a round holds the pool's write lock (and so
 /// how long an API reader can wait) when the ring has filled up behind a slow round: ~4k requests
@@ -76,187 +54,6 @@ const RAW_UNTIL_CAUGHT_UP: Duration = Duration::from_secs(30);
 /// How long the merger keeps merging after shutdown was asked for: the process must exit within
 /// a second of SIGTERM, whatever backlog the ring holds.
 const SHUTDOWN_DRAIN: Duration = Duration::from_millis(700);
-
-impl Interned {
-    /// Interning that applies `rules` first (see `rewrite`).
-    pub fn with_rewrite(rules: Arc<crate::rewrite::Rules>) -> Interned {
-        Interned {
-            rewrite: Rewriter::new(rules),
-            ..Interned::default()
-        }
-    }
-
-    /// The dictionary freed strings: ids the rewrite rules cached are interned again when next
-    /// used (see `rewrite::Rewriter`).
-    pub fn dictionary_swept(&mut self) {
-        if let Some(rw) = &mut self.rewrite {
-            rw.dictionary_swept();
-        }
-    }
-
-    /// Adds the rules' hits counted since the last call to the shared counters.
-    pub fn flush_rewrite_hits(&mut self) {
-        if let Some(rw) = &mut self.rewrite {
-            rw.flush();
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.pending.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.pending.is_empty()
-    }
-
-    pub fn clear(&mut self) {
-        self.pending.clear();
-        self.timers.clear();
-        self.tags.clear();
-    }
-
-    /// The interned requests in order, each as its record, timers and tag block (for benches
-    /// that store them at times of their own).
-    pub fn requests(&self) -> impl Iterator<Item = (&Record, &[Timer], &[TagPair])> + '_ {
-        self.pending.iter().map(|p| {
-            (
-                &p.record,
-                &self.timers[p.timers.clone()],
-                &self.tags[p.tags.clone()],
-            )
-        })
-    }
-
-    /// Interns every request of `batch` at time `now_ms` (each string looked up once per request;
-    /// the dictionary stamps it as used now, see [`Dictionary::sweep`]), after the `[[rewrite]]`
-    /// rules: a request a rule drops is not interned at all.
-    pub fn intern<D: Intern>(&mut self, batch: &Batch, now_ms: u32, dict: &mut D) {
-        let Interned {
-            pending,
-            timers,
-            tags,
-            local_ids,
-            rewrite,
-        } = self;
-        for req in &batch.requests {
-            let names = match rewrite {
-                None => Names::plain(batch, req, dict),
-                Some(rw) => match rw.request(batch, req, dict) {
-                    Some(names) => names,
-                    None => continue,
-                },
-            };
-            local_ids.clear();
-            local_ids.resize(req.dictionary.len as usize, UNSET);
-            let mut local = |index: u32, dict: &mut D| -> u32 {
-                let slot = &mut local_ids[index as usize];
-                if *slot == UNSET {
-                    *slot = dict.intern(batch.dictionary_entry(req, index));
-                }
-                *slot
-            };
-            let tags_start = tags.len();
-            for (k, t) in batch.tags_of(req).iter().enumerate() {
-                let name = local(t.name, dict);
-                let value = match names.tag_value(k) {
-                    Some(id) => id,
-                    None => local(t.value, dict),
-                };
-                tags.push(TagPair { name, value });
-            }
-            let timers_start = timers.len();
-            let mut k = 0;
-            for timer in batch.timers_of(req) {
-                let timer_tags = batch.timer_tags_of(timer);
-                for t in timer_tags {
-                    let name = local(t.name, dict);
-                    let value = match names.timer_tag_value(k) {
-                        Some(id) => id,
-                        None => local(t.value, dict),
-                    };
-                    k += 1;
-                    tags.push(TagPair { name, value });
-                }
-                timers.push(Timer {
-                    value: timer.value,
-                    ru_utime: timer.ru_utime,
-                    ru_stime: timer.ru_stime,
-                    hit_count: timer.hit_count,
-                    tag_count: timer_tags.len() as u16,
-                });
-            }
-            let record = Record {
-                time_ms: now_ms,
-                hostname: names.hostname,
-                server_name: names.server_name,
-                script_name: names.script_name,
-                schema: req
-                    .schema
-                    .map_or(NO_SCHEMA, |s| dict.intern(batch.bytes_of(s))),
-                request_count: req.request_count,
-                document_size: req.document_size,
-                memory_peak: req.memory_peak,
-                memory_footprint: req.memory_footprint,
-                status: req.status,
-                request_time: req.request_time,
-                ru_utime: req.ru_utime,
-                ru_stime: req.ru_stime,
-                tag_count: req.tags.len as u16,
-                ..Record::default()
-            };
-            pending.push(Pending {
-                record,
-                timers: timers_start..timers.len(),
-                tags: tags_start..tags.len(),
-            });
-        }
-    }
-}
-
-/// The dictionary as a round's interning holds it: shared (an upgradable read lock: queries
-/// read the dictionary meanwhile, and finding a string only stamps it) until the first new
-/// string, then written for the rest of the round (one wait for readers per round at most, as
-/// before, and only in rounds that bring new strings).
-enum SharedInterner<'a> {
-    Core(RwLockUpgradableReadGuard<'a, Dictionary>),
-    Written(RwLockWriteGuard<'a, Dictionary>),
-    /// Only while switching from one to the other.
-    Switching,
-}
-
-impl SharedInterner<'_> {
-    fn get(&self) -> &Dictionary {
-        match self {
-            SharedInterner::Core(g) => g,
-            SharedInterner::Written(g) => g,
-            SharedInterner::Switching => unreachable!("only inside `intern`"),
-        }
-    }
-}
-
-impl Intern for SharedInterner<'_> {
-    #[inline]
-    fn intern(&mut self, s: &[u8]) -> u32 {
-        if let SharedInterner::Core(g) = self {
-            if let Some(id) = g.find_and_stamp(s) {
-                return id;
-            }
-            let SharedInterner::Core(g) = std::mem::replace(self, SharedInterner::Switching) else {
-                unreachable!("matched above")
-            };
-            *self = SharedInterner::Written(RwLockUpgradableReadGuard::upgrade(g));
-        }
-        match self {
-            SharedInterner::Written(g) => g.intern(s),
-            _ => unreachable!("written above"),
-        }
-    }
-
-    #[inline]
-    fn stamp(&mut self, id: u32) {
-        self.get().stamp(id)
-    }
-}
 
 /// One round's work for the report workers: the round (requests prepared once, shared with the
 /// taps) and the reports as the round saw them. Core by every worker through an `Arc`; recycled
@@ -693,29 +490,31 @@ impl Merger {
             requests += b.len();
             self.batches.push(b);
         }
-        // Phase 1: intern.
-        if !self.batches.is_empty() {
-            let timing = shared.counters().instruments.intern.start();
+        // Phase 1: intern what no receiver did (raw batches); the receivers' records are
+        // stored from their batches as they are, stamped with the round's time.
+        shared.dictionary().read().set_now((now64 / 1000) as u32);
+        if self.batches.iter().any(|b| !b.interned.done) {
+            let instruments = &shared.counters().instruments;
+            let timing = instruments.intern.start();
             let dict = shared.dictionary().upgradable_read();
-            dict.set_now((now64 / 1000) as u32);
             let mut dict = SharedInterner::Core(dict);
-            for b in &self.batches {
+            let mut interned_here = 0;
+            for b in self.batches.iter().filter(|b| !b.interned.done) {
                 self.interned.intern(b, now_ms, &mut dict);
+                interned_here += b.len();
             }
             self.interned.flush_rewrite_hits();
             shared.publish_dictionary(dict.get());
             drop(dict);
-            shared
-                .counters()
-                .instruments
-                .intern
-                .record(timing, requests as u64);
-        }
-        for b in self.batches.drain(..) {
-            self.ring.recycle(b);
+            instruments.intern.record(timing, interned_here as u64);
+        } else if !self.batches.is_empty() {
+            shared.publish_dictionary(&shared.dictionary().read());
         }
         // Phases 2 and 3.
         let worked = self.store(now_ms, now64);
+        for b in self.batches.drain(..) {
+            self.ring.recycle(b);
+        }
         if worked {
             shared
                 .counters()
@@ -851,7 +650,9 @@ impl Merger {
         // taken, no thread woken. What keeps an idle daemon under 1 % of a core.
         let oldest = shared.counters().gauges.pool_oldest_ms.load(Relaxed);
         let pool_expires = oldest != u64::MAX && now_ms.wrapping_sub(oldest as u32) > history_ms;
-        if self.interned.is_empty()
+        let received: usize = self.receivers_interned().map(|r| r.len()).sum();
+        let merged = (self.interned.len() + received) as u64;
+        if merged == 0
             && !pool_expires
             && cells
                 .iter()
@@ -884,21 +685,27 @@ impl Merger {
                     .fetch_add(expired as u64, Relaxed);
             }
             // Insertion, of ids reserved first.
-            shared
-                .ids()
-                .ensure(pool.next_id(), self.interned.pending.len());
+            shared.ids().ensure(pool.next_id(), merged as usize);
             let (mut overwritten, mut timers_lost) = (0u64, 0u64);
-            for p in &self.interned.pending {
-                let timers = &self.interned.timers[p.timers.clone()];
-                let tags = &self.interned.tags[p.tags.clone()];
-                let (id, loss) = pool.insert(p.record, timers, tags, &mut |_, _| overwritten += 1);
-                timers_lost += loss.timers as u64;
-                batch.push(&RequestView {
-                    id,
-                    record: &p.record,
-                    tag_block: tags,
-                    timers,
-                });
+            let sources = std::iter::once(self.interned.output()).chain(self.receivers_interned());
+            for interned in sources {
+                for r in &interned.requests {
+                    let record = Record {
+                        time_ms: now_ms,
+                        ..r.record
+                    };
+                    let timers = &interned.timers[r.timers.clone()];
+                    let tags = &interned.tags[r.tags.clone()];
+                    let (id, loss) =
+                        pool.insert(record, timers, tags, &mut |_, _| overwritten += 1);
+                    timers_lost += loss.timers as u64;
+                    batch.push(&RequestView {
+                        id,
+                        record: &record,
+                        tag_block: tags,
+                        timers,
+                    });
+                }
             }
             shared
                 .counters()
@@ -910,7 +717,6 @@ impl Merger {
                 .fetch_add(timers_lost, Relaxed);
             shared.publish_pool(&pool);
         }
-        let merged = self.interned.len() as u64;
         shared.counters().instruments.pool.record(timing, merged);
         self.interned.clear();
 
@@ -943,6 +749,14 @@ impl Merger {
         work.done(shared.counters());
         self.in_flight.push(work);
         merged > 0
+    }
+
+    /// The round's batches that receivers interned, as they interned them.
+    fn receivers_interned(&self) -> impl Iterator<Item = &crate::record::InternedRequests> + '_ {
+        self.batches
+            .iter()
+            .filter(|b| b.interned.done)
+            .map(|b| &b.interned)
     }
 
     /// A round work to fill: a spare one no worker holds any more, else a new one.
@@ -1077,14 +891,14 @@ impl Merger {
                 (merged_since as f64 * i.mean_ns()) as u64
             }
         };
-        let own = weigh(&inst.intern) + weigh(&inst.pool);
+        // The merger's own work: the pool (and the receivers' records copied in). Interning is
+        // the receivers' (the merger interns only the raw batches of a start-up).
+        let own = weigh(&inst.pool);
         let cells = shared.reports().owners();
         let mut costs: Vec<(u64, &Arc<ReportCell>)> =
             cells.iter().map(|c| (weigh(&c.instrument), c)).collect();
         self.balanced_totals.retain(|name, _| {
-            name == inst.intern.name()
-                || name == inst.pool.name()
-                || cells.iter().any(|c| c.instrument.name() == name)
+            name == inst.pool.name() || cells.iter().any(|c| c.instrument.name() == name)
         });
         fold_family_costs(&mut costs);
         if costs.iter().all(|(cost, _)| *cost == 0) {
@@ -1219,39 +1033,6 @@ mod tests {
             .expect("no wait for a stopped worker");
         assert_eq!(queued(&backlog), WORKER_QUEUE_REQUESTS + 10);
         stop_tx.send(()).unwrap();
-    }
-
-    /// A round's interning reads the dictionary shared while every string is known (a query
-    /// holding a read lock meanwhile does not block it, and the strings are stamped as used,
-    /// so a sweep keeps them), and writes it from the first new string on.
-    #[test]
-    fn interning_known_strings_shares_the_dictionary_with_readers() {
-        let lock = parking_lot::RwLock::new(Dictionary::new(100));
-        let (a, b) = {
-            let mut d = lock.write();
-            d.set_now(5);
-            (d.intern(b"a"), d.intern(b"b"))
-        };
-        let reader = lock.read();
-        {
-            let d = lock.upgradable_read();
-            d.set_now(9);
-            let mut shared = SharedInterner::Core(d);
-            assert_eq!(Intern::intern(&mut shared, b"a"), a);
-            assert!(
-                matches!(shared, SharedInterner::Core(_)),
-                "known: no write lock"
-            );
-            assert_eq!(reader.lookup(b"a"), Some(a), "the reader reads meanwhile");
-            drop(reader);
-            let c = Intern::intern(&mut shared, b"c");
-            assert!(matches!(shared, SharedInterner::Written(_)), "new: written");
-            assert_eq!(shared.get().get(c), b"c");
-            assert_eq!(Intern::intern(&mut shared, b"b"), b);
-        }
-        let mut d = lock.write();
-        assert_eq!(d.sweep(9), 0, "a, b and c were stamped at 9");
-        assert_eq!(d.sweep(10), 3);
     }
 
     fn batch_of(n: usize, corpus: &mut Corpus) -> Box<Batch> {
@@ -1406,6 +1187,7 @@ mod tests {
     /// stage run on their own thread) and other reports keep their own.
     #[test]
     fn a_familys_costs_count_on_its_leader() {
+        use crate::dictionary::Dictionary;
         use crate::report::{form_families, Family, ReportDef, ReportSet};
         let mut dict = Dictionary::new(1000);
         let mut reports: Vec<Report> = [

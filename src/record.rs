@@ -94,6 +94,62 @@ pub struct Batch {
     /// restore, shutdown's snapshot), when queued batches must take the least memory; the merger
     /// decodes them when it takes them.
     pub raw: bool,
+    /// The requests interned by the receiver that filled the batch (see `intern`), ready for the
+    /// pool; empty and not `done` when the merger is to intern them (a raw batch, a batch made
+    /// by a test or a bench).
+    pub interned: InternedRequests,
+}
+
+/// One interned request: its pool record, and where its timers and its tag block sit in the
+/// [`InternedRequests`] that holds it.
+#[derive(Clone, Debug, Default)]
+pub struct InternedRequest {
+    pub record: Record,
+    pub timers: std::ops::Range<usize>,
+    pub tags: std::ops::Range<usize>,
+}
+
+/// Interned requests waiting to be stored in the pool, in the order received; every string an
+/// id in the shared dictionary.
+#[derive(Clone, Debug, Default)]
+pub struct InternedRequests {
+    pub requests: Vec<InternedRequest>,
+    pub timers: Vec<Timer>,
+    pub tags: Vec<TagPair>,
+    /// Every request of the batch holding these has been interned (a `[[rewrite]]` rule may have
+    /// dropped some: then there are fewer here than it decoded).
+    pub done: bool,
+}
+
+impl InternedRequests {
+    pub fn len(&self) -> usize {
+        self.requests.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.requests.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.requests.clear();
+        self.timers.clear();
+        self.tags.clear();
+        self.done = false;
+    }
+
+    /// Elements held and allocated, in bytes, counting `pick(len, capacity)` of each vector.
+    fn sum_bytes(&self, pick: fn(usize, usize) -> usize) -> usize {
+        use std::mem::size_of;
+        pick(self.requests.len(), self.requests.capacity()) * size_of::<InternedRequest>()
+            + pick(self.timers.len(), self.timers.capacity()) * size_of::<Timer>()
+            + pick(self.tags.len(), self.tags.capacity()) * size_of::<TagPair>()
+    }
+
+    fn shrink_by(&mut self, k: usize) {
+        self.requests.shrink_to(self.requests.capacity() / k);
+        self.timers.shrink_to(self.timers.capacity() / k);
+        self.tags.shrink_to(self.tags.capacity() / k);
+    }
 }
 
 impl Batch {
@@ -106,6 +162,7 @@ impl Batch {
         self.timer_tags.clear();
         self.payloads.clear();
         self.raw = false;
+        self.interned.clear();
     }
 
     pub fn is_empty(&self) -> bool {
@@ -177,6 +234,7 @@ impl Batch {
                 self.payloads.capacity(),
                 size_of::<Span>(),
             )
+            + self.interned.sum_bytes(pick)
     }
 
     /// Empties the batch and, if a burst made it hold more than `keep_bytes`, gives the excess
@@ -197,6 +255,7 @@ impl Batch {
             self.timers.shrink_to(self.timers.capacity() / k);
             self.timer_tags.shrink_to(self.timer_tags.capacity() / k);
             self.payloads.shrink_to(self.payloads.capacity() / k);
+            self.interned.shrink_by(k);
         }
     }
 

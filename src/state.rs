@@ -120,7 +120,8 @@ pub struct Core {
     pool: RwLock<Pool>,
     /// Written by the merger (interning a batch, releasing removed requests) and by report
     /// creation/drop (pinning names); read by the API to render ids.
-    dictionary: RwLock<Dictionary>,
+    /// Shared with the receivers, which intern as they receive ([`Core::dictionary_handle`]).
+    dictionary: Arc<RwLock<Dictionary>>,
     /// The reports; each has its own lock.
     reports: ReportSet,
     /// The temp ring (the API shows how full it is; start and stop drain it).
@@ -237,7 +238,7 @@ impl Core {
             counters: Arc::new(counters),
             clock: Clock::new(),
             pool: RwLock::new(pool),
-            dictionary: RwLock::new(dictionary),
+            dictionary: Arc::new(RwLock::new(dictionary)),
             reports,
             ring,
             taps: Taps::default(),
@@ -319,6 +320,11 @@ impl Core {
 
     pub fn dictionary(&self) -> &RwLock<Dictionary> {
         &self.dictionary
+    }
+
+    /// The dictionary for a receiver thread, the one handle it needs of the core.
+    pub fn dictionary_handle(&self) -> Arc<RwLock<Dictionary>> {
+        Arc::clone(&self.dictionary)
     }
 
     pub fn reports(&self) -> &ReportSet {

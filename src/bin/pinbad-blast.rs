@@ -110,6 +110,15 @@ struct Args {
     /// server's cost on this machine (benches/e2e.sh NULL=on sets pinbad's figure against it).
     #[arg(long, value_name = "ADDR", conflicts_with_all = ["replay", "write_replay", "check"])]
     receive: Option<String>,
+    /// Senders, each on a socket of its own (another source port: another flow, which a server
+    /// with several `SO_REUSEPORT` sockets may give to another of them), each at `--rate / N`
+    /// and `--count / N`, starting at its own place in the pool. 1 to 64.
+    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u16).range(1..=64))]
+    senders: u16,
+    /// With --receive: receiver threads, each on a `SO_REUSEPORT` socket of its own (as pinbad
+    /// binds `udp.readers`), so that the null server spreads as pinbad does. 1 to 64.
+    #[arg(long, default_value = "1", value_parser = clap::value_parser!(u16).range(1..=64), requires = "receive")]
+    readers: u16,
 }
 
 /// Why the run failed, which decides the exit code.
@@ -172,7 +181,7 @@ fn run(args: Args) -> Result<(), Failure> {
     };
     if let Some(addr) = &args.receive {
         let addr = loopback_address(addr, "receive address").map_err(Failure::Usage)?;
-        return receive(addr, limit, args.json).map_err(Failure::Runtime);
+        return receive(addr, args.readers as usize, limit, args.json).map_err(Failure::Runtime);
     }
 
     let target = loopback_address(&args.target, "target").map_err(Failure::Usage)?;
@@ -204,8 +213,14 @@ fn run(args: Args) -> Result<(), Failure> {
         ),
         None => None,
     };
-    let socket = connect(target).with_context(|| format!("opening a UDP socket to {target}"))?;
-    let sent = blast(&socket, &pool, args.rate, args.batch, limit)?;
+    let sent = blast_from(
+        target,
+        args.senders as usize,
+        &pool,
+        args.rate,
+        args.batch,
+        limit,
+    )?;
     let server = match (&check_url, before) {
         (Some(url), Some(before)) => Some(settle(url, before)?),
         _ => None,
@@ -580,12 +595,64 @@ fn effective_batch(rate: u64, batch: usize) -> usize {
 
 /// The send loop: cycle through `pool` in batches, paced to `rate` packets per second (0 = flat
 /// out) against a schedule anchored at the start, until `limit`.
+/// [`blast`] from `senders` sockets at once, each its own thread with its share of the rate and
+/// of the count, starting at its own place in the pool; their figures summed (the time: the
+/// longest).
+fn blast_from(
+    target: SocketAddr,
+    senders: usize,
+    pool: &Pool,
+    rate: u64,
+    batch: usize,
+    limit: Limit,
+) -> anyhow::Result<SendStats> {
+    let share = |total: u64, i: u64| total / senders as u64 + u64::from(i < total % senders as u64);
+    let runs: Vec<anyhow::Result<SendStats>> = std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..senders as u64)
+            .map(|i| {
+                let limit = Limit {
+                    count: limit.count.map(|c| share(c, i)),
+                    ..limit
+                };
+                let rate = share(rate, i).max(u64::from(rate > 0));
+                let start = pool.len() * i as usize / senders;
+                scope.spawn(move || {
+                    let socket = connect(target)
+                        .with_context(|| format!("opening a UDP socket to {target}"))?;
+                    blast(&socket, pool, rate, batch, limit, start)
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            .map(|t| {
+                t.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a sender panicked")))
+            })
+            .collect()
+    });
+    let mut total = SendStats::default();
+    for run in runs {
+        let s = run?;
+        total.packets += s.packets;
+        total.bytes += s.bytes;
+        total.seconds = total.seconds.max(s.seconds);
+        total.eagain += s.eagain;
+        total.enobufs += s.enobufs;
+        total.refused += s.refused;
+        total.other += s.other;
+        total.dropped += s.dropped;
+    }
+    Ok(total)
+}
+
 fn blast(
     socket: &UdpSocket,
     pool: &Pool,
     rate: u64,
     batch: usize,
     limit: Limit,
+    start_at: usize,
 ) -> anyhow::Result<SendStats> {
     if pool.len() == 0 {
         bail!("no datagrams to send");
@@ -594,7 +661,7 @@ fn blast(
     let mut stats = SendStats::default();
     let mut scratch = Mmsg::new();
     let mut slices: Vec<&[u8]> = Vec::with_capacity(batch);
-    let mut next = 0usize; // pool index of the next datagram
+    let mut next = start_at % pool.len().max(1); // pool index of the next datagram
     let mut attempted = 0u64; // sent + dropped: what the schedule and --count count
     let start = Instant::now();
     let deadline = limit.duration.map(|d| start + d);
@@ -689,31 +756,69 @@ fn process_cpu() -> (Duration, Duration) {
 /// from the end of the first `recvmmsg` call that brought datagrams to the end of the run (the
 /// quiet second after the last one costs a few polls), over the datagrams received after that
 /// first call: the figure of the steady flow, not of the wait before it.
-fn receive(addr: SocketAddr, limit: Limit, json: bool) -> anyhow::Result<()> {
+fn receive(addr: SocketAddr, readers: usize, limit: Limit, json: bool) -> anyhow::Result<()> {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
     let udp = pinbad::config::Config::default().udp;
-    let bound = pinbad::receiver::bind(addr, udp.recv_buffer.0 as usize)
+    let group = pinbad::receiver::bind_group(addr, readers, udp.recv_buffer.0 as usize)
         .with_context(|| format!("binding {addr}"))?;
+    let bound = &group[0];
     eprintln!("pinbad-blast: receiving on {}", bound.local_addr);
     let started = Instant::now();
-    // At the first call that brought datagrams: when, the CPU used, the datagrams it brought.
-    let mut first: Option<(Instant, (Duration, Duration), u64)> = None;
-    let mut last = (0u64, started);
-    let seen = pinbad::receiver::discard(&bound.socket, udp.batch, |s| {
-        let now = Instant::now();
-        if s.datagrams > 0 && first.is_none() {
-            first = Some((now, process_cpu(), s.datagrams));
-        }
-        if s.datagrams != last.0 {
-            last = (s.datagrams, now);
-        }
-        limit.count.is_some_and(|c| s.datagrams >= c)
-            || limit.duration.is_some_and(|d| now - started >= d)
-            || (s.datagrams > 0 && now - last.1 >= RECEIVE_QUIET_END)
+    // Across the readers: datagrams so far, the last time one came (ns since `started`), and
+    // at the first call that brought datagrams: when, the CPU used, the datagrams so far.
+    let total = AtomicU64::new(0);
+    let last_ns = AtomicU64::new(0);
+    let first: parking_lot::Mutex<Option<(Instant, (Duration, Duration), u64)>> =
+        parking_lot::Mutex::new(None);
+    let seen: Vec<pinbad::receiver::Discarded> = std::thread::scope(|scope| {
+        let threads: Vec<_> = group
+            .iter()
+            .map(|b| {
+                let (total, last_ns, first) = (&total, &last_ns, &first);
+                scope.spawn(move || {
+                    let mut mine = 0u64;
+                    pinbad::receiver::discard(&b.socket, udp.batch, |s| {
+                        let now = Instant::now();
+                        let new = s.datagrams - mine;
+                        mine = s.datagrams;
+                        let all = if new > 0 {
+                            last_ns.fetch_max((now - started).as_nanos() as u64, Relaxed);
+                            let all = total.fetch_add(new, Relaxed) + new;
+                            let mut f = first.lock();
+                            if f.is_none() {
+                                *f = Some((now, process_cpu(), all));
+                            }
+                            all
+                        } else {
+                            total.load(Relaxed)
+                        };
+                        let last = started + Duration::from_nanos(last_ns.load(Relaxed));
+                        limit.count.is_some_and(|c| all >= c)
+                            || limit.duration.is_some_and(|d| now - started >= d)
+                            || (all > 0 && now - last >= RECEIVE_QUIET_END)
+                    })
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            .map(|t| t.join().unwrap_or_default())
+            .collect()
     });
+    let seen = seen
+        .iter()
+        .fold(pinbad::receiver::Discarded::default(), |a, s| {
+            pinbad::receiver::Discarded {
+                datagrams: a.datagrams + s.datagrams,
+                bytes: a.bytes + s.bytes,
+                calls: a.calls + s.calls,
+            }
+        });
+    let last = started + Duration::from_nanos(last_ns.load(Relaxed));
     let (user1, system1) = process_cpu();
-    let (seconds, measured, user_us, system_us) = match first {
+    let (seconds, measured, user_us, system_us) = match first.into_inner() {
         Some((at, (user0, system0), before)) => (
-            (last.1 - at).as_secs_f64(),
+            (last - at).as_secs_f64(),
             seen.datagrams - before,
             (user1 - user0).as_secs_f64() * 1e6,
             (system1 - system0).as_secs_f64() * 1e6,
@@ -726,6 +831,7 @@ fn receive(addr: SocketAddr, limit: Limit, json: bool) -> anyhow::Result<()> {
         let v = serde_json::json!({
             "mode": "receive",
             "address": bound.local_addr.to_string(),
+            "readers": group.len(),
             "recv_buffer_bytes": bound.recv_buffer_bytes,
             "batch": udp.batch,
             "received": seen.datagrams,
@@ -1035,7 +1141,7 @@ mod tests {
             count: Some(25),
             duration: Some(Duration::from_secs(5)),
         };
-        let stats = blast(&socket, &pool, 0, 8, limit).unwrap();
+        let stats = blast(&socket, &pool, 0, 8, limit, 0).unwrap();
         assert_eq!(stats.packets, 25);
         let mut buf = vec![0u8; 65536];
         for i in 0..25 {

@@ -171,13 +171,31 @@ impl Default for MergeConfig {
     }
 }
 
+/// The machine's cores, at most 4: the automatic number of merge threads and of readers per
+/// address. Past 4, a thread added per core costs more in hand-offs than a typical host's rate
+/// needs (`udp.readers` and `merge.threads` say more for a rate that does).
+fn automatic_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4)
+}
+
 impl MergeConfig {
     /// The merge threads to run: `threads`, or when 0 the machine's cores, at most 4.
     pub fn threads(&self) -> usize {
         match self.threads {
-            0 => std::thread::available_parallelism()
-                .map_or(1, |n| n.get())
-                .clamp(1, 4),
+            0 => automatic_threads(),
+            n => n,
+        }
+    }
+}
+
+impl UdpConfig {
+    /// Receiver threads (and sockets) per address: `readers`, or when 0 the machine's cores, at
+    /// most 4.
+    pub fn readers(&self) -> usize {
+        match self.readers {
+            0 => automatic_threads(),
             n => n,
         }
     }
@@ -186,10 +204,12 @@ impl MergeConfig {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct UdpConfig {
-    /// Addresses to listen on; each gets one socket, bound exclusively (no SO_REUSEPORT: a
-    /// second server on the address fails at start instead of taking half of the datagrams).
+    /// Addresses to listen on. Each is checked free with an exclusive bind first, so a second
+    /// server on the address fails at start instead of taking part of the datagrams; its readers
+    /// then bind one `SO_REUSEPORT` socket each (see `receiver::bind_group`).
     pub listen: Vec<String>,
-    /// Receiver threads per address, sharing its socket.
+    /// Receiver threads per address, each with its own socket; 0: the machine's cores, at most 4
+    /// ([`UdpConfig::readers`]).
     pub readers: usize,
     /// SO_RCVBUF asked of the kernel per socket: how long the kernel holds datagrams while the
     /// receiver is off the CPU (at 100k/s, 8 MiB held ~95 ms and 32 MiB ~370 ms).
@@ -399,7 +419,7 @@ impl Default for UdpConfig {
     fn default() -> UdpConfig {
         UdpConfig {
             listen: vec!["0.0.0.0:30002".into(), "[::]:30002".into()],
-            readers: 1,
+            readers: 0,
             recv_buffer: ByteSize(32 << 20),
             batch: 64,
             allow: Vec::new(),
@@ -594,6 +614,12 @@ impl Config {
                 "must be between 0 (automatic) and 64",
             ));
         }
+        if self.udp.readers > 64 {
+            return Err(invalid(
+                "udp.readers",
+                format!("{} is out of range 0..=64 (0: automatic)", self.udp.readers),
+            ));
+        }
         if !(0..=MERGE_NICE_MAX).contains(&self.merge.nice) {
             return Err(invalid("merge.nice", "must be between 0 and 19"));
         }
@@ -601,7 +627,6 @@ impl Config {
             ("request_pool_size", self.request_pool_size, 1usize << 31),
             ("timer_pool_size", self.timer_pool_size, u32::MAX as usize),
             ("tag_pool_size", self.tag_pool_size, u32::MAX as usize),
-            ("udp.readers", self.udp.readers, 64),
             ("report_ticks", self.report_ticks as usize, 3600),
             ("udp.batch", self.udp.batch, 1024),
             ("http.max_connections", self.http.max_connections, 1 << 20),

@@ -405,15 +405,17 @@ fn ipv6_and_several_readers() {
         &["--udp", "[::1]:0", "--udp", "127.0.0.1:0"],
         None,
     );
-    assert_eq!(d.udp.len(), 4);
-    assert_eq!(
-        d.udp[0].port(),
-        d.udp[1].port(),
-        "readers of one address share its port"
-    );
+    // Each address once, whatever its readers (a SO_REUSEPORT socket each, one port).
+    assert_eq!(d.udp.len(), 2);
     assert!(d.udp[0].is_ipv6());
+    assert!(d.udp[1].is_ipv4());
+    let receivers = thread_nice(d.child.id())
+        .iter()
+        .filter(|(name, _)| name.starts_with("pinbad-recv-"))
+        .count();
+    assert_eq!(receivers, 4, "two readers per address");
     send_to(d.udp[0], &[request("/v6.php")]);
-    send_to(d.udp[2], &[request("/v4.php")]);
+    send_to(d.udp[1], &[request("/v4.php")]);
     d.wait_merged(2);
     let scripts = d.strings("/api/v1/requests", "requests", "script_name");
     assert!(
@@ -475,6 +477,25 @@ fn start_up_errors_exit_non_zero_with_a_clear_message() {
         err.contains("cannot bind UDP") && err.contains(&addr),
         "{err}"
     );
+    // A port another pinbad holds with several readers (a SO_REUSEPORT socket each): a second
+    // one fails at start whatever its readers, as on an exclusive socket.
+    let group = pinbad::receiver::bind_group("127.0.0.1:0".parse().unwrap(), 2, 1 << 20).unwrap();
+    let addr = group[0].local_addr.to_string();
+    for readers in [1, 2, 4] {
+        let conf = write_file(
+            dir.path(),
+            "readers.toml",
+            &format!("[udp]\nreaders = {readers}\n"),
+        );
+        let conf = conf.to_str().unwrap();
+        let (code, err) = run(&["--config", conf, "--udp", &addr, "--http", "127.0.0.1:0"]);
+        assert_eq!(code, Some(1), "readers = {readers}: {err}");
+        assert!(
+            err.contains("cannot bind UDP") && err.contains(&addr),
+            "{err}"
+        );
+    }
+    drop(group);
     // A bad flag is named as given, not as the key it replaces.
     let (code, err) = run(&["--udp", "127.0.0.1:0", "--http", "not-an-address"]);
     assert_eq!(code, Some(1));

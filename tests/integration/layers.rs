@@ -33,9 +33,10 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "decode",
             "ring",
-            "receiver",
             "pool",
             "rewrite",
+            "intern",
+            "receiver",
             "activation",
         ],
     ),
