@@ -1039,6 +1039,110 @@ mod tests {
         corpus.decoded_batch(n)
     }
 
+    /// Receivers interning their own batches, two of them handing batches over in any
+    /// interleaving, give the reports (request, info and timer reports: every row's sums and
+    /// percentiles) and the raw pool that the merger gives when it interns everything itself.
+    #[test]
+    fn receivers_interning_in_any_interleaving_equals_the_merger_interning() {
+        let mut corpus = Corpus::new(CorpusSpec::default());
+        let batches: Vec<Box<Batch>> = (0..10).map(|_| corpus.decoded_batch(300)).collect();
+        let reference = pipeline_answers(&batches, None);
+        assert!(reference.len() > 3000, "rows and requests compared");
+        for seed in [1, 2, 3] {
+            let got = pipeline_answers(&batches, Some(seed));
+            assert!(got == reference, "seed {seed}: the answers differ");
+        }
+    }
+
+    /// Every report's rows (but the rates, which follow the clock) and every pooled request, as
+    /// text, sorted, after merging `batches`: interned by the merger (`None`), or by two
+    /// receivers in an interleaving `seed` picks.
+    fn pipeline_answers(batches: &[Box<Batch>], seed: Option<u64>) -> Vec<String> {
+        use crate::report::{Query, ReportDef};
+        let state = tempfile::tempdir().unwrap();
+        let mut config = Config {
+            state_dir: state.path().to_path_buf(),
+            ..Config::default()
+        };
+        config.merge.threads = 2;
+        config.report = vec![
+            ReportDef::new("tag_group", &["timer_tag:group"]),
+            ReportDef::new("script_group", &["script_name", "timer_tag:group"]),
+            ReportDef::new("group_server", &["timer_tag:group", "timer_tag:server"]),
+        ];
+        let ring = Arc::new(Ring::new(1 << 30));
+        let shared = Arc::new(Core::new(config, Arc::clone(&ring), vec![], 0).unwrap());
+        let mut merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring));
+        let mut order: Vec<Box<Batch>> = batches.to_vec();
+        if let Some(seed) = seed {
+            // A seeded shuffle (xorshift): the order in which the receivers' hand-overs reach
+            // the ring; each batch interned by the receiver that took it.
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            let mut next = || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            for i in (1..order.len()).rev() {
+                order.swap(i, next() as usize % (i + 1));
+            }
+            let mut receivers = [Interned::default(), Interned::default()];
+            let dictionary = shared.dictionary_handle();
+            for b in &mut order {
+                receivers[next() as usize % 2].intern_batch(b, &dictionary);
+            }
+        }
+        for (i, b) in order.into_iter().enumerate() {
+            ring.push(b).unwrap();
+            if i % 3 == 0 {
+                while merger.round() {}
+            }
+        }
+        while merger.round() {}
+        merger.finish();
+        let mut out = Vec::new();
+        for cell in shared.reports().snapshot() {
+            let q = Query {
+                limit: Some(100_000),
+                ..Query::default()
+            };
+            let table = shared.query_report(&cell, &q).unwrap();
+            for row in &table.rows {
+                let mut line = format!("{}:", cell.name());
+                for (column, value) in table.columns.iter().zip(row) {
+                    if !column.ends_with("_per_sec") {
+                        line.push(' ');
+                        value.render(&mut line);
+                    }
+                }
+                out.push(line);
+            }
+        }
+        let pool = shared.pool().read();
+        let dict = shared.dictionary().read();
+        for v in pool.iter_oldest_first() {
+            let r = v.record;
+            let tags: Vec<_> = v
+                .tag_block
+                .iter()
+                .map(|t| (dict.text(t.name), dict.text(t.value)))
+                .collect();
+            out.push(format!(
+                "pool: {} {} {} {} {} {:?} {:?}",
+                dict.text(r.hostname),
+                dict.text(r.server_name),
+                dict.text(r.script_name),
+                r.request_time,
+                r.status,
+                v.timers,
+                tags
+            ));
+        }
+        out.sort();
+        out
+    }
+
     /// A merger with the default reports and a backlog of three batches of `per_batch` requests,
     /// where two batches are more than one round takes.
     fn merger_with_backlog() -> (Arc<Core>, Arc<Ring>, Merger, usize, tempfile::TempDir) {
