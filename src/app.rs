@@ -477,23 +477,26 @@ impl Running {
             crate::pending::write_at_shutdown(&self.core, dropped() - dropped_before_stop);
         let writes = writing.elapsed();
         self.stop_taps(signalled + STOP_BUDGET + writes);
-        tracing::info!(
-            stop_ms = signalled.elapsed().as_secs_f64() * 1000.0,
-            state_files_ms = writes.as_secs_f64() * 1000.0,
-            "Stopped"
-        );
         // The process ends next: the pool, the reports and the dictionary are left to it rather
         // than freed one allocation at a time (seconds, with millions of rows and strings).
         let core = Arc::clone(&self.core);
         std::mem::forget(self);
         std::mem::forget(core);
-        served.map_err(|e| std::io::Error::other(format!("HTTP server failed: {e}")))?;
         // The stop is complete either way; a state file that could not be written makes the
         // exit status say that the next start will not have it.
         let failed: Vec<String> = [snapshot, pending, ids]
             .into_iter()
             .filter_map(Result::err)
             .collect();
+        // Last, the whole stop: from the signal's receipt (the handler's; one that came during
+        // start-up is received when start-up is done) to the return, after which the process
+        // only exits. A parent that reaps it late (a container's init) sees it end later.
+        tracing::info!(
+            stop_ms = signalled.elapsed().as_secs_f64() * 1000.0,
+            state_files_ms = writes.as_secs_f64() * 1000.0,
+            "Stopped"
+        );
+        served.map_err(|e| std::io::Error::other(format!("HTTP server failed: {e}")))?;
         if !failed.is_empty() {
             return Err(std::io::Error::other(format!(
                 "stopped, but {}",

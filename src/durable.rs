@@ -14,9 +14,10 @@
 //! - **Damaged files** ([`set_aside`]): a state file that cannot be parsed is renamed
 //!   `NAME.damaged` and the start goes on without it (counted in the status), as the snapshot's
 //!   `.skipped`: a restart loop is worse than the run-time changes it held.
-//! - **The lock** ([`lock_dir`]): `{state_dir}/lock`, locked with flock(2) for as long as the
-//!   daemon runs and holding its pid, so that a second daemon on the same directory refuses to
-//!   start naming the first instead of overwriting its snapshot.
+//! - **The lock** ([`lock_dir`]): the state directory itself and `{state_dir}/lock`, both locked
+//!   with flock(2) for as long as the daemon runs, the file holding its pid, so that a second
+//!   daemon on the same directory refuses to start naming the first instead of overwriting its
+//!   snapshot; a lock file deleted meanwhile does not let it in.
 //!
 //! Runs at start-up on the main thread, and (durable writes) on the API's blocking pool.
 
@@ -363,11 +364,20 @@ pub fn set_aside(path: &Path, reason: &str, instead: &str) -> SetAside {
 /// The lock file's name in the state directory.
 pub const LOCK_FILE: &str = "lock";
 
-/// `{state_dir}/lock`, locked (flock(2), exclusive) while this value lives, holding the pid of
-/// the daemon that holds it. The lock goes with the process (closed descriptors release it, a
-/// `kill -9` too); the file stays, and a stale pid in it means nothing without the lock.
+/// The state directory and `{state_dir}/lock`, each locked (flock(2), exclusive) while this
+/// value lives, the file holding the pid of the daemon that holds them. A flock belongs to the
+/// open file, not to the name: the locks go with the process (closed descriptors release them,
+/// a `kill -9` too), and the file stays, a stale pid in it meaning nothing without the lock.
+///
+/// Why both: the directory's lock is what keeps a second daemon out, since the directory cannot
+/// be deleted while it holds the state files, where the file can (`rm STATE/lock`: the first
+/// daemon's lock was then on a name no longer there, and a second one made a new file and
+/// locked it). The file's lock is the one earlier builds took alone, so that an earlier build
+/// and this one never run on one directory either; and the file tells the holder's pid.
 #[derive(Debug)]
 pub struct DirLock {
+    /// `None` where the directory cannot be locked (NFS): the file's lock alone then.
+    _dir: Option<std::fs::File>,
     _file: std::fs::File,
 }
 
@@ -389,14 +399,41 @@ pub enum LockError {
     },
 }
 
-/// Takes `{dir}/lock` (creating `dir` and the file), or says who holds it. Never waits.
+/// Takes the directory `dir` (creating it) and `{dir}/lock` (creating the file), or says who
+/// holds them. Never waits.
 pub fn lock_dir(dir: &Path) -> Result<DirLock, LockError> {
     let path = dir.join(LOCK_FILE);
-    let io = |source| LockError::Io {
-        path: path.clone(),
-        source,
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| LockError::Io { path, source }
     };
-    std::fs::create_dir_all(dir).map_err(io)?;
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    // The directory first: a second daemon stops here even when the lock file is gone, and
+    // creates no file beside the first's.
+    let dir_file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
+        .open(dir)
+        .map_err(io(dir))?;
+    let held = |held: &std::fs::File| LockError::Held {
+        dir: dir.to_path_buf(),
+        holder: flock_holder(held).or_else(|| pid_in(&path)),
+    };
+    let dir_file = match dir_file.try_lock() {
+        Ok(()) => Some(dir_file),
+        Err(std::fs::TryLockError::WouldBlock) => return Err(held(&dir_file)),
+        // NFS emulates flock with POSIX locks, and an exclusive one needs a descriptor open for
+        // writing, which a directory's cannot be (EBADF): the file's lock alone, as before.
+        Err(std::fs::TryLockError::Error(e)) => {
+            tracing::warn!(
+                dir = %dir.display(),
+                error = %e,
+                "Cannot lock the state directory itself, only its lock file: deleting that file \
+                 while pinbad runs would let a second daemon in"
+            );
+            None
+        }
+    };
     let mut file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -405,25 +442,54 @@ pub fn lock_dir(dir: &Path) -> Result<DirLock, LockError> {
         .mode(file_mode())
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(&path)
-        .map_err(io)?;
+        .map_err(io(&path))?;
     match file.try_lock() {
         Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            let mut text = String::new();
-            let _ = file.read_to_string(&mut text);
-            return Err(LockError::Held {
-                dir: dir.to_path_buf(),
-                holder: text.trim().parse().ok(),
-            });
-        }
-        Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
+        Err(std::fs::TryLockError::WouldBlock) => return Err(held(&file)),
+        Err(std::fs::TryLockError::Error(e)) => return Err(io(&path)(e)),
     }
     let pid = format!("{}\n", std::process::id());
     file.set_len(0)
         .and_then(|()| file.rewind())
         .and_then(|()| file.write_all(pid.as_bytes()))
-        .map_err(io)?;
-    Ok(DirLock { _file: file })
+        .map_err(io(&path))?;
+    Ok(DirLock {
+        _dir: dir_file,
+        _file: file,
+    })
+}
+
+/// The pid a lock file names, if it is there and names one.
+fn pid_in(path: &Path) -> Option<u32> {
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_to_string(&mut text))
+        .ok()?;
+    text.trim().parse().ok()
+}
+
+/// The pid of the process holding a flock on `file`'s inode, as the kernel lists it in
+/// `/proc/locks` (`1: FLOCK  ADVISORY  WRITE 4242 fd:01:1234 0 EOF`, the device's major and
+/// minor in hex); `None` where that list is not there, names no holder of this inode, or the
+/// holder is in another pid namespace (listed as 0 or -1). Needed where the lock file is gone.
+fn flock_holder(file: &std::fs::File) -> Option<u32> {
+    let meta = file.metadata().ok()?;
+    let dev = meta.dev();
+    // glibc's `dev_t` encoding (`gnu_dev_major`, `gnu_dev_minor`).
+    let major = ((dev >> 32) & 0xffff_f000) | ((dev >> 8) & 0xfff);
+    let minor = ((dev >> 12) & 0xffff_ff00) | (dev & 0xff);
+    let want = format!("{major:02x}:{minor:02x}:{}", meta.ino());
+    let locks = std::fs::read_to_string("/proc/locks").ok()?;
+    locks.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        // A waiter's line (`1: -> FLOCK ...`) names no holder, nor does a POSIX lock's.
+        if fields.get(1) != Some(&"FLOCK") {
+            return None;
+        }
+        let at = fields.iter().position(|f| *f == want)?;
+        let pid: u32 = fields.get(at.checked_sub(1)?)?.parse().ok()?;
+        (pid != 0).then_some(pid)
+    })
 }
 
 #[cfg(test)]
@@ -473,6 +539,29 @@ mod tests {
             .unwrap()
             .mode();
         assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    }
+
+    /// The lock file deleted while its lock is held (`rm STATE/lock`): a second lock on the
+    /// directory is still refused, naming the holder (found in `/proc/locks`, the file being
+    /// gone), and makes no new file; once the first is dropped, the directory is free again.
+    #[test]
+    fn a_deleted_lock_file_still_keeps_a_second_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let first = lock_dir(&state).unwrap();
+        std::fs::remove_file(state.join(LOCK_FILE)).unwrap();
+        let e = lock_dir(&state).unwrap_err();
+        assert!(
+            matches!(e, LockError::Held { holder: Some(p), .. } if p == std::process::id()),
+            "{e}"
+        );
+        assert!(!state.join(LOCK_FILE).exists());
+        drop(first);
+        let _again = lock_dir(&state).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(state.join(LOCK_FILE)).unwrap(),
+            format!("{}\n", std::process::id())
+        );
     }
 
     #[test]

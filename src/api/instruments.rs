@@ -116,6 +116,7 @@ async fn patch(
     if matched == 0 {
         return Err(ApiError::not_found(format!("no instrument named `{name}`")));
     }
-    tracing::info!(instrument = %name, ?enabled, ?timed, matched, "Instruments changed");
+    // Each flag as its value, and only when given (not `Some(true)`, `None`).
+    tracing::info!(instrument = %name, enabled, timed, matched, "Instruments changed");
     Ok(Json(listing(&state)))
 }

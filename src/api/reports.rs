@@ -330,7 +330,7 @@ async fn create(
     super::refuse_parameters(raw.as_deref(), " (the definition is the body)")?;
     let bytes = super::read_body(body, state.core.config()).await?;
     let def = parse_definition(&bytes)?;
-    def.validate().map_err(refused)?;
+    def.validate_new().map_err(refused)?;
     let entry = blocking(&state.clone(), move || create_filled(&state, def)).await?;
     tracing::info!(
         report = %entry["name"].as_str().unwrap_or(""),

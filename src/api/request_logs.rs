@@ -69,7 +69,7 @@ pub struct ErrorCount {
         ("server_name" = Option<String>, Query, description = "Exact server name"),
         ("hostname" = Option<String>, Query, description = "Exact hostname"),
         ("script_name" = Option<String>, Query, description = "Exact script name"),
-        ("status" = Option<String>, Query, description = "A status (`404`), a class (`5xx`) or a bound (`>=500`, `<400`)"),
+        ("status" = Option<String>, Query, description = "A status (`404`), a class (`1xx` to `5xx`) or a bound (`>=500`, `<400`)"),
         ("from" = Option<String>, Query, description = "Merged at or after: unix seconds, RFC 3339, `now` or relative such as `-1h`"),
         ("to" = Option<String>, Query, description = "Merged at or before (as `from`)"),
         ("sort" = Option<String>, Query, description = "`time` (default: newest first) or `value` (largest first: request_time, memory_peak or CPU seconds; request_time for errors)"),

@@ -28,7 +28,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         ("server_name" = Option<String>, Query, description = "Exact server name"),
         ("script_name" = Option<String>, Query, description = "Exact script name"),
         ("schema" = Option<String>, Query, description = "Exact schema"),
-        ("status" = Option<String>, Query, description = "A status (`404`), a class (`5xx`) or a bound (`>=500`, `>399`, `<=299`, `<400`)"),
+        ("status" = Option<String>, Query, description = "A status (`404`), a class (`1xx` to `5xx`) or a bound (`>=500`, `>399`, `<=299`, `<400`)"),
         ("min_time" = Option<String>, Query, description = "request_time at least this: seconds (`0.1`) or a duration (`100ms`, `2s`)"),
         ("max_time" = Option<String>, Query, description = "request_time at most this: seconds or a duration"),
         ("min_size" = Option<String>, Query, description = "document_size at least this: bytes or a size (`2MiB`, `512KiB`, `1MB`)"),

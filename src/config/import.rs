@@ -377,7 +377,7 @@ impl Spec {
             history_rows: None,
             sql_table: None,
         };
-        match def.validate() {
+        match def.validate_new() {
             Ok(()) => Outcome::Report(def),
             Err(e) => Outcome::NotConverted(format!("pinbad cannot hold this report: {e}")),
         }

@@ -888,7 +888,7 @@ impl Config {
         };
         let mut names = std::collections::HashSet::new();
         for (i, r) in self.report.iter().enumerate() {
-            r.validate()
+            r.validate_new()
                 .map_err(|e| invalid(&format!("report[{i}]"), e.to_string()))?;
             // One row of it must fit, or the report exports nothing at all.
             if let (true, Some(bounds)) = (r.prometheus, &r.prometheus_buckets) {

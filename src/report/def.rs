@@ -175,6 +175,11 @@ pub struct SqlTable {
 pub const MAX_KEYS: usize = 15;
 /// Longest report name, in bytes.
 pub const MAX_NAME_BYTES: usize = 128;
+/// The SQL front end's raw tables (pinba_engine's names for the raw pool's requests, timers,
+/// timer tags and tag names), which `sql` creates from this list. A report's SQL table of one of
+/// these names would be hidden behind the raw table, so a new report may not take one
+/// ([`ReportDef::validate_new`]), compared without case as the SQL front end matches names.
+pub const SQL_RAW_TABLES: [&str; 4] = ["request", "timer", "timertag", "tag"];
 /// Most percentiles a report (or a query) may show.
 pub const MAX_PERCENTILES: usize = 32;
 /// Percentiles shown when a definition names none.
@@ -461,6 +466,27 @@ impl ReportDef {
         self.validate_history()?;
         self.validate_prometheus_buckets()?;
         validate_percentiles(&self.percentiles)
+    }
+
+    /// Checks a definition that makes a new report (`POST /api/v1/reports`, a `[[report]]`
+    /// table, `pinbad import-sql`): [`ReportDef::validate`], and a name none of
+    /// [`SQL_RAW_TABLES`] has. Reports that exist already (`reports.json`, the snapshot) are
+    /// checked by `validate` alone: one an earlier version let be made is kept (over SQL the raw
+    /// table is shown in its place) rather than its whole file set aside.
+    pub fn validate_new(&self) -> Result<(), ReportError> {
+        self.validate()?;
+        if let Some(raw) = SQL_RAW_TABLES
+            .iter()
+            .find(|t| t.eq_ignore_ascii_case(&self.name))
+        {
+            return Err(err(format!(
+                "report name `{}`: `{raw}` is a raw table of the SQL front end (one of {}), which \
+                 would hide this report's table; choose another name",
+                self.name,
+                SQL_RAW_TABLES.join(", ")
+            )));
+        }
+        Ok(())
     }
 
     /// `prometheus_buckets`: with `prometheus = true`, at most [`MAX_PROMETHEUS_BUCKETS`], each

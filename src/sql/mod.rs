@@ -150,8 +150,9 @@ pub async fn serve(listener: std::net::TcpListener, ctx: Arc<SqlContext>, shutdo
             return;
         }
     };
+    // The address as its value (`mysql=127.0.0.1:3306`, not `Some(…)`); left out if unknown.
     let addr = listener.local_addr().ok();
-    tracing::info!(mysql = ?addr, "Listening");
+    tracing::info!(mysql = addr.map(tracing::field::display), "Listening");
     let sessions = Arc::new(Semaphore::new(ctx.config.max_connections));
     loop {
         let (stream, peer) = tokio::select! {

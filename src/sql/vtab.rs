@@ -27,7 +27,7 @@ use rusqlite::{ffi, Connection, Error, Result};
 
 use super::layout::{layout, Source, SqlColumn, SqlType};
 use crate::record::{RequestView, NO_SCHEMA};
-use crate::report::{Cell, Kind, Query};
+use crate::report::{Cell, Kind, Query, SQL_RAW_TABLES};
 use crate::state::Core;
 
 /// Requests read per hold of the pool's and the dictionary's read locks, at most.
@@ -56,7 +56,8 @@ impl Tables {
     }
 }
 
-/// The raw tables, as pinba_engine names them.
+/// The raw tables, as pinba_engine names them, in the order of [`SQL_RAW_TABLES`] (the report
+/// layer's list, so that no report is made with one of these names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Raw {
     Request,
@@ -69,12 +70,7 @@ impl Raw {
     pub const ALL: [Raw; 4] = [Raw::Request, Raw::Timer, Raw::TimerTag, Raw::Tag];
 
     pub fn name(self) -> &'static str {
-        match self {
-            Raw::Request => "request",
-            Raw::Timer => "timer",
-            Raw::TimerTag => "timertag",
-            Raw::Tag => "tag",
-        }
+        SQL_RAW_TABLES[self as usize]
     }
 
     pub fn of(name: &str) -> Option<Raw> {

@@ -105,6 +105,50 @@ fn report_queries_and_definitions_refuse_what_cannot_mean_anything() {
     }
 }
 
+/// A report may not take the name of one of the SQL front end's raw tables (`request`, `timer`,
+/// `timertag`, `tag`, in any case): its SQL table would be hidden behind the raw one (a POST made
+/// them, 201). Refused with a 400 naming it, and a `[[report]]` so named fails the start naming
+/// its key; names that merely look alike are taken.
+#[test]
+fn a_report_cannot_take_the_name_of_an_sql_raw_table() {
+    let d = Daemon::start("");
+    for name in ["request", "REQUEST", "timer", "tag", "TimerTag"] {
+        let (code, body) = d.post(
+            "/api/v1/reports",
+            &json!({"name": name, "keys": ["hostname"]}),
+        );
+        assert_eq!(code, 400, "{name}: {body}");
+        assert_eq!(body["error"], "bad_request", "{body}");
+        let detail = body["detail"].as_str().unwrap();
+        assert!(
+            detail.contains(&format!("`{name}`")) && detail.contains("raw table"),
+            "{body}"
+        );
+    }
+    let names = d.strings("/api/v1/reports", "reports", "name");
+    assert!(
+        !names.iter().any(|n| n.eq_ignore_ascii_case("request")),
+        "{names:?}"
+    );
+    for name in ["requests", "tags", "timer_by_host"] {
+        let (code, body) = d.post(
+            "/api/v1/reports",
+            &json!({"name": name, "keys": ["hostname"]}),
+        );
+        assert_eq!(code, 201, "{name}: {body}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = write_file(
+        dir.path(),
+        "raw.toml",
+        "[[report]]\nname = \"by_host\"\nkeys = [\"hostname\"]\n\
+         [[report]]\nname = \"Tag\"\nkeys = [\"hostname\"]\n",
+    );
+    let (code, err) = run_pinbad(&["check-config", config.to_str().unwrap()], dir.path());
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("report[1]") && err.contains("`Tag`"), "{err}");
+}
+
 /// Every endpoint of the JSON API that takes no parameters refuses any with a 400 naming it, as
 /// `/api/v1/info` and `/api/v1/reports` did (the others answered as if it were not there);
 /// `/metrics`, `/healthz` and the dashboard's files still ignore them (scrape configs, probes and

@@ -141,3 +141,16 @@ fn a_bad_rust_log_stops_start_up_and_a_closed_stdout_is_no_panic() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Options are logged as their values: the SQL front end's address as `mysql=127.0.0.1:PORT`,
+/// not `mysql=Some(127.0.0.1:PORT)` (issue 60).
+#[test]
+fn addresses_are_logged_as_their_values() {
+    let d = Daemon::start_logged("", "info");
+    let mysql = d.mysql.expect("the SQL front end is on by default");
+    let line = d.wait_log("mysql=");
+    assert!(
+        line.contains(&format!("mysql={mysql}")) && !line.contains("Some("),
+        "{line}"
+    );
+}

@@ -171,6 +171,9 @@ fn filters_with_classes_units_one_syntax_a_time_range_and_a_cursor() {
         ("sort=request_time&cursor=5", "cursor"),
         ("format=csv&timers=true", "timers"),
         ("status=5x", "status"),
+        // Not one of HTTP's classes: it matched nothing, an empty 200 (issue 60).
+        ("status=6xx", "`6xx`"),
+        ("filter=status:6xx", "filter"),
         ("filter=status:abc", "filter"),
         ("filter=nocolon", "filter"),
         ("min_time=fast", "min_time"),

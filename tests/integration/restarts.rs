@@ -271,6 +271,37 @@ fn a_clickhouse_that_never_answers_does_not_hold_the_stop() {
     assert!(state.path().join("snapshot.bin").exists());
 }
 
+/// The stop's last line tells the whole stop (issue 60, which saw `stop_ms=12.7` and an exit
+/// 1.45 s after SIGTERM): its `stop_ms` is at most the time from SIGTERM to the exit as this test,
+/// the parent, sees it, and short of it only by the signal's way to the handler and the exit.
+/// (An orphan that a container's init reaps late stays a zombie for a second or so after its
+/// exit: that is no part of the stop.)
+#[test]
+fn the_stop_line_tells_the_time_from_the_signal_to_the_exit() {
+    let state = tempfile::tempdir().unwrap();
+    let d = start(state.path(), "");
+    d.send(&corpus(2000, 71));
+    d.wait_merged(2000);
+    let signalled = Instant::now();
+    let (status, logs) = d.terminate_logged(Duration::from_secs(60));
+    let took = signalled.elapsed();
+    assert!(status.success(), "{status:?}: {logs:#?}");
+    let stopped = logs
+        .iter()
+        .rfind(|l| l.contains("Stopped"))
+        .unwrap_or_else(|| panic!("{logs:#?}"));
+    let stop = Duration::from_secs_f64(log_figure(stopped, "stop_ms") / 1000.0);
+    eprintln!("stop_ms {stop:?}, the exit {took:?} after the signal");
+    assert!(
+        stop <= took,
+        "{stopped}: the exit came {took:?} after the signal"
+    );
+    assert!(
+        took <= stop + MEASURING,
+        "{stopped}: the exit came {took:?} after the signal"
+    );
+}
+
 /// The stop's bound: this long after the signal, plus the state files' write time.
 const STOP_BOUND: Duration = Duration::from_secs(5);
 /// What the test's own measure adds (it polls the process's exit every 10 ms, and may wait
@@ -318,11 +349,14 @@ fn after_kill_9_the_restart_restores_every_closed_tick() {
         .collect();
     assert_eq!(before[0].1[0], json!(sent), "{:?}", before[0]);
     let listed_before = listed(&d, "custom_scripts")["complete_from"].clone();
-    // A tick later: every tick holding the requests above closes when this one is merged, and
-    // it stays in the open tick, which the crash loses.
+    // A tick later: every tick holding the requests above closes when this one is merged.
     wait_uptime(&d, last + 1.1);
     d.send(&corpus(100, 49));
     d.wait_merged(sent + 100);
+    let after: Vec<_> = reports
+        .iter()
+        .map(|(r, keys)| report_state(&d, r, keys))
+        .collect();
     d.wait_for(
         |d| {
             let t = &d.status()["ticklog"];
@@ -335,6 +369,9 @@ fn after_kill_9_the_restart_restores_every_closed_tick() {
     d.child.kill().unwrap();
     d.child.wait().unwrap();
     drop(d);
+    // The last 100 requests' tick is the open one at the kill, and lost, unless a busy machine
+    // took past its end to kill (then it closed and may have been logged): whole or not at all.
+    let sent_last = sent + 100;
     assert!(!state.path().join("snapshot.bin").exists(), "no snapshot");
     // custom_hosts' definition changes while the daemon is down: its ticks are skipped.
     let file = state.path().join("reports.json");
@@ -349,15 +386,42 @@ fn after_kill_9_the_restart_restores_every_closed_tick() {
     assert_eq!(restored["skipped_reports"], json!(["custom_hosts"]), "{s}");
     assert!(restored["ticks"].as_u64() > Some(0), "{line}: {s}");
     assert_eq!(s["current_pool_used"], 0, "the raw pool is lost: {s}");
-    for ((report, keys), before) in reports.iter().zip(&before) {
+    let want = closed_ticks_restored(&d, sent, sent_last, &before, &after);
+    for ((report, keys), want) in reports.iter().zip(want) {
         if *report == "custom_hosts" {
             let (rows, totals, _) = report_state(&d, report, keys);
             assert_eq!((rows.len(), &totals[0]), (0, &json!(0)), "{report}");
             continue;
         }
-        assert_eq!(&report_state(&d, report, keys), before, "{report}");
+        assert_eq!(&report_state(&d, report, keys), want, "{report}");
     }
     assert_eq!(listed(&d, "custom_scripts")["complete_from"], listed_before);
+}
+
+/// What a restart after `kill -9` must hold of each report: `before` (every request but the last
+/// batch, all in ticks closed and logged before it was sent), and the last batch too (`after`)
+/// only when its tick closed and was logged before the kill. The test cannot know which without
+/// racing the clock (a tick is a second, and a busy machine may take longer between the send and
+/// the kill), so `info`'s count says it: exactly one of the two, never anything between.
+fn closed_ticks_restored<'a, T>(
+    d: &Daemon,
+    closed: u64,
+    all: u64,
+    before: &'a [T],
+    after: &'a [T],
+) -> &'a [T] {
+    let count = report_state(d, "info", &[]).1[0].as_u64();
+    if count == Some(all) {
+        eprintln!("the last batch's tick closed and was logged before the kill");
+        after
+    } else {
+        assert_eq!(
+            count,
+            Some(closed),
+            "every closed tick restored, and no more"
+        );
+        before
+    }
 }
 
 /// Two `[[report]]`s equal but for their names: they share one table (see README, "shared
@@ -426,12 +490,13 @@ fn after_kill_9_a_shared_table_is_restored_for_every_report_sharing_it() {
     d.wait_merged(300);
     let last = d.status()["uptime_seconds"].as_f64().unwrap();
     let keys = ["script_name"];
-    let before = report_state(&d, "scripts_b", &keys);
-    assert_eq!(before.1[0], json!(300));
+    let before = [report_state(&d, "scripts_b", &keys)];
+    assert_eq!(before[0].1[0], json!(300));
     // A tick later, the requests' tick closed and logged.
     wait_uptime(&d, last + 1.1);
     d.send(&corpus(50, 63));
     d.wait_merged(350);
+    let after = [report_state(&d, "scripts_b", &keys)];
     d.wait_for(
         |d| {
             let t = &d.status()["ticklog"];
@@ -446,8 +511,9 @@ fn after_kill_9_a_shared_table_is_restored_for_every_report_sharing_it() {
 
     let d = start(state.path(), &config);
     d.wait_log("Reports restored from the tick log");
+    let want = &closed_ticks_restored(&d, 300, 350, &before, &after)[0];
     for r in ["report_by_script_name", "scripts_a", "scripts_b"] {
-        assert_eq!(report_state(&d, r, &keys).0, before.0, "{r}");
-        assert_eq!(report_state(&d, r, &keys).1, before.1, "{r}");
+        assert_eq!(report_state(&d, r, &keys).0, want.0, "{r}");
+        assert_eq!(report_state(&d, r, &keys).1, want.1, "{r}");
     }
 }

@@ -336,6 +336,51 @@ fn a_second_daemon_on_one_state_dir_refuses_to_start_naming_the_first() {
     assert_eq!(second.get("/healthz").0, 200);
 }
 
+/// The lock holds by the open directory, not by the lock file's presence: a daemon killed with
+/// `kill -9` leaves its lock file (naming its pid) and the next start takes the directory all
+/// the same; with the running daemon's lock file deleted, a second on the directory is still
+/// refused, naming the first, and leaves no lock file behind.
+#[test]
+fn a_deleted_lock_file_keeps_a_second_daemon_out_and_a_stale_one_lets_a_start_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let mut killed = Daemon::start_with("", &["--udp", "127.0.0.1:0"], Some(&state));
+    let killed_pid = killed.child.id();
+    killed.child.kill().unwrap();
+    killed.child.wait().unwrap();
+    drop(killed);
+    assert_eq!(
+        std::fs::read_to_string(state.join("lock")).unwrap().trim(),
+        killed_pid.to_string(),
+        "the stale lock file is left"
+    );
+    let first = Daemon::start_with("", &["--udp", "127.0.0.1:0"], Some(&state));
+    let pid = first.child.id();
+    assert_eq!(
+        std::fs::read_to_string(state.join("lock")).unwrap().trim(),
+        pid.to_string()
+    );
+    std::fs::remove_file(state.join("lock")).unwrap();
+    // Launched, not run to its end: a second daemon let in would run on (and is killed when
+    // this test fails).
+    let mut second = Daemon::launch("", &["--udp", "127.0.0.1:0"], Some(&state), Some("off"));
+    let err = second.wait_log("pinbad: ");
+    assert_eq!(
+        second.wait_exit(Duration::from_secs(30)).code(),
+        Some(1),
+        "{err}"
+    );
+    assert!(
+        err.contains("in use by another pinbad") && err.contains(&format!("pid {pid}")),
+        "{err}"
+    );
+    assert!(
+        !state.join("lock").exists(),
+        "the refused start made no lock file"
+    );
+    assert_eq!(first.get("/healthz").0, 200);
+}
+
 /// The state files are created 0600, or 0640 and the group's with `state_dir_group` (the
 /// directory the group's, 2750, or 0750 when it is the process's own group); a state file an
 /// earlier run left open to others is given that mode at start.

@@ -175,6 +175,15 @@ fn server_sent_events_with_filters_and_sampling() {
     );
     let (code, body) = d.get("/api/v1/stream?limit=5");
     assert_eq!(code, 400, "the stream has no limit: {body}");
+    // Not one of HTTP's classes: refused, as by /api/v1/requests, not a stream that never
+    // sends a line.
+    let (code, body) = d.get("/api/v1/stream?status=6xx");
+    assert_eq!(code, 400, "{body}");
+    let detail = body["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("`status`") && detail.contains("`6xx`"),
+        "{body}"
+    );
 
     let (sse, content_type) = subscribe(&d, "script_name=/b.php", "text/event-stream", None);
     assert_eq!(content_type, "text/event-stream");
