@@ -32,8 +32,9 @@
 //! - **Unwritable** (a full disk, a read-only mount): the reservation is held in memory, the
 //!   failure logged once and counted (`state_files.ids`: `unsaved`, `write_failures`), and the
 //!   `pinbad-ids` thread writes it again every [`RETRY`] until it succeeds (logged), so the
-//!   file is right again soon after space returns. Until then a crash may repeat the ids handed out since
-//!   the last successful write: the price of receiving meanwhile rather than stopping.
+//!   file is right again soon after space returns. Until then a crash, or a stop that cannot
+//!   write it either, may repeat the ids handed out since the last successful write: the
+//!   price of receiving meanwhile rather than stopping.
 //!
 //! Threads: opened and begun on the main thread at start; [`Ids::ensure`] runs on the merge
 //! thread under the pool's write lock (a few atomic reads; it asks the `pinbad-ids` thread to
