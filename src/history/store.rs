@@ -556,7 +556,11 @@ fn set_aside_store(path: &Path, why: &str) -> SetAside {
                 }
                 Err(e) => {
                     let _ = std::fs::remove_file(&from);
-                    tracing::warn!(path = ?from, error = %e, "Cannot move a damaged store's companion file aside: removed");
+                    tracing::warn!(
+                        path = ?from,
+                        error = %e,
+                        "Cannot move a damaged store's companion file aside: removed"
+                    );
                 }
             }
         }
