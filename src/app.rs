@@ -203,13 +203,9 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
     // What the last run received while it stopped, for the merger to merge first (read once the
     // sockets are being read: the file can hold a whole temp ring's worth).
     let mut restored = crate::snapshot::Restored::default();
-    match crate::ids::Ids::open(&shared.config().state_dir) {
-        Ok(ids) => shared.set_ids(ids),
-        Err(e) => {
-            stop_receivers(&receiving, receivers);
-            return Err(e.into());
-        }
-    }
+    // A damaged `ids.json` is set aside (the ids then start past the clock's floor): no state
+    // file stops a start.
+    shared.set_ids(crate::ids::Ids::open(&shared.config().state_dir));
     let pending = crate::pending::take_at_start(&mut shared, &mut restored);
     // Before the merger: the pool, the reports' windows and the clock as the last run left them.
     crate::snapshot::restore_at_start(&mut shared, &mut restored);

@@ -13,7 +13,8 @@
 //!   the snapshot's temporary file too), and the mode [`create_file`] asks for explicitly.
 //! - **Damaged files** ([`set_aside`]): a state file that cannot be parsed is renamed
 //!   `NAME.damaged` and the start goes on without it (counted in the status), as the snapshot's
-//!   `.skipped`: a restart loop is worse than the run-time changes it held.
+//!   `.skipped`: a restart loop is worse than what it held. `reports.json`, `sinks.json`,
+//!   `ids.json` and the SQLite stores (`history::store::open_setting_aside`) go this way.
 //! - **The lock** ([`lock_dir`]): the state directory itself and `{state_dir}/lock`, both locked
 //!   with flock(2) for as long as the daemon runs, the file holding its pid, so that a second
 //!   daemon on the same directory refuses to start naming the first instead of overwriting its
@@ -137,9 +138,11 @@ pub fn create_file(path: &Path) -> std::io::Result<std::fs::File> {
 pub const STATE_FILES: &[&str] = &[
     "reports.json",
     "sinks.json",
+    "ids.json",
     "snapshot.bin",
     "pending.bin",
     "history.sqlite",
+    "request_log.sqlite",
     LOCK_FILE,
 ];
 

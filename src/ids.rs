@@ -15,6 +15,27 @@
 //! snapshot from before (a copy restored by hand, or one written before a crash) has its
 //! requests numbered afresh from the first unused id instead.
 //!
+//! No state of this file stops a start (a restart loop would receive nothing at all):
+//! - **Damaged or unreadable** (`: > ids.json`, a truncated write by hand, a directory in its
+//!   place): it is set aside as `ids.json.damaged` ([`crate::durable::set_aside`], counted in
+//!   the status's `state_files`) and the ids start past [`clock_floor`]: the wall clock's
+//!   milliseconds since 2024 times [`FLOOR_IDS_PER_MS`]. Nothing else on disk says how far the
+//!   lost file had reserved (the snapshot knows its own requests, taken into account after the
+//!   restore, but neither a crashed run nor the sinks' files and ClickHouse leave a bound that
+//!   is cheap to read at start), and the clock is a bound every run passes on the way: an
+//!   instance that has used fewer than 256 ids per millisecond since 2024 on average (256k
+//!   requests/s, each crash's skipped block of 4M ids counted) has used none at or past it, so
+//!   `(instance, id)` stays unique. Why this pace: the ids must stay below 2^48 (the SQL
+//!   `timer.id`), and 256/ms reaches it only in 2058, while 1024/ms would in 2032. What the
+//!   damaged file still shows of `reserved_end` (a file truncated after the number) raises
+//!   the start further.
+//! - **Unwritable** (a full disk, a read-only mount): the reservation is held in memory, the
+//!   failure logged once and counted (`state_files.ids`: `unsaved`, `write_failures`), and the
+//!   `pinbad-ids` thread writes it again every [`RETRY`] until it succeeds (logged), so the
+//!   file is right again soon after space returns. Until then a crash, or a stop that cannot
+//!   write it either, may repeat the ids handed out since the last successful write: the
+//!   price of receiving meanwhile rather than stopping.
+//!
 //! Threads: opened and begun on the main thread at start; [`Ids::ensure`] runs on the merge
 //! thread under the pool's write lock (a few atomic reads; it asks the `pinbad-ids` thread to
 //! reserve the next block once half of the current one is used, and writes itself only when
@@ -22,8 +43,11 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, SyncSender};
+use std::sync::mpsc::{sync_channel, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::durable::SetAside;
 
 /// Ids reserved per write of `ids.json`: what a crash may skip, and (half of it) how far ahead
 /// of the merger the reservation stays. At 1M requests/s, a write every 2 s; 2^48 ids last 67
@@ -32,6 +56,27 @@ pub const BLOCK: u64 = 1 << 22;
 
 /// The file's name in `state_dir`.
 pub const FILE: &str = "ids.json";
+
+/// How often the `pinbad-ids` thread writes an unwritten reservation again (see the module
+/// docs, "Unwritable").
+pub const RETRY: Duration = Duration::from_secs(1);
+
+/// Where [`clock_floor`] counts from: 2024-01-01T00:00:00Z, before any pinbad handed out an id,
+/// in unix milliseconds.
+pub const FLOOR_EPOCH_MS: u64 = 1_704_067_200_000;
+
+/// The ids per millisecond since [`FLOOR_EPOCH_MS`] that [`clock_floor`] assumes no instance
+/// exceeded on average (see the module docs for why 256).
+pub const FLOOR_IDS_PER_MS: u64 = 256;
+
+/// The first id a run may hand out when `ids.json` is lost, at unix time `now_ms`: past every
+/// id of an instance that has kept below [`FLOOR_IDS_PER_MS`] on average since
+/// [`FLOOR_EPOCH_MS`], and below 2^48 until 2058.
+pub fn clock_floor(now_ms: u64) -> u64 {
+    now_ms
+        .saturating_sub(FLOOR_EPOCH_MS)
+        .saturating_mul(FLOOR_IDS_PER_MS)
+}
 
 #[derive(serde::Serialize, serde::Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Saved {
@@ -42,7 +87,7 @@ struct Saved {
     clean_end: Option<u64>,
 }
 
-/// `ids.json` could not be read or written at start-up.
+/// The `pinbad-ids` thread could not be started.
 #[derive(Debug, thiserror::Error)]
 #[error("state_dir: {path}: {reason}")]
 pub struct IdsError {
@@ -56,15 +101,21 @@ pub struct Ids {
     path: Option<PathBuf>,
     /// Ids below this are covered by a synced reservation (`u64::MAX` without a file).
     reserved_end: AtomicU64,
-    /// What the file said at open.
+    /// What the file said at open (when it was damaged: where ids start instead).
     saved: Saved,
+    /// The file, when open found it damaged or unreadable and set it aside (the status).
+    set_aside: Option<SetAside>,
     /// One writer at a time (the `pinbad-ids` thread, a merge round that caught it up, the stop).
     write: Mutex<()>,
     /// To the `pinbad-ids` thread: reserve a block past this id.
     ahead: Mutex<Option<SyncSender<u64>>>,
     /// A block is asked for and not yet written.
     asked: AtomicBool,
-    /// Reservations that could not be written (logged each).
+    /// The reservation in memory (`reserved_end`) is past what the file holds: its last write
+    /// failed. Set by the writer that failed, cleared by the next that succeeds; the
+    /// `pinbad-ids` thread retries every [`RETRY`] while it is set.
+    unsaved: AtomicBool,
+    /// Writes of the file that failed (the first of a run of them logged, see `reserve`).
     pub failures: AtomicU64,
 }
 
@@ -75,37 +126,64 @@ impl Ids {
             path: None,
             reserved_end: AtomicU64::new(u64::MAX),
             saved: Saved::default(),
+            set_aside: None,
             write: Mutex::new(()),
             ahead: Mutex::new(None),
             asked: AtomicBool::new(false),
+            unsaved: AtomicBool::new(false),
             failures: AtomicU64::new(0),
         }
     }
 
     /// Reads `{state_dir}/ids.json` (none yet: ids start at 0). A file that cannot be read or
-    /// parsed stops the start: going on would hand out ids an earlier run may have used.
-    pub fn open(state_dir: &Path) -> Result<Ids, IdsError> {
+    /// parsed is set aside and the ids start past [`clock_floor`] (see the module docs): going
+    /// on from 0 would hand out ids an earlier run may have used, and stopping would start a
+    /// restart loop that receives nothing.
+    pub fn open(state_dir: &Path) -> Ids {
         let path = state_dir.join(FILE);
-        let err = |reason: String| IdsError {
-            path: path.clone(),
-            reason,
+        let lost = |reason: String, text: &[u8]| {
+            let now_ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64);
+            let start = clock_floor(now_ms).max(salvaged_end(text).unwrap_or(0));
+            let instead = format!(
+                "request ids start at {start}, past the wall clock's floor for them (see \
+                 README, \"The ClickHouse schema\")"
+            );
+            let aside = crate::durable::set_aside(&path, &reason, &instead);
+            let saved = Saved {
+                reserved_end: start,
+                clean_end: None,
+            };
+            (saved, Some(aside))
         };
-        let saved = match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice::<Saved>(&bytes).map_err(|e| {
-                err(format!(
-                    "damaged ({e}); remove it to start anyway (request ids then start at 0 \
-                     and may repeat those of earlier runs)"
-                ))
-            })?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Saved::default(),
-            Err(e) => return Err(err(format!("cannot read it: {e}"))),
+        let (saved, set_aside) = match std::fs::read(&path) {
+            Ok(bytes) => match serde_json::from_slice::<Saved>(&bytes) {
+                Ok(saved) => (saved, None),
+                Err(e) if bytes.is_empty() => lost(format!("empty ({e})"), &bytes),
+                Err(e) => lost(format!("damaged ({e})"), &bytes),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Saved::default(), None),
+            Err(e) => lost(format!("cannot read it: {e}"), &[]),
         };
-        Ok(Ids {
+        Ids {
             path: Some(path),
             reserved_end: AtomicU64::new(0),
             saved,
+            set_aside,
             ..Ids::unbacked()
-        })
+        }
+    }
+
+    /// The file, when [`Ids::open`] found it damaged and set it aside.
+    pub fn set_aside(&self) -> Option<&SetAside> {
+        self.set_aside.as_ref()
+    }
+
+    /// Whether ids are handed out past what the file holds: its last write failed (the status's
+    /// `state_files.ids.unsaved`).
+    pub fn unsaved(&self) -> bool {
+        self.unsaved.load(Ordering::Acquire)
     }
 
     /// The first id no earlier run used.
@@ -125,25 +203,35 @@ impl Ids {
     }
 
     /// Start-up, before the merger: reserves the first block from `next` (the pool's next id)
-    /// and starts the `pinbad-ids` thread that reserves the following ones.
+    /// and starts the `pinbad-ids` thread that reserves the following ones. A reservation that
+    /// cannot be written (a full disk) is held in memory, logged and counted, and written by
+    /// that thread once it can be: only a thread that cannot start is an error.
     pub fn begin(self: &Arc<Self>, next: u64) -> Result<(), IdsError> {
         let Some(path) = &self.path else {
             return Ok(());
         };
-        self.write(next.saturating_add(BLOCK), None)
-            .map_err(|e| IdsError {
-                path: path.clone(),
-                reason: format!("cannot write it: {e}"),
-            })?;
+        self.reserve(next.saturating_add(BLOCK));
         let (tx, rx) = sync_channel::<u64>(1);
         let ids = Arc::clone(self);
         std::thread::Builder::new()
             .name("pinbad-ids".into())
             .spawn(move || {
-                // Ends when the sender goes (`finish`), or with the process.
-                while let Ok(next) = rx.recv() {
-                    ids.reserve(next.saturating_add(BLOCK));
-                    ids.asked.store(false, Ordering::Release);
+                // Ends when the sender goes (`finish`), or with the process. Wakes every
+                // `RETRY` to write a reservation that could not be written (cheap otherwise:
+                // one atomic read a second).
+                loop {
+                    match rx.recv_timeout(RETRY) {
+                        Ok(next) => {
+                            ids.reserve(next.saturating_add(BLOCK));
+                            ids.asked.store(false, Ordering::Release);
+                        }
+                        Err(RecvTimeoutError::Timeout) => {
+                            if ids.unsaved.load(Ordering::Acquire) {
+                                ids.reserve(0);
+                            }
+                        }
+                        Err(RecvTimeoutError::Disconnected) => break,
+                    }
                 }
             })
             .map_err(|e| IdsError {
@@ -188,40 +276,82 @@ impl Ids {
         };
         let end = self.reserved_end.load(Ordering::Acquire).max(next);
         self.write(end, Some(next))
+            .map(|_| ())
             .map_err(|e| format!("{} could not be written: {e}", path.display()))
     }
 
-    /// Moves the reservation to `end` (when further): a failed write is logged and counted, and
-    /// the ids are handed out anyway (a crash before the next successful write may repeat them).
+    /// Moves the reservation to `end` (when further; with an unwritten one, writes that again).
+    /// A failed write is counted, and logged when it is the first of a run of failures (the
+    /// retries every [`RETRY`] would fill the log on a full disk); the ids are handed out
+    /// anyway (a crash before the next successful write may repeat them), the file is written
+    /// again by the `pinbad-ids` thread, and the write that succeeds says so.
     fn reserve(&self, end: u64) {
-        if let Err(e) = self.write(end, None) {
-            self.failures.fetch_add(1, Ordering::Relaxed);
-            tracing::warn!(
+        match self.write(end, None) {
+            Ok(Some(failed)) => tracing::info!(
                 path = ?self.path,
-                error = %e,
-                "Cannot reserve request ids: after a crash before the next reservation is \
-                 written, ids may repeat"
-            );
-            self.reserved_end.fetch_max(end, Ordering::AcqRel);
+                failed_writes = failed,
+                "Request ids reserved on disk again"
+            ),
+            Ok(None) => {}
+            Err(e) => {
+                self.failures.fetch_add(1, Ordering::Relaxed);
+                self.reserved_end.fetch_max(end, Ordering::AcqRel);
+                if !self.unsaved.swap(true, Ordering::AcqRel) {
+                    tracing::error!(
+                        path = ?self.path,
+                        error = %e,
+                        "Cannot reserve request ids on disk: they are reserved in memory and \
+                         the file is written again every second until it can be; after a crash \
+                         before then, ids may repeat"
+                    );
+                }
+            }
         }
     }
 
-    fn write(&self, end: u64, clean_end: Option<u64>) -> std::io::Result<()> {
+    /// Writes the reservation `end` (at least what is reserved in memory) and, at a clean stop,
+    /// `clean_end`. `Ok(Some(n))`: it was written after `n` failed writes.
+    fn write(&self, end: u64, clean_end: Option<u64>) -> std::io::Result<Option<u64>> {
         let Some(path) = &self.path else {
-            return Ok(());
+            return Ok(None);
         };
         let _one = self.write.lock().unwrap_or_else(|e| e.into_inner());
-        if clean_end.is_none() && end <= self.reserved_end.load(Ordering::Acquire) {
-            return Ok(());
+        let unsaved = self.unsaved.load(Ordering::Acquire);
+        let held = self.reserved_end.load(Ordering::Acquire);
+        if clean_end.is_none() && !unsaved && end <= held {
+            return Ok(None);
         }
+        let end = end.max(held);
         let saved = Saved {
             reserved_end: end,
             clean_end,
         };
         crate::durable::write_json(path, &saved)?;
         self.reserved_end.fetch_max(end, Ordering::AcqRel);
-        Ok(())
+        if unsaved {
+            self.unsaved.store(false, Ordering::Release);
+            return Ok(Some(self.failures.load(Ordering::Relaxed)));
+        }
+        Ok(None)
     }
+}
+
+/// What a damaged `ids.json` still shows of its `reserved_end`: the digits after the key (a
+/// file truncated after them, or with its end garbled). A number cut short is smaller than the
+/// one written, so what this finds never overshoots the reservation; `None` when there is none.
+fn salvaged_end(text: &[u8]) -> Option<u64> {
+    let key = b"\"reserved_end\"";
+    let at = text.windows(key.len()).position(|w| w == key)? + key.len();
+    let rest = &text[at..];
+    let start = rest
+        .iter()
+        .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b':'))?;
+    let digits: Vec<u8> = rest[start..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .copied()
+        .collect();
+    std::str::from_utf8(&digits).ok()?.parse().ok()
 }
 
 #[cfg(test)]
@@ -235,14 +365,14 @@ mod tests {
     #[test]
     fn a_crash_starts_past_every_reserved_id_and_a_clean_stop_where_it_ended() {
         let d = dir();
-        let ids = Arc::new(Ids::open(d.path()).unwrap());
+        let ids = Arc::new(Ids::open(d.path()));
         assert_eq!(ids.first_unused(), 0);
         ids.begin(0).unwrap();
         // Past the first block: reserved synchronously, never handed out unreserved.
         ids.ensure(BLOCK - 10, 100);
         assert!(ids.reserved_end.load(Ordering::Acquire) >= BLOCK + 90);
         drop(ids); // a crash: no finish
-        let again = Ids::open(d.path()).unwrap();
+        let again = Ids::open(d.path());
         assert!(again.first_unused() >= BLOCK + 90);
         // A snapshot of that run is numbered afresh.
         assert_eq!(again.restored_first(5, 50), again.first_unused());
@@ -251,7 +381,7 @@ mod tests {
         let start = again.first_unused();
         again.begin(start).unwrap();
         again.finish(start + 7).unwrap();
-        let third = Ids::open(d.path()).unwrap();
+        let third = Ids::open(d.path());
         assert_eq!(third.first_unused(), start + 7);
         // The clean stop's own snapshot keeps its ids; another is numbered afresh.
         assert_eq!(third.restored_first(start, start + 7), start);
@@ -261,7 +391,7 @@ mod tests {
     #[test]
     fn half_a_block_used_asks_the_thread_for_the_next() {
         let d = dir();
-        let ids = Arc::new(Ids::open(d.path()).unwrap());
+        let ids = Arc::new(Ids::open(d.path()));
         ids.begin(0).unwrap();
         ids.ensure(BLOCK / 2 + 1, 1);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
@@ -269,14 +399,98 @@ mod tests {
             assert!(std::time::Instant::now() < deadline, "no reservation ahead");
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
-        assert!(Ids::open(d.path()).unwrap().first_unused() >= BLOCK + BLOCK / 2);
+        assert!(Ids::open(d.path()).first_unused() >= BLOCK + BLOCK / 2);
     }
 
+    fn now_ms() -> u64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64
+    }
+
+    /// A damaged, empty or unreadable file stops no start: it is set aside (as the other state
+    /// files are) and the ids start past the clock's floor, or past what the file still shows
+    /// of its reservation when that is further.
     #[test]
-    fn a_damaged_file_stops_the_start_naming_it() {
+    fn a_damaged_file_is_set_aside_and_ids_start_past_the_clock() {
+        let big = (1u64 << 48) - 1000;
+        let cases: [(&[u8], &str); 3] = [
+            (b"", "empty"),
+            (b"{nope", "damaged"),
+            (
+                b"{\n  \"reserved_end\": 281474976709656,\n  \"clean_",
+                "damaged",
+            ),
+        ];
+        for (text, why) in cases {
+            let d = dir();
+            std::fs::write(d.path().join(FILE), text).unwrap();
+            let floor = clock_floor(now_ms());
+            let ids = Ids::open(d.path());
+            let aside = ids.set_aside().expect("set aside");
+            assert_eq!(aside.file, FILE);
+            assert!(aside.reason.contains(why), "{}", aside.reason);
+            assert_eq!(
+                aside.moved_to.as_deref(),
+                Some(d.path().join("ids.json.damaged").as_path())
+            );
+            assert!(!d.path().join(FILE).exists());
+            assert!(
+                ids.first_unused() >= floor && floor > 1 << 40,
+                "{}",
+                ids.first_unused()
+            );
+            // A snapshot is numbered afresh: nothing says it is the last clean stop's.
+            assert_eq!(ids.restored_first(5, 50), ids.first_unused());
+            if text.len() > 10 {
+                assert_eq!(ids.first_unused(), big);
+            }
+        }
+        // A directory in the file's place cannot be read: set aside too.
         let d = dir();
-        std::fs::write(d.path().join(FILE), b"{nope").unwrap();
-        let e = Ids::open(d.path()).err().unwrap().to_string();
-        assert!(e.contains("ids.json") && e.contains("damaged"), "{e}");
+        std::fs::create_dir(d.path().join(FILE)).unwrap();
+        let ids = Ids::open(d.path());
+        assert!(ids.set_aside().unwrap().reason.contains("cannot read"));
+        assert!(ids.first_unused() >= clock_floor(now_ms() - 60_000));
+        // A missing file is a new state directory: from 0, nothing set aside.
+        let d = dir();
+        let ids = Ids::open(d.path());
+        assert!(ids.set_aside().is_none() && ids.first_unused() == 0);
+    }
+
+    /// The floor's pace keeps it below 2^48 (the SQL `timer.id`) until 2058.
+    #[test]
+    fn the_clock_floor_stays_below_2_48_until_2058() {
+        assert_eq!(clock_floor(FLOOR_EPOCH_MS + 1000), 256_000);
+        assert_eq!(clock_floor(0), 0);
+        let y2058_ms = 2_777_068_800_000; // 2058-01-01T00:00:00Z
+        assert!(clock_floor(y2058_ms) < 1 << 48);
+    }
+
+    /// A file that cannot be written (a full disk; here the temporary file's name is taken by a
+    /// directory, which stops root too) stops no start: the reservation is held in memory,
+    /// counted, and written by the `pinbad-ids` thread once it can be.
+    #[test]
+    fn an_unwritable_file_is_reserved_in_memory_and_written_once_it_can_be() {
+        let d = dir();
+        let blocker = d.path().join("ids.json.tmp");
+        std::fs::create_dir(&blocker).unwrap();
+        let ids = Arc::new(Ids::open(d.path()));
+        ids.begin(5).unwrap();
+        assert!(ids.failures.load(Ordering::Relaxed) >= 1);
+        assert!(ids.unsaved());
+        assert!(ids.reserved_end.load(Ordering::Acquire) >= 5 + BLOCK);
+        assert!(!d.path().join(FILE).exists());
+        // Past the block: handed out from memory, not waiting for the disk.
+        ids.ensure(BLOCK + 5, 10);
+        assert!(ids.reserved_end.load(Ordering::Acquire) >= 2 * BLOCK + 15);
+        std::fs::remove_dir(&blocker).unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while ids.unsaved() {
+            assert!(std::time::Instant::now() < deadline, "never written again");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(Ids::open(d.path()).first_unused() >= 2 * BLOCK + 15);
     }
 }

@@ -268,16 +268,20 @@ pub const SECTIONS: &[Section] = &[
     ("ticklog", |s| s.ticklog.status()),
     ("request_log", |s| s.request_log.status()),
     ("snapshot", |s| json!(*s.restored)),
-    ("state_files", |s| {
-        let aside: Vec<_> = s
-            .core
-            .set_aside()
-            .iter()
-            .chain(s.sinks.set_aside())
-            .collect();
-        json!({ "set_aside": aside })
-    }),
+    ("state_files", |s| json!({ "set_aside": set_aside(s) })),
 ];
+
+/// The state files start-up found damaged and set aside, in the order it read them.
+fn set_aside(s: &Sources) -> Vec<&crate::durable::SetAside> {
+    s.core
+        .set_aside()
+        .iter()
+        .chain(s.sinks.set_aside())
+        .chain(s.core.ids().set_aside())
+        .chain(s.history.set_aside())
+        .chain(s.request_log.set_aside())
+        .collect()
+}
 
 /// Every figure, in the order `/metrics` lists them.
 pub static FIGURES: &[Figure] = &[
@@ -466,12 +470,28 @@ pub static FIGURES: &[Figure] = &[
     .read(|s| load(&counters(s).metric_requests_dropped)),
     gauge(
         "state_files.damaged",
-        "Damaged state files (reports.json, sinks.json) set aside at start as NAME.damaged.",
+        "Damaged state files (reports.json, sinks.json, ids.json, history.sqlite, \
+         request_log.sqlite) set aside at start as NAME.damaged.",
     )
     .prometheus("pinbad_state_files_damaged")
     .dashboard("damaged state files set aside")
     .loss()
-    .read(|s| json!(s.core.set_aside().len() + s.sinks.set_aside().iter().len())),
+    .read(|s| json!(set_aside(s).len())),
+    gauge(
+        "state_files.ids.unsaved",
+        "Whether the request ids handed out are reserved in memory only: ids.json could not be \
+         written (a full disk); it is written again every second.",
+    )
+    .prometheus("pinbad_state_files_ids_unsaved")
+    .dashboard("ids.json not written")
+    .loss()
+    .read(|s| json!(s.core.ids().unsaved())),
+    counter(
+        "state_files.ids.write_failures",
+        "Writes of ids.json (the request ids reserved ahead) that failed.",
+    )
+    .prometheus("pinbad_state_files_ids_write_failures")
+    .read(|s| load(&s.core.ids().failures)),
     gauge("current_temp_pool_batches", "Batches waiting in the temp ring.")
         .prometheus("pinbad_temp_pool_batches")
         .read(|s| json!(s.core.ring().len())),

@@ -30,8 +30,10 @@
 //! A query reads the fine steps over a range they cover (`query::reads_fine`).
 //!
 //! Files: `step` (pure aggregation and the histogram blob), `store` (SQLite), `query` (reading
-//! series back for `GET /api/v1/reports/{name}/history`). If the store cannot be opened (corrupt,
-//! unwritable) the daemon runs without history, says so in the log and in `/api/v1/status`.
+//! series back for `GET /api/v1/reports/{name}/history`). A damaged or empty store is set aside
+//! at start and a new one made (`store::open_setting_aside`); if the store cannot be opened even
+//! so (unwritable, another version) the daemon runs without history, says so in the log and in
+//! `/api/v1/status`.
 
 pub mod query;
 pub mod step;
@@ -134,6 +136,9 @@ pub struct History {
     stop: StopGate,
     /// Why the store could not be opened, if it could not.
     error: Mutex<Option<String>>,
+    /// The store's file, when start-up found it damaged and set it aside (set once, by
+    /// [`start`]; read by the status's `state_files`).
+    set_aside: std::sync::OnceLock<crate::durable::SetAside>,
     bytes: AtomicU64,
     rows: AtomicU64,
     /// Unix seconds of the oldest step stored; `i64::MIN` when none.
@@ -162,6 +167,7 @@ impl History {
             running: AtomicBool::new(false),
             stop: StopGate::default(),
             error: Mutex::new(None),
+            set_aside: std::sync::OnceLock::new(),
             bytes: AtomicU64::new(0),
             rows: AtomicU64::new(0),
             oldest: AtomicI64::new(i64::MIN),
@@ -179,6 +185,11 @@ impl History {
     /// Whether history is switched on (`history.enabled`).
     pub fn enabled(&self) -> bool {
         self.enabled
+    }
+
+    /// The store's file, when start-up found it damaged and set it aside.
+    pub fn set_aside(&self) -> Option<&crate::durable::SetAside> {
+        self.set_aside.get()
     }
 
     /// Why the store is not available (opening it failed), if it is not.
@@ -314,13 +325,19 @@ impl WriterHandle {
 }
 
 /// Opens the store and starts "pinbad-history" (before the merger, so that no tick is missed).
-/// `None` when history is off or the store cannot be opened: the daemon then runs without history
-/// (logged, and shown in `/api/v1/status`), it never fails for it.
+/// A damaged or empty store is set aside and replaced by a new one. `None` when history is off
+/// or the store cannot be opened even so: the daemon then runs without history (logged, and
+/// shown in `/api/v1/status`), it never fails for it.
 pub fn start(shared: &Arc<Core>, h: &Arc<History>) -> std::io::Result<Option<WriterHandle>> {
     if !h.enabled {
         return Ok(None);
     }
-    let store = match Store::open(&h.path) {
+    // A damaged file is set aside and a new store made in its place (`store` says why).
+    let (store, aside) = Store::open_or_set_aside(&h.path);
+    if let Some(aside) = aside {
+        let _ = h.set_aside.set(aside);
+    }
+    let store = match store {
         Ok(s) => s,
         Err(e) => {
             let msg = format!("{}: {e}", h.path.display());

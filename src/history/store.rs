@@ -17,12 +17,21 @@
 //! The file's `PRAGMA user_version` is [`SCHEMA_VERSION`]; a file of another version (another
 //! pinbad's) is refused at open, as is one whose tables lack what a statement of this one needs,
 //! so that nothing fails only at the first write.
+//!
+//! A damaged file (no SQLite header, SQLite says it is corrupt, `quick_check` fails) or an
+//! empty one (a store pinbad wrote is never 0 bytes: its first write, switching to WAL, writes
+//! the header) is set aside at start ([`open_setting_aside`]) and a new store made in its
+//! place, as the snapshot and the JSON state files are: history written from then on is worth
+//! more than a store that stays off until someone moves the file. A file of another version, a
+//! read-only one or a full disk are left as they are (the store is then off): nothing is wrong
+//! with what they hold.
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use super::step::{decode_hist, encode_hist, Part, Step, Stored};
+use crate::durable::SetAside;
 use crate::report::{Sum96, Sums, MAX_HISTORY_RETENTION};
 
 /// The store's file in `state_dir`.
@@ -298,6 +307,17 @@ impl Store {
         })
     }
 
+    /// [`Store::open`], a damaged or empty file set aside first (see the module docs): the
+    /// store, or why it could not be opened even so, and the file set aside (for the status).
+    pub fn open_or_set_aside(path: &Path) -> (Result<Store, StoreError>, Option<SetAside>) {
+        open_setting_aside(path, Store::open, |e| match e {
+            StoreError::Sqlite(e) => sqlite_damage(e),
+            // At open, only `quick_check` says this.
+            StoreError::Damaged(why) => Some(why.clone()),
+            _ => None,
+        })
+    }
+
     /// A read-only connection for a reader (the API).
     pub fn open_reader(path: &Path) -> Result<Connection, StoreError> {
         let conn = Connection::open_with_flags(
@@ -467,6 +487,99 @@ impl Store {
     /// Bytes the store takes on disk (the file, its WAL and shared-memory index).
     pub fn bytes(&self) -> u64 {
         bytes_of(&self.path)
+    }
+}
+
+/// Opens the SQLite store at `path` with `open`; when the file is empty, or `open` fails with
+/// what `damage` says is damage (its reason), sets the file aside (with its `-wal` and `-shm`,
+/// see [`set_aside_store`]) and opens a new store in its place. Both stores use it
+/// (`reqlog::store` too).
+pub fn open_setting_aside<S, E>(
+    path: &Path,
+    open: impl Fn(&Path) -> Result<S, E>,
+    damage: impl Fn(&E) -> Option<String>,
+) -> (Result<S, E>, Option<SetAside>) {
+    let why = if let Some(why) = bad_header(path) {
+        why
+    } else {
+        match open(path) {
+            Err(e) => match damage(&e) {
+                Some(why) => why,
+                None => return (Err(e), None),
+            },
+            opened => return (opened, None),
+        }
+    };
+    let aside = set_aside_store(path, &why);
+    (open(path), Some(aside))
+}
+
+/// What every SQLite database file starts with.
+const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// Why the regular file `path` is no SQLite database, told by its first bytes (none, or not
+/// [`SQLITE_MAGIC`]), if it is not. Told before SQLite opens it: SQLite would delete the `-wal`
+/// beside a file it cannot read as it closes it, and that may hold what is left of the store.
+fn bad_header(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    if meta.len() == 0 {
+        return Some("empty (0 bytes): a store pinbad wrote never is".to_string());
+    }
+    let mut head = [0u8; 16];
+    let mut file = std::fs::File::open(path).ok()?;
+    let read = file.read(&mut head).ok()?;
+    (read < head.len() || &head != SQLITE_MAGIC)
+        .then(|| "not an SQLite database (its first bytes are not SQLite's header)".to_string())
+}
+
+/// Sets the damaged store `path` aside as `NAME.damaged` ([`crate::durable::set_aside`]) and
+/// its `-wal` and `-shm` as `NAME.damaged-wal` and `NAME.damaged-shm`, where `sqlite3
+/// NAME.damaged` finds them: left in place, SQLite would replay the old WAL into the new store.
+fn set_aside_store(path: &Path, why: &str) -> SetAside {
+    let aside = crate::durable::set_aside(path, why, "a new, empty store is made in its place");
+    if let Some(moved) = &aside.moved_to {
+        for suffix in ["-wal", "-shm"] {
+            let mut from = path.as_os_str().to_owned();
+            from.push(suffix);
+            let mut to = moved.as_os_str().to_owned();
+            to.push(suffix);
+            match std::fs::rename(&from, &to) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    // None beside it; an older one of the same name goes too (it belongs to
+                    // the file set aside before).
+                    let _ = std::fs::remove_file(&to);
+                }
+                Err(e) => {
+                    let _ = std::fs::remove_file(&from);
+                    tracing::warn!(
+                        path = ?from,
+                        error = %e,
+                        "Cannot move a damaged store's companion file aside: removed"
+                    );
+                }
+            }
+        }
+    }
+    aside
+}
+
+/// Why SQLite's error says the file is damaged (not a database, or corrupt), if it does.
+pub fn sqlite_damage(e: &rusqlite::Error) -> Option<String> {
+    match e {
+        rusqlite::Error::SqliteFailure(f, _)
+            if matches!(
+                f.code,
+                rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt
+            ) =>
+        {
+            Some(e.to_string())
+        }
+        _ => None,
     }
 }
 
@@ -767,6 +880,70 @@ mod tests {
         let path = dir.path().join(FILE);
         std::fs::write(&path, vec![0x5a; 8192]).unwrap();
         assert!(Store::open(&path).is_err());
+    }
+
+    /// A damaged or empty file is set aside with its WAL, and a new store made in its place;
+    /// a store that opens, or one refused for another reason (another version), is left as it is.
+    #[test]
+    fn a_damaged_or_empty_store_is_set_aside_and_a_new_one_made() {
+        // A store whose header is right and whose pages are not: SQLite finds it corrupt.
+        let corrupt = {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(FILE);
+            let mut store = Store::open(&path).unwrap();
+            store.register(&info("a", "fa")).unwrap();
+            drop(store);
+            let mut bytes = std::fs::read(&path).unwrap();
+            assert!(bytes.len() >= 2 * PAGE_BYTES as usize);
+            bytes[100..2 * PAGE_BYTES as usize].fill(0x5a);
+            bytes
+        };
+        for (content, why) in [
+            (vec![0x5a; 8192], "not an SQLite database"),
+            (vec![], "empty"),
+            (b"SQLite".to_vec(), "not an SQLite database"),
+            (corrupt, "malformed"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(FILE);
+            std::fs::write(&path, &content).unwrap();
+            std::fs::write(dir.path().join("history.sqlite-wal"), b"old wal").unwrap();
+            let (store, aside) = Store::open_or_set_aside(&path);
+            let mut store = store.unwrap();
+            let aside = aside.expect("set aside");
+            assert!(aside.reason.contains(why), "{}", aside.reason);
+            let moved = dir.path().join("history.sqlite.damaged");
+            assert_eq!(aside.moved_to.as_deref(), Some(moved.as_path()));
+            assert_eq!(std::fs::read(&moved).unwrap(), content);
+            // Kept beside the file set aside when its header told (SQLite, once it has
+            // opened a file, deletes a WAL it cannot use as it closes it); never left to the
+            // new store.
+            if why != "malformed" {
+                assert_eq!(
+                    std::fs::read(dir.path().join("history.sqlite.damaged-wal")).unwrap(),
+                    b"old wal"
+                );
+            }
+            assert_ne!(
+                std::fs::read(dir.path().join("history.sqlite-wal")).unwrap_or_default(),
+                b"old wal"
+            );
+            store.register(&info("a", "fa")).unwrap();
+            assert!(std::fs::metadata(&path).unwrap().len() > 0);
+            drop(store);
+            // Opened again: nothing to set aside.
+            let (store, aside) = Store::open_or_set_aside(&path);
+            assert!(store.is_ok() && aside.is_none());
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        drop(Store::open(&path).unwrap());
+        Connection::open(&path)
+            .unwrap()
+            .pragma_update(None, "user_version", 99)
+            .unwrap();
+        let (store, aside) = Store::open_or_set_aside(&path);
+        assert!(store.is_err() && aside.is_none() && path.exists());
     }
 
     /// A store in a new file (in the directory returned) with reports "a" and "b" registered:

@@ -65,6 +65,9 @@ pub struct RequestLog {
     running: AtomicBool,
     stop: StopGate,
     error: Mutex<Option<String>>,
+    /// The store's file, when start-up found it damaged and set it aside (set once, by
+    /// [`start`]; read by the status's `state_files`).
+    set_aside: std::sync::OnceLock<crate::durable::SetAside>,
     bytes: AtomicU64,
     rows: AtomicU64,
     /// Unix seconds of the oldest step stored; `i64::MIN` when none.
@@ -86,6 +89,7 @@ impl RequestLog {
             running: AtomicBool::new(false),
             stop: StopGate::default(),
             error: Mutex::new(None),
+            set_aside: std::sync::OnceLock::new(),
             bytes: AtomicU64::new(0),
             rows: AtomicU64::new(0),
             oldest: AtomicI64::new(i64::MIN),
@@ -96,6 +100,11 @@ impl RequestLog {
             dropped: AtomicU64::new(0),
             write_errors: AtomicU64::new(0),
         }
+    }
+
+    /// The store's file, when start-up found it damaged and set it aside.
+    pub fn set_aside(&self) -> Option<&crate::durable::SetAside> {
+        self.set_aside.get()
     }
 
     /// Why the logs cannot be read, if they cannot: switched off, or the store did not open.
@@ -181,13 +190,19 @@ impl WriterHandle {
 }
 
 /// Opens the store, registers the tap and starts "pinbad-reqlog" (before the merger, so that no
-/// round is missed). `None` when the logs are off or the store cannot be opened: the daemon then
-/// runs without them (logged, and shown in `/api/v1/status`), it never fails for it.
+/// round is missed). A damaged or empty store is set aside and replaced by a new one. `None` when
+/// the logs are off or the store cannot be opened even so: the daemon then runs without them
+/// (logged, and shown in `/api/v1/status`), it never fails for it.
 pub fn start(core: &Arc<Core>, log: &Arc<RequestLog>) -> std::io::Result<Option<WriterHandle>> {
     if !log.enabled {
         return Ok(None);
     }
-    let store = match Store::open(&log.path) {
+    // A damaged file is set aside and a new store made in its place (see `store`).
+    let (store, aside) = Store::open_or_set_aside(&log.path);
+    if let Some(aside) = aside {
+        let _ = log.set_aside.set(aside);
+    }
+    let store = match store {
         Ok(s) => s,
         Err(e) => {
             tracing::error!(path = %log.path.display(), error = %e, "Cannot open the request log store: running without request logs (move the file away to start a new one)");

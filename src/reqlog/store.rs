@@ -12,7 +12,8 @@
 //!
 //! Written only by the "pinbad-reqlog" thread; the API reads through its own read-only
 //! connections, which WAL lets run beside the writer. The file's `PRAGMA user_version` is
-//! [`SCHEMA_VERSION`]; a file of another version is refused at open.
+//! [`SCHEMA_VERSION`]; a file of another version is refused at open. A damaged or empty file is
+//! set aside at start and a new store made in its place ([`Store::open_or_set_aside`]).
 
 use std::path::{Path, PathBuf};
 
@@ -82,6 +83,9 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
     #[error("{0}")]
     Refused(String),
+    /// `quick_check` found the file damaged (at open).
+    #[error("{0}")]
+    Damaged(String),
 }
 
 /// One request a log keeps, as written.
@@ -137,7 +141,7 @@ impl Store {
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         let ok: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
         if ok != "ok" {
-            return Err(StoreError::Refused(format!("quick_check: {ok}")));
+            return Err(StoreError::Damaged(format!("quick_check: {ok}")));
         }
         let tx = conn.transaction()?;
         let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
@@ -175,6 +179,18 @@ impl Store {
         Ok(Store {
             conn,
             path: path.to_path_buf(),
+        })
+    }
+
+    /// [`Store::open`], a damaged or empty file set aside first and a new store made in its
+    /// place, as the history store does (`history::store::open_setting_aside`, which says why).
+    pub fn open_or_set_aside(
+        path: &Path,
+    ) -> (Result<Store, StoreError>, Option<crate::durable::SetAside>) {
+        crate::history::store::open_setting_aside(path, Store::open, |e| match e {
+            StoreError::Sqlite(e) => crate::history::store::sqlite_damage(e),
+            StoreError::Damaged(why) => Some(why.clone()),
+            StoreError::Refused(_) => None,
         })
     }
 
@@ -592,6 +608,36 @@ mod tests {
             "over any bound: every step goes"
         );
         assert_eq!(store.oldest().unwrap(), None);
+    }
+
+    /// A damaged or empty file is set aside and a new store made; another version is not.
+    #[test]
+    fn a_damaged_or_empty_store_is_set_aside_and_a_new_one_made() {
+        for (content, why) in [
+            (vec![0x5a; 8192], "not an SQLite database"),
+            (vec![], "empty"),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(FILE);
+            std::fs::write(&path, &content).unwrap();
+            let (store, aside) = Store::open_or_set_aside(&path);
+            assert!(store.is_ok());
+            let aside = aside.expect("set aside");
+            assert!(aside.reason.contains(why), "{}", aside.reason);
+            assert_eq!(
+                std::fs::read(dir.path().join("request_log.sqlite.damaged")).unwrap(),
+                content
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        drop(Store::open(&path).unwrap());
+        Connection::open(&path)
+            .unwrap()
+            .pragma_update(None, "user_version", 9)
+            .unwrap();
+        let (store, aside) = Store::open_or_set_aside(&path);
+        assert!(store.is_err() && aside.is_none());
     }
 
     #[test]

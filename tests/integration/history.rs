@@ -446,10 +446,13 @@ fn history_settings_are_validated_naming_the_key() {
     assert!(out.contains("history_step") && out.contains("`x`"), "{out}");
 }
 
+/// A store that cannot be opened (here a directory in its place; also a read-only file, or
+/// one of another pinbad version: nothing wrong with what they hold, so they stay) leaves the
+/// daemon running without history.
 #[test]
 fn an_unusable_store_leaves_the_daemon_running_without_history() {
     let state = tempfile::tempdir().unwrap();
-    std::fs::write(state.path().join("history.sqlite"), vec![0x5a; 8192]).unwrap();
+    std::fs::create_dir(state.path().join("history.sqlite")).unwrap();
     let d = Daemon::start_with(CONFIG, &["--udp", "127.0.0.1:0"], Some(state.path()));
     let h = d.status()["history"].clone();
     assert_eq!(h["available"], false, "{h}");
@@ -458,6 +461,7 @@ fn an_unusable_store_leaves_the_daemon_running_without_history() {
         h["error"].as_str().unwrap().contains("history.sqlite"),
         "{h}"
     );
+    assert_eq!(d.status()["state_files"]["damaged"], 0);
     let (code, body) = d.get("/api/v1/reports/by_script/history");
     assert_eq!(code, 503, "{body}");
     // Reports work as ever.
@@ -470,7 +474,38 @@ fn an_unusable_store_leaves_the_daemon_running_without_history() {
     );
 }
 
-/// A request of `script` (web1, example.com, 10 ms, status 200) with `memory_peak` bytes.
+/// Issue 59, item 3: a damaged store (not a database) or an empty one (0 bytes) is set aside as
+/// `history.sqlite.damaged`, counted in `state_files`, and a new store takes the history from
+/// the first wave on; the next start opens that store as it is.
+#[test]
+fn a_damaged_or_empty_store_is_set_aside_and_history_goes_on() {
+    for (what, content) in [("damaged", vec![0x5a; 8192]), ("empty", Vec::new())] {
+        let state = tempfile::tempdir().unwrap();
+        let file = state.path().join("history.sqlite");
+        std::fs::write(&file, &content).unwrap();
+        let d = Daemon::start_with(CONFIG, &["--udp", "127.0.0.1:0"], Some(state.path()));
+        let status = d.status();
+        assert_eq!(status["history"]["available"], true, "{what}: {status}");
+        assert_eq!(status["state_files"]["damaged"], 1, "{what}: {status}");
+        let aside = &status["state_files"]["set_aside"][0];
+        assert_eq!(aside["file"], "history.sqlite", "{what}: {aside}");
+        let moved = aside["moved_to"].as_str().unwrap();
+        assert!(moved.ends_with("history.sqlite.damaged"), "{moved}");
+        assert_eq!(std::fs::read(moved).unwrap(), content, "{what}");
+        send_waves(&d, 1, &["by_script"]);
+        assert!(d.terminate(Duration::from_secs(30)).success());
+
+        let d = Daemon::start_with(CONFIG, &["--udp", "127.0.0.1:0"], Some(state.path()));
+        let status = d.status();
+        assert_eq!(status["state_files"]["damaged"], 0, "{what}: {status}");
+        assert_eq!(
+            total_requests(&d, "by_script"),
+            WAVE,
+            "{what}: kept across the restart"
+        );
+    }
+}
+
 fn request_with_peak(script: &str, memory_peak: u32) -> Vec<u8> {
     use prost::Message;
     pinbad::proto::Request {

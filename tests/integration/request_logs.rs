@@ -471,8 +471,9 @@ fn without_a_store_the_logs_answer_503_and_the_daemon_runs() {
     );
     assert_eq!(d.status()["request_log"]["available"], false);
 
+    // A directory in the store's place: it cannot be opened, and is no damaged file to set aside.
     let state = tempfile::tempdir().unwrap();
-    std::fs::write(state.path().join("request_log.sqlite"), vec![0x5a; 8192]).unwrap();
+    std::fs::create_dir(state.path().join("request_log.sqlite")).unwrap();
     let d = Daemon::start_with("", &["--udp", "127.0.0.1:0"], Some(state.path()));
     let status = &d.status()["request_log"];
     assert_eq!(status["available"], false, "{status}");
@@ -487,4 +488,29 @@ fn without_a_store_the_logs_answer_503_and_the_daemon_runs() {
     assert_eq!(code, 503, "{e}");
     d.send(&[request("/a.php")]);
     d.wait_merged(1);
+}
+
+/// Issue 59, item 3: a damaged store (not a database) or an empty one is set aside as
+/// `request_log.sqlite.damaged`, counted in `state_files`, and a new store keeps the logs.
+#[test]
+fn a_damaged_or_empty_store_is_set_aside_and_the_logs_go_on() {
+    for (what, content) in [("damaged", vec![0x5a; 8192]), ("empty", Vec::new())] {
+        let state = tempfile::tempdir().unwrap();
+        std::fs::write(state.path().join("request_log.sqlite"), &content).unwrap();
+        let d = Daemon::start_with("", &["--udp", "127.0.0.1:0"], Some(state.path()));
+        let status = d.status();
+        assert_eq!(status["request_log"]["available"], true, "{what}: {status}");
+        assert_eq!(status["state_files"]["damaged"], 1, "{what}: {status}");
+        let aside = &status["state_files"]["set_aside"][0];
+        assert_eq!(aside["file"], "request_log.sqlite", "{what}: {aside}");
+        let moved = aside["moved_to"].as_str().unwrap();
+        assert_eq!(std::fs::read(moved).unwrap(), content, "{what}");
+        // Written to the new store: a failed request is kept by the errors log.
+        let mut failed = proto_request("/e.php");
+        failed.status = Some(500);
+        d.send(&[prost::Message::encode_to_vec(&failed)]);
+        d.wait_for(|d| rows(d) >= 1, "the failed request in the new store");
+        let (code, e) = d.get("/api/v1/request_logs/errors");
+        assert_eq!(code, 200, "{what}: {e}");
+    }
 }
