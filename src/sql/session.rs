@@ -662,6 +662,8 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
             // Each failure from an address answers later than the one before (guessing slows
             // to a crawl), and is logged (never the password, which is not here anyway).
             let (failures, delay) = self.ctx.login_failed(self.peer.ip());
+            // Within the handshake's bound, so that the client reads why.
+            let delay = delay.min(self.ctx.config.handshake_timeout.0 / 2);
             tracing::warn!(
                 client = %self.peer,
                 user = %user,

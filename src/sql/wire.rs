@@ -428,8 +428,10 @@ mod tests {
     use std::sync::Arc;
 
     fn logged_in(max_packet: u64) -> Arc<Wire> {
-        let mut config = MysqlConfig::default();
-        config.max_allowed_packet = crate::units::ByteSize(max_packet);
+        let config = MysqlConfig {
+            max_allowed_packet: crate::units::ByteSize(max_packet),
+            ..Default::default()
+        };
         let wire = Wire::new(&config);
         wire.set_authenticated();
         Arc::new(wire)
@@ -492,8 +494,10 @@ mod tests {
 
     #[test]
     fn a_login_passes_unchanged_and_only_a_short_one() {
-        let mut config = MysqlConfig::default();
-        config.max_allowed_packet = crate::units::ByteSize(1 << 20);
+        let config = MysqlConfig {
+            max_allowed_packet: crate::units::ByteSize(1 << 20),
+            ..Default::default()
+        };
         let wire = Arc::new(Wire::new(&config));
         let login = framed(b"\x85\xa6\xff\x01 not UTF-8 \xff", 1);
         assert_eq!(block_on(pumped(Arc::clone(&wire), login.clone())), login);
@@ -536,13 +540,14 @@ mod tests {
         let mut guarded = Guarded::new(&mut sink, Arc::clone(&wire));
         block_on(async {
             // What the library writes: its own error (1698) as header and payload.
-            guarded
+            let written = guarded
                 .write_vectored(&[
                     io::IoSlice::new(&[9, 0, 0, 2]),
                     io::IoSlice::new(b"\xff\xa2\x06#28000x"),
                 ])
                 .await
                 .unwrap();
+            assert_eq!(written, 4 + 9, "taken whole");
             guarded.flush().await.unwrap();
         });
         assert_eq!(
