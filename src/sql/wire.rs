@@ -542,12 +542,12 @@ mod tests {
             // What the library writes: its own error (1698) as header and payload.
             let written = guarded
                 .write_vectored(&[
-                    io::IoSlice::new(&[9, 0, 0, 2]),
+                    io::IoSlice::new(&[10, 0, 0, 2]),
                     io::IoSlice::new(b"\xff\xa2\x06#28000x"),
                 ])
                 .await
                 .unwrap();
-            assert_eq!(written, 4 + 9, "taken whole");
+            assert_eq!(written, 4 + 10, "taken whole");
             guarded.flush().await.unwrap();
         });
         assert_eq!(
