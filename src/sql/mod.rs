@@ -139,10 +139,7 @@ impl SqlContext {
         }
         f.count = f.count.saturating_add(1);
         f.last = now;
-        let delay = LOGIN_DELAY_FIRST
-            .saturating_mul(1 << (f.count - 1).min(16))
-            .min(LOGIN_DELAY_MAX);
-        (f.count, delay)
+        (f.count, login_delay(f.count))
     }
 
     /// A login from `ip` succeeded: its failures are forgotten.
@@ -190,6 +187,13 @@ const FAILURES_FORGOTTEN: Duration = Duration::from_secs(60);
 const LOGIN_DELAY_FIRST: Duration = Duration::from_millis(100);
 /// Below `mysql.handshake_timeout`'s default, so the client reads its error.
 const LOGIN_DELAY_MAX: Duration = Duration::from_secs(5);
+
+/// The delay before the `failures`-th failed login in a row from one address is answered.
+fn login_delay(failures: u32) -> Duration {
+    LOGIN_DELAY_FIRST
+        .saturating_mul(1 << failures.saturating_sub(1).min(16))
+        .min(LOGIN_DELAY_MAX)
+}
 
 /// A fresh random salt for a handshake (20 bytes, no NUL and no `$`, as MySQL's), from the
 /// process's randomly seeded hasher keys.
@@ -342,4 +346,16 @@ pub fn bind(config: &MysqlConfig) -> std::io::Result<Option<(std::net::TcpListen
     listener.set_nonblocking(true)?;
     let bound = listener.local_addr().unwrap_or(addr);
     Ok(Some((listener, bound)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_logins_wait_longer_each_time_up_to_five_seconds() {
+        let ms: Vec<u128> = (1..=9).map(|n| login_delay(n).as_millis()).collect();
+        assert_eq!(ms, [100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000]);
+        assert_eq!(login_delay(u32::MAX), LOGIN_DELAY_MAX);
+    }
 }

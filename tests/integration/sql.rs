@@ -1343,10 +1343,6 @@ fn half_open_and_idle_connections_are_closed() {
     );
     let mysql = d.mysql.unwrap();
     let mut half_open: Vec<Wire> = (0..3).map(|_| Wire::connect(mysql).unwrap()).collect();
-    d.wait_for(
-        |d| d.status()["mysql"]["current_sessions"] == 3,
-        "three half-open sessions",
-    );
     // Refused while they are open (unless they were closed already on a busy machine).
     if let Err((code, _)) = Wire::connect(mysql) {
         assert_eq!(code, 1040);
