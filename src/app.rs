@@ -407,7 +407,6 @@ impl Running {
             let ctx = crate::sql::SqlContext::new(
                 Arc::clone(&self.core),
                 Arc::clone(&self.api.history),
-                Arc::clone(&self.api.query_slots),
                 self.api.token.is_some(),
             );
             (listener, Arc::new(ctx))

@@ -732,7 +732,7 @@ pub static FIGURES: &[Figure] = &[
     .read(|s| load(&counters(s).sql.killed)),
     counter(
         "mysql.busy",
-        "SQL statements refused because every http.max_concurrent_queries slot was taken.",
+        "SQL statements refused because every mysql.max_concurrent_queries slot was taken and mysql.max_queued_queries waited.",
     )
     .prometheus("pinbad_mysql_busy")
     .read(|s| load(&counters(s).sql.busy)),

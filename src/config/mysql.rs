@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::{invalid, ConfigError};
-use crate::units::HumanDuration;
+use crate::units::{ByteSize, HumanDuration};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
@@ -19,10 +19,28 @@ pub struct MysqlConfig {
     pub user: String,
     pub password: String,
     /// Sessions open at once; a connection beyond it is refused with MySQL's "Too many
-    /// connections".
+    /// connections". Sized for connection pools: an idle session holds a socket and a few KiB
+    /// (its SQLite, made at its first statement, a few hundred KiB more).
     pub max_connections: usize,
-    /// A statement running longer than this is stopped with an error (its session stays usable).
+    /// A statement running longer than this is stopped with an error (its session stays usable);
+    /// the time it waits for a slot and the time its rows wait for a client that stopped
+    /// reading count in it.
     pub max_query_time: HumanDuration,
+    /// Statements that run at once, in slots of their own: no SQL load makes an HTTP query
+    /// (`http.max_concurrent_queries`) wait or fail.
+    pub max_concurrent_queries: usize,
+    /// Statements that may wait for a slot (up to `max_query_time`); one beyond them gets
+    /// error 1203 at once.
+    pub max_queued_queries: usize,
+    /// A connection that has not logged in this long after it was accepted is closed, so that
+    /// half-open connections cannot hold every `max_connections` place.
+    pub handshake_timeout: HumanDuration,
+    /// A session that sends nothing this long is closed (MySQL's `wait_timeout`, which
+    /// `@@wait_timeout` answers, in seconds).
+    pub wait_timeout: HumanDuration,
+    /// The largest command a client may send (`@@max_allowed_packet`): a longer one gets error
+    /// 1153 and is read past without being kept. Also SQLite's bound on a value's length.
+    pub max_allowed_packet: ByteSize,
 }
 
 impl Default for MysqlConfig {
@@ -31,8 +49,13 @@ impl Default for MysqlConfig {
             listen: "127.0.0.1:30306".into(),
             user: String::new(),
             password: String::new(),
-            max_connections: 32,
+            max_connections: 256,
             max_query_time: HumanDuration(Duration::from_secs(30)),
+            max_concurrent_queries: 4,
+            max_queued_queries: 64,
+            handshake_timeout: HumanDuration(Duration::from_secs(10)),
+            wait_timeout: HumanDuration(Duration::from_secs(600)),
+            max_allowed_packet: ByteSize(16 << 20),
         }
     }
 }
@@ -68,6 +91,39 @@ impl MysqlConfig {
             return Err(invalid(
                 "mysql.max_query_time",
                 "must be between 100ms and 1h",
+            ));
+        }
+        if self.max_concurrent_queries == 0 || self.max_concurrent_queries > 1024 {
+            return Err(invalid(
+                "mysql.max_concurrent_queries",
+                format!("{} is out of range 1..=1024", self.max_concurrent_queries),
+            ));
+        }
+        if self.max_queued_queries > 10_000 {
+            return Err(invalid(
+                "mysql.max_queued_queries",
+                format!("{} is out of range 0..=10000", self.max_queued_queries),
+            ));
+        }
+        let t = self.handshake_timeout.0;
+        if t < Duration::from_millis(100) || t > Duration::from_secs(300) {
+            return Err(invalid(
+                "mysql.handshake_timeout",
+                "must be between 100ms and 5m",
+            ));
+        }
+        let t = self.wait_timeout.0;
+        if t < Duration::from_millis(100) || t > Duration::from_secs(365 * 86_400) {
+            return Err(invalid(
+                "mysql.wait_timeout",
+                "must be between 100ms and 365d",
+            ));
+        }
+        let p = self.max_allowed_packet.0;
+        if !(1 << 10..=1 << 30).contains(&p) {
+            return Err(invalid(
+                "mysql.max_allowed_packet",
+                format!("{p} bytes is out of range 1KiB..=1GiB"),
             ));
         }
         Ok(())

@@ -86,6 +86,11 @@ fn sqlite_err(e: rusqlite::Error) -> SqlError {
     if text.contains(DEADLINE_PASSED) || text.contains("interrupted") {
         return SqlError::Killed(Duration::ZERO);
     }
+    if text.contains("string or blob too big") {
+        return SqlError::Other(
+            "a value grew longer than @@max_allowed_packet (mysql.max_allowed_packet)".into(),
+        );
+    }
     if let Some(name) = text.strip_prefix("no such table: ") {
         return SqlError::NoSuchTable(name.trim_start_matches("pinba.").to_string());
     }
@@ -126,6 +131,15 @@ impl Engine {
         max_query_time: Duration,
     ) -> Result<Engine, SqlError> {
         let conn = Connection::open_in_memory().map_err(sqlite_err)?;
+        // No string or blob a statement makes may be longer than a statement may be
+        // (`mysql.max_allowed_packet`, not SQLite's 1 GB): `repeat`, `zeroblob`, `hex` and
+        // `group_concat` fail past it ("string or blob too big") instead of taking memory.
+        let length = i32::try_from(session.max_allowed_packet).unwrap_or(i32::MAX);
+        // SAFETY: the handle is this open connection's, used on this thread only, and
+        // `sqlite3_limit` only sets a field of it.
+        unsafe {
+            rusqlite::ffi::sqlite3_limit(conn.handle(), rusqlite::ffi::SQLITE_LIMIT_LENGTH, length);
+        }
         let tables = Arc::new(Tables {
             core,
             deadline: Default::default(),
@@ -152,7 +166,12 @@ impl Engine {
                 CHARACTER_MAXIMUM_LENGTH INTEGER, CHARACTER_OCTET_LENGTH INTEGER,
                 NUMERIC_PRECISION INTEGER, NUMERIC_SCALE INTEGER, DATETIME_PRECISION INTEGER,
                 CHARACTER_SET_NAME TEXT, COLLATION_NAME TEXT, COLUMN_TYPE TEXT, COLUMN_KEY TEXT,
-                EXTRA TEXT, PRIVILEGES TEXT, COLUMN_COMMENT TEXT, GENERATION_EXPRESSION TEXT);",
+                EXTRA TEXT, PRIVILEGES TEXT, COLUMN_COMMENT TEXT, GENERATION_EXPRESSION TEXT);
+             CREATE TABLE information_schema.ENGINES (ENGINE TEXT COLLATE NOCASE, SUPPORT TEXT,
+                COMMENT TEXT, TRANSACTIONS TEXT, XA TEXT, SAVEPOINTS TEXT);
+             INSERT INTO information_schema.ENGINES VALUES ('PINBA', 'DEFAULT',
+                'Pinba reports and raw requests, filled from the traffic pinbad receives; read-only',
+                'NO', 'NO', 'NO');",
         )
         .map_err(sqlite_err)?;
         functions::register(&conn, session).map_err(sqlite_err)?;
@@ -309,15 +328,26 @@ impl Engine {
         }
     }
 
+    /// Time since pinbad started (`SHOW STATUS` `Uptime`).
+    pub fn uptime(&self) -> Duration {
+        self.tables.core.clock().uptime()
+    }
+
     /// Whether the catalog has table `name` (as MySQL on Linux, names are case-sensitive).
     pub fn table(&self, name: &str) -> Option<&CatalogTable> {
         self.catalog.iter().find(|t| t.name == name)
     }
 
     /// Runs `sql` (SQLite's dialect), handing its columns and then its rows in chunks to `out`,
-    /// which returns false when the client is gone. Stops at `mysql.max_query_time`.
-    pub fn run(&mut self, sql: &str, out: &mut dyn FnMut(Event) -> bool) -> Result<u64, SqlError> {
-        *self.tables.deadline.lock() = Some(Instant::now() + self.max_query_time);
+    /// which returns false when the client is gone. Stops at `deadline` (the statement's
+    /// `mysql.max_query_time`, which began before it waited for its slot).
+    pub fn run(
+        &mut self,
+        sql: &str,
+        deadline: Instant,
+        out: &mut dyn FnMut(Event) -> bool,
+    ) -> Result<u64, SqlError> {
+        *self.tables.deadline.lock() = Some(deadline);
         let result = self.step_all(sql, out);
         *self.tables.deadline.lock() = None;
         result.map_err(|e| match e {

@@ -17,6 +17,29 @@ pub struct Session {
     pub version: String,
     pub user: String,
     pub connection_id: u32,
+    /// `@@max_allowed_packet`: `mysql.max_allowed_packet`, in bytes.
+    pub max_allowed_packet: i64,
+    /// `@@wait_timeout`: `mysql.wait_timeout`, in whole seconds (rounded up).
+    pub wait_timeout: i64,
+}
+
+impl Session {
+    /// The variables `config` sets, with the rest of the session as given.
+    pub fn new(
+        version: String,
+        user: String,
+        connection_id: u32,
+        config: &crate::config::MysqlConfig,
+    ) -> Session {
+        let wait = config.wait_timeout.0;
+        Session {
+            version,
+            user,
+            connection_id,
+            max_allowed_packet: config.max_allowed_packet.0 as i64,
+            wait_timeout: (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)) as i64,
+        }
+    }
 }
 
 /// Registers every function on `conn`.
@@ -208,10 +231,13 @@ pub fn variables(session: &Session) -> Vec<(&'static str, Value)> {
         ("sql_mode", text("")),
         ("autocommit", Value::Integer(1)),
         ("auto_increment_increment", Value::Integer(1)),
-        ("max_allowed_packet", Value::Integer(16 << 20)),
+        (
+            "max_allowed_packet",
+            Value::Integer(session.max_allowed_packet),
+        ),
         ("net_write_timeout", Value::Integer(60)),
-        ("wait_timeout", Value::Integer(28800)),
-        ("interactive_timeout", Value::Integer(28800)),
+        ("wait_timeout", Value::Integer(session.wait_timeout)),
+        ("interactive_timeout", Value::Integer(session.wait_timeout)),
         ("lower_case_table_names", Value::Integer(0)),
         ("transaction_isolation", text("READ-COMMITTED")),
         ("tx_isolation", text("READ-COMMITTED")),
@@ -434,11 +460,12 @@ mod tests {
         let c = Connection::open_in_memory().unwrap();
         register(
             &c,
-            Arc::new(Session {
-                version: "8.0.0-pinbad".into(),
-                user: "u".into(),
-                connection_id: 7,
-            }),
+            Arc::new(Session::new(
+                "8.0.0-pinbad".into(),
+                "u".into(),
+                7,
+                &crate::config::MysqlConfig::default(),
+            )),
         )
         .unwrap();
         c

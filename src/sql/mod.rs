@@ -6,7 +6,9 @@
 //! In: TCP connections, MySQL commands. Out: result sets, read from the reports and the raw pool
 //! (never written: `CREATE TABLE … ENGINE=PINBA` and `DROP TABLE` create and drop reports, as the
 //! HTTP API does, through the same code paths). The stages, in the order a statement meets them:
-//! - this file: the listener ("pinbad-http" runtime), the session cap, the password check;
+//! - this file: the listener ("pinbad-http" runtime), the session cap, the handshake's bound,
+//!   the password check and its delays, the query slots and their queue;
+//! - `wire`: a connection's bytes (packet size, UTF-8, idle and write bounds);
 //! - `session`: one client's commands (the `opensrv_mysql` protocol shim);
 //! - `statement`: a statement classified, a query rewritten from MySQL's dialect to SQLite's;
 //! - `engine`: the session's SQLite, which evaluates the query (SQLite, already linked for
@@ -16,10 +18,13 @@
 //!   holds;
 //! - `functions`: MySQL's functions SQLite lacks.
 //!
-//! Bounded like the HTTP queries: statements take `http.max_concurrent_queries` slots (none
-//! free: an error at once, never a queue), stop at `mysql.max_query_time`, scan the raw pool in
-//! chunks under short locks; at most `mysql.max_connections` sessions. Everything is counted in
-//! `Counters::sql` (status `mysql`, `/metrics` `pinbad_sql_*`). Never touches the ingest path.
+//! Bounded: statements take `mysql.max_concurrent_queries` slots of their own (never the HTTP
+//! API's), wait for one in a queue of `mysql.max_queued_queries`, stop at `mysql.max_query_time`
+//! (the wait and a client that stopped reading included), scan the raw pool in chunks under
+//! short locks; at most `mysql.max_connections` sessions, each closed when it has not logged in
+//! within `mysql.handshake_timeout` or sent nothing for `mysql.wait_timeout`; a command longer
+//! than `mysql.max_allowed_packet` is refused unread. Everything is counted in `Counters::sql`
+//! (status `mysql`, `/metrics` `pinbad_sql_*`). Never touches the ingest path.
 
 mod engine;
 mod functions;
@@ -27,10 +32,13 @@ pub mod layout;
 mod session;
 pub mod statement;
 mod vtab;
+mod wire;
 
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
@@ -50,8 +58,14 @@ pub struct SqlContext {
     pub core: Arc<Core>,
     /// A dropped report's history goes with it.
     pub history: Arc<History>,
-    /// The HTTP API's `http.max_concurrent_queries` slots, which statements take too.
-    pub query_slots: Arc<Semaphore>,
+    /// `mysql.max_concurrent_queries` slots: a statement holds one on the blocking pool while it
+    /// runs. SQL's own, so that no SQL load makes an HTTP query wait; a semaphore because
+    /// sessions wait for a slot (fairly, in their order) up to their deadline.
+    query_slots: Arc<Semaphore>,
+    /// Statements waiting for a slot now, at most `mysql.max_queued_queries`.
+    queued: AtomicUsize,
+    /// Failed logins per client address (see [`SqlContext::login_failed`]).
+    failures: parking_lot::Mutex<HashMap<IpAddr, Failures>>,
     pub config: MysqlConfig,
     /// Whether sessions may `CREATE` and `DROP TABLE`: with a password (only authenticated
     /// sessions exist), or without an `http.token` (the HTTP API allows changes without one).
@@ -60,26 +74,77 @@ pub struct SqlContext {
 }
 
 impl SqlContext {
-    pub fn new(
-        core: Arc<Core>,
-        history: Arc<History>,
-        query_slots: Arc<Semaphore>,
-        http_token: bool,
-    ) -> SqlContext {
+    pub fn new(core: Arc<Core>, history: Arc<History>, http_token: bool) -> SqlContext {
         let config = core.config().mysql.clone();
         SqlContext {
             ddl_allowed: !config.password.is_empty() || !http_token,
             core,
             history,
-            query_slots,
+            query_slots: Arc::new(Semaphore::new(config.max_concurrent_queries)),
+            queued: AtomicUsize::new(0),
+            failures: Default::default(),
             config,
             next_id: AtomicU32::new(1),
         }
     }
 
-    /// A query slot, if one is free.
-    fn slot(&self) -> Option<OwnedSemaphorePermit> {
-        Arc::clone(&self.query_slots).try_acquire_owned().ok()
+    /// A query slot: a free one, else one that frees before `deadline`, waiting in the queue.
+    async fn slot(&self, deadline: Instant) -> Result<OwnedSemaphorePermit, NoSlot> {
+        if let Ok(slot) = Arc::clone(&self.query_slots).try_acquire_owned() {
+            return Ok(slot);
+        }
+        let max = self.config.max_queued_queries;
+        if self
+            .queued
+            .fetch_update(Relaxed, Relaxed, |n| (n < max).then_some(n + 1))
+            .is_err()
+        {
+            return Err(NoSlot::QueueFull);
+        }
+        /// Leaves the queue however the wait ends (a session's task may be dropped in it).
+        struct Queued<'a>(&'a AtomicUsize);
+        impl Drop for Queued<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Relaxed);
+            }
+        }
+        let _queued = Queued(&self.queued);
+        let acquire = Arc::clone(&self.query_slots).acquire_owned();
+        match tokio::time::timeout_at(deadline.into(), acquire).await {
+            Ok(Ok(slot)) => Ok(slot),
+            Ok(Err(_)) | Err(_) => Err(NoSlot::TimedOut),
+        }
+    }
+
+    /// The delay before a failed login from `ip` is answered: 100 ms, doubling with each failure
+    /// from that address up to 5 s; an address quiet for a minute starts again. The map is
+    /// bounded ([`MAX_FAILING_ADDRESSES`]): when full, the longest-quiet address goes.
+    fn login_failed(&self, ip: IpAddr) -> (u32, Duration) {
+        let now = Instant::now();
+        let mut failures = self.failures.lock();
+        if failures.len() >= MAX_FAILING_ADDRESSES && !failures.contains_key(&ip) {
+            failures.retain(|_, f| now.duration_since(f.last) < FAILURES_FORGOTTEN);
+            if failures.len() >= MAX_FAILING_ADDRESSES {
+                if let Some(oldest) = failures.iter().min_by_key(|(_, f)| f.last).map(|(a, _)| *a) {
+                    failures.remove(&oldest);
+                }
+            }
+        }
+        let f = failures.entry(ip).or_insert(Failures {
+            count: 0,
+            last: now,
+        });
+        if now.duration_since(f.last) >= FAILURES_FORGOTTEN {
+            f.count = 0;
+        }
+        f.count = f.count.saturating_add(1);
+        f.last = now;
+        (f.count, login_delay(f.count))
+    }
+
+    /// A login from `ip` succeeded: its failures are forgotten.
+    fn login_succeeded(&self, ip: IpAddr) {
+        self.failures.lock().remove(&ip);
     }
 
     /// Whether `user` may connect with `auth_data` (mysql_native_password's scramble of the
@@ -98,6 +163,36 @@ impl SqlContext {
             None => false,
         }
     }
+}
+
+/// Why a statement got no query slot.
+#[derive(Debug, PartialEq)]
+enum NoSlot {
+    /// `mysql.max_queued_queries` statements wait already.
+    QueueFull,
+    /// None freed before the statement's deadline.
+    TimedOut,
+}
+
+/// A client address's failed logins: how many in a row, and the last one's time.
+struct Failures {
+    count: u32,
+    last: Instant,
+}
+
+/// Client addresses whose failed logins are remembered (each ~64 bytes).
+const MAX_FAILING_ADDRESSES: usize = 4096;
+/// An address with no failed login for this long starts again from the first delay.
+const FAILURES_FORGOTTEN: Duration = Duration::from_secs(60);
+const LOGIN_DELAY_FIRST: Duration = Duration::from_millis(100);
+/// Below `mysql.handshake_timeout`'s default, so the client reads its error.
+const LOGIN_DELAY_MAX: Duration = Duration::from_secs(5);
+
+/// The delay before the `failures`-th failed login in a row from one address is answered.
+fn login_delay(failures: u32) -> Duration {
+    LOGIN_DELAY_FIRST
+        .saturating_mul(1 << failures.saturating_sub(1).min(16))
+        .min(LOGIN_DELAY_MAX)
 }
 
 /// A fresh random salt for a handshake (20 bytes, no NUL and no `$`, as MySQL's), from the
@@ -183,10 +278,7 @@ pub async fn serve(listener: std::net::TcpListener, ctx: Arc<SqlContext>, shutdo
         tokio::spawn(async move {
             let _permit = permit;
             let id = ctx.next_id.fetch_add(1, Relaxed);
-            let (r, w) = stream.into_split();
-            let session = session::Session::new(Arc::clone(&ctx), id);
-            let ended = opensrv_mysql::AsyncMysqlIntermediary::run_on(session, r, w).await;
-            if let Err(e) = ended {
+            if let Err(e) = run_session(&ctx, stream, peer, id).await {
                 tracing::debug!(client = %peer, error = %e, "SQL session ended");
             }
             ctx.core
@@ -195,6 +287,53 @@ pub async fn serve(listener: std::net::TcpListener, ctx: Arc<SqlContext>, shutdo
                 .current_sessions
                 .fetch_sub(1, Relaxed);
         });
+    }
+}
+
+/// One connection, from the greeting to its end: the protocol library reads what the pump
+/// (`wire`) hands it and writes through [`wire::Guarded`]; one that has not logged in within
+/// `mysql.handshake_timeout` is closed.
+async fn run_session(
+    ctx: &Arc<SqlContext>,
+    stream: tokio::net::TcpStream,
+    peer: SocketAddr,
+    id: u32,
+) -> std::io::Result<()> {
+    let wire = Arc::new(wire::Wire::new(&ctx.config));
+    let (socket_in, socket_out) = stream.into_split();
+    // The pump's end of the pipe: it holds at most this much that the library has not read.
+    let (library_in, pumped) = tokio::io::duplex(64 << 10);
+    let session = session::Session::new(Arc::clone(ctx), id, peer, Arc::clone(&wire));
+    let output = wire::Guarded::new(socket_out, Arc::clone(&wire));
+    let run = opensrv_mysql::AsyncMysqlIntermediary::run_on(session, library_in, output);
+    let pump = wire::pump(socket_in, pumped, Arc::clone(&wire));
+    let handshake_deadline = tokio::time::Instant::now() + ctx.config.handshake_timeout.0;
+    let handshake = async {
+        tokio::time::sleep_until(handshake_deadline).await;
+        if wire.authenticated() {
+            std::future::pending::<()>().await;
+        }
+    };
+    tokio::pin!(run, pump, handshake);
+    let mut pumping = true;
+    loop {
+        tokio::select! {
+            ended = &mut run => return ended,
+            // The pump's end (the client closed, idled or sent what cannot be read) drops the
+            // library's input: the library ends after the commands it has.
+            pumped = &mut pump, if pumping => {
+                pumping = false;
+                if let Err(e) = pumped {
+                    tracing::debug!(client = %peer, error = %e, "SQL session's input ended");
+                }
+            }
+            _ = &mut handshake => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    "no login within mysql.handshake_timeout",
+                ));
+            }
+        }
     }
 }
 
@@ -208,4 +347,16 @@ pub fn bind(config: &MysqlConfig) -> std::io::Result<Option<(std::net::TcpListen
     listener.set_nonblocking(true)?;
     let bound = listener.local_addr().unwrap_or(addr);
     Ok(Some((listener, bound)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_logins_wait_longer_each_time_up_to_five_seconds() {
+        let ms: Vec<u128> = (1..=9).map(|n| login_delay(n).as_millis()).collect();
+        assert_eq!(ms, [100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000]);
+        assert_eq!(login_delay(u32::MAX), LOGIN_DELAY_MAX);
+    }
 }

@@ -4,13 +4,17 @@
 //! reports, as the HTTP API does; a write to the tables is refused; a query runs in SQLite.
 //!
 //! Runs as a task on the HTTP runtime's threads; a statement runs on the blocking pool under one
-//! of the `http.max_concurrent_queries` slots, its rows streamed to the client in chunks through
-//! a bounded channel (a client that reads slowly slows the statement, never grows its memory).
-//! A bad statement is answered with an error packet and the session stays usable.
+//! of the `mysql.max_concurrent_queries` slots (waiting for one in the bounded queue, within its
+//! `max_query_time`), its rows streamed to the client in chunks through a bounded channel (a
+//! client that reads slowly slows the statement, never grows its memory; one that stops reading
+//! ends its session at the statement's deadline, which frees the slot). A bad statement, one
+//! longer than `max_allowed_packet` and one that is not UTF-8 are answered with an error packet
+//! and the session stays usable.
 
+use std::net::SocketAddr;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use opensrv_mysql::{
@@ -23,7 +27,8 @@ use tokio::io::AsyncWrite;
 use super::engine::{like_clause, Engine, Event, OutType, SqlError};
 use super::statement::{self, quote, quote_ident, Show, Statement};
 use super::vtab::Raw;
-use super::SqlContext;
+use super::wire::{Notice, Wire};
+use super::{NoSlot, SqlContext};
 use crate::state::ReportChangeError;
 
 /// How long a `CREATE TABLE` waits for the merger to fill the new report from the pool.
@@ -49,17 +54,33 @@ pub struct Session {
     user: std::sync::Mutex<String>,
     /// The handshake's salt: one per session (the protocol shim asks for it more than once).
     salt: [u8; 20],
+    /// The client's address: failed logins are delayed and logged by it.
+    peer: SocketAddr,
+    /// The connection's bytes: told of the login, asked what became of a command.
+    wire: Arc<Wire>,
 }
 
 impl Session {
-    pub fn new(ctx: Arc<SqlContext>, id: u32) -> Session {
+    pub fn new(ctx: Arc<SqlContext>, id: u32, peer: SocketAddr, wire: Arc<Wire>) -> Session {
         Session {
             ctx,
             id,
             engine: Default::default(),
             user: Default::default(),
             salt: super::salt(),
+            peer,
+            wire,
         }
+    }
+
+    /// The session's variables (`@@max_allowed_packet`, `@@wait_timeout`, …).
+    fn variables(&self) -> super::functions::Session {
+        super::functions::Session::new(
+            super::VERSION.to_string(),
+            self.user.lock().map(|u| u.clone()).unwrap_or_default(),
+            self.id,
+            &self.ctx.config,
+        )
     }
 
     fn put_engine(&self, engine: Engine) {
@@ -79,11 +100,7 @@ impl Session {
             Some(e) => e,
             None => Engine::new(
                 Arc::clone(&self.ctx.core),
-                Arc::new(super::functions::Session {
-                    version: super::VERSION.to_string(),
-                    user: self.user.lock().map(|u| u.clone()).unwrap_or_default(),
-                    connection_id: self.id,
-                }),
+                Arc::new(self.variables()),
                 self.ctx.config.max_query_time.0,
             )?,
         };
@@ -130,7 +147,7 @@ impl Session {
     fn show(&mut self, s: &Show) -> Answer {
         match self.take_engine() {
             Ok(engine) => {
-                let answer = show(s, &engine);
+                let answer = show(s, &engine, &self.variables());
                 self.put_engine(engine);
                 answer
             }
@@ -154,7 +171,7 @@ fn use_database(db: &str) -> Answer {
 }
 
 /// A `SHOW` as a query over `information_schema` (or literal rows).
-fn show(s: &Show, engine: &Engine) -> Answer {
+fn show(s: &Show, engine: &Engine, session: &super::functions::Session) -> Answer {
     let exists = |table: &str| engine.table(table).is_some();
     let no_table = |table: &str| {
         Answer::Error(
@@ -248,12 +265,7 @@ fn show(s: &Show, engine: &Engine) -> Answer {
             like_clause("TABLE_NAME", like)
         ),
         Show::Variables { like } => {
-            let session = super::functions::Session {
-                version: super::VERSION.to_string(),
-                user: String::new(),
-                connection_id: 0,
-            };
-            let rows: Vec<String> = super::functions::variables(&session)
+            let rows: Vec<String> = super::functions::variables(session)
                 .into_iter()
                 .map(|(name, v)| {
                     let v = match v {
@@ -271,11 +283,17 @@ fn show(s: &Show, engine: &Engine) -> Answer {
                 like_clause("column1", like)
             )
         }
+        // MySQL's `Uptime`: whole seconds since the server started.
         Show::Status { like } => format!(
             "SELECT column1 AS `Variable_name`, column2 AS `Value` FROM (VALUES ('Uptime', \
-             CAST(unix_timestamp() AS TEXT))) WHERE 1{}",
+             '{}')) WHERE 1{}",
+            engine.uptime().as_secs(),
             like_clause("column1", like)
         ),
+        Show::Engines => "SELECT ENGINE AS `Engine`, SUPPORT AS `Support`, COMMENT AS `Comment`, \
+                          TRANSACTIONS AS `Transactions`, XA AS `XA`, SAVEPOINTS AS `Savepoints` \
+                          FROM information_schema.ENGINES"
+            .to_string(),
         Show::Empty(columns) => {
             let cols: Vec<String> = columns
                 .iter()
@@ -466,15 +484,29 @@ impl Session {
             }
             Answer::Query(sql) => sql,
         };
-        let Some(slot) = self.ctx.slot() else {
-            self.counters().busy.fetch_add(1, Relaxed);
-            self.counters().errors.fetch_add(1, Relaxed);
-            return results
-                .error(
-                    ErrorKind::ER_TOO_MANY_USER_CONNECTIONS,
-                    b"pinbad is busy: every http.max_concurrent_queries slot is taken; retry in a moment",
-                )
-                .await;
+        let max_query_time = self.ctx.config.max_query_time.0;
+        let deadline = Instant::now() + max_query_time;
+        let slot = match self.ctx.slot(deadline).await {
+            Ok(slot) => slot,
+            Err(NoSlot::QueueFull) => {
+                self.counters().busy.fetch_add(1, Relaxed);
+                self.counters().errors.fetch_add(1, Relaxed);
+                return results
+                    .error(
+                        ErrorKind::ER_TOO_MANY_USER_CONNECTIONS,
+                        b"pinbad is busy: every mysql.max_concurrent_queries slot is taken and \
+                          mysql.max_queued_queries statements wait for one; retry in a moment",
+                    )
+                    .await;
+            }
+            Err(NoSlot::TimedOut) => {
+                self.counters().killed.fetch_add(1, Relaxed);
+                self.counters().errors.fetch_add(1, Relaxed);
+                let (kind, msg) = engine_error(&SqlError::Killed(max_query_time));
+                return results
+                    .error(kind, format!("{msg}, waiting for a query slot").as_bytes())
+                    .await;
+            }
         };
         let engine = match self.take_engine() {
             Ok(e) => e,
@@ -488,7 +520,7 @@ impl Session {
         let job = tokio::task::spawn_blocking(move || {
             let _slot = slot;
             let mut engine = engine;
-            let result = engine.run(&sql, &mut |e| tx.blocking_send(e).is_ok());
+            let result = engine.run(&sql, deadline, &mut |e| tx.blocking_send(e).is_ok());
             (engine, result)
         });
         let mut columns: Vec<Column> = Vec::new();
@@ -504,15 +536,25 @@ impl Session {
                 })
                 .collect();
         }
+        // A write still blocked at the deadline (a client that stopped reading) ends the
+        // session: the statement's channel closes, so it stops and frees its slot.
+        let stopped_reading = || {
+            std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the client stopped reading its rows (mysql.max_query_time)",
+            )
+        };
+        let deadline_at = tokio::time::Instant::from_std(deadline);
         let mut writer = None;
         let mut rows_sent = 0u64;
         let mut results = Some(results);
         let mut failed_write = None;
         if !columns.is_empty() {
             if let Some(start) = results.take().map(|r| r.start(&columns)) {
-                match start.await {
-                    Ok(w) => writer = Some(w),
-                    Err(e) => failed_write = Some(e),
+                match tokio::time::timeout_at(deadline_at, start).await {
+                    Ok(Ok(w)) => writer = Some(w),
+                    Ok(Err(e)) => failed_write = Some(e),
+                    Err(_) => failed_write = Some(stopped_reading()),
                 }
             }
             while let Some(event) = rx.recv().await {
@@ -532,9 +574,16 @@ impl Session {
                             failed_write = Some(e);
                         }
                     }
-                    if let Err(e) = w.end_row().await {
-                        failed_write = Some(e);
-                        break;
+                    match tokio::time::timeout_at(deadline_at, w.end_row()).await {
+                        Ok(Ok(())) => {}
+                        Ok(Err(e)) => {
+                            failed_write = Some(e);
+                            break;
+                        }
+                        Err(_) => {
+                            failed_write = Some(stopped_reading());
+                            break;
+                        }
                     }
                     rows_sent += 1;
                 }
@@ -551,6 +600,10 @@ impl Session {
         self.put_engine(engine);
         self.counters().rows_sent.fetch_add(rows_sent, Relaxed);
         if let Some(e) = failed_write {
+            if e.kind() == std::io::ErrorKind::TimedOut {
+                self.counters().killed.fetch_add(1, Relaxed);
+                tracing::debug!(client = %self.peer, "SQL session closed: its client stopped reading");
+            }
             return Err(e);
         }
         match (result, writer, results) {
@@ -599,12 +652,32 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
         let user = String::from_utf8_lossy(username).into_owned();
         let ok = self.ctx.authenticate(&user, salt, auth_data);
         if ok {
+            self.ctx.login_succeeded(self.peer.ip());
             if let Ok(mut u) = self.user.lock() {
                 *u = user;
             }
+            self.wire.set_authenticated();
         } else {
             self.counters().auth_failed.fetch_add(1, Relaxed);
-            tracing::debug!(user = %user, "SQL client refused: wrong user or password");
+            // Each failure from an address answers later than the one before (guessing slows
+            // to a crawl), and is logged (never the password, which is not here anyway).
+            let (failures, delay) = self.ctx.login_failed(self.peer.ip());
+            // Within the handshake's bound, so that the client reads why.
+            let delay = delay.min(self.ctx.config.handshake_timeout.0 / 2);
+            tracing::warn!(
+                client = %self.peer,
+                user = %user,
+                failures,
+                delay_ms = delay.as_millis() as u64,
+                "SQL login refused: wrong user or password"
+            );
+            self.wire.deny(format!(
+                "Access denied for user '{}'@'{}' (using password: {})",
+                user.replace('\'', "''"),
+                self.peer.ip(),
+                if auth_data.is_empty() { "NO" } else { "YES" }
+            ));
+            tokio::time::sleep(delay).await;
         }
         ok
     }
@@ -662,7 +735,43 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
         sql: &'a str,
         results: QueryResultWriter<'a, W>,
     ) -> std::io::Result<()> {
+        self.wire.begin_statement();
+        let answered = self.query(sql, results).await;
+        self.wire.end_statement();
+        answered
+    }
+}
+
+impl Session {
+    /// A statement, answered (see [`AsyncMysqlShim::on_query`]).
+    async fn query<W: AsyncWrite + Send + Unpin>(
+        &mut self,
+        sql: &str,
+        results: QueryResultWriter<'_, W>,
+    ) -> std::io::Result<()> {
         self.counters().statements.fetch_add(1, Relaxed);
+        if let Some(notice) = self.wire.take_notice() {
+            self.counters().errors.fetch_add(1, Relaxed);
+            let (kind, msg) = match notice {
+                Notice::TooLarge { bytes } => (
+                    ErrorKind::ER_NET_PACKET_TOO_LARGE,
+                    format!(
+                        "Got a packet bigger than 'max_allowed_packet' bytes ({bytes} bytes, \
+                         mysql.max_allowed_packet is {}); it was skipped",
+                        self.ctx.config.max_allowed_packet.0
+                    ),
+                ),
+                Notice::NotUtf8 { at } => (
+                    ErrorKind::ER_INVALID_CHARACTER_STRING,
+                    format!(
+                        "Invalid utf8mb4 character string at byte {at} of the statement: \
+                         pinbad reads statements as UTF-8 (set the client's character set \
+                         to utf8mb4)"
+                    ),
+                ),
+            };
+            return results.error(kind, msg.as_bytes()).await;
+        }
         let answer = match statement::classify(sql) {
             Ok(s @ (Statement::CreateTable(_) | Statement::DropTables { .. })) => {
                 let ctx = Arc::clone(&self.ctx);

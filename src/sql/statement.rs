@@ -65,7 +65,9 @@ pub enum Show {
     Status {
         like: Option<String>,
     },
-    /// `SHOW WARNINGS`, `SHOW ERRORS`, `SHOW INDEX FROM t`, `SHOW ENGINES`, …: an empty answer
+    /// `SHOW [STORAGE] ENGINES`: `information_schema.ENGINES`.
+    Engines,
+    /// `SHOW WARNINGS`, `SHOW ERRORS`, `SHOW INDEX FROM t`, …: an empty answer
     /// with the columns MySQL gives them.
     Empty(&'static [&'static str]),
     CreateDatabase {
@@ -478,14 +480,8 @@ fn show(rest: &[Token]) -> Result<Statement, LexError> {
             "Comment",
             "Index_comment",
         ]),
-        "ENGINES" => Show::Empty(&[
-            "Engine",
-            "Support",
-            "Comment",
-            "Transactions",
-            "XA",
-            "Savepoints",
-        ]),
+        "ENGINES" => Show::Engines,
+        "STORAGE" if word(1) == "ENGINES" => Show::Engines,
         "TRIGGERS" => Show::Empty(&["Trigger", "Event", "Table", "Statement", "Timing"]),
         "PROCEDURE" | "FUNCTION" => Show::Empty(&["Db", "Name", "Type", "Definer"]),
         "PLUGINS" => Show::Empty(&["Name", "Status", "Type", "Library", "License"]),

@@ -1042,3 +1042,421 @@ fn the_readme_grafana_queries_run() {
         sent.iter().filter(|s| s.status >= 500).count() as u64
     );
 }
+
+/// A MySQL client speaking the protocol itself, for what the real clients cannot be made to do
+/// (stop half-way through a handshake, send bytes that are not UTF-8, stop reading): the
+/// handshake (mysql_native_password), `COM_QUERY` and its text result set.
+struct Wire {
+    stream: std::net::TcpStream,
+    salt: Vec<u8>,
+}
+
+/// A MySQL error: its code and message.
+type MysqlError = (u16, String);
+
+impl Wire {
+    /// Connects and reads the server's greeting.
+    fn connect(addr: std::net::SocketAddr) -> Result<Wire, MysqlError> {
+        let stream = std::net::TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(60)))
+            .unwrap();
+        let mut wire = Wire {
+            stream,
+            salt: Vec::new(),
+        };
+        let (_, greeting) = wire.read_packet().expect("a greeting");
+        if greeting[0] == 0xff {
+            return Err(error_of(&greeting));
+        }
+        // protocol 10, version\0, id (4), salt part 1 (8), filler, capabilities (2), charset,
+        // status (2), capabilities (2), salt length, 10 reserved, salt part 2 (12) \0, plugin.
+        let version_end = 1 + greeting[1..].iter().position(|&b| b == 0).unwrap();
+        let p = version_end + 1 + 4;
+        let mut salt = greeting[p..p + 8].to_vec();
+        let q = p + 8 + 1 + 2 + 1 + 2 + 2 + 1 + 10;
+        salt.extend_from_slice(&greeting[q..q + 12]);
+        wire.salt = salt;
+        Ok(wire)
+    }
+
+    /// Connects and logs in.
+    fn login(
+        addr: std::net::SocketAddr,
+        user: &str,
+        password: Option<&str>,
+    ) -> Result<Wire, MysqlError> {
+        let mut wire = Wire::connect(addr)?;
+        wire.handshake(user, password)?;
+        Ok(wire)
+    }
+
+    fn handshake(&mut self, user: &str, password: Option<&str>) -> Result<(), MysqlError> {
+        // CLIENT_LONG_PASSWORD | PROTOCOL_41 | SECURE_CONNECTION | PLUGIN_AUTH
+        let caps: u32 = 0x1 | 0x200 | 0x8000 | 0x80000;
+        let mut p = caps.to_le_bytes().to_vec();
+        p.extend_from_slice(&(16u32 << 20).to_le_bytes());
+        p.push(45); // utf8mb4_general_ci
+        p.extend_from_slice(&[0; 23]);
+        p.extend_from_slice(user.as_bytes());
+        p.push(0);
+        let auth = password
+            .and_then(|pw| mysql_common::scramble::scramble_native(&self.salt, pw.as_bytes()))
+            .map(|s| s.to_vec())
+            .unwrap_or_default();
+        p.push(auth.len() as u8);
+        p.extend_from_slice(&auth);
+        p.extend_from_slice(b"mysql_native_password\0");
+        self.write_packet(1, &p);
+        let (_, answer) = self.read_packet().expect("an answer to the login");
+        match answer[0] {
+            0x00 => Ok(()),
+            0xff => Err(error_of(&answer)),
+            other => panic!("unexpected login answer {other:#x}"),
+        }
+    }
+
+    fn write_packet(&mut self, seq: u8, payload: &[u8]) {
+        use std::io::Write;
+        let len = (payload.len() as u32).to_le_bytes();
+        let mut packet = vec![len[0], len[1], len[2], seq];
+        packet.extend_from_slice(payload);
+        self.stream.write_all(&packet).unwrap();
+    }
+
+    /// The next packet, `None` when the server closed the connection.
+    fn read_packet(&mut self) -> Option<(u8, Vec<u8>)> {
+        use std::io::Read;
+        let mut header = [0u8; 4];
+        self.stream.read_exact(&mut header).ok()?;
+        let len = header[0] as usize | (header[1] as usize) << 8 | (header[2] as usize) << 16;
+        let mut payload = vec![0; len];
+        self.stream.read_exact(&mut payload).ok()?;
+        Some((header[3], payload))
+    }
+
+    /// Whether the server closes the connection (within the read timeout), reading past
+    /// anything it still sends.
+    fn closed(&mut self) -> bool {
+        use std::io::Read;
+        let mut buf = [0u8; 4096];
+        loop {
+            match self.stream.read(&mut buf) {
+                Ok(0) => return true,
+                Ok(_) => continue,
+                Err(e) => return e.kind() == std::io::ErrorKind::ConnectionReset,
+            }
+        }
+    }
+
+    /// Sends `sql` (any bytes) as COM_QUERY without reading the answer.
+    fn send_query(&mut self, sql: &[u8]) {
+        let mut p = vec![0x03];
+        p.extend_from_slice(sql);
+        if p.len() < 0xff_ffff {
+            self.write_packet(0, &p);
+            return;
+        }
+        let mut seq = 0u8;
+        for chunk in p.chunks(0xff_ffff) {
+            self.write_packet(seq, chunk);
+            seq = seq.wrapping_add(1);
+        }
+        if p.len() % 0xff_ffff == 0 {
+            self.write_packet(seq, &[]);
+        }
+    }
+
+    /// `sql`'s rows (each value as text, NULL as None), or its error.
+    fn query(&mut self, sql: &[u8]) -> Result<Vec<Vec<Option<String>>>, MysqlError> {
+        self.send_query(sql);
+        let (_, first) = self.read_packet().expect("an answer");
+        match first[0] {
+            0x00 => return Ok(Vec::new()),
+            0xff => return Err(error_of(&first)),
+            _ => {}
+        }
+        let columns = first[0] as usize;
+        for _ in 0..columns {
+            self.read_packet().expect("a column");
+        }
+        let (_, eof) = self.read_packet().expect("the columns' end");
+        assert_eq!(eof[0], 0xfe);
+        let mut rows = Vec::new();
+        loop {
+            let (_, row) = self.read_packet().expect("a row");
+            if row[0] == 0xfe && row.len() < 9 {
+                return Ok(rows);
+            }
+            if row[0] == 0xff {
+                return Err(error_of(&row));
+            }
+            let mut values = Vec::new();
+            let mut i = 0;
+            while i < row.len() {
+                if row[i] == 0xfb {
+                    values.push(None);
+                    i += 1;
+                    continue;
+                }
+                let (len, skip) = match row[i] {
+                    0xfc => (u16::from_le_bytes([row[i + 1], row[i + 2]]) as usize, 3),
+                    0xfd => (
+                        u32::from_le_bytes([row[i + 1], row[i + 2], row[i + 3], 0]) as usize,
+                        4,
+                    ),
+                    n => (n as usize, 1),
+                };
+                i += skip;
+                values.push(Some(String::from_utf8_lossy(&row[i..i + len]).into_owned()));
+                i += len;
+            }
+            rows.push(values);
+        }
+    }
+
+    /// `sql`'s one value, panicking on an error.
+    fn value(&mut self, sql: &str) -> String {
+        let rows = self
+            .query(sql.as_bytes())
+            .unwrap_or_else(|e| panic!("{sql}: {e:?}"));
+        rows[0][0].clone().unwrap_or_default()
+    }
+}
+
+fn error_of(packet: &[u8]) -> MysqlError {
+    let code = u16::from_le_bytes([packet[1], packet[2]]);
+    let text = if packet.get(3) == Some(&b'#') {
+        &packet[9..]
+    } else {
+        &packet[3..]
+    };
+    (code, String::from_utf8_lossy(text).into_owned())
+}
+
+/// A statement that runs for a while (a few hundred ms on a busy machine) and answers 1.
+const SLOWISH: &str = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < \
+                       400000) SELECT COUNT(*) >= 400000 FROM c";
+
+/// Twelve statements at once (a Grafana dashboard) over two slots all answer: they wait for a
+/// slot in the queue; one beyond the queue's bound is refused at once with 1203. And SQL's
+/// slots are its own: while they are all taken, an HTTP report query answers.
+#[test]
+fn statements_wait_for_sql_slots_of_their_own() {
+    let d = loaded(
+        "[http]\nmax_concurrent_queries = 1\n[mysql]\nmax_concurrent_queries = 2\n\
+         max_queued_queries = 10\nmax_query_time = \"60s\"\n",
+        &traffic(50),
+    );
+    let mysql = d.mysql.unwrap();
+    let start = std::sync::Arc::new(std::sync::Barrier::new(12));
+    let clients: Vec<_> = (0..12)
+        .map(|_| {
+            let start = std::sync::Arc::clone(&start);
+            std::thread::spawn(move || {
+                let mut c = Wire::login(mysql, "grafana", None).unwrap();
+                start.wait();
+                c.query(SLOWISH.as_bytes())
+            })
+        })
+        .collect();
+    let answers: Vec<_> = clients.into_iter().map(|c| c.join().unwrap()).collect();
+    for a in &answers {
+        assert_eq!(a, &Ok(vec![vec![Some("1".to_string())]]), "{answers:?}");
+    }
+    let status = d.status();
+    assert_eq!(status["mysql"]["busy"], 0, "{status}");
+
+    // Two statements hold both slots for seconds; ten more wait; the thirteenth is refused,
+    // and HTTP's one slot is free throughout.
+    let long = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) \
+                SELECT COUNT(*) FROM c";
+    let statements = d.status()["mysql"]["statements"].as_u64().unwrap();
+    let mut waiting: Vec<Wire> = (0..12)
+        .map(|_| Wire::login(mysql, "grafana", None).unwrap())
+        .collect();
+    for c in &mut waiting {
+        c.send_query(long.as_bytes());
+    }
+    d.wait_for(
+        |d| d.status()["mysql"]["statements"].as_u64().unwrap() == statements + 12,
+        "twelve statements running or waiting",
+    );
+    let (code, body) = d.get("/api/v1/reports/report_by_script_name?limit=10");
+    assert_eq!(code, 200, "HTTP waits for no SQL slot: {body}");
+    let mut thirteenth = Wire::login(mysql, "grafana", None).unwrap();
+    let refused = thirteenth.query(b"SELECT 1").unwrap_err();
+    assert_eq!(refused.0, 1203, "{refused:?}");
+    assert!(refused.1.contains("max_queued_queries"), "{refused:?}");
+}
+
+/// The daemon's peak resident memory (VmHWM), in bytes.
+fn peak_rss(d: &Daemon) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", d.child.id())).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib << 10
+}
+
+/// A statement longer than `max_allowed_packet` gets 1153 and is never held whole (peak memory
+/// grows far less than its size); one that is not UTF-8 gets 1300; the session goes on after
+/// both. `@@max_allowed_packet` says the bound, and no value a statement makes may pass it.
+#[test]
+fn oversized_and_non_utf8_statements_get_errors_and_the_session_goes_on() {
+    let d = Daemon::start("[mysql]\nmax_allowed_packet = \"64KiB\"\n");
+    let mut c = Wire::login(d.mysql.unwrap(), "u", None).unwrap();
+    assert_eq!(c.value("SELECT @@max_allowed_packet"), "65536");
+    assert_eq!(c.value("select @@max_allowed_packet"), "65536");
+
+    let before = peak_rss(&d);
+    let mut huge = b"SELECT '".to_vec();
+    huge.resize(64 << 20, b'x');
+    huge.extend_from_slice(b"'");
+    let (code, msg) = c.query(&huge).unwrap_err();
+    assert_eq!(code, 1153, "{msg}");
+    assert!(msg.contains("max_allowed_packet"), "{msg}");
+    let grown = peak_rss(&d).saturating_sub(before);
+    assert!(
+        grown < 32 << 20,
+        "a 64 MiB statement grew the peak memory by {grown} bytes"
+    );
+    assert_eq!(c.value("SELECT 1"), "1");
+
+    let (code, msg) = c.query(b"SELECT 'caf\xe9'").unwrap_err();
+    assert_eq!(code, 1300, "{msg}");
+    assert!(msg.contains("utf8mb4"), "{msg}");
+    assert_eq!(c.value("SELECT 2"), "2");
+
+    let (code, msg) = c.query(b"SELECT length(zeroblob(100000))").unwrap_err();
+    assert_eq!(code, 1105, "{msg}");
+    assert!(msg.contains("max_allowed_packet"), "{msg}");
+    assert_eq!(c.value("SELECT length(zeroblob(60000))"), "60000");
+}
+
+/// A connection that never logs in is closed after `handshake_timeout`, so half-open ones that
+/// fill `max_connections` lock a new client out only that long; a session that sends nothing is
+/// closed after `wait_timeout`, which `@@wait_timeout` says.
+#[test]
+fn half_open_and_idle_connections_are_closed() {
+    let d = Daemon::start(
+        "[mysql]\nmax_connections = 3\nhandshake_timeout = \"500ms\"\nwait_timeout = \"2s\"\n",
+    );
+    let mysql = d.mysql.unwrap();
+    let mut half_open: Vec<Wire> = (0..3).map(|_| Wire::connect(mysql).unwrap()).collect();
+    // Refused while they are open (unless they were closed already on a busy machine).
+    if let Err((code, _)) = Wire::connect(mysql) {
+        assert_eq!(code, 1040);
+    }
+    for c in &mut half_open {
+        assert!(c.closed(), "a half-open connection is closed");
+    }
+    d.wait_for(
+        |d| d.status()["mysql"]["current_sessions"] == 0,
+        "the half-open sessions gone",
+    );
+    let mut c = Wire::login(mysql, "u", None).expect("a new client logs in");
+    assert_eq!(c.value("SELECT @@wait_timeout"), "2");
+    let idle = std::time::Instant::now();
+    assert!(c.closed(), "an idle session is closed");
+    assert!(
+        idle.elapsed() >= std::time::Duration::from_millis(1900),
+        "closed after {:?}, before wait_timeout",
+        idle.elapsed()
+    );
+    // A session that keeps talking stays.
+    let mut busy = Wire::login(mysql, "u", None).unwrap();
+    for i in 0..4 {
+        assert_eq!(busy.value(&format!("SELECT {i}")), i.to_string());
+        std::thread::sleep(std::time::Duration::from_millis(700));
+    }
+}
+
+/// A wrong password gets MySQL's 1045 with MySQL's text, later each time from one address
+/// (100 ms, 200 ms, 400 ms, …), and a warning naming the client and the user (never the
+/// password); the right one logs in.
+#[test]
+fn wrong_passwords_get_1045_slower_each_time_and_a_log_line() {
+    let d = Daemon::start_logged(
+        "[mysql]\nuser = \"pinba\"\npassword = \"s3cret\"\n",
+        "pinbad=info",
+    );
+    let mysql = d.mysql.unwrap();
+    let mut took = Vec::new();
+    for _ in 0..3 {
+        let t = std::time::Instant::now();
+        let (code, msg) = Wire::login(mysql, "pinba", Some("guess")).err().unwrap();
+        took.push(t.elapsed());
+        assert_eq!(code, 1045, "{msg}");
+        assert_eq!(
+            msg,
+            "Access denied for user 'pinba'@'127.0.0.1' (using password: YES)"
+        );
+    }
+    assert!(took[0] >= std::time::Duration::from_millis(100), "{took:?}");
+    assert!(took[2] >= std::time::Duration::from_millis(400), "{took:?}");
+    let line = d.wait_log("SQL login refused");
+    assert!(
+        line.contains("127.0.0.1") && line.contains("pinba"),
+        "{line}"
+    );
+    assert!(d
+        .logs()
+        .iter()
+        .all(|l| !l.contains("guess") && !l.contains("s3cret")));
+    let mut c = Wire::login(mysql, "pinba", Some("s3cret")).expect("the right password");
+    assert_eq!(c.value("SELECT 1"), "1");
+}
+
+/// A client that sends a statement with a large result and never reads it holds its slot only
+/// until `max_query_time`: another statement gets the one slot after that.
+#[test]
+fn a_client_that_stops_reading_frees_its_slot_at_max_query_time() {
+    let d = Daemon::start("[mysql]\nmax_concurrent_queries = 1\nmax_query_time = \"1s\"\n");
+    let mysql = d.mysql.unwrap();
+    let mut stuck = Wire::login(mysql, "u", None).unwrap();
+    stuck.send_query(
+        b"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) \
+          SELECT x, hex(zeroblob(2000)) FROM c",
+    );
+    d.wait_for(
+        |d| d.status()["mysql"]["statements"] == 1,
+        "the statement that is never read running",
+    );
+    // Its rows fill the socket's buffers (megabytes) long before its deadline.
+    let mut other = Wire::login(mysql, "u", None).unwrap();
+    let t = std::time::Instant::now();
+    let answered = loop {
+        match other.query(b"SELECT 42") {
+            Ok(rows) => break rows,
+            Err((1317, _)) if t.elapsed() < std::time::Duration::from_secs(30) => continue,
+            Err(e) => panic!("the slot never freed: {e:?} after {:?}", t.elapsed()),
+        }
+    };
+    assert_eq!(answered, vec![vec![Some("42".to_string())]]);
+    assert!(stuck.closed(), "the stuck session is closed");
+    let status = d.status();
+    assert!(status["mysql"]["killed"].as_u64().unwrap() >= 1, "{status}");
+}
+
+/// `SHOW STATUS` `Uptime` is in seconds since the start (it was the Unix time); `SHOW ENGINES`
+/// and `information_schema.ENGINES` name the engine the tables show (`PINBA`).
+#[test]
+fn uptime_and_engines_answer_as_mysql_does() {
+    let d = Daemon::start("");
+    let mut c = Wire::login(d.mysql.unwrap(), "u", None).unwrap();
+    let rows = c.query(b"SHOW STATUS LIKE 'Uptime'").unwrap();
+    let uptime: u64 = rows[0][1].clone().unwrap().parse().unwrap();
+    assert!(uptime < 3600, "Uptime {uptime}");
+    let engines = c.query(b"SHOW ENGINES").unwrap();
+    assert_eq!(engines.len(), 1, "{engines:?}");
+    assert_eq!(engines[0][0].as_deref(), Some("PINBA"));
+    assert_eq!(engines[0][1].as_deref(), Some("DEFAULT"));
+    assert_eq!(
+        c.value("SELECT ENGINE FROM information_schema.TABLES WHERE TABLE_NAME = 'request'"),
+        "PINBA"
+    );
+    assert_eq!(
+        c.value("SELECT SUPPORT FROM information_schema.ENGINES WHERE ENGINE = 'pinba'"),
+        "DEFAULT"
+    );
+}

@@ -1,0 +1,562 @@
+//! A connection's bytes between its socket and `opensrv_mysql`, where the bounds the protocol
+//! library lacks are kept: it reads a whole packet into memory whatever its announced length,
+//! drops the connection on a statement that is not UTF-8, waits for the next command for ever,
+//! and blocks for ever on a client that stopped reading.
+//!
+//! In: the socket's two halves. Out: the same packets, to the library through an in-memory pipe
+//! (`pump`), and its answers to the socket (`Guarded`), except that
+//! - a command longer than `mysql.max_allowed_packet` is read past, never kept, and reaches the
+//!   library as an empty query with [`Notice::TooLarge`] for the session to answer (error 1153,
+//!   and the session goes on, as the client can read the answer only once it has sent it all);
+//! - a statement that is not UTF-8 reaches it as an empty query with [`Notice::NotUtf8`];
+//! - a session that sends nothing for `mysql.wait_timeout` ends (the pump ends, the library reads
+//!   the end of its input); a write blocked longer than `mysql.max_query_time` fails;
+//! - a refused login's error packet is replaced by MySQL's own (1045), the library having no
+//!   way to choose it.
+//!
+//! Runs inside the session's task; never holds more than one packet of `max_allowed_packet`.
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+use crate::config::MysqlConfig;
+
+/// The longest payload of one physical packet; a longer command continues in the next one.
+const MAX_PHYSICAL: usize = 0xff_ffff;
+
+/// A handshake response (user name, scramble, database, attributes) is short: one longer than
+/// this, before the login, ends the connection (an unauthenticated client never makes the server
+/// hold `max_allowed_packet`).
+const MAX_HANDSHAKE_PACKET: u64 = 64 << 10;
+
+const COM_INIT_DB: u8 = 0x02;
+const COM_QUERY: u8 = 0x03;
+const COM_STMT_PREPARE: u8 = 0x16;
+
+/// What the pump did to a command, for the session to answer in its place.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notice {
+    /// It was `bytes` long, over `max_allowed_packet`.
+    TooLarge { bytes: u64 },
+    /// Its text is not UTF-8 from byte `at`.
+    NotUtf8 { at: usize },
+}
+
+/// What a connection's pump, its writer and its session share (one per connection: the
+/// session's task holds all three).
+pub struct Wire {
+    max_packet: u64,
+    wait_timeout: Duration,
+    write_timeout: Duration,
+    /// Set by the session once the client has logged in: from then on packets are commands.
+    authenticated: AtomicBool,
+    /// Whether the session is answering a statement (the client waits: it is not idle).
+    running: AtomicBool,
+    /// When the session last finished answering a statement (the idle time counts from then).
+    answered: parking_lot::Mutex<Option<std::time::Instant>>,
+    /// Set by the pump before it hands the empty query over, taken by the session when it comes.
+    notice: parking_lot::Mutex<Option<Notice>>,
+    /// The error message that replaces the library's for a refused login.
+    denied: parking_lot::Mutex<Option<String>>,
+}
+
+impl Wire {
+    pub fn new(config: &MysqlConfig) -> Wire {
+        Wire {
+            max_packet: config.max_allowed_packet.0,
+            wait_timeout: config.wait_timeout.0,
+            write_timeout: config.max_query_time.0,
+            authenticated: AtomicBool::new(false),
+            running: AtomicBool::new(false),
+            answered: Default::default(),
+            notice: Default::default(),
+            denied: Default::default(),
+        }
+    }
+
+    pub fn set_authenticated(&self) {
+        self.authenticated.store(true, Relaxed);
+    }
+
+    pub fn authenticated(&self) -> bool {
+        self.authenticated.load(Relaxed)
+    }
+
+    /// The session begins answering a statement.
+    pub fn begin_statement(&self) {
+        self.running.store(true, Relaxed);
+    }
+
+    /// The session has answered its statement: the client may be idle from now.
+    pub fn end_statement(&self) {
+        *self.answered.lock() = Some(std::time::Instant::now());
+        self.running.store(false, Relaxed);
+    }
+
+    /// When the session became idle, given that the client last sent a packet at `sent`;
+    /// `None` while a statement is being answered.
+    fn idle_since(&self, sent: std::time::Instant) -> Option<std::time::Instant> {
+        if self.running.load(Relaxed) {
+            return None;
+        }
+        Some(self.answered.lock().map_or(sent, |a| a.max(sent)))
+    }
+
+    /// What the pump did to the command now being answered, if anything.
+    pub fn take_notice(&self) -> Option<Notice> {
+        self.notice.lock().take()
+    }
+
+    /// Makes the login's error packet say `message` with MySQL's code for it (1045).
+    pub fn deny(&self, message: String) {
+        *self.denied.lock() = Some(message);
+    }
+}
+
+fn u24(header: &[u8; 4]) -> usize {
+    header[0] as usize | (header[1] as usize) << 8 | (header[2] as usize) << 16
+}
+
+/// Writes `payload` framed as MySQL packets from sequence number `seq` (a payload of a multiple
+/// of the physical size ends with an empty packet, as the protocol wants).
+async fn write_framed<W: AsyncWrite + Unpin>(
+    out: &mut W,
+    payload: &[u8],
+    seq: u8,
+) -> io::Result<()> {
+    let mut seq = seq;
+    let mut rest = payload;
+    loop {
+        let n = rest.len().min(MAX_PHYSICAL);
+        let len = (n as u32).to_le_bytes();
+        out.write_all(&[len[0], len[1], len[2], seq]).await?;
+        out.write_all(&rest[..n]).await?;
+        rest = &rest[n..];
+        seq = seq.wrapping_add(1);
+        if n < MAX_PHYSICAL {
+            return Ok(());
+        }
+    }
+}
+
+/// Copies the client's packets from `socket` to `out` (the library's input), bounded as the
+/// module says, until the client closes or idles past `wait_timeout`; then `out` is dropped,
+/// which the library reads as the end of the session.
+pub async fn pump<R, W>(mut socket: R, mut out: W, wire: std::sync::Arc<Wire>) -> io::Result<()>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut sent = std::time::Instant::now();
+    loop {
+        let mut header = [0u8; 4];
+        // Between two commands: the idle bound, counted from the client's last packet or the
+        // session's last answer, whichever came later, and never while a statement is being
+        // answered (before the login, the handshake's bound, which is shorter, ends the
+        // connection first). One byte at a time, which a timeout cannot cut in two.
+        loop {
+            let wait = wire.wait_timeout;
+            let until = wire
+                .idle_since(sent)
+                .map_or_else(|| std::time::Instant::now() + wait, |since| since + wait);
+            match tokio::time::timeout_at(until.into(), socket.read(&mut header[..1])).await {
+                Ok(Ok(0)) => return Ok(()),
+                Ok(Ok(_)) => break,
+                Ok(Err(e)) => return Err(e),
+                Err(_) => {
+                    let now = std::time::Instant::now();
+                    if wire
+                        .idle_since(sent)
+                        .is_some_and(|since| since + wait <= now)
+                    {
+                        return Err(io::Error::new(
+                            io::ErrorKind::TimedOut,
+                            "idle past mysql.wait_timeout",
+                        ));
+                    }
+                }
+            }
+        }
+        tokio::time::timeout(wire.wait_timeout, socket.read_exact(&mut header[1..]))
+            .await
+            .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "a packet stalled"))??;
+        let commands = wire.authenticated();
+        let limit = if commands {
+            wire.max_packet
+        } else {
+            MAX_HANDSHAKE_PACKET
+        };
+        let first_seq = header[3];
+        let mut last_seq = first_seq;
+        let mut payload: Vec<u8> = Vec::new();
+        let mut total = 0u64;
+        let mut skipping = false;
+        let read = async {
+            loop {
+                let len = u24(&header);
+                total += len as u64;
+                if total > limit && !skipping {
+                    skipping = true;
+                    payload = Vec::new();
+                }
+                if skipping {
+                    let skipped = tokio::io::copy(
+                        &mut (&mut socket).take(len as u64),
+                        &mut tokio::io::sink(),
+                    )
+                    .await?;
+                    if skipped < len as u64 {
+                        return Err(io::ErrorKind::UnexpectedEof.into());
+                    }
+                } else {
+                    let start = payload.len();
+                    payload.resize(start + len, 0);
+                    socket.read_exact(&mut payload[start..]).await?;
+                }
+                if len < MAX_PHYSICAL {
+                    return Ok::<(), io::Error>(());
+                }
+                socket.read_exact(&mut header).await?;
+                // The library asserts this (a panic on the client's input): checked here.
+                if header[3] != last_seq.wrapping_add(1) {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "packets out of order",
+                    ));
+                }
+                last_seq = header[3];
+            }
+        };
+        // A packet begun must go on arriving: a stall as long as the idle bound ends it too.
+        tokio::time::timeout(wire.wait_timeout, read)
+            .await
+            .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "a packet stalled"))??;
+        sent = std::time::Instant::now();
+        if skipping {
+            if !commands {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "handshake packet over 64 KiB",
+                ));
+            }
+            *wire.notice.lock() = Some(Notice::TooLarge { bytes: total });
+            write_framed(&mut out, &[COM_QUERY], last_seq).await?;
+            continue;
+        }
+        if commands {
+            if let Some((&command, text)) = payload.split_first() {
+                let textual = matches!(command, COM_QUERY | COM_INIT_DB | COM_STMT_PREPARE);
+                if textual {
+                    if let Err(e) = std::str::from_utf8(text) {
+                        *wire.notice.lock() = Some(Notice::NotUtf8 {
+                            at: e.valid_up_to(),
+                        });
+                        write_framed(&mut out, &[COM_QUERY], last_seq).await?;
+                        continue;
+                    }
+                }
+                // The library answers exactly this text itself, with 64 MiB whatever the
+                // bound; a trailing space sends it to the session, which answers the bound.
+                if command == COM_QUERY
+                    && (text == b"SELECT @@max_allowed_packet"
+                        || text == b"select @@max_allowed_packet")
+                {
+                    payload.push(b' ');
+                }
+            }
+        }
+        write_framed(&mut out, &payload, first_seq).await?;
+    }
+}
+
+/// The socket's writing half as the library writes to it: a write that cannot go on for
+/// `max_query_time` (a client that stopped reading) fails, and a refused login's error packet
+/// is MySQL's (see [`Wire::deny`]).
+pub struct Guarded<W> {
+    inner: W,
+    wire: std::sync::Arc<Wire>,
+    /// Since when the current write is blocked.
+    stall: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// A refused login: the first bytes of the library's error packet (for its sequence number),
+    /// then the packet that replaces it and how much of it is written.
+    swallowed: Vec<u8>,
+    replacement: Option<(Vec<u8>, usize)>,
+}
+
+impl<W> Guarded<W> {
+    pub fn new(inner: W, wire: std::sync::Arc<Wire>) -> Guarded<W> {
+        Guarded {
+            inner,
+            wire,
+            stall: None,
+            swallowed: Vec::new(),
+            replacement: None,
+        }
+    }
+
+    /// `polled`, failing once it has been pending for the write bound.
+    fn bounded<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        polled: Poll<io::Result<T>>,
+    ) -> Poll<io::Result<T>> {
+        match polled {
+            Poll::Ready(r) => {
+                self.stall = None;
+                Poll::Ready(r)
+            }
+            Poll::Pending => {
+                let limit = self.wire.write_timeout;
+                let stall = self
+                    .stall
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+                if stall.as_mut().poll(cx).is_ready() {
+                    self.stall = None;
+                    return Poll::Ready(Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the client stopped reading (mysql.max_query_time)",
+                    )));
+                }
+                Poll::Pending
+            }
+        }
+    }
+
+    fn denying(&self) -> bool {
+        self.replacement.is_some() || self.wire.denied.lock().is_some()
+    }
+}
+
+/// MySQL's ER_ACCESS_DENIED_ERROR packet with `message`, numbered `seq`.
+fn access_denied(message: &str, seq: u8) -> Vec<u8> {
+    let mut payload = vec![0xff];
+    payload.extend_from_slice(&1045u16.to_le_bytes());
+    payload.extend_from_slice(b"#28000");
+    payload.extend_from_slice(message.as_bytes());
+    let mut packet = (payload.len() as u32).to_le_bytes()[..3].to_vec();
+    packet.push(seq);
+    packet.extend_from_slice(&payload);
+    packet
+}
+
+impl<W: AsyncWrite + Unpin> AsyncWrite for Guarded<W> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        if self.denying() {
+            // The library's error packet: only its header is kept, for its number.
+            let room = 4usize.saturating_sub(self.swallowed.len()).min(buf.len());
+            self.swallowed.extend_from_slice(&buf[..room]);
+            return Poll::Ready(Ok(buf.len()));
+        }
+        let polled = Pin::new(&mut self.inner).poll_write(cx, buf);
+        self.bounded(cx, polled)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        if self.denying() {
+            let mut n = 0;
+            for b in bufs {
+                let room = 4usize.saturating_sub(self.swallowed.len()).min(b.len());
+                self.swallowed.extend_from_slice(&b[..room]);
+                n += b.len();
+            }
+            return Poll::Ready(Ok(n));
+        }
+        let polled = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        self.bounded(cx, polled)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if self.denying() && self.swallowed.len() == 4 {
+            if self.replacement.is_none() {
+                let message = self.wire.denied.lock().clone().unwrap_or_default();
+                let seq = self.swallowed[3];
+                self.replacement = Some((access_denied(&message, seq), 0));
+            }
+            loop {
+                let this = &mut *self;
+                let Some((packet, done)) = this.replacement.as_mut() else {
+                    break;
+                };
+                if *done == packet.len() {
+                    break;
+                }
+                let polled = Pin::new(&mut this.inner).poll_write(cx, &packet[*done..]);
+                match this.bounded(cx, polled) {
+                    Poll::Ready(Ok(n)) => {
+                        if let Some((_, done)) = self.replacement.as_mut() {
+                            *done += n;
+                        }
+                        if n == 0 {
+                            return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+                        }
+                    }
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                    Poll::Pending => return Poll::Pending,
+                }
+            }
+        }
+        let polled = Pin::new(&mut self.inner).poll_flush(cx);
+        self.bounded(cx, polled)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn logged_in(max_packet: u64) -> Arc<Wire> {
+        let config = MysqlConfig {
+            max_allowed_packet: crate::units::ByteSize(max_packet),
+            ..Default::default()
+        };
+        let wire = Wire::new(&config);
+        wire.set_authenticated();
+        Arc::new(wire)
+    }
+
+    /// What the pump hands on for `input`.
+    async fn pumped(wire: Arc<Wire>, input: Vec<u8>) -> Vec<u8> {
+        let mut out = Vec::new();
+        pump(&input[..], &mut out, wire).await.unwrap();
+        out
+    }
+
+    fn framed(payload: &[u8], seq: u8) -> Vec<u8> {
+        let mut out = Vec::new();
+        block_on(write_framed(&mut out, payload, seq)).unwrap();
+        out
+    }
+
+    fn block_on<F: Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap()
+            .block_on(f)
+    }
+
+    #[test]
+    fn a_command_within_the_bound_passes_unchanged_and_a_longer_one_is_skipped() {
+        let wire = logged_in(1024);
+        let small = framed(b"\x03SELECT 1", 3);
+        let mut big = vec![COM_QUERY];
+        big.resize(5000, b'x');
+        let mut input = small.clone();
+        input.extend(framed(&big, 5));
+        input.extend(small.clone());
+        let out = block_on(pumped(Arc::clone(&wire), input));
+        let mut want = small.clone();
+        want.extend(framed(&[COM_QUERY], 5));
+        want.extend(small);
+        assert_eq!(out, want);
+        assert_eq!(wire.take_notice(), Some(Notice::TooLarge { bytes: 5000 }));
+    }
+
+    #[test]
+    fn a_command_over_one_physical_packet_keeps_its_framing_and_its_last_number() {
+        let wire = logged_in(64 << 20);
+        let mut long = vec![COM_QUERY];
+        long.resize(MAX_PHYSICAL, b'y');
+        let input = framed(&long, 0);
+        assert_eq!(
+            input.len(),
+            MAX_PHYSICAL + 8,
+            "a full packet then an empty one"
+        );
+        assert_eq!(block_on(pumped(Arc::clone(&wire), input.clone())), input);
+        let skipped = logged_in(1024);
+        let out = block_on(pumped(skipped, input));
+        assert_eq!(out, framed(&[COM_QUERY], 1), "numbered as the last packet");
+    }
+
+    #[test]
+    fn a_login_passes_unchanged_and_only_a_short_one() {
+        let config = MysqlConfig {
+            max_allowed_packet: crate::units::ByteSize(1 << 20),
+            ..Default::default()
+        };
+        let wire = Arc::new(Wire::new(&config));
+        let login = framed(b"\x85\xa6\xff\x01 not UTF-8 \xff", 1);
+        assert_eq!(block_on(pumped(Arc::clone(&wire), login.clone())), login);
+        assert_eq!(wire.take_notice(), None);
+        let long = framed(&vec![1u8; 100 << 10], 1);
+        let mut out = Vec::new();
+        let r = block_on(pump(&long[..], &mut out, wire));
+        assert_eq!(r.unwrap_err().kind(), io::ErrorKind::InvalidData);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn text_that_is_not_utf8_becomes_a_notice() {
+        let wire = logged_in(1024);
+        let out = block_on(pumped(
+            Arc::clone(&wire),
+            framed(b"\x03SELECT '\xff\xfe'", 0),
+        ));
+        assert_eq!(out, framed(&[COM_QUERY], 0));
+        assert_eq!(wire.take_notice(), Some(Notice::NotUtf8 { at: 8 }));
+    }
+
+    #[test]
+    fn continuation_packets_out_of_order_end_the_connection() {
+        let wire = logged_in(64 << 20);
+        let mut long = vec![COM_QUERY];
+        long.resize(MAX_PHYSICAL + 10, b'y');
+        let mut input = framed(&long, 0);
+        input[MAX_PHYSICAL + 4 + 3] = 7;
+        let mut out = Vec::new();
+        let r = block_on(pump(&input[..], &mut out, wire));
+        assert_eq!(r.unwrap_err().kind(), io::ErrorKind::InvalidData);
+    }
+
+    #[test]
+    fn a_refused_login_is_answered_with_1045() {
+        let wire = logged_in(1024);
+        wire.deny("Access denied for user 'u'@'127.0.0.1' (using password: YES)".into());
+        let mut sink = Vec::new();
+        let mut guarded = Guarded::new(&mut sink, Arc::clone(&wire));
+        block_on(async {
+            // What the library writes: its own error (1698) as header and payload.
+            let written = guarded
+                .write_vectored(&[
+                    io::IoSlice::new(&[10, 0, 0, 2]),
+                    io::IoSlice::new(b"\xff\xa2\x06#28000x"),
+                ])
+                .await
+                .unwrap();
+            assert_eq!(written, 4 + 10, "taken whole");
+            guarded.flush().await.unwrap();
+        });
+        assert_eq!(
+            sink,
+            access_denied(
+                "Access denied for user 'u'@'127.0.0.1' (using password: YES)",
+                2
+            )
+        );
+        assert_eq!(&sink[5..7], &1045u16.to_le_bytes());
+    }
+}
