@@ -3,7 +3,7 @@
 //! Receivers intern the batches they fill before handing them over ([`Interned::intern_batch`],
 //! under a shared lock on the dictionary: finding a known string only stamps it, and the write
 //! lock is taken for a new string alone), so that the merger, the one thread on every packet's
-//! path, only copies their records into the pool. The merger interns what no receiver did: the
+//! path, only stores their records into the pool. The merger interns what no receiver did: the
 //! raw batches queued while it was not running, and batches made by tests and benches
 //! ([`Interned::intern`], under its upgradable lock, [`SharedInterner`]).
 //!
@@ -23,7 +23,8 @@ use crate::rewrite::{Names, Rewriter};
 /// across batches (one per receiver, one in the merger).
 #[derive(Default)]
 pub struct Interned {
-    /// What the merger interned or took from receivers this round.
+    /// What this interner interned and has not handed on yet (the merger's: its round's raw
+    /// batches; a receiver's goes into each batch instead).
     out: InternedRequests,
     /// Per request: the dictionary id of each of its local dictionary entries (`UNSET` if unused).
     local_ids: Vec<u32>,
@@ -107,7 +108,7 @@ impl Interned {
     /// Interns every request of `batch` as [`Interned::intern`] does, into the batch's own
     /// [`InternedRequests`] (marked done): what a receiver does before it hands a batch over,
     /// under a shared lock on `dictionary` (see [`ReadInterner`]). The requests' time is the
-    /// merger's to set, when it stores them ([`InternedRequests::append`]). Strings freed since
+    /// merger's to set, when it stores them (one instant for the pool and the reports). Strings freed since
     /// this interner last looked (the dictionary's generation moved) drop its cached ids first.
     pub fn intern_batch(&mut self, batch: &mut Batch, dictionary: &RwLock<Dictionary>) {
         let mut out = std::mem::take(&mut batch.interned);
