@@ -130,7 +130,7 @@ pub fn bind_group(
         return Ok(vec![bind(addr, recv_buffer_bytes)?]);
     }
     if addr.port() != 0 {
-        drop(bind_with(addr, 0, false)?);
+        udp_socket(addr)?.bind(&addr.into())?;
     }
     let first = bind_with(addr, recv_buffer_bytes, true)?;
     let addr = first.local_addr;
@@ -141,28 +141,27 @@ pub fn bind_group(
     Ok(group)
 }
 
-/// [`bind`], in a `SO_REUSEPORT` group when `reuse_port`. A buffer of 0 leaves the kernel's.
+/// [`bind`], in a `SO_REUSEPORT` group when `reuse_port`.
 fn bind_with(addr: SocketAddr, recv_buffer_bytes: usize, reuse_port: bool) -> io::Result<Bound> {
+    let socket = udp_socket(addr)?;
+    if reuse_port {
+        socket.set_reuse_port(true)?;
+    }
+    if socket.set_recv_buffer_size(recv_buffer_bytes).is_err() {
+        tracing::warn!(asked = recv_buffer_bytes, "Cannot set SO_RCVBUF");
+    }
+    socket.bind(&addr.into())?;
+    finish(socket, recv_buffer_bytes)
+}
+
+/// A UDP socket for `addr`'s family, v6-only for IPv6 (so that `0.0.0.0:P` and `[::]:P` are two
+/// addresses, as the defaults bind them).
+fn udp_socket(addr: SocketAddr) -> io::Result<Socket> {
     let socket = Socket::new(Domain::for_address(addr), Type::DGRAM, Some(Protocol::UDP))?;
     if addr.is_ipv6() {
         socket.set_only_v6(true)?;
     }
-    if reuse_port {
-        socket.set_reuse_port(true)?;
-    }
-    if recv_buffer_bytes > 0 && socket.set_recv_buffer_size(recv_buffer_bytes).is_err() {
-        tracing::warn!(asked = recv_buffer_bytes, "Cannot set SO_RCVBUF");
-    }
-    socket.bind(&addr.into())?;
-    if recv_buffer_bytes == 0 {
-        let local_addr = socket.local_addr()?.as_socket().unwrap_or(addr);
-        return Ok(Bound {
-            socket: socket.into(),
-            local_addr,
-            recv_buffer_bytes: 0,
-        });
-    }
-    finish(socket, recv_buffer_bytes)
+    Ok(socket)
 }
 
 /// A socket bound by someone else (the service manager: [`crate::activation`]), made ready as
