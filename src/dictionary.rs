@@ -25,12 +25,12 @@
 //! sweep would have freed it: the raw pool's requests that name it show [`LOST_TEXT`], never
 //! another string.
 //!
-//! Pure: no I/O, no clock (the merger passes the time in), no locks of its own. The app wraps it in one `RwLock`: the merger is the
-//! only writer (receivers never intern, so the receive path never waits on it), the API reads.
-//! Finding a string that is already there only stamps it ([`Dictionary::find_and_stamp`], an
-//! atomic store), so the merger does that under a shared (upgradable) lock and takes the write
-//! lock only for new strings: queries reading the dictionary do not wait for a round's
-//! interning.
+//! Pure: no I/O, no clock (the merger passes the time in), no locks of its own. The app wraps it
+//! in one `RwLock`, shared by the receivers (which intern their batches, see `intern`), the
+//! merger (raw batches, sweeps) and the API (which reads). Finding a string that is already there
+//! only stamps it ([`Dictionary::find_and_stamp`], an atomic store, and only when the second
+//! changed), so interning does that under a shared lock and takes the write lock only for new
+//! strings: queries reading the dictionary do not wait for interning.
 
 use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};

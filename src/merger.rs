@@ -4,11 +4,11 @@
 //! rounds of at most [`ROUND_REQUESTS`], each in phases. It takes locks only in the API's order
 //! (pool → dictionary → report) and never holds the dictionary lock together with another, so no
 //! reader can deadlock with it:
-//! 1. **intern** (dictionary write lock): every string of the new requests becomes an id (the
-//!    dictionary stamps each string with the time it was last used); the requests become compact
-//!    pool records;
+//! 1. **intern**: the receivers interned their batches (see `intern`); only a raw batch (queued
+//!    while no merger ran) is decoded and interned here (the dictionary's upgradable lock);
 //! 2. **store** (pool write lock): expire requests older than `stats_history` and insert the new
-//!    ones, evicting the oldest when a ring is full. Reports do not depend on the pool;
+//!    ones as their batches hold them, stamped with the round's time, evicting the oldest when a
+//!    ring is full. Reports do not depend on the pool;
 //! 3. **reports**: the round's requests, prepared once ([`PreparedBatch`]), go to the taps
 //!    (`tap`) and to every report's open tick, each report updated by the worker thread it is
 //!    assigned to ("pinbad-merge-N"; the merger is worker 0), one write lock step per report. A
