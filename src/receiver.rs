@@ -113,8 +113,9 @@ pub fn bind(addr: SocketAddr, recv_buffer_bytes: usize) -> io::Result<Bound> {
 /// Binds `readers` sockets on `addr`, one per receiver thread, so that no two receivers share a
 /// socket: readers sharing one contend for its lock in the kernel, and each reader added made
 /// receiving dearer (1.97 µs per packet with one, 2.73 with four, 5.0 with eight on a 16-core
-/// host), where sockets of their own let the kernel spread datagrams over them by flow
-/// (`SO_REUSEPORT`'s hash of the source and destination), each read by its own thread.
+/// host), where sockets of their own let the kernel spread datagrams over them, each read by
+/// its own thread: evenly, at random ([`spread_evenly`]), or where that program cannot be
+/// attached, by flow (`SO_REUSEPORT`'s hash of the source and destination).
 ///
 /// One reader gets one exclusive socket ([`bind`]). Several first check the address free with
 /// an exclusive bind (closed at once), then bind the group with `SO_REUSEPORT`: a second pinbad
@@ -138,7 +139,83 @@ pub fn bind_group(
     for _ in 1..readers {
         group.push(bind_with(addr, recv_buffer_bytes, true)?);
     }
+    if let Err(e) = spread_evenly(&group[0].socket, group.len()) {
+        tracing::warn!(error = %e, %addr, "Cannot spread datagrams evenly over the readers; the kernel spreads them by flow");
+    }
     Ok(group)
+}
+
+/// `SO_ATTACH_REUSEPORT_CBPF` (asm-generic's value; not in the `libc` crate for Linux targets).
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "x86",
+    target_arch = "aarch64",
+    target_arch = "arm",
+    target_arch = "riscv64"
+))]
+const SO_ATTACH_REUSEPORT_CBPF: libc::c_int = 51;
+
+/// Has the kernel hand each datagram to a reader of `socket`'s `SO_REUSEPORT` group at random
+/// (a classic BPF program returning `random % readers`, the index of a socket in the group, in
+/// the order they were bound), instead of by the hash of its flow. By flow, a handful of senders
+/// split unevenly (8 flows over 2 readers: about 5 to 3 in every run) and one sender (an nginx
+/// worker, one busy PHP host behind NAT) lands on one reader whatever their number; the busiest
+/// reader is the ceiling. Datagrams are independent requests, so nothing needs a flow kept on one
+/// reader.
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "x86",
+    target_arch = "aarch64",
+    target_arch = "arm",
+    target_arch = "riscv64"
+))]
+fn spread_evenly(socket: &UdpSocket, readers: usize) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let insn = |code: u32, k: u32| libc::sock_filter {
+        code: code as u16,
+        jt: 0,
+        jf: 0,
+        k,
+    };
+    let mut program = [
+        // A = a random u32 (an ancillary load: not from the packet).
+        insn(
+            libc::BPF_LD | libc::BPF_W | libc::BPF_ABS,
+            (libc::SKF_AD_OFF + libc::SKF_AD_RANDOM) as u32,
+        ),
+        insn(libc::BPF_ALU | libc::BPF_MOD | libc::BPF_K, readers as u32),
+        insn(libc::BPF_RET | libc::BPF_A, 0),
+    ];
+    let fprog = libc::sock_fprog {
+        len: program.len() as libc::c_ushort,
+        filter: program.as_mut_ptr(),
+    };
+    // SAFETY: `fprog` points at `program`, both alive for the call; the kernel copies them.
+    let rc = unsafe {
+        libc::setsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            SO_ATTACH_REUSEPORT_CBPF,
+            (&fprog as *const libc::sock_fprog).cast(),
+            std::mem::size_of::<libc::sock_fprog>() as libc::socklen_t,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(any(
+    target_arch = "x86_64",
+    target_arch = "x86",
+    target_arch = "aarch64",
+    target_arch = "arm",
+    target_arch = "riscv64"
+)))]
+fn spread_evenly(_socket: &UdpSocket, _readers: usize) -> io::Result<()> {
+    Err(io::Error::new(io::ErrorKind::Unsupported, "not on this architecture"))
 }
 
 /// [`bind`], in a `SO_REUSEPORT` group when `reuse_port`.
@@ -689,6 +766,37 @@ mod tests {
         let one = bind_group("127.0.0.1:0".parse().unwrap(), 1, 1 << 20).unwrap();
         assert_eq!(one.len(), 1);
         assert!(bind_group(one[0].local_addr, 2, 1 << 20).is_err());
+    }
+
+    /// One flow (one sender socket, as an nginx worker) reaches every reader of a group, in
+    /// shares near the even one: the kernel picks a reader at random for each datagram
+    /// ([`spread_evenly`]), where by flow all 600 would go to one reader.
+    #[test]
+    fn a_group_spreads_one_flow_evenly_over_its_readers() {
+        let group = bind_group("127.0.0.1:0".parse().unwrap(), 3, 1 << 20).unwrap();
+        let addr = group[0].local_addr;
+        let tx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let n = 600;
+        let mut got = vec![0; group.len()];
+        let mut m = MultiRecv::new(64);
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        // Sent in rounds of 60 and read after each, so no socket's buffer can overflow.
+        for _ in 0..n / 60 {
+            for _ in 0..60 {
+                tx.send_to(b"x", addr).unwrap();
+            }
+            let before = got.iter().sum::<usize>();
+            while got.iter().sum::<usize>() < before + 60 && std::time::Instant::now() < deadline
+            {
+                for (i, b) in group.iter().enumerate() {
+                    got[i] += m.recv(b.socket.as_raw_fd()).unwrap_or(0);
+                }
+                wait_readable(group[0].socket.as_raw_fd(), Duration::from_millis(1));
+            }
+        }
+        assert_eq!(got.iter().sum::<usize>(), n, "{got:?}");
+        // Each share is binomial(600, 1/3): mean 200, sd ~11.5; below 120 is ~7 sd away.
+        assert!(got.iter().all(|&k| k >= 120), "uneven: {got:?}");
     }
 
     /// The largest `udp.recv_buffer` (1 GiB) reaches the kernel as a positive int, and what it

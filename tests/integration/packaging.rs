@@ -214,3 +214,29 @@ fn dockerfile_copies_only_what_exists_and_builds_the_daemon() {
         "target/ must stay out of the build context"
     );
 }
+
+/// The release binary stays lean (Cargo.toml's profiles: line tables for pinbad's own code only,
+/// split out to `pinbad.dwp`; build.rs: debug sections compressed) and a panic's backtrace still
+/// names pinbad's files: the line tables are in the binary. Checked on release builds only (a
+/// debug build carries full debug information by design).
+#[test]
+fn the_release_binary_is_lean_and_keeps_its_line_tables() {
+    if cfg!(debug_assertions) {
+        eprintln!("SKIPPED: a debug build; the size bound is the release binary's");
+        return;
+    }
+    let bytes = std::fs::metadata(BIN).unwrap().len();
+    assert!(bytes <= 30_000_000, "{BIN} is {bytes} bytes, over 30 MB");
+    let out = match Command::new("readelf").args(["-S", "-W", BIN]).output() {
+        Ok(out) if out.status.success() => out,
+        _ => {
+            eprintln!("SKIPPED: readelf (binutils) is not installed; the size was checked");
+            return;
+        }
+    };
+    let sections = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        sections.lines().any(|l| l.contains(".debug_line ")),
+        "no line tables in {BIN}:\n{sections}"
+    );
+}
