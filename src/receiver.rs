@@ -145,15 +145,19 @@ pub fn bind_group(
     Ok(group)
 }
 
-/// `SO_ATTACH_REUSEPORT_CBPF` (asm-generic's value; not in the `libc` crate for Linux targets).
-#[cfg(any(
+/// `SO_ATTACH_REUSEPORT_CBPF`: asm-generic's value (not in the `libc` crate for Linux targets),
+/// on the architectures that use it; elsewhere the kernel spreads by flow.
+const SO_ATTACH_REUSEPORT_CBPF: Option<libc::c_int> = if cfg!(any(
     target_arch = "x86_64",
     target_arch = "x86",
     target_arch = "aarch64",
     target_arch = "arm",
     target_arch = "riscv64"
-))]
-const SO_ATTACH_REUSEPORT_CBPF: libc::c_int = 51;
+)) {
+    Some(51)
+} else {
+    None
+};
 
 /// Has the kernel hand each datagram to a reader of `socket`'s `SO_REUSEPORT` group at random
 /// (a classic BPF program returning `random % readers`, the index of a socket in the group, in
@@ -162,15 +166,14 @@ const SO_ATTACH_REUSEPORT_CBPF: libc::c_int = 51;
 /// worker, one busy PHP host behind NAT) lands on one reader whatever their number; the busiest
 /// reader is the ceiling. Datagrams are independent requests, so nothing needs a flow kept on one
 /// reader.
-#[cfg(any(
-    target_arch = "x86_64",
-    target_arch = "x86",
-    target_arch = "aarch64",
-    target_arch = "arm",
-    target_arch = "riscv64"
-))]
 fn spread_evenly(socket: &UdpSocket, readers: usize) -> io::Result<()> {
     use std::os::fd::AsRawFd;
+    let Some(option) = SO_ATTACH_REUSEPORT_CBPF else {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "not on this architecture",
+        ));
+    };
     let insn = |code: u32, k: u32| libc::sock_filter {
         code: code as u16,
         jt: 0,
@@ -195,7 +198,7 @@ fn spread_evenly(socket: &UdpSocket, readers: usize) -> io::Result<()> {
         libc::setsockopt(
             socket.as_raw_fd(),
             libc::SOL_SOCKET,
-            SO_ATTACH_REUSEPORT_CBPF,
+            option,
             (&fprog as *const libc::sock_fprog).cast(),
             std::mem::size_of::<libc::sock_fprog>() as libc::socklen_t,
         )
@@ -205,17 +208,6 @@ fn spread_evenly(socket: &UdpSocket, readers: usize) -> io::Result<()> {
     } else {
         Err(io::Error::last_os_error())
     }
-}
-
-#[cfg(not(any(
-    target_arch = "x86_64",
-    target_arch = "x86",
-    target_arch = "aarch64",
-    target_arch = "arm",
-    target_arch = "riscv64"
-)))]
-fn spread_evenly(_socket: &UdpSocket, _readers: usize) -> io::Result<()> {
-    Err(io::Error::new(io::ErrorKind::Unsupported, "not on this architecture"))
 }
 
 /// [`bind`], in a `SO_REUSEPORT` group when `reuse_port`.
@@ -786,8 +778,7 @@ mod tests {
                 tx.send_to(b"x", addr).unwrap();
             }
             let before = got.iter().sum::<usize>();
-            while got.iter().sum::<usize>() < before + 60 && std::time::Instant::now() < deadline
-            {
+            while got.iter().sum::<usize>() < before + 60 && std::time::Instant::now() < deadline {
                 for (i, b) in group.iter().enumerate() {
                     got[i] += m.recv(b.socket.as_raw_fd()).unwrap_or(0);
                 }
