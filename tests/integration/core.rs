@@ -424,6 +424,80 @@ fn ipv6_and_several_readers() {
     );
 }
 
+/// Four readers, one sender: what the daemon holds is what one reader gives, exactly. The same
+/// 3,000 corpus datagrams (40 scripts, 1–9 timers each) to a daemon with `readers = 1` and one
+/// with `readers = 4` (the kernel spreads the one flow over four sockets, each reader interning
+/// its share into the shared dictionary in whatever order): every row of a request report and of
+/// a timer-tag report (counts, sums, percentiles) and every raw request the API returns are equal.
+#[test]
+fn four_readers_hold_exactly_what_one_reader_holds() {
+    let datagrams = corpus(3000, 57);
+    let config = |readers: usize| {
+        format!(
+            "[udp]\nreaders = {readers}\n[[report]]\nname = \"by_op\"\n\
+             keys = [\"script_name\", \"timer_tag:op\"]\n"
+        )
+    };
+    let held = |readers: usize| {
+        let d = Daemon::start(&config(readers));
+        let receivers = thread_nice(d.child.id())
+            .iter()
+            .filter(|(name, _)| name.starts_with("pinbad-recv-"))
+            .count();
+        assert_eq!(receivers, readers);
+        d.send(&datagrams);
+        d.wait_merged(datagrams.len() as u64);
+        let rows = |name: &str, sort: &str| {
+            let body = d.json(&format!(
+                "/api/v1/reports/{name}?limit=100000&percentiles=50,99&sort={sort}"
+            ));
+            let mut rows: Vec<String> = body["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    // Rates depend on when each daemon started; everything else must be equal.
+                    let mut r = r.clone();
+                    r.as_object_mut()
+                        .unwrap()
+                        .retain(|k, _| !k.ends_with("_per_sec"));
+                    r.to_string()
+                })
+                .collect();
+            rows.sort();
+            rows
+        };
+        let mut requests: Vec<String> = d.json("/api/v1/requests?limit=100000&timers=true")
+            ["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                // Ids and arrival times are each daemon's own.
+                r.as_object_mut()
+                    .unwrap()
+                    .retain(|k, _| !matches!(k.as_str(), "id" | "timestamp"));
+                r.to_string()
+            })
+            .collect();
+        requests.sort();
+        (
+            rows("report_by_script_name", "script_name"),
+            rows("by_op", "req_count"),
+            requests,
+        )
+    };
+    let (scripts_1, ops_1, requests_1) = held(1);
+    let (scripts_4, ops_4, requests_4) = held(4);
+    assert_eq!(scripts_1.len(), 40, "{scripts_1:?}");
+    assert!(ops_1.len() > 40, "{} timer-tag rows", ops_1.len());
+    assert_eq!(requests_1.len(), 3000);
+    assert_eq!(scripts_4, scripts_1);
+    assert_eq!(ops_4, ops_1);
+    assert_eq!(requests_4, requests_1);
+}
+
 #[test]
 fn allowlist_drops_and_counts_other_sources() {
     let d = Daemon::start("[udp]\nallow = [\"10.0.0.0/8\"]");
