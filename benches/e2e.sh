@@ -16,6 +16,9 @@
 #        four shapes, then each with `timer_tag:op` or `status` added, then with `hostname` or
 #        `schema` added as well (beyond 12 they repeat under other names). A real configuration
 #        mixes tags and the request fields they key on; this is the variety's cost.
+#        TIMER_REPORTS_DISTINCT=N: instead, N timer-tag reports whose key sets all differ: the
+#        four shapes, then each non-empty subset of group/server/op with none, one or two of
+#        script_name, hostname, server_name, status, schema (at most 113; no two can share).
 #        HISTORY=10s TICKS=10: the reports' window, short so that it is full (ticks expire)
 #        for most of each run: the steady state. MERGE_THREADS=0 (automatic) or a number;
 #        MERGE_NICE=N: `merge.nice` (default 5). GATHERING=10ms: `stats_gathering_period`.
@@ -66,6 +69,7 @@ FAMILIES=${FAMILIES:-true}
 REQUEST_FAMILIES=${REQUEST_FAMILIES:-true}
 TIMER_REPORTS=${TIMER_REPORTS:-4}
 TIMER_REPORTS_MIXED=${TIMER_REPORTS_MIXED:-}
+TIMER_REPORTS_DISTINCT=${TIMER_REPORTS_DISTINCT:-}
 SCRIPTS=${SCRIPTS:-1000}
 HOSTS=${HOSTS:-20}
 POOL=${POOL:-1000000}
@@ -117,7 +121,32 @@ EOF
 shapes=('keys = ["timer_tag:group"]' 'keys = ["script_name", "timer_tag:group"]'
   'keys = ["timer_tag:group", "timer_tag:server"]' 'keys = ["script_name", "hostname", "server_name", "timer_tag:op"]')
 names=(tag_info_group tag_report_group tag2_info_group_server tag_report2_op)
-if [ -n "$TIMER_REPORTS_MIXED" ]; then
+if [ -n "$TIMER_REPORTS_DISTINCT" ]; then
+  # N key sets, all different: the four shapes, then each non-empty subset of the timer tags
+  # group/server/op with none, one or two of the request fields (113 in all).
+  TIMER_REPORTS=$TIMER_REPORTS_DISTINCT
+  python3 - "$TIMER_REPORTS" >> "$work/pinbad.toml" <<'PY'
+import itertools, sys
+n = int(sys.argv[1])
+shapes = [["timer_tag:group"], ["script_name", "timer_tag:group"],
+          ["timer_tag:group", "timer_tag:server"],
+          ["script_name", "hostname", "server_name", "timer_tag:op"]]
+fields = ["script_name", "hostname", "server_name", "status", "schema"]
+tags = ["timer_tag:group", "timer_tag:server", "timer_tag:op"]
+sets = [list(s) for s in shapes]
+for k in range(3):
+    for f in itertools.combinations(fields, k):
+        for m in range(1, 4):
+            for t in itertools.combinations(tags, m):
+                keys = list(f) + list(t)
+                if sorted(keys) not in [sorted(s) for s in sets]:
+                    sets.append(keys)
+if n > len(sets):
+    sys.exit(f"TIMER_REPORTS_DISTINCT: at most {len(sets)} distinct key sets")
+for i, keys in enumerate(sets[:n]):
+    print(f'[[report]]\nname = "timers_distinct_{i}"\nkeys = [{", ".join(chr(34) + k + chr(34) for k in keys)}]')
+PY
+elif [ -n "$TIMER_REPORTS_MIXED" ]; then
   # The 12 key sets: level 0 the four shapes; level 1 adds op, status, op, status; level 2 adds
   # hostname, schema, hostname, schema on top of level 1.
   shapes=('"timer_tag:group"' '"script_name", "timer_tag:group"' '"timer_tag:group", "timer_tag:server"'
@@ -220,7 +249,7 @@ for rate in "${RATES[@]}"; do
       --senders "$SENDERS" --scripts "$SCRIPTS" --hosts "$HOSTS" > /dev/null
     wait "$NPID"
   fi
-  python3 - "$work/blast.json" "$work/latency" "$rate" "$cpu0" "$cpu1" "$CLK" "$drops0" "$drops1" "$rss_kib" "$first" "$TIMER_REPORTS" "${TIMER_REPORTS_MIXED:+mixed}" >> "$OUT" <<'PY'
+  python3 - "$work/blast.json" "$work/latency" "$rate" "$cpu0" "$cpu1" "$CLK" "$drops0" "$drops1" "$rss_kib" "$first" "$TIMER_REPORTS" "${TIMER_REPORTS_MIXED:+mixed}${TIMER_REPORTS_DISTINCT:+distinct}" >> "$OUT" <<'PY'
 import json, os, sys
 blast = json.load(open(sys.argv[1]))
 # Per query: curl's total, and from the request sent to the last byte (total - pretransfer: without
@@ -242,7 +271,7 @@ row = {
     "total_loss_percent": round(100.0 * (sent - stored) / sent, 3) if sent else None, "kernel_rcvbuf_errors": int(d1) - int(d0),
     "cpu_us_per_packet": round(cpu_us / received, 3) if received else None,
     "peak_rss_mib": round(int(rss) / 1024, 1), "timer_reports": int(sys.argv[11]),
-    "timer_report_shapes": "mixed" if len(sys.argv) > 12 and sys.argv[12] else "four",
+    "timer_report_shapes": sys.argv[12] if len(sys.argv) > 12 and sys.argv[12] else "four",
     "query_ms_p50": round(pct(50), 2) if lat else None, "query_ms_p99": round(pct(99), 2) if lat else None,
     "queries": len(lat),
     "query_ms_p99_after_sent": round(after_sent[min(len(after_sent) - 1, int(0.99 * len(after_sent)))], 2) if after_sent else None,
