@@ -409,14 +409,10 @@ print(json.dumps(out))
     assert!(metrics.contains("pinbad_mysql_killed_total 1"), "{metrics}");
 }
 
-/// PHP's PDO and mysqli and Python's PyMySQL connect unchanged and read a report and the raw
-/// pool; the numbers equal the HTTP API's.
-#[test]
-fn php_and_python_clients_read_reports_as_the_http_api_gives_them() {
-    let d = loaded("", &traffic(200));
-    let port = d.mysql.unwrap().port();
+/// `report_by_script_name`'s (script, req_count) rows as the HTTP API gives them, by script.
+fn http_script_counts(d: &Daemon) -> Vec<(String, u64)> {
     let http = d.json("/api/v1/reports/report_by_script_name?limit=10&sort=script_name");
-    let want: Vec<(String, u64)> = http["rows"]
+    http["rows"]
         .as_array()
         .unwrap()
         .iter()
@@ -426,7 +422,16 @@ fn php_and_python_clients_read_reports_as_the_http_api_gives_them() {
                 r["req_count"].as_u64().unwrap(),
             )
         })
-        .collect();
+        .collect()
+}
+
+/// PHP's PDO and mysqli and Python's PyMySQL connect unchanged and read a report and the raw
+/// pool; the numbers equal the HTTP API's.
+#[test]
+fn php_and_python_clients_read_reports_as_the_http_api_gives_them() {
+    let d = loaded("", &traffic(200));
+    let port = d.mysql.unwrap().port();
+    let want = http_script_counts(&d);
     assert_eq!(want.len(), 4);
     let query = "SELECT script_name, req_count FROM report_by_script_name ORDER BY script_name";
     if have(
@@ -1482,18 +1487,7 @@ fn prepared_statements_answer_as_the_same_query_does() {
     }
     let d = loaded("", &traffic(300));
     let port = d.mysql.unwrap().port();
-    let http = d.json("/api/v1/reports/report_by_script_name?limit=10&sort=script_name");
-    let want: Vec<(String, u64)> = http["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["script_name"].as_str().unwrap().to_string(),
-                r["req_count"].as_u64().unwrap(),
-            )
-        })
-        .collect();
+    let want = http_script_counts(&d);
     assert_eq!(want.len(), 4);
     let php = format!(
         r#"
