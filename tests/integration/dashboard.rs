@@ -8,7 +8,7 @@
 //! URL's state honoured on open, times in the browser's zone; and no error in the console.
 //!
 //! Skips (visibly) without Chromium unless `PINBAD_REQUIRE_BROWSER` is set; with
-//! `PINBAD_SCREENSHOTS=1` it writes the README's screenshots to docs/screenshots/.
+//! `PINBAD_SCREENSHOTS=1` it writes the screenshots docs/dashboard.md shows to docs/screenshots/.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
