@@ -409,3 +409,90 @@ fn the_dashboard_page_shows_the_screenshots_the_browser_tests_write() {
         .collect();
     assert_eq!(in_repo, written, "docs/screenshots/ holds exactly the screenshots the tests write");
 }
+
+/// GitHub's anchor for a heading: lower case, spaces to hyphens, other punctuation dropped.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a markdown file's headings (outside fenced blocks).
+fn anchors(markdown: &str) -> BTreeSet<String> {
+    let mut fenced = false;
+    let mut out = BTreeSet::new();
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            out.insert(anchor(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+/// Every relative link of the README, the manual and BENCHMARKS.md reaches a file, and a
+/// heading where it names one: moving a section cannot leave a link behind.
+#[test]
+fn every_relative_link_resolves() {
+    let mut docs = documents();
+    let bench = std::fs::read_to_string(Path::new(ROOT).join("BENCHMARKS.md")).unwrap();
+    docs.push(("BENCHMARKS.md".to_string(), bench));
+    let mut checked = 0;
+    for (doc, text) in &docs {
+        // Links outside fenced blocks only: a block's `](` is code.
+        let prose: String = blocks_removed(text);
+        let dir = Path::new(doc).parent().unwrap();
+        for part in prose.split("](").skip(1) {
+            let Some(target) = part.split(')').next().filter(|t| !t.contains(char::is_whitespace)) else {
+                continue;
+            };
+            if target.starts_with("http:") || target.starts_with("https:") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (file, fragment) = target.split_once('#').unwrap_or((target, ""));
+            let path = if file.is_empty() { PathBuf::from(doc) } else { dir.join(file) };
+            let full = Path::new(ROOT).join(&path);
+            assert!(full.exists(), "{doc}: the link `{target}` names {}, which does not exist", path.display());
+            if !fragment.is_empty() && full.extension().is_some_and(|e| e == "md") {
+                let text = std::fs::read_to_string(&full).unwrap();
+                assert!(
+                    anchors(&text).contains(fragment),
+                    "{doc}: the link `{target}`: {} has no heading `#{fragment}`",
+                    path.display()
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 50, "only {checked} links checked");
+}
+
+/// `markdown` without its fenced blocks.
+fn blocks_removed(markdown: &str) -> String {
+    let mut fenced = false;
+    let mut out = String::new();
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[test]
+fn anchors_are_githubs() {
+    assert_eq!(anchor(" Report ticks: fleets in ClickHouse"), "report-ticks-fleets-in-clickhouse");
+    assert_eq!(anchor(" SQL (MySQL protocol)"), "sql-mysql-protocol");
+    assert_eq!(anchor(" Migrating from pinba_engine or pinba2"), "migrating-from-pinba_engine-or-pinba2");
+}
