@@ -148,7 +148,7 @@ impl Ids {
             let start = clock_floor(now_ms).max(salvaged_end(text).unwrap_or(0));
             let instead = format!(
                 "request ids start at {start}, past the wall clock's floor for them (see \
-                 README, \"The ClickHouse schema\")"
+                 docs/stream-and-sinks.md, \"The ClickHouse schema\")"
             );
             let aside = crate::durable::set_aside(&path, &reason, &instead);
             let saved = Saved {

@@ -242,8 +242,8 @@ pub struct ReportList {
     pub max_query_limit: usize,
 }
 
-/// A report's rows (`GET /api/v1/reports/{name}`, `GET /api/v1/info`). Columns: see README
-/// "Columns"; times in seconds, sizes in bytes.
+/// A report's rows (`GET /api/v1/reports/{name}`, `GET /api/v1/info`). Columns: see
+/// docs/reports.md, "Columns"; times in seconds, sizes in bytes.
 #[derive(ToSchema)]
 pub struct ReportTable {
     pub report: String,

@@ -53,7 +53,7 @@ async fn status_figures(RawQuery(raw): RawQuery) -> Result<Json<Value>, ApiError
     path = "/api/v1/status",
     tag = "status",
     responses(
-        (status = 200, description = "Self-instrumentation: packets, accepted and rejected requests by reason, pool, dictionary, kernel drops, merge times, per-report rows (see README \"Status counters\"); takes no lock", body = Object),
+        (status = 200, description = "Self-instrumentation: packets, accepted and rejected requests by reason, pool, dictionary, kernel drops, merge times, per-report rows (see docs/troubleshooting.md, \"Status counters\"); takes no lock", body = Object),
         (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
     )

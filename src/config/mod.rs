@@ -1482,14 +1482,14 @@ mod tests {
         }
     }
 
-    /// The `[[report]]` examples in README.md are valid configuration.
+    /// The `[[report]]` examples of docs/reports.md are valid configuration.
     #[test]
-    fn readme_report_examples_parse() {
+    fn documented_report_examples_parse() {
         let readme =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reports.md")).unwrap();
         let start = readme
             .find("```toml\n# config file: one [[report]]")
-            .expect("README has the example");
+            .expect("docs/reports.md has the example");
         let block = &readme[start + 7..];
         let block = &block[..block.find("```").unwrap()];
         let c = Config::parse(block).unwrap();

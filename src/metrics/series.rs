@@ -24,8 +24,8 @@ use crate::report::{ns, Kind, RowSelector};
 /// each 1.25 to 1.28 times the one before), the same for every report and daemon, so
 /// `histogram_quantile()` can sum them across rows, reports and restarts. Fine enough that its
 /// linear interpolation inside a bucket lands within 10 % of the report's own percentile for
-/// request times and timer values, also where the density changes within a bucket (README
-/// "Prometheus metrics").
+/// request times and timer values, also where the density changes within a bucket (docs/prometheus.md,
+/// "Buckets").
 pub const DEFAULT_BUCKETS_SECONDS: [f64; 51] = [
     0.0001, 0.000125, 0.00016, 0.0002, 0.00025, 0.000315, 0.0004, 0.0005, 0.00063, 0.0008, //
     0.001, 0.00125, 0.0016, 0.002, 0.0025, 0.00315, 0.004, 0.005, 0.0063, 0.008, //

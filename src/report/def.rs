@@ -764,7 +764,7 @@ pub const INFO_HISTORY: (std::time::Duration, std::time::Duration, Option<usize>
     std::time::Duration::from_secs(60),
     None,
 );
-/// The history each `report_by_*` built-in keeps by default (README "History" has the disk it
+/// The history each `report_by_*` built-in keeps by default (docs/history.md has the disk it
 /// costs): 7 days at 15 minutes (Pinboard's resolution; the fine steps of `[history]` cover the
 /// last day finer), the top 500 rows of each step (every script of a typical site) and the
 /// "(other)" row. A row's histogram is most of its size on disk, so rows are what the disk pays

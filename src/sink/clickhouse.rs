@@ -1,6 +1,6 @@
 //! The ClickHouse sink (`kind = "clickhouse"`): batched `INSERT … FORMAT RowBinary` over
 //! ClickHouse's HTTP interface into a requests table and a timers table ([`requests_ddl`],
-//! [`timers_ddl`]; the README documents them), created at start when `create_tables = true`.
+//! [`timers_ddl`]; docs/stream-and-sinks.md documents them), created at start when `create_tables = true`.
 //!
 //! RowBinary, with the columns named in the `INSERT`, rather than JSON: numbers go as their
 //! little-endian bytes and strings as a length and their bytes (exactly the bytes the client
@@ -76,7 +76,7 @@ pub fn timers_ddl(database: &str, table: &str, ttl: Duration) -> String {
 }
 
 /// `CREATE TABLE` of the report ticks table: one row per report row of each closed tick (see
-/// [`ClickHouseOutput::tick_row`] and the README's "Report ticks"). Written once per tick:
+/// [`ClickHouseOutput::tick_row`] and docs/fleets.md, "Report ticks"). Written once per tick:
 /// the `ReplacingMergeTree`'s sorting key is the tick and row's identity, so an insert sent
 /// again after a lost reply leaves one copy once parts merge, and a query with `FINAL` (as the
 /// fleet view's) reads one copy before. (ClickHouse 18.16 has no insert deduplication for a
@@ -169,7 +169,7 @@ pub fn fleet_sql(database: &str, table: &str, filter: &str, percentiles: &[f64])
 
 /// `CREATE VIEW` of the fleet view `{table}_fleet`: [`fleet_sql`] over every tick the table
 /// holds (ClickHouse 18.16 has no parametrized views: a time range is a `WHERE` on the table, as
-/// in the README's query).
+/// in docs/fleets.md's query).
 pub fn fleet_view_ddl(database: &str, table: &str) -> String {
     format!(
         "CREATE VIEW IF NOT EXISTS {database}.{table}_fleet AS {}",

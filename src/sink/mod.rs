@@ -982,14 +982,14 @@ mod tests {
         assert_eq!(toml::to_string(c).unwrap(), toml::to_string(&d).unwrap());
     }
 
-    /// The `[[sink]]` example of README.md is valid configuration.
+    /// The `[[sink]]` example of docs/stream-and-sinks.md is valid configuration.
     #[test]
-    fn readme_sink_example_parses() {
+    fn documented_sink_example_parses() {
         let readme =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/stream-and-sinks.md")).unwrap();
         let start = readme
             .find("```toml\n# config file: sinks")
-            .expect("README has the sink example");
+            .expect("docs/stream-and-sinks.md has the sink example");
         let block = &readme[start + 7..];
         let block = &block[..block.find("```").unwrap()];
         let sinks = parse(block).unwrap();

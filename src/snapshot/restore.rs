@@ -132,7 +132,7 @@ pub(super) enum Outcome {
 ///
 /// Why threads: a snapshot's time is mostly each report's own (serialising its window; on
 /// restore, reading it back into tables), independent of the others', and it is time the daemon
-/// is not merging: receivers queue what comes meanwhile in the temp ring (README, "Restarts keep
+/// is not merging: receivers queue what comes meanwhile in the temp ring (docs/running.md, "Restarts keep
 /// the window"). One report may still take most of it (a full 15-minute window of the benches'
 /// largest timer report: 460 MB of the 1.3 GB).
 pub(crate) fn on_threads<T: Send>(

@@ -8,7 +8,7 @@
 //! URL's state honoured on open, times in the browser's zone; and no error in the console.
 //!
 //! Skips (visibly) without Chromium unless `PINBAD_REQUIRE_BROWSER` is set; with
-//! `PINBAD_SCREENSHOTS=1` it writes the README's screenshots to docs/screenshots/.
+//! `PINBAD_SCREENSHOTS=1` it writes the screenshots docs/dashboard.md shows to docs/screenshots/.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -221,7 +221,10 @@ fn assert_no_errors(b: &Browser, allowed: &[&str]) {
     assert!(severe.is_empty(), "browser console: {severe:?}");
 }
 
-fn shot(b: &Browser, name: &str) {
+/// With `PINBAD_SCREENSHOTS=1`, the page as `b` shows it now, written to
+/// docs/screenshots/NAME.png (docs/dashboard.md shows them; tests/integration/docs.rs checks the
+/// set).
+pub fn shot(b: &Browser, name: &str) {
     if std::env::var_os("PINBAD_SCREENSHOTS").is_some_and(|v| v == "1") {
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("docs/screenshots")

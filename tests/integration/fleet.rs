@@ -1,6 +1,6 @@
 //! Fleets: report ticks written to a real ClickHouse by two pinbad instances on different
 //! traffic, answered for the whole fleet by the fleet view (`pinba_report_ticks_fleet`), the
-//! README's SQL and `GET /api/v1/fleet/reports/{name}`, checked against the exact answer computed
+//! SQL of docs/fleets.md and `GET /api/v1/fleet/reports/{name}`, checked against the exact answer computed
 //! from the union of what was sent; ticks sent again (a retry after a lost reply) not doubled;
 //! the server killed and restarted mid-traffic: every tick written once or counted as dropped.
 
@@ -172,13 +172,13 @@ fn check_dashboard(d: &Daemon, sent: &BTreeMap<String, Sent>) {
     );
 }
 
-/// The README's fleet query (its `report_by_script_name` over the last day) answers `sent`.
-fn check_readme_sql(ch: &ClickHouse, sent: &BTreeMap<String, Sent>) {
+/// The fleet query of docs/fleets.md (its `report_by_script_name` over the last day) answers `sent`.
+fn check_documented_sql(ch: &ClickHouse, sent: &BTreeMap<String, Sent>) {
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/fleets.md")).unwrap();
     let from = readme
         .find("SELECT keys[1] AS script_name")
-        .expect("README has the fleet query");
+        .expect("docs/fleets.md has the fleet query");
     let sql = &readme[from..];
     let sql = sql[..sql.find(';').unwrap()]
         .replace("FROM pinba_report_ticks", "FROM fleet.pinba_report_ticks")
@@ -381,7 +381,7 @@ fn two_instances_answer_the_fleet_from_clickhouse_exactly_once() {
         "a\nb"
     );
     check_fleet(&fleet_rows(&ch), &sent);
-    check_readme_sql(&ch, &sent);
+    check_documented_sql(&ch, &sent);
     check_api(&a, "", &sent);
     // One instance's ticks: b's answer from a.
     let only_b: BTreeMap<String, Sent> = sent

@@ -752,7 +752,7 @@ fn history_has_points_from_the_first_fine_step_and_long_ranges_read_coarse_steps
     assert_eq!(v["stored_step"], 2, "{v}");
 }
 
-/// Reports sharing a table (README, "shared tables") each keep their own history: the table's
+/// Reports sharing a table (docs/reports.md, "share one table") each keep their own history: the table's
 /// closed ticks reach history under every name reading it, exactly.
 #[test]
 fn reports_sharing_a_table_each_keep_their_history() {

@@ -7,7 +7,7 @@ use crate::common::Daemon;
 #[test]
 fn json_logs_are_one_object_per_line_and_changes_name_the_client() {
     // Started only once it has printed its plain "listening" lines on stdout (`Daemon::attach`
-    // reads them): with JSON logs too, as README says; the JSON is all on stderr.
+    // reads them): with JSON logs too, as docs/configuration.md says; the JSON is all on stderr.
     let d = Daemon::start_logged("[log]\nformat = \"json\"\n", "info");
     let (code, body) = d.post(
         "/api/v1/reports",

@@ -12,6 +12,7 @@ mod browser;
 mod common;
 mod core;
 mod dashboard;
+mod docs;
 mod errors;
 mod history;
 mod http;

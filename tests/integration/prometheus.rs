@@ -414,7 +414,7 @@ fn prometheus_scrapes_exact_counters_rates_and_quantiles_and_the_dashboard_queri
     }
 }
 
-/// Every figure of `/api/v1/status` is on `/metrics` (named by the README's rule), and a report
+/// Every figure of `/api/v1/status` is on `/metrics` (named by docs/prometheus.md's rule), and a report
 /// created over the API with `"prometheus": true` is exported. Needs no Prometheus.
 #[test]
 fn metrics_show_every_status_figure_and_run_time_reports() {

@@ -431,6 +431,7 @@ fn the_request_logs_view_shows_what_the_url_asks() {
     largest.sort_by(|a, b| b.time.total_cmp(&a.time));
     let order: Vec<String> = largest.iter().map(|r| r.n.clone()).collect();
     assert_eq!(first, order[..4]);
+    crate::dashboard::shot(&b, "logs");
     b.click("#logs-next");
     let second = b.wait("the second page", |b| {
         shown(b)

@@ -424,7 +424,7 @@ fn closed_ticks_restored<'a, T>(
     }
 }
 
-/// Two `[[report]]`s equal but for their names: they share one table (see README, "shared
+/// Two `[[report]]`s equal but for their names: they share one table (see docs/reports.md, "share one
 /// tables").
 const SCRIPT_TWINS: &str = "[[report]]\nname = \"scripts_a\"\nkeys = [\"script_name\"]\n\
                             [[report]]\nname = \"scripts_b\"\nkeys = [\"script_name\"]\n";

@@ -233,13 +233,13 @@ fn clickhouse_config(ch: &ClickHouse, database: &str) -> String {
     )
 }
 
-/// The README's SQL block that starts with `start`, as rows.
-fn readme_sql(ch: &ClickHouse, start: &str) -> Vec<Value> {
+/// The SQL block of docs/stream-and-sinks.md that starts with `start`, as rows.
+fn documented_sql(ch: &ClickHouse, start: &str) -> Vec<Value> {
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/stream-and-sinks.md")).unwrap();
     let from = readme
         .find(start)
-        .unwrap_or_else(|| panic!("README has `{start}`"));
+        .unwrap_or_else(|| panic!("docs/stream-and-sinks.md has `{start}`"));
     let sql = &readme[from..];
     let sql = sql[..sql.find(';').unwrap()].to_string() + " FORMAT JSONEachRow";
     ch.query(&sql)
@@ -309,8 +309,8 @@ fn clickhouse_sink_writes_every_request_and_timer() {
         "test"
     );
 
-    // The README's SQL gives pinbad's own reports: report_by_script_name...
-    let rows = readme_sql(&ch, "SELECT script_name,\n       count() AS req_count");
+    // The documented SQL gives pinbad's own reports: report_by_script_name...
+    let rows = documented_sql(&ch, "SELECT script_name,\n       count() AS req_count");
     assert_eq!(rows.len(), 100);
     for row in &rows {
         let script = row["script_name"].as_str().unwrap();
@@ -336,7 +336,7 @@ fn clickhouse_sink_writes_every_request_and_timer() {
         &json!({"name": "by_group", "keys": ["script_name", "timer_tag:group"]}),
     );
     assert_eq!(code, 201, "{body}");
-    let rows = readme_sql(&ch, "SELECT script_name,\n       tags.value[indexOf");
+    let rows = documented_sql(&ch, "SELECT script_name,\n       tags.value[indexOf");
     assert_eq!(rows.len(), 100);
     for row in &rows {
         let (script, group) = (

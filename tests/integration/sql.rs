@@ -995,18 +995,18 @@ fn every_report_table_equals_the_http_answer() {
     }
 }
 
-/// The README's Grafana queries run, with the macros expanded as Grafana's MySQL data source
+/// The Grafana queries of docs/sql.md run, with the macros expanded as Grafana's MySQL data source
 /// expands them.
 #[test]
-fn the_readme_grafana_queries_run() {
+fn the_documented_grafana_queries_run() {
     let Some((d, sent)) = with_mariadb("", 100) else {
         return;
     };
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/sql.md")).unwrap();
     let from = readme
         .find("**Grafana.**")
-        .expect("the README's Grafana example");
+        .expect("docs/sql.md's Grafana example");
     let blocks: Vec<&str> = readme[from..]
         .split("```sql\n")
         .skip(1)

@@ -582,7 +582,7 @@
 
   // ---- Servers, their hosts and scripts ---------------------------------------------------------
   // The overview lists servers, a server's page its hosts and scripts, a script's page its
-  // status mix, timers and slowest requests: the live window of the built-in reports (README
+  // status mix, timers and slowest requests: the live window of the built-in reports (docs/reports.md,
   // "Built-in reports"), and their history for the sparklines and charts.
 
   /** The reports each level reads: its rows, and the same keys with the status (for the
