@@ -94,6 +94,10 @@ fn sqlite_err(e: rusqlite::Error) -> SqlError {
     if let Some(name) = text.strip_prefix("no such table: ") {
         return SqlError::NoSuchTable(name.trim_start_matches("pinba.").to_string());
     }
+    if let Some(f) = text.strip_prefix("no such function: ") {
+        let f = f.split_whitespace().next().unwrap_or(f);
+        return SqlError::Other(format!("FUNCTION {f} is not supported by pinbad"));
+    }
     if let Some(column) = text.strip_prefix("no such column: ") {
         return SqlError::NoSuchColumn(column.to_string());
     }
@@ -427,8 +431,10 @@ impl Engine {
 }
 
 /// A result column's name as MySQL would show it: `sysvar('x')` (how `statement` rewrote
-/// `@@x`) back as `@@x`, a string literal without its quotes.
+/// `@@x`) back as `@@x`, without the collation `statement` gives string literals, a string
+/// literal without its quotes.
 fn column_name(name: &str) -> String {
+    let name = &name.replace(" COLLATE NOCASE", "");
     if let Some(var) = name
         .strip_prefix("sysvar('")
         .and_then(|s| s.strip_suffix("')"))
@@ -436,7 +442,7 @@ fn column_name(name: &str) -> String {
         return format!("@@{var}");
     }
     match name.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
-        Some(text) if !text.contains('\'') => text.to_string(),
+        Some(text) if !text.replace("''", "").contains('\'') => text.replace("''", "'"),
         _ => name.to_string(),
     }
 }

@@ -17,7 +17,7 @@
 //! - `vtab`: the pinba tables as SQLite virtual tables over the reports and the raw pool;
 //! - `layout`: which columns a report's table has (pinba_engine's or pinba2's) and what each
 //!   holds;
-//! - `functions`: MySQL's functions SQLite lacks.
+//! - `functions`, `dates`, `aggregates`: MySQL's functions SQLite lacks or computes otherwise.
 //!
 //! Bounded: statements take `mysql.max_concurrent_queries` slots of their own (never the HTTP
 //! API's), wait for one in a queue of `mysql.max_queued_queries`, stop at `mysql.max_query_time`
@@ -27,6 +27,8 @@
 //! than `mysql.max_allowed_packet` is refused unread. Everything is counted in `Counters::sql`
 //! (status `mysql`, `/metrics` `pinbad_sql_*`). Never touches the ingest path.
 
+mod aggregates;
+mod dates;
 mod engine;
 mod functions;
 pub mod layout;

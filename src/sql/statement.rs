@@ -1,13 +1,21 @@
 //! A MySQL statement as the SQL front end sees it: what kind it is ([`Statement`]) and, for a
-//! query, the same query in SQLite's dialect ([`to_sqlite`]).
+//! query, the same query in SQLite's dialect, made to give MySQL's answers.
 //!
-//! Pure: text in, text out. MySQL and SQLite share most of their SELECT syntax; what differs and
-//! what pinba_engine's users write is rewritten here, token by token, outside literals: strings
-//! in single or double quotes with backslash escapes (MySQL reads `"x"` as a string), `#`
-//! comments, `IF(…)`, `LEFT(…)`/`RIGHT(…)` (keywords in SQLite), `CONVERT(x, T)` and MySQL's
-//! `CAST` types, `RLIKE`, `DIV`, `@@variables`, `GROUP_CONCAT(… SEPARATOR s)`, index hints and
-//! `SELECT` modifiers. The functions themselves are `functions`' (registered with SQLite). The
-//! whitespace between tokens is kept, so that an expression's column name reads as written.
+//! Pure: text in, text out. MySQL and SQLite share most of their SELECT syntax; what differs is
+//! rewritten here, token by token, outside literals: strings in single or double quotes with
+//! backslash escapes (MySQL reads `"x"` as a string), `b'0101'`, `#` comments, `IF(…)`,
+//! `LEFT(…)`/`RIGHT(…)` (keywords in SQLite), `CONVERT(x, T)` and MySQL's `CAST` types, `RLIKE`,
+//! `@@variables`, `GROUP_CONCAT(…)`, index hints and `SELECT` modifiers; `/` divides as MySQL's
+//! decimals do; a string literal compares as MySQL's default collation does (case-insensitively).
+//! The operators SQLite lacks or evaluates otherwise (`DIV`, `%`, `XOR`, `^`, `± INTERVAL`) become
+//! calls over their operands, found by MySQL's precedence ([`operators`]). The functions
+//! themselves are `functions`', `dates`' and `aggregates'` (registered with SQLite). The
+//! whitespace between tokens is kept, and a select list item the rewrite changed is named by the
+//! text the client wrote, as MySQL names it.
+//!
+//! What a text rewrite cannot see: the types of expressions. SQLite has no DECIMAL, so a decimal
+//! result is a double (its value is MySQL's; turned into text it shows the digits it has, not
+//! the DECIMAL's scale), and a function's result type is what its values are.
 
 /// One statement, classified.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,6 +88,8 @@ pub enum Show {
 struct Token {
     kind: Kind,
     space_before: bool,
+    /// Where it is in the statement's text (`0..0` for a token a rewrite made).
+    span: std::ops::Range<usize>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -198,6 +208,17 @@ fn lex(sql: &str) -> Result<Vec<Token>, LexError> {
                 i += len;
                 Kind::Number(rest[..len].to_string())
             }
+            // `b'0101'`: a bit-value literal, as the number it is.
+            b'b' | b'B' if b.get(i + 1) == Some(&b'\'') => {
+                let end = rest[2..]
+                    .find('\'')
+                    .ok_or_else(|| LexError("unterminated b'…' literal".into()))?;
+                let bits = &rest[2..2 + end];
+                let value = u64::from_str_radix(if bits.is_empty() { "0" } else { bits }, 2)
+                    .map_err(|_| LexError(format!("b'{bits}' is not a bit-value literal")))?;
+                i += end + 3;
+                Kind::Number(value.to_string())
+            }
             c if c.is_ascii_alphabetic() || c == b'_' || c >= 0x80 || c == b'$' => {
                 let len = rest
                     .find(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '$'))
@@ -222,8 +243,24 @@ fn lex(sql: &str) -> Result<Vec<Token>, LexError> {
             }
         };
         debug_assert!(i > start);
+        // `'a' 'b'` is one string in MySQL.
+        if let (
+            Kind::Str(next),
+            Some(Token {
+                kind: Kind::Str(prev),
+                span,
+                ..
+            }),
+        ) = (&kind, out.last_mut())
+        {
+            prev.push_str(next);
+            span.end = i;
+            space = false;
+            continue;
+        }
         out.push(Token {
             kind,
+            span: start..i,
             space_before: space,
         });
         space = false;
@@ -320,7 +357,7 @@ pub fn classify(sql: &str) -> Result<Statement, LexError> {
     };
     let verb = match first.word() {
         Some(w) => w.to_ascii_uppercase(),
-        None if first.is_punct("(") => return to_sqlite(&tokens).map(Statement::Query),
+        None if first.is_punct("(") => return query(sql, tokens),
         None => {
             return Err(LexError(format!(
                 "a statement cannot start with {:?}",
@@ -335,7 +372,7 @@ pub fn classify(sql: &str) -> Result<Statement, LexError> {
         .collect();
     let second = words.get(1).map(String::as_str).unwrap_or("");
     Ok(match verb.as_str() {
-        "SELECT" | "WITH" | "VALUES" => Statement::Query(to_sqlite(&tokens)?),
+        "SELECT" | "WITH" | "VALUES" => query(sql, tokens)?,
         "SHOW" => show(&tokens[1..])?,
         "DESCRIBE" | "DESC" | "EXPLAIN" => {
             let rest = &tokens[1..];
@@ -385,6 +422,128 @@ pub fn classify(sql: &str) -> Result<Statement, LexError> {
         }
         _ => Statement::Unsupported(format!("`{verb}` statements are not supported")),
     })
+}
+
+/// A query's tokens as SQLite's text, or why it cannot run.
+fn query(sql: &str, tokens: Vec<Token>) -> Result<Statement, LexError> {
+    if tokens
+        .windows(2)
+        .any(|w| w[0].is_word("WITH") && w[1].is_word("ROLLUP"))
+    {
+        return Ok(Statement::Unsupported(
+            "GROUP BY … WITH ROLLUP is not supported".into(),
+        ));
+    }
+    let Some(items) = select_items(&tokens) else {
+        return to_sqlite(&operators(tokens)?).map(Statement::Query);
+    };
+    // The select list item by item: one that the rewrite changed is named as MySQL names it,
+    // by the text the client wrote (`7 / 2`, not `7 *1.0/ 2`).
+    let mut out = to_sqlite(&operators(tokens[..items[0].start].to_vec())?)?;
+    for (k, item) in items.iter().enumerate() {
+        if k > 0 {
+            if tokens[item.start - 1].space_before {
+                out.push(' ');
+            }
+            out.push(',');
+        }
+        let part = &tokens[item.clone()];
+        let text = to_sqlite(&operators(part.to_vec())?)?;
+        if part[0].space_before {
+            out.push(' ');
+        }
+        out.push_str(&text);
+        // As written, without its comments and with one space where there was any.
+        let mut written = String::new();
+        for t in part {
+            if t.space_before && !written.is_empty() {
+                written.push(' ');
+            }
+            written.push_str(&sql[t.span.clone()]);
+        }
+        if !has_alias(part) && text.trim_start() != written {
+            out.push_str(&format!(" AS {}", quote_ident(&written)));
+        }
+    }
+    let end = items[items.len() - 1].end;
+    if tokens.get(end).is_some_and(|t| t.space_before) {
+        out.push(' ');
+    }
+    out.push_str(&to_sqlite(&operators(tokens[end..].to_vec())?)?);
+    Ok(Statement::Query(out))
+}
+
+/// The items of a `SELECT`'s list (the statement's first, which names the result's columns),
+/// where it starts the statement and each item's tokens came from its text.
+fn select_items(tokens: &[Token]) -> Option<Vec<std::ops::Range<usize>>> {
+    if !tokens.first()?.is_word("SELECT") {
+        return None;
+    }
+    let mut i = 1;
+    while tokens.get(i).is_some_and(|t| {
+        ["DISTINCT", "ALL", "DISTINCTROW"]
+            .iter()
+            .chain(DROPPED_MODIFIERS)
+            .any(|w| t.is_word(w))
+    }) {
+        i += 1;
+    }
+    let mut items = Vec::new();
+    let mut start = i;
+    let mut depth = 0usize;
+    while i < tokens.len() {
+        let t = &tokens[i];
+        if t.is_punct("(") {
+            depth += 1;
+        } else if t.is_punct(")") {
+            depth = depth.checked_sub(1)?;
+        } else if depth == 0 && t.is_punct(",") {
+            items.push(start..i);
+            start = i + 1;
+        } else if depth == 0
+            && [
+                "FROM", "INTO", "UNION", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT", "WINDOW",
+            ]
+            .iter()
+            .any(|w| t.is_word(w))
+        {
+            break;
+        }
+        i += 1;
+    }
+    items.push(start..i);
+    let made = items
+        .iter()
+        .any(|r| r.is_empty() || tokens[r.clone()].iter().any(|t| t.span.is_empty()));
+    (!made).then_some(items)
+}
+
+/// Whether a select list item names itself (`x AS n`, `x n`) or is a star (`*`, `t.*`) or a lone
+/// string (named by its text).
+fn has_alias(item: &[Token]) -> bool {
+    let last = &item[item.len() - 1];
+    if item.len() == 1 {
+        return matches!(last.kind, Kind::Str(_)) || last.is_punct("*");
+    }
+    let before = &item[item.len() - 2];
+    if before.is_word("AS") || last.is_punct("*") {
+        return true;
+    }
+    let interval_unit =
+        UNITS.iter().any(|u| last.is_word(u)) && item.iter().any(|t| t.is_word("INTERVAL"));
+    let names = matches!(last.kind, Kind::Quoted(_) | Kind::Str(_))
+        || (last.word().is_some()
+            && !interval_unit
+            && !["NULL", "TRUE", "FALSE", "END", "UNKNOWN"]
+                .iter()
+                .any(|w| last.is_word(w)));
+    names
+        && precedence(before).is_none()
+        && !before.is_punct(".")
+        && !before.is_punct("-")
+        && !before.is_punct("+")
+        && !before.is_punct("!")
+        && !before.is_punct("~")
 }
 
 /// `[db.]name` at the start of `tokens` (a `FROM db` after it is the caller's).
@@ -545,8 +704,18 @@ const RENAMED: &[(&str, &str)] = &[
     ("ISNULL", "mysql_isnull"),
     ("LCASE", "lower"),
     ("UCASE", "upper"),
-    ("CHAR_LENGTH", "length"),
-    ("CHARACTER_LENGTH", "length"),
+    ("CHAR_LENGTH", "char_length"),
+    ("CHARACTER_LENGTH", "char_length"),
+    ("OCTET_LENGTH", "length"),
+    ("INSERT", "mysql_insert"),
+    ("MID", "substr"),
+    ("SUBSTRING", "substr"),
+    ("POSITION", "locate"),
+    ("EXTRACT", "mysql_extract"),
+    ("CURRENT_TIME", "curtime"),
+    ("UTC_TIMESTAMP", "utc_timestamp"),
+    ("UTC_DATE", "utc_date"),
+    ("UTC_TIME", "utc_time"),
     ("CURRENT_TIMESTAMP", "now"),
     ("CURRENT_DATE", "curdate"),
     ("LOCALTIME", "now"),
@@ -557,21 +726,84 @@ const RENAMED: &[(&str, &str)] = &[
     ("SCHEMA", "database"),
 ];
 
-/// MySQL's `CAST` types as SQLite's.
-fn cast_type(words: &[String]) -> &'static str {
-    match words.first().map(String::as_str).unwrap_or("") {
-        "SIGNED" | "UNSIGNED" | "INT" | "INTEGER" | "BIGINT" => "INTEGER",
-        "DECIMAL" | "DOUBLE" | "FLOAT" | "REAL" | "NUMERIC" => "REAL",
-        "BINARY" | "BLOB" => "BLOB",
-        _ => "TEXT",
+/// `expr` cast to MySQL's type `ty` (its words, upper-cased, and the numbers in parentheses), as
+/// SQLite text: `SIGNED` rounds as MySQL does, `DECIMAL(m,d)` rounds to `d` decimals, the
+/// temporal types take MySQL's forms.
+fn cast_to(expr: &str, ty: &[String], args: &[String]) -> Result<String, LexError> {
+    let first = ty.first().map(String::as_str).unwrap_or("");
+    Ok(match first {
+        "SIGNED" | "INT" | "INTEGER" | "BIGINT" => format!("mysql_signed({expr})"),
+        "UNSIGNED" => format!("mysql_unsigned({expr})"),
+        "DECIMAL" | "NUMERIC" | "DEC" | "FIXED" => format!(
+            "mysql_decimal({expr}, {})",
+            args.get(1).map(String::as_str).unwrap_or("0")
+        ),
+        "DOUBLE" | "FLOAT" | "REAL" => format!("CAST({expr} AS REAL)"),
+        "CHAR" | "VARCHAR" | "NCHAR" | "TEXT" | "" => format!("CAST({expr} AS TEXT)"),
+        "BINARY" | "BLOB" => format!("CAST({expr} AS BLOB)"),
+        "DATE" => format!("date({expr})"),
+        "DATETIME" | "TIMESTAMP" => format!("mysql_datetime({expr})"),
+        "TIME" => format!("time({expr})"),
+        other => return Err(LexError(format!("CAST to {other} is not supported"))),
+    })
+}
+
+/// `GROUP_CONCAT([DISTINCT] a, … [ORDER BY …] [SEPARATOR s])` at `at` as
+/// `mysql_group_concat(distinct, s, a, … [ORDER BY …])` (`aggregates`), and the index after it.
+fn group_concat(tokens: &[Token], at: usize) -> Result<(String, usize), LexError> {
+    let end = skip_group(tokens, at + 1);
+    let inner = &tokens[at + 2..end.saturating_sub(1).max(at + 2)];
+    let distinct = inner.first().is_some_and(|t| t.is_word("DISTINCT"));
+    let inner = &inner[usize::from(distinct)..];
+    let mut depth = 0usize;
+    let (mut order, mut separator) = (None, None);
+    for (k, t) in inner.iter().enumerate() {
+        if t.is_punct("(") {
+            depth += 1;
+        } else if t.is_punct(")") {
+            depth = depth.saturating_sub(1);
+        } else if depth == 0 && t.is_word("ORDER") && order.is_none() {
+            order = Some(k);
+        } else if depth == 0 && t.is_word("SEPARATOR") {
+            separator = Some(k);
+        }
     }
+    let values_end = order.or(separator).unwrap_or(inner.len());
+    let sep = match separator {
+        Some(k) => match inner.get(k + 1).map(|t| &t.kind) {
+            Some(Kind::Str(s)) => quote(s),
+            _ => return Err(LexError("SEPARATOR needs a string".into())),
+        },
+        None => quote(","),
+    };
+    let values = to_sqlite(&inner[..values_end])?;
+    if values.trim().is_empty() {
+        return Err(LexError("GROUP_CONCAT needs a value".into()));
+    }
+    let order = match order {
+        Some(k) => format!(
+            " {}",
+            to_sqlite(&inner[k..separator.unwrap_or(inner.len())])?
+        ),
+        None => String::new(),
+    };
+    Ok((
+        format!(
+            "mysql_group_concat({}, {sep}, {}{order})",
+            u8::from(distinct),
+            values.trim_start()
+        ),
+        end,
+    ))
 }
 
 /// A query's tokens as SQLite text.
 fn to_sqlite(tokens: &[Token]) -> Result<String, LexError> {
     let mut out = String::with_capacity(tokens.len() * 8);
     let mut i = 0;
-    let mut depth_of_separator: Vec<usize> = Vec::new();
+    // Groups in which keywords separate arguments (`SUBSTRING(s FROM a FOR b)`): the group's
+    // depth and its keywords.
+    let mut commas: Vec<(usize, &'static [&'static str])> = Vec::new();
     let mut depth = 0usize;
     while i < tokens.len() {
         let t = &tokens[i];
@@ -624,15 +856,94 @@ fn to_sqlite(tokens: &[Token]) -> Result<String, LexError> {
                     i += 1;
                     continue;
                 }
-                if up == "DIV" {
-                    emit("/", t.space_before, &mut out);
-                    i += 1;
-                    continue;
-                }
-                if up == "SEPARATOR" && !depth_of_separator.is_empty() {
+                if commas
+                    .last()
+                    .is_some_and(|(d, words)| *d == depth && words.contains(&up.as_str()))
+                {
                     emit(",", false, &mut out);
                     i += 1;
                     continue;
+                }
+                // The unit that `TIMESTAMPDIFF`, `TIMESTAMPADD` and `EXTRACT` take first.
+                if i >= 2
+                    && tokens[i - 1].is_punct("(")
+                    && ["TIMESTAMPDIFF", "TIMESTAMPADD", "EXTRACT"]
+                        .iter()
+                        .any(|f| tokens[i - 2].is_word(f))
+                    && UNITS.contains(&up.as_str())
+                {
+                    emit(&quote(&up), t.space_before, &mut out);
+                    i += 1;
+                    continue;
+                }
+                if up == "GROUP_CONCAT" && next_is_paren_any {
+                    let (text, next) = group_concat(tokens, i)?;
+                    emit(&text, t.space_before, &mut out);
+                    i = next;
+                    continue;
+                }
+                // `IFNULL(n, 'x')`, `COALESCE(n, 'x')`: a string argument makes the result a
+                // string, whichever argument it comes from.
+                if (up == "IFNULL" || up == "COALESCE") && next_is_paren_any {
+                    let end = skip_group(tokens, i + 1);
+                    let string_arg = top_level(tokens, i + 2..end - 1).any(|k| {
+                        matches!(tokens[k].kind, Kind::Str(_))
+                            && (tokens[k - 1].is_punct("(") || tokens[k - 1].is_punct(","))
+                            && (tokens[k + 1].is_punct(")") || tokens[k + 1].is_punct(","))
+                    });
+                    if string_arg {
+                        let args = to_sqlite(&tokens[i + 2..end - 1])?;
+                        emit(
+                            &format!("CAST({w}({}) AS TEXT)", args.trim_start()),
+                            t.space_before,
+                            &mut out,
+                        );
+                        i = end;
+                        continue;
+                    }
+                }
+                // `COUNT(DISTINCT a, b)`: SQLite counts distinct values of one argument.
+                if up == "COUNT"
+                    && next_is_paren_any
+                    && tokens.get(i + 2).is_some_and(|t| t.is_word("DISTINCT"))
+                {
+                    let end = skip_group(tokens, i + 1);
+                    let several =
+                        top_level(tokens, i + 3..end - 1).any(|k| tokens[k].is_punct(","));
+                    if several {
+                        let args = to_sqlite(&tokens[i + 3..end - 1])?;
+                        emit(
+                            &format!("{w}(DISTINCT mysql_tuple({}))", args.trim_start()),
+                            t.space_before,
+                            &mut out,
+                        );
+                        i = end;
+                        continue;
+                    }
+                }
+                if up == "TRIM" && next_is_paren_any {
+                    let end = skip_group(tokens, i + 1);
+                    let spec = tokens
+                        .get(i + 2)
+                        .and_then(Token::word)
+                        .map(str::to_ascii_uppercase);
+                    let spec =
+                        spec.filter(|w| ["BOTH", "LEADING", "TRAILING"].contains(&w.as_str()));
+                    let from = tokens[i + 2..end].iter().any(|t| t.is_word("FROM"));
+                    if spec.is_some() || from {
+                        emit(
+                            &format!("mysql_trim({},", quote(spec.as_deref().unwrap_or("BOTH"))),
+                            t.space_before,
+                            &mut out,
+                        );
+                        depth += 1;
+                        commas.push((depth, &["FROM"]));
+                        i += 2 + usize::from(spec.is_some());
+                        if tokens.get(i).is_some_and(|t| t.is_word("FROM")) {
+                            out.push_str(" ' '");
+                        }
+                        continue;
+                    }
                 }
                 if (up == "CONVERT" || up == "CAST") && next_is_paren_any {
                     let (text, next) = convert_or_cast(tokens, i, &up)?;
@@ -640,8 +951,16 @@ fn to_sqlite(tokens: &[Token]) -> Result<String, LexError> {
                     i = next;
                     continue;
                 }
-                if up == "GROUP_CONCAT" && next_is_paren_any {
-                    depth_of_separator.push(depth + 1);
+                if next_is_paren_any {
+                    let words: &'static [&'static str] = match up.as_str() {
+                        "SUBSTRING" | "SUBSTR" | "MID" => &["FROM", "FOR"],
+                        "POSITION" => &["IN"],
+                        "EXTRACT" => &["FROM"],
+                        _ => &[],
+                    };
+                    if !words.is_empty() {
+                        commas.push((depth + 1, words));
+                    }
                 }
                 if let Some((_, ours)) = RENAMED.iter().find(|(m, _)| *m == up) {
                     // The same name keeps the client's spelling (a column is named as written).
@@ -659,8 +978,12 @@ fn to_sqlite(tokens: &[Token]) -> Result<String, LexError> {
                     if [
                         "CURRENT_TIMESTAMP",
                         "CURRENT_DATE",
+                        "CURRENT_TIME",
                         "LOCALTIME",
                         "LOCALTIMESTAMP",
+                        "UTC_TIMESTAMP",
+                        "UTC_DATE",
+                        "UTC_TIME",
                     ]
                     .contains(&up.as_str())
                     {
@@ -672,7 +995,19 @@ fn to_sqlite(tokens: &[Token]) -> Result<String, LexError> {
                 emit(w, t.space_before, &mut out);
             }
             Kind::Quoted(q) => emit(&quote_ident(q), t.space_before, &mut out),
-            Kind::Str(s) => emit(&quote(s), t.space_before, &mut out),
+            Kind::Str(s) => {
+                // A string compares, groups, sorts and is made distinct as MySQL's default
+                // collation does: ignoring case (a column alias `AS 'name'` stays a name).
+                if i > 0 && tokens[i - 1].is_word("AS") {
+                    emit(&quote(s), t.space_before, &mut out);
+                } else {
+                    emit(
+                        &format!("{} COLLATE NOCASE", quote(s)),
+                        t.space_before,
+                        &mut out,
+                    );
+                }
+            }
             Kind::Number(n) => emit(n, t.space_before, &mut out),
             Kind::SysVar(v) => emit(&format!("sysvar({})", quote(v)), t.space_before, &mut out),
             Kind::UserVar(v) => {
@@ -682,14 +1017,18 @@ fn to_sqlite(tokens: &[Token]) -> Result<String, LexError> {
                 if p == "(" {
                     depth += 1;
                 } else if p == ")" {
-                    if depth_of_separator.last() == Some(&depth) {
-                        depth_of_separator.pop();
+                    if commas.last().is_some_and(|(d, _)| *d == depth) {
+                        commas.pop();
                     }
                     depth = depth.saturating_sub(1);
                 }
                 let p = match p.as_str() {
                     "&&" => "AND",
+                    "||" => "OR",
+                    "!" => "NOT ",
                     "<=>" => "IS",
+                    // MySQL divides as decimals do (`7/2` is 3.5); SQLite cuts integers.
+                    "/" => "*1.0/",
                     p => p,
                 };
                 emit(p, t.space_before, &mut out);
@@ -698,6 +1037,422 @@ fn to_sqlite(tokens: &[Token]) -> Result<String, LexError> {
         i += 1;
     }
     Ok(out)
+}
+
+/// How tightly MySQL binds a binary operator (higher binds tighter); `None` for what is not one.
+fn precedence(t: &Token) -> Option<u8> {
+    Some(match &t.kind {
+        Kind::Punct(p) => match p.as_str() {
+            "||" => 1,
+            "&&" => 3,
+            "=" | "<=>" | ">=" | ">" | "<=" | "<" | "<>" | "!=" => 5,
+            "|" => 6,
+            "&" => 7,
+            "<<" | ">>" => 8,
+            "+" | "-" => 9,
+            "*" | "/" | "%" => 10,
+            "^" => 11,
+            _ => return None,
+        },
+        Kind::Word(w) => match w.to_ascii_uppercase().as_str() {
+            "OR" => 1,
+            "XOR" => 2,
+            "AND" => 3,
+            "NOT" => 4,
+            "IS" | "LIKE" | "REGEXP" | "RLIKE" | "IN" | "BETWEEN" | "SOUNDS" => 5,
+            "DIV" | "MOD" => 10,
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+/// Words that end an operand: clause keywords, and what separates a `CASE`'s parts.
+const BOUNDARIES: &[&str] = &[
+    "SELECT",
+    "FROM",
+    "WHERE",
+    "GROUP",
+    "HAVING",
+    "ORDER",
+    "LIMIT",
+    "ON",
+    "USING",
+    "WHEN",
+    "THEN",
+    "ELSE",
+    "END",
+    "AS",
+    "BY",
+    "DISTINCT",
+    "UNION",
+    "JOIN",
+    "ASC",
+    "DESC",
+    "SEPARATOR",
+    "OVER",
+    "WINDOW",
+    "INTERVAL",
+    "CASE",
+    "ALL",
+    "ANY",
+    "SOME",
+    "OFFSET",
+    "FOR",
+    "WITH",
+];
+
+/// The units `INTERVAL n UNIT` may name (`dates` says which it supports).
+const UNITS: &[&str] = &[
+    "MICROSECOND",
+    "SECOND",
+    "MINUTE",
+    "HOUR",
+    "DAY",
+    "WEEK",
+    "MONTH",
+    "QUARTER",
+    "YEAR",
+    "SECOND_MICROSECOND",
+    "MINUTE_MICROSECOND",
+    "MINUTE_SECOND",
+    "HOUR_MICROSECOND",
+    "HOUR_SECOND",
+    "HOUR_MINUTE",
+    "DAY_MICROSECOND",
+    "DAY_SECOND",
+    "DAY_MINUTE",
+    "DAY_HOUR",
+    "YEAR_MONTH",
+];
+
+fn is_boundary(t: &Token) -> bool {
+    t.is_punct(",") || t.is_punct(";") || BOUNDARIES.iter().any(|w| t.is_word(w))
+}
+
+/// The index of the `(` that opens the group whose `)` is at `close`.
+fn group_start(tokens: &[Token], close: usize) -> usize {
+    let mut depth = 0usize;
+    let mut j = close;
+    loop {
+        if tokens[j].is_punct(")") {
+            depth += 1;
+        } else if tokens[j].is_punct("(") {
+            depth -= 1;
+            if depth == 0 {
+                return j;
+            }
+        }
+        if j == 0 {
+            return 0;
+        }
+        j -= 1;
+    }
+}
+
+/// Where the left operand of a binary operator of precedence `p` at `at` starts: back over
+/// operands and operators that bind at least as tightly (MySQL's are left-associative).
+fn left_operand(tokens: &[Token], at: usize, p: u8) -> usize {
+    let mut start = at;
+    let mut j = at;
+    while j > 0 {
+        let t = &tokens[j - 1];
+        if t.is_punct(")") {
+            let open = group_start(tokens, j - 1);
+            j = open;
+            // A function's name belongs to its call.
+            if j > 0
+                && tokens[j - 1].word().is_some()
+                && precedence(&tokens[j - 1]).is_none()
+                && !is_boundary(&tokens[j - 1])
+            {
+                j -= 1;
+            }
+            start = j;
+            continue;
+        }
+        if t.is_word("END") {
+            // Back to the `CASE` this `END` closes.
+            let mut depth = 0usize;
+            let mut k = j - 1;
+            loop {
+                if tokens[k].is_word("END") {
+                    depth += 1;
+                } else if tokens[k].is_word("CASE") {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                if k == 0 {
+                    break;
+                }
+                k -= 1;
+            }
+            j = k;
+            start = j;
+            continue;
+        }
+        if t.is_punct("(") || is_boundary(t) {
+            break;
+        }
+        if let Some(q) = precedence(t) {
+            if q < p {
+                break;
+            }
+        }
+        j -= 1;
+        start = j;
+    }
+    start
+}
+
+/// Where the right operand of a binary operator of precedence `p` at `at` ends (exclusive):
+/// forward over an operand and the operators that bind more tightly.
+fn right_operand(tokens: &[Token], at: usize, p: u8) -> usize {
+    let mut j = at + 1;
+    let mut want_operand = true;
+    while j < tokens.len() {
+        let t = &tokens[j];
+        if t.is_punct("(") {
+            j = skip_group(tokens, j);
+            want_operand = false;
+            continue;
+        }
+        if t.is_word("CASE") {
+            let mut depth = 0usize;
+            while j < tokens.len() {
+                if tokens[j].is_word("CASE") {
+                    depth += 1;
+                } else if tokens[j].is_word("END") {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                j += 1;
+            }
+            j += 1;
+            want_operand = false;
+            continue;
+        }
+        if t.is_punct(")") || is_boundary(t) {
+            break;
+        }
+        if want_operand {
+            // Unary `-`, `+`, `!`, `~`, `NOT` before the operand.
+            if !(t.is_punct("-")
+                || t.is_punct("+")
+                || t.is_punct("!")
+                || t.is_punct("~")
+                || t.is_word("NOT"))
+            {
+                want_operand = false;
+            }
+            j += 1;
+            continue;
+        }
+        match precedence(t) {
+            Some(q) if q > p => {
+                want_operand = true;
+                j += 1;
+            }
+            Some(_) => break,
+            // `a.b`: a qualified name goes on.
+            None if t.is_punct(".") => {
+                want_operand = true;
+                j += 1;
+            }
+            None => break,
+        }
+    }
+    j
+}
+
+fn word(w: &str, space_before: bool) -> Token {
+    Token {
+        span: 0..0,
+        kind: Kind::Word(w.to_string()),
+        space_before,
+    }
+}
+
+fn punct(p: &str) -> Token {
+    Token {
+        span: 0..0,
+        kind: Kind::Punct(p.to_string()),
+        space_before: false,
+    }
+}
+
+/// `name(left, right)` in place of `left op right`.
+fn call(name: &str, left: &[Token], right: &[Token], extra: Vec<Token>) -> Vec<Token> {
+    let mut out = vec![
+        word(name, left.first().is_some_and(|t| t.space_before)),
+        punct("("),
+    ];
+    out.extend(left.iter().cloned());
+    if let Some(first) = out.get_mut(2) {
+        first.space_before = false;
+    }
+    out.push(punct(","));
+    out.extend(right.iter().cloned());
+    out.extend(extra);
+    out.push(punct(")"));
+    out
+}
+
+/// The operators MySQL has and SQLite lacks or evaluates otherwise, as calls of `functions`:
+/// `a XOR b`, `a DIV b`, `a % b` and `a MOD b` (SQLite's `%` cuts reals to integers), `a ^ b`,
+/// `x ± INTERVAL n UNIT`; `INTERVAL n UNIT` as an argument (`DATE_ADD(x, INTERVAL n UNIT)`) as
+/// `n, 'UNIT'`; `= ANY (…)` and `<> ALL (…)` as `IN`/`NOT IN`.
+fn operators(mut tokens: Vec<Token>) -> Result<Vec<Token>, LexError> {
+    // Each pass rewrites one operator; the call it makes is an operand of the next.
+    for _ in 0..10_000 {
+        let Some(at) = tokens.iter().enumerate().position(|(i, t)| {
+            t.is_word("XOR")
+                || t.is_word("DIV")
+                || (t.is_word("MOD") && !tokens.get(i + 1).is_some_and(|n| n.is_punct("(")))
+                || t.is_punct("%")
+                || t.is_punct("^")
+                || t.is_word("INTERVAL")
+                || ((t.is_word("ANY") || t.is_word("SOME") || t.is_word("ALL"))
+                    && i > 0
+                    && ["=", "<>", "!=", "<", ">", "<=", ">="]
+                        .iter()
+                        .any(|p| tokens[i - 1].is_punct(p)))
+        }) else {
+            return Ok(tokens);
+        };
+        let t = tokens[at].clone();
+        if t.is_word("ANY") || t.is_word("SOME") || t.is_word("ALL") {
+            let op = &tokens[at - 1];
+            let with = if op.is_punct("=") && !t.is_word("ALL") {
+                vec![word("IN", op.space_before)]
+            } else if (op.is_punct("<>") || op.is_punct("!=")) && t.is_word("ALL") {
+                vec![word("NOT", op.space_before), word("IN", true)]
+            } else {
+                return Err(LexError(format!(
+                    "comparisons with {} (subquery) other than `= ANY` and `<> ALL` are not supported",
+                    t.word().unwrap_or("").to_ascii_uppercase()
+                )));
+            };
+            tokens.splice(at - 1..=at, with);
+            continue;
+        }
+        if t.is_word("INTERVAL") {
+            // `INTERVAL <expr> UNIT`: the unit is the first unit word at this depth.
+            let mut depth = 0usize;
+            let mut unit = None;
+            for (k, u) in tokens.iter().enumerate().skip(at + 1) {
+                if u.is_punct("(") {
+                    depth += 1;
+                } else if u.is_punct(")") {
+                    if depth == 0 {
+                        break;
+                    }
+                    depth -= 1;
+                } else if depth == 0 && UNITS.iter().any(|w| u.is_word(w)) {
+                    unit = Some(k);
+                    break;
+                }
+            }
+            let Some(unit) = unit else {
+                return Err(LexError("INTERVAL needs a unit (INTERVAL 1 DAY)".into()));
+            };
+            let unit_name = tokens[unit].word().unwrap_or("").to_ascii_uppercase();
+            let amount: Vec<Token> = tokens[at + 1..unit].to_vec();
+            if amount.is_empty() {
+                return Err(LexError("INTERVAL needs an amount (INTERVAL 1 DAY)".into()));
+            }
+            let sign = at.checked_sub(1).map(|i| &tokens[i]);
+            if sign.is_some_and(|s| s.is_punct("+") || s.is_punct("-")) {
+                // `x ± INTERVAL n UNIT`.
+                let minus = sign.is_some_and(|s| s.is_punct("-"));
+                let start = left_operand(&tokens, at - 1, 9);
+                if start == at - 1 {
+                    return Err(LexError("`± INTERVAL` needs a date before it".into()));
+                }
+                let mut n = Vec::new();
+                if minus {
+                    n.push(Token {
+                        space_before: true,
+                        ..punct("-")
+                    });
+                    n.push(punct("("));
+                }
+                n.extend(amount);
+                if minus {
+                    n[2].space_before = false;
+                }
+                if minus {
+                    n.push(punct(")"));
+                }
+                let unit_arg = vec![
+                    punct(","),
+                    Token {
+                        span: 0..0,
+                        kind: Kind::Str(unit_name),
+                        space_before: true,
+                    },
+                ];
+                let made = call("mysql_date_add", &tokens[start..at - 1], &n, unit_arg);
+                tokens.splice(start..=unit, made);
+            } else {
+                // An argument: `n, 'UNIT'`.
+                let mut with = amount;
+                if let Some(first) = with.first_mut() {
+                    first.space_before = t.space_before;
+                }
+                with.push(punct(","));
+                with.push(Token {
+                    span: 0..0,
+                    kind: Kind::Str(unit_name),
+                    space_before: true,
+                });
+                tokens.splice(at..=unit, with);
+            }
+            continue;
+        }
+        let (name, p) = if t.is_word("XOR") {
+            ("mysql_xor", 2)
+        } else if t.is_word("DIV") {
+            ("mysql_div", 10)
+        } else if t.is_punct("^") {
+            ("mysql_bitxor", 11)
+        } else {
+            ("mysql_mod", 10)
+        };
+        let start = left_operand(&tokens, at, p);
+        let end = right_operand(&tokens, at, p);
+        if start == at || end == at + 1 {
+            return Err(LexError(format!(
+                "`{}` needs an operand on each side",
+                t.word()
+                    .map_or_else(|| format!("{:?}", t.kind), str::to_string)
+            )));
+        }
+        let made = call(name, &tokens[start..at], &tokens[at + 1..end], Vec::new());
+        tokens.splice(start..end, made);
+    }
+    Err(LexError("too many operators to rewrite".into()))
+}
+
+/// The indexes in `range` of the tokens outside parentheses nested in it.
+fn top_level(tokens: &[Token], range: std::ops::Range<usize>) -> impl Iterator<Item = usize> + '_ {
+    let mut depth = 0usize;
+    range.filter(move |&k| {
+        let t = &tokens[k];
+        if t.is_punct("(") {
+            depth += 1;
+            false
+        } else if t.is_punct(")") {
+            depth = depth.saturating_sub(1);
+            false
+        } else {
+            depth == 0
+        }
+    })
 }
 
 /// The index after the parenthesized group that starts at `at` (`tokens[at]` is `(`).
@@ -752,18 +1507,32 @@ fn convert_or_cast(tokens: &[Token], at: usize, which: &str) -> Result<(String, 
         .filter_map(Token::word)
         .map(str::to_ascii_uppercase)
         .collect();
-    Ok((format!("CAST({expr} AS {})", cast_type(&words)), end))
+    let args: Vec<String> = inner[k + 1..]
+        .iter()
+        .filter_map(|t| match &t.kind {
+            Kind::Number(n) => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
+    Ok((cast_to(&expr, &words, &args)?, end))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The rewritten query, without the collation every string literal gets and the names
+    /// given to rewritten select list items (one test shows both).
     fn query(sql: &str) -> String {
-        match classify(sql).unwrap() {
-            Statement::Query(q) => q,
+        let mut q = match classify(sql).unwrap() {
+            Statement::Query(q) => q.replace(" COLLATE NOCASE", ""),
             other => panic!("{sql}: {other:?}"),
+        };
+        while let Some(at) = q.find(" AS `") {
+            let end = at + 5 + q[at + 5..].find('`').unwrap() + 1;
+            q.replace_range(at..end, "");
         }
+        q
     }
 
     #[test]
@@ -784,7 +1553,7 @@ mod tests {
         );
         assert_eq!(
             query("SELECT CAST(TRIM(CONVERT(p90, CHAR)) AS DOUBLE), CAST(x AS SIGNED)"),
-            "SELECT CAST(TRIM(CAST(p90 AS TEXT)) AS REAL), CAST(x AS INTEGER)"
+            "SELECT CAST(TRIM(CAST(p90 AS TEXT)) AS REAL), mysql_signed(x)"
         );
         assert_eq!(
             query("SELECT @@version, @@session.time_zone, DATABASE()"),
@@ -792,12 +1561,79 @@ mod tests {
         );
         assert_eq!(
             query("SELECT SQL_CALC_FOUND_ROWS a DIV 2 FROM t FORCE INDEX (k) WHERE s RLIKE '^a'"),
-            "SELECT a / 2 FROM t WHERE s REGEXP '^a'"
+            "SELECT mysql_div(a, 2) FROM t WHERE s REGEXP '^a'"
         );
         assert_eq!(
             query("SELECT GROUP_CONCAT(a SEPARATOR ';') , CURRENT_TIMESTAMP"),
-            "SELECT GROUP_CONCAT(a, ';') , now()"
+            "SELECT mysql_group_concat(0, ';', a) , now()"
         );
+    }
+
+    #[test]
+    fn mysql_operators_become_sqlite_calls() {
+        assert_eq!(query("SELECT 7 / 2"), "SELECT 7 *1.0/ 2");
+        assert_eq!(
+            query("SELECT a DIV 60 * 60"),
+            "SELECT mysql_div(a, 60) * 60"
+        );
+        assert_eq!(query("SELECT -7 % 3"), "SELECT -mysql_mod(7, 3)");
+        assert_eq!(
+            query("SELECT x = 1 AND y XOR z + 1 FROM t"),
+            "SELECT mysql_xor(x = 1 AND y, z + 1) FROM t"
+        );
+        assert_eq!(
+            query("SELECT NOW() - INTERVAL 1 DAY < NOW()"),
+            "SELECT mysql_date_add(NOW(), -(1), 'DAY') < NOW()"
+        );
+        assert_eq!(
+            query("SELECT DATE_SUB(f(x), INTERVAL 2 * 3 HOUR)"),
+            "SELECT DATE_SUB(f(x), 2 * 3, 'HOUR')"
+        );
+        assert_eq!(
+            query("SELECT TIMESTAMPDIFF(MINUTE, a, b), EXTRACT(YEAR FROM d)"),
+            "SELECT TIMESTAMPDIFF('MINUTE', a, b), mysql_extract('YEAR', d)"
+        );
+        assert_eq!(
+            query("SELECT SUBSTRING(s FROM 2 FOR 3), TRIM(LEADING '0' FROM s), b'101', 'a' 'b'"),
+            "SELECT substr(s, 2, 3), mysql_trim('LEADING', '0', s), 5, 'ab'"
+        );
+        assert_eq!(
+            classify("SELECT 7 / 2, 7 / 2 AS h, r.x, 'x' FROM r").unwrap(),
+            Statement::Query(
+                "SELECT 7 *1.0/ 2 AS `7 / 2`, 7 *1.0/ 2 AS h, r.x, 'x' COLLATE NOCASE FROM r"
+                    .into()
+            )
+        );
+        assert_eq!(
+            classify("SELECT 'a' = 'A' || x IN (SELECT 1) AND y = ANY (SELECT 2) AS 'n'").unwrap(),
+            Statement::Query(
+                "SELECT 'a' COLLATE NOCASE = 'A' COLLATE NOCASE OR x IN (SELECT 1) AND y IN \
+                 (SELECT 2) AS 'n'"
+                    .into()
+            )
+        );
+        assert_eq!(
+            query("SELECT COUNT(DISTINCT a, f(b, c)), COUNT(DISTINCT a)"),
+            "SELECT COUNT(DISTINCT mysql_tuple(a, f(b, c))), COUNT(DISTINCT a)"
+        );
+        assert_eq!(
+            query("SELECT IFNULL(a, 'x'), COALESCE(a, b)"),
+            "SELECT CAST(IFNULL(a, 'x') AS TEXT), COALESCE(a, b)"
+        );
+        assert_eq!(
+            query("SELECT GROUP_CONCAT(DISTINCT a ORDER BY a DESC SEPARATOR '|') FROM t"),
+            "SELECT mysql_group_concat(1, '|', a ORDER BY a DESC) FROM t"
+        );
+        assert_eq!(
+            query("SELECT CAST(x AS DECIMAL(10,2)), CAST(y AS DATE), CONVERT(z, UNSIGNED)"),
+            "SELECT mysql_decimal(x, 2), date(y), mysql_unsigned(z)"
+        );
+        assert!(matches!(
+            classify("SELECT a, COUNT(*) FROM t GROUP BY a WITH ROLLUP").unwrap(),
+            Statement::Unsupported(_)
+        ));
+        assert!(classify("SELECT 1 > ALL (SELECT 2)").is_err());
+        assert!(classify("SELECT CAST(x AS JSON)").is_err());
     }
 
     #[test]

@@ -584,6 +584,13 @@ fn tag_names(tables: &Tables) -> Result<Vec<Vec<Value>>> {
         .collect())
 }
 
+/// splitmix64's finalizer: distinct inputs, as good as distinct outputs.
+fn mix(mut x: u64) -> i64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (x ^ (x >> 31)) as i64
+}
+
 unsafe impl VTabCursor for PinbaCursor<'_> {
     fn filter(&mut self, idx_num: c_int, idx_str: Option<&str>, args: &Filters<'_>) -> Result<()> {
         let used = idx_str.and_then(|s| s.parse().ok()).unwrap_or(u64::MAX);
@@ -678,7 +685,22 @@ unsafe impl VTabCursor for PinbaCursor<'_> {
         }
     }
 
+    /// The same row has the same rowid in every scan of a statement (SQLite's RIGHT and FULL
+    /// JOIN remember the rows a lookup matched by rowid, then scan for the others): a raw
+    /// row's id (a `timertag` row's timer and tag, mixed); a report's place in the report.
     fn rowid(&self) -> Result<i64> {
-        Ok(self.rowid)
+        let row = self.rows.get(self.at);
+        let int = |i: usize| match row.and_then(|r| r.get(i)) {
+            Some(Value::Integer(v)) => Some(*v),
+            _ => None,
+        };
+        Ok(match &self.tab.shape {
+            Shape::Raw(Raw::TimerTag) => match (int(0), int(1)) {
+                (Some(timer), Some(tag)) => mix(timer as u64 ^ mix(tag as u64) as u64),
+                _ => self.rowid,
+            },
+            Shape::Raw(_) => int(0).unwrap_or(self.rowid),
+            Shape::Report { .. } => self.rowid,
+        })
     }
 }

@@ -38,5 +38,6 @@ mod sinks;
 mod fleet;
 mod snapshot;
 mod sql;
+mod sql_mariadb;
 mod state;
 mod stream;

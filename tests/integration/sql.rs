@@ -104,7 +104,7 @@ fn sql(d: &Daemon, statement: &str) -> Vec<Vec<String>> {
 
 /// A deterministic mix of requests: 3 hosts, 2 servers, 4 scripts, statuses 200/404/500, a
 /// request tag, timers tagged by group and op.
-fn traffic(n: usize) -> Vec<Sent> {
+pub(crate) fn traffic(n: usize) -> Vec<Sent> {
     let mut rnd = crate::common::rng(0x51ab_cafe);
     (0..n)
         .map(|i| {

@@ -1,0 +1,179 @@
+//! MySQL's aggregate functions that SQLite lacks or computes otherwise: the standard deviations
+//! and variances, `BIT_OR`/`BIT_AND`/`BIT_XOR`, and `GROUP_CONCAT` with `DISTINCT` and a
+//! separator (`statement` rewrites `GROUP_CONCAT([DISTINCT] a, … [ORDER BY …] [SEPARATOR s])`
+//! to `mysql_group_concat(distinct, s, a, … [ORDER BY …])`; SQLite orders an aggregate's input).
+
+use rusqlite::functions::{Aggregate, Context, FunctionFlags};
+use rusqlite::types::{Value, ValueRef};
+use rusqlite::{Connection, Result};
+
+use super::functions::{number, text};
+
+/// Count, mean and sum of squared deviations (Welford), for the variances.
+#[derive(Default)]
+struct Moments {
+    n: u64,
+    mean: f64,
+    m2: f64,
+}
+
+#[derive(Clone, Copy)]
+enum Spread {
+    PopVariance,
+    SampleVariance,
+    PopDeviation,
+    SampleDeviation,
+}
+
+impl Aggregate<Moments, Option<f64>> for Spread {
+    fn init(&self, _: &mut Context<'_>) -> Result<Moments> {
+        Ok(Moments::default())
+    }
+
+    fn step(&self, ctx: &mut Context<'_>, m: &mut Moments) -> Result<()> {
+        if let Some(x) = number(ctx.get_raw(0)) {
+            m.n += 1;
+            let d = x - m.mean;
+            m.mean += d / m.n as f64;
+            m.m2 += d * (x - m.mean);
+        }
+        Ok(())
+    }
+
+    fn finalize(&self, _: &mut Context<'_>, m: Option<Moments>) -> Result<Option<f64>> {
+        let Some(m) = m.filter(|m| m.n > 0) else {
+            return Ok(None);
+        };
+        let sample = matches!(self, Spread::SampleVariance | Spread::SampleDeviation);
+        if sample && m.n < 2 {
+            return Ok(None);
+        }
+        let var = m.m2 / (m.n - u64::from(sample)) as f64;
+        Ok(Some(match self {
+            Spread::PopVariance | Spread::SampleVariance => var,
+            _ => var.sqrt(),
+        }))
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Bits {
+    Or,
+    And,
+    Xor,
+}
+
+impl Aggregate<u64, Value> for Bits {
+    fn init(&self, _: &mut Context<'_>) -> Result<u64> {
+        Ok(match self {
+            Bits::And => u64::MAX,
+            _ => 0,
+        })
+    }
+
+    fn step(&self, ctx: &mut Context<'_>, acc: &mut u64) -> Result<()> {
+        let v = match ctx.get_raw(0) {
+            ValueRef::Null => return Ok(()),
+            ValueRef::Integer(i) => i as u64,
+            v => number(v).unwrap_or(0.0).round() as i64 as u64,
+        };
+        match self {
+            Bits::Or => *acc |= v,
+            Bits::And => *acc &= v,
+            Bits::Xor => *acc ^= v,
+        }
+        Ok(())
+    }
+
+    fn finalize(&self, ctx: &mut Context<'_>, acc: Option<u64>) -> Result<Value> {
+        let acc = match acc {
+            Some(a) => a,
+            None => self.init(ctx)?,
+        };
+        Ok(i64::try_from(acc).map_or(Value::Real(acc as f64), Value::Integer))
+    }
+}
+
+/// `GROUP_CONCAT`: rows with a NULL among the values are skipped; `DISTINCT` compares as the
+/// default collation does (case-insensitively); the result is cut at MariaDB's
+/// `group_concat_max_len` (1 MiB) or `@@max_allowed_packet`, the smaller.
+struct GroupConcat {
+    max_len: usize,
+}
+
+#[derive(Default)]
+struct Concat {
+    out: String,
+    any: bool,
+    seen: std::collections::HashSet<String>,
+    full: bool,
+}
+
+impl Aggregate<Concat, Option<String>> for GroupConcat {
+    fn init(&self, _: &mut Context<'_>) -> Result<Concat> {
+        Ok(Concat::default())
+    }
+
+    fn step(&self, ctx: &mut Context<'_>, acc: &mut Concat) -> Result<()> {
+        if acc.full || ctx.len() < 3 {
+            return Ok(());
+        }
+        let mut item = String::new();
+        for i in 2..ctx.len() {
+            match ctx.get_raw(i) {
+                ValueRef::Null => return Ok(()),
+                v => item.push_str(&text(v)),
+            }
+        }
+        let distinct = number(ctx.get_raw(0)).unwrap_or(0.0) != 0.0;
+        if distinct && !acc.seen.insert(item.to_lowercase()) {
+            return Ok(());
+        }
+        if acc.any {
+            acc.out.push_str(&text(ctx.get_raw(1)));
+        }
+        acc.any = true;
+        acc.out.push_str(&item);
+        if acc.out.len() > self.max_len {
+            let mut cut = self.max_len;
+            while !acc.out.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            acc.out.truncate(cut);
+            acc.full = true;
+        }
+        Ok(())
+    }
+
+    fn finalize(&self, _: &mut Context<'_>, acc: Option<Concat>) -> Result<Option<String>> {
+        Ok(acc.filter(|a| a.any).map(|a| a.out))
+    }
+}
+
+/// Registers the aggregates on `conn`.
+pub fn register(conn: &Connection, max_allowed_packet: i64) -> Result<()> {
+    let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    for (name, spread) in [
+        ("std", Spread::PopDeviation),
+        ("stddev", Spread::PopDeviation),
+        ("stddev_pop", Spread::PopDeviation),
+        ("stddev_samp", Spread::SampleDeviation),
+        ("variance", Spread::PopVariance),
+        ("var_pop", Spread::PopVariance),
+        ("var_samp", Spread::SampleVariance),
+    ] {
+        conn.create_aggregate_function(name, 1, flags, spread)?;
+    }
+    for (name, bits) in [
+        ("bit_or", Bits::Or),
+        ("bit_and", Bits::And),
+        ("bit_xor", Bits::Xor),
+    ] {
+        conn.create_aggregate_function(name, 1, flags, bits)?;
+    }
+    let max_len = usize::try_from(max_allowed_packet)
+        .unwrap_or(usize::MAX)
+        .min(1 << 20);
+    conn.create_aggregate_function("mysql_group_concat", -1, flags, GroupConcat { max_len })?;
+    Ok(())
+}

@@ -1,0 +1,186 @@
+"""The differential test's client (tests/integration/sql_mariadb.rs): copies pinbad's raw tables
+into a real MariaDB, runs every statement of the corpus on both through PyMySQL, and prints one
+JSON object per statement: {"sql", "outcome", "detail"}, where outcome is `equal`, `different`,
+`pinbad_error` or `mariadb_error`.
+
+Usage: compare.py PINBAD_PORT MARIADB_SOCKET CORPUS
+
+Answers are compared as a client sees them: the same columns, the same rows (in order where the
+statement has an ORDER BY outside parentheses, else as multisets), NULL where MariaDB has NULL,
+text where it has text, numbers where it has numbers. Numbers compare by value: a DECIMAL
+against pinbad's number rounded to the DECIMAL's scale (pinbad sends a DOUBLE: `7/2` is 3.5
+where MariaDB shows 3.5000), a DOUBLE within 1e-9 relative, after rounding pinbad's to the
+decimals MariaDB shows of it; DATETIME, DATE and TIME as MySQL writes them.
+"""
+
+import datetime
+import decimal
+import json
+import sys
+
+import pymysql
+
+port, socket, corpus = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+
+pinbad = pymysql.connect(host="127.0.0.1", port=port, user="diff", database="pinba")
+maria = pymysql.connect(unix_socket=socket, user="root", autocommit=True)
+mc = maria.cursor()
+mc.execute("CREATE DATABASE pinba CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci")
+mc.execute("USE pinba")
+mc.execute("SET time_zone = '+00:00'")
+
+# The same rows: what pinbad's raw tables hold, copied (floats as DOUBLE, so that nothing rounds).
+pc = pinbad.cursor()
+for table in ["request", "timer", "timertag", "tag"]:
+    pc.execute(
+        "SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS "
+        "WHERE TABLE_NAME = %s ORDER BY ORDINAL_POSITION",
+        (table,),
+    )
+    columns = [(n, "double" if t == "float" else t) for n, t in pc.fetchall()]
+    mc.execute(
+        "CREATE TABLE `%s` (%s)"
+        % (table, ", ".join("`%s` %s" % (n, t) for n, t in columns))
+    )
+    pc.execute("SELECT * FROM `%s`" % table)
+    rows = pc.fetchall()
+    if rows:
+        mc.executemany(
+            "INSERT INTO `%s` VALUES (%s)" % (table, ", ".join(["%s"] * len(columns))),
+            rows,
+        )
+
+
+def normal(v):
+    """A value as the comparison sees it: (kind, value)."""
+    if v is None:
+        return ("null", None)
+    if isinstance(v, bool):
+        return ("number", int(v))
+    if isinstance(v, (int, float, decimal.Decimal)):
+        return ("number", v)
+    if isinstance(v, (bytes, bytearray)):
+        v = bytes(v).decode("utf-8", "replace")
+    if isinstance(v, datetime.datetime):
+        return ("text", v.isoformat(" ", "microseconds" if v.microsecond else "seconds"))
+    if isinstance(v, datetime.date):
+        return ("text", v.isoformat())
+    if isinstance(v, datetime.timedelta):
+        s = int(v.total_seconds())
+        sign = "-" if s < 0 else ""
+        s = abs(s)
+        return ("text", "%s%02d:%02d:%02d" % (sign, s // 3600, s // 60 % 60, s % 60))
+    return ("text", str(v))
+
+
+def same_value(m, p, shown):
+    """Whether pinbad's `p` is MariaDB's `m`; `shown` is the decimals MariaDB shows of a DOUBLE
+    (its column's scale; None where it shows them all)."""
+    (mk, mv), (pk, pv) = normal(m), normal(p)
+    if mk != pk:
+        return False
+    if mk != "number":
+        return mv == pv
+    if isinstance(mv, int) and isinstance(pv, int):
+        return mv == pv
+    if isinstance(mv, decimal.Decimal):
+        exp = mv.as_tuple().exponent
+        try:
+            ours = decimal.Decimal(repr(float(pv)) if isinstance(pv, float) else pv)
+            if exp < 0:
+                ours = ours.quantize(decimal.Decimal(1).scaleb(exp), rounding=decimal.ROUND_HALF_UP)
+            else:
+                ours = ours.quantize(decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP)
+        except decimal.InvalidOperation:
+            return False
+        return ours == mv
+    a, b = float(mv), float(pv)
+    if shown is not None:
+        # MariaDB rounds the DOUBLE it shows (`PI()` is 3.141593, `VAR_POP` shows 4
+        # decimals); pinbad sends every digit: the same value to the decimals shown.
+        b = float(decimal.Decimal(repr(b)).quantize(
+            decimal.Decimal(1).scaleb(-shown), rounding=decimal.ROUND_HALF_EVEN))
+    return a == b or abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+
+
+def ordered(sql):
+    """Whether the statement orders its rows: ORDER BY outside parentheses and literals."""
+    depth, i, quote, text = 0, 0, None, []
+    while i < len(sql):
+        c = sql[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = None
+        elif c in "'\"`":
+            quote = c
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif depth == 0:
+            text.append(c)
+        i += 1
+    return "ORDER BY" in " ".join("".join(text).upper().split())
+
+
+def key(row):
+    return [repr(normal(v)) for v in row]
+
+
+DOUBLE, FLOAT = 5, 4
+
+
+def run(cursor, sql):
+    cursor.execute(sql)
+    names = [d[0] for d in cursor.description or []]
+    # The decimals MariaDB shows of each DOUBLE column (31: all of them).
+    shown = [d[5] if d[1] in (DOUBLE, FLOAT) and d[5] is not None and d[5] < 31 else None
+             for d in cursor.description or []]
+    return names, [list(r) for r in cursor.fetchall()], shown
+
+
+out = []
+for line in open(corpus, encoding="utf-8"):
+    line = line.strip()
+    if not line or line.startswith("--"):
+        continue
+    sql = line.lstrip("!~").strip()
+    result = {"sql": sql, "known_error": line.startswith("!"),
+              "known_difference": line.startswith("~")}
+    try:
+        m_names, m_rows, shown = run(mc, sql)
+    except pymysql.MySQLError as e:
+        result.update(outcome="mariadb_error", detail=str(e))
+        out.append(result)
+        continue
+    try:
+        p_names, p_rows, _ = run(pc, sql)
+    except pymysql.MySQLError as e:
+        result.update(outcome="pinbad_error", detail=str(e))
+        out.append(result)
+        if isinstance(e, pymysql.err.OperationalError) and e.args[0] in (2006, 2013):
+            pinbad = pymysql.connect(host="127.0.0.1", port=port, user="diff", database="pinba")
+            pc = pinbad.cursor()
+        continue
+    if not ordered(sql):
+        m_rows.sort(key=key)
+        p_rows.sort(key=key)
+    detail = None
+    if len(m_names) != len(p_names):
+        detail = "columns: mariadb %r, pinbad %r" % (m_names, p_names)
+    elif len(m_rows) != len(p_rows):
+        detail = "rows: mariadb %d, pinbad %d; first: %r vs %r" % (
+            len(m_rows), len(p_rows), m_rows[:3], p_rows[:3])
+    else:
+        for i, (mr, pr) in enumerate(zip(m_rows, p_rows)):
+            if not all(same_value(a, b, d) for a, b, d in zip(mr, pr, shown)):
+                detail = "row %d: mariadb %r, pinbad %r" % (i, mr, pr)
+                break
+    names = None if m_names == p_names else "mariadb %r, pinbad %r" % (m_names, p_names)
+    result.update(outcome="different" if detail else "equal", detail=detail, names=names)
+    out.append(result)
+
+for r in out:
+    print(json.dumps(r, default=str))

@@ -1,0 +1,525 @@
+-- The differential test's statements (tests/integration/sql_mariadb.rs): one a line, each run on
+-- pinbad and on MariaDB over the same rows. A line starting with `!` is a statement pinbad
+-- refuses with an error, one starting with `~` one it answers otherwise (README.md lists each);
+-- every other line must answer as MariaDB does.
+-- Statements whose answer depends on the time compare something that does not.
+
+-- Arithmetic
+SELECT 1 + 2
+SELECT 7 - 10
+SELECT 6 * 7
+SELECT 7 / 2
+SELECT 1 / 3
+SELECT 10 / 4 * 2
+SELECT 2 * 10 / 4
+SELECT 100 / 7 / 3
+SELECT 7 / 0
+SELECT 7 DIV 2
+SELECT -7 DIV 2
+SELECT 7 % 3
+SELECT -7 % 3
+SELECT MOD(7, 3)
+SELECT MOD(7.5, 2)
+SELECT 7.5 * 2
+SELECT 0.1 + 0.2
+SELECT 1e3 / 8
+SELECT 2.5 + 1
+SELECT -(3 - 5)
+SELECT ABS(-4.25)
+SELECT SIGN(-3), SIGN(0), SIGN(2.5)
+SELECT FLOOR(2.7), FLOOR(-2.7)
+SELECT CEIL(2.1), CEILING(-2.1)
+SELECT ROUND(2.5)
+SELECT ROUND(-2.5)
+SELECT ROUND(2.345, 2)
+SELECT ROUND(1234.5, -1)
+SELECT ROUND(1255, -2)
+SELECT ROUND(7 / 3, 3)
+SELECT TRUNCATE(2.789, 1)
+SELECT TRUNCATE(-2.789, 2)
+SELECT TRUNCATE(1289, -2)
+SELECT POW(2, 10)
+SELECT POWER(2, 0.5)
+SELECT SQRT(16)
+SELECT SQRT(2)
+SELECT SQRT(-1)
+SELECT EXP(1)
+SELECT LN(10)
+SELECT LOG(100)
+SELECT LOG(2, 8)
+SELECT LOG2(1024)
+SELECT LOG10(1000)
+SELECT PI()
+SELECT GREATEST(1, 3.5, 2)
+SELECT LEAST(4, 2, 9)
+SELECT GREATEST(1, NULL)
+SELECT 5 BETWEEN 1 AND 10
+SELECT 3 IN (1, 2, 3)
+SELECT 4 NOT IN (1, 2, 3)
+SELECT 1 = 1.0
+SELECT 2 > 1, 2 < 1, 2 <> 1, 2 != 2
+SELECT NULL = NULL, NULL <=> NULL, 1 <=> NULL
+SELECT 1 AND 0, 1 OR 0, NOT 1
+SELECT 1 XOR 1, 1 XOR 0
+SELECT 5 & 3, 5 | 3, 5 ^ 3
+SELECT 1 << 4, 256 >> 2
+~SELECT b'101'
+SELECT b'1' + 0
+SELECT 0x41 + 0
+SELECT COALESCE(NULL, NULL, 3)
+SELECT IFNULL(NULL, 'x'), IFNULL(2, 'x')
+SELECT NULLIF(3, 3), NULLIF(3, 4)
+SELECT IF(2 > 1, 'yes', 'no')
+SELECT CASE 2 WHEN 1 THEN 'one' WHEN 2 THEN 'two' ELSE 'many' END
+SELECT CASE WHEN 5 > 3 THEN 'big' ELSE 'small' END
+SELECT ISNULL(NULL), ISNULL(0)
+SELECT 10 / 3 * 3
+SELECT 3 * 1.5
+SELECT 1 + '2'
+SELECT '3' * '4'
+SELECT 2 + NULL
+SELECT 1 || 0, 0 || 0
+SELECT 7.5 % 2
+SELECT 10 MOD 4
+SELECT 7.5 DIV 2
+SELECT 2 * 3 % 4
+SELECT 1 + 2 XOR 0
+SELECT NOT 0 XOR 1
+SELECT 3 ^ 5 + 1
+SELECT !0
+
+-- Casts
+SELECT CAST(2.5 AS SIGNED)
+SELECT CAST(2.4 AS SIGNED)
+SELECT CAST(-2.5 AS SIGNED)
+SELECT CAST('42' AS SIGNED)
+SELECT CAST('2.7' AS SIGNED)
+SELECT CAST(7 / 2 AS SIGNED)
+SELECT CAST(3.7 AS UNSIGNED)
+SELECT CAST(12 AS CHAR)
+SELECT CAST('12abc' AS SIGNED)
+SELECT CAST(1.25 AS DECIMAL(10,1))
+SELECT CAST(2 AS DECIMAL(10,2))
+SELECT CAST('3.14159' AS DECIMAL(10,3))
+SELECT CAST(2.5 AS DECIMAL)
+SELECT CAST(7 AS DOUBLE) / 2
+SELECT CONVERT(42, CHAR)
+SELECT CONVERT('17', SIGNED)
+SELECT CAST('2024-03-05 10:20:30' AS DATE)
+SELECT CAST('2024-03-05' AS DATETIME)
+SELECT CAST(NULL AS SIGNED)
+
+-- Strings
+SELECT CONCAT('a', 'b', 'c')
+SELECT CONCAT('a', NULL)
+SELECT CONCAT('n=', 5)
+SELECT CONCAT_WS('-', 'a', NULL, 'b')
+SELECT LENGTH('abc')
+SELECT LENGTH('héllo')
+SELECT CHAR_LENGTH('héllo')
+SELECT OCTET_LENGTH('héllo')
+SELECT UPPER('abc'), LOWER('ABC')
+SELECT UCASE('x'), LCASE('Y')
+SELECT SUBSTRING('hello world', 7)
+SELECT SUBSTRING('hello world', 1, 5)
+SELECT SUBSTRING('hello world', -5)
+SELECT SUBSTRING('hello world' FROM 7)
+SELECT SUBSTRING('hello world' FROM 2 FOR 3)
+SELECT SUBSTR('hello', 2, 2)
+SELECT MID('hello', 2, 3)
+SELECT LEFT('hello', 2), RIGHT('hello', 3)
+SELECT SUBSTRING_INDEX('a.b.c', '.', 2)
+SELECT SUBSTRING_INDEX('a.b.c', '.', -1)
+SELECT TRIM('  x  '), LTRIM('  x'), RTRIM('x  ')
+SELECT TRIM(BOTH 'x' FROM 'xxaxx')
+SELECT TRIM(LEADING '0' FROM '000123')
+SELECT REPLACE('aXbXc', 'X', '-')
+SELECT REVERSE('abc')
+SELECT REPEAT('ab', 3)
+SELECT LPAD('7', 3, '0')
+SELECT RPAD('ab', 5, '.')
+SELECT LPAD('hello', 3, '0')
+SELECT INSTR('foobar', 'bar')
+SELECT LOCATE('bar', 'foobarbar')
+SELECT LOCATE('bar', 'foobarbar', 5)
+SELECT POSITION('b' IN 'abc')
+SELECT FIND_IN_SET('b', 'a,b,c')
+SELECT FIND_IN_SET('z', 'a,b,c')
+SELECT HEX(255)
+SELECT HEX('abc')
+SELECT UNHEX('616263')
+SELECT LOWER(HEX(255))
+SELECT ASCII('A')
+SELECT CHAR(65)
+SELECT SPACE(3)
+SELECT STRCMP('a', 'b'), STRCMP('b', 'a'), STRCMP('a', 'a')
+SELECT 'a' = 'A'
+~SELECT 'abc' = 'ABC '
+SELECT 'abc' < 'ABD'
+SELECT 'a' LIKE 'A'
+SELECT 'hello' LIKE 'h%'
+SELECT 'hello' LIKE '_ello'
+SELECT 'hello' NOT LIKE '%z%'
+SELECT 'Hello' REGEXP '^h'
+SELECT 'abc123' REGEXP '[0-9]+$'
+SELECT 'abc' RLIKE 'B'
+SELECT REGEXP_REPLACE('a1b22c', '[0-9]+', '#')
+SELECT REGEXP_SUBSTR('abc123def', '[0-9]+')
+SELECT FORMAT(1234567.891, 2)
+SELECT FORMAT(1234.5, 0)
+SELECT FORMAT(0.5, 3)
+SELECT MD5('abc')
+!SELECT SHA1('abc')
+SELECT ELT(2, 'a', 'b', 'c')
+SELECT FIELD('b', 'a', 'b', 'c')
+SELECT QUOTE('it''s')
+SELECT 'it''s', "dq", 'back\\slash'
+SELECT CONCAT(UPPER(LEFT('word', 1)), SUBSTRING('word', 2))
+SELECT LENGTH(REPEAT('x', 100))
+SELECT INSERT('Quadratic', 3, 4, 'What')
+SELECT BIT_LENGTH('ab')
+
+-- Dates, times and intervals (the time now compared through what does not move)
+SELECT FROM_UNIXTIME(1700000000)
+SELECT FROM_UNIXTIME(1700000000, '%Y-%m-%d')
+SELECT FROM_UNIXTIME(1700000000, '%H:%i:%s')
+SELECT UNIX_TIMESTAMP('2023-11-14 22:13:20')
+SELECT UNIX_TIMESTAMP('2024-02-29')
+SELECT DATE_FORMAT('2024-03-05 14:07:09', '%Y/%m/%d %H:%i:%s')
+SELECT DATE_FORMAT('2024-03-05 14:07:09', '%a %b %e %l %p')
+SELECT DATE_FORMAT('2024-03-05', '%W %M %D %j')
+SELECT DATE('2024-03-05 14:07:09')
+SELECT TIME('2024-03-05 14:07:09')
+SELECT YEAR('2024-03-05'), MONTH('2024-03-05'), DAY('2024-03-05')
+SELECT DAYOFMONTH('2024-03-05')
+SELECT HOUR('2024-03-05 14:07:09'), MINUTE('2024-03-05 14:07:09'), SECOND('2024-03-05 14:07:09')
+SELECT DAYOFWEEK('2024-03-05')
+SELECT WEEKDAY('2024-03-05')
+SELECT DAYOFYEAR('2024-03-05')
+SELECT DAYNAME('2024-03-05'), MONTHNAME('2024-03-05')
+SELECT QUARTER('2024-08-01')
+SELECT WEEK('2024-03-05')
+SELECT LAST_DAY('2024-02-10')
+SELECT DATE_ADD('2024-03-05', INTERVAL 1 DAY)
+SELECT DATE_ADD('2024-03-05 10:00:00', INTERVAL 90 MINUTE)
+SELECT DATE_SUB('2024-03-05', INTERVAL 1 MONTH)
+SELECT DATE_SUB('2024-03-31', INTERVAL 1 MONTH)
+SELECT DATE_ADD('2024-01-31', INTERVAL 1 MONTH)
+SELECT DATE_ADD('2024-02-29', INTERVAL 1 YEAR)
+SELECT '2024-03-05' + INTERVAL 2 DAY
+SELECT '2024-03-05 10:00:00' - INTERVAL 1 HOUR
+SELECT '2024-03-05 10:00:00' + INTERVAL 30 SECOND
+SELECT '2024-03-05' - INTERVAL 2 WEEK
+SELECT ADDDATE('2024-03-05', 3)
+SELECT SUBDATE('2024-03-05', 3)
+SELECT DATEDIFF('2024-03-05', '2024-02-01')
+SELECT DATEDIFF('2024-03-05 23:59:59', '2024-03-05 00:00:00')
+SELECT TIMESTAMPDIFF(SECOND, '2024-03-05 10:00:00', '2024-03-05 10:05:30')
+SELECT TIMESTAMPDIFF(MINUTE, '2024-03-05 10:00:00', '2024-03-05 12:30:00')
+SELECT TIMESTAMPDIFF(HOUR, '2024-03-05', '2024-03-07')
+SELECT TIMESTAMPDIFF(DAY, '2024-03-01', '2024-03-05')
+SELECT TIMESTAMPDIFF(MONTH, '2024-01-15', '2024-03-14')
+SELECT TIMESTAMPADD(MINUTE, 5, '2024-03-05 10:00:00')
+SELECT STR_TO_DATE('05/03/2024', '%d/%m/%Y')
+SELECT STR_TO_DATE('2024-03-05 10:20:30', '%Y-%m-%d %H:%i:%s')
+SELECT MAKEDATE(2024, 60)
+SELECT SEC_TO_TIME(3725)
+SELECT TIME_TO_SEC('01:02:05')
+SELECT TO_DAYS('2024-03-05')
+SELECT FROM_DAYS(739315)
+SELECT EXTRACT(YEAR FROM '2024-03-05'), EXTRACT(MONTH FROM '2024-03-05 10:00:00')
+SELECT EXTRACT(HOUR FROM '2024-03-05 10:20:30')
+SELECT DATE_ADD('2024-03-05', INTERVAL -1 DAY)
+SELECT DATE_ADD('2024-03-05 10:00:00', INTERVAL 2 * 3 HOUR)
+SELECT '2024-03-05' + INTERVAL 1 DAY + INTERVAL 1 HOUR
+SELECT DATE_FORMAT('2024-03-05' - INTERVAL 1 DAY, '%Y%m%d')
+SELECT NOW() = CURRENT_TIMESTAMP
+SELECT NOW() - INTERVAL 1 DAY < NOW()
+SELECT NOW() + INTERVAL 1 HOUR > NOW()
+SELECT TIMESTAMPDIFF(SECOND, NOW() - INTERVAL 1 HOUR, NOW())
+SELECT DATEDIFF(NOW(), NOW() - INTERVAL 7 DAY)
+SELECT DATE_SUB(NOW(), INTERVAL 1 DAY) < NOW()
+SELECT DATE_ADD(NOW(), INTERVAL 10 MINUTE) > NOW()
+SELECT UNIX_TIMESTAMP(NOW()) - UNIX_TIMESTAMP() BETWEEN -2 AND 0
+SELECT ABS(UNIX_TIMESTAMP(UTC_TIMESTAMP()) - UNIX_TIMESTAMP()) < 3
+SELECT DATE(NOW()) = CURDATE()
+SELECT CURDATE() = CURRENT_DATE
+SELECT LENGTH(NOW()), LENGTH(CURDATE()), LENGTH(CURTIME())
+SELECT LENGTH(UTC_TIMESTAMP())
+SELECT YEAR(NOW()) >= 2024
+SELECT HOUR(NOW()) BETWEEN 0 AND 23
+SELECT FROM_UNIXTIME(UNIX_TIMESTAMP('2024-03-05 10:20:30'))
+SELECT UNIX_TIMESTAMP('2024-03-05 10:20:30') DIV 60 * 60
+SELECT FROM_UNIXTIME(FLOOR(1700000123 / 300) * 300)
+
+-- Aggregates over the raw tables
+SELECT COUNT(*) FROM request
+SELECT COUNT(*) / 7 FROM request
+SELECT COUNT(DISTINCT hostname) FROM request
+SELECT COUNT(DISTINCT script_name, status) FROM request
+SELECT SUM(req_time), AVG(req_time), MIN(req_time), MAX(req_time) FROM request
+SELECT AVG(status) FROM request
+SELECT SUM(status) FROM request
+SELECT AVG(doc_size) FROM request
+SELECT SUM(doc_size) / COUNT(*) FROM request
+SELECT SUM(status >= 500) / NULLIF(COUNT(*), 0) * 100 FROM request
+SELECT ROUND(100 * SUM(status = 404) / COUNT(*), 2) FROM request
+SELECT CONCAT(ROUND(100 * SUM(status = 404) / COUNT(*), 2), '%') FROM request
+~SELECT CONCAT(ROUND(100 * COUNT(*) / COUNT(*), 2), '%') FROM request
+SELECT SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END) FROM request
+SELECT COUNT(CASE WHEN status = 200 THEN 1 END) FROM request
+SELECT STDDEV(req_time) FROM request
+SELECT STD(req_time) FROM request
+SELECT STDDEV_POP(req_time), STDDEV_SAMP(req_time) FROM request
+SELECT VARIANCE(req_time) FROM request
+SELECT VAR_POP(status), VAR_SAMP(status) FROM request
+SELECT BIT_OR(status), BIT_AND(status) FROM request
+SELECT MIN(script_name), MAX(script_name) FROM request
+SELECT GROUP_CONCAT(DISTINCT hostname ORDER BY hostname) FROM request
+SELECT GROUP_CONCAT(DISTINCT hostname ORDER BY hostname SEPARATOR '|') FROM request
+SELECT GROUP_CONCAT(DISTINCT status ORDER BY status DESC) FROM request
+SELECT GROUP_CONCAT(DISTINCT schema ORDER BY schema SEPARATOR '') FROM request
+SELECT COUNT(*) FROM request WHERE status = 200
+SELECT COUNT(*) FROM request WHERE script_name = '/INDEX.PHP'
+SELECT COUNT(*) FROM request WHERE script_name LIKE '/admin%'
+SELECT COUNT(*) FROM request WHERE server_name = 's1.example.com'
+SELECT COUNT(*) FROM request WHERE hostname IN ('h0', 'H1')
+SELECT COUNT(*) FROM request WHERE req_time > 5
+SELECT COUNT(*) FROM request WHERE req_time BETWEEN 1 AND 2
+SELECT COUNT(*) FROM request WHERE status <> 200 AND req_time < 3
+SELECT COUNT(*) FROM request WHERE tags LIKE '%country=nl%'
+SELECT COUNT(*) FROM request WHERE schema = 'HTTPS'
+SELECT COUNT(*) FROM request WHERE script_name REGEXP 'php$'
+SELECT SUM(timers_cnt), SUM(tags_cnt) FROM request
+SELECT MAX(timestamp) - MIN(timestamp) < 600 FROM request
+SELECT COUNT(*) FROM request WHERE timestamp > UNIX_TIMESTAMP() - 3600
+SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) > NOW() - INTERVAL 1 HOUR
+SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) > DATE_SUB(NOW(), INTERVAL 1 DAY)
+SELECT SUM(hit_count), SUM(value), AVG(value) FROM timer
+SELECT COUNT(*), COUNT(DISTINCT request_id) FROM timer
+SELECT COUNT(*) FROM timertag
+SELECT COUNT(*) FROM tag
+SELECT MAX(mem_peak_usage), MIN(memory_footprint) FROM request
+SELECT SUM(ru_utime + ru_stime) FROM request
+SELECT AVG(req_time * 1000) FROM request
+SELECT COUNT(*) FROM request WHERE status = 200 XOR req_time > 5
+
+-- GROUP BY, HAVING, ORDER BY, LIMIT
+SELECT hostname, COUNT(*) FROM request GROUP BY hostname ORDER BY hostname
+SELECT status, COUNT(*) FROM request GROUP BY status ORDER BY status
+SELECT status, COUNT(*) AS n FROM request GROUP BY status ORDER BY n DESC, status
+SELECT script_name, COUNT(*), AVG(req_time) FROM request GROUP BY script_name ORDER BY script_name
+SELECT script_name, SUM(req_time) / COUNT(*) FROM request GROUP BY script_name ORDER BY 1
+SELECT server_name, COUNT(*) FROM request GROUP BY server_name ORDER BY server_name
+SELECT hostname, status, COUNT(*) FROM request GROUP BY hostname, status ORDER BY hostname, status
+SELECT hostname, MAX(req_time) FROM request GROUP BY hostname HAVING MAX(req_time) > 5 ORDER BY hostname
+SELECT script_name, COUNT(*) AS c FROM request GROUP BY script_name HAVING c > 50 ORDER BY c DESC, script_name
+SELECT status, COUNT(*) FROM request GROUP BY status HAVING COUNT(*) BETWEEN 10 AND 1000 ORDER BY status
+SELECT script_name FROM request GROUP BY script_name ORDER BY script_name DESC
+SELECT script_name FROM request GROUP BY script_name ORDER BY script_name LIMIT 2
+SELECT script_name FROM request GROUP BY script_name ORDER BY script_name LIMIT 1, 2
+SELECT script_name FROM request GROUP BY script_name ORDER BY script_name LIMIT 2 OFFSET 1
+SELECT id, req_time FROM request ORDER BY req_time DESC, id LIMIT 5
+SELECT id, script_name FROM request ORDER BY id LIMIT 3
+SELECT id FROM request ORDER BY id DESC LIMIT 3
+SELECT DISTINCT hostname FROM request ORDER BY hostname
+SELECT DISTINCT status FROM request ORDER BY status DESC
+SELECT DISTINCT schema FROM request
+SELECT hostname, ROUND(AVG(req_time), 3) FROM request GROUP BY hostname ORDER BY hostname
+SELECT status DIV 100 AS class, COUNT(*) FROM request GROUP BY class ORDER BY class
+SELECT FLOOR(req_time) AS bucket, COUNT(*) FROM request GROUP BY bucket ORDER BY bucket
+SELECT ROUND(req_time, -1) AS b, COUNT(*) FROM request GROUP BY b ORDER BY b
+SELECT status, GROUP_CONCAT(DISTINCT hostname ORDER BY hostname) FROM request GROUP BY status ORDER BY status
+SELECT hostname, GROUP_CONCAT(DISTINCT status ORDER BY status SEPARATOR ';') FROM request GROUP BY hostname ORDER BY hostname
+SELECT script_name, MIN(req_time), MAX(req_time) FROM request GROUP BY script_name ORDER BY MAX(req_time) DESC
+SELECT LOWER(script_name), COUNT(*) FROM request GROUP BY LOWER(script_name) ORDER BY 1
+SELECT UPPER(server_name) AS s, COUNT(*) FROM request GROUP BY s ORDER BY s
+SELECT LEFT(script_name, 4) AS p, COUNT(*) FROM request GROUP BY p ORDER BY p
+SELECT SUBSTRING_INDEX(tags, '=', -1) AS country, COUNT(*) FROM request GROUP BY country ORDER BY country
+SELECT IF(status >= 400, 'error', 'ok') AS kind, COUNT(*) FROM request GROUP BY kind ORDER BY kind
+SELECT CASE WHEN req_time < 1 THEN 'fast' WHEN req_time < 5 THEN 'ok' ELSE 'slow' END AS speed, COUNT(*) FROM request GROUP BY speed ORDER BY speed
+SELECT hostname, SUM(status = 500) / COUNT(*) AS ratio FROM request GROUP BY hostname ORDER BY hostname
+SELECT hostname, COUNT(*) * 100 / (SELECT COUNT(*) FROM request) FROM request GROUP BY hostname ORDER BY hostname
+SELECT schema, COUNT(*) FROM request GROUP BY schema ORDER BY schema
+SELECT status, SUM(doc_size) FROM request GROUP BY status ORDER BY SUM(doc_size) DESC
+SELECT script_name, STDDEV(req_time) FROM request GROUP BY script_name ORDER BY script_name
+SELECT hostname, VARIANCE(req_time) FROM request GROUP BY hostname ORDER BY hostname
+SELECT hostname, COUNT(DISTINCT script_name) FROM request GROUP BY hostname ORDER BY hostname
+SELECT server_name, script_name, COUNT(*) FROM request GROUP BY server_name, script_name ORDER BY server_name, script_name
+SELECT status, COUNT(*) FROM request WHERE script_name <> '/cron.php' GROUP BY status ORDER BY status
+SELECT COUNT(*) FROM (SELECT hostname FROM request GROUP BY hostname) t
+SELECT hostname FROM request GROUP BY hostname HAVING SUM(req_time) > 10 ORDER BY hostname
+SELECT script_name, COUNT(*) FROM request GROUP BY script_name ORDER BY COUNT(*) DESC, script_name LIMIT 2
+SELECT status, AVG(req_time) AS a FROM request GROUP BY status ORDER BY a, status
+SELECT status, MAX(id) - MIN(id) >= 0 FROM request GROUP BY status ORDER BY status
+SELECT hostname, status FROM request GROUP BY hostname, status HAVING COUNT(*) > 5 ORDER BY hostname, status
+SELECT DATE(FROM_UNIXTIME(timestamp)) = CURDATE() AS today, COUNT(*) FROM request GROUP BY today
+!SELECT COUNT(*) FROM request GROUP BY hostname WITH ROLLUP
+
+-- Subqueries
+SELECT (SELECT COUNT(*) FROM request) > 0
+SELECT COUNT(*) FROM request WHERE req_time > (SELECT AVG(req_time) FROM request)
+SELECT COUNT(*) FROM request WHERE hostname IN (SELECT hostname FROM request WHERE status = 500)
+SELECT COUNT(*) FROM request WHERE id NOT IN (SELECT request_id FROM timer)
+SELECT COUNT(*) FROM request r WHERE EXISTS (SELECT 1 FROM timer t WHERE t.request_id = r.id)
+SELECT COUNT(*) FROM request r WHERE NOT EXISTS (SELECT 1 FROM timer t WHERE t.request_id = r.id)
+SELECT MAX(c) FROM (SELECT hostname, COUNT(*) AS c FROM request GROUP BY hostname) AS x
+SELECT AVG(n) FROM (SELECT COUNT(*) AS n FROM request GROUP BY script_name) AS x
+SELECT hostname, (SELECT COUNT(*) FROM request r2 WHERE r2.hostname = r.hostname) AS c FROM request r GROUP BY hostname ORDER BY hostname
+SELECT script_name FROM request WHERE req_time = (SELECT MAX(req_time) FROM request) ORDER BY id LIMIT 1
+SELECT COUNT(*) FROM (SELECT DISTINCT script_name, status FROM request) AS d
+SELECT s, n FROM (SELECT script_name AS s, COUNT(*) AS n FROM request GROUP BY script_name) x WHERE n > 10 ORDER BY s
+SELECT COUNT(*) FROM request WHERE status = ANY (SELECT 500)
+!SELECT COUNT(*) FROM request WHERE req_time > ALL (SELECT req_time FROM request WHERE status = 302)
+WITH s AS (SELECT script_name, COUNT(*) AS n FROM request GROUP BY script_name) SELECT script_name, n FROM s ORDER BY n DESC, script_name
+WITH t AS (SELECT status, AVG(req_time) AS a FROM request GROUP BY status) SELECT COUNT(*) FROM t WHERE a > 1
+SELECT (SELECT MAX(status) FROM request) - (SELECT MIN(status) FROM request)
+SELECT COUNT(*) FROM request WHERE (hostname, status) IN (SELECT hostname, MAX(status) FROM request GROUP BY hostname)
+
+-- Joins
+SELECT COUNT(*) FROM timer t JOIN request r ON t.request_id = r.id
+SELECT r.script_name, COUNT(*), SUM(t.value) FROM timer t JOIN request r ON t.request_id = r.id GROUP BY r.script_name ORDER BY r.script_name
+SELECT tag.name, tt.value, COUNT(*) FROM timertag tt JOIN tag ON tt.tag_id = tag.id GROUP BY tag.name, tt.value ORDER BY 1, 2
+SELECT tt.value, SUM(t.hit_count), SUM(t.value) FROM timer t JOIN timertag tt ON tt.timer_id = t.id JOIN tag ON tag.id = tt.tag_id WHERE tag.name = 'group' GROUP BY tt.value ORDER BY tt.value
+SELECT COUNT(*) FROM request r LEFT JOIN timer t ON t.request_id = r.id WHERE t.id IS NULL
+SELECT r.hostname, COUNT(t.id) FROM request r LEFT JOIN timer t ON t.request_id = r.id GROUP BY r.hostname ORDER BY r.hostname
+SELECT COUNT(*) FROM request a JOIN request b ON a.id = b.id
+SELECT COUNT(*) FROM request r, timer t WHERE r.id = t.request_id AND r.status = 200
+SELECT COUNT(*) FROM timer t INNER JOIN request r ON r.id = t.request_id WHERE r.script_name = '/index.php'
+SELECT tag.name, COUNT(DISTINCT tt.value) FROM tag JOIN timertag tt ON tt.tag_id = tag.id GROUP BY tag.name ORDER BY tag.name
+SELECT tt.value, COUNT(*) FROM timertag tt JOIN tag ON tag.id = tt.tag_id WHERE tag.name = 'op' AND tt.value = 'GET' GROUP BY tt.value
+SELECT r.status, AVG(t.value) FROM request r JOIN timer t ON t.request_id = r.id GROUP BY r.status ORDER BY r.status
+SELECT COUNT(*) FROM request r RIGHT JOIN timer t ON t.request_id = r.id
+SELECT r.id, t.hit_count FROM request r JOIN timer t ON t.request_id = r.id ORDER BY r.id, t.id LIMIT 5
+SELECT g.value AS grp, o.value AS op, SUM(t.hit_count) FROM timer t JOIN timertag g ON g.timer_id = t.id JOIN tag gt ON gt.id = g.tag_id AND gt.name = 'group' JOIN timertag o ON o.timer_id = t.id JOIN tag ot ON ot.id = o.tag_id AND ot.name = 'op' GROUP BY grp, op ORDER BY grp, op
+SELECT COUNT(*) FROM request JOIN (SELECT DISTINCT hostname AS h FROM request WHERE status = 404) x ON x.h = request.hostname
+SELECT COUNT(*) FROM request r JOIN timer t USING (id)
+
+-- Window functions
+SELECT hostname, COUNT(*), RANK() OVER (ORDER BY COUNT(*) DESC) FROM request GROUP BY hostname ORDER BY hostname
+SELECT status, COUNT(*) AS n, SUM(COUNT(*)) OVER () AS total FROM request GROUP BY status ORDER BY status
+SELECT status, COUNT(*) * 100 / SUM(COUNT(*)) OVER () AS pct FROM request GROUP BY status ORDER BY status
+SELECT id, ROW_NUMBER() OVER (ORDER BY id) FROM request ORDER BY id LIMIT 5
+SELECT id, hostname, ROW_NUMBER() OVER (PARTITION BY hostname ORDER BY id) AS rn FROM request ORDER BY id LIMIT 6
+SELECT script_name, n, DENSE_RANK() OVER (ORDER BY n DESC) FROM (SELECT script_name, COUNT(*) AS n FROM request GROUP BY script_name) x ORDER BY script_name
+SELECT id, SUM(req_time) OVER (ORDER BY id ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM request ORDER BY id LIMIT 5
+SELECT id, LAG(status) OVER (ORDER BY id), LEAD(status) OVER (ORDER BY id) FROM request ORDER BY id LIMIT 5
+SELECT id, FIRST_VALUE(id) OVER (PARTITION BY hostname ORDER BY id) FROM request ORDER BY id LIMIT 5
+SELECT hostname, AVG(req_time) OVER (PARTITION BY hostname) FROM request ORDER BY id LIMIT 4
+SELECT id, NTILE(4) OVER (ORDER BY id) FROM request ORDER BY id LIMIT 8
+SELECT id, COUNT(*) OVER (PARTITION BY status) FROM request ORDER BY id LIMIT 5
+SELECT id, PERCENT_RANK() OVER (ORDER BY id) FROM request ORDER BY id LIMIT 3
+SELECT id, CUME_DIST() OVER (ORDER BY id) FROM request ORDER BY id LIMIT 3
+
+-- Grafana's MySQL data source, macros as Grafana expands them
+SELECT cast(cast(UNIX_TIMESTAMP(FROM_UNIXTIME(timestamp))/(5) as signed)*5 as signed) AS time, COUNT(*) FROM request GROUP BY 1 ORDER BY 1
+SELECT cast(cast(timestamp/(60) as signed)*60 as signed) AS time, COUNT(*) AS value FROM request GROUP BY 1 ORDER BY 1
+SELECT cast(cast(timestamp/(60) as signed)*60 as signed) AS time, hostname AS metric, COUNT(*) AS value FROM request GROUP BY 1, 2 ORDER BY 1, 2
+SELECT cast(cast(timestamp/(3600) as signed)*3600 as signed) AS time, AVG(req_time) FROM request GROUP BY 1 ORDER BY 1
+SELECT floor(timestamp/(10))*10 AS time, COUNT(*) FROM request GROUP BY 1 ORDER BY 1
+SELECT UNIX_TIMESTAMP(FROM_UNIXTIME(timestamp)) DIV 60 * 60 AS time, COUNT(*) FROM request GROUP BY 1 ORDER BY 1
+SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) BETWEEN FROM_UNIXTIME(1600000000) AND FROM_UNIXTIME(2000000000)
+SELECT COUNT(*) FROM request WHERE timestamp >= 1600000000 AND timestamp <= 4000000000
+SELECT COUNT(*) FROM request WHERE timestamp BETWEEN 1600000000 AND 4000000000
+SELECT UNIX_TIMESTAMP(FROM_UNIXTIME(timestamp)) = timestamp FROM request ORDER BY id LIMIT 1
+SELECT cast(cast(UNIX_TIMESTAMP(FROM_UNIXTIME(timestamp))/(300) as signed)*300 as signed) AS time, script_name AS metric, SUM(req_time) / COUNT(*) AS value FROM request GROUP BY 1, 2 ORDER BY 1, 2
+SELECT 1 AS value, 'x' AS metric
+SELECT cast(cast(1700000003/(5) as signed)*5 as signed)
+SELECT cast(cast(1700000002/(5) as signed)*5 as signed)
+SELECT cast(cast(1700000299/(300) as signed)*300 as signed)
+
+-- The README's SQL examples
+SELECT script_name, COUNT(*), AVG(req_time) FROM request GROUP BY script_name ORDER BY script_name
+SELECT hostname, status, COUNT(*), SUM(req_time), SUM(doc_size), MAX(tags_cnt), SUM(timers_cnt) FROM request GROUP BY hostname, status ORDER BY hostname, status
+SELECT tag.name, tt.value, COUNT(*), SUM(t.hit_count) FROM timer t JOIN request r ON t.request_id = r.id JOIN timertag tt ON tt.timer_id = t.id JOIN tag ON tt.tag_id = tag.id GROUP BY tag.name, tt.value ORDER BY 1, 2
+SELECT DISTINCT tags FROM request ORDER BY 1
+SELECT floor(timestamp/10)*10 AS time, COUNT(*) AS requests, SUM(status >= 500) AS errors FROM request WHERE timestamp >= 1600000000 AND timestamp <= 4000000000 GROUP BY 1 ORDER BY 1
+
+-- Literals, NULLs, session
+SELECT 1
+SELECT 'x'
+SELECT NULL
+SELECT 1, 'two', 3.0, NULL
+SELECT -1.5
+SELECT 1e2
+SELECT 0.000001 * 1000000
+SELECT 123456789012 * 10
+SELECT 9223372036854775807
+SELECT TRUE, FALSE
+SELECT 'a' 'b'
+SELECT DATABASE()
+SELECT COALESCE(NULL, 'fallback')
+SELECT NULL IS NULL, 1 IS NOT NULL
+SELECT 1 IS TRUE, 0 IS FALSE
+SELECT LENGTH(NULL)
+SELECT UPPER(NULL)
+SELECT NULL + 1, NULL * 2, NULL / 3
+SELECT SUM(x) FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT NULL) t
+SELECT COUNT(x) FROM (SELECT 1 AS x UNION ALL SELECT NULL) t
+SELECT AVG(x) FROM (SELECT 1 AS x UNION ALL SELECT 2) t
+SELECT x FROM (SELECT 2 AS x UNION SELECT 1 UNION SELECT 2) t ORDER BY x
+SELECT 1 UNION SELECT 2 ORDER BY 1 DESC
+~SELECT 'A' UNION SELECT 'a'
+SELECT MAX(x) FROM (SELECT 'b' AS x UNION ALL SELECT 'A') t
+SELECT x FROM (SELECT 'b' AS x UNION ALL SELECT 'A' UNION ALL SELECT 'c') t ORDER BY x
+SELECT COUNT(*) FROM (SELECT 'a' AS x UNION ALL SELECT 'A') t GROUP BY x
+SELECT DISTINCT x FROM (SELECT 'a' AS x UNION ALL SELECT 'A') t
+SELECT 'abc' IN ('ABC', 'x')
+SELECT 'b' BETWEEN 'A' AND 'C'
+SELECT CONCAT(1.5, '')
+~SELECT CONCAT(7 / 2, '')
+SELECT CONCAT(ROUND(2.5), '')
+SELECT 7 / 2 > 3
+SELECT 5 / 2 = 2.5
+SELECT SUM(1) / 3
+SELECT 2 * (1 + 2) / 3
+SELECT ROUND(10 / 4)
+SELECT FLOOR(7 / 2)
+SELECT CEIL(7 / 2)
+SELECT 1 / 8
+SELECT 123 / 1000
+
+-- The rewritten operators and functions over the tables' columns
+SELECT COUNT(*) FROM request WHERE status % 100 = 0
+SELECT id % 7 AS m, COUNT(*) FROM request GROUP BY m ORDER BY m
+SELECT req_time % 1 < 1 FROM request ORDER BY id LIMIT 3
+SELECT COUNT(*) FROM request WHERE req_time DIV 1 = 2
+SELECT COUNT(*) FROM request WHERE (status = 200) XOR (hostname = 'h1')
+SELECT COUNT(*) FROM request WHERE status >= 400 || req_time > 10
+SELECT COUNT(*) FROM request WHERE NOT (status = 200 && schema = 'http')
+SELECT COUNT(DISTINCT hostname, schema) FROM request
+SELECT COUNT(DISTINCT server_name) FROM request
+SELECT IFNULL(MAX(req_time), 0) FROM request WHERE status = 999
+SELECT COALESCE(MAX(script_name), 'none') FROM request WHERE status = 999
+SELECT IFNULL(NULLIF(status, 200), 'ok') AS s, COUNT(*) FROM request GROUP BY s ORDER BY s
+SELECT CAST(req_time AS SIGNED), CAST(req_time AS DECIMAL(10,2)) FROM request ORDER BY id LIMIT 5
+SELECT CAST(req_time * 1000 AS UNSIGNED) FROM request ORDER BY id LIMIT 5
+SELECT ROUND(req_time, 1), TRUNCATE(req_time, 1) FROM request ORDER BY id LIMIT 5
+SELECT FORMAT(SUM(doc_size), 2) FROM request
+SELECT HEX(status), LPAD(status, 5, '0'), REPEAT('*', status DIV 100) FROM request ORDER BY id LIMIT 5
+SELECT LENGTH(script_name), CHAR_LENGTH(script_name), UPPER(script_name) FROM request ORDER BY id LIMIT 4
+SELECT SUBSTRING(script_name FROM 2 FOR 5), LOCATE('php', script_name) FROM request ORDER BY id LIMIT 4
+SELECT REGEXP_REPLACE(script_name, '[.]php$', '') AS s, COUNT(*) FROM request GROUP BY s ORDER BY s
+SELECT FIND_IN_SET(hostname, 'h0,h2'), COUNT(*) FROM request GROUP BY 1 ORDER BY 1
+SELECT MD5(script_name) AS h, COUNT(*) FROM request GROUP BY h ORDER BY h
+SELECT COUNT(*) FROM request WHERE script_name = '/admin/edit.php'
+SELECT COUNT(*) FROM request WHERE hostname = 'H0' AND server_name LIKE 's1%'
+SELECT COUNT(*) FROM request WHERE UPPER(hostname) = 'h2'
+SELECT COUNT(*) FROM request WHERE script_name IN ('/INDEX.php', '/cron.PHP')
+SELECT COUNT(*) FROM request WHERE STRCMP(script_name, '/INDEX.PHP') = 0
+SELECT GROUP_CONCAT(DISTINCT UPPER(hostname) ORDER BY hostname DESC SEPARATOR ', ') FROM request
+SELECT script_name, GROUP_CONCAT(DISTINCT schema ORDER BY schema) FROM request GROUP BY script_name ORDER BY script_name
+SELECT hostname, GROUP_CONCAT(DISTINCT script_name, ':', status ORDER BY script_name, status SEPARATOR ' ') FROM request WHERE status <> 200 GROUP BY hostname ORDER BY hostname
+SELECT DATE_FORMAT(FROM_UNIXTIME(timestamp) - INTERVAL 1 DAY, '%Y') = DATE_FORMAT(NOW() - INTERVAL 1 DAY, '%Y') FROM request LIMIT 1
+SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) >= NOW() - INTERVAL 1 DAY AND FROM_UNIXTIME(timestamp) <= NOW() + INTERVAL 1 MINUTE
+SELECT TIMESTAMPDIFF(DAY, FROM_UNIXTIME(MIN(timestamp)), NOW()) FROM request
+SELECT DATEDIFF(FROM_UNIXTIME(MAX(timestamp)), CURDATE()) FROM request
+SELECT HOUR(FROM_UNIXTIME(timestamp)) = HOUR(FROM_UNIXTIME(timestamp) + INTERVAL 1 HOUR) FROM request LIMIT 1
+SELECT SUM(status = 500) * 100 / COUNT(*) AS pct FROM request
+SELECT 100 * SUM(status >= 400) / COUNT(*) AS err, 100 - 100 * SUM(status >= 400) / COUNT(*) AS ok FROM request
+SELECT hostname, SUM(req_time) / SUM(req_count) FROM request GROUP BY hostname ORDER BY hostname
+SELECT STDDEV(doc_size), VAR_SAMP(doc_size) FROM request
+SELECT script_name, ROUND(STDDEV_SAMP(req_time), 3) FROM request GROUP BY script_name ORDER BY script_name
+SELECT BIT_XOR(status) FROM request
+SELECT SQRT(SUM(req_time * req_time) / COUNT(*)) FROM request
+SELECT POW(AVG(req_time), 2), LN(SUM(req_time)), LOG10(COUNT(*)) FROM request
