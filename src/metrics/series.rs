@@ -732,7 +732,7 @@ impl SeriesSet {
                 .filter(|(key, _)| !rep.rows.contains_key(*key))
                 .map(|(key, c)| (c.rank, key.clone()))
                 .collect();
-            best.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+            best.sort_unstable_by_key(|b| std::cmp::Reverse(b.0));
             let mut best = best.into_iter();
             let free = rep.max_rows.saturating_sub(rep.rows.len() - rep.others);
             rep.admitted

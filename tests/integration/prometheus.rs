@@ -840,7 +840,7 @@ fn rows_past_the_cap_fold_into_other_and_the_error_alert_keeps_the_most_errors()
         p.value(r#"up{job="pinbad"}"#) == Some(1.0)
     });
     // Page i: two 200s; every 5th page (200 of them) 4 to 10 errors (500), 152 others one 503.
-    let heavy = |i: usize| i % 5 == 0;
+    let heavy = |i: usize| i.is_multiple_of(5);
     let light = |i: usize| i % 5 == 1 && i < 760;
     let page = |i: usize, status: u32| Sent {
         hostname: "web1".into(),
