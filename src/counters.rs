@@ -186,6 +186,10 @@ pub struct Counters {
     /// (`limits.max_metric_series`), published by the metrics thread.
     pub metric_series: AtomicU64,
     pub metric_series_lost: AtomicU64,
+    /// Report rows counted in `(other)` series over the last rank period (`metrics.max_report_rows`),
+    /// and the contributions counted there since start, published by the metrics thread.
+    pub metric_rows_folded: AtomicU64,
+    pub metric_requests_folded: AtomicU64,
     /// Merge rounds the metrics thread could not take (queue full, or too far behind), and
     /// their requests, which the report series do not count.
     pub metric_rounds_dropped: AtomicU64,

@@ -454,6 +454,18 @@ pub static FIGURES: &[Figure] = &[
     )
     .prometheus("pinbad_metric_series_lost")
     .read(|s| load(&counters(s).metric_series_lost)),
+    gauge(
+        "metrics.rows_folded",
+        "Report rows counted in (other) series over the last 10 s, for want of metrics.max_report_rows (or limits.max_metric_series).",
+    )
+    .prometheus("pinbad_metric_rows_folded")
+    .read(|s| load(&counters(s).metric_rows_folded)),
+    counter(
+        "metrics.requests_folded",
+        "Requests (timer rows of a request, in a timer report) counted in (other) series.",
+    )
+    .prometheus("pinbad_metric_requests_folded")
+    .read(|s| load(&counters(s).metric_requests_folded)),
     counter(
         "metrics.rounds_dropped",
         "Merge rounds the metrics thread could not take (its queue was full or it fell behind).",

@@ -4,7 +4,9 @@
 //!
 //! In: HTTP requests. Out: the report's rows summed over the ticks starting in `[from, to)` of
 //! every instance (or one, `instance=`), percentiles from the merged buckets as pinbad computes
-//! them (`Histogram::percentiles_ns`). The query runs on tokio's blocking pool under a query
+//! them (`Histogram::percentiles_ns`). Rates are over the span the ticks cover (the first one's
+//! start to the last one's end), not the range asked: an hour asked of six minutes of ticks
+//! divides by six minutes, and `complete_from` says where the data starts. The query runs on tokio's blocking pool under a query
 //! slot (`super::blocking`): ClickHouse answers over HTTP.
 
 use axum::extract::{RawQuery, State};
@@ -36,12 +38,13 @@ const DEFAULT_LIMIT: usize = 100;
         ("to" = Option<String>, Query, description = "As `from` (default `now`): ticks starting before it"),
         ("instance" = Option<String>, Query, description = "Only this pinbad instance's ticks (default: every instance)"),
         ("limit" = Option<usize>, Query, description = "Rows, the most request time first (default 100; at most limits.max_query_limit)"),
+        ("percentiles" = Option<String>, Query, description = "Comma-separated percentiles to show, e.g. `50,99.9` (default: the report's own, or 95,99)"),
     ),
     responses(
-        (status = 200, description = "The report over the range for the fleet, in the shape of `/api/v1/reports/{name}` (sums, rates and percentiles; no `*_percent` columns)", body = super::openapi::ReportTable),
+        (status = 200, description = "The report over the range for the fleet, in the shape of `/api/v1/reports/{name}`: sums, rates over the span the ticks cover (`time_interval`; `complete_from` its start when the range starts before the first tick), shares of the totals and percentiles", body = super::openapi::ReportTable),
         (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
-        (status = 404, description = "No ClickHouse sink writes the report's ticks", body = super::openapi::ErrorBody),
+        (status = 404, description = "No ClickHouse sink writes the report's ticks (with `reports = \"*\"`: no such report here and no ticks of it in ClickHouse)", body = super::openapi::ErrorBody),
         (status = 502, description = "ClickHouse did not answer, or refused the query", body = super::openapi::ErrorBody),
     )
 )]
@@ -61,6 +64,7 @@ struct Params {
     to_s: i64,
     instance: Option<String>,
     limit: usize,
+    percentiles: Option<Vec<f64>>,
 }
 
 fn parse(params: &[(String, String)], now_s: i64, max_limit: usize) -> Result<Params, ApiError> {
@@ -69,6 +73,7 @@ fn parse(params: &[(String, String)], now_s: i64, max_limit: usize) -> Result<Pa
         to_s: now_s,
         instance: None,
         limit: DEFAULT_LIMIT.min(max_limit),
+        percentiles: None,
     };
     let mut seen: Vec<&str> = Vec::new();
     for (key, value) in params {
@@ -96,10 +101,25 @@ fn parse(params: &[(String, String)], now_s: i64, max_limit: usize) -> Result<Pa
                         )
                     })?
             }
+            "percentiles" => {
+                let ps = value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|q| !q.is_empty())
+                    .map(|q| {
+                        q.parse::<f64>().map_err(|_| {
+                            ApiError::bad_parameter("percentiles", format!("`{q}` is not a number"))
+                        })
+                    })
+                    .collect::<Result<Vec<f64>, _>>()?;
+                crate::report::validate_percentiles(&ps)
+                    .map_err(|e| ApiError::bad_parameter("percentiles", e))?;
+                p.percentiles = Some(ps);
+            }
             _ => {
                 return Err(ApiError::bad_parameter(
                     key,
-                    "unknown parameter (expected from, to, instance, limit)",
+                    "unknown parameter (expected from, to, instance, limit, percentiles)",
                 ))
             }
         }
@@ -211,6 +231,26 @@ fn answer(state: &ApiState, name: &str, params: &[(String, String)]) -> Result<S
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect();
+    if local.is_none() && rows.is_empty() {
+        // `reports = "*"` names every report: one that is neither here nor in ClickHouse is
+        // none that a sink writes.
+        let any = format!(
+            "SELECT count() FROM {}.{} WHERE report = {}",
+            config.database,
+            config.ticks_table,
+            literal(name)
+        );
+        let ticks: u64 = query(config, &any)
+            .map_err(unavailable)?
+            .trim()
+            .parse()
+            .unwrap_or(0);
+        if ticks == 0 {
+            return Err(ApiError::not_found(format!(
+                "no report `{name}`: this pinbad has none and ClickHouse holds no ticks of it"
+            )));
+        }
+    }
     let found_kind = rows
         .first()
         .and_then(|r| serde_json::from_value::<Kind>(r["kind"].clone()).ok());
@@ -239,19 +279,60 @@ fn answer(state: &ApiState, name: &str, params: &[(String, String)]) -> Result<S
     } else {
         "req_time_median"
     };
+    // The live report's columns: after each rate its share of the totals (`req_per_sec`,
+    // `req_percent`), as `*_percent` follows `*_per_sec` there.
+    let percent_of = |c: &SumColumn| {
+        c.name()
+            .strip_suffix("_per_sec")
+            .map(|n| format!("{n}_percent"))
+    };
     let mut columns = key_columns.clone();
-    columns.extend(sums.iter().map(|c| c.name().to_string()));
+    for c in &sums {
+        columns.push(c.name().to_string());
+        columns.extend(percent_of(c));
+    }
     columns.push(median.to_string());
+    let percentiles = p.percentiles.clone().unwrap_or(percentiles);
     let mut ps = vec![50.0];
     for &q in &percentiles {
         columns.push(crate::report::percentile_column(q));
         ps.push(q);
     }
-    let seconds = (p.to_s - p.from_s) as f64;
+    // The span of the ticks (the totals row's: every tick of the range), for the rates.
+    let totals_row = rows
+        .iter()
+        .find(|r| number(&r["row_type"]) == TOTALS as u64);
+    let (first_ms, end_ms) = totals_row.map_or((0, 0), |r| {
+        (number(&r["first_tick_ms"]), number(&r["last_tick_end_ms"]))
+    });
+    let seconds = end_ms.saturating_sub(first_ms) as f64 / 1000.0;
+    // Set when the range starts before the second of the first tick (ranges are whole seconds).
+    let complete_from = (totals_row.is_some() && (p.from_s.max(0) as u64) < first_ms / 1000)
+        .then(|| first_ms as f64 / 1000.0);
+    // No ticks: rates of 0, not 0/0.
+    let per = if seconds > 0.0 {
+        seconds
+    } else {
+        f64::INFINITY
+    };
+    let totals_sums = totals_row.map(|r| sums_and_hist(r).0);
     let mut values = Vec::new();
     let mut cells = |row: &Value| -> Vec<Cell> {
         let (s, h) = sums_and_hist(row);
-        let mut out: Vec<Cell> = sums.iter().map(|c| c.value(&s, seconds)).collect();
+        let mut out: Vec<Cell> = Vec::new();
+        for c in &sums {
+            let v = c.value(&s, per);
+            if percent_of(c).is_some() {
+                let all = totals_sums.as_ref().map(|t| c.value(t, per));
+                out.push(v.clone());
+                out.push(Cell::Float(match (v, all) {
+                    (Cell::Float(x), Some(Cell::Float(t))) if t > 0.0 => 100.0 * x / t,
+                    _ => 0.0,
+                }));
+            } else {
+                out.push(v);
+            }
+        }
         h.percentiles_ns(&ps, &mut values);
         out.extend(
             values
@@ -282,9 +363,9 @@ fn answer(state: &ApiState, name: &str, params: &[(String, String)]) -> Result<S
         kind,
         keys,
         time_interval: seconds,
-        history: seconds,
+        history: (p.to_s - p.from_s) as f64,
         tick: tick_ms as f64 / 1000.0,
-        complete_from: None,
+        complete_from,
         rows_total,
         columns,
         key_columns: key_columns.len(),

@@ -25,7 +25,10 @@ pub use history::{HistorySpec, DEFAULT_HISTORY_ROWS, DEFAULT_HISTORY_STEP};
 pub use mysql::MysqlConfig;
 pub use reqlog::{LogGroup, RequestLogConfig, ServerThresholds, Thresholds};
 pub use sink::{writes_ticks_of, ClickHouseConfig, FileConfig, SinkConfig, SinkKind, TickReports};
-pub use taps::{HistoryConfig, MetricsConfig, SnapshotConfig, TickLogConfig, TICKLOG_MIN_BYTES};
+pub use taps::{
+    HistoryConfig, MetricsConfig, SnapshotConfig, TickLogConfig, DEFAULT_MAX_REPORT_ROWS,
+    TICKLOG_MIN_BYTES,
+};
 
 /// Why a configuration was refused. The message always names the key (or the file).
 #[derive(Debug, thiserror::Error)]
@@ -756,6 +759,12 @@ impl Config {
             return Err(invalid(
                 "metrics.series_idle",
                 "must be between 1s and 30 days",
+            ));
+        }
+        if !(1..=1_000_000).contains(&self.metrics.max_report_rows) {
+            return Err(invalid(
+                "metrics.max_report_rows",
+                "must be between 1 and 1000000",
             ));
         }
         for (key, d) in [
@@ -1566,6 +1575,7 @@ mod tests {
                 "rewrite[1].field",
             ),
             ("[metrics]\nseries_idle = \"0s\"", "metrics.series_idle"),
+            ("[metrics]\nmax_report_rows = 0", "metrics.max_report_rows"),
             ("[history]\nfine_step = \"1500ms\"", "history.fine_step"),
             ("[history]\nfine_step = \"2h\"", "history.fine_step"),
             ("[history]\nfine_retention = \"10s\"", "history.fine_retention"),

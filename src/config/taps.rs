@@ -71,6 +71,10 @@ impl HistoryConfig {
     }
 }
 
+/// The default `metrics.max_report_rows`: 200 rows of default buckets are ~12,000 series, a
+/// scrape of ~1.5 MB per report.
+pub const DEFAULT_MAX_REPORT_ROWS: usize = 200;
+
 /// `[metrics]` in the config file.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
@@ -78,12 +82,17 @@ pub struct MetricsConfig {
     /// A report row's series not updated for this long are removed (its counters start again
     /// from 0 if the row comes back, which `rate()` reads as a counter reset).
     pub series_idle: HumanDuration,
+    /// Rows of one exported report that get series of their own; the rest count in an
+    /// `(other)` row per status (see `metrics`), so a report with many keys cannot take the
+    /// whole `limits.max_metric_series` budget from the others.
+    pub max_report_rows: usize,
 }
 
 impl Default for MetricsConfig {
     fn default() -> MetricsConfig {
         MetricsConfig {
             series_idle: HumanDuration(Duration::from_secs(3600)),
+            max_report_rows: DEFAULT_MAX_REPORT_ROWS,
         }
     }
 }

@@ -15,11 +15,14 @@
 //! removed, to pin the strings of their labels: a label's id must keep naming the same string for
 //! as long as the series exists, however long it stays idle.
 //!
-//! Bounds: at most `limits.max_metric_series` Prometheus series
+//! Bounds: at most `metrics.max_report_rows` rows of one report have series of their own, the
+//! rest count in `(other)` rows, ranked every [`RANK_EVERY_MS`] (see `series`); at most
+//! `limits.max_metric_series` Prometheus series in all
 //! ([`crate::config::metric_row_series`] per row: [`REQUEST_ROW_SERIES`] for a request report with
-//! the default buckets, [`TIMER_ROW_SERIES`] for a timer report); a row that would need
-//! more gets none and `metric_series_lost` counts the series it lacked, each time a request
-//! needed them. A row not updated for `metrics.series_idle` loses its series.
+//! the default buckets, [`TIMER_ROW_SERIES`] for a timer report); a row beyond it counts in its
+//! `(other)` row, and where that one cannot be created either `metric_series_lost` counts the
+//! series it lacked, each time a request needed them. A row not updated for
+//! `metrics.series_idle` loses its series.
 //!
 //! Files: `series` (the pure core: rows, counters, bounds, idle removal, the report series'
 //! encoding), `status` (pinbad's own figures as metrics); this file: the config, the tap, the
@@ -29,8 +32,8 @@ mod series;
 mod status;
 
 pub use series::{
-    buckets_of, label_names, ExportedReport, SeriesSet, DEFAULT_BUCKETS_SECONDS,
-    REQUEST_ROW_SERIES, TIMER_ROW_SERIES,
+    buckets_of, label_names, ExportedReport, SeriesSet, DEFAULT_BUCKETS_SECONDS, OTHER_TEXT,
+    RANK_EVERY_MS, REQUEST_ROW_SERIES, TIMER_ROW_SERIES,
 };
 
 use std::fmt::Write as _;
@@ -64,10 +67,13 @@ pub struct Metrics {
 impl Metrics {
     pub fn new(config: &crate::config::Config) -> Metrics {
         Metrics {
-            state: Mutex::new(SeriesSet::new(
-                config.limits.max_metric_series,
-                config.metrics.series_idle.0,
-            )),
+            state: Mutex::new(
+                SeriesSet::new(
+                    config.limits.max_metric_series,
+                    config.metrics.series_idle.0,
+                )
+                .with_max_rows(config.metrics.max_report_rows),
+            ),
         }
     }
 }
@@ -162,14 +168,19 @@ fn run(shared: &Core, metrics: &Metrics, rx: &Receiver<Arc<Round>>, shutdown: &S
                 state.remove_idle(now_ms, &mut shared.dictionary().write());
             }
         }
+        if state.exports_any() && state.needs_rank(now_ms) {
+            state.rank(now_ms, &mut shared.dictionary().write());
+        }
         shared
             .counters()
             .metric_series
             .store(state.series() as u64, Relaxed);
-        shared
-            .counters()
-            .metric_series_lost
-            .store(state.lost(), Relaxed);
+        let c = shared.counters();
+        c.metric_series_lost.store(state.lost(), Relaxed);
+        c.metric_rows_folded
+            .store(state.rows_folded() as u64, Relaxed);
+        c.metric_requests_folded
+            .store(state.requests_folded(), Relaxed);
     }
 }
 

@@ -1,6 +1,16 @@
 //! The exported reports' series: rows keyed by their key ids, counters since each row's series
 //! were created, the series bound, idle removal, label pins, and the report series' encoding.
 //! Pure: time is an argument and the dictionary is passed in (the metrics thread drives it).
+//!
+//! Per report, at most `metrics.max_report_rows` rows have series of their own. The rest count
+//! in `(other)` rows, one per status value left (every other key reads `(other)`), so that a
+//! sum over a report's series, also by status, counts every request. Which rows keep their own
+//! is ranked every [`RANK_EVERY_MS`] of merge time by their recent requests (halved each rank),
+//! errors first (status >= 500) in a report keyed by status, so that an alert on error pages
+//! sees the pages with the most errors: a folded row that counts more than twice the weakest
+//! shown row's takes its place. The row it replaces loses its series (as an idle row does),
+//! the one admitted starts from 0 at its next request: counters never decrease, so `rate()`
+//! and `increase()` summed over the series stay exact; what a row counted in `(other)` stays there.
 
 use prometheus_client::encoding::{
     DescriptorEncoder, EncodeLabel, EncodeLabelSet, EncodeMetric, LabelSetEncoder, MetricEncoder,
@@ -17,6 +27,20 @@ use std::time::Duration;
 use crate::dictionary::{Dictionary, LOST, LOST_TEXT};
 use crate::record::{Record, RequestView, Timer, NO_SCHEMA};
 use crate::report::{ns, Kind, RowSelector};
+
+/// How often (merge time) the rows with series of their own are ranked again.
+pub const RANK_EVERY_MS: u64 = 10_000;
+/// A key position of an `(other)` row that reads `(other)` (never a dictionary id: the
+/// dictionary holds far fewer strings; `NO_SCHEMA` is `u32::MAX`).
+const OTHER: u32 = u32::MAX - 1;
+/// The label value of such a position.
+pub const OTHER_TEXT: &str = "(other)";
+/// `(other)` rows of one report, by status; beyond them one row whose status reads `(other)`
+/// too (statuses are few; a sender of random ones must not grow the export).
+const MAX_OTHER_ROWS: usize = 32;
+/// A folded row is admitted when its rank is above this many times the weakest shown row's:
+/// two rows of about the same traffic do not take turns (each turn is a new series).
+const DISPLACE_FACTOR: u64 = 2;
 
 /// The default upper bounds (seconds) of the histogram buckets of `pinba_request_time_seconds`
 /// and `pinba_timer_seconds` (`+Inf` added), for a report without `prometheus_buckets`: ten per
@@ -112,6 +136,56 @@ struct SeriesRow {
     /// UTF-8 and read as the same replacement characters): a scrape may show a label set only
     /// once. Such a row keeps its pins (its ids must keep naming its strings) and no counters.
     into: Option<Arc<[u32]>>,
+    /// An `(other)` row: the requests of rows without series of their own.
+    other: bool,
+    /// Requests (and those with status >= 500) since the last rank, and the rank: each rank
+    /// halves it and adds the period's score (see [`score`]).
+    period: Tally,
+    rank: u64,
+}
+
+/// Requests and errors (status >= 500) of a row since the last rank.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    requests: u64,
+    errors: u64,
+    /// The request that last counted (a timer report counts a request once per row).
+    mark: u64,
+}
+
+impl Tally {
+    #[inline]
+    fn add(&mut self, r: &Record, mark: u64) {
+        if self.mark != mark {
+            self.mark = mark;
+            self.requests += 1;
+            self.errors += u64::from(r.status >= 500);
+        }
+    }
+
+    /// The period's score: requests, or errors first when `by_errors` (a report keyed by
+    /// status: a row of 5xx then outranks any row of other statuses).
+    fn score(&self, by_errors: bool) -> u64 {
+        if by_errors {
+            (self.errors << 20).saturating_add(self.requests)
+        } else {
+            self.requests
+        }
+    }
+
+    /// Ends a period: the new rank.
+    fn roll(&mut self, rank: u64, by_errors: bool) -> u64 {
+        let r = (rank / 2).saturating_add(self.score(by_errors));
+        *self = Tally::default();
+        r
+    }
+}
+
+/// A row without series of its own, as the ranking sees it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Candidate {
+    period: Tally,
+    rank: u64,
 }
 
 impl SeriesRow {
@@ -133,6 +207,7 @@ impl SeriesRow {
         bounds: &Buckets,
     ) {
         self.last_ms = now_ms;
+        self.period.add(r, mark);
         match timer {
             None => {
                 let time_ns = ns(r.request_time);
@@ -234,11 +309,61 @@ struct ReportSeries {
     labels: Vec<String>,
     buckets: Buckets,
     per_row: usize,
+    /// Rows with series of their own (at most `max_rows`, not counting `(other)` rows), and
+    /// the `(other)` rows (`others` of them).
     rows: FxHashMap<Box<[u32]>, SeriesRow>,
+    others: usize,
+    max_rows: usize,
+    /// Whether the key has a status: rank errors first.
+    by_errors: bool,
+    /// Which key positions are a status (kept in `(other)` rows).
+    status_at: Box<[bool]>,
+    /// Folded rows seen lately (bounded: see [`SeriesSet::fold`]), ranked against the shown.
+    candidates: FxHashMap<Box<[u32]>, Candidate>,
+    /// Folded rows the last rank admitted: they get their row at their next request, slots
+    /// kept for them until the next rank.
+    admitted: rustc_hash::FxHashSet<Box<[u32]>>,
+    /// Folded rows with requests in the last rank period.
+    folded_rows: usize,
     /// Rows created since the last [`SeriesSet::label_new_rows`].
     unlabelled: Vec<Box<[u32]>>,
     /// The labelled rows that show their series, by label values (see [`SeriesRow::into`]).
     by_labels: FxHashMap<Box<[String]>, Arc<[u32]>>,
+}
+
+impl ReportSeries {
+    /// Removes a row: its pins released, its label set free again.
+    fn remove_row(&mut self, key: &[u32], dict: &mut Dictionary) {
+        let Some(row) = self.rows.remove(key) else {
+            return;
+        };
+        if row.labelled && !row.other {
+            release_key(&self.selector, key, dict);
+        }
+        if row.labelled && row.into.is_none() {
+            self.by_labels.remove(&row.values);
+        }
+        if row.other {
+            self.others -= 1;
+        }
+    }
+
+    /// Removes the rows that counted into a row removed.
+    fn remove_orphans(&mut self, dict: &mut Dictionary) {
+        let orphans: Vec<Box<[u32]>> = self
+            .rows
+            .iter()
+            .filter(|(_, row)| {
+                row.into
+                    .as_ref()
+                    .is_some_and(|i| !self.rows.contains_key(&**i))
+            })
+            .map(|(key, _)| key.clone())
+            .collect();
+        for key in orphans {
+            self.remove_row(&key, dict);
+        }
+    }
 }
 
 /// The exported reports' rows and their counters. Pure: time is an argument, the dictionary is
@@ -252,6 +377,12 @@ pub struct SeriesSet {
     series: usize,
     /// Series that could not be created, counted each time a request needed them.
     lost: u64,
+    /// `metrics.max_report_rows`.
+    max_rows: usize,
+    /// Contributions counted in `(other)` rows, since start.
+    requests_folded: u64,
+    /// Merge time of the next rank.
+    next_rank_ms: u64,
     /// Requests folded so far (the marks of timer rows).
     sequence: u64,
     /// Merger time of the last fold: what the memory_peak gauges are read at.
@@ -266,9 +397,28 @@ impl SeriesSet {
             idle_ms: idle.as_millis() as u64,
             series: 0,
             lost: 0,
+            max_rows: crate::config::DEFAULT_MAX_REPORT_ROWS,
+            requests_folded: 0,
+            next_rank_ms: 0,
             sequence: 0,
             now_ms: 0,
         }
+    }
+
+    /// Sets `metrics.max_report_rows` (for the reports set from now on).
+    pub fn with_max_rows(mut self, max_rows: usize) -> SeriesSet {
+        self.max_rows = max_rows.max(1);
+        self
+    }
+
+    /// Rows counted in `(other)` rows over the last rank period, all reports.
+    pub fn rows_folded(&self) -> usize {
+        self.reports.iter().map(|r| r.folded_rows).sum()
+    }
+
+    /// Contributions (requests; timer rows of a request) counted in `(other)` rows, since start.
+    pub fn requests_folded(&self) -> u64 {
+        self.requests_folded
     }
 
     /// Prometheus series in use.
@@ -302,7 +452,17 @@ impl SeriesSet {
             }
             let timer = e.selector.kind() == Kind::Timer;
             let per_row = crate::config::metric_row_series(timer, e.buckets.len());
+            let status_at: Box<[bool]> = (0..e.key_columns.len())
+                .map(|i| e.selector.key_is_status(i))
+                .collect();
             self.reports.push(ReportSeries {
+                others: 0,
+                max_rows: self.max_rows,
+                by_errors: status_at.iter().any(|&s| s),
+                status_at,
+                candidates: FxHashMap::default(),
+                admitted: Default::default(),
+                folded_rows: 0,
                 id: e.id,
                 name: e.name,
                 labels: label_names(&e.key_columns),
@@ -325,7 +485,9 @@ impl SeriesSet {
     }
 
     /// Counts `requests`, merged at `now_ms`, into the rows of every exported report; rows it
-    /// creates wait for [`SeriesSet::label_new_rows`].
+    /// creates wait for [`SeriesSet::label_new_rows`]. A row that has none and may not get one
+    /// (the report's `max_rows`, or `max_series` in use) counts in its `(other)` row and among
+    /// the candidates of the next rank (at most 16 times `max_rows` of them, at least 4,096).
     pub fn fold<'a>(&mut self, now_ms: u64, requests: impl Iterator<Item = RequestView<'a>>) {
         self.now_ms = self.now_ms.max(now_ms);
         let SeriesSet {
@@ -334,8 +496,10 @@ impl SeriesSet {
             series,
             lost,
             sequence,
+            requests_folded,
             ..
         } = self;
+        let mut other_key: Vec<u32> = Vec::new();
         for v in requests {
             *sequence += 1;
             let mark = *sequence;
@@ -346,31 +510,88 @@ impl SeriesSet {
                     unlabelled,
                     per_row,
                     buckets,
+                    others,
+                    max_rows,
+                    status_at,
+                    candidates,
+                    admitted,
+                    by_labels,
                     ..
                 } = rep;
                 selector.rows(&v, |key, timer| {
-                    if let Some(row) = rows.get_mut(key) {
-                        let Some(into) = &row.into else {
-                            return row.count(v.record, timer, mark, now_ms, buckets);
-                        };
-                        // Its idle time still counts (its pins), its requests go to the other.
-                        row.last_ms = now_ms;
-                        let into = Arc::clone(into);
-                        if let Some(row) = rows.get_mut(&*into) {
-                            row.count(v.record, timer, mark, now_ms, buckets);
+                    if count_in(rows, key, v.record, timer, mark, now_ms, buckets) {
+                        return;
+                    }
+                    let shown = rows.len() - *others;
+                    let room = if admitted.contains(key) {
+                        shown < *max_rows
+                    } else {
+                        shown + admitted.len() < *max_rows
+                    };
+                    if room && *series + *per_row <= *max_series {
+                        *series += *per_row;
+                        unlabelled.push(key.into());
+                        admitted.remove(key);
+                        let rank = candidates.remove(key).map_or(0, |c| c.rank);
+                        let row = rows
+                            .entry(key.into())
+                            .or_insert_with(|| SeriesRow::new(buckets.len()));
+                        row.rank = rank;
+                        row.count(v.record, timer, mark, now_ms, buckets);
+                        return;
+                    }
+                    // Folded: a candidate of the next rank, counted in its `(other)` row.
+                    let bound = max_rows.saturating_mul(16).max(4096);
+                    if candidates.len() < bound || candidates.contains_key(key) {
+                        candidates
+                            .entry(key.into())
+                            .or_default()
+                            .period
+                            .add(v.record, mark);
+                    }
+                    other_key.clear();
+                    other_key.extend(key.iter().zip(status_at.iter()).map(|(&id, &status)| {
+                        if status {
+                            id
+                        } else {
+                            OTHER
                         }
-                        return;
+                    }));
+                    if !rows.contains_key(&other_key[..]) && *others >= MAX_OTHER_ROWS {
+                        other_key.iter_mut().for_each(|id| *id = OTHER);
                     }
-                    if *series + *per_row > *max_series {
-                        *lost += *per_row as u64;
-                        return;
+                    if !rows.contains_key(&other_key[..]) {
+                        if *series + *per_row > *max_series {
+                            *lost += *per_row as u64;
+                            return;
+                        }
+                        *series += *per_row;
+                        *others += 1;
+                        let mut row = SeriesRow::new(buckets.len());
+                        row.other = true;
+                        row.labelled = true;
+                        let values: Box<[String]> = other_key
+                            .iter()
+                            .zip(status_at.iter())
+                            .map(|(&id, &status)| match id {
+                                OTHER => OTHER_TEXT.to_string(),
+                                _ if status => id.to_string(),
+                                _ => OTHER_TEXT.to_string(),
+                            })
+                            .collect();
+                        // A row of its own already shows these labels (a script named
+                        // "(other)"): this one counts into it.
+                        match by_labels.get(&values) {
+                            Some(into) => row.into = Some(Arc::clone(into)),
+                            None => {
+                                by_labels.insert(values.clone(), other_key[..].into());
+                                row.values = values;
+                            }
+                        }
+                        rows.insert(other_key[..].into(), row);
                     }
-                    *series += *per_row;
-                    unlabelled.push(key.into());
-                    let row = rows
-                        .entry(key.into())
-                        .or_insert_with(|| SeriesRow::new(buckets.len()));
-                    row.count(v.record, timer, mark, now_ms, buckets);
+                    *requests_folded += 1;
+                    count_in(rows, &other_key, v.record, timer, mark, now_ms, buckets);
                 });
             }
         }
@@ -462,38 +683,90 @@ impl SeriesSet {
         let idle_ms = self.idle_ms;
         let mut removed = 0;
         for rep in &mut self.reports {
-            let ReportSeries {
-                selector,
-                rows,
-                by_labels,
-                ..
-            } = rep;
-            let before = rows.len();
-            rows.retain(|key, row| {
-                if row.last_ms + idle_ms > now_ms {
-                    return true;
-                }
-                if row.labelled {
-                    release_key(selector, key, dict);
-                }
-                if row.into.is_none() && row.labelled {
-                    by_labels.remove(&row.values);
-                }
-                false
-            });
-            let orphans: Vec<Box<[u32]>> = rows
+            let before = rep.rows.len();
+            let keys: Vec<Box<[u32]>> = rep
+                .rows
                 .iter()
-                .filter(|(_, row)| row.into.as_ref().is_some_and(|i| !rows.contains_key(&**i)))
+                .filter(|(_, row)| row.last_ms + idle_ms <= now_ms)
                 .map(|(key, _)| key.clone())
                 .collect();
-            for key in orphans {
-                rows.remove(&key);
-                release_key(selector, &key, dict);
+            for key in keys {
+                rep.remove_row(&key, dict);
             }
-            removed += (before - rows.len()) * rep.per_row;
+            rep.remove_orphans(dict);
+            removed += (before - rep.rows.len()) * rep.per_row;
         }
         self.series -= removed;
         removed
+    }
+
+    /// Whether the rows with series of their own are due to be ranked at `now_ms` (checked
+    /// before taking the dictionary for [`SeriesSet::rank`]).
+    pub fn needs_rank(&self, now_ms: u64) -> bool {
+        now_ms >= self.next_rank_ms
+    }
+
+    /// Ranks every report's rows (see the module's doc): ends the period of each row and
+    /// candidate, admits the best candidates to the free slots, then each candidate ranked
+    /// above [`DISPLACE_FACTOR`] times the weakest shown row in its place (the row removed, its
+    /// pins released, itself a candidate again). Candidates with no rank left are forgotten.
+    pub fn rank(&mut self, now_ms: u64, dict: &mut Dictionary) {
+        self.next_rank_ms = now_ms + RANK_EVERY_MS;
+        let mut removed = 0;
+        for rep in &mut self.reports {
+            let by_errors = rep.by_errors;
+            for row in rep.rows.values_mut() {
+                row.rank = row.period.roll(row.rank, by_errors);
+            }
+            let mut folded = 0;
+            rep.candidates.retain(|_, c| {
+                folded += usize::from(c.period.requests > 0);
+                c.rank = c.period.roll(c.rank, by_errors);
+                c.rank > 0
+            });
+            rep.folded_rows = folded;
+            rep.admitted.clear();
+            let mut best: Vec<(u64, Box<[u32]>)> = rep
+                .candidates
+                .iter()
+                .filter(|(key, _)| !rep.rows.contains_key(*key))
+                .map(|(key, c)| (c.rank, key.clone()))
+                .collect();
+            best.sort_unstable_by_key(|b| std::cmp::Reverse(b.0));
+            let mut best = best.into_iter();
+            let free = rep.max_rows.saturating_sub(rep.rows.len() - rep.others);
+            rep.admitted
+                .extend(best.by_ref().take(free).map(|(_, k)| k));
+            let mut weakest: Vec<(u64, Box<[u32]>)> = rep
+                .rows
+                .iter()
+                .filter(|(_, r)| !r.other && r.into.is_none() && r.labelled)
+                .map(|(key, r)| (r.rank, key.clone()))
+                .collect();
+            weakest.sort_unstable_by_key(|w| w.0);
+            let mut weakest = weakest.into_iter();
+            let before = rep.rows.len();
+            for (rank, key) in best {
+                let Some((weak_rank, weak)) = weakest.next() else {
+                    break;
+                };
+                if rank <= weak_rank.saturating_mul(DISPLACE_FACTOR) {
+                    break;
+                }
+                rep.remove_row(&weak, dict);
+                rep.candidates.insert(
+                    weak,
+                    Candidate {
+                        period: Tally::default(),
+                        rank: weak_rank,
+                    },
+                );
+                rep.admitted.insert(key);
+            }
+            rep.remove_orphans(dict);
+            removed += (before - rep.rows.len()) * rep.per_row;
+        }
+        self.series -= removed;
     }
 
     /// Writes the report series (prometheus-client's encoder; see `metrics::render`).
@@ -553,6 +826,34 @@ impl SeriesSet {
         }
         Ok(())
     }
+}
+
+/// Counts a contribution in the row of `key`, or in the row it counts into (see
+/// [`SeriesRow::into`]); false when there is no such row.
+#[inline]
+fn count_in(
+    rows: &mut FxHashMap<Box<[u32]>, SeriesRow>,
+    key: &[u32],
+    r: &Record,
+    timer: Option<&Timer>,
+    mark: u64,
+    now_ms: u64,
+    buckets: &Buckets,
+) -> bool {
+    let Some(row) = rows.get_mut(key) else {
+        return false;
+    };
+    let Some(into) = &row.into else {
+        row.count(r, timer, mark, now_ms, buckets);
+        return true;
+    };
+    // Its idle time still counts (its pins), its requests go to the other.
+    row.last_ms = now_ms;
+    let into = Arc::clone(into);
+    if let Some(row) = rows.get_mut(&*into) {
+        row.count(r, timer, mark, now_ms, buckets);
+    }
+    true
 }
 
 /// A family of the report series: its name (before the unit and `_total`), help, unit, and the
@@ -705,7 +1006,7 @@ fn encode_rows(
 fn is_string(selector: &RowSelector, i: usize, id: u32) -> bool {
     let number = selector.key_is_status(i);
     let absent = selector.key_is_schema(i) && id == NO_SCHEMA;
-    !number && !absent && id != LOST
+    !number && !absent && id != LOST && id != OTHER
 }
 
 /// Releases the pins [`SeriesSet::label_new_rows`] took for a row's key.
@@ -1036,6 +1337,114 @@ mod tests {
             .find(|r| &*r.values[0] == "/a")
             .unwrap();
         assert_eq!(a.requests, 2);
+    }
+
+    /// The requests of a row of `set`'s first report whose labels read `values`.
+    fn requests_of(set: &SeriesSet, values: &[&str]) -> Option<u64> {
+        set.reports[0]
+            .rows
+            .values()
+            .find(|r| r.into.is_none() && r.labelled && *r.values == *values)
+            .map(|r| r.requests)
+    }
+
+    /// Rows beyond `max_rows` count in an `(other)` row per status, so sums over the series stay
+    /// exact; the rank admits the folded row with the most errors in place of the weakest
+    /// shown row, which loses its series; the admitted row starts at its next request.
+    #[test]
+    fn rows_beyond_the_cap_fold_into_other_per_status_and_the_rank_keeps_the_most_errors() {
+        let mut dict = Dictionary::new(1000);
+        let rep = report(&mut dict, "pages", &["script_name", "status"]);
+        let mut set = SeriesSet::new(100_000, Duration::from_secs(3600)).with_max_rows(2);
+        set.set_reports(vec![exported(&rep, 1)], &mut dict);
+        let with_status = |dict: &mut Dictionary, s: &str, status: u32| {
+            let mut r = req(dict, s, 0.01, &[]);
+            r.record.status = status;
+            r
+        };
+        let a = with_status(&mut dict, "/a", 200);
+        let b = with_status(&mut dict, "/b", 200);
+        let c = with_status(&mut dict, "/c", 500);
+        let d = with_status(&mut dict, "/d", 200);
+        let e = with_status(&mut dict, "/e", 503);
+        set.fold(0, [&a, &b, &c, &c, &c, &d, &e].into_iter().map(view));
+        set.label_new_rows(&mut dict);
+        assert_eq!(requests_of(&set, &["/a", "200"]), Some(1));
+        assert_eq!(requests_of(&set, &["/c", "500"]), None);
+        assert_eq!(requests_of(&set, &["(other)", "500"]), Some(3));
+        assert_eq!(requests_of(&set, &["(other)", "503"]), Some(1));
+        assert_eq!(requests_of(&set, &["(other)", "200"]), Some(1));
+        assert_eq!(set.requests_folded(), 5);
+        assert_eq!(set.series(), 5 * REQUEST_ROW_SERIES);
+        let t = text(set);
+        let all: f64 = t
+            .lines()
+            .filter_map(|l| l.strip_prefix("pinba_requests_total{"))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum();
+        assert_eq!(all, 7.0, "{t}");
+
+        // Again, and ranked: /c (3 errors) and /e (1 error) take the places of /a and /b.
+        let mut set = SeriesSet::new(100_000, Duration::from_secs(3600)).with_max_rows(2);
+        set.set_reports(vec![exported(&rep, 1)], &mut dict);
+        set.fold(0, [&a, &b, &c, &c, &c, &d, &e].into_iter().map(view));
+        set.label_new_rows(&mut dict);
+        // (The first set, dropped, kept its pins.)
+        let pins = dict.pins(a.record.script_name);
+        set.rank(0, &mut dict);
+        assert_eq!(set.rows_folded(), 3, "/c, /d, /e");
+        assert_eq!(requests_of(&set, &["/a", "200"]), None, "lost its series");
+        assert_eq!(dict.pins(a.record.script_name), pins - 1);
+        assert_eq!(set.series(), 3 * REQUEST_ROW_SERIES, "the (other) rows");
+        // Slots kept for /c and /e: /d does not take one.
+        set.fold(1_000, [&d, &a, &c, &e].into_iter().map(view));
+        set.label_new_rows(&mut dict);
+        assert_eq!(requests_of(&set, &["/c", "500"]), Some(1));
+        assert_eq!(requests_of(&set, &["/e", "503"]), Some(1));
+        assert_eq!(requests_of(&set, &["(other)", "500"]), Some(3), "kept");
+        assert_eq!(requests_of(&set, &["(other)", "200"]), Some(3));
+        assert_eq!(set.series(), 5 * REQUEST_ROW_SERIES);
+        // /a comes back with 2 requests a period: not more than twice /e's 1 error.
+        set.fold(2_000, [&a, &a, &e].into_iter().map(view));
+        set.rank(RANK_EVERY_MS, &mut dict);
+        assert_eq!(requests_of(&set, &["/e", "503"]), Some(2));
+        assert!(requests_of(&set, &["/a", "200"]).is_none());
+    }
+
+    /// A report without a status key ranks by requests; a busy folded row displaces an idle
+    /// shown one, and statuses past [`MAX_OTHER_ROWS`] share one `(other)` row.
+    #[test]
+    fn a_report_without_status_ranks_by_requests_and_other_rows_are_bounded() {
+        let mut dict = Dictionary::new(10_000);
+        let rep = report(&mut dict, "scripts", &["script_name"]);
+        let mut set = SeriesSet::new(100_000, Duration::from_secs(3600)).with_max_rows(1);
+        set.set_reports(vec![exported(&rep, 1)], &mut dict);
+        let a = req(&mut dict, "/a", 0.01, &[]);
+        let b = req(&mut dict, "/b", 0.01, &[]);
+        set.fold(0, [&a, &b, &b, &b].into_iter().map(view));
+        set.label_new_rows(&mut dict);
+        set.rank(0, &mut dict);
+        set.fold(1_000, [&b].into_iter().map(view));
+        set.label_new_rows(&mut dict);
+        assert_eq!(requests_of(&set, &["/b"]), Some(1));
+        assert_eq!(requests_of(&set, &["/a"]), None);
+        assert_eq!(requests_of(&set, &["(other)"]), Some(3));
+
+        let rep = report(&mut dict, "statuses", &["script_name", "status"]);
+        let mut set = SeriesSet::new(1_000_000, Duration::from_secs(3600)).with_max_rows(1);
+        set.set_reports(vec![exported(&rep, 1)], &mut dict);
+        let reqs: Vec<Req> = (0..100u32)
+            .map(|i| {
+                let mut r = req(&mut dict, &format!("/{i}"), 0.01, &[]);
+                r.record.status = 100 + i;
+                r
+            })
+            .collect();
+        set.fold(0, reqs.iter().map(view));
+        set.label_new_rows(&mut dict);
+        assert_eq!(set.reports[0].others, MAX_OTHER_ROWS + 1);
+        let shown = 99 - MAX_OTHER_ROWS as u64;
+        assert_eq!(requests_of(&set, &["(other)", "(other)"]), Some(shown));
     }
 
     #[test]

@@ -297,6 +297,9 @@ fn dashboard_in_a_real_browser() {
           re: L.matchAny("script_name", ["/a.php", "/b(1)"]),
           timers: L.timersByTag([{timers: [{value: 0.5, hit_count: 2, tags: {group: "db"}}, {value: 0.25, hit_count: 1, tags: {group: "db"}}]},
                                  {timers: [{value: 1, hit_count: 1, tags: {op: "get", group: "cache"}}]}]),
+          gap: L.seriesColumn({...total, to: 360, columns: ["req_per_sec"],
+                               series: [{key: [], other: false, points: [[0, 6], [60, 5], [300, 1.5]]}]}, "req_per_sec"),
+          bytes: [0, 1023, 2097152, 1536].map(L.fmtBytes),
           utc: L.utcTime(0)};"##,
         json!([]),
     );
@@ -316,6 +319,23 @@ fn dashboard_in_a_real_browser() {
     );
     assert_eq!(lib["labels"], json!(["200", "503", "(other)"]));
     assert_eq!(lib["p95"], json!([[null, 0.2]]));
+    // Steps without data between two with data are null, so the chart breaks its line there.
+    assert_eq!(
+        lib["gap"]["t"],
+        json!([60, 120, 180, 240, 300, 360]),
+        "{lib}"
+    );
+    assert_eq!(
+        lib["gap"]["ys"],
+        json!([[6, 5, null, null, null, 1.5]]),
+        "{lib}"
+    );
+    // Bytes in binary units.
+    assert_eq!(
+        lib["bytes"],
+        json!(["0 B", "1,023 B", "2 MiB", "1.5 KiB"]),
+        "{lib}"
+    );
     assert_eq!(
         lib["route"],
         json!(["report", "by/x", "-req_count", "script_name:^/a"])
@@ -860,13 +880,13 @@ fn servers_hosts_scripts_paging_and_the_url_in_a_real_browser() {
             r["memory.title"].starts_with("mean memory"),
             "{name}: {r:?}"
         );
-        let mb: f64 = r["memory"]
-            .strip_suffix(" MB")
+        let mib: f64 = r["memory"]
+            .strip_suffix(" MiB")
             .unwrap_or("NaN")
             .parse()
             .unwrap();
         assert!(
-            close(mb * 1e6, mean, 0.001),
+            close(mib * 1048576.0, mean, 0.001),
             "{name}: {} vs {mean}",
             r["memory"]
         );
@@ -947,7 +967,15 @@ fn servers_hosts_scripts_paging_and_the_url_in_a_real_browser() {
         &b,
         "#script-timers table[data-report=timers_by_group]",
         "group",
-        &[("db", &[("hit_count", "30"), ("timer_value", "240 ms")])],
+        // Its one tag is all of its timer time (other scripts' db and cache timers aside).
+        &[(
+            "db",
+            &[
+                ("hit_count", "30"),
+                ("timer_value", "240 ms"),
+                ("timer_share", "100 %"),
+            ],
+        )],
     );
     b.wait("the script's ten slowest requests", |b| {
         let rows = rows_of(b, "#script-slow-table");

@@ -250,6 +250,83 @@ fn check_api(d: &Daemon, extra: &str, sent: &BTreeMap<String, Sent>) {
     assert_eq!(n(&body["totals"], "req_count"), total, "{body}");
 }
 
+/// The fleet API's rates are over the span the ticks cover (the first tick's start to the last
+/// one's end, as ClickHouse holds them), not the hour asked, and `complete_from` says where
+/// they start; `*_percent` columns are shares of the totals as in the live report;
+/// `percentiles=` picks the percentile columns; a report no sink writes is a 404.
+fn check_span_shares_and_percentiles(ch: &ClickHouse, d: &Daemon) {
+    let (code, body) =
+        d.get("/api/v1/fleet/reports/report_by_script_name?from=-1h&percentiles=50,99.9");
+    assert_eq!(code, 200, "{body}");
+    let span = ch.query(
+        "SELECT min(tick_start_ms), max(tick_start_ms + tick_ms) FROM fleet.pinba_report_ticks \
+         FINAL WHERE report = 'report_by_script_name' AND row_type = 2",
+    );
+    let (first, end) = span.split_once('\t').unwrap();
+    let (first, end): (u64, u64) = (first.parse().unwrap(), end.trim().parse().unwrap());
+    let seconds = (end - first) as f64 / 1000.0;
+    assert!(seconds > 0.0 && seconds < 600.0, "{span}");
+    assert!(
+        close(f(&body["time_interval"]), seconds, 1e-12),
+        "{span}: {body}"
+    );
+    assert!(
+        close(f(&body["complete_from"]), first as f64 / 1000.0, 1e-12),
+        "{body}"
+    );
+    assert_eq!(f(&body["history"]), 3600.0, "{body}");
+    let total = n(&body["totals"], "req_count") as f64;
+    assert!(
+        close(f(&body["totals"]["req_per_sec"]), total / seconds, 1e-12),
+        "{body}"
+    );
+    let totals = body["totals"].as_object().unwrap();
+    assert_eq!(f(&body["totals"]["req_percent"]), 100.0, "{body}");
+    assert!(
+        totals.contains_key("p99.9") && !totals.contains_key("p99"),
+        "{body}"
+    );
+    let mut shares = 0.0;
+    for row in body["rows"].as_array().unwrap() {
+        let count = n(row, "req_count") as f64;
+        assert!(
+            close(f(&row["req_per_sec"]), count / seconds, 1e-12),
+            "{row}"
+        );
+        assert!(
+            close(f(&row["req_percent"]), 100.0 * count / total, 1e-12),
+            "{row}"
+        );
+        assert!(f(&row["p99.9"]) >= f(&row["req_time_median"]), "{row}");
+        shares += f(&row["req_percent"]);
+    }
+    assert!(close(shares, 100.0, 1e-9), "{body}");
+    // A range starting at the first tick is complete from its start: no `complete_from`.
+    let (code, body) = d.get(&format!(
+        "/api/v1/fleet/reports/report_by_script_name?from={}&to=now",
+        first / 1000
+    ));
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(body["complete_from"], Value::Null, "{body}");
+    let (code, body) = d.get("/api/v1/fleet/reports/report_by_script_name?percentiles=50,abc");
+    assert_eq!(
+        (code, body["error"].as_str()),
+        (400, Some("bad_parameter")),
+        "{body}"
+    );
+    // `reports = "*"`: a report neither here nor in ClickHouse is a 404 saying so.
+    let (code, body) = d.get("/api/v1/fleet/reports/no_such_report");
+    assert_eq!(
+        (code, body["error"].as_str()),
+        (404, Some("not_found")),
+        "{body}"
+    );
+    assert!(
+        body["detail"].as_str().unwrap().contains("no_such_report"),
+        "{body}"
+    );
+}
+
 #[test]
 fn without_a_ticks_sink_the_fleet_endpoint_says_so() {
     let d = Daemon::start("");
@@ -396,6 +473,7 @@ fn two_instances_answer_the_fleet_from_clickhouse_exactly_once() {
         })
         .collect();
     check_api(&a, "&instance=b", &only_b);
+    check_span_shares_and_percentiles(&ch, &a);
     check_dashboard(&a, &sent);
     let (code, body) = a.get("/api/v1/fleet/reports/report_by_script_name?from=-1h&colour=red");
     assert_eq!(

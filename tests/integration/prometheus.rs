@@ -250,6 +250,12 @@ prometheus = true
 [[report]]
 name = "not_exported"
 keys = ["script_name"]
+
+# Exported, but without the keys the dashboard's per-script panels need: not offered there.
+[[report]]
+name = "by_server"
+keys = ["server_name"]
+prometheus = true
 "#;
 
 /// Index of the default bucket (`pinbad::metrics::DEFAULT_BUCKETS_SECONDS`, then +Inf) holding
@@ -294,16 +300,18 @@ fn dashboard_variables() -> Vec<(String, String)> {
         .filter_map(|v| {
             let q = v["query"]["query"].as_str()?;
             let args = q.strip_prefix("label_values(")?.strip_suffix(')')?;
-            let (metric, label) = args.split_once(',')?;
+            let (metric, label) = args.rsplit_once(',')?;
             Some((metric.trim().to_string(), label.trim().to_string()))
         })
         .collect()
 }
 
 /// The dashboard's variables replaced the way Grafana does: `$report`, `$timer_report` by the
-/// test's report names, `$__rate_interval` by a range that holds several 1 s scrapes.
+/// test's report names, `$top` by 3 scripts (of the 5 sent), `$__rate_interval` by a range that
+/// holds several 1 s scrapes.
 fn instantiate(expr: &str) -> String {
     expr.replace("$__rate_interval", "1m")
+        .replace("$top", "3")
         .replace("$timer_report", "timers")
         .replace("$report", "scripts")
 }
@@ -402,16 +410,27 @@ fn prometheus_scrapes_exact_counters_rates_and_quantiles_and_the_dashboard_queri
             !result.is_empty(),
             "dashboard panel {title:?}: `{e}` returns no data"
         );
+        // A per-script panel shows `$top` scripts, not all of them.
+        if title.contains("by script") {
+            assert!(expr.contains("topk($top,"), "{title:?}: `{expr}`");
+            assert!(result.len() <= 3, "{title:?}: `{e}`: {result:?}");
+        }
     }
     let variables = dashboard_variables();
     assert_eq!(variables.len(), 2, "{variables:?}");
+    // Each offers only the reports with the keys its panels need.
+    let mut offered = Vec::new();
     for (metric, label) in variables {
         let e = format!("count by ({label}) ({metric})");
-        assert!(
-            !p.query(&e).unwrap().is_empty(),
-            "dashboard variable label_values({metric}, {label}) has no values"
-        );
+        let values: Vec<Value> = p
+            .query(&e)
+            .unwrap()
+            .iter()
+            .map(|r| r["metric"][&label].clone())
+            .collect();
+        offered.push(values);
     }
+    assert_eq!(offered, [vec![json!("scripts")], vec![json!("timers")]]);
 }
 
 /// Every figure of `/api/v1/status` is on `/metrics` (named by docs/prometheus.md's rule), and a report
@@ -460,6 +479,7 @@ fn metrics_show_every_status_figure_and_run_time_reports() {
             "merge_last_ms" => "pinbad_merge_last_seconds".to_string(),
             "merge_max_ms" => "pinbad_merge_max_seconds".to_string(),
             "metrics_series" => "pinbad_metric_series".to_string(),
+            "metrics_rows_folded" => "pinbad_metric_rows_folded".to_string(),
             // Times of the snapshot in seconds, as Prometheus wants them.
             "snapshot_restore_ms" | "snapshot_write_ms" => {
                 format!("pinbad_{}_seconds", key.trim_end_matches("_ms"))
@@ -795,4 +815,164 @@ fn alerts_pass_promtool_and_read_the_daemons_series() {
     let drops = p.query(&drops).unwrap();
     assert_eq!(drops.len(), 1, "{drops:?}");
     assert_eq!(drops[0]["value"][1], "0", "{drops:?}");
+}
+
+/// `metrics.max_report_rows` (200 by default) with the alerts' reports and the dashboard's
+/// `scripts` report over 1,000 scripts, 352 of them with errors: once ranked, the 200 pages with
+/// the most errors have series of their own and `PinbaErrorPages` names them, the other pages'
+/// errors alert as `(other)` with their status, the error count summed over the series is exact
+/// (nothing counts nowhere), the fold is counted, and a scrape stays under 2 MB.
+#[test]
+fn rows_past_the_cap_fold_into_other_and_the_error_alert_keeps_the_most_errors() {
+    if !prometheus_available() {
+        return;
+    }
+    let alerts = std::fs::read_to_string(alerts_dir().join("alerts.yml")).unwrap();
+    let mut config: String = alerts
+        .lines()
+        .filter_map(|l| l.strip_prefix("#   "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    config.push_str(CONFIG);
+    let d = Daemon::start(&config);
+    let p = Prometheus::start(d.http);
+    p.wait_for("the first scrape", |p| {
+        p.value(r#"up{job="pinbad"}"#) == Some(1.0)
+    });
+    // Page i: two 200s; every 5th page (200 of them) 4 to 10 errors (500), 152 others one 503.
+    let heavy = |i: usize| i.is_multiple_of(5);
+    let light = |i: usize| i % 5 == 1 && i < 760;
+    let page = |i: usize, status: u32| Sent {
+        hostname: "web1".into(),
+        server_name: "shop".into(),
+        script_name: format!("/p{i}.php"),
+        status,
+        schema: None,
+        request_time: 0.01,
+        ru_utime: 0.005,
+        ru_stime: 0.001,
+        document_size: 1000,
+        memory_footprint: 0,
+        tags: Vec::new(),
+        timers: Vec::new(),
+    };
+    let round = || -> Vec<Sent> {
+        let mut out = Vec::new();
+        for i in 0..1000 {
+            out.push(page(i, 200));
+            out.push(page(i, 200));
+            if heavy(i) {
+                out.extend((0..4 + i % 7).map(|_| page(i, 500)));
+            }
+            if light(i) {
+                out.push(page(i, 503));
+            }
+        }
+        out
+    };
+    let sent = round();
+    assert_eq!(
+        (0..1000).filter(|&i| heavy(i) || light(i)).count(),
+        352,
+        "pages with errors"
+    );
+    let errors = sent.iter().filter(|s| s.status >= 500).count() as f64;
+    d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(sent.len() as u64);
+
+    // The pages report's series of pages (not `(other)`) on /metrics: (script, status).
+    let shown = |d: &Daemon| -> Vec<(String, String)> {
+        let prefix = "pinba_requests_total{report=\"pages\",server_name=\"shop\",script_name=\"";
+        d.get_text("/metrics")
+            .1
+            .lines()
+            .filter_map(|l| l.strip_prefix(prefix))
+            .filter_map(|l| {
+                let (script, rest) = l.split_once('"')?;
+                let status = rest.split("status=\"").nth(1)?.split('"').next()?;
+                Some((script.to_string(), status.to_string()))
+            })
+            .collect()
+    };
+    let is_heavy = |s: &(String, String)| {
+        let i: usize = s.0[2..s.0.len() - 4].parse().unwrap();
+        heavy(i) && s.1 == "500"
+    };
+    // Ranked (every 10 s): only pages of the most errors keep series of their own.
+    d.wait_for(
+        |d| {
+            let s = shown(d);
+            !s.is_empty() && s.iter().all(is_heavy)
+        },
+        "the rank to keep the pages with the most errors",
+    );
+    let sum = r#"sum(pinba_requests_total{report="pages",status=~"5.."})"#;
+    let own_sum = |d: &Daemon| -> f64 {
+        d.get_text("/metrics")
+            .1
+            .lines()
+            .filter(|l| l.starts_with("pinba_requests_total{report=\"pages\""))
+            .filter(|l| l.contains("status=\"5"))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum()
+    };
+    let before = own_sum(&d);
+    p.wait_for("Prometheus to read the ranked series", |p| {
+        p.value(sum) == Some(before)
+    });
+
+    // The same traffic again: the admitted pages get their series at their next request.
+    d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(2 * sent.len() as u64);
+    p.wait_for(
+        "every error of the second round summed over the series",
+        |p| p.value(sum) == Some(before + errors),
+    );
+    let expr = |name: &str| -> String {
+        let start = alerts.find(&format!("- alert: {name}")).unwrap();
+        let body = alerts[start..].split("expr: |\n").nth(1).unwrap();
+        body.lines()
+            .take_while(|l| l.starts_with("          ") || l.trim().is_empty())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let firing = p.query(&expr("PinbaErrorPages")).unwrap();
+    let named: std::collections::BTreeSet<(String, String)> = firing
+        .iter()
+        .map(|r| {
+            let m = &r["metric"];
+            (
+                m["script_name"].as_str().unwrap().to_string(),
+                m["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let want: std::collections::BTreeSet<(String, String)> = (0..1000)
+        .filter(|&i| heavy(i))
+        .map(|i| (format!("/p{i}.php"), "500".to_string()))
+        .collect();
+    let pages: std::collections::BTreeSet<(String, String)> = named
+        .iter()
+        .filter(|(script, _)| script != "(other)")
+        .cloned()
+        .collect();
+    assert_eq!(pages, want, "{firing:?}");
+    assert!(
+        named.contains(&("(other)".to_string(), "503".to_string())),
+        "the other pages' 503s alert as (other): {firing:?}"
+    );
+    let s = d.status();
+    assert_eq!(s["metrics"]["series_lost"], 0, "{s}");
+    assert!(s["metrics"]["requests_folded"].as_u64().unwrap() > 0, "{s}");
+    p.wait_for("the fold counted on /metrics", |p| {
+        p.value("pinbad_metric_rows_folded")
+            .is_some_and(|v| v > 0.0)
+    });
+    let folded = expr("PinbadMetricRowsFolded");
+    assert_eq!(p.query(&folded).unwrap().len(), 1, "{folded}");
+    // A scrape of the alerts' and the dashboard's reports over 1,000 scripts stays small.
+    let (_, text) = d.get_text("/metrics");
+    assert!(text.len() < 2_000_000, "{} bytes", text.len());
+    let said = promtool_check(&text, p.dir.path());
+    assert!(said.trim().is_empty(), "promtool check metrics: {said}");
 }

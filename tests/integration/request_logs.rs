@@ -452,6 +452,26 @@ fn the_request_logs_view_shows_what_the_url_asks() {
             .filter(|(t, r)| *t == 3 && r.iter().all(|n| n.starts_with("shop-")))
     });
     assert_eq!(cpu.1.len(), 3);
+    // Each column once: the kind's value is not repeated among the request's figures.
+    let head = b.eval(
+        "return [...document.querySelectorAll('#logs-table thead th')].map((th) => th.textContent)",
+        serde_json::json!([]),
+    );
+    assert_eq!(
+        head,
+        serde_json::json!([
+            "time",
+            "CPU (user + system)",
+            "server",
+            "host",
+            "script",
+            "status",
+            "request time",
+            "memory peak",
+            "tags",
+            "timers"
+        ])
+    );
     let caught = b.eval("return window.__pinbad.errors", serde_json::json!([]));
     assert_eq!(caught, serde_json::json!([]), "errors caught in the page");
 }

@@ -65,11 +65,13 @@
     if (a < 1) return num.format(v * 1e3) + ' ms';
     return num.format(v) + ' s';
   }
+  /** Bytes in binary units (PHP's memory_limit and memory_get_peak_usage() count in them:
+   *  2 MiB reads "2 MiB", not "2.097 MB"). */
   function fmtBytes(v) {
     if (v == null) return '–';
-    const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
     let i = 0;
-    while (Math.abs(v) >= 1000 && i < units.length - 1) { v /= 1000; i++; }
+    while (Math.abs(v) >= 1024 && i < units.length - 1) { v /= 1024; i++; }
     return (i ? num.format(v) : int.format(v)) + ' ' + units[i];
   }
   function fmtDuration(s) {
@@ -170,12 +172,24 @@
 
   // ---- History answers → chart data (pure) ------------------------------------------------------
 
-  /** The union of the steps of every series of a history answer, sorted, each at its end: the
-   *  API's `t` is a step's start, a chart draws a step where it is complete. */
+  /** The steps of a history answer from its first point to its last, sorted, each at its end
+   *  (the API's `t` is a step's start, a chart draws a step where it is complete). The API
+   *  leaves out steps without data; they are here too, so that their values are null and a
+   *  chart breaks its line there rather than drawing traffic that was not there. */
   function steps(history) {
     const ts = new Set();
     for (const s of history.series) for (const p of s.points) ts.add(p[0]);
-    return [...ts].sort((a, b) => a - b).map((x) => x + (history.step || 0));
+    const step = history.step || 0;
+    const sorted = [...ts].sort((a, b) => a - b);
+    if (step > 0 && sorted.length > 1) {
+      const [first, last] = [sorted[0], sorted[sorted.length - 1]];
+      // Bounded: the API answers at most a few thousand steps.
+      if ((last - first) / step <= 100000) {
+        for (let x = first + step; x < last; x += step) ts.add(x);
+        return [...ts].sort((a, b) => a - b).map((x) => x + step);
+      }
+    }
+    return sorted.map((x) => x + step);
   }
   /** One column of every series, aligned on the union of their steps (absent steps: null). */
   function seriesColumn(history, col) {
@@ -238,7 +252,7 @@
   }
   Object.assign(P.lib, { parseRoute, routeHash, rangeOf, seriesColumn, errorRatio, otherHolds, sumColumns,
     keyColumns, keepsHistory, columnKind, fmtCell, escapeRe, matchAny, utcTime, localTime, pageOf,
-    reportGroup, timersByTag });
+    reportGroup, timersByTag, fmtBytes });
 
   // ---- API ------------------------------------------------------------------------------------
 
@@ -993,6 +1007,9 @@
         const t = await api(`/api/v1/reports/${encodeURIComponent(rep.name)}?${ask}`);
         const tagCols = keyColumns(t).filter((c) => !['script_name', 'server_name', 'hostname'].includes(c));
         const head = [...tagCols, 'hits', 'time', 'time %', 'p50', 'p95'];
+        // A tag's share of this script's timer time (the report's `timer_value_percent` is of
+        // every script's); over the rows shown when the script has more than a page of them.
+        const scriptTime = t.rows.reduce((acc, r) => acc + (r.timer_value || 0), 0);
         parts.push(h('div', { class: 'muted' }, `${rep.name} (${rep.keys.join(', ')})`
           + (rep.keys.includes('server_name') ? '' : ': this script on every server')),
         h('div', { class: 'table-wrap' }, h('table', { class: 'timer-table', 'data-report': rep.name },
@@ -1001,7 +1018,8 @@
             tagCols.map((c) => h('td', { class: 'key', 'data-col': c }, r[c])),
             h('td', { 'data-col': 'hit_count' }, fmtNumber(r.hit_count)),
             h('td', { 'data-col': 'timer_value' }, fmtSeconds(r.timer_value)),
-            h('td', {}, fmtCell('timer_value_percent', r.timer_value_percent)),
+            h('td', { 'data-col': 'timer_share', title: "share of this script's timer time" },
+              scriptTime > 0 ? pct((r.timer_value || 0) / scriptTime) : '–'),
             h('td', {}, fmtSeconds(r.p50)), h('td', {}, fmtSeconds(r.p95))))
             : h('tr', {}, h('td', { class: 'empty', colspan: head.length }, 'No timers in the live window.'))))));
       }

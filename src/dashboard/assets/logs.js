@@ -5,12 +5,20 @@
 'use strict';
 
 (function () {
+  // `same`: the column of FIELDS a kind's value is, which its table leaves out (it would repeat it).
   const KINDS = {
-    slow: { label: 'Slow', value: 'request time', fmt: (x) => seconds(x.request_time) },
-    memory: { label: 'Memory', value: 'memory peak', fmt: (x) => bytes(x.memory_peak) },
-    cpu: { label: 'CPU', value: 'CPU (user + system)', fmt: (x) => seconds(x.ru_utime + x.ru_stime) },
-    errors: { label: 'Errors', value: 'status', fmt: (x) => String(x.status) },
+    slow: { label: 'Slow', value: 'request time', fmt: (x) => seconds(x.request_time), same: 'request_time' },
+    memory: { label: 'Memory', value: 'memory peak', fmt: (x) => bytes(x.memory_peak), same: 'memory_peak' },
+    cpu: { label: 'CPU', value: 'CPU (user + system)', fmt: (x) => seconds(x.ru_utime + x.ru_stime), same: 'cpu' },
+    errors: { label: 'Errors', value: 'status', fmt: (x) => String(x.status), same: 'status' },
   };
+  /** The request's figures a log table shows after its host and script: [id, header, cell]. */
+  const FIELDS = [
+    ['status', 'status', (x) => x.status],
+    ['request_time', 'request time', (x) => seconds(x.request_time)],
+    ['memory_peak', 'memory peak', (x) => bytes(x.memory_peak)],
+    ['cpu', 'CPU', (x) => seconds(x.ru_utime + x.ru_stime)],
+  ];
   const FILTERS = [
     ['server_name', 'server (exact)', 18],
     ['hostname', 'host (exact)', 14],
@@ -110,6 +118,7 @@
       counts.textContent = answer.error_counts && answer.error_counts.length
         ? 'All error requests in the range: ' + answer.error_counts.map((c) => `${c.status}: ${int.format(c.count)}`).join(', ')
         : '';
+      const fields = FIELDS.filter(([id]) => id !== spec.same);
       const rows = answer.entries.map((e) => {
         const x = e.request;
         const t = when(x.timestamp);
@@ -120,10 +129,7 @@
           h('td', { class: 'key', 'data-col': 'server_name' }, x.server_name),
           h('td', { class: 'key' }, x.hostname),
           h('td', { class: 'key', 'data-col': 'script_name' }, x.script_name),
-          h('td', {}, x.status),
-          h('td', {}, seconds(x.request_time)),
-          h('td', {}, bytes(x.memory_peak)),
-          h('td', {}, seconds(x.ru_utime + x.ru_stime)),
+          fields.map(([id, , cell]) => h('td', { 'data-col': id }, cell(x))),
           h('td', { class: 'key' }, tags(x.tags)),
           h('td', { class: 'timers' }, timers.length
             ? h('details', {}, h('summary', {}, `${timers.length} timers`),
@@ -132,7 +138,7 @@
                 h('td', { class: 'key' }, tags(tm.tags)))))))
             : '–'));
       });
-      const head = ['time', spec.value, 'server', 'host', 'script', 'status', 'request time', 'memory peak', 'CPU', 'tags', 'timers'];
+      const head = ['time', spec.value, 'server', 'host', 'script', ...fields.map((f) => f[1]), 'tags', 'timers'];
       wrap.replaceChildren(h('table', { id: 'logs-table' },
         h('thead', {}, h('tr', {}, head.map((c) => h('th', {}, c)))),
         h('tbody', {}, rows.length ? rows
