@@ -379,8 +379,9 @@ impl Running {
     /// Serves HTTP until shutdown is triggered, then stops the threads and returns. Blocks the
     /// calling thread.
     ///
-    /// With the snapshot on, the receivers stop last: the merger stops after its round, the
-    /// snapshot is written (seconds with a full pool) while they go on decoding into the temp
+    /// With the snapshot on, the receivers stop last: the merger stops after its round (asked at
+    /// the signal, and its threads given back the daemon's priority: see
+    /// [`crate::shutdown::raise_merge_threads`]), the snapshot is written (seconds with a full pool) while they go on decoding into the temp
     /// ring, and then what the ring holds is saved for the next start (`pending`), so a restart
     /// does not lose what clients sent while this run stopped. With it off, the receivers stop
     /// first and the merger drains the ring into the pool and the reports.
@@ -411,6 +412,10 @@ impl Running {
             );
             (listener, Arc::new(ctx))
         });
+        let snapshot_on = self.core.config().snapshot.enabled;
+        // With the snapshot on, the merger stops at the signal (see above): its last round
+        // overlaps the HTTP server's closing instead of following it.
+        let merger_stop = snapshot_on.then(|| Arc::clone(&self.merger_stop));
         let std_listener = self
             .http
             .take()
@@ -430,10 +435,15 @@ impl Running {
             tokio::spawn(async move {
                 let signal = wait_for_signal(signals).await;
                 crate::shutdown::stop_at_once_on_the_next_signal();
+                let raised = crate::shutdown::raise_merge_threads();
                 tracing::info!(
                     signal,
+                    merge_threads_raised = raised,
                     "Stopping (another stop signal ends pinbad at once, without the snapshot)"
                 );
+                if let Some(stop) = merger_stop {
+                    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+                }
                 trigger.trigger();
             });
             if let Some((listener, ctx)) = sql {
@@ -445,7 +455,8 @@ impl Running {
         runtime.shutdown_timeout(Duration::from_millis(200));
         self.shutdown.trigger();
         let signalled = self.shutdown.triggered_at().unwrap_or_else(Instant::now);
-        let snapshot_on = self.core.config().snapshot.enabled;
+        // A stop not from a signal (a failed thread) raises them here.
+        crate::shutdown::raise_merge_threads();
         if snapshot_on {
             // The snapshot is written first: the history writer and the tick log wait meanwhile
             // (their last pass, with a bound, comes after).

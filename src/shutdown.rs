@@ -122,6 +122,45 @@ pub fn join_until(thread: std::thread::JoinHandle<()>, deadline: std::time::Inst
     true
 }
 
+/// At a stop: the merge threads ("pinbad-merger", "pinbad-merge-N"), which run `merge.nice`
+/// steps below the rest so that the receivers win the CPU over merging, get the calling thread's
+/// priority back. Their last round, and the hand-over of what they hold, are on the stop's path
+/// (the snapshot waits for them): on a busy machine, at nice 5 beside programs at 0, a round
+/// that takes a core 0.3 s took them seconds (a 19.7 s stop, 6 s of it before the snapshot, in
+/// a test on two cores with two busy loops). Raising a priority needs `CAP_SYS_NICE` or a
+/// `RLIMIT_NICE` that allows it (systemd: `LimitNICE=`); without, they keep theirs. Returns how
+/// many were raised.
+pub fn raise_merge_threads() -> usize {
+    // SAFETY: getpriority(2) on the calling thread; errno is reset first, as -1 is a valid value.
+    let own = unsafe {
+        *libc::__errno_location() = 0;
+        let p = libc::getpriority(libc::PRIO_PROCESS, 0);
+        if *libc::__errno_location() != 0 {
+            return 0;
+        }
+        p
+    };
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return 0;
+    };
+    let mut raised = 0;
+    for task in tasks.flatten() {
+        let Some(tid) = task.file_name().to_str().and_then(|t| t.parse::<libc::id_t>().ok())
+        else {
+            continue;
+        };
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if !comm.starts_with("pinbad-merge") {
+            continue;
+        }
+        // SAFETY: setpriority(2) on a thread id of this process; no pointers.
+        if unsafe { libc::setpriority(libc::PRIO_PROCESS, tid, own) } == 0 {
+            raised += 1;
+        }
+    }
+    raised
+}
+
 /// The signals that stop the daemon: SIGTERM (service managers), SIGINT (Ctrl-C), and SIGHUP
 /// (a closed terminal or session, or `kill -HUP`; pinbad has no reload) unless it was started
 /// with SIGHUP ignored (`nohup`), which is kept.

@@ -51,11 +51,14 @@ async fn history(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
     let params = query_pairs(raw.as_deref())?;
+    let budget = std::sync::Arc::clone(state.core.budget());
     let (text, csv) = blocking(&state.clone(), move || answer(&state, &name, &params)).await?;
+    // Sent in chunks, counted in the budget until sent (see `super::answer`).
+    let body = super::answer::stream_text(text.into_bytes(), &budget)?;
     Ok(if csv {
-        ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], text).into_response()
+        ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], body).into_response()
     } else {
-        ([(header::CONTENT_TYPE, "application/json")], text).into_response()
+        ([(header::CONTENT_TYPE, "application/json")], body).into_response()
     })
 }
 

@@ -24,6 +24,7 @@ use tokio::sync::OwnedSemaphorePermit;
 
 use crate::state::Core;
 
+mod answer;
 mod dashboard;
 mod fleet;
 mod history;

@@ -1,7 +1,8 @@
 //! Report endpoints: `/api/v1/info`, `/api/v1/reports` (list, create) and
 //! `/api/v1/reports/{name}` (query, drop).
 //!
-//! In: HTTP requests. Out: JSON or CSV tables built by [`Report::query`] under read locks, and
+//! In: HTTP requests. Out: JSON or CSV tables built by [`Report::query`] under read locks (a
+//! query's streamed and counted in the memory budget while it is sent: `super::answer`), and
 //! report creation/drop with their persistence in `{state_dir}/reports.json`. Queries run in
 //! place on the HTTP worker (`super::in_place`: bounded, and the worker's other tasks move to
 //! another thread meanwhile); creation and drop, which fill from the pool and fsync, run on tokio's
@@ -16,6 +17,7 @@ use axum::Json;
 use serde_json::{json, Value};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
+use super::answer::Format;
 use super::ApiState;
 use super::{blocking, in_place, query_pairs, ApiError, AppState, Client, PathParam};
 use crate::config::Limits;
@@ -187,12 +189,6 @@ fn refuse_parameters(raw: Option<&str>, instead: &str) -> Result<(), ApiError> {
 
 // ---- GET /api/v1/reports/{name} -------------------------------------------------------------
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Format {
-    Json,
-    Csv,
-}
-
 /// The parameters of a report query: `sort, limit, offset, filter…, match…, percentiles, format`.
 /// Anything else is a 400 naming it.
 fn build_query(params: &[(String, String)], limits: &Limits) -> Result<(Query, Format), ApiError> {
@@ -292,14 +288,13 @@ async fn show(
             .ok_or_else(|| no_such_report(&name))?;
         run_query(&state, &cell, &q)
     })?;
-    Ok(match format {
-        Format::Json => Json(table).into_response(),
-        Format::Csv => (
-            [(header::CONTENT_TYPE, "text/csv; charset=utf-8")],
-            table.to_csv(),
-        )
-            .into_response(),
-    })
+    // Streamed, and counted in the budget until sent (see `answer`).
+    let content_type = match format {
+        Format::Json => "application/json",
+        Format::Csv => "text/csv; charset=utf-8",
+    };
+    let body = super::answer::stream(table, format, state.core.budget())?;
+    Ok(([(header::CONTENT_TYPE, content_type)], body).into_response())
 }
 
 // ---- POST /api/v1/reports -------------------------------------------------------------------

@@ -118,6 +118,8 @@ async fn request_logs(
         Ok(render(kind, log.group_by.as_str(), &page))
     })
     .await?;
+    // Sent in chunks, counted in the budget until sent (see `super::answer`).
+    let body = super::answer::stream_text(body.into_bytes(), state.core.budget())?;
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 

@@ -25,6 +25,11 @@
 //! - a connection where no byte moves in either direction for `http.idle_timeout` is closed
 //!   ([`IdleTimeout`]): a half-sent body, or a client that stops reading its response; a body
 //!   trickled byte by byte meets `http.header_timeout` instead (`api::read_body`, a 408);
+//! - an answer not taken whole within `http.answer_timeout` of its request is cut, its
+//!   connection closed, once a write to the client waits ([`AnswerDeadline`]): a client reading
+//!   a byte now and then would otherwise hold what the answer holds (a report query's table,
+//!   counted in the memory budget: `api::answer`) for as long as it liked. `/api/v1/stream`,
+//!   endless by design, has none;
 //! - on shutdown the listener is closed at once, connections get [`SHUTDOWN_GRACE`] to finish what
 //!   they are doing, and whatever is left is dropped with the runtime: the process exits within
 //!   about a second, whatever the clients do.
@@ -77,6 +82,7 @@ pub struct ServerLimits {
     pub health_connections: usize,
     pub header_timeout: Duration,
     pub idle_timeout: Duration,
+    pub answer_timeout: Duration,
 }
 
 impl ServerLimits {
@@ -88,6 +94,7 @@ impl ServerLimits {
             health_connections: http.health_connections,
             header_timeout: http.header_timeout.0,
             idle_timeout: http.idle_timeout.0,
+            answer_timeout: http.answer_timeout.0,
         }
     }
 }
@@ -163,13 +170,18 @@ async fn accept(
             log_pressure(&mut last_pressure_log, &counters);
         }
         let _ = stream.set_nodelay(true);
-        let io = TokioIo::new(IdleTimeout::new(stream, limits.idle_timeout));
+        let answer = Arc::new(AnswerDeadline::default());
+        let io = TokioIo::new(
+            IdleTimeout::new(stream, limits.idle_timeout).with_answer(Arc::clone(&answer)),
+        );
         let service = ConnService {
             router: TowerToHyperService::new(router.clone()),
             table: Arc::clone(&table),
             id: conn.id,
             peer,
             health_only: conn.health,
+            answer,
+            answer_timeout: limits.answer_timeout,
         };
         let connection = if conn.health {
             health_builder.serve_connection(io, service)
@@ -555,6 +567,9 @@ struct ConnService {
     id: u64,
     peer: std::net::SocketAddr,
     health_only: bool,
+    /// When the answer being sent on the connection must be sent by.
+    answer: Arc<AnswerDeadline>,
+    answer_timeout: Duration,
 }
 
 impl hyper::service::Service<hyper::Request<hyper::body::Incoming>> for ConnService {
@@ -569,9 +584,14 @@ impl hyper::service::Service<hyper::Request<hyper::body::Incoming>> for ConnServ
                  http.max_connections_per_client); retry on a new one",
             ))));
         }
+        let endless = req.uri().path() == "/api/v1/stream";
         let guard = BusyGuard {
             table: Arc::clone(&self.table),
             id: self.id,
+            answer: (!endless).then(|| {
+                self.answer.set(Some(Instant::now() + self.answer_timeout));
+                Arc::clone(&self.answer)
+            }),
         };
         let health_path = matches!(*req.method(), Method::GET | Method::HEAD)
             && matches!(req.uri().path(), "/healthz" | "/metrics");
@@ -617,15 +637,38 @@ fn refused(detail: &str) -> hyper::Response<Tracked> {
     })
 }
 
-/// Keeps a connection busy (see [`Table::busy`]) until dropped with the answer's body.
+/// Keeps a connection busy (see [`Table::busy`]) until dropped with the answer's body, and its
+/// answer's deadline set until then.
 struct BusyGuard {
     table: Arc<Mutex<Table>>,
     id: u64,
+    answer: Option<Arc<AnswerDeadline>>,
 }
 
 impl Drop for BusyGuard {
     fn drop(&mut self) {
+        if let Some(a) = &self.answer {
+            a.set(None);
+        }
         self.table.lock().idle(self.id);
+    }
+}
+
+/// When the answer a connection is sending must be taken by (`http.answer_timeout` after its
+/// request came), shared by the connection's service, which sets it, and its stream
+/// ([`IdleTimeout`]), which cuts a write that waits past it.
+#[derive(Default)]
+pub struct AnswerDeadline {
+    by: Mutex<Option<Instant>>,
+}
+
+impl AnswerDeadline {
+    fn set(&self, by: Option<Instant>) {
+        *self.by.lock() = by;
+    }
+
+    fn get(&self) -> Option<Instant> {
+        *self.by.lock()
     }
 }
 
@@ -658,10 +701,17 @@ impl hyper::body::Body for Tracked {
 /// A stream that fails with `TimedOut` once no byte has moved in either direction for `timeout`
 /// while someone waits on it. Every read or write that moves bytes pushes the deadline back, so
 /// a slow but live transfer is never cut.
+///
+/// With [`IdleTimeout::with_answer`], a write that waits also fails once the answer's deadline
+/// has passed (see [`AnswerDeadline`]).
 pub struct IdleTimeout<T> {
     inner: T,
     timeout: Duration,
     deadline: Pin<Box<Sleep>>,
+    answer: Option<Arc<AnswerDeadline>>,
+    /// Armed at the answer's deadline while a write waits.
+    answer_timer: Pin<Box<Sleep>>,
+    armed: Option<Instant>,
 }
 
 impl<T> IdleTimeout<T> {
@@ -670,7 +720,47 @@ impl<T> IdleTimeout<T> {
             inner,
             timeout,
             deadline: Box::pin(tokio::time::sleep(timeout)),
+            answer: None,
+            answer_timer: Box::pin(tokio::time::sleep(Duration::ZERO)),
+            armed: None,
         }
+    }
+
+    /// Writes that wait fail once `answer`'s deadline, when it has one, has passed.
+    pub fn with_answer(mut self, answer: Arc<AnswerDeadline>) -> IdleTimeout<T> {
+        self.answer = Some(answer);
+        self
+    }
+
+    /// After a pending write: an error if the answer's deadline has passed (the waker is
+    /// registered with it too, so a client that reads nothing more is noticed at the deadline).
+    fn answer_late(&mut self, cx: &mut Context<'_>) -> Option<io::Error> {
+        let by = self.answer.as_ref()?.get()?;
+        if self.armed != Some(by) {
+            self.armed = Some(by);
+            self.answer_timer.as_mut().reset(by);
+        }
+        self.answer_timer.as_mut().poll(cx).is_ready().then(|| {
+            io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the answer was not taken within http.answer_timeout",
+            )
+        })
+    }
+
+    /// [`IdleTimeout::settle`] for a write: a pending one also meets the answer's deadline.
+    fn settle_write<R>(
+        &mut self,
+        cx: &mut Context<'_>,
+        poll: Poll<io::Result<R>>,
+        moved: bool,
+    ) -> Poll<io::Result<R>> {
+        if poll.is_pending() {
+            if let Some(e) = self.answer_late(cx) {
+                return Poll::Ready(Err(e));
+            }
+        }
+        self.settle(cx, poll, moved)
     }
 
     fn moved(&mut self) {
@@ -734,7 +824,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for IdleTimeout<T> {
         let this = self.get_mut();
         let poll = Pin::new(&mut this.inner).poll_write(cx, data);
         let moved = matches!(poll, Poll::Ready(Ok(n)) if n > 0);
-        this.settle(cx, poll, moved)
+        this.settle_write(cx, poll, moved)
     }
 
     fn poll_write_vectored(
@@ -745,7 +835,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for IdleTimeout<T> {
         let this = self.get_mut();
         let poll = Pin::new(&mut this.inner).poll_write_vectored(cx, bufs);
         let moved = matches!(poll, Poll::Ready(Ok(n)) if n > 0);
-        this.settle(cx, poll, moved)
+        this.settle_write(cx, poll, moved)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -755,7 +845,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for IdleTimeout<T> {
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         let poll = Pin::new(&mut this.inner).poll_flush(cx);
-        this.settle(cx, poll, false)
+        this.settle_write(cx, poll, false)
     }
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -777,6 +867,7 @@ mod tests {
             health_connections: health,
             header_timeout: Duration::from_secs(5),
             idle_timeout: Duration::from_secs(60),
+            answer_timeout: Duration::from_secs(120),
         })
     }
 
@@ -873,5 +964,40 @@ mod tests {
         }
         let e = idle.read(&mut buf).await.unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+    }
+
+    /// A write that waits on a peer that reads now and then (so the idle timeout never comes)
+    /// fails at the answer's deadline; without one it goes on waiting.
+    #[tokio::test(start_paused = true)]
+    async fn a_waiting_write_fails_at_the_answers_deadline() {
+        let (a, mut b) = tokio::io::duplex(16);
+        let answer = Arc::new(AnswerDeadline::default());
+        let mut conn =
+            IdleTimeout::new(a, Duration::from_secs(5)).with_answer(Arc::clone(&answer));
+        answer.set(Some(Instant::now() + Duration::from_secs(12)));
+        let started = Instant::now();
+        let mut buf = [0u8; 4];
+        let e = loop {
+            match tokio::time::timeout(Duration::from_secs(3), conn.write_all(&[7u8; 64])).await {
+                Ok(Ok(())) => continue,
+                Ok(Err(e)) => break e,
+                // Waiting: the peer takes a few bytes, as a trickling client does.
+                Err(_) => {
+                    b.read_exact(&mut buf).await.unwrap();
+                }
+            }
+        };
+        assert_eq!(e.kind(), io::ErrorKind::TimedOut);
+        assert!(e.to_string().contains("http.answer_timeout"), "{e}");
+        let took = started.elapsed();
+        assert!(took >= Duration::from_secs(12) && took < Duration::from_secs(16), "{took:?}");
+        // No answer being sent: a waiting write meets only the idle timeout.
+        let (a, _b) = tokio::io::duplex(16);
+        let mut conn = IdleTimeout::new(a, Duration::from_secs(30))
+            .with_answer(Arc::new(AnswerDeadline::default()));
+        let started = Instant::now();
+        let e = conn.write_all(&[7u8; 64]).await.unwrap_err();
+        assert!(e.to_string().contains("http.idle_timeout"), "{e}");
+        assert!(started.elapsed() >= Duration::from_secs(30));
     }
 }

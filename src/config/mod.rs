@@ -245,6 +245,9 @@ pub struct HttpConfig {
     /// A connection with nothing moving in either direction for this long is closed (idle
     /// keep-alive, a half-sent body, a client that stops reading).
     pub idle_timeout: HumanDuration,
+    /// An answer not taken whole by its client within this time of its request is cut (its
+    /// connection closed): what the answer holds is not held longer (`/api/v1/stream` excepted).
+    pub answer_timeout: HumanDuration,
     /// Bearer token that every request but `/healthz`, `/metrics` and the dashboard's files
     /// needs (`Authorization: Bearer TOKEN`; reads too, unless `token_reads = false`). Empty: none.
     pub token: String,
@@ -440,6 +443,7 @@ impl Default for HttpConfig {
             max_concurrent_queries: 4,
             header_timeout: HumanDuration(Duration::from_secs(5)),
             idle_timeout: HumanDuration(Duration::from_secs(60)),
+            answer_timeout: HumanDuration(Duration::from_secs(120)),
             token: String::new(),
             token_file: None,
             token_reads: None,
@@ -770,6 +774,7 @@ impl Config {
         for (key, d) in [
             ("http.header_timeout", self.http.header_timeout.0),
             ("http.idle_timeout", self.http.idle_timeout.0),
+            ("http.answer_timeout", self.http.answer_timeout.0),
         ] {
             if d < Duration::from_millis(100) || d > Duration::from_secs(3600) {
                 return Err(invalid(key, "must be between 100ms and 1h"));

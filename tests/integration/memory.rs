@@ -198,7 +198,9 @@ fn a_new_script_gets_its_row(d: &Daemon, sent: u64, flood: &str) {
         figure(&s, "memory.tight"),
     );
     assert!(took < Duration::from_secs(15), "{took:?}");
-    real_in_reports(
+    // Still sent meanwhile: each report makes the row when it has room for it, which need not be
+    // the round that gave `report_by_script_name` its own (the budget may turn tight again).
+    real += real_in_reports(
         d,
         &[
             "report_by_server_and_script",
@@ -396,10 +398,14 @@ fn api_created_reports_under_traffic_stay_under_the_budget() {
     );
 }
 
-/// Waits (10 s at most each) until every report of `names` has a row for the script "/real".
-fn real_in_reports(d: &Daemon, names: &[&str]) {
+/// Waits (10 s at most each) until every report of `names` has a row for the script "/real",
+/// sending it again before each look (as a real script keeps coming); returns how many it sent.
+fn real_in_reports(d: &Daemon, names: &[&str]) -> u64 {
+    let mut sent = 0;
     for name in names {
         wait_until(10, &format!("/real in {name}"), || {
+            d.send(&[request("/real")]);
+            sent += 1;
             let body = d.json(&format!("/api/v1/reports/{name}?limit=100000"));
             body["rows"]
                 .as_array()
@@ -408,6 +414,7 @@ fn real_in_reports(d: &Daemon, names: &[&str]) {
                 .any(|r| r["script_name"] == "/real")
         });
     }
+    sent
 }
 
 /// A figure of report `name` in `/api/v1/status` `reports[]`.
@@ -489,11 +496,98 @@ fn after_a_flood_a_new_script_gets_its_row_within_a_tick() {
     let evicted = report_figure(&d, "report_by_script_name", "rows_evicted");
     assert!(evicted > 0, "coldest rows folded");
     // The other script reports too (closed at the same ticks).
-    real_in_reports(
+    let more = real_in_reports(
         &d,
         &[
             "report_by_server_and_script",
             "report_by_hostname_and_script",
         ],
     );
+    d.wait_merged(5000 + real + more);
+}
+
+/// Issue 59's steps, scaled to the test's budget: connections that ask for a large report answer
+/// and never read it took RSS far past what the budget counted (each answer ~117 MB of JSON
+/// held whole). Now each answer is counted while it waits, one the budget has no room for is a
+/// 503 `memory_full`, and one not taken within `http.answer_timeout` is cut: RSS stays under the
+/// budget plus the slack and under what the budget counts (within 10 %), `/healthz` answers
+/// throughout, and the answers leave the budget at their deadline.
+#[test]
+fn unread_report_answers_are_counted_in_the_budget_and_cut_at_their_deadline() {
+    use std::io::Write;
+    const NAMES: u64 = 8_000;
+    let d = Daemon::start(&format!(
+        "{}\n[http]\nanswer_timeout = \"3s\"\n",
+        small_config("stats_history = \"5m\"\nreport_ticks = 60")
+    ));
+    let flood: Vec<_> = (0..NAMES).map(|i| request(&format!("/answer/{i:06}"))).collect();
+    d.send(&flood);
+    d.wait_merged(NAMES);
+    let path = "/api/v1/reports/report_by_script_name?limit=100000";
+    // One answer read whole first: it is whole, and the allocator has served one such answer.
+    let (code, body) = d.get(path);
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(body["rows"].as_array().unwrap().len() as u64, NAMES);
+    let (rss_before, used_before) = (rss(&d), figure(&d.status(), "memory.used_bytes"));
+    let (mut rss_peak, mut used_peak) = (rss_before, used_before);
+    let (mut held, mut refused) = (Vec::new(), 0);
+    for _ in 0..20 {
+        let mut conn = std::net::TcpStream::connect(d.http).unwrap();
+        write!(conn, "GET {path} HTTP/1.1\r\nHost: pinbad\r\n\r\n").unwrap();
+        // The answer's status line, peeked (the answer stays unread in the socket).
+        conn.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        let mut line = [0u8; 12];
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while conn.peek(&mut line).unwrap() < line.len() {
+            assert!(Instant::now() < deadline, "no answer");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        match &line {
+            b"HTTP/1.1 200" => held.push(conn),
+            b"HTTP/1.1 503" => {
+                refused += 1;
+                let mut text = String::new();
+                let _ = std::io::Read::read_to_string(&mut conn, &mut text);
+                assert!(text.contains("memory_full"), "{text}");
+            }
+            other => panic!("{}", String::from_utf8_lossy(other)),
+        }
+        assert_eq!(d.get("/healthz").0, 200);
+        rss_peak = rss_peak.max(check_under_budget(&d));
+        used_peak = used_peak.max(figure(&d.status(), "memory.used_bytes"));
+    }
+    let mib = |b: u64| b >> 20;
+    eprintln!(
+        "unread answers: {} held, {refused} refused; RSS {} -> peak {} MiB, accounted {} -> peak \
+         {} MiB (budget {BUDGET_MIB} MiB)",
+        held.len(),
+        mib(rss_before),
+        mib(rss_peak),
+        mib(used_before),
+        mib(used_peak)
+    );
+    assert!(!held.is_empty(), "no answer fitted");
+    assert!(used_peak > used_before, "the held answers are counted");
+    // What the budget counts is true: the process holds no more than that (the budget counts
+    // the reserved part whole, resident or not, so RSS is mostly below it).
+    assert!(
+        rss_peak <= used_peak + used_peak / 10,
+        "RSS {} MiB, the budget counted {} MiB",
+        mib(rss_peak),
+        mib(used_peak)
+    );
+    // Their deadline passed, the held answers are cut and leave the budget.
+    wait_until(20, "the unread answers cut at http.answer_timeout", || {
+        figure(&d.status(), "memory.used_bytes") <= used_before + (1 << 20)
+    });
+    for mut conn in held {
+        // What was sent before the cut, then the end (or a reset), not a wait.
+        conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let ended = std::io::Read::read_to_end(&mut conn, &mut Vec::new());
+        assert!(
+            !matches!(&ended, Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut)),
+            "still open: {ended:?}"
+        );
+    }
+    assert_eq!(d.get("/healthz").0, 200);
 }

@@ -1,0 +1,331 @@
+//! An answer on its way to the client (a report query's table, a history query's or a request
+//! log's text): counted in the memory budget (`limits.max_memory`) while it waits, and sent a
+//! bounded chunk at a time as the connection takes it.
+//!
+//! In: the [`Table`] a report query built (whole, under the report's read lock: a sorted,
+//! filtered selection cannot be taken piecemeal without holding the lock while the client
+//! reads), or a rendered text. Out: an HTTP body. Why: an answer rendered whole is held, by a
+//! client that never reads it, for as long as its connection lives (a 100,000-row report answer
+//! is ~100 MB of JSON), so a few such clients could take the process far past the budget. Here an
+//! answer is measured once built ([`table_bytes`]); one that would take the budget past its limit
+//! is a 503 `memory_full` (the query's slot held it only for the moment); one that fits is
+//! accounted (an [`Account`] of its own, which leaves the budget with the body) and sent
+//! [`CHUNK_BYTES`] at a time when hyper asks for more; a table's rows are rendered then, each
+//! freed, and taken out of the account, once rendered. A client that does not read holds its
+//! answer, counted, plus a chunk, until `http.answer_timeout` (`api::server`) closes its
+//! connection.
+
+use std::convert::Infallible;
+
+use axum::body::Body;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+
+use super::ApiError;
+use crate::budget::{Account, Budget};
+use crate::report::{csv_field, Cell, Table};
+
+/// Bytes of rendered JSON or CSV one chunk holds (a row more at most).
+const CHUNK_BYTES: usize = 128 << 10;
+
+/// What an answer holds on its way beside what is left of it, counted until its last chunk:
+/// the chunk being rendered and hyper's write buffer (which takes chunks until it holds ~400 KiB).
+const IN_FLIGHT: u64 = 512 << 10;
+
+/// An answer this small is given even when the budget is tight (counted all the same): the
+/// queries of a dashboard, a check, a first page; the socket's buffers take it whole at once.
+const ALWAYS_ANSWERED: u64 = 1 << 20;
+
+/// What the allocator adds to each block (glibc: a size word, and 16-byte rounding).
+const BLOCK_OVERHEAD: usize = 16;
+
+/// The format an answer is rendered in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Csv,
+}
+
+/// Bytes `table` holds on the heap: its rows (each a block of cells, each text cell a block of its
+/// own) and what they are listed in.
+pub fn table_bytes(table: &Table) -> u64 {
+    let rows = table.rows.capacity() * std::mem::size_of::<Vec<Cell>>() + BLOCK_OVERHEAD;
+    (rows + table.rows.iter().map(|r| row_bytes(r)).sum::<usize>()) as u64
+}
+
+fn row_bytes(row: &Vec<Cell>) -> usize {
+    let texts: usize = row
+        .iter()
+        .map(|c| match c {
+            Cell::Text(t) if t.capacity() > 0 => t.capacity() + BLOCK_OVERHEAD,
+            _ => 0,
+        })
+        .sum();
+    row.capacity() * std::mem::size_of::<Cell>() + BLOCK_OVERHEAD + texts
+}
+
+/// `table` as a streamed body of `format`, accounted in `budget` until it is sent or dropped;
+/// a 503 `memory_full` when it would take what the budget counts past the limit (and it is above
+/// [`ALWAYS_ANSWERED`], and another answer is being sent: see [`SENDING`]). Up to the limit, not to where the budget turns tight: a query answered
+/// while the budget is tight is what an operator looks at then; an answer that makes it tight
+/// has the reports refuse new rows until it is sent, as any holder would.
+pub fn stream(table: Table, format: Format, budget: &std::sync::Arc<Budget>) -> Result<Body, ApiError> {
+    let bytes = table_bytes(&table);
+    let (account, sending) = admit(bytes + IN_FLIGHT, budget)?;
+    let mut rendering = Rendering::new(table, format, account, bytes);
+    rendering.sending = Some(sending);
+    let chunks = futures_util::stream::unfold(rendering, |mut r| async move {
+        r.next_chunk().map(|c| (Ok::<_, Infallible>(c), r))
+    });
+    Ok(Body::from_stream(chunks))
+}
+
+/// An answer already rendered (a history query's, a request log's) as a body sent
+/// [`CHUNK_BYTES`] at a time, accounted in `budget` until it is all sent or dropped; refused as
+/// [`stream`] refuses a table.
+pub fn stream_text(text: Vec<u8>, budget: &std::sync::Arc<Budget>) -> Result<Body, ApiError> {
+    let held = admit((text.capacity() + BLOCK_OVERHEAD) as u64 + IN_FLIGHT, budget)?;
+    let chunks = futures_util::stream::unfold((text, 0, held), |(text, at, held)| async move {
+        if at >= text.len() {
+            return None;
+        }
+        let end = text.len().min(at + CHUNK_BYTES);
+        let chunk = text[at..end].to_vec();
+        Some((Ok::<_, Infallible>(chunk), (text, end, held)))
+    });
+    Ok(Body::from_stream(chunks))
+}
+
+/// Bytes of the answers being sent now (in their accounts too): while none is, one is given
+/// whatever the budget says, so that a client asking alone, an operator while the budget is
+/// tight, always gets its answer; RSS may then pass the limit by that one answer at most.
+static SENDING: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// An answer's share of [`SENDING`], given back when it is sent or dropped.
+struct Sending(u64);
+
+impl Drop for Sending {
+    fn drop(&mut self) {
+        SENDING.fetch_sub(self.0, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// An account of `bytes` in `budget` for an answer, or the 503 that refuses it.
+fn admit(bytes: u64, budget: &std::sync::Arc<Budget>) -> Result<(Account, Sending), ApiError> {
+    use std::sync::atomic::Ordering::Relaxed;
+    let alone = SENDING.fetch_add(bytes, Relaxed) == 0;
+    let sending = Sending(bytes);
+    if !alone && bytes > ALWAYS_ANSWERED && budget.used().saturating_add(bytes) > budget.limit() {
+        return Err(ApiError {
+            status: axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            error: "memory_full",
+            detail: format!(
+                "the answer ({} MiB) does not fit in the memory budget now (limits.max_memory): \
+                 ask for less (limit), or retry once answers being read are sent",
+                bytes >> 20
+            ),
+        });
+    }
+    let account = Account::new(std::sync::Arc::clone(budget));
+    account.settle(bytes);
+    Ok((account, sending))
+}
+
+/// A table being rendered: what is left of its rows, and their bytes in the budget.
+struct Rendering {
+    columns: Vec<String>,
+    format: Format,
+    rows: std::vec::IntoIter<Vec<Cell>>,
+    /// The header (JSON: the table's fields up to `"rows":[`), until the first chunk takes it.
+    head: Option<Vec<u8>>,
+    /// Rows rendered so far.
+    rendered: usize,
+    done: bool,
+    account: Account,
+    /// Its share of [`SENDING`], until the last chunk.
+    sending: Option<Sending>,
+    /// Bytes of rows not rendered yet, and of the list that held them (freed at the end).
+    held: u64,
+}
+
+impl Rendering {
+    fn new(mut table: Table, format: Format, account: Account, held: u64) -> Rendering {
+        let rows = std::mem::take(&mut table.rows);
+        let mut head = Vec::with_capacity(4096);
+        match format {
+            Format::Json => {
+                // Every field but the rows, whose list the chunks fill: the table serialises
+                // `"rows":[]` last.
+                let _ = serde_json::to_writer(&mut head, &table);
+                debug_assert!(head.ends_with(b"[]}"));
+                head.truncate(head.len().saturating_sub(2));
+            }
+            // The header line alone: the rows are taken.
+            Format::Csv => head.extend_from_slice(table.to_csv().as_bytes()),
+        }
+        Rendering {
+            columns: std::mem::take(&mut table.columns),
+            format,
+            rows: rows.into_iter(),
+            head: Some(head),
+            rendered: 0,
+            done: false,
+            account,
+            sending: None,
+            held,
+        }
+    }
+
+    /// The next chunk: at least [`CHUNK_BYTES`] unless it is the last; `None` once all is sent.
+    fn next_chunk(&mut self) -> Option<Vec<u8>> {
+        if self.done {
+            return None;
+        }
+        let mut out = self.head.take().unwrap_or_default();
+        out.reserve(CHUNK_BYTES + 4096);
+        let mut line = String::new();
+        while out.len() < CHUNK_BYTES {
+            let Some(row) = self.rows.next() else {
+                if self.format == Format::Json {
+                    out.extend_from_slice(b"]}");
+                }
+                self.done = true;
+                break;
+            };
+            match self.format {
+                Format::Json => {
+                    if self.rendered > 0 {
+                        out.push(b',');
+                    }
+                    let _ = serde_json::to_writer(&mut out, &RowObject(&self.columns, &row));
+                }
+                Format::Csv => {
+                    line.clear();
+                    let mut cell = String::new();
+                    for (i, c) in row.iter().enumerate() {
+                        if i > 0 {
+                            line.push(',');
+                        }
+                        cell.clear();
+                        c.render(&mut cell);
+                        csv_field(&mut line, &cell);
+                    }
+                    line.push_str("\r\n");
+                    out.extend_from_slice(line.as_bytes());
+                }
+            }
+            self.held = self.held.saturating_sub(row_bytes(&row) as u64);
+            self.rendered += 1;
+        }
+        self.account
+            .settle(if self.done { 0 } else { self.held + IN_FLIGHT });
+        if self.done {
+            self.sending = None;
+        }
+        Some(out)
+    }
+}
+
+/// One row as a JSON object, `columns[i] → cells[i]` in column order (as the table serialises its
+/// rows).
+struct RowObject<'a>(&'a [String], &'a [Cell]);
+
+impl Serialize for RowObject<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.1.len()))?;
+        for (n, c) in self.0.iter().zip(self.1) {
+            map.serialize_entry(n, c)?;
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(rows: usize) -> Table {
+        Table {
+            report: "r".into(),
+            kind: crate::report::Kind::Request,
+            keys: vec!["script_name".into()],
+            time_interval: 1.0,
+            history: 60.0,
+            tick: 1.0,
+            complete_from: Some(12.5),
+            rows_total: rows,
+            columns: vec!["script_name".into(), "req_count".into(), "p50".into()],
+            key_columns: 1,
+            totals: vec![Cell::Int(rows as u128), Cell::Null],
+            rows: (0..rows)
+                .map(|i| {
+                    vec![
+                        Cell::Text(format!("/s,\"{i}\"")),
+                        Cell::Int(i as u128),
+                        Cell::Float(i as f64 / 8.0),
+                    ]
+                })
+                .collect(),
+        }
+    }
+
+    /// Every chunk but the last within a row of the bound, the whole as the table renders at
+    /// once, and the account back to 0 at the end.
+    fn rendered(t: &Table, format: Format) -> (Vec<u8>, Vec<usize>) {
+        let budget = Budget::new(1 << 30);
+        let bytes = table_bytes(t);
+        let account = Account::new(std::sync::Arc::clone(&budget));
+        account.settle(bytes);
+        let mut r = Rendering::new(t.clone(), format, account, bytes);
+        let bytes = bytes + IN_FLIGHT;
+        let (mut all, mut sizes) = (Vec::new(), Vec::new());
+        while let Some(c) = r.next_chunk() {
+            assert!(c.len() < CHUNK_BYTES + 4096, "{}", c.len());
+            assert!(budget.used() <= bytes);
+            sizes.push(c.len());
+            all.extend_from_slice(&c);
+        }
+        assert_eq!(budget.used(), 0, "the account empties once all is sent");
+        (all, sizes)
+    }
+
+    #[test]
+    fn a_streamed_answer_is_the_whole_answer_in_bounded_chunks() {
+        for rows in [0, 1, 20_000] {
+            let t = table(rows);
+            let (json, sizes) = rendered(&t, Format::Json);
+            let whole = serde_json::to_vec(&t).unwrap();
+            assert_eq!(String::from_utf8(json).unwrap(), String::from_utf8(whole).unwrap());
+            if rows == 20_000 {
+                assert!(sizes.len() > 2, "{sizes:?}");
+            }
+            let (csv, _) = rendered(&t, Format::Csv);
+            assert_eq!(String::from_utf8(csv).unwrap(), t.to_csv());
+        }
+    }
+
+    #[test]
+    fn an_answer_the_budget_has_no_room_for_is_refused_and_one_it_has_is_counted() {
+        let t = table(20_000);
+        let bytes = table_bytes(&t);
+        // The cells alone, at the least.
+        assert!(bytes >= 20_000 * 3 * std::mem::size_of::<Cell>() as u64);
+        assert!(bytes > ALWAYS_ANSWERED);
+        // A copy's strings hold no spare capacity: measured apart.
+        let copy = t.clone();
+        let small = Budget::new(table_bytes(&copy) + IN_FLIGHT - 1);
+        // Beside another answer being sent (a small one, always given), refused.
+        let first = stream(table(100), Format::Json, &small).unwrap();
+        let used = small.used();
+        let e = stream(copy, Format::Json, &small).unwrap_err();
+        assert_eq!((e.status.as_u16(), e.error), (503, "memory_full"));
+        assert_eq!(small.used(), used);
+        drop(first);
+        assert_eq!(small.used(), 0);
+        let large = Budget::new(bytes * 4);
+        let body = stream(t, Format::Json, &large).unwrap();
+        assert_eq!(large.used(), bytes + IN_FLIGHT);
+        drop(body);
+        assert_eq!(large.used(), 0, "a dropped answer leaves the budget");
+    }
+}
