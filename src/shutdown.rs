@@ -145,7 +145,10 @@ pub fn raise_merge_threads() -> usize {
     };
     let mut raised = 0;
     for task in tasks.flatten() {
-        let Some(tid) = task.file_name().to_str().and_then(|t| t.parse::<libc::id_t>().ok())
+        let Some(tid) = task
+            .file_name()
+            .to_str()
+            .and_then(|t| t.parse::<libc::id_t>().ok())
         else {
             continue;
         };

@@ -69,7 +69,11 @@ fn row_bytes(row: &Vec<Cell>) -> usize {
 /// [`ALWAYS_ANSWERED`], and another answer is being sent: see [`SENDING`]). Up to the limit, not to where the budget turns tight: a query answered
 /// while the budget is tight is what an operator looks at then; an answer that makes it tight
 /// has the reports refuse new rows until it is sent, as any holder would.
-pub fn stream(table: Table, format: Format, budget: &std::sync::Arc<Budget>) -> Result<Body, ApiError> {
+pub fn stream(
+    table: Table,
+    format: Format,
+    budget: &std::sync::Arc<Budget>,
+) -> Result<Body, ApiError> {
     let bytes = table_bytes(&table);
     let (account, sending) = admit(bytes + IN_FLIGHT, budget)?;
     let mut rendering = Rendering::new(table, format, account, bytes);
@@ -84,7 +88,10 @@ pub fn stream(table: Table, format: Format, budget: &std::sync::Arc<Budget>) -> 
 /// [`CHUNK_BYTES`] at a time, accounted in `budget` until it is all sent or dropped; refused as
 /// [`stream`] refuses a table.
 pub fn stream_text(text: Vec<u8>, budget: &std::sync::Arc<Budget>) -> Result<Body, ApiError> {
-    let held = admit((text.capacity() + BLOCK_OVERHEAD) as u64 + IN_FLIGHT, budget)?;
+    let held = admit(
+        (text.capacity() + BLOCK_OVERHEAD) as u64 + IN_FLIGHT,
+        budget,
+    )?;
     let chunks = futures_util::stream::unfold((text, 0, held), |(text, at, held)| async move {
         if at >= text.len() {
             return None;
@@ -295,7 +302,10 @@ mod tests {
             let t = table(rows);
             let (json, sizes) = rendered(&t, Format::Json);
             let whole = serde_json::to_vec(&t).unwrap();
-            assert_eq!(String::from_utf8(json).unwrap(), String::from_utf8(whole).unwrap());
+            assert_eq!(
+                String::from_utf8(json).unwrap(),
+                String::from_utf8(whole).unwrap()
+            );
             if rows == 20_000 {
                 assert!(sizes.len() > 2, "{sizes:?}");
             }

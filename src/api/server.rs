@@ -972,8 +972,7 @@ mod tests {
     async fn a_waiting_write_fails_at_the_answers_deadline() {
         let (a, mut b) = tokio::io::duplex(16);
         let answer = Arc::new(AnswerDeadline::default());
-        let mut conn =
-            IdleTimeout::new(a, Duration::from_secs(5)).with_answer(Arc::clone(&answer));
+        let mut conn = IdleTimeout::new(a, Duration::from_secs(5)).with_answer(Arc::clone(&answer));
         answer.set(Some(Instant::now() + Duration::from_secs(12)));
         let started = Instant::now();
         let mut buf = [0u8; 4];
@@ -990,7 +989,10 @@ mod tests {
         assert_eq!(e.kind(), io::ErrorKind::TimedOut);
         assert!(e.to_string().contains("http.answer_timeout"), "{e}");
         let took = started.elapsed();
-        assert!(took >= Duration::from_secs(12) && took < Duration::from_secs(16), "{took:?}");
+        assert!(
+            took >= Duration::from_secs(12) && took < Duration::from_secs(16),
+            "{took:?}"
+        );
         // No answer being sent: a waiting write meets only the idle timeout.
         let (a, _b) = tokio::io::duplex(16);
         let mut conn = IdleTimeout::new(a, Duration::from_secs(30))

@@ -1500,7 +1500,8 @@ mod tests {
     #[test]
     fn documented_report_examples_parse() {
         let readme =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reports.md")).unwrap();
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reports.md"))
+                .unwrap();
         let start = readme
             .find("```toml\n# config file: one [[report]]")
             .expect("docs/reports.md has the example");

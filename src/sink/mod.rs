@@ -985,8 +985,11 @@ mod tests {
     /// The `[[sink]]` example of docs/stream-and-sinks.md is valid configuration.
     #[test]
     fn documented_sink_example_parses() {
-        let readme =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/stream-and-sinks.md")).unwrap();
+        let readme = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/docs/stream-and-sinks.md"
+        ))
+        .unwrap();
         let start = readme
             .find("```toml\n# config file: sinks")
             .expect("docs/stream-and-sinks.md has the sink example");

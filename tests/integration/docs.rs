@@ -80,7 +80,11 @@ fn as_config(block: &str) -> String {
     let Some(table) = first.strip_prefix("# fragment of ") else {
         return block.to_string();
     };
-    let table = table.split_whitespace().next().unwrap_or_default().trim_end_matches(':');
+    let table = table
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches(':');
     let opening = match table {
         "[[report]]" => "[[report]]\nname = \"doc_fragment\"\nkeys = [\"script_name\"]\n".to_string(),
         "[[sink]]" => "[[sink]]\nname = \"doc_fragment\"\nkind = \"file\"\npath = \"/tmp/doc_fragment.ndjson\"\n".to_string(),
@@ -101,8 +105,12 @@ fn every_documented_toml_block_is_valid_config() {
         for b in blocks(&text).into_iter().filter(|b| b.info == "toml") {
             let config = as_config(&b.text);
             fragments += (config != b.text) as usize;
-            let parsed = pinbad::config::Config::parse(&config)
-                .unwrap_or_else(|e| panic!("{path}:{}: the toml block is not valid config: {e}\n{config}", b.line));
+            let parsed = pinbad::config::Config::parse(&config).unwrap_or_else(|e| {
+                panic!(
+                    "{path}:{}: the toml block is not valid config: {e}\n{config}",
+                    b.line
+                )
+            });
             assert_ne!(
                 parsed.to_toml(),
                 default,
@@ -196,9 +204,7 @@ fn run(command: &str) -> String {
 /// The first value named `key` anywhere in `v` (depth first).
 fn find<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
     match v {
-        Value::Object(m) => m
-            .get(key)
-            .or_else(|| m.values().find_map(|x| find(x, key))),
+        Value::Object(m) => m.get(key).or_else(|| m.values().find_map(|x| find(x, key))),
         Value::Array(a) => a.iter().find_map(|x| find(x, key)),
         _ => None,
     }
@@ -240,15 +246,25 @@ fn check_first_step(command: &str, out: &str) {
     if command.contains("/api/v1/reports/report_by_script_name") {
         let v = json();
         let rows = v["rows"].as_array().expect("rows");
-        let scripts: Vec<&str> = rows.iter().map(|r| r["script_name"].as_str().unwrap()).collect();
+        let scripts: Vec<&str> = rows
+            .iter()
+            .map(|r| r["script_name"].as_str().unwrap())
+            .collect();
         assert_eq!(scripts, ["/search.php", "/index.php", "/api/user"], "{out}");
         assert_eq!(rows[0]["req_count"], 10, "{out}");
         for p in ["p50", "p95"] {
-            assert!(rows[0][p].as_f64().is_some_and(|x| (x - 0.8).abs() < 0.01), "{p}: {out}");
+            assert!(
+                rows[0][p].as_f64().is_some_and(|x| (x - 0.8).abs() < 0.01),
+                "{p}: {out}"
+            );
         }
     } else if command.contains("/api/v1/info") {
         let v = json();
-        assert_eq!(find(&v, "req_count").and_then(Value::as_u64), Some(45), "{out}");
+        assert_eq!(
+            find(&v, "req_count").and_then(Value::as_u64),
+            Some(45),
+            "{out}"
+        );
     } else if command.contains("/api/v1/requests?min_time=0.5") {
         let v = json();
         let requests = v["requests"].as_array().expect("requests");
@@ -261,7 +277,10 @@ fn check_first_step(command: &str, out: &str) {
     } else if command.contains("FROM report_by_script_name") {
         let lines: Vec<&str> = out.lines().collect();
         assert!(lines[0].starts_with("script_name\treq_count"), "{out}");
-        let scripts: Vec<&str> = lines[1..].iter().map(|l| l.split('\t').next().unwrap()).collect();
+        let scripts: Vec<&str> = lines[1..]
+            .iter()
+            .map(|l| l.split('\t').next().unwrap())
+            .collect();
         assert_eq!(scripts, ["/search.php", "/index.php", "/api/user"], "{out}");
         assert!(lines[1].starts_with("/search.php\t10\t"), "{out}");
     } else if command.contains("FROM request GROUP BY hostname") {
@@ -279,7 +298,8 @@ fn check_first_step(command: &str, out: &str) {
 fn the_readme_first_steps_answer_what_was_sent() {
     let commands = first_step_commands();
     assert!(
-        commands.iter().any(|c| c.starts_with("curl")) && commands.iter().any(|c| c.starts_with("mysql")),
+        commands.iter().any(|c| c.starts_with("curl"))
+            && commands.iter().any(|c| c.starts_with("mysql")),
         "the first steps have curl and mysql commands: {commands:?}"
     );
     let sql = have_mariadb();
@@ -320,7 +340,8 @@ fn the_readme_fleet_step_answers_from_clickhouse() {
         .find(|l| l.starts_with("url = "))
         .expect("the fleet block has a url");
     let sink = sink.replace(url, &format!("url = \"{}\"", ch.url()));
-    let config = format!("stats_history = \"20s\"\nreport_ticks = 20\n\n{sink}batch_time = \"100ms\"\n");
+    let config =
+        format!("stats_history = \"20s\"\nreport_ticks = 20\n\n{sink}batch_time = \"100ms\"\n");
     let d = Daemon::start(&config);
     let command = first_step_commands()
         .into_iter()
@@ -333,7 +354,8 @@ fn the_readme_fleet_step_answers_from_clickhouse() {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let out = run(&on_ports(&command, &d));
-        let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"));
+        let v: Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"));
         let rows = v["rows"].as_array().cloned().unwrap_or_default();
         let count = |s: &str| {
             rows.iter()
@@ -341,11 +363,19 @@ fn the_readme_fleet_step_answers_from_clickhouse() {
                 .map(|r| r["req_count"].as_u64().unwrap())
                 .sum::<u64>()
         };
-        if (count("/search.php"), count("/index.php"), count("/api/user")) == (10, 30, 5) {
+        if (
+            count("/search.php"),
+            count("/index.php"),
+            count("/api/user"),
+        ) == (10, 30, 5)
+        {
             assert_eq!(rows[0]["script_name"], "/search.php", "{out}");
             break;
         }
-        assert!(Instant::now() < deadline, "the fleet answer never held the traffic: {out}");
+        assert!(
+            Instant::now() < deadline,
+            "the fleet answer never held the traffic: {out}"
+        );
         std::thread::sleep(Duration::from_millis(200));
     }
 }
@@ -376,7 +406,10 @@ fn every_documented_image_exists() {
     let images = images();
     assert!(!images.is_empty(), "the docs show no image");
     for (doc, path) in images {
-        assert!(Path::new(ROOT).join(&path).is_file(), "{doc} shows {path}, which does not exist");
+        assert!(
+            Path::new(ROOT).join(&path).is_file(),
+            "{doc} shows {path}, which does not exist"
+        );
     }
 }
 
@@ -389,7 +422,8 @@ fn the_dashboard_page_shows_the_screenshots_the_browser_tests_write() {
     let written: BTreeSet<String> = ["dashboard.rs", "request_logs.rs"]
         .iter()
         .flat_map(|f| {
-            let src = std::fs::read_to_string(Path::new(ROOT).join("tests/integration").join(f)).unwrap();
+            let src =
+                std::fs::read_to_string(Path::new(ROOT).join("tests/integration").join(f)).unwrap();
             src.split("shot(&b, \"")
                 .skip(1)
                 .map(|s| format!("docs/screenshots/{}.png", s.split('"').next().unwrap()))
@@ -402,12 +436,23 @@ fn the_dashboard_page_shows_the_screenshots_the_browser_tests_write() {
         .filter(|(doc, p)| doc == "docs/dashboard.md" && p.starts_with("docs/screenshots/"))
         .map(|(_, p)| p)
         .collect();
-    assert_eq!(shown, written, "docs/dashboard.md's screenshots against the ones the browser tests write");
+    assert_eq!(
+        shown, written,
+        "docs/dashboard.md's screenshots against the ones the browser tests write"
+    );
     let in_repo: BTreeSet<String> = std::fs::read_dir(Path::new(ROOT).join("docs/screenshots"))
         .unwrap()
-        .map(|e| format!("docs/screenshots/{}", e.unwrap().file_name().to_string_lossy()))
+        .map(|e| {
+            format!(
+                "docs/screenshots/{}",
+                e.unwrap().file_name().to_string_lossy()
+            )
+        })
         .collect();
-    assert_eq!(in_repo, written, "docs/screenshots/ holds exactly the screenshots the tests write");
+    assert_eq!(
+        in_repo, written,
+        "docs/screenshots/ holds exactly the screenshots the tests write"
+    );
 }
 
 /// GitHub's anchor for a heading: lower case, spaces to hyphens, other punctuation dropped.
@@ -451,16 +496,31 @@ fn every_relative_link_resolves() {
         let prose: String = blocks_removed(text);
         let dir = Path::new(doc).parent().unwrap();
         for part in prose.split("](").skip(1) {
-            let Some(target) = part.split(')').next().filter(|t| !t.contains(char::is_whitespace)) else {
+            let Some(target) = part
+                .split(')')
+                .next()
+                .filter(|t| !t.contains(char::is_whitespace))
+            else {
                 continue;
             };
-            if target.starts_with("http:") || target.starts_with("https:") || target.starts_with("mailto:") {
+            if target.starts_with("http:")
+                || target.starts_with("https:")
+                || target.starts_with("mailto:")
+            {
                 continue;
             }
             let (file, fragment) = target.split_once('#').unwrap_or((target, ""));
-            let path = if file.is_empty() { PathBuf::from(doc) } else { dir.join(file) };
+            let path = if file.is_empty() {
+                PathBuf::from(doc)
+            } else {
+                dir.join(file)
+            };
             let full = Path::new(ROOT).join(&path);
-            assert!(full.exists(), "{doc}: the link `{target}` names {}, which does not exist", path.display());
+            assert!(
+                full.exists(),
+                "{doc}: the link `{target}` names {}, which does not exist",
+                path.display()
+            );
             if !fragment.is_empty() && full.extension().is_some_and(|e| e == "md") {
                 let text = std::fs::read_to_string(&full).unwrap();
                 assert!(
@@ -492,7 +552,13 @@ fn blocks_removed(markdown: &str) -> String {
 
 #[test]
 fn anchors_are_githubs() {
-    assert_eq!(anchor(" Report ticks: fleets in ClickHouse"), "report-ticks-fleets-in-clickhouse");
+    assert_eq!(
+        anchor(" Report ticks: fleets in ClickHouse"),
+        "report-ticks-fleets-in-clickhouse"
+    );
     assert_eq!(anchor(" SQL (MySQL protocol)"), "sql-mysql-protocol");
-    assert_eq!(anchor(" Migrating from pinba_engine or pinba2"), "migrating-from-pinba_engine-or-pinba2");
+    assert_eq!(
+        anchor(" Migrating from pinba_engine or pinba2"),
+        "migrating-from-pinba_engine-or-pinba2"
+    );
 }

@@ -520,7 +520,9 @@ fn unread_report_answers_are_counted_in_the_budget_and_cut_at_their_deadline() {
         "{}\n[http]\nanswer_timeout = \"3s\"\n",
         small_config("stats_history = \"5m\"\nreport_ticks = 60")
     ));
-    let flood: Vec<_> = (0..NAMES).map(|i| request(&format!("/answer/{i:06}"))).collect();
+    let flood: Vec<_> = (0..NAMES)
+        .map(|i| request(&format!("/answer/{i:06}")))
+        .collect();
     d.send(&flood);
     d.wait_merged(NAMES);
     let path = "/api/v1/reports/report_by_script_name?limit=100000";
@@ -530,12 +532,14 @@ fn unread_report_answers_are_counted_in_the_budget_and_cut_at_their_deadline() {
     assert_eq!(body["rows"].as_array().unwrap().len() as u64, NAMES);
     let (rss_before, used_before) = (rss(&d), figure(&d.status(), "memory.used_bytes"));
     let (mut rss_peak, mut used_peak) = (rss_before, used_before);
+    let mib = |b: u64| b >> 20;
     let (mut held, mut refused) = (Vec::new(), 0);
     for _ in 0..20 {
         let mut conn = std::net::TcpStream::connect(d.http).unwrap();
         write!(conn, "GET {path} HTTP/1.1\r\nHost: pinbad\r\n\r\n").unwrap();
         // The answer's status line, peeked (the answer stays unread in the socket).
-        conn.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        conn.set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
         let mut line = [0u8; 12];
         let deadline = Instant::now() + Duration::from_secs(30);
         while conn.peek(&mut line).unwrap() < line.len() {
@@ -553,10 +557,19 @@ fn unread_report_answers_are_counted_in_the_budget_and_cut_at_their_deadline() {
             other => panic!("{}", String::from_utf8_lossy(other)),
         }
         assert_eq!(d.get("/healthz").0, 200);
-        rss_peak = rss_peak.max(check_under_budget(&d));
-        used_peak = used_peak.max(figure(&d.status(), "memory.used_bytes"));
+        // RSS under the budget; what the budget counts past its limit by one answer the budget
+        // let through at most (an answer under 1 MiB, or one while no other is being sent, is
+        // given whatever the budget says, with its 512 KiB in flight: docs/running.md, Limits).
+        let (rss_now, used_now) = (rss(&d), figure(&d.status(), "memory.used_bytes"));
+        assert!(rss_now <= BUDGET_MIB << 20, "RSS {} MiB", mib(rss_now));
+        assert!(
+            used_now <= (BUDGET_MIB << 20) + (3 << 19),
+            "accounted {} MiB, past the budget by more than one small answer",
+            mib(used_now)
+        );
+        rss_peak = rss_peak.max(rss_now);
+        used_peak = used_peak.max(used_now);
     }
-    let mib = |b: u64| b >> 20;
     eprintln!(
         "unread answers: {} held, {refused} refused; RSS {} -> peak {} MiB, accounted {} -> peak \
          {} MiB (budget {BUDGET_MIB} MiB)",
@@ -582,7 +595,8 @@ fn unread_report_answers_are_counted_in_the_budget_and_cut_at_their_deadline() {
     });
     for mut conn in held {
         // What was sent before the cut, then the end (or a reset), not a wait.
-        conn.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        conn.set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
         let ended = std::io::Read::read_to_end(&mut conn, &mut Vec::new());
         assert!(
             !matches!(&ended, Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut)),

@@ -51,13 +51,17 @@ fn systemd_unit_is_sandboxed_and_verifies() {
     }
     // The documented file sink (docs/stream-and-sinks.md) writes where the unit lets pinbad write (ProtectSystem=strict makes
     // everything else read-only: the sink's start failed).
-    let readme = std::fs::read_to_string(Path::new(MANIFEST_DIR).join("docs/stream-and-sinks.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(Path::new(MANIFEST_DIR).join("docs/stream-and-sinks.md")).unwrap();
     let sink_paths: Vec<&str> = readme
         .lines()
         .filter_map(|l| l.strip_prefix("path = \""))
         .filter_map(|l| l.split('"').next())
         .collect();
-    assert!(!sink_paths.is_empty(), "docs/stream-and-sinks.md has a file sink example");
+    assert!(
+        !sink_paths.is_empty(),
+        "docs/stream-and-sinks.md has a file sink example"
+    );
     for p in sink_paths {
         assert!(
             p.starts_with("/var/log/pinbad/") || p.starts_with("/var/lib/pinbad/"),

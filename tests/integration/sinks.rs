@@ -235,8 +235,11 @@ fn clickhouse_config(ch: &ClickHouse, database: &str) -> String {
 
 /// The SQL block of docs/stream-and-sinks.md that starts with `start`, as rows.
 fn documented_sql(ch: &ClickHouse, start: &str) -> Vec<Value> {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/stream-and-sinks.md")).unwrap();
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/stream-and-sinks.md"
+    ))
+    .unwrap();
     let from = readme
         .find(start)
         .unwrap_or_else(|| panic!("docs/stream-and-sinks.md has `{start}`"));
