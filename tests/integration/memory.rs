@@ -557,14 +557,14 @@ fn unread_report_answers_are_counted_in_the_budget_and_cut_at_their_deadline() {
             other => panic!("{}", String::from_utf8_lossy(other)),
         }
         assert_eq!(d.get("/healthz").0, 200);
-        // RSS under the budget; what the budget counts past its limit by one answer the budget
-        // let through at most (an answer under 1 MiB, or one while no other is being sent, is
-        // given whatever the budget says, with its 512 KiB in flight: docs/running.md, Limits).
+        // RSS under the budget; what the budget counts within 10 % of its limit (answers under
+        // 1 MiB, and one while no other is being sent, are given whatever the budget says, with
+        // their 512 KiB in flight: docs/running.md, Limits).
         let (rss_now, used_now) = (rss(&d), figure(&d.status(), "memory.used_bytes"));
         assert!(rss_now <= BUDGET_MIB << 20, "RSS {} MiB", mib(rss_now));
         assert!(
-            used_now <= (BUDGET_MIB << 20) + (3 << 19),
-            "accounted {} MiB, past the budget by more than one small answer",
+            used_now <= (BUDGET_MIB << 20) + (BUDGET_MIB << 20) / 10,
+            "accounted {} MiB, past the budget by more than 10 %",
             mib(used_now)
         );
         rss_peak = rss_peak.max(rss_now);
@@ -590,9 +590,20 @@ fn unread_report_answers_are_counted_in_the_budget_and_cut_at_their_deadline() {
         mib(used_peak)
     );
     // Their deadline passed, the held answers are cut and leave the budget.
-    wait_until(20, "the unread answers cut at http.answer_timeout", || {
-        figure(&d.status(), "memory.used_bytes") <= used_before + (1 << 20)
-    });
+    let mut used_now = used_peak;
+    let cut = Instant::now() + Duration::from_secs(30);
+    while used_now > used_before + (used_peak - used_before) / 2 {
+        assert!(
+            Instant::now() < cut,
+            "the unread answers not cut at http.answer_timeout: accounted {} MiB, {} before \
+             them, {} at the peak",
+            mib(used_now),
+            mib(used_before),
+            mib(used_peak)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+        used_now = figure(&d.status(), "memory.used_bytes");
+    }
     for mut conn in held {
         // What was sent before the cut, then the end (or a reset), not a wait.
         conn.set_read_timeout(Some(Duration::from_secs(10)))
