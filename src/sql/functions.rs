@@ -797,37 +797,27 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
                 .map_or(0, |i| i as i64 + 1),
         ))
     })?;
-    conn.create_scalar_function("locate", 3, pure, move |ctx| {
-        if null_if(ctx) {
-            return Ok(None);
-        }
-        let from = number(ctx.get_raw(2)).unwrap_or(0.0).max(0.0) as usize;
-        Ok(Some(locate(
-            &text(ctx.get_raw(0)),
-            &text(ctx.get_raw(1)),
-            from,
-        )))
-    })?;
-    conn.create_scalar_function("locate", 2, pure, move |ctx| {
-        if null_if(ctx) {
-            return Ok(None);
-        }
-        Ok(Some(locate(
-            &text(ctx.get_raw(0)),
-            &text(ctx.get_raw(1)),
-            1,
-        )))
-    })?;
-    conn.create_scalar_function("instr", 2, pure, move |ctx| {
-        if null_if(ctx) {
-            return Ok(None);
-        }
-        Ok(Some(locate(
-            &text(ctx.get_raw(1)),
-            &text(ctx.get_raw(0)),
-            1,
-        )))
-    })?;
+    // LOCATE(needle, haystack[, from]) and INSTR(haystack, needle): one search, arguments in
+    // their order.
+    for (name, args, needle, haystack) in
+        [("locate", 3, 0, 1), ("locate", 2, 0, 1), ("instr", 2, 1, 0)]
+    {
+        conn.create_scalar_function(name, args, pure, move |ctx| {
+            if null_if(ctx) {
+                return Ok(None);
+            }
+            let from = if args == 3 {
+                number(ctx.get_raw(2)).unwrap_or(0.0).max(0.0) as usize
+            } else {
+                1
+            };
+            Ok(Some(locate(
+                &text(ctx.get_raw(needle)),
+                &text(ctx.get_raw(haystack)),
+                from,
+            )))
+        })?;
+    }
     conn.create_scalar_function("strcmp", 2, pure, move |ctx| {
         if null_if(ctx) {
             return Ok(None);

@@ -424,6 +424,23 @@ fn ipv6_and_several_readers() {
     );
 }
 
+/// The objects of `list` as JSON text without the fields `drop` names, sorted: the same
+/// multiset whatever the order the daemon gave them in.
+fn sorted_without(list: &Value, drop: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut out: Vec<String> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.as_object_mut().unwrap().retain(|k, _| !drop(k));
+            r.to_string()
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 /// Four readers, one sender: what the daemon holds is what one reader gives, exactly. The same
 /// 3,000 corpus datagrams (40 scripts, 1–9 timers each) to a daemon with `readers = 1` and one
 /// with `readers = 4` (the kernel spreads the one flow over four sockets, each reader interning
@@ -451,37 +468,14 @@ fn four_readers_hold_exactly_what_one_reader_holds() {
             let body = d.json(&format!(
                 "/api/v1/reports/{name}?limit=100000&percentiles=50,99&sort={sort}"
             ));
-            let mut rows: Vec<String> = body["rows"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|r| {
-                    // Rates depend on when each daemon started; everything else must be equal.
-                    let mut r = r.clone();
-                    r.as_object_mut()
-                        .unwrap()
-                        .retain(|k, _| !k.ends_with("_per_sec"));
-                    r.to_string()
-                })
-                .collect();
-            rows.sort();
-            rows
+            // Rates depend on when each daemon started; everything else must be equal.
+            sorted_without(&body["rows"], |k| k.ends_with("_per_sec"))
         };
-        let mut requests: Vec<String> = d.json("/api/v1/requests?limit=100000&timers=true")
-            ["requests"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                let mut r = r.clone();
-                // Ids and arrival times are each daemon's own.
-                r.as_object_mut()
-                    .unwrap()
-                    .retain(|k, _| !matches!(k.as_str(), "id" | "timestamp"));
-                r.to_string()
-            })
-            .collect();
-        requests.sort();
+        // Ids and arrival times are each daemon's own.
+        let requests = sorted_without(
+            &d.json("/api/v1/requests?limit=100000&timers=true")["requests"],
+            |k| matches!(k, "id" | "timestamp"),
+        );
         (
             rows("report_by_script_name", "script_name"),
             rows("by_op", "req_count"),
