@@ -28,7 +28,7 @@ pub use crate::intern::Interned;
 use crate::intern::SharedInterner;
 use crate::pool::{Pool, Removal};
 use crate::record::{Batch, Record, RequestView};
-use crate::report::{round_leaders, PreparedBatch, Report, ReportCell};
+use crate::report::{round_leaders, PreparedBatch, Report, ReportCell, Split};
 use crate::ring::Ring;
 use crate::state::Core;
 use crate::tap::{Round, TickTap};
@@ -63,6 +63,11 @@ struct RoundWork {
     cells: Vec<Arc<ReportCell>>,
     /// For each of `cells`, its family's leader in the round (see [`round_leaders`]).
     leaders: Vec<usize>,
+    /// For each of `cells`, its parts on other threads if it is split (see `report::split`).
+    splits: Vec<Option<Arc<Split>>>,
+    /// The round's number: rounds are applied in this order on every thread, and a split
+    /// report's close waits for its parts' round before.
+    number: u64,
     /// Threads that have not applied the round yet, plus one: the last thread to apply it
     /// counts it as merged and only then clears the extra one, so that 0 means "applied and
     /// counted" ([`Merger::finish`] waits for 0 and its callers read `requests_merged` next).
@@ -82,6 +87,8 @@ impl RoundWork {
             round: Arc::new(Round::new()),
             cells: Vec::new(),
             leaders: Vec::new(),
+            splits: Vec::new(),
+            number: 0,
             remaining: Default::default(),
             merged: 0,
             ticks: None,
@@ -127,7 +134,7 @@ fn update_report(work: &RoundWork, at: usize, turned: &mut bool) {
             // counts its own).
             cell.instrument.record_less(t, round.handed_ns, 0);
             for member in &round.detached {
-                update_alone(member, work);
+                update_alone(member, work, None);
             }
         } else {
             if cell.worker() != work.cells[leader].worker() && !*turned {
@@ -141,20 +148,27 @@ fn update_report(work: &RoundWork, at: usize, turned: &mut bool) {
         }
         return;
     }
-    update_alone(cell, work);
+    update_alone(cell, work, work.splits[at].as_deref());
 }
 
 /// [`update_report`] for a report updated request by request: alone, or a family member
-/// detached from its stage (timed by its own instrument either way).
-fn update_alone(cell: &Arc<ReportCell>, work: &RoundWork) {
+/// detached from its stage (timed by its own instrument either way). A split report (`split`)
+/// counts its slice of the round, and folds its parts in before it closes a tick.
+fn update_alone(cell: &Arc<ReportCell>, work: &RoundWork, split: Option<&Split>) {
     let t = cell.instrument.start();
     let (now_ms, batch) = (work.round.now_ms(), work.round.batch());
     let mut r = cell.report.write();
     r.set_queried(cell.queried_lately(now_ms));
+    if let Some(split) = split {
+        if now_ms >= r.next_tick_ms() {
+            split.fold_to_close(&mut r, work.number);
+        }
+    }
     r.advance(now_ms);
-    if !batch.is_empty() {
+    let range = split.map_or(0..batch.len(), |s| s.slice(batch.len(), 0));
+    if !range.is_empty() {
         // Queries of this report wait for one step of the round, not all of it.
-        Report::add_batch_in_steps(&mut r, batch, RwLockWriteGuard::bump);
+        Report::add_slice_in_steps(&mut r, batch, range, RwLockWriteGuard::bump);
     }
     let closed = r.take_closed_ticks();
     cell.publish(&r);
@@ -163,6 +177,27 @@ fn update_alone(cell: &Arc<ReportCell>, work: &RoundWork) {
         t.hand_over_table(cell, closed);
     }
     cell.instrument.record(t, batch.len() as u64);
+}
+
+/// Thread `index`'s parts of the round's split reports (after the reports it owns: see
+/// `report::split` for why that order cannot deadlock). Timed on each report's instrument.
+fn count_parts(work: &RoundWork, index: usize) {
+    let batch = work.round.batch();
+    for (at, split) in work.splits.iter().enumerate() {
+        let Some(split) = split else { continue };
+        let Some(k) = split.workers().position(|w| w == index) else {
+            continue;
+        };
+        let cell = &work.cells[at];
+        let t = cell.instrument.start();
+        let range = split.slice(batch.len(), k + 1);
+        if split.count_part(index, work.number, work.round.now_ms(), batch, range) {
+            let mut r = cell.report.write();
+            split.fold_open(&mut r);
+            cell.publish(&r);
+        }
+        cell.instrument.record(t, 0);
+    }
 }
 
 /// Runs the calling thread `nice` steps of niceness below where it is (`merge.nice`; at most
@@ -274,6 +309,7 @@ fn spawn_worker(
                         update_report(&work, at, &mut turned);
                     }
                 }
+                count_parts(&work, index);
                 worker_backlog.applied(round_weight(&work));
                 work.done(&counters);
             }
@@ -318,6 +354,8 @@ pub struct Merger {
     reclaimer: crate::memory::Reclaimer,
     /// Where the reports' closed ticks go (history); none: they stay with their reports.
     ticks: Option<Arc<dyn TickTap>>,
+    /// Rounds made so far (the last round's [`RoundWork::number`]).
+    rounds: u64,
 }
 
 /// How often the dictionary is swept of strings no longer used (one pass over its entries).
@@ -368,6 +406,7 @@ impl Merger {
             balanced_merged: 0,
             reclaimer: Default::default(),
             ticks: None,
+            rounds: 0,
         }
     }
 
@@ -723,6 +762,10 @@ impl Merger {
         // Reports: the workers' share first (they run while the merger does its own).
         work_mut.cells.extend(cells.iter().cloned());
         work_mut.leaders = round_leaders(&work_mut.cells);
+        work_mut.splits.clear();
+        work_mut.splits.extend(cells.iter().map(|c| c.split()));
+        self.rounds += 1;
+        work_mut.number = self.rounds;
         work_mut.merged = merged;
         work_mut.behind =
             (self.ring.bytes() > self.ring.max_bytes() / BEHIND_SHARE).then_some(now64);
@@ -746,6 +789,7 @@ impl Merger {
                 update_report(&work, at, &mut turned);
             }
         }
+        count_parts(&work, 0);
         work.done(shared.counters());
         self.in_flight.push(work);
         merged > 0
@@ -905,32 +949,108 @@ impl Merger {
             return; // idle, never timed, or the first call
         }
         let threads = self.workers.len() + 1;
+        // A split report's cost is spread evenly over its threads.
+        let spread = |load: &mut [u64], cost: u64, owner: usize, split: Option<&Split>| match split
+        {
+            Some(s) => {
+                let n = s.workers().count() as u64 + 1;
+                load[owner.min(threads - 1)] += cost / n;
+                for w in s.workers() {
+                    load[w.min(threads - 1)] += cost / n;
+                }
+            }
+            None => load[owner.min(threads - 1)] += cost,
+        };
         let mut current = vec![0u64; threads];
         current[0] = own;
         for (cost, c) in &costs {
-            current[c.worker().min(threads - 1)] += cost;
+            spread(&mut current, *cost, c.worker(), c.split().as_deref());
         }
+        // Reports alone (no family) may be split over every thread (`merge.split_reports`):
+        // the costliest first, each kept only while it lowers the busiest thread by a tenth.
         costs.sort_by_key(|c| std::cmp::Reverse(c.0));
-        let mut load = vec![0u64; threads];
-        load[0] = own;
-        let mut plan = Vec::with_capacity(costs.len());
-        for (cost, c) in &costs {
-            let w = (0..threads).min_by_key(|&w| load[w]).unwrap_or(0);
-            load[w] += cost;
-            plan.push((Arc::clone(c), w));
+        let weights: Vec<u64> = costs.iter().map(|c| c.0).collect();
+        let mut split = vec![false; costs.len()];
+        let (mut owners, mut load) = plan_threads(&weights, &split, own, threads);
+        if shared.config().merge.split_reports {
+            for i in 0..costs.len() {
+                if costs[i].1.family().is_some() {
+                    continue;
+                }
+                split[i] = true;
+                let (o, l) = plan_threads(&weights, &split, own, threads);
+                if busiest(&l) * 10 >= busiest(&load) * 9 {
+                    split[i] = false;
+                    break;
+                }
+                (owners, load) = (o, l);
+            }
         }
-        let (busiest_now, busiest_then) = (
-            current.iter().max().copied().unwrap_or(0),
-            load.iter().max().copied().unwrap_or(0),
-        );
+        let plan: Vec<_> = costs
+            .iter()
+            .zip(&owners)
+            .zip(&split)
+            .map(|(((_, c), &w), &split)| {
+                let others: Vec<usize> = (0..threads).filter(|&t| t != w).collect();
+                (Arc::clone(c), w, split.then_some(others))
+            })
+            .collect();
+        let (busiest_now, busiest_then) = (busiest(&current), busiest(&load));
         if busiest_then * 10 >= busiest_now * 9 {
             return;
         }
         self.finish();
-        for (c, w) in plan {
-            c.set_worker(w);
+        for (c, w, parts) in plan {
+            self.assign(&c, w, parts.as_deref());
         }
         tracing::debug!(?load, ?current, "Reports rebalanced over the merge threads");
+    }
+}
+
+/// The busiest thread's load.
+fn busiest(load: &[u64]) -> u64 {
+    load.iter().max().copied().unwrap_or(0)
+}
+
+/// A plan of reports over `threads` merge threads: `weights` (costliest first) each to the least
+/// loaded thread, thread 0 starting with the merger's `own` work; a report marked in `split` is
+/// counted by every thread (a share each) and owned by the least loaded one. Returns each
+/// report's thread and the threads' loads.
+fn plan_threads(
+    weights: &[u64],
+    split: &[bool],
+    own: u64,
+    threads: usize,
+) -> (Vec<usize>, Vec<u64>) {
+    let mut load = vec![0u64; threads];
+    load[0] = own;
+    let mut owners = Vec::with_capacity(weights.len());
+    for (&cost, &split) in weights.iter().zip(split) {
+        let w = (0..threads).min_by_key(|&w| load[w]).unwrap_or(0);
+        if split {
+            for l in load.iter_mut() {
+                *l += cost / threads as u64;
+            }
+        } else {
+            load[w] += cost;
+        }
+        owners.push(w);
+    }
+    (owners, load)
+}
+
+impl Merger {
+    /// Gives `cell` to merge thread `owner`, split with parts on the threads `parts` (see
+    /// `report::split`) or not split (`None`); what its parts held is folded into it first. Waits
+    /// until no round is in flight. Public for tests and benches (the balancing decides it).
+    pub fn assign(&mut self, cell: &ReportCell, owner: usize, parts: Option<&[usize]>) {
+        self.finish();
+        cell.set_split(None);
+        cell.set_worker(owner);
+        if let Some(parts) = parts {
+            let split = Split::new(&cell.report.read(), parts, self.rounds);
+            cell.set_split(Some(Arc::new(split)));
+        }
     }
 }
 
@@ -1141,6 +1261,191 @@ mod tests {
         }
         out.sort();
         out
+    }
+
+    /// The balancing's plan: a report heavier than the rest lands on one thread unsplit, and
+    /// split spreads it evenly; light reports are not split (no gain).
+    #[test]
+    fn a_plan_splits_a_report_only_where_it_lowers_the_busiest_thread() {
+        // The merger's own 40; one report of 100 and three of 10, over two threads.
+        let weights = [100, 10, 10, 10];
+        let (owners, load) = plan_threads(&weights, &[false; 4], 40, 2);
+        assert_eq!(owners[0], 1);
+        assert_eq!(busiest(&load), 100);
+        let (_, load) = plan_threads(&weights, &[true, false, false, false], 40, 2);
+        assert_eq!(load, vec![90, 80]);
+        // Split, the light ones gain nothing.
+        let (_, even) = plan_threads(&[30, 30, 30], &[false; 3], 30, 4);
+        let (_, split) = plan_threads(&[30, 30, 30], &[true, false, false], 30, 4);
+        assert!(busiest(&split) >= busiest(&even));
+    }
+
+    /// A split report (each of three merge threads counting a slice of every round, parts folded
+    /// at its ticks and at queries) equals the same report unsplit, fed the same rounds in the
+    /// same merger: every closed tick row for row (buckets included: a request counted into the
+    /// wrong tick would show), and every query answer, percentiles included, taken while the
+    /// rounds run. A timer report and a request report; parts on the merger and on workers.
+    #[test]
+    fn a_split_report_equals_the_same_report_unsplit() {
+        use crate::report::{Query, ReportDef};
+        let state = tempfile::tempdir().unwrap();
+        let mut config = Config {
+            state_dir: state.path().to_path_buf(),
+            // 1 s ticks, so that the test sees several close.
+            stats_history: crate::units::HumanDuration(Duration::from_secs(3)),
+            report_ticks: 3,
+            ..Config::default()
+        };
+        config.merge.threads = 3;
+        config.merge.families = false;
+        config.merge.request_families = false;
+        config.merge.share_tables = false;
+        config.merge.split_reports = false;
+        let timer_keys = ["script_name", "hostname", "server_name", "timer_tag:op"];
+        let request_keys = ["script_name", "status"];
+        config.report = vec![
+            ReportDef::new("ops_split", &timer_keys),
+            ReportDef::new("ops", &timer_keys),
+            ReportDef::new("scripts_split", &request_keys),
+            ReportDef::new("scripts", &request_keys),
+        ];
+        /// Keeps every closed tick, by report.
+        #[derive(Default)]
+        struct Kept(parking_lot::Mutex<Vec<(String, Arc<crate::report::ClosedTick>)>>);
+        impl TickTap for Kept {
+            fn hand_over(
+                &self,
+                cell: &Arc<ReportCell>,
+                closed: (Vec<Arc<crate::report::ClosedTick>>, u64),
+            ) {
+                let mut kept = self.0.lock();
+                kept.extend(closed.0.into_iter().map(|t| (cell.name().to_string(), t)));
+            }
+        }
+        let kept = Arc::new(Kept::default());
+        let ring = Arc::new(Ring::new(1 << 30));
+        let shared = Arc::new(Core::new(config, Arc::clone(&ring), vec![], 0).unwrap());
+        let mut merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring))
+            .with_ticks(Arc::clone(&kept) as Arc<dyn TickTap>);
+        let cell = |name: &str| shared.reports().get(name).unwrap();
+        for name in ["ops_split", "ops", "scripts_split", "scripts"] {
+            cell(name).report.write().keep_closed_ticks();
+        }
+        merger.assign(&cell("ops_split"), 1, Some(&[0, 2]));
+        merger.assign(&cell("scripts_split"), 0, Some(&[1, 2]));
+        merger.assign(&cell("ops"), 2, None);
+        merger.assign(&cell("scripts"), 1, None);
+        assert!(cell("ops_split").split().is_some());
+
+        let answer = |name: &str| -> Vec<String> {
+            let q = Query {
+                limit: Some(100_000),
+                ..Query::default()
+            };
+            let table = shared.query_report(&cell(name), &q).unwrap();
+            let mut rows: Vec<String> = table
+                .rows
+                .iter()
+                .map(|row| {
+                    let mut line = String::new();
+                    for (column, value) in table.columns.iter().zip(row) {
+                        if !column.ends_with("_per_sec") {
+                            line.push(' ');
+                            value.render(&mut line);
+                        }
+                    }
+                    line
+                })
+                .collect();
+            rows.sort();
+            rows
+        };
+        let ticks = |name: &str| -> Vec<String> {
+            let mut out = Vec::new();
+            let mut kept = kept.0.lock();
+            let (closed, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut *kept)
+                .into_iter()
+                .partition(|(n, _)| n == name);
+            *kept = rest;
+            for (_, t) in closed {
+                let (sums, hist) = t.totals();
+                out.push(format!(
+                    "{} totals {:?} {:?}",
+                    t.index(),
+                    sums,
+                    hist.iter().collect::<Vec<_>>()
+                ));
+                let mut rows: Vec<String> = t
+                    .rows()
+                    .map(|(key, sums, hist)| {
+                        format!(
+                            "{} {key:?} {sums:?} {:?}",
+                            t.index(),
+                            hist.iter().collect::<Vec<_>>()
+                        )
+                    })
+                    .collect();
+                rows.sort();
+                out.extend(rows);
+            }
+            out
+        };
+        let mut corpus = Corpus::new(CorpusSpec::default());
+        let (mut closed_ops, mut closed_split) = (Vec::new(), Vec::new());
+        let (mut closed_scripts, mut closed_scripts_split) = (Vec::new(), Vec::new());
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut compared = 0;
+        // Until four ticks closed, with rounds of up to 300 requests as they come.
+        while closed_ops
+            .iter()
+            .filter(|l: &&String| l.contains("totals"))
+            .count()
+            < 4
+        {
+            assert!(
+                Instant::now() < deadline,
+                "four ticks did not close in time"
+            );
+            ring.push(corpus.decoded_batch(300)).unwrap();
+            while merger.round() {}
+            if compared < 20 {
+                merger.finish();
+                assert_eq!(answer("ops_split"), answer("ops"), "timer report, mid-tick");
+                assert_eq!(
+                    answer("scripts_split"),
+                    answer("scripts"),
+                    "request report, mid-tick"
+                );
+                compared += 1;
+            }
+            merger.finish();
+            closed_ops.extend(ticks("ops"));
+            closed_split.extend(ticks("ops_split"));
+            closed_scripts.extend(ticks("scripts"));
+            closed_scripts_split.extend(ticks("scripts_split"));
+        }
+        merger.finish();
+        closed_ops.extend(ticks("ops"));
+        closed_split.extend(ticks("ops_split"));
+        assert!(
+            closed_ops.len() > 1000,
+            "closed tick rows compared: {}",
+            closed_ops.len()
+        );
+        assert!(
+            closed_split == closed_ops,
+            "the split timer report's closed ticks differ"
+        );
+        assert!(
+            closed_scripts_split == closed_scripts,
+            "the split request report's closed ticks differ"
+        );
+        assert_eq!(answer("ops_split"), answer("ops"));
+        assert_eq!(answer("scripts_split"), answer("scripts"));
+        // Unsplit again: what the parts held is in the report.
+        merger.assign(&cell("ops_split"), 0, None);
+        assert!(cell("ops_split").split().is_none());
+        assert_eq!(answer("ops_split"), answer("ops"));
     }
 
     /// A merger with the default reports and a backlog of three batches of `per_batch` requests,

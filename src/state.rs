@@ -368,6 +368,8 @@ impl Core {
         if let Some(family) = cell.family() {
             family.detach_for_query(cell.owner());
         }
+        // A split report's parts are folded in (see `report::split`): the same.
+        cell.fold_parts();
         // Percentiles include every sample merged before the query: the query reads the report's
         // histogram log for the rows it shows (applying it would take the write lock, and a pass
         // over every open row).

@@ -211,6 +211,7 @@ impl History {
         }
         let cells = shared.reports().owners();
         for cell in &cells {
+            cell.fold_parts();
             if let Some(f) = cell.family() {
                 f.drain();
             }

@@ -116,7 +116,19 @@ impl PreparedBatch {
 
     #[inline]
     pub(super) fn iter(&self) -> impl Iterator<Item = Prepared<'_>> + '_ {
-        self.reqs.iter().enumerate().map(move |(index, p)| {
+        self.iter_range(0..self.reqs.len())
+    }
+
+    /// The requests in `range` (a split report's slice of the round, see `split`), each with
+    /// its position in the whole batch.
+    #[inline]
+    pub(super) fn iter_range(
+        &self,
+        range: std::ops::Range<usize>,
+    ) -> impl Iterator<Item = Prepared<'_>> + '_ {
+        let first = range.start;
+        self.reqs[range].iter().enumerate().map(move |(at, p)| {
+            let index = first + at;
             let timers = p.timer_start as usize..(p.timer_start + p.timer_count) as usize;
             let tags = p.tag_start as usize..(p.tag_start + p.tag_len) as usize;
             Prepared {

@@ -164,7 +164,7 @@ impl Report {
     }
 
     /// An empty stage over the same keys, filters and window.
-    fn stage_like(&self) -> Report {
+    pub(super) fn stage_like(&self) -> Report {
         let mut stage = Report::empty(
             self.def.clone(),
             self.kind,
@@ -199,7 +199,7 @@ impl Report {
 
     /// Empties a drained stage: rows are zeroed in place (keeping their histograms' memory) and,
     /// when `sweep`, rows idle since the last drain go.
-    fn empty_stage(&mut self, sweep: bool) {
+    pub(super) fn empty_stage(&mut self, sweep: bool) {
         debug_assert!(self.hist_log.is_empty());
         // A stage never closes a tick: no closed part, so no links to its renumbered rows.
         debug_assert_eq!(self.agg.len(), 0);
@@ -740,7 +740,7 @@ pub fn round_leaders(cells: &[Arc<ReportCell>]) -> Vec<usize> {
 
 /// Counts a (flushed) stage's totals and rows into one member's open tick; what the stage
 /// counted in its "(other)" row (rows it had no memory for) goes to the member's.
-fn absorb_stage(stage: &Report, r: &mut Report, projection: &[usize]) {
+pub(super) fn absorb_stage(stage: &Report, r: &mut Report, projection: &[usize]) {
     if stage.open_totals.contribs == 0 {
         return;
     }

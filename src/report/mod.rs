@@ -33,6 +33,7 @@
 //! - `table`: a query's answer, the [`Table`] the API renders as JSON or CSV;
 //! - `query`: queries: a report's rows filtered, sorted and cut into a table;
 //! - `family`: reports that are projections of one aggregate, sharing its per-request work;
+//! - `split`: a report counted by several merge threads, in parts folded at its ticks;
 //! - `set`: the [`ReportSet`] of live reports, each behind its own lock;
 //! - `snapshot`: a report's window in and out of the shutdown snapshot (see the crate's
 //!   `snapshot`);
@@ -53,6 +54,7 @@ mod columns;
 mod table;
 mod query;
 mod family;
+mod split;
 mod set;
 mod snapshot;
 mod state;
@@ -69,6 +71,7 @@ pub use live::Report;
 pub use query::{Query, DEFAULT_QUERY_LIMIT};
 pub use set::*;
 pub use snapshot::Layout;
+pub use split::{Split, PART_MAX_ROWS};
 pub use state::*;
 pub(crate) use sums::ns;
 pub use sums::{Sum96, Sums};

@@ -80,6 +80,9 @@ pub struct ReportCell {
     /// [`Report::take_closed_ticks`]): lets the merger collect a family member's ticks, closed
     /// by whichever thread handed it its stage, without locking members that have none.
     ticks_waiting: AtomicBool,
+    /// The report's parts on other merge threads while it is split (see `split`); set and
+    /// cleared by the merger's balancing while no round is in flight.
+    split: Mutex<Option<Arc<Split>>>,
 }
 
 impl ReportCell {
@@ -126,6 +129,7 @@ impl ReportCell {
             next_tick_ms: AtomicU64::new(0),
             family: Default::default(),
             ticks_waiting: Default::default(),
+            split: Default::default(),
             report: table,
         }
     }
@@ -186,6 +190,33 @@ impl ReportCell {
         report.settle_memory_at(bytes);
         o.ticks_waiting
             .store(report.closed_ticks_waiting(), Relaxed);
+    }
+
+    /// The report's parts while it is split (see `split`).
+    pub fn split(&self) -> Option<Arc<Split>> {
+        self.owner().split.lock().clone()
+    }
+
+    /// Splits the report (`Some`) or ends its split (`None`), what its parts held folded into
+    /// it first. Only while no merge round is in flight (the merger's balancing).
+    pub fn set_split(&self, split: Option<Arc<Split>>) {
+        let mut held = self.owner().split.lock();
+        if let Some(old) = held.take() {
+            let mut r = self.report.write();
+            old.fold_open(&mut r);
+            self.publish(&r);
+        }
+        *held = split;
+    }
+
+    /// Folds what a split report's parts hold into it (see [`Split::fold_open`]): before a
+    /// query, a scrape, the snapshot or history reads it, so that it holds every request merged.
+    pub fn fold_parts(&self) {
+        if let Some(split) = self.split() {
+            let mut r = self.report.write();
+            split.fold_open(&mut r);
+            self.publish(&r);
+        }
     }
 
     /// Whether closed ticks waited for the history writer at the last update (lock-free).

@@ -179,6 +179,17 @@ impl Report {
     pub fn add_batch_in_steps<G: std::ops::DerefMut<Target = Report>>(
         this: &mut G,
         batch: &PreparedBatch,
+        step: impl FnMut(&mut G),
+    ) {
+        Report::add_slice_in_steps(this, batch, 0..batch.len(), step)
+    }
+
+    /// [`Report::add_batch_in_steps`] for the requests of `range` only: a split report's slice
+    /// of the round (see `split`).
+    pub fn add_slice_in_steps<G: std::ops::DerefMut<Target = Report>>(
+        this: &mut G,
+        batch: &PreparedBatch,
+        range: std::ops::Range<usize>,
         mut step: impl FnMut(&mut G),
     ) {
         let buckets = each_rows!(&this.open, m => if m.0.capacity() >= SORTED_MIN_SLOTS {
@@ -186,7 +197,7 @@ impl Report {
         } else {
             0
         });
-        let defer = buckets > 0 && batch.len() >= SORTED_MIN_BATCH && this.log_histograms;
+        let defer = buckets > 0 && range.len() >= SORTED_MIN_BATCH && this.log_histograms;
         // While the memory budget is tight the histogram log is not kept: its samples go to
         // their rows at once (a cache miss each), so that it grows with no request.
         let logging = this.log_histograms;
@@ -198,7 +209,7 @@ impl Report {
             let mut d = this.spare_deferral.take().unwrap_or_default();
             d.mask = buckets as u64 - 1;
             this.deferred = Some(d);
-            for p in batch.iter() {
+            for p in batch.iter_range(range.clone()) {
                 this.update(&p);
             }
             let mut d = this.deferred.take().expect("set above");
@@ -230,7 +241,7 @@ impl Report {
             // then the flush's sort and a second touch of the row).
             let log = this.log_histograms;
             this.log_histograms = log && this.open.capacity() >= this.log_min_slots;
-            for p in batch.iter() {
+            for p in batch.iter_range(range.clone()) {
                 this.update(&p);
             }
             this.log_histograms = log;

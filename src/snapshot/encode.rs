@@ -41,8 +41,10 @@ pub(super) fn encode_as<W: Write>(
     version: u32,
 ) -> Result<(u64, u64), SnapshotError> {
     let cells = shared.reports().snapshot();
-    // A family member's stage holds part of its state: fold it in first.
+    // A family member's stage, a split report's parts hold part of its state: fold them in
+    // first.
     for cell in &cells {
+        cell.fold_parts();
         if let Some(f) = cell.family() {
             f.drain();
         }
