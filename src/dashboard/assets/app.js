@@ -432,14 +432,14 @@
     let u = P.charts[id];
     const shape = labels.join('\u0001');
     if (u && u.pinbadShape === shape && u.root.isConnected) {
-      Object.assign(u.pinbadSpan, { at: [span.from, span.to], step, gaps });
+      Object.assign(u.pinbadSpan, { at: [span.from, span.to], step, gaps, last: data[0][data[0].length - 1] });
       u.setData(data);
       return u;
     }
     if (u) u.destroy();
     // Over a step without data the legend says so; '–' when no step is pointed at.
     const value = (_, v, si, idx) => (idx == null ? '–' : v == null ? 'no data' : fmt(v));
-    const spanRef = { at: [span.from, span.to], step, gaps };
+    const spanRef = { at: [span.from, span.to], step, gaps, last: data[0][data[0].length - 1] };
     const many = (uu, si) => {
       const [from, to] = spanRef.at;
       const stepPx = spanRef.step > 0 && to > from ? uu.over.clientWidth * spanRef.step / (to - from) : 0;
@@ -454,8 +454,10 @@
           label, value, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: false,
           points: { show: many, size: 6, filter: (uu, si, shown) => (shown ? null : lonePoints(uu.data[si])) },
         }))],
-      axes: [{}, { size: 70, values: (_, vals) => vals.map((v) => fmt(v)) }],
-      scales: { x: { time: true, range: () => spanRef.at },
+      axes: [{}, { size: 82, values: (_, vals) => vals.map((v) => fmt(v)) }],
+      // The range, and the end of its last step where that is later (a step that holds `to`
+      // is drawn at its end, past it: else the newest point would be cut off).
+      scales: { x: { time: true, range: () => [spanRef.at[0], Math.max(spanRef.at[1], spanRef.last ?? -Infinity)] },
         // A ratio from 0 (up to 1 % when every step is 0, not uPlot's 0 to 100 = 10,000 %).
         ...(opts.ratio ? { y: { range: (_, min, max) => [0, Math.max(0.01, (max || 0) * 1.1)] } } : {}) },
       hooks: { draw: [(uu) => drawGaps(uu, spanRef.gaps)] },
@@ -1067,7 +1069,7 @@
     const caption = h('span', { class: 'muted', id: 'server-errors-caption' });
     const wrap = h('div', { class: 'table-wrap' });
     const box = h('section', { id: 'server-errors' },
-      h('h2', {}, 'Errors by script ', h('span', { class: 'muted' }, 'status ≥ 500, live window '), caption), wrap);
+      h('h2', {}, 'Errors by script ', h('span', { class: 'muted' }, 'status ≥ 500, live window: '), caption), wrap);
     async function refresh() {
       const by = new Map(); // script → {n, statuses: Map(status → count)}
       const limit = await limitOf(1000);
