@@ -300,6 +300,8 @@ fn dashboard_in_a_real_browser() {
           gap: L.seriesColumn({...total, to: 360, columns: ["req_per_sec"],
                                series: [{key: [], other: false, points: [[0, 6], [60, 5], [300, 1.5]]}]}, "req_per_sec"),
           bytes: [0, 1023, 2097152, 1536].map(L.fmtBytes),
+          spans: L.gapsOf([60, 120, 180, 240, 300, 360], [[6, 5, null, null, null, 1.5], [1, null, null, null, null, 2]], 60, -600, 600),
+          lone: L.lonePoints([null, 1, null, 2, 3, null, 4]),
           utc: L.utcTime(0)};"##,
         json!([]),
     );
@@ -330,6 +332,14 @@ fn dashboard_in_a_real_browser() {
         json!([[6, 5, null, null, null, 1.5]]),
         "{lib}"
     );
+    // The spans without data a chart bands: before the first step, the steps where no series
+    // has a value (merged), after the last one; points without a neighbour get a marker.
+    assert_eq!(
+        lib["spans"],
+        json!([[-600, 0], [120, 300], [360, 600]]),
+        "{lib}"
+    );
+    assert_eq!(lib["lone"], json!([1, 6]), "{lib}");
     // Bytes in binary units.
     assert_eq!(
         lib["bytes"],
@@ -800,6 +810,19 @@ fn wait_rows(b: &Browser, table: &str, key: &str, want: &[(&str, &[(&str, &str)]
     });
 }
 
+/// Clicks `server` in the overview's list of servers and waits for its page, the range
+/// (`range`, as the overview's URL had it) carried along.
+fn click_server(b: &Browser, server: &str, range: &str) {
+    b.click(&format!(
+        "#servers-table tr[data-key='{server}'] td[data-col=server_name] a"
+    ));
+    b.wait("the server's page", |b| {
+        b.current_url()
+            .contains(&format!("#/server/{server}?{range}"))
+            .then_some(())
+    });
+}
+
 /// Seconds from a duration as the page writes it (`20 ms`, `3.5 s`, `800 µs`).
 fn seconds_of(text: &str) -> f64 {
     let (n, unit) = text.split_once(' ').unwrap_or((text, "s"));
@@ -912,12 +935,7 @@ fn servers_hosts_scripts_paging_and_the_url_in_a_real_browser() {
 
     // A server's page: its hosts (web1 serves both servers; its error ratio is this server's)
     // and its scripts, each with its own error ratio; the range is carried along.
-    b.click("#servers-table tr[data-key='blog.example.com'] td[data-col=server_name] a");
-    b.wait("the server's page", |b| {
-        b.current_url()
-            .contains("#/server/blog.example.com?range=15m")
-            .then_some(())
-    });
+    click_server(&b, "blog.example.com", "range=15m");
     wait_rows(
         &b,
         "#hosts-table",
@@ -943,6 +961,11 @@ fn servers_hosts_scripts_paging_and_the_url_in_a_real_browser() {
         );
         (v == json!(["36", "8.333 %"])).then_some(())
     });
+    // Its hosts and scripts, below its figures and charts.
+    b.eval(
+        "document.getElementById('hosts').scrollIntoView()",
+        json!([]),
+    );
     shot(&b, "server");
 
     // A script's page: its status mix, its timers by tag (timers_by_group keys on
@@ -1124,4 +1147,410 @@ fn servers_hosts_scripts_paging_and_the_url_in_a_real_browser() {
         );
     }
     assert_no_errors(&b, allowed);
+}
+
+/// Request-log thresholds under which every request of the test is logged (within the top of
+/// its server's step): a server page's links to its logs then have entries to count.
+const LOG_ALL: &str = "[request_log]\nmin_time = \"0s\"\nmin_memory = \"1MiB\"\nmin_cpu = \"0s\"\n";
+
+/// A history answer of `report` over the last 15 minutes (`query`: its filters and columns).
+fn history_of(d: &Daemon, report: &str, query: &str) -> Value {
+    d.json(&format!(
+        "/api/v1/reports/{report}/history?from=-15m&limit=100&{query}"
+    ))
+}
+
+/// Per step end (the step's start + its length, where the page draws it), the sum of column
+/// `col` (the answer's first column after `t`) over every series of a history answer.
+fn per_step(h: &Value) -> BTreeMap<u64, f64> {
+    let step = h["step"].as_u64().unwrap();
+    let mut out = BTreeMap::new();
+    for s in h["series"].as_array().unwrap() {
+        for p in s["points"].as_array().unwrap() {
+            *out.entry(p[0].as_u64().unwrap() + step).or_insert(0.0) += p[1].as_f64().unwrap();
+        }
+    }
+    out
+}
+
+/// A chart's steps with data: (time, each series' value) where one of them is not null.
+fn chart_points(data: &[Vec<Option<f64>>]) -> Vec<(u64, Vec<Option<f64>>)> {
+    (0..data[0].len())
+        .map(|k| {
+            (
+                data[0][k].unwrap() as u64,
+                data[1..].iter().map(|y| y[k]).collect::<Vec<_>>(),
+            )
+        })
+        .filter(|(_, ys)| ys.iter().any(Option::is_some))
+        .collect()
+}
+
+/// Issue 60, item 3: a server's page as Pinboard's: its status mix, its error ratio, CPU and
+/// memory over time, links to its request logs filtered on it (each with its number of entries),
+/// its errors grouped by script; reached from the servers' list and from a log entry. Every
+/// figure is checked against the traffic sent (and the history the API answers).
+#[test]
+fn a_server_page_in_a_real_browser() {
+    history_config_accepted().expect("this build keeps history");
+    let Some(b) = Browser::start() else { return };
+    let d = Daemon::start(&format!("{}{LOG_ALL}", levels_config(true)));
+    let sent = levels_traffic();
+    d.send(&sent);
+    d.wait_merged(sent.len() as u64);
+    let base = d.url("/");
+    let blog = "filter=server_name:blog.example.com";
+    // Everything in history and in the request logs before the page reads them: the page reads
+    // the log totals every 30 s only.
+    d.wait_for(
+        |d| {
+            let n = per_step(&history_of(
+                d,
+                "report_by_server_name",
+                &format!("{blog}&columns=req_count"),
+            ));
+            let s = per_step(&history_of(
+                d,
+                "report_by_server_and_status",
+                &format!("{blog}&columns=req_count"),
+            ));
+            n.values().sum::<f64>() == 36.0 && s.values().sum::<f64>() == 36.0
+        },
+        "blog.example.com's 36 requests in history",
+    );
+    let log_total = |d: &Daemon, kind: &str| {
+        d.json(&format!(
+            "/api/v1/request_logs/{kind}?server_name=blog.example.com&from=-15m&to=now&limit=1"
+        ))["total"]
+            .as_u64()
+            .unwrap()
+    };
+    d.wait_for(
+        |d| {
+            log_total(d, "errors") == 3
+                && ["slow", "memory", "cpu"]
+                    .iter()
+                    .all(|k| log_total(d, k) >= 10)
+        },
+        "the request logs of blog.example.com",
+    );
+
+    // Reached from the servers' list on the overview.
+    b.goto(&format!("{base}#/overview?range=15m"));
+    click_server(&b, "blog.example.com", "range=15m");
+
+    // Its status mix (30 of /post.php with 3 answering 503, 6 of /feed.php) and its errors by
+    // script: /post.php's three 503s, a tenth of its requests.
+    wait_rows(
+        &b,
+        "#server-status-table",
+        "status",
+        &[
+            ("200", &[("req_count", "33"), ("share", "91.67 %")]),
+            ("503", &[("req_count", "3"), ("share", "8.333 %")]),
+        ],
+    );
+    wait_rows(
+        &b,
+        "#server-errors-table",
+        "script_name",
+        &[(
+            "/post.php",
+            &[("errors", "3"), ("share", "10 %"), ("statuses", "503 × 3")],
+        )],
+    );
+    let caption = b.eval(
+        "return document.getElementById('server-errors-caption').textContent",
+        json!([]),
+    );
+    assert_eq!(caption, "3 in 1 script");
+
+    // Its error ratio over time: per step, the 5xx of the server's status history over all its
+    // requests, as the API's history has them (which adds up to the 3 errors of 36).
+    let status = history_of(
+        &d,
+        "report_by_server_and_status",
+        &format!("{blog}&columns=req_count&group=rows"),
+    );
+    let step = status["step"].as_u64().unwrap();
+    let mut all = per_step(&status);
+    let mut bad: BTreeMap<u64, f64> = all.keys().map(|t| (*t, 0.0)).collect();
+    for s in status["series"].as_array().unwrap() {
+        let code = s["key"][1]
+            .as_str()
+            .map_or_else(|| s["key"][1].to_string(), str::to_string);
+        if s["other"] != true && code.parse::<u32>().unwrap() >= 500 {
+            for p in s["points"].as_array().unwrap() {
+                *bad.get_mut(&(p[0].as_u64().unwrap() + step)).unwrap() += p[1].as_f64().unwrap();
+            }
+        }
+    }
+    assert_eq!(bad.values().sum::<f64>(), 3.0, "{status}");
+    all.retain(|_, n| *n > 0.0);
+    let want: Vec<(u64, f64)> = all.iter().map(|(t, n)| (*t, bad[t] / n)).collect();
+    let shown = b.wait("the error ratio over time", |b| {
+        let data = chart_data(b, "server-errors")?;
+        let pts = chart_points(&data);
+        (pts.len() == want.len()).then_some(pts)
+    });
+    for ((t, ys), (wt, ratio)) in shown.iter().zip(&want) {
+        assert_eq!(t, wt, "{shown:?} vs {want:?}");
+        assert!(close(ys[0].unwrap(), *ratio, 1e-9), "{shown:?} vs {want:?}");
+    }
+
+    // CPU over time: user + system seconds a second, adding up over the steps to the CPU the
+    // requests reported (ru_utime: half the request time; 30 × 10 ms + 6 × 2.5 ms); memory over
+    // time: every request's memory peak was 4 MiB, so the mean and the largest of each step.
+    let per_sec_sum = |data: &[Vec<Option<f64>>]| {
+        chart_points(data)
+            .iter()
+            .map(|(_, ys)| ys[0].unwrap_or(0.0))
+            .sum::<f64>()
+            * step as f64
+    };
+    b.wait("the CPU over time", |b| {
+        let data = chart_data(b, "server-cpu")?;
+        close(per_sec_sum(&data), 30.0 * 0.010 + 6.0 * 0.0025, 1e-3).then_some(())
+    });
+    b.wait("the requests per second over time", |b| {
+        let data = chart_data(b, "server-rate")?;
+        close(per_sec_sum(&data), 36.0, 1e-9).then_some(())
+    });
+    let memory = b.wait("the memory over time", |b| {
+        let data = chart_data(b, "server-memory")?;
+        let pts = chart_points(&data);
+        (!pts.is_empty()).then_some(pts)
+    });
+    for (t, ys) in &memory {
+        assert_eq!(
+            ys,
+            &[Some(4194304.0), Some(4194304.0)],
+            "at {t}: {memory:?}"
+        );
+    }
+
+    // Links to its request logs, filtered on it over the page's range, each with its number of
+    // entries (the API's).
+    let links = b.wait("the links to its request logs", |b| {
+        let v = b.eval(
+            "return [...document.querySelectorAll('#server-logs a[data-kind]')]
+               .map(a => [a.dataset.kind, a.getAttribute('href'), Number(a.dataset.total)])",
+            json!([]),
+        );
+        let links: Vec<(String, String, u64)> = serde_json::from_value(v).ok()?;
+        (links.len() == 4).then_some(links)
+    });
+    for (kind, href, total) in &links {
+        assert_eq!(
+            href,
+            &format!("#/logs/{kind}?range=15m&server_name=blog.example.com"),
+            "{links:?}"
+        );
+        assert_eq!(*total, log_total(&d, kind), "{kind}: {links:?}");
+    }
+    shot(&b, "server_logs");
+    assert_no_errors(&b, &[]);
+
+    // The error log link opens the log filtered on the server: its three 503s.
+    b.click("#server-logs a[data-kind=errors]");
+    b.wait("the server's error log", |b| {
+        let rows = rows_of(b, "#logs-table");
+        (rows.len() == 3
+            && rows.iter().all(|r| {
+                r["server_name"] == "blog.example.com"
+                    && r["script_name"] == "/post.php"
+                    && r["value"] == "503"
+            }))
+        .then_some(())
+    });
+    let filter = b.eval(
+        "return document.getElementById('logs-server_name').value",
+        json!([]),
+    );
+    assert_eq!(filter, "blog.example.com");
+    // A log entry's server leads back to the server's page.
+    b.click("#logs-table tr.log-entry td[data-col=server_name] a");
+    b.wait("the server's page from a log entry", |b| {
+        let v = b.eval(
+            "const n = document.getElementById('server-name'); return n && n.textContent",
+            json!([]),
+        );
+        (v == "blog.example.com").then_some(())
+    });
+
+    // Another server: /beta.php's five 500s, a fifth of its requests, and its error log link.
+    b.goto(&format!("{base}#/server/shop.example.com?range=15m"));
+    wait_rows(
+        &b,
+        "#server-errors-table",
+        "script_name",
+        &[(
+            "/beta.php",
+            &[("errors", "5"), ("share", "20 %"), ("statuses", "500 × 5")],
+        )],
+    );
+    let log = b.eval(
+        "return document.querySelector('#server-errors-table td[data-col=log] a').getAttribute('href')",
+        json!([]),
+    );
+    assert_eq!(
+        log,
+        "#/logs/errors?range=15m&server_name=shop.example.com&script_name=%2Fbeta.php"
+    );
+    assert_no_errors(&b, &[]);
+}
+
+/// Canvas checks of a chart (`arguments[0]`): whether the series' colour (the first series',
+/// #2f6fdf) is drawn near each point (`arguments[1]`: [t, value] pairs) and anywhere in the
+/// plot's column at each time of `arguments[2]`.
+const PIXELS: &str = "
+    const u = window.__pinbad.charts[arguments[0]];
+    if (!u) return null;
+    const blue = (d) => {
+      for (let i = 0; i < d.length; i += 4) {
+        if (d[i + 3] > 100 && Math.abs(d[i] - 47) < 40 && Math.abs(d[i + 1] - 111) < 40
+          && Math.abs(d[i + 2] - 223) < 40) return true;
+      }
+      return false;
+    };
+    const x = (t) => Math.round(u.valToPos(t, 'x', true));
+    return [
+      arguments[1].map(([t, v]) => blue(u.ctx.getImageData(x(t) - 3, Math.round(u.valToPos(v, 'y', true)) - 3, 7, 7).data)),
+      arguments[2].map((t) => blue(u.ctx.getImageData(x(t) - 1, u.bbox.top, 3, u.bbox.height).data)),
+    ];";
+
+/// The "no data" bands of a chart: [from, to, text] each.
+fn bands(b: &Browser, chart: &str) -> Vec<(u64, u64, String)> {
+    let v = b.eval(
+        "return [...document.querySelectorAll(arguments[0] + ' .no-data')]
+           .map(e => [Number(e.dataset.from), Number(e.dataset.to), e.textContent])",
+        json!([chart]),
+    );
+    serde_json::from_value(v).unwrap_or_default()
+}
+
+/// Issue 60, item 3: charts break their lines over steps without data and say "no data" there
+/// (a band over the plot, and the legend over it), and a few points over a long range (a new
+/// install's first seconds in the hour) draw as points, with the range before them said to hold
+/// no data. Two bursts of real traffic eight 1 s steps apart.
+#[test]
+fn charts_say_no_data_over_empty_steps_and_show_a_few_points() {
+    history_config_accepted().expect("this build keeps history");
+    let Some(b) = Browser::start() else { return };
+    let d = Daemon::start(&levels_config(true));
+    let base = d.url("/");
+    let burst = |n: usize| -> Vec<Vec<u8>> { (0..n).map(|_| encode(&TRAFFIC[0], 200)).collect() };
+    let shop = "filter=server_name:shop.example.com&columns=req_count";
+    let steps = |d: &Daemon| per_step(&history_of(d, "report_by_server_name", shop));
+    let now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+    };
+
+    d.send(&burst(20));
+    d.wait_merged(20);
+    d.wait_for(
+        |d| steps(d).values().sum::<f64>() == 20.0,
+        "the first burst in history",
+    );
+    // Step ends, as the chart draws them.
+    let first = steps(&d);
+    let (a_first, a_last) = (*first.keys().next().unwrap(), *first.keys().last().unwrap());
+    // Nothing is sent for eight whole steps after the one the first burst ended in (a request
+    // is in the step of the tick it merges into, which may have begun up to a step before).
+    d.wait_for(|_| now() >= a_last + 9, "eight steps without traffic");
+    d.send(&burst(10));
+    d.wait_merged(30);
+    d.wait_for(
+        |d| steps(d).values().sum::<f64>() == 30.0,
+        "the second burst in history",
+    );
+    let all = steps(&d);
+    let b_first = *all.keys().find(|t| **t > a_last).unwrap();
+    let b_last = *all.keys().last().unwrap();
+    assert!(b_first >= a_last + 9, "{all:?}");
+
+    // A custom span around the two bursts: the steps between them are null in the chart (its
+    // line breaks there: no pixel of it in the gap's middle, where the points have theirs) and
+    // one band says "no data" over exactly them; another over the span before the first burst.
+    let (from, to) = (a_first - 1 - 12, b_last + 10);
+    b.goto(&format!(
+        "{base}#/server/shop.example.com?from={from}&to={to}"
+    ));
+    let data = b.wait("the requests per second with both bursts", |b| {
+        let data = chart_data(b, "server-rate")?;
+        let sum: f64 = chart_points(&data).iter().map(|(_, y)| y[0].unwrap()).sum();
+        (sum == 30.0).then_some(data)
+    });
+    let nulls: Vec<u64> = (0..data[0].len())
+        .filter(|&k| data[1][k].is_none())
+        .map(|k| data[0][k].unwrap() as u64)
+        .collect();
+    assert_eq!(
+        nulls,
+        ((a_last + 1)..b_first).collect::<Vec<_>>(),
+        "{data:?}"
+    );
+    let gap = bands(&b, "#chart-server-rate");
+    assert!(
+        gap.contains(&(a_last, b_first - 1, "no data".to_string())),
+        "the gap's band: {gap:?} ({a_last}, {b_first})"
+    );
+    assert!(
+        gap.iter()
+            .any(|(_, t, text)| *t == a_first - 1 && text == "no data"),
+        "the band before the first burst: {gap:?}"
+    );
+    let points: Vec<(u64, f64)> = chart_points(&data)
+        .into_iter()
+        .map(|(t, y)| (t, y[0].unwrap()))
+        .collect();
+    let middle = (a_last + b_first - 1) as f64 / 2.0;
+    let drawn = b.eval(PIXELS, json!(["server-rate", points, [middle]]));
+    assert_eq!(
+        drawn,
+        json!([vec![true; points.len()], [false]]),
+        "each point drawn, nothing in the gap's middle: {points:?}"
+    );
+    // The legend over the gap says so.
+    let legend = b.eval(
+        "const u = window.__pinbad.charts['server-rate'];
+         u.setCursor({left: u.valToPos(arguments[0], 'x'), top: 10});
+         return u.root.querySelectorAll('.u-legend .u-value')[1].textContent",
+        json!([middle]),
+    );
+    assert_eq!(legend, "no data");
+    shot(&b, "gaps");
+
+    // A new install's hour: the few points of its first seconds are drawn (a marker each, the
+    // steps being too narrow for a line to show), and the hour before them says "no data".
+    b.goto(&format!("{base}#/server/shop.example.com?range=1h"));
+    // Over the hour the steps may be coarser (at most 1000 points): the chart's own.
+    let (points, step) = b.wait("the hour's chart", |b| {
+        let v = b.eval(
+            "const u = window.__pinbad.charts['server-rate'];
+             return u ? [u.data, u.pinbadSpan.at[1] - u.pinbadSpan.at[0], u.pinbadSpan.step] : null",
+            json!([]),
+        );
+        let (data, span, step): (Vec<Vec<Option<f64>>>, f64, u64) = serde_json::from_value(v).ok()?;
+        let points: Vec<(u64, f64)> = chart_points(&data)
+            .into_iter()
+            .map(|(t, y)| (t, y[0].unwrap()))
+            .collect();
+        let sum: f64 = points.iter().map(|(_, v)| v * step as f64).sum();
+        (close(sum, 30.0, 1e-9) && span >= 3599.0).then_some((points, step))
+    });
+    let first_start = points[0].0 - step;
+    let hour = bands(&b, "#chart-server-rate");
+    assert!(
+        hour.iter()
+            .any(|(f, t, text)| *t == first_start && *f + 3000 < first_start && text == "no data"),
+        "the hour before the first point: {hour:?} ({first_start})"
+    );
+    let drawn = b.eval(PIXELS, json!(["server-rate", points, []]));
+    assert_eq!(drawn, json!([vec![true; points.len()], []]), "{points:?}");
+    // The test's own canvas reads (getImageData) draw Chromium's advice on reading often.
+    assert_no_errors(&b, &["willReadFrequently"]);
 }

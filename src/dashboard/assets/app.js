@@ -252,7 +252,7 @@
   }
   Object.assign(P.lib, { parseRoute, routeHash, rangeOf, seriesColumn, errorRatio, otherHolds, sumColumns,
     keyColumns, keepsHistory, columnKind, fmtCell, escapeRe, matchAny, utcTime, localTime, pageOf,
-    reportGroup, timersByTag, fmtBytes });
+    reportGroup, timersByTag, fmtBytes, gapsOf, lonePoints });
 
   // ---- API ------------------------------------------------------------------------------------
 
@@ -281,20 +281,47 @@
     return tokenAsk;
   }
 
-  /** JSON from the API, with the token when one was given; a 401 asks for it and retries. */
+  /** The page's API calls at once, at most: the daemon runs `http.max_concurrent_queries` (4
+   *  by default) report, raw and history queries at once and answers 503 beyond, and a view
+   *  (a server's page) asks for a dozen things each refresh. The others wait their turn here. */
+  const MAX_INFLIGHT = 3;
+  let inflight = 0;
+  const waiting = [];
+  function slot() {
+    if (inflight < MAX_INFLIGHT) { inflight++; return Promise.resolve(); }
+    return new Promise((resolve) => waiting.push(resolve));
+  }
+  function release() {
+    const next = waiting.shift();
+    if (next) next(); else inflight--; // the slot passes to the next call as it is
+  }
+
+  /** JSON from the API, with the token when one was given; a 401 asks for it and retries, a
+   *  503 with `Retry-After` (every query slot taken, by other clients too) is retried after it. */
   async function api(path, init = {}) {
     for (let attempt = 0; ; attempt++) {
       const headers = { Accept: 'application/json', ...(init.headers || {}) };
       const token = sessionStorage.getItem(TOKEN_KEY);
       if (token) headers.Authorization = 'Bearer ' + token;
-      const resp = await fetch(path, { ...init, headers });
+      await slot();
+      let resp, text;
+      try {
+        resp = await fetch(path, { ...init, headers });
+        text = await resp.text();
+      } finally {
+        release();
+      }
       if (resp.status === 401 && attempt < 3) {
         const given = await askToken();
         if (!given) throw new ApiError(401, 'unauthorized', 'this needs the API token');
         sessionStorage.setItem(TOKEN_KEY, given);
         continue;
       }
-      const text = await resp.text();
+      const after = Number(resp.headers.get('Retry-After'));
+      if (resp.status === 503 && after > 0 && attempt < 3) {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(after, 5) * 1000));
+        continue;
+      }
       let body = null;
       try { body = text ? JSON.parse(text) : null; } catch (_) { body = text; }
       if (!resp.ok) {
@@ -345,24 +372,79 @@
     const box = h('div', { class: 'chart', id }, h('h3', {}, title), note, plot);
     return { box, plot, note };
   }
+  /**
+   * The spans of a chart without data, as [from, to] unix seconds: the steps where every series
+   * is null (the history API leaves them out; `steps()` put them back as nulls), merged when
+   * consecutive; the part of the range before the first step (a new install, a server that
+   * appeared); and the end of the range past the last step when it is two steps or more (the
+   * step being summed is always absent, so one is not a gap). `t`: step ends; `ys`: the series.
+   * Pure.
+   */
+  function gapsOf(t, ys, step, from, to) {
+    const gaps = [];
+    if (!t.length || !(step > 0)) return gaps;
+    const add = (a, b) => {
+      const last = gaps[gaps.length - 1];
+      if (last && last[1] >= a) last[1] = Math.max(last[1], b); else if (b > a) gaps.push([a, b]);
+    };
+    if (t[0] - step - from >= step) add(from, t[0] - step);
+    t.forEach((x, k) => { if (ys.every((y) => y[k] == null)) add(x - step, x); });
+    if (to - t[t.length - 1] >= 2 * step) add(t[t.length - 1], to);
+    return gaps;
+  }
+  /** Indices of the points of `y` with no neighbour that has a value: a line cannot show them,
+   *  so they get a marker. Pure. */
+  function lonePoints(y) {
+    const out = [];
+    y.forEach((v, k) => { if (v != null && y[k - 1] == null && y[k + 1] == null) out.push(k); });
+    return out;
+  }
+  /** Markers on every point when a step is at least this many pixels wide, or a series has at
+   *  most `FEW_POINTS` points: a few points over a long range (a new install's first minutes
+   *  in the hour) then read as points joined by lines, not as specks. */
+  const STEP_PX = 6, FEW_POINTS = 12;
+  /** Bands over a chart's spans without data (`gapsOf`), each saying "no data" (the times on
+   *  hover): elements over the plot, so that a test (and a reader) can tell a gap from a zero. */
+  function drawGaps(u, gaps) {
+    let layer = u.over.querySelector('.gaps');
+    if (!layer) { layer = h('div', { class: 'gaps' }); u.over.append(layer); }
+    const width = u.over.clientWidth;
+    layer.replaceChildren(...gaps.map(([a, b]) => {
+      const x0 = Math.max(0, u.valToPos(a, 'x')), x1 = Math.min(width, u.valToPos(b, 'x'));
+      if (!(x1 > x0)) return null;
+      return h('div', { class: 'no-data', 'data-from': a, 'data-to': b,
+        title: `no data from ${localTime(a)} to ${localTime(b)} (${utcTime(a)} to ${utcTime(b)})`,
+        style: `left:${x0.toFixed(1)}px;width:${(x1 - x0).toFixed(1)}px` },
+      x1 - x0 >= 52 ? h('span', {}, 'no data') : null);
+    }).filter(Boolean));
+  }
   /** Draws (or updates in place) the uPlot chart `id` in `box`: data = [t, ...ys], over the
-   *  time span the history answered for (`from`, `to`), however few its points. */
-  function drawChart(id, box, span, labels, data, fmt) {
+   *  time span the history answered for (`span`: its `from`, `to` and `step`), however few its
+   *  points. Lines join consecutive steps only; a step without data is a band saying so. */
+  function drawChart(id, box, span, labels, data, fmt, opts = {}) {
     if (!box.box.isConnected) return null; // a late answer for a view already left
     const empty = data[0].length === 0;
     box.note.hidden = !empty;
     box.note.textContent = empty ? 'No points in this range yet.' : '';
     box.plot.hidden = empty;
+    const step = span.step || 0;
+    const gaps = gapsOf(data[0], data.slice(1), step, span.from, span.to);
     let u = P.charts[id];
     const shape = labels.join('\u0001');
     if (u && u.pinbadShape === shape && u.root.isConnected) {
-      u.pinbadSpan.at = [span.from, span.to];
+      Object.assign(u.pinbadSpan, { at: [span.from, span.to], step, gaps, last: data[0][data[0].length - 1] });
       u.setData(data);
       return u;
     }
     if (u) u.destroy();
-    const value = (_, v) => (v == null ? '–' : fmt(v));
-    const spanRef = { at: [span.from, span.to] };
+    // Over a step without data the legend says so; '–' when no step is pointed at.
+    const value = (_, v, si, idx) => (idx == null ? '–' : v == null ? 'no data' : fmt(v));
+    const spanRef = { at: [span.from, span.to], step, gaps, last: data[0][data[0].length - 1] };
+    const many = (uu, si) => {
+      const [from, to] = spanRef.at;
+      const stepPx = spanRef.step > 0 && to > from ? uu.over.clientWidth * spanRef.step / (to - from) : 0;
+      return stepPx >= STEP_PX || uu.data[si].filter((v) => v != null).length <= FEW_POINTS;
+    };
     u = new uPlot({
       width: Math.max(300, box.box.clientWidth - 16),
       height: 200,
@@ -370,9 +452,15 @@
       series: [{ value: (_, t) => (t == null ? '–' : `${localTime(t)} (${utcTime(t)})`) },
         ...labels.map((label, i) => ({
           label, value, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: false,
+          points: { show: many, size: 6, filter: (uu, si, shown) => (shown ? null : lonePoints(uu.data[si])) },
         }))],
-      axes: [{}, { size: 70, values: (_, vals) => vals.map((v) => fmt(v)) }],
-      scales: { x: { time: true, range: () => spanRef.at } },
+      axes: [{}, { size: 82, values: (_, vals) => vals.map((v) => fmt(v)) }],
+      // The range, and the end of its last step where that is later (a step that holds `to`
+      // is drawn at its end, past it: else the newest point would be cut off).
+      scales: { x: { time: true, range: () => [spanRef.at[0], Math.max(spanRef.at[1], spanRef.last ?? -Infinity)] },
+        // A ratio from 0 (up to 1 % when every step is 0, not uPlot's 0 to 100 = 10,000 %).
+        ...(opts.ratio ? { y: { range: (_, min, max) => [0, Math.max(0.01, (max || 0) * 1.1)] } } : {}) },
+      hooks: { draw: [(uu) => drawGaps(uu, spanRef.gaps)] },
     }, data, box.plot);
     u.pinbadShape = shape;
     u.pinbadSpan = spanRef;
@@ -559,7 +647,7 @@
         q({ ...base, group: 'rows', limit: await limitOf(100), columns: 'req_count' }), [boxes.errors],
         reports.get('report_by_status'));
       if (status) {
-        drawChart('overview-errors', boxes.errors, status, ['errors'], errorRatio(status), pct);
+        drawChart('overview-errors', boxes.errors, status, ['errors'], errorRatio(status), pct, { ratio: true });
         // Statuses past the limit come as one "(other)" series, whose 5xx cannot be told apart
         // (a history answer pages no further): said, not passed off as exact.
         if (otherHolds(status)) {
@@ -849,42 +937,212 @@
     setText(prefix + '-count', r ? fmtNumber(r.req_count) : '0');
     return t;
   }
-  /** Charts of one row's history (requests per second; p50, p95, p99) in `rate` and `lat`. */
-  async function rowCharts(id, level, filters, range, rate, lat, reports) {
+  /** Charts of one row's history in `boxes`: requests per second (`rate`); p50, p95, p99
+   *  (`lat`); and where given, CPU (`cpu`: user + system seconds a second) and memory (`mem`:
+   *  the mean and the largest memory peak of a request), from the same query. */
+  async function rowCharts(id, level, filters, range, boxes, reports) {
+    const more = boxes.cpu && boxes.mem;
     const ps = q({ from: range.from, to: range.to, group: 'rows', limit: 1,
-      columns: 'req_per_sec,p50,p95,p99' });
+      columns: 'req_per_sec,p50,p95,p99' + (more
+        ? ',req_count,ru_utime_per_sec,ru_stime_per_sec,memory_peak_total,memory_peak_max' : '') });
     for (const [c, v] of filters) ps.append('filter', `${c}:${v}`);
-    const a = await fetchHistory(level.report, ps, [rate, lat], (await reports()).get(level.report));
+    const a = await fetchHistory(level.report, ps, Object.values(boxes), (await reports()).get(level.report));
     if (!a) return null;
     const one = { ...a, series: a.series.filter((s) => !s.other) };
     const t = steps(one);
     const col = (c) => seriesColumn(one, c).ys[0] || new Array(t.length).fill(null);
-    drawChart(id + '-rate', rate, a, ['req/s'], [t, col('req_per_sec')], fmtNumber);
-    drawChart(id + '-latency', lat, a, ['p50', 'p95', 'p99'], [t, col('p50'), col('p95'), col('p99')], fmtSeconds);
+    drawChart(id + '-rate', boxes.rate, a, ['req/s'], [t, col('req_per_sec')], fmtNumber);
+    drawChart(id + '-latency', boxes.lat, a, ['p50', 'p95', 'p99'], [t, col('p50'), col('p95'), col('p99')], fmtSeconds);
+    if (more) {
+      const [user, sys, n, peak] = ['ru_utime_per_sec', 'ru_stime_per_sec', 'req_count', 'memory_peak_total'].map(col);
+      drawChart(id + '-cpu', boxes.cpu, a, ['cores'],
+        [t, t.map((_, k) => (user[k] == null && sys[k] == null ? null : (user[k] || 0) + (sys[k] || 0)))], fmtNumber);
+      drawChart(id + '-memory', boxes.mem, a, ['mean', 'largest'],
+        [t, t.map((_, k) => (n[k] > 0 && peak[k] != null ? peak[k] / n[k] : null)), col('memory_peak_max')], fmtBytes);
+    }
+    return a;
+  }
+  /** The error ratio (status ≥ 500) of the rows `filters` select over the range, from the
+   *  history of `level.status` (keyed as `level.report`, and on the status), in `box`. */
+  async function errorChart(id, level, filters, range, box, reports) {
+    const ps = q({ from: range.from, to: range.to, group: 'rows', limit: await limitOf(100), columns: 'req_count' });
+    for (const [c, v] of filters) ps.append('filter', `${c}:${v}`);
+    const a = await fetchHistory(level.status, ps, [box], (await reports()).get(level.status));
+    if (!a) return null;
+    drawChart(id, box, a, ['errors'], errorRatio(a), pct, { ratio: true });
+    if (otherHolds(a)) {
+      box.note.hidden = false;
+      box.note.textContent = `Only the ${a.series.length - 1} busiest statuses are told apart `
+        + '(limits.max_query_limit): requests of the others count as successes here.';
+    }
     return a;
   }
 
   /** The head of a server's or a script's page: its figures (cards) and its charts over the
-   *  range (the history fetched at most once a step). */
-  function rowSummary(prefix, level, filters, reports) {
-    const rate = chartBox(`chart-${prefix}-rate`, 'Requests per second');
-    const lat = chartBox(`chart-${prefix}-latency`, 'Request time: p50, p95, p99');
+   *  range (the history fetched at most once a step); `more`: also its error ratio, CPU and
+   *  memory over the range (a server's page). */
+  function rowSummary(prefix, level, filters, reports, more) {
+    const boxes = {
+      rate: chartBox(`chart-${prefix}-rate`, 'Requests per second'),
+      lat: chartBox(`chart-${prefix}-latency`, 'Request time: p50, p95, p99'),
+    };
+    const errors = more ? chartBox(`chart-${prefix}-errors`, 'Error ratio (status ≥ 500)') : null;
+    if (more) {
+      boxes.cpu = chartBox(`chart-${prefix}-cpu`, 'CPU: ru_utime + ru_stime per second');
+      boxes.mem = chartBox(`chart-${prefix}-memory`, 'Memory peak of a request: mean and largest');
+    }
     const poll = historyPoller();
+    const shown = [boxes.rate, boxes.lat, errors, boxes.cpu, boxes.mem].filter(Boolean);
     return {
-      nodes: [figureCards(prefix), h('div', { class: 'charts' }, rate.box, lat.box)],
+      nodes: [figureCards(prefix), h('div', { class: 'charts' }, shown.map((b) => b.box))],
       refresh: (r) => Promise.all([
         fillCards(prefix, level, filters),
-        poll.due() ? rowCharts(prefix, level, filters, rangeOf(r.params), rate, lat, reports)
-          .then((a) => poll.done(a)) : null]),
+        poll.due() ? Promise.all([
+          rowCharts(prefix, level, filters, rangeOf(r.params), boxes, reports),
+          errors ? errorChart(`${prefix}-errors`, level, filters, rangeOf(r.params), errors, reports) : null,
+        ]).then(([a, e]) => poll.done(a || e)) : null]),
     };
   }
 
-  /** A server: its figures and charts, its hosts and its scripts. */
+  /** A status mix in `box` (a table `#id`: status, requests, share, req/s, p50, p95) of the
+   *  live window: the rows of `report`, keyed on the status and the columns of `filters`. */
+  async function statusMix(box, id, report, filters) {
+    const ask = q({ sort: 'status', percentiles: '50,95', limit: await limitOf(1000) });
+    for (const [c, v] of filters) ask.append('filter', `${c}:${v}`);
+    const t = await api(`/api/v1/reports/${report}?${ask}`);
+    const all = t.rows.reduce((n, r) => n + r.req_count, 0);
+    const head = ['status', 'requests', 'share', 'req/s', 'p50', 'p95'];
+    box.replaceChildren(h('table', { id, class: 'status-table' },
+      h('thead', {}, h('tr', {}, head.map((c, i) => h('th', { class: i ? null : 'key' }, c)))),
+      h('tbody', {}, t.rows.length ? t.rows.map((r) => h('tr', { 'data-status': r.status },
+        h('td', { class: 'key' + (Number(r.status) >= 500 ? ' bad' : ''), 'data-col': 'status' }, r.status ?? '–'),
+        h('td', { 'data-col': 'req_count' }, fmtNumber(r.req_count)),
+        h('td', { 'data-col': 'share' }, all ? pct(r.req_count / all) : '–'),
+        h('td', {}, fmtNumber(r.req_per_sec)),
+        h('td', {}, fmtSeconds(r.p50)), h('td', {}, fmtSeconds(r.p95))))
+        : h('tr', {}, h('td', { class: 'empty', colspan: head.length }, 'No requests in the live window.')))));
+  }
+
+  /** The request logs (docs/history.md, "Request logs") a page links to: the kind, its label. */
+  const LOG_KINDS = [['slow', 'slow'], ['memory', 'memory'], ['cpu', 'CPU'], ['errors', 'errors']];
+  /** Links to the request logs of the rows `filters` select ([[column, value]], the logs'
+   *  own filters) over the page's range, each with the number of its entries there (read at
+   *  most every 30 s: a log's total counts a month at most, but needs no 5 s refresh). */
+  function logLinks(id, filters, params) {
+    const box = h('div', { class: 'log-links', id });
+    let at = 0;
+    async function refresh(r) {
+      if (Date.now() - at < 30000) return;
+      at = Date.now();
+      const range = rangeOf(r.params);
+      const links = [];
+      for (const [kind, label] of LOG_KINDS) {
+        const p = rangeParams(params);
+        for (const [c, v] of filters) p.set(c, v);
+        const ask = q({ from: range.from, to: range.to, limit: 1 });
+        for (const [c, v] of filters) ask.set(c, v);
+        let total;
+        try {
+          total = (await api(`/api/v1/request_logs/${kind}?${ask}`)).total;
+        } catch (e) {
+          if (e.status !== 503 && e.status !== 404) throw e;
+          box.replaceChildren(h('span', { class: 'muted' }, `No request logs: ${e.detail || e.error}`));
+          return;
+        }
+        links.push(h('a', { href: '#/logs/' + kind + '?' + p, 'data-kind': kind, 'data-total': total,
+          title: `the ${label} log of the range, ${fmtNumber(total)} entries` }, `${label} (${fmtNumber(total)})`));
+      }
+      if (box.isConnected) box.replaceChildren(h('span', { class: 'muted' }, 'Request logs over the range: '), ...links);
+    }
+    return { box, refresh };
+  }
+
+  /** Scripts with the most errors a server's page lists. */
+  const ERROR_SCRIPTS = 25;
+  /**
+   * A server's errors (status ≥ 500) in the live window grouped by script, most first: each
+   * script's errors, their share of its requests, the count of each status, and links to its
+   * page and its error log. From `report_by_server_script_and_status` (every page of the
+   * server's 5xx rows) and `report_by_server_and_script` (the listed scripts' requests).
+   */
+  function errorScripts(server, params) {
+    const caption = h('span', { class: 'muted', id: 'server-errors-caption' });
+    const wrap = h('div', { class: 'table-wrap' });
+    const box = h('section', { id: 'server-errors' },
+      h('h2', {}, 'Errors by script ', h('span', { class: 'muted' }, 'status ≥ 500, live window: '), caption), wrap);
+    async function refresh() {
+      const by = new Map(); // script → {n, statuses: Map(status → count)}
+      const limit = await limitOf(1000);
+      try {
+        for (let offset = 0; ;) {
+          const ask = q({ limit, offset, sort: '-req_count' });
+          ask.append('filter', `server_name:${server}`);
+          ask.append('match', ERROR_STATUS);
+          const t = await api(`/api/v1/reports/${LEVELS.scripts.status}?${ask}`);
+          for (const r of t.rows) {
+            const e = by.get(r.script_name) || { n: 0, statuses: new Map() };
+            e.n += r.req_count;
+            e.statuses.set(r.status, (e.statuses.get(r.status) || 0) + r.req_count);
+            by.set(r.script_name, e);
+          }
+          offset += t.rows.length;
+          if (!t.rows.length || offset >= t.rows_total) break;
+        }
+      } catch (e) {
+        if (e.status !== 404) throw e;
+        wrap.replaceChildren(h('div', { class: 'empty' },
+          `No ${LEVELS.scripts.status} report: it is a built-in (builtin_reports = true).`));
+        return;
+      }
+      const top = [...by].sort((x, y) => y[1].n - x[1].n || (x[0] < y[0] ? -1 : 1)).slice(0, ERROR_SCRIPTS);
+      const all = new Map();
+      if (top.length) {
+        const ask = q({ limit: await limitOf(ERROR_SCRIPTS) });
+        ask.append('filter', `server_name:${server}`);
+        ask.append('match', matchAny('script_name', top.map(([s]) => s)));
+        for (const r of (await api(`/api/v1/reports/${LEVELS.scripts.report}?${ask}`)).rows) {
+          all.set(r.script_name, r.req_count);
+        }
+      }
+      if (!box.isConnected) return;
+      const errors = [...by.values()].reduce((n, e) => n + e.n, 0);
+      caption.textContent = `${fmtNumber(errors)} in ${fmtNumber(by.size)} script${by.size === 1 ? '' : 's'}`
+        + (by.size > top.length ? `, the ${top.length} with the most shown` : '');
+      const head = ['script', 'errors', 'of its requests', 'statuses', ''];
+      wrap.replaceChildren(h('table', { id: 'server-errors-table' },
+        h('thead', {}, h('tr', {}, head.map((c, i) => h('th', { class: i === 0 || i > 2 ? 'key' : null }, c)))),
+        h('tbody', {}, top.length ? top.map(([script, e]) => {
+          const logs = rangeParams(params);
+          logs.set('server_name', server);
+          logs.set('script_name', script);
+          const n = all.get(script);
+          return h('tr', { 'data-key': script },
+            h('td', { class: 'key', 'data-col': 'script_name', title: script },
+              h('a', { href: scriptHash(server, script, params) }, script === '' ? '(empty)' : script)),
+            h('td', { 'data-col': 'errors', class: 'bad' }, fmtNumber(e.n)),
+            h('td', { 'data-col': 'share', title: n ? `${fmtNumber(e.n)} of ${fmtNumber(n)} requests` : null },
+              n ? pct(Math.min(1, e.n / n)) : '–'),
+            h('td', { class: 'key', 'data-col': 'statuses' }, [...e.statuses]
+              .sort((x, y) => y[1] - x[1] || Number(x[0]) - Number(y[0]))
+              .map(([st, c]) => `${st} × ${fmtNumber(c)}`).join(', ')),
+            h('td', { class: 'key link', 'data-col': 'log' },
+              h('a', { href: '#/logs/errors?' + logs, title: 'its requests in the error log' }, 'error log')));
+        }) : h('tr', {}, h('td', { class: 'empty', colspan: head.length }, 'No errors in the live window.')))));
+    }
+    return { box, refresh };
+  }
+
+  /** A server: its figures and charts (requests, times, error ratio, CPU, memory over the
+   *  range), links to its request logs, its status mix and errors by script, its hosts and its
+   *  scripts. */
   function serverView(route) {
     const server = route.name;
     const filters = [['server_name', server]];
     const reports = reportList();
-    const summary = rowSummary('server', LEVELS.servers, filters, reports);
+    const summary = rowSummary('server', LEVELS.servers, filters, reports, true);
+    const logs = logLinks('server-logs', filters, route.params);
+    const mixBox = h('div', { class: 'table-wrap', id: 'server-status-mix' });
+    const errors = errorScripts(server, route.params);
     const hosts = levelTable('hosts', 'Hosts', LEVELS.hosts, filters, 'h',
       (r, params) => {
         const p = new URLSearchParams({ server_name: server, hostname: r.hostname, min_time: '0' });
@@ -895,11 +1153,22 @@
     const root = h('div', {},
       h('h2', {}, 'Server ', h('span', { id: 'server-name' }, server), ' ',
         h('a', { class: 'muted', href: routeHash('overview', '', rangeParams(route.params)) }, 'all servers')),
-      summary.nodes, hosts.box, scripts.box);
+      logs.box, summary.nodes,
+      h('div', { class: 'split' },
+        h('section', {}, h('h2', {}, 'Status mix ', h('span', { class: 'muted' }, 'live window')), mixBox),
+        errors.box),
+      hosts.box, scripts.box);
     return {
       root, range: true,
-      refresh: (r) => Promise.all([summary.refresh(r), hosts.refresh(r), scripts.refresh(r)]),
+      refresh: (r) => Promise.all([summary.refresh(r), logs.refresh(r),
+        statusMix(mixBox, 'server-status-table', LEVELS.servers.status, filters), errors.refresh(),
+        hosts.refresh(r), scripts.refresh(r)]),
     };
+  }
+
+  /** A server's name as a link to its page (`#/server/NAME`), where servers are listed. */
+  function serverLink(name) {
+    return name ? h('a', { href: routeHash('server', name, null), title: `${name}: its page` }, name) : '–';
   }
 
   /** The rows of a request list (the slow requests' table, a script's slowest): time, script,
@@ -919,7 +1188,8 @@
         h('td', { class: 'key', 'data-col': 'script_name' }, x.script_name),
         h('td', { 'data-col': 'request_time' }, fmtSeconds(x.request_time)),
         h('td', { 'data-col': 'status' }, x.status == null ? '–' : x.status),
-        h('td', { class: 'key' }, x.hostname), h('td', { class: 'key' }, x.server_name),
+        h('td', { class: 'key' }, x.hostname),
+        h('td', { class: 'key', 'data-col': 'server_name' }, serverLink(x.server_name)),
         h('td', {}, fmtSeconds(x.ru_utime + x.ru_stime)), h('td', {}, fmtBytes(x.memory_peak)),
         h('td', { class: 'key' }, tags(x.tags)),
         h('td', { class: 'timers' }, x.timers.length ? timers : '–'));
@@ -975,23 +1245,6 @@
         h('a', { class: 'muted', href: routeHash('slow', '', allRequests) }, 'all of its requests')),
       slowBox);
     const open = new Set();
-
-    async function statusMix() {
-      const ask = q({ sort: 'status', percentiles: '50,95', limit: await limitOf(1000) });
-      for (const [c, v] of filters) ask.append('filter', `${c}:${v}`);
-      const t = await api(`/api/v1/reports/${LEVELS.scripts.status}?${ask}`);
-      const all = t.rows.reduce((n, r) => n + r.req_count, 0);
-      const head = ['status', 'requests', 'share', 'req/s', 'p50', 'p95'];
-      statusBox.replaceChildren(h('table', { id: 'status-table' },
-        h('thead', {}, h('tr', {}, head.map((c, i) => h('th', { class: i ? null : 'key' }, c)))),
-        h('tbody', {}, t.rows.length ? t.rows.map((r) => h('tr', { 'data-status': r.status },
-          h('td', { class: 'key' + (Number(r.status) >= 500 ? ' bad' : ''), 'data-col': 'status' }, r.status ?? '–'),
-          h('td', { 'data-col': 'req_count' }, fmtNumber(r.req_count)),
-          h('td', { 'data-col': 'share' }, all ? pct(r.req_count / all) : '–'),
-          h('td', {}, fmtNumber(r.req_per_sec)),
-          h('td', {}, fmtSeconds(r.p50)), h('td', {}, fmtSeconds(r.p95))))
-          : h('tr', {}, h('td', { class: 'empty', colspan: head.length }, 'No requests in the live window.')))));
-    }
 
     /** From the timer reports keyed on script_name (the script's rows, of this server where
      *  the report keys on it too); without one, from the script's newest requests in the raw
@@ -1053,7 +1306,8 @@
 
     return {
       root, range: true,
-      refresh: (r) => Promise.all([summary.refresh(r), statusMix(), timers(), slowest()]),
+      refresh: (r) => Promise.all([summary.refresh(r), statusMix(statusBox, 'status-table', LEVELS.scripts.status, filters),
+        timers(), slowest()]),
     };
   }
 
@@ -1553,7 +1807,7 @@
   // Views another script adds (`window.__pinbad.views[NAME] = (route) => view`, a view as
   // above), registered before the first route; `#/NAME` opens one.
   Object.assign(P.ui, { h, api, q, limitOf, routeHash, parseRoute, pager, pageOf, timeEl, requestRows,
-    requestTable, fmtNumber, fmtSeconds, fmtBytes, showError, generation: () => generation,
+    requestTable, serverLink, fmtNumber, fmtSeconds, fmtBytes, showError, generation: () => generation,
     current: () => currentRoute });
   route();
 })();

@@ -126,7 +126,7 @@
         return h('tr', { class: 'log-entry' },
           h('td', { class: 'key', title: t.title }, t.text),
           h('td', { 'data-col': 'value' }, spec.fmt(x)),
-          h('td', { class: 'key', 'data-col': 'server_name' }, x.server_name),
+          h('td', { class: 'key', 'data-col': 'server_name' }, window.__pinbad.ui.serverLink(x.server_name)),
           h('td', { class: 'key' }, x.hostname),
           h('td', { class: 'key', 'data-col': 'script_name' }, x.script_name),
           fields.map(([id, , cell]) => h('td', { 'data-col': id }, cell(x))),
