@@ -10,6 +10,7 @@
 //!   the password check and its delays, the query slots and their queue;
 //! - `wire`: a connection's bytes (packet size, UTF-8, idle and write bounds);
 //! - `session`: one client's commands (the `opensrv_mysql` protocol shim);
+//! - `prepared`: server-side prepared statements, their parameters written in as literals;
 //! - `statement`: a statement classified, a query rewritten from MySQL's dialect to SQLite's;
 //! - `engine`: the session's SQLite, which evaluates the query (SQLite, already linked for
 //!   history, is the SQL engine: nothing here evaluates SQL itself);
@@ -31,6 +32,7 @@ mod dates;
 mod engine;
 mod functions;
 pub mod layout;
+mod prepared;
 mod session;
 pub mod statement;
 mod vtab;

@@ -46,6 +46,8 @@ pub enum Notice {
     TooLarge { bytes: u64 },
     /// Its text is not UTF-8 from byte `at`.
     NotUtf8 { at: usize },
+    /// A `COM_STMT_EXECUTE` whose parameters cannot be read (what is wrong with them).
+    BadExecute(String),
 }
 
 /// What a connection's pump, its writer and its session share (one per connection: the
@@ -64,6 +66,19 @@ pub struct Wire {
     notice: parking_lot::Mutex<Option<Notice>>,
     /// The error message that replaces the library's for a refused login.
     denied: parking_lot::Mutex<Option<String>>,
+    /// The session's prepared statements as executions need them (see [`check_execute`]).
+    statements: parking_lot::Mutex<std::collections::HashMap<u32, Parameters>>,
+}
+
+/// What the pump knows of a prepared statement's parameters.
+#[derive(Default)]
+struct Parameters {
+    count: u16,
+    /// Their types as the last execution that sent them gave them (two bytes each).
+    types: Option<Vec<u8>>,
+    /// Parameters sent apart (`COM_STMT_SEND_LONG_DATA`) since the last execution: their values
+    /// are not in the execution's packet.
+    long_data: std::collections::HashSet<u16>,
 }
 
 impl Wire {
@@ -76,6 +91,7 @@ impl Wire {
             running: AtomicBool::new(false),
             answered: Default::default(),
             notice: Default::default(),
+            statements: Default::default(),
             denied: Default::default(),
         }
     }
@@ -249,6 +265,18 @@ where
             write_framed(&mut out, &[COM_QUERY], last_seq).await?;
             continue;
         }
+        if commands && payload.first() == Some(&COM_STMT_EXECUTE) {
+            let checked = check_execute(&payload, &mut wire.statements.lock());
+            match checked {
+                Ok(None) => {}
+                Ok(Some(with_types)) => payload = with_types,
+                Err(what) => {
+                    *wire.notice.lock() = Some(Notice::BadExecute(what));
+                    write_framed(&mut out, &[COM_QUERY], last_seq).await?;
+                    continue;
+                }
+            }
+        }
         if commands {
             if let Some((&command, text)) = payload.split_first() {
                 let textual = matches!(command, COM_QUERY | COM_INIT_DB | COM_STMT_PREPARE);
@@ -259,6 +287,13 @@ where
                         });
                         write_framed(&mut out, &[COM_QUERY], last_seq).await?;
                         continue;
+                    }
+                }
+                if command == COM_STMT_SEND_LONG_DATA && text.len() >= 6 {
+                    let id = u32::from_le_bytes(text[..4].try_into().expect("4 bytes"));
+                    let param = u16::from_le_bytes(text[4..6].try_into().expect("2 bytes"));
+                    if let Some(st) = wire.statements.lock().get_mut(&id) {
+                        st.long_data.insert(param);
                     }
                 }
                 // The library answers exactly this text itself, with 64 MiB whatever the
@@ -273,6 +308,155 @@ where
         }
         write_framed(&mut out, &payload, first_seq).await?;
     }
+}
+
+impl Wire {
+    /// The session prepared statement `id` with `count` parameters (before it tells the client).
+    pub fn prepared(&self, id: u32, count: u16) {
+        self.statements.lock().insert(
+            id,
+            Parameters {
+                count,
+                ..Default::default()
+            },
+        );
+    }
+
+    /// The session closed statement `id`.
+    pub fn closed(&self, id: u32) {
+        self.statements.lock().remove(&id);
+    }
+}
+
+const COM_STMT_EXECUTE: u8 = 0x17;
+const COM_STMT_SEND_LONG_DATA: u8 = 0x18;
+
+/// Checks a `COM_STMT_EXECUTE` (`payload`, its command byte first) before the library reads it,
+/// which panics on parameters it cannot read, and reads an execution that does not resend its
+/// parameters' types (as mysqlnd sends a statement executed again) from the wrong byte: the
+/// types of the last execution that sent them are put back in. Returns the packet to hand over
+/// (`None`: as it is), or what is wrong with it.
+fn check_execute(
+    payload: &[u8],
+    statements: &mut std::collections::HashMap<u32, Parameters>,
+) -> Result<Option<Vec<u8>>, String> {
+    use mysql_common::constants::ColumnType as T;
+    let truncated = || "the parameters end before their values do".to_string();
+    if payload.len() < 10 {
+        return Err("a COM_STMT_EXECUTE shorter than its header".into());
+    }
+    let id = u32::from_le_bytes(payload[1..5].try_into().expect("4 bytes"));
+    // An unknown statement: the library answers it (error 1243) without reading parameters.
+    let Some(st) = statements.get_mut(&id) else {
+        return Ok(None);
+    };
+    let n = st.count as usize;
+    let long_data = std::mem::take(&mut st.long_data);
+    if n == 0 {
+        return Ok(None);
+    }
+    let nullmap_at = 10;
+    let flag_at = nullmap_at + n.div_ceil(8);
+    let Some(&flag) = payload.get(flag_at) else {
+        return Err(truncated());
+    };
+    let (types, values_at, rebuilt) = if flag != 0 {
+        let end = flag_at + 1 + 2 * n;
+        let types = payload
+            .get(flag_at + 1..end)
+            .ok_or_else(truncated)?
+            .to_vec();
+        st.types = Some(types.clone());
+        (types, end, None)
+    } else {
+        let types = st
+            .types
+            .clone()
+            .ok_or("parameters sent without their types, and none sent before")?;
+        let mut with_types = payload[..flag_at].to_vec();
+        with_types.push(1);
+        with_types.extend_from_slice(&types);
+        let values_at = with_types.len();
+        with_types.extend_from_slice(&payload[flag_at + 1..]);
+        (types, values_at, Some(with_types))
+    };
+    let packet = rebuilt.as_deref().unwrap_or(payload);
+    let mut at = values_at;
+    let take = |at: &mut usize, len: usize| -> Result<(), String> {
+        *at = at
+            .checked_add(len)
+            .filter(|&e| e <= packet.len())
+            .ok_or_else(truncated)?;
+        Ok(())
+    };
+    for i in 0..n {
+        let null = packet[nullmap_at + i / 8] & (1 << (i % 8)) != 0;
+        if null || long_data.contains(&(i as u16)) {
+            continue;
+        }
+        let ty = T::try_from(types[2 * i]).map_err(|_| {
+            format!(
+                "parameter {} has an unknown type 0x{:x}",
+                i + 1,
+                types[2 * i]
+            )
+        })?;
+        match ty {
+            T::MYSQL_TYPE_NULL => {}
+            T::MYSQL_TYPE_TINY => take(&mut at, 1)?,
+            T::MYSQL_TYPE_SHORT | T::MYSQL_TYPE_YEAR => take(&mut at, 2)?,
+            T::MYSQL_TYPE_LONG | T::MYSQL_TYPE_INT24 | T::MYSQL_TYPE_FLOAT => take(&mut at, 4)?,
+            T::MYSQL_TYPE_LONGLONG | T::MYSQL_TYPE_DOUBLE => take(&mut at, 8)?,
+            T::MYSQL_TYPE_TIMESTAMP
+            | T::MYSQL_TYPE_DATETIME
+            | T::MYSQL_TYPE_DATE
+            | T::MYSQL_TYPE_TIME => {
+                let len = *packet.get(at).ok_or_else(truncated)? as usize;
+                take(&mut at, 1 + len)?
+            }
+            T::MYSQL_TYPE_STRING
+            | T::MYSQL_TYPE_VAR_STRING
+            | T::MYSQL_TYPE_BLOB
+            | T::MYSQL_TYPE_TINY_BLOB
+            | T::MYSQL_TYPE_MEDIUM_BLOB
+            | T::MYSQL_TYPE_LONG_BLOB
+            | T::MYSQL_TYPE_SET
+            | T::MYSQL_TYPE_ENUM
+            | T::MYSQL_TYPE_DECIMAL
+            | T::MYSQL_TYPE_VARCHAR
+            | T::MYSQL_TYPE_BIT
+            | T::MYSQL_TYPE_NEWDECIMAL
+            | T::MYSQL_TYPE_GEOMETRY
+            | T::MYSQL_TYPE_JSON => {
+                // A length-encoded integer, then that many bytes.
+                let first = *packet.get(at).ok_or_else(truncated)?;
+                let (head, len) = match first {
+                    0xfc => (3, 2),
+                    0xfd => (4, 3),
+                    0xfe => (9, 8),
+                    0xfb | 0xff => return Err(format!("parameter {} has a bad length", i + 1)),
+                    _ => (1, 0),
+                };
+                let bytes = packet.get(at + 1..at + 1 + len).ok_or_else(truncated)?;
+                let mut le = [0u8; 8];
+                le[..len].copy_from_slice(bytes);
+                let value = if len == 0 {
+                    first as u64
+                } else {
+                    u64::from_le_bytes(le)
+                };
+                take(&mut at, head)?;
+                take(&mut at, usize::try_from(value).map_err(|_| truncated())?)?
+            }
+            other => {
+                return Err(format!(
+                    "parameter {} has type {other:?}, which pinbad does not read",
+                    i + 1
+                ))
+            }
+        }
+    }
+    Ok(rebuilt)
 }
 
 /// The socket's writing half as the library writes to it: a write that cannot go on for
@@ -426,6 +610,94 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for Guarded<W> {
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    /// An execution of statement 7 with two parameters (a LONGLONG 5 and the string "ab"),
+    /// with or without their types.
+    fn execute(with_types: bool) -> Vec<u8> {
+        let mut p = vec![COM_STMT_EXECUTE, 7, 0, 0, 0, 0, 1, 0, 0, 0, 0b00];
+        if with_types {
+            p.extend_from_slice(&[1, 0x08, 0, 0xfd, 0]);
+        } else {
+            p.push(0);
+        }
+        p.extend_from_slice(&5i64.to_le_bytes());
+        p.extend_from_slice(&[2, b'a', b'b']);
+        p
+    }
+
+    #[test]
+    fn an_execution_without_types_gets_the_last_ones_back() {
+        let mut statements = std::collections::HashMap::new();
+        statements.insert(
+            7,
+            Parameters {
+                count: 2,
+                ..Default::default()
+            },
+        );
+        // Before any types were sent, one without is refused (nothing to read it by).
+        assert!(check_execute(&execute(false), &mut statements).is_err());
+        assert_eq!(check_execute(&execute(true), &mut statements), Ok(None));
+        assert_eq!(
+            check_execute(&execute(false), &mut statements),
+            Ok(Some(execute(true)))
+        );
+        // An unknown statement is the library's to answer.
+        let mut other = execute(false);
+        other[1] = 8;
+        assert_eq!(check_execute(&other, &mut statements), Ok(None));
+    }
+
+    #[test]
+    fn an_execution_the_library_would_panic_on_is_refused() {
+        let mut statements = std::collections::HashMap::new();
+        statements.insert(
+            7,
+            Parameters {
+                count: 2,
+                ..Default::default()
+            },
+        );
+        let good = execute(true);
+        for cut in 0..good.len() {
+            assert!(
+                check_execute(&good[..cut], &mut statements).is_err(),
+                "cut at {cut}"
+            );
+        }
+        let mut unknown_type = good.clone();
+        unknown_type[12] = 0x50;
+        assert!(check_execute(&unknown_type, &mut statements)
+            .unwrap_err()
+            .contains("unknown type"));
+        let mut long = good.clone();
+        let n = long.len();
+        long[n - 3] = 0xfe;
+        assert!(check_execute(&long, &mut statements).is_err());
+        // Parameters sent apart are not in the packet; NULLs neither.
+        let mut nulls = vec![
+            COM_STMT_EXECUTE,
+            7,
+            0,
+            0,
+            0,
+            0,
+            1,
+            0,
+            0,
+            0,
+            0b11,
+            1,
+            0x08,
+            0,
+            0xfd,
+            0,
+        ];
+        assert_eq!(check_execute(&nulls, &mut statements), Ok(None));
+        nulls[10] = 0b01;
+        statements.get_mut(&7).unwrap().long_data.insert(1);
+        assert_eq!(check_execute(&nulls, &mut statements), Ok(None));
+    }
 
     fn logged_in(max_packet: u64) -> Arc<Wire> {
         let config = MysqlConfig {

@@ -1465,3 +1465,119 @@ fn uptime_and_engines_answer_as_mysql_does() {
         "DEFAULT"
     );
 }
+
+/// Server-side prepared statements with the real clients: mysqli's `prepare()`/`bind_param()`
+/// (binary protocol rows read by `get_result()` and by `bind_result()`), PDO with
+/// `ATTR_EMULATE_PREPARES` off (named and positional parameters, a string parameter carrying a
+/// quote that must stay a value). Every answer equals the same statement sent as a query (and
+/// the HTTP API's numbers); an unknown statement id and a statement with an error get MySQL's
+/// errors at prepare.
+#[test]
+fn prepared_statements_answer_as_the_same_query_does() {
+    let php_ok = have(
+        "PHP with pdo_mysql and mysqli",
+        "php",
+        &[
+            "-r",
+            "exit(extension_loaded('pdo_mysql') && extension_loaded('mysqli') ? 0 : 1);",
+        ],
+    );
+    if !php_ok {
+        return;
+    }
+    let d = loaded("", &traffic(300));
+    let port = d.mysql.unwrap().port();
+    let want = http_script_counts(&d);
+    assert_eq!(want.len(), 4);
+    let php = format!(
+        r#"
+mysqli_report(MYSQLI_REPORT_ERROR | MYSQLI_REPORT_STRICT);
+$m = new mysqli("127.0.0.1", "php", "", "pinba", {port});
+$q = "SELECT script_name, req_count FROM report_by_script_name WHERE req_count >= ? AND script_name <> ? ORDER BY script_name";
+$st = $m->prepare($q);
+$min = 1; $not = "x' OR '1'='1";
+$st->bind_param("is", $min, $not);
+$st->execute();
+$prepared = $st->get_result()->fetch_all(MYSQLI_NUM);
+$st->execute();
+$st->bind_result($name, $count);
+$bound = [];
+while ($st->fetch()) {{ $bound[] = [$name, $count]; }}
+$st->close();
+$text = $m->query("SELECT script_name, req_count FROM report_by_script_name WHERE req_count >= 1 AND script_name <> 'x'' OR ''1''=''1' ORDER BY script_name")->fetch_all(MYSQLI_NUM);
+$agg = $m->prepare("SELECT COUNT(*), SUM(req_time), MAX(status) FROM request WHERE status = ? OR script_name = ?");
+$status = 500; $script = "/s1.php";
+$agg->bind_param("is", $status, $script);
+$agg->execute();
+$agg_rows = $agg->get_result()->fetch_all(MYSQLI_NUM);
+$agg_text = $m->query("SELECT COUNT(*), SUM(req_time), MAX(status) FROM request WHERE status = 500 OR script_name = '/s1.php'")->fetch_all(MYSQLI_NUM);
+try {{ $m->prepare("SELECT * FROM nope WHERE a = ?"); $bad = "no error"; }}
+catch (mysqli_sql_exception $e) {{ $bad = $e->getCode(); }}
+$pdo = new PDO("mysql:host=127.0.0.1;port={port};dbname=pinba", "php", "");
+$pdo->setAttribute(PDO::ATTR_ERRMODE, PDO::ERRMODE_EXCEPTION);
+$pdo->setAttribute(PDO::ATTR_EMULATE_PREPARES, false);
+$ps = $pdo->prepare("SELECT script_name, req_count FROM report_by_script_name WHERE req_count >= :min ORDER BY script_name");
+$ps->execute([":min" => 1]);
+$pdo_rows = $ps->fetchAll(PDO::FETCH_NUM);
+$cnt = $pdo->prepare("SELECT COUNT(*) FROM request WHERE script_name = ? AND status IN (?, ?)");
+$cnt->execute(["/s2.php", 200, 404]);
+$pdo_count = $cnt->fetchColumn();
+$pdo_text = $pdo->query("SELECT COUNT(*) FROM request WHERE script_name = '/s2.php' AND status IN (200, 404)")->fetchColumn();
+echo json_encode(["prepared" => $prepared, "bound" => $bound, "text" => $text,
+  "agg" => $agg_rows, "agg_text" => $agg_text, "bad" => $bad,
+  "pdo" => $pdo_rows, "pdo_count" => $pdo_count, "pdo_text" => $pdo_text]);
+"#
+    );
+    let out = Command::new("php").args(["-r", &php]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{} {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pairs = |v: &Value| -> Vec<(String, u64)> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r[0].as_str().unwrap().to_string(),
+                    r[1].to_string().trim_matches('"').parse().unwrap(),
+                )
+            })
+            .collect()
+    };
+    for rows in ["prepared", "bound", "text", "pdo"] {
+        assert_eq!(pairs(&got[rows]), want, "{rows}: {got}");
+    }
+    // The binary protocol's numbers are the text protocol's (as the clients convert them).
+    let agg = &got["agg"][0];
+    let agg_text = &got["agg_text"][0];
+    assert_eq!(
+        agg[0].to_string().trim_matches('"'),
+        agg_text[0].to_string().trim_matches('"'),
+        "{got}"
+    );
+    assert!(
+        agg[0].to_string().trim_matches('"').parse::<u64>().unwrap() > 0,
+        "{got}"
+    );
+    let sum = |v: &Value| v.to_string().trim_matches('"').parse::<f64>().unwrap();
+    assert!((sum(&agg[1]) - sum(&agg_text[1])).abs() < 1e-6, "{got}");
+    assert_eq!(agg[2].to_string().trim_matches('"'), "500", "{got}");
+    assert_eq!(got["bad"], 1146, "{got}");
+    assert_eq!(
+        got["pdo_count"].to_string().trim_matches('"'),
+        got["pdo_text"].to_string().trim_matches('"'),
+        "{got}"
+    );
+    assert!(
+        got["pdo_count"]
+            .to_string()
+            .trim_matches('"')
+            .parse::<u64>()
+            .unwrap()
+            > 0
+    );
+}
