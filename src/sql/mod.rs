@@ -305,8 +305,8 @@ async fn run_session(
 ) -> std::io::Result<()> {
     let wire = Arc::new(wire::Wire::new(&ctx.config));
     let (socket_in, socket_out) = stream.into_split();
-    // The pump's end of the pipe: it holds at most this much that the library has not read.
-    let (library_in, pumped) = tokio::io::duplex(64 << 10);
+    // The library reads one command at a time (see `wire::Commands`).
+    let (library_in, pumped) = wire::pipe(Arc::clone(&wire));
     let session = session::Session::new(Arc::clone(ctx), id, peer, Arc::clone(&wire));
     let output = wire::Guarded::new(socket_out, Arc::clone(&wire));
     let run = opensrv_mysql::AsyncMysqlIntermediary::run_on(session, library_in, output);

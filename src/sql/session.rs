@@ -886,10 +886,32 @@ impl Session {
         sql: &str,
         results: QueryResultWriter<'_, W>,
     ) -> std::io::Result<()> {
+        let notice = self.wire.take_notice();
+        if let Some(Notice::SetOption(0 | 1)) = notice {
+            // MySQL answers an EOF packet (an OK marked as one reads as one whatever the
+            // client's capabilities, its counts being 0). Several statements in one query are
+            // not run either way: such a query gets a syntax error.
+            return results
+                .completed(OkResponse {
+                    header: 0xfe,
+                    ..Default::default()
+                })
+                .await;
+        }
         self.counters().statements.fetch_add(1, Relaxed);
-        if let Some(notice) = self.wire.take_notice() {
+        if let Some(notice) = notice {
             self.counters().errors.fetch_add(1, Relaxed);
             let (kind, msg) = match notice {
+                Notice::SetOption(option) => (
+                    ErrorKind::ER_UNKNOWN_COM_ERROR,
+                    format!("Unknown COM_SET_OPTION option {option}"),
+                ),
+                Notice::UnknownStatement(id) => (
+                    ErrorKind::ER_UNKNOWN_STMT_HANDLER,
+                    format!(
+                        "Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"
+                    ),
+                ),
                 Notice::TooLarge { bytes } => (
                     ErrorKind::ER_NET_PACKET_TOO_LARGE,
                     format!(
