@@ -1690,3 +1690,42 @@ echo json_encode([$rows, $more, $next]);
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(got, serde_json::json!([[["2"]], false, [["next"]]]));
 }
+
+/// `timer.id` fits pinba_engine's and Pinboard's `int(11)` (a signed 32-bit column) however many
+/// requests came before, unique among the pool's timers, and `timertag.timer_id` finds its timer
+/// either way round a join (it was the request's id × 65,536 + the place: past 2^31 after 32,768
+/// requests).
+#[test]
+fn timer_ids_fit_a_signed_32_bit_column() {
+    let d = Daemon::start("stats_history = \"10m\"\nrequest_pool_size = 1000\n");
+    let batch: Vec<Vec<u8>> = traffic(1000).iter().map(Sent::encode).collect();
+    for _ in 0..34 {
+        d.send(&batch);
+    }
+    d.wait_merged(34_000);
+    let mut c = Wire::login(d.mysql.unwrap(), "u", None).unwrap();
+    let n = |c: &mut Wire, sql: &str| -> u64 { c.value(sql).parse().unwrap() };
+    assert!(n(&mut c, "SELECT MIN(id) FROM request") >= 33_000);
+    let timers = n(&mut c, "SELECT COUNT(*) FROM timer");
+    assert!(timers > 500, "{timers}");
+    assert!(n(&mut c, "SELECT MAX(id) FROM timer") < 1 << 31);
+    assert_eq!(n(&mut c, "SELECT COUNT(DISTINCT id) FROM timer"), timers);
+    let tags = n(&mut c, "SELECT COUNT(*) FROM timertag");
+    assert!(tags > 0);
+    assert_eq!(
+        n(
+            &mut c,
+            "SELECT COUNT(*) FROM timer t JOIN timertag tt ON tt.timer_id = t.id \
+             AND tt.value IS NOT NULL"
+        ),
+        tags
+    );
+    assert_eq!(
+        n(
+            &mut c,
+            "SELECT COUNT(*) FROM timertag tt JOIN timer t ON t.id = tt.timer_id \
+             WHERE t.request_id >= 33000"
+        ),
+        tags
+    );
+}
