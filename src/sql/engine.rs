@@ -360,6 +360,13 @@ impl Engine {
         })
     }
 
+    /// The names of the columns `sql` (SQLite's dialect) answers with, from its compiled form:
+    /// nothing is run.
+    pub fn column_names(&mut self, sql: &str) -> Result<Vec<String>, SqlError> {
+        let stmt = self.conn.prepare(sql).map_err(sqlite_err)?;
+        Ok(stmt.column_names().into_iter().map(column_name).collect())
+    }
+
     fn step_all(&mut self, sql: &str, out: &mut dyn FnMut(Event) -> bool) -> Result<u64, SqlError> {
         let mut stmt = self.conn.prepare(sql).map_err(sqlite_err)?;
         if !stmt.readonly() {

@@ -10,6 +10,7 @@
 //!   the password check and its delays, the query slots and their queue;
 //! - `wire`: a connection's bytes (packet size, UTF-8, idle and write bounds);
 //! - `session`: one client's commands (the `opensrv_mysql` protocol shim);
+//! - `prepared`: server-side prepared statements, their parameters written in as literals;
 //! - `statement`: a statement classified, a query rewritten from MySQL's dialect to SQLite's;
 //! - `engine`: the session's SQLite, which evaluates the query (SQLite, already linked for
 //!   history, is the SQL engine: nothing here evaluates SQL itself);
@@ -31,6 +32,7 @@ mod dates;
 mod engine;
 mod functions;
 pub mod layout;
+mod prepared;
 mod session;
 pub mod statement;
 mod vtab;
@@ -303,8 +305,8 @@ async fn run_session(
 ) -> std::io::Result<()> {
     let wire = Arc::new(wire::Wire::new(&ctx.config));
     let (socket_in, socket_out) = stream.into_split();
-    // The pump's end of the pipe: it holds at most this much that the library has not read.
-    let (library_in, pumped) = tokio::io::duplex(64 << 10);
+    // The library reads one command at a time (see `wire::Commands`).
+    let (library_in, pumped) = wire::pipe(Arc::clone(&wire));
     let session = session::Session::new(Arc::clone(ctx), id, peer, Arc::clone(&wire));
     let output = wire::Guarded::new(socket_out, Arc::clone(&wire));
     let run = opensrv_mysql::AsyncMysqlIntermediary::run_on(session, library_in, output);

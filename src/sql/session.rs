@@ -25,6 +25,7 @@ use rusqlite::types::Value;
 use tokio::io::AsyncWrite;
 
 use super::engine::{like_clause, Engine, Event, OutType, SqlError};
+use super::prepared::{self, Prepared, MAX_PREPARED_PER_SESSION};
 use super::statement::{self, quote, quote_ident, Show, Statement};
 use super::vtab::Raw;
 use super::wire::{Notice, Wire};
@@ -58,6 +59,12 @@ pub struct Session {
     peer: SocketAddr,
     /// The connection's bytes: told of the login, asked what became of a command.
     wire: Arc<Wire>,
+    /// Its prepared statements by id (at most [`MAX_PREPARED_PER_SESSION`]), and the next id.
+    prepared: std::collections::HashMap<u32, Prepared>,
+    next_statement: u32,
+    /// Whether the statement being answered is an `EXECUTE`: its rows go in the binary
+    /// protocol, each value as its column's type (see [`binary_value`]).
+    binary: bool,
 }
 
 impl Session {
@@ -70,6 +77,9 @@ impl Session {
             salt: super::salt(),
             peer,
             wire,
+            prepared: Default::default(),
+            next_statement: 1,
+            binary: false,
         }
     }
 
@@ -438,6 +448,55 @@ fn column_type(ty: OutType) -> ColumnType {
     }
 }
 
+impl Session {
+    /// The names of the columns `sql` answers with (none for a statement without rows), found
+    /// without running it: what a prepared statement's metadata lists.
+    fn columns_of(&mut self, sql: &str) -> Result<Vec<String>, (ErrorKind, String)> {
+        let query = match statement::classify(sql) {
+            Ok(Statement::CreateTable(_) | Statement::DropTables { .. }) => return Ok(Vec::new()),
+            _ => match self.answer(sql) {
+                Answer::Ok(_) => return Ok(Vec::new()),
+                Answer::Error(kind, msg) => return Err((kind, msg)),
+                Answer::Query(q) => q,
+            },
+        };
+        let mut engine = self.take_engine().map_err(|e| engine_error(&e))?;
+        let names = engine.column_names(&query);
+        self.put_engine(engine);
+        names.map_err(|e| engine_error(&e))
+    }
+}
+
+/// `v` as a value of a column of type `ty`, for the binary protocol, where each value is
+/// encoded as its column's type (SQLite's values are typed per row: an integer in a column of
+/// reals, a number in a text column).
+fn binary_value(v: &Value, ty: ColumnType) -> Value {
+    match (ty, v) {
+        (_, Value::Null) => Value::Null,
+        (ColumnType::MYSQL_TYPE_LONGLONG, Value::Real(f)) if f.fract() == 0.0 => {
+            Value::Integer(*f as i64)
+        }
+        (ColumnType::MYSQL_TYPE_LONGLONG, Value::Integer(_))
+        | (ColumnType::MYSQL_TYPE_DOUBLE, Value::Real(_))
+        | (ColumnType::MYSQL_TYPE_VAR_STRING, Value::Text(_))
+        | (ColumnType::MYSQL_TYPE_BLOB, Value::Blob(_)) => v.clone(),
+        (ColumnType::MYSQL_TYPE_DOUBLE, Value::Integer(i)) => Value::Real(*i as f64),
+        (ColumnType::MYSQL_TYPE_BLOB, Value::Text(t)) => Value::Blob(t.clone().into_bytes()),
+        (ColumnType::MYSQL_TYPE_LONGLONG, Value::Text(t)) => t
+            .trim()
+            .parse::<i64>()
+            .map_or_else(|_| Value::Text(t.clone()), Value::Integer),
+        (ColumnType::MYSQL_TYPE_DOUBLE, Value::Text(t)) => t
+            .trim()
+            .parse::<f64>()
+            .map_or_else(|_| Value::Text(t.clone()), Value::Real),
+        (_, Value::Integer(i)) => Value::Text(i.to_string()),
+        (_, Value::Real(f)) => Value::Text(f.to_string()),
+        (_, Value::Text(t)) => Value::Text(t.clone()),
+        (_, Value::Blob(b)) => Value::Text(String::from_utf8_lossy(b).into_owned()),
+    }
+}
+
 /// The MySQL error of an engine's failure.
 fn engine_error(e: &SqlError) -> (ErrorKind, String) {
     match e {
@@ -562,7 +621,15 @@ impl Session {
                     continue;
                 };
                 for row in rows {
-                    for v in &row {
+                    for (i, v) in row.iter().enumerate() {
+                        let converted;
+                        let v = match columns.get(i).filter(|_| self.binary) {
+                            Some(c) => {
+                                converted = binary_value(v, c.coltype);
+                                &converted
+                            }
+                            None => v,
+                        };
                         let r = match v {
                             Value::Null => w.write_col(None::<i64>),
                             Value::Integer(i) => w.write_col(*i),
@@ -684,36 +751,106 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
 
     async fn on_prepare<'a>(
         &'a mut self,
-        _query: &'a str,
+        query: &'a str,
         info: StatementMetaWriter<'a, W>,
     ) -> std::io::Result<()> {
-        self.counters().errors.fetch_add(1, Relaxed);
-        info.error(
-            ErrorKind::ER_UNSUPPORTED_PS,
-            b"server-side prepared statements are not supported: use client-side ones (PDO's \
-              default, mysqli::query, PyMySQL)",
-        )
-        .await
+        if self.prepared.len() >= MAX_PREPARED_PER_SESSION {
+            self.counters().errors.fetch_add(1, Relaxed);
+            return info
+                .error(
+                    ErrorKind::ER_MAX_PREPARED_STMT_COUNT_REACHED,
+                    format!(
+                        "Can't create more than max_prepared_stmt_count statements (current \
+                         value: {MAX_PREPARED_PER_SESSION}): close the ones no longer used"
+                    )
+                    .as_bytes(),
+                )
+                .await;
+        }
+        let statement = Prepared::new(query);
+        let columns = match self.columns_of(&statement.probe()) {
+            Ok(names) => names
+                .into_iter()
+                .map(|name| Column {
+                    table: String::new(),
+                    column: name,
+                    coltype: ColumnType::MYSQL_TYPE_VAR_STRING,
+                    colflags: ColumnFlags::empty(),
+                })
+                .collect::<Vec<_>>(),
+            Err((kind, msg)) => {
+                self.counters().errors.fetch_add(1, Relaxed);
+                return info.error(kind, msg.as_bytes()).await;
+            }
+        };
+        let params: Vec<Column> = (0..statement.placeholders.len())
+            .map(|_| Column {
+                table: String::new(),
+                column: "?".into(),
+                coltype: ColumnType::MYSQL_TYPE_VAR_STRING,
+                colflags: ColumnFlags::empty(),
+            })
+            .collect();
+        let id = self.next_statement;
+        self.next_statement = self.next_statement.wrapping_add(1).max(1);
+        self.wire.prepared(id, params.len() as u16);
+        self.prepared.insert(id, statement);
+        info.reply(id, &params, &columns).await
     }
 
     async fn on_execute<'a>(
         &'a mut self,
-        _id: u32,
-        _params: ParamParser<'a>,
+        id: u32,
+        params: ParamParser<'a>,
         results: QueryResultWriter<'a, W>,
     ) -> std::io::Result<()> {
-        results
-            .error(
-                ErrorKind::ER_UNKNOWN_STMT_HANDLER,
-                b"no such prepared statement",
-            )
-            .await
+        let Some(statement) = self.prepared.get(&id) else {
+            self.counters().errors.fetch_add(1, Relaxed);
+            return results
+                .error(
+                    ErrorKind::ER_UNKNOWN_STMT_HANDLER,
+                    format!(
+                        "Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"
+                    )
+                    .as_bytes(),
+                )
+                .await;
+        };
+        let mut literals = Vec::with_capacity(statement.placeholders.len());
+        for p in params {
+            match prepared::literal(p) {
+                Some(l) => literals.push(l),
+                None => {
+                    self.counters().errors.fetch_add(1, Relaxed);
+                    return results
+                        .error(
+                            ErrorKind::ER_INVALID_CHARACTER_STRING,
+                            format!(
+                                "Invalid utf8mb4 character string in parameter {}: pinbad reads \
+                                 parameters as UTF-8",
+                                literals.len() + 1
+                            )
+                            .as_bytes(),
+                        )
+                        .await;
+                }
+            }
+        }
+        let sql = statement.bind(&literals);
+        self.wire.begin_statement();
+        self.binary = true;
+        let answered = self.query(&sql, results).await;
+        self.binary = false;
+        self.wire.end_statement();
+        answered
     }
 
-    async fn on_close<'a>(&'a mut self, _stmt: u32)
+    async fn on_close<'a>(&'a mut self, stmt: u32)
     where
         W: 'async_trait,
     {
+        self.prepared.remove(&stmt);
+        self.wire.closed(stmt);
     }
 
     async fn on_init<'a>(
@@ -749,10 +886,32 @@ impl Session {
         sql: &str,
         results: QueryResultWriter<'_, W>,
     ) -> std::io::Result<()> {
+        let notice = self.wire.take_notice();
+        if let Some(Notice::SetOption(0 | 1)) = notice {
+            // MySQL answers an EOF packet (an OK marked as one reads as one whatever the
+            // client's capabilities, its counts being 0). Several statements in one query are
+            // not run either way: such a query gets a syntax error.
+            return results
+                .completed(OkResponse {
+                    header: 0xfe,
+                    ..Default::default()
+                })
+                .await;
+        }
         self.counters().statements.fetch_add(1, Relaxed);
-        if let Some(notice) = self.wire.take_notice() {
+        if let Some(notice) = notice {
             self.counters().errors.fetch_add(1, Relaxed);
             let (kind, msg) = match notice {
+                Notice::SetOption(option) => (
+                    ErrorKind::ER_UNKNOWN_COM_ERROR,
+                    format!("Unknown COM_SET_OPTION option {option}"),
+                ),
+                Notice::UnknownStatement(id) => (
+                    ErrorKind::ER_UNKNOWN_STMT_HANDLER,
+                    format!(
+                        "Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"
+                    ),
+                ),
                 Notice::TooLarge { bytes } => (
                     ErrorKind::ER_NET_PACKET_TOO_LARGE,
                     format!(
@@ -760,6 +919,10 @@ impl Session {
                          mysql.max_allowed_packet is {}); it was skipped",
                         self.ctx.config.max_allowed_packet.0
                     ),
+                ),
+                Notice::BadExecute(what) => (
+                    ErrorKind::ER_MALFORMED_PACKET,
+                    format!("Malformed communication packet: {what}"),
                 ),
                 Notice::NotUtf8 { at } => (
                     ErrorKind::ER_INVALID_CHARACTER_STRING,

@@ -130,9 +130,58 @@ impl Raw {
     }
 }
 
-/// A timer's id: its request's id and its place in the request (a request has at most 65,535).
-pub fn timer_id(request_id: u64, index: usize) -> u64 {
-    (request_id << 16) | index as u64
+/// How a timer's id is made from its request's id and its place in the request, so that it fits
+/// a signed 32-bit column (pinba_engine's and Pinboard's `int(11)`) while the timer is in the
+/// pool, and finds its request again without a scan (`timertag.timer_id = timer.id`).
+///
+/// The pool holds consecutive request ids, fewer than its capacity: the id modulo the capacity
+/// rounded up to a power of two (`request_bits`) names one request in it, and the bits left of
+/// 31 (`index_bits`: 11 with the default pool of 1,000,000, for at most 1,000 timers per
+/// request) the place. A place that does not fit them (a limit raised past them) gets
+/// 2^31 + request id × 65,536 + place: unique still, and told apart by its size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TimerIds {
+    request_bits: u32,
+    index_bits: u32,
+}
+
+/// Where the ids of places that do not fit begin.
+const WIDE: u64 = 1 << 31;
+
+impl TimerIds {
+    /// The ids of a pool of `capacity` requests.
+    pub fn new(capacity: usize) -> TimerIds {
+        let request_bits = (capacity.max(1) as u64)
+            .next_power_of_two()
+            .trailing_zeros()
+            .min(31);
+        TimerIds {
+            request_bits,
+            index_bits: 31 - request_bits,
+        }
+    }
+
+    /// The id of the timer at `index` in request `request`.
+    pub fn id(self, request: u64, index: usize) -> u64 {
+        if (index as u64) >> self.index_bits == 0 {
+            ((request & ((1 << self.request_bits) - 1)) << self.index_bits) | index as u64
+        } else {
+            WIDE + ((request << 16) | index as u64)
+        }
+    }
+
+    /// The request and place of timer `id`, given the pool's oldest request id (a request not in
+    /// the pool for an id that names no timer).
+    pub fn find(self, id: u64, oldest: u64) -> (u64, u32) {
+        if id >= WIDE {
+            let id = id - WIDE;
+            return (id >> 16, (id & 0xffff) as u32);
+        }
+        let mask = (1u64 << self.request_bits) - 1;
+        let low = id >> self.index_bits;
+        let request = oldest + (low.wrapping_sub(oldest) & mask);
+        (request, (id & ((1 << self.index_bits) - 1)) as u32)
+    }
 }
 
 /// SQLite's declared type of a column: what the result set's MySQL type is read from, and text
@@ -353,9 +402,10 @@ impl PinbaCursor<'_> {
                 let started = Instant::now();
                 let pool = core.pool().read();
                 let dict = core.dictionary().read();
+                let ids = TimerIds::new(pool.capacity());
                 for id in next..stop {
                     if let Some(v) = pool.get(id) {
-                        raw_rows(raw, &v, &dict, clock, timer, used, &mut self.rows);
+                        raw_rows(raw, &v, &dict, clock, ids, timer, used, &mut self.rows);
                     }
                     // A chunk that runs long (a busy machine) ends early: the merger waits for
                     // the pool's write lock at most this long because of a scan.
@@ -377,12 +427,14 @@ impl PinbaCursor<'_> {
 }
 
 /// The rows one pooled request gives in `raw` (all its timers, or timer `only`), with the
-/// columns in `used` (the others NULL).
+/// columns in `used` (the others NULL), its timers named by `ids`.
+#[allow(clippy::too_many_arguments)]
 fn raw_rows(
     raw: Raw,
     v: &RequestView<'_>,
     dict: &crate::dictionary::Dictionary,
     clock: &crate::state::Clock,
+    ids: TimerIds,
     only: Option<u32>,
     used: u64,
     out: &mut Vec<Vec<Value>>,
@@ -436,7 +488,7 @@ fn raw_rows(
         Raw::Timer => {
             for (i, t) in v.timers.iter().enumerate() {
                 out.push(vec![
-                    Value::Integer(timer_id(v.id, i) as i64),
+                    Value::Integer(ids.id(v.id, i) as i64),
                     Value::Integer(v.id as i64),
                     Value::Integer(t.hit_count as i64),
                     Value::Real(t.value as f64),
@@ -452,7 +504,7 @@ fn raw_rows(
                 }
                 for tag in tags {
                     out.push(vec![
-                        Value::Integer(timer_id(v.id, i) as i64),
+                        Value::Integer(ids.id(v.id, i) as i64),
                         Value::Integer(tag.name as i64),
                         text(2, tag.value),
                     ]);
@@ -632,9 +684,13 @@ unsafe impl VTabCursor for PinbaCursor<'_> {
                 }
             }
             Shape::Raw(raw) => {
-                let (oldest, end) = {
+                let (oldest, end, ids) = {
                     let pool = self.tab.tables.core.pool().read();
-                    (pool.oldest_id(), pool.next_id())
+                    (
+                        pool.oldest_id(),
+                        pool.next_id(),
+                        TimerIds::new(pool.capacity()),
+                    )
                 };
                 self.scan = match (idx_num, key) {
                     (0, _) => Scan::Requests {
@@ -646,7 +702,8 @@ unsafe impl VTabCursor for PinbaCursor<'_> {
                     (_, Some(k)) if k >= 0 => {
                         let k = k as u64;
                         let (request, timer) = if *raw == Raw::TimerTag {
-                            (k >> 16, Some((k & 0xffff) as u32))
+                            let (request, place) = ids.find(k, oldest);
+                            (request, Some(place))
                         } else {
                             (k, None)
                         };
@@ -702,5 +759,45 @@ unsafe impl VTabCursor for PinbaCursor<'_> {
             Shape::Raw(_) => int(0).unwrap_or(self.rowid),
             Shape::Report { .. } => self.rowid,
         })
+    }
+}
+
+#[cfg(test)]
+mod timer_id_tests {
+    use super::*;
+
+    #[test]
+    fn timer_ids_fit_31_bits_and_find_their_request_in_a_full_pool() {
+        // The default pool: 1,000,000 requests, up to 1,000 timers each (2,048 places fit).
+        let ids = TimerIds::new(1_000_000);
+        for oldest in [
+            0u64,
+            1,
+            999_999,
+            1 << 20,
+            5_000_000_007,
+            u32::MAX as u64 * 3,
+        ] {
+            let newest = oldest + 999_999;
+            let mut seen = std::collections::HashSet::new();
+            for request in [oldest, oldest + 1, oldest + 524_287, newest - 1, newest] {
+                for place in [0usize, 1, 999, 2047] {
+                    let id = ids.id(request, place);
+                    assert!(id < 1 << 31, "{request} {place}: {id}");
+                    assert!(seen.insert(id), "{request} {place}: {id} twice");
+                    assert_eq!(ids.find(id, oldest), (request, place as u32));
+                }
+            }
+        }
+        // A place past what fits (a limit raised past it) is unique still, above 2^31.
+        let id = ids.id(7, 2048);
+        assert!(id >= 1 << 31);
+        assert_eq!(ids.find(id, 3), (7, 2048));
+        assert_ne!(ids.id(7, 2048), ids.id(7 + (1 << 20), 0));
+        // A pool of 2^31 requests leaves no bits for places: all but the first go wide.
+        let huge = TimerIds::new(1 << 31);
+        assert!(huge.id(12, 0) < 1 << 31);
+        assert_eq!(huge.find(huge.id(12, 0), 10), (12, 0));
+        assert_eq!(huge.find(huge.id(12, 5), 10), (12, 5));
     }
 }

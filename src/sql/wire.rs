@@ -3,8 +3,9 @@
 //! drops the connection on a statement that is not UTF-8, waits for the next command for ever,
 //! and blocks for ever on a client that stopped reading.
 //!
-//! In: the socket's two halves. Out: the same packets, to the library through an in-memory pipe
-//! (`pump`), and its answers to the socket (`Guarded`), except that
+//! In: the socket's two halves. Out: the same packets, to the library one command per read
+//! ([`Commands`], which keeps its packet reader from a use after free: `pump`), and its answers
+//! to the socket (`Guarded`), except that
 //! - a command longer than `mysql.max_allowed_packet` is read past, never kept, and reaches the
 //!   library as an empty query with [`Notice::TooLarge`] for the session to answer (error 1153,
 //!   and the session goes on, as the client can read the answer only once it has sent it all);
@@ -23,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 
 use crate::config::MysqlConfig;
 
@@ -46,6 +47,14 @@ pub enum Notice {
     TooLarge { bytes: u64 },
     /// Its text is not UTF-8 from byte `at`.
     NotUtf8 { at: usize },
+    /// A `COM_STMT_EXECUTE` whose parameters cannot be read (what is wrong with them).
+    BadExecute(String),
+    /// A `COM_STMT_EXECUTE` of a statement not prepared (or closed): the library would end the
+    /// connection, MySQL answers error 1243.
+    UnknownStatement(u32),
+    /// A `COM_SET_OPTION` with this option (0: several statements per query on, 1: off), which
+    /// the library answers with an OK where the client reads an EOF packet.
+    SetOption(u16),
 }
 
 /// What a connection's pump, its writer and its session share (one per connection: the
@@ -60,10 +69,24 @@ pub struct Wire {
     running: AtomicBool,
     /// When the session last finished answering a statement (the idle time counts from then).
     answered: parking_lot::Mutex<Option<std::time::Instant>>,
-    /// Set by the pump before it hands the empty query over, taken by the session when it comes.
+    /// Set when the library begins reading the empty query that stands for a command (see
+    /// [`Commands`]), taken by the session when it answers it.
     notice: parking_lot::Mutex<Option<Notice>>,
     /// The error message that replaces the library's for a refused login.
     denied: parking_lot::Mutex<Option<String>>,
+    /// The session's prepared statements as executions need them (see [`check_execute`]).
+    statements: parking_lot::Mutex<std::collections::HashMap<u32, Parameters>>,
+}
+
+/// What the pump knows of a prepared statement's parameters.
+#[derive(Default)]
+struct Parameters {
+    count: u16,
+    /// Their types as the last execution that sent them gave them (two bytes each).
+    types: Option<Vec<u8>>,
+    /// Parameters sent apart (`COM_STMT_SEND_LONG_DATA`) since the last execution: their values
+    /// are not in the execution's packet.
+    long_data: std::collections::HashSet<u16>,
 }
 
 impl Wire {
@@ -76,6 +99,7 @@ impl Wire {
             running: AtomicBool::new(false),
             answered: Default::default(),
             notice: Default::default(),
+            statements: Default::default(),
             denied: Default::default(),
         }
     }
@@ -123,24 +147,170 @@ fn u24(header: &[u8; 4]) -> usize {
     header[0] as usize | (header[1] as usize) << 8 | (header[2] as usize) << 16
 }
 
-/// Writes `payload` framed as MySQL packets from sequence number `seq` (a payload of a multiple
-/// of the physical size ends with an empty packet, as the protocol wants).
-async fn write_framed<W: AsyncWrite + Unpin>(
-    out: &mut W,
-    payload: &[u8],
+/// The library's input, which hands it one command per read and never a byte of the next: its
+/// packet reader (opensrv-mysql 0.7.0, `PacketReader::next_async`), when one read brings a
+/// command and the start of the next, keeps the rest in a new buffer and frees the one the
+/// command it returns still points into. The command is then read from freed memory (a
+/// `COM_STMT_CLOSE` sent with the next statement in one segment, as mysqlnd sends them, read
+/// as a command it does not know, answered with an OK the client takes for the statement's
+/// answer; a freed large buffer can be unmapped). One command per read leaves it no rest.
+///
+/// The pump's end is [`Handoff`]: one command at a time, taken whole before the next is handed.
+pub struct Commands(
+    std::sync::Arc<parking_lot::Mutex<Slot>>,
+    std::sync::Arc<Wire>,
+);
+
+/// The pump's end of [`Commands`]; dropping it ends the library's input.
+pub struct Handoff(std::sync::Arc<parking_lot::Mutex<Slot>>);
+
+/// What the two ends share.
+#[derive(Default)]
+struct Slot {
+    /// The command handed and not yet read whole.
+    command: Option<Framed>,
+    /// The pump has ended (no more commands) / the library has ended (none will be read).
+    pump_gone: bool,
+    library_gone: bool,
+    reader: Option<std::task::Waker>,
+    writer: Option<std::task::Waker>,
+}
+
+/// A command's payload as MySQL packets numbered from `seq` (a payload of a multiple of the
+/// physical size ends with an empty packet, as the protocol wants), framed as it is read.
+struct Framed {
+    payload: Vec<u8>,
     seq: u8,
-) -> io::Result<()> {
-    let mut seq = seq;
-    let mut rest = payload;
-    loop {
-        let n = rest.len().min(MAX_PHYSICAL);
-        let len = (n as u32).to_le_bytes();
-        out.write_all(&[len[0], len[1], len[2], seq]).await?;
-        out.write_all(&rest[..n]).await?;
-        rest = &rest[n..];
-        seq = seq.wrapping_add(1);
-        if n < MAX_PHYSICAL {
-            return Ok(());
+    /// How many framed bytes have been read.
+    read: usize,
+    /// What the session is to answer in its place (see [`Notice`]): published when the library
+    /// begins reading it, so never while an earlier command is being answered.
+    notice: Option<Notice>,
+}
+
+impl Framed {
+    fn len(&self) -> usize {
+        self.payload.len() + 4 * (self.payload.len() / MAX_PHYSICAL + 1)
+    }
+
+    /// Copies the next framed bytes into `buf`, as many as fit.
+    fn copy_to(&mut self, buf: &mut tokio::io::ReadBuf<'_>) {
+        while buf.remaining() > 0 && self.read < self.len() {
+            let k = self.read / (MAX_PHYSICAL + 4);
+            let at = self.read % (MAX_PHYSICAL + 4);
+            let start = k * MAX_PHYSICAL;
+            let len = (self.payload.len() - start).min(MAX_PHYSICAL);
+            let n = if at < 4 {
+                let l = (len as u32).to_le_bytes();
+                let header = [l[0], l[1], l[2], self.seq.wrapping_add(k as u8)];
+                let n = (4 - at).min(buf.remaining());
+                buf.put_slice(&header[at..at + n]);
+                n
+            } else {
+                let from = start + at - 4;
+                let n = (start + len - from).min(buf.remaining());
+                buf.put_slice(&self.payload[from..from + n]);
+                n
+            };
+            self.read += n;
+        }
+    }
+}
+
+/// The library's input and the pump's end of it, for the connection of `wire`.
+pub fn pipe(wire: std::sync::Arc<Wire>) -> (Commands, Handoff) {
+    let slot = std::sync::Arc::new(parking_lot::Mutex::new(Slot::default()));
+    (Commands(std::sync::Arc::clone(&slot), wire), Handoff(slot))
+}
+
+impl Handoff {
+    /// Hands the library an empty query numbered `seq` in a command's place, for the session to
+    /// answer as `notice` says.
+    async fn notice(&mut self, notice: Notice, seq: u8) -> io::Result<()> {
+        self.send(vec![COM_QUERY], seq, Some(notice)).await
+    }
+
+    /// Hands `payload` (one command, its packets numbered from `seq`) to the library and waits
+    /// until it has read it whole: the pump holds one command at most.
+    async fn send(&mut self, payload: Vec<u8>, seq: u8, notice: Option<Notice>) -> io::Result<()> {
+        {
+            let mut slot = self.0.lock();
+            slot.command = Some(Framed {
+                payload,
+                seq,
+                read: 0,
+                notice,
+            });
+            if let Some(w) = slot.reader.take() {
+                w.wake();
+            }
+        }
+        std::future::poll_fn(|cx| {
+            let mut slot = self.0.lock();
+            if slot.command.is_none() {
+                Poll::Ready(Ok(()))
+            } else if slot.library_gone {
+                Poll::Ready(Err(io::ErrorKind::BrokenPipe.into()))
+            } else {
+                slot.writer = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        })
+        .await
+    }
+}
+
+impl Slot {
+    /// One end has gone: `gone` marks it, and the other end, waiting on it, wakes.
+    fn end(&mut self, gone: fn(&mut Slot) -> (&mut bool, &mut Option<std::task::Waker>)) {
+        let (flag, waiting) = gone(self);
+        *flag = true;
+        if let Some(w) = waiting.take() {
+            w.wake();
+        }
+    }
+}
+
+impl Drop for Handoff {
+    fn drop(&mut self) {
+        self.0.lock().end(|s| (&mut s.pump_gone, &mut s.reader));
+    }
+}
+
+impl Drop for Commands {
+    fn drop(&mut self) {
+        self.0.lock().end(|s| (&mut s.library_gone, &mut s.writer));
+    }
+}
+
+impl AsyncRead for Commands {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let mut slot = self.0.lock();
+        let slot = &mut *slot;
+        match slot.command.as_mut() {
+            Some(command) => {
+                if let Some(notice) = command.notice.take() {
+                    *self.1.notice.lock() = Some(notice);
+                }
+                command.copy_to(buf);
+                if command.read == command.len() {
+                    slot.command = None;
+                    if let Some(w) = slot.writer.take() {
+                        w.wake();
+                    }
+                }
+                Poll::Ready(Ok(()))
+            }
+            // The end of the input.
+            None if slot.pump_gone => Poll::Ready(Ok(())),
+            None => {
+                slot.reader = Some(cx.waker().clone());
+                Poll::Pending
+            }
         }
     }
 }
@@ -148,10 +318,9 @@ async fn write_framed<W: AsyncWrite + Unpin>(
 /// Copies the client's packets from `socket` to `out` (the library's input), bounded as the
 /// module says, until the client closes or idles past `wait_timeout`; then `out` is dropped,
 /// which the library reads as the end of the session.
-pub async fn pump<R, W>(mut socket: R, mut out: W, wire: std::sync::Arc<Wire>) -> io::Result<()>
+pub async fn pump<R>(mut socket: R, mut out: Handoff, wire: std::sync::Arc<Wire>) -> io::Result<()>
 where
     R: AsyncRead + Unpin,
-    W: AsyncWrite + Unpin,
 {
     let mut sent = std::time::Instant::now();
     loop {
@@ -245,21 +414,71 @@ where
                     "handshake packet over 64 KiB",
                 ));
             }
-            *wire.notice.lock() = Some(Notice::TooLarge { bytes: total });
-            write_framed(&mut out, &[COM_QUERY], last_seq).await?;
+            out.notice(Notice::TooLarge { bytes: total }, last_seq)
+                .await?;
             continue;
+        }
+        let statement_id = |payload: &[u8]| {
+            payload
+                .get(1..5)
+                .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+        };
+        if commands && payload.first() == Some(&COM_STMT_EXECUTE) {
+            if let Some(id) =
+                statement_id(&payload).filter(|id| !wire.statements.lock().contains_key(id))
+            {
+                out.notice(Notice::UnknownStatement(id), last_seq).await?;
+                continue;
+            }
+            let checked = check_execute(&payload, &mut wire.statements.lock());
+            match checked {
+                Ok(None) => {}
+                Ok(Some(with_types)) => payload = with_types,
+                Err(what) => {
+                    out.notice(Notice::BadExecute(what), last_seq).await?;
+                    continue;
+                }
+            }
         }
         if commands {
             if let Some((&command, text)) = payload.split_first() {
                 let textual = matches!(command, COM_QUERY | COM_INIT_DB | COM_STMT_PREPARE);
                 if textual {
                     if let Err(e) = std::str::from_utf8(text) {
-                        *wire.notice.lock() = Some(Notice::NotUtf8 {
-                            at: e.valid_up_to(),
-                        });
-                        write_framed(&mut out, &[COM_QUERY], last_seq).await?;
+                        out.notice(
+                            Notice::NotUtf8 {
+                                at: e.valid_up_to(),
+                            },
+                            last_seq,
+                        )
+                        .await?;
                         continue;
                     }
+                }
+                if command == COM_STMT_SEND_LONG_DATA {
+                    // It has no answer. One for a statement the library does not know would end
+                    // the connection, a short one get an OK: as MySQL, neither gets anything.
+                    let known = match (statement_id(&payload), text.get(4..6)) {
+                        (Some(id), Some(param)) => {
+                            let param = u16::from_le_bytes(param.try_into().expect("2 bytes"));
+                            wire.statements
+                                .lock()
+                                .get_mut(&id)
+                                .map(|st| st.long_data.insert(param))
+                                .is_some()
+                        }
+                        _ => false,
+                    };
+                    if !known {
+                        continue;
+                    }
+                }
+                if command == COM_SET_OPTION {
+                    let option = text.get(..2).map_or(u16::MAX, |b| {
+                        u16::from_le_bytes(b.try_into().expect("2 bytes"))
+                    });
+                    out.notice(Notice::SetOption(option), last_seq).await?;
+                    continue;
                 }
                 // The library answers exactly this text itself, with 64 MiB whatever the
                 // bound; a trailing space sends it to the session, which answers the bound.
@@ -271,8 +490,158 @@ where
                 }
             }
         }
-        write_framed(&mut out, &payload, first_seq).await?;
+        out.send(payload, first_seq, None).await?;
     }
+}
+
+impl Wire {
+    /// The session prepared statement `id` with `count` parameters (before it tells the client).
+    pub fn prepared(&self, id: u32, count: u16) {
+        self.statements.lock().insert(
+            id,
+            Parameters {
+                count,
+                ..Default::default()
+            },
+        );
+    }
+
+    /// The session closed statement `id`.
+    pub fn closed(&self, id: u32) {
+        self.statements.lock().remove(&id);
+    }
+}
+
+const COM_STMT_EXECUTE: u8 = 0x17;
+const COM_STMT_SEND_LONG_DATA: u8 = 0x18;
+const COM_SET_OPTION: u8 = 0x1b;
+
+/// Checks a `COM_STMT_EXECUTE` (`payload`, its command byte first) before the library reads it,
+/// which panics on parameters it cannot read, and reads an execution that does not resend its
+/// parameters' types (as mysqlnd sends a statement executed again) from the wrong byte: the
+/// types of the last execution that sent them are put back in. Returns the packet to hand over
+/// (`None`: as it is), or what is wrong with it.
+fn check_execute(
+    payload: &[u8],
+    statements: &mut std::collections::HashMap<u32, Parameters>,
+) -> Result<Option<Vec<u8>>, String> {
+    use mysql_common::constants::ColumnType as T;
+    let truncated = || "the parameters end before their values do".to_string();
+    if payload.len() < 10 {
+        return Err("a COM_STMT_EXECUTE shorter than its header".into());
+    }
+    let id = u32::from_le_bytes(payload[1..5].try_into().expect("4 bytes"));
+    // An unknown statement: the pump answers it (error 1243) before asking.
+    let Some(st) = statements.get_mut(&id) else {
+        return Ok(None);
+    };
+    let n = st.count as usize;
+    let long_data = std::mem::take(&mut st.long_data);
+    if n == 0 {
+        return Ok(None);
+    }
+    let nullmap_at = 10;
+    let flag_at = nullmap_at + n.div_ceil(8);
+    let Some(&flag) = payload.get(flag_at) else {
+        return Err(truncated());
+    };
+    let (types, values_at, rebuilt) = if flag != 0 {
+        let end = flag_at + 1 + 2 * n;
+        let types = payload
+            .get(flag_at + 1..end)
+            .ok_or_else(truncated)?
+            .to_vec();
+        st.types = Some(types.clone());
+        (types, end, None)
+    } else {
+        let types = st
+            .types
+            .clone()
+            .ok_or("parameters sent without their types, and none sent before")?;
+        let mut with_types = payload[..flag_at].to_vec();
+        with_types.push(1);
+        with_types.extend_from_slice(&types);
+        let values_at = with_types.len();
+        with_types.extend_from_slice(&payload[flag_at + 1..]);
+        (types, values_at, Some(with_types))
+    };
+    let packet = rebuilt.as_deref().unwrap_or(payload);
+    let mut at = values_at;
+    let take = |at: &mut usize, len: usize| -> Result<(), String> {
+        *at = at
+            .checked_add(len)
+            .filter(|&e| e <= packet.len())
+            .ok_or_else(truncated)?;
+        Ok(())
+    };
+    for i in 0..n {
+        let null = packet[nullmap_at + i / 8] & (1 << (i % 8)) != 0;
+        if null || long_data.contains(&(i as u16)) {
+            continue;
+        }
+        let ty = T::try_from(types[2 * i]).map_err(|_| {
+            format!(
+                "parameter {} has an unknown type 0x{:x}",
+                i + 1,
+                types[2 * i]
+            )
+        })?;
+        match ty {
+            T::MYSQL_TYPE_NULL => {}
+            T::MYSQL_TYPE_TINY => take(&mut at, 1)?,
+            T::MYSQL_TYPE_SHORT | T::MYSQL_TYPE_YEAR => take(&mut at, 2)?,
+            T::MYSQL_TYPE_LONG | T::MYSQL_TYPE_INT24 | T::MYSQL_TYPE_FLOAT => take(&mut at, 4)?,
+            T::MYSQL_TYPE_LONGLONG | T::MYSQL_TYPE_DOUBLE => take(&mut at, 8)?,
+            T::MYSQL_TYPE_TIMESTAMP
+            | T::MYSQL_TYPE_DATETIME
+            | T::MYSQL_TYPE_DATE
+            | T::MYSQL_TYPE_TIME => {
+                let len = *packet.get(at).ok_or_else(truncated)? as usize;
+                take(&mut at, 1 + len)?
+            }
+            T::MYSQL_TYPE_STRING
+            | T::MYSQL_TYPE_VAR_STRING
+            | T::MYSQL_TYPE_BLOB
+            | T::MYSQL_TYPE_TINY_BLOB
+            | T::MYSQL_TYPE_MEDIUM_BLOB
+            | T::MYSQL_TYPE_LONG_BLOB
+            | T::MYSQL_TYPE_SET
+            | T::MYSQL_TYPE_ENUM
+            | T::MYSQL_TYPE_DECIMAL
+            | T::MYSQL_TYPE_VARCHAR
+            | T::MYSQL_TYPE_BIT
+            | T::MYSQL_TYPE_NEWDECIMAL
+            | T::MYSQL_TYPE_GEOMETRY
+            | T::MYSQL_TYPE_JSON => {
+                // A length-encoded integer, then that many bytes.
+                let first = *packet.get(at).ok_or_else(truncated)?;
+                let (head, len) = match first {
+                    0xfc => (3, 2),
+                    0xfd => (4, 3),
+                    0xfe => (9, 8),
+                    0xfb | 0xff => return Err(format!("parameter {} has a bad length", i + 1)),
+                    _ => (1, 0),
+                };
+                let bytes = packet.get(at + 1..at + 1 + len).ok_or_else(truncated)?;
+                let mut le = [0u8; 8];
+                le[..len].copy_from_slice(bytes);
+                let value = if len == 0 {
+                    first as u64
+                } else {
+                    u64::from_le_bytes(le)
+                };
+                take(&mut at, head)?;
+                take(&mut at, usize::try_from(value).map_err(|_| truncated())?)?
+            }
+            other => {
+                return Err(format!(
+                    "parameter {} has type {other:?}, which pinbad does not read",
+                    i + 1
+                ))
+            }
+        }
+    }
+    Ok(rebuilt)
 }
 
 /// The socket's writing half as the library writes to it: a write that cannot go on for
@@ -426,6 +795,95 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for Guarded<W> {
 mod tests {
     use super::*;
     use std::sync::Arc;
+    use tokio::io::AsyncWriteExt;
+
+    /// An execution of statement 7 with two parameters (a LONGLONG 5 and the string "ab"),
+    /// with or without their types.
+    fn execute(with_types: bool) -> Vec<u8> {
+        let mut p = vec![COM_STMT_EXECUTE, 7, 0, 0, 0, 0, 1, 0, 0, 0, 0b00];
+        if with_types {
+            p.extend_from_slice(&[1, 0x08, 0, 0xfd, 0]);
+        } else {
+            p.push(0);
+        }
+        p.extend_from_slice(&5i64.to_le_bytes());
+        p.extend_from_slice(&[2, b'a', b'b']);
+        p
+    }
+
+    #[test]
+    fn an_execution_without_types_gets_the_last_ones_back() {
+        let mut statements = std::collections::HashMap::new();
+        statements.insert(
+            7,
+            Parameters {
+                count: 2,
+                ..Default::default()
+            },
+        );
+        // Before any types were sent, one without is refused (nothing to read it by).
+        assert!(check_execute(&execute(false), &mut statements).is_err());
+        assert_eq!(check_execute(&execute(true), &mut statements), Ok(None));
+        assert_eq!(
+            check_execute(&execute(false), &mut statements),
+            Ok(Some(execute(true)))
+        );
+        // An unknown statement is answered before this check (by the pump).
+        let mut other = execute(false);
+        other[1] = 8;
+        assert_eq!(check_execute(&other, &mut statements), Ok(None));
+    }
+
+    #[test]
+    fn an_execution_the_library_would_panic_on_is_refused() {
+        let mut statements = std::collections::HashMap::new();
+        statements.insert(
+            7,
+            Parameters {
+                count: 2,
+                ..Default::default()
+            },
+        );
+        let good = execute(true);
+        for cut in 0..good.len() {
+            assert!(
+                check_execute(&good[..cut], &mut statements).is_err(),
+                "cut at {cut}"
+            );
+        }
+        let mut unknown_type = good.clone();
+        unknown_type[12] = 0x50;
+        assert!(check_execute(&unknown_type, &mut statements)
+            .unwrap_err()
+            .contains("unknown type"));
+        let mut long = good.clone();
+        let n = long.len();
+        long[n - 3] = 0xfe;
+        assert!(check_execute(&long, &mut statements).is_err());
+        // Parameters sent apart are not in the packet; NULLs neither.
+        let mut nulls = vec![
+            COM_STMT_EXECUTE,
+            7,
+            0,
+            0,
+            0,
+            0,
+            1,
+            0,
+            0,
+            0,
+            0b11,
+            1,
+            0x08,
+            0,
+            0xfd,
+            0,
+        ];
+        assert_eq!(check_execute(&nulls, &mut statements), Ok(None));
+        nulls[10] = 0b01;
+        statements.get_mut(&7).unwrap().long_data.insert(1);
+        assert_eq!(check_execute(&nulls, &mut statements), Ok(None));
+    }
 
     fn logged_in(max_packet: u64) -> Arc<Wire> {
         let config = MysqlConfig {
@@ -439,15 +897,99 @@ mod tests {
 
     /// What the pump hands on for `input`.
     async fn pumped(wire: Arc<Wire>, input: Vec<u8>) -> Vec<u8> {
-        let mut out = Vec::new();
-        pump(&input[..], &mut out, wire).await.unwrap();
-        out
+        let (r, out) = pumped_reads(wire, input, 1 << 20).await;
+        r.unwrap();
+        out.concat()
     }
 
+    /// How the pump ended on `input`, and the library's reads of `room` bytes at most.
+    async fn pumped_reads(
+        wire: Arc<Wire>,
+        input: Vec<u8>,
+        room: usize,
+    ) -> (io::Result<()>, Vec<Vec<u8>>) {
+        let (mut commands, handoff) = pipe(Arc::clone(&wire));
+        let read = async {
+            let mut reads = Vec::new();
+            let mut buf = vec![0u8; room];
+            loop {
+                let n = commands.read(&mut buf).await.unwrap();
+                if n == 0 {
+                    return reads;
+                }
+                reads.push(buf[..n].to_vec());
+            }
+        };
+        tokio::join!(pump(&input[..], handoff, wire), read)
+    }
+
+    /// `payload` framed as MySQL packets from `seq` (written here as the protocol says, to check
+    /// the pipe's framing against).
     fn framed(payload: &[u8], seq: u8) -> Vec<u8> {
         let mut out = Vec::new();
-        block_on(write_framed(&mut out, payload, seq)).unwrap();
-        out
+        let mut seq = seq;
+        let mut rest = payload;
+        loop {
+            let n = rest.len().min(MAX_PHYSICAL);
+            out.extend_from_slice(&(n as u32).to_le_bytes()[..3]);
+            out.push(seq);
+            out.extend_from_slice(&rest[..n]);
+            rest = &rest[n..];
+            seq = seq.wrapping_add(1);
+            if n < MAX_PHYSICAL {
+                return out;
+            }
+        }
+    }
+
+    #[test]
+    fn a_notice_comes_when_its_command_is_read_and_not_before() {
+        let wire = logged_in(1024);
+        let query = framed(b"\x03SELECT 1", 0);
+        let input = [query.clone(), framed(&[0x17, 9, 0, 0, 0, 0, 1, 0, 0, 0], 0)].concat();
+        let (mut commands, handoff) = pipe(Arc::clone(&wire));
+        let read = async {
+            let mut buf = vec![0u8; 4096];
+            let n = commands.read(&mut buf).await.unwrap();
+            assert_eq!(buf[..n], query[..]);
+            // The pump goes on to the next command meanwhile; the session, still answering the
+            // first, must not see the second's notice.
+            for _ in 0..10 {
+                tokio::task::yield_now().await;
+            }
+            assert_eq!(wire.take_notice(), None);
+            let n = commands.read(&mut buf).await.unwrap();
+            assert_eq!(buf[..n], framed(&[COM_QUERY], 0)[..]);
+            assert_eq!(wire.take_notice(), Some(Notice::UnknownStatement(9)));
+            assert_eq!(commands.read(&mut buf).await.unwrap(), 0);
+        };
+        let (r, ()) =
+            block_on(async { tokio::join!(pump(&input[..], handoff, Arc::clone(&wire)), read) });
+        r.unwrap();
+    }
+
+    #[test]
+    fn each_read_brings_one_command_and_never_a_byte_of_the_next() {
+        let wire = logged_in(64 << 20);
+        // A statement closed (no answer) and the next statement in one segment, as mysqlnd
+        // sends them, then a ping.
+        let close = framed(&[0x19, 1, 0, 0, 0], 0);
+        let query = framed(b"\x03SELECT 1", 0);
+        let ping = framed(&[0x0e], 0);
+        let input = [close.clone(), query.clone(), ping.clone()].concat();
+        let (r, reads) = block_on(pumped_reads(wire, input, 4096));
+        r.unwrap();
+        assert_eq!(reads, [close, query, ping]);
+        // A command longer than a read, and one over a physical packet, come in reads of it alone.
+        let wire = logged_in(64 << 20);
+        let mut long = vec![COM_QUERY];
+        long.resize(MAX_PHYSICAL + 10, b'z');
+        let input = [framed(&long, 0), framed(b"\x03SELECT 2", 0)].concat();
+        let (r, reads) = block_on(pumped_reads(wire, input, 4096));
+        r.unwrap();
+        let last = reads.last().unwrap().clone();
+        assert_eq!(last, framed(b"\x03SELECT 2", 0));
+        assert_eq!(reads[..reads.len() - 1].concat(), framed(&long, 0));
     }
 
     fn block_on<F: Future>(f: F) -> F::Output {
@@ -503,8 +1045,7 @@ mod tests {
         assert_eq!(block_on(pumped(Arc::clone(&wire), login.clone())), login);
         assert_eq!(wire.take_notice(), None);
         let long = framed(&vec![1u8; 100 << 10], 1);
-        let mut out = Vec::new();
-        let r = block_on(pump(&long[..], &mut out, wire));
+        let (r, out) = block_on(pumped_reads(wire, long, 4096));
         assert_eq!(r.unwrap_err().kind(), io::ErrorKind::InvalidData);
         assert!(out.is_empty());
     }
@@ -527,8 +1068,7 @@ mod tests {
         long.resize(MAX_PHYSICAL + 10, b'y');
         let mut input = framed(&long, 0);
         input[MAX_PHYSICAL + 4 + 3] = 7;
-        let mut out = Vec::new();
-        let r = block_on(pump(&input[..], &mut out, wire));
+        let (r, _) = block_on(pumped_reads(wire, input, 4096));
         assert_eq!(r.unwrap_err().kind(), io::ErrorKind::InvalidData);
     }
 

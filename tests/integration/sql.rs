@@ -1175,6 +1175,11 @@ impl Wire {
     /// `sql`'s rows (each value as text, NULL as None), or its error.
     fn query(&mut self, sql: &[u8]) -> Result<Vec<Vec<Option<String>>>, MysqlError> {
         self.send_query(sql);
+        self.text_result()
+    }
+
+    /// The next answer, read as a text result set: its rows, or its error.
+    fn text_result(&mut self) -> Result<Vec<Vec<Option<String>>>, MysqlError> {
         let (_, first) = self.read_packet().expect("an answer");
         match first[0] {
             0x00 => return Ok(Vec::new()),
@@ -1463,5 +1468,264 @@ fn uptime_and_engines_answer_as_mysql_does() {
     assert_eq!(
         c.value("SELECT SUPPORT FROM information_schema.ENGINES WHERE ENGINE = 'pinba'"),
         "DEFAULT"
+    );
+}
+
+/// Server-side prepared statements with the real clients: mysqli's `prepare()`/`bind_param()`
+/// (binary protocol rows read by `get_result()` and by `bind_result()`), PDO with
+/// `ATTR_EMULATE_PREPARES` off (named and positional parameters, a string parameter carrying a
+/// quote that must stay a value). Every answer equals the same statement sent as a query (and
+/// the HTTP API's numbers); an unknown statement id and a statement with an error get MySQL's
+/// errors at prepare.
+#[test]
+fn prepared_statements_answer_as_the_same_query_does() {
+    let php_ok = have(
+        "PHP with pdo_mysql and mysqli",
+        "php",
+        &[
+            "-r",
+            "exit(extension_loaded('pdo_mysql') && extension_loaded('mysqli') ? 0 : 1);",
+        ],
+    );
+    if !php_ok {
+        return;
+    }
+    let d = loaded("", &traffic(300));
+    let port = d.mysql.unwrap().port();
+    let want = http_script_counts(&d);
+    assert_eq!(want.len(), 4);
+    let php = format!(
+        r#"
+mysqli_report(MYSQLI_REPORT_ERROR | MYSQLI_REPORT_STRICT);
+$m = new mysqli("127.0.0.1", "php", "", "pinba", {port});
+$q = "SELECT script_name, req_count FROM report_by_script_name WHERE req_count >= ? AND script_name <> ? ORDER BY script_name";
+$st = $m->prepare($q);
+$min = 1; $not = "x' OR '1'='1";
+$st->bind_param("is", $min, $not);
+$st->execute();
+$prepared = $st->get_result()->fetch_all(MYSQLI_NUM);
+$st->execute();
+$st->bind_result($name, $count);
+$bound = [];
+while ($st->fetch()) {{ $bound[] = [$name, $count]; }}
+$st->close();
+$text = $m->query("SELECT script_name, req_count FROM report_by_script_name WHERE req_count >= 1 AND script_name <> 'x'' OR ''1''=''1' ORDER BY script_name")->fetch_all(MYSQLI_NUM);
+$agg = $m->prepare("SELECT COUNT(*), SUM(req_time), MAX(status) FROM request WHERE status = ? OR script_name = ?");
+$status = 500; $script = "/s1.php";
+$agg->bind_param("is", $status, $script);
+$agg->execute();
+$agg_rows = $agg->get_result()->fetch_all(MYSQLI_NUM);
+$agg_text = $m->query("SELECT COUNT(*), SUM(req_time), MAX(status) FROM request WHERE status = 500 OR script_name = '/s1.php'")->fetch_all(MYSQLI_NUM);
+try {{ $m->prepare("SELECT * FROM nope WHERE a = ?"); $bad = "no error"; }}
+catch (mysqli_sql_exception $e) {{ $bad = $e->getCode(); }}
+$pdo = new PDO("mysql:host=127.0.0.1;port={port};dbname=pinba", "php", "");
+$pdo->setAttribute(PDO::ATTR_ERRMODE, PDO::ERRMODE_EXCEPTION);
+$pdo->setAttribute(PDO::ATTR_EMULATE_PREPARES, false);
+$ps = $pdo->prepare("SELECT script_name, req_count FROM report_by_script_name WHERE req_count >= :min ORDER BY script_name");
+$ps->execute([":min" => 1]);
+$pdo_rows = $ps->fetchAll(PDO::FETCH_NUM);
+$cnt = $pdo->prepare("SELECT COUNT(*) FROM request WHERE script_name = ? AND status IN (?, ?)");
+$cnt->execute(["/s2.php", 200, 404]);
+$pdo_count = $cnt->fetchColumn();
+$pdo_text = $pdo->query("SELECT COUNT(*) FROM request WHERE script_name = '/s2.php' AND status IN (200, 404)")->fetchColumn();
+echo json_encode(["prepared" => $prepared, "bound" => $bound, "text" => $text,
+  "agg" => $agg_rows, "agg_text" => $agg_text, "bad" => $bad,
+  "pdo" => $pdo_rows, "pdo_count" => $pdo_count, "pdo_text" => $pdo_text]);
+"#
+    );
+    let out = Command::new("php").args(["-r", &php]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{} {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pairs = |v: &Value| -> Vec<(String, u64)> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r[0].as_str().unwrap().to_string(),
+                    r[1].to_string().trim_matches('"').parse().unwrap(),
+                )
+            })
+            .collect()
+    };
+    for rows in ["prepared", "bound", "text", "pdo"] {
+        assert_eq!(pairs(&got[rows]), want, "{rows}: {got}");
+    }
+    // The binary protocol's numbers are the text protocol's (as the clients convert them).
+    let agg = &got["agg"][0];
+    let agg_text = &got["agg_text"][0];
+    assert_eq!(
+        agg[0].to_string().trim_matches('"'),
+        agg_text[0].to_string().trim_matches('"'),
+        "{got}"
+    );
+    assert!(
+        agg[0].to_string().trim_matches('"').parse::<u64>().unwrap() > 0,
+        "{got}"
+    );
+    let sum = |v: &Value| v.to_string().trim_matches('"').parse::<f64>().unwrap();
+    assert!((sum(&agg[1]) - sum(&agg_text[1])).abs() < 1e-6, "{got}");
+    assert_eq!(agg[2].to_string().trim_matches('"'), "500", "{got}");
+    assert_eq!(got["bad"], 1146, "{got}");
+    assert_eq!(
+        got["pdo_count"].to_string().trim_matches('"'),
+        got["pdo_text"].to_string().trim_matches('"'),
+        "{got}"
+    );
+    assert!(
+        got["pdo_count"]
+            .to_string()
+            .trim_matches('"')
+            .parse::<u64>()
+            .unwrap()
+            > 0
+    );
+}
+
+/// Commands sent together in one segment, as mysqlnd sends `$st->close()` (which has no answer)
+/// and the statement after it: each statement gets its own answer, the closes none, whatever
+/// the timing (the protocol library, handed two commands in one read, read the first from freed
+/// memory and answered an OK the client took for the next statement's answer).
+#[test]
+fn commands_sent_together_are_each_answered_once() {
+    use std::io::Write;
+    let d = Daemon::start("");
+    let mut w = Wire::login(d.mysql.expect("SQL on"), "u", None).unwrap();
+    let mut ids = Vec::new();
+    for i in 0..16 {
+        w.write_packet(0, format!("\x16SELECT {i} AS n, ? AS p").as_bytes());
+        let (_, ok) = w.read_packet().expect("an answer to the prepare");
+        assert_eq!(ok[0], 0, "{:?}", error_of(&ok));
+        ids.push(u32::from_le_bytes(ok[1..5].try_into().unwrap()));
+        let columns = u16::from_le_bytes([ok[5], ok[6]]);
+        let params = u16::from_le_bytes([ok[7], ok[8]]);
+        assert_eq!((columns, params), (2, 1));
+        // Each list of definitions ends with an EOF packet.
+        for _ in 0..columns + params + 2 {
+            w.read_packet().expect("a definition");
+        }
+    }
+    let packet = |payload: &[u8]| {
+        let mut p = (payload.len() as u32).to_le_bytes()[..3].to_vec();
+        p.push(0);
+        p.extend_from_slice(payload);
+        p
+    };
+    let mut together = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let mut close = vec![0x19];
+        close.extend_from_slice(&id.to_le_bytes());
+        together.extend(packet(&close));
+        together.extend(packet(format!("\x03SELECT {}", 100 + i).as_bytes()));
+    }
+    w.stream.write_all(&together).unwrap();
+    for i in 0..ids.len() {
+        let rows = w
+            .text_result()
+            .unwrap_or_else(|e| panic!("statement {i}: {e:?}"));
+        assert_eq!(rows, [[Some((100 + i).to_string())]], "statement {i}");
+    }
+    // Nothing more was answered, and the statements are closed.
+    assert_eq!(w.value("SELECT 'last'"), "last");
+    let mut execute = vec![0x17];
+    execute.extend_from_slice(&ids[0].to_le_bytes());
+    execute.extend_from_slice(&[0, 1, 0, 0, 0, 1, 1, 0x06, 0]);
+    w.write_packet(0, &execute);
+    let (_, answer) = w.read_packet().expect("an answer to the execution");
+    assert_eq!(error_of(&answer).0, 1243, "{answer:?}");
+}
+
+/// `COM_SET_OPTION` gets MySQL's EOF packet (mysqli's `multi_query` sends it first, and read the
+/// OK it got as a malformed reply); an unknown option gets error 1047; the session goes on.
+#[test]
+fn set_option_is_answered_as_mysql_does() {
+    let d = Daemon::start("");
+    let mysql = d.mysql.expect("SQL on");
+    let mut w = Wire::login(mysql, "u", None).unwrap();
+    for option in [0u16, 1] {
+        let mut p = vec![0x1b];
+        p.extend_from_slice(&option.to_le_bytes());
+        w.write_packet(0, &p);
+        let (seq, eof) = w.read_packet().expect("an answer");
+        assert_eq!((seq, eof[0]), (1, 0xfe), "{eof:?}");
+        assert!(eof.len() < 9, "an EOF packet: {eof:?}");
+        // Its warnings and status, as an EOF packet is read: none.
+        assert_eq!(&eof[1..5], &[0, 0, 0, 0], "{eof:?}");
+    }
+    w.write_packet(0, &[0x1b, 9, 0]);
+    let (_, error) = w.read_packet().expect("an answer");
+    assert_eq!(error_of(&error).0, 1047);
+    assert_eq!(w.value("SELECT 'on'"), "on");
+    if !have(
+        "PHP with mysqli",
+        "php",
+        &["-r", "exit(extension_loaded('mysqli') ? 0 : 1);"],
+    ) {
+        return;
+    }
+    let php = format!(
+        r#"
+mysqli_report(MYSQLI_REPORT_ERROR | MYSQLI_REPORT_STRICT);
+$m = new mysqli("127.0.0.1", "php", "", "pinba", {port});
+$m->multi_query("SELECT 1 + 1 AS two");
+$rows = $m->store_result()->fetch_all(MYSQLI_NUM);
+$more = $m->more_results();
+$next = $m->query("SELECT 'next'")->fetch_all(MYSQLI_NUM);
+echo json_encode([$rows, $more, $next]);
+"#,
+        port = mysql.port()
+    );
+    let out = Command::new("php").args(["-r", &php]).output().unwrap();
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{} {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got, serde_json::json!([[["2"]], false, [["next"]]]));
+}
+
+/// `timer.id` fits pinba_engine's and Pinboard's `int(11)` (a signed 32-bit column) however many
+/// requests came before, unique among the pool's timers, and `timertag.timer_id` finds its timer
+/// either way round a join (it was the request's id × 65,536 + the place: past 2^31 after 32,768
+/// requests).
+#[test]
+fn timer_ids_fit_a_signed_32_bit_column() {
+    let d = Daemon::start("stats_history = \"10m\"\nrequest_pool_size = 1000\n");
+    let batch: Vec<Vec<u8>> = traffic(1000).iter().map(Sent::encode).collect();
+    for _ in 0..34 {
+        d.send(&batch);
+    }
+    d.wait_merged(34_000);
+    let mut c = Wire::login(d.mysql.unwrap(), "u", None).unwrap();
+    let n = |c: &mut Wire, sql: &str| -> u64 { c.value(sql).parse().unwrap() };
+    assert!(n(&mut c, "SELECT MIN(id) FROM request") >= 33_000);
+    let timers = n(&mut c, "SELECT COUNT(*) FROM timer");
+    assert!(timers > 500, "{timers}");
+    assert!(n(&mut c, "SELECT MAX(id) FROM timer") < 1 << 31);
+    assert_eq!(n(&mut c, "SELECT COUNT(DISTINCT id) FROM timer"), timers);
+    let tags = n(&mut c, "SELECT COUNT(*) FROM timertag");
+    assert!(tags > 0);
+    assert_eq!(
+        n(
+            &mut c,
+            "SELECT COUNT(*) FROM timer t JOIN timertag tt ON tt.timer_id = t.id \
+             AND tt.value IS NOT NULL"
+        ),
+        tags
+    );
+    assert_eq!(
+        n(
+            &mut c,
+            "SELECT COUNT(*) FROM timertag tt JOIN timer t ON t.id = tt.timer_id \
+             WHERE t.request_id >= 33000"
+        ),
+        tags
     );
 }
