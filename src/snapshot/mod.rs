@@ -95,13 +95,12 @@ mod restore;
 
 #[cfg(test)]
 use encode::*;
-pub use encode::{encode, write, Written};
+pub use encode::{encode, write, Output, Written};
 use file::*;
 pub(crate) use file::{
     check_file, read_file, remove_partial_writes, wall_of_save_now, write_file, BootMark,
 };
 pub use restore::restore;
-use restore::*;
 pub(crate) use restore::{assign_workers, longest_window_ms, on_threads};
 
 /// At shutdown, once the merger stopped (the receivers may run): writes the snapshot if enabled,
