@@ -299,7 +299,9 @@ fn rows_len<'a>(
     marks: bool,
 ) -> u64 {
     let each = 4 * n as u64 + if marks { 8 } else { 0 };
-    4 + rows.map(|(_, row)| each + row_len(row, layout)).sum::<u64>()
+    4 + rows
+        .map(|(_, row)| each + row_len(row, layout))
+        .sum::<u64>()
 }
 
 /// Bytes [`write_tick`] writes for `tick` of `n` keys.

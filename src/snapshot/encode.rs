@@ -24,11 +24,19 @@ pub struct Written {
     pub reports: u64,
     pub bytes: u64,
     pub write_ms: f64,
+    /// How far the process's resident memory rose above what it held when the write began
+    /// (bytes; its peak, `VmHWM`, reset then): the write's own memory. `None` where the kernel
+    /// does not tell it.
+    pub rss_growth: Option<u64>,
 }
 
 /// Writes `{dir}/snapshot.bin` (temporary file, fsync, rename, fsync of the directory). Call
 /// only when nothing merges any more: family stages are drained into their members here.
 pub fn write(shared: &Core, dir: &Path) -> Result<Written, SnapshotError> {
+    // The families' stages folded in first (see `encode_as`): their members' new rows are the
+    // reports' memory, not the write's.
+    drain_families(shared);
+    let resident = peak_reset();
     let ((requests, reports), bytes, write_us) =
         write_file(dir, FILE, true, |w| encode(shared, w))?;
     Ok(Written {
@@ -36,7 +44,38 @@ pub fn write(shared: &Core, dir: &Path) -> Result<Written, SnapshotError> {
         reports,
         bytes,
         write_ms: write_us as f64 / 1000.0,
+        rss_growth: resident.and_then(|r| Some(proc_status_bytes("VmHWM:")?.saturating_sub(r))),
     })
+}
+
+/// A family member's stage holds part of its state: folded in before the members are saved.
+fn drain_families(shared: &Core) {
+    for cell in shared.reports().snapshot() {
+        if let Some(f) = cell.family() {
+            f.drain();
+        }
+    }
+}
+
+/// Resets the process's peak resident memory (`VmHWM`) to what it holds now
+/// (`/proc/self/clear_refs`), and returns that (`VmRSS`, bytes), if the kernel allows.
+fn peak_reset() -> Option<u64> {
+    std::fs::write("/proc/self/clear_refs", "5").ok()?;
+    proc_status_bytes("VmRSS:")
+}
+
+/// A figure of `/proc/self/status` (kB there), bytes.
+fn proc_status_bytes(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib << 10)
 }
 
 /// The content (everything the checksum covers); returns the requests and reports saved.
@@ -51,13 +90,8 @@ pub(super) fn encode_as<W: Output>(
     w: &mut Writer<W>,
     version: u32,
 ) -> Result<(u64, u64), SnapshotError> {
+    drain_families(shared);
     let cells = shared.reports().snapshot();
-    // A family member's stage holds part of its state: fold it in first.
-    for cell in &cells {
-        if let Some(f) = cell.family() {
-            f.drain();
-        }
-    }
     w.bytes(MAGIC)?;
     w.u32(version)?;
     w.u64(shared.clock().epoch_unix_ms())?;
@@ -135,8 +169,9 @@ pub trait Output: Write {
 }
 
 impl Output for std::fs::File {
+    /// A regular file; not a pipe (no places to write at: written in turn).
     fn file(&self) -> Option<&std::fs::File> {
-        Some(self)
+        self.metadata().is_ok_and(|m| m.is_file()).then_some(self)
     }
     fn skip_part(w: &mut Writer<Self>, len: u64, crc: u32) -> std::io::Result<()> {
         w.skip_checked(len, crc)
@@ -214,8 +249,13 @@ fn encode_reports<W: Output>(
             plans[i].len
         )))
     };
-    let Some(file) = w.get_ref().file().map(std::fs::File::try_clone).transpose()? else {
-        // A buffer: in turn.
+    let Some(file) = w
+        .get_ref()
+        .file()
+        .map(std::fs::File::try_clone)
+        .transpose()?
+    else {
+        // A buffer or a pipe: in turn.
         for &i in &order {
             header(i, w)?;
             let start = w.position();

@@ -119,6 +119,7 @@ pub fn write_at_shutdown(shared: &Core) -> Result<(), String> {
                 reports = w.reports,
                 bytes = w.bytes,
                 write_ms = w.write_ms,
+                rss_growth_mib = w.rss_growth.map_or(-1.0, |b| b as f64 / (1 << 20) as f64),
                 "Snapshot written"
             );
             Ok(())
