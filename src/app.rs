@@ -486,6 +486,7 @@ impl Running {
         // The process ends next: the pool, the reports and the dictionary are left to it rather
         // than freed one allocation at a time (seconds, with millions of rows and strings).
         let core = Arc::clone(&self.core);
+        let stopping = self.shutdown.clone();
         std::mem::forget(self);
         std::mem::forget(core);
         // The stop is complete either way; a state file that could not be written makes the
@@ -500,6 +501,7 @@ impl Running {
         tracing::info!(
             stop_ms = signalled.elapsed().as_secs_f64() * 1000.0,
             state_files_ms = writes.as_secs_f64() * 1000.0,
+            cpu_ms = stopping.cpu_ms_since_trigger(),
             "Stopped"
         );
         served.map_err(|e| std::io::Error::other(format!("HTTP server failed: {e}")))?;

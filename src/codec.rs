@@ -42,7 +42,7 @@ pub struct Writer<W: Write> {
 }
 
 /// Bytes a [`Writer`] gathers before passing them on.
-const CHUNK: usize = 1 << 20;
+pub const CHUNK: usize = 1 << 20;
 
 impl<W: Write> Writer<W> {
     pub fn new(out: W) -> Writer<W> {
@@ -95,26 +95,56 @@ impl<W: Write> Writer<W> {
         self.u64(b.len() as u64)?;
         self.bytes(b)
     }
-    /// [`Writer::blob`] of bytes whose CRC-32 is known (`crc`, as the `Writer` that wrote them
-    /// returned it from [`Writer::finish`]): they go straight to the output, neither copied into
-    /// the buffer nor checksummed again. The snapshot's reports, each encoded by its own
-    /// `Writer` on a helper thread, are written so: copying and checksumming a report of
-    /// hundreds of MiB on the writing thread was time the write took on one core (and a buffer
-    /// of the report's size).
-    pub fn blob_checked(&mut self, b: &[u8], crc: u32) -> std::io::Result<()> {
-        self.u64(b.len() as u64)?;
-        self.flush_chunk()?;
-        self.crc.combine(&crc32fast::Hasher::new_with_initial_len(
-            crc,
-            b.len() as u64,
-        ));
-        self.len += b.len() as u64;
-        self.out.write_all(b)
+    /// The output (what was written may still wait in the buffer: see [`Writer::flush`]).
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+    /// Passes what the buffer holds on to the output.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.flush_chunk()
+    }
+    /// Bytes written so far, the buffer's included.
+    pub fn position(&self) -> u64 {
+        self.len + self.buf.len() as u64
     }
     /// The output, the CRC-32 and the length of everything written.
     pub fn finish(mut self) -> std::io::Result<(W, u32, u64)> {
         self.flush_chunk()?;
         Ok((self.out, self.crc.finalize(), self.len))
+    }
+}
+
+impl<W: Write + std::io::Seek> Writer<W> {
+    /// Steps over `len` bytes of the output whose CRC-32 is `crc`, written there by someone
+    /// else (the snapshot's reports, each written at its place in the file by a helper thread):
+    /// they count in the length and the checksum as if written here.
+    pub fn skip_checked(&mut self, len: u64, crc: u32) -> std::io::Result<()> {
+        self.flush_chunk()?;
+        let step = i64::try_from(len).map_err(std::io::Error::other)?;
+        self.out.seek(std::io::SeekFrom::Current(step))?;
+        self.crc
+            .combine(&crc32fast::Hasher::new_with_initial_len(crc, len));
+        self.len += len;
+        Ok(())
+    }
+}
+
+/// A [`Write`] at a place of a file, moving on as it writes (positioned writes, `pwrite`: the
+/// file's own offset is neither used nor moved), so that several threads write parts of one
+/// file side by side.
+pub struct WriteAt<'f> {
+    pub file: &'f std::fs::File,
+    pub at: u64,
+}
+
+impl Write for WriteAt<'_> {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        let n = std::os::unix::fs::FileExt::write_at(self.file, b, self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

@@ -18,6 +18,9 @@ struct Inner {
     stopping: AtomicBool,
     /// When the first trigger came: the stop's deadlines count from it.
     at: std::sync::OnceLock<std::time::Instant>,
+    /// The process's CPU time then (ms): what the stop used is logged, which tells a stop that
+    /// waited for the CPU (a busy machine) from one that had work to do.
+    cpu_at: std::sync::OnceLock<f64>,
     notify: Notify,
 }
 
@@ -28,6 +31,7 @@ impl Shutdown {
 
     pub fn trigger(&self) {
         self.inner.at.get_or_init(std::time::Instant::now);
+        self.inner.cpu_at.get_or_init(process_cpu_ms);
         self.inner.stopping.store(true, Ordering::SeqCst);
         self.inner.notify.notify_waiters();
     }
@@ -41,6 +45,14 @@ impl Shutdown {
         self.inner.at.get().copied()
     }
 
+    /// The process's CPU time (ms, all threads, user and system) since the first trigger.
+    pub fn cpu_ms_since_trigger(&self) -> f64 {
+        self.inner
+            .cpu_at
+            .get()
+            .map_or(0.0, |at| process_cpu_ms() - at)
+    }
+
     /// Resolves once `trigger` has been called (for the HTTP server's graceful shutdown).
     pub async fn wait(&self) {
         loop {
@@ -51,6 +63,18 @@ impl Shutdown {
             notified.await;
         }
     }
+}
+
+/// The process's CPU time so far (ms, all threads, user and system): `getrusage(2)`.
+pub fn process_cpu_ms() -> f64 {
+    // SAFETY: getrusage(2) fills the zeroed struct we own.
+    let u = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        u
+    };
+    let ms = |t: libc::timeval| t.tv_sec as f64 * 1000.0 + t.tv_usec as f64 / 1000.0;
+    ms(u.ru_utime) + ms(u.ru_stime)
 }
 
 /// How a background writer (history, the tick log) stops: held at its next checkpoint while the

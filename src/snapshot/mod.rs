@@ -95,13 +95,12 @@ mod restore;
 
 #[cfg(test)]
 use encode::*;
-pub use encode::{encode, write, Written};
+pub use encode::{encode, write, Output, Written};
 use file::*;
 pub(crate) use file::{
     check_file, read_file, remove_partial_writes, wall_of_save_now, write_file, BootMark,
 };
 pub use restore::restore;
-use restore::*;
 pub(crate) use restore::{assign_workers, longest_window_ms, on_threads};
 
 /// At shutdown, once the merger stopped (the receivers may run): writes the snapshot if enabled,
@@ -120,6 +119,7 @@ pub fn write_at_shutdown(shared: &Core) -> Result<(), String> {
                 reports = w.reports,
                 bytes = w.bytes,
                 write_ms = w.write_ms,
+                rss_growth_mib = w.rss_growth.map_or(-1.0, |b| b as f64 / (1 << 20) as f64),
                 "Snapshot written"
             );
             Ok(())

@@ -105,15 +105,6 @@ pub fn restore(
 
 pub(super) type Content = (Pool, Vec<Arc<crate::report::ReportCell>>, Vec<String>);
 
-/// One report's part of a snapshot, serialised (see [`encode`]).
-pub(super) struct SavedReport {
-    pub(super) def: Vec<u8>,
-    pub(super) window: Window,
-    pub(super) blob: Vec<u8>,
-    /// CRC-32 of `blob`.
-    pub(super) crc: u32,
-}
-
 /// What became of one saved report.
 pub(super) enum Outcome {
     Yes(Arc<crate::report::ReportCell>),
@@ -126,15 +117,15 @@ pub(super) enum Outcome {
 /// Runs `work(i)` for every index in `order` on up to `threads` named threads, each taking the
 /// next index once done with the last, and hands each result to `each` on the calling thread as
 /// it comes (in the order they finish). A worker waits while a result waits for `each`, so at
-/// most `threads` + 1 results exist at once (the snapshot's reports: each a blob of up to
-/// hundreds of MiB). With one thread, or when none can be started, everything runs on the
-/// calling thread in `order`.
+/// most `threads` + 1 results exist at once. With one thread, or when none can be started,
+/// everything runs on the calling thread in `order`.
 ///
 /// Why threads: a snapshot's time is mostly each report's own (serialising its window; on
 /// restore, reading it back into tables), independent of the others', and it is time the daemon
 /// is not merging: receivers queue what comes meanwhile in the temp ring (docs/running.md, "Restarts keep
 /// the window"). One report may still take most of it (a full 15-minute window of the benches'
-/// largest timer report: 460 MB of the 1.3 GB).
+/// largest timer report: 460 MB of the 1.3 GB). A snapshot's write runs it twice: the reports'
+/// sizes, then their parts, each written straight to its place in the file (see `encode`).
 pub(crate) fn on_threads<T: Send>(
     threads: usize,
     order: &[usize],

@@ -288,6 +288,15 @@ fn round_trip_restores_pool_and_reports() {
         "the pool overwrote: eviction order matters"
     );
     let bytes = encoded(&a);
+    // The file's reports were written side by side at the places their sizes gave them: the
+    // same bytes as a buffer gets, each written in turn (but for the header's time of the
+    // save and boot clock), and their checksum (combined from the parts') holds (`restore`).
+    let mut in_turn = Vec::new();
+    let mut w = Writer::new(&mut in_turn);
+    encode(&a, &mut w).unwrap();
+    w.finish().unwrap();
+    assert_eq!(content(&bytes).len(), in_turn.len());
+    assert!(content(&bytes)[60..] == in_turn[60..], "the parts differ");
     let mut b = shared(config(sb.path()));
     b.restore(&bytes).unwrap();
     let b = Arc::new(b);

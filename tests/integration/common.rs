@@ -269,10 +269,16 @@ impl Daemon {
 
     /// [`Daemon::terminate`], then every line it logged (the reader has read to the end: the
     /// process closed its stderr when it exited).
-    pub fn terminate_logged(mut self, within: Duration) -> (std::process::ExitStatus, Vec<String>) {
+    pub fn terminate_logged(self, within: Duration) -> (std::process::ExitStatus, Vec<String>) {
+        self.signal_term();
+        self.wait_logged(within)
+    }
+
+    /// The exit status (within `within`) of a daemon already signalled, and its logs.
+    pub fn wait_logged(mut self, within: Duration) -> (std::process::ExitStatus, Vec<String>) {
         let logs = self.logs.take().expect("started logged");
         let reader = self.log_reader.take();
-        let status = self.terminate(within);
+        let status = self.wait_exit(within);
         if let Some(r) = reader {
             let _ = r.join();
         }

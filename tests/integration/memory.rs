@@ -467,11 +467,13 @@ fn after_a_flood_a_new_script_gets_its_row_within_a_tick() {
     let (rows, total, _) = script_rows(&d, "report_by_script_name");
     assert_eq!(total, 5000);
     assert!(rows.len() <= 1001, "{} rows", rows.len());
+    // Whatever the flood's pace: a name that got no row (refused, `rows_lost`) or lost it to a
+    // newer one (folded into "(other)", `rows_evicted`: more of those when the flood spans
+    // more ticks, as on a busy machine) is in "(other)", which holds all but the named rows'.
     let rows_lost = report_figure(&d, "report_by_script_name", "rows_lost");
-    assert!(
-        rows_lost >= 4000,
-        "refused rows counted per report: {rows_lost}"
-    );
+    assert!(rows_lost > 0, "refused rows counted per report");
+    let flooded_other = rows.iter().find(|(s, _)| s == "(other)").map_or(0, |r| r.1);
+    assert!(flooded_other >= 4000, "(other) holds {flooded_other}");
     // The real script, sent again and again until it has a row: from the next 2-second tick on
     // (given a few ticks on a busy machine), where the window is 2 minutes.
     let started = Instant::now();
