@@ -288,6 +288,9 @@ for i in json.load(open(sys.argv[1].replace("blast.json", "instruments-rate.json
 status = json.load(open(sys.argv[1].replace("blast.json", "taps.json")))
 # The longest merge round since start: a step that held the merger (a drain, a tick) shows here.
 row["merge_max_ms"] = status.get("merge", {}).get("max_ms")
+# Each report's merge thread and, split, the threads counting its parts (`merge.split_reports`).
+row["report_threads"] = {r["name"]: [r.get("thread")] + r.get("parts_on", []) for r in status.get("reports", [])
+                         if r.get("parts_on") or not r["name"].startswith("report_by_")}
 # CPU per packet by thread (sinks: "pinbad-sink-NAME", cut to 15 characters by the kernel;
 # the stream's tasks and the queries run on "pinbad-http").
 t0 = json.load(open(sys.argv[1].replace("blast.json", "threads0.json")))

@@ -967,33 +967,31 @@ impl Merger {
             spread(&mut current, *cost, c.worker(), c.split().as_deref());
         }
         // Reports alone (no family) may be split over every thread (`merge.split_reports`):
-        // the costliest first, each kept only while it lowers the busiest thread by a tenth.
+        // the costliest k of them, for the k whose plan has the least busy busiest thread, kept
+        // only where it lowers that thread's load by a tenth (a split costs its folds).
         costs.sort_by_key(|c| std::cmp::Reverse(c.0));
         let weights: Vec<u64> = costs.iter().map(|c| c.0).collect();
         let mut split = vec![false; costs.len()];
-        let (mut owners, mut load) = plan_threads(&weights, &split, own, threads);
+        let (mut places, mut load) = plan_threads(&weights, &split, own, threads);
         if shared.config().merge.split_reports {
-            for i in 0..costs.len() {
-                if costs[i].1.family().is_some() {
-                    continue;
-                }
+            let unsplit = busiest(&load);
+            let mut best: Option<(Vec<Place>, Vec<u64>)> = None;
+            for i in (0..costs.len()).filter(|&i| costs[i].1.family().is_none()) {
                 split[i] = true;
-                let (o, l) = plan_threads(&weights, &split, own, threads);
-                if busiest(&l) * 10 >= busiest(&load) * 9 {
-                    split[i] = false;
-                    break;
+                let (p, l) = plan_threads(&weights, &split, own, threads);
+                let better = best.as_ref().is_none_or(|(_, b)| busiest(&l) < busiest(b));
+                if busiest(&l) * 10 < unsplit * 9 && better {
+                    best = Some((p, l));
                 }
-                (owners, load) = (o, l);
+            }
+            if let Some((p, l)) = best {
+                (places, load) = (p, l);
             }
         }
         let plan: Vec<_> = costs
             .iter()
-            .zip(&owners)
-            .zip(&split)
-            .map(|(((_, c), &w), &split)| {
-                let others: Vec<usize> = (0..threads).filter(|&t| t != w).collect();
-                (Arc::clone(c), w, split.then_some(others))
-            })
+            .zip(places)
+            .map(|((_, c), (w, parts))| (Arc::clone(c), w, (!parts.is_empty()).then_some(parts)))
             .collect();
         let (busiest_now, busiest_then) = (busiest(&current), busiest(&load));
         if busiest_then * 10 >= busiest_now * 9 {
@@ -1012,31 +1010,48 @@ fn busiest(load: &[u64]) -> u64 {
     load.iter().max().copied().unwrap_or(0)
 }
 
-/// A plan of reports over `threads` merge threads: `weights` (costliest first) each to the least
-/// loaded thread, thread 0 starting with the merger's `own` work; a report marked in `split` is
-/// counted by every thread (a share each) and owned by the least loaded one. Returns each
-/// report's thread and the threads' loads.
+/// One report's place in a plan: the thread that owns it, and the threads counting its parts
+/// (empty: not split).
+type Place = (usize, Vec<usize>);
+
+/// A plan of reports over `threads` merge threads, thread 0 starting with the merger's `own`
+/// work: the reports not marked in `split` first, costliest first (`weights` are in that
+/// order), each to the least loaded thread; then each report marked in `split` over the n least
+/// loaded threads, a share each, for the n that leaves the busiest thread least loaded (the
+/// fewest threads at a tie: each part costs its folds), owned by the least loaded of them.
+/// Returns each report's place and the threads' loads.
 fn plan_threads(
     weights: &[u64],
     split: &[bool],
     own: u64,
     threads: usize,
-) -> (Vec<usize>, Vec<u64>) {
+) -> (Vec<Place>, Vec<u64>) {
     let mut load = vec![0u64; threads];
     load[0] = own;
-    let mut owners = Vec::with_capacity(weights.len());
-    for (&cost, &split) in weights.iter().zip(split) {
-        let w = (0..threads).min_by_key(|&w| load[w]).unwrap_or(0);
-        if split {
-            for l in load.iter_mut() {
-                *l += cost / threads as u64;
-            }
-        } else {
+    let mut places = vec![(0, Vec::new()); weights.len()];
+    let order = (0..weights.len())
+        .filter(|&i| !split[i])
+        .chain((0..weights.len()).filter(|&i| split[i]));
+    for i in order {
+        let cost = weights[i];
+        if !split[i] {
+            let w = (0..threads).min_by_key(|&w| load[w]).unwrap_or(0);
             load[w] += cost;
+            places[i] = (w, Vec::new());
+            continue;
         }
-        owners.push(w);
+        let mut by_load: Vec<usize> = (0..threads).collect();
+        by_load.sort_by_key(|&t| (load[t], t));
+        let highest = busiest(&load);
+        let n = (1..=threads)
+            .min_by_key(|&n| (highest.max(load[by_load[n - 1]] + cost / n as u64), n))
+            .unwrap_or(1);
+        for &t in &by_load[..n] {
+            load[t] += cost / n as u64;
+        }
+        places[i] = (by_load[0], by_load[1..n].to_vec());
     }
-    (owners, load)
+    (places, load)
 }
 
 impl Merger {
@@ -1269,12 +1284,20 @@ mod tests {
     fn a_plan_splits_a_report_only_where_it_lowers_the_busiest_thread() {
         // The merger's own 40; one report of 100 and three of 10, over two threads.
         let weights = [100, 10, 10, 10];
-        let (owners, load) = plan_threads(&weights, &[false; 4], 40, 2);
-        assert_eq!(owners[0], 1);
+        let (places, load) = plan_threads(&weights, &[false; 4], 40, 2);
+        assert_eq!(places[0], (1, vec![]));
         assert_eq!(busiest(&load), 100);
-        let (_, load) = plan_threads(&weights, &[true, false, false, false], 40, 2);
+        // Split: the others first (all three on thread 1), then 100 levelled over both.
+        let (places, load) = plan_threads(&weights, &[true, false, false, false], 40, 2);
         assert_eq!(load, vec![90, 80]);
-        // Split, the light ones gain nothing.
+        assert_eq!(places[0], (1, vec![0]));
+        // Over eight threads, five of them busy: the heavy one over as few idle ones as bring
+        // it under the next heaviest (two halves of 50 under 90).
+        let weights = [100, 90, 60, 40, 10];
+        let (places, load) = plan_threads(&weights, &[true, false, false, false, false], 50, 8);
+        assert_eq!(places[0], (5, vec![6]), "{places:?}");
+        assert_eq!(busiest(&load), 90);
+        // Split, light ones gain nothing: no thread takes less than unsplit.
         let (_, even) = plan_threads(&[30, 30, 30], &[false; 3], 30, 4);
         let (_, split) = plan_threads(&[30, 30, 30], &[true, false, false], 30, 4);
         assert!(busiest(&split) >= busiest(&even));
