@@ -710,10 +710,18 @@ impl Family {
     /// Folds everything the stages hold into every member the stage feeds, members still waiting
     /// for a frozen stage getting it first (tests, snapshots, history at shutdown).
     pub fn drain(&self) {
+        self.drain_on(1);
+    }
+
+    /// [`Family::drain`] with the members' absorbs of the current stage spread over `threads`
+    /// threads (each member is independent, the stage only read meanwhile): the snapshot at a
+    /// stop, where after a flood of new names the stage holds a million rows and its members
+    /// absorbing them one after another took most of the stop.
+    pub fn drain_on(&self, threads: usize) {
         let mut st = self.stages.lock();
         let mut h = self.handout.lock();
         self.hand_all(&mut h);
-        drain(&mut st.current, &self.attached(), false);
+        drain_spread(&mut st.current, &self.attached(), false, threads);
     }
 }
 
@@ -808,12 +816,33 @@ pub(super) fn projected<'a>(
 /// The drain: the stage's totals and rows into each member, member after member (one member's
 /// map stays in cache while every stage row is counted into it), then the stage emptied.
 fn drain(stage: &mut Report, members: &[(Arc<ReportCell>, &[usize])], sweep: bool) {
+    drain_spread(stage, members, sweep, 1)
+}
+
+/// [`drain`] over `threads` threads (scoped, each a share of the members; 1: this thread).
+fn drain_spread(
+    stage: &mut Report,
+    members: &[(Arc<ReportCell>, &[usize])],
+    sweep: bool,
+    threads: usize,
+) {
     stage.flush_hist();
     if stage.open_totals.contribs > 0 {
-        for (cell, projection) in members {
+        let stage: &Report = stage;
+        let absorb = |(cell, projection): &(Arc<ReportCell>, &[usize])| {
             let mut r = cell.report.write();
             absorb_stage(stage, &mut r, projection);
             cell.publish(&r);
+        };
+        if threads <= 1 || members.len() <= 1 {
+            members.iter().for_each(absorb);
+        } else {
+            let share = members.len().div_ceil(threads);
+            std::thread::scope(|s| {
+                for part in members.chunks(share) {
+                    s.spawn(move || part.iter().for_each(absorb));
+                }
+            });
         }
     }
     stage.empty_stage(sweep);

@@ -51,10 +51,11 @@ pub fn write(shared: &Core, dir: &Path) -> Result<Written, SnapshotError> {
 /// A family member's stage, a split report's parts hold part of its state: folded in before
 /// the members are saved.
 fn drain_families(shared: &Core) {
+    let threads = shared.config().merge.threads();
     for cell in shared.reports().snapshot() {
         cell.fold_parts();
         if let Some(f) = cell.family() {
-            f.drain();
+            f.drain_on(threads);
         }
     }
 }
