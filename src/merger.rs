@@ -997,7 +997,7 @@ impl Merger {
         if busiest_then * 10 >= busiest_now * 9 {
             return;
         }
-        self.finish();
+        // Each assignment first waits until no round is in flight.
         for (c, w, parts) in plan {
             self.assign(&c, w, parts.as_deref());
         }

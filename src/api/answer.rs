@@ -23,7 +23,7 @@ use serde::{Serialize, Serializer};
 
 use super::ApiError;
 use crate::budget::{Account, Budget};
-use crate::report::{csv_field, Cell, Table};
+use crate::report::{csv_row, Cell, Table};
 
 /// Bytes of rendered JSON or CSV one chunk holds (a row more at most).
 const CHUNK_BYTES: usize = 128 << 10;
@@ -190,7 +190,7 @@ impl Rendering {
         }
         let mut out = self.head.take().unwrap_or_default();
         out.reserve(CHUNK_BYTES + 4096);
-        let mut line = String::new();
+        let (mut line, mut cell) = (String::new(), String::new());
         while out.len() < CHUNK_BYTES {
             let Some(row) = self.rows.next() else {
                 if self.format == Format::Json {
@@ -208,16 +208,7 @@ impl Rendering {
                 }
                 Format::Csv => {
                     line.clear();
-                    let mut cell = String::new();
-                    for (i, c) in row.iter().enumerate() {
-                        if i > 0 {
-                            line.push(',');
-                        }
-                        cell.clear();
-                        c.render(&mut cell);
-                        csv_field(&mut line, &cell);
-                    }
-                    line.push_str("\r\n");
+                    csv_row(&mut line, &row, &mut cell);
                     out.extend_from_slice(line.as_bytes());
                 }
             }

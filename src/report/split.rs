@@ -195,12 +195,4 @@ impl Split {
         self.moved.notify_all();
         full
     }
-
-    /// Rows and bytes the parts hold (status, tests).
-    pub fn part_rows(&self) -> usize {
-        self.parts
-            .iter()
-            .map(|p| p.slot.lock().stage.open.len())
-            .sum()
-    }
 }

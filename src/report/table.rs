@@ -89,15 +89,7 @@ impl Table {
         }
         out.push_str("\r\n");
         for row in &self.rows {
-            for (i, c) in row.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                cell.clear();
-                c.render(&mut cell);
-                csv_field(&mut out, &cell);
-            }
-            out.push_str("\r\n");
+            csv_row(&mut out, row, &mut cell);
         }
         out
     }
@@ -118,6 +110,19 @@ impl Table {
             })
             .collect()
     }
+}
+
+/// One row as a CSV line (CRLF-ended) appended to `out`; `cell` is scratch for each rendering.
+pub fn csv_row(out: &mut String, row: &[Cell], cell: &mut String) {
+    for (i, c) in row.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        cell.clear();
+        c.render(cell);
+        csv_field(out, cell);
+    }
+    out.push_str("\r\n");
 }
 
 pub fn csv_field(out: &mut String, s: &str) {

@@ -410,6 +410,19 @@ print(json.dumps(out))
 }
 
 /// `report_by_script_name`'s (script, req_count) rows as the HTTP API gives them, by script.
+/// Runs `script` with `php -r`, asserting it succeeds (and, unless `warnings`, prints nothing on
+/// stderr: no PHP warning), and returns the JSON it printed.
+fn php_json(script: &str, warnings: bool) -> Value {
+    let out = Command::new("php").args(["-r", script]).output().unwrap();
+    assert!(
+        out.status.success() && (warnings || out.stderr.is_empty()),
+        "{} {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 fn http_script_counts(d: &Daemon) -> Vec<(String, u64)> {
     let http = d.json("/api/v1/reports/report_by_script_name?limit=10&sort=script_name");
     http["rows"]
@@ -456,14 +469,7 @@ catch (mysqli_sql_exception $e) {{ $bad = $e->getCode(); }}
 echo json_encode(["pdo" => $pdo_rows, "count" => $count, "mysqli" => $mysqli_rows, "bad" => $bad]);
 "#
         );
-        let out = Command::new("php").args(["-r", &php]).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{} {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let got = php_json(&php, true);
         for client in ["pdo", "mysqli"] {
             let rows: Vec<(String, u64)> = got[client]
                 .as_array()
@@ -1533,14 +1539,7 @@ echo json_encode(["prepared" => $prepared, "bound" => $bound, "text" => $text,
   "pdo" => $pdo_rows, "pdo_count" => $pdo_count, "pdo_text" => $pdo_text]);
 "#
     );
-    let out = Command::new("php").args(["-r", &php]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{} {}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let got = php_json(&php, true);
     let pairs = |v: &Value| -> Vec<(String, u64)> {
         v.as_array()
             .unwrap()
@@ -1680,14 +1679,7 @@ echo json_encode([$rows, $more, $next]);
 "#,
         port = mysql.port()
     );
-    let out = Command::new("php").args(["-r", &php]).output().unwrap();
-    assert!(
-        out.status.success() && out.stderr.is_empty(),
-        "{} {}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let got = php_json(&php, false);
     assert_eq!(got, serde_json::json!([[["2"]], false, [["next"]]]));
 }
 
