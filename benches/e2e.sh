@@ -27,6 +27,7 @@
 #        SHARE_TABLES=true|false: `merge.share_tables` (unset: the config says nothing, the
 #          default `true` holds, and a build from before shared tables runs too).
 #        SPLIT_REPORTS=true|false: `merge.split_reports` (unset: the default `true`).
+#        LATTICE=true|false: `merge.lattice` (unset: the default `false`).
 #        TAPS=on: one stream subscriber (curl -N to /dev/null), a file sink and a ClickHouse
 #        sink (a clickhouse-server started from a temporary directory unless CLICKHOUSE_URL is
 #        given); TAPS=off: the same sinks configured but `enabled = false`, no subscriber;
@@ -78,6 +79,7 @@ TEMP_POOL=${TEMP_POOL:-256MiB}
 TICKLOG=${TICKLOG:-}
 SHARE_TABLES=${SHARE_TABLES:-}
 SPLIT_REPORTS=${SPLIT_REPORTS:-}
+LATTICE=${LATTICE:-}
 OUT=${OUT:-target/e2e.json}
 READERS=${READERS:-}
 SENDERS=${SENDERS:-8}
@@ -115,6 +117,7 @@ families = $FAMILIES
 request_families = $REQUEST_FAMILIES
 ${SHARE_TABLES:+share_tables = $SHARE_TABLES}
 ${SPLIT_REPORTS:+split_reports = $SPLIT_REPORTS}
+${LATTICE:+lattice = $LATTICE}
 [limits]
 max_reports = 1000
 ${MAX_MEMORY:+max_memory = \"$MAX_MEMORY\"}

@@ -60,10 +60,14 @@ const HISTORY: &str = "5s";
 const TICKS: u32 = 5;
 
 /// `n` timer-tag reports: the four of the benchmark set, repeated under other names; with
-/// `MERGE_MIXED=1`, over the 12 key sets of `benches/e2e.sh`'s `TIMER_REPORTS_MIXED`.
+/// `MERGE_MIXED=1`, over the 12 key sets of `benches/e2e.sh`'s `TIMER_REPORTS_MIXED`; with
+/// `MERGE_DISTINCT=1`, over `n` different key sets (`TIMER_REPORTS_DISTINCT`).
 fn timer_reports(n: usize) -> Vec<ReportDef> {
     if std::env::var("MERGE_MIXED").is_ok_and(|v| v == "1") {
         return pinbad::corpus::mixed_timer_tag_report_defs(n);
+    }
+    if std::env::var("MERGE_DISTINCT").is_ok_and(|v| v == "1") {
+        return pinbad::corpus::distinct_timer_tag_report_defs(n);
     }
     let four = pinbad::corpus::timer_tag_report_defs();
     (0..n)
@@ -114,6 +118,15 @@ fn setup(
     // MERGE_REQUEST_FAMILIES=0: timer families only (what the built-ins' family saves).
     config.merge.request_families =
         std::env::var("MERGE_REQUEST_FAMILIES").map_or(true, |v| v != "0");
+    // MERGE_LATTICE=0: timer families over one set of timer tags each (what lattices save).
+    config.merge.lattice = std::env::var("MERGE_LATTICE").map_or(true, |v| v != "0");
+    // MERGE_WINDOW=30s:2: another window (`stats_history:report_ticks`), e.g. production's 15 s
+    // ticks, whose per-tick work (folds) the default 1 s ticks pay 15 times as often.
+    if let Ok(w) = std::env::var("MERGE_WINDOW") {
+        let (history, ticks) = w.split_once(':').expect("MERGE_WINDOW=HISTORY:TICKS");
+        config.stats_history = history.parse().expect("MERGE_WINDOW's history");
+        config.report_ticks = ticks.parse().expect("MERGE_WINDOW's ticks");
+    }
     config.state_dir = std::env::temp_dir().join("pinbad-bench-no-state");
     config.report = timer_reports(timer_reports_n);
     // MERGE_HISTORY=0: no report keeps history, to measure what history costs the merge: with

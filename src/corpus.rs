@@ -299,6 +299,62 @@ pub fn mixed_timer_tag_report_defs(n: usize) -> Vec<crate::report::ReportDef> {
         .collect()
 }
 
+/// `n` timer-tag reports whose key sets all differ (at most 113), named `timers_distinct_I`:
+/// the four of [`timer_tag_report_defs`], then each non-empty subset of the timer tags group,
+/// server and op with none, one or two of the request fields (`benches/e2e.sh`'s
+/// `TIMER_REPORTS_DISTINCT`, built the same way).
+pub fn distinct_timer_tag_report_defs(n: usize) -> Vec<crate::report::ReportDef> {
+    const FIELDS: [&str; 5] = ["script_name", "hostname", "server_name", "status", "schema"];
+    const TAGS: [&str; 3] = ["timer_tag:group", "timer_tag:server", "timer_tag:op"];
+    let mut sets: Vec<Vec<String>> = timer_tag_report_defs()
+        .into_iter()
+        .map(|d| d.keys)
+        .collect();
+    let sorted = |s: &[String]| {
+        let mut v = s.to_vec();
+        v.sort_unstable();
+        v
+    };
+    // Subsets in the order of Python's itertools.combinations, as e2e.sh lists them.
+    let combinations = |items: &[&'static str], k: usize| -> Vec<Vec<&'static str>> {
+        let mut out = Vec::new();
+        let mut idx: Vec<usize> = (0..k).collect();
+        if k > items.len() {
+            return out;
+        }
+        loop {
+            out.push(idx.iter().map(|&i| items[i]).collect());
+            let Some(i) = (0..k).rev().find(|&i| idx[i] != i + items.len() - k) else {
+                return out;
+            };
+            idx[i] += 1;
+            for j in i + 1..k {
+                idx[j] = idx[j - 1] + 1;
+            }
+        }
+    };
+    for k in 0..3 {
+        for f in combinations(&FIELDS, k) {
+            for m in 1..4 {
+                for t in combinations(&TAGS, m) {
+                    let keys: Vec<String> = f.iter().chain(&t).map(|k| k.to_string()).collect();
+                    if !sets.iter().any(|s| sorted(s) == sorted(&keys)) {
+                        sets.push(keys);
+                    }
+                }
+            }
+        }
+    }
+    sets.iter()
+        .take(n)
+        .enumerate()
+        .map(|(i, keys)| {
+            let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+            crate::report::ReportDef::new(&format!("timers_distinct_{i}"), &keys)
+        })
+        .collect()
+}
+
 const TIMER_TAG_NAMES: &[&str] = &["group", "server", "op", "table", "shard", "cache", "method"];
 const REQUEST_TAG_NAMES: &[&str] = &["country", "lang", "device", "ab", "region", "plan"];
 const GROUPS: &[&str] = &[
@@ -715,6 +771,34 @@ pub fn write_replay_record(out: &mut impl Write, datagram: &[u8]) -> io::Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn distinct_report_key_sets_all_differ() {
+        let defs = distinct_timer_tag_report_defs(1000);
+        assert_eq!(defs.len(), 113, "as benches/e2e.sh counts them");
+        let mut sets: Vec<Vec<String>> = defs
+            .iter()
+            .map(|d| {
+                let mut k = d.keys.clone();
+                k.sort();
+                k
+            })
+            .collect();
+        sets.sort();
+        sets.dedup();
+        assert_eq!(sets.len(), 113);
+        assert_eq!(defs[4].keys, ["timer_tag:server"]);
+        assert_eq!(
+            defs[112].keys,
+            [
+                "status",
+                "schema",
+                "timer_tag:group",
+                "timer_tag:server",
+                "timer_tag:op"
+            ]
+        );
+    }
 
     fn encoded(spec: CorpusSpec, n: usize) -> Vec<Vec<u8>> {
         Corpus::new(spec).datagrams(n)

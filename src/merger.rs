@@ -1630,7 +1630,7 @@ mod tests {
         .into_iter()
         .map(|d| Report::new(d, &mut dict, 100).unwrap())
         .collect();
-        let (members, stage) = form_families(&mut reports, true).pop().unwrap();
+        let (members, stage) = form_families(&mut reports, true, false).pop().unwrap();
         assert_eq!(members, vec![0, 2]);
         let set = ReportSet::default();
         let cells: Vec<Arc<ReportCell>> = reports

@@ -664,7 +664,11 @@ fn build_reports(
         }
     }
     let families = if config.merge.families {
-        crate::report::form_families(&mut owners, config.merge.request_families)
+        crate::report::form_families(
+            &mut owners,
+            config.merge.request_families,
+            config.merge.lattice,
+        )
     } else {
         Vec::new()
     };

@@ -147,6 +147,12 @@ pub struct MergeConfig {
     /// what they cost without families. Off where those 5-tuples hardly repeat within seconds
     /// (then the aggregate costs more than it folds).
     pub request_families: bool,
+    /// Whether start-up timer reports keyed by different timer tags (with the same filters,
+    /// window and request tags) share a stage keyed like the report whose keys include theirs,
+    /// a **lattice** (see `report::lattice`): each timer updates one row of it, whatever the
+    /// reports. Off by default: on this project's benchmarks it does not yet save what its
+    /// folds cost (BENCHMARKS.md, "Report variety"); off, one family per set of timer tags.
+    pub lattice: bool,
     /// Whether start-up reports whose definitions are equal but for their names share one
     /// table (see `report::set`, "shared tables"): each name answers queries, keeps its
     /// history and is written by sinks as before, and the rows are counted, closed and logged
@@ -173,6 +179,7 @@ impl Default for MergeConfig {
             threads: 0,
             families: true,
             request_families: true,
+            lattice: false,
             share_tables: true,
             split_reports: true,
             nice: 5,

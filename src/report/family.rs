@@ -9,8 +9,10 @@
 //! row update per member, however many requests or timers it summed.
 //!
 //! Reports are in one family when they have the same kind (request or timer), the same filters,
-//! the same window and the same request-tag and timer-tag keys, and differ only in which request
-//! fields (hostname, server_name, script_name, schema, status) they key on. Dropping request
+//! the same window and the same request-tag keys, and differ only in which request fields
+//! (hostname, server_name, script_name, schema, status) they key on and, timer reports, in their
+//! timer-tag keys (then the stage is a lattice, see `lattice`, which says how a member's rows
+//! and `req_count` are folded from timers counted under tags it does not key on). Dropping request
 //! fields is exact, also for a timer report's `req_count` (a request counts once per row): the
 //! fields are the same for every timer of a request, so the timers of one request that share a
 //! member row also share the stage row, where the request was counted once. Each member keeps its
@@ -56,6 +58,7 @@ use rustc_hash::FxHashMap;
 use crate::budget::Account;
 
 use super::keys::{Key, KeyBuf};
+use super::lattice::{absorb_lattice, MAX_SUBSETS, MAX_TAGS};
 use super::rows::{with_lookahead, Row};
 use super::*;
 
@@ -77,7 +80,7 @@ struct FamilyKey {
     timer: bool,
     /// The filters, as the definition spells them (a `BTreeMap`: order-independent).
     filters: String,
-    /// The keys that are not request fields, sorted.
+    /// The keys that are not request fields, sorted (timer tags left out for a lattice).
     others: Vec<String>,
     history_ms: u64,
     tick_ms: u64,
@@ -104,12 +107,15 @@ fn rank(k: &Key) -> (u8, u32) {
 }
 
 impl Report {
-    fn family_key(&self) -> FamilyKey {
+    /// What must be equal for reports to share a stage; `timer_tags`: their timer tags too
+    /// (without: a lattice stage serves different ones).
+    fn family_key(&self, timer_tags: bool) -> FamilyKey {
         let mut others: Vec<String> = self
             .keys
             .iter()
             .zip(&self.key_names)
             .filter(|(k, _)| !is_field(k))
+            .filter(|(k, _)| timer_tags || !matches!(k, Key::TimerTag(_)))
             .map(|(_, n)| n.clone())
             .collect();
         others.sort();
@@ -122,14 +128,30 @@ impl Report {
         }
     }
 
+    /// The timer tag names it keys on, sorted.
+    fn timer_tag_set(&self) -> Vec<u32> {
+        let mut tags: Vec<u32> = self
+            .keys
+            .iter()
+            .filter_map(|k| match *k {
+                Key::TimerTag(name) => Some(name),
+                _ => None,
+            })
+            .collect();
+        tags.sort_unstable();
+        tags
+    }
+
     /// What a report's phase is derived from ([`Window::phased`]): what must be equal for
     /// reports to be one family, less the window (the phase is taken within the tick). So every
     /// report a family could hold has the family's phase whatever else exists: one created at
     /// run time (in no family until the next start), one whose family lost its first member, or
     /// gained a report ahead of it in the config, keeps its window's ticks across a restart, and
-    /// the snapshot restores it (a changed phase would be a changed window).
+    /// the snapshot restores it (a changed phase would be a changed window). Timer tags count:
+    /// a lattice family's members, whose tags differ, take its first member's phase when it
+    /// forms (the same at every start with the same configuration).
     pub(super) fn phase_seed(&self) -> String {
-        let k = self.family_key();
+        let k = self.family_key(true);
         format!("{}|{}|{}", k.timer, k.filters, k.others.join("\u{1f}"))
     }
 
@@ -174,6 +196,8 @@ impl Report {
         );
         stage.filtered = self.filtered;
         stage.account = Account::new(self.account.budget().clone());
+        stage.needed_timer_tags = self.needed_timer_tags;
+        stage.lattice = self.lattice.as_ref().map(|l| Box::new(l.fresh()));
         stage
     }
 
@@ -224,6 +248,9 @@ impl Report {
         self.open_only = self.open.len();
         self.open_totals = Row::default();
         self.open_other.zero();
+        if let Some(l) = &mut self.lattice {
+            l.reset();
+        }
         self.settle_memory();
     }
 
@@ -239,13 +266,19 @@ impl Report {
         }
     }
 
-    /// Counts a stage row into this member's open tick (see [`Report::new_row`] for the limit).
-    fn absorb(&mut self, key: &KeyBuf, src: &Row) {
+    /// Counts a stage row into this member's open tick (see [`Report::new_row`] for the limit),
+    /// as `req_count` requests (a lattice stage's rows count them per member's subset).
+    pub(super) fn absorb(&mut self, key: &KeyBuf, src: &Row, req_count: u64) {
         match self.open.get_mut(key) {
-            Some(row) => row.add_row(src),
+            Some(row) => {
+                row.add_row(src);
+                row.sums.req_count = row.sums.req_count - src.sums.req_count + req_count;
+            }
             None => {
+                let mut sums = src.sums;
+                sums.req_count = req_count;
                 let row = Row {
-                    sums: src.sums,
+                    sums,
                     hist: src.hist.compact_clone(),
                     contribs: src.contribs,
                     ..Row::default()
@@ -615,7 +648,7 @@ impl Family {
         debug_assert!(h.frozen.is_none());
         let fresh = h.spare.take().unwrap_or_else(|| st.current.stage_like());
         let mut frozen = std::mem::replace(&mut st.current, fresh);
-        frozen.flush_hist();
+        frozen.seal_stage();
         frozen.settle_memory();
         let w = frozen.window;
         h.due_ms = w.tick_start(w.tick_of(now_ms) + 1);
@@ -700,7 +733,7 @@ impl Family {
     fn detach(&self, st: &mut Stages, h: &mut Handout, i: usize, cell: &ReportCell) {
         let m = &self.members[i];
         self.hand_to(h, i);
-        st.current.flush_hist();
+        st.current.seal_stage();
         let mut r = cell.report.write();
         absorb_stage(&st.current, &mut r, &m.projection);
         cell.publish(&r);
@@ -752,14 +785,17 @@ pub(super) fn absorb_stage(stage: &Report, r: &mut Report, projection: &[usize])
     if stage.open_totals.contribs == 0 {
         return;
     }
+    if stage.lattice.is_some() {
+        return absorb_lattice(stage, r, projection);
+    }
     r.absorb_totals(stage);
     // Each stage row is a random row of the member: fetched a few rows ahead.
     let rows = projected(stage, projection);
     with_lookahead(
         r,
         rows,
-        |r, (key, _)| r.open.prefetch_ids(key.slice()),
-        |r, (key, row)| r.absorb(&key, row),
+        |r, (key, _, _)| r.open.prefetch_ids(key.slice()),
+        |r, (key, _, row)| r.absorb(&key, row, row.sums.req_count),
     );
 }
 
@@ -796,7 +832,7 @@ fn absorb_frozen(
 pub(super) fn projected<'a>(
     stage: &'a Report,
     projection: &'a [usize],
-) -> impl Iterator<Item = (KeyBuf, &'a Row)> + 'a {
+) -> impl Iterator<Item = (KeyBuf, &'a [u32], &'a Row)> + 'a {
     stage
         .open
         .iter(stage.keys.len())
@@ -809,7 +845,7 @@ pub(super) fn projected<'a>(
             for (slot, &at) in key.ids.iter_mut().zip(projection) {
                 *slot = ids[at];
             }
-            (key, row)
+            (key, ids, row)
         })
 }
 
@@ -826,7 +862,7 @@ fn drain_spread(
     sweep: bool,
     threads: usize,
 ) {
-    stage.flush_hist();
+    stage.seal_stage();
     if stage.open_totals.contribs > 0 {
         let stage: &Report = stage;
         let absorb = |(cell, projection): &(Arc<ReportCell>, &[usize])| {
@@ -849,7 +885,8 @@ fn drain_spread(
 }
 
 /// Groups `reports` into families (two or more members each). The members share one phase
-/// already (see [`Report::phase_seed`]); it is set again here, the first member's, in case.
+/// already (see [`Report::phase_seed`]), but for a lattice family's: it is set here, the first
+/// member's.
 /// Returns, per family, the indices of its members and its stage. Call before any request was
 /// counted.
 ///
@@ -860,10 +897,22 @@ fn drain_spread(
 /// hardly repeat within a drain, a stage row sums one request and the stage costs a little more
 /// than direct updates. Timer reports, ~9 timers a request over few tag values, gain either way.
 /// BENCHMARKS.md has the figures.
-pub fn form_families(reports: &mut [Report], request_families: bool) -> Vec<(Vec<usize>, Report)> {
+///
+/// With `lattice` (`merge.lattice`, off by default), timer reports form families around a
+/// **top**: a report whose keys include every member's, fields and timer tags alike ([`tops`]),
+/// and the stage is keyed like the top (a lattice stage, see `lattice`, where the members' timer
+/// tags differ). So a stage never holds more rows than a report the configuration asked for:
+/// keyed by the union of fields and tags of different reports, it could be near one row per
+/// timer (5 request fields by 3 tags of 50 values, say), and cost more than it saves. Without
+/// `lattice`, timer reports form families as request reports do, over one set of timer tags.
+pub fn form_families(
+    reports: &mut [Report],
+    request_families: bool,
+    lattice: bool,
+) -> Vec<(Vec<usize>, Report)> {
     let mut groups: Vec<(FamilyKey, Vec<usize>)> = Vec::new();
     for (i, r) in reports.iter().enumerate() {
-        let key = r.family_key();
+        let key = r.family_key(!(lattice && r.kind == Kind::Timer));
         if !key.timer && !request_families {
             continue;
         }
@@ -873,14 +922,66 @@ pub fn form_families(reports: &mut [Report], request_families: bool) -> Vec<(Vec
         }
     }
     let mut out = Vec::new();
-    for (_, members) in groups.into_iter().filter(|(_, m)| m.len() > 1) {
-        let phase = reports[members[0]].window.phase_ms;
-        for &i in &members {
-            reports[i].set_phase(phase);
+    for (key, group) in groups {
+        let families = if key.timer && lattice {
+            tops(reports, &group)
+        } else {
+            vec![group]
+        };
+        for members in families.into_iter().filter(|m| m.len() > 1) {
+            let phase = reports[members[0]].window.phase_ms;
+            for &i in &members {
+                reports[i].set_phase(phase);
+            }
+            let refs: Vec<&Report> = members.iter().map(|&i| &reports[i]).collect();
+            let mut stage = Report::stage_for(&refs);
+            if refs
+                .iter()
+                .any(|r| r.timer_tag_set() != refs[0].timer_tag_set())
+            {
+                stage.make_lattice(&refs);
+            }
+            out.push((members, stage));
         }
-        let refs: Vec<&Report> = members.iter().map(|&i| &reports[i]).collect();
-        let stage = Report::stage_for(&refs);
-        out.push((members, stage));
     }
     out
+}
+
+/// Timer reports of one group (equal filters, window and request tags) in families around tops:
+/// the reports with most keys first, each joins the top with the fewest keys that includes all
+/// of its keys (the fewest rows to fold from), or is a top itself. A top's family holds at most
+/// [`MAX_SUBSETS`] sets of timer tags, over at most [`MAX_TAGS`] tags. Members in config order.
+fn tops(reports: &[Report], group: &[usize]) -> Vec<Vec<usize>> {
+    let mut order = group.to_vec();
+    order.sort_by_key(|&i| std::cmp::Reverse(reports[i].keys.len()));
+    let mut families: Vec<Vec<usize>> = Vec::new();
+    for i in order {
+        let keys = &reports[i].keys;
+        let tags = reports[i].timer_tag_set();
+        let fits = |f: &Vec<usize>| {
+            let top = &reports[f[0]];
+            let sets: Vec<Vec<u32>> = f.iter().map(|&m| reports[m].timer_tag_set()).collect();
+            keys.iter().all(|k| top.keys.contains(k))
+                && top.timer_tag_set().len() <= MAX_TAGS
+                && (sets.contains(&tags) || {
+                    let mut distinct = sets.clone();
+                    distinct.sort();
+                    distinct.dedup();
+                    distinct.len() < MAX_SUBSETS
+                })
+        };
+        match families
+            .iter_mut()
+            .filter(|f| fits(f))
+            .min_by_key(|f| reports[f[0]].keys.len())
+        {
+            Some(f) => f.push(i),
+            None => families.push(vec![i]),
+        }
+    }
+    for f in &mut families {
+        f.sort_unstable();
+    }
+    families.sort();
+    families
 }

@@ -106,6 +106,9 @@ pub struct Report {
     /// While a batch is counted in table order (see [`Report::add_batch`]): its contributions,
     /// and the table's size as a mask of the hash.
     pub(super) deferred: Option<Deferral>,
+    /// In a family's stage serving timer reports keyed by different timer tags: its per-subset
+    /// counts (see `lattice`); `None` in every other report.
+    pub(super) lattice: Option<Box<super::lattice::Lattice>>,
     pub(super) spare_deferral: Option<Deferral>,
     /// The open tick's contributions that got no row (see the type's docs); its `slot` is
     /// `NO_SLOT` (it has no samples in the histogram log), its `mark` the last request counted in
@@ -246,6 +249,7 @@ impl Report {
             log_histograms: true,
             log_min_slots: SORTED_MIN_SLOTS,
             deferred: None,
+            lattice: None,
             spare_deferral: None,
             open_other: Row::other(),
             agg_other: Row::other(),
@@ -382,6 +386,7 @@ impl Report {
             + self.hist_log_bytes()
             + deferral(&self.deferred)
             + deferral(&self.spare_deferral)
+            + self.lattice.as_ref().map_or(0, |l| l.bytes())
     }
 
     /// What the open tick's close will take beyond what the report holds (bytes): the closed

@@ -33,6 +33,7 @@
 //! - `table`: a query's answer, the [`Table`] the API renders as JSON or CSV;
 //! - `query`: queries: a report's rows filtered, sorted and cut into a table;
 //! - `family`: reports that are projections of one aggregate, sharing its per-request work;
+//! - `lattice`: a family's stage for timer reports keyed by different timer tags;
 //! - `split`: a report counted by several merge threads, in parts folded at its ticks;
 //! - `set`: the [`ReportSet`] of live reports, each behind its own lock;
 //! - `snapshot`: a report's window in and out of the shutdown snapshot (see the crate's
@@ -54,6 +55,7 @@ mod columns;
 mod table;
 mod query;
 mod family;
+mod lattice;
 mod split;
 mod set;
 mod snapshot;

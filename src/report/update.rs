@@ -269,6 +269,12 @@ impl Report {
         if self.filtered && !self.filters.pass_request(v, timer_kind) {
             return;
         }
+        if self.lattice.is_some() {
+            if let Some(key) = request_key(&self.keys, v) {
+                self.update_lattice(p, key);
+            }
+            return;
+        }
         if self.keys.len() <= SMALL_KEY {
             if let Some(key) = small_request_key(&self.keys, v) {
                 self.update_keyed(p, key);
@@ -337,7 +343,12 @@ impl Report {
     pub(super) fn new_row(&mut self, key: &KeyBuf, mut row: Row) {
         let open_growth = self.open.growth_bytes();
         let n = self.agg.len() + self.open_only;
-        let agg_growth = self.agg.table_bytes_for(n + 1) - self.agg.table_bytes_for(n);
+        // Saturating: a closed part whose table is larger than `n + 1` rows need (made for more
+        // rows that have left since) does not grow, and a wrapped difference would refuse the row.
+        let agg_growth = self
+            .agg
+            .table_bytes_for(n + 1)
+            .saturating_sub(self.agg.table_bytes_for(n));
         let growth = if open_growth + agg_growth == 0 {
             0
         } else {

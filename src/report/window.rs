@@ -510,6 +510,8 @@ impl Report {
         let agg_growth = self.agg.table_bytes_for(self.agg.len() + stage_rows)
             - self.agg.table_bytes_for(self.agg.len());
         projection.len() == stage.keys.len()
+            // A lattice stage's rows may lack some of the member's tags (see `lattice`).
+            && stage.lattice.is_none()
             && now_ms > self.now_ms
             && self.window.tick_of(now_ms) > self.open_index
             && self.open_totals.sums.req_count == 0
@@ -602,7 +604,7 @@ impl Report {
         let mut slots = 0;
         let mut open_hist_bytes = 0;
         if let Some((stage, projection)) = from_stage {
-            for (key, row) in super::family::projected(stage, projection) {
+            for (key, _, row) in super::family::projected(stage, projection) {
                 if row.sums.req_count > 0 {
                     tick.push_row(key.slice(), &row.sums, &row.hist);
                 }

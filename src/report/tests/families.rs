@@ -42,9 +42,80 @@ fn family_defs() -> Vec<ReportDef> {
 type FamilyOp = (Req, u64, bool, Option<u8>);
 
 fn check_families(ops: &[FamilyOp], max_rows: usize) -> Result<(), TestCaseError> {
+    check_families_of(
+        &family_defs(),
+        &[5, 2, 2, 2, 2],
+        "families: request, country, group, mixed, filtered",
+        false,
+        ops,
+        max_rows,
+    )
+}
+
+/// Timer reports over every subset of the timer tags `group` and `server`, with and without
+/// request fields, around one keyed on all of their keys (the top), and a filtered pair: a
+/// lattice family of eight, and one of two (see `lattice`).
+fn lattice_defs() -> Vec<ReportDef> {
+    let on_db = |d: ReportDef| with_filters(d, &[("timer_tag:group", "db".into())]);
+    vec![
+        def("g", &["timer_tag:group"]),
+        def("s", &["timer_tag:server"]),
+        def("gs", &["timer_tag:group", "timer_tag:server"]),
+        def("script_g", &["script_name", "timer_tag:group"]),
+        def("host_s_status", &["hostname", "timer_tag:server", "status"]),
+        def(
+            "s_schema_g",
+            &["timer_tag:server", "schema", "timer_tag:group"],
+        ),
+        def(
+            "script_host_s",
+            &["script_name", "hostname", "timer_tag:server"],
+        ),
+        // Keyed on all of the stage's keys: closes no tick straight from it (rows lack tags).
+        def(
+            "all",
+            &[
+                "timer_tag:group",
+                "script_name",
+                "hostname",
+                "status",
+                "schema",
+                "timer_tag:server",
+            ],
+        ),
+        def("script", &["script_name"]),
+        on_db(def("db_s", &["timer_tag:server"])),
+        on_db(def(
+            "db_script_g_s",
+            &["script_name", "timer_tag:group", "timer_tag:server"],
+        )),
+    ]
+}
+
+/// A request of 17 to 40 timers: past the timers a lattice stage compares one by one, it looks
+/// their values up (see `lattice`).
+fn arb_req_of_many_timers() -> impl Strategy<Value = Req> {
+    let timer = (
+        prop_oneof![Just(0.01f32), 0.0f32..1.0],
+        0u32..4,
+        arb_tags(&["group", "server"], &["db", "cache", "m1"]),
+    );
+    (arb_req(), proptest::collection::vec(timer, 17..40)).prop_map(|(mut r, timers)| {
+        r.timers.extend(timers);
+        r
+    })
+}
+
+fn check_families_of(
+    defs: &[ReportDef],
+    sizes: &[usize],
+    what: &str,
+    lattice: bool,
+    ops: &[FamilyOp],
+    max_rows: usize,
+) -> Result<(), TestCaseError> {
     let win = window_of_ticks(4);
     let mut dict = Dictionary::new(1_000_000);
-    let defs = family_defs();
     let mut make = |limit: usize| -> Vec<Report> {
         defs.iter()
             .map(|d| {
@@ -58,13 +129,9 @@ fn check_families(ops: &[FamilyOp], max_rows: usize) -> Result<(), TestCaseError
     };
     let mut alone = make(usize::MAX);
     let mut grouped = make(max_rows);
-    let families = form_families(&mut grouped, true);
-    let sizes: Vec<usize> = families.iter().map(|(m, _)| m.len()).collect();
-    prop_assert_eq!(
-        sizes,
-        vec![5, 2, 2, 2, 2],
-        "families: request, country, group, mixed, filtered"
-    );
+    let families = form_families(&mut grouped, true, lattice);
+    let formed: Vec<usize> = families.iter().map(|(m, _)| m.len()).collect();
+    prop_assert_eq!(formed, sizes.to_vec(), "{}", what);
     let cells = in_families(grouped, families);
     let compare = |alone: &[Report], dict: &Dictionary| -> Result<(), TestCaseError> {
         // Queries of members: the same table as the standalone report's.
@@ -267,6 +334,21 @@ proptest! {
     ) {
         check_families(&ops, max_rows)?;
     }
+
+    #[test]
+    fn lattice_members_equal_standalone_reports(
+        ops in proptest::collection::vec(
+            (
+                prop_oneof![4 => arb_req(), 1 => arb_req_of_many_timers()],
+                prop_oneof![3 => Just(0u64), 2 => 1u64..700, 1 => 700u64..3000],
+                proptest::bool::weighted(0.3),
+                prop_oneof![4 => Just(None), 1 => any::<u8>().prop_map(Some)],
+            ),
+            1..60),
+        max_rows in prop_oneof![3 => Just(usize::MAX), 1 => 1usize..4],
+    ) {
+        check_families_of(&lattice_defs(), &[8, 2], "lattice families", true, &ops, max_rows)?;
+    }
 }
 
 #[test]
@@ -295,13 +377,63 @@ fn families_form_only_from_projections_with_equal_filters_tags_and_windows() {
         )
     })
     .collect();
-    let families = form_families(&mut reports, true);
+    let families = form_families(&mut reports, true, false);
     let members: Vec<Vec<usize>> = families.iter().map(|(m, _)| m.clone()).collect();
     assert_eq!(members, vec![vec![0, 1], vec![5, 6]]);
     // Members share the first one's phase; the stage keys on the union of their keys.
     assert_eq!(reports[1].window().phase_ms, reports[0].window().phase_ms);
     assert_eq!(reports[6].window().phase_ms, reports[5].window().phase_ms);
     assert_eq!(families[0].1.keys, vec![Key::Hostname, Key::ScriptName]);
+}
+
+#[test]
+fn lattice_families_form_around_the_reports_whose_keys_include_theirs() {
+    let mut dict = Dictionary::new(1000);
+    let defs = [
+        def("g", &["timer_tag:g"]),
+        def("script_g", &["script_name", "timer_tag:g"]),
+        def("g_s", &["timer_tag:g", "timer_tag:s"]),
+        def(
+            "op",
+            &["script_name", "hostname", "server_name", "timer_tag:op"],
+        ),
+        def(
+            "top",
+            &["script_name", "timer_tag:g", "timer_tag:s", "timer_tag:op"],
+        ),
+        def("host_g", &["hostname", "timer_tag:g"]),
+    ];
+    let make = |dict: &mut Dictionary| -> Vec<Report> {
+        defs.iter()
+            .map(|d| Report::new(d.clone(), dict, 100).unwrap())
+            .collect()
+    };
+    // Without the lattice: one family per set of timer tags, over the union of its fields.
+    let mut reports = make(&mut dict);
+    let families = form_families(&mut reports, true, false);
+    let members: Vec<Vec<usize>> = families.iter().map(|(m, _)| m.clone()).collect();
+    assert_eq!(members, vec![vec![0, 1, 5]]);
+    assert!(families[0].1.lattice.is_none());
+    // With it: a report joins the top with the fewest keys that includes its own (g joins
+    // host_g, not top), its stage keyed like the top, a lattice where the tags differ; "op"
+    // is alone.
+    let mut reports = make(&mut dict);
+    let families = form_families(&mut reports, true, true);
+    let members: Vec<Vec<usize>> = families.iter().map(|(m, _)| m.clone()).collect();
+    assert_eq!(members, vec![vec![0, 5], vec![1, 2, 4]]);
+    assert!(families[0].1.lattice.is_none());
+    assert_eq!(families[0].1.keys.len(), 2);
+    let stage = &families[1].1;
+    assert!(stage.lattice.is_some());
+    let mut keys = stage.keys.clone();
+    let mut top = reports[4].keys.clone();
+    keys.sort_by_key(|k| format!("{k:?}"));
+    top.sort_by_key(|k| format!("{k:?}"));
+    assert_eq!(keys, top);
+    // Members take the first one's phase.
+    for &i in &members[1] {
+        assert_eq!(reports[i].window().phase_ms, reports[1].window().phase_ms);
+    }
 }
 
 /// `reports` as cells of a set, each member of `families` (from `form_families`) joined to its
@@ -324,7 +456,7 @@ fn in_families(reports: Vec<Report>, families: Vec<(Vec<usize>, Report)>) -> Vec
 
 /// `reports`, all of one family, as cells of a set joined to it.
 fn one_family(mut reports: Vec<Report>) -> (Arc<Family>, Vec<Arc<ReportCell>>) {
-    let families = form_families(&mut reports, true);
+    let families = form_families(&mut reports, true, false);
     assert_eq!(families.len(), 1, "one family");
     assert_eq!(
         families[0].0,
@@ -378,7 +510,7 @@ fn each_family_is_led_by_its_first_member_in_the_round() {
     .into_iter()
     .map(|d| Report::new(d, &mut dict, 100).unwrap())
     .collect();
-    let families = form_families(&mut reports, true);
+    let families = form_families(&mut reports, true, false);
     let cells = in_families(reports, families);
     let led = |order: &[usize]| -> Vec<(String, Option<String>)> {
         let round: Vec<Arc<ReportCell>> = order.iter().map(|&i| Arc::clone(&cells[i])).collect();
