@@ -14,6 +14,7 @@
 # Bounded: every blast run stops by itself; only 127.0.0.1 is targeted; pinbad is stopped by PID.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. benches/common/http_top100.sh
 
 RATE=${RATE:-100000}
 DURATION=${DURATION:-30s}
@@ -58,11 +59,7 @@ target/release/pinbad-blast --target "127.0.0.1:$UDP_PORT" --rate "$RATE" --dura
   --scripts "$SCRIPTS" --check "$URL" --json > "$work/warmup.json"
 
 end=$((SECONDS + ${DURATION%s}))
-( while [ $SECONDS -lt $end ]; do
-    curl -s -o /dev/null -w '%{time_total}\n' \
-      "$URL/api/v1/reports/report_by_hostname_and_script?limit=100&percentiles=50,95,99" || true
-    sleep 0.05
-  done > "$work/http" ) &
+( http_top100 "$URL" "$end" > "$work/http" ) &
 QPID=$!
 ( while [ $SECONDS -lt $end ]; do
     for q in A B; do

@@ -347,6 +347,12 @@ impl Pool {
         (id >= self.oldest_id() && id < self.next_id).then(|| self.view_at(id))
     }
 
+    /// The live request `id`'s record alone (its timers and tags not looked at), if it is still
+    /// in the pool: what a scan that reads no timer or tag needs.
+    pub fn record(&self, id: u64) -> Option<&Record> {
+        (id >= self.oldest_id() && id < self.next_id).then(|| self.record_at(id))
+    }
+
     /// Live requests, newest first.
     pub fn iter_newest_first(&self) -> impl Iterator<Item = RequestView<'_>> + '_ {
         (self.oldest_id()..self.next_id)

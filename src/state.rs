@@ -91,9 +91,13 @@ impl Clock {
 
     /// Unix time in milliseconds of a pool timestamp no older than 49 days.
     pub fn unix_ms(&self, pool_ms: u32) -> u64 {
-        let now = self.now_ms64();
-        let age = (now as u32).wrapping_sub(pool_ms) as u64;
-        (self.epoch_unix_ms + now).saturating_sub(age)
+        self.unix_ms_at(pool_ms, self.now_ms64())
+    }
+
+    /// [`Clock::unix_ms`] with the time now given (read once for many timestamps).
+    pub fn unix_ms_at(&self, pool_ms: u32, now_ms64: u64) -> u64 {
+        let age = (now_ms64 as u32).wrapping_sub(pool_ms) as u64;
+        (self.epoch_unix_ms + now_ms64).saturating_sub(age)
     }
 
     /// Time since this process started.

@@ -15,6 +15,8 @@
 //! - `engine`: the session's SQLite, which evaluates the query (SQLite, already linked for
 //!   history, is the SQL engine: nothing here evaluates SQL itself);
 //! - `vtab`: the pinba tables as SQLite virtual tables over the reports and the raw pool;
+//! - `order`: the order a scan of `request` gives a statement's GROUP BY or ORDER BY, so that
+//!   SQLite need not sort the pool;
 //! - `layout`: which columns a report's table has (pinba_engine's or pinba2's) and what each
 //!   holds;
 //! - `functions`, `dates`, `aggregates`: MySQL's functions SQLite lacks or computes otherwise.
@@ -32,6 +34,7 @@ mod dates;
 mod engine;
 mod functions;
 pub mod layout;
+mod order;
 mod prepared;
 mod session;
 pub mod statement;

@@ -9,8 +9,9 @@
 //! lock of the pool and the dictionary, as `/api/v1/requests` does, so a scan of the whole pool
 //! never holds a lock for long nor more than a chunk in memory, whatever SQLite does with the
 //! rows. Equality on `id` (`request.id`, `timer.request_id`, `timertag.timer_id`, `tag.id`) is
-//! answered without a scan, so pinba_engine's joins cost what their matches cost. Every chunk
-//! checks the statement's deadline (`mysql.max_query_time`).
+//! answered without a scan, so pinba_engine's joins cost what their matches cost. A GROUP BY or
+//! ORDER BY of `request` on its name columns is read in that order (`order`), so that SQLite does
+//! not sort the pool. Every chunk checks the statement's deadline (`mysql.max_query_time`).
 
 use std::collections::BTreeSet;
 use std::ffi::c_int;
@@ -18,7 +19,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use parking_lot::Mutex;
-use rusqlite::types::Value;
+use rusqlite::types::{ToSqlOutput, Value, ValueRef};
 use rusqlite::vtab::{
     read_only_module, Context, CreateVTab, Filters, IndexConstraintOp, IndexInfo, VTab,
     VTabConnection, VTabCursor, VTabKind,
@@ -26,6 +27,7 @@ use rusqlite::vtab::{
 use rusqlite::{ffi, Connection, Error, Result};
 
 use super::layout::{layout, Source, SqlColumn, SqlType};
+use super::order::{order_of, parse_order, scan_order};
 use crate::record::{RequestView, NO_SCHEMA};
 use crate::report::{Cell, Kind, Query, SQL_RAW_TABLES};
 use crate::state::Core;
@@ -35,7 +37,7 @@ pub const CHUNK: u64 = 1024;
 
 /// The longest a chunk holds the locks: as `/api/v1/requests`'s scan, the merger waits at most
 /// about this long for the pool because of a statement.
-const CHUNK_TIME: std::time::Duration = std::time::Duration::from_millis(2);
+pub const CHUNK_TIME: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// The error text a statement past its deadline fails with (the engine tells it apart).
 pub const DEADLINE_PASSED: &str = "max_query_time passed";
@@ -48,7 +50,7 @@ pub struct Tables {
 }
 
 impl Tables {
-    fn check_deadline(&self) -> Result<()> {
+    pub fn check_deadline(&self) -> Result<()> {
         match *self.deadline.lock() {
             Some(d) if Instant::now() >= d => Err(Error::ModuleError(DEADLINE_PASSED.into())),
             _ => Ok(()),
@@ -244,6 +246,138 @@ pub fn report_columns(core: &Core, name: &str) -> Option<(Vec<SqlColumn>, Vec<f6
     Some((columns, percentiles))
 }
 
+impl PinbaTab {
+    /// How many columns the table has.
+    fn width(&self) -> usize {
+        match &self.shape {
+            Shape::Report { columns, .. } => columns.len(),
+            Shape::Raw(raw) => raw.columns().len(),
+        }
+    }
+}
+
+/// A cell of a row read. A dictionary text is held once per scan ([`Rows::text`]), not once a
+/// row: a scan of the pool copies each script name once, not once per request.
+#[derive(Clone, Copy)]
+enum Out {
+    Null,
+    Int(i64),
+    Real(f64),
+    /// `Rows::texts[i]`: a dictionary text.
+    Text(u32),
+    /// `Rows::owned[i]`: a text of this chunk's rows only (a request's tags, a report's cells).
+    Owned(u32),
+}
+
+/// Dictionary texts a scan keeps, in bytes, at most: past it they are let go at the next chunk
+/// and read again as met.
+const TEXTS_KEPT: usize = 4 << 20;
+
+/// Rows read and not yet stepped past, `width` cells each, with the texts they show.
+struct Rows {
+    width: usize,
+    cells: Vec<Out>,
+    owned: Vec<String>,
+    /// Dictionary texts met by this scan, and where each id's is.
+    texts: Vec<String>,
+    text_at: rustc_hash::FxHashMap<u32, u32>,
+    text_bytes: usize,
+}
+
+impl Rows {
+    fn new(width: usize) -> Rows {
+        Rows {
+            width: width.max(1),
+            cells: Vec::new(),
+            owned: Vec::new(),
+            texts: Vec::new(),
+            text_at: Default::default(),
+            text_bytes: 0,
+        }
+    }
+
+    /// Forgets the rows and the texts: a new scan begins. (Within one scan a kept text stays
+    /// right: an id a pooled request names is not given to another string while it is pooled,
+    /// and a scan reads only requests pooled when it began.)
+    fn reset(&mut self) {
+        self.cells.clear();
+        self.owned.clear();
+        self.texts.clear();
+        self.text_at.clear();
+        self.text_bytes = 0;
+    }
+
+    /// Forgets the rows (and, past [`TEXTS_KEPT`], the texts kept).
+    fn clear(&mut self) {
+        self.cells.clear();
+        self.owned.clear();
+        if self.text_bytes > TEXTS_KEPT {
+            self.texts.clear();
+            self.text_at.clear();
+            self.text_bytes = 0;
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.cells.len() / self.width
+    }
+
+    fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// Dictionary id `id`'s text, read from `dict` the first time this scan meets it.
+    fn text(&mut self, dict: &crate::dictionary::Dictionary, id: u32) -> Out {
+        let next = self.texts.len() as u32;
+        let at = *self.text_at.entry(id).or_insert_with(|| {
+            let text = dict.text(id).into_owned();
+            self.text_bytes += text.len() + 32;
+            self.texts.push(text);
+            next
+        });
+        Out::Text(at)
+    }
+
+    fn owned(&mut self, text: String) -> Out {
+        self.owned.push(text);
+        Out::Owned((self.owned.len() - 1) as u32)
+    }
+
+    /// A row of values (a report's, `tag`'s): `width` of them (NULL for any missing).
+    fn push_values(&mut self, mut row: Vec<Value>) {
+        row.resize(self.width, Value::Null);
+        for v in row {
+            let out = match v {
+                Value::Null | Value::Blob(_) => Out::Null,
+                Value::Integer(n) => Out::Int(n),
+                Value::Real(f) => Out::Real(f),
+                Value::Text(t) => self.owned(t),
+            };
+            self.cells.push(out);
+        }
+    }
+
+    fn get(&self, row: usize, column: usize) -> ValueRef<'_> {
+        if column >= self.width {
+            return ValueRef::Null;
+        }
+        match self.cells.get(row * self.width + column) {
+            None | Some(Out::Null) => ValueRef::Null,
+            Some(Out::Int(n)) => ValueRef::Integer(*n),
+            Some(Out::Real(f)) => ValueRef::Real(*f),
+            Some(Out::Text(i)) => ValueRef::Text(self.texts[*i as usize].as_bytes()),
+            Some(Out::Owned(i)) => ValueRef::Text(self.owned[*i as usize].as_bytes()),
+        }
+    }
+
+    fn int(&self, row: usize, column: usize) -> Option<i64> {
+        match self.get(row, column) {
+            ValueRef::Integer(n) => Some(n),
+            _ => None,
+        }
+    }
+}
+
 unsafe impl<'vtab> VTab<'vtab> for PinbaTab {
     type Aux = Arc<Tables>;
     type Cursor = PinbaCursor<'vtab>;
@@ -293,7 +427,7 @@ unsafe impl<'vtab> VTab<'vtab> for PinbaTab {
     }
 
     fn best_index(&self, info: &mut IndexInfo) -> Result<()> {
-        let key = match self.shape {
+        let key = match &self.shape {
             Shape::Raw(raw) => Some(raw.key_column()),
             Shape::Report { .. } => None,
         };
@@ -311,7 +445,17 @@ unsafe impl<'vtab> VTab<'vtab> for PinbaTab {
         }
         // The columns the statement reads: a raw row is built with those only (a request's tags
         // are formatted, its strings copied, only when asked for).
-        info.set_idx_str(&info.col_used().to_string());
+        let used = info.col_used().to_string();
+        // A scan of `request` in the order of its GROUP BY or ORDER BY (see [`order_of`]) spares
+        // SQLite its sort of the whole pool.
+        let order = match &self.shape {
+            Shape::Raw(Raw::Request) if by_key.is_none() => scan_order(info),
+            _ => None,
+        };
+        match &order {
+            Some(order) => info.set_idx_str(&format!("{used};{order}")),
+            None => info.set_idx_str(&used),
+        }
         match by_key {
             Some(i) => {
                 let mut usage = info.constraint_usage(i);
@@ -322,7 +466,8 @@ unsafe impl<'vtab> VTab<'vtab> for PinbaTab {
                 info.set_estimated_rows(10);
             }
             None => {
-                info.set_idx_num(0);
+                info.set_idx_num(if order.is_some() { 2 } else { 0 });
+                info.set_order_by_consumed(order.is_some());
                 info.set_estimated_cost(1_000_000.0);
                 info.set_estimated_rows(100_000);
             }
@@ -334,7 +479,7 @@ unsafe impl<'vtab> VTab<'vtab> for PinbaTab {
         Ok(PinbaCursor {
             base: ffi::sqlite3_vtab_cursor::default(),
             tab: self,
-            rows: Vec::new(),
+            rows: Rows::new(self.width()),
             at: 0,
             rowid: 0,
             scan: Scan::Done,
@@ -357,6 +502,14 @@ enum Scan {
         timer: Option<u32>,
         used: u64,
     },
+    /// The requests `base + order[at..]`, in that order (the statement's GROUP BY or ORDER BY:
+    /// [`order_of`]), in chunks.
+    Ordered {
+        base: u64,
+        order: Vec<u32>,
+        at: usize,
+        used: u64,
+    },
 }
 
 /// A scan of one virtual table.
@@ -366,7 +519,7 @@ pub struct PinbaCursor<'vtab> {
     base: ffi::sqlite3_vtab_cursor,
     tab: &'vtab PinbaTab,
     /// The rows read and not yet stepped past.
-    rows: Vec<Vec<Value>>,
+    rows: Rows,
     at: usize,
     rowid: i64,
     scan: Scan,
@@ -377,123 +530,173 @@ impl PinbaCursor<'_> {
     fn fill(&mut self) -> Result<()> {
         self.rows.clear();
         self.at = 0;
+        let Shape::Raw(raw) = self.tab.shape else {
+            return Ok(());
+        };
         while self.rows.is_empty() {
-            let Scan::Requests {
-                next,
-                end,
-                timer,
-                used,
-            } = self.scan
-            else {
-                return Ok(());
-            };
-            if next >= end {
-                self.scan = Scan::Done;
-                return Ok(());
-            }
-            self.tab.tables.check_deadline()?;
-            let Shape::Raw(raw) = self.tab.shape else {
-                return Ok(());
-            };
-            let mut stop = end.min(next + CHUNK);
-            let core = &self.tab.tables.core;
-            let clock = core.clock();
-            {
-                let started = Instant::now();
-                let pool = core.pool().read();
-                let dict = core.dictionary().read();
-                let ids = TimerIds::new(pool.capacity());
-                for id in next..stop {
-                    if let Some(v) = pool.get(id) {
-                        raw_rows(raw, &v, &dict, clock, ids, timer, used, &mut self.rows);
+            match &mut self.scan {
+                Scan::Done => return Ok(()),
+                Scan::Requests {
+                    next,
+                    end,
+                    timer,
+                    used,
+                } => {
+                    if *next >= *end {
+                        self.scan = Scan::Done;
+                        return Ok(());
                     }
-                    // A chunk that runs long (a busy machine) ends early: the merger waits for
-                    // the pool's write lock at most this long because of a scan.
-                    if (id - next) % 64 == 63 && started.elapsed() >= CHUNK_TIME {
-                        stop = id + 1;
-                        break;
+                    self.tab.tables.check_deadline()?;
+                    let ids = *next..(*end).min(*next + CHUNK);
+                    *next += read_chunk(&self.tab.tables, raw, ids, *timer, *used, &mut self.rows);
+                }
+                Scan::Ordered {
+                    base,
+                    order,
+                    at,
+                    used,
+                } => {
+                    if *at >= order.len() {
+                        self.scan = Scan::Done;
+                        return Ok(());
                     }
+                    self.tab.tables.check_deadline()?;
+                    let chunk = &order[*at..order.len().min(*at + CHUNK as usize)];
+                    let ids = chunk.iter().map(|&o| *base + o as u64);
+                    *at += read_chunk(&self.tab.tables, raw, ids, None, *used, &mut self.rows)
+                        as usize;
                 }
             }
-            self.scan = Scan::Requests {
-                next: stop,
-                end,
-                timer,
-                used,
-            };
         }
         Ok(())
     }
 }
 
-/// The rows one pooled request gives in `raw` (all its timers, or timer `only`), with the
-/// columns in `used` (the others NULL), its timers named by `ids`.
+/// Reads the rows of the requests `ids` (those still pooled) into `out`, under one hold of the
+/// pool's and the dictionary's read locks; returns how many of `ids` it read. A chunk that runs
+/// long (a busy machine) ends early: the merger waits for the pool's write lock at most
+/// [`CHUNK_TIME`] because of a scan.
+fn read_chunk(
+    tables: &Tables,
+    raw: Raw,
+    ids: impl Iterator<Item = u64>,
+    timer: Option<u32>,
+    used: u64,
+    out: &mut Rows,
+) -> u64 {
+    let core = &tables.core;
+    let started = Instant::now();
+    let pool = core.pool().read();
+    let dict = core.dictionary().read();
+    let now = core.clock().now_ms64();
+    let timer_ids = TimerIds::new(pool.capacity());
+    let mut read = 0;
+    for id in ids {
+        match raw {
+            Raw::Request => {
+                if let Some(r) = pool.record(id) {
+                    request_row(id, r, &pool, &dict, core.clock(), now, used, out);
+                }
+            }
+            _ => {
+                if let Some(v) = pool.get(id) {
+                    timer_rows(raw, &v, &dict, timer_ids, timer, used, out);
+                }
+            }
+        }
+        read += 1;
+        if read % 64 == 0 && started.elapsed() >= CHUNK_TIME {
+            break;
+        }
+    }
+    read
+}
+
+/// Whether column `i` is in `used` (bit 63: any from the 64th on).
+fn wanted(used: u64, i: u32) -> bool {
+    used & (1u64 << i.min(63)) != 0
+}
+
+/// Request `id`'s row of `request`, with the columns in `used` (the texts of the others NULL).
+/// Its tags are looked at only when `tags` is read.
 #[allow(clippy::too_many_arguments)]
-fn raw_rows(
+fn request_row(
+    id: u64,
+    r: &crate::record::Record,
+    pool: &crate::pool::Pool,
+    dict: &crate::dictionary::Dictionary,
+    clock: &crate::state::Clock,
+    now: u64,
+    used: u64,
+    out: &mut Rows,
+) {
+    let text = |out: &mut Rows, i: u32, id: u32| {
+        if wanted(used, i) {
+            out.text(dict, id)
+        } else {
+            Out::Null
+        }
+    };
+    let kb = |bytes: u32| Out::Real(bytes as f64 / 1024.0);
+    let tags = if wanted(used, 15) {
+        let tags: Vec<String> = pool
+            .get(id)
+            .map(|v| v.tags())
+            .unwrap_or_default()
+            .iter()
+            .map(|t| format!("{}={}", dict.text(t.name), dict.text(t.value)))
+            .collect();
+        out.owned(tags.join(","))
+    } else {
+        Out::Null
+    };
+    let row = [
+        Out::Int(id as i64),
+        text(out, 1, r.hostname),
+        Out::Int(r.request_count as i64),
+        text(out, 3, r.server_name),
+        text(out, 4, r.script_name),
+        kb(r.document_size),
+        kb(r.memory_peak),
+        Out::Real(r.request_time as f64),
+        Out::Real(r.ru_utime as f64),
+        Out::Real(r.ru_stime as f64),
+        Out::Int(r.timer_count as i64),
+        Out::Int(r.status as i64),
+        kb(r.memory_footprint),
+        if r.schema == NO_SCHEMA {
+            Out::Null
+        } else {
+            text(out, 13, r.schema)
+        },
+        Out::Int(r.tag_count as i64),
+        tags,
+        Out::Int((clock.unix_ms_at(r.time_ms, now) / 1000) as i64),
+    ];
+    out.cells.extend_from_slice(&row);
+}
+
+/// The rows one pooled request gives in `timer` or `timertag` (all its timers, or timer
+/// `only`), with the columns in `used` (the texts of the others NULL), its timers named by `ids`.
+fn timer_rows(
     raw: Raw,
     v: &RequestView<'_>,
     dict: &crate::dictionary::Dictionary,
-    clock: &crate::state::Clock,
     ids: TimerIds,
     only: Option<u32>,
     used: u64,
-    out: &mut Vec<Vec<Value>>,
+    out: &mut Rows,
 ) {
-    let wanted = |i: u32| used & (1u64 << i.min(63)) != 0;
-    let text = |i: u32, id: u32| {
-        if wanted(i) {
-            Value::Text(dict.text(id).into_owned())
-        } else {
-            Value::Null
-        }
-    };
-    let kb = |bytes: u32| Value::Real(bytes as f64 / 1024.0);
-    let r = v.record;
     match raw {
-        Raw::Request => {
-            let tags = if wanted(15) {
-                let tags: Vec<String> = v
-                    .tags()
-                    .iter()
-                    .map(|t| format!("{}={}", dict.text(t.name), dict.text(t.value)))
-                    .collect();
-                Value::Text(tags.join(","))
-            } else {
-                Value::Null
-            };
-            out.push(vec![
-                Value::Integer(v.id as i64),
-                text(1, r.hostname),
-                Value::Integer(r.request_count as i64),
-                text(3, r.server_name),
-                text(4, r.script_name),
-                kb(r.document_size),
-                kb(r.memory_peak),
-                Value::Real(r.request_time as f64),
-                Value::Real(r.ru_utime as f64),
-                Value::Real(r.ru_stime as f64),
-                Value::Integer(v.timers.len() as i64),
-                Value::Integer(r.status as i64),
-                kb(r.memory_footprint),
-                if r.schema == NO_SCHEMA {
-                    Value::Null
-                } else {
-                    text(13, r.schema)
-                },
-                Value::Integer(v.tags().len() as i64),
-                tags,
-                Value::Integer((clock.unix_ms(r.time_ms) / 1000) as i64),
-            ]);
-        }
         Raw::Timer => {
             for (i, t) in v.timers.iter().enumerate() {
-                out.push(vec![
-                    Value::Integer(ids.id(v.id, i) as i64),
-                    Value::Integer(v.id as i64),
-                    Value::Integer(t.hit_count as i64),
-                    Value::Real(t.value as f64),
-                    Value::Real(t.ru_utime as f64),
-                    Value::Real(t.ru_stime as f64),
+                out.cells.extend_from_slice(&[
+                    Out::Int(ids.id(v.id, i) as i64),
+                    Out::Int(v.id as i64),
+                    Out::Int(t.hit_count as i64),
+                    Out::Real(t.value as f64),
+                    Out::Real(t.ru_utime as f64),
+                    Out::Real(t.ru_stime as f64),
                 ]);
             }
         }
@@ -503,15 +706,20 @@ fn raw_rows(
                     continue;
                 }
                 for tag in tags {
-                    out.push(vec![
-                        Value::Integer(ids.id(v.id, i) as i64),
-                        Value::Integer(tag.name as i64),
-                        text(2, tag.value),
+                    let value = if wanted(used, 2) {
+                        out.text(dict, tag.value)
+                    } else {
+                        Out::Null
+                    };
+                    out.cells.extend_from_slice(&[
+                        Out::Int(ids.id(v.id, i) as i64),
+                        Out::Int(tag.name as i64),
+                        value,
                     ]);
                 }
             }
         }
-        Raw::Tag => {}
+        Raw::Request | Raw::Tag => {}
     }
 }
 
@@ -645,8 +853,12 @@ fn mix(mut x: u64) -> i64 {
 
 unsafe impl VTabCursor for PinbaCursor<'_> {
     fn filter(&mut self, idx_num: c_int, idx_str: Option<&str>, args: &Filters<'_>) -> Result<()> {
-        let used = idx_str.and_then(|s| s.parse().ok()).unwrap_or(u64::MAX);
-        self.rows.clear();
+        let (used, order) = match idx_str.and_then(|s| s.split_once(';')) {
+            Some((used, order)) => (Some(used), parse_order(order)),
+            None => (idx_str, None),
+        };
+        let used = used.and_then(|s| s.parse().ok()).unwrap_or(u64::MAX);
+        self.rows.reset();
         self.at = 0;
         self.rowid = 0;
         self.scan = Scan::Done;
@@ -662,7 +874,9 @@ unsafe impl VTabCursor for PinbaCursor<'_> {
                 columns,
                 percentiles,
             } => {
-                self.rows = report_rows(&self.tab.tables.core, name, columns, percentiles)?;
+                for row in report_rows(&self.tab.tables.core, name, columns, percentiles)? {
+                    self.rows.push_values(row);
+                }
             }
             Shape::Raw(Raw::Tag) => {
                 let core = &self.tab.tables.core;
@@ -672,7 +886,7 @@ unsafe impl VTabCursor for PinbaCursor<'_> {
                         if let Ok(id32) = u32::try_from(id) {
                             let name = dict.get(id32);
                             if !name.is_empty() {
-                                self.rows.push(vec![
+                                self.rows.push_values(vec![
                                     Value::Integer(id),
                                     Value::Text(String::from_utf8_lossy(name).into_owned()),
                                 ]);
@@ -680,7 +894,11 @@ unsafe impl VTabCursor for PinbaCursor<'_> {
                         }
                     }
                     None if idx_num == 1 => {}
-                    None => self.rows = tag_names(&self.tab.tables)?,
+                    None => {
+                        for row in tag_names(&self.tab.tables)? {
+                            self.rows.push_values(row);
+                        }
+                    }
                 }
             }
             Shape::Raw(raw) => {
@@ -693,6 +911,17 @@ unsafe impl VTabCursor for PinbaCursor<'_> {
                     )
                 };
                 self.scan = match (idx_num, key) {
+                    (2, _) => match &order {
+                        Some(terms) => Scan::Ordered {
+                            base: oldest,
+                            order: order_of(&self.tab.tables, oldest, end, terms)?,
+                            at: 0,
+                            used,
+                        },
+                        None => {
+                            return Err(Error::ModuleError(format!("no scan order in {idx_str:?}")))
+                        }
+                    },
                     (0, _) => Scan::Requests {
                         next: oldest,
                         end,
@@ -736,21 +965,17 @@ unsafe impl VTabCursor for PinbaCursor<'_> {
     }
 
     fn column(&self, ctx: &mut Context, i: c_int) -> Result<()> {
-        match self.rows.get(self.at).and_then(|r| r.get(i as usize)) {
-            Some(v) => ctx.set_result(v),
-            None => ctx.set_result(&Value::Null),
-        }
+        let value = self
+            .rows
+            .get(self.at, usize::try_from(i).unwrap_or(usize::MAX));
+        ctx.set_result(&ToSqlOutput::Borrowed(value))
     }
 
     /// The same row has the same rowid in every scan of a statement (SQLite's RIGHT and FULL
     /// JOIN remember the rows a lookup matched by rowid, then scan for the others): a raw
     /// row's id (a `timertag` row's timer and tag, mixed); a report's place in the report.
     fn rowid(&self) -> Result<i64> {
-        let row = self.rows.get(self.at);
-        let int = |i: usize| match row.and_then(|r| r.get(i)) {
-            Some(Value::Integer(v)) => Some(*v),
-            _ => None,
-        };
+        let int = |i: usize| self.rows.int(self.at, i);
         Ok(match &self.tab.shape {
             Shape::Raw(Raw::TimerTag) => match (int(0), int(1)) {
                 (Some(timer), Some(tag)) => mix(timer as u64 ^ mix(tag as u64) as u64),
