@@ -242,7 +242,7 @@ impl Report {
     /// Counts a stage row into this member's open tick (see [`Report::new_row`] for the limit).
     fn absorb(&mut self, key: &KeyBuf, src: &Row) {
         match self.open.get_mut(key) {
-            Some(row) => row.add_row(src),
+            Some(row) => self.open_hist_bytes += row.add_row(src),
             None => {
                 let row = Row {
                     sums: src.sums,
