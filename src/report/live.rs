@@ -133,6 +133,10 @@ pub struct Report {
     pub(super) open_hist_bytes: usize,
     /// What the report holds, against the memory budget (the dictionary's it was made with).
     pub(super) account: Account,
+    /// Whether a budget near its limit folds the rows its open tick made (see
+    /// [`Report::shed_if_over`]): a report's own, not a stage's (a family's, a split report's
+    /// part), whose rows are its reports' contributions yet to reach their rows.
+    pub(super) sheds: bool,
     /// Milliseconds (merger clock) from which the report holds every request of its window: the
     /// daemon's start for a report made at start-up, the oldest request the raw pool still held
     /// for one created (and filled) at run time.
@@ -184,6 +188,7 @@ impl Report {
         report.key_columns = key_columns;
         report.pins = pins;
         report.account = Account::new(dict.budget().clone());
+        report.sheds = true;
         report.max_rows = max_rows;
         report.filtered = filtered;
         Ok(report)
@@ -255,6 +260,7 @@ impl Report {
             agg_hist_bytes: 0,
             open_hist_bytes: 0,
             account: Account::new(Budget::unlimited()),
+            sheds: false,
             complete_from_ms: 0,
             now_ms: 0,
             scratch_batch: PreparedBatch::default(),

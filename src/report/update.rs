@@ -257,7 +257,7 @@ impl Report {
             this.flush_hist();
         }
         this.log_histograms = logging;
-        if this.account.budget().tight() {
+        if this.sheds && this.account.budget().tight() {
             this.shed_if_over();
         }
     }

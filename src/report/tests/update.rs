@@ -671,6 +671,18 @@ fn a_budget_near_its_limit_folds_the_rows_the_open_tick_made() {
     assert!(!budget.judge());
     add_req(&mut dict, &mut r, &req("/hot", 0.2));
     assert_eq!(r.rows(), 1, "eased: rows are made again");
+    // A stage (a family's, a split report's part) keeps its rows: they are its reports'
+    // contributions yet to reach their rows.
+    let mut stage = r.stage_like();
+    for i in 0..100 {
+        let name: &'static str = format!("/cold/{i}").leak();
+        add_req(&mut dict, &mut stage, &req(name, 0.1));
+    }
+    filler.settle(budget.limit());
+    assert!(budget.judge());
+    add_req(&mut dict, &mut stage, &req("/cold/0", 0.1));
+    assert_eq!((stage.open.len(), stage.rows_evicted()), (100, 0));
+    filler.settle(0);
 }
 
 /// While the memory budget is tight, no histogram log is kept: the next batch applies it and
