@@ -6,7 +6,8 @@ bound, against a release pinbad with the default configuration and `limits.max_m
 1. flood: NAMES unique script names (3M), sent by pinbad-blast from a replay file at RATE (100k/s);
    then a real new script, sent until report_by_script_name has its row: how long that took.
 2. reports: REPORTS reports (256) created through the API (2-4 keys each, script, host, server,
-   status), then TRAFFIC_RATE (20k/s) requests over 20,000 scripts for TRAFFIC_S (60 s).
+   status), then TRAFFIC_RATE (20k/s) requests over 20,000 scripts for TRAFFIC_S (60 s);
+   DEFINE=startup: the same reports as [[report]] tables in the configuration instead.
 
 While each runs, every 0.5 s: the process's RSS (VmRSS), what the budget accounts, whether it is
 tight, and how long /healthz took to answer. Prints one line per run: peak RSS, the budget,
@@ -15,11 +16,13 @@ refusals, /healthz's p50/p99/max and the requests merged vs sent.
 Usage: benches/budget.py   (cargo builds the binaries first)
 Env:   RUNS=flood,reports BUDGET=auto NAMES=3000000 NAME_BYTES=0 (a query string of that many bytes
        after each flood name: long names make the dictionary the budget's largest share) RATE=100000 REPORTS=256 TRAFFIC_RATE=20000 TRAFFIC_S=60
+       DEFINE=api MAX_REPORTS=1000 (limits.max_reports)
        DUMP=1 (what is accounted, by part, at its peak and every sample) NO_BUILD=1 PINBAD_BIN= BLAST_BIN=
 Bounded: every sender stops by itself; only 127.0.0.1 is targeted; pinbad is stopped by PID.
 """
 import json
 import os
+import socket
 import struct
 import subprocess
 import sys
@@ -40,6 +43,16 @@ TRAFFIC_S = int(os.environ.get("TRAFFIC_S", 60))
 BIN = os.environ.get("PINBAD_BIN", os.path.join(ROOT, "target/release/pinbad"))
 BLAST = os.environ.get("BLAST_BIN", os.path.join(ROOT, "target/release/pinbad-blast"))
 DUMP = bool(os.environ.get("DUMP"))
+DEFINE = os.environ.get("DEFINE", "api")
+MAX_REPORTS = int(os.environ.get("MAX_REPORTS", 1000))
+SHAPES = [["script_name", "hostname"], ["script_name", "server_name", "status"],
+          ["hostname", "script_name", "server_name"], ["script_name", "status", "hostname", "server_name"]]
+
+
+def free_port(kind):
+    with socket.socket(socket.AF_INET, kind) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def varint(n):
@@ -83,11 +96,13 @@ def request(script):
 
 
 class Pinbad:
-    def __init__(self, work):
+    def __init__(self, work, reports=()):
         self.work = work
-        self.udp, self.http = 39402, 39480
+        self.udp, self.http = free_port(socket.SOCK_DGRAM), free_port(socket.SOCK_STREAM)
         with open(os.path.join(work, "pinbad.toml"), "w") as f:
-            f.write(f'state_dir = "{work}/state"\n[limits]\nmax_memory = "{BUDGET}"\nmax_reports = 1000\n[mysql]\nlisten = \"\"\n')
+            f.write(f'state_dir = "{work}/state"\n[limits]\nmax_memory = "{BUDGET}"\nmax_reports = {MAX_REPORTS}\n[mysql]\nlisten = \"\"\n')
+            for name, keys in reports:
+                f.write(f'[[report]]\nname = "{name}"\nkeys = {json.dumps(keys)}\n')
         self.stderr = open(os.path.join(work, "stderr"), "w")
         self.proc = subprocess.Popen(
             [BIN, "--config", os.path.join(work, "pinbad.toml"),
@@ -199,7 +214,9 @@ def summary(name, d, s, extra):
     st = d.status()
     m = st["memory"]
     mib = lambda b: b / (1 << 20)
-    print(f"{name}: RSS peak {mib(s.peak_rss):,.0f} MiB, accounted peak {mib(s.peak_used):,.0f} MiB, "
+    share = lambda b: 100 * b / m["limit_bytes"]
+    print(f"{name}: RSS peak {mib(s.peak_rss):,.0f} MiB ({share(s.peak_rss):.0f} %), accounted peak "
+          f"{mib(s.peak_used):,.0f} MiB ({share(s.peak_used):.0f} %), "
           f"budget {mib(m['limit_bytes']):,.0f} MiB (tight seen: {s.tight_seen}, episodes "
           f"{m['tight_episodes']}); refused: names {m['names_refused']:,}, rows {m['rows_refused']:,}, "
           f"reports {m['reports_refused']:,}; /healthz p50 {pct(s.health, 0.5):.1f} ms, p99 "
@@ -238,7 +255,6 @@ def flood(work):
     took = time.monotonic() - t
     # After the flood: a real new script, sent every 0.1 s until report_by_script_name has its
     # row (the budget eased: the flood's names no row holds evicted, the reports' rows folded).
-    import socket
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     real, t_real, got = request(b"/real.php"), time.monotonic(), None
     tight_at_stop = d.status()["memory"]["tight"]
@@ -264,14 +280,13 @@ def flood(work):
 
 
 def reports(work):
-    d = Pinbad(work)
+    defs = [(f"api_{i}", SHAPES[i % 4]) for i in range(REPORTS)]
+    d = Pinbad(work, defs if DEFINE == "startup" else ())
     s = Sampler(d)
     s.start()
-    shapes = [["script_name", "hostname"], ["script_name", "server_name", "status"],
-              ["hostname", "script_name", "server_name"], ["script_name", "status", "hostname", "server_name"]]
-    created, refused = 0, None
-    for i in range(REPORTS):
-        code, body = d.post("/api/v1/reports", {"name": f"api_{i}", "keys": shapes[i % 4]})
+    created, refused = (REPORTS, None) if DEFINE == "startup" else (0, None)
+    for name, keys in defs if DEFINE != "startup" else ():
+        code, body = d.post("/api/v1/reports", {"name": name, "keys": keys})
         if code == 201:
             created += 1
         elif code == 409:
@@ -284,7 +299,7 @@ def reports(work):
                            check=True, capture_output=True, text=True)
     blast = json.loads(blast.stdout)
     s.finish()
-    summary("reports", d, s, f"{created} of {REPORTS} reports created ({'a 409: ' + refused['error'] if refused else 'none refused'}); "
+    summary("reports", d, s, f"{created} of {REPORTS} reports {'defined at start-up' if DEFINE == 'startup' else 'created'} ({'a 409: ' + refused['error'] if refused else 'none refused'}); "
             f"{TRAFFIC_S} s at {TRAFFIC_RATE:,}/s: sent {blast.get('packets_sent'):,}, lost {blast.get('loss_packets')}")
     dump(s)
     d.stop()

@@ -15,11 +15,15 @@
 //! Cheap on the hot path: nothing here runs per request. A holder settles its account once per
 //! round (one atomic add of the difference), the merger re-judges the budget once per round
 //! ([`Budget::judge`], which logs once per episode), and the update path reads the flag only
-//! where it would create a row; a report that makes many rows within a round settles and judges
-//! again every [`SETTLE_EVERY_ROWS`] of them, and at each doubling of a table. Between two
-//! judgements the holders grow by at most that many rows each (and what a tick's close adds, which
-//! a report counts ahead: see `Report::memory_estimate`), which the margin between
-//! [`Budget::tight_at`] and the limit is for.
+//! where it would create a row. A report growing within a round (new rows, a table doubling)
+//! accounts ahead of itself: when its estimate passes what its account holds, the account takes
+//! [`AHEAD_BYTES`] beyond it (and the budget is judged once that reaches the mark), so its rows
+//! are in the budget's figure before they are made, however many reports grow at once (rows
+//! counted only every so many per report added up past the margin with a few hundred reports
+//! taking their first traffic). What the margin between [`Budget::tight_at`] and the limit is
+//! for: what a round adds to rows that exist (their histograms, counted as they grow), and
+//! what is not accounted to the byte (allocator slack). A report's growth at a tick's close it
+//! counts ahead too (see `Report::memory_estimate`).
 //!
 //! Memory a holder lets go of while another still holds it (a closed tick a report compacted or
 //! let leave its window while the history writer or the tick log has yet to take it) stays
@@ -37,9 +41,10 @@ use parking_lot::Mutex;
 /// Something held elsewhere after its accounted holder let it go (see [`Budget::outlived`]).
 type Outliving = (Weak<dyn Any + Send + Sync>, u64);
 
-/// New rows a report makes between two of its settlements within a merge round (and at a table's
-/// doubling): what it may add unseen is this many rows' worth.
-pub const SETTLE_EVERY_ROWS: u32 = 256;
+/// What a report growing within a merge round accounts beyond its estimate (see the module
+/// docs): one atomic add on the budget per this many bytes of rows (some 10 to 25 rows), and
+/// at most this much counted ahead per report until the round's end settles it.
+pub const AHEAD_BYTES: u64 = 16 << 10;
 
 /// The memory budget: a limit, what is accounted against it, whether it is tight, and what was
 /// refused for want of it (see the module docs).
@@ -116,6 +121,13 @@ impl Budget {
     /// byte (allocator slack).
     pub fn tight_at(&self) -> u64 {
         self.limit - self.limit / 16
+    }
+
+    /// Where a tight budget's reports fold the rows their open tick made (see
+    /// `Report::shed_if_over`): halfway from [`Budget::tight_at`] to the limit, which leaves
+    /// the rest for what a tick's close adds beyond its report's estimate.
+    pub fn shed_at(&self) -> u64 {
+        self.limit - self.limit / 32
     }
 
     /// Where a tight budget eases again: 1/8 below the limit, so that a budget hovering at the

@@ -219,7 +219,7 @@ impl Histogram {
     /// Adds `n` samples of `ns` nanoseconds.
     #[inline]
     pub fn add(&mut self, ns: u64, n: u64) {
-        self.add_bucket(bucket_of(ns), n)
+        self.add_bucket(bucket_of(ns), n);
     }
 
     /// Removes `n` samples of `ns` nanoseconds previously added.
@@ -228,22 +228,25 @@ impl Histogram {
         self.subtract_bucket(bucket_of(ns), n)
     }
 
-    /// Adds `n` samples to `bucket`.
+    /// Adds `n` samples to `bucket`. Returns how many bytes the histogram's heap grew by (0
+    /// but when its storage grew, which only the slow path does): what lets a report count its
+    /// open rows' histograms as they grow, at no cost per sample (see `Report::memory_estimate`).
     #[inline]
-    pub fn add_bucket(&mut self, bucket: u16, n: u64) {
+    pub fn add_bucket(&mut self, bucket: u16, n: u64) -> usize {
         if let Repr::Block(b) = &mut self.repr {
             if b.add_fast(bucket, n) {
-                return;
+                return 0;
             }
         }
         self.add_bucket_slow(bucket, n)
     }
 
     #[inline(never)]
-    fn add_bucket_slow(&mut self, bucket: u16, n: u64) {
+    fn add_bucket_slow(&mut self, bucket: u16, n: u64) -> usize {
         if n == 0 {
-            return;
+            return 0;
         }
+        let before = self.heap_bytes();
         match &mut self.repr {
             Repr::Block(b) => b.add(bucket, n),
             Repr::Inline(i) => {
@@ -264,6 +267,7 @@ impl Histogram {
                 }
             }
         }
+        self.heap_bytes().saturating_sub(before)
     }
 
     /// Removes `n` samples from `bucket` (which must hold them).
@@ -349,7 +353,9 @@ impl Histogram {
         {
             return;
         }
-        other.each_bucket(|bucket, n| self.add_bucket(bucket, n));
+        other.each_bucket(|bucket, n| {
+            self.add_bucket(bucket, n);
+        });
     }
 
     /// [`Histogram::add_hist`] for an inline or sparse histogram and an `other` that is not a

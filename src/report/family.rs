@@ -271,7 +271,7 @@ impl Report {
     pub(super) fn absorb(&mut self, key: &KeyBuf, src: &Row, req_count: u64) {
         match self.open.get_mut(key) {
             Some(row) => {
-                row.add_row(src);
+                self.open_hist_bytes += row.add_row(src);
                 row.sums.req_count = row.sums.req_count - src.sums.req_count + req_count;
             }
             None => {

@@ -36,12 +36,12 @@ fn log_entry(e: u64) -> (usize, u16, u64) {
 }
 
 /// Counts `c` into `row`: the sums now, the histogram sample into `log` (or now when it does not
-/// fit a log word).
+/// fit a log word). Returns how many bytes the row's histogram grew by.
 ///
 /// Always inlined, as are [`count_into`] and [`Row::add`] (a report's totals, per timer): they run
 /// per contribution, and left to itself the compiler keeps them calls.
 #[inline(always)]
-fn add_logged(row: &mut Row, c: &impl Counted, log: &mut Vec<u64>) {
+fn add_logged(row: &mut Row, c: &impl Counted, log: &mut Vec<u64>) -> usize {
     c.add_to(&mut row.sums);
     row.contribs = row.contribs.saturating_add(1);
     let (bucket, samples) = c.sample();
@@ -49,20 +49,23 @@ fn add_logged(row: &mut Row, c: &impl Counted, log: &mut Vec<u64>) {
         log.push(
             (row.slot as u64) << LOG_SLOT_SHIFT | (bucket as u64) << LOG_BUCKET_SHIFT | samples,
         );
+        0
     } else {
-        row.hist.add_bucket(bucket, samples);
+        row.hist.add_bucket(bucket, samples)
     }
 }
 
 /// Counts `c` into an existing `row` (see `Report::apply`): its histogram sample into `log` when
-/// the report logs them.
+/// the report logs them. Returns how many bytes the row's histogram grew by, which the caller
+/// adds to its open rows' (`Report::open_hist_bytes`): so the memory budget sees a row's
+/// histogram as it grows, not at the tick's close.
 #[inline(always)]
 pub(super) fn count_into(
     row: &mut Row,
     c: &impl Counted,
     mark: Option<u64>,
     log: Option<&mut Vec<u64>>,
-) {
+) -> usize {
     if let Some(mark) = mark {
         if row.mark != mark {
             row.mark = mark;
@@ -231,6 +234,7 @@ impl Report {
             hist_log,
             hist_sorted,
             slot_counts,
+            open_hist_bytes,
             ..
         } = self;
         slot_counts.clear();
@@ -263,7 +267,7 @@ impl Report {
             };
             for &e in &hist_sorted[start..slot_counts[s] as usize] {
                 let (_, bucket, samples) = log_entry(e);
-                row.hist.add_bucket(bucket, samples);
+                *open_hist_bytes += row.hist.add_bucket(bucket, samples);
             }
             applied += slot_counts[s] as usize - start;
         }

@@ -313,7 +313,7 @@ impl Report {
         let log = self.log_histograms.then_some(&mut self.hist_log);
         if let Some(row) = self.open.get_mut(key) {
             let slot = row.slot;
-            count_into(row, c, Some(mark), log);
+            self.open_hist_bytes += count_into(row, c, Some(mark), log);
             return Some(slot);
         }
         let before = self.open_slots;

@@ -129,16 +129,17 @@ pub struct Report {
     pub(super) agg_totals: Row,
     /// Heap bytes of the closed ticks (kept as they close and leave), of the histograms of the
     /// rows of `agg` with their per-tick memory_peak maxima (kept as ticks add and take rows) and
-    /// of the open rows' (as of the last
-    /// close, plus the rows made since): what [`Report::memory_estimate`] adds up without a walk.
+    /// of the open rows' (kept as rows are made and their histograms grow): what
+    /// [`Report::memory_estimate`] adds up without a walk.
     pub(super) closed_bytes: usize,
     pub(super) agg_hist_bytes: usize,
     pub(super) open_hist_bytes: usize,
-    /// New rows made since the report last settled its account (see
-    /// `budget::SETTLE_EVERY_ROWS`).
-    pub(super) unsettled_rows: u32,
     /// What the report holds, against the memory budget (the dictionary's it was made with).
     pub(super) account: Account,
+    /// Whether a budget near its limit folds the rows its open tick made (see
+    /// [`Report::shed_if_over`]): a report's own, not a stage's (a family's, a split report's
+    /// part), whose rows are its reports' contributions yet to reach their rows.
+    pub(super) sheds: bool,
     /// Milliseconds (merger clock) from which the report holds every request of its window: the
     /// daemon's start for a report made at start-up, the oldest request the raw pool still held
     /// for one created (and filled) at run time.
@@ -190,6 +191,7 @@ impl Report {
         report.key_columns = key_columns;
         report.pins = pins;
         report.account = Account::new(dict.budget().clone());
+        report.sheds = true;
         report.max_rows = max_rows;
         report.filtered = filtered;
         Ok(report)
@@ -261,8 +263,8 @@ impl Report {
             closed_bytes: 0,
             agg_hist_bytes: 0,
             open_hist_bytes: 0,
-            unsettled_rows: 0,
             account: Account::new(Budget::unlimited()),
+            sheds: false,
             complete_from_ms: 0,
             now_ms: 0,
             scratch_batch: PreparedBatch::default(),
@@ -365,8 +367,8 @@ impl Report {
     }
 
     /// What the report holds (bytes), from figures kept as it changes, no walk: its row tables
-    /// by their buckets, its closed ticks, its rows' histograms (the open rows' as of the last
-    /// close, plus the rows made since), its buffers; and what the open tick's close will take
+    /// by their buckets, its closed ticks, its rows' histograms (the open rows' as they grow),
+    /// its buffers; and what the open tick's close will take
     /// (the closed part's table grown for the open tick's new keys, the closed tick's rows), so
     /// that the budget is tight before a close would take memory past it. What the memory
     /// budget counts.
@@ -381,6 +383,8 @@ impl Report {
             + self.open_hist_bytes
             + self.open_other.hist.heap_bytes()
             + self.agg_other.hist.heap_bytes()
+            + self.open_totals.hist.heap_bytes()
+            + self.agg_totals.hist.heap_bytes()
             + super::window::peak_bytes(&self.agg_other)
             + super::window::peak_bytes(&self.agg_totals)
             + self.hist_log_bytes()

@@ -83,19 +83,24 @@ impl Row {
         row
     }
 
+    /// Counts `c`; returns how many bytes the histogram grew by (see
+    /// [`Histogram::add_bucket`](crate::histogram::Histogram::add_bucket)).
     #[inline(always)]
-    pub(super) fn add(&mut self, c: &impl Counted) {
+    pub(super) fn add(&mut self, c: &impl Counted) -> usize {
         c.add_to(&mut self.sums);
         let (bucket, samples) = c.sample();
-        self.hist.add_bucket(bucket, samples);
         self.contribs = self.contribs.saturating_add(1);
+        self.hist.add_bucket(bucket, samples)
     }
 
-    /// Adds another row (a round into a tick, a tick into the window, a stage row into a member).
-    pub(super) fn add_row(&mut self, o: &Row) {
+    /// Adds another row (a round into a tick, a tick into the window, a stage row into a
+    /// member); returns how many bytes the histogram grew by.
+    pub(super) fn add_row(&mut self, o: &Row) -> usize {
         self.sums.add(&o.sums);
+        let before = self.hist.heap_bytes();
         self.hist.add_hist(&o.hist);
         self.contribs = self.contribs.saturating_add(o.contribs);
+        self.hist.heap_bytes().saturating_sub(before)
     }
 
     /// Removes what a row added earlier (a tick leaving the window).

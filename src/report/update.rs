@@ -257,6 +257,9 @@ impl Report {
             this.flush_hist();
         }
         this.log_histograms = logging;
+        if this.sheds && this.account.budget().tight() {
+            this.shed_if_over();
+        }
     }
 
     #[inline]
@@ -305,12 +308,14 @@ impl Report {
     #[inline]
     fn apply(&mut self, key: &KeyBuf, c: &impl Counted, mark: Option<u64>) {
         match self.open.get_mut(key) {
-            Some(row) => count_into(
-                row,
-                c,
-                mark,
-                self.log_histograms.then_some(&mut self.hist_log),
-            ),
+            Some(row) => {
+                self.open_hist_bytes += count_into(
+                    row,
+                    c,
+                    mark,
+                    self.log_histograms.then_some(&mut self.hist_log),
+                )
+            }
             None => self.new_row(key, Row::first(c, mark)),
         }
     }
@@ -324,12 +329,14 @@ impl Report {
             RowMap::Large(m) => m.get_mut(&d.large[e.key[0] as usize]),
         };
         match found {
-            Some(row) => count_into(
-                row,
-                c,
-                mark,
-                self.log_histograms.then_some(&mut self.hist_log),
-            ),
+            Some(row) => {
+                self.open_hist_bytes += count_into(
+                    row,
+                    c,
+                    mark,
+                    self.log_histograms.then_some(&mut self.hist_log),
+                )
+            }
             None => self.new_row(&d.key_of(e, self.keys.len()), Row::first(c, mark)),
         }
     }
@@ -379,13 +386,27 @@ impl Report {
         row.slot = self.open_slots;
         self.open_slots = self.open_slots.saturating_add(1);
         self.open.insert(key, row);
-        self.unsettled_rows += 1;
-        if growth > 0 || self.unsettled_rows >= crate::budget::SETTLE_EVERY_ROWS {
-            // A table doubled, or many rows were made: told at once and judged, so that this
-            // and the other reports' growth is judged against it (not only at the round's end).
-            self.unsettled_rows = 0;
-            self.settle_memory();
-            self.account.budget().judge();
+        self.account_ahead();
+    }
+
+    /// Keeps what the memory budget counts for this report ahead of what it holds while it
+    /// grows within a round: once its estimate passes what its account holds, the account takes
+    /// [`AHEAD_BYTES`](crate::budget::AHEAD_BYTES) more than the estimate, and the budget is
+    /// judged when that reaches its mark. So every report's new rows (and a table's doubling) are
+    /// in the budget's figure before they are made, a chunk at a time (one atomic add per
+    /// chunk, not per row), and the round that would take the budget past its mark is the one
+    /// that makes it tight: with hundreds of reports growing in one round, rows made unseen
+    /// until a settlement added up past the margin. The round's end settles the account to the
+    /// estimate again (`ReportCell::publish`).
+    #[inline]
+    fn account_ahead(&self) {
+        let bytes = self.memory_estimate() as u64;
+        if bytes > self.account.accounted() {
+            self.account.settle(bytes + crate::budget::AHEAD_BYTES);
+            let budget = self.account.budget();
+            if !budget.tight() && budget.used() >= budget.tight_at() {
+                budget.judge();
+            }
         }
     }
 
@@ -488,11 +509,13 @@ impl RowKey for Words {
             hist_log,
             log_histograms,
             keys,
+            open_hist_bytes,
             ..
         } = r;
         if let RowMap::Small(m) = open {
             if let Some(row) = m.get_mut(&ids_of(self)) {
-                return count_into(row, c, mark, log_histograms.then_some(hist_log));
+                *open_hist_bytes += count_into(row, c, mark, log_histograms.then_some(hist_log));
+                return;
             }
         }
         let mut key = KeyBuf {

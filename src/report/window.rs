@@ -348,6 +348,19 @@ impl ClosedTick {
 /// collects every round, so this is reached only if collection stops.
 const OUTBOX_MAX_TICKS: usize = 1024;
 
+/// Where folding the `n` coldest rows cuts, from the rows of each class, coldest first: the
+/// class at the cut, and how many of its rows go (every row of a colder class does).
+fn cut_at(classes: &[usize], n: usize) -> (usize, usize) {
+    let mut below = 0;
+    for (c, &count) in classes.iter().enumerate() {
+        if below + count >= n {
+            return (c, n - below);
+        }
+        below += count;
+    }
+    (classes.len() - 1, n - below)
+}
+
 /// Adds a closed tick's rows to a window's closed part (`agg`), fetching its rows ahead. With
 /// `link` (the open tick's rows were just numbered in the tick's order), each `agg` row is
 /// linked to the open row of its key: tick row `i` is open row `i` (see
@@ -613,6 +626,10 @@ impl Report {
             // attached member's open tick.
             self.open = RowMap::new(n);
         } else {
+            // While the memory budget is tight the zeroed rows let their histograms' memory go
+            // too: kept, it would be counted again for the next close (see
+            // `Report::pending_close_bytes`) beside the copies this close makes.
+            let tight = self.account.budget().tight();
             self.open.retain_each(n, |key, row| {
                 if row.sums.req_count == 0 {
                     return false;
@@ -621,7 +638,11 @@ impl Report {
                 slots += 1;
                 tick.push_row(key.slice(), &row.sums, &row.hist);
                 row.sums = Sums::default();
-                row.hist.clear();
+                if tight {
+                    row.hist = Histogram::new();
+                } else {
+                    row.hist.clear();
+                }
                 row.contribs = 0;
                 row.only_open = false;
                 open_hist_bytes += row.hist.heap_bytes();
@@ -773,15 +794,23 @@ impl Report {
     /// `agg`, and the ticks that left are out): if the report holds more than
     /// [`Report::room_mark`] rows, its coldest rows are folded into "(other)" down to it (see
     /// [`Report`]). While the memory budget is tight, down to half the rows it holds (but not
-    /// below [`TIGHT_KEEP_ROWS`]: a small report costs little, and its rows stay readable): no new
+    /// below [`TIGHT_KEEP_ROWS`]: a small report costs little, and its rows stay readable; near
+    /// the limit, `Budget::shed_at`, below it too, as many small reports add up): no new
     /// row is made then, but the keys with rows go on counting, and each tick that closes holds a
     /// copy of their rows, so rows × ticks would go on growing; halved at each close, what the
     /// ticks closed while it is tight add stays within about two ticks' worth. Costs a pass over
     /// the rows, and only when the report is that full.
     pub(super) fn make_room(&mut self) {
         let rows = self.rows();
-        let mark = if self.account.budget().tight() {
-            (rows / 2).max(TIGHT_KEEP_ROWS).min(self.room_mark())
+        let budget = self.account.budget();
+        // Near the limit, no floor (see `Report::shed_if_over`).
+        let floor = if budget.used() >= budget.shed_at() {
+            0
+        } else {
+            TIGHT_KEEP_ROWS
+        };
+        let mark = if budget.tight() {
+            (rows / 2).max(floor).min(self.room_mark())
         } else if self.max_rows == usize::MAX {
             return;
         } else {
@@ -851,6 +880,66 @@ impl Report {
         }
     }
 
+    /// While the memory budget is tight, after a round's update: settles the report's account
+    /// and, when the budget is then near its limit (`Budget::shed_at`), folds the colder half of
+    /// the rows only the open tick has into the open tick's "(other)" row, so that the round
+    /// that takes the budget there is the one that gives memory back. Tight, no new row is made,
+    /// but the rows made before go on growing (their histograms, which the budget counts as
+    /// they grow, and what their tick's close will copy): with hundreds of reports taking their
+    /// first traffic, that took the budget's figure far past its limit within the first tick,
+    /// where [`Report::make_room`] acts only at the close. Halved round after round while the
+    /// budget stays there, down to none (no floor such as the close's [`TIGHT_KEEP_ROWS`]:
+    /// a hundred reports each keeping their 64 busiest rows, histograms and all, outgrew a small
+    /// budget alone). Rows with a closed-part row are left to the close. Each report checks
+    /// after its own round, with what the others settled: the reports updated while the budget
+    /// is past the mark fold, until it is below. Costs a pass over the open rows, only then.
+    pub(super) fn shed_if_over(&mut self) {
+        self.settle_memory();
+        let budget = self.account.budget();
+        if budget.used() < budget.shed_at() {
+            return;
+        }
+        let keep = self.open_only / 2;
+        if self.open_only == 0 {
+            return;
+        }
+        self.flush_hist();
+        let mut n = self.open_only - keep;
+        // Coldest first: fewest contributions, by powers of two; at the cut, as they come.
+        let class = |r: &Row| 32 - r.contribs.leading_zeros() as usize;
+        let mut classes = [0usize; 33];
+        for r in self.open.values().filter(|r| r.only_open) {
+            classes[class(r)] += 1;
+        }
+        let (cut, mut at_cut) = cut_at(&classes, n);
+        let Report {
+            open,
+            open_other,
+            open_only,
+            open_hist_bytes,
+            rows_evicted,
+            keys,
+            ..
+        } = self;
+        open.retain_each(keys.len(), |_, r| {
+            let c = class(r);
+            if !r.only_open || n == 0 || c > cut || (c == cut && at_cut == 0) {
+                return true;
+            }
+            if c == cut {
+                at_cut -= 1;
+            }
+            n -= 1;
+            open_other.add_row(r);
+            *open_hist_bytes = open_hist_bytes.saturating_sub(r.hist.heap_bytes());
+            *open_only -= 1;
+            *rows_evicted += 1;
+            false
+        });
+        self.open.shrink_to_rows();
+        self.settle_memory();
+    }
+
     /// Folds the `n` coldest rows of `agg` into "(other)", with their open rows (empty right
     /// after a close). Coldest: fewest requests in the window (by powers of two), and of rows
     /// alike, those the tick just closed did not touch (a flood's rows of earlier ticks go before
@@ -867,15 +956,7 @@ impl Report {
         for r in self.agg.values() {
             classes[class(r)] += 1;
         }
-        let (mut cut, mut below) = (classes.len() - 1, 0);
-        for (c, &count) in classes.iter().enumerate() {
-            if below + count >= n {
-                cut = c;
-                break;
-            }
-            below += count;
-        }
-        let mut at_cut = n - below;
+        let (cut, mut at_cut) = cut_at(&classes, n);
         let Report {
             agg,
             open,

@@ -398,6 +398,94 @@ fn api_created_reports_under_traffic_stay_under_the_budget() {
     );
 }
 
+/// `n` requests over 1,500 scripts on 7 hosts, of times from 1 ms to 2 s.
+fn first_traffic(n: u64) -> Vec<Vec<u8>> {
+    use prost::Message;
+    (0..n)
+        .map(|i| {
+            let mut r = crate::common::proto_request(&format!("/f/{}", i % 1500));
+            r.hostname = format!("web{}", i % 7).into_bytes();
+            r.request_time = 0.001 + (i % 997) as f32 / 500.0;
+            r.encode_to_vec()
+        })
+        .collect()
+}
+
+/// Many reports created through the API at once, then their first traffic (thousands of new
+/// keys each, in the same rounds): the budget's own figure stays within 105 % of the limit at
+/// every sample and every judgement (`memory.peak_bytes`), and RSS under the budget plus the
+/// slack. Each report's rows are in the budget's figure before they are made and its rows'
+/// histograms as they grow; near the limit, the reports fold the open tick's rows they made.
+#[test]
+fn many_new_api_reports_taking_their_first_traffic_stay_within_the_budget() {
+    const REPORTS: usize = 100;
+    let d = Daemon::start(&small_config("stats_history = \"240s\"\nreport_ticks = 60"));
+    for i in 0..REPORTS {
+        let keys = match i % 3 {
+            0 => json!(["script_name", "hostname"]),
+            1 => json!(["hostname", "script_name", "status"]),
+            _ => json!(["script_name", "hostname", "server_name"]),
+        };
+        let (code, body) = d.post(
+            "/api/v1/reports",
+            &json!({"name": format!("first_{i}"), "keys": keys}),
+        );
+        assert_eq!(code, 201, "{body}");
+    }
+    let limit = BUDGET_MIB << 20;
+    let bound = limit + limit / 20;
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (peak_used, peak_rss, samples) = std::thread::scope(|scope| {
+        let sampler = scope.spawn(|| {
+            let (mut used, mut rss_peak, mut n) = (0u64, 0u64, 0u32);
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                used = used.max(figure(&d.status(), "memory.used_bytes"));
+                rss_peak = rss_peak.max(rss(&d));
+                n += 1;
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            (used, rss_peak, n)
+        });
+        // 10,500 keys (1,500 scripts on 7 hosts) for each report, some 14 requests each over
+        // 4-second ticks, of times spread over 2 s (their histograms grow): far more than the
+        // budget holds, sent in one go.
+        let sent = 150_000;
+        d.send(&first_traffic(sent));
+        d.wait_merged(sent);
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        sampler.join().unwrap()
+    });
+    let s = d.status();
+    let judged = figure(&s, "memory.peak_bytes");
+    eprintln!(
+        "{REPORTS} API reports' first traffic: accounted peak {} KiB sampled ({samples} \
+         samples), {} KiB judged, RSS peak {} MiB, budget {BUDGET_MIB} MiB; rows refused {}",
+        peak_used >> 10,
+        judged >> 10,
+        peak_rss >> 20,
+        figure(&s, "memory.rows_refused")
+    );
+    assert!(
+        figure(&s, "memory.tight_episodes") >= 1 && figure(&s, "memory.rows_refused") > 0,
+        "the traffic reached the budget: {}",
+        s["memory"]
+    );
+    assert!(
+        peak_used <= bound && judged <= bound,
+        "the budget's figure went past 105 % of its {BUDGET_MIB} MiB: {} KiB sampled, {} KiB \
+         judged",
+        peak_used >> 10,
+        judged >> 10
+    );
+    assert!(
+        peak_rss < (BUDGET_MIB + SLACK_MIB) << 20,
+        "RSS {} MiB above the budget {BUDGET_MIB} MiB + {SLACK_MIB} MiB",
+        peak_rss >> 20
+    );
+    check_under_budget(&d);
+    check_answers(&d);
+}
+
 /// Waits (10 s at most each) until every report of `names` has a row for the script "/real",
 /// sending it again before each look (as a real script keeps coming); returns how many it sent.
 fn real_in_reports(d: &Daemon, names: &[&str]) -> u64 {

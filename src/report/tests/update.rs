@@ -540,7 +540,7 @@ fn a_tight_budget_refuses_new_rows_into_other() {
     let held = budget.used();
     assert!(held >= r.memory_estimate() as u64);
     let filler = crate::budget::Account::new(budget.clone());
-    filler.settle(250 << 20);
+    filler.settle(budget.tight_at());
     assert!(budget.judge());
     add_req(&mut dict, &mut r, &req("/b", 0.1));
     add_req(&mut dict, &mut r, &req("/a", 0.1));
@@ -557,6 +557,132 @@ fn a_tight_budget_refuses_new_rows_into_other() {
     assert_eq!(budget.used(), dict.budget().used());
     drop(dict);
     assert_eq!(budget.used(), 0);
+}
+
+/// A report's growth within a round is in the budget before the round's end settles it: each
+/// new row (its account runs ahead of its estimate), and each open row's histogram as it grows,
+/// counted at once (a sample into a row) or logged and applied by the log's flush.
+#[test]
+fn new_rows_and_growing_histograms_are_in_the_budget_before_the_round_ends() {
+    let budget = crate::budget::Budget::new(1 << 30);
+    let mut dict = Dictionary::new(10_000).with_budget(budget.clone());
+    let mut r = Report::new(def("r", &["script_name"]), &mut dict, usize::MAX)
+        .unwrap()
+        .with_exact_window(window_of_ticks(4), 0);
+    r.settle_memory();
+    let empty = r.memory_estimate() as u64;
+    let walked = |r: &Report| r.open.values().map(|o| o.hist.heap_bytes()).sum::<usize>();
+    for i in 0..100 {
+        let name: &'static str = format!("/new/{i}").leak();
+        add_req(&mut dict, &mut r, &req(name, 0.1));
+        assert!(
+            r.account.accounted() >= r.memory_estimate() as u64,
+            "row {i}: accounted {} for an estimate of {}",
+            r.account.accounted(),
+            r.memory_estimate()
+        );
+    }
+    assert!(r.memory_estimate() as u64 > empty + 100 * 100);
+    // One row's histogram grows past its inline buckets, then into a block, sample by sample.
+    for i in 0..200 {
+        add_req(&mut dict, &mut r, &req("/new/0", 0.001 * (i + 1) as f32));
+    }
+    assert!(walked(&r) > 1000, "a block: {} bytes", walked(&r));
+    assert_eq!(r.open_hist_bytes, walked(&r), "counted sample by sample");
+    // Logged samples: counted when the log is applied.
+    let scripts: Vec<&'static str> = (0..600)
+        .map(|i| &*Box::leak(format!("/new/{i}").into_boxed_str()))
+        .collect();
+    let mut rng = crate::corpus::SplitMix64::new(3);
+    for _ in 0..10 {
+        let batch = random_batch(&mut dict, &mut rng, &scripts);
+        r.add_batch(&batch);
+    }
+    r.flush_hist();
+    assert_eq!(
+        r.open_hist_bytes,
+        walked(&r),
+        "counted as the log is applied"
+    );
+    assert!(r.open_hist_bytes > 600 * 8, "{}", r.open_hist_bytes);
+}
+
+/// While the memory budget is tight and near its limit (`Budget::shed_at`), a report folds the
+/// colder half of the rows its open tick made into "(other)" after each round, down to none,
+/// the hottest last, so the memory goes back in the round that took the budget there, not at
+/// the tick's close; totals stay exact. Below the mark, nothing is folded.
+#[test]
+fn a_budget_near_its_limit_folds_the_rows_the_open_tick_made() {
+    let budget = crate::budget::Budget::new(256 << 20);
+    let mut dict = Dictionary::new(10_000).with_budget(budget.clone());
+    let mut r = Report::new(def("r", &["script_name"]), &mut dict, usize::MAX)
+        .unwrap()
+        .with_exact_window(window_of_ticks(8), 0);
+    for i in 0..400 {
+        let name: &'static str = format!("/cold/{i}").leak();
+        add_req(&mut dict, &mut r, &req(name, 0.1 + i as f32 / 1e4));
+    }
+    for _ in 0..5 {
+        add_req(&mut dict, &mut r, &req("/hot", 0.2));
+    }
+    let filler = crate::budget::Account::new(budget.clone());
+    filler.settle(budget.tight_at() + 1);
+    assert!(budget.judge());
+    add_req(&mut dict, &mut r, &req("/hot", 0.2));
+    assert_eq!(r.rows(), 401, "tight, below the mark: nothing folded");
+    filler.settle(budget.shed_at());
+    let before = r.memory_estimate();
+    add_req(&mut dict, &mut r, &req("/hot", 0.2));
+    assert_eq!((r.rows(), r.rows_evicted()), (200, 201));
+    assert!(
+        r.memory_estimate() < before,
+        "{before} -> {}",
+        r.memory_estimate()
+    );
+    assert_eq!(r.account.accounted(), r.memory_estimate() as u64, "settled");
+    // Halved each round: 100, 50, 25, 12, 6, 3, 1.
+    for _ in 0..7 {
+        add_req(&mut dict, &mut r, &req("/hot", 0.2));
+    }
+    let hot = dict.lookup(b"/hot").unwrap();
+    let rows = rows_of(&r);
+    assert_eq!(rows.len(), 1, "halved each round");
+    assert_eq!(rows[&vec![hot]].0.req_count, 14, "the hottest row last");
+    assert_eq!(other_of(&r).0.req_count, 400);
+    assert_eq!(totals_of(&r).0.req_count, 414);
+    assert_eq!(
+        r.open_hist_bytes,
+        r.open.values().map(|o| o.hist.heap_bytes()).sum::<usize>()
+    );
+    add_req(&mut dict, &mut r, &req("/hot", 0.2));
+    assert_eq!(
+        (r.rows(), other_of(&r).0.req_count, r.open_hist_bytes),
+        (0, 415, 0),
+        "down to none"
+    );
+    // Below the mark again: new rows wait until the budget eases; the tick closes with what
+    // "(other)" holds.
+    filler.settle(budget.tight_at() + 1);
+    add_req(&mut dict, &mut r, &req("/cold/0", 0.2));
+    r.advance(TICK_MS);
+    assert_eq!((r.rows(), totals_of(&r).0.req_count), (0, 416));
+    assert_eq!(other_of(&r).0.req_count, 416);
+    filler.settle(0);
+    assert!(!budget.judge());
+    add_req(&mut dict, &mut r, &req("/hot", 0.2));
+    assert_eq!(r.rows(), 1, "eased: rows are made again");
+    // A stage (a family's, a split report's part) keeps its rows: they are its reports'
+    // contributions yet to reach their rows.
+    let mut stage = r.stage_like();
+    for i in 0..100 {
+        let name: &'static str = format!("/cold/{i}").leak();
+        add_req(&mut dict, &mut stage, &req(name, 0.1));
+    }
+    filler.settle(budget.limit());
+    assert!(budget.judge());
+    add_req(&mut dict, &mut stage, &req("/cold/0", 0.1));
+    assert_eq!((stage.open.len(), stage.rows_evicted()), (100, 0));
+    filler.settle(0);
 }
 
 /// While the memory budget is tight, no histogram log is kept: the next batch applies it and
@@ -596,7 +722,7 @@ fn a_tight_budget_keeps_no_histogram_log() {
         "the sort buffer counted ahead"
     );
     let filler = crate::budget::Account::new(budget.clone());
-    filler.settle(250 << 20);
+    filler.settle(budget.tight_at());
     assert!(budget.judge());
     batches(&mut dict, &mut r, &mut reference);
     assert_eq!(
@@ -634,7 +760,7 @@ fn a_tight_budget_halves_the_rows_at_each_close() {
     r.advance(TICK_MS);
     assert_eq!((r.rows(), r.rows_evicted()), (201, 0), "not tight");
     let filler = crate::budget::Account::new(budget.clone());
-    filler.settle(250 << 20);
+    filler.settle(budget.tight_at());
     assert!(budget.judge());
     add_req(&mut dict, &mut r, &req("/hot", 0.1));
     r.advance(2 * TICK_MS);
