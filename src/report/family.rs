@@ -952,36 +952,43 @@ pub fn form_families(
 /// of its keys (the fewest rows to fold from), or is a top itself. A top's family holds at most
 /// [`MAX_SUBSETS`] sets of timer tags, over at most [`MAX_TAGS`] tags. Members in config order.
 fn tops(reports: &[Report], group: &[usize]) -> Vec<Vec<usize>> {
+    let tags: FxHashMap<usize, Vec<u32>> = group
+        .iter()
+        .map(|&i| (i, reports[i].timer_tag_set()))
+        .collect();
     let mut order = group.to_vec();
     order.sort_by_key(|&i| std::cmp::Reverse(reports[i].keys.len()));
-    let mut families: Vec<Vec<usize>> = Vec::new();
+    // Each family: its members (the top first) and its distinct sets of timer tags.
+    let mut families: Vec<(Vec<usize>, Vec<&Vec<u32>>)> = Vec::new();
     for i in order {
-        let keys = &reports[i].keys;
-        let tags = reports[i].timer_tag_set();
-        let fits = |f: &Vec<usize>| {
-            let top = &reports[f[0]];
-            let sets: Vec<Vec<u32>> = f.iter().map(|&m| reports[m].timer_tag_set()).collect();
-            keys.iter().all(|k| top.keys.contains(k))
-                && top.timer_tag_set().len() <= MAX_TAGS
-                && (sets.contains(&tags) || {
-                    let mut distinct = sets.clone();
-                    distinct.sort();
-                    distinct.dedup();
-                    distinct.len() < MAX_SUBSETS
-                })
+        let (keys, set) = (&reports[i].keys, &tags[&i]);
+        let fits = |(members, sets): &&mut (Vec<usize>, Vec<&Vec<u32>>)| {
+            let top = members[0];
+            keys.iter().all(|k| reports[top].keys.contains(k))
+                && tags[&top].len() <= MAX_TAGS
+                && (sets.contains(&set) || sets.len() < MAX_SUBSETS)
         };
         match families
             .iter_mut()
-            .filter(|f| fits(f))
-            .min_by_key(|f| reports[f[0]].keys.len())
+            .filter(fits)
+            .min_by_key(|(members, _)| reports[members[0]].keys.len())
         {
-            Some(f) => f.push(i),
-            None => families.push(vec![i]),
+            Some((members, sets)) => {
+                members.push(i);
+                if !sets.contains(&set) {
+                    sets.push(set);
+                }
+            }
+            None => families.push((vec![i], vec![set])),
         }
     }
-    for f in &mut families {
-        f.sort_unstable();
-    }
+    let mut families: Vec<Vec<usize>> = families
+        .into_iter()
+        .map(|(mut members, _)| {
+            members.sort_unstable();
+            members
+        })
+        .collect();
     families.sort();
     families
 }

@@ -25,7 +25,7 @@
 //! `report::tests::families::lattice_members_equal_standalone_reports`).
 
 use super::hist_log::count_into;
-use super::keys::{first_tag, Key, KeyBuf};
+use super::keys::{first_tag, KeyBuf};
 use super::rows::Row;
 use super::sums::TimerContribution;
 use super::*;
@@ -195,7 +195,7 @@ impl Lattice {
 
     /// The subset of a member whose keys sit at `projection` in `stage`'s keys.
     fn subset_of(&self, stage: &Report, projection: &[usize]) -> usize {
-        let mask = presence_of(stage, |pos| projection.contains(&pos));
+        let mask = mask_of(&stage.timer_keys, |pos| projection.contains(&pos));
         self.subsets
             .iter()
             .position(|&m| m == mask)
@@ -231,10 +231,10 @@ fn bits(mut m: u32) -> impl Iterator<Item = usize> {
     })
 }
 
-/// The mask over `stage`'s timer keys of those whose key position `has` accepts.
-fn presence_of(stage: &Report, has: impl Fn(usize) -> bool) -> u32 {
-    stage
-        .timer_keys
+/// The mask over a stage's `timer_keys` of those whose key position `has` accepts.
+#[inline]
+fn mask_of(timer_keys: &[(usize, u32)], has: impl Fn(usize) -> bool) -> u32 {
+    timer_keys
         .iter()
         .enumerate()
         .filter(|(_, &(pos, _))| has(pos))
@@ -247,11 +247,7 @@ impl Report {
     /// member needs.
     pub(super) fn make_lattice(&mut self, members: &[&Report]) {
         let subsets: Vec<u32> = members.iter().fold(Vec::new(), |mut out, m| {
-            let mask = presence_of(self, |pos| {
-                m.keys
-                    .iter()
-                    .any(|k| matches!(k, Key::TimerTag(_)) && *k == self.keys[pos])
-            });
+            let mask = mask_of(&self.timer_keys, |pos| m.keys.contains(&self.keys[pos]));
             if !out.contains(&mask) {
                 out.push(mask);
             }
@@ -355,11 +351,7 @@ impl Report {
 /// Which of a lattice stage's timer keys (`timer_keys`) a row's key (`ids`) carries.
 #[inline]
 fn row_presence(timer_keys: &[(usize, u32)], ids: &[u32]) -> u32 {
-    timer_keys
-        .iter()
-        .enumerate()
-        .filter(|(_, &(pos, _))| ids[pos] != ABSENT)
-        .fold(0, |m, (b, _)| m | 1 << b)
+    mask_of(timer_keys, |pos| ids[pos] != ABSENT)
 }
 
 /// A member's fold of a sealed lattice stage (see [`Report::seal_stage`]): its subset's totals
