@@ -467,6 +467,23 @@ fn intern(c: &mut Criterion) {
             });
         }
     }
+    // What a receiver does: the same batches interned under the shared dictionary's read lock
+    // (`Interned::intern_batch`), through the receiver's own cache.
+    if selected("intern_per_request/receiver") {
+        let lock = parking_lot::RwLock::new(pinbad::dictionary::Dictionary::new(1 << 22));
+        let mut batches = batches(CorpusSpec::default(), 64 * BATCH);
+        let mut interned = pinbad::merger::Interned::default();
+        for b in batches.iter_mut() {
+            interned.intern_batch(b, &lock);
+        }
+        let mut i = 0;
+        group.bench_function("receiver", |b| {
+            b.iter(|| {
+                i = (i + 1) % batches.len();
+                interned.intern_batch(&mut batches[i], &lock);
+            })
+        });
+    }
     group.finish();
 }
 
