@@ -855,7 +855,10 @@ fn drain(stage: &mut Report, members: &[(Arc<ReportCell>, &[usize])], sweep: boo
     drain_spread(stage, members, sweep, 1)
 }
 
-/// [`drain`] over `threads` threads (scoped, each a share of the members; 1: this thread).
+/// [`drain`] over `threads` threads (scoped, named `pinbad-drain-N`; 1: this thread). Each
+/// thread takes the next member not taken yet, the members with the most keys first (a
+/// member's share of the work is its rows, which its keys bound): fixed shares would leave a
+/// thread waiting while another folds the heaviest members.
 fn drain_spread(
     stage: &mut Report,
     members: &[(Arc<ReportCell>, &[usize])],
@@ -873,10 +876,24 @@ fn drain_spread(
         if threads <= 1 || members.len() <= 1 {
             members.iter().for_each(absorb);
         } else {
-            let share = members.len().div_ceil(threads);
+            let mut order: Vec<usize> = (0..members.len()).collect();
+            order.sort_by_key(|&i| std::cmp::Reverse(members[i].1.len()));
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let work = || {
+                while let Some(&i) = order.get(next.fetch_add(1, Relaxed)) {
+                    absorb(&members[i]);
+                }
+            };
             std::thread::scope(|s| {
-                for part in members.chunks(share) {
-                    s.spawn(move || part.iter().for_each(absorb));
+                let mut started = 0;
+                for t in 0..threads.min(members.len()) {
+                    started += std::thread::Builder::new()
+                        .name(format!("pinbad-drain-{t}"))
+                        .spawn_scoped(s, work)
+                        .is_ok() as usize;
+                }
+                if started == 0 {
+                    work();
                 }
             });
         }
