@@ -268,6 +268,45 @@ impl Report {
 
     /// Counts a stage row into this member's open tick (see [`Report::new_row`] for the limit),
     /// as `req_count` requests (a lattice stage's rows count them per member's subset).
+    /// Before absorbing a large stage (a flood of new names within a tick): room in the open
+    /// table for the rows it will add, made at once. Grown row by row, the table doubles its way
+    /// there, and each doubling writes every row into memory the kernel must first clear (at a
+    /// stop after a million new names, most of the drain's time). The rows to come are
+    /// estimated from a sample of the stage's (in table order, so at random): those whose
+    /// projected key is new to the member, once each. Made only where the budget fits it
+    /// (what row-by-row growth would have asked for the same rows), and bounded by the row
+    /// limit; a wrong estimate only costs memory or doublings, never a row.
+    pub(super) fn reserve_for_stage(&mut self, stage: &Report, projection: &[usize]) {
+        const SAMPLE: usize = 4096;
+        let stage_rows = stage.open.len();
+        if stage_rows < 16 * SAMPLE {
+            return;
+        }
+        let mut seen = rustc_hash::FxHashSet::default();
+        let (mut sampled, mut new) = (0, 0);
+        for (key, _, _) in projected(stage, projection).take(SAMPLE) {
+            sampled += 1;
+            if self.open.get(key.slice()).is_none() && seen.insert(key.ids) {
+                new += 1;
+            }
+        }
+        let expected =
+            (stage_rows * new / sampled.max(1)).min(self.max_rows.saturating_sub(self.rows()));
+        if expected < SAMPLE {
+            return;
+        }
+        let budget = self.account.budget();
+        let grows = self
+            .open
+            .table_bytes_for(self.open.len() + expected)
+            .saturating_sub(self.open.table_bytes());
+        if budget.tight() || !budget.fits(grows as u64) {
+            return;
+        }
+        self.open.reserve(expected);
+        self.account_ahead();
+    }
+
     pub(super) fn absorb(&mut self, key: &KeyBuf, src: &Row, req_count: u64) {
         match self.open.get_mut(key) {
             Some(row) => {
@@ -789,6 +828,7 @@ pub(super) fn absorb_stage(stage: &Report, r: &mut Report, projection: &[usize])
         return absorb_lattice(stage, r, projection);
     }
     r.absorb_totals(stage);
+    r.reserve_for_stage(stage, projection);
     // Each stage row is a random row of the member: fetched a few rows ahead.
     let rows = projected(stage, projection);
     with_lookahead(

@@ -399,7 +399,7 @@ impl Report {
     /// until a settlement added up past the margin. The round's end settles the account to the
     /// estimate again (`ReportCell::publish`).
     #[inline]
-    fn account_ahead(&self) {
+    pub(super) fn account_ahead(&self) {
         let bytes = self.memory_estimate() as u64;
         if bytes > self.account.accounted() {
             self.account.settle(bytes + crate::budget::AHEAD_BYTES);

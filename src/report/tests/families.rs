@@ -926,3 +926,65 @@ fn a_member_keyed_like_its_stage_closes_ticks_from_it() {
         assert_eq!(mine.len(), 3, "{}", c.name());
     }
 }
+
+/// A stage holding a flood of new names within a tick (more rows than `reserve_for_stage`
+/// samples, so members make room for the new rows at once): every member still equals its
+/// standalone twin after the drain, the member keyed by the new names (room made for them) and
+/// the one whose keys collapse them to a few rows (none made) alike.
+#[test]
+fn members_absorbing_a_flood_of_new_names_equal_standalone_reports() {
+    let mut dict = Dictionary::new(1 << 20);
+    let defs: &[(&str, &[&str])] = &[
+        ("host_script", &["hostname", "script_name"]),
+        ("script", &["script_name"]),
+        ("host", &["hostname"]),
+    ];
+    let win = Window {
+        history_ms: 60_000,
+        tick_ms: 15_000,
+        ticks: 4,
+        phase_ms: 0,
+    };
+    let make = |dict: &mut Dictionary| -> Vec<Report> {
+        defs.iter()
+            .map(|(name, keys)| {
+                Report::new(def(name, keys), dict, usize::MAX)
+                    .unwrap()
+                    .with_exact_window(win, 0)
+            })
+            .collect()
+    };
+    let mut alone = make(&mut dict);
+    let (family, cells) = one_family(make(&mut dict));
+    let names: Vec<&'static str> = (0..70_000)
+        .map(|i| &*Box::leak(format!("/flood/{i}").into_boxed_str()))
+        .collect();
+    let hosts = ["h0", "h1", "h2", "h3", "h4"];
+    let reqs: Vec<Req> = names
+        .iter()
+        .enumerate()
+        .map(|(i, &script)| Req {
+            host: hosts[i % hosts.len()],
+            script,
+            time: 0.001 * (i % 50 + 1) as f32,
+            ..Req::default()
+        })
+        .collect();
+    let batch = prepared(&mut dict, &reqs);
+    for a in alone.iter_mut() {
+        a.advance(100);
+        for v in batch.views() {
+            a.add(&v);
+        }
+    }
+    family.update(100, &batch, |_| false, Some(0), None);
+    family.drain();
+    for (a, c) in alone.iter().zip(&cells) {
+        c.apply_hist_log();
+        let r = c.report.read();
+        check_kept(&r, a, usize::MAX).unwrap();
+        assert_eq!(r.rows_lost(), 0, "{}", c.name());
+    }
+    assert_eq!(cells[1].report.read().rows(), 70_000);
+    assert_eq!(cells[2].report.read().rows(), hosts.len());
+}
