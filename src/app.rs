@@ -137,6 +137,14 @@ pub struct Running {
 /// [`crate::activation`]), allocates the pool, creates the start-up reports and starts
 /// the receiver and merger threads. The HTTP server is started by [`Running::serve`].
 pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> {
+    // Before SQLite is first used (history, the request logs, SQL): its allocator, which counts
+    // and bounds the SQL sessions' memory apart from the rest.
+    if !crate::sqlite_heap::install() {
+        tracing::warn!(
+            "SQLite was in use before pinbad could install its allocator: SQL statements' memory \
+             is neither counted nor bounded (mysql.max_memory)"
+        );
+    }
     // Before anything in the state directory is read or written: a second daemon on it stops
     // here, naming the first.
     let state_lock = take_state_dir(&config)?;

@@ -127,6 +127,8 @@ pub struct SqlCounters {
     pub killed: AtomicU64,
     pub busy: AtomicU64,
     pub rows_sent: AtomicU64,
+    /// Statements stopped for SQL's memory cap (`mysql.max_memory`).
+    pub out_of_memory: AtomicU64,
 }
 
 /// Process-wide counters, shared by `Arc` between receivers (fold in `DecodeStats`), the merger

@@ -22,6 +22,8 @@ pub mod ids;
 pub mod memory;
 // The memory budget (`limits.max_memory`): what every holder accounts, whether it is tight.
 pub mod budget;
+// SQLite's allocator: SQL sessions' memory counted and bounded apart from the rest of SQLite's.
+pub mod sqlite_heap;
 // One shutdown signal for threads and the HTTP server.
 pub mod shutdown;
 // Log output: text or JSON lines on stderr (`[log]`).

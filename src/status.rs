@@ -753,6 +753,32 @@ pub static FIGURES: &[Figure] = &[
         .prometheus("pinbad_mysql_rows_sent")
         .read(|s| load(&counters(s).sql.rows_sent)),
     gauge(
+        "mysql.memory_bytes",
+        "Memory SQL holds: the sessions' SQLite (sorts, groupings, temporary tables, values) and rows not yet sent; counted in memory.used_bytes.",
+    )
+    .prometheus("pinbad_mysql_memory")
+    .unit(Unit::Bytes, 1.0)
+    .read(|_| json!(crate::sqlite_heap::HEAP.held())),
+    gauge(
+        "mysql.memory_cap_bytes",
+        "What SQL may hold now: mysql.max_memory, or less when limits.max_memory has less left.",
+    )
+    .prometheus("pinbad_mysql_memory_cap")
+    .unit(Unit::Bytes, 1.0)
+    .read(|_| json!(crate::sqlite_heap::HEAP.cap())),
+    gauge("mysql.memory_peak_bytes", "The most memory SQL has held since start.")
+        .prometheus("pinbad_mysql_memory_peak")
+        .unit(Unit::Bytes, 1.0)
+        .read(|_| json!(crate::sqlite_heap::HEAP.peak())),
+    counter(
+        "mysql.out_of_memory",
+        "SQL statements stopped with error 1041 because SQL's memory reached its cap (mysql.max_memory).",
+    )
+    .prometheus("pinbad_mysql_out_of_memory")
+    .dashboard("SQL statements out of memory (mysql.max_memory)")
+    .loss()
+    .read(|s| load(&counters(s).sql.out_of_memory)),
+    gauge(
         "snapshot.restored_requests",
         "Raw requests restored from the snapshot at start.",
     )

@@ -41,6 +41,11 @@ pub struct MysqlConfig {
     /// The largest command a client may send (`@@max_allowed_packet`): a longer one gets error
     /// 1153 and is read past without being kept. Also SQLite's bound on a value's length.
     pub max_allowed_packet: ByteSize,
+    /// Memory SQL statements may hold together: SQLite's (sorts, groupings, temporary tables,
+    /// values, every session's engine) and the rows read and not yet sent. Counted in
+    /// `limits.max_memory`, and never more than what the budget has left below its tight mark;
+    /// a statement that needs more fails with error 1041. Sorts never spill to disk.
+    pub max_memory: ByteSize,
 }
 
 impl Default for MysqlConfig {
@@ -56,6 +61,7 @@ impl Default for MysqlConfig {
             handshake_timeout: HumanDuration(Duration::from_secs(10)),
             wait_timeout: HumanDuration(Duration::from_secs(600)),
             max_allowed_packet: ByteSize(16 << 20),
+            max_memory: ByteSize(256 << 20),
         }
     }
 }
@@ -124,6 +130,13 @@ impl MysqlConfig {
             return Err(invalid(
                 "mysql.max_allowed_packet",
                 format!("{p} bytes is out of range 1KiB..=1GiB"),
+            ));
+        }
+        let m = self.max_memory.0;
+        if m < 16 << 20 {
+            return Err(invalid(
+                "mysql.max_memory",
+                format!("{m} bytes is below 16MiB (the sessions' engines alone take some)"),
             ));
         }
         Ok(())

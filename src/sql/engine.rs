@@ -6,6 +6,13 @@
 //!
 //! Runs on the blocking pool (a statement holds its session's engine, and a query slot, while
 //! it runs); never holds a lock of the pipeline between two chunks of a scan.
+//!
+//! Bounded in memory (`sqlite_heap`, `super::memory`): what SQLite allocates for the engine is
+//! SQL's, and while a statement is prepared or stepped its large blocks are refused past SQL's
+//! cap (SQLite's out-of-memory: error 1041); sorts, groupings and temporary tables stay in
+//! memory (`temp_store = MEMORY`), so they are under that cap too and never write temporary
+//! files; rows read and not yet sent are charged to it, handed over in chunks of at most
+//! [`CHUNK_BYTES`], and a row longer than `mysql.max_allowed_packet` is an error (1153).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,13 +22,23 @@ use rusqlite::Connection;
 
 use super::functions::{self, Session};
 use super::layout::SqlColumn;
+use super::memory::SqlMemory;
 use super::statement::{quote, quote_ident};
 use super::vtab::{self, Raw, Tables, DEADLINE_PASSED};
 use crate::report::{Kind, ReportCell};
+use crate::sqlite_heap::{self, HEAP};
 use crate::state::Core;
 
-/// Rows handed to the client at a time.
+/// Rows handed to the client at a time, at most.
 pub const ROWS_PER_CHUNK: usize = 512;
+
+/// Bytes of rows handed to the client at a time: a chunk ends at the row that reaches it (a
+/// statement holds at most a few chunks and one row beyond, whatever its rows' size).
+pub const CHUNK_BYTES: u64 = 1 << 20;
+
+/// SQLite's steps between two calls of the progress handler, which stops a statement past its
+/// deadline or past SQL's memory cap.
+const PROGRESS_STEPS: i32 = 2_000;
 
 /// A result set column: its name and the MySQL type shown.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,7 +59,67 @@ pub enum OutType {
 /// What a statement produces, in order: the columns once, then rows in chunks.
 pub enum Event {
     Columns(Vec<OutColumn>),
-    Rows(Vec<Vec<Value>>),
+    Rows(Rows),
+}
+
+/// A chunk of rows, charged to SQL's memory until it is dropped (written to the client).
+pub struct Rows {
+    pub rows: Vec<Vec<Value>>,
+    bytes: u64,
+}
+
+impl Drop for Rows {
+    fn drop(&mut self) {
+        HEAP.release(self.bytes);
+    }
+}
+
+/// A compiled statement's handle, read alongside rusqlite's `Statement` (which does not lend
+/// it) on the same thread, while that statement lives.
+struct RawStatement(*mut rusqlite::ffi::sqlite3_stmt);
+
+/// The statement `conn` compiled last, which must be `sql`'s (SQLite keeps a connection's
+/// statements newest first; `None` if the newest is not `sql`'s).
+fn newest_statement(conn: &Connection, sql: &str) -> Option<RawStatement> {
+    // SAFETY: the handle is this open connection's, used on its thread; `sqlite3_next_stmt`
+    // and `sqlite3_sql` only read its list of statements and their text.
+    unsafe {
+        let stmt = rusqlite::ffi::sqlite3_next_stmt(conn.handle(), std::ptr::null_mut());
+        if stmt.is_null() {
+            return None;
+        }
+        let text = rusqlite::ffi::sqlite3_sql(stmt);
+        // Its text is `sql` up to the statement's end (a trailing `;` and space left out).
+        let text = if text.is_null() {
+            &[][..]
+        } else {
+            std::ffi::CStr::from_ptr(text).to_bytes()
+        };
+        (!text.is_empty() && sql.as_bytes().starts_with(text)).then_some(RawStatement(stmt))
+    }
+}
+
+impl RawStatement {
+    /// The current row's size as the budget counts it, read without copying a value: its
+    /// text's and blobs' bytes, 8 for anything else.
+    fn row_bytes(&self, columns: usize) -> u64 {
+        use rusqlite::ffi::{sqlite3_column_bytes, sqlite3_column_type, SQLITE_BLOB, SQLITE_TEXT};
+        (0..columns as i32)
+            .map(|i| {
+                // SAFETY: the statement is live and stepped to a row on this thread; the type
+                // is read first, and the size of a text or blob is read without converting it
+                // (a zeroblob's size without expanding it).
+                unsafe {
+                    match sqlite3_column_type(self.0, i) {
+                        SQLITE_TEXT | SQLITE_BLOB => {
+                            sqlite3_column_bytes(self.0, i).max(0) as u64 + 8
+                        }
+                        _ => 8,
+                    }
+                }
+            })
+            .sum()
+    }
 }
 
 /// Why a statement failed: what MySQL error it is, with SQLite's (or our) words.
@@ -56,6 +133,11 @@ pub enum SqlError {
     Killed(Duration),
     /// The client went away while rows were sent.
     ClientGone,
+    /// SQL's memory cap (bytes) was reached (`mysql.max_memory`, or what `limits.max_memory`
+    /// had left).
+    OutOfMemory(u64),
+    /// A row longer than `mysql.max_allowed_packet` (its bytes, the bound).
+    RowTooLarge(u64, u64),
     Other(String),
 }
 
@@ -79,9 +161,17 @@ pub struct Engine {
     reports: Vec<(String, Arc<ReportCell>)>,
     catalog: Vec<CatalogTable>,
     max_query_time: Duration,
+    memory: Arc<SqlMemory>,
+    /// `mysql.max_allowed_packet`: the longest row sent.
+    max_row: u64,
 }
 
 fn sqlite_err(e: rusqlite::Error) -> SqlError {
+    // The statement stopped for SQL's memory, whatever SQLite's error says (out of memory, or
+    // interrupted by the progress handler).
+    if sqlite_heap::take_refused() {
+        return SqlError::OutOfMemory(HEAP.cap());
+    }
     let text = e.to_string();
     if text.contains(DEADLINE_PASSED) || text.contains("interrupted") {
         return SqlError::Killed(Duration::ZERO);
@@ -133,12 +223,16 @@ impl Engine {
         core: Arc<Core>,
         session: Arc<Session>,
         max_query_time: Duration,
+        memory: Arc<SqlMemory>,
     ) -> Result<Engine, SqlError> {
+        // The engine's own memory is SQL's, never refused (it is bounded: the catalog).
+        let _sql = sqlite_heap::counted();
         let conn = Connection::open_in_memory().map_err(sqlite_err)?;
         // No string or blob a statement makes may be longer than a statement may be
         // (`mysql.max_allowed_packet`, not SQLite's 1 GB): `repeat`, `zeroblob`, `hex` and
         // `group_concat` fail past it ("string or blob too big") instead of taking memory.
         let length = i32::try_from(session.max_allowed_packet).unwrap_or(i32::MAX);
+        let max_row = session.max_allowed_packet.max(0) as u64;
         // SAFETY: the handle is this open connection's, used on this thread only, and
         // `sqlite3_limit` only sets a field of it.
         unsafe {
@@ -148,10 +242,10 @@ impl Engine {
             core,
             deadline: Default::default(),
         });
-        // Sorts and groupings past 16 MiB spill to temporary files: a statement's own memory is
-        // bounded whatever the size of what it reads.
+        // Sorts, groupings and temporary tables in memory, where SQL's cap bounds them (and
+        // counts them in the budget); spilled to files they were bounded by nothing.
         conn.execute_batch(
-            "PRAGMA temp_store = FILE; PRAGMA cache_size = -16384;
+            "PRAGMA temp_store = MEMORY;
              ATTACH ':memory:' AS pinba; ATTACH ':memory:' AS information_schema;
              CREATE TABLE information_schema.SCHEMATA (CATALOG_NAME TEXT, SCHEMA_NAME TEXT COLLATE NOCASE,
                 DEFAULT_CHARACTER_SET_NAME TEXT, DEFAULT_COLLATION_NAME TEXT, SQL_PATH TEXT);
@@ -188,11 +282,21 @@ impl Engine {
             .map_err(sqlite_err)?;
         }
         // A statement past its deadline is interrupted between two steps of SQLite's machine
-        // (and between two chunks of a scan, in `vtab`).
+        // (and between two chunks of a scan, in `vtab`); so is one while SQL holds more than
+        // its cap (small blocks, never refused, passed it), and SQL's figure is settled into
+        // the budget meanwhile.
         let t = Arc::clone(&tables);
+        let m = Arc::clone(&memory);
         conn.progress_handler(
-            10_000,
-            Some(move || matches!(*t.deadline.lock(), Some(d) if Instant::now() >= d)),
+            PROGRESS_STEPS,
+            Some(move || {
+                m.settle();
+                if HEAP.over() {
+                    sqlite_heap::note_refused();
+                    return true;
+                }
+                matches!(*t.deadline.lock(), Some(d) if Instant::now() >= d)
+            }),
         );
         let mut engine = Engine {
             conn,
@@ -200,6 +304,8 @@ impl Engine {
             reports: Vec::new(),
             catalog: Vec::new(),
             max_query_time,
+            memory,
+            max_row,
         };
         engine.sync()?;
         Ok(engine)
@@ -208,6 +314,7 @@ impl Engine {
     /// Brings the report tables in line with the live reports (a report created, dropped or
     /// made again since), and `information_schema` with them.
     pub fn sync(&mut self) -> Result<(), SqlError> {
+        let _sql = sqlite_heap::counted();
         let live = self.tables.core.reports().snapshot();
         let same = live.len() == self.reports.len()
             && live
@@ -351,9 +458,14 @@ impl Engine {
         deadline: Instant,
         out: &mut dyn FnMut(Event) -> bool,
     ) -> Result<u64, SqlError> {
+        let _sql = sqlite_heap::counted();
+        sqlite_heap::take_refused();
+        self.memory.settle();
         *self.tables.deadline.lock() = Some(deadline);
         let result = self.step_all(sql, out);
         *self.tables.deadline.lock() = None;
+        sqlite_heap::take_refused();
+        self.memory.settle();
         result.map_err(|e| match e {
             SqlError::Killed(_) => SqlError::Killed(self.max_query_time),
             e => e,
@@ -363,12 +475,20 @@ impl Engine {
     /// The names of the columns `sql` (SQLite's dialect) answers with, from its compiled form:
     /// nothing is run.
     pub fn column_names(&mut self, sql: &str) -> Result<Vec<String>, SqlError> {
-        let stmt = self.conn.prepare(sql).map_err(sqlite_err)?;
+        let _sql = sqlite_heap::counted();
+        let stmt = self.prepare(sql)?;
         Ok(stmt.column_names().into_iter().map(column_name).collect())
     }
 
+    /// `sql` compiled, its blocks refused past SQL's cap (a long statement's parse).
+    fn prepare(&self, sql: &str) -> Result<rusqlite::Statement<'_>, SqlError> {
+        let _bounded = sqlite_heap::bounded();
+        self.conn.prepare(sql).map_err(sqlite_err)
+    }
+
     fn step_all(&mut self, sql: &str, out: &mut dyn FnMut(Event) -> bool) -> Result<u64, SqlError> {
-        let mut stmt = self.conn.prepare(sql).map_err(sqlite_err)?;
+        let max_row = self.max_row;
+        let mut stmt = self.prepare(sql)?;
         if !stmt.readonly() {
             return Err(SqlError::Other(
                 "pinba tables are read-only: pinbad fills them from the traffic it receives".into(),
@@ -394,36 +514,61 @@ impl Engine {
             })
             .collect();
         let n = declared.len();
+        // The statement's own handle, to size a row before its values are copied out (a
+        // zeroblob is expanded, a text copied to add its terminator, when rusqlite reads it).
+        let raw = newest_statement(&self.conn, sql).ok_or_else(|| {
+            SqlError::Other("pinbad could not find the statement it compiled".into())
+        })?;
         let mut rows = stmt.raw_query();
-        let mut chunk: Vec<Vec<Value>> = Vec::with_capacity(ROWS_PER_CHUNK);
+        let new_chunk = || Rows {
+            rows: Vec::with_capacity(ROWS_PER_CHUNK),
+            bytes: 0,
+        };
+        let mut chunk = new_chunk();
         let mut sent_columns = false;
         let mut total = 0u64;
         loop {
-            let row = rows.next().map_err(sqlite_err)?;
+            // Stepped bounded; its values read counted (rusqlite asserts on a refused copy).
+            let row = {
+                let _bounded = sqlite_heap::bounded();
+                rows.next().map_err(sqlite_err)?
+            };
             let Some(row) = row else { break };
+            let bytes = raw.row_bytes(n);
+            if bytes > max_row {
+                return Err(SqlError::RowTooLarge(bytes, max_row));
+            }
+            // Charged before it is copied out (counted, not refused, while it is).
+            if !HEAP.charge(bytes) {
+                sqlite_heap::take_refused();
+                return Err(SqlError::OutOfMemory(HEAP.cap()));
+            }
+            chunk.bytes += bytes;
             let mut values = Vec::with_capacity(n);
             for i in 0..n {
                 values.push(row.get::<_, Value>(i).map_err(sqlite_err)?);
             }
-            chunk.push(values);
-            if chunk.len() >= ROWS_PER_CHUNK {
+            chunk.rows.push(values);
+            if chunk.rows.len() >= ROWS_PER_CHUNK || chunk.bytes >= CHUNK_BYTES {
                 if !sent_columns {
-                    if !out(Event::Columns(out_columns(&declared, &chunk))) {
+                    if !out(Event::Columns(out_columns(&declared, &chunk.rows))) {
                         return Err(SqlError::ClientGone);
                     }
                     sent_columns = true;
                 }
-                total += chunk.len() as u64;
-                if !out(Event::Rows(std::mem::take(&mut chunk))) {
+                total += chunk.rows.len() as u64;
+                // What the client has yet to take is in the budget's figure while it waits.
+                self.memory.settle();
+                if !out(Event::Rows(std::mem::replace(&mut chunk, new_chunk()))) {
                     return Err(SqlError::ClientGone);
                 }
             }
         }
-        if !sent_columns && !out(Event::Columns(out_columns(&declared, &chunk))) {
+        if !sent_columns && !out(Event::Columns(out_columns(&declared, &chunk.rows))) {
             return Err(SqlError::ClientGone);
         }
-        total += chunk.len() as u64;
-        if !chunk.is_empty() && !out(Event::Rows(chunk)) {
+        total += chunk.rows.len() as u64;
+        if !chunk.rows.is_empty() && !out(Event::Rows(chunk)) {
             return Err(SqlError::ClientGone);
         }
         Ok(total)
@@ -573,7 +718,8 @@ mod scan_order_tests {
             1,
             &core.config().mysql,
         ));
-        Engine::new(Arc::clone(core), session, Duration::from_secs(60)).unwrap()
+        let memory = Arc::new(SqlMemory::new(Arc::clone(core.budget()), 1 << 30));
+        Engine::new(Arc::clone(core), session, Duration::from_secs(60), memory).unwrap()
     }
 
     /// `mysql` as the session rewrites it for SQLite.
@@ -589,8 +735,8 @@ mod scan_order_tests {
         let mut rows = Vec::new();
         engine
             .run(sql, Instant::now() + Duration::from_secs(60), &mut |e| {
-                if let Event::Rows(r) = e {
-                    rows.extend(r);
+                if let Event::Rows(mut r) = e {
+                    rows.append(&mut r.rows);
                 }
                 true
             })

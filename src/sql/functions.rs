@@ -94,27 +94,40 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
         })
     })?;
     // MySQL's CONCAT is NULL when any argument is (SQLite's skips NULLs).
-    conn.create_scalar_function("concat", -1, pure, |ctx| {
+    // Each argument is at most @@max_allowed_packet long, their concatenation too: refused as
+    // it passes it, not once made (127 arguments of 16 MiB are 2 GiB).
+    let max_len = usize::try_from(session.max_allowed_packet).unwrap_or(usize::MAX);
+    conn.create_scalar_function("concat", -1, pure, move |ctx| {
         let mut out = String::new();
         for i in 0..ctx.len() {
             match ctx.get_raw(i) {
                 ValueRef::Null => return Ok(None),
                 v => out.push_str(&text(v)),
             }
+            too_long(out.len(), max_len)?;
         }
         Ok(Some(out))
     })?;
-    conn.create_scalar_function("concat_ws", -1, pure, |ctx| {
+    conn.create_scalar_function("concat_ws", -1, pure, move |ctx| {
         if ctx.is_empty() || matches!(ctx.get_raw(0), ValueRef::Null) {
             return Ok(None);
         }
         let sep = text(ctx.get_raw(0));
-        let parts: Vec<String> = (1..ctx.len())
-            .map(|i| ctx.get_raw(i))
-            .filter(|v| !matches!(v, ValueRef::Null))
-            .map(text)
-            .collect();
-        Ok(Some(parts.join(&sep)))
+        let mut out = String::new();
+        let mut first = true;
+        for i in 1..ctx.len() {
+            let v = ctx.get_raw(i);
+            if matches!(v, ValueRef::Null) {
+                continue;
+            }
+            if !first {
+                out.push_str(&sep);
+            }
+            first = false;
+            out.push_str(&text(v));
+            too_long(out.len(), max_len)?;
+        }
+        Ok(Some(out))
     })?;
     for (name, pick) in [
         ("least", std::cmp::Ordering::Less),
@@ -689,19 +702,23 @@ fn locate(needle: &str, hay: &str, from: usize) -> i64 {
         .map_or(0, |at| (hay[..start + at].chars().count() + 1) as i64)
 }
 
+/// An error once a value being made is longer than `max` (`@@max_allowed_packet`).
+fn too_long(len: usize, max: usize) -> Result<()> {
+    if len > max {
+        return Err(rusqlite::Error::UserFunctionError(
+            "a value grew longer than @@max_allowed_packet (mysql.max_allowed_packet)".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Registers MySQL's string functions where SQLite's differ or are missing. Those that make
 /// long strings (`REPEAT`, `LPAD`, `RPAD`, `SPACE`) refuse, before making it, one longer than
 /// `max_len` (`@@max_allowed_packet`, SQLite's own length limit).
 fn strings(conn: &Connection, max_len: i64) -> Result<()> {
     let pure = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
-    let too_long = move |len: usize| -> Result<()> {
-        if len as i64 > max_len {
-            return Err(rusqlite::Error::UserFunctionError(
-                "a value grew longer than @@max_allowed_packet (mysql.max_allowed_packet)".into(),
-            ));
-        }
-        Ok(())
-    };
+    let max = usize::try_from(max_len).unwrap_or(usize::MAX);
+    let too_long = move |len: usize| too_long(len, max);
     let null_if =
         |ctx: &Context<'_>| (0..ctx.len()).any(|i| matches!(ctx.get_raw(i), ValueRef::Null));
     conn.create_scalar_function("length", 1, pure, |ctx| {
@@ -959,22 +976,48 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
             return Ok(None);
         }
         let re = pattern(ctx, 1)?;
-        // MariaDB writes groups `\1`; the regex crate `${1}`, and `$` alone is literal there.
+        // MariaDB writes groups `\1`, and `\x` is `x`. Expanded here, each piece refused as the
+        // answer passes @@max_allowed_packet: a replacement of groups can make each match far
+        // longer than the string (the regex crate's `replace_all` made it whole first).
+        enum Piece {
+            Text(String),
+            Group(usize),
+        }
         let rep = text(ctx.get_raw(2));
-        let mut with = String::new();
+        let mut pieces: Vec<Piece> = Vec::new();
         let mut chars = rep.chars().peekable();
         while let Some(c) = chars.next() {
-            match c {
-                '$' => with.push_str("$$"),
+            let c = match c {
                 '\\' if chars.peek().is_some_and(char::is_ascii_digit) => {
-                    with.push_str(&format!("${{{}}}", chars.next().unwrap()));
+                    let group = chars.next().and_then(|d| d.to_digit(10)).unwrap_or(0);
+                    pieces.push(Piece::Group(group as usize));
+                    continue;
                 }
-                '\\' if chars.peek().is_some() => with.push(chars.next().unwrap()),
-                c => with.push(c),
+                '\\' if chars.peek().is_some() => chars.next().unwrap_or(c),
+                c => c,
+            };
+            match pieces.last_mut() {
+                Some(Piece::Text(t)) => t.push(c),
+                _ => pieces.push(Piece::Text(c.to_string())),
             }
         }
         let s = text(ctx.get_raw(0));
-        let out = re.replace_all(&s, with.as_str()).into_owned();
+        let mut out = String::new();
+        let mut last = 0;
+        for caps in re.captures_iter(&s) {
+            let Some(whole) = caps.get(0) else { continue };
+            out.push_str(&s[last..whole.start()]);
+            for piece in &pieces {
+                let add = match piece {
+                    Piece::Text(t) => t.as_str(),
+                    Piece::Group(g) => caps.get(*g).map_or("", |m| m.as_str()),
+                };
+                too_long(out.len() + add.len())?;
+                out.push_str(add);
+            }
+            last = whole.end();
+        }
+        out.push_str(&s[last..]);
         too_long(out.len())?;
         Ok(Some(out))
     })?;

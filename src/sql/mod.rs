@@ -14,6 +14,7 @@
 //! - `statement`: a statement classified, a query rewritten from MySQL's dialect to SQLite's;
 //! - `engine`: the session's SQLite, which evaluates the query (SQLite, already linked for
 //!   history, is the SQL engine: nothing here evaluates SQL itself);
+//! - `memory`: what the sessions' engines and rows hold, in the memory budget and under a cap;
 //! - `vtab`: the pinba tables as SQLite virtual tables over the reports and the raw pool;
 //! - `order`: the order a scan of `request` gives a statement's GROUP BY or ORDER BY, so that
 //!   SQLite need not sort the pool;
@@ -26,7 +27,10 @@
 //! (the wait and a client that stopped reading included), scan the raw pool in chunks under
 //! short locks; at most `mysql.max_connections` sessions, each closed when it has not logged in
 //! within `mysql.handshake_timeout` or sent nothing for `mysql.wait_timeout`; a command longer
-//! than `mysql.max_allowed_packet` is refused unread. Everything is counted in `Counters::sql`
+//! than `mysql.max_allowed_packet` is refused unread, and no value or row may be longer; the
+//! statements' memory together (SQLite's: sorts, groupings, temporary tables, which never go to
+//! disk; and the rows not yet sent) is counted in `limits.max_memory` and capped at
+//! `mysql.max_memory` (error 1041 past it). Everything is counted in `Counters::sql`
 //! (status `mysql`, `/metrics` `pinbad_sql_*`). Never touches the ingest path.
 
 mod aggregates;
@@ -34,6 +38,7 @@ mod dates;
 mod engine;
 mod functions;
 pub mod layout;
+mod memory;
 mod order;
 mod prepared;
 mod session;
@@ -77,6 +82,8 @@ pub struct SqlContext {
     /// Whether sessions may `CREATE` and `DROP TABLE`: with a password (only authenticated
     /// sessions exist), or without an `http.token` (the HTTP API allows changes without one).
     pub ddl_allowed: bool,
+    /// What the sessions' engines and rows hold (`memory`).
+    memory: Arc<memory::SqlMemory>,
     next_id: AtomicU32,
 }
 
@@ -84,6 +91,10 @@ impl SqlContext {
     pub fn new(core: Arc<Core>, history: Arc<History>, http_token: bool) -> SqlContext {
         let config = core.config().mysql.clone();
         SqlContext {
+            memory: Arc::new(memory::SqlMemory::new(
+                Arc::clone(core.budget()),
+                config.max_memory.0,
+            )),
             ddl_allowed: !config.password.is_empty() || !http_token,
             core,
             history,
@@ -288,6 +299,8 @@ pub async fn serve(listener: std::net::TcpListener, ctx: Arc<SqlContext>, shutdo
             if let Err(e) = run_session(&ctx, stream, peer, id).await {
                 tracing::debug!(client = %peer, error = %e, "SQL session ended");
             }
+            // Its engine is gone: the budget and SQL's cap know.
+            ctx.memory.settle();
             ctx.core
                 .counters()
                 .sql

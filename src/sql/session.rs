@@ -112,6 +112,7 @@ impl Session {
                 Arc::clone(&self.ctx.core),
                 Arc::new(self.variables()),
                 self.ctx.config.max_query_time.0,
+                Arc::clone(&self.ctx.memory),
             )?,
         };
         engine.sync()?;
@@ -517,6 +518,21 @@ fn engine_error(e: &SqlError) -> (ErrorKind, String) {
             ),
         ),
         SqlError::ClientGone => (ErrorKind::ER_UNKNOWN_ERROR, "client gone".into()),
+        SqlError::OutOfMemory(cap) => (
+            ErrorKind::ER_OUT_OF_RESOURCES,
+            format!(
+                "Out of memory: SQL statements may hold {} MiB together now (mysql.max_memory, \
+                 within what limits.max_memory leaves), and this one needed more",
+                cap >> 20
+            ),
+        ),
+        SqlError::RowTooLarge(bytes, max) => (
+            ErrorKind::ER_NET_PACKET_TOO_LARGE,
+            format!(
+                "Got a packet bigger than 'max_allowed_packet' bytes: a result row of {bytes} \
+                 bytes, longer than mysql.max_allowed_packet ({max})"
+            ),
+        ),
         SqlError::Other(s) => (ErrorKind::ER_UNKNOWN_ERROR, s.clone()),
     }
 }
@@ -617,10 +633,11 @@ impl Session {
                 }
             }
             while let Some(event) = rx.recv().await {
-                let (Event::Rows(rows), Some(w)) = (event, writer.as_mut()) else {
+                let (Event::Rows(mut rows), Some(w)) = (event, writer.as_mut()) else {
                     continue;
                 };
-                for row in rows {
+                // The chunk stays charged to SQL's memory until it is written.
+                for row in std::mem::take(&mut rows.rows) {
                     for (i, v) in row.iter().enumerate() {
                         let converted;
                         let v = match columns.get(i).filter(|_| self.binary) {
@@ -677,9 +694,11 @@ impl Session {
             (Ok(_), Some(w), _) => w.finish().await,
             (Ok(_), None, Some(r)) => r.completed(OkResponse::default()).await,
             (Err(e), w, r) => {
-                if matches!(e, SqlError::Killed(_)) {
-                    self.counters().killed.fetch_add(1, Relaxed);
-                }
+                match e {
+                    SqlError::Killed(_) => self.counters().killed.fetch_add(1, Relaxed),
+                    SqlError::OutOfMemory(_) => self.counters().out_of_memory.fetch_add(1, Relaxed),
+                    _ => 0,
+                };
                 self.counters().errors.fetch_add(1, Relaxed);
                 let (kind, msg) = engine_error(&e);
                 match (w, r) {

@@ -30,6 +30,7 @@ use super::layout::{layout, Source, SqlColumn, SqlType};
 use super::order::{order_of, parse_order, scan_order};
 use crate::record::{RequestView, NO_SCHEMA};
 use crate::report::{Cell, Kind, Query, SQL_RAW_TABLES};
+use crate::sqlite_heap;
 use crate::state::Core;
 
 /// Requests read per hold of the pool's and the dictionary's read locks, at most.
@@ -387,46 +388,83 @@ unsafe impl<'vtab> VTab<'vtab> for PinbaTab {
         aux: Option<&Arc<Tables>>,
         args: &[&[u8]],
     ) -> Result<(String, PinbaTab)> {
-        let tables = aux
-            .cloned()
-            .ok_or_else(|| Error::ModuleError("the pinba module has no tables".into()))?;
-        let name = args
-            .get(2)
-            .map(|a| rusqlite::vtab::dequote(&String::from_utf8_lossy(a)).to_string())
-            .unwrap_or_default();
-        let what = args
-            .get(3)
-            .map(|a| rusqlite::vtab::dequote(&String::from_utf8_lossy(a)).to_string())
-            .unwrap_or_default();
-        let (sql, shape) = if what == "raw" {
-            let raw = Raw::of(&name)
-                .ok_or_else(|| Error::ModuleError(format!("no raw table `{name}`")))?;
-            let sql = schema(raw.columns().iter().map(|(n, t, _)| (n.to_string(), *t)));
-            (sql, Shape::Raw(raw))
-        } else {
-            let (columns, percentiles) = report_columns(&tables.core, &name)
-                .ok_or_else(|| Error::ModuleError(format!("no report named `{name}`")))?;
-            let sql = schema(columns.iter().map(|c| (c.name.clone(), c.ty)));
-            (
-                sql,
-                Shape::Report {
-                    name,
-                    columns,
-                    percentiles,
-                },
-            )
-        };
-        Ok((
-            sql,
-            PinbaTab {
-                base: ffi::sqlite3_vtab::default(),
-                tables,
-                shape,
-            },
-        ))
+        // rusqlite declares the table after this returns, and allocates an error if that fails.
+        sqlite_heap::yield_refusals();
+        callback(|| connect(aux, args))
     }
 
     fn best_index(&self, info: &mut IndexInfo) -> Result<()> {
+        callback(|| self.choose_index(info))
+    }
+
+    fn open(&'vtab mut self) -> Result<PinbaCursor<'vtab>> {
+        let _counted = sqlite_heap::counted();
+        Ok(PinbaCursor {
+            base: ffi::sqlite3_vtab_cursor::default(),
+            tab: self,
+            rows: Rows::new(self.width()),
+            at: 0,
+            rowid: 0,
+            scan: Scan::Done,
+        })
+    }
+}
+
+/// Runs a callback of the module (see `sqlite_heap`): what SQLite allocates meanwhile (the
+/// values handed to it, the index string) is SQL's but never refused, and when the callback
+/// fails neither is what rusqlite then allocates for its error, which it may not be refused.
+fn callback<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let _counted = sqlite_heap::counted();
+    let r = f();
+    if r.is_err() {
+        sqlite_heap::yield_refusals();
+    }
+    r
+}
+
+/// A table of the module, made from its `CREATE VIRTUAL TABLE`'s arguments.
+fn connect(aux: Option<&Arc<Tables>>, args: &[&[u8]]) -> Result<(String, PinbaTab)> {
+    let tables = aux
+        .cloned()
+        .ok_or_else(|| Error::ModuleError("the pinba module has no tables".into()))?;
+    let name = args
+        .get(2)
+        .map(|a| rusqlite::vtab::dequote(&String::from_utf8_lossy(a)).to_string())
+        .unwrap_or_default();
+    let what = args
+        .get(3)
+        .map(|a| rusqlite::vtab::dequote(&String::from_utf8_lossy(a)).to_string())
+        .unwrap_or_default();
+    let (sql, shape) = if what == "raw" {
+        let raw =
+            Raw::of(&name).ok_or_else(|| Error::ModuleError(format!("no raw table `{name}`")))?;
+        let sql = schema(raw.columns().iter().map(|(n, t, _)| (n.to_string(), *t)));
+        (sql, Shape::Raw(raw))
+    } else {
+        let (columns, percentiles) = report_columns(&tables.core, &name)
+            .ok_or_else(|| Error::ModuleError(format!("no report named `{name}`")))?;
+        let sql = schema(columns.iter().map(|c| (c.name.clone(), c.ty)));
+        (
+            sql,
+            Shape::Report {
+                name,
+                columns,
+                percentiles,
+            },
+        )
+    };
+    Ok((
+        sql,
+        PinbaTab {
+            base: ffi::sqlite3_vtab::default(),
+            tables,
+            shape,
+        },
+    ))
+}
+
+impl PinbaTab {
+    fn choose_index(&self, info: &mut IndexInfo) -> Result<()> {
         let key = match &self.shape {
             Shape::Raw(raw) => Some(raw.key_column()),
             Shape::Report { .. } => None,
@@ -473,17 +511,6 @@ unsafe impl<'vtab> VTab<'vtab> for PinbaTab {
             }
         }
         Ok(())
-    }
-
-    fn open(&'vtab mut self) -> Result<PinbaCursor<'vtab>> {
-        Ok(PinbaCursor {
-            base: ffi::sqlite3_vtab_cursor::default(),
-            tab: self,
-            rows: Rows::new(self.width()),
-            at: 0,
-            rowid: 0,
-            scan: Scan::Done,
-        })
     }
 }
 
@@ -853,6 +880,52 @@ fn mix(mut x: u64) -> i64 {
 
 unsafe impl VTabCursor for PinbaCursor<'_> {
     fn filter(&mut self, idx_num: c_int, idx_str: Option<&str>, args: &Filters<'_>) -> Result<()> {
+        callback(|| self.start(idx_num, idx_str, args))
+    }
+
+    fn next(&mut self) -> Result<()> {
+        callback(|| {
+            self.at += 1;
+            self.rowid += 1;
+            if self.at >= self.rows.len() {
+                self.fill()?;
+            }
+            Ok(())
+        })
+    }
+
+    fn eof(&self) -> bool {
+        self.at >= self.rows.len()
+    }
+
+    fn column(&self, ctx: &mut Context, i: c_int) -> Result<()> {
+        callback(|| {
+            let value = self
+                .rows
+                .get(self.at, usize::try_from(i).unwrap_or(usize::MAX));
+            ctx.set_result(&ToSqlOutput::Borrowed(value))
+        })
+    }
+
+    /// The same row has the same rowid in every scan of a statement (SQLite's RIGHT and FULL
+    /// JOIN remember the rows a lookup matched by rowid, then scan for the others): a raw
+    /// row's id (a `timertag` row's timer and tag, mixed); a report's place in the report.
+    fn rowid(&self) -> Result<i64> {
+        let int = |i: usize| self.rows.int(self.at, i);
+        Ok(match &self.tab.shape {
+            Shape::Raw(Raw::TimerTag) => match (int(0), int(1)) {
+                (Some(timer), Some(tag)) => mix(timer as u64 ^ mix(tag as u64) as u64),
+                _ => self.rowid,
+            },
+            Shape::Raw(_) => int(0).unwrap_or(self.rowid),
+            Shape::Report { .. } => self.rowid,
+        })
+    }
+}
+
+impl PinbaCursor<'_> {
+    /// A scan begins (`filter`).
+    fn start(&mut self, idx_num: c_int, idx_str: Option<&str>, args: &Filters<'_>) -> Result<()> {
         let (used, order) = match idx_str.and_then(|s| s.split_once(';')) {
             Some((used, order)) => (Some(used), parse_order(order)),
             None => (idx_str, None),
@@ -949,41 +1022,6 @@ unsafe impl VTabCursor for PinbaCursor<'_> {
             }
         }
         Ok(())
-    }
-
-    fn next(&mut self) -> Result<()> {
-        self.at += 1;
-        self.rowid += 1;
-        if self.at >= self.rows.len() {
-            self.fill()?;
-        }
-        Ok(())
-    }
-
-    fn eof(&self) -> bool {
-        self.at >= self.rows.len()
-    }
-
-    fn column(&self, ctx: &mut Context, i: c_int) -> Result<()> {
-        let value = self
-            .rows
-            .get(self.at, usize::try_from(i).unwrap_or(usize::MAX));
-        ctx.set_result(&ToSqlOutput::Borrowed(value))
-    }
-
-    /// The same row has the same rowid in every scan of a statement (SQLite's RIGHT and FULL
-    /// JOIN remember the rows a lookup matched by rowid, then scan for the others): a raw
-    /// row's id (a `timertag` row's timer and tag, mixed); a report's place in the report.
-    fn rowid(&self) -> Result<i64> {
-        let int = |i: usize| self.rows.int(self.at, i);
-        Ok(match &self.tab.shape {
-            Shape::Raw(Raw::TimerTag) => match (int(0), int(1)) {
-                (Some(timer), Some(tag)) => mix(timer as u64 ^ mix(tag as u64) as u64),
-                _ => self.rowid,
-            },
-            Shape::Raw(_) => int(0).unwrap_or(self.rowid),
-            Shape::Report { .. } => self.rowid,
-        })
     }
 }
 

@@ -18,6 +18,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "ids",
             "memory",
             "budget",
+            "sqlite_heap",
             "shutdown",
             "logging",
             "histogram",

@@ -38,6 +38,7 @@ mod sinks;
 mod fleet;
 mod snapshot;
 mod sql;
+mod sql_bounds;
 mod sql_mariadb;
 mod state;
 mod stream;

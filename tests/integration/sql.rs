@@ -1057,17 +1057,17 @@ fn the_documented_grafana_queries_run() {
 /// A MySQL client speaking the protocol itself, for what the real clients cannot be made to do
 /// (stop half-way through a handshake, send bytes that are not UTF-8, stop reading): the
 /// handshake (mysql_native_password), `COM_QUERY` and its text result set.
-struct Wire {
+pub(crate) struct Wire {
     stream: std::net::TcpStream,
     salt: Vec<u8>,
 }
 
 /// A MySQL error: its code and message.
-type MysqlError = (u16, String);
+pub(crate) type MysqlError = (u16, String);
 
 impl Wire {
     /// Connects and reads the server's greeting.
-    fn connect(addr: std::net::SocketAddr) -> Result<Wire, MysqlError> {
+    pub(crate) fn connect(addr: std::net::SocketAddr) -> Result<Wire, MysqlError> {
         let stream = std::net::TcpStream::connect(addr).unwrap();
         stream
             .set_read_timeout(Some(std::time::Duration::from_secs(60)))
@@ -1092,7 +1092,7 @@ impl Wire {
     }
 
     /// Connects and logs in.
-    fn login(
+    pub(crate) fn login(
         addr: std::net::SocketAddr,
         user: &str,
         password: Option<&str>,
@@ -1136,7 +1136,7 @@ impl Wire {
     }
 
     /// The next packet, `None` when the server closed the connection.
-    fn read_packet(&mut self) -> Option<(u8, Vec<u8>)> {
+    pub(crate) fn read_packet(&mut self) -> Option<(u8, Vec<u8>)> {
         use std::io::Read;
         let mut header = [0u8; 4];
         self.stream.read_exact(&mut header).ok()?;
@@ -1148,7 +1148,7 @@ impl Wire {
 
     /// Whether the server closes the connection (within the read timeout), reading past
     /// anything it still sends.
-    fn closed(&mut self) -> bool {
+    pub(crate) fn closed(&mut self) -> bool {
         use std::io::Read;
         let mut buf = [0u8; 4096];
         loop {
@@ -1161,7 +1161,7 @@ impl Wire {
     }
 
     /// Sends `sql` (any bytes) as COM_QUERY without reading the answer.
-    fn send_query(&mut self, sql: &[u8]) {
+    pub(crate) fn send_query(&mut self, sql: &[u8]) {
         let mut p = vec![0x03];
         p.extend_from_slice(sql);
         if p.len() < 0xff_ffff {
@@ -1179,13 +1179,13 @@ impl Wire {
     }
 
     /// `sql`'s rows (each value as text, NULL as None), or its error.
-    fn query(&mut self, sql: &[u8]) -> Result<Vec<Vec<Option<String>>>, MysqlError> {
+    pub(crate) fn query(&mut self, sql: &[u8]) -> Result<Vec<Vec<Option<String>>>, MysqlError> {
         self.send_query(sql);
         self.text_result()
     }
 
     /// The next answer, read as a text result set: its rows, or its error.
-    fn text_result(&mut self) -> Result<Vec<Vec<Option<String>>>, MysqlError> {
+    pub(crate) fn text_result(&mut self) -> Result<Vec<Vec<Option<String>>>, MysqlError> {
         let (_, first) = self.read_packet().expect("an answer");
         match first[0] {
             0x00 => return Ok(Vec::new()),
@@ -1232,7 +1232,7 @@ impl Wire {
     }
 
     /// `sql`'s one value, panicking on an error.
-    fn value(&mut self, sql: &str) -> String {
+    pub(crate) fn value(&mut self, sql: &str) -> String {
         let rows = self
             .query(sql.as_bytes())
             .unwrap_or_else(|e| panic!("{sql}: {e:?}"));
@@ -1240,7 +1240,7 @@ impl Wire {
     }
 }
 
-fn error_of(packet: &[u8]) -> MysqlError {
+pub(crate) fn error_of(packet: &[u8]) -> MysqlError {
     let code = u16::from_le_bytes([packet[1], packet[2]]);
     let text = if packet.get(3) == Some(&b'#') {
         &packet[9..]
@@ -1307,7 +1307,7 @@ fn statements_wait_for_sql_slots_of_their_own() {
 }
 
 /// The daemon's peak resident memory (VmHWM), in bytes.
-fn peak_rss(d: &Daemon) -> u64 {
+pub(crate) fn peak_rss(d: &Daemon) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{}/status", d.child.id())).unwrap();
     let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
     let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
