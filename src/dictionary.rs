@@ -228,11 +228,6 @@ impl Dictionary {
         self.now.store(now, Relaxed);
     }
 
-    /// The time [`Dictionary::set_now`] set last (what a lookup stamps).
-    pub fn now(&self) -> u32 {
-        self.now.load(Relaxed)
-    }
-
     /// The id of `s`, stamped as used now. Returns [`LOST`] (and counts it) when `s` is new and
     /// the dictionary is full (in entries or in bytes).
     #[inline]

@@ -11,7 +11,6 @@
 //! (`local_ids`): the first level of caching, which a PHP request's repeated tag names and
 //! values make worth most of the lookups. The `[[rewrite]]` rules apply before interning.
 
-use std::hash::BuildHasher;
 use std::sync::Arc;
 
 use parking_lot::{RwLock, RwLockReadGuard, RwLockUpgradableReadGuard, RwLockWriteGuard};
@@ -33,12 +32,8 @@ pub struct Interned {
     /// no rules, names interned as received).
     rewrite: Option<Rewriter>,
     /// The dictionary's generation when this interner last looked (see
-    /// [`Dictionary::generation`]): ids the rewrite rules and `cache` hold are dropped when it
-    /// moves.
+    /// [`Dictionary::generation`]): ids the rewrite rules cached are dropped when it moves.
     generation: u64,
-    /// A receiver's own cache in front of the shared dictionary (made by its first
-    /// [`Interned::intern_batch`]; the merger's interner has none).
-    cache: Option<StringCache>,
 }
 
 const UNSET: u32 = u32::MAX;
@@ -57,9 +52,6 @@ impl Interned {
     pub fn dictionary_swept(&mut self) {
         if let Some(rw) = &mut self.rewrite {
             rw.dictionary_swept();
-        }
-        if let Some(cache) = &mut self.cache {
-            cache.clear();
         }
     }
 
@@ -127,12 +119,7 @@ impl Interned {
                 self.generation = dict.generation();
                 self.dictionary_swept();
             }
-            let now = dict.now();
-            let mut reader = Cached {
-                cache: self.cache.get_or_insert_with(StringCache::new),
-                now,
-                dictionary: ReadInterner(dict),
-            };
+            let mut reader = ReadInterner(dict);
             intern_into(
                 batch,
                 0,
@@ -307,112 +294,6 @@ impl Intern for ReadInterner<'_> {
     }
 }
 
-/// Strings up to this long are kept in a [`StringCache`] slot; longer ones are looked up in the
-/// dictionary each time.
-const CACHED_LEN: usize = 46;
-
-/// One string a receiver found: its bytes inline, so that a hit reads one cache line (the
-/// dictionary's lookup reads its table, the entry and the entry's bytes, three lines apart).
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-struct Slot {
-    hash: u64,
-    /// `UNSET`: an empty slot.
-    id: u32,
-    /// The dictionary's time when this slot last stamped its string.
-    stamped: u32,
-    len: u8,
-    bytes: [u8; CACHED_LEN],
-}
-
-const EMPTY_SLOT: Slot = Slot {
-    hash: 0,
-    id: UNSET,
-    stamped: 0,
-    len: 0,
-    bytes: [0; CACHED_LEN],
-};
-
-/// A receiver's cache of the strings it interned: a direct-mapped table of [`Slot`]s (256 KiB),
-/// in front of the shared dictionary. A PHP request names a few dozen strings (host, server,
-/// script, tag names and values), nearly all seen before; in the shared dictionary each lookup
-/// waits on three reads from memory another core may have written, in the cache on one from a
-/// table only this thread touches. Exact: a slot holds an id the dictionary gave for its
-/// bytes, the cache is emptied whenever the dictionary frees strings (its generation moves,
-/// checked under the lock every batch is interned under), and a hit stamps the string as
-/// used once per second, as the dictionary's own lookup does, so nothing cached is swept
-/// while in use. A string the dictionary had no room for ([`crate::dictionary::LOST`]) is
-/// never cached.
-pub struct StringCache {
-    slots: Box<[Slot]>,
-}
-
-impl StringCache {
-    const SLOTS: usize = 4096;
-
-    fn new() -> StringCache {
-        StringCache {
-            slots: vec![EMPTY_SLOT; Self::SLOTS].into_boxed_slice(),
-        }
-    }
-
-    fn clear(&mut self) {
-        self.slots.fill(EMPTY_SLOT);
-    }
-}
-
-/// The shared dictionary, under a receiver's read lock, seen through its [`StringCache`].
-struct Cached<'c, 'd> {
-    cache: &'c mut StringCache,
-    /// The dictionary's time when the batch began (a hit stamps when its slot's is older).
-    now: u32,
-    dictionary: ReadInterner<'d>,
-}
-
-impl Intern for Cached<'_, '_> {
-    #[inline]
-    fn intern(&mut self, s: &[u8]) -> u32 {
-        if s.len() > CACHED_LEN {
-            return self.dictionary.intern(s);
-        }
-        let hash = rustc_hash::FxBuildHasher.hash_one(s);
-        // The hash's high bits: FxHash's low bits are its weakest.
-        let index = (hash >> 52) as usize & (StringCache::SLOTS - 1);
-        let slot = &mut self.cache.slots[index];
-        if slot.hash == hash
-            && slot.id != UNSET
-            && crate::dictionary::same_bytes(&slot.bytes[..slot.len as usize], s)
-        {
-            if slot.stamped != self.now {
-                slot.stamped = self.now;
-                self.dictionary.stamp(slot.id);
-            }
-            return slot.id;
-        }
-        let generation = self.dictionary.0.generation();
-        let id = self.dictionary.intern(s);
-        if self.dictionary.0.generation() != generation {
-            // A new string let go of the read lock, and a sweep or an eviction ran meanwhile:
-            // ids this cache holds may name other strings now.
-            self.cache.clear();
-        }
-        if id != crate::dictionary::LOST {
-            let slot = &mut self.cache.slots[index];
-            slot.hash = hash;
-            slot.id = id;
-            slot.stamped = self.now;
-            slot.len = s.len() as u8;
-            slot.bytes[..s.len()].copy_from_slice(s);
-        }
-        id
-    }
-
-    #[inline]
-    fn stamp(&mut self, id: u32) {
-        self.dictionary.stamp(id)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -458,84 +339,42 @@ mod tests {
     fn a_receivers_interning_equals_the_mergers() {
         let mut corpus = Corpus::new(CorpusSpec::default());
         let mut batch = corpus.decoded_batch(500);
-        let by_merger = merger_texts(&batch);
+        let by_merger = {
+            let mut d = Dictionary::new(1 << 20);
+            let mut interned = Interned::default();
+            interned.intern(&batch, 77, &mut d);
+            interned
+                .requests()
+                .map(|r| as_text(&d, r))
+                .collect::<Vec<_>>()
+        };
         let lock = RwLock::new(Dictionary::new(1 << 20));
         let mut receiver = Interned::default();
         receiver.intern_batch(&mut batch, &lock);
         assert!(batch.interned.done);
         assert_eq!(batch.interned.len(), 500);
-        let by_receiver = receiver_texts(&lock, &batch);
-        assert_eq!(by_receiver.len(), 500);
-        assert_eq!(by_receiver, by_merger);
-    }
-
-    /// A batch as text, interned by the merger into a dictionary of its own.
-    fn merger_texts(batch: &Batch) -> Vec<String> {
-        let mut d = Dictionary::new(1 << 20);
-        let mut interned = Interned::default();
-        interned.intern(batch, 77, &mut d);
-        interned.requests().map(|r| as_text(&d, r)).collect()
-    }
-
-    /// A receiver's batch as text, read under the dictionary it was interned with.
-    fn receiver_texts(lock: &RwLock<Dictionary>, batch: &Batch) -> Vec<String> {
         let d = lock.read();
         let out = &batch.interned;
-        out.requests
+        let by_receiver: Vec<_> = out
+            .requests
             .iter()
             .map(|r| {
                 let record = Record {
                     time_ms: 77,
                     ..r.record
                 };
-                let timers = &out.timers[r.timers.clone()];
-                as_text(&d, (&record, timers, &out.tags[r.tags.clone()]))
+                as_text(
+                    &d,
+                    (
+                        &record,
+                        &out.timers[r.timers.clone()],
+                        &out.tags[r.tags.clone()],
+                    ),
+                )
             })
-            .collect()
-    }
-
-    /// The receiver's string cache stays exact when the dictionary frees strings and gives
-    /// their ids to others (the cache is emptied when the generation moves), and its hits keep
-    /// the strings they find stamped as used, so that a string found only in the cache for
-    /// longer than the sweep's horizon is not freed while in use.
-    #[test]
-    fn a_receivers_cache_follows_the_dictionary_through_sweeps() {
-        let mut corpus = Corpus::new(CorpusSpec::default());
-        let mut batch = corpus.decoded_batch(300);
-        let expected = merger_texts(&batch);
-        let lock = RwLock::new(Dictionary::new(1 << 20));
-        lock.read().set_now(1);
-        let mut receiver = Interned::default();
-        receiver.intern_batch(&mut batch, &lock);
-        assert_eq!(receiver_texts(&lock, &batch), expected);
-        let strings = lock.read().len();
-        {
-            // Every string unused since 1 is freed, and new strings take their ids.
-            let mut d = lock.write();
-            d.set_now(100);
-            assert_eq!(d.sweep(50), strings);
-            for i in 0..strings {
-                d.intern(format!("other-{i}").as_bytes());
-            }
-        }
-        receiver.intern_batch(&mut batch, &lock);
-        assert_eq!(
-            receiver_texts(&lock, &batch),
-            expected,
-            "ids cached before the sweep are not used after it"
-        );
-        // Forty seconds of the same strings, found in the cache: stamped each second.
-        for now in 101..=140 {
-            lock.read().set_now(now);
-            receiver.intern_batch(&mut batch, &lock);
-        }
-        assert_eq!(
-            lock.write().sweep(130),
-            strings,
-            "only the other strings, unused since 100, are freed"
-        );
-        receiver.intern_batch(&mut batch, &lock);
-        assert_eq!(receiver_texts(&lock, &batch), expected);
+            .collect();
+        assert_eq!(by_receiver.len(), 500);
+        assert_eq!(by_receiver, by_merger);
     }
 
     /// A request as its dictionary's strings (two dictionaries number strings in their own
