@@ -179,11 +179,6 @@ pub fn install() -> bool {
     INSTALLED.load(Relaxed)
 }
 
-/// Whether the allocator is SQLite's (see [`install`]).
-pub fn installed() -> bool {
-    INSTALLED.load(Relaxed)
-}
-
 /// The methods as a static (a raw pointer field makes the struct not `Sync` by itself).
 struct SyncMethods(rusqlite::ffi::sqlite3_mem_methods);
 // SAFETY: the methods are plain function pointers and a null pointer, never written.
