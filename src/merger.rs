@@ -28,7 +28,7 @@ pub use crate::intern::Interned;
 use crate::intern::SharedInterner;
 use crate::pool::{Pool, Removal};
 use crate::record::{Batch, Record, RequestView};
-use crate::report::{round_leaders, PreparedBatch, Report, ReportCell, Split};
+use crate::report::{round_leaders, Family, PreparedBatch, Report, ReportCell, Split, StageSplit};
 use crate::ring::Ring;
 use crate::state::Core;
 use crate::tap::{Round, TickTap};
@@ -65,6 +65,9 @@ struct RoundWork {
     leaders: Vec<usize>,
     /// For each of `cells`, its parts on other threads if it is split (see `report::split`).
     splits: Vec<Option<Arc<Split>>>,
+    /// The families whose stage is split, with its parts (see `report::split`, "split
+    /// stages"), each once.
+    stage_splits: Vec<(Arc<Family>, Arc<StageSplit>, usize)>,
     /// The round's number: rounds are applied in this order on every thread, and a split
     /// report's close waits for its parts' round before.
     number: u64,
@@ -88,6 +91,7 @@ impl RoundWork {
             cells: Vec::new(),
             leaders: Vec::new(),
             splits: Vec::new(),
+            stage_splits: Vec::new(),
             number: 0,
             remaining: Default::default(),
             merged: 0,
@@ -127,6 +131,7 @@ fn update_report(work: &RoundWork, at: usize, turned: &mut bool) {
                 |c| c.queried_lately(work.round.now_ms()),
                 (!*turned).then(|| cell.worker()),
                 work.behind,
+                work.number,
             );
             *turned |= round.handed;
             // The stage's time is the leader's; the round's requests were counted on every
@@ -195,6 +200,19 @@ fn count_parts(work: &RoundWork, index: usize) {
             let mut r = cell.report.write();
             split.fold_open(&mut r);
             cell.publish(&r);
+        }
+        cell.instrument.record(t, 0);
+    }
+    // Split stages: timed on the leader's instrument (the stage's cost is the leader's).
+    for (family, split, leader) in &work.stage_splits {
+        let Some(k) = split.workers().position(|w| w == index) else {
+            continue;
+        };
+        let cell = &work.cells[*leader];
+        let t = cell.instrument.start();
+        let range = split.slice(batch.len(), k + 1);
+        if split.count_part(index, work.number, batch, range) {
+            family.fold_parts();
         }
         cell.instrument.record(t, 0);
     }
@@ -764,6 +782,14 @@ impl Merger {
         work_mut.leaders = round_leaders(&work_mut.cells);
         work_mut.splits.clear();
         work_mut.splits.extend(cells.iter().map(|c| c.split()));
+        work_mut.stage_splits.clear();
+        for (at, c) in cells.iter().enumerate() {
+            if let Some(f) = c.family().filter(|_| work_mut.leaders[at] == at) {
+                if let Some(split) = f.split() {
+                    work_mut.stage_splits.push((Arc::clone(f), split, at));
+                }
+            }
+        }
         self.rounds += 1;
         work_mut.number = self.rounds;
         work_mut.merged = merged;
@@ -949,25 +975,19 @@ impl Merger {
             return; // idle, never timed, or the first call
         }
         let threads = self.workers.len() + 1;
-        // A split report's cost is spread evenly over its threads.
-        let spread = |load: &mut [u64], cost: u64, owner: usize, split: Option<&Split>| match split
-        {
-            Some(s) => {
-                let n = s.workers().count() as u64 + 1;
-                load[owner.min(threads - 1)] += cost / n;
-                for w in s.workers() {
-                    load[w.min(threads - 1)] += cost / n;
-                }
-            }
-            None => load[owner.min(threads - 1)] += cost,
-        };
+        // A split report's or stage's cost is spread evenly over its threads.
         let mut current = vec![0u64; threads];
         current[0] = own;
         for (cost, c) in &costs {
-            spread(&mut current, *cost, c.worker(), c.split().as_deref());
+            let parts = c.parts_on();
+            let n = parts.len() as u64 + 1;
+            for w in parts.into_iter().chain([c.worker()]) {
+                current[w.min(threads - 1)] += cost / n;
+            }
         }
-        // Reports alone (no family) may be split over every thread (`merge.split_reports`):
-        // the costliest k of them, for the k whose plan has the least busy busiest thread, kept
+        // Reports alone (no family), and families' stages (through their leader, whose cost
+        // is the stage's), may be split over every thread (`merge.split_reports`): the
+        // costliest k of them, for the k whose plan has the least busy busiest thread, kept
         // only where it lowers that thread's load by a tenth (a split costs its folds).
         costs.sort_by_key(|c| std::cmp::Reverse(c.0));
         let weights: Vec<u64> = costs.iter().map(|c| c.0).collect();
@@ -976,7 +996,7 @@ impl Merger {
         if shared.config().merge.split_reports {
             let unsplit = busiest(&load);
             let mut best: Option<(Vec<Place>, Vec<u64>)> = None;
-            for i in (0..costs.len()).filter(|&i| costs[i].1.family().is_none()) {
+            for i in (0..costs.len()).filter(|&i| splittable(costs[i].1)) {
                 split[i] = true;
                 let (p, l) = plan_threads(&weights, &split, own, threads);
                 let better = best.as_ref().is_none_or(|(_, b)| busiest(&l) < busiest(b));
@@ -1004,6 +1024,13 @@ impl Merger {
         tracing::debug!(?load, ?current, "Reports rebalanced over the merge threads");
     }
 }
+
+/// Most threads one report's or stage's work is split over. The owner folds every part's rows
+/// at each tick (and a stage's leader absorbs them at its turn): beyond two threads the folds
+/// the owner takes on outgrow the counting it hands off (measured with 8 merge threads, the
+/// heaviest units split over 7 or 8: the owner's thread busier than unsplit, and the whole
+/// daemon's CPU half as much again).
+const MAX_SPLIT_THREADS: usize = 2;
 
 /// The busiest thread's load.
 fn busiest(load: &[u64]) -> u64 {
@@ -1043,7 +1070,7 @@ fn plan_threads(
         let mut by_load: Vec<usize> = (0..threads).collect();
         by_load.sort_by_key(|&t| (load[t], t));
         let highest = busiest(&load);
-        let n = (1..=threads)
+        let n = (1..=threads.min(MAX_SPLIT_THREADS))
             .min_by_key(|&n| (highest.max(load[by_load[n - 1]] + cost / n as u64), n))
             .unwrap_or(1);
         for &t in &by_load[..n] {
@@ -1058,15 +1085,35 @@ impl Merger {
     /// Gives `cell` to merge thread `owner`, split with parts on the threads `parts` (see
     /// `report::split`) or not split (`None`); what its parts held is folded into it first. Waits
     /// until no round is in flight. Public for tests and benches (the balancing decides it).
+    ///
+    /// A family's leader splits its family's stage instead (see `report::split`, "split
+    /// stages"): the leader's thread counts the stage's first slice.
     pub fn assign(&mut self, cell: &ReportCell, owner: usize, parts: Option<&[usize]>) {
         self.finish();
+        if let Some(family) = cell.family().filter(|f| f.is_led_by(cell)) {
+            family.set_split(None);
+            cell.set_worker(owner);
+            if let Some(parts) = parts.filter(|_| family.can_split()) {
+                let split = family.with_stage(|stage| StageSplit::new(stage, parts, self.rounds));
+                family.set_split(Some(Arc::new(split)));
+            }
+            return;
+        }
         cell.set_split(None);
         cell.set_worker(owner);
-        if let Some(parts) = parts {
+        // Another family member's work is its turns at the stage: not split.
+        if let Some(parts) = parts.filter(|_| cell.family().is_none()) {
             let split = Split::new(&cell.report.read(), parts, self.rounds);
             cell.set_split(Some(Arc::new(split)));
         }
     }
+}
+
+/// Whether the balancing may split `cell`'s work over threads: a report alone, or a family's
+/// leader when its stage can be split.
+fn splittable(cell: &ReportCell) -> bool {
+    cell.family()
+        .is_none_or(|f| f.is_led_by(cell) && f.can_split())
 }
 
 /// A detached family member is updated on its leader's thread: its cost moves to its leader's
@@ -1297,10 +1344,84 @@ mod tests {
         let (places, load) = plan_threads(&weights, &[true, false, false, false, false], 50, 8);
         assert_eq!(places[0], (5, vec![6]), "{places:?}");
         assert_eq!(busiest(&load), 90);
+        // However heavy, over two threads at most (see `MAX_SPLIT_THREADS`).
+        let (places, load) = plan_threads(&[800, 10], &[true, false], 10, 8);
+        assert_eq!(places[0].1.len(), 1, "{places:?}");
+        assert_eq!(busiest(&load), 400);
         // Split, light ones gain nothing: no thread takes less than unsplit.
         let (_, even) = plan_threads(&[30, 30, 30], &[false; 3], 30, 4);
         let (_, split) = plan_threads(&[30, 30, 30], &[true, false, false], 30, 4);
         assert!(busiest(&split) >= busiest(&even));
+    }
+
+    /// Keeps every closed tick, by report.
+    #[derive(Default)]
+    struct Kept(parking_lot::Mutex<Vec<(String, Arc<crate::report::ClosedTick>)>>);
+
+    impl TickTap for Kept {
+        fn hand_over(
+            &self,
+            cell: &Arc<ReportCell>,
+            closed: (Vec<Arc<crate::report::ClosedTick>>, u64),
+        ) {
+            let mut kept = self.0.lock();
+            kept.extend(closed.0.into_iter().map(|t| (cell.name().to_string(), t)));
+        }
+    }
+
+    /// Every row of `cell` as its query answers (the `_per_sec` columns left out: they move
+    /// with the time of the query), sorted.
+    fn all_rows(shared: &Core, cell: &ReportCell) -> Vec<String> {
+        let q = crate::report::Query {
+            limit: Some(100_000),
+            ..crate::report::Query::default()
+        };
+        let table = shared.query_report(cell, &q).unwrap();
+        let mut rows: Vec<String> = table
+            .rows
+            .iter()
+            .map(|row| {
+                let mut line = String::new();
+                for (column, value) in table.columns.iter().zip(row) {
+                    if !column.ends_with("_per_sec") {
+                        line.push(' ');
+                        value.render(&mut line);
+                    }
+                }
+                line
+            })
+            .collect();
+        rows.sort();
+        rows
+    }
+
+    /// A merger of three threads over `reports` alone (no built-ins), tables not shared, the
+    /// balancing never splitting (the tests split by hand), families only when `families`, a
+    /// window of `seconds` 1 s ticks, keeping every closed tick.
+    fn three_threads(
+        seconds: u64,
+        families: bool,
+        reports: Vec<crate::report::ReportDef>,
+    ) -> (tempfile::TempDir, Arc<Ring>, Arc<Core>, Merger, Arc<Kept>) {
+        let state = tempfile::tempdir().unwrap();
+        let mut config = Config {
+            state_dir: state.path().to_path_buf(),
+            stats_history: crate::units::HumanDuration(Duration::from_secs(seconds)),
+            report_ticks: seconds as u32,
+            ..Config::default()
+        };
+        config.merge.threads = 3;
+        config.merge.families = families;
+        config.merge.request_families = false;
+        config.merge.share_tables = false;
+        config.merge.split_reports = false;
+        config.report = reports;
+        let kept = Arc::new(Kept::default());
+        let ring = Arc::new(Ring::new(1 << 30));
+        let shared = Arc::new(Core::new(config, Arc::clone(&ring), vec![], 0).unwrap());
+        let merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring))
+            .with_ticks(Arc::clone(&kept) as Arc<dyn TickTap>);
+        (state, ring, shared, merger, kept)
     }
 
     /// A split report (each of three merge threads counting a slice of every round, parts folded
@@ -1310,46 +1431,17 @@ mod tests {
     /// rounds run. A timer report and a request report; parts on the merger and on workers.
     #[test]
     fn a_split_report_equals_the_same_report_unsplit() {
-        use crate::report::{Query, ReportDef};
-        let state = tempfile::tempdir().unwrap();
-        let mut config = Config {
-            state_dir: state.path().to_path_buf(),
-            // 1 s ticks, so that the test sees several close.
-            stats_history: crate::units::HumanDuration(Duration::from_secs(3)),
-            report_ticks: 3,
-            ..Config::default()
-        };
-        config.merge.threads = 3;
-        config.merge.families = false;
-        config.merge.request_families = false;
-        config.merge.share_tables = false;
-        config.merge.split_reports = false;
+        use crate::report::ReportDef;
         let timer_keys = ["script_name", "hostname", "server_name", "timer_tag:op"];
         let request_keys = ["script_name", "status"];
-        config.report = vec![
+        let reports = vec![
             ReportDef::new("ops_split", &timer_keys),
             ReportDef::new("ops", &timer_keys),
             ReportDef::new("scripts_split", &request_keys),
             ReportDef::new("scripts", &request_keys),
         ];
-        /// Keeps every closed tick, by report.
-        #[derive(Default)]
-        struct Kept(parking_lot::Mutex<Vec<(String, Arc<crate::report::ClosedTick>)>>);
-        impl TickTap for Kept {
-            fn hand_over(
-                &self,
-                cell: &Arc<ReportCell>,
-                closed: (Vec<Arc<crate::report::ClosedTick>>, u64),
-            ) {
-                let mut kept = self.0.lock();
-                kept.extend(closed.0.into_iter().map(|t| (cell.name().to_string(), t)));
-            }
-        }
-        let kept = Arc::new(Kept::default());
-        let ring = Arc::new(Ring::new(1 << 30));
-        let shared = Arc::new(Core::new(config, Arc::clone(&ring), vec![], 0).unwrap());
-        let mut merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring))
-            .with_ticks(Arc::clone(&kept) as Arc<dyn TickTap>);
+        // 1 s ticks, so that the test sees several close.
+        let (_state, ring, shared, mut merger, kept) = three_threads(3, false, reports);
         let cell = |name: &str| shared.reports().get(name).unwrap();
         for name in ["ops_split", "ops", "scripts_split", "scripts"] {
             cell(name).report.write().keep_closed_ticks();
@@ -1360,29 +1452,7 @@ mod tests {
         merger.assign(&cell("scripts"), 1, None);
         assert!(cell("ops_split").split().is_some());
 
-        let answer = |name: &str| -> Vec<String> {
-            let q = Query {
-                limit: Some(100_000),
-                ..Query::default()
-            };
-            let table = shared.query_report(&cell(name), &q).unwrap();
-            let mut rows: Vec<String> = table
-                .rows
-                .iter()
-                .map(|row| {
-                    let mut line = String::new();
-                    for (column, value) in table.columns.iter().zip(row) {
-                        if !column.ends_with("_per_sec") {
-                            line.push(' ');
-                            value.render(&mut line);
-                        }
-                    }
-                    line
-                })
-                .collect();
-            rows.sort();
-            rows
-        };
+        let answer = |name: &str| all_rows(&shared, &cell(name));
         let ticks = |name: &str| -> Vec<String> {
             let mut out = Vec::new();
             let mut kept = kept.0.lock();
@@ -1469,6 +1539,90 @@ mod tests {
         merger.assign(&cell("ops_split"), 0, None);
         assert!(cell("ops_split").split().is_none());
         assert_eq!(answer("ops_split"), answer("ops"));
+    }
+
+    /// A family whose stage is split over three threads (see `report::split`, "split stages")
+    /// equals its twin family unsplit, fed the same rounds in the same merger: the twins differ
+    /// only by a filter every request passes (`min_time = 0`), which keeps them out of each
+    /// other's family (and gives them another phase, so their ticks close at other times: the
+    /// window is long enough to hold the whole test, and each answer is over all of it). The
+    /// queried member (detached from the split stage by its first query, which folds the parts
+    /// in) at every query, mid-tick, while ticks close through the stage; at the end the leader
+    /// (counted through the stage at each tick); then unsplit again.
+    #[test]
+    fn a_family_with_a_split_stage_equals_the_same_family_unsplit() {
+        use crate::report::ReportDef;
+        let everything = |mut d: ReportDef| {
+            d.filters.insert("min_time".into(), 0.0.into());
+            d
+        };
+        let (group, script_group) = (["timer_tag:group"], ["script_name", "timer_tag:group"]);
+        let reports = vec![
+            ReportDef::new("group", &group),
+            ReportDef::new("script_group", &script_group),
+            everything(ReportDef::new("group_twin", &group)),
+            everything(ReportDef::new("script_group_twin", &script_group)),
+        ];
+        // 1 s ticks, so that the test sees several close, in a window that holds it all.
+        let (_state, ring, shared, mut merger, kept) = three_threads(120, true, reports);
+        let cell = |name: &str| shared.reports().get(name).unwrap();
+        let family = Arc::clone(cell("group").family().expect("group is in a family"));
+        assert!(!Arc::ptr_eq(&family, cell("group_twin").family().unwrap()));
+        for name in ["group", "script_group", "group_twin", "script_group_twin"] {
+            cell(name).report.write().keep_closed_ticks();
+        }
+        // The leader counts slice 0 on thread 1, parts on threads 0 and 2.
+        let (leader, member) = if family.is_led_by(&cell("group")) {
+            ("group", "script_group")
+        } else {
+            ("script_group", "group")
+        };
+        merger.assign(&cell(leader), 1, Some(&[0, 2]));
+        merger.assign(&cell(member), 2, None);
+        assert!(family.split().is_some(), "the stage is split");
+        assert!(cell(leader).split().is_none(), "the stage, not the report");
+        let answer = |name: &str| all_rows(&shared, &cell(name));
+        // The leader's ticks closed (through the stage, at each freeze).
+        let closed = |name: &str| -> usize {
+            let mut kept = kept.0.lock();
+            let before = kept.len();
+            kept.retain(|(n, _)| n != name);
+            before - kept.len()
+        };
+        let mut corpus = Corpus::new(CorpusSpec::default());
+        let (mut ticks, mut compared) = (0, 0);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while ticks < 4 {
+            assert!(
+                Instant::now() < deadline,
+                "four ticks did not close in time"
+            );
+            ring.push(corpus.decoded_batch(300)).unwrap();
+            while merger.round() {}
+            if compared < 20 {
+                merger.finish();
+                assert_eq!(
+                    answer(member),
+                    answer(&format!("{member}_twin")),
+                    "mid-tick"
+                );
+                compared += 1;
+            }
+            merger.finish();
+            ticks += closed(leader);
+        }
+        assert!(family.split().is_some(), "still split");
+        assert!(
+            !family.is_detached(&cell(leader)),
+            "the leader took the stage throughout"
+        );
+        assert_eq!(answer(leader), answer(&format!("{leader}_twin")));
+        assert_eq!(answer(member), answer(&format!("{member}_twin")));
+        // Unsplit again: what the parts held reaches the members.
+        merger.assign(&cell(leader), 0, None);
+        assert!(family.split().is_none());
+        assert_eq!(answer(leader), answer(&format!("{leader}_twin")));
+        assert_eq!(answer(member), answer(&format!("{member}_twin")));
     }
 
     /// A merger with the default reports and a backlog of three batches of `per_batch` requests,

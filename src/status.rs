@@ -235,7 +235,7 @@ pub const SECTIONS: &[Section] = &[
                         "memory_bytes": cell.published_memory_bytes(),
                         "update_ns_per_request": cell.update_ns_per_request(),
                         "thread": cell.worker(),
-                        "parts_on": cell.split().map_or_else(Vec::new, |s| s.workers().collect()),
+                        "parts_on": cell.parts_on(),
                         "shares_table_with": cell.shares_table_with(),
                     })
                 })

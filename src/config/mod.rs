@@ -158,10 +158,11 @@ pub struct MergeConfig {
     /// history and is written by sinks as before, and the rows are counted, closed and logged
     /// once. On by default; off only to measure what it saves.
     pub share_tables: bool,
-    /// Whether a report updated alone whose cost is more than a merge thread's share is split
-    /// over every merge thread, each counting a slice of each round into a part folded in at
-    /// the report's ticks and queries (see `report::split`), so that no report is one core's
-    /// work. On by default; off only to measure what it changes.
+    /// Whether a report updated alone, or a family's stage, whose cost is more than a merge
+    /// thread's share is split over two merge threads, each counting a slice of each round,
+    /// the second into a part folded in at the report's ticks and reads (see `report::split`),
+    /// so that no report or stage is one core's work. On by default; off only to measure what
+    /// it changes.
     pub split_reports: bool,
     /// How many steps of niceness the merge threads (the merger and the report workers) run
     /// below the rest of the daemon, 0–19 ([`MERGE_NICE_MAX`]). They are throughput work with

@@ -60,6 +60,7 @@ use crate::budget::Account;
 use super::keys::{Key, KeyBuf};
 use super::lattice::{absorb_lattice, MAX_SUBSETS, MAX_TAGS};
 use super::rows::{with_lookahead, Row};
+use super::split::StageSplit;
 use super::*;
 
 /// Most rows a stage holds before it is drained early (bounds its memory between ticks).
@@ -356,6 +357,9 @@ pub struct Family {
     /// a round), so that members on other threads take their turn meanwhile.
     handout: Mutex<Handout>,
     members: Vec<Member>,
+    /// The stage's parts on other merge threads while it is split (see `split`, "split
+    /// stages"); set and cleared by the merger's balancing while no round is in flight.
+    split: Mutex<Option<Arc<StageSplit>>>,
 }
 
 /// The stage being counted into.
@@ -449,6 +453,59 @@ impl Family {
                 spare: None,
             }),
             members,
+            split: Mutex::new(None),
+        }
+    }
+
+    /// Whether the stage may be split over merge threads: not a lattice stage (its rows count
+    /// requests per member subset, which folding one stage into another would not keep).
+    pub fn can_split(&self) -> bool {
+        self.stages.lock().current.lattice.is_none()
+    }
+
+    /// Whether `cell` is the family's first live member: the one that leads every round (see
+    /// [`round_leaders`]), so the one whose thread counts the stage.
+    pub fn is_led_by(&self, cell: &ReportCell) -> bool {
+        let first = self.members.iter().find(|m| m.cell.strong_count() > 0);
+        first.is_some_and(|m| std::ptr::eq(m.cell.as_ptr(), cell))
+    }
+
+    /// `f` of the stage being counted (to make parts like it).
+    pub fn with_stage<T>(&self, f: impl FnOnce(&Report) -> T) -> T {
+        f(&self.stages.lock().current)
+    }
+
+    /// The stage's parts while it is split.
+    pub fn split(&self) -> Option<Arc<StageSplit>> {
+        self.split.lock().clone()
+    }
+
+    /// Splits the stage (`Some`) or ends its split (`None`), what the old parts held folded into
+    /// the stage first. Only while no merge round is in flight (the merger's balancing).
+    pub fn set_split(&self, split: Option<Arc<StageSplit>>) {
+        let mut st = self.stages.lock();
+        let mut held = self.split.lock();
+        if let Some(old) = held.take() {
+            old.settle_into(&mut st.current);
+        }
+        *held = split;
+    }
+
+    /// Folds a split stage's parts into `st.current` once they counted every round booked (see
+    /// `split`): before the stage is frozen, drained or detached from, it holds exactly the
+    /// rounds booked. Call with the stages locked.
+    fn settle_parts(&self, st: &mut Stages) {
+        if let Some(split) = self.split() {
+            split.settle_into(&mut st.current);
+        }
+    }
+
+    /// A part that grew past its bound, folded by its own thread (see
+    /// [`StageSplit::count_part`]).
+    pub fn fold_parts(&self) {
+        let mut st = self.stages.lock();
+        if let Some(split) = self.split() {
+            split.fold_into(&mut st.current);
         }
     }
 
@@ -456,7 +513,13 @@ impl Family {
     /// [`Report::mark_key_ids`]). Rows move from the stages to the members only: marking the
     /// stages before the members misses no row that moves meanwhile.
     pub fn mark_stage_key_ids(&self, mark: &mut dyn FnMut(u32)) {
-        self.stages.lock().current.mark_key_ids(mark);
+        let st = self.stages.lock();
+        // Parts first: their rows move into the stage, as the stage's into the members.
+        if let Some(split) = self.split() {
+            split.mark_key_ids(mark);
+        }
+        st.current.mark_key_ids(mark);
+        drop(st);
         let handout = self.handout.lock();
         if let Some(frozen) = &handout.frozen {
             frozen.mark_key_ids(mark);
@@ -520,6 +583,11 @@ impl Family {
     /// 100 ms and more for a wide report, and tens of members taking theirs back to back after a
     /// tick would hold the merge threads for seconds while the ring fills and drops requests.
     /// Paced, the turns fill the time the threads have to spare over the first half of the tick.
+    ///
+    /// `round`: the merger's round number. While the stage is split (see `split`), this thread
+    /// counts only slice 0 of `batch` into it and the parts' threads the rest; the steps above
+    /// (freeze, drain, detach, rejoin) come first and are the round's booking, after which the
+    /// parts count it.
     pub fn update(
         &self,
         now_ms: u64,
@@ -527,9 +595,11 @@ impl Family {
         queried: impl Fn(&ReportCell) -> bool,
         worker: Option<usize>,
         behind: Option<u64>,
+        round: u64,
     ) -> LeaderRound {
         let mut st = self.stages.lock();
         let mut h = self.handout.lock();
+        let split = self.split();
         let mut handed_ns = 0;
         // Members share one phase: any member's tick ending (a detached one's too, moved to the
         // last round's time) ends every member's.
@@ -542,7 +612,16 @@ impl Family {
             handed_ns += self.hand_all(&mut h);
         }
         if h.frozen.is_none() && self.members.iter().any(ended) {
+            self.settle_parts(&mut st);
             self.freeze(&mut st, &mut h, now_ms, true);
+            st.drained_ms = now_ms;
+        }
+        // A split stage's periodic drain is frozen here, at the round's booking, where the parts
+        // are awaited only for the rounds before (at the round's end it would wait for this
+        // round's parts: see `split` for why that could deadlock).
+        if split.is_some() && h.frozen.is_none() && self.drain_due(&st, now_ms) {
+            self.settle_parts(&mut st);
+            self.freeze(&mut st, &mut h, now_ms, false);
             st.drained_ms = now_ms;
         }
         let waiting = h.pending.len();
@@ -555,8 +634,13 @@ impl Family {
         let (detached, attached) = self.detach_or_rejoin(&mut st, &mut h, now_ms, queried);
         // Members on other threads take their turn while the stage counts the round.
         drop(h);
-        if !batch.is_empty() && attached {
-            st.current.add_batch(batch);
+        let mut range = 0..batch.len();
+        if let Some(split) = &split {
+            split.book(round, attached);
+            range = split.slice(batch.len(), 0);
+        }
+        if !range.is_empty() && attached {
+            Report::add_slice_in_steps(&mut &mut st.current, batch, range, |_| {});
             st.current.settle_memory();
         }
         self.count_attached(batch.len() as u64);
@@ -566,8 +650,7 @@ impl Family {
             drain(&mut st.current, &self.attached(), true);
             st.drained_ms = now_ms;
         }
-        let due = now_ms.saturating_sub(st.drained_ms) >= DRAIN_EVERY_MS;
-        if due && st.current.open_totals.contribs > 0 {
+        if split.is_none() && self.drain_due(&st, now_ms) {
             let mut h = self.handout.lock();
             if h.frozen.is_none() {
                 self.freeze(&mut st, &mut h, now_ms, false);
@@ -579,6 +662,13 @@ impl Family {
             handed,
             handed_ns,
         }
+    }
+
+    /// Whether the stage is due for a periodic drain (see [`DRAIN_EVERY_MS`]).
+    fn drain_due(&self, st: &Stages, now_ms: u64) -> bool {
+        now_ms.saturating_sub(st.drained_ms) >= DRAIN_EVERY_MS
+            && (st.current.open_totals.contribs > 0
+                || self.split().is_some_and(|s| s.holds_requests()))
     }
 
     /// A member's own step in a round on a merge thread other than its leader's: if the frozen
@@ -652,6 +742,12 @@ impl Family {
     ) -> (Vec<Arc<ReportCell>>, bool) {
         let mut direct = Vec::new();
         let mut attached = false;
+        // Whether the stage holds nothing, its parts included (which must have counted every
+        // round booked: a part still counting one would hand a rejoined member requests it was
+        // given directly).
+        let empty = |st: &Stages| {
+            st.current.open_totals.contribs == 0 && self.split().is_none_or(|s| s.is_idle())
+        };
         for (i, m) in self.members.iter().enumerate() {
             let Some(cell) = m.cell.upgrade() else {
                 continue;
@@ -659,7 +755,7 @@ impl Family {
             let wanted = queried(&cell);
             if wanted && !m.is_detached() {
                 self.detach(st, h, i, &cell);
-            } else if !wanted && m.is_detached() && st.current.open_totals.contribs == 0 {
+            } else if !wanted && m.is_detached() && empty(st) {
                 // It holds every request merged so far; the stage holds none. Into the round's
                 // tick, as the members the stage feeds.
                 let mut r = cell.report.write();
@@ -772,6 +868,7 @@ impl Family {
     fn detach(&self, st: &mut Stages, h: &mut Handout, i: usize, cell: &ReportCell) {
         let m = &self.members[i];
         self.hand_to(h, i);
+        self.settle_parts(st);
         st.current.seal_stage();
         let mut r = cell.report.write();
         absorb_stage(&st.current, &mut r, &m.projection);
@@ -793,6 +890,7 @@ impl Family {
         let mut st = self.stages.lock();
         let mut h = self.handout.lock();
         self.hand_all(&mut h);
+        self.settle_parts(&mut st);
         drain_spread(&mut st.current, &self.attached(), false, threads);
     }
 }

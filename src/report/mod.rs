@@ -34,7 +34,7 @@
 //! - `query`: queries: a report's rows filtered, sorted and cut into a table;
 //! - `family`: reports that are projections of one aggregate, sharing its per-request work;
 //! - `lattice`: a family's stage for timer reports keyed by different timer tags;
-//! - `split`: a report counted by several merge threads, in parts folded at its ticks;
+//! - `split`: a report or a family stage counted by several merge threads, in parts folded in;
 //! - `set`: the [`ReportSet`] of live reports, each behind its own lock;
 //! - `snapshot`: a report's window in and out of the shutdown snapshot (see the crate's
 //!   `snapshot`);
@@ -73,7 +73,7 @@ pub use live::Report;
 pub use query::{Query, DEFAULT_QUERY_LIMIT};
 pub use set::*;
 pub use snapshot::Layout;
-pub use split::Split;
+pub use split::{Split, StageSplit};
 pub use state::*;
 pub(crate) use sums::ns;
 pub use sums::{Sum96, Sums};

@@ -197,6 +197,21 @@ impl ReportCell {
         self.owner().split.lock().clone()
     }
 
+    /// The merge threads that count parts of this report's work besides its own thread: its
+    /// split's, or, for a family's leader (whose work is the stage's), its stage's (see
+    /// `split`); empty for another family member.
+    pub fn parts_on(&self) -> Vec<usize> {
+        match self.family() {
+            Some(f) if f.is_led_by(self.owner()) => {
+                f.split().map_or_else(Vec::new, |s| s.workers().collect())
+            }
+            Some(_) => Vec::new(),
+            None => self
+                .split()
+                .map_or_else(Vec::new, |s| s.workers().collect()),
+        }
+    }
+
     /// Splits the report (`Some`) or ends its split (`None`), what its parts held folded into
     /// it first. Only while no merge round is in flight (the merger's balancing).
     pub fn set_split(&self, split: Option<Arc<Split>>) {

@@ -1,5 +1,6 @@
 //! Split reports: one report counted by several merge threads, so that no report is one core's
-//! work (docs/ARCHITECTURE.md, "Scaling out").
+//! work (docs/ARCHITECTURE.md, "Scaling out"); and split stages ([`StageSplit`]), a family's
+//! stage counted the same way.
 //!
 //! A report updated alone (no family) whose cost is more than a merge thread's share is split
 //! by the merger's balancing: each round's requests are cut into slices ([`Split::slice`]), the
@@ -122,27 +123,19 @@ impl Split {
     /// Requests of a round of `len` cut into one slice per thread: slice 0 the owner's, slice
     /// `k + 1` part `k`'s. Contiguous and even (the owner's a little longer when uneven).
     pub fn slice(&self, len: usize, at: usize) -> Range<usize> {
-        let n = self.parts.len() + 1;
-        let (each, extra) = (len / n, len % n);
-        // The first `extra` slices take one more.
-        let start = at * each + at.min(extra);
-        let end = start + each + usize::from(at < extra);
-        start..end
+        slice_of(len, self.parts.len() + 1, at)
     }
 
     /// The owner's step before its report closes a tick in round `round`: waits until every
     /// part counted round `round - 1`, then folds every part into the open tick.
     pub fn fold_to_close(&self, r: &mut Report, round: u64) {
         let before = round.saturating_sub(1);
-        for p in &self.parts {
-            if p.done.load(Acquire) >= before {
-                continue;
-            }
-            let mut g = self.progress.lock();
-            while p.done.load(Acquire) < before {
-                self.moved.wait_for(&mut g, WAIT_STEP);
-            }
-        }
+        wait_until_done(
+            self.parts.iter().map(|p| &p.done),
+            before,
+            &self.progress,
+            &self.moved,
+        );
         self.fold_open(r);
     }
 
@@ -194,5 +187,205 @@ impl Split {
         drop(self.progress.lock());
         self.moved.notify_all();
         full
+    }
+}
+
+/// A family's stage counted by several merge threads (a **split stage**): the same scheme as a
+/// split report's, for the one unit of work a family is. The leader's thread counts slice 0 of
+/// each round into the stage (`Family::update`), each other thread its slice into a part of its
+/// own, folded into the stage whenever the stage is read or moved: before it is frozen at a tick
+/// or for a drain, before a member detaches from it (a query) or rejoins it, before a drain or
+/// the dictionary's sweep reads it, and by a part's own thread when the part grows past
+/// [`PART_MAX_ROWS`].
+///
+/// A part counts round `n` only once the leader has **booked** it (done the round's steps that
+/// freeze, detach and rejoin, which decide whether the stage counts the round at all), and each
+/// of those steps first waits until every part has counted the rounds booked before and folds
+/// them. So what a stage holds when it is frozen, or when a member detaches, is exactly every
+/// request of the rounds booked so far: a request is never counted twice into a member (once
+/// directly while it is detached, once through a part) nor missed.
+///
+/// Waits and why they cannot deadlock: a part thread waits only for the leader's booking of the
+/// same round, which waits only for the parts' earlier rounds (each thread applies rounds in
+/// order) and takes no lock a part thread holds while it waits; a query's detach waits, with
+/// the stage locked, for the parts to finish the round booked, which needs no lock of the
+/// stage's (a part thread marks its round done before it takes the stage to fold itself).
+#[derive(Debug)]
+pub struct StageSplit {
+    parts: Vec<StagePart>,
+    booked: Mutex<Booked>,
+    /// Signalled when the leader books a round: what a part thread waits for.
+    booked_moved: Condvar,
+    /// Signalled when a part finishes a round: what the leader and a detach wait for.
+    progress: Mutex<()>,
+    moved: Condvar,
+}
+
+/// The last round the leader booked, and whether the stage counts it (no member attached:
+/// nobody takes the stage, which stays empty).
+#[derive(Debug, Clone, Copy)]
+struct Booked {
+    round: u64,
+    counting: bool,
+}
+
+#[derive(Debug)]
+struct StagePart {
+    worker: usize,
+    slot: Mutex<Report>,
+    /// The last round whose slice this part counted.
+    done: AtomicU64,
+}
+
+/// Waits until each of `done` (parts' last rounds counted) reaches `round`; `moved` is
+/// signalled (under `progress`) when one moves.
+fn wait_until_done<'a>(
+    done: impl Iterator<Item = &'a AtomicU64>,
+    round: u64,
+    progress: &Mutex<()>,
+    moved: &Condvar,
+) {
+    for d in done {
+        if d.load(Acquire) >= round {
+            continue;
+        }
+        let mut g = progress.lock();
+        while d.load(Acquire) < round {
+            moved.wait_for(&mut g, WAIT_STEP);
+        }
+    }
+}
+
+/// `len` requests cut into `n` contiguous, even slices; slice `at` (the first `len % n` take
+/// one more).
+fn slice_of(len: usize, n: usize, at: usize) -> Range<usize> {
+    let (each, extra) = (len / n, len % n);
+    let start = at * each + at.min(extra);
+    start..start + each + usize::from(at < extra)
+}
+
+impl StageSplit {
+    /// Parts of `stage` on each of `workers` (not the leader's thread), made after round
+    /// `round` was applied by every thread.
+    pub fn new(stage: &Report, workers: &[usize], round: u64) -> StageSplit {
+        StageSplit {
+            parts: workers
+                .iter()
+                .map(|&worker| StagePart {
+                    worker,
+                    slot: Mutex::new(stage.stage_like()),
+                    done: AtomicU64::new(round),
+                })
+                .collect(),
+            booked: Mutex::new(Booked {
+                round,
+                counting: true,
+            }),
+            booked_moved: Condvar::new(),
+            progress: Mutex::new(()),
+            moved: Condvar::new(),
+        }
+    }
+
+    /// The merge threads that count parts (the leader's not among them).
+    pub fn workers(&self) -> impl Iterator<Item = usize> + '_ {
+        self.parts.iter().map(|p| p.worker)
+    }
+
+    /// The leader has done round `round`'s steps; the stage counts it when `counting`.
+    pub(super) fn book(&self, round: u64, counting: bool) {
+        *self.booked.lock() = Booked { round, counting };
+        self.booked_moved.notify_all();
+    }
+
+    /// Waits until every part counted the rounds booked so far, then folds them into `stage`
+    /// (see the type's docs). The caller holds the stage.
+    pub(super) fn settle_into(&self, stage: &mut Report) {
+        let booked = self.booked.lock().round;
+        wait_until_done(
+            self.parts.iter().map(|p| &p.done),
+            booked,
+            &self.progress,
+            &self.moved,
+        );
+        self.fold_into(stage);
+    }
+
+    /// Folds what the parts hold into `stage`, and empties them (no wait: see
+    /// [`StageSplit::settle_into`] for when that is exact). The caller holds the stage.
+    pub(super) fn fold_into(&self, stage: &mut Report) {
+        for p in &self.parts {
+            let mut part = p.slot.lock();
+            if part.open_totals.contribs == 0 {
+                continue;
+            }
+            part.seal_stage();
+            let identity: Vec<usize> = (0..part.keys.len()).collect();
+            absorb_stage(&part, stage, &identity);
+            part.empty_stage(true);
+            part.settle_memory();
+        }
+    }
+
+    /// A round of `len` requests: slice 0 the leader's, slice `k + 1` part `k`'s.
+    pub fn slice(&self, len: usize, at: usize) -> Range<usize> {
+        slice_of(len, self.parts.len() + 1, at)
+    }
+
+    /// Part `worker`'s step in round `round`: waits until the leader booked the round, then
+    /// counts `range` of `batch` into its part if the stage counts the round. Returns whether
+    /// the part grew past [`PART_MAX_ROWS`]: the caller then folds it with the stage locked
+    /// (after this returned: the round is marked done first, see the type's docs).
+    pub fn count_part(
+        &self,
+        worker: usize,
+        round: u64,
+        batch: &super::PreparedBatch,
+        range: Range<usize>,
+    ) -> bool {
+        let Some(p) = self.parts.iter().find(|p| p.worker == worker) else {
+            return false;
+        };
+        let counting = {
+            let mut b = self.booked.lock();
+            while b.round < round {
+                self.booked_moved.wait_for(&mut b, WAIT_STEP);
+            }
+            b.counting
+        };
+        let mut full = false;
+        if counting && !range.is_empty() {
+            let mut part = p.slot.lock();
+            Report::add_slice_in_steps(&mut &mut *part, batch, range, |_| {});
+            part.settle_memory();
+            full = part.open.len() > PART_MAX_ROWS;
+        }
+        p.done.store(round, Release);
+        drop(self.progress.lock());
+        self.moved.notify_all();
+        full
+    }
+
+    /// Whether a part holds requests not folded yet.
+    pub(super) fn holds_requests(&self) -> bool {
+        self.parts
+            .iter()
+            .any(|p| p.slot.lock().open_totals.contribs > 0)
+    }
+
+    /// Whether every part counted every round booked and holds nothing: the stage's parts add
+    /// nothing until the next round is booked.
+    pub(super) fn is_idle(&self) -> bool {
+        let booked = self.booked.lock().round;
+        self.parts
+            .iter()
+            .all(|p| p.done.load(Acquire) >= booked && p.slot.lock().open_totals.contribs == 0)
+    }
+
+    /// Calls `mark` with every id the parts hold (see `Family::mark_stage_key_ids`).
+    pub(super) fn mark_key_ids(&self, mark: &mut dyn FnMut(u32)) {
+        for p in &self.parts {
+            p.slot.lock().mark_key_ids(mark);
+        }
     }
 }

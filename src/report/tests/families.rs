@@ -2,6 +2,7 @@
 //! members detaching for queries and rejoining their stage.
 
 use super::*;
+use crate::report::StageSplit;
 
 /// The property reports plus projections of some of them, so that request, request-tag, timer
 /// and filtered families form.
@@ -49,6 +50,7 @@ fn check_families(ops: &[FamilyOp], max_rows: usize) -> Result<(), TestCaseError
         false,
         ops,
         max_rows,
+        false,
     )
 }
 
@@ -113,6 +115,7 @@ fn check_families_of(
     lattice: bool,
     ops: &[FamilyOp],
     max_rows: usize,
+    split: bool,
 ) -> Result<(), TestCaseError> {
     let win = window_of_ticks(4);
     let mut dict = Dictionary::new(1_000_000);
@@ -133,6 +136,33 @@ fn check_families_of(
     let formed: Vec<usize> = families.iter().map(|(m, _)| m.len()).collect();
     prop_assert_eq!(formed, sizes.to_vec(), "{}", what);
     let cells = in_families(grouped, families);
+    // Split: each family's stage gets a part counted on thread 2 (a thread of the test's own),
+    // and each round holds three requests, so that both slices count some.
+    let mut splits: Vec<(Arc<Family>, Arc<StageSplit>)> = Vec::new();
+    if split {
+        for c in &cells {
+            if let Some(f) = c.family().filter(|f| f.is_led_by(c)) {
+                let s = Arc::new(f.with_stage(|stage| StageSplit::new(stage, &[2], 0)));
+                f.set_split(Some(Arc::clone(&s)));
+                splits.push((Arc::clone(f), s));
+            }
+        }
+        prop_assert_eq!(splits.len(), sizes.len());
+    }
+    let per_round = if split { 3 } else { 1 };
+    let (to_part, rounds) = std::sync::mpsc::channel::<(u64, Arc<PreparedBatch>)>();
+    let part = {
+        let splits = splits.clone();
+        std::thread::spawn(move || {
+            for (number, batch) in rounds {
+                for (f, s) in &splits {
+                    if s.count_part(2, number, &batch, s.slice(batch.len(), 1)) {
+                        f.fold_parts();
+                    }
+                }
+            }
+        })
+    };
     let compare = |alone: &[Report], dict: &Dictionary| -> Result<(), TestCaseError> {
         // Queries of members: the same table as the standalone report's.
         if max_rows == usize::MAX {
@@ -188,7 +218,9 @@ fn check_families_of(
     let leaders = round_leaders(&cells);
     // Each thread gives one member a turn per round (as the merger does). Every third round the
     // merger is behind: turns wait in the first half of the time they have.
+    let number = std::cell::Cell::new(0u64);
     let round = |now: u64, batch: &PreparedBatch, mask: u8| {
+        number.set(number.get() + 1);
         let behind = now.is_multiple_of(3).then_some(now);
         let mut turned = [false; 2];
         for (i, cell) in cells.iter().enumerate() {
@@ -201,6 +233,7 @@ fn check_families_of(
                         |c| queried(mask, c),
                         (!turned[w]).then_some(w),
                         behind,
+                        number.get(),
                     );
                     turned[w] |= round.handed;
                     for c in round.detached {
@@ -231,12 +264,22 @@ fn check_families_of(
                 c.set_worker((mask >> ((i + 4) % 8) & 1) as usize);
             }
         }
-        let batch = prepared(&mut dict, std::slice::from_ref(r));
+        let at = ops.iter().position(|o| std::ptr::eq(&o.0, r)).unwrap_or(0);
+        let reqs: Vec<Req> = (0..per_round)
+            .map(|k| ops[(at + k) % ops.len()].0.clone())
+            .collect();
+        let batch = Arc::new(prepared(&mut dict, &reqs));
         for a in alone.iter_mut() {
             a.advance(now);
             for v in batch.views() {
                 a.add(&v);
             }
+        }
+        if split {
+            // The part's thread may count the round before, beside or after the leader.
+            to_part
+                .send((number.get() + 1, Arc::clone(&batch)))
+                .unwrap();
         }
         round(now, &batch, mask);
         if *query {
@@ -248,8 +291,15 @@ fn check_families_of(
     for a in alone.iter_mut() {
         a.advance(now);
     }
+    if split {
+        to_part
+            .send((number.get() + 1, Arc::new(PreparedBatch::default())))
+            .unwrap();
+    }
     round(now, &PreparedBatch::default(), mask);
     compare(&alone, &dict)?;
+    drop(to_part);
+    part.join().unwrap();
     for cell in &cells {
         prop_assert_eq!(cell.report.read().rows(), 0, "{} empties", cell.name());
     }
@@ -263,7 +313,7 @@ fn check_families_of(
             if a.def.name == "script" {
                 // Unfiltered: its ticks hold every request sent.
                 let counted: u64 = ticks_of(&mine).iter().map(|t| t.1.req_count).sum();
-                prop_assert_eq!(counted, ops.len() as u64);
+                prop_assert_eq!(counted, (ops.len() * per_round) as u64);
             }
             prop_assert_eq!(
                 ticks_of(&mine),
@@ -303,33 +353,33 @@ fn ticks_of(ticks: &[Arc<ClosedTick>]) -> Vec<TickView> {
         .collect()
 }
 
+/// Rounds of one request each, at steps of none to 3 s, a query after some, and now and then a
+/// new mask of the reports queries read (see [`FamilyOp`]).
+fn arb_family_ops() -> impl Strategy<Value = Vec<FamilyOp>> {
+    proptest::collection::vec(
+        (
+            arb_req(),
+            prop_oneof![3 => Just(0u64), 2 => 1u64..700, 1 => 700u64..3000],
+            proptest::bool::weighted(0.3),
+            prop_oneof![4 => Just(None), 1 => any::<u8>().prop_map(Some)],
+        ),
+        1..60,
+    )
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
     #[test]
     fn family_members_equal_standalone_reports(
-        ops in proptest::collection::vec(
-            (
-                arb_req(),
-                prop_oneof![3 => Just(0u64), 2 => 1u64..700, 1 => 700u64..3000],
-                proptest::bool::weighted(0.3),
-                prop_oneof![4 => Just(None), 1 => any::<u8>().prop_map(Some)],
-            ),
-            1..60),
+        ops in arb_family_ops(),
     ) {
         check_families(&ops, usize::MAX)?;
     }
 
     #[test]
     fn family_members_with_a_row_limit_keep_exact_rows(
-        ops in proptest::collection::vec(
-            (
-                arb_req(),
-                prop_oneof![3 => Just(0u64), 2 => 1u64..700, 1 => 700u64..3000],
-                proptest::bool::weighted(0.3),
-                prop_oneof![4 => Just(None), 1 => any::<u8>().prop_map(Some)],
-            ),
-            1..60),
+        ops in arb_family_ops(),
         max_rows in 1usize..4,
     ) {
         check_families(&ops, max_rows)?;
@@ -347,7 +397,27 @@ proptest! {
             1..60),
         max_rows in prop_oneof![3 => Just(usize::MAX), 1 => 1usize..4],
     ) {
-        check_families_of(&lattice_defs(), &[8, 2], "lattice families", true, &ops, max_rows)?;
+        check_families_of(&lattice_defs(), &[8, 2], "lattice families", true, &ops, max_rows, false)?;
+    }
+
+    /// Split stages (see `split`): every family's stage counted by its leader and by a part on
+    /// a thread of its own, which runs its rounds as the merge threads do, behind or beside the
+    /// leader, while queries detach members and drains read the stages: members still equal
+    /// their standalone twins, closed ticks included.
+    #[test]
+    fn members_of_split_stages_equal_standalone_reports(
+        ops in arb_family_ops(),
+        max_rows in prop_oneof![3 => Just(usize::MAX), 1 => 1usize..4],
+    ) {
+        check_families_of(
+            &family_defs(),
+            &[5, 2, 2, 2, 2],
+            "families: request, country, group, mixed, filtered",
+            false,
+            &ops,
+            max_rows,
+            true,
+        )?;
     }
 }
 
@@ -570,7 +640,7 @@ fn turns_wait_while_the_merger_is_behind_for_half_the_tick() {
     let empty = prepared(&mut dict, &[]);
     let round = |now: u64, batch: &PreparedBatch, behind: bool| -> bool {
         family
-            .update(now, batch, |_| false, Some(0), behind.then_some(now))
+            .update(now, batch, |_| false, Some(0), behind.then_some(now), 0)
             .handed
     };
     let closed = |c: &ReportCell| c.report.read().open_index;
@@ -625,7 +695,14 @@ fn a_queried_member_detaches_from_its_stage_and_rejoins_it() {
     let mut round = |now: u64, queried: &[&str]| -> Vec<String> {
         sent += 1;
         let detached = family
-            .update(now, &batch, |c| queried.contains(&c.name()), Some(0), None)
+            .update(
+                now,
+                &batch,
+                |c| queried.contains(&c.name()),
+                Some(0),
+                None,
+                0,
+            )
             .detached;
         for c in &detached {
             let mut r = c.report.write();
@@ -792,6 +869,7 @@ fn detaching_queries_racing_the_merge_thread_lose_and_double_nothing() {
                     },
                     Some(0),
                     None,
+                    0,
                 )
                 .detached;
             let mut is_detached = [false; 4];
@@ -901,7 +979,7 @@ fn a_member_keyed_like_its_stage_closes_ticks_from_it() {
                 a.add(&v);
             }
         }
-        family.update(now, &batch, |_| false, Some(0), None);
+        family.update(now, &batch, |_| false, Some(0), None, 0);
         for c in &cells[1..] {
             while family.take_turn(c, None) {}
         }
@@ -977,7 +1055,7 @@ fn members_absorbing_a_flood_of_new_names_equal_standalone_reports() {
             a.add(&v);
         }
     }
-    family.update(100, &batch, |_| false, Some(0), None);
+    family.update(100, &batch, |_| false, Some(0), None, 0);
     family.drain();
     for (a, c) in alone.iter().zip(&cells) {
         c.apply_hist_log();
