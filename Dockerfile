@@ -9,8 +9,10 @@
 FROM rust:1-bookworm AS build
 WORKDIR /src
 # Dependencies first, so a change to pinbad's own code does not rebuild them. Every target the
-# manifest names must exist for cargo to read it: stubs, each [[bench]] by its name.
+# manifest names must exist for cargo to read it: stubs, each [[bench]] by its name; and the
+# crates it vendors (its path dependencies) with it.
 COPY Cargo.toml Cargo.lock ./
+COPY vendor vendor
 RUN mkdir -p src/bin benches tests/integration \
     && echo 'fn main() {}' > src/main.rs \
     && echo 'fn main() {}' > src/bin/pinbad-blast.rs \

@@ -210,6 +210,39 @@ fn dockerfile_copies_only_what_exists_and_builds_the_daemon() {
             "the Dockerfile's dependency step makes no `{stub}`: cargo cannot read the manifest"
         );
     }
+    // The dependency step builds the dependencies: the vendored ones (path dependencies) must be
+    // copied in before it, or cargo cannot find them there.
+    let before_build = text.split("RUN mkdir -p").next().unwrap();
+    let copied_first: Vec<&str> = before_build
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("COPY "))
+        .flat_map(|args| {
+            let words: Vec<&str> = args.split_whitespace().collect();
+            words[..words.len() - 1].to_vec()
+        })
+        .collect();
+    let own: toml::Table = std::fs::read_to_string(Path::new(MANIFEST_DIR).join("Cargo.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let paths: Vec<&str> = own["dependencies"]
+        .as_table()
+        .unwrap()
+        .values()
+        .filter_map(|d| d.get("path")?.as_str())
+        .collect();
+    assert!(
+        paths.contains(&"vendor/opensrv-mysql"),
+        "the vendored protocol library: {paths:?}"
+    );
+    for path in paths {
+        assert!(
+            copied_first
+                .iter()
+                .any(|c| Path::new(path).starts_with(c.trim_end_matches('/'))),
+            "the Dockerfile's dependency step lacks `{path}` (copied before it: {copied_first:?})"
+        );
+    }
     assert!(text.contains("cargo build --release --locked --bin pinbad"));
     assert!(text.contains("COPY --from=build /src/target/release/pinbad /usr/local/bin/pinbad"));
     let ignore = std::fs::read_to_string(Path::new(MANIFEST_DIR).join(".dockerignore")).unwrap();
