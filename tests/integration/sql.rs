@@ -2031,3 +2031,110 @@ print(json.dumps([sets, failed, after, single]))
         );
     }
 }
+
+/// Debian's MariaDB Connector/J (libmariadb-java).
+const CONNECTOR_J: &str = "/usr/share/java/mariadb-java-client.jar";
+
+/// A Java client's server-side prepared statements (MariaDB Connector/J, Debian's
+/// libmariadb-java, with `useServerPrepStmts=true`): a parameterized SELECT prepared once and
+/// executed with two sets of parameters gives the rows of the same query sent as text, a string
+/// parameter staying a value; an unknown table gets MySQL's error (the driver then prepares on
+/// its side, as it does with MySQL, so the error comes at the execution). Skips, saying so, without `javac`
+/// and the driver, unless `PINBAD_REQUIRE_JAVA` is set (CI installs them and sets it).
+#[test]
+fn java_server_side_prepared_statements_answer_as_the_same_query_does() {
+    let javac = Command::new("javac")
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !javac || !std::path::Path::new(CONNECTOR_J).exists() {
+        if std::env::var_os("PINBAD_REQUIRE_JAVA").is_some() {
+            panic!("javac and {CONNECTOR_J} are required (PINBAD_REQUIRE_JAVA)");
+        }
+        eprintln!(
+            "SKIPPED: javac or {CONNECTOR_J} is missing; install default-jdk-headless \
+             libmariadb-java"
+        );
+        return;
+    }
+    let d = loaded("", &traffic(300));
+    let port = d.mysql.unwrap().port();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("Prepared.java"),
+        r#"
+import java.sql.*;
+public class Prepared {
+    public static void main(String[] args) throws Exception {
+        String url = "jdbc:mariadb://127.0.0.1:" + args[0]
+            + "/pinba?user=java&useServerPrepStmts=true";
+        try (Connection c = DriverManager.getConnection(url)) {
+            PreparedStatement p = c.prepareStatement(
+                "SELECT script_name, req_count FROM report_by_script_name "
+                + "WHERE req_count >= ? AND script_name <> ? ORDER BY script_name");
+            System.out.println("class\t" + p.getClass().getSimpleName());
+            for (int min : new int[] {1, 1000000}) {
+                p.setInt(1, min);
+                p.setString(2, "x' OR '1'='1");
+                try (ResultSet r = p.executeQuery()) {
+                    while (r.next()) {
+                        System.out.println(min + "\t" + r.getString(1) + "\t" + r.getLong(2));
+                    }
+                }
+            }
+            p.close();
+            try {
+                PreparedStatement bad = c.prepareStatement("SELECT * FROM nope WHERE a = ?");
+                bad.setInt(1, 1);
+                bad.executeQuery();
+                System.out.println("bad\tno error");
+            } catch (SQLException e) {
+                System.out.println("bad\t" + e.getErrorCode());
+            }
+        }
+    }
+}
+"#,
+    )
+    .unwrap();
+    let compiled = Command::new("javac")
+        .args(["-cp", CONNECTOR_J, "Prepared.java"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        compiled.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compiled.stderr)
+    );
+    let out = Command::new("java")
+        .args([
+            "-cp",
+            &format!("{CONNECTOR_J}:."),
+            "Prepared",
+            &port.to_string(),
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Vec<&str>> = stdout.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(
+        lines[0],
+        ["class", "ServerSidePreparedStatement"],
+        "{stdout}"
+    );
+    let rows: Vec<(String, u64)> = lines
+        .iter()
+        .filter(|l| l[0] == "1")
+        .map(|l| (l[1].to_string(), l[2].parse().unwrap()))
+        .collect();
+    assert_eq!(rows, http_script_counts(&d), "{stdout}");
+    assert!(!lines.iter().any(|l| l[0] == "1000000"), "{stdout}");
+    assert_eq!(lines.last().unwrap(), &["bad", "1146"], "{stdout}");
+}
