@@ -9,7 +9,10 @@
 //! - this file: the listener ("pinbad-http" runtime), the session cap, the handshake's bound,
 //!   the password check and its delays, the query slots and their queue;
 //! - `wire`: a connection's bytes (packet size, UTF-8, idle and write bounds);
-//! - `session`: one client's commands (the `opensrv_mysql` protocol shim);
+//! - `session`: one client's commands (the `opensrv_mysql` protocol shim), a query of several
+//!   statements (`CLIENT_MULTI_STATEMENTS`) answered one result after another;
+//! - `ddl`: `CREATE TABLE` and `DROP TABLE` (a DROP followed by a CREATE of the same
+//!   definition keeps the report);
 //! - `prepared`: server-side prepared statements, their parameters written in as literals;
 //! - `statement`: a statement classified, a query rewritten from MySQL's dialect to SQLite's;
 //! - `engine`: the session's SQLite, which evaluates the query (SQLite, already linked for
@@ -35,6 +38,7 @@
 
 mod aggregates;
 mod dates;
+mod ddl;
 mod engine;
 mod functions;
 pub mod layout;

@@ -14,26 +14,22 @@
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use async_trait::async_trait;
 use opensrv_mysql::{
     AsyncMysqlShim, Column, ColumnFlags, ColumnType, ErrorKind, InitWriter, OkResponse,
-    ParamParser, QueryResultWriter, StatementMetaWriter,
+    ParamParser, QueryResultWriter, StatementMetaWriter, StatusFlags,
 };
 use rusqlite::types::Value;
 use tokio::io::AsyncWrite;
 
+use super::ddl::{self, Warning};
 use super::engine::{like_clause, Engine, Event, OutType, SqlError};
 use super::prepared::{self, Prepared, MAX_PREPARED_PER_SESSION};
 use super::statement::{self, quote, quote_ident, Show, Statement};
-use super::vtab::Raw;
 use super::wire::{Notice, Wire};
 use super::{NoSlot, SqlContext};
-use crate::state::ReportChangeError;
-
-/// How long a `CREATE TABLE` waits for the merger to fill the new report from the pool.
-const FILL_WAIT: Duration = Duration::from_secs(30);
 
 /// What a statement's answer is, before it is written.
 enum Answer {
@@ -65,6 +61,11 @@ pub struct Session {
     /// Whether the statement being answered is an `EXECUTE`: its rows go in the binary
     /// protocol, each value as its column's type (see [`binary_value`]).
     binary: bool,
+    /// Reports whose `DROP TABLE` waits for the next statement (see `ddl`): carried out before
+    /// it, unless it is a `CREATE TABLE` of the same name, or when the session ends.
+    pending_drops: Vec<String>,
+    /// What the last statement left for `SHOW WARNINGS`.
+    warnings: Vec<Warning>,
 }
 
 impl Session {
@@ -80,6 +81,8 @@ impl Session {
             prepared: Default::default(),
             next_statement: 1,
             binary: false,
+            pending_drops: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 
@@ -144,6 +147,7 @@ impl Session {
                 table,
                 like: None,
             }),
+            Statement::Show(Show::Warnings { errors }) => self.show_warnings(errors),
             Statement::Show(s) => self.show(&s),
             // Answered on the blocking pool (they wait for the merger): see `ddl`.
             Statement::CreateTable(_) | Statement::DropTables { .. } => {
@@ -154,6 +158,26 @@ impl Session {
 }
 
 impl Session {
+    /// `SHOW WARNINGS` (`errors`: `SHOW ERRORS`, the errors alone: none are kept, an error's
+    /// packet says it all).
+    fn show_warnings(&self, errors: bool) -> Answer {
+        let rows: Vec<String> = self
+            .warnings
+            .iter()
+            .filter(|_| !errors)
+            .map(|w| format!("({}, {}, {})", quote(w.level), w.code, quote(&w.message)))
+            .collect();
+        Answer::Query(if rows.is_empty() {
+            "SELECT NULL AS `Level`, NULL AS `Code`, NULL AS `Message` LIMIT 0".to_string()
+        } else {
+            format!(
+                "SELECT column1 AS `Level`, column2 AS `Code`, column3 AS `Message` FROM \
+                 (VALUES {})",
+                rows.join(", ")
+            )
+        })
+    }
+
     /// A `SHOW`, against the session's catalog as it is now.
     fn show(&mut self, s: &Show) -> Answer {
         match self.take_engine() {
@@ -305,6 +329,10 @@ fn show(s: &Show, engine: &Engine, session: &super::functions::Session) -> Answe
                           TRANSACTIONS AS `Transactions`, XA AS `XA`, SAVEPOINTS AS `Savepoints` \
                           FROM information_schema.ENGINES"
             .to_string(),
+        // The session's (see `Session::show_warnings`).
+        Show::Warnings { .. } => {
+            "SELECT NULL AS `Level`, NULL AS `Code`, NULL AS `Message` LIMIT 0".to_string()
+        }
         Show::Empty(columns) => {
             let cols: Vec<String> = columns
                 .iter()
@@ -315,128 +343,12 @@ fn show(s: &Show, engine: &Engine, session: &super::functions::Session) -> Answe
     })
 }
 
-/// `CREATE TABLE` and `DROP TABLE` (on the blocking pool: a creation waits for its fill).
-fn ddl(ctx: &SqlContext, statement: Statement) -> Answer {
-    if !ctx.ddl_allowed {
-        return Answer::Error(
-            ErrorKind::ER_SPECIFIC_ACCESS_DENIED_ERROR,
-            "CREATE and DROP TABLE need a session authenticated by mysql.password, or no \
-             http.token (as the HTTP API's changes do)"
-                .into(),
-        );
-    }
-    match statement {
-        Statement::CreateTable(sql) => create_table(ctx, &sql),
-        Statement::DropTables { if_exists, tables } => {
-            let mut notes = Vec::new();
-            for name in tables {
-                if Raw::of(&name).is_some() {
-                    notes.push(format!("{name}: pinbad's raw tables always exist"));
-                    continue;
-                }
-                match ctx.core.drop_report(&name) {
-                    Ok(()) => {
-                        ctx.history.forget(&name);
-                        tracing::info!(report = %name, "Report dropped (SQL DROP TABLE)");
-                    }
-                    Err(ReportChangeError::NotFound(_)) if if_exists => {
-                        notes.push(format!("{name}: no such table"))
-                    }
-                    Err(ReportChangeError::NotFound(_)) => {
-                        return Answer::Error(
-                            ErrorKind::ER_BAD_TABLE_ERROR,
-                            format!("Unknown table 'pinba.{name}'"),
-                        )
-                    }
-                    Err(e) => {
-                        return Answer::Error(
-                            ErrorKind::ER_UNKNOWN_ERROR,
-                            format!("table `{name}` not dropped: {e}"),
-                        )
-                    }
-                }
-            }
-            Answer::Ok(notes.join("; "))
-        }
-        _ => Answer::Error(ErrorKind::ER_UNKNOWN_ERROR, "not DDL".into()),
-    }
-}
-
-fn create_table(ctx: &SqlContext, sql: &str) -> Answer {
-    use crate::config::import::{convert, parse_tables, Outcome};
-    let if_not_exists = {
-        let up = sql.to_ascii_uppercase();
-        up.contains("IF NOT EXISTS")
-    };
-    let Some(table) = parse_tables(sql).into_iter().next() else {
-        return Answer::Error(
-            ErrorKind::ER_PARSE_ERROR,
-            "CREATE TABLE: cannot read the statement".into(),
-        );
-    };
-    let name = table.name.clone();
-    let cant = |why: String| {
-        Answer::Error(
-            ErrorKind::ER_CANT_CREATE_TABLE,
-            format!("Can't create table 'pinba.{name}': {why}"),
-        )
-    };
-    if !table
-        .engine
-        .as_deref()
-        .is_some_and(|e| e.eq_ignore_ascii_case("PINBA"))
-    {
-        return Answer::Error(
-            ErrorKind::ER_UNKNOWN_STORAGE_ENGINE,
-            format!(
-                "table `{name}`: only ENGINE=PINBA tables can be created (pinbad keeps no other \
-                 data)"
-            ),
-        );
-    }
-    if ctx.core.reports().get(&name).is_some() || Raw::of(&name).is_some() {
-        let comment = table.comment.as_deref().unwrap_or("");
-        if if_not_exists || (Raw::of(&name).is_some() && comment.eq_ignore_ascii_case(&name)) {
-            return Answer::Ok(format!("table `{name}` already exists"));
-        }
-        return Answer::Error(
-            ErrorKind::ER_TABLE_EXISTS_ERROR,
-            format!("Table '{name}' already exists"),
-        );
-    }
-    let converted = convert(table);
-    let sql_table = converted.sql_table.clone();
-    let mut def = match converted.outcome {
-        Outcome::Report(def) => def,
-        Outcome::Builtin(builtin) => {
-            match crate::report::builtin_defs()
-                .into_iter()
-                .find(|d| d.name == builtin)
-            {
-                Some(mut d) => {
-                    d.name = name.clone();
-                    d
-                }
-                None => return cant(format!("built-in report `{builtin}` not found")),
-            }
-        }
-        Outcome::NotConverted(why) => return cant(why),
-    };
-    def.name = name.clone();
-    def.sql_table = sql_table;
-    if let Err(e) = def.validate() {
-        return cant(e.to_string());
-    }
-    match ctx.core.create_report(def, FILL_WAIT) {
-        Ok(_) => {
-            tracing::info!(report = %name, "Report created (SQL CREATE TABLE)");
-            Answer::Ok(converted.notes.join("; "))
-        }
-        Err(ReportChangeError::Exists(_)) => Answer::Error(
-            ErrorKind::ER_TABLE_EXISTS_ERROR,
-            format!("Table '{name}' already exists"),
-        ),
-        Err(e) => cant(e.to_string()),
+/// An OK's status: `SERVER_MORE_RESULTS_EXISTS` where statements of the same query follow.
+fn more_flag(more: bool) -> StatusFlags {
+    if more {
+        StatusFlags::SERVER_MORE_RESULTS_EXISTS
+    } else {
+        StatusFlags::empty()
     }
 }
 
@@ -538,24 +450,34 @@ fn engine_error(e: &SqlError) -> (ErrorKind, String) {
 }
 
 impl Session {
-    /// Writes `answer`, running its query on the blocking pool under a query slot.
-    async fn write<W: AsyncWrite + Send + Unpin>(
+    /// Writes `answer`, running its query on the blocking pool under a query slot. With `more`
+    /// (statements of the same query follow), a success is marked `SERVER_MORE_RESULTS_EXISTS`
+    /// and the writer comes back for the next answer; `columns` holds the answer's columns as
+    /// long as the writer needs them. `None`: the query's answer is complete (the last
+    /// statement's, or an error, after which MySQL runs no more of them).
+    async fn write<'r, W: AsyncWrite + Send + Unpin>(
         &mut self,
         answer: Answer,
-        results: QueryResultWriter<'_, W>,
-    ) -> std::io::Result<()> {
+        results: QueryResultWriter<'r, W>,
+        more: bool,
+        columns: &'r mut Vec<Column>,
+    ) -> std::io::Result<Option<QueryResultWriter<'r, W>>> {
         let sql = match answer {
             Answer::Ok(info) => {
-                return results
-                    .completed(OkResponse {
-                        info,
-                        ..Default::default()
-                    })
-                    .await
+                let ok = OkResponse {
+                    info,
+                    status_flags: more_flag(more),
+                    ..Default::default()
+                };
+                return if more {
+                    results.complete_one(ok).await.map(Some)
+                } else {
+                    results.completed(ok).await.map(|()| None)
+                };
             }
             Answer::Error(kind, msg) => {
                 self.counters().errors.fetch_add(1, Relaxed);
-                return results.error(kind, &msg.into_bytes()).await;
+                return results.error(kind, &msg.into_bytes()).await.map(|()| None);
             }
             Answer::Query(sql) => sql,
         };
@@ -572,7 +494,8 @@ impl Session {
                         b"pinbad is busy: every mysql.max_concurrent_queries slot is taken and \
                           mysql.max_queued_queries statements wait for one; retry in a moment",
                     )
-                    .await;
+                    .await
+                    .map(|()| None);
             }
             Err(NoSlot::TimedOut) => {
                 self.counters().killed.fetch_add(1, Relaxed);
@@ -580,7 +503,8 @@ impl Session {
                 let (kind, msg) = engine_error(&SqlError::Killed(max_query_time));
                 return results
                     .error(kind, format!("{msg}, waiting for a query slot").as_bytes())
-                    .await;
+                    .await
+                    .map(|()| None);
             }
         };
         let engine = match self.take_engine() {
@@ -588,7 +512,7 @@ impl Session {
             Err(e) => {
                 let (kind, msg) = engine_error(&e);
                 self.counters().errors.fetch_add(1, Relaxed);
-                return results.error(kind, &msg.into_bytes()).await;
+                return results.error(kind, &msg.into_bytes()).await.map(|()| None);
             }
         };
         let (tx, mut rx) = tokio::sync::mpsc::channel::<Event>(2);
@@ -598,10 +522,9 @@ impl Session {
             let result = engine.run(&sql, deadline, &mut |e| tx.blocking_send(e).is_ok());
             (engine, result)
         });
-        let mut columns: Vec<Column> = Vec::new();
         // Every statement's first event is its columns; one that fails before sends none.
         if let Some(Event::Columns(c)) = rx.recv().await {
-            columns = c
+            *columns = c
                 .iter()
                 .map(|c| Column {
                     table: String::new(),
@@ -611,6 +534,7 @@ impl Session {
                 })
                 .collect();
         }
+        let columns: &'r [Column] = columns;
         // A write still blocked at the deadline (a client that stopped reading) ends the
         // session: the statement's channel closes, so it stops and frees its slot.
         let stopped_reading = || {
@@ -625,7 +549,7 @@ impl Session {
         let mut results = Some(results);
         let mut failed_write = None;
         if !columns.is_empty() {
-            if let Some(start) = results.take().map(|r| r.start(&columns)) {
+            if let Some(start) = results.take().map(|r| r.start(columns)) {
                 match tokio::time::timeout_at(deadline_at, start).await {
                     Ok(Ok(w)) => writer = Some(w),
                     Ok(Err(e)) => failed_write = Some(e),
@@ -691,8 +615,16 @@ impl Session {
             return Err(e);
         }
         match (result, writer, results) {
-            (Ok(_), Some(w), _) => w.finish().await,
-            (Ok(_), None, Some(r)) => r.completed(OkResponse::default()).await,
+            (Ok(_), Some(w), _) if more => w.finish_one().await.map(Some),
+            (Ok(_), Some(w), _) => w.finish().await.map(|()| None),
+            (Ok(_), None, Some(r)) if more => r
+                .complete_one(OkResponse {
+                    status_flags: more_flag(true),
+                    ..Default::default()
+                })
+                .await
+                .map(Some),
+            (Ok(_), None, Some(r)) => r.completed(OkResponse::default()).await.map(|()| None),
             (Err(e), w, r) => {
                 match e {
                     SqlError::Killed(_) => self.counters().killed.fetch_add(1, Relaxed),
@@ -702,12 +634,13 @@ impl Session {
                 self.counters().errors.fetch_add(1, Relaxed);
                 let (kind, msg) = engine_error(&e);
                 match (w, r) {
-                    (Some(w), _) => w.finish_error(kind, &msg.into_bytes()).await,
-                    (None, Some(r)) => r.error(kind, &msg.into_bytes()).await,
-                    (None, None) => Ok(()),
+                    (Some(w), _) => w.finish_error(kind, &msg.into_bytes()).await?,
+                    (None, Some(r)) => r.error(kind, &msg.into_bytes()).await?,
+                    (None, None) => {}
                 }
+                Ok(None)
             }
-            (Ok(_), None, None) => Ok(()),
+            (Ok(_), None, None) => Ok(None),
         }
     }
 }
@@ -773,6 +706,11 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
         query: &'a str,
         info: StatementMetaWriter<'a, W>,
     ) -> std::io::Result<()> {
+        let keep = match statement::classify(query) {
+            Ok(Statement::CreateTable(text)) => ddl::created_name(&text),
+            _ => None,
+        };
+        self.carry_out_drops(keep.as_deref()).await;
         if self.prepared.len() >= MAX_PREPARED_PER_SESSION {
             self.counters().errors.fetch_add(1, Relaxed);
             return info
@@ -899,17 +837,21 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
 }
 
 impl Session {
-    /// A statement, answered (see [`AsyncMysqlShim::on_query`]).
+    /// A query, answered (see [`AsyncMysqlShim::on_query`]): with `CLIENT_MULTI_STATEMENTS`
+    /// on, each of its statements in turn, as MySQL does (each result but the last marked
+    /// `SERVER_MORE_RESULTS_EXISTS`; an error ends the answer, the statements after it not run).
+    /// An `EXECUTE` is one statement.
     async fn query<W: AsyncWrite + Send + Unpin>(
         &mut self,
         sql: &str,
         results: QueryResultWriter<'_, W>,
     ) -> std::io::Result<()> {
         let notice = self.wire.take_notice();
-        if let Some(Notice::SetOption(0 | 1)) = notice {
-            // MySQL answers an EOF packet (an OK marked as one reads as one whatever the
-            // client's capabilities, its counts being 0). Several statements in one query are
-            // not run either way: such a query gets a syntax error.
+        if let Some(Notice::SetOption(option @ (0 | 1))) = notice {
+            // MYSQL_OPTION_MULTI_STATEMENTS_ON (0) or _OFF (1). MySQL answers an EOF packet
+            // (an OK marked as one reads as one whatever the client's capabilities, its counts
+            // being 0).
+            self.wire.set_multi_statements(option == 0);
             return results
                 .completed(OkResponse {
                     header: 0xfe,
@@ -917,8 +859,8 @@ impl Session {
                 })
                 .await;
         }
-        self.counters().statements.fetch_add(1, Relaxed);
         if let Some(notice) = notice {
+            self.counters().statements.fetch_add(1, Relaxed);
             self.counters().errors.fetch_add(1, Relaxed);
             let (kind, msg) = match notice {
                 Notice::SetOption(option) => (
@@ -954,17 +896,91 @@ impl Session {
             };
             return results.error(kind, msg.as_bytes()).await;
         }
-        let answer = match statement::classify(sql) {
+        let statements = if self.wire.multi_statements() && !self.binary {
+            statement::split(sql)
+        } else {
+            vec![sql]
+        };
+        // Each answer's columns, held as long as the writer (which borrows them) lives.
+        let mut columns: Vec<Vec<Column>> = statements.iter().map(|_| Vec::new()).collect();
+        let mut results = results;
+        let last = statements.len() - 1;
+        for (i, (sql, columns)) in statements.iter().zip(columns.iter_mut()).enumerate() {
+            self.counters().statements.fetch_add(1, Relaxed);
+            let answer = self.statement(sql).await;
+            match self.write(answer, results, i < last, columns).await? {
+                Some(next) => results = next,
+                None => return Ok(()),
+            }
+        }
+        Ok(())
+    }
+
+    /// One statement's answer (DDL run on the blocking pool), the session's pending drops
+    /// carried out first but the one a `CREATE TABLE` of its name resolves (see `ddl`).
+    async fn statement(&mut self, sql: &str) -> Answer {
+        let classified = statement::classify(sql);
+        let keep = match &classified {
+            Ok(Statement::CreateTable(text)) => ddl::created_name(text),
+            _ => None,
+        };
+        self.carry_out_drops(keep.as_deref()).await;
+        // As MySQL's, `SHOW WARNINGS` reads the last statement's, which every other clears.
+        if !matches!(classified, Ok(Statement::Show(Show::Warnings { .. }))) {
+            self.warnings.clear();
+        }
+        match classified {
             Ok(s @ (Statement::CreateTable(_) | Statement::DropTables { .. })) => {
                 let ctx = Arc::clone(&self.ctx);
-                tokio::task::spawn_blocking(move || ddl(&ctx, s))
-                    .await
-                    .unwrap_or_else(|e| {
-                        Answer::Error(ErrorKind::ER_UNKNOWN_ERROR, format!("failed: {e}"))
-                    })
+                let mut pending = std::mem::take(&mut self.pending_drops);
+                let done = tokio::task::spawn_blocking(move || {
+                    let done = ddl::run(&ctx, s, &mut pending);
+                    (done, pending)
+                })
+                .await;
+                match done {
+                    Ok((done, pending)) => {
+                        self.pending_drops = pending;
+                        self.warnings = done.warnings;
+                        match done.result {
+                            Ok(info) => Answer::Ok(info),
+                            Err((kind, msg)) => Answer::Error(kind, msg),
+                        }
+                    }
+                    Err(e) => Answer::Error(ErrorKind::ER_UNKNOWN_ERROR, format!("failed: {e}")),
+                }
             }
             _ => self.answer(sql),
-        };
-        self.write(answer, results).await
+        }
+    }
+
+    /// Carries out the pending drops, all but `keep`'s.
+    async fn carry_out_drops(&mut self, keep: Option<&str>) {
+        if self.pending_drops.iter().all(|p| Some(p.as_str()) == keep) {
+            return;
+        }
+        let (kept, names): (Vec<String>, Vec<String>) = std::mem::take(&mut self.pending_drops)
+            .into_iter()
+            .partition(|p| Some(p.as_str()) == keep);
+        self.pending_drops = kept;
+        let ctx = Arc::clone(&self.ctx);
+        let _ = tokio::task::spawn_blocking(move || ddl::carry_out(&ctx, names)).await;
+    }
+}
+
+impl Drop for Session {
+    /// A drop still pending when the session ends is carried out.
+    fn drop(&mut self) {
+        let names = std::mem::take(&mut self.pending_drops);
+        if names.is_empty() {
+            return;
+        }
+        let ctx = Arc::clone(&self.ctx);
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => {
+                rt.spawn_blocking(move || ddl::carry_out(&ctx, names));
+            }
+            Err(_) => ddl::carry_out(&ctx, names),
+        }
     }
 }

@@ -75,7 +75,11 @@ pub enum Show {
     },
     /// `SHOW [STORAGE] ENGINES`: `information_schema.ENGINES`.
     Engines,
-    /// `SHOW WARNINGS`, `SHOW ERRORS`, `SHOW INDEX FROM t`, …: an empty answer
+    /// `SHOW WARNINGS` (`errors`: `SHOW ERRORS`): what the session's last statement left.
+    Warnings {
+        errors: bool,
+    },
+    /// `SHOW INDEX FROM t`, …: an empty answer
     /// with the columns MySQL gives them.
     Empty(&'static [&'static str]),
     CreateDatabase {
@@ -140,6 +144,49 @@ pub struct LexError(pub String);
 
 /// Splits `sql` into tokens (comments dropped, `;` at the end dropped).
 fn lex(sql: &str) -> Result<Vec<Token>, LexError> {
+    let mut out = tokens(sql)?;
+    while out.last().is_some_and(|t| t.is_punct(";")) {
+        out.pop();
+    }
+    if out.iter().any(|t| t.is_punct(";")) {
+        // MySQL's answer without CLIENT_MULTI_STATEMENTS: a syntax error.
+        return Err(LexError(
+            "several statements separated by `;` in one query need the client's \
+             CLIENT_MULTI_STATEMENTS (mysqli's multi_query, PyMySQL's \
+             client_flag=CLIENT.MULTI_STATEMENTS, …)"
+                .into(),
+        ));
+    }
+    Ok(out)
+}
+
+/// The statements of a query sent with `CLIENT_MULTI_STATEMENTS`: its text cut at each `;`
+/// outside literals, quoted names and comments, without what follows the last `;` when that
+/// is only whitespace or comments. A text that cannot be read is one statement (answered with
+/// its error).
+pub fn split(sql: &str) -> Vec<&str> {
+    let Ok(all) = tokens(sql) else {
+        return vec![sql];
+    };
+    let mut out = Vec::new();
+    let mut start = 0;
+    for t in all.iter().filter(|t| t.is_punct(";")) {
+        out.push(&sql[start..t.span.start]);
+        start = t.span.end;
+    }
+    out.push(&sql[start..]);
+    while out.len() > 1
+        && out
+            .last()
+            .is_some_and(|s| tokens(s).is_ok_and(|t| t.is_empty()))
+    {
+        out.pop();
+    }
+    out
+}
+
+/// `sql`'s tokens, `;` included.
+fn tokens(sql: &str) -> Result<Vec<Token>, LexError> {
     let b = sql.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -264,14 +311,6 @@ fn lex(sql: &str) -> Result<Vec<Token>, LexError> {
             space_before: space,
         });
         space = false;
-    }
-    while out.last().is_some_and(|t| t.is_punct(";")) {
-        out.pop();
-    }
-    if out.iter().any(|t| t.is_punct(";")) {
-        return Err(LexError(
-            "one statement at a time: several statements separated by `;` are not run".into(),
-        ));
     }
     Ok(out)
 }
@@ -623,7 +662,8 @@ fn show(rest: &[Token]) -> Result<Statement, LexError> {
         },
         "VARIABLES" => Show::Variables { like },
         "STATUS" => Show::Status { like },
-        "WARNINGS" | "ERRORS" => Show::Empty(&["Level", "Code", "Message"]),
+        "WARNINGS" => Show::Warnings { errors: false },
+        "ERRORS" => Show::Warnings { errors: true },
         "INDEX" | "INDEXES" | "KEYS" => Show::Empty(&[
             "Table",
             "Non_unique",
@@ -1533,6 +1573,26 @@ mod tests {
             q.replace_range(at..end, "");
         }
         q
+    }
+
+    /// A query of several statements is cut at each `;` outside literals, quoted names and
+    /// comments; without the capability it is a syntax error.
+    #[test]
+    fn several_statements_are_cut_at_their_semicolons() {
+        assert_eq!(
+            split("SELECT ';' AS `a;b`; /* ; */ SELECT 2 -- ;\n ; SHOW TABLES;  # end;\n"),
+            [
+                "SELECT ';' AS `a;b`",
+                " /* ; */ SELECT 2 -- ;\n ",
+                " SHOW TABLES"
+            ]
+        );
+        assert_eq!(split("SELECT 1;;SELECT 2"), ["SELECT 1", "", "SELECT 2"]);
+        assert_eq!(split("SELECT 1;"), ["SELECT 1"]);
+        assert_eq!(split("SELECT 'open; SELECT 2"), ["SELECT 'open; SELECT 2"]);
+        assert!(classify("SELECT 1;").is_ok());
+        let e = classify("SELECT 1; SELECT 2").unwrap_err();
+        assert!(e.0.contains("CLIENT_MULTI_STATEMENTS"), "{e:?}");
     }
 
     #[test]

@@ -69,7 +69,8 @@ fn sum(v: &Value, col: &str) -> f64 {
         .sum()
 }
 
-fn total_requests(d: &Daemon, name: &str) -> u64 {
+/// Requests in report `name`'s history (every step of the last 10 minutes).
+pub(crate) fn total_requests(d: &Daemon, name: &str) -> u64 {
     sum(
         &history(d, name, "group=total&columns=req_count"),
         "req_count",

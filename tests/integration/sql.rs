@@ -384,13 +384,7 @@ except pymysql.err.OperationalError as e:
 print(json.dumps(out))
 "#
     );
-    let out = Command::new(py).args(["-c", &script]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let got = python_json(py, &script);
     assert_eq!(got["killed"][0], 1317, "{got}");
     assert!(
         got["killed"][1]
@@ -418,6 +412,17 @@ fn php_json(script: &str, warnings: bool) -> Value {
         out.status.success() && (warnings || out.stderr.is_empty()),
         "{} {}",
         String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// What a Python `script` (run by `py`) prints, as JSON; it must succeed.
+fn python_json(py: &str, script: &str) -> Value {
+    let out = Command::new(py).args(["-c", script]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
@@ -501,13 +506,7 @@ total = cur.fetchone()
 print(json.dumps({{"rows": rows, "types": types, "total": total}}))
 "#
         );
-        let out = Command::new(py).args(["-c", &script]).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let got = python_json(py, &script);
         let rows: Vec<(String, u64)> = got["rows"]
             .as_array()
             .unwrap()
@@ -575,9 +574,12 @@ fn create_and_drop_table_make_and_drop_reports() {
     )
     .unwrap_err();
     assert!(e.contains("1286") && e.contains("ENGINE=PINBA"), "{e}");
+    // Carried out when the session ends (a CREATE of the same table next would have kept it).
     sql(&d, "DROP TABLE by_group");
-    let (code, _) = d.get("/api/v1/reports/by_group");
-    assert_eq!(code, 404);
+    d.wait_for(
+        |d| d.get("/api/v1/reports/by_group").0 == 404,
+        "by_group dropped",
+    );
     let e = mariadb(&d, "tester", None, "DROP TABLE by_group").unwrap_err();
     assert!(e.contains("1051"), "{e}");
     assert!(sql(&d, "DROP TABLE IF EXISTS by_group").is_empty());
@@ -1720,4 +1722,419 @@ fn timer_ids_fit_a_signed_32_bit_column() {
         ),
         tags
     );
+}
+
+/// A script through the `mariadb` client's standard input, as `mariadb pinba < file` runs it
+/// (no `--force`: it stops at the first error): (whether it exited 0, its output, its errors).
+fn mariadb_script(d: &Daemon, script: &str) -> (bool, String, String) {
+    use std::io::Write;
+    let port = d.mysql.expect("SQL on").port().to_string();
+    let mut child = Command::new("mariadb")
+        .args([
+            "-h",
+            "127.0.0.1",
+            "-P",
+            &port,
+            "-u",
+            "tester",
+            "--batch",
+            "pinba",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run mariadb");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// pinba_engine's whole `default_tables.sql` (tests/fixtures/sql, as its repository has it)
+/// runs through the `mariadb` client without `--force`: each DROP + CREATE of a built-in keeps
+/// the report as it was (it still counts requests the raw pool no longer holds, which a report
+/// made again, filled from the pool, would have lost), a report's history goes on across a DROP
+/// + CREATE of its definition, and the `status` table is accepted with a warning.
+#[test]
+fn pinba_engine_default_tables_run_whole_and_keep_the_builtins() {
+    if !have_mariadb() {
+        return;
+    }
+    let d = Daemon::start(
+        "stats_history = \"120s\"\nreport_ticks = 120\nrequest_pool_size = 1000\n\
+         [[report]]\nname = \"by_script_kept\"\nkeys = [\"script_name\"]\n\
+         history_retention = \"1h\"\nhistory_step = \"1s\"\n",
+    );
+    let sent: Vec<Vec<u8>> = traffic(3000).iter().map(Sent::encode).collect();
+    for (i, part) in sent.chunks(500).enumerate() {
+        d.send(part);
+        d.wait_merged(500 * (i as u64 + 1));
+    }
+    let merged = d.status()["requests_merged"].as_u64().unwrap();
+    assert!(merged > 2000, "{merged}");
+    d.wait_for(
+        |d| crate::history::total_requests(d, "by_script_kept") == merged,
+        "the requests in by_script_kept's history",
+    );
+    let scripts = |d: &Daemon| {
+        sql(
+            d,
+            "SELECT script_name, req_count FROM report_by_script_name ORDER BY script_name",
+        )
+    };
+    let before = scripts(&d);
+    let total = |rows: &[Vec<String>]| rows[1..].iter().map(|r| f(&r[1]) as u64).sum::<u64>();
+    assert_eq!(total(&before), merged, "{before:?}");
+    let pool = f(&sql(&d, "SELECT COUNT(*) FROM request")[1][0]) as u64;
+    assert!(
+        pool <= 1000,
+        "the pool holds fewer requests than were merged: {pool}"
+    );
+
+    let file = std::fs::read_to_string(
+        crate::common::fixture_dir().join("sql/pinba_engine_default_tables.sql"),
+    )
+    .unwrap();
+    let script = format!(
+        "{file}\nSHOW WARNINGS;\nDROP TABLE IF EXISTS by_script_kept;\nCREATE TABLE \
+         by_script_kept (`req_count` int(11) DEFAULT NULL, `req_per_sec` float DEFAULT NULL) \
+         ENGINE=PINBA COMMENT='report1';\n"
+    );
+    let (ok, out, err) = mariadb_script(&d, &script);
+    assert!(ok && err.is_empty(), "{out}\n{err}");
+    // The last statement of the file (`status`): accepted, saying what pinbad has instead.
+    assert!(
+        out.contains("Warning\t1105\ttable `status` not created") && out.contains("SHOW STATUS"),
+        "{out}"
+    );
+
+    // Every built-in of the file is still there, each holding what it held.
+    let names = |rows: Vec<Vec<String>>| -> Vec<String> {
+        rows.into_iter().skip(1).map(|r| r[0].clone()).collect()
+    };
+    let tables = names(sql(&d, "SHOW TABLES"));
+    for table in file
+        .lines()
+        .filter_map(|l| l.strip_prefix("CREATE TABLE `"))
+        .map(|l| l.split('`').next().unwrap().to_string())
+        .filter(|t| t != "status")
+    {
+        assert!(tables.contains(&table), "{table} not in {tables:?}");
+    }
+    assert_eq!(scripts(&d), before);
+    let info = sql(&d, "SELECT req_count FROM info");
+    assert_eq!(f(&info[1][0]) as u64, merged, "{info:?}");
+    let by_status = sql(&d, "SELECT SUM(req_count) FROM report_by_status");
+    assert_eq!(f(&by_status[1][0]) as u64, merged, "{by_status:?}");
+
+    // The history goes on (a report dropped and made again starts one anew).
+    let more: Vec<Vec<u8>> = traffic(300).iter().map(Sent::encode).collect();
+    d.send(&more);
+    d.wait_merged(3300);
+    let now = d.status()["requests_merged"].as_u64().unwrap();
+    d.wait_for(
+        |d| crate::history::total_requests(d, "by_script_kept") == now,
+        "the earlier and the later requests in by_script_kept's history",
+    );
+}
+
+/// A DROP + CREATE TABLE of another definition replaces the report and says so (the OK's
+/// info, SHOW WARNINGS, a log line naming both definitions); one of the same definition keeps
+/// it (a note); a DROP alone drops the report, and a statement after it in the same session
+/// finds the table gone, as MySQL's.
+#[test]
+fn drop_and_create_of_another_definition_replace_the_report_and_say_so() {
+    if !have_mariadb() {
+        return;
+    }
+    let d = Daemon::start_logged("stats_history = \"10m\"\n", "pinbad=info");
+    let sent = traffic(100);
+    d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
+    d.wait_merged(100);
+    let rows = sql(
+        &d,
+        "DROP TABLE report_by_hostname; CREATE TABLE report_by_hostname (`req_count` int(11) \
+         DEFAULT NULL, `req_per_sec` float DEFAULT NULL) ENGINE=PINBA COMMENT='report1'; \
+         SHOW WARNINGS",
+    );
+    assert_eq!(rows[0], ["Level", "Code", "Message"], "{rows:?}");
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let message = &rows[1][2];
+    assert_eq!(rows[1][..2], ["Warning", "1105"], "{rows:?}");
+    assert!(
+        message.contains("replaced")
+            && message.contains(r#""keys":["hostname"]"#)
+            && message.contains(r#""keys":["script_name"]"#),
+        "{message}"
+    );
+    let def = named(&d.json("/api/v1/reports")["reports"], "report_by_hostname");
+    assert_eq!(def["keys"], serde_json::json!(["script_name"]), "{def}");
+    // Its columns are the statement's (pinba_engine fills them by position), its rows one per
+    // script, filled from the pool.
+    let rows = sql(&d, "SELECT * FROM report_by_hostname ORDER BY req_count");
+    assert_eq!(rows[0], ["req_count", "req_per_sec"], "{rows:?}");
+    let mut want: Vec<u64> = ["/s0.php", "/s1.php", "/s2.php", "/s3.php"]
+        .iter()
+        .map(|n| sent.iter().filter(|s| s.script_name == *n).count() as u64)
+        .collect();
+    want.sort();
+    let got: Vec<u64> = rows[1..].iter().map(|r| f(&r[0]) as u64).collect();
+    assert_eq!(got, want);
+    let logged = d.wait_log("Report replaced");
+    assert!(
+        logged.contains(r#"old={"name":"report_by_hostname","keys":["hostname"]"#)
+            && logged.contains(r#"new={"name":"report_by_hostname","keys":["script_name"]"#),
+        "{logged}"
+    );
+
+    // The same definition (the first of the table's columns): the report kept, and a note.
+    let rows = sql(
+        &d,
+        "DROP TABLE report_by_server_name; CREATE TABLE report_by_server_name (`req_count` \
+         int(11) DEFAULT NULL, `req_per_sec` float DEFAULT NULL) ENGINE=PINBA \
+         COMMENT='report2'; SHOW WARNINGS",
+    );
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[1][..2], ["Note", "1105"], "{rows:?}");
+    assert!(rows[1][2].contains("kept"), "{rows:?}");
+    let columns = sql(&d, "SELECT * FROM report_by_server_name LIMIT 1");
+    assert!(
+        columns[0].contains(&"server_name".to_string()),
+        "{columns:?}"
+    );
+
+    // A statement after a DROP finds the table gone, in the same session and, once it ended,
+    // elsewhere.
+    let e = mariadb(
+        &d,
+        "tester",
+        None,
+        "DROP TABLE report_by_schema; SELECT COUNT(*) FROM report_by_schema",
+    )
+    .unwrap_err();
+    assert!(e.contains("1146"), "{e}");
+    sql(&d, "DROP TABLE report_by_status");
+    d.wait_for(
+        |d| d.get("/api/v1/reports/report_by_status").0 == 404,
+        "report_by_status dropped",
+    );
+    let (code, _) = d.get("/api/v1/reports/report_by_schema");
+    assert_eq!(code, 404);
+}
+
+/// Several statements in one query (`CLIENT_MULTI_STATEMENTS`, or `COM_SET_OPTION` turning it
+/// on) get one result each, in order, through the `mariadb` client (a line of two statements
+/// under another DELIMITER), mysqli's `multi_query` and PyMySQL; an error ends the answer there
+/// (the statements after it not run); without the capability such a query is a syntax error
+/// (1064), as in MySQL.
+#[test]
+fn several_statements_in_one_query_answer_as_mysql_does() {
+    let d = Daemon::start("");
+    let port = d.mysql.expect("SQL on").port();
+    if have_mariadb() {
+        let (ok, out, err) = mariadb_script(
+            &d,
+            "DELIMITER //\nSELECT 1 AS a; SELECT 'two' AS b; SET @x = 1; SELECT 3 AS c//\n\
+             SELECT 5 AS e; SELECT nope FROM request; SELECT 6 AS f//\nSELECT 7 AS g//\n",
+        );
+        assert!(!ok, "{out}");
+        assert_eq!(out, "a\n1\nb\ntwo\nc\n3\ne\n5\n", "{err}");
+        assert!(err.contains("1054"), "{err}");
+    }
+    if have(
+        "PHP with mysqli",
+        "php",
+        &["-r", "exit(extension_loaded('mysqli') ? 0 : 1);"],
+    ) {
+        let php = format!(
+            r#"
+mysqli_report(MYSQLI_REPORT_OFF);
+$m = new mysqli("127.0.0.1", "php", "", "pinba", {port});
+function results($m, $sql) {{
+    $sets = [];
+    $ok = $m->multi_query($sql);
+    while ($ok) {{
+        $r = $m->store_result();
+        $sets[] = $r ? $r->fetch_all(MYSQLI_NUM) : "ok";
+        if (!$m->more_results()) break;
+        $ok = $m->next_result();
+    }}
+    return [$sets, $m->errno];
+}}
+$all = results($m, "SELECT 1 AS a; SET @x = 1; SELECT 'two', 3; SELECT 4");
+$failed = results($m, "SELECT 1; SELECT nope FROM request; SELECT 3");
+$after = $m->query("SELECT 'after'")->fetch_all(MYSQLI_NUM);
+$single = $m->query("SELECT 1; SELECT 2");
+echo json_encode([$all, $failed, $after, $single, $m->errno]);
+"#
+        );
+        let got = php_json(&php, false);
+        assert_eq!(
+            got,
+            serde_json::json!([
+                [[[["1"]], "ok", [["two", "3"]], [["4"]]], 0],
+                [[[["1"]]], 1054],
+                [["after"]],
+                false,
+                1064
+            ])
+        );
+    }
+    if let Some(py) = python() {
+        let script = format!(
+            r#"
+import json, pymysql
+from pymysql.constants import CLIENT
+c = pymysql.connect(host="127.0.0.1", port={port}, user="py", database="pinba",
+                    client_flag=CLIENT.MULTI_STATEMENTS)
+cur = c.cursor()
+cur.execute("SELECT 1 AS a; DO 1; SELECT 'two', 3; SELECT 4")
+sets = [list(cur.fetchall())]
+while cur.nextset():
+    sets.append(list(cur.fetchall()))
+cur.execute("SELECT 1; SELECT nope FROM request; SELECT 3")
+failed = [list(cur.fetchall())]
+try:
+    while cur.nextset():
+        failed.append(list(cur.fetchall()))
+except pymysql.MySQLError as e:
+    failed.append(e.args[0])
+cur.execute("SELECT 'after'")
+after = cur.fetchall()
+plain = pymysql.connect(host="127.0.0.1", port={port}, user="py", database="pinba")
+try:
+    plain.cursor().execute("SELECT 1; SELECT 2")
+    single = "no error"
+except pymysql.MySQLError as e:
+    single = e.args[0]
+print(json.dumps([sets, failed, after, single]))
+"#
+        );
+        let got = python_json(py, &script);
+        assert_eq!(
+            got,
+            serde_json::json!([
+                [[[1]], [], [["two", 3]], [[4]]],
+                [[[1]], 1054],
+                [["after"]],
+                1064
+            ])
+        );
+    }
+}
+
+/// Debian's MariaDB Connector/J (libmariadb-java).
+const CONNECTOR_J: &str = "/usr/share/java/mariadb-java-client.jar";
+
+/// A Java client's server-side prepared statements (MariaDB Connector/J, Debian's
+/// libmariadb-java, with `useServerPrepStmts=true`): a parameterized SELECT prepared once and
+/// executed with two sets of parameters gives the rows of the same query sent as text, a string
+/// parameter staying a value; an unknown table gets MySQL's error (the driver then prepares on
+/// its side, as it does with MySQL, so the error comes at the execution). Skips, saying so, without `javac`
+/// and the driver, unless `PINBAD_REQUIRE_JAVA` is set (CI installs them and sets it).
+#[test]
+fn java_server_side_prepared_statements_answer_as_the_same_query_does() {
+    let javac = Command::new("javac")
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !javac || !std::path::Path::new(CONNECTOR_J).exists() {
+        if std::env::var_os("PINBAD_REQUIRE_JAVA").is_some() {
+            panic!("javac and {CONNECTOR_J} are required (PINBAD_REQUIRE_JAVA)");
+        }
+        eprintln!(
+            "SKIPPED: javac or {CONNECTOR_J} is missing; install default-jdk-headless \
+             libmariadb-java"
+        );
+        return;
+    }
+    let d = loaded("", &traffic(300));
+    let port = d.mysql.unwrap().port();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("Prepared.java"),
+        r#"
+import java.sql.*;
+public class Prepared {
+    public static void main(String[] args) throws Exception {
+        String url = "jdbc:mariadb://127.0.0.1:" + args[0]
+            + "/pinba?user=java&useServerPrepStmts=true";
+        try (Connection c = DriverManager.getConnection(url)) {
+            PreparedStatement p = c.prepareStatement(
+                "SELECT script_name, req_count FROM report_by_script_name "
+                + "WHERE req_count >= ? AND script_name <> ? ORDER BY script_name");
+            System.out.println("class\t" + p.getClass().getSimpleName());
+            for (int min : new int[] {1, 1000000}) {
+                p.setInt(1, min);
+                p.setString(2, "x' OR '1'='1");
+                try (ResultSet r = p.executeQuery()) {
+                    while (r.next()) {
+                        System.out.println(min + "\t" + r.getString(1) + "\t" + r.getLong(2));
+                    }
+                }
+            }
+            p.close();
+            try {
+                PreparedStatement bad = c.prepareStatement("SELECT * FROM nope WHERE a = ?");
+                bad.setInt(1, 1);
+                bad.executeQuery();
+                System.out.println("bad\tno error");
+            } catch (SQLException e) {
+                System.out.println("bad\t" + e.getErrorCode());
+            }
+        }
+    }
+}
+"#,
+    )
+    .unwrap();
+    let compiled = Command::new("javac")
+        .args(["-cp", CONNECTOR_J, "Prepared.java"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        compiled.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compiled.stderr)
+    );
+    let out = Command::new("java")
+        .args([
+            "-cp",
+            &format!("{CONNECTOR_J}:."),
+            "Prepared",
+            &port.to_string(),
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Vec<&str>> = stdout.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(
+        lines[0],
+        ["class", "ServerSidePreparedStatement"],
+        "{stdout}"
+    );
+    let rows: Vec<(String, u64)> = lines
+        .iter()
+        .filter(|l| l[0] == "1")
+        .map(|l| (l[1].to_string(), l[2].parse().unwrap()))
+        .collect();
+    assert_eq!(rows, http_script_counts(&d), "{stdout}");
+    assert!(!lines.iter().any(|l| l[0] == "1000000"), "{stdout}");
+    assert_eq!(lines.last().unwrap(), &["bad", "1146"], "{stdout}");
 }
