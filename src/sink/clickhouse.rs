@@ -1158,6 +1158,17 @@ mod tests {
     use crate::config::HumanDuration;
     use crate::record::{Record, Timer};
 
+    /// A ClickHouse on an international domain name: its host is sent in its ASCII form
+    /// (`url`'s IDNA back end is pinned in Cargo.toml; the non-ASCII name must still work).
+    #[test]
+    fn a_non_ascii_host_name_is_sent_in_its_ascii_form() {
+        let url = ureq::post("http://clickhouse.bücher.example:8123/?database=pinba")
+            .request_url()
+            .unwrap();
+        assert_eq!(url.host(), "clickhouse.xn--bcher-kva.example");
+        assert_eq!(url.port(), Some(8123));
+    }
+
     #[test]
     fn only_a_2xx_without_an_exception_is_a_success() {
         assert_eq!(judge(200, None, b""), Ok(()));
