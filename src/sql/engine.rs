@@ -188,7 +188,12 @@ fn sqlite_err(e: rusqlite::Error) -> SqlError {
         let f = f.split_whitespace().next().unwrap_or(f);
         return SqlError::Other(format!("FUNCTION {f} is not supported by pinbad"));
     }
-    if let Some(column) = text.strip_prefix("no such column: ") {
+    // SQLite's message alone: the error's text goes on with " in STATEMENT at offset N".
+    let message = match &e {
+        rusqlite::Error::SqlInputError { msg, .. } => msg.as_str(),
+        _ => text.as_str(),
+    };
+    if let Some(column) = message.strip_prefix("no such column: ") {
         return SqlError::NoSuchColumn(column.to_string());
     }
     if text.contains("syntax error") || matches!(e, rusqlite::Error::SqlInputError { .. }) {

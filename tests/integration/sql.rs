@@ -1949,6 +1949,10 @@ fn several_statements_in_one_query_answer_as_mysql_does() {
         assert!(!ok, "{out}");
         assert_eq!(out, "a\n1\nb\ntwo\nc\n3\ne\n5\n", "{err}");
         assert!(err.contains("1054"), "{err}");
+        assert!(
+            err.contains("Unknown column 'nope' in 'field list'"),
+            "{err}"
+        );
     }
     if have(
         "PHP with mysqli",
