@@ -619,7 +619,7 @@ impl Family {
         // A split stage's periodic drain is frozen here, at the round's booking, where the parts
         // are awaited only for the rounds before (at the round's end it would wait for this
         // round's parts: see `split` for why that could deadlock).
-        if split.is_some() && h.frozen.is_none() && self.drain_due(&st, now_ms) {
+        if split.is_some() && h.frozen.is_none() && drain_due(&st, split.as_deref(), now_ms) {
             self.settle_parts(&mut st);
             self.freeze(&mut st, &mut h, now_ms, false);
             st.drained_ms = now_ms;
@@ -650,7 +650,7 @@ impl Family {
             drain(&mut st.current, &self.attached(), true);
             st.drained_ms = now_ms;
         }
-        if split.is_none() && self.drain_due(&st, now_ms) {
+        if split.is_none() && drain_due(&st, None, now_ms) {
             let mut h = self.handout.lock();
             if h.frozen.is_none() {
                 self.freeze(&mut st, &mut h, now_ms, false);
@@ -662,13 +662,6 @@ impl Family {
             handed,
             handed_ns,
         }
-    }
-
-    /// Whether the stage is due for a periodic drain (see [`DRAIN_EVERY_MS`]).
-    fn drain_due(&self, st: &Stages, now_ms: u64) -> bool {
-        now_ms.saturating_sub(st.drained_ms) >= DRAIN_EVERY_MS
-            && (st.current.open_totals.contribs > 0
-                || self.split().is_some_and(|s| s.holds_requests()))
     }
 
     /// A member's own step in a round on a merge thread other than its leader's: if the frozen
@@ -893,6 +886,13 @@ impl Family {
         self.settle_parts(&mut st);
         drain_spread(&mut st.current, &self.attached(), false, threads);
     }
+}
+
+/// Whether a stage (and its parts, `split`) is due for a periodic drain (see
+/// [`DRAIN_EVERY_MS`]).
+fn drain_due(st: &Stages, split: Option<&StageSplit>, now_ms: u64) -> bool {
+    now_ms.saturating_sub(st.drained_ms) >= DRAIN_EVERY_MS
+        && (st.current.open_totals.contribs > 0 || split.is_some_and(|s| s.holds_requests()))
 }
 
 /// For each of a round's reports (`cells`), the index in `cells` of its family's leader in the

@@ -438,8 +438,10 @@ where
         // The login packet (HandshakeResponse41): its capabilities' `CLIENT_MULTI_STATEMENTS`.
         if !commands && wire.login_packet.swap(false, Relaxed) {
             if let Some(caps) = payload.get(..4) {
-                let caps = u32::from_le_bytes(caps.try_into().expect("4 bytes"));
-                let multi = caps & CLIENT_PROTOCOL_41 != 0 && caps & CLIENT_MULTI_STATEMENTS != 0;
+                use mysql_common::constants::CapabilityFlags as C;
+                let caps =
+                    C::from_bits_truncate(u32::from_le_bytes(caps.try_into().expect("4 bytes")));
+                let multi = caps.contains(C::CLIENT_PROTOCOL_41 | C::CLIENT_MULTI_STATEMENTS);
                 wire.multi_statements.store(multi, Relaxed);
             }
         }
@@ -536,11 +538,6 @@ impl Wire {
         self.statements.lock().remove(&id);
     }
 }
-
-const CLIENT_PROTOCOL_41: u32 = 0x200;
-const CLIENT_MULTI_STATEMENTS: u32 = 1 << 16;
-const CLIENT_MULTI_RESULTS: u32 = 1 << 17;
-const CLIENT_DEPRECATE_EOF: u32 = 1 << 24;
 
 const COM_STMT_EXECUTE: u8 = 0x17;
 const COM_STMT_SEND_LONG_DATA: u8 = 0x18;
@@ -675,14 +672,11 @@ fn check_execute(
 }
 
 /// The socket's writing half as the library writes to it: a write that cannot go on for
-/// `max_query_time` (a client that stopped reading) fails, a refused login's error packet
-/// is MySQL's (see [`Wire::deny`]), and the greeting's capabilities are the server's
-/// (see [`Guarded::greeting`]).
+/// `max_query_time` (a client that stopped reading) fails, and a refused login's error packet
+/// is MySQL's (see [`Wire::deny`]).
 pub struct Guarded<W> {
     inner: W,
     wire: std::sync::Arc<Wire>,
-    /// Bytes written so far, counted until the greeting's capabilities have gone by.
-    written: usize,
     /// Since when the current write is blocked.
     stall: Option<Pin<Box<tokio::time::Sleep>>>,
     /// A refused login: the first bytes of the library's error packet (for its sequence number),
@@ -696,7 +690,6 @@ impl<W> Guarded<W> {
         Guarded {
             inner,
             wire,
-            written: 0,
             stall: None,
             swallowed: Vec::new(),
             replacement: None,
@@ -731,41 +724,10 @@ impl<W> Guarded<W> {
         }
     }
 
-    /// The greeting's capabilities as the server has them, where the library's differ: the
-    /// library offers `CLIENT_DEPRECATE_EOF`, with which it ends a result set by an OK packet
-    /// that cannot say more results follow (a query of several statements, `session`), and it
-    /// leaves out `CLIENT_MULTI_STATEMENTS` and `CLIENT_MULTI_RESULTS`, which the session does.
-    /// The greeting is the first packet written: its upper two bytes of capabilities are at
-    /// [`GREETING_CAPS_HIGH`]. Returns `bytes` patched where they hold those, `None` past them.
-    fn greeting(&self, bytes: &[u8]) -> Option<Vec<u8>> {
-        let at = GREETING_CAPS_HIGH;
-        if self.written > at + 1 {
-            return None;
-        }
-        let mut out = bytes.to_vec();
-        let high = ((CLIENT_MULTI_STATEMENTS | CLIENT_MULTI_RESULTS) >> 16) as u8;
-        if let Some(b) = at.checked_sub(self.written).and_then(|i| out.get_mut(i)) {
-            *b |= high;
-        }
-        if let Some(b) = (at + 1)
-            .checked_sub(self.written)
-            .and_then(|i| out.get_mut(i))
-        {
-            *b &= !((CLIENT_DEPRECATE_EOF >> 24) as u8);
-        }
-        Some(out)
-    }
-
     fn denying(&self) -> bool {
         self.replacement.is_some() || self.wire.denied.lock().is_some()
     }
 }
-
-/// Where the greeting's upper two bytes of capabilities are in the connection's output: after
-/// the packet's header (4), the protocol's version (1), the server's (NUL-terminated), the
-/// connection id (4), the first 8 bytes of the salt and a filler (1), the lower two bytes of
-/// capabilities, the character set (1) and the status (2).
-const GREETING_CAPS_HIGH: usize = 4 + 1 + super::VERSION.len() + 1 + 4 + 8 + 1 + 2 + 1 + 2;
 
 /// MySQL's ER_ACCESS_DENIED_ERROR packet with `message`, numbered `seq`.
 fn access_denied(message: &str, seq: u8) -> Vec<u8> {
@@ -791,13 +753,8 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for Guarded<W> {
             self.swallowed.extend_from_slice(&buf[..room]);
             return Poll::Ready(Ok(buf.len()));
         }
-        let patched = self.greeting(buf);
-        let polled = Pin::new(&mut self.inner).poll_write(cx, patched.as_deref().unwrap_or(buf));
-        let polled = self.bounded(cx, polled);
-        if let Poll::Ready(Ok(n)) = polled {
-            self.written = self.written.saturating_add(n);
-        }
-        polled
+        let polled = Pin::new(&mut self.inner).poll_write(cx, buf);
+        self.bounded(cx, polled)
     }
 
     fn poll_write_vectored(
@@ -813,11 +770,6 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for Guarded<W> {
                 n += b.len();
             }
             return Poll::Ready(Ok(n));
-        }
-        if self.written <= GREETING_CAPS_HIGH + 1 {
-            // The greeting, written as one buffer.
-            let flat: Vec<u8> = bufs.iter().flat_map(|b| b.iter().copied()).collect();
-            return self.as_mut().poll_write(cx, &flat);
         }
         let polled = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
         self.bounded(cx, polled)

