@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""The scaling table of issue 57: readers x offered rates, one prepared run.
+
+For each reader count it starts one pinbad (the default report set + the four timer-tag report
+shapes of benches/e2e.sh, 15-second ticks), warms it up once until the window is full, then
+offers each rate in turn for --duration seconds and measures: what was lost anywhere (never
+received, or dropped at the temp ring), the CPU per packet of the whole daemon and of each
+thread (the busiest one's inverse is the ceiling however many cores the host has), and the null
+server (`pinbad-blast --receive`, as many readers) at the same rate.
+
+Needs only python3 and two binaries (no cargo, no curl), so that it runs as one command on a
+host where nothing can be installed:
+    benches/scaling.py --pinbad target/release/pinbad --blast target/release/pinbad-blast \
+        --readers 1,2,4,8 --rates 100k,400k,800k,1.2M,1.6M --out target/scaling.json
+Prints a Markdown table (BENCHMARKS.md "Scaling out") and writes every figure as JSON.
+Sends only to 127.0.0.1, bounded in count and time; every process it starts it stops by PID.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+SHAPES = [
+    ("tag_info_group", '["timer_tag:group"]'),
+    ("tag_report_group", '["script_name", "timer_tag:group"]'),
+    ("tag2_info_group_server", '["timer_tag:group", "timer_tag:server"]'),
+    ("tag_report2_op", '["script_name", "hostname", "server_name", "timer_tag:op"]'),
+]
+CLK = os.sysconf("SC_CLK_TCK")
+
+
+def rate_value(text):
+    m = re.fullmatch(r"([0-9.]+)([kKmM]?)", text.strip())
+    if not m:
+        raise argparse.ArgumentTypeError(f"not a rate: {text!r}")
+    scale = {"": 1, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6}[m.group(2)]
+    return int(float(m.group(1)) * scale)
+
+
+def config(state_dir, args, readers):
+    lines = [
+        f'state_dir = "{state_dir}"',
+        f'stats_history = "{args.history}"',
+        f"report_ticks = {args.ticks}",
+        f"request_pool_size = {args.pool}",
+        f"timer_pool_size = {args.pool * 12}",
+        f"tag_pool_size = {args.pool * 40}",
+        'temp_pool_memory = "256MiB"',
+        "[udp]",
+        f"readers = {readers}",
+        "[merge]",
+        f"threads = {args.merge_threads}",
+        "[limits]",
+        "max_reports = 1000",
+    ]
+    for name, keys in SHAPES[: args.timer_reports]:
+        lines += ["[[report]]", f'name = "{name}"', f"keys = {keys}"]
+    return "\n".join(lines) + "\n"
+
+
+def thread_ticks(pid):
+    """CPU ticks per thread name (threads of one name summed), and in all."""
+    out, total = {}, 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                name = f.read().strip()
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the thread ended meanwhile
+        ticks = int(fields[11]) + int(fields[12])
+        out[name] = out.get(name, 0) + ticks
+        total += ticks
+    return out, total
+
+
+def blast(args, target, rate, seconds, check=None):
+    cmd = [args.blast, "--target", target, "--rate", str(rate), "--duration", f"{seconds}s",
+           "--senders", str(args.senders), "--json"]
+    if check:
+        cmd += ["--check", check]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 120)
+    if done.returncode != 0:
+        sys.exit(f"pinbad-blast failed: {done.stderr.strip()}")
+    return json.loads(done.stdout)
+
+
+def null_server(args, readers, rate, port):
+    """The null server's CPU per datagram at `rate` with `readers` receiving threads."""
+    recv = subprocess.Popen(
+        [args.blast, "--receive", f"127.0.0.1:{port}", "--readers", str(readers),
+         "--duration", f"{args.duration + 60}s", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        deadline = time.monotonic() + 10
+        while f":{port:04X} " not in open("/proc/net/udp").read():
+            if time.monotonic() > deadline or recv.poll() is not None:
+                sys.exit("the null server did not bind")
+            time.sleep(0.05)
+        blast(args, f"127.0.0.1:{port}", rate, args.duration)
+        out, _ = recv.communicate(timeout=args.duration + 90)
+        return json.loads(out)
+    finally:
+        if recv.poll() is None:
+            recv.kill()
+            recv.wait()
+
+
+def run_readers(args, readers, work):
+    state = os.path.join(work, f"state-{readers}")
+    path = os.path.join(work, f"pinbad-{readers}.toml")
+    with open(path, "w") as f:
+        f.write(config(state, args, readers))
+    log = open(os.path.join(work, f"stdout-{readers}"), "w+")
+    daemon = subprocess.Popen([args.pinbad, "--config", path, "--udp", "127.0.0.1:0",
+                               "--http", "127.0.0.1:0"], stdout=log, stderr=subprocess.DEVNULL)
+    rows = []
+    try:
+        udp = http = None
+        deadline = time.monotonic() + 60
+        while not (udp and http):
+            if time.monotonic() > deadline or daemon.poll() is not None:
+                sys.exit(f"pinbad did not start (readers {readers})")
+            log.seek(0)
+            text = log.read()
+            udp = (re.search(r"listening udp (\S+)", text) or [None, None])[1]
+            http = (re.search(r"listening http (\S+)", text) or [None, None])[1]
+            time.sleep(0.1)
+        url = f"http://{http}"
+        # Warm-up, once: the window and the pool full at the first rate (the steady state).
+        blast(args, udp, args.rates[0], args.warmup, check=url)
+        for rate in args.rates:
+            t0, all0 = thread_ticks(daemon.pid)
+            sent = blast(args, udp, rate, args.duration, check=url)
+            time.sleep(2)  # what was received is merged (the check waited for the count)
+            t1, all1 = thread_ticks(daemon.pid)
+            status = json.load(urllib.request.urlopen(f"{url}/api/v1/status", timeout=30))
+            received = sent.get("received") or 0
+            stored = (sent.get("accepted") or 0) - (sent.get("temp_pool_dropped") or 0)
+            per_thread = {k: round((t1[k] - t0.get(k, 0)) / CLK * 1e6 / received, 3)
+                          for k in t1 if received and t1[k] > t0.get(k, 0)}
+            busiest = max(per_thread, key=per_thread.get) if per_thread else None
+            row = {
+                "readers": readers, "merge_threads": args.merge_threads, "rate_asked": rate,
+                "pps_sent": sent.get("pps"), "sent": sent.get("packets_sent"), "received": received,
+                "lost_percent": round(100.0 * (sent["packets_sent"] - stored) / sent["packets_sent"], 3)
+                if sent.get("packets_sent") else None,
+                "kernel_drops": sent.get("kernel_drops"), "temp_pool_dropped": sent.get("temp_pool_dropped"),
+                "cpu_us_per_packet": round((all1 - all0) / CLK * 1e6 / received, 3) if received else None,
+                "thread_cpu_us_per_packet": per_thread,
+                "busiest_thread": busiest, "busiest_us_per_packet": per_thread.get(busiest),
+                "report_threads": {r["name"]: [r.get("thread")] + r.get("parts_on", [])
+                                   for r in status.get("reports", [])
+                                   if r.get("parts_on") or not r["name"].startswith("report_by_")},
+            }
+            if args.null:
+                null = null_server(args, readers, rate, args.null_port)
+                row["null_cpu_us_per_packet"] = round(null["cpu_us_per_datagram"], 3)
+            rows.append(row)
+            print(json.dumps(row), file=sys.stderr, flush=True)
+    finally:
+        daemon.terminate()
+        try:
+            daemon.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            daemon.wait()
+        log.close()
+    return rows
+
+
+def markdown(rows):
+    out = ["| readers | offered | sent | lost % | CPU µs per packet (× null) | busiest thread, µs per packet | its ceiling |",
+           "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ratio = (f" ({r['cpu_us_per_packet'] / r['null_cpu_us_per_packet']:.2f}×)"
+                 if r.get("null_cpu_us_per_packet") and r.get("cpu_us_per_packet") else "")
+        busiest = r.get("busiest_us_per_packet")
+        ceiling = f"{1 / busiest:.2f}M/s" if busiest else "–"
+        out.append(f"| {r['readers']} | {r['rate_asked'] / 1e3:g}k | {(r['pps_sent'] or 0) / 1e3:.0f}k "
+                   f"| {r['lost_percent']} | {r['cpu_us_per_packet']}{ratio} "
+                   f"| {(r['busiest_thread'] or '–').replace('pinbad-', '')} {busiest} | {ceiling} |")
+    return "\n".join(out)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--pinbad", default="target/release/pinbad")
+    p.add_argument("--blast", default="target/release/pinbad-blast")
+    p.add_argument("--readers", default="1,2,4,8", type=lambda s: [int(x) for x in s.split(",")])
+    p.add_argument("--rates", default="100k,400k,800k,1.2M,1.6M",
+                   type=lambda s: [rate_value(x) for x in s.split(",")])
+    p.add_argument("--merge-threads", type=int, default=8)
+    p.add_argument("--timer-reports", type=int, default=4, choices=range(0, 5))
+    p.add_argument("--senders", type=int, default=8)
+    p.add_argument("--warmup", type=int, default=35, help="seconds, longer than --history")
+    p.add_argument("--duration", type=int, default=10, help="seconds measured per rate")
+    p.add_argument("--history", default="30s")
+    p.add_argument("--ticks", type=int, default=2)
+    p.add_argument("--pool", type=int, default=1_000_000)
+    p.add_argument("--null", action=argparse.BooleanOptionalAction, default=True)
+    p.add_argument("--null-port", type=int, default=39102)
+    p.add_argument("--out", default="target/scaling.json")
+    args = p.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory() as work:
+        for readers in args.readers:
+            rows += run_readers(args, readers, work)
+            with open(args.out, "w") as f:
+                json.dump(rows, f, indent=1)
+    print(markdown(rows))
+
+
+if __name__ == "__main__":
+    main()
