@@ -1426,6 +1426,12 @@ impl SavedFamily {
                 continue;
             };
             let mut r = cell.report.write();
+            // Only a damaged file that passed its checksum says otherwise (a target's
+            // definition is the saved one's).
+            if m.projection.len() != r.keys.len() {
+                tracing::warn!(report = %cell.name(), "Snapshot: its family's saved stage does not fit it; not folded");
+                continue;
+            }
             if let Some((stage, frozen_ms, at_tick)) = frozen.as_ref().filter(|_| m.pending) {
                 absorb_stage(stage, &mut r, &m.projection);
                 if *at_tick {
