@@ -36,6 +36,9 @@
 //! the stage at the first round the stage is empty (right after a drain or a tick), so no
 //! request reaches it twice or never. Tests drain explicitly.
 //!
+//! A stop does not drain: the snapshot keeps the stages as they are and the next start puts
+//! them back ([`SavedFamily`], [`restore_stages`]).
+//!
 //! The family is updated by the thread that owns its first member in the round (its leader,
 //! see [`round_leaders`]): it counts each round into the stage and updates the detached members.
 //! A frozen stage is handed to the members on the leader's thread by the leader, one per round,
@@ -878,9 +881,9 @@ impl Family {
     }
 
     /// [`Family::drain`] with the members' absorbs of the current stage spread over `threads`
-    /// threads (each member is independent, the stage only read meanwhile): the snapshot at a
-    /// stop, where after a flood of new names the stage holds a million rows and its members
-    /// absorbing them one after another took most of the stop.
+    /// threads (each member is independent, the stage only read meanwhile): at a stop, for a
+    /// stage the snapshot does not keep (a lattice's, see [`SavedFamily`]), which after a flood
+    /// of new names may hold a million rows.
     pub fn drain_on(&self, threads: usize) {
         let mut st = self.stages.lock();
         let mut h = self.handout.lock();

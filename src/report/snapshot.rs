@@ -31,7 +31,7 @@ use super::window::{add_tick_rows, note_peak};
 use super::*;
 
 /// What a snapshot version's report state holds, and how.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
     /// The window's closed part (`agg`) is saved (version 2 on).
     with_agg: bool,
