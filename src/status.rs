@@ -793,6 +793,16 @@ pub static FIGURES: &[Figure] = &[
         "Reports whose window was restored from the snapshot at start.",
     )
     .prometheus("pinbad_snapshot_restored_reports"),
+    gauge(
+        "snapshot.restored_stages",
+        "Report families whose stages (requests not yet folded into their members) the snapshot restored as they were.",
+    )
+    .prometheus("pinbad_snapshot_restored_stages"),
+    gauge(
+        "snapshot.folded_stages",
+        "Report families the configuration changed, whose saved stages the restore folded into their members.",
+    )
+    .prometheus("pinbad_snapshot_folded_stages"),
     gauge("snapshot.bytes", "Size of the snapshot read at start.")
         .prometheus("pinbad_snapshot")
         .unit(Unit::Bytes, 1.0),

@@ -36,6 +36,9 @@
 //! the stage at the first round the stage is empty (right after a drain or a tick), so no
 //! request reaches it twice or never. Tests drain explicitly.
 //!
+//! A stop does not drain: the snapshot keeps the stages as they are and the next start puts
+//! them back ([`SavedFamily`], [`restore_stages`]).
+//!
 //! The family is updated by the thread that owns its first member in the round (its leader,
 //! see [`round_leaders`]): it counts each round into the stage and updates the detached members.
 //! A frozen stage is handed to the members on the leader's thread by the leader, one per round,
@@ -60,8 +63,10 @@ use crate::budget::Account;
 use super::keys::{Key, KeyBuf};
 use super::lattice::{absorb_lattice, MAX_SUBSETS, MAX_TAGS};
 use super::rows::{with_lookahead, Row};
+use super::snapshot::SavedStage;
 use super::split::StageSplit;
 use super::*;
+use crate::codec::{Reader, SnapshotError, Writer};
 
 /// Most rows a stage holds before it is drained early (bounds its memory between ticks).
 pub const STAGE_MAX_ROWS: usize = 1 << 20;
@@ -876,9 +881,9 @@ impl Family {
     }
 
     /// [`Family::drain`] with the members' absorbs of the current stage spread over `threads`
-    /// threads (each member is independent, the stage only read meanwhile): the snapshot at a
-    /// stop, where after a flood of new names the stage holds a million rows and its members
-    /// absorbing them one after another took most of the stop.
+    /// threads (each member is independent, the stage only read meanwhile): at a stop, for a
+    /// stage the snapshot does not keep (a lattice's, see [`SavedFamily`]), which after a flood
+    /// of new names may hold a million rows.
     pub fn drain_on(&self, threads: usize) {
         let mut st = self.stages.lock();
         let mut h = self.handout.lock();
@@ -1146,4 +1151,338 @@ fn tops(reports: &[Report], group: &[usize]) -> Vec<Vec<usize>> {
         .collect();
     families.sort();
     families
+}
+
+/// What a family's stages hold at a stop, as the snapshot keeps them (see `snapshot`), so that
+/// the stop does not fold them into every member (after a flood of new names, a million rows
+/// into each member: most of a stop's time and memory). The next start puts them back into the
+/// family as it was ([`restore_stages`]), where the next fold moves them into the members as it
+/// would have without the restart; a family the configuration changed gets them folded into
+/// its members at once.
+///
+/// Written: its members (for each, the names reading its table, its own first; where its keys
+/// sit in the stage's; whether the stage feeds it; whether the frozen stage waits for it), the
+/// stage's keys (which hold dictionary ids), when it was last drained, the stage being counted
+/// and, while one is handed out, the frozen stage with its round and due time. A split stage's
+/// parts are folded into it first ([`Family::prepare_save`]); a lattice stage is drained into
+/// its members instead (it keeps per-subset counts not saved: `merge.lattice` is off by
+/// default).
+#[derive(Debug)]
+pub struct SavedFamily {
+    members: Vec<SavedMember>,
+    id_keys: Vec<bool>,
+    drained_ms: u64,
+    current: SavedStage,
+    frozen: Option<SavedFrozen>,
+}
+
+#[derive(Debug)]
+struct SavedMember {
+    /// The names that read its table (the member's own first, then its twins'): a restore
+    /// fills the table from whichever of them comes first (see `snapshot`).
+    names: Vec<String>,
+    projection: Vec<usize>,
+    detached: bool,
+    /// Whether the frozen stage waits for it.
+    pending: bool,
+}
+
+#[derive(Debug)]
+struct SavedFrozen {
+    stage: SavedStage,
+    frozen_ms: u64,
+    due_ms: u64,
+    at_tick: bool,
+}
+
+impl Family {
+    /// Readies the family's stages for the snapshot, once nothing merges any more: a split
+    /// stage's parts folded into it, a lattice stage drained into its members (`threads`: see
+    /// [`Family::drain_on`]). Returns whether the stages hold anything to save
+    /// ([`Family::save`]): requests some member is yet to take, or a frozen stage some member
+    /// waits for (it may end their tick).
+    pub fn prepare_save(&self, threads: usize) -> bool {
+        if !self.can_split() {
+            self.drain_on(threads);
+            return false;
+        }
+        let mut st = self.stages.lock();
+        self.settle_parts(&mut st);
+        st.current.flush_hist();
+        // Every member detached (queried lately): what the stage holds, each has already.
+        let fed = self
+            .members
+            .iter()
+            .any(|m| !m.is_detached() && m.cell.strong_count() > 0);
+        fed && (st.current.open_totals.contribs > 0 || self.handout.lock().frozen.is_some())
+    }
+
+    /// Writes the stages (see [`SavedFamily`]) after [`Family::prepare_save`].
+    pub fn save<W: std::io::Write>(&self, w: &mut Writer<W>) -> std::io::Result<()> {
+        let st = self.stages.lock();
+        let h = self.handout.lock();
+        w.u32(self.members.len() as u32)?;
+        for (i, m) in self.members.iter().enumerate() {
+            // A member dropped at run time: only its twins' names, if any still read its table.
+            let names: Vec<String> = m.cell.upgrade().map_or_else(Vec::new, |c| {
+                c.sharers().iter().map(|c| c.name().to_string()).collect()
+            });
+            w.u32(names.len() as u32)?;
+            for n in &names {
+                w.blob(n.as_bytes())?;
+            }
+            w.u32(m.projection.len() as u32)?;
+            for &at in &m.projection {
+                w.u32(at as u32)?;
+            }
+            let pending = h.frozen.is_some() && h.pending.contains(&i);
+            w.u16(m.is_detached() as u16 | (pending as u16) << 1)?;
+        }
+        let ids = st.current.id_keys();
+        w.u32(ids.len() as u32)?;
+        for id in ids {
+            w.u16(id as u16)?;
+        }
+        w.u64(st.drained_ms)?;
+        st.current.save_stage(w)?;
+        match &h.frozen {
+            Some(f) => {
+                w.u16(1)?;
+                w.u64(h.frozen_ms)?;
+                w.u64(h.due_ms)?;
+                w.u16(h.frozen_at_tick as u16)?;
+                f.save_stage(w)
+            }
+            None => w.u16(0),
+        }
+    }
+
+    /// Puts `saved` back, this family being the one that saved it (same members in the same
+    /// order, same stage keys: see [`SavedFamily::saved_by`]), at start before anything
+    /// merges. Its members were restored from the same snapshot.
+    fn put_back(&self, saved: SavedFamily) {
+        let mut st = self.stages.lock();
+        let mut h = self.handout.lock();
+        st.current.put_back_stage(saved.current);
+        st.drained_ms = saved.drained_ms;
+        for (m, s) in self.members.iter().zip(&saved.members) {
+            m.detached.store(s.detached, Relaxed);
+        }
+        let Some(f) = saved.frozen else {
+            return;
+        };
+        h.pending = (0..self.members.len())
+            .filter(|&i| saved.members[i].pending)
+            .collect();
+        if h.pending.is_empty() {
+            return;
+        }
+        for &i in &h.pending {
+            self.members[i].pending.store(true, Relaxed);
+        }
+        let mut frozen = st.current.stage_like();
+        frozen.put_back_stage(f.stage);
+        h.frozen = Some(Arc::new(frozen));
+        h.frozen_ms = f.frozen_ms;
+        h.due_ms = f.due_ms;
+        h.frozen_at_tick = f.at_tick;
+    }
+}
+
+#[cfg(test)]
+impl Family {
+    /// Requests the stages hold (the one counted into and the frozen one), not yet in the
+    /// members they feed.
+    pub(crate) fn staged_requests(&self) -> u64 {
+        let current = self.stages.lock().current.open_totals.sums.req_count;
+        let h = self.handout.lock();
+        current
+            + h.frozen
+                .as_ref()
+                .map_or(0, |f| f.open_totals.sums.req_count)
+    }
+}
+
+impl SavedFamily {
+    /// What [`Family::save`] wrote, key ids remapped (`remap`: old id → this run's).
+    pub fn read(
+        r: &mut Reader<'_>,
+        remap: &dyn Fn(u32) -> u32,
+    ) -> Result<SavedFamily, SnapshotError> {
+        let bad = |what: &str| SnapshotError::invalid(&format!("a family's stage: {what}"));
+        let count = r.count(10)?;
+        let mut members = Vec::with_capacity(count);
+        for _ in 0..count {
+            let names = (0..r.count(8)?)
+                .map(|_| Ok(String::from_utf8_lossy(r.blob()?).into_owned()))
+                .collect::<Result<Vec<_>, SnapshotError>>()?;
+            let projection = (0..r.count(4)?)
+                .map(|_| Ok(r.u32()? as usize))
+                .collect::<Result<Vec<_>, SnapshotError>>()?;
+            let flags = r.u16()?;
+            members.push(SavedMember {
+                names,
+                projection,
+                detached: flags & 1 != 0,
+                pending: flags & 2 != 0,
+            });
+        }
+        let n = r.count(2)?;
+        if n > MAX_KEYS {
+            return Err(bad("too many keys"));
+        }
+        let id_keys = (0..n)
+            .map(|_| Ok(r.u16()? != 0))
+            .collect::<Result<Vec<_>, SnapshotError>>()?;
+        if members
+            .iter()
+            .any(|m| m.projection.len() > n || m.projection.iter().any(|&at| at >= n))
+        {
+            return Err(bad("a member's keys are not in it"));
+        }
+        let drained_ms = r.u64()?;
+        let current = SavedStage::read(r, &id_keys, remap)?;
+        let frozen = match r.u16()? {
+            0 => None,
+            1 => {
+                let (frozen_ms, due_ms, at_tick) = (r.u64()?, r.u64()?, r.u16()? != 0);
+                Some(SavedFrozen {
+                    stage: SavedStage::read(r, &id_keys, remap)?,
+                    frozen_ms,
+                    due_ms,
+                    at_tick,
+                })
+            }
+            _ => return Err(bad("a bad frozen flag")),
+        };
+        Ok(SavedFamily {
+            members,
+            id_keys,
+            drained_ms,
+            current,
+            frozen,
+        })
+    }
+
+    /// The family that saved it, if this run has it unchanged: `targets` (each member's table,
+    /// see [`restore_stages`]) are all there, members of one family in the same places, with
+    /// the same keys in the stage, which is not a lattice.
+    fn saved_by(&self, targets: &[Option<Arc<ReportCell>>]) -> Option<Arc<Family>> {
+        let first = targets.first()?.as_ref()?;
+        let family = Arc::clone(first.family()?);
+        let same = family.members.len() == self.members.len()
+            && family.can_split()
+            && family.with_stage(|s| s.id_keys()) == self.id_keys
+            && targets
+                .iter()
+                .zip(&self.members)
+                .enumerate()
+                .all(|(i, (t, s))| {
+                    t.as_ref().is_some_and(|t| {
+                        t.family().is_some_and(|f| Arc::ptr_eq(f, &family))
+                            && t.member_index() == Some(i)
+                            && family.members[i].projection == s.projection
+                    })
+                });
+        same.then_some(family)
+    }
+
+    /// Folds the saved stages into `targets` (each member's table, where restored) as the
+    /// family would have: the frozen stage into the members it waited for (each then moving
+    /// into the tick it ended), then the stage into the members it fed. For a family this run
+    /// does not have as it was; each table then holds what it would have held without the
+    /// restart, and its own family's stage (empty) takes it from here.
+    fn fold_into(self, targets: &[Option<Arc<ReportCell>>]) {
+        let covered: Vec<Option<Key>> = (0..self.id_keys.len())
+            .map(|at| {
+                self.members.iter().zip(targets).find_map(|(m, t)| {
+                    let j = m.projection.iter().position(|&p| p == at)?;
+                    t.as_ref()?.report.read().keys.get(j).copied()
+                })
+            })
+            .collect();
+        let Some(model) = targets.iter().flatten().next() else {
+            return;
+        };
+        // A stage to fold from, keyed like the saved one where any target reads it (a key no
+        // target reads is never looked at: `Status` holds its place).
+        let stage_of = |saved: SavedStage| {
+            let model = model.report.read();
+            let keys = covered.iter().map(|k| k.unwrap_or(Key::Status)).collect();
+            let mut stage = Report::empty(
+                model.def.clone(),
+                model.kind,
+                keys,
+                model.filters.clone(),
+                model.window,
+            );
+            stage.account = Account::new(model.account.budget().clone());
+            stage.put_back_stage(saved);
+            stage
+        };
+        let current = stage_of(self.current);
+        let frozen = self
+            .frozen
+            .map(|f| (stage_of(f.stage), f.frozen_ms, f.at_tick));
+        for (m, t) in self.members.iter().zip(targets) {
+            let Some(cell) = t else {
+                continue;
+            };
+            let mut r = cell.report.write();
+            // Only a damaged file that passed its checksum says otherwise (a target's
+            // definition is the saved one's).
+            if m.projection.len() != r.keys.len() {
+                tracing::warn!(report = %cell.name(), "Snapshot: its family's saved stage does not fit it; not folded");
+                continue;
+            }
+            if let Some((stage, frozen_ms, at_tick)) = frozen.as_ref().filter(|_| m.pending) {
+                absorb_stage(stage, &mut r, &m.projection);
+                if *at_tick {
+                    r.advance(*frozen_ms);
+                }
+            }
+            if !m.detached {
+                absorb_stage(&current, &mut r, &m.projection);
+            }
+            cell.publish(&r);
+        }
+    }
+}
+
+/// At start, after the reports' windows were restored: puts each saved family's stages back
+/// ([`SavedFamily`]). `filled_from(name)`: the report `name`, if its table was restored from
+/// the snapshot's entry of that name (each restored table is filled from one entry). A member's
+/// share of the stages goes to the table of the first of its names that filled one: a table
+/// holding that member's window at the stop, which the stage's rows were yet to reach. Where
+/// none did (the report was dropped, or its definition or window changed: it starts empty), its
+/// share goes with the rest of its window. Returns the families put back as they were and those
+/// folded into their members at once (see [`SavedFamily::fold_into`]).
+pub fn restore_stages(
+    saved: Vec<SavedFamily>,
+    filled_from: &dyn Fn(&str) -> Option<Arc<ReportCell>>,
+) -> (u64, u64) {
+    let (mut put_back, mut folded) = (0, 0);
+    for s in saved {
+        let targets: Vec<Option<Arc<ReportCell>>> = s
+            .members
+            .iter()
+            .map(|m| m.names.iter().find_map(|n| filled_from(n)))
+            .collect();
+        for (m, t) in s.members.iter().zip(&targets) {
+            if t.is_none() && !m.names.is_empty() {
+                tracing::info!(report = %m.names[0], "Snapshot: the report was not restored; its part of its family's stage is not either");
+            }
+        }
+        match s.saved_by(&targets) {
+            Some(family) => {
+                family.put_back(s);
+                put_back += 1;
+            }
+            None => {
+                s.fold_into(&targets);
+                folded += 1;
+            }
+        }
+    }
+    (put_back, folded)
 }

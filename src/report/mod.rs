@@ -67,7 +67,7 @@ pub use batch::PreparedBatch;
 pub use columns::{percentile_of_column, KeyTexts, KeyValue, SumColumn};
 pub use def::*;
 pub use error::{Refusal, ReportError};
-pub use family::{form_families, round_leaders, Family, LeaderRound};
+pub use family::{form_families, restore_stages, round_leaders, Family, LeaderRound, SavedFamily};
 pub use keys::RowSelector;
 pub use live::Report;
 pub use query::{Query, DEFAULT_QUERY_LIMIT};

@@ -31,7 +31,7 @@ use super::window::{add_tick_rows, note_peak};
 use super::*;
 
 /// What a snapshot version's report state holds, and how.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
     /// The window's closed part (`agg`) is saved (version 2 on).
     with_agg: bool,
@@ -178,22 +178,46 @@ fn read_row(r: &mut Reader<'_>, layout: Layout) -> Result<Row, SnapshotError> {
     })
 }
 
+/// Which ids of a row key are dictionary ids, remapped on restore: all but a `status` key's,
+/// a number. A report's keys say it, and so do the flags a family's saved stage keeps (see
+/// [`SavedStage`]).
+trait IdKeys {
+    fn count(&self) -> usize;
+    fn is_id(&self, at: usize) -> bool;
+}
+
+impl IdKeys for [Key] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn is_id(&self, at: usize) -> bool {
+        !matches!(self[at], Key::Status)
+    }
+}
+
+impl IdKeys for [bool] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn is_id(&self, at: usize) -> bool {
+        self[at]
+    }
+}
+
 /// A row key as saved (old ids), remapped to the new dictionary.
-fn read_key(
+fn read_key<K: IdKeys + ?Sized>(
     r: &mut Reader<'_>,
-    keys: &[Key],
+    keys: &K,
     remap: &dyn Fn(u32) -> u32,
 ) -> Result<KeyBuf, SnapshotError> {
+    let n = keys.count();
     let mut key = KeyBuf {
         ids: [0; MAX_KEYS],
-        len: keys.len(),
+        len: n,
     };
-    for (slot, k) in key.ids.iter_mut().zip(keys) {
+    for (at, slot) in key.ids[..n].iter_mut().enumerate() {
         let id = r.u32()?;
-        *slot = match k {
-            Key::Status => id,
-            _ => remap(id),
-        };
+        *slot = if keys.is_id(at) { remap(id) } else { id };
     }
     Ok(key)
 }
@@ -220,15 +244,15 @@ fn write_rows<'a, W: std::io::Write>(
 }
 
 /// A count, then that many rows with their keys (as saved, remapped) into a new table.
-fn read_rows(
+fn read_rows<K: IdKeys + ?Sized>(
     r: &mut Reader<'_>,
-    keys: &[Key],
+    keys: &K,
     remap: &dyn Fn(u32) -> u32,
     layout: Layout,
     marks: bool,
 ) -> Result<RowMap, SnapshotError> {
-    let rows = r.count(4 * keys.len() + 60)?;
-    let mut map = RowMap::new(keys.len());
+    let rows = r.count(4 * keys.count() + 60)?;
+    let mut map = RowMap::new(keys.count());
     map.reserve(rows);
     for _ in 0..rows {
         let key = read_key(r, keys, remap)?;
@@ -411,7 +435,7 @@ impl Report {
         let saved_now_ms = r.u64()?;
         let open_index = r.u64()?;
         let open_totals = read_row(r, layout)?;
-        let mut open = read_rows(r, &self.keys, remap, layout, false)?;
+        let mut open = read_rows(r, &self.keys[..], remap, layout, false)?;
         let first_kept = (self.window.tick_of(now_ms) + 1).saturating_sub(self.window.ticks);
         let ticks = r.count(72)?;
         let mut closed = VecDeque::new();
@@ -434,7 +458,7 @@ impl Report {
         let saved_agg = if layout.with_agg {
             let totals = read_row(r, layout)?;
             Some((
-                read_rows(r, &self.keys, remap, layout, layout.with_other)?,
+                read_rows(r, &self.keys[..], remap, layout, layout.with_other)?,
                 totals,
             ))
         } else {
@@ -547,6 +571,78 @@ impl Report {
                 };
             }
         }
+    }
+}
+
+/// A family's stage as the snapshot keeps it (see `family::SavedFamily`): the rows that
+/// counted something since its last fold (with their contributions, which a member short of
+/// room counts as lost), its totals and its "(other)" row, key ids as the saving run's
+/// dictionary had them until read back. Put back into a stage of the same keys, or folded into
+/// members straight away (see `family::restore_stages`).
+#[derive(Debug)]
+pub(super) struct SavedStage {
+    pub(super) rows: RowMap,
+    pub(super) totals: Row,
+    pub(super) other: Row,
+}
+
+impl SavedStage {
+    /// What [`Report::save_stage`] wrote, for a stage of `id_keys.len()` keys (`id_keys`: which
+    /// hold dictionary ids, remapped by `remap`).
+    pub(super) fn read(
+        r: &mut Reader<'_>,
+        id_keys: &[bool],
+        remap: &dyn Fn(u32) -> u32,
+    ) -> Result<SavedStage, SnapshotError> {
+        let layout = Layout::CURRENT;
+        let totals = read_row(r, layout)?;
+        let other = read_row(r, layout)?;
+        let rows = read_rows(r, id_keys, remap, layout, false)?;
+        Ok(SavedStage {
+            rows,
+            totals,
+            other: Row {
+                slot: NO_SLOT,
+                ..other
+            },
+        })
+    }
+}
+
+impl Report {
+    /// Writes a stage's state (see [`SavedStage`]); its histogram log must be applied.
+    pub(super) fn save_stage<W: std::io::Write>(&self, w: &mut Writer<W>) -> std::io::Result<()> {
+        debug_assert!(self.hist_log.is_empty());
+        let layout = Layout::CURRENT;
+        write_row(w, &self.open_totals, layout)?;
+        write_row(w, &self.open_other, layout)?;
+        let n = self.keys.len();
+        let rows = self.open.iter(n).filter(|(_, r)| r.contribs > 0);
+        write_rows(w, rows, layout, false)
+    }
+
+    /// Puts a saved stage's state into this stage, which holds nothing yet: as if it had
+    /// counted those requests itself.
+    pub(super) fn put_back_stage(&mut self, saved: SavedStage) {
+        debug_assert_eq!(self.open_totals.contribs, 0);
+        let mut rows = saved.rows;
+        let mut slots = 0;
+        rows.retain_each(self.keys.len(), |_, row| {
+            row.slot = slots;
+            slots += 1;
+            // A stage has no closed part; its rows' marks are of the saving run's updates.
+            row.only_open = true;
+            row.mark = 0;
+            true
+        });
+        self.open_only = rows.len();
+        self.open = rows;
+        self.open_slots = slots;
+        self.open_totals = saved.totals;
+        self.open_other = saved.other;
+        self.hist_log.clear();
+        self.recount_memory();
+        self.settle_memory();
     }
 }
 

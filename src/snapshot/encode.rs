@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use crate::budget::Account;
 use crate::codec::{WriteAt, CHUNK};
+use crate::report::Family;
 
 use super::*;
 
@@ -31,14 +32,15 @@ pub struct Written {
 }
 
 /// Writes `{dir}/snapshot.bin` (temporary file, fsync, rename, fsync of the directory). Call
-/// only when nothing merges any more: family stages are drained into their members here.
+/// only when nothing merges any more.
 pub fn write(shared: &Core, dir: &Path) -> Result<Written, SnapshotError> {
-    // The families' stages folded in first (see `encode_as`): their members' new rows are the
-    // reports' memory, not the write's.
-    drain_families(shared);
+    // Readied first (see `prepare_families`): what a fold there adds to the reports is their
+    // memory, not the write's.
+    let families = prepare_families(shared, VERSION);
     let resident = peak_reset();
-    let ((requests, reports), bytes, write_us) =
-        write_file(dir, FILE, true, |w| encode(shared, w))?;
+    let ((requests, reports), bytes, write_us) = write_file(dir, FILE, true, |w| {
+        encode_with(shared, w, VERSION, &families)
+    })?;
     Ok(Written {
         requests,
         reports,
@@ -48,16 +50,28 @@ pub fn write(shared: &Core, dir: &Path) -> Result<Written, SnapshotError> {
     })
 }
 
-/// A family member's stage, a split report's parts hold part of its state: folded in before
-/// the members are saved.
-fn drain_families(shared: &Core) {
+/// A split report's parts hold part of its state: folded in before it is saved. So do a
+/// family's stages hold part of its members': saved beside them from version 7 on, once their
+/// own parts are folded in (see `Family::prepare_save`), drained into the members for older
+/// layouts (tests write those). Returns the families whose stages are saved.
+fn prepare_families(shared: &Core, version: u32) -> Vec<Arc<Family>> {
     let threads = shared.config().merge.threads();
+    let mut families: Vec<Arc<Family>> = Vec::new();
     for cell in shared.reports().snapshot() {
         cell.fold_parts();
-        if let Some(f) = cell.family() {
+        let Some(f) = cell.family() else {
+            continue;
+        };
+        if families.iter().any(|s| Arc::ptr_eq(s, f)) {
+            continue;
+        }
+        if version < 7 {
             f.drain_on(threads);
+        } else if f.prepare_save(threads) {
+            families.push(Arc::clone(f));
         }
     }
+    families
 }
 
 /// Resets the process's peak resident memory (`VmHWM`) to what it holds now
@@ -93,7 +107,17 @@ pub(super) fn encode_as<W: Output>(
     w: &mut Writer<W>,
     version: u32,
 ) -> Result<(u64, u64), SnapshotError> {
-    drain_families(shared);
+    let families = prepare_families(shared, version);
+    encode_with(shared, w, version, &families)
+}
+
+/// [`encode_as`] once the families were readied (`families`: those whose stages are saved).
+fn encode_with<W: Output>(
+    shared: &Core,
+    w: &mut Writer<W>,
+    version: u32,
+    families: &[Arc<Family>],
+) -> Result<(u64, u64), SnapshotError> {
     let cells = shared.reports().snapshot();
     w.bytes(MAGIC)?;
     w.u32(version)?;
@@ -156,6 +180,12 @@ pub(super) fn encode_as<W: Output>(
     drop(pool);
 
     encode_reports(shared, &cells, w, Layout::of(version))?;
+    if version >= 7 {
+        w.u32(families.len() as u32)?;
+        for f in families {
+            f.save(w)?;
+        }
+    }
     Ok((requests, cells.len() as u64))
 }
 

@@ -20,7 +20,8 @@
 //! the dictionary, the pool oldest first, then each report's name, definition, window and window
 //! state (length-prefixed, so a report that cannot be restored is skipped alone; its ticks, open
 //! tick and, since version 2, its closed part: see
-//! `report::snapshot`), in any order, followed by a trailer: the content's length, its CRC-32,
+//! `report::snapshot`), in any order, since version 7 the families' stages (`report::SavedFamily`),
+//! followed by a trailer: the content's length, its CRC-32,
 //! and how long the write took (informational, written after the fsync, outside the checksum).
 //! Every length is checked against the bytes left before anything is allocated.
 //!
@@ -56,8 +57,10 @@ pub const RESTORING_FILE: &str = "snapshot.bin.restoring";
 /// boot's id and `CLOCK_BOOTTIME` (`BootMark`) to the header. 5 adds each report's "(other)" rows
 /// (the open tick's, each closed tick's, the closed part's), when each closed-part row was made,
 /// and its rows folded away. 6 adds each row's memory_peak sum and largest after its other sums
-/// (older files' rows read 0 for both). A snapshot of any other version is skipped (start empty).
-pub const VERSION: u32 = 6;
+/// (older files' rows read 0 for both). 7 adds the families' stages after the reports (see
+/// `report::SavedFamily`): a stop no longer folds them into their members; older files, whose
+/// writers did, have none. A snapshot of any other version is skipped (start empty).
+pub const VERSION: u32 = 7;
 /// The oldest version read.
 const OLDEST_VERSION: u32 = 1;
 const MAGIC: &[u8; 8] = b"PINBADSS";
@@ -73,6 +76,11 @@ pub struct Restored {
     pub restored_reports: u64,
     /// Reports that start empty although the snapshot had them (definition or window changed).
     pub skipped_reports: Vec<String>,
+    /// Families whose stages (requests counted but not yet folded into their members at the
+    /// stop) were put back as they were, and those whose stages were folded into their members
+    /// at the restore because the configuration changed the family.
+    pub restored_stages: u64,
+    pub folded_stages: u64,
     /// Why nothing was restored (`null` when something was).
     pub skipped_reason: Option<String>,
     /// Size of the snapshot file.
@@ -194,6 +202,8 @@ pub fn restore_at_start(shared: &mut Core, restored: &mut Restored) {
                 requests = s.restored_requests,
                 reports = s.restored_reports,
                 skipped_reports = s.skipped_reports.len(),
+                restored_stages = s.restored_stages,
+                folded_stages = s.folded_stages,
                 bytes = s.bytes,
                 restore_ms = s.restore_ms,
                 down_seconds = s.down_seconds.unwrap_or(0.0),

@@ -70,7 +70,7 @@ pub fn restore(
 
     let mut dict = shared.dictionary().write();
     let result = restore_content(shared, &mut dict, &mut r, now_ms, version);
-    let (pool, restored, skipped) = match result {
+    let (pool, restored, skipped, stages) = match result {
         Ok(x) => x,
         Err(e) => {
             // At start-up the dictionary held only pinned strings: the restored ones go.
@@ -87,6 +87,7 @@ pub fn restore(
     s.restored_requests = pool.len() as u64;
     s.restored_reports = restored.len() as u64;
     s.skipped_reports = skipped;
+    (s.restored_stages, s.folded_stages) = stages;
     s.skipped_reason = None;
     s.write_ms = Some(write_us as f64 / 1000.0);
     s.saved_at = Some(saved_unix_ms as f64 / 1000.0);
@@ -103,11 +104,20 @@ pub fn restore(
     Ok(())
 }
 
-pub(super) type Content = (Pool, Vec<Arc<crate::report::ReportCell>>, Vec<String>);
+/// The pool, the reports restored, those skipped, and the families' stages put back and folded
+/// (see `report::restore_stages`).
+pub(super) type Content = (
+    Pool,
+    Vec<Arc<crate::report::ReportCell>>,
+    Vec<String>,
+    (u64, u64),
+);
 
 /// What became of one saved report.
 pub(super) enum Outcome {
-    Yes(Arc<crate::report::ReportCell>),
+    /// Restored; whether its table was filled from this entry (the first of the names that
+    /// share it to come), which its share of a family's stage then joins.
+    Yes(Arc<crate::report::ReportCell>, bool),
     /// Not restored: why.
     No(String),
     /// No report of that name any more.
@@ -270,6 +280,15 @@ pub(super) fn restore_content(
         let window = Window::read(r)?;
         saved.push((name, def, window, r.blob()?));
     }
+    // The families' stages (see `report::SavedFamily`); older versions drained them into
+    // their members before the write.
+    let families = if version >= 7 {
+        (0..r.count(20)?)
+            .map(|_| crate::report::SavedFamily::read(r, &remap))
+            .collect::<Result<Vec<_>, _>>()?
+    } else {
+        Vec::new()
+    };
     if !r.is_empty() {
         return Err(SnapshotError::invalid("trailing bytes after the reports"));
     }
@@ -293,7 +312,7 @@ pub(super) fn restore_content(
             let table = Arc::as_ptr(&cell.report) as usize;
             if filled_tables.lock().contains(&table) {
                 drop(report);
-                return Outcome::Yes(cell);
+                return Outcome::Yes(cell, false);
             }
             let why = if let Err(e) = def {
                 Some(format!("its saved definition cannot be read: {e}"))
@@ -312,7 +331,7 @@ pub(super) fn restore_content(
                     filled_tables.lock().insert(table);
                     cell.publish(&report);
                     drop(report);
-                    Outcome::Yes(cell)
+                    Outcome::Yes(cell, true)
                 }
                 Some(why) => Outcome::No(why),
             }
@@ -320,9 +339,15 @@ pub(super) fn restore_content(
         |i, outcome| outcomes[i] = Some(outcome),
     );
     let (mut restored, mut skipped) = (Vec::new(), Vec::new());
+    let mut filled_by = FxHashMap::default();
     for ((name, ..), outcome) in saved.into_iter().zip(outcomes) {
         match outcome {
-            Some(Outcome::Yes(cell)) => restored.push(cell),
+            Some(Outcome::Yes(cell, filled)) => {
+                if filled {
+                    filled_by.insert(name, Arc::clone(&cell));
+                }
+                restored.push(cell)
+            }
             Some(Outcome::Gone) | None => {
                 tracing::info!(report = %name, "Snapshot: the report no longer exists; not restored");
             }
@@ -341,7 +366,8 @@ pub(super) fn restore_content(
             }
         }
     }
-    Ok((pool, restored, skipped))
+    let stages = crate::report::restore_stages(families, &|name| filled_by.get(name).cloned());
+    Ok((pool, restored, skipped, stages))
 }
 
 /// Restored reports need no filling from the pool: they are marked filled, each given to a
