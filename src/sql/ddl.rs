@@ -31,7 +31,7 @@ use super::statement::Statement;
 use super::vtab::Raw;
 use super::SqlContext;
 use crate::config::import::{convert, parse_tables, Outcome};
-use crate::report::{Kind, ReportDef};
+use crate::report::{Compat, Kind, ReportDef};
 use crate::state::ReportChangeError;
 
 /// How long a `CREATE TABLE` waits for the merger to fill the new report from the pool.
@@ -304,6 +304,11 @@ fn new_definition(
         Outcome::NotConverted(why) => return Err(NotReport::Refused(why)),
     };
     def.name = name.to_string();
+    // Its numbers mean what they meant on the server whose DDL made it (`Compat`).
+    def.compat = Some(match &converted.sql_table {
+        Some(t) if t.comment.starts_with("v2") => Compat::Pinba2,
+        _ => Compat::PinbaEngine,
+    });
     def.sql_table = converted.sql_table;
     def.validate()
         .map_err(|e| NotReport::Refused(e.to_string()))?;
@@ -377,21 +382,26 @@ fn describe(def: &ReportDef) -> String {
 }
 
 /// Whether `new` (a CREATE TABLE's definition) gives the report `old` is (of `kind`, its key
-/// columns `key_columns`): the same keys, filters and window (what the statement can say; a
-/// definition's history, Prometheus export and default percentiles are not in a CREATE TABLE),
-/// and the statement's columns are the report table's, in order, or the first of them (a
-/// report defined otherwise shows pinba_engine's columns and then one per percentile).
+/// columns `key_columns`): the same keys, filters, window and definitions of rates and timer
+/// percentiles (`compat`; what the statement can say: a definition's history, Prometheus export
+/// and default percentiles are not in a CREATE TABLE), and the statement's columns are the
+/// report table's, in order, or the first of them (a report defined otherwise shows
+/// pinba_engine's columns and then one per percentile). A built-in is its own table's
+/// definition whatever the `compat`: pinba_engine's `default_tables.sql` keeps the built-ins,
+/// with pinbad's definitions.
 pub fn same_definition(
     old: &ReportDef,
     kind: Kind,
     key_columns: &[String],
     new: &ReportDef,
 ) -> bool {
+    let builtin = || crate::report::builtin_defs().iter().any(|b| b == old);
     if old.keys != new.keys
         || old.preset != new.preset
         || old.tags != new.tags
         || old.filters != new.filters
         || old.history != new.history
+        || (old.compat != new.compat && !builtin())
     {
         return false;
     }
@@ -465,6 +475,30 @@ mod tests {
             let new = converted(same);
             assert!(same_definition(&old, old.kind(), &cols, &new), "{same}");
         }
+    }
+
+    /// A table's DDL gives its engine's definitions of rates and timer percentiles, and a
+    /// report of other definitions is another table (but a built-in's own: see
+    /// `default_tables_are_the_builtins`).
+    #[test]
+    fn the_engine_of_the_ddl_is_part_of_the_definition() {
+        let pe = converted(
+            "CREATE TABLE t (tag_value varchar(64)) ENGINE=PINBA COMMENT='tag_info:group'",
+        );
+        assert_eq!(pe.compat, Some(Compat::PinbaEngine));
+        let v2 = converted(
+            "CREATE TABLE t (grp varchar(64)) ENGINE=PINBA \
+             COMMENT='v2/timer/60/@group/no_percentiles/no_filters'",
+        );
+        assert_eq!(v2.compat, Some(Compat::Pinba2));
+        let cols = vec!["group".to_string()];
+        let own = ReportDef {
+            compat: None,
+            sql_table: None,
+            ..pe.clone()
+        };
+        assert!(!same_definition(&own, own.kind(), &cols, &pe));
+        assert!(same_definition(&pe, pe.kind(), &cols, &pe));
     }
 
     #[test]

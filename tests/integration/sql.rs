@@ -624,6 +624,188 @@ fn create_and_drop_table_make_and_drop_reports() {
     assert!(d.status()["mysql"]["auth_failed"].as_u64() >= Some(2));
 }
 
+/// Tables made with pinba_engine's DDL compute timer percentiles and `*_per_sec` by
+/// pinba_engine's definitions (a timer adds `hit_count` samples of its whole value; rates divide
+/// by the span of the requests held, in whole seconds, and by 1 while a report holds fewer than 2
+/// rows), and pinba2's DDL by pinba2's (samples of `value / hit_count`; rates over the whole
+/// window); each computed here by hand from the datagrams and the raw table's timestamps.
+#[test]
+fn engine_tables_follow_their_engines_definitions() {
+    if !have_mariadb() {
+        return;
+    }
+    let d = Daemon::start("stats_history = \"10m\"\n");
+    // Up for 2 s before any request: pinbad's own rates (over the time since the start) then
+    // differ from pinba_engine's (over the requests' span) by more than a second's rounding.
+    let up = std::time::Instant::now();
+    d.wait_for(
+        |_| up.elapsed() >= std::time::Duration::from_secs(2),
+        "2 s of uptime",
+    );
+    // Each request: timers of group db (10 hits of 1 s in all, 1 hit of 0.2 s) and of group
+    // cache (4 hits of 0.4 s), from one host.
+    let request = |script: &str| Sent {
+        hostname: "h1".into(),
+        server_name: "s.example.com".into(),
+        script_name: script.into(),
+        status: 200,
+        schema: None,
+        request_time: 1.5,
+        ru_utime: 0.0,
+        ru_stime: 0.0,
+        document_size: 1000,
+        memory_footprint: 4096,
+        tags: vec![],
+        timers: vec![
+            (10, 1.0, 0.0, 0.0, vec![("group".into(), "db".into())]),
+            (1, 0.2, 0.0, 0.0, vec![("group".into(), "db".into())]),
+            (4, 0.4, 0.0, 0.0, vec![("group".into(), "cache".into())]),
+        ],
+    };
+    let batch = |n: usize| -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|i| request(["/a.php", "/b.php"][i % 2]).encode())
+            .collect()
+    };
+    d.send(&batch(4));
+    d.wait_merged(4);
+    let unix = |d: &Daemon, q: &str| f(&sql(d, q)[1][0]) as u64;
+    let first = unix(&d, "SELECT MIN(timestamp) FROM request");
+    // The second batch 2 s later or more: a span of at least 2 s.
+    d.wait_for(
+        |_| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs()
+                >= first + 2
+        },
+        "2 s after the first batch",
+    );
+    d.send(&batch(6));
+    d.wait_merged(10);
+    let span = (unix(&d, "SELECT MAX(timestamp) FROM request") - first).max(1) as f64;
+    assert!(span >= 2.0, "{span}");
+
+    for ddl in [
+        "CREATE TABLE pe_timers (tag_value varchar(64), req_count int, req_per_sec float, \
+         hit_count int, hit_per_sec float, timer_value float, timer_median float, \
+         ru_utime_value float, ru_stime_value float, index_value varchar(256), p50 float, \
+         p95 float) ENGINE=PINBA COMMENT='tag_info:group::50,95'",
+        "CREATE TABLE pe_scripts (req_count int, req_per_sec float, req_time_total float, \
+         req_time_percent float, req_time_per_sec float) ENGINE=PINBA COMMENT='report1'",
+        "CREATE TABLE pe_hosts (req_count int, req_per_sec float) ENGINE=PINBA COMMENT='report3'",
+        "CREATE TABLE v2_timers (grp varchar(64), req_count int, req_per_sec float, \
+         req_percent float, hit_count int, hit_per_sec float, hit_percent float, \
+         time_total float, time_per_sec float, time_percent float, ru_utime_total float, \
+         ru_utime_per_sec float, ru_utime_percent float, ru_stime_total float, \
+         ru_stime_per_sec float, ru_stime_percent float, p50 float, p95 float, \
+         histogram varchar(256)) ENGINE=PINBA \
+         COMMENT='v2/timer/60/@group/hv=0:2000:2000,p50,p95/no_filters'",
+    ] {
+        assert!(sql(&d, ddl).is_empty(), "{ddl}");
+    }
+    let reports = d.json("/api/v1/reports");
+    for (name, compat) in [
+        ("pe_timers", "pinba_engine"),
+        ("pe_scripts", "pinba_engine"),
+        ("v2_timers", "pinba2"),
+        ("report_by_script_name", "null"),
+    ] {
+        assert_eq!(
+            named(&reports["reports"], name)["compat"]
+                .to_string()
+                .trim_matches('"'),
+            compat,
+            "{name}"
+        );
+    }
+
+    // The nearest-rank percentile of weighted samples (value, weight).
+    let percentile = |samples: &[(f64, u64)], p: f64| -> f64 {
+        let mut samples = samples.to_vec();
+        samples.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let n: u64 = samples.iter().map(|s| s.1).sum();
+        let rank = (p / 100.0 * n as f64).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        samples
+            .iter()
+            .find(|s| {
+                seen += s.1;
+                seen >= rank
+            })
+            .unwrap()
+            .0
+    };
+    let close = |got: &str, want: f64, what: &str| {
+        let got = f(got);
+        assert!(
+            (got - want).abs() <= want.abs() * 0.01 + 1e-6,
+            "{what}: {got}, want {want}"
+        );
+    };
+    let n = 10u64;
+    // The timers of one request, (hit_count, value), by group.
+    let timers = |group: &str| -> Vec<(u64, f64)> {
+        if group == "db" {
+            vec![(10, 1.0), (1, 0.2)]
+        } else {
+            vec![(4, 0.4)]
+        }
+    };
+    for group in ["cache", "db"] {
+        let whole: Vec<(f64, u64)> = timers(group).iter().map(|&(h, v)| (v, h * n)).collect();
+        let per_hit: Vec<(f64, u64)> = timers(group)
+            .iter()
+            .map(|&(h, v)| (v / h as f64, h * n))
+            .collect();
+        let hits = n * timers(group).iter().map(|t| t.0).sum::<u64>();
+
+        // Each table's row of the group: its counts, and its rates and percentiles by its
+        // engine's definitions.
+        for (table, key, interval, samples) in [
+            ("pe_timers", "tag_value", span, &whole),
+            ("v2_timers", "grp", 60.0, &per_hit),
+        ] {
+            let rows = sql(
+                &d,
+                &format!(
+                    "SELECT req_count, req_per_sec, hit_count, hit_per_sec, p50, p95 FROM {table} \
+                     WHERE {key} = '{group}'"
+                ),
+            );
+            let r = &rows[1];
+            assert_eq!((f(&r[0]) as u64, f(&r[2]) as u64), (n, hits), "{rows:?}");
+            close(&r[1], n as f64 / interval, &format!("{table} req_per_sec"));
+            close(
+                &r[3],
+                hits as f64 / interval,
+                &format!("{table} hit_per_sec"),
+            );
+            close(&r[4], percentile(samples, 50.0), &format!("{table} p50"));
+            close(&r[5], percentile(samples, 95.0), &format!("{table} p95"));
+        }
+    }
+    // The definitions differ where it shows: db's p95 is 1 s whole, 0.2 s per hit.
+    assert_ne!(
+        sql(&d, "SELECT p95 FROM pe_timers WHERE tag_value = 'db'")[1],
+        sql(&d, "SELECT p95 FROM v2_timers WHERE grp = 'db'")[1]
+    );
+
+    // A request report: rates over the span; one of a single row (one host): over 1 s.
+    for r in &sql(
+        &d,
+        "SELECT req_count, req_per_sec, req_time_total, req_time_per_sec FROM pe_scripts",
+    )[1..]
+    {
+        close(&r[1], f(&r[0]) / span, "pe_scripts req_per_sec");
+        close(&r[3], f(&r[2]) / span, "pe_scripts req_time_per_sec");
+    }
+    let hosts = sql(&d, "SELECT req_count, req_per_sec FROM pe_hosts");
+    assert_eq!(hosts.len(), 2, "{hosts:?}");
+    close(&hosts[1][1], n as f64, "pe_hosts req_per_sec");
+}
+
 /// The SQL statements of Pinboard's aggregation job (intaro/pinboard, src/Command/AggregateCommand.php,
 /// the SELECT parts of its INSERT … SELECT statements, with the values its PHP substitutes) run
 /// verbatim over pinba tables made by Pinboard's own DDL (its migrations' ENGINE=PINBA tables), and
@@ -1763,7 +1945,8 @@ fn mariadb_script(d: &Daemon, script: &str) -> (bool, String, String) {
 /// runs through the `mariadb` client without `--force`: each DROP + CREATE of a built-in keeps
 /// the report as it was (it still counts requests the raw pool no longer holds, which a report
 /// made again, filled from the pool, would have lost), a report's history goes on across a DROP
-/// + CREATE of its definition, and the `status` table is accepted with a warning.
+/// + CREATE of its definition (pinba_engine's definitions of rates and percentiles included:
+/// `compat`), and the `status` table is accepted with a warning.
 #[test]
 fn pinba_engine_default_tables_run_whole_and_keep_the_builtins() {
     if !have_mariadb() {
@@ -1772,7 +1955,7 @@ fn pinba_engine_default_tables_run_whole_and_keep_the_builtins() {
     let d = Daemon::start(
         "stats_history = \"120s\"\nreport_ticks = 120\nrequest_pool_size = 1000\n\
          [[report]]\nname = \"by_script_kept\"\nkeys = [\"script_name\"]\n\
-         history_retention = \"1h\"\nhistory_step = \"1s\"\n",
+         history_retention = \"1h\"\nhistory_step = \"1s\"\ncompat = \"pinba_engine\"\n",
     );
     let sent: Vec<Vec<u8>> = traffic(3000).iter().map(Sent::encode).collect();
     for (i, part) in sent.chunks(500).enumerate() {
