@@ -19,16 +19,17 @@
 //! The session sees MySQL's order: every statement after the DROP but that CREATE finds the table
 //! gone. Other sessions see it until the dropping session's next statement or its end.
 //!
-//! pinba_engine's `status` and `active_reports` tables (comments `status`, `active`) are
-//! accepted with a warning saying what pinbad offers in their place (`SHOW STATUS`,
-//! `information_schema.TABLES`, the HTTP API): they hold no report, and their DDL is in the
-//! scripts people run to set a server up.
+//! pinba_engine's `status` table is pinbad's (`vtab`): its DDL is a note that it exists, as a
+//! raw table's is. Its `active_reports` table (comment `active`), and a `status` table of
+//! another name, are accepted with a warning saying what pinbad offers in their place
+//! (`information_schema.TABLES`, the table `status`, the HTTP API): they hold no report, and
+//! their DDL is in the scripts people run to set a server up.
 
 use opensrv_mysql::ErrorKind;
 
 use super::layout::layout;
 use super::statement::Statement;
-use super::vtab::Raw;
+use super::vtab::{Raw, STATUS_TABLE};
 use super::SqlContext;
 use crate::config::import::{convert, parse_tables, Outcome};
 use crate::report::{Compat, Kind, ReportDef};
@@ -126,10 +127,10 @@ fn drop_tables(
     let mut warnings = Vec::new();
     let mut reports = Vec::new();
     for name in tables {
-        if Raw::of(&name).is_some() {
+        if Raw::of(&name).is_some() || name.eq_ignore_ascii_case(STATUS_TABLE) {
             warnings.push(Warning::note(
                 ER_UNKNOWN_ERROR,
-                format!("{name}: pinbad's raw tables always exist"),
+                format!("{name}: pinbad's raw tables and `status` always exist"),
             ));
         } else if ctx.core.reports().get(&name).is_some() {
             if !reports.contains(&name) {
@@ -174,8 +175,8 @@ fn elsewhere(comment: &str) -> Option<&'static str> {
     let kind = comment.split(':').next().unwrap_or("").trim();
     match kind.to_ascii_lowercase().as_str() {
         "status" => Some(
-            "pinba_engine's status table: pinbad's status is SHOW STATUS, GET /api/v1/status and \
-             /metrics",
+            "pinba_engine's status table: pinbad's is the table `status` (all of its status: \
+             GET /api/v1/status and /metrics)",
         ),
         "active" | "active_reports" => Some(
             "pinba_engine's active_reports table: pinbad lists its reports in \
@@ -204,10 +205,12 @@ fn create_table(ctx: &SqlContext, sql: &str, pending: &mut Vec<String>) -> Done 
         None => false,
     };
     let raw = Raw::of(&name);
-    if !replacing && (raw.is_some() || ctx.core.reports().get(&name).is_some()) {
+    let status = name.eq_ignore_ascii_case(STATUS_TABLE);
+    if !replacing && (raw.is_some() || status || ctx.core.reports().get(&name).is_some()) {
         let comment = table.comment.as_deref().unwrap_or("");
-        // A raw table's own DDL (pinba_engine's `request` …) is the table pinbad has.
-        if if_not_exists || raw.is_some_and(|r| comment.eq_ignore_ascii_case(r.name())) {
+        // A raw table's own DDL (pinba_engine's `request` …, `status`) is the table pinbad has.
+        let own = raw.map_or(if status { STATUS_TABLE } else { "" }, Raw::name);
+        if if_not_exists || (!own.is_empty() && comment.eq_ignore_ascii_case(own)) {
             return Done::ok(vec![Warning::note(
                 1050,
                 format!("table `{name}` already exists"),

@@ -185,10 +185,12 @@ fn the_mariadb_client_sees_the_catalog_and_the_session_chatter() {
         "timer",
         "timertag",
         "tag",
+        "status",
     ] {
         assert!(tables.iter().any(|x| x == t), "{t} missing from {tables:?}");
     }
-    assert_eq!(tables.len(), 21 + 4, "{tables:?}");
+    // The built-ins, the raw tables and `status`.
+    assert_eq!(tables.len(), 21 + 4 + 1, "{tables:?}");
     let described = sql(&d, "DESCRIBE request");
     assert_eq!(described[0][..2], ["Field", "Type"]);
     let fields: Vec<&str> = described[1..].iter().map(|r| r[0].as_str()).collect();
@@ -804,6 +806,61 @@ fn engine_tables_follow_their_engines_definitions() {
     let hosts = sql(&d, "SELECT req_count, req_per_sec FROM pe_hosts");
     assert_eq!(hosts.len(), 2, "{hosts:?}");
     close(&hosts[1][1], n as f64, "pe_hosts req_per_sec");
+}
+
+/// pinba_engine's `status` table answers pinbad's figures nearest to its columns (the same as
+/// `GET /api/v1/status`), and its DDL (DROP, CREATE of its comment) leaves it as it is.
+#[test]
+fn the_status_table_answers_pinbads_figures() {
+    let Some((d, sent)) = with_mariadb("", 20) else {
+        return;
+    };
+    let nan = Sent {
+        request_time: f32::NAN,
+        ..sent[0].clone()
+    };
+    d.send(&[vec![0xff, 0xff, 0xff], nan.encode()]);
+    d.wait_merged(22);
+    let rows = sql(&d, "SELECT * FROM status");
+    assert_eq!(
+        rows[0],
+        [
+            "current_temp_pool_size",
+            "current_timer_pool_size",
+            "lost_tmp_records",
+            "invalid_packets",
+            "invalid_request_data",
+            "build_string",
+            "dictionary_size"
+        ]
+    );
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let status = d.status();
+    let n = |i: usize| f(&rows[1][i]) as u64;
+    let reject = |why: &str| status["rejected_by_reason"][why].as_u64().unwrap();
+    assert_eq!(n(0), 0, "the temp ring is empty once all is merged");
+    assert_eq!(Some(n(1)), status["current_timer_pool_used"].as_u64());
+    assert!(n(1) > 0);
+    assert_eq!(Some(n(2)), status["temp_pool_dropped"].as_u64());
+    assert_eq!(n(3), reject("malformed") + reject("truncated"));
+    assert_eq!(n(3), 1);
+    assert_eq!(n(4), reject("non_finite"));
+    assert_eq!(n(4), 1);
+    assert!(rows[1][5].starts_with("pinbad "), "{rows:?}");
+    assert_eq!(Some(n(6)), status["dictionary_size"].as_u64());
+
+    let ddl = sql(
+        &d,
+        "DROP TABLE IF EXISTS status; CREATE TABLE `status` (`current_temp_pool_size` int(11) \
+         NOT NULL) ENGINE=PINBA COMMENT='status'; SHOW WARNINGS",
+    );
+    assert!(
+        ddl.iter()
+            .any(|r| r.join(" ").contains("table `status` already exists")),
+        "{ddl:?}"
+    );
+    assert!(sql(&d, "SHOW TABLES").iter().any(|r| r[0] == "status"));
+    assert_eq!(sql(&d, "SELECT COUNT(*) FROM status")[1][0], "1");
 }
 
 /// The SQL statements of Pinboard's aggregation job (intaro/pinboard, src/Command/AggregateCommand.php,
@@ -1994,9 +2051,9 @@ fn pinba_engine_default_tables_run_whole_and_keep_the_builtins() {
     );
     let (ok, out, err) = mariadb_script(&d, &script);
     assert!(ok && err.is_empty(), "{out}\n{err}");
-    // The last statement of the file (`status`): accepted, saying what pinbad has instead.
+    // The last statement of the file (`status`): pinbad's own table, which exists.
     assert!(
-        out.contains("Warning\t1105\ttable `status` not created") && out.contains("SHOW STATUS"),
+        out.contains("Note\t1050\ttable `status` already exists"),
         "{out}"
     );
 
@@ -2009,7 +2066,6 @@ fn pinba_engine_default_tables_run_whole_and_keep_the_builtins() {
         .lines()
         .filter_map(|l| l.strip_prefix("CREATE TABLE `"))
         .map(|l| l.split('`').next().unwrap().to_string())
-        .filter(|t| t != "status")
     {
         assert!(tables.contains(&table), "{table} not in {tables:?}");
     }
