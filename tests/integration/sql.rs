@@ -863,6 +863,69 @@ fn the_status_table_answers_pinbads_figures() {
     assert_eq!(sql(&d, "SELECT COUNT(*) FROM status")[1][0], "1");
 }
 
+/// An OK packet counts the warnings its statement left (what `SHOW WARNINGS` lists), as clients
+/// read them: mysqli's `warning_count`, and the `mariadb` client's `--show-warnings`, which asks
+/// for them only when the count says there are some; mysqli reads its info text.
+#[test]
+fn ok_packets_count_the_statements_warnings() {
+    if !have_mariadb() {
+        return;
+    }
+    let d = loaded("", &traffic(5));
+    let port = d.mysql.unwrap().port();
+    let out = Command::new("mariadb")
+        .args(["-h", "127.0.0.1", "-P", &port.to_string(), "-u", "t"])
+        .args(["--show-warnings", "pinba", "-e"])
+        .arg("DROP TABLE IF EXISTS nope_a, nope_b; SELECT 1 AS one")
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    for table in ["nope_a", "nope_b"] {
+        assert!(
+            text.contains(&format!("Note (Code 1051): Unknown table 'pinba.{table}'")),
+            "{text}"
+        );
+    }
+    if have(
+        "PHP with mysqli",
+        "php",
+        &["-r", "exit(extension_loaded('mysqli') ? 0 : 1);"],
+    ) {
+        let got = php_json(
+            &format!(
+                r#"
+$m = new mysqli("127.0.0.1", "php", "", "pinba", {port});
+$out = [];
+$m->query("DROP TABLE IF EXISTS nope_a, nope_b");
+$out[] = $m->warning_count;
+$out[] = $m->info;
+$m->query("CREATE TABLE `status` (`a` int) ENGINE=PINBA COMMENT='status'");
+$out[] = $m->warning_count;
+$m->query("SELECT 1")->fetch_all();
+$out[] = $m->warning_count;
+$m->query("DROP TABLE IF EXISTS request");
+$out[] = $m->warning_count;
+echo json_encode($out);
+"#
+            ),
+            false,
+        );
+        // The OK's info text too (length-encoded, as MySQL's server sends it).
+        assert_eq!(
+            got,
+            serde_json::json!([
+                2,
+                "Unknown table 'pinba.nope_a'; Unknown table 'pinba.nope_b'",
+                1,
+                0,
+                1
+            ])
+        );
+    }
+}
+
 /// The SQL statements of Pinboard's aggregation job (intaro/pinboard, src/Command/AggregateCommand.php,
 /// the SELECT parts of its INSERT … SELECT statements, with the values its PHP substitutes) run
 /// verbatim over pinba tables made by Pinboard's own DDL (its migrations' ENGINE=PINBA tables), and
