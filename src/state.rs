@@ -374,13 +374,24 @@ impl Core {
         }
         // A split report's parts are folded in (see `report::split`): the same.
         cell.fold_parts();
+        // pinba_engine's rates need the raw pool's span over the window, read before the
+        // dictionary and the report are (the locks' order), the report only glanced at first.
+        let (compat, start) = {
+            let report = cell.report.read();
+            (report.def().compat, report.window_start_ms())
+        };
+        let pool = match compat {
+            Some(crate::report::Compat::PinbaEngine) => self.pool_span_since(start),
+            _ => None,
+        };
         // Percentiles include every sample merged before the query: the query reads the report's
         // histogram log for the rows it shows (applying it would take the write lock, and a pass
         // over every open row).
         let table = {
             let dict = self.dictionary.read();
             let report = cell.report.read();
-            let interval = report.time_interval(self.clock.now_ms64());
+            let interval =
+                report.rate_interval(self.clock.now_ms64(), pool, |ms| self.clock.unix_ms64(ms));
             report.query(q, &dict, interval).map(|mut table| {
                 // A shared table answers under the name asked for.
                 if cell.shares_table_with().is_some() {
@@ -392,6 +403,20 @@ impl Core {
         };
         self.counters.instruments.query.record(timing, 1);
         table
+    }
+
+    /// The raw pool's oldest request at or after `start_ms` and its newest (merger ms), if it
+    /// holds one: the span of the requests a window from `start_ms` holds (see
+    /// [`Report::rate_interval`]). Two lookups under the pool's read lock.
+    fn pool_span_since(&self, start_ms: u64) -> Option<(u64, u64)> {
+        let pool = self.pool.read();
+        let now = self.clock.now_ms64();
+        let newest = pool.record(pool.next_id().checked_sub(1)?)?.time_ms;
+        // Requests are in time order: those older than `start_ms` are a prefix.
+        let before = pool.count_expired(now as u32, (now.saturating_sub(start_ms) + 1) as u32);
+        let oldest = pool.record(pool.oldest_id() + before as u64)?.time_ms;
+        let at = |t: u32| now.saturating_sub((now as u32).wrapping_sub(t) as u64);
+        Some((at(oldest), at(newest)))
     }
 
     /// Creates a report at run time and records it in the state file (`reports.json`), so that

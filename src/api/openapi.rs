@@ -160,6 +160,9 @@ pub struct ReportDefinition {
     /// Rows kept per step (default 100): the top by `req_time_total` (`timer_value`), the rest
     /// summed into one "(other)" row.
     pub history_rows: Option<usize>,
+    /// `pinba_engine` or `pinba2`: compute timer percentiles and `*_per_sec` as that server did
+    /// (SQL `CREATE TABLE` sets it from the comment); absent: pinbad's.
+    pub compat: Option<String>,
 }
 
 /// A report as listed (and as `POST /api/v1/reports` answers).
@@ -195,6 +198,9 @@ pub struct ReportEntry {
     pub history_step: Option<f64>,
     /// Rows kept per step; null: no history.
     pub history_rows: Option<u64>,
+    /// `pinba_engine` or `pinba2`: whose definitions of timer percentiles and `*_per_sec` it
+    /// follows; null: pinbad's.
+    pub compat: Option<String>,
 }
 
 /// `GET /api/v1/reports/{name}/history`.
@@ -524,6 +530,7 @@ mod tests {
         def.history_retention = Some("30d".parse().unwrap());
         def.history_step = Some("1m".parse().unwrap());
         def.history_rows = Some(10);
+        def.compat = Some(crate::report::Compat::PinbaEngine);
         let json = serde_json::to_value(&def).unwrap();
         let real: BTreeSet<&str> = json
             .as_object()

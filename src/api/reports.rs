@@ -142,6 +142,8 @@ fn list_entry(state: &ApiState, cell: &ReportCell) -> Value {
         // The report whose table this one shares (null: its own; see "shared tables").
         "shares_table_with": cell.shares_table_with(),
         "prometheus": r.def().prometheus,
+        // Whose definitions of rates and timer percentiles it follows (null: pinbad's).
+        "compat": r.def().compat,
         // The bucket bounds its histograms export (defaults applied; null: not exported).
         "prometheus_buckets": r.def().prometheus.then(|| crate::metrics::buckets_of(r.def())),
         // The history it keeps, resolved (defaults applied; null: none).

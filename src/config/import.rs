@@ -376,6 +376,7 @@ impl Spec {
             history_step: None,
             history_rows: None,
             sql_table: None,
+            compat: None,
         };
         match def.validate_new() {
             Ok(()) => Outcome::Report(def),

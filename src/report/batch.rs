@@ -24,6 +24,9 @@ pub struct PreparedBatch {
     pub(super) reqs: Vec<PreparedReq>,
     timers: Vec<Timer>,
     pub(super) timer_contribs: Vec<TimerContribution>,
+    /// `timer_contribs` with their whole values as samples, made at the first report that asks
+    /// for them in the round ([`PreparedBatch::timer_contribs`]): no cost to a round without one.
+    whole_timer_contribs: std::sync::OnceLock<Vec<TimerContribution>>,
     tags: Vec<TagPair>,
 }
 
@@ -68,6 +71,10 @@ impl PreparedBatch {
         self.reqs.capacity() * size_of::<PreparedReq>()
             + self.timers.capacity() * size_of::<Timer>()
             + self.timer_contribs.capacity() * size_of::<TimerContribution>()
+            + self
+                .whole_timer_contribs
+                .get()
+                .map_or(0, |w| w.capacity() * size_of::<TimerContribution>())
             + self.tags.capacity() * size_of::<TagPair>()
     }
 
@@ -98,7 +105,23 @@ impl PreparedBatch {
         self.reqs.clear();
         self.timers.clear();
         self.timer_contribs.clear();
+        self.whole_timer_contribs.take();
         self.tags.clear();
+    }
+
+    /// The timers' contributions as a report counts them: each timer's `hit_count` samples of
+    /// `value / hit_count` (pinbad's, pinba2's), or of its whole value (`whole`: pinba_engine's,
+    /// computed once per round for every report that asks).
+    pub(super) fn timer_contribs(&self, whole: bool) -> &[TimerContribution] {
+        if !whole {
+            return &self.timer_contribs;
+        }
+        self.whole_timer_contribs.get_or_init(|| {
+            self.timer_contribs
+                .iter()
+                .map(TimerContribution::whole_value)
+                .collect()
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -126,6 +149,17 @@ impl PreparedBatch {
         &self,
         range: std::ops::Range<usize>,
     ) -> impl Iterator<Item = Prepared<'_>> + '_ {
+        self.iter_range_with(range, &self.timer_contribs)
+    }
+
+    /// [`PreparedBatch::iter_range`] with the timers' contributions `contribs` (one of
+    /// [`PreparedBatch::timer_contribs`]).
+    #[inline]
+    pub(super) fn iter_range_with<'a>(
+        &'a self,
+        range: std::ops::Range<usize>,
+        contribs: &'a [TimerContribution],
+    ) -> impl Iterator<Item = Prepared<'a>> + 'a {
         let first = range.start;
         self.reqs[range].iter().enumerate().map(move |(at, p)| {
             let index = first + at;
@@ -140,7 +174,7 @@ impl PreparedBatch {
                 },
                 timer_tag_names: p.timer_tag_names,
                 contrib: &p.contrib,
-                timers: &self.timer_contribs[timers],
+                timers: &contribs[timers],
                 index: index as u32,
                 timer_start: p.timer_start,
             }

@@ -156,6 +156,27 @@ pub struct ReportDef {
     /// otherwise, which SQL shows with pinba_engine's column names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sql_table: Option<SqlTable>,
+    /// Whose definitions of timer percentiles and `*_per_sec` the report follows ([`Compat`]);
+    /// absent: pinbad's. The SQL front end's `CREATE TABLE` sets it from the comment's syntax.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compat: Option<Compat>,
+}
+
+/// Another server's definitions of a timer report's percentiles and of every `*_per_sec`, for
+/// tables made with its DDL (docs/REPORTS.md, "Definitions"), so that its users' numbers keep
+/// their meaning. pinbad's own (no `compat`): a timer adds `hit_count` samples of
+/// `value / hit_count`, and rates divide by the time the window covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Compat {
+    /// pinba_engine's: a timer adds `hit_count` samples of its whole value, and rates divide by
+    /// the span of the requests the window holds (its newest less its oldest, in whole Unix
+    /// seconds, at least 1; 1 while the report has fewer than 2 rows, `info` fewer than 2
+    /// requests).
+    #[serde(rename = "pinba_engine")]
+    PinbaEngine,
+    /// pinba2's: timer samples as pinbad's, and rates divide by the whole window.
+    #[serde(rename = "pinba2")]
+    Pinba2,
 }
 
 /// A `CREATE TABLE … ENGINE=PINBA COMMENT='…'` as it defined a report: pinba_engine and pinba2
@@ -412,6 +433,7 @@ impl ReportDef {
             history_step: None,
             history_rows: None,
             sql_table: None,
+            compat: None,
         }
     }
 

@@ -90,6 +90,7 @@ struct FamilyKey {
     others: Vec<String>,
     history_ms: u64,
     tick_ms: u64,
+    compat: Option<Compat>,
 }
 
 fn is_field(k: &Key) -> bool {
@@ -131,6 +132,7 @@ impl Report {
             others,
             history_ms: self.window.history_ms,
             tick_ms: self.window.tick_ms,
+            compat: self.def.compat,
         }
     }
 

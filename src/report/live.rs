@@ -148,6 +148,9 @@ pub struct Report {
     pub(super) now_ms: u64,
     /// The one request of [`Report::add`].
     pub(super) scratch_batch: PreparedBatch,
+    /// A timer report with pinba_engine's percentiles: its timers' samples are their whole values
+    /// ([`PreparedBatch::timer_contribs`]).
+    pub(super) whole_timer_samples: bool,
 }
 
 impl Report {
@@ -222,6 +225,8 @@ impl Report {
             .chain(filters.timer_tags.iter().map(|t| t.name))
             .fold(0, |bits, name| bits | name_bit(name));
         let n = keys.len();
+        let whole_timer_samples =
+            kind == Kind::Timer && def.compat == Some(super::Compat::PinbaEngine);
         Report {
             def,
             kind,
@@ -268,6 +273,7 @@ impl Report {
             complete_from_ms: 0,
             now_ms: 0,
             scratch_batch: PreparedBatch::default(),
+            whole_timer_samples,
         }
     }
 

@@ -553,11 +553,12 @@ mod tests {
             make("e", &|d| d.keys.reverse(), 10),
             make("f", &same, 10),
             make("g", &|d| d.percentiles = vec![50.0], 10),
+            make("h", &|d| d.compat = Some(Compat::PinbaEngine), 10),
         ];
         let twins = find_twins(&reports);
         assert_eq!(
             twins,
-            vec![None, Some(0), None, None, None, Some(0), Some(2)]
+            vec![None, Some(0), None, None, None, Some(0), Some(2), None]
         );
     }
 

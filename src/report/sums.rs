@@ -252,6 +252,15 @@ impl TimerContribution {
             bucket: bucket_of(per_hit),
         }
     }
+
+    /// The same contribution with its whole value as the sample (`hit_count` of them):
+    /// pinba_engine's timer histogram ([`Compat::PinbaEngine`](super::Compat::PinbaEngine)).
+    pub(super) fn whole_value(&self) -> TimerContribution {
+        TimerContribution {
+            bucket: bucket_of(self.time_ns),
+            ..*self
+        }
+    }
 }
 
 /// A request's or a timer's contribution, as a row counts it: its sums, and its histogram

@@ -205,11 +205,12 @@ impl Report {
             this.drop_hist_log();
             this.log_histograms = false;
         }
+        let timer_contribs = batch.timer_contribs(this.whole_timer_samples);
         if defer {
             let mut d = this.spare_deferral.take().unwrap_or_default();
             d.mask = buckets as u64 - 1;
             this.deferred = Some(d);
-            for p in batch.iter_range(range.clone()) {
+            for p in batch.iter_range_with(range.clone(), timer_contribs) {
                 this.update(&p);
             }
             let mut d = this.deferred.take().expect("set above");
@@ -224,7 +225,7 @@ impl Report {
                 }
                 let r: &mut Report = this;
                 if e.mark != 0 {
-                    let c = &batch.timer_contribs[e.index as usize];
+                    let c = &timer_contribs[e.index as usize];
                     r.apply_deferred(&d, e, c, Some(e.mark));
                 } else {
                     // A request's totals are counted with its row (see `update`).
@@ -241,7 +242,7 @@ impl Report {
             // then the flush's sort and a second touch of the row).
             let log = this.log_histograms;
             this.log_histograms = log && this.open.capacity() >= this.log_min_slots;
-            for p in batch.iter_range(range.clone()) {
+            for p in batch.iter_range_with(range.clone(), timer_contribs) {
                 this.update(&p);
             }
             this.log_histograms = log;

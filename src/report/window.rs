@@ -500,6 +500,58 @@ impl Report {
         span.clamp(1.0, (self.window.history_ms as f64 / 1000.0).max(1.0))
     }
 
+    /// Seconds a query's `*_per_sec` divide by (its `time_interval`), by the definitions the
+    /// report follows (its `compat`): pinbad's [`Report::time_interval`]; pinba2's, the whole
+    /// window; pinba_engine's, the span of the requests the window holds, in whole Unix seconds
+    /// (`unix_ms` of a merger time), at least 1, and 1 while the report holds fewer than 2 rows
+    /// (`info`: requests), as pinba_engine computed it. `pool` is the raw pool's oldest request
+    /// at or after [`Report::window_start_ms`] and its newest (merger ms): the span's ends
+    /// while the pool holds every request the window counts; where it has overwritten some, the
+    /// span starts at the oldest tick that counted one (pinba_engine's reports held only what
+    /// its pool held).
+    pub fn rate_interval(
+        &self,
+        now_ms: u64,
+        pool: Option<(u64, u64)>,
+        unix_ms: impl Fn(u64) -> u64,
+    ) -> f64 {
+        match self.def.compat {
+            None => self.time_interval(now_ms),
+            Some(super::Compat::Pinba2) => (self.window.history_ms as f64 / 1000.0).max(1.0),
+            Some(super::Compat::PinbaEngine) => {
+                let held = if self.kind == super::Kind::Info {
+                    self.agg_totals.sums.req_count + self.open_totals.sums.req_count
+                } else {
+                    self.rows() as u64
+                };
+                let Some((pool_oldest, newest)) = pool.filter(|_| held >= 2) else {
+                    return 1.0;
+                };
+                let oldest = match self.oldest_counted_tick() {
+                    Some((start, end)) if pool_oldest >= end => start.max(self.window_start_ms()),
+                    _ => pool_oldest,
+                };
+                let secs = (unix_ms(newest) / 1000).saturating_sub(unix_ms(oldest) / 1000);
+                secs.max(1) as f64
+            }
+        }
+    }
+
+    /// The start and end (merger ms) of the oldest tick in the window that counted a request:
+    /// a closed one, else the open tick; `None` when none did.
+    fn oldest_counted_tick(&self) -> Option<(u64, u64)> {
+        let index = self
+            .closed
+            .iter()
+            .find(|t| t.totals.sums.req_count > 0)
+            .map(|t| t.index)
+            .or((self.open_totals.sums.req_count > 0).then_some(self.open_index))?;
+        Some((
+            self.window.tick_start(index),
+            self.window.tick_start(index + 1),
+        ))
+    }
+
     /// Moves the window to `now_ms` (never back): when a new tick begins, the open tick closes
     /// and ticks that left the window are dropped.
     pub fn advance(&mut self, now_ms: u64) {

@@ -19,19 +19,20 @@
 //! The session sees MySQL's order: every statement after the DROP but that CREATE finds the table
 //! gone. Other sessions see it until the dropping session's next statement or its end.
 //!
-//! pinba_engine's `status` and `active_reports` tables (comments `status`, `active`) are
-//! accepted with a warning saying what pinbad offers in their place (`SHOW STATUS`,
-//! `information_schema.TABLES`, the HTTP API): they hold no report, and their DDL is in the
-//! scripts people run to set a server up.
+//! pinba_engine's `status` table is pinbad's (`vtab`): its DDL is a note that it exists, as a
+//! raw table's is. Its `active_reports` table (comment `active`), and a `status` table of
+//! another name, are accepted with a warning saying what pinbad offers in their place
+//! (`information_schema.TABLES`, the table `status`, the HTTP API): they hold no report, and
+//! their DDL is in the scripts people run to set a server up.
 
 use opensrv_mysql::ErrorKind;
 
 use super::layout::layout;
 use super::statement::Statement;
-use super::vtab::Raw;
+use super::vtab::{Raw, STATUS_TABLE};
 use super::SqlContext;
 use crate::config::import::{convert, parse_tables, Outcome};
-use crate::report::{Kind, ReportDef};
+use crate::report::{Compat, Kind, ReportDef};
 use crate::state::ReportChangeError;
 
 /// How long a `CREATE TABLE` waits for the merger to fill the new report from the pool.
@@ -126,10 +127,10 @@ fn drop_tables(
     let mut warnings = Vec::new();
     let mut reports = Vec::new();
     for name in tables {
-        if Raw::of(&name).is_some() {
+        if Raw::of(&name).is_some() || name.eq_ignore_ascii_case(STATUS_TABLE) {
             warnings.push(Warning::note(
                 ER_UNKNOWN_ERROR,
-                format!("{name}: pinbad's raw tables always exist"),
+                format!("{name}: pinbad's raw tables and `status` always exist"),
             ));
         } else if ctx.core.reports().get(&name).is_some() {
             if !reports.contains(&name) {
@@ -174,8 +175,8 @@ fn elsewhere(comment: &str) -> Option<&'static str> {
     let kind = comment.split(':').next().unwrap_or("").trim();
     match kind.to_ascii_lowercase().as_str() {
         "status" => Some(
-            "pinba_engine's status table: pinbad's status is SHOW STATUS, GET /api/v1/status and \
-             /metrics",
+            "pinba_engine's status table: pinbad's is the table `status` (all of its status: \
+             GET /api/v1/status and /metrics)",
         ),
         "active" | "active_reports" => Some(
             "pinba_engine's active_reports table: pinbad lists its reports in \
@@ -204,10 +205,12 @@ fn create_table(ctx: &SqlContext, sql: &str, pending: &mut Vec<String>) -> Done 
         None => false,
     };
     let raw = Raw::of(&name);
-    if !replacing && (raw.is_some() || ctx.core.reports().get(&name).is_some()) {
+    let status = name.eq_ignore_ascii_case(STATUS_TABLE);
+    if !replacing && (raw.is_some() || status || ctx.core.reports().get(&name).is_some()) {
         let comment = table.comment.as_deref().unwrap_or("");
-        // A raw table's own DDL (pinba_engine's `request` …) is the table pinbad has.
-        if if_not_exists || raw.is_some_and(|r| comment.eq_ignore_ascii_case(r.name())) {
+        // A raw table's own DDL (pinba_engine's `request` …, `status`) is the table pinbad has.
+        let own = raw.map_or(if status { STATUS_TABLE } else { "" }, Raw::name);
+        if if_not_exists || (!own.is_empty() && comment.eq_ignore_ascii_case(own)) {
             return Done::ok(vec![Warning::note(
                 1050,
                 format!("table `{name}` already exists"),
@@ -304,6 +307,11 @@ fn new_definition(
         Outcome::NotConverted(why) => return Err(NotReport::Refused(why)),
     };
     def.name = name.to_string();
+    // Its numbers mean what they meant on the server whose DDL made it (`Compat`).
+    def.compat = Some(match &converted.sql_table {
+        Some(t) if t.comment.starts_with("v2") => Compat::Pinba2,
+        _ => Compat::PinbaEngine,
+    });
     def.sql_table = converted.sql_table;
     def.validate()
         .map_err(|e| NotReport::Refused(e.to_string()))?;
@@ -377,21 +385,26 @@ fn describe(def: &ReportDef) -> String {
 }
 
 /// Whether `new` (a CREATE TABLE's definition) gives the report `old` is (of `kind`, its key
-/// columns `key_columns`): the same keys, filters and window (what the statement can say; a
-/// definition's history, Prometheus export and default percentiles are not in a CREATE TABLE),
-/// and the statement's columns are the report table's, in order, or the first of them (a
-/// report defined otherwise shows pinba_engine's columns and then one per percentile).
+/// columns `key_columns`): the same keys, filters, window and definitions of rates and timer
+/// percentiles (`compat`; what the statement can say: a definition's history, Prometheus export
+/// and default percentiles are not in a CREATE TABLE), and the statement's columns are the
+/// report table's, in order, or the first of them (a report defined otherwise shows
+/// pinba_engine's columns and then one per percentile). A built-in is its own table's
+/// definition whatever the `compat`: pinba_engine's `default_tables.sql` keeps the built-ins,
+/// with pinbad's definitions.
 pub fn same_definition(
     old: &ReportDef,
     kind: Kind,
     key_columns: &[String],
     new: &ReportDef,
 ) -> bool {
+    let builtin = || crate::report::builtin_defs().iter().any(|b| b == old);
     if old.keys != new.keys
         || old.preset != new.preset
         || old.tags != new.tags
         || old.filters != new.filters
         || old.history != new.history
+        || (old.compat != new.compat && !builtin())
     {
         return false;
     }
@@ -465,6 +478,30 @@ mod tests {
             let new = converted(same);
             assert!(same_definition(&old, old.kind(), &cols, &new), "{same}");
         }
+    }
+
+    /// A table's DDL gives its engine's definitions of rates and timer percentiles, and a
+    /// report of other definitions is another table (but a built-in's own: see
+    /// `default_tables_are_the_builtins`).
+    #[test]
+    fn the_engine_of_the_ddl_is_part_of_the_definition() {
+        let pe = converted(
+            "CREATE TABLE t (tag_value varchar(64)) ENGINE=PINBA COMMENT='tag_info:group'",
+        );
+        assert_eq!(pe.compat, Some(Compat::PinbaEngine));
+        let v2 = converted(
+            "CREATE TABLE t (grp varchar(64)) ENGINE=PINBA \
+             COMMENT='v2/timer/60/@group/no_percentiles/no_filters'",
+        );
+        assert_eq!(v2.compat, Some(Compat::Pinba2));
+        let cols = vec!["group".to_string()];
+        let own = ReportDef {
+            compat: None,
+            sql_table: None,
+            ..pe.clone()
+        };
+        assert!(!same_definition(&own, own.kind(), &cols, &pe));
+        assert!(same_definition(&pe, pe.kind(), &cols, &pe));
     }
 
     #[test]

@@ -24,7 +24,7 @@ use super::functions::{self, Session};
 use super::layout::SqlColumn;
 use super::memory::SqlMemory;
 use super::statement::{quote, quote_ident};
-use super::vtab::{self, Raw, Tables, DEADLINE_PASSED};
+use super::vtab::{self, Raw, Tables, DEADLINE_PASSED, STATUS_COLUMNS, STATUS_TABLE};
 use crate::report::{Kind, ReportCell};
 use crate::sqlite_heap::{self, HEAP};
 use crate::state::Core;
@@ -286,6 +286,10 @@ impl Engine {
             ))
             .map_err(sqlite_err)?;
         }
+        conn.execute_batch(&format!(
+            "CREATE VIRTUAL TABLE pinba.{STATUS_TABLE} USING pinba(status)"
+        ))
+        .map_err(sqlite_err)?;
         // A statement past its deadline is interrupted between two steps of SQLite's machine
         // (and between two chunks of a scan, in `vtab`); so is one while SQL holds more than
         // its cap (small blocks, never refused, passed it), and SQL's figure is settled into
@@ -343,8 +347,9 @@ impl Engine {
             }
         }
         for cell in &live {
-            // A report named like a raw table is not shown over SQL: the raw table is.
+            // A report named like a raw table (or `status`) is not shown over SQL: the table is.
             if Raw::of(cell.name()).is_some()
+                || cell.name().eq_ignore_ascii_case(STATUS_TABLE)
                 || self.reports.iter().any(|(_, c)| Arc::ptr_eq(c, cell))
             {
                 continue;
@@ -376,6 +381,15 @@ impl Engine {
                 rows: 0,
             });
         }
+        catalog.push(CatalogTable {
+            name: STATUS_TABLE.to_string(),
+            comment: STATUS_TABLE.to_string(),
+            columns: STATUS_COLUMNS
+                .iter()
+                .map(|(n, _, t)| (n.to_string(), t.to_string()))
+                .collect(),
+            rows: 1,
+        });
         for (name, cell) in &self.reports {
             let Some((columns, _)) = vtab::report_columns(&self.tables.core, name) else {
                 continue;
@@ -435,6 +449,7 @@ impl Engine {
         for t in &mut self.catalog {
             t.rows = match Raw::of(&t.name) {
                 Some(_) => pool_len,
+                None if t.name == STATUS_TABLE => 1,
                 None => self
                     .reports
                     .iter()

@@ -464,9 +464,11 @@ impl Session {
     ) -> std::io::Result<Option<QueryResultWriter<'r, W>>> {
         let sql = match answer {
             Answer::Ok(info) => {
+                // The statement's warnings (`SHOW WARNINGS` lists them), as MySQL counts them.
                 let ok = OkResponse {
                     info,
                     status_flags: more_flag(more),
+                    warnings: self.warnings.len().min(u16::MAX as usize) as u16,
                     ..Default::default()
                 };
                 return if more {

@@ -185,10 +185,12 @@ fn the_mariadb_client_sees_the_catalog_and_the_session_chatter() {
         "timer",
         "timertag",
         "tag",
+        "status",
     ] {
         assert!(tables.iter().any(|x| x == t), "{t} missing from {tables:?}");
     }
-    assert_eq!(tables.len(), 21 + 4, "{tables:?}");
+    // The built-ins, the raw tables and `status`.
+    assert_eq!(tables.len(), 21 + 4 + 1, "{tables:?}");
     let described = sql(&d, "DESCRIBE request");
     assert_eq!(described[0][..2], ["Field", "Type"]);
     let fields: Vec<&str> = described[1..].iter().map(|r| r[0].as_str()).collect();
@@ -622,6 +624,306 @@ fn create_and_drop_table_make_and_drop_reports() {
     let def = named(&d.json("/api/v1/reports")["reports"], "by_host");
     assert_eq!(def["keys"], serde_json::json!(["hostname"]), "{def}");
     assert!(d.status()["mysql"]["auth_failed"].as_u64() >= Some(2));
+}
+
+/// Tables made with pinba_engine's DDL compute timer percentiles and `*_per_sec` by
+/// pinba_engine's definitions (a timer adds `hit_count` samples of its whole value; rates divide
+/// by the span of the requests held, in whole seconds, and by 1 while a report holds fewer than 2
+/// rows), and pinba2's DDL by pinba2's (samples of `value / hit_count`; rates over the whole
+/// window); each computed here by hand from the datagrams and the raw table's timestamps.
+#[test]
+fn engine_tables_follow_their_engines_definitions() {
+    if !have_mariadb() {
+        return;
+    }
+    let d = Daemon::start("stats_history = \"10m\"\n");
+    // Up for 2 s before any request: pinbad's own rates (over the time since the start) then
+    // differ from pinba_engine's (over the requests' span) by more than a second's rounding.
+    let up = std::time::Instant::now();
+    d.wait_for(
+        |_| up.elapsed() >= std::time::Duration::from_secs(2),
+        "2 s of uptime",
+    );
+    // Each request: timers of group db (10 hits of 1 s in all, 1 hit of 0.2 s) and of group
+    // cache (4 hits of 0.4 s), from one host.
+    let request = |script: &str| Sent {
+        hostname: "h1".into(),
+        server_name: "s.example.com".into(),
+        script_name: script.into(),
+        status: 200,
+        schema: None,
+        request_time: 1.5,
+        ru_utime: 0.0,
+        ru_stime: 0.0,
+        document_size: 1000,
+        memory_footprint: 4096,
+        tags: vec![],
+        timers: vec![
+            (10, 1.0, 0.0, 0.0, vec![("group".into(), "db".into())]),
+            (1, 0.2, 0.0, 0.0, vec![("group".into(), "db".into())]),
+            (4, 0.4, 0.0, 0.0, vec![("group".into(), "cache".into())]),
+        ],
+    };
+    let batch = |n: usize| -> Vec<Vec<u8>> {
+        (0..n)
+            .map(|i| request(["/a.php", "/b.php"][i % 2]).encode())
+            .collect()
+    };
+    d.send(&batch(4));
+    d.wait_merged(4);
+    let unix = |d: &Daemon, q: &str| f(&sql(d, q)[1][0]) as u64;
+    let first = unix(&d, "SELECT MIN(timestamp) FROM request");
+    // The second batch 2 s later or more: a span of at least 2 s.
+    d.wait_for(
+        |_| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs()
+                >= first + 2
+        },
+        "2 s after the first batch",
+    );
+    d.send(&batch(6));
+    d.wait_merged(10);
+    let span = (unix(&d, "SELECT MAX(timestamp) FROM request") - first).max(1) as f64;
+    assert!(span >= 2.0, "{span}");
+
+    for ddl in [
+        "CREATE TABLE pe_timers (tag_value varchar(64), req_count int, req_per_sec float, \
+         hit_count int, hit_per_sec float, timer_value float, timer_median float, \
+         ru_utime_value float, ru_stime_value float, index_value varchar(256), p50 float, \
+         p95 float) ENGINE=PINBA COMMENT='tag_info:group::50,95'",
+        "CREATE TABLE pe_scripts (req_count int, req_per_sec float, req_time_total float, \
+         req_time_percent float, req_time_per_sec float) ENGINE=PINBA COMMENT='report1'",
+        "CREATE TABLE pe_hosts (req_count int, req_per_sec float) ENGINE=PINBA COMMENT='report3'",
+        "CREATE TABLE v2_timers (grp varchar(64), req_count int, req_per_sec float, \
+         req_percent float, hit_count int, hit_per_sec float, hit_percent float, \
+         time_total float, time_per_sec float, time_percent float, ru_utime_total float, \
+         ru_utime_per_sec float, ru_utime_percent float, ru_stime_total float, \
+         ru_stime_per_sec float, ru_stime_percent float, p50 float, p95 float, \
+         histogram varchar(256)) ENGINE=PINBA \
+         COMMENT='v2/timer/60/@group/hv=0:2000:2000,p50,p95/no_filters'",
+    ] {
+        assert!(sql(&d, ddl).is_empty(), "{ddl}");
+    }
+    let reports = d.json("/api/v1/reports");
+    for (name, compat) in [
+        ("pe_timers", "pinba_engine"),
+        ("pe_scripts", "pinba_engine"),
+        ("v2_timers", "pinba2"),
+        ("report_by_script_name", "null"),
+    ] {
+        assert_eq!(
+            named(&reports["reports"], name)["compat"]
+                .to_string()
+                .trim_matches('"'),
+            compat,
+            "{name}"
+        );
+    }
+
+    // The nearest-rank percentile of weighted samples (value, weight).
+    let percentile = |samples: &[(f64, u64)], p: f64| -> f64 {
+        let mut samples = samples.to_vec();
+        samples.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let n: u64 = samples.iter().map(|s| s.1).sum();
+        let rank = (p / 100.0 * n as f64).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        samples
+            .iter()
+            .find(|s| {
+                seen += s.1;
+                seen >= rank
+            })
+            .unwrap()
+            .0
+    };
+    let close = |got: &str, want: f64, what: &str| {
+        let got = f(got);
+        assert!(
+            (got - want).abs() <= want.abs() * 0.01 + 1e-6,
+            "{what}: {got}, want {want}"
+        );
+    };
+    let n = 10u64;
+    // The timers of one request, (hit_count, value), by group.
+    let timers = |group: &str| -> Vec<(u64, f64)> {
+        if group == "db" {
+            vec![(10, 1.0), (1, 0.2)]
+        } else {
+            vec![(4, 0.4)]
+        }
+    };
+    for group in ["cache", "db"] {
+        let whole: Vec<(f64, u64)> = timers(group).iter().map(|&(h, v)| (v, h * n)).collect();
+        let per_hit: Vec<(f64, u64)> = timers(group)
+            .iter()
+            .map(|&(h, v)| (v / h as f64, h * n))
+            .collect();
+        let hits = n * timers(group).iter().map(|t| t.0).sum::<u64>();
+
+        // Each table's row of the group: its counts, and its rates and percentiles by its
+        // engine's definitions.
+        for (table, key, interval, samples) in [
+            ("pe_timers", "tag_value", span, &whole),
+            ("v2_timers", "grp", 60.0, &per_hit),
+        ] {
+            let rows = sql(
+                &d,
+                &format!(
+                    "SELECT req_count, req_per_sec, hit_count, hit_per_sec, p50, p95 FROM {table} \
+                     WHERE {key} = '{group}'"
+                ),
+            );
+            let r = &rows[1];
+            assert_eq!((f(&r[0]) as u64, f(&r[2]) as u64), (n, hits), "{rows:?}");
+            close(&r[1], n as f64 / interval, &format!("{table} req_per_sec"));
+            close(
+                &r[3],
+                hits as f64 / interval,
+                &format!("{table} hit_per_sec"),
+            );
+            close(&r[4], percentile(samples, 50.0), &format!("{table} p50"));
+            close(&r[5], percentile(samples, 95.0), &format!("{table} p95"));
+        }
+    }
+    // The definitions differ where it shows: db's p95 is 1 s whole, 0.2 s per hit.
+    assert_ne!(
+        sql(&d, "SELECT p95 FROM pe_timers WHERE tag_value = 'db'")[1],
+        sql(&d, "SELECT p95 FROM v2_timers WHERE grp = 'db'")[1]
+    );
+
+    // A request report: rates over the span; one of a single row (one host): over 1 s.
+    for r in &sql(
+        &d,
+        "SELECT req_count, req_per_sec, req_time_total, req_time_per_sec FROM pe_scripts",
+    )[1..]
+    {
+        close(&r[1], f(&r[0]) / span, "pe_scripts req_per_sec");
+        close(&r[3], f(&r[2]) / span, "pe_scripts req_time_per_sec");
+    }
+    let hosts = sql(&d, "SELECT req_count, req_per_sec FROM pe_hosts");
+    assert_eq!(hosts.len(), 2, "{hosts:?}");
+    close(&hosts[1][1], n as f64, "pe_hosts req_per_sec");
+}
+
+/// pinba_engine's `status` table answers pinbad's figures nearest to its columns (the same as
+/// `GET /api/v1/status`), and its DDL (DROP, CREATE of its comment) leaves it as it is.
+#[test]
+fn the_status_table_answers_pinbads_figures() {
+    let Some((d, sent)) = with_mariadb("", 20) else {
+        return;
+    };
+    let nan = Sent {
+        request_time: f32::NAN,
+        ..sent[0].clone()
+    };
+    d.send(&[vec![0xff, 0xff, 0xff], nan.encode()]);
+    d.wait_merged(22);
+    let rows = sql(&d, "SELECT * FROM status");
+    assert_eq!(
+        rows[0],
+        [
+            "current_temp_pool_size",
+            "current_timer_pool_size",
+            "lost_tmp_records",
+            "invalid_packets",
+            "invalid_request_data",
+            "build_string",
+            "dictionary_size"
+        ]
+    );
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let status = d.status();
+    let n = |i: usize| f(&rows[1][i]) as u64;
+    let reject = |why: &str| status["rejected_by_reason"][why].as_u64().unwrap();
+    assert_eq!(n(0), 0, "the temp ring is empty once all is merged");
+    assert_eq!(Some(n(1)), status["current_timer_pool_used"].as_u64());
+    assert!(n(1) > 0);
+    assert_eq!(Some(n(2)), status["temp_pool_dropped"].as_u64());
+    assert_eq!(n(3), reject("malformed") + reject("truncated"));
+    assert_eq!(n(3), 1);
+    assert_eq!(n(4), reject("non_finite"));
+    assert_eq!(n(4), 1);
+    assert!(rows[1][5].starts_with("pinbad "), "{rows:?}");
+    assert_eq!(Some(n(6)), status["dictionary_size"].as_u64());
+
+    let ddl = sql(
+        &d,
+        "DROP TABLE IF EXISTS status; CREATE TABLE `status` (`current_temp_pool_size` int(11) \
+         NOT NULL) ENGINE=PINBA COMMENT='status'; SHOW WARNINGS",
+    );
+    assert!(
+        ddl.iter()
+            .any(|r| r.join(" ").contains("table `status` already exists")),
+        "{ddl:?}"
+    );
+    assert!(sql(&d, "SHOW TABLES").iter().any(|r| r[0] == "status"));
+    assert_eq!(sql(&d, "SELECT COUNT(*) FROM status")[1][0], "1");
+}
+
+/// An OK packet counts the warnings its statement left (what `SHOW WARNINGS` lists), as clients
+/// read them: mysqli's `warning_count`, and the `mariadb` client's `--show-warnings`, which asks
+/// for them only when the count says there are some; mysqli reads its info text.
+#[test]
+fn ok_packets_count_the_statements_warnings() {
+    if !have_mariadb() {
+        return;
+    }
+    let d = loaded("", &traffic(5));
+    let port = d.mysql.unwrap().port();
+    let out = Command::new("mariadb")
+        .args(["-h", "127.0.0.1", "-P", &port.to_string(), "-u", "t"])
+        .args(["--show-warnings", "pinba", "-e"])
+        .arg("DROP TABLE IF EXISTS nope_a, nope_b; SELECT 1 AS one")
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    for table in ["nope_a", "nope_b"] {
+        assert!(
+            text.contains(&format!("Note (Code 1051): Unknown table 'pinba.{table}'")),
+            "{text}"
+        );
+    }
+    if have(
+        "PHP with mysqli",
+        "php",
+        &["-r", "exit(extension_loaded('mysqli') ? 0 : 1);"],
+    ) {
+        let got = php_json(
+            &format!(
+                r#"
+$m = new mysqli("127.0.0.1", "php", "", "pinba", {port});
+$out = [];
+$m->query("DROP TABLE IF EXISTS nope_a, nope_b");
+$out[] = $m->warning_count;
+$out[] = $m->info;
+$m->query("CREATE TABLE `status` (`a` int) ENGINE=PINBA COMMENT='status'");
+$out[] = $m->warning_count;
+$m->query("SELECT 1")->fetch_all();
+$out[] = $m->warning_count;
+$m->query("DROP TABLE IF EXISTS request");
+$out[] = $m->warning_count;
+echo json_encode($out);
+"#
+            ),
+            false,
+        );
+        // The OK's info text too (length-encoded, as MySQL's server sends it).
+        assert_eq!(
+            got,
+            serde_json::json!([
+                2,
+                "Unknown table 'pinba.nope_a'; Unknown table 'pinba.nope_b'",
+                1,
+                0,
+                1
+            ])
+        );
+    }
 }
 
 /// The SQL statements of Pinboard's aggregation job (intaro/pinboard, src/Command/AggregateCommand.php,
@@ -1763,7 +2065,8 @@ fn mariadb_script(d: &Daemon, script: &str) -> (bool, String, String) {
 /// runs through the `mariadb` client without `--force`: each DROP + CREATE of a built-in keeps
 /// the report as it was (it still counts requests the raw pool no longer holds, which a report
 /// made again, filled from the pool, would have lost), a report's history goes on across a DROP
-/// + CREATE of its definition, and the `status` table is accepted with a warning.
+/// + CREATE of its definition (pinba_engine's definitions of rates and percentiles included:
+/// `compat`), and the `status` table is accepted with a warning.
 #[test]
 fn pinba_engine_default_tables_run_whole_and_keep_the_builtins() {
     if !have_mariadb() {
@@ -1772,7 +2075,7 @@ fn pinba_engine_default_tables_run_whole_and_keep_the_builtins() {
     let d = Daemon::start(
         "stats_history = \"120s\"\nreport_ticks = 120\nrequest_pool_size = 1000\n\
          [[report]]\nname = \"by_script_kept\"\nkeys = [\"script_name\"]\n\
-         history_retention = \"1h\"\nhistory_step = \"1s\"\n",
+         history_retention = \"1h\"\nhistory_step = \"1s\"\ncompat = \"pinba_engine\"\n",
     );
     let sent: Vec<Vec<u8>> = traffic(3000).iter().map(Sent::encode).collect();
     for (i, part) in sent.chunks(500).enumerate() {
@@ -1811,9 +2114,9 @@ fn pinba_engine_default_tables_run_whole_and_keep_the_builtins() {
     );
     let (ok, out, err) = mariadb_script(&d, &script);
     assert!(ok && err.is_empty(), "{out}\n{err}");
-    // The last statement of the file (`status`): accepted, saying what pinbad has instead.
+    // The last statement of the file (`status`): pinbad's own table, which exists.
     assert!(
-        out.contains("Warning\t1105\ttable `status` not created") && out.contains("SHOW STATUS"),
+        out.contains("Note\t1050\ttable `status` already exists"),
         "{out}"
     );
 
@@ -1826,7 +2129,6 @@ fn pinba_engine_default_tables_run_whole_and_keep_the_builtins() {
         .lines()
         .filter_map(|l| l.strip_prefix("CREATE TABLE `"))
         .map(|l| l.split('`').next().unwrap().to_string())
-        .filter(|t| t != "status")
     {
         assert!(tables.contains(&table), "{table} not in {tables:?}");
     }

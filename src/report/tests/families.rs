@@ -421,6 +421,13 @@ proptest! {
     }
 }
 
+/// A report of `def` over 15 minutes in 60 ticks, complete from 0.
+fn windowed(def: ReportDef, dict: &mut Dictionary) -> Report {
+    Report::new(def, dict, 100)
+        .unwrap()
+        .with_window(std::time::Duration::from_secs(900), 60, 0)
+}
+
 #[test]
 fn families_form_only_from_projections_with_equal_filters_tags_and_windows() {
     let mut dict = Dictionary::new(1000);
@@ -439,13 +446,7 @@ fn families_form_only_from_projections_with_equal_filters_tags_and_windows() {
         def("g", &["hostname", "timer_tag:g"]),
     ]
     .into_iter()
-    .map(|d| {
-        Report::new(d, &mut dict, 100).unwrap().with_window(
-            std::time::Duration::from_secs(900),
-            60,
-            0,
-        )
-    })
+    .map(|d| windowed(d, &mut dict))
     .collect();
     let families = form_families(&mut reports, true, false);
     let members: Vec<Vec<usize>> = families.iter().map(|(m, _)| m.clone()).collect();
@@ -1065,4 +1066,29 @@ fn members_absorbing_a_flood_of_new_names_equal_standalone_reports() {
     }
     assert_eq!(cells[1].report.read().rows(), 70_000);
     assert_eq!(cells[2].report.read().rows(), hosts.len());
+}
+
+/// The definitions a report follows (`compat`) are part of what a family shares: reports that
+/// differ only in them form no family together, and a pinba_engine family's stage samples whole
+/// timer values as its members do.
+#[test]
+fn reports_of_other_definitions_form_no_family_together() {
+    let mut dict = Dictionary::new(1000);
+    let pe = |d: ReportDef| ReportDef {
+        compat: Some(Compat::PinbaEngine),
+        ..d
+    };
+    let mut reports: Vec<Report> = [
+        pe(def("a", &["timer_tag:g"])),
+        def("b", &["timer_tag:g"]),
+        pe(def("c", &["script_name", "timer_tag:g"])),
+        def("d", &["script_name", "timer_tag:g"]),
+    ]
+    .into_iter()
+    .map(|d| windowed(d, &mut dict))
+    .collect();
+    let families = form_families(&mut reports, true, false);
+    let members: Vec<Vec<usize>> = families.iter().map(|(m, _)| m.clone()).collect();
+    assert_eq!(members, vec![vec![0, 2], vec![1, 3]]);
+    assert!(families[0].1.whole_timer_samples && !families[1].1.whole_timer_samples);
 }

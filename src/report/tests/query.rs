@@ -448,3 +448,37 @@ fn top_of_keeps_the_best_in_order() {
     let (_, top) = top_of(data.iter().copied(), 3, |a, b| b.cmp(a));
     assert_eq!(top, vec![sorted[4999], sorted[4998], sorted[4997]]);
 }
+
+/// A timer report with pinba_engine's definitions (`compat`) histograms each timer's whole value,
+/// `hit_count` times; pinbad's and pinba2's its value per hit.
+#[test]
+fn pinba_engine_timer_percentiles_are_of_whole_values() {
+    let with = |name: &str, compat: Option<Compat>| ReportDef {
+        compat,
+        ..def(name, &["timer_tag:g"])
+    };
+    let mut w = World::new(
+        vec![
+            with("pe", Some(Compat::PinbaEngine)),
+            with("own", None),
+            with("v2", Some(Compat::Pinba2)),
+        ],
+        10,
+    );
+    for _ in 0..3 {
+        w.insert(&Req {
+            timers: vec![(1.0, 10, vec![("g", "x")]), (0.2, 1, vec![("g", "x")])],
+            ..Req::default()
+        });
+    }
+    let ps = Query {
+        percentiles: Some(vec![50.0, 95.0]),
+        ..q()
+    };
+    let near = |got: f64, want: f64| (got - want).abs() <= want * 0.01;
+    for (i, (p50, p95)) in [(1.0, 1.0), (0.1, 0.2), (0.1, 0.2)].into_iter().enumerate() {
+        let t = w.query(i, &ps, 1.0).unwrap();
+        let (got50, got95) = (float(column(&t, 0, "p50")), float(column(&t, 0, "p95")));
+        assert!(near(got50, p50) && near(got95, p95), "{i}: {got50} {got95}");
+    }
+}

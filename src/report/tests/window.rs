@@ -299,3 +299,40 @@ proptest! {
         }
     }
 }
+
+/// `*_per_sec` divide by what each definition says (`Report::rate_interval`): pinbad's the span
+/// covered, pinba2's the whole window, pinba_engine's the requests' span in whole seconds (from
+/// the window's start where the pool lost the oldest tick's requests), 1 under 2 rows.
+#[test]
+fn rates_divide_by_each_definitions_interval() {
+    let mut dict = Dictionary::new(100);
+    let make = |compat: Option<Compat>, dict: &mut Dictionary| {
+        let def = ReportDef {
+            compat,
+            ..def("r", &["script_name"])
+        };
+        Report::new(def, dict, 100)
+            .unwrap()
+            .with_exact_window(window_of_ticks(10), 0)
+    };
+    let unix = |ms: u64| ms + 500;
+    let mut pe = make(Some(Compat::PinbaEngine), &mut dict);
+    add_req(&mut dict, &mut pe, &req("/a", 0.1));
+    // One row: 1, whatever the span.
+    assert_eq!(pe.rate_interval(5000, Some((0, 3600)), unix), 1.0);
+    add_req(&mut dict, &mut pe, &req("/b", 0.1));
+    // Unix seconds 0.5 and 4.1: 4 whole seconds apart.
+    assert_eq!(pe.rate_interval(5000, Some((0, 3600)), unix), 4.0);
+    // Under a second (0.7 and 1.6 s: 1 apart), at least 1.
+    assert_eq!(pe.rate_interval(5000, Some((200, 1100)), unix), 1.0);
+    assert_eq!(pe.rate_interval(5000, Some((200, 300)), unix), 1.0);
+    assert_eq!(pe.rate_interval(5000, None, unix), 1.0);
+    pe.advance(2500);
+    // The pool's oldest (2.2 s) is past the oldest tick that counted (0–1 s): from its start.
+    assert_eq!(pe.rate_interval(2600, Some((2200, 2400)), unix), 2.0);
+    let mut v2 = make(Some(Compat::Pinba2), &mut dict);
+    add_req(&mut dict, &mut v2, &req("/a", 0.1));
+    assert_eq!(v2.rate_interval(3000, None, unix), 10.0);
+    let own = make(None, &mut dict);
+    assert_eq!(own.rate_interval(3000, None, unix), own.time_interval(3000));
+}

@@ -41,7 +41,7 @@ pub(crate) async fn write_ok_packet<W: AsyncWrite + Unpin>(
     w.write_lenenc_int(ok_packet.last_insert_id)?;
     if client_capabilities.contains(CapabilityFlags::CLIENT_PROTOCOL_41) {
         w.write_u16::<LittleEndian>(ok_packet.status_flags.bits())?;
-        w.write_all(&[0x00, 0x00])?; // no warnings
+        w.write_u16::<LittleEndian>(ok_packet.warnings)?;
     } else if client_capabilities.contains(CapabilityFlags::CLIENT_TRANSACTIONS) {
         w.write_u16::<LittleEndian>(ok_packet.status_flags.bits())?;
     }
@@ -54,8 +54,10 @@ pub(crate) async fn write_ok_packet<W: AsyncWrite + Unpin>(
         {
             w.write_lenenc_str(ok_packet.session_state_info.as_bytes())?;
         }
-    } else {
-        w.write_all(ok_packet.info.as_bytes())?;
+    } else if !ok_packet.info.is_empty() {
+        // Length-encoded, as MySQL's server sends it (libmysqlclient, libmariadb and mysqlnd read
+        // it so; a bare string's first byte read as its length breaks mysqlnd's read).
+        w.write_lenenc_str(ok_packet.info.as_bytes())?;
     }
     w.end_packet().await
 }
