@@ -299,7 +299,8 @@ enum Parsed {
 const RAW: &str = "raw data, not a report: pinbad keeps raw requests in its pool and serves them \
                    at GET /api/v1/requests (timers=true adds each request's timers and tags)";
 const STATUS: &str =
-    "server status, not a report: pinbad shows its own at GET /api/v1/status (and /metrics)";
+    "server status, not a report: pinbad shows its own at GET /api/v1/status (and /metrics), \
+     and over SQL in its own `status` table";
 const ACTIVE: &str = "the list of reports and their costs, not a report: pinbad lists its reports \
                       at GET /api/v1/reports (and, over SQL, in information_schema.TABLES), their \
                       costs at GET /api/v1/status and GET /api/v1/instruments";

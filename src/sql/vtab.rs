@@ -210,7 +210,7 @@ enum Shape {
 }
 
 /// The name of pinba_engine's `status` table, which pinbad has as it has the raw tables.
-pub const STATUS_TABLE: &str = "status";
+pub const STATUS_TABLE: &str = crate::report::SQL_STATUS_TABLE;
 
 /// pinba_engine's `status` columns (its `default_tables.sql`), one row of pinbad's figures
 /// nearest to each (docs/sql.md says which): pinba_engine showed 0 for `current_temp_pool_size`

@@ -106,9 +106,9 @@ fn report_queries_and_definitions_refuse_what_cannot_mean_anything() {
 }
 
 /// A report may not take the name of one of the SQL front end's raw tables (`request`, `timer`,
-/// `timertag`, `tag`, in any case): its SQL table would be hidden behind the raw one (a POST made
-/// them, 201). Refused with a 400 naming it, and a `[[report]]` so named fails the start naming
-/// its key; names that merely look alike are taken.
+/// `timertag`, `tag`, in any case) nor of its `status` table: its SQL table would be hidden
+/// behind that one (a POST made them, 201). Refused with a 400 naming it, and a `[[report]]` so
+/// named fails the start naming its key; names that merely look alike are taken.
 #[test]
 fn a_report_cannot_take_the_name_of_an_sql_raw_table() {
     let d = Daemon::start("");
@@ -122,6 +122,18 @@ fn a_report_cannot_take_the_name_of_an_sql_raw_table() {
         let detail = body["detail"].as_str().unwrap();
         assert!(
             detail.contains(&format!("`{name}`")) && detail.contains("raw table"),
+            "{body}"
+        );
+    }
+    for name in ["status", "Status"] {
+        let (code, body) = d.post(
+            "/api/v1/reports",
+            &json!({"name": name, "keys": ["hostname"]}),
+        );
+        assert_eq!(code, 400, "{name}: {body}");
+        let detail = body["detail"].as_str().unwrap();
+        assert!(
+            detail.contains(&format!("`{name}`")) && detail.contains("status"),
             "{body}"
         );
     }
