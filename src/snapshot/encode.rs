@@ -56,22 +56,26 @@ pub fn write(shared: &Core, dir: &Path) -> Result<Written, SnapshotError> {
 /// layouts (tests write those). Returns the families whose stages are saved.
 fn prepare_families(shared: &Core, version: u32) -> Vec<Arc<Family>> {
     let threads = shared.config().merge.threads();
-    let mut families: Vec<Arc<Family>> = Vec::new();
+    // Each family once, whichever of its members comes first.
+    let mut seen: Vec<Arc<Family>> = Vec::new();
     for cell in shared.reports().snapshot() {
         cell.fold_parts();
         let Some(f) = cell.family() else {
             continue;
         };
-        if families.iter().any(|s| Arc::ptr_eq(s, f)) {
-            continue;
-        }
-        if version < 7 {
-            f.drain_on(threads);
-        } else if f.prepare_save(threads) {
-            families.push(Arc::clone(f));
+        if !seen.iter().any(|s| Arc::ptr_eq(s, f)) {
+            seen.push(Arc::clone(f));
         }
     }
-    families
+    seen.retain(|f| {
+        if version < 7 {
+            f.drain_on(threads);
+            false
+        } else {
+            f.prepare_save(threads)
+        }
+    });
+    seen
 }
 
 /// Resets the process's peak resident memory (`VmHWM`) to what it holds now

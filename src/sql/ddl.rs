@@ -29,7 +29,7 @@ use opensrv_mysql::ErrorKind;
 
 use super::layout::layout;
 use super::statement::Statement;
-use super::vtab::{Raw, STATUS_TABLE};
+use super::vtab::{is_fixed_table, Raw, STATUS_TABLE};
 use super::SqlContext;
 use crate::config::import::{convert, parse_tables, Outcome};
 use crate::report::{Compat, Kind, ReportDef};
@@ -127,7 +127,7 @@ fn drop_tables(
     let mut warnings = Vec::new();
     let mut reports = Vec::new();
     for name in tables {
-        if Raw::of(&name).is_some() || name.eq_ignore_ascii_case(STATUS_TABLE) {
+        if is_fixed_table(&name) {
             warnings.push(Warning::note(
                 ER_UNKNOWN_ERROR,
                 format!("{name}: pinbad's raw tables and `status` always exist"),

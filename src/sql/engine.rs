@@ -348,8 +348,7 @@ impl Engine {
         }
         for cell in &live {
             // A report named like a raw table (or `status`) is not shown over SQL: the table is.
-            if Raw::of(cell.name()).is_some()
-                || cell.name().eq_ignore_ascii_case(STATUS_TABLE)
+            if vtab::is_fixed_table(cell.name())
                 || self.reports.iter().any(|(_, c)| Arc::ptr_eq(c, cell))
             {
                 continue;

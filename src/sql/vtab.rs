@@ -212,6 +212,12 @@ enum Shape {
 /// The name of pinba_engine's `status` table, which pinbad has as it has the raw tables.
 pub const STATUS_TABLE: &str = crate::report::SQL_STATUS_TABLE;
 
+/// Whether `name` is one of the tables SQL always has (the raw tables and `status`), which a
+/// report of that name cannot replace; compared without case, as SQL matches names.
+pub fn is_fixed_table(name: &str) -> bool {
+    Raw::of(name).is_some() || name.eq_ignore_ascii_case(STATUS_TABLE)
+}
+
 /// pinba_engine's `status` columns (its `default_tables.sql`), one row of pinbad's figures
 /// nearest to each (docs/sql.md says which): pinba_engine showed 0 for `current_temp_pool_size`
 /// and for both invalid counts, which it no longer counted.
