@@ -50,7 +50,7 @@ pub enum Format {
 /// own) and what they are listed in.
 pub fn table_bytes(table: &Table) -> u64 {
     let rows = table.rows.capacity() * std::mem::size_of::<Vec<Cell>>() + BLOCK_OVERHEAD;
-    (rows + table.rows.iter().map(|r| row_bytes(r)).sum::<usize>()) as u64
+    (rows + table.rows.iter().map(row_bytes).sum::<usize>()) as u64
 }
 
 fn row_bytes(row: &Vec<Cell>) -> usize {

@@ -768,8 +768,8 @@ fn receive(addr: SocketAddr, readers: usize, limit: Limit, json: bool) -> anyhow
     // at the first call that brought datagrams: when, the CPU used, the datagrams so far.
     let total = AtomicU64::new(0);
     let last_ns = AtomicU64::new(0);
-    let first: parking_lot::Mutex<Option<(Instant, (Duration, Duration), u64)>> =
-        parking_lot::Mutex::new(None);
+    type First = Option<(Instant, (Duration, Duration), u64)>;
+    let first: parking_lot::Mutex<First> = parking_lot::Mutex::new(None);
     let seen: Vec<pinbad::receiver::Discarded> = std::thread::scope(|scope| {
         let threads: Vec<_> = group
             .iter()

@@ -77,7 +77,7 @@ impl Lattice {
     pub(super) fn new(tags: usize, subsets: Vec<u32>) -> Lattice {
         debug_assert!(tags <= MAX_TAGS && subsets.len() <= MAX_SUBSETS);
         let useful = (0..1u32 << tags)
-            .map(|present| subsets.iter().any(|&m| present & m == m))
+            .map(|present| subsets.iter().any(|&m| m & !present == 0))
             .collect();
         let n = subsets.len();
         Lattice {

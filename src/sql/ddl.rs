@@ -56,7 +56,8 @@ impl Warning {
         }
     }
 
-    fn warning(message: String) -> Warning {
+    /// A `Warning` under MySQL's catch-all code (`ER_UNKNOWN_ERROR`).
+    fn unknown(message: String) -> Warning {
         Warning {
             level: "Warning",
             code: ER_UNKNOWN_ERROR,
@@ -221,7 +222,7 @@ fn create_table(ctx: &SqlContext, sql: &str, pending: &mut Vec<String>) -> Done 
     let (new, notes) = match new_definition(table, &name) {
         Ok(converted) => converted,
         Err(NotReport::Elsewhere(what)) if !replacing => {
-            return Done::ok(vec![Warning::warning(format!(
+            return Done::ok(vec![Warning::unknown(format!(
                 "table `{name}` not created: {what}"
             ))])
         }
@@ -355,7 +356,7 @@ fn replace(ctx: &SqlContext, name: &str, new: ReportDef, notes: Vec<Warning>) ->
             let (was, now) = (describe(&old), describe(&new));
             carry_out(ctx, vec![name.to_string()]);
             tracing::warn!(report = %name, old = %was, new = %now, "Report replaced: SQL DROP + CREATE TABLE of another definition");
-            let replaced = Warning::warning(format!(
+            let replaced = Warning::unknown(format!(
                 "table `{name}` replaced the report of that name (its data and history gone): \
                  it was {was}, it is now {now}"
             ));

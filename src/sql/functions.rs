@@ -613,7 +613,8 @@ fn numeric(conn: &Connection) -> Result<()> {
             _ => None,
         })
     })?;
-    let math: [(&str, fn(f64) -> Option<f64>); 7] = [
+    type Math = fn(f64) -> Option<f64>;
+    let math: [(&str, Math); 7] = [
         ("sqrt", |x| (x >= 0.0).then(|| x.sqrt())),
         ("ln", |x| (x > 0.0).then(|| x.ln())),
         ("log", |x| (x > 0.0).then(|| x.ln())),
@@ -663,7 +664,7 @@ fn numeric(conn: &Connection) -> Result<()> {
     })?;
     conn.create_scalar_function("unhex", 1, pure, |ctx| {
         let s = text(ctx.get_raw(0));
-        if matches!(ctx.get_raw(0), ValueRef::Null) || s.len() % 2 != 0 {
+        if matches!(ctx.get_raw(0), ValueRef::Null) || !s.len().is_multiple_of(2) {
             return Ok(Value::Null);
         }
         let bytes: Option<Vec<u8>> = (0..s.len())
@@ -962,7 +963,7 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
     })?;
     /// MariaDB's regular expressions: case-insensitive (the collation), compiled once per
     /// statement and pattern.
-    fn pattern<'a>(ctx: &'a Context<'_>, i: usize) -> Result<std::sync::Arc<regex::Regex>> {
+    fn pattern(ctx: &Context<'_>, i: usize) -> Result<std::sync::Arc<regex::Regex>> {
         let p = text(ctx.get_raw(i));
         ctx.get_or_create_aux(i as std::os::raw::c_int, |_| {
             regex::RegexBuilder::new(&p)

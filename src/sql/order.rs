@@ -139,7 +139,7 @@ pub fn order_of(
                 None => GONE,
             };
             group_of.push(group);
-            if group_of.len() % 64 == 0 && started.elapsed() >= CHUNK_TIME {
+            if group_of.len().is_multiple_of(64) && started.elapsed() >= CHUNK_TIME {
                 break;
             }
         }

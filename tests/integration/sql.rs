@@ -2065,7 +2065,7 @@ fn mariadb_script(d: &Daemon, script: &str) -> (bool, String, String) {
 /// runs through the `mariadb` client without `--force`: each DROP + CREATE of a built-in keeps
 /// the report as it was (it still counts requests the raw pool no longer holds, which a report
 /// made again, filled from the pool, would have lost), a report's history goes on across a DROP
-/// + CREATE of its definition (pinba_engine's definitions of rates and percentiles included:
+/// and CREATE of its definition (pinba_engine's definitions of rates and percentiles included:
 /// `compat`), and the `status` table is accepted with a warning.
 #[test]
 fn pinba_engine_default_tables_run_whole_and_keep_the_builtins() {
