@@ -8,6 +8,12 @@ bound, against a release pinbad with the default configuration and `limits.max_m
 2. reports: REPORTS reports (256) created through the API (2-4 keys each, script, host, server,
    status), then TRAFFIC_RATE (20k/s) requests over 20,000 scripts for TRAFFIC_S (60 s);
    DEFINE=startup: the same reports as [[report]] tables in the configuration instead.
+3. restart: RESTART_NAMES unique names (1M) as in 1, then a stop (SIGTERM): how long it took, RSS
+   when signalled and at the stop's peak, the snapshot's size; then a start on the same state
+   directory: how long until the snapshot was restored and /healthz answered, RSS after the
+   restore, and the first RESTART_S seconds (40 s: two 15-second ticks, whose folds move the
+   restored stages into their reports) with TRAFFIC_RATE requests over 20,000 scripts, sampled
+   as in the other runs. Not in the default RUNS (RUNS=restart).
 
 While each runs, every 0.5 s: the process's RSS (VmRSS), what the budget accounts, whether it is
 tight, and how long /healthz took to answer. Prints one line per run: peak RSS, the budget,
@@ -16,7 +22,7 @@ refusals, /healthz's p50/p99/max and the requests merged vs sent.
 Usage: benches/budget.py   (cargo builds the binaries first)
 Env:   RUNS=flood,reports BUDGET=auto NAMES=3000000 NAME_BYTES=0 (a query string of that many bytes
        after each flood name: long names make the dictionary the budget's largest share) RATE=100000 REPORTS=256 TRAFFIC_RATE=20000 TRAFFIC_S=60
-       DEFINE=api MAX_REPORTS=1000 (limits.max_reports)
+       DEFINE=api MAX_REPORTS=1000 (limits.max_reports) RESTART_NAMES=1000000 RESTART_S=40
        DUMP=1 (what is accounted, by part, at its peak and every sample) NO_BUILD=1 PINBAD_BIN= BLAST_BIN=
 Bounded: every sender stops by itself; only 127.0.0.1 is targeted; pinbad is stopped by PID.
 """
@@ -45,6 +51,8 @@ BLAST = os.environ.get("BLAST_BIN", os.path.join(ROOT, "target/release/pinbad-bl
 DUMP = bool(os.environ.get("DUMP"))
 DEFINE = os.environ.get("DEFINE", "api")
 MAX_REPORTS = int(os.environ.get("MAX_REPORTS", 1000))
+RESTART_NAMES = int(os.environ.get("RESTART_NAMES", 1_000_000))
+RESTART_S = int(os.environ.get("RESTART_S", 40))
 SHAPES = [["script_name", "hostname"], ["script_name", "server_name", "status"],
           ["hostname", "script_name", "server_name"], ["script_name", "status", "hostname", "server_name"]]
 
@@ -234,25 +242,32 @@ def dump(s):
         print(f"  {t:6.1f} s", p)
 
 
-def flood(work):
+def send_flood(work, d, names):
+    """Sends `names` unique script names at RATE from a replay file and waits until the daemon
+    merged (or dropped at its temporary ring) every request it accepted: the seconds it took."""
     path = os.path.join(work, "flood.replay")
     with open(path, "wb") as f:
-        for i in range(NAMES):
+        for i in range(names):
             r = request(b"/flood/%08d.php" % i + (b"?" + b"q" * NAME_BYTES if NAME_BYTES else b""))
             f.write(struct.pack("<I", len(r)) + r)
-    d = Pinbad(work)
-    s = Sampler(d)
-    s.start()
     t = time.monotonic()
     subprocess.run([BLAST, "--target", f"127.0.0.1:{d.udp}", "--replay", path, "--rate", str(RATE),
-                    "--count", str(NAMES)], check=True, stdout=subprocess.DEVNULL)
+                    "--count", str(names)], check=True, stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         st = d.status()
         if st["requests_accepted"] == st["requests_merged"] + st["temp_pool_dropped"]:
             break
         time.sleep(0.5)
-    took = time.monotonic() - t
+    os.remove(path)
+    return time.monotonic() - t
+
+
+def flood(work):
+    d = Pinbad(work)
+    s = Sampler(d)
+    s.start()
+    took = send_flood(work, d, NAMES)
     # After the flood: a real new script, sent every 0.1 s until report_by_script_name has its
     # row (the budget eased: the flood's names no row holds evicted, the reports' rows folded).
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -276,7 +291,6 @@ def flood(work):
             + (f"{got:.1f} s after" if got is not None else "not within 180 s"))
     dump(s)
     d.stop()
-    os.remove(path)
 
 
 def reports(work):
@@ -305,12 +319,75 @@ def reports(work):
     d.stop()
 
 
+def proc_kib(pid, field):
+    """A field (kB) of /proc/PID/status; None once the process is gone (or a zombie)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def restart(work):
+    d = Pinbad(work)
+    took = send_flood(work, d, RESTART_NAMES)
+    st = d.status()
+    pid = d.proc.pid
+    before = proc_kib(pid, "VmRSS:")
+    with open(f"/proc/{pid}/clear_refs", "w") as f:
+        f.write("5")  # VmHWM from here on: the stop's own peak
+    peak, t = before, time.monotonic()
+    d.proc.terminate()
+    while d.proc.poll() is None:
+        hwm = proc_kib(pid, "VmHWM:")
+        peak = max(peak, hwm or 0)
+        time.sleep(0.01)
+    stop_s = time.monotonic() - t
+    with open(os.path.join(work, "stderr")) as f:
+        stop_log = [l.strip() for l in f if any(w in l for w in ("Snapshot written", "Stopped", "deadline"))]
+    snapshot = os.path.join(work, "state", "snapshot.bin")
+    size = os.path.getsize(snapshot) if os.path.exists(snapshot) else 0
+    print(f"restart: {RESTART_NAMES:,} unique names sent and merged in {took:.1f} s (dictionary "
+          f"{st['dictionary_size']:,} strings); the stop took {stop_s:.2f} s (rc {d.proc.returncode}), "
+          f"RSS {before >> 10:,} MiB when signalled, {peak >> 10:,} MiB at its peak; snapshot "
+          f"{size / (1 << 20):,.0f} MiB", flush=True)
+    for line in stop_log:
+        print("  " + line, flush=True)
+
+    t = time.monotonic()
+    d = Pinbad(work)
+    healthy = time.monotonic() - t
+    restored = None
+    while restored is None and time.monotonic() - t < 300:
+        with open(os.path.join(work, "stderr")) as f:
+            restored = next((l.strip() for l in f if "Snapshot restored" in l), None)
+        time.sleep(0.05)
+    restored_s = time.monotonic() - t
+    after = d.rss()
+    s = Sampler(d)
+    s.start()
+    blast = subprocess.run([BLAST, "--target", f"127.0.0.1:{d.udp}", "--rate", str(TRAFFIC_RATE),
+                            "--duration", f"{RESTART_S}s", "--scripts", "20000", "--hosts", "50",
+                            "--json"], check=True, capture_output=True, text=True)
+    blast = json.loads(blast.stdout)
+    s.finish()
+    summary("restart's first rounds", d, s,
+            f"/healthz {healthy:.1f} s and the snapshot restored {restored_s:.1f} s after the start, "
+            f"RSS {after >> 20:,} MiB then; {RESTART_S} s at {TRAFFIC_RATE:,}/s: sent "
+            f"{blast.get('packets_sent'):,}; restored: {restored}")
+    dump(s)
+    d.stop()
+
+
 def main():
     if not os.environ.get("NO_BUILD"):
         subprocess.run(["cargo", "build", "--release", "--bin", "pinbad"], cwd=ROOT, check=True)
         subprocess.run(["cargo", "build", "--release", "--features", "corpus", "--bin",
                         "pinbad-blast"], cwd=ROOT, check=True)
-    runs = {"flood": flood, "reports": reports}
+    runs = {"flood": flood, "reports": reports, "restart": restart}
     for run in [runs[r] for r in os.environ.get("RUNS", "flood,reports").split(",")]:
         with tempfile.TemporaryDirectory() as work:
             run(work)

@@ -90,6 +90,25 @@ impl<W: Write> Writer<W> {
     pub fn f32(&mut self, v: f32) -> std::io::Result<()> {
         self.bytes(&v.to_le_bytes())
     }
+    /// `v` in LEB128 (7 bits a byte, the low ones first; a set high bit says more follow): one
+    /// byte below 128, the compact layout's sums and counts, most of which are small.
+    #[inline]
+    pub fn var(&mut self, v: u64) -> std::io::Result<()> {
+        self.var128(v as u128)
+    }
+    /// A `u128` in LEB128 (see [`Writer::var`]).
+    #[inline]
+    pub fn var128(&mut self, mut v: u128) -> std::io::Result<()> {
+        let mut out = [0u8; 19];
+        let mut n = 0;
+        while v >= 0x80 {
+            out[n] = v as u8 | 0x80;
+            v >>= 7;
+            n += 1;
+        }
+        out[n] = v as u8;
+        self.bytes(&out[..=n])
+    }
     /// A length (u64) then the bytes.
     pub fn blob(&mut self, b: &[u8]) -> std::io::Result<()> {
         self.u64(b.len() as u64)?;
@@ -127,6 +146,12 @@ impl<W: Write + std::io::Seek> Writer<W> {
         self.len += len;
         Ok(())
     }
+}
+
+/// Bytes [`Writer::var128`] (and [`Writer::var`]) write for `v`.
+#[inline]
+pub fn var_len(v: u128) -> u64 {
+    (128 - (v | 1).leading_zeros() as u64).div_ceil(7)
 }
 
 /// A [`Write`] at a place of a file, moving on as it writes (positioned writes, `pwrite`: the
@@ -191,6 +216,32 @@ impl<'a> Reader<'a> {
     pub fn f32(&mut self) -> Result<f32, SnapshotError> {
         Ok(f32::from_le_bytes(self.array()?))
     }
+    /// A LEB128 value ([`Writer::var`]) that fits in a `u64`.
+    pub fn var(&mut self) -> Result<u64, SnapshotError> {
+        u64::try_from(self.var128()?).map_err(|_| SnapshotError::invalid("a varint past 64 bits"))
+    }
+    /// A LEB128 value that fits in a `u32`.
+    pub fn var32(&mut self) -> Result<u32, SnapshotError> {
+        u32::try_from(self.var128()?).map_err(|_| SnapshotError::invalid("a varint past 32 bits"))
+    }
+    /// A LEB128 value ([`Writer::var128`]): at most 19 bytes, the last not past 128 bits.
+    pub fn var128(&mut self) -> Result<u128, SnapshotError> {
+        let mut v = 0u128;
+        for (i, &b) in self.buf.iter().enumerate().take(19) {
+            if i == 18 && b > 0x03 {
+                break;
+            }
+            v |= ((b & 0x7f) as u128) << (7 * i);
+            if b < 0x80 {
+                self.buf = &self.buf[i + 1..];
+                return Ok(v);
+            }
+        }
+        if self.buf.len() < 19 && self.buf.iter().all(|&b| b >= 0x80) {
+            return Err(SnapshotError::Truncated("a varint cut short".into()));
+        }
+        Err(SnapshotError::invalid("a varint past 128 bits"))
+    }
     /// A count (u32) of items of at least `min_bytes` each, refused when the bytes left cannot
     /// hold them: a corrupt count never makes a huge allocation.
     pub fn count(&mut self, min_bytes: usize) -> Result<usize, SnapshotError> {
@@ -207,5 +258,52 @@ impl<'a> Reader<'a> {
     pub fn blob(&mut self) -> Result<&'a [u8], SnapshotError> {
         let n = self.u64()?;
         self.take(usize::try_from(n).unwrap_or(usize::MAX))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// LEB128 round trips at every width, [`var_len`] says what the writer wrote, and a value
+    /// cut short or past its width is an error, never a panic or a wrong value.
+    #[test]
+    fn varints_round_trip_and_refuse_what_does_not_fit() {
+        let mut values: Vec<u128> = vec![0, 1, 127, 128, 300, u32::MAX as u128, u64::MAX as u128];
+        values.extend((0..128).map(|b| 1u128 << b));
+        values.extend((1..128).map(|b| (1u128 << b) - 1));
+        values.push(u128::MAX);
+        let mut w = Writer::new(Vec::new());
+        for &v in &values {
+            let before = w.position();
+            w.var128(v).unwrap();
+            assert_eq!(w.position() - before, var_len(v), "{v}");
+        }
+        let (bytes, _, _) = w.finish().unwrap();
+        let mut r = Reader::new(&bytes);
+        for &v in &values {
+            assert_eq!(r.var128().unwrap(), v);
+        }
+        assert!(r.is_empty());
+
+        let mut w = Writer::new(Vec::new());
+        w.var(u64::MAX).unwrap();
+        w.var(u32::MAX as u64 + 1).unwrap();
+        w.var128(u64::MAX as u128 + 1).unwrap();
+        let (bytes, _, _) = w.finish().unwrap();
+        let mut r = Reader::new(&bytes);
+        assert_eq!(r.var().unwrap(), u64::MAX);
+        assert!(r.var32().is_err(), "past 32 bits");
+        assert!(r.var().is_err(), "past 64 bits");
+
+        assert!(matches!(
+            Reader::new(&[0x80, 0x80]).var128(),
+            Err(SnapshotError::Truncated(_))
+        ));
+        assert!(Reader::new(&[]).var128().is_err());
+        let mut too_wide = vec![0xff; 18];
+        too_wide.push(0x04);
+        assert!(Reader::new(&too_wide).var128().is_err(), "past 128 bits");
+        assert!(Reader::new(&[0xff; 30]).var128().is_err(), "no end");
     }
 }

@@ -1219,8 +1219,13 @@ impl Family {
         fed && (st.current.open_totals.contribs > 0 || self.handout.lock().frozen.is_some())
     }
 
-    /// Writes the stages (see [`SavedFamily`]) after [`Family::prepare_save`].
-    pub fn save<W: std::io::Write>(&self, w: &mut Writer<W>) -> std::io::Result<()> {
+    /// Writes the stages (see [`SavedFamily`]) after [`Family::prepare_save`], their rows in
+    /// `layout` (the snapshot version's).
+    pub fn save<W: std::io::Write>(
+        &self,
+        w: &mut Writer<W>,
+        layout: super::Layout,
+    ) -> std::io::Result<()> {
         let st = self.stages.lock();
         let h = self.handout.lock();
         w.u32(self.members.len() as u32)?;
@@ -1246,14 +1251,14 @@ impl Family {
             w.u16(id as u16)?;
         }
         w.u64(st.drained_ms)?;
-        st.current.save_stage(w)?;
+        st.current.save_stage(w, layout)?;
         match &h.frozen {
             Some(f) => {
                 w.u16(1)?;
                 w.u64(h.frozen_ms)?;
                 w.u64(h.due_ms)?;
                 w.u16(h.frozen_at_tick as u16)?;
-                f.save_stage(w)
+                f.save_stage(w, layout)
             }
             None => w.u16(0),
         }
@@ -1306,10 +1311,12 @@ impl Family {
 }
 
 impl SavedFamily {
-    /// What [`Family::save`] wrote, key ids remapped (`remap`: old id → this run's).
+    /// What [`Family::save`] wrote (in `layout`), key ids remapped (`remap`: old id → this
+    /// run's).
     pub fn read(
         r: &mut Reader<'_>,
         remap: &dyn Fn(u32) -> u32,
+        layout: super::Layout,
     ) -> Result<SavedFamily, SnapshotError> {
         let bad = |what: &str| SnapshotError::invalid(&format!("a family's stage: {what}"));
         let count = r.count(10)?;
@@ -1343,13 +1350,13 @@ impl SavedFamily {
             return Err(bad("a member's keys are not in it"));
         }
         let drained_ms = r.u64()?;
-        let current = SavedStage::read(r, &id_keys, remap)?;
+        let current = SavedStage::read(r, &id_keys, remap, layout)?;
         let frozen = match r.u16()? {
             0 => None,
             1 => {
                 let (frozen_ms, due_ms, at_tick) = (r.u64()?, r.u64()?, r.u16()? != 0);
                 Some(SavedFrozen {
-                    stage: SavedStage::read(r, &id_keys, remap)?,
+                    stage: SavedStage::read(r, &id_keys, remap, layout)?,
                     frozen_ms,
                     due_ms,
                     at_tick,

@@ -15,6 +15,11 @@
 //! Since version 6 each row's sums end with its memory_peak sum and largest memory_peak; older
 //! files' rows read 0 for both. The closed part's per-tick memory_peak maxima (`Row::peaks`) are
 //! not saved: they are rebuilt from the ticks in the window ([`Report::rebuild_peaks`]).
+//! Since version 8 ([`Layout::compact`]) a row's key ids, sums, histogram buckets and mark are
+//! LEB128 varints: a row of one request (most of a flood of new names, whose rows a stop writes
+//! twice, in their tick and in the closed part) took ~150 bytes at fixed width and takes ~35,
+//! and the bytes a stop copies into the page cache were most of its time. The tick log keeps
+//! the fixed-width layout ([`Layout::TICK_LOG`]): its segments are LZ4-compressed.
 //!
 //! Dictionary ids in row keys are remapped on restore (`remap`: old id → id in the new
 //! dictionary), except a `status` key, which is a number.
@@ -22,7 +27,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use crate::codec::{Reader, SnapshotError, Writer};
+use crate::codec::{var_len, Reader, SnapshotError, Writer};
 use crate::histogram::{HistView, Histogram, MAX_BUCKET_COUNT};
 
 use super::keys::{Key, KeyBuf};
@@ -42,15 +47,26 @@ pub struct Layout {
     /// The memory_peak sum (128 bits) and largest memory_peak after each row's other sums
     /// (version 6 on); older files had none: their rows read 0 for both.
     with_peak: bool,
+    /// Key ids, sums, contributions, histogram buckets and marks as LEB128 varints (version 8
+    /// on; see the module's doc); fixed-width before.
+    compact: bool,
 }
 
 impl Layout {
-    /// What this version writes (the tick log writes its ticks so too).
+    /// What this version writes.
     pub const CURRENT: Layout = Layout {
         with_agg: true,
         wide_sums: true,
         with_other: true,
         with_peak: true,
+        compact: true,
+    };
+
+    /// What the tick log writes its ticks in: version 6's fixed-width rows (its segments are
+    /// LZ4-compressed, which takes most of what the varints save).
+    pub const TICK_LOG: Layout = Layout {
+        compact: false,
+        ..Layout::CURRENT
     };
 
     /// The layout of snapshot format `version`.
@@ -60,6 +76,7 @@ impl Layout {
             wide_sums: version >= 3,
             with_other: version >= 5,
             with_peak: version >= 6,
+            compact: version >= 8,
         }
     }
 }
@@ -69,6 +86,14 @@ fn write_sums<W: std::io::Write>(
     s: &Sums,
     layout: Layout,
 ) -> std::io::Result<()> {
+    if layout.compact {
+        w.var(s.req_count)?;
+        w.var(s.hit_count)?;
+        for v in wide_sums(s) {
+            w.var128(v)?;
+        }
+        return w.var(s.memory_peak_max as u64);
+    }
     w.u64(s.req_count)?;
     w.u64(s.hit_count)?;
     for v in [
@@ -96,24 +121,46 @@ fn write_sums<W: std::io::Write>(
     Ok(())
 }
 
+/// A row's 96-bit sums, memory_peak's last: what the compact layout writes after the counts.
+fn wide_sums(s: &Sums) -> [u128; 6] {
+    [
+        s.time_ns.get(),
+        s.ru_utime_ns.get(),
+        s.ru_stime_ns.get(),
+        s.traffic_bytes.get(),
+        s.memory_footprint_bytes.get(),
+        s.memory_peak_bytes.get(),
+    ]
+}
+
 fn read_sums(r: &mut Reader<'_>, layout: Layout) -> Result<Sums, SnapshotError> {
-    let req_count = r.u64()?;
-    let hit_count = r.u64()?;
-    let mut wide = [0u128; 5];
-    for v in &mut wide {
-        *v = r.u64()? as u128;
-        if layout.wide_sums {
-            *v |= (r.u64()? as u128) << 64;
+    // The counts, the 96-bit sums in `wide_sums`' order, and the largest memory_peak.
+    let (req_count, hit_count, wide, memory_peak_max) = if layout.compact {
+        let counts = (r.var()?, r.var()?);
+        let mut wide = [0u128; 6];
+        for v in &mut wide {
+            *v = r.var128()?;
         }
-    }
-    let [time_ns, ru_utime_ns, ru_stime_ns, traffic_bytes, memory_footprint_bytes] =
-        wide.map(Sum96::saturating_from);
-    let (memory_peak_bytes, memory_peak_max) = if layout.with_peak {
-        let v = r.u64()? as u128 | (r.u64()? as u128) << 64;
-        (Sum96::saturating_from(v), r.u32()?)
+        (counts.0, counts.1, wide, r.var32()?)
     } else {
-        (Sum96::default(), 0)
+        let counts = (r.u64()?, r.u64()?);
+        let mut wide = [0u128; 6];
+        for v in &mut wide[..5] {
+            *v = r.u64()? as u128;
+            if layout.wide_sums {
+                *v |= (r.u64()? as u128) << 64;
+            }
+        }
+        let peak_max = if layout.with_peak {
+            wide[5] = r.u64()? as u128 | (r.u64()? as u128) << 64;
+            r.u32()?
+        } else {
+            0
+        };
+        (counts.0, counts.1, wide, peak_max)
     };
+    let [time_ns, ru_utime_ns, ru_stime_ns, traffic_bytes, memory_footprint_bytes, memory_peak_bytes] =
+        wide.map(Sum96::saturating_from);
     Ok(Sums {
         req_count,
         hit_count,
@@ -130,8 +177,17 @@ fn read_sums(r: &mut Reader<'_>, layout: Layout) -> Result<Sums, SnapshotError> 
 fn write_hist<'h, W: std::io::Write>(
     w: &mut Writer<W>,
     h: impl Into<HistView<'h>>,
+    layout: Layout,
 ) -> std::io::Result<()> {
     let h = h.into();
+    if layout.compact {
+        w.var(h.buckets_used() as u64)?;
+        for (bucket, n) in h.iter() {
+            w.var(bucket as u64)?;
+            w.var(n)?;
+        }
+        return Ok(());
+    }
     w.u32(h.buckets_used() as u32)?;
     for (bucket, n) in h.iter() {
         w.u16(bucket)?;
@@ -140,14 +196,23 @@ fn write_hist<'h, W: std::io::Write>(
     Ok(())
 }
 
-fn read_hist(r: &mut Reader<'_>) -> Result<Histogram, SnapshotError> {
-    let n = r.count(10)?;
+fn read_hist(r: &mut Reader<'_>, layout: Layout) -> Result<Histogram, SnapshotError> {
+    let n = if layout.compact {
+        r.var()? as usize
+    } else {
+        r.count(10)?
+    };
     if n > crate::histogram::BUCKETS {
         return Err(SnapshotError::invalid("histogram with too many buckets"));
     }
     let mut h = Histogram::new();
     for _ in 0..n {
-        let (bucket, count) = (r.u16()?, r.u64()?);
+        let (bucket, count) = if layout.compact {
+            let bucket = r.var()?;
+            (u16::try_from(bucket).unwrap_or(u16::MAX), r.var()?)
+        } else {
+            (r.u16()?, r.u64()?)
+        };
         if bucket as usize >= crate::histogram::BUCKETS || count > MAX_BUCKET_COUNT {
             return Err(SnapshotError::invalid("histogram bucket out of range"));
         }
@@ -162,14 +227,18 @@ fn write_row<W: std::io::Write>(
     layout: Layout,
 ) -> std::io::Result<()> {
     write_sums(w, &row.sums, layout)?;
-    w.u32(row.contribs)?;
-    write_hist(w, &row.hist)
+    if layout.compact {
+        w.var(row.contribs as u64)?;
+    } else {
+        w.u32(row.contribs)?;
+    }
+    write_hist(w, &row.hist, layout)
 }
 
 fn read_row(r: &mut Reader<'_>, layout: Layout) -> Result<Row, SnapshotError> {
     let sums = read_sums(r, layout)?;
-    let contribs = r.u32()?;
-    let hist = read_hist(r)?;
+    let contribs = if layout.compact { r.var32()? } else { r.u32()? };
+    let hist = read_hist(r, layout)?;
     Ok(Row {
         sums,
         hist,
@@ -209,6 +278,7 @@ fn read_key<K: IdKeys + ?Sized>(
     r: &mut Reader<'_>,
     keys: &K,
     remap: &dyn Fn(u32) -> u32,
+    layout: Layout,
 ) -> Result<KeyBuf, SnapshotError> {
     let n = keys.count();
     let mut key = KeyBuf {
@@ -216,7 +286,7 @@ fn read_key<K: IdKeys + ?Sized>(
         len: n,
     };
     for (at, slot) in key.ids[..n].iter_mut().enumerate() {
-        let id = r.u32()?;
+        let id = if layout.compact { r.var32()? } else { r.u32()? };
         *slot = if keys.is_id(at) { remap(id) } else { id };
     }
     Ok(key)
@@ -232,12 +302,30 @@ fn write_rows<'a, W: std::io::Write>(
 ) -> std::io::Result<()> {
     w.u32(rows.clone().count() as u32)?;
     for (key, row) in rows {
-        for &id in key {
-            w.u32(id)?;
-        }
+        write_key(w, key, layout)?;
         write_row(w, row, layout)?;
         if marks {
-            w.u64(row.mark)?;
+            if layout.compact {
+                w.var(row.mark)?;
+            } else {
+                w.u64(row.mark)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A row's key ids: what [`read_key`] reads.
+fn write_key<W: std::io::Write>(
+    w: &mut Writer<W>,
+    ids: &[u32],
+    layout: Layout,
+) -> std::io::Result<()> {
+    for &id in ids {
+        if layout.compact {
+            w.var(id as u64)?;
+        } else {
+            w.u32(id)?;
         }
     }
     Ok(())
@@ -251,14 +339,14 @@ fn read_rows<K: IdKeys + ?Sized>(
     layout: Layout,
     marks: bool,
 ) -> Result<RowMap, SnapshotError> {
-    let rows = r.count(4 * keys.count() + 60)?;
+    let rows = r.count(row_min_len(keys.count(), layout))?;
     let mut map = RowMap::new(keys.count());
     map.reserve(rows);
     for _ in 0..rows {
-        let key = read_key(r, keys, remap)?;
+        let key = read_key(r, keys, remap, layout)?;
         let mut row = read_row(r, layout)?;
         if marks {
-            row.mark = r.u64()?;
+            row.mark = if layout.compact { r.var()? } else { r.u64()? };
         }
         match map.get_mut(&key) {
             // Two old ids can become one (the dictionary was full): their rows merge, made when
@@ -300,38 +388,82 @@ fn read_other(r: &mut Reader<'_>, layout: Layout) -> Result<Option<Row>, Snapsho
     }
 }
 
-/// Bytes [`write_sums`] writes in `layout`.
-fn sums_len(layout: Layout) -> u64 {
+/// The fewest bytes a row of `n` keys takes in `layout` (keys, sums, contributions and an
+/// empty histogram): what bounds a count read back against the bytes left.
+fn row_min_len(n: usize, layout: Layout) -> usize {
+    if layout.compact {
+        n + 9 + 1 + 1
+    } else {
+        4 * n + 60
+    }
+}
+
+/// Bytes [`write_sums`] writes for `s` in `layout`.
+fn sums_len(s: &Sums, layout: Layout) -> u64 {
+    if layout.compact {
+        return var_len(s.req_count as u128)
+            + var_len(s.hit_count as u128)
+            + wide_sums(s).into_iter().map(var_len).sum::<u64>()
+            + var_len(s.memory_peak_max as u128);
+    }
     16 + 5 * if layout.wide_sums { 16 } else { 8 } + if layout.with_peak { 20 } else { 0 }
 }
 
-/// Bytes [`write_hist`] writes for `h`.
-fn hist_len<'h>(h: impl Into<HistView<'h>>) -> u64 {
-    4 + 10 * h.into().buckets_used() as u64
+/// Bytes [`write_hist`] writes for `h` in `layout`.
+fn hist_len<'h>(h: impl Into<HistView<'h>>, layout: Layout) -> u64 {
+    let h = h.into();
+    if layout.compact {
+        return var_len(h.buckets_used() as u128)
+            + h.iter()
+                .map(|(bucket, n)| var_len(bucket as u128) + var_len(n as u128))
+                .sum::<u64>();
+    }
+    4 + 10 * h.buckets_used() as u64
 }
 
 /// Bytes [`write_row`] writes for `row`.
 fn row_len(row: &Row, layout: Layout) -> u64 {
-    sums_len(layout) + 4 + hist_len(&row.hist)
+    let contribs = if layout.compact {
+        var_len(row.contribs as u128)
+    } else {
+        4
+    };
+    sums_len(&row.sums, layout) + contribs + hist_len(&row.hist, layout)
 }
 
-/// Bytes [`write_rows`] writes for `rows` of `n` keys.
+/// Bytes [`write_key`] writes for `ids`.
+fn key_len(ids: &[u32], layout: Layout) -> u64 {
+    if layout.compact {
+        ids.iter().map(|&id| var_len(id as u128)).sum()
+    } else {
+        4 * ids.len() as u64
+    }
+}
+
+/// Bytes [`write_rows`] writes for `rows`.
 fn rows_len<'a>(
     rows: impl Iterator<Item = (&'a [u32], &'a Row)>,
-    n: usize,
     layout: Layout,
     marks: bool,
 ) -> u64 {
-    let each = 4 * n as u64 + if marks { 8 } else { 0 };
+    let mark = |row: &Row| match (marks, layout.compact) {
+        (false, _) => 0,
+        (true, true) => var_len(row.mark as u128),
+        (true, false) => 8,
+    };
     4 + rows
-        .map(|(_, row)| each + row_len(row, layout))
+        .map(|(key, row)| key_len(key, layout) + row_len(row, layout) + mark(row))
         .sum::<u64>()
 }
 
-/// Bytes [`write_tick`] writes for `tick` of `n` keys.
-fn tick_len(tick: &ClosedTick, n: usize, layout: Layout) -> u64 {
-    let each = 4 * n as u64 + sums_len(layout);
-    let rows: u64 = tick.rows().map(|(_, _, hist)| each + hist_len(hist)).sum();
+/// Bytes [`write_tick`] writes for `tick`.
+fn tick_len(tick: &ClosedTick, layout: Layout) -> u64 {
+    let rows: u64 = tick
+        .rows()
+        .map(|(ids, sums, hist)| {
+            key_len(ids, layout) + sums_len(&sums, layout) + hist_len(hist, layout)
+        })
+        .sum();
     let other = match (layout.with_other, tick.other.as_deref()) {
         (false, _) => 0,
         (true, None) => 2,
@@ -393,18 +525,13 @@ impl Report {
         let mut len = 4 + 6 * 8 + row_len(&self.open_totals, layout);
         len += rows_len(
             self.open.iter(n).filter(|(_, r)| r.sums.req_count > 0),
-            n,
             layout,
             false,
         );
-        len += 4 + self
-            .closed
-            .iter()
-            .map(|t| tick_len(t, n, layout))
-            .sum::<u64>();
+        len += 4 + self.closed.iter().map(|t| tick_len(t, layout)).sum::<u64>();
         if layout.with_agg {
             len += row_len(&self.agg_totals, layout);
-            len += rows_len(self.agg.iter(n), n, layout, layout.with_other);
+            len += rows_len(self.agg.iter(n), layout, layout.with_other);
         }
         if layout.with_other {
             len += row_len(&self.open_other, layout) + row_len(&self.agg_other, layout) + 8;
@@ -437,7 +564,8 @@ impl Report {
         let open_totals = read_row(r, layout)?;
         let mut open = read_rows(r, &self.keys[..], remap, layout, false)?;
         let first_kept = (self.window.tick_of(now_ms) + 1).saturating_sub(self.window.ticks);
-        let ticks = r.count(72)?;
+        // A tick's number, totals and row count at least.
+        let ticks = r.count(8 + row_min_len(0, layout) + 4)?;
         let mut closed = VecDeque::new();
         // Ticks that left the window: taken out of a saved `agg`.
         let mut gone = Vec::new();
@@ -593,8 +721,8 @@ impl SavedStage {
         r: &mut Reader<'_>,
         id_keys: &[bool],
         remap: &dyn Fn(u32) -> u32,
+        layout: Layout,
     ) -> Result<SavedStage, SnapshotError> {
-        let layout = Layout::CURRENT;
         let totals = read_row(r, layout)?;
         let other = read_row(r, layout)?;
         let rows = read_rows(r, id_keys, remap, layout, false)?;
@@ -611,9 +739,12 @@ impl SavedStage {
 
 impl Report {
     /// Writes a stage's state (see [`SavedStage`]); its histogram log must be applied.
-    pub(super) fn save_stage<W: std::io::Write>(&self, w: &mut Writer<W>) -> std::io::Result<()> {
+    pub(super) fn save_stage<W: std::io::Write>(
+        &self,
+        w: &mut Writer<W>,
+        layout: Layout,
+    ) -> std::io::Result<()> {
         debug_assert!(self.hist_log.is_empty());
-        let layout = Layout::CURRENT;
         write_row(w, &self.open_totals, layout)?;
         write_row(w, &self.open_other, layout)?;
         let n = self.keys.len();
@@ -658,11 +789,9 @@ fn write_tick<W: std::io::Write>(
     write_row(w, &tick.totals, layout)?;
     w.u32(tick.rows.len() as u32)?;
     for (ids, sums, hist) in tick.rows() {
-        for &id in ids {
-            w.u32(id)?;
-        }
+        write_key(w, ids, layout)?;
         write_sums(w, &sums, layout)?;
-        write_hist(w, hist)?;
+        write_hist(w, hist, layout)?;
     }
     if layout.with_other {
         write_other(w, tick.other.as_deref(), layout)?;
@@ -680,12 +809,12 @@ fn read_tick(
     let n = keys.len();
     let index = r.u64()?;
     let totals = read_row(r, layout)?;
-    let rows = r.count(4 * n + 60)?;
+    let rows = r.count(row_min_len(n, layout) - 1)?;
     let mut tick = ClosedTick::new(index, None, totals, rows, n);
     for _ in 0..rows {
-        let key = read_key(r, keys, remap)?;
+        let key = read_key(r, keys, remap, layout)?;
         let sums = read_sums(r, layout)?;
-        let hist = read_hist(r)?;
+        let hist = read_hist(r, layout)?;
         tick.push_row(key.slice(), &sums, &hist);
     }
     tick.shrink_hists();
@@ -744,9 +873,9 @@ fn sum_of<'t>(
 }
 
 impl ClosedTick {
-    /// Writes the tick as the snapshot writes a window's ticks ([`Layout::CURRENT`]).
+    /// Writes the tick as the tick log keeps it ([`Layout::TICK_LOG`]).
     pub fn write<W: std::io::Write>(&self, w: &mut Writer<W>) -> std::io::Result<()> {
-        write_tick(w, self, Layout::CURRENT)
+        write_tick(w, self, Layout::TICK_LOG)
     }
 }
 
@@ -759,7 +888,7 @@ impl Report {
             .collect()
     }
 
-    /// Reads a tick [`ClosedTick::write`] wrote (in `layout`: [`Layout::CURRENT`], or an older
+    /// Reads a tick [`ClosedTick::write`] wrote (in `layout`: [`Layout::TICK_LOG`], or an older
     /// version's) for a report of this one's keys, its key ids remapped (`remap`: old id → id in
     /// this run's dictionary).
     pub fn read_tick(

@@ -187,7 +187,7 @@ fn encode_with<W: Output>(
     if version >= 7 {
         w.u32(families.len() as u32)?;
         for f in families {
-            f.save(w)?;
+            f.save(w, Layout::of(version))?;
         }
     }
     Ok((requests, cells.len() as u64))

@@ -284,7 +284,7 @@ pub(super) fn restore_content(
     // their members before the write.
     let families = if version >= 7 {
         (0..r.count(20)?)
-            .map(|_| crate::report::SavedFamily::read(r, &remap))
+            .map(|_| crate::report::SavedFamily::read(r, &remap, Layout::of(version)))
             .collect::<Result<Vec<_>, _>>()?
     } else {
         Vec::new()

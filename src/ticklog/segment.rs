@@ -292,12 +292,12 @@ mod tests {
         let previous = header(2);
         let s = open(&previous).unwrap();
         assert_eq!((s.version, snapshot_version(s.version)), (2, 5));
-        // This version's ticks are in the snapshot's current tick layout (the snapshot's
-        // version 7 changed no tick: it added the families' stages).
+        // This version's ticks are in the layout the tick log writes (the snapshot's version
+        // 6, fixed-width: the snapshot's 7 added the families' stages, its 8 made rows compact).
         let layout = crate::report::Layout::of;
         assert_eq!(
             layout(snapshot_version(VERSION)),
-            layout(crate::snapshot::VERSION)
+            crate::report::Layout::TICK_LOG
         );
         for refused in [1, VERSION + 1] {
             assert!(open(&header(refused)).is_err(), "version {refused}");

@@ -20,7 +20,8 @@ const THREE_TICKS: [(u64, &str, f32); 5] = [
     (2200, "/a", 0.7),
 ];
 
-/// A window saved with its closed part (snapshot versions 2 and 3) and restored after some of its
+/// A window saved with its closed part (snapshot versions 2, 3 and 8, whose rows are compact) and
+/// restored after some of its
 /// ticks left: the same rows and totals as the same file restored from its ticks alone (version
 /// 1, the closed part rebuilt) and as the live report moved to the same time. A file whose closed part
 /// does not hold a tick that left is refused, the report left as it was.
@@ -47,10 +48,16 @@ fn a_saved_closed_part_restores_like_the_ticks_it_sums() {
         out.finish().unwrap();
         bytes
     };
-    let saved = [3, 2, 1].map(|v| (v, save(&mut live, v)));
-    assert!(saved[0].1.len() > saved[1].1.len(), "version 3's wide sums");
+    let saved = [8, 3, 2, 1].map(|v| (v, save(&mut live, v)));
     assert!(
-        saved[1].1.len() > saved[2].1.len(),
+        saved[0].1.len() * 3 < saved[1].1.len(),
+        "version 8's compact rows: {} bytes against {}",
+        saved[0].1.len(),
+        saved[1].1.len()
+    );
+    assert!(saved[1].1.len() > saved[2].1.len(), "version 3's wide sums");
+    assert!(
+        saved[2].1.len() > saved[3].1.len(),
         "version 2 holds the closed part"
     );
     let same = |id: u32| id;
@@ -250,7 +257,7 @@ fn ticks_written_as_they_close_replay_into_the_window() {
             .iter()
             .chain(&logged[2..])
             .map(|b| {
-                r.read_tick(&mut Reader::new(b), &same, Layout::CURRENT)
+                r.read_tick(&mut Reader::new(b), &same, Layout::TICK_LOG)
                     .unwrap()
             })
             .collect()
@@ -314,7 +321,7 @@ fn replayed_ticks_keep_their_other_rows() {
         .iter()
         .map(|b| {
             replayed
-                .read_tick(&mut Reader::new(b), &|id| id, Layout::CURRENT)
+                .read_tick(&mut Reader::new(b), &|id| id, Layout::TICK_LOG)
                 .unwrap()
         })
         .collect();
