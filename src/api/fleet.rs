@@ -54,8 +54,12 @@ async fn fleet_report(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
     let params = query_pairs(raw.as_deref())?;
+    let budget = std::sync::Arc::clone(state.core.budget());
     let text = blocking(&state.clone(), move || answer(&state, &name, &params)).await?;
-    Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response())
+    // Sent in chunks, counted in the budget until sent (see `super::answer`), as a local
+    // report's answer is.
+    let body = super::answer::stream_text(text.into_bytes(), &budget)?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
 /// The query's parameters.
