@@ -143,11 +143,7 @@ class Pinbad:
         return json.loads(self.get("/api/v1/status"))
 
     def rss(self):
-        with open(f"/proc/{self.proc.pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) << 10
-        return 0
+        return (proc_kib(self.proc.pid, "VmRSS:") or 0) << 10
 
     def stop(self):
         self.proc.terminate()

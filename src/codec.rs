@@ -227,7 +227,11 @@ impl<'a> Reader<'a> {
     /// A LEB128 value ([`Writer::var128`]): at most 19 bytes, the last not past 128 bits.
     pub fn var128(&mut self) -> Result<u128, SnapshotError> {
         let mut v = 0u128;
-        for (i, &b) in self.buf.iter().enumerate().take(19) {
+        for i in 0..19 {
+            let Some(&b) = self.buf.get(i) else {
+                return Err(SnapshotError::Truncated("a varint cut short".into()));
+            };
+            // The 19th byte holds bits 126 and 127 alone, and ends the value.
             if i == 18 && b > 0x03 {
                 break;
             }
@@ -236,9 +240,6 @@ impl<'a> Reader<'a> {
                 self.buf = &self.buf[i + 1..];
                 return Ok(v);
             }
-        }
-        if self.buf.len() < 19 && self.buf.iter().all(|&b| b >= 0x80) {
-            return Err(SnapshotError::Truncated("a varint cut short".into()));
         }
         Err(SnapshotError::invalid("a varint past 128 bits"))
     }
