@@ -12,7 +12,9 @@ Needs only python3 and two binaries (no cargo, no curl), so that it runs as one 
 host where nothing can be installed:
     benches/scaling.py --pinbad target/release/pinbad --blast target/release/pinbad-blast \
         --readers 1,2,4,8 --rates 100k,400k,800k,1.2M,1.6M --out target/scaling.json
-Prints a Markdown table (BENCHMARKS.md "Scaling out") and writes every figure as JSON.
+Prints a Markdown table (BENCHMARKS.md "Scaling out") and writes every figure as JSON after each
+row. `--deadline S` ends the run (the table so far) rather than start a step that would end
+past S seconds, for a host lent for minutes; `--logs DIR` keeps each daemon's log.
 Sends only to 127.0.0.1, bounded in count and time; every process it starts it stops by PID.
 """
 import argparse
@@ -112,7 +114,15 @@ def null_server(args, readers, rate, port):
             recv.wait()
 
 
-def run_readers(args, readers, work):
+START = time.monotonic()
+
+
+def time_left(args, needed):
+    """Whether a step of `needed` seconds still ends before --deadline."""
+    return args.deadline is None or time.monotonic() - START + needed <= args.deadline
+
+
+def run_readers(args, readers, work, rows):
     state = os.path.join(work, f"state-{readers}")
     path = os.path.join(work, f"pinbad-{readers}.toml")
     with open(path, "w") as f:
@@ -120,7 +130,6 @@ def run_readers(args, readers, work):
     log = open(os.path.join(work, f"stdout-{readers}"), "w+")
     daemon = subprocess.Popen([args.pinbad, "--config", path, "--udp", "127.0.0.1:0",
                                "--http", "127.0.0.1:0"], stdout=log, stderr=subprocess.DEVNULL)
-    rows = []
     try:
         udp = http = None
         deadline = time.monotonic() + 60
@@ -136,6 +145,10 @@ def run_readers(args, readers, work):
         # Warm-up, once: the window and the pool full at the first rate (the steady state).
         blast(args, udp, args.rates[0], args.warmup, check=url)
         for rate in args.rates:
+            null_here = args.null and (args.null_rates is None or rate in args.null_rates)
+            if not time_left(args, args.duration + 8 + (args.duration + 6) * null_here):
+                print(f"deadline: readers {readers} stops before {rate}/s", file=sys.stderr)
+                break
             t0, all0 = thread_ticks(daemon.pid)
             sent = blast(args, udp, rate, args.duration, check=url)
             time.sleep(2)  # what was received is merged (the check waited for the count)
@@ -159,11 +172,13 @@ def run_readers(args, readers, work):
                                    for r in status.get("reports", [])
                                    if r.get("parts_on") or not r["name"].startswith("report_by_")},
             }
-            if args.null:
+            if null_here:
                 null = null_server(args, readers, rate, args.null_port)
                 row["null_cpu_us_per_packet"] = round(null["cpu_us_per_datagram"], 3)
             rows.append(row)
             print(json.dumps(row), file=sys.stderr, flush=True)
+            with open(args.out, "w") as f:
+                json.dump(rows, f, indent=1)
     finally:
         daemon.terminate()
         try:
@@ -171,8 +186,11 @@ def run_readers(args, readers, work):
         except subprocess.TimeoutExpired:
             daemon.kill()
             daemon.wait()
+        if args.logs:
+            log.seek(0)
+            with open(os.path.join(args.logs, f"pinbad-{readers}.log"), "w") as f:
+                f.write(log.read())
         log.close()
-    return rows
 
 
 def markdown(rows):
@@ -205,15 +223,21 @@ def main():
     p.add_argument("--ticks", type=int, default=2)
     p.add_argument("--pool", type=int, default=1_000_000)
     p.add_argument("--null", action=argparse.BooleanOptionalAction, default=True)
+    p.add_argument("--null-rates", default=None, type=lambda s: [rate_value(x) for x in s.split(",")],
+                   help="rates at which to run the null server too (default: each)")
+    p.add_argument("--deadline", type=float, default=None,
+                   help="seconds: start no step that would end after this")
+    p.add_argument("--logs", default=None, help="folder to keep each daemon's log in")
     p.add_argument("--null-port", type=int, default=39102)
     p.add_argument("--out", default="target/scaling.json")
     args = p.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as work:
         for readers in args.readers:
-            rows += run_readers(args, readers, work)
-            with open(args.out, "w") as f:
-                json.dump(rows, f, indent=1)
+            if not time_left(args, args.warmup + 15 + args.duration + 8):
+                print(f"deadline: no run with {readers} readers", file=sys.stderr)
+                break
+            run_readers(args, readers, work, rows)
     print(markdown(rows))
 
 
