@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -34,6 +35,21 @@ SHAPES = [
     ("tag_report2_op", '["script_name", "hostname", "server_name", "timer_tag:op"]'),
 ]
 CLK = os.sysconf("SC_CLK_TCK")
+NCPU = os.cpu_count()
+
+
+def host_ticks():
+    """The host's busy and total CPU ticks, all cores (/proc/stat's first line)."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return sum(fields) - idle, sum(fields)
+
+
+def children_cpu():
+    """CPU seconds of the finished child processes (the senders), user + system."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def rate_value(text):
@@ -57,6 +73,7 @@ def config(state_dir, args, readers):
         f"readers = {readers}",
         "[merge]",
         f"threads = {args.merge_threads}",
+        f"nice = {args.nice}",
         "[limits]",
         "max_reports = 1000",
     ]
@@ -143,14 +160,16 @@ def run_readers(args, readers, work, rows):
             time.sleep(0.1)
         url = f"http://{http}"
         # Warm-up, once: the window and the pool full at the first rate (the steady state).
-        blast(args, udp, args.rates[0], args.warmup, check=url)
+        blast(args, udp, args.warmup_rate, args.warmup, check=url)
         for rate in args.rates:
             null_here = args.null and (args.null_rates is None or rate in args.null_rates)
             if not time_left(args, args.duration + 8 + (args.duration + 6) * null_here):
                 print(f"deadline: readers {readers} stops before {rate}/s", file=sys.stderr)
                 break
             t0, all0 = thread_ticks(daemon.pid)
+            h0, c0 = host_ticks(), children_cpu()
             sent = blast(args, udp, rate, args.duration, check=url)
+            h1, c1 = host_ticks(), children_cpu()
             time.sleep(2)  # what was received is merged (the check waited for the count)
             t1, all1 = thread_ticks(daemon.pid)
             status = json.load(urllib.request.urlopen(f"{url}/api/v1/status", timeout=30))
@@ -163,6 +182,9 @@ def run_readers(args, readers, work, rows):
                 "readers": readers, "merge_threads": args.merge_threads, "rate_asked": rate,
                 "pps_sent": sent.get("pps"), "sent": sent.get("packets_sent"), "received": received,
                 "lost_percent": round(100.0 * (sent["packets_sent"] - stored) / sent["packets_sent"], 3)
+                if sent.get("packets_sent") else None,
+                "host_cores_busy": round(NCPU * (h1[0] - h0[0]) / max(1, h1[1] - h0[1]), 2),
+                "sender_cpu_us_per_packet": round((c1 - c0) * 1e6 / sent["packets_sent"], 3)
                 if sent.get("packets_sent") else None,
                 "kernel_drops": sent.get("kernel_drops"), "temp_pool_dropped": sent.get("temp_pool_dropped"),
                 "cpu_us_per_packet": round((all1 - all0) / CLK * 1e6 / received, 3) if received else None,
@@ -215,6 +237,8 @@ def main():
     p.add_argument("--rates", default="100k,400k,800k,1.2M,1.6M",
                    type=lambda s: [rate_value(x) for x in s.split(",")])
     p.add_argument("--merge-threads", type=int, default=8)
+    p.add_argument("--nice", type=int, default=5, help="[merge] nice")
+    p.add_argument("--warmup-rate", default="100k", type=rate_value)
     p.add_argument("--timer-reports", type=int, default=4, choices=range(0, 5))
     p.add_argument("--senders", type=int, default=8)
     p.add_argument("--warmup", type=int, default=35, help="seconds, longer than --history")
