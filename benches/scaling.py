@@ -68,7 +68,7 @@ def config(state_dir, args, readers):
         f"request_pool_size = {args.pool}",
         f"timer_pool_size = {args.pool * 12}",
         f"tag_pool_size = {args.pool * 40}",
-        'temp_pool_memory = "256MiB"',
+        f'temp_pool_memory = "{args.temp_pool}"',
         "[udp]",
         f"readers = {readers}",
         "[merge]",
@@ -237,6 +237,7 @@ def main():
     p.add_argument("--rates", default="100k,400k,800k,1.2M,1.6M",
                    type=lambda s: [rate_value(x) for x in s.split(",")])
     p.add_argument("--merge-threads", type=int, default=8)
+    p.add_argument("--temp-pool", default="256MiB", help="temp_pool_memory: the ring between receivers and merger")
     p.add_argument("--nice", type=int, default=5, help="[merge] nice")
     p.add_argument("--warmup-rate", default="100k", type=rate_value)
     p.add_argument("--timer-reports", type=int, default=4, choices=range(0, 5))
