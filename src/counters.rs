@@ -199,6 +199,10 @@ pub struct Counters {
     /// Last and worst merge round, microseconds.
     pub merge_last_us: AtomicU64,
     pub merge_max_us: AtomicU64,
+    /// Time the merger waited for a merge thread's queue to have room, microseconds: the merge
+    /// threads behind it. It holds the temp ring's batches meanwhile; where the ring then drops
+    /// requests while no merge thread uses a whole core, the threads wait on one another.
+    pub merge_waited_us: AtomicU64,
 }
 
 /// Figures that live behind the pool's and the dictionary's locks, copied out by the merger after

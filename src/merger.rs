@@ -266,6 +266,8 @@ struct Worker {
 struct Backlog {
     queued: parking_lot::Mutex<usize>,
     drained: parking_lot::Condvar,
+    /// The merger is waiting in [`Backlog::admit`] (set on that slow path only).
+    waiting: AtomicBool,
 }
 
 /// What a worker may be behind before the merger waits for it: 16 rounds of up to 1,024
@@ -290,13 +292,19 @@ fn round_weight(work: &RoundWork) -> usize {
 
 impl Backlog {
     /// Waits (the worker still running) until `n` more requests fit, then counts them in.
-    fn admit(&self, n: usize, worker: &std::thread::JoinHandle<()>) {
+    /// Returns how long it waited, if it did.
+    fn admit(&self, n: usize, worker: &std::thread::JoinHandle<()>) -> Option<Duration> {
         let mut queued = self.queued.lock();
+        let mut since = None;
         while *queued > 0 && *queued + n > WORKER_QUEUE_REQUESTS && !worker.is_finished() {
+            since.get_or_insert_with(Instant::now);
+            self.waiting.store(true, Relaxed);
             self.drained
                 .wait_for(&mut queued, Duration::from_millis(100));
         }
+        self.waiting.store(false, Relaxed);
         *queued += n;
+        since.map(|t| t.elapsed())
     }
 
     /// `n` requests applied.
@@ -802,7 +810,12 @@ impl Merger {
         }
         for w in &self.workers {
             if let Some(thread) = &w.thread {
-                w.backlog.admit(round_weight(&work), thread);
+                if let Some(waited) = w.backlog.admit(round_weight(&work), thread) {
+                    shared
+                        .counters()
+                        .merge_waited_us
+                        .fetch_add(waited.as_micros() as u64, Relaxed);
+                }
             }
             if w.tx.send(Arc::clone(&work)).is_err() {
                 tracing::error!("A report worker stopped; its reports no longer update");
@@ -1147,6 +1160,34 @@ impl Drop for Merger {
 
 #[cfg(test)]
 mod tests {
+    /// The merger's wait for a full worker queue is measured (`merge.waited_ms`), and a queue
+    /// with room costs no wait.
+    #[test]
+    fn a_full_worker_queue_makes_the_merger_wait_and_says_how_long() {
+        use super::{Backlog, MIN_ROUND_WEIGHT, WORKER_QUEUE_REQUESTS};
+        use std::sync::atomic::Ordering::Relaxed;
+        let backlog = std::sync::Arc::new(Backlog::default());
+        let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
+        let worker = std::thread::spawn(move || {
+            stop_rx.recv().ok();
+        });
+        assert_eq!(backlog.admit(WORKER_QUEUE_REQUESTS, &worker), None);
+        let b = std::sync::Arc::clone(&backlog);
+        let drainer = std::thread::spawn(move || {
+            while !b.waiting.load(Relaxed) {
+                std::thread::yield_now();
+            }
+            b.applied(WORKER_QUEUE_REQUESTS);
+        });
+        let waited = backlog.admit(MIN_ROUND_WEIGHT, &worker);
+        assert!(waited.is_some(), "the merger waited for room");
+        drainer.join().unwrap();
+        assert_eq!(*backlog.queued.lock(), MIN_ROUND_WEIGHT);
+        assert_eq!(backlog.admit(MIN_ROUND_WEIGHT, &worker), None);
+        stop_tx.send(()).unwrap();
+        worker.join().unwrap();
+    }
+
     use super::*;
     use crate::config::Config;
     use crate::corpus::{Corpus, CorpusSpec};

@@ -623,6 +623,13 @@ pub static FIGURES: &[Figure] = &[
         .unit(Unit::Seconds, 0.001)
         .dashboard("merge time, longest round (ms)")
         .read(|s| json!(counters(s).merge_max_us.load(Relaxed) as f64 / 1000.0)),
+    counter(
+        "merge.waited_ms",
+        "Time the merger waited for a merge thread's queue to have room (the merge threads behind).",
+    )
+    .prometheus("pinbad_merge_waited")
+    .unit(Unit::Seconds, 0.001)
+    .read(|s| json!(counters(s).merge_waited_us.load(Relaxed) / 1000)),
     gauge(
         "receive_buffer_bytes",
         "Receive buffer the kernel granted the UDP socket.",
