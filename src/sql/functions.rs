@@ -931,10 +931,23 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
         Ok(Some(key))
     })?;
     conn.create_scalar_function("md5", 1, pure, |ctx| {
-        Ok(match ctx.get_raw(0) {
-            ValueRef::Null => None,
-            ValueRef::Blob(b) => Some(md5_hex(b)),
-            v => Some(md5_hex(text(v).as_bytes())),
+        Ok(digest_hex::<md5::Md5>(ctx.get_raw(0)))
+    })?;
+    for name in ["sha1", "sha"] {
+        conn.create_scalar_function(name, 1, pure, |ctx| {
+            Ok(digest_hex::<sha1::Sha1>(ctx.get_raw(0)))
+        })?;
+    }
+    conn.create_scalar_function("sha2", 2, pure, |ctx| {
+        let v = ctx.get_raw(0);
+        // MySQL: 224, 256 (or 0), 384 or 512 bits; any other length (or NULL) gives NULL.
+        let bits = number(ctx.get_raw(1)).filter(|n| n.fract() == 0.0);
+        Ok(match bits.map(|n| n as i64) {
+            Some(224) => digest_hex::<sha2::Sha224>(v),
+            Some(0 | 256) => digest_hex::<sha2::Sha256>(v),
+            Some(384) => digest_hex::<sha2::Sha384>(v),
+            Some(512) => digest_hex::<sha2::Sha512>(v),
+            _ => None,
         })
     })?;
     conn.create_scalar_function("mysql_trim", 3, pure, move |ctx| {
@@ -1047,51 +1060,15 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
     Ok(())
 }
 
-/// MD5 (RFC 1321) of `data`, as `MD5()` gives it: 32 lowercase hex digits. Small enough to keep
-/// here rather than add a crate for one SQL function.
-fn md5_hex(data: &[u8]) -> String {
-    const S: [u32; 64] = [
-        7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 5, 9, 14, 20, 5, 9, 14, 20, 5,
-        9, 14, 20, 5, 9, 14, 20, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 6, 10,
-        15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
-    ];
-    let k: Vec<u32> = (0..64)
-        .map(|i| ((i as f64 + 1.0).sin().abs() * 4_294_967_296.0) as u32)
-        .collect();
-    let mut msg = data.to_vec();
-    msg.push(0x80);
-    while msg.len() % 64 != 56 {
-        msg.push(0);
-    }
-    msg.extend_from_slice(&((data.len() as u64).wrapping_mul(8)).to_le_bytes());
-    let mut h: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
-    for chunk in msg.chunks(64) {
-        let m: Vec<u32> = chunk
-            .chunks(4)
-            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
-            .collect();
-        let [mut a, mut b, mut c, mut d] = h;
-        for i in 0..64 {
-            let (f, g) = match i / 16 {
-                0 => ((b & c) | (!b & d), i),
-                1 => ((d & b) | (!d & c), (5 * i + 1) % 16),
-                2 => (b ^ c ^ d, (3 * i + 5) % 16),
-                _ => (c ^ (b | !d), (7 * i) % 16),
-            };
-            let f = f.wrapping_add(a).wrapping_add(k[i]).wrapping_add(m[g]);
-            a = d;
-            d = c;
-            c = b;
-            b = b.wrapping_add(f.rotate_left(S[i]));
-        }
-        for (x, y) in h.iter_mut().zip([a, b, c, d]) {
-            *x = x.wrapping_add(y);
-        }
-    }
-    h.iter()
-        .flat_map(|x| x.to_le_bytes())
-        .map(|b| format!("{b:02x}"))
-        .collect()
+/// The digest `D` of a value as MySQL's MD5(), SHA1() and SHA2() give it: lowercase hex digits of
+/// its bytes (a number's as its text), NULL for NULL.
+fn digest_hex<D: sha2::Digest>(v: ValueRef) -> Option<String> {
+    let hash = match v {
+        ValueRef::Null => return None,
+        ValueRef::Blob(b) => D::digest(b),
+        v => D::digest(text(v).as_bytes()),
+    };
+    Some(hash.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 #[cfg(test)]
@@ -1162,6 +1139,29 @@ mod tests {
             one(&c, "SELECT md5('abc')"),
             Value::Text("900150983cd24fb0d6963f7d28e17f72".into())
         );
+        // FIPS 180-2's test vectors; a number hashes as its text, NULL and odd lengths give NULL.
+        assert_eq!(
+            one(&c, "SELECT sha1('abc')"),
+            Value::Text("a9993e364706816aba3e25717850c26c9cd0d89d".into())
+        );
+        assert_eq!(one(&c, "SELECT sha('abc') = sha1('abc')"), Value::Integer(1));
+        assert_eq!(
+            one(&c, "SELECT sha2('abc', 256)"),
+            Value::Text("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad".into())
+        );
+        assert_eq!(
+            one(&c, "SELECT sha2('abc', 224)"),
+            Value::Text("23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7".into())
+        );
+        assert_eq!(
+            one(&c, "SELECT length(sha2('abc', 384)) + length(sha2('abc', 512))"),
+            Value::Integer(96 + 128)
+        );
+        assert_eq!(one(&c, "SELECT sha2('abc', 0) = sha2('abc', 256)"), Value::Integer(1));
+        assert_eq!(one(&c, "SELECT sha1(5) = sha1('5')"), Value::Integer(1));
+        assert_eq!(one(&c, "SELECT sha2('abc', 100)"), Value::Null);
+        assert_eq!(one(&c, "SELECT sha1(NULL)"), Value::Null);
+        assert_eq!(one(&c, "SELECT md5(NULL)"), Value::Null);
         assert_eq!(one(&c, "SELECT find_in_set('B', 'a,b')"), Value::Integer(2));
         assert_eq!(
             one(&c, "SELECT regexp_replace('a1b22', '([0-9]+)', '<\\1>')"),

@@ -169,7 +169,10 @@ SELECT FORMAT(1234567.891, 2)
 SELECT FORMAT(1234.5, 0)
 SELECT FORMAT(0.5, 3)
 SELECT MD5('abc')
-!SELECT SHA1('abc')
+SELECT SHA1('abc'), SHA('abc')
+SELECT SHA2('abc', 256), SHA2('abc', 0), SHA2('abc', 512), SHA2('abc', 7)
+SELECT SHA1(12345), MD5(NULL)
+!SELECT COMPRESS('abc')
 SELECT ELT(2, 'a', 'b', 'c')
 SELECT FIELD('b', 'a', 'b', 'c')
 SELECT QUOTE('it''s')
@@ -502,6 +505,7 @@ SELECT SUBSTRING(script_name FROM 2 FOR 5), LOCATE('php', script_name) FROM requ
 SELECT REGEXP_REPLACE(script_name, '[.]php$', '') AS s, COUNT(*) FROM request GROUP BY s ORDER BY s
 SELECT FIND_IN_SET(hostname, 'h0,h2'), COUNT(*) FROM request GROUP BY 1 ORDER BY 1
 SELECT MD5(script_name) AS h, COUNT(*) FROM request GROUP BY h ORDER BY h
+SELECT SHA2(hostname, 224) AS h, COUNT(*) FROM request GROUP BY h ORDER BY h
 SELECT COUNT(*) FROM request WHERE script_name = '/admin/edit.php'
 SELECT COUNT(*) FROM request WHERE hostname = 'H0' AND server_name LIKE 's1%'
 SELECT COUNT(*) FROM request WHERE UPPER(hostname) = 'h2'
