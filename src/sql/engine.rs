@@ -598,7 +598,7 @@ impl Engine {
 /// `@@x`) back as `@@x`, without the collation `statement` gives string literals, a string
 /// literal without its quotes.
 fn column_name(name: &str) -> String {
-    let name = &name.replace(" COLLATE NOCASE", "");
+    let name = &name.replace(&format!(" COLLATE {}", super::functions::COLLATION), "");
     if let Some(var) = name
         .strip_prefix("sysvar('")
         .and_then(|s| s.strip_suffix("')"))

@@ -46,6 +46,7 @@ impl Session {
 pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
     let pure = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     let volatile = FunctionFlags::SQLITE_UTF8;
+    conn.create_collation(COLLATION, collate)?;
     conn.create_scalar_function("from_unixtime", 1, pure, |ctx| {
         Ok(number(ctx.get_raw(0)).map(|s| datetime(s as i64)))
     })?;
@@ -680,6 +681,26 @@ fn numeric(conn: &Connection) -> Result<()> {
         })
     })?;
     Ok(())
+}
+
+/// The collation `statement` gives string literals (`'x' COLLATE MYSQL`), so that a comparison
+/// with one is MySQL's default collation's (utf8mb4_general_ci), not SQLite's NOCASE (which
+/// counts trailing spaces and folds ASCII letters only).
+pub const COLLATION: &str = "MYSQL";
+
+/// utf8mb4_general_ci's order of two texts: trailing spaces do not count (PAD SPACE), and each
+/// character weighs as the first character of its upper case (`ß`, whose upper case is `SS`, as
+/// `S`).
+fn collate(a: &str, b: &str) -> std::cmp::Ordering {
+    let weight = |c: char| {
+        if c.is_ascii() {
+            c.to_ascii_uppercase()
+        } else {
+            c.to_uppercase().next().unwrap_or(c)
+        }
+    };
+    let (a, b) = (a.trim_end_matches(' '), b.trim_end_matches(' '));
+    a.chars().map(weight).cmp(b.chars().map(weight))
 }
 
 /// MySQL's default collation (utf8mb4_general_ci) for the functions that compare text:

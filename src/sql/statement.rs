@@ -1037,12 +1037,13 @@ fn to_sqlite(tokens: &[Token]) -> Result<String, LexError> {
             Kind::Quoted(q) => emit(&quote_ident(q), t.space_before, &mut out),
             Kind::Str(s) => {
                 // A string compares, groups, sorts and is made distinct as MySQL's default
-                // collation does: ignoring case (a column alias `AS 'name'` stays a name).
+                // collation does: ignoring case and trailing spaces (`functions::COLLATION`; a
+                // column alias `AS 'name'` stays a name).
                 if i > 0 && tokens[i - 1].is_word("AS") {
                     emit(&quote(s), t.space_before, &mut out);
                 } else {
                     emit(
-                        &format!("{} COLLATE NOCASE", quote(s)),
+                        &format!("{} COLLATE {}", quote(s), super::functions::COLLATION),
                         t.space_before,
                         &mut out,
                     );
@@ -1565,7 +1566,7 @@ mod tests {
     /// given to rewritten select list items (one test shows both).
     fn query(sql: &str) -> String {
         let mut q = match classify(sql).unwrap() {
-            Statement::Query(q) => q.replace(" COLLATE NOCASE", ""),
+            Statement::Query(q) => q.replace(" COLLATE MYSQL", ""),
             other => panic!("{sql}: {other:?}"),
         };
         while let Some(at) = q.find(" AS `") {
@@ -1660,14 +1661,14 @@ mod tests {
         assert_eq!(
             classify("SELECT 7 / 2, 7 / 2 AS h, r.x, 'x' FROM r").unwrap(),
             Statement::Query(
-                "SELECT 7 *1.0/ 2 AS `7 / 2`, 7 *1.0/ 2 AS h, r.x, 'x' COLLATE NOCASE FROM r"
+                "SELECT 7 *1.0/ 2 AS `7 / 2`, 7 *1.0/ 2 AS h, r.x, 'x' COLLATE MYSQL FROM r"
                     .into()
             )
         );
         assert_eq!(
             classify("SELECT 'a' = 'A' || x IN (SELECT 1) AND y = ANY (SELECT 2) AS 'n'").unwrap(),
             Statement::Query(
-                "SELECT 'a' COLLATE NOCASE = 'A' COLLATE NOCASE OR x IN (SELECT 1) AND y IN \
+                "SELECT 'a' COLLATE MYSQL = 'A' COLLATE MYSQL OR x IN (SELECT 1) AND y IN \
                  (SELECT 2) AS 'n'"
                     .into()
             )

@@ -154,7 +154,9 @@ SELECT CHAR(65)
 SELECT SPACE(3)
 SELECT STRCMP('a', 'b'), STRCMP('b', 'a'), STRCMP('a', 'a')
 SELECT 'a' = 'A'
-~SELECT 'abc' = 'ABC '
+SELECT 'abc' = 'ABC '
+SELECT 'abc ' < 'ABD', 'b' > 'A  ', 'x' = 'x	', '_' < 'a', 'é' = 'É'
+SELECT COUNT(*) FROM request WHERE hostname = 'H1  ' OR script_name > '/_'
 SELECT 'abc' < 'ABD'
 SELECT 'a' LIKE 'A'
 SELECT 'hello' LIKE 'h%'
