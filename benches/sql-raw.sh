@@ -9,6 +9,7 @@
 # requests pooled at the end and ingest loss (pinbad-blast --check).
 #
 # Usage: benches/sql-raw.sh        Env: RATE=20000 POOL=200000 SCRIPTS=1000 DURATION=30s
+#        STATEMENT="..." (another statement to time)
 #        UDP_PORT=39302 HTTP_PORT=39380 MYSQL_PORT=39306 NICE=10
 #        PINBAD=target/release/pinbad (another build's binary, to compare on the same machine)
 # Bounded: every blast run stops by itself; only 127.0.0.1 is targeted; pinbad is stopped by PID.
@@ -25,7 +26,7 @@ HTTP_PORT=${HTTP_PORT:-39380}
 MYSQL_PORT=${MYSQL_PORT:-39306}
 NICE=${NICE:-10}
 PINBAD=${PINBAD:-target/release/pinbad}
-STATEMENT="SELECT script_name, COUNT(*), AVG(req_time) FROM request GROUP BY script_name"
+STATEMENT=${STATEMENT:-"SELECT script_name, COUNT(*), AVG(req_time) FROM request GROUP BY script_name"}
 
 # One build of the library for both (pinbad-blast needs the `corpus` feature).
 cargo build --release --features corpus --bin pinbad --bin pinbad-blast >&2
