@@ -1165,7 +1165,10 @@ mod tests {
             one(&c, "SELECT sha1('abc')"),
             Value::Text("a9993e364706816aba3e25717850c26c9cd0d89d".into())
         );
-        assert_eq!(one(&c, "SELECT sha('abc') = sha1('abc')"), Value::Integer(1));
+        assert_eq!(
+            one(&c, "SELECT sha('abc') = sha1('abc')"),
+            Value::Integer(1)
+        );
         assert_eq!(
             one(&c, "SELECT sha2('abc', 256)"),
             Value::Text("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad".into())
@@ -1175,10 +1178,16 @@ mod tests {
             Value::Text("23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7".into())
         );
         assert_eq!(
-            one(&c, "SELECT length(sha2('abc', 384)) + length(sha2('abc', 512))"),
+            one(
+                &c,
+                "SELECT length(sha2('abc', 384)) + length(sha2('abc', 512))"
+            ),
             Value::Integer(96 + 128)
         );
-        assert_eq!(one(&c, "SELECT sha2('abc', 0) = sha2('abc', 256)"), Value::Integer(1));
+        assert_eq!(
+            one(&c, "SELECT sha2('abc', 0) = sha2('abc', 256)"),
+            Value::Integer(1)
+        );
         assert_eq!(one(&c, "SELECT sha1(5) = sha1('5')"), Value::Integer(1));
         assert_eq!(one(&c, "SELECT sha2('abc', 100)"), Value::Null);
         assert_eq!(one(&c, "SELECT sha1(NULL)"), Value::Null);

@@ -1661,8 +1661,7 @@ mod tests {
         assert_eq!(
             classify("SELECT 7 / 2, 7 / 2 AS h, r.x, 'x' FROM r").unwrap(),
             Statement::Query(
-                "SELECT 7 *1.0/ 2 AS `7 / 2`, 7 *1.0/ 2 AS h, r.x, 'x' COLLATE MYSQL FROM r"
-                    .into()
+                "SELECT 7 *1.0/ 2 AS `7 / 2`, 7 *1.0/ 2 AS h, r.x, 'x' COLLATE MYSQL FROM r".into()
             )
         );
         assert_eq!(
