@@ -1160,12 +1160,14 @@ impl Drop for Merger {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::corpus::{Corpus, CorpusSpec};
+
     /// The merger's wait for a full worker queue is measured (`merge.waited_ms`), and a queue
-    /// with room costs no wait.
+    /// with room costs no wait. (The drainer gives up after a deadline, so a wrong wait fails.)
     #[test]
     fn a_full_worker_queue_makes_the_merger_wait_and_says_how_long() {
-        use super::{Backlog, MIN_ROUND_WEIGHT, WORKER_QUEUE_REQUESTS};
-        use std::sync::atomic::Ordering::Relaxed;
         let backlog = std::sync::Arc::new(Backlog::default());
         let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
         let worker = std::thread::spawn(move || {
@@ -1174,7 +1176,9 @@ mod tests {
         assert_eq!(backlog.admit(WORKER_QUEUE_REQUESTS, &worker), None);
         let b = std::sync::Arc::clone(&backlog);
         let drainer = std::thread::spawn(move || {
+            let started = Instant::now();
             while !b.waiting.load(Relaxed) {
+                assert!(started.elapsed() < Duration::from_secs(30), "never waited");
                 std::thread::yield_now();
             }
             b.applied(WORKER_QUEUE_REQUESTS);
@@ -1187,10 +1191,6 @@ mod tests {
         stop_tx.send(()).unwrap();
         worker.join().unwrap();
     }
-
-    use super::*;
-    use crate::config::Config;
-    use crate::corpus::{Corpus, CorpusSpec};
 
     /// The merger's wait for a worker's backlog: it admits while the backlog has room (or is
     /// empty, for a round larger than the bound), waits while it is full until the worker counts

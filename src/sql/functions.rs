@@ -688,9 +688,10 @@ fn numeric(conn: &Connection) -> Result<()> {
 /// counts trailing spaces and folds ASCII letters only).
 pub const COLLATION: &str = "MYSQL";
 
-/// utf8mb4_general_ci's order of two texts: trailing spaces do not count (PAD SPACE), and each
-/// character weighs as the first character of its upper case (`ß`, whose upper case is `SS`, as
-/// `S`).
+/// Close to utf8mb4_general_ci's order of two texts: trailing spaces do not count (PAD SPACE),
+/// and each character weighs as the first character of its upper case (`ß`, whose upper case is
+/// `SS`, as `S`). Accents count, where general_ci weighs most accented Latin letters as the bare
+/// letter (`'é' = 'e'`): docs/sql.md lists it.
 fn collate(a: &str, b: &str) -> std::cmp::Ordering {
     let weight = |c: char| {
         if c.is_ascii() {
