@@ -1346,7 +1346,8 @@ fn call(name: &str, left: &[Token], right: &[Token], extra: Vec<Token>) -> Vec<T
 /// The operators MySQL has and SQLite lacks or evaluates otherwise, as calls of `functions`:
 /// `a XOR b`, `a DIV b`, `a % b` and `a MOD b` (SQLite's `%` cuts reals to integers), `a ^ b`,
 /// `x ± INTERVAL n UNIT`; `INTERVAL n UNIT` as an argument (`DATE_ADD(x, INTERVAL n UNIT)`) as
-/// `n, 'UNIT'`; `= ANY (…)` and `<> ALL (…)` as `IN`/`NOT IN`.
+/// `n, 'UNIT'`; `= ANY (…)` and `<> ALL (…)` as `IN`/`NOT IN`, other comparisons with `ANY`,
+/// `SOME` or `ALL (…)` as [`quantified`] makes them.
 fn operators(mut tokens: Vec<Token>) -> Result<Vec<Token>, LexError> {
     // Each pass rewrites one operator; the call it makes is an operand of the next.
     for _ in 0..10_000 {
@@ -1368,17 +1369,17 @@ fn operators(mut tokens: Vec<Token>) -> Result<Vec<Token>, LexError> {
         let t = tokens[at].clone();
         if t.is_word("ANY") || t.is_word("SOME") || t.is_word("ALL") {
             let op = &tokens[at - 1];
-            let with = if op.is_punct("=") && !t.is_word("ALL") {
-                vec![word("IN", op.space_before)]
-            } else if (op.is_punct("<>") || op.is_punct("!=")) && t.is_word("ALL") {
-                vec![word("NOT", op.space_before), word("IN", true)]
+            let all = t.is_word("ALL");
+            if op.is_punct("=") && !all {
+                let with = vec![word("IN", op.space_before)];
+                tokens.splice(at - 1..=at, with);
+            } else if (op.is_punct("<>") || op.is_punct("!=")) && all {
+                let with = vec![word("NOT", op.space_before), word("IN", true)];
+                tokens.splice(at - 1..=at, with);
             } else {
-                return Err(LexError(format!(
-                    "comparisons with {} (subquery) other than `= ANY` and `<> ALL` are not supported",
-                    t.word().unwrap_or("").to_ascii_uppercase()
-                )));
-            };
-            tokens.splice(at - 1..=at, with);
+                let (start, made, end) = quantified(&tokens, at, all)?;
+                tokens.splice(start..end, made);
+            }
             continue;
         }
         if t.is_word("INTERVAL") {
@@ -1477,6 +1478,112 @@ fn operators(mut tokens: Vec<Token>) -> Result<Vec<Token>, LexError> {
         tokens.splice(start..end, made);
     }
     Err(LexError("too many operators to rewrite".into()))
+}
+
+/// Aggregate functions: a comparison's left side that calls one cannot move into the subquery
+/// [`quantified`] makes (it would aggregate the subquery's rows).
+const AGGREGATES: &[&str] = &[
+    "COUNT",
+    "SUM",
+    "AVG",
+    "MIN",
+    "MAX",
+    "GROUP_CONCAT",
+    "STD",
+    "STDDEV",
+    "STDDEV_POP",
+    "STDDEV_SAMP",
+    "VARIANCE",
+    "VAR_POP",
+    "VAR_SAMP",
+    "BIT_OR",
+    "BIT_AND",
+    "BIT_XOR",
+    "TOTAL",
+];
+
+/// `x op ALL (subquery)` or `x op ANY (subquery)` (`tokens[at]` is `ALL`, `ANY` or `SOME`,
+/// `tokens[at - 1]` the comparison) as a scalar subquery over the subquery's rows that gives
+/// MySQL's three-valued answer, which SQLite has no operator for: ALL is true when no row
+/// compares false (an empty subquery included), false when one does, else NULL (a NULL row or
+/// a NULL `x`); ANY is true when a row compares true, false when none can (an empty subquery
+/// included), else NULL. Returns the range of `tokens` it replaces and its tokens.
+fn quantified(
+    tokens: &[Token],
+    at: usize,
+    all: bool,
+) -> Result<(usize, Vec<Token>, usize), LexError> {
+    let quantifier = if all { "ALL" } else { "ANY" };
+    let op = match &tokens[at - 1].kind {
+        Kind::Punct(p) if p == "!=" => "<>".to_string(),
+        Kind::Punct(p) => p.clone(),
+        _ => unreachable!("the caller found a comparison before {quantifier}"),
+    };
+    if op == "<=>" {
+        return Err(LexError(format!("`<=> {quantifier}` is not supported")));
+    }
+    let open = at + 1;
+    if !(tokens.get(open).is_some_and(|t| t.is_punct("("))
+        && tokens
+            .get(open + 1)
+            .is_some_and(|t| t.is_word("SELECT") || t.is_word("WITH")))
+    {
+        return Err(LexError(format!("`{op} {quantifier}` needs a subquery")));
+    }
+    let end = skip_group(tokens, open);
+    let start = left_operand(tokens, at - 1, 5);
+    let left = &tokens[start..at - 1];
+    if left.is_empty() {
+        return Err(LexError(format!(
+            "`{op} {quantifier}` needs a value before it"
+        )));
+    }
+    let aggregate = left
+        .windows(2)
+        .any(|w| w[1].is_punct("(") && AGGREGATES.iter().any(|a| w[0].is_word(a)))
+        || left.iter().any(|t| t.is_word("OVER"));
+    if aggregate {
+        return Err(LexError(format!(
+            "comparisons of an aggregate with {quantifier} (subquery) other than `= ANY` and \
+             `<> ALL` are not supported"
+        )));
+    }
+    // Made tokens carry no span: a select list item holding one is named by its text.
+    let text = |sql: &str| -> Result<Vec<Token>, LexError> {
+        let mut made = self::tokens(sql)?;
+        for t in &mut made {
+            t.span = 0..0;
+        }
+        Ok(made)
+    };
+    let x = || -> Result<Vec<Token>, LexError> {
+        let mut x = text(" (")?;
+        x.extend(left.iter().cloned());
+        x.extend(text(")")?);
+        Ok(x)
+    };
+    let mut made = text("(WITH _pinbad_q(_pinbad_v) AS (")?;
+    made[0].space_before = tokens[start].space_before;
+    made.extend(tokens[open + 1..end - 1].iter().cloned());
+    made.extend(text(") SELECT CASE WHEN")?);
+    if all {
+        made.extend(text(" COUNT(*) = 0 THEN 1 WHEN SUM(NOT")?);
+        made.extend(x()?);
+        made.extend(text(&format!(" {op} _pinbad_v) > 0 THEN 0"))?);
+    } else {
+        made.extend(text(" SUM(")?);
+        made.extend(x()?);
+        made.extend(text(&format!(
+            " {op} _pinbad_v) > 0 THEN 1 WHEN COUNT(*) = 0 THEN 0"
+        ))?);
+    }
+    made.extend(text(" WHEN COUNT(_pinbad_v) < COUNT(*) OR")?);
+    made.extend(x()?);
+    made.extend(text(&format!(
+        " IS NULL THEN NULL ELSE {} END FROM _pinbad_q)",
+        u8::from(all)
+    ))?);
+    Ok((start, made, end))
 }
 
 /// The indexes in `range` of the tokens outside parentheses nested in it.
@@ -1692,8 +1799,39 @@ mod tests {
             classify("SELECT a, COUNT(*) FROM t GROUP BY a WITH ROLLUP").unwrap(),
             Statement::Unsupported(_)
         ));
-        assert!(classify("SELECT 1 > ALL (SELECT 2)").is_err());
         assert!(classify("SELECT CAST(x AS JSON)").is_err());
+    }
+
+    /// `x op ALL/ANY (subquery)` gives MySQL's three values: NULL rows, a NULL `x` and an empty
+    /// subquery included (the differential test checks the same against MariaDB).
+    #[test]
+    fn comparisons_with_all_and_any_answer_as_mysql() {
+        let c = rusqlite::Connection::open_in_memory().unwrap();
+        let one = |sql: &str| -> Option<i64> {
+            let Statement::Query(q) = classify(sql).unwrap() else {
+                panic!("{sql}")
+            };
+            c.query_row(&q, [], |r| r.get(0)).unwrap()
+        };
+        assert_eq!(one("SELECT 3 > ALL (SELECT 1 UNION SELECT 2)"), Some(1));
+        assert_eq!(one("SELECT 2 > ALL (SELECT 1 UNION SELECT 2)"), Some(0));
+        assert_eq!(one("SELECT 3 > ALL (SELECT 1 UNION SELECT NULL)"), None);
+        assert_eq!(one("SELECT 0 > ALL (SELECT 1 UNION SELECT NULL)"), Some(0));
+        assert_eq!(one("SELECT NULL > ALL (SELECT 1 WHERE 0)"), Some(1));
+        assert_eq!(one("SELECT NULL > ALL (SELECT 1)"), None);
+        assert_eq!(one("SELECT 3 < ANY (SELECT 1 UNION SELECT 5)"), Some(1));
+        assert_eq!(one("SELECT 3 < SOME (SELECT 1 UNION SELECT NULL)"), None);
+        assert_eq!(one("SELECT 9 < ANY (SELECT 1 UNION SELECT 5)"), Some(0));
+        assert_eq!(one("SELECT NULL < ANY (SELECT 1 WHERE 0)"), Some(0));
+        assert_eq!(
+            one("SELECT 1 + 1 <= ALL (SELECT 2) AND NOT 1 >= ANY (SELECT 2)"),
+            Some(1)
+        );
+        assert_eq!(one("SELECT 2 <> ANY (SELECT 2 UNION SELECT 3)"), Some(1));
+        // An aggregate cannot move into the subquery; a list is not a subquery.
+        assert!(classify("SELECT COUNT(*) FROM t HAVING COUNT(*) > ALL (SELECT 1)").is_err());
+        assert!(classify("SELECT 1 > ALL (1, 2)").is_err());
+        assert!(classify("SELECT > ALL (SELECT 1)").is_err());
     }
 
     #[test]

@@ -375,7 +375,14 @@ SELECT script_name FROM request WHERE req_time = (SELECT MAX(req_time) FROM requ
 SELECT COUNT(*) FROM (SELECT DISTINCT script_name, status FROM request) AS d
 SELECT s, n FROM (SELECT script_name AS s, COUNT(*) AS n FROM request GROUP BY script_name) x WHERE n > 10 ORDER BY s
 SELECT COUNT(*) FROM request WHERE status = ANY (SELECT 500)
-!SELECT COUNT(*) FROM request WHERE req_time > ALL (SELECT req_time FROM request WHERE status = 302)
+SELECT COUNT(*) FROM request WHERE req_time > ALL (SELECT req_time FROM request WHERE status = 302)
+SELECT 3 > ALL (SELECT 1 UNION SELECT 2), 2 > ALL (SELECT 1 UNION SELECT 2), 3 > ALL (SELECT 1 UNION SELECT NULL), 0 > ALL (SELECT 1 UNION SELECT NULL)
+SELECT 1 > ALL (SELECT req_time FROM request WHERE status = 999), NULL > ALL (SELECT 1), NULL > ALL (SELECT 1 FROM request WHERE status = 999)
+SELECT 3 < ANY (SELECT 1 UNION SELECT 5), 3 < SOME (SELECT 1 UNION SELECT NULL), 9 < ANY (SELECT 1 UNION SELECT 5), 1 < ANY (SELECT req_time FROM request WHERE status = 999)
+SELECT 2 = ALL (SELECT 2 UNION ALL SELECT 2), 2 <> ANY (SELECT 2 UNION SELECT 3), 2 != ANY (SELECT 2), 'a' = ALL (SELECT 'A '), 1 + 1 <= ALL (SELECT 2) AND 1 >= ANY (SELECT 0)
+SELECT COUNT(*) FROM request r WHERE r.req_time >= ALL (SELECT req_time FROM request WHERE hostname = r.hostname)
+SELECT hostname, COUNT(*) FROM request r WHERE NOT r.req_time < ANY (SELECT AVG(req_time) FROM request) GROUP BY hostname ORDER BY hostname
+!SELECT COUNT(*) FROM request GROUP BY hostname HAVING COUNT(*) > ALL (SELECT 1)
 WITH s AS (SELECT script_name, COUNT(*) AS n FROM request GROUP BY script_name) SELECT script_name, n FROM s ORDER BY n DESC, script_name
 WITH t AS (SELECT status, AVG(req_time) AS a FROM request GROUP BY status) SELECT COUNT(*) FROM t WHERE a > 1
 SELECT (SELECT MAX(status) FROM request) - (SELECT MIN(status) FROM request)
