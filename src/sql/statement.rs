@@ -1516,12 +1516,13 @@ fn quantified(
     let quantifier = if all { "ALL" } else { "ANY" };
     let op = match &tokens[at - 1].kind {
         Kind::Punct(p) if p == "!=" => "<>".to_string(),
-        Kind::Punct(p) => p.clone(),
-        _ => unreachable!("the caller found a comparison before {quantifier}"),
+        Kind::Punct(p) if ["=", "<>", "<", ">", "<=", ">="].contains(&p.as_str()) => p.clone(),
+        _ => {
+            return Err(LexError(format!(
+                "{quantifier} (subquery) needs a comparison before it"
+            )))
+        }
     };
-    if op == "<=>" {
-        return Err(LexError(format!("`<=> {quantifier}` is not supported")));
-    }
     let open = at + 1;
     if !(tokens.get(open).is_some_and(|t| t.is_punct("("))
         && tokens
