@@ -465,13 +465,14 @@ pub fn classify(sql: &str) -> Result<Statement, LexError> {
 
 /// A query's tokens as SQLite's text, or why it cannot run.
 fn query(sql: &str, tokens: Vec<Token>) -> Result<Statement, LexError> {
-    if tokens
+    if let Some(at) = tokens
         .windows(2)
-        .any(|w| w[0].is_word("WITH") && w[1].is_word("ROLLUP"))
+        .position(|w| w[0].is_word("WITH") && w[1].is_word("ROLLUP"))
     {
-        return Ok(Statement::Unsupported(
-            "GROUP BY … WITH ROLLUP is not supported".into(),
-        ));
+        return Ok(match rollup(sql, &tokens, at)? {
+            Ok(query) => Statement::Query(query),
+            Err(why) => Statement::Unsupported(why),
+        });
     }
     let Some(items) = select_items(&tokens) else {
         return to_sqlite(&operators(tokens)?).map(Statement::Query);
@@ -510,6 +511,306 @@ fn query(sql: &str, tokens: Vec<Token>) -> Result<Statement, LexError> {
     }
     out.push_str(&to_sqlite(&operators(tokens[end..].to_vec())?)?);
     Ok(Statement::Query(out))
+}
+
+/// `SELECT … GROUP BY g1, …, gn WITH ROLLUP [HAVING …] [LIMIT …]` as MariaDB answers it: the
+/// groups, each level's super-aggregate rows (the rolled-up columns NULL, also in the select
+/// list's expressions and the HAVING outside aggregates) after the groups they sum, the grand
+/// total last (none over no rows), in the order of the GROUP BY columns. Made as a UNION ALL of
+/// one grouped query per level, sorted by the levels' marks and the group values. `Err(why)`
+/// for the shapes it does not take: a GROUP BY item that is not a column, a select item naming
+/// a column outside aggregates that is not a GROUP BY column (its value in a super-aggregate row
+/// would be any row's), DISTINCT, UNION, and ORDER BY (MariaDB refuses that too).
+fn rollup(sql: &str, tokens: &[Token], with_at: usize) -> Result<Result<String, String>, LexError> {
+    let refuse = |why: &str| Ok(Err(format!("GROUP BY … WITH ROLLUP: {why}")));
+    let Some(items) = select_items(tokens) else {
+        return refuse("only a SELECT's own GROUP BY can roll up");
+    };
+    let top: Vec<usize> = top_level(tokens, 0..tokens.len()).collect();
+    let find = |w: &str| top.iter().copied().find(|&k| tokens[k].is_word(w));
+    if find("UNION").is_some() || tokens.get(1).is_some_and(|t| t.is_word("DISTINCT")) {
+        return refuse("DISTINCT and UNION are not supported with it");
+    }
+    if find("ORDER").is_some() {
+        return refuse("Incorrect usage of CUBE/ROLLUP and ORDER BY");
+    }
+    let Some(group) = find("GROUP").filter(|&g| tokens.get(g + 1).is_some_and(|t| t.is_word("BY")))
+    else {
+        return refuse("it needs GROUP BY");
+    };
+    let Some(from) = find("FROM") else {
+        return refuse("it needs FROM");
+    };
+    if !top.contains(&with_at) || group > with_at || from > group {
+        return refuse("only the query's own GROUP BY can roll up");
+    }
+    // The GROUP BY columns: `c` or `t.c`, each maybe ASC or DESC.
+    let mut columns: Vec<(&[Token], String, bool)> = Vec::new();
+    for part in tokens[group + 2..with_at].split(|t| t.is_punct(",")) {
+        let (expr, desc) = match part.last() {
+            Some(t) if t.is_word("DESC") => (&part[..part.len() - 1], true),
+            Some(t) if t.is_word("ASC") => (&part[..part.len() - 1], false),
+            _ => (part, false),
+        };
+        let name = match expr {
+            [c] => column_name_of(c),
+            [_, dot, c] if dot.is_punct(".") => column_name_of(c),
+            _ => None,
+        };
+        let Some(name) = name else {
+            return refuse("each GROUP BY item must be a column");
+        };
+        columns.push((expr, name, desc));
+    }
+    let after = with_at + 2;
+    let having = find("HAVING").filter(|&h| h >= after);
+    let limit = find("LIMIT").filter(|&l| l >= after);
+    let tail_start = having.or(limit).unwrap_or(tokens.len());
+    if tail_start != after || (having.is_some() && limit.is_some_and(|l| l < having.unwrap_or(0))) {
+        return refuse("only HAVING and LIMIT may follow it");
+    }
+    let having_tokens = having.map(|h| &tokens[h + 1..limit.unwrap_or(tokens.len())]);
+
+    // Each select item: its expression, its name (as the client sees it), and whether it names
+    // a column outside aggregates that is not a GROUP BY column.
+    let mut exprs = Vec::new();
+    let mut names = Vec::new();
+    for item in &items {
+        let part = &tokens[item.clone()];
+        if part.iter().any(|t| t.is_punct("*")) && part.len() <= 3 {
+            return refuse("`*` is not supported with it");
+        }
+        let (expr, name) = if has_alias(part) && part.len() > 1 {
+            let cut = if part[part.len() - 2].is_word("AS") {
+                part.len() - 2
+            } else {
+                part.len() - 1
+            };
+            let alias = match &part[part.len() - 1].kind {
+                Kind::Word(w) | Kind::Quoted(w) | Kind::Str(w) => w.clone(),
+                _ => return refuse("an alias it cannot read"),
+            };
+            (&part[..cut], alias)
+        } else {
+            let name = match part {
+                [_, dot, c] if dot.is_punct(".") => c.word().map(str::to_string),
+                [Token {
+                    kind: Kind::Str(text),
+                    ..
+                }] => Some(text.clone()),
+                _ => None,
+            };
+            let written = part
+                .iter()
+                .enumerate()
+                .map(|(k, t)| {
+                    let text = &sql[t.span.clone()];
+                    if k > 0 && t.space_before {
+                        format!(" {text}")
+                    } else {
+                        text.to_string()
+                    }
+                })
+                .collect::<String>();
+            (part, name.unwrap_or(written))
+        };
+        if let Err(why) = rolled(expr, &columns, columns.len(), &[]) {
+            return refuse(&why);
+        }
+        exprs.push(expr);
+        names.push(name);
+    }
+    if let Some(h) = having_tokens {
+        if let Err(why) = rolled(h, &columns, columns.len(), &names) {
+            return refuse(&why);
+        }
+    }
+
+    // One query per level: `kept` GROUP BY columns kept, the others rolled up (NULL).
+    let body = &tokens[from..group];
+    let mut levels = Vec::new();
+    for kept in (0..=columns.len()).rev() {
+        let mut q = String::from("SELECT ");
+        for (i, expr) in exprs.iter().enumerate() {
+            let made = rolled(expr, &columns, kept, &[]).map_err(LexError)?;
+            q.push_str(&format!(
+                "{} AS _pinbad_c{i}, ",
+                to_sqlite(&operators(made)?)?.trim()
+            ));
+        }
+        for (k, (expr, _, _)) in columns.iter().enumerate() {
+            let value = if k < kept {
+                to_sqlite(&operators(expr.to_vec())?)?.trim().to_string()
+            } else {
+                "NULL".into()
+            };
+            q.push_str(&format!(
+                "{} AS _pinbad_r{k}, {value} AS _pinbad_g{k}, ",
+                u8::from(k >= kept)
+            ));
+        }
+        q.truncate(q.len() - 2);
+        q.push(' ');
+        q.push_str(to_sqlite(&operators(body.to_vec())?)?.trim());
+        if kept > 0 {
+            let by: Vec<String> = columns[..kept]
+                .iter()
+                .map(|(expr, _, _)| Ok(to_sqlite(&operators(expr.to_vec())?)?.trim().to_string()))
+                .collect::<Result<_, LexError>>()?;
+            q.push_str(&format!(" GROUP BY {}", by.join(", ")));
+        }
+        let mut conditions = Vec::new();
+        if let Some(h) = having_tokens {
+            let made = rolled(h, &columns, kept, &names).map_err(LexError)?;
+            conditions.push(format!("({})", to_sqlite(&operators(made)?)?.trim()));
+        }
+        if kept == 0 {
+            // The grand total is a group only where there are rows (none over no rows).
+            conditions.push("COUNT(*) > 0".into());
+        }
+        if !conditions.is_empty() {
+            q.push_str(&format!(" HAVING {}", conditions.join(" AND ")));
+        }
+        levels.push(q);
+    }
+    let outer: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| format!("_pinbad_c{i} AS {}", quote_ident(name)))
+        .collect();
+    let order: Vec<String> = columns
+        .iter()
+        .enumerate()
+        .map(|(k, (_, _, desc))| {
+            format!(
+                "_pinbad_r{k}, _pinbad_g{k}{}",
+                if *desc { " DESC" } else { "" }
+            )
+        })
+        .collect();
+    let mut out = format!(
+        "SELECT {} FROM ({}) ORDER BY {}",
+        outer.join(", "),
+        levels.join(" UNION ALL "),
+        order.join(", ")
+    );
+    if let Some(l) = limit {
+        out.push(' ');
+        out.push_str(to_sqlite(&operators(tokens[l..].to_vec())?)?.trim());
+    }
+    Ok(Ok(out))
+}
+
+/// A column's name in a token (`c` or `` `c` ``), folded: what a GROUP BY item names.
+fn column_name_of(t: &Token) -> Option<String> {
+    match &t.kind {
+        Kind::Word(w) if precedence(t).is_none() && !is_boundary(t) => Some(w.to_ascii_lowercase()),
+        Kind::Quoted(q) => Some(q.to_ascii_lowercase()),
+        _ => None,
+    }
+}
+
+/// `expr` with the GROUP BY columns past the first `kept` as NULL outside aggregate calls (a
+/// super-aggregate row's value), or why it cannot be: it names, outside aggregates, a column that
+/// is not a GROUP BY column.
+fn rolled(
+    expr: &[Token],
+    columns: &[(&[Token], String, bool)],
+    kept: usize,
+    aliases: &[String],
+) -> Result<Vec<Token>, String> {
+    const WORDS: &[&str] = &[
+        "AS",
+        "NULL",
+        "TRUE",
+        "FALSE",
+        "CASE",
+        "WHEN",
+        "THEN",
+        "ELSE",
+        "END",
+        "DISTINCT",
+        "INTERVAL",
+        "COLLATE",
+        "BINARY",
+        "UNKNOWN",
+        "ASC",
+        "DESC",
+        "SEPARATOR",
+        "SIGNED",
+        "UNSIGNED",
+        "INTEGER",
+        "INT",
+        "CHAR",
+        "DECIMAL",
+        "DATE",
+        "DATETIME",
+        "TIME",
+        "DOUBLE",
+        "FLOAT",
+        "USING",
+    ];
+    let mut out = Vec::with_capacity(expr.len());
+    let mut i = 0;
+    while i < expr.len() {
+        let t = &expr[i];
+        let call = expr.get(i + 1).is_some_and(|n| n.is_punct("("));
+        if call && AGGREGATES.iter().any(|a| t.is_word(a)) {
+            let end = skip_group(expr, i + 1);
+            out.extend(expr[i..end].iter().cloned());
+            i = end;
+            continue;
+        }
+        let name = if call || expr.get(i + 1).is_some_and(|n| n.is_punct(".")) {
+            None
+        } else {
+            match &t.kind {
+                Kind::Word(_)
+                    if precedence(t).is_some()
+                        || WORDS.iter().any(|w| t.is_word(w))
+                        || UNITS.iter().any(|u| t.is_word(u)) =>
+                {
+                    None
+                }
+                Kind::Word(_) | Kind::Quoted(_) => column_name_of(t),
+                _ => None,
+            }
+        };
+        match name {
+            Some(name) => {
+                let Some(k) = columns.iter().position(|(_, c, _)| *c == name) else {
+                    // A select item's alias (in HAVING): that item's value at this level.
+                    if let Some(a) = aliases.iter().position(|a| a.to_ascii_lowercase() == name) {
+                        out.push(Token {
+                            span: 0..0,
+                            ..word(&format!("_pinbad_c{a}"), t.space_before)
+                        });
+                        i += 1;
+                        continue;
+                    }
+                    return Err(format!(
+                        "`{name}` is neither a GROUP BY column nor inside an aggregate"
+                    ));
+                };
+                // `t.c`: the qualifier goes with the column.
+                let qualified = i >= 2 && expr[i - 1].is_punct(".");
+                if k >= kept {
+                    if qualified {
+                        out.truncate(out.len() - 2);
+                    }
+                    out.push(Token {
+                        span: 0..0,
+                        ..word("NULL", t.space_before)
+                    });
+                } else {
+                    out.push(t.clone());
+                }
+            }
+            None => out.push(t.clone()),
+        }
+        i += 1;
+    }
+    Ok(out)
 }
 
 /// The items of a `SELECT`'s list (the statement's first, which names the result's columns),
@@ -1796,11 +2097,91 @@ mod tests {
             query("SELECT CAST(x AS DECIMAL(10,2)), CAST(y AS DATE), CONVERT(z, UNSIGNED)"),
             "SELECT mysql_decimal(x, 2), date(y), mysql_unsigned(z)"
         );
-        assert!(matches!(
-            classify("SELECT a, COUNT(*) FROM t GROUP BY a WITH ROLLUP").unwrap(),
-            Statement::Unsupported(_)
-        ));
         assert!(classify("SELECT CAST(x AS JSON)").is_err());
+    }
+
+    /// `WITH ROLLUP` answers as MariaDB 10.11 does over the same rows (its answers written
+    /// here): each level's super-aggregate row after the groups it sums, the grand total last,
+    /// the NULL group first; HAVING on every row; none over no rows; the shapes it does not take
+    /// refused.
+    #[test]
+    fn with_rollup_answers_as_mariadb() {
+        let c = rusqlite::Connection::open_in_memory().unwrap();
+        // String literals carry pinbad's collation (`functions` registers the real one).
+        c.create_collation(super::super::functions::COLLATION, |a: &str, b: &str| {
+            a.cmp(b)
+        })
+        .unwrap();
+        c.execute_batch(
+            "CREATE TABLE t (a TEXT, b INTEGER, v REAL);
+             INSERT INTO t VALUES ('x', 1, 1.5), ('x', 2, 2.5), ('y', 1, 4), (NULL, 1, 8), ('z', 3, 1);",
+        )
+        .unwrap();
+        let rows = |sql: &str| -> Vec<String> {
+            let Statement::Query(q) = classify(sql).unwrap() else {
+                panic!("{sql}")
+            };
+            let mut st = c.prepare(&q).unwrap();
+            let n = st.column_count();
+            st.query_map([], |r| {
+                Ok((0..n)
+                    .map(|i| match r.get_ref(i).unwrap() {
+                        rusqlite::types::ValueRef::Null => "NULL".to_string(),
+                        rusqlite::types::ValueRef::Integer(v) => v.to_string(),
+                        rusqlite::types::ValueRef::Real(v) => v.to_string(),
+                        rusqlite::types::ValueRef::Text(t) => String::from_utf8_lossy(t).into(),
+                        rusqlite::types::ValueRef::Blob(_) => "blob".into(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" "))
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+        };
+        assert_eq!(
+            rows("SELECT a, b, COUNT(*), SUM(v) FROM t GROUP BY a, b WITH ROLLUP"),
+            [
+                "NULL 1 1 8",
+                "NULL NULL 1 8",
+                "x 1 1 1.5",
+                "x 2 1 2.5",
+                "x NULL 2 4",
+                "y 1 1 4",
+                "y NULL 1 4",
+                "z 3 1 1",
+                "z NULL 1 1",
+                "NULL NULL 5 17"
+            ]
+        );
+        assert_eq!(
+            rows("SELECT a, COUNT(*) c FROM t GROUP BY a WITH ROLLUP HAVING c > 1"),
+            ["x 2", "NULL 5"]
+        );
+        assert_eq!(
+            rows("SELECT UPPER(a), COUNT(*) FROM t GROUP BY a DESC WITH ROLLUP LIMIT 3"),
+            ["Z 1", "Y 1", "X 2"]
+        );
+        assert!(rows("SELECT a, COUNT(*) FROM t WHERE b > 9 GROUP BY a WITH ROLLUP").is_empty());
+        let Statement::Query(q) =
+            classify("SELECT a AS `A`, COUNT(*) FROM t GROUP BY a WITH ROLLUP").unwrap()
+        else {
+            panic!()
+        };
+        let st = c.prepare(&q).unwrap();
+        assert_eq!(st.column_names(), ["A", "COUNT(*)"]);
+        for refused in [
+            "SELECT a, COUNT(*) FROM t GROUP BY a WITH ROLLUP ORDER BY a",
+            "SELECT a, b, COUNT(*) FROM t GROUP BY a WITH ROLLUP",
+            "SELECT a + 1, COUNT(*) FROM t GROUP BY a + 1 WITH ROLLUP",
+            "SELECT DISTINCT a FROM t GROUP BY a WITH ROLLUP",
+            "SELECT * FROM t GROUP BY a WITH ROLLUP",
+        ] {
+            assert!(
+                matches!(classify(refused).unwrap(), Statement::Unsupported(_)),
+                "{refused}"
+            );
+        }
     }
 
     /// `x op ALL/ANY (subquery)` gives MySQL's three values: NULL rows, a NULL `x` and an empty
