@@ -13,7 +13,8 @@ host where nothing can be installed:
     benches/scaling.py --pinbad target/release/pinbad --blast target/release/pinbad-blast \
         --readers 1,2,4,8 --rates 100k,400k,800k,1.2M,1.6M --out target/scaling.json
 Prints a Markdown table (BENCHMARKS.md "Scaling out") and writes every figure as JSON after each
-row. `--deadline S` ends the run (the table so far) rather than start a step that would end
+row. `--edge 50k` then bisects each reader count's highest rate with nothing lost, to within
+50k/s. `--deadline S` ends the run (the table so far) rather than start a step that would end
 past S seconds, for a host lent for minutes; `--logs DIR` keeps each daemon's log.
 Sends only to 127.0.0.1, bounded in count and time; every process it starts it stops by PID.
 """
@@ -139,6 +140,21 @@ def time_left(args, needed):
     return args.deadline is None or time.monotonic() - START + needed <= args.deadline
 
 
+def next_probe(measured, step):
+    """The next rate to try in the search for the highest rate with nothing lost (`--edge`):
+    halfway between the highest rate measured with 0 lost and the lowest with a loss, until
+    they are within `step`; None when done or when either is missing."""
+    clean = [r for r, lost in measured if lost == 0]
+    lossy = [r for r, lost in measured if lost]
+    if not clean or not lossy:
+        return None
+    lo = max(clean)
+    hi = min([r for r in lossy if r > lo], default=None)
+    if hi is None or hi - lo <= step:
+        return None
+    return (lo + hi) // 2
+
+
 def merge_waited_ms(url):
     """How long the merger has waited for merge threads' queues (`merge.waited_ms`)."""
     status = json.load(urllib.request.urlopen(f"{url}/api/v1/status", timeout=30))
@@ -167,8 +183,13 @@ def run_readers(args, readers, work, rows):
         url = f"http://{http}"
         # Warm-up, once: the window and the pool full at the first rate (the steady state).
         blast(args, udp, args.warmup_rate, args.warmup, check=url)
-        for rate in args.rates:
-            null_here = args.null and (args.null_rates is None or rate in args.null_rates)
+        pending = list(args.rates)
+        measured = []  # (rate, lost_percent) of this reader count
+        while pending or (args.edge and next_probe(measured, args.edge)):
+            edge = not pending
+            rate = pending.pop(0) if pending else next_probe(measured, args.edge)
+            null_here = (args.null and not edge
+                         and (args.null_rates is None or rate in args.null_rates))
             if not time_left(args, args.duration + 8 + (args.duration + 6) * null_here):
                 print(f"deadline: readers {readers} stops before {rate}/s", file=sys.stderr)
                 break
@@ -205,6 +226,8 @@ def run_readers(args, readers, work, rows):
             if null_here:
                 null = null_server(args, readers, rate, args.null_port)
                 row["null_cpu_us_per_packet"] = round(null["cpu_us_per_datagram"], 3)
+            row["edge_probe"] = edge
+            measured.append((rate, row["lost_percent"]))
             rows.append(row)
             print(json.dumps(row), file=sys.stderr, flush=True)
             with open(args.out, "w") as f:
@@ -260,6 +283,9 @@ def main():
                    help="rates at which to run the null server too (default: each)")
     p.add_argument("--deadline", type=float, default=None,
                    help="seconds: start no step that would end after this")
+    p.add_argument("--edge", type=rate_value, default=None,
+                   help="after the rates, search between the highest rate with 0 lost and the "
+                        "lowest with a loss until they are this close (e.g. 50k)")
     p.add_argument("--logs", default=None, help="folder to keep each daemon's log in")
     p.add_argument("--null-port", type=int, default=39102)
     p.add_argument("--out", default="target/scaling.json")
