@@ -488,7 +488,10 @@ fn query(sql: &str, tokens: Vec<Token>) -> Result<Statement, LexError> {
             out.push(',');
         }
         let part = &tokens[item.clone()];
-        let text = to_sqlite(&operators(part.to_vec())?)?;
+        let text = match bit_string(sql, part) {
+            Some(bytes) => bytes,
+            None => to_sqlite(&operators(part.to_vec())?)?,
+        };
         if part[0].space_before {
             out.push(' ');
         }
@@ -811,6 +814,36 @@ fn rolled(
         i += 1;
     }
     Ok(out)
+}
+
+/// A select list item that is a bit-value literal alone (`b'101'`) as the binary string MySQL
+/// answers with (`X'05'`: the bits' bytes, big-endian, as few as hold them); elsewhere such a
+/// literal is the number it is (`b'101' + 0` is 5).
+fn bit_string(sql: &str, part: &[Token]) -> Option<String> {
+    let (t, alias) = match part {
+        [t] => (t, None),
+        [t, a] if has_alias(part) => (t, Some(a)),
+        [t, r#as, a] if r#as.is_word("AS") => (t, Some(a)),
+        _ => return None,
+    };
+    let alias = match alias.map(|a| &a.kind) {
+        None => String::new(),
+        Some(Kind::Word(a) | Kind::Quoted(a) | Kind::Str(a)) => format!(" AS {}", quote_ident(a)),
+        Some(_) => return None,
+    };
+    let Kind::Number(value) = &t.kind else {
+        return None;
+    };
+    let written = &sql[t.span.clone()];
+    let bits = written
+        .strip_prefix("b'")
+        .or_else(|| written.strip_prefix("B'"))?
+        .strip_suffix('\'')?;
+    let value: u64 = value.parse().ok()?;
+    let len = bits.len().div_ceil(8);
+    let bytes = &value.to_be_bytes()[8 - len.min(8)..];
+    let hex: String = bytes.iter().map(|b| format!("{b:02X}")).collect();
+    Some(format!("X'{hex}'{alias}"))
 }
 
 /// The items of a `SELECT`'s list (the statement's first, which names the result's columns),
@@ -2065,7 +2098,7 @@ mod tests {
         );
         assert_eq!(
             query("SELECT SUBSTRING(s FROM 2 FOR 3), TRIM(LEADING '0' FROM s), b'101', 'a' 'b'"),
-            "SELECT substr(s, 2, 3), mysql_trim('LEADING', '0', s), 5, 'ab'"
+            "SELECT substr(s, 2, 3), mysql_trim('LEADING', '0', s), X'05', 'ab'"
         );
         assert_eq!(
             classify("SELECT 7 / 2, 7 / 2 AS h, r.x, 'x' FROM r").unwrap(),
@@ -2098,6 +2131,13 @@ mod tests {
             "SELECT mysql_decimal(x, 2), date(y), mysql_unsigned(z)"
         );
         assert!(classify("SELECT CAST(x AS JSON)").is_err());
+        // A bit-value literal alone is MySQL's binary string; in an expression, its number.
+        assert_eq!(
+            classify("SELECT b'101', b'100000001' AS x, b'1' + 0").unwrap(),
+            Statement::Query(
+                "SELECT X'05' AS `b'101'`, X'0101' AS `x`, 1 + 0 AS `b'1' + 0`".into()
+            )
+        );
     }
 
     /// `WITH ROLLUP` answers as MariaDB 10.11 does over the same rows (its answers written
