@@ -60,7 +60,8 @@ pub const RESTORING_FILE: &str = "snapshot.bin.restoring";
 /// (older files' rows read 0 for both). 7 adds the families' stages after the reports (see
 /// `report::SavedFamily`): a stop no longer folds them into their members; older files, whose
 /// writers did, have none. 8 writes the reports' and stages' rows compact (LEB128 key ids,
-/// sums and buckets: `report::Layout`), under a third of the bytes after a flood of new names. A snapshot of any other version is skipped (start empty).
+/// sums and buckets: `report::Layout`), under a third of the bytes after a flood of new names.
+/// A snapshot of any other version is skipped (start empty).
 pub const VERSION: u32 = 8;
 /// The oldest version read.
 const OLDEST_VERSION: u32 = 1;

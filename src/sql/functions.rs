@@ -1162,37 +1162,36 @@ mod tests {
             Value::Text("900150983cd24fb0d6963f7d28e17f72".into())
         );
         // FIPS 180-2's test vectors; a number hashes as its text, NULL and odd lengths give NULL.
-        assert_eq!(
-            one(&c, "SELECT sha1('abc')"),
-            Value::Text("a9993e364706816aba3e25717850c26c9cd0d89d".into())
-        );
-        assert_eq!(
-            one(&c, "SELECT sha('abc') = sha1('abc')"),
-            Value::Integer(1)
-        );
-        assert_eq!(
-            one(&c, "SELECT sha2('abc', 256)"),
-            Value::Text("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad".into())
-        );
-        assert_eq!(
-            one(&c, "SELECT sha2('abc', 224)"),
-            Value::Text("23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7".into())
-        );
-        assert_eq!(
-            one(
-                &c,
-                "SELECT length(sha2('abc', 384)) + length(sha2('abc', 512))"
+        let text = |hex: &str| Value::Text(hex.into());
+        for (sql, want) in [
+            (
+                "SELECT sha1('abc')",
+                text("a9993e364706816aba3e25717850c26c9cd0d89d"),
             ),
-            Value::Integer(96 + 128)
-        );
-        assert_eq!(
-            one(&c, "SELECT sha2('abc', 0) = sha2('abc', 256)"),
-            Value::Integer(1)
-        );
-        assert_eq!(one(&c, "SELECT sha1(5) = sha1('5')"), Value::Integer(1));
-        assert_eq!(one(&c, "SELECT sha2('abc', 100)"), Value::Null);
-        assert_eq!(one(&c, "SELECT sha1(NULL)"), Value::Null);
-        assert_eq!(one(&c, "SELECT md5(NULL)"), Value::Null);
+            ("SELECT sha('abc') = sha1('abc')", Value::Integer(1)),
+            (
+                "SELECT sha2('abc', 256)",
+                text("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+            ),
+            (
+                "SELECT sha2('abc', 224)",
+                text("23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7"),
+            ),
+            (
+                "SELECT length(sha2('abc', 384)) + length(sha2('abc', 512))",
+                Value::Integer(96 + 128),
+            ),
+            (
+                "SELECT sha2('abc', 0) = sha2('abc', 256)",
+                Value::Integer(1),
+            ),
+            ("SELECT sha1(5) = sha1('5')", Value::Integer(1)),
+            ("SELECT sha2('abc', 100)", Value::Null),
+            ("SELECT sha1(NULL)", Value::Null),
+            ("SELECT md5(NULL)", Value::Null),
+        ] {
+            assert_eq!(one(&c, sql), want, "{sql}");
+        }
         assert_eq!(one(&c, "SELECT find_in_set('B', 'a,b')"), Value::Integer(2));
         assert_eq!(
             one(&c, "SELECT regexp_replace('a1b22', '([0-9]+)', '<\\1>')"),

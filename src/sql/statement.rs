@@ -568,14 +568,14 @@ fn rollup(sql: &str, tokens: &[Token], with_at: usize) -> Result<Result<String, 
     let after = with_at + 2;
     let having = find("HAVING").filter(|&h| h >= after);
     let limit = find("LIMIT").filter(|&l| l >= after);
-    let tail_start = having.or(limit).unwrap_or(tokens.len());
-    if tail_start != after || (having.is_some() && limit.is_some_and(|l| l < having.unwrap_or(0))) {
+    // HAVING, then LIMIT (a LIMIT first puts HAVING's start past it: refused here).
+    if having.or(limit).unwrap_or(tokens.len()) != after {
         return refuse("only HAVING and LIMIT may follow it");
     }
     let having_tokens = having.map(|h| &tokens[h + 1..limit.unwrap_or(tokens.len())]);
 
-    // Each select item: its expression, its name (as the client sees it), and whether it names
-    // a column outside aggregates that is not a GROUP BY column.
+    // Each select item: its expression and its name (as the client sees it); refused where it
+    // names a column outside aggregates that is not a GROUP BY column.
     let mut exprs = Vec::new();
     let mut names = Vec::new();
     for item in &items {
@@ -630,42 +630,36 @@ fn rollup(sql: &str, tokens: &[Token], with_at: usize) -> Result<Result<String, 
     }
 
     // One query per level: `kept` GROUP BY columns kept, the others rolled up (NULL).
-    let body = &tokens[from..group];
+    let sqlite = |made: Vec<Token>| -> Result<String, LexError> {
+        Ok(to_sqlite(&operators(made)?)?.trim().to_string())
+    };
+    let body = sqlite(tokens[from..group].to_vec())?;
+    let group_values = columns
+        .iter()
+        .map(|(expr, _, _)| sqlite(expr.to_vec()))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut levels = Vec::new();
     for kept in (0..=columns.len()).rev() {
-        let mut q = String::from("SELECT ");
+        let mut list = Vec::new();
         for (i, expr) in exprs.iter().enumerate() {
             let made = rolled(expr, &columns, kept, &[]).map_err(LexError)?;
-            q.push_str(&format!(
-                "{} AS _pinbad_c{i}, ",
-                to_sqlite(&operators(made)?)?.trim()
-            ));
+            list.push(format!("{} AS _pinbad_c{i}", sqlite(made)?));
         }
-        for (k, (expr, _, _)) in columns.iter().enumerate() {
-            let value = if k < kept {
-                to_sqlite(&operators(expr.to_vec())?)?.trim().to_string()
-            } else {
-                "NULL".into()
-            };
-            q.push_str(&format!(
-                "{} AS _pinbad_r{k}, {value} AS _pinbad_g{k}, ",
+        for (k, value) in group_values.iter().enumerate() {
+            let value = if k < kept { value.as_str() } else { "NULL" };
+            list.push(format!(
+                "{} AS _pinbad_r{k}, {value} AS _pinbad_g{k}",
                 u8::from(k >= kept)
             ));
         }
-        q.truncate(q.len() - 2);
-        q.push(' ');
-        q.push_str(to_sqlite(&operators(body.to_vec())?)?.trim());
+        let mut q = format!("SELECT {} {body}", list.join(", "));
         if kept > 0 {
-            let by: Vec<String> = columns[..kept]
-                .iter()
-                .map(|(expr, _, _)| Ok(to_sqlite(&operators(expr.to_vec())?)?.trim().to_string()))
-                .collect::<Result<_, LexError>>()?;
-            q.push_str(&format!(" GROUP BY {}", by.join(", ")));
+            q.push_str(&format!(" GROUP BY {}", group_values[..kept].join(", ")));
         }
         let mut conditions = Vec::new();
         if let Some(h) = having_tokens {
             let made = rolled(h, &columns, kept, &names).map_err(LexError)?;
-            conditions.push(format!("({})", to_sqlite(&operators(made)?)?.trim()));
+            conditions.push(format!("({})", sqlite(made)?));
         }
         if kept == 0 {
             // The grand total is a group only where there are rows (none over no rows).
@@ -699,7 +693,7 @@ fn rollup(sql: &str, tokens: &[Token], with_at: usize) -> Result<Result<String, 
     );
     if let Some(l) = limit {
         out.push(' ');
-        out.push_str(to_sqlite(&operators(tokens[l..].to_vec())?)?.trim());
+        out.push_str(&sqlite(tokens[l..].to_vec())?);
     }
     Ok(Ok(out))
 }
