@@ -440,10 +440,12 @@ fn two_instances_answer_the_fleet_from_clickhouse_exactly_once() {
     traffic(&b, 2, &[("/b.php", 500), ("/c.php", 200)], &mut sent);
     a.wait_merged(900);
     b.wait_merged(700);
-    // Once the ticks holding the traffic closed (1 s) and reached the server.
+    // Once the ticks holding the traffic closed (1 s) and reached the server, and each sink
+    // counted its insert (it does so once ClickHouse's answer is read, which can come after the
+    // rows are visible to a query).
     a.wait_for(
-        |_| fleet_total(&ch) == 1600,
-        "both instances' ticks in ClickHouse",
+        |_| fleet_total(&ch) == 1600 && [&a, &b].iter().all(|d| n(&sink(d), "ticks_sent") > 0),
+        "both instances' ticks in ClickHouse, counted by their sinks",
     );
     for d in [&a, &b] {
         let s = sink(d);
