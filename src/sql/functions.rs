@@ -491,6 +491,22 @@ pub(super) fn round_half_away(x: f64, d: i64, cut: fn(f64) -> f64) -> f64 {
     }
 }
 
+/// A DECIMAL's text, as MySQL writes it: `v` rounded half away from zero to `scale` digits
+/// after the point, all of them written (`3.5000`); `None` for NULL (see `typing`).
+pub(super) fn decimal_text(v: ValueRef<'_>, scale: u8) -> Option<String> {
+    let d = scale as usize;
+    match v {
+        ValueRef::Integer(i) if d == 0 => Some(i.to_string()),
+        ValueRef::Integer(i) => Some(format!("{i}.{:0<d$}", "")),
+        v => {
+            let x = round_half_away(number(v)?, scale as i64, f64::round);
+            // No negative zero: a DECIMAL has none.
+            let x = if x == 0.0 { 0.0 } else { x };
+            Some(format!("{x:.d$}"))
+        }
+    }
+}
+
 /// Integer `i` rounded (or cut, `away` false) to `d` < 0 decimals.
 fn round_integer(i: i64, d: i64, away: bool) -> Value {
     if d >= 0 {
@@ -592,6 +608,10 @@ fn numeric(conn: &Connection) -> Result<()> {
     conn.create_scalar_function("mysql_decimal", 2, pure, |ctx| {
         let d = number(ctx.get_raw(1)).unwrap_or(0.0) as i64;
         Ok(number(ctx.get_raw(0)).map(|x| round_half_away(x, d, f64::round)))
+    })?;
+    conn.create_scalar_function("mysql_decimal_text", 2, pure, |ctx| {
+        let scale = number(ctx.get_raw(1)).unwrap_or(0.0).clamp(0.0, 30.0) as u8;
+        Ok(decimal_text(ctx.get_raw(0), scale))
     })?;
     conn.create_scalar_function("mysql_div", 2, pure, |ctx| {
         Ok(match (ctx.get_raw(0), ctx.get_raw(1)) {

@@ -47,6 +47,7 @@ mod order;
 mod prepared;
 mod session;
 pub mod statement;
+mod typing;
 mod vtab;
 mod wire;
 

@@ -35,8 +35,9 @@ use super::{NoSlot, SqlContext};
 enum Answer {
     Ok(String),
     Error(ErrorKind, String),
-    /// Rows from the engine (a query, or a `SHOW` rewritten as one).
-    Query(String),
+    /// Rows from the engine (a query, or a `SHOW` rewritten as one), and each result column's
+    /// DECIMAL scale where MySQL's answer is a DECIMAL (`typing`; empty where none is known).
+    Query(String, Vec<Option<u8>>),
 }
 
 /// One client's session.
@@ -141,7 +142,7 @@ impl Session {
                 ),
             ),
             Statement::Unsupported(why) => Answer::Error(ErrorKind::ER_NOT_SUPPORTED_YET, why),
-            Statement::Query(q) => Answer::Query(q),
+            Statement::Query(q) => Answer::Query(q, super::typing::typing(sql).columns),
             Statement::Describe { table } => self.show(&Show::Columns {
                 full: false,
                 table,
@@ -167,15 +168,18 @@ impl Session {
             .filter(|_| !errors)
             .map(|w| format!("({}, {}, {})", quote(w.level), w.code, quote(&w.message)))
             .collect();
-        Answer::Query(if rows.is_empty() {
-            "SELECT NULL AS `Level`, NULL AS `Code`, NULL AS `Message` LIMIT 0".to_string()
-        } else {
-            format!(
-                "SELECT column1 AS `Level`, column2 AS `Code`, column3 AS `Message` FROM \
+        Answer::Query(
+            if rows.is_empty() {
+                "SELECT NULL AS `Level`, NULL AS `Code`, NULL AS `Message` LIMIT 0".to_string()
+            } else {
+                format!(
+                    "SELECT column1 AS `Level`, column2 AS `Code`, column3 AS `Message` FROM \
                  (VALUES {})",
-                rows.join(", ")
-            )
-        })
+                    rows.join(", ")
+                )
+            },
+            Vec::new(),
+        )
     }
 
     /// A `SHOW`, against the session's catalog as it is now.
@@ -214,7 +218,7 @@ fn show(s: &Show, engine: &Engine, session: &super::functions::Session) -> Answe
             format!("Table 'pinba.{table}' doesn't exist"),
         )
     };
-    Answer::Query(match s {
+    let query = match s {
         Show::Databases { like } => format!(
             "SELECT SCHEMA_NAME AS `Database` FROM information_schema.SCHEMATA WHERE 1{} ORDER BY 1",
             like_clause("SCHEMA_NAME", like)
@@ -340,7 +344,8 @@ fn show(s: &Show, engine: &Engine, session: &super::functions::Session) -> Answe
                 .collect();
             format!("SELECT {} LIMIT 0", cols.join(", "))
         }
-    })
+    };
+    Answer::Query(query, Vec::new())
 }
 
 /// An OK's status: `SERVER_MORE_RESULTS_EXISTS` where statements of the same query follow.
@@ -370,7 +375,7 @@ impl Session {
             _ => match self.answer(sql) {
                 Answer::Ok(_) => return Ok(Vec::new()),
                 Answer::Error(kind, msg) => return Err((kind, msg)),
-                Answer::Query(q) => q,
+                Answer::Query(q, _) => q,
             },
         };
         let mut engine = self.take_engine().map_err(|e| engine_error(&e))?;
@@ -462,7 +467,7 @@ impl Session {
         more: bool,
         columns: &'r mut Vec<Column>,
     ) -> std::io::Result<Option<QueryResultWriter<'r, W>>> {
-        let sql = match answer {
+        let (sql, decimals) = match answer {
             Answer::Ok(info) => {
                 // The statement's warnings (`SHOW WARNINGS` lists them), as MySQL counts them.
                 let ok = OkResponse {
@@ -481,7 +486,7 @@ impl Session {
                 self.counters().errors.fetch_add(1, Relaxed);
                 return results.error(kind, &msg.into_bytes()).await.map(|()| None);
             }
-            Answer::Query(sql) => sql,
+            Answer::Query(sql, decimals) => (sql, decimals),
         };
         let max_query_time = self.ctx.config.max_query_time.0;
         let deadline = Instant::now() + max_query_time;
@@ -525,13 +530,23 @@ impl Session {
             (engine, result)
         });
         // Every statement's first event is its columns; one that fails before sends none.
+        let mut decimals = decimals;
         if let Some(Event::Columns(c)) = rx.recv().await {
+            // The typing counts the select list's items; a result of other columns (a `SHOW`,
+            // a rewrite's) keeps its types.
+            if decimals.len() != c.len() {
+                decimals.clear();
+            }
             *columns = c
                 .iter()
-                .map(|c| Column {
+                .enumerate()
+                .map(|(i, c)| Column {
                     table: String::new(),
                     column: c.name.clone(),
-                    coltype: column_type(c.ty),
+                    coltype: match decimals.get(i) {
+                        Some(Some(_)) => ColumnType::MYSQL_TYPE_NEWDECIMAL,
+                        _ => column_type(c.ty),
+                    },
                     colflags: ColumnFlags::empty(),
                 })
                 .collect();
@@ -566,12 +581,18 @@ impl Session {
                 for row in std::mem::take(&mut rows.rows) {
                     for (i, v) in row.iter().enumerate() {
                         let converted;
-                        let v = match columns.get(i).filter(|_| self.binary) {
-                            Some(c) => {
+                        let v = match (decimals.get(i), columns.get(i)) {
+                            // A DECIMAL's text, with its scale (`3.5000`), in either protocol.
+                            (Some(Some(scale)), _) => {
+                                converted = super::functions::decimal_text(v.into(), *scale)
+                                    .map_or(Value::Null, Value::Text);
+                                &converted
+                            }
+                            (_, Some(c)) if self.binary => {
                                 converted = binary_value(v, c.coltype);
                                 &converted
                             }
-                            None => v,
+                            _ => v,
                         };
                         let r = match v {
                             Value::Null => w.write_col(None::<i64>),

@@ -14,8 +14,9 @@
 //! text the client wrote, as MySQL names it.
 //!
 //! What a text rewrite cannot see: the types of expressions. SQLite has no DECIMAL, so a decimal
-//! result is a double (its value is MySQL's; turned into text it shows the digits it has, not
-//! the DECIMAL's scale), and a function's result type is what its values are.
+//! result is a double; `typing` reads MySQL's types off the statement's syntax tree, and a
+//! DECIMAL that a call turns into text (`CONCAT(7 / 2, '')`) is written with its scale here
+//! ([`decimals_as_text`]), one in the result by the session.
 
 /// One statement, classified.
 #[derive(Clone, Debug, PartialEq)]
@@ -474,12 +475,15 @@ fn query(sql: &str, tokens: Vec<Token>) -> Result<Statement, LexError> {
             Err(why) => Statement::Unsupported(why),
         });
     }
+    // The DECIMALs that become text, in whichever part of the query they are.
+    let calls = super::typing::typing(sql).to_text;
+    let rewrite = |part: &[Token]| to_sqlite(&operators(decimals_as_text(part.to_vec(), &calls))?);
     let Some(items) = select_items(&tokens) else {
-        return to_sqlite(&operators(tokens)?).map(Statement::Query);
+        return rewrite(&tokens).map(Statement::Query);
     };
     // The select list item by item: one that the rewrite changed is named as MySQL names it,
     // by the text the client wrote (`7 / 2`, not `7 *1.0/ 2`).
-    let mut out = to_sqlite(&operators(tokens[..items[0].start].to_vec())?)?;
+    let mut out = rewrite(&tokens[..items[0].start])?;
     for (k, item) in items.iter().enumerate() {
         if k > 0 {
             if tokens[item.start - 1].space_before {
@@ -490,7 +494,7 @@ fn query(sql: &str, tokens: Vec<Token>) -> Result<Statement, LexError> {
         let part = &tokens[item.clone()];
         let text = match bit_string(sql, part) {
             Some(bytes) => bytes,
-            None => to_sqlite(&operators(part.to_vec())?)?,
+            None => rewrite(part)?,
         };
         if part[0].space_before {
             out.push(' ');
@@ -512,8 +516,67 @@ fn query(sql: &str, tokens: Vec<Token>) -> Result<Statement, LexError> {
     if tokens.get(end).is_some_and(|t| t.space_before) {
         out.push(' ');
     }
-    out.push_str(&to_sqlite(&operators(tokens[end..].to_vec())?)?);
+    out.push_str(&rewrite(&tokens[end..])?);
     Ok(Statement::Query(out))
+}
+
+/// The DECIMAL arguments of the calls that turn them into text (`typing`'s `to_text`: where
+/// each call's name starts, and its arguments' scales) wrapped in `mysql_decimal_text(x, scale)`,
+/// so that `CONCAT(7 / 2, '')` writes 3.5000 as MySQL does, not SQLite's 3.5. A call whose tokens
+/// do not match what the syntax tree saw (its name, a parenthesis, as many arguments) is left as
+/// it is.
+fn decimals_as_text(mut tokens: Vec<Token>, calls: &[(usize, Vec<Option<u8>>)]) -> Vec<Token> {
+    for (start, scales) in calls {
+        let Some(at) = tokens
+            .iter()
+            .position(|t| t.span.start == *start && t.word().is_some())
+        else {
+            continue;
+        };
+        if !tokens.get(at + 1).is_some_and(|t| t.is_punct("(")) {
+            continue;
+        }
+        // The arguments' token ranges: split at the commas outside nested parentheses.
+        let mut args = Vec::new();
+        let (mut depth, mut from, mut end) = (0usize, at + 2, None);
+        for (i, t) in tokens.iter().enumerate().skip(at + 2) {
+            if t.is_punct("(") {
+                depth += 1;
+            } else if t.is_punct(")") {
+                if depth == 0 {
+                    args.push(from..i);
+                    end = Some(i);
+                    break;
+                }
+                depth -= 1;
+            } else if t.is_punct(",") && depth == 0 {
+                args.push(from..i);
+                from = i + 1;
+            }
+        }
+        if end.is_none() || args.len() != scales.len() || args.iter().any(|a| a.is_empty()) {
+            continue;
+        }
+        // From the last argument back, so that the ranges before stay where they are.
+        for (range, scale) in args.into_iter().zip(scales).rev() {
+            let Some(scale) = scale else { continue };
+            let space = tokens[range.start].space_before;
+            tokens[range.start].space_before = false;
+            tokens.insert(range.end, punct(")"));
+            tokens.insert(
+                range.end,
+                Token {
+                    span: 0..0,
+                    kind: Kind::Number(scale.to_string()),
+                    space_before: false,
+                },
+            );
+            tokens.insert(range.end, punct(","));
+            tokens.insert(range.start, punct("("));
+            tokens.insert(range.start, word("mysql_decimal_text", space));
+        }
+    }
+    tokens
 }
 
 /// `SELECT … GROUP BY g1, …, gn WITH ROLLUP [HAVING …] [LIMIT …]` as MariaDB answers it: the

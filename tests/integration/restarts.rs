@@ -350,16 +350,19 @@ fn a_flood_of_unique_names_does_not_hold_the_stop() {
     let others_ms = machine_busy_ms() - busy_before;
     assert!(status.success(), "{status:?}");
     let writes = stopped_within_bound(&logs, took);
+    let stopped = logs.iter().rfind(|l| l.contains("Stopped")).unwrap();
+    let cpu_ms = log_figure(stopped, "cpu_ms");
+    let others = (others_ms - cpu_ms) / took.as_secs_f64() / 1000.0;
+    // Within 10 s; where other processes held a core or more meanwhile (tests/stress.sh, a
+    // build beside it), the stop waited for the CPU, and its own CPU time must fit instead.
     assert!(
-        took <= Duration::from_secs(10),
-        "stopped in {took:?}: {logs:#?}"
+        took <= Duration::from_secs(10) || (others >= 1.0 && cpu_ms <= 10_000.0),
+        "stopped in {took:?} ({cpu_ms} ms of CPU, others {others:.2} cores): {logs:#?}"
     );
     assert!(
         peak <= before + (256 << 10),
         "RSS {before} → {peak} KiB: {logs:#?}"
     );
-    let stopped = logs.iter().rfind(|l| l.contains("Stopped")).unwrap();
-    let others = (others_ms - log_figure(stopped, "cpu_ms")) / took.as_secs_f64() / 1000.0;
     eprintln!(
         "stopped in {took:?} (the state files written in {writes:?}), others took {others:.2} \
          cores meanwhile; RSS {} MiB when signalled, {} MiB at the stop's peak: {logs:#?}",

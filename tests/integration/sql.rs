@@ -1785,7 +1785,7 @@ fn uptime_and_engines_answer_as_mysql_does() {
 /// (binary protocol rows read by `get_result()` and by `bind_result()`), PDO with
 /// `ATTR_EMULATE_PREPARES` off (named and positional parameters, a string parameter carrying a
 /// quote that must stay a value). Every answer equals the same statement sent as a query (and
-/// the HTTP API's numbers); an unknown statement id and a statement with an error get MySQL's
+/// the HTTP API's numbers), a DECIMAL's text included; an unknown statement id and a statement with an error get MySQL's
 /// errors at prepare.
 #[test]
 fn prepared_statements_answer_as_the_same_query_does() {
@@ -1820,12 +1820,12 @@ $bound = [];
 while ($st->fetch()) {{ $bound[] = [$name, $count]; }}
 $st->close();
 $text = $m->query("SELECT script_name, req_count FROM report_by_script_name WHERE req_count >= 1 AND script_name <> 'x'' OR ''1''=''1' ORDER BY script_name")->fetch_all(MYSQLI_NUM);
-$agg = $m->prepare("SELECT COUNT(*), SUM(req_time), MAX(status) FROM request WHERE status = ? OR script_name = ?");
+$agg = $m->prepare("SELECT COUNT(*), SUM(req_time), MAX(status), AVG(status), 7 / 2 FROM request WHERE status = ? OR script_name = ?");
 $status = 500; $script = "/s1.php";
 $agg->bind_param("is", $status, $script);
 $agg->execute();
 $agg_rows = $agg->get_result()->fetch_all(MYSQLI_NUM);
-$agg_text = $m->query("SELECT COUNT(*), SUM(req_time), MAX(status) FROM request WHERE status = 500 OR script_name = '/s1.php'")->fetch_all(MYSQLI_NUM);
+$agg_text = $m->query("SELECT COUNT(*), SUM(req_time), MAX(status), AVG(status), 7 / 2 FROM request WHERE status = 500 OR script_name = '/s1.php'")->fetch_all(MYSQLI_NUM);
 try {{ $m->prepare("SELECT * FROM nope WHERE a = ?"); $bad = "no error"; }}
 catch (mysqli_sql_exception $e) {{ $bad = $e->getCode(); }}
 $pdo = new PDO("mysql:host=127.0.0.1;port={port};dbname=pinba", "php", "");
@@ -1874,6 +1874,17 @@ echo json_encode(["prepared" => $prepared, "bound" => $bound, "text" => $text,
     let sum = |v: &Value| v.to_string().trim_matches('"').parse::<f64>().unwrap();
     assert!((sum(&agg[1]) - sum(&agg_text[1])).abs() < 1e-6, "{got}");
     assert_eq!(agg[2].to_string().trim_matches('"'), "500", "{got}");
+    // DECIMALs are MySQL's text in both protocols, their scale shown (`AVG` of an integer
+    // column: 4 decimals; `7 / 2`: 3.5000).
+    for row in [agg, agg_text] {
+        let avg = row[3].as_str().unwrap_or_default();
+        assert!(
+            avg.split_once('.').is_some_and(|(_, d)| d.len() == 4),
+            "{got}"
+        );
+        assert_eq!(row[4], "3.5000", "{got}");
+    }
+    assert_eq!(agg[3], agg_text[3], "{got}");
     assert_eq!(got["bad"], 1146, "{got}");
     assert_eq!(
         got["pdo_count"].to_string().trim_matches('"'),

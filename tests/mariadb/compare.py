@@ -8,9 +8,10 @@ Usage: compare.py PINBAD_PORT MARIADB_SOCKET CORPUS
 Answers are compared as a client sees them: the same columns, the same rows (in order where the
 statement has an ORDER BY outside parentheses, else as multisets), NULL where MariaDB has NULL,
 text where it has text, numbers where it has numbers. Numbers compare by value: a DECIMAL
-against pinbad's number rounded to the DECIMAL's scale (pinbad sends a DOUBLE: `7/2` is 3.5
-where MariaDB shows 3.5000), a DOUBLE within 1e-9 relative, after rounding pinbad's to the
-decimals MariaDB shows of it; DATETIME, DATE and TIME as MySQL writes them.
+with digits after the point against pinbad's DECIMAL of the same scale (`7/2` is 3.5000 to a
+client), rounded to it, a whole DECIMAL against any number of its value, a DOUBLE within 1e-9
+relative, after rounding pinbad's to the decimals MariaDB shows of it; DATETIME, DATE and TIME
+as MySQL writes them.
 """
 
 import datetime
@@ -85,6 +86,9 @@ def same_value(m, p, shown):
         return mv == pv
     if isinstance(mv, decimal.Decimal):
         exp = mv.as_tuple().exponent
+        if exp < 0 and not (isinstance(pv, decimal.Decimal) and pv.as_tuple().exponent == exp):
+            # A client sees a DECIMAL's scale (`3.5000`): pinbad must send the same digits.
+            return False
         try:
             ours = decimal.Decimal(repr(float(pv)) if isinstance(pv, float) else pv)
             if exp < 0:

@@ -271,7 +271,7 @@ SELECT SUM(doc_size) / COUNT(*) FROM request
 SELECT SUM(status >= 500) / NULLIF(COUNT(*), 0) * 100 FROM request
 SELECT ROUND(100 * SUM(status = 404) / COUNT(*), 2) FROM request
 SELECT CONCAT(ROUND(100 * SUM(status = 404) / COUNT(*), 2), '%') FROM request
-~SELECT CONCAT(ROUND(100 * COUNT(*) / COUNT(*), 2), '%') FROM request
+SELECT CONCAT(ROUND(100 * COUNT(*) / COUNT(*), 2), '%') FROM request
 SELECT SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END) FROM request
 SELECT COUNT(CASE WHEN status = 200 THEN 1 END) FROM request
 SELECT STDDEV(req_time) FROM request
@@ -488,7 +488,7 @@ SELECT DISTINCT x FROM (SELECT 'a' AS x UNION ALL SELECT 'A') t
 SELECT 'abc' IN ('ABC', 'x')
 SELECT 'b' BETWEEN 'A' AND 'C'
 SELECT CONCAT(1.5, '')
-~SELECT CONCAT(7 / 2, '')
+SELECT CONCAT(7 / 2, '')
 SELECT CONCAT(ROUND(2.5), '')
 SELECT 7 / 2 > 3
 SELECT 5 / 2 = 2.5
@@ -545,3 +545,17 @@ SELECT script_name, ROUND(STDDEV_SAMP(req_time), 3) FROM request GROUP BY script
 SELECT BIT_XOR(status) FROM request
 SELECT SQRT(SUM(req_time * req_time) / COUNT(*)) FROM request
 SELECT POW(AVG(req_time), 2), LN(SUM(req_time)), LOG10(COUNT(*)) FROM request
+-- DECIMALs as a client sees them: the scale MySQL gives each result (sql::typing), in the
+-- result and where it becomes text.
+SELECT 7 / 2, 1 / 32, -7 / 2, 10 / 5
+SELECT CONCAT(1 / 32, ''), LENGTH(7 / 2), UPPER(7 / 2), CONCAT_WS('-', 1.50 * 2, 'x')
+SELECT ROUND(1.5, 3), TRUNCATE(7 / 3, 1), ROUND(7 / 2, -1), COALESCE(1, 2.50), CAST(1 AS DECIMAL(5, 2))
+SELECT CASE WHEN status > 0 THEN 1 ELSE 2.5 END AS c FROM request ORDER BY id LIMIT 3
+SELECT AVG(status), SUM(status) / COUNT(*), CONCAT(AVG(status), '') FROM request
+SELECT script_name, ROUND(100 * SUM(status >= 500) / NULLIF(COUNT(*), 0), 2) AS errors FROM request GROUP BY script_name ORDER BY script_name
+SELECT hostname, AVG(timers_cnt) AS t, CONCAT(ROUND(AVG(req_time) * 1000, 1), ' ms') AS ms FROM request GROUP BY hostname ORDER BY hostname
+SELECT AVG(n), MAX(n) / 2 FROM (SELECT COUNT(*) AS n FROM request GROUP BY script_name) AS x
+WITH s AS (SELECT status * 1.5 AS v FROM request) SELECT AVG(v), SUM(v) FROM s
+SELECT 1 UNION ALL SELECT 2.25 UNION ALL SELECT 7 / 2
+SELECT IF(COUNT(*) > 0, SUM(status) / COUNT(*), 0) AS mean FROM request
+SELECT (SELECT AVG(status) FROM request) AS a, 100 / 7 / 3 AS b

@@ -1,0 +1,739 @@
+//! MySQL's types of a query's results, read from the statement's syntax tree (sqlparser's MySQL
+//! dialect): what the text rewrite (`statement`) cannot see.
+//!
+//! SQLite has no DECIMAL: `7/2` is the double 3.5 there, where MySQL's answer is the DECIMAL
+//! 3.5000, shown with its scale wherever it becomes text: in the result a client reads
+//! (mysqli, PDO and the `mariadb` client get the text `3.5000`), and in `CONCAT(7/2, '')`. The
+//! scale follows MySQL's rules from the operands: a literal's digits after the point, an integer
+//! 0, `+`/`-` the larger, `*` the sum, `/` the dividend's plus 4 (`div_precision_increment`),
+//! `AVG` its argument's plus 4, `SUM` its argument's, `ROUND(x, d)` and `TRUNCATE(x, d)` `d`,
+//! `CAST(x AS DECIMAL(m, d))` `d`, `IF`/`IFNULL`/`COALESCE`/`CASE` the largest of their results.
+//! A double anywhere makes the result a double (shown with the digits it has, as today).
+//!
+//! Only what is known is typed: a column has a type where every table the SELECT reads is a
+//! raw table (its declared types), a derived table or a common table expression (typed in
+//! turn); anything else (a report table's column, a function not listed here) is
+//! [`Ty::Other`], and its value is sent as SQLite computes it. A statement sqlparser cannot
+//! parse is typed not at all. Values are doubles until they are written: a quotient of a
+//! quotient (`100 / 7 / 3`, 8 decimals) is computed with a double's digits and rounded to its
+//! scale once, as MySQL, which keeps more digits inside than it shows, does.
+
+use sqlparser::ast::{
+    BinaryOperator, DataType, ExactNumberInfo, Expr, FunctionArg, FunctionArgExpr,
+    FunctionArguments, InTarget, ObjectNamePart, Query, Select, SelectItem, SetExpr, Statement,
+    TableFactor, UnaryOperator, Value,
+};
+use sqlparser::dialect::MySqlDialect;
+use sqlparser::parser::Parser;
+use sqlparser::tokenizer::Location;
+
+use super::layout::SqlType;
+use super::vtab::Raw;
+
+/// An expression's MySQL type, as far as its value's text depends on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    /// The NULL literal: takes the other branch's type in `IFNULL`, `CASE`, ….
+    Null,
+    Int,
+    /// A DECIMAL with this many digits after the point.
+    Dec(u8),
+    Double,
+    Text,
+    /// Not followed here: sent as SQLite computes it.
+    Other,
+}
+
+/// Most digits after the point a DECIMAL typed here has (MySQL's limit).
+const MAX_SCALE: u32 = 30;
+
+/// What MySQL adds to a quotient's scale (`div_precision_increment`, default 4).
+const DIV_INCREMENT: u32 = 4;
+
+/// The functions that turn their arguments into text, and which of them (`None`: all): a
+/// DECIMAL argument is written with its scale there (`CONCAT(7/2, '')` is `3.5000`).
+const TO_TEXT: &[(&str, Option<usize>)] = &[
+    ("CONCAT", None),
+    ("CONCAT_WS", None),
+    ("LENGTH", Some(0)),
+    ("OCTET_LENGTH", Some(0)),
+    ("CHAR_LENGTH", Some(0)),
+    ("CHARACTER_LENGTH", Some(0)),
+    ("UPPER", Some(0)),
+    ("LOWER", Some(0)),
+    ("UCASE", Some(0)),
+    ("LCASE", Some(0)),
+    ("REVERSE", Some(0)),
+    ("LPAD", Some(0)),
+    ("RPAD", Some(0)),
+    ("LEFT", Some(0)),
+    ("RIGHT", Some(0)),
+];
+
+/// A query's typing.
+#[derive(Debug, Default, PartialEq)]
+pub struct Typing {
+    /// Each result column's DECIMAL scale where it is a DECIMAL; empty where the columns could
+    /// not be told (a `*`, a statement not parsed).
+    pub columns: Vec<Option<u8>>,
+    /// The calls of the select lists that turn arguments into text ([`TO_TEXT`]) with a DECIMAL
+    /// argument: where the function's name starts (a byte offset into the statement) and each
+    /// argument's scale where it is a DECIMAL.
+    pub to_text: Vec<(usize, Vec<Option<u8>>)>,
+}
+
+/// The longest statement typed: a dashboard's are a few KB, and a syntax tree takes several
+/// times its text, outside SQL's memory account (`mysql.max_allowed_packet` lets 16 MB in).
+const MAX_TYPED_BYTES: usize = 64 << 10;
+
+/// The typing of `sql`, one MySQL statement (nothing where it is not a query sqlparser parses,
+/// or is longer than [`MAX_TYPED_BYTES`]). sqlparser bounds its own recursion (50 levels), so
+/// that a deeply nested statement is refused, not a stack overflow.
+pub fn typing(sql: &str) -> Typing {
+    if sql.len() > MAX_TYPED_BYTES {
+        return Typing::default();
+    }
+    let Ok(mut statements) = Parser::parse_sql(&MySqlDialect {}, sql) else {
+        return Typing::default();
+    };
+    let Some(Statement::Query(query)) = statements.pop().filter(|_| statements.is_empty()) else {
+        return Typing::default();
+    };
+    let mut calls = Vec::new();
+    let columns = query_types(&query, &Vec::new(), &mut calls).unwrap_or_default();
+    let mut to_text: Vec<(usize, Vec<Option<u8>>)> = calls
+        .into_iter()
+        .filter_map(|(at, scales)| Some((byte_offset(sql, at)?, scales)))
+        .collect();
+    to_text.sort_by_key(|c| c.0);
+    to_text.dedup_by_key(|c| c.0);
+    Typing {
+        columns: columns.into_iter().map(scale).collect(),
+        to_text,
+    }
+}
+
+fn scale(t: Ty) -> Option<u8> {
+    match t {
+        Ty::Dec(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// A call found while typing: where its name starts and its arguments' scales.
+type Calls = Vec<(Location, Vec<Option<u8>>)>;
+
+/// A relation's columns: each one's name (where it has one a query can name) and type.
+type Columns = Vec<(Option<String>, Ty)>;
+
+/// The common table expressions in scope: each one's name (lower case) and its columns (`None`
+/// where they are not known).
+type Ctes = Vec<(String, Option<Columns>)>;
+
+/// The types of a query's result columns (`None` where a `*` or a `VALUES` hides them).
+fn query_types(query: &Query, ctes: &Ctes, calls: &mut Calls) -> Option<Vec<Ty>> {
+    Some(
+        query_columns(query, ctes, calls)?
+            .into_iter()
+            .map(|c| c.1)
+            .collect(),
+    )
+}
+
+/// A query's result columns, named and typed. Its common table expressions are typed in order,
+/// each seeing those before it (a raw table's name they take is theirs from then on).
+fn query_columns(query: &Query, ctes: &Ctes, calls: &mut Calls) -> Option<Columns> {
+    let mut scope = ctes.clone();
+    if let Some(with) = &query.with {
+        for cte in &with.cte_tables {
+            let mut columns = query_columns(&cte.query, &scope, calls);
+            if let Some(c) = columns.as_mut().filter(|_| !cte.alias.columns.is_empty()) {
+                rename(c, &cte.alias.columns);
+            }
+            scope.push((cte.alias.name.value.to_ascii_lowercase(), columns));
+        }
+    }
+    set_columns(&query.body, &scope, calls)
+}
+
+/// `columns` under the names a table alias gives them (`t(a, b)`); unnamed where they differ in
+/// number.
+fn rename(columns: &mut Columns, names: &[sqlparser::ast::TableAliasColumnDef]) {
+    for (k, c) in columns.iter_mut().enumerate() {
+        c.0 = names.get(k).map(|n| n.name.value.to_ascii_lowercase());
+    }
+    if names.len() != columns.len() {
+        columns.iter_mut().for_each(|c| c.0 = None);
+    }
+}
+
+fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns> {
+    match body {
+        SetExpr::Select(select) => {
+            let scope = Scope::of(select, ctes, calls);
+            let mut columns = Vec::with_capacity(select.projection.len());
+            let mut all = true;
+            for item in &select.projection {
+                match item {
+                    SelectItem::UnnamedExpr(e) => {
+                        let name = match e {
+                            Expr::Identifier(i) => Some(i.value.to_ascii_lowercase()),
+                            Expr::CompoundIdentifier(p) => {
+                                p.last().map(|i| i.value.to_ascii_lowercase())
+                            }
+                            _ => None,
+                        };
+                        columns.push((name, scope.ty(e, calls)))
+                    }
+                    SelectItem::ExprWithAlias { expr, alias } => columns.push((
+                        Some(alias.value.to_ascii_lowercase()),
+                        scope.ty(expr, calls),
+                    )),
+                    _ => all = false,
+                }
+            }
+            all.then_some(columns)
+        }
+        SetExpr::Query(q) => query_columns(q, ctes, calls),
+        SetExpr::SetOperation { left, right, .. } => {
+            let (l, r) = (
+                set_columns(left, ctes, calls),
+                set_columns(right, ctes, calls),
+            );
+            let (l, r) = (l?, r?);
+            (l.len() == r.len()).then(|| {
+                l.into_iter()
+                    .zip(r)
+                    .map(|((name, a), (_, b))| (name, merge(a, b)))
+                    .collect()
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The columns a SELECT reads, where every table it reads is known: a raw table, a derived
+/// table or a common table expression whose columns are typed (`None` otherwise: a report
+/// table's columns are not followed).
+struct Scope<'a> {
+    columns: Option<Columns>,
+    ctes: &'a Ctes,
+}
+
+impl<'a> Scope<'a> {
+    fn of(select: &Select, ctes: &'a Ctes, calls: &mut Calls) -> Scope<'a> {
+        let mut columns = Some(Vec::new());
+        let factors = select
+            .from
+            .iter()
+            .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
+        for factor in factors {
+            let read = match factor {
+                TableFactor::Table { name, .. } => match name.0.last() {
+                    Some(ObjectNamePart::Identifier(i)) => {
+                        let lower = i.value.to_ascii_lowercase();
+                        match ctes.iter().rev().find(|c| c.0 == lower) {
+                            Some((_, c)) => c.clone(),
+                            None => Raw::of(&i.value).map(raw_columns),
+                        }
+                    }
+                    _ => None,
+                },
+                TableFactor::Derived {
+                    subquery, alias, ..
+                } => {
+                    let mut c = query_columns(subquery, ctes, calls);
+                    if let (Some(c), Some(a)) = (c.as_mut(), alias) {
+                        if !a.columns.is_empty() {
+                            rename(c, &a.columns);
+                        }
+                    }
+                    c
+                }
+                _ => None,
+            };
+            match (read, columns.as_mut()) {
+                (Some(read), Some(all)) => all.extend(read),
+                _ => columns = None,
+            }
+        }
+        Scope { columns, ctes }
+    }
+
+    /// A column's type: what every table read that has a column of its name says it is.
+    fn column(&self, name: &str) -> Ty {
+        let Some(columns) = &self.columns else {
+            return Ty::Other;
+        };
+        let lower = name.to_ascii_lowercase();
+        let mut found = None;
+        for (_, ty) in columns
+            .iter()
+            .filter(|c| c.0.as_deref() == Some(lower.as_str()))
+        {
+            if found.is_some_and(|f| f != *ty) {
+                return Ty::Other;
+            }
+            found = Some(*ty);
+        }
+        found.unwrap_or(Ty::Other)
+    }
+
+    /// `e`'s type; the calls in it that turn a DECIMAL into text go to `calls`. Every
+    /// subexpression is typed once.
+    fn ty(&self, e: &Expr, calls: &mut Calls) -> Ty {
+        match e {
+            Expr::Identifier(i) => self.column(&i.value),
+            Expr::CompoundIdentifier(parts) => {
+                parts.last().map_or(Ty::Other, |i| self.column(&i.value))
+            }
+            Expr::Value(v) => match &v.value {
+                Value::Number(n, _) => number(n),
+                Value::Null => Ty::Null,
+                Value::Boolean(_) => Ty::Int,
+                Value::SingleQuotedString(_) | Value::DoubleQuotedString(_) => Ty::Text,
+                _ => Ty::Other,
+            },
+            Expr::Nested(inner) => self.ty(inner, calls),
+            Expr::UnaryOp { op, expr } => {
+                let t = self.ty(expr, calls);
+                match op {
+                    UnaryOperator::Minus | UnaryOperator::Plus => match t {
+                        Ty::Int | Ty::Dec(_) | Ty::Double | Ty::Null => t,
+                        _ => Ty::Other,
+                    },
+                    UnaryOperator::Not => Ty::Int,
+                    _ => Ty::Other,
+                }
+            }
+            Expr::BinaryOp { left, op, right } => {
+                let (l, r) = (self.ty(left, calls), self.ty(right, calls));
+                binary(op, l, r)
+            }
+            Expr::IsNull(x)
+            | Expr::IsNotNull(x)
+            | Expr::IsTrue(x)
+            | Expr::IsNotTrue(x)
+            | Expr::IsFalse(x)
+            | Expr::IsNotFalse(x) => {
+                self.ty(x, calls);
+                Ty::Int
+            }
+            Expr::In { expr, target, .. } => {
+                self.ty(expr, calls);
+                if let InTarget::List(list) = target {
+                    for x in list {
+                        self.ty(x, calls);
+                    }
+                }
+                Ty::Int
+            }
+            Expr::Between {
+                expr, low, high, ..
+            } => {
+                for x in [expr, low, high] {
+                    self.ty(x, calls);
+                }
+                Ty::Int
+            }
+            Expr::Like { expr, pattern, .. } | Expr::RLike { expr, pattern, .. } => {
+                self.ty(expr, calls);
+                self.ty(pattern, calls);
+                Ty::Int
+            }
+            Expr::Exists { .. } => Ty::Int,
+            Expr::Cast {
+                expr, data_type, ..
+            } => {
+                self.ty(expr, calls);
+                cast(data_type)
+            }
+            Expr::Convert {
+                expr, data_type, ..
+            } => {
+                self.ty(expr, calls);
+                data_type.as_ref().map_or(Ty::Other, cast)
+            }
+            Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => {
+                if let Some(o) = operand {
+                    self.ty(o, calls);
+                }
+                let mut t = Ty::Null;
+                for c in conditions {
+                    self.ty(&c.condition, calls);
+                    t = merge(t, self.ty(&c.result, calls));
+                }
+                match else_result {
+                    Some(e) => merge(t, self.ty(e, calls)),
+                    None => t,
+                }
+            }
+            Expr::Subquery(q) => match query_types(q, self.ctes, calls).as_deref() {
+                Some([t]) => *t,
+                _ => Ty::Other,
+            },
+            Expr::Function(f) => {
+                let name = match f.name.0.last() {
+                    Some(ObjectNamePart::Identifier(i)) => i,
+                    _ => return Ty::Other,
+                };
+                let FunctionArguments::List(list) = &f.args else {
+                    return Ty::Other;
+                };
+                let mut args = Vec::with_capacity(list.args.len());
+                let mut star = false;
+                for a in &list.args {
+                    match a {
+                        FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => {
+                            args.push((x, self.ty(x, calls)))
+                        }
+                        FunctionArg::Unnamed(FunctionArgExpr::Wildcard) => star = true,
+                        _ => return Ty::Other,
+                    }
+                }
+                let upper = name.value.to_ascii_uppercase();
+                if let Some((_, which)) = TO_TEXT.iter().find(|(n, _)| *n == upper) {
+                    let scales: Vec<Option<u8>> = args
+                        .iter()
+                        .enumerate()
+                        .map(|(k, (_, t))| scale(*t).filter(|_| which.is_none_or(|w| w == k)))
+                        .collect();
+                    if scales.iter().any(Option::is_some) && list.clauses.is_empty() {
+                        calls.push((name.span.start, scales));
+                    }
+                    return Ty::Text;
+                }
+                function(&upper, &args, star)
+            }
+            _ => Ty::Other,
+        }
+    }
+}
+
+/// A raw table's columns, typed as declared.
+fn raw_columns(t: Raw) -> Columns {
+    t.columns()
+        .iter()
+        .map(|(name, ty, _)| {
+            let ty = match ty {
+                SqlType::Int | SqlType::BigInt => Ty::Int,
+                SqlType::Float => Ty::Double,
+                SqlType::Text => Ty::Text,
+            };
+            (Some(name.to_string()), ty)
+        })
+        .collect()
+}
+
+/// A number literal's type: `1` an integer, `1.50` a DECIMAL(3,2), `1e0` a double.
+fn number(n: &str) -> Ty {
+    if n.contains(['e', 'E']) {
+        Ty::Double
+    } else if let Some((_, decimals)) = n.split_once('.') {
+        dec(decimals.len() as u32)
+    } else {
+        Ty::Int
+    }
+}
+
+fn dec(s: u32) -> Ty {
+    if s <= MAX_SCALE {
+        Ty::Dec(s as u8)
+    } else {
+        Ty::Other
+    }
+}
+
+/// The scale of an exact number (an integer's is 0).
+fn exact(t: Ty) -> Option<u32> {
+    match t {
+        Ty::Int => Some(0),
+        Ty::Dec(s) => Some(s as u32),
+        _ => None,
+    }
+}
+
+fn binary(op: &BinaryOperator, l: Ty, r: Ty) -> Ty {
+    use BinaryOperator as B;
+    let arithmetic = |f: &dyn Fn(u32, u32) -> Ty| match (l, r) {
+        (Ty::Null, _) | (_, Ty::Null) => Ty::Null,
+        (Ty::Double, Ty::Int | Ty::Dec(_) | Ty::Double) | (Ty::Int | Ty::Dec(_), Ty::Double) => {
+            Ty::Double
+        }
+        _ => match (exact(l), exact(r)) {
+            (Some(a), Some(b)) => f(a, b),
+            _ => Ty::Other,
+        },
+    };
+    let int_or = |t: Ty| {
+        if (l, r) == (Ty::Int, Ty::Int) {
+            Ty::Int
+        } else {
+            t
+        }
+    };
+    match op {
+        B::Plus | B::Minus | B::Modulo => arithmetic(&|a, b| int_or(dec(a.max(b)))),
+        B::Multiply => arithmetic(&|a, b| int_or(dec(a + b))),
+        B::Divide => arithmetic(&|a, _| dec(a + DIV_INCREMENT)),
+        B::MyIntegerDivide
+        | B::Gt
+        | B::Lt
+        | B::GtEq
+        | B::LtEq
+        | B::Spaceship
+        | B::Eq
+        | B::NotEq
+        | B::And
+        | B::Or
+        | B::Xor
+        | B::BitwiseOr
+        | B::BitwiseAnd
+        | B::BitwiseXor
+        | B::Regexp => Ty::Int,
+        _ => Ty::Other,
+    }
+}
+
+/// The type of `IF`/`IFNULL`/`COALESCE`/`CASE`/`UNION` over results of types `a` and `b`.
+fn merge(a: Ty, b: Ty) -> Ty {
+    match (a, b) {
+        (Ty::Null, t) | (t, Ty::Null) => t,
+        (Ty::Int, Ty::Int) => Ty::Int,
+        (Ty::Double, Ty::Int | Ty::Dec(_) | Ty::Double) | (Ty::Int | Ty::Dec(_), Ty::Double) => {
+            Ty::Double
+        }
+        (Ty::Text, Ty::Text) => Ty::Text,
+        _ => match (exact(a), exact(b)) {
+            (Some(x), Some(y)) => dec(x.max(y)),
+            _ => Ty::Other,
+        },
+    }
+}
+
+fn cast(t: &DataType) -> Ty {
+    use DataType as D;
+    match t {
+        D::Decimal(info) | D::Numeric(info) | D::Dec(info) => match info {
+            ExactNumberInfo::PrecisionAndScale(_, s) => dec((*s).clamp(0, 31) as u32),
+            _ => Ty::Int,
+        },
+        D::Signed
+        | D::SignedInteger
+        | D::Unsigned
+        | D::UnsignedInteger
+        | D::Int(_)
+        | D::Integer(_)
+        | D::BigInt(_) => Ty::Int,
+        D::Double(_) | D::DoublePrecision | D::Float(_) | D::Real => Ty::Double,
+        D::Char(_) | D::Varchar(_) | D::Text | D::Nvarchar(_) => Ty::Text,
+        _ => Ty::Other,
+    }
+}
+
+/// A function's result type from its arguments' (`star`: it was given `*`).
+fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
+    let arg = |k: usize| args.get(k).map_or(Ty::Other, |a| a.1);
+    let one = args.len() == 1 && !star;
+    match name {
+        "COUNT" => Ty::Int,
+        "SUM" if one => match arg(0) {
+            Ty::Int | Ty::Dec(_) => dec(exact(arg(0)).unwrap_or(0)),
+            Ty::Double => Ty::Double,
+            _ => Ty::Other,
+        },
+        "AVG" if one => match exact(arg(0)) {
+            Some(s) => dec(s + DIV_INCREMENT),
+            None if arg(0) == Ty::Double => Ty::Double,
+            None => Ty::Other,
+        },
+        "MIN" | "MAX" | "ABS" if one => match arg(0) {
+            Ty::Null => Ty::Other,
+            t => t,
+        },
+        "FLOOR" | "CEIL" | "CEILING" | "SIGN" if one && exact(arg(0)).is_some() => Ty::Int,
+        "ROUND" | "TRUNCATE" if !args.is_empty() && args.len() <= 2 => match arg(0) {
+            Ty::Int => Ty::Int,
+            Ty::Double => Ty::Double,
+            Ty::Dec(_) => match args.get(1) {
+                None => Ty::Int,
+                Some((d, _)) => match literal_int(d) {
+                    Some(d) => dec(d.clamp(0, MAX_SCALE as i64) as u32),
+                    None => Ty::Other,
+                },
+            },
+            _ => Ty::Other,
+        },
+        "IFNULL" | "COALESCE" | "GREATEST" | "LEAST" if !args.is_empty() => {
+            args.iter().fold(Ty::Null, |t, a| merge(t, a.1))
+        }
+        "IF" if args.len() == 3 => merge(arg(1), arg(2)),
+        "MOD" if args.len() == 2 => binary(&BinaryOperator::Modulo, arg(0), arg(1)),
+        "NULLIF" if args.len() == 2 => arg(0),
+        _ => Ty::Other,
+    }
+}
+
+/// An integer literal, negative ones too (`ROUND(x, -1)`).
+fn literal_int(e: &Expr) -> Option<i64> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n.parse().ok(),
+            _ => None,
+        },
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => literal_int(expr).map(|i| -i),
+        Expr::Nested(x) => literal_int(x),
+        _ => None,
+    }
+}
+
+/// The byte offset in `sql` of a location sqlparser gives (lines and columns from 1, columns
+/// counted in characters).
+fn byte_offset(sql: &str, at: Location) -> Option<usize> {
+    if at.line == 0 || at.column == 0 {
+        return None;
+    }
+    let mut line_start = 0;
+    for _ in 1..at.line {
+        line_start += sql[line_start..].find('\n')? + 1;
+    }
+    let line = &sql[line_start..];
+    let (offset, _) = line.char_indices().nth(at.column as usize - 1)?;
+    Some(line_start + offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn columns(sql: &str) -> Vec<Option<u8>> {
+        typing(sql).columns
+    }
+
+    #[test]
+    fn decimals_follow_mysqls_scales() {
+        // Each as MariaDB 10.11 types it (tests/mariadb/corpus.sql checks the answers).
+        let cases: &[(&str, Option<u8>)] = &[
+            ("7 / 2", Some(4)),
+            ("1.50 / 3", Some(6)),
+            ("1.50 * 2.5", Some(3)),
+            ("1.5 + 2", Some(1)),
+            ("7 DIV 2", None),
+            ("7 % 2", None),
+            ("7.0 % 2", Some(1)),
+            ("ROUND(7 / 3, 2)", Some(2)),
+            ("ROUND(1.5, 3)", Some(3)),
+            ("ROUND(100, 2)", None),
+            ("ROUND(7 / 2, -1)", Some(0)),
+            ("TRUNCATE(7 / 3, 1)", Some(1)),
+            ("IFNULL(NULL, 7 / 2)", Some(4)),
+            ("COALESCE(1, 2.50)", Some(2)),
+            ("CASE WHEN 1 THEN 1 ELSE 2.5 END", Some(1)),
+            ("IF(1, 7 / 2, 1)", Some(4)),
+            ("NULLIF(7 / 2, 1)", Some(4)),
+            ("CAST(1 AS DECIMAL(5, 2))", Some(2)),
+            ("-7 / 2", Some(4)),
+            ("2e0 / 4", None),
+            ("ABS(-7 / 2)", Some(4)),
+            ("FLOOR(7 / 2)", None),
+            ("(SELECT 7 / 2)", Some(4)),
+            ("7 / 2 > 3", None),
+            ("7 / 2 * 1", Some(4)),
+            ("100 / 7 / 3", Some(8)),
+            ("MOD(7.5, 2)", Some(1)),
+            ("'a'", None),
+        ];
+        for (expr, want) in cases {
+            assert_eq!(columns(&format!("SELECT {expr}")), vec![*want], "{expr}");
+        }
+        assert_eq!(
+            columns("SELECT AVG(status), SUM(status), AVG(req_time), COUNT(*) / 7 FROM request"),
+            vec![Some(4), Some(0), None, Some(4)]
+        );
+        assert_eq!(
+            columns(
+                "SELECT ROUND(100 * SUM(status >= 500) / NULLIF(COUNT(*), 0), 2) AS ratio \
+                 FROM pinba.request WHERE status > 0"
+            ),
+            vec![Some(2)]
+        );
+        assert_eq!(columns("SELECT 1 UNION SELECT 2.5"), vec![Some(1)]);
+    }
+
+    #[test]
+    fn what_is_not_known_is_not_typed() {
+        // A report table's column, a `*`, what is not a query or not parsed.
+        assert_eq!(
+            columns("SELECT AVG(req_count) FROM report_by_script_name"),
+            vec![None]
+        );
+        assert_eq!(
+            columns("SELECT AVG(n) FROM (SELECT * FROM request) t, request r"),
+            vec![None]
+        );
+        assert!(columns("SELECT *, 7 / 2 FROM request").is_empty());
+        assert!(columns("SHOW TABLES").is_empty());
+        assert!(columns("SELECT 7 / 2 FROM request WHERE (").is_empty());
+        let long = format!(
+            "SELECT 7 / 2 FROM request WHERE script_name <> '{}'",
+            "x".repeat(70_000)
+        );
+        assert!(columns(&long).is_empty());
+        let deep = format!("SELECT {}7 / 2{}", "(".repeat(5000), ")".repeat(5000));
+        assert!(columns(&deep).is_empty());
+    }
+
+    #[test]
+    fn derived_tables_and_common_table_expressions_type_their_columns() {
+        assert_eq!(
+            columns(
+                "SELECT AVG(n), MAX(n) / 2 FROM (SELECT COUNT(*) AS n FROM request \
+                 GROUP BY script_name) AS x"
+            ),
+            vec![Some(4), Some(4)]
+        );
+        assert_eq!(
+            columns("SELECT AVG(s) FROM (SELECT status * 1.5 AS s FROM request) t"),
+            vec![Some(5)]
+        );
+        assert_eq!(
+            columns("SELECT AVG(x) FROM (SELECT 1 AS x UNION ALL SELECT 2) t"),
+            vec![Some(4)]
+        );
+        assert_eq!(
+            columns("SELECT SUM(a) FROM (SELECT 1.25, 2) t(a, b)"),
+            vec![Some(2)]
+        );
+        // A common table expression takes a raw table's name from the raw table.
+        assert_eq!(
+            columns("WITH request AS (SELECT 1.5 AS status) SELECT AVG(status) FROM request"),
+            vec![Some(5)]
+        );
+        assert_eq!(
+            columns("WITH a AS (SELECT 2.5 AS v), b AS (SELECT v * 2 AS w FROM a) SELECT w FROM b"),
+            vec![Some(1)]
+        );
+    }
+
+    #[test]
+    fn calls_that_write_a_decimal_as_text_are_found_where_they_start() {
+        let sql = "SELECT CONCAT(7 / 2, ''),\n  é, CONCAT_WS('-', 'x', ROUND(1.5, 3)), CONCAT('a')";
+        let t = typing(sql);
+        assert_eq!(t.to_text.len(), 2);
+        assert_eq!(&sql[t.to_text[0].0..][..6], "CONCAT");
+        assert_eq!(t.to_text[0].1, vec![Some(4), None]);
+        assert_eq!(&sql[t.to_text[1].0..][..9], "CONCAT_WS");
+        assert_eq!(t.to_text[1].1, vec![None, None, Some(3)]);
+        // LENGTH turns its first argument alone into text.
+        let t = typing("SELECT LPAD(7 / 2, 7 / 2, '0')");
+        assert_eq!(t.to_text[0].1, vec![Some(4), None, None]);
+    }
+}
