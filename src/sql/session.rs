@@ -125,7 +125,7 @@ impl Session {
 
     /// What `sql` asks, answered without the engine where it can be.
     fn answer(&mut self, sql: &str) -> Answer {
-        let statement = match statement::classify(sql) {
+        let (statement, decimals) = match statement::classify_typed(sql) {
             Ok(s) => s,
             Err(e) => return Answer::Error(ErrorKind::ER_PARSE_ERROR, e.0),
         };
@@ -142,7 +142,7 @@ impl Session {
                 ),
             ),
             Statement::Unsupported(why) => Answer::Error(ErrorKind::ER_NOT_SUPPORTED_YET, why),
-            Statement::Query(q) => Answer::Query(q, super::typing::typing(sql).columns),
+            Statement::Query(q) => Answer::Query(q, decimals),
             Statement::Describe { table } => self.show(&Show::Columns {
                 full: false,
                 table,

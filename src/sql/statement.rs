@@ -391,13 +391,25 @@ pub fn quote_ident(s: &str) -> String {
 
 /// Classifies one statement.
 pub fn classify(sql: &str) -> Result<Statement, LexError> {
+    classify_typed(sql).map(|(s, _)| s)
+}
+
+/// [`classify`], with a query's result columns' DECIMAL scales (`typing`'s `columns`: empty
+/// for what is not a query, or where they are not known).
+pub fn classify_typed(sql: &str) -> Result<(Statement, Vec<Option<u8>>), LexError> {
+    let mut decimals = Vec::new();
+    let statement = classify_into(sql, &mut decimals)?;
+    Ok((statement, decimals))
+}
+
+fn classify_into(sql: &str, decimals: &mut Vec<Option<u8>>) -> Result<Statement, LexError> {
     let tokens = lex(sql)?;
     let Some(first) = tokens.first() else {
         return Ok(Statement::Empty);
     };
     let verb = match first.word() {
         Some(w) => w.to_ascii_uppercase(),
-        None if first.is_punct("(") => return query(sql, tokens),
+        None if first.is_punct("(") => return query(sql, tokens, decimals),
         None => {
             return Err(LexError(format!(
                 "a statement cannot start with {:?}",
@@ -412,7 +424,7 @@ pub fn classify(sql: &str) -> Result<Statement, LexError> {
         .collect();
     let second = words.get(1).map(String::as_str).unwrap_or("");
     Ok(match verb.as_str() {
-        "SELECT" | "WITH" | "VALUES" => query(sql, tokens)?,
+        "SELECT" | "WITH" | "VALUES" => query(sql, tokens, decimals)?,
         "SHOW" => show(&tokens[1..])?,
         "DESCRIBE" | "DESC" | "EXPLAIN" => {
             let rest = &tokens[1..];
@@ -464,8 +476,17 @@ pub fn classify(sql: &str) -> Result<Statement, LexError> {
     })
 }
 
-/// A query's tokens as SQLite's text, or why it cannot run.
-fn query(sql: &str, tokens: Vec<Token>) -> Result<Statement, LexError> {
+/// A query's tokens as SQLite's text, or why it cannot run; its result columns' DECIMAL scales
+/// go to `decimals`.
+fn query(
+    sql: &str,
+    tokens: Vec<Token>,
+    decimals: &mut Vec<Option<u8>>,
+) -> Result<Statement, LexError> {
+    // The DECIMALs, in the result and where they become text, in whichever part of the query.
+    let typed = super::typing::typing(sql);
+    *decimals = typed.columns;
+    let calls = typed.to_text;
     if let Some(at) = tokens
         .windows(2)
         .position(|w| w[0].is_word("WITH") && w[1].is_word("ROLLUP"))
@@ -475,8 +496,6 @@ fn query(sql: &str, tokens: Vec<Token>) -> Result<Statement, LexError> {
             Err(why) => Statement::Unsupported(why),
         });
     }
-    // The DECIMALs that become text, in whichever part of the query they are.
-    let calls = super::typing::typing(sql).to_text;
     let rewrite = |part: &[Token]| to_sqlite(&operators(decimals_as_text(part.to_vec(), &calls))?);
     let Some(items) = select_items(&tokens) else {
         return rewrite(&tokens).map(Statement::Query);
