@@ -1953,12 +1953,6 @@ fn quantified(
         .windows(2)
         .any(|w| w[1].is_punct("(") && AGGREGATES.iter().any(|a| w[0].is_word(a)))
         || left.iter().any(|t| t.is_word("OVER"));
-    if aggregate {
-        return Err(LexError(format!(
-            "comparisons of an aggregate with {quantifier} (subquery) other than `= ANY` and \
-             `<> ALL` are not supported"
-        )));
-    }
     // Made tokens carry no span: a select list item holding one is named by its text.
     let text = |sql: &str| -> Result<Vec<Token>, LexError> {
         let mut made = self::tokens(sql)?;
@@ -1973,9 +1967,71 @@ fn quantified(
         x.extend(text(")")?);
         Ok(x)
     };
+    let subquery = &tokens[open + 1..end - 1];
+    if aggregate {
+        // An aggregate cannot move into a subquery over the rows (it would count those), so
+        // it stays where it is, compared with the subquery's summaries (each a scalar
+        // subquery of its own): its rows, its NULLs, its smallest and largest value. ALL is
+        // true for no rows, false where `x` fails against the extreme that decides (`> ALL`:
+        // the largest; `= ALL`: both), else NULL where a row or `x` is NULL; ANY alike.
+        let summary = |aggregate: &str| -> Result<Vec<Token>, LexError> {
+            let mut s = text(" (WITH _pinbad_q(_pinbad_v) AS (")?;
+            s.extend(subquery.iter().cloned());
+            s.extend(text(&format!(") SELECT {aggregate} FROM _pinbad_q)"))?);
+            Ok(s)
+        };
+        let compare = |extreme: &str| -> Result<Vec<Token>, LexError> {
+            let mut c = x()?;
+            c.extend(text(&format!(" {op}"))?);
+            c.extend(summary(extreme)?);
+            Ok(c)
+        };
+        let both = |joint: &str| -> Result<Vec<Token>, LexError> {
+            let mut c = text(" (")?;
+            c.extend(compare("MIN(_pinbad_v)")?);
+            c.extend(text(&format!(" {joint}"))?);
+            c.extend(compare("MAX(_pinbad_v)")?);
+            c.extend(text(")")?);
+            Ok(c)
+        };
+        // Where every non-NULL row passes (ALL), or some row does (ANY).
+        let passes = match (all, op.as_str()) {
+            (true, ">" | ">=") | (false, "<" | "<=") => compare("MAX(_pinbad_v)")?,
+            (true, "<" | "<=") | (false, ">" | ">=") => compare("MIN(_pinbad_v)")?,
+            (true, "=") => both("AND")?,
+            (false, "<>") => both("OR")?,
+            // `= ANY` and `<> ALL` are IN and NOT IN (see `operators`).
+            _ => {
+                return Err(LexError(format!(
+                    "`{op} {quantifier}` of an aggregate is not supported"
+                )))
+            }
+        };
+        let mut made = text("(CASE WHEN")?;
+        made[0].space_before = tokens[start].space_before;
+        made.extend(summary("COUNT(*)")?);
+        made.extend(text(&format!(" = 0 THEN {} WHEN", u8::from(all)))?);
+        made.extend(x()?);
+        made.extend(text(" IS NULL THEN NULL WHEN")?);
+        if all {
+            made.extend(text(" NOT (")?);
+            made.extend(passes);
+            made.extend(text(") THEN 0")?);
+        } else {
+            made.extend(passes);
+            made.extend(text(" THEN 1")?);
+        }
+        made.extend(text(" WHEN")?);
+        made.extend(summary("COUNT(*) - COUNT(_pinbad_v)")?);
+        made.extend(text(&format!(
+            " > 0 THEN NULL ELSE {} END)",
+            u8::from(all)
+        ))?);
+        return Ok((start, made, end));
+    }
     let mut made = text("(WITH _pinbad_q(_pinbad_v) AS (")?;
     made[0].space_before = tokens[start].space_before;
-    made.extend(tokens[open + 1..end - 1].iter().cloned());
+    made.extend(subquery.iter().cloned());
     made.extend(text(") SELECT CASE WHEN")?);
     if all {
         made.extend(text(" COUNT(*) = 0 THEN 1 WHEN SUM(NOT")?);
@@ -2326,8 +2382,28 @@ mod tests {
             Some(1)
         );
         assert_eq!(one("SELECT 2 <> ANY (SELECT 2 UNION SELECT 3)"), Some(1));
-        // An aggregate cannot move into the subquery; a list is not a subquery.
-        assert!(classify("SELECT COUNT(*) FROM t HAVING COUNT(*) > ALL (SELECT 1)").is_err());
+        // An aggregate stays outside, compared with the subquery's summaries.
+        c.execute_batch("CREATE TABLE t(a); INSERT INTO t VALUES (1), (1), (2), (NULL);")
+            .unwrap();
+        let aggregates = [
+            ("COUNT(*) > ALL (SELECT 1 UNION SELECT 3)", Some(1)),
+            ("COUNT(*) > ALL (SELECT 1 UNION SELECT 4)", Some(0)),
+            ("COUNT(*) > ALL (SELECT 1 UNION SELECT NULL)", None),
+            ("COUNT(*) > ALL (SELECT a FROM t WHERE a > 5)", Some(1)),
+            ("COUNT(*) = ALL (SELECT 4 UNION SELECT 4)", Some(1)),
+            ("COUNT(*) = ALL (SELECT 4 UNION SELECT 5)", Some(0)),
+            ("SUM(a) < ANY (SELECT 1 UNION SELECT 5)", Some(1)),
+            ("SUM(a) < ANY (SELECT 1 UNION SELECT NULL)", None),
+            ("SUM(a) >= SOME (SELECT 5 UNION SELECT 9)", Some(0)),
+            ("MAX(a) <> ANY (SELECT 2 UNION SELECT 2)", Some(0)),
+            ("MAX(a) <> ANY (SELECT 2 UNION SELECT 3)", Some(1)),
+            ("SUM(a) < ANY (SELECT 1 WHERE 0)", Some(0)),
+            ("MIN(a) + NULL > ALL (SELECT 1)", None),
+        ];
+        for (expr, want) in aggregates {
+            assert_eq!(one(&format!("SELECT {expr} FROM t")), want, "{expr}");
+        }
+        // A list is not a subquery.
         assert!(classify("SELECT 1 > ALL (1, 2)").is_err());
         assert!(classify("SELECT > ALL (SELECT 1)").is_err());
     }

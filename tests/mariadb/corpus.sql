@@ -391,7 +391,14 @@ SELECT 3 < ANY (SELECT 1 UNION SELECT 5), 3 < SOME (SELECT 1 UNION SELECT NULL),
 SELECT 2 = ALL (SELECT 2 UNION ALL SELECT 2), 2 <> ANY (SELECT 2 UNION SELECT 3), 2 != ANY (SELECT 2), 'a' = ALL (SELECT 'A '), 1 + 1 <= ALL (SELECT 2) AND 1 >= ANY (SELECT 0)
 SELECT COUNT(*) FROM request r WHERE r.req_time >= ALL (SELECT req_time FROM request WHERE hostname = r.hostname)
 SELECT hostname, COUNT(*) FROM request r WHERE NOT r.req_time < ANY (SELECT AVG(req_time) FROM request) GROUP BY hostname ORDER BY hostname
-!SELECT COUNT(*) FROM request GROUP BY hostname HAVING COUNT(*) > ALL (SELECT 1)
+SELECT hostname, COUNT(*) FROM request GROUP BY hostname HAVING COUNT(*) > ALL (SELECT 1)
+SELECT hostname, COUNT(*) > ALL (SELECT COUNT(*) / 10 FROM request GROUP BY script_name) AS big FROM request GROUP BY hostname
+SELECT script_name FROM request GROUP BY script_name HAVING AVG(req_time) >= ANY (SELECT AVG(req_time) * 2 FROM request GROUP BY hostname) ORDER BY script_name
+-- (MariaDB 10.11 answers `SUM(status) < SOME (SELECT NULL UNION SELECT 0)` grouped by status
+-- NULL for the first group and 0 for the next: its cached subquery loses the NULL; ungrouped,
+-- and with a literal, it answers NULL, as pinbad does.)
+SELECT status, MAX(timers_cnt) = ALL (SELECT MAX(timers_cnt) FROM request) AS top, SUM(status) < SOME (SELECT 1 UNION SELECT 0) AS n FROM request GROUP BY status
+SELECT SUM(status) < SOME (SELECT NULL UNION SELECT 0), MAX(status) > ALL (SELECT NULL UNION SELECT 0) FROM request
 WITH s AS (SELECT script_name, COUNT(*) AS n FROM request GROUP BY script_name) SELECT script_name, n FROM s ORDER BY n DESC, script_name
 WITH t AS (SELECT status, AVG(req_time) AS a FROM request GROUP BY status) SELECT COUNT(*) FROM t WHERE a > 1
 SELECT (SELECT MAX(status) FROM request) - (SELECT MIN(status) FROM request)
