@@ -168,18 +168,16 @@ impl Session {
             .filter(|_| !errors)
             .map(|w| format!("({}, {}, {})", quote(w.level), w.code, quote(&w.message)))
             .collect();
-        Answer::Query(
-            if rows.is_empty() {
-                "SELECT NULL AS `Level`, NULL AS `Code`, NULL AS `Message` LIMIT 0".to_string()
-            } else {
-                format!(
-                    "SELECT column1 AS `Level`, column2 AS `Code`, column3 AS `Message` FROM \
+        let query = if rows.is_empty() {
+            "SELECT NULL AS `Level`, NULL AS `Code`, NULL AS `Message` LIMIT 0".to_string()
+        } else {
+            format!(
+                "SELECT column1 AS `Level`, column2 AS `Code`, column3 AS `Message` FROM \
                  (VALUES {})",
-                    rows.join(", ")
-                )
-            },
-            Vec::new(),
-        )
+                rows.join(", ")
+            )
+        };
+        Answer::Query(query, Vec::new())
     }
 
     /// A `SHOW`, against the session's catalog as it is now.
@@ -467,7 +465,7 @@ impl Session {
         more: bool,
         columns: &'r mut Vec<Column>,
     ) -> std::io::Result<Option<QueryResultWriter<'r, W>>> {
-        let (sql, decimals) = match answer {
+        let (sql, mut decimals) = match answer {
             Answer::Ok(info) => {
                 // The statement's warnings (`SHOW WARNINGS` lists them), as MySQL counts them.
                 let ok = OkResponse {
@@ -530,7 +528,6 @@ impl Session {
             (engine, result)
         });
         // Every statement's first event is its columns; one that fails before sends none.
-        let mut decimals = decimals;
         if let Some(Event::Columns(c)) = rx.recv().await {
             // The typing counts the select list's items; a result of other columns (a `SHOW`,
             // a rewrite's) keeps its types.
@@ -584,8 +581,9 @@ impl Session {
                         let v = match (decimals.get(i), columns.get(i)) {
                             // A DECIMAL's text, with its scale (`3.5000`), in either protocol.
                             (Some(Some(scale)), _) => {
+                                // (A value that is no number, were one to come, as it is.)
                                 converted = super::functions::decimal_text(v.into(), *scale)
-                                    .map_or(Value::Null, Value::Text);
+                                    .map_or_else(|| v.clone(), Value::Text);
                                 &converted
                             }
                             (_, Some(c)) if self.binary => {
