@@ -556,24 +556,18 @@ fn decimals_as_text(mut tokens: Vec<Token>, calls: &[(usize, Vec<Option<u8>>)]) 
             continue;
         }
         // The arguments' token ranges: split at the commas outside nested parentheses.
-        let mut args = Vec::new();
-        let (mut depth, mut from, mut end) = (0usize, at + 2, None);
-        for (i, t) in tokens.iter().enumerate().skip(at + 2) {
-            if t.is_punct("(") {
-                depth += 1;
-            } else if t.is_punct(")") {
-                if depth == 0 {
-                    args.push(from..i);
-                    end = Some(i);
-                    break;
-                }
-                depth -= 1;
-            } else if t.is_punct(",") && depth == 0 {
-                args.push(from..i);
-                from = i + 1;
-            }
+        let end = skip_group(&tokens, at + 1);
+        if !tokens.get(end - 1).is_some_and(|t| t.is_punct(")")) {
+            continue;
         }
-        if end.is_none() || args.len() != scales.len() || args.iter().any(|a| a.is_empty()) {
+        let mut args = Vec::new();
+        let mut from = at + 2;
+        for k in top_level(&tokens, at + 2..end - 1).filter(|&k| tokens[k].is_punct(",")) {
+            args.push(from..k);
+            from = k + 1;
+        }
+        args.push(from..end - 1);
+        if args.len() != scales.len() || args.iter().any(|a| a.is_empty()) {
             continue;
         }
         // From the last argument back, so that the ranges before stay where they are.
