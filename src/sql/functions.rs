@@ -11,6 +11,8 @@ use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, Result};
 
+use super::collation;
+
 /// What `sysvar` and the session functions answer.
 pub struct Session {
     /// `@@version` and `VERSION()`.
@@ -46,7 +48,7 @@ impl Session {
 pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
     let pure = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     let volatile = FunctionFlags::SQLITE_UTF8;
-    conn.create_collation(COLLATION, collate)?;
+    conn.create_collation(collation::NAME, collation::compare)?;
     conn.create_scalar_function("from_unixtime", 1, pure, |ctx| {
         Ok(number(ctx.get_raw(0)).map(|s| datetime(s as i64)))
     })?;
@@ -150,6 +152,32 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
             Ok(best.unwrap_or(Value::Null))
         })?;
     }
+    // `x LIKE p [ESCAPE e]` is `like(p, x[, e])`: MySQL's, under its collation (`collation`),
+    // with `\` the escape unless another is given. The pattern is made once per statement.
+    conn.create_scalar_function("like", 2, pure, |ctx| {
+        if (0..2).any(|i| matches!(ctx.get_raw(i), ValueRef::Null)) {
+            return Ok(None);
+        }
+        let pattern = ctx.get_or_create_aux(0, |v| {
+            Ok::<_, rusqlite::Error>(collation::like_pattern(&text(v), Some('\\')))
+        })?;
+        let matched = match ctx.get_raw(1) {
+            ValueRef::Text(t) => match std::str::from_utf8(t) {
+                Ok(t) => collation::like(t, &pattern),
+                Err(_) => collation::like(&String::from_utf8_lossy(t), &pattern),
+            },
+            v => collation::like(&text(v), &pattern),
+        };
+        Ok(Some(matched as i64))
+    })?;
+    conn.create_scalar_function("like", 3, pure, |ctx| {
+        if (0..3).any(|i| matches!(ctx.get_raw(i), ValueRef::Null)) {
+            return Ok(None);
+        }
+        let escape = text(ctx.get_raw(2)).chars().next();
+        let pattern = collation::like_pattern(&text(ctx.get_raw(0)), escape);
+        Ok(Some(collation::like(&text(ctx.get_raw(1)), &pattern) as i64))
+    })?;
     conn.create_scalar_function("regexp", 2, pure, |ctx| {
         let pattern = match ctx.get_raw(0) {
             ValueRef::Null => return Ok(None),
@@ -281,7 +309,7 @@ fn compare(a: &Value, b: &Value) -> std::cmp::Ordering {
     use std::cmp::Ordering;
     match (a, b) {
         (Value::Integer(x), Value::Integer(y)) => x.cmp(y),
-        (Value::Text(x), Value::Text(y)) => x.cmp(y),
+        (Value::Text(x), Value::Text(y)) => collation::compare(x, y),
         _ => {
             let (x, y) = (value_number(a), value_number(b));
             x.partial_cmp(&y).unwrap_or(Ordering::Equal)
@@ -703,36 +731,9 @@ fn numeric(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// The collation `statement` gives string literals (`'x' COLLATE MYSQL`), so that a comparison
-/// with one is MySQL's default collation's (utf8mb4_general_ci), not SQLite's NOCASE (which
-/// counts trailing spaces and folds ASCII letters only).
-pub const COLLATION: &str = "MYSQL";
-
-/// Close to utf8mb4_general_ci's order of two texts: trailing spaces do not count (PAD SPACE),
-/// and each character weighs as the first character of its upper case (`ß`, whose upper case is
-/// `SS`, as `S`). Accents count, where general_ci weighs most accented Latin letters as the bare
-/// letter (`'é' = 'e'`): docs/sql.md lists it.
-fn collate(a: &str, b: &str) -> std::cmp::Ordering {
-    let weight = |c: char| {
-        if c.is_ascii() {
-            c.to_ascii_uppercase()
-        } else {
-            c.to_uppercase().next().unwrap_or(c)
-        }
-    };
-    let (a, b) = (a.trim_end_matches(' '), b.trim_end_matches(' '));
-    a.chars().map(weight).cmp(b.chars().map(weight))
-}
-
-/// MySQL's default collation (utf8mb4_general_ci) for the functions that compare text:
-/// case-insensitive.
-fn fold(s: &str) -> String {
-    s.to_lowercase()
-}
-
 /// The character index (1-based) of `needle` in `hay` from character `from`, 0 when absent.
 fn locate(needle: &str, hay: &str, from: usize) -> i64 {
-    let (needle, hay) = (fold(needle), fold(hay));
+    let (needle, hay) = (collation::fold(needle), collation::fold(hay));
     let start = hay
         .char_indices()
         .nth(from.saturating_sub(1))
@@ -847,13 +848,13 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
         if null_if(ctx) {
             return Ok(None);
         }
-        let (s, list) = (fold(&text(ctx.get_raw(0))), fold(&text(ctx.get_raw(1))));
+        let (s, list) = (collation::key(&text(ctx.get_raw(0))), text(ctx.get_raw(1)));
         if list.is_empty() {
             return Ok(Some(0));
         }
         Ok(Some(
             list.split(',')
-                .position(|x| x == s)
+                .position(|x| collation::key(x) == s)
                 .map_or(0, |i| i as i64 + 1),
         ))
     })?;
@@ -882,10 +883,8 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
         if null_if(ctx) {
             return Ok(None);
         }
-        let (a, b) = (fold(&text(ctx.get_raw(0))), fold(&text(ctx.get_raw(1))));
-        Ok(Some(
-            a.trim_end_matches(' ').cmp(b.trim_end_matches(' ')) as i64
-        ))
+        let (a, b) = (text(ctx.get_raw(0)), text(ctx.get_raw(1)));
+        Ok(Some(collation::compare(&a, &b) as i64))
     })?;
     conn.create_scalar_function("ascii", 1, pure, |ctx| {
         Ok(match ctx.get_raw(0) {
@@ -907,10 +906,11 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
         if ctx.is_empty() || matches!(ctx.get_raw(0), ValueRef::Null) {
             return Ok(0i64);
         }
-        let s = fold(&text(ctx.get_raw(0)));
+        let s = collation::key(&text(ctx.get_raw(0)));
         Ok((1..ctx.len())
             .find(|&i| {
-                !matches!(ctx.get_raw(i), ValueRef::Null) && fold(&text(ctx.get_raw(i))) == s
+                !matches!(ctx.get_raw(i), ValueRef::Null)
+                    && collation::key(&text(ctx.get_raw(i))) == s
             })
             .map_or(0, |i| i as i64))
     })?;
@@ -966,7 +966,7 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
                 ValueRef::Null => return Ok(None),
                 ValueRef::Integer(v) => key.push_str(&format!("i{v}")),
                 ValueRef::Real(v) => key.push_str(&format!("r{v}")),
-                v => key.push_str(&format!("t{}", fold(&text(v)).trim_end_matches(' '))),
+                v => key.push_str(&format!("t{}", collation::key(&text(v)))),
             }
             key.push('\u{1f}');
         }

@@ -23,7 +23,8 @@
 //!   SQLite need not sort the pool;
 //! - `layout`: which columns a report's table has (pinba_engine's or pinba2's) and what each
 //!   holds;
-//! - `functions`, `dates`, `aggregates`: MySQL's functions SQLite lacks or computes otherwise.
+//! - `functions`, `dates`, `aggregates`: MySQL's functions SQLite lacks or computes otherwise;
+//! - `collation`: MySQL's default collation (utf8mb4_general_ci), which text compares under.
 //!
 //! Bounded: statements take `mysql.max_concurrent_queries` slots of their own (never the HTTP
 //! API's), wait for one in a queue of `mysql.max_queued_queries`, stop at `mysql.max_query_time`
@@ -37,6 +38,7 @@
 //! (status `mysql`, `/metrics` `pinbad_sql_*`). Never touches the ingest path.
 
 mod aggregates;
+pub mod collation;
 mod dates;
 mod ddl;
 mod engine;

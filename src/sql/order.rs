@@ -1,10 +1,11 @@
 //! The order a full scan of the raw `request` table hands its rows in, when the statement groups
 //! or sorts by the columns that hold dictionary ids (`hostname`, `server_name`, `script_name`,
 //! `schema`): SQLite then skips its own sort of the whole pool (the cost of a `GROUP BY
-//! script_name` over the raw pool, which it otherwise sorts row by row under the NOCASE
+//! script_name` over the raw pool, which it otherwise sorts row by row under the columns'
 //! collation) and evaluates the rest as it would.
 //!
-//! Exactly SQLite's order: the texts compared as its NOCASE collation does, NULL first, a
+//! Exactly SQLite's order: the texts compared as the columns' collation (`collation`, MySQL's
+//! utf8mb4_general_ci) does, NULL first, a
 //! descending term reversed. Rows of equal keys come in the pool's order, the order a plain
 //! scan gives them, so an aggregate of a group adds the same values in the same order. Called by
 //! `vtab` on the thread that steps the statement; reads the pool in chunks under short locks as
@@ -77,23 +78,8 @@ fn id_in(r: &Record, column: c_int) -> Option<u32> {
     }
 }
 
-/// How SQLite's NOCASE collation (the text columns' declared one) orders two texts: bytes, with
-/// ASCII's upper-case letters as lower-case ones, up to the first NUL of the shorter, then by
-/// length (`sqlite3StrNICmp`, which stops at a NUL, then the lengths): the same as comparing
-/// each text up to and including its first NUL, then the lengths, which is a total order.
-fn nocase_cmp(a: &str, b: &str) -> Ordering {
-    fn through_nul(s: &str) -> impl Iterator<Item = u8> + '_ {
-        let s = s.as_bytes();
-        let end = s.iter().position(|&c| c == 0).map_or(s.len(), |i| i + 1);
-        s[..end].iter().map(|c| c.to_ascii_lowercase())
-    }
-    through_nul(a)
-        .cmp(through_nul(b))
-        .then(a.len().cmp(&b.len()))
-}
-
 /// The requests `oldest..end`, as offsets from `oldest`, in the order of `terms` (columns of
-/// [`ID_COLUMNS`], each ascending or descending): by the texts as SQLite's NOCASE collation
+/// [`ID_COLUMNS`], each ascending or descending): by the texts as the columns' collation
 /// compares them, NULL first (as SQLite sorts), requests of equal keys in the pool's order.
 ///
 /// Two passes: the pool read in chunks (as a scan reads it, under short locks) gives each
@@ -165,7 +151,7 @@ pub fn order_of(
                 (None, None) => Ordering::Equal,
                 (None, Some(_)) => Ordering::Less,
                 (Some(_), None) => Ordering::Greater,
-                (Some(x), Some(y)) => nocase_cmp(x, y),
+                (Some(x), Some(y)) => super::collation::compare(x, y),
             };
             let o = if *desc { o.reverse() } else { o };
             if o.is_ne() {
@@ -176,7 +162,8 @@ pub fn order_of(
     };
     let mut sorted: Vec<u32> = (0..keys.len() as u32).collect();
     sorted.sort_by(|&a, &b| compare(a, b));
-    // Groups whose texts are equal but for case share a rank: their requests mingle in the
+    // Groups whose texts are equal under the collation (but for case, accents or trailing
+    // spaces) share a rank: their requests mingle in the
     // pool's order, as SQLite's sort (a stable one) mingles them.
     let mut rank = vec![0u32; keys.len()];
     let mut ranks = 0u32;

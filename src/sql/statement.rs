@@ -1441,13 +1441,13 @@ fn to_sqlite(tokens: &[Token]) -> Result<String, LexError> {
             Kind::Quoted(q) => emit(&quote_ident(q), t.space_before, &mut out),
             Kind::Str(s) => {
                 // A string compares, groups, sorts and is made distinct as MySQL's default
-                // collation does: ignoring case and trailing spaces (`functions::COLLATION`; a
+                // collation does: ignoring case and trailing spaces (`collation`; a
                 // column alias `AS 'name'` stays a name).
                 if i > 0 && tokens[i - 1].is_word("AS") {
                     emit(&quote(s), t.space_before, &mut out);
                 } else {
                     emit(
-                        &format!("{} COLLATE {}", quote(s), super::functions::COLLATION),
+                        &format!("{} COLLATE {}", quote(s), super::collation::NAME),
                         t.space_before,
                         &mut out,
                     );
@@ -2273,10 +2273,11 @@ mod tests {
     #[test]
     fn with_rollup_answers_as_mariadb() {
         let c = rusqlite::Connection::open_in_memory().unwrap();
-        // String literals carry pinbad's collation (`functions` registers the real one).
-        c.create_collation(super::super::functions::COLLATION, |a: &str, b: &str| {
-            a.cmp(b)
-        })
+        // String literals carry pinbad's collation.
+        c.create_collation(
+            super::super::collation::NAME,
+            super::super::collation::compare,
+        )
         .unwrap();
         c.execute_batch(
             "CREATE TABLE t (a TEXT, b INTEGER, v REAL);

@@ -188,12 +188,13 @@ impl TimerIds {
 }
 
 /// SQLite's declared type of a column: what the result set's MySQL type is read from, and text
-/// compared as MySQL's default collations do (case-insensitively).
+/// compared as MySQL's default collation does (`collation`: case and accents ignored, PAD
+/// SPACE).
 pub fn declared(ty: SqlType) -> &'static str {
     match ty {
         SqlType::Int | SqlType::BigInt => "INTEGER",
         SqlType::Float => "REAL",
-        SqlType::Text => "TEXT COLLATE NOCASE",
+        SqlType::Text => "TEXT COLLATE MYSQL",
     }
 }
 

@@ -269,3 +269,51 @@ fn statements_answer_as_mariadb_does() {
         results.len()
     );
 }
+
+/// pinbad's table of utf8mb4_general_ci's weights (`sql::collation`) is MariaDB's: every
+/// character of the Basic Multilingual Plane weighs what `WEIGHT_STRING` says, and one beyond
+/// it U+FFFD.
+#[test]
+fn the_collations_weights_are_mariadbs() {
+    let Some(maria) = MariaDb::start() else {
+        return;
+    };
+    let script = r#"
+import sys, pymysql
+c = pymysql.connect(unix_socket=sys.argv[1], user="root", charset="utf8mb4")
+cur = c.cursor()
+cur.execute("CREATE DATABASE IF NOT EXISTS w")
+cur.execute("USE w")
+cur.execute("SELECT seq, HEX(WEIGHT_STRING(CONVERT(CONVERT(UNHEX(LPAD(HEX(seq), 8, '0')) "
+            "USING utf32) USING utf8mb4) COLLATE utf8mb4_general_ci)) FROM seq_0_to_65535 "
+            "WHERE seq < 55296 OR seq > 57343 UNION ALL SELECT 128512, "
+            "HEX(WEIGHT_STRING(_utf8mb4 0xF09F9880 COLLATE utf8mb4_general_ci))")
+for seq, w in cur.fetchall():
+    print(seq, w)
+"#;
+    let out = Command::new("/usr/bin/python3")
+        .args(["-c", script, &maria.socket.display().to_string()])
+        .output()
+        .expect("run python3");
+    assert!(
+        out.status.success(),
+        "weights from MariaDB: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let (cp, w) = line.split_once(' ').unwrap();
+        let c = char::from_u32(cp.parse().unwrap()).unwrap();
+        let w = u16::from_str_radix(w, 16).unwrap();
+        if pinbad::sql::collation::weight(c) != w {
+            wrong.push(format!("U+{:04X}: MariaDB {w:04X}", c as u32));
+        }
+        checked += 1;
+    }
+    assert_eq!(
+        checked, 63_489,
+        "every BMP character but the surrogates, and an emoji"
+    );
+    assert!(wrong.is_empty(), "weights unlike MariaDB's: {wrong:?}");
+}

@@ -566,3 +566,25 @@ WITH s AS (SELECT status * 1.5 AS v FROM request) SELECT AVG(v), SUM(v) FROM s
 SELECT 1 UNION ALL SELECT 2.25 UNION ALL SELECT 7 / 2
 SELECT IF(COUNT(*) > 0, SUM(status) / COUNT(*), 0) AS mean FROM request
 SELECT (SELECT AVG(status) FROM request) AS a, 100 / 7 / 3 AS b
+-- MySQL's default collation (utf8mb4_general_ci, sql::collation): accents, every letter's case,
+-- PAD SPACE, characters beyond the BMP; between literals, columns and derived tables' columns.
+SELECT 'é' = 'e', 'Ä' = 'a', 'ß' = 's', 'Straße' = 'STRASE', 'ñ' < 'o', 'æ' > 'z'
+SELECT 'Δ' = 'δ', 'ж' = 'Ж', 'ÿ' = 'Y', '😀' = '😁', 'a' < 'a\t', 'a\t' < 'a '
+SELECT STRCMP('é', 'E'), STRCMP('a', 'a  '), STRCMP('', ' '), STRCMP('ß', 'ss')
+SELECT COUNT(DISTINCT x) FROM (SELECT 'é' x UNION ALL SELECT 'E' UNION ALL SELECT 'e ' UNION ALL SELECT 'f') t
+SELECT x FROM (SELECT 'éa' x UNION ALL SELECT 'eb' UNION ALL SELECT 'Ec' UNION ALL SELECT 'ea\t') t ORDER BY x
+SELECT MIN(x), MAX(x) FROM (SELECT 'b' x UNION ALL SELECT 'Á' UNION ALL SELECT 'c ' UNION ALL SELECT 'C') t
+SELECT UPPER(TRIM(x)) u, COUNT(*) FROM (SELECT 'b' x UNION ALL SELECT 'B ' UNION ALL SELECT 'a' UNION ALL SELECT 'À') t GROUP BY x ORDER BY u
+SELECT COUNT(*) FROM request r JOIN (SELECT '/INDEX.PHP ' s UNION ALL SELECT '/ÍNDEX.php') t ON r.script_name = t.s
+SELECT COUNT(*) FROM request WHERE script_name IN ('/índex.php', '/ADMIN/édit.php  ')
+SELECT COUNT(*) FROM request a JOIN request b ON a.id = b.id AND a.server_name = CONCAT(b.server_name, '  ')
+SELECT COUNT(*) FROM request WHERE server_name > 's1.EXAMPLE.com ' AND server_name < 'Ş9'
+SELECT script_name, COUNT(*) FROM request WHERE script_name < '/Ápi' GROUP BY script_name ORDER BY script_name
+SELECT COUNT(*) FROM request WHERE script_name BETWEEN '/ÀDMIN' AND '/ÁPI/USER.PHP'
+SELECT FIELD('É', 'a', 'e '), FIND_IN_SET('Ü', 'a,u,b'), LOCATE('É', 'café'), INSTR('ÀBC', 'b')
+SELECT GREATEST('a', 'Á', 'b '), LEAST('é', 'E', 'f'), GREATEST('Z', 'ÿ')
+SELECT COUNT(DISTINCT x, y) FROM (SELECT 'é' x, 'a' y UNION ALL SELECT 'E ', 'A' UNION ALL SELECT 'e', 'b') t
+SELECT 'é' LIKE 'e', 'Café' LIKE '%É', 'a ' LIKE 'a', 'user_1' LIKE 'user\_%', 'userx1' LIKE 'user\_%', '50%' LIKE '50\%', '500' LIKE '50\%'
+SELECT 'a|%' LIKE 'a||%' ESCAPE '|', 'ab' LIKE 'a|b' ESCAPE '|', 'ß' LIKE 's', NULL LIKE 'a', 'a' LIKE NULL, 'abc' NOT LIKE 'A_C'
+SELECT COUNT(*) FROM request WHERE script_name LIKE '/ÁDMIN/%' OR script_name LIKE '%\_%'
+SELECT COUNT(*) FROM request WHERE script_name NOT LIKE '/%.PHP' AND hostname LIKE 'h_'
