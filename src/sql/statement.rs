@@ -496,8 +496,19 @@ fn query(
             Err(why) => Statement::Unsupported(why),
         });
     }
+    let (tokens, first_operand) = distinct_unions(tokens);
     let rewrite = |part: &[Token]| to_sqlite(&operators(decimals_as_text(part.to_vec(), &calls))?);
-    let Some(items) = select_items(&tokens) else {
+    let items = match first_operand {
+        // The client's names are the first operand's, inside the wrapper.
+        Some(at) => select_items(&tokens[at..]).map(|items| {
+            items
+                .into_iter()
+                .map(|r| r.start + at..r.end + at)
+                .collect()
+        }),
+        None => select_items(&tokens),
+    };
+    let Some(items): Option<Vec<std::ops::Range<usize>>> = items else {
         return rewrite(&tokens).map(Statement::Query);
     };
     // The select list item by item: one that the rewrite changed is named as MySQL names it,
@@ -521,7 +532,7 @@ fn query(
         out.push_str(&text);
         // As written, without its comments and with one space where there was any.
         let mut written = String::new();
-        for t in part {
+        for t in part.iter().filter(|t| t.span != INSERTED) {
             if t.space_before && !written.is_empty() {
                 written.push(' ');
             }
@@ -537,6 +548,138 @@ fn query(
     }
     out.push_str(&rewrite(&tokens[end..])?);
     Ok(Statement::Query(out))
+}
+
+/// The name of the derived table [`distinct_unions`] makes.
+const UNION_TABLE: &str = "mysql_union";
+
+/// The span of a token [`distinct_unions`] put in: not the client's text, so a select list
+/// item holding one is still named by what the client wrote, without it.
+const INSERTED: std::ops::Range<usize> = usize::MAX..usize::MAX;
+
+/// MySQL's `UNION` keeps, of rows its collation finds equal (`'A'` and `'a'`), the first it
+/// meets; SQLite's keeps the last (its index of the rows seen replaces an equal one), where its
+/// `SELECT DISTINCT` keeps the first, as MySQL does. So at every level of the statement (the
+/// statement, a subquery, a derived table, a CTE's body) a compound with a `UNION [DISTINCT]`
+/// becomes `SELECT DISTINCT * FROM (… UNION ALL …) AS mysql_union`: the part up to the last
+/// `UNION [DISTINCT]`'s right operand, which MySQL makes distinct as a whole (a DISTINCT union
+/// overrides any ALL union to its left); a `UNION ALL`, `ORDER BY` or `LIMIT` after it stays
+/// outside. A recursive CTE's body must stay a compound: a statement with `RECURSIVE` is left
+/// as it is. Returns the tokens, and where the first operand starts when the statement itself
+/// became the wrapper (the select list the client's column names come from). One pass over
+/// the levels, without recursion (a statement may nest thousands deep).
+fn distinct_unions(tokens: Vec<Token>) -> (Vec<Token>, Option<usize>) {
+    let distinct_at = |k: usize| {
+        tokens[k].is_word("UNION") && !tokens.get(k + 1).is_some_and(|n| n.is_word("ALL"))
+    };
+    if !(0..tokens.len()).any(distinct_at) || tokens.iter().any(|t| t.is_word("RECURSIVE")) {
+        return (tokens, None);
+    }
+    // Every level: the statement, and the inside of each parenthesized group.
+    let mut levels: Vec<std::ops::Range<usize>> = Vec::new();
+    levels.push(0..tokens.len());
+    let mut open = Vec::new();
+    for (k, t) in tokens.iter().enumerate() {
+        if t.is_punct("(") {
+            open.push(k);
+        } else if t.is_punct(")") {
+            if let Some(o) = open.pop() {
+                levels.push(o + 1..k);
+            }
+        }
+    }
+    // What to put before a token, and which `UNION`s become `UNION ALL` (and which `DISTINCT`
+    // after one goes).
+    let mut before: Vec<(usize, Vec<Token>)> = Vec::new();
+    let mut all_after = vec![false; tokens.len()];
+    let mut dropped = vec![false; tokens.len()];
+    let mut first_operand = None;
+    for level in levels {
+        let (lo, hi) = (level.start, level.end);
+        let top: Vec<usize> = top_level(&tokens, level).collect();
+        let Some(&last) = top.iter().rev().find(|&&k| distinct_at(k)) else {
+            continue;
+        };
+        let start = match tokens.get(lo) {
+            Some(t) if t.is_word("SELECT") || t.is_punct("(") => lo,
+            Some(t) if t.is_word("WITH") => {
+                match top.iter().find(|&&k| tokens[k].is_word("SELECT")) {
+                    Some(&k) => k,
+                    None => continue,
+                }
+            }
+            _ => continue,
+        };
+        if start > last {
+            continue;
+        }
+        let end = top
+            .iter()
+            .copied()
+            .find(|&k| {
+                k > last
+                    && ["UNION", "ORDER", "LIMIT"]
+                        .iter()
+                        .any(|w| tokens[k].is_word(w))
+            })
+            .unwrap_or(hi);
+        for &k in &top {
+            if k > start && k <= last && distinct_at(k) {
+                all_after[k] = true;
+                if tokens.get(k + 1).is_some_and(|n| n.is_word("DISTINCT")) {
+                    dropped[k + 1] = true;
+                }
+            }
+        }
+        let put = |t: Token, space_before: bool| Token {
+            span: INSERTED,
+            space_before,
+            ..t
+        };
+        before.push((
+            start,
+            vec![
+                put(word("SELECT", false), tokens[start].space_before),
+                put(word("DISTINCT", true), true),
+                put(punct("*"), true),
+                put(word("FROM", true), true),
+                put(punct("("), true),
+            ],
+        ));
+        before.push((
+            end,
+            vec![
+                put(punct(")"), false),
+                put(word("AS", true), true),
+                put(word(UNION_TABLE, true), true),
+            ],
+        ));
+        if lo == 0 && start == 0 {
+            first_operand = Some(5);
+        }
+    }
+    before.sort_by_key(|(at, _)| *at);
+    let mut out = Vec::with_capacity(tokens.len() + 8 * before.len());
+    let mut inserts = before.into_iter().peekable();
+    for (k, t) in tokens.into_iter().enumerate() {
+        while let Some((_, made)) = inserts.next_if(|(at, _)| *at == k) {
+            out.extend(made);
+        }
+        if dropped[k] {
+            continue;
+        }
+        out.push(t);
+        if all_after[k] {
+            out.push(Token {
+                span: INSERTED,
+                ..word("ALL", true)
+            });
+        }
+    }
+    for (_, made) in inserts {
+        out.extend(made);
+    }
+    (out, first_operand)
 }
 
 /// The DECIMAL arguments of the calls that turn them into text (`typing`'s `to_text`: where
@@ -955,9 +1098,12 @@ fn select_items(tokens: &[Token]) -> Option<Vec<std::ops::Range<usize>>> {
         i += 1;
     }
     items.push(start..i);
-    let made = items
-        .iter()
-        .any(|r| r.is_empty() || tokens[r.clone()].iter().any(|t| t.span.is_empty()));
+    let made = items.iter().any(|r| {
+        r.is_empty()
+            || tokens[r.clone()]
+                .iter()
+                .any(|t| t.span.is_empty() && t.span != INSERTED)
+    });
     (!made).then_some(items)
 }
 
@@ -2349,6 +2495,67 @@ mod tests {
                 "{refused}"
             );
         }
+    }
+
+    /// A `UNION [DISTINCT]` keeps the first of rows the collation finds equal, as MySQL does, at
+    /// any level; what follows its last one stays outside (`UNION ALL`, `ORDER BY`, `LIMIT`);
+    /// the client's column names are the first operand's; a recursive CTE is left as it is.
+    #[test]
+    fn unions_keep_the_first_of_equal_rows() {
+        let c = rusqlite::Connection::open_in_memory().unwrap();
+        c.create_collation(
+            super::super::collation::NAME,
+            super::super::collation::compare,
+        )
+        .unwrap();
+        let rows = |sql: &str| -> Vec<String> {
+            let Statement::Query(q) = classify(sql).unwrap() else {
+                panic!("{sql}")
+            };
+            let mut st = c.prepare(&q).unwrap_or_else(|e| panic!("{q}: {e}"));
+            let rows = st
+                .query_map([], |r| r.get::<_, rusqlite::types::Value>(0))
+                .unwrap();
+            rows.map(|v| match v.unwrap() {
+                rusqlite::types::Value::Text(t) => t,
+                other => format!("{other:?}"),
+            })
+            .collect()
+        };
+        assert_eq!(rows("SELECT 'A' UNION SELECT 'a'"), ["A"]);
+        assert_eq!(rows("SELECT 'A' UNION DISTINCT SELECT 'a '"), ["A"]);
+        assert_eq!(
+            rows("SELECT 'b' UNION ALL SELECT 'B' UNION SELECT 'a' UNION ALL SELECT 'A'"),
+            ["b", "a", "A"]
+        );
+        assert_eq!(
+            rows("SELECT x FROM (SELECT 'A' AS x UNION SELECT 'a ' UNION SELECT 'c') t ORDER BY x"),
+            ["A", "c"]
+        );
+        assert_eq!(
+            rows("SELECT 'A' AS n UNION SELECT 'a' UNION SELECT 'b' ORDER BY n DESC LIMIT 1, 1"),
+            ["A"]
+        );
+        assert_eq!(
+            rows("SELECT 2 IN (SELECT 1 UNION SELECT 2)"),
+            ["Integer(1)"]
+        );
+        assert_eq!(
+            rows("WITH c AS (SELECT 'A' AS v UNION SELECT 'a') SELECT v FROM c UNION SELECT 'z'"),
+            ["A", "z"]
+        );
+        assert_eq!(
+            rows(
+                "WITH RECURSIVE r(n) AS (SELECT 1 UNION SELECT n + 1 FROM r WHERE n < 3) \
+                 SELECT COUNT(*) FROM r"
+            ),
+            ["Integer(3)"]
+        );
+        let Statement::Query(q) = classify("SELECT 7 / 2, 'x' UNION SELECT 1, 'y'").unwrap() else {
+            panic!()
+        };
+        let st = c.prepare(&q).unwrap();
+        assert_eq!(st.column_names()[0], "7 / 2", "{q}");
     }
 
     /// `x op ALL/ANY (subquery)` gives MySQL's three values: NULL rows, a NULL `x` and an empty
