@@ -59,47 +59,16 @@ pub fn key(s: &str) -> String {
 
 /// How `utf8mb4_general_ci` orders two texts (see the module's docs).
 pub fn compare(a: &str, b: &str) -> Ordering {
-    // ASCII first, byte by byte (SQLite calls this for every comparison of a sort): the bytes
-    // both texts share need no weights, and the first non-ASCII byte where they differ sends
-    // the whole comparison to the characters' weights.
-    let (x, y) = (a.as_bytes(), b.as_bytes());
-    let common = x.len().min(y.len());
-    for i in 0..common {
-        let (p, q) = (x[i], y[i]);
-        if p == q {
-            continue;
-        }
-        if !p.is_ascii() || !q.is_ascii() {
-            return by_weights(a, b);
-        }
-        match p.to_ascii_uppercase().cmp(&q.to_ascii_uppercase()) {
-            Ordering::Equal => continue,
-            o => return o,
-        }
+    if a == b {
+        // The common case when SQLite checks whether the next row is in the same group.
+        return Ordering::Equal;
     }
-    let (tail, longer_first) = if x.len() > common {
-        (&x[common..], true)
-    } else {
-        (&y[common..], false)
-    };
-    if !tail.is_ascii() {
-        return by_weights(a, b);
+    if a.is_ascii() && b.is_ascii() {
+        return padded(
+            a.bytes().map(|c| c.to_ascii_uppercase() as u16),
+            b.bytes().map(|c| c.to_ascii_uppercase() as u16),
+        );
     }
-    // PAD SPACE: the rest of the longer text against spaces.
-    let o = tail
-        .iter()
-        .map(|&c| (c.to_ascii_uppercase()).cmp(&b' '))
-        .find(|o| o.is_ne())
-        .unwrap_or(Ordering::Equal);
-    if longer_first {
-        o
-    } else {
-        o.reverse()
-    }
-}
-
-/// [`compare`] over every character's weight.
-fn by_weights(a: &str, b: &str) -> Ordering {
     padded(a.chars().map(weight), b.chars().map(weight))
 }
 
@@ -136,30 +105,22 @@ pub fn like_pattern(pattern: &str, escape: Option<char>) -> Vec<LikeToken> {
 /// product of the lengths.
 pub fn like(text: &str, pattern: &[LikeToken]) -> bool {
     if text.is_ascii() {
-        like_in(text.as_bytes(), pattern, |t, i| {
-            (t[i].to_ascii_uppercase() as u16, i + 1)
+        like_in(text, pattern, |t, i| {
+            (t.as_bytes()[i].to_ascii_uppercase() as u16, i + 1)
         })
     } else {
-        like_in(text.as_bytes(), pattern, |t, i| {
-            // `i` is always at a character's start: the text is valid UTF-8.
-            let c = std::str::from_utf8(&t[i..t.len().min(i + 4)])
-                .or_else(|e| std::str::from_utf8(&t[i..i + e.valid_up_to()]))
-                .ok()
-                .and_then(|s| s.chars().next())
-                .unwrap_or(char::REPLACEMENT_CHARACTER);
+        like_in(text, pattern, |t, i| {
+            // `i` is always at a character's start.
+            let c = t[i..].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
             (weight(c), i + c.len_utf8())
         })
     }
 }
 
-/// [`like`] over `text`'s bytes, `next` giving the weight of the character at a byte offset
-/// and the offset after it.
+/// [`like`] over `text`, `next` giving the weight of the character at a byte offset and the
+/// offset after it.
 #[inline]
-fn like_in(
-    text: &[u8],
-    pattern: &[LikeToken],
-    next: impl Fn(&[u8], usize) -> (u16, usize),
-) -> bool {
+fn like_in(text: &str, pattern: &[LikeToken], next: impl Fn(&str, usize) -> (u16, usize)) -> bool {
     let (mut p, mut i) = (0, 0);
     // The last `%` seen and the text's offset it has taken up to.
     let mut star: Option<(usize, usize)> = None;

@@ -636,16 +636,17 @@ fn distinct_unions(tokens: Vec<Token>) -> (Vec<Token>, Option<usize>) {
             space_before,
             ..t
         };
-        before.push((
-            start,
-            vec![
-                put(word("SELECT", false), tokens[start].space_before),
-                put(word("DISTINCT", true), true),
-                put(punct("*"), true),
-                put(word("FROM", true), true),
-                put(punct("("), true),
-            ],
-        ));
+        let opening = vec![
+            put(word("SELECT", false), tokens[start].space_before),
+            put(word("DISTINCT", true), true),
+            put(punct("*"), true),
+            put(word("FROM", true), true),
+            put(punct("("), true),
+        ];
+        if lo == 0 && start == 0 {
+            first_operand = Some(opening.len());
+        }
+        before.push((start, opening));
         before.push((
             end,
             vec![
@@ -654,9 +655,6 @@ fn distinct_unions(tokens: Vec<Token>) -> (Vec<Token>, Option<usize>) {
                 put(word(UNION_TABLE, true), true),
             ],
         ));
-        if lo == 0 && start == 0 {
-            first_operand = Some(5);
-        }
     }
     before.sort_by_key(|(at, _)| *at);
     let mut out = Vec::with_capacity(tokens.len() + 8 * before.len());
