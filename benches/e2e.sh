@@ -27,6 +27,8 @@
 #        SHARE_TABLES=true|false: `merge.share_tables` (unset: the config says nothing, the
 #          default `true` holds, and a build from before shared tables runs too).
 #        SPLIT_REPORTS=true|false: `merge.split_reports` (unset: the default `true`).
+#        SHARDS=N: `merge.shards`, the merger and its followers (unset: automatic, one per four
+#        readers).
 #        LATTICE=true|false: `merge.lattice` (unset: the default `false`).
 #        TAPS=on: one stream subscriber (curl -N to /dev/null), a file sink and a ClickHouse
 #        sink (a clickhouse-server started from a temporary directory unless CLICKHOUSE_URL is
@@ -79,6 +81,7 @@ TEMP_POOL=${TEMP_POOL:-256MiB}
 TICKLOG=${TICKLOG:-}
 SHARE_TABLES=${SHARE_TABLES:-}
 SPLIT_REPORTS=${SPLIT_REPORTS:-}
+SHARDS=${SHARDS:-}
 LATTICE=${LATTICE:-}
 OUT=${OUT:-target/e2e.json}
 READERS=${READERS:-}
@@ -117,6 +120,7 @@ families = $FAMILIES
 request_families = $REQUEST_FAMILIES
 ${SHARE_TABLES:+share_tables = $SHARE_TABLES}
 ${SPLIT_REPORTS:+split_reports = $SPLIT_REPORTS}
+${SHARDS:+shards = $SHARDS}
 ${LATTICE:+lattice = $LATTICE}
 [limits]
 max_reports = 1000

@@ -74,6 +74,7 @@ def config(state_dir, args, readers):
         f"readers = {readers}",
         "[merge]",
         f"threads = {args.merge_threads}",
+        f"shards = {args.shards}",
         f"nice = {args.nice}",
         "[limits]",
         "max_reports = 1000",
@@ -207,7 +208,7 @@ def run_readers(args, readers, work, rows):
                           for k in t1 if received and t1[k] > t0.get(k, 0)}
             busiest = max(per_thread, key=per_thread.get) if per_thread else None
             row = {
-                "readers": readers, "merge_threads": args.merge_threads, "rate_asked": rate,
+                "readers": readers, "merge_threads": args.merge_threads, "shards": args.shards, "rate_asked": rate,
                 "pps_sent": sent.get("pps"), "sent": sent.get("packets_sent"), "received": received,
                 "lost_percent": round(100.0 * (sent["packets_sent"] - stored) / sent["packets_sent"], 3)
                 if sent.get("packets_sent") else None,
@@ -268,6 +269,8 @@ def main():
     p.add_argument("--rates", default="100k,400k,800k,1.2M,1.6M",
                    type=lambda s: [rate_value(x) for x in s.split(",")])
     p.add_argument("--merge-threads", type=int, default=8)
+    p.add_argument("--shards", type=int, default=0,
+                   help="[merge] shards (0: automatic, one per four readers)")
     p.add_argument("--temp-pool", default="256MiB", help="temp_pool_memory: the ring between receivers and merger")
     p.add_argument("--nice", type=int, default=5, help="[merge] nice")
     p.add_argument("--warmup-rate", default="100k", type=rate_value)

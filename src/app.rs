@@ -1,7 +1,8 @@
 //! The app: builds the shared state (`shared`), binds the sockets, starts the threads, and stops
 //! them. It only wires: what the threads share lives in `shared`.
 //!
-//! Threads: one "pinbad-recv-N" per UDP socket, one "pinbad-merger", one "pinbad-metrics", one
+//! Threads: one "pinbad-recv-N" per UDP socket, one "pinbad-merger" (which starts and stops its
+//! follower shards, "pinbad-shard-N", and the report workers), one "pinbad-metrics", one
 //! "pinbad-history" (when history is on), one "pinbad-reqlog" (when the request logs are on), and the tokio runtime's "pinbad-http" workers. Any panic in any of them ends the process with a
 //! non-zero code (a panic hook set by `main`), so pinbad is never half alive.
 

@@ -26,6 +26,8 @@ pub mod budget;
 pub mod sqlite_heap;
 // One shutdown signal for threads and the HTTP server.
 pub mod shutdown;
+// Work prepared in parallel, handed on in one order (the merge shards' rounds).
+pub mod turns;
 // Log output: text or JSON lines on stderr (`[log]`).
 pub mod logging;
 // Sparse log-linear histograms for percentiles.

@@ -32,6 +32,7 @@ use crate::report::{round_leaders, Family, PreparedBatch, Report, ReportCell, Sp
 use crate::ring::Ring;
 use crate::state::Core;
 use crate::tap::{Round, TickTap};
+use crate::turns::Turns;
 
 /// Most requests one round merges. Bounds how long a round holds the pool's write lock (and so
 /// how long an API reader can wait) when the ring has filled up behind a slow round: ~4k requests
@@ -82,10 +83,12 @@ struct RoundWork {
     /// `Some(now_ms)` when the ring held more than [`BEHIND_SHARE`] of its bytes after this
     /// round took its batches: family members' turns wait (see `Family::update`).
     behind: Option<u64>,
+    /// Rounds applied by every thread, all shards' (see [`Shards::applied`]).
+    applied: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl RoundWork {
-    fn new() -> RoundWork {
+    fn new(applied: Arc<std::sync::atomic::AtomicU64>) -> RoundWork {
         RoundWork {
             round: Arc::new(Round::new()),
             cells: Vec::new(),
@@ -97,6 +100,7 @@ impl RoundWork {
             merged: 0,
             ticks: None,
             behind: None,
+            applied,
         }
     }
 
@@ -106,6 +110,7 @@ impl RoundWork {
         use std::sync::atomic::Ordering::{AcqRel, Release};
         if self.remaining.fetch_sub(1, AcqRel) == 2 {
             counters.requests_merged.fetch_add(self.merged, Relaxed);
+            self.applied.fetch_add(1, Release);
             self.remaining.store(0, Release);
         }
     }
@@ -343,6 +348,46 @@ fn spawn_worker(
     })
 }
 
+/// What the merge shards share (`merge.shards`: the merger, the leader, and its followers
+/// "pinbad-shard-N", each taking batches from the temp ring, storing them into the pool and
+/// preparing their rounds side by side): the order their rounds go to the report workers in,
+/// and the workers, which the turn holds (see `turns`).
+struct Shards {
+    turns: Turns<Dispatch>,
+    /// The latest round time given (merger ms). A round's time is read under the pool's write
+    /// lock, where its ticket is taken, and never goes back, so that rounds' times, their
+    /// requests' pool order and their turns agree.
+    stamp: std::sync::atomic::AtomicU64,
+    /// Report workers beside thread 0 (fixed at start).
+    workers: usize,
+    /// Rounds that every thread has applied (see [`RoundWork::done`]).
+    applied: Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// What a shard's turn holds: the report workers' queues, and the rounds handed on so far.
+struct Dispatch {
+    /// Report workers 1..; thread 0's reports are updated by the shard whose turn it is, so
+    /// that thread 0, too, applies the rounds in their order.
+    workers: Vec<Worker>,
+    /// Rounds handed on so far (the last round's [`RoundWork::number`]).
+    rounds: u64,
+}
+
+impl Shards {
+    /// Waits until every round handed on before `held` was taken has been applied by every
+    /// thread (or a worker stopped). Held, no round is handed on meanwhile.
+    fn wait_applied(&self, held: &Dispatch) {
+        while self.applied.load(std::sync::atomic::Ordering::Acquire) < held.rounds
+            && !held
+                .workers
+                .iter()
+                .any(|w| w.thread.as_ref().is_some_and(|t| t.is_finished()))
+        {
+            std::thread::yield_now();
+        }
+    }
+}
+
 /// The merger's state between rounds.
 pub struct Merger {
     shared: Arc<Core>,
@@ -357,8 +402,18 @@ pub struct Merger {
     first: std::collections::VecDeque<Box<Batch>>,
     /// For raw batches (see [`Merger::decode_raw`]).
     decoder: crate::decode::Decoder,
-    /// Report workers 1.. (`merge.threads - 1`); the merger itself is worker 0.
-    workers: Vec<Worker>,
+    /// The shards' order and the report workers 1.. (`merge.threads - 1`); worker 0 is the
+    /// shard whose turn it is.
+    shards: Arc<Shards>,
+    /// The leader (the merger that [`Merger::new`] made) or a follower shard: the leader alone
+    /// fills new reports, sweeps the dictionary, balances the workers and starts and stops the
+    /// followers.
+    leader: bool,
+    /// The followers' threads (the leader's), and what stops them.
+    followers: Vec<std::thread::JoinHandle<()>>,
+    followers_stop: Arc<AtomicBool>,
+    /// The pool ids of the round's requests, in order (between the pool write and the round).
+    ids: Vec<u64>,
     /// Round work the workers are done with, for reuse.
     spare: Vec<Arc<RoundWork>>,
     /// Round work possibly still with a worker.
@@ -376,8 +431,6 @@ pub struct Merger {
     reclaimer: crate::memory::Reclaimer,
     /// Where the reports' closed ticks go (history); none: they stay with their reports.
     ticks: Option<Arc<dyn TickTap>>,
-    /// Rounds made so far (the last round's [`RoundWork::number`]).
-    rounds: u64,
 }
 
 /// How often the dictionary is swept of strings no longer used (one pass over its entries).
@@ -409,6 +462,16 @@ impl Merger {
                 }
             })
             .collect::<Vec<_>>();
+        let shards = Arc::new(Shards {
+            workers: workers.len(),
+            turns: Turns::new(Dispatch { workers, rounds: 0 }),
+            stamp: Default::default(),
+            applied: Default::default(),
+        });
+        Merger::shard(shared, ring, shards, true)
+    }
+
+    fn shard(shared: Arc<Core>, ring: Arc<Ring>, shards: Arc<Shards>, leader: bool) -> Merger {
         let decoder = crate::decode::Decoder::new(shared.config().decode_policy());
         let interned = Interned::with_rewrite(Arc::clone(shared.rewrite()));
         Merger {
@@ -418,7 +481,11 @@ impl Merger {
             batches: Vec::new(),
             first: Default::default(),
             decoder,
-            workers,
+            shards,
+            leader,
+            followers: Vec::new(),
+            followers_stop: Default::default(),
+            ids: Vec::new(),
             spare: Vec::new(),
             in_flight: Vec::new(),
             last_sweep_ms: 0,
@@ -428,8 +495,53 @@ impl Merger {
             balanced_merged: 0,
             reclaimer: Default::default(),
             ticks: None,
-            rounds: 0,
         }
+    }
+
+    /// Starts the `merge.shards - 1` followers ("pinbad-shard-N"), each merging batches from
+    /// the ring beside the leader. A follower that cannot start is logged; the others merge.
+    fn start_followers(&mut self) {
+        let stop = &self.followers_stop;
+        for n in 1..self.shared.config().merge_shards() {
+            let mut follower = Merger::shard(
+                Arc::clone(&self.shared),
+                Arc::clone(&self.ring),
+                Arc::clone(&self.shards),
+                false,
+            );
+            follower.ticks = self.ticks.clone();
+            let stop = Arc::clone(stop);
+            match std::thread::Builder::new()
+                .name(format!("pinbad-shard-{n}"))
+                .spawn(move || follower.follow(&stop))
+            {
+                Ok(t) => self.followers.push(t),
+                Err(e) => tracing::warn!(error = %e, "Cannot start a merge shard; fewer shards"),
+            }
+        }
+    }
+
+    /// Stops the followers after their rounds (each hands on every round it prepared).
+    fn stop_followers(&mut self) {
+        self.followers_stop.store(true, Relaxed);
+        for t in self.followers.drain(..) {
+            let _ = t.join();
+        }
+    }
+
+    /// A follower's loop: a round of whatever the ring holds every `stats_gathering_period`
+    /// until `stop`. Idle (the ring empty), a round takes no lock and wakes no thread.
+    fn follow(mut self, stop: &AtomicBool) {
+        lower_priority(self.shared.config().merge.nice);
+        let period = self.shared.config().stats_gathering_period.0;
+        while !stop.load(Relaxed) {
+            let started = Instant::now();
+            while self.round() && !stop.load(Relaxed) {}
+            if let Some(rest) = period.checked_sub(started.elapsed()) {
+                std::thread::sleep(rest);
+            }
+        }
+        self.finish();
     }
 
     /// Hands the reports' closed ticks to `ticks` (history) from the next round on.
@@ -473,7 +585,13 @@ impl Merger {
             if self.ring.is_raw() && (!waiting || Instant::now() >= raw_until) {
                 self.ring.set_raw(false);
             }
+            // The followers once the start-up's backlog (raw batches, the last run's pending)
+            // is merged: until then the leader's rounds come first.
+            if !self.ring.is_raw() && self.first.is_empty() && self.followers.is_empty() {
+                self.start_followers();
+            }
         }
+        self.stop_followers();
         if drain {
             self.drain(SHUTDOWN_DRAIN);
         } else {
@@ -514,21 +632,11 @@ impl Merger {
         self.finish();
     }
 
-    /// Waits until every worker has applied every round sent so far and it is counted in
-    /// `requests_merged` (tests, benches, shutdown).
-    /// A round counts down `remaining` as each thread applies it; taps may still hold it (they
-    /// release it on their own threads), so it goes back to `in_flight`, not to the spares.
+    /// Waits until every worker has applied every round any shard handed on so far and it is
+    /// counted in `requests_merged` (tests, benches, shutdown).
     pub fn finish(&mut self) {
-        for work in &self.in_flight {
-            while work.remaining.load(std::sync::atomic::Ordering::Acquire) > 0
-                && !self
-                    .workers
-                    .iter()
-                    .any(|w| w.thread.as_ref().is_some_and(|t| t.is_finished()))
-            {
-                std::thread::yield_now();
-            }
-        }
+        let held = self.shards.turns.hold();
+        self.shards.wait_applied(&held);
     }
 
     /// One merge round (see the module docs) over at most [`ROUND_REQUESTS`] requests; returns
@@ -553,26 +661,41 @@ impl Merger {
         }
         // Phase 1: intern what no receiver did (raw batches); the receivers' records are
         // stored from their batches as they are, stamped with the round's time.
-        shared.dictionary().read().set_now((now64 / 1000) as u32);
-        if self.batches.iter().any(|b| !b.interned.done) {
-            let instruments = &shared.counters().instruments;
-            let timing = instruments.intern.start();
-            let dict = shared.dictionary().upgradable_read();
-            let mut dict = SharedInterner::Core(dict);
-            let mut interned_here = 0;
-            for b in self.batches.iter().filter(|b| !b.interned.done) {
-                self.interned.intern(b, now_ms, &mut dict);
-                interned_here += b.len();
+        if !self.leader {
+            // A follower interns a raw batch as a receiver would (the leader sweeps and
+            // publishes the dictionary).
+            if self.batches.iter().any(|b| !b.interned.done) {
+                let instruments = &shared.counters().instruments;
+                let timing = instruments.intern.start();
+                let mut interned_here = 0;
+                for b in self.batches.iter_mut().filter(|b| !b.interned.done) {
+                    self.interned.intern_batch(b, shared.dictionary());
+                    interned_here += b.len();
+                }
+                instruments.intern.record(timing, interned_here as u64);
             }
-            self.interned.flush_rewrite_hits();
-            shared.publish_dictionary(dict.get());
-            drop(dict);
-            instruments.intern.record(timing, interned_here as u64);
-        } else if !self.batches.is_empty() {
-            shared.publish_dictionary(&shared.dictionary().read());
+        } else {
+            shared.dictionary().read().set_now((now64 / 1000) as u32);
+            if self.batches.iter().any(|b| !b.interned.done) {
+                let instruments = &shared.counters().instruments;
+                let timing = instruments.intern.start();
+                let dict = shared.dictionary().upgradable_read();
+                let mut dict = SharedInterner::Core(dict);
+                let mut interned_here = 0;
+                for b in self.batches.iter().filter(|b| !b.interned.done) {
+                    self.interned.intern(b, now_ms, &mut dict);
+                    interned_here += b.len();
+                }
+                self.interned.flush_rewrite_hits();
+                shared.publish_dictionary(dict.get());
+                drop(dict);
+                instruments.intern.record(timing, interned_here as u64);
+            } else if !self.batches.is_empty() {
+                shared.publish_dictionary(&shared.dictionary().read());
+            }
         }
         // Phases 2 and 3.
-        let worked = self.store(now_ms, now64);
+        let worked = self.store(now64);
         for b in self.batches.drain(..) {
             self.ring.recycle(b);
         }
@@ -580,6 +703,9 @@ impl Merger {
             shared
                 .counters()
                 .record_merge(started.elapsed().as_micros() as u64);
+        }
+        if !self.leader {
+            return !self.ring.is_empty();
         }
         if now64.saturating_sub(self.last_sweep_ms) >= SWEEP_EVERY_MS {
             self.last_sweep_ms = now64;
@@ -593,7 +719,7 @@ impl Merger {
                 self.evict(now64);
             }
         }
-        if !self.workers.is_empty() && now64 >= self.next_balance_ms {
+        if self.shards.workers > 0 && now64 >= self.next_balance_ms {
             self.next_balance_ms = now64 + BALANCE_EVERY_MS;
             self.balance();
         }
@@ -696,9 +822,15 @@ impl Merger {
     ///
     /// Reports do not depend on the pool: each round's requests go to every report's window, and
     /// leave it with their tick, whatever the pool keeps or overwrites. A report new since the
-    /// last round is first filled from the pool (before this round's requests can overwrite
-    /// any). Each report is then updated by the worker it belongs to; the merger is worker 0.
-    fn store(&mut self, now_ms: u32, now64: u64) -> bool {
+    /// last round is first filled from the pool (by the leader, before this round's requests can
+    /// overwrite any). Each report is then updated by the worker it belongs to; worker 0's by
+    /// the shard whose turn it is.
+    ///
+    /// The round's time is read under the pool's write lock, where its ticket is taken (see
+    /// [`Shards::stamp`]); the round is prepared with no lock held, and handed on in its turn.
+    /// A report's round sees it only once it is filled: a round stored before the fill left
+    /// its requests in the pool that the fill read, and one stored after has the report.
+    fn store(&mut self, now64: u64) -> bool {
         let shared = Arc::clone(&self.shared);
         let cells = shared.reports().owners();
         let history_ms = shared
@@ -708,34 +840,42 @@ impl Merger {
             .as_millis()
             .min(u32::MAX as u128) as u32;
         // Idle (no requests, nothing to expire, no window to move, no report to fill): no lock
-        // taken, no thread woken. What keeps an idle daemon under 1 % of a core.
+        // taken, no thread woken. What keeps an idle daemon under 1 % of a core. A follower
+        // rounds only with requests: the leader moves the windows.
         let oldest = shared.counters().gauges.pool_oldest_ms.load(Relaxed);
-        let pool_expires = oldest != u64::MAX && now_ms.wrapping_sub(oldest as u32) > history_ms;
+        let pool_expires =
+            oldest != u64::MAX && (now64 as u32).wrapping_sub(oldest as u32) > history_ms;
         let received: usize = self.receivers_interned().map(|r| r.len()).sum();
         let merged = (self.interned.len() + received) as u64;
         if merged == 0
-            && !pool_expires
-            && cells
-                .iter()
-                .all(|c| c.next_tick_ms() > now64 && c.is_filled())
+            && (!self.leader
+                || !pool_expires
+                    && cells
+                        .iter()
+                        .all(|c| c.next_tick_ms() > now64 && c.is_filled()))
         {
             return false;
         }
         let mut work = self.take_work();
         let work_mut = Arc::get_mut(&mut work).expect("spare round work is unshared");
         work_mut.ticks = self.ticks.clone();
-        let batch = Arc::get_mut(&mut work_mut.round)
-            .expect("a spare round is unshared")
-            .restart(now64);
         work_mut.cells.clear();
         let timing = shared.counters().instruments.pool.start();
-        {
+        let (ticket, now64) = {
             let mut pool = shared.pool().write();
-            for cell in &cells {
-                if !cell.is_filled() {
-                    self.fill(cell, &cells, &pool, now_ms, now64);
+            let now64 = now64.max(self.shards.stamp.load(Relaxed));
+            self.shards.stamp.store(now64, Relaxed);
+            let now_ms = now64 as u32;
+            if self.leader {
+                for cell in &cells {
+                    if !cell.is_filled() {
+                        self.fill(cell, &cells, &pool, now_ms, now64);
+                    }
                 }
             }
+            work_mut
+                .cells
+                .extend(cells.iter().filter(|c| c.is_filled()).cloned());
             // Expiry.
             let expired = pool.count_expired(now_ms, history_ms);
             if expired > 0 {
@@ -748,7 +888,12 @@ impl Merger {
             // Insertion, of ids reserved first.
             shared.ids().ensure(pool.next_id(), merged as usize);
             let (mut overwritten, mut timers_lost) = (0u64, 0u64);
-            let sources = std::iter::once(self.interned.output()).chain(self.receivers_interned());
+            let sources = std::iter::once(self.interned.output()).chain(
+                self.batches
+                    .iter()
+                    .filter(|b| b.interned.done)
+                    .map(|b| &b.interned),
+            );
             for interned in sources {
                 for r in &interned.requests {
                     let record = Record {
@@ -760,12 +905,7 @@ impl Merger {
                     let (id, loss) =
                         pool.insert(record, timers, tags, &mut |_, _| overwritten += 1);
                     timers_lost += loss.timers as u64;
-                    batch.push(&RequestView {
-                        id,
-                        record: &record,
-                        tag_block: tags,
-                        timers,
-                    });
+                    self.ids.push(id);
                 }
             }
             shared
@@ -777,34 +917,59 @@ impl Merger {
                 .timers_lost
                 .fetch_add(timers_lost, Relaxed);
             shared.publish_pool(&pool);
+            (self.shards.turns.ticket(), now64)
+        };
+        // The round's requests, prepared once for every report, with no lock held.
+        let batch = Arc::get_mut(&mut work_mut.round)
+            .expect("a spare round is unshared")
+            .restart(now64);
+        let mut ids = self.ids.iter();
+        let sources = std::iter::once(self.interned.output()).chain(self.receivers_interned());
+        for interned in sources {
+            for (r, &id) in interned.requests.iter().zip(&mut ids) {
+                let record = Record {
+                    time_ms: now64 as u32,
+                    ..r.record
+                };
+                batch.push(&RequestView {
+                    id,
+                    record: &record,
+                    tag_block: &interned.tags[r.tags.clone()],
+                    timers: &interned.timers[r.timers.clone()],
+                });
+            }
         }
+        self.ids.clear();
         shared.counters().instruments.pool.record(timing, merged);
         self.interned.clear();
+        work_mut.merged = merged;
+        work_mut.behind =
+            (self.ring.bytes() > self.ring.max_bytes() / BEHIND_SHARE).then_some(now64);
 
-        // Reports: the workers' share first (they run while the merger does its own).
-        work_mut.cells.extend(cells.iter().cloned());
+        // Phase 3, in the round's turn: the reports as the turn finds them assigned.
+        let mut turn = self.shards.turns.wait(ticket);
         work_mut.leaders = round_leaders(&work_mut.cells);
         work_mut.splits.clear();
-        work_mut.splits.extend(cells.iter().map(|c| c.split()));
+        work_mut
+            .splits
+            .extend(work_mut.cells.iter().map(|c| c.split()));
         work_mut.stage_splits.clear();
-        for (at, c) in cells.iter().enumerate() {
+        for (at, c) in work_mut.cells.iter().enumerate() {
             if let Some(f) = c.family().filter(|_| work_mut.leaders[at] == at) {
                 if let Some(split) = f.split() {
                     work_mut.stage_splits.push((Arc::clone(f), split, at));
                 }
             }
         }
-        self.rounds += 1;
-        work_mut.number = self.rounds;
-        work_mut.merged = merged;
-        work_mut.behind =
-            (self.ring.bytes() > self.ring.max_bytes() / BEHIND_SHARE).then_some(now64);
-        *work_mut.remaining.get_mut() = self.workers.len() + 2;
+        turn.rounds += 1;
+        work_mut.number = turn.rounds;
+        *work_mut.remaining.get_mut() = turn.workers.len() + 2;
         // Taps (stream, sinks, metrics) get the round as the workers do; they never block.
         if merged > 0 {
             shared.taps().publish(&work.round);
         }
-        for w in &self.workers {
+        // The workers' share first (they run while this thread does worker 0's).
+        for w in &turn.workers {
             if let Some(thread) = &w.thread {
                 if let Some(waited) = w.backlog.admit(round_weight(&work), thread) {
                     shared
@@ -819,13 +984,14 @@ impl Merger {
             }
         }
         let mut turned = false;
-        for (at, cell) in cells.iter().enumerate() {
-            if cell.worker() == 0 || cell.worker() > self.workers.len() {
+        for (at, cell) in work.cells.iter().enumerate() {
+            if cell.worker() == 0 || cell.worker() > turn.workers.len() {
                 update_report(&work, at, &mut turned);
             }
         }
         count_parts(&work, 0);
         work.done(shared.counters());
+        drop(turn);
         self.in_flight.push(work);
         merged > 0
     }
@@ -853,7 +1019,7 @@ impl Merger {
         }
         self.spare
             .pop()
-            .unwrap_or_else(|| Arc::new(RoundWork::new()))
+            .unwrap_or_else(|| Arc::new(RoundWork::new(Arc::clone(&self.shards.applied))))
     }
 
     /// Fills a report created since the last round from what the raw pool holds, and gives it to
@@ -916,10 +1082,10 @@ impl Merger {
             crate::report::Kind::Timer => 8,
             _ => 1,
         };
-        let mut load = vec![0; self.workers.len() + 1];
+        let mut load = vec![0; self.shards.workers + 1];
         load[0] = MERGER_OWN_COST;
         for c in cells.iter().filter(|c| c.is_filled()) {
-            load[c.worker().min(self.workers.len())] += cost(c);
+            load[c.worker().min(self.shards.workers)] += cost(c);
         }
         let worker = (0..load.len()).min_by_key(|&w| load[w]).unwrap_or(0);
         cell.set_worker(worker);
@@ -948,7 +1114,7 @@ impl Merger {
     /// Public for benches: the merger balances every `BALANCE_EVERY_MS`; a bench measuring
     /// seconds after filling its window would otherwise run on the plan made while it filled.
     pub fn balance(&mut self) {
-        if self.workers.is_empty() {
+        if self.shards.workers == 0 {
             return;
         }
         let shared = Arc::clone(&self.shared);
@@ -983,7 +1149,7 @@ impl Merger {
         if costs.iter().all(|(cost, _)| *cost == 0) {
             return; // idle, never timed, or the first call
         }
-        let threads = self.workers.len() + 1;
+        let threads = self.shards.workers + 1;
         // A split report's or stage's cost is spread evenly over its threads.
         let mut current = vec![0u64; threads];
         current[0] = own;
@@ -1026,10 +1192,13 @@ impl Merger {
         if busiest_then * 10 >= busiest_now * 9 {
             return;
         }
-        // Each assignment first waits until no round is in flight.
+        // Held, no shard hands a round on; the assignments wait until none is in flight.
+        let held = self.shards.turns.hold();
+        self.shards.wait_applied(&held);
         for (c, w, parts) in plan {
-            self.assign(&c, w, parts.as_deref());
+            assign_now(&c, w, parts.as_deref(), held.rounds);
         }
+        drop(held);
         tracing::debug!(?load, ?current, "Reports rebalanced over the merge threads");
     }
 }
@@ -1098,23 +1267,29 @@ impl Merger {
     /// A family's leader splits its family's stage instead (see `report::split`, "split
     /// stages"): the leader's thread counts the stage's first slice.
     pub fn assign(&mut self, cell: &ReportCell, owner: usize, parts: Option<&[usize]>) {
-        self.finish();
-        if let Some(family) = cell.family().filter(|f| f.is_led_by(cell)) {
-            family.set_split(None);
-            cell.set_worker(owner);
-            if let Some(parts) = parts.filter(|_| family.can_split()) {
-                let split = family.with_stage(|stage| StageSplit::new(stage, parts, self.rounds));
-                family.set_split(Some(Arc::new(split)));
-            }
-            return;
-        }
-        cell.set_split(None);
+        let held = self.shards.turns.hold();
+        self.shards.wait_applied(&held);
+        assign_now(cell, owner, parts, held.rounds);
+    }
+}
+
+/// [`Merger::assign`] once no round is in flight, `rounds` having been handed on.
+fn assign_now(cell: &ReportCell, owner: usize, parts: Option<&[usize]>, rounds: u64) {
+    if let Some(family) = cell.family().filter(|f| f.is_led_by(cell)) {
+        family.set_split(None);
         cell.set_worker(owner);
-        // Another family member's work is its turns at the stage: not split.
-        if let Some(parts) = parts.filter(|_| cell.family().is_none()) {
-            let split = Split::new(&cell.report.read(), parts, self.rounds);
-            cell.set_split(Some(Arc::new(split)));
+        if let Some(parts) = parts.filter(|_| family.can_split()) {
+            let split = family.with_stage(|stage| StageSplit::new(stage, parts, rounds));
+            family.set_split(Some(Arc::new(split)));
         }
+        return;
+    }
+    cell.set_split(None);
+    cell.set_worker(owner);
+    // Another family member's work is its turns at the stage: not split.
+    if let Some(parts) = parts.filter(|_| cell.family().is_none()) {
+        let split = Split::new(&cell.report.read(), parts, rounds);
+        cell.set_split(Some(Arc::new(split)));
     }
 }
 
@@ -1145,7 +1320,12 @@ const MERGER_OWN_COST: u64 = 12;
 
 impl Drop for Merger {
     fn drop(&mut self) {
-        for w in self.workers.drain(..) {
+        self.stop_followers();
+        if !self.leader {
+            return;
+        }
+        let workers = std::mem::take(&mut self.shards.turns.hold().workers);
+        for w in workers {
             drop(w.tx);
             if let Some(t) = w.thread {
                 let _ = t.join();
@@ -1241,18 +1421,37 @@ mod tests {
     fn receivers_interning_in_any_interleaving_equals_the_merger_interning() {
         let mut corpus = Corpus::new(CorpusSpec::default());
         let batches: Vec<Box<Batch>> = (0..10).map(|_| corpus.decoded_batch(300)).collect();
-        let reference = pipeline_answers(&batches, None);
+        let reference = pipeline_answers(&batches, None, 1);
         assert!(reference.len() > 3000, "rows and requests compared");
         for seed in [1, 2, 3] {
-            let got = pipeline_answers(&batches, Some(seed));
+            let got = pipeline_answers(&batches, Some(seed), 1);
             assert!(got == reference, "seed {seed}: the answers differ");
+        }
+    }
+
+    /// Shards (the merger and followers storing and preparing rounds side by side, in any
+    /// interleaving the threads fall into) give the reports and the raw pool that one merger
+    /// gives over the same requests.
+    #[test]
+    fn sharded_merging_in_any_interleaving_equals_one_merger() {
+        let mut corpus = Corpus::new(CorpusSpec::default());
+        let batches: Vec<Box<Batch>> = (0..24).map(|_| corpus.decoded_batch(250)).collect();
+        let reference = pipeline_answers(&batches, None, 1);
+        assert!(reference.len() > 6000, "rows and requests compared");
+        for (seed, shards) in [(1, 2), (2, 3), (3, 4), (4, 2)] {
+            let got = pipeline_answers(&batches, Some(seed), shards);
+            assert!(
+                got == reference,
+                "seed {seed}, {shards} shards: the answers differ"
+            );
         }
     }
 
     /// Every report's rows (but the rates, which follow the clock) and every pooled request, as
     /// text, sorted, after merging `batches`: interned by the merger (`None`), or by two
-    /// receivers in an interleaving `seed` picks.
-    fn pipeline_answers(batches: &[Box<Batch>], seed: Option<u64>) -> Vec<String> {
+    /// receivers in an interleaving `seed` picks; merged by `shards` (the merger and followers
+    /// on threads of their own, rounding as fast as they can).
+    fn pipeline_answers(batches: &[Box<Batch>], seed: Option<u64>, shards: usize) -> Vec<String> {
         use crate::report::{Query, ReportDef};
         let state = tempfile::tempdir().unwrap();
         let mut config = Config {
@@ -1288,12 +1487,44 @@ mod tests {
                 receivers[next() as usize % 2].intern_batch(b, &dictionary);
             }
         }
+        let stop = Arc::new(AtomicBool::new(false));
+        let followers: Vec<_> = (1..shards)
+            .map(|_| {
+                let mut follower = Merger::shard(
+                    Arc::clone(&shared),
+                    Arc::clone(&ring),
+                    Arc::clone(&merger.shards),
+                    false,
+                );
+                let stop = Arc::clone(&stop);
+                std::thread::spawn(move || {
+                    while !stop.load(Relaxed) {
+                        if !follower.round() {
+                            std::thread::yield_now();
+                        }
+                    }
+                    follower.finish();
+                    // The rounds it made (each round's work is kept for reuse).
+                    follower.in_flight.len() + follower.spare.len()
+                })
+            })
+            .collect();
         for (i, b) in order.into_iter().enumerate() {
             ring.push(b).unwrap();
-            if i % 3 == 0 {
+            if shards > 1 && i < 4 {
+                // The first batches are left to the followers, so that they surely merge some.
+                let deadline = Instant::now() + Duration::from_secs(60);
+                while !ring.is_empty() {
+                    assert!(Instant::now() < deadline, "no follower took a batch");
+                    std::thread::yield_now();
+                }
+            } else if i % 3 == 0 {
                 while merger.round() {}
             }
         }
+        stop.store(true, Relaxed);
+        let followed: usize = followers.into_iter().map(|f| f.join().unwrap()).sum();
+        assert!(shards == 1 || followed > 0, "the followers made no round");
         while merger.round() {}
         merger.finish();
         let mut out = Vec::new();
@@ -1679,7 +1910,7 @@ mod tests {
         let ring = Arc::new(Ring::new(1 << 20));
         let shared = Arc::new(Core::new(config, Arc::clone(&ring), vec![], 0).unwrap());
         let mut merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring));
-        assert_eq!(merger.workers.len(), 1);
+        assert_eq!(merger.shards.workers, 1);
         let cell = |n: &str| shared.reports().get(n).unwrap();
         // `ms` of update time over 1,000 requests (timed), or 1,000 requests only (untimed).
         let charge = |n: &str, ms: u64| {
@@ -1853,10 +2084,7 @@ mod tests {
         // frees every string.
         let history = shared.config().stats_history.0.as_millis() as u64;
         let later = shared.clock().now_ms64() + 2 * history;
-        merger.store(
-            shared.clock().now_ms().wrapping_add(2 * history as u32),
-            later,
-        );
+        merger.store(later);
         merger.finish();
         merger.sweep(later + 2 * history);
         assert_eq!(shared.pool().read().len(), 0);

@@ -138,6 +138,12 @@ pub struct MergeConfig {
     /// Threads that update reports: the merger and `threads - 1` report workers, each report
     /// owned by one. 0 (the default): the machine's cores, at most 4 ([`MergeConfig::threads`]).
     pub threads: usize,
+    /// Merge shards: threads that each take batches from the temp ring, store their requests
+    /// into the pool and prepare them for the reports, side by side (the merger and
+    /// `shards - 1` "pinbad-shard-N"), their rounds handed to the report workers in the order of
+    /// their times. One shard stores ~2M requests a second; more are for rates beyond ~1M/s on
+    /// a host with cores to spare. 0: one per four readers ([`MergeConfig::shards`]).
+    pub shards: usize,
     /// Whether start-up timer reports that are projections of one aggregate share its
     /// per-request work (see `report::family`). On by default; off only to measure what it saves.
     pub families: bool,
@@ -178,6 +184,7 @@ impl Default for MergeConfig {
     fn default() -> MergeConfig {
         MergeConfig {
             threads: 0,
+            shards: 0,
             families: true,
             request_families: true,
             lattice: false,
@@ -202,6 +209,15 @@ impl MergeConfig {
     pub fn threads(&self) -> usize {
         match self.threads {
             0 => automatic_threads(),
+            n => n,
+        }
+    }
+
+    /// The merge shards to run: `shards`, or when 0 one per four readers of the busiest
+    /// address (`readers`: [`UdpConfig::readers`]).
+    pub fn shards(&self, readers: usize) -> usize {
+        match self.shards {
+            0 => readers.div_ceil(4).max(1),
             n => n,
         }
     }
@@ -345,6 +361,11 @@ pub const FIXED_OVERHEAD: u64 = 64 << 20;
 /// Memory one merge worker's queue of prepared rounds may hold (see `merger`'s backlog), counted
 /// against `limits.max_memory` from the start.
 pub const WORKER_QUEUE_BYTES: u64 = 24 << 20;
+
+/// Memory a follower shard's round may hold while it waits for its turn: a round of at most
+/// 4,096 requests prepared (~1.2 KB each with the corpus's 9 timers), counted against
+/// `limits.max_memory` from the start.
+pub const SHARD_ROUND_BYTES: u64 = 6 << 20;
 
 /// What `"auto"` leaves for the dictionary and the reports at least, beyond the reserved parts.
 pub const MIN_DYNAMIC_MEMORY: u64 = 256 << 20;
@@ -619,6 +640,11 @@ impl Config {
         Ok(self)
     }
 
+    /// The merge shards to run (see [`MergeConfig::shards`]).
+    pub fn merge_shards(&self) -> usize {
+        self.merge.shards(self.udp.readers())
+    }
+
     /// Checks every value; the error names the first bad key.
     pub fn validate(&self) -> Result<(), ConfigError> {
         check_stats_history(self.stats_history, "stats_history")?;
@@ -632,6 +658,12 @@ impl Config {
         if self.merge.threads > 64 {
             return Err(invalid(
                 "merge.threads",
+                "must be between 0 (automatic) and 64",
+            ));
+        }
+        if self.merge.shards > 64 {
+            return Err(invalid(
+                "merge.shards",
                 "must be between 0 (automatic) and 64",
             ));
         }
@@ -1049,8 +1081,10 @@ impl Config {
         self.limits.max_stream_clients as u64 * self.limits.stream_buffer.0
     }
 
+    /// The report workers' queues, and the round each follower shard prepares before its turn.
     fn workers_memory(&self) -> u64 {
         self.merge.threads().saturating_sub(1) as u64 * WORKER_QUEUE_BYTES
+            + self.merge_shards().saturating_sub(1) as u64 * SHARD_ROUND_BYTES
     }
 
     /// [`Config::to_toml`] with the secrets (`http.token`, sinks' `password`) replaced by
@@ -1213,6 +1247,19 @@ mod tests {
             (1 << 30) + MIN_DYNAMIC_MEMORY
         );
         assert_eq!(auto.resolve(0, None), 4 << 30);
+    }
+
+    /// `merge.shards` 0: one shard per four readers, at least one.
+    #[test]
+    fn automatic_shards_follow_the_readers() {
+        let merge = MergeConfig::default();
+        let shards: Vec<usize> = [1, 2, 4, 5, 8, 12].map(|r| merge.shards(r)).into();
+        assert_eq!(shards, [1, 1, 1, 2, 2, 3]);
+        let set = MergeConfig {
+            shards: 3,
+            ..MergeConfig::default()
+        };
+        assert_eq!(set.shards(1), 3);
     }
 
     #[test]
@@ -1553,6 +1600,8 @@ mod tests {
             ("[udp]\nlisten = [\"nowhere\"]", "udp.listen[0]"),
             ("[udp]\nallow = [\"10.0.0.0/99\"]", "udp.allow[0]"),
             ("[udp]\nrecv_buffer = \"lots\"", "recv_buffer"),
+            ("[merge]\nshards = 65", "merge.shards"),
+            ("[merge]\nshards = -1", "shards"),
             ("[http]\nlisten = \"localhost\"", "http.listen"),
             ("[limits]\nmax_string_bytes = 0", "limits.max_string_bytes"),
             (

@@ -20,6 +20,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "budget",
             "sqlite_heap",
             "shutdown",
+            "turns",
             "logging",
             "histogram",
             "instruments",

@@ -485,6 +485,50 @@ fn request_families_detach_a_queried_report_and_every_report_still_equals_an_ind
     check_all(&d, &all);
 }
 
+/// `merge.shards`: three shards (the merger and two followers) take the ring's batches side by
+/// side, and every report still equals the independent computation (each request counted once,
+/// whichever shard stored it), as does the raw pool.
+#[test]
+fn merge_shards_count_every_request_once_in_every_report() {
+    let d = Daemon::start(&format!(
+        "[merge]\nthreads = 2\nshards = 3\n{}",
+        tag_report_config()
+    ));
+    let pid = d.child.id();
+    d.wait_for(
+        |_| {
+            let names: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/task"))
+                .unwrap()
+                .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+                .map(|n| n.trim().to_string())
+                .collect();
+            ["pinbad-merger", "pinbad-shard-1", "pinbad-shard-2"]
+                .iter()
+                .all(|n| names.iter().any(|m| m == n))
+        },
+        "the merger and two followers",
+    );
+    let sent = traffic(2400, 11);
+    for chunk in sent.chunks(100) {
+        d.send(&chunk.iter().map(Sent::encode).collect::<Vec<_>>());
+    }
+    d.wait_merged(sent.len() as u64);
+    assert_eq!(d.status()["requests_accepted"].as_u64(), Some(2400));
+    check_all(&d, &sent);
+    let pooled = d.json("/api/v1/requests?limit=10000");
+    let ids: Vec<u64> = pooled["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 2400);
+    assert!(
+        ids.windows(2).all(|w| w[0] > w[1]),
+        "newest first, once each"
+    );
+}
+
 /// `merge.request_families = false`: every built-in is updated on its own.
 #[test]
 fn without_request_families_every_report_costs_its_own_and_equals_an_independent_computation() {
