@@ -295,6 +295,9 @@ for i in json.load(open(sys.argv[1].replace("blast.json", "instruments-rate.json
 status = json.load(open(sys.argv[1].replace("blast.json", "taps.json")))
 # The longest merge round since start: a step that held the merger (a drain, a tick) shows here.
 row["merge_max_ms"] = status.get("merge", {}).get("max_ms")
+# Since start: the merge shards' waits for the merge threads' queues and for their turns.
+row["merge_waited_ms"] = status.get("merge", {}).get("waited_ms")
+row["merge_turn_waited_ms"] = status.get("merge", {}).get("turn_waited_ms")
 # Each report's merge thread and, split, the threads counting its parts (`merge.split_reports`).
 row["report_threads"] = {r["name"]: [r.get("thread")] + r.get("parts_on", []) for r in status.get("reports", [])
                          if r.get("parts_on") or not r["name"].startswith("report_by_")}

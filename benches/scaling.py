@@ -157,9 +157,11 @@ def next_probe(measured, step):
 
 
 def merge_waited_ms(url):
-    """How long the merger has waited for merge threads' queues (`merge.waited_ms`)."""
+    """How long the merge shards have waited for merge threads' queues (`merge.waited_ms`), and
+    for their turns (`merge.turn_waited_ms`)."""
     status = json.load(urllib.request.urlopen(f"{url}/api/v1/status", timeout=30))
-    return status.get("merge", {}).get("waited_ms", 0)
+    merge = status.get("merge", {})
+    return merge.get("waited_ms", 0), merge.get("turn_waited_ms", 0)
 
 
 def run_readers(args, readers, work, rows):
@@ -194,7 +196,7 @@ def run_readers(args, readers, work, rows):
             if not time_left(args, args.duration + 8 + (args.duration + 6) * null_here):
                 print(f"deadline: readers {readers} stops before {rate}/s", file=sys.stderr)
                 break
-            waited0 = merge_waited_ms(url)
+            waited0, turn_waited0 = merge_waited_ms(url)
             t0, all0 = thread_ticks(daemon.pid)
             h0, c0 = host_ticks(), children_cpu()
             sent = blast(args, udp, rate, args.duration, check=url)
@@ -216,6 +218,7 @@ def run_readers(args, readers, work, rows):
                 "sender_cpu_us_per_packet": round((c1 - c0) * 1e6 / sent["packets_sent"], 3)
                 if sent.get("packets_sent") else None,
                 "merger_waited_ms": status.get("merge", {}).get("waited_ms", 0) - waited0,
+                "turn_waited_ms": status.get("merge", {}).get("turn_waited_ms", 0) - turn_waited0,
                 "kernel_drops": sent.get("kernel_drops"), "temp_pool_dropped": sent.get("temp_pool_dropped"),
                 "cpu_us_per_packet": round((all1 - all0) / CLK * 1e6 / received, 3) if received else None,
                 "thread_cpu_us_per_packet": per_thread,

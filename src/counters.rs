@@ -203,6 +203,10 @@ pub struct Counters {
     /// threads behind it. It holds the temp ring's batches meanwhile; where the ring then drops
     /// requests while no merge thread uses a whole core, the threads wait on one another.
     pub merge_waited_us: AtomicU64,
+    /// Time the merge shards waited for their turn to hand a round on, microseconds: another
+    /// shard's hand-off before theirs (its admissions into the merge threads' queues, merge
+    /// thread 0's reports). 0 with one shard.
+    pub merge_turn_waited_us: AtomicU64,
 }
 
 /// Figures that live behind the pool's and the dictionary's locks, copied out by the merger after

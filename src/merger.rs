@@ -947,7 +947,15 @@ impl Merger {
             (self.ring.bytes() > self.ring.max_bytes() / BEHIND_SHARE).then_some(now64);
 
         // Phase 3, in the round's turn: the reports as the turn finds them assigned.
+        let asked = Instant::now();
         let mut turn = self.shards.turns.wait(ticket);
+        let waited = asked.elapsed().as_micros() as u64;
+        if waited > 0 {
+            shared
+                .counters()
+                .merge_turn_waited_us
+                .fetch_add(waited, Relaxed);
+        }
         work_mut.leaders = round_leaders(&work_mut.cells);
         work_mut.splits.clear();
         work_mut

@@ -625,11 +625,18 @@ pub static FIGURES: &[Figure] = &[
         .read(|s| json!(counters(s).merge_max_us.load(Relaxed) as f64 / 1000.0)),
     counter(
         "merge.waited_ms",
-        "Time the merger waited for a merge thread's queue to have room (the merge threads behind).",
+        "Time the merge shards waited for a merge thread's queue to have room (the merge threads behind).",
     )
     .prometheus("pinbad_merge_waited")
     .unit(Unit::Seconds, 0.001)
     .read(|s| json!(counters(s).merge_waited_us.load(Relaxed) / 1000)),
+    counter(
+        "merge.turn_waited_ms",
+        "Time the merge shards waited for their turn to hand a round on, behind another shard's hand-off (0 with one shard).",
+    )
+    .prometheus("pinbad_merge_turn_waited")
+    .unit(Unit::Seconds, 0.001)
+    .read(|s| json!(counters(s).merge_turn_waited_us.load(Relaxed) / 1000)),
     gauge(
         "receive_buffer_bytes",
         "Receive buffer the kernel granted the UDP socket.",

@@ -479,6 +479,7 @@ fn metrics_show_every_status_figure_and_run_time_reports() {
             "merge_last_ms" => "pinbad_merge_last_seconds".to_string(),
             "merge_max_ms" => "pinbad_merge_max_seconds".to_string(),
             "merge_waited_ms" => "pinbad_merge_waited_seconds".to_string(),
+            "merge_turn_waited_ms" => "pinbad_merge_turn_waited_seconds".to_string(),
             "metrics_series" => "pinbad_metric_series".to_string(),
             "metrics_rows_folded" => "pinbad_metric_rows_folded".to_string(),
             // Times of the snapshot in seconds, as Prometheus wants them.

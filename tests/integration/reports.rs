@@ -513,7 +513,10 @@ fn merge_shards_count_every_request_once_in_every_report() {
         d.send(&chunk.iter().map(Sent::encode).collect::<Vec<_>>());
     }
     d.wait_merged(sent.len() as u64);
-    assert_eq!(d.status()["requests_accepted"].as_u64(), Some(2400));
+    let status = d.status();
+    assert_eq!(status["requests_accepted"].as_u64(), Some(2400));
+    // The shards' waits for their turns are counted (`merge.turn_waited_ms`).
+    assert!(status["merge"]["turn_waited_ms"].is_u64(), "{status}");
     check_all(&d, &sent);
     let pooled = d.json("/api/v1/requests?limit=10000");
     let ids: Vec<u64> = pooled["requests"]
