@@ -565,6 +565,7 @@ impl Merger {
         let period = self.shared.config().stats_gathering_period.0;
         let mut next = Instant::now() + period;
         let raw_until = Instant::now() + RAW_UNTIL_CAUGHT_UP;
+        let mut followers_started = false;
         while !stop.load(Relaxed) {
             let now = Instant::now();
             if now < next {
@@ -587,7 +588,8 @@ impl Merger {
             }
             // The followers once the start-up's backlog (raw batches, the last run's pending)
             // is merged: until then the leader's rounds come first.
-            if !self.ring.is_raw() && self.first.is_empty() && self.followers.is_empty() {
+            if !followers_started && !self.ring.is_raw() && self.first.is_empty() {
+                followers_started = true;
                 self.start_followers();
             }
         }
