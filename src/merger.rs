@@ -890,12 +890,9 @@ impl Merger {
             // Insertion, of ids reserved first.
             shared.ids().ensure(pool.next_id(), merged as usize);
             let (mut overwritten, mut timers_lost) = (0u64, 0u64);
-            let sources = std::iter::once(self.interned.output()).chain(
-                self.batches
-                    .iter()
-                    .filter(|b| b.interned.done)
-                    .map(|b| &b.interned),
-            );
+            // Taken out while `self`'s batches are read, and put back below (its capacity kept).
+            let mut ids = std::mem::take(&mut self.ids);
+            let sources = std::iter::once(self.interned.output()).chain(self.receivers_interned());
             for interned in sources {
                 for r in &interned.requests {
                     let record = Record {
@@ -907,9 +904,10 @@ impl Merger {
                     let (id, loss) =
                         pool.insert(record, timers, tags, &mut |_, _| overwritten += 1);
                     timers_lost += loss.timers as u64;
-                    self.ids.push(id);
+                    ids.push(id);
                 }
             }
+            self.ids = ids;
             shared
                 .counters()
                 .pool_overwritten

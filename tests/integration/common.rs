@@ -748,3 +748,19 @@ pub fn rng(seed: u64) -> impl FnMut(u64) -> u64 {
         s % m
     }
 }
+
+/// Each thread of process `pid` by name, with its niceness (field 19 of its /proc stat).
+pub fn thread_nice(pid: u32) -> Vec<(String, i64)> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
+    tasks
+        .filter_map(|t| {
+            let dir = t.ok()?.path();
+            let name = std::fs::read_to_string(dir.join("comm")).ok()?;
+            let stat = std::fs::read_to_string(dir.join("stat")).ok()?;
+            // Fields after the name in parentheses start at field 3 (state).
+            let after = &stat[stat.rfind(')')? + 2..];
+            let nice = after.split(' ').nth(19 - 3)?.parse().ok()?;
+            Some((name.trim().to_string(), nice))
+        })
+        .collect()
+}

@@ -497,14 +497,10 @@ fn merge_shards_count_every_request_once_in_every_report() {
     let pid = d.child.id();
     d.wait_for(
         |_| {
-            let names: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/task"))
-                .unwrap()
-                .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
-                .map(|n| n.trim().to_string())
-                .collect();
+            let threads = thread_nice(pid);
             ["pinbad-merger", "pinbad-shard-1", "pinbad-shard-2"]
                 .iter()
-                .all(|n| names.iter().any(|m| m == n))
+                .all(|n| threads.iter().any(|(m, _)| m == n))
         },
         "the merger and two followers",
     );
