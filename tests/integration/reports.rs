@@ -528,6 +528,78 @@ fn merge_shards_count_every_request_once_in_every_report() {
     );
 }
 
+/// The newest-first ids of the raw pool, each once.
+fn pooled_ids(d: &Daemon) -> Vec<u64> {
+    let pooled = d.json("/api/v1/requests?limit=10000");
+    let ids: Vec<u64> = pooled["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_u64().unwrap())
+        .collect();
+    assert!(
+        ids.windows(2).all(|w| w[0] > w[1]),
+        "newest first, once each"
+    );
+    ids
+}
+
+/// Issue 57's "a restart restores what it restores today", with shards: a daemon whose three
+/// shards stored the requests stops cleanly, and the next start (three shards again, started
+/// once the snapshot is merged) answers every report and the raw pool as the first did; the
+/// requests sent after the restart are counted once more, whichever shard stores them.
+#[test]
+fn a_sharded_merge_restarts_with_every_report_and_the_raw_pool_whole() {
+    let state = tempfile::tempdir().unwrap();
+    let config = format!(
+        "state_dir = {:?}\nstats_history = \"1h\"\n[merge]\nthreads = 2\nshards = 3\n{}",
+        state.path().to_str().unwrap(),
+        tag_report_config()
+    );
+    let followers = |d: &Daemon| {
+        let pid = d.child.id();
+        d.wait_for(
+            |_| {
+                let threads = thread_nice(pid);
+                ["pinbad-shard-1", "pinbad-shard-2"]
+                    .iter()
+                    .all(|n| threads.iter().any(|(m, _)| m == n))
+            },
+            "two followers",
+        );
+    };
+    let sent = traffic(3000, 13);
+    let (first, second) = sent.split_at(2400);
+    let d = Daemon::start_logged(&config, "info");
+    followers(&d);
+    for chunk in first.chunks(100) {
+        d.send(&chunk.iter().map(Sent::encode).collect::<Vec<_>>());
+    }
+    d.wait_merged(first.len() as u64);
+    check_all(&d, first);
+    let ids = pooled_ids(&d);
+    assert_eq!(ids.len(), first.len());
+    assert!(d.terminate(Duration::from_secs(60)).success());
+
+    let d = Daemon::start_logged(&config, "info");
+    d.wait_log("Snapshot restored");
+    followers(&d);
+    check_all(&d, first);
+    assert_eq!(pooled_ids(&d), ids, "the raw pool as it was");
+    for chunk in second.chunks(100) {
+        d.send(&chunk.iter().map(Sent::encode).collect::<Vec<_>>());
+    }
+    d.wait_merged(second.len() as u64);
+    check_all(&d, &sent);
+    let after = pooled_ids(&d);
+    assert_eq!(after.len(), sent.len());
+    assert_eq!(
+        &after[second.len()..],
+        &ids[..],
+        "the restored requests, then the new"
+    );
+}
+
 /// `merge.request_families = false`: every built-in is updated on its own.
 #[test]
 fn without_request_families_every_report_costs_its_own_and_equals_an_independent_computation() {
