@@ -118,8 +118,10 @@ fn setup(
     // MERGE_REQUEST_FAMILIES=0: timer families only (what the built-ins' family saves).
     config.merge.request_families =
         std::env::var("MERGE_REQUEST_FAMILIES").map_or(true, |v| v != "0");
-    // MERGE_LATTICE=0: timer families over one set of timer tags each (what lattices save).
-    config.merge.lattice = std::env::var("MERGE_LATTICE").map_or(true, |v| v != "0");
+    // MERGE_LATTICE=1: lattice stages around tops (`merge.lattice`); 0, the daemon's default:
+    // timer families over one set of timer tags each.
+    config.merge.lattice =
+        std::env::var("MERGE_LATTICE").map_or(config.merge.lattice, |v| v != "0");
     // MERGE_WINDOW=30s:2: another window (`stats_history:report_ticks`), e.g. production's 15 s
     // ticks, whose per-tick work (folds) the default 1 s ticks pay 15 times as often.
     if let Ok(w) = std::env::var("MERGE_WINDOW") {
@@ -139,17 +141,17 @@ fn setup(
     let mut merger = Merger::new(Arc::clone(&shared), Arc::clone(&ring));
     let fill = batches(spec.clone(), pool + BATCH);
     let window = shared.config().stats_history.0;
-    let started = std::time::Instant::now();
-    merge_until(&ring, &mut merger, &fill, || {
-        started.elapsed() > window && shared.pool().read().len() == pool
+    let started = clock_now(&shared);
+    merge_until(&ring, &mut merger, &shared, &fill, || {
+        clock_now(&shared) - started > window && shared.pool().read().len() == pool
     });
     let measured = batches(CorpusSpec { seed: 8, ..spec }, 64 * BATCH);
     // The report threads' plan as the daemon's would be in this steady state (it rebalances
     // every 10 s): from the costs of a second of merging like the measurement's, not of the fill.
     merger.balance();
-    let started = std::time::Instant::now();
-    merge_until(&ring, &mut merger, &measured, || {
-        started.elapsed() > std::time::Duration::from_secs(1)
+    let started = clock_now(&shared);
+    merge_until(&ring, &mut merger, &shared, &measured, || {
+        clock_now(&shared) - started > std::time::Duration::from_secs(1)
     });
     merger.balance();
     let rows: usize = shared
@@ -223,7 +225,7 @@ fn profile(spec: &str) {
     let cpu_before = thread_cpu_ns();
     let t = std::time::Instant::now();
     let picked: Vec<&Batch> = batches.iter().cycle().take(n).collect();
-    measured(&ring, &mut merger, &picked);
+    measured(&ring, &mut merger, &shared, &picked);
     let per = t.elapsed().as_nanos() as f64 / (n * BATCH) as f64;
     eprintln!("{label}: {per:.0} ns per request over {n} batches");
     let per_request = |ns: u64| ns as f64 / (n * BATCH) as f64;
@@ -310,7 +312,7 @@ fn ratio(spec: &str) {
         next += SLICE;
         let time = |s: &mut (Arc<Ring>, Merger, Vec<Batch>, Arc<Core>)| {
             let t = std::time::Instant::now();
-            measured(&s.0, &mut s.1, &picked);
+            measured(&s.0, &mut s.1, &s.3, &picked);
             t.elapsed().as_nanos()
         };
         let (a, b) = if round % 2 == 0 {
@@ -343,10 +345,69 @@ fn ratio(spec: &str) {
 
 /// Merges `batches`, cycled, one round each, until `done` (asked after each round), then waits
 /// for the report threads.
-fn merge_until(ring: &Ring, merger: &mut Merger, batches: &[Batch], done: impl Fn() -> bool) {
+/// `MERGE_RATE=R` (requests per second): the merge runs on a simulated clock that moves
+/// `BATCH / R` seconds a round, so that each report tick holds what it holds in the daemon at
+/// that rate, whatever the bench's own speed. Without it, a bench merging 13k requests a second
+/// (40 distinct timer reports) closes its ticks after an eighth of production's requests, and one
+/// merging 350k a second (the 4) after 3.5 times as many: the per-tick work (folds, tick closes,
+/// expiry) then weighs on each request by the bench's speed, not by the rate measured.
+fn simulated_rate() -> Option<f64> {
+    std::env::var("MERGE_RATE").ok().map(|r| {
+        let r: f64 = r.parse().expect("MERGE_RATE: requests per second");
+        assert!(r > 0.0, "MERGE_RATE: requests per second");
+        r
+    })
+}
+
+thread_local! {
+    /// Each set-up's simulated clock (by its `Core`), in µs of the pool's clock: the ratio mode
+    /// runs two set-ups side by side, each with its own time.
+    static SIMULATED_US: std::cell::RefCell<std::collections::HashMap<usize, u64>> =
+        Default::default();
+}
+
+/// The simulated clock of `shared`'s set-up, in µs (started at the real clock's reading).
+fn simulated_us(shared: &Core) -> u64 {
+    SIMULATED_US.with(|m| {
+        *m.borrow_mut()
+            .entry(shared as *const Core as usize)
+            .or_insert_with(|| shared.clock().now_ms64() * 1000)
+    })
+}
+
+/// One merge round: at the simulated clock (moved a batch's worth first) under `MERGE_RATE`,
+/// else at the real one.
+fn round(merger: &mut Merger, shared: &Core) {
+    match simulated_rate() {
+        None => {
+            merger.round();
+        }
+        Some(rate) => {
+            let now = simulated_us(shared) + (BATCH as f64 * 1e6 / rate) as u64;
+            SIMULATED_US.with(|m| m.borrow_mut().insert(shared as *const Core as usize, now));
+            merger.round_at(now / 1000);
+        }
+    }
+}
+
+/// The set-up's time: on its simulated clock under `MERGE_RATE`, else the real one.
+fn clock_now(shared: &Core) -> std::time::Duration {
+    match simulated_rate() {
+        Some(_) => std::time::Duration::from_micros(simulated_us(shared)),
+        None => shared.clock().uptime(),
+    }
+}
+
+fn merge_until(
+    ring: &Ring,
+    merger: &mut Merger,
+    shared: &Core,
+    batches: &[Batch],
+    done: impl Fn() -> bool,
+) {
     for b in batches.iter().cycle() {
         ring.push(clone_batch(b)).ok();
-        merger.round();
+        round(merger, shared);
         if done() {
             break;
         }
@@ -356,10 +417,10 @@ fn merge_until(ring: &Ring, merger: &mut Merger, batches: &[Batch], done: impl F
 
 /// Merges the batches and waits for the report workers: the wall time of the whole pipeline.
 #[inline(never)]
-fn measured(ring: &Ring, merger: &mut Merger, batches: &[&Batch]) {
+fn measured(ring: &Ring, merger: &mut Merger, shared: &Core, batches: &[&Batch]) {
     for b in batches {
         ring.push(clone_batch(b)).ok();
-        merger.round();
+        round(merger, shared);
     }
     merger.finish();
 }
@@ -374,7 +435,7 @@ fn merge(c: &mut Criterion) {
             if !selected(&format!("merge_per_request/{id}")) {
                 continue;
             }
-            let (ring, mut merger, measured_batches, _shared) =
+            let (ring, mut merger, measured_batches, shared) =
                 setup(label, scripts, hosts, pool, threads, timers);
             let mut i = 0;
             group.bench_function(BenchmarkId::from_parameter(&id), |b| {
@@ -388,7 +449,7 @@ fn merge(c: &mut Criterion) {
                     let t = std::time::Instant::now();
                     for b in picked {
                         ring.push(b).ok();
-                        merger.round();
+                        round(&mut merger, &shared);
                     }
                     merger.finish();
                     t.elapsed()

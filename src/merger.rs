@@ -644,11 +644,18 @@ impl Merger {
     /// One merge round (see the module docs) over at most [`ROUND_REQUESTS`] requests; returns
     /// whether batches are still waiting. Public for tests and benches.
     pub fn round(&mut self) -> bool {
-        let started = Instant::now();
-        let shared = Arc::clone(&self.shared);
         // One reading: a request's pool time and its report time are the same instant (two
         // readings could put a report's fill from the pool in the neighbouring tick).
-        let now64 = shared.clock().now_ms64();
+        let now64 = self.shared.clock().now_ms64();
+        self.round_at(now64)
+    }
+
+    /// [`Merger::round`] at `now64` (ms of the pool's clock, never less than an earlier
+    /// round's): for benches that run the merge on a simulated clock, so that a tick holds as
+    /// many requests as at a production rate whatever the bench's own speed.
+    pub fn round_at(&mut self, now64: u64) -> bool {
+        let started = Instant::now();
+        let shared = Arc::clone(&self.shared);
         let now_ms = now64 as u32;
         let mut requests = 0;
         while requests < ROUND_REQUESTS {
