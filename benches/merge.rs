@@ -343,14 +343,12 @@ fn ratio(spec: &str) {
     );
 }
 
-/// Merges `batches`, cycled, one round each, until `done` (asked after each round), then waits
-/// for the report threads.
 /// `MERGE_RATE=R` (requests per second): the merge runs on a simulated clock that moves
 /// `BATCH / R` seconds a round, so that each report tick holds what it holds in the daemon at
-/// that rate, whatever the bench's own speed. Without it, a bench merging 13k requests a second
-/// (40 distinct timer reports) closes its ticks after an eighth of production's requests, and one
-/// merging 350k a second (the 4) after 3.5 times as many: the per-tick work (folds, tick closes,
-/// expiry) then weighs on each request by the bench's speed, not by the rate measured.
+/// that rate, whatever the bench's own speed. Without it, a set-up that merges slowly (many
+/// reports) closes its ticks after fewer requests than the daemon's at that rate, and a fast one
+/// after more: the per-tick work (folds, tick closes, expiry) then weighs on each request by the
+/// bench's speed, not by the rate measured.
 fn simulated_rate() -> Option<f64> {
     std::env::var("MERGE_RATE").ok().map(|r| {
         let r: f64 = r.parse().expect("MERGE_RATE: requests per second");
@@ -398,6 +396,8 @@ fn clock_now(shared: &Core) -> std::time::Duration {
     }
 }
 
+/// Merges `batches`, cycled, one round each, until `done` (asked after each round), then waits
+/// for the report threads.
 fn merge_until(
     ring: &Ring,
     merger: &mut Merger,
