@@ -494,38 +494,36 @@ fn merge_shards_count_every_request_once_in_every_report() {
         "[merge]\nthreads = 2\nshards = 3\n{}",
         tag_report_config()
     ));
-    let pid = d.child.id();
-    d.wait_for(
-        |_| {
-            let threads = thread_nice(pid);
-            ["pinbad-merger", "pinbad-shard-1", "pinbad-shard-2"]
-                .iter()
-                .all(|n| threads.iter().any(|(m, _)| m == n))
-        },
-        "the merger and two followers",
-    );
+    wait_threads(&d, &["pinbad-merger", "pinbad-shard-1", "pinbad-shard-2"]);
     let sent = traffic(2400, 11);
-    for chunk in sent.chunks(100) {
-        d.send(&chunk.iter().map(Sent::encode).collect::<Vec<_>>());
-    }
-    d.wait_merged(sent.len() as u64);
+    send_in_chunks(&d, &sent);
     let status = d.status();
     assert_eq!(status["requests_accepted"].as_u64(), Some(2400));
     // The shards' waits for their turns are counted (`merge.turn_waited_ms`).
     assert!(status["merge"]["turn_waited_ms"].is_u64(), "{status}");
     check_all(&d, &sent);
-    let pooled = d.json("/api/v1/requests?limit=10000");
-    let ids: Vec<u64> = pooled["requests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_u64().unwrap())
-        .collect();
-    assert_eq!(ids.len(), 2400);
-    assert!(
-        ids.windows(2).all(|w| w[0] > w[1]),
-        "newest first, once each"
+    assert_eq!(pooled_ids(&d).len(), 2400);
+}
+
+/// Waits until the daemon runs a thread of each of `names`.
+fn wait_threads(d: &Daemon, names: &[&str]) {
+    let pid = d.child.id();
+    d.wait_for(
+        |_| {
+            let threads = thread_nice(pid);
+            names.iter().all(|n| threads.iter().any(|(m, _)| m == n))
+        },
+        &format!("the threads {names:?}"),
     );
+}
+
+/// Sends `sent` in datagrams of 100 requests (so that several shards' rounds take them), and
+/// waits until they are merged.
+fn send_in_chunks(d: &Daemon, sent: &[Sent]) {
+    for chunk in sent.chunks(100) {
+        d.send(&chunk.iter().map(Sent::encode).collect::<Vec<_>>());
+    }
+    d.wait_merged(sent.len() as u64);
 }
 
 /// The newest-first ids of the raw pool, each once.
@@ -556,26 +554,12 @@ fn a_sharded_merge_restarts_with_every_report_and_the_raw_pool_whole() {
         state.path().to_str().unwrap(),
         tag_report_config()
     );
-    let followers = |d: &Daemon| {
-        let pid = d.child.id();
-        d.wait_for(
-            |_| {
-                let threads = thread_nice(pid);
-                ["pinbad-shard-1", "pinbad-shard-2"]
-                    .iter()
-                    .all(|n| threads.iter().any(|(m, _)| m == n))
-            },
-            "two followers",
-        );
-    };
+    let followers = |d: &Daemon| wait_threads(d, &["pinbad-shard-1", "pinbad-shard-2"]);
     let sent = traffic(3000, 13);
     let (first, second) = sent.split_at(2400);
     let d = Daemon::start_logged(&config, "info");
     followers(&d);
-    for chunk in first.chunks(100) {
-        d.send(&chunk.iter().map(Sent::encode).collect::<Vec<_>>());
-    }
-    d.wait_merged(first.len() as u64);
+    send_in_chunks(&d, first);
     check_all(&d, first);
     let ids = pooled_ids(&d);
     assert_eq!(ids.len(), first.len());
@@ -586,10 +570,7 @@ fn a_sharded_merge_restarts_with_every_report_and_the_raw_pool_whole() {
     followers(&d);
     check_all(&d, first);
     assert_eq!(pooled_ids(&d), ids, "the raw pool as it was");
-    for chunk in second.chunks(100) {
-        d.send(&chunk.iter().map(Sent::encode).collect::<Vec<_>>());
-    }
-    d.wait_merged(second.len() as u64);
+    send_in_chunks(&d, second);
     check_all(&d, &sent);
     let after = pooled_ids(&d);
     assert_eq!(after.len(), sent.len());
