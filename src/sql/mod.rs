@@ -40,6 +40,7 @@
 mod aggregates;
 pub mod collation;
 mod dates;
+mod dialect;
 mod ddl;
 mod engine;
 mod functions;
@@ -48,6 +49,7 @@ mod memory;
 mod order;
 mod prepared;
 mod session;
+mod translate;
 pub mod statement;
 mod typing;
 mod vtab;

@@ -1,7 +1,9 @@
 //! A MySQL statement as the SQL front end sees it: what kind it is ([`Statement`]) and, for a
 //! query, the same query in SQLite's dialect, made to give MySQL's answers.
 //!
-//! Pure: text in, text out. MySQL and SQLite share most of their SELECT syntax; what differs is
+//! Pure: text in, text out. A query goes to `translate` first, which rewrites its syntax tree
+//! (sqlparser's, in MySQL's dialect); what it declines (`WITH ROLLUP`, what sqlparser cannot
+//! parse) is rewritten here. MySQL and SQLite share most of their SELECT syntax; what differs is
 //! rewritten here, token by token, outside literals: strings in single or double quotes with
 //! backslash escapes (MySQL reads `"x"` as a string), `b'0101'`, `#` comments, `IF(…)`,
 //! `LEFT(…)`/`RIGHT(…)` (keywords in SQLite), `CONVERT(x, T)` and MySQL's `CAST` types, `RLIKE`,
@@ -483,10 +485,22 @@ fn query(
     tokens: Vec<Token>,
     decimals: &mut Vec<Option<u8>>,
 ) -> Result<Statement, LexError> {
+    if let Some((text, columns)) = super::translate::query(sql) {
+        *decimals = columns;
+        return Ok(Statement::Query(text));
+    }
     // The DECIMALs, in the result and where they become text, in whichever part of the query.
     let typed = super::typing::typing(sql);
     *decimals = typed.columns;
-    let calls = typed.to_text;
+    query_tokens(sql, tokens, &typed.to_text)
+}
+
+/// [`query`] by the token rewrite: what `translate` declines.
+fn query_tokens(
+    sql: &str,
+    tokens: Vec<Token>,
+    calls: &[(usize, Vec<Option<u8>>)],
+) -> Result<Statement, LexError> {
     if let Some(at) = tokens
         .windows(2)
         .position(|w| w[0].is_word("WITH") && w[1].is_word("ROLLUP"))
@@ -497,7 +511,7 @@ fn query(
         });
     }
     let (tokens, first_operand) = distinct_unions(tokens);
-    let rewrite = |part: &[Token]| to_sqlite(&operators(decimals_as_text(part.to_vec(), &calls))?);
+    let rewrite = |part: &[Token]| to_sqlite(&operators(decimals_as_text(part.to_vec(), calls))?);
     let items = match first_operand {
         // The client's names are the first operand's, inside the wrapper.
         Some(at) => select_items(&tokens[at..]).map(|items| {
@@ -1273,7 +1287,7 @@ fn drop_tables(rest: &[Token]) -> Result<Statement, LexError> {
 }
 
 /// `SELECT` modifiers MySQL accepts and SQLite has no use for.
-const DROPPED_MODIFIERS: &[&str] = &[
+pub(super) const DROPPED_MODIFIERS: &[&str] = &[
     "SQL_CALC_FOUND_ROWS",
     "SQL_NO_CACHE",
     "SQL_CACHE",
@@ -1285,7 +1299,7 @@ const DROPPED_MODIFIERS: &[&str] = &[
 ];
 
 /// Functions renamed on the way: MySQL's name, ours (registered by `functions`, or SQLite's).
-const RENAMED: &[(&str, &str)] = &[
+pub(super) const RENAMED: &[(&str, &str)] = &[
     ("IF", "iif"),
     ("LEFT", "mysql_left"),
     ("RIGHT", "mysql_right"),
@@ -1317,7 +1331,7 @@ const RENAMED: &[(&str, &str)] = &[
 /// `expr` cast to MySQL's type `ty` (its words, upper-cased, and the numbers in parentheses), as
 /// SQLite text: `SIGNED` rounds as MySQL does, `DECIMAL(m,d)` rounds to `d` decimals, the
 /// temporal types take MySQL's forms.
-fn cast_to(expr: &str, ty: &[String], args: &[String]) -> Result<String, LexError> {
+pub(super) fn cast_to(expr: &str, ty: &[String], args: &[String]) -> Result<String, LexError> {
     let first = ty.first().map(String::as_str).unwrap_or("");
     Ok(match first {
         "SIGNED" | "INT" | "INTEGER" | "BIGINT" => format!("mysql_signed({expr})"),
@@ -1692,7 +1706,7 @@ const BOUNDARIES: &[&str] = &[
 ];
 
 /// The units `INTERVAL n UNIT` may name (`dates` says which it supports).
-const UNITS: &[&str] = &[
+pub(super) const UNITS: &[&str] = &[
     "MICROSECOND",
     "SECOND",
     "MINUTE",
@@ -2030,7 +2044,7 @@ fn operators(mut tokens: Vec<Token>) -> Result<Vec<Token>, LexError> {
 
 /// Aggregate functions: a comparison's left side that calls one cannot move into the subquery
 /// [`quantified`] makes (it would aggregate the subquery's rows).
-const AGGREGATES: &[&str] = &[
+pub(super) const AGGREGATES: &[&str] = &[
     "COUNT",
     "SUM",
     "AVG",
@@ -2191,6 +2205,65 @@ fn quantified(
     Ok((start, made, end))
 }
 
+/// [`quantified`]'s scalar subquery as text, for `translate`: `x` (SQLite text, an atom), the
+/// comparison, the subquery's SQLite text, and whether `x` calls an aggregate.
+pub(super) fn quantified_text(
+    x: &str,
+    op: &str,
+    subquery: &str,
+    all: bool,
+    aggregate: bool,
+) -> Result<String, LexError> {
+    let quantifier = if all { "ALL" } else { "ANY" };
+    if aggregate {
+        let summary = |aggregate: &str| {
+            format!("(WITH _pinbad_q(_pinbad_v) AS ({subquery}) SELECT {aggregate} FROM _pinbad_q)")
+        };
+        let compare = |extreme: &str| format!("{x} {op} {}", summary(extreme));
+        let both = |joint: &str| {
+            format!(
+                "({} {joint} {})",
+                compare("MIN(_pinbad_v)"),
+                compare("MAX(_pinbad_v)")
+            )
+        };
+        let passes = match (all, op) {
+            (true, ">" | ">=") | (false, "<" | "<=") => compare("MAX(_pinbad_v)"),
+            (true, "<" | "<=") | (false, ">" | ">=") => compare("MIN(_pinbad_v)"),
+            (true, "=") => both("AND"),
+            (false, "<>") => both("OR"),
+            _ => {
+                return Err(LexError(format!(
+                    "`{op} {quantifier}` of an aggregate is not supported"
+                )))
+            }
+        };
+        let decided = if all {
+            format!("NOT ({passes}) THEN 0")
+        } else {
+            format!("{passes} THEN 1")
+        };
+        return Ok(format!(
+            "(CASE WHEN {} = 0 THEN {} WHEN {x} IS NULL THEN NULL WHEN {decided} WHEN {} > 0 \
+             THEN NULL ELSE {} END)",
+            summary("COUNT(*)"),
+            u8::from(all),
+            summary("COUNT(*) - COUNT(_pinbad_v)"),
+            u8::from(all)
+        ));
+    }
+    let decided = if all {
+        format!("COUNT(*) = 0 THEN 1 WHEN SUM(NOT {x} {op} _pinbad_v) > 0 THEN 0")
+    } else {
+        format!("SUM({x} {op} _pinbad_v) > 0 THEN 1 WHEN COUNT(*) = 0 THEN 0")
+    };
+    Ok(format!(
+        "(WITH _pinbad_q(_pinbad_v) AS ({subquery}) SELECT CASE WHEN {decided} WHEN \
+         COUNT(_pinbad_v) < COUNT(*) OR {x} IS NULL THEN NULL ELSE {} END FROM _pinbad_q)",
+        u8::from(all)
+    ))
+}
+
 /// The indexes in `range` of the tokens outside parentheses nested in it.
 fn top_level(tokens: &[Token], range: std::ops::Range<usize>) -> impl Iterator<Item = usize> + '_ {
     let mut depth = 0usize;
@@ -2271,21 +2344,32 @@ fn convert_or_cast(tokens: &[Token], at: usize, which: &str) -> Result<(String, 
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    /// The rewritten query, without the collation every string literal gets and the names
-    /// given to rewritten select list items (one test shows both).
-    fn query(sql: &str) -> String {
-        let mut q = match classify(sql).unwrap() {
-            Statement::Query(q) => q.replace(" COLLATE MYSQL", ""),
-            other => panic!("{sql}: {other:?}"),
-        };
+    /// The token rewrite's statement (what `translate` declines), whichever `translate` takes.
+    fn token_rewrite(sql: &str) -> Result<Statement, LexError> {
+        let calls = super::super::typing::typing(sql).to_text;
+        query_tokens(sql, lex(sql)?, &calls)
+    }
+
+    /// `q` without the collation every string literal gets and the names given to rewritten
+    /// select list items (a test of each rewrite shows both).
+    pub(in crate::sql) fn bare(q: &str) -> String {
+        let mut q = q.replace(" COLLATE MYSQL", "");
         while let Some(at) = q.find(" AS `") {
             let end = at + 5 + q[at + 5..].find('`').unwrap() + 1;
             q.replace_range(at..end, "");
         }
         q
+    }
+
+    /// The token rewrite's query, [`bare`].
+    fn query(sql: &str) -> String {
+        match token_rewrite(sql).unwrap() {
+            Statement::Query(q) => bare(&q),
+            other => panic!("{sql}: {other:?}"),
+        }
     }
 
     /// A query of several statements is cut at each `;` outside literals, quoted names and
@@ -2371,13 +2455,14 @@ mod tests {
             "SELECT substr(s, 2, 3), mysql_trim('LEADING', '0', s), X'05', 'ab'"
         );
         assert_eq!(
-            classify("SELECT 7 / 2, 7 / 2 AS h, r.x, 'x' FROM r").unwrap(),
+            token_rewrite("SELECT 7 / 2, 7 / 2 AS h, r.x, 'x' FROM r").unwrap(),
             Statement::Query(
                 "SELECT 7 *1.0/ 2 AS `7 / 2`, 7 *1.0/ 2 AS h, r.x, 'x' COLLATE MYSQL FROM r".into()
             )
         );
         assert_eq!(
-            classify("SELECT 'a' = 'A' || x IN (SELECT 1) AND y = ANY (SELECT 2) AS 'n'").unwrap(),
+            token_rewrite("SELECT 'a' = 'A' || x IN (SELECT 1) AND y = ANY (SELECT 2) AS 'n'")
+                .unwrap(),
             Statement::Query(
                 "SELECT 'a' COLLATE MYSQL = 'A' COLLATE MYSQL OR x IN (SELECT 1) AND y IN \
                  (SELECT 2) AS 'n'"
@@ -2400,10 +2485,10 @@ mod tests {
             query("SELECT CAST(x AS DECIMAL(10,2)), CAST(y AS DATE), CONVERT(z, UNSIGNED)"),
             "SELECT mysql_decimal(x, 2), date(y), mysql_unsigned(z)"
         );
-        assert!(classify("SELECT CAST(x AS JSON)").is_err());
+        assert!(token_rewrite("SELECT CAST(x AS JSON)").is_err());
         // A bit-value literal alone is MySQL's binary string; in an expression, its number.
         assert_eq!(
-            classify("SELECT b'101', b'100000001' AS x, b'1' + 0").unwrap(),
+            token_rewrite("SELECT b'101', b'100000001' AS x, b'1' + 0").unwrap(),
             Statement::Query(
                 "SELECT X'05' AS `b'101'`, X'0101' AS `x`, 1 + 0 AS `b'1' + 0`".into()
             )

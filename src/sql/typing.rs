@@ -18,12 +18,12 @@
 //! quotient (`100 / 7 / 3`, 8 decimals) is computed with a double's digits and rounded to its
 //! scale once, as MySQL, which keeps more digits inside than it shows, does.
 
+use super::dialect::MySql;
 use sqlparser::ast::{
     BinaryOperator, DataType, ExactNumberInfo, Expr, FunctionArg, FunctionArgExpr,
     FunctionArguments, InTarget, ObjectNamePart, Query, Select, SelectItem, SetExpr, Statement,
     TableFactor, UnaryOperator, Value,
 };
-use sqlparser::dialect::MySqlDialect;
 use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Location;
 
@@ -93,14 +93,22 @@ pub fn typing(sql: &str) -> Typing {
     if sql.len() > MAX_TYPED_BYTES || !may_have_decimals(sql) {
         return Typing::default();
     }
-    let Ok(mut statements) = Parser::parse_sql(&MySqlDialect {}, sql) else {
+    let Ok(mut statements) = Parser::parse_sql(&MySql, sql) else {
         return Typing::default();
     };
     let Some(Statement::Query(query)) = statements.pop().filter(|_| statements.is_empty()) else {
         return Typing::default();
     };
+    of(sql, &query)
+}
+
+/// The typing of `query`, parsed from `sql` (where its locations point).
+pub fn of(sql: &str, query: &Query) -> Typing {
+    if !may_have_decimals(sql) {
+        return Typing::default();
+    }
     let mut calls = Vec::new();
-    let columns = query_types(&query, &Vec::new(), &mut calls).unwrap_or_default();
+    let columns = query_types(query, &Vec::new(), &mut calls).unwrap_or_default();
     let mut to_text: Vec<(usize, Vec<Option<u8>>)> = calls
         .into_iter()
         .filter_map(|(at, scales)| Some((byte_offset(sql, at)?, scales)))
