@@ -485,9 +485,13 @@ fn query(
     tokens: Vec<Token>,
     decimals: &mut Vec<Option<u8>>,
 ) -> Result<Statement, LexError> {
-    if let Some((text, columns)) = super::translate::query(sql) {
-        *decimals = columns;
-        return Ok(Statement::Query(text));
+    match super::translate::query(sql) {
+        Some(Ok((text, columns))) => {
+            *decimals = columns;
+            return Ok(Statement::Query(text));
+        }
+        Some(Err(why)) => return Ok(Statement::Unsupported(why)),
+        None => {}
     }
     // The DECIMALs, in the result and where they become text, in whichever part of the query.
     let typed = super::typing::typing(sql);

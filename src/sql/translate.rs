@@ -36,9 +36,12 @@ use super::statement::{cast_to, quote, AGGREGATES, DROPPED_MODIFIERS, RENAMED, U
 /// times its text, outside SQL's memory account; a longer one is the token rewrite's.
 const MAX_BYTES: usize = 64 << 10;
 
-/// `sql`, one MySQL query, as SQLite text that gives MySQL's answers, with its result
-/// columns' DECIMAL scales (`typing`'s), or `None` where it is not taken here.
-pub fn query(sql: &str) -> Option<(String, Vec<Option<u8>>)> {
+/// A query as SQLite text, with its result columns' DECIMAL scales (`typing`'s), or why it is
+/// refused.
+pub type Translated = Result<(String, Vec<Option<u8>>), String>;
+
+/// `sql`, one MySQL query, translated, or `None` where it is not taken here.
+pub fn query(sql: &str) -> Option<Translated> {
     if sql.len() > MAX_BYTES {
         return None;
     }
@@ -52,6 +55,17 @@ pub fn query(sql: &str) -> Option<(String, Vec<Option<u8>>)> {
     let typed = super::typing::of(sql, &query);
     let lines = Lines::new(sql);
     name_items(sql, &lines, &mut query)?;
+    let rolls = {
+        let mut count = Rollups(0);
+        let _ = query.visit(&mut count);
+        count.0
+    };
+    if rolls > 0 {
+        query = match rollup(*query, rolls) {
+            Ok(rolled) => rolled?,
+            Err(why) => return Some(Err(format!("GROUP BY … WITH ROLLUP: {why}"))),
+        };
+    }
     let mut rewrite = Rewrite {
         sql,
         lines: &lines,
@@ -61,7 +75,245 @@ pub fn query(sql: &str) -> Option<(String, Vec<Option<u8>>)> {
     if let ControlFlow::Break(()) = query.visit(&mut rewrite) {
         return None;
     }
-    Some((query.to_string(), typed.columns))
+    Some(Ok((query.to_string(), typed.columns)))
+}
+
+/// Counts the SELECTs whose GROUP BY has a modifier (`WITH ROLLUP`).
+struct Rollups(usize);
+
+impl VisitorMut for Rollups {
+    type Break = ();
+
+    fn pre_visit_select(&mut self, select: &mut Select) -> ControlFlow<()> {
+        if matches!(&select.group_by, GroupByExpr::Expressions(_, m) if !m.is_empty()) {
+            self.0 += 1;
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// `SELECT … GROUP BY g1, …, gn WITH ROLLUP [HAVING …] [LIMIT …]` as MariaDB answers it: the
+/// groups, each level's super-aggregate rows (the rolled-up columns NULL, also in the select
+/// list's expressions and the HAVING outside aggregates) after the groups they sum, the grand
+/// total last (none over no rows), in the order of the GROUP BY columns. Made as a UNION ALL of
+/// one grouped query per level, sorted by the levels' marks and the group values: still MySQL's
+/// text, translated with the rest. `Err(why)` for the shapes it does not take: a GROUP BY item
+/// that is not a column, a select item naming a column outside aggregates that is not a GROUP BY
+/// column (its value in a super-aggregate row would be any row's), DISTINCT, UNION, and ORDER BY
+/// (MariaDB refuses that too); `Ok(None)` where the select list is not named (`name_items`).
+fn rollup(query: Query, rolls: usize) -> Result<Option<Box<Query>>, String> {
+    let SetExpr::Select(select) = query.body.as_ref() else {
+        return Err("DISTINCT and UNION are not supported with it".into());
+    };
+    let GroupByExpr::Expressions(groups, modifiers) = &select.group_by else {
+        return Err("only a SELECT's own GROUP BY can roll up".into());
+    };
+    if rolls > 1 || modifiers.as_slice() != [sqlparser::ast::GroupByWithModifier::Rollup] {
+        return Err("only the query's own GROUP BY can roll up".into());
+    }
+    if query.order_by.is_some() {
+        return Err("Incorrect usage of CUBE/ROLLUP and ORDER BY".into());
+    }
+    if select.distinct.is_some() {
+        return Err("DISTINCT and UNION are not supported with it".into());
+    }
+    if select.from.is_empty() {
+        return Err("it needs FROM".into());
+    }
+    let column = |e: &Expr| match e {
+        Expr::Identifier(i) if !i.value.starts_with('@') => Some(i.value.to_ascii_lowercase()),
+        Expr::CompoundIdentifier(p) => p.last().map(|i| i.value.to_ascii_lowercase()),
+        _ => None,
+    };
+    let columns = groups
+        .iter()
+        .map(|g| column(g).ok_or("each GROUP BY item must be a column"))
+        .collect::<Result<Vec<String>, _>>()?;
+    // Each select item: its expression and its name.
+    let mut items = Vec::new();
+    for item in &select.projection {
+        items.push(match item {
+            SelectItem::ExprWithAlias { expr, alias } => (expr.clone(), alias.value.clone()),
+            SelectItem::UnnamedExpr(expr) => match column(expr) {
+                Some(_) => (
+                    expr.clone(),
+                    expr.to_string().rsplit('.').next().unwrap_or("").into(),
+                ),
+                None => return Ok(None),
+            },
+            _ => return Err("`*` is not supported with it".into()),
+        });
+    }
+    let names: Vec<String> = items.iter().map(|(_, n)| n.clone()).collect();
+    let n = columns.len();
+    let parse = |text: &str| {
+        Parser::new(&MySql)
+            .try_with_sql(text)
+            .and_then(|mut p| p.parse_expr())
+    };
+    let mut levels = Vec::new();
+    for kept in (0..=n).rev() {
+        let mut level = select.clone();
+        level.projection.clear();
+        for (i, (expr, _)) in items.iter().enumerate() {
+            level.projection.push(SelectItem::ExprWithAlias {
+                expr: rolled(expr, &columns, kept, &[])?,
+                alias: Ident::new(format!("_pinbad_c{i}")),
+            });
+        }
+        for (k, group) in groups.iter().enumerate() {
+            let mark = Expr::Value(Value::Number(u8::from(k >= kept).to_string(), false).into());
+            let value = if k < kept {
+                group.clone()
+            } else {
+                Expr::Value(Value::Null.into())
+            };
+            level.projection.push(SelectItem::ExprWithAlias {
+                expr: mark,
+                alias: Ident::new(format!("_pinbad_r{k}")),
+            });
+            level.projection.push(SelectItem::ExprWithAlias {
+                expr: value,
+                alias: Ident::new(format!("_pinbad_g{k}")),
+            });
+        }
+        level.group_by = GroupByExpr::Expressions(groups[..kept].to_vec(), Vec::new());
+        let mut conditions = Vec::new();
+        if let Some(having) = &select.having {
+            conditions.push(Expr::Nested(Box::new(rolled(
+                having, &columns, kept, &names,
+            )?)));
+        }
+        if kept == 0 {
+            // The grand total is a group only where there are rows (none over no rows).
+            conditions.push(parse("COUNT(*) > 0").map_err(|e| e.to_string())?);
+        }
+        level.having = conditions.into_iter().reduce(|a, b| Expr::BinaryOp {
+            left: Box::new(a),
+            op: BinaryOperator::And,
+            right: Box::new(b),
+        });
+        levels.push(SetExpr::Select(level));
+    }
+    let body = levels
+        .into_iter()
+        .reduce(|left, right| SetExpr::SetOperation {
+            left: Box::new(left),
+            op: SetOperator::Union,
+            set_quantifier: SetQuantifier::All,
+            right: Box::new(right),
+        })
+        .ok_or("it needs GROUP BY")?;
+    let outer = format!(
+        "SELECT {} FROM (SELECT 1) AS _pinbad_rollup ORDER BY {}",
+        (0..items.len())
+            .map(|i| format!("_pinbad_c{i}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        (0..n)
+            .map(|k| format!("_pinbad_r{k}, _pinbad_g{k}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut parsed = Parser::parse_sql(&MySql, &outer).map_err(|e| e.to_string())?;
+    let Some(Statement::Query(mut outer)) = parsed.pop() else {
+        return Err("it could not be made".into());
+    };
+    let SetExpr::Select(wrapper) = outer.body.as_mut() else {
+        return Err("it could not be made".into());
+    };
+    for (item, name) in wrapper.projection.iter_mut().zip(names) {
+        if let SelectItem::UnnamedExpr(e) = item {
+            *item = SelectItem::ExprWithAlias {
+                expr: e.clone(),
+                alias: Ident::with_quote('`', name),
+            };
+        }
+    }
+    let TableFactor::Derived { subquery, .. } = &mut wrapper.from[0].relation else {
+        return Err("it could not be made".into());
+    };
+    *subquery.body = body;
+    outer.with = query.with;
+    outer.limit_clause = query.limit_clause;
+    Ok(Some(outer))
+}
+
+/// `expr` with the GROUP BY columns past the first `kept` as NULL outside aggregate calls (a
+/// super-aggregate row's value) and, in HAVING, a select item's alias as that item's value at
+/// this level; `Err` where it names, outside aggregates, a column that is not a GROUP BY column.
+fn rolled(
+    expr: &Expr,
+    columns: &[String],
+    kept: usize,
+    aliases: &[String],
+) -> Result<Expr, String> {
+    struct Rolled<'a> {
+        columns: &'a [String],
+        kept: usize,
+        aliases: &'a [String],
+        /// How deep in aggregate calls.
+        depth: usize,
+    }
+    fn aggregate(e: &Expr) -> bool {
+        matches!(e, Expr::Function(f)
+            if AGGREGATES.contains(&f.name.to_string().to_ascii_uppercase().as_str()))
+    }
+    impl VisitorMut for Rolled<'_> {
+        type Break = String;
+
+        fn pre_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<String> {
+            if aggregate(e) {
+                self.depth += 1;
+            }
+            ControlFlow::Continue(())
+        }
+
+        fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<String> {
+            if aggregate(e) {
+                self.depth -= 1;
+                return ControlFlow::Continue(());
+            }
+            if self.depth > 0 {
+                return ControlFlow::Continue(());
+            }
+            let name = match e {
+                Expr::Identifier(i) if !i.value.starts_with('@') => i.value.to_ascii_lowercase(),
+                Expr::CompoundIdentifier(p) => match p.last() {
+                    Some(i) => i.value.to_ascii_lowercase(),
+                    None => return ControlFlow::Continue(()),
+                },
+                _ => return ControlFlow::Continue(()),
+            };
+            if let Some(k) = self.columns.iter().position(|c| *c == name) {
+                if k >= self.kept {
+                    *e = Expr::Value(Value::Null.into());
+                }
+            } else if let Some(a) = self
+                .aliases
+                .iter()
+                .position(|a| a.to_ascii_lowercase() == name)
+            {
+                *e = Expr::Identifier(Ident::new(format!("_pinbad_c{a}")));
+            } else if !UNITS.contains(&name.to_ascii_uppercase().as_str()) {
+                return ControlFlow::Break(format!(
+                    "`{name}` is neither a GROUP BY column nor inside an aggregate"
+                ));
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut e = expr.clone();
+    let mut rolled = Rolled {
+        columns,
+        kept,
+        aliases,
+        depth: 0,
+    };
+    match e.visit(&mut rolled) {
+        ControlFlow::Continue(()) => Ok(e),
+        ControlFlow::Break(why) => Err(why),
+    }
 }
 
 /// The rewriting visitor: it breaks on what it declines.
@@ -974,7 +1226,10 @@ mod tests {
     use super::*;
 
     fn tree(sql: &str) -> String {
-        query(sql).unwrap_or_else(|| panic!("declined: {sql}")).0
+        query(sql)
+            .unwrap_or_else(|| panic!("declined: {sql}"))
+            .unwrap()
+            .0
     }
 
     /// The translation, `statement`'s tests' `bare` (the first test shows what that leaves out).
@@ -1120,11 +1375,51 @@ mod tests {
         );
     }
 
+    /// `WITH ROLLUP` is a UNION ALL of one grouped query per level (`statement`'s tests run
+    /// it against MariaDB's answers); the shapes MariaDB refuses, or it does not take, refused.
+    #[test]
+    fn rollups_are_a_union_of_levels() {
+        assert_eq!(
+            bare("SELECT a, COUNT(*) AS c FROM t GROUP BY a WITH ROLLUP HAVING c > 1 LIMIT 3"),
+            "SELECT _pinbad_c0, _pinbad_c1 FROM (SELECT a AS _pinbad_c0, COUNT(*) AS _pinbad_c1, \
+             0 AS _pinbad_r0, a AS _pinbad_g0 FROM t GROUP BY a HAVING (_pinbad_c1 > 1) UNION ALL \
+             SELECT NULL AS _pinbad_c0, COUNT(*) AS _pinbad_c1, 1 AS _pinbad_r0, NULL AS _pinbad_g0 \
+             FROM t HAVING (_pinbad_c1 > 1) AND (COUNT(*) > 0)) AS _pinbad_rollup ORDER BY \
+             _pinbad_r0, _pinbad_g0 LIMIT 3"
+        );
+        for (sql, why) in [
+            (
+                "SELECT a, COUNT(*) FROM t GROUP BY a WITH ROLLUP ORDER BY a",
+                "ORDER BY",
+            ),
+            (
+                "SELECT a, b FROM t GROUP BY a WITH ROLLUP",
+                "`b` is neither",
+            ),
+            (
+                "SELECT a + 1 FROM t GROUP BY a + 1 WITH ROLLUP",
+                "must be a column",
+            ),
+            ("SELECT * FROM t GROUP BY a WITH ROLLUP", "`*`"),
+            (
+                "SELECT 1 UNION SELECT a FROM t GROUP BY a WITH ROLLUP",
+                "UNION",
+            ),
+            (
+                "SELECT (SELECT a FROM t GROUP BY a WITH ROLLUP LIMIT 1)",
+                "own GROUP BY",
+            ),
+        ] {
+            let refused = query(sql).unwrap().unwrap_err();
+            assert!(refused.contains(why), "{sql}: {refused}");
+        }
+    }
+
     /// What the tree does not take is left to the token rewrite.
     #[test]
     fn declines_what_it_has_no_rule_for() {
         for sql in [
-            "SELECT a, COUNT(*) FROM t GROUP BY a WITH ROLLUP",
+            "SELECT a, COUNT(*) FROM t GROUP BY a DESC WITH ROLLUP",
             "SELECT @x",
             "SELECT MATCH(a) AGAINST ('x') FROM t",
             "SELECT 1 INTO @x",
