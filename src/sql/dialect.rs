@@ -12,7 +12,9 @@
 
 use std::any::TypeId;
 
-use sqlparser::ast::{BinaryOperator, Expr, Statement, UnaryOperator};
+use sqlparser::ast::{
+    BinaryOperator, DateTimeField, Expr, Ident, Interval, Statement, UnaryOperator,
+};
 use sqlparser::dialect::{BindPlaceholderStyle, Dialect, MySqlDialect, Precedence};
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::{Parser, ParserError};
@@ -30,6 +32,32 @@ const SHIFT: u8 = 25;
 const XOR: u8 = 7;
 /// `!x`'s operand: a primary (no infix operator binds tighter).
 const BANG_OPERAND: u8 = 50;
+
+/// `INTERVAL '1:30' HOUR_MINUTE`: MySQL's composite units, which sqlparser does not know (the
+/// unit is kept by name); `None` (nothing consumed) for any other `INTERVAL`, sqlparser's.
+fn composite_interval(parser: &mut Parser) -> Result<Option<Expr>, ParserError> {
+    parser.maybe_parse(|p| {
+        p.expect_keyword(Keyword::INTERVAL)?;
+        let value = p.parse_expr()?;
+        let unit = match &p.peek_token_ref().token {
+            Token::Word(w) if w.quote_style.is_none() && w.value.contains('_') => {
+                w.value.to_ascii_uppercase()
+            }
+            _ => return Err(ParserError::ParserError("not a composite unit".into())),
+        };
+        if !super::statement::UNITS.contains(&unit.as_str()) {
+            return Err(ParserError::ParserError("not a composite unit".into()));
+        }
+        p.next_token();
+        Ok(Expr::Interval(Interval {
+            value: Box::new(value),
+            leading_field: Some(DateTimeField::Custom(Ident::new(unit))),
+            leading_precision: None,
+            last_field: None,
+            fractional_seconds_precision: None,
+        }))
+    })
+}
 
 impl Dialect for MySql {
     fn dialect(&self) -> TypeId {
@@ -49,6 +77,10 @@ impl Dialect for MySql {
     }
 
     fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
+        if matches!(&parser.peek_token_ref().token, Token::Word(w) if w.keyword == Keyword::INTERVAL)
+        {
+            return composite_interval(parser).transpose();
+        }
         if parser.peek_token_ref().token != Token::ExclamationMark {
             return None;
         }
@@ -310,6 +342,11 @@ mod tests {
             ("SELECT 1 + 10 MOD 4", "(1 + (10 % 4))"),
             ("SELECT !0 + 1", "((NOT 0) + 1)"),
             ("SELECT a && b || c", "((a AND b) || c)"),
+            (
+                "SELECT d + INTERVAL '1:30' HOUR_MINUTE",
+                "(d + INTERVAL '1:30' HOUR_MINUTE)",
+            ),
+            ("SELECT d - INTERVAL 2 + 1 DAY", "(d - INTERVAL 2 + 1 DAY)"),
         ];
         for (sql, expected) in cases {
             assert_eq!(grouped(sql), expected, "{sql}");
