@@ -36,6 +36,10 @@ use super::statement::{cast_to, quote, AGGREGATES, DROPPED_MODIFIERS, RENAMED, U
 /// times its text, outside SQL's memory account; a longer one is the token rewrite's.
 const MAX_BYTES: usize = 64 << 10;
 
+/// The most text an `ANY`/`ALL` comparison's operands may hold: its translation repeats them
+/// (an aggregate's subquery four times), so nested ones would grow exponentially.
+const MAX_QUANTIFIED_BYTES: usize = 256 << 10;
+
 /// A query as SQLite text, with its result columns' DECIMAL scales (`typing`'s), or why it is
 /// refused.
 pub type Translated = Result<(String, Vec<Option<u8>>), String>;
@@ -71,9 +75,10 @@ pub fn query(sql: &str) -> Option<Translated> {
         lines: &lines,
         to_text: &typed.to_text,
         recursive: false,
+        refused: None,
     };
     if let ControlFlow::Break(()) = query.visit(&mut rewrite) {
-        return None;
+        return rewrite.refused.map(Err);
     }
     Some(Ok((query.to_string(), typed.columns)))
 }
@@ -323,6 +328,8 @@ struct Rewrite<'a> {
     to_text: &'a [(usize, Vec<Option<u8>>)],
     /// A recursive common table expression's body must stay a compound: no UNION is wrapped.
     recursive: bool,
+    /// Why the statement is refused, where the break is a refusal (not a decline).
+    refused: Option<String>,
 }
 
 impl VisitorMut for Rewrite<'_> {
@@ -412,6 +419,12 @@ impl VisitorMut for Rewrite<'_> {
                 None
             }
             Expr::Function(_) => self.function(expr)?,
+            Expr::AnyOp { left, right, .. } | Expr::AllOp { left, right, .. }
+                if left.to_string().len() + right.to_string().len() > MAX_QUANTIFIED_BYTES =>
+            {
+                self.refused = Some("ANY/ALL comparisons nest too deep".into());
+                return ControlFlow::Break(());
+            }
             Expr::AnyOp {
                 left,
                 compare_op,
@@ -1413,6 +1426,24 @@ mod tests {
             let refused = query(sql).unwrap().unwrap_err();
             assert!(refused.contains(why), "{sql}: {refused}");
         }
+    }
+
+    /// Nested `ANY`/`ALL` comparisons repeat their operands: refused before their text grows
+    /// without bound.
+    #[test]
+    fn nested_quantified_comparisons_are_bounded() {
+        let mut sql = "SELECT 1".to_string();
+        for _ in 0..14 {
+            sql = format!("SELECT COUNT(*) > ALL ({sql})");
+        }
+        let refused = query(&sql).unwrap().unwrap_err();
+        assert!(refused.contains("nest too deep"), "{refused}");
+        // Three deep is fine.
+        assert!(
+            query("SELECT 1 > ALL (SELECT COUNT(*) > ALL (SELECT COUNT(*) > ANY (SELECT 2)))")
+                .unwrap()
+                .is_ok()
+        );
     }
 
     /// What the tree does not take is left to the token rewrite.
