@@ -139,12 +139,13 @@ fn rollup(query: Query, rolls: usize) -> Result<Option<Box<Query>>, String> {
     for item in &select.projection {
         items.push(match item {
             SelectItem::ExprWithAlias { expr, alias } => (expr.clone(), alias.value.clone()),
-            SelectItem::UnnamedExpr(expr) => match column(expr) {
-                Some(_) => (
-                    expr.clone(),
-                    expr.to_string().rsplit('.').next().unwrap_or("").into(),
-                ),
-                None => return Ok(None),
+            // A column, named by its last part (as written, unquoted).
+            SelectItem::UnnamedExpr(expr) => match expr {
+                Expr::Identifier(i) => (expr.clone(), i.value.clone()),
+                Expr::CompoundIdentifier(p) if !p.is_empty() => {
+                    (expr.clone(), p[p.len() - 1].value.clone())
+                }
+                _ => return Ok(None),
             },
             _ => return Err("`*` is not supported with it".into()),
         });
@@ -1399,6 +1400,13 @@ mod tests {
              SELECT NULL AS _pinbad_c0, COUNT(*) AS _pinbad_c1, 1 AS _pinbad_r0, NULL AS _pinbad_g0 \
              FROM t HAVING (_pinbad_c1 > 1) AND (COUNT(*) > 0)) AS _pinbad_rollup ORDER BY \
              _pinbad_r0, _pinbad_g0 LIMIT 3"
+        );
+        // The client's names: a column's, unquoted, or the text written.
+        assert!(
+            tree("SELECT `a`, COUNT( * ) FROM t GROUP BY a WITH ROLLUP")
+                .starts_with("SELECT _pinbad_c0 AS `a`, _pinbad_c1 AS `COUNT( * )` FROM"),
+            "{}",
+            tree("SELECT `a`, COUNT( * ) FROM t GROUP BY a WITH ROLLUP")
         );
         for (sql, why) in [
             (
