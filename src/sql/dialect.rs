@@ -4,7 +4,8 @@
 //! sqlparser's MySQL dialect takes the generic precedences for `^`, `<<`/`>>`, `XOR` and `||`,
 //! which are not MySQL's: `3 ^ 5 + 1` is `(3 ^ 5) + 1` in MySQL, `a = 1 XOR b > 2` is
 //! `(a = 1) XOR (b > 2)`, and `||` is OR (`sql_mode` without `PIPES_AS_CONCAT`), not a
-//! concatenation binding tighter than `>=`. It also refuses `10 MOD 4` and `!x`. [`MySql`]
+//! concatenation binding tighter than `>=`. It also refuses `10 MOD 4`, `!x`, composite
+//! interval units (`INTERVAL '1:30' HOUR_MINUTE`) and `TRIM(LEADING FROM s)`. [`MySql`]
 //! is that dialect with those fixed, the way sqlparser lets a dialect be wrapped: every method
 //! `MySqlDialect` defines is handed to it, and `dialect()` answers `MySqlDialect`'s type, so
 //! that the parser's own MySQL cases apply. A test checks that it parses the differential
@@ -13,7 +14,7 @@
 use std::any::TypeId;
 
 use sqlparser::ast::{
-    BinaryOperator, DateTimeField, Expr, Ident, Interval, Statement, UnaryOperator,
+    BinaryOperator, DateTimeField, Expr, Ident, Interval, Statement, TrimWhereField, UnaryOperator,
 };
 use sqlparser::dialect::{BindPlaceholderStyle, Dialect, MySqlDialect, Precedence};
 use sqlparser::keywords::Keyword;
@@ -45,7 +46,7 @@ fn composite_interval(parser: &mut Parser) -> Result<Option<Expr>, ParserError> 
             }
             _ => return Err(ParserError::ParserError("not a composite unit".into())),
         };
-        if !super::statement::UNITS.contains(&unit.as_str()) {
+        if !super::translate::UNITS.contains(&unit.as_str()) {
             return Err(ParserError::ParserError("not a composite unit".into()));
         }
         p.next_token();
@@ -80,6 +81,9 @@ impl Dialect for MySql {
         if matches!(&parser.peek_token_ref().token, Token::Word(w) if w.keyword == Keyword::INTERVAL)
         {
             return composite_interval(parser).transpose();
+        }
+        if let Some(side) = trim_side(parser) {
+            return Some(trim_spaces(parser, side));
         }
         if parser.peek_token_ref().token != Token::ExclamationMark {
             return None;
@@ -276,6 +280,39 @@ impl Dialect for MySql {
     }
 }
 
+/// `TRIM(LEADING FROM s)` (and `TRAILING`, `BOTH`), which sqlparser reads only with the
+/// characters to trim: the side, where the next tokens are that form.
+fn trim_side(parser: &Parser) -> Option<TrimWhereField> {
+    let [trim, open, side, from] = parser.peek_tokens::<4>();
+    let keyword = |t: &Token, k: Keyword| matches!(t, Token::Word(w) if w.keyword == k);
+    if !keyword(&trim, Keyword::TRIM) || open != Token::LParen || !keyword(&from, Keyword::FROM) {
+        return None;
+    }
+    [
+        (Keyword::LEADING, TrimWhereField::Leading),
+        (Keyword::TRAILING, TrimWhereField::Trailing),
+        (Keyword::BOTH, TrimWhereField::Both),
+    ]
+    .into_iter()
+    .find(|(k, _)| keyword(&side, *k))
+    .map(|(_, field)| field)
+}
+
+/// The `TRIM(side FROM s)` [`trim_side`] found: spaces trimmed from that side.
+fn trim_spaces(parser: &mut Parser, side: TrimWhereField) -> Result<Expr, ParserError> {
+    for _ in 0..4 {
+        parser.next_token();
+    }
+    let expr = parser.parse_expr()?;
+    parser.expect_token(&Token::RParen)?;
+    Ok(Expr::Trim {
+        expr: Box::new(expr),
+        trim_where: Some(side),
+        trim_what: None,
+        trim_characters: None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -351,5 +388,51 @@ mod tests {
         for (sql, expected) in cases {
             assert_eq!(grouped(sql), expected, "{sql}");
         }
+    }
+
+    /// `TRIM(side FROM s)`: spaces trimmed from that side; the other forms stay sqlparser's.
+    #[test]
+    fn trim_with_a_side_and_no_characters() {
+        for (sql, expected) in [
+            ("SELECT TRIM(LEADING FROM a)", Some("TRIM(LEADING a)")),
+            (
+                "SELECT trim(trailing from f(a, b))",
+                Some("TRIM(TRAILING f(a, b))"),
+            ),
+            (
+                "SELECT TRIM(BOTH FROM 'x') = 'y'",
+                Some("TRIM(BOTH 'x') = 'y'"),
+            ),
+            (
+                "SELECT TRIM(LEADING 'x' FROM a)",
+                Some("TRIM(LEADING 'x' FROM a)"),
+            ),
+            ("SELECT TRIM(a)", Some("TRIM(a)")),
+            ("SELECT TRIM(LEADING FROM a", None),
+        ] {
+            let parsed = parse(&MySql, sql);
+            assert_eq!(
+                parsed.as_deref(),
+                expected.map(|e| format!("SELECT {e}")).as_deref(),
+                "{sql}"
+            );
+        }
+        let Some(Statement::Query(q)) = Parser::parse_sql(&MySql, "SELECT TRIM(LEADING FROM a)")
+            .ok()
+            .and_then(|mut s| s.pop())
+        else {
+            panic!("not parsed")
+        };
+        let sqlparser::ast::SetExpr::Select(s) = q.body.as_ref() else {
+            panic!("{q}")
+        };
+        assert!(matches!(
+            &s.projection[0],
+            sqlparser::ast::SelectItem::UnnamedExpr(Expr::Trim {
+                trim_where: Some(TrimWhereField::Leading),
+                trim_what: None,
+                ..
+            })
+        ));
     }
 }

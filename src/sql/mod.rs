@@ -14,7 +14,10 @@
 //! - `ddl`: `CREATE TABLE` and `DROP TABLE` (a DROP followed by a CREATE of the same
 //!   definition keeps the report);
 //! - `prepared`: server-side prepared statements, their parameters written in as literals;
-//! - `statement`: a statement classified, a query rewritten from MySQL's dialect to SQLite's;
+//! - `statement`: a statement classified by its first words;
+//! - `translate`, `dialect`, `typing`: a query parsed in MySQL's dialect (sqlparser's, with
+//!   MySQL's precedences) and its syntax tree translated to SQLite's, bounded before it is
+//!   parsed, with its result columns' DECIMAL scales;
 //! - `engine`: the session's SQLite, which evaluates the query (SQLite, already linked for
 //!   history, is the SQL engine: nothing here evaluates SQL itself);
 //! - `memory`: what the sessions' engines and rows hold, in the memory budget and under a cap;

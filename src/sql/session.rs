@@ -142,6 +142,7 @@ impl Session {
                 ),
             ),
             Statement::Unsupported(why) => Answer::Error(ErrorKind::ER_NOT_SUPPORTED_YET, why),
+            Statement::OutOfMemory(why) => Answer::Error(ErrorKind::ER_OUT_OF_RESOURCES, why),
             Statement::Query(q) => Answer::Query(q, decimals),
             Statement::Describe { table } => self.show(&Show::Columns {
                 full: false,

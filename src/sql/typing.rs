@@ -18,13 +18,12 @@
 //! quotient (`100 / 7 / 3`, 8 decimals) is computed with a double's digits and rounded to its
 //! scale once, as MySQL, which keeps more digits inside than it shows, does.
 
-use super::dialect::MySql;
+use super::translate::Lines;
 use sqlparser::ast::{
     BinaryOperator, DataType, ExactNumberInfo, Expr, FunctionArg, FunctionArgExpr,
-    FunctionArguments, InTarget, ObjectNamePart, Query, Select, SelectItem, SetExpr, Statement,
-    TableFactor, UnaryOperator, Value,
+    FunctionArguments, InTarget, ObjectNamePart, Query, Select, SelectItem, SetExpr, TableFactor,
+    UnaryOperator, Value,
 };
-use sqlparser::parser::Parser;
 use sqlparser::tokenizer::Location;
 
 use super::layout::SqlType;
@@ -82,28 +81,8 @@ pub struct Typing {
     pub to_text: Vec<(usize, Vec<Option<u8>>)>,
 }
 
-/// The longest statement typed: a dashboard's are a few KB, and a syntax tree takes several
-/// times its text, outside SQL's memory account (`mysql.max_allowed_packet` lets 16 MB in).
-const MAX_TYPED_BYTES: usize = 64 << 10;
-
-/// The typing of `sql`, one MySQL statement (nothing where it is not a query sqlparser parses,
-/// or is longer than [`MAX_TYPED_BYTES`]). sqlparser bounds its own recursion (50 levels), so
-/// that a deeply nested statement is refused, not a stack overflow.
-pub fn typing(sql: &str) -> Typing {
-    if sql.len() > MAX_TYPED_BYTES || !may_have_decimals(sql) {
-        return Typing::default();
-    }
-    let Ok(mut statements) = Parser::parse_sql(&MySql, sql) else {
-        return Typing::default();
-    };
-    let Some(Statement::Query(query)) = statements.pop().filter(|_| statements.is_empty()) else {
-        return Typing::default();
-    };
-    of(sql, &query)
-}
-
-/// The typing of `query`, parsed from `sql` (where its locations point).
-pub fn of(sql: &str, query: &Query) -> Typing {
+/// The typing of `query`, parsed from `sql` (where its locations point, read by `lines`).
+pub fn of(sql: &str, lines: &Lines, query: &Query) -> Typing {
     if !may_have_decimals(sql) {
         return Typing::default();
     }
@@ -111,7 +90,7 @@ pub fn of(sql: &str, query: &Query) -> Typing {
     let columns = query_types(query, &Vec::new(), &mut calls).unwrap_or_default();
     let mut to_text: Vec<(usize, Vec<Option<u8>>)> = calls
         .into_iter()
-        .filter_map(|(at, scales)| Some((byte_offset(sql, at)?, scales)))
+        .filter_map(|(at, scales)| Some((lines.offset(sql, at)?, scales)))
         .collect();
     to_text.sort_by_key(|c| c.0);
     to_text.dedup_by_key(|c| c.0);
@@ -617,24 +596,20 @@ fn literal_int(e: &Expr) -> Option<i64> {
     }
 }
 
-/// The byte offset in `sql` of a location sqlparser gives (lines and columns from 1, columns
-/// counted in characters).
-fn byte_offset(sql: &str, at: Location) -> Option<usize> {
-    if at.line == 0 || at.column == 0 {
-        return None;
-    }
-    let mut line_start = 0;
-    for _ in 1..at.line {
-        line_start += sql[line_start..].find('\n')? + 1;
-    }
-    let line = &sql[line_start..];
-    let (offset, _) = line.char_indices().nth(at.column as usize - 1)?;
-    Some(line_start + offset)
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::dialect::MySql;
     use super::*;
+    use sqlparser::ast::Statement;
+    use sqlparser::parser::Parser;
+
+    /// The typing of `sql`, one MySQL query (nothing where sqlparser does not parse it).
+    fn typing(sql: &str) -> Typing {
+        match Parser::parse_sql(&MySql, sql).as_deref() {
+            Ok([Statement::Query(query)]) => of(sql, &Lines::new(sql), query),
+            _ => Typing::default(),
+        }
+    }
 
     fn columns(sql: &str) -> Vec<Option<u8>> {
         typing(sql).columns
@@ -713,11 +688,6 @@ mod tests {
             vec![Some(0)]
         );
         assert!(columns("SELECT 7 / 2 FROM request WHERE (").is_empty());
-        let long = format!(
-            "SELECT 7 / 2 FROM request WHERE script_name <> '{}'",
-            "x".repeat(70_000)
-        );
-        assert!(columns(&long).is_empty());
         let deep = format!("SELECT {}7 / 2{}", "(".repeat(5000), ")".repeat(5000));
         assert!(columns(&deep).is_empty());
     }

@@ -275,3 +275,38 @@ fn a_value_is_refused_as_it_passes_max_allowed_packet() {
         "a<1>$b<22>$"
     );
 }
+
+/// A query's syntax tree is bounded before it is parsed: its memory (charged to
+/// `mysql.max_memory`, 1 KB a byte of text: 1041 past it), its operators (1235 past 10,000); a long chain of
+/// operators, each a level of the tree, is read (9,000 overflowed the worker's stack, taking
+/// the daemon down, before); the session goes on after each.
+#[test]
+fn a_querys_syntax_tree_is_bounded() {
+    let d = Daemon::start("[mysql]\nmax_memory = \"64MiB\"\n");
+    let mut c = Wire::login(d.mysql.unwrap(), "u", None).unwrap();
+    // 100 KB: its tree may take 100 MB.
+    let list = format!(
+        "SELECT COUNT(*) FROM request WHERE script_name IN ('a'{})",
+        ", 'a'".repeat(20_000)
+    );
+    let (code, msg) = c.query(list.as_bytes()).unwrap_err();
+    assert_eq!(code, 1041, "{msg}");
+    assert!(msg.contains("mysql.max_memory"), "{msg}");
+    let chain = |n: usize| format!("SELECT 1{}", " + 1".repeat(n));
+    // Past 128 operators a query is read on a thread with a deep stack.
+    assert_eq!(
+        c.query(chain(900).as_bytes()).unwrap(),
+        [[Some("901".to_string())]]
+    );
+    // Read, and then refused by SQLite, whose expressions nest at most 1,000 deep.
+    let (code, msg) = c.query(chain(9_000).as_bytes()).unwrap_err();
+    assert!(code == 1105 && msg.contains("too large"), "{code} {msg}");
+    let (code, msg) = c.query(chain(10_001).as_bytes()).unwrap_err();
+    assert_eq!(code, 1235, "{msg}");
+    assert!(msg.contains("10000 operators"), "{msg}");
+    let short = "SELECT COUNT(*) FROM request WHERE script_name IN ('a', 'b')";
+    assert_eq!(
+        c.query(short.as_bytes()).unwrap(),
+        [[Some("0".to_string())]]
+    );
+}

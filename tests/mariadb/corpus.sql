@@ -364,7 +364,7 @@ SELECT COUNT(*) FROM request GROUP BY hostname WITH ROLLUP
 SELECT hostname, COUNT(*) FROM request GROUP BY hostname WITH ROLLUP
 SELECT hostname, status, COUNT(*), SUM(req_time) FROM request GROUP BY hostname, status WITH ROLLUP
 SELECT script_name, COUNT(*) AS c, MAX(req_time) FROM request GROUP BY script_name WITH ROLLUP HAVING c > 5
-SELECT CONCAT(hostname, '!') AS h, COUNT(*) FROM request GROUP BY hostname DESC WITH ROLLUP LIMIT 3
+!SELECT CONCAT(hostname, '!') AS h, COUNT(*) FROM request GROUP BY hostname DESC WITH ROLLUP LIMIT 3
 SELECT hostname, COUNT(*) FROM request WHERE status = 999 GROUP BY hostname WITH ROLLUP
 SELECT r.hostname, COUNT(DISTINCT r.status), 'x' FROM request r GROUP BY r.hostname WITH ROLLUP
 SELECT hostname, schema, ROUND(AVG(req_time), 3) AS t FROM request GROUP BY hostname, schema WITH ROLLUP HAVING COUNT(*) > 1 AND hostname IS NOT NULL
