@@ -470,8 +470,8 @@ impl VisitorMut for Rewrite<'_> {
     }
 
     fn post_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
-        if !self.recursive {
-            distinct_union(&mut query.body)?;
+        if !self.recursive && distinct_union(&mut query.body).is_break() {
+            return self.refuse("a UNION in one chain with INTERSECT or EXCEPT");
         }
         ControlFlow::Continue(())
     }
@@ -1819,6 +1819,10 @@ mod tests {
         unsupported(
             "SELECT a FROM t GROUP BY a WITH CUBE",
             "WITH CUBE and GROUPING SETS: not supported",
+        );
+        unsupported(
+            "SELECT 1 EXCEPT SELECT 2 UNION SELECT 3",
+            "a UNION in one chain with INTERSECT or EXCEPT: not supported",
         );
         unsupported("SHOW TABLES", "only queries");
         unsupported("SELECT 1; SELECT 2", "one statement at a time");
