@@ -201,8 +201,12 @@ fn scatter<T: Copy>(log: &[(u64, Key, T)], out: &mut Vec<(u64, Key, T)>) {
     for i in 1..counts.len() {
         counts[i] += counts[i - 1];
     }
-    out.clear();
-    out.extend_from_slice(log);
+    // Sized once and reused: resizing writes only what grows.
+    let Some(&first) = log.first() else {
+        out.clear();
+        return;
+    };
+    out.resize(log.len(), first);
     for e in log {
         let at = &mut counts[(e.0 >> shift) as usize];
         out[*at] = *e;
