@@ -1,6 +1,6 @@
 //! What a timer's count costs by how it reaches memory: a second of the e2e corpus's timers at
 //! 100k requests/s, keyed by the finest key of `benches/e2e.sh`'s distinct timer reports (the five
-//! request fields and the three timer tags), aggregated two ways: what the stages of an exact
+//! request fields and the three timer tags), aggregated three ways: what the stages of an exact
 //! design for many different timer reports cost alone (docs/REPORTS.md, "Lattice stages", what
 //! many different timer reports cost at least).
 //!
@@ -10,6 +10,8 @@
 //! - `partitioned`: each timer appended to a log; at the drain the log is scattered by its key
 //!   hash's top bits into partitions of a few hundred entries, and each partition aggregated in
 //!   a small table that stays in the L1/L2 cache, its rows appended to the output in turn;
+//! - `indexed`: the same with 8-byte log entries (the key hash and the timer's index), the key
+//!   and contribution read from the timers at the aggregation, fetched ahead;
 //! - `fold`: the partitioned output folded the same way into a coarser key
 //!   (script_name + the three tags), per output row.
 //!
@@ -214,6 +216,77 @@ fn scatter<T: Copy>(log: &[(u64, Key, T)], out: &mut Vec<(u64, Key, T)>) {
     }
 }
 
+/// The indexed aggregation's log and its scattered copy: (key hash's top 32 bits, timer index).
+type IndexedLog = (Vec<(u32, u32)>, Vec<(u32, u32)>);
+
+/// Partitioned with 8-byte entries: the key hash's top 32 bits and the timer's index. The key and
+/// the contribution are read from the timers at the aggregation, fetched a few entries ahead.
+/// Returns the rows made; adds each phase's time to `phases`.
+fn indexed(
+    timers: &[(Key, Timer)],
+    bufs: &mut IndexedLog,
+    small: &mut FxHashMap<Key, Row>,
+    out: &mut Vec<(Key, Row)>,
+    phases: &mut [f64; 3],
+) -> usize {
+    const AHEAD: usize = 8;
+    let (log, scattered) = bufs;
+    let t = Instant::now();
+    log.clear();
+    log.extend(
+        timers
+            .iter()
+            .enumerate()
+            .map(|(i, (k, _))| ((FxBuildHasher.hash_one(k) >> 32) as u32, i as u32)),
+    );
+    let t = lap(t, &mut phases[0]);
+    let shift = 32 - PARTITION_BITS;
+    let mut counts = vec![0usize; (1 << PARTITION_BITS) + 1];
+    for e in log.iter() {
+        counts[(e.0 >> shift) as usize + 1] += 1;
+    }
+    for i in 1..counts.len() {
+        counts[i] += counts[i - 1];
+    }
+    scattered.resize(log.len(), (0, 0));
+    let mut at = counts.clone();
+    for e in log.iter() {
+        let a = &mut at[(e.0 >> shift) as usize];
+        scattered[*a] = *e;
+        *a += 1;
+    }
+    let t = lap(t, &mut phases[1]);
+    out.clear();
+    for p in 0..1 << PARTITION_BITS {
+        let part = &scattered[counts[p]..counts[p + 1]];
+        small.clear();
+        for (j, e) in part.iter().enumerate() {
+            if let Some(ahead) = part.get(j + AHEAD) {
+                prefetch(&timers[ahead.1 as usize]);
+            }
+            let (k, c) = &timers[e.1 as usize];
+            small.entry(*k).or_default().add(c);
+        }
+        out.extend(small.drain());
+    }
+    lap(t, &mut phases[2]);
+    out.len()
+}
+
+/// Asks the CPU for the cache line holding `x`.
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it reads nothing the program sees and cannot fault.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+            (x as *const T).cast(),
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
 /// Calls `f` with each run of entries sharing a partition.
 fn each_partition<T>(sorted: &[(u64, Key, T)], mut f: impl FnMut(&[(u64, Key, T)])) {
     let shift = 64 - PARTITION_BITS;
@@ -272,6 +345,45 @@ fn rows_per_tick() {
     );
 }
 
+/// Runs `run` over a first drain (sizing its buffers, so that the phases' means leave the page
+/// faults out), then over each drain; prints the median ns a timer and each phase's mean.
+/// Returns the rows the last drain made.
+fn phased(
+    drains: &[Vec<(Key, Timer)>],
+    label: &str,
+    mut run: impl FnMut(&[(Key, Timer)], &mut [f64; 3]) -> usize,
+) -> usize {
+    let mut phases = [0.0; 3];
+    run(&drains[0], &mut phases);
+    phases = [0.0; 3];
+    let (ns, rows) = timed(drains, |d| run(d, &mut phases));
+    let timers: usize = drains.iter().map(Vec::len).sum();
+    let [log, scatter, aggregate] = phases.map(|x| x / timers as f64);
+    println!(
+        "{label} {ns:6.1} ns a timer, {rows} rows (mean: log {log:.1}, scatter {scatter:.1}, aggregate {aggregate:.1})"
+    );
+    rows
+}
+
+/// The median over the drains of `run`'s ns a timer, and the rows the last drain made.
+fn timed(
+    drains: &[Vec<(Key, Timer)>],
+    mut run: impl FnMut(&[(Key, Timer)]) -> usize,
+) -> (f64, usize) {
+    let mut rows = 0;
+    let ns = median(
+        drains
+            .iter()
+            .map(|d| {
+                let t = Instant::now();
+                rows = run(d);
+                t.elapsed().as_nanos() as f64 / d.len() as f64
+            })
+            .collect(),
+    );
+    (ns, rows)
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -296,41 +408,17 @@ fn main() {
     );
 
     let mut table = FxHashMap::default();
-    let mut rows = 0;
-    let a = median(
-        drains
-            .iter()
-            .map(|d| {
-                let t = Instant::now();
-                rows = row_by_row(&mut table, d);
-                t.elapsed().as_nanos() as f64 / d.len() as f64
-            })
-            .collect(),
-    );
+    let (a, rows) = timed(&drains, |d| row_by_row(&mut table, d));
     println!("row by row:  {a:6.1} ns a timer, {rows} rows");
 
     let mut p = Partitioned::default();
-    let mut phases = [0.0; 3];
-    // A first drain sizes the buffers, so the phases' means leave the page faults out.
-    p.run(drains[0].iter().copied(), Row::add, &mut phases);
-    phases = [0.0; 3];
-    let b = median(
-        drains
-            .iter()
-            .map(|d| {
-                let t = Instant::now();
-                rows = p.run(d.iter().copied(), Row::add, &mut phases);
-                t.elapsed().as_nanos() as f64 / d.len() as f64
-            })
-            .collect(),
-    );
-    let per = |x: f64| x / (DRAINS * n) as f64;
-    println!(
-        "partitioned: {b:6.1} ns a timer, {rows} rows (mean: log {:.1}, scatter {:.1}, aggregate {:.1})",
-        per(phases[0]),
-        per(phases[1]),
-        per(phases[2])
-    );
+    phased(&drains, "partitioned:", |d, phases| {
+        p.run(d.iter().copied(), Row::add, phases)
+    });
+    let (mut bufs, mut small, mut out) = Default::default();
+    phased(&drains, "indexed:    ", |d, phases| {
+        indexed(d, &mut bufs, &mut small, &mut out, phases)
+    });
 
     let mut f = Partitioned::<u32>::default();
     let rows_of = &p.out;
