@@ -127,12 +127,14 @@ impl Heap {
         self.held.fetch_sub(bytes, Relaxed);
     }
 
-    /// Rust's memory (rows read and not yet written, a query's syntax tree) counted as SQL's:
-    /// false, with nothing charged, when it would take SQL past its cap. The caller answers the
-    /// refusal itself, so it is not noted for [`take_refused`] (which tells SQLite's errors
-    /// caused by the cap from others).
+    /// Rows read and not yet written (Rust's memory, not SQLite's) counted as SQL's: false, with
+    /// nothing charged, when they would take SQL past its cap.
     pub fn charge(&self, bytes: u64) -> bool {
-        self.take(bytes, true)
+        let ok = self.take(bytes, true);
+        if !ok {
+            HIT.with(|h| h.set(true));
+        }
+        ok
     }
 
     /// Rows [`Heap::charge`]d are written (or dropped).

@@ -559,6 +559,7 @@ impl Engine {
             }
             // Charged before it is copied out (counted, not refused, while it is).
             if !HEAP.charge(bytes) {
+                sqlite_heap::take_refused();
                 return Err(SqlError::OutOfMemory(HEAP.cap()));
             }
             chunk.bytes += bytes;

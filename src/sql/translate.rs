@@ -98,6 +98,8 @@ pub fn query(sql: &str) -> Translated {
     }
     let charge = (sql.len() as u64).saturating_mul(TREE_BYTES_PER_BYTE);
     if !HEAP.charge(charge) {
+        // The refusal is this query's answer, not the next statement's on this thread.
+        crate::sqlite_heap::take_refused();
         return Err(Refusal::Memory(format!(
             "Out of memory: a query of {} KB may take {} MB to read, more than SQL's memory \
              has left (mysql.max_memory)",
