@@ -39,6 +39,7 @@ mod fleet;
 mod snapshot;
 mod sql;
 mod sql_bounds;
+mod sql_generated;
 mod sql_mariadb;
 mod state;
 mod stream;

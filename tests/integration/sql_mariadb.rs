@@ -19,9 +19,9 @@ use crate::common::{wait_ready, Daemon, Startup};
 use crate::sent::Sent;
 
 /// A MariaDB server of its own, killed (by PID) on drop.
-struct MariaDb {
+pub(crate) struct MariaDb {
     child: Child,
-    socket: PathBuf,
+    pub(crate) socket: PathBuf,
     _dir: tempfile::TempDir,
 }
 
@@ -34,7 +34,7 @@ fn find(name: &str) -> Option<PathBuf> {
 
 impl MariaDb {
     /// A fresh server, or `None` (after saying so) when mariadb-server is not installed.
-    fn start() -> Option<MariaDb> {
+    pub(crate) fn start() -> Option<MariaDb> {
         let (Some(server), Some(install)) = (find("mariadbd"), find("mariadb-install-db")) else {
             assert!(
                 std::env::var_os("PINBAD_REQUIRE_MARIADB").is_none(),
@@ -117,7 +117,7 @@ impl Drop for MariaDb {
 /// `sql.rs`'s mix of requests, with names that differ only in case (`/Admin/Edit.php`,
 /// `S1.example.com`, tag value `Mail`), more statuses (302) and both schemas, for the
 /// statements that compare, group and sort text.
-fn traffic(n: usize) -> Vec<Sent> {
+pub(crate) fn traffic(n: usize) -> Vec<Sent> {
     const SCRIPTS: [&str; 4] = [
         "/index.php",
         "/api/user.php",
@@ -147,20 +147,19 @@ fn traffic(n: usize) -> Vec<Sent> {
     sent
 }
 
-fn repo(path: &str) -> PathBuf {
+pub(crate) fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
-/// Every statement of the corpus on pinbad and on MariaDB: the ones that error on pinbad are the
-/// corpus's `!` lines, the ones that answer otherwise its `~` lines, docs/sql.md lists each of
-/// those, and at least 97 % answer as MariaDB does.
-#[test]
-fn statements_answer_as_mariadb_does() {
-    let Some(maria) = MariaDb::start() else {
-        return;
-    };
-    let python = "/usr/bin/python3";
-    let pymysql = Command::new(python)
+/// The Python that runs the differential clients (PyMySQL beside it: asserted, since the test
+/// cannot compare without it).
+pub(crate) const PYTHON: &str = "/usr/bin/python3";
+
+/// A MariaDB of its own and a daemon holding [`traffic`]`(240)`, merged; `None` (after saying
+/// so) when mariadb-server is not installed.
+pub(crate) fn loaded() -> Option<(MariaDb, Daemon)> {
+    let maria = MariaDb::start()?;
+    let pymysql = Command::new(PYTHON)
         .args(["-c", "import pymysql"])
         .output()
         .is_ok_and(|o| o.status.success());
@@ -172,8 +171,19 @@ fn statements_answer_as_mariadb_does() {
     let d = Daemon::start("");
     d.send(&sent.iter().map(Sent::encode).collect::<Vec<_>>());
     d.wait_merged(sent.len() as u64);
+    Some((maria, d))
+}
+
+/// Every statement of the corpus on pinbad and on MariaDB: the ones that error on pinbad are the
+/// corpus's `!` lines, the ones that answer otherwise its `~` lines, docs/sql.md lists each of
+/// those, and at least 97 % answer as MariaDB does.
+#[test]
+fn statements_answer_as_mariadb_does() {
+    let Some((maria, d)) = loaded() else {
+        return;
+    };
     let port = d.mysql.expect("SQL listens").port().to_string();
-    let out = Command::new(python)
+    let out = Command::new(PYTHON)
         .arg(repo("tests/mariadb/compare.py"))
         .args([
             port.as_str(),
@@ -291,7 +301,7 @@ cur.execute("SELECT seq, HEX(WEIGHT_STRING(CONVERT(CONVERT(UNHEX(LPAD(HEX(seq), 
 for seq, w in cur.fetchall():
     print(seq, w)
 "#;
-    let out = Command::new("/usr/bin/python3")
+    let out = Command::new(PYTHON)
         .args(["-c", script, &maria.socket.display().to_string()])
         .output()
         .expect("run python3");

@@ -3,7 +3,7 @@ into a real MariaDB, runs every statement of the corpus on both through PyMySQL,
 JSON object per statement: {"sql", "outcome", "detail"}, where outcome is `equal`, `different`,
 `pinbad_error` or `mariadb_error`.
 
-Usage: compare.py PINBAD_PORT MARIADB_SOCKET CORPUS
+Usage: compare.py PINBAD_PORT MARIADB_SOCKET CORPUS (generate.py imports its comparison)
 
 Answers are compared as a client sees them: the same columns, the same rows (in order where the
 statement has an ORDER BY outside parentheses, else as multisets), NULL where MariaDB has NULL,
@@ -21,35 +21,36 @@ import sys
 
 import pymysql
 
-port, socket, corpus = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-
-pinbad = pymysql.connect(host="127.0.0.1", port=port, user="diff", database="pinba")
-maria = pymysql.connect(unix_socket=socket, user="root", autocommit=True)
-mc = maria.cursor()
-mc.execute("CREATE DATABASE pinba CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci")
-mc.execute("USE pinba")
-mc.execute("SET time_zone = '+00:00'")
-
-# The same rows: what pinbad's raw tables hold, copied (floats as DOUBLE, so that nothing rounds).
-pc = pinbad.cursor()
-for table in ["request", "timer", "timertag", "tag"]:
-    pc.execute(
-        "SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS "
-        "WHERE TABLE_NAME = %s ORDER BY ORDINAL_POSITION",
-        (table,),
-    )
-    columns = [(n, "double" if t == "float" else t) for n, t in pc.fetchall()]
-    mc.execute(
-        "CREATE TABLE `%s` (%s)"
-        % (table, ", ".join("`%s` %s" % (n, t) for n, t in columns))
-    )
-    pc.execute("SELECT * FROM `%s`" % table)
-    rows = pc.fetchall()
-    if rows:
-        mc.executemany(
-            "INSERT INTO `%s` VALUES (%s)" % (table, ", ".join(["%s"] * len(columns))),
-            rows,
+def connect(port, socket):
+    """pinbad's and MariaDB's cursors, MariaDB holding what pinbad's raw tables hold (floats as
+    DOUBLE, so that nothing rounds) in a database `pinba` of the default collation, in UTC."""
+    pinbad = pymysql.connect(host="127.0.0.1", port=port, user="diff", database="pinba")
+    maria = pymysql.connect(unix_socket=socket, user="root", autocommit=True)
+    mc = maria.cursor()
+    mc.execute("DROP DATABASE IF EXISTS pinba")
+    mc.execute("CREATE DATABASE pinba CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci")
+    mc.execute("USE pinba")
+    mc.execute("SET time_zone = '+00:00'")
+    pc = pinbad.cursor()
+    for table in ["request", "timer", "timertag", "tag"]:
+        pc.execute(
+            "SELECT COLUMN_NAME, COLUMN_TYPE FROM information_schema.COLUMNS "
+            "WHERE TABLE_NAME = %s ORDER BY ORDINAL_POSITION",
+            (table,),
         )
+        columns = [(n, "double" if t == "float" else t) for n, t in pc.fetchall()]
+        mc.execute(
+            "CREATE TABLE `%s` (%s)"
+            % (table, ", ".join("`%s` %s" % (n, t) for n, t in columns))
+        )
+        pc.execute("SELECT * FROM `%s`" % table)
+        rows = pc.fetchall()
+        if rows:
+            mc.executemany(
+                "INSERT INTO `%s` VALUES (%s)" % (table, ", ".join(["%s"] * len(columns))),
+                rows,
+            )
+    return pc, mc
 
 
 def normal(v):
@@ -130,7 +131,8 @@ def ordered(sql):
 
 
 def key(row):
-    return [repr(normal(v)) for v in row]
+    # -0.0 sorts as 0.0: the values compare equal, so the rows must meet in the same order.
+    return [repr(normal(v + 0.0 if isinstance(v, float) else v)) for v in row]
 
 
 DOUBLE, FLOAT = 5, 4
@@ -145,29 +147,34 @@ def run(cursor, sql):
     return names, [list(r) for r in cursor.fetchall()], shown
 
 
-out = []
-for line in open(corpus, encoding="utf-8"):
-    line = line.strip()
-    if not line or line.startswith("--"):
-        continue
-    sql = line.lstrip("!~").strip()
-    result = {"sql": sql, "known_error": line.startswith("!"),
-              "known_difference": line.startswith("~")}
+class Pinbad:
+    """pinbad's cursor, opened again after a statement that lost the connection."""
+
+    def __init__(self, port, cursor):
+        self.port, self.cursor = port, cursor
+
+    def reopen_after(self, e):
+        if isinstance(e, pymysql.err.OperationalError) and e.args[0] in (2006, 2013):
+            conn = pymysql.connect(host="127.0.0.1", port=self.port, user="diff", database="pinba")
+            self.cursor = conn.cursor()
+
+
+def compare(mc, pinbad, sql):
+    """One statement on both: a dict with `outcome` (`equal`, `different`, `pinbad_error`,
+    `mariadb_error`), `detail` (what differs, or the error) and `names` (the column names where
+    they differ)."""
+    result = {}
     try:
         m_names, m_rows, shown = run(mc, sql)
     except pymysql.MySQLError as e:
         result.update(outcome="mariadb_error", detail=str(e))
-        out.append(result)
-        continue
+        return result
     try:
-        p_names, p_rows, _ = run(pc, sql)
+        p_names, p_rows, _ = run(pinbad.cursor, sql)
     except pymysql.MySQLError as e:
         result.update(outcome="pinbad_error", detail=str(e))
-        out.append(result)
-        if isinstance(e, pymysql.err.OperationalError) and e.args[0] in (2006, 2013):
-            pinbad = pymysql.connect(host="127.0.0.1", port=port, user="diff", database="pinba")
-            pc = pinbad.cursor()
-        continue
+        pinbad.reopen_after(e)
+        return result
     if not ordered(sql):
         m_rows.sort(key=key)
         p_rows.sort(key=key)
@@ -184,7 +191,26 @@ for line in open(corpus, encoding="utf-8"):
                 break
     names = None if m_names == p_names else "mariadb %r, pinbad %r" % (m_names, p_names)
     result.update(outcome="different" if detail else "equal", detail=detail, names=names)
-    out.append(result)
+    return result
 
-for r in out:
-    print(json.dumps(r, default=str))
+
+def main():
+    port, socket, corpus = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+    pc, mc = connect(port, socket)
+    pinbad = Pinbad(port, pc)
+    out = []
+    for line in open(corpus, encoding="utf-8"):
+        line = line.strip()
+        if not line or line.startswith("--"):
+            continue
+        sql = line.lstrip("!~").strip()
+        result = {"sql": sql, "known_error": line.startswith("!"),
+                  "known_difference": line.startswith("~")}
+        result.update(compare(mc, pinbad, sql))
+        out.append(result)
+    for r in out:
+        print(json.dumps(r, default=str))
+
+
+if __name__ == "__main__":
+    main()

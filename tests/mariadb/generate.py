@@ -1,0 +1,975 @@
+"""The generative differential test's client (tests/integration/sql_generated.rs): statements
+built from a grammar of typed expressions, each run on pinbad and on a real MariaDB holding the
+same rows (`compare.py`'s tables and comparison), every difference reduced to its smallest
+failing form and printed.
+
+Usage: generate.py PINBAD_PORT MARIADB_SOCKET [--seed N|random] [--count N] [--all] [--keep-going]
+
+The grammar: leaves of a type (`int`, `real`, `dec`, `str`, `date`, `datetime`, `time`) are the
+raw tables' columns of that type and literals at their edges (0, -0.0, halves, 2^63, 2^64-1,
+'', trailing spaces, accents and case, numeric strings, NULL, dates at their bounds); inner
+nodes are the operators and functions docs/sql.md lists as supported, each asking its
+operands for the types it takes (and now and then for any other type, so that coercions are
+exercised). Statements: `SELECT e, …` without a table; `SELECT e, … FROM t WHERE p` checked by
+SQLancer's ternary logic partitioning (`Q WHERE p`, `Q WHERE NOT p` and `Q WHERE p IS NULL`
+each against MariaDB, and together giving `Q`'s rows on pinbad); grouped queries with
+aggregates, `GROUP BY`, `HAVING`, `ORDER BY` (every column, so that the order is defined) and
+`LIMIT`.
+
+Answers compare as `compare.py` compares them (row sets, values as a client reads them); a
+statement both refuse is equal (errors as errors), one refused by one side only differs.
+
+Each case draws from its own `random.Random` seeded by (seed, its number), so a case is
+reproduced alone. A difference is reduced (delta debugging over the trees: a subtree replaced by
+one of its children or by a plain literal, a clause dropped, while a difference of the same kind
+persists) and printed with the case's number. `EXCLUSIONS` names what the grammar leaves out
+because pinbad still answers it otherwise (docs/testing.md lists each with its reduced
+statement); `--all` drops them. The last line printed is a JSON summary.
+"""
+
+import json
+import os
+import random
+import sys
+import time
+
+import pymysql
+
+from compare import Pinbad, compare, connect, run, normal, key
+
+# ---------------------------------------------------------------------------------------------
+# Types and leaves
+
+NUM = ("int", "real", "dec")
+TEMPORAL = ("date", "datetime", "time")
+TYPES = NUM + ("str",) + TEMPORAL
+
+COLUMNS = {
+    "request": {
+        "int": ["id", "req_count", "timers_cnt", "status", "tags_cnt", "timestamp"],
+        "real": ["doc_size", "mem_peak_usage", "req_time", "ru_utime", "ru_stime",
+                 "memory_footprint"],
+        "str": ["hostname", "server_name", "script_name", "`schema`", "tags"],
+    },
+    "timer": {
+        "int": ["id", "request_id", "hit_count"],
+        "real": ["value", "ru_utime", "ru_stime"],
+    },
+    "timertag": {"int": ["timer_id", "tag_id"], "str": ["value"]},
+    "tag": {"int": ["id"], "str": ["name"]},
+}
+
+LITERALS = {
+    "int": ["0", "1", "-1", "2", "3", "5", "7", "10", "-7", "100", "200", "404", "1000",
+            "2147483647", "-2147483648", "9223372036854775807", "-9223372036854775808",
+            "9223372036854775808", "18446744073709551615", "NULL", "TRUE", "FALSE"],
+    "real": ["0e0", "-0.0e0", "2.5e0", "-2.5e0", "0.25e0", "0.5e0", "1.5e0", "3.5e0", "1e3",
+             "1e-3", "0.1e0", "123.456e0", "1.7976931348623157e308", "NULL"],
+    "dec": ["0.0", "-0.0", "2.5", "-2.5", "0.25", "0.5", "1.5", "0.125", "1.005", "99.995",
+            "0.1", "0.2", "0.3", "12345.6789", "-3.75", "100.00", "NULL"],
+    "str": ["''", "' '", "'a'", "'A'", "'abc'", "'abc  '", "'  abc'", "'é'", "'E'", "'e'",
+            "'ß'", "'s'", "'5'", "'10'", "' 3'", "'3 '", "'2.5'", "'-0'", "'0'", "'1e2'",
+            "'9'", "'x5'", "'nl'", "'de'", "'/index.php'", "'/Admin/Edit.php'", "'Mail'",
+            "'mail'", "'S1.example.com'", "'a,b,c'", "'b'", "'%'", "'a_c'", "'2026-11-28'",
+            "'2024-03-05 12:34:56'", "'12:34:56'", "'20240305'", "NULL"],
+    "date": ["DATE '2024-03-05'", "DATE '1000-01-01'", "DATE '9999-12-31'",
+             "DATE '1970-01-01'", "DATE '2024-02-29'", "DATE '2026-11-28'",
+             "CAST('2023-12-31' AS DATE)", "NULL"],
+    "datetime": ["TIMESTAMP '2024-03-05 12:34:56'", "TIMESTAMP '1970-01-01 00:00:00'",
+                 "TIMESTAMP '2038-01-19 03:14:07'", "TIMESTAMP '9999-12-31 23:59:59'",
+                 "TIMESTAMP '1000-01-01 00:00:00'", "TIMESTAMP '2026-11-28 16:44:00'",
+                 "CAST('2024-02-29 23:59:59' AS DATETIME)", "NULL"],
+    "time": ["TIME '12:34:56'", "TIME '00:00:00'", "TIME '23:59:59'", "TIME '-01:30:00'",
+             "TIME '838:59:59'", "NULL"],
+}
+
+# What a subtree is replaced by when reducing: the plainest literal of each type.
+PLAIN = {
+    "int": ["1", "0", "NULL"],
+    "real": ["1e0", "NULL"],
+    "dec": ["1.5", "NULL"],
+    "str": ["'a'", "''", "NULL"],
+    "date": ["DATE '2024-03-05'", "NULL"],
+    "datetime": ["TIMESTAMP '2024-03-05 12:34:56'", "NULL"],
+    "time": ["TIME '12:34:56'", "NULL"],
+}
+
+
+class Node:
+    """An expression: `fmt` formatted with its children's text, of type `type`; `op` names the
+    operator or function (exclusions and the reducer read it); `agg` marks an aggregate call,
+    which the reducer never replaces by its argument (that would leave a column outside the
+    groups)."""
+
+    __slots__ = ("op", "fmt", "kids", "type", "agg", "wants")
+
+    def __init__(self, op, fmt, kids, type, agg=False, wants=None):
+        self.op, self.fmt, self.kids, self.type, self.agg = op, fmt, kids, type, agg
+        # The type the grammar asked of each child (`num`, `*`, a type, a token).
+        self.wants = wants if wants is not None else ["*"] * len(kids)
+
+    def sql(self):
+        return self.fmt.format(*[k.sql() for k in self.kids]) if self.kids else self.fmt
+
+    def shape(self):
+        """The text with each literal as its type: differences of one shape are one finding."""
+        if not self.kids:
+            return "<%s>" % self.type if self.op == "literal" and self.fmt != "NULL" else self.fmt
+        return self.fmt.format(*[k.shape() for k in self.kids])
+
+    def size(self):
+        return 1 + sum(k.size() for k in self.kids)
+
+    def nodes(self):
+        yield self
+        for k in self.kids:
+            yield from k.nodes()
+
+
+def leaf(text, type, op="literal"):
+    return Node(op, text, [], type)
+
+
+# ---------------------------------------------------------------------------------------------
+# The grammar: for each result type, the operators and functions that give it, as
+# (name, format, operand types). An operand type `*` is any type; `num` any number;
+# `any_temporal` a date, datetime or time. The formats are MySQL's syntax.
+
+INTERVAL_UNITS = ["SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"]
+EXTRACT_UNITS = ["YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND"]
+DIFF_UNITS = ["SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"]
+FORMATS = ["'%Y-%m-%d'", "'%H:%i:%s'", "'%Y-%m-%d %H:%i:%s'", "'%a %b %e %D %j'",
+           "'%U %u %V %v %X %x'", "'%r %T %p'", "'%f'", "'%W %M %y %c %k %l %h %I'", "'%%'"]
+STR_TO_DATE = [("'2024-03-05'", "'%Y-%m-%d'"), ("'05/03/2024'", "'%d/%m/%Y'"),
+               ("'2024-03-05 12:34:56'", "'%Y-%m-%d %H:%i:%s'"),
+               ("'March 5 2024'", "'%M %e %Y'"), ("'12:34 PM'", "'%h:%i %p'"),
+               ("'2024 065'", "'%Y %j'"), ("'x'", "'%Y'")]
+WIDENING = {"arith", "div", "mod", "MOD", "neg", "ABS", "GREATEST", "LEAST", "IFNULL",
+            "COALESCE", "IF", "CASE"}
+DATE_OR_DATETIME = {"DATE_ADD", "DATE_SUB", "ADDDATE", "SUBDATE", "plus_interval",
+                    "minus_interval", "IFNULL"}
+CMP_OPS = ["=", "<>", "!=", "<", "<=", ">", ">=", "<=>"]
+ARITH_OPS = ["+", "-", "*"]
+
+GRAMMAR = {
+    "int": [
+        ("div", "({} DIV {})", ["num", "num"]),
+        ("mod", "({} % {})", ["int", "int"]),
+        ("MOD", "MOD({}, {})", ["int", "int"]),
+        ("neg", "(-{})", ["int"]),
+        ("arith", "({} {} {})", ["int", "@ARITH", "int"]),
+        ("ABS", "ABS({})", ["int"]),
+        ("SIGN", "SIGN({})", ["num"]),
+        ("FLOOR", "FLOOR({})", ["num"]),
+        ("CEIL", "CEIL({})", ["num"]),
+        ("CEILING", "CEILING({})", ["num"]),
+        ("ROUND", "ROUND({})", ["num"]),
+        ("ROUND2", "ROUND({}, {})", ["int", "@SMALL"]),
+        ("TRUNCATE", "TRUNCATE({}, {})", ["int", "@SMALL"]),
+        ("bitand", "({} & {})", ["int", "int"]),
+        ("bitor", "({} | {})", ["int", "int"]),
+        ("bitxor", "({} ^ {})", ["int", "int"]),
+        ("bitnot", "(~{})", ["int"]),
+        ("shl", "({} << {})", ["int", "@SMALLPOS"]),
+        ("shr", "({} >> {})", ["int", "@SMALLPOS"]),
+        ("LENGTH", "LENGTH({})", ["str"]),
+        ("CHAR_LENGTH", "CHAR_LENGTH({})", ["str"]),
+        ("ASCII", "ASCII({})", ["str"]),
+        ("LOCATE", "LOCATE({}, {})", ["str", "str"]),
+        ("LOCATE3", "LOCATE({}, {}, {})", ["str", "str", "@SMALL"]),
+        ("INSTR", "INSTR({}, {})", ["str", "str"]),
+        ("POSITION", "POSITION({} IN {})", ["str", "str"]),
+        ("FIND_IN_SET", "FIND_IN_SET({}, {})", ["str", "str"]),
+        ("FIELD", "FIELD({}, {}, {})", ["*", "*", "*"]),
+        ("STRCMP", "STRCMP({}, {})", ["str", "str"]),
+        ("YEAR", "YEAR({})", ["date"]),
+        ("MONTH", "MONTH({})", ["date"]),
+        ("DAY", "DAY({})", ["date"]),
+        ("DAYOFMONTH", "DAYOFMONTH({})", ["date"]),
+        ("HOUR", "HOUR({})", ["datetime"]),
+        ("MINUTE", "MINUTE({})", ["datetime"]),
+        ("SECOND", "SECOND({})", ["datetime"]),
+        ("DAYOFWEEK", "DAYOFWEEK({})", ["date"]),
+        ("WEEKDAY", "WEEKDAY({})", ["date"]),
+        ("DAYOFYEAR", "DAYOFYEAR({})", ["date"]),
+        ("WEEK", "WEEK({})", ["date"]),
+        ("WEEK2", "WEEK({}, {})", ["date", "@MODE"]),
+        ("QUARTER", "QUARTER({})", ["date"]),
+        ("TO_DAYS", "TO_DAYS({})", ["date"]),
+        ("DATEDIFF", "DATEDIFF({}, {})", ["date", "date"]),
+        ("TIMESTAMPDIFF", "TIMESTAMPDIFF({}, {}, {})", ["@DIFFUNIT", "datetime", "datetime"]),
+        ("UNIX_TIMESTAMP", "UNIX_TIMESTAMP({})", ["datetime"]),
+        ("TIME_TO_SEC", "TIME_TO_SEC({})", ["time"]),
+        ("EXTRACT", "EXTRACT({} FROM {})", ["@EXTRACTUNIT", "datetime"]),
+        ("SIGNED", "CAST({} AS SIGNED)", ["*"]),
+        ("UNSIGNED", "CAST({} AS UNSIGNED)", ["*"]),
+        ("IF", "IF({}, {}, {})", ["pred", "int", "int"]),
+        ("IFNULL", "IFNULL({}, {})", ["int", "int"]),
+        ("COALESCE", "COALESCE({}, {})", ["int", "int"]),
+        ("NULLIF", "NULLIF({}, {})", ["int", "int"]),
+        ("CASE", "CASE WHEN {} THEN {} ELSE {} END", ["pred", "int", "int"]),
+        ("CASE_SIMPLE", "CASE {} WHEN {} THEN {} ELSE {} END", ["*", "*", "int", "int"]),
+        ("GREATEST", "GREATEST({}, {})", ["int", "int"]),
+        ("LEAST", "LEAST({}, {})", ["int", "int"]),
+        ("pred", "{}", ["pred"]),
+    ],
+    "real": [
+        ("arith", "({} {} {})", ["real", "@ARITH", "num"]),
+        ("div", "({} / {})", ["real", "num"]),
+        ("neg", "(-{})", ["real"]),
+        ("ABS", "ABS({})", ["real"]),
+        ("ROUND2", "ROUND({}, {})", ["real", "@SMALL"]),
+        ("TRUNCATE", "TRUNCATE({}, {})", ["real", "@SMALL"]),
+        ("POW", "POW({}, {})", ["num", "@SMALL"]),
+        ("POWER", "POWER({}, {})", ["num", "num"]),
+        ("SQRT", "SQRT({})", ["num"]),
+        ("EXP", "EXP({})", ["@SMALL"]),
+        ("LN", "LN({})", ["num"]),
+        ("LOG", "LOG({})", ["num"]),
+        ("LOG_B", "LOG({}, {})", ["num", "num"]),
+        ("LOG2", "LOG2({})", ["num"]),
+        ("LOG10", "LOG10({})", ["num"]),
+        ("PI", "PI()", []),
+        ("MOD", "MOD({}, {})", ["real", "num"]),
+        ("IFNULL", "IFNULL({}, {})", ["real", "real"]),
+        ("GREATEST", "GREATEST({}, {})", ["real", "num"]),
+        ("LEAST", "LEAST({}, {})", ["real", "num"]),
+        ("str_plus", "({} + 0e0)", ["str"]),
+    ],
+    "dec": [
+        ("arith", "({} {} {})", ["dec", "@ARITH", "num"]),
+        ("div", "({} / {})", ["num", "num"]),
+        ("mod", "({} % {})", ["dec", "num"]),
+        ("neg", "(-{})", ["dec"]),
+        ("ABS", "ABS({})", ["dec"]),
+        ("ROUND2", "ROUND({}, {})", ["dec", "@SMALL"]),
+        ("TRUNCATE", "TRUNCATE({}, {})", ["dec", "@SMALL"]),
+        ("DECIMAL", "CAST({} AS DECIMAL(10, 2))", ["*"]),
+        ("IF", "IF({}, {}, {})", ["pred", "dec", "num"]),
+        ("COALESCE", "COALESCE({}, {})", ["dec", "num"]),
+        ("CASE", "CASE WHEN {} THEN {} ELSE {} END", ["pred", "dec", "dec"]),
+        ("GREATEST", "GREATEST({}, {})", ["dec", "dec"]),
+    ],
+    "str": [
+        ("CONCAT", "CONCAT({}, {})", ["*", "*"]),
+        ("CONCAT_WS", "CONCAT_WS({}, {}, {})", ["str", "*", "*"]),
+        ("UPPER", "UPPER({})", ["str"]),
+        ("LOWER", "LOWER({})", ["str"]),
+        ("LEFT", "LEFT({}, {})", ["str", "@SMALL"]),
+        ("RIGHT", "RIGHT({}, {})", ["str", "@SMALL"]),
+        ("LPAD", "LPAD({}, {}, {})", ["str", "@SMALLPOS", "str"]),
+        ("RPAD", "RPAD({}, {}, {})", ["str", "@SMALLPOS", "str"]),
+        ("REPEAT", "REPEAT({}, {})", ["str", "@SMALL"]),
+        ("SPACE", "SPACE({})", ["@SMALL"]),
+        ("REVERSE", "REVERSE({})", ["str"]),
+        ("INSERT", "INSERT({}, {}, {}, {})", ["str", "@SMALL", "@SMALL", "str"]),
+        ("SUBSTRING", "SUBSTRING({}, {}, {})", ["str", "@SMALL", "@SMALL"]),
+        ("SUBSTRING2", "SUBSTRING({}, {})", ["str", "@SMALL"]),
+        ("SUBSTRING_FROM", "SUBSTRING({} FROM {} FOR {})", ["str", "@SMALL", "@SMALL"]),
+        ("SUBSTR", "SUBSTR({}, {})", ["str", "@SMALL"]),
+        ("SUBSTRING_INDEX", "SUBSTRING_INDEX({}, {}, {})", ["str", "str", "@SMALL"]),
+        ("TRIM", "TRIM({})", ["str"]),
+        ("LTRIM", "LTRIM({})", ["str"]),
+        ("RTRIM", "RTRIM({})", ["str"]),
+        ("TRIM_LEADING", "TRIM(LEADING {} FROM {})", ["str", "str"]),
+        ("TRIM_BOTH", "TRIM(BOTH {} FROM {})", ["str", "str"]),
+        ("ELT", "ELT({}, {}, {})", ["@SMALL", "str", "str"]),
+        ("QUOTE", "QUOTE({})", ["str"]),
+        ("MD5", "MD5({})", ["str"]),
+        ("SHA1", "SHA1({})", ["str"]),
+        ("SHA2", "SHA2({}, 256)", ["str"]),
+        ("HEX", "HEX({})", ["*"]),
+        ("REGEXP_REPLACE", "REGEXP_REPLACE({}, {}, {})", ["str", "@REGEX", "str"]),
+        ("REGEXP_SUBSTR", "REGEXP_SUBSTR({}, {})", ["str", "@REGEX"]),
+        ("FORMAT", "FORMAT({}, {})", ["num", "@SMALLPOS"]),
+        ("DATE_FORMAT", "DATE_FORMAT({}, {})", ["datetime", "@FORMAT"]),
+        ("DAYNAME", "DAYNAME({})", ["date"]),
+        ("MONTHNAME", "MONTHNAME({})", ["date"]),
+        ("CHAR", "CAST({} AS CHAR)", ["*"]),
+        ("IF", "IF({}, {}, {})", ["pred", "str", "str"]),
+        ("IFNULL", "IFNULL({}, {})", ["str", "str"]),
+        ("COALESCE", "COALESCE({}, {})", ["str", "*"]),
+        ("NULLIF", "NULLIF({}, {})", ["str", "str"]),
+        ("GREATEST", "GREATEST({}, {})", ["str", "str"]),
+        ("LEAST", "LEAST({}, {})", ["str", "str"]),
+        ("CASE", "CASE WHEN {} THEN {} ELSE {} END", ["pred", "str", "str"]),
+        ("strcat", "{} {}", ["@STRLIT", "@STRLIT"]),
+    ],
+    "date": [
+        ("DATE", "DATE({})", ["datetime"]),
+        ("DATE_ADD", "DATE_ADD({}, INTERVAL {} {})", ["date", "@SMALL", "@DATEUNIT"]),
+        ("DATE_SUB", "DATE_SUB({}, INTERVAL {} {})", ["date", "@SMALL", "@DATEUNIT"]),
+        ("ADDDATE", "ADDDATE({}, {})", ["date", "@SMALL"]),
+        ("SUBDATE", "SUBDATE({}, {})", ["date", "@SMALL"]),
+        ("plus_interval", "({} + INTERVAL {} {})", ["date", "@SMALL", "@DATEUNIT"]),
+        ("minus_interval", "({} - INTERVAL {} {})", ["date", "@SMALL", "@DATEUNIT"]),
+        ("LAST_DAY", "LAST_DAY({})", ["date"]),
+        ("FROM_DAYS", "FROM_DAYS({})", ["@DAYS"]),
+        ("MAKEDATE", "MAKEDATE({}, {})", ["@YEAR", "@SMALLPOS"]),
+        ("CAST_DATE", "CAST({} AS DATE)", ["*"]),
+        ("STR_TO_DATE", "STR_TO_DATE({}, {})", ["@STR_TO_DATE"]),
+        ("IFNULL", "IFNULL({}, {})", ["date", "date"]),
+    ],
+    "datetime": [
+        ("FROM_UNIXTIME", "FROM_UNIXTIME({})", ["@UNIXTIME"]),
+        ("DATE_ADD", "DATE_ADD({}, INTERVAL {} {})", ["datetime", "@SMALL", "@UNIT"]),
+        ("DATE_SUB", "DATE_SUB({}, INTERVAL {} {})", ["datetime", "@SMALL", "@UNIT"]),
+        ("TIMESTAMPADD", "TIMESTAMPADD({}, {}, {})", ["@UNIT", "@SMALL", "datetime"]),
+        ("plus_interval", "({} + INTERVAL {} {})", ["datetime", "@SMALL", "@UNIT"]),
+        ("CAST_DATETIME", "CAST({} AS DATETIME)", ["*"]),
+        ("date_as_datetime", "{}", ["date"]),
+    ],
+    "time": [
+        ("SEC_TO_TIME", "SEC_TO_TIME({})", ["int"]),
+        ("CAST_TIME", "CAST({} AS TIME)", ["*"]),
+    ],
+}
+
+# Predicates (MySQL's booleans: 1, 0 or NULL).
+PREDICATES = [
+    ("cmp", "({} {} {})", ["*", "@CMP", "*"]),
+    ("cmp_same", "({} {} {})", ["=", "@CMP", "="]),
+    ("BETWEEN", "({} BETWEEN {} AND {})", ["=", "=", "="]),
+    ("NOT_BETWEEN", "({} NOT BETWEEN {} AND {})", ["=", "=", "="]),
+    ("IN", "({} IN ({}, {}))", ["*", "*", "*"]),
+    ("NOT_IN", "({} NOT IN ({}, {}))", ["*", "*", "*"]),
+    ("IS_NULL", "({} IS NULL)", ["*"]),
+    ("IS_NOT_NULL", "({} IS NOT NULL)", ["*"]),
+    ("LIKE", "({} LIKE {})", ["str", "@PATTERN"]),
+    ("NOT_LIKE", "({} NOT LIKE {})", ["str", "@PATTERN"]),
+    ("REGEXP", "({} REGEXP {})", ["str", "@REGEX"]),
+    ("AND", "({} AND {})", ["pred", "pred"]),
+    ("OR", "({} OR {})", ["pred", "pred"]),
+    ("XOR", "({} XOR {})", ["pred", "pred"]),
+    ("NOT", "(NOT {})", ["pred"]),
+    ("num_as_bool", "{}", ["num"]),
+]
+
+AGGREGATES = [
+    ("COUNT_STAR", "COUNT(*)", [], "int"),
+    ("COUNT", "COUNT({})", ["*"], "int"),
+    ("COUNT_DISTINCT", "COUNT(DISTINCT {})", ["*"], "int"),
+    ("SUM", "SUM({})", ["num"], "dec"),
+    ("AVG", "AVG({})", ["num"], "dec"),
+    ("MIN", "MIN({})", ["*"], None),
+    ("MAX", "MAX({})", ["*"], None),
+    ("STD", "STD({})", ["num"], "real"),
+    ("STDDEV_POP", "STDDEV_POP({})", ["num"], "real"),
+    ("STDDEV_SAMP", "STDDEV_SAMP({})", ["num"], "real"),
+    ("VARIANCE", "VARIANCE({})", ["num"], "real"),
+    ("VAR_SAMP", "VAR_SAMP({})", ["num"], "real"),
+    ("BIT_OR", "BIT_OR({})", ["int"], "int"),
+    ("BIT_AND", "BIT_AND({})", ["int"], "int"),
+    ("BIT_XOR", "BIT_XOR({})", ["int"], "int"),
+    # Ordered by the value (`valid` keeps a bare literal out: after ORDER BY it is a position).
+    ("GROUP_CONCAT", "GROUP_CONCAT({0} ORDER BY {0} SEPARATOR ',')", ["str"], "str"),
+    ("GROUP_CONCAT_DISTINCT", "GROUP_CONCAT(DISTINCT {0} ORDER BY {0})", ["str"], "str"),
+]
+
+SMALL = ["0", "1", "2", "3", "-1", "5", "10", "-2", "NULL"]
+TOKENS = {
+    "@ARITH": lambda r: r.choice(ARITH_OPS),
+    "@CMP": lambda r: r.choice(CMP_OPS),
+    "@SMALL": lambda r: r.choice(SMALL),
+    "@SMALLPOS": lambda r: r.choice(["0", "1", "2", "3", "5", "8"]),
+    "@MODE": lambda r: r.choice(["0", "1", "2", "3", "4", "5", "6", "7"]),
+    "@UNIT": lambda r: r.choice(INTERVAL_UNITS),
+    "@DATEUNIT": lambda r: r.choice(["DAY", "WEEK", "MONTH", "QUARTER", "YEAR"]),
+    "@DIFFUNIT": lambda r: r.choice(DIFF_UNITS),
+    "@EXTRACTUNIT": lambda r: r.choice(EXTRACT_UNITS),
+    "@FORMAT": lambda r: r.choice(FORMATS),
+    "@REGEX": lambda r: r.choice(["'a'", "'^/'", "'[0-9]+'", "'php$'", "'.'", "'^$'"]),
+    "@PATTERN": lambda r: r.choice(["'%'", "'a%'", "'%.php'", "'/%'", "'_'", "''", "'%e%'",
+                                    "'S%'", "'%\\\\_%'", "'\\\\%'", "'n_'", "'É%'"]),
+    "@DAYS": lambda r: r.choice(["0", "1", "366", "730000", "738950", "3652424", "3652500"]),
+    "@YEAR": lambda r: r.choice(["0", "1", "70", "1970", "2024", "9999"]),
+    "@UNIXTIME": lambda r: r.choice(["0", "1", "1700000000", "1700000000.5", "2147483647",
+                                     "-1", "timestamp_or_0"]),
+    "@STRLIT": lambda r: r.choice(["'a'", "'b'", "''", "' '", "'5'"]),
+}
+
+
+class Gen:
+    """One case's generator: `table` (or None) gives the column leaves."""
+
+    def __init__(self, rnd, table, exclusions):
+        self.r, self.table, self.exclusions = rnd, table, exclusions
+
+    def token(self, t):
+        text = TOKENS[t](self.r)
+        if text == "timestamp_or_0":
+            text = "timestamp" if self.table == "request" else "0"
+        return leaf(text, "token", op=t)
+
+    def leaf(self, t):
+        cols = COLUMNS.get(self.table, {}).get(t, [])
+        if t == "datetime" and self.table == "request" and self.r.random() < 0.4:
+            return Node("FROM_UNIXTIME", "FROM_UNIXTIME({})", [leaf("timestamp", "int", "column")],
+                        "datetime")
+        if t == "date" and self.table == "request" and self.r.random() < 0.3:
+            return Node("DATE", "DATE(FROM_UNIXTIME({}))", [leaf("timestamp", "int", "column")],
+                        "date")
+        if cols and self.r.random() < 0.6:
+            return leaf(self.r.choice(cols), t, "column")
+        return leaf(self.r.choice(LITERALS[t]), t)
+
+    def pick_type(self, want):
+        if want == "*":
+            return self.r.choice(TYPES)
+        if want == "num":
+            return self.r.choice(NUM)
+        # Now and then an operand of another type, so that the coercions are exercised.
+        if self.r.random() < 0.12:
+            return self.r.choice(TYPES)
+        return want
+
+    def operand(self, want, depth, same):
+        if want.startswith("@"):
+            if want == "@STR_TO_DATE":
+                s, f = self.r.choice(STR_TO_DATE)
+                return [leaf(s, "str"), leaf(f, "token", op=want)]
+            return [self.token(want)]
+        if want == "pred":
+            return [self.pred(depth)]
+        if want == "=":
+            return [self.expr(same, depth)]
+        return [self.expr(self.pick_type(want), depth)]
+
+    def build(self, name, fmt, wants, type, depth):
+        same = self.r.choice(TYPES)
+        kids, asked = [], []
+        for w in wants:
+            out = self.operand(w, depth - 1, same)
+            kids += out
+            asked += [w] * len(out)
+        if type == "date" and name in DATE_OR_DATETIME and kids[0].type == "datetime":
+            type = "datetime"  # MySQL's: a datetime plus days is a datetime
+        if type in ("int", "dec") and name in WIDENING:
+            # MySQL's: arithmetic over a DOUBLE is a DOUBLE, over a DECIMAL a DECIMAL.
+            types = {k.type for k in kids}
+            type = "real" if "real" in types else "dec" if "dec" in types else type
+        return Node(name, fmt, kids, type, wants=asked)
+
+    def allowed(self, node):
+        return valid(node) and not any(x.matches(node) for x in self.exclusions)
+
+    def expr(self, t, depth):
+        for _ in range(20):
+            if depth <= 0 or self.r.random() < 0.3:
+                node = self.leaf(t)
+            else:
+                name, fmt, wants = self.r.choice(GRAMMAR[t])
+                node = self.build(name, fmt, wants, t, depth)
+            if self.allowed(node):
+                return node
+        return leaf("NULL", t)
+
+    def pred(self, depth):
+        for _ in range(20):
+            if depth <= 0:
+                node = self.build("cmp", "({} {} {})", ["=", "@CMP", "="], "int", 1)
+            else:
+                name, fmt, wants = self.r.choice(PREDICATES)
+                node = self.build(name, fmt, wants, "int", depth)
+            if self.allowed(node):
+                return node
+        return leaf("NULL", "int")
+
+    def aggregate(self, depth):
+        for _ in range(20):
+            name, fmt, wants, type = self.r.choice(AGGREGATES)
+            kids = [self.expr(self.pick_type(w), depth) for w in wants]
+            if type == "dec" and kids[0].type == "real":
+                type = "real"  # SUM and AVG of a DOUBLE are DOUBLEs
+            node = Node(name, fmt, kids, type or (kids[0].type if kids else "int"), agg=True,
+                        wants=list(wants))
+            if self.allowed(node):
+                break
+        # Now and then an expression over the aggregate.
+        if self.r.random() < 0.3:
+            num = node.type if node.type in NUM else "real"
+            name, fmt, type, wants, more = self.r.choice([
+                ("ROUND2", "ROUND({}, {})", num, ["num", "@SMALL"], [leaf("2", "token", "@SMALL")]),
+                ("arith", "({} + {})", num, ["num", "num"], [leaf("1", "int")]),
+                ("cmp", "({} > {})", "int", ["*", "*"], [leaf("10", "int")]),
+                ("div", "({} / {})", "dec", ["num", "num"], [leaf("3", "int")]),
+                ("CONCAT", "CONCAT({}, {})", "str", ["*", "*"], [leaf("''", "str")]),
+                ("IFNULL", "IFNULL({}, {})", node.type, ["*", "*"], [leaf("0", "int")])])
+            outer = Node(name, fmt, [node] + more, type, wants=wants)
+            if self.allowed(outer):
+                return outer
+        return node
+
+
+# ---------------------------------------------------------------------------------------------
+# Statements
+
+
+class Query:
+    """A SELECT: `items` the select list; `table` or None; `where`; `groups` the number of
+    leading items grouped by (by position; None: not grouped); `having`; `order` (by every
+    column, by position, so that the order is defined); `limit`; `distinct`."""
+
+    def __init__(self, items, table=None, where=None, groups=None, having=None, order=False,
+                 limit=None, distinct=False):
+        self.items, self.table, self.where, self.groups = items, table, where, groups
+        self.having, self.order, self.limit, self.distinct = having, order, limit, distinct
+
+    def copy(self, **kw):
+        q = Query(list(self.items), self.table, self.where, self.groups, self.having,
+                  self.order, self.limit, self.distinct)
+        for k, v in kw.items():
+            setattr(q, k, v)
+        return q
+
+    def sql(self, where=None, text=Node.sql):
+        s = "SELECT " + ("DISTINCT " if self.distinct else "")
+        s += ", ".join(text(i) for i in self.items)
+        if self.table:
+            s += " FROM " + self.table
+        w = where if where is not None else (text(self.where) if self.where else None)
+        if w:
+            s += " WHERE " + w
+        if self.groups:
+            s += " GROUP BY " + ", ".join(str(i + 1) for i in range(self.groups))
+        if self.having is not None:
+            s += " HAVING " + text(self.having)
+        if self.order:
+            s += " ORDER BY " + ", ".join(str(i + 1) for i in range(len(self.items)))
+        if self.limit is not None:
+            s += " LIMIT %d" % self.limit
+        return s
+
+    def trees(self):
+        """The expression slots: (getter, setter) pairs."""
+        slots = []
+        for i in range(len(self.items)):
+            slots.append(("item", i))
+        if self.where is not None:
+            slots.append(("where", None))
+        if self.having is not None:
+            slots.append(("having", None))
+        return slots
+
+    def get(self, slot):
+        kind, i = slot
+        return self.items[i] if kind == "item" else getattr(self, kind)
+
+    def with_slot(self, slot, node):
+        kind, i = slot
+        if kind == "item":
+            items = list(self.items)
+            items[i] = node
+            return self.copy(items=items)
+        return self.copy(**{kind: node})
+
+    def size(self):
+        return sum(self.get(s).size() for s in self.trees()) + len(self.sql()) / 1000
+
+
+def make_case(seed, n, exclusions):
+    """Case `n` of `seed`: (kind, query), kind `diff` (the statement against MariaDB) or `tlp`
+    (its ternary logic partitions); drawn again while an exclusion matches it."""
+    r = random.Random("%s:%d" % (seed, n))
+    while True:
+        kind, q = draw(r, exclusions)
+        if allowed(q, exclusions):
+            return kind, q
+
+
+def draw(r, exclusions):
+    shape = r.random()
+    if shape < 0.35:
+        g = Gen(r, None, exclusions)
+        items = [g.expr(r.choice(TYPES), r.randint(1, 4)) for _ in range(r.randint(1, 3))]
+        if r.random() < 0.3:
+            items.append(g.pred(r.randint(1, 3)))
+        return "diff", Query(items)
+    table = r.choice(["request", "request", "request", "timer", "timertag", "tag"])
+    g = Gen(r, table, exclusions)
+    if shape < 0.7:
+        items = [g.expr(r.choice(list(COLUMNS[table])), r.randint(0, 2))
+                 for _ in range(r.randint(1, 2))]
+        q = Query(items, table, where=g.pred(r.randint(1, 3)))
+        if r.random() < 0.2:
+            q.order, q.limit = True, r.choice([1, 3, 10])
+            return "diff", q
+        return "tlp", q
+    groups = r.randint(0, 2)
+    keys = [g.expr(r.choice(list(COLUMNS[table]) + ["date"] if table == "request"
+                            else list(COLUMNS[table])), r.randint(0, 2))
+            for _ in range(groups)]
+    aggs = [g.aggregate(r.randint(0, 2)) for _ in range(r.randint(1, 3))]
+    q = Query(keys + aggs, table, groups=groups or None)
+    if r.random() < 0.4:
+        q.where = g.pred(r.randint(1, 2))
+    if r.random() < 0.3:
+        q.having = _having(g, r)
+    if r.random() < 0.4:
+        q.order = True
+        if r.random() < 0.5:
+            q.limit = r.choice([1, 2, 5])
+    if groups == 0 and r.random() < 0.1:
+        q.distinct = True
+    return "diff", q
+
+
+def _having(g, r):
+    # Aggregates and literals only: a bare column in HAVING is an error in MariaDB.
+    a = g.aggregate(1)
+    other = Gen(r, None, g.exclusions).expr(g.pick_type(a.type if a.type in TYPES else "int"), 1)
+    return Node("cmp", "({} {} {})", [a, leaf(r.choice(CMP_OPS), "token", "@CMP"), other],
+                "int", wants=["*", "@CMP", "*"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Running and comparing
+
+
+class Oracle:
+    def __init__(self, mc, pinbad):
+        self.mc, self.pinbad, self.executed, self.answered = mc, pinbad, 0, 0
+
+    def diff(self, sql):
+        """None when both answer alike (or both refuse), else (kind, detail)."""
+        self.executed += 1
+        res = compare(self.mc, self.pinbad, sql)
+        outcome = res["outcome"]
+        if outcome == "equal":
+            self.answered += 1
+            return None
+        if outcome == "mariadb_error":
+            try:
+                run(self.pinbad.cursor, sql)
+            except pymysql.MySQLError as e:
+                self.pinbad.reopen_after(e)
+                return None
+            return ("pinbad_answers", "MariaDB: %s" % res["detail"])
+        self.answered += 1
+        return (outcome, res["detail"])
+
+    def tlp(self, q):
+        """The partitions of `q` by its WHERE, each against MariaDB, and together `q`'s rows."""
+        p = q.where.sql()
+        parts = [q.sql(), q.sql("NOT " + p), q.sql("(%s) IS NULL" % p)]
+        for sql in parts:
+            d = self.diff(sql)
+            if d:
+                return sql, d
+        whole = q.copy(where=None).sql()
+        d = self.diff(whole)
+        if d:
+            return whole, d
+        try:
+            rows = []
+            for sql in parts:
+                rows += run(self.pinbad.cursor, sql)[1]
+            all_rows = run(self.pinbad.cursor, whole)[1]
+        except pymysql.MySQLError as e:
+            self.pinbad.reopen_after(e)
+            return None
+        if sorted(map(key, rows)) != sorted(map(key, all_rows)):
+            return parts[0], ("tlp", "the partitions have %d rows, the whole %d" % (
+                len(rows), len(all_rows)))
+        return None
+
+    def check(self, kind, q):
+        """None, or (statement, (kind of difference, detail))."""
+        if kind == "tlp":
+            return self.tlp(q)
+        sql = q.sql()
+        d = self.diff(sql)
+        return (sql, d) if d else None
+
+
+def candidates(node):
+    """Smaller trees to try in place of `node`: its children (not an aggregate's), then the
+    plainest literals of its type."""
+    out = []
+    if not node.agg:
+        out += [k for k in node.kids if k.type in TYPES]
+    if node.op != "literal" and node.type in PLAIN:
+        out += [leaf(t, node.type) for t in PLAIN[node.type]]
+    elif node.op == "literal" and node.type in PLAIN:
+        out += [leaf(t, node.type) for t in PLAIN[node.type] if t != node.fmt]
+    return out
+
+
+def replace(tree, target, new):
+    if tree is target:
+        return new
+    if not tree.kids:
+        return tree
+    kids = [replace(k, target, new) for k in tree.kids]
+    if all(a is b for a, b in zip(kids, tree.kids)):
+        return tree
+    return Node(tree.op, tree.fmt, kids, tree.type, tree.agg, tree.wants)
+
+
+def reduce(oracle, kind, q, failure, exclusions, budget=400):
+    """Delta debugging: the smallest query (by its trees' sizes) found by dropping clauses and
+    items and replacing subtrees while a difference of the same kind persists."""
+    want = failure[1][0]
+
+    def fails(c_kind, c):
+        nonlocal budget
+        if budget <= 0 or not allowed(c, exclusions):
+            return None
+        budget -= 1
+        try:
+            f = oracle.check(c_kind, c)
+        except Exception:  # noqa: BLE001 - a candidate the comparison cannot read is skipped
+            return None
+        return f if f and f[1][0] == want else None
+
+    changed = True
+    while changed and budget > 0:
+        changed = False
+        tries = []
+        # Clauses and items first: the biggest cuts.
+        if kind == "tlp":
+            tries.append(("diff", q))
+        if q.limit is not None:
+            tries.append((kind, q.copy(limit=None)))
+        if q.order and q.limit is None:
+            tries.append((kind, q.copy(order=False)))
+        if q.having is not None:
+            tries.append((kind, q.copy(having=None)))
+        if q.where is not None and kind == "diff":
+            tries.append((kind, q.copy(where=None)))
+        if q.distinct:
+            tries.append((kind, q.copy(distinct=False)))
+        groups = q.groups or 0
+        for i in range(len(q.items)):
+            if len(q.items) > 1:
+                items = q.items[:i] + q.items[i + 1:]
+                g = groups - 1 if i < groups else groups
+                if len(items) > g:
+                    tries.append((kind, q.copy(items=items, groups=g or None)))
+        for c_kind, c in tries:
+            f = fails(c_kind, c)
+            if f:
+                kind, q, failure, changed = c_kind, c, f, True
+                break
+        if changed:
+            continue
+        for slot in q.trees():
+            tree = q.get(slot)
+            for node in list(tree.nodes()):
+                for cand in candidates(node):
+                    if cand.size() >= node.size() and cand.sql() == node.sql():
+                        continue
+                    c = q.with_slot(slot, replace(tree, node, cand))
+                    if c.size() >= q.size():
+                        continue
+                    f = fails(kind, c)
+                    if f:
+                        q, failure, changed = c, f, True
+                        break
+                if changed:
+                    break
+            if changed:
+                break
+    return failure, q
+
+
+# ---------------------------------------------------------------------------------------------
+# Exclusions: what the grammar leaves out because pinbad still answers it otherwise. Each has a
+# name, the reduced statement that shows it (docs/testing.md lists both), and a rule over a
+# node: the grammar never builds a node the rule matches.
+
+
+class Exclusion:
+    """`rule(node)` true for a node the grammar leaves out; `query(q)` for a query."""
+
+    def __init__(self, name, area, sql, rule=None, query=None):
+        self.name, self.area, self.sql = name, area, sql
+        self.rule, self.query = rule or (lambda n: False), query or (lambda q: False)
+
+    def matches(self, node):
+        return self.rule(node)
+
+
+def typed_kids(n):
+    """The children that are values (not tokens, not a NULL, not an IF's condition)."""
+    return [k for w, k in zip(n.wants, n.kids)
+            if k.type in TYPES and k.fmt != "NULL" and w != "pred"]
+
+
+def kid_types(n):
+    return {k.type for k in typed_kids(n)}
+
+
+def has_literal(n, *texts):
+    return any(not k.kids and k.fmt in texts for k in n.nodes())
+
+
+# The operators that compare their operands or merge them into one result type.
+COMPARING = {"cmp", "cmp_same", "BETWEEN", "NOT_BETWEEN", "IN", "NOT_IN", "FIELD",
+             "CASE_SIMPLE", "GREATEST", "LEAST", "NULLIF", "IF", "IFNULL", "COALESCE", "CASE"}
+MERGING = {"GREATEST", "LEAST", "COALESCE", "IFNULL", "IF", "CASE", "CASE_SIMPLE", "NULLIF"}
+NUMERIC_WANTS = {"num", "int", "real", "dec", "pred"}
+SIGNED_64 = ("9223372036854775807", "9223372036854775808", "-9223372036854775808",
+             "18446744073709551615")
+BITS = {"bitand", "bitor", "bitxor", "bitnot", "shl", "shr", "BIT_AND", "BIT_OR", "BIT_XOR"}
+SUBSTRINGS = {"SUBSTRING", "SUBSTRING2", "SUBSTRING_FROM", "SUBSTR"}
+
+
+def mixes(n, a, b):
+    types = kid_types(n)
+    return bool(types & set(a)) and bool(types & set(b))
+
+
+EXCLUSIONS = [
+    Exclusion("temporal_literals", "dates", "SELECT DATE '2024-03-05'",
+              lambda n: n.op == "literal" and n.fmt.startswith(("DATE '", "TIMESTAMP '",
+                                                                "TIME '"))),
+    Exclusion("time_values", "dates", "SELECT CAST(1 AS TIME)",
+              lambda n: n.type == "time" or "time" in kid_types(n) or "time" in n.wants),
+    Exclusion("str_to_date", "dates", "SELECT STR_TO_DATE('', '%Y %j')",
+              lambda n: n.op == "STR_TO_DATE"),
+    Exclusion("number_as_temporal", "dates", "SELECT MINUTE(1) FROM request",
+              lambda n: any((w in ("date", "datetime") or n.op in ("CAST_DATE",
+                                                                  "CAST_DATETIME"))
+                            and k.type not in TEMPORAL for w, k in zip(n.wants, n.kids))),
+    Exclusion("from_days", "dates", "SELECT FROM_DAYS(1)", lambda n: n.op == "FROM_DAYS"),
+    Exclusion("makedate", "dates", "SELECT MAKEDATE(70, 1)", lambda n: n.op == "MAKEDATE"),
+    Exclusion("from_unixtime_edges", "dates", "SELECT FROM_UNIXTIME(-1)",
+              lambda n: n.op == "FROM_UNIXTIME" and has_literal(n, "-1", "1700000000.5")),
+    Exclusion("week_mode", "dates", "SELECT WEEK(NULL, 7)", lambda n: n.op == "WEEK2"),
+    Exclusion("substring_positions", "dates", "SELECT SUBSTRING('e', 0, 3)",
+              lambda n: n.op in SUBSTRINGS and has_literal(n, "0", "-1", "-2")),
+    Exclusion("locate_start_position", "dates", "SELECT '' FROM request WHERE LOCATE('', 1, 5)",
+              lambda n: n.op == "LOCATE3"),
+    Exclusion("substring_index_null", "dates", "SELECT SUBSTRING_INDEX(NULL, '', 10)",
+              lambda n: n.op == "SUBSTRING_INDEX" and has_literal(n, "NULL")),
+    Exclusion("sharp_s", "dates", "SELECT UPPER('ß')",
+              lambda n: n.op not in COMPARING and n.op not in ("LIKE", "NOT_LIKE")
+              and any(has_literal(k, "'ß'") for k in n.kids)),
+    Exclusion("number_string_comparison", "types", "SELECT ('' > 10) FROM request",
+              lambda n: n.op in COMPARING and mixes(n, NUM, ("str",))),
+    Exclusion("temporal_comparison", "types", "SELECT LEAST(CAST('2023-12-31' AS DATE), 0)",
+              lambda n: n.op in COMPARING and (mixes(n, TEMPORAL, NUM + ("str",))
+                                               or mixes(n, ("date",), ("datetime",)))),
+    Exclusion("temporal_as_number", "types",
+              "SELECT BIT_OR(DATE(FROM_UNIXTIME(1))) FROM request",
+              lambda n: any(k.type in TEMPORAL and (w in NUMERIC_WANTS or (
+                  n.type in NUM and n.op not in COMPARING)) for w, k in zip(n.wants, n.kids))),
+    Exclusion("unsigned_64", "types", "SELECT (~1)",
+              lambda n: n.op in BITS or n.op == "UNSIGNED"
+              or (n.op == "literal" and n.fmt in SIGNED_64)),
+    Exclusion("decimal_division_of_expressions", "types", "SELECT (LENGTH('') / 1.5)",
+              lambda n: n.op == "div" and any(k.kids for k in typed_kids(n))),
+    Exclusion("collation_of_function_results", "types",
+              "SELECT GROUP_CONCAT(DISTINCT RTRIM(value) ORDER BY RTRIM(value)) FROM timertag",
+              lambda n: n.op.startswith("GROUP_CONCAT") and n.kids[0].kids,
+              query=lambda q: q.order and any(i.type == "str" and i.kids for i in q.items)),
+    Exclusion("double_as_text", "types", "SELECT CAST(1e0 AS CHAR) FROM timertag",
+              lambda n: n.type == "str" and any(
+                  k.type == "real" or (k.op == "literal" and k.fmt in ("-0.0", "-0.0e0"))
+                  for k in n.kids)),
+    Exclusion("double_to_integer", "types", "SELECT CAST(0.5e0 AS UNSIGNED) FROM tag",
+              lambda n: n.op in ("SIGNED", "UNSIGNED") and "real" in kid_types(n)),
+    Exclusion("avg_of_expressions", "types", "SELECT AVG(CHAR_LENGTH('')) FROM tag",
+              lambda n: n.op in ("AVG", "SUM") and any(k.kids for k in n.kids)),
+    Exclusion("mixed_numbers_merged", "types", "SELECT COALESCE(STRCMP('', ''), 1.5)",
+              lambda n: n.op in MERGING and len(kid_types(n) & set(NUM)) > 1),
+    Exclusion("double_rounding", "types", "SELECT ROUND(-2.5e0, 0)",
+              lambda n: n.op in ("ROUND", "ROUND2", "FORMAT") and "real" in kid_types(n)),
+    Exclusion("decimal_as_text", "types", "SELECT RTRIM(100.00) FROM timertag",
+              lambda n: n.type == "str" and any(
+                  k.type == "dec" and not k.kids and "." in k.fmt and k.fmt.endswith("0")
+                  for k in n.kids)),
+    Exclusion("decimal_cast_overflow", "types", "SELECT CAST(2147483647 AS DECIMAL(10, 2))",
+              lambda n: n.op == "DECIMAL" and (
+                  has_literal(n, "2147483647", "-2147483648")
+                  or any(not k.kids and k.fmt in ("id", "timestamp", "request_id", "timer_id")
+                         for k in n.nodes()))),
+    Exclusion("decimal_modulo", "types", "SELECT (2.5 % 0.1)",
+              lambda n: n.op in ("mod", "MOD") and "dec" in kid_types(n)),
+    Exclusion("string_as_boolean", "types",
+              "SELECT 1e0 FROM request WHERE GREATEST('a', '10')",
+              lambda n: n.op in ("num_as_bool", "NOT", "AND", "OR", "XOR")
+              and "str" in kid_types(n)),
+    Exclusion("date_format_specifiers", "dates",
+              "SELECT DATE_FORMAT(FROM_UNIXTIME(1), '%r %T %p') FROM request",
+              lambda n: n.op == "DATE_FORMAT" and any(
+                  not k.kids and any(x in k.fmt for x in ("%U", "%r", "%f")) for k in n.kids)),
+    Exclusion("double_overflow", "types", "SELECT POW(0, -2)",
+              lambda n: (n.op == "literal" and n.fmt == "1.7976931348623157e308")
+              or n.op == "POWER" or (n.op == "POW" and has_literal(n, "-1", "-2"))),
+    Exclusion("having_without_aggregate", "session", "SELECT 1 FROM request HAVING 1",
+              query=lambda q: q.having is not None and not any(
+                  n.agg for t in q.items + [q.having] for n in t.nodes())),
+]
+
+
+def valid(node):
+    """What every statement keeps, exclusions or not: a GROUP_CONCAT orders by an expression,
+    not by a bare literal (an integer there is a position)."""
+    return not (node.op.startswith("GROUP_CONCAT") and not node.kids[0].kids)
+
+
+def allowed(q, exclusions):
+    """Whether the grammar, less `exclusions`, could have made `q`."""
+    if any(x.query(q) for x in exclusions):
+        return False
+    return not any(not valid(n) or any(x.matches(n) for x in exclusions)
+                   for s in q.trees() for n in q.get(s).nodes())
+
+
+def main():
+    args = sys.argv[1:]
+    port, socket = int(args[0]), args[1]
+    hold = os.environ.get("PINBAD_SQLGEN_HOLD")
+    if hold:
+        # The servers kept for runs by hand: their addresses in the file, held while it exists.
+        with open(hold, "w") as f:
+            f.write("%d %s\n" % (port, socket))
+        while os.path.exists(hold):
+            time.sleep(1)
+    seed, count = "80", 3000
+    if "--seed" in args:
+        seed = args[args.index("--seed") + 1]
+    if seed == "random":
+        seed = str(random.SystemRandom().randrange(1 << 32))
+    if "--count" in args:
+        count = int(args[args.index("--count") + 1])
+    exclusions = [] if "--all" in args else EXCLUSIONS
+    keep_going = "--keep-going" in args
+    start = time.time()
+    pc, mc = connect(port, socket)
+    oracle = Oracle(mc, Pinbad(port, pc))
+    found, seen = [], set()
+    for n in range(count):
+        kind, q = make_case(seed, n, exclusions)
+        try:
+            failure = oracle.check(kind, q)
+        except Exception as e:  # noqa: BLE001 - an answer the client cannot read differs
+            failure = (q.sql(), ("unreadable", repr(e)))
+        if not failure:
+            continue
+        first = failure[0]
+        failure, small = reduce(oracle, kind, q, failure, exclusions)
+        sql, (what, detail) = failure
+        shape = (what, small.sql(text=Node.shape))
+        if shape in seen:
+            continue
+        seen.add(shape)
+        found.append({"case": n, "sql": sql, "kind": what, "detail": str(detail),
+                      "shape": shape[1], "generated": first})
+        print(json.dumps(found[-1], ensure_ascii=False), flush=True)
+        if not keep_going and len(found) >= 5:
+            break
+    summary = {
+        "seed": seed, "cases": n + 1 if count else 0, "statements": oracle.executed,
+        "answered": oracle.answered, "differences": len(found),
+        "seconds": round(time.time() - start, 1),
+        "exclusions": [{"name": x.name, "area": x.area, "sql": x.sql} for x in EXCLUSIONS],
+    }
+    print(json.dumps(summary, ensure_ascii=False))
+    sys.exit(1 if found else 0)
+
+
+if __name__ == "__main__":
+    main()
