@@ -45,6 +45,10 @@ impl MariaDb {
         };
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("data");
+        // Temporary files in the server's own directory: servers started at once (the tests
+        // run in parallel) never meet in /tmp.
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir(&tmp).unwrap();
         // `--user` names the user running the test: mariadbd refuses to run as root otherwise.
         let user = String::from_utf8(Command::new("id").arg("-un").output().unwrap().stdout)
             .unwrap()
@@ -54,6 +58,7 @@ impl MariaDb {
             .args([
                 "--no-defaults",
                 &format!("--datadir={}", data.display()),
+                &format!("--tmpdir={}", tmp.display()),
                 &format!("--user={user}"),
                 "--auth-root-authentication-method=normal",
                 "--skip-test-db",
@@ -70,6 +75,7 @@ impl MariaDb {
             .args([
                 "--no-defaults".to_string(),
                 format!("--datadir={}", data.display()),
+                format!("--tmpdir={}", tmp.display()),
                 format!("--socket={}", socket.display()),
                 format!("--pid-file={}", dir.path().join("pid").display()),
                 format!("--log-error={}", dir.path().join("error.log").display()),

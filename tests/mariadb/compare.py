@@ -78,6 +78,13 @@ def normal(v):
 def same_value(m, p, shown):
     """Whether pinbad's `p` is MariaDB's `m`; `shown` is the decimals MariaDB shows of a DOUBLE
     (its column's scale; None where it shows them all)."""
+    with decimal.localcontext() as ctx:
+        # Digits enough for any double's value to quantize (1e308 has 309).
+        ctx.prec = 1000
+        return _same_value(m, p, shown)
+
+
+def _same_value(m, p, shown):
     (mk, mv), (pk, pv) = normal(m), normal(p)
     if mk != pk:
         return False
