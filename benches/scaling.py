@@ -61,7 +61,7 @@ def rate_value(text):
     return int(float(m.group(1)) * scale)
 
 
-def config(state_dir, args, readers):
+def config(state_dir, args, readers, threads, shards, extra=()):
     lines = [
         f'state_dir = "{state_dir}"',
         f'stats_history = "{args.history}"',
@@ -73,9 +73,10 @@ def config(state_dir, args, readers):
         "[udp]",
         f"readers = {readers}",
         "[merge]",
-        f"threads = {args.merge_threads}",
-        f"shards = {args.shards}",
-        f"nice = {args.nice}",
+        f"threads = {threads}",
+        f"shards = {shards}",
+        *[f"{k} = {v}" for k, v in extra],
+        *([f"nice = {args.nice}"] if "nice" not in dict(extra) else []),
         "[limits]",
         "max_reports = 1000",
     ]
@@ -120,7 +121,10 @@ def null_server(args, readers, rate, port):
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         deadline = time.monotonic() + 10
-        while f":{port:04X} " not in open("/proc/net/udp").read():
+        # Bound once its port is in /proc/net/udp; where that file does not list it (a sandboxed
+        # kernel), after two seconds.
+        bound_by = time.monotonic() + 2
+        while f":{port:04X} " not in open("/proc/net/udp").read() and time.monotonic() < bound_by:
             if time.monotonic() > deadline or recv.poll() is not None:
                 sys.exit("the null server did not bind")
             time.sleep(0.05)
@@ -147,8 +151,12 @@ def next_probe(measured, step):
     they are within `step`; None when done or when either is missing."""
     clean = [r for r, lost in measured if lost == 0]
     lossy = [r for r, lost in measured if lost]
-    if not clean or not lossy:
+    if not lossy:
         return None
+    if not clean:
+        # Every rate lost some: step down by a third until one does not (not below 100k).
+        lower = min(lossy) * 2 // 3
+        return lower if lower >= 100_000 else None
     lo = max(clean)
     hi = min([r for r in lossy if r > lo], default=None)
     if hi is None or hi - lo <= step:
@@ -164,12 +172,31 @@ def merge_waited_ms(url):
     return merge.get("waited_ms", 0), merge.get("turn_waited_ms", 0)
 
 
-def run_readers(args, readers, work, rows):
-    state = os.path.join(work, f"state-{readers}")
-    path = os.path.join(work, f"pinbad-{readers}.toml")
+def thread_counts(pid):
+    """How many receivers, merge threads and merge shards the daemon runs (by thread name), so
+    that a run of the automatic defaults says what they came to on this host."""
+    names = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                names.append(f.read().strip())
+        except OSError:
+            continue
+    count = lambda prefix: sum(n.startswith(prefix) for n in names)
+    return {"readers": count("pinbad-recv-"), "merge_threads": count("pinbad-merge-") + count("pinbad-merger"),
+            "shards": count("pinbad-merger") + count("pinbad-shard-")}
+
+
+def run_config(args, readers, threads, shards, extra, work, rows):
+    """One daemon with `readers`, `threads` merge threads and `shards` merge shards (each 0:
+    the daemon's automatic value for this host) and the `extra` [merge] keys, warmed up once,
+    then every rate in turn."""
+    label = "-".join([str(readers), str(threads), str(shards)] + [f"{k}{v}" for k, v in extra])
+    state = os.path.join(work, f"state-{label}")
+    path = os.path.join(work, f"pinbad-{label}.toml")
     with open(path, "w") as f:
-        f.write(config(state, args, readers))
-    log = open(os.path.join(work, f"stdout-{readers}"), "w+")
+        f.write(config(state, args, readers, threads, shards, extra))
+    log = open(os.path.join(work, f"stdout-{label}"), "w+")
     daemon = subprocess.Popen([args.pinbad, "--config", path, "--udp", "127.0.0.1:0",
                                "--http", "127.0.0.1:0"], stdout=log, stderr=subprocess.DEVNULL)
     try:
@@ -186,6 +213,7 @@ def run_readers(args, readers, work, rows):
         url = f"http://{http}"
         # Warm-up, once: the window and the pool full at the first rate (the steady state).
         blast(args, udp, args.warmup_rate, args.warmup, check=url)
+        ran = thread_counts(daemon.pid)
         pending = list(args.rates)
         measured = []  # (rate, lost_percent) of this reader count
         while pending or (args.edge and next_probe(measured, args.edge)):
@@ -194,7 +222,7 @@ def run_readers(args, readers, work, rows):
             null_here = (args.null and not edge
                          and (args.null_rates is None or rate in args.null_rates))
             if not time_left(args, args.duration + 8 + (args.duration + 6) * null_here):
-                print(f"deadline: readers {readers} stops before {rate}/s", file=sys.stderr)
+                print(f"deadline: {label} stops before {rate}/s", file=sys.stderr)
                 break
             waited0, turn_waited0 = merge_waited_ms(url)
             t0, all0 = thread_ticks(daemon.pid)
@@ -210,11 +238,15 @@ def run_readers(args, readers, work, rows):
                           for k in t1 if received and t1[k] > t0.get(k, 0)}
             busiest = max(per_thread, key=per_thread.get) if per_thread else None
             row = {
-                "readers": readers, "merge_threads": args.merge_threads, "shards": args.shards, "rate_asked": rate,
+                "config": "defaults" if (readers, threads, shards, extra) == (0, 0, 0, ()) else "set",
+                "merge_keys": dict(extra),
+                "readers": ran["readers"], "merge_threads": ran["merge_threads"], "shards": ran["shards"],
+                "shards_asked": shards, "rate_asked": rate,
                 "pps_sent": sent.get("pps"), "sent": sent.get("packets_sent"), "received": received,
                 "lost_percent": round(100.0 * (sent["packets_sent"] - stored) / sent["packets_sent"], 3)
                 if sent.get("packets_sent") else None,
                 "host_cores_busy": round(NCPU * (h1[0] - h0[0]) / max(1, h1[1] - h0[1]), 2),
+                "host_cores_idle": round(NCPU - NCPU * (h1[0] - h0[0]) / max(1, h1[1] - h0[1]), 2),
                 "sender_cpu_us_per_packet": round((c1 - c0) * 1e6 / sent["packets_sent"], 3)
                 if sent.get("packets_sent") else None,
                 "merger_waited_ms": status.get("merge", {}).get("waited_ms", 0) - waited0,
@@ -228,8 +260,9 @@ def run_readers(args, readers, work, rows):
                                    if r.get("parts_on") or not r["name"].startswith("report_by_")},
             }
             if null_here:
-                null = null_server(args, readers, rate, args.null_port)
+                null = null_server(args, ran["readers"], rate, args.null_port)
                 row["null_cpu_us_per_packet"] = round(null["cpu_us_per_datagram"], 3)
+            row["merge_status"] = status.get("merge")
             row["edge_probe"] = edge
             measured.append((rate, row["lost_percent"]))
             rows.append(row)
@@ -245,23 +278,40 @@ def run_readers(args, readers, work, rows):
             daemon.wait()
         if args.logs:
             log.seek(0)
-            with open(os.path.join(args.logs, f"pinbad-{readers}.log"), "w") as f:
+            with open(os.path.join(args.logs, f"pinbad-{label}.log"), "w") as f:
                 f.write(log.read())
         log.close()
 
 
 def markdown(rows):
-    out = ["| readers | offered | sent | lost % | CPU µs per packet (× null) | busiest thread, µs per packet | its ceiling |",
-           "|---|---|---|---|---|---|---|"]
+    out = ["| readers / merge threads / shards | offered | sent | lost % | CPU µs per packet (× null) "
+           "| busiest thread, µs per packet | its ceiling | merger / turn waited ms | idle cores |",
+           "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ratio = (f" ({r['cpu_us_per_packet'] / r['null_cpu_us_per_packet']:.2f}×)"
                  if r.get("null_cpu_us_per_packet") and r.get("cpu_us_per_packet") else "")
         busiest = r.get("busiest_us_per_packet")
         ceiling = f"{1 / busiest:.2f}M/s" if busiest else "–"
-        out.append(f"| {r['readers']} | {r['rate_asked'] / 1e3:g}k | {(r['pps_sent'] or 0) / 1e3:.0f}k "
+        shape = f"{r['readers']} / {r['merge_threads']} / {r['shards']}"
+        if r.get("config") == "defaults":
+            shape += " (defaults)"
+        shape += "".join(f", {k} {v}" for k, v in (r.get("merge_keys") or {}).items())
+        out.append(f"| {shape} | {r['rate_asked'] / 1e3:g}k | {(r['pps_sent'] or 0) / 1e3:.0f}k "
                    f"| {r['lost_percent']} | {r['cpu_us_per_packet']}{ratio} "
-                   f"| {(r['busiest_thread'] or '–').replace('pinbad-', '')} {busiest} | {ceiling} |")
+                   f"| {(r['busiest_thread'] or '–').replace('pinbad-', '')} {busiest} | {ceiling} "
+                   f"| {r['merger_waited_ms']} / {r['turn_waited_ms']} | {r['host_cores_idle']} |")
     return "\n".join(out)
+
+
+def runs_value(text):
+    """`--runs`: READERS:THREADS:SHARDS[/KEY=VALUE...], comma-separated."""
+    runs = []
+    for run in text.split(","):
+        shape, *keys = run.split("/")
+        readers, threads, shards = (int(x) for x in shape.split(":"))
+        extra = tuple(tuple(k.split("=", 1)) for k in keys)
+        runs.append((readers, threads, shards, extra))
+    return runs
 
 
 def main():
@@ -271,9 +321,15 @@ def main():
     p.add_argument("--readers", default="1,2,4,8", type=lambda s: [int(x) for x in s.split(",")])
     p.add_argument("--rates", default="100k,400k,800k,1.2M,1.6M",
                    type=lambda s: [rate_value(x) for x in s.split(",")])
-    p.add_argument("--merge-threads", type=int, default=8)
-    p.add_argument("--shards", type=int, default=0,
-                   help="[merge] shards (0: automatic, one per four readers)")
+    p.add_argument("--merge-threads", type=int, default=8, help="[merge] threads (0: automatic)")
+    p.add_argument("--shards", default="0", type=lambda s: [int(x) for x in s.split(",")],
+                   help="[merge] shards, each a run of every reader count (0: automatic)")
+    p.add_argument("--runs", default=None, type=runs_value,
+                   help="instead of --readers x --shards: runs as READERS:THREADS:SHARDS, each "
+                        "with optional [merge] keys (8:8:2/queue_requests=131072/nice=0), "
+                        "comma-separated")
+    p.add_argument("--defaults", action=argparse.BooleanOptionalAction, default=False,
+                   help="first, a run with the daemon's automatic readers, merge threads and shards")
     p.add_argument("--temp-pool", default="256MiB", help="temp_pool_memory: the ring between receivers and merger")
     p.add_argument("--nice", type=int, default=5, help="[merge] nice")
     p.add_argument("--warmup-rate", default="100k", type=rate_value)
@@ -297,12 +353,17 @@ def main():
     p.add_argument("--out", default="target/scaling.json")
     args = p.parse_args()
     rows = []
+    runs = [(0, 0, 0, ())] if args.defaults else []
+    if args.runs:
+        runs += args.runs
+    else:
+        runs += [(r, args.merge_threads, s, ()) for r in args.readers for s in args.shards]
     with tempfile.TemporaryDirectory() as work:
-        for readers in args.readers:
+        for readers, threads, shards, extra in runs:
             if not time_left(args, args.warmup + 15 + args.duration + 8):
-                print(f"deadline: no run with {readers} readers", file=sys.stderr)
+                print(f"deadline: no run of {readers}-{threads}-{shards} {extra}", file=sys.stderr)
                 break
-            run_readers(args, readers, work, rows)
+            run_config(args, readers, threads, shards, extra, work, rows)
     print(markdown(rows))
 
 

@@ -264,26 +264,18 @@ struct Worker {
 
 /// Requests sent to a worker and not yet applied by it, each round weighing at least
 /// [`MIN_ROUND_WEIGHT`] ([`round_weight`]): the merger waits before sending more than
-/// [`WORKER_QUEUE_REQUESTS`], the worker counts its rounds off as it applies them. The one bound
-/// on a worker's queue (back-pressure: the temp ring then fills and counts what it drops, rather
-/// than rounds queueing without bound).
-#[derive(Default)]
+/// `capacity` (`merge.queue_requests`), the worker counts its rounds off as it applies them.
+/// The one bound on a worker's queue (back-pressure: the temp ring then fills and counts what it
+/// drops, rather than rounds queueing without bound).
 struct Backlog {
     queued: parking_lot::Mutex<usize>,
     drained: parking_lot::Condvar,
+    capacity: usize,
 }
 
-/// What a worker may be behind before the merger waits for it: 16 rounds of up to 1,024
-/// requests (a 10 ms round holds ~1,000 at 100k/s; an idle round that only moves the windows
-/// weighs as much), 4 of the 4,096 a backlog's rounds hold (~20 MB of prepared requests with the
-/// corpus's 9 timers, ~1.2 KB each).
-///
-/// Deep enough to ride out a tick's close: the rounds that close ticks cost tens of times a
-/// plain round, and not on every thread alike, so with a shallow queue the merger stops on a
-/// full one while a worker closes its ticks, and the worker later waits on an empty one. Bounded
-/// in requests, not rounds: sixteen full rounds (~80 MB of prepared requests) would be beyond
-/// the L3 for the workers to read back (the measurements are in BENCHMARKS.md).
-const WORKER_QUEUE_REQUESTS: usize = 16 * MIN_ROUND_WEIGHT;
+#[cfg(test)]
+/// The backlog's bound in its test.
+const WORKER_QUEUE_REQUESTS: usize = crate::config::MIN_AUTO_QUEUE_REQUESTS;
 
 /// The least a round weighs in a worker's [`Backlog`].
 const MIN_ROUND_WEIGHT: usize = ROUND_REQUESTS / 4;
@@ -294,12 +286,20 @@ fn round_weight(work: &RoundWork) -> usize {
 }
 
 impl Backlog {
+    fn new(capacity: usize) -> Backlog {
+        Backlog {
+            queued: parking_lot::Mutex::new(0),
+            drained: parking_lot::Condvar::new(),
+            capacity,
+        }
+    }
+
     /// Waits (the worker still running) until `n` more requests fit, then counts them in.
     /// Returns how long it waited, if it did.
     fn admit(&self, n: usize, worker: &std::thread::JoinHandle<()>) -> Option<Duration> {
         let mut queued = self.queued.lock();
         let mut since = None;
-        while *queued > 0 && *queued + n > WORKER_QUEUE_REQUESTS && !worker.is_finished() {
+        while *queued > 0 && *queued + n > self.capacity && !worker.is_finished() {
             since.get_or_insert_with(Instant::now);
             self.drained
                 .wait_for(&mut queued, Duration::from_millis(100));
@@ -321,9 +321,10 @@ fn spawn_worker(
     index: usize,
     counters: Arc<crate::counters::Counters>,
     nice: i32,
+    queue_requests: usize,
 ) -> std::io::Result<Worker> {
     let (tx, rx) = std::sync::mpsc::channel::<Arc<RoundWork>>();
-    let backlog = Arc::new(Backlog::default());
+    let backlog = Arc::new(Backlog::new(queue_requests));
     let worker_backlog = Arc::clone(&backlog);
     let thread = std::thread::Builder::new()
         .name(format!("pinbad-merge-{index}"))
@@ -453,8 +454,9 @@ impl Merger {
     /// A merger with `shared.config.merge.threads - 1` report workers (threads started now).
     pub fn new(shared: Arc<Core>, ring: Arc<Ring>) -> Merger {
         let nice = shared.config().merge.nice;
+        let queue = shared.config().merge_queue_requests();
         let workers = (1..shared.config().merge.threads())
-            .filter_map(|i| match spawn_worker(i, Arc::clone(shared.counters()), nice) {
+            .filter_map(|i| match spawn_worker(i, Arc::clone(shared.counters()), nice, queue) {
                 Ok(w) => Some(w),
                 Err(e) => {
                     tracing::warn!(error = %e, "Cannot start a report worker; fewer merge threads");
@@ -1385,7 +1387,7 @@ mod tests {
             std::thread::yield_now();
         }
 
-        let backlog = Arc::new(Backlog::default());
+        let backlog = Arc::new(Backlog::new(WORKER_QUEUE_REQUESTS));
         let big = WORKER_QUEUE_REQUESTS + 5;
         // Admitted at once, it says it did not wait (`merge.waited_ms` counts only waits).
         let waited = admit(&backlog, big, &running)

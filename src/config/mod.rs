@@ -136,7 +136,8 @@ pub struct Config {
 #[serde(deny_unknown_fields, default)]
 pub struct MergeConfig {
     /// Threads that update reports: the merger and `threads - 1` report workers, each report
-    /// owned by one. 0 (the default): the machine's cores, at most 4 ([`MergeConfig::threads`]).
+    /// owned by one. 0 (the default): the machine's cores, at most 4, or on a host of more
+    /// than 8 cores half of them, at most 8 ([`MergeConfig::threads`]).
     pub threads: usize,
     /// Merge shards: threads that each take batches from the temp ring, store their requests
     /// into the pool and prepare them for the reports, side by side (the merger and
@@ -175,7 +176,34 @@ pub struct MergeConfig {
     /// seconds of slack (the temp ring); the receivers and the HTTP API are the latency work
     /// (a query's p99 falls with it, CPU per packet does not move: BENCHMARKS.md).
     pub nice: i32,
+    /// Requests the report workers may be behind the merge shards before the shards wait for
+    /// them (the queue of prepared rounds every worker reads; each round weighs at least a
+    /// quarter of a full one). Deep enough to ride out a tick's close at the host's rate: the
+    /// rounds that close ticks cost tens of times a plain round, and not on every thread alike,
+    /// so with a shallow queue the shards stop on a full one while a worker closes its ticks
+    /// (`merge.waited_ms`), the temp ring fills behind them, and the worker later waits on an
+    /// empty one. Not deeper than needed: queued rounds are read back from memory, beyond the
+    /// caches, and each queued request is counted in `limits.max_memory`
+    /// ([`QUEUED_REQUEST_BYTES`]). 0 (the default): sized from the readers
+    /// ([`MergeConfig::queue_requests`]).
+    pub queue_requests: usize,
 }
+
+/// The least automatic `merge.queue_requests` (one or two readers): 16 rounds of up to 1,024
+/// requests (a 10 ms round holds ~1,000 at 100k/s; an idle round that only moves the windows
+/// weighs as much), ~20 MB of prepared requests with the corpus's 9 timers (~1.2 KB each).
+pub const MIN_AUTO_QUEUE_REQUESTS: usize = 16 << 10;
+
+/// The most automatic `merge.queue_requests` (eight readers or more).
+pub const MAX_AUTO_QUEUE_REQUESTS: usize = 256 << 10;
+
+/// Highest `merge.queue_requests`: ~1.5 GB of prepared requests.
+pub const MAX_QUEUE_REQUESTS: usize = 1 << 20;
+
+/// Memory a request queued for the merge workers is counted for in `limits.max_memory`: a
+/// prepared request (~1.2 KB with the corpus's 9 timers) and its share of the round. Counted
+/// once: every worker reads the same rounds.
+pub const QUEUED_REQUEST_BYTES: u64 = 1536;
 
 /// Highest `merge.nice` (the kernel's lowest priority is nice 19).
 pub const MERGE_NICE_MAX: i32 = 19;
@@ -191,24 +219,49 @@ impl Default for MergeConfig {
             share_tables: true,
             split_reports: true,
             nice: 5,
+            queue_requests: 0,
         }
     }
 }
 
-/// The machine's cores, at most 4: the automatic number of merge threads and of readers per
-/// address. Past 4, a thread added per core costs more in hand-offs than a typical host's rate
-/// needs (`udp.readers` and `merge.threads` say more for a rate that does).
+/// The automatic number of merge threads and of readers per address, for this machine's cores
+/// ([`threads_for_cores`]).
 fn automatic_threads() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 4)
+    threads_for_cores(std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Readers per address (and merge threads) for a host of `cores`: the cores, at most 4, up to 8
+/// cores; past that, half the cores, at most 8. A small host's rate needs no more than 4 of
+/// each, and each thread added costs hand-offs; a many-core host is there for a rate that
+/// needs 8 readers and 8 merge threads (with a merge shard per four readers), and half its
+/// cores leave the other half to the kernel's receive work, the shards and the senders on it.
+fn threads_for_cores(cores: usize) -> usize {
+    if cores <= 8 {
+        cores.clamp(1, 4)
+    } else {
+        (cores / 2).min(8)
+    }
 }
 
 impl MergeConfig {
-    /// The merge threads to run: `threads`, or when 0 the machine's cores, at most 4.
+    /// The merge threads to run: `threads`, or when 0 [`threads_for_cores`] of this machine.
     pub fn threads(&self) -> usize {
         match self.threads {
             0 => automatic_threads(),
+            n => n,
+        }
+    }
+
+    /// The report workers' queue (see [`MergeConfig::queue_requests`]): `queue_requests`, or
+    /// when 0 16k requests × (readers / 2)², between 16k and 256k (`readers`: the busiest
+    /// address's [`UdpConfig::readers`]). A tick's close takes about as long as its rows, which
+    /// grow with the rate, and the requests arriving meanwhile grow with the rate again: the
+    /// readers stand for the rate the host is sized for, so the queue grows with their square
+    /// (2 readers: 16k, 4: 64k, 8: 256k).
+    pub fn queue_requests(&self, readers: usize) -> usize {
+        match self.queue_requests {
+            0 => (MIN_AUTO_QUEUE_REQUESTS * (readers / 2).pow(2))
+                .clamp(MIN_AUTO_QUEUE_REQUESTS, MAX_AUTO_QUEUE_REQUESTS),
             n => n,
         }
     }
@@ -224,8 +277,8 @@ impl MergeConfig {
 }
 
 impl UdpConfig {
-    /// Receiver threads (and sockets) per address: `readers`, or when 0 the machine's cores, at
-    /// most 4.
+    /// Receiver threads (and sockets) per address: `readers`, or when 0 [`threads_for_cores`]
+    /// of this machine.
     pub fn readers(&self) -> usize {
         match self.readers {
             0 => automatic_threads(),
@@ -241,8 +294,8 @@ pub struct UdpConfig {
     /// server on the address fails at start instead of taking part of the datagrams; its readers
     /// then bind one `SO_REUSEPORT` socket each (see `receiver::bind_group`).
     pub listen: Vec<String>,
-    /// Receiver threads per address, each with its own socket; 0: the machine's cores, at most 4
-    /// ([`UdpConfig::readers`]).
+    /// Receiver threads per address, each with its own socket; 0: the machine's cores, at most 4,
+    /// or past 8 cores half of them, at most 8 ([`UdpConfig::readers`]).
     pub readers: usize,
     /// SO_RCVBUF asked of the kernel per socket: how long the kernel holds datagrams while the
     /// receiver is off the CPU (at 100k/s, 8 MiB held ~95 ms and 32 MiB ~370 ms).
@@ -358,9 +411,6 @@ pub enum MaxMemory {
 /// answers, the allocator's own slack.
 pub const FIXED_OVERHEAD: u64 = 64 << 20;
 
-/// Memory one merge worker's queue of prepared rounds may hold (see `merger`'s backlog), counted
-/// against `limits.max_memory` from the start.
-pub const WORKER_QUEUE_BYTES: u64 = 24 << 20;
 
 /// Memory a follower shard's round may hold while it waits for its turn: a round of at most
 /// 4,096 requests prepared (~1.2 KB each with the corpus's 9 timers), counted against
@@ -645,6 +695,11 @@ impl Config {
         self.merge.shards(self.udp.readers())
     }
 
+    /// The report workers' queue, in requests (see [`MergeConfig::queue_requests`]).
+    pub fn merge_queue_requests(&self) -> usize {
+        self.merge.queue_requests(self.udp.readers())
+    }
+
     /// Checks every value; the error names the first bad key.
     pub fn validate(&self) -> Result<(), ConfigError> {
         check_stats_history(self.stats_history, "stats_history")?;
@@ -665,6 +720,13 @@ impl Config {
             return Err(invalid(
                 "merge.shards",
                 "must be between 0 (automatic) and 64",
+            ));
+        }
+        let queue = self.merge.queue_requests;
+        if queue != 0 && !(1024..=MAX_QUEUE_REQUESTS).contains(&queue) {
+            return Err(invalid(
+                "merge.queue_requests",
+                format!("{queue} is out of range 1024..={MAX_QUEUE_REQUESTS} (0: automatic)"),
             ));
         }
         if self.udp.readers > 64 {
@@ -888,7 +950,7 @@ impl Config {
                          (request_pool_size, timer_pool_size, tag_pool_size) {} MiB, \
                          temp_pool_memory {} MiB, the stream's buffers \
                          (limits.max_stream_clients × limits.stream_buffer) {} MiB, the merge \
-                         threads' queues {} MiB and {} MiB for pinbad itself) plus {} MiB for the \
+                         threads' queue (merge.queue_requests) {} MiB and {} MiB for pinbad itself) plus {} MiB for the \
                          dictionary and the reports: raise it, or lower those",
                         mib(size.0),
                         mib(reserved),
@@ -1081,9 +1143,12 @@ impl Config {
         self.limits.max_stream_clients as u64 * self.limits.stream_buffer.0
     }
 
-    /// The report workers' queues, and the round each follower shard prepares before its turn.
+    /// The report workers' queue (one: every worker reads the same rounds), and the round each
+    /// follower shard prepares before its turn.
     fn workers_memory(&self) -> u64 {
-        self.merge.threads().saturating_sub(1) as u64 * WORKER_QUEUE_BYTES
+        u64::from(self.merge.threads() > 1)
+            * self.merge_queue_requests() as u64
+            * QUEUED_REQUEST_BYTES
             + self.merge_shards().saturating_sub(1) as u64 * SHARD_ROUND_BYTES
     }
 
@@ -1247,6 +1312,30 @@ mod tests {
             (1 << 30) + MIN_DYNAMIC_MEMORY
         );
         assert_eq!(auto.resolve(0, None), 4 << 30);
+    }
+
+    /// Automatic readers and merge threads: the cores, at most 4, up to 8 cores; then half the
+    /// cores, at most 8 (a 16-core host: 8 readers, 8 merge threads, 2 shards).
+    #[test]
+    fn automatic_threads_follow_the_cores() {
+        let got: Vec<usize> = [1, 2, 4, 8, 9, 10, 12, 16, 64].map(threads_for_cores).into();
+        assert_eq!(got, [1, 2, 4, 4, 4, 5, 6, 8, 8]);
+        assert_eq!(MergeConfig::default().shards(threads_for_cores(16)), 2);
+    }
+
+    /// Automatic `merge.queue_requests`: 16k requests × (readers / 2)², from 16k to 256k; a set
+    /// value as it is.
+    #[test]
+    fn automatic_queue_follows_the_readers() {
+        let merge = MergeConfig::default();
+        let got: Vec<usize> = [1, 2, 3, 4, 6, 8, 12, 64].map(|r| merge.queue_requests(r)).into();
+        let k = 1024;
+        assert_eq!(got, [16 * k, 16 * k, 16 * k, 64 * k, 144 * k, 256 * k, 256 * k, 256 * k]);
+        let set = MergeConfig {
+            queue_requests: 4096,
+            ..MergeConfig::default()
+        };
+        assert_eq!(set.queue_requests(8), 4096);
     }
 
     /// `merge.shards` 0: one shard per four readers, at least one.
@@ -1601,6 +1690,7 @@ mod tests {
             ("[udp]\nallow = [\"10.0.0.0/99\"]", "udp.allow[0]"),
             ("[udp]\nrecv_buffer = \"lots\"", "recv_buffer"),
             ("[merge]\nshards = 65", "merge.shards"),
+            ("[merge]\nqueue_requests = 100", "merge.queue_requests"),
             ("[merge]\nshards = -1", "shards"),
             ("[http]\nlisten = \"localhost\"", "http.listen"),
             ("[limits]\nmax_string_bytes = 0", "limits.max_string_bytes"),
