@@ -476,10 +476,12 @@ class Gen:
             type = "datetime"  # MySQL's: a datetime plus days is a datetime
         if name in FOLLOWING and kids[0].type in NUM:
             type = kids[0].type  # ROUND, TRUNCATE, ABS of a DECIMAL are DECIMALs, and so on
-        elif type in ("int", "dec") and name in WIDENING:
-            # MySQL's: arithmetic over a DOUBLE is a DOUBLE, over a DECIMAL a DECIMAL.
-            types = {k.type for k in kids}
-            type = "real" if "real" in types else "dec" if "dec" in types else type
+        elif type in NUM and name in WIDENING:
+            # MySQL's: arithmetic over a DOUBLE (or a string) is a DOUBLE, over a DECIMAL (or a
+            # division) a DECIMAL, else an integer.
+            types = {k.type for k in kids if k.type in TYPES}
+            type = ("real" if types & {"real", "str"} else
+                    "dec" if "dec" in types or name == "div" else "int")
         return Node(name, fmt, kids, type, wants=asked)
 
     def allowed(self, node):
@@ -829,8 +831,18 @@ def typed_kids(n):
             if k.type in TYPES and k.fmt != "NULL" and w != "pred"]
 
 
+def types_of(k):
+    """A value's types as MySQL may see them: a date standing for a datetime is the date it is,
+    an IF, CASE, COALESCE… any of its branches' (a reduction may have put other types there)."""
+    if k.op == "date_as_datetime":
+        return {k.kids[0].type}
+    if k.op in MERGING and typed_kids(k):
+        return set().union(*(types_of(c) for c in typed_kids(k)))
+    return {k.type}
+
+
 def kid_types(n):
-    return {k.type for k in typed_kids(n)}
+    return set().union(*(types_of(k) for k in typed_kids(n))) if typed_kids(n) else set()
 
 
 def has_literal(n, *texts):
@@ -847,6 +859,11 @@ SIGNED_64 = ("9223372036854775807", "9223372036854775808", "-9223372036854775808
              "18446744073709551615")
 BITS = {"bitand", "bitor", "bitxor", "bitnot", "shl", "shr", "BIT_AND", "BIT_OR", "BIT_XOR"}
 SUBSTRINGS = {"SUBSTRING", "SUBSTRING2", "SUBSTRING_FROM", "SUBSTR"}
+
+
+def reads_text(n, want):
+    """Whether `n` reads that operand as text."""
+    return n.type == "str" or n.op in TEXT_READING or want == "str"
 
 
 def mixes(n, a, b):
@@ -907,29 +924,47 @@ EXCLUSIONS = [
               and kid_types(n) - {"int"}),
     Exclusion("collation_of_function_results", "types",
               "SELECT GROUP_CONCAT(DISTINCT RTRIM(value) ORDER BY RTRIM(value)) FROM timertag",
-              lambda n: n.op.startswith("GROUP_CONCAT") and n.kids[0].kids,
-              query=lambda q: q.order and any(i.type == "str" and i.kids for i in q.items)),
+              lambda n: (n.op.startswith("GROUP_CONCAT") or n.op in COMPARING
+                         or n.op in ("MIN", "MAX"))
+              and any(k.type == "str" and k.kids for k in typed_kids(n)),
+              query=lambda q: (q.order or q.groups or q.distinct) and any(
+                  i.type == "str" and i.kids for i in q.items)),
     Exclusion("double_as_text", "types", "SELECT CAST(1e0 AS CHAR) FROM timertag",
-              lambda n: (n.type == "str" or n.op in TEXT_READING) and any(
-                  k.type == "real" or (k.op == "literal" and k.fmt in ("-0.0", "-0.0e0"))
-                  for k in n.kids)),
+              lambda n: any(reads_text(n, w) and (
+                  k.type == "real" or (k.op == "literal" and k.fmt in ("-0.0", "-0.0e0")))
+                  for w, k in zip(n.wants, n.kids))),
     Exclusion("double_to_integer", "types", "SELECT CAST(0.5e0 AS UNSIGNED) FROM tag",
               lambda n: n.op in ("SIGNED", "UNSIGNED") and "real" in kid_types(n)),
     Exclusion("avg_of_expressions", "types", "SELECT AVG(CHAR_LENGTH('')) FROM tag",
-              lambda n: n.op in ("AVG", "SUM") and any(k.kids for k in n.kids)),
+              lambda n: n.op in ("AVG", "SUM") and any(
+                  k.op not in ("column", "literal") for k in n.kids)),
     Exclusion("mixed_numbers_merged", "types", "SELECT COALESCE(STRCMP('', ''), 1.5)",
               lambda n: n.op in MERGING and len(kid_types(n) & set(NUM)) > 1),
     Exclusion("double_rounding", "types", "SELECT ROUND(-2.5e0, 0)",
               lambda n: n.op in ("ROUND", "ROUND2", "FORMAT") and "real" in kid_types(n)),
     Exclusion("decimal_as_text", "types", "SELECT RTRIM(100.00) FROM timertag",
-              lambda n: (n.type == "str" or n.op in TEXT_READING) and any(
-                  k.type == "dec" and (k.kids or "." in k.fmt and k.fmt.endswith("0"))
-                  for k in n.kids)),
+              lambda n: any(reads_text(n, w) and k.type == "dec" and (
+                  k.kids or "." in k.fmt and k.fmt.endswith("0"))
+                  for w, k in zip(n.wants, n.kids))),
     Exclusion("string_results_as_numbers", "types", "SELECT (SHA1('1e2') % LOG2(0.1))",
-              lambda n: any(w in NUMERIC_WANTS and k.type == "str" and k.kids
-                            for w, k in zip(n.wants, n.kids))),
+              lambda n: any((w in NUMERIC_WANTS or n.op in ("str_plus", "DECIMAL", "SIGNED"))
+                            and k.type == "str" and k.kids for w, k in zip(n.wants, n.kids))),
     Exclusion("true_as_one", "types", "SELECT (1000 <=> TRUE)",
-              lambda n: n.op in COMPARING and has_literal(n, "TRUE", "FALSE")),
+              lambda n: (n.op in COMPARING and has_literal(n, "TRUE", "FALSE")) or any(
+                  w != "pred" and not k.kids and k.fmt in ("TRUE", "FALSE")
+                  for w, k in zip(n.wants, n.kids))),
+    Exclusion("decimal_division_precision", "types", "SELECT 1 FROM request WHERE (1 / timestamp)",
+              lambda n: (n.op == "div" and n.type == "dec" and any(
+                  k.kids or k.op == "column" for k in typed_kids(n)))
+              or any(k.op == "div" and k.type == "dec" for k in n.kids)),
+    Exclusion("string_functions_return_strings", "types", "SELECT ELT(1, 0.5, '') FROM request",
+              lambda n: n.op == "ELT" and kid_types(n) - {"str"}),
+    Exclusion("null_typed_branches", "types",
+              "SELECT CASE WHEN 0 THEN IF('', NULL, NULL) ELSE 1.5 END",
+              lambda n: n.op in MERGING and any(
+                  k.kids and not typed_kids(k) for k in n.kids)),
+    Exclusion("quote_null_is_binary", "types", "SELECT LOWER(QUOTE(NULL))",
+              lambda n: n.op == "QUOTE" and has_literal(n, "NULL")),
     Exclusion("decimal_cast_overflow", "types", "SELECT CAST(2147483647 AS DECIMAL(10, 2))",
               lambda n: n.op == "DECIMAL" and (
                   has_literal(n, "2147483647", "-2147483648")
