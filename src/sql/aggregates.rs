@@ -95,14 +95,19 @@ impl Aggregate<u64, Value> for Bits {
 }
 
 /// `GROUP_CONCAT`: rows with a NULL among the values are skipped; `DISTINCT` compares as the
-/// default collation does (case-insensitively); the result is cut at MariaDB's
-/// `group_concat_max_len` (1 MiB) or `@@max_allowed_packet`, the smaller.
+/// default collation does (case-insensitively); the result is cut at the session's
+/// `group_concat_max_len` (MariaDB's 1 MiB unless set) or `@@max_allowed_packet`, the smaller.
 struct GroupConcat {
     max_len: usize,
+    /// The session's `group_concat_max_len`, read as each group starts; each group cut counts
+    /// a warning (1260).
+    vars: std::sync::Arc<parking_lot::Mutex<super::variables::Variables>>,
 }
 
 #[derive(Default)]
 struct Concat {
+    /// Where this group is cut: the smaller of `group_concat_max_len` and the packet's bound.
+    max_len: usize,
     out: String,
     any: bool,
     seen: std::collections::HashSet<String>,
@@ -111,7 +116,11 @@ struct Concat {
 
 impl Aggregate<Concat, Option<String>> for GroupConcat {
     fn init(&self, _: &mut Context<'_>) -> Result<Concat> {
-        Ok(Concat::default())
+        let session = usize::try_from(self.vars.lock().group_concat_max_len).unwrap_or(usize::MAX);
+        Ok(Concat {
+            max_len: self.max_len.min(session),
+            ..Concat::default()
+        })
     }
 
     fn step(&self, ctx: &mut Context<'_>, acc: &mut Concat) -> Result<()> {
@@ -134,8 +143,9 @@ impl Aggregate<Concat, Option<String>> for GroupConcat {
         }
         acc.any = true;
         acc.out.push_str(&item);
-        if acc.out.len() > self.max_len {
-            let mut cut = self.max_len;
+        if acc.out.len() > acc.max_len {
+            self.vars.lock().cut_by_group_concat += 1;
+            let mut cut = acc.max_len;
             while !acc.out.is_char_boundary(cut) {
                 cut -= 1;
             }
@@ -151,7 +161,11 @@ impl Aggregate<Concat, Option<String>> for GroupConcat {
 }
 
 /// Registers the aggregates on `conn`.
-pub fn register(conn: &Connection, max_allowed_packet: i64) -> Result<()> {
+pub fn register(
+    conn: &Connection,
+    max_allowed_packet: i64,
+    vars: std::sync::Arc<parking_lot::Mutex<super::variables::Variables>>,
+) -> Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     for (name, spread) in [
         ("std", Spread::PopDeviation),
@@ -171,9 +185,12 @@ pub fn register(conn: &Connection, max_allowed_packet: i64) -> Result<()> {
     ] {
         conn.create_aggregate_function(name, 1, flags, bits)?;
     }
-    let max_len = usize::try_from(max_allowed_packet)
-        .unwrap_or(usize::MAX)
-        .min(1 << 20);
-    conn.create_aggregate_function("mysql_group_concat", -1, flags, GroupConcat { max_len })?;
+    let max_len = usize::try_from(max_allowed_packet).unwrap_or(usize::MAX);
+    conn.create_aggregate_function(
+        "mysql_group_concat",
+        -1,
+        flags,
+        GroupConcat { max_len, vars },
+    )?;
     Ok(())
 }

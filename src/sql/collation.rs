@@ -19,6 +19,10 @@ use std::cmp::Ordering;
 /// `statement` gives string literals (`'x' COLLATE MYSQL`).
 pub const NAME: &str = "MYSQL";
 
+/// The name SQLite knows MySQL's `_bin` collations by (`utf8mb4_bin`: `COLLATE`, `SET NAMES …
+/// COLLATE`): UTF-8 bytes compared in order, PAD SPACE as the default collation.
+pub const BIN: &str = "MYSQL_BIN";
+
 /// What every character beyond the Basic Multilingual Plane weighs.
 const BEYOND_BMP: u16 = 0xFFFD;
 
@@ -160,6 +164,11 @@ fn like_in(text: &str, pattern: &[LikeToken], next: impl Fn(&str, usize) -> (u16
 
 /// Compares two sequences of weights, the shorter padded with spaces.
 #[inline]
+/// How a `_bin` collation orders two texts: by their bytes, the shorter padded with spaces.
+pub fn compare_bin(a: &str, b: &str) -> Ordering {
+    padded(a.bytes().map(u16::from), b.bytes().map(u16::from))
+}
+
 fn padded(mut a: impl Iterator<Item = u16>, mut b: impl Iterator<Item = u16>) -> Ordering {
     const SPACE: u16 = b' ' as u16;
     loop {

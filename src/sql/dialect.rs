@@ -313,9 +313,77 @@ fn trim_spaces(parser: &mut Parser, side: TrimWhereField) -> Result<Expr, Parser
     })
 }
 
+/// The version MySQL's executable comments are gated by: pinbad says it is 8.0.30.
+pub const COMMENT_VERSION: u32 = 80030;
+
+/// `sql` with MySQL's executable comments read as MySQL reads them: `/*!body*/` and
+/// `/*!NNNNN body*/` are `body` to a server of version NNNNN or later ([`COMMENT_VERSION`]) and
+/// nothing to an older one; `/*M!…*/` is MariaDB's, a comment to MySQL. String literals, quoted
+/// names and other comments are left as they are. Borrowed when there is none.
+pub fn executable_comments(sql: &str) -> std::borrow::Cow<'_, str> {
+    if !sql.contains("/*!") {
+        return std::borrow::Cow::Borrowed(sql);
+    }
+    let b = sql.as_bytes();
+    let mut out = String::with_capacity(sql.len());
+    let mut i = 0;
+    let mut copied = 0;
+    while i < b.len() {
+        match b[i] {
+            q @ (b'\'' | b'"' | b'`') => {
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    i += if b[i] == b'\\' && q != b'`' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'#' => i += sql[i..].find('\n').unwrap_or(sql.len() - i),
+            b'-' if sql[i..].starts_with("-- ") => {
+                i += sql[i..].find('\n').unwrap_or(sql.len() - i)
+            }
+            b'/' if sql[i..].starts_with("/*!") => {
+                let body_end = sql[i + 3..].find("*/").map(|e| i + 3 + e);
+                let Some(end) = body_end else { break };
+                let digits = b[i + 3..end].iter().take_while(|c| c.is_ascii_digit()).count();
+                let digits = if digits >= 5 { digits.min(6) } else { 0 };
+                let version: u32 = sql[i + 3..i + 3 + digits].parse().unwrap_or(0);
+                out.push_str(&sql[copied..i]);
+                out.push(' ');
+                if version <= COMMENT_VERSION {
+                    out.push_str(&sql[i + 3 + digits..end]);
+                    out.push(' ');
+                }
+                i = end + 2;
+                copied = i;
+            }
+            b'/' if sql[i..].starts_with("/*") => {
+                i += sql[i + 2..].find("*/").map_or(sql.len() - i, |e| e + 4)
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&sql[copied.min(sql.len())..]);
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An executable comment is read by its version gate; others, and what looks like one
+    /// in a literal, stay.
+    #[test]
+    fn executable_comments_are_read_by_their_version() {
+        assert_eq!(executable_comments("/*!40101 SET NAMES utf8mb4 */"), "  SET NAMES utf8mb4  ");
+        assert_eq!(executable_comments("SELECT 1 /*!80031 + 1 */"), "SELECT 1  ");
+        assert_eq!(executable_comments("SELECT 1 /*! + 2*/"), "SELECT 1   + 2 ");
+        assert_eq!(executable_comments("SELECT /*M!100500 3, */ 1"), "SELECT /*M!100500 3, */ 1");
+        assert_eq!(
+            executable_comments("SELECT '/*!1 x */', `/*!2`, 1 /* /*!3 */"),
+            "SELECT '/*!1 x */', `/*!2`, 1 /* /*!3 */"
+        );
+        assert_eq!(executable_comments("SELECT 1 /*!40000 open"), "SELECT 1 /*!40000 open");
+    }
 
     fn parse(dialect: &dyn Dialect, sql: &str) -> Option<String> {
         Parser::parse_sql(dialect, sql)

@@ -125,8 +125,6 @@ impl RawStatement {
 /// Why a statement failed: what MySQL error it is, with SQLite's (or our) words.
 #[derive(Debug, PartialEq)]
 pub enum SqlError {
-    /// The statement does not parse, or names what does not exist.
-    Syntax(String),
     NoSuchTable(String),
     NoSuchColumn(String),
     /// It ran past `mysql.max_query_time`.
@@ -138,6 +136,8 @@ pub enum SqlError {
     OutOfMemory(u64),
     /// A row longer than `mysql.max_allowed_packet` (its bytes, the bound).
     RowTooLarge(u64, u64),
+    /// MySQL's error (its code and words) for what SQLite refused of the translation.
+    Refused(u16, String),
     Other(String),
 }
 
@@ -149,8 +149,10 @@ pub struct CatalogTable {
     pub comment: String,
     /// Name, MySQL column type (`int(11)`, `float`, `varchar(64)`).
     pub columns: Vec<(String, String)>,
-    /// The report's rows now (raw tables: the pool's requests).
-    pub rows: u64,
+    /// Its rows now: a report's rows (what a query of it shows), `request` the pooled
+    /// requests, `timer` the pooled timers; `None` where only a scan would count them
+    /// (`timertag`, `tag`: `TABLE_ROWS` is NULL).
+    pub rows: Option<u64>,
 }
 
 /// One session's SQLite.
@@ -188,18 +190,164 @@ fn sqlite_err(e: rusqlite::Error) -> SqlError {
         let f = f.split_whitespace().next().unwrap_or(f);
         return SqlError::Other(format!("FUNCTION {f} is not supported by pinbad"));
     }
-    // SQLite's message alone: the error's text goes on with " in STATEMENT at offset N".
+    // SQLite's message alone: the error's text goes on with " in STATEMENT at offset N",
+    // the translation, which is no answer to the client.
     let message = match &e {
         rusqlite::Error::SqlInputError { msg, .. } => msg.as_str(),
+        rusqlite::Error::SqliteFailure(_, Some(msg)) => msg.as_str(),
         _ => text.as_str(),
     };
     if let Some(column) = message.strip_prefix("no such column: ") {
         return SqlError::NoSuchColumn(column.to_string());
     }
-    if text.contains("syntax error") || matches!(e, rusqlite::Error::SqlInputError { .. }) {
-        return SqlError::Syntax(text);
+    if let Some(refused) = mysql_refusal(message) {
+        return refused;
     }
-    SqlError::Other(text)
+    if message.contains("syntax error") || matches!(e, rusqlite::Error::SqlInputError { .. }) {
+        tracing::debug!(sqlite = %message, "SQL: SQLite refused a translation");
+        return SqlError::Refused(
+            1235,
+            "This statement is not supported by pinbad: a construct in it has no translation \
+             its engine evaluates"
+                .into(),
+        );
+    }
+    SqlError::Other(message.to_string())
+}
+
+/// MySQL's error for what SQLite refuses of a translation in SQLite's words: the same fault as
+/// MySQL names it (a misused aggregate, an ambiguous column, a subquery of several columns, a
+/// call with the wrong number of arguments, an `ORDER BY` position past the select list, an
+/// integer overflow).
+fn mysql_refusal(message: &str) -> Option<SqlError> {
+    let refused = |code: u16, words: String| Some(SqlError::Refused(code, words));
+    if message.starts_with("misuse of aggregate") || message.starts_with("misuse of window") {
+        return refused(1111, "Invalid use of group function".into());
+    }
+    if let Some(column) = message.strip_prefix("ambiguous column name: ") {
+        return refused(1052, format!("Column '{column}' in field list is ambiguous"));
+    }
+    if message.contains("sub-select returns") || message.contains("row value misused") {
+        return refused(1241, "Operand should contain 1 column(s)".into());
+    }
+    if let Some(f) = message.strip_prefix("wrong number of arguments to function ") {
+        let f = f.trim_end_matches("()");
+        let f = f.strip_prefix("mysql_").unwrap_or(f).to_ascii_uppercase();
+        return refused(
+            1582,
+            format!("Incorrect parameter count in the call to native function '{f}'"),
+        );
+    }
+    for (clause, place) in [("ORDER BY", "order clause"), ("GROUP BY", "group statement")] {
+        if message.contains(&format!("{clause} term out of range")) {
+            let n: String = message.chars().take_while(char::is_ascii_digit).collect();
+            return refused(1054, format!("Unknown column '{n}' in '{place}'"));
+        }
+    }
+    if message.contains("integer overflow") {
+        return refused(1690, "BIGINT value is out of range".into());
+    }
+    if message.contains("GROUP BY clause is required before HAVING") {
+        return refused(1235, "HAVING without GROUP BY is not supported by pinbad".into());
+    }
+    if message.contains("too many terms in compound SELECT")
+        || message.contains("Expression tree is too large")
+        || message.contains("parser stack overflow")
+    {
+        return refused(
+            1235,
+            "This statement is not supported by pinbad: it is too large for its engine".into(),
+        );
+    }
+    None
+}
+
+/// The `information_schema` tables GUI clients read at connect besides `SCHEMATA`, `TABLES`,
+/// `COLUMNS` and `ENGINES`, with MySQL 8's columns: pinbad has no routines, views, triggers,
+/// indexes, constraints, events, partitions or grants (empty), and the character sets and
+/// collations it evaluates.
+fn information_schema_extra() -> String {
+    const EMPTY: &[(&str, &str)] = &[
+        ("ROUTINES", "SPECIFIC_NAME, ROUTINE_CATALOG, ROUTINE_SCHEMA, ROUTINE_NAME, ROUTINE_TYPE, DATA_TYPE, CHARACTER_MAXIMUM_LENGTH INTEGER, CHARACTER_OCTET_LENGTH INTEGER, NUMERIC_PRECISION INTEGER, NUMERIC_SCALE INTEGER, DATETIME_PRECISION INTEGER, CHARACTER_SET_NAME, COLLATION_NAME, DTD_IDENTIFIER, ROUTINE_BODY, ROUTINE_DEFINITION, EXTERNAL_NAME, EXTERNAL_LANGUAGE, PARAMETER_STYLE, IS_DETERMINISTIC, SQL_DATA_ACCESS, SQL_PATH, SECURITY_TYPE, CREATED, LAST_ALTERED, SQL_MODE, ROUTINE_COMMENT, DEFINER, CHARACTER_SET_CLIENT, COLLATION_CONNECTION, DATABASE_COLLATION"),
+        ("PARAMETERS", "SPECIFIC_CATALOG, SPECIFIC_SCHEMA, SPECIFIC_NAME, ORDINAL_POSITION INTEGER, PARAMETER_MODE, PARAMETER_NAME, DATA_TYPE, CHARACTER_MAXIMUM_LENGTH INTEGER, CHARACTER_OCTET_LENGTH INTEGER, NUMERIC_PRECISION INTEGER, NUMERIC_SCALE INTEGER, DATETIME_PRECISION INTEGER, CHARACTER_SET_NAME, COLLATION_NAME, DTD_IDENTIFIER, ROUTINE_TYPE"),
+        ("VIEWS", "TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, VIEW_DEFINITION, CHECK_OPTION, IS_UPDATABLE, DEFINER, SECURITY_TYPE, CHARACTER_SET_CLIENT, COLLATION_CONNECTION"),
+        ("TRIGGERS", "TRIGGER_CATALOG, TRIGGER_SCHEMA, TRIGGER_NAME, EVENT_MANIPULATION, EVENT_OBJECT_CATALOG, EVENT_OBJECT_SCHEMA, EVENT_OBJECT_TABLE, ACTION_ORDER INTEGER, ACTION_CONDITION, ACTION_STATEMENT, ACTION_ORIENTATION, ACTION_TIMING, ACTION_REFERENCE_OLD_TABLE, ACTION_REFERENCE_NEW_TABLE, ACTION_REFERENCE_OLD_ROW, ACTION_REFERENCE_NEW_ROW, CREATED, SQL_MODE, DEFINER, CHARACTER_SET_CLIENT, COLLATION_CONNECTION, DATABASE_COLLATION"),
+        ("STATISTICS", "TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, NON_UNIQUE INTEGER, INDEX_SCHEMA, INDEX_NAME, SEQ_IN_INDEX INTEGER, COLUMN_NAME, COLLATION, CARDINALITY INTEGER, SUB_PART INTEGER, PACKED, NULLABLE, INDEX_TYPE, COMMENT, INDEX_COMMENT, IS_VISIBLE, EXPRESSION"),
+        ("KEY_COLUMN_USAGE", "CONSTRAINT_CATALOG, CONSTRAINT_SCHEMA, CONSTRAINT_NAME, TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION INTEGER, POSITION_IN_UNIQUE_CONSTRAINT INTEGER, REFERENCED_TABLE_SCHEMA, REFERENCED_TABLE_NAME, REFERENCED_COLUMN_NAME"),
+        ("REFERENTIAL_CONSTRAINTS", "CONSTRAINT_CATALOG, CONSTRAINT_SCHEMA, CONSTRAINT_NAME, UNIQUE_CONSTRAINT_CATALOG, UNIQUE_CONSTRAINT_SCHEMA, UNIQUE_CONSTRAINT_NAME, MATCH_OPTION, UPDATE_RULE, DELETE_RULE, TABLE_NAME, REFERENCED_TABLE_NAME"),
+        ("TABLE_CONSTRAINTS", "CONSTRAINT_CATALOG, CONSTRAINT_SCHEMA, CONSTRAINT_NAME, TABLE_SCHEMA, TABLE_NAME, CONSTRAINT_TYPE, ENFORCED"),
+        ("CHECK_CONSTRAINTS", "CONSTRAINT_CATALOG, CONSTRAINT_SCHEMA, CONSTRAINT_NAME, CHECK_CLAUSE"),
+        ("EVENTS", "EVENT_CATALOG, EVENT_SCHEMA, EVENT_NAME, DEFINER, TIME_ZONE, EVENT_BODY, EVENT_DEFINITION, EVENT_TYPE, EXECUTE_AT, INTERVAL_VALUE, INTERVAL_FIELD, SQL_MODE, STARTS, ENDS, STATUS, ON_COMPLETION, CREATED, LAST_ALTERED, LAST_EXECUTED, EVENT_COMMENT, ORIGINATOR INTEGER, CHARACTER_SET_CLIENT, COLLATION_CONNECTION, DATABASE_COLLATION"),
+        ("PARTITIONS", "TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, PARTITION_NAME, SUBPARTITION_NAME, PARTITION_ORDINAL_POSITION INTEGER, SUBPARTITION_ORDINAL_POSITION INTEGER, PARTITION_METHOD, SUBPARTITION_METHOD, PARTITION_EXPRESSION, SUBPARTITION_EXPRESSION, PARTITION_DESCRIPTION, TABLE_ROWS INTEGER, AVG_ROW_LENGTH INTEGER, DATA_LENGTH INTEGER, MAX_DATA_LENGTH INTEGER, INDEX_LENGTH INTEGER, DATA_FREE INTEGER, CREATE_TIME, UPDATE_TIME, CHECK_TIME, CHECKSUM INTEGER, PARTITION_COMMENT, NODEGROUP, TABLESPACE_NAME"),
+        ("USER_PRIVILEGES", "GRANTEE, TABLE_CATALOG, PRIVILEGE_TYPE, IS_GRANTABLE"),
+        ("SCHEMA_PRIVILEGES", "GRANTEE, TABLE_CATALOG, TABLE_SCHEMA, PRIVILEGE_TYPE, IS_GRANTABLE"),
+        ("TABLE_PRIVILEGES", "GRANTEE, TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, PRIVILEGE_TYPE, IS_GRANTABLE"),
+        ("COLUMN_PRIVILEGES", "GRANTEE, TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, PRIVILEGE_TYPE, IS_GRANTABLE"),
+        ("PLUGINS", "PLUGIN_NAME, PLUGIN_VERSION, PLUGIN_STATUS, PLUGIN_TYPE, PLUGIN_TYPE_VERSION, PLUGIN_LIBRARY, PLUGIN_LIBRARY_VERSION, PLUGIN_AUTHOR, PLUGIN_DESCRIPTION, PLUGIN_LICENSE, LOAD_OPTION"),
+        ("FILES", "FILE_ID INTEGER, FILE_NAME, FILE_TYPE, TABLESPACE_NAME, TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, ENGINE, STATUS"),
+    ];
+    let mut sql = String::new();
+    for (table, columns) in EMPTY {
+        sql.push_str(&format!("CREATE TABLE information_schema.{table} ({columns});\n"));
+    }
+    // Names compare as MySQL's do in `information_schema` (case-insensitively).
+    sql.push_str(
+        "CREATE TABLE information_schema.CHARACTER_SETS (CHARACTER_SET_NAME TEXT COLLATE NOCASE,
+            DEFAULT_COLLATE_NAME TEXT, DESCRIPTION TEXT, MAXLEN INTEGER);
+         INSERT INTO information_schema.CHARACTER_SETS VALUES
+            ('binary', 'binary', 'Binary pseudo charset', 1),
+            ('utf8mb3', 'utf8mb3_general_ci', 'UTF-8 Unicode', 3),
+            ('utf8mb4', 'utf8mb4_general_ci', 'UTF-8 Unicode', 4);
+         CREATE TABLE information_schema.COLLATIONS (COLLATION_NAME TEXT COLLATE NOCASE,
+            CHARACTER_SET_NAME TEXT COLLATE NOCASE, ID INTEGER, IS_DEFAULT TEXT,
+            IS_COMPILED TEXT, SORTLEN INTEGER, PAD_ATTRIBUTE TEXT);
+         INSERT INTO information_schema.COLLATIONS VALUES
+            ('binary', 'binary', 63, 'Yes', 'Yes', 1, 'NO PAD'),
+            ('utf8mb3_general_ci', 'utf8mb3', 33, 'Yes', 'Yes', 1, 'PAD SPACE'),
+            ('utf8mb3_bin', 'utf8mb3', 83, '', 'Yes', 1, 'PAD SPACE'),
+            ('utf8mb4_general_ci', 'utf8mb4', 45, 'Yes', 'Yes', 1, 'PAD SPACE'),
+            ('utf8mb4_bin', 'utf8mb4', 46, '', 'Yes', 1, 'PAD SPACE');
+         CREATE TABLE information_schema.COLLATION_CHARACTER_SET_APPLICABILITY
+            (COLLATION_NAME TEXT COLLATE NOCASE, CHARACTER_SET_NAME TEXT COLLATE NOCASE);
+         INSERT INTO information_schema.COLLATION_CHARACTER_SET_APPLICABILITY
+            SELECT COLLATION_NAME, CHARACTER_SET_NAME FROM information_schema.COLLATIONS;",
+    );
+    sql
+}
+
+/// A MySQL column type's `information_schema.COLUMNS` figures: `CHARACTER_MAXIMUM_LENGTH`,
+/// `CHARACTER_OCTET_LENGTH` (utf8mb4: 4 bytes a character), `NUMERIC_PRECISION` and
+/// `NUMERIC_SCALE`, as MySQL gives them.
+fn column_figures(ty: &str) -> (Option<i64>, Option<i64>, Option<i64>, Option<i64>) {
+    let lower = ty.to_ascii_lowercase();
+    let base = lower.split(['(', ' ']).next().unwrap_or("");
+    let unsigned = lower.contains("unsigned");
+    let args: Vec<i64> = lower
+        .split_once('(')
+        .and_then(|(_, r)| r.split_once(')'))
+        .map(|(a, _)| a.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+        .unwrap_or_default();
+    match base {
+        "varchar" | "char" => {
+            let n = args.first().copied().unwrap_or(1);
+            (Some(n), Some(n * 4), None, None)
+        }
+        "text" => (Some(65_535), Some(65_535), None, None),
+        "tinyint" => (None, None, Some(3), Some(0)),
+        "smallint" => (None, None, Some(5), Some(0)),
+        "mediumint" => (None, None, Some(7), Some(0)),
+        "int" | "integer" => (None, None, Some(10), Some(0)),
+        "bigint" => (None, None, Some(if unsigned { 20 } else { 19 }), Some(0)),
+        "float" => (None, None, Some(12), None),
+        "double" => (None, None, Some(22), None),
+        "decimal" => (
+            None,
+            None,
+            Some(args.first().copied().unwrap_or(10)),
+            Some(args.get(1).copied().unwrap_or(0)),
+        ),
+        _ => (None, None, None, None),
+    }
 }
 
 /// pinba_engine's table type for a report defined otherwise than by SQL: `reportN` for the key
@@ -277,6 +425,8 @@ impl Engine {
                 'NO', 'NO', 'NO');",
         )
         .map_err(sqlite_err)?;
+        conn.execute_batch(&information_schema_extra())
+            .map_err(sqlite_err)?;
         functions::register(&conn, session).map_err(sqlite_err)?;
         vtab::register(&conn, Arc::clone(&tables)).map_err(sqlite_err)?;
         for raw in Raw::ALL {
@@ -377,7 +527,7 @@ impl Engine {
                     .iter()
                     .map(|(n, _, t)| (n.to_string(), t.to_string()))
                     .collect(),
-                rows: 0,
+                rows: None,
             });
         }
         catalog.push(CatalogTable {
@@ -387,7 +537,7 @@ impl Engine {
                 .iter()
                 .map(|(n, _, t)| (n.to_string(), t.to_string()))
                 .collect(),
-            rows: 1,
+            rows: Some(1),
         });
         for (name, cell) in &self.reports {
             let Some((columns, _)) = vtab::report_columns(&self.tables.core, name) else {
@@ -401,7 +551,7 @@ impl Engine {
                     .iter()
                     .map(|c: &SqlColumn| (c.name.clone(), c.ty.mysql().to_string()))
                     .collect(),
-                rows: report.rows() as u64,
+                rows: Some(report.rows() as u64),
             });
         }
         self.catalog = catalog;
@@ -416,21 +566,25 @@ impl Engine {
                 "INSERT INTO information_schema.TABLES VALUES ('def', 'pinba', ?1, 'BASE TABLE',
                  'PINBA', 10, 'Fixed', ?2, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL,
                  'utf8mb4_general_ci', NULL, '', ?3)",
-                rusqlite::params![t.name, t.rows as i64, t.comment],
+                rusqlite::params![t.name, t.rows.map(|r| r as i64), t.comment],
             )
             .map_err(sqlite_err)?;
             for (i, (col, ty)) in t.columns.iter().enumerate() {
-                let data_type = ty.split('(').next().unwrap_or(ty);
-                let text = data_type == "varchar";
+                let data_type = ty.split(['(', ' ']).next().unwrap_or(ty);
+                let (chars, octets, precision, scale) = column_figures(ty);
+                let text = chars.is_some();
                 tx.execute(
                     "INSERT INTO information_schema.COLUMNS VALUES ('def', 'pinba', ?1, ?2, ?3,
-                     NULL, 'YES', ?4, ?5, ?5, NULL, NULL, NULL, ?6, ?7, ?8, '', '', 'select', '', '')",
+                     NULL, 'YES', ?4, ?5, ?6, ?7, ?8, NULL, ?9, ?10, ?11, '', '', 'select', '', '')",
                     rusqlite::params![
                         t.name,
                         col,
                         (i + 1) as i64,
                         data_type,
-                        text.then_some(255i64),
+                        chars,
+                        octets,
+                        precision,
+                        scale,
                         text.then_some("utf8mb4"),
                         text.then_some("utf8mb4_general_ci"),
                         ty,
@@ -442,19 +596,30 @@ impl Engine {
         tx.commit().map_err(sqlite_err)
     }
 
-    /// The catalog's row counts now.
+    /// The catalog's row counts now, and `information_schema.TABLES`' with them.
     fn refresh_rows(&mut self) {
-        let pool_len = self.tables.core.pool().read().len() as u64;
+        let (requests, timers) = {
+            let pool = self.tables.core.pool().read();
+            (pool.len() as u64, pool.timers_used() as u64)
+        };
         for t in &mut self.catalog {
             t.rows = match Raw::of(&t.name) {
-                Some(_) => pool_len,
-                None if t.name == STATUS_TABLE => 1,
-                None => self
-                    .reports
-                    .iter()
-                    .find(|(n, _)| *n == t.name)
-                    .map_or(0, |(_, c)| c.published_rows()),
+                Some(Raw::Request) => Some(requests),
+                Some(Raw::Timer) => Some(timers),
+                Some(_) => None,
+                None if t.name == STATUS_TABLE => Some(1),
+                None => Some(
+                    self.reports
+                        .iter()
+                        .find(|(n, _)| *n == t.name)
+                        .map_or(0, |(_, c)| c.published_rows()),
+                ),
             };
+            // (A failure leaves the last figure: it is only shown.)
+            let _ = self.conn.execute(
+                "UPDATE information_schema.TABLES SET TABLE_ROWS = ?1 WHERE TABLE_NAME = ?2",
+                rusqlite::params![t.rows.map(|r| r as i64), t.name],
+            );
         }
     }
 
@@ -489,6 +654,21 @@ impl Engine {
             SqlError::Killed(_) => SqlError::Killed(self.max_query_time),
             e => e,
         })
+    }
+
+    /// The first value of the first row `sql` (SQLite's dialect) answers (NULL for none): a
+    /// `SET`'s value.
+    pub fn value(&mut self, sql: &str, deadline: Instant) -> Result<Value, SqlError> {
+        let mut first = None;
+        self.run(sql, deadline, &mut |e| {
+            if let Event::Rows(mut rows) = e {
+                if first.is_none() && !rows.rows.is_empty() {
+                    first = std::mem::take(&mut rows.rows[0]).into_iter().next();
+                }
+            }
+            true
+        })?;
+        Ok(first.unwrap_or(Value::Null))
     }
 
     /// The names of the columns `sql` (SQLite's dialect) answers with, from its compiled form:
@@ -736,6 +916,7 @@ mod scan_order_tests {
             "u".into(),
             1,
             &core.config().mysql,
+            Default::default(),
         ));
         let memory = Arc::new(SqlMemory::new(Arc::clone(core.budget()), 1 << 30));
         Engine::new(Arc::clone(core), session, Duration::from_secs(60), memory).unwrap()

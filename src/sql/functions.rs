@@ -2,8 +2,9 @@
 //! tools (Pinboard, Grafana's MySQL data source) call and SQLite lacks or spells otherwise
 //! (`statement` renames `IF`, `LEFT`, `RIGHT`, … to the names registered here).
 //!
-//! Times: the session's time zone is UTC (`@@time_zone` says `+00:00`); `FROM_UNIXTIME` and
-//! `NOW()` give `YYYY-MM-DD HH:MM:SS` in UTC, `UNIX_TIMESTAMP` reads that form back.
+//! Times: these functions work in UTC; `FROM_UNIXTIME` and `NOW()` give `YYYY-MM-DD HH:MM:SS`,
+//! `UNIX_TIMESTAMP` reads that form back. The session's `@@time_zone` is applied around them
+//! by `translate` (its offset added to what they answer, taken from what they read).
 
 use std::sync::Arc;
 
@@ -12,6 +13,7 @@ use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, Result};
 
 use super::collation;
+use super::variables::Variables;
 
 /// What `sysvar` and the session functions answer.
 pub struct Session {
@@ -23,6 +25,8 @@ pub struct Session {
     pub max_allowed_packet: i64,
     /// `@@wait_timeout`: `mysql.wait_timeout`, in whole seconds (rounded up).
     pub wait_timeout: i64,
+    /// What the session's `SET`s changed, and its user variables (`variables`).
+    pub vars: Arc<parking_lot::Mutex<Variables>>,
 }
 
 impl Session {
@@ -32,6 +36,7 @@ impl Session {
         user: String,
         connection_id: u32,
         config: &crate::config::MysqlConfig,
+        vars: Arc<parking_lot::Mutex<Variables>>,
     ) -> Session {
         let wait = config.wait_timeout.0;
         Session {
@@ -40,6 +45,7 @@ impl Session {
             connection_id,
             max_allowed_packet: config.max_allowed_packet.0 as i64,
             wait_timeout: (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)) as i64,
+            vars,
         }
     }
 }
@@ -49,6 +55,7 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
     let pure = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     let volatile = FunctionFlags::SQLITE_UTF8;
     conn.create_collation(collation::NAME, collation::compare)?;
+    conn.create_collation(collation::BIN, collation::compare_bin)?;
     conn.create_scalar_function("from_unixtime", 1, pure, |ctx| {
         Ok(number(ctx.get_raw(0)).map(|s| datetime(s as i64)))
     })?;
@@ -242,15 +249,52 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
         Ok(s.connection_id as i64)
     })?;
     conn.create_scalar_function("last_insert_id", 0, volatile, |_| Ok(0i64))?;
-    conn.create_scalar_function("found_rows", 0, volatile, |_| Ok(0i64))?;
+    let s = Arc::clone(&session);
+    conn.create_scalar_function("found_rows", 0, volatile, move |_| {
+        Ok(i64::try_from(s.vars.lock().found_rows).unwrap_or(i64::MAX))
+    })?;
+    // `@name`, as `translate` writes it: NULL where the session set none.
+    let s = Arc::clone(&session);
+    conn.create_scalar_function(USER_VARIABLE, 1, volatile, move |ctx| {
+        let name = text(ctx.get_raw(0)).to_lowercase();
+        Ok(s.vars.lock().user.get(&name).cloned().unwrap_or(Value::Null))
+    })?;
+    // `@name := value`: the value, kept.
+    let s = Arc::clone(&session);
+    conn.create_scalar_function(SET_USER_VARIABLE, 2, volatile, move |ctx| {
+        let value: Value = ctx.get_raw(1).into();
+        s.vars
+            .lock()
+            .set_user(&text(ctx.get_raw(0)), value.clone())
+            .map_err(|(_, why)| rusqlite::Error::UserFunctionError(why.into()))?;
+        Ok(value)
+    })?;
     super::dates::register(conn)?;
     numeric(conn)?;
     strings(conn, session.max_allowed_packet)?;
-    super::aggregates::register(conn, session.max_allowed_packet)
+    super::aggregates::register(conn, session.max_allowed_packet, Arc::clone(&session.vars))
 }
+
+/// The function a user variable `@name` is read with (`uservar('name')`).
+pub const USER_VARIABLE: &str = "uservar";
+/// The function `@name := value` is evaluated with (`setuservar('name', value)`).
+pub const SET_USER_VARIABLE: &str = "setuservar";
 
 /// The system variables a client may ask for (`SELECT @@x`, `SHOW VARIABLES`), and their values.
 pub fn variables(session: &Session) -> Vec<(&'static str, Value)> {
+    let mut set = session.vars.lock().shown();
+    let defaults = fixed_variables(session);
+    let extra: Vec<_> = defaults
+        .into_iter()
+        .filter(|(n, _)| !set.iter().any(|(s, _)| s == n))
+        .collect();
+    set.extend(extra);
+    set
+}
+
+/// The system variables no `SET` changes, and the defaults of those `variables::Variables`
+/// does not hold.
+fn fixed_variables(session: &Session) -> Vec<(&'static str, Value)> {
     let text = |s: &str| Value::Text(s.to_string());
     vec![
         ("version", text(&session.version)),
@@ -265,9 +309,7 @@ pub fn variables(session: &Session) -> Vec<(&'static str, Value)> {
         ("collation_connection", text("utf8mb4_general_ci")),
         ("collation_server", text("utf8mb4_general_ci")),
         ("collation_database", text("utf8mb4_general_ci")),
-        ("time_zone", text("+00:00")),
         ("system_time_zone", text("UTC")),
-        ("sql_mode", text("")),
         ("autocommit", Value::Integer(1)),
         ("auto_increment_increment", Value::Integer(1)),
         (
@@ -297,7 +339,7 @@ pub fn variables(session: &Session) -> Vec<(&'static str, Value)> {
     ]
 }
 
-/// `@@name`: its value, NULL when pinbad has none.
+/// `@@name`: its value (as the session's `SET`s left it), NULL when pinbad has none.
 fn system_variable(name: &str, session: &Session) -> Value {
     variables(session)
         .into_iter()
@@ -1126,6 +1168,7 @@ mod tests {
                 "u".into(),
                 7,
                 &crate::config::MysqlConfig::default(),
+                Default::default(),
             )),
         )
         .unwrap();

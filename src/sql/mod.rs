@@ -53,6 +53,7 @@ mod order;
 mod prepared;
 mod session;
 mod translate;
+mod variables;
 pub mod statement;
 mod typing;
 mod vtab;
@@ -97,6 +98,9 @@ pub struct SqlContext {
     /// What the sessions' engines and rows hold (`memory`).
     memory: Arc<memory::SqlMemory>,
     next_id: AtomicU32,
+    /// The sessions open now, by id: what `SHOW PROCESSLIST` lists (at most
+    /// `mysql.max_connections`).
+    pub processes: parking_lot::Mutex<std::collections::BTreeMap<u32, session::Process>>,
 }
 
 impl SqlContext {
@@ -115,6 +119,7 @@ impl SqlContext {
             failures: Default::default(),
             config,
             next_id: AtomicU32::new(1),
+            processes: Default::default(),
         }
     }
 

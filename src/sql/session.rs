@@ -27,7 +27,8 @@ use tokio::io::AsyncWrite;
 use super::ddl::{self, Warning};
 use super::engine::{like_clause, Engine, Event, OutType, SqlError};
 use super::prepared::{self, Prepared, MAX_PREPARED_PER_SESSION};
-use super::statement::{self, quote, quote_ident, Show, Statement};
+use super::statement::{self, quote, quote_ident, Set, SetValue, Show, Statement};
+use super::variables::{Assigned, Variables};
 use super::wire::{Notice, Wire};
 use super::{NoSlot, SqlContext};
 
@@ -67,7 +68,28 @@ pub struct Session {
     pending_drops: Vec<String>,
     /// What the last statement left for `SHOW WARNINGS`.
     warnings: Vec<Warning>,
+    /// Its variables: what its `SET`s changed, its user variables (shared with its engine's
+    /// functions).
+    vars: Arc<parking_lot::Mutex<Variables>>,
 }
+
+/// A session as `SHOW PROCESSLIST` shows it.
+#[derive(Clone, Debug)]
+pub struct Process {
+    pub user: String,
+    pub host: String,
+    /// The statement running (`Query`), none between two (`Sleep`).
+    pub info: Option<String>,
+    /// Since when it runs that statement, or sleeps.
+    pub since: Instant,
+}
+
+/// The most of a statement's text a session's entry keeps (`SHOW FULL PROCESSLIST`): bounded,
+/// as every session's entry is held.
+const MAX_PROCESS_INFO: usize = 16_384;
+
+/// The most of a statement's text `SHOW PROCESSLIST` shows (MySQL's, without `FULL`).
+const PROCESS_INFO_CHARS: usize = 100;
 
 impl Session {
     pub fn new(ctx: Arc<SqlContext>, id: u32, peer: SocketAddr, wire: Arc<Wire>) -> Session {
@@ -84,7 +106,23 @@ impl Session {
             binary: false,
             pending_drops: Vec::new(),
             warnings: Vec::new(),
+            vars: Default::default(),
         }
+    }
+
+    /// Notes in the server's list (`SHOW PROCESSLIST`) what the session runs now (`None`:
+    /// nothing, it sleeps).
+    fn note_process(&self, info: Option<&str>) {
+        let user = self.user.lock().map(|u| u.clone()).unwrap_or_default();
+        self.ctx.processes.lock().insert(
+            self.id,
+            Process {
+                user,
+                host: self.peer.to_string(),
+                info: info.map(|s| s.chars().take(MAX_PROCESS_INFO).collect()),
+                since: Instant::now(),
+            },
+        );
     }
 
     /// The session's variables (`@@max_allowed_packet`, `@@wait_timeout`, …).
@@ -94,6 +132,7 @@ impl Session {
             self.user.lock().map(|u| u.clone()).unwrap_or_default(),
             self.id,
             &self.ctx.config,
+            Arc::clone(&self.vars),
         )
     }
 
@@ -125,13 +164,16 @@ impl Session {
 
     /// What `sql` asks, answered without the engine where it can be.
     fn answer(&mut self, sql: &str) -> Answer {
-        let (statement, decimals) = match statement::classify_typed(sql) {
+        let context = self.vars.lock().context();
+        let (statement, decimals) = match statement::classify_in(sql, &context) {
             Ok(s) => s,
             Err(e) => return Answer::Error(ErrorKind::ER_PARSE_ERROR, e.0),
         };
         match statement {
             Statement::Empty => Answer::Error(ErrorKind::ER_EMPTY_QUERY, "Query was empty".into()),
             Statement::Ignored => Answer::Ok(String::new()),
+            // Carried out by `statement` (here: a prepared `SET`'s metadata, no rows).
+            Statement::Set(_) => Answer::Ok(String::new()),
             Statement::Use(db) => use_database(&db),
             Statement::Write(verb) => Answer::Error(
                 ErrorKind::ER_OPTION_PREVENTS_STATEMENT,
@@ -143,6 +185,7 @@ impl Session {
             ),
             Statement::Unsupported(why) => Answer::Error(ErrorKind::ER_NOT_SUPPORTED_YET, why),
             Statement::OutOfMemory(why) => Answer::Error(ErrorKind::ER_OUT_OF_RESOURCES, why),
+            Statement::Refused(code, why) => Answer::Error(ErrorKind::from(code), why),
             Statement::Query(q) => Answer::Query(q, decimals),
             Statement::Describe { table } => self.show(&Show::Columns {
                 full: false,
@@ -185,7 +228,7 @@ impl Session {
     fn show(&mut self, s: &Show) -> Answer {
         match self.take_engine() {
             Ok(engine) => {
-                let answer = show(s, &engine, &self.variables());
+                let answer = show(s, &engine, &self.variables(), &self.ctx);
                 self.put_engine(engine);
                 answer
             }
@@ -209,7 +252,12 @@ fn use_database(db: &str) -> Answer {
 }
 
 /// A `SHOW` as a query over `information_schema` (or literal rows).
-fn show(s: &Show, engine: &Engine, session: &super::functions::Session) -> Answer {
+fn show(
+    s: &Show,
+    engine: &Engine,
+    session: &super::functions::Session,
+    ctx: &SqlContext,
+) -> Answer {
     let exists = |table: &str| engine.table(table).is_some();
     let no_table = |table: &str| {
         Answer::Error(
@@ -336,6 +384,75 @@ fn show(s: &Show, engine: &Engine, session: &super::functions::Session) -> Answe
         Show::Warnings { .. } => {
             "SELECT NULL AS `Level`, NULL AS `Code`, NULL AS `Message` LIMIT 0".to_string()
         }
+        Show::CharacterSets { like } => format!(
+            "SELECT CHARACTER_SET_NAME AS `Charset`, DESCRIPTION AS `Description`, \
+             DEFAULT_COLLATE_NAME AS `Default collation`, MAXLEN AS `Maxlen` FROM \
+             information_schema.CHARACTER_SETS WHERE 1{} ORDER BY 1",
+            like_clause("CHARACTER_SET_NAME", like)
+        ),
+        Show::Collations { like } => format!(
+            "SELECT COLLATION_NAME AS `Collation`, CHARACTER_SET_NAME AS `Charset`, ID AS `Id`, \
+             IS_DEFAULT AS `Default`, IS_COMPILED AS `Compiled`, SORTLEN AS `Sortlen`, \
+             PAD_ATTRIBUTE AS `Pad_attribute` FROM information_schema.COLLATIONS WHERE 1{} \
+             ORDER BY 1",
+            like_clause("COLLATION_NAME", like)
+        ),
+        Show::Processlist { full } => {
+            let now = Instant::now();
+            let rows: Vec<String> = ctx
+                .processes
+                .lock()
+                .iter()
+                .map(|(id, p)| {
+                    let info = p.info.as_deref().map(|i| match full {
+                        true => i.to_string(),
+                        false => i.chars().take(PROCESS_INFO_CHARS).collect(),
+                    });
+                    format!(
+                        "({id}, {}, {}, 'pinba', {}, {}, '', {})",
+                        quote(&p.user),
+                        quote(&p.host),
+                        quote(if info.is_some() { "Query" } else { "Sleep" }),
+                        now.saturating_duration_since(p.since).as_secs(),
+                        info.as_deref().map_or("NULL".into(), quote)
+                    )
+                })
+                .collect();
+            format!(
+                "SELECT column1 AS `Id`, column2 AS `User`, column3 AS `Host`, column4 AS `db`, \
+                 column5 AS `Command`, column6 AS `Time`, column7 AS `State`, column8 AS `Info` \
+                 FROM (VALUES {}) ORDER BY 1",
+                rows.join(", ")
+            )
+        }
+        Show::Where(inner, condition) => {
+            let Answer::Query(inner, _) = show(inner, engine, session, ctx) else {
+                return show(inner, engine, session, ctx);
+            };
+            // The condition as the translation reads it in a query of its own.
+            let probe = format!("SELECT 1 FROM _pinbad_show WHERE {condition}");
+            let context = session.vars.lock().context();
+            let translated = match super::translate::query_in(&probe, &context) {
+                Ok((text, _)) => text,
+                Err(super::translate::Refusal::Syntax(why)) => {
+                    return Answer::Error(ErrorKind::ER_PARSE_ERROR, why)
+                }
+                Err(
+                    super::translate::Refusal::Unsupported(why)
+                    | super::translate::Refusal::Memory(why),
+                ) => return Answer::Error(ErrorKind::ER_NOT_SUPPORTED_YET, why),
+                Err(super::translate::Refusal::Error(code, why)) => {
+                    return Answer::Error(ErrorKind::from(code), why)
+                }
+            };
+            let Some((_, condition)) = translated.split_once(" WHERE ") else {
+                return Answer::Error(
+                    ErrorKind::ER_NOT_SUPPORTED_YET,
+                    format!("SHOW … WHERE {condition}: not supported"),
+                );
+            };
+            format!("SELECT * FROM ({inner}) AS _pinbad_show WHERE {condition}")
+        }
         Show::Empty(columns) => {
             let cols: Vec<String> = columns
                 .iter()
@@ -417,7 +534,6 @@ fn binary_value(v: &Value, ty: ColumnType) -> Value {
 /// The MySQL error of an engine's failure.
 fn engine_error(e: &SqlError) -> (ErrorKind, String) {
     match e {
-        SqlError::Syntax(s) => (ErrorKind::ER_PARSE_ERROR, s.clone()),
         SqlError::NoSuchTable(t) => (
             ErrorKind::ER_NO_SUCH_TABLE,
             format!("Table 'pinba.{t}' doesn't exist"),
@@ -449,6 +565,7 @@ fn engine_error(e: &SqlError) -> (ErrorKind, String) {
                  bytes, longer than mysql.max_allowed_packet ({max})"
             ),
         ),
+        SqlError::Refused(code, s) => (ErrorKind::from(*code), s.clone()),
         SqlError::Other(s) => (ErrorKind::ER_UNKNOWN_ERROR, s.clone()),
     }
 }
@@ -629,6 +746,19 @@ impl Session {
             .map_err(|e| std::io::Error::other(format!("SQL statement panicked: {e}")))?;
         self.put_engine(engine);
         self.counters().rows_sent.fetch_add(rows_sent, Relaxed);
+        {
+            // `FOUND_ROWS()`: this result's rows; GROUP_CONCAT's cuts: warnings (1260).
+            let mut vars = self.vars.lock();
+            vars.found_rows = rows_sent;
+            let cut = std::mem::take(&mut vars.cut_by_group_concat);
+            if cut > 0 {
+                self.warnings.push(Warning {
+                    level: "Warning",
+                    code: 1260,
+                    message: format!("{cut} row(s) were cut by GROUP_CONCAT()"),
+                });
+            }
+        }
         if let Some(e) = failed_write {
             if e.kind() == std::io::ErrorKind::TimedOut {
                 self.counters().killed.fetch_add(1, Relaxed);
@@ -698,6 +828,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
                 *u = user;
             }
             self.wire.set_authenticated();
+            self.note_process(None);
         } else {
             self.counters().auth_failed.fetch_add(1, Relaxed);
             // Each failure from an address answers later than the one before (guessing slows
@@ -817,9 +948,11 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
         }
         let sql = statement.bind(&literals);
         self.wire.begin_statement();
+        self.note_process(Some(&sql));
         self.binary = true;
         let answered = self.query(&sql, results).await;
         self.binary = false;
+        self.note_process(None);
         self.wire.end_statement();
         answered
     }
@@ -852,7 +985,9 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
         results: QueryResultWriter<'a, W>,
     ) -> std::io::Result<()> {
         self.wire.begin_statement();
+        self.note_process(Some(sql));
         let answered = self.query(sql, results).await;
+        self.note_process(None);
         self.wire.end_statement();
         answered
     }
@@ -972,8 +1107,72 @@ impl Session {
                     Err(e) => Answer::Error(ErrorKind::ER_UNKNOWN_ERROR, format!("failed: {e}")),
                 }
             }
+            Ok(Statement::Set(assignments)) => self.set(assignments).await,
             _ => self.answer(sql),
         }
+    }
+
+    /// A `SET`'s assignments, in order (each value evaluated as `SELECT value` would be, then
+    /// assigned): the first that fails answers its error, those before it having taken effect,
+    /// as in MySQL.
+    async fn set(&mut self, assignments: Vec<Set>) -> Answer {
+        for assignment in assignments {
+            let (value, user) = match &assignment {
+                Set::Names { charset, collation } => {
+                    match self.vars.lock().set_names(charset, collation.as_deref()) {
+                        Ok(()) => continue,
+                        Err((kind, why)) => return Answer::Error(kind, why),
+                    }
+                }
+                Set::System { value, .. } => (value, false),
+                Set::User { value, .. } => (value, true),
+            };
+            let assigned = match value {
+                SetValue::Default if user => {
+                    return Answer::Error(
+                        ErrorKind::ER_PARSE_ERROR,
+                        "You have an error in your SQL syntax: a user variable has no DEFAULT"
+                            .into(),
+                    )
+                }
+                SetValue::Default => Assigned::Default,
+                SetValue::Word(w) => Assigned::Value(Value::Text(w.clone())),
+                SetValue::Expr(e) => match self.evaluate(e).await {
+                    Ok(v) => Assigned::Value(v),
+                    Err((kind, why)) => return Answer::Error(kind, why),
+                },
+            };
+            let mut vars = self.vars.lock();
+            let done = match (&assignment, assigned) {
+                (Set::User { name, .. }, Assigned::Value(v)) => vars.set_user(name, v),
+                (Set::System { name, global, .. }, a) => vars.set(name, *global, a),
+                _ => Ok(()),
+            };
+            if let Err((kind, why)) = done {
+                return Answer::Error(kind, why);
+            }
+        }
+        Answer::Ok(String::new())
+    }
+
+    /// `SELECT expr`'s value, run on the blocking pool within `mysql.max_query_time`.
+    async fn evaluate(&mut self, expr: &str) -> Result<Value, (ErrorKind, String)> {
+        let query = match self.answer(&format!("SELECT {expr}")) {
+            Answer::Query(q, _) => q,
+            Answer::Error(kind, why) => return Err((kind, why)),
+            Answer::Ok(_) => return Ok(Value::Null),
+        };
+        let engine = self.take_engine().map_err(|e| engine_error(&e))?;
+        let deadline = Instant::now() + self.ctx.config.max_query_time.0;
+        let (engine, value) = tokio::task::spawn_blocking(move || {
+            let mut engine = engine;
+            let value = engine.value(&query, deadline);
+            (engine, value)
+        })
+        .await
+        .map_err(|e| (ErrorKind::ER_UNKNOWN_ERROR, format!("SET failed: {e}")))?;
+        self.put_engine(engine);
+        value.map_err(|e| engine_error(&e))
     }
 
     /// Carries out the pending drops, all but `keep`'s.
@@ -993,6 +1192,7 @@ impl Session {
 impl Drop for Session {
     /// A drop still pending when the session ends is carried out.
     fn drop(&mut self) {
+        self.ctx.processes.lock().remove(&self.id);
         let names = std::mem::take(&mut self.pending_drops);
         if names.is_empty() {
             return;

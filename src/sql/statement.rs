@@ -7,6 +7,7 @@
 //! its semicolons, and reads `SHOW`'s and `DROP TABLE`'s few arguments); it rewrites nothing.
 
 use super::translate::Refusal;
+use super::variables::Context;
 
 /// One statement, classified.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,8 +20,10 @@ pub enum Statement {
     Describe { table: String },
     /// `USE db`.
     Use(String),
-    /// Session chatter accepted and ignored: `SET …`, `BEGIN`, `COMMIT`, `ROLLBACK`, …
+    /// Session chatter accepted and ignored: `BEGIN`, `COMMIT`, `ROLLBACK`, `SET TRANSACTION`, …
     Ignored,
+    /// `SET …`: its assignments, in order.
+    Set(Vec<Set>),
     /// `CREATE TABLE …` (the whole text, for the converter).
     CreateTable(String),
     /// `DROP TABLE [IF EXISTS] a, b`.
@@ -36,6 +39,36 @@ pub enum Statement {
     Unsupported(String),
     /// A query too large for SQL's memory to read, and how large.
     OutOfMemory(String),
+    /// A query MySQL refuses with this error (its code and words).
+    Refused(u16, String),
+}
+
+/// One assignment of a `SET`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Set {
+    /// A system variable (`[SESSION|GLOBAL] name`, `@@[session.|global.]name`), lower-cased.
+    System {
+        name: String,
+        global: bool,
+        value: SetValue,
+    },
+    /// `@name = value`, `@name := value`.
+    User { name: String, value: SetValue },
+    /// `NAMES charset [COLLATE collation]`, `CHARACTER SET charset`.
+    Names {
+        charset: String,
+        collation: Option<String>,
+    },
+}
+
+/// What a `SET` assigns, before it is evaluated.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SetValue {
+    Default,
+    /// A word (`ON`, `utf8mb4`, `TRADITIONAL`) or a string literal: its text.
+    Word(String),
+    /// An expression, as written: evaluated as `SELECT expr` is.
+    Expr(String),
 }
 
 /// `SHOW` statements the front end answers.
@@ -78,6 +111,21 @@ pub enum Show {
     CreateDatabase {
         database: String,
     },
+    /// `SHOW CHARACTER SET`, `SHOW CHARSET`: `information_schema.CHARACTER_SETS`.
+    CharacterSets {
+        like: Option<String>,
+    },
+    /// `SHOW COLLATION`: `information_schema.COLLATIONS`.
+    Collations {
+        like: Option<String>,
+    },
+    /// `SHOW [FULL] PROCESSLIST`: the server's sessions.
+    Processlist {
+        full: bool,
+    },
+    /// `SHOW … WHERE condition`: the `SHOW`'s rows the condition (MySQL's text, over its
+    /// columns) keeps.
+    Where(Box<Show>, String),
 }
 
 /// A lexical token, with whether whitespace (or a comment) came before it.
@@ -381,7 +429,7 @@ pub fn quote_ident(s: &str) -> String {
     format!("`{}`", s.replace('`', "``"))
 }
 
-/// Classifies one statement.
+/// Classifies one statement (as a session with its variables' defaults reads it).
 pub fn classify(sql: &str) -> Result<Statement, LexError> {
     classify_typed(sql).map(|(s, _)| s)
 }
@@ -389,19 +437,32 @@ pub fn classify(sql: &str) -> Result<Statement, LexError> {
 /// [`classify`], with a query's result columns' DECIMAL scales (`typing`'s `columns`: empty
 /// for what is not a query, or where they are not known).
 pub fn classify_typed(sql: &str) -> Result<(Statement, Vec<Option<u8>>), LexError> {
+    classify_in(sql, &Context::default())
+}
+
+/// [`classify_typed`] as a session whose variables are `context` reads it.
+pub fn classify_in(
+    sql: &str,
+    context: &Context,
+) -> Result<(Statement, Vec<Option<u8>>), LexError> {
     let mut decimals = Vec::new();
-    let statement = classify_into(sql, &mut decimals)?;
+    let sql = super::dialect::executable_comments(sql);
+    let statement = classify_into(&sql, context, &mut decimals)?;
     Ok((statement, decimals))
 }
 
-fn classify_into(sql: &str, decimals: &mut Vec<Option<u8>>) -> Result<Statement, LexError> {
+fn classify_into(
+    sql: &str,
+    context: &Context,
+    decimals: &mut Vec<Option<u8>>,
+) -> Result<Statement, LexError> {
     let tokens = lex(sql)?;
     let Some(first) = tokens.first() else {
         return Ok(Statement::Empty);
     };
     let verb = match first.word() {
         Some(w) => w.to_ascii_uppercase(),
-        None if first.is_punct("(") => return query(sql, decimals),
+        None if first.is_punct("(") => return query(sql, context, decimals),
         None => {
             return Err(LexError(format!(
                 "a statement cannot start with {:?}",
@@ -416,8 +477,8 @@ fn classify_into(sql: &str, decimals: &mut Vec<Option<u8>>) -> Result<Statement,
         .collect();
     let second = words.get(1).map(String::as_str).unwrap_or("");
     Ok(match verb.as_str() {
-        "SELECT" | "WITH" | "VALUES" => query(sql, decimals)?,
-        "SHOW" => show(&tokens[1..])?,
+        "SELECT" | "WITH" | "VALUES" => query(sql, context, decimals)?,
+        "SHOW" => show(sql, &tokens[1..])?,
         "DESCRIBE" | "DESC" | "EXPLAIN" => {
             let rest = &tokens[1..];
             if rest.first().is_some_and(|t| {
@@ -427,9 +488,20 @@ fn classify_into(sql: &str, decimals: &mut Vec<Option<u8>>) -> Result<Statement,
             }) {
                 Statement::Unsupported("EXPLAIN of a query is not supported".into())
             } else {
-                Statement::Describe {
-                    table: table_name(rest)
-                        .ok_or_else(|| LexError(format!("{verb} needs a table name")))?,
+                let table = table_name(rest)
+                    .ok_or_else(|| LexError(format!("{verb} needs a table name")))?;
+                let after = if rest.get(1).is_some_and(|t| t.is_punct(".")) { 3 } else { 1 };
+                // `DESCRIBE t col`: the columns the name (a LIKE pattern, as MySQL reads it)
+                // matches.
+                match rest.get(after).map(|t| &t.kind) {
+                    Some(Kind::Word(c) | Kind::Quoted(c) | Kind::Str(c)) => {
+                        Statement::Show(Show::Columns {
+                            full: false,
+                            table,
+                            like: Some(c.clone()),
+                        })
+                    }
+                    _ => Statement::Describe { table },
                 }
             }
         }
@@ -440,7 +512,8 @@ fn classify_into(sql: &str, decimals: &mut Vec<Option<u8>>) -> Result<Statement,
                 .ok_or_else(|| LexError("USE needs a database name".into()))?
                 .to_string(),
         ),
-        "SET" | "BEGIN" | "COMMIT" | "ROLLBACK" | "SAVEPOINT" | "RELEASE" => Statement::Ignored,
+        "SET" => set(sql, &tokens[1..])?,
+        "BEGIN" | "COMMIT" | "ROLLBACK" | "SAVEPOINT" | "RELEASE" => Statement::Ignored,
         "START" if second == "TRANSACTION" => Statement::Ignored,
         "DO" => Statement::Ignored,
         "CREATE"
@@ -470,8 +543,12 @@ fn classify_into(sql: &str, decimals: &mut Vec<Option<u8>>) -> Result<Statement,
 
 /// A query as SQLite's text, or why it cannot run; its result columns' DECIMAL scales go to
 /// `decimals`.
-fn query(sql: &str, decimals: &mut Vec<Option<u8>>) -> Result<Statement, LexError> {
-    match super::translate::query(sql) {
+fn query(
+    sql: &str,
+    context: &Context,
+    decimals: &mut Vec<Option<u8>>,
+) -> Result<Statement, LexError> {
+    match super::translate::query_in(sql, context) {
         Ok((text, columns)) => {
             *decimals = columns;
             Ok(Statement::Query(text))
@@ -479,7 +556,135 @@ fn query(sql: &str, decimals: &mut Vec<Option<u8>>) -> Result<Statement, LexErro
         Err(Refusal::Syntax(why)) => Err(LexError(why)),
         Err(Refusal::Unsupported(why)) => Ok(Statement::Unsupported(why)),
         Err(Refusal::Memory(why)) => Ok(Statement::OutOfMemory(why)),
+        Err(Refusal::Error(code, why)) => Ok(Statement::Refused(code, why)),
     }
+}
+
+/// `SET …`'s assignments (`rest`: the tokens after `SET`). `SET TRANSACTION …` changes nothing
+/// here (every statement reads the live data); `SET PASSWORD`, `ROLE` and `STATEMENT` are
+/// refused, naming them.
+fn set(sql: &str, rest: &[Token]) -> Result<Statement, LexError> {
+    let scope = |t: &Token| {
+        ["SESSION", "GLOBAL", "LOCAL", "PERSIST", "PERSIST_ONLY"]
+            .iter()
+            .any(|w| t.is_word(w))
+    };
+    let first_word = rest.iter().find(|t| !scope(t));
+    if first_word.is_some_and(|t| t.is_word("TRANSACTION")) {
+        return Ok(Statement::Ignored);
+    }
+    for what in ["PASSWORD", "ROLE", "STATEMENT"] {
+        if rest.first().is_some_and(|t| t.is_word(what))
+            || (what == "ROLE"
+                && rest.first().is_some_and(|t| t.is_word("DEFAULT"))
+                && rest.get(1).is_some_and(|t| t.is_word("ROLE")))
+        {
+            return Ok(Statement::Unsupported(format!(
+                "SET {what} is not supported by pinbad"
+            )));
+        }
+    }
+    // The assignments, cut at the commas outside parentheses.
+    let mut pieces: Vec<&[Token]> = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    for (i, t) in rest.iter().enumerate() {
+        if t.is_punct("(") {
+            depth += 1;
+        } else if t.is_punct(")") {
+            depth = depth.saturating_sub(1);
+        } else if t.is_punct(",") && depth == 0 {
+            pieces.push(&rest[start..i]);
+            start = i + 1;
+        }
+    }
+    pieces.push(&rest[start..]);
+    let value = |tokens: &[Token], user: bool| -> Result<SetValue, LexError> {
+        let (Some(first), Some(last)) = (tokens.first(), tokens.last()) else {
+            return Err(LexError("SET needs a value after `=`".into()));
+        };
+        if tokens.len() == 1 {
+            match &first.kind {
+                Kind::Word(w) if w.eq_ignore_ascii_case("DEFAULT") => return Ok(SetValue::Default),
+                Kind::Word(w)
+                    if !user
+                        && !["NULL", "TRUE", "FALSE"]
+                            .iter()
+                            .any(|k| w.eq_ignore_ascii_case(k)) =>
+                {
+                    return Ok(SetValue::Word(w.clone()))
+                }
+                Kind::Str(s) if !user => return Ok(SetValue::Word(s.clone())),
+                _ => {}
+            }
+        }
+        Ok(SetValue::Expr(sql[first.span.start..last.span.end].to_string()))
+    };
+    let name_of = |t: &Token| -> Option<String> {
+        match &t.kind {
+            Kind::Word(w) | Kind::Quoted(w) | Kind::Str(w) => Some(w.clone()),
+            _ => None,
+        }
+    };
+    let mut out = Vec::new();
+    for piece in pieces {
+        let mut p = piece;
+        let mut global = false;
+        while let Some(t) = p.first().filter(|t| scope(t)) {
+            global = !t.is_word("SESSION") && !t.is_word("LOCAL");
+            p = &p[1..];
+        }
+        let Some(head) = p.first() else {
+            return Err(LexError("SET needs a variable".into()));
+        };
+        if head.is_word("NAMES") || head.is_word("CHARSET") || head.is_word("CHARACTER") {
+            let at = if head.is_word("CHARACTER") { 2 } else { 1 };
+            let charset = p
+                .get(at)
+                .and_then(name_of)
+                .ok_or_else(|| LexError("SET NAMES needs a character set".into()))?;
+            let collation = match p.get(at + 1) {
+                Some(c) if c.is_word("COLLATE") && head.is_word("NAMES") => Some(
+                    p.get(at + 2)
+                        .and_then(name_of)
+                        .ok_or_else(|| LexError("COLLATE needs a collation".into()))?,
+                ),
+                None => None,
+                Some(_) => return Err(LexError("SET NAMES charset [COLLATE collation]".into())),
+            };
+            out.push(Set::Names { charset, collation });
+            continue;
+        }
+        let (target, assigned) = match p.get(1) {
+            Some(eq) if eq.is_punct("=") || eq.is_punct(":=") => (head, &p[2..]),
+            _ => {
+                return Err(LexError(format!(
+                    "SET needs `variable = value`, not `{}`",
+                    &sql[head.span.start..p.last().map_or(head.span.end, |t| t.span.end)]
+                )))
+            }
+        };
+        match &target.kind {
+            Kind::UserVar(name) => out.push(Set::User {
+                name: name.clone(),
+                value: value(assigned, true)?,
+            }),
+            Kind::SysVar(name) => {
+                let written = sql[target.span.clone()].to_ascii_lowercase();
+                out.push(Set::System {
+                    name: name.clone(),
+                    global: global || written.starts_with("@@global."),
+                    value: value(assigned, false)?,
+                })
+            }
+            Kind::Word(name) | Kind::Quoted(name) => out.push(Set::System {
+                name: name.to_ascii_lowercase(),
+                global,
+                value: value(assigned, false)?,
+            }),
+            _ => return Err(LexError("SET needs a variable's name".into())),
+        }
+    }
+    Ok(Statement::Set(out))
 }
 
 /// `[db.]name` at the start of `tokens` (a `FROM db` after it is the caller's).
@@ -500,7 +705,19 @@ fn like_of(tokens: &[Token]) -> Option<String> {
     }
 }
 
-fn show(rest: &[Token]) -> Result<Statement, LexError> {
+fn show(sql: &str, rest: &[Token]) -> Result<Statement, LexError> {
+    // `… WHERE condition`: the condition, as written, applies to what the rest shows.
+    if let Some(at) = rest.iter().position(|t| t.is_word("WHERE")) {
+        let condition = sql[rest[at].span.end..].trim().to_string();
+        let inner = show(sql, &rest[..at])?;
+        return Ok(match inner {
+            Statement::Show(s) if !condition.is_empty() => {
+                Statement::Show(Show::Where(Box::new(s), condition))
+            }
+            Statement::Show(_) => return Err(LexError("WHERE needs a condition".into())),
+            other => other,
+        });
+    }
     let mut i = 0;
     let mut full = false;
     while let Some(t) = rest.get(i) {
@@ -578,6 +795,12 @@ fn show(rest: &[Token]) -> Result<Statement, LexError> {
         ]),
         "ENGINES" => Show::Engines,
         "STORAGE" if word(1) == "ENGINES" => Show::Engines,
+        "CHARSET" => Show::CharacterSets { like },
+        "CHARACTER" if word(1) == "SET" => Show::CharacterSets {
+            like: like_of(&rest[i + 2..]),
+        },
+        "COLLATION" => Show::Collations { like },
+        "PROCESSLIST" => Show::Processlist { full },
         "TRIGGERS" => Show::Empty(&["Trigger", "Event", "Table", "Statement", "Timing"]),
         "PROCEDURE" | "FUNCTION" => Show::Empty(&["Db", "Name", "Type", "Definer"]),
         "PLUGINS" => Show::Empty(&["Name", "Status", "Type", "Library", "License"]),
@@ -843,7 +1066,50 @@ mod tests {
     fn statements_are_classified() {
         use Statement::*;
         assert_eq!(classify("  ").unwrap(), Empty);
-        assert_eq!(classify("SET NAMES utf8mb4").unwrap(), Ignored);
+        assert_eq!(
+            classify("SET NAMES utf8mb4").unwrap(),
+            Set(vec![super::Set::Names {
+                charset: "utf8mb4".into(),
+                collation: None
+            }])
+        );
+        assert_eq!(
+            classify(
+                "/*!40101 SET @a := (1 + 2), SESSION sql_mode = 'x,y', @@global.time_zone = \
+                 DEFAULT, autocommit=ON, NAMES 'utf8' COLLATE utf8_bin */"
+            )
+            .unwrap(),
+            Set(vec![
+                super::Set::User {
+                    name: "a".into(),
+                    value: SetValue::Expr("(1 + 2)".into())
+                },
+                super::Set::System {
+                    name: "sql_mode".into(),
+                    global: false,
+                    value: SetValue::Word("x,y".into())
+                },
+                super::Set::System {
+                    name: "time_zone".into(),
+                    global: true,
+                    value: SetValue::Default
+                },
+                super::Set::System {
+                    name: "autocommit".into(),
+                    global: false,
+                    value: SetValue::Word("ON".into())
+                },
+                super::Set::Names {
+                    charset: "utf8".into(),
+                    collation: Some("utf8_bin".into())
+                },
+            ])
+        );
+        assert_eq!(
+            classify("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED").unwrap(),
+            Ignored
+        );
+        assert!(matches!(classify("SET PASSWORD = 'x'").unwrap(), Unsupported(_)));
         assert_eq!(classify("use `pinba`").unwrap(), Use("pinba".into()));
         assert_eq!(
             classify("DESCRIBE pinba.request").unwrap(),
@@ -884,7 +1150,6 @@ mod tests {
         assert!(matches!(classify("KILL 3").unwrap(), Unsupported(_)));
         assert!(classify("SELECT 1; SELECT 2").is_err());
         assert!(classify("SELECT 'open").is_err());
-        assert!(matches!(classify("SELECT @x").unwrap(), Unsupported(_)));
         assert!(classify("SELECT a FROM t GROUP BY a DESC").is_err());
     }
 }

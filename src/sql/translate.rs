@@ -28,6 +28,7 @@ use super::dialect::MySql;
 use sqlparser::ast::{
     BinaryOperator, CastKind, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr,
     FunctionArgumentClause, FunctionArguments, GroupByExpr, Ident, InTarget, JoinOperator,
+    LimitClause,
     ObjectName, ObjectNamePart, Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier,
     Spanned, Statement, TableFactor, UnaryOperator, Value, ValueWithSpan, VisitMut, VisitorMut,
 };
@@ -36,6 +37,7 @@ use sqlparser::parser::Parser;
 use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer};
 
 use super::statement::quote;
+use super::variables::Context;
 use crate::sqlite_heap::HEAP;
 
 /// The longest query taken (`mysql.max_allowed_packet` lets 16 MB in): its syntax tree is
@@ -74,13 +76,21 @@ pub enum Refusal {
     Unsupported(String),
     /// Its syntax tree would take SQL past its memory (error 1041).
     Memory(String),
+    /// MySQL refuses it with this error (its code and words).
+    Error(u16, String),
 }
 
 /// A query as SQLite text, with its result columns' DECIMAL scales (`typing`'s), or why not.
 pub type Translated = Result<(String, Vec<Option<u8>>), Refusal>;
 
-/// `sql`, one MySQL query, translated.
+/// `sql`, one MySQL query, translated as a session with its variables' defaults reads it.
+#[cfg(test)]
 pub fn query(sql: &str) -> Translated {
+    query_in(sql, &Context::default())
+}
+
+/// `sql`, one MySQL query, translated as a session whose variables are `context` reads it.
+pub fn query_in(sql: &str, context: &Context) -> Translated {
     if sql.len() > MAX_BYTES {
         return Err(Refusal::Unsupported(format!(
             "a query longer than {} KB is not supported",
@@ -115,13 +125,13 @@ pub fn query(sql: &str) -> Translated {
     }
     let _held = Held(charge);
     if operators <= SHALLOW_OPERATORS {
-        return translate(sql, tokens);
+        return translate(sql, tokens, context);
     }
     std::thread::scope(|scope| {
         let deep = std::thread::Builder::new()
             .name("pinbad-sql-deep".into())
             .stack_size(DEEP_STACK)
-            .spawn_scoped(scope, || translate(sql, tokens))
+            .spawn_scoped(scope, || translate(sql, tokens, context))
             .map_err(|e| Refusal::Memory(format!("Out of memory: no thread to read it: {e}")))?;
         deep.join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
@@ -152,7 +162,7 @@ fn deepens(token: &Token) -> bool {
 }
 
 /// [`query`], once bounded.
-fn translate(sql: &str, tokens: Vec<TokenWithSpan>) -> Translated {
+fn translate(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> Translated {
     let unsupported = |why: &str| Err(Refusal::Unsupported(why.to_string()));
     let mut statements = Parser::new(&MySql)
         .with_tokens_with_locations(tokens.clone())
@@ -167,10 +177,28 @@ fn translate(sql: &str, tokens: Vec<TokenWithSpan>) -> Translated {
     // The calls that turn DECIMAL arguments into text: where each call's name starts, its
     // arguments' scales.
     let lines = Lines::new(sql);
-    let typed = super::typing::of(sql, &lines, &query);
+    let typed = super::typing::with_div_increment(context.div_increment.into(), || {
+        super::typing::of(sql, &lines, &query)
+    });
     if name_items(sql, &tokens, &lines, &mut query).is_none() {
         return unsupported("the select list's items could not be named as MySQL names them");
     }
+    // `sql_select_limit`: the rows of the statement's own SELECT, where it sets none.
+    if let (Some(n), None) = (context.select_limit, &query.limit_clause) {
+        query.limit_clause = Some(LimitClause::LimitOffset {
+            limit: Some(Expr::Value(Value::Number(n.to_string(), false).into())),
+            offset: None,
+            limit_by: Vec::new(),
+        });
+    }
+    if context.only_full_group_by {
+        let mut check = FullGroupBy(None);
+        let _ = query.visit(&mut check);
+        if let Some((code, why)) = check.0 {
+            return Err(Refusal::Error(code, why));
+        }
+    }
+    let _ = query.visit(&mut SessionRules { context });
     let rolls = {
         let mut count = Rollups(0);
         let _ = query.visit(&mut count);
@@ -186,6 +214,11 @@ fn translate(sql: &str, tokens: Vec<TokenWithSpan>) -> Translated {
         to_text: &typed.to_text,
         recursive: false,
         refused: None,
+        literals: if context.binary_literals {
+            super::collation::BIN
+        } else {
+            super::collation::NAME
+        },
     };
     if let ControlFlow::Break(()) = query.visit(&mut rewrite) {
         return Err(Refusal::Unsupported(
@@ -447,6 +480,291 @@ struct Rewrite<'a> {
     recursive: bool,
     /// Why the statement is refused.
     refused: Option<String>,
+    /// The collation string literals take: the connection's (`collation_connection`).
+    literals: &'static str,
+}
+
+/// The session's variables that change what a query means (see `variables::Context`), applied
+/// to MySQL's tree before it is translated: `@@time_zone`'s offset added to the local times
+/// `NOW()`, `CURDATE()`, `CURTIME()` and `FROM_UNIXTIME()` answer and taken from what
+/// `UNIX_TIMESTAMP(d)` reads (the functions work in UTC), `default_week_format` as `WEEK(d)`'s
+/// mode, and `PIPES_AS_CONCAT`'s `||` as `CONCAT`.
+struct SessionRules<'a> {
+    context: &'a Context,
+}
+
+impl VisitorMut for SessionRules<'_> {
+    type Break = ();
+
+    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        if let Expr::BinaryOp {
+            left,
+            op: BinaryOperator::StringConcat,
+            right,
+        } = expr
+        {
+            if self.context.pipes_as_concat {
+                let args = vec![(**left).clone(), (**right).clone()];
+                *expr = call("CONCAT", args);
+            }
+            return ControlFlow::Continue(());
+        }
+        let Expr::Function(f) = expr else {
+            return ControlFlow::Continue(());
+        };
+        let up = f.name.to_string().to_ascii_uppercase();
+        let offset = self.context.offset;
+        let args = match &mut f.args {
+            FunctionArguments::List(list) => Some(&mut list.args),
+            _ => None,
+        };
+        let arity = args.as_ref().map_or(0, |a| a.len());
+        let number = |n: i64| Expr::Value(Value::Number(n.to_string(), false).into());
+        let shifted = |e: Expr| {
+            Expr::Nested(Box::new(Expr::BinaryOp {
+                left: Box::new(e),
+                op: BinaryOperator::Plus,
+                right: Box::new(Expr::Interval(sqlparser::ast::Interval {
+                    value: Box::new(number(offset)),
+                    leading_field: Some(sqlparser::ast::DateTimeField::Second),
+                    leading_precision: None,
+                    last_field: None,
+                    fractional_seconds_precision: None,
+                })),
+            }))
+        };
+        match up.as_str() {
+            "WEEK" if arity == 1 && self.context.week_format != 0 => {
+                if let Some(args) = args {
+                    args.push(FunctionArg::Unnamed(FunctionArgExpr::Expr(number(
+                        self.context.week_format.into(),
+                    ))));
+                }
+            }
+            _ if offset == 0 => {}
+            "NOW" | "SYSDATE" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" => {
+                *expr = shifted(expr.clone());
+            }
+            "CURDATE" | "CURRENT_DATE" | "CURTIME" | "CURRENT_TIME" => {
+                let mut now = f.clone();
+                now.name = ObjectName::from(vec![Ident::new("NOW")]);
+                if matches!(now.args, FunctionArguments::None) {
+                    now.args = FunctionArguments::List(sqlparser::ast::FunctionArgumentList {
+                        duplicate_treatment: None,
+                        args: Vec::new(),
+                        clauses: Vec::new(),
+                    });
+                }
+                let part = if up.ends_with("DATE") { "DATE" } else { "TIME" };
+                *expr = call(part, vec![shifted(Expr::Function(now))]);
+            }
+            "FROM_UNIXTIME" if arity >= 1 => {
+                if let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(e))) =
+                    args.and_then(|a| a.first_mut())
+                {
+                    *e = Expr::BinaryOp {
+                        left: Box::new(Expr::Nested(Box::new(e.clone()))),
+                        op: BinaryOperator::Plus,
+                        right: Box::new(number(offset)),
+                    };
+                }
+            }
+            "UNIX_TIMESTAMP" if arity == 1 => {
+                *expr = Expr::Nested(Box::new(Expr::BinaryOp {
+                    left: Box::new(expr.clone()),
+                    op: BinaryOperator::Minus,
+                    right: Box::new(number(offset)),
+                }));
+            }
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// A column compared with a string literal compares by the column's collation, as MySQL's
+/// coercibility rules have it (a column's collation wins over the connection's): the literal's
+/// binary collation (`SET NAMES … COLLATE utf8mb4_bin`) gives way to the columns' own.
+fn column_collation_wins(left: &mut Expr, right: &mut Expr) {
+    fn column(e: &Expr) -> bool {
+        match e {
+            Expr::Identifier(i) => {
+                i.quote_style.is_some()
+                    || i.value.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            }
+            Expr::CompoundIdentifier(_) => true,
+            _ => false,
+        }
+    }
+    fn to_columns(e: &mut Expr) {
+        if let Expr::Collate { expr, collation } = e {
+            if matches!(expr.as_ref(), Expr::Value(_))
+                && collation.to_string() == super::collation::BIN
+            {
+                *collation = ObjectName::from(vec![Ident::new(super::collation::NAME)]);
+            }
+        }
+    }
+    if column(left) {
+        to_columns(right);
+    }
+    if column(right) {
+        to_columns(left);
+    }
+}
+
+/// `ONLY_FULL_GROUP_BY` as MariaDB checks it: in a grouped SELECT, each select list item
+/// that is not a GROUP BY item (by its text, alias or position) names, outside aggregate calls
+/// and subqueries, only GROUP BY columns (error 1055 names the first other); a SELECT with
+/// aggregates and no GROUP BY names no column outside them (error 1140).
+struct FullGroupBy(Option<(u16, String)>);
+
+impl VisitorMut for FullGroupBy {
+    type Break = ();
+
+    fn pre_visit_select(&mut self, select: &mut Select) -> ControlFlow<()> {
+        let groups = match &select.group_by {
+            GroupByExpr::Expressions(g, _) => g.clone(),
+            GroupByExpr::All(_) => return ControlFlow::Continue(()),
+        };
+        let name = |e: &Expr| match e {
+            Expr::Identifier(i) if !i.value.starts_with('@') => Some(i.value.to_ascii_lowercase()),
+            Expr::CompoundIdentifier(p) => p.last().map(|i| i.value.to_ascii_lowercase()),
+            _ => None,
+        };
+        let grouped_columns: Vec<String> = groups.iter().filter_map(name).collect();
+        let texts: Vec<String> = groups.iter().map(|g| g.to_string().to_ascii_lowercase()).collect();
+        let table = match select.from.as_slice() {
+            [only] if only.joins.is_empty() => match &only.relation {
+                TableFactor::Table { name, .. } => name.0.last().map(|p| p.to_string()),
+                _ => None,
+            },
+            _ => None,
+        };
+        for (k, item) in select.projection.iter().enumerate() {
+            let (expr, alias) = match item {
+                SelectItem::UnnamedExpr(e) => (e, None),
+                SelectItem::ExprWithAlias { expr, alias } => (expr, Some(alias.value.to_ascii_lowercase())),
+                _ => continue,
+            };
+            let text = expr.to_string().to_ascii_lowercase();
+            let position = (k + 1).to_string();
+            if texts.iter().any(|t| *t == text || Some(t) == alias.as_ref() || *t == position) {
+                continue;
+            }
+            let mut loose = Loose { depth: 0, found: None, aggregates: false };
+            let mut e = expr.clone();
+            let _ = e.visit(&mut loose);
+            let Some(column) = loose.found else { continue };
+            let aggregated = loose.aggregates;
+            if groups.is_empty() {
+                if aggregated || select_has_aggregate(select) {
+                    self.0 = Some((
+                        1140,
+                        "Mixing of GROUP columns (MIN(),MAX(),COUNT(),...) with no GROUP columns \
+                         is illegal if there is no GROUP BY clause"
+                            .into(),
+                    ));
+                    return ControlFlow::Break(());
+                }
+                continue;
+            }
+            if !grouped_columns.contains(&column.to_ascii_lowercase()) {
+                let qualified = match &table {
+                    Some(t) => format!("pinba.{t}.{column}"),
+                    None => column,
+                };
+                self.0 = Some((1055, format!("'{qualified}' isn't in GROUP BY")));
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// The first column an expression names outside aggregate calls and subqueries, and whether
+/// it holds an aggregate call.
+struct Loose {
+    depth: usize,
+    found: Option<String>,
+    aggregates: bool,
+}
+
+fn is_aggregate(e: &Expr) -> bool {
+    matches!(e, Expr::Function(f)
+        if AGGREGATES.contains(&f.name.to_string().to_ascii_uppercase().as_str()) && f.over.is_none())
+}
+
+impl VisitorMut for Loose {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+        self.depth -= 1;
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        if is_aggregate(e) {
+            self.aggregates = true;
+            self.depth += 1;
+        }
+        if self.depth == 0 && self.found.is_none() {
+            match e {
+                Expr::Identifier(i) if !i.value.starts_with('@') && i.quote_style != Some('\'') => {
+                    self.found = Some(i.value.clone())
+                }
+                Expr::CompoundIdentifier(p) => self.found = p.last().map(|i| i.value.clone()),
+                _ => {}
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        if is_aggregate(e) {
+            self.depth -= 1;
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Whether a SELECT's list calls an aggregate (outside subqueries).
+fn select_has_aggregate(select: &Select) -> bool {
+    select.projection.iter().any(|item| {
+        let e = match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
+            _ => return false,
+        };
+        let mut loose = Loose { depth: 0, found: None, aggregates: false };
+        let _ = e.clone().visit(&mut loose);
+        loose.aggregates
+    })
+}
+
+/// A call of MySQL's function `name` with `args`.
+fn call(name: &str, args: Vec<Expr>) -> Expr {
+    Expr::Function(sqlparser::ast::Function {
+        name: ObjectName::from(vec![Ident::new(name)]),
+        uses_odbc_syntax: false,
+        parameters: FunctionArguments::None,
+        args: FunctionArguments::List(sqlparser::ast::FunctionArgumentList {
+            duplicate_treatment: None,
+            args: args
+                .into_iter()
+                .map(|e| FunctionArg::Unnamed(FunctionArgExpr::Expr(e)))
+                .collect(),
+            clauses: Vec::new(),
+        }),
+        within_group: Vec::new(),
+        filter: None,
+        null_treatment: None,
+        over: None,
+    })
 }
 
 impl VisitorMut for Rewrite<'_> {
@@ -466,10 +784,31 @@ impl VisitorMut for Rewrite<'_> {
         }
         // `FOR UPDATE`, `LOCK IN SHARE MODE`: nothing to lock.
         query.locks.clear();
+        // `LIMIT n, 18446744073709551615` (MySQL's "all the rest"): a count past SQLite's
+        // integers is none (SQLite's -1).
+        let unbounded = |e: &mut Expr| {
+            if let Expr::Value(v) = e {
+                if let Value::Number(n, _) = &v.value {
+                    if n.parse::<i64>().is_err() && n.bytes().all(|b| b.is_ascii_digit()) {
+                        *e = raw("-1".into());
+                    }
+                }
+            }
+        };
+        match &mut query.limit_clause {
+            Some(LimitClause::LimitOffset {
+                limit: Some(limit), ..
+            }) => unbounded(limit),
+            Some(LimitClause::OffsetCommaLimit { limit, .. }) => unbounded(limit),
+            _ => {}
+        }
         ControlFlow::Continue(())
     }
 
     fn post_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        if unparenthesize(query).is_break() {
+            return self.refuse("a parenthesized query of this shape");
+        }
         if !self.recursive && distinct_union(&mut query.body).is_break() {
             return self.refuse("a UNION in one chain with INTERSECT or EXCEPT");
         }
@@ -501,6 +840,20 @@ impl VisitorMut for Rewrite<'_> {
         }
         // `SQL_CALC_FOUND_ROWS`, `HIGH_PRIORITY`, …: nothing for SQLite.
         select.select_modifiers = None;
+        // `FROM DUAL`: no table.
+        if let [only] = select.from.as_slice() {
+            if let TableFactor::Table {
+                name, alias: None, ..
+            } = &only.relation
+            {
+                if only.joins.is_empty()
+                    && matches!(name.0.as_slice(), [ObjectNamePart::Identifier(i)]
+                        if i.quote_style.is_none() && i.value.eq_ignore_ascii_case("DUAL"))
+                {
+                    select.from.clear();
+                }
+            }
+        }
         select.optimizer_hints.clear();
         for table in &mut select.from {
             for join in &mut table.joins {
@@ -575,7 +928,46 @@ impl Rewrite<'_> {
         let made = match expr {
             Expr::Identifier(_) | Expr::CompoundIdentifier(_) => self.variable(expr)?,
             Expr::Value(v) => self.value(v)?,
-            Expr::BinaryOp { left, op, right } => binary(left, op, right)?,
+            // `@name := value` (its left side read as `uservar('name')` already).
+            Expr::BinaryOp {
+                left,
+                op: BinaryOperator::Assignment,
+                right,
+            } => {
+                let target = left.to_string();
+                let prefix = format!("{}(", super::functions::USER_VARIABLE);
+                let Some(name) = target.strip_prefix(&prefix).and_then(|t| t.strip_suffix(')'))
+                else {
+                    return ControlFlow::Break(());
+                };
+                Some(raw(format!(
+                    "{}({name}, {right})",
+                    super::functions::SET_USER_VARIABLE
+                )))
+            }
+            Expr::BinaryOp { left, op, right } => {
+                if self.literals != super::collation::NAME {
+                    column_collation_wins(left, right);
+                }
+                binary(left, op, right)?
+            }
+            // `x COLLATE name`: the collations pinbad evaluates, by their SQLite names.
+            Expr::Collate { collation, .. } if collation.0.len() == 1 => {
+                let name = collation.to_string();
+                let name = name.trim_matches(|c| c == '`' || c == '\'' || c == '"');
+                match super::variables::collation(name) {
+                    Some(c) => *collation = ObjectName::from(vec![Ident::new(c.sqlite())]),
+                    None if [super::collation::NAME, super::collation::BIN].contains(&name) => {}
+                    None => {
+                        self.refused = Some(format!(
+                            "COLLATE {name} is not supported by pinbad (it compares by \
+                             utf8mb4_general_ci, utf8mb4_bin and binary)"
+                        ));
+                        return ControlFlow::Break(());
+                    }
+                }
+                None
+            }
             Expr::UnaryOp { op, expr: operand } => {
                 match op {
                     UnaryOperator::Plus
@@ -702,7 +1094,6 @@ impl Rewrite<'_> {
             }
             Expr::Nested(_)
             | Expr::Case { .. }
-            | Expr::Collate { .. }
             | Expr::Exists { .. }
             | Expr::Subquery(_)
             | Expr::Tuple(_)
@@ -718,7 +1109,7 @@ impl Rewrite<'_> {
         ControlFlow::Continue(())
     }
 
-    /// `@@name` (`session.`/`global.` dropped) as `sysvar('name')`; a user variable is declined.
+    /// `@@name` (`session.`/`global.` dropped) as `sysvar('name')`; `@name` as `uservar('name')`.
     fn variable(&self, expr: &Expr) -> ControlFlow<(), Option<Expr>> {
         let name = match expr {
             Expr::Identifier(i) if i.quote_style.is_none() => i.value.clone(),
@@ -730,11 +1121,13 @@ impl Rewrite<'_> {
             _ => return ControlFlow::Continue(None),
         };
         let Some(name) = name.strip_prefix("@@") else {
-            return if name.starts_with('@') {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(None)
-            };
+            return ControlFlow::Continue(name.strip_prefix('@').map(|user| {
+                raw(format!(
+                    "{}({})",
+                    super::functions::USER_VARIABLE,
+                    quote(&user.to_lowercase())
+                ))
+            }));
         };
         let lower = name.to_ascii_lowercase();
         let name = ["session.", "global.", "local."]
@@ -750,7 +1143,7 @@ impl Rewrite<'_> {
         ControlFlow::Continue(match &v.value {
             Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => Some(Expr::Collate {
                 expr: Box::new(Expr::Value(Value::SingleQuotedString(s.clone()).into())),
-                collation: ObjectName::from(vec![Ident::new(super::collation::NAME)]),
+                collation: ObjectName::from(vec![Ident::new(self.literals)]),
             }),
             Value::SingleQuotedByteStringLiteral(bits) => {
                 if bits.len() > 64 || !bits.bytes().all(|b| b == b'0' || b == b'1') {
@@ -1198,6 +1591,55 @@ fn distinct_union(body: &mut SetExpr) -> ControlFlow<()> {
     };
     *subquery.body = inner;
     ControlFlow::Continue(())
+}
+
+/// A query's parenthesized operands (`(SELECT …) UNION ALL (SELECT …)`, `(SELECT …)`), which
+/// SQLite does not read, as it reads them: an operand without its own `ORDER BY`, `LIMIT` or
+/// `WITH` is its body; one with them a derived table (`SELECT * FROM (…)`), which keeps them.
+fn unparenthesize(query: &mut Query) -> ControlFlow<()> {
+    fn operand(e: &mut SetExpr) -> ControlFlow<()> {
+        match e {
+            SetExpr::SetOperation { left, right, .. } => {
+                operand(left)?;
+                operand(right)
+            }
+            SetExpr::Query(q) if q.order_by.is_none() && q.limit_clause.is_none() && q.with.is_none() => {
+                let mut body = (*q.body).clone();
+                operand(&mut body)?;
+                *e = body;
+                ControlFlow::Continue(())
+            }
+            SetExpr::Query(q) => {
+                let Ok(mut parsed) =
+                    Parser::parse_sql(&MySql, "SELECT * FROM (SELECT 1) AS _pinbad_operand")
+                else {
+                    return ControlFlow::Break(());
+                };
+                let Some(Statement::Query(wrapper)) = parsed.pop() else {
+                    return ControlFlow::Break(());
+                };
+                let mut wrapper = *wrapper.body;
+                let SetExpr::Select(select) = &mut wrapper else {
+                    return ControlFlow::Break(());
+                };
+                let TableFactor::Derived { subquery, .. } = &mut select.from[0].relation else {
+                    return ControlFlow::Break(());
+                };
+                *subquery = q.clone();
+                *e = wrapper;
+                ControlFlow::Continue(())
+            }
+            _ => ControlFlow::Continue(()),
+        }
+    }
+    // `(SELECT … ORDER BY … LIMIT …)` alone: that query, where the outer one adds nothing.
+    if let SetExpr::Query(inner) = query.body.as_ref() {
+        if query.order_by.is_none() && query.limit_clause.is_none() && query.with.is_none() {
+            *query = (**inner).clone();
+            return unparenthesize(query);
+        }
+    }
+    operand(&mut query.body)
 }
 
 /// Names each unaliased item of the statement's select list (its first `SELECT` outside
@@ -1778,6 +2220,68 @@ mod tests {
         }
     }
 
+    /// The session's variables change the translation as MySQL's meaning does; with their
+    /// defaults nothing changes.
+    #[test]
+    fn session_variables_change_the_translation() {
+        let with = |sql: &str, context: &Context| query_in(sql, context).unwrap().0;
+        let zoned = Context {
+            offset: 18_000,
+            ..Context::default()
+        };
+        let times = "SELECT FROM_UNIXTIME(0), UNIX_TIMESTAMP('1970-01-01'), NOW(), CURDATE(), \
+                     CURRENT_TIMESTAMP, UTC_TIMESTAMP(), UNIX_TIMESTAMP()";
+        assert_eq!(with(times, &zoned).matches("18000").count(), 5, "{}", with(times, &zoned));
+        assert!(!with(times, &Context::default()).contains("18000"));
+        let pipes = Context {
+            pipes_as_concat: true,
+            ..Context::default()
+        };
+        assert!(with("SELECT 'a' || 'b'", &pipes).to_lowercase().contains("concat("));
+        assert!(!with("SELECT 'a' || 'b'", &Context::default()).to_lowercase().contains("concat("));
+        let limited = Context {
+            select_limit: Some(2),
+            ..Context::default()
+        };
+        assert!(with("SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3", &limited).ends_with("LIMIT 2"));
+        assert!(with("SELECT 1 LIMIT 3", &limited).ends_with("LIMIT 3"));
+        let week = Context {
+            week_format: 3,
+            ..Context::default()
+        };
+        assert!(with("SELECT WEEK('2024-01-07')", &week).contains(", 3)"));
+        let binary = Context {
+            binary_literals: true,
+            ..Context::default()
+        };
+        let t = with("SELECT 'a' = 'A', a = 'A' FROM t", &binary);
+        assert_eq!(t.matches(super::super::collation::BIN).count(), 2, "{t}");
+        assert!(t.contains(&format!("'A' COLLATE {}", super::super::collation::NAME)), "{t}");
+    }
+
+    /// What tools send at connect, and user variables, translate to what SQLite reads.
+    #[test]
+    fn connect_time_shapes_are_read() {
+        assert!(!tree("SELECT 1 FROM DUAL").to_uppercase().contains("DUAL"));
+        assert!(tree("SELECT 1 LIMIT 1, 18446744073709551615").ends_with("LIMIT 1, -1"));
+        assert!(!tree("(SELECT 1) UNION ALL (SELECT 2)").contains('('));
+        let t = tree("(SELECT 1 ORDER BY 1 LIMIT 1) UNION ALL (SELECT 3)");
+        assert!(t.contains("SELECT * FROM (SELECT 1 ORDER BY 1 LIMIT 1)"), "{t}");
+        assert!(tree("(SELECT 5)").starts_with("SELECT 5"));
+        assert!(tree("SELECT @A + 1").contains("uservar('a')"));
+        assert!(tree("SELECT @a := 1").contains("setuservar('a', 1)"));
+        assert!(tree("SELECT 'a' COLLATE utf8mb4_bin").contains(super::super::collation::BIN));
+        unsupported_collation();
+    }
+
+    fn unsupported_collation() {
+        let refused = query("SELECT 'a' COLLATE utf8mb4_unicode_ci").unwrap_err();
+        assert!(
+            matches!(&refused, Refusal::Unsupported(why) if why.contains("utf8mb4_unicode_ci")),
+            "{refused:?}"
+        );
+    }
+
     /// Nested `ANY`/`ALL` comparisons repeat their operands: refused before their text grows
     /// without bound.
     #[test]
@@ -1806,7 +2310,6 @@ mod tests {
             Err(Refusal::Unsupported(why)) => assert!(why.contains(what), "{sql}: {why}"),
             other => panic!("{sql}: {other:?}"),
         };
-        unsupported("SELECT @x + 1", "`@x` is not supported");
         unsupported(
             "SELECT a, MATCH (a) AGAINST ('x') FROM t",
             "`MATCH (a) AGAINST ('x')` is not supported",

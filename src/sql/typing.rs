@@ -46,8 +46,24 @@ pub enum Ty {
 /// Most digits after the point a DECIMAL typed here has (MySQL's limit).
 const MAX_SCALE: u32 = 30;
 
-/// What MySQL adds to a quotient's scale (`div_precision_increment`, default 4).
-const DIV_INCREMENT: u32 = 4;
+thread_local! {
+    /// What MySQL adds to a quotient's scale: the session's `div_precision_increment` (4
+    /// unless set), for the statement being typed on this thread ([`with_div_increment`]).
+    static DIV_INCREMENT: std::cell::Cell<u32> = const { std::cell::Cell::new(4) };
+}
+
+/// `f` run with quotients' scales growing by `increment` (the session's
+/// `div_precision_increment`).
+pub fn with_div_increment<T>(increment: u32, f: impl FnOnce() -> T) -> T {
+    let before = DIV_INCREMENT.with(|d| d.replace(increment));
+    let out = f();
+    DIV_INCREMENT.with(|d| d.set(before));
+    out
+}
+
+fn div_increment() -> u32 {
+    DIV_INCREMENT.with(std::cell::Cell::get)
+}
 
 /// The functions that turn their arguments into text, and which of them (`None`: all): a
 /// DECIMAL argument is written with its scale there (`CONCAT(7/2, '')` is `3.5000`).
@@ -481,7 +497,7 @@ fn binary(op: &BinaryOperator, l: Ty, r: Ty) -> Ty {
     match op {
         B::Plus | B::Minus | B::Modulo => arithmetic(&|a, b| int_or(dec(a.max(b)))),
         B::Multiply => arithmetic(&|a, b| int_or(dec(a + b))),
-        B::Divide => arithmetic(&|a, _| dec(a + DIV_INCREMENT)),
+        B::Divide => arithmetic(&|a, _| dec(a + div_increment())),
         B::MyIntegerDivide
         | B::Gt
         | B::Lt
@@ -549,7 +565,7 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
             _ => Ty::Other,
         },
         "AVG" if one => match exact(arg(0)) {
-            Some(s) => dec(s + DIV_INCREMENT),
+            Some(s) => dec(s + div_increment()),
             None if arg(0) == Ty::Double => Ty::Double,
             None => Ty::Other,
         },

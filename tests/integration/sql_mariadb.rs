@@ -2,7 +2,9 @@
 //! tables of the same columns, the statements of `tests/mariadb/corpus.sql` run on both through
 //! PyMySQL (`tests/mariadb/compare.py`). The statements that error on pinbad are exactly those
 //! the corpus marks with `!`, those that answer otherwise exactly those it marks with `~`, and
-//! docs/sql.md lists each: a new difference, or one fixed, fails the test.
+//! docs/sql.md lists each: a new difference, or one fixed, fails the test. A statement marked `=`
+//! is one both refuse, with the same error code (a `SET` of a time zone or a variable MySQL does
+//! not know). The statements run in order on one session, so a `SET` acts on those after it.
 //!
 //! MariaDB (`mariadbd`, package mariadb-server) is started from a temporary directory on a socket
 //! in it and stopped by PID; absent, the test skips saying so, unless `PINBAD_REQUIRE_MARIADB`

@@ -1,7 +1,8 @@
 """The differential test's client (tests/integration/sql_mariadb.rs): copies pinbad's raw tables
 into a real MariaDB, runs every statement of the corpus on both through PyMySQL, and prints one
 JSON object per statement: {"sql", "outcome", "detail"}, where outcome is `equal`, `different`,
-`pinbad_error` or `mariadb_error`.
+`pinbad_error` or `mariadb_error`. A statement marked `=` is one both must refuse: equal when
+pinbad's error code is MariaDB's.
 
 Usage: compare.py PINBAD_PORT MARIADB_SOCKET CORPUS (generate.py imports its comparison)
 
@@ -201,6 +202,20 @@ def compare(mc, pinbad, sql):
     return result
 
 
+def both_refuse(mc, pinbad, sql):
+    """A statement both must refuse: equal when pinbad's error code is MariaDB's."""
+    codes = []
+    for cursor in (mc, pinbad.cursor):
+        try:
+            run(cursor, sql)
+            codes.append(None)
+        except pymysql.MySQLError as e:
+            codes.append(e.args[0])
+    same = codes[0] is not None and codes[0] == codes[1]
+    return {"outcome": "equal" if same else "different",
+            "detail": None if same else "errors: mariadb %r, pinbad %r" % tuple(codes)}
+
+
 def main():
     port, socket, corpus = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     pc, mc = connect(port, socket)
@@ -210,10 +225,13 @@ def main():
         line = line.strip()
         if not line or line.startswith("--"):
             continue
-        sql = line.lstrip("!~").strip()
+        sql = line.lstrip("!~=").strip()
         result = {"sql": sql, "known_error": line.startswith("!"),
                   "known_difference": line.startswith("~")}
-        result.update(compare(mc, pinbad, sql))
+        if line.startswith("="):
+            result.update(both_refuse(mc, pinbad, sql))
+        else:
+            result.update(compare(mc, pinbad, sql))
         out.append(result)
     for r in out:
         print(json.dumps(r, default=str))

@@ -1,7 +1,9 @@
 -- The differential test's statements (tests/integration/sql_mariadb.rs): one a line, each run on
 -- pinbad and on MariaDB over the same rows. A line starting with `!` is a statement pinbad
 -- refuses with an error, one starting with `~` one it answers otherwise (README.md lists each);
--- every other line must answer as MariaDB does.
+-- a line starting with `=` one both refuse with the same error code; every other line must
+-- answer as MariaDB does. Statements run in order on one session: a `SET` holds for the lines
+-- after it, until one sets it back.
 -- Statements whose answer depends on the time compare something that does not.
 
 -- Arithmetic
@@ -594,3 +596,112 @@ SELECT 'é' LIKE 'e', 'Café' LIKE '%É', 'a ' LIKE 'a', 'user_1' LIKE 'user\_%'
 SELECT 'a|%' LIKE 'a||%' ESCAPE '|', 'ab' LIKE 'a|b' ESCAPE '|', 'ß' LIKE 's', NULL LIKE 'a', 'a' LIKE NULL, 'abc' NOT LIKE 'A_C'
 SELECT COUNT(*) FROM request WHERE script_name LIKE '/ÁDMIN/%' OR script_name LIKE '%\_%'
 SELECT COUNT(*) FROM request WHERE script_name NOT LIKE '/%.PHP' AND hostname LIKE 'h_'
+
+-- Session variables: a SET holds for the statements after it, until one sets it back
+SET time_zone = '+05:00'
+SELECT FROM_UNIXTIME(0), UNIX_TIMESTAMP('1970-01-01 05:00:00'), @@time_zone
+SELECT FROM_UNIXTIME(86400, '%Y-%m-%d %H:%i'), DATE(FROM_UNIXTIME(86399)), UNIX_TIMESTAMP(FROM_UNIXTIME(1234567890))
+SELECT TIMESTAMPDIFF(HOUR, UTC_TIMESTAMP() - INTERVAL 1 MINUTE, NOW()), DATEDIFF(CURDATE(), UTC_DATE()) IN (0, 1)
+SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) > FROM_UNIXTIME(0) AND UNIX_TIMESTAMP(FROM_UNIXTIME(timestamp)) = timestamp
+=SET time_zone = 'Europe/Moscow'
+=SET time_zone = '+13:01'
+SET @@session.time_zone = '-12:59'
+SELECT FROM_UNIXTIME(0), @@time_zone
+SET time_zone = '+00:00'
+SELECT FROM_UNIXTIME(0)
+SET sql_mode = 'PIPES_AS_CONCAT'
+SELECT 'a' || 'b', CONCAT('x', 1 || 2), @@sql_mode
+SET sql_mode = 'pipes_as_concat,TRADITIONAL'
+SELECT @@sql_mode
+=SET sql_mode = 'NO_SUCH_MODE'
+SET SESSION sql_mode = DEFAULT
+SELECT @@sql_mode, 1 || 0
+SET div_precision_increment = 2
+SELECT 2/3, 7/2, AVG(1), 1/7
+SELECT AVG(status), SUM(status) / COUNT(*) FROM request
+SET div_precision_increment = DEFAULT
+SELECT 2/3
+=SET div_precision_increment = 'x'
+SET group_concat_max_len = 4
+SELECT GROUP_CONCAT('abc', 'def')
+SET group_concat_max_len = DEFAULT
+SELECT @@group_concat_max_len, LENGTH(GROUP_CONCAT(script_name)) > 4 FROM request
+SET sql_select_limit = 2
+SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3
+SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 LIMIT 3
+SELECT (SELECT COUNT(*) FROM (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) x)
+SELECT id FROM request ORDER BY id
+SET sql_select_limit = DEFAULT
+SELECT COUNT(*) FROM (SELECT id FROM request ORDER BY id LIMIT 5) t
+SET NAMES utf8mb4 COLLATE utf8mb4_bin
+SELECT 'a' = 'A', 'a' = 'a ', 'a' < 'B', 'a' IN ('A'), @@collation_connection
+SELECT COUNT(*) FROM request WHERE script_name = '/ADMIN/EDIT.PHP'
+SET NAMES utf8mb4
+SELECT 'a' = 'A', @@collation_connection
+=SET NAMES utf8mb4 COLLATE nope_ci
+=SET NAMES latin9
+=SET lc_time_names = 'xx'
+SET lc_time_names = 'en_US'
+SELECT @@lc_time_names, DATE_FORMAT('2024-03-05', '%W %M')
+=SET no_such_variable = 1
+=SET @@session.no_such_variable = 1
+=SET version = 'x'
+=SET max_allowed_packet = 1
+SET autocommit = OFF
+SELECT @@autocommit
+SET autocommit = 1, sql_safe_updates = 0, foreign_key_checks = 1
+SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED
+SET @a = 1, @b = 'x'
+SELECT @a, @b, @A, @a + 1, @a = 1
+SELECT @c := 5
+SELECT @c, @c * 2
+SET @x = 'abc'
+SELECT LENGTH(@x), @x = 'ABC', CONCAT(@x, 1)
+SET @n = 10
+SELECT COUNT(*) FROM request WHERE status = @n * 20
+SELECT @i := 0
+SELECT (@i := @i + 1) AS n FROM (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) t
+SET @s = (SELECT COUNT(*) FROM request WHERE status = 404)
+SELECT @s = (SELECT COUNT(*) FROM request WHERE status = 404)
+=SET @d = DEFAULT
+SELECT id FROM request ORDER BY id LIMIT 3
+SELECT FOUND_ROWS()
+
+-- What tools send at connect
+/*!40101 SET NAMES utf8mb4 */
+/*!40101 SET @saved_cs_client = @@character_set_client */
+SELECT 1 /*!50000 + 2 */
+SELECT 1 FROM DUAL
+SELECT id FROM request ORDER BY id LIMIT 2, 18446744073709551615
+(SELECT 1) UNION ALL (SELECT 2)
+(SELECT 1 ORDER BY 1 LIMIT 1) UNION (SELECT 3)
+(SELECT 5)
+(SELECT script_name FROM request ORDER BY id LIMIT 2) UNION ALL (SELECT hostname FROM request ORDER BY id DESC LIMIT 1)
+SELECT 'a' COLLATE utf8mb4_bin = 'A', 'a' = 'A' COLLATE utf8mb4_general_ci, 'a ' COLLATE utf8mb4_bin = 'a'
+SELECT COUNT(*) FROM request WHERE script_name COLLATE utf8mb4_bin = '/Admin/Edit.php'
+SELECT COUNT(*) FROM request WHERE script_name = '/admin/edit.php' COLLATE utf8mb4_bin
+SHOW CHARACTER SET LIKE 'utf8mb4'
+SHOW VARIABLES WHERE Variable_name = 'time_zone'
+SHOW VARIABLES WHERE Variable_name IN ('time_zone', 'sql_select_limit') AND Value <> ''
+SHOW FULL TABLES WHERE Table_type = 'VIEW'
+SHOW COLUMNS FROM request WHERE Field = 'status'
+DESCRIBE request status
+DESCRIBE request 'script%'
+SELECT COUNT(*) FROM information_schema.VIEWS WHERE TABLE_SCHEMA = 'pinba'
+SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'pinba'
+SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = 'pinba'
+SELECT COUNT(*) FROM information_schema.EVENTS WHERE EVENT_SCHEMA = 'pinba'
+SELECT COUNT(*) FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = 'pinba'
+SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'pinba'
+SELECT COLUMN_NAME, CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH, NUMERIC_PRECISION, NUMERIC_SCALE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME = 'request' AND DATA_TYPE <> 'float' ORDER BY ORDINAL_POSITION
+SET sql_mode = 'ONLY_FULL_GROUP_BY'
+=SELECT script_name, status, COUNT(*) FROM request GROUP BY script_name
+=SELECT script_name, COUNT(*) FROM request
+=SELECT script_name, COUNT(*) FROM request GROUP BY UPPER(script_name)
+SELECT UPPER(script_name), COUNT(*) FROM request GROUP BY script_name
+SELECT UPPER(script_name) u, COUNT(*) FROM request GROUP BY UPPER(script_name)
+SELECT script_name s, COUNT(*) FROM request GROUP BY s
+SELECT script_name, COUNT(*) FROM request GROUP BY 1
+SELECT script_name, COUNT(*) FROM request GROUP BY script_name ORDER BY MAX(status)
+SELECT 1, COUNT(*) FROM request
+SET sql_mode = DEFAULT

@@ -1,0 +1,765 @@
+//! A session's variables: the system variables a `SET` changes (`time_zone`, `sql_mode`,
+//! `div_precision_increment`, …) and the user variables (`@a`), with MySQL's rules for which
+//! values each takes and MySQL's errors for the rest.
+//!
+//! Each system variable either acts (the translation reads it through [`Context`], the
+//! functions through [`Variables`]) or is one that clients set at connect and that changes
+//! nothing here (accepted and shown as set); any other is MySQL's error 1193, and a value pinbad
+//! cannot honour (a named time zone, a `sql_mode` flag that changes how text is read) is
+//! MySQL's error for it, never a setting silently ignored. Pure: the session applies a `SET`
+//! with [`Variables::set`] and hands each statement's translation a [`Context`].
+
+use std::collections::{BTreeMap, HashMap};
+
+use opensrv_mysql::ErrorKind;
+use rusqlite::types::Value;
+
+/// User variables a session may hold (MySQL has no bound; pinbad's sessions are bounded).
+pub const MAX_USER_VARIABLES: usize = 1024;
+
+/// MariaDB's default `sql_mode`, which pinbad's answers follow.
+const DEFAULT_SQL_MODE: &str =
+    "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION";
+
+/// `sql_mode` flags pinbad takes, in MySQL's order (their bits'): `PIPES_AS_CONCAT` and
+/// `ONLY_FULL_GROUP_BY` act; the others change nothing pinbad answers (they concern writes,
+/// DDL or dates stored).
+const MODES_ACCEPTED: &[&str] = &[
+    "REAL_AS_FLOAT",
+    "PIPES_AS_CONCAT",
+    "IGNORE_SPACE",
+    "IGNORE_BAD_TABLE_OPTIONS",
+    "ONLY_FULL_GROUP_BY",
+    "NO_UNSIGNED_SUBTRACTION",
+    "NO_DIR_IN_CREATE",
+    "NO_KEY_OPTIONS",
+    "NO_TABLE_OPTIONS",
+    "NO_FIELD_OPTIONS",
+    "ANSI",
+    "NO_AUTO_VALUE_ON_ZERO",
+    "STRICT_TRANS_TABLES",
+    "STRICT_ALL_TABLES",
+    "NO_ZERO_IN_DATE",
+    "NO_ZERO_DATE",
+    "ALLOW_INVALID_DATES",
+    "ERROR_FOR_DIVISION_BY_ZERO",
+    "TRADITIONAL",
+    "NO_AUTO_CREATE_USER",
+    "NO_ENGINE_SUBSTITUTION",
+    "PAD_CHAR_TO_FULL_LENGTH",
+    "SIMULTANEOUS_ASSIGNMENT",
+    "TIME_ROUND_FRACTIONAL",
+];
+
+/// `sql_mode` flags that change how a statement is read or what it answers in ways pinbad's
+/// translation does not follow: refused, naming the flag.
+const MODES_REFUSED: &[&str] = &[
+    "ANSI_QUOTES",
+    "NO_BACKSLASH_ESCAPES",
+    "HIGH_NOT_PRECEDENCE",
+    "EMPTY_STRING_IS_NULL",
+    "ORACLE",
+    "MSSQL",
+    "DB2",
+    "POSTGRESQL",
+    "MAXDB",
+    "MYSQL323",
+    "MYSQL40",
+];
+
+/// System variables clients set at connect that change nothing pinbad answers: accepted, and
+/// shown as set (`SELECT @@autocommit` after `SET autocommit = 0` is 0).
+const ACCEPTED: &[&str] = &[
+    "autocommit",
+    "sql_auto_is_null",
+    "sql_safe_updates",
+    "sql_quote_show_create",
+    "sql_notes",
+    "sql_warnings",
+    "sql_big_selects",
+    "sql_buffer_result",
+    "sql_log_off",
+    "foreign_key_checks",
+    "unique_checks",
+    "net_write_timeout",
+    "net_read_timeout",
+    "net_buffer_length",
+    "wait_timeout",
+    "interactive_timeout",
+    "max_execution_time",
+    "max_statement_time",
+    "long_query_time",
+    "transaction_isolation",
+    "tx_isolation",
+    "transaction_read_only",
+    "tx_read_only",
+    "session_track_schema",
+    "session_track_state_change",
+    "session_track_system_variables",
+    "session_track_transaction_info",
+    "character_set_server",
+    "character_set_database",
+    "collation_server",
+    "collation_database",
+    "character_set_filesystem",
+    "explicit_defaults_for_timestamp",
+    "default_storage_engine",
+    "storage_engine",
+    "default_tmp_storage_engine",
+    "optimizer_switch",
+    "optimizer_search_depth",
+    "profiling",
+    "query_cache_type",
+    "big_tables",
+    "innodb_lock_wait_timeout",
+    "lock_wait_timeout",
+    "max_heap_table_size",
+    "tmp_table_size",
+    "sort_buffer_size",
+    "join_buffer_size",
+    "read_buffer_size",
+    "max_join_size",
+    "max_sort_length",
+    "auto_increment_increment",
+    "auto_increment_offset",
+    "completion_type",
+    "low_priority_updates",
+    "lc_messages",
+    "sql_require_primary_key",
+    "updatable_views_with_limit",
+    "names",
+];
+
+/// The system variables pinbad shows that no session sets (MySQL's error 1238).
+const READ_ONLY: &[&str] = &[
+    "version",
+    "version_comment",
+    "version_compile_os",
+    "version_compile_machine",
+    "system_time_zone",
+    "lower_case_table_names",
+    "license",
+    "protocol_version",
+    "hostname",
+    "port",
+    "have_ssl",
+    "read_only",
+    "max_allowed_packet",
+    "query_cache_size",
+    "performance_schema",
+    "init_connect",
+];
+
+/// What a `SET` assigns (evaluated by the session).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Assigned {
+    /// `DEFAULT`: the variable's default.
+    Default,
+    /// A value (a word such as `ON` or `utf8mb4` as its text).
+    Value(Value),
+}
+
+/// The session's variables.
+#[derive(Clone, Debug)]
+pub struct Variables {
+    /// `@@time_zone` as set, and its offset east of UTC in seconds.
+    pub time_zone: String,
+    pub offset: i64,
+    /// `@@sql_mode`, its flags upper-cased and comma-separated, as MySQL shows it.
+    pub sql_mode: String,
+    pub div_precision_increment: u8,
+    pub group_concat_max_len: u64,
+    /// `@@sql_select_limit` (2^64 - 1: none).
+    pub sql_select_limit: u64,
+    /// `@@character_set_client` (`_connection`, `_results`: `SET NAMES` sets the three).
+    pub character_set: String,
+    pub collation_connection: String,
+    pub default_week_format: u8,
+    pub lc_time_names: String,
+    /// The accepted variables a `SET` gave a value (see [`ACCEPTED`]).
+    pub accepted: BTreeMap<&'static str, Value>,
+    /// User variables by name (lower-cased: MySQL's are case-insensitive).
+    pub user: HashMap<String, Value>,
+    /// `FOUND_ROWS()`: the last query's rows (without its `LIMIT` under `SQL_CALC_FOUND_ROWS`).
+    pub found_rows: u64,
+    /// Rows `GROUP_CONCAT` cut at `group_concat_max_len` in the statement running (warning
+    /// 1260 each).
+    pub cut_by_group_concat: u64,
+}
+
+impl Default for Variables {
+    fn default() -> Variables {
+        Variables {
+            time_zone: "SYSTEM".into(),
+            offset: 0,
+            sql_mode: DEFAULT_SQL_MODE.into(),
+            div_precision_increment: 4,
+            group_concat_max_len: 1 << 20,
+            sql_select_limit: u64::MAX,
+            character_set: "utf8mb4".into(),
+            collation_connection: "utf8mb4_general_ci".into(),
+            default_week_format: 0,
+            lc_time_names: "en_US".into(),
+            accepted: BTreeMap::new(),
+            user: HashMap::new(),
+            found_rows: 0,
+            cut_by_group_concat: 0,
+        }
+    }
+}
+
+/// What a statement's translation reads of the session's variables.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Context {
+    /// `@@time_zone`'s offset east of UTC, in seconds: added to what `NOW()`, `CURDATE()`,
+    /// `FROM_UNIXTIME()` … answer, taken from what `UNIX_TIMESTAMP(d)` reads.
+    pub offset: i64,
+    /// `sql_mode`'s `PIPES_AS_CONCAT`: `||` concatenates.
+    pub pipes_as_concat: bool,
+    /// `sql_mode`'s `ONLY_FULL_GROUP_BY`: a grouped SELECT names no column outside its groups
+    /// and aggregates (errors 1055, 1140).
+    pub only_full_group_by: bool,
+    /// `div_precision_increment`: what `/` and `AVG` add to a scale.
+    pub div_increment: u8,
+    /// `sql_select_limit`, where it is not 2^64 - 1: the rows of a statement's SELECT without
+    /// its own `LIMIT`.
+    pub select_limit: Option<u64>,
+    /// The connection's collation is a binary one (`utf8mb4_bin`): string literals compare
+    /// byte by byte (trailing spaces ignored).
+    pub binary_literals: bool,
+    /// `default_week_format`: `WEEK(d)`'s mode.
+    pub week_format: u8,
+}
+
+impl Default for Context {
+    fn default() -> Context {
+        Variables::default().context()
+    }
+}
+
+/// The collations pinbad evaluates, by MySQL's name: whether each is binary (a `_bin`
+/// collation, compared by bytes; `binary` without trailing spaces ignored), else
+/// `utf8mb4_general_ci`'s rules.
+pub fn collation(name: &str) -> Option<Collation> {
+    let n = name.to_ascii_lowercase();
+    match n.as_str() {
+        "utf8mb4_general_ci" | "utf8_general_ci" | "utf8mb3_general_ci" => Some(Collation::General),
+        "utf8mb4_bin" | "utf8_bin" | "utf8mb3_bin" | "ascii_bin" | "latin1_bin" => {
+            Some(Collation::Bin)
+        }
+        "binary" => Some(Collation::Binary),
+        _ => None,
+    }
+}
+
+/// How a collation compares (see [`collation`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Collation {
+    General,
+    Bin,
+    Binary,
+}
+
+impl Collation {
+    /// The SQLite collation that compares so.
+    pub fn sqlite(self) -> &'static str {
+        match self {
+            Collation::General => super::collation::NAME,
+            Collation::Bin => super::collation::BIN,
+            Collation::Binary => "BINARY",
+        }
+    }
+}
+
+/// MySQL's error for a collation pinbad does not evaluate: one of MySQL's (a UTF-8 one, by its
+/// name) is not supported (1235), naming it; any other name is unknown (1273).
+pub fn unknown_collation(name: &str) -> (ErrorKind, String) {
+    let lower = name.to_ascii_lowercase();
+    if ["utf8mb4_", "utf8mb3_", "utf8_"].iter().any(|p| lower.starts_with(p))
+        && (lower.ends_with("_ci") || lower.ends_with("_cs") || lower.ends_with("_bin"))
+    {
+        return not_supported(format!(
+            "collation '{name}' is not supported by pinbad: it compares by utf8mb4_general_ci, \
+             utf8mb4_bin and binary"
+        ));
+    }
+    (
+        ErrorKind::ER_UNKNOWN_COLLATION,
+        format!("Unknown collation: '{name}'"),
+    )
+}
+
+/// A time zone's offset east of UTC in seconds: `+HH:MM`/`-HH:MM` within MySQL's range
+/// (-12:59 to +13:00, MariaDB's), `SYSTEM` (pinbad's is UTC) and UTC's names; `None` for any
+/// other (pinbad has no zone database).
+pub fn time_zone(tz: &str) -> Option<i64> {
+    let t = tz.trim();
+    if ["SYSTEM", "UTC", "GMT", "Etc/UTC", "Universal", "Zulu"]
+        .iter()
+        .any(|n| n.eq_ignore_ascii_case(t))
+    {
+        return Some(0);
+    }
+    let (sign, rest) = match t.as_bytes().first()? {
+        b'+' => (1, &t[1..]),
+        b'-' => (-1, &t[1..]),
+        _ => return None,
+    };
+    let (h, m) = rest.split_once(':')?;
+    if h.is_empty() || h.len() > 2 || m.len() != 2 {
+        return None;
+    }
+    let h: i64 = h.parse().ok()?;
+    let m: i64 = m.parse().ok()?;
+    let minutes = sign * (h * 60 + m);
+    (m < 60 && (-(12 * 60 + 59)..=13 * 60).contains(&minutes)).then_some(minutes * 60)
+}
+
+/// A value as a `SET` of a string variable reads it.
+fn as_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Text(t) => Some(t.clone()),
+        Value::Integer(i) => Some(i.to_string()),
+        Value::Real(f) => Some(f.to_string()),
+        Value::Blob(b) => Some(String::from_utf8_lossy(b).into_owned()),
+        Value::Null => None,
+    }
+}
+
+/// A value as a `SET` of an integer variable reads it: MySQL's error 1232 for a string or a
+/// fraction.
+fn as_integer(name: &str, v: &Value) -> Result<i64, (ErrorKind, String)> {
+    match v {
+        Value::Integer(i) => Ok(*i),
+        _ => Err(wrong_type(name)),
+    }
+}
+
+fn wrong_type(name: &str) -> (ErrorKind, String) {
+    (
+        ErrorKind::ER_WRONG_TYPE_FOR_VAR,
+        format!("Incorrect argument type to variable '{name}'"),
+    )
+}
+
+fn wrong_value(name: &str, v: &str) -> (ErrorKind, String) {
+    (
+        ErrorKind::ER_WRONG_VALUE_FOR_VAR,
+        format!("Variable '{name}' can't be set to the value of '{v}'"),
+    )
+}
+
+fn not_supported(what: String) -> (ErrorKind, String) {
+    (ErrorKind::ER_NOT_SUPPORTED_YET, what)
+}
+
+impl Variables {
+    /// What the translation reads.
+    pub fn context(&self) -> Context {
+        Context {
+            offset: self.offset,
+            pipes_as_concat: self.mode("PIPES_AS_CONCAT"),
+            only_full_group_by: self.mode("ONLY_FULL_GROUP_BY"),
+            div_increment: self.div_precision_increment,
+            select_limit: (self.sql_select_limit != u64::MAX).then_some(self.sql_select_limit),
+            binary_literals: collation(&self.collation_connection)
+                .is_some_and(|c| c != Collation::General),
+            week_format: self.default_week_format,
+        }
+    }
+
+    /// Whether `sql_mode` has `flag`.
+    fn mode(&self, flag: &str) -> bool {
+        self.sql_mode.split(',').any(|f| f == flag)
+    }
+
+    /// The system variables as they are now, by name: what a `SET` changed (pinbad's defaults
+    /// for the rest are `functions::variables`').
+    pub fn shown(&self) -> Vec<(&'static str, Value)> {
+        let text = |s: &str| Value::Text(s.to_string());
+        let mut out = vec![
+            ("time_zone", text(&self.time_zone)),
+            ("sql_mode", text(&self.sql_mode)),
+            (
+                "div_precision_increment",
+                Value::Integer(self.div_precision_increment.into()),
+            ),
+            (
+                "group_concat_max_len",
+                Value::Integer(self.group_concat_max_len as i64),
+            ),
+            (
+                "sql_select_limit",
+                // 2^64 - 1 does not fit SQLite's integers: shown as its text.
+                i64::try_from(self.sql_select_limit)
+                    .map_or_else(|_| text(&self.sql_select_limit.to_string()), Value::Integer),
+            ),
+            ("character_set_client", text(&self.character_set)),
+            ("character_set_connection", text(&self.character_set)),
+            ("character_set_results", text(&self.character_set)),
+            ("collation_connection", text(&self.collation_connection)),
+            (
+                "default_week_format",
+                Value::Integer(self.default_week_format.into()),
+            ),
+            ("lc_time_names", text(&self.lc_time_names)),
+        ];
+        out.extend(self.accepted.iter().map(|(n, v)| (*n, v.clone())));
+        out
+    }
+
+    /// `SET [SESSION] name = value`: the variable takes it, or MySQL's error says why not.
+    pub fn set(&mut self, name: &str, global: bool, value: Assigned) -> Result<(), (ErrorKind, String)> {
+        let lower = name.to_ascii_lowercase();
+        let default = Variables::default();
+        let value = match value {
+            Assigned::Default => None,
+            Assigned::Value(v) => Some(v),
+        };
+        let known = ACCEPTED.iter().any(|a| *a == lower)
+            || default.shown().iter().any(|(n, _)| *n == lower)
+            || ["character_set_client", "character_set_connection", "character_set_results"]
+                .contains(&lower.as_str());
+        if !known {
+            return Err(match READ_ONLY.contains(&lower.as_str()) {
+                true if lower == "max_allowed_packet" => (
+                    ErrorKind::ER_VARIABLE_IS_READONLY,
+                    format!(
+                        "SESSION variable '{lower}' is read-only. Use SET GLOBAL to assign the \
+                         value (pinbad's is mysql.max_allowed_packet)"
+                    ),
+                ),
+                true => (
+                    ErrorKind::ER_INCORRECT_GLOBAL_LOCAL_VAR,
+                    format!("Variable '{lower}' is a read only variable"),
+                ),
+                false => (
+                    ErrorKind::ER_UNKNOWN_SYSTEM_VARIABLE,
+                    format!("Unknown system variable '{lower}'"),
+                ),
+            });
+        }
+        if global {
+            return Err((
+                ErrorKind::ER_SPECIFIC_ACCESS_DENIED_ERROR,
+                format!(
+                    "Access denied; you need (at least one of) the SUPER privilege(s) for this \
+                     operation (SET GLOBAL {lower}: pinbad's settings are its configuration's)"
+                ),
+            ));
+        }
+        match lower.as_str() {
+            "time_zone" => {
+                let Some(v) = value else {
+                    self.time_zone = default.time_zone;
+                    self.offset = 0;
+                    return Ok(());
+                };
+                let tz = as_text(&v).ok_or_else(|| wrong_value(&lower, "NULL"))?;
+                let offset = time_zone(&tz).ok_or_else(|| {
+                    (
+                        ErrorKind::ER_UNKNOWN_TIME_ZONE,
+                        format!(
+                            "Unknown or incorrect time zone: '{tz}' (pinbad has no time zone \
+                             database: '+05:00', 'SYSTEM' and 'UTC' are taken)"
+                        ),
+                    )
+                })?;
+                self.time_zone = tz;
+                self.offset = offset;
+            }
+            "sql_mode" => {
+                let Some(v) = value else {
+                    self.sql_mode = default.sql_mode;
+                    return Ok(());
+                };
+                self.sql_mode = sql_mode(&v)?;
+            }
+            "div_precision_increment" => {
+                self.div_precision_increment = match value {
+                    None => default.div_precision_increment,
+                    Some(v) => as_integer(&lower, &v)?.clamp(0, 30) as u8,
+                }
+            }
+            "group_concat_max_len" => {
+                self.group_concat_max_len = match value {
+                    None => default.group_concat_max_len,
+                    Some(v) => as_integer(&lower, &v)?.clamp(4, u32::MAX.into()) as u64,
+                }
+            }
+            "sql_select_limit" => {
+                self.sql_select_limit = match value {
+                    None => default.sql_select_limit,
+                    Some(Value::Text(t)) if t.trim() == u64::MAX.to_string() => u64::MAX,
+                    Some(v) => as_integer(&lower, &v)?.max(0) as u64,
+                }
+            }
+            "default_week_format" => {
+                self.default_week_format = match value {
+                    None => 0,
+                    Some(v) => as_integer(&lower, &v)?.clamp(0, 7) as u8,
+                }
+            }
+            "lc_time_names" => {
+                let v = match value {
+                    None => default.lc_time_names,
+                    Some(v) => as_text(&v).ok_or_else(|| wrong_value(&lower, "NULL"))?,
+                };
+                if !v.eq_ignore_ascii_case("en_US") {
+                    return Err(if is_locale(&v) {
+                        not_supported(format!(
+                            "lc_time_names '{v}' is not supported by pinbad: month and day \
+                             names are en_US's"
+                        ))
+                    } else {
+                        (
+                            ErrorKind::ER_UNKNOWN_LOCALE,
+                            format!("Unknown locale: '{v}'"),
+                        )
+                    });
+                }
+                self.lc_time_names = "en_US".into();
+            }
+            "collation_connection" => {
+                let v = match value {
+                    None => default.collation_connection,
+                    Some(v) => as_text(&v).ok_or_else(|| wrong_value(&lower, "NULL"))?,
+                };
+                self.set_collation(&v)?;
+            }
+            "character_set_client" | "character_set_connection" | "character_set_results" => {
+                // What pinbad reads and writes is UTF-8 whatever is set; `NULL` (results as
+                // stored) is that too.
+                match value.as_ref().and_then(as_text) {
+                    Some(cs) if !charset_is_utf8(&cs) => return Err(charset_refused(&cs)),
+                    _ => {}
+                }
+            }
+            _ => {
+                let name = ACCEPTED
+                    .iter()
+                    .find(|a| **a == lower)
+                    .copied()
+                    .unwrap_or("names");
+                match value {
+                    None => {
+                        self.accepted.remove(name);
+                    }
+                    Some(v) => {
+                        let v = match &v {
+                            Value::Text(t) if t.eq_ignore_ascii_case("ON") => Value::Integer(1),
+                            Value::Text(t) if t.eq_ignore_ascii_case("OFF") => Value::Integer(0),
+                            _ => v,
+                        };
+                        self.accepted.insert(name, v);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `SET NAMES charset [COLLATE collation]` (and `SET CHARACTER SET charset`).
+    pub fn set_names(&mut self, charset: &str, collation: Option<&str>) -> Result<(), (ErrorKind, String)> {
+        if !charset_is_utf8(charset) && !charset.eq_ignore_ascii_case("DEFAULT") {
+            return Err(charset_refused(charset));
+        }
+        match collation {
+            Some(c) => self.set_collation(c),
+            None => {
+                self.collation_connection = "utf8mb4_general_ci".into();
+                Ok(())
+            }
+        }
+    }
+
+    fn set_collation(&mut self, name: &str) -> Result<(), (ErrorKind, String)> {
+        if collation(name).is_none() {
+            return Err(unknown_collation(name));
+        }
+        self.collation_connection = name.to_ascii_lowercase();
+        Ok(())
+    }
+
+    /// `SET @name = value`: MySQL keeps any number of them; pinbad at most
+    /// [`MAX_USER_VARIABLES`].
+    pub fn set_user(&mut self, name: &str, value: Value) -> Result<(), (ErrorKind, String)> {
+        let name = name.to_lowercase();
+        if self.user.len() >= MAX_USER_VARIABLES && !self.user.contains_key(&name) {
+            return Err((
+                ErrorKind::ER_OUT_OF_RESOURCES,
+                format!(
+                    "Out of memory: a session holds at most {MAX_USER_VARIABLES} user variables \
+                     in pinbad"
+                ),
+            ));
+        }
+        self.user.insert(name, value);
+        Ok(())
+    }
+}
+
+/// A character set name that is UTF-8 (what pinbad reads and writes): `utf8mb4`, `utf8`,
+/// `utf8mb3`, and `DEFAULT`.
+fn charset_is_utf8(cs: &str) -> bool {
+    ["utf8mb4", "utf8", "utf8mb3", "default", "binary"].contains(&cs.to_ascii_lowercase().as_str())
+}
+
+fn charset_refused(cs: &str) -> (ErrorKind, String) {
+    if [
+        "latin1", "ascii", "cp1251", "cp1252", "koi8r", "gbk", "big5", "sjis", "ucs2", "utf16",
+        "utf32", "latin2", "greek", "hebrew", "euckr", "gb2312", "cp1250",
+    ]
+    .contains(&cs.to_ascii_lowercase().as_str())
+    {
+        not_supported(format!(
+            "character set '{cs}' is not supported by pinbad: it reads and writes utf8mb4"
+        ))
+    } else {
+        (
+            ErrorKind::ER_UNKNOWN_CHARACTER_SET,
+            format!("Unknown character set: '{cs}'"),
+        )
+    }
+}
+
+/// Whether `v` has a locale's shape (`fr_FR`), which MySQL knows but pinbad does not follow.
+fn is_locale(v: &str) -> bool {
+    let b = v.as_bytes();
+    b.len() == 5
+        && b[2] == b'_'
+        && b[..2].iter().all(u8::is_ascii_lowercase)
+        && b[3..].iter().all(u8::is_ascii_uppercase)
+}
+
+/// A `sql_mode` value as MySQL keeps it: its flags (a number: their bits are not taken),
+/// upper-cased, the combined modes with the flags they stand for, each once, in MySQL's order
+/// of the names given; an unknown flag is MySQL's error 1231, one pinbad does not follow 1235.
+fn sql_mode(v: &Value) -> Result<String, (ErrorKind, String)> {
+    let text = match v {
+        Value::Text(t) => t.clone(),
+        Value::Integer(0) => String::new(),
+        Value::Null => return Err(wrong_value("sql_mode", "NULL")),
+        other => return Err(wrong_value("sql_mode", &as_text(other).unwrap_or_default())),
+    };
+    let mut flags: Vec<&str> = Vec::new();
+    for flag in text.split(',').map(str::trim).filter(|f| !f.is_empty()) {
+        let up = flag.to_ascii_uppercase();
+        if let Some(refused) = MODES_REFUSED.iter().find(|m| **m == up) {
+            return Err(not_supported(format!(
+                "sql_mode {refused} is not supported by pinbad: it reads statements as MySQL's \
+                 default sql_mode does"
+            )));
+        }
+        let Some(known) = MODES_ACCEPTED.iter().find(|m| **m == up) else {
+            return Err(wrong_value("sql_mode", flag));
+        };
+        let expanded: &[&str] = match *known {
+            "ANSI" => {
+                return Err(not_supported(
+                    "sql_mode ANSI is not supported by pinbad: it holds ANSI_QUOTES".into(),
+                ))
+            }
+            "TRADITIONAL" => &[
+                "STRICT_TRANS_TABLES",
+                "STRICT_ALL_TABLES",
+                "NO_ZERO_IN_DATE",
+                "NO_ZERO_DATE",
+                "ERROR_FOR_DIVISION_BY_ZERO",
+                "TRADITIONAL",
+                "NO_AUTO_CREATE_USER",
+                "NO_ENGINE_SUBSTITUTION",
+            ],
+            _ => std::slice::from_ref(known),
+        };
+        for f in expanded {
+            if !flags.contains(f) {
+                flags.push(f);
+            }
+        }
+    }
+    // MySQL shows the flags in its own order (their bits'): `MODES_ACCEPTED`'s.
+    flags.sort_by_key(|f| MODES_ACCEPTED.iter().position(|m| m == f));
+    Ok(flags.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each acting variable takes MySQL's values and refuses others with MySQL's error.
+    #[test]
+    fn variables_take_mysqls_values_or_its_errors() {
+        let mut v = Variables::default();
+        let set = |v: &mut Variables, name: &str, value: Value| v.set(name, false, Assigned::Value(value));
+        set(&mut v, "time_zone", Value::Text("+05:00".into())).unwrap();
+        assert_eq!((v.offset, v.context().offset), (18_000, 18_000));
+        set(&mut v, "TIME_ZONE", Value::Text("-3:30".into())).unwrap();
+        assert_eq!(v.offset, -12_600);
+        let e = set(&mut v, "time_zone", Value::Text("Europe/Moscow".into())).unwrap_err();
+        assert_eq!(e.0, ErrorKind::ER_UNKNOWN_TIME_ZONE);
+        assert!(set(&mut v, "time_zone", Value::Text("+14:00".into())).is_err());
+        v.set("time_zone", false, Assigned::Default).unwrap();
+        assert_eq!((v.time_zone.as_str(), v.offset), ("SYSTEM", 0));
+        let e = set(&mut v, "no_such_thing", Value::Integer(1)).unwrap_err();
+        assert_eq!(e, (ErrorKind::ER_UNKNOWN_SYSTEM_VARIABLE, "Unknown system variable 'no_such_thing'".into()));
+        set(&mut v, "sql_mode", Value::Text("pipes_as_concat,TRADITIONAL".into())).unwrap();
+        assert!(v.context().pipes_as_concat);
+        assert!(v.sql_mode.starts_with("PIPES_AS_CONCAT,STRICT_TRANS_TABLES"), "{}", v.sql_mode);
+        assert_eq!(
+            set(&mut v, "sql_mode", Value::Text("ANSI_QUOTES".into())).unwrap_err().0,
+            ErrorKind::ER_NOT_SUPPORTED_YET
+        );
+        assert_eq!(
+            set(&mut v, "sql_mode", Value::Text("NO_SUCH_MODE".into())).unwrap_err().0,
+            ErrorKind::ER_WRONG_VALUE_FOR_VAR
+        );
+        set(&mut v, "sql_mode", Value::Text(String::new())).unwrap();
+        assert_eq!(v.sql_mode, "");
+        set(&mut v, "div_precision_increment", Value::Integer(99)).unwrap();
+        assert_eq!(v.context().div_increment, 30);
+        assert_eq!(
+            set(&mut v, "div_precision_increment", Value::Text("x".into())).unwrap_err().0,
+            ErrorKind::ER_WRONG_TYPE_FOR_VAR
+        );
+        set(&mut v, "sql_select_limit", Value::Integer(3)).unwrap();
+        assert_eq!(v.context().select_limit, Some(3));
+        v.set("sql_select_limit", false, Assigned::Default).unwrap();
+        assert_eq!(v.context().select_limit, None);
+        assert_eq!(
+            set(&mut v, "lc_time_names", Value::Text("fr_FR".into())).unwrap_err().0,
+            ErrorKind::ER_NOT_SUPPORTED_YET
+        );
+        assert_eq!(
+            set(&mut v, "lc_time_names", Value::Text("xx".into())).unwrap_err().0,
+            ErrorKind::ER_UNKNOWN_LOCALE
+        );
+        v.set_names("utf8mb4", Some("utf8mb4_bin")).unwrap();
+        assert!(v.context().binary_literals);
+        assert_eq!(
+            v.set_names("utf8mb4", Some("utf8mb4_unicode_ci")).unwrap_err().0,
+            ErrorKind::ER_NOT_SUPPORTED_YET
+        );
+        assert_eq!(
+            v.set_names("utf8mb4", Some("nope_ci")).unwrap_err().0,
+            ErrorKind::ER_UNKNOWN_COLLATION
+        );
+        set(&mut v, "autocommit", Value::Text("OFF".into())).unwrap();
+        assert!(v.shown().contains(&("autocommit", Value::Integer(0))));
+        assert_eq!(
+            v.set("sql_mode", true, Assigned::Value(Value::Text(String::new()))).unwrap_err().0,
+            ErrorKind::ER_SPECIFIC_ACCESS_DENIED_ERROR
+        );
+    }
+
+    #[test]
+    fn user_variables_are_bounded() {
+        let mut v = Variables::default();
+        for i in 0..MAX_USER_VARIABLES {
+            v.set_user(&format!("v{i}"), Value::Integer(i as i64)).unwrap();
+        }
+        v.set_user("V0", Value::Null).unwrap();
+        assert_eq!(v.user.get("v0"), Some(&Value::Null));
+        assert!(v.set_user("one_more", Value::Null).is_err());
+    }
+}
