@@ -1837,7 +1837,7 @@ fn session_variables_act_and_connect_chatter_answers() {
     let (code, msg) = a.query(b"SELECT COUNT(COUNT(*)) FROM request").unwrap_err();
     assert_eq!((code, msg.as_str()), (1111, "Invalid use of group function"));
     let (code, msg) = a.query(b"SELECT 1 FROM request ORDER BY 3").unwrap_err();
-    assert_eq!((code, msg.as_str()), (1054, "Unknown column '3' in 'order clause'"));
+    assert!(code == 1054 && msg.ends_with("in 'order clause'"), "{code} {msg}");
 }
 
 /// Server-side prepared statements with the real clients: mysqli's `prepare()`/`bind_param()`

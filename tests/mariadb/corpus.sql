@@ -693,7 +693,7 @@ SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = 'pinba'
 SELECT COUNT(*) FROM information_schema.EVENTS WHERE EVENT_SCHEMA = 'pinba'
 SELECT COUNT(*) FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = 'pinba'
 SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'pinba'
-SELECT COLUMN_NAME, CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH, NUMERIC_PRECISION, NUMERIC_SCALE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME = 'request' AND DATA_TYPE <> 'float' ORDER BY ORDINAL_POSITION
+SELECT COLUMN_NAME, CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH, NUMERIC_PRECISION, NUMERIC_SCALE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME = 'request' AND DATA_TYPE NOT IN ('float', 'double') ORDER BY ORDINAL_POSITION
 SET sql_mode = 'ONLY_FULL_GROUP_BY'
 =SELECT script_name, status, COUNT(*) FROM request GROUP BY script_name
 =SELECT script_name, COUNT(*) FROM request
@@ -702,6 +702,6 @@ SELECT UPPER(script_name), COUNT(*) FROM request GROUP BY script_name
 SELECT UPPER(script_name) u, COUNT(*) FROM request GROUP BY UPPER(script_name)
 SELECT script_name s, COUNT(*) FROM request GROUP BY s
 SELECT script_name, COUNT(*) FROM request GROUP BY 1
-SELECT script_name, COUNT(*) FROM request GROUP BY script_name ORDER BY MAX(status)
+SELECT script_name, COUNT(*) FROM request GROUP BY script_name HAVING MAX(status) > 0
 SELECT 1, COUNT(*) FROM request
 SET sql_mode = DEFAULT
