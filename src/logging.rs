@@ -28,6 +28,38 @@ pub struct LogConfig {
     pub format: LogFormat,
 }
 
+/// One log line per interval for something that can happen at every packet or attempt (a flood
+/// must not become a flood of lines): [`Throttle::note`] counts each occurrence and says when a
+/// line is due, with how many occurred since the last one.
+#[derive(Debug)]
+pub struct Throttle {
+    every: std::time::Duration,
+    last: Option<std::time::Instant>,
+    since: u64,
+}
+
+impl Throttle {
+    pub const fn new(every: std::time::Duration) -> Throttle {
+        Throttle {
+            every,
+            last: None,
+            since: 0,
+        }
+    }
+
+    /// Counts `n` occurrences; `Some(total since the last line)` when a line is due (the first
+    /// occurrence, then at most one per interval).
+    pub fn note(&mut self, n: u64) -> Option<u64> {
+        self.since += n;
+        let now = std::time::Instant::now();
+        if self.last.is_some_and(|t| now.duration_since(t) < self.every) {
+            return None;
+        }
+        self.last = Some(now);
+        Some(std::mem::take(&mut self.since))
+    }
+}
+
 /// Refuses a `RUST_LOG` directive that is a bare word but neither a level nor one of pinbad's
 /// modules: the filter reads it as a module name to log at every level, so a mistyped level
 /// (`RUST_LOG=warning`, `debg`) turned every line off, errors included, without a word. Another

@@ -151,19 +151,32 @@ pub fn put_f32(out: &mut Vec<u8>, x: f32) {
 
 /// Appends tags as a JSON object; with duplicate names the first wins (as in the reports).
 pub fn write_tags(out: &mut Vec<u8>, tags: &[TagPair], dict: &Dictionary) {
+    write_tags_within(out, tags, dict, usize::MAX);
+}
+
+/// [`write_tags`], leaving out each tag that would take `out` past `end` bytes (the object's
+/// closing brace included). Returns the tags left out.
+fn write_tags_within(out: &mut Vec<u8>, tags: &[TagPair], dict: &Dictionary, end: usize) -> u64 {
+    let mut left_out = 0;
     out.push(b'{');
     for (i, t) in tags.iter().enumerate() {
         if tags[..i].iter().any(|p| p.name == t.name) {
             continue;
         }
+        let mark = out.len();
         if out.last() != Some(&b'{') {
             out.push(b',');
         }
         put(out, &*dict.text(t.name));
         out.push(b':');
         put(out, &*dict.text(t.value));
+        if out.len() >= end {
+            out.truncate(mark);
+            left_out += 1;
+        }
     }
     out.push(b'}');
+    left_out
 }
 
 /// Appends a request's figures as JSON object fields: `"request_count":…,"document_size":…,
@@ -212,6 +225,52 @@ pub fn write_request(
     unix_ms: u64,
     timers: bool,
 ) {
+    let bound = Bound {
+        max_timers: if timers { usize::MAX } else { 0 },
+        max_bytes: usize::MAX,
+    };
+    write_request_within(out, v, dict, unix_ms, timers, bound);
+}
+
+/// What one rendered request may take (the request logs store each entry so bounded: a datagram
+/// within every decoder limit can render to tens of megabytes with its timers).
+#[derive(Clone, Copy, Debug)]
+pub struct Bound {
+    /// Timers rendered at most (the first ones).
+    pub max_timers: usize,
+    /// Bytes the object takes at most, beyond its names and figures (which always fit): timers,
+    /// then request tags, that would take it further are left out.
+    pub max_bytes: usize,
+}
+
+/// What [`write_request_within`] left out to stay within its [`Bound`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LeftOut {
+    pub timers: u64,
+    pub tags: u64,
+}
+
+impl LeftOut {
+    pub fn any(&self) -> bool {
+        self.timers + self.tags > 0
+    }
+}
+
+/// Room kept after the request tags for `,"timer_count":N,"timers":[]}`.
+const TAIL_BYTES: usize = 48;
+
+/// [`write_request`] within `bound`: `timer_count` still says how many timers the request had,
+/// so a reader can tell when some were left out.
+pub fn write_request_within(
+    out: &mut Vec<u8>,
+    v: &RequestView<'_>,
+    dict: &Dictionary,
+    unix_ms: u64,
+    timers: bool,
+    bound: Bound,
+) -> LeftOut {
+    let start = out.len();
+    let end = start.saturating_add(bound.max_bytes);
     let r = v.record;
     out.extend_from_slice(b"{\"id\":");
     put(out, &v.id);
@@ -234,12 +293,20 @@ pub fn write_request(
         put(out, &*dict.text(r.schema));
     }
     out.extend_from_slice(b",\"tags\":");
-    write_tags(out, v.tags(), dict);
+    let mut left_out = LeftOut {
+        tags: write_tags_within(out, v.tags(), dict, end.saturating_sub(TAIL_BYTES)),
+        timers: 0,
+    };
     out.extend_from_slice(b",\"timer_count\":");
     put(out, &v.timers.len());
     if timers {
         out.extend_from_slice(b",\"timers\":[");
+        let mut kept = 0;
         for (i, (t, tags)) in v.timers_with_tags().enumerate() {
+            if i >= bound.max_timers {
+                break;
+            }
+            let mark = out.len();
             if i > 0 {
                 out.push(b',');
             }
@@ -248,10 +315,19 @@ pub fn write_request(
             out.extend_from_slice(b",\"tags\":");
             write_tags(out, tags, dict);
             out.push(b'}');
+            // Room for the closing `]}`: a timer that does not fit ends the list (the first
+            // ones are kept, in order).
+            if out.len().saturating_add(2) > end {
+                out.truncate(mark);
+                break;
+            }
+            kept += 1;
         }
         out.push(b']');
+        left_out.timers = (v.timers.len() - kept) as u64;
     }
     out.push(b'}');
+    left_out
 }
 
 #[cfg(test)]
@@ -265,5 +341,75 @@ mod tests {
         assert!((0..1000u64).all(|id| sampled(id, 1.0)));
         assert_eq!(sampled(42, 0.5), sampled(42, 0.5));
         assert_eq!((0..10_000u64).filter(|&id| sampled(id, 0.0)).count(), 0);
+    }
+
+    /// A request of 200 timers with 16 tags of 1 KB each renders to megabytes; bounded, it stays
+    /// within the bound, still valid JSON, keeps its first timers and says what it left out.
+    #[test]
+    fn a_bounded_request_keeps_its_first_timers_within_the_bound() {
+        use crate::record::{Record, Timer};
+        let mut dict = Dictionary::new(1024);
+        let names: Vec<u32> = (0..16)
+            .map(|i| dict.intern(format!("tag{i}").as_bytes()))
+            .collect();
+        let long = dict.intern(&[b'x'; 1024]);
+        let record = Record {
+            tag_count: 16,
+            ..Record::default()
+        };
+        let timers = vec![
+            Timer {
+                value: 0.5,
+                hit_count: 1,
+                tag_count: 16,
+                ..Timer::default()
+            };
+            200
+        ];
+        let tag_block: Vec<TagPair> = (0..201)
+            .flat_map(|_| names.iter().map(|&name| TagPair { name, value: long }))
+            .collect();
+        let v = RequestView {
+            id: 7,
+            record: &record,
+            tag_block: &tag_block,
+            timers: &timers,
+        };
+        let mut whole = Vec::new();
+        write_request(&mut whole, &v, &dict, 1000, true);
+        assert!(whole.len() > 3_000_000, "{}", whole.len());
+        // (max_timers, max_bytes, timers kept, the size of what did not fit when the bytes
+        // bound what is kept: a timer of 16 tags, a tag)
+        for (max_timers, max_bytes, timers_kept, next) in [
+            (usize::MAX, 64 << 10, 1..=3, Some(17_000)),
+            (2, 1 << 20, 2..=2, None),
+            (usize::MAX, 8 << 10, 0..=0, Some(1_100)),
+        ] {
+            let mut out = b"prefix".to_vec();
+            let bound = Bound {
+                max_timers,
+                max_bytes,
+            };
+            let left = write_request_within(&mut out, &v, &dict, 1000, true, bound);
+            let doc = &out[6..];
+            assert!(doc.len() <= max_bytes, "{} > {max_bytes}", doc.len());
+            let json: serde_json::Value = serde_json::from_slice(doc).unwrap();
+            assert_eq!(json["timer_count"], 200);
+            let timers = json["timers"].as_array().unwrap().len();
+            let tags = json["tags"].as_object().unwrap().len();
+            assert!(timers_kept.contains(&timers), "{timers} timers");
+            assert!(tags > 0);
+            assert_eq!(
+                left,
+                LeftOut {
+                    timers: 200 - timers as u64,
+                    tags: 16 - tags as u64
+                }
+            );
+            // Cut only where the next timer or tag would not have fitted.
+            if let Some(next) = next {
+                assert!(doc.len() + next > max_bytes, "{}", doc.len());
+            }
+        }
     }
 }

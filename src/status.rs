@@ -1034,6 +1034,36 @@ pub static FIGURES: &[Figure] = &[
     .prometheus("pinbad_request_log_write_errors")
     .dashboard("request log write errors")
     .loss(),
+    counter(
+        "request_log.cut",
+        "Entries whose request was stored cut to request_log.max_entry_bytes / max_entry_timers (timers, then request tags, left out).",
+    )
+    .prometheus("pinbad_request_log_cut")
+    .dashboard("request log entries cut (max_entry_bytes)")
+    .loss(),
+    counter(
+        "request_log.cut_timers",
+        "Timers left out of stored requests (request_log.max_entry_bytes / max_entry_timers).",
+    )
+    .prometheus("pinbad_request_log_cut_timers"),
+    counter(
+        "request_log.cut_tags",
+        "Request tags left out of stored requests (request_log.max_entry_bytes).",
+    )
+    .prometheus("pinbad_request_log_cut_tags"),
+    counter(
+        "request_log.shed",
+        "Entries deleted because their step took more than its share of request_log.max_bytes (the step's largest first).",
+    )
+    .prometheus("pinbad_request_log_shed"),
+    counter(
+        "request_log.shed_bytes",
+        "Bytes of requests deleted because their step took more than its share of request_log.max_bytes: a flood of stored bytes.",
+    )
+    .prometheus("pinbad_request_log_shed")
+    .unit(Unit::Bytes, 1.0)
+    .dashboard("request log bytes shed (flood)")
+    .loss(),
     gauge(
         "ticklog.bytes",
         "Disk the tick log takes (its segments).",

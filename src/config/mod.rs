@@ -23,7 +23,9 @@ mod taps;
 pub use crate::units::{ByteSize, HumanDuration};
 pub use history::{HistorySpec, DEFAULT_HISTORY_ROWS, DEFAULT_HISTORY_STEP};
 pub use mysql::MysqlConfig;
-pub use reqlog::{LogGroup, RequestLogConfig, ServerThresholds, Thresholds};
+pub use reqlog::{
+    LogGroup, RequestLogConfig, ServerThresholds, Thresholds, REQUEST_LOG_ENTRY_BYTES,
+};
 pub use sink::{writes_ticks_of, ClickHouseConfig, FileConfig, SinkConfig, SinkKind, TickReports};
 pub use taps::{
     HistoryConfig, MetricsConfig, SnapshotConfig, TickLogConfig, DEFAULT_MAX_REPORT_ROWS,

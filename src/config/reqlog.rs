@@ -57,8 +57,15 @@ pub struct RequestLogConfig {
     pub error_status: u32,
     /// Groups a step keeps at most; requests of further groups are counted as dropped.
     pub max_groups: usize,
-    /// Disk the store may take; beyond it the oldest steps are deleted (counted).
+    /// Disk the store may take, every file of it (database, WAL, shared memory); beyond it the
+    /// oldest steps' largest entries are deleted (counted). One step holds at most a share of
+    /// it (see `reqlog`'s doc).
     pub max_bytes: ByteSize,
+    /// What one entry's request may take rendered (JSON with its tags and timers): timers, then
+    /// request tags, beyond it are left out (counted); `timer_count` still says how many it had.
+    pub max_entry_bytes: ByteSize,
+    /// Timers one entry keeps at most (the first ones); the rest are left out (counted).
+    pub max_entry_timers: usize,
     /// Thresholds of one server (by server_name), over the global ones.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub servers: BTreeMap<String, ServerThresholds>,
@@ -80,6 +87,12 @@ pub struct ServerThresholds {
 
 /// The smallest `request_log.max_bytes`.
 pub const REQUEST_LOG_MIN_BYTES: u64 = 1 << 20;
+/// The bounds of `request_log.max_entry_bytes`: room for a request's figures and names (each
+/// at most `limits.max_string_bytes`), and at most what a datagram can carry rendered with a
+/// few timers.
+pub const REQUEST_LOG_ENTRY_BYTES: std::ops::RangeInclusive<u64> = (4 << 10)..=(16 << 20);
+/// The largest `request_log.max_entry_timers`.
+pub const REQUEST_LOG_MAX_ENTRY_TIMERS: usize = 100_000;
 /// The largest `request_log.top` and `request_log.max_errors`.
 pub const REQUEST_LOG_MAX_TOP: usize = 10_000;
 /// The longest `request_log.retention` (as reports' `history_retention`).
@@ -100,6 +113,8 @@ impl Default for RequestLogConfig {
             error_status: 500,
             max_groups: 1000,
             max_bytes: ByteSize(1 << 30),
+            max_entry_bytes: ByteSize(256 << 10),
+            max_entry_timers: 1000,
             servers: BTreeMap::new(),
         }
     }
@@ -152,6 +167,18 @@ impl RequestLogConfig {
         }
         if self.max_bytes.0 < REQUEST_LOG_MIN_BYTES {
             return Err(invalid("request_log.max_bytes", "must be at least 1MiB"));
+        }
+        if !REQUEST_LOG_ENTRY_BYTES.contains(&self.max_entry_bytes.0) {
+            return Err(invalid(
+                "request_log.max_entry_bytes",
+                "must be from 4KiB to 16MiB",
+            ));
+        }
+        if self.max_entry_timers > REQUEST_LOG_MAX_ENTRY_TIMERS {
+            return Err(invalid(
+                "request_log.max_entry_timers",
+                format!("{} is out of range 0..={REQUEST_LOG_MAX_ENTRY_TIMERS}", self.max_entry_timers),
+            ));
         }
         check_thresholds("request_log", &self.global())?;
         for (name, t) in &self.servers {
@@ -215,6 +242,14 @@ mod tests {
                 "request_log.max_errors",
             ),
             ("[request_log]\nmax_bytes = 1000", "request_log.max_bytes"),
+            (
+                "[request_log]\nmax_entry_bytes = \"1KiB\"",
+                "request_log.max_entry_bytes",
+            ),
+            (
+                "[request_log]\nmax_entry_timers = 1000000",
+                "request_log.max_entry_timers",
+            ),
             (
                 "[request_log]\nerror_status = 5000",
                 "request_log.error_status",

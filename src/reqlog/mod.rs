@@ -20,6 +20,21 @@
 //! within a second, and a step written again after a restart keeps the top of both runs. If the
 //! store cannot be opened (corrupt, unwritable) the daemon runs without request logs, says so in
 //! the log and in `/api/v1/status`.
+//!
+//! Anyone who can send a datagram chooses what is stored, so what is stored is bounded at three
+//! levels, each counted:
+//! - one entry: its request is rendered within `max_entry_bytes` and `max_entry_timers` (a
+//!   datagram within every decoder limit renders to tens of megabytes with its timers); the
+//!   first timers are kept, then the request tags that fit (`cut`, `cut_timers`, `cut_tags`);
+//! - one step: its entries take at most a share of `max_bytes` ([`step_share`]: a tenth of what
+//!   the bound keeps, or an equal share when the retention holds fewer steps); past it the
+//!   step's largest entries are deleted (`shed`, `shed_bytes`). A cap per step rather than per
+//!   server or script, because a flood chooses its names (60 datagrams under 60 server names
+//!   get 60 shares) but not its time: one step's flood can take a tenth of the history at most,
+//!   and within the step the flood's large entries go before the ordinary ones;
+//! - the store: after every write its files (WAL included) are brought back under
+//!   `max_bytes`, the oldest step's largest entries first (`evicted`); writes are at most a
+//!   fortieth of `max_bytes` each, so the files stay within the bound between checks.
 
 pub mod select;
 pub mod store;
@@ -36,7 +51,7 @@ use rustc_hash::FxHashMap;
 use serde_json::{json, Value};
 
 use crate::config::{LogGroup, RequestLogConfig, Thresholds};
-use crate::ndjson::{write_request, ENCODE_CHUNK};
+use crate::ndjson::{write_request_within, Bound, ENCODE_CHUNK};
 use crate::shutdown::StopGate;
 use crate::state::Core;
 use crate::tap::{Round, Tap};
@@ -53,6 +68,29 @@ const PRUNE_EVERY: Duration = Duration::from_secs(60);
 /// Entries picked and not yet written at most: a bound on what the writer holds should the store
 /// stall; beyond, picked requests are dropped (counted).
 const MAX_PENDING: usize = 100_000;
+
+/// What one step's entries may take at most (their requests' JSON): a tenth of what
+/// [`store::target`] keeps, or an equal share of it where the retention holds fewer than ten
+/// steps. See the module's doc for why per step.
+pub fn step_share(config: &RequestLogConfig) -> u64 {
+    let steps = (config.retention.0.as_secs() / config.step.0.as_secs().max(1)).clamp(1, 10);
+    store::target(config.max_bytes.0) / steps
+}
+
+/// Bytes of picked entries written at once at most: a fortieth of `max_bytes`, so that a write
+/// takes the files little past the bound before it is checked again.
+fn write_chunk(config: &RequestLogConfig) -> u64 {
+    config.max_bytes.0 / 40
+}
+
+/// What one entry's request may take rendered: `max_entry_bytes`, and at most a write's chunk
+/// (a small `max_bytes` bounds its entries too).
+fn entry_bytes(config: &RequestLogConfig) -> u64 {
+    config
+        .max_entry_bytes
+        .0
+        .min(write_chunk(config).max(*crate::config::REQUEST_LOG_ENTRY_BYTES.start()))
+}
 
 /// The request logs' shared state (built by `app`, handed to the tap, the writer thread, the
 /// API and the status): where the store is and the figures of `/api/v1/status`.
@@ -78,6 +116,11 @@ pub struct RequestLog {
     evicted: AtomicU64,
     dropped: AtomicU64,
     write_errors: AtomicU64,
+    cut: AtomicU64,
+    cut_timers: AtomicU64,
+    cut_tags: AtomicU64,
+    shed: AtomicU64,
+    shed_bytes: AtomicU64,
 }
 
 impl RequestLog {
@@ -99,6 +142,11 @@ impl RequestLog {
             evicted: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
             write_errors: AtomicU64::new(0),
+            cut: AtomicU64::new(0),
+            cut_timers: AtomicU64::new(0),
+            cut_tags: AtomicU64::new(0),
+            shed: AtomicU64::new(0),
+            shed_bytes: AtomicU64::new(0),
         }
     }
 
@@ -138,6 +186,11 @@ impl RequestLog {
             "evicted": self.evicted.load(Relaxed),
             "dropped": self.dropped.load(Relaxed),
             "write_errors": self.write_errors.load(Relaxed),
+            "cut": self.cut.load(Relaxed),
+            "cut_timers": self.cut_timers.load(Relaxed),
+            "cut_tags": self.cut_tags.load(Relaxed),
+            "shed": self.shed.load(Relaxed),
+            "shed_bytes": self.shed_bytes.load(Relaxed),
         })
     }
 
@@ -224,8 +277,12 @@ pub fn start(core: &Arc<Core>, log: &Arc<RequestLog>) -> std::io::Result<Option<
         ),
         thresholds: ThresholdMap::new(config),
         pending: Vec::new(),
+        pending_bytes: 0,
+        step_bytes: None,
         counts: Vec::new(),
         last_prune: Instant::now(),
+        evicted_line: crate::logging::Throttle::new(PRUNE_EVERY),
+        shed_line: crate::logging::Throttle::new(PRUNE_EVERY),
     };
     writer.prune();
     tracing::info!(path = %log.path.display(), rows = log.rows.load(Relaxed), "Request log store");
@@ -280,10 +337,18 @@ struct Writer {
     thresholds: ThresholdMap,
     /// Picked and not yet written.
     pending: Vec<Entry>,
+    /// The bytes of the requests of `pending` (each counted once, however many logs took it).
+    pending_bytes: u64,
+    /// The step last written to (unix seconds) and what its entries take, as far as this writer
+    /// knows: read from the store when a step is first written to, then what each write adds
+    /// (which may overcount what the tops replaced: [`Writer::keep_step_share`] reads it again).
+    step_bytes: Option<(i64, u64)>,
     /// Error counts of steps left, not yet written: `(step start in unix seconds, group, status,
     /// count)`.
     counts: Vec<(i64, Box<str>, u32, u64)>,
     last_prune: Instant,
+    evicted_line: crate::logging::Throttle,
+    shed_line: crate::logging::Throttle,
 }
 
 impl Writer {
@@ -348,9 +413,18 @@ impl Writer {
         let mut groups: FxHashMap<u32, Option<usize>> = FxHashMap::default();
         let mut servers: FxHashMap<u32, Thresholds> = FxHashMap::default();
         let history_ms = core.config().stats_history.0.as_millis() as u64;
+        let config = &core.config().request_log;
+        let bound = Bound {
+            max_timers: config.max_entry_timers,
+            max_bytes: usize::try_from(entry_bytes(config)).unwrap_or(usize::MAX),
+        };
+        let chunk = write_chunk(config);
         let mut dropped = 0u64;
         let mut views = round.batch().views().peekable();
         while views.peek().is_some() {
+            if self.pending_bytes >= chunk {
+                self.write();
+            }
             // Read under the dictionary's read lock, which a sweep needs for writing: a round
             // found young enough keeps its strings while this chunk is looked at (as the sinks).
             let dict = core.dictionary().read();
@@ -392,7 +466,13 @@ impl Writer {
                     continue;
                 }
                 let mut doc = Vec::with_capacity(512);
-                write_request(&mut doc, &v, &dict, unix_ms, true);
+                let left_out = write_request_within(&mut doc, &v, &dict, unix_ms, true, bound);
+                if left_out.any() {
+                    self.log.cut.fetch_add(1, Relaxed);
+                    self.log.cut_timers.fetch_add(left_out.timers, Relaxed);
+                    self.log.cut_tags.fetch_add(left_out.tags, Relaxed);
+                }
+                self.pending_bytes += doc.len() as u64 * picks.kinds().count() as u64;
                 let request: Arc<str> = String::from_utf8_lossy(&doc).into();
                 let group = self.selector.name(group).to_string();
                 for kind in picks.kinds() {
@@ -409,6 +489,10 @@ impl Writer {
                         request_id: v.id,
                         request: Arc::clone(&request),
                     });
+                }
+                if self.pending_bytes >= chunk {
+                    // Written at the next pass, the dictionary's lock released first.
+                    break;
                 }
             }
         }
@@ -444,9 +528,11 @@ impl Writer {
         if self.pending.is_empty() && self.counts.is_empty() {
             return;
         }
-        let config = &self.core.config().request_log;
+        let core = Arc::clone(&self.core);
+        let config = &core.config().request_log;
         let entries = std::mem::take(&mut self.pending);
         let counts = std::mem::take(&mut self.counts);
+        self.pending_bytes = 0;
         match self
             .store
             .write(&entries, &counts, config.top, config.max_errors)
@@ -464,6 +550,9 @@ impl Writer {
                         self.log.oldest.store(e.t, Relaxed);
                     }
                 }
+                self.keep_step_share(&entries, config);
+                self.keep_bound(config);
+                self.log.bytes.store(self.store.bytes(), Relaxed);
             }
             Err(e) => {
                 self.log.write_errors.fetch_add(1, Relaxed);
@@ -476,7 +565,8 @@ impl Writer {
     /// Deletes the steps past the retention, then the oldest while beyond `max_bytes`.
     fn prune(&mut self) {
         self.last_prune = Instant::now();
-        let config = &self.core.config().request_log;
+        let core = Arc::clone(&self.core);
+        let config = &core.config().request_log;
         let clock = self.core.clock();
         let now_s = (clock.unix_ms64(clock.now_ms64()) / 1000) as i64;
         let before = now_s - config.retention.0.as_secs() as i64;
@@ -486,15 +576,68 @@ impl Writer {
             }
             Err(e) => self.failed(&e, "prune"),
         }
+        self.keep_bound(config);
+        self.publish();
+    }
+
+    /// After a write: each step written to keeps within [`step_share`], its largest entries
+    /// deleted past it (see the module's doc).
+    fn keep_step_share(&mut self, entries: &[Entry], config: &RequestLogConfig) {
+        let share = step_share(config);
+        let mut added: Vec<(i64, u64)> = Vec::new();
+        for e in entries {
+            match added.iter_mut().find(|(t, _)| *t == e.t) {
+                Some((_, n)) => *n += e.request.len() as u64,
+                None => added.push((e.t, e.request.len() as u64)),
+            }
+        }
+        for (t, n) in added {
+            let known = match self.step_bytes {
+                Some((step, bytes)) if step == t => Ok(bytes + n),
+                // The step's own entries, this write's included.
+                _ => self.store.step_bytes(t),
+            };
+            let bytes = match known {
+                Ok(b) => b,
+                Err(e) => return self.failed(&e, "measure a step"),
+            };
+            if bytes <= share {
+                self.step_bytes = Some((t, bytes));
+                continue;
+            }
+            match self.store.shed(t, share) {
+                Ok(shed) => {
+                    if let Some(n) = self.shed_line.note(shed.bytes) {
+                        tracing::warn!(bytes = n, step = t, share, "Request logs: a step's entries took more than its share of request_log.max_bytes; its largest were deleted (request_log.shed_bytes; one line a minute at most)");
+                    }
+                    self.log.shed.fetch_add(shed.entries, Relaxed);
+                    self.log.shed_bytes.fetch_add(shed.bytes, Relaxed);
+                    self.log.rows.fetch_sub(
+                        shed.entries.min(self.log.rows.load(Relaxed)),
+                        Relaxed,
+                    );
+                    // What the tops replaced is no longer overcounted.
+                    self.step_bytes = self.store.step_bytes(t).ok().map(|b| (t, b));
+                }
+                Err(e) => self.failed(&e, "keep a step within its share"),
+            }
+        }
+    }
+
+    /// Brings the store's files back within `max_bytes` (see [`store::Store::bound`]).
+    fn keep_bound(&mut self, config: &RequestLogConfig) {
         match self.store.bound(config.max_bytes.0) {
-            Ok(n) if n > 0 => {
-                self.log.evicted.fetch_add(n, Relaxed);
-                tracing::warn!(entries = n, max_bytes = config.max_bytes.0, "Request logs: the oldest steps deleted to stay within request_log.max_bytes (request_log.evicted)");
+            Ok(d) if d.entries > 0 => {
+                self.log.evicted.fetch_add(d.entries, Relaxed);
+                self.step_bytes = None;
+                if let Some(n) = self.evicted_line.note(d.entries) {
+                    tracing::warn!(entries = n, max_bytes = config.max_bytes.0, "Request logs: the oldest steps' largest entries deleted to stay within request_log.max_bytes (request_log.evicted; one line a minute at most)");
+                }
+                self.publish();
             }
             Ok(_) => {}
             Err(e) => self.failed(&e, "keep within max_bytes"),
         }
-        self.publish();
     }
 
     /// Copies the store's figures out for `/api/v1/status`.

@@ -74,6 +74,12 @@ const COUNT_ERRORS: &str =
 const PRUNE: &str = "DELETE FROM entries WHERE t < ?1";
 const PRUNE_COUNTS: &str = "DELETE FROM error_counts WHERE t < ?1";
 const OLDEST: &str = "SELECT min(t) FROM entries";
+/// A step's entries and the bytes of their requests, largest first (the oldest first among
+/// equals: a step's latest entries are the ones its reader looks at).
+const STEP_SIZES: &str =
+    "SELECT id, octet_length(request) FROM entries WHERE t = ?1 ORDER BY 2 DESC, id";
+const STEP_BYTES: &str = "SELECT coalesce(sum(octet_length(request)), 0) FROM entries WHERE t = ?1";
+const DELETE_ENTRY: &str = "DELETE FROM entries WHERE id = ?1";
 const COUNT_ROWS: &str = "SELECT count(*) FROM entries";
 
 /// Why the store failed.
@@ -115,10 +121,34 @@ pub struct Written {
     pub replaced: u64,
 }
 
+/// Entries deleted, and the bytes of their requests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Shed {
+    pub entries: u64,
+    pub bytes: u64,
+}
+
+impl Shed {
+    fn add(&mut self, entries: u64, bytes: u64) {
+        self.entries += entries;
+        self.bytes += bytes;
+    }
+}
+
+/// What [`Store::bound`] keeps the files within: 85 % of `max_bytes`, which leaves room for
+/// what one write adds before the next bound (the writer writes at most a fortieth of
+/// `max_bytes` at once) and for the WAL between truncations, so that the files on disk stay
+/// within `max_bytes`.
+pub fn target(max_bytes: u64) -> u64 {
+    max_bytes / 100 * 85
+}
+
 /// The writer's connection.
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// The `journal_size_limit` set (0: SQLite's default, none).
+    wal_limit: u64,
 }
 
 /// `v` as SQLite's integer (saturating: nothing stored here gets there).
@@ -167,6 +197,9 @@ impl Store {
             PRUNE_COUNTS,
             OLDEST,
             COUNT_ROWS,
+            STEP_SIZES,
+            STEP_BYTES,
+            DELETE_ENTRY,
         ] {
             tx.prepare(sql).map_err(|e| {
                 StoreError::Refused(format!(
@@ -179,6 +212,7 @@ impl Store {
         Ok(Store {
             conn,
             path: path.to_path_buf(),
+            wal_limit: 0,
         })
     }
 
@@ -261,18 +295,89 @@ impl Store {
         Ok(n)
     }
 
-    /// Deletes the oldest steps while the data takes more than `max_bytes` (pages in use: the
-    /// file keeps its freed pages for what comes next, so it stays near the bound). Returns the
-    /// entries deleted.
-    pub fn bound(&mut self, max_bytes: u64) -> Result<u64, StoreError> {
-        let mut deleted = 0;
-        while self.used_bytes()? > max_bytes {
+    /// Keeps the store's files within `max_bytes`: while the pages in use and the WAL take more
+    /// than [`target`] of it, deletes the oldest step's largest entries (a step's flood goes
+    /// before its ordinary entries, and the newest steps last). The database file keeps its
+    /// freed pages for what comes next, so it stays near the pages in use; the WAL is truncated
+    /// once it takes a twentieth of the bound. Returns what was deleted.
+    pub fn bound(&mut self, max_bytes: u64) -> Result<Shed, StoreError> {
+        let target = target(max_bytes);
+        let mut deleted = Shed::default();
+        loop {
+            self.truncate_wal(max_bytes / 20)?;
+            // The WAL counts up to what truncating it keeps it under: past that, a reader keeps
+            // it from being reset, and deleting entries (which writes to it) would not help.
+            let wal = self.wal_bytes().min(max_bytes / 20);
+            let over = (self.used_bytes()? + wal).saturating_sub(target);
+            if over == 0 {
+                break;
+            }
             let Some(oldest) = self.oldest()? else {
                 break;
             };
-            deleted += self.prune(oldest + 1)?;
+            let step = self.step_bytes(oldest)?;
+            // An entry's JSON is about half of what it takes with its indexes: deleting `over`
+            // bytes of JSON frees at least `over` pages' worth, and the loop checks again.
+            let d = self.shed(oldest, step.saturating_sub(over))?;
+            if d.entries == 0 {
+                deleted.add(self.prune(oldest + 1)?, 0);
+            }
+            deleted.add(d.entries, d.bytes);
         }
         Ok(deleted)
+    }
+
+    /// Deletes the largest entries of step `t` (unix seconds) until its requests take at most
+    /// `keep` bytes (the most recent first among equals stays). Returns what was deleted.
+    pub fn shed(&mut self, t: i64, keep: u64) -> Result<Shed, StoreError> {
+        let tx = self.conn.transaction()?;
+        let mut shed = Shed::default();
+        {
+            let mut sizes = tx.prepare_cached(STEP_SIZES)?;
+            let rows: Vec<(i64, u64)> = sizes
+                .query_map([t], |r| Ok((r.get(0)?, r.get::<_, i64>(1)?.max(0) as u64)))?
+                .collect::<Result<_, _>>()?;
+            let mut total: u64 = rows.iter().map(|r| r.1).sum();
+            let mut delete = tx.prepare_cached(DELETE_ENTRY)?;
+            for (id, bytes) in rows {
+                if total <= keep {
+                    break;
+                }
+                delete.execute([id])?;
+                total -= bytes;
+                shed.add(1, bytes);
+            }
+        }
+        tx.commit()?;
+        Ok(shed)
+    }
+
+    /// Bytes the requests of step `t` take (their JSON).
+    pub fn step_bytes(&self, t: i64) -> Result<u64, StoreError> {
+        let n: i64 = self.conn.query_row(STEP_BYTES, [t], |r| r.get(0))?;
+        Ok(n.max(0) as u64)
+    }
+
+    /// Checkpoints and truncates the WAL when it takes more than `limit` bytes (readers in the
+    /// middle of a read may keep it from being reset: then the next call tries again), and has
+    /// SQLite truncate it to `limit` at each later reset.
+    fn truncate_wal(&mut self, limit: u64) -> Result<(), StoreError> {
+        if self.wal_limit != limit {
+            self.conn
+                .pragma_update(None, "journal_size_limit", sql_int(limit))?;
+            self.wal_limit = limit;
+        }
+        if self.wal_bytes() > limit {
+            self.conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        }
+        Ok(())
+    }
+
+    fn wal_bytes(&self) -> u64 {
+        let mut wal = self.path.as_os_str().to_owned();
+        wal.push("-wal");
+        std::fs::metadata(wal).map_or(0, |m| m.len())
     }
 
     /// Bytes of the pages in use.
@@ -603,11 +708,55 @@ mod tests {
         assert_eq!(store.oldest().unwrap(), Some(120));
         assert_eq!(store.count_rows().unwrap(), 1);
         assert_eq!(
-            store.bound(1).unwrap(),
+            store.bound(1).unwrap().entries,
             1,
             "over any bound: every step goes"
         );
         assert_eq!(store.oldest().unwrap(), None);
+    }
+
+    /// A step's flood is shed largest first, its ordinary entries kept; over the byte bound the
+    /// oldest step's largest entries go first, and the files (WAL included) end within it.
+    #[test]
+    fn the_largest_entries_go_first_and_the_files_stay_within_the_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let mut store = Store::open(&path).unwrap();
+        let big = |t: i64, id: u64| Entry {
+            request: format!("{{\"id\":{id},\"pad\":\"{}\"}}", "x".repeat(20_000)).into(),
+            ..entry(Kind::Slow, t, &format!("flood{id}"), 5.0, id)
+        };
+        let small: Vec<Entry> = (0..20)
+            .map(|i| entry(Kind::Slow, 60, &format!("g{i}"), 2.0, i))
+            .collect();
+        store.write(&small, &[], 10, 10).unwrap();
+        let flood: Vec<Entry> = (100..130).map(|i| big(60, i)).collect();
+        store.write(&flood, &[], 10, 10).unwrap();
+        let before = store.step_bytes(60).unwrap();
+        assert!(before > 600_000, "{before}");
+        let shed = store.shed(60, 100_000).unwrap();
+        assert!(shed.entries >= 25 && shed.bytes >= 500_000, "{shed:?}");
+        assert!(store.step_bytes(60).unwrap() <= 100_000);
+        let conn = Store::open_reader(&path).unwrap();
+        let left = run(&conn, &query(Kind::Slow), "server_name").unwrap();
+        assert_eq!(
+            left.entries.iter().filter(|e| e.request.len() < 100).count(),
+            20,
+            "every small entry kept"
+        );
+        // Steps of floods, 60 s apart: the bound keeps the newest, the oldest step's
+        // largest entries going first.
+        for step in 2..40 {
+            for i in 0..10 {
+                let id = step as u64 * 100 + i;
+                store.write(&[big(60 * step, id)], &[], 10, 10).unwrap();
+                store.bound(1 << 20).unwrap();
+                assert!(store.bytes() <= 1 << 20, "{} bytes on disk", store.bytes());
+            }
+        }
+        assert_eq!(store.oldest().unwrap().map(|t| t > 60), Some(true));
+        let newest = run(&conn, &query(Kind::Slow), "server_name").unwrap();
+        assert_eq!(newest.entries[0].t, 60 * 39);
     }
 
     /// A damaged or empty file is set aside and a new store made; another version is not.

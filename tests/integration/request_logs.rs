@@ -535,3 +535,113 @@ fn a_damaged_or_empty_store_is_set_aside_and_the_logs_go_on() {
         assert_eq!(code, 200, "{what}: {e}");
     }
 }
+
+/// Issue 83, item 1, at a reduced scale: 60 datagrams within every decoder limit, each under its
+/// own server name, 5 s and 5 s of CPU, with 200 timers of 16 tags of 1,000 bytes (3 MB each
+/// rendered with its timers), after 20 ordinary slow requests of the same step. Each entry is
+/// stored cut to `max_entry_bytes` (its first timers, `timer_count` saying how many it had), the
+/// step keeps within its share of `max_bytes` by deleting its largest entries, so the files on
+/// disk stay within the bound, every ordinary entry is still there, and the flood is counted in
+/// the status, on `/metrics` and on the health table.
+#[test]
+fn a_flood_of_large_requests_keeps_the_bound_and_the_ordinary_entries() {
+    use prost::Message;
+    const MAX_BYTES: u64 = 1 << 20;
+    hour_with_room();
+    let state = tempfile::tempdir().unwrap();
+    let config = "[request_log]\nstep = \"1h\"\nmax_bytes = \"1MiB\"\nmax_entry_bytes = \"8KiB\"\n";
+    let d = Daemon::start_with(config, &["--udp", "127.0.0.1:0"], Some(state.path()));
+    let ordinary: Vec<Vec<u8>> = (0..20)
+        .map(|i| {
+            let mut r = proto_request("/index.php");
+            r.server_name = format!("ordinary-{i}").into_bytes();
+            r.request_time = 2.0;
+            r.encode_to_vec()
+        })
+        .collect();
+    d.send(&ordinary);
+    d.wait_for(|d| rows(d) == 20, "the ordinary requests in the slow log");
+
+    let mut dictionary: Vec<Vec<u8>> = (0..16).map(|i| format!("t{i}").into_bytes()).collect();
+    dictionary.extend((0..16).map(|i| vec![b'a' + i as u8; 1000]));
+    let tags = |n: usize| -> (Vec<u32>, Vec<u32>) {
+        let names = (0..n).map(|i| (i % 16) as u32).collect();
+        let values = (0..n).map(|i| 16 + (i % 16) as u32).collect();
+        (names, values)
+    };
+    let (tag_name, tag_value) = tags(16);
+    let (timer_tag_name, timer_tag_value) = tags(200 * 16);
+    let flood: Vec<Vec<u8>> = (0..60)
+        .map(|i| {
+            let datagram = pinbad::proto::Request {
+                hostname: b"flood-host".to_vec(),
+                server_name: format!("flood-{i}").into_bytes(),
+                script_name: b"/flood.php".to_vec(),
+                request_count: 1,
+                request_time: 5.0,
+                ru_utime: 5.0,
+                tag_name: tag_name.clone(),
+                tag_value: tag_value.clone(),
+                timer_hit_count: vec![1; 200],
+                timer_value: vec![0.01; 200],
+                timer_ru_utime: vec![0.0; 200],
+                timer_ru_stime: vec![0.0; 200],
+                timer_tag_count: vec![16; 200],
+                timer_tag_name: timer_tag_name.clone(),
+                timer_tag_value: timer_tag_value.clone(),
+                dictionary: dictionary.clone(),
+                ..Default::default()
+            }
+            .encode_to_vec();
+            assert!(datagram.len() < 60_000, "{}", datagram.len());
+            datagram
+        })
+        .collect();
+    d.send(&flood);
+    d.wait_merged(80);
+    let counted = |d: &Daemon, key: &str| d.status()["request_log"][key].as_u64().unwrap_or(0);
+    d.wait_for(
+        |d| counted(d, "cut") >= 60 && counted(d, "shed_bytes") > 0,
+        "the flood cut and shed",
+    );
+    let on_disk: u64 = std::fs::read_dir(state.path())
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("request_log.sqlite"))
+        .map(|e| e.metadata().unwrap().len())
+        .sum();
+    assert!(on_disk <= MAX_BYTES, "{on_disk} bytes on disk");
+    for i in 0..20 {
+        let (_, p) = d.get(&format!("/api/v1/request_logs/slow?server_name=ordinary-{i}"));
+        assert_eq!(p["total"], 1, "ordinary-{i}: {p}");
+    }
+    // What is left of the flood: cut requests, saying how many timers they had.
+    let (_, p) = d.get("/api/v1/request_logs/slow?script_name=/flood.php");
+    let left = p["entries"].as_array().unwrap();
+    assert!(!left.is_empty() && left.len() < 60, "{p}");
+    for e in left {
+        let request = &e["request"];
+        assert_eq!(request["timer_count"], 200, "{request}");
+        let timers = request["timers"].as_array().unwrap().len();
+        assert!(timers < 200, "{timers} timers stored");
+        // (read back as f64, its figures print longer than they were stored)
+        assert!(request.to_string().len() < 16 << 10);
+    }
+    let status = d.status();
+    assert!(status["request_log"]["cut_timers"].as_u64().unwrap() >= 60 * 190, "{status}");
+    let (_, metrics) = d.get_text("/metrics");
+    let shed = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("pinbad_request_log_shed_bytes_total "))
+        .unwrap_or_else(|| panic!("no pinbad_request_log_shed_bytes_total"));
+    assert!(shed.parse::<f64>().unwrap() > 0.0, "{shed}");
+    let figures = d.json("/api/v1/status/figures");
+    assert!(
+        figures["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["path"] == "request_log.shed_bytes" && f["loss"] == true),
+        "{figures}"
+    );
+}
