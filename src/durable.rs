@@ -395,6 +395,12 @@ pub enum LockError {
         dir.join(LOCK_FILE).display()
     )]
     Held { dir: PathBuf, holder: Option<u32> },
+    /// Something other than a file has the lock file's name (a directory, a socket, a link).
+    #[error(
+        "{} is not a file but {what}: pinbad keeps its lock there; move it away",
+        path.display()
+    )]
+    NotAFile { path: PathBuf, what: &'static str },
     #[error("cannot lock {}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -437,6 +443,19 @@ pub fn lock_dir(dir: &Path) -> Result<DirLock, LockError> {
             None
         }
     };
+    if let Ok(meta) = std::fs::symlink_metadata(&path) {
+        let kind = meta.file_type();
+        if !kind.is_file() {
+            let what = if kind.is_dir() {
+                "a directory"
+            } else if kind.is_symlink() {
+                "a symbolic link"
+            } else {
+                "a special file"
+            };
+            return Err(LockError::NotAFile { path, what });
+        }
+    }
     let mut file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -542,6 +561,21 @@ mod tests {
             .unwrap()
             .mode();
         assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    }
+
+    /// A directory, or a link, in the lock file's place is refused naming the lock and what is
+    /// there (not taken for an unwritable state directory).
+    #[test]
+    fn a_lock_that_is_not_a_file_is_refused_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        std::fs::create_dir_all(state.join(LOCK_FILE)).unwrap();
+        let e = lock_dir(&state).unwrap_err().to_string();
+        assert!(e.contains("lock is not a file but a directory"), "{e}");
+        std::fs::remove_dir(state.join(LOCK_FILE)).unwrap();
+        std::os::unix::fs::symlink("/dev/null", state.join(LOCK_FILE)).unwrap();
+        let e = lock_dir(&state).unwrap_err().to_string();
+        assert!(e.contains("not a file but a symbolic link"), "{e}");
     }
 
     /// The lock file deleted while its lock is held (`rm STATE/lock`): a second lock on the

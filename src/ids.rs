@@ -87,6 +87,28 @@ struct Saved {
     clean_end: Option<u64>,
 }
 
+/// The first id no run may reach: the SQL front end's `timer.id` is `request_id << 16 | i`, so
+/// ids stay below 2^48 (the clock floor's pace reaches it in 2058).
+pub const MAX_ID: u64 = 1 << 48;
+
+impl Saved {
+    /// Why the file cannot be right, if it cannot: an id at or past [`MAX_ID`] (no run gets
+    /// there: taken, it would leave every later id out of the raw tables), or a clean end past
+    /// the reservation.
+    fn nonsense(&self) -> Option<String> {
+        if self.reserved_end >= MAX_ID {
+            return Some(format!("reserved_end {} is at or past 2^48", self.reserved_end));
+        }
+        match self.clean_end {
+            Some(end) if end > self.reserved_end => Some(format!(
+                "clean_end {end} is past reserved_end {}",
+                self.reserved_end
+            )),
+            _ => None,
+        }
+    }
+}
+
 /// The `pinbad-ids` thread could not be started.
 #[derive(Debug, thiserror::Error)]
 #[error("state_dir: {path}: {reason}")]
@@ -159,7 +181,12 @@ impl Ids {
         };
         let (saved, set_aside) = match std::fs::read(&path) {
             Ok(bytes) => match serde_json::from_slice::<Saved>(&bytes) {
-                Ok(saved) => (saved, None),
+                // What the file says is set aside too (`salvaged_end` not asked: it would take
+                // the number back).
+                Ok(saved) => match saved.nonsense() {
+                    Some(why) => lost(format!("out of range ({why})"), &[]),
+                    None => (saved, None),
+                },
                 Err(e) if bytes.is_empty() => lost(format!("empty ({e})"), &bytes),
                 Err(e) => lost(format!("damaged ({e})"), &bytes),
             },
@@ -457,6 +484,39 @@ mod tests {
         let d = dir();
         let ids = Ids::open(d.path());
         assert!(ids.set_aside().is_none() && ids.first_unused() == 0);
+    }
+
+    /// A file that parses but cannot be right (an id no run reaches, a clean end past the
+    /// reservation) is set aside naming what is wrong, and the ids start past the clock's floor,
+    /// below 2^48.
+    #[test]
+    fn a_file_out_of_range_is_set_aside() {
+        for (text, why) in [
+            (
+                format!("{{\"reserved_end\": {}}}", u64::MAX),
+                "reserved_end 18446744073709551615 is at or past 2^48",
+            ),
+            (
+                format!("{{\"reserved_end\": {}}}", 1u64 << 50),
+                "at or past 2^48",
+            ),
+            (
+                "{\"reserved_end\": 100, \"clean_end\": 200}".to_string(),
+                "clean_end 200 is past reserved_end 100",
+            ),
+        ] {
+            let d = dir();
+            std::fs::write(d.path().join(FILE), &text).unwrap();
+            let floor = clock_floor(now_ms());
+            let ids = Ids::open(d.path());
+            let aside = ids.set_aside().expect("set aside");
+            assert!(aside.reason.contains(why), "{}", aside.reason);
+            assert!(
+                (floor..MAX_ID).contains(&ids.first_unused()),
+                "{}",
+                ids.first_unused()
+            );
+        }
     }
 
     /// The floor's pace keeps it below 2^48 (the SQL `timer.id`) until 2058.

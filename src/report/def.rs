@@ -194,6 +194,9 @@ pub struct SqlTable {
 
 /// Most keys a report may have.
 pub const MAX_KEYS: usize = 15;
+/// Most filters a report may have: every request (or timer) is held to each of them, so that a
+/// definition's cost is bounded as its keys' is.
+pub const MAX_FILTERS: usize = 32;
 /// Longest report name, in bytes.
 pub const MAX_NAME_BYTES: usize = 128;
 /// The SQL front end's raw tables (pinba_engine's names for the raw pool's requests, timers,
@@ -463,6 +466,12 @@ impl ReportDef {
                     keys[j], keys[i]
                 )));
             }
+        }
+        if self.filters.len() > MAX_FILTERS {
+            return Err(err(format!(
+                "at most {MAX_FILTERS} filters, got {}",
+                self.filters.len()
+            )));
         }
         let mut min = None;
         let mut max = None;

@@ -113,6 +113,17 @@ fn restore(shared: &mut Core, log: &TickLog, summary: &mut Restored) -> Result<(
         .last()
         .map(|(_, s)| s.epoch_unix_ms)
         .ok_or("no tick log")?;
+    let other_epoch = opened
+        .iter()
+        .filter(|(_, s)| s.epoch_unix_ms != epoch)
+        .count();
+    if other_epoch > 0 {
+        tracing::warn!(
+            segments = other_epoch,
+            epoch,
+            "Tick log: segments under another clock epoch than the newest one's are not read (an older run's, or a damaged header)"
+        );
+    }
     let now_ms = unix_now_ms().saturating_sub(epoch);
     // First, in order, on this thread: the strings interned, each segment's ids mapped, the
     // ticks found for each report (decoded after, on threads).

@@ -35,6 +35,12 @@ pub const VERSION: u32 = 3;
 /// The oldest version read.
 const OLDEST_VERSION: u32 = 2;
 const HEADER_BYTES: usize = MAGIC.len() + 4 + 8;
+/// The earliest clock epoch a header may hold (2020-01-01, before any pinbad ran): the epoch is
+/// a run's start by the wall clock, so one outside this and a day past the wall clock now is a
+/// damaged header, refused rather than taken for another run's segment.
+const EPOCH_FLOOR_MS: u64 = 1_577_836_800_000;
+/// How far past the wall clock a header's epoch may be (a clock set back since).
+const EPOCH_AHEAD_MS: u64 = 86_400_000;
 /// A record's length and checksum.
 pub const FRAME_BYTES: usize = 8;
 /// The largest record read back (a tick of millions of rows is tens of MB): a length beyond it is
@@ -192,9 +198,19 @@ pub fn open(bytes: &[u8]) -> Result<Segment<'_>, SnapshotError> {
             reads: VERSION,
         });
     }
+    let epoch_unix_ms = r.u64()?;
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    if !(EPOCH_FLOOR_MS..=now_ms.saturating_add(EPOCH_AHEAD_MS)).contains(&epoch_unix_ms) {
+        return Err(SnapshotError::invalid(&format!(
+            "its header's clock epoch {epoch_unix_ms} (unix ms) is out of range: before 2020 \
+             or a day past the wall clock (a damaged header)"
+        )));
+    }
     Ok(Segment {
         version,
-        epoch_unix_ms: r.u64()?,
+        epoch_unix_ms,
         records: Records {
             rest: &bytes[HEADER_BYTES..],
         },
@@ -301,6 +317,13 @@ mod tests {
         );
         for refused in [1, VERSION + 1] {
             assert!(open(&header(refused)).is_err(), "version {refused}");
+        }
+        // An epoch out of range (two bytes of the header flipped) is refused, saying so.
+        for flipped in [5, 6] {
+            let mut b = header(VERSION);
+            b[MAGIC.len() + 4 + flipped] ^= 0xff;
+            let e = open(&b).err().expect("refused").to_string();
+            assert!(e.contains("clock epoch"), "{e}");
         }
     }
 }

@@ -15,6 +15,7 @@ mod dashboard;
 mod docs;
 mod errors;
 mod history;
+mod hostile;
 mod http;
 mod remote;
 mod ids;
