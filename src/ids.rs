@@ -97,7 +97,10 @@ impl Saved {
     /// the reservation.
     fn nonsense(&self) -> Option<String> {
         if self.reserved_end >= MAX_ID {
-            return Some(format!("reserved_end {} is at or past 2^48", self.reserved_end));
+            return Some(format!(
+                "reserved_end {} is at or past 2^48",
+                self.reserved_end
+            ));
         }
         match self.clean_end {
             Some(end) if end > self.reserved_end => Some(format!(

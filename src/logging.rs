@@ -52,7 +52,10 @@ impl Throttle {
     pub fn note(&mut self, n: u64) -> Option<u64> {
         self.since += n;
         let now = std::time::Instant::now();
-        if self.last.is_some_and(|t| now.duration_since(t) < self.every) {
+        if self
+            .last
+            .is_some_and(|t| now.duration_since(t) < self.every)
+        {
             return None;
         }
         self.last = Some(now);

@@ -413,7 +413,6 @@ pub enum MaxMemory {
 /// answers, the allocator's own slack.
 pub const FIXED_OVERHEAD: u64 = 64 << 20;
 
-
 /// Memory a follower shard's round may hold while it waits for its turn: a round of at most
 /// 4,096 requests prepared (~1.2 KB each with the corpus's 9 timers), counted against
 /// `limits.max_memory` from the start.
@@ -1320,7 +1319,9 @@ mod tests {
     /// cores, at most 8 (a 16-core host: 8 readers, 8 merge threads, 2 shards).
     #[test]
     fn automatic_threads_follow_the_cores() {
-        let got: Vec<usize> = [1, 2, 4, 8, 9, 10, 12, 16, 64].map(threads_for_cores).into();
+        let got: Vec<usize> = [1, 2, 4, 8, 9, 10, 12, 16, 64]
+            .map(threads_for_cores)
+            .into();
         assert_eq!(got, [1, 2, 4, 4, 4, 5, 6, 8, 8]);
         assert_eq!(MergeConfig::default().shards(threads_for_cores(16)), 2);
     }
@@ -1330,9 +1331,23 @@ mod tests {
     #[test]
     fn automatic_queue_follows_the_readers() {
         let merge = MergeConfig::default();
-        let got: Vec<usize> = [1, 2, 3, 4, 6, 8, 12, 64].map(|r| merge.queue_requests(r)).into();
+        let got: Vec<usize> = [1, 2, 3, 4, 6, 8, 12, 64]
+            .map(|r| merge.queue_requests(r))
+            .into();
         let k = 1024;
-        assert_eq!(got, [16 * k, 16 * k, 16 * k, 64 * k, 144 * k, 256 * k, 256 * k, 256 * k]);
+        assert_eq!(
+            got,
+            [
+                16 * k,
+                16 * k,
+                16 * k,
+                64 * k,
+                144 * k,
+                256 * k,
+                256 * k,
+                256 * k
+            ]
+        );
         let set = MergeConfig {
             queue_requests: 4096,
             ..MergeConfig::default()

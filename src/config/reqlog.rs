@@ -177,7 +177,10 @@ impl RequestLogConfig {
         if self.max_entry_timers > REQUEST_LOG_MAX_ENTRY_TIMERS {
             return Err(invalid(
                 "request_log.max_entry_timers",
-                format!("{} is out of range 0..={REQUEST_LOG_MAX_ENTRY_TIMERS}", self.max_entry_timers),
+                format!(
+                    "{} is out of range 0..={REQUEST_LOG_MAX_ENTRY_TIMERS}",
+                    self.max_entry_timers
+                ),
             ));
         }
         check_thresholds("request_log", &self.global())?;

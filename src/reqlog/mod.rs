@@ -612,10 +612,9 @@ impl Writer {
                     }
                     self.log.shed.fetch_add(shed.entries, Relaxed);
                     self.log.shed_bytes.fetch_add(shed.bytes, Relaxed);
-                    self.log.rows.fetch_sub(
-                        shed.entries.min(self.log.rows.load(Relaxed)),
-                        Relaxed,
-                    );
+                    self.log
+                        .rows
+                        .fetch_sub(shed.entries.min(self.log.rows.load(Relaxed)), Relaxed);
                     // What the tops replaced is no longer overcounted.
                     self.step_bytes = self.store.step_bytes(t).ok().map(|b| (t, b));
                 }

@@ -740,7 +740,10 @@ mod tests {
         let conn = Store::open_reader(&path).unwrap();
         let left = run(&conn, &query(Kind::Slow), "server_name").unwrap();
         assert_eq!(
-            left.entries.iter().filter(|e| e.request.len() < 100).count(),
+            left.entries
+                .iter()
+                .filter(|e| e.request.len() < 100)
+                .count(),
             20,
             "every small entry kept"
         );

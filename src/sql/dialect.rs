@@ -344,7 +344,10 @@ pub fn executable_comments(sql: &str) -> std::borrow::Cow<'_, str> {
             b'/' if sql[i..].starts_with("/*!") => {
                 let body_end = sql[i + 3..].find("*/").map(|e| i + 3 + e);
                 let Some(end) = body_end else { break };
-                let digits = b[i + 3..end].iter().take_while(|c| c.is_ascii_digit()).count();
+                let digits = b[i + 3..end]
+                    .iter()
+                    .take_while(|c| c.is_ascii_digit())
+                    .count();
                 let digits = if digits >= 5 { digits.min(6) } else { 0 };
                 let version: u32 = sql[i + 3..i + 3 + digits].parse().unwrap_or(0);
                 out.push_str(&sql[copied..i]);
@@ -374,15 +377,27 @@ mod tests {
     /// in a literal, stay.
     #[test]
     fn executable_comments_are_read_by_their_version() {
-        assert_eq!(executable_comments("/*!40101 SET NAMES utf8mb4 */"), "  SET NAMES utf8mb4  ");
-        assert_eq!(executable_comments("SELECT 1 /*!80031 + 1 */"), "SELECT 1  ");
+        assert_eq!(
+            executable_comments("/*!40101 SET NAMES utf8mb4 */"),
+            "  SET NAMES utf8mb4  "
+        );
+        assert_eq!(
+            executable_comments("SELECT 1 /*!80031 + 1 */"),
+            "SELECT 1  "
+        );
         assert_eq!(executable_comments("SELECT 1 /*! + 2*/"), "SELECT 1   + 2 ");
-        assert_eq!(executable_comments("SELECT /*M!100500 3, */ 1"), "SELECT /*M!100500 3, */ 1");
+        assert_eq!(
+            executable_comments("SELECT /*M!100500 3, */ 1"),
+            "SELECT /*M!100500 3, */ 1"
+        );
         assert_eq!(
             executable_comments("SELECT '/*!1 x */', `/*!2`, 1 /* /*!3 */"),
             "SELECT '/*!1 x */', `/*!2`, 1 /* /*!3 */"
         );
-        assert_eq!(executable_comments("SELECT 1 /*!40000 open"), "SELECT 1 /*!40000 open");
+        assert_eq!(
+            executable_comments("SELECT 1 /*!40000 open"),
+            "SELECT 1 /*!40000 open"
+        );
     }
 
     fn parse(dialect: &dyn Dialect, sql: &str) -> Option<String> {

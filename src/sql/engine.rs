@@ -225,7 +225,10 @@ fn mysql_refusal(message: &str) -> Option<SqlError> {
         return refused(1111, "Invalid use of group function".into());
     }
     if let Some(column) = message.strip_prefix("ambiguous column name: ") {
-        return refused(1052, format!("Column '{column}' in field list is ambiguous"));
+        return refused(
+            1052,
+            format!("Column '{column}' in field list is ambiguous"),
+        );
     }
     if message.contains("sub-select returns") || message.contains("row value misused") {
         return refused(1241, "Operand should contain 1 column(s)".into());
@@ -238,7 +241,10 @@ fn mysql_refusal(message: &str) -> Option<SqlError> {
             format!("Incorrect parameter count in the call to native function '{f}'"),
         );
     }
-    for (clause, place) in [("ORDER BY", "order clause"), ("GROUP BY", "group statement")] {
+    for (clause, place) in [
+        ("ORDER BY", "order clause"),
+        ("GROUP BY", "group statement"),
+    ] {
         if message.contains(&format!("{clause} term out of range")) {
             let n: String = message.chars().take_while(char::is_ascii_digit).collect();
             return refused(1054, format!("Unknown column '{n}' in '{place}'"));
@@ -248,7 +254,10 @@ fn mysql_refusal(message: &str) -> Option<SqlError> {
         return refused(1690, "BIGINT value is out of range".into());
     }
     if message.contains("GROUP BY clause is required before HAVING") {
-        return refused(1235, "HAVING without GROUP BY is not supported by pinbad".into());
+        return refused(
+            1235,
+            "HAVING without GROUP BY is not supported by pinbad".into(),
+        );
     }
     if message.contains("too many terms in compound SELECT")
         || message.contains("Expression tree is too large")
@@ -288,7 +297,9 @@ fn information_schema_extra() -> String {
     ];
     let mut sql = String::new();
     for (table, columns) in EMPTY {
-        sql.push_str(&format!("CREATE TABLE information_schema.{table} ({columns});\n"));
+        sql.push_str(&format!(
+            "CREATE TABLE information_schema.{table} ({columns});\n"
+        ));
     }
     // Names compare as MySQL's do in `information_schema` (case-insensitively).
     sql.push_str(

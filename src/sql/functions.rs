@@ -257,7 +257,12 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
     let s = Arc::clone(&session);
     conn.create_scalar_function(USER_VARIABLE, 1, volatile, move |ctx| {
         let name = text(ctx.get_raw(0)).to_lowercase();
-        Ok(s.vars.lock().user.get(&name).cloned().unwrap_or(Value::Null))
+        Ok(s.vars
+            .lock()
+            .user
+            .get(&name)
+            .cloned()
+            .unwrap_or(Value::Null))
     })?;
     // `@name := value`: the value, kept.
     let s = Arc::clone(&session);

@@ -441,10 +441,7 @@ pub fn classify_typed(sql: &str) -> Result<(Statement, Vec<Option<u8>>), LexErro
 }
 
 /// [`classify_typed`] as a session whose variables are `context` reads it.
-pub fn classify_in(
-    sql: &str,
-    context: &Context,
-) -> Result<(Statement, Vec<Option<u8>>), LexError> {
+pub fn classify_in(sql: &str, context: &Context) -> Result<(Statement, Vec<Option<u8>>), LexError> {
     let mut decimals = Vec::new();
     let sql = super::dialect::executable_comments(sql);
     let statement = classify_into(&sql, context, &mut decimals)?;
@@ -490,7 +487,11 @@ fn classify_into(
             } else {
                 let table = table_name(rest)
                     .ok_or_else(|| LexError(format!("{verb} needs a table name")))?;
-                let after = if rest.get(1).is_some_and(|t| t.is_punct(".")) { 3 } else { 1 };
+                let after = if rest.get(1).is_some_and(|t| t.is_punct(".")) {
+                    3
+                } else {
+                    1
+                };
                 // `DESCRIBE t col`: the columns the name (a LIKE pattern, as MySQL reads it)
                 // matches.
                 match rest.get(after).map(|t| &t.kind) {
@@ -617,7 +618,9 @@ fn set(sql: &str, rest: &[Token]) -> Result<Statement, LexError> {
                 _ => {}
             }
         }
-        Ok(SetValue::Expr(sql[first.span.start..last.span.end].to_string()))
+        Ok(SetValue::Expr(
+            sql[first.span.start..last.span.end].to_string(),
+        ))
     };
     let name_of = |t: &Token| -> Option<String> {
         match &t.kind {
@@ -1109,7 +1112,10 @@ mod tests {
             classify("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED").unwrap(),
             Ignored
         );
-        assert!(matches!(classify("SET PASSWORD = 'x'").unwrap(), Unsupported(_)));
+        assert!(matches!(
+            classify("SET PASSWORD = 'x'").unwrap(),
+            Unsupported(_)
+        ));
         assert_eq!(classify("use `pinba`").unwrap(), Use("pinba".into()));
         assert_eq!(
             classify("DESCRIBE pinba.request").unwrap(),

@@ -28,9 +28,9 @@ use super::dialect::MySql;
 use sqlparser::ast::{
     BinaryOperator, CastKind, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr,
     FunctionArgumentClause, FunctionArguments, GroupByExpr, Ident, InTarget, JoinOperator,
-    LimitClause,
-    ObjectName, ObjectNamePart, Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier,
-    Spanned, Statement, TableFactor, UnaryOperator, Value, ValueWithSpan, VisitMut, VisitorMut,
+    LimitClause, ObjectName, ObjectNamePart, Query, Select, SelectItem, SetExpr, SetOperator,
+    SetQuantifier, Spanned, Statement, TableFactor, UnaryOperator, Value, ValueWithSpan, VisitMut,
+    VisitorMut,
 };
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
@@ -590,7 +590,9 @@ fn column_collation_wins(left: &mut Expr, right: &mut Expr) {
         match e {
             Expr::Identifier(i) => {
                 i.quote_style.is_some()
-                    || i.value.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+                    || i.value
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
             }
             Expr::CompoundIdentifier(_) => true,
             _ => false,
@@ -633,7 +635,10 @@ impl VisitorMut for FullGroupBy {
             _ => None,
         };
         let grouped_columns: Vec<String> = groups.iter().filter_map(name).collect();
-        let texts: Vec<String> = groups.iter().map(|g| g.to_string().to_ascii_lowercase()).collect();
+        let texts: Vec<String> = groups
+            .iter()
+            .map(|g| g.to_string().to_ascii_lowercase())
+            .collect();
         let table = match select.from.as_slice() {
             [only] if only.joins.is_empty() => match &only.relation {
                 TableFactor::Table { name, .. } => name.0.last().map(|p| p.to_string()),
@@ -644,15 +649,24 @@ impl VisitorMut for FullGroupBy {
         for (k, item) in select.projection.iter().enumerate() {
             let (expr, alias) = match item {
                 SelectItem::UnnamedExpr(e) => (e, None),
-                SelectItem::ExprWithAlias { expr, alias } => (expr, Some(alias.value.to_ascii_lowercase())),
+                SelectItem::ExprWithAlias { expr, alias } => {
+                    (expr, Some(alias.value.to_ascii_lowercase()))
+                }
                 _ => continue,
             };
             let text = expr.to_string().to_ascii_lowercase();
             let position = (k + 1).to_string();
-            if texts.iter().any(|t| *t == text || Some(t) == alias.as_ref() || *t == position) {
+            if texts
+                .iter()
+                .any(|t| *t == text || Some(t) == alias.as_ref() || *t == position)
+            {
                 continue;
             }
-            let mut loose = Loose { depth: 0, found: None, aggregates: false };
+            let mut loose = Loose {
+                depth: 0,
+                found: None,
+                aggregates: false,
+            };
             let mut e = expr.clone();
             let _ = e.visit(&mut loose);
             let Some(column) = loose.found else { continue };
@@ -740,7 +754,11 @@ fn select_has_aggregate(select: &Select) -> bool {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
             _ => return false,
         };
-        let mut loose = Loose { depth: 0, found: None, aggregates: false };
+        let mut loose = Loose {
+            depth: 0,
+            found: None,
+            aggregates: false,
+        };
         let _ = e.clone().visit(&mut loose);
         loose.aggregates
     })
@@ -1603,7 +1621,9 @@ fn unparenthesize(query: &mut Query) -> ControlFlow<()> {
                 operand(left)?;
                 operand(right)
             }
-            SetExpr::Query(q) if q.order_by.is_none() && q.limit_clause.is_none() && q.with.is_none() => {
+            SetExpr::Query(q)
+                if q.order_by.is_none() && q.limit_clause.is_none() && q.with.is_none() =>
+            {
                 let mut body = (*q.body).clone();
                 operand(&mut body)?;
                 *e = body;
@@ -2231,19 +2251,30 @@ mod tests {
         };
         let times = "SELECT FROM_UNIXTIME(0), UNIX_TIMESTAMP('1970-01-01'), NOW(), CURDATE(), \
                      CURRENT_TIMESTAMP, UTC_TIMESTAMP(), UNIX_TIMESTAMP()";
-        assert_eq!(with(times, &zoned).matches("18000").count(), 5, "{}", with(times, &zoned));
+        assert_eq!(
+            with(times, &zoned).matches("18000").count(),
+            5,
+            "{}",
+            with(times, &zoned)
+        );
         assert!(!with(times, &Context::default()).contains("18000"));
         let pipes = Context {
             pipes_as_concat: true,
             ..Context::default()
         };
-        assert!(with("SELECT 'a' || 'b'", &pipes).to_lowercase().contains("concat("));
-        assert!(!with("SELECT 'a' || 'b'", &Context::default()).to_lowercase().contains("concat("));
+        assert!(with("SELECT 'a' || 'b'", &pipes)
+            .to_lowercase()
+            .contains("concat("));
+        assert!(!with("SELECT 'a' || 'b'", &Context::default())
+            .to_lowercase()
+            .contains("concat("));
         let limited = Context {
             select_limit: Some(2),
             ..Context::default()
         };
-        assert!(with("SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3", &limited).ends_with("LIMIT 2"));
+        assert!(
+            with("SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3", &limited).ends_with("LIMIT 2")
+        );
         assert!(with("SELECT 1 LIMIT 3", &limited).ends_with("LIMIT 3"));
         let week = Context {
             week_format: 3,
@@ -2256,7 +2287,10 @@ mod tests {
         };
         let t = with("SELECT 'a' = 'A', a = 'A' FROM t", &binary);
         assert_eq!(t.matches(super::super::collation::BIN).count(), 2, "{t}");
-        assert!(t.contains(&format!("'A' COLLATE {}", super::super::collation::NAME)), "{t}");
+        assert!(
+            t.contains(&format!("'A' COLLATE {}", super::super::collation::NAME)),
+            "{t}"
+        );
     }
 
     /// What tools send at connect, and user variables, translate to what SQLite reads.
@@ -2266,7 +2300,10 @@ mod tests {
         assert!(tree("SELECT 1 LIMIT 1, 18446744073709551615").ends_with("LIMIT 1, -1"));
         assert!(!tree("(SELECT 1) UNION ALL (SELECT 2)").contains('('));
         let t = tree("(SELECT 1 ORDER BY 1 LIMIT 1) UNION ALL (SELECT 3)");
-        assert!(t.contains("SELECT * FROM (SELECT 1 ORDER BY 1 LIMIT 1)"), "{t}");
+        assert!(
+            t.contains("SELECT * FROM (SELECT 1 ORDER BY 1 LIMIT 1)"),
+            "{t}"
+        );
         assert!(tree("(SELECT 5)").starts_with("SELECT 5"));
         assert!(tree("SELECT @A + 1").contains("uservar('a')"));
         assert!(tree("SELECT @a := 1").contains("setuservar('a', 1)"));
@@ -2393,7 +2430,11 @@ mod tests {
         for line in corpus.lines() {
             let sql = line.trim_start_matches(['!', '~']);
             // Queries (not the session's `SET`s, `SHOW`s and refusals both give, `=`).
-            let first = sql.split_whitespace().next().unwrap_or("").to_ascii_uppercase();
+            let first = sql
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_ascii_uppercase();
             if !["SELECT", "WITH", "VALUES"].contains(&first.as_str()) && !sql.starts_with('(') {
                 continue;
             }

@@ -275,7 +275,9 @@ impl Collation {
 /// name) is not supported (1235), naming it; any other name is unknown (1273).
 pub fn unknown_collation(name: &str) -> (ErrorKind, String) {
     let lower = name.to_ascii_lowercase();
-    if ["utf8mb4_", "utf8mb3_", "utf8_"].iter().any(|p| lower.starts_with(p))
+    if ["utf8mb4_", "utf8mb3_", "utf8_"]
+        .iter()
+        .any(|p| lower.starts_with(p))
         && (lower.ends_with("_ci") || lower.ends_with("_cs") || lower.ends_with("_bin"))
     {
         return not_supported(format!(
@@ -409,7 +411,12 @@ impl Variables {
     }
 
     /// `SET [SESSION] name = value`: the variable takes it, or MySQL's error says why not.
-    pub fn set(&mut self, name: &str, global: bool, value: Assigned) -> Result<(), (ErrorKind, String)> {
+    pub fn set(
+        &mut self,
+        name: &str,
+        global: bool,
+        value: Assigned,
+    ) -> Result<(), (ErrorKind, String)> {
         let lower = name.to_ascii_lowercase();
         let default = Variables::default();
         let value = match value {
@@ -418,8 +425,12 @@ impl Variables {
         };
         let known = ACCEPTED.iter().any(|a| *a == lower)
             || default.shown().iter().any(|(n, _)| *n == lower)
-            || ["character_set_client", "character_set_connection", "character_set_results"]
-                .contains(&lower.as_str());
+            || [
+                "character_set_client",
+                "character_set_connection",
+                "character_set_results",
+            ]
+            .contains(&lower.as_str());
         if !known {
             return Err(match READ_ONLY.contains(&lower.as_str()) {
                 true if lower == "max_allowed_packet" => (
@@ -560,7 +571,11 @@ impl Variables {
     }
 
     /// `SET NAMES charset [COLLATE collation]` (and `SET CHARACTER SET charset`).
-    pub fn set_names(&mut self, charset: &str, collation: Option<&str>) -> Result<(), (ErrorKind, String)> {
+    pub fn set_names(
+        &mut self,
+        charset: &str,
+        collation: Option<&str>,
+    ) -> Result<(), (ErrorKind, String)> {
         if !charset_is_utf8(charset) && !charset.eq_ignore_ascii_case("DEFAULT") {
             return Err(charset_refused(charset));
         }
@@ -691,7 +706,9 @@ mod tests {
     #[test]
     fn variables_take_mysqls_values_or_its_errors() {
         let mut v = Variables::default();
-        let set = |v: &mut Variables, name: &str, value: Value| v.set(name, false, Assigned::Value(value));
+        let set = |v: &mut Variables, name: &str, value: Value| {
+            v.set(name, false, Assigned::Value(value))
+        };
         set(&mut v, "time_zone", Value::Text("+05:00".into())).unwrap();
         assert_eq!((v.offset, v.context().offset), (18_000, 18_000));
         set(&mut v, "TIME_ZONE", Value::Text("-3:30".into())).unwrap();
@@ -702,16 +719,36 @@ mod tests {
         v.set("time_zone", false, Assigned::Default).unwrap();
         assert_eq!((v.time_zone.as_str(), v.offset), ("SYSTEM", 0));
         let e = set(&mut v, "no_such_thing", Value::Integer(1)).unwrap_err();
-        assert_eq!(e, (ErrorKind::ER_UNKNOWN_SYSTEM_VARIABLE, "Unknown system variable 'no_such_thing'".into()));
-        set(&mut v, "sql_mode", Value::Text("pipes_as_concat,TRADITIONAL".into())).unwrap();
-        assert!(v.context().pipes_as_concat);
-        assert!(v.sql_mode.starts_with("PIPES_AS_CONCAT,STRICT_TRANS_TABLES"), "{}", v.sql_mode);
         assert_eq!(
-            set(&mut v, "sql_mode", Value::Text("ANSI_QUOTES".into())).unwrap_err().0,
+            e,
+            (
+                ErrorKind::ER_UNKNOWN_SYSTEM_VARIABLE,
+                "Unknown system variable 'no_such_thing'".into()
+            )
+        );
+        set(
+            &mut v,
+            "sql_mode",
+            Value::Text("pipes_as_concat,TRADITIONAL".into()),
+        )
+        .unwrap();
+        assert!(v.context().pipes_as_concat);
+        assert!(
+            v.sql_mode
+                .starts_with("PIPES_AS_CONCAT,STRICT_TRANS_TABLES"),
+            "{}",
+            v.sql_mode
+        );
+        assert_eq!(
+            set(&mut v, "sql_mode", Value::Text("ANSI_QUOTES".into()))
+                .unwrap_err()
+                .0,
             ErrorKind::ER_NOT_SUPPORTED_YET
         );
         assert_eq!(
-            set(&mut v, "sql_mode", Value::Text("NO_SUCH_MODE".into())).unwrap_err().0,
+            set(&mut v, "sql_mode", Value::Text("NO_SUCH_MODE".into()))
+                .unwrap_err()
+                .0,
             ErrorKind::ER_WRONG_VALUE_FOR_VAR
         );
         set(&mut v, "sql_mode", Value::Text(String::new())).unwrap();
@@ -719,7 +756,9 @@ mod tests {
         set(&mut v, "div_precision_increment", Value::Integer(99)).unwrap();
         assert_eq!(v.context().div_increment, 30);
         assert_eq!(
-            set(&mut v, "div_precision_increment", Value::Text("x".into())).unwrap_err().0,
+            set(&mut v, "div_precision_increment", Value::Text("x".into()))
+                .unwrap_err()
+                .0,
             ErrorKind::ER_WRONG_TYPE_FOR_VAR
         );
         set(&mut v, "sql_select_limit", Value::Integer(3)).unwrap();
@@ -727,17 +766,23 @@ mod tests {
         v.set("sql_select_limit", false, Assigned::Default).unwrap();
         assert_eq!(v.context().select_limit, None);
         assert_eq!(
-            set(&mut v, "lc_time_names", Value::Text("fr_FR".into())).unwrap_err().0,
+            set(&mut v, "lc_time_names", Value::Text("fr_FR".into()))
+                .unwrap_err()
+                .0,
             ErrorKind::ER_NOT_SUPPORTED_YET
         );
         assert_eq!(
-            set(&mut v, "lc_time_names", Value::Text("xx".into())).unwrap_err().0,
+            set(&mut v, "lc_time_names", Value::Text("xx".into()))
+                .unwrap_err()
+                .0,
             ErrorKind::ER_UNKNOWN_LOCALE
         );
         v.set_names("utf8mb4", Some("utf8mb4_bin")).unwrap();
         assert!(v.context().binary_literals);
         assert_eq!(
-            v.set_names("utf8mb4", Some("utf8mb4_unicode_ci")).unwrap_err().0,
+            v.set_names("utf8mb4", Some("utf8mb4_unicode_ci"))
+                .unwrap_err()
+                .0,
             ErrorKind::ER_NOT_SUPPORTED_YET
         );
         assert_eq!(
@@ -747,7 +792,13 @@ mod tests {
         set(&mut v, "autocommit", Value::Text("OFF".into())).unwrap();
         assert!(v.shown().contains(&("autocommit", Value::Integer(0))));
         assert_eq!(
-            v.set("sql_mode", true, Assigned::Value(Value::Text(String::new()))).unwrap_err().0,
+            v.set(
+                "sql_mode",
+                true,
+                Assigned::Value(Value::Text(String::new()))
+            )
+            .unwrap_err()
+            .0,
             ErrorKind::ER_SPECIFIC_ACCESS_DENIED_ERROR
         );
     }
@@ -756,7 +807,8 @@ mod tests {
     fn user_variables_are_bounded() {
         let mut v = Variables::default();
         for i in 0..MAX_USER_VARIABLES {
-            v.set_user(&format!("v{i}"), Value::Integer(i as i64)).unwrap();
+            v.set_user(&format!("v{i}"), Value::Integer(i as i64))
+                .unwrap();
         }
         v.set_user("V0", Value::Null).unwrap();
         assert_eq!(v.user.get("v0"), Some(&Value::Null));

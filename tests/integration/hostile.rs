@@ -49,7 +49,10 @@ fn ids_out_of_range_are_set_aside_and_requests_stay_readable() {
     let aside = &status["state_files"]["set_aside"][0];
     assert_eq!(aside["file"], "ids.json", "{status}");
     assert!(
-        aside["reason"].as_str().unwrap().contains("at or past 2^48"),
+        aside["reason"]
+            .as_str()
+            .unwrap()
+            .contains("at or past 2^48"),
         "{aside}"
     );
     d.send(&[request("/a.php")]);
@@ -65,10 +68,17 @@ fn ids_out_of_range_are_set_aside_and_requests_stay_readable() {
 fn a_lock_that_is_a_directory_is_refused_naming_it() {
     let state = tempfile::tempdir().unwrap();
     std::fs::create_dir(state.path().join("lock")).unwrap();
-    let mut launch =
-        Daemon::launch("", &["--udp", "127.0.0.1:0"], Some(state.path()), Some("info"));
+    let mut launch = Daemon::launch(
+        "",
+        &["--udp", "127.0.0.1:0"],
+        Some(state.path()),
+        Some("info"),
+    );
     let line = launch.wait_log("is not a file");
-    assert!(line.contains("lock is not a file but a directory"), "{line}");
+    assert!(
+        line.contains("lock is not a file but a directory"),
+        "{line}"
+    );
     assert!(!launch.wait_exit(Duration::from_secs(30)).success());
     let err = line;
     assert!(!err.contains("not writable"), "{err}");

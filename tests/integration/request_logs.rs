@@ -607,12 +607,18 @@ fn a_flood_of_large_requests_keeps_the_bound_and_the_ordinary_entries() {
     let on_disk: u64 = std::fs::read_dir(state.path())
         .unwrap()
         .map(|e| e.unwrap())
-        .filter(|e| e.file_name().to_string_lossy().starts_with("request_log.sqlite"))
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("request_log.sqlite")
+        })
         .map(|e| e.metadata().unwrap().len())
         .sum();
     assert!(on_disk <= MAX_BYTES, "{on_disk} bytes on disk");
     for i in 0..20 {
-        let (_, p) = d.get(&format!("/api/v1/request_logs/slow?server_name=ordinary-{i}"));
+        let (_, p) = d.get(&format!(
+            "/api/v1/request_logs/slow?server_name=ordinary-{i}"
+        ));
         assert_eq!(p["total"], 1, "ordinary-{i}: {p}");
     }
     // What is left of the flood: cut requests, saying how many timers they had.
@@ -628,7 +634,10 @@ fn a_flood_of_large_requests_keeps_the_bound_and_the_ordinary_entries() {
         assert!(request.to_string().len() < 16 << 10);
     }
     let status = d.status();
-    assert!(status["request_log"]["cut_timers"].as_u64().unwrap() >= 60 * 190, "{status}");
+    assert!(
+        status["request_log"]["cut_timers"].as_u64().unwrap() >= 60 * 190,
+        "{status}"
+    );
     let (_, metrics) = d.get_text("/metrics");
     let shed = metrics
         .lines()

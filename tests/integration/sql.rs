@@ -1797,7 +1797,12 @@ fn session_variables_act_and_connect_chatter_answers() {
     let addr = d.mysql.unwrap();
     let mut a = Wire::login(addr, "alice", None).unwrap();
     let mut b = Wire::login(addr, "bob", None).unwrap();
-    assert_eq!(a.query(b"SET time_zone = '+05:00', @x = 2 * 21").unwrap().len(), 0);
+    assert_eq!(
+        a.query(b"SET time_zone = '+05:00', @x = 2 * 21")
+            .unwrap()
+            .len(),
+        0
+    );
     assert_eq!(a.value("SELECT FROM_UNIXTIME(0)"), "1970-01-01 05:00:00");
     assert_eq!(b.value("SELECT FROM_UNIXTIME(0)"), "1970-01-01 00:00:00");
     assert_eq!(a.value("SELECT @x + 1"), "43");
@@ -1806,7 +1811,10 @@ fn session_variables_act_and_connect_chatter_answers() {
     let (code, msg) = a.query(b"SET time_zone = 'Mars/Olympus'").unwrap_err();
     assert_eq!(code, 1298, "{msg}");
     let (code, msg) = a.query(b"SET no_such_variable = 1").unwrap_err();
-    assert_eq!((code, msg.as_str()), (1193, "Unknown system variable 'no_such_variable'"));
+    assert_eq!(
+        (code, msg.as_str()),
+        (1193, "Unknown system variable 'no_such_variable'")
+    );
     // Executable comments run; a later version's does not.
     a.query(b"/*!40101 SET @y = 7 */").unwrap();
     a.query(b"/*!99999 SET @y = 8 */").unwrap_err();
@@ -1814,30 +1822,65 @@ fn session_variables_act_and_connect_chatter_answers() {
     // The real sessions, each with what it runs.
     let list = a.query(b"SHOW FULL PROCESSLIST").unwrap();
     let users: Vec<&str> = list.iter().filter_map(|r| r[1].as_deref()).collect();
-    assert!(users.contains(&"alice") && users.contains(&"bob"), "{list:?}");
-    let mine = list.iter().find(|r| r[1].as_deref() == Some("alice")).unwrap();
+    assert!(
+        users.contains(&"alice") && users.contains(&"bob"),
+        "{list:?}"
+    );
+    let mine = list
+        .iter()
+        .find(|r| r[1].as_deref() == Some("alice"))
+        .unwrap();
     assert_eq!(mine[4].as_deref(), Some("Query"), "{mine:?}");
-    assert_eq!(mine[7].as_deref(), Some("SHOW FULL PROCESSLIST"), "{mine:?}");
-    let theirs = list.iter().find(|r| r[1].as_deref() == Some("bob")).unwrap();
-    assert_eq!((theirs[4].as_deref(), &theirs[7]), (Some("Sleep"), &None), "{theirs:?}");
+    assert_eq!(
+        mine[7].as_deref(),
+        Some("SHOW FULL PROCESSLIST"),
+        "{mine:?}"
+    );
+    let theirs = list
+        .iter()
+        .find(|r| r[1].as_deref() == Some("bob"))
+        .unwrap();
+    assert_eq!(
+        (theirs[4].as_deref(), &theirs[7]),
+        (Some("Sleep"), &None),
+        "{theirs:?}"
+    );
     drop(b);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while a.query(b"SHOW PROCESSLIST").unwrap().len() > 1 {
-        assert!(std::time::Instant::now() < deadline, "bob's session is still listed");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "bob's session is still listed"
+        );
         std::thread::yield_now();
     }
     let rows = a
         .query(b"SHOW VARIABLES WHERE Variable_name = 'time_zone' OR Variable_name LIKE 'sql_sel%'")
         .unwrap();
     assert_eq!(rows.len(), 2, "{rows:?}");
-    assert!(a.query(b"SHOW FULL TABLES WHERE Table_type = 'VIEW'").unwrap().is_empty());
-    assert_eq!(a.query(b"SHOW COLLATION LIKE 'utf8mb4_bin'").unwrap().len(), 1);
-    assert_eq!(a.value("SELECT COUNT(*) FROM information_schema.ROUTINES"), "0");
+    assert!(a
+        .query(b"SHOW FULL TABLES WHERE Table_type = 'VIEW'")
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        a.query(b"SHOW COLLATION LIKE 'utf8mb4_bin'").unwrap().len(),
+        1
+    );
+    assert_eq!(
+        a.value("SELECT COUNT(*) FROM information_schema.ROUTINES"),
+        "0"
+    );
     // A fault SQLite finds is MySQL's error, in MySQL's words.
     let (code, msg) = a.query(b"SELECT COUNT(COUNT(*)) FROM request").unwrap_err();
-    assert_eq!((code, msg.as_str()), (1111, "Invalid use of group function"));
+    assert_eq!(
+        (code, msg.as_str()),
+        (1111, "Invalid use of group function")
+    );
     let (code, msg) = a.query(b"SELECT 1 FROM request ORDER BY 3").unwrap_err();
-    assert!(code == 1054 && msg.ends_with("in 'order clause'"), "{code} {msg}");
+    assert!(
+        code == 1054 && msg.ends_with("in 'order clause'"),
+        "{code} {msg}"
+    );
 }
 
 /// Server-side prepared statements with the real clients: mysqli's `prepare()`/`bind_param()`
