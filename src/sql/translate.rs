@@ -1575,19 +1575,8 @@ fn distinct_union(body: &mut SetExpr) -> ControlFlow<()> {
             _ => return ControlFlow::Continue(()),
         }
     }
-    let Ok(mut wrapper) =
-        Parser::parse_sql(&MySql, "SELECT DISTINCT * FROM (SELECT 1) AS mysql_union")
-    else {
-        return ControlFlow::Break(());
-    };
-    let Some(Statement::Query(wrapper)) = wrapper.pop() else {
-        return ControlFlow::Break(());
-    };
-    // The wrapper takes the union's place; the union goes inside it.
-    let mut inner = *wrapper.body;
-    std::mem::swap(node, &mut inner);
     // Every UNION below becomes ALL: the wrapper makes the whole distinct.
-    let mut spine = &mut inner;
+    let mut spine = &mut *node;
     while let SetExpr::SetOperation {
         op,
         set_quantifier,
@@ -1601,14 +1590,32 @@ fn distinct_union(body: &mut SetExpr) -> ControlFlow<()> {
         *set_quantifier = SetQuantifier::All;
         spine = left;
     }
-    let SetExpr::Select(select) = node else {
+    // The wrapper takes the union's place; the union goes inside it.
+    let Some(wrapper) = derived_select("SELECT DISTINCT *", "mysql_union", |subquery| {
+        std::mem::swap(subquery.body.as_mut(), node)
+    }) else {
         return ControlFlow::Break(());
     };
-    let TableFactor::Derived { subquery, .. } = &mut select.from[0].relation else {
-        return ControlFlow::Break(());
-    };
-    *subquery.body = inner;
+    *node = wrapper;
     ControlFlow::Continue(())
+}
+
+/// `HEAD FROM (…) AS alias` as a tree (`HEAD`: `SELECT *` or `SELECT DISTINCT *`), `fill`
+/// setting its derived table's query; `None` if sqlparser reads it otherwise.
+fn derived_select(head: &str, alias: &str, fill: impl FnOnce(&mut Query)) -> Option<SetExpr> {
+    let sql = format!("{head} FROM (SELECT 1) AS {alias}");
+    let Some(Statement::Query(query)) = Parser::parse_sql(&MySql, &sql).ok()?.pop() else {
+        return None;
+    };
+    let mut body = *query.body;
+    let SetExpr::Select(select) = &mut body else {
+        return None;
+    };
+    let TableFactor::Derived { subquery, .. } = &mut select.from.first_mut()?.relation else {
+        return None;
+    };
+    fill(subquery);
+    Some(body)
 }
 
 /// A query's parenthesized operands (`(SELECT …) UNION ALL (SELECT …)`, `(SELECT …)`), which
@@ -1630,22 +1637,11 @@ fn unparenthesize(query: &mut Query) -> ControlFlow<()> {
                 ControlFlow::Continue(())
             }
             SetExpr::Query(q) => {
-                let Ok(mut parsed) =
-                    Parser::parse_sql(&MySql, "SELECT * FROM (SELECT 1) AS _pinbad_operand")
-                else {
+                let Some(wrapper) = derived_select("SELECT *", "_pinbad_operand", |subquery| {
+                    *subquery = (**q).clone()
+                }) else {
                     return ControlFlow::Break(());
                 };
-                let Some(Statement::Query(wrapper)) = parsed.pop() else {
-                    return ControlFlow::Break(());
-                };
-                let mut wrapper = *wrapper.body;
-                let SetExpr::Select(select) = &mut wrapper else {
-                    return ControlFlow::Break(());
-                };
-                let TableFactor::Derived { subquery, .. } = &mut select.from[0].relation else {
-                    return ControlFlow::Break(());
-                };
-                *subquery = q.clone();
                 *e = wrapper;
                 ControlFlow::Continue(())
             }
