@@ -1820,7 +1820,19 @@ fn session_variables_act_and_connect_chatter_answers() {
     a.query(b"/*!99999 SET @y = 8 */").unwrap_err();
     assert_eq!(a.value("SELECT @y"), "7");
     // The real sessions, each with what it runs.
-    let list = a.query(b"SHOW FULL PROCESSLIST").unwrap();
+    // Bob's last answer reaches him just before his session is marked asleep (as in MySQL):
+    // wait for that, with a deadline.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let list = loop {
+        let list = a.query(b"SHOW FULL PROCESSLIST").unwrap();
+        let bob_sleeps = list
+            .iter()
+            .any(|r| r[1].as_deref() == Some("bob") && r[4].as_deref() == Some("Sleep"));
+        if bob_sleeps || std::time::Instant::now() > deadline {
+            break list;
+        }
+        std::thread::yield_now();
+    };
     let users: Vec<&str> = list.iter().filter_map(|r| r[1].as_deref()).collect();
     assert!(
         users.contains(&"alice") && users.contains(&"bob"),
