@@ -1,96 +1,512 @@
-//! MySQL's date and time functions and its interval arithmetic, over the text forms MySQL shows
-//! (`YYYY-MM-DD HH:MM:SS`, `YYYY-MM-DD`, `HH:MM:SS`), in UTC (the session's `@@time_zone`).
+//! MySQL's date and time functions and its interval arithmetic, by MySQL's rules: values are read
+//! as MySQL reads them (`str_to_datetime`, `number_to_datetime`, `str_to_time`), kept as their
+//! fields (so that the zero parts the default `sql_mode` allows, `2024-00-05`, survive), and
+//! written in MySQL's forms (`YYYY-MM-DD`, `YYYY-MM-DD HH:MM:SS[.f]`, `[-]HH:MM:SS[.f]`) with
+//! as many fractional digits as MySQL shows (the value's fsp).
+//!
+//! SQLite carries every temporal value as that text: a function here reads its arguments back
+//! from it. Where MySQL gives NULL (with a warning) pinbad gives NULL: a value that does not read
+//! as a date, a result outside years 1 to 9999, a DATETIME outside the TIMESTAMP range for
+//! `UNIX_TIMESTAMP`/`FROM_UNIXTIME`.
 //!
 //! `statement` rewrites `x + INTERVAL n UNIT`, `DATE_ADD`, `DATE_SUB`, `ADDDATE`, `SUBDATE` and
 //! `TIMESTAMPADD` to `mysql_date_add(x, n, 'UNIT')`, and the unit argument of `TIMESTAMPDIFF`
 //! and `EXTRACT` to a string. As MySQL: a date plus days, weeks, months, quarters or years is a
-//! date, anything else a datetime; a month added to the 31st ends on the month's last day; what
-//! does not read as a date is NULL.
+//! date, anything else a datetime; a month added to the 31st ends on the month's last day.
+//!
+//! The session's time zone is read in one place, [`zone_offset`]: `FROM_UNIXTIME`,
+//! `UNIX_TIMESTAMP`, `NOW`, `CURDATE` and `CURTIME` are local to it, the `UTC_*` functions not.
 
 use rusqlite::functions::{Context, FunctionFlags};
-use rusqlite::types::ValueRef;
+use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, Error, Result};
 
-use super::functions::{civil, date_format, datetime, days, now_secs, number, text};
+use super::functions::{number, text, Session};
 
-/// A point in time read from an argument: Unix seconds, and whether it was a date only.
-#[derive(Clone, Copy)]
-struct Moment {
-    secs: i64,
-    date_only: bool,
+/// What a temporal value is: it decides how the value is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    Date,
+    DateTime,
+    Time,
 }
 
-/// `YYYY-MM-DD[ HH:MM[:SS[.ffffff]]]`, or a number of the form `YYYYMMDD[HHMMSS]`.
-fn moment(v: ValueRef<'_>) -> Option<Moment> {
+/// A temporal value as MySQL holds one (`MYSQL_TIME`): its fields, zero parts allowed, and the
+/// fractional digits it shows. A TIME keeps its hours whole (up to 838) and its sign in `neg`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Tm {
+    pub kind: Kind,
+    pub neg: bool,
+    pub y: i64,
+    pub m: u32,
+    pub d: u32,
+    pub h: u32,
+    pub mi: u32,
+    pub s: u32,
+    pub us: u32,
+    pub fsp: u8,
+}
+
+/// The largest TIME: 838:59:59 (MySQL clips to it).
+const TIME_MAX_US: i64 = (838 * 3600 + 59 * 60 + 59) * 1_000_000;
+
+/// The last second a TIMESTAMP holds (`UNIX_TIMESTAMP`, `FROM_UNIXTIME`): 2038-01-19 03:14:07.
+const TIMESTAMP_MAX: i64 = 2_147_483_647;
+
+/// The time zone the date functions work in, as seconds east of UTC: the one place they read
+/// it. UTC: the session's `@@time_zone` is applied around them by `translate` (its offset
+/// added to the local times they answer, taken from those they read), so none is added here.
+pub(super) fn zone_offset(_session: &Session) -> i64 {
+    0
+}
+
+impl Tm {
+    fn zero(kind: Kind) -> Tm {
+        Tm {
+            kind,
+            neg: false,
+            y: 0,
+            m: 0,
+            d: 0,
+            h: 0,
+            mi: 0,
+            s: 0,
+            us: 0,
+            fsp: 0,
+        }
+    }
+
+    /// Whether month or day is 0 (`2024-00-05`, `0000-00-00`): shown, but not a day to count from.
+    fn zero_part(&self) -> bool {
+        self.m == 0 || self.d == 0
+    }
+
+    /// Days since 1970-01-01; `None` for a date with a zero part.
+    fn day(&self) -> Option<i64> {
+        (!self.zero_part()).then(|| days(self.y, self.m, self.d))
+    }
+
+    /// Microseconds of the time of day (a TIME's whole signed length).
+    fn time_us(&self) -> i64 {
+        let us = ((i64::from(self.h) * 60 + i64::from(self.mi)) * 60 + i64::from(self.s))
+            * 1_000_000
+            + i64::from(self.us);
+        if self.neg {
+            -us
+        } else {
+            us
+        }
+    }
+
+    /// Microseconds since 1970-01-01 00:00:00 of a date or datetime; `None` for a zero part.
+    fn micros(&self) -> Option<i64> {
+        Some(self.day()? * 86_400_000_000 + self.time_us())
+    }
+
+    /// The date or datetime `us` microseconds after 1970-01-01, if its year is 1 to 9999.
+    fn at(us: i64, kind: Kind, fsp: u8) -> Option<Tm> {
+        let (day, rem) = (us.div_euclid(86_400_000_000), us.rem_euclid(86_400_000_000));
+        let (y, m, d) = civil(day);
+        if !(1..=9999).contains(&y) {
+            return None;
+        }
+        let secs = rem / 1_000_000;
+        Some(Tm {
+            kind,
+            neg: false,
+            y,
+            m,
+            d,
+            h: (secs / 3600) as u32,
+            mi: (secs / 60 % 60) as u32,
+            s: (secs % 60) as u32,
+            us: if kind == Kind::Date {
+                0
+            } else {
+                (rem % 1_000_000) as u32
+            },
+            fsp: if kind == Kind::Date { 0 } else { fsp },
+        })
+    }
+
+    /// The TIME `us` microseconds long, clipped to ±838:59:59 as MySQL clips it.
+    fn time(us: i64, fsp: u8) -> Tm {
+        let a = us.unsigned_abs().min(TIME_MAX_US as u64) as i64;
+        let secs = a / 1_000_000;
+        Tm {
+            kind: Kind::Time,
+            neg: us < 0 && a != 0,
+            h: (secs / 3600) as u32,
+            mi: (secs / 60 % 60) as u32,
+            s: (secs % 60) as u32,
+            us: (a % 1_000_000) as u32,
+            fsp,
+            ..Tm::zero(Kind::Time)
+        }
+    }
+
+    fn as_kind(mut self, kind: Kind) -> Tm {
+        if kind == Kind::Date {
+            (self.h, self.mi, self.s, self.us, self.fsp) = (0, 0, 0, 0, 0);
+        }
+        if kind == Kind::Time && self.kind != Kind::Time {
+            (self.y, self.m, self.d) = (0, 0, 0);
+        }
+        self.kind = kind;
+        self
+    }
+
+    /// The value as MySQL writes it.
+    pub(super) fn shown(&self) -> String {
+        let frac = if self.fsp > 0 {
+            format!(".{:06}", self.us)[..=self.fsp as usize].to_string()
+        } else {
+            String::new()
+        };
+        match self.kind {
+            Kind::Date => format!("{:04}-{:02}-{:02}", self.y, self.m, self.d),
+            Kind::DateTime => format!(
+                "{:04}-{:02}-{:02} {:02}:{:02}:{:02}{frac}",
+                self.y, self.m, self.d, self.h, self.mi, self.s
+            ),
+            Kind::Time => format!(
+                "{}{:02}:{:02}:{:02}{frac}",
+                if self.neg { "-" } else { "" },
+                self.h,
+                self.mi,
+                self.s
+            ),
+        }
+    }
+
+    /// Whether the fields are a date MySQL accepts: month and day in range, zero parts allowed.
+    fn valid(&self) -> bool {
+        (0..=9999).contains(&self.y)
+            && self.m <= 12
+            && self.d <= 31
+            && (self.zero_part() || self.d <= month_days(self.y, self.m))
+            && self.h <= 23
+            && self.mi <= 59
+            && self.s <= 59
+    }
+}
+
+/// A two-digit year as MySQL reads it: 70 to 99 are 1970 to 1999, 0 to 69 are 2000 to 2069.
+fn year_2000(y: i64) -> i64 {
+    match y {
+        0..=69 => y + 2000,
+        70..=99 => y + 1900,
+        _ => y,
+    }
+}
+
+/// Up to six digits after the point as microseconds, and how many there were.
+fn fraction(digits: &str) -> (u32, u8) {
+    let digits: String = digits
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .take(6)
+        .collect();
+    let n = digits.len();
+    if n == 0 {
+        return (0, 0);
+    }
+    (digits.parse::<u32>().unwrap_or(0) * 10u32.pow(6 - n as u32), n as u8)
+}
+
+/// A number `YYYYMMDD[hhmmss]`, `YYMMDD[hhmmss]` or 0 as a date or datetime (MySQL's
+/// `number_to_datetime`): the ranges between those forms are not dates.
+fn number_datetime(n: i64, us: u32, fsp: u8) -> Option<Tm> {
+    if n == 0 {
+        return Some(Tm {
+            fsp,
+            us,
+            ..Tm::zero(Kind::DateTime)
+        });
+    }
+    let (date, time, short) = match n {
+        101..=991_231 => (n, None, true),
+        10_000_101..=99_991_231 => (n, None, false),
+        101_000_000..=991_231_235_959 => (n / 1_000_000, Some(n % 1_000_000), true),
+        10_000_101_000_000..=99_991_231_235_959 => (n / 1_000_000, Some(n % 1_000_000), false),
+        _ => return None,
+    };
+    let y = date / 10_000;
+    let t = Tm {
+        kind: if time.is_some() {
+            Kind::DateTime
+        } else {
+            Kind::Date
+        },
+        neg: false,
+        y: if short { year_2000(y) } else { y },
+        m: (date / 100 % 100) as u32,
+        d: (date % 100) as u32,
+        h: time.map_or(0, |t| t / 10_000) as u32,
+        mi: time.map_or(0, |t| t / 100 % 100) as u32,
+        s: time.map_or(0, |t| t % 100) as u32,
+        us: if time.is_some() { us } else { 0 },
+        fsp: if time.is_some() { fsp } else { 0 },
+    };
+    t.valid().then_some(t)
+}
+
+/// Text as MySQL's `str_to_datetime` reads it: `YYYY-MM-DD[ hh:mm:ss[.f]]` with any punctuation
+/// between the parts (`T` before the time), a two-digit year as [`year_2000`], or digits alone
+/// (`YYYYMMDD`, `YYMMDD`, `YYYYMMDDhhmmss`, `YYMMDDhhmmss`); what follows is ignored (MySQL
+/// warns).
+fn text_datetime(s: &str) -> Option<Tm> {
+    let s = s.trim_start();
+    let lead = s.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = &s[lead..];
+    if lead >= 6 && !rest.starts_with(|c: char| c.is_ascii_punctuation() && c != '.') {
+        // Digits alone, with an optional fraction.
+        let (us, fsp) = rest.strip_prefix('.').map_or((0, 0), fraction);
+        let digits = &s[..lead];
+        let n: i64 = match lead {
+            6 | 8 | 12 | 14 => digits.parse().ok()?,
+            _ => return None,
+        };
+        return number_datetime(n, us, fsp);
+    }
+    // Delimited parts: year, month, day, then hour, minute, second, then the fraction.
+    let mut parts = [0i64; 6];
+    let (mut n, mut at, mut year_digits) = (0, 0, 0);
+    let b = s.as_bytes();
+    let (mut us, mut fsp) = (0, 0);
+    while n < 6 {
+        let start = at;
+        while at < b.len() && b[at].is_ascii_digit() && at - start < 6 {
+            at += 1;
+        }
+        if at == start {
+            break;
+        }
+        parts[n] = s[start..at].parse().ok()?;
+        if n == 0 {
+            year_digits = at - start;
+        }
+        n += 1;
+        let Some(&c) = b.get(at) else {
+            break;
+        };
+        if n == 6 {
+            if c == b'.' {
+                (us, fsp) = fraction(&s[at + 1..]);
+            }
+            break;
+        }
+        if n == 3 && (c == b' ' || c == b'T') {
+            at += 1;
+            while b.get(at) == Some(&b' ') {
+                at += 1;
+            }
+        } else if c.is_ascii_punctuation() {
+            at += 1;
+        } else {
+            break;
+        }
+    }
+    if n < 3 {
+        return None;
+    }
+    let t = Tm {
+        kind: if n > 3 { Kind::DateTime } else { Kind::Date },
+        neg: false,
+        y: if year_digits <= 2 {
+            year_2000(parts[0])
+        } else {
+            parts[0]
+        },
+        m: u32::try_from(parts[1]).ok()?,
+        d: u32::try_from(parts[2]).ok()?,
+        h: u32::try_from(parts[3]).ok()?,
+        mi: u32::try_from(parts[4]).ok()?,
+        s: u32::try_from(parts[5]).ok()?,
+        us,
+        fsp,
+    };
+    t.valid().then_some(t)
+}
+
+/// A number's whole part and its fraction as (microseconds, digits shown): a double's digits as
+/// its shortest text has them (`1.5` one, as the DECIMAL literal MySQL saw), at most six, cut.
+fn split_number(v: ValueRef<'_>) -> Option<(i64, u32, u8)> {
+    match v {
+        ValueRef::Integer(i) => Some((i, 0, 0)),
+        ValueRef::Real(r) if r.is_finite() && r.abs() < 1e18 => {
+            let shown = format!("{}", r.abs());
+            let (us, fsp) = shown.split_once('.').map_or((0, 0), |(_, f)| fraction(f));
+            Some((r.trunc() as i64, us, fsp))
+        }
+        _ => None,
+    }
+}
+
+/// A value read as a date or datetime (MySQL's `get_date` of an argument).
+pub(super) fn datetime_of(v: ValueRef<'_>) -> Option<Tm> {
     match v {
         ValueRef::Null => None,
         ValueRef::Integer(_) | ValueRef::Real(_) => {
-            let n = number(v)? as i64;
-            let (date, time) = if n > 99_999_999 {
-                (n / 1_000_000, n % 1_000_000)
-            } else {
-                (n, -1)
-            };
-            let (y, m, d) = (
-                date / 10_000,
-                (date / 100 % 100) as u32,
-                (date % 100) as u32,
-            );
-            if !(1..=12).contains(&m) || d < 1 || d > month_days(y, m) {
+            let (n, us, fsp) = split_number(v)?;
+            if n < 0 {
                 return None;
             }
-            let secs = days(y, m, d) * 86_400;
-            Some(if time < 0 {
-                Moment {
-                    secs,
-                    date_only: true,
-                }
-            } else {
-                Moment {
-                    secs: secs + time / 10_000 * 3600 + time / 100 % 100 * 60 + time % 100,
-                    date_only: false,
-                }
-            })
+            number_datetime(n, us, fsp)
         }
-        ValueRef::Text(t) | ValueRef::Blob(t) => {
-            let s = std::str::from_utf8(t).ok()?.trim();
-            let (date, time) = match s.split_once([' ', 'T']) {
-                Some((d, t)) => (d, Some(t)),
-                None => (s, None),
-            };
-            let mut parts = date.splitn(3, '-');
-            let y: i64 = parts.next()?.parse().ok()?;
-            let m: u32 = parts.next()?.parse().ok()?;
-            let d: u32 = parts.next()?.parse().ok()?;
-            if !(1..=12).contains(&m) || d < 1 || d > month_days(y, m) {
-                return None;
-            }
-            let mut secs = days(y, m, d) * 86_400;
-            if let Some(time) = time {
-                secs += time_of_day(time)?;
-            }
-            Some(Moment {
-                secs,
-                date_only: time.is_none(),
-            })
-        }
+        ValueRef::Text(t) | ValueRef::Blob(t) => text_datetime(std::str::from_utf8(t).ok()?),
     }
 }
 
-/// `HH:MM[:SS[.ffffff]]` as seconds.
-fn time_of_day(s: &str) -> Option<i64> {
-    let mut t = s.split(':');
-    let hh: i64 = t.next()?.trim().parse().ok()?;
-    let mi: i64 = t.next().unwrap_or("0").parse().ok()?;
-    let ss: i64 = t.next().unwrap_or("0").split('.').next()?.parse().ok()?;
-    if !(0..60).contains(&mi) || !(0..60).contains(&ss) {
+/// Whether text starts as a date does (`2024-03-05…`, `24/3/5`): a TIME context reads it as a
+/// datetime and keeps its time (MySQL's `str_to_time` does the same).
+fn has_date_part(s: &str) -> bool {
+    let s = s.trim_start();
+    let lead = s.bytes().take_while(u8::is_ascii_digit).count();
+    lead > 0 && s[lead..].starts_with(['-', '/']) || (lead >= 12 && !s[lead..].starts_with(':'))
+}
+
+/// Text as MySQL's `str_to_time` reads it: `[-][D ]hh:mm[:ss[.f]]`, or digits `[[hh]mm]ss[.f]`;
+/// a datetime's time; hours past 838:59:59 clipped.
+fn text_time(s: &str) -> Option<Tm> {
+    let s = s.trim();
+    if has_date_part(s) {
+        return text_datetime(s).map(|t| t.as_kind(Kind::Time));
+    }
+    let (neg, s) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest.trim_start()),
+        None => (false, s),
+    };
+    let lead = s.bytes().take_while(u8::is_ascii_digit).count();
+    if lead == 0 {
         return None;
     }
-    Some(hh * 3600 + mi * 60 + ss)
+    let (day, s) = match s[lead..].strip_prefix(' ') {
+        Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => {
+            (s[..lead].parse::<i64>().ok()?, rest)
+        }
+        _ => (0, s),
+    };
+    let lead = s.bytes().take_while(u8::is_ascii_digit).count();
+    let (h, mi, sec, rest) = if s[lead..].starts_with(':') {
+        let mut nums = Vec::new();
+        let mut rest = s;
+        while nums.len() < 3 {
+            let n = rest.bytes().take_while(u8::is_ascii_digit).count();
+            if n == 0 {
+                break;
+            }
+            nums.push(rest[..n].parse::<i64>().ok()?);
+            rest = &rest[n..];
+            match rest.strip_prefix(':') {
+                Some(r) if nums.len() < 3 => rest = r,
+                _ => break,
+            }
+        }
+        nums.resize(3, 0);
+        (nums[0], nums[1], nums[2], rest)
+    } else {
+        let n: i64 = s[..lead].parse().ok()?;
+        (n / 10_000, n / 100 % 100, n % 100, &s[lead..])
+    };
+    if mi > 59 || sec > 59 {
+        return None;
+    }
+    let (us, fsp) = rest.strip_prefix('.').map_or((0, 0), fraction);
+    let whole = ((day * 24 + h) * 3600 + mi * 60 + sec).checked_mul(1_000_000)? + i64::from(us);
+    let t = Tm::time(if neg { -whole } else { whole }, fsp);
+    Some(if whole > TIME_MAX_US {
+        Tm { us: 0, ..t }
+    } else {
+        t
+    })
+}
+
+/// A value read as a TIME (MySQL's `get_time` of an argument): a number is `[[hh]mm]ss[.f]`, or
+/// a datetime's time when it is as long as one.
+pub(super) fn time_of(v: ValueRef<'_>) -> Option<Tm> {
+    match v {
+        ValueRef::Null => None,
+        ValueRef::Integer(_) | ValueRef::Real(_) => {
+            let (n, us, fsp) = split_number(v)?;
+            let neg = n < 0 || matches!(v, ValueRef::Real(r) if r < 0.0);
+            let a = n.unsigned_abs() as i64;
+            if a >= 10_000_000_000 {
+                return number_datetime(a, us, fsp).map(|t| t.as_kind(Kind::Time));
+            }
+            let (mi, s) = (a / 100 % 100, a % 100);
+            if mi > 59 || s > 59 {
+                return None;
+            }
+            let whole = ((a / 10_000 * 3600 + mi * 60 + s) * 1_000_000) + i64::from(us);
+            let t = Tm::time(if neg { -whole } else { whole }, fsp);
+            Some(if whole > TIME_MAX_US {
+                Tm { us: 0, ..t }
+            } else {
+                t
+            })
+        }
+        ValueRef::Text(t) | ValueRef::Blob(t) => text_time(std::str::from_utf8(t).ok()?),
+    }
+}
+
+/// Days since 1970-01-01 as (year, month, day), proleptic Gregorian (Howard Hinnant's
+/// `civil_from_days`).
+pub(super) fn civil(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// (year, month, day) as days since 1970-01-01 (`days_from_civil`).
+pub(super) fn days(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let m = m as i64;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// MySQL's day number (`calc_daynr`, what `TO_DAYS` gives): defined for zero parts too, as
+/// `DATE_FORMAT` uses it for `2024-00-05`.
+fn daynr(y: i64, m: u32, d: u32) -> i64 {
+    if y == 0 && m == 0 {
+        return 0;
+    }
+    let (m, d) = (i64::from(m), i64::from(d));
+    let mut y2 = y;
+    let mut sum = 365 * y + 31 * (m - 1) + d;
+    if m <= 2 {
+        y2 -= 1;
+    } else {
+        sum -= (m * 4 + 23) / 10;
+    }
+    sum + y2.div_euclid(4) - ((y2.div_euclid(100) + 1) * 3).div_euclid(4)
+}
+
+/// 0 = Monday (`sunday_first`: 0 = Sunday) of MySQL day number `nr`.
+fn weekday(nr: i64, sunday_first: bool) -> i64 {
+    (nr + 5 + i64::from(sunday_first)).rem_euclid(7)
 }
 
 fn leap(y: i64) -> bool {
     (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+}
+
+fn year_days(y: i64) -> i64 {
+    if leap(y) {
+        366
+    } else {
+        365
+    }
 }
 
 fn month_days(y: i64, m: u32) -> u32 {
@@ -102,223 +518,736 @@ fn month_days(y: i64, m: u32) -> u32 {
     }
 }
 
-fn date_text(secs: i64) -> String {
-    datetime(secs)[..10].to_string()
+const MONDAY_FIRST: u32 = 1;
+const WEEK_YEAR: u32 = 2;
+const FIRST_WEEKDAY: u32 = 4;
+
+/// `WEEK(d, mode)`'s mode as `calc_week`'s flags (MySQL's `week_mode`).
+fn week_mode(mode: i64) -> u32 {
+    let mut f = (mode & 7) as u32;
+    if f & MONDAY_FIRST == 0 {
+        f ^= FIRST_WEEKDAY;
+    }
+    f
 }
 
-fn time_text(secs: i64) -> String {
-    let sign = if secs < 0 { "-" } else { "" };
-    let s = secs.abs();
-    format!("{sign}{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+/// The week of `t` and the year it belongs to, by `calc_week`'s flags (MySQL's algorithm).
+fn calc_week(t: &Tm, flags: u32) -> (i64, i64) {
+    let nr = daynr(t.y, t.m, t.d);
+    let mut first = daynr(t.y, 1, 1);
+    let monday_first = flags & MONDAY_FIRST != 0;
+    let mut week_year = flags & WEEK_YEAR != 0;
+    let first_weekday = flags & FIRST_WEEKDAY != 0;
+    let mut wd = weekday(first, !monday_first);
+    let mut year = t.y;
+    let late = |wd: i64| (first_weekday && wd != 0) || (!first_weekday && wd >= 4);
+    if t.m == 1 && i64::from(t.d) <= 7 - wd {
+        if !week_year && late(wd) {
+            return (0, year);
+        }
+        week_year = true;
+        year -= 1;
+        let n = year_days(year);
+        first -= n;
+        wd = (wd + 53 * 7 - n).rem_euclid(7);
+    }
+    let d = if late(wd) {
+        nr - (first + (7 - wd))
+    } else {
+        nr - (first - wd)
+    };
+    if week_year && d >= 52 * 7 {
+        let wd = (wd + year_days(year)).rem_euclid(7);
+        if (!first_weekday && wd < 4) || (first_weekday && wd == 0) {
+            return (1, year + 1);
+        }
+    }
+    (d / 7 + 1, year)
 }
 
-/// An interval unit MySQL knows and pinbad does not (`DAY_HOUR`, …) is an error, not a guess.
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// Monday first, as MySQL's `weekday` numbers them.
+const DAYS: [&str; 7] = [
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Sunday",
+];
+
+fn ordinal(d: u32) -> String {
+    let suffix = match (d % 10, d % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{d}{suffix}")
+}
+
+/// MySQL's `DATE_FORMAT`/`TIME_FORMAT` (`time`: only the time's specifiers, NULL for the others,
+/// hours whole): every specifier MySQL knows; any other character after `%` is itself.
+pub(super) fn format(t: &Tm, fmt: &str, time: bool) -> Option<String> {
+    let nr = daynr(t.y, t.m, t.d);
+    let hour12 = (t.h % 24 + 11) % 12 + 1;
+    let ampm = if t.h % 24 < 12 { "AM" } else { "PM" };
+    let mut out = String::new();
+    if time && t.neg {
+        out.push('-');
+    }
+    let mut chars = fmt.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let Some(spec) = chars.next() else {
+            out.push('%');
+            break;
+        };
+        if time && "aDjMWbUuVvXxYycdemw".contains(spec) {
+            return None;
+        }
+        match spec {
+            'Y' => out.push_str(&format!("{:04}", t.y)),
+            'y' => out.push_str(&format!("{:02}", t.y % 100)),
+            'm' => out.push_str(&format!("{:02}", t.m)),
+            'c' => out.push_str(&t.m.to_string()),
+            'd' => out.push_str(&format!("{:02}", t.d)),
+            'e' => out.push_str(&t.d.to_string()),
+            'D' => out.push_str(&ordinal(t.d)),
+            'M' | 'b' => {
+                let name = MONTHS.get(t.m.checked_sub(1)? as usize)?;
+                out.push_str(if spec == 'M' { name } else { &name[..3] });
+            }
+            // A weekday needs a year or a month (MySQL refuses it for the zero date).
+            'W' | 'a' | 'w' if t.y == 0 && t.m == 0 => return None,
+            'W' | 'a' => {
+                let name = DAYS[weekday(nr, false) as usize];
+                out.push_str(if spec == 'W' { name } else { &name[..3] });
+            }
+            'w' => out.push_str(&weekday(nr, true).to_string()),
+            'j' => out.push_str(&format!("{:03}", nr - daynr(t.y, 1, 1) + 1)),
+            'U' => out.push_str(&format!("{:02}", calc_week(t, FIRST_WEEKDAY).0)),
+            'u' => out.push_str(&format!("{:02}", calc_week(t, MONDAY_FIRST).0)),
+            'V' => out.push_str(&format!(
+                "{:02}",
+                calc_week(t, WEEK_YEAR | FIRST_WEEKDAY).0
+            )),
+            'v' => out.push_str(&format!("{:02}", calc_week(t, MONDAY_FIRST | WEEK_YEAR).0)),
+            'X' => out.push_str(&format!(
+                "{:04}",
+                calc_week(t, WEEK_YEAR | FIRST_WEEKDAY).1
+            )),
+            'x' => out.push_str(&format!("{:04}", calc_week(t, MONDAY_FIRST | WEEK_YEAR).1)),
+            'H' => out.push_str(&format!("{:02}", t.h)),
+            'k' => out.push_str(&t.h.to_string()),
+            'h' | 'I' => out.push_str(&format!("{hour12:02}")),
+            'l' => out.push_str(&hour12.to_string()),
+            'i' => out.push_str(&format!("{:02}", t.mi)),
+            's' | 'S' => out.push_str(&format!("{:02}", t.s)),
+            'f' => out.push_str(&format!("{:06}", t.us)),
+            'p' => out.push_str(ampm),
+            'r' => out.push_str(&format!("{hour12:02}:{:02}:{:02} {ampm}", t.mi, t.s)),
+            'T' => out.push_str(&format!("{:02}:{:02}:{:02}", t.h, t.mi, t.s)),
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+/// The type `STR_TO_DATE` gives for a format (MySQL's `get_date_time_result_type`): DATETIME
+/// where it names date and time parts, DATE or TIME where only one, and six digits with `%f`.
+fn format_kind(fmt: &str) -> (Kind, u8) {
+    let (mut date, mut time, mut frac) = (false, false, false);
+    let mut chars = fmt.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            continue;
+        }
+        match chars.next() {
+            Some('a' | 'b' | 'c' | 'D' | 'd' | 'e' | 'j' | 'M' | 'm' | 'U' | 'u' | 'V' | 'v'
+            | 'W' | 'w' | 'X' | 'x' | 'Y' | 'y') => date = true,
+            Some('f') => {
+                time = true;
+                frac = true;
+            }
+            Some('H' | 'h' | 'I' | 'i' | 'k' | 'l' | 'p' | 'r' | 'S' | 's' | 'T') => time = true,
+            _ => {}
+        }
+    }
+    let kind = match (date, time) {
+        (true, false) => Kind::Date,
+        (false, true) => Kind::Time,
+        _ => Kind::DateTime,
+    };
+    (kind, if frac { 6 } else { 0 })
+}
+
+/// The index of the name in `names` that `input` starts with (case-insensitive), full names
+/// first, then their first three letters; the input after it.
+fn name<'a>(input: &'a str, names: &[&str]) -> Option<(usize, &'a str)> {
+    for full in [true, false] {
+        for (i, n) in names.iter().enumerate() {
+            let n = if full { n } else { &n[..3] };
+            if input.len() >= n.len() && input[..n.len()].eq_ignore_ascii_case(n) {
+                return Some((i, &input[n.len()..]));
+            }
+        }
+    }
+    None
+}
+
+/// The fields `STR_TO_DATE` reads, before they are checked.
+#[derive(Default)]
+struct Read {
+    y: i64,
+    m: i64,
+    d: i64,
+    h: i64,
+    mi: i64,
+    s: i64,
+    us: u32,
+    yday: i64,
+    usa: bool,
+    pm: Option<bool>,
+}
+
+/// Up to `max` digits of `input` as a number (MySQL's `my_strtoll10` over a bounded length);
+/// `None` where there is none.
+fn digits(input: &mut &str, max: usize) -> Option<i64> {
+    let (neg, body) = match input.strip_prefix('-') {
+        Some(b) if max > 1 => (true, b),
+        _ => (false, *input),
+    };
+    let n = body
+        .bytes()
+        .take(max - usize::from(neg))
+        .take_while(u8::is_ascii_digit)
+        .count();
+    if n == 0 {
+        return None;
+    }
+    let v: i64 = body[..n].parse().ok()?;
+    *input = &body[n..];
+    Some(if neg { -v } else { v })
+}
+
+/// Reads `input` by `fmt` into `r` (MySQL's `extract_date_time`): spaces before each part of the
+/// input are skipped; the input may end before the format does.
+fn extract<'a>(mut input: &'a str, fmt: &str, r: &mut Read) -> Option<&'a str> {
+    let mut chars = fmt.chars().peekable();
+    while let Some(c) = chars.next() {
+        input = input.trim_start();
+        if input.is_empty() {
+            break;
+        }
+        if c.is_whitespace() {
+            continue;
+        }
+        if c != '%' || chars.peek().is_none() {
+            input = input.strip_prefix(c)?;
+            continue;
+        }
+        let spec = chars.next()?;
+        match spec {
+            'Y' => {
+                let before = input.len();
+                r.y = digits(&mut input, 4)?;
+                if before - input.len() <= 2 {
+                    r.y = year_2000(r.y);
+                }
+            }
+            'y' => r.y = year_2000(digits(&mut input, 2)?),
+            'm' | 'c' => r.m = digits(&mut input, 2)?,
+            'd' | 'e' => r.d = digits(&mut input, 2)?,
+            'D' => {
+                r.d = digits(&mut input, 2)?;
+                input = input.get(2.min(input.len())..)?;
+            }
+            'M' | 'b' => {
+                let (i, rest) = name(input, &MONTHS)?;
+                r.m = i as i64 + 1;
+                input = rest;
+            }
+            'W' | 'a' => input = name(input, &DAYS)?.1,
+            'j' => r.yday = digits(&mut input, 3)?,
+            'H' | 'k' => r.h = digits(&mut input, 2)?,
+            'h' | 'I' | 'l' => {
+                r.h = digits(&mut input, 2)?;
+                r.usa = true;
+            }
+            'i' => r.mi = digits(&mut input, 2)?,
+            's' | 'S' => r.s = digits(&mut input, 2)?,
+            'f' => {
+                let n = input.bytes().take(6).take_while(u8::is_ascii_digit).count();
+                r.us = fraction(&input[..n]).0;
+                input = &input[n..];
+            }
+            'p' => {
+                if !r.usa || input.len() < 2 {
+                    return None;
+                }
+                let word = input.get(..2)?;
+                r.pm = Some(if word.eq_ignore_ascii_case("PM") {
+                    true
+                } else if word.eq_ignore_ascii_case("AM") {
+                    false
+                } else {
+                    return None;
+                });
+                input = &input[2..];
+            }
+            'r' => input = extract(input, "%I:%i:%S %p", r)?,
+            'T' => input = extract(input, "%H:%i:%S", r)?,
+            // Weeks read back to a date (`%U %u %V %v %X %x %w`) are not supported: NULL.
+            'U' | 'u' | 'V' | 'v' | 'X' | 'x' | 'w' => return None,
+            other => input = input.strip_prefix(other)?,
+        }
+    }
+    Some(input)
+}
+
+/// MySQL's `STR_TO_DATE(s, fmt)`: every specifier but the weeks', the result typed by the format.
+fn str_to_date(s: &str, fmt: &str) -> Option<Tm> {
+    let mut r = Read::default();
+    extract(s, fmt, &mut r)?;
+    if r.usa {
+        if !(1..=12).contains(&r.h) {
+            return None;
+        }
+        r.h = r.h % 12 + if r.pm == Some(true) { 12 } else { 0 };
+    }
+    if r.yday > 0 {
+        let day = days(r.y, 1, 1) + r.yday - 1;
+        let (y, m, d) = civil(day);
+        // A day past the year's end is the next year's (`1999-366` is 2000-01-01).
+        (r.y, r.m, r.d) = (y, i64::from(m), i64::from(d));
+    }
+    let (kind, fsp) = format_kind(fmt);
+    let field = |v: i64, max: i64| (0..=max).contains(&v).then_some(v as u32);
+    let t = Tm {
+        kind,
+        neg: false,
+        y: r.y,
+        m: field(r.m, 12)?,
+        d: field(r.d, 31)?,
+        h: field(r.h, 23)?,
+        mi: field(r.mi, 59)?,
+        s: field(r.s, 59)?,
+        us: r.us,
+        fsp,
+    };
+    if !(0..=9999).contains(&t.y) {
+        return None;
+    }
+    Some(if kind == Kind::Time {
+        Tm::time(t.time_us(), fsp)
+    } else {
+        t.as_kind(kind)
+    })
+}
+
+/// An interval unit MySQL knows and pinbad does not is an error, not a guess.
 fn unsupported_unit(unit: &str) -> Error {
     Error::UserFunctionError(format!("INTERVAL unit {unit} is not supported by pinbad").into())
 }
 
-/// `m` plus `n` `unit`s; `None` past the calendar's range.
-fn add(m: Moment, n: f64, unit: &str) -> Result<Option<Moment>> {
-    let secs = |k: f64| -> Option<Moment> {
-        Some(Moment {
-            secs: m.secs.checked_add((n * k).round() as i64)?,
-            date_only: false,
-        })
-    };
-    let months = |k: i64| -> Option<Moment> {
-        let (day, rem) = (m.secs.div_euclid(86_400), m.secs.rem_euclid(86_400));
-        let (y, mo, d) = civil(day);
-        let total = (y * 12 + i64::from(mo) - 1).checked_add(n.round() as i64 * k)?;
-        let (y, mo) = (total.div_euclid(12), (total.rem_euclid(12) + 1) as u32);
-        if !(0..=9999).contains(&y) {
-            return None;
-        }
-        Some(Moment {
-            secs: days(y, mo, d.min(month_days(y, mo))) * 86_400 + rem,
-            date_only: m.date_only,
-        })
-    };
-    let whole_days = |k: i64| -> Option<Moment> {
-        Some(Moment {
-            secs: m
-                .secs
-                .checked_add((n.round() as i64).checked_mul(k * 86_400)?)?,
-            date_only: m.date_only,
-        })
-    };
-    Ok(match unit.to_ascii_uppercase().as_str() {
-        "SECOND" => secs(1.0),
-        "MINUTE" => secs(60.0),
-        "HOUR" => secs(3600.0),
-        "DAY" => whole_days(1),
-        "WEEK" => whole_days(7),
-        "MONTH" => months(1),
-        "QUARTER" => months(3),
-        "YEAR" => months(12),
-        other => return Err(unsupported_unit(other)),
+/// An interval: months and microseconds to add, and the fractional digits it brings.
+struct Interval {
+    months: i64,
+    us: i64,
+    fsp: u8,
+    /// Whether it counts whole days or more (a date plus it stays a date).
+    days_only: bool,
+}
+
+/// The fields a compound unit's text names, largest first, as (name, microseconds in one).
+fn unit_fields(unit: &str) -> Option<&'static [(&'static str, i64)]> {
+    const US: i64 = 1;
+    const S: i64 = 1_000_000;
+    const MI: i64 = 60 * S;
+    const H: i64 = 60 * MI;
+    const D: i64 = 24 * H;
+    Some(match unit {
+        "SECOND_MICROSECOND" => &[("s", S), ("us", US)],
+        "MINUTE_MICROSECOND" => &[("mi", MI), ("s", S), ("us", US)],
+        "MINUTE_SECOND" => &[("mi", MI), ("s", S)],
+        "HOUR_MICROSECOND" => &[("h", H), ("mi", MI), ("s", S), ("us", US)],
+        "HOUR_SECOND" => &[("h", H), ("mi", MI), ("s", S)],
+        "HOUR_MINUTE" => &[("h", H), ("mi", MI)],
+        "DAY_MICROSECOND" => &[("d", D), ("h", H), ("mi", MI), ("s", S), ("us", US)],
+        "DAY_SECOND" => &[("d", D), ("h", H), ("mi", MI), ("s", S)],
+        "DAY_MINUTE" => &[("d", D), ("h", H), ("mi", MI)],
+        "DAY_HOUR" => &[("d", D), ("h", H)],
+        _ => return None,
     })
 }
 
-fn shown(m: Moment) -> String {
-    if m.date_only {
-        date_text(m.secs)
-    } else {
-        datetime(m.secs)
+/// `INTERVAL v unit` as MySQL reads it: a whole number of the unit (a SECOND may have a
+/// fraction), or for a compound unit (`'1:30' HOUR_MINUTE`) its numbers, the last fields filled
+/// first.
+fn interval(v: ValueRef<'_>, unit: &str) -> Result<Option<Interval>> {
+    if matches!(v, ValueRef::Null) {
+        return Ok(None);
     }
+    let unit = unit.to_ascii_uppercase();
+    let whole = |k: i64| -> Option<Interval> {
+        let n = number(v)?;
+        Some(Interval {
+            months: 0,
+            us: (n.round() as i64).checked_mul(k)?,
+            fsp: 0,
+            days_only: k % 86_400_000_000 == 0,
+        })
+    };
+    let months = |k: i64| -> Option<Interval> {
+        Some(Interval {
+            months: (number(v)?.round() as i64).checked_mul(k)?,
+            us: 0,
+            fsp: 0,
+            days_only: true,
+        })
+    };
+    Ok(match unit.as_str() {
+        "MICROSECOND" => whole(1).map(|i| Interval { fsp: 6, ..i }),
+        "SECOND" => {
+            let t = text(v);
+            let neg = t.trim_start().starts_with('-');
+            let (n, us, fsp) = match v {
+                ValueRef::Text(_) | ValueRef::Blob(_) => {
+                    let n = number(v).unwrap_or(0.0);
+                    let (us, fsp) = t.split_once('.').map_or((0, 0), |(_, f)| fraction(f));
+                    (n.abs().trunc() as i64, us, fsp)
+                }
+                _ => {
+                    let (n, us, fsp) = split_number(v).unwrap_or((0, 0, 0));
+                    (n.abs(), us, fsp)
+                }
+            };
+            let us = n.saturating_mul(1_000_000).saturating_add(i64::from(us));
+            Some(Interval {
+                months: 0,
+                us: if neg { -us } else { us },
+                fsp,
+                days_only: false,
+            })
+        }
+        "MINUTE" => whole(60_000_000),
+        "HOUR" => whole(3_600_000_000),
+        "DAY" => whole(86_400_000_000),
+        "WEEK" => whole(7 * 86_400_000_000),
+        "MONTH" => months(1),
+        "QUARTER" => months(3),
+        "YEAR" => months(12),
+        "YEAR_MONTH" => {
+            let t = text(v);
+            let neg = t.trim_start().starts_with('-');
+            let nums: Vec<i64> = t
+                .split(|c: char| !c.is_ascii_digit())
+                .filter(|p| !p.is_empty())
+                .filter_map(|p| p.parse().ok())
+                .collect();
+            let (y, m) = match nums[..] {
+                [m] => (0, m),
+                [y, m, ..] => (y, m),
+                [] => (0, 0),
+            };
+            let total = y.saturating_mul(12).saturating_add(m);
+            Some(Interval {
+                months: if neg { -total } else { total },
+                us: 0,
+                fsp: 0,
+                days_only: true,
+            })
+        }
+        other => {
+            let Some(fields) = unit_fields(other) else {
+                return Err(unsupported_unit(other));
+            };
+            let t = text(v);
+            let neg = t.trim_start().starts_with('-');
+            let nums: Vec<&str> = t
+                .split(|c: char| !c.is_ascii_digit())
+                .filter(|p| !p.is_empty())
+                .collect();
+            let skip = fields.len().saturating_sub(nums.len());
+            let mut us: i64 = 0;
+            let mut fsp = 0;
+            for ((name, k), n) in fields[skip..].iter().zip(&nums) {
+                let value = if *name == "us" {
+                    fsp = 6;
+                    i64::from(fraction(n).0)
+                } else {
+                    n.parse::<i64>().unwrap_or(i64::MAX).saturating_mul(*k)
+                };
+                us = us.saturating_add(value);
+            }
+            Some(Interval {
+                months: 0,
+                us: if neg { -us } else { us },
+                fsp,
+                days_only: false,
+            })
+        }
+    })
+}
+
+/// `t` plus `i`; `None` where `t` has a zero part or the result leaves years 1 to 9999.
+fn add(t: Tm, i: &Interval) -> Option<Tm> {
+    let kind = if t.kind == Kind::Date && i.days_only {
+        Kind::Date
+    } else {
+        Kind::DateTime
+    };
+    let fsp = t.fsp.max(i.fsp);
+    if i.months != 0 {
+        t.day()?;
+        let total = (t.y * 12 + i64::from(t.m) - 1).checked_add(i.months)?;
+        let (y, m) = (total.div_euclid(12), (total.rem_euclid(12) + 1) as u32);
+        if !(1..=9999).contains(&y) {
+            return None;
+        }
+        return Some(Tm {
+            kind,
+            y,
+            m,
+            d: t.d.min(month_days(y, m)),
+            fsp: if kind == Kind::Date { 0 } else { fsp },
+            ..t
+        });
+    }
+    Tm::at(t.micros()?.checked_add(i.us)?, kind, fsp)
 }
 
 /// Whole `unit`s from `a` to `b` (MySQL's `TIMESTAMPDIFF`).
-fn diff(unit: &str, a: Moment, b: Moment) -> Result<i64> {
-    let d = b.secs - a.secs;
+fn diff(unit: &str, a: &Tm, b: &Tm) -> Result<Option<i64>> {
+    let (Some(ua), Some(ub)) = (a.micros(), b.micros()) else {
+        return Ok(None);
+    };
+    let d = ub - ua;
     let months = || {
-        let (ya, ma, _) = civil(a.secs.div_euclid(86_400));
-        let (yb, mb, _) = civil(b.secs.div_euclid(86_400));
-        let mut n = (yb * 12 + i64::from(mb)) - (ya * 12 + i64::from(ma));
+        let mut n = (b.y * 12 + i64::from(b.m)) - (a.y * 12 + i64::from(a.m));
         // The part of a month: day of month and time of day, compared.
-        let rest = |s: i64| {
-            let (_, _, day) = civil(s.div_euclid(86_400));
-            i64::from(day) * 86_400 + s.rem_euclid(86_400)
-        };
-        if n > 0 && rest(b.secs) < rest(a.secs) {
+        let rest = |t: &Tm| (i64::from(t.d), t.time_us());
+        if n > 0 && rest(b) < rest(a) {
             n -= 1;
-        } else if n < 0 && rest(b.secs) > rest(a.secs) {
+        } else if n < 0 && rest(b) > rest(a) {
             n += 1;
         }
         n
     };
-    Ok(match unit.to_ascii_uppercase().as_str() {
-        "SECOND" => d,
-        "MINUTE" => d / 60,
-        "HOUR" => d / 3600,
-        "DAY" => d / 86_400,
-        "WEEK" => d / (7 * 86_400),
+    Ok(Some(match unit.to_ascii_uppercase().as_str() {
+        "MICROSECOND" => d,
+        "SECOND" => d / 1_000_000,
+        "MINUTE" => d / 60_000_000,
+        "HOUR" => d / 3_600_000_000,
+        "DAY" => d / 86_400_000_000,
+        "WEEK" => d / (7 * 86_400_000_000),
         "MONTH" => months(),
         "QUARTER" => months() / 3,
         "YEAR" => months() / 12,
         other => return Err(unsupported_unit(other)),
-    })
+    }))
 }
 
-/// The parts `EXTRACT` and the one-part functions (`YEAR(x)`, …) give.
-fn part(unit: &str, m: Moment) -> Result<i64> {
-    let day = m.secs.div_euclid(86_400);
-    let rem = m.secs.rem_euclid(86_400);
-    let (y, mo, d) = civil(day);
-    Ok(match unit {
+/// The parts `EXTRACT` and the one-part functions (`YEAR(x)`, …) give; `None` for a part of a
+/// day a date with a zero part does not have.
+fn part(unit: &str, t: &Tm) -> Result<Option<i64>> {
+    let (y, mo, d) = (t.y, i64::from(t.m), i64::from(t.d));
+    let (h, mi, s, us) = (
+        i64::from(t.h),
+        i64::from(t.mi),
+        i64::from(t.s),
+        i64::from(t.us),
+    );
+    let sign = if t.neg { -1 } else { 1 };
+    let nr = daynr(t.y, t.m, t.d);
+    let whole_day = || (!t.zero_part()).then_some(());
+    Ok(Some(match unit {
         "YEAR" => y,
-        "QUARTER" => i64::from((mo - 1) / 3 + 1),
-        "MONTH" => i64::from(mo),
-        "DAY" => i64::from(d),
-        "HOUR" => rem / 3600,
-        "MINUTE" => rem / 60 % 60,
-        "SECOND" => rem % 60,
-        "MICROSECOND" => 0,
-        // 1 = Sunday (1970-01-01 was a Thursday).
-        "DAYOFWEEK" => (day + 4).rem_euclid(7) + 1,
+        "QUARTER" => (mo + 2) / 3,
+        "MONTH" => mo,
+        "DAY" => d,
+        "HOUR" => sign * h,
+        "MINUTE" => sign * mi,
+        "SECOND" => sign * s,
+        "MICROSECOND" => sign * us,
+        "YEAR_MONTH" => y * 100 + mo,
+        "DAY_HOUR" => sign * (d * 100 + h),
+        "DAY_MINUTE" => sign * ((d * 100 + h) * 100 + mi),
+        "DAY_SECOND" => sign * (((d * 100 + h) * 100 + mi) * 100 + s),
+        "DAY_MICROSECOND" => sign * ((((d * 100 + h) * 100 + mi) * 100 + s) * 1_000_000 + us),
+        "HOUR_MINUTE" => sign * (h * 100 + mi),
+        "HOUR_SECOND" => sign * ((h * 100 + mi) * 100 + s),
+        "HOUR_MICROSECOND" => sign * (((h * 100 + mi) * 100 + s) * 1_000_000 + us),
+        "MINUTE_SECOND" => sign * (mi * 100 + s),
+        "MINUTE_MICROSECOND" => sign * ((mi * 100 + s) * 1_000_000 + us),
+        "SECOND_MICROSECOND" => sign * (s * 1_000_000 + us),
+        // 1 = Sunday.
+        "DAYOFWEEK" => match whole_day() {
+            Some(()) => weekday(nr, true) + 1,
+            None => return Ok(None),
+        },
         // 0 = Monday.
-        "WEEKDAY" => (day + 3).rem_euclid(7),
-        "DAYOFYEAR" => day - days(y, 1, 1) + 1,
-        // Mode 0: weeks start on Sunday; days before the year's first Sunday are week 0.
-        "WEEK" => {
-            let jan1 = days(y, 1, 1);
-            let before = (7 - (jan1 + 4).rem_euclid(7)) % 7;
-            let doy = day - jan1 + 1;
-            if doy <= before {
-                0
-            } else {
-                (doy - before - 1) / 7 + 1
-            }
-        }
-        "YEAR_MONTH" => y * 100 + i64::from(mo),
+        "WEEKDAY" => match whole_day() {
+            Some(()) => weekday(nr, false),
+            None => return Ok(None),
+        },
+        "DAYOFYEAR" => match whole_day() {
+            Some(()) => nr - daynr(y, 1, 1) + 1,
+            None => return Ok(None),
+        },
+        // `default_week_format` is 0.
+        "WEEK" => match whole_day() {
+            Some(()) => calc_week(t, week_mode(0)).0,
+            None => return Ok(None),
+        },
         other => return Err(unsupported_unit(other)),
-    })
+    }))
 }
 
-/// `%Y %y %m %c %d %e %H %k %h %I %l %i %s %S %p %T %f %%` as `STR_TO_DATE` reads them.
-fn str_to_date(s: &str, fmt: &str) -> Option<Moment> {
-    let (mut y, mut mo, mut d, mut h, mut mi, mut sec) = (0i64, 0u32, 0u32, 0i64, 0i64, 0i64);
-    let mut pm = None;
-    let mut has_time = false;
-    let mut input = s.trim_start();
-    let mut chars = fmt.chars();
-    let digits = |input: &mut &str, max: usize| -> Option<i64> {
-        let n = input
-            .bytes()
-            .take(max)
-            .take_while(u8::is_ascii_digit)
-            .count();
-        if n == 0 {
-            return None;
+/// Whether the unit is a part of the time of day (read from a TIME as well as from a datetime).
+fn time_unit(unit: &str) -> bool {
+    matches!(
+        unit,
+        "HOUR"
+            | "MINUTE"
+            | "SECOND"
+            | "MICROSECOND"
+            | "HOUR_MINUTE"
+            | "HOUR_SECOND"
+            | "HOUR_MICROSECOND"
+            | "MINUTE_SECOND"
+            | "MINUTE_MICROSECOND"
+            | "SECOND_MICROSECOND"
+    )
+}
+
+/// Now, in microseconds since 1970-01-01 UTC.
+fn now_us() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as i64)
+}
+
+/// A precision argument (`NOW(3)`): 0 to 6, else MySQL's error.
+fn precision(ctx: &Context<'_>) -> Result<u8> {
+    match number(ctx.get_raw(0)) {
+        Some(n) if (0.0..=6.0).contains(&n) => Ok(n as u8),
+        n => Err(Error::UserFunctionError(
+            format!(
+                "Too big precision {} specified. Maximum is 6",
+                n.unwrap_or(0.0)
+            )
+            .into(),
+        )),
+    }
+}
+
+/// The time `now` (microseconds, UTC) as `kind` in a zone `offset` seconds east, with `fsp`
+/// digits (the rest cut, as MySQL cuts them).
+fn now_as(now: i64, offset: i64, kind: Kind, fsp: u8) -> String {
+    let cut = 10i64.pow(6 - u32::from(fsp));
+    let us = (now + offset * 1_000_000) / cut * cut;
+    let t = Tm::at(us, Kind::DateTime, fsp).expect("the clock is within years 1 to 9999");
+    match kind {
+        Kind::Time => Tm::time(t.time_us(), fsp).shown(),
+        _ => t.as_kind(kind).shown(),
+    }
+}
+
+/// `FROM_UNIXTIME(x)`: the TIMESTAMP range only (0 to 2^31-1), the fraction kept with the
+/// digits it was written with.
+fn from_unixtime(v: ValueRef<'_>, offset: i64) -> Option<Tm> {
+    let (n, us, fsp) = match v {
+        ValueRef::Text(_) | ValueRef::Blob(_) => {
+            let t = text(v);
+            let n = number(v)?;
+            let (us, _) = t.split_once('.').map_or((0, 0), |(_, f)| fraction(f));
+            (n.trunc() as i64, us, if t.contains('.') { 6 } else { 0 })
         }
-        let v = input[..n].parse().ok();
-        *input = &input[n..];
-        v
+        v => split_number(v)?,
     };
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            input = input.strip_prefix(c)?;
-            continue;
-        }
-        match chars.next()? {
-            'Y' => y = digits(&mut input, 4)?,
-            'y' => {
-                let v = digits(&mut input, 2)?;
-                y = if v < 70 { 2000 + v } else { 1900 + v };
-            }
-            'm' | 'c' => mo = digits(&mut input, 2)? as u32,
-            'd' | 'e' => d = digits(&mut input, 2)? as u32,
-            'H' | 'k' | 'h' | 'I' | 'l' => {
-                h = digits(&mut input, 2)?;
-                has_time = true;
-            }
-            'i' => {
-                mi = digits(&mut input, 2)?;
-                has_time = true;
-            }
-            's' | 'S' => {
-                sec = digits(&mut input, 2)?;
-                has_time = true;
-            }
-            'f' => {
-                digits(&mut input, 6)?;
-            }
-            'p' => {
-                let up = input.get(..2)?.to_ascii_uppercase();
-                pm = Some(up == "PM");
-                input = &input[2..];
-            }
-            'T' => {
-                h = digits(&mut input, 2)?;
-                input = input.strip_prefix(':')?;
-                mi = digits(&mut input, 2)?;
-                input = input.strip_prefix(':')?;
-                sec = digits(&mut input, 2)?;
-                has_time = true;
-            }
-            '%' => input = input.strip_prefix('%')?,
-            _ => return None,
-        }
-    }
-    if let Some(pm) = pm {
-        h = h % 12 + if pm { 12 } else { 0 };
-    }
-    if !(1..=12).contains(&mo) || d < 1 || d > month_days(y, mo) || h > 23 || mi > 59 || sec > 59 {
+    if !(0..=TIMESTAMP_MAX).contains(&n) || matches!(v, ValueRef::Real(r) if r < 0.0) {
         return None;
     }
-    Some(Moment {
-        secs: days(y, mo, d) * 86_400 + h * 3600 + mi * 60 + sec,
-        date_only: !has_time,
+    Tm::at(
+        (n + offset) * 1_000_000 + i64::from(us),
+        Kind::DateTime,
+        fsp,
+    )
+}
+
+/// `UNIX_TIMESTAMP(x)`: seconds since the epoch of a datetime in the session's zone, with its
+/// fraction; NULL outside the TIMESTAMP range.
+fn unix_timestamp(t: &Tm, offset: i64) -> Option<Value> {
+    let us = t.micros()? - offset * 1_000_000;
+    if !(0..=TIMESTAMP_MAX * 1_000_000 + 999_999).contains(&us) {
+        return None;
+    }
+    Some(if t.fsp == 0 {
+        Value::Integer(us / 1_000_000)
+    } else {
+        Value::Real(us as f64 / 1e6)
     })
 }
 
-fn arg(ctx: &Context<'_>, i: usize) -> Option<Moment> {
-    moment(ctx.get_raw(i))
+/// A fixed offset `[+-]HH:MM` as seconds east of UTC (`CONVERT_TZ`'s and `time_zone`'s form).
+pub(super) fn offset_of(zone: &str) -> Option<i64> {
+    let z = zone.trim();
+    let (sign, rest) = match z.as_bytes().first()? {
+        b'+' => (1, &z[1..]),
+        b'-' => (-1, &z[1..]),
+        _ => return None,
+    };
+    let (h, m) = rest.split_once(':')?;
+    let (h, m): (i64, i64) = (h.parse().ok()?, m.parse().ok()?);
+    let secs = sign * (h * 3600 + m * 60);
+    ((0..60).contains(&m) && (-13 * 3600 + 1..=14 * 3600).contains(&secs)).then_some(secs)
 }
 
-/// Registers the date and time functions on `conn`.
-pub fn register(conn: &Connection) -> Result<()> {
+/// `PERIOD_ADD`'s and `PERIOD_DIFF`'s `YYMM`/`YYYYMM` as months since year 0.
+fn period_months(p: i64) -> i64 {
+    if p == 0 {
+        return 0;
+    }
+    year_2000(p / 100) * 12 + p % 100 - 1
+}
+
+fn months_period(m: i64) -> i64 {
+    if m == 0 {
+        return 0;
+    }
+    year_2000(m / 12) * 100 + m % 12 + 1
+}
+
+fn shown(t: Option<Tm>) -> Option<String> {
+    t.map(|t| t.shown())
+}
+
+/// Registers the date and time functions on `conn`, in the session's time zone.
+pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<()> {
     let pure = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     let volatile = FunctionFlags::SQLITE_UTF8;
+    let raw = |ctx: &Context<'_>, i: usize| datetime_of(ctx.get_raw(i));
     for (name, unit) in [
         ("year", "YEAR"),
         ("quarter", "QUARTER"),
@@ -335,124 +1264,349 @@ pub fn register(conn: &Connection) -> Result<()> {
         ("week", "WEEK"),
     ] {
         conn.create_scalar_function(name, 1, pure, move |ctx| {
-            arg(ctx, 0).map(|m| part(unit, m)).transpose()
+            let t = if time_unit(unit) {
+                time_of(ctx.get_raw(0))
+            } else {
+                raw(ctx, 0)
+            };
+            Ok(match t {
+                Some(t) => part(unit, &t)?,
+                None => None,
+            })
         })?;
     }
-    conn.create_scalar_function("mysql_extract", 2, pure, |ctx| {
+    conn.create_scalar_function("mysql_extract", 2, pure, move |ctx| {
         let unit = text(ctx.get_raw(0)).to_ascii_uppercase();
-        arg(ctx, 1).map(|m| part(&unit, m)).transpose()
-    })?;
-    conn.create_scalar_function("dayname", 1, pure, |ctx| {
-        Ok(arg(ctx, 0).map(|m| date_format(m.secs, "%W")))
-    })?;
-    conn.create_scalar_function("monthname", 1, pure, |ctx| {
-        Ok(arg(ctx, 0).map(|m| date_format(m.secs, "%M")))
-    })?;
-    conn.create_scalar_function("date", 1, pure, |ctx| {
-        Ok(arg(ctx, 0).map(|m| date_text(m.secs)))
-    })?;
-    conn.create_scalar_function("mysql_datetime", 1, pure, |ctx| {
-        Ok(arg(ctx, 0).map(|m| datetime(m.secs)))
-    })?;
-    conn.create_scalar_function("time", 1, pure, |ctx| {
-        Ok(match ctx.get_raw(0) {
-            ValueRef::Null => None,
-            v => match moment(v) {
-                Some(m) => Some(time_text(m.secs.rem_euclid(86_400))),
-                None => time_of_day(&text(v)).map(time_text),
-            },
+        let t = if time_unit(&unit) {
+            time_of(ctx.get_raw(1))
+        } else {
+            raw(ctx, 1)
+        };
+        Ok(match t {
+            Some(t) => part(&unit, &t)?,
+            None => None,
         })
     })?;
-    conn.create_scalar_function("last_day", 1, pure, |ctx| {
-        Ok(arg(ctx, 0).map(|m| {
-            let (y, mo, _) = civil(m.secs.div_euclid(86_400));
-            date_text(days(y, mo, month_days(y, mo)) * 86_400)
-        }))
+    conn.create_scalar_function("week", 2, pure, move |ctx| {
+        let mode = number(ctx.get_raw(1)).map_or(0, |m| m as i64);
+        Ok(raw(ctx, 0)
+            .filter(|t| !t.zero_part())
+            .map(|t| calc_week(&t, week_mode(mode)).0))
     })?;
-    conn.create_scalar_function("to_days", 1, pure, |ctx| {
-        Ok(arg(ctx, 0).map(|m| m.secs.div_euclid(86_400) + 719_528))
+    for args in [1, 2] {
+        conn.create_scalar_function("yearweek", args, pure, move |ctx| {
+            let mode = if args == 2 {
+                number(ctx.get_raw(1)).map_or(0, |m| m as i64)
+            } else {
+                0
+            };
+            Ok(raw(ctx, 0).filter(|t| !t.zero_part()).map(|t| {
+                let (w, y) = calc_week(&t, week_mode(mode) | WEEK_YEAR);
+                y * 100 + w
+            }))
+        })?;
+    }
+    conn.create_scalar_function("weekofyear", 1, pure, move |ctx| {
+        Ok(raw(ctx, 0)
+            .filter(|t| !t.zero_part())
+            .map(|t| calc_week(&t, week_mode(3)).0))
+    })?;
+    conn.create_scalar_function("dayname", 1, pure, move |ctx| {
+        Ok(raw(ctx, 0)
+            .filter(|t| !t.zero_part())
+            .and_then(|t| format(&t, "%W", false)))
+    })?;
+    conn.create_scalar_function("monthname", 1, pure, move |ctx| {
+        Ok(raw(ctx, 0).and_then(|t| format(&t, "%M", false)))
+    })?;
+    conn.create_scalar_function("date_format", 2, pure, move |ctx| {
+        let fmt = ctx.get_raw(1);
+        if matches!(fmt, ValueRef::Null) {
+            return Ok(None);
+        }
+        Ok(raw(ctx, 0).and_then(|t| format(&t, &text(fmt), false)))
+    })?;
+    conn.create_scalar_function("time_format", 2, pure, |ctx| {
+        let fmt = ctx.get_raw(1);
+        if matches!(fmt, ValueRef::Null) {
+            return Ok(None);
+        }
+        Ok(time_of(ctx.get_raw(0)).and_then(|t| format(&t, &text(fmt), true)))
+    })?;
+    conn.create_scalar_function("date", 1, pure, move |ctx| {
+        Ok(shown(raw(ctx, 0).map(|t| t.as_kind(Kind::Date))))
+    })?;
+    conn.create_scalar_function("mysql_datetime", 1, pure, move |ctx| {
+        Ok(shown(raw(ctx, 0).map(|t| t.as_kind(Kind::DateTime))))
+    })?;
+    conn.create_scalar_function("time", 1, pure, |ctx| {
+        Ok(shown(time_of(ctx.get_raw(0))))
+    })?;
+    conn.create_scalar_function("last_day", 1, pure, move |ctx| {
+        Ok(shown(raw(ctx, 0).filter(|t| t.m != 0).map(|t| Tm {
+            d: month_days(t.y, t.m),
+            ..t.as_kind(Kind::Date)
+        })))
+    })?;
+    conn.create_scalar_function("to_days", 1, pure, move |ctx| {
+        Ok(raw(ctx, 0)
+            .filter(|t| !t.zero_part())
+            .map(|t| daynr(t.y, t.m, t.d)))
     })?;
     conn.create_scalar_function("from_days", 1, pure, |ctx| {
-        Ok(number(ctx.get_raw(0)).map(|n| date_text((n as i64 - 719_528) * 86_400)))
+        Ok(number(ctx.get_raw(0)).map(|n| {
+            let n = n.round() as i64;
+            if n < 366 || n > daynr(9999, 12, 31) {
+                Tm::zero(Kind::Date).shown()
+            } else {
+                shown(Tm::at((n - 719_528) * 86_400_000_000, Kind::Date, 0))
+                    .unwrap_or_default()
+            }
+        }))
     })?;
     conn.create_scalar_function("makedate", 2, pure, |ctx| {
         let (y, n) = (number(ctx.get_raw(0)), number(ctx.get_raw(1)));
         Ok(match (y, n) {
-            (Some(y), Some(n)) if n >= 1.0 => {
-                Some(date_text((days(y as i64, 1, 1) + n as i64 - 1) * 86_400))
+            (Some(y), Some(n)) if n >= 1.0 && y >= 0.0 => {
+                let y = year_2000(y.round() as i64);
+                let n = (n.round() as i64).min(10_000 * 366);
+                shown(Tm::at(
+                    (days(y, 1, 1) + n - 1) * 86_400_000_000,
+                    Kind::Date,
+                    0,
+                ))
             }
             _ => None,
         })
     })?;
-    conn.create_scalar_function("datediff", 2, pure, |ctx| {
-        Ok(match (arg(ctx, 0), arg(ctx, 1)) {
-            (Some(a), Some(b)) => Some(a.secs.div_euclid(86_400) - b.secs.div_euclid(86_400)),
+    conn.create_scalar_function("maketime", 3, pure, |ctx| {
+        let (Some(h), Some(m), Some(s)) = (
+            number(ctx.get_raw(0)),
+            number(ctx.get_raw(1)),
+            split_number(ctx.get_raw(2)).or_else(|| {
+                number(ctx.get_raw(2)).map(|s| (s.trunc() as i64, 0, 0))
+            }),
+        ) else {
+            return Ok(None);
+        };
+        let (h, m) = (h.trunc() as i64, m.trunc() as i64);
+        if !(0..60).contains(&m) || !(0..60).contains(&s.0) {
+            return Ok(None);
+        }
+        let whole = (h.unsigned_abs().min(1000) as i64 * 3600 + m * 60 + s.0) * 1_000_000
+            + i64::from(s.1);
+        Ok(Some(
+            Tm::time(if h < 0 { -whole } else { whole }, s.2).shown(),
+        ))
+    })?;
+    conn.create_scalar_function("datediff", 2, pure, move |ctx| {
+        Ok(match (raw(ctx, 0).and_then(|t| t.day()), raw(ctx, 1).and_then(|t| t.day())) {
+            (Some(a), Some(b)) => Some(a - b),
             _ => None,
         })
     })?;
-    conn.create_scalar_function("timestampdiff", 3, pure, |ctx| {
+    conn.create_scalar_function("timestampdiff", 3, pure, move |ctx| {
         let unit = text(ctx.get_raw(0));
-        match (arg(ctx, 1), arg(ctx, 2)) {
-            (Some(a), Some(b)) => diff(&unit, a, b).map(Some),
+        match (raw(ctx, 1), raw(ctx, 2)) {
+            (Some(a), Some(b)) => diff(&unit, &a, &b),
             _ => Ok(None),
         }
     })?;
+    conn.create_scalar_function("timediff", 2, pure, |ctx| {
+        let read = |i: usize| -> Option<Tm> {
+            let v = ctx.get_raw(i);
+            match v {
+                // A datetime stays one; a date alone is read as a TIME (its time, 00:00:00).
+                ValueRef::Text(t) | ValueRef::Blob(t)
+                    if has_date_part(std::str::from_utf8(t).ok()?) =>
+                {
+                    datetime_of(v).filter(|t| t.kind == Kind::DateTime).or_else(|| time_of(v))
+                }
+                _ => time_of(v),
+            }
+        };
+        let (Some(a), Some(b)) = (read(0), read(1)) else {
+            return Ok(None);
+        };
+        let fsp = a.fsp.max(b.fsp);
+        Ok(match (a.kind == Kind::Time, b.kind == Kind::Time) {
+            (true, true) => Some(Tm::time(a.time_us() - b.time_us(), fsp).shown()),
+            (false, false) => match (a.micros(), b.micros()) {
+                (Some(x), Some(y)) => Some(Tm::time(x - y, fsp).shown()),
+                _ => None,
+            },
+            _ => None,
+        })
+    })?;
+    for (name, sign) in [("addtime", 1), ("subtime", -1)] {
+        conn.create_scalar_function(name, 2, pure, move |ctx| {
+            let v = ctx.get_raw(0);
+            let is_datetime = match v {
+                ValueRef::Text(t) | ValueRef::Blob(t) => {
+                    std::str::from_utf8(t).is_ok_and(has_date_part)
+                }
+                _ => false,
+            };
+            let Some(b) = time_of(ctx.get_raw(1)) else {
+                return Ok(None);
+            };
+            if is_datetime {
+                let Some(a) = datetime_of(v) else {
+                    return Ok(None);
+                };
+                let fsp = a.fsp.max(b.fsp);
+                Ok(a.micros()
+                    .and_then(|x| Tm::at(x + sign * b.time_us(), Kind::DateTime, fsp))
+                    .map(|t| t.shown()))
+            } else {
+                Ok(time_of(v).map(|a| {
+                    Tm::time(a.time_us() + sign * b.time_us(), a.fsp.max(b.fsp)).shown()
+                }))
+            }
+        })?;
+    }
     // `x ± INTERVAL n UNIT`, `DATE_ADD(x, INTERVAL n UNIT)` and their kin (`statement` makes
     // them `f(x, n, 'UNIT')`); `ADDDATE(x, n)` adds days.
     for (name, sign) in [
-        ("mysql_date_add", 1.0),
-        ("date_add", 1.0),
-        ("adddate", 1.0),
-        ("date_sub", -1.0),
-        ("subdate", -1.0),
+        ("mysql_date_add", false),
+        ("date_add", false),
+        ("adddate", false),
+        ("date_sub", true),
+        ("subdate", true),
     ] {
         conn.create_scalar_function(name, 3, pure, move |ctx| {
             let unit = text(ctx.get_raw(2));
-            match (arg(ctx, 0), number(ctx.get_raw(1))) {
-                (Some(m), Some(n)) => Ok(add(m, sign * n, &unit)?.map(shown)),
-                _ => Ok(None),
+            let Some(mut i) = interval(ctx.get_raw(1), &unit)? else {
+                return Ok(None);
+            };
+            if sign {
+                (i.months, i.us) = (-i.months, -i.us);
             }
+            Ok(shown(raw(ctx, 0).and_then(|t| add(t, &i))))
         })?;
     }
-    for (name, sign) in [("adddate", 1.0), ("subdate", -1.0)] {
+    for (name, sign) in [("adddate", false), ("subdate", true)] {
         conn.create_scalar_function(name, 2, pure, move |ctx| {
-            match (arg(ctx, 0), number(ctx.get_raw(1))) {
-                (Some(m), Some(n)) => Ok(add(m, sign * n, "DAY")?.map(shown)),
-                _ => Ok(None),
+            let Some(mut i) = interval(ctx.get_raw(1), "DAY")? else {
+                return Ok(None);
+            };
+            if sign {
+                i.us = -i.us;
             }
+            Ok(shown(raw(ctx, 0).and_then(|t| add(t, &i))))
         })?;
     }
-    conn.create_scalar_function("timestampadd", 3, pure, |ctx| {
+    conn.create_scalar_function("timestampadd", 3, pure, move |ctx| {
         let unit = text(ctx.get_raw(0));
-        match (arg(ctx, 2), number(ctx.get_raw(1))) {
-            (Some(m), Some(n)) => Ok(add(m, n, &unit)?.map(shown)),
-            _ => Ok(None),
-        }
+        let Some(i) = interval(ctx.get_raw(1), &unit)? else {
+            return Ok(None);
+        };
+        Ok(shown(raw(ctx, 2).and_then(|t| add(t, &i))))
     })?;
     conn.create_scalar_function("str_to_date", 2, pure, |ctx| {
-        if matches!(ctx.get_raw(0), ValueRef::Null) {
+        if matches!(ctx.get_raw(0), ValueRef::Null) || matches!(ctx.get_raw(1), ValueRef::Null)
+        {
             return Ok(None);
         }
-        Ok(str_to_date(&text(ctx.get_raw(0)), &text(ctx.get_raw(1))).map(shown))
+        Ok(shown(str_to_date(
+            &text(ctx.get_raw(0)),
+            &text(ctx.get_raw(1)),
+        )))
     })?;
     conn.create_scalar_function("sec_to_time", 1, pure, |ctx| {
-        Ok(number(ctx.get_raw(0)).map(|n| time_text(n as i64)))
-    })?;
-    conn.create_scalar_function("time_to_sec", 1, pure, |ctx| {
-        Ok(match ctx.get_raw(0) {
+        let v = ctx.get_raw(0);
+        Ok(match v {
             ValueRef::Null => None,
-            v => match moment(v) {
-                Some(m) if !m.date_only => Some(m.secs.rem_euclid(86_400)),
-                _ => time_of_day(&text(v)),
-            },
+            ValueRef::Integer(_) | ValueRef::Real(_) => split_number(v).map(|(n, us, fsp)| {
+                let whole = n.saturating_mul(1_000_000);
+                let neg = n < 0 || matches!(v, ValueRef::Real(r) if r < 0.0);
+                let us = if neg {
+                    whole - i64::from(us)
+                } else {
+                    whole + i64::from(us)
+                };
+                Tm::time(us, fsp).shown()
+            }),
+            v => number(v).map(|n| Tm::time((n * 1e6) as i64, 6).shown()),
         })
     })?;
-    conn.create_scalar_function("utc_timestamp", 0, volatile, |_| Ok(datetime(now_secs())))?;
-    conn.create_scalar_function("utc_date", 0, volatile, |_| Ok(date_text(now_secs())))?;
-    for name in ["curtime", "utc_time"] {
-        conn.create_scalar_function(name, 0, volatile, |_| {
-            Ok(time_text(now_secs().rem_euclid(86_400)))
+    conn.create_scalar_function("time_to_sec", 1, pure, |ctx| {
+        Ok(time_of(ctx.get_raw(0)).map(|t| {
+            let us = t.time_us();
+            if t.us == 0 {
+                Value::Integer(us / 1_000_000)
+            } else {
+                Value::Real(us as f64 / 1e6)
+            }
+        }))
+    })?;
+    conn.create_scalar_function("period_add", 2, pure, |ctx| {
+        Ok(match (number(ctx.get_raw(0)), number(ctx.get_raw(1))) {
+            // The period 0 stays 0, whatever is added.
+            (Some(p), Some(_)) if p as i64 == 0 => Some(0),
+            (Some(p), Some(n)) => Some(months_period(period_months(p as i64) + n as i64)),
+            _ => None,
+        })
+    })?;
+    conn.create_scalar_function("period_diff", 2, pure, |ctx| {
+        Ok(match (number(ctx.get_raw(0)), number(ctx.get_raw(1))) {
+            (Some(a), Some(b)) => Some(period_months(a as i64) - period_months(b as i64)),
+            _ => None,
+        })
+    })?;
+    conn.create_scalar_function("convert_tz", 3, pure, move |ctx| {
+        let (Some(t), Some(from), Some(to)) = (
+            raw(ctx, 0),
+            offset_of(&text(ctx.get_raw(1))),
+            offset_of(&text(ctx.get_raw(2))),
+        ) else {
+            return Ok(None);
+        };
+        let kind = Kind::DateTime;
+        Ok(shown(t.micros().and_then(|us| {
+            Tm::at(us + (to - from) * 1_000_000, kind, t.fsp)
+        })))
+    })?;
+    let s = session.clone();
+    conn.create_scalar_function("from_unixtime", 1, pure, move |ctx| {
+        Ok(shown(from_unixtime(ctx.get_raw(0), zone_offset(&s))))
+    })?;
+    let s = session.clone();
+    conn.create_scalar_function("from_unixtime", 2, pure, move |ctx| {
+        let fmt = ctx.get_raw(1);
+        if matches!(fmt, ValueRef::Null) {
+            return Ok(None);
+        }
+        Ok(from_unixtime(ctx.get_raw(0), zone_offset(&s)).and_then(|t| format(&t, &text(fmt), false)))
+    })?;
+    conn.create_scalar_function("unix_timestamp", 0, volatile, |_| {
+        Ok(now_us().div_euclid(1_000_000))
+    })?;
+    let s = session.clone();
+    conn.create_scalar_function("unix_timestamp", 1, pure, move |ctx| {
+        Ok(raw(ctx, 0).and_then(|t| unix_timestamp(&t, zone_offset(&s))))
+    })?;
+    // The clock: local to the session's zone, or UTC; `(n)` digits of the second.
+    for (name, kind, utc) in [
+        ("now", Kind::DateTime, false),
+        ("sysdate", Kind::DateTime, false),
+        ("curdate", Kind::Date, false),
+        ("curtime", Kind::Time, false),
+        ("utc_timestamp", Kind::DateTime, true),
+        ("utc_date", Kind::Date, true),
+        ("utc_time", Kind::Time, true),
+    ] {
+        let s = session.clone();
+        let offset = move || if utc { 0 } else { zone_offset(&s) };
+        let o = offset.clone();
+        conn.create_scalar_function(name, 0, volatile, move |_| {
+            Ok(now_as(now_us(), o(), kind, 0))
         })?;
+        if kind != Kind::Date {
+            conn.create_scalar_function(name, 1, volatile, move |ctx| {
+                Ok(now_as(now_us(), offset(), kind, precision(ctx)?))
+            })?;
+        }
     }
     Ok(())
 }
@@ -461,46 +1615,91 @@ pub fn register(conn: &Connection) -> Result<()> {
 mod tests {
     use super::*;
 
-    fn at(s: &str) -> Moment {
-        moment(ValueRef::Text(s.as_bytes())).unwrap()
+    fn at(s: &str) -> Tm {
+        datetime_of(ValueRef::Text(s.as_bytes())).unwrap()
+    }
+
+    fn plus(s: &str, n: i64, unit: &str) -> Option<String> {
+        let i = interval(ValueRef::Integer(n), unit).unwrap().unwrap();
+        shown(add(at(s), &i))
     }
 
     #[test]
     fn intervals_as_mysql_adds_them() {
-        assert_eq!(
-            shown(add(at("2024-01-31"), 1.0, "MONTH").unwrap().unwrap()),
-            "2024-02-29"
-        );
-        assert_eq!(
-            shown(add(at("2024-03-31"), -1.0, "month").unwrap().unwrap()),
-            "2024-02-29"
-        );
-        assert_eq!(
-            shown(add(at("2024-02-29"), 1.0, "YEAR").unwrap().unwrap()),
-            "2025-02-28"
-        );
-        assert_eq!(
-            shown(add(at("2024-03-05"), 1.0, "DAY").unwrap().unwrap()),
-            "2024-03-06"
-        );
-        assert_eq!(
-            shown(add(at("2024-03-05"), 90.0, "MINUTE").unwrap().unwrap()),
-            "2024-03-05 01:30:00"
-        );
-        assert!(add(at("2024-03-05"), 1.0, "DAY_HOUR").is_err());
+        assert_eq!(plus("2024-01-31", 1, "MONTH").unwrap(), "2024-02-29");
+        assert_eq!(plus("2024-03-31", -1, "month").unwrap(), "2024-02-29");
+        assert_eq!(plus("2024-02-29", 1, "YEAR").unwrap(), "2025-02-28");
+        assert_eq!(plus("2024-03-05", 1, "DAY").unwrap(), "2024-03-06");
+        assert_eq!(plus("2024-03-05", 90, "MINUTE").unwrap(), "2024-03-05 01:30:00");
+        assert_eq!(plus("9999-12-31", 1, "DAY"), None);
+        assert_eq!(plus("2024-00-05", 1, "DAY"), None);
+        assert!(interval(ValueRef::Integer(1), "DAY_HOURS").is_err());
+        let i = interval(ValueRef::Text(b"1:30"), "HOUR_MINUTE").unwrap().unwrap();
+        assert_eq!(shown(add(at("2024-03-05"), &i)).unwrap(), "2024-03-05 01:30:00");
     }
 
     #[test]
-    fn differences_and_parts() {
-        let (a, b) = (at("2024-01-15"), at("2024-03-14"));
-        assert_eq!(diff("MONTH", a, b).unwrap(), 1);
-        assert_eq!(diff("DAY", a, b).unwrap(), 59);
-        assert_eq!(part("DAYOFWEEK", at("2024-03-05")).unwrap(), 3);
-        assert_eq!(part("WEEKDAY", at("2024-03-05")).unwrap(), 1);
-        assert_eq!(part("WEEK", at("2024-03-05")).unwrap(), 9);
-        assert_eq!(part("DAYOFYEAR", at("2024-03-05")).unwrap(), 65);
-        let m = str_to_date("05/03/2024", "%d/%m/%Y").unwrap();
-        assert_eq!(shown(m), "2024-03-05");
-        assert!(str_to_date("2024-13-01", "%Y-%m-%d").is_none());
+    fn values_read_as_mysql_reads_them() {
+        assert_eq!(at("20240305").shown(), "2024-03-05");
+        assert_eq!(at("240305").shown(), "2024-03-05");
+        assert_eq!(at("24-3-5 1:2:3").shown(), "2024-03-05 01:02:03");
+        assert_eq!(at("2024-03-05T10:20:30.25").shown(), "2024-03-05 10:20:30.25");
+        assert_eq!(at("2024-00-05").shown(), "2024-00-05");
+        assert!(datetime_of(ValueRef::Text(b"2024-02-30")).is_none());
+        assert_eq!(
+            datetime_of(ValueRef::Integer(20_240_305_102_030)).unwrap().shown(),
+            "2024-03-05 10:20:30"
+        );
+        assert_eq!(datetime_of(ValueRef::Integer(101)).unwrap().shown(), "2000-01-01");
+        assert!(datetime_of(ValueRef::Integer(99)).is_none());
+        let time = |v: ValueRef| time_of(v).map(|t| t.shown());
+        assert_eq!(time(ValueRef::Integer(3725)).unwrap(), "00:37:25");
+        assert_eq!(time(ValueRef::Integer(-3725)).unwrap(), "-00:37:25");
+        assert_eq!(time(ValueRef::Text(b"839:00:00")).unwrap(), "838:59:59");
+        assert_eq!(time(ValueRef::Text(b"1 02:00:00")).unwrap(), "26:00:00");
+        assert_eq!(time(ValueRef::Real(3725.5)).unwrap(), "00:37:25.5");
+        assert_eq!(
+            time(ValueRef::Text(b"2024-03-05 10:20:30.5")).unwrap(),
+            "10:20:30.5"
+        );
+    }
+
+    #[test]
+    fn weeks_by_mode() {
+        // 2024-01-01 is a Monday; 2023-01-01 a Sunday.
+        let week = |s: &str, mode: i64| calc_week(&at(s), week_mode(mode)).0;
+        assert_eq!(
+            (0..8).map(|m| week("2024-01-01", m)).collect::<Vec<_>>(),
+            [0, 1, 53, 1, 1, 1, 1, 1]
+        );
+        assert_eq!(
+            (0..8).map(|m| week("2023-01-01", m)).collect::<Vec<_>>(),
+            [1, 0, 1, 52, 1, 0, 1, 52]
+        );
+        let t = at("2024-03-05 14:07:09.123");
+        assert_eq!(
+            format(&t, "%U %u %V %v %X %x|%r|%f|%Q|%", false).unwrap(),
+            "09 10 09 10 2024 2024|02:07:09 PM|123000|Q|%"
+        );
+    }
+
+    #[test]
+    fn str_to_date_by_format() {
+        let s = |v: &str, f: &str| shown(str_to_date(v, f));
+        assert_eq!(s("March 5 2024", "%M %e %Y").unwrap(), "2024-03-05");
+        assert_eq!(s("10:20 PM", "%h:%i %p").unwrap(), "22:20:00");
+        assert_eq!(s("10:20 PM", "%H:%i %p"), None);
+        assert_eq!(s("2024 065", "%Y %j").unwrap(), "2024-03-05");
+        assert_eq!(s("2024", "%Y-%m-%d").unwrap(), "2024-00-00");
+        assert_eq!(s("5th Mar 24", "%D %b %y").unwrap(), "2024-03-05");
+        assert_eq!(
+            s("03/05/2024 01:02:03 pm", "%m/%d/%Y %r").unwrap(),
+            "2024-03-05 13:02:03"
+        );
+        assert_eq!(
+            s("2024-03-05 10:20:30.5", "%Y-%m-%d %H:%i:%s.%f").unwrap(),
+            "2024-03-05 10:20:30.500000"
+        );
+        assert_eq!(s("abc", "%Y"), None);
     }
 }

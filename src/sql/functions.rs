@@ -2,9 +2,9 @@
 //! tools (Pinboard, Grafana's MySQL data source) call and SQLite lacks or spells otherwise
 //! (`statement` renames `IF`, `LEFT`, `RIGHT`, … to the names registered here).
 //!
-//! Times: these functions work in UTC; `FROM_UNIXTIME` and `NOW()` give `YYYY-MM-DD HH:MM:SS`,
-//! `UNIX_TIMESTAMP` reads that form back. The session's `@@time_zone` is applied around them
-//! by `translate` (its offset added to what they answer, taken from what they read).
+//! The date and time functions are `dates`'s; they work in UTC, and the session's
+//! `@@time_zone` is applied around them by `translate` (its offset added to what they answer,
+//! taken from what they read).
 
 use std::sync::Arc;
 
@@ -56,32 +56,6 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
     let volatile = FunctionFlags::SQLITE_UTF8;
     conn.create_collation(collation::NAME, collation::compare)?;
     conn.create_collation(collation::BIN, collation::compare_bin)?;
-    conn.create_scalar_function("from_unixtime", 1, pure, |ctx| {
-        Ok(number(ctx.get_raw(0)).map(|s| datetime(s as i64)))
-    })?;
-    conn.create_scalar_function("from_unixtime", 2, pure, |ctx| {
-        let fmt = text(ctx.get_raw(1));
-        Ok(number(ctx.get_raw(0)).map(|s| date_format(s as i64, &fmt)))
-    })?;
-    conn.create_scalar_function("unix_timestamp", 0, volatile, |_| Ok(now_secs()))?;
-    conn.create_scalar_function("unix_timestamp", 1, pure, |ctx| {
-        Ok(match ctx.get_raw(0) {
-            ValueRef::Text(t) => parse_datetime(&String::from_utf8_lossy(t)),
-            v => number(v).map(|x| x as i64),
-        })
-    })?;
-    conn.create_scalar_function("now", 0, volatile, |_| Ok(datetime(now_secs())))?;
-    conn.create_scalar_function("curdate", 0, volatile, |_| {
-        Ok(datetime(now_secs())[..10].to_string())
-    })?;
-    conn.create_scalar_function("date_format", 2, pure, |ctx| {
-        let t = match ctx.get_raw(0) {
-            ValueRef::Text(t) => parse_datetime(&String::from_utf8_lossy(t)),
-            v => number(v).map(|x| x as i64),
-        };
-        let fmt = text(ctx.get_raw(1));
-        Ok(t.map(|t| date_format(t, &fmt)))
-    })?;
     conn.create_scalar_function("mysql_left", 2, pure, |ctx| {
         Ok(substr(ctx, |s, n| s.chars().take(n).collect()))
     })?;
@@ -274,7 +248,7 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
             .map_err(|(_, why)| rusqlite::Error::UserFunctionError(why.into()))?;
         Ok(value)
     })?;
-    super::dates::register(conn)?;
+    super::dates::register(conn, Arc::clone(&session))?;
     numeric(conn)?;
     strings(conn, session.max_allowed_packet)?;
     super::aggregates::register(conn, session.max_allowed_packet, Arc::clone(&session.vars))
@@ -411,143 +385,8 @@ fn substr(ctx: &Context<'_>, f: impl Fn(&str, usize) -> String) -> Option<String
     if matches!(ctx.get_raw(0), ValueRef::Null) || matches!(ctx.get_raw(1), ValueRef::Null) {
         return None;
     }
-    let n = number(ctx.get_raw(1)).unwrap_or(0.0).max(0.0) as usize;
+    let n = number(ctx.get_raw(1)).unwrap_or(0.0).round().max(0.0) as usize;
     Some(f(&text(ctx.get_raw(0)), n))
-}
-
-pub(super) fn now_secs() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
-}
-
-/// Days since 1970-01-01 as (year, month, day), proleptic Gregorian (Howard Hinnant's
-/// `civil_from_days`).
-pub(super) fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-/// (year, month, day) as days since 1970-01-01 (`days_from_civil`).
-pub(super) fn days(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let m = m as i64;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// Unix seconds as `YYYY-MM-DD HH:MM:SS` (UTC).
-pub fn datetime(secs: i64) -> String {
-    date_format(secs, "%Y-%m-%d %H:%i:%s")
-}
-
-/// MySQL's `DATE_FORMAT` specifiers over Unix seconds (UTC): `%Y %y %m %c %d %e %H %k %i %s %S
-/// %f %p %j %M %b %W %a %T %%`; others are kept as written.
-pub(super) fn date_format(secs: i64, fmt: &str) -> String {
-    let (day, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil(day);
-    let (hh, mi, ss) = (rem / 3600, rem % 3600 / 60, rem % 60);
-    const MONTHS: [&str; 12] = [
-        "January",
-        "February",
-        "March",
-        "April",
-        "May",
-        "June",
-        "July",
-        "August",
-        "September",
-        "October",
-        "November",
-        "December",
-    ];
-    const DAYS: [&str; 7] = [
-        "Thursday",
-        "Friday",
-        "Saturday",
-        "Sunday",
-        "Monday",
-        "Tuesday",
-        "Wednesday",
-    ];
-    let weekday = DAYS[day.rem_euclid(7) as usize];
-    let mut out = String::new();
-    let mut chars = fmt.chars();
-    while let Some(c) = chars.next() {
-        if c != '%' {
-            out.push(c);
-            continue;
-        }
-        let Some(spec) = chars.next() else {
-            out.push('%');
-            break;
-        };
-        let piece = match spec {
-            'Y' => format!("{y:04}"),
-            'y' => format!("{:02}", y.rem_euclid(100)),
-            'm' => format!("{m:02}"),
-            'c' => m.to_string(),
-            'd' => format!("{d:02}"),
-            'e' => d.to_string(),
-            'H' => format!("{hh:02}"),
-            'k' => hh.to_string(),
-            'h' | 'I' => format!("{:02}", (hh + 11) % 12 + 1),
-            'i' => format!("{mi:02}"),
-            's' | 'S' => format!("{ss:02}"),
-            'f' => "000000".to_string(),
-            'p' => (if hh < 12 { "AM" } else { "PM" }).to_string(),
-            'j' => format!("{:03}", day - days(y, 1, 1) + 1),
-            'M' => MONTHS[(m - 1) as usize].to_string(),
-            'b' => MONTHS[(m - 1) as usize][..3].to_string(),
-            'W' => weekday.to_string(),
-            'a' => weekday[..3].to_string(),
-            'T' => format!("{hh:02}:{mi:02}:{ss:02}"),
-            'l' => ((hh + 11) % 12 + 1).to_string(),
-            'D' => {
-                let suffix = match (d % 10, d % 100) {
-                    (_, 11..=13) => "th",
-                    (1, _) => "st",
-                    (2, _) => "nd",
-                    (3, _) => "rd",
-                    _ => "th",
-                };
-                format!("{d}{suffix}")
-            }
-            'w' => (day + 4).rem_euclid(7).to_string(),
-            '%' => "%".to_string(),
-            other => format!("%{other}"),
-        };
-        out.push_str(&piece);
-    }
-    out
-}
-
-/// `YYYY-MM-DD[ HH:MM[:SS]]` (UTC) as Unix seconds; `None` when it does not read as one.
-fn parse_datetime(s: &str) -> Option<i64> {
-    let s = s.trim();
-    let (date, time) = s.split_once([' ', 'T']).unwrap_or((s, "00:00:00"));
-    let mut d = date.split('-').map(|p| p.parse::<i64>().ok());
-    let (y, m, dd) = (d.next()??, d.next()??, d.next()??);
-    let mut t = time
-        .split(':')
-        .map(|p| p.split('.').next().unwrap_or("").parse::<i64>().ok());
-    let hh = t.next().flatten().unwrap_or(0);
-    let mi = t.next().flatten().unwrap_or(0);
-    let ss = t.next().flatten().unwrap_or(0);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&dd) {
-        return None;
-    }
-    Some(days(y, m as u32, dd as u32) * 86_400 + hh * 3600 + mi * 60 + ss)
 }
 
 /// `x` rounded half away from zero to `d` decimals (negative: tens, hundreds, …), as MySQL
@@ -781,6 +620,10 @@ fn numeric(conn: &Connection) -> Result<()> {
 /// The character index (1-based) of `needle` in `hay` from character `from`, 0 when absent.
 fn locate(needle: &str, hay: &str, from: usize) -> i64 {
     let (needle, hay) = (collation::fold(needle), collation::fold(hay));
+    // A start past the end finds nothing, not even ''.
+    if from > hay.chars().count() + 1 {
+        return 0;
+    }
     let start = hay
         .char_indices()
         .nth(from.saturating_sub(1))
@@ -961,6 +804,33 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
             })
             .map_or(0, |i| i as i64))
     })?;
+    // SUBSTRING(s, pos[, len]) by MySQL's positions: 1 is the first character, a negative
+    // one counts from the end, 0 (or one before the start) gives '', as does a length below 1.
+    for args in [2, 3] {
+        conn.create_scalar_function("mysql_substr", args, pure, move |ctx| {
+            if null_if(ctx) {
+                return Ok(None);
+            }
+            let s: Vec<char> = text(ctx.get_raw(0)).chars().collect();
+            let pos = number(ctx.get_raw(1)).unwrap_or(0.0).round() as i64;
+            let len = if args == 3 {
+                number(ctx.get_raw(2)).unwrap_or(0.0).round() as i64
+            } else {
+                i64::MAX
+            };
+            let n = s.len() as i64;
+            let start = match pos {
+                p if p > 0 && p <= n => p - 1,
+                p if p < 0 && -p <= n => n + p,
+                _ => return Ok(Some(String::new())),
+            };
+            if len < 1 {
+                return Ok(Some(String::new()));
+            }
+            let end = start.saturating_add(len).min(n);
+            Ok(Some(s[start as usize..end as usize].iter().collect()))
+        })?;
+    }
     conn.create_scalar_function("mysql_insert", 4, pure, move |ctx| {
         if null_if(ctx) {
             return Ok(None);
@@ -1186,11 +1056,6 @@ mod tests {
 
     #[test]
     fn dates_round_trip_in_utc() {
-        assert_eq!(datetime(0), "1970-01-01 00:00:00");
-        assert_eq!(datetime(1_700_000_000), "2023-11-14 22:13:20");
-        assert_eq!(parse_datetime("2023-11-14 22:13:20"), Some(1_700_000_000));
-        assert_eq!(parse_datetime("2000-02-29"), Some(951_782_400));
-        assert_eq!(parse_datetime("nope"), None);
         let c = conn();
         assert_eq!(
             one(&c, "SELECT from_unixtime(1700000000)"),
@@ -1201,8 +1066,17 @@ mod tests {
             Value::Integer(1_700_000_000)
         );
         assert_eq!(
-            one(&c, "SELECT date_format(1700000000, '%Y/%c/%e %T %a')"),
+            one(&c, "SELECT unix_timestamp('2000-02-29')"),
+            Value::Integer(951_782_400)
+        );
+        assert_eq!(one(&c, "SELECT unix_timestamp('nope')"), Value::Null);
+        assert_eq!(
+            one(&c, "SELECT date_format(20231114221320, '%Y/%c/%e %T %a')"),
             Value::Text("2023/11/14 22:13:20 Tue".into())
+        );
+        assert_eq!(
+            one(&c, "SELECT from_unixtime(1.5)"),
+            Value::Text("1970-01-01 00:00:01.5".into())
         );
     }
 

@@ -1056,7 +1056,7 @@ impl Rewrite<'_> {
                 let mut args = vec![value.to_string()];
                 args.extend(substring_from.iter().map(|e| e.to_string()));
                 args.extend(substring_for.iter().map(|e| e.to_string()));
-                Some(raw(format!("substr({})", args.join(", "))))
+                Some(raw(format!("mysql_substr({})", args.join(", "))))
             }
             Expr::Position { expr: what, r#in } => Some(raw(format!("locate({what}, {in})"))),
             Expr::Extract {
@@ -1873,8 +1873,9 @@ const RENAMED: &[(&str, &str)] = &[
     ("CHARACTER_LENGTH", "char_length"),
     ("OCTET_LENGTH", "length"),
     ("INSERT", "mysql_insert"),
-    ("MID", "substr"),
-    ("SUBSTRING", "substr"),
+    ("MID", "mysql_substr"),
+    ("SUBSTRING", "mysql_substr"),
+    ("SUBSTR", "mysql_substr"),
     ("POSITION", "locate"),
     ("EXTRACT", "mysql_extract"),
     ("CURRENT_TIME", "curtime"),
@@ -2104,7 +2105,7 @@ mod tests {
         );
         assert_eq!(
             bare("SELECT SUBSTRING(s FROM 2 FOR 3), TRIM(LEADING '0' FROM s), TRIM(s)"),
-            "SELECT substr(s, 2, 3), mysql_trim('LEADING', '0', s), TRIM(s)"
+            "SELECT mysql_substr(s, 2, 3), mysql_trim('LEADING', '0', s), TRIM(s)"
         );
         assert_eq!(
             bare("SELECT COUNT(DISTINCT a, f(b, c)), COUNT(DISTINCT a), IFNULL(a, 'x'), COALESCE(a, b)"),
