@@ -1277,8 +1277,10 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
     }
     conn.create_scalar_function("mysql_extract", 2, pure, move |ctx| {
         let unit = text(ctx.get_raw(0)).to_ascii_uppercase();
+        // EXTRACT splits a TIME's hours into days and hours (`'838:00:00'`'s HOUR is 22), where
+        // HOUR() gives them whole.
         let t = if time_unit(&unit) {
-            time_of(ctx.get_raw(1))
+            time_of(ctx.get_raw(1)).map(|t| Tm { h: t.h % 24, ..t })
         } else {
             raw(ctx, 1)
         };
