@@ -1753,13 +1753,25 @@ fn a_client_that_stops_reading_frees_its_slot_at_max_query_time() {
         }
     };
     assert_eq!(answered, vec![vec![Some("42".to_string())]]);
-    // The slot is freed as the statement is killed; the session closes just after.
+    // The slot is freed as the statement is killed. Where its rows had filled the socket's
+    // buffers (the write still blocked at the deadline) the session is closed; where a busy
+    // machine ran it too slowly to fill them, its answer ends in the kill's error instead.
     let t = std::time::Instant::now();
-    while !stuck.closed() {
-        assert!(
-            t.elapsed() < std::time::Duration::from_secs(30),
-            "the stuck session is closed"
-        );
+    loop {
+        match stuck.read_packet() {
+            Some((_, p)) if p[0] == 0xff => {
+                assert_eq!(error_of(&p).0, 1317, "{:?}", error_of(&p));
+                break;
+            }
+            Some(_) => continue,
+            None => {
+                assert!(
+                    t.elapsed() < std::time::Duration::from_secs(50),
+                    "the stuck session was neither closed nor told its statement was killed"
+                );
+                break;
+            }
+        }
     }
     let status = d.status();
     assert!(status["mysql"]["killed"].as_u64().unwrap() >= 1, "{status}");
