@@ -53,11 +53,11 @@ const TIME_MAX_US: i64 = (838 * 3600 + 59 * 60 + 59) * 1_000_000;
 /// The last second a TIMESTAMP holds (`UNIX_TIMESTAMP`, `FROM_UNIXTIME`): 2038-01-19 03:14:07.
 const TIMESTAMP_MAX: i64 = 2_147_483_647;
 
-/// The time zone the date functions work in, as seconds east of UTC: the one place they read
-/// it. UTC: the session's `@@time_zone` is applied around them by `translate` (its offset
-/// added to the local times they answer, taken from those they read), so none is added here.
-pub(super) fn zone_offset(_session: &Session) -> i64 {
-    0
+/// The session's time zone (`@@time_zone`) as seconds east of UTC: the one place the date
+/// functions read it (`NOW()`, `CURDATE()`, `FROM_UNIXTIME()` answer local times,
+/// `UNIX_TIMESTAMP(d)` reads one).
+pub(super) fn zone_offset(session: &Session) -> i64 {
+    session.vars.lock().offset
 }
 
 impl Tm {
@@ -211,7 +211,10 @@ fn fraction(digits: &str) -> (u32, u8) {
     if n == 0 {
         return (0, 0);
     }
-    (digits.parse::<u32>().unwrap_or(0) * 10u32.pow(6 - n as u32), n as u8)
+    (
+        digits.parse::<u32>().unwrap_or(0) * 10u32.pow(6 - n as u32),
+        n as u8,
+    )
 }
 
 /// A number `YYYYMMDD[hhmmss]`, `YYMMDD[hhmmss]` or 0 as a date or datetime (MySQL's
@@ -647,15 +650,9 @@ pub(super) fn format(t: &Tm, fmt: &str, time: bool) -> Option<String> {
             'j' => out.push_str(&format!("{:03}", nr - daynr(t.y, 1, 1) + 1)),
             'U' => out.push_str(&format!("{:02}", calc_week(t, FIRST_WEEKDAY).0)),
             'u' => out.push_str(&format!("{:02}", calc_week(t, MONDAY_FIRST).0)),
-            'V' => out.push_str(&format!(
-                "{:02}",
-                calc_week(t, WEEK_YEAR | FIRST_WEEKDAY).0
-            )),
+            'V' => out.push_str(&format!("{:02}", calc_week(t, WEEK_YEAR | FIRST_WEEKDAY).0)),
             'v' => out.push_str(&format!("{:02}", calc_week(t, MONDAY_FIRST | WEEK_YEAR).0)),
-            'X' => out.push_str(&format!(
-                "{:04}",
-                calc_week(t, WEEK_YEAR | FIRST_WEEKDAY).1
-            )),
+            'X' => out.push_str(&format!("{:04}", calc_week(t, WEEK_YEAR | FIRST_WEEKDAY).1)),
             'x' => out.push_str(&format!("{:04}", calc_week(t, MONDAY_FIRST | WEEK_YEAR).1)),
             'H' => out.push_str(&format!("{:02}", t.h)),
             'k' => out.push_str(&t.h.to_string()),
@@ -683,8 +680,10 @@ fn format_kind(fmt: &str) -> (Kind, u8) {
             continue;
         }
         match chars.next() {
-            Some('a' | 'b' | 'c' | 'D' | 'd' | 'e' | 'j' | 'M' | 'm' | 'U' | 'u' | 'V' | 'v'
-            | 'W' | 'w' | 'X' | 'x' | 'Y' | 'y') => date = true,
+            Some(
+                'a' | 'b' | 'c' | 'D' | 'd' | 'e' | 'j' | 'M' | 'm' | 'U' | 'u' | 'V' | 'v' | 'W'
+                | 'w' | 'X' | 'x' | 'Y' | 'y',
+            ) => date = true,
             Some('f') => {
                 time = true;
                 frac = true;
@@ -1341,9 +1340,7 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
     conn.create_scalar_function("mysql_datetime", 1, pure, move |ctx| {
         Ok(shown(raw(ctx, 0).map(|t| t.as_kind(Kind::DateTime))))
     })?;
-    conn.create_scalar_function("time", 1, pure, |ctx| {
-        Ok(shown(time_of(ctx.get_raw(0))))
-    })?;
+    conn.create_scalar_function("time", 1, pure, |ctx| Ok(shown(time_of(ctx.get_raw(0)))))?;
     conn.create_scalar_function("last_day", 1, pure, move |ctx| {
         Ok(shown(raw(ctx, 0).filter(|t| t.m != 0).map(|t| Tm {
             d: month_days(t.y, t.m),
@@ -1361,8 +1358,7 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
             if n < 366 || n > daynr(9999, 12, 31) {
                 Tm::zero(Kind::Date).shown()
             } else {
-                shown(Tm::at((n - 719_528) * 86_400_000_000, Kind::Date, 0))
-                    .unwrap_or_default()
+                shown(Tm::at((n - 719_528) * 86_400_000_000, Kind::Date, 0)).unwrap_or_default()
             }
         }))
     })?;
@@ -1385,9 +1381,8 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
         let (Some(h), Some(m), Some(s)) = (
             number(ctx.get_raw(0)),
             number(ctx.get_raw(1)),
-            split_number(ctx.get_raw(2)).or_else(|| {
-                number(ctx.get_raw(2)).map(|s| (s.trunc() as i64, 0, 0))
-            }),
+            split_number(ctx.get_raw(2))
+                .or_else(|| number(ctx.get_raw(2)).map(|s| (s.trunc() as i64, 0, 0))),
         ) else {
             return Ok(None);
         };
@@ -1395,17 +1390,22 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
         if !(0..60).contains(&m) || !(0..60).contains(&s.0) {
             return Ok(None);
         }
-        let whole = (h.unsigned_abs().min(1000) as i64 * 3600 + m * 60 + s.0) * 1_000_000
-            + i64::from(s.1);
+        let whole =
+            (h.unsigned_abs().min(1000) as i64 * 3600 + m * 60 + s.0) * 1_000_000 + i64::from(s.1);
         Ok(Some(
             Tm::time(if h < 0 { -whole } else { whole }, s.2).shown(),
         ))
     })?;
     conn.create_scalar_function("datediff", 2, pure, move |ctx| {
-        Ok(match (raw(ctx, 0).and_then(|t| t.day()), raw(ctx, 1).and_then(|t| t.day())) {
-            (Some(a), Some(b)) => Some(a - b),
-            _ => None,
-        })
+        Ok(
+            match (
+                raw(ctx, 0).and_then(|t| t.day()),
+                raw(ctx, 1).and_then(|t| t.day()),
+            ) {
+                (Some(a), Some(b)) => Some(a - b),
+                _ => None,
+            },
+        )
     })?;
     conn.create_scalar_function("timestampdiff", 3, pure, move |ctx| {
         let unit = text(ctx.get_raw(0));
@@ -1422,7 +1422,9 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
                 ValueRef::Text(t) | ValueRef::Blob(t)
                     if has_date_part(std::str::from_utf8(t).ok()?) =>
                 {
-                    datetime_of(v).filter(|t| t.kind == Kind::DateTime).or_else(|| time_of(v))
+                    datetime_of(v)
+                        .filter(|t| t.kind == Kind::DateTime)
+                        .or_else(|| time_of(v))
                 }
                 _ => time_of(v),
             }
@@ -1461,9 +1463,8 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
                     .and_then(|x| Tm::at(x + sign * b.time_us(), Kind::DateTime, fsp))
                     .map(|t| t.shown()))
             } else {
-                Ok(time_of(v).map(|a| {
-                    Tm::time(a.time_us() + sign * b.time_us(), a.fsp.max(b.fsp)).shown()
-                }))
+                Ok(time_of(v)
+                    .map(|a| Tm::time(a.time_us() + sign * b.time_us(), a.fsp.max(b.fsp)).shown()))
             }
         })?;
     }
@@ -1506,8 +1507,7 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
         Ok(shown(raw(ctx, 2).and_then(|t| add(t, &i))))
     })?;
     conn.create_scalar_function("str_to_date", 2, pure, |ctx| {
-        if matches!(ctx.get_raw(0), ValueRef::Null) || matches!(ctx.get_raw(1), ValueRef::Null)
-        {
+        if matches!(ctx.get_raw(0), ValueRef::Null) || matches!(ctx.get_raw(1), ValueRef::Null) {
             return Ok(None);
         }
         Ok(shown(str_to_date(
@@ -1579,7 +1579,8 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
         if matches!(fmt, ValueRef::Null) {
             return Ok(None);
         }
-        Ok(from_unixtime(ctx.get_raw(0), zone_offset(&s)).and_then(|t| format(&t, &text(fmt), false)))
+        Ok(from_unixtime(ctx.get_raw(0), zone_offset(&s))
+            .and_then(|t| format(&t, &text(fmt), false)))
     })?;
     conn.create_scalar_function("unix_timestamp", 0, volatile, |_| {
         Ok(now_us().div_euclid(1_000_000))
@@ -1632,12 +1633,20 @@ mod tests {
         assert_eq!(plus("2024-03-31", -1, "month").unwrap(), "2024-02-29");
         assert_eq!(plus("2024-02-29", 1, "YEAR").unwrap(), "2025-02-28");
         assert_eq!(plus("2024-03-05", 1, "DAY").unwrap(), "2024-03-06");
-        assert_eq!(plus("2024-03-05", 90, "MINUTE").unwrap(), "2024-03-05 01:30:00");
+        assert_eq!(
+            plus("2024-03-05", 90, "MINUTE").unwrap(),
+            "2024-03-05 01:30:00"
+        );
         assert_eq!(plus("9999-12-31", 1, "DAY"), None);
         assert_eq!(plus("2024-00-05", 1, "DAY"), None);
         assert!(interval(ValueRef::Integer(1), "DAY_HOURS").is_err());
-        let i = interval(ValueRef::Text(b"1:30"), "HOUR_MINUTE").unwrap().unwrap();
-        assert_eq!(shown(add(at("2024-03-05"), &i)).unwrap(), "2024-03-05 01:30:00");
+        let i = interval(ValueRef::Text(b"1:30"), "HOUR_MINUTE")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            shown(add(at("2024-03-05"), &i)).unwrap(),
+            "2024-03-05 01:30:00"
+        );
     }
 
     #[test]
@@ -1645,14 +1654,22 @@ mod tests {
         assert_eq!(at("20240305").shown(), "2024-03-05");
         assert_eq!(at("240305").shown(), "2024-03-05");
         assert_eq!(at("24-3-5 1:2:3").shown(), "2024-03-05 01:02:03");
-        assert_eq!(at("2024-03-05T10:20:30.25").shown(), "2024-03-05 10:20:30.25");
+        assert_eq!(
+            at("2024-03-05T10:20:30.25").shown(),
+            "2024-03-05 10:20:30.25"
+        );
         assert_eq!(at("2024-00-05").shown(), "2024-00-05");
         assert!(datetime_of(ValueRef::Text(b"2024-02-30")).is_none());
         assert_eq!(
-            datetime_of(ValueRef::Integer(20_240_305_102_030)).unwrap().shown(),
+            datetime_of(ValueRef::Integer(20_240_305_102_030))
+                .unwrap()
+                .shown(),
             "2024-03-05 10:20:30"
         );
-        assert_eq!(datetime_of(ValueRef::Integer(101)).unwrap().shown(), "2000-01-01");
+        assert_eq!(
+            datetime_of(ValueRef::Integer(101)).unwrap().shown(),
+            "2000-01-01"
+        );
         assert!(datetime_of(ValueRef::Integer(99)).is_none());
         let time = |v: ValueRef| time_of(v).map(|t| t.shown());
         assert_eq!(time(ValueRef::Integer(3725)).unwrap(), "00:37:25");

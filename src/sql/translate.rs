@@ -485,10 +485,9 @@ struct Rewrite<'a> {
 }
 
 /// The session's variables that change what a query means (see `variables::Context`), applied
-/// to MySQL's tree before it is translated: `@@time_zone`'s offset added to the local times
-/// `NOW()`, `CURDATE()`, `CURTIME()` and `FROM_UNIXTIME()` answer and taken from what
-/// `UNIX_TIMESTAMP(d)` reads (the functions work in UTC), `default_week_format` as `WEEK(d)`'s
-/// mode, and `PIPES_AS_CONCAT`'s `||` as `CONCAT`.
+/// to MySQL's tree before it is translated: `default_week_format` as `WEEK(d)`'s mode, and
+/// `PIPES_AS_CONCAT`'s `||` as `CONCAT`. (`@@time_zone` is read by the date functions
+/// themselves: `dates::zone_offset`.)
 struct SessionRules<'a> {
     context: &'a Context,
 }
@@ -513,70 +512,18 @@ impl VisitorMut for SessionRules<'_> {
             return ControlFlow::Continue(());
         };
         let up = f.name.to_string().to_ascii_uppercase();
-        let offset = self.context.offset;
         let args = match &mut f.args {
             FunctionArguments::List(list) => Some(&mut list.args),
             _ => None,
         };
         let arity = args.as_ref().map_or(0, |a| a.len());
-        let number = |n: i64| Expr::Value(Value::Number(n.to_string(), false).into());
-        let shifted = |e: Expr| {
-            Expr::Nested(Box::new(Expr::BinaryOp {
-                left: Box::new(e),
-                op: BinaryOperator::Plus,
-                right: Box::new(Expr::Interval(sqlparser::ast::Interval {
-                    value: Box::new(number(offset)),
-                    leading_field: Some(sqlparser::ast::DateTimeField::Second),
-                    leading_precision: None,
-                    last_field: None,
-                    fractional_seconds_precision: None,
-                })),
-            }))
-        };
-        match up.as_str() {
-            "WEEK" if arity == 1 && self.context.week_format != 0 => {
-                if let Some(args) = args {
-                    args.push(FunctionArg::Unnamed(FunctionArgExpr::Expr(number(
-                        self.context.week_format.into(),
-                    ))));
-                }
+        if up == "WEEK" && arity == 1 && self.context.week_format != 0 {
+            if let Some(args) = args {
+                let mode = self.context.week_format.to_string();
+                args.push(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(
+                    Value::Number(mode, false).into(),
+                ))));
             }
-            _ if offset == 0 => {}
-            "NOW" | "SYSDATE" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" => {
-                *expr = shifted(expr.clone());
-            }
-            "CURDATE" | "CURRENT_DATE" | "CURTIME" | "CURRENT_TIME" => {
-                let mut now = f.clone();
-                now.name = ObjectName::from(vec![Ident::new("NOW")]);
-                if matches!(now.args, FunctionArguments::None) {
-                    now.args = FunctionArguments::List(sqlparser::ast::FunctionArgumentList {
-                        duplicate_treatment: None,
-                        args: Vec::new(),
-                        clauses: Vec::new(),
-                    });
-                }
-                let part = if up.ends_with("DATE") { "DATE" } else { "TIME" };
-                *expr = call(part, vec![shifted(Expr::Function(now))]);
-            }
-            "FROM_UNIXTIME" if arity >= 1 => {
-                if let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(e))) =
-                    args.and_then(|a| a.first_mut())
-                {
-                    *e = Expr::BinaryOp {
-                        left: Box::new(Expr::Nested(Box::new(e.clone()))),
-                        op: BinaryOperator::Plus,
-                        right: Box::new(number(offset)),
-                    };
-                }
-            }
-            "UNIX_TIMESTAMP" if arity == 1 => {
-                *expr = Expr::Nested(Box::new(Expr::BinaryOp {
-                    left: Box::new(expr.clone()),
-                    op: BinaryOperator::Minus,
-                    right: Box::new(number(offset)),
-                }));
-            }
-            _ => {}
         }
         ControlFlow::Continue(())
     }
@@ -2242,19 +2189,6 @@ mod tests {
     #[test]
     fn session_variables_change_the_translation() {
         let with = |sql: &str, context: &Context| query_in(sql, context).unwrap().0;
-        let zoned = Context {
-            offset: 18_000,
-            ..Context::default()
-        };
-        let times = "SELECT FROM_UNIXTIME(0), UNIX_TIMESTAMP('1970-01-01'), NOW(), CURDATE(), \
-                     CURRENT_TIMESTAMP, UTC_TIMESTAMP(), UNIX_TIMESTAMP()";
-        assert_eq!(
-            with(times, &zoned).matches("18000").count(),
-            5,
-            "{}",
-            with(times, &zoned)
-        );
-        assert!(!with(times, &Context::default()).contains("18000"));
         let pipes = Context {
             pipes_as_concat: true,
             ..Context::default()

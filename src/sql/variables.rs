@@ -211,9 +211,6 @@ impl Default for Variables {
 /// What a statement's translation reads of the session's variables.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Context {
-    /// `@@time_zone`'s offset east of UTC, in seconds: added to what `NOW()`, `CURDATE()`,
-    /// `FROM_UNIXTIME()` … answer, taken from what `UNIX_TIMESTAMP(d)` reads.
-    pub offset: i64,
     /// `sql_mode`'s `PIPES_AS_CONCAT`: `||` concatenates.
     pub pipes_as_concat: bool,
     /// `sql_mode`'s `ONLY_FULL_GROUP_BY`: a grouped SELECT names no column outside its groups
@@ -359,7 +356,6 @@ impl Variables {
     /// What the translation reads.
     pub fn context(&self) -> Context {
         Context {
-            offset: self.offset,
             pipes_as_concat: self.mode("PIPES_AS_CONCAT"),
             only_full_group_by: self.mode("ONLY_FULL_GROUP_BY"),
             div_increment: self.div_precision_increment,
@@ -710,7 +706,7 @@ mod tests {
             v.set(name, false, Assigned::Value(value))
         };
         set(&mut v, "time_zone", Value::Text("+05:00".into())).unwrap();
-        assert_eq!((v.offset, v.context().offset), (18_000, 18_000));
+        assert_eq!(v.offset, 18_000);
         set(&mut v, "TIME_ZONE", Value::Text("-3:30".into())).unwrap();
         assert_eq!(v.offset, -12_600);
         let e = set(&mut v, "time_zone", Value::Text("Europe/Moscow".into())).unwrap_err();
