@@ -121,6 +121,11 @@ pub struct SqlCounters {
     pub sessions: AtomicU64,
     pub current_sessions: AtomicU64,
     pub sessions_refused: AtomicU64,
+    /// Connections refused before their handshake: their address guesses passwords (1129).
+    pub hosts_blocked: AtomicU64,
+    /// Logins refused without their password checked: another of their address was being
+    /// checked, or the answer to its last failure was not out yet.
+    pub auth_unchecked: AtomicU64,
     pub auth_failed: AtomicU64,
     pub statements: AtomicU64,
     pub errors: AtomicU64,

@@ -735,6 +735,19 @@ pub static FIGURES: &[Figure] = &[
     .loss()
     .read(|s| load(&counters(s).sql.sessions_refused)),
     counter(
+        "mysql.hosts_blocked",
+        "SQL connections refused before their handshake (1129): 8 logins of their address refused unchecked were waiting for their answer.",
+    )
+    .prometheus("pinbad_mysql_hosts_blocked")
+    .dashboard("SQL connections refused (password guessing)")
+    .read(|s| load(&counters(s).sql.hosts_blocked)),
+    counter(
+        "mysql.auth_unchecked",
+        "SQL logins refused without their password checked: another login of their address was being checked, or the answer to its last failure was not out yet.",
+    )
+    .prometheus("pinbad_mysql_auth_unchecked")
+    .read(|s| load(&counters(s).sql.auth_unchecked)),
+    counter(
         "mysql.auth_failed",
         "SQL connections refused for a wrong user or password.",
     )

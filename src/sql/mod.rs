@@ -90,7 +90,7 @@ pub struct SqlContext {
     /// Statements waiting for a slot now, at most `mysql.max_queued_queries`.
     queued: AtomicUsize,
     /// Failed logins per client address (see [`SqlContext::login_failed`]).
-    failures: parking_lot::Mutex<HashMap<IpAddr, Failures>>,
+    failures: Arc<parking_lot::Mutex<HashMap<IpAddr, Failures>>>,
     pub config: MysqlConfig,
     /// Whether sessions may `CREATE` and `DROP TABLE`: with a password (only authenticated
     /// sessions exist), or without an `http.token` (the HTTP API allows changes without one).
@@ -151,43 +151,124 @@ impl SqlContext {
         }
     }
 
-    /// The delay before a failed login from `ip` is answered: 100 ms, doubling with each failure
-    /// from that address up to 5 s; an address quiet for a minute starts again. The map is
-    /// bounded ([`MAX_FAILING_ADDRESSES`]): when full, the longest-quiet address goes.
-    fn login_failed(&self, ip: IpAddr) -> (u32, Duration) {
+    /// The delay before a failed login from `ip` is answered, and whether to log it. An
+    /// address's checked failures are answered one after another, however many connections it
+    /// opens: each [`login_delay`] after the address's previous answer (100 ms, doubling with
+    /// each failure up to 5 s), and no other login of the address is checked before that
+    /// answer is out ([`SqlContext::admit`]). A login refused unchecked (`checked` false) is
+    /// answered with the address's next answer (100 ms at least) and is not a failure: it
+    /// neither makes the delays longer nor pushes the answers later, so that a client retrying
+    /// one login at a time gets its turn once the guessing stops; it waits, and past
+    /// [`MAX_WAITING`] waiting the address's new connections are refused before their handshake
+    /// ([`SqlContext::blocked`]). An address quiet for a minute starts again. A line is due at
+    /// the first failure and then once a minute per address (`Some(failures since the last
+    /// line)`).
+    fn login_failed(&self, ip: IpAddr, checked: bool) -> LoginFailure {
         let now = Instant::now();
         let mut failures = self.failures.lock();
+        let f = self.failures_entry(&mut failures, ip, now);
+        if now.duration_since(f.last) >= FAILURES_FORGOTTEN {
+            f.count = 0;
+        }
+        f.last = now;
+        let waiting = if checked {
+            f.checking = false;
+            f.count = f.count.saturating_add(1);
+            f.answer_at = f.answer_at.max(now) + login_delay(f.count);
+            None
+        } else {
+            f.waiting += 1;
+            Some(Waiting {
+                failures: Arc::clone(&self.failures),
+                ip,
+            })
+        };
+        let delay = f.answer_at.saturating_duration_since(now);
+        LoginFailure {
+            failures: f.count,
+            delay: if checked {
+                delay
+            } else {
+                delay.max(LOGIN_DELAY_FIRST)
+            },
+            log: f.line.note(1),
+            _waiting: waiting,
+        }
+    }
+
+    /// `ip`'s line in `failures`, made if it has none. The map is bounded
+    /// ([`MAX_FAILING_ADDRESSES`]): when full, the addresses quiet for a minute go, then the
+    /// longest-quiet one.
+    fn failures_entry<'a>(
+        &self,
+        failures: &'a mut HashMap<IpAddr, Failures>,
+        ip: IpAddr,
+        now: Instant,
+    ) -> &'a mut Failures {
         if failures.len() >= MAX_FAILING_ADDRESSES && !failures.contains_key(&ip) {
-            failures.retain(|_, f| now.duration_since(f.last) < FAILURES_FORGOTTEN);
+            failures.retain(|_, f| {
+                now.duration_since(f.last) < FAILURES_FORGOTTEN || f.checking || f.waiting > 0
+            });
             if failures.len() >= MAX_FAILING_ADDRESSES {
                 if let Some(oldest) = failures.iter().min_by_key(|(_, f)| f.last).map(|(a, _)| *a) {
                     failures.remove(&oldest);
                 }
             }
         }
-        let f = failures.entry(ip).or_insert(Failures {
+        failures.entry(ip).or_insert(Failures {
             count: 0,
             last: now,
-        });
-        if now.duration_since(f.last) >= FAILURES_FORGOTTEN {
-            f.count = 0;
-        }
-        f.count = f.count.saturating_add(1);
-        f.last = now;
-        (f.count, login_delay(f.count))
+            answer_at: now,
+            checking: false,
+            waiting: 0,
+            line: crate::logging::Throttle::new(FAILURES_LOGGED_EVERY),
+        })
     }
 
-    /// A login from `ip` succeeded: its failures are forgotten.
-    fn login_succeeded(&self, ip: IpAddr) {
-        self.failures.lock().remove(&ip);
+    /// Whether a connection from `ip` is refused before its handshake (MySQL's 1129, host
+    /// blocked): [`MAX_WAITING`] of its logins wait for their answer already, so that its
+    /// attempts in flight stay a few whatever the connections it opens.
+    fn blocked(&self, ip: IpAddr) -> bool {
+        self.failures
+            .lock()
+            .get(&ip)
+            .is_some_and(|f| f.waiting >= MAX_WAITING)
     }
 
-    /// Whether `user` may connect with `auth_data` (mysql_native_password's scramble of the
-    /// password with `salt`): always without a configured password.
-    fn authenticate(&self, user: &str, salt: &[u8], auth_data: &[u8]) -> bool {
+    /// Whether `user` may connect from `ip` with `auth_data` (mysql_native_password's scramble
+    /// of the password with `salt`): always without a configured password; else what the
+    /// failure is ([`SqlContext::login_failed`]). The password is checked, for an address that
+    /// failed of late, only for one login at a time, and only once the answer to its last
+    /// failure is out: others are refused unchecked (1045 all the same, so that a guesser learns
+    /// nothing; counted in `mysql.auth_unchecked`), so that an address checks one guess per
+    /// delay however many connections it opens. A success forgets the address's failures.
+    fn login(
+        &self,
+        ip: IpAddr,
+        user: &str,
+        salt: &[u8],
+        auth_data: &[u8],
+    ) -> Result<(), LoginFailure> {
         if self.config.password.is_empty() {
-            return true;
+            return Ok(());
         }
+        if !self.admit(ip) {
+            self.core
+                .counters()
+                .sql
+                .auth_unchecked
+                .fetch_add(1, Relaxed);
+            return Err(self.login_failed(ip, false));
+        }
+        if self.password_matches(user, salt, auth_data) {
+            self.failures.lock().remove(&ip);
+            Ok(())
+        } else {
+            Err(self.login_failed(ip, true))
+        }
+    }
+
+    fn password_matches(&self, user: &str, salt: &[u8], auth_data: &[u8]) -> bool {
         if user != self.config.user {
             return false;
         }
@@ -197,6 +278,24 @@ impl SqlContext {
             Some(want) => subtle::ConstantTimeEq::ct_eq(&want[..], auth_data).into(),
             None => false,
         }
+    }
+
+    /// Whether a login from `ip` may have its password checked now: the address has no failure
+    /// of late, or none of its logins is being checked and the answer to its last failure is
+    /// out. Marks it checking (a failure
+    /// clears the mark in [`SqlContext::login_failed`], a success forgets the address).
+    fn admit(&self, ip: IpAddr) -> bool {
+        let now = Instant::now();
+        let mut failures = self.failures.lock();
+        let f = self.failures_entry(&mut failures, ip, now);
+        // An address with no failure of late is never held up: its concurrent logins (a
+        // client's pool) are checked side by side.
+        let failing = f.count > 0 && now.duration_since(f.last) < FAILURES_FORGOTTEN;
+        if failing && (f.checking || f.answer_at > now) {
+            return false;
+        }
+        f.checking = true;
+        true
     }
 }
 
@@ -209,10 +308,44 @@ enum NoSlot {
     TimedOut,
 }
 
-/// A client address's failed logins: how many in a row, and the last one's time.
+/// A client address's failed logins: how many in a row, the last one's time, when its latest
+/// failure is answered, and its log lines.
 struct Failures {
     count: u32,
     last: Instant,
+    answer_at: Instant,
+    /// A login of the address is having its password checked.
+    checking: bool,
+    /// Its logins refused unchecked and not yet answered.
+    waiting: u32,
+    line: crate::logging::Throttle,
+}
+
+/// What [`SqlContext::login_failed`] says of a failed login.
+struct LoginFailure {
+    /// Failures in a row from the address, this one included.
+    failures: u32,
+    /// How long to wait before answering.
+    delay: Duration,
+    /// `Some(failures since the address's last line)` when a line is due.
+    log: Option<u64>,
+    /// For a login refused unchecked: counted as waiting until the failure is dropped (after
+    /// its answer).
+    _waiting: Option<Waiting>,
+}
+
+/// A login refused unchecked, waiting for its answer (see [`SqlContext::blocked`]).
+struct Waiting {
+    failures: Arc<parking_lot::Mutex<HashMap<IpAddr, Failures>>>,
+    ip: IpAddr,
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        if let Some(f) = self.failures.lock().get_mut(&self.ip) {
+            f.waiting = f.waiting.saturating_sub(1);
+        }
+    }
 }
 
 /// Client addresses whose failed logins are remembered (each ~64 bytes).
@@ -222,6 +355,11 @@ const FAILURES_FORGOTTEN: Duration = Duration::from_secs(60);
 const LOGIN_DELAY_FIRST: Duration = Duration::from_millis(100);
 /// Below `mysql.handshake_timeout`'s default, so the client reads its error.
 const LOGIN_DELAY_MAX: Duration = Duration::from_secs(5);
+/// An address's logins refused unchecked and waiting for their answer at most; past it its
+/// connections are refused before their handshake (1129).
+const MAX_WAITING: u32 = 8;
+/// An address's failed logins are logged once in this long at most.
+const FAILURES_LOGGED_EVERY: Duration = Duration::from_secs(60);
 
 /// The delay before the `failures`-th failed login in a row from one address is answered.
 fn login_delay(failures: u32) -> Duration {
@@ -259,11 +397,33 @@ fn salt() -> [u8; 20] {
 /// The error packet a connection beyond `mysql.max_connections` gets before it is closed, in
 /// place of the handshake (as a full MySQL server answers): ER_CON_COUNT_ERROR (1040).
 fn too_many_connections() -> Vec<u8> {
-    let msg = b"Too many connections (mysql.max_connections)";
+    error_packet(
+        1040,
+        b"08004",
+        "Too many connections (mysql.max_connections)",
+    )
+}
+
+/// The error packet a connection from an address that guesses passwords gets in place of the
+/// handshake (see [`SqlContext::blocked`]): ER_HOST_IS_BLOCKED (1129), as MySQL answers a host
+/// past `max_connect_errors`; here the block lifts by itself once its logins are answered.
+fn host_blocked(ip: IpAddr) -> Vec<u8> {
+    error_packet(
+        1129,
+        b"HY000",
+        &format!(
+            "Host '{ip}' is blocked because of many failed logins; it may try again in a few seconds"
+        ),
+    )
+}
+
+/// An error packet (sequence 0): `0xff`, the code, `#` and the SQL state, the message.
+fn error_packet(code: u16, state: &[u8; 5], msg: &str) -> Vec<u8> {
     let mut payload = vec![0xff];
-    payload.extend_from_slice(&1040u16.to_le_bytes());
-    payload.extend_from_slice(b"#08004");
-    payload.extend_from_slice(msg);
+    payload.extend_from_slice(&code.to_le_bytes());
+    payload.push(b'#');
+    payload.extend_from_slice(state);
+    payload.extend_from_slice(msg.as_bytes());
     let mut packet = (payload.len() as u32).to_le_bytes()[..3].to_vec();
     packet.push(0);
     packet.extend_from_slice(&payload);
@@ -297,6 +457,15 @@ pub async fn serve(listener: std::net::TcpListener, ctx: Arc<SqlContext>, shutdo
             _ = shutdown.wait() => return,
         };
         let counters = &ctx.core.counters().sql;
+        if ctx.blocked(peer.ip()) {
+            counters.hosts_blocked.fetch_add(1, Relaxed);
+            let mut stream = stream;
+            tokio::spawn(async move {
+                let _ = stream.write_all(&host_blocked(peer.ip())).await;
+                let _ = stream.shutdown().await;
+            });
+            continue;
+        }
         let Ok(permit) = Arc::clone(&sessions).try_acquire_owned() else {
             counters.sessions_refused.fetch_add(1, Relaxed);
             let mut stream = stream;

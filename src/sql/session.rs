@@ -821,35 +821,39 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
         auth_data: &[u8],
     ) -> bool {
         let user = String::from_utf8_lossy(username).into_owned();
-        let ok = self.ctx.authenticate(&user, salt, auth_data);
-        if ok {
-            self.ctx.login_succeeded(self.peer.ip());
-            if let Ok(mut u) = self.user.lock() {
-                *u = user;
-            }
-            self.wire.set_authenticated();
-            self.note_process(None);
-        } else {
+        let login = self.ctx.login(self.peer.ip(), &user, salt, auth_data);
+        let ok = login.is_ok();
+        if let Err(failed) = login {
             self.counters().auth_failed.fetch_add(1, Relaxed);
             // Each failure from an address answers later than the one before (guessing slows
-            // to a crawl), and is logged (never the password, which is not here anyway).
-            let (failures, delay) = self.ctx.login_failed(self.peer.ip());
-            // Within the handshake's bound, so that the client reads why.
-            let delay = delay.min(self.ctx.config.handshake_timeout.0 / 2);
-            tracing::warn!(
-                client = %self.peer,
-                user = %user,
-                failures,
-                delay_ms = delay.as_millis() as u64,
-                "SQL login refused: wrong user or password"
-            );
+            // to a crawl), and is logged once a minute per address at most (never the
+            // password, which is not here anyway). Within the handshake's bound, so that the
+            // client reads why.
+            let delay = failed.delay.min(self.ctx.config.handshake_timeout.0 / 2);
+            if let Some(since) = failed.log {
+                tracing::warn!(
+                    client = %self.peer,
+                    user = %user,
+                    failures = failed.failures,
+                    since_last_line = since,
+                    delay_ms = delay.as_millis() as u64,
+                    "SQL login refused: wrong user or password (one line a minute per address at most)"
+                );
+            }
             self.wire.deny(format!(
                 "Access denied for user '{}'@'{}' (using password: {})",
                 user.replace('\'', "''"),
                 self.peer.ip(),
                 if auth_data.is_empty() { "NO" } else { "YES" }
             ));
+            // `failed` is held until the answer: a login refused unchecked counts as waiting.
             tokio::time::sleep(delay).await;
+        } else {
+            if let Ok(mut u) = self.user.lock() {
+                *u = user;
+            }
+            self.wire.set_authenticated();
+            self.note_process(None);
         }
         ok
     }

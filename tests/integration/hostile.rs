@@ -1,8 +1,82 @@
 //! Issue 83: an attacker's day against the real daemon, at a reduced scale.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::common::*;
+use crate::sql::Wire;
+
+/// Password guessing is bounded per address, whatever the connections it opens: after one
+/// failure, 32 connections from the address guessing for 3 s have one password checked at a
+/// time, each after the answer to the one before (the others refused unchecked with the same
+/// 1045), connections past 8 waiting are refused before their handshake with MySQL's 1129, the
+/// guesses checked stay a handful, and the log has one line for the address. Once the guessing
+/// stops, a client retrying the right password one login at a time gets in.
+#[test]
+fn password_guessing_is_bounded_per_address() {
+    let d = Daemon::start_logged(
+        "[mysql]\nuser = \"pinba\"\npassword = \"s3cret\"\nmax_connections = 64\n",
+        "pinbad=info",
+    );
+    let mysql = d.mysql.unwrap();
+    // The address fails once: from then on its guesses are held to one at a time.
+    let (code, _) = Wire::login(mysql, "pinba", Some("guess")).err().unwrap();
+    assert_eq!(code, 1045);
+    let until = Instant::now() + Duration::from_secs(3);
+    let guessers: Vec<_> = (0..32)
+        .map(|_| {
+            std::thread::spawn(move || {
+                let (mut denied, mut blocked) = (0u64, 0u64);
+                while Instant::now() < until {
+                    match Wire::login(mysql, "pinba", Some("guess")) {
+                        Err((1045, _)) => denied += 1,
+                        Err((1129, msg)) => {
+                            assert!(msg.contains("127.0.0.1"), "{msg}");
+                            blocked += 1;
+                            std::thread::sleep(Duration::from_millis(100));
+                        }
+                        other => panic!("{:?}", other.err()),
+                    }
+                }
+                (denied, blocked)
+            })
+        })
+        .collect();
+    let (denied, blocked) = guessers
+        .into_iter()
+        .map(|g| g.join().unwrap())
+        .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    let mysql_status = &d.status()["mysql"];
+    let failed = mysql_status["auth_failed"].as_u64().unwrap();
+    assert_eq!(failed, denied + 1, "{mysql_status}");
+    // One guess at a time, each after the answer to the one before (200 ms, 400 ms, …): a few
+    // in 3 s, the first included.
+    let checked = failed - mysql_status["auth_unchecked"].as_u64().unwrap();
+    assert!(
+        (1..=6).contains(&checked),
+        "{checked} guesses checked: {mysql_status}"
+    );
+    assert!(blocked > 0, "{mysql_status}");
+    assert_eq!(mysql_status["hosts_blocked"], blocked, "{mysql_status}");
+    let lines = d
+        .logs()
+        .iter()
+        .filter(|l| l.contains("SQL login refused"))
+        .count();
+    assert_eq!(lines, 1, "one line for the address");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        match Wire::login(mysql, "pinba", Some("s3cret")) {
+            Ok(mut c) => {
+                assert_eq!(c.value("SELECT 1"), "1");
+                break;
+            }
+            Err((1045 | 1129, _)) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(20))
+            }
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+}
 
 /// Report definitions are bounded in filters as in keys: 33 filters are a 400 saying the
 /// bound, 32 are taken.
