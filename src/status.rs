@@ -1048,6 +1048,11 @@ pub static FIGURES: &[Figure] = &[
     .dashboard("request log write errors")
     .loss(),
     counter(
+        "request_log.reopened",
+        "Times the request log store, which would not open, was opened again (the logs came back by themselves).",
+    )
+    .prometheus("pinbad_request_log_reopened"),
+    counter(
         "request_log.cut",
         "Entries whose request was stored cut to request_log.max_entry_bytes / max_entry_timers (timers, then request tags, left out).",
     )

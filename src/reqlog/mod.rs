@@ -68,6 +68,9 @@ const PRUNE_EVERY: Duration = Duration::from_secs(60);
 /// Entries picked and not yet written at most: a bound on what the writer holds should the store
 /// stall; beyond, picked requests are dropped (counted).
 const MAX_PENDING: usize = 100_000;
+/// How soon a store that would not open is tried again, doubling up to [`REOPEN_MAX`].
+const REOPEN_FIRST: Duration = Duration::from_secs(1);
+const REOPEN_MAX: Duration = Duration::from_secs(60);
 
 /// What one step's entries may take at most (their requests' JSON): a tenth of what
 /// [`store::target`] keeps, or an equal share of it where the retention holds fewer than ten
@@ -121,6 +124,7 @@ pub struct RequestLog {
     cut_tags: AtomicU64,
     shed: AtomicU64,
     shed_bytes: AtomicU64,
+    reopened: AtomicU64,
 }
 
 impl RequestLog {
@@ -147,6 +151,7 @@ impl RequestLog {
             cut_tags: AtomicU64::new(0),
             shed: AtomicU64::new(0),
             shed_bytes: AtomicU64::new(0),
+            reopened: AtomicU64::new(0),
         }
     }
 
@@ -191,6 +196,7 @@ impl RequestLog {
             "cut_tags": self.cut_tags.load(Relaxed),
             "shed": self.shed.load(Relaxed),
             "shed_bytes": self.shed_bytes.load(Relaxed),
+            "reopened": self.reopened.load(Relaxed),
         })
     }
 
@@ -244,8 +250,11 @@ impl WriterHandle {
 
 /// Opens the store, registers the tap and starts "pinbad-reqlog" (before the merger, so that no
 /// round is missed). A damaged or empty store is set aside and replaced by a new one. `None` when
-/// the logs are off or the store cannot be opened even so: the daemon then runs without them
-/// (logged, and shown in `/api/v1/status`), it never fails for it.
+/// the logs are off. A store that cannot be opened even so (a full disk, a directory in its
+/// place, read-only) is logged once, shown in `/api/v1/status`, and opened again by the writer
+/// with a back-off ([`REOPEN_FIRST`] doubling to [`REOPEN_MAX`]), the entries it picks held
+/// meanwhile up to a write's chunk: the daemon never fails for it, and the logs come back by
+/// themselves once the disk has room.
 pub fn start(core: &Arc<Core>, log: &Arc<RequestLog>) -> std::io::Result<Option<WriterHandle>> {
     if !log.enabled {
         return Ok(None);
@@ -256,11 +265,11 @@ pub fn start(core: &Arc<Core>, log: &Arc<RequestLog>) -> std::io::Result<Option<
         let _ = log.set_aside.set(aside);
     }
     let store = match store {
-        Ok(s) => s,
+        Ok(s) => Some(s),
         Err(e) => {
-            tracing::error!(path = %log.path.display(), error = %e, "Cannot open the request log store: running without request logs (move the file away to start a new one)");
+            tracing::error!(path = %log.path.display(), error = %e, "Cannot open the request log store: the request logs hold what they pick (request_log.max_bytes / 40 at most) and try again every {} s at most until it opens", REOPEN_MAX.as_secs());
             *log.error.lock() = Some(format!("{}: {e}", log.path.display()));
-            return Ok(None);
+            None
         }
     };
     let config = &core.config().request_log;
@@ -281,12 +290,16 @@ pub fn start(core: &Arc<Core>, log: &Arc<RequestLog>) -> std::io::Result<Option<
         step_bytes: None,
         counts: Vec::new(),
         last_prune: Instant::now(),
+        reopen_wait: REOPEN_FIRST,
+        reopen_at: Instant::now() + REOPEN_FIRST,
         evicted_line: crate::logging::Throttle::new(PRUNE_EVERY),
         shed_line: crate::logging::Throttle::new(PRUNE_EVERY),
     };
-    writer.prune();
-    tracing::info!(path = %log.path.display(), rows = log.rows.load(Relaxed), "Request log store");
-    log.running.store(true, Relaxed);
+    if writer.store.is_some() {
+        writer.prune();
+        tracing::info!(path = %log.path.display(), rows = log.rows.load(Relaxed), "Request log store");
+        log.running.store(true, Relaxed);
+    }
     let tap: Arc<dyn Tap> = Arc::new(RequestLogTap {
         tx,
         log: Arc::clone(log),
@@ -332,7 +345,8 @@ impl ThresholdMap {
 struct Writer {
     core: Arc<Core>,
     log: Arc<RequestLog>,
-    store: Store,
+    /// `None` while the store would not open (see [`start`]).
+    store: Option<Store>,
     selector: Selector,
     thresholds: ThresholdMap,
     /// Picked and not yet written.
@@ -347,6 +361,9 @@ struct Writer {
     /// count)`.
     counts: Vec<(i64, Box<str>, u32, u64)>,
     last_prune: Instant,
+    /// When a store that would not open is tried again, and the wait after that.
+    reopen_at: Instant,
+    reopen_wait: Duration,
     evicted_line: crate::logging::Throttle,
     shed_line: crate::logging::Throttle,
 }
@@ -366,6 +383,9 @@ impl Writer {
                 if log.stop.checkpoint().is_err() {
                     break;
                 }
+                if self.store.is_none() && Instant::now() >= self.reopen_at {
+                    self.reopen();
+                }
                 self.write();
                 last_write = Instant::now();
                 if self.last_prune.elapsed() >= PRUNE_EVERY {
@@ -380,7 +400,9 @@ impl Writer {
             }
             self.take(&round);
         }
-        if log.stop.checkpoint().is_ok() {
+        if self.store.is_none() {
+            log.drop_requests(self.pending.len() as u64);
+        } else if log.stop.checkpoint().is_ok() {
             self.write();
             self.publish();
         } else {
@@ -461,7 +483,9 @@ impl Writer {
                 if picks.is_empty() {
                     continue;
                 }
-                if self.pending.len() >= MAX_PENDING {
+                if self.pending.len() >= MAX_PENDING
+                    || (self.store.is_none() && self.pending_bytes >= chunk)
+                {
                     dropped += 1;
                     continue;
                 }
@@ -528,15 +552,18 @@ impl Writer {
         if self.pending.is_empty() && self.counts.is_empty() {
             return;
         }
+        let Some(mut store) = self.store.take() else {
+            // Held until the store opens again: the entries bounded in `take`, the error counts
+            // here (the oldest kept).
+            self.counts.truncate(MAX_PENDING);
+            return;
+        };
         let core = Arc::clone(&self.core);
         let config = &core.config().request_log;
         let entries = std::mem::take(&mut self.pending);
         let counts = std::mem::take(&mut self.counts);
         self.pending_bytes = 0;
-        match self
-            .store
-            .write(&entries, &counts, config.top, config.max_errors)
-        {
+        match store.write(&entries, &counts, config.top, config.max_errors) {
             Ok(w) => {
                 self.log.written.fetch_add(w.inserted, Relaxed);
                 self.log.replaced.fetch_add(w.replaced, Relaxed);
@@ -544,15 +571,15 @@ impl Writer {
                 self.log
                     .rows
                     .store(rows.saturating_sub(w.replaced), Relaxed);
-                self.log.bytes.store(self.store.bytes(), Relaxed);
+                self.log.bytes.store(store.bytes(), Relaxed);
                 if self.log.oldest.load(Relaxed) == i64::MIN {
                     if let Some(e) = entries.first() {
                         self.log.oldest.store(e.t, Relaxed);
                     }
                 }
-                self.keep_step_share(&entries, config);
-                self.keep_bound(config);
-                self.log.bytes.store(self.store.bytes(), Relaxed);
+                self.keep_step_share(&mut store, &entries, config);
+                self.keep_bound(&mut store, config);
+                self.log.bytes.store(store.bytes(), Relaxed);
             }
             Err(e) => {
                 self.log.write_errors.fetch_add(1, Relaxed);
@@ -560,29 +587,55 @@ impl Writer {
                 tracing::error!(error = %e, entries = entries.len(), path = %self.log.path.display(), "Request log store: cannot write");
             }
         }
+        self.store = Some(store);
     }
 
     /// Deletes the steps past the retention, then the oldest while beyond `max_bytes`.
     fn prune(&mut self) {
         self.last_prune = Instant::now();
+        let Some(mut store) = self.store.take() else {
+            return;
+        };
         let core = Arc::clone(&self.core);
         let config = &core.config().request_log;
         let clock = self.core.clock();
         let now_s = (clock.unix_ms64(clock.now_ms64()) / 1000) as i64;
         let before = now_s - config.retention.0.as_secs() as i64;
-        match self.store.prune(before) {
+        match store.prune(before) {
             Ok(n) => {
                 self.log.pruned.fetch_add(n, Relaxed);
             }
             Err(e) => self.failed(&e, "prune"),
         }
-        self.keep_bound(config);
-        self.publish();
+        self.keep_bound(&mut store, config);
+        self.publish_of(&store);
+        self.store = Some(store);
+    }
+
+    /// Tries the store again (see [`start`]): once it opens, the logs are back, and what was
+    /// held meanwhile is written at once.
+    fn reopen(&mut self) {
+        match Store::open(&self.log.path) {
+            Ok(store) => {
+                self.store = Some(store);
+                *self.log.error.lock() = None;
+                self.log.reopened.fetch_add(1, Relaxed);
+                self.log.running.store(true, Relaxed);
+                self.reopen_wait = REOPEN_FIRST;
+                tracing::info!(path = %self.log.path.display(), held = self.pending.len(), "Request log store opened: the request logs are back");
+                self.prune();
+            }
+            Err(e) => {
+                self.reopen_wait = (self.reopen_wait * 2).min(REOPEN_MAX);
+                self.reopen_at = Instant::now() + self.reopen_wait;
+                *self.log.error.lock() = Some(format!("{}: {e}", self.log.path.display()));
+            }
+        }
     }
 
     /// After a write: each step written to keeps within [`step_share`], its largest entries
     /// deleted past it (see the module's doc).
-    fn keep_step_share(&mut self, entries: &[Entry], config: &RequestLogConfig) {
+    fn keep_step_share(&mut self, store: &mut Store, entries: &[Entry], config: &RequestLogConfig) {
         let share = step_share(config);
         let mut added: Vec<(i64, u64)> = Vec::new();
         for e in entries {
@@ -595,7 +648,7 @@ impl Writer {
             let known = match self.step_bytes {
                 Some((step, bytes)) if step == t => Ok(bytes + n),
                 // The step's own entries, this write's included.
-                _ => self.store.step_bytes(t),
+                _ => store.step_bytes(t),
             };
             let bytes = match known {
                 Ok(b) => b,
@@ -605,7 +658,7 @@ impl Writer {
                 self.step_bytes = Some((t, bytes));
                 continue;
             }
-            match self.store.shed(t, share) {
+            match store.shed(t, share) {
                 Ok(shed) => {
                     if let Some(n) = self.shed_line.note(shed.bytes) {
                         tracing::warn!(bytes = n, step = t, share, "Request logs: a step's entries took more than its share of request_log.max_bytes; its largest were deleted (request_log.shed_bytes; one line a minute at most)");
@@ -616,7 +669,7 @@ impl Writer {
                         .rows
                         .fetch_sub(shed.entries.min(self.log.rows.load(Relaxed)), Relaxed);
                     // What the tops replaced is no longer overcounted.
-                    self.step_bytes = self.store.step_bytes(t).ok().map(|b| (t, b));
+                    self.step_bytes = store.step_bytes(t).ok().map(|b| (t, b));
                 }
                 Err(e) => self.failed(&e, "keep a step within its share"),
             }
@@ -624,29 +677,35 @@ impl Writer {
     }
 
     /// Brings the store's files back within `max_bytes` (see [`store::Store::bound`]).
-    fn keep_bound(&mut self, config: &RequestLogConfig) {
-        match self.store.bound(config.max_bytes.0) {
+    fn keep_bound(&mut self, store: &mut Store, config: &RequestLogConfig) {
+        match store.bound(config.max_bytes.0) {
             Ok(d) if d.entries > 0 => {
                 self.log.evicted.fetch_add(d.entries, Relaxed);
                 self.step_bytes = None;
                 if let Some(n) = self.evicted_line.note(d.entries) {
                     tracing::warn!(entries = n, max_bytes = config.max_bytes.0, "Request logs: the oldest steps' largest entries deleted to stay within request_log.max_bytes (request_log.evicted; one line a minute at most)");
                 }
-                self.publish();
+                self.publish_of(store);
             }
             Ok(_) => {}
             Err(e) => self.failed(&e, "keep within max_bytes"),
         }
     }
 
-    /// Copies the store's figures out for `/api/v1/status`.
+    /// Copies the store's figures out for `/api/v1/status` (when it is open).
     fn publish(&self) {
-        match self.store.count_rows() {
+        if let Some(store) = &self.store {
+            self.publish_of(store);
+        }
+    }
+
+    fn publish_of(&self, store: &Store) {
+        match store.count_rows() {
             Ok(n) => self.log.rows.store(n, Relaxed),
             Err(e) => self.failed(&e, "count rows"),
         }
-        self.log.bytes.store(self.store.bytes(), Relaxed);
-        if let Ok(oldest) = self.store.oldest() {
+        self.log.bytes.store(store.bytes(), Relaxed);
+        if let Ok(oldest) = store.oldest() {
             self.log.oldest.store(oldest.unwrap_or(i64::MIN), Relaxed);
         }
     }

@@ -654,3 +654,31 @@ fn a_flood_of_large_requests_keeps_the_bound_and_the_ordinary_entries() {
         "{figures}"
     );
 }
+
+/// Issue 83, item 3: a store that cannot be opened at start (a directory in its place, as a full
+/// disk would) is tried again by itself: once it can be made, the logs are back without a
+/// restart, with what was picked meanwhile.
+#[test]
+fn a_store_that_would_not_open_comes_back_by_itself() {
+    let state = tempfile::tempdir().unwrap();
+    let store = state.path().join("request_log.sqlite");
+    std::fs::create_dir(&store).unwrap();
+    let d = Daemon::start_with("", &["--udp", "127.0.0.1:0"], Some(state.path()));
+    assert_eq!(d.status()["request_log"]["available"], false);
+    let mut failed = proto_request("/held.php");
+    failed.status = Some(500);
+    d.send(&[prost::Message::encode_to_vec(&failed)]);
+    d.wait_merged(1);
+    assert_eq!(d.get("/api/v1/request_logs/errors").0, 503);
+    std::fs::remove_dir(&store).unwrap();
+    d.wait_for(
+        |d| d.status()["request_log"]["available"] == true && rows(d) == 1,
+        "the store opened again, with the request picked meanwhile",
+    );
+    let status = d.status();
+    assert_eq!(status["request_log"]["reopened"], 1, "{status}");
+    assert_eq!(status["request_log"]["dropped"], 0, "{status}");
+    let (code, page) = d.get("/api/v1/request_logs/errors");
+    assert_eq!(code, 200, "{page}");
+    assert_eq!(page["entries"][0]["request"]["script_name"], "/held.php");
+}
