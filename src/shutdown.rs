@@ -131,6 +131,67 @@ impl StopGate {
     }
 }
 
+/// When a store that would not open (a full disk, a directory in its place, a read-only
+/// directory) is tried again: after [`Reopen::FIRST`], then twice as long each time up to
+/// [`Reopen::MAX`]. So a store comes back by itself soon after the disk has room, and a disk that
+/// stays full costs one failing open a minute, not a loop of them.
+#[derive(Debug)]
+pub struct Reopen {
+    wait: std::time::Duration,
+    at: std::time::Instant,
+}
+
+impl Default for Reopen {
+    fn default() -> Reopen {
+        Reopen {
+            wait: Reopen::FIRST,
+            at: std::time::Instant::now() + Reopen::FIRST,
+        }
+    }
+}
+
+impl Reopen {
+    pub const FIRST: std::time::Duration = std::time::Duration::from_secs(1);
+    pub const MAX: std::time::Duration = std::time::Duration::from_secs(60);
+
+    /// Whether the next try is due.
+    pub fn due(&self) -> bool {
+        std::time::Instant::now() >= self.at
+    }
+
+    /// The try failed: the next one waits twice as long (up to [`Reopen::MAX`]).
+    pub fn failed(&mut self) {
+        self.wait = (self.wait * 2).min(Reopen::MAX);
+        self.at = std::time::Instant::now() + self.wait;
+    }
+
+    /// On a writer's thread whose store would not open at start: calls `open` at each try until
+    /// it gives the store, waiting between tries on the thread's park (a stop unparks it).
+    /// `None` once `stop` is requested: the writer ends without its store.
+    pub fn until_open<T>(stop: &StopGate, mut open: impl FnMut() -> Option<T>) -> Option<T> {
+        let mut reopen = Reopen::default();
+        loop {
+            while !reopen.due() {
+                if stop.stopping() {
+                    return None;
+                }
+                std::thread::park_timeout(
+                    reopen
+                        .at
+                        .saturating_duration_since(std::time::Instant::now()),
+                );
+            }
+            if stop.stopping() {
+                return None;
+            }
+            if let Some(store) = open() {
+                return Some(store);
+            }
+            reopen.failed();
+        }
+    }
+}
+
 /// Waits for `thread` to end, at most until `deadline`: `true` once it ended (joined), `false`
 /// when the deadline came first. The stop's last steps wait so, each on its own thread, so that
 /// one that hangs (a disk, a server that never answers) cannot hold the process past its bound;

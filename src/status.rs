@@ -953,7 +953,7 @@ pub static FIGURES: &[Figure] = &[
     .loss(),
     counter(
         "history.dropped_ticks",
-        "Closed report ticks not written to history (queue full, or too old to name their keys).",
+        "Closed report ticks not written to history (queue full, too old to name their keys, or closed while the store would not open).",
     )
     .prometheus("pinbad_history_dropped_ticks")
     .dashboard("history dropped ticks")
@@ -979,9 +979,14 @@ pub static FIGURES: &[Figure] = &[
     .dashboard("history rows refused: memory budget"),
     counter(
         "history.open_errors",
-        "Times the history store could not be opened (pinbad then runs without history).",
+        "Times the history store could not be opened at start (pinbad runs without history until the store opens: history.reopened).",
     )
     .prometheus("pinbad_history_open_errors"),
+    counter(
+        "history.reopened",
+        "Times the history store, which would not open at start, was opened again (history came back by itself).",
+    )
+    .prometheus("pinbad_history_reopened"),
     counter(
         "history.damaged_rows_read",
         "Stored history rows that queries could not read back and left out (a damaged or hand-edited store).",
@@ -1109,7 +1114,7 @@ pub static FIGURES: &[Figure] = &[
     .unit(Unit::Bytes, 1.0),
     counter(
         "ticklog.dropped_ticks",
-        "Closed report ticks not written to the tick log (queue full, ticklog.max_bytes reached, a failed write, or the stop's deadline).",
+        "Closed report ticks not written to the tick log (queue full, ticklog.max_bytes reached, a failed write, closed while its directory could not be written, or the stop's deadline).",
     )
     .prometheus("pinbad_ticklog_dropped_ticks")
     .dashboard("tick log dropped ticks")
@@ -1121,6 +1126,11 @@ pub static FIGURES: &[Figure] = &[
     .prometheus("pinbad_ticklog_write_errors")
     .dashboard("tick log write errors")
     .loss(),
+    counter(
+        "ticklog.reopened",
+        "Times the tick log, whose directory could not be written at start, was opened again (it came back by itself).",
+    )
+    .prometheus("pinbad_ticklog_reopened"),
     gauge(
         "ticklog.memory_bytes",
         "Memory the tick log's writer holds (ids, scratch), counted in the memory budget.",

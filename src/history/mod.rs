@@ -149,6 +149,8 @@ pub struct History {
     /// Steps summed but not written: the stop's deadline came first.
     dropped_steps: AtomicU64,
     open_errors: AtomicU64,
+    /// Times the store, which would not open at start, was opened by the writer's retries.
+    reopened: AtomicU64,
     /// Stored rows that queries could not read back and left out (see `query::Answer`).
     damaged_rows_read: AtomicU64,
     /// What the writer holds (bytes), as told to the memory budget.
@@ -176,6 +178,7 @@ impl History {
             dropped_ticks: AtomicU64::new(0),
             dropped_steps: AtomicU64::new(0),
             open_errors: AtomicU64::new(0),
+            reopened: AtomicU64::new(0),
             damaged_rows_read: AtomicU64::new(0),
             memory_bytes: AtomicU64::new(0),
             rows_refused: AtomicU64::new(0),
@@ -269,6 +272,7 @@ impl History {
             "dropped_ticks": self.dropped_ticks.load(Relaxed),
             "dropped_steps": self.dropped_steps.load(Relaxed),
             "open_errors": self.open_errors.load(Relaxed),
+            "reopened": self.reopened.load(Relaxed),
             "damaged_rows_read": self.damaged_rows_read.load(Relaxed),
             "memory_bytes": self.memory_bytes.load(Relaxed),
             "rows_refused": self.rows_refused.load(Relaxed),
@@ -280,12 +284,18 @@ impl History {
 /// the tick and counts it.
 impl crate::tap::TickTap for History {
     fn hand_over(&self, cell: &Arc<ReportCell>, (ticks, dropped): (Vec<Arc<ClosedTick>>, u64)) {
-        if (ticks.is_empty() && dropped == 0) || !self.running.load(Relaxed) {
+        if (ticks.is_empty() && dropped == 0) || !self.enabled {
             return;
         }
         // With the tick log on, every report hands its ticks over: those of a report without
         // history are not history's.
         if !matches!(Spec::of_report(&cell.report.read()), Ok(Some(_))) {
+            return;
+        }
+        if !self.running.load(Relaxed) {
+            // The store would not open and is being tried again: these ticks miss it.
+            self.dropped_ticks
+                .fetch_add(ticks.len() as u64 + dropped, Relaxed);
             return;
         }
         if dropped > 0 {
@@ -326,56 +336,36 @@ impl WriterHandle {
 }
 
 /// Opens the store and starts "pinbad-history" (before the merger, so that no tick is missed).
-/// A damaged or empty store is set aside and replaced by a new one. `None` when history is off
-/// or the store cannot be opened even so: the daemon then runs without history (logged, and
-/// shown in `/api/v1/status`), it never fails for it.
+/// A damaged or empty store is set aside and replaced by a new one. `None` when history is off.
+/// A store that cannot be opened even so (a full disk, a directory in its place, a read-only
+/// directory) is logged once and shown in `/api/v1/status`, and the thread opens it again with a
+/// back-off ([`crate::shutdown::Reopen`]): the daemon never fails for it, and history comes back
+/// by itself once the disk has room (`history.reopened`). The ticks closed meanwhile are not in
+/// it (`history.dropped_ticks`).
 pub fn start(shared: &Arc<Core>, h: &Arc<History>) -> std::io::Result<Option<WriterHandle>> {
     if !h.enabled {
         return Ok(None);
     }
-    // A damaged file is set aside and a new store made in its place (`store` says why).
-    let (store, aside) = Store::open_or_set_aside(&h.path);
-    if let Some(aside) = aside {
-        let _ = h.set_aside.set(aside);
+    let writer = Writer::open(shared, h);
+    if writer.is_none() {
+        h.open_errors.fetch_add(1, Relaxed);
+        tracing::error!(path = %h.path.display(), error = h.error.lock().as_deref().unwrap_or(""), "Cannot open the history store: running without history, tried again every {} s at most until it opens", crate::shutdown::Reopen::MAX.as_secs());
     }
-    let store = match store {
-        Ok(s) => s,
-        Err(e) => {
-            let msg = format!("{}: {e}", h.path.display());
-            tracing::error!(path = %h.path.display(), error = %e, "Cannot open the history store: running without history (move the file away to start a new one)");
-            *h.error.lock() = Some(msg);
-            h.open_errors.fetch_add(1, Relaxed);
-            return Ok(None);
-        }
-    };
-    let mut writer = Writer {
-        shared: Arc::clone(shared),
-        history: Arc::clone(h),
-        store,
-        tracked: HashMap::new(),
-        rows: 0,
-        last_prune: Instant::now(),
-        account: Arc::new(Account::new(Arc::clone(shared.budget()))),
-    };
-    writer.rows = match writer.store.count_rows() {
-        Ok(n) => n as i64,
-        Err(e) => {
-            tracing::warn!(error = %e, "Cannot count the history store's rows");
-            0
-        }
-    };
-    // At start: every report's definition checked against its history (a changed one's steps
-    // dropped), steps past retention deleted.
-    for cell in shared.reports().snapshot() {
-        writer.track(&cell);
-    }
-    writer.prune();
-    writer.publish();
-    tracing::info!(path = %h.path.display(), rows = writer.rows, "History store");
-    h.running.store(true, Relaxed);
+    let (shared, h) = (Arc::clone(shared), Arc::clone(h));
     let thread = std::thread::Builder::new()
         .name("pinbad-history".into())
-        .spawn(move || writer.run())?;
+        .spawn(move || {
+            let writer = writer.or_else(|| {
+                let writer =
+                    crate::shutdown::Reopen::until_open(&h.stop, || Writer::open(&shared, &h))?;
+                h.reopened.fetch_add(1, Relaxed);
+                tracing::info!(path = %h.path.display(), "History store opened: history is back");
+                Some(writer)
+            });
+            if let Some(writer) = writer {
+                writer.run();
+            }
+        })?;
     Ok(Some(WriterHandle { thread }))
 }
 
@@ -599,6 +589,49 @@ struct Writer {
 }
 
 impl Writer {
+    /// Opens the store (a damaged one set aside), checks every report's definition against its
+    /// history (a changed one's steps dropped), deletes the steps past retention, and marks
+    /// history available. `None` when the store cannot be opened: the error is kept for the
+    /// status (`history.error`).
+    fn open(shared: &Arc<Core>, h: &Arc<History>) -> Option<Writer> {
+        let (store, aside) = Store::open_or_set_aside(&h.path);
+        if let Some(aside) = aside {
+            let _ = h.set_aside.set(aside);
+        }
+        let store = match store {
+            Ok(s) => s,
+            Err(e) => {
+                *h.error.lock() = Some(format!("{}: {e}", h.path.display()));
+                return None;
+            }
+        };
+        let mut writer = Writer {
+            shared: Arc::clone(shared),
+            history: Arc::clone(h),
+            store,
+            tracked: HashMap::new(),
+            rows: 0,
+            last_prune: Instant::now(),
+            account: Arc::new(Account::new(Arc::clone(shared.budget()))),
+        };
+        writer.rows = match writer.store.count_rows() {
+            Ok(n) => n as i64,
+            Err(e) => {
+                tracing::warn!(error = %e, "Cannot count the history store's rows");
+                0
+            }
+        };
+        for cell in shared.reports().snapshot() {
+            writer.track(&cell);
+        }
+        writer.prune();
+        writer.publish();
+        tracing::info!(path = %h.path.display(), rows = writer.rows, "History store");
+        *h.error.lock() = None;
+        h.running.store(true, Relaxed);
+        Some(writer)
+    }
+
     fn run(mut self) {
         let h = Arc::clone(&self.history);
         if self.work(&h).is_err() {

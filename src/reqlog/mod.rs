@@ -68,9 +68,6 @@ const PRUNE_EVERY: Duration = Duration::from_secs(60);
 /// Entries picked and not yet written at most: a bound on what the writer holds should the store
 /// stall; beyond, picked requests are dropped (counted).
 const MAX_PENDING: usize = 100_000;
-/// How soon a store that would not open is tried again, doubling up to [`REOPEN_MAX`].
-const REOPEN_FIRST: Duration = Duration::from_secs(1);
-const REOPEN_MAX: Duration = Duration::from_secs(60);
 
 /// What one step's entries may take at most (their requests' JSON): a tenth of what
 /// [`store::target`] keeps, or an equal share of it where the retention holds fewer than ten
@@ -252,7 +249,7 @@ impl WriterHandle {
 /// round is missed). A damaged or empty store is set aside and replaced by a new one. `None` when
 /// the logs are off. A store that cannot be opened even so (a full disk, a directory in its
 /// place, read-only) is logged once, shown in `/api/v1/status`, and opened again by the writer
-/// with a back-off ([`REOPEN_FIRST`] doubling to [`REOPEN_MAX`]), the entries it picks held
+/// with a back-off ([`crate::shutdown::Reopen`]), the entries it picks held
 /// meanwhile up to a write's chunk: the daemon never fails for it, and the logs come back by
 /// themselves once the disk has room.
 pub fn start(core: &Arc<Core>, log: &Arc<RequestLog>) -> std::io::Result<Option<WriterHandle>> {
@@ -267,7 +264,7 @@ pub fn start(core: &Arc<Core>, log: &Arc<RequestLog>) -> std::io::Result<Option<
     let store = match store {
         Ok(s) => Some(s),
         Err(e) => {
-            tracing::error!(path = %log.path.display(), error = %e, "Cannot open the request log store: the request logs hold what they pick (request_log.max_bytes / 40 at most) and try again every {} s at most until it opens", REOPEN_MAX.as_secs());
+            tracing::error!(path = %log.path.display(), error = %e, "Cannot open the request log store: the request logs hold what they pick (request_log.max_bytes / 40 at most) and try again every {} s at most until it opens", crate::shutdown::Reopen::MAX.as_secs());
             *log.error.lock() = Some(format!("{}: {e}", log.path.display()));
             None
         }
@@ -290,8 +287,7 @@ pub fn start(core: &Arc<Core>, log: &Arc<RequestLog>) -> std::io::Result<Option<
         step_bytes: None,
         counts: Vec::new(),
         last_prune: Instant::now(),
-        reopen_wait: REOPEN_FIRST,
-        reopen_at: Instant::now() + REOPEN_FIRST,
+        reopen: crate::shutdown::Reopen::default(),
         evicted_line: crate::logging::Throttle::new(PRUNE_EVERY),
         shed_line: crate::logging::Throttle::new(PRUNE_EVERY),
     };
@@ -361,9 +357,8 @@ struct Writer {
     /// count)`.
     counts: Vec<(i64, Box<str>, u32, u64)>,
     last_prune: Instant,
-    /// When a store that would not open is tried again, and the wait after that.
-    reopen_at: Instant,
-    reopen_wait: Duration,
+    /// When a store that would not open is tried again.
+    reopen: crate::shutdown::Reopen,
     evicted_line: crate::logging::Throttle,
     shed_line: crate::logging::Throttle,
 }
@@ -383,7 +378,7 @@ impl Writer {
                 if log.stop.checkpoint().is_err() {
                     break;
                 }
-                if self.store.is_none() && Instant::now() >= self.reopen_at {
+                if self.store.is_none() && self.reopen.due() {
                     self.reopen();
                 }
                 self.write();
@@ -621,13 +616,11 @@ impl Writer {
                 *self.log.error.lock() = None;
                 self.log.reopened.fetch_add(1, Relaxed);
                 self.log.running.store(true, Relaxed);
-                self.reopen_wait = REOPEN_FIRST;
                 tracing::info!(path = %self.log.path.display(), held = self.pending.len(), "Request log store opened: the request logs are back");
                 self.prune();
             }
             Err(e) => {
-                self.reopen_wait = (self.reopen_wait * 2).min(REOPEN_MAX);
-                self.reopen_at = Instant::now() + self.reopen_wait;
+                self.reopen.failed();
                 *self.log.error.lock() = Some(format!("{}: {e}", self.log.path.display()));
             }
         }

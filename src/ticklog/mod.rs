@@ -118,6 +118,8 @@ pub struct TickLog {
     queued: AtomicU64,
     /// What the writer holds (bytes), as told to the memory budget.
     memory_bytes: AtomicU64,
+    /// Times the directory, which could not be written at start, was by the writer's retries.
+    reopened: AtomicU64,
 }
 
 impl TickLog {
@@ -139,6 +141,7 @@ impl TickLog {
             write_errors: AtomicU64::new(0),
             queued: AtomicU64::new(0),
             memory_bytes: AtomicU64::new(0),
+            reopened: AtomicU64::new(0),
         }
     }
 
@@ -162,6 +165,7 @@ impl TickLog {
             "write_errors": self.write_errors.load(Relaxed),
             "current_queued": self.queued.load(Relaxed),
             "memory_bytes": self.memory_bytes.load(Relaxed),
+            "reopened": self.reopened.load(Relaxed),
             "restored": *self.restored.lock(),
         })
     }
@@ -171,7 +175,13 @@ impl TickLog {
 /// the tick and counts it.
 impl crate::tap::TickTap for TickLog {
     fn hand_over(&self, cell: &Arc<ReportCell>, (ticks, dropped): (Vec<Arc<ClosedTick>>, u64)) {
+        if !self.enabled {
+            return;
+        }
         if !self.running.load(Relaxed) {
+            // The directory could not be written and is being tried again: these ticks miss it.
+            self.dropped_ticks
+                .fetch_add(ticks.len() as u64 + dropped, Relaxed);
             return;
         }
         if dropped > 0 {
@@ -216,47 +226,35 @@ impl WriterHandle {
 }
 
 /// Starts "pinbad-ticklog" on a new segment (after the restore, before the merger). `None` when
-/// the log is off or its directory cannot be written: the daemon then runs without it (logged,
-/// shown in the status), it never fails for it.
+/// the log is off. A directory that cannot be written (a full disk, read-only, a file in its
+/// place) is logged once and shown in the status, and the thread makes its segment again with a
+/// back-off ([`crate::shutdown::Reopen`]): the daemon never fails for it, and the log comes back
+/// by itself once the disk has room (`ticklog.reopened`). The ticks closed meanwhile are not in
+/// it (`ticklog.dropped_ticks`).
 pub fn start(shared: &Arc<Core>, log: &Arc<TickLog>) -> std::io::Result<Option<WriterHandle>> {
     if !log.enabled {
         return Ok(None);
     }
-    let opened = segment::list(&log.dir).and_then(|old| {
-        let seq = old.last().map_or(0, |(s, _)| s + 1);
-        SegmentFile::create(&log.dir, seq, shared.clock().epoch_unix_ms())
-    });
-    let current = match opened {
-        Ok(s) => s,
-        Err(e) => {
-            tracing::error!(path = %log.dir.display(), error = %e, "Cannot write the tick log: running without it (a crash will lose the reports' windows)");
-            *log.error.lock() = Some(format!("{}: {e}", log.dir.display()));
-            log.write_errors.fetch_add(1, Relaxed);
-            return Ok(None);
-        }
-    };
-    let mut writer = Writer {
-        shared: Arc::clone(shared),
-        log: Arc::clone(log),
-        current,
-        opened: Instant::now(),
-        written: FxHashSet::default(),
-        reports: HashMap::new(),
-        next_report: 0,
-        total_bytes: 0,
-        last_tidy: Instant::now(),
-        last_said: None,
-        tick_record: Vec::new(),
-        strings_record: Vec::new(),
-        tick_raw: Vec::new(),
-        tick_lz4: Vec::new(),
-        account: crate::budget::Account::new(Arc::clone(shared.budget())),
-    };
-    writer.tidy();
-    log.running.store(true, Relaxed);
+    let writer = Writer::open(shared, log);
+    if writer.is_none() {
+        log.write_errors.fetch_add(1, Relaxed);
+        tracing::error!(path = %log.dir.display(), error = log.error.lock().as_deref().unwrap_or(""), "Cannot write the tick log: running without it (a crash will lose the reports' windows), tried again every {} s at most until it can", crate::shutdown::Reopen::MAX.as_secs());
+    }
+    let (shared, log) = (Arc::clone(shared), Arc::clone(log));
     let thread = std::thread::Builder::new()
         .name("pinbad-ticklog".into())
-        .spawn(move || writer.run())?;
+        .spawn(move || {
+            let writer = writer.or_else(|| {
+                let writer =
+                    crate::shutdown::Reopen::until_open(&log.stop, || Writer::open(&shared, &log))?;
+                log.reopened.fetch_add(1, Relaxed);
+                tracing::info!(path = %log.dir.display(), "Tick log opened: the reports' windows are logged again");
+                Some(writer)
+            });
+            if let Some(writer) = writer {
+                writer.run();
+            }
+        })?;
     Ok(Some(WriterHandle { thread }))
 }
 
@@ -289,6 +287,44 @@ struct Writer {
 }
 
 impl Writer {
+    /// Makes a new segment after the directory's last, tidies the old ones, and marks the log
+    /// running. `None` when the directory cannot be written: the error is kept for the status
+    /// (`ticklog.error`).
+    fn open(shared: &Arc<Core>, log: &Arc<TickLog>) -> Option<Writer> {
+        let opened = segment::list(&log.dir).and_then(|old| {
+            let seq = old.last().map_or(0, |(s, _)| s + 1);
+            SegmentFile::create(&log.dir, seq, shared.clock().epoch_unix_ms())
+        });
+        let current = match opened {
+            Ok(s) => s,
+            Err(e) => {
+                *log.error.lock() = Some(format!("{}: {e}", log.dir.display()));
+                return None;
+            }
+        };
+        let mut writer = Writer {
+            shared: Arc::clone(shared),
+            log: Arc::clone(log),
+            current,
+            opened: Instant::now(),
+            written: FxHashSet::default(),
+            reports: HashMap::new(),
+            next_report: 0,
+            total_bytes: 0,
+            last_tidy: Instant::now(),
+            last_said: None,
+            tick_record: Vec::new(),
+            strings_record: Vec::new(),
+            tick_raw: Vec::new(),
+            tick_lz4: Vec::new(),
+            account: crate::budget::Account::new(Arc::clone(shared.budget())),
+        };
+        writer.tidy();
+        *log.error.lock() = None;
+        log.running.store(true, Relaxed);
+        Some(writer)
+    }
+
     fn run(mut self) {
         let log = Arc::clone(&self.log);
         let done = (|| {

@@ -447,14 +447,21 @@ fn history_settings_are_validated_naming_the_key() {
     assert!(out.contains("history_step") && out.contains("`x`"), "{out}");
 }
 
-/// A store that cannot be opened (here a directory in its place; also a read-only file, or
-/// one of another pinbad version: nothing wrong with what they hold, so they stay) leaves the
-/// daemon running without history.
+/// A store that cannot be opened (here a directory in its place; also a full disk, a read-only
+/// directory, or one of another pinbad version: nothing wrong with what they hold, so they stay)
+/// leaves the daemon running without history; once the store can be made, history comes back by
+/// itself without a restart (issue 83, item 3), the ticks closed meanwhile counted as dropped.
 #[test]
-fn an_unusable_store_leaves_the_daemon_running_without_history() {
+fn an_unusable_store_leaves_the_daemon_running_and_comes_back_by_itself() {
     let state = tempfile::tempdir().unwrap();
-    std::fs::create_dir(state.path().join("history.sqlite")).unwrap();
-    let d = Daemon::start_with(CONFIG, &["--udp", "127.0.0.1:0"], Some(state.path()));
+    let blocker = state.path().join("history.sqlite");
+    std::fs::create_dir(&blocker).unwrap();
+    let d = Daemon::start_logged_with(
+        CONFIG,
+        &["--udp", "127.0.0.1:0"],
+        Some(state.path()),
+        "pinbad=info",
+    );
     let h = d.status()["history"].clone();
     assert_eq!(h["available"], false, "{h}");
     assert_eq!(h["open_errors"], 1, "{h}");
@@ -473,6 +480,37 @@ fn an_unusable_store_leaves_the_daemon_running_without_history() {
         3,
         "the report counts without history"
     );
+    // The wave's tick closes for both reports keeping history while the store is away.
+    let dropped = |d: &Daemon| d.status()["history"]["dropped_ticks"].as_u64().unwrap();
+    let before = dropped(&d);
+    d.wait_for(
+        |d| dropped(d) >= before + 2,
+        "the wave's ticks closed without a store",
+    );
+
+    std::fs::remove_dir(&blocker).unwrap();
+    d.wait_for(
+        |d| d.status()["history"]["available"] == true,
+        "the store opened again",
+    );
+    let h = d.status()["history"].clone();
+    assert_eq!(h["reopened"], 1, "{h}");
+    assert_eq!(h["open_errors"], 1, "tried again without a count each: {h}");
+    assert_eq!(h["error"], Value::Null, "{h}");
+    assert!(blocker.is_file(), "the store made in its place");
+    d.send(&wave());
+    d.wait_merged(2 * WAVE);
+    d.wait_for(
+        |d| total_requests(d, "by_script") == WAVE,
+        "the wave after the store came back in its history",
+    );
+    let logs = d.logs();
+    assert!(logs.iter().any(|l| l.contains("History store opened")));
+    let said = logs
+        .iter()
+        .filter(|l| l.contains("Cannot open the history store"))
+        .count();
+    assert_eq!(said, 1, "logged once, not at each try");
 }
 
 /// Issue 59, item 3: a damaged store (not a database) or an empty one (0 bytes) is set aside as

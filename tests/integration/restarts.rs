@@ -727,3 +727,69 @@ fn after_kill_9_a_shared_table_is_restored_for_every_report_sharing_it() {
         assert_eq!(report_state(&d, r, &keys).1, want.1, "{r}");
     }
 }
+
+/// Issue 83, item 3: a tick log whose directory cannot be written at start (here a file in its
+/// place; a full disk or a read-only directory alike) leaves the daemon running without it, and
+/// comes back by itself once the directory can be made, without a restart: a `kill -9` after
+/// that restores the tick closed since.
+#[test]
+fn a_tick_log_that_could_not_be_written_at_start_comes_back_by_itself() {
+    let state = tempfile::tempdir().unwrap();
+    let blocker = state.path().join("ticklog");
+    std::fs::write(&blocker, b"not a directory").unwrap();
+    let config = "stats_history = \"60s\"\nreport_ticks = 60\n[merge]\nfamilies = false\n";
+    let d = start(state.path(), config);
+    let t = d.status()["ticklog"].clone();
+    assert_eq!(t["available"], false, "{t}");
+    assert!(t["error"].as_str().unwrap().contains("ticklog"), "{t}");
+    assert_eq!(t["write_errors"], 1, "{t}");
+    std::fs::remove_file(&blocker).unwrap();
+    d.wait_for(
+        |d| d.status()["ticklog"]["available"] == true,
+        "the tick log made again",
+    );
+    let t = d.status()["ticklog"].clone();
+    assert_eq!(t["reopened"], 1, "{t}");
+    assert_eq!(t["error"], Value::Null, "{t}");
+    // 50 requests in one tick, then one a tick later: the first tick closes and is logged.
+    d.send(&corpus(50, 7));
+    d.wait_merged(50);
+    let last = d.status()["uptime_seconds"].as_f64().unwrap();
+    wait_uptime(&d, last + 1.1);
+    d.send(&corpus(1, 8));
+    d.wait_merged(51);
+    d.wait_for(
+        |d| {
+            let t = &d.status()["ticklog"];
+            t["current_queued"] == 0 && t["written_ticks"].as_u64() > Some(0)
+        },
+        "the tick log written",
+    );
+    let logs = d.logs();
+    let said = logs
+        .iter()
+        .filter(|l| l.contains("Cannot write the tick log"))
+        .count();
+    assert_eq!(said, 1, "logged once, not at each try");
+    assert!(logs.iter().any(|l| l.contains("Tick log opened")));
+    let mut d = d;
+    d.child.kill().unwrap();
+    d.child.wait().unwrap();
+    drop(d);
+
+    let d = start(state.path(), config);
+    let line = d.wait_log("Reports restored from the tick log");
+    let s = d.status();
+    assert!(
+        s["ticklog"]["restored"]["ticks"].as_u64() > Some(0),
+        "{line}: {s}"
+    );
+    // The last request's tick was the open one at the kill, and lost, unless a busy machine
+    // took past its end to kill: whole or not at all.
+    let (_, totals, _) = report_state(&d, "info", &[]);
+    let restored = totals[0].as_u64().unwrap();
+    assert!(
+        (50..=51).contains(&restored),
+        "{restored} requests restored"
+    );
+}
