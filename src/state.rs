@@ -585,6 +585,9 @@ fn start_reports(
         "stats_history",
         None,
     );
+    for name in crate::report::replaced_builtins(config.builtin_reports, &config.report) {
+        tracing::info!(report = %name, "A configured report takes the place of the built-in of its name");
+    }
     let statics = || static_defs(config.builtin_reports, &config.report);
     let path = state_path(&config.state_dir);
     let instead = "starting with the configured reports (its run-time changes are not applied)";

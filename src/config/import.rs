@@ -40,7 +40,7 @@ use std::collections::{BTreeMap, HashSet};
 use serde::Serialize;
 
 use crate::report::{
-    builtin_defs, FilterValue, ReportDef, SqlTable, DEFAULT_PERCENTILES, MAX_NAME_BYTES,
+    builtin_defs, Compat, FilterValue, ReportDef, SqlTable, DEFAULT_PERCENTILES, MAX_NAME_BYTES,
 };
 
 /// One `CREATE TABLE` statement of the input, with the table options that matter here.
@@ -95,14 +95,43 @@ pub struct Import {
     pub warnings: Vec<String>,
 }
 
-/// Reads every `CREATE TABLE` of `sql` and converts it.
+/// What a peer's DDL leaves to its server's settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// pinba2's `pinba_default_history_time_sec` (seconds): the window of a table whose comment
+    /// says `default_history_time`.
+    pub default_history_time: u64,
+}
+
+/// pinba2's `pinba_default_history_time_sec` unless its my.cnf set another.
+pub const PINBA2_DEFAULT_HISTORY_TIME: u64 = 60;
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            default_history_time: PINBA2_DEFAULT_HISTORY_TIME,
+        }
+    }
+}
+
+/// Reads every `CREATE TABLE` of `sql` and converts it, with the peers' default settings.
 pub fn import(sql: &str) -> Import {
-    let mut names: HashSet<String> = builtin_defs().into_iter().map(|d| d.name).collect();
+    import_with(sql, &Settings::default())
+}
+
+/// Reads every `CREATE TABLE` of `sql` and converts it under `settings`.
+///
+/// A table named like a built-in report that is not that built-in replaces it: it is the table
+/// the peer's users query by that name (pinba2's `report_by_script_name` has pinba2's columns and
+/// window), and pinbad takes a `[[report]]` of a built-in's name in its place.
+pub fn import_with(sql: &str, settings: &Settings) -> Import {
+    let builtins: HashSet<String> = builtin_defs().into_iter().map(|d| d.name).collect();
+    let mut names: HashSet<String> = HashSet::new();
     let (tables, warnings) = parse(sql);
     let tables = tables
         .into_iter()
         .map(|table| {
-            let mut c = convert(table);
+            let mut c = convert_with(table, settings);
             if let Outcome::Report(def) = &mut c.outcome {
                 let wanted = def.name.clone();
                 let mut n = 1;
@@ -112,9 +141,13 @@ pub fn import(sql: &str) -> Import {
                 }
                 if def.name != wanted {
                     c.notes.push(format!(
-                        "renamed `{wanted}` → `{}`: the name is taken (by a built-in or an \
-                         earlier table)",
+                        "renamed `{wanted}` → `{}`: the name is taken by an earlier table",
                         def.name
+                    ));
+                } else if builtins.contains(&def.name) {
+                    c.notes.push(format!(
+                        "replaces the built-in report `{wanted}` (a [[report]] of a built-in's \
+                         name takes its place; pinbad logs it at start)"
                     ));
                 }
             }
@@ -240,11 +273,19 @@ fn report_name(table: &str) -> String {
     name
 }
 
-/// Converts one table, whatever its engine and comment.
+/// Converts one table, whatever its engine and comment, with the peers' default settings.
 pub fn convert(table: Table) -> Converted {
+    convert_with(table, &Settings::default())
+}
+
+/// Converts one table, whatever its engine and comment, under `settings`. A report keeps the
+/// table (its comment and column names, `sql_table`) and its server's definitions of rates and
+/// timer percentiles (`compat`), so that the SQL front end shows the table the peer's users
+/// query, whether it is made by this DDL or by `import-sql`'s `[[report]]`.
+pub fn convert_with(table: Table, settings: &Settings) -> Converted {
     let mut notes = Vec::new();
     let engine = table.engine.clone().unwrap_or_default();
-    let outcome = if !engine.eq_ignore_ascii_case("pinba") {
+    let mut outcome = if !engine.eq_ignore_ascii_case("pinba") {
         Outcome::NotConverted(if engine.is_empty() {
             "not a Pinba table (no ENGINE=PINBA)".to_string()
         } else {
@@ -253,7 +294,7 @@ pub fn convert(table: Table) -> Converted {
     } else {
         let comment = table.comment.clone().unwrap_or_default();
         let parsed = if comment.starts_with("v2/") || comment == "v2" {
-            pinba2(&comment, &mut notes)
+            pinba2(&comment, settings, &mut notes)
         } else {
             pinba_engine(&comment, &mut notes)
         };
@@ -270,11 +311,25 @@ pub fn convert(table: Table) -> Converted {
         }),
         _ => None,
     };
+    if let Outcome::Report(def) = &mut outcome {
+        def.compat = Some(compat_of(table.comment.as_deref().unwrap_or("")));
+        def.sql_table = sql_table.clone();
+    }
     Converted {
         table,
         outcome,
         notes,
         sql_table,
+    }
+}
+
+/// Whose definitions of rates and timer percentiles a table of this comment has: the server
+/// whose syntax the comment is.
+pub fn compat_of(comment: &str) -> Compat {
+    if comment.starts_with("v2") {
+        Compat::Pinba2
+    } else {
+        Compat::PinbaEngine
     }
 }
 
@@ -285,9 +340,6 @@ struct Spec {
     filters: BTreeMap<String, FilterValue>,
     percentiles: Option<Vec<f64>>,
     history_seconds: Option<u64>,
-    /// pinba2's `default_history_time` window, with where its note goes among the notes: what
-    /// the note advises depends on whether a built-in covers the table.
-    default_window_note_at: Option<usize>,
 }
 
 enum Parsed {
@@ -304,35 +356,23 @@ const STATUS: &str =
 const ACTIVE: &str = "the list of reports and their costs, not a report: pinbad lists its reports \
                       at GET /api/v1/reports (and, over SQL, in information_schema.TABLES), their \
                       costs at GET /api/v1/status and GET /api/v1/instruments";
+const PINBA2_STATS: &str = "server status, not a report: pinbad has pinba2's `stats` table (its \
+                            columns, pinbad's figures) over SQL, and all of its status at GET \
+                            /api/v1/status (and /metrics)";
+const PINBA2_ACTIVE: &str = "the list of reports and their costs, not a report: pinbad has \
+                             pinba2's `active` table (its columns, pinbad's figures) over SQL, \
+                             and lists its reports at GET /api/v1/reports";
 const ACTIVE_REPORTS: &str = "pinba_engine's active_reports table (pinba_engine knows it by the \
                       COMMENT `active`, and opens no table of `active_reports`): the list of \
                       reports and their costs, not a report: pinbad lists its reports at GET /api/v1/reports (and, over SQL, in \
                       information_schema.TABLES), their costs at GET /api/v1/status and \
                       GET /api/v1/instruments";
 
-/// pinba2's window when a table says `default_history_time`, unless its my.cnf set another.
-const PINBA2_DEFAULT_WINDOW: &str = "60s";
-
 impl Spec {
     fn into_outcome(self, table: &str, notes: &mut Vec<String>) -> Outcome {
         if self.filters.is_empty() && self.history_seconds.is_none() {
             if let Some(b) = builtin_defs().into_iter().find(|b| b.keys == self.keys) {
                 let name = b.name;
-                if let Some(at) = self.default_window_note_at {
-                    let keys: Vec<String> = self.keys.iter().map(|k| format!("{k:?}")).collect();
-                    notes.insert(
-                        at.min(notes.len()),
-                        format!(
-                            "window `default_history_time` (pinba2's default is 60 s): the \
-                             built-in `{name}` covers pinbad's stats_history, and a built-in's \
-                             window is not set per report; to keep pinba2's window add a report \
-                             of another name with the same keys: [[report]] name = \
-                             \"{name}_{PINBA2_DEFAULT_WINDOW}\", keys = [{}], history = \
-                             \"{PINBA2_DEFAULT_WINDOW}\"",
-                            keys.join(", ")
-                        ),
-                    );
-                }
                 if let Some(ps) = self.percentiles.filter(|ps| ps[..] != DEFAULT_PERCENTILES) {
                     let list: Vec<String> = ps.iter().map(|p| p.to_string()).collect();
                     notes.push(format!(
@@ -342,16 +382,6 @@ impl Spec {
                 }
                 return Outcome::Builtin(name);
             }
-        }
-        if let Some(at) = self.default_window_note_at {
-            notes.insert(
-                at.min(notes.len()),
-                format!(
-                    "window `default_history_time` (pinba2's default is 60 s): the report uses \
-                     pinbad's stats_history; add history = \"{PINBA2_DEFAULT_WINDOW}\" to its \
-                     [[report]] to keep pinba2's window"
-                ),
-            );
         }
         let name = report_name(table);
         if name != table {
@@ -690,12 +720,12 @@ fn pinba2_histogram(histogram: &str) -> Result<(Vec<f64>, Vec<&str>), String> {
     Ok((ps, ranges))
 }
 
-fn pinba2(comment: &str, notes: &mut Vec<String>) -> Result<Parsed, String> {
+fn pinba2(comment: &str, settings: &Settings, notes: &mut Vec<String>) -> Result<Parsed, String> {
     let parts: Vec<&str> = comment.split('/').collect();
     let kind = parts.get(1).copied().unwrap_or("");
     match kind {
-        "stats" => return Ok(Parsed::Elsewhere(STATUS)),
-        "active" => return Ok(Parsed::Elsewhere(ACTIVE)),
+        "stats" => return Ok(Parsed::Elsewhere(PINBA2_STATS)),
+        "active" => return Ok(Parsed::Elsewhere(PINBA2_ACTIVE)),
         "packet" | "info" | "request" | "timer" => {}
         _ => {
             return Err(format!(
@@ -717,7 +747,20 @@ fn pinba2(comment: &str, notes: &mut Vec<String>) -> Result<Parsed, String> {
 
     let mut window_parts = window.split(',');
     match window_parts.next().unwrap_or("") {
-        "default_history_time" => spec.default_window_note_at = Some(notes.len()),
+        "default_history_time" => {
+            let s = settings.default_history_time;
+            spec.history_seconds = Some(s);
+            notes.push(format!(
+                "window `default_history_time`: history = \"{s}s\" (pinba2's \
+                 pinba_default_history_time_sec{}; [mysql] pinba2_default_history_time sets \
+                 another)",
+                if s == PINBA2_DEFAULT_HISTORY_TIME {
+                    ", 60 by default"
+                } else {
+                    ""
+                }
+            ));
+        }
         seconds => {
             let s: u64 = seconds.parse().map_err(|_| {
                 format!("window `{window}`: expected default_history_time or a number of seconds")
@@ -1535,14 +1578,16 @@ mod tests {
         let d = report(&imp, "info_tag");
         assert!(d.keys.is_empty());
         assert_eq!(d.filters["tag:app"], FilterValue::Text("shop".into()));
-        // A built-in's name with a different definition: renamed, said.
+        // A built-in's name with a different definition: the built-in replaced, said.
         let c = outcome(&imp, "report_by_script_name");
         assert_eq!(
             report(&imp, "report_by_script_name").name,
-            "report_by_script_name_2"
+            "report_by_script_name"
         );
         assert!(
-            c.notes.iter().any(|n| n.contains("renamed")),
+            c.notes
+                .iter()
+                .any(|n| n.contains("replaces the built-in report `report_by_script_name`")),
             "{:?}",
             c.notes
         );
@@ -1552,10 +1597,13 @@ mod tests {
             "{text}"
         );
         let config = loads(&imp);
-        assert!(config
-            .report
+        let defs = crate::report::static_defs(config.builtin_reports, &config.report);
+        let named: Vec<_> = defs
             .iter()
-            .any(|r| r.name == "report_by_script_name_2"));
+            .filter(|d| d.name == "report_by_script_name")
+            .collect();
+        assert_eq!(named.len(), 1);
+        assert_eq!(named[0], report(&imp, "report_by_script_name"));
     }
 
     /// Each table pinba_engine would refuse or pinbad cannot hold is named, with why.
@@ -1616,20 +1664,29 @@ mod tests {
         ]
         .concat();
         let imp = import(&sql);
-        assert_eq!(
-            outcome(&imp, "info").outcome,
-            Outcome::Builtin("info".into())
+        // `default_history_time`: pinba2's window, 60 s; the table takes the built-in's place.
+        let d = report(&imp, "info");
+        assert!(d.keys.is_empty());
+        assert_eq!(d.history.unwrap().0.as_secs(), 60);
+        assert_eq!(d.compat, Some(Compat::Pinba2));
+        let notes = outcome(&imp, "info").notes.join("\n");
+        assert!(notes.contains("history = \"60s\""), "{notes}");
+        assert!(
+            notes.contains("replaces the built-in report `info`"),
+            "{notes}"
         );
-        assert!(outcome(&imp, "info").notes[0].contains("history = \"60s\""));
         let d = report(&imp, "info_60");
         assert_eq!(d.name, "info_60");
         assert!(d.keys.is_empty());
         assert_eq!(d.history.unwrap().0.as_secs(), 60);
         assert_eq!(d.percentiles, [50.0]);
         assert_eq!(d.filters["tag:app"], FilterValue::Text("shop".into()));
+        let d = report(&imp, "report_by_script_name");
+        assert_eq!(keys(d), ["script_name"]);
+        assert_eq!(d.history.unwrap().0.as_secs(), 60);
         assert_eq!(
-            outcome(&imp, "report_by_script_name").outcome,
-            Outcome::Builtin("report_by_script_name".into())
+            d.sql_table.as_ref().unwrap().columns,
+            ["req_count", "script_name"]
         );
 
         let d = report(&imp, "by_host_script");
@@ -1692,8 +1749,9 @@ mod tests {
 
         assert!(not_converted(&imp, "stats").contains("/api/v1/status"));
         assert!(not_converted(&imp, "active").contains("/api/v1/reports"));
+        // info, info_60, report_by_script_name (pinba2's, in the built-ins' places), by_host_script, pinger.
         let config = loads(&imp);
-        assert_eq!(config.report.len(), 3);
+        assert_eq!(config.report.len(), 5);
     }
 
     #[test]
@@ -1893,21 +1951,32 @@ mod tests {
             ("timertag", "timertag", Want::Not("/api/v1/requests")),
             ("info", "info", Want::Builtin("info")),
             ("status", "status", Want::Not("/api/v1/status")),
-            // convert_mysqldump.php swaps info for pinba2's info table, leaves the others.
+            // convert_mysqldump.php swaps info for pinba2's info table, leaves the others:
+            // pinba2's tables have pinba2's window, 60 s (`default_history_time`).
             (
                 "info_v2",
                 "v2/packet/default_history_time/no_keys/no_percentiles/no_filters",
-                Want::Builtin("info"),
+                Want::Report(&[], &DEFAULT_PERCENTILES),
             ),
         ];
+        let defs = builtin_defs();
+        let builtin_keys: Vec<Vec<&str>> = defs[1..=18].iter().map(keys).collect();
         for (i, b) in builtins[1..=18].iter().enumerate() {
             tables.push((b, &engine_comments[i], Want::Builtin(b)));
-            tables.push((&v2_names[i], &v2_comments[i], Want::Builtin(b)));
+            tables.push((
+                &v2_names[i],
+                &v2_comments[i],
+                Want::Report(&builtin_keys[i], &[50.0]),
+            ));
         }
         let imp = check(&tables);
-        for name in &v2_names {
+        for name in v2_names.iter().chain([&"info_v2".to_string()]) {
+            assert_eq!(
+                report(&imp, name).history.unwrap().0.as_secs(),
+                60,
+                "{name}"
+            );
             let notes = outcome(&imp, name).notes.join("\n");
-            assert!(notes.contains("?percentiles=50"), "{name}: {notes}");
             assert!(notes.contains("default_history_time"), "{name}: {notes}");
         }
     }
@@ -1918,30 +1987,38 @@ mod tests {
         let by =
             |k: &str| format!("v2/request/default_history_time/~{k}/no_percentiles/no_filters");
         let (host, script, server) = (by("host"), by("script"), by("server"));
-        check(&[
+        let imp = check(&[
             (
                 "report_by_host_name",
                 &host,
-                Want::Builtin("report_by_hostname"),
+                Want::Report(&["hostname"], &DEFAULT_PERCENTILES),
             ),
             (
                 "report_by_script_name",
                 &script,
-                Want::Builtin("report_by_script_name"),
+                Want::Report(&["script_name"], &DEFAULT_PERCENTILES),
             ),
             (
                 "report_by_server_name",
                 &server,
-                Want::Builtin("report_by_server_name"),
+                Want::Report(&["server_name"], &DEFAULT_PERCENTILES),
             ),
             ("active", "v2/active", Want::Not("GET /api/v1/reports")),
             (
                 "info",
                 "v2/packet/default_history_time/no_keys/no_percentiles/no_filters",
-                Want::Builtin("info"),
+                Want::Report(&[], &DEFAULT_PERCENTILES),
             ),
             ("stats", "v2/stats", Want::Not("/api/v1/status")),
         ]);
+        // The built-ins of pinba2's names give way, each saying so.
+        for name in ["report_by_script_name", "report_by_server_name", "info"] {
+            let notes = outcome(&imp, name).notes.join("\n");
+            assert!(
+                notes.contains("replaces the built-in report"),
+                "{name}: {notes}"
+            );
+        }
     }
 
     /// Pinboard's migrations (table names and comments as test data): its ENGINE=PINBA tables,
@@ -2015,7 +2092,7 @@ mod tests {
             (
                 "report6_v2",
                 "v2/request/default_history_time/~host,~server/hv=0:60000:32768,p50,p90,p95,p99/no_filters",
-                Want::Builtin("report_by_hostname_and_server"),
+                Want::Report(&["hostname", "server_name"], &[50.0, 90.0, 95.0, 99.0]),
             ),
             (
                 "tag_info_v2",
@@ -2052,7 +2129,7 @@ mod tests {
             (
                 "dup_pct",
                 "v2/request/default_history_time/~script/hv=0:60000:32768,p50,p50,p95/no_filters",
-                Want::Builtin("report_by_script_name"),
+                Want::Report(&["script_name"], &[50.0, 95.0]),
             ),
             (
                 "dup_pct_filtered",
@@ -2117,8 +2194,9 @@ mod tests {
             "{:?}",
             c.notes
         );
+        let c = outcome(&imp, "engine_dup_pct");
         assert!(
-            c.notes.iter().any(|n| n.contains("?percentiles=50,95")),
+            c.notes.iter().any(|n| n.contains("?percentiles=50")),
             "{:?}",
             c.notes
         );
@@ -2142,74 +2220,50 @@ mod tests {
             .any(|n| n.contains("kept as timer tags")));
     }
 
-    /// pinba2's `default_history_time` advice can be followed: for a table a built-in covers,
-    /// the report it suggests loads beside the built-ins; for one of its own, its [[report]]
-    /// loads with the history added.
+    /// pinba2's `default_history_time` is its my.cnf's window (60 s unless set): each table
+    /// keeps it, under its own name, and the config text loads with the tables in the
+    /// built-ins' places.
     #[test]
-    fn the_default_history_time_advice_can_be_followed() {
-        let imp = import(
-            &[
-                engine_table(
-                    "report_by_script_name",
-                    "v2/request/default_history_time/~script/no_percentiles/no_filters",
-                ),
-                engine_table(
-                    "by_host_and_status",
-                    "v2/request/default_history_time/~host,~status/no_percentiles/no_filters",
-                ),
-                engine_table(
-                    "info",
-                    "v2/packet/default_history_time/no_keys/no_percentiles/no_filters",
-                ),
-                engine_table(
-                    "by_country",
-                    "v2/request/default_history_time/+country/no_percentiles/no_filters",
-                ),
-            ]
-            .concat(),
-        );
-        for (table, builtin, keys) in [
-            (
+    fn default_history_time_is_pinba2s_window() {
+        let sql = [
+            engine_table(
                 "report_by_script_name",
-                "report_by_script_name",
-                "[\"script_name\"]",
+                "v2/request/default_history_time/~script/no_percentiles/no_filters",
             ),
+            engine_table(
+                "by_country",
+                "v2/request/default_history_time/+country/no_percentiles/no_filters",
+            ),
+        ]
+        .concat();
+        for (settings, seconds) in [
+            (Settings::default(), 60),
             (
-                "by_host_and_status",
-                "report_by_hostname_and_status",
-                "[\"hostname\", \"status\"]",
+                Settings {
+                    default_history_time: 300,
+                },
+                300,
             ),
-            ("info", "info", "[]"),
         ] {
-            let c = outcome(&imp, table);
-            assert_eq!(c.outcome, Outcome::Builtin(builtin.into()));
-            let advice = &c.notes[0];
-            let name = format!("{builtin}_60s");
-            for part in [
-                format!("name = \"{name}\""),
-                format!("keys = {keys}"),
-                "history = \"60s\"".to_string(),
-            ] {
-                assert!(advice.contains(&part), "{part} in {advice}");
+            let imp = import_with(&sql, &settings);
+            for name in ["report_by_script_name", "by_country"] {
+                let d = report(&imp, name);
+                assert_eq!(d.history.unwrap().0.as_secs(), seconds, "{name}");
+                assert_eq!(d.compat, Some(Compat::Pinba2), "{name}");
             }
-            let config =
-                format!("[[report]]\nname = \"{name}\"\nkeys = {keys}\nhistory = \"60s\"\n");
-            let loaded = Config::parse(&config).unwrap_or_else(|e| panic!("{e}\n{config}"));
-            assert_eq!(loaded.report[0].history.unwrap().0.as_secs(), 60);
+            let config = loads(&imp);
+            let defs = crate::report::static_defs(config.builtin_reports, &config.report);
+            let by_script: Vec<_> = defs
+                .iter()
+                .filter(|d| d.name == "report_by_script_name")
+                .collect();
+            assert_eq!(by_script.len(), 1);
+            assert_eq!(by_script[0].history.unwrap().0.as_secs(), seconds);
+            assert_eq!(
+                by_script[0].sql_table.as_ref().unwrap().comment,
+                "v2/request/default_history_time/~script/no_percentiles/no_filters"
+            );
         }
-        let c = outcome(&imp, "by_country");
-        assert!(
-            c.notes[0].contains("add history = \"60s\" to its [[report]]"),
-            "{:?}",
-            c.notes
-        );
-        let text = imp.to_toml("x.sql");
-        let with_history = text.replace(
-            "name = \"by_country\"\n",
-            "name = \"by_country\"\nhistory = \"60s\"\n",
-        );
-        let config = Config::parse(&with_history).unwrap_or_else(|e| panic!("{e}\n{with_history}"));
-        assert_eq!(config.report[0].history.unwrap().0.as_secs(), 60);
     }
 
     /// Column names are read in order, unquoted, without index and constraint lines.

@@ -107,7 +107,8 @@ pub struct Config {
     /// A group (name or number) that may read the state files: they are then created 0640 and
     /// the directory is given to the group (see `durable::restrict`); empty, they are 0600.
     pub state_dir_group: String,
-    /// Whether `info` and the 20 `report_by_*` reports exist at start-up.
+    /// Whether `info` and the 20 `report_by_*` reports exist at start-up. A `[[report]]` of a
+    /// built-in's name takes that built-in's place (logged at start).
     pub builtin_reports: bool,
     pub udp: UdpConfig,
     pub http: HttpConfig,
@@ -998,17 +999,6 @@ impl Config {
                 }
             }
         }
-        // A built-in's name is taken while the built-ins are on, even by one deleted at run
-        // time (that deletion then hid the table too, and dropping it from reports.json made
-        // the start fail).
-        let builtins: std::collections::HashSet<String> = if self.builtin_reports {
-            crate::report::builtin_defs()
-                .into_iter()
-                .map(|d| d.name)
-                .collect()
-        } else {
-            Default::default()
-        };
         let mut names = std::collections::HashSet::new();
         for (i, r) in self.report.iter().enumerate() {
             r.validate_new()
@@ -1027,16 +1017,6 @@ impl Config {
                         ),
                     ));
                 }
-            }
-            if builtins.contains(&r.name) {
-                return Err(invalid(
-                    &format!("report[{i}].name"),
-                    format!(
-                        "`{}` is a built-in report's name (choose another, or set \
-                         builtin_reports = false)",
-                        r.name
-                    ),
-                ));
             }
             if !names.insert(r.name.clone()) {
                 return Err(invalid(
@@ -1789,18 +1769,28 @@ mod tests {
             ),
             ("state_dir_group = \"a b \"", "state_dir_group"),
             (
-                "[[report]]\nname = \"report_by_schema\"\nkeys = [\"schema\"]",
-                "report[0].name",
+                "[[report]]\nname = \"a\"\n[[report]]\nname = \"a\"",
+                "report[1].name",
+            ),
+            (
+                "[mysql]\npinba2_default_history_time = \"1500ms\"",
+                "mysql.pinba2_default_history_time",
             ),
         ] {
             let e = Config::parse(text).unwrap_err().to_string();
             assert!(e.contains(key), "error for {text:?} should name {key}: {e}");
         }
-        // A built-in's name is free once the built-ins are off.
-        Config::parse(
-            "builtin_reports = false\n[[report]]\nname = \"report_by_schema\"\nkeys = [\"schema\"]",
-        )
-        .unwrap();
+        // A report of a built-in's name takes its place (pinba2's tables of those names).
+        let c =
+            Config::parse("[[report]]\nname = \"report_by_schema\"\nhistory = \"60s\"").unwrap();
+        let defs = crate::report::static_defs(c.builtin_reports, &c.report);
+        let named: Vec<_> = defs
+            .iter()
+            .filter(|d| d.name == "report_by_schema")
+            .collect();
+        assert_eq!(named.len(), 1);
+        assert!(named[0].keys.is_empty() && named[0].history.is_some());
+        assert_eq!(defs.len(), crate::report::builtin_defs().len());
     }
 
     /// Unset, `token_reads` follows the token; check-config prints what applies, and what it

@@ -46,6 +46,9 @@ pub struct MysqlConfig {
     /// `limits.max_memory`, and never more than what the budget has left below its tight mark;
     /// a statement that needs more fails with error 1041. Sorts never spill to disk.
     pub max_memory: ByteSize,
+    /// pinba2's `pinba_default_history_time_sec`: the window of a table whose pinba2 comment
+    /// says `default_history_time` (`CREATE TABLE`, `import-sql`'s conversion reads 60 s).
+    pub pinba2_default_history_time: HumanDuration,
 }
 
 impl Default for MysqlConfig {
@@ -62,6 +65,9 @@ impl Default for MysqlConfig {
             wait_timeout: HumanDuration(Duration::from_secs(600)),
             max_allowed_packet: ByteSize(16 << 20),
             max_memory: ByteSize(256 << 20),
+            pinba2_default_history_time: HumanDuration(Duration::from_secs(
+                crate::config::import::PINBA2_DEFAULT_HISTORY_TIME,
+            )),
         }
     }
 }
@@ -130,6 +136,16 @@ impl MysqlConfig {
             return Err(invalid(
                 "mysql.max_allowed_packet",
                 format!("{p} bytes is out of range 1KiB..=1GiB"),
+            ));
+        }
+        let w = self.pinba2_default_history_time.0;
+        if w < Duration::from_secs(1)
+            || w > Duration::from_secs(30 * 86_400)
+            || w.subsec_nanos() != 0
+        {
+            return Err(invalid(
+                "mysql.pinba2_default_history_time",
+                "must be whole seconds between 1s and 30d (a report's window)",
             ));
         }
         let m = self.max_memory.0;

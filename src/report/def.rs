@@ -204,9 +204,10 @@ pub const MAX_NAME_BYTES: usize = 128;
 /// these names would be hidden behind the raw table, so a new report may not take one
 /// ([`ReportDef::validate_new`]), compared without case as the SQL front end matches names.
 pub const SQL_RAW_TABLES: [&str; 4] = ["request", "timer", "timertag", "tag"];
-/// The SQL front end's `status` table (pinba_engine's, of pinbad's own figures): like the raw
-/// tables, it would hide a report's table of that name, so a new report may not take it.
-pub const SQL_STATUS_TABLE: &str = "status";
+/// The SQL front end's status tables (pinba_engine's `status`, pinba2's `stats` and `active`, of
+/// pinbad's own figures): like the raw tables, each would hide a report's table of its name, so
+/// a new report may not take one.
+pub const SQL_STATUS_TABLES: [&str; 3] = ["status", "stats", "active"];
 /// Most percentiles a report (or a query) may show.
 pub const MAX_PERCENTILES: usize = 32;
 /// Percentiles shown when a definition names none.
@@ -504,15 +505,19 @@ impl ReportDef {
 
     /// Checks a definition that makes a new report (`POST /api/v1/reports`, a `[[report]]`
     /// table, `pinbad import-sql`): [`ReportDef::validate`], and a name none of
-    /// [`SQL_RAW_TABLES`] has, nor [`SQL_STATUS_TABLE`]. Reports that exist already (`reports.json`, the snapshot) are
+    /// [`SQL_RAW_TABLES`] has, nor [`SQL_STATUS_TABLES`]. Reports that exist already (`reports.json`, the snapshot) are
     /// checked by `validate` alone: one an earlier version let be made is kept (over SQL the raw
     /// table is shown in its place) rather than its whole file set aside.
     pub fn validate_new(&self) -> Result<(), ReportError> {
         self.validate()?;
-        if SQL_STATUS_TABLE.eq_ignore_ascii_case(&self.name) {
+        if let Some(status) = SQL_STATUS_TABLES
+            .iter()
+            .find(|t| t.eq_ignore_ascii_case(&self.name))
+        {
             return Err(err(format!(
-                "report name `{}`: `{SQL_STATUS_TABLE}` is the SQL front end's table of pinbad's \
-                 status (pinba_engine's), which would hide this report's table; choose another name",
+                "report name `{}`: `{status}` is the SQL front end's table of pinbad's status \
+                 (pinba_engine's `status`, pinba2's `stats` and `active`), which would hide this \
+                 report's table; choose another name",
                 self.name
             )));
         }

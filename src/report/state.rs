@@ -115,15 +115,35 @@ pub fn save_state(dir: &Path, state: &StateFile) -> Result<(), ReportError> {
 }
 
 /// The reports the configuration defines: the built-ins (if `builtin_reports`), then the
-/// `[[report]]` tables (`configured`).
+/// `[[report]]` tables (`configured`); a `[[report]]` of a built-in's name takes the built-in's
+/// place (pinba2's `report_by_script_name`, with pinba2's columns and window, is the table its
+/// users query by that name).
 pub fn static_defs(builtin_reports: bool, configured: &[ReportDef]) -> Vec<ReportDef> {
     let mut defs = if builtin_reports {
         builtin_defs()
     } else {
         Vec::new()
     };
-    defs.extend(configured.iter().cloned());
+    for c in configured {
+        match defs.iter_mut().find(|d| d.name == c.name) {
+            Some(builtin) => *builtin = c.clone(),
+            None => defs.push(c.clone()),
+        }
+    }
     defs
+}
+
+/// The configured reports that take a built-in's place, by name (logged at start).
+pub fn replaced_builtins(builtin_reports: bool, configured: &[ReportDef]) -> Vec<String> {
+    if !builtin_reports {
+        return Vec::new();
+    }
+    let builtins = builtin_defs();
+    configured
+        .iter()
+        .filter(|c| builtins.iter().any(|b| b.name == c.name))
+        .map(|c| c.name.clone())
+        .collect()
 }
 
 /// Replays run-time changes over static definitions: drops every name in `deleted`, then adds

@@ -29,10 +29,11 @@ use opensrv_mysql::ErrorKind;
 
 use super::layout::layout;
 use super::statement::Statement;
-use super::vtab::{is_fixed_table, Raw, STATUS_TABLE};
+use super::status::StatusTable;
+use super::vtab::{is_fixed_table, Raw};
 use super::SqlContext;
-use crate::config::import::{convert, parse_tables, Outcome};
-use crate::report::{Compat, Kind, ReportDef};
+use crate::config::import::{compat_of, convert_with, parse_tables, Outcome, Settings};
+use crate::report::{Kind, ReportDef};
 use crate::state::ReportChangeError;
 
 /// How long a `CREATE TABLE` waits for the merger to fill the new report from the pool.
@@ -131,7 +132,7 @@ fn drop_tables(
         if is_fixed_table(&name) {
             warnings.push(Warning::note(
                 ER_UNKNOWN_ERROR,
-                format!("{name}: pinbad's raw tables and `status` always exist"),
+                format!("{name}: pinbad's raw tables and status tables always exist"),
             ));
         } else if ctx.core.reports().get(&name).is_some() {
             if !reports.contains(&name) {
@@ -166,6 +167,16 @@ pub fn carry_out(ctx: &SqlContext, names: Vec<String>) {
             Err(e) => {
                 tracing::warn!(report = %name, error = %e, "Report not dropped (SQL DROP TABLE)")
             }
+        }
+    }
+}
+
+/// Drops the report `name` now, leaving its history to the report that replaces it.
+fn drop_keeping_history(ctx: &SqlContext, name: &str) {
+    match ctx.core.drop_report(name) {
+        Ok(()) | Err(ReportChangeError::NotFound(_)) => {}
+        Err(e) => {
+            tracing::warn!(report = %name, error = %e, "Report not dropped (SQL CREATE TABLE)")
         }
     }
 }
@@ -206,12 +217,30 @@ fn create_table(ctx: &SqlContext, sql: &str, pending: &mut Vec<String>) -> Done 
         None => false,
     };
     let raw = Raw::of(&name);
-    let status = name.eq_ignore_ascii_case(STATUS_TABLE);
-    if !replacing && (raw.is_some() || status || ctx.core.reports().get(&name).is_some()) {
+    let status_table = StatusTable::of(&name);
+    let status = status_table.is_some();
+    // A built-in as pinbad made it is no table of the user's: a CREATE of its name (pinba2's
+    // `report_by_script_name`, with pinba2's columns and window) takes its place, as a DROP
+    // before it would have let it.
+    let builtin = !replacing
+        && raw.is_none()
+        && !status
+        && ctx.core.reports().get(&name).is_some_and(|c| c.builtin());
+    if !replacing
+        && !builtin
+        && (raw.is_some() || status || ctx.core.reports().get(&name).is_some())
+    {
         let comment = table.comment.as_deref().unwrap_or("");
-        // A raw table's own DDL (pinba_engine's `request` …, `status`) is the table pinbad has.
-        let own = raw.map_or(if status { STATUS_TABLE } else { "" }, Raw::name);
-        if if_not_exists || (!own.is_empty() && comment.eq_ignore_ascii_case(own)) {
+        // A raw or status table's own DDL (pinba_engine's `request` …, `status`, pinba2's
+        // `v2/stats`, `v2/active`) is the table pinbad has; so is any status table's under
+        // the name of one (pinba_engine's `active` by pinba2's name).
+        let own = raw.map_or(status_table.map_or("", StatusTable::comment), Raw::name);
+        let status_ddl = status
+            && (elsewhere(comment).is_some()
+                || StatusTable::ALL
+                    .iter()
+                    .any(|t| t.comment().eq_ignore_ascii_case(comment.trim())));
+        if if_not_exists || status_ddl || (!own.is_empty() && comment.eq_ignore_ascii_case(own)) {
             return Done::ok(vec![Warning::note(
                 1050,
                 format!("table `{name}` already exists"),
@@ -219,8 +248,21 @@ fn create_table(ctx: &SqlContext, sql: &str, pending: &mut Vec<String>) -> Done 
         }
         return exists(&name);
     }
-    let (new, notes) = match new_definition(table, &name) {
+    let settings = Settings {
+        default_history_time: ctx.config.pinba2_default_history_time.0.as_secs(),
+    };
+    let (new, notes) = match new_definition(table, &name, &settings) {
         Ok(converted) => converted,
+        // A table that is no report leaves the built-in of its name as it was.
+        Err(_) if builtin => {
+            if if_not_exists {
+                return Done::ok(vec![Warning::note(
+                    1050,
+                    format!("table `{name}` already exists"),
+                )]);
+            }
+            return exists(&name);
+        }
         Err(NotReport::Elsewhere(what)) if !replacing => {
             return Done::ok(vec![Warning::unknown(format!(
                 "table `{name}` not created: {what}"
@@ -237,7 +279,7 @@ fn create_table(ctx: &SqlContext, sql: &str, pending: &mut Vec<String>) -> Done 
         .into_iter()
         .map(|n| Warning::note(ER_UNKNOWN_ERROR, n))
         .collect();
-    if replacing {
+    if replacing || builtin {
         return replace(ctx, &name, new, notes);
     }
     create(ctx, new, notes)
@@ -287,6 +329,7 @@ fn cant(name: &str, why: String) -> Done {
 fn new_definition(
     table: crate::config::import::Table,
     name: &str,
+    settings: &Settings,
 ) -> Result<(ReportDef, Vec<String>), NotReport> {
     if !table
         .engine
@@ -298,7 +341,7 @@ fn new_definition(
     if let Some(what) = table.comment.as_deref().and_then(elsewhere) {
         return Err(NotReport::Elsewhere(what));
     }
-    let converted = convert(table);
+    let converted = convert_with(table, settings);
     let mut def = match converted.outcome {
         Outcome::Report(def) => def,
         Outcome::Builtin(builtin) => crate::report::builtin_defs()
@@ -309,10 +352,7 @@ fn new_definition(
     };
     def.name = name.to_string();
     // Its numbers mean what they meant on the server whose DDL made it (`Compat`).
-    def.compat = Some(match &converted.sql_table {
-        Some(t) if t.comment.starts_with("v2") => Compat::Pinba2,
-        _ => Compat::PinbaEngine,
-    });
+    def.compat = converted.sql_table.as_ref().map(|t| compat_of(&t.comment));
     def.sql_table = converted.sql_table;
     def.validate()
         .map_err(|e| NotReport::Refused(e.to_string()))?;
@@ -354,11 +394,45 @@ fn replace(ctx: &SqlContext, name: &str, new: ReportDef, notes: Vec<Warning>) ->
         }
         Some((old, false)) => {
             let (was, now) = (describe(&old), describe(&new));
-            carry_out(ctx, vec![name.to_string()]);
-            tracing::warn!(report = %name, old = %was, new = %now, "Report replaced: SQL DROP + CREATE TABLE of another definition");
+            // The history holds each tick's rows: the same rows (keys, filters) mean the same
+            // under another window, columns or rates, so they stay the new report's.
+            let mut same_rows = old.keys == new.keys
+                && old.preset == new.preset
+                && old.tags == new.tags
+                && old.filters == new.filters;
+            // A CREATE TABLE says nothing of history: the new report keeps the old one's
+            // settings, without which its history could not be read (a built-in has history
+            // by default), where they fit its window.
+            let mut new = new;
+            if same_rows && new.history_retention.is_none() && old.history_retention.is_some() {
+                let mut with = new.clone();
+                with.history_retention = old.history_retention;
+                with.history_step = old.history_step;
+                with.history_rows = old.history_rows;
+                match with.validate() {
+                    Ok(()) => new = with,
+                    Err(_) => same_rows = false,
+                }
+            }
+            if same_rows {
+                drop_keeping_history(ctx, name);
+            } else {
+                carry_out(ctx, vec![name.to_string()]);
+            }
+            let history = if same_rows {
+                "its history kept: the same keys and filters"
+            } else {
+                "its data and history gone: other keys or filters"
+            };
+            let builtin = if crate::report::builtin_defs().contains(&old) {
+                "the built-in report"
+            } else {
+                "the report"
+            };
+            tracing::warn!(report = %name, old = %was, new = %now, history, "Report replaced: SQL CREATE TABLE of another definition");
             let replaced = Warning::unknown(format!(
-                "table `{name}` replaced the report of that name (its data and history gone): \
-                 it was {was}, it is now {now}"
+                "table `{name}` replaced {builtin} of that name ({history}): it was {was}, it \
+                 is now {now}"
             ));
             let mut warnings = vec![replaced];
             warnings.extend(notes);
@@ -417,11 +491,12 @@ pub fn same_definition(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::Compat;
 
     fn converted(sql: &str) -> ReportDef {
         let table = parse_tables(sql).into_iter().next().expect("a table");
         let name = table.name.clone();
-        match new_definition(table, &name) {
+        match new_definition(table, &name, &Settings::default()) {
             Ok((def, _)) => def,
             Err(_) => panic!("not a report: {sql}"),
         }
@@ -439,7 +514,7 @@ mod tests {
                 continue;
             };
             let name = table.name.clone();
-            let new = match new_definition(table, &name) {
+            let new = match new_definition(table, &name, &Settings::default()) {
                 Ok((def, _)) => def,
                 Err(_) => panic!("{name}: not converted"),
             };
@@ -511,7 +586,7 @@ mod tests {
             let sql = format!("CREATE TABLE x (a int) ENGINE=PINBA COMMENT='{comment}'");
             let table = parse_tables(&sql).into_iter().next().unwrap();
             assert!(matches!(
-                new_definition(table, "x"),
+                new_definition(table, "x", &Settings::default()),
                 Err(NotReport::Elsewhere(_))
             ));
         }

@@ -24,7 +24,8 @@ use super::functions::{self, Session};
 use super::layout::SqlColumn;
 use super::memory::SqlMemory;
 use super::statement::{quote, quote_ident};
-use super::vtab::{self, Raw, Tables, DEADLINE_PASSED, STATUS_COLUMNS, STATUS_TABLE};
+use super::status::StatusTable;
+use super::vtab::{self, Raw, Tables, DEADLINE_PASSED};
 use crate::report::{Kind, ReportCell};
 use crate::sqlite_heap::{self, HEAP};
 use crate::state::Core;
@@ -447,10 +448,13 @@ impl Engine {
             ))
             .map_err(sqlite_err)?;
         }
-        conn.execute_batch(&format!(
-            "CREATE VIRTUAL TABLE pinba.{STATUS_TABLE} USING pinba(status)"
-        ))
-        .map_err(sqlite_err)?;
+        for table in StatusTable::ALL {
+            conn.execute_batch(&format!(
+                "CREATE VIRTUAL TABLE pinba.{} USING pinba(status)",
+                table.name()
+            ))
+            .map_err(sqlite_err)?;
+        }
         // A statement past its deadline is interrupted between two steps of SQLite's machine
         // (and between two chunks of a scan, in `vtab`); so is one while SQL holds more than
         // its cap (small blocks, never refused, passed it), and SQL's figure is settled into
@@ -541,15 +545,18 @@ impl Engine {
                 rows: None,
             });
         }
-        catalog.push(CatalogTable {
-            name: STATUS_TABLE.to_string(),
-            comment: STATUS_TABLE.to_string(),
-            columns: STATUS_COLUMNS
-                .iter()
-                .map(|(n, _, t)| (n.to_string(), t.to_string()))
-                .collect(),
-            rows: Some(1),
-        });
+        for table in StatusTable::ALL {
+            catalog.push(CatalogTable {
+                name: table.name().to_string(),
+                comment: table.comment().to_string(),
+                columns: table
+                    .columns()
+                    .iter()
+                    .map(|(n, _, t)| (n.to_string(), t.to_string()))
+                    .collect(),
+                rows: Some(1),
+            });
+        }
         for (name, cell) in &self.reports {
             let Some((columns, _)) = vtab::report_columns(&self.tables.core, name) else {
                 continue;
@@ -618,13 +625,15 @@ impl Engine {
                 Some(Raw::Request) => Some(requests),
                 Some(Raw::Timer) => Some(timers),
                 Some(_) => None,
-                None if t.name == STATUS_TABLE => Some(1),
-                None => Some(
-                    self.reports
-                        .iter()
-                        .find(|(n, _)| *n == t.name)
-                        .map_or(0, |(_, c)| c.published_rows()),
-                ),
+                None => match StatusTable::of(&t.name) {
+                    Some(status) => Some(status.row_count(&self.tables.core)),
+                    None => Some(
+                        self.reports
+                            .iter()
+                            .find(|(n, _)| *n == t.name)
+                            .map_or(0, |(_, c)| c.published_rows()),
+                    ),
+                },
             };
             // (A failure leaves the last figure: it is only shown.)
             let _ = self.conn.execute(

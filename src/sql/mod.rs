@@ -52,6 +52,7 @@ mod memory;
 mod order;
 mod prepared;
 mod session;
+mod status;
 mod translate;
 mod variables;
 pub mod statement;

@@ -28,6 +28,7 @@ use rusqlite::{ffi, Connection, Error, Result};
 
 use super::layout::{layout, Source, SqlColumn, SqlType};
 use super::order::{order_of, parse_order, scan_order};
+use super::status::StatusTable;
 use crate::record::{RequestView, NO_SCHEMA};
 use crate::report::{Cell, Kind, Query, SQL_RAW_TABLES};
 use crate::sqlite_heap;
@@ -206,52 +207,14 @@ enum Shape {
         percentiles: Vec<f64>,
     },
     Raw(Raw),
-    /// pinba_engine's `status` table ([`STATUS_COLUMNS`]).
-    Status,
+    /// A status table: pinba_engine's `status`, pinba2's `stats` or `active`.
+    Status(StatusTable),
 }
 
-/// The name of pinba_engine's `status` table, which pinbad has as it has the raw tables.
-pub const STATUS_TABLE: &str = crate::report::SQL_STATUS_TABLE;
-
-/// Whether `name` is one of the tables SQL always has (the raw tables and `status`), which a
-/// report of that name cannot replace; compared without case, as SQL matches names.
+/// Whether `name` is one of the tables SQL always has (the raw tables and the status tables),
+/// which a report of that name cannot replace; compared without case, as SQL matches names.
 pub fn is_fixed_table(name: &str) -> bool {
-    Raw::of(name).is_some() || name.eq_ignore_ascii_case(STATUS_TABLE)
-}
-
-/// pinba_engine's `status` columns (its `default_tables.sql`), one row of pinbad's figures
-/// nearest to each (docs/sql.md says which): pinba_engine showed 0 for `current_temp_pool_size`
-/// and for both invalid counts, which it no longer counted.
-pub const STATUS_COLUMNS: [(&str, SqlType, &str); 7] = [
-    ("current_temp_pool_size", SqlType::Int, "int(11)"),
-    ("current_timer_pool_size", SqlType::Int, "int(11)"),
-    ("lost_tmp_records", SqlType::Int, "int(11)"),
-    ("invalid_packets", SqlType::Int, "int(11)"),
-    ("invalid_request_data", SqlType::Int, "int(11)"),
-    ("build_string", SqlType::Text, "varchar(256)"),
-    ("dictionary_size", SqlType::Int, "int(11)"),
-];
-
-/// The `status` table's row now: the batches in the temp ring, the timers the raw pool holds,
-/// the requests dropped before the pool, the datagrams that could not be read whole, the
-/// requests refused for their content, pinbad's version and the dictionary's strings. Atomics
-/// only, as `GET /api/v1/status`.
-fn status_row(core: &Core) -> Vec<Value> {
-    use crate::counters::Reject;
-    use std::sync::atomic::Ordering::Relaxed;
-    let c = core.counters();
-    let unreadable = c.rejected(Reject::Malformed) + c.rejected(Reject::Truncated);
-    let refused = c.rejected_total() - unreadable - c.rejected(Reject::SourceNotAllowed);
-    let int = |v: u64| Value::Integer(v as i64);
-    vec![
-        int(core.ring().len() as u64),
-        int(c.gauges.timer_pool_used.load(Relaxed)),
-        int(c.temp_pool_dropped.load(Relaxed)),
-        int(unreadable),
-        int(refused),
-        Value::Text(format!("pinbad {}", env!("CARGO_PKG_VERSION"))),
-        int(c.gauges.dictionary_size.load(Relaxed)),
-    ]
+    Raw::of(name).is_some() || StatusTable::of(name).is_some()
 }
 
 /// One virtual table of a session.
@@ -300,7 +263,7 @@ impl PinbaTab {
         match &self.shape {
             Shape::Report { columns, .. } => columns.len(),
             Shape::Raw(raw) => raw.columns().len(),
-            Shape::Status => STATUS_COLUMNS.len(),
+            Shape::Status(t) => t.columns().len(),
         }
     }
 }
@@ -489,8 +452,10 @@ fn connect(aux: Option<&Arc<Tables>>, args: &[&[u8]]) -> Result<(String, PinbaTa
         let sql = schema(raw.columns().iter().map(|(n, t, _)| (n.to_string(), *t)));
         (sql, Shape::Raw(raw))
     } else if what == "status" {
-        let sql = schema(STATUS_COLUMNS.iter().map(|(n, t, _)| (n.to_string(), *t)));
-        (sql, Shape::Status)
+        let table = StatusTable::of(&name)
+            .ok_or_else(|| Error::ModuleError(format!("no status table `{name}`")))?;
+        let sql = schema(table.columns().iter().map(|(n, t, _)| (n.to_string(), *t)));
+        (sql, Shape::Status(table))
     } else {
         let (columns, percentiles) = report_columns(&tables.core, &name)
             .ok_or_else(|| Error::ModuleError(format!("no report named `{name}`")))?;
@@ -518,7 +483,7 @@ impl PinbaTab {
     fn choose_index(&self, info: &mut IndexInfo) -> Result<()> {
         let key = match &self.shape {
             Shape::Raw(raw) => Some(raw.key_column()),
-            Shape::Report { .. } | Shape::Status => None,
+            Shape::Report { .. } | Shape::Status(_) => None,
         };
         let mut by_key = None;
         if let Some(key) = key {
@@ -969,7 +934,7 @@ unsafe impl VTabCursor for PinbaCursor<'_> {
                 _ => self.rowid,
             },
             Shape::Raw(_) => int(0).unwrap_or(self.rowid),
-            Shape::Report { .. } | Shape::Status => self.rowid,
+            Shape::Report { .. } | Shape::Status(_) => self.rowid,
         })
     }
 }
@@ -1002,7 +967,11 @@ impl PinbaCursor<'_> {
                     self.rows.push_values(row);
                 }
             }
-            Shape::Status => self.rows.push_values(status_row(&self.tab.tables.core)),
+            Shape::Status(table) => {
+                for row in table.rows(&self.tab.tables.core) {
+                    self.rows.push_values(row);
+                }
+            }
             Shape::Raw(Raw::Tag) => {
                 let core = &self.tab.tables.core;
                 match key {

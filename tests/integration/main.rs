@@ -20,6 +20,7 @@ mod http;
 mod remote;
 mod ids;
 mod import;
+mod installed;
 mod ingest;
 mod layers;
 mod logs;

@@ -11,7 +11,7 @@ use crate::common::{named, Daemon};
 use crate::sent::Sent;
 
 /// Whether `program` (run with `probe`) works here; panics where the clients are required.
-fn have(what: &str, program: &str, probe: &[&str]) -> bool {
+pub(crate) fn have(what: &str, program: &str, probe: &[&str]) -> bool {
     let ok = Command::new(program)
         .args(probe)
         .output()
@@ -28,7 +28,7 @@ fn have(what: &str, program: &str, probe: &[&str]) -> bool {
 }
 
 /// Whether the `mariadb` client is here (see [`have`]).
-fn have_mariadb() -> bool {
+pub(crate) fn have_mariadb() -> bool {
     have("the mariadb client", "mariadb", &["--version"])
 }
 
@@ -62,7 +62,7 @@ fn python() -> Option<&'static str> {
 
 /// One statement through the `mariadb` client: Ok(rows of tab-separated fields, header first),
 /// or Err(the client's error text).
-fn mariadb(
+pub(crate) fn mariadb(
     d: &Daemon,
     user: &str,
     password: Option<&str>,
@@ -98,7 +98,7 @@ fn mariadb(
         .collect())
 }
 
-fn sql(d: &Daemon, statement: &str) -> Vec<Vec<String>> {
+pub(crate) fn sql(d: &Daemon, statement: &str) -> Vec<Vec<String>> {
     mariadb(d, "tester", None, statement).unwrap_or_else(|e| panic!("{statement}: {e}"))
 }
 
@@ -152,7 +152,7 @@ fn loaded(extra: &str, sent: &[Sent]) -> Daemon {
     d
 }
 
-fn f(s: &str) -> f64 {
+pub(crate) fn f(s: &str) -> f64 {
     s.parse().unwrap_or_else(|_| panic!("not a number: {s:?}"))
 }
 
@@ -186,11 +186,13 @@ fn the_mariadb_client_sees_the_catalog_and_the_session_chatter() {
         "timertag",
         "tag",
         "status",
+        "stats",
+        "active",
     ] {
         assert!(tables.iter().any(|x| x == t), "{t} missing from {tables:?}");
     }
-    // The built-ins, the raw tables and `status`.
-    assert_eq!(tables.len(), 21 + 4 + 1, "{tables:?}");
+    // The built-ins, the raw tables and the status tables (`status`, `stats`, `active`).
+    assert_eq!(tables.len(), 21 + 4 + 3, "{tables:?}");
     let described = sql(&d, "DESCRIBE request");
     assert_eq!(described[0][..2], ["Field", "Type"]);
     let fields: Vec<&str> = described[1..].iter().map(|r| r[0].as_str()).collect();
