@@ -4,8 +4,7 @@
 //! against the real daemon.
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use crate::common::{fixture_dir, write_file, Daemon, BIN};
 use crate::sent::Sent;
@@ -29,35 +28,18 @@ fn pinba2_files() -> String {
 /// printed after it): (success, stdout, stderr).
 fn run_script(d: &Daemon, script: &str) -> (bool, String, String) {
     let port = d.mysql.unwrap().port().to_string();
-    let mut child = Command::new("mariadb")
-        .args([
-            "-h",
-            "127.0.0.1",
-            "-P",
-            &port,
-            "-u",
-            "tester",
-            "--batch",
-            "--show-warnings",
-            "pinba",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run mariadb");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let args = [
+        "-h",
+        "127.0.0.1",
+        "-P",
+        &port,
+        "-u",
+        "tester",
+        "--batch",
+        "--show-warnings",
+        "pinba",
+    ];
+    crate::sql::mariadb_piped(&args, script)
 }
 
 /// Per value of `key`: the requests, their bytes and their time, as sent.

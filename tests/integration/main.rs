@@ -28,6 +28,7 @@ mod memory;
 mod openapi;
 mod packaging;
 mod php;
+mod pinboard;
 mod prometheus;
 mod raw;
 mod reports;

@@ -2168,19 +2168,26 @@ fn timer_ids_fit_a_signed_32_bit_column() {
 /// A script through the `mariadb` client's standard input, as `mariadb pinba < file` runs it
 /// (no `--force`: it stops at the first error): (whether it exited 0, its output, its errors).
 fn mariadb_script(d: &Daemon, script: &str) -> (bool, String, String) {
-    use std::io::Write;
     let port = d.mysql.expect("SQL on").port().to_string();
+    let args = [
+        "-h",
+        "127.0.0.1",
+        "-P",
+        &port,
+        "-u",
+        "tester",
+        "--batch",
+        "pinba",
+    ];
+    mariadb_piped(&args, script)
+}
+
+/// `script` through the standard input of the `mariadb` client run with `args`: (whether it
+/// exited 0, its output, its errors).
+pub(crate) fn mariadb_piped(args: &[&str], script: &str) -> (bool, String, String) {
+    use std::io::Write;
     let mut child = Command::new("mariadb")
-        .args([
-            "-h",
-            "127.0.0.1",
-            "-P",
-            &port,
-            "-u",
-            "tester",
-            "--batch",
-            "pinba",
-        ])
+        .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
