@@ -1337,8 +1337,18 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
     conn.create_scalar_function("date", 1, pure, move |ctx| {
         Ok(shown(raw(ctx, 0).map(|t| t.as_kind(Kind::Date))))
     })?;
-    conn.create_scalar_function("mysql_datetime", 1, pure, move |ctx| {
+    // `CAST(x AS DATETIME)`: NULL where `x` reads as no datetime.
+    conn.create_scalar_function("mysql_cast_datetime", 1, pure, move |ctx| {
         Ok(shown(raw(ctx, 0).map(|t| t.as_kind(Kind::DateTime))))
+    })?;
+    // An operand compared as a DATETIME (`typing::coercer`): one that reads as no datetime
+    // compares as the zero one, as MySQL compares it (with a warning), and NULL stays NULL.
+    conn.create_scalar_function("mysql_datetime", 1, pure, move |ctx| {
+        if matches!(ctx.get_raw(0), ValueRef::Null) {
+            return Ok(None);
+        }
+        Ok(shown(raw(ctx, 0).map(|t| t.as_kind(Kind::DateTime)))
+            .or_else(|| shown(Some(Tm::zero(Kind::DateTime)))))
     })?;
     conn.create_scalar_function("time", 1, pure, |ctx| Ok(shown(time_of(ctx.get_raw(0)))))?;
     conn.create_scalar_function("last_day", 1, pure, move |ctx| {

@@ -85,6 +85,18 @@ impl Dialect for MySql {
         if let Some(side) = trim_side(parser) {
             return Some(trim_spaces(parser, side));
         }
+        // `BINARY x` binds as tightly as MySQL's unary operators (`BINARY 'a' = 'A'` compares
+        // `BINARY 'a'` with `'A'`); sqlparser's reads the whole expression after it.
+        if matches!(&parser.peek_token_ref().token, Token::Word(w) if w.keyword == Keyword::BINARY)
+        {
+            parser.next_token();
+            return Some(parser.parse_subexpr(BANG_OPERAND).map(|e| Expr::Cast {
+                kind: sqlparser::ast::CastKind::Cast,
+                expr: Box::new(e),
+                data_type: sqlparser::ast::DataType::Binary(None),
+                format: None,
+            }));
+        }
         if parser.peek_token_ref().token != Token::ExclamationMark {
             return None;
         }
@@ -415,7 +427,7 @@ mod tests {
             if sql.is_empty() || sql.starts_with("--") {
                 continue;
             }
-            let fixed = ["^", "<<", ">>", "||", "XOR", "xor", "MOD ", "!"];
+            let fixed = ["^", "<<", ">>", "||", "XOR", "xor", "MOD ", "!", "BINARY "];
             // The composite interval units (`'1:30' HOUR_MINUTE`) are read here alone.
             let composite = super::super::translate::UNITS
                 .iter()
@@ -466,6 +478,8 @@ mod tests {
             ("SELECT 1 + 10 MOD 4", "(1 + (10 % 4))"),
             ("SELECT !0 + 1", "((NOT 0) + 1)"),
             ("SELECT a && b || c", "((a AND b) || c)"),
+            ("SELECT BINARY a = b", "(CAST(a AS BINARY) = b)"),
+            ("SELECT BINARY a < b || c", "((CAST(a AS BINARY) < b) || c)"),
             (
                 "SELECT d + INTERVAL '1:30' HOUR_MINUTE",
                 "(d + INTERVAL '1:30' HOUR_MINUTE)",

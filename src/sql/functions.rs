@@ -178,20 +178,24 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
         Ok(Some(re.is_match(&subject) as i64))
     })?;
     conn.create_scalar_function("substring_index", 3, pure, |ctx| {
+        // NULL in, NULL out, as for MySQL's string functions.
+        if (0..3).any(|k| matches!(ctx.get_raw(k), ValueRef::Null)) {
+            return Ok(None);
+        }
         let (s, delim) = (text(ctx.get_raw(0)), text(ctx.get_raw(1)));
         let count = number(ctx.get_raw(2)).unwrap_or(0.0) as i64;
         if delim.is_empty() || count == 0 {
-            return Ok(String::new());
+            return Ok(Some(String::new()));
         }
         let parts: Vec<&str> = s.split(delim.as_str()).collect();
         let n = count.unsigned_abs() as usize;
-        Ok(if n >= parts.len() {
+        Ok(Some(if n >= parts.len() {
             s.clone()
         } else if count > 0 {
             parts[..n].join(&delim)
         } else {
             parts[parts.len() - n..].join(&delim)
-        })
+        }))
     })?;
     for (name, f) in [
         ("floor", f64::floor as fn(f64) -> f64),
@@ -353,22 +357,43 @@ pub(super) fn number(v: ValueRef<'_>) -> Option<f64> {
         ValueRef::Null => None,
         ValueRef::Integer(i) => Some(i as f64),
         ValueRef::Real(r) => Some(r),
-        ValueRef::Text(t) | ValueRef::Blob(t) => {
-            let s = String::from_utf8_lossy(t);
-            let s = s.trim();
-            let len = s
-                .char_indices()
-                .take_while(|&(i, c)| {
-                    c.is_ascii_digit()
-                        || c == '.'
-                        || ((c == '-' || c == '+') && i == 0)
-                        || c == 'e'
-                        || c == 'E'
-                })
-                .count();
-            Some(s[..len].parse().unwrap_or(0.0))
+        ValueRef::Text(t) | ValueRef::Blob(t) => Some(leading_number(&String::from_utf8_lossy(t))),
+    }
+}
+
+/// A string's value as a number, as MySQL reads it: after leading spaces, the longest prefix
+/// that is a number (`' 5x'` is 5, `'1e'` 1, `'.5'` 0.5, `'1.2.3'` 1.2); 0 where there is none.
+pub(super) fn leading_number(s: &str) -> f64 {
+    let b = s.trim_start().as_bytes();
+    let mut end = 0;
+    let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    if matches!(b.first(), Some(b'+' | b'-')) {
+        end = 1;
+    }
+    let int = digits(end);
+    end += int;
+    let mut any = int > 0;
+    if b.get(end) == Some(&b'.') {
+        let frac = digits(end + 1);
+        if frac > 0 || any {
+            end += 1 + frac;
+            any = true;
         }
     }
+    if !any {
+        return 0.0;
+    }
+    if matches!(b.get(end), Some(b'e' | b'E')) {
+        let sign = usize::from(matches!(b.get(end + 1), Some(b'+' | b'-')));
+        let exp = digits(end + 1 + sign);
+        if exp > 0 {
+            end += 1 + sign + exp;
+        }
+    }
+    std::str::from_utf8(&b[..end])
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0.0)
 }
 
 /// A value as text, as MySQL shows it.
@@ -526,6 +551,23 @@ fn numeric(conn: &Connection) -> Result<()> {
     conn.create_scalar_function("mysql_decimal_text", 2, pure, |ctx| {
         let scale = number(ctx.get_raw(1)).unwrap_or(0.0).clamp(0.0, 30.0) as u8;
         Ok(decimal_text(ctx.get_raw(0), scale))
+    })?;
+    // A comparison's string operand beside a number (`typing::comparison`): its number, as a
+    // double; a number stays as it is.
+    conn.create_scalar_function("mysql_double", 1, pure, |ctx| {
+        Ok(match ctx.get_raw(0) {
+            ValueRef::Integer(i) => Some(Value::Integer(i)),
+            v => number(v).map(Value::Real),
+        })
+    })?;
+    // A comparison's string operand beside a binary string: its bytes, compared without a
+    // collation.
+    conn.create_scalar_function("mysql_bytes", 1, pure, |ctx| {
+        Ok(match ctx.get_raw(0) {
+            ValueRef::Null => None,
+            ValueRef::Text(t) | ValueRef::Blob(t) => Some(Value::Blob(t.to_vec())),
+            v => Some(Value::Blob(text(v).into_bytes())),
+        })
     })?;
     conn.create_scalar_function("mysql_div", 2, pure, |ctx| {
         Ok(match (ctx.get_raw(0), ctx.get_raw(1)) {

@@ -15,6 +15,9 @@ use opensrv_mysql::{ParamValue, ValueInner};
 /// this bounds one session's memory): a client that prepares without closing gets error 1461.
 pub const MAX_PREPARED_PER_SESSION: usize = 1024;
 
+/// The comment around a bound parameter's literal (`translate` names it `?`).
+pub const PARAMETER: &str = "/*?*/";
+
 /// A prepared statement: its text and where its placeholders are.
 #[derive(Clone, Debug)]
 pub struct Prepared {
@@ -31,14 +34,23 @@ impl Prepared {
         }
     }
 
-    /// The statement's text with `literals` in its placeholders' places (as many as it has).
+    /// The statement's text with `literals` in its placeholders' places (as many as it has),
+    /// each between two [`PARAMETER`] comments: the translation names a select list item by
+    /// the text written, and MySQL's is `?` where a parameter is, not its value.
     pub fn bind(&self, literals: &[String]) -> String {
-        let mut out =
-            String::with_capacity(self.sql.len() + literals.iter().map(String::len).sum::<usize>());
+        let mut out = String::with_capacity(
+            self.sql.len()
+                + literals
+                    .iter()
+                    .map(|l| l.len() + 2 * PARAMETER.len())
+                    .sum::<usize>(),
+        );
         let mut at = 0;
         for (&p, lit) in self.placeholders.iter().zip(literals) {
             out.push_str(&self.sql[at..p]);
+            out.push_str(PARAMETER);
             out.push_str(lit);
+            out.push_str(PARAMETER);
             at = p + 1;
         }
         out.push_str(&self.sql[at..]);
@@ -187,12 +199,15 @@ mod tests {
         assert_eq!(p.placeholders.len(), 3);
         assert!(p
             .bind(&["1".into(), "2".into(), "3".into()])
-            .starts_with("SELECT 1, '?'"));
+            .starts_with("SELECT /*?*/1/*?*/, '?'"));
         assert!(p
             .bind(&["1".into(), "2".into(), "3".into()])
-            .ends_with("WHERE a = 2 AND b-3"));
+            .ends_with("WHERE a = /*?*/2/*?*/ AND b-/*?*/3/*?*/"));
         assert_eq!(Prepared::new("SELECT 1").probe(), "SELECT 1");
-        assert_eq!(Prepared::new("SELECT ? + ?").probe(), "SELECT NULL + NULL");
+        assert_eq!(
+            Prepared::new("SELECT ? + ?").probe(),
+            "SELECT /*?*/NULL/*?*/ + /*?*/NULL/*?*/"
+        );
     }
 
     #[test]
@@ -202,7 +217,7 @@ mod tests {
         let bound = p.bind(&[string("x' OR '1'='1")]);
         assert_eq!(
             bound,
-            "SELECT * FROM request WHERE script_name = 'x'' OR ''1''=''1'"
+            "SELECT * FROM request WHERE script_name = /*?*/'x'' OR ''1''=''1'/*?*/"
         );
         // The bound text has no placeholder left, and one literal where the `?` was.
         assert!(placeholders(&bound).is_empty());

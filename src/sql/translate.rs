@@ -34,9 +34,11 @@ use sqlparser::ast::{
 };
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
-use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer};
+use sqlparser::tokenizer::{Location, Token, TokenWithSpan, Tokenizer, Whitespace};
 
+use super::prepared::PARAMETER;
 use super::statement::quote;
+use super::typing::{self, Ctes, Scope, Ty};
 use super::variables::Context;
 use crate::sqlite_heap::HEAP;
 
@@ -219,6 +221,10 @@ fn translate(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> Transl
         } else {
             super::collation::NAME
         },
+        ctes: Vec::new(),
+        scopes: Vec::new(),
+        types: Vec::new(),
+        marks: Vec::new(),
     };
     if let ControlFlow::Break(()) = query.visit(&mut rewrite) {
         return Err(Refusal::Unsupported(
@@ -482,6 +488,17 @@ struct Rewrite<'a> {
     refused: Option<String>,
     /// The collation string literals take: the connection's (`collation_connection`).
     literals: &'static str,
+    /// The common table expressions in scope, typed: one entry per query with a `WITH` being
+    /// visited.
+    ctes: Vec<Ctes>,
+    /// The columns of each SELECT being visited, innermost last.
+    scopes: Vec<Scope>,
+    /// The MySQL types of the expressions visited whose parent is not left yet: each node's
+    /// children's types are on top when it is left ([`typing::children`]).
+    types: Vec<Ty>,
+    /// For each expression being visited: where its children's types start in `types`, and
+    /// its type where it was known on entering it (a subquery's, typed from its query).
+    marks: Vec<(usize, Option<Ty>)>,
 }
 
 /// The session's variables that change what a query means (see `variables::Context`), applied
@@ -767,12 +784,19 @@ impl VisitorMut for Rewrite<'_> {
             Some(LimitClause::OffsetCommaLimit { limit, .. }) => unbounded(limit),
             _ => {}
         }
+        if query.with.is_some() {
+            let typed = typing::ctes_of(query, self.ctes.last().unwrap_or(&Vec::new()));
+            self.ctes.push(typed);
+        }
         ControlFlow::Continue(())
     }
 
     fn post_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
         if unparenthesize(query).is_break() {
             return self.refuse("a parenthesized query of this shape");
+        }
+        if query.with.is_some() {
+            self.ctes.pop();
         }
         if !self.recursive && distinct_union(&mut query.body).is_break() {
             return self.refuse("a UNION in one chain with INTERSECT or EXCEPT");
@@ -827,6 +851,8 @@ impl VisitorMut for Rewrite<'_> {
                 }
             }
         }
+        let scope = Scope::of_select(select, self.ctes.last().unwrap_or(&Vec::new()));
+        self.scopes.push(scope);
         ControlFlow::Continue(())
     }
 
@@ -841,7 +867,31 @@ impl VisitorMut for Rewrite<'_> {
         ControlFlow::Continue(())
     }
 
+    fn post_visit_select(&mut self, _: &mut Select) -> ControlFlow<()> {
+        self.scopes.pop();
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        let known = match expr {
+            Expr::Subquery(q) => Some(typing::subquery(q, self.ctes.last().unwrap_or(&Vec::new()))),
+            _ => None,
+        };
+        self.marks.push((self.types.len(), known));
+        ControlFlow::Continue(())
+    }
+
     fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        let (mark, known) = self.marks.pop().unwrap_or((self.types.len(), None));
+        let kids = self.types.split_off(mark.min(self.types.len()));
+        let ty = known.unwrap_or_else(|| {
+            let none = Scope::none();
+            self.scopes.last().unwrap_or(&none).node(expr, &kids)
+        });
+        if kids.len() == typing::children(expr).len() {
+            coerce(expr, &kids);
+        }
+        self.types.push(ty);
         if self.expr(expr).is_break() {
             if self.refused.is_none() {
                 self.refused = Some(format!("`{}` is not supported", self.written(expr)));
@@ -1269,6 +1319,135 @@ impl Rewrite<'_> {
     }
 }
 
+/// A comparison's operands brought to one type by MySQL's rule ([`typing::comparison`]), given
+/// their types (`kids`, one per [`typing::children`]): each that is not of that type already is
+/// wrapped in the call that converts it.
+fn coerce(expr: &mut Expr, kids: &[Ty]) {
+    let wrap = |e: &mut Expr, c: typing::Coercion, t: Ty| {
+        if let Some(f) = typing::coercer(c, t) {
+            let inner = std::mem::replace(e, Expr::Value(Value::Null.into()));
+            *e = raw(format!("{f}({inner})"));
+        }
+    };
+    match expr {
+        Expr::BinaryOp { left, op, right }
+            if matches!(
+                op,
+                BinaryOperator::Eq
+                    | BinaryOperator::NotEq
+                    | BinaryOperator::Lt
+                    | BinaryOperator::LtEq
+                    | BinaryOperator::Gt
+                    | BinaryOperator::GtEq
+                    | BinaryOperator::Spaceship
+            ) =>
+        {
+            if let Some(c) = typing::comparison(kids) {
+                wrap(left, c, kids[0]);
+                wrap(right, c, kids[1]);
+            }
+        }
+        Expr::In {
+            expr: value,
+            target: InTarget::List(list),
+            negated,
+            ..
+        } => {
+            // The value compares with each item by that pair's types, as MySQL's IN does
+            // where its items' types differ: one coercion for all where every pair takes the
+            // same, else the comparisons one by one (`x IN (a, b)` is `x = a OR x = b`).
+            let pairs: Vec<Option<typing::Coercion>> = kids[1..]
+                .iter()
+                .map(|t| typing::comparison(&[kids[0], *t]))
+                .collect();
+            if pairs.windows(2).all(|w| w[0] == w[1]) {
+                if let Some(Some(c)) = pairs.first() {
+                    wrap(value, *c, kids[0]);
+                    for (e, t) in list.iter_mut().zip(&kids[1..]) {
+                        wrap(e, *c, *t);
+                    }
+                }
+                return;
+            }
+            let mut chain: Option<Expr> = None;
+            for ((item, t), c) in list.iter().zip(&kids[1..]).zip(&pairs) {
+                let (mut left, mut right) = ((**value).clone(), item.clone());
+                if let Some(c) = c {
+                    wrap(&mut left, *c, kids[0]);
+                    wrap(&mut right, *c, *t);
+                }
+                let eq = Expr::Nested(Box::new(Expr::BinaryOp {
+                    left: Box::new(left),
+                    op: BinaryOperator::Eq,
+                    right: Box::new(right),
+                }));
+                chain = Some(match chain {
+                    None => eq,
+                    Some(before) => Expr::BinaryOp {
+                        left: Box::new(before),
+                        op: BinaryOperator::Or,
+                        right: Box::new(eq),
+                    },
+                });
+            }
+            let Some(chain) = chain else { return };
+            let chain = Expr::Nested(Box::new(chain));
+            *expr = if *negated {
+                Expr::UnaryOp {
+                    op: sqlparser::ast::UnaryOperator::Not,
+                    expr: Box::new(chain),
+                }
+            } else {
+                chain
+            };
+        }
+        Expr::Between {
+            expr: value,
+            low,
+            high,
+            ..
+        } => {
+            if let Some(c) = typing::comparison(kids) {
+                wrap(value, c, kids[0]);
+                wrap(low, c, kids[1]);
+                wrap(high, c, kids[2]);
+            }
+        }
+        Expr::Case {
+            operand: Some(operand),
+            conditions,
+            ..
+        } => {
+            // The operand and the WHEN values compare; the results do not.
+            let compared: Vec<Ty> = std::iter::once(kids[0])
+                .chain((0..conditions.len()).map(|k| kids[1 + 2 * k]))
+                .collect();
+            if let Some(c) = typing::comparison(&compared) {
+                wrap(operand, c, compared[0]);
+                for (w, t) in conditions.iter_mut().zip(&compared[1..]) {
+                    wrap(&mut w.condition, c, *t);
+                }
+            }
+        }
+        Expr::Function(f)
+            if ["GREATEST", "LEAST"]
+                .contains(&f.name.to_string().to_ascii_uppercase().as_str()) =>
+        {
+            let Some(c) = typing::comparison(kids) else {
+                return;
+            };
+            if let FunctionArguments::List(list) = &mut f.args {
+                for (a, t) in list.args.iter_mut().zip(kids) {
+                    if let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = a {
+                        wrap(e, c, *t);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// A binary operation as SQLite evaluates MySQL's, its operands parenthesized.
 fn binary(
     left: &mut Box<Expr>,
@@ -1652,11 +1831,32 @@ fn name_items(sql: &str, tokens: &[TokenWithSpan], lines: &Lines, query: &mut Qu
     ];
     // Each item's written text.
     let mut items: Vec<String> = vec![String::new()];
+    // Which items hold a bound parameter.
+    let mut bound = vec![false];
+    let mut in_parameter = false;
     let mut space = false;
     let mut depth = 0i32;
     let mut leading = true;
     for (k, t) in tokens.iter().enumerate().skip(start) {
         match &t.token {
+            // A parameter bound into the text (`prepared`): written `?`, whatever its value.
+            Token::Whitespace(Whitespace::MultiLineComment(c))
+                if Some(c.as_str()) == PARAMETER.strip_prefix("/*")?.strip_suffix("*/") =>
+            {
+                in_parameter = !in_parameter;
+                if in_parameter {
+                    let item = items.last_mut()?;
+                    if space && !item.is_empty() {
+                        item.push(' ');
+                    }
+                    item.push('?');
+                    *bound.last_mut()? = true;
+                    leading = false;
+                    space = false;
+                }
+                continue;
+            }
+            _ if in_parameter => continue,
             Token::Whitespace(_) => {
                 space = true;
                 continue;
@@ -1667,6 +1867,7 @@ fn name_items(sql: &str, tokens: &[TokenWithSpan], lines: &Lines, query: &mut Qu
             Token::SemiColon | Token::EOF if depth == 0 => break,
             Token::Comma if depth == 0 => {
                 items.push(String::new());
+                bound.push(false);
                 space = false;
                 continue;
             }
@@ -1702,7 +1903,7 @@ fn name_items(sql: &str, tokens: &[TokenWithSpan], lines: &Lines, query: &mut Qu
     if items.len() != select.projection.len() {
         return None;
     }
-    for (item, written) in select.projection.iter_mut().zip(items) {
+    for ((item, written), bound) in select.projection.iter_mut().zip(items).zip(bound) {
         let SelectItem::UnnamedExpr(expr) = item else {
             if let SelectItem::ExprWithAlias { expr, alias } = item {
                 if let Some(bytes) = bit_string(expr) {
@@ -1725,9 +1926,9 @@ fn name_items(sql: &str, tokens: &[TokenWithSpan], lines: &Lines, query: &mut Qu
         if column {
             continue;
         }
-        // A string literal is named by its value, as MySQL names it.
+        // A string literal is named by its value, as MySQL names it (a parameter's is not).
         let name = match expr {
-            Expr::Value(v) => match &v.value {
+            Expr::Value(v) if !bound => match &v.value {
                 Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => s.clone(),
                 _ => written,
             },
@@ -1855,7 +2056,7 @@ fn cast_to(expr: &str, ty: &[String], args: &[String]) -> Result<String, String>
         "CHAR" | "VARCHAR" | "NCHAR" | "TEXT" | "" => format!("CAST({expr} AS TEXT)"),
         "BINARY" | "BLOB" => format!("CAST({expr} AS BLOB)"),
         "DATE" => format!("date({expr})"),
-        "DATETIME" | "TIMESTAMP" => format!("mysql_datetime({expr})"),
+        "DATETIME" | "TIMESTAMP" => format!("mysql_cast_datetime({expr})"),
         "TIME" => format!("time({expr})"),
         other => return Err(format!("CAST to {other} is not supported")),
     })
@@ -1993,6 +2194,54 @@ mod tests {
             q.replace_range(at..end, "");
         }
         q
+    }
+
+    #[test]
+    fn comparisons_bring_their_operands_to_mysqls_type() {
+        assert_eq!(
+            bare("SELECT 2 = '2', COUNT(*) > '90', 2 IN ('2', 3), 'a' = 'b', 1 < 2 FROM request"),
+            "SELECT 2 = mysql_double('2'), COUNT(*) > mysql_double('90'), \
+             ((2 = mysql_double('2')) OR (2 = 3)), 'a' = 'b', 1 < 2 FROM request"
+        );
+        assert_eq!(
+            bare("SELECT 1 FROM request WHERE status DIV 100 = '5' AND script_name = 'x'"),
+            "SELECT 1 FROM request WHERE (mysql_div(status, 100) = mysql_double('5')) AND \
+             (script_name = 'x')"
+        );
+        assert_eq!(
+            bare("SELECT FROM_UNIXTIME(timestamp) >= '2026-11-28T16:44:00' FROM request"),
+            "SELECT FROM_UNIXTIME(timestamp) >= mysql_datetime('2026-11-28T16:44:00') FROM request"
+        );
+        assert_eq!(
+            bare("SELECT DATE(NOW()) = 20261128"),
+            "SELECT mysql_datetime(DATE(NOW())) = mysql_datetime(20261128)"
+        );
+        assert_eq!(
+            bare("SELECT BINARY script_name = '/index.php' FROM request"),
+            "SELECT CAST(script_name AS BLOB) = mysql_bytes('/index.php') FROM request"
+        );
+        assert_eq!(
+            bare("SELECT CASE status WHEN '200' THEN 1 END, 5 BETWEEN '1' AND 9 FROM request"),
+            "SELECT CASE status WHEN mysql_double('200') THEN 1 END, 5 BETWEEN mysql_double('1') \
+             AND 9 FROM request"
+        );
+        // A column whose type is not known (a report table's) is left to SQLite's affinity.
+        assert_eq!(
+            bare("SELECT 1 FROM report_by_script_name WHERE req_count > '90'"),
+            "SELECT 1 FROM report_by_script_name WHERE req_count > '90'"
+        );
+    }
+
+    #[test]
+    fn a_bound_parameter_is_named_as_written() {
+        let p =
+            super::super::prepared::Prepared::new("SELECT ?, ? + 1, 'x' FROM request WHERE a = ?");
+        let bound = p.bind(&["'170'".into(), "2".into(), "'y'".into()]);
+        assert_eq!(
+            tree(&bound),
+            "SELECT '170' COLLATE MYSQL AS `?`, 2 + 1 AS `? + 1`, 'x' COLLATE MYSQL AS `x` \
+             FROM request WHERE a = 'y' COLLATE MYSQL"
+        );
     }
 
     #[test]

@@ -39,6 +39,11 @@ pub enum Ty {
     Dec(u8),
     Double,
     Text,
+    /// A binary string (`BINARY x`, `CAST(x AS BINARY)`): compared byte by byte.
+    Binary,
+    Date,
+    DateTime,
+    Time,
     /// Not followed here: sent as SQLite computes it.
     Other,
 }
@@ -145,7 +150,35 @@ type Columns = Vec<(Option<String>, Ty)>;
 
 /// The common table expressions in scope: each one's name (lower case) and its columns (`None`
 /// where they are not known).
-type Ctes = Vec<(String, Option<Columns>)>;
+pub(super) type Ctes = Vec<(String, Option<Columns>)>;
+
+/// The common table expressions in scope inside `query`: `outer`'s and its own `WITH`'s, each
+/// typed seeing those before it.
+pub(super) fn ctes_of(query: &Query, outer: &Ctes) -> Ctes {
+    ctes_with(query, outer, &mut Vec::new())
+}
+
+fn ctes_with(query: &Query, outer: &Ctes, calls: &mut Calls) -> Ctes {
+    let mut scope = outer.clone();
+    if let Some(with) = &query.with {
+        for cte in &with.cte_tables {
+            let mut columns = query_columns(&cte.query, &scope, calls);
+            if let Some(c) = columns.as_mut().filter(|_| !cte.alias.columns.is_empty()) {
+                rename(c, &cte.alias.columns);
+            }
+            scope.push((cte.alias.name.value.to_ascii_lowercase(), columns));
+        }
+    }
+    scope
+}
+
+/// The type of a scalar subquery (its one column's), `Other` where not known.
+pub(super) fn subquery(query: &Query, ctes: &Ctes) -> Ty {
+    match query_types(query, ctes, &mut Vec::new()).as_deref() {
+        Some([t]) => *t,
+        _ => Ty::Other,
+    }
+}
 
 /// The types of a query's result columns (`None` where a `*` or a `VALUES` hides them).
 fn query_types(query: &Query, ctes: &Ctes, calls: &mut Calls) -> Option<Vec<Ty>> {
@@ -160,16 +193,11 @@ fn query_types(query: &Query, ctes: &Ctes, calls: &mut Calls) -> Option<Vec<Ty>>
 /// A query's result columns, named and typed. Its common table expressions are typed in order,
 /// each seeing those before it (a raw table's name they take is theirs from then on).
 fn query_columns(query: &Query, ctes: &Ctes, calls: &mut Calls) -> Option<Columns> {
-    let mut scope = ctes.clone();
-    if let Some(with) = &query.with {
-        for cte in &with.cte_tables {
-            let mut columns = query_columns(&cte.query, &scope, calls);
-            if let Some(c) = columns.as_mut().filter(|_| !cte.alias.columns.is_empty()) {
-                rename(c, &cte.alias.columns);
-            }
-            scope.push((cte.alias.name.value.to_ascii_lowercase(), columns));
-        }
-    }
+    let scope = if query.with.is_some() {
+        ctes_with(query, ctes, calls)
+    } else {
+        ctes.clone()
+    };
     set_columns(&query.body, &scope, calls)
 }
 
@@ -232,13 +260,27 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
 /// The columns a SELECT reads, where every table it reads is known: a raw table, a derived
 /// table or a common table expression whose columns are typed (`None` otherwise: a report
 /// table's columns are not followed).
-struct Scope<'a> {
+pub(super) struct Scope {
     columns: Option<Columns>,
-    ctes: &'a Ctes,
+    ctes: Ctes,
 }
 
-impl<'a> Scope<'a> {
-    fn of(select: &Select, ctes: &'a Ctes, calls: &mut Calls) -> Scope<'a> {
+impl Scope {
+    /// A scope where no column is known (outside any SELECT).
+    pub(super) fn none() -> Scope {
+        Scope {
+            columns: None,
+            ctes: Vec::new(),
+        }
+    }
+
+    /// The scope of `select` as the translation meets it, inside the common table expressions
+    /// `ctes`.
+    pub(super) fn of_select(select: &Select, ctes: &Ctes) -> Scope {
+        Scope::of(select, ctes, &mut Vec::new())
+    }
+
+    fn of(select: &Select, ctes: &Ctes, calls: &mut Calls) -> Scope {
         let mut columns = Some(Vec::new());
         let factors = select
             .from
@@ -274,7 +316,10 @@ impl<'a> Scope<'a> {
                 _ => columns = None,
             }
         }
-        Scope { columns, ctes }
+        Scope {
+            columns,
+            ctes: ctes.clone(),
+        }
     }
 
     /// A column's type: what every table read that has a column of its name says it is.
@@ -297,9 +342,58 @@ impl<'a> Scope<'a> {
     }
 
     /// `e`'s type; the calls in it that turn a DECIMAL into text go to `calls`. Every
-    /// subexpression is typed once.
+    /// subexpression is typed once: its children first, then [`node`] from theirs.
     fn ty(&self, e: &Expr, calls: &mut Calls) -> Ty {
+        if let Expr::Subquery(q) = e {
+            return match query_types(q, &self.ctes, calls).as_deref() {
+                Some([t]) => *t,
+                _ => Ty::Other,
+            };
+        }
+        let kids: Vec<Ty> = children(e).iter().map(|k| self.ty(k, calls)).collect();
+        if let Expr::Function(f) = e {
+            let upper = f.name.to_string().to_ascii_uppercase();
+            if let (
+                Some((_, which)),
+                FunctionArguments::List(list),
+                Some(ObjectNamePart::Identifier(name)),
+            ) = (
+                TO_TEXT.iter().find(|(n, _)| *n == upper),
+                &f.args,
+                f.name.0.last(),
+            ) {
+                let scales: Vec<Option<u8>> = kids
+                    .iter()
+                    .enumerate()
+                    .map(|(k, t)| scale(*t).filter(|_| which.is_none_or(|w| w == k)))
+                    .collect();
+                if scales.iter().any(Option::is_some)
+                    && list.clauses.is_empty()
+                    && scales.len() == list.args.len()
+                {
+                    calls.push((name.span.start, scales));
+                }
+            }
+        }
+        self.node(e, &kids)
+    }
+
+    /// `e`'s type from its [`children`]'s types, `kids` (each `Other` where they do not match
+    /// the children in number: what the caller met is not what is typed here).
+    pub(super) fn node(&self, e: &Expr, kids: &[Ty]) -> Ty {
+        let expected = children(e);
+        // A function's arguments come first among the types met, whatever its clauses add.
+        let aligned = kids.len() == expected.len()
+            || (matches!(e, Expr::Function(_)) && kids.len() > expected.len());
+        let kid = |k: usize| {
+            if aligned {
+                kids.get(k).copied().unwrap_or(Ty::Other)
+            } else {
+                Ty::Other
+            }
+        };
         match e {
+            Expr::Identifier(i) if i.value.starts_with('@') && i.quote_style.is_none() => Ty::Other,
             Expr::Identifier(i) => self.column(&i.value),
             Expr::CompoundIdentifier(parts) => {
                 parts.last().map_or(Ty::Other, |i| self.column(&i.value))
@@ -311,124 +405,219 @@ impl<'a> Scope<'a> {
                 Value::SingleQuotedString(_) | Value::DoubleQuotedString(_) => Ty::Text,
                 _ => Ty::Other,
             },
-            Expr::Nested(inner) => self.ty(inner, calls),
-            Expr::UnaryOp { op, expr } => {
-                let t = self.ty(expr, calls);
+            Expr::Nested(_) => kid(0),
+            Expr::UnaryOp { op, .. } => {
+                let t = kid(0);
                 match op {
                     UnaryOperator::Minus | UnaryOperator::Plus => match t {
                         Ty::Int | Ty::Dec(_) | Ty::Double | Ty::Null => t,
                         _ => Ty::Other,
                     },
-                    UnaryOperator::Not => Ty::Int,
+                    UnaryOperator::Not | UnaryOperator::BitwiseNot => Ty::Int,
                     _ => Ty::Other,
                 }
             }
-            Expr::BinaryOp { left, op, right } => {
-                let (l, r) = (self.ty(left, calls), self.ty(right, calls));
-                binary(op, l, r)
-            }
-            Expr::IsNull(x)
-            | Expr::IsNotNull(x)
-            | Expr::IsTrue(x)
-            | Expr::IsNotTrue(x)
-            | Expr::IsFalse(x)
-            | Expr::IsNotFalse(x) => {
-                self.ty(x, calls);
-                Ty::Int
-            }
-            Expr::In { expr, target, .. } => {
-                self.ty(expr, calls);
-                if let InTarget::List(list) = target {
-                    for x in list {
-                        self.ty(x, calls);
-                    }
-                }
-                Ty::Int
-            }
-            Expr::Between {
-                expr, low, high, ..
-            } => {
-                for x in [expr, low, high] {
-                    self.ty(x, calls);
-                }
-                Ty::Int
-            }
-            Expr::Like { expr, pattern, .. } | Expr::RLike { expr, pattern, .. } => {
-                self.ty(expr, calls);
-                self.ty(pattern, calls);
-                Ty::Int
-            }
-            Expr::Exists { .. } => Ty::Int,
-            Expr::Cast {
-                expr, data_type, ..
-            } => {
-                self.ty(expr, calls);
-                cast(data_type)
-            }
+            Expr::BinaryOp { op, .. } => binary(op, kid(0), kid(1)),
+            Expr::IsNull(_)
+            | Expr::IsNotNull(_)
+            | Expr::IsTrue(_)
+            | Expr::IsNotTrue(_)
+            | Expr::IsFalse(_)
+            | Expr::IsNotFalse(_)
+            | Expr::In { .. }
+            | Expr::Between { .. }
+            | Expr::Like { .. }
+            | Expr::RLike { .. }
+            | Expr::Exists { .. }
+            | Expr::Position { .. }
+            | Expr::Extract { .. } => Ty::Int,
+            Expr::Substring { .. } | Expr::Trim { .. } => Ty::Text,
+            Expr::Cast { data_type, .. } => cast(data_type),
             Expr::Convert {
-                expr, data_type, ..
-            } => {
-                self.ty(expr, calls);
-                data_type.as_ref().map_or(Ty::Other, cast)
-            }
+                data_type, charset, ..
+            } => match (data_type, charset) {
+                (Some(t), _) => cast(t),
+                (None, Some(_)) => Ty::Text,
+                (None, None) => Ty::Other,
+            },
             Expr::Case {
                 operand,
                 conditions,
                 else_result,
                 ..
             } => {
-                if let Some(o) = operand {
-                    self.ty(o, calls);
+                let first = usize::from(operand.is_some());
+                let mut t =
+                    (0..conditions.len()).fold(Ty::Null, |t, c| merge(t, kid(first + 2 * c + 1)));
+                if else_result.is_some() {
+                    t = merge(t, kid(first + 2 * conditions.len()));
                 }
-                let mut t = Ty::Null;
-                for c in conditions {
-                    self.ty(&c.condition, calls);
-                    t = merge(t, self.ty(&c.result, calls));
-                }
-                match else_result {
-                    Some(e) => merge(t, self.ty(e, calls)),
-                    None => t,
-                }
+                t
             }
-            Expr::Subquery(q) => match query_types(q, self.ctes, calls).as_deref() {
-                Some([t]) => *t,
-                _ => Ty::Other,
-            },
             Expr::Function(f) => {
                 let name = match f.name.0.last() {
                     Some(ObjectNamePart::Identifier(i)) => i,
                     _ => return Ty::Other,
                 };
                 let FunctionArguments::List(list) = &f.args else {
-                    return Ty::Other;
+                    return function(&name.value.to_ascii_uppercase(), &[], false);
                 };
-                let mut args = Vec::with_capacity(list.args.len());
-                let mut star = false;
-                for a in &list.args {
-                    match a {
-                        FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => {
-                            args.push((x, self.ty(x, calls)))
-                        }
-                        FunctionArg::Unnamed(FunctionArgExpr::Wildcard) => star = true,
-                        _ => return Ty::Other,
-                    }
-                }
+                let star = list
+                    .args
+                    .iter()
+                    .any(|a| matches!(a, FunctionArg::Unnamed(FunctionArgExpr::Wildcard)));
+                let args: Vec<(&Expr, Ty)> = expected
+                    .iter()
+                    .enumerate()
+                    .map(|(k, x)| (*x, kid(k)))
+                    .collect();
                 let upper = name.value.to_ascii_uppercase();
-                if let Some((_, which)) = TO_TEXT.iter().find(|(n, _)| *n == upper) {
-                    let scales: Vec<Option<u8>> = args
-                        .iter()
-                        .enumerate()
-                        .map(|(k, (_, t))| scale(*t).filter(|_| which.is_none_or(|w| w == k)))
-                        .collect();
-                    if scales.iter().any(Option::is_some) && list.clauses.is_empty() {
-                        calls.push((name.span.start, scales));
-                    }
-                    return Ty::Text;
+                match function(&upper, &args, star) {
+                    Ty::Other if TO_TEXT.iter().any(|(n, _)| *n == upper) => Ty::Text,
+                    t => t,
                 }
-                function(&upper, &args, star)
             }
             _ => Ty::Other,
         }
+    }
+}
+
+/// The expressions an expression's type is made of, in the order sqlparser's visitor meets
+/// them (the translation types each node as it leaves it, from its children's types). A
+/// subquery's are its own query's, typed apart.
+pub(super) fn children(e: &Expr) -> Vec<&Expr> {
+    match e {
+        Expr::Nested(x)
+        | Expr::UnaryOp { expr: x, .. }
+        | Expr::IsNull(x)
+        | Expr::IsNotNull(x)
+        | Expr::IsTrue(x)
+        | Expr::IsNotTrue(x)
+        | Expr::IsFalse(x)
+        | Expr::IsNotFalse(x)
+        | Expr::Cast { expr: x, .. } => vec![x],
+        Expr::Convert { expr, styles, .. } if styles.is_empty() => vec![expr],
+        Expr::BinaryOp { left, right, .. } => vec![left, right],
+        Expr::In {
+            expr,
+            target: InTarget::List(list),
+            ..
+        } => std::iter::once(expr.as_ref()).chain(list).collect(),
+        Expr::Between {
+            expr, low, high, ..
+        } => vec![expr, low, high],
+        Expr::Like { expr, pattern, .. } | Expr::RLike { expr, pattern, .. } => {
+            vec![expr, pattern]
+        }
+        Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => operand
+            .as_deref()
+            .into_iter()
+            .chain(conditions.iter().flat_map(|c| [&c.condition, &c.result]))
+            .chain(else_result.as_deref())
+            .collect(),
+        // Its arguments, which the visitor meets before a `GROUP_CONCAT`'s clauses, a
+        // `FILTER` or an `OVER` (whose expressions follow them among the types met).
+        Expr::Function(f) => match &f.args {
+            FunctionArguments::List(list) => list
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => Some(x),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+/// How MySQL brings a comparison's operands to one type ("Type Conversion in Expression
+/// Evaluation"), where SQLite's own rules (its affinities, which compare a number with a
+/// string as text unless one side is a bare column) would differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coercion {
+    /// A number with a string: both as doubles (the string's leading number).
+    Double,
+    /// A DATE or DATETIME with a string, a number or the other: both as DATETIMEs.
+    DateTime,
+    /// A TIME with a string: both as TIMEs.
+    Time,
+    /// A binary string with a string: byte by byte, no collation.
+    Bytes,
+}
+
+/// What kind of value a type compares as.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Number,
+    String,
+    Binary,
+    Temporal,
+    Time,
+}
+
+fn kind(t: Ty) -> Option<Kind> {
+    Some(match t {
+        Ty::Int | Ty::Dec(_) | Ty::Double => Kind::Number,
+        Ty::Text => Kind::String,
+        Ty::Binary => Kind::Binary,
+        Ty::Date | Ty::DateTime => Kind::Temporal,
+        Ty::Time => Kind::Time,
+        Ty::Null | Ty::Other => return None,
+    })
+}
+
+/// The one rule for every comparison (`=`, `<>`, `<`, `<=`, `>`, `>=`, `<=>`, `IN (…)`,
+/// `BETWEEN`, a `CASE`'s operand and its `WHEN` values, `GREATEST`/`LEAST`): from the kinds
+/// of its operands' types, how they are brought to one. `None`: SQLite compares them as MySQL
+/// does already (numbers with numbers, strings with strings by their collation, temporals of
+/// one type), or an operand's type is not known (then nothing is changed). A NULL operand
+/// takes no part.
+pub fn comparison(types: &[Ty]) -> Option<Coercion> {
+    if types.contains(&Ty::Other) {
+        return None;
+    }
+    let kinds: Vec<Kind> = types.iter().filter_map(|t| kind(*t)).collect();
+    let has = |k: Kind| kinds.contains(&k);
+    let only = |allowed: &[Kind]| kinds.iter().all(|k| allowed.contains(k));
+    let first = kinds.first()?;
+    if kinds.iter().all(|k| k == first) {
+        // One kind: only a DATE with a DATETIME differs.
+        let mixed =
+            *first == Kind::Temporal && types.contains(&Ty::Date) && types.contains(&Ty::DateTime);
+        return mixed.then_some(Coercion::DateTime);
+    }
+    use Kind as K;
+    if has(K::Temporal) && only(&[K::Temporal, K::String, K::Number]) {
+        Some(Coercion::DateTime)
+    } else if has(K::Time) && only(&[K::Time, K::String]) {
+        Some(Coercion::Time)
+    } else if has(K::Binary) && only(&[K::Binary, K::String]) {
+        Some(Coercion::Bytes)
+    } else if has(K::Number) && only(&[K::Number, K::String, K::Binary]) {
+        Some(Coercion::Double)
+    } else {
+        None
+    }
+}
+
+/// The SQLite function that brings an operand of type `t` to `c`'s type (`None`: it is of it
+/// already). Registered by `functions` (`mysql_double`, `mysql_bytes`) and `dates`.
+pub fn coercer(c: Coercion, t: Ty) -> Option<&'static str> {
+    match (c, t) {
+        (_, Ty::Null) => None,
+        (Coercion::Double, Ty::Text | Ty::Binary) => Some("mysql_double"),
+        (Coercion::DateTime, Ty::DateTime) => None,
+        (Coercion::DateTime, _) => Some("mysql_datetime"),
+        (Coercion::Time, Ty::Text) => Some("time"),
+        (Coercion::Bytes, Ty::Text) => Some("mysql_bytes"),
+        _ => None,
     }
 }
 
@@ -479,6 +668,9 @@ fn binary(op: &BinaryOperator, l: Ty, r: Ty) -> Ty {
     use BinaryOperator as B;
     let arithmetic = |f: &dyn Fn(u32, u32) -> Ty| match (l, r) {
         (Ty::Null, _) | (_, Ty::Null) => Ty::Null,
+        // A string in arithmetic is read as a double, and makes the result one.
+        (Ty::Text | Ty::Binary, Ty::Int | Ty::Dec(_) | Ty::Double | Ty::Text | Ty::Binary)
+        | (Ty::Int | Ty::Dec(_) | Ty::Double, Ty::Text | Ty::Binary) => Ty::Double,
         (Ty::Double, Ty::Int | Ty::Dec(_) | Ty::Double) | (Ty::Int | Ty::Dec(_), Ty::Double) => {
             Ty::Double
         }
@@ -521,6 +713,7 @@ fn binary(op: &BinaryOperator, l: Ty, r: Ty) -> Ty {
 fn merge(a: Ty, b: Ty) -> Ty {
     match (a, b) {
         (Ty::Null, t) | (t, Ty::Null) => t,
+        (a, b) if a == b && !matches!(a, Ty::Dec(_)) => a,
         (Ty::Int, Ty::Int) => Ty::Int,
         (Ty::Double, Ty::Int | Ty::Dec(_) | Ty::Double) | (Ty::Int | Ty::Dec(_), Ty::Double) => {
             Ty::Double
@@ -549,9 +742,136 @@ fn cast(t: &DataType) -> Ty {
         | D::BigInt(_) => Ty::Int,
         D::Double(_) | D::DoublePrecision | D::Float(_) | D::Real => Ty::Double,
         D::Char(_) | D::Varchar(_) | D::Text | D::Nvarchar(_) => Ty::Text,
+        D::Binary(_) | D::Varbinary(_) | D::Blob(_) => Ty::Binary,
+        D::Date => Ty::Date,
+        D::Datetime(_) | D::Timestamp(..) => Ty::DateTime,
+        D::Time(..) => Ty::Time,
         _ => Ty::Other,
     }
 }
+
+/// Functions by their result's type, where it does not depend on their arguments.
+const RESULTS: &[(Ty, &[&str])] = &[
+    (
+        Ty::DateTime,
+        &[
+            "NOW",
+            "CURRENT_TIMESTAMP",
+            "LOCALTIME",
+            "LOCALTIMESTAMP",
+            "SYSDATE",
+            "UTC_TIMESTAMP",
+            "TIMESTAMP",
+        ],
+    ),
+    (
+        Ty::Date,
+        &[
+            "CURDATE",
+            "CURRENT_DATE",
+            "UTC_DATE",
+            "DATE",
+            "LAST_DAY",
+            "FROM_DAYS",
+            "MAKEDATE",
+        ],
+    ),
+    (
+        Ty::Time,
+        &[
+            "CURTIME",
+            "CURRENT_TIME",
+            "UTC_TIME",
+            "TIME",
+            "SEC_TO_TIME",
+            "MAKETIME",
+        ],
+    ),
+    (
+        Ty::Int,
+        &[
+            "YEAR",
+            "MONTH",
+            "DAY",
+            "DAYOFMONTH",
+            "HOUR",
+            "MINUTE",
+            "SECOND",
+            "MICROSECOND",
+            "DAYOFWEEK",
+            "WEEKDAY",
+            "DAYOFYEAR",
+            "WEEK",
+            "WEEKOFYEAR",
+            "QUARTER",
+            "TO_DAYS",
+            "TO_SECONDS",
+            "DATEDIFF",
+            "TIMESTAMPDIFF",
+            "LENGTH",
+            "OCTET_LENGTH",
+            "CHAR_LENGTH",
+            "CHARACTER_LENGTH",
+            "BIT_LENGTH",
+            "LOCATE",
+            "INSTR",
+            "POSITION",
+            "ASCII",
+            "ORD",
+            "FIELD",
+            "FIND_IN_SET",
+            "CRC32",
+            "STRCMP",
+            "BIT_COUNT",
+            "CONNECTION_ID",
+            "ISNULL",
+        ],
+    ),
+    (
+        Ty::Double,
+        &[
+            "POW", "POWER", "SQRT", "EXP", "LN", "LOG", "LOG2", "LOG10", "SIN", "COS", "TAN",
+            "ASIN", "ACOS", "ATAN", "ATAN2", "COT", "RAND", "PI", "DEGREES", "RADIANS",
+        ],
+    ),
+    (
+        Ty::Text,
+        &[
+            "SUBSTRING",
+            "SUBSTR",
+            "MID",
+            "REPLACE",
+            "TRIM",
+            "LTRIM",
+            "RTRIM",
+            "DATE_FORMAT",
+            "TIME_FORMAT",
+            "HEX",
+            "MD5",
+            "SHA1",
+            "SHA",
+            "SHA2",
+            "FORMAT",
+            "REPEAT",
+            "SPACE",
+            "SUBSTRING_INDEX",
+            "GROUP_CONCAT",
+            "DAYNAME",
+            "MONTHNAME",
+            "QUOTE",
+            "INSERT",
+            "ELT",
+            "VERSION",
+            "DATABASE",
+            "SCHEMA",
+            "USER",
+            "CURRENT_USER",
+            "INET_NTOA",
+            "REGEXP_REPLACE",
+            "REGEXP_SUBSTR",
+        ],
+    ),
+];
 
 /// A function's result type from its arguments' (`star`: it was given `*`).
 fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
@@ -592,7 +912,20 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
         "IF" if args.len() == 3 => merge(arg(1), arg(2)),
         "MOD" if args.len() == 2 => binary(&BinaryOperator::Modulo, arg(0), arg(1)),
         "NULLIF" if args.len() == 2 => arg(0),
-        _ => Ty::Other,
+        // A DATETIME moved by an interval stays one (a DATE or a string may not: not typed).
+        "TIMESTAMPADD" if args.len() == 3 && arg(2) == Ty::DateTime => Ty::DateTime,
+        "DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE" if arg(0) == Ty::DateTime => Ty::DateTime,
+        "FROM_UNIXTIME" => match args.len() {
+            1 => Ty::DateTime,
+            _ => Ty::Text,
+        },
+        "UNIX_TIMESTAMP" if args.len() <= 1 && !matches!(arg(0), Ty::Dec(_) | Ty::Double) => {
+            Ty::Int
+        }
+        _ => RESULTS
+            .iter()
+            .find(|(_, names)| names.contains(&name))
+            .map_or(Ty::Other, |(t, _)| *t),
     }
 }
 
@@ -738,6 +1071,37 @@ mod tests {
             columns("WITH a AS (SELECT 2.5 AS v), b AS (SELECT v * 2 AS w FROM a) SELECT w FROM b"),
             vec![Some(1)]
         );
+    }
+
+    #[test]
+    fn comparisons_coerce_by_one_rule_per_kind_of_operands() {
+        use Coercion as C;
+        let cases: &[(&[Ty], Option<Coercion>)] = &[
+            (&[Ty::Int, Ty::Int], None),
+            (&[Ty::Dec(2), Ty::Double], None),
+            (&[Ty::Text, Ty::Text], None),
+            (&[Ty::Int, Ty::Text], Some(C::Double)),
+            (&[Ty::Text, Ty::Dec(1), Ty::Text], Some(C::Double)),
+            (&[Ty::Null, Ty::Text, Ty::Int], Some(C::Double)),
+            (&[Ty::Binary, Ty::Int], Some(C::Double)),
+            (&[Ty::DateTime, Ty::Text], Some(C::DateTime)),
+            (&[Ty::Date, Ty::Int], Some(C::DateTime)),
+            (&[Ty::Date, Ty::DateTime], Some(C::DateTime)),
+            (&[Ty::Date, Ty::Date], None),
+            (&[Ty::Time, Ty::Text], Some(C::Time)),
+            (&[Ty::Time, Ty::Int], None),
+            (&[Ty::Binary, Ty::Text], Some(C::Bytes)),
+            (&[Ty::Int, Ty::Other], None),
+            (&[Ty::Null, Ty::Null], None),
+        ];
+        for (types, want) in cases {
+            assert_eq!(comparison(types), *want, "{types:?}");
+        }
+        assert_eq!(coercer(C::Double, Ty::Text), Some("mysql_double"));
+        assert_eq!(coercer(C::Double, Ty::Int), None);
+        assert_eq!(coercer(C::DateTime, Ty::DateTime), None);
+        assert_eq!(coercer(C::DateTime, Ty::Date), Some("mysql_datetime"));
+        assert_eq!(coercer(C::Bytes, Ty::Binary), None);
     }
 
     #[test]

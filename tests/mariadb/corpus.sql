@@ -783,3 +783,47 @@ SELECT script_name, COUNT(*) FROM request GROUP BY 1
 SELECT script_name, COUNT(*) FROM request GROUP BY script_name HAVING MAX(status) > 0
 SELECT 1, COUNT(*) FROM request
 SET sql_mode = DEFAULT
+
+-- Comparisons by MySQL's type rules (sql::typing::comparison): a number with a string as
+-- doubles, a temporal with a string or a number as temporals, BINARY byte by byte; in IN,
+-- BETWEEN, CASE and GREATEST/LEAST as in = and <.
+SELECT 2 = '2', 10 > '9', 2 IN ('2', '3'), '10' IN (10, '9')
+SELECT 'abc' = 0, ' 5' = 5, '5x' = 5, '.5' = 0.5, '1e2' = 100, '-2.5e1' < -20
+SELECT 1.50 = '1.5', 2.5e0 > '10', NULL = '1', 3 <=> '3', NULL <=> '3'
+SELECT 5 BETWEEN '3' AND '10', '5' BETWEEN 3 AND 10, 5 NOT BETWEEN '6' AND '10'
+SELECT CASE 10 WHEN '10' THEN 'y' ELSE 'n' END, CASE '9' WHEN 10 THEN 'a' WHEN 9 THEN 'b' END
+SELECT GREATEST(2, '10'), LEAST('10', 9), GREATEST('2', '10'), LEAST(2, 10)
+SELECT COUNT(*) FROM request WHERE status = '200'
+SELECT COUNT(*) FROM request WHERE status DIV 100 = '5'
+SELECT COUNT(*) FROM request WHERE status DIV 100 IN ('4', '5')
+SELECT COUNT(*) FROM request WHERE status + 0 > '300'
+SELECT COUNT(*) FROM request WHERE req_time * 1000 > '100'
+SELECT COUNT(*) FROM request WHERE status BETWEEN '300' AND '499'
+SELECT script_name, COUNT(*) AS n FROM request GROUP BY script_name HAVING COUNT(*) > '90' ORDER BY script_name
+SELECT script_name FROM request GROUP BY script_name HAVING MAX(status) = '503' ORDER BY script_name
+SELECT script_name FROM request GROUP BY script_name HAVING SUM(status) >= '1000' ORDER BY script_name
+SELECT COUNT(*) FROM request WHERE LENGTH(script_name) > '10'
+SELECT status, CASE status DIV 100 WHEN '2' THEN 'ok' WHEN '5' THEN 'error' ELSE 'other' END AS k FROM request GROUP BY status ORDER BY status
+SELECT FROM_UNIXTIME(1700000000) >= '2023-11-14T22:13:20', FROM_UNIXTIME(1700000000) <= '2023-11-14 22:13:2'
+SELECT FROM_UNIXTIME(1700000000) > 20231114221319, FROM_UNIXTIME(1700000000) = 20231114221320
+SELECT DATE(FROM_UNIXTIME(1700000000)) = 20231114, DATE(FROM_UNIXTIME(1700000000)) = '2023-11-14 00:00:00'
+SELECT DATE('2026-11-28 10:00') = '2026-11-28 10:00:00', DATE('2026-11-28') < '2026-11-28 00:00:01'
+SELECT FROM_UNIXTIME(1700000000) BETWEEN '2023-11-14' AND '2023-11-15', FROM_UNIXTIME(1700000000) IN ('2023-11-14 22:13:20', 1)
+SELECT CAST('2023-11-14' AS DATE) = FROM_UNIXTIME(1700000000 - 80000), TIME('10:00:00') = '10:00'
+SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) >= (SELECT REPLACE(FROM_UNIXTIME(MIN(timestamp)), ' ', 'T') FROM request)
+SELECT COUNT(*) FROM request WHERE DATE(FROM_UNIXTIME(timestamp)) = (SELECT DATE_FORMAT(FROM_UNIXTIME(MIN(timestamp)), '%Y%m%d') + 0 FROM request)
+SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) > (SELECT DATE_FORMAT(FROM_UNIXTIME(MIN(timestamp)), '%Y%m%d%H%i%s') + 0 FROM request)
+SELECT BINARY 'a' = 'A', BINARY 'a' = 'a', 'a' = BINARY 'A', BINARY 'ab' < 'aC', BINARY 'a' IN ('A', 'b')
+SELECT COUNT(*) FROM request WHERE BINARY script_name = '/index.php'
+SELECT COUNT(*) FROM request WHERE BINARY script_name = '/INDEX.php'
+SELECT COUNT(*) FROM request WHERE script_name = '/INDEX.php'
+SELECT COUNT(*) FROM request WHERE BINARY hostname IN ('s1.example.com', 'S1.example.com')
+-- IN compares its value with each item by that pair's types (the items' types differ); a value
+-- that reads as no datetime compares with a temporal as the zero one.
+SELECT '' IN ('a', 1e0), 'a' IN ('A', 0), 2 IN ('2', 3), '1x' IN (1, 'y'), NULL IN (1, 'a'), 5 NOT IN ('5', 'x')
+SELECT COUNT(*) FROM request WHERE '' IN (DATE(FROM_UNIXTIME(timestamp)), 0)
+SELECT CAST('2023-12-31' AS DATE) >= '', '' > CAST('2023-12-31' AS DATE), 1 <> CAST('2023-12-31' AS DATE), CAST('2023-12-31' AS DATE) IN (5, 5)
+SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) <> '' AND NOT (FROM_UNIXTIME(timestamp) < 2.5)
+SELECT '1' + 1, '2' * '3', '7' / 2, 'x' + 1, '3' DIV 2
+SELECT SUBSTRING_INDEX(NULL, '', 5), SUBSTRING_INDEX('a.b', NULL, 1), SUBSTRING_INDEX('a.b', '.', NULL)
+SELECT status, COUNT(*) * 100 / SUM(COUNT(*)) OVER () AS pct, SUM(COUNT(*)) OVER (ORDER BY status) AS running FROM request GROUP BY status ORDER BY status
