@@ -94,11 +94,12 @@ fn start_up_enforces_the_report_limit_and_check_config_refuses_what_start_up_ref
     let dir = tempfile::tempdir().unwrap();
     // 21 built-ins and a limit of 10.
     let limit = write_file(dir.path(), "limit.toml", "[limits]\nmax_reports = 10\n");
-    // A [[report]] named like a built-in.
+    // Two [[report]]s of one name (one named like a built-in replaces it: docs/reports.md).
     let dup = write_file(
         dir.path(),
         "dup.toml",
-        "[[report]]\nname = \"info\"\nkeys = [\"hostname\"]\n",
+        "[[report]]\nname = \"mine\"\nkeys = [\"hostname\"]\n\
+         [[report]]\nname = \"mine\"\nkeys = [\"script_name\"]\n",
     );
     // A file sink whose file cannot be made (below a regular file): check-config says so too,
     // creating nothing.
@@ -118,7 +119,7 @@ fn start_up_enforces_the_report_limit_and_check_config_refuses_what_start_up_ref
     );
     for (file, needle) in [
         (&limit, "limits.max_reports"),
-        (&dup, "info"),
+        (&dup, "duplicate report name `mine`"),
         (&sink, "sink `log`: cannot open"),
         (&proc_sink, "sink `p`: cannot open"),
     ] {
