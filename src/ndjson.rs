@@ -271,6 +271,46 @@ pub fn write_request_within(
 ) -> LeftOut {
     let start = out.len();
     let end = start.saturating_add(bound.max_bytes);
+    let mut left_out = LeftOut {
+        tags: write_request_head(out, v, dict, unix_ms, end.saturating_sub(TAIL_BYTES)),
+        timers: 0,
+    };
+    if timers {
+        out.extend_from_slice(b",\"timers\":[");
+        let mut kept = 0;
+        for (i, (t, tags)) in v.timers_with_tags().enumerate() {
+            if i >= bound.max_timers {
+                break;
+            }
+            let mark = out.len();
+            if i > 0 {
+                out.push(b',');
+            }
+            write_timer(out, t, tags, dict);
+            // Room for the closing `]}`: a timer that does not fit ends the list (the first
+            // ones are kept, in order).
+            if out.len().saturating_add(2) > end {
+                out.truncate(mark);
+                break;
+            }
+            kept += 1;
+        }
+        out.push(b']');
+        left_out.timers = (v.timers.len() - kept) as u64;
+    }
+    out.push(b'}');
+    left_out
+}
+
+/// A request's object up to its `"timer_count":N` (its fields and tags: a tag that would take
+/// `out` past `tags_end` is left out). Returns the tags left out.
+fn write_request_head(
+    out: &mut Vec<u8>,
+    v: &RequestView<'_>,
+    dict: &Dictionary,
+    unix_ms: u64,
+    tags_end: usize,
+) -> u64 {
     let r = v.record;
     out.extend_from_slice(b"{\"id\":");
     put(out, &v.id);
@@ -293,41 +333,67 @@ pub fn write_request_within(
         put(out, &*dict.text(r.schema));
     }
     out.extend_from_slice(b",\"tags\":");
-    let mut left_out = LeftOut {
-        tags: write_tags_within(out, v.tags(), dict, end.saturating_sub(TAIL_BYTES)),
-        timers: 0,
-    };
+    let left_out = write_tags_within(out, v.tags(), dict, tags_end);
     out.extend_from_slice(b",\"timer_count\":");
     put(out, &v.timers.len());
-    if timers {
-        out.extend_from_slice(b",\"timers\":[");
-        let mut kept = 0;
-        for (i, (t, tags)) in v.timers_with_tags().enumerate() {
-            if i >= bound.max_timers {
-                break;
+    left_out
+}
+
+/// One timer as a JSON object: its figures and its tags.
+fn write_timer(out: &mut Vec<u8>, t: &crate::record::Timer, tags: &[TagPair], dict: &Dictionary) {
+    out.push(b'{');
+    write_timer_fields(out, t);
+    out.extend_from_slice(b",\"tags\":");
+    write_tags(out, tags, dict);
+    out.push(b'}');
+}
+
+/// [`write_request`] a part at a time, so that a request whose timers render to megabytes is
+/// sent in bounded chunks: from its start (`from` is `None`) or from its `from`th timer on,
+/// until `out` reaches `end` bytes. Returns the first timer not written (the object is left
+/// open: the next part goes on from it, or [`close_request_part`] ends it), or `None` once the
+/// object is complete.
+pub fn write_request_part(
+    out: &mut Vec<u8>,
+    v: &RequestView<'_>,
+    dict: &Dictionary,
+    unix_ms: u64,
+    timers: bool,
+    from: Option<usize>,
+    end: usize,
+) -> Option<usize> {
+    let mut at = match from {
+        Some(at) => at,
+        None => {
+            write_request_head(out, v, dict, unix_ms, usize::MAX);
+            if timers {
+                out.extend_from_slice(b",\"timers\":[");
             }
-            let mark = out.len();
-            if i > 0 {
+            0
+        }
+    };
+    if timers {
+        for (t, tags) in v.timers_with_tags().skip(at) {
+            if out.len() >= end {
+                return Some(at);
+            }
+            if at > 0 {
                 out.push(b',');
             }
-            out.push(b'{');
-            write_timer_fields(out, t);
-            out.extend_from_slice(b",\"tags\":");
-            write_tags(out, tags, dict);
-            out.push(b'}');
-            // Room for the closing `]}`: a timer that does not fit ends the list (the first
-            // ones are kept, in order).
-            if out.len().saturating_add(2) > end {
-                out.truncate(mark);
-                break;
-            }
-            kept += 1;
+            write_timer(out, t, tags, dict);
+            at += 1;
         }
         out.push(b']');
-        left_out.timers = (v.timers.len() - kept) as u64;
     }
     out.push(b'}');
-    left_out
+    None
+}
+
+/// Ends a request [`write_request_part`] left open whose next part cannot be written (the
+/// request left the pool meanwhile): its timers list ends where it is (`timer_count` says how
+/// many it had).
+pub fn close_request_part(out: &mut Vec<u8>) {
+    out.extend_from_slice(b"]}");
 }
 
 #[cfg(test)]
@@ -345,10 +411,10 @@ mod tests {
 
     /// A request of 200 timers with 16 tags of 1 KB each renders to megabytes; bounded, it stays
     /// within the bound, still valid JSON, keeps its first timers and says what it left out.
-    #[test]
-    fn a_bounded_request_keeps_its_first_timers_within_the_bound() {
+    /// A request of 200 timers, each (and the request) with 16 tags of 1 KB: its record, timers
+    /// and tag block, over `dict`.
+    fn heavy(dict: &mut Dictionary) -> (crate::record::Record, Vec<crate::record::Timer>, Vec<TagPair>) {
         use crate::record::{Record, Timer};
-        let mut dict = Dictionary::new(1024);
         let names: Vec<u32> = (0..16)
             .map(|i| dict.intern(format!("tag{i}").as_bytes()))
             .collect();
@@ -369,6 +435,13 @@ mod tests {
         let tag_block: Vec<TagPair> = (0..201)
             .flat_map(|_| names.iter().map(|&name| TagPair { name, value: long }))
             .collect();
+        (record, timers, tag_block)
+    }
+
+    #[test]
+    fn a_bounded_request_keeps_its_first_timers_within_the_bound() {
+        let mut dict = Dictionary::new(1024);
+        let (record, timers, tag_block) = heavy(&mut dict);
         let v = RequestView {
             id: 7,
             record: &record,
@@ -411,5 +484,42 @@ mod tests {
                 assert!(doc.len() + next > max_bytes, "{}", doc.len());
             }
         }
+    }
+
+    /// A request written a part at a time is the request written whole, each part stopping at
+    /// the first timer past its end.
+    #[test]
+    fn a_request_written_in_parts_is_the_whole_request() {
+        let mut dict = Dictionary::new(1024);
+        let (record, timers, tag_block) = heavy(&mut dict);
+        let v = RequestView {
+            id: 7,
+            record: &record,
+            tag_block: &tag_block,
+            timers: &timers,
+        };
+        let mut whole = Vec::new();
+        write_request(&mut whole, &v, &dict, 1000, true);
+        let (mut joined, mut from, mut parts) = (Vec::new(), None, 0);
+        loop {
+            let mut part = Vec::new();
+            let next = write_request_part(&mut part, &v, &dict, 1000, true, from, 64 << 10);
+            parts += 1;
+            assert!(part.len() < (64 << 10) + 18_000, "{}", part.len());
+            joined.extend_from_slice(&part);
+            match next {
+                Some(at) => from = Some(at),
+                None => break,
+            }
+        }
+        assert_eq!(joined, whole);
+        assert!(parts > 40, "{parts} parts");
+        // Cut short: still JSON, its timers those written.
+        let mut cut = Vec::new();
+        let at = write_request_part(&mut cut, &v, &dict, 1000, true, None, 100_000).unwrap();
+        close_request_part(&mut cut);
+        let json: serde_json::Value = serde_json::from_slice(&cut).unwrap();
+        assert_eq!(json["timers"].as_array().unwrap().len(), at);
+        assert_eq!(json["timer_count"], 200);
     }
 }

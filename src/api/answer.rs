@@ -103,6 +103,87 @@ pub fn stream_text(text: Vec<u8>, budget: &std::sync::Arc<Budget>) -> Result<Bod
     Ok(Body::from_stream(chunks))
 }
 
+/// A chunked answer's memory (`/api/v1/requests`, whose scan renders its chunks as it goes):
+/// the chunk about to be built, counted before it is built ([`ChunkedAnswer::next`]), and each
+/// chunk built, counted from then until hyper lets go of it once written to the socket
+/// ([`ChunkedAnswer::counted`]). So a client that does not read holds, counted, the chunks its
+/// answer's queue and hyper hold, and no chunk is built while the budget has no room for it
+/// beside another answer being sent ([`ChunkedAnswer::room`]).
+pub struct ChunkedAnswer {
+    next: Account,
+    chunks: std::sync::Arc<Account>,
+    /// Its share of [`SENDING`], until the answer is dropped.
+    _sending: Sending,
+    /// The bound a chunk is counted at before it is built.
+    chunk: u64,
+}
+
+impl ChunkedAnswer {
+    /// Admits an answer whose chunks are about `chunk` bytes (a request more), `most` of them
+    /// held at once (its queue's and hyper's): a 503 `memory_full`, as [`stream`] refuses a
+    /// table, when those would take the budget past its limit while another answer is being
+    /// sent.
+    pub fn admit(
+        chunk: u64,
+        most: u64,
+        budget: &std::sync::Arc<Budget>,
+    ) -> Result<ChunkedAnswer, ApiError> {
+        let (next, sending) = admit(most, budget)?;
+        next.settle(chunk);
+        Ok(ChunkedAnswer {
+            next,
+            chunks: std::sync::Arc::new(Account::new(std::sync::Arc::clone(budget))),
+            _sending: sending,
+            chunk,
+        })
+    }
+
+    /// Whether the next chunk may be built now: the budget has room for it, or it is the only
+    /// answer being sent (as [`admit`] gives one whatever the budget says).
+    pub fn room(&self) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let budget = self.next.budget();
+        SENDING.load(Relaxed) <= self._sending.0
+            || budget.used().saturating_add(self.chunk) <= budget.limit()
+    }
+
+    /// The next chunk is being built (`true`) or none is left to build (`false`): its bound is
+    /// counted, or no longer.
+    pub fn next(&self, building: bool) {
+        self.next.settle(if building { self.chunk } else { 0 });
+    }
+
+    /// A chunk built: counted until hyper drops it.
+    pub fn counted(&self, chunk: Vec<u8>) -> axum::body::Bytes {
+        let bytes = (chunk.capacity() + BLOCK_OVERHEAD) as u64;
+        self.chunks.grow(bytes);
+        axum::body::Bytes::from_owner(Counted {
+            chunk,
+            bytes,
+            account: std::sync::Arc::clone(&self.chunks),
+        })
+    }
+}
+
+/// A chunk of a [`ChunkedAnswer`], counted in its account until dropped.
+struct Counted {
+    chunk: Vec<u8>,
+    bytes: u64,
+    account: std::sync::Arc<Account>,
+}
+
+impl AsRef<[u8]> for Counted {
+    fn as_ref(&self) -> &[u8] {
+        &self.chunk
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.account.shrink(self.bytes);
+    }
+}
+
 /// Bytes of the answers being sent now (in their accounts too): while none is, one is given
 /// whatever the budget says, so that a client asking alone, an operator while the budget is
 /// tight, always gets its answer; RSS may then pass the limit by that one answer at most.
@@ -303,6 +384,41 @@ mod tests {
             let (csv, _) = rendered(&t, Format::Csv);
             assert_eq!(String::from_utf8(csv).unwrap(), t.to_csv());
         }
+    }
+
+    #[test]
+    fn a_chunked_answer_counts_its_next_chunk_before_it_is_built_and_each_until_it_is_written() {
+        let budget = Budget::new(64 << 20);
+        let answer = ChunkedAnswer::admit(256 << 10, 5 * (256 << 10), &budget).unwrap();
+        assert_eq!(
+            budget.used(),
+            256 << 10,
+            "the first chunk, before it is built"
+        );
+        let chunk = answer.counted(vec![7u8; 300 << 10]);
+        answer.next(true);
+        let held = (300 << 10) + BLOCK_OVERHEAD as u64 + (256 << 10);
+        assert_eq!(budget.used(), held);
+        answer.next(false);
+        let copy = chunk.clone();
+        drop(chunk);
+        assert_eq!(
+            budget.used(),
+            (300 << 10) + BLOCK_OVERHEAD as u64,
+            "a clone holds it"
+        );
+        drop(copy);
+        assert_eq!(budget.used(), 0, "written: out of the budget");
+        // Beside another answer being sent, no room past the limit.
+        let full = Budget::new(1 << 20);
+        let first = ChunkedAnswer::admit(256 << 10, 900 << 10, &full).unwrap();
+        assert!(first.room(), "alone, an answer is given its chunk");
+        let e = ChunkedAnswer::admit(256 << 10, 1200 << 10, &full)
+            .err()
+            .unwrap();
+        assert_eq!((e.status.as_u16(), e.error), (503, "memory_full"));
+        drop(first);
+        assert_eq!(full.used(), 0);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{parse_param, query_pairs, query_slot, ApiError, AppState};
-use crate::ndjson::{write_request, Field, RequestFilter};
+use crate::ndjson::{Field, RequestFilter};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(requests))
@@ -378,8 +378,15 @@ fn parse_bytes(name: &str, v: &str) -> Result<u64, ApiError> {
 const CHUNK_TIME: Duration = Duration::from_millis(2);
 /// Most bytes of JSON one chunk produces; with [`CHUNK_QUEUE`] it bounds what a scan holds.
 const CHUNK_BYTES: usize = 256 << 10;
+/// What one chunk is counted at before it is built: a chunk ends at the first request or timer
+/// that takes it past [`CHUNK_BYTES`] (a request's timers go on in the next chunk), and with the
+/// default limits one timer renders to 200 KiB at most (16 tags of two 1 KiB strings, every byte
+/// escaped); its buffer's growth included.
+const CHUNK_BOUND: usize = 2 * CHUNK_BYTES;
 /// Chunks produced and not yet sent (a client that reads slowly slows the scan, never grows it).
 const CHUNK_QUEUE: usize = 4;
+/// How often an answer waiting for room in the memory budget looks again.
+const ROOM_WAIT: Duration = Duration::from_millis(20);
 
 /// `{"requests": [...]}`, newest first, streamed: the scan runs on the blocking pool in chunks,
 /// each under a short read lock of the pool and dictionary, rendered straight to JSON bytes and
@@ -435,13 +442,20 @@ async fn requests(
     let query = parse_query(raw.as_deref(), state.core.config().limits.max_query_limit)?;
     // The first chunk's slot, taken now: when none is free the answer is a 503, not a stream.
     let slot = query_slot(&state)?;
-    let (tx, rx) = tokio::sync::mpsc::channel::<Vec<u8>>(CHUNK_QUEUE);
+    // Counted in the memory budget: the chunk about to be built, and the chunks built until
+    // written (the queue's and hyper's).
+    let answer = super::answer::ChunkedAnswer::admit(
+        CHUNK_BOUND as u64,
+        ((CHUNK_QUEUE + 2) * CHUNK_BYTES) as u64,
+        state.core.budget(),
+    )?;
+    let (tx, rx) = tokio::sync::mpsc::channel::<axum::body::Bytes>(CHUNK_QUEUE);
     let content_type = if query.csv {
         "text/csv; charset=utf-8"
     } else {
         "application/json"
     };
-    tokio::spawn(stream_scan(state, Scan::new(query), slot, tx));
+    tokio::spawn(stream_scan(state, Scan::new(query), slot, answer, tx));
     let body = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv()
             .await
@@ -460,12 +474,25 @@ async fn stream_scan(
     state: AppState,
     mut scan: Scan,
     first: OwnedSemaphorePermit,
-    tx: tokio::sync::mpsc::Sender<Vec<u8>>,
+    answer: super::answer::ChunkedAnswer,
+    tx: tokio::sync::mpsc::Sender<axum::body::Bytes>,
 ) {
     let mut first = Some(first);
     loop {
         // Room for the chunk first, then a slot: no slot waits on the client.
         let Ok(room) = tx.reserve().await else { return };
+        // Room in the memory budget (after the first chunk, admitted with the answer): the
+        // answer waits, holding no slot, until the answers being read free some, or its client
+        // goes.
+        if first.is_none() {
+            while !answer.room() {
+                if tx.is_closed() {
+                    return;
+                }
+                tokio::time::sleep(ROOM_WAIT).await;
+            }
+        }
+        answer.next(true);
         let slot = match first.take() {
             Some(slot) => slot,
             None => match Arc::clone(&state.query_slots).acquire_owned().await {
@@ -481,7 +508,8 @@ async fn stream_scan(
         })
         .await;
         let Ok((next, chunk)) = produced else { return };
-        room.send(chunk);
+        answer.next(false);
+        room.send(answer.counted(chunk));
         if next.done {
             return;
         }
@@ -506,6 +534,8 @@ struct Scan {
     sorted: Option<(Vec<u64>, usize)>,
     /// The id below which the walk goes on (`None` before the first chunk).
     cursor: Option<u64>,
+    /// A request whose timers did not all fit in the chunk before: its id and its next timer.
+    partial: Option<(u64, usize)>,
     shown: usize,
     /// Whether the last chunk (the one closing the JSON) has been produced.
     done: bool,
@@ -523,6 +553,7 @@ impl Scan {
             ranked: Default::default(),
             sorted: None,
             cursor: None,
+            partial: None,
             shown: 0,
             done: false,
         }
@@ -532,8 +563,19 @@ impl Scan {
     /// (then `done` is set). Holds the pool's and the dictionary's read locks for at most
     /// [`CHUNK_TIME`] at a time.
     fn next_chunk(&mut self, state: &AppState) -> Vec<u8> {
+        let mut out = Vec::new();
+        if self.partial.is_some() {
+            out.reserve(CHUNK_BYTES + 4096);
+            let pool = state.core.pool().read();
+            let dict = state.core.dictionary().read();
+            self.resume(&mut out, &pool, &dict, state);
+            if self.partial.is_some() {
+                return out;
+            }
+        }
         if self.sorted.is_some() {
-            return self.render_sorted(state, Vec::with_capacity(CHUNK_BYTES + 4096));
+            out.reserve(CHUNK_BYTES + 4096);
+            return self.render_sorted(state, out);
         }
         // The default, 100, never above the configured maximum (an explicit `limit` is checked
         // against it when parsed).
@@ -542,7 +584,7 @@ impl Scan {
         );
         // A small answer (the default 100 requests) takes a few KB: sized for that first.
         let first = self.cursor.is_none();
-        let mut out = Vec::with_capacity(if first { 4096 } else { CHUNK_BYTES + 4096 });
+        out.reserve(if first { 4096 } else { CHUNK_BYTES + 4096 });
         let mut cursor = match self.cursor {
             Some(c) => c,
             None => {
@@ -586,15 +628,8 @@ impl Scan {
                             if self.ranked.len() > limit {
                                 self.ranked.pop();
                             }
-                        } else if self.csv {
-                            write_csv_row(&mut out, &v, &dict, unix_ms);
                         } else {
-                            if self.shown > 0 {
-                                out.push(b',');
-                            }
-                            write_request(&mut out, &v, &dict, unix_ms, self.filter.timers);
-                        }
-                        if self.sort.is_none() {
+                            self.write(&mut out, &v, &dict, unix_ms, None);
                             self.shown += 1;
                         }
                     }
@@ -605,6 +640,10 @@ impl Scan {
             }
             drop(dict);
             drop(pool);
+            if self.partial.is_some() {
+                self.cursor = Some(cursor);
+                return out;
+            }
             if cursor <= oldest || before_from {
                 break;
             }
@@ -644,6 +683,50 @@ impl Scan {
 }
 
 impl Scan {
+    /// Writes request `v` (merged at `unix_ms`) as a CSV row, or as JSON from its start
+    /// (`from` is `None`) or its `from`th timer on, until the chunk is full: a request whose
+    /// timers do not all fit is left open ([`Scan::partial`]) for the next chunk.
+    fn write(
+        &mut self,
+        out: &mut Vec<u8>,
+        v: &crate::record::RequestView<'_>,
+        dict: &crate::dictionary::Dictionary,
+        unix_ms: u64,
+        from: Option<usize>,
+    ) {
+        if self.csv {
+            write_csv_row(out, v, dict, unix_ms);
+            return;
+        }
+        if from.is_none() && self.shown > 0 {
+            out.push(b',');
+        }
+        let (timers, end) = (self.filter.timers, CHUNK_BYTES);
+        self.partial = crate::ndjson::write_request_part(out, v, dict, unix_ms, timers, from, end)
+            .map(|at| (v.id, at));
+    }
+
+    /// Goes on with the request left open by the chunk before: its next timers, or the end of
+    /// its list when it has left the pool meanwhile (`timer_count` says how many it had).
+    fn resume(
+        &mut self,
+        out: &mut Vec<u8>,
+        pool: &crate::pool::Pool,
+        dict: &crate::dictionary::Dictionary,
+        state: &AppState,
+    ) {
+        let Some((id, at)) = self.partial.take() else {
+            return;
+        };
+        match pool.get(id) {
+            Some(v) => {
+                let unix_ms = state.core.clock().unix_ms(v.record.time_ms);
+                self.write(out, &v, dict, unix_ms, Some(at));
+            }
+            None => crate::ndjson::close_request_part(out),
+        }
+    }
+
     /// Renders a sorted answer's next requests into `out` (a request evicted since the walk is
     /// left out), closing the answer after the last.
     fn render_sorted(&mut self, state: &AppState, mut out: Vec<u8>) -> Vec<u8> {
@@ -659,14 +742,7 @@ impl Scan {
                 at += 1;
                 if let Some(v) = pool.get(id) {
                     let unix_ms = state.core.clock().unix_ms(v.record.time_ms);
-                    if self.csv {
-                        write_csv_row(&mut out, &v, &dict, unix_ms);
-                    } else {
-                        if self.shown > 0 {
-                            out.push(b',');
-                        }
-                        write_request(&mut out, &v, &dict, unix_ms, self.filter.timers);
-                    }
+                    self.write(&mut out, &v, &dict, unix_ms, None);
                     self.shown += 1;
                 }
                 if at.is_multiple_of(256) && started.elapsed() >= CHUNK_TIME {
@@ -674,7 +750,7 @@ impl Scan {
                 }
             }
         }
-        if at < ids.len() {
+        if at < ids.len() || self.partial.is_some() {
             self.sorted = Some((ids, at));
             return out;
         }
@@ -751,6 +827,7 @@ fn write_csv_row(
 mod tests {
     use super::*;
     use crate::dictionary::Dictionary;
+    use crate::ndjson::write_request;
     use crate::record::{Record, RequestView, TagPair, Timer, NO_SCHEMA};
 
     #[test]

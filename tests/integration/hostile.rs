@@ -157,3 +157,151 @@ fn a_lock_that_is_a_directory_is_refused_naming_it() {
     let err = line;
     assert!(!err.contains("not writable"), "{err}");
 }
+
+/// Issue 83, item 2 (raw answers): connections asking for requests with their timers and
+/// reading nothing held their chunks outside the budget (RSS 2.7 GB under 512 MiB). Now a
+/// request's timers are sent in bounded chunks, each counted from before it is built until it is
+/// written: while unread answers pile up, what the budget counts rises with them and what RSS
+/// adds stays within what it counts (10 %, and a fixed base), past the budget a new answer is a
+/// 503 `memory_full` while `/healthz` and the status answer, and the answers leave the budget
+/// once their clients go.
+#[test]
+fn unread_raw_answers_with_timers_are_counted_in_the_budget() {
+    use prost::Message;
+    use std::io::Write;
+    const BUDGET_MIB: u64 = 128;
+    // A request may take 1/64 of each pool ring: 200 timers of 16 tags need 3,216 tag slots.
+    let d = Daemon::start(&format!(
+        "request_pool_size = 1000\ntimer_pool_size = 20000\ntag_pool_size = 300000\n\
+         temp_pool_memory = \"8MiB\"\n[merge]\nthreads = 1\n[http]\n\
+         max_connections_per_client = 128\n[limits]\n\
+         max_memory = \"{BUDGET_MIB}MiB\"\nmax_stream_clients = 2\nstream_buffer = \"1MiB\"\n"
+    ));
+    // 20 requests of 200 timers, each with 16 tags of 1 KB: ~3.4 MB of JSON each.
+    let mut dictionary: Vec<Vec<u8>> = (0..16).map(|i| format!("t{i}").into_bytes()).collect();
+    dictionary.extend((0..16).map(|i| vec![b'a' + i as u8; 1000]));
+    let names: Vec<u32> = (0..200 * 16).map(|i| (i % 16) as u32).collect();
+    let values: Vec<u32> = (0..200 * 16).map(|i| 16 + (i % 16) as u32).collect();
+    let sent: Vec<Vec<u8>> = (0..20)
+        .map(|i| {
+            pinbad::proto::Request {
+                hostname: b"raw-host".to_vec(),
+                server_name: format!("raw-{i}").into_bytes(),
+                script_name: b"/raw.php".to_vec(),
+                request_count: 1,
+                request_time: 0.1,
+                timer_hit_count: vec![1; 200],
+                timer_value: vec![0.01; 200],
+                timer_ru_utime: vec![0.0; 200],
+                timer_ru_stime: vec![0.0; 200],
+                timer_tag_count: vec![16; 200],
+                timer_tag_name: names.clone(),
+                timer_tag_value: values.clone(),
+                dictionary: dictionary.clone(),
+                ..Default::default()
+            }
+            .encode_to_vec()
+        })
+        .collect();
+    d.send(&sent);
+    d.wait_merged(20);
+    assert_eq!(d.status()["timers_lost"], 0);
+    // Read whole, the answer sent a part of a request at a time is the requests whole.
+    let path = "/api/v1/requests?timers=true&limit=20";
+    let (code, body) = d.get(path);
+    assert_eq!(code, 200, "{body}");
+    let requests = body["requests"].as_array().unwrap();
+    assert_eq!(requests.len(), 20);
+    for r in requests {
+        let timers = r["timers"].as_array().unwrap();
+        assert_eq!(timers.len(), 200);
+        assert_eq!(timers[199]["tags"]["t15"].as_str().unwrap().len(), 1000);
+    }
+    let figure = |d: &Daemon, path: &str| {
+        path.split('.')
+            .fold(d.status(), |v, k| v[k].clone())
+            .as_u64()
+            .unwrap_or_else(|| panic!("no {path}"))
+    };
+    let rss = |d: &Daemon| -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", d.child.id())).unwrap();
+        let kib: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap();
+        kib << 10
+    };
+    const BASE: u64 = 24 << 20;
+    let limit = BUDGET_MIB << 20;
+    let (before, rss_before) = (figure(&d, "memory.used_bytes"), rss(&d));
+    let (mut rss_peak, mut used_peak) = (rss_before, before);
+    let mut held = Vec::new();
+    let mut refused = None;
+    let mut asked = 0;
+    while refused.is_none() && asked < 200 {
+        asked += 1;
+        let mut conn = std::net::TcpStream::connect(d.http).unwrap();
+        write!(conn, "GET {path} HTTP/1.1\r\nHost: pinbad\r\nConnection: close\r\n\r\n").unwrap();
+        let mut line = [0u8; 12];
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while conn.peek(&mut line).unwrap() < line.len() {
+            assert!(Instant::now() < deadline, "no answer");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        match &line {
+            b"HTTP/1.1 200" => held.push(conn),
+            b"HTTP/1.1 503" => {
+                let mut text = String::new();
+                let _ = std::io::Read::read_to_string(&mut conn, &mut text);
+                // Busy: the held answers' chunks being built took the query slots.
+                if !text.contains("busy") {
+                    assert!(text.contains("memory_full"), "{text}");
+                    refused = Some(text);
+                }
+            }
+            other => panic!("{}", String::from_utf8_lossy(other)),
+        }
+        assert_eq!(d.get("/healthz").0, 200);
+        let used = figure(&d, "memory.used_bytes");
+        let resident = rss(&d);
+        assert!(used <= limit + limit / 10, "accounted {} MiB", used >> 20);
+        // What the answers add to RSS, the budget counts.
+        let counted = used.saturating_sub(before);
+        assert!(
+            resident.saturating_sub(rss_before) <= counted + counted / 10 + BASE,
+            "{} answers held: RSS +{} MiB, the budget counted +{} MiB",
+            held.len(),
+            (resident.saturating_sub(rss_before)) >> 20,
+            counted >> 20
+        );
+        used_peak = used_peak.max(used);
+        rss_peak = rss_peak.max(resident);
+    }
+    eprintln!(
+        "unread raw answers: {} held before a 503; accounted {} -> peak {} MiB, RSS {} -> peak {} MiB",
+        held.len(),
+        before >> 20,
+        used_peak >> 20,
+        rss_before >> 20,
+        rss_peak >> 20
+    );
+    assert!(refused.is_some(), "no answer refused past the budget");
+    assert!(
+        used_peak >= before + (8 << 20) && used_peak + (2 << 20) >= limit,
+        "the held answers' chunks counted up to the limit: {} -> {} MiB",
+        before >> 20,
+        used_peak >> 20
+    );
+    // Past the budget, status and health still answer; data answers are refused.
+    assert_eq!(d.get("/healthz").0, 200);
+    assert_eq!(d.get("/api/v1/status").0, 200);
+    let (code, body) = d.get(path);
+    assert_eq!((code, body["error"].as_str()), (503, Some("memory_full")), "{body}");
+    drop(held);
+    d.wait_for(
+        |d| figure(d, "memory.used_bytes") <= before + (1 << 20),
+        "the answers out of the budget once their clients went",
+    );
+    assert_eq!(d.get(path).0, 200);
+}
