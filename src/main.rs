@@ -85,6 +85,18 @@ enum Command {
         #[command(flatten)]
         refused: OverrideArgs<true>,
     },
+    /// Convert pinba_engine's settings in a my.cnf (pinba_port, pinba_stats_history, … in its
+    /// server groups, following !include and !includedir) into pinbad's config keys, printed on
+    /// stdout; settings pinbad cannot honour are named, with why, in the output and on stderr.
+    /// Takes none of the daemon's options.
+    ImportMycnf {
+        /// The option file (`-` for stdin).
+        file: PathBuf,
+        #[command(flatten)]
+        refused_config: ConfigArg<true>,
+        #[command(flatten)]
+        refused: OverrideArgs<true>,
+    },
 }
 
 /// The daemon's flags, in the order a usage error names the first one given.
@@ -177,6 +189,11 @@ impl Cli {
                 refused_config,
                 refused,
                 ..
+            })
+            | Some(Command::ImportMycnf {
+                refused_config,
+                refused,
+                ..
             }) => {
                 given.extend(refused_config.given());
                 given.extend(refused.given());
@@ -195,6 +212,7 @@ fn main() -> ExitCode {
     if let Some(flag) = cli.unused_flags().first() {
         let name = match cli.command {
             Some(Command::CheckConfig { .. }) => "check-config",
+            Some(Command::ImportMycnf { .. }) => "import-mycnf",
             _ => "import-sql",
         };
         let why = match *flag {
@@ -223,6 +241,7 @@ fn main() -> ExitCode {
             file, overrides, ..
         }) => pinbad::cli::check_config(&file, &overrides.or(cli.overrides).into()),
         Some(Command::ImportSql { file, .. }) => pinbad::cli::import_sql(&file),
+        Some(Command::ImportMycnf { file, .. }) => pinbad::cli::import_mycnf(&file),
         None => run(cli.config.config, cli.overrides.into()),
     };
     match done {

@@ -1,5 +1,5 @@
-//! The command-line subcommands beside the daemon: `pinbad check-config FILE` and
-//! `pinbad import-sql FILE`.
+//! The command-line subcommands beside the daemon: `pinbad check-config FILE`,
+//! `pinbad import-sql FILE` and `pinbad import-mycnf FILE`.
 //!
 //! - **In**: what `main` parsed: the file, and for check-config the flags that override config
 //!   keys. **Out**: text on stdout (the effective config, the converted reports); what was not
@@ -8,15 +8,16 @@
 //! - **Never**: binds a socket, writes state (check-config creates no state directory), prints
 //!   the secrets of a config.
 //!
-//! The conversion itself is [`import`]: pure (SQL text in, report definitions and config text
-//! out), so that any front end can call it; this module only reads the file and prints.
+//! The conversions themselves are [`import`] and [`mycnf`]: pure (SQL or an option file in,
+//! config text out), so that any front end can call them; this module only reads the files and
+//! prints.
 
 use std::io::{Read, Write};
 use std::path::Path;
 
 use anyhow::Context;
 
-use crate::config::{Config, Overrides};
+use crate::config::{mycnf, Config, Overrides};
 
 /// `pinbad check-config FILE`: loads FILE with the overrides, checks everything a start checks
 /// but binding (reports, the state directory's saved reports, sinks, the token), and prints the
@@ -74,6 +75,63 @@ pub fn import_sql(file: &Path) -> anyhow::Result<()> {
         ));
     }
     Ok(())
+}
+
+/// `pinbad import-mycnf FILE`: pinbad's config keys from pinba_engine's settings in a my.cnf
+/// (and the files it includes) on stdout; each setting not honoured, and what was not read as
+/// mysqld reads it, on stderr. FILE `-` is stdin (its includes relative to the working
+/// directory).
+pub fn import_mycnf(file: &Path) -> anyhow::Result<()> {
+    let mut bytes = Vec::new();
+    let (read, dir) = if file.as_os_str() == "-" {
+        (
+            std::io::stdin().read_to_end(&mut bytes).map(|_| ()),
+            Path::new(""),
+        )
+    } else {
+        let dir = file.parent().unwrap_or(Path::new(""));
+        (std::fs::read(file).map(|b| bytes = b), dir)
+    };
+    read.with_context(|| format!("cannot read {}", file.display()))?;
+    let name = file.display().to_string();
+    let options = mycnf::read(&name, &bytes, dir, &Disk);
+    let one_line = crate::config::import::one_line;
+    for w in &options.warnings {
+        say(format_args!("pinbad: {}", one_line(w)));
+    }
+    // Nothing to convert is a failure, as for import-sql: the wrong file, or includes not found.
+    if options.options.is_empty() {
+        anyhow::bail!(
+            "no pinba_ setting in the server groups ([mysqld], [server], [mariadb], …) of {} \
+             (files read: {}): not the server's option file, or pinba_engine ran with its \
+             defaults, which are pinbad's (port 30002, a 15-minute window, 10 ms, 1,000,000 \
+             requests): no config is needed",
+            file.display(),
+            one_line(&options.files.join(", "))
+        );
+    }
+    let converted = mycnf::convert(&options);
+    std::io::stdout()
+        .write_all(converted.to_toml(&options).as_bytes())
+        .context("cannot write the output")?;
+    for line in converted.messages(&options) {
+        say(format_args!("pinbad: {}", one_line(&line)));
+    }
+    Ok(())
+}
+
+/// The files `!include` and `!includedir` name, on disk.
+struct Disk;
+
+impl mycnf::Files for Disk {
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        std::fs::read(path)
+    }
+    fn list(&self, dir: &Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+        std::fs::read_dir(dir)?
+            .map(|e| e.map(|e| e.path()))
+            .collect()
+    }
 }
 
 /// A line on stderr. Written, not `eprintln!`'d: a closed stderr (`pinbad check-config f 2>&-`,

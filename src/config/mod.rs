@@ -15,6 +15,7 @@ use crate::decode::DecodePolicy;
 use crate::report::ReportDef;
 mod history;
 pub mod import;
+pub mod mycnf;
 mod mysql;
 mod reqlog;
 mod sink;

@@ -478,7 +478,7 @@ pub fn send_to(addr: SocketAddr, datagrams: &[Vec<u8>]) {
 pub fn mysql_port_0(args: &[&str]) -> &'static [&'static str] {
     let subcommand = args
         .iter()
-        .any(|a| *a == "check-config" || *a == "import-sql");
+        .any(|a| ["check-config", "import-sql", "import-mycnf"].contains(a));
     if subcommand || args.contains(&"--mysql") {
         &[]
     } else {

@@ -118,3 +118,163 @@ fn import_sql_reads_stdin_and_fails_clearly_on_a_missing_file() {
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("no CREATE TABLE statement in"), "{stderr}");
 }
+
+/// The option files of a pinba_engine host (tests/fixtures/mycnf: Debian's layout, every
+/// variable of pinba_engine 1.2.0 set).
+fn mycnf_fixture() -> std::path::PathBuf {
+    crate::common::fixture_dir().join("mycnf/my.cnf")
+}
+
+/// `pinbad import-mycnf FILE`: (exit code, stdout, stderr).
+fn import_mycnf(file: &str) -> (Option<i32>, String, String) {
+    let out = Command::new(BIN)
+        .args(["import-mycnf", file])
+        .env("RUST_LOG", "off")
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn import_mycnf_output_is_a_config_check_config_takes() {
+    let (code, config, stderr) = import_mycnf(mycnf_fixture().to_str().unwrap());
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        config.contains("# 14 pinba_engine settings: 8 converted, 6 not honoured."),
+        "{config}"
+    );
+    // Each setting pinbad cannot honour is named on stderr, with its line.
+    for name in [
+        "pinba_data_pool_size",
+        "pinba_data_job_size",
+        "pinba_cpu_start",
+        "pinba_histogram_max_time",
+        "pinba_histogram_size",
+        "pinba_log_level",
+    ] {
+        assert!(
+            stderr.contains("pinba.cnf:") && stderr.contains(&format!("not honoured: {name} = ")),
+            "{name}: {stderr}"
+        );
+    }
+    assert_eq!(stderr.lines().count(), 6, "{stderr}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_file(dir.path(), "pinbad.toml", &config);
+    let check = Command::new(BIN)
+        .args(["check-config", path.to_str().unwrap()])
+        .env("RUST_LOG", "off")
+        .env("STATE_DIRECTORY", dir.path().join("state"))
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "{check:?}\n{config}");
+    let effective: toml::Value = toml::from_str(&String::from_utf8(check.stdout).unwrap()).unwrap();
+    let expect = [
+        ("stats_history", toml::Value::from("5m")),
+        ("stats_gathering_period", toml::Value::from("20ms")),
+        ("request_pool_size", toml::Value::from(500_000)),
+        // pinba_engine's timer pool (3,000,000) exceeds 4 per request kept.
+        ("timer_pool_size", toml::Value::from(3_000_000)),
+        ("tag_pool_size", toml::Value::from(6_000_000)),
+        // 400,000 requests (pinba_temp_pool_size_limit) × 2 KiB.
+        ("temp_pool_memory", toml::Value::from("782MiB")),
+    ];
+    for (key, value) in expect {
+        assert_eq!(effective[key], value, "{key}\n{config}");
+    }
+    assert_eq!(
+        effective["udp"]["listen"],
+        toml::Value::from(vec!["0.0.0.0:30002"]),
+        "{config}"
+    );
+}
+
+#[test]
+fn import_mycnf_config_starts_a_daemon_on_the_port_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    // The fixture included by a file that then moves the listener to a free loopback port, as
+    // a later line does in mysqld (the last setting counts), with the names spelt as mysqld also
+    // takes them. The port could be taken by another process before the daemon binds it: a few
+    // tries, each with another port.
+    let mut started = None;
+    for _ in 0..3 {
+        let port = std::net::UdpSocket::bind("127.0.0.1:0")
+            .and_then(|s| s.local_addr())
+            .unwrap()
+            .port();
+        let cnf = write_file(
+            dir.path(),
+            "my.cnf",
+            &format!(
+                "[mysqld]\n!include {}\n[server]\npinba-address = \"127.0.0.1\"  # loopback\n\
+                 loose-plugin-pinba-port = {port}\n",
+                mycnf_fixture().display()
+            ),
+        );
+        let (code, config, stderr) = import_mycnf(cnf.to_str().unwrap());
+        assert_eq!(code, Some(0), "{stderr}");
+        assert!(
+            config.contains(&format!("listen = [\"127.0.0.1:{port}\"]")),
+            "{config}"
+        );
+        let daemon =
+            std::panic::catch_unwind(|| crate::common::Daemon::start_with(&config, &[], None));
+        if let Ok(d) = daemon {
+            started = Some((d, port));
+            break;
+        }
+    }
+    let (d, port) = started.expect("the daemon started on a free port within 3 tries");
+    assert_eq!(d.udp, [std::net::SocketAddr::from(([127, 0, 0, 1], port))]);
+    d.send(&[crate::common::request("/from-mycnf.php")]);
+    d.wait_merged(1);
+    let rows = d.strings(
+        "/api/v1/reports/report_by_script_name",
+        "rows",
+        "script_name",
+    );
+    assert_eq!(rows, ["/from-mycnf.php"]);
+}
+
+#[test]
+fn import_mycnf_fails_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = import_mycnf("/nonexistent/my.cnf");
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("cannot read /nonexistent/my.cnf"),
+        "{stderr}"
+    );
+    // A server's option file without pinba_engine's settings (its includes not found): an
+    // error naming the files read, not an empty config.
+    let cnf = write_file(
+        dir.path(),
+        "my.cnf",
+        "[mysqld]\nport = 3306\n!includedir /nonexistent/conf.d/\n[client]\npinba_port = 1\n",
+    );
+    let (code, out, stderr) = import_mycnf(cnf.to_str().unwrap());
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        stderr.contains("not followed: cannot list /nonexistent/conf.d/"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("no pinba_ setting in the server groups"),
+        "{stderr}"
+    );
+    // The daemon's flags are refused by name, as import-sql's (a usage error).
+    let (code, stderr) = run_pinbad(
+        &["import-mycnf", "--udp", "x", cnf.to_str().unwrap()],
+        dir.path(),
+    );
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.contains("'--udp' cannot be used with 'import-mycnf'"),
+        "{stderr}"
+    );
+}
