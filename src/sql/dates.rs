@@ -1238,6 +1238,17 @@ fn months_period(m: i64) -> i64 {
     year_2000(m / 12) * 100 + m % 12 + 1
 }
 
+/// A temporal literal's text (`DATE '2024-3-5'`, `TIMESTAMP '…'`, `TIME '…'`) as MySQL reads it,
+/// written in its type's form with the fractional digits it was written with; `None` where it
+/// is no such value (MySQL refuses the statement: error 1525).
+pub(super) fn literal(kind: Kind, s: &str) -> Option<String> {
+    let t = match kind {
+        Kind::Time => text_time(s)?,
+        _ => text_datetime(s).filter(Tm::valid)?.as_kind(kind),
+    };
+    Some(t.shown())
+}
+
 fn shown(t: Option<Tm>) -> Option<String> {
     t.map(|t| t.shown())
 }

@@ -401,7 +401,7 @@ pub(super) fn text(v: ValueRef<'_>) -> String {
     match v {
         ValueRef::Null => String::new(),
         ValueRef::Integer(i) => i.to_string(),
-        ValueRef::Real(r) => r.to_string(),
+        ValueRef::Real(r) => double_text(r),
         ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
     }
 }
@@ -427,6 +427,61 @@ pub(super) fn round_half_away(x: f64, d: i64, cut: fn(f64) -> f64) -> f64 {
         r / f
     } else {
         r * f
+    }
+}
+
+/// `x` rounded to `d` decimals as MySQL rounds a DOUBLE: half to even, on the product as the
+/// double holds it (0.25e0 to one decimal is 0.2, 2.5e0 to none 2); a product too large to hold
+/// is `x` itself.
+pub(super) fn round_double(x: f64, d: i64) -> f64 {
+    let f = 10f64.powi(d.unsigned_abs().min(400) as i32);
+    if d < 0 {
+        if f.is_infinite() {
+            return 0.0;
+        }
+        return (x / f).round_ties_even() * f;
+    }
+    let y = x * f;
+    if y.is_infinite() {
+        return x;
+    }
+    y.round_ties_even() / f
+}
+
+/// A DOUBLE's text as MySQL writes it (a result, a DOUBLE read as a string): the shortest digits
+/// that read back as the same double, positional where the point falls at most 14 zeros before
+/// the first digit and, for a whole number, within its first 15 digits (`100000000000000`,
+/// `1234567890123456.8`, `0.000000000000001`), else as `1e15`, `1.5e-16`; zero as `0`.
+pub(super) fn double_text(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    let sci = format!("{:e}", x.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits = mantissa.replace('.', "");
+    let len = digits.len() as i32;
+    // Where the point falls, counted from the first digit.
+    let point = exp + 1;
+    let sign = if x < 0.0 { "-" } else { "" };
+    let positional = if point >= len {
+        point <= 15
+    } else {
+        point >= -14
+    };
+    if !positional {
+        return format!("{sign}{mantissa}e{exp}");
+    }
+    if point <= 0 {
+        format!("{sign}0.{}{digits}", "0".repeat((-point) as usize))
+    } else if point < len {
+        let (int, frac) = digits.split_at(point as usize);
+        format!("{sign}{int}.{frac}")
+    } else {
+        format!("{sign}{digits}{}", "0".repeat((point - len) as usize))
     }
 }
 
@@ -534,6 +589,15 @@ fn numeric(conn: &Connection) -> Result<()> {
         conn.create_scalar_function("round", n, pure, |ctx| Ok(rounded(ctx, true)))?;
     }
     conn.create_scalar_function("truncate", 2, pure, |ctx| Ok(rounded(ctx, false)))?;
+    // A DOUBLE rounded as MySQL rounds one (`my_double_round`): `x·10^d` to the nearest
+    // integer, half to even; `translate` calls it where `ROUND`, `FORMAT` or a cast to an
+    // integer takes a double. What `round` gives then is already round.
+    conn.create_scalar_function("mysql_round_double", 2, pure, |ctx| {
+        let (Some(x), Some(d)) = (number(ctx.get_raw(0)), number(ctx.get_raw(1))) else {
+            return Ok(None);
+        };
+        Ok(Some(round_double(x, d as i64)))
+    })?;
     conn.create_scalar_function("mysql_signed", 1, pure, |ctx| Ok(signed(ctx.get_raw(0))))?;
     conn.create_scalar_function("mysql_unsigned", 1, pure, |ctx| {
         Ok(signed(ctx.get_raw(0)).map(|i| {
@@ -547,6 +611,10 @@ fn numeric(conn: &Connection) -> Result<()> {
     conn.create_scalar_function("mysql_decimal", 2, pure, |ctx| {
         let d = number(ctx.get_raw(1)).unwrap_or(0.0) as i64;
         Ok(number(ctx.get_raw(0)).map(|x| round_half_away(x, d, f64::round)))
+    })?;
+    // A DOUBLE read as a string (a merged result that is a string: `typing::merge`).
+    conn.create_scalar_function("mysql_double_text", 1, pure, |ctx| {
+        Ok(number(ctx.get_raw(0)).map(double_text))
     })?;
     conn.create_scalar_function("mysql_decimal_text", 2, pure, |ctx| {
         let scale = number(ctx.get_raw(1)).unwrap_or(0.0).clamp(0.0, 30.0) as u8;
@@ -1120,6 +1188,36 @@ mod tests {
             one(&c, "SELECT from_unixtime(1.5)"),
             Value::Text("1970-01-01 00:00:01.5".into())
         );
+    }
+
+    #[test]
+    fn doubles_print_as_mysql_prints_them() {
+        // Each as MariaDB 10.11 writes it (`CONCAT(x)`).
+        for (x, text) in [
+            (1.0, "1"),
+            (1e14, "100000000000000"),
+            (1e15, "1e15"),
+            (123456789012345.0, "123456789012345"),
+            (1.234567890123456e15, "1.234567890123456e15"),
+            (1.2345678901234567e15, "1234567890123456.8"),
+            (1.2345678901234567e16, "1.2345678901234568e16"),
+            (1e20, "1e20"),
+            (1e-15, "0.000000000000001"),
+            (1.5e-15, "0.0000000000000015"),
+            (1e-16, "1e-16"),
+            (1.2345678901234567e-15, "0.0000000000000012345678901234568"),
+            (2.5e-308, "2.5e-308"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (-0.0, "0"),
+            (-1e15, "-1e15"),
+            (-0.1, "-0.1"),
+        ] {
+            assert_eq!(double_text(x), text, "{x}");
+        }
+        assert_eq!(round_double(-2.5, 0), -2.0);
+        assert_eq!(round_double(0.25, 1), 0.2);
+        assert_eq!(round_double(25.0, -1), 20.0);
+        assert_eq!(round_double(1e300, 20), 1e300);
     }
 
     #[test]

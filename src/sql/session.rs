@@ -146,6 +146,21 @@ impl Session {
         &self.ctx.core.counters().sql
     }
 
+    /// What the translation of this session's statements reads: its variables, and its report
+    /// tables' columns (looked up by name as a statement names them).
+    fn context(&self) -> super::variables::Context {
+        let mut context = self.vars.lock().context();
+        let core = Arc::clone(&self.ctx.core);
+        context.tables = super::variables::TableColumns::new(move |name| {
+            if super::vtab::is_fixed_table(name) {
+                return None;
+            }
+            let (columns, _) = super::vtab::report_columns(&core, name)?;
+            Some(columns.into_iter().map(|c| (c.name, c.ty)).collect())
+        });
+        context
+    }
+
     /// The session's engine, made on first use, brought in line with the live reports.
     fn take_engine(&mut self) -> Result<Engine, SqlError> {
         let taken = self.engine.lock().ok().and_then(|mut e| e.take());
@@ -164,7 +179,7 @@ impl Session {
 
     /// What `sql` asks, answered without the engine where it can be.
     fn answer(&mut self, sql: &str) -> Answer {
-        let context = self.vars.lock().context();
+        let context = self.context();
         let (statement, decimals) = match statement::classify_in(sql, &context) {
             Ok(s) => s,
             Err(e) => return Answer::Error(ErrorKind::ER_PARSE_ERROR, e.0),
@@ -525,7 +540,7 @@ fn binary_value(v: &Value, ty: ColumnType) -> Value {
             .parse::<f64>()
             .map_or_else(|_| Value::Text(t.clone()), Value::Real),
         (_, Value::Integer(i)) => Value::Text(i.to_string()),
-        (_, Value::Real(f)) => Value::Text(f.to_string()),
+        (_, Value::Real(f)) => Value::Text(super::functions::double_text(*f)),
         (_, Value::Text(t)) => Value::Text(t.clone()),
         (_, Value::Blob(b)) => Value::Text(String::from_utf8_lossy(b).into_owned()),
     }
@@ -713,6 +728,10 @@ impl Session {
                         let r = match v {
                             Value::Null => w.write_col(None::<i64>),
                             Value::Integer(i) => w.write_col(*i),
+                            // As MySQL writes a DOUBLE (`1e20`, not twenty digits).
+                            Value::Real(f) if !self.binary => {
+                                w.write_col(super::functions::double_text(*f).as_str())
+                            }
                             Value::Real(f) => w.write_col(*f),
                             Value::Text(t) => w.write_col(t.as_str()),
                             Value::Blob(b) => w.write_col(b.as_slice()),

@@ -26,11 +26,11 @@ use std::ops::ControlFlow;
 
 use super::dialect::MySql;
 use sqlparser::ast::{
-    BinaryOperator, CastKind, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr,
+    BinaryOperator, CastKind, DataType, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr,
     FunctionArgumentClause, FunctionArguments, GroupByExpr, Ident, InTarget, JoinOperator,
     LimitClause, ObjectName, ObjectNamePart, Query, Select, SelectItem, SetExpr, SetOperator,
-    SetQuantifier, Spanned, Statement, TableFactor, UnaryOperator, Value, ValueWithSpan, VisitMut,
-    VisitorMut,
+    SetQuantifier, Spanned, Statement, TableFactor, TypedString, UnaryOperator, Value,
+    ValueWithSpan, VisitMut, VisitorMut,
 };
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
@@ -165,6 +165,11 @@ fn deepens(token: &Token) -> bool {
 
 /// [`query`], once bounded.
 fn translate(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> Translated {
+    typing::with_tables(&context.tables, || translate_with(sql, tokens, context))
+}
+
+/// [`translate`], the session's report tables known to `typing`.
+fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> Translated {
     let unsupported = |why: &str| Err(Refusal::Unsupported(why.to_string()));
     let mut statements = Parser::new(&MySql)
         .with_tokens_with_locations(tokens.clone())
@@ -216,6 +221,7 @@ fn translate(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> Transl
         to_text: &typed.to_text,
         recursive: false,
         refused: None,
+        error: None,
         literals: if context.binary_literals {
             super::collation::BIN
         } else {
@@ -227,6 +233,9 @@ fn translate(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> Transl
         marks: Vec::new(),
     };
     if let ControlFlow::Break(()) = query.visit(&mut rewrite) {
+        if let Some((code, why)) = rewrite.error {
+            return Err(Refusal::Error(code, why));
+        }
         return Err(Refusal::Unsupported(
             rewrite
                 .refused
@@ -486,6 +495,8 @@ struct Rewrite<'a> {
     recursive: bool,
     /// Why the statement is refused.
     refused: Option<String>,
+    /// MySQL's error for the statement (its code and words), where MySQL refuses it too.
+    error: Option<(u16, String)>,
     /// The collation string literals take: the connection's (`collation_connection`).
     literals: &'static str,
     /// The common table expressions in scope, typed: one entry per query with a `WITH` being
@@ -851,6 +862,7 @@ impl VisitorMut for Rewrite<'_> {
                 }
             }
         }
+        having_as_where(select);
         let scope = Scope::of_select(select, self.ctes.last().unwrap_or(&Vec::new()));
         self.scopes.push(scope);
         ControlFlow::Continue(())
@@ -890,6 +902,9 @@ impl VisitorMut for Rewrite<'_> {
         });
         if kids.len() == typing::children(expr).len() {
             coerce(expr, &kids);
+            if ty == Ty::Text {
+                merged_as_text(expr, &kids);
+            }
         }
         self.types.push(ty);
         if self.expr(expr).is_break() {
@@ -995,6 +1010,7 @@ impl Rewrite<'_> {
                 None
             }
             Expr::Function(_) => self.function(expr)?,
+            Expr::TypedString(ts) => Some(self.temporal_literal(ts)?),
             Expr::AnyOp { left, right, .. } | Expr::AllOp { left, right, .. }
                 if left.to_string().len() + right.to_string().len() > MAX_QUANTIFIED_BYTES =>
             {
@@ -1180,9 +1196,38 @@ impl Rewrite<'_> {
                     .is_some_and(|w| w.starts_with("0x"))
                     .then(|| raw(format!("0x{digits}")))
             }
-            Value::Number(..) | Value::Boolean(_) | Value::Null | Value::Placeholder(_) => None,
+            // `TRUE` is the number 1, also where SQLite reads it as a truth (`x IS TRUE`, which
+            // `x <=> TRUE` becomes).
+            Value::Boolean(b) => Some(raw(u8::from(*b).to_string())),
+            Value::Number(..) | Value::Null | Value::Placeholder(_) => None,
             _ => return ControlFlow::Break(()),
         })
+    }
+
+    /// `DATE '…'`, `TIMESTAMP '…'` (`DATETIME '…'`), `TIME '…'`: the value in its type's form,
+    /// as the cast SQLite carries that type by (its text, typed by `typing`); text that is no
+    /// such value is MySQL's error 1525, as the literal is read before the query runs.
+    fn temporal_literal(&mut self, ts: &TypedString) -> ControlFlow<(), Expr> {
+        use super::dates::Kind;
+        let (kind, name, call) = match ts.data_type {
+            DataType::Date => (Kind::Date, "DATE", "date"),
+            DataType::Datetime(_) | DataType::Timestamp(..) => {
+                (Kind::DateTime, "DATETIME", "mysql_cast_datetime")
+            }
+            DataType::Time(..) => (Kind::Time, "TIME", "time"),
+            _ => return ControlFlow::Break(()),
+        };
+        let (Value::SingleQuotedString(text) | Value::DoubleQuotedString(text)) = &ts.value.value
+        else {
+            return ControlFlow::Break(());
+        };
+        match super::dates::literal(kind, text) {
+            Some(value) => ControlFlow::Continue(raw(format!("{call}({})", quote(&value)))),
+            None => {
+                self.error = Some((1525, format!("Incorrect {name} value: '{text}'")));
+                ControlFlow::Break(())
+            }
+        }
     }
 
     /// A call, renamed or rebuilt where MySQL's differs from ours.
@@ -1319,6 +1364,55 @@ impl Rewrite<'_> {
     }
 }
 
+/// The results of `IF`, `IFNULL`, `COALESCE` and `CASE` whose result is a string (one of them
+/// is: [`typing::as_text`]), each number written as MySQL writes it as a string, given their
+/// types (`kids`, one per [`typing::children`]).
+fn merged_as_text(expr: &mut Expr, kids: &[Ty]) {
+    let text = |e: &mut Expr, t: Ty| {
+        let made = match t {
+            Ty::Int => Some(format!("CAST({e} AS TEXT)")),
+            t => typing::as_text(t, &e.to_string()),
+        };
+        if let Some(made) = made {
+            *e = raw(made);
+        }
+    };
+    match expr {
+        Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } => {
+            let at =
+                typing::case_results(operand.is_some(), conditions.len(), else_result.is_some());
+            let results = conditions
+                .iter_mut()
+                .map(|w| &mut w.result)
+                .chain(else_result.iter_mut().map(|e| e.as_mut()));
+            for (e, k) in results.zip(at) {
+                text(e, kids[k]);
+            }
+        }
+        Expr::Function(f) => {
+            let name = f.name.to_string().to_ascii_uppercase();
+            let from = match name.as_str() {
+                "IF" => 1,
+                "IFNULL" | "COALESCE" => 0,
+                _ => return,
+            };
+            if let FunctionArguments::List(list) = &mut f.args {
+                for (a, t) in list.args.iter_mut().zip(kids).skip(from) {
+                    if let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = a {
+                        text(e, *t);
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// A comparison's operands brought to one type by MySQL's rule ([`typing::comparison`]), given
 /// their types (`kids`, one per [`typing::children`]): each that is not of that type already is
 /// wrapped in the call that converts it.
@@ -1426,6 +1520,98 @@ fn coerce(expr: &mut Expr, kids: &[Ty]) {
                 wrap(operand, c, compared[0]);
                 for (w, t) in conditions.iter_mut().zip(&compared[1..]) {
                     wrap(&mut w.condition, c, *t);
+                }
+            }
+        }
+        // A number cast to a string: written as MySQL writes it.
+        Expr::Cast {
+            expr: value,
+            data_type,
+            ..
+        } if typing::cast_type(data_type) == Ty::Text => {
+            if let Some(made) = typing::as_text(kids[0], &value.to_string()) {
+                **value = raw(made);
+            }
+        }
+        // A double rounds half to even (MySQL's `rint`), an exact value half away from zero.
+        Expr::Cast {
+            expr: value,
+            data_type:
+                data_type @ (DataType::Signed
+                | DataType::SignedInteger
+                | DataType::Unsigned
+                | DataType::UnsignedInteger),
+            ..
+        } if kids[0] == Ty::Double => {
+            let inner = std::mem::replace(value.as_mut(), Expr::Value(Value::Null.into()));
+            // A negative double is no UNSIGNED: 0, as MySQL clips it.
+            **value = raw(
+                if matches!(data_type, DataType::Unsigned | DataType::UnsignedInteger) {
+                    format!("max(mysql_round_double({inner}, 0), 0)")
+                } else {
+                    format!("mysql_round_double({inner}, 0)")
+                },
+            );
+        }
+        Expr::Function(f)
+            if kids.first() == Some(&Ty::Double)
+                && ["ROUND", "FORMAT"]
+                    .contains(&f.name.to_string().to_ascii_uppercase().as_str()) =>
+        {
+            let FunctionArguments::List(list) = &mut f.args else {
+                return;
+            };
+            let digits = match list.args.get(1) {
+                Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(d))) => d.to_string(),
+                None => "0".into(),
+                _ => return,
+            };
+            if let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(x))) = list.args.first_mut() {
+                *x = raw(format!("mysql_round_double({x}, {digits})"));
+            }
+        }
+        // `NULLIF(a, b)`: `a` unless it equals `b`, compared by their types' rule.
+        Expr::Function(f)
+            if f.name.to_string().eq_ignore_ascii_case("NULLIF") && kids.len() == 2 =>
+        {
+            let Some(c) = typing::comparison(kids) else {
+                return;
+            };
+            let FunctionArguments::List(list) = &f.args else {
+                return;
+            };
+            let [FunctionArg::Unnamed(FunctionArgExpr::Expr(a)), FunctionArg::Unnamed(FunctionArgExpr::Expr(b))] =
+                list.args.as_slice()
+            else {
+                return;
+            };
+            let (mut left, mut right) = (a.clone(), b.clone());
+            wrap(&mut left, c, kids[0]);
+            wrap(&mut right, c, kids[1]);
+            *expr = raw(format!(
+                "(CASE WHEN ({left}) = ({right}) THEN NULL ELSE {a} END)"
+            ));
+        }
+        // `FIELD(x, a, b, …)` compares as strings where all are strings (a temporal is one
+        // here, as its result type is), as numbers where all are numbers, else as doubles.
+        Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("FIELD") => {
+            let string = |t: &Ty| {
+                matches!(
+                    t,
+                    Ty::Text | Ty::Binary | Ty::Date | Ty::DateTime | Ty::Time | Ty::Null
+                )
+            };
+            let number = |t: &Ty| matches!(t, Ty::Int | Ty::Dec(_) | Ty::Double | Ty::Null);
+            if kids.contains(&Ty::Other) || kids.iter().all(string) || kids.iter().all(number) {
+                return;
+            }
+            if let FunctionArguments::List(list) = &mut f.args {
+                for (a, t) in list.args.iter_mut().zip(kids) {
+                    if let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = a {
+                        if string(t) && *t != Ty::Null {
+                            *e = raw(format!("mysql_double({e})"));
+                        }
+                    }
                 }
             }
         }
@@ -1579,6 +1765,32 @@ fn quantified(
         Ok(text) => ControlFlow::Continue(Some(raw(text))),
         Err(_) => ControlFlow::Break(()),
     }
+}
+
+/// A `HAVING` in a SELECT without `GROUP BY` or any aggregate filters its rows one by one, as
+/// a `WHERE` would, in MySQL; SQLite would make the query one group (one row, or an error).
+/// So such a `HAVING` joins the `WHERE`.
+fn having_as_where(select: &mut Select) {
+    if select.having.is_none()
+        || !matches!(&select.group_by, GroupByExpr::Expressions(g, _) if g.is_empty())
+    {
+        return;
+    }
+    let mut finder = Aggregates(false);
+    let _ = select.projection.visit(&mut finder);
+    let _ = select.having.visit(&mut finder);
+    if finder.0 {
+        return;
+    }
+    let having = select.having.take().map(|h| Expr::Nested(Box::new(h)));
+    select.selection = match (select.selection.take(), having) {
+        (Some(w), Some(h)) => Some(Expr::BinaryOp {
+            left: Box::new(Expr::Nested(Box::new(w))),
+            op: BinaryOperator::And,
+            right: Box::new(h),
+        }),
+        (w, h) => w.or(h),
+    };
 }
 
 /// Whether an expression calls an aggregate (or a window function): it cannot move into a

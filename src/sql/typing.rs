@@ -27,6 +27,7 @@ use sqlparser::ast::{
 use sqlparser::tokenizer::Location;
 
 use super::layout::SqlType;
+use super::variables::TableColumns;
 use super::vtab::Raw;
 
 /// An expression's MySQL type, as far as its value's text depends on it.
@@ -64,6 +65,31 @@ pub fn with_div_increment<T>(increment: u32, f: impl FnOnce() -> T) -> T {
     let out = f();
     DIV_INCREMENT.with(|d| d.set(before));
     out
+}
+
+thread_local! {
+    /// The report tables' columns for the statement being typed on this thread
+    /// ([`with_tables`]).
+    static TABLES: std::cell::RefCell<TableColumns> = std::cell::RefCell::new(TableColumns::default());
+}
+
+/// `f` run with report tables' columns typed as `tables` says.
+pub fn with_tables<T>(tables: &TableColumns, f: impl FnOnce() -> T) -> T {
+    let before = TABLES.with(|t| t.replace(tables.clone()));
+    let out = f();
+    TABLES.with(|t| *t.borrow_mut() = before);
+    out
+}
+
+/// A report table's columns, typed as its layout declares them.
+fn report_columns(name: &str) -> Option<Columns> {
+    let columns = TABLES.with(|t| t.borrow().of(name))?;
+    Some(
+        columns
+            .into_iter()
+            .map(|(name, ty)| (Some(name.to_ascii_lowercase()), sql_type(ty)))
+            .collect(),
+    )
 }
 
 fn div_increment() -> u32 {
@@ -293,7 +319,9 @@ impl Scope {
                         let lower = i.value.to_ascii_lowercase();
                         match ctes.iter().rev().find(|c| c.0 == lower) {
                             Some((_, c)) => c.clone(),
-                            None => Raw::of(&i.value).map(raw_columns),
+                            None => Raw::of(&i.value)
+                                .map(raw_columns)
+                                .or_else(|| report_columns(&i.value)),
                         }
                     }
                     _ => None,
@@ -417,6 +445,16 @@ impl Scope {
                     _ => Ty::Other,
                 }
             }
+            Expr::BinaryOp {
+                op: BinaryOperator::Plus | BinaryOperator::Minus,
+                left,
+                right,
+            } if matches!(right.as_ref(), Expr::Interval(_)) => moved(kid(0), right),
+            Expr::BinaryOp {
+                op: BinaryOperator::Plus,
+                left,
+                right: _,
+            } if matches!(left.as_ref(), Expr::Interval(_)) => moved(kid(1), left),
             Expr::BinaryOp { op, .. } => binary(op, kid(0), kid(1)),
             Expr::IsNull(_)
             | Expr::IsNotNull(_)
@@ -432,11 +470,12 @@ impl Scope {
             | Expr::Position { .. }
             | Expr::Extract { .. } => Ty::Int,
             Expr::Substring { .. } | Expr::Trim { .. } => Ty::Text,
-            Expr::Cast { data_type, .. } => cast(data_type),
+            Expr::Cast { data_type, .. } => cast_type(data_type),
+            Expr::TypedString(ts) => cast_type(&ts.data_type),
             Expr::Convert {
                 data_type, charset, ..
             } => match (data_type, charset) {
-                (Some(t), _) => cast(t),
+                (Some(t), _) => cast_type(t),
                 (None, Some(_)) => Ty::Text,
                 (None, None) => Ty::Other,
             },
@@ -445,15 +484,8 @@ impl Scope {
                 conditions,
                 else_result,
                 ..
-            } => {
-                let first = usize::from(operand.is_some());
-                let mut t =
-                    (0..conditions.len()).fold(Ty::Null, |t, c| merge(t, kid(first + 2 * c + 1)));
-                if else_result.is_some() {
-                    t = merge(t, kid(first + 2 * conditions.len()));
-                }
-                t
-            }
+            } => case_results(operand.is_some(), conditions.len(), else_result.is_some())
+                .fold(Ty::Null, |t, k| merge(t, kid(k))),
             Expr::Function(f) => {
                 let name = match f.name.0.last() {
                     Some(ObjectNamePart::Identifier(i)) => i,
@@ -625,15 +657,17 @@ pub fn coercer(c: Coercion, t: Ty) -> Option<&'static str> {
 fn raw_columns(t: Raw) -> Columns {
     t.columns()
         .iter()
-        .map(|(name, ty, _)| {
-            let ty = match ty {
-                SqlType::Int | SqlType::BigInt => Ty::Int,
-                SqlType::Float => Ty::Double,
-                SqlType::Text => Ty::Text,
-            };
-            (Some(name.to_string()), ty)
-        })
+        .map(|(name, ty, _)| (Some(name.to_string()), sql_type(*ty)))
         .collect()
+}
+
+/// A column's type as declared.
+fn sql_type(ty: SqlType) -> Ty {
+    match ty {
+        SqlType::Int | SqlType::BigInt => Ty::Int,
+        SqlType::Float => Ty::Double,
+        SqlType::Text => Ty::Text,
+    }
 }
 
 /// A number literal's type: `1` an integer, `1.50` a DECIMAL(3,2), `1e0` a double.
@@ -709,10 +743,26 @@ fn binary(op: &BinaryOperator, l: Ty, r: Ty) -> Ty {
     }
 }
 
-/// The type of `IF`/`IFNULL`/`COALESCE`/`CASE`/`UNION` over results of types `a` and `b`.
+/// Where a CASE's results are among its children ([`children`]): each WHEN's THEN, then the
+/// ELSE.
+pub(super) fn case_results(
+    operand: bool,
+    whens: usize,
+    otherwise: bool,
+) -> impl Iterator<Item = usize> {
+    let first = usize::from(operand);
+    (0..whens)
+        .map(move |c| first + 2 * c + 1)
+        .chain(otherwise.then_some(first + 2 * whens))
+}
+
+/// The type of `IF`/`IFNULL`/`COALESCE`/`CASE`/`UNION` over results of types `a` and `b`: a
+/// string beside a number or a temporal makes the result a string, as in MySQL (`translate`
+/// writes the others' values as MySQL writes them as text: [`as_text`]).
 fn merge(a: Ty, b: Ty) -> Ty {
     match (a, b) {
         (Ty::Null, t) | (t, Ty::Null) => t,
+        (Ty::Text, t) | (t, Ty::Text) if t != Ty::Other && t != Ty::Binary => Ty::Text,
         (a, b) if a == b && !matches!(a, Ty::Dec(_)) => a,
         (Ty::Int, Ty::Int) => Ty::Int,
         (Ty::Double, Ty::Int | Ty::Dec(_) | Ty::Double) | (Ty::Int | Ty::Dec(_), Ty::Double) => {
@@ -726,7 +776,35 @@ fn merge(a: Ty, b: Ty) -> Ty {
     }
 }
 
-fn cast(t: &DataType) -> Ty {
+/// `e`, of type `t`, written as MySQL writes such a value as a string, where SQLite writes it
+/// otherwise: a DOUBLE's `1e20` (not `1.0e+20`), a DECIMAL's scale (`1.50`); `None` where
+/// SQLite's text is MySQL's (an integer, a temporal, a string).
+pub(super) fn as_text(t: Ty, e: &str) -> Option<String> {
+    match t {
+        Ty::Double => Some(format!("mysql_double_text({e})")),
+        Ty::Dec(s) => Some(format!("mysql_decimal_text({e}, {s})")),
+        _ => None,
+    }
+}
+
+/// The type of a date of type `t` moved by `interval` (`d + INTERVAL n UNIT`, `DATE_ADD`): a
+/// DATETIME stays one; a DATE moved by days or longer stays one, by a shorter unit becomes a
+/// DATETIME, as in MySQL; anything else is not followed here.
+fn moved(t: Ty, interval: &Expr) -> Ty {
+    use sqlparser::ast::DateTimeField as F;
+    match (t, interval) {
+        (Ty::DateTime, _) => Ty::DateTime,
+        (Ty::Date, Expr::Interval(i)) if i.last_field.is_none() => match &i.leading_field {
+            Some(F::Day | F::Week(_) | F::Month | F::Quarter | F::Year) => Ty::Date,
+            Some(F::Hour | F::Minute | F::Second | F::Microsecond) => Ty::DateTime,
+            _ => Ty::Other,
+        },
+        _ => Ty::Other,
+    }
+}
+
+/// The type of a value cast to `t` (`CAST(x AS t)`).
+pub(super) fn cast_type(t: &DataType) -> Ty {
     use DataType as D;
     match t {
         D::Decimal(info) | D::Numeric(info) | D::Dec(info) => match info {
@@ -879,6 +957,9 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
     let one = args.len() == 1 && !star;
     match name {
         "COUNT" => Ty::Int,
+        // The deviations and variances: doubles.
+        "STD" | "VARIANCE" | "VAR_POP" | "VAR_SAMP" => Ty::Double,
+        _ if name.starts_with("STDDEV") => Ty::Double,
         "SUM" if one => match arg(0) {
             Ty::Int | Ty::Dec(_) => dec(exact(arg(0)).unwrap_or(0)),
             Ty::Double => Ty::Double,
@@ -906,15 +987,24 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
             },
             _ => Ty::Other,
         },
-        "IFNULL" | "COALESCE" | "GREATEST" | "LEAST" if !args.is_empty() => {
+        "IFNULL" | "COALESCE" if !args.is_empty() => {
             args.iter().fold(Ty::Null, |t, a| merge(t, a.1))
+        }
+        // Compared, not merged: a string beside a number compares (and answers) as a double.
+        "GREATEST" | "LEAST" if !args.is_empty() => {
+            args.iter().fold(Ty::Null, |t, a| match (t, a.1) {
+                (Ty::Text, u) | (u, Ty::Text) if !matches!(u, Ty::Text | Ty::Null) => Ty::Other,
+                (t, u) => merge(t, u),
+            })
         }
         "IF" if args.len() == 3 => merge(arg(1), arg(2)),
         "MOD" if args.len() == 2 => binary(&BinaryOperator::Modulo, arg(0), arg(1)),
         "NULLIF" if args.len() == 2 => arg(0),
         // A DATETIME moved by an interval stays one (a DATE or a string may not: not typed).
         "TIMESTAMPADD" if args.len() == 3 && arg(2) == Ty::DateTime => Ty::DateTime,
-        "DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE" if arg(0) == Ty::DateTime => Ty::DateTime,
+        "DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE" if args.len() == 2 => {
+            moved(arg(0), args[1].0)
+        }
         "FROM_UNIXTIME" => match args.len() {
             1 => Ty::DateTime,
             _ => Ty::Text,
@@ -962,6 +1052,38 @@ mod tests {
 
     fn columns(sql: &str) -> Vec<Option<u8>> {
         typing(sql).columns
+    }
+
+    /// A report table's columns are typed as the session's lookup declares them: an average
+    /// of its counts is a DECIMAL, a count compared with a string compares as a double.
+    #[test]
+    fn report_tables_are_typed_by_their_layout() {
+        let sql = "SELECT AVG(req_count), req_time FROM report_by_script_name";
+        assert_eq!(columns(sql), vec![None, None]);
+        let tables = TableColumns::new(|name| {
+            (name == "report_by_script_name").then(|| {
+                vec![
+                    ("req_count".to_string(), SqlType::Int),
+                    ("req_time".to_string(), SqlType::Float),
+                ]
+            })
+        });
+        assert_eq!(with_tables(&tables, || columns(sql)), vec![Some(4), None]);
+        let query = |sql: &str| match Parser::parse_sql(&MySql, sql).unwrap().pop() {
+            Some(Statement::Query(q)) => q,
+            _ => unreachable!(),
+        };
+        let q = query("SELECT 1 FROM report_by_script_name");
+        let SetExpr::Select(select) = q.body.as_ref() else {
+            unreachable!()
+        };
+        let scope = with_tables(&tables, || Scope::of_select(select, &Vec::new()));
+        assert_eq!(scope.column("REQ_COUNT"), Ty::Int);
+        assert_eq!(scope.column("req_time"), Ty::Double);
+        assert_eq!(
+            comparison(&[scope.column("req_count"), Ty::Text]),
+            Some(Coercion::Double)
+        );
     }
 
     #[test]

@@ -226,6 +226,50 @@ pub struct Context {
     pub binary_literals: bool,
     /// `default_week_format`: `WEEK(d)`'s mode.
     pub week_format: u8,
+    /// The report tables' columns, by table name: their types type the query's expressions.
+    pub tables: TableColumns,
+}
+
+/// A table's columns and their types, as the session's catalog has them, or `None` where it
+/// has no such table. A report table's layout comes from its report's definition, which the
+/// translation (pure text to text) cannot see: the session gives it this lookup.
+type Lookup = dyn Fn(&str) -> Option<Vec<(String, super::layout::SqlType)>> + Send + Sync;
+
+/// The lookup of report tables' columns a translation types them by ([`Context::tables`]);
+/// none by default (a report table's columns are then untyped).
+#[derive(Clone, Default)]
+pub struct TableColumns(Option<std::sync::Arc<Lookup>>);
+
+impl TableColumns {
+    pub fn new(
+        lookup: impl Fn(&str) -> Option<Vec<(String, super::layout::SqlType)>> + Send + Sync + 'static,
+    ) -> TableColumns {
+        TableColumns(Some(std::sync::Arc::new(lookup)))
+    }
+
+    /// Table `name`'s columns, where the lookup knows it.
+    pub fn of(&self, name: &str) -> Option<Vec<(String, super::layout::SqlType)>> {
+        self.0.as_ref().and_then(|f| f(name))
+    }
+}
+
+impl std::fmt::Debug for TableColumns {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "TableColumns(lookup)"
+        } else {
+            "TableColumns(none)"
+        })
+    }
+}
+
+impl PartialEq for TableColumns {
+    fn eq(&self, other: &TableColumns) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        }
+    }
 }
 
 impl Default for Context {
@@ -363,6 +407,7 @@ impl Variables {
             binary_literals: collation(&self.collation_connection)
                 .is_some_and(|c| c != Collation::General),
             week_format: self.default_week_format,
+            tables: TableColumns::default(),
         }
     }
 

@@ -827,3 +827,21 @@ SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) <> '' AND NOT (FROM_
 SELECT '1' + 1, '2' * '3', '7' / 2, 'x' + 1, '3' DIV 2
 SELECT SUBSTRING_INDEX(NULL, '', 5), SUBSTRING_INDEX('a.b', NULL, 1), SUBSTRING_INDEX('a.b', '.', NULL)
 SELECT status, COUNT(*) * 100 / SUM(COUNT(*)) OVER () AS pct, SUM(COUNT(*)) OVER (ORDER BY status) AS running FROM request GROUP BY status ORDER BY status
+-- Temporal literals are values of their type; one that is no date is error 1525.
+SELECT DATE '2024-03-05', TIMESTAMP '2024-03-05 12:34:56', DATE '2024-3-5', DATE '2024-03-05' + INTERVAL 1 DAY, TIMESTAMP '2024-03-05 12:34:56' + INTERVAL 1 SECOND
+SELECT DATE '2024-03-05' = '2024-03-05', DATE '2024-03-05' < TIMESTAMP '2024-03-05 00:00:01', (DATE '1970-01-01' - INTERVAL 0 QUARTER) <=> TIMESTAMP '1970-01-01 00:00:00', 'a' >= DATE_SUB(DATE '2024-03-05', INTERVAL 2 DAY)
+SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) >= TIMESTAMP '2000-01-01 00:00:00'
+= SELECT DATE '2024-02-30'
+-- TRUE and FALSE are the numbers 1 and 0, also beside <=>.
+SELECT (1000 <=> TRUE), 2 = TRUE, FALSE + 1, 1 <=> TRUE
+-- HAVING without GROUP BY or an aggregate filters rows as WHERE does.
+SELECT status FROM request HAVING status >= 500 ORDER BY status
+SELECT script_name AS s FROM request WHERE status = 200 HAVING s LIKE '%index%' ORDER BY 1 LIMIT 5
+-- A DOUBLE rounds half to even; an exact value half away from zero.
+SELECT ROUND(-2.5e0, 0), ROUND(0.25e0, 1), ROUND(2.5e0), ROUND(25e0, -1), FORMAT(0.25e0, 1), ROUND(2.5), ROUND(-2.5), CAST(2.5e0 AS SIGNED), CAST(0.5e0 AS UNSIGNED), CAST(-1.5e0 AS UNSIGNED)
+SELECT ROUND(req_time * 10) AS b, COUNT(*) FROM request GROUP BY b ORDER BY b
+-- A string and a number merged are a string, the number written as MySQL writes it.
+SELECT CASE WHEN 0 THEN '' ELSE 0.0 END, IF(1, 1.50, 'a'), COALESCE(NULL, 2, 'x'), IFNULL(1e0, 'a'), IF(1, 1e20, ''), CASE 1 WHEN 1 THEN 2 ELSE 'b' END
+SELECT CAST(1e0 AS CHAR), CAST(1e20 AS CHAR), CAST(1.50 AS CHAR), CONCAT(1e15, ''), CONCAT(0.1e0 + 0.2e0), CONCAT(1e-16)
+-- NULLIF and FIELD compare as the other comparisons do.
+SELECT NULLIF('', 0), NULLIF('abc', 0e0), NULLIF(2, '2'), FIELD('', 0e0, 1e0), FIELD('b', 'a', 'b'), FIELD(2, '1', '2')

@@ -872,9 +872,6 @@ def mixes(n, a, b):
 
 
 EXCLUSIONS = [
-    Exclusion("temporal_literals", "dates", "SELECT DATE '2024-03-05'",
-              lambda n: n.op == "literal" and n.fmt.startswith(("DATE '", "TIMESTAMP '",
-                                                                "TIME '"))),
     Exclusion("time_values", "dates", "SELECT CAST(1 AS TIME)",
               lambda n: n.type == "time" or "time" in kid_types(n) or "time" in n.wants),
     Exclusion("str_to_date", "dates", "SELECT STR_TO_DATE('', '%Y %j')",
@@ -888,13 +885,6 @@ EXCLUSIONS = [
     Exclusion("accents_in_string_search", "dates", "SELECT LOCATE('é', server_name) FROM request",
               lambda n: n.op not in COMPARING and n.op not in ("LIKE", "NOT_LIKE")
               and any(has_literal(k, "'ß'", "'é'") for k in n.kids)),
-    Exclusion("report_column_string_comparison", "types",
-              "SELECT 3 FROM report_by_script_name WHERE ('' >= req_count)",
-              query=lambda q: q.table in REPORTS and any(
-                  n.op in COMPARING and mixes(n, NUM, ("str",))
-                  for s in q.trees() for n in q.get(s).nodes())),
-    Exclusion("string_number_merged", "types", "SELECT CASE WHEN 0 THEN '' ELSE 0.0 END",
-              lambda n: n.op in MERGING and mixes(n, NUM, ("str",))),
     Exclusion("temporal_greatest_result", "types", "SELECT GREATEST(CAST('2023-12-31' AS DATE), '')",
               lambda n: n.op in ("GREATEST", "LEAST") and (
                   mixes(n, TEMPORAL, NUM + ("str",)) or mixes(n, ("date",), ("datetime",)))),
@@ -924,15 +914,11 @@ EXCLUSIONS = [
               lambda n: any(reads_text(n, w) and (
                   k.type == "real" or (k.op == "literal" and k.fmt in ("-0.0", "-0.0e0")))
                   for w, k in zip(n.wants, n.kids))),
-    Exclusion("double_to_integer", "types", "SELECT CAST(0.5e0 AS UNSIGNED) FROM tag",
-              lambda n: n.op in ("SIGNED", "UNSIGNED") and "real" in kid_types(n)),
     Exclusion("avg_of_expressions", "types", "SELECT AVG(CHAR_LENGTH('')) FROM tag",
               lambda n: n.op in ("AVG", "SUM") and any(
                   k.op not in ("column", "literal") for k in n.kids)),
     Exclusion("mixed_numbers_merged", "types", "SELECT COALESCE(STRCMP('', ''), 1.5)",
               lambda n: n.op in MERGING and len(kid_types(n) & set(NUM)) > 1),
-    Exclusion("double_rounding", "types", "SELECT ROUND(-2.5e0, 0)",
-              lambda n: n.op in ("ROUND", "ROUND2", "FORMAT") and "real" in kid_types(n)),
     Exclusion("decimal_as_text", "types", "SELECT RTRIM(100.00) FROM timertag",
               lambda n: any(reads_text(n, w) and k.type == "dec" and (
                   k.kids or "." in k.fmt and k.fmt.endswith("0"))
@@ -940,10 +926,6 @@ EXCLUSIONS = [
     Exclusion("string_results_as_numbers", "types", "SELECT (SHA1('1e2') % LOG2(0.1))",
               lambda n: any((w in NUMERIC_WANTS or n.op in ("str_plus", "DECIMAL", "SIGNED"))
                             and k.type == "str" and k.kids for w, k in zip(n.wants, n.kids))),
-    Exclusion("true_as_one", "types", "SELECT (1000 <=> TRUE)",
-              lambda n: (n.op in COMPARING and has_literal(n, "TRUE", "FALSE")) or any(
-                  w != "pred" and not k.kids and k.fmt in ("TRUE", "FALSE")
-                  for w, k in zip(n.wants, n.kids))),
     Exclusion("decimal_division_precision", "types", "SELECT 1 FROM request WHERE (1 / timestamp)",
               lambda n: (n.op == "div" and n.type == "dec" and any(
                   k.kids or k.op == "column" for k in typed_kids(n)))
@@ -966,18 +948,10 @@ EXCLUSIONS = [
     Exclusion("double_overflow", "types", "SELECT POW(0, -2)",
               lambda n: (n.op == "literal" and n.fmt == "1.7976931348623157e308")
               or n.op == "POWER" or (n.op == "POW" and has_literal(n, "-1", "-2"))),
-    Exclusion("report_columns_as_decimals", "types",
-              "SELECT AVG(req_count) FROM report_by_script_name",
-              query=lambda q: q.table in REPORTS and any(
-                  n.type == "dec" or n.op in ("AVG", "SUM")
-                  for s in q.trees() for n in q.get(s).nodes())),
     Exclusion("tag_id_lookup", "vtab", "SELECT 1e0 FROM tag WHERE (id = 1)",
               query=lambda q: q.table == "tag" and q.where is not None and any(
                   n.op in COMPARING and any(not k.kids and k.fmt == "id" for k in n.kids)
                   for n in q.where.nodes())),
-    Exclusion("having_without_aggregate", "session", "SELECT 1 FROM request HAVING 1",
-              query=lambda q: q.having is not None and not any(
-                  n.agg for t in q.items + [q.having] for n in t.nodes())),
 ]
 
 
