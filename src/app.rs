@@ -348,9 +348,19 @@ fn start_receivers(
     ring: &Arc<Ring>,
     receiving: &Shutdown,
 ) -> Result<Vec<JoinHandle<()>>, StartError> {
+    // One line per address: its sockets (one per receiving thread, SO_REUSEPORT) counted.
+    let mut addrs: Vec<(std::net::SocketAddr, usize)> = Vec::new();
+    for bound in &sockets {
+        match addrs.iter_mut().find(|(a, _)| *a == bound.local_addr) {
+            Some((_, n)) => *n += 1,
+            None => addrs.push((bound.local_addr, 1)),
+        }
+    }
+    for (addr, n) in addrs {
+        tracing::info!(udp = %addr, sockets = n, "Listening");
+    }
     let mut receivers = Vec::new();
     for (i, bound) in sockets.into_iter().enumerate() {
-        tracing::info!(udp = %bound.local_addr, "Listening");
         let r = Receiver {
             socket: bound.socket,
             ring: Arc::clone(ring),

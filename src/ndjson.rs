@@ -413,7 +413,13 @@ mod tests {
     /// within the bound, still valid JSON, keeps its first timers and says what it left out.
     /// A request of 200 timers, each (and the request) with 16 tags of 1 KB: its record, timers
     /// and tag block, over `dict`.
-    fn heavy(dict: &mut Dictionary) -> (crate::record::Record, Vec<crate::record::Timer>, Vec<TagPair>) {
+    fn heavy(
+        dict: &mut Dictionary,
+    ) -> (
+        crate::record::Record,
+        Vec<crate::record::Timer>,
+        Vec<TagPair>,
+    ) {
         use crate::record::{Record, Timer};
         let names: Vec<u32> = (0..16)
             .map(|i| dict.intern(format!("tag{i}").as_bytes()))

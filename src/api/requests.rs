@@ -299,47 +299,9 @@ fn parse_time(name: &str, v: &str) -> Result<u64, ApiError> {
     Ok((seconds * 1000.0).round() as u64)
 }
 
-/// A status or a class of them, as inclusive bounds: `200`, `5xx`, `>=500`, `>399`, `<300`,
-/// `<=299`. A class is one of HTTP's five (`1xx` to `5xx`): `6xx` matched nothing, and its empty
-/// answer read as "no such requests", so it is refused naming the value (statuses past 599,
-/// which PHP may send, are found with a bound: `>=600`). A status and a bound take any number,
-/// as the protocol's status field does.
+/// A status parameter ([`crate::units::parse_status`]), as inclusive bounds.
 pub(super) fn parse_status(name: &str, v: &str) -> Result<(u32, u32), ApiError> {
-    let bad = || {
-        ApiError::bad_parameter(
-            name,
-            format!(
-                "`{v}`: expected a status (`404`), a class (`1xx` to `5xx`) or a bound \
-                 (`>=500`, `<400`)"
-            ),
-        )
-    };
-    let n = |s: &str| s.trim().parse::<u32>().map_err(|_| bad());
-    if let Some(rest) = v.strip_prefix(">=") {
-        return Ok((n(rest)?, u32::MAX));
-    }
-    if let Some(rest) = v.strip_prefix("<=") {
-        return Ok((0, n(rest)?));
-    }
-    if let Some(rest) = v.strip_prefix('>') {
-        return Ok((n(rest)?.checked_add(1).ok_or_else(bad)?, u32::MAX));
-    }
-    if let Some(rest) = v.strip_prefix('<') {
-        return Ok((0, n(rest)?.checked_sub(1).ok_or_else(bad)?));
-    }
-    if let Some(class) = v
-        .strip_suffix("xx")
-        .or_else(|| v.strip_suffix("XX"))
-        .filter(|c| c.len() == 1)
-    {
-        let c = n(class)?;
-        if !(1..=5).contains(&c) {
-            return Err(bad());
-        }
-        return Ok((c * 100, c * 100 + 99));
-    }
-    let s = n(v)?;
-    Ok((s, s))
+    crate::units::parse_status(v).map_err(|why| ApiError::bad_parameter(name, why))
 }
 
 /// Seconds: a plain number (`0.1`) or a duration with its unit (`100ms`, `2s`, `1m`).

@@ -338,7 +338,8 @@ pub(super) enum FilterSpec {
     MinTime(f64),
     MaxTime(f64),
     Field(FieldName, String),
-    Status(u32),
+    /// Inclusive bounds: a status, a class (`5xx`) or a bound (`>=500`).
+    Status(u32, u32),
     Tag(String, String),
     TimerTag(String, String),
 }
@@ -369,16 +370,15 @@ pub(super) fn parse_filter(key: &str, value: &FilterValue) -> Result<FilterSpec,
             }
         }
         "status" => {
-            let v = match value {
-                FilterValue::Int(i) => u32::try_from(*i).ok(),
-                FilterValue::Text(s) => s.parse::<u32>().ok(),
-                FilterValue::Float(_) => None,
-            };
-            FilterSpec::Status(v.ok_or_else(|| {
-                err(format!(
-                    "filter `status`: expected an integer 0..=4294967295, got {value}"
-                ))
-            })?)
+            let (lo, hi) = match value {
+                FilterValue::Int(i) => u32::try_from(*i)
+                    .map(|s| (s, s))
+                    .map_err(|_| format!("`{i}`: expected a status from 0 to 4294967295")),
+                FilterValue::Text(s) => crate::units::parse_status(s),
+                FilterValue::Float(_) => Err(format!("{value}: expected a whole status")),
+            }
+            .map_err(|why| err(format!("filter `status`: {why}")))?;
+            FilterSpec::Status(lo, hi)
         }
         "hostname" => FilterSpec::Field(FieldName::Hostname, text()?),
         "server_name" => FilterSpec::Field(FieldName::ServerName, text()?),

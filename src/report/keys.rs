@@ -34,7 +34,8 @@ pub(super) struct Filters {
     min_time: Option<f32>,
     max_time: Option<f32>,
     fields: Vec<(FieldName, u32)>,
-    status: Option<u32>,
+    /// Inclusive bounds (`5xx` is 500 to 599).
+    status: Option<(u32, u32)>,
     tags: Vec<TagPair>,
     pub(super) timer_tags: Vec<TagPair>,
 }
@@ -49,7 +50,10 @@ impl Filters {
         {
             return false;
         }
-        if self.status.is_some_and(|s| r.status != s) {
+        if self
+            .status
+            .is_some_and(|(lo, hi)| r.status < lo || r.status > hi)
+        {
             return false;
         }
         if !self.fields.iter().all(|&(f, id)| f.of(r) == id) {
@@ -118,7 +122,7 @@ pub(super) fn intern(
             match spec {
                 FilterSpec::MinTime(v) => f.min_time = Some(*v as f32),
                 FilterSpec::MaxTime(v) => f.max_time = Some(*v as f32),
-                FilterSpec::Status(s) => f.status = Some(*s),
+                FilterSpec::Status(lo, hi) => f.status = Some((*lo, *hi)),
                 FilterSpec::Field(field, value) => {
                     let id = pin(value, pins)?;
                     f.fields.push((*field, id));

@@ -242,7 +242,11 @@ fn unread_raw_answers_with_timers_are_counted_in_the_budget() {
     while refused.is_none() && asked < 200 {
         asked += 1;
         let mut conn = std::net::TcpStream::connect(d.http).unwrap();
-        write!(conn, "GET {path} HTTP/1.1\r\nHost: pinbad\r\nConnection: close\r\n\r\n").unwrap();
+        write!(
+            conn,
+            "GET {path} HTTP/1.1\r\nHost: pinbad\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
         let mut line = [0u8; 12];
         let deadline = Instant::now() + Duration::from_secs(30);
         while conn.peek(&mut line).unwrap() < line.len() {
@@ -297,7 +301,11 @@ fn unread_raw_answers_with_timers_are_counted_in_the_budget() {
     assert_eq!(d.get("/healthz").0, 200);
     assert_eq!(d.get("/api/v1/status").0, 200);
     let (code, body) = d.get(path);
-    assert_eq!((code, body["error"].as_str()), (503, Some("memory_full")), "{body}");
+    assert_eq!(
+        (code, body["error"].as_str()),
+        (503, Some("memory_full")),
+        "{body}"
+    );
     drop(held);
     d.wait_for(
         |d| figure(d, "memory.used_bytes") <= before + (1 << 20),

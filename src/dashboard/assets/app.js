@@ -74,6 +74,9 @@
     while (Math.abs(v) >= 1024 && i < units.length - 1) { v /= 1024; i++; }
     return (i ? num.format(v) : int.format(v)) + ' ' + units[i];
   }
+  /** Tick steps for byte axes: 1, 2, 4 … 512 times each binary unit. */
+  const BINARY_INCRS = [0, 1, 2, 3, 4].flatMap((k) =>
+    [1, 2, 4, 8, 16, 32, 64, 128, 256, 512].map((m) => m * 1024 ** k));
   function fmtDuration(s) {
     if (s == null) return '–';
     s = Math.round(s);
@@ -454,7 +457,10 @@
           label, value, stroke: COLORS[i % COLORS.length], width: 1.5, spanGaps: false,
           points: { show: many, size: 6, filter: (uu, si, shown) => (shown ? null : lonePoints(uu.data[si])) },
         }))],
-      axes: [{}, { size: 82, values: (_, vals) => vals.map((v) => fmt(v)) }],
+      // Bytes tick at binary steps (512 KiB, 1 MiB, 2 MiB), where uPlot's decimal ones read
+      // 976.6 KiB and 1.907 MiB.
+      axes: [{}, { size: 82, values: (_, vals) => vals.map((v) => fmt(v)),
+        ...(fmt === fmtBytes ? { incrs: BINARY_INCRS } : {}) }],
       // The range, and the end of its last step where that is later (a step that holds `to`
       // is drawn at its end, past it: else the newest point would be cut off).
       scales: { x: { time: true, range: () => [spanRef.at[0], Math.max(spanRef.at[1], spanRef.last ?? -Infinity)] },
@@ -1506,8 +1512,10 @@
 
       const all = p.get('cols') === 'all';
       const main = MAIN_COLUMNS[t.kind === 'timer' ? 'timer' : 'request'];
+      // A median column is p50 by another name: shown once, as p50, where the report has one.
+      const twin = (c) => /_median$/.test(c) && 'p50' in t.totals;
       const metrics = Object.keys(t.totals)
-        .filter((c) => all || main.includes(c) || /^p\d/.test(c));
+        .filter((c) => all || (main.includes(c) && !twin(c)) || /^p\d/.test(c));
       // Without `sort`, the server's default order (shown as such).
       const sort = p.get('sort') || (t.kind === 'timer' ? '-timer_value' : '-req_time_total');
       const sortCol = sort.replace(/^-/, '');

@@ -36,6 +36,47 @@ fn status_and_schema_keys() {
     assert!(t.to_csv().contains("\r\n404,,"), "{}", t.to_csv());
 }
 
+/// A status filter takes what the API's `status` takes: a status, a class, a bound.
+#[test]
+fn status_filters_take_classes_and_bounds() {
+    let defs = [
+        ("one", FilterValue::Int(503)),
+        ("class", "5xx".into()),
+        ("bound", ">=404".into()),
+        ("below", "<300".into()),
+    ]
+    .into_iter()
+    .map(|(name, f)| with_filters(def(name, &["status"]), &[("status", f)]))
+    .collect();
+    let mut w = World::new(defs, 100);
+    for status in [200, 302, 404, 500, 503, 599, 600] {
+        w.insert(&Req {
+            status,
+            ..Req::default()
+        });
+    }
+    let statuses = |i: usize| {
+        let mut s: Vec<u32> = rows_of(&w.reports[i]).keys().map(|k| k[0]).collect();
+        s.sort();
+        s
+    };
+    assert_eq!(statuses(0), [503]);
+    assert_eq!(statuses(1), [500, 503, 599]);
+    assert_eq!(statuses(2), [404, 500, 503, 599, 600]);
+    assert_eq!(statuses(3), [200]);
+    for bad in ["6xx", "five", ">=x"] {
+        let e = Report::new(
+            with_filters(def("r", &["status"]), &[("status", bad.into())]),
+            &mut Dictionary::new(100),
+            100,
+        )
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+        assert!(e.contains("status") && e.contains(bad), "{bad}: {e}");
+    }
+}
+
 #[test]
 fn missing_request_tag_contributes_nothing() {
     let mut w = World::new(vec![def("r", &["tag:country"])], 100);
