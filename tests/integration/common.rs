@@ -764,3 +764,32 @@ pub fn thread_nice(pid: u32) -> Vec<(String, i64)> {
         })
         .collect()
 }
+
+/// `GET path` on a connection of its own whose answer is left unread (a slow client): the
+/// connection once its status line is `200` (peeked: the body stays in the socket), or the body
+/// of a `503`; any other status panics.
+pub fn ask_unread(http: SocketAddr, path: &str) -> Result<std::net::TcpStream, String> {
+    let mut conn = std::net::TcpStream::connect(http).unwrap();
+    write!(
+        conn,
+        "GET {path} HTTP/1.1\r\nHost: pinbad\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut line = [0u8; 12];
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while conn.peek(&mut line).unwrap() < line.len() {
+        assert!(Instant::now() < deadline, "no answer");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    match &line {
+        b"HTTP/1.1 200" => Ok(conn),
+        b"HTTP/1.1 503" => {
+            let mut text = String::new();
+            let _ = conn.read_to_string(&mut text);
+            Err(text)
+        }
+        other => panic!("{}", String::from_utf8_lossy(other)),
+    }
+}

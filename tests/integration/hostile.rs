@@ -168,7 +168,6 @@ fn a_lock_that_is_a_directory_is_refused_naming_it() {
 #[test]
 fn unread_raw_answers_with_timers_are_counted_in_the_budget() {
     use prost::Message;
-    use std::io::Write;
     const BUDGET_MIB: u64 = 128;
     // A request may take 1/64 of each pool ring: 200 timers of 16 tags need 3,216 tag slots.
     let d = Daemon::start(&format!(
@@ -241,30 +240,14 @@ fn unread_raw_answers_with_timers_are_counted_in_the_budget() {
     let mut asked = 0;
     while refused.is_none() && asked < 200 {
         asked += 1;
-        let mut conn = std::net::TcpStream::connect(d.http).unwrap();
-        write!(
-            conn,
-            "GET {path} HTTP/1.1\r\nHost: pinbad\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut line = [0u8; 12];
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while conn.peek(&mut line).unwrap() < line.len() {
-            assert!(Instant::now() < deadline, "no answer");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        match &line {
-            b"HTTP/1.1 200" => held.push(conn),
-            b"HTTP/1.1 503" => {
-                let mut text = String::new();
-                let _ = std::io::Read::read_to_string(&mut conn, &mut text);
-                // Busy: the held answers' chunks being built took the query slots.
-                if !text.contains("busy") {
-                    assert!(text.contains("memory_full"), "{text}");
-                    refused = Some(text);
-                }
+        match ask_unread(d.http, path) {
+            Ok(conn) => held.push(conn),
+            // Busy: the held answers' chunks being built took the query slots.
+            Err(text) if text.contains("busy") => {}
+            Err(text) => {
+                assert!(text.contains("memory_full"), "{text}");
+                refused = Some(text);
             }
-            other => panic!("{}", String::from_utf8_lossy(other)),
         }
         assert_eq!(d.get("/healthz").0, 200);
         let used = figure(&d, "memory.used_bytes");

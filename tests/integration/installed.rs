@@ -27,19 +27,7 @@ fn pinba2_files() -> String {
 /// `script` through the `mariadb` client with `--show-warnings` (each statement's warnings
 /// printed after it): (success, stdout, stderr).
 fn run_script(d: &Daemon, script: &str) -> (bool, String, String) {
-    let port = d.mysql.unwrap().port().to_string();
-    let args = [
-        "-h",
-        "127.0.0.1",
-        "-P",
-        &port,
-        "-u",
-        "tester",
-        "--batch",
-        "--show-warnings",
-        "pinba",
-    ];
-    crate::sql::mariadb_piped(&args, script)
+    crate::sql::mariadb_script_with(d, &["--show-warnings"], script)
 }
 
 /// Per value of `key`: the requests, their bytes and their time, as sent.

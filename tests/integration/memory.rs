@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::common::{request, Daemon};
+use crate::common::{ask_unread, request, Daemon};
 
 /// The budget the tests set: small, so that a flood a test sends in seconds reaches it.
 const BUDGET_MIB: u64 = 128;
@@ -604,7 +604,6 @@ fn after_a_flood_a_new_script_gets_its_row_within_a_tick() {
 /// throughout, and the answers leave the budget at their deadline.
 #[test]
 fn unread_report_answers_are_counted_in_the_budget_and_cut_at_their_deadline() {
-    use std::io::Write;
     const NAMES: u64 = 8_000;
     let d = Daemon::start(&format!(
         "{}\n[http]\nanswer_timeout = \"3s\"\n",
@@ -625,26 +624,12 @@ fn unread_report_answers_are_counted_in_the_budget_and_cut_at_their_deadline() {
     let mib = |b: u64| b >> 20;
     let (mut held, mut refused) = (Vec::new(), 0);
     for _ in 0..20 {
-        let mut conn = std::net::TcpStream::connect(d.http).unwrap();
-        write!(conn, "GET {path} HTTP/1.1\r\nHost: pinbad\r\n\r\n").unwrap();
-        // The answer's status line, peeked (the answer stays unread in the socket).
-        conn.set_read_timeout(Some(Duration::from_secs(30)))
-            .unwrap();
-        let mut line = [0u8; 12];
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while conn.peek(&mut line).unwrap() < line.len() {
-            assert!(Instant::now() < deadline, "no answer");
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        match &line {
-            b"HTTP/1.1 200" => held.push(conn),
-            b"HTTP/1.1 503" => {
+        match ask_unread(d.http, path) {
+            Ok(conn) => held.push(conn),
+            Err(text) => {
                 refused += 1;
-                let mut text = String::new();
-                let _ = std::io::Read::read_to_string(&mut conn, &mut text);
                 assert!(text.contains("memory_full"), "{text}");
             }
-            other => panic!("{}", String::from_utf8_lossy(other)),
         }
         assert_eq!(d.get("/healthz").0, 200);
         // RSS under the budget; what the budget counts within 10 % of its limit (answers under

@@ -2168,17 +2168,15 @@ fn timer_ids_fit_a_signed_32_bit_column() {
 /// A script through the `mariadb` client's standard input, as `mariadb pinba < file` runs it
 /// (no `--force`: it stops at the first error): (whether it exited 0, its output, its errors).
 fn mariadb_script(d: &Daemon, script: &str) -> (bool, String, String) {
+    mariadb_script_with(d, &[], script)
+}
+
+/// [`mariadb_script`] with more of the client's options (`--show-warnings`).
+pub fn mariadb_script_with(d: &Daemon, options: &[&str], script: &str) -> (bool, String, String) {
     let port = d.mysql.expect("SQL on").port().to_string();
-    let args = [
-        "-h",
-        "127.0.0.1",
-        "-P",
-        &port,
-        "-u",
-        "tester",
-        "--batch",
-        "pinba",
-    ];
+    let mut args = vec!["-h", "127.0.0.1", "-P", &port, "-u", "tester", "--batch"];
+    args.extend_from_slice(options);
+    args.push("pinba");
     mariadb_piped(&args, script)
 }
 
