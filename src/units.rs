@@ -74,6 +74,43 @@ impl Serialize for ByteSize {
     }
 }
 
+/// A point in time as every `from`/`to` of the API takes it, in unix milliseconds: `now`,
+/// relative to now (`-15m`, `-1h 30m`), unix seconds (`1764100000.5`) or RFC 3339
+/// (`2026-11-25T21:00:00Z`). One parser, so that raw requests, history, request logs and fleet
+/// reports read the same text as the same time. Nothing before 1970 nor past year 5138
+/// (unix seconds below 1e11): no store holds such times, and the bound keeps `to - from` from
+/// overflowing. `Err` says what was expected.
+pub fn parse_time_ms(v: &str, now_ms: i64) -> Result<i64, String> {
+    if v == "now" {
+        return Ok(now_ms);
+    }
+    if let Some(ago) = v.strip_prefix('-') {
+        let d = humantime::parse_duration(ago)
+            .map_err(|e| format!("`{v}` is not a time like -15m ({e})"))?;
+        return i64::try_from(d.as_millis())
+            .ok()
+            .and_then(|ago| now_ms.checked_sub(ago))
+            .filter(|t| *t >= 0)
+            .ok_or_else(|| format!("`{v}` reaches back before 1970"));
+    }
+    if let Ok(s) = v.parse::<f64>() {
+        if s.is_finite() && (0.0..1e11).contains(&s) {
+            return Ok((s * 1000.0).round() as i64);
+        }
+    }
+    humantime::parse_rfc3339_weak(v)
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .and_then(|d| i64::try_from(d.as_millis()).ok())
+        .filter(|ms| *ms < 100_000_000_000_000)
+        .ok_or_else(|| {
+            format!(
+                "`{v}` is not unix seconds (`1764100000.5`), RFC 3339 (`2026-11-25T21:00:00Z`), \
+                 `now` or relative to now (`-15m`, `-1h`)"
+            )
+        })
+}
+
 /// A status or a class of them, as inclusive bounds: `200`, `5xx`, `>=500`, `>399`, `<300`,
 /// `<=299`; the API's `status` parameters and the reports' `status` filter read it. A class is
 /// one of HTTP's five (`1xx` to `5xx`): `6xx` matched nothing, and its empty answer read as "no

@@ -131,7 +131,10 @@ fn parse(params: &[(String, String)], now_s: i64, max_limit: usize) -> Result<Pa
     if p.from_s >= p.to_s {
         return Err(ApiError::bad_parameter(
             "from",
-            format!("{} is not before `to` ({})", p.from_s, p.to_s),
+            format!(
+                "`from` ({}) is not before `to` ({}): the range holds no time",
+                p.from_s, p.to_s
+            ),
         ));
     }
     Ok(p)

@@ -172,6 +172,14 @@ fn parse(kind: Kind, raw: Option<&str>, now_s: i64, max_limit: usize) -> Result<
             }
         }
     }
+    if let (Some(from), Some(to)) = (q.from_s, q.to_s) {
+        if from > to {
+            return Err(ApiError::bad_parameter(
+                "from",
+                format!("`from` ({from}) is after `to` ({to}): the range holds no time"),
+            ));
+        }
+    }
     Ok(q)
 }
 
@@ -266,6 +274,7 @@ mod tests {
             ("from=yesterday", "from"),
             ("server=a", "server"),
             ("status=500&status=502", "status"),
+            ("from=-1m&to=-1h", "from"),
         ] {
             let e = parse(Kind::Slow, Some(raw), 10_000, 1000).unwrap_err();
             assert_eq!(e.status, StatusCode::BAD_REQUEST, "{raw}");

@@ -114,7 +114,7 @@ impl RequestFilter {
 
 #[cfg(test)]
 fn parse(raw: Option<&str>, max_limit: usize) -> Result<RequestFilter, ApiError> {
-    Ok(parse_query(raw, max_limit)?.filter)
+    Ok(parse_query(raw, max_limit, 0)?.filter)
 }
 
 /// What `/api/v1/requests` is asked: the filter, and where in the pool to look.
@@ -229,15 +229,15 @@ impl Ord for Ranked {
     }
 }
 
-fn parse_query(raw: Option<&str>, max_limit: usize) -> Result<RequestQuery, ApiError> {
+fn parse_query(raw: Option<&str>, max_limit: usize, now_ms: u64) -> Result<RequestQuery, ApiError> {
     let (mut from_ms, mut to_ms, mut cursor, mut csv, mut sort) = (None, None, None, false, None);
     let filter = RequestFilter::parse(
         raw,
         Some(max_limit),
         &mut |k, v| {
             match k {
-                "from" => from_ms = Some(parse_time("from", v)?),
-                "to" => to_ms = Some(parse_time("to", v)?),
+                "from" => from_ms = Some(parse_time("from", v, now_ms)?),
+                "to" => to_ms = Some(parse_time("to", v, now_ms)?),
                 "cursor" => cursor = Some(parse_param("cursor", v)?),
                 "sort" => sort = Some(parse_sort(v)?),
                 "format" => {
@@ -258,6 +258,14 @@ fn parse_query(raw: Option<&str>, max_limit: usize) -> Result<RequestQuery, ApiE
         },
         ", from, to, cursor, sort, format",
     )?;
+    if let (Some(from), Some(to)) = (from_ms, to_ms) {
+        if from > to {
+            return Err(ApiError::bad_parameter(
+                "from",
+                format!("`from` ({from} ms) is after `to` ({to} ms): the range holds no time"),
+            ));
+        }
+    }
     if sort.is_some() && cursor.is_some() {
         return Err(ApiError::bad_parameter(
             "cursor",
@@ -280,23 +288,11 @@ fn parse_query(raw: Option<&str>, max_limit: usize) -> Result<RequestQuery, ApiE
     })
 }
 
-/// A time as unix milliseconds: unix seconds (`1764100000.5`) or RFC 3339
-/// (`2026-11-25T21:00:00Z`).
-fn parse_time(name: &str, v: &str) -> Result<u64, ApiError> {
-    let seconds = match v.parse::<f64>() {
-        Ok(x) => x,
-        Err(_) => humantime::parse_rfc3339_weak(v)
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(f64::NAN, |d| d.as_secs_f64()),
-    };
-    if !(0.0..=1e12).contains(&seconds) {
-        return Err(ApiError::bad_parameter(
-            name,
-            format!("`{v}` must be unix seconds or an RFC 3339 time (`2026-11-25T21:00:00Z`)"),
-        ));
-    }
-    Ok((seconds * 1000.0).round() as u64)
+/// A time as unix milliseconds ([`crate::units::parse_time_ms`]; `now_ms` for relative times).
+fn parse_time(name: &str, v: &str, now_ms: u64) -> Result<u64, ApiError> {
+    crate::units::parse_time_ms(v, i64::try_from(now_ms).unwrap_or(i64::MAX))
+        .map(|ms| ms as u64)
+        .map_err(|why| ApiError::bad_parameter(name, why))
 }
 
 /// A status parameter ([`crate::units::parse_status`]), as inclusive bounds.
@@ -381,7 +377,7 @@ const ROOM_WAIT: Duration = Duration::from_millis(20);
         ("tag.NAME" = Option<String>, Query, description = "Request tag NAME has this value, for any NAME (`tag.country=nl`); one per tag"),
         ("timer_tag.NAME" = Option<String>, Query, description = "The request has a timer whose tag NAME has this value (`timer_tag.group=db`)"),
         ("timers" = Option<bool>, Query, description = "Include each request's timers (default false)"),
-        ("from" = Option<String>, Query, description = "Merged at or after this time: unix seconds (`1764100000.5`) or RFC 3339 (`2026-11-25T21:00:00Z`); the raw pool holds `stats_history`"),
+        ("from" = Option<String>, Query, description = "Merged at or after this time: unix seconds (`1764100000.5`), RFC 3339 (`2026-11-25T21:00:00Z`), `now` or relative such as `-10m`; the raw pool holds `stats_history`; after `to` is a 400"),
         ("to" = Option<String>, Query, description = "Merged at or before this time (as `from`)"),
         ("cursor" = Option<u64>, Query, description = "The `next_cursor` of the page before (in CSV: its last row's id): requests older than that page's last"),
         ("sort" = Option<String>, Query, description = "`FIELD` (ascending) or `-FIELD` (descending), FIELD one of id, timestamp, status, request_count, document_size, memory_peak, memory_footprint, request_time, ru_utime, ru_stime, timer_count: the first `limit` matches of the whole range in that order (newer first among equals); one page, no cursor"),
@@ -401,7 +397,13 @@ async fn requests(
     State(state): State<AppState>,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
-    let query = parse_query(raw.as_deref(), state.core.config().limits.max_query_limit)?;
+    let clock = state.core.clock();
+    let now_ms = clock.unix_ms64(clock.now_ms64());
+    let query = parse_query(
+        raw.as_deref(),
+        state.core.config().limits.max_query_limit,
+        now_ms,
+    )?;
     // The first chunk's slot, taken now: when none is free the answer is a 503, not a stream.
     let slot = query_slot(&state)?;
     // Counted in the memory budget: the chunk about to be built, and the chunks built until
@@ -855,14 +857,19 @@ mod tests {
         assert_eq!(parse_bytes("min_size", "1KB").ok(), Some(1000));
         assert!(parse_bytes("min_size", "big").is_err());
         assert_eq!(
-            parse_time("from", "1764100000.5").ok(),
+            parse_time("from", "1764100000.5", 0).ok(),
             Some(1_764_100_000_500)
         );
         assert_eq!(
-            parse_time("from", "2026-11-25T21:00:00Z").ok(),
+            parse_time("from", "2026-11-25T21:00:00Z", 0).ok(),
             Some(1_795_640_400_000)
         );
-        assert!(parse_time("from", "yesterday").is_err());
+        assert_eq!(parse_time("from", "-10m", 3_600_000).ok(), Some(3_000_000));
+        assert_eq!(parse_time("to", "now", 3_600_000).ok(), Some(3_600_000));
+        assert!(parse_time("from", "yesterday", 0).is_err());
+        assert!(parse_time("from", "-1h", 60_000).is_err());
+        let e = parse_query(Some("from=20&to=10"), 10, 0).err().unwrap();
+        assert!(e.detail.contains("after `to`"), "{}", e.detail);
         let f = parse(
             Some("filter=script_name:/a.php&filter=status:5xx&filter=country:nl&min_time=100ms"),
             10,
@@ -877,7 +884,7 @@ mod tests {
         assert!(e.detail.contains("filter"), "{}", e.detail);
         let e = parse(Some("status=2x"), 10).err().unwrap();
         assert!(e.detail.contains("status"), "{}", e.detail);
-        let q = parse_query(Some("cursor=12&from=10&to=20"), 10)
+        let q = parse_query(Some("cursor=12&from=10&to=20"), 10, 0)
             .ok()
             .unwrap();
         assert_eq!(

@@ -50,17 +50,19 @@ pub fn import_sql(file: &Path) -> anyhow::Result<()> {
         std::fs::read(file).map(|b| bytes = b)
     };
     read.with_context(|| format!("cannot read {}", file.display()))?;
+    let bytes = gunzip_if_gzip(bytes)
+        .with_context(|| format!("cannot decompress {} (gzip)", file.display()))?;
     let sql = String::from_utf8_lossy(&bytes);
     let import = crate::config::import::import(&sql);
     let one_line = crate::config::import::one_line;
     for w in &import.warnings {
         say(format_args!("pinbad: {}: {}", file.display(), one_line(w)));
     }
-    // Nothing to convert is a failure, not an empty config: a compressed dump, the wrong file.
+    // Nothing to convert is a failure, not an empty config: the wrong file.
     if import.tables.is_empty() {
         anyhow::bail!(
-            "no CREATE TABLE statement in {} (a mysqldump of the Pinba database is expected; \
-             decompress a .gz dump first)",
+            "no CREATE TABLE statement in {} (a mysqldump of the Pinba database is expected, \
+             plain or gzipped)",
             file.display()
         );
     }
@@ -75,6 +77,29 @@ pub fn import_sql(file: &Path) -> anyhow::Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The most a gzipped dump may inflate to: a Pinba database's dump is table definitions (its
+/// tables hold no rows a dump keeps), kilobytes; the bound keeps a wrong file from filling memory.
+const MAX_DUMP_BYTES: u64 = 256 << 20;
+
+/// `bytes` decompressed when they are gzip (its magic bytes `1f 8b`, whatever the file is named:
+/// `mysqldump | gzip > dump`, stdin), every member of it as `gzip -d` does; else as they are.
+fn gunzip_if_gzip(bytes: Vec<u8>) -> anyhow::Result<Vec<u8>> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return Ok(bytes);
+    }
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(bytes.as_slice())
+        .take(MAX_DUMP_BYTES + 1)
+        .read_to_end(&mut out)?;
+    if out.len() as u64 > MAX_DUMP_BYTES {
+        anyhow::bail!(
+            "it inflates past {} MiB, more than a Pinba dump's table definitions",
+            MAX_DUMP_BYTES >> 20
+        );
+    }
+    Ok(out)
 }
 
 /// `pinbad import-mycnf FILE`: pinbad's config keys from pinba_engine's settings in a my.cnf

@@ -5,7 +5,6 @@
 //! Runs on the API's blocking pool with a read-only connection of its own.
 
 use std::collections::{BTreeMap, HashMap};
-use std::time::{Duration, UNIX_EPOCH};
 
 use rusqlite::{params_from_iter, Connection};
 use serde::Serialize;
@@ -142,7 +141,10 @@ pub fn parse(
     let from_s = from.unwrap_or(now_s - 3600);
     let to_s = to.unwrap_or(now_s);
     if from_s >= to_s {
-        return Err(bad("from", format!("{from_s} is not before `to` ({to_s})")));
+        return Err(bad(
+            "from",
+            format!("`from` ({from_s}) is not before `to` ({to_s}): the range holds no time"),
+        ));
     }
     let stored = shape.stored_step_s.max(1);
     let span = (to_s - from_s) as u64;
@@ -282,35 +284,11 @@ pub fn parse(
     })
 }
 
-/// `from`/`to`: unix seconds, RFC 3339, `now`, or `-15m` (relative to now).
+/// `from`/`to` ([`crate::units::parse_time_ms`]) in whole seconds, rounded down.
 pub fn parse_time(param: &str, v: &str, now_s: i64) -> Result<i64, ParamError> {
-    if v == "now" {
-        return Ok(now_s);
-    }
-    if let Some(ago) = v.strip_prefix('-') {
-        let d = humantime::parse_duration(ago)
-            .map_err(|e| bad(param, format!("`{v}` is not a time like -15m ({e})")))?;
-        // Before 1970 is no time the store holds, and bounds `to - from` (no overflow).
-        return i64::try_from(d.as_secs())
-            .ok()
-            .and_then(|ago| now_s.checked_sub(ago))
-            .filter(|t| *t >= 0)
-            .ok_or_else(|| bad(param, format!("`{v}` reaches back before 1970")));
-    }
-    if let Ok(s) = v.parse::<f64>() {
-        if s.is_finite() && (0.0..1e11).contains(&s) {
-            return Ok(s.floor() as i64);
-        }
-    }
-    let t = humantime::parse_rfc3339_weak(v).map_err(|_| {
-        bad(
-            param,
-            format!("`{v}` is not unix seconds, RFC 3339, `now` or relative like -1h"),
-        )
-    })?;
-    Ok(t.duration_since(UNIX_EPOCH)
-        .unwrap_or(Duration::ZERO)
-        .as_secs() as i64)
+    crate::units::parse_time_ms(v, now_s.saturating_mul(1000))
+        .map(|ms| ms.div_euclid(1000))
+        .map_err(|why| bad(param, why))
 }
 
 /// `COLUMN:VALUE` on a key column: the longest key column name (or key, `tag:country`)

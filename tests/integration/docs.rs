@@ -150,7 +150,12 @@ fn first_steps() -> String {
 
 /// The shell commands of the first steps' `sh` blocks, comments left out.
 fn first_step_commands() -> Vec<String> {
-    blocks(&first_steps())
+    sh_commands(&first_steps())
+}
+
+/// The commands of `markdown`'s `sh` blocks, one a line, comments and blank lines left out.
+fn sh_commands(markdown: &str) -> Vec<String> {
+    blocks(markdown)
         .into_iter()
         .filter(|b| b.info == "sh")
         .flat_map(|b| {
@@ -561,4 +566,231 @@ fn anchors_are_githubs() {
         anchor(" Migrating from pinba_engine or pinba2"),
         "migrating-from-pinba_engine-or-pinba2"
     );
+}
+
+/// The commands of docs/http-api.md's `sh` blocks, comments left out.
+fn http_api_commands() -> Vec<String> {
+    sh_commands(&std::fs::read_to_string(Path::new(ROOT).join("docs/http-api.md")).unwrap())
+}
+
+/// A request as the API examples look for: `script` on `host`/`server`, `seconds` long, `status`,
+/// `memory_peak`, a `country` tag when given, and a timer of group `db` (`timer_seconds`) when
+/// given.
+fn api_example_request(
+    (script, host, server): (&str, &str, &str),
+    seconds: f32,
+    status: u32,
+    memory_peak: u32,
+    country: Option<&str>,
+    timer_seconds: Option<f32>,
+) -> Vec<u8> {
+    use prost::Message;
+    let mut dictionary = vec![b"group".to_vec(), b"db".to_vec()];
+    let mut r = pinbad::proto::Request {
+        hostname: host.into(),
+        server_name: server.into(),
+        script_name: script.into(),
+        request_count: 1,
+        request_time: seconds,
+        status: Some(status),
+        memory_peak,
+        ..Default::default()
+    };
+    if let Some(c) = country {
+        dictionary.extend([b"country".to_vec(), c.as_bytes().to_vec()]);
+        r.tag_name = vec![2];
+        r.tag_value = vec![3];
+    }
+    if let Some(t) = timer_seconds {
+        r.timer_hit_count = vec![1];
+        r.timer_value = vec![t];
+        r.timer_ru_utime = vec![0.0];
+        r.timer_ru_stime = vec![0.0];
+        r.timer_tag_count = vec![1];
+        r.timer_tag_name = vec![0];
+        r.timer_tag_value = vec![1];
+    }
+    r.dictionary = dictionary;
+    r.encode_to_vec()
+}
+
+/// The traffic docs/http-api.md's examples look at (18 requests):
+/// - 4 slow failures of /index.php (0.8 s, 500, 100 MiB, nl, a 0.3 s db timer) on web1;
+/// - 6 quick successes of /index.php (50 ms, 200, 1 MiB, nl, a 20 ms db timer) on web1;
+/// - 5 of /api.php on web2 / api.example.com (0.2 s, 503, 2 MiB, de, no timer);
+/// - 3 slow /search.php (1.5 s, 404, 200 MiB, no tag, a 1 s db timer) on web1.
+fn http_api_traffic() -> Vec<Vec<u8>> {
+    let www = |script| (script, "web1", "www.example.com");
+    let mib = 1 << 20;
+    let mut out = Vec::new();
+    for _ in 0..4 {
+        out.push(api_example_request(
+            www("/index.php"),
+            0.8,
+            500,
+            100 * mib,
+            Some("nl"),
+            Some(0.3),
+        ));
+    }
+    for _ in 0..6 {
+        out.push(api_example_request(
+            www("/index.php"),
+            0.05,
+            200,
+            mib,
+            Some("nl"),
+            Some(0.02),
+        ));
+    }
+    for _ in 0..5 {
+        out.push(api_example_request(
+            ("/api.php", "web2", "api.example.com"),
+            0.2,
+            503,
+            2 * mib,
+            Some("de"),
+            None,
+        ));
+    }
+    for _ in 0..3 {
+        out.push(api_example_request(
+            www("/search.php"),
+            1.5,
+            404,
+            200 * mib,
+            None,
+            Some(1.0),
+        ));
+    }
+    out
+}
+
+/// Checks what one docs/http-api.md command printed against [`http_api_traffic`]. Every command
+/// of the page must be one of these: a new one needs its check here.
+fn check_http_api_example(command: &str, out: &str) {
+    let json = || -> Value {
+        serde_json::from_str(out).unwrap_or_else(|e| panic!("`{command}`: not JSON ({e}): {out}"))
+    };
+    // The requests of a `/api/v1/requests` answer, as (script, status, request_time).
+    let requests = || -> Vec<(String, u64, f64)> {
+        let v = json();
+        v["requests"]
+            .as_array()
+            .unwrap_or_else(|| panic!("`{command}`: no requests: {out}"))
+            .iter()
+            .map(|r| {
+                (
+                    r["script_name"].as_str().unwrap().to_string(),
+                    r["status"].as_u64().unwrap(),
+                    r["request_time"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let count = |script: &str, status: u64| {
+        requests()
+            .iter()
+            .filter(|r| r.0 == script && r.1 == status)
+            .count()
+    };
+    let query = command
+        .split("/api/v1/requests?")
+        .nth(1)
+        .map(|q| q.trim_end_matches('\''));
+    match query {
+        None if command.ends_with("/healthz") => assert_eq!(json()["status"], "ok", "{out}"),
+        None if command.contains("/api/v1/status | jq .") => {
+            assert_eq!(json()["requests_merged"], 18, "{out}")
+        }
+        Some("limit=10") => assert_eq!(requests().len(), 10, "{out}"),
+        Some("script_name=/index.php&status=500&min_time=0.5&timers=true") => {
+            assert_eq!(requests().len(), 4, "{out}");
+            assert_eq!(count("/index.php", 500), 4, "{out}");
+            for r in json()["requests"].as_array().unwrap() {
+                assert_eq!(r["timers"][0]["tags"]["group"], "db", "{out}");
+            }
+        }
+        Some("hostname=web1&server_name=www.example.com&tag.country=nl") => {
+            assert_eq!(requests().len(), 10, "{out}");
+            assert_eq!(
+                count("/index.php", 500) + count("/index.php", 200),
+                10,
+                "{out}"
+            );
+        }
+        Some("timer_tag.group=db&max_time=0.1") => {
+            assert_eq!(requests().len(), 6, "{out}");
+            assert_eq!(count("/index.php", 200), 6, "{out}");
+        }
+        Some("filter=country:nl&filter=status:5xx&min_time=100ms&min_memory=64MiB") => {
+            assert_eq!(requests().len(), 4, "{out}");
+            assert_eq!(count("/index.php", 500), 4, "{out}");
+        }
+        Some("status=%3E%3D500&from=-10m") | Some("status=5xx&limit=100&cursor=123456") => {
+            assert_eq!(requests().len(), 9, "{out}");
+            assert_eq!(
+                count("/index.php", 500) + count("/api.php", 503),
+                9,
+                "{out}"
+            );
+        }
+        // Before the traffic: none of it, and no error.
+        Some("from=2026-11-25T21:00:00Z&to=1795644000") => {
+            assert_eq!(requests().len(), 0, "{out}")
+        }
+        Some("sort=-memory_peak&limit=20&format=csv") => {
+            let lines: Vec<&str> = out.lines().collect();
+            assert_eq!(lines.len(), 1 + 18, "{out}");
+            let header: Vec<&str> = lines[0].split(',').collect();
+            let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+            let (script, memory) = (col("script_name"), col("memory_peak"));
+            let scripts: Vec<&str> = lines[1..8]
+                .iter()
+                .map(|l| l.split(',').nth(script).unwrap())
+                .collect();
+            assert_eq!(
+                scripts,
+                ["/search.php"; 3]
+                    .into_iter()
+                    .chain(["/index.php"; 4])
+                    .collect::<Vec<_>>(),
+                "{out}"
+            );
+            let peaks: Vec<u64> = lines[1..]
+                .iter()
+                .map(|l| l.split(',').nth(memory).unwrap().parse().unwrap())
+                .collect();
+            assert!(peaks.windows(2).all(|w| w[0] >= w[1]), "{out}");
+        }
+        _ => panic!("docs/http-api.md has a command this test does not check: `{command}`"),
+    }
+}
+
+/// docs/http-api.md's commands, as written (but for the port), against a real daemon fed
+/// [`http_api_traffic`]: each answers what was sent.
+#[test]
+fn the_http_api_examples_answer_what_was_sent() {
+    let commands = http_api_commands();
+    assert!(commands.len() >= 10, "{commands:?}");
+    let jq = Command::new("jq")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let d = Daemon::start("");
+    let traffic = http_api_traffic();
+    d.send(&traffic);
+    d.wait_merged(traffic.len() as u64);
+    for command in &commands {
+        assert!(
+            command.starts_with("curl "),
+            "docs/http-api.md: a command that is not curl: `{command}`"
+        );
+        if command.contains("| jq") && !jq {
+            eprintln!("SKIPPED: `{command}`: jq is not installed");
+            continue;
+        }
+        let out = run(&on_ports(command, &d));
+        check_http_api_example(command, &out);
+    }
 }

@@ -294,3 +294,57 @@ fn a_full_disk_under_stdout_and_stderr_does_not_kill_the_daemon() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(0), "{status:?}");
 }
+
+/// Every endpoint that takes `from` and `to` reads them alike (relative, `now`, unix seconds, RFC
+/// 3339: one parser) and answers a range whose `from` is after its `to` with a 400 saying so
+/// (raw requests answered such a range with an empty 200, read as "no requests").
+#[test]
+fn every_from_to_endpoint_takes_relative_times_and_refuses_a_reversed_range() {
+    let d = Daemon::start(
+        "[[report]]\nname = \"by_script\"\nkeys = [\"script_name\"]\nhistory_retention = \"1h\"\n",
+    );
+    d.send(&[request("/a.php"), request("/b.php")]);
+    d.wait_merged(2);
+    let ranged = [
+        "/api/v1/requests",
+        "/api/v1/reports/by_script/history",
+        "/api/v1/request_logs/slow",
+        "/api/v1/request_logs/errors",
+    ];
+    // Absolute times both ways: unix seconds and RFC 3339.
+    let now = std::time::SystemTime::now();
+    let hour_ago = now - std::time::Duration::from_secs(3600);
+    let absolute = format!(
+        "from={}&to={}",
+        hour_ago
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs(),
+        humantime::format_rfc3339_seconds(now + std::time::Duration::from_secs(60))
+    );
+    for path in ranged {
+        for range in ["from=-10m", "from=-1h&to=now", &absolute] {
+            let (code, body) = d.get(&format!("{path}?{range}"));
+            assert_eq!(code, 200, "{path}?{range}: {body}");
+        }
+        for range in [
+            "from=now&to=-10m",
+            "from=2026-11-25T21:00:00Z&to=1764104400",
+        ] {
+            let (code, body) = d.get(&format!("{path}?{range}"));
+            assert_eq!(code, 400, "{path}?{range}: {body}");
+            assert_eq!(body["error"], "bad_parameter", "{path}?{range}: {body}");
+            let detail = body["detail"].as_str().unwrap();
+            assert!(
+                detail.contains("`from`") && detail.contains("`to`"),
+                "{path}?{range}: {body}"
+            );
+        }
+    }
+    // The raw requests of the last ten minutes are the two sent.
+    let (code, body) = d.get("/api/v1/requests?from=-10m&to=now");
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(body["requests"].as_array().map(Vec::len), Some(2), "{body}");
+    let (_, body) = d.get("/api/v1/requests?to=-10m");
+    assert_eq!(body["requests"].as_array().map(Vec::len), Some(0), "{body}");
+}

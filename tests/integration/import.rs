@@ -111,12 +111,101 @@ fn import_sql_reads_stdin_and_fails_clearly_on_a_missing_file() {
         stderr.contains("cannot read /nonexistent/pinba.sql"),
         "{stderr}"
     );
-    // A file without a table (here gzip's magic bytes): an error, not an empty config.
+    // A file without a table: an error, not an empty config.
+    let empty = write_file(dir.path(), "notes.sql", "-- nothing here\n");
+    let (code, stderr) = run_pinbad(&["import-sql", empty.to_str().unwrap()], dir.path());
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("no CREATE TABLE statement in"), "{stderr}");
+    // gzip's magic bytes then garbage: the decompression's error, naming the file.
     let gz = dir.path().join("pinba.sql.gz");
     std::fs::write(&gz, b"\x1f\x8b\x08\x00garbage").unwrap();
     let (code, stderr) = run_pinbad(&["import-sql", gz.to_str().unwrap()], dir.path());
     assert_eq!(code, Some(1), "{stderr}");
-    assert!(stderr.contains("no CREATE TABLE statement in"), "{stderr}");
+    assert!(
+        stderr.contains("cannot decompress") && stderr.contains("pinba.sql.gz"),
+        "{stderr}"
+    );
+}
+
+/// A dump as operators keep it, `mysqldump | gzip` (here the real `gzip`, two members as `cat a.gz
+/// b.gz` makes), converts as the plain dump does: detected by gzip's magic bytes, so a file
+/// named without `.gz` and stdin work too.
+#[test]
+fn import_sql_reads_a_gzipped_dump() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = write_file(dir.path(), "pinba.sql", DUMP);
+    let convert = |args: &[&str], stdin: Option<&[u8]>| -> std::process::Output {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .env("RUST_LOG", "off")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        if let Some(bytes) = stdin {
+            use std::io::Write;
+            input.write_all(bytes).unwrap();
+        }
+        drop(input);
+        child.wait_with_output().unwrap()
+    };
+    let want = convert(&["import-sql", plain.to_str().unwrap()], None);
+    assert!(want.status.success(), "{want:?}");
+    // The dump split in two, each half gzipped: `gzip -d` reads the members in turn.
+    let (a, b) = DUMP.split_at(DUMP.find("CREATE TABLE `tag_report_db`").unwrap());
+    let mut gz = Vec::new();
+    for half in [a, b] {
+        let mut child = Command::new("gzip")
+            .arg("-c")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("gzip");
+        {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(half.as_bytes())
+                .unwrap();
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        gz.extend(out.stdout);
+    }
+    assert_eq!(&gz[..2], b"\x1f\x8b");
+    let named = dir.path().join("pinba-2026-11-29.dump");
+    std::fs::write(&named, &gz).unwrap();
+    // The output names the file it read (its header line and the warnings' prefix): compared
+    // with the plain dump's, that name aside.
+    let text = |o: &std::process::Output, name: &str| {
+        let out = String::from_utf8(o.stdout.clone()).unwrap();
+        let out: Vec<&str> = out
+            .lines()
+            .filter(|l| !l.contains("converted by `pinbad import-sql` from"))
+            .collect();
+        let err = String::from_utf8(o.stderr.clone())
+            .unwrap()
+            .replace(&format!("pinbad: {name}: "), "pinbad: FILE: ");
+        (out.join("\n"), err)
+    };
+    let plain_text = text(&want, plain.to_str().unwrap());
+    assert!(plain_text.0.contains("[[report]]"), "{plain_text:?}");
+    for (args, stdin, name) in [
+        (
+            vec!["import-sql", named.to_str().unwrap()],
+            None,
+            named.to_str().unwrap(),
+        ),
+        (vec!["import-sql", "-"], Some(gz.as_slice()), "-"),
+    ] {
+        let got = convert(&args, stdin);
+        assert!(got.status.success(), "{args:?}: {got:?}");
+        assert_eq!(text(&got, name), plain_text, "{args:?}");
+    }
 }
 
 /// The option files of a pinba_engine host (tests/fixtures/mycnf: Debian's layout, every

@@ -239,7 +239,7 @@ fn traffic(n: usize) -> Vec<Sent> {
 const CONFIG: &str = r#"
 [[report]]
 name = "scripts"
-keys = ["script_name", "status"]
+keys = ["script_name", "status", "server_name", "hostname"]
 prometheus = true
 
 [[report]]
@@ -308,12 +308,134 @@ fn dashboard_variables() -> Vec<(String, String)> {
 
 /// The dashboard's variables replaced the way Grafana does: `$report`, `$timer_report` by the
 /// test's report names, `$top` by 3 scripts (of the 5 sent), `$__rate_interval` by a range that
-/// holds several 1 s scrapes.
-fn instantiate(expr: &str) -> String {
+/// holds several 1 s scrapes, `$instance`, `$server`, `$host` by the one value each that the
+/// traffic has (as a pick of one value; "All" is `.*`).
+fn instantiate(expr: &str, instance: &str) -> String {
     expr.replace("$__rate_interval", "1m")
         .replace("$top", "3")
         .replace("$timer_report", "timers")
         .replace("$report", "scripts")
+        .replace("$instance", instance)
+        .replace("$server", "www.example.com")
+        .replace("$host", "web1")
+}
+
+/// The names of the dashboard's variables, in order.
+fn dashboard_variable_names(dash: &Value) -> Vec<String> {
+    dash["templating"]["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The shipped dashboard parses; every variable an operator picks (instance, server, host,
+/// the reports, `top`) is used by queries of its panels, and every `$name` the queries use is a
+/// variable of the dashboard (or one of Grafana's own `$__` names). Every series a query reads is
+/// filtered by instance; the request report's by server and host too. Needs no Prometheus.
+#[test]
+fn the_grafana_dashboard_uses_each_of_its_variables() {
+    let dash: Value =
+        serde_json::from_str(&std::fs::read_to_string(dashboard_path()).unwrap()).unwrap();
+    let names = dashboard_variable_names(&dash);
+    for want in [
+        "instance",
+        "server",
+        "host",
+        "report",
+        "timer_report",
+        "top",
+    ] {
+        assert!(names.iter().any(|n| n == want), "{want}: {names:?}");
+    }
+    let queries = dashboard_queries();
+    // The variables' own queries may use the variables before them (server and host offer the
+    // chosen report's values on the chosen instances).
+    let variable_queries: Vec<String> = dash["templating"]["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v["query"]["query"].as_str().map(str::to_string))
+        .collect();
+    let used = |name: &str| -> Vec<&str> {
+        queries
+            .iter()
+            .filter(|(_, e)| {
+                e.match_indices(&format!("${name}")).any(|(i, m)| {
+                    !e[i + m.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                })
+            })
+            .map(|(t, _)| t.as_str())
+            .collect()
+    };
+    for name in &names {
+        assert!(!used(name).is_empty(), "no panel uses ${name}");
+    }
+    let var_ref = variable_refs(
+        queries
+            .iter()
+            .map(|(_, e)| e.as_str())
+            .chain(variable_queries.iter().map(String::as_str)),
+    );
+    for r in &var_ref {
+        assert!(
+            r.starts_with("__") || names.contains(r),
+            "`${r}` is no variable of the dashboard ({names:?})"
+        );
+    }
+    for (title, expr) in &queries {
+        for selector in selectors(expr) {
+            assert!(
+                selector.contains("instance=~\"$instance\""),
+                "{title:?}: `{selector}` is not filtered by instance"
+            );
+            if selector.contains("report=\"$report\"") {
+                for filter in ["server_name=~\"$server\"", "hostname=~\"$host\""] {
+                    assert!(
+                        selector.contains(filter),
+                        "{title:?}: `{selector}` lacks {filter}"
+                    );
+                }
+            }
+        }
+    }
+    // A panel of each family uses server and host: every request panel.
+    assert!(used("server").len() >= 7, "{:?}", used("server"));
+    assert_eq!(used("server"), used("host"));
+}
+
+/// The `$name`s of `texts` (`${name}` too).
+fn variable_refs<'a>(texts: impl Iterator<Item = &'a str>) -> std::collections::BTreeSet<String> {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    texts
+        .flat_map(|t| t.split('$').skip(1))
+        .map(|after| after.trim_start_matches('{'))
+        .map(|after| after[..after.find(|c| !word(c)).unwrap_or(after.len())].to_string())
+        .filter(|name| !name.is_empty())
+        .collect()
+}
+
+/// Each series selector of a PromQL expression: a metric name with its `{…}` (or none).
+fn selectors(expr: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let b = expr.as_bytes();
+    let mut i = 0;
+    while let Some(at) = expr[i..].find("pinba").map(|k| k + i) {
+        let start_ok = at == 0 || !(b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_');
+        let mut end = at;
+        while end < b.len() && (b[end].is_ascii_alphanumeric() || b[end] == b'_') {
+            end += 1;
+        }
+        if start_ok {
+            if b.get(end) == Some(&b'{') {
+                end += expr[end..].find('}').map_or(expr.len() - end, |k| k + 1);
+            }
+            out.push(expr[at..end].to_string());
+        }
+        i = end.max(at + 1);
+    }
+    out
 }
 
 #[test]
@@ -401,8 +523,9 @@ fn prometheus_scrapes_exact_counters_rates_and_quantiles_and_the_dashboard_queri
     // Every query of the Grafana dashboard parses and returns data.
     let queries = dashboard_queries();
     assert!(queries.len() >= 8, "{queries:?}");
+    let instance = d.http.to_string();
     for (title, expr) in &queries {
-        let e = instantiate(expr);
+        let e = instantiate(expr, &instance);
         let result = p
             .query(&e)
             .unwrap_or_else(|err| panic!("dashboard panel {title:?}: `{e}`: {err}"));
@@ -417,11 +540,12 @@ fn prometheus_scrapes_exact_counters_rates_and_quantiles_and_the_dashboard_queri
         }
     }
     let variables = dashboard_variables();
-    assert_eq!(variables.len(), 2, "{variables:?}");
-    // Each offers only the reports with the keys its panels need.
+    assert_eq!(variables.len(), 5, "{variables:?}");
+    // The instance scraped, the servers and hosts of the chosen report, and only the reports
+    // with the keys their panels need.
     let mut offered = Vec::new();
     for (metric, label) in variables {
-        let e = format!("count by ({label}) ({metric})");
+        let e = format!("count by ({label}) ({})", instantiate(&metric, &instance));
         let values: Vec<Value> = p
             .query(&e)
             .unwrap()
@@ -430,7 +554,16 @@ fn prometheus_scrapes_exact_counters_rates_and_quantiles_and_the_dashboard_queri
             .collect();
         offered.push(values);
     }
-    assert_eq!(offered, [vec![json!("scripts")], vec![json!("timers")]]);
+    assert_eq!(
+        offered,
+        [
+            vec![json!(instance)],
+            vec![json!("scripts")],
+            vec![json!("www.example.com")],
+            vec![json!("web1")],
+            vec![json!("timers")]
+        ]
+    );
 }
 
 /// Every figure of `/api/v1/status` is on `/metrics` (named by docs/prometheus.md's rule), and a report
