@@ -111,7 +111,14 @@ async fn info(
             .reports()
             .get("info")
             .ok_or_else(|| no_such_report("info"))?;
-        run_query(&state, &cell, &Query::default())
+        run_query(
+            &state,
+            &cell,
+            &Query {
+                last_tick: true,
+                ..Query::default()
+            },
+        )
     })?;
     Ok(Json(table).into_response())
 }
@@ -197,6 +204,7 @@ fn build_query(params: &[(String, String)], limits: &Limits) -> Result<(Query, F
     let mut q = Query {
         max_limit: limits.max_query_limit,
         max_regex_bytes: limits.max_regex_bytes,
+        last_tick: true,
         ..Query::default()
     };
     let mut format = Format::Json;

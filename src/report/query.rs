@@ -52,7 +52,16 @@ pub struct Query {
     pub max_limit: usize,
     /// Largest compiled regex (`limits.max_regex_bytes`).
     pub max_regex_bytes: usize,
+    /// Whether to show [`LAST_TICK_RATE_COLUMN`] beside `req_per_sec`: the API's answers do, so
+    /// that a burst shows within a tick beside the window's average; SQL's tables keep the
+    /// columns of their layouts.
+    pub last_tick: bool,
 }
+
+/// The requests per second of the last closed tick alone (the tick before the open one), shown
+/// beside `req_per_sec`, the window's average: during a burst the average moves by a tick's
+/// share of the window, this by the burst itself. Named so that nobody takes one for the other.
+pub const LAST_TICK_RATE_COLUMN: &str = "req_per_sec_last_tick";
 
 impl Default for Query {
     fn default() -> Query {
@@ -65,6 +74,7 @@ impl Default for Query {
             percentiles: None,
             max_limit: 100_000,
             max_regex_bytes: 1 << 20,
+            last_tick: false,
         }
     }
 }
@@ -417,6 +427,36 @@ impl View<'_> {
         Ok(self.table(q, dict, interval, percentiles, rows_total, top))
     }
 
+    /// [`LAST_TICK_RATE_COLUMN`] of the rows `keys` name ("(other)" included) and of the totals:
+    /// each one's requests in the last closed tick over the tick's seconds; 0 where that tick
+    /// counted none of them, or was not closed (no requests came in it).
+    fn last_tick_rates<'k>(&self, keys: impl Iterator<Item = &'k [u32]>) -> (Vec<f64>, f64) {
+        let seconds = (self.window.tick_ms as f64 / 1000.0).max(1e-3);
+        let last = self
+            .closed
+            .back()
+            .filter(|t| t.index() + 1 == self.open_index);
+        let Some(tick) = last else {
+            return (keys.map(|_| 0.0).collect(), 0.0);
+        };
+        let counts: std::collections::HashMap<&[u32], u64> = tick
+            .rows()
+            .map(|(k, sums, _)| (k, sums.req_count))
+            .collect();
+        let other = tick.other().map_or(0, |(s, _)| s.req_count);
+        let rates = keys
+            .map(|k| {
+                let n = if is_other(k) {
+                    other
+                } else {
+                    counts.get(k).copied().unwrap_or(0)
+                };
+                n as f64 / seconds
+            })
+            .collect();
+        (rates, tick.totals().0.req_count as f64 / seconds)
+    }
+
     /// The answer: the `top` rows from `q.offset` on, rendered, and the totals. Shown rows not
     /// given their samples still in the histogram log yet (to sort or filter by percentiles)
     /// get them here, read from the log without applying it.
@@ -467,12 +507,21 @@ impl View<'_> {
                 })
                 .collect()
         };
-        let rows = top
+        let mut rows: Vec<Vec<Cell>> = top
             .iter()
             .skip(q.offset)
             .map(|&item| render(item, &cols))
             .collect();
-        let totals = render((&[], self.totals()), &cols[self.keys.len()..]);
+        let mut totals = render((&[], self.totals()), &cols[self.keys.len()..]);
+        let mut columns = columns;
+        if let (true, Some(at)) = (q.last_tick, columns.iter().position(|c| c == "req_per_sec")) {
+            let (per_row, total) = self.last_tick_rates(top.iter().skip(q.offset).map(|i| i.0));
+            columns.insert(at + 1, LAST_TICK_RATE_COLUMN.to_string());
+            for (row, rate) in rows.iter_mut().zip(per_row) {
+                row.insert(at + 1, Cell::Float(rate));
+            }
+            totals.insert(at + 1 - self.keys.len(), Cell::Float(total));
+        }
         Table {
             report: self.def.name.clone(),
             kind: self.kind,

@@ -202,6 +202,22 @@ fn wait_live_window(b: &Browser) {
         );
         (v == json!(["76", "6.579 %"])).then_some(())
     });
+    // Requests a second twice, each labelled for what it is: the window's average and the last
+    // tick's (a number: 0 when the last tick counted none).
+    let cards = b.eval(
+        "return ['live-rps', 'live-rps-tick'].map(id => { const v = document.getElementById(id);
+           return [v.previousElementSibling.textContent, v.textContent]; })",
+        json!([]),
+    );
+    let cards: Vec<(String, String)> = serde_json::from_value(cards).unwrap();
+    assert_eq!(cards[0].0, "requests / s, window average", "{cards:?}");
+    assert_eq!(cards[1].0, "requests / s, last tick", "{cards:?}");
+    for (label, value) in &cards {
+        assert!(
+            value.replace(',', "").parse::<f64>().is_ok(),
+            "{label}: `{value}` is not a number"
+        );
+    }
 }
 
 /// Asserts the page saw no error: none caught by its hooks (uncaught exceptions, rejections,
@@ -873,6 +889,14 @@ fn servers_hosts_scripts_paging_and_the_url_in_a_real_browser() {
     for row in api["rows"].as_array().unwrap() {
         let name = row["server_name"].as_str().unwrap();
         let r = shown.iter().find(|r| r["server_name"] == name).unwrap();
+        // The last tick's rate beside the window's average (a number; it moves as ticks close).
+        assert!(
+            r["req_per_sec_last_tick"]
+                .replace(',', "")
+                .parse::<f64>()
+                .is_ok(),
+            "{name}: {r:?}"
+        );
         for col in ["p50", "p95", "p99"] {
             let want = row[col].as_f64().unwrap();
             assert!(

@@ -1105,3 +1105,93 @@ fn report_count_is_bounded() {
         201
     );
 }
+
+/// Issue 82, "rates as they are now": beside `req_per_sec` (the window's average) every row and
+/// the totals have `req_per_sec_last_tick`, the last closed tick's requests over its seconds. A
+/// quiet tick (one request of /quiet.php), then a burst (20 of /burst.php) in the next tick: once
+/// the burst's tick closes, its rate is 20 / tick exactly, above the window's average, while the
+/// quiet row, with nothing in that tick, reads 0 beside an average above 0. Two-second ticks;
+/// the burst is sent as soon as the quiet tick is seen closed, so that it falls in one tick.
+#[test]
+fn the_last_ticks_rate_shows_a_burst_beside_the_windows_average() {
+    let d = Daemon::start(
+        "stats_history = \"20s\"\nreport_ticks = 10\nstats_gathering_period = \"10ms\"",
+    );
+    let path = "/api/v1/reports/report_by_script_name";
+    let row = |t: &Value, script: &str| -> Option<Value> {
+        t["rows"]
+            .as_array()?
+            .iter()
+            .find(|r| r["script_name"] == script)
+            .cloned()
+    };
+    // Requests a row's last tick counted: its rate times the tick's seconds.
+    let last_tick_count = |t: &Value, script: &str| -> Option<f64> {
+        Some(row(t, script)?["req_per_sec_last_tick"].as_f64()? * t["tick"].as_f64()?)
+    };
+    let empty = d.json(path);
+    assert_eq!(empty["tick"], 2.0, "{empty}");
+    assert_eq!(empty["totals"]["req_per_sec_last_tick"], 0.0, "{empty}");
+    // Beside the average, in CSV's header as in JSON's rows.
+    let (code, csv) = d.get_text(&format!("{path}?format=csv"));
+    assert_eq!(code, 200, "{csv}");
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let at = header.iter().position(|c| *c == "req_per_sec").unwrap();
+    assert_eq!(header[at + 1], "req_per_sec_last_tick", "{header:?}");
+
+    d.send(&[request("/quiet.php")]);
+    d.wait_for(
+        |d| last_tick_count(&d.json(path), "/quiet.php") == Some(1.0),
+        "the quiet request's tick to close",
+    );
+    d.send(&(0..20).map(|_| request("/burst.php")).collect::<Vec<_>>());
+    let seen = std::sync::Mutex::new(Value::Null);
+    d.wait_for(
+        |d| {
+            let t = d.json(path);
+            let closed = last_tick_count(&t, "/burst.php") == Some(20.0);
+            *seen.lock().unwrap() = t;
+            closed
+        },
+        "the burst's tick to close",
+    );
+    let t = seen.into_inner().unwrap();
+    let (tick, interval) = (
+        t["tick"].as_f64().unwrap(),
+        t["time_interval"].as_f64().unwrap(),
+    );
+    let burst = row(&t, "/burst.php").unwrap();
+    let quiet = row(&t, "/quiet.php").unwrap();
+    assert_eq!(burst["req_count"], 20, "{t}");
+    assert_eq!(quiet["req_count"], 1, "{t}");
+    assert_eq!(
+        burst["req_per_sec_last_tick"].as_f64(),
+        Some(20.0 / tick),
+        "{t}"
+    );
+    assert_eq!(burst["req_per_sec"].as_f64(), Some(20.0 / interval), "{t}");
+    assert_eq!(quiet["req_per_sec_last_tick"].as_f64(), Some(0.0), "{t}");
+    assert_eq!(quiet["req_per_sec"].as_f64(), Some(1.0 / interval), "{t}");
+    // The window spans more than the burst's tick: its average is below the burst's rate.
+    assert!(interval > tick, "{t}");
+    assert!(
+        burst["req_per_sec_last_tick"].as_f64() > burst["req_per_sec"].as_f64(),
+        "{t}"
+    );
+    assert_eq!(
+        t["totals"]["req_per_sec_last_tick"].as_f64(),
+        Some(20.0 / tick),
+        "{t}"
+    );
+    assert_eq!(
+        t["totals"]["req_per_sec"].as_f64(),
+        Some(21.0 / interval),
+        "{t}"
+    );
+    // `/api/v1/info` has the column too (its ticks have a phase of their own).
+    let info = d.json("/api/v1/info");
+    assert!(
+        info["totals"]["req_per_sec_last_tick"].is_number(),
+        "{info}"
+    );
+}

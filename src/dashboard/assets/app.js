@@ -599,7 +599,8 @@
     const root = h('div', {},
       h('h2', {}, 'Live window ', h('span', { class: 'muted', id: 'live-window' })),
       h('div', { class: 'cards' },
-        card('requests / s', 'live-rps'), card('p50', 'live-p50'), card('p95', 'live-p95'),
+        card('requests / s, window average', 'live-rps'),
+        card('requests / s, last tick', 'live-rps-tick'), card('p50', 'live-p50'), card('p95', 'live-p95'),
         card('p99', 'live-p99'), card('error ratio', 'live-errors'), card('CPU (cores)', 'live-cpu'),
         card('requests in window', 'live-count')),
       servers.box,
@@ -613,6 +614,7 @@
       const t = info.totals;
       setText('live-window', `(last ${fmtDuration(info.time_interval)})`);
       setText('live-rps', fmtNumber(t.req_per_sec));
+      setText('live-rps-tick', fmtNumber(t.req_per_sec_last_tick));
       setText('live-p50', fmtSeconds(t.req_time_median));
       setText('live-p95', fmtSeconds(t.p95));
       setText('live-p99', fmtSeconds(t.p99));
@@ -778,7 +780,8 @@
     const poll = historyPoller();
     const head = [
       [level.key, level.key === 'hostname' ? 'host' : level.key === 'script_name' ? 'script' : 'server'],
-      ['req_per_sec', 'req/s'], ['req_count', 'requests'], ['p50', 'p50'], ['p95', 'p95'],
+      ['req_per_sec', 'req/s (window avg)'], ['req_per_sec_last_tick', 'req/s (last tick)'],
+      ['req_count', 'requests'], ['p50', 'p50'], ['p95', 'p95'],
       ['p99', 'p99'], ['errors', 'errors (≥ 500)'], ['cpu', 'CPU (cores)'], ['memory', 'memory'],
       ['spark', 'req/s over the range'],
     ];
@@ -884,6 +887,7 @@
           h('td', { class: 'key', 'data-col': level.key, title: name },
             h('a', { href: link(r, route.params) }, name === '' ? '(empty)' : name)),
           h('td', { 'data-col': 'req_per_sec' }, fmtNumber(r.req_per_sec)),
+          h('td', { 'data-col': 'req_per_sec_last_tick' }, fmtNumber(r.req_per_sec_last_tick)),
           h('td', { 'data-col': 'req_count' }, fmtNumber(r.req_count)),
           ['p50', 'p95', 'p99'].map((c) => h('td', { 'data-col': c }, fmtSeconds(r[c]))),
           h('td', { 'data-col': 'errors', class: ratio > 0 ? 'bad' : null,
@@ -918,7 +922,9 @@
   /** Cards with a row's live figures (`prefix-rps`, `-p50`, … `-count`). */
   function figureCards(prefix) {
     return h('div', { class: 'cards', id: prefix + '-cards' },
-      card('requests / s', prefix + '-rps'), card('p50', prefix + '-p50'), card('p95', prefix + '-p95'),
+      card('requests / s, window average', prefix + '-rps'),
+      card('requests / s, last tick', prefix + '-rps-tick'),
+      card('p50', prefix + '-p50'), card('p95', prefix + '-p95'),
       card('p99', prefix + '-p99'), card('error ratio', prefix + '-errors'),
       card('CPU (cores)', prefix + '-cpu'), card('memory', prefix + '-memory'),
       card('requests in window', prefix + '-count'));
@@ -934,6 +940,7 @@
     const errs = bad == null ? null : (bad.get(key[1]) || 0);
     const mem = r ? memoryOf(r) : { v: null, what: 'memory' };
     setText(prefix + '-rps', r ? fmtNumber(r.req_per_sec) : '0');
+    setText(prefix + '-rps-tick', r ? fmtNumber(r.req_per_sec_last_tick) : '0');
     for (const c of ['p50', 'p95', 'p99']) setText(`${prefix}-${c}`, r ? fmtSeconds(r[c]) : '–');
     setText(prefix + '-errors', errs == null || !r.req_count ? '–' : pct(errs / r.req_count));
     setText(prefix + '-cpu', r ? fmtNumber(cpuOf(r)) : '–');
@@ -1017,7 +1024,7 @@
     for (const [c, v] of filters) ask.append('filter', `${c}:${v}`);
     const t = await api(`/api/v1/reports/${report}?${ask}`);
     const all = t.rows.reduce((n, r) => n + r.req_count, 0);
-    const head = ['status', 'requests', 'share', 'req/s', 'p50', 'p95'];
+    const head = ['status', 'requests', 'share', 'req/s (window avg)', 'req/s (last tick)', 'p50', 'p95'];
     box.replaceChildren(h('table', { id, class: 'status-table' },
       h('thead', {}, h('tr', {}, head.map((c, i) => h('th', { class: i ? null : 'key' }, c)))),
       h('tbody', {}, t.rows.length ? t.rows.map((r) => h('tr', { 'data-status': r.status },
@@ -1025,6 +1032,7 @@
         h('td', { 'data-col': 'req_count' }, fmtNumber(r.req_count)),
         h('td', { 'data-col': 'share' }, all ? pct(r.req_count / all) : '–'),
         h('td', {}, fmtNumber(r.req_per_sec)),
+        h('td', { 'data-col': 'req_per_sec_last_tick' }, fmtNumber(r.req_per_sec_last_tick)),
         h('td', {}, fmtSeconds(r.p50)), h('td', {}, fmtSeconds(r.p95))))
         : h('tr', {}, h('td', { class: 'empty', colspan: head.length }, 'No requests in the live window.')))));
   }
