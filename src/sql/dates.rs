@@ -500,8 +500,9 @@ fn weekday(nr: i64, sunday_first: bool) -> i64 {
     (nr + 5 + i64::from(sunday_first)).rem_euclid(7)
 }
 
+/// A leap year as MySQL counts them (`calc_days_in_year`): year 0 is none.
 fn leap(y: i64) -> bool {
-    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+    y != 0 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0)
 }
 
 fn year_days(y: i64) -> i64 {
@@ -672,7 +673,7 @@ pub(super) fn format(t: &Tm, fmt: &str, time: bool) -> Option<String> {
 
 /// The type `STR_TO_DATE` gives for a format (MySQL's `get_date_time_result_type`): DATETIME
 /// where it names date and time parts, DATE or TIME where only one, and six digits with `%f`.
-fn format_kind(fmt: &str) -> (Kind, u8) {
+pub(super) fn format_kind(fmt: &str) -> (Kind, u8) {
     let (mut date, mut time, mut frac) = (false, false, false);
     let mut chars = fmt.chars();
     while let Some(c) = chars.next() {
@@ -1009,7 +1010,8 @@ fn interval(v: ValueRef<'_>, unit: &str) -> Result<Option<Interval>> {
     })
 }
 
-/// `t` plus `i`; `None` where `t` has a zero part or the result leaves years 1 to 9999.
+/// `t` plus `i`; `None` where `t` has a zero part or the result leaves years 1 to 9999 (0 to
+/// 9999 moved by months, as MySQL's `date_add_interval` bounds its month count).
 fn add(t: Tm, i: &Interval) -> Option<Tm> {
     let kind = if t.kind == Kind::Date && i.days_only {
         Kind::Date
@@ -1021,7 +1023,7 @@ fn add(t: Tm, i: &Interval) -> Option<Tm> {
         t.day()?;
         let total = (t.y * 12 + i64::from(t.m) - 1).checked_add(i.months)?;
         let (y, m) = (total.div_euclid(12), (total.rem_euclid(12) + 1) as u32);
-        if !(1..=9999).contains(&y) {
+        if !(0..=9999).contains(&y) {
             return None;
         }
         return Some(Tm {
@@ -1249,6 +1251,36 @@ pub(super) fn literal(kind: Kind, s: &str) -> Option<String> {
     Some(t.shown())
 }
 
+/// A temporal's text (`2024-03-05`, `2024-03-05 01:02:03.25`, `-01:02:03`) as MySQL reads it
+/// as a number: its digits in order (20240305, 20240305010203.25, -10203), an integer where it
+/// has no fraction. Other text is read as a string is ([`super::functions::leading_number`]).
+pub(super) fn temporal_number(s: &str) -> Value {
+    let (negative, body) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s),
+    };
+    let (whole, fraction) = body.split_once('.').unwrap_or((body, ""));
+    let temporal = whole.starts_with(|c: char| c.is_ascii_digit())
+        && whole.contains([':', '-'])
+        && whole
+            .bytes()
+            .all(|c| c.is_ascii_digit() || b"-: ".contains(&c))
+        && fraction.bytes().all(|c| c.is_ascii_digit());
+    if !temporal {
+        return Value::Real(super::functions::leading_number(s));
+    }
+    let digits: String = whole.chars().filter(char::is_ascii_digit).collect();
+    let sign = if negative { "-" } else { "" };
+    if fraction.is_empty() {
+        if let Ok(n) = format!("{sign}{digits}").parse::<i64>() {
+            return Value::Integer(n);
+        }
+    }
+    format!("{sign}{digits}.{fraction}0")
+        .parse::<f64>()
+        .map_or(Value::Null, Value::Real)
+}
+
 fn shown(t: Option<Tm>) -> Option<String> {
     t.map(|t| t.shown())
 }
@@ -1285,6 +1317,12 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
             })
         })?;
     }
+    conn.create_scalar_function("mysql_temporal_number", 1, pure, |ctx| {
+        Ok(match ctx.get_raw(0) {
+            ValueRef::Text(t) => temporal_number(&String::from_utf8_lossy(t)),
+            v => Value::from(v),
+        })
+    })?;
     conn.create_scalar_function("mysql_extract", 2, pure, move |ctx| {
         let unit = text(ctx.get_raw(0)).to_ascii_uppercase();
         // EXTRACT splits a TIME's hours into days and hours (`'838:00:00'`'s HOUR is 22), where
@@ -1646,6 +1684,23 @@ mod tests {
     fn plus(s: &str, n: i64, unit: &str) -> Option<String> {
         let i = interval(ValueRef::Integer(n), unit).unwrap().unwrap();
         shown(add(at(s), &i))
+    }
+
+    #[test]
+    fn temporals_read_as_numbers_are_their_digits() {
+        assert_eq!(temporal_number("2024-03-05"), Value::Integer(20240305));
+        assert_eq!(
+            temporal_number("2024-03-05 01:02:03"),
+            Value::Integer(20240305010203)
+        );
+        assert_eq!(
+            temporal_number("2024-03-05 01:02:03.25"),
+            Value::Real(20240305010203.25)
+        );
+        assert_eq!(temporal_number("-01:02:03"), Value::Integer(-10203));
+        assert_eq!(temporal_number("838:59:59"), Value::Integer(8385959));
+        assert_eq!(temporal_number("12abc"), Value::Real(12.0));
+        assert_eq!(temporal_number("1.5"), Value::Real(1.5));
     }
 
     #[test]

@@ -448,6 +448,15 @@ pub(super) fn round_double(x: f64, d: i64) -> f64 {
     y.round_ties_even() / f
 }
 
+/// `x` as a DECIMAL(`precision`, `scale`): rounded half away from zero to `scale`, then
+/// clipped to the largest value of `precision` digits.
+fn decimal_cast(x: f64, precision: i64, scale: i64) -> f64 {
+    let rounded = round_half_away(x, scale, f64::round);
+    let scale = scale.clamp(0, 30) as i32;
+    let largest = 10f64.powi((precision.clamp(1, 65) as i32 - scale).max(0)) - 10f64.powi(-scale);
+    rounded.clamp(-largest, largest)
+}
+
 /// A DOUBLE's text as MySQL writes it (a result, a DOUBLE read as a string): the shortest digits
 /// that read back as the same double, positional where the point falls at most 14 zeros before
 /// the first digit and, for a whole number, within its first 15 digits (`100000000000000`,
@@ -608,9 +617,18 @@ fn numeric(conn: &Connection) -> Result<()> {
             }
         }))
     })?;
-    conn.create_scalar_function("mysql_decimal", 2, pure, |ctx| {
-        let d = number(ctx.get_raw(1)).unwrap_or(0.0) as i64;
-        Ok(number(ctx.get_raw(0)).map(|x| round_half_away(x, d, f64::round)))
+    // `CAST(x AS DECIMAL(precision, scale))`: rounded to its scale, and the largest value of
+    // its digits where it has too few (MySQL's 99999999.99 for DECIMAL(10, 2), with a warning).
+    conn.create_scalar_function("mysql_decimal", 3, pure, |ctx| {
+        let scale = number(ctx.get_raw(1)).unwrap_or(0.0) as i64;
+        let precision = number(ctx.get_raw(2)).unwrap_or(10.0) as i64;
+        Ok(
+            number(ctx.get_raw(0)).map(|x| match decimal_cast(x, precision, scale) {
+                // Of scale 0: an integer, as the column's type says.
+                d if scale <= 0 && d.abs() < 9.0e15 => Value::Integer(d as i64),
+                d => Value::Real(d),
+            }),
+        )
     })?;
     // A DOUBLE read as a string (a merged result that is a string: `typing::merge`).
     conn.create_scalar_function("mysql_double_text", 1, pure, |ctx| {
@@ -1222,6 +1240,12 @@ mod tests {
 
     #[test]
     fn numbers_round_and_print_as_mysql_does() {
+        // A DECIMAL cast clips to its digits, after rounding.
+        assert_eq!(decimal_cast(2147483647.0, 10, 2), 99999999.99);
+        assert_eq!(decimal_cast(-2147483647.0, 10, 2), -99999999.99);
+        assert_eq!(decimal_cast(99999999.995, 10, 2), 99999999.99);
+        assert_eq!(decimal_cast(20240305010203.0, 10, 0), 9999999999.0);
+        assert_eq!(decimal_cast(1.005, 3, 2), 1.01);
         let c = conn();
         assert_eq!(one(&c, "SELECT round(2.5)"), Value::Real(3.0));
         assert_eq!(one(&c, "SELECT round(2.345, 2)"), Value::Real(2.35));

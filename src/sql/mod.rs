@@ -53,6 +53,7 @@ mod order;
 mod prepared;
 mod session;
 mod status;
+mod temporal_wire;
 mod translate;
 mod variables;
 pub mod statement;

@@ -19,7 +19,7 @@ use std::time::Instant;
 use async_trait::async_trait;
 use opensrv_mysql::{
     AsyncMysqlShim, Column, ColumnFlags, ColumnType, ErrorKind, InitWriter, OkResponse,
-    ParamParser, QueryResultWriter, StatementMetaWriter, StatusFlags,
+    ParamParser, QueryResultWriter, RowWriter, StatementMetaWriter, StatusFlags,
 };
 use rusqlite::types::Value;
 use tokio::io::AsyncWrite;
@@ -28,6 +28,8 @@ use super::ddl::{self, Warning};
 use super::engine::{like_clause, Engine, Event, OutType, SqlError};
 use super::prepared::{self, Prepared, MAX_PREPARED_PER_SESSION};
 use super::statement::{self, quote, quote_ident, Set, SetValue, Show, Statement};
+use super::temporal_wire::Temporal;
+use super::typing::Declared;
 use super::variables::{Assigned, Variables};
 use super::wire::{Notice, Wire};
 use super::{NoSlot, SqlContext};
@@ -38,7 +40,7 @@ enum Answer {
     Error(ErrorKind, String),
     /// Rows from the engine (a query, or a `SHOW` rewritten as one), and each result column's
     /// DECIMAL scale where MySQL's answer is a DECIMAL (`typing`; empty where none is known).
-    Query(String, Vec<Option<u8>>),
+    Query(String, Vec<Option<Declared>>),
 }
 
 /// One client's session.
@@ -488,6 +490,42 @@ fn more_flag(more: bool) -> StatusFlags {
     }
 }
 
+/// A value of a temporal column: its text, or in the binary protocol its binary form, NULL
+/// where it has none (a binary temporal column has no room for anything else). A value that is
+/// not text (were the typing to miss) goes as its text in the text protocol.
+fn write_temporal<W: AsyncWrite + Send + Unpin>(
+    w: &mut RowWriter<'_, W>,
+    v: &Value,
+    kind: Declared,
+    binary: bool,
+) -> std::io::Result<()> {
+    match v {
+        Value::Text(text) => {
+            let t = Temporal { text, kind };
+            if binary && t.binary().is_none() {
+                w.write_col(None::<i64>)
+            } else {
+                w.write_col(t)
+            }
+        }
+        _ if binary => w.write_col(None::<i64>),
+        Value::Null => w.write_col(None::<i64>),
+        Value::Integer(n) => w.write_col(n.to_string().as_str()),
+        Value::Real(f) => w.write_col(super::functions::double_text(*f).as_str()),
+        Value::Blob(b) => w.write_col(b.as_slice()),
+    }
+}
+
+/// The type a column the typing tells is declared with.
+fn declared_type(d: Declared) -> ColumnType {
+    match d {
+        Declared::Decimal(_) => ColumnType::MYSQL_TYPE_NEWDECIMAL,
+        Declared::Date => ColumnType::MYSQL_TYPE_DATE,
+        Declared::DateTime => ColumnType::MYSQL_TYPE_DATETIME,
+        Declared::Time => ColumnType::MYSQL_TYPE_TIME,
+    }
+}
+
 fn column_type(ty: OutType) -> ColumnType {
     match ty {
         OutType::Integer => ColumnType::MYSQL_TYPE_LONGLONG,
@@ -674,7 +712,7 @@ impl Session {
                     table: String::new(),
                     column: c.name.clone(),
                     coltype: match decimals.get(i) {
-                        Some(Some(_)) => ColumnType::MYSQL_TYPE_NEWDECIMAL,
+                        Some(Some(d)) => declared_type(*d),
                         _ => column_type(c.ty),
                     },
                     colflags: ColumnFlags::empty(),
@@ -712,8 +750,20 @@ impl Session {
                     for (i, v) in row.iter().enumerate() {
                         let converted;
                         let v = match (decimals.get(i), columns.get(i)) {
+                            // A temporal's text, or its binary form.
+                            (
+                                Some(Some(
+                                    kind @ (Declared::Date | Declared::DateTime | Declared::Time),
+                                )),
+                                _,
+                            ) => {
+                                if let Err(e) = write_temporal(w, v, *kind, self.binary) {
+                                    failed_write = Some(e);
+                                }
+                                continue;
+                            }
                             // A DECIMAL's text, with its scale (`3.5000`), in either protocol.
-                            (Some(Some(scale)), _) => {
+                            (Some(Some(Declared::Decimal(scale))), _) => {
                                 // (A value that is no number, were one to come, as it is.)
                                 converted = super::functions::decimal_text(v.into(), *scale)
                                     .map_or_else(|| v.clone(), Value::Text);

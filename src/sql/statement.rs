@@ -7,6 +7,7 @@
 //! its semicolons, and reads `SHOW`'s and `DROP TABLE`'s few arguments); it rewrites nothing.
 
 use super::translate::Refusal;
+use super::typing::Declared;
 use super::variables::Context;
 
 /// One statement, classified.
@@ -436,12 +437,15 @@ pub fn classify(sql: &str) -> Result<Statement, LexError> {
 
 /// [`classify`], with a query's result columns' DECIMAL scales (`typing`'s `columns`: empty
 /// for what is not a query, or where they are not known).
-pub fn classify_typed(sql: &str) -> Result<(Statement, Vec<Option<u8>>), LexError> {
+pub fn classify_typed(sql: &str) -> Result<(Statement, Vec<Option<Declared>>), LexError> {
     classify_in(sql, &Context::default())
 }
 
 /// [`classify_typed`] as a session whose variables are `context` reads it.
-pub fn classify_in(sql: &str, context: &Context) -> Result<(Statement, Vec<Option<u8>>), LexError> {
+pub fn classify_in(
+    sql: &str,
+    context: &Context,
+) -> Result<(Statement, Vec<Option<Declared>>), LexError> {
     let mut decimals = Vec::new();
     let sql = super::dialect::executable_comments(sql);
     let statement = classify_into(&sql, context, &mut decimals)?;
@@ -451,7 +455,7 @@ pub fn classify_in(sql: &str, context: &Context) -> Result<(Statement, Vec<Optio
 fn classify_into(
     sql: &str,
     context: &Context,
-    decimals: &mut Vec<Option<u8>>,
+    decimals: &mut Vec<Option<Declared>>,
 ) -> Result<Statement, LexError> {
     let tokens = lex(sql)?;
     let Some(first) = tokens.first() else {
@@ -547,7 +551,7 @@ fn classify_into(
 fn query(
     sql: &str,
     context: &Context,
-    decimals: &mut Vec<Option<u8>>,
+    decimals: &mut Vec<Option<Declared>>,
 ) -> Result<Statement, LexError> {
     match super::translate::query_in(sql, context) {
         Ok((text, columns)) => {

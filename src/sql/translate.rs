@@ -25,6 +25,7 @@
 use std::ops::ControlFlow;
 
 use super::dialect::MySql;
+use super::typing::Declared;
 use sqlparser::ast::{
     BinaryOperator, CastKind, DataType, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr,
     FunctionArgumentClause, FunctionArguments, GroupByExpr, Ident, InTarget, JoinOperator,
@@ -83,7 +84,7 @@ pub enum Refusal {
 }
 
 /// A query as SQLite text, with its result columns' DECIMAL scales (`typing`'s), or why not.
-pub type Translated = Result<(String, Vec<Option<u8>>), Refusal>;
+pub type Translated = Result<(String, Vec<Option<Declared>>), Refusal>;
 
 /// `sql`, one MySQL query, translated as a session with its variables' defaults reads it.
 #[cfg(test)]
@@ -901,9 +902,17 @@ impl VisitorMut for Rewrite<'_> {
             self.scopes.last().unwrap_or(&none).node(expr, &kids)
         });
         if kids.len() == typing::children(expr).len() {
+            numbered(expr, &kids);
             coerce(expr, &kids);
-            if ty == Ty::Text {
-                merged_as_text(expr, &kids);
+            match ty {
+                Ty::Text => merged(expr, &kids, |e, t| match t {
+                    Ty::Int => Some(format!("CAST({e} AS TEXT)")),
+                    t => typing::as_text(t, &e.to_string()),
+                }),
+                Ty::DateTime => merged(expr, &kids, |e, t| {
+                    (t == Ty::Date).then(|| format!("mysql_cast_datetime({e})"))
+                }),
+                _ => {}
             }
         }
         self.types.push(ty);
@@ -1364,16 +1373,13 @@ impl Rewrite<'_> {
     }
 }
 
-/// The results of `IF`, `IFNULL`, `COALESCE` and `CASE` whose result is a string (one of them
-/// is: [`typing::as_text`]), each number written as MySQL writes it as a string, given their
-/// types (`kids`, one per [`typing::children`]).
-fn merged_as_text(expr: &mut Expr, kids: &[Ty]) {
+/// The results of `IF`, `IFNULL`, `COALESCE` and `CASE`, each converted by `convert` to the
+/// merged result's type, given their types (`kids`, one per [`typing::children`]): where the
+/// result is a string, each number written as MySQL writes it as one ([`typing::as_text`]);
+/// where it is a DATETIME, each DATE as one.
+fn merged(expr: &mut Expr, kids: &[Ty], convert: impl Fn(&Expr, Ty) -> Option<String>) {
     let text = |e: &mut Expr, t: Ty| {
-        let made = match t {
-            Ty::Int => Some(format!("CAST({e} AS TEXT)")),
-            t => typing::as_text(t, &e.to_string()),
-        };
-        if let Some(made) = made {
+        if let Some(made) = convert(e, t) {
             *e = raw(made);
         }
     };
@@ -1406,6 +1412,55 @@ fn merged_as_text(expr: &mut Expr, kids: &[Ty]) {
                     if let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = a {
                         text(e, *t);
                     }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The temporal operands of an expression that reads numbers ([`typing::reads_numbers`]),
+/// each as its number (`mysql_temporal_number`), given their types (`kids`, one per
+/// [`typing::children`]). A DATETIME or TIME rounded is itself: its seconds are whole.
+fn numbered(expr: &mut Expr, kids: &[Ty]) {
+    let Some(reading) = typing::reads_numbers(expr) else {
+        return;
+    };
+    if reading == typing::Reading::Rounded && matches!(kids.first(), Some(Ty::DateTime | Ty::Time))
+    {
+        *expr = match typing::children(expr).as_slice() {
+            [value] => Expr::Nested(Box::new((*value).clone())),
+            // `ROUND(t, NULL)` is NULL.
+            [value, digits] => raw(format!(
+                "(CASE WHEN ({digits}) IS NULL THEN NULL ELSE ({value}) END)"
+            )),
+            _ => return,
+        };
+        return;
+    }
+    let wrap = |e: &mut Expr, t: Ty| {
+        if typing::as_number(reading, t).is_some() {
+            let inner = std::mem::replace(e, Expr::Value(Value::Null.into()));
+            *e = raw(format!("mysql_temporal_number({inner})"));
+        }
+    };
+    match expr {
+        Expr::BinaryOp { left, right, .. } => {
+            wrap(left, kids[0]);
+            wrap(right, kids[1]);
+        }
+        Expr::UnaryOp { expr: x, .. }
+        | Expr::Cast { expr: x, .. }
+        | Expr::Ceil { expr: x, .. }
+        | Expr::Floor { expr: x, .. } => wrap(x, kids[0]),
+        Expr::Function(f) => {
+            if let FunctionArguments::List(list) = &mut f.args {
+                let args = list.args.iter_mut().filter_map(|a| match a {
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e),
+                    _ => None,
+                });
+                for (e, t) in args.zip(kids) {
+                    wrap(e, *t);
                 }
             }
         }
@@ -1608,8 +1663,12 @@ fn coerce(expr: &mut Expr, kids: &[Ty]) {
             if let FunctionArguments::List(list) = &mut f.args {
                 for (a, t) in list.args.iter_mut().zip(kids) {
                     if let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = a {
-                        if string(t) && *t != Ty::Null {
-                            *e = raw(format!("mysql_double({e})"));
+                        match t {
+                            Ty::Date | Ty::DateTime | Ty::Time => {
+                                *e = raw(format!("mysql_temporal_number({e})"))
+                            }
+                            Ty::Text | Ty::Binary => *e = raw(format!("mysql_double({e})")),
+                            _ => {}
                         }
                     }
                 }
@@ -2260,9 +2319,11 @@ fn cast_to(expr: &str, ty: &[String], args: &[String]) -> Result<String, String>
     Ok(match first {
         "SIGNED" | "INT" | "INTEGER" | "BIGINT" => format!("mysql_signed({expr})"),
         "UNSIGNED" => format!("mysql_unsigned({expr})"),
+        // MySQL's default precision is 10.
         "DECIMAL" | "NUMERIC" | "DEC" | "FIXED" => format!(
-            "mysql_decimal({expr}, {})",
-            args.get(1).map(String::as_str).unwrap_or("0")
+            "mysql_decimal({expr}, {}, {})",
+            args.get(1).map(String::as_str).unwrap_or("0"),
+            args.first().map(String::as_str).unwrap_or("10")
         ),
         "DOUBLE" | "FLOAT" | "REAL" => format!("CAST({expr} AS REAL)"),
         "CHAR" | "VARCHAR" | "NCHAR" | "TEXT" | "" => format!("CAST({expr} AS TEXT)"),
@@ -2493,7 +2554,7 @@ mod tests {
         );
         assert_eq!(
             bare("SELECT CAST(x AS DECIMAL(10,2)), CAST(y AS DATE), CONVERT(z, UNSIGNED)"),
-            "SELECT mysql_decimal(x, 2), date(y), mysql_unsigned(z)"
+            "SELECT mysql_decimal(x, 2, 10), date(y), mysql_unsigned(z)"
         );
         assert_eq!(
             bare("SELECT @@session.time_zone, DATABASE(), CURRENT_TIMESTAMP"),

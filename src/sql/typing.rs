@@ -20,9 +20,9 @@
 
 use super::translate::Lines;
 use sqlparser::ast::{
-    BinaryOperator, DataType, ExactNumberInfo, Expr, FunctionArg, FunctionArgExpr,
-    FunctionArguments, InTarget, ObjectNamePart, Query, Select, SelectItem, SetExpr, TableFactor,
-    UnaryOperator, Value,
+    BinaryOperator, CeilFloorKind, DataType, DateTimeField, ExactNumberInfo, Expr, FunctionArg,
+    FunctionArgExpr, FunctionArguments, InTarget, ObjectNamePart, Query, Select, SelectItem,
+    SetExpr, TableFactor, UnaryOperator, Value,
 };
 use sqlparser::tokenizer::Location;
 
@@ -116,12 +116,25 @@ const TO_TEXT: &[(&str, Option<usize>)] = &[
     ("RIGHT", Some(0)),
 ];
 
+/// A result column's type as it is declared to the client, where it is not what SQLite's
+/// value tells (a DECIMAL's scale; a temporal, which SQLite holds as text): a client reads a
+/// DATETIME column as a date and time (PyMySQL's `datetime`, Grafana's time column), a
+/// VAR_STRING as a string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Declared {
+    /// A DECIMAL with this many digits after the point, written with them (`3.5000`).
+    Decimal(u8),
+    Date,
+    DateTime,
+    Time,
+}
+
 /// A query's typing.
 #[derive(Debug, Default, PartialEq)]
 pub struct Typing {
-    /// Each result column's DECIMAL scale where it is a DECIMAL; empty where the columns could
-    /// not be told (a `*`, a statement not parsed).
-    pub columns: Vec<Option<u8>>,
+    /// Each result column's declared type where the typing tells it ([`Declared`]); empty where
+    /// the columns could not be told (a `*`, a statement not parsed).
+    pub columns: Vec<Option<Declared>>,
     /// The calls of the select lists that turn arguments into text ([`TO_TEXT`]) with a DECIMAL
     /// argument: where the function's name starts (a byte offset into the statement) and each
     /// argument's scale where it is a DECIMAL.
@@ -142,25 +155,44 @@ pub fn of(sql: &str, lines: &Lines, query: &Query) -> Typing {
     to_text.sort_by_key(|c| c.0);
     to_text.dedup_by_key(|c| c.0);
     Typing {
-        columns: columns.into_iter().map(scale).collect(),
+        columns: columns.into_iter().map(declared).collect(),
         to_text,
     }
 }
 
-/// Whether `sql` may answer a DECIMAL with digits after the point: only a literal with a point,
-/// a `/`, an `AVG` or a cast to DECIMAL makes one. The statements that cannot need it are spared
+/// Whether `sql` may answer a DECIMAL with digits after the point or a temporal: only a
+/// literal with a point, a `/`, an `AVG`, a cast to DECIMAL, a temporal negated or in `ABS` (a
+/// DECIMAL that `ROUND(…, 2)` gives decimals), or a word of dates and times (`DATE`, `TIME…`,
+/// `NOW`, `…DAY…`) makes one. The statements that cannot need it are spared
 /// the walk of their tree.
 fn may_have_decimals(sql: &str) -> bool {
     let b = sql.as_bytes();
     b.contains(&b'/')
+        || b.contains(&b'-')
         || b.windows(2).any(|w| w[0] == b'.' && w[1].is_ascii_digit())
         || b.windows(3).any(|w| {
             w.eq_ignore_ascii_case(b"avg")
+                || w.eq_ignore_ascii_case(b"abs")
                 || w.eq_ignore_ascii_case(b"dec")
                 || w.eq_ignore_ascii_case(b"num")
+                || w.eq_ignore_ascii_case(b"dat")
+                || w.eq_ignore_ascii_case(b"tim")
+                || w.eq_ignore_ascii_case(b"now")
+                || w.eq_ignore_ascii_case(b"day")
         })
 }
 
+fn declared(t: Ty) -> Option<Declared> {
+    match t {
+        Ty::Dec(s) => Some(Declared::Decimal(s)),
+        Ty::Date => Some(Declared::Date),
+        Ty::DateTime => Some(Declared::DateTime),
+        Ty::Time => Some(Declared::Time),
+        _ => None,
+    }
+}
+
+/// `t`'s DECIMAL scale, where it is one.
 fn scale(t: Ty) -> Option<u8> {
     match t {
         Ty::Dec(s) => Some(s),
@@ -275,7 +307,12 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
             (l.len() == r.len()).then(|| {
                 l.into_iter()
                     .zip(r)
-                    .map(|((name, a), (_, b))| (name, merge(a, b)))
+                    // A UNION's rows are not converted here: a DATE beside a DATETIME is
+                    // not followed.
+                    .map(|((name, a), (_, b))| match merge(a, b) {
+                        Ty::DateTime if a != b => (name, Ty::Other),
+                        t => (name, t),
+                    })
                     .collect()
             })
         }
@@ -409,6 +446,13 @@ impl Scope {
     /// `e`'s type from its [`children`]'s types, `kids` (each `Other` where they do not match
     /// the children in number: what the caller met is not what is typed here).
     pub(super) fn node(&self, e: &Expr, kids: &[Ty]) -> Ty {
+        // A temporal read as a number is one: an integer (`DATE '2024-03-05' + 0` is 20240305).
+        let read = reads_numbers(e).map(|r| {
+            kids.iter()
+                .map(|t| as_number(r, *t).unwrap_or(*t))
+                .collect::<Vec<_>>()
+        });
+        let kids = read.as_deref().unwrap_or(kids);
         let expected = children(e);
         // A function's arguments come first among the types met, whatever its clauses add.
         let aligned = kids.len() == expected.len()
@@ -438,7 +482,8 @@ impl Scope {
                 let t = kid(0);
                 match op {
                     UnaryOperator::Minus | UnaryOperator::Plus => match t {
-                        Ty::Int | Ty::Dec(_) | Ty::Double | Ty::Null => t,
+                        Ty::Int | Ty::Dec(_) | Ty::Double => t,
+                        Ty::Null => Ty::Double,
                         _ => Ty::Other,
                     },
                     UnaryOperator::Not | UnaryOperator::BitwiseNot => Ty::Int,
@@ -470,6 +515,11 @@ impl Scope {
             | Expr::Position { .. }
             | Expr::Extract { .. } => Ty::Int,
             Expr::Substring { .. } | Expr::Trim { .. } => Ty::Text,
+            Expr::Ceil { .. } | Expr::Floor { .. } => match kid(0) {
+                t @ (Ty::Int | Ty::Double | Ty::DateTime | Ty::Time) => t,
+                Ty::Null => Ty::Double,
+                _ => Ty::Other,
+            },
             Expr::Cast { data_type, .. } => cast_type(data_type),
             Expr::TypedString(ts) => cast_type(&ts.data_type),
             Expr::Convert {
@@ -514,6 +564,134 @@ impl Scope {
     }
 }
 
+/// `CEIL(x)`/`FLOOR(x)` as MySQL writes them (no unit, no scale).
+fn plain_rounding(field: &CeilFloorKind) -> bool {
+    matches!(
+        field,
+        CeilFloorKind::DateTimeField(DateTimeField::NoDateTime)
+    )
+}
+
+/// How an expression reads temporal operands ([`reads_numbers`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Reading {
+    /// Each as its number: a DATE `YYYYMMDD`, a DATETIME `YYYYMMDDhhmmss`, a TIME `hhmmss`.
+    Numbers,
+    /// Rounded (`ROUND`, `TRUNCATE`, `FLOOR`, `CEIL`): a DATE as its number; a DATETIME or
+    /// TIME stays itself, rounded to its own seconds.
+    Rounded,
+    /// Negated or `ABS`, whose result follows its operand's type: a temporal as its number, a
+    /// DECIMAL (of its fraction's digits, none here) as MySQL types it.
+    Followed,
+}
+
+/// Functions that read their arguments as numbers (a temporal as its number, as MySQL's
+/// `val_int`/`val_real`/`val_decimal` read one).
+const NUMERIC_FUNCTIONS: &[&str] = &[
+    "SIGN",
+    "SQRT",
+    "EXP",
+    "LN",
+    "LOG",
+    "LOG2",
+    "LOG10",
+    "POW",
+    "POWER",
+    "MOD",
+    "SIN",
+    "COS",
+    "TAN",
+    "ASIN",
+    "ACOS",
+    "ATAN",
+    "ATAN2",
+    "COT",
+    "DEGREES",
+    "RADIANS",
+    "SUM",
+    "AVG",
+    "BIT_OR",
+    "BIT_AND",
+    "BIT_XOR",
+    "BIT_COUNT",
+    "STD",
+    "STDDEV",
+    "STDDEV_POP",
+    "STDDEV_SAMP",
+    "VARIANCE",
+    "VAR_POP",
+    "VAR_SAMP",
+];
+
+/// Whether `e` reads its operands as numbers (arithmetic, bit operations, numeric functions
+/// and aggregates, casts to a number), and how it reads a temporal among them. SQLite would
+/// read a temporal's text by its leading digits (`2024` of `'2024-03-05'`).
+pub(super) fn reads_numbers(e: &Expr) -> Option<Reading> {
+    use BinaryOperator as B;
+    match e {
+        Expr::BinaryOp { left, op, right } => match op {
+            B::Plus | B::Minus
+                if matches!(left.as_ref(), Expr::Interval(_))
+                    || matches!(right.as_ref(), Expr::Interval(_)) =>
+            {
+                None
+            }
+            B::Plus
+            | B::Minus
+            | B::Multiply
+            | B::Divide
+            | B::Modulo
+            | B::MyIntegerDivide
+            | B::BitwiseAnd
+            | B::BitwiseOr
+            | B::BitwiseXor
+            | B::PGBitwiseShiftLeft
+            | B::PGBitwiseShiftRight => Some(Reading::Numbers),
+            _ => None,
+        },
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            ..
+        } => Some(Reading::Followed),
+        Expr::UnaryOp {
+            op: UnaryOperator::BitwiseNot,
+            ..
+        } => Some(Reading::Numbers),
+        Expr::Cast { data_type, .. } => {
+            matches!(cast_type(data_type), Ty::Int | Ty::Dec(_) | Ty::Double)
+                .then_some(Reading::Numbers)
+        }
+        Expr::Ceil { field, .. } | Expr::Floor { field, .. } if plain_rounding(field) => {
+            Some(Reading::Rounded)
+        }
+        Expr::Function(f) => {
+            let name = f.name.to_string().to_ascii_uppercase();
+            if ["ROUND", "TRUNCATE", "CEIL", "CEILING", "FLOOR"].contains(&name.as_str()) {
+                Some(Reading::Rounded)
+            } else if name == "ABS" {
+                Some(Reading::Followed)
+            } else {
+                NUMERIC_FUNCTIONS
+                    .contains(&name.as_str())
+                    .then_some(Reading::Numbers)
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The type an operand of type `t` is read as where `r` reads it: a temporal read as its
+/// number is an integer; `None` where it is read as it is.
+pub(super) fn as_number(r: Reading, t: Ty) -> Option<Ty> {
+    match (r, t) {
+        (Reading::Numbers, Ty::Date | Ty::DateTime | Ty::Time) | (Reading::Rounded, Ty::Date) => {
+            Some(Ty::Int)
+        }
+        (Reading::Followed, Ty::Date | Ty::DateTime | Ty::Time) => Some(Ty::Dec(0)),
+        _ => None,
+    }
+}
+
 /// The expressions an expression's type is made of, in the order sqlparser's visitor meets
 /// them (the translation types each node as it leaves it, from its children's types). A
 /// subquery's are its own query's, typed apart.
@@ -529,6 +707,9 @@ pub(super) fn children(e: &Expr) -> Vec<&Expr> {
         | Expr::IsNotFalse(x)
         | Expr::Cast { expr: x, .. } => vec![x],
         Expr::Convert { expr, styles, .. } if styles.is_empty() => vec![expr],
+        Expr::Ceil { expr, field } | Expr::Floor { expr, field } if plain_rounding(field) => {
+            vec![expr]
+        }
         Expr::BinaryOp { left, right, .. } => vec![left, right],
         Expr::In {
             expr,
@@ -701,7 +882,8 @@ fn exact(t: Ty) -> Option<u32> {
 fn binary(op: &BinaryOperator, l: Ty, r: Ty) -> Ty {
     use BinaryOperator as B;
     let arithmetic = |f: &dyn Fn(u32, u32) -> Ty| match (l, r) {
-        (Ty::Null, _) | (_, Ty::Null) => Ty::Null,
+        // MySQL types arithmetic on NULL a DOUBLE (it merges and compares as one).
+        (Ty::Null, _) | (_, Ty::Null) => Ty::Double,
         // A string in arithmetic is read as a double, and makes the result one.
         (Ty::Text | Ty::Binary, Ty::Int | Ty::Dec(_) | Ty::Double | Ty::Text | Ty::Binary)
         | (Ty::Int | Ty::Dec(_) | Ty::Double, Ty::Text | Ty::Binary) => Ty::Double,
@@ -759,10 +941,16 @@ pub(super) fn case_results(
 /// The type of `IF`/`IFNULL`/`COALESCE`/`CASE`/`UNION` over results of types `a` and `b`: a
 /// string beside a number or a temporal makes the result a string, as in MySQL (`translate`
 /// writes the others' values as MySQL writes them as text: [`as_text`]).
+/// A temporal beside a number makes a string too; a DATE beside a DATETIME a DATETIME
+/// (`translate` writes the DATE's value as one).
 fn merge(a: Ty, b: Ty) -> Ty {
+    let temporal = |t: Ty| matches!(t, Ty::Date | Ty::DateTime | Ty::Time);
+    let number = |t: Ty| matches!(t, Ty::Int | Ty::Dec(_) | Ty::Double);
     match (a, b) {
         (Ty::Null, t) | (t, Ty::Null) => t,
         (Ty::Text, t) | (t, Ty::Text) if t != Ty::Other && t != Ty::Binary => Ty::Text,
+        (a, b) if (temporal(a) && number(b)) || (number(a) && temporal(b)) => Ty::Text,
+        (Ty::Date, Ty::DateTime) | (Ty::DateTime, Ty::Date) => Ty::DateTime,
         (a, b) if a == b && !matches!(a, Ty::Dec(_)) => a,
         (Ty::Int, Ty::Int) => Ty::Int,
         (Ty::Double, Ty::Int | Ty::Dec(_) | Ty::Double) | (Ty::Int | Ty::Dec(_), Ty::Double) => {
@@ -794,6 +982,8 @@ fn moved(t: Ty, interval: &Expr) -> Ty {
     use sqlparser::ast::DateTimeField as F;
     match (t, interval) {
         (Ty::DateTime, _) => Ty::DateTime,
+        // A string (or NULL) moved is a string, as in MySQL.
+        (Ty::Text | Ty::Null, _) => Ty::Text,
         (Ty::Date, Expr::Interval(i)) if i.last_field.is_none() => match &i.leading_field {
             Some(F::Day | F::Week(_) | F::Month | F::Quarter | F::Year) => Ty::Date,
             Some(F::Hour | F::Minute | F::Second | F::Microsecond) => Ty::DateTime,
@@ -809,7 +999,9 @@ pub(super) fn cast_type(t: &DataType) -> Ty {
     match t {
         D::Decimal(info) | D::Numeric(info) | D::Dec(info) => match info {
             ExactNumberInfo::PrecisionAndScale(_, s) => dec((*s).clamp(0, 31) as u32),
-            _ => Ty::Int,
+            // DECIMAL(p) and DECIMAL have no fraction, and stay DECIMALs (`ROUND(…, 2)` of
+            // one has two decimals; of an integer, none).
+            _ => dec(0),
         },
         D::Signed
         | D::SignedInteger
@@ -840,6 +1032,7 @@ const RESULTS: &[(Ty, &[&str])] = &[
             "SYSDATE",
             "UTC_TIMESTAMP",
             "TIMESTAMP",
+            "CONVERT_TZ",
         ],
     ),
     (
@@ -863,6 +1056,7 @@ const RESULTS: &[(Ty, &[&str])] = &[
             "TIME",
             "SEC_TO_TIME",
             "MAKETIME",
+            "TIMEDIFF",
         ],
     ),
     (
@@ -970,11 +1164,24 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
             None if arg(0) == Ty::Double => Ty::Double,
             None => Ty::Other,
         },
-        "MIN" | "MAX" | "ABS" if one => match arg(0) {
-            Ty::Null => Ty::Other,
+        // Of NULL, a string (MySQL types it so: `IFNULL(MIN(NULL), 0)` is '0').
+        "MIN" | "MAX" if one => match arg(0) {
+            Ty::Null => Ty::Text,
             t => t,
         },
+        // A number function of NULL is a DOUBLE, as MySQL types it.
+        "ABS" | "ROUND" | "TRUNCATE" | "FLOOR" | "CEIL" | "CEILING" if arg(0) == Ty::Null => {
+            Ty::Double
+        }
+        "ABS" if one => arg(0),
         "FLOOR" | "CEIL" | "CEILING" | "SIGN" if one && exact(arg(0)).is_some() => Ty::Int,
+        "FLOOR" | "CEIL" | "CEILING" if one && arg(0) == Ty::Double => Ty::Double,
+        // A DATETIME or TIME rounded is one ([`Reading::Rounded`]).
+        "FLOOR" | "CEIL" | "CEILING" | "ROUND" | "TRUNCATE"
+            if matches!(arg(0), Ty::DateTime | Ty::Time) =>
+        {
+            arg(0)
+        }
         "ROUND" | "TRUNCATE" if !args.is_empty() && args.len() <= 2 => match arg(0) {
             Ty::Int => Ty::Int,
             Ty::Double => Ty::Double,
@@ -1002,9 +1209,41 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
         "NULLIF" if args.len() == 2 => arg(0),
         // A DATETIME moved by an interval stays one (a DATE or a string may not: not typed).
         "TIMESTAMPADD" if args.len() == 3 && arg(2) == Ty::DateTime => Ty::DateTime,
+        // A DATE moved by days or more stays one, by a part of a day becomes a DATETIME.
+        "TIMESTAMPADD" if args.len() == 3 && arg(2) == Ty::Date => {
+            match args[0].0.to_string().to_ascii_uppercase().as_str() {
+                "DAY" | "WEEK" | "MONTH" | "QUARTER" | "YEAR" => Ty::Date,
+                "HOUR" | "MINUTE" | "SECOND" | "MICROSECOND" => Ty::DateTime,
+                _ => Ty::Other,
+            }
+        }
+        // A string (or NULL) moved is a string, as `DATE_ADD`'s ([`moved`]).
+        "TIMESTAMPADD" if args.len() == 3 && matches!(arg(2), Ty::Text | Ty::Null) => Ty::Text,
+        // `ADDDATE(d, n)`, `SUBDATE(d, n)`: moved by days.
+        "ADDDATE" | "SUBDATE" if args.len() == 2 && !matches!(args[1].0, Expr::Interval(_)) => {
+            match arg(0) {
+                t @ (Ty::Date | Ty::DateTime) => t,
+                _ => Ty::Other,
+            }
+        }
         "DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE" if args.len() == 2 => {
             moved(arg(0), args[1].0)
         }
+        // By its format where it is a literal (MySQL's `get_date_time_result_type`), else a
+        // DATETIME.
+        "STR_TO_DATE" if args.len() == 2 => match args[1].0 {
+            Expr::Value(v) => match &v.value {
+                Value::SingleQuotedString(f) | Value::DoubleQuotedString(f) => {
+                    match super::dates::format_kind(f).0 {
+                        super::dates::Kind::Date => Ty::Date,
+                        super::dates::Kind::DateTime => Ty::DateTime,
+                        super::dates::Kind::Time => Ty::Time,
+                    }
+                }
+                _ => Ty::DateTime,
+            },
+            _ => Ty::DateTime,
+        },
         "FROM_UNIXTIME" => match args.len() {
             1 => Ty::DateTime,
             _ => Ty::Text,
@@ -1050,8 +1289,16 @@ mod tests {
         }
     }
 
+    /// Each result column's DECIMAL scale, where it is one.
     fn columns(sql: &str) -> Vec<Option<u8>> {
-        typing(sql).columns
+        typing(sql)
+            .columns
+            .into_iter()
+            .map(|d| match d {
+                Some(Declared::Decimal(s)) => Some(s),
+                _ => None,
+            })
+            .collect()
     }
 
     /// A report table's columns are typed as the session's lookup declares them: an average

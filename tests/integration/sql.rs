@@ -1913,7 +1913,7 @@ fn session_variables_act_and_connect_chatter_answers() {
 /// (binary protocol rows read by `get_result()` and by `bind_result()`), PDO with
 /// `ATTR_EMULATE_PREPARES` off (named and positional parameters, a string parameter carrying a
 /// quote that must stay a value). Every answer equals the same statement sent as a query (and
-/// the HTTP API's numbers), a DECIMAL's text included; an unknown statement id and a statement with an error get MySQL's
+/// the HTTP API's numbers), a DECIMAL's text and a temporal's type included; an unknown statement id and a statement with an error get MySQL's
 /// errors at prepare.
 #[test]
 fn prepared_statements_answer_as_the_same_query_does() {
@@ -1954,6 +1954,17 @@ $agg->bind_param("is", $status, $script);
 $agg->execute();
 $agg_rows = $agg->get_result()->fetch_all(MYSQLI_NUM);
 $agg_text = $m->query("SELECT COUNT(*), SUM(req_time), MAX(status), AVG(status), 7 / 2 FROM request WHERE status = 500 OR script_name = '/s1.php'")->fetch_all(MYSQLI_NUM);
+$tq = "SELECT FROM_UNIXTIME(?), DATE('2024-03-05'), TIMEDIFF('10:00:00', '12:30:15'), STR_TO_DATE('5/3/2024 10:20:30', '%e/%c/%Y %H:%i:%s'), CURDATE() = DATE(NOW())";
+$ts = $m->prepare($tq);
+$day = 86400;
+$ts->bind_param("i", $day);
+$ts->execute();
+$tr = $ts->get_result();
+$temporal = $tr->fetch_all(MYSQLI_NUM);
+$temporal_types = array_map(fn($f) => $f->type, $tr->fetch_fields());
+$tt = $m->query(str_replace("?", "86400", $tq));
+$temporal_text = $tt->fetch_all(MYSQLI_NUM);
+$temporal_text_types = array_map(fn($f) => $f->type, $tt->fetch_fields());
 try {{ $m->prepare("SELECT * FROM nope WHERE a = ?"); $bad = "no error"; }}
 catch (mysqli_sql_exception $e) {{ $bad = $e->getCode(); }}
 $pdo = new PDO("mysql:host=127.0.0.1;port={port};dbname=pinba", "php", "");
@@ -1968,7 +1979,9 @@ $pdo_count = $cnt->fetchColumn();
 $pdo_text = $pdo->query("SELECT COUNT(*) FROM request WHERE script_name = '/s2.php' AND status IN (200, 404)")->fetchColumn();
 echo json_encode(["prepared" => $prepared, "bound" => $bound, "text" => $text,
   "agg" => $agg_rows, "agg_text" => $agg_text, "bad" => $bad,
-  "pdo" => $pdo_rows, "pdo_count" => $pdo_count, "pdo_text" => $pdo_text]);
+  "pdo" => $pdo_rows, "pdo_count" => $pdo_count, "pdo_text" => $pdo_text,
+  "temporal" => $temporal, "temporal_types" => $temporal_types,
+  "temporal_text" => $temporal_text, "temporal_text_types" => $temporal_text_types]);
 "#
     );
     let got = php_json(&php, true);
@@ -2014,6 +2027,33 @@ echo json_encode(["prepared" => $prepared, "bound" => $bound, "text" => $text,
     }
     assert_eq!(agg[3], agg_text[3], "{got}");
     assert_eq!(got["bad"], 1146, "{got}");
+    // Temporal results are declared DATETIME (12), DATE (10) and TIME (11) in both protocols,
+    // the binary protocol's values MySQL's binary form that mysqlnd reads back to the same text.
+    let day = got["temporal"][0][0]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(day.starts_with("1970-01-0") && day.len() == 19, "{got}");
+    assert_eq!(got["temporal"][0][1], "2024-03-05", "{got}");
+    assert_eq!(got["temporal"][0][2], "-02:30:15", "{got}");
+    assert_eq!(got["temporal"][0][3], "2024-03-05 10:20:30", "{got}");
+    assert_eq!(
+        got["temporal"][0][4].to_string().trim_matches('"'),
+        "1",
+        "{got}"
+    );
+    assert_eq!(
+        got["temporal"][0].as_array().unwrap()[..4],
+        got["temporal_text"][0].as_array().unwrap()[..4],
+        "{got}"
+    );
+    for types in ["temporal_types", "temporal_text_types"] {
+        assert_eq!(
+            got[types].as_array().unwrap()[..4],
+            [12, 10, 11, 12],
+            "{got}"
+        );
+    }
     assert_eq!(
         got["pdo_count"].to_string().trim_matches('"'),
         got["pdo_text"].to_string().trim_matches('"'),

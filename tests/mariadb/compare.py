@@ -152,7 +152,22 @@ def run(cursor, sql):
     # The decimals MariaDB shows of each DOUBLE column (31: all of them).
     shown = [d[5] if d[1] in (DOUBLE, FLOAT) and d[5] is not None and d[5] < 31 else None
              for d in cursor.description or []]
+    run.kinds = [TEMPORAL_KINDS.get(d[1]) for d in cursor.description or []]
     return names, [list(r) for r in cursor.fetchall()], shown
+
+
+# The temporal column types by what a client makes of them (MariaDB sends DATE as DATE,
+# NEWDATE inside only; TIMESTAMP is read as DATETIME is).
+TEMPORAL_KINDS = {10: "DATE", 14: "DATE", 12: "DATETIME", 7: "DATETIME", 11: "TIME"}
+
+
+def kinds_differ(m_kinds, p_kinds):
+    """Where a column is declared temporal on one side and not (or another) on the other: what
+    a client reads as a date or time (a `datetime`, Grafana's time column) against a string."""
+    for i, (m, p) in enumerate(zip(m_kinds, p_kinds)):
+        if m != p:
+            return "column %d declared: mariadb %s, pinbad %s" % (i, m or "not temporal", p or "not temporal")
+    return None
 
 
 class Pinbad:
@@ -177,12 +192,14 @@ def compare(mc, pinbad, sql):
     except pymysql.MySQLError as e:
         result.update(outcome="mariadb_error", detail=str(e))
         return result
+    m_kinds = run.kinds
     try:
         p_names, p_rows, _ = run(pinbad.cursor, sql)
     except pymysql.MySQLError as e:
         result.update(outcome="pinbad_error", detail=str(e))
         pinbad.reopen_after(e)
         return result
+    p_kinds = run.kinds
     if not ordered(sql):
         m_rows.sort(key=key)
         p_rows.sort(key=key)
@@ -193,6 +210,8 @@ def compare(mc, pinbad, sql):
         detail = "rows: mariadb %d, pinbad %d; first: %r vs %r" % (
             len(m_rows), len(p_rows), m_rows[:3], p_rows[:3])
     else:
+        detail = kinds_differ(m_kinds, p_kinds)
+    if detail is None and len(m_rows) == len(p_rows):
         for i, (mr, pr) in enumerate(zip(m_rows, p_rows)):
             if not all(same_value(a, b, d) for a, b, d in zip(mr, pr, shown)):
                 detail = "row %d: mariadb %r, pinbad %r" % (i, mr, pr)
