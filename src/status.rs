@@ -94,6 +94,11 @@ pub struct Figure {
     pub dashboard: Option<&'static str>,
     /// Whether a value above 0 means something was lost (the dashboard marks it).
     pub loss: bool,
+    /// The status path of a flag (0 or 1) that marks this figure's row in the dashboard while
+    /// set, and why: a figure that is not a loss but can be too high (the memory budget's count
+    /// against its limit) says on the page what judges it, so that nobody reads the colour as
+    /// coming from another row (the resident memory).
+    pub alarm: Option<(&'static str, &'static str)>,
     /// How it is read; `None` when its place is part of a section its owner renders
     /// ([`SECTIONS`]).
     pub read: Option<fn(&Sources) -> Value>,
@@ -115,6 +120,7 @@ impl Figure {
             scale: 1.0,
             dashboard: None,
             loss: false,
+            alarm: None,
             read: None,
             in_status: true,
         }
@@ -158,6 +164,13 @@ impl Figure {
 
     const fn loss(self) -> Figure {
         Figure { loss: true, ..self }
+    }
+
+    const fn alarm(self, flag: &'static str, why: &'static str) -> Figure {
+        Figure {
+            alarm: Some((flag, why)),
+            ..self
+        }
     }
 
     const fn read(self, read: fn(&Sources) -> Value) -> Figure {
@@ -283,6 +296,11 @@ fn set_aside(s: &Sources) -> Vec<&crate::durable::SetAside> {
         .chain(s.request_log.set_aside())
         .collect()
 }
+
+/// Why the budget's rows are marked: what is judged is the budget's count against its limit,
+/// never the resident memory (usually far below the count: the reserved part is counted in full
+/// from the start, filled or not).
+const TIGHT_WHY: &str = "marked while the budget is tight: what it counts (reserved + grown) reached 15/16 of its limit; new report rows, strings and reports are refused until it falls below 7/8";
 
 /// Every figure, in the order `/metrics` lists them.
 pub static FIGURES: &[Figure] = &[
@@ -530,11 +548,20 @@ pub static FIGURES: &[Figure] = &[
         .unit(Unit::Bytes, 1.0)
         .read(|s| load(&counters(s).gauges.dictionary_bytes)),
     gauge(
+        "memory.resident_bytes",
+        "The process's resident memory (RSS), as the kernel counts it.",
+    )
+    .prometheus("pinbad_memory_resident")
+    .unit(Unit::Bytes, 1.0)
+    .dashboard("resident memory (RSS)")
+    .read(|_| json!(resident_bytes())),
+    gauge(
         "memory.limit_bytes",
         "The memory budget (limits.max_memory, \"auto\" resolved).",
     )
     .prometheus("pinbad_memory_limit")
     .unit(Unit::Bytes, 1.0)
+    .dashboard("budget limit (limits.max_memory)")
     .read(|s| json!(s.core.budget().limit())),
     gauge(
         "memory.used_bytes",
@@ -542,7 +569,8 @@ pub static FIGURES: &[Figure] = &[
     )
     .prometheus("pinbad_memory_used")
     .unit(Unit::Bytes, 1.0)
-    .dashboard("memory used (budget)")
+    .dashboard("budget: counted (reserved + grown)")
+    .alarm("memory.tight", TIGHT_WHY)
     .read(|s| json!(s.core.budget().used())),
     gauge(
         "memory.reserved_bytes",
@@ -550,6 +578,7 @@ pub static FIGURES: &[Figure] = &[
     )
     .prometheus("pinbad_memory_reserved")
     .unit(Unit::Bytes, 1.0)
+    .dashboard("budget: reserved (counted in full from start)")
     .read(|s| json!(s.core.reserved_memory())),
     gauge(
         "memory.outliving_bytes",
@@ -566,18 +595,12 @@ pub static FIGURES: &[Figure] = &[
     .unit(Unit::Bytes, 1.0)
     .read(|s| json!(s.core.budget().peak())),
     gauge(
-        "memory.resident_bytes",
-        "The process's resident memory (RSS), as the kernel counts it.",
-    )
-    .prometheus("pinbad_memory_resident")
-    .unit(Unit::Bytes, 1.0)
-    .read(|_| json!(resident_bytes())),
-    gauge(
         "memory.tight",
         "1 while the memory budget is nearly used: new report rows, reports and strings are refused.",
     )
     .prometheus("pinbad_memory_tight")
-    .dashboard("memory budget nearly used")
+    .dashboard("budget tight (counted ≥ 15/16 of limit)")
+    .alarm("memory.tight", TIGHT_WHY)
     .read(|s| json!(u8::from(s.core.budget().tight()))),
     counter(
         "memory.tight_episodes",
@@ -1271,9 +1294,40 @@ pub fn dashboard_figures() -> Value {
                     "scale": f.scale,
                     "kind": match f.kind { Kind::Counter => "counter", Kind::Gauge => "gauge" },
                     "loss": f.loss,
+                    "alarm": f.alarm.map(|(flag, why)| json!({"flag": flag, "why": why})),
                     "help": f.help,
                 }))
             })
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every alarm names a flag the status has (a figure of its own, read as 0 or 1), so that a
+    /// marked row is never judged by a path that reads 0 forever.
+    #[test]
+    fn alarms_name_a_flag_of_the_status() {
+        let flags: Vec<&str> = FIGURES
+            .iter()
+            .filter(|f| f.in_status && f.read.is_some())
+            .map(|f| f.path)
+            .collect();
+        let alarmed: Vec<&Figure> = FIGURES.iter().filter(|f| f.alarm.is_some()).collect();
+        assert!(alarmed.iter().any(|f| f.path == "memory.used_bytes"));
+        for f in alarmed {
+            let (flag, why) = f.alarm.unwrap();
+            assert!(flags.contains(&flag), "{}: {flag}", f.path);
+            assert!(f.dashboard.is_some() && !why.is_empty(), "{}", f.path);
+        }
+        // The memory rows say what they are: no row reads as "memory used".
+        let labels: Vec<&str> = FIGURES.iter().filter_map(|f| f.dashboard).collect();
+        assert!(labels.contains(&"resident memory (RSS)"), "{labels:?}");
+        assert!(
+            !labels.iter().any(|l| l.contains("memory used")),
+            "{labels:?}"
+        );
+    }
 }

@@ -40,6 +40,31 @@ pub struct RequestLogAnswer {
     /// kept or not (null for the other logs, and when a filter other than the grouped column
     /// makes it unknowable).
     pub error_counts: Option<Vec<ErrorCount>>,
+    /// How the log picks what it keeps: a log keeps a sample, and says how.
+    pub sampling: Sampling,
+}
+
+/// How a request log picks what it keeps, and for `errors` what it kept of what it saw.
+#[derive(ToSchema)]
+pub struct Sampling {
+    /// The rule in words, with the settings that make it.
+    pub rule: String,
+    /// Entries one group and step keep at most (`request_log.top`; `request_log.max_errors`
+    /// per status for `errors`).
+    pub per_step: u64,
+    /// The step, seconds.
+    pub step: u64,
+    /// What a request must reach to be taken: `min_time` or `min_cpu` (seconds), `min_memory`
+    /// (bytes), `error_status`; the global one (servers listed below have their own).
+    pub threshold: f64,
+    /// Servers with thresholds of their own (`[request_log.servers."NAME"]`).
+    pub servers_with_own_thresholds: Vec<String>,
+    /// Entries kept that the filters match (`total`).
+    pub kept: u64,
+    /// For `errors`: the error requests seen in the range, kept or not (the sum of
+    /// `error_counts`); null for the other logs (what they do not keep is not counted) and
+    /// where `error_counts` is null.
+    pub seen: Option<u64>,
 }
 
 /// One request a log keeps.
@@ -115,7 +140,8 @@ async fn request_logs(
         let failed = |e: store::StoreError| ApiError::internal(format!("request log store: {e}"));
         let conn = Store::open_reader(&log.path).map_err(failed)?;
         let page = store::run(&conn, &q, log.group_by.as_str()).map_err(failed)?;
-        Ok(render(kind, log.group_by.as_str(), &page))
+        let sampling = sampling(log.sampling(kind), &page);
+        Ok(render(kind, log.group_by.as_str(), &page, &sampling))
     })
     .await?;
     // Sent in chunks, counted in the budget until sent (see `super::answer`).
@@ -197,7 +223,19 @@ fn parse_cursor(v: &str) -> Result<(f64, i64), ApiError> {
 }
 
 /// The answer's JSON: the stored requests are JSON already, and are written as they are.
-fn render(kind: Kind, group_by: &str, page: &store::Page) -> String {
+/// The log's rule ([`crate::reqlog::RequestLog::sampling`]) with what this answer kept of what
+/// the log saw.
+fn sampling(mut rule: serde_json::Value, page: &store::Page) -> serde_json::Value {
+    rule["kept"] = page.total.into();
+    rule["seen"] = page
+        .error_counts
+        .as_ref()
+        .map(|counts| counts.iter().map(|(_, n)| *n).sum::<u64>())
+        .into();
+    rule
+}
+
+fn render(kind: Kind, group_by: &str, page: &store::Page, sampling: &serde_json::Value) -> String {
     use crate::ndjson::put;
     let mut out = Vec::with_capacity(
         256 + page
@@ -241,6 +279,8 @@ fn render(kind: Kind, group_by: &str, page: &store::Page) -> String {
         }
         None => out.extend_from_slice(b"null"),
     }
+    out.extend_from_slice(b",\"sampling\":");
+    put(&mut out, sampling);
     out.push(b'}');
     String::from_utf8_lossy(&out).into_owned()
 }

@@ -34,7 +34,7 @@ async fn healthz() -> Json<Value> {
     path = "/api/v1/status/figures",
     tag = "status",
     responses(
-        (status = 200, description = "`{\"figures\": [{path, label, unit, scale, kind, loss, help}]}`: the health table's rows, in order; `path` is where the value sits in /api/v1/status (`a.b` nested, `a.*` each key, `a[].b` each element by its name), `scale` turns it into `unit`", body = Object),
+        (status = 200, description = "`{\"figures\": [{path, label, unit, scale, kind, loss, alarm, help}]}`: the health table's rows, in order; `alarm` (or null): `{flag, why}`, the status path of a 0/1 flag that marks the row while set, and what it judges; `path` is where the value sits in /api/v1/status (`a.b` nested, `a.*` each key, `a[].b` each element by its name), `scale` turns it into `unit`", body = Object),
         (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
     )

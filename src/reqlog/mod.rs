@@ -55,7 +55,7 @@ use crate::ndjson::{write_request_within, Bound, ENCODE_CHUNK};
 use crate::shutdown::StopGate;
 use crate::state::Core;
 use crate::tap::{Round, Tap};
-use select::{Figures, Selector};
+use select::{Figures, Kind, Selector};
 use store::{Entry, Store};
 
 /// Rounds waiting for the writer at most (a round holds at most `merger::ROUND_REQUESTS`
@@ -100,6 +100,8 @@ pub struct RequestLog {
     pub path: PathBuf,
     /// What the logs group by.
     pub group_by: LogGroup,
+    /// How each log picks what it keeps (said in every answer, see [`RequestLog::sampling`]).
+    rules: Rules,
     running: AtomicBool,
     stop: StopGate,
     error: Mutex<Option<String>>,
@@ -130,6 +132,7 @@ impl RequestLog {
             enabled: config.request_log.enabled,
             path: config.state_dir.join(store::FILE),
             group_by: config.request_log.group_by,
+            rules: Rules::of(&config.request_log),
             running: AtomicBool::new(false),
             stop: StopGate::default(),
             error: Mutex::new(None),
@@ -150,6 +153,61 @@ impl RequestLog {
             shed_bytes: AtomicU64::new(0),
             reopened: AtomicU64::new(0),
         }
+    }
+
+    /// How log `kind` picks what it keeps, for its answers (`sampling`): the rule in words, the
+    /// entries a group and step keep at most, the step, the threshold and the servers with
+    /// thresholds of their own. A log that keeps a sample says so where it is read: "errors (30)"
+    /// beside 130 errors in the window read as a miscount without it (issue 82).
+    pub fn sampling(&self, kind: Kind) -> Value {
+        let r = &self.rules;
+        let group = self.group_by.as_str();
+        let step = r.step;
+        // What a top log takes: its requests, the condition, the threshold and its key.
+        let (what, threshold, key) = match kind {
+            Kind::Slow => ("slowest requests", json!(r.min_time), "min_time"),
+            Kind::Memory => (
+                "requests with the highest memory_peak",
+                json!(r.min_memory),
+                "min_memory",
+            ),
+            Kind::Cpu => (
+                "requests with the most CPU (ru_utime + ru_stime)",
+                json!(r.min_cpu),
+                "min_cpu",
+            ),
+            Kind::Errors => ("", json!(r.error_status), "error_status"),
+        };
+        let (per_step, rule) = match kind {
+            Kind::Errors => (
+                r.max_errors,
+                format!(
+                    "the first {} requests of each status, {group} and {step}-second step with a status of at least {threshold}, every one counted (request_log.max_errors, request_log.{key})",
+                    r.max_errors
+                ),
+            ),
+            _ => {
+                let cond = match kind {
+                    Kind::Slow => format!("that took at least {threshold} s"),
+                    Kind::Memory => format!("of at least {threshold} bytes"),
+                    _ => format!("of at least {threshold} s"),
+                };
+                (
+                    r.top,
+                    format!(
+                        "the {} {what} of each {group} and {step}-second step {cond} (request_log.top, request_log.{key})",
+                        r.top
+                    ),
+                )
+            }
+        };
+        json!({
+            "rule": rule,
+            "per_step": per_step,
+            "step": r.step,
+            "threshold": threshold,
+            "servers_with_own_thresholds": r.servers,
+        })
     }
 
     /// The store's file, when start-up found it damaged and set it aside.
@@ -199,6 +257,37 @@ impl RequestLog {
 
     fn drop_requests(&self, n: u64) {
         self.dropped.fetch_add(n, Relaxed);
+    }
+}
+
+/// How the logs pick what they keep, from `[request_log]` (see [`RequestLog::sampling`]).
+struct Rules {
+    top: usize,
+    max_errors: usize,
+    /// Seconds.
+    step: u64,
+    /// Seconds.
+    min_time: f64,
+    min_memory: u64,
+    /// Seconds.
+    min_cpu: f64,
+    error_status: u32,
+    /// The servers with thresholds of their own (`[request_log.servers."NAME"]`), by name.
+    servers: Vec<String>,
+}
+
+impl Rules {
+    fn of(c: &RequestLogConfig) -> Rules {
+        Rules {
+            top: c.top,
+            max_errors: c.max_errors,
+            step: c.step.0.as_secs(),
+            min_time: c.min_time.0.as_secs_f64(),
+            min_memory: c.min_memory.0,
+            min_cpu: c.min_cpu.0.as_secs_f64(),
+            error_status: c.error_status,
+            servers: c.servers.keys().cloned().collect(),
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::common::*;
 
@@ -681,4 +681,133 @@ fn a_store_that_would_not_open_comes_back_by_itself() {
     let (code, page) = d.get("/api/v1/request_logs/errors");
     assert_eq!(code, 200, "{page}");
     assert_eq!(page["entries"][0]["request"]["script_name"], "/held.php");
+}
+
+/// The server of [`app_100ms`]'s requests.
+pub const APP: &str = "app.example.com";
+/// Error requests [`app_100ms`] sends: more than `request_log.max_errors` (10 by default).
+pub const APP_ERRORS: u64 = 13;
+
+/// An app whose requests take about 100 ms (61 to 139 ms, 2 ms apart: 20 of them at least
+/// 101 ms), and [`APP_ERRORS`] fast ones answering 500, all of [`APP`]: what the default
+/// thresholds must fill the slow log and the slow requests with (issue 82, item 5).
+pub fn app_100ms() -> Vec<Vec<u8>> {
+    use prost::Message;
+    let request = |i: u64, time: f32, status: u32| {
+        pinbad::proto::Request {
+            hostname: b"web1".to_vec(),
+            server_name: APP.as_bytes().to_vec(),
+            script_name: b"/page.php".to_vec(),
+            request_count: 1,
+            request_time: time,
+            ru_utime: time / 2.0,
+            memory_peak: 2 << 20,
+            status: Some(status),
+            tag_name: vec![0],
+            tag_value: vec![1],
+            dictionary: vec![b"n".to_vec(), i.to_string().into_bytes()],
+            ..Default::default()
+        }
+        .encode_to_vec()
+    };
+    (0..40)
+        .map(|i| request(i, 0.061 + i as f32 * 0.002, 200))
+        .chain((0..APP_ERRORS).map(|i| request(100 + i, 0.05, 500)))
+        .collect()
+}
+
+/// Waits until at least 20 s of the current minute are left (at most 40 s), so that what the
+/// test sends next falls in one step of the default one-minute step.
+pub fn minute_with_room() {
+    let now = || {
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+    };
+    let deadline = Instant::now() + Duration::from_secs(45);
+    while now() % 60 > 40 {
+        assert!(Instant::now() < deadline, "the clock does not move");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Issue 82, item 5: with the default config, an app of ~100-ms requests fills the slow log
+/// (its ten slowest of the step, every one at least 100 ms) and the slow requests the dashboard
+/// asks for by default (`min_time=0.1`: the 20 at 101 ms or more); the error log says how it
+/// samples: the first 10 of 13 errors kept, 13 seen, the rule in words.
+#[test]
+fn a_100ms_app_fills_the_slow_log_and_the_slow_requests_with_the_defaults() {
+    minute_with_room();
+    let d = Daemon::start("");
+    let sent = app_100ms();
+    d.send(&sent);
+    d.wait_merged(sent.len() as u64);
+    let slow = |d: &Daemon| d.json(&format!("/api/v1/request_logs/slow?server_name={APP}"));
+    d.wait_for(|d| slow(d)["total"] == 10, "the slow log's ten entries");
+    let p = slow(&d);
+    let mut times: Vec<u64> = p["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["request"]["request_time"].as_f64().unwrap() * 1000.0).round() as u64)
+        .collect();
+    times.sort_unstable();
+    assert_eq!(times, (30..40).map(|i| 61 + 2 * i).collect::<Vec<u64>>());
+    let s = &p["sampling"];
+    assert_eq!(s["threshold"], 0.1, "{s}");
+    assert_eq!(
+        (&s["per_step"], &s["step"]),
+        (&json!(10), &json!(60)),
+        "{s}"
+    );
+    assert_eq!(
+        s["rule"],
+        "the 10 slowest requests of each server_name and 60-second step that took at least 0.1 s \
+         (request_log.top, request_log.min_time)"
+    );
+    assert_eq!((&s["kept"], &s["seen"]), (&json!(10), &Value::Null), "{s}");
+
+    // The slow requests as the dashboard asks for them by default.
+    let raw = d.json(&format!("/api/v1/requests?min_time=0.1&server_name={APP}"));
+    let raw = raw["requests"].as_array().unwrap();
+    assert_eq!(raw.len(), 20);
+    assert!(raw
+        .iter()
+        .all(|r| r["request_time"].as_f64().unwrap() >= 0.1));
+
+    // The error log: 10 kept of the 13 seen, and the rule that kept them.
+    let errors = |d: &Daemon| d.json(&format!("/api/v1/request_logs/errors?server_name={APP}"));
+    d.wait_for(
+        |d| errors(d)["sampling"]["seen"] == APP_ERRORS,
+        "the error log's counts",
+    );
+    let p = errors(&d);
+    assert_eq!(p["total"], 10, "{p}");
+    let s = &p["sampling"];
+    assert_eq!(
+        (&s["kept"], &s["seen"]),
+        (&json!(10), &json!(APP_ERRORS)),
+        "{s}"
+    );
+    assert_eq!(
+        (&s["threshold"], &s["per_step"]),
+        (&json!(500), &json!(10)),
+        "{s}"
+    );
+    assert!(
+        s["rule"]
+            .as_str()
+            .unwrap()
+            .starts_with("the first 10 requests of each status, server_name and 60-second step"),
+        "{s}"
+    );
+    // A filter the counts cannot follow (the script, not the grouped column): seen is unknown.
+    let p = d.json(&format!(
+        "/api/v1/request_logs/errors?server_name={APP}&script_name=/page.php"
+    ));
+    assert_eq!(
+        (&p["sampling"]["kept"], &p["sampling"]["seen"]),
+        (&json!(10), &Value::Null)
+    );
 }

@@ -666,6 +666,13 @@
       }
       poll.done(info || status);
     }
+    /** What the memory rows of the health table are, said under it: the budget is accounting,
+     *  not usage (its reserved part is counted in full from the start). */
+    const MEMORY_NOTE = 'Memory: "resident memory (RSS)" is what the process holds now. The budget rows are '
+      + 'pinbad\'s accounting against limits.max_memory: its reserved part (raw pool, temp ring, buffers) is '
+      + 'counted in full from the start, filled or not, so the budget\'s count is not usage. Only '
+      + '"budget: counted" against "budget limit" turns the budget rows red: from 15/16 of the limit '
+      + '(the budget is tight) new report rows, strings and reports are refused.';
     let figures = null; // GET /api/v1/status/figures, read once: the health table's rows
     async function self() {
       if (!figures) figures = (await api('/api/v1/status/figures')).figures;
@@ -674,15 +681,19 @@
       const row = (label, value, bad, title) =>
         rows.push(h('tr', {}, h('td', {}, label), h('td', { class: bad ? 'bad' : null, title }, value)));
       for (const f of figures) {
+        // A figure with an alarm is marked by the flag it names (the budget's rows: what the
+        // budget counts against its limit), said on hover, never by its own size.
+        const alarmed = f.alarm && statusValues(s, f.alarm.flag)[0][1] > 0;
         for (const [name, v] of statusValues(s, f.path)) {
           // A labelled figure (per reason, report, sink) shows only where it counts something.
           if (name !== null && !(v > 0)) continue;
           const label = name === null ? f.label : `${f.label}: ${name}`;
-          row(label, fmtFigure(v * f.scale, f.unit), f.loss && v > 0,
-            f.unit === 'timestamp' && v ? utcTime(v) : null);
+          row(label, fmtFigure(v * f.scale, f.unit), (f.loss && v > 0) || alarmed,
+            f.unit === 'timestamp' && v ? utcTime(v) : (f.alarm ? `${f.help} (${f.alarm.why})` : f.help));
         }
       }
-      health.replaceChildren(h('table', { class: 'health' }, h('tbody', {}, rows)));
+      health.replaceChildren(h('table', { class: 'health' }, h('tbody', {}, rows)),
+        h('p', { class: 'muted', id: 'health-memory-note' }, MEMORY_NOTE));
     }
     return {
       root, range: true,
@@ -1055,16 +1066,22 @@
         for (const [c, v] of filters) p.set(c, v);
         const ask = q({ from: range.from, to: range.to, limit: 1 });
         for (const [c, v] of filters) ask.set(c, v);
-        let total;
+        let total, sampling;
         try {
-          total = (await api(`/api/v1/request_logs/${kind}?${ask}`)).total;
+          ({ total, sampling } = await api(`/api/v1/request_logs/${kind}?${ask}`));
         } catch (e) {
           if (e.status !== 503 && e.status !== 404) throw e;
           box.replaceChildren(h('span', { class: 'muted' }, `No request logs: ${e.detail || e.error}`));
           return;
         }
+        // A log keeps a sample: its count says what was kept (of what was seen, where counted),
+        // and the link's title the rule (`sampling` of the answer).
+        const seen = sampling && sampling.seen;
+        const count = seen != null ? `${fmtNumber(total)} kept of ${fmtNumber(seen)}` : fmtNumber(total);
         links.push(h('a', { href: '#/logs/' + kind + '?' + p, 'data-kind': kind, 'data-total': total,
-          title: `the ${label} log of the range, ${fmtNumber(total)} entries` }, `${label} (${fmtNumber(total)})`));
+          'data-seen': seen ?? '',
+          title: `the ${label} log of the range, ${fmtNumber(total)} entries`
+            + (sampling ? `: it keeps ${sampling.rule}` : '') }, `${label} (${count})`));
       }
       if (box.isConnected) box.replaceChildren(h('span', { class: 'muted' }, 'Request logs over the range: '), ...links);
     }
@@ -1625,8 +1642,13 @@
     };
   }
 
+  /** The slow requests' threshold where the URL gives none (and filters on no status), seconds:
+   *  100 ms, which an app of 100-ms requests fills with its slow half (at 1 s, an app answering
+   *  in under 300 ms had an empty page); shown in its field and the caption, changed there. */
+  const SLOW_DEFAULT = '0.1';
+
   /** Raw requests (the raw pool, newest first) that pass the filters of the URL: slower than
-   *  `min_time` (1 s unless the URL filters on `status`), `status` (500, 5xx, >=500),
+   *  `min_time` (`SLOW_DEFAULT` unless the URL filters on `status`), `status` (500, 5xx, >=500),
    *  `server_name`, `hostname`, `script_name`; a page at a time (`cursor`: older than the page
    *  before). Each with its tags and, unfolded, its timers. */
   function slowView(route) {
@@ -1637,7 +1659,7 @@
       ['hostname', 'host', 'exact', 12],
       ['script_name', 'script', 'exact', 22],
     ];
-    const minTimeOf = (p) => (p.has('min_time') ? p.get('min_time') : (p.get('status') ? '' : '1'));
+    const minTimeOf = (p) => (p.has('min_time') ? p.get('min_time') : (p.get('status') ? '' : SLOW_DEFAULT));
     const inputs = Object.fromEntries(FIELDS.map(([k, , hint, size]) =>
       [k, h('input', { id: 'slow-' + k.replace('_name', '').replace('_', '-'), placeholder: hint, size })]));
     const fill = (p) => {
@@ -1649,7 +1671,7 @@
     const apply = () => {
       const p = new URLSearchParams();
       for (const [k] of FIELDS) p.set(k, inputs[k].value.trim());
-      // An empty threshold is none, said in the URL (else it would read as the default, 1 s).
+      // An empty threshold is none, said in the URL (else it would read as the default).
       if (!p.get('min_time') && !p.get('status')) p.set('min_time', '0');
       for (const [k] of FIELDS) if (p.get(k) === '' ) p.delete(k);
       const limit = currentRoute.params.get('limit');
@@ -1659,12 +1681,13 @@
     for (const el of Object.values(inputs)) el.addEventListener('keydown', (e) => { if (e.key === 'Enter') apply(); });
     const wrap = h('div', { class: 'table-wrap' });
     const caption = h('div', { class: 'muted', id: 'slow-caption' });
+    const threshold = h('div', { class: 'muted', id: 'slow-threshold' });
     const pages = h('div', { class: 'pager', id: 'slow-pager' });
     const root = h('div', {},
       h('div', { class: 'controls' },
         FIELDS.flatMap(([k, label]) => [h('label', { for: inputs[k].id }, label), inputs[k]]),
         h('button', { type: 'button', id: 'slow-apply', onclick: apply }, 'Apply')),
-      caption, wrap, pages);
+      threshold, caption, wrap, pages);
     const open = new Set(); // the requests whose timers are unfolded, kept across refreshes
 
     return {
@@ -1680,7 +1703,13 @@
         const answer = await api(`/api/v1/requests?${ask}`);
         if (gen !== generation) return; // the filters changed meanwhile
         const { requests } = answer;
-        const said = [min && Number(min) !== 0 ? `slower than ${/^[\d.]+$/.test(min) ? fmtSeconds(Number(min)) : min}` : null,
+        const shownMin = /^[\d.]+$/.test(min) ? fmtSeconds(Number(min)) : min;
+        threshold.textContent = min && Number(min) !== 0
+          ? `Threshold: slower than ${shownMin}${!p.has('min_time') ? ', the default' : ''}; `
+            + 'change "slower than" above (0: every request).'
+          : 'No threshold: every request that passes the other filters.';
+        threshold.dataset.minTime = min || '0';
+        const said = [min && Number(min) !== 0 ? `slower than ${shownMin}` : null,
           p.get('status') ? `status ${p.get('status')}` : null,
           ...['server_name', 'hostname', 'script_name'].map((k) => (p.get(k) ? `${k} ${p.get(k)}` : null))]
           .filter(Boolean);

@@ -84,12 +84,13 @@
     sort.addEventListener('change', apply);
     const caption = h('div', { class: 'muted', id: 'logs-caption' });
     const counts = h('div', { class: 'muted', id: 'logs-counts' });
+    const sampling = h('div', { class: 'muted', id: 'logs-sampling' });
     const pager = h('div', { class: 'controls', id: 'logs-pager' });
     const wrap = h('div', { class: 'table-wrap' });
     const root = h('div', {}, tabs,
       h('div', { class: 'controls' }, Object.values(inputs), sort,
         h('button', { type: 'button', id: 'logs-apply', onclick: apply }, 'Apply')),
-      caption, counts, wrap, pager);
+      caption, sampling, counts, wrap, pager);
     const tags = (o) => Object.entries(o || {}).map(([k, v]) => h('span', { class: 'tag' }, `${k}=${v}`));
     let seq = 0;
 
@@ -115,6 +116,14 @@
         + (shown ? `; showing ${int.format(first + 1)}–${int.format(first + shown)}` : '')
         + ` (${spec.label.toLowerCase()} log, a top per ${answer.group_by} and step)`;
       caption.dataset.total = answer.total;
+      // A log keeps a sample, and says how: the rule, and for errors what it kept of what it saw.
+      const sm = answer.sampling;
+      sampling.textContent = sm ? `This log keeps ${sm.rule}`
+        + (sm.servers_with_own_thresholds.length ? `; ${sm.servers_with_own_thresholds.join(', ')} have thresholds of their own` : '')
+        + (sm.seen != null ? `: ${int.format(sm.kept)} kept of ${int.format(sm.seen)} seen in the range.` : '.')
+        + ' Thresholds are set in [request_log] of the config (they decide what is stored).' : '';
+      sampling.dataset.kept = sm ? sm.kept : '';
+      sampling.dataset.seen = sm && sm.seen != null ? sm.seen : '';
       counts.textContent = answer.error_counts && answer.error_counts.length
         ? 'All error requests in the range: ' + answer.error_counts.map((c) => `${c.status}: ${int.format(c.count)}`).join(', ')
         : '';
