@@ -1,10 +1,12 @@
-//! An answer on its way to the client (a report query's table, a history query's or a request
-//! log's text): counted in the memory budget (`limits.max_memory`) while it waits, and sent a
-//! bounded chunk at a time as the connection takes it.
+//! An answer on its way to the client (a report query's table, a history query's or a fleet's
+//! text, a raw scan's or a request log page's chunks): counted in the memory budget
+//! (`limits.max_memory`) while it waits, and sent a bounded chunk at a time as the connection
+//! takes it.
 //!
 //! In: the [`Table`] a report query built (whole, under the report's read lock: a sorted,
 //! filtered selection cannot be taken piecemeal without holding the lock while the client
-//! reads), or a rendered text. Out: an HTTP body. Why: an answer rendered whole is held, by a
+//! reads), a rendered text, or the [`Chunks`] of an answer made a chunk at a time as its client
+//! takes it, each counted before it is made ([`ChunkedAnswer`], [`send_chunks`]). Out: an HTTP body. Why: an answer rendered whole is held, by a
 //! client that never reads it, for as long as its connection lives (a 100,000-row report answer
 //! is ~100 MB of JSON), so a few such clients could take the process far past the budget. Here an
 //! answer is measured once built ([`table_bytes`]); one that would take the budget past its limit
@@ -21,7 +23,9 @@ use axum::body::Body;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use super::ApiError;
+use tokio::sync::OwnedSemaphorePermit;
+
+use super::{ApiError, AppState};
 use crate::budget::{Account, Budget};
 use crate::report::{csv_row, Cell, Table};
 
@@ -84,7 +88,7 @@ pub fn stream(
     Ok(Body::from_stream(chunks))
 }
 
-/// An answer already rendered (a history query's, a request log's) as a body sent
+/// An answer already rendered (a history query's, a fleet's) as a body sent
 /// [`CHUNK_BYTES`] at a time, accounted in `budget` until it is all sent or dropped; refused as
 /// [`stream`] refuses a table.
 pub fn stream_text(text: Vec<u8>, budget: &std::sync::Arc<Budget>) -> Result<Body, ApiError> {
@@ -103,12 +107,13 @@ pub fn stream_text(text: Vec<u8>, budget: &std::sync::Arc<Budget>) -> Result<Bod
     Ok(Body::from_stream(chunks))
 }
 
-/// A chunked answer's memory (`/api/v1/requests`, whose scan renders its chunks as it goes):
+/// A chunked answer's memory (`/api/v1/requests`, whose scan renders its chunks as it goes; a
+/// request log's page, read from the store a chunk at a time):
 /// the chunk about to be built, counted before it is built ([`ChunkedAnswer::next`]), and each
 /// chunk built, counted from then until hyper lets go of it once written to the socket
 /// ([`ChunkedAnswer::counted`]). So a client that does not read holds, counted, the chunks its
 /// answer's queue and hyper hold, and no chunk is built while the budget has no room for it
-/// beside another answer being sent ([`ChunkedAnswer::room`]).
+/// beside another answer being sent ([`ChunkedAnswer::claim`]).
 pub struct ChunkedAnswer {
     next: Account,
     chunks: std::sync::Arc<Account>,
@@ -138,13 +143,19 @@ impl ChunkedAnswer {
         })
     }
 
-    /// Whether the next chunk may be built now: the budget has room for it, or it is the only
-    /// answer being sent (as [`admit`] gives one whatever the budget says).
-    pub fn room(&self) -> bool {
+    /// Whether the next chunk may be built now, and if so its bound counted: the budget has room
+    /// for it, or it is the only answer being sent (as [`admit`] gives one whatever the budget
+    /// says). Counted first, then looked at (and taken back when past the limit), so that answers
+    /// waiting for room that find it at once never take the budget past its limit together.
+    pub fn claim(&self) -> bool {
         use std::sync::atomic::Ordering::Relaxed;
+        self.next.settle(self.chunk);
         let budget = self.next.budget();
-        SENDING.load(Relaxed) <= self._sending.0
-            || budget.used().saturating_add(self.chunk) <= budget.limit()
+        if SENDING.load(Relaxed) <= self._sending.0 || budget.used() <= budget.limit() {
+            return true;
+        }
+        self.next.settle(0);
+        false
     }
 
     /// The next chunk is being built (`true`) or none is left to build (`false`): its bound is
@@ -163,6 +174,86 @@ impl ChunkedAnswer {
             account: std::sync::Arc::clone(&self.chunks),
         })
     }
+}
+
+/// How often an answer waiting for room in the memory budget looks again.
+const ROOM_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// What a [`ChunkedAnswer`]'s chunks are made by (a raw scan, a request log's page), a chunk at a
+/// time on the blocking pool under a query slot.
+pub trait Chunks: Send + 'static {
+    /// The next chunk, within what its answer counts a chunk at; or why the answer cannot go on.
+    fn next_chunk(&mut self, state: &AppState) -> Result<Vec<u8>, String>;
+    /// Whether the last chunk has been made.
+    fn done(&self) -> bool;
+}
+
+/// The body of `chunks`' answer: each chunk made once the queue (`queue` chunks) has room for it
+/// and, after the first (admitted with the answer), once the budget has room for it
+/// ([`ChunkedAnswer::claim`]), waiting holding no query slot; each on the blocking pool under a
+/// slot (`first` for the first one, when the caller took it to answer 503 while none is free),
+/// until the answer is complete or the client is gone. A chunk that fails cuts the connection
+/// (its status line is sent): its client never takes a part of an answer for the whole.
+pub fn send_chunks<C: Chunks>(
+    state: AppState,
+    chunks: C,
+    first: Option<OwnedSemaphorePermit>,
+    answer: ChunkedAnswer,
+    queue: usize,
+) -> Body {
+    type Sent = Result<axum::body::Bytes, std::io::Error>;
+    let (tx, rx) = tokio::sync::mpsc::channel::<Sent>(queue);
+    tokio::spawn(async move {
+        let (mut chunks, mut first) = (chunks, first);
+        loop {
+            // Room for the chunk first, then a slot: no slot waits on the client.
+            let Ok(room) = tx.reserve().await else { return };
+            if first.is_some() {
+                answer.next(true);
+            } else {
+                while !answer.claim() {
+                    if tx.is_closed() {
+                        return;
+                    }
+                    tokio::time::sleep(ROOM_WAIT).await;
+                }
+            }
+            let slot = match first.take() {
+                Some(slot) => slot,
+                None => match std::sync::Arc::clone(&state.query_slots)
+                    .acquire_owned()
+                    .await
+                {
+                    Ok(slot) => slot,
+                    Err(_) => return,
+                },
+            };
+            let st = std::sync::Arc::clone(&state);
+            let made = tokio::task::spawn_blocking(move || {
+                let chunk = chunks.next_chunk(&st);
+                drop(slot);
+                (chunks, chunk)
+            })
+            .await;
+            let Ok((next, chunk)) = made else { return };
+            answer.next(false);
+            match chunk {
+                Ok(chunk) => room.send(Ok(answer.counted(chunk))),
+                Err(why) => {
+                    tracing::warn!(%why, "An answer was cut: its next chunk failed");
+                    room.send(Err(std::io::Error::other(why)));
+                    return;
+                }
+            }
+            if next.done() {
+                return;
+            }
+            chunks = next;
+        }
+    });
+    Body::from_stream(futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|chunk| (chunk, rx))
+    }))
 }
 
 /// A chunk of a [`ChunkedAnswer`], counted in its account until dropped.
@@ -198,12 +289,15 @@ impl Drop for Sending {
     }
 }
 
-/// An account of `bytes` in `budget` for an answer, or the 503 that refuses it.
+/// An account of `bytes` in `budget` for an answer, or the 503 that refuses it. Counted first,
+/// then looked at, so that answers asked at once are never all admitted into the same room.
 fn admit(bytes: u64, budget: &std::sync::Arc<Budget>) -> Result<(Account, Sending), ApiError> {
     use std::sync::atomic::Ordering::Relaxed;
     let alone = SENDING.fetch_add(bytes, Relaxed) == 0;
     let sending = Sending(bytes);
-    if !alone && bytes > ALWAYS_ANSWERED && budget.used().saturating_add(bytes) > budget.limit() {
+    let account = Account::new(std::sync::Arc::clone(budget));
+    account.settle(bytes);
+    if !alone && bytes > ALWAYS_ANSWERED && budget.used() > budget.limit() {
         return Err(ApiError {
             status: axum::http::StatusCode::SERVICE_UNAVAILABLE,
             error: "memory_full",
@@ -214,8 +308,6 @@ fn admit(bytes: u64, budget: &std::sync::Arc<Budget>) -> Result<(Account, Sendin
             ),
         });
     }
-    let account = Account::new(std::sync::Arc::clone(budget));
-    account.settle(bytes);
     Ok((account, sending))
 }
 
@@ -412,7 +504,7 @@ mod tests {
         // Beside another answer being sent, no room past the limit.
         let full = Budget::new(1 << 20);
         let first = ChunkedAnswer::admit(256 << 10, 900 << 10, &full).unwrap();
-        assert!(first.room(), "alone, an answer is given its chunk");
+        assert!(first.claim(), "alone, an answer is given its chunk");
         let e = ChunkedAnswer::admit(256 << 10, 1200 << 10, &full)
             .err()
             .unwrap();

@@ -134,19 +134,204 @@ async fn request_logs(
             detail: format!("the request logs are unavailable: {why}"),
         });
     }
-    let st = state.clone();
-    let body = blocking(&state, move || {
+    // What the answer will say beside its entries, and its largest entry: what its chunks are
+    // counted at before one is read.
+    let (st, asked) = (state.clone(), q.clone());
+    let head = blocking(&state, move || {
         let log = &st.request_log;
-        let failed = |e: store::StoreError| ApiError::internal(format!("request log store: {e}"));
         let conn = Store::open_reader(&log.path).map_err(failed)?;
-        let page = store::run(&conn, &q, log.group_by.as_str()).map_err(failed)?;
-        let sampling = sampling(log.sampling(kind), &page);
-        Ok(render(kind, log.group_by.as_str(), &page, &sampling))
+        store::head(&conn, &asked, log.group_by.as_str()).map_err(failed)
     })
     .await?;
-    // Sent in chunks, counted in the budget until sent (see `super::answer`).
-    let body = super::answer::stream_text(body.into_bytes(), state.core.budget())?;
+    let log = &state.request_log;
+    let sampling = sampling(log.sampling(kind), &head);
+    let page = LogPage::new(
+        kind,
+        log.group_by.as_str(),
+        log.path.clone(),
+        q,
+        head,
+        sampling,
+    );
+    // The first chunk's slot, taken now: when none is free the answer is a 503, not a stream.
+    let slot = super::query_slot(&state)?;
+    let bound = page.chunk_bound();
+    let answer = super::answer::ChunkedAnswer::admit(
+        bound,
+        (CHUNK_QUEUE as u64 + 2) * bound,
+        state.core.budget(),
+    )?;
+    let body = super::answer::send_chunks(state, page, Some(slot), answer, CHUNK_QUEUE);
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}
+
+fn failed(e: store::StoreError) -> ApiError {
+    ApiError::internal(format!("request log store: {e}"))
+}
+
+/// Bytes of entries one chunk takes (an entry more when one alone is larger).
+const CHUNK_BYTES: usize = 256 << 10;
+/// Chunks made and not yet sent: with the one being made and what the HTTP server holds, what an
+/// answer whose client does not read holds.
+const CHUNK_QUEUE: usize = 2;
+/// An entry's JSON around its request (its step and group), and the figures of the entries
+/// listed at once before their requests are read.
+const ENTRY_SLACK: u64 = 64 << 10;
+/// What a reader's SQLite holds beside its page cache: its schema, statements and lookaside.
+const READER_BYTES: u64 = 256 << 10;
+
+/// A request log's page being sent a chunk at a time (see [`super::answer::send_chunks`]): the
+/// page's entries read from the store a part at a time, each part under a connection and a read
+/// transaction of its own made for the chunk ([`store::read`]). Why: a log's entry may take up to
+/// 16 MiB (`request_log.max_entry_bytes`), so a page rendered whole could be larger than the
+/// memory budget, and a client that does not read would hold it (4 parallel `limit=100` asks of
+/// 2 MB entries took 2.6 GB under a 512 MiB budget); here a chunk is counted before it is read
+/// and a client that does not read holds its queue of chunks, and no connection or snapshot of
+/// the store (which would keep the writer's checkpoints from taking the WAL back).
+struct LogPage {
+    path: std::path::PathBuf,
+    q: Query,
+    /// The answer up to its entries' list, until the first chunk takes it.
+    start: Option<Vec<u8>>,
+    error_counts: Option<Vec<(u32, u64)>>,
+    /// How the log samples, and what it kept (see [`sampling`]).
+    sampling: serde_json::Value,
+    /// Bytes of the page's largest request.
+    largest: u64,
+    /// The last entry sent (its `cursor`), or the page's `cursor`.
+    after: Option<(f64, i64)>,
+    shown: usize,
+    done: bool,
+}
+
+impl LogPage {
+    fn new(
+        kind: Kind,
+        group_by: &str,
+        path: std::path::PathBuf,
+        q: Query,
+        head: store::Head,
+        sampling: serde_json::Value,
+    ) -> LogPage {
+        use crate::ndjson::put;
+        let mut start = Vec::with_capacity(256);
+        start.extend_from_slice(b"{\"kind\":");
+        put(&mut start, kind.name());
+        start.extend_from_slice(b",\"group_by\":");
+        put(&mut start, group_by);
+        start.extend_from_slice(b",\"total\":");
+        put(&mut start, &head.total);
+        start.extend_from_slice(b",\"entries\":[");
+        LogPage {
+            path,
+            after: q.cursor,
+            q,
+            start: Some(start),
+            error_counts: head.error_counts,
+            sampling,
+            largest: head.largest,
+            shown: 0,
+            done: false,
+        }
+    }
+
+    /// What a chunk is counted at before it is made: its buffer, which may grow once past
+    /// [`CHUNK_BYTES`] by an entry (the old block and the new at once; requests are read into it
+    /// from the store's pages, never whole elsewhere), the reading connection's page cache and
+    /// the rest of it, and the answer's end.
+    fn chunk_bound(&self) -> u64 {
+        2 * (CHUNK_BYTES as u64 + ENTRY_SLACK)
+            + self.largest
+            + store::READER_CACHE_BYTES
+            + READER_BYTES
+            + self
+                .error_counts
+                .as_ref()
+                .map_or(0, |c| 64 * c.len() as u64)
+    }
+
+    /// The next chunk: the answer's start (first), its entries up to [`CHUNK_BYTES`] (one at
+    /// least), its end (last).
+    fn chunk(&mut self) -> Result<Vec<u8>, store::StoreError> {
+        use crate::ndjson::put;
+        let mut out = self.start.take().unwrap_or_default();
+        out.reserve(CHUNK_BYTES);
+        let mut conn = Store::open_reader(&self.path)?;
+        while !self.done {
+            let room = CHUNK_BYTES.saturating_sub(out.len()).max(1) as u64;
+            let mut shown = self.shown;
+            let mut last = self.after;
+            let read = store::read(
+                &mut conn,
+                &self.q,
+                self.after,
+                self.q.limit - self.shown,
+                room,
+                |e, request| {
+                    let needed = request.len() + 6 * e.group.len() + 64;
+                    if out.capacity() - out.len() < needed {
+                        out.reserve_exact(needed);
+                    }
+                    if shown > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(b"{\"step\":");
+                    put(&mut out, &e.t);
+                    out.extend_from_slice(b",\"group\":");
+                    put(&mut out, &e.group);
+                    out.extend_from_slice(b",\"request\":");
+                    request.append_to(&mut out)?;
+                    out.push(b'}');
+                    shown += 1;
+                    last = Some(e.position(self.q.sort));
+                    Ok(())
+                },
+            )?;
+            (self.shown, self.after) = (shown, last);
+            if read.end || self.shown == self.q.limit {
+                self.end(&mut out);
+            } else if read.full || out.len() >= CHUNK_BYTES {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The answer's end: the next page's cursor (when this one is full), the error counts and the
+    /// sampling.
+    fn end(&mut self, out: &mut Vec<u8>) {
+        use crate::ndjson::put;
+        out.extend_from_slice(b"],\"next_cursor\":");
+        match self.after.filter(|_| self.shown == self.q.limit) {
+            Some((value, id)) => put(out, &format!("{value}_{id}")),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b",\"error_counts\":");
+        match &self.error_counts {
+            Some(counts) => {
+                let list: Vec<serde_json::Value> = counts
+                    .iter()
+                    .map(|(status, count)| serde_json::json!({"status": status, "count": count}))
+                    .collect();
+                put(out, &list);
+            }
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b",\"sampling\":");
+        put(out, &self.sampling);
+        out.push(b'}');
+        self.done = true;
+    }
+}
+
+impl super::answer::Chunks for LogPage {
+    fn next_chunk(&mut self, _: &AppState) -> Result<Vec<u8>, String> {
+        self.chunk().map_err(|e| format!("request log store: {e}"))
+    }
+
+    fn done(&self) -> bool {
+        self.done
+    }
 }
 
 /// The query string as a [`Query`] of log `kind`.
@@ -222,12 +407,11 @@ fn parse_cursor(v: &str) -> Result<(f64, i64), ApiError> {
         })
 }
 
-/// The answer's JSON: the stored requests are JSON already, and are written as they are.
 /// The log's rule ([`crate::reqlog::RequestLog::sampling`]) with what this answer kept of what
 /// the log saw.
-fn sampling(mut rule: serde_json::Value, page: &store::Page) -> serde_json::Value {
-    rule["kept"] = page.total.into();
-    rule["seen"] = page
+fn sampling(mut rule: serde_json::Value, head: &store::Head) -> serde_json::Value {
+    rule["kept"] = head.total.into();
+    rule["seen"] = head
         .error_counts
         .as_ref()
         .map(|counts| counts.iter().map(|(_, n)| *n).sum::<u64>())
@@ -235,59 +419,120 @@ fn sampling(mut rule: serde_json::Value, page: &store::Page) -> serde_json::Valu
     rule
 }
 
-fn render(kind: Kind, group_by: &str, page: &store::Page, sampling: &serde_json::Value) -> String {
-    use crate::ndjson::put;
-    let mut out = Vec::with_capacity(
-        256 + page
-            .entries
-            .iter()
-            .map(|e| e.request.len() + 64)
-            .sum::<usize>(),
-    );
-    out.extend_from_slice(b"{\"kind\":");
-    put(&mut out, kind.name());
-    out.extend_from_slice(b",\"group_by\":");
-    put(&mut out, group_by);
-    out.extend_from_slice(b",\"total\":");
-    put(&mut out, &page.total);
-    out.extend_from_slice(b",\"entries\":[");
-    for (i, e) in page.entries.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(b"{\"step\":");
-        put(&mut out, &e.t);
-        out.extend_from_slice(b",\"group\":");
-        put(&mut out, &e.group);
-        out.extend_from_slice(b",\"request\":");
-        out.extend_from_slice(e.request.as_bytes());
-        out.push(b'}');
-    }
-    out.extend_from_slice(b"],\"next_cursor\":");
-    match page.next_cursor {
-        Some((value, id)) => put(&mut out, &format!("{value}_{id}")),
-        None => out.extend_from_slice(b"null"),
-    }
-    out.extend_from_slice(b",\"error_counts\":");
-    match &page.error_counts {
-        Some(counts) => {
-            let list: Vec<serde_json::Value> = counts
-                .iter()
-                .map(|(status, count)| serde_json::json!({"status": status, "count": count}))
-                .collect();
-            put(&mut out, &list);
-        }
-        None => out.extend_from_slice(b"null"),
-    }
-    out.extend_from_slice(b",\"sampling\":");
-    put(&mut out, sampling);
-    out.push(b'}');
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reqlog::store::Entry;
+
+    /// The page rendered whole, as the answer was before it was sent a chunk at a time.
+    fn whole(kind: Kind, group_by: &str, page: &store::Page, sampling: &str) -> Vec<u8> {
+        let json = |v: serde_json::Value| v.to_string();
+        let entries: Vec<String> = page
+            .entries
+            .iter()
+            .map(|e| {
+                format!(
+                    "{{\"step\":{},\"group\":{},\"request\":{}}}",
+                    e.t,
+                    json(e.group.as_str().into()),
+                    e.request
+                )
+            })
+            .collect();
+        let cursor = page.next_cursor.map_or("null".to_string(), |(v, id)| {
+            json(format!("{v}_{id}").into())
+        });
+        let counts = page.error_counts.as_ref().map_or("null".to_string(), |c| {
+            let list: Vec<String> = c
+                .iter()
+                .map(|(status, count)| format!("{{\"count\":{count},\"status\":{status}}}"))
+                .collect();
+            format!("[{}]", list.join(","))
+        });
+        format!(
+            "{{\"kind\":{},\"group_by\":{},\"total\":{},\"entries\":[{}],\"next_cursor\":{cursor},\
+             \"error_counts\":{counts},\"sampling\":{sampling}}}",
+            json(kind.name().into()),
+            json(group_by.into()),
+            page.total,
+            entries.join(",")
+        )
+        .into_bytes()
+    }
+
+    /// Pages of small and large entries (a 600 KiB one among them) sent a chunk at a time are,
+    /// byte for byte, the pages rendered whole, whatever the sort, limit and cursor; each chunk
+    /// but the last is past [`CHUNK_BYTES`] by one entry at most, within what it is counted at.
+    #[test]
+    fn a_page_sent_in_chunks_is_the_page_rendered_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(store::FILE);
+        let mut writer = Store::open(&path).unwrap();
+        let entries: Vec<Entry> = (0..40u64)
+            .map(|i| {
+                let size = match i % 7 {
+                    3 => 600 << 10,
+                    5 => 100 << 10,
+                    _ => 100,
+                };
+                let kind = if i % 2 == 0 { Kind::Slow } else { Kind::Errors };
+                Entry {
+                    kind,
+                    t: 60,
+                    group: format!("g\"{}", i % 3),
+                    server_name: format!("g\"{}", i % 3),
+                    hostname: "h".into(),
+                    script_name: "/s".into(),
+                    status: 500 + (i % 2) as u32,
+                    value: (i % 5) as f64 * 0.5,
+                    time_ms: 60_000 + i / 2,
+                    request_id: i,
+                    request: format!("{{\"id\":{i},\"pad\":\"{}\"}}", "x".repeat(size)).into(),
+                }
+            })
+            .collect();
+        writer
+            .write(&entries, &[(60, "g\"1".into(), 500, 9)], 100, 100)
+            .unwrap();
+        let mut conn = Store::open_reader(&path).unwrap();
+        let rule = serde_json::json!({"rule": "the top 10", "kept": 3, "seen": null});
+        for kind in [Kind::Slow, Kind::Errors] {
+            for sort in [Sort::Time, Sort::Value] {
+                for limit in [1, 3, 7, 100] {
+                    let mut q = Query::new(kind, limit);
+                    q.sort = sort;
+                    loop {
+                        let page = store::run(&mut conn, &q, "server_name").unwrap();
+                        let head = store::head(&conn, &q, "server_name").unwrap();
+                        let mut sent = LogPage::new(
+                            kind,
+                            "server_name",
+                            path.clone(),
+                            q.clone(),
+                            head,
+                            rule.clone(),
+                        );
+                        let bound = sent.chunk_bound();
+                        let mut all = Vec::new();
+                        while !sent.done {
+                            let chunk = sent.chunk().unwrap();
+                            assert!((chunk.capacity() as u64) < bound, "{}", chunk.capacity());
+                            if !sent.done {
+                                assert!(chunk.len() < CHUNK_BYTES + (601 << 10));
+                            }
+                            all.extend_from_slice(&chunk);
+                        }
+                        let want = whole(kind, "server_name", &page, &rule.to_string());
+                        assert!(all == want, "{kind:?} {sort:?} {limit} {:?}", q.cursor);
+                        match page.next_cursor {
+                            Some(c) => q.cursor = Some(c),
+                            None => break,
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn parameters_parse_or_name_themselves() {

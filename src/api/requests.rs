@@ -3,14 +3,11 @@
 //! Filters on strings are resolved to dictionary ids once, so the scan compares integers; a string
 //! the dictionary does not hold matches nothing, and the scan is skipped.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::body::Body;
 use axum::extract::{RawQuery, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use tokio::sync::OwnedSemaphorePermit;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::{parse_param, query_pairs, query_slot, ApiError, AppState};
@@ -343,8 +340,6 @@ const CHUNK_BYTES: usize = 256 << 10;
 const CHUNK_BOUND: usize = 2 * CHUNK_BYTES;
 /// Chunks produced and not yet sent (a client that reads slowly slows the scan, never grows it).
 const CHUNK_QUEUE: usize = 4;
-/// How often an answer waiting for room in the memory budget looks again.
-const ROOM_WAIT: Duration = Duration::from_millis(20);
 
 /// `{"requests": [...]}`, newest first, streamed: the scan runs on the blocking pool in chunks,
 /// each under a short read lock of the pool and dictionary, rendered straight to JSON bytes and
@@ -413,71 +408,22 @@ async fn requests(
         ((CHUNK_QUEUE + 2) * CHUNK_BYTES) as u64,
         state.core.budget(),
     )?;
-    let (tx, rx) = tokio::sync::mpsc::channel::<axum::body::Bytes>(CHUNK_QUEUE);
     let content_type = if query.csv {
         "text/csv; charset=utf-8"
     } else {
         "application/json"
     };
-    tokio::spawn(stream_scan(state, Scan::new(query), slot, answer, tx));
-    let body = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv()
-            .await
-            .map(|chunk| (Ok::<_, std::convert::Infallible>(chunk), rx))
-    });
-    Ok((
-        [(header::CONTENT_TYPE, content_type)],
-        Body::from_stream(body),
-    )
-        .into_response())
+    let body = super::answer::send_chunks(state, Scan::new(query), Some(slot), answer, CHUNK_QUEUE);
+    Ok(([(header::CONTENT_TYPE, content_type)], body).into_response())
 }
 
-/// Produces `scan`'s chunks into `tx`, each on the blocking pool under a query slot (`first` for
-/// the first one), until the answer is complete or the client is gone.
-async fn stream_scan(
-    state: AppState,
-    mut scan: Scan,
-    first: OwnedSemaphorePermit,
-    answer: super::answer::ChunkedAnswer,
-    tx: tokio::sync::mpsc::Sender<axum::body::Bytes>,
-) {
-    let mut first = Some(first);
-    loop {
-        // Room for the chunk first, then a slot: no slot waits on the client.
-        let Ok(room) = tx.reserve().await else { return };
-        // Room in the memory budget (after the first chunk, admitted with the answer): the
-        // answer waits, holding no slot, until the answers being read free some, or its client
-        // goes.
-        if first.is_none() {
-            while !answer.room() {
-                if tx.is_closed() {
-                    return;
-                }
-                tokio::time::sleep(ROOM_WAIT).await;
-            }
-        }
-        answer.next(true);
-        let slot = match first.take() {
-            Some(slot) => slot,
-            None => match Arc::clone(&state.query_slots).acquire_owned().await {
-                Ok(slot) => slot,
-                Err(_) => return,
-            },
-        };
-        let st = Arc::clone(&state);
-        let produced = tokio::task::spawn_blocking(move || {
-            let chunk = scan.next_chunk(&st);
-            drop(slot);
-            (scan, chunk)
-        })
-        .await;
-        let Ok((next, chunk)) = produced else { return };
-        answer.next(false);
-        room.send(answer.counted(chunk));
-        if next.done {
-            return;
-        }
-        scan = next;
+impl super::answer::Chunks for Scan {
+    fn next_chunk(&mut self, state: &AppState) -> Result<Vec<u8>, String> {
+        Ok(Scan::next_chunk(self, state))
+    }
+
+    fn done(&self) -> bool {
+        self.done
     }
 }
 

@@ -25,6 +25,9 @@ use super::select::Kind;
 /// The store's file in `state_dir`.
 pub const FILE: &str = "request_log.sqlite";
 
+/// What a reader's page cache may hold (SQLite's default is 2 MiB).
+pub const READER_CACHE_BYTES: u64 = 256 << 10;
+
 /// The schema's version, kept in the file's `PRAGMA user_version`.
 pub const SCHEMA_VERSION: i64 = 1;
 
@@ -228,10 +231,14 @@ impl Store {
         })
     }
 
-    /// A read-only connection for a reader (the API), as the history store's readers have.
+    /// A read-only connection for a reader (the API), as the history store's readers have, its
+    /// page cache held to [`READER_CACHE_BYTES`]: a reader goes through large requests page by
+    /// page, and what it holds is counted in the memory budget at that.
     pub fn open_reader(path: &Path) -> Result<Connection, StoreError> {
-        crate::history::store::Store::open_reader(path)
-            .map_err(|e| StoreError::Refused(e.to_string()))
+        let conn = crate::history::store::Store::open_reader(path)
+            .map_err(|e| StoreError::Refused(e.to_string()))?;
+        conn.pragma_update(None, "cache_size", -((READER_CACHE_BYTES >> 10) as i64))?;
+        Ok(conn)
     }
 
     /// Writes `entries` and the error counts `(step start in unix seconds, group, status,
@@ -472,7 +479,19 @@ pub struct Found {
     pub request: String,
 }
 
+impl Found {
+    /// Where the page's order puts it: the `cursor` of the entries after it.
+    pub fn position(&self, sort: Sort) -> (f64, i64) {
+        let v = match sort {
+            Sort::Time => self.time_ms as f64,
+            Sort::Value => self.value,
+        };
+        (v, self.id)
+    }
+}
+
 /// A page of an answer.
+#[cfg(test)]
 #[derive(Clone, Debug)]
 pub struct Page {
     /// Every entry the filters match (all pages).
@@ -484,6 +503,29 @@ pub struct Page {
     /// the filters allow telling (no status bound beyond the statuses, and a group filter only
     /// on what the logs group by).
     pub error_counts: Option<Vec<(u32, u64)>>,
+}
+
+/// What an answer says beside its entries, and the size of its largest, found without reading
+/// a request: what its memory is counted at before a request is read (see [`read`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Head {
+    /// Every entry the filters match (all pages).
+    pub total: u64,
+    /// As [`Page::error_counts`].
+    pub error_counts: Option<Vec<(u32, u64)>>,
+    /// Bytes of the page's largest request (0 when the page is empty).
+    pub largest: u64,
+}
+
+/// The first entries of a part of a page, at most `room` bytes of requests (one at least).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Read {
+    /// Entries given.
+    pub taken: usize,
+    /// Whether no entry of the page is left after them.
+    pub end: bool,
+    /// Whether they stopped before an entry that would have taken them past `room`.
+    pub full: bool,
 }
 
 /// Adds `q`'s status bounds, if any, to a `WHERE` clause.
@@ -517,66 +559,180 @@ fn filters(q: &Query) -> (String, Vec<SqlValue>) {
     (sql, args)
 }
 
-/// Runs `q`: the page, and the number of all matches. `group_by` is the column the logs group
-/// by (for the error counts).
-pub fn run(conn: &Connection, q: &Query, group_by: &str) -> Result<Page, StoreError> {
+/// `SELECT {columns}` of the entries `q` matches after `after` (an entry's
+/// [`Found::position`]), in the page's order, `LIMIT` its last parameter.
+fn in_order(q: &Query, columns: &str, after: Option<(f64, i64)>) -> (String, Vec<SqlValue>) {
+    let (mut sql, mut args) = filters(q);
+    let order = match q.sort {
+        Sort::Time => "time_ms",
+        Sort::Value => "value",
+    };
+    if let Some((v, id)) = after {
+        sql.push_str(&format!(" AND ({order} < ? OR ({order} = ? AND id < ?))"));
+        let v = match q.sort {
+            Sort::Time => SqlValue::Integer(v as i64),
+            Sort::Value => SqlValue::Real(v),
+        };
+        args.extend([v.clone(), v, SqlValue::Integer(id)]);
+    }
+    let sql =
+        format!("SELECT {columns} FROM entries WHERE {sql} ORDER BY {order} DESC, id DESC LIMIT ?");
+    (sql, args)
+}
+
+/// `q`'s [`Head`]: its total, its error counts and its page's largest request. `group_by` is the
+/// column the logs group by (for the error counts). Reads no request: SQLite tells a value's
+/// length from its record's header.
+pub fn head(conn: &Connection, q: &Query, group_by: &str) -> Result<Head, StoreError> {
     let (where_sql, args) = filters(q);
     let total: i64 = conn.query_row(
         &format!("SELECT count(*) FROM entries WHERE {where_sql}"),
         params_from_iter(args.iter()),
         |r| r.get(0),
     )?;
-    let order = match q.sort {
-        Sort::Time => "time_ms",
-        Sort::Value => "value",
-    };
-    let mut page_sql = where_sql.clone();
-    let mut page_args = args;
-    if let Some((v, id)) = q.cursor {
-        page_sql.push_str(&format!(" AND ({order} < ? OR ({order} = ? AND id < ?))"));
-        let v = match q.sort {
-            Sort::Time => SqlValue::Integer(v as i64),
-            Sort::Value => SqlValue::Real(v),
-        };
-        page_args.extend([v.clone(), v, SqlValue::Integer(id)]);
-    }
-    page_args.push(SqlValue::Integer(sql_int(q.limit as u64)));
-    let mut stmt = conn.prepare(&format!(
-        "SELECT id, t, grp, value, time_ms, request FROM entries WHERE {page_sql} \
-         ORDER BY {order} DESC, id DESC LIMIT ?"
-    ))?;
-    let entries = stmt
-        .query_map(params_from_iter(page_args.iter()), |r| {
-            Ok(Found {
-                id: r.get(0)?,
-                t: r.get(1)?,
-                group: r.get(2)?,
-                value: r.get(3)?,
-                time_ms: r.get(4)?,
-                request: r.get(5)?,
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    let next_cursor = match entries.last() {
-        Some(last) if entries.len() == q.limit => Some((
-            match q.sort {
-                Sort::Time => last.time_ms as f64,
-                Sort::Value => last.value,
-            },
-            last.id,
-        )),
-        _ => None,
-    };
+    let (page, mut args) = in_order(q, "octet_length(request) AS n", q.cursor);
+    args.push(SqlValue::Integer(sql_int(q.limit as u64)));
+    let largest: i64 = conn.query_row(
+        &format!("SELECT coalesce(max(n), 0) FROM ({page})"),
+        params_from_iter(args.iter()),
+        |r| r.get(0),
+    )?;
     let error_counts = if q.kind == Kind::Errors {
         error_counts(conn, q, group_by)?
     } else {
         None
     };
-    Ok(Page {
+    Ok(Head {
         total: total.max(0) as u64,
+        error_counts,
+        largest: largest.max(0) as u64,
+    })
+}
+
+/// A stored request being read: its bytes are copied from the store's pages straight to where
+/// they go (SQLite's incremental I/O), never held whole by SQLite.
+pub struct Request<'a> {
+    blob: rusqlite::blob::Blob<'a>,
+}
+
+impl Request<'_> {
+    /// Its bytes.
+    pub fn len(&self) -> usize {
+        self.blob.len()
+    }
+
+    /// Whether it is empty (never: a request is a JSON object).
+    pub fn is_empty(&self) -> bool {
+        self.blob.len() == 0
+    }
+
+    /// Appends it to `out` (UTF-8 JSON, as written); `out` is left as it was when it fails.
+    pub fn append_to(&mut self, out: &mut Vec<u8>) -> Result<(), StoreError> {
+        let at = out.len();
+        out.resize(at + self.len(), 0);
+        let read = self.blob.read_at_exact(&mut out[at..], 0);
+        let text = read.map_err(StoreError::from).and_then(|()| {
+            std::str::from_utf8(&out[at..])
+                .map(drop)
+                .map_err(|e| StoreError::Refused(format!("a stored request is not UTF-8: {e}")))
+        });
+        if text.is_err() {
+            out.truncate(at);
+        }
+        text
+    }
+}
+
+/// Entries of `q`'s page after `after` (an entry's [`Found::position`]; `None`: the page's
+/// first), at most `most` of them and of their requests at most `room` bytes (one at least),
+/// given in order to `each` with their request to read ([`Request::append_to`]). Why a part at a
+/// time: a page of large entries (a request log's entry may take 16 MiB) is more than an answer
+/// may hold at once, so its reader takes one part a chunk, each read under one snapshot (in a
+/// read transaction of its own: the writer and its checkpoints are never held up between
+/// parts), each request's size looked at before it is read, and read straight into the answer.
+pub fn read(
+    conn: &mut Connection,
+    q: &Query,
+    after: Option<(f64, i64)>,
+    most: usize,
+    room: u64,
+    mut each: impl FnMut(Found, &mut Request<'_>) -> Result<(), StoreError>,
+) -> Result<Read, StoreError> {
+    /// Entries listed at once (their figures, without their requests).
+    const LISTED: usize = 64;
+    let asked = most.min(LISTED);
+    let tx = conn.transaction()?;
+    let (sql, mut args) = in_order(
+        q,
+        "id, t, grp, value, time_ms, octet_length(request)",
+        after,
+    );
+    args.push(SqlValue::Integer(sql_int(asked as u64)));
+    let listed = {
+        let mut stmt = tx.prepare(&sql)?;
+        let rows = stmt.query_map(params_from_iter(args.iter()), |r| {
+            Ok((
+                Found {
+                    id: r.get(0)?,
+                    t: r.get(1)?,
+                    group: r.get(2)?,
+                    value: r.get(3)?,
+                    time_ms: r.get(4)?,
+                    request: String::new(),
+                },
+                r.get::<_, i64>(5)?.max(0) as u64,
+            ))
+        })?;
+        rows.collect::<Result<Vec<_>, _>>()?
+    };
+    let (mut taken, mut bytes, mut full) = (0, 0u64, false);
+    for (found, size) in listed.iter() {
+        if taken > 0 && bytes.saturating_add(*size) > room {
+            full = true;
+            break;
+        }
+        bytes = bytes.saturating_add(*size);
+        // Under the snapshot the list was made in: it is there.
+        let blob = tx.blob_open(rusqlite::MAIN_DB, "entries", "request", found.id, true)?;
+        each(found.clone(), &mut Request { blob })?;
+        taken += 1;
+    }
+    Ok(Read {
+        taken,
+        end: taken == listed.len() && listed.len() < asked,
+        full,
+    })
+}
+
+/// Runs `q`: the page, and the number of all matches, read whole (the API reads a page a part at
+/// a time: [`head`], then [`read`]). `group_by` is the column the logs group by.
+#[cfg(test)]
+pub fn run(conn: &mut Connection, q: &Query, group_by: &str) -> Result<Page, StoreError> {
+    let head = head(conn, q, group_by)?;
+    let mut entries: Vec<Found> = Vec::new();
+    loop {
+        let after = entries.last().map(|e| e.position(q.sort)).or(q.cursor);
+        let most = q.limit - entries.len();
+        let read = read(conn, q, after, most, 1, |mut found, request| {
+            let mut bytes = Vec::new();
+            request.append_to(&mut bytes)?;
+            found.request = String::from_utf8(bytes).expect("checked");
+            entries.push(found);
+            Ok(())
+        })?;
+        if read.end || entries.len() == q.limit {
+            break;
+        }
+    }
+    let next_cursor = match entries.last() {
+        Some(last) if entries.len() == q.limit => Some(last.position(q.sort)),
+        _ => None,
+    };
+    Ok(Page {
+        total: head.total,
         entries,
         next_cursor,
-        error_counts,
+        error_counts: head.error_counts,
     })
 }
 
@@ -673,14 +829,14 @@ mod tests {
             (5, 1 + 1),
             "3.0 out; error 14 out"
         );
-        let conn = Store::open_reader(&path).unwrap();
+        let mut conn = Store::open_reader(&path).unwrap();
         let mut q = query(Kind::Slow);
         q.sort = Sort::Value;
-        let page = run(&conn, &q, "server_name").unwrap();
+        let page = run(&mut conn, &q, "server_name").unwrap();
         let values: Vec<f64> = page.entries.iter().map(|e| e.value).collect();
         assert_eq!(values, [5.0, 4.0, 0.5]);
         assert_eq!(page.total, 3);
-        let page = run(&conn, &query(Kind::Errors), "server_name").unwrap();
+        let page = run(&mut conn, &query(Kind::Errors), "server_name").unwrap();
         let ids: Vec<&str> = page.entries.iter().map(|e| e.request.as_str()).collect();
         assert_eq!(ids, ["{\"id\":13}", "{\"id\":12}"]);
         assert_eq!(page.error_counts, Some(vec![(500, 7)]));
@@ -688,7 +844,7 @@ mod tests {
         q.limit = 1;
         let mut seen = Vec::new();
         loop {
-            let p = run(&conn, &q, "server_name").unwrap();
+            let p = run(&mut conn, &q, "server_name").unwrap();
             assert_eq!(p.total, 3);
             seen.extend(p.entries.iter().map(|e| e.value));
             match p.next_cursor {
@@ -699,7 +855,7 @@ mod tests {
         assert_eq!(seen, [5.0, 4.0, 0.5]);
         let mut q = query(Kind::Slow);
         q.server_name = Some("b".into());
-        assert_eq!(run(&conn, &q, "server_name").unwrap().total, 1);
+        assert_eq!(run(&mut conn, &q, "server_name").unwrap().total, 1);
 
         store
             .write(&[entry(Kind::Slow, 120, "a", 9.0, 20)], &[], 2, 2)
@@ -737,8 +893,8 @@ mod tests {
         let shed = store.shed(60, 100_000).unwrap();
         assert!(shed.entries >= 25 && shed.bytes >= 500_000, "{shed:?}");
         assert!(store.step_bytes(60).unwrap() <= 100_000);
-        let conn = Store::open_reader(&path).unwrap();
-        let left = run(&conn, &query(Kind::Slow), "server_name").unwrap();
+        let mut conn = Store::open_reader(&path).unwrap();
+        let left = run(&mut conn, &query(Kind::Slow), "server_name").unwrap();
         assert_eq!(
             left.entries
                 .iter()
@@ -758,7 +914,7 @@ mod tests {
             }
         }
         assert_eq!(store.oldest().unwrap().map(|t| t > 60), Some(true));
-        let newest = run(&conn, &query(Kind::Slow), "server_name").unwrap();
+        let newest = run(&mut conn, &query(Kind::Slow), "server_name").unwrap();
         assert_eq!(newest.entries[0].t, 60 * 39);
     }
 

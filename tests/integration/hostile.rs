@@ -158,37 +158,22 @@ fn a_lock_that_is_a_directory_is_refused_naming_it() {
     assert!(!err.contains("not writable"), "{err}");
 }
 
-/// Issue 83, item 2 (raw answers): connections asking for requests with their timers and
-/// reading nothing held their chunks outside the budget (RSS 2.7 GB under 512 MiB). Now a
-/// request's timers are sent in bounded chunks, each counted from before it is built until it is
-/// written: while unread answers pile up, what the budget counts rises with them and what RSS
-/// adds stays within what it counts (10 %, and a fixed base), past the budget a new answer is a
-/// 503 `memory_full` while `/healthz` and the status answer, and the answers leave the budget
-/// once their clients go.
-#[test]
-fn unread_raw_answers_with_timers_are_counted_in_the_budget() {
+/// `n` datagrams of servers `{prefix}-{i}`, each a request of `request_time` seconds with 200
+/// timers of 16 tags of 1 KB (drawn from 32 dictionary strings): ~3.4 MB of JSON rendered.
+fn large_requests(n: usize, prefix: &str, request_time: f32) -> Vec<Vec<u8>> {
     use prost::Message;
-    const BUDGET_MIB: u64 = 128;
-    // A request may take 1/64 of each pool ring: 200 timers of 16 tags need 3,216 tag slots.
-    let d = Daemon::start(&format!(
-        "request_pool_size = 1000\ntimer_pool_size = 20000\ntag_pool_size = 300000\n\
-         temp_pool_memory = \"8MiB\"\n[merge]\nthreads = 1\n[http]\n\
-         max_connections_per_client = 128\n[limits]\n\
-         max_memory = \"{BUDGET_MIB}MiB\"\nmax_stream_clients = 2\nstream_buffer = \"1MiB\"\n"
-    ));
-    // 20 requests of 200 timers, each with 16 tags of 1 KB: ~3.4 MB of JSON each.
     let mut dictionary: Vec<Vec<u8>> = (0..16).map(|i| format!("t{i}").into_bytes()).collect();
     dictionary.extend((0..16).map(|i| vec![b'a' + i as u8; 1000]));
     let names: Vec<u32> = (0..200 * 16).map(|i| (i % 16) as u32).collect();
     let values: Vec<u32> = (0..200 * 16).map(|i| 16 + (i % 16) as u32).collect();
-    let sent: Vec<Vec<u8>> = (0..20)
+    (0..n)
         .map(|i| {
             pinbad::proto::Request {
-                hostname: b"raw-host".to_vec(),
-                server_name: format!("raw-{i}").into_bytes(),
-                script_name: b"/raw.php".to_vec(),
+                hostname: format!("{prefix}-host").into_bytes(),
+                server_name: format!("{prefix}-{i}").into_bytes(),
+                script_name: format!("/{prefix}.php").into_bytes(),
                 request_count: 1,
-                request_time: 0.1,
+                request_time,
                 timer_hit_count: vec![1; 200],
                 timer_value: vec![0.01; 200],
                 timer_ru_utime: vec![0.0; 200],
@@ -201,7 +186,47 @@ fn unread_raw_answers_with_timers_are_counted_in_the_budget() {
             }
             .encode_to_vec()
         })
-        .collect();
+        .collect()
+}
+
+/// The status's figure at `path` (`memory.used_bytes`).
+fn figure(d: &Daemon, path: &str) -> u64 {
+    path.split('.')
+        .fold(d.status(), |v, k| v[k].clone())
+        .as_u64()
+        .unwrap_or_else(|| panic!("no {path}"))
+}
+
+/// The daemon's resident memory: now (`VmRSS`) or its peak so far (`VmHWM`), bytes.
+fn resident(d: &Daemon, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", d.child.id())).unwrap();
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap();
+    kib << 10
+}
+
+/// Issue 83, item 2 (raw answers): connections asking for requests with their timers and
+/// reading nothing held their chunks outside the budget (RSS 2.7 GB under 512 MiB). Now a
+/// request's timers are sent in bounded chunks, each counted from before it is built until it is
+/// written: while unread answers pile up, what the budget counts rises with them and what RSS
+/// adds stays within what it counts (10 %, and a fixed base), past the budget a new answer is a
+/// 503 `memory_full` while `/healthz` and the status answer, and the answers leave the budget
+/// once their clients go.
+#[test]
+fn unread_raw_answers_with_timers_are_counted_in_the_budget() {
+    const BUDGET_MIB: u64 = 128;
+    // A request may take 1/64 of each pool ring: 200 timers of 16 tags need 3,216 tag slots.
+    let d = Daemon::start(&format!(
+        "request_pool_size = 1000\ntimer_pool_size = 20000\ntag_pool_size = 300000\n\
+         temp_pool_memory = \"8MiB\"\n[merge]\nthreads = 1\n[http]\n\
+         max_connections_per_client = 128\n[limits]\n\
+         max_memory = \"{BUDGET_MIB}MiB\"\nmax_stream_clients = 2\nstream_buffer = \"1MiB\"\n"
+    ));
+    // 20 requests of 200 timers, each with 16 tags of 1 KB: ~3.4 MB of JSON each.
+    let sent = large_requests(20, "raw", 0.1);
     d.send(&sent);
     d.wait_merged(20);
     assert_eq!(d.status()["timers_lost"], 0);
@@ -216,21 +241,7 @@ fn unread_raw_answers_with_timers_are_counted_in_the_budget() {
         assert_eq!(timers.len(), 200);
         assert_eq!(timers[199]["tags"]["t15"].as_str().unwrap().len(), 1000);
     }
-    let figure = |d: &Daemon, path: &str| {
-        path.split('.')
-            .fold(d.status(), |v, k| v[k].clone())
-            .as_u64()
-            .unwrap_or_else(|| panic!("no {path}"))
-    };
-    let rss = |d: &Daemon| -> u64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", d.child.id())).unwrap();
-        let kib: u64 = status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.split_whitespace().next()?.parse().ok())
-            .unwrap();
-        kib << 10
-    };
+    let rss = |d: &Daemon| resident(d, "VmRSS");
     const BASE: u64 = 24 << 20;
     let limit = BUDGET_MIB << 20;
     let (before, rss_before) = (figure(&d, "memory.used_bytes"), rss(&d));
@@ -295,4 +306,124 @@ fn unread_raw_answers_with_timers_are_counted_in_the_budget() {
         "the answers out of the budget once their clients went",
     );
     assert_eq!(d.get(path).0, 200);
+}
+
+/// Issue 83, item 2 (request logs): a request log's page was rendered whole, and only then
+/// measured against the budget (4 parallel `limit=100` asks of 2 MB entries peaked at 2.6 GB
+/// under 512 MiB, three of them refused once built). Now a page is read and sent a chunk at a
+/// time, each counted before it is read: 12 clients asking at once for a page of 24 entries
+/// of ~2 MiB (48 MiB whole) and reading nothing take the process's peak RSS no further than
+/// the budget had room for (10 % and a fixed base more), what RSS adds stays within what the
+/// budget counts, those past it get a 503 `memory_full` before their first byte, the status
+/// and `/metrics` answer meanwhile, and the answers leave the budget once their clients go.
+#[test]
+fn unread_request_log_answers_are_counted_in_the_budget() {
+    const BUDGET_MIB: u64 = 128;
+    const ENTRIES: usize = 24;
+    // Small pools (as above), that the budget has room for the answers.
+    let d = Daemon::start(&format!(
+        "request_pool_size = 1000\ntimer_pool_size = 20000\ntag_pool_size = 300000\n\
+         temp_pool_memory = \"8MiB\"\n[merge]\nthreads = 1\n[http]\n\
+         max_connections_per_client = 128\nmax_concurrent_queries = 16\n[limits]\n\
+         max_memory = \"{BUDGET_MIB}MiB\"\nmax_stream_clients = 2\nstream_buffer = \"1MiB\"\n\
+         [request_log]\nmax_entry_bytes = \"2MiB\"\n"
+    ));
+    // Requests of 5 s, each of its own server, with 200 timers of 16 tags of 1 KB: ~3.4 MB of
+    // JSON each, stored cut to 2 MiB.
+    let sent = large_requests(ENTRIES, "log", 5.0);
+    d.send(&sent);
+    d.wait_for(
+        |d| d.get("/api/v1/request_logs/slow?limit=1").1["total"] == ENTRIES,
+        "every request in the slow log",
+    );
+    // Read whole, the page sent a chunk at a time is every entry, each near its bound.
+    let path = format!("/api/v1/request_logs/slow?limit={ENTRIES}");
+    let (code, body) = d.get(&path);
+    assert_eq!(code, 200, "{body}");
+    let entries = body["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), ENTRIES);
+    for e in entries {
+        let bytes = e["request"].to_string().len();
+        assert!((3 << 19..=2 << 20).contains(&bytes), "{bytes}");
+        assert!(!e["request"]["timers"].as_array().unwrap().is_empty());
+    }
+    assert!(body["next_cursor"].is_string(), "{body}");
+    let limit = BUDGET_MIB << 20;
+    let (before, rss_before) = (figure(&d, "memory.used_bytes"), resident(&d, "VmRSS"));
+    const BASE: u64 = 24 << 20;
+    assert!(
+        before + (40 << 20) < limit,
+        "room for a few answers: {before}"
+    );
+    let asks: Vec<_> = (0..16)
+        .map(|_| {
+            let (http, path) = (d.http, path.clone());
+            std::thread::spawn(move || ask_unread(http, &path))
+        })
+        .collect();
+    let (mut held, mut refused) = (Vec::new(), 0);
+    for ask in asks {
+        match ask.join().unwrap() {
+            Ok(conn) => held.push(conn),
+            // Busy: the query slots were taken by the others' first chunks.
+            Err(text) if text.contains("busy") => {}
+            Err(text) => {
+                assert!(text.contains("memory_full"), "{text}");
+                refused += 1;
+            }
+        }
+    }
+    // The held answers' queues fill as far as the budget lets them.
+    let last = std::cell::Cell::new(before);
+    d.wait_for(
+        |d| {
+            let now = figure(d, "memory.used_bytes");
+            let settled = now == last.replace(now);
+            settled && now > before + (4 << 20)
+        },
+        "the held answers' chunks counted",
+    );
+    let used = last.get();
+    assert!(used <= limit + limit / 10, "accounted {} MiB", used >> 20);
+    // Meanwhile the status and the metrics answer.
+    assert_eq!(d.get("/api/v1/status").0, 200);
+    assert_eq!(d.get_text("/metrics").0, 200);
+    let (rss, peak) = (resident(&d, "VmRSS"), resident(&d, "VmHWM"));
+    eprintln!(
+        "unread request log answers: {} held, {refused} refused; accounted {} -> {} MiB, \
+         RSS {} -> {} MiB, peak {} MiB",
+        held.len(),
+        before >> 20,
+        used >> 20,
+        rss_before >> 20,
+        rss >> 20,
+        peak >> 20
+    );
+    assert!(!held.is_empty());
+    // No answer was built past the budget, even for a moment.
+    let room = limit.saturating_sub(before);
+    assert!(
+        peak.saturating_sub(rss_before) <= room + limit / 10 + BASE,
+        "RSS peaked at +{} MiB with {} MiB left in the budget",
+        peak.saturating_sub(rss_before) >> 20,
+        room >> 20
+    );
+    // What the held answers add to RSS, the budget counts.
+    let counted = used.saturating_sub(before);
+    assert!(
+        rss.saturating_sub(rss_before) <= counted + counted / 10 + BASE,
+        "RSS +{} MiB, the budget counted +{} MiB",
+        rss.saturating_sub(rss_before) >> 20,
+        counted >> 20
+    );
+    drop(held);
+    d.wait_for(
+        |d| figure(d, "memory.used_bytes") <= before + (1 << 20),
+        "the answers out of the budget once their clients went",
+    );
+    let (code, body) = d.get(&path);
+    assert_eq!(
+        (code, body["entries"].as_array().map(Vec::len)),
+        (200, Some(ENTRIES))
+    );
 }
