@@ -890,11 +890,13 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
             } else {
                 1
             };
-            Ok(Some(locate(
-                &text(ctx.get_raw(needle)),
-                &text(ctx.get_raw(haystack)),
-                from,
-            )))
+            let hay = text(ctx.get_raw(haystack));
+            // A start given past the last character finds nothing, not even '' (MariaDB's
+            // `LOCATE('', 'ab', 3)` is 0; without a start, `LOCATE('', '')` is 1).
+            if args == 3 && from > hay.chars().count() {
+                return Ok(Some(0));
+            }
+            Ok(Some(locate(&text(ctx.get_raw(needle)), &hay, from)))
         })?;
     }
     conn.create_scalar_function("strcmp", 2, pure, move |ctx| {
@@ -1107,6 +1109,11 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
         let mut last = 0;
         for caps in re.captures_iter(&s) {
             let Some(whole) = caps.get(0) else { continue };
+            // MariaDB replaces the matches up to the first empty one, and stops there
+            // (`REGEXP_REPLACE('abbc', 'b*', '-')` is 'abbc', `('bbc', 'b*', '-')` '-c').
+            if whole.is_empty() {
+                break;
+            }
             out.push_str(&s[last..whole.start()]);
             for piece in &pieces {
                 let add = match piece {

@@ -1355,6 +1355,13 @@ impl Rewrite<'_> {
                 texts.join(", ")
             ))));
         }
+        // `COALESCE(x)`: MySQL takes one argument, SQLite's `coalesce` two or more.
+        if up == "COALESCE" && list.args.len() == 1 {
+            list.args
+                .push(FunctionArg::Unnamed(FunctionArgExpr::Expr(raw(
+                    "NULL".into()
+                ))));
+        }
         // `COUNT(DISTINCT a, b)`: SQLite counts distinct values of one argument.
         if up == "COUNT" && distinct && list.args.len() > 1 {
             let texts: Vec<String> = list.args.iter().map(|a| a.to_string()).collect();

@@ -1204,7 +1204,12 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
                 (t, u) => merge(t, u),
             })
         }
-        "IF" if args.len() == 3 => merge(arg(1), arg(2)),
+        // Of two NULLs, a string (MySQL types it so: `COALESCE(1.5, IF(NULL, NULL, NULL))` is
+        // '1.5'); IFNULL, COALESCE and CASE of NULLs stay NULL.
+        "IF" if args.len() == 3 => match merge(arg(1), arg(2)) {
+            Ty::Null => Ty::Text,
+            t => t,
+        },
         "MOD" if args.len() == 2 => binary(&BinaryOperator::Modulo, arg(0), arg(1)),
         "NULLIF" if args.len() == 2 => arg(0),
         // A DATETIME moved by an interval stays one (a DATE or a string may not: not typed).
@@ -1223,6 +1228,8 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
         "ADDDATE" | "SUBDATE" if args.len() == 2 && !matches!(args[1].0, Expr::Interval(_)) => {
             match arg(0) {
                 t @ (Ty::Date | Ty::DateTime) => t,
+                // A string (or NULL) moved is a string ([`moved`]).
+                Ty::Text | Ty::Null => Ty::Text,
                 _ => Ty::Other,
             }
         }
