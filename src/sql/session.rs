@@ -19,7 +19,7 @@ use std::time::Instant;
 use async_trait::async_trait;
 use opensrv_mysql::{
     AsyncMysqlShim, Column, ColumnFlags, ColumnType, ErrorKind, InitWriter, OkResponse,
-    ParamParser, QueryResultWriter, RowWriter, StatementMetaWriter, StatusFlags,
+    ParamParser, QueryResultWriter, StatementMetaWriter, StatusFlags,
 };
 use rusqlite::types::Value;
 use tokio::io::AsyncWrite;
@@ -490,32 +490,6 @@ fn more_flag(more: bool) -> StatusFlags {
     }
 }
 
-/// A value of a temporal column: its text, or in the binary protocol its binary form, NULL
-/// where it has none (a binary temporal column has no room for anything else). A value that is
-/// not text (were the typing to miss) goes as its text in the text protocol.
-fn write_temporal<W: AsyncWrite + Send + Unpin>(
-    w: &mut RowWriter<'_, W>,
-    v: &Value,
-    kind: Declared,
-    binary: bool,
-) -> std::io::Result<()> {
-    match v {
-        Value::Text(text) => {
-            let t = Temporal { text, kind };
-            if binary && t.binary().is_none() {
-                w.write_col(None::<i64>)
-            } else {
-                w.write_col(t)
-            }
-        }
-        _ if binary => w.write_col(None::<i64>),
-        Value::Null => w.write_col(None::<i64>),
-        Value::Integer(n) => w.write_col(n.to_string().as_str()),
-        Value::Real(f) => w.write_col(super::functions::double_text(*f).as_str()),
-        Value::Blob(b) => w.write_col(b.as_slice()),
-    }
-}
-
 /// The type a column the typing tells is declared with.
 fn declared_type(d: Declared) -> ColumnType {
     match d {
@@ -750,14 +724,24 @@ impl Session {
                     for (i, v) in row.iter().enumerate() {
                         let converted;
                         let v = match (decimals.get(i), columns.get(i)) {
-                            // A temporal's text, or its binary form.
+                            // In the binary protocol a temporal goes in MySQL's binary
+                            // form, NULL where it has none; the text protocol sends its text
+                            // as any other value.
                             (
                                 Some(Some(
                                     kind @ (Declared::Date | Declared::DateTime | Declared::Time),
                                 )),
                                 _,
-                            ) => {
-                                if let Err(e) = write_temporal(w, v, *kind, self.binary) {
+                            ) if self.binary => {
+                                let t = match v {
+                                    Value::Text(text) => Temporal::new(text, *kind),
+                                    _ => None,
+                                };
+                                let r = match t {
+                                    Some(t) => w.write_col(t),
+                                    None => w.write_col(None::<i64>),
+                                };
+                                if let Err(e) = r {
                                     failed_write = Some(e);
                                 }
                                 continue;

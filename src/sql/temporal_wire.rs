@@ -10,39 +10,17 @@ use opensrv_mysql::{Column, ToMysqlValue};
 
 use super::typing::Declared;
 
-/// A temporal value's text, sent as a column of type `kind` (a temporal one).
+/// A temporal value's text and its binary form, each sent where its protocol asks for it.
 pub struct Temporal<'a> {
-    pub text: &'a str,
-    pub kind: Declared,
+    text: &'a str,
+    binary: Vec<u8>,
 }
 
-impl Temporal<'_> {
-    /// The binary form, `None` where the text is not a value of the kind (the caller sends
-    /// NULL: a binary temporal column has no room for anything else).
-    pub fn binary(&self) -> Option<Vec<u8>> {
-        match self.kind {
-            Declared::Date => {
-                let (y, mo, d) = date(self.text.trim())?;
-                Some(date_time(y, mo, d, 0, 0, 0, 0))
-            }
-            Declared::DateTime => {
-                let t = self.text.trim();
-                let (day, time) = t.split_once([' ', 'T']).unwrap_or((t, "00:00:00"));
-                let (y, mo, d) = date(day)?;
-                let (h, mi, s, us) = clock(time)?;
-                (h < 24).then(|| date_time(y, mo, d, h as u8, mi, s, us))
-            }
-            Declared::Time => {
-                let t = self.text.trim();
-                let (negative, t) = match t.strip_prefix('-') {
-                    Some(rest) => (true, rest),
-                    None => (false, t),
-                };
-                let (h, mi, s, us) = clock(t)?;
-                Some(time(negative, h, mi, s, us))
-            }
-            Declared::Decimal(_) => None,
-        }
+impl<'a> Temporal<'a> {
+    /// `text` as a value of `kind` (a temporal one); `None` where it is not one (the caller
+    /// sends NULL: a binary temporal column has no room for anything else).
+    pub fn new(text: &'a str, kind: Declared) -> Option<Self> {
+        binary(text, kind).map(|binary| Temporal { text, binary })
     }
 }
 
@@ -52,12 +30,33 @@ impl ToMysqlValue for Temporal<'_> {
     }
 
     fn to_mysql_bin<W: Write>(&self, w: &mut W, _c: &Column) -> io::Result<()> {
-        match self.binary() {
-            Some(b) => w.write_all(&b),
-            // The session sends NULL for a value with no binary form; here, were it to come,
-            // the zero value rather than a broken row.
-            None => w.write_all(&[0]),
+        w.write_all(&self.binary)
+    }
+}
+
+/// `text`'s binary form as a value of `kind`, `None` where it is not one.
+fn binary(text: &str, kind: Declared) -> Option<Vec<u8>> {
+    let t = text.trim();
+    match kind {
+        Declared::Date => {
+            let (y, mo, d) = date(t)?;
+            Some(date_time(y, mo, d, 0, 0, 0, 0))
         }
+        Declared::DateTime => {
+            let (day, time) = t.split_once([' ', 'T']).unwrap_or((t, "00:00:00"));
+            let (y, mo, d) = date(day)?;
+            let (h, mi, s, us) = clock(time)?;
+            (h < 24).then(|| date_time(y, mo, d, h as u8, mi, s, us))
+        }
+        Declared::Time => {
+            let (negative, t) = match t.strip_prefix('-') {
+                Some(rest) => (true, rest),
+                None => (false, t),
+            };
+            let (h, mi, s, us) = clock(t)?;
+            Some(time(negative, h, mi, s, us))
+        }
+        Declared::Decimal(_) => None,
     }
 }
 
@@ -123,10 +122,6 @@ fn time(negative: bool, h: u32, mi: u8, s: u8, us: u32) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn binary(text: &str, kind: Declared) -> Option<Vec<u8>> {
-        Temporal { text, kind }.binary()
-    }
 
     /// Each kind in MySQL's binary form, at its shortest, and NULL for text that is none.
     #[test]
