@@ -42,6 +42,7 @@
 
 mod aggregates;
 pub mod collation;
+mod coldef;
 mod dates;
 mod dialect;
 mod ddl;

@@ -24,6 +24,7 @@ use opensrv_mysql::{
 use rusqlite::types::Value;
 use tokio::io::AsyncWrite;
 
+use super::coldef::{Code, Meta};
 use super::ddl::{self, Warning};
 use super::engine::{like_clause, Engine, Event, OutType, SqlError};
 use super::prepared::{self, Prepared, MAX_PREPARED_PER_SESSION};
@@ -40,7 +41,7 @@ enum Answer {
     Error(ErrorKind, String),
     /// Rows from the engine (a query, or a `SHOW` rewritten as one), and each result column's
     /// DECIMAL scale where MySQL's answer is a DECIMAL (`typing`; empty where none is known).
-    Query(String, Vec<Option<Declared>>),
+    Query(String, Vec<Option<Meta>>),
 }
 
 /// One client's session.
@@ -490,22 +491,84 @@ fn more_flag(more: bool) -> StatusFlags {
     }
 }
 
-/// The type a column the typing tells is declared with.
-fn declared_type(d: Declared) -> ColumnType {
-    match d {
-        Declared::Decimal(_) => ColumnType::MYSQL_TYPE_NEWDECIMAL,
-        Declared::Date => ColumnType::MYSQL_TYPE_DATE,
-        Declared::DateTime => ColumnType::MYSQL_TYPE_DATETIME,
-        Declared::Time => ColumnType::MYSQL_TYPE_TIME,
+/// The collation id of text columns: `utf8mb4_general_ci`, what pinbad's strings are.
+const UTF8MB4_GENERAL_CI: u16 = 45;
+/// The collation id of numbers, temporals and binary strings.
+const BINARY_CHARSET: u16 = 63;
+
+/// The column a result column the typing declares is sent as.
+fn declared_column(name: String, m: &Meta) -> Column {
+    let coltype = match m.code {
+        Code::Null => ColumnType::MYSQL_TYPE_NULL,
+        Code::Long => ColumnType::MYSQL_TYPE_LONG,
+        Code::LongLong => ColumnType::MYSQL_TYPE_LONGLONG,
+        Code::NewDecimal => ColumnType::MYSQL_TYPE_NEWDECIMAL,
+        Code::Float => ColumnType::MYSQL_TYPE_FLOAT,
+        Code::Double => ColumnType::MYSQL_TYPE_DOUBLE,
+        Code::VarString | Code::ByValue => ColumnType::MYSQL_TYPE_VAR_STRING,
+        Code::String => ColumnType::MYSQL_TYPE_STRING,
+        Code::Blob => ColumnType::MYSQL_TYPE_BLOB,
+        Code::LongBlob => ColumnType::MYSQL_TYPE_LONG_BLOB,
+        Code::Date => ColumnType::MYSQL_TYPE_DATE,
+        Code::DateTime => ColumnType::MYSQL_TYPE_DATETIME,
+        Code::Time => ColumnType::MYSQL_TYPE_TIME,
+    };
+    let mut colflags = ColumnFlags::empty();
+    if !m.is_text() {
+        colflags |= ColumnFlags::BINARY_FLAG;
+    }
+    if m.unsigned {
+        colflags |= ColumnFlags::UNSIGNED_FLAG;
+    }
+    if !m.nullable {
+        colflags |= ColumnFlags::NOT_NULL_FLAG;
+    }
+    Column {
+        table: String::new(),
+        column: name,
+        coltype,
+        colflags,
+        length: m.length,
+        decimals: m.decimals,
+        charset: if m.is_text() {
+            UTF8MB4_GENERAL_CI
+        } else {
+            BINARY_CHARSET
+        },
     }
 }
 
-fn column_type(ty: OutType) -> ColumnType {
-    match ty {
-        OutType::Integer => ColumnType::MYSQL_TYPE_LONGLONG,
-        OutType::Double => ColumnType::MYSQL_TYPE_DOUBLE,
-        OutType::Text => ColumnType::MYSQL_TYPE_VAR_STRING,
-        OutType::Blob => ColumnType::MYSQL_TYPE_BLOB,
+/// A column whose type only its values tell (a `SHOW`'s, one the typing does not follow).
+fn value_column(name: String, ty: OutType) -> Column {
+    let (coltype, length, decimals, charset) = match ty {
+        OutType::Integer => (ColumnType::MYSQL_TYPE_LONGLONG, 21, 0, BINARY_CHARSET),
+        OutType::Double => (ColumnType::MYSQL_TYPE_DOUBLE, 23, 31, BINARY_CHARSET),
+        OutType::Text => (
+            ColumnType::MYSQL_TYPE_VAR_STRING,
+            1024,
+            39,
+            UTF8MB4_GENERAL_CI,
+        ),
+        OutType::Blob => (ColumnType::MYSQL_TYPE_BLOB, 65535, 0, BINARY_CHARSET),
+    };
+    text_column(name, coltype, length, decimals, charset)
+}
+
+fn text_column(
+    name: String,
+    coltype: ColumnType,
+    length: u32,
+    decimals: u8,
+    charset: u16,
+) -> Column {
+    Column {
+        table: String::new(),
+        column: name,
+        coltype,
+        colflags: ColumnFlags::empty(),
+        length,
+        decimals,
+        charset,
     }
 }
 
@@ -528,33 +591,81 @@ impl Session {
     }
 }
 
-/// `v` as a value of a column of type `ty`, for the binary protocol, where each value is
-/// encoded as its column's type (SQLite's values are typed per row: an integer in a column of
-/// reals, a number in a text column).
-fn binary_value(v: &Value, ty: ColumnType) -> Value {
-    match (ty, v) {
-        (_, Value::Null) => Value::Null,
-        (ColumnType::MYSQL_TYPE_LONGLONG, Value::Real(f)) if f.fract() == 0.0 => {
-            Value::Integer(*f as i64)
+/// A double as the integer it rounds to, for an integer column (`1.8446744073709552e19` is
+/// `18446744073709551616`); a NaN or an infinity as 0.
+fn integer_text(f: f64) -> String {
+    if f.is_finite() {
+        format!("{}", f.round_ties_even() as i128)
+    } else {
+        "0".into()
+    }
+}
+
+/// A value as the binary protocol encodes it for its column: each value in its column's type
+/// (SQLite's values are typed per row: an integer in a column of reals, a number in a text
+/// column), an integer in the width and sign its column declares.
+enum Binary {
+    Null,
+    I64(i64),
+    U64(u64),
+    I32(i32),
+    U32(u32),
+    F64(f64),
+    F32(f32),
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+/// `v` as a value of column `c`, for the binary protocol. A value a number column cannot hold
+/// as it is is read as MySQL reads one (a string's leading number; an integer out of a LONG's
+/// range clamped to it, as MySQL stores one in an INT).
+fn binary_value(v: &Value, c: &Column) -> Binary {
+    let unsigned = c.colflags.contains(ColumnFlags::UNSIGNED_FLAG);
+    let number = |v: &Value| -> Option<f64> {
+        match v {
+            Value::Integer(i) => Some(*i as f64),
+            Value::Real(f) => Some(*f),
+            Value::Text(t) => Some(super::functions::leading_number(t)),
+            _ => None,
         }
-        (ColumnType::MYSQL_TYPE_LONGLONG, Value::Integer(_))
-        | (ColumnType::MYSQL_TYPE_DOUBLE, Value::Real(_))
-        | (ColumnType::MYSQL_TYPE_VAR_STRING, Value::Text(_))
-        | (ColumnType::MYSQL_TYPE_BLOB, Value::Blob(_)) => v.clone(),
-        (ColumnType::MYSQL_TYPE_DOUBLE, Value::Integer(i)) => Value::Real(*i as f64),
-        (ColumnType::MYSQL_TYPE_BLOB, Value::Text(t)) => Value::Blob(t.clone().into_bytes()),
-        (ColumnType::MYSQL_TYPE_LONGLONG, Value::Text(t)) => t
-            .trim()
-            .parse::<i64>()
-            .map_or_else(|_| Value::Text(t.clone()), Value::Integer),
-        (ColumnType::MYSQL_TYPE_DOUBLE, Value::Text(t)) => t
-            .trim()
-            .parse::<f64>()
-            .map_or_else(|_| Value::Text(t.clone()), Value::Real),
-        (_, Value::Integer(i)) => Value::Text(i.to_string()),
-        (_, Value::Real(f)) => Value::Text(super::functions::double_text(*f)),
-        (_, Value::Text(t)) => Value::Text(t.clone()),
-        (_, Value::Blob(b)) => Value::Text(String::from_utf8_lossy(b).into_owned()),
+    };
+    let integer = |v: &Value| -> Option<i128> {
+        match v {
+            Value::Integer(i) => Some(i128::from(*i)),
+            Value::Text(t) => t
+                .trim()
+                .parse::<i128>()
+                .ok()
+                .or_else(|| Some(super::functions::leading_number(t) as i128)),
+            other => number(other).map(|f| f as i128),
+        }
+    };
+    match (c.coltype, v) {
+        (_, Value::Null) => Binary::Null,
+        (ColumnType::MYSQL_TYPE_LONGLONG, v) if unsigned => {
+            // A negative integer here is an unsigned one past 2^63 as SQLite holds it.
+            integer(v).map_or(Binary::Null, |i| Binary::U64(i as u64))
+        }
+        (ColumnType::MYSQL_TYPE_LONGLONG, v) => integer(v).map_or(Binary::Null, |i| {
+            Binary::I64(i.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64)
+        }),
+        (ColumnType::MYSQL_TYPE_LONG, v) if unsigned => integer(v).map_or(Binary::Null, |i| {
+            Binary::U32(i.clamp(0, i128::from(u32::MAX)) as u32)
+        }),
+        (ColumnType::MYSQL_TYPE_LONG, v) => integer(v).map_or(Binary::Null, |i| {
+            Binary::I32(i.clamp(i128::from(i32::MIN), i128::from(i32::MAX)) as i32)
+        }),
+        (ColumnType::MYSQL_TYPE_DOUBLE, v) => number(v).map_or(Binary::Null, Binary::F64),
+        (ColumnType::MYSQL_TYPE_FLOAT, v) => {
+            number(v).map_or(Binary::Null, |f| Binary::F32(f as f32))
+        }
+        // A NULL-typed column holds only NULLs.
+        (ColumnType::MYSQL_TYPE_NULL, _) => Binary::Null,
+        (ColumnType::MYSQL_TYPE_BLOB, Value::Text(t)) => Binary::Bytes(t.clone().into_bytes()),
+        (_, Value::Integer(i)) => Binary::Text(i.to_string()),
+        (_, Value::Real(f)) => Binary::Text(super::functions::double_text(*f)),
+        (_, Value::Text(t)) => Binary::Text(t.clone()),
+        (_, Value::Blob(b)) => Binary::Bytes(b.clone()),
     }
 }
 
@@ -682,14 +793,9 @@ impl Session {
             *columns = c
                 .iter()
                 .enumerate()
-                .map(|(i, c)| Column {
-                    table: String::new(),
-                    column: c.name.clone(),
-                    coltype: match decimals.get(i) {
-                        Some(Some(d)) => declared_type(*d),
-                        _ => column_type(c.ty),
-                    },
-                    colflags: ColumnFlags::empty(),
+                .map(|(i, c)| match decimals.get(i) {
+                    Some(Some(m)) => declared_column(c.name.clone(), m),
+                    _ => value_column(c.name.clone(), c.ty),
                 })
                 .collect();
         }
@@ -723,7 +829,8 @@ impl Session {
                 for row in std::mem::take(&mut rows.rows) {
                     for (i, v) in row.iter().enumerate() {
                         let converted;
-                        let v = match (decimals.get(i), columns.get(i)) {
+                        let declared = decimals.get(i).map(|m| m.and_then(|m| m.declared()));
+                        let v = match (declared, columns.get(i)) {
                             // In the binary protocol a temporal goes in MySQL's binary
                             // form, NULL where it has none; the text protocol sends its text
                             // as any other value.
@@ -734,7 +841,7 @@ impl Session {
                                 _,
                             ) if self.binary => {
                                 let t = match v {
-                                    Value::Text(text) => Temporal::new(text, *kind),
+                                    Value::Text(text) => Temporal::new(text, kind),
                                     _ => None,
                                 };
                                 let r = match t {
@@ -749,19 +856,47 @@ impl Session {
                             // A DECIMAL's text, with its scale (`3.5000`), in either protocol.
                             (Some(Some(Declared::Decimal(scale))), _) => {
                                 // (A value that is no number, were one to come, as it is.)
-                                converted = super::functions::decimal_text(v.into(), *scale)
+                                converted = super::functions::decimal_text(v.into(), scale)
                                     .map_or_else(|| v.clone(), Value::Text);
                                 &converted
                             }
                             (_, Some(c)) if self.binary => {
-                                converted = binary_value(v, c.coltype);
-                                &converted
+                                let r = match binary_value(v, c) {
+                                    Binary::Null => w.write_col(None::<i64>),
+                                    Binary::I64(i) => w.write_col(i),
+                                    Binary::U64(i) => w.write_col(i),
+                                    Binary::I32(i) => w.write_col(i),
+                                    Binary::U32(i) => w.write_col(i),
+                                    Binary::F64(f) => w.write_col(f),
+                                    Binary::F32(f) => w.write_col(f),
+                                    Binary::Text(t) => w.write_col(t.as_str()),
+                                    Binary::Bytes(b) => w.write_col(b.as_slice()),
+                                };
+                                if let Err(e) = r {
+                                    failed_write = Some(e);
+                                }
+                                continue;
                             }
                             _ => v,
                         };
+                        let unsigned = columns
+                            .get(i)
+                            .is_some_and(|c| c.colflags.contains(ColumnFlags::UNSIGNED_FLAG));
+                        let integer = columns.get(i).is_some_and(|c| {
+                            matches!(
+                                c.coltype,
+                                ColumnType::MYSQL_TYPE_LONG | ColumnType::MYSQL_TYPE_LONGLONG
+                            )
+                        });
                         let r = match v {
                             Value::Null => w.write_col(None::<i64>),
+                            // An unsigned integer past 2^63 is a negative one in SQLite.
+                            Value::Integer(i) if unsigned => w.write_col(*i as u64),
                             Value::Integer(i) => w.write_col(*i),
+                            // An integer column's value computed as a double (past 64 bits)
+                            // is written as the integer it is, never `1.8e19` a client's
+                            // integer conversion refuses.
+                            Value::Real(f) if integer => w.write_col(integer_text(*f).as_str()),
                             // As MySQL writes a DOUBLE (`1e20`, not twenty digits).
                             Value::Real(f) if !self.binary => {
                                 w.write_col(super::functions::double_text(*f).as_str())
@@ -938,12 +1073,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
         let columns = match self.columns_of(&statement.probe()) {
             Ok(names) => names
                 .into_iter()
-                .map(|name| Column {
-                    table: String::new(),
-                    column: name,
-                    coltype: ColumnType::MYSQL_TYPE_VAR_STRING,
-                    colflags: ColumnFlags::empty(),
-                })
+                .map(|name| value_column(name, OutType::Text))
                 .collect::<Vec<_>>(),
             Err((kind, msg)) => {
                 self.counters().errors.fetch_add(1, Relaxed);
@@ -951,12 +1081,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
             }
         };
         let params: Vec<Column> = (0..statement.placeholders.len())
-            .map(|_| Column {
-                table: String::new(),
-                column: "?".into(),
-                coltype: ColumnType::MYSQL_TYPE_VAR_STRING,
-                colflags: ColumnFlags::empty(),
-            })
+            .map(|_| value_column("?".into(), OutType::Text))
             .collect();
         let id = self.next_statement;
         self.next_statement = self.next_statement.wrapping_add(1).max(1);

@@ -6,8 +6,8 @@
 //! Pure: text in, text out. The lexer here only classifies (and cuts a multi-statement text at
 //! its semicolons, and reads `SHOW`'s and `DROP TABLE`'s few arguments); it rewrites nothing.
 
+use super::coldef::Meta;
 use super::translate::Refusal;
-use super::typing::Declared;
 use super::variables::Context;
 
 /// One statement, classified.
@@ -437,7 +437,7 @@ pub fn classify(sql: &str) -> Result<Statement, LexError> {
 
 /// [`classify`], with a query's result columns' DECIMAL scales (`typing`'s `columns`: empty
 /// for what is not a query, or where they are not known).
-pub fn classify_typed(sql: &str) -> Result<(Statement, Vec<Option<Declared>>), LexError> {
+pub fn classify_typed(sql: &str) -> Result<(Statement, Vec<Option<Meta>>), LexError> {
     classify_in(sql, &Context::default())
 }
 
@@ -445,7 +445,7 @@ pub fn classify_typed(sql: &str) -> Result<(Statement, Vec<Option<Declared>>), L
 pub fn classify_in(
     sql: &str,
     context: &Context,
-) -> Result<(Statement, Vec<Option<Declared>>), LexError> {
+) -> Result<(Statement, Vec<Option<Meta>>), LexError> {
     let mut decimals = Vec::new();
     let sql = super::dialect::executable_comments(sql);
     let statement = classify_into(&sql, context, &mut decimals)?;
@@ -455,7 +455,7 @@ pub fn classify_in(
 fn classify_into(
     sql: &str,
     context: &Context,
-    decimals: &mut Vec<Option<Declared>>,
+    decimals: &mut Vec<Option<Meta>>,
 ) -> Result<Statement, LexError> {
     let tokens = lex(sql)?;
     let Some(first) = tokens.first() else {
@@ -551,7 +551,7 @@ fn classify_into(
 fn query(
     sql: &str,
     context: &Context,
-    decimals: &mut Vec<Option<Declared>>,
+    decimals: &mut Vec<Option<Meta>>,
 ) -> Result<Statement, LexError> {
     match super::translate::query_in(sql, context) {
         Ok((text, columns)) => {

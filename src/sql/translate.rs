@@ -24,8 +24,8 @@
 
 use std::ops::ControlFlow;
 
+use super::coldef::Meta;
 use super::dialect::MySql;
-use super::typing::Declared;
 use sqlparser::ast::{
     BinaryOperator, CastKind, DataType, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr,
     FunctionArgumentClause, FunctionArguments, GroupByExpr, Ident, InTarget, JoinOperator,
@@ -84,7 +84,7 @@ pub enum Refusal {
 }
 
 /// A query as SQLite text, with its result columns' DECIMAL scales (`typing`'s), or why not.
-pub type Translated = Result<(String, Vec<Option<Declared>>), Refusal>;
+pub type Translated = Result<(String, Vec<Option<Meta>>), Refusal>;
 
 /// `sql`, one MySQL query, translated as a session with its variables' defaults reads it.
 #[cfg(test)]

@@ -26,6 +26,7 @@ use sqlparser::ast::{
 };
 use sqlparser::tokenizer::Location;
 
+use super::coldef::Meta;
 use super::layout::SqlType;
 use super::variables::TableColumns;
 use super::vtab::Raw;
@@ -87,7 +88,13 @@ fn report_columns(name: &str) -> Option<Columns> {
     Some(
         columns
             .into_iter()
-            .map(|(name, ty)| (Some(name.to_ascii_lowercase()), sql_type(ty)))
+            .map(|(name, ty)| {
+                (
+                    Some(name.to_ascii_lowercase()),
+                    sql_type(ty),
+                    Meta::column(ty.mysql()),
+                )
+            })
             .collect(),
     )
 }
@@ -129,12 +136,28 @@ pub enum Declared {
     Time,
 }
 
+impl Meta {
+    /// What the column's values are sent as, where SQLite's value does not tell it
+    /// ([`Declared`]).
+    pub fn declared(&self) -> Option<Declared> {
+        use super::coldef::Code;
+        match self.code {
+            Code::NewDecimal => Some(Declared::Decimal(self.decimals)),
+            Code::Date => Some(Declared::Date),
+            Code::DateTime => Some(Declared::DateTime),
+            Code::Time => Some(Declared::Time),
+            _ => None,
+        }
+    }
+}
+
 /// A query's typing.
 #[derive(Debug, Default, PartialEq)]
 pub struct Typing {
-    /// Each result column's declared type where the typing tells it ([`Declared`]); empty where
-    /// the columns could not be told (a `*`, a statement not parsed).
-    pub columns: Vec<Option<Declared>>,
+    /// Each result column's definition where the typing tells it ([`Meta`]; `None` where its
+    /// type is not followed); empty where the columns could not be told (a `*`, a statement
+    /// not parsed).
+    pub columns: Vec<Option<Meta>>,
     /// The calls of the select lists that turn arguments into text ([`TO_TEXT`]) with a DECIMAL
     /// argument: where the function's name starts (a byte offset into the statement) and each
     /// argument's scale where it is a DECIMAL.
@@ -143,11 +166,8 @@ pub struct Typing {
 
 /// The typing of `query`, parsed from `sql` (where its locations point, read by `lines`).
 pub fn of(sql: &str, lines: &Lines, query: &Query) -> Typing {
-    if !may_have_decimals(sql) {
-        return Typing::default();
-    }
     let mut calls = Vec::new();
-    let columns = query_types(query, &Vec::new(), &mut calls).unwrap_or_default();
+    let columns = query_columns(query, &Vec::new(), &mut calls).unwrap_or_default();
     let mut to_text: Vec<(usize, Vec<Option<u8>>)> = calls
         .into_iter()
         .filter_map(|(at, scales)| Some((lines.offset(sql, at)?, scales)))
@@ -155,40 +175,13 @@ pub fn of(sql: &str, lines: &Lines, query: &Query) -> Typing {
     to_text.sort_by_key(|c| c.0);
     to_text.dedup_by_key(|c| c.0);
     Typing {
-        columns: columns.into_iter().map(declared).collect(),
+        columns: columns
+            .into_iter()
+            .map(|(_, t, meta)| {
+                (t != Ty::Other && meta.code != super::coldef::Code::ByValue).then_some(meta)
+            })
+            .collect(),
         to_text,
-    }
-}
-
-/// Whether `sql` may answer a DECIMAL with digits after the point or a temporal: only a
-/// literal with a point, a `/`, an `AVG`, a cast to DECIMAL, a temporal negated or in `ABS` (a
-/// DECIMAL that `ROUND(…, 2)` gives decimals), or a word of dates and times (`DATE`, `TIME…`,
-/// `NOW`, `…DAY…`) makes one. The statements that cannot need it are spared
-/// the walk of their tree.
-fn may_have_decimals(sql: &str) -> bool {
-    let b = sql.as_bytes();
-    b.contains(&b'/')
-        || b.contains(&b'-')
-        || b.windows(2).any(|w| w[0] == b'.' && w[1].is_ascii_digit())
-        || b.windows(3).any(|w| {
-            w.eq_ignore_ascii_case(b"avg")
-                || w.eq_ignore_ascii_case(b"abs")
-                || w.eq_ignore_ascii_case(b"dec")
-                || w.eq_ignore_ascii_case(b"num")
-                || w.eq_ignore_ascii_case(b"dat")
-                || w.eq_ignore_ascii_case(b"tim")
-                || w.eq_ignore_ascii_case(b"now")
-                || w.eq_ignore_ascii_case(b"day")
-        })
-}
-
-fn declared(t: Ty) -> Option<Declared> {
-    match t {
-        Ty::Dec(s) => Some(Declared::Decimal(s)),
-        Ty::Date => Some(Declared::Date),
-        Ty::DateTime => Some(Declared::DateTime),
-        Ty::Time => Some(Declared::Time),
-        _ => None,
     }
 }
 
@@ -203,8 +196,9 @@ fn scale(t: Ty) -> Option<u8> {
 /// A call found while typing: where its name starts and its arguments' scales.
 type Calls = Vec<(Location, Vec<Option<u8>>)>;
 
-/// A relation's columns: each one's name (where it has one a query can name) and type.
-type Columns = Vec<(Option<String>, Ty)>;
+/// A relation's columns: each one's name (where it has one a query can name), type and
+/// definition.
+type Columns = Vec<(Option<String>, Ty, Meta)>;
 
 /// The common table expressions in scope: each one's name (lower case) and its columns (`None`
 /// where they are not known).
@@ -286,13 +280,34 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
                             }
                             _ => None,
                         };
-                        columns.push((name, scope.ty(e, calls)))
+                        let (t, meta) = scope.typed(e, calls);
+                        columns.push((name, t, meta))
                     }
-                    SelectItem::ExprWithAlias { expr, alias } => columns.push((
-                        Some(alias.value.to_ascii_lowercase()),
-                        scope.ty(expr, calls),
-                    )),
+                    SelectItem::ExprWithAlias { expr, alias } => {
+                        let (t, meta) = scope.typed(expr, calls);
+                        columns.push((Some(alias.value.to_ascii_lowercase()), t, meta))
+                    }
                     _ => all = false,
+                }
+            }
+            // A grouped or DISTINCT select's rows go through a temporary table, which holds a
+            // long string (more than 512 characters) computed as a BLOB.
+            let grouped = select.distinct.is_some()
+                || !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
+            if grouped {
+                for (k, item) in select.projection.iter().enumerate() {
+                    let computed = match item {
+                        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                            !matches!(
+                                e,
+                                Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Value(_)
+                            )
+                        }
+                        _ => false,
+                    };
+                    if let Some(c) = columns.get_mut(k) {
+                        c.2 = c.2.through_temporary_table(computed);
+                    }
                 }
             }
             all.then_some(columns)
@@ -309,9 +324,10 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
                     .zip(r)
                     // A UNION's rows are not converted here: a DATE beside a DATETIME is
                     // not followed.
-                    .map(|((name, a), (_, b))| match merge(a, b) {
-                        Ty::DateTime if a != b => (name, Ty::Other),
-                        t => (name, t),
+                    .map(|((name, a, m), (_, b, _))| match merge(a, b) {
+                        Ty::DateTime if a != b => (name, Ty::Other, m),
+                        t if t == a => (name, t, m),
+                        t => (name, t, Meta::of_type(t)),
                     })
                     .collect()
             })
@@ -389,33 +405,50 @@ impl Scope {
 
     /// A column's type: what every table read that has a column of its name says it is.
     fn column(&self, name: &str) -> Ty {
+        self.column_of(name).0
+    }
+
+    /// A column's type and definition (the definition where every table's column of its name
+    /// has the same).
+    fn column_of(&self, name: &str) -> (Ty, Option<Meta>) {
         let Some(columns) = &self.columns else {
-            return Ty::Other;
+            return (Ty::Other, None);
         };
         let lower = name.to_ascii_lowercase();
-        let mut found = None;
-        for (_, ty) in columns
+        let mut found: Option<(Ty, Option<Meta>)> = None;
+        for (_, ty, meta) in columns
             .iter()
             .filter(|c| c.0.as_deref() == Some(lower.as_str()))
         {
-            if found.is_some_and(|f| f != *ty) {
-                return Ty::Other;
+            match found {
+                Some((f, _)) if f != *ty => return (Ty::Other, None),
+                Some((f, m)) => found = Some((f, m.filter(|m| m == meta))),
+                None => found = Some((*ty, Some(*meta))),
             }
-            found = Some(*ty);
         }
-        found.unwrap_or(Ty::Other)
+        found.unwrap_or((Ty::Other, None))
     }
 
-    /// `e`'s type; the calls in it that turn a DECIMAL into text go to `calls`. Every
-    /// subexpression is typed once: its children first, then [`node`] from theirs.
-    fn ty(&self, e: &Expr, calls: &mut Calls) -> Ty {
+    /// `e`'s type and its column definition; the calls in it that turn a DECIMAL into text go
+    /// to `calls`. Every subexpression is typed once: its children first, then [`node`] from
+    /// theirs.
+    fn typed(&self, e: &Expr, calls: &mut Calls) -> (Ty, Meta) {
         if let Expr::Subquery(q) = e {
-            return match query_types(q, &self.ctes, calls).as_deref() {
-                Some([t]) => *t,
-                _ => Ty::Other,
+            return match query_columns(q, &self.ctes, calls).as_deref() {
+                Some([(_, t, m)]) => (*t, m.subquery()),
+                _ => (Ty::Other, Meta::of_type(Ty::Other)),
             };
         }
-        let kids: Vec<Ty> = children(e).iter().map(|k| self.ty(k, calls)).collect();
+        let (kids, mut metas): (Vec<Ty>, Vec<Meta>) =
+            children(e).iter().map(|k| self.typed(k, calls)).unzip();
+        // A temporal read as a number is declared as the number it is read as.
+        if let Some(r) = reads_numbers(e) {
+            for (t, m) in kids.iter().zip(metas.iter_mut()) {
+                if as_number(r, *t).is_some() {
+                    *m = Meta::temporal_number(*t, m.nullable);
+                }
+            }
+        }
         if let Expr::Function(f) = e {
             let upper = f.name.to_string().to_ascii_uppercase();
             if let (
@@ -440,7 +473,13 @@ impl Scope {
                 }
             }
         }
-        self.node(e, &kids)
+        let t = self.node(e, &kids);
+        let column = match e {
+            Expr::Identifier(i) => self.column_of(&i.value).1,
+            Expr::CompoundIdentifier(p) => p.last().and_then(|i| self.column_of(&i.value).1),
+            _ => None,
+        };
+        (t, super::coldef::node(e, t, &metas, column))
     }
 
     /// `e`'s type from its [`children`]'s types, `kids` (each `Other` where they do not match
@@ -484,6 +523,8 @@ impl Scope {
                     UnaryOperator::Minus | UnaryOperator::Plus => match t {
                         Ty::Int | Ty::Dec(_) | Ty::Double => t,
                         Ty::Null => Ty::Double,
+                        // A string negated is read as a DOUBLE.
+                        Ty::Text if *op == UnaryOperator::Minus => Ty::Double,
                         _ => Ty::Other,
                     },
                     UnaryOperator::Not | UnaryOperator::BitwiseNot => Ty::Int,
@@ -512,11 +553,14 @@ impl Scope {
             | Expr::Like { .. }
             | Expr::RLike { .. }
             | Expr::Exists { .. }
+            | Expr::AnyOp { .. }
+            | Expr::AllOp { .. }
             | Expr::Position { .. }
             | Expr::Extract { .. } => Ty::Int,
             Expr::Substring { .. } | Expr::Trim { .. } => Ty::Text,
             Expr::Ceil { .. } | Expr::Floor { .. } => match kid(0) {
                 t @ (Ty::Int | Ty::Double | Ty::DateTime | Ty::Time) => t,
+                Ty::Dec(_) => Ty::Int,
                 Ty::Null => Ty::Double,
                 _ => Ty::Other,
             },
@@ -838,7 +882,13 @@ pub fn coercer(c: Coercion, t: Ty) -> Option<&'static str> {
 fn raw_columns(t: Raw) -> Columns {
     t.columns()
         .iter()
-        .map(|(name, ty, _)| (Some(name.to_string()), sql_type(*ty)))
+        .map(|(name, ty, declared)| {
+            (
+                Some(name.to_string()),
+                sql_type(*ty),
+                Meta::column(declared),
+            )
+        })
         .collect()
 }
 
@@ -1156,12 +1206,13 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
         _ if name.starts_with("STDDEV") => Ty::Double,
         "SUM" if one => match arg(0) {
             Ty::Int | Ty::Dec(_) => dec(exact(arg(0)).unwrap_or(0)),
-            Ty::Double => Ty::Double,
+            // Of NULL, a DOUBLE, as MySQL types it.
+            Ty::Double | Ty::Null => Ty::Double,
             _ => Ty::Other,
         },
         "AVG" if one => match exact(arg(0)) {
             Some(s) => dec(s + div_increment()),
-            None if arg(0) == Ty::Double => Ty::Double,
+            None if matches!(arg(0), Ty::Double | Ty::Null) => Ty::Double,
             None => Ty::Other,
         },
         // Of NULL, a string (MySQL types it so: `IFNULL(MIN(NULL), 0)` is '0').
@@ -1173,8 +1224,15 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
         "ABS" | "ROUND" | "TRUNCATE" | "FLOOR" | "CEIL" | "CEILING" if arg(0) == Ty::Null => {
             Ty::Double
         }
-        "ABS" if one => arg(0),
+        // Of a string, its leading number as a DOUBLE.
+        "ABS" if one => match arg(0) {
+            Ty::Text | Ty::Binary => Ty::Double,
+            t => t,
+        },
         "FLOOR" | "CEIL" | "CEILING" | "SIGN" if one && exact(arg(0)).is_some() => Ty::Int,
+        "SIGN" if one => Ty::Int,
+        // A string rounded is read as a DOUBLE.
+        "FLOOR" | "CEIL" | "CEILING" if one && arg(0) == Ty::Text => Ty::Double,
         "FLOOR" | "CEIL" | "CEILING" if one && arg(0) == Ty::Double => Ty::Double,
         // A DATETIME or TIME rounded is one ([`Reading::Rounded`]).
         "FLOOR" | "CEIL" | "CEILING" | "ROUND" | "TRUNCATE"
@@ -1187,22 +1245,37 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
             Ty::Double => Ty::Double,
             Ty::Dec(_) => match args.get(1) {
                 None => Ty::Int,
-                Some((d, _)) => match literal_int(d) {
+                Some((d, t)) => match literal_int(d) {
                     Some(d) => dec(d.clamp(0, MAX_SCALE as i64) as u32),
+                    // To NULL places: NULL, typed a DOUBLE.
+                    None if *t == Ty::Null => Ty::Double,
                     None => Ty::Other,
                 },
             },
+            // A string (or NULL, of `MIN(NULL)`) rounded is read as a DOUBLE.
+            Ty::Text => Ty::Double,
             _ => Ty::Other,
         },
         "IFNULL" | "COALESCE" if !args.is_empty() => {
             args.iter().fold(Ty::Null, |t, a| merge(t, a.1))
         }
-        // Compared, not merged: a string beside a number compares (and answers) as a double.
+        // Compared, not merged: a string beside a number compares (and answers) as a double,
+        // and so does anything beside a NULL (MySQL types `GREATEST(1, NULL)` a DOUBLE).
         "GREATEST" | "LEAST" if !args.is_empty() => {
-            args.iter().fold(Ty::Null, |t, a| match (t, a.1) {
-                (Ty::Text, u) | (u, Ty::Text) if !matches!(u, Ty::Text | Ty::Null) => Ty::Other,
-                (t, u) => merge(t, u),
-            })
+            let number = |t: Ty| matches!(t, Ty::Int | Ty::Dec(_) | Ty::Double);
+            if args.iter().any(|a| a.1 == Ty::Null)
+                && args.iter().all(|a| a.1 == Ty::Null || number(a.1))
+            {
+                return Ty::Double;
+            }
+            if args.iter().any(|a| a.1 == Ty::Text) && args.iter().any(|a| number(a.1)) {
+                return if args.iter().all(|a| a.1 == Ty::Text || number(a.1)) {
+                    Ty::Double
+                } else {
+                    Ty::Other
+                };
+            }
+            args.iter().fold(Ty::Null, |t, a| merge(t, a.1))
         }
         // Of two NULLs, a string (MySQL types it so: `COALESCE(1.5, IF(NULL, NULL, NULL))` is
         // '1.5'); IFNULL, COALESCE and CASE of NULLs stay NULL.
@@ -1211,6 +1284,12 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
             t => t,
         },
         "MOD" if args.len() == 2 => binary(&BinaryOperator::Modulo, arg(0), arg(1)),
+        // A time added to a string is a string, to a DATETIME or TIME one of its type.
+        "ADDTIME" | "SUBTIME" if args.len() == 2 => match arg(0) {
+            Ty::Text | Ty::Null => Ty::Text,
+            t @ (Ty::DateTime | Ty::Time) => t,
+            _ => Ty::Other,
+        },
         "NULLIF" if args.len() == 2 => arg(0),
         // A DATETIME moved by an interval stays one (a DATE or a string may not: not typed).
         "TIMESTAMPADD" if args.len() == 3 && arg(2) == Ty::DateTime => Ty::DateTime,
@@ -1265,6 +1344,14 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
     }
 }
 
+/// A function's argument where it is an integer literal (`ROUND(x, 2)`'s 2).
+pub(super) fn literal_arg(a: &FunctionArg) -> Option<i64> {
+    match a {
+        FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => literal_int(e),
+        _ => None,
+    }
+}
+
 /// An integer literal, negative ones too (`ROUND(x, -1)`).
 fn literal_int(e: &Expr) -> Option<i64> {
     match e {
@@ -1301,7 +1388,7 @@ mod tests {
         typing(sql)
             .columns
             .into_iter()
-            .map(|d| match d {
+            .map(|d| match d.and_then(|m| m.declared()) {
                 Some(Declared::Decimal(s)) => Some(s),
                 _ => None,
             })
@@ -1393,6 +1480,63 @@ mod tests {
         assert_eq!(columns("SELECT 1 UNION SELECT 2.5"), vec![Some(1)]);
     }
 
+    /// Columns are declared as MariaDB 10.11 declares them (its answers, read with PyMySQL):
+    /// type code, length and decimals.
+    #[test]
+    fn result_columns_are_declared_as_mariadb_declares_them() {
+        use super::super::coldef::Code;
+        let declared = |sql: &str| -> Vec<(Code, u32, u8)> {
+            typing(sql)
+                .columns
+                .into_iter()
+                .map(|m| m.map_or((Code::ByValue, 0, 0), |m| (m.code, m.length, m.decimals)))
+                .collect()
+        };
+        assert_eq!(
+            declared("SELECT 1 + 2, 123456789 + 1, 7 DIV 2, COUNT(*), status, id, 5 & 3 FROM request"),
+            vec![
+                (Code::Long, 3, 0),
+                (Code::LongLong, 11, 0),
+                (Code::Long, 1, 0),
+                (Code::LongLong, 21, 0),
+                (Code::Long, 11, 0),
+                (Code::LongLong, 20, 0),
+                (Code::LongLong, 21, 0),
+            ]
+        );
+        assert_eq!(
+            declared("SELECT 1.5, 7 / 2, SUM(status), AVG(id), ROUND(2.5), FLOOR(2.7) FROM request"),
+            vec![
+                (Code::NewDecimal, 4, 1),
+                (Code::NewDecimal, 7, 4),
+                (Code::NewDecimal, 33, 0),
+                (Code::NewDecimal, 25, 4),
+                (Code::NewDecimal, 3, 0),
+                (Code::Long, 3, 0),
+            ]
+        );
+        assert_eq!(
+            declared("SELECT 'abc', hostname, CONCAT(hostname, 'x'), NULL, SQRT(2), req_time FROM request"),
+            vec![
+                (Code::VarString, 12, 39),
+                (Code::VarString, 128, 0),
+                (Code::VarString, 132, 39),
+                (Code::Null, 0, 0),
+                (Code::Double, 23, 31),
+                (Code::Float, 12, 31),
+            ]
+        );
+        assert_eq!(
+            declared("SELECT CURDATE(), NOW(3), DATE_ADD('2024-03-05', INTERVAL 1 DAY), -(3 - 5)"),
+            vec![
+                (Code::Date, 10, 0),
+                (Code::DateTime, 23, 3),
+                (Code::String, 76, 0),
+                (Code::NewDecimal, 4, 0),
+            ]
+        );
+    }
+
     #[test]
     fn what_is_not_known_is_not_typed() {
         // A report table's column, a `*`, what is not a query or not parsed.
@@ -1406,8 +1550,11 @@ mod tests {
         );
         assert!(columns("SELECT *, 7 / 2 FROM request").is_empty());
         assert!(columns("SHOW TABLES").is_empty());
-        // Nothing that can make a scale: not parsed at all.
-        assert!(columns("SELECT SUM(status), COUNT(*) FROM request WHERE id > 5").is_empty());
+        // Every statement is typed: its columns' definitions depend on it.
+        assert_eq!(
+            columns("SELECT SUM(status), COUNT(*) FROM request WHERE id > 5"),
+            vec![Some(0), None]
+        );
         assert_eq!(
             columns("SELECT SUM(status) FROM request WHERE req_time > 0.5"),
             vec![Some(0)]

@@ -18,6 +18,7 @@ as MySQL writes them.
 import datetime
 import decimal
 import json
+import os
 import sys
 
 import pymysql
@@ -152,7 +153,7 @@ def run(cursor, sql):
     # The decimals MariaDB shows of each DOUBLE column (31: all of them).
     shown = [d[5] if d[1] in (DOUBLE, FLOAT) and d[5] is not None and d[5] < 31 else None
              for d in cursor.description or []]
-    run.kinds = [TEMPORAL_KINDS.get(d[1]) for d in cursor.description or []]
+    run.kinds = [declared_kind(d[1]) for d in cursor.description or []]
     return names, [list(r) for r in cursor.fetchall()], shown
 
 
@@ -161,12 +162,31 @@ def run(cursor, sql):
 TEMPORAL_KINDS = {10: "DATE", 14: "DATE", 12: "DATETIME", 7: "DATETIME", 11: "TIME"}
 
 
+def declared_kind(code):
+    """What a column's type code is compared as: its temporal kind (what a client reads as a date
+    or time), or with PINBAD_SQL_COMPARE_TYPES=all every type code (LONG against LONGLONG, …),
+    which `docs/testing.md` reports the differences of but which the tests do not fail on yet."""
+    if os.environ.get("PINBAD_SQL_COMPARE_TYPES") == "all":
+        return TYPE_NAMES.get(SAME_TYPE.get(code, code), code)
+    return TEMPORAL_KINDS.get(code) or "not temporal"
+
+
+# Column type codes by name, and the ones a client reads alike: MariaDB's copy of pinbad's
+# FLOAT columns is DOUBLE (so that nothing rounds), TIMESTAMP reads as DATETIME, NEWDATE as DATE.
+TYPE_NAMES = {0: "DECIMAL", 1: "TINY", 2: "SHORT", 3: "LONG", 4: "FLOAT", 5: "DOUBLE", 6: "NULL",
+              7: "TIMESTAMP", 8: "LONGLONG", 9: "INT24", 10: "DATE", 11: "TIME", 12: "DATETIME",
+              13: "YEAR", 14: "NEWDATE", 15: "VARCHAR", 16: "BIT", 245: "JSON", 246: "NEWDECIMAL",
+              247: "ENUM", 248: "SET", 249: "TINY_BLOB", 250: "MEDIUM_BLOB", 251: "LONG_BLOB",
+              252: "BLOB", 253: "VAR_STRING", 254: "STRING", 255: "GEOMETRY"}
+SAME_TYPE = {4: 5, 7: 12, 14: 10}
+
+
 def kinds_differ(m_kinds, p_kinds):
     """Where a column is declared temporal on one side and not (or another) on the other: what
     a client reads as a date or time (a `datetime`, Grafana's time column) against a string."""
     for i, (m, p) in enumerate(zip(m_kinds, p_kinds)):
         if m != p:
-            return "column %d declared: mariadb %s, pinbad %s" % (i, m or "not temporal", p or "not temporal")
+            return "column %d declared: mariadb %s, pinbad %s" % (i, m, p)
     return None
 
 

@@ -71,6 +71,13 @@ pub struct Column {
     ///
     /// Of particular interest are `ColumnFlags::UNSIGNED_FLAG` and `ColumnFlags::NOT_NULL_FLAG`.
     pub colflags: ColumnFlags,
+    /// The most characters (bytes, for a string) a value takes: the definition's
+    /// `column_length`.
+    pub length: u32,
+    /// Digits after the point (31: not fixed; 39: a string's), the definition's `decimals`.
+    pub decimals: u8,
+    /// The collation id the values are in (63: binary, for numbers and temporals).
+    pub charset: u16,
 }
 
 /// QueryStatusInfo represents the status of a query.
@@ -580,6 +587,9 @@ where
                                     column: String::from_utf8_lossy(var_with_at).to_string(),
                                     coltype: myc::constants::ColumnType::MYSQL_TYPE_LONG,
                                     colflags: myc::constants::ColumnFlags::UNSIGNED_FLAG,
+                                    length: 10,
+                                    decimals: 0,
+                                    charset: 63,
                                 }];
 
                                 match var {
