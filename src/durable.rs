@@ -139,6 +139,7 @@ pub const STATE_FILES: &[&str] = &[
     "reports.json",
     "sinks.json",
     "ids.json",
+    "marks.json",
     "snapshot.bin",
     "pending.bin",
     "history.sqlite",

@@ -18,6 +18,8 @@ pub mod codec;
 pub mod durable;
 // Request ids that never repeat per instance: a block reserved ahead in `state_dir/ids.json`.
 pub mod ids;
+// Moments an operator names (a deploy): `state_dir/marks.json`, bounded, drawn on charts.
+pub mod marks;
 // Giving freed memory back to the OS after a burst has expired.
 pub mod memory;
 // The memory budget (`limits.max_memory`): what every holder accounts, whether it is tight.

@@ -150,6 +150,9 @@ pub struct Core {
     rewrite: Arc<crate::rewrite::Rules>,
     /// Where the pool's request ids start and how far they are reserved (start-up sets it).
     ids: Arc<crate::ids::Ids>,
+    /// The marks of `{state_dir}/marks.json` (the API changes them; charts, SQL and the
+    /// comparison read them).
+    marks: Arc<crate::marks::Marks>,
 }
 
 impl Core {
@@ -254,6 +257,7 @@ impl Core {
             set_aside,
             rewrite,
             ids: Arc::new(crate::ids::Ids::unbacked()),
+            marks: Arc::new(crate::marks::Marks::open(&config.state_dir, on_damage)),
             config,
         })
     }
@@ -311,6 +315,11 @@ impl Core {
     /// Sets the request ids' reservation (start-up, before the snapshot is restored).
     pub fn set_ids(&mut self, ids: crate::ids::Ids) {
         self.ids = Arc::new(ids);
+    }
+
+    /// The marks (see [`crate::marks`]).
+    pub fn marks(&self) -> &Arc<crate::marks::Marks> {
+        &self.marks
     }
 
     pub fn pool(&self) -> &RwLock<Pool> {

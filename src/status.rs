@@ -282,6 +282,7 @@ pub const SECTIONS: &[Section] = &[
     ("ticklog", |s| s.ticklog.status()),
     ("request_log", |s| s.request_log.status()),
     ("snapshot", |s| json!(*s.restored)),
+    ("marks", |s| s.core.marks().status()),
     ("state_files", |s| json!({ "set_aside": set_aside(s) })),
 ];
 
@@ -292,6 +293,7 @@ fn set_aside(s: &Sources) -> Vec<&crate::durable::SetAside> {
         .iter()
         .chain(s.sinks.set_aside())
         .chain(s.core.ids().set_aside())
+        .chain(s.core.marks().set_aside())
         .chain(s.history.set_aside())
         .chain(s.request_log.set_aside())
         .collect()

@@ -29,6 +29,7 @@ mod dashboard;
 mod fleet;
 mod history;
 mod instruments;
+mod marks;
 pub mod openapi;
 mod reports;
 pub mod request_logs;
@@ -217,6 +218,7 @@ pub fn documented_routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
         .merge(fleet::routes())
         .merge(instruments::routes())
         .merge(sinks::routes())
+        .merge(marks::routes())
         .merge(stream::routes())
         .routes(utoipa_axum::routes!(metrics))
         .routes(utoipa_axum::routes!(openapi::openapi_json))

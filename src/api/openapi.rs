@@ -34,6 +34,7 @@ use utoipa::{OpenApi, ToResponse, ToSchema};
         (name = "status", description = "Liveness and self-instrumentation"),
         (name = "reports", description = "Live aggregated reports"),
         (name = "raw", description = "Raw requests kept in the pool"),
+        (name = "marks", description = "Named moments (a deploy, a config change), drawn on charts"),
         (name = "meta", description = "This document"),
     ),
     components(
@@ -152,8 +153,10 @@ pub struct ReportDefinition {
     /// histograms' buckets, `+Inf` added; `[]`: `+Inf` alone. Default: ten a decade from 0.1 ms
     /// to 10 s.
     pub prometheus_buckets: Option<Vec<f64>>,
-    /// How long its history is kept, e.g. `"30d"` (1 min to 3650 days); absent or `"0s"`: no
-    /// history (see `GET /api/v1/reports/{name}/history`).
+    /// How long its history is kept, e.g. `"30d"` (1 min to 3650 days); `"0s"`: no history
+    /// (see `GET /api/v1/reports/{name}/history`). Absent: 1 day (`1d`, or `history_step` when
+    /// that is longer), so that every report created here can be charted; a `[[report]]` table
+    /// without it keeps none.
     pub history_retention: Option<String>,
     /// The history's step, e.g. `"1m"` (default): whole seconds, a multiple of the report's tick.
     pub history_step: Option<String>,
@@ -339,6 +342,20 @@ pub struct SinkChange {
     pub enabled: Option<bool>,
     /// The share of requests it receives, in (0, 1] (chosen by a hash of the request id).
     pub sample: Option<f64>,
+}
+
+/// The body of `POST /api/v1/marks`.
+#[derive(ToSchema)]
+pub struct MarkBody {
+    /// What happened (`deploy v1.4.2`), 1 to 256 bytes.
+    pub text: String,
+    /// When: unix seconds (a number or a string), RFC 3339, `now` or relative (`-5m`); now
+    /// when left out.
+    pub time: Option<String>,
+    /// The server it concerns, if one.
+    pub server_name: Option<String>,
+    /// The script it concerns, if one.
+    pub script_name: Option<String>,
 }
 
 #[cfg(test)]

@@ -334,7 +334,8 @@ async fn create(
 ) -> Result<Response, ApiError> {
     super::refuse_parameters(raw.as_deref(), " (the definition is the body)")?;
     let bytes = super::read_body(body, state.core.config()).await?;
-    let def = parse_definition(&bytes)?;
+    let mut def = parse_definition(&bytes)?;
+    with_run_time_history(&mut def);
     def.validate_new().map_err(refused)?;
     let entry = blocking(&state.clone(), move || create_filled(&state, def)).await?;
     tracing::info!(
@@ -344,6 +345,19 @@ async fn create(
         "Report created"
     );
     Ok((StatusCode::CREATED, Json(entry)).into_response())
+}
+
+/// A definition made at run time without `history_retention` keeps history for
+/// [`RUN_TIME_HISTORY_RETENTION`](crate::report::RUN_TIME_HISTORY_RETENTION) (or its
+/// `history_step`, when longer): a report made to look into something is charted like the
+/// built-ins, and its rows' "chart" links draw. `"0s"` keeps none, as asked.
+fn with_run_time_history(def: &mut ReportDef) {
+    if def.history_retention.is_none() {
+        let step = def.history_step.map(|s| s.0).unwrap_or_default();
+        def.history_retention = Some(crate::units::HumanDuration(
+            crate::report::RUN_TIME_HISTORY_RETENTION.max(step),
+        ));
+    }
 }
 
 /// A POST body as a report definition, or a 400 that says what is wrong in plain words (not in

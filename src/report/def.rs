@@ -204,10 +204,10 @@ pub const MAX_NAME_BYTES: usize = 128;
 /// these names would be hidden behind the raw table, so a new report may not take one
 /// ([`ReportDef::validate_new`]), compared without case as the SQL front end matches names.
 pub const SQL_RAW_TABLES: [&str; 4] = ["request", "timer", "timertag", "tag"];
-/// The SQL front end's status tables (pinba_engine's `status`, pinba2's `stats` and `active`, of
-/// pinbad's own figures): like the raw tables, each would hide a report's table of its name, so
-/// a new report may not take one.
-pub const SQL_STATUS_TABLES: [&str; 3] = ["status", "stats", "active"];
+/// The SQL front end's own tables (pinba_engine's `status`, pinba2's `stats` and `active`, of
+/// pinbad's own figures, and pinbad's `marks`): like the raw tables, each would hide a report's
+/// table of its name, so a new report may not take one.
+pub const SQL_STATUS_TABLES: [&str; 4] = ["status", "stats", "active", "marks"];
 /// Most percentiles a report (or a query) may show.
 pub const MAX_PERCENTILES: usize = 32;
 /// Percentiles shown when a definition names none.
@@ -515,9 +515,9 @@ impl ReportDef {
             .find(|t| t.eq_ignore_ascii_case(&self.name))
         {
             return Err(err(format!(
-                "report name `{}`: `{status}` is the SQL front end's table of pinbad's status \
-                 (pinba_engine's `status`, pinba2's `stats` and `active`), which would hide this \
-                 report's table; choose another name",
+                "report name `{}`: `{status}` is one of the SQL front end's own tables \
+                 (pinba_engine's `status`, pinba2's `stats` and `active`, pinbad's `marks`), \
+                 which would hide this report's table; choose another name",
                 self.name
             )));
         }
@@ -810,6 +810,13 @@ pub const INFO_HISTORY: (std::time::Duration, std::time::Duration, Option<usize>
     std::time::Duration::from_secs(60),
     None,
 );
+/// The history a report created at run time (`POST /api/v1/reports`, the dashboard's form)
+/// keeps when its definition names no `history_retention`: a day, so that its rows can be
+/// charted from the first step on (the 1-minute default step: at most (100 + 2) × 1,440 rows,
+/// ~150–450 MB for a report with 100 busy rows in every minute, a few MB for a quiet one).
+/// Longer needs asking for; `"0s"` keeps none.
+pub const RUN_TIME_HISTORY_RETENTION: std::time::Duration =
+    std::time::Duration::from_secs(24 * 3600);
 /// The history each `report_by_*` built-in keeps by default (docs/history.md has the disk it
 /// costs): 7 days at 15 minutes (Pinboard's resolution; the fine steps of `[history]` cover the
 /// last day finer), the top 500 rows of each step (every script of a typical site) and the

@@ -24,6 +24,9 @@ pub enum StatusTable {
     Stats,
     /// pinba2's `active`: a row per report.
     Active,
+    /// pinbad's `marks` (see `crate::marks`): a row per mark, what a Grafana MySQL data
+    /// source's annotation query reads (`WHERE $__unixEpochFilter(time)`).
+    Marks,
 }
 
 /// A column: its name, its type, and the type its peer's DDL declares (`SHOW COLUMNS`).
@@ -116,9 +119,24 @@ const ACTIVE: [Column; 29] = [
     ("last_snapshot_merge_duration", Float, "double"),
 ];
 
+/// `marks`' columns: `time` in whole unix seconds (what Grafana's `$__unixEpochFilter` compares
+/// and its annotations read as epoch seconds), `time_ms` with the milliseconds.
+const MARKS: [Column; 6] = [
+    ("id", BigInt, U64),
+    ("time", BigInt, "bigint(20)"),
+    ("time_ms", BigInt, "bigint(20)"),
+    ("text", Text, "varchar(256)"),
+    ("server_name", Text, "varchar(256)"),
+    ("script_name", Text, "varchar(256)"),
+];
+
 impl StatusTable {
-    pub const ALL: [StatusTable; 3] =
-        [StatusTable::Status, StatusTable::Stats, StatusTable::Active];
+    pub const ALL: [StatusTable; 4] = [
+        StatusTable::Status,
+        StatusTable::Stats,
+        StatusTable::Active,
+        StatusTable::Marks,
+    ];
 
     /// The table's name over SQL.
     pub fn name(self) -> &'static str {
@@ -126,6 +144,7 @@ impl StatusTable {
             StatusTable::Status => crate::report::SQL_STATUS_TABLES[0],
             StatusTable::Stats => crate::report::SQL_STATUS_TABLES[1],
             StatusTable::Active => crate::report::SQL_STATUS_TABLES[2],
+            StatusTable::Marks => crate::report::SQL_STATUS_TABLES[3],
         }
     }
 
@@ -136,6 +155,7 @@ impl StatusTable {
             StatusTable::Status => "status",
             StatusTable::Stats => "v2/stats",
             StatusTable::Active => "v2/active",
+            StatusTable::Marks => "marks",
         }
     }
 
@@ -151,6 +171,7 @@ impl StatusTable {
             StatusTable::Status => &STATUS,
             StatusTable::Stats => &STATS,
             StatusTable::Active => &ACTIVE,
+            StatusTable::Marks => &MARKS,
         }
     }
 
@@ -159,6 +180,7 @@ impl StatusTable {
         match self {
             StatusTable::Status | StatusTable::Stats => 1,
             StatusTable::Active => core.reports().snapshot().len() as u64,
+            StatusTable::Marks => core.marks().len() as u64,
         }
     }
 
@@ -169,8 +191,28 @@ impl StatusTable {
             StatusTable::Status => vec![status_row(core)],
             StatusTable::Stats => vec![stats_row(core)],
             StatusTable::Active => active_rows(core),
+            StatusTable::Marks => marks_rows(core),
         }
     }
+}
+
+/// `marks`: every mark, by time (at most `marks::MAX_MARKS`; SQLite filters them).
+fn marks_rows(core: &Core) -> Vec<Vec<Value>> {
+    let text = |t: &Option<String>| t.clone().map_or(Value::Null, Value::Text);
+    core.marks()
+        .list(i64::MIN, i64::MAX)
+        .into_iter()
+        .map(|m| {
+            vec![
+                int(m.id),
+                Value::Integer(m.time_ms.div_euclid(1000)),
+                Value::Integer(m.time_ms),
+                Value::Text(m.text),
+                text(&m.server_name),
+                text(&m.script_name),
+            ]
+        })
+        .collect()
 }
 
 fn int(v: u64) -> Value {

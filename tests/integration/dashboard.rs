@@ -1796,3 +1796,113 @@ fn figures_mean_what_they_say_in_a_real_browser() {
     );
     assert_no_errors(&b, &[]);
 }
+
+/// Issue 82, items 2 and 3: a mark made through the API is drawn on a row's history charts as
+/// a vertical line at its time (its text and server on hover) and listed under them; the "new
+/// report" form's history field sets how long the report keeps history (the API's list says so)
+/// and its rows link to their charts, while a report made with `0s` keeps none and its rows
+/// offer no chart link that could not draw.
+#[test]
+fn marks_are_drawn_and_the_new_report_form_sets_history_in_a_real_browser() {
+    history_config_accepted().expect("this build keeps history");
+    let Some(b) = Browser::start() else { return };
+    let d = Daemon::start(&config(true));
+    let base = d.url("/");
+    d.send(&traffic());
+    d.wait_merged(76);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let mark = json!({"text": "deploy v9", "time": now - 20, "server_name": "shop.example.com"});
+    let made = ureq::post(&d.url("/api/v1/marks"))
+        .set("Authorization", &format!("Bearer {TOKEN}"))
+        .send_string(&mark.to_string())
+        .expect("the mark is added");
+    assert_eq!(made.status(), 201);
+
+    b.goto(&format!(
+        "{base}#/history/by_script?filter=script_name%3A%2Falpha.php&range=15m"
+    ));
+    for chart in ["history-rate", "history-latency"] {
+        let drawn = b.wait(&format!("the mark on {chart}"), |b| {
+            let v = b.eval(
+                "const u = window.__pinbad.charts[arguments[0]];
+                 return u ? [...u.over.querySelectorAll('.mark')].map(e =>
+                   [Number(e.dataset.time), e.title, u.valToPos(Number(e.dataset.time), 'x'),
+                    parseFloat(e.style.left) + 3]) : null",
+                json!([chart]),
+            );
+            let v: Vec<(f64, String, f64, f64)> = serde_json::from_value(v).ok()?;
+            (!v.is_empty()).then_some(v)
+        });
+        assert_eq!(drawn.len(), 1, "{drawn:?}");
+        let (time, title, x, line) = &drawn[0];
+        assert_eq!(*time, (now - 20) as f64);
+        assert!(
+            title.contains("deploy v9") && title.contains("shop.example.com"),
+            "{title}"
+        );
+        assert!(
+            (x - line).abs() < 0.5,
+            "the line at its time: {x} vs {line}"
+        );
+        let listed = b.eval(
+            "return document.querySelector('#chart-' + arguments[0] + ' .marks-list').textContent",
+            json!([chart]),
+        );
+        assert!(listed.as_str().unwrap().contains("deploy v9"), "{listed}");
+    }
+    shot(&b, "marks");
+
+    // The form: a history of a week, then one of none.
+    b.goto(&format!("{base}#/report/by_script"));
+    b.eval(
+        "sessionStorage.setItem('pinbad.token', arguments[0])",
+        json!([TOKEN]),
+    );
+    let history_field = b.eval(
+        "return document.getElementById('new-report-history').value",
+        json!([]),
+    );
+    assert_eq!(history_field, "1d", "the field shows the default");
+    for (name, history, retention) in [
+        ("by_host_week", "7d", json!(7.0 * 86400.0)),
+        ("by_host_none", "0s", Value::Null),
+    ] {
+        b.type_into("#new-report-name", name);
+        b.type_into("#new-report-keys", "hostname");
+        b.type_into("#new-report-history", history);
+        b.click("#create-report button[type=submit]");
+        b.wait(&format!("{name}'s tab"), |b| {
+            let tab = b.eval(
+                "const a = document.querySelector('#report-tabs a.active'); return a && a.textContent",
+                json!([]),
+            );
+            (tab == name).then_some(())
+        });
+        let list = d.json("/api/v1/reports");
+        assert_eq!(
+            named(&list["reports"], name)["history_retention"],
+            retention
+        );
+        // Its rows: a chart link each when it keeps history, none (a mark saying why) when not.
+        let (links, none) = b.wait(&format!("{name}'s rows"), |b| {
+            let v = b.eval(
+                "const caption = document.getElementById('report-caption').textContent;
+                 const rows = document.querySelectorAll('#report-table tbody tr td[data-col]');
+                 return caption.startsWith(arguments[0] + ' ·') && rows.length
+                   ? [document.querySelectorAll('#report-table a.history-link').length,
+                      document.querySelectorAll('#report-table .no-history').length] : null",
+                json!([name]),
+            );
+            serde_json::from_value::<(u64, u64)>(v).ok()
+        });
+        if retention.is_null() {
+            assert_eq!((links, none), (0, 1), "{name}");
+        } else {
+            assert_eq!((links, none), (1, 0), "{name}");
+        }
+    }
+    assert_no_errors(&b, &[]);
+}

@@ -763,6 +763,21 @@ fn check_http_api_example(command: &str, out: &str) {
                 .collect();
             assert!(peaks.windows(2).all(|w| w[0] >= w[1]), "{out}");
         }
+        // Marks: each POST answers the mark it made (the daemon has no token: the header is
+        // not needed), the list holds the one made now, the DELETE answers 204 (no body).
+        None if command.contains("-X POST") && command.contains("/api/v1/marks") => {
+            let mark = json();
+            let text = mark["text"].as_str().unwrap_or_else(|| panic!("{out}"));
+            assert!(command.contains(&format!("\"text\": \"{text}\"")), "{out}");
+            assert!(mark["id"].is_u64(), "{out}");
+        }
+        None if command.contains("/api/v1/marks?from=-24h") => {
+            let marks = json()["marks"].as_array().cloned().unwrap_or_default();
+            assert!(marks.iter().any(|m| m["text"] == "deploy v1.4.2"), "{out}");
+        }
+        None if command.contains("-X DELETE") && command.contains("/api/v1/marks/0") => {
+            assert_eq!(out, "", "a 204 has no body")
+        }
         _ => panic!("docs/http-api.md has a command this test does not check: `{command}`"),
     }
 }

@@ -77,6 +77,14 @@ pub(crate) fn total_requests(d: &Daemon, name: &str) -> u64 {
     ) as u64
 }
 
+/// Report `name`'s history is a 404 saying that it keeps none.
+fn assert_keeps_no_history(d: &Daemon, name: &str) {
+    let (code, body) = d.get(&format!("/api/v1/reports/{name}/history"));
+    assert_eq!(code, 404, "{body}");
+    let detail = body["detail"].as_str().unwrap();
+    assert!(detail.contains("keeps no history"), "{body}");
+}
+
 /// Sends `n` waves, each in the history of every one of `reports` before the next is sent.
 fn send_waves(d: &Daemon, n: u64, reports: &[&str]) {
     let mut packets = 0;
@@ -235,15 +243,7 @@ fn history_keeps_exact_steps_across_restart() {
             "{body}"
         );
     }
-    let (code, body) = d.get("/api/v1/reports/no_history/history");
-    assert_eq!(code, 404);
-    assert!(
-        body["detail"]
-            .as_str()
-            .unwrap()
-            .contains("keeps no history"),
-        "{body}"
-    );
+    assert_keeps_no_history(&d, "no_history");
     assert_eq!(d.get("/api/v1/reports/nope/history").0, 404);
 
     // The listing shows the settings (resolved); built-ins have theirs.
@@ -818,5 +818,68 @@ fn reports_sharing_a_table_each_keep_their_history() {
     assert_eq!(
         history(&d, "scripts_b", "columns=req_count")["report"],
         "scripts_b"
+    );
+}
+
+/// Issue 82, item 3: a report created at run time keeps history without being asked (a day,
+/// the listing says so), its steps answer with what was sent once they close; `"0s"` keeps
+/// none, as asked, and its history is a 404 that says so.
+#[test]
+fn a_report_created_at_run_time_keeps_history_by_default() {
+    let d = Daemon::start(CONFIG);
+    // A 1 s step, so that its steps close within the test (the default step is 1 minute).
+    let (code, made) = d.post(
+        "/api/v1/reports",
+        &json!({"name": "rt", "keys": ["script_name"], "history_step": "1s"}),
+    );
+    assert_eq!(code, 201, "{made}");
+    assert_eq!(made["history_retention"], json!(86400.0), "{made}");
+    assert_eq!(made["history_step"], json!(1.0), "{made}");
+    let (code, plain) = d.post(
+        "/api/v1/reports",
+        &json!({"name": "rt_plain", "keys": ["hostname"]}),
+    );
+    assert_eq!(code, 201, "{plain}");
+    assert_eq!(
+        (
+            plain["history_retention"].clone(),
+            plain["history_step"].clone()
+        ),
+        (json!(86400.0), json!(60.0)),
+        "{plain}"
+    );
+    let (code, none) = d.post(
+        "/api/v1/reports",
+        &json!({"name": "rt_none", "keys": ["hostname"], "history_retention": "0s"}),
+    );
+    assert_eq!(code, 201, "{none}");
+    assert_eq!(none["history_retention"], Value::Null, "{none}");
+    assert_keeps_no_history(&d, "rt_none");
+
+    // Two waves, each in the run-time report's history before the next is sent.
+    send_waves(&d, 2, &["rt"]);
+    let rows = history(&d, "rt", "columns=req_count");
+    let by_script: BTreeMap<String, f64> = rows["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let n: f64 = s["points"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p[1].as_f64().unwrap())
+                .sum();
+            (s["key"][0].as_str().unwrap_or("").to_string(), n)
+        })
+        .collect();
+    assert_eq!(
+        by_script,
+        BTreeMap::from([
+            ("/a".to_string(), 60.0),
+            ("/b".to_string(), 40.0),
+            ("/c".to_string(), 20.0)
+        ]),
+        "{rows}"
     );
 }

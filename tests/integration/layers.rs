@@ -16,6 +16,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "codec",
             "durable",
             "ids",
+            "marks",
             "memory",
             "budget",
             "sqlite_heap",

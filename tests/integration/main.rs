@@ -24,6 +24,7 @@ mod installed;
 mod ingest;
 mod layers;
 mod logs;
+mod marks;
 mod memory;
 mod openapi;
 mod packaging;

@@ -254,7 +254,7 @@
     return table.keys.map((k) => k.replace(/^(timer_tag|tag):/, ''));
   }
   Object.assign(P.lib, { parseRoute, routeHash, rangeOf, seriesColumn, errorRatio, otherHolds, sumColumns,
-    keyColumns, keepsHistory, columnKind, fmtCell, escapeRe, matchAny, utcTime, localTime, pageOf,
+    keyColumns, keepsHistory, marksIn, markTitle, columnKind, fmtCell, escapeRe, matchAny, utcTime, localTime, pageOf,
     reportGroup, timersByTag, fmtBytes, gapsOf, lonePoints });
 
   // ---- API ------------------------------------------------------------------------------------
@@ -372,8 +372,53 @@
   function chartBox(id, title) {
     const plot = h('div', { class: 'plot' });
     const note = h('div', { class: 'note', hidden: true });
-    const box = h('div', { class: 'chart', id }, h('h3', {}, title), note, plot);
-    return { box, plot, note };
+    const marks = h('div', { class: 'marks-list muted', hidden: true });
+    const box = h('div', { class: 'chart', id }, h('h3', {}, title), note, plot, marks);
+    return { box, plot, note, marks };
+  }
+  /** The marks (`GET /api/v1/marks`: deploys, config changes), as the last poll found them: every
+   *  chart draws those in its range. Asked at most once per poll, before the view refreshes. */
+  let marksAt = 0;
+  P.marks = [];
+  async function loadMarks() {
+    if (Date.now() - marksAt < POLL_MS) return;
+    marksAt = Date.now();
+    try {
+      P.marks = (await api('/api/v1/marks')).marks || [];
+    } catch (e) {
+      // Marks only annotate: a failure to read them (an older pinbad's 404, a busy server)
+      // leaves the charts as they are, with the marks last read, and the view refreshes.
+    }
+  }
+  /** What a mark says on hover: its time (local and UTC), text, and the server or script it
+   *  concerns. Pure. */
+  function markTitle(m) {
+    const on = [m.server_name, m.script_name].filter(Boolean).join(' ');
+    return `${localTime(m.time)} (${utcTime(m.time)}): ${m.text}${on ? ' — ' + on : ''}`;
+  }
+  /** The marks within [from, to] (unix seconds), by time. Pure. */
+  function marksIn(marks, from, to) {
+    return marks.filter((m) => m.time >= from && m.time <= to).sort((a, b) => a.time - b.time);
+  }
+  /** Each mark in the chart's range as a vertical line over the plot (its text on hover), and
+   *  listed under the chart. */
+  function drawMarks(u, box, from, to) {
+    let layer = u.over.querySelector('.marks');
+    if (!layer) { layer = h('div', { class: 'marks' }); u.over.append(layer); }
+    const width = u.over.clientWidth;
+    const shown = marksIn(P.marks, from, to);
+    layer.replaceChildren(...shown.map((m) => {
+      const x = u.valToPos(m.time, 'x');
+      if (!(x >= 0 && x <= width)) return null;
+      return h('div', { class: 'mark', 'data-id': m.id, 'data-time': m.time, title: markTitle(m),
+        style: `left:${(x - 3).toFixed(1)}px` });
+    }).filter(Boolean));
+    if (box && box.marks) {
+      box.marks.hidden = !shown.length;
+      box.marks.replaceChildren(...(shown.length ? [h('span', {}, 'marks: ')] : []),
+        ...shown.map((m, i) => h('span', { class: 'mark-item', 'data-id': m.id, title: markTitle(m) },
+          (i ? ' · ' : '') + `${localTime(m.time)} ${m.text}`)));
+    }
   }
   /**
    * The spans of a chart without data, as [from, to] unix seconds: the steps where every series
@@ -466,7 +511,8 @@
       scales: { x: { time: true, range: () => [spanRef.at[0], Math.max(spanRef.at[1], spanRef.last ?? -Infinity)] },
         // A ratio from 0 (up to 1 % when every step is 0, not uPlot's 0 to 100 = 10,000 %).
         ...(opts.ratio ? { y: { range: (_, min, max) => [0, Math.max(0.01, (max || 0) * 1.1)] } } : {}) },
-      hooks: { draw: [(uu) => drawGaps(uu, spanRef.gaps)] },
+      hooks: { draw: [(uu) => drawGaps(uu, spanRef.gaps),
+        (uu) => drawMarks(uu, box, spanRef.at[0], Math.max(spanRef.at[1], spanRef.last ?? -Infinity))] },
     }, data, box.plot);
     u.pinbadShape = shape;
     u.pinbadSpan = spanRef;
@@ -1486,13 +1532,19 @@
       const newName = h('input', { id: 'new-report-name', placeholder: 'name', size: 16 });
       const newKeys = h('input', { id: 'new-report-keys', size: 30,
         placeholder: timers ? 'script_name, timer_tag:group' : 'script_name, tag:country' });
+      // How long the new report's history is kept (the server's default for a report made at
+      // run time is a day; 0s: none), sent as `history_retention`.
+      const newHistory = h('input', { id: 'new-report-history', size: 6, value: '1d',
+        'aria-label': 'history kept for', title: 'history kept for (e.g. 1d, 7d; 0s: none): its rows can be charted' });
       if (timers && !list.length) { newName.value = 'timers_by_group'; newKeys.value = 'script_name, timer_tag:group'; }
       const create = async (e) => {
         e.preventDefault();
         const keys = newKeys.value.split(',').map((k) => k.trim()).filter(Boolean);
+        const def = { name: newName.value.trim(), keys };
+        if (newHistory.value.trim()) def.history_retention = newHistory.value.trim();
         const made = await act(() => api('/api/v1/reports', {
           method: 'POST', headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ name: newName.value.trim(), keys }),
+          body: JSON.stringify(def),
         }));
         if (made) { name = made.name; go(new URLSearchParams()); await loadList(); }
       };
@@ -1504,7 +1556,8 @@
       } }, 'Drop this report');
       admin.replaceChildren(
         h('form', { class: 'inline', id: 'create-report', onsubmit: create },
-          h('label', {}, 'new report'), newName, newKeys, h('button', { type: 'submit' }, 'Create')),
+          h('label', {}, 'new report'), newName, newKeys,
+          h('label', { for: 'new-report-history' }, 'history'), newHistory, h('button', { type: 'submit' }, 'Create')),
         name ? drop : null);
     }
 
@@ -1556,6 +1609,12 @@
         }, c + mark);
       });
       head.unshift(h('th', { class: 'key', title: "each row's history" }, ''));
+      // A row's "chart" leads only where a chart can be drawn: not for a report that keeps no
+      // history, nor for the fleet's rows (this instance's history is not the fleet's).
+      const keeps = keepsHistory(list.find((x) => x.name === name));
+      const noChart = p.get('fleet')
+        ? 'the fleet view has no history charts: a row\'s history here would be this instance\'s alone'
+        : keeps === false ? `${name} keeps no history (history_retention not set): create it with a history to chart its rows` : null;
       const body = t.rows.map((r) => {
         const filter = new URLSearchParams();
         // An absent schema is null here and "" in the history store.
@@ -1563,8 +1622,9 @@
         const range = params().get('range');
         if (range) filter.set('range', range);
         return h('tr', {},
-          h('td', { class: 'key link' },
-            h('a', { class: 'history-link', href: routeHash('history', name, filter), title: 'history of this row' }, 'chart')),
+          h('td', { class: 'key link' }, noChart
+            ? h('span', { class: 'muted no-history', title: noChart }, '–')
+            : h('a', { class: 'history-link', href: routeHash('history', name, filter), title: 'history of this row' }, 'chart')),
           keys.map((k) => h('td', { class: 'key', 'data-col': k, title: r[k] }, r[k])),
           metrics.map((c) => h('td', { 'data-col': c }, fmtCell(c, r[c]))));
       });
@@ -1760,6 +1820,7 @@
     timer = null;
     const mine = generation;
     try {
+      await loadMarks();
       await view.refresh(currentRoute);
       if (mine === generation) {
         showError(null);
