@@ -311,6 +311,22 @@ fn admit(bytes: u64, budget: &std::sync::Arc<Budget>) -> Result<(Account, Sendin
     Ok((account, sending))
 }
 
+/// Memory an answer's work holds while it is built (a comparison's rows and histograms), counted
+/// and refused as an answer is ([`admit`]); given back when dropped.
+pub struct Held {
+    _account: Account,
+    _sending: Sending,
+}
+
+/// Counts `bytes` of an answer's work in `budget`, or the 503 `memory_full` that refuses it.
+pub fn hold(bytes: u64, budget: &std::sync::Arc<Budget>) -> Result<Held, ApiError> {
+    let (account, sending) = admit(bytes, budget)?;
+    Ok(Held {
+        _account: account,
+        _sending: sending,
+    })
+}
+
 /// A table being rendered: what is left of its rows, and their bytes in the budget.
 struct Rendering {
     columns: Vec<String>,

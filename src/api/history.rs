@@ -62,18 +62,33 @@ async fn history(
     })
 }
 
-/// The answer's body, and whether it is CSV.
-fn answer(
-    state: &ApiState,
-    name: &str,
-    params: &[(String, String)],
-) -> Result<(String, bool), ApiError> {
+/// A report's history as the store holds it, for a query of it: its own steps and its fine
+/// steps (each `None` when none are stored under its definition), and what a query parses
+/// against.
+pub(super) struct Resolved {
+    pub conn: rusqlite::Connection,
+    /// The report's shape, with its own stored step.
+    pub shape: Shape,
+    pub stored: Option<store::StoredReport>,
+    /// The fine steps' spec, and their line in the store.
+    pub fine: Option<(Spec, store::StoredReport)>,
+    pub now_s: i64,
+}
+
+/// The store's error as the API answers it.
+pub(super) fn store_error(e: store::StoreError) -> ApiError {
+    ApiError::internal(format!("history store: {e}"))
+}
+
+/// Finds report `name` and its history in the store: a 404 when there is no such report or it
+/// keeps no history, a 503 when the store is unavailable.
+pub(super) fn resolve(state: &ApiState, name: &str) -> Result<Resolved, ApiError> {
     let cell = state
         .core
         .reports()
         .get(name)
         .ok_or_else(|| ApiError::not_found(format!("no report named `{name}`")))?;
-    let (spec, fine, mut shape, fp) = {
+    let (spec, fine, shape, fp) = {
         let r = cell.report.read();
         let spec = Spec::of_report(&r).ok().flatten();
         let fine = spec.and_then(|s| fine_spec(&s, r.window(), &state.core.config().history));
@@ -105,57 +120,90 @@ fn answer(
             detail: format!("the history store is unavailable: {why}"),
         });
     }
-    let store_error = |e: store::StoreError| ApiError::internal(format!("history store: {e}"));
     let conn = Store::open_reader(&state.history.path).map_err(store_error)?;
-    let mut stored = store::find_report(&conn, name)
+    let mut shape = shape;
+    let stored = store::find_report(&conn, name)
         .map_err(store_error)?
         .filter(|r| Some(&r.fingerprint) == fp.as_ref());
     if let Some(r) = &stored {
         shape.stored_step_s = (r.step_ms / 1000).max(1);
     }
+    // The fine steps, when the report keeps them and they are stored under its definition.
+    let fine = match fine {
+        Some((spec, fp)) => store::find_report(&conn, &fine_name(name))
+            .map_err(store_error)?
+            .filter(|r| r.fingerprint == fp)
+            .map(|r| (spec, r)),
+        None => None,
+    };
     let now_s = query::now_s(state.core.clock().unix_ms64(state.core.clock().now_ms64()));
+    Ok(Resolved {
+        conn,
+        shape,
+        stored,
+        fine,
+        now_s,
+    })
+}
+
+impl Resolved {
+    /// The shape of the fine steps' reading.
+    pub fn fine_shape(&self) -> Option<Shape> {
+        self.fine.as_ref().map(|(_, f)| Shape {
+            stored_step_s: (f.step_ms / 1000).max(1),
+            ..self.shape.clone()
+        })
+    }
+
+    /// Whether a range from `from_s` reads the fine steps (see `query::reads_fine`).
+    pub fn reads_fine(&self, from_s: i64) -> Result<bool, ApiError> {
+        let Some((spec, f)) = &self.fine else {
+            return Ok(false);
+        };
+        let oldest = |id| query::oldest_step(&self.conn, id).map_err(store_error);
+        let coarse_oldest = match &self.stored {
+            Some(r) => oldest(r.id)?,
+            None => None,
+        };
+        let retention_s = (spec.retention_ms / 1000) as i64;
+        Ok(query::reads_fine(
+            from_s,
+            self.now_s,
+            retention_s,
+            (oldest(f.id)?, coarse_oldest),
+            self.shape.stored_step_s as i64,
+        ))
+    }
+}
+
+/// The answer's body, and whether it is CSV.
+fn answer(
+    state: &ApiState,
+    name: &str,
+    params: &[(String, String)],
+) -> Result<(String, bool), ApiError> {
+    let r = resolve(state, name)?;
     let max_limit = state.core.config().limits.max_query_limit;
     let parse = |shape: &Shape| {
-        query::parse(params, shape, now_s, max_limit)
+        query::parse(params, shape, r.now_s, max_limit)
             .map_err(|e| ApiError::bad_parameter(&e.param, e.why))
     };
     // The fine steps when the range allows (see `query::reads_fine`), else the report's own.
-    let fine_stored = match &fine {
-        Some((_, fp)) => store::find_report(&conn, &fine_name(name))
-            .map_err(store_error)?
-            .filter(|r| r.fingerprint == *fp),
+    // A range the fine steps do not take (a `step` they do not divide cannot happen: they
+    // divide the report's) is parsed again below against the report's own.
+    let fine = match r.fine_shape() {
+        Some(fine_shape) => match parse(&fine_shape) {
+            Ok(fq) if r.reads_fine(fq.from_s)? => Some((fine_shape, fq)),
+            _ => None,
+        },
         None => None,
     };
-    let mut q = None;
-    if let (Some(f), Some((spec, _))) = (&fine_stored, &fine) {
-        let fine_shape = Shape {
-            stored_step_s: (f.step_ms / 1000).max(1),
-            ..shape.clone()
-        };
-        // A range the fine steps do not take (a `step` they do not divide cannot happen: they
-        // divide the report's) is parsed again below against the report's own.
-        if let Ok(fq) = parse(&fine_shape) {
-            let oldest = |id| query::oldest_step(&conn, id).map_err(store_error);
-            let coarse_oldest = match &stored {
-                Some(r) => oldest(r.id)?,
-                None => None,
-            };
-            let retention_s = (spec.retention_ms / 1000) as i64;
-            let oldest = (oldest(f.id)?, coarse_oldest);
-            let coarse_step_s = shape.stored_step_s as i64;
-            if query::reads_fine(fq.from_s, now_s, retention_s, oldest, coarse_step_s) {
-                shape = fine_shape;
-                stored = fine_stored.clone();
-                q = Some(fq);
-            }
-        }
-    }
-    let q = match q {
-        Some(q) => q,
-        None => parse(&shape)?,
+    let (shape, stored, q) = match fine {
+        Some((shape, q)) => (shape, r.fine.as_ref().map(|(_, f)| f.clone()), q),
+        None => (r.shape.clone(), r.stored.clone(), parse(&r.shape)?),
     };
     let answer = match &stored {
-        Some(r) => query::run(&conn, r.id, &shape, &q).map_err(store_error)?,
+        Some(s) => query::run(&r.conn, s.id, &shape, &q).map_err(store_error)?,
         None => query::Answer {
             series: Vec::new(),
             damaged_rows: 0,

@@ -25,6 +25,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use crate::state::Core;
 
 mod answer;
+mod compare;
 mod dashboard;
 mod fleet;
 mod history;
@@ -214,6 +215,7 @@ pub fn documented_routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
         .merge(requests::routes())
         .merge(reports::routes())
         .merge(history::routes())
+        .merge(compare::routes())
         .merge(request_logs::routes())
         .merge(fleet::routes())
         .merge(instruments::routes())

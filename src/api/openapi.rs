@@ -242,6 +242,105 @@ pub struct HistorySeries {
     pub points: Vec<Vec<Option<f64>>>,
 }
 
+/// `GET /api/v1/compare`.
+#[derive(ToSchema)]
+pub struct CompareAnswer {
+    pub report: String,
+    /// `info`, `request` or `timer`.
+    pub kind: String,
+    /// The rows' key columns: the report's, `status` left out (it gives the error ratios).
+    pub key_columns: Vec<String>,
+    /// `status` when error ratios are counted (the report has that key); null: no error ratios.
+    pub errors_from: Option<String>,
+    /// The p-value below which a change is significant.
+    pub alpha: f64,
+    /// What rows are ranked by (`any`, or a figure).
+    pub by: String,
+    /// Range A (before), as read.
+    pub a: CompareSide,
+    /// Range B (after), as read.
+    pub b: CompareSide,
+    /// Rows compared (both ranges' rows) before `limit`.
+    pub rows_compared: u64,
+    /// Of them, those with a significant change.
+    pub significant_rows: u64,
+    /// Stored rows left out because they cannot be read back. Normally 0.
+    pub damaged_rows: u64,
+    /// The report's totals compared (`key` `[]`).
+    pub total: CompareRow,
+    /// The rows ranked: significant first, by `score`, then by requests.
+    pub rows: Vec<CompareRow>,
+}
+
+/// A range of a comparison as read: whole stored steps.
+#[derive(ToSchema)]
+pub struct CompareSide {
+    /// Unix seconds: the start of the step holding the range's start.
+    pub from: i64,
+    /// Unix seconds: the start of the step holding the range's end (exclusive).
+    pub to: i64,
+    /// Seconds of it that have passed: what its rates divide by.
+    pub seconds: i64,
+    /// The step of the stored steps read, seconds: the report's fine steps where they cover the
+    /// range (`history.fine_step`), else its own (`history_step`).
+    pub step: i64,
+}
+
+/// A compared row.
+#[derive(ToSchema)]
+pub struct CompareRow {
+    pub key: Vec<String>,
+    /// Whether this is the "(other)" row (rows not among either range's top 500 by time, or
+    /// left out of their steps).
+    pub other: bool,
+    /// Whether a change it is ranked by is significant.
+    pub significant: bool,
+    /// The largest `effect` among its significant changes (or `by`'s); 0 when none.
+    pub score: f64,
+    pub a: CompareFigures,
+    pub b: CompareFigures,
+    /// One per figure: `rate`, `p50`, `p95`, `p99`, `error_ratio`, `cpu_per_request`,
+    /// `memory_per_request`.
+    pub changes: Vec<CompareChange>,
+}
+
+/// A row's figures over one range.
+#[derive(ToSchema)]
+pub struct CompareFigures {
+    pub requests: u64,
+    /// Requests a second (over the part of the range passed).
+    pub rate: Option<f64>,
+    /// Seconds.
+    pub p50: Option<f64>,
+    pub p95: Option<f64>,
+    pub p99: Option<f64>,
+    /// Requests with a status of 500 or more (null without a `status` key).
+    pub errors: Option<u64>,
+    pub error_ratio: Option<f64>,
+    /// `ru_utime + ru_stime` per request, seconds.
+    pub cpu_per_request: Option<f64>,
+    /// `memory_peak` per request, bytes.
+    pub memory_per_request: Option<f64>,
+}
+
+/// One figure's change from range A to range B.
+#[derive(ToSchema)]
+pub struct CompareChange {
+    pub metric: String,
+    /// B − A.
+    pub change: Option<f64>,
+    /// B / A (null when A is 0).
+    pub ratio: Option<f64>,
+    /// The two-sided p-value of its test (rates: exact Poisson; error ratios: two proportions;
+    /// percentiles: Mood's quantile test on the histograms); null when untested (CPU and memory,
+    /// fewer than 10 requests a side).
+    pub p_value: Option<f64>,
+    /// `p_value < alpha`; null when untested.
+    pub significant: Option<bool>,
+    /// `|ln(B/A)|`, at most 10 (a change from or to 0).
+    pub effect: f64,
+}
+
 /// `GET /api/v1/reports`.
 #[derive(ToSchema)]
 pub struct ReportList {
@@ -424,7 +523,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let router = crate::api::router(state(dir.path()));
         let paths = router_paths(&router);
-        for must in ["/healthz", "/api/v1/openapi.json", "/api/v1/reports/{name}"] {
+        for must in [
+            "/healthz",
+            "/api/v1/openapi.json",
+            "/api/v1/reports/{name}",
+            "/api/v1/compare",
+        ] {
             assert!(
                 paths.contains(must),
                 "{must} not found in the router's paths {paths:?}"

@@ -35,7 +35,9 @@
 //! so (unwritable, another version) the daemon runs without history, says so in the log and in
 //! `/api/v1/status`.
 
+pub mod compare;
 pub mod query;
+pub mod stats;
 pub mod step;
 pub mod store;
 

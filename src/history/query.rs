@@ -111,25 +111,8 @@ pub fn parse(
                     _ => return Err(bad("group", format!("`{value}`: expected rows or total"))),
                 })
             }
-            "limit" => {
-                let n: usize = value
-                    .parse()
-                    .map_err(|_| bad("limit", format!("`{value}` is not a non-negative integer")))?;
-                if n > max_limit {
-                    return Err(bad(
-                        "limit",
-                        format!("{n} is above the maximum {max_limit} (limits.max_query_limit)"),
-                    ));
-                }
-                limit = Some(n);
-            }
-            "format" => {
-                format = Some(match value.as_str() {
-                    "json" => false,
-                    "csv" => true,
-                    _ => return Err(bad("format", format!("`{value}`: expected json or csv"))),
-                })
-            }
+            "limit" => limit = Some(parse_limit(value, max_limit)?),
+            "format" => format = Some(parse_csv(value)?),
             _ => {
                 return Err(bad(
                     name,
@@ -284,6 +267,29 @@ pub fn parse(
     })
 }
 
+/// `format`: whether it asks for CSV (`csv`) rather than JSON (`json`), else a 400 naming it.
+pub fn parse_csv(value: &str) -> Result<bool, ParamError> {
+    match value {
+        "json" => Ok(false),
+        "csv" => Ok(true),
+        _ => Err(bad("format", format!("`{value}`: expected json or csv"))),
+    }
+}
+
+/// `limit`: a whole number up to `max_limit` (`limits.max_query_limit`), else a 400 naming it.
+pub fn parse_limit(value: &str, max_limit: usize) -> Result<usize, ParamError> {
+    let n: usize = value
+        .parse()
+        .map_err(|_| bad("limit", format!("`{value}` is not a non-negative integer")))?;
+    if n > max_limit {
+        return Err(bad(
+            "limit",
+            format!("{n} is above the maximum {max_limit} (limits.max_query_limit)"),
+        ));
+    }
+    Ok(n)
+}
+
 /// `from`/`to` ([`crate::units::parse_time_ms`]) in whole seconds, rounded down.
 pub fn parse_time(param: &str, v: &str, now_s: i64) -> Result<i64, ParamError> {
     crate::units::parse_time_ms(v, now_s.saturating_mul(1000))
@@ -337,7 +343,7 @@ pub struct Answer {
 
 /// A stored row's part, or `None` (counted in `damaged`) when the row cannot be read back; an
 /// error only when the store itself fails.
-fn part_or_skip(
+pub(super) fn part_or_skip(
     row: &rusqlite::Row<'_>,
     at: usize,
     hist: bool,
@@ -485,7 +491,7 @@ fn run_counting(
 }
 
 /// The totals' steps of a report over `[?2, ?3)`.
-fn totals_sql() -> String {
+pub(super) fn totals_sql() -> String {
     format!(
         "SELECT t, {PART_COLUMNS} FROM steps WHERE report = ?1 AND row = {TOTALS_ROW} \
          AND t >= ?2 AND t < ?3 ORDER BY t"
@@ -495,7 +501,7 @@ fn totals_sql() -> String {
 /// The top keys over `[?2, ?3)` under the conditions `cond`, `?{limit_at}` of them. By
 /// `total(time_ns)`: a float sum, which never overflows (SQLite's `sum` of integers raises an
 /// error past `i64::MAX`, and the stored sums go up to it); only the order is used.
-fn top_sql(cond: &str, limit_at: usize) -> String {
+pub(super) fn top_sql(cond: &str, limit_at: usize) -> String {
     format!(
         "SELECT key FROM steps WHERE report = ?1 AND row = {ROW} AND t >= ?2 AND t < ?3{cond} \
          GROUP BY key ORDER BY total(time_ns) DESC, key LIMIT ?{limit_at}"
@@ -503,7 +509,7 @@ fn top_sql(cond: &str, limit_at: usize) -> String {
 }
 
 /// The rows and other rows of a report over `[?2, ?3)`.
-fn rows_sql() -> String {
+pub(super) fn rows_sql() -> String {
     format!(
         "SELECT t, row, key, {PART_COLUMNS} FROM steps WHERE report = ?1 AND row IN ({ROW}, \
          {OTHER_ROW}) AND t >= ?2 AND t < ?3"
@@ -547,6 +553,7 @@ pub fn statements() -> Vec<String> {
     vec![
         totals_sql(),
         top_sql(" AND json_extract(key, '$[0]') = ?4", 5),
+        top_sql("", 4),
         rows_sql(),
         OLDEST_STEP.to_string(),
     ]

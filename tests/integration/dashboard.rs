@@ -1906,3 +1906,85 @@ fn marks_are_drawn_and_the_new_report_form_sets_history_in_a_real_browser() {
     }
     assert_no_errors(&b, &[]);
 }
+
+/// The "what changed" view's rows as the page shows them: [row, significant, p95 marked].
+fn change_rows(b: &Browser) -> Vec<(String, String, bool)> {
+    let v = b.eval(
+        "return [...document.querySelectorAll('#changes-table tbody tr')].map((tr) =>
+           [tr.dataset.key, tr.dataset.significant,
+            tr.querySelector('td[data-metric=p95]').classList.contains('changed')]);",
+        json!([]),
+    );
+    serde_json::from_value(v).unwrap_or_default()
+}
+
+/// Issue 82, item 1, in a real browser: the "what changed" view, reached by the overview's
+/// link, lists a built-in report's rows against an hour ago; before and after the moment one
+/// script was slowed threefold it ranks that script first, its p95 marked, and leaves the
+/// unchanged one unmarked; the row's chart draws both ranges, each with its requests.
+#[test]
+fn what_changed_in_a_real_browser() {
+    history_config_accepted().expect("this build keeps history");
+    let Some(b) = Browser::start() else { return };
+    let d = Daemon::start_with(crate::compare::CONFIG, &["--udp", "127.0.0.1:0"], None);
+    let report = "report_by_script_name";
+    let (boundary, len) = crate::compare::slowed_between_two_ranges(&d, &[report]);
+    let base = d.url("/");
+    b.goto(&format!("{base}#/overview"));
+    b.wait("the overview's link to what changed", |b| {
+        (b.eval(
+            "return !!document.getElementById('overview-changes')",
+            json!([]),
+        ) == true)
+            .then_some(())
+    });
+    b.click("#overview-changes");
+    // Against an hour ago (the default), every script is new: significant.
+    let rows = b.wait("the rows against an hour ago", |b| {
+        let rows = change_rows(b);
+        (rows.len() == 3).then_some(rows)
+    });
+    assert!(b.current_url().contains("#/changes"), "{}", b.current_url());
+    assert!(rows.iter().all(|r| r.1 == "true"), "{rows:?}");
+    // Before and after the moment /slow was slowed.
+    b.goto(&format!(
+        "{base}#/changes?report={report}&at={boundary}&span={len}s"
+    ));
+    let rows = b.wait("the rows before and after the moment", |b| {
+        let rows = change_rows(b);
+        (rows.len() == 3 && rows.iter().any(|r| r.1 == "false")).then_some(rows)
+    });
+    assert_eq!(
+        rows[0],
+        ("/slow".to_string(), "true".to_string(), true),
+        "{rows:?}"
+    );
+    let same = rows.iter().find(|r| r.0 == "/same").unwrap();
+    assert_eq!((same.1.as_str(), same.2), ("false", false), "{rows:?}");
+    let summary = b.eval(
+        "return document.getElementById('changes-summary').textContent",
+        json!([]),
+    );
+    assert!(
+        summary.as_str().unwrap().starts_with("1 of 3 rows changed"),
+        "{summary}"
+    );
+    shot(&b, "changes");
+    // Its chart: range B with range A drawn over it, moved onto B's time.
+    b.click("#changes-table tbody tr:first-child a.history-link");
+    let (labels, sums) = b.wait("the chart of both ranges", |b| {
+        let v = b.eval(
+            "const u = window.__pinbad.charts['history-rate'];
+             return u ? [u.series.slice(1).map((s) => s.label),
+               u.data.slice(1).map((ys) => ys.reduce((a, y) => a + (y || 0), 0))] : null",
+            json!([]),
+        );
+        let (labels, sums): (Vec<String>, Vec<f64>) = serde_json::from_value(v).ok()?;
+        (labels.len() == 2).then_some((labels, sums))
+    });
+    assert_eq!(labels, ["/slow", "before: /slow"]);
+    // 1 s steps: the requests per second of each step add up to each range's requests.
+    assert_eq!(sums, [100.0, 100.0], "{labels:?}");
+    assert!(b.current_url().contains("vs_from="), "{}", b.current_url());
+    assert_no_errors(&b, &[]);
+}

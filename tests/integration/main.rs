@@ -10,6 +10,7 @@ mod alloc;
 mod blast;
 mod browser;
 mod common;
+mod compare;
 mod core;
 mod dashboard;
 mod docs;

@@ -253,9 +253,63 @@
     }
     return table.keys.map((k) => k.replace(/^(timer_tag|tag):/, ''));
   }
+  // ---- What changed (pure) ----------------------------------------------------------------------
+
+  /** The "what changed" view's presets: the compare API's `vs` (range B the last `span`, range A
+   *  the same span that long before). */
+  const CHANGE_PRESETS = [['1h', 'vs an hour ago'], ['1d', 'vs yesterday'], ['7d', 'vs last week']];
+  /** How long each range is, as offered (the API's `span`; 1 h when not given). */
+  const CHANGE_SPANS = ['5m', '15m', '1h', '6h', '1d'];
+  /** The parameters of the view's URL passed on to GET /api/v1/compare as they are. */
+  const COMPARE_PARAMS = ['report', 'vs', 'at', 'span', 'a_from', 'a_to', 'b_from', 'b_to', 'by', 'limit'];
+  const RANGE_PARAMS = ['vs', 'at', 'a_from', 'a_to', 'b_from', 'b_to'];
+  /** The report compared when the URL names none: every request by script. */
+  const DEFAULT_COMPARE_REPORT = 'report_by_script_name';
+
+  /** The compare API's parameters for the view's URL parameters: those it takes, the report
+   *  defaulting to `DEFAULT_COMPARE_REPORT` and the ranges to "vs an hour ago". */
+  function compareQuery(params) {
+    const p = new URLSearchParams();
+    for (const k of COMPARE_PARAMS) if (params.get(k)) p.set(k, params.get(k));
+    if (!p.get('report')) p.set('report', DEFAULT_COMPARE_REPORT);
+    if (!RANGE_PARAMS.some((k) => p.get(k))) p.set('vs', '1h');
+    return p;
+  }
+
+  /** The history view's route for a compared row: range B, filtered on the row's key, with range
+   *  A drawn over it (`vs_from`, `vs_to`); at the coarser of the two sides' stored steps when
+   *  that gives at most 1000 points, so that A's steps, moved by B's start minus A's, fall on
+   *  B's. */
+  function changeChartHash(answer, row) {
+    const p = new URLSearchParams();
+    answer.key_columns.forEach((c, i) => p.append('filter', `${c}:${row.key[i]}`));
+    p.set('from', answer.b.from);
+    p.set('to', answer.b.to);
+    p.set('vs_from', answer.a.from);
+    p.set('vs_to', answer.a.to);
+    const step = Math.max(answer.a.step, answer.b.step);
+    if ((answer.b.to - answer.b.from) / step <= 1000) p.set('step', step + 's');
+    return routeHash('history', answer.report, p);
+  }
+
+  /** Column `col` of history answer `after` (range B) and of `before` (range A) moved `shift`
+   *  seconds later onto B's time, as chart data: the union of their steps, B's series then A's
+   *  (labelled "before: …"), null where a series has no point. */
+  function overlay(after, before, col, shift) {
+    const b = seriesColumn(after, col), a = seriesColumn(before, col);
+    const t = [...new Set([...b.t, ...a.t.map((x) => x + shift)])].sort((x, y) => x - y);
+    const place = (ys, ts, d) => ys.map((y) => {
+      const m = new Map(ts.map((x, k) => [x + d, y[k]]));
+      return t.map((x) => (m.has(x) ? m.get(x) : null));
+    });
+    return { t, ys: [...place(b.ys, b.t, 0), ...place(a.ys, a.t, shift)],
+      labels: [...b.labels, ...a.labels.map((l) => `before: ${l}`)] };
+  }
+
   Object.assign(P.lib, { parseRoute, routeHash, rangeOf, seriesColumn, errorRatio, otherHolds, sumColumns,
     keyColumns, keepsHistory, marksIn, markTitle, columnKind, fmtCell, escapeRe, matchAny, utcTime, localTime, pageOf,
-    reportGroup, timersByTag, fmtBytes, gapsOf, lonePoints });
+    reportGroup, timersByTag, fmtBytes, gapsOf, lonePoints,
+    compareQuery, changeChartHash, overlay });
 
   // ---- API ------------------------------------------------------------------------------------
 
@@ -650,7 +704,8 @@
         card('p99', 'live-p99'), card('error ratio', 'live-errors'), card('CPU (cores)', 'live-cpu'),
         card('requests in window', 'live-count')),
       servers.box,
-      h('h2', {}, 'Over time'),
+      h('h2', {}, 'Over time ', h('a', { class: 'muted', id: 'overview-changes', href: routeHash('changes', '', null),
+        title: 'the rows that changed most against an hour ago, yesterday, last week or a moment' }, 'what changed?')),
       h('div', { class: 'charts' }, Object.values(boxes).map((b) => b.box)),
       h('h2', {}, 'pinbad health'), health);
     const poll = historyPoller();
@@ -1662,6 +1717,21 @@
       h('div', { class: 'charts' }, rateBox.box, pBox.box));
     const poll = historyPoller();
     let entry = null;
+    // Range A of a comparison ("what changed"), drawn over the range shown.
+    const vsRange = route.params.get('vs_from') && route.params.get('vs_to')
+      ? { from: route.params.get('vs_from'), to: route.params.get('vs_to') } : null;
+    /** Range A's query: the range shown's, over A, at the step B was answered at. */
+    const beforeParams = (ps, hist) => {
+      const p = new URLSearchParams(ps);
+      p.set('from', vsRange.from);
+      p.set('to', vsRange.to);
+      p.set('step', hist.step + 's');
+      return p;
+    };
+    if (vsRange) {
+      root.firstChild.append(' ', h('span', { class: 'muted', id: 'history-vs' },
+        `against ${utcTime(Number(vsRange.from))} – ${utcTime(Number(vsRange.to))} (before)`));
+    }
 
     return {
       root, range: true,
@@ -1675,6 +1745,7 @@
         const range = rangeOf(r.params);
         const ps = new URLSearchParams(q({ from: range.from, to: range.to, group: 'rows',
           columns: [...rateCols, 'p50', 'p95', 'p99'].join(',') }));
+        if (route.params.get('step')) ps.set('step', route.params.get('step'));
         for (const f of filters) ps.append('filter', f);
         const hist = await fetchHistory(name, ps, [rateBox, pBox], entry);
         poll.done(hist);
@@ -1688,6 +1759,17 @@
           rateSeries.push(seriesColumn(hist, rateCols[1]).ys[0]);
           rateLabels.push('timer s/s');
         }
+        const before = vsRange && await fetchHistory(name, beforeParams(ps, hist), [], entry);
+        if (before) {
+          // Range A drawn over range B: its steps moved by B's start minus A's.
+          const shift = (Number(range.from) - Number(vsRange.from)) || 0;
+          const r2 = overlay(hist, before, rateCols[0], shift);
+          drawChart('history-rate', rateBox, hist, r2.labels, [r2.t, ...r2.ys], fmtNumber);
+          const p2 = overlay(hist, before, 'p95', shift);
+          pBox.box.querySelector('h3').textContent = 'p95: now and before';
+          drawChart('history-latency', pBox, hist, p2.labels, [p2.t, ...p2.ys], fmtSeconds);
+          return;
+        }
         drawChart('history-rate', rateBox, hist, rateLabels, [rate.t, ...rateSeries], fmtNumber);
         if (hist.series.length === 1) {
           const ys = ['p50', 'p95', 'p99'].map((c) => seriesColumn(hist, c).ys[0]);
@@ -1698,6 +1780,90 @@
           pBox.box.querySelector('h3').textContent = 'p95 per row';
           drawChart('history-latency', pBox, hist, p95.labels, [p95.t, ...p95.ys], fmtSeconds);
         }
+      },
+    };
+  }
+
+  /** "What changed": the rows of a report ranked by how much they changed between two ranges
+   *  (GET /api/v1/compare): presets "vs an hour ago / yesterday / last week", or before and after
+   *  a moment; each row's figures on both sides, its significant changes marked (the test's
+   *  p-value in the title), and a link to its chart with both ranges drawn. */
+  function changesView(route) {
+    const params = compareQuery(route.params);
+    const go = (edit) => {
+      const p = new URLSearchParams(params);
+      edit(p);
+      location.hash = routeHash('changes', '', p);
+    };
+    const setRanges = (k, v) => go((p) => { for (const r of RANGE_PARAMS) p.delete(r); p.set(k, v); });
+    const reportSel = h('select', { id: 'changes-report', 'aria-label': 'report',
+      onchange: () => go((p) => p.set('report', reportSel.value)) },
+    h('option', { value: params.get('report') }, params.get('report')));
+    const presets = CHANGE_PRESETS.map(([vs, label]) => h('button', { type: 'button', 'data-vs': vs,
+      class: params.get('vs') === vs ? 'active' : null, onclick: () => setRanges('vs', vs) }, label));
+    const spanSel = h('select', { id: 'changes-span', 'aria-label': 'each range',
+      onchange: () => go((p) => p.set('span', spanSel.value)) },
+    [...new Set([...CHANGE_SPANS, params.get('span') || '1h'])].map((s) =>
+      h('option', { value: s, selected: (params.get('span') || '1h') === s }, `each ${s}`)));
+    spanSel.disabled = !(params.get('vs') || params.get('at')) || !!params.get('b_from');
+    const atInput = h('input', { type: 'datetime-local', id: 'changes-at', 'aria-label': 'moment' });
+    const atButton = h('button', { type: 'button', id: 'changes-at-apply', class: params.get('at') ? 'active' : null,
+      onclick: () => {
+        const t = Math.floor(new Date(atInput.value).getTime() / 1000);
+        if (!Number.isFinite(t)) { showError(new Error('before / after: pick a moment')); return; }
+        setRanges('at', t);
+      } }, 'before / after');
+    const summary = h('p', { class: 'muted', id: 'changes-summary' });
+    const tbody = h('tbody');
+    const heads = ['#', 'row', 'requests', 'rate /s', 'p50', 'p95', 'p99', 'error ratio', 'CPU / request',
+      'memory / request', 'changed', ''];
+    const table = h('table', { id: 'changes-table' }, h('thead', {}, h('tr', {}, heads.map((x) => h('th', {}, x)))), tbody);
+    const root = h('div', {},
+      h('h2', {}, 'What changed'),
+      h('div', { class: 'controls' }, reportSel, ...presets, spanSel, atInput, atButton),
+      summary, h('div', { class: 'table-wrap' }, table));
+    const poll = historyPoller();
+    let listed = false;
+
+    /** A figure on both sides, marked when its change is significant. */
+    function cell(row, metric, fmt) {
+      const c = row.changes.find((x) => x.metric === metric);
+      const [a, b] = [row.a[metric], row.b[metric]];
+      const ratio = c && c.ratio != null ? ` (×${num.format(c.ratio)})` : '';
+      const title = !c || c.p_value == null ? 'not tested' : `p = ${c.p_value.toPrecision(3)}`;
+      return h('td', { class: c && c.significant ? 'changed' : null, title, 'data-metric': metric },
+        `${fmt(a)} → ${fmt(b)}${ratio}`);
+    }
+
+    return {
+      root, range: false,
+      async refresh() {
+        if (!listed) {
+          const list = (await api('/api/v1/reports')).reports.filter((r) => keepsHistory(r) !== false);
+          reportSel.replaceChildren(...list.map((r) => h('option',
+            { value: r.name, selected: r.name === params.get('report') }, r.name)));
+          listed = true;
+        }
+        if (!poll.due()) return;
+        const a = await api('/api/v1/compare?' + params);
+        poll.done({ step: a.b.step });
+        const range = (s) => `${utcTime(s.from)} – ${utcTime(s.to)}`;
+        summary.textContent = `${a.significant_rows} of ${a.rows_compared} rows changed significantly `
+          + `(p < ${a.alpha}) from ${range(a.a)} (steps of ${fmtDuration(a.a.step)}) `
+          + `to ${range(a.b)} (steps of ${fmtDuration(a.b.step)})`
+          + (a.errors_from ? '; error ratio: status ≥ 500' : '; no error ratio (the report has no status key)');
+        tbody.replaceChildren(...a.rows.map((row, i) => h('tr', {
+          'data-key': row.key.join(' · '), 'data-significant': String(row.significant),
+          class: row.significant ? 'significant' : null },
+        h('td', {}, i + 1),
+        h('td', { class: 'key' }, row.other ? '(other)' : row.key.join(' · ')),
+        h('td', {}, `${fmtNumber(row.a.requests)} → ${fmtNumber(row.b.requests)}`),
+        cell(row, 'rate', fmtNumber), cell(row, 'p50', fmtSeconds), cell(row, 'p95', fmtSeconds),
+        cell(row, 'p99', fmtSeconds), cell(row, 'error_ratio', fmtNumber),
+        cell(row, 'cpu_per_request', fmtSeconds), cell(row, 'memory_per_request', fmtBytes),
+        h('td', { class: 'which' }, row.changes.filter((c) => c.significant).map((c) => c.metric).join(', ') || '–'),
+        h('td', {}, h('a', { class: 'history-link', href: changeChartHash(a, row),
+          title: 'its chart, both ranges drawn' }, 'chart')))));
       },
     };
   }
@@ -1840,7 +2006,7 @@
     // The same view stays (its controls and charts) while only its paging, sorting or filters
     // change; another range, report, server or script makes a new one.
     const span = rangeParams(r.params).toString();
-    const key = r.view + '/' + r.name + (r.view === 'history' ? '?' + r.params.toString()
+    const key = r.view + '/' + r.name + (r.view === 'history' || r.view === 'changes' ? '?' + r.params.toString()
       : r.view === 'script' ? '?' + span + '&' + r.params.get('server') + '&' + r.params.get('script')
         : r.view === 'overview' || r.view === 'server' ? '?' + span : '');
     const tab = { history: 'report', server: 'overview', script: 'overview' }[r.view] || r.view;
@@ -1858,6 +2024,7 @@
           : r.view === 'timers' ? reportView(r, true)
             : r.view === 'history' ? historyView(r)
               : r.view === 'slow' ? slowView(r)
+              : r.view === 'changes' ? changesView(r)
                 : r.view === 'server' ? serverView(r)
                   : r.view === 'script' ? scriptView(r)
                     : overviewView(r);
