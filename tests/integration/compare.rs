@@ -255,7 +255,7 @@ fn a_slowed_script_ranks_first_as_significant_and_an_unchanged_one_is_not_flagge
         lines[0].starts_with("script_name,other,significant,score,a_requests,b_requests,a_rate,"),
         "{csv}"
     );
-    assert!(lines[1].starts_with(&format!("/slow,false,true,")), "{csv}");
+    assert!(lines[1].starts_with("/slow,false,true,"), "{csv}");
     assert!(lines[1].contains(&format!(",{N},{N},")), "{csv}");
     // Bad parameters: a 400 naming the parameter.
     for (q, param) in [
