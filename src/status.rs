@@ -525,6 +525,21 @@ pub static FIGURES: &[Figure] = &[
     )
     .prometheus("pinbad_state_files_ids_write_failures")
     .read(|s| load(&s.core.ids().failures)),
+    gauge("marks.count", "Marks kept (deploys, config changes: POST /api/v1/marks).")
+        .prometheus("pinbad_marks_count")
+        .read(|s| s.core.marks().status()["count"].clone()),
+    gauge("marks.max", "The most marks kept: past it the oldest is dropped.")
+        .prometheus("pinbad_marks_max")
+        .read(|s| s.core.marks().status()["max"].clone()),
+    counter("marks.dropped", "Marks dropped, the oldest first, to keep at most marks.max.")
+        .prometheus("pinbad_marks_dropped")
+        .read(|s| s.core.marks().status()["dropped"].clone()),
+    counter(
+        "marks.write_failures",
+        "Writes of marks.json that failed (the change they carried was refused with a 500).",
+    )
+    .prometheus("pinbad_marks_write_failures")
+    .read(|s| s.core.marks().status()["write_failures"].clone()),
     gauge("current_temp_pool_batches", "Batches waiting in the temp ring.")
         .prometheus("pinbad_temp_pool_batches")
         .read(|s| json!(s.core.ring().len())),

@@ -1493,7 +1493,9 @@ mod tests {
                 .collect()
         };
         assert_eq!(
-            declared("SELECT 1 + 2, 123456789 + 1, 7 DIV 2, COUNT(*), status, id, 5 & 3 FROM request"),
+            declared(
+                "SELECT 1 + 2, 123456789 + 1, 7 DIV 2, COUNT(*), status, id, 5 & 3 FROM request"
+            ),
             vec![
                 (Code::Long, 3, 0),
                 (Code::LongLong, 11, 0),
@@ -1505,7 +1507,9 @@ mod tests {
             ]
         );
         assert_eq!(
-            declared("SELECT 1.5, 7 / 2, SUM(status), AVG(id), ROUND(2.5), FLOOR(2.7) FROM request"),
+            declared(
+                "SELECT 1.5, 7 / 2, SUM(status), AVG(id), ROUND(2.5), FLOOR(2.7) FROM request"
+            ),
             vec![
                 (Code::NewDecimal, 4, 1),
                 (Code::NewDecimal, 7, 4),

@@ -289,7 +289,7 @@ fn a_slowed_script_ranks_first_as_significant_and_an_unchanged_one_is_not_flagge
     // A report keeping no history.
     let (code, v) = d.post(
         "/api/v1/reports",
-        &json!({"name": "nohistory", "keys": ["hostname"]}),
+        &json!({"name": "nohistory", "keys": ["hostname"], "history_retention": "0s"}),
     );
     assert!(code == 200 || code == 201, "{code} {v}");
     let (code, v) = d.get("/api/v1/compare?report=nohistory&vs=1h");

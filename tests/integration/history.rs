@@ -416,7 +416,7 @@ fn history_settings_are_validated_naming_the_key() {
             "history_retention",
         ),
         (
-            json!({"name": "x", "keys": ["hostname"], "history_step": "1m"}),
+            json!({"name": "x", "keys": ["hostname"], "history_retention": "0s", "history_step": "1m"}),
             "history_retention",
         ),
         (
