@@ -283,6 +283,7 @@ pub fn start(config: Config, shutdown: Shutdown) -> Result<Running, StartError> 
         restored: Arc::new(restored),
         shutdown: shutdown.clone(),
         query_slots,
+        scrape_slot: Arc::new(tokio::sync::Semaphore::new(1)),
         token,
     });
     let (mysql, mysql_addr) = match mysql {

@@ -526,7 +526,7 @@ pub static FIGURES: &[Figure] = &[
     .prometheus("pinbad_state_files_ids_write_failures")
     .read(|s| load(&s.core.ids().failures)),
     gauge("marks.count", "Marks kept (deploys, config changes: POST /api/v1/marks).")
-        .prometheus("pinbad_marks_count")
+        .prometheus("pinbad_marks")
         .read(|s| s.core.marks().status()["count"].clone()),
     gauge("marks.max", "The most marks kept: past it the oldest is dropped.")
         .prometheus("pinbad_marks_max")

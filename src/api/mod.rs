@@ -67,6 +67,10 @@ pub struct ApiState {
     /// Slots for heavy API requests (`http.max_concurrent_queries`): taken by the handlers that
     /// scan or lock ([`blocking`]); none left means a 503, never a queue that grows.
     pub query_slots: Arc<tokio::sync::Semaphore>,
+    /// `/metrics`'s own slot: a scrape renders on the blocking pool as a query does, but never
+    /// waits for the data endpoints' slots, so Prometheus sees the daemon while they are all
+    /// taken (one scrape at a time; a second at once is a 503).
+    pub scrape_slot: Arc<tokio::sync::Semaphore>,
     /// The bearer token (`http.token` or the content of `http.token_file`), if any.
     pub token: Option<String>,
 }
@@ -246,10 +250,8 @@ pub fn documented_routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
 )]
 async fn metrics(State(state): State<AppState>) -> Result<Response, ApiError> {
     let (sources, metrics) = (state.sources(), Arc::clone(&state.metrics));
-    let text = blocking(&state, move || {
-        Ok(crate::metrics::render(sources, &metrics))
-    })
-    .await?;
+    let slot = slot_of(&state, &state.scrape_slot);
+    let text = blocking_under(slot, move || Ok(crate::metrics::render(sources, &metrics))).await?;
     Ok(([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response())
 }
 
@@ -416,6 +418,7 @@ impl ApiState {
             query_slots: Arc::new(tokio::sync::Semaphore::new(
                 config.http.max_concurrent_queries,
             )),
+            scrape_slot: Arc::new(tokio::sync::Semaphore::new(1)),
             token: config.token().unwrap(),
             core: Arc::new(core),
         })
@@ -439,7 +442,15 @@ impl ApiState {
 /// are taken. Held until the response is produced (a streamed scan holds one only while it
 /// produces a chunk, not while its client reads).
 pub fn query_slot(state: &ApiState) -> Result<OwnedSemaphorePermit, ApiError> {
-    std::sync::Arc::clone(&state.query_slots)
+    slot_of(state, &state.query_slots)
+}
+
+/// A permit of `slots`, or a 503 counted in `http_queries_refused`.
+fn slot_of(
+    state: &ApiState,
+    slots: &Arc<tokio::sync::Semaphore>,
+) -> Result<OwnedSemaphorePermit, ApiError> {
+    std::sync::Arc::clone(slots)
         .try_acquire_owned()
         .map_err(|_| {
             state
@@ -459,7 +470,14 @@ pub fn blocking<T: Send + 'static>(
     state: &ApiState,
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> impl std::future::Future<Output = Result<T, ApiError>> {
-    let slot = query_slot(state);
+    blocking_under(query_slot(state), f)
+}
+
+/// [`blocking`] under `slot`, taken by the caller.
+fn blocking_under<T: Send + 'static>(
+    slot: Result<OwnedSemaphorePermit, ApiError>,
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> impl std::future::Future<Output = Result<T, ApiError>> {
     async move {
         let slot = slot?;
         tokio::task::spawn_blocking(move || {
@@ -754,6 +772,45 @@ mod tests {
         for closed in ["/healthz", "/metrics", "/", "/dashboard/app.js"] {
             assert!(needs(&http, Method::GET, closed), "{closed}");
         }
+    }
+
+    /// Issue 83: `/metrics` answers while every query slot is taken (the data endpoints' 503).
+    #[tokio::test]
+    async fn metrics_answer_while_every_query_slot_is_taken() {
+        use tower::ServiceExt;
+        let dir = tempfile::tempdir().unwrap();
+        let config = crate::config::Config {
+            state_dir: dir.path().to_path_buf(),
+            request_pool_size: 1000,
+            timer_pool_size: 1000,
+            tag_pool_size: 1000,
+            ..crate::config::Config::default()
+        };
+        let core =
+            crate::state::Core::new(config, Arc::new(crate::ring::Ring::new(1 << 20)), vec![], 0)
+                .unwrap();
+        let state = ApiState::of(core);
+        let all = state.query_slots.available_permits() as u32;
+        let _taken = Arc::clone(&state.query_slots)
+            .try_acquire_many_owned(all)
+            .unwrap();
+        let router = router(Arc::clone(&state));
+        let get = |uri: &str| {
+            axum::http::Request::builder()
+                .uri(uri)
+                .body(axum::body::Body::empty())
+                .unwrap()
+        };
+        let busy = router
+            .clone()
+            .oneshot(get("/api/v1/requests"))
+            .await
+            .unwrap();
+        assert_eq!(busy.status(), StatusCode::SERVICE_UNAVAILABLE);
+        let scrape = router.clone().oneshot(get("/metrics")).await.unwrap();
+        assert_eq!(scrape.status(), StatusCode::OK);
+        // The scrape's slot came back.
+        assert_eq!(state.scrape_slot.available_permits(), 1);
     }
 
     #[test]

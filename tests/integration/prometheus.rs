@@ -615,6 +615,8 @@ fn metrics_show_every_status_figure_and_run_time_reports() {
             "merge_turn_waited_ms" => "pinbad_merge_turn_waited_seconds".to_string(),
             "metrics_series" => "pinbad_metric_series".to_string(),
             "metrics_rows_folded" => "pinbad_metric_rows_folded".to_string(),
+            // A gauge named `_count` is a summary's to promtool.
+            "marks_count" => "pinbad_marks".to_string(),
             // Times of the snapshot in seconds, as Prometheus wants them.
             "snapshot_restore_ms" | "snapshot_write_ms" => {
                 format!("pinbad_{}_seconds", key.trim_end_matches("_ms"))
