@@ -1128,6 +1128,9 @@ const RESULTS: &[(Ty, &[&str])] = &[
             "QUARTER",
             "TO_DAYS",
             "TO_SECONDS",
+            "YEARWEEK",
+            "PERIOD_ADD",
+            "PERIOD_DIFF",
             "DATEDIFF",
             "TIMESTAMPDIFF",
             "LENGTH",
@@ -1291,6 +1294,8 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
             _ => Ty::Other,
         },
         "NULLIF" if args.len() == 2 => arg(0),
+        // A window's value of another row: its argument's type.
+        "LAG" | "LEAD" | "FIRST_VALUE" | "LAST_VALUE" | "NTH_VALUE" if !args.is_empty() => arg(0),
         // A DATETIME moved by an interval stays one (a DATE or a string may not: not typed).
         "TIMESTAMPADD" if args.len() == 3 && arg(2) == Ty::DateTime => Ty::DateTime,
         // A DATE moved by days or more stays one, by a part of a day becomes a DATETIME.
