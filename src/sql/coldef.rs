@@ -326,73 +326,42 @@ fn long_or_longlong(length: u32) -> Code {
     }
 }
 
-/// Integer functions always declared LONG, with their length (MariaDB's `Item_long_func`s).
-const LONG_FUNCTIONS: &[(&str, u32)] = &[
-    ("LENGTH", 10),
-    ("OCTET_LENGTH", 10),
-    ("CHAR_LENGTH", 10),
-    ("CHARACTER_LENGTH", 10),
-    ("LOCATE", 11),
-    ("INSTR", 11),
-    ("POSITION", 11),
-    ("ASCII", 3),
-    ("ORD", 7),
-    ("FIELD", 3),
-    ("FIND_IN_SET", 3),
-    ("STRCMP", 2),
-    ("BIT_COUNT", 2),
-    ("SIGN", 2),
-    ("ISNULL", 1),
-    ("YEAR", 4),
-    ("MONTH", 2),
-    ("DAY", 2),
-    ("DAYOFMONTH", 2),
-    ("HOUR", 2),
-    ("MINUTE", 2),
-    ("SECOND", 2),
-    ("MICROSECOND", 6),
-    ("DAYOFWEEK", 1),
-    ("WEEKDAY", 1),
-    ("DAYOFYEAR", 3),
-    ("WEEK", 2),
-    ("WEEKOFYEAR", 2),
-    ("QUARTER", 1),
-    ("TO_DAYS", 6),
-    ("DATEDIFF", 8),
-    ("YEARWEEK", 6),
-    ("PERIOD_ADD", 6),
-    ("PERIOD_DIFF", 6),
-];
-
-/// Functions that never answer NULL where their arguments are not NULL (a date function may:
-/// an invalid date is NULL).
-const NULL_ONLY_OF_NULL: &[&str] = &[
-    "LENGTH",
-    "OCTET_LENGTH",
-    "CHAR_LENGTH",
-    "CHARACTER_LENGTH",
-    "LOCATE",
-    "INSTR",
-    "POSITION",
-    "ASCII",
-    "ORD",
-    "FIELD",
-    "FIND_IN_SET",
-    "STRCMP",
-    "BIT_COUNT",
-    "SIGN",
-    "CRC32",
-    "ABS",
-    "FLOOR",
-    "CEIL",
-    "CEILING",
-    "ROUND",
-    "TRUNCATE",
-    "IF",
-    "IFNULL",
-    "COALESCE",
-    "GREATEST",
-    "LEAST",
+/// Integer functions always declared LONG, with their length (MariaDB's `Item_long_func`s), and
+/// whether they may be NULL of arguments that are not (a date function: an invalid date is NULL).
+const LONG_FUNCTIONS: &[(&str, u32, bool)] = &[
+    ("LENGTH", 10, false),
+    ("OCTET_LENGTH", 10, false),
+    ("CHAR_LENGTH", 10, false),
+    ("CHARACTER_LENGTH", 10, false),
+    ("LOCATE", 11, false),
+    ("INSTR", 11, false),
+    ("POSITION", 11, false),
+    ("ASCII", 3, false),
+    ("ORD", 7, false),
+    ("FIELD", 3, false),
+    ("FIND_IN_SET", 3, false),
+    ("STRCMP", 2, false),
+    ("BIT_COUNT", 2, false),
+    ("SIGN", 2, false),
+    ("YEAR", 4, true),
+    ("MONTH", 2, true),
+    ("DAY", 2, true),
+    ("DAYOFMONTH", 2, true),
+    ("HOUR", 2, true),
+    ("MINUTE", 2, true),
+    ("SECOND", 2, true),
+    ("MICROSECOND", 6, true),
+    ("DAYOFWEEK", 1, true),
+    ("WEEKDAY", 1, true),
+    ("DAYOFYEAR", 3, true),
+    ("WEEK", 2, true),
+    ("WEEKOFYEAR", 2, true),
+    ("QUARTER", 1, true),
+    ("TO_DAYS", 6, true),
+    ("DATEDIFF", 8, true),
+    ("YEARWEEK", 6, true),
+    ("PERIOD_ADD", 6, true),
+    ("PERIOD_DIFF", 6, true),
 ];
 
 /// The declaration of `e`, of type `ty`, from its operands' ([`super::typing::children`]) in
@@ -875,12 +844,12 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         Some(m) if m.code == Code::Null => Some(0),
         _ => int_arg(e, k).map(|n| n.clamp(0, 1 << 24) as u32),
     };
-    if let Some((_, length)) = LONG_FUNCTIONS.iter().find(|(n, _)| *n == name) {
-        let may_be_null = !NULL_ONLY_OF_NULL.contains(&name) || nullable;
-        return Some(Meta::fixed(Code::Long, *length, may_be_null));
+    if let Some((_, length, of_a_date)) = LONG_FUNCTIONS.iter().find(|(n, ..)| *n == name) {
+        return Some(Meta::fixed(Code::Long, *length, *of_a_date || nullable));
     }
     Some(match name {
         "COUNT" => Meta::fixed(Code::LongLong, 21, false),
+        "ISNULL" => Meta::int(1, false),
         "BIT_OR" | "BIT_AND" | "BIT_XOR" => Meta::fixed(Code::LongLong, 21, false).unsigned(),
         "CRC32" => Meta::fixed(Code::Long, 10, nullable).unsigned(),
         "CONNECTION_ID" => Meta::fixed(Code::Long, 10, false).unsigned(),
@@ -915,18 +884,8 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         "MIN" | "MAX" => {
             let k = kid(0)?;
             let column = matches!(
-                e,
-                Expr::Function(f) if matches!(
-                    &f.args,
-                    sqlparser::ast::FunctionArguments::List(l) if matches!(
-                        l.args.first(),
-                        Some(sqlparser::ast::FunctionArg::Unnamed(
-                            sqlparser::ast::FunctionArgExpr::Expr(
-                                Expr::Identifier(_) | Expr::CompoundIdentifier(_)
-                            )
-                        ))
-                    )
-                )
+                super::typing::children(e).first(),
+                Some(Expr::Identifier(_) | Expr::CompoundIdentifier(_))
             );
             match k.code {
                 // Of NULL, an empty string.
@@ -952,15 +911,8 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         "FLOOR" | "CEIL" | "CEILING" => rounded_int(ty, kid(0)?)?,
         "ROUND" | "TRUNCATE" => {
             let k = kid(0)?;
-            let places = match e {
-                Expr::Function(f) => match &f.args {
-                    sqlparser::ast::FunctionArguments::List(l) => {
-                        l.args.get(1).map(super::typing::literal_arg)
-                    }
-                    _ => None,
-                },
-                _ => None,
-            };
+            // `None`: no places given; `Some(None)`: places not a literal.
+            let places = (kids.len() > 1).then(|| int_arg(e, 1));
             let round = name == "ROUND";
             match (ty, k.code) {
                 (Ty::Int, Code::Long | Code::LongLong) => match places {
@@ -1085,17 +1037,7 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
 
 /// The fraction digits a function is asked for (`NOW(3)`), 0 where none.
 fn fraction_arg(e: &Expr) -> u8 {
-    match e {
-        Expr::Function(f) => match &f.args {
-            sqlparser::ast::FunctionArguments::List(l) => l
-                .args
-                .first()
-                .and_then(super::typing::literal_arg)
-                .map_or(0, |d| d.clamp(0, 6) as u8),
-            _ => 0,
-        },
-        _ => 0,
-    }
+    int_arg(e, 0).map_or(0, |d| d.clamp(0, 6) as u8)
 }
 
 #[cfg(test)]

@@ -551,16 +551,6 @@ fn value_column(name: String, ty: OutType) -> Column {
         ),
         OutType::Blob => (ColumnType::MYSQL_TYPE_BLOB, 65535, 0, BINARY_CHARSET),
     };
-    text_column(name, coltype, length, decimals, charset)
-}
-
-fn text_column(
-    name: String,
-    coltype: ColumnType,
-    length: u32,
-    decimals: u8,
-    charset: u16,
-) -> Column {
     Column {
         table: String::new(),
         column: name,
