@@ -141,19 +141,19 @@ fn parse(params: &[(String, String)], now_s: i64, max_limit: usize) -> Result<Pa
 }
 
 /// A string as a ClickHouse string literal.
-fn literal(s: &str) -> String {
+pub(super) fn literal(s: &str) -> String {
     format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
 }
 
 /// A JSON number ClickHouse wrote (64-bit integers are quoted in JSONEachRow).
-fn number(v: &Value) -> u64 {
+pub(super) fn number(v: &Value) -> u64 {
     v.as_u64()
         .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
         .unwrap_or(0)
 }
 
 /// A fleet row's sums and merged histogram.
-fn sums_and_hist(row: &Value) -> (Sums, Histogram) {
+pub(super) fn sums_and_hist(row: &Value) -> (Sums, Histogram) {
     let sums = Sums {
         req_count: number(&row["req_count"]),
         hit_count: number(&row["hit_count"]),

@@ -28,6 +28,7 @@ mod answer;
 mod compare;
 mod dashboard;
 mod fleet;
+mod fleet_history;
 mod history;
 mod instruments;
 mod marks;
@@ -222,6 +223,7 @@ pub fn documented_routes() -> utoipa_axum::router::OpenApiRouter<AppState> {
         .merge(compare::routes())
         .merge(request_logs::routes())
         .merge(fleet::routes())
+        .merge(fleet_history::routes())
         .merge(instruments::routes())
         .merge(sinks::routes())
         .merge(marks::routes())

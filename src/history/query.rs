@@ -267,6 +267,44 @@ pub fn parse(
     })
 }
 
+impl HistoryQuery {
+    /// The filters: (key column index, value), all of which must hold.
+    pub fn filters(&self) -> &[(usize, String)] {
+        &self.filters
+    }
+
+    /// Whether it reads the report's totals (`group=total`) rather than its rows.
+    pub fn total(&self) -> bool {
+        self.total
+    }
+
+    /// Series with `group=rows`, besides the "(other)" row.
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Whether a column is a percentile, so the steps' histograms must be read.
+    pub fn reads_histograms(&self) -> bool {
+        self.columns
+            .iter()
+            .any(|c| matches!(c, Column::Percentile(_)))
+    }
+}
+
+/// A series whose steps were summed elsewhere (the fleet's, from the report ticks in
+/// ClickHouse: `api::fleet_history`), rendered as the store's are: `points` by step start (unix
+/// seconds), each step's sums and merged histogram. One rendering for both, so that the
+/// dashboard draws a fleet's answer with the code that draws this pinbad's.
+pub fn render_series(
+    q: &HistoryQuery,
+    shape: &Shape,
+    key: Vec<String>,
+    other: bool,
+    points: BTreeMap<i64, Part>,
+) -> SeriesOut {
+    Series { key, other, points }.render(q, shape)
+}
+
 /// `format`: whether it asks for CSV (`csv`) rather than JSON (`json`), else a 400 naming it.
 pub fn parse_csv(value: &str) -> Result<bool, ParamError> {
     match value {

@@ -447,8 +447,26 @@ const QUERY_ANSWER_BYTES: u64 = 64 << 20;
 /// (the fleet API; at most 64 MiB read: a longer answer is an error). Blocking: the caller runs
 /// it on a blocking thread.
 pub fn query(config: &ClickHouseConfig, sql: &str) -> Result<String, String> {
+    query_at(config, sql, "")
+}
+
+/// [`query`], which ClickHouse itself stops after the sink's `timeout` (its
+/// `max_execution_time`, whole seconds rounded up): a query that outlives the HTTP timeout is
+/// abandoned by pinbad but went on running on the server, which a client asking again and again
+/// (a chart's refresh) piled up there.
+pub fn query_timed(config: &ClickHouseConfig, sql: &str) -> Result<String, String> {
+    let seconds = config.timeout.0.as_secs() + u64::from(config.timeout.0.subsec_nanos() > 0);
+    query_at(
+        config,
+        sql,
+        &format!("?max_execution_time={}", seconds.max(1)),
+    )
+}
+
+/// [`query`] with `settings` (`?name=value&...`, or empty) on the URL.
+fn query_at(config: &ClickHouseConfig, sql: &str, settings: &str) -> Result<String, String> {
     let (agent, authorization) = agent_of(config).map_err(|e| e.to_string())?;
-    let mut req = agent.post(&format!("{}/", config.url.trim_end_matches('/')));
+    let mut req = agent.post(&format!("{}/{settings}", config.url.trim_end_matches('/')));
     if let Some(a) = &authorization {
         req = req.set("Authorization", a);
     }

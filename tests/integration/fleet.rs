@@ -170,6 +170,223 @@ fn check_dashboard(d: &Daemon, sent: &BTreeMap<String, Sent>) {
         ),
         "1h"
     );
+    // A fleet row's chart is the fleet's history: /b.php's points (both instances' requests)
+    // add up to what both were sent of it, `req_per_sec` × the answer's step.
+    b.click("#report-table tbody tr:has(td[data-col=script_name][title='/b.php']) a.history-link");
+    b.wait("the fleet history view of /b.php", |b| {
+        let url = b.current_url();
+        (url.contains("#/history/report_by_script_name?") && url.contains("fleet=1")).then_some(())
+    });
+    let step = d.json(
+        "/api/v1/fleet/reports/report_by_script_name/history?from=-1h&filter=script_name:/b.php",
+    )["step"]
+        .as_f64()
+        .unwrap();
+    let want = sent["/b.php"].times.len() as f64;
+    b.wait(
+        "the fleet chart's points to add up to /b.php's requests",
+        |b| {
+            let data = b.eval(
+                "const u = window.__pinbad.charts['history-rate']; return u ? u.data : null",
+                serde_json::json!([]),
+            );
+            let data: Vec<Vec<Option<f64>>> = serde_json::from_value(data).ok()?;
+            let total: f64 = data.get(1)?.iter().flatten().sum::<f64>() * step;
+            ((total - want).abs() < 1e-6).then_some(())
+        },
+    );
+    let heading = b.eval(
+        "return document.querySelector('h2').textContent",
+        serde_json::json!([]),
+    );
+    assert!(
+        heading
+            .as_str()
+            .unwrap()
+            .starts_with("Fleet history of report_by_script_name"),
+        "{heading}"
+    );
+}
+
+/// Both instances' ticks of `report_by_script_name` as ClickHouse holds them (read `FINAL`):
+/// (instance, tick start in ms, row type, script or "", requests).
+fn tick_rows(ch: &ClickHouse) -> Vec<(String, u64, u64, String, u64)> {
+    ch.query(
+        "SELECT instance, tick_start_ms, row_type, keys, req_count FROM fleet.pinba_report_ticks \
+         FINAL WHERE report = 'report_by_script_name' FORMAT JSONEachRow",
+    )
+    .lines()
+    .map(|l| {
+        let v: Value = serde_json::from_str(l).unwrap();
+        (
+            v["instance"].as_str().unwrap().to_string(),
+            f(&v["tick_start_ms"]) as u64,
+            f(&v["row_type"]) as u64,
+            v["keys"][0].as_str().unwrap_or("").to_string(),
+            f(&v["req_count"]) as u64,
+        )
+    })
+    .collect()
+}
+
+/// A series' points as (step start, first column) in `body`, of the series whose key is `key`
+/// (`None`: the only one).
+fn points(body: &Value, key: Option<&str>) -> BTreeMap<u64, f64> {
+    let series = body["series"].as_array().unwrap();
+    let s = match key {
+        Some(k) => series
+            .iter()
+            .find(|s| s["key"][0] == k)
+            .unwrap_or_else(|| panic!("no series {k} in {body}")),
+        None => {
+            assert_eq!(series.len(), 1, "{body}");
+            &series[0]
+        }
+    };
+    s["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p[0].as_u64().unwrap(), f(&p[1])))
+        .collect()
+}
+
+/// `GET /api/v1/fleet/reports/report_by_script_name/history`: per step the requests of both
+/// instances' ticks starting in it, summed (checked against the tick rows themselves, at 1 s
+/// and 2 s steps); each script's series adds up to what both instances were sent of it;
+/// `instance=` one instance's; over one step holding every tick, each script's count exact and
+/// its percentiles within 1 % of the exact ones of what was sent; bad parameters a 400.
+fn check_history(ch: &ClickHouse, d: &Daemon, sent: &BTreeMap<String, Sent>) {
+    let ticks = tick_rows(ch);
+    let base = "/api/v1/fleet/reports/report_by_script_name/history";
+    for step in [1u64, 2] {
+        let mut want: BTreeMap<u64, f64> = BTreeMap::new();
+        for (_, start_ms, row_type, _, count) in &ticks {
+            if *row_type == 2 && *count > 0 {
+                *want.entry(start_ms / 1000 / step * step).or_default() += *count as f64;
+            }
+        }
+        let (code, body) = d.get(&format!(
+            "{base}?from=-1h&group=total&columns=req_count&step={step}s"
+        ));
+        assert_eq!(code, 200, "{body}");
+        assert_eq!(
+            (body["step"].as_u64(), body["stored_step"].as_u64()),
+            (Some(step), Some(1))
+        );
+        assert_eq!(points(&body, None), want, "step {step}s: {body}");
+    }
+    // docs/fleets.md's example, as written (its path and query).
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/fleets.md")).unwrap();
+    let at = doc
+        .find("/api/v1/fleet/reports/report_by_script_name/history?")
+        .expect("docs/fleets.md has a fleet history example");
+    let example = &doc[at..at + doc[at..].find('\'').unwrap()];
+    let (code, body) = d.get(example);
+    assert_eq!(code, 200, "{example}: {body}");
+    assert_eq!(body["columns"], serde_json::json!(["req_count", "p95"]));
+    assert_eq!(body["step"].as_u64(), Some(60), "{body}");
+    for (script, s) in sent {
+        let total: f64 = points(&body, Some(script)).values().sum();
+        assert_eq!(total as usize, s.times.len(), "{script}: {body}");
+    }
+    let (code, body) = d.get(&format!("{base}?from=-1h&columns=req_count&instance=b"));
+    assert_eq!(code, 200, "{body}");
+    let b_of: BTreeMap<String, f64> = body["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let total = s["points"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| f(&p[1]))
+                .sum();
+            (s["key"][0].as_str().unwrap().to_string(), total)
+        })
+        .collect();
+    assert_eq!(
+        b_of,
+        BTreeMap::from([("/b.php".to_string(), 500.0), ("/c.php".to_string(), 200.0)]),
+        "{body}"
+    );
+
+    // One step holding every tick (the ticks' first and last starts in one step of a whole
+    // number of hours, aligned as steps are): each script's count and percentiles over all.
+    let (first, last) = ticks.iter().fold((u64::MAX, 0), |(lo, hi), (_, t, ..)| {
+        (lo.min(t / 1000), hi.max(t / 1000))
+    });
+    let step = (1..=48)
+        .map(|h| h * 3600)
+        .find(|s| first / s == last / s)
+        .expect("a step of whole hours holds every tick");
+    let from = first / step * step;
+    let (code, body) = d.get(&format!(
+        "{base}?from={from}&to={}&step={step}s&columns=req_count,p50,p95,p99",
+        from + step
+    ));
+    assert_eq!(code, 200, "{body}");
+    for (script, s) in sent {
+        let series = body["series"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["key"][0] == script.as_str())
+            .unwrap_or_else(|| panic!("no {script} in {body}"));
+        let point = &series["points"][0];
+        assert_eq!(series["points"].as_array().unwrap().len(), 1, "{body}");
+        assert_eq!(point[0].as_u64(), Some(from), "{body}");
+        assert_eq!(f(&point[1]) as usize, s.times.len(), "{script}: {body}");
+        for (i, p) in [50.0, 95.0, 99.0].into_iter().enumerate() {
+            let (got, want) = (f(&point[2 + i]), s.p(p));
+            assert!(
+                close(got, want, 0.01),
+                "{script} p{p}: {got} vs exact {want}"
+            );
+        }
+    }
+    // CSV, as the history endpoint writes it.
+    let csv = ureq::get(&d.url(&format!(
+        "{base}?from=-1h&group=total&columns=req_count&format=csv"
+    )))
+    .call()
+    .unwrap()
+    .into_string()
+    .unwrap();
+    let counted: f64 = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').next().unwrap().parse::<f64>().unwrap())
+        .sum();
+    assert!(csv.starts_with("t,script_name,req_count\r\n"), "{csv}");
+    assert_eq!(
+        counted as usize,
+        sent.values().map(|s| s.times.len()).sum::<usize>()
+    );
+    for (query, param) in [
+        ("colour=red", "colour"),
+        ("step=1500ms", "step"),
+        ("instance=a&instance=b", "instance"),
+        ("filter=nope:x", "filter"),
+        ("columns=bogus", "columns"),
+    ] {
+        let (code, body) = d.get(&format!("{base}?{query}"));
+        assert_eq!(
+            (code, body["error"].as_str()),
+            (400, Some("bad_parameter")),
+            "{query}: {body}"
+        );
+        let detail = body["detail"].as_str().unwrap();
+        assert!(detail.contains(&format!("`{param}`")), "{query}: {body}");
+    }
+    let (code, body) = d.get("/api/v1/fleet/reports/no_such_report/history");
+    assert_eq!(
+        (code, body["error"].as_str()),
+        (404, Some("not_found")),
+        "{body}"
+    );
 }
 
 /// The fleet query of docs/fleets.md (its `report_by_script_name` over the last day) answers `sent`.
@@ -476,6 +693,7 @@ fn two_instances_answer_the_fleet_from_clickhouse_exactly_once() {
         .collect();
     check_api(&a, "&instance=b", &only_b);
     check_span_shares_and_percentiles(&ch, &a);
+    check_history(&ch, &a, &sent);
     check_dashboard(&a, &sent);
     let (code, body) = a.get("/api/v1/fleet/reports/report_by_script_name?from=-1h&colour=red");
     assert_eq!(

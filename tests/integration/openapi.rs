@@ -89,4 +89,14 @@ fn documented_schemas_match_real_answers() {
     let (code, error) = d.get("/api/v1/fleet/reports/report_by_script_name");
     assert_eq!(code, 404);
     assert_eq!(keys(&error), properties(&doc, "ErrorBody"));
+    // So is the fleet's history, answered in the history endpoint's shape.
+    let fleet_history = &doc["paths"]["/api/v1/fleet/reports/{name}/history"]["get"];
+    assert_eq!(
+        fleet_history["responses"]["200"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/HistoryAnswer",
+        "{fleet_history}"
+    );
+    let (code, error) = d.get("/api/v1/fleet/reports/report_by_script_name/history");
+    assert_eq!(code, 404);
+    assert_eq!(keys(&error), properties(&doc, "ErrorBody"));
 }

@@ -27,6 +27,10 @@
   const POLL_MS = 5000;
   const RANGES = { '15m': 900, '1h': 3600, '1d': 86400, '7d': 7 * 86400 };
   const DEFAULT_RANGE = '1h';
+  /** The fleet view's ranges as the history view's range picker names them; a range it has no
+   *  button for (`30d`) is given to a fleet row's chart as from/to (`FLEET_SECONDS`). */
+  const FLEET_RANGES = { '1h': '1h', '24h': '1d', '7d': '7d' };
+  const FLEET_SECONDS = { '30d': 30 * 86400 };
   const TOKEN_KEY = 'pinbad.token';
   const COLORS = ['#2f6fdf', '#e8772e', '#1e8e3e', '#c0392b', '#8e44ad', '#16a2b8', '#b7950b',
     '#7f8c8d', '#d35400', '#2c3e50', '#27ae60'];
@@ -656,7 +660,21 @@
   }
   /** A history fetch whose 404 ("keeps no history", or no such endpoint) becomes a note; not
    *  asked at all for a report the list says keeps none. */
-  async function fetchHistory(name, params, boxes, entry) {
+  async function fetchHistory(name, params, boxes, entry, fleet) {
+    // The fleet's history (from the report ticks in ClickHouse) is in the same shape, whether
+    // or not this pinbad keeps the report's history.
+    if (fleet) {
+      try {
+        return await api(`/api/v1/fleet/reports/${encodeURIComponent(name)}/history?${params}`);
+      } catch (e) {
+        if (e.status !== 404 && e.status !== 400 && e.status !== 502) throw e;
+        for (const b of boxes) {
+          b.note.hidden = false;
+          b.note.textContent = `No fleet history for ${name}: ${e.detail}`;
+        }
+        return null;
+      }
+    }
     if (keepsHistory(entry) === false) {
       for (const b of boxes) {
         b.note.hidden = false;
@@ -1665,17 +1683,27 @@
       });
       head.unshift(h('th', { class: 'key', title: "each row's history" }, ''));
       // A row's "chart" leads only where a chart can be drawn: not for a report that keeps no
-      // history, nor for the fleet's rows (this instance's history is not the fleet's).
+      // history here. A fleet row's chart is the fleet's history (from the same ticks in
+      // ClickHouse, `fleet=1` on the history view), over the fleet range shown.
       const keeps = keepsHistory(list.find((x) => x.name === name));
-      const noChart = p.get('fleet')
-        ? 'the fleet view has no history charts: a row\'s history here would be this instance\'s alone'
-        : keeps === false ? `${name} keeps no history (history_retention not set): create it with a history to chart its rows` : null;
+      const fleetRange = p.get('fleet');
+      const noChart = !fleetRange && keeps === false
+        ? `${name} keeps no history (history_retention not set): create it with a history to chart its rows` : null;
       const body = t.rows.map((r) => {
         const filter = new URLSearchParams();
         // An absent schema is null here and "" in the history store.
         for (const k of keys) filter.append('filter', `${k}:${r[k] ?? ''}`);
         const range = params().get('range');
-        if (range) filter.set('range', range);
+        if (fleetRange) {
+          filter.set('fleet', '1');
+          const named = FLEET_RANGES[fleetRange];
+          if (named) filter.set('range', named);
+          else if (FLEET_SECONDS[fleetRange]) {
+            const now = Math.ceil(Date.now() / 1000);
+            filter.set('from', now - FLEET_SECONDS[fleetRange]);
+            filter.set('to', now);
+          }
+        } else if (range) filter.set('range', range);
         return h('tr', {},
           h('td', { class: 'key link' }, noChart
             ? h('span', { class: 'muted no-history', title: noChart }, '–')
@@ -1707,11 +1735,14 @@
   function historyView(route) {
     const name = route.name;
     const filters = route.params.getAll('filter');
+    // The whole fleet's history (GET /api/v1/fleet/reports/{name}/history): a fleet row's chart.
+    const fleet = route.params.get('fleet') === '1';
     const rateBox = chartBox('chart-history-rate', 'Per second');
     const pBox = chartBox('chart-history-latency', 'Percentiles');
     const back = new URLSearchParams();
+    if (fleet) back.set('fleet', '1h');
     const root = h('div', {},
-      h('h2', {}, `History of ${name}`, ' ',
+      h('h2', {}, fleet ? `Fleet history of ${name}` : `History of ${name}`, ' ',
         h('span', { class: 'muted', id: 'history-filter' }, filters.length ? filters.join(', ') : 'all rows'), ' ',
         h('a', { href: routeHash('report', name, back) }, 'table')),
       h('div', { class: 'charts' }, rateBox.box, pBox.box));
@@ -1747,7 +1778,7 @@
           columns: [...rateCols, 'p50', 'p95', 'p99'].join(',') }));
         if (route.params.get('step')) ps.set('step', route.params.get('step'));
         for (const f of filters) ps.append('filter', f);
-        const hist = await fetchHistory(name, ps, [rateBox, pBox], entry);
+        const hist = await fetchHistory(name, ps, [rateBox, pBox], entry, fleet);
         poll.done(hist);
         if (!hist) return;
         rateBox.box.querySelector('h3').textContent = timer
@@ -1759,7 +1790,7 @@
           rateSeries.push(seriesColumn(hist, rateCols[1]).ys[0]);
           rateLabels.push('timer s/s');
         }
-        const before = vsRange && await fetchHistory(name, beforeParams(ps, hist), [], entry);
+        const before = vsRange && await fetchHistory(name, beforeParams(ps, hist), [], entry, fleet);
         if (before) {
           // Range A drawn over range B: its steps moved by B's start minus A's.
           const shift = (Number(range.from) - Number(vsRange.from)) || 0;
