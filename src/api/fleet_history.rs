@@ -111,7 +111,7 @@ fn shape_of(state: &ApiState, config: &ClickHouseConfig, name: &str) -> Result<S
             kind: r.kind(),
             key_columns: r.key_columns().to_vec(),
             key_names: r.keys().to_vec(),
-            stored_step_s: (tick_ms as u64).div_ceil(1000).max(1),
+            stored_step_s: tick_ms.div_ceil(1000).max(1),
         });
     }
     let sql = format!(

@@ -24,7 +24,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use super::query::{self, parse_time, ParamError};
-use super::stats;
+use super::stats::{self, Moments};
 use super::step::{Part, OTHER};
 use super::store::{StoreError, OTHER_ROW};
 use crate::report::{csv_field, Kind};
@@ -364,6 +364,11 @@ pub struct Acc {
     /// Requests with a status of 500 or more; `None` when not known (no `status` key, or the
     /// "(other)" row, whose statuses were summed away, or the totals).
     pub errors: Option<u64>,
+    /// CPU (`ru_utime + ru_stime`, seconds) per request of each stored step of the row, and
+    /// `memory_peak` per request (bytes): what their changes are tested on (see
+    /// `stats::welch`).
+    pub cpu: Moments,
+    pub memory: Moments,
 }
 
 impl Default for Acc {
@@ -372,14 +377,25 @@ impl Default for Acc {
         Acc {
             part: Part::default(),
             errors: Some(0),
+            cpu: Moments::default(),
+            memory: Moments::default(),
         }
     }
 }
 
 impl Acc {
+    /// Adds a stored step of the row: its sums and histogram, its errors, and its CPU and memory
+    /// per request as one observation each (a step without requests has none).
     fn add(&mut self, part: &Part, errors: Option<u64>) {
         self.part.add_part(part);
         self.errors = self.errors.zip(errors).map(|(a, e)| a.saturating_add(e));
+        let s = &part.sums;
+        if s.req_count > 0 {
+            let n = s.req_count as f64;
+            let cpu_ns = s.ru_utime_ns.get().saturating_add(s.ru_stime_ns.get());
+            self.cpu.push(cpu_ns as f64 / n / 1e9);
+            self.memory.push(s.memory_peak_bytes.get() as f64 / n);
+        }
     }
 }
 
@@ -435,7 +451,7 @@ pub fn read_side(
         let mut rows = stmt.query(rusqlite::params![report_id, lo, hi])?;
         while let Some(row) = rows.next()? {
             if let Some(part) = query::part_or_skip(row, 1, true, &mut side.damaged_rows)? {
-                side.totals.part.add_part(&part);
+                side.totals.add(&part, None);
             }
         }
     }
@@ -561,8 +577,9 @@ pub struct Change {
     pub change: Option<f64>,
     /// B / A (null when A is 0).
     pub ratio: Option<f64>,
-    /// The test's two-sided p-value; null when untested: CPU and memory (the store keeps their
-    /// sums only, no spread to test against), too few requests, or a side without the figure.
+    /// The test's two-sided p-value; null when untested: too few requests, CPU or memory with
+    /// fewer than two steps on a side (their test is over the steps' means), or a side without
+    /// the figure.
     pub p_value: Option<f64>,
     /// `p_value < alpha`; null when untested.
     pub significant: Option<bool>,
@@ -592,6 +609,8 @@ fn p_value(m: Metric, a: Option<&Acc>, b: Option<&Acc>, (ta, tb): (i64, i64)) ->
             stats::quantile_test(&a?.part.hist, &b?.part.hist, m.percentile()?)
         }
         Metric::ErrorRatio if enough => stats::two_proportions(a?.errors?, na, b?.errors?, nb),
+        Metric::Cpu if enough => stats::welch(&a?.cpu, &b?.cpu),
+        Metric::Memory if enough => stats::welch(&a?.memory, &b?.memory),
         _ => None,
     }
 }
@@ -984,7 +1003,80 @@ mod tests {
         Acc {
             part: Part { sums, hist },
             errors,
+            ..Acc::default()
         }
+    }
+
+    /// A row's side of `steps` stored steps of 20 requests of 10 ms each, whose CPU per request
+    /// is `cpu_ms` (plus 0 to 2 ms by step: a spread to test against) and memory 2 MB per
+    /// request.
+    fn stepped(steps: u64, cpu_ms: f64) -> Acc {
+        stepped_from(0, steps, cpu_ms)
+    }
+
+    /// [`stepped`], its spread starting `shift` steps on.
+    fn stepped_from(shift: u64, steps: u64, cpu_ms: f64) -> Acc {
+        let mut acc = Acc::default();
+        for i in shift..shift + steps {
+            let n = 20;
+            let mut hist = Histogram::new();
+            hist.add(10_000_000, n);
+            let cpu_ns = ((cpu_ms + 0.5 * (i % 5) as f64) * 1e6) as u64 * n;
+            let sums = Sums {
+                req_count: n,
+                time_ns: (10_000_000 * n).into(),
+                ru_utime_ns: (cpu_ns / 2).into(),
+                ru_stime_ns: (cpu_ns - cpu_ns / 2).into(),
+                memory_peak_bytes: (2_000_000 * n).into(),
+                ..Sums::default()
+            };
+            acc.add(&Part { sums, hist }, Some(0));
+        }
+        acc
+    }
+
+    /// CPU per request doubled (10 → 20 ms, the steps' means spread over 2 ms): Welch's test of
+    /// the steps' means says so (p far below alpha) and ranks the row by it, while the memory
+    /// (unchanged) and an unchanged CPU are not flagged; a side of one step is not tested.
+    #[test]
+    fn cpu_and_memory_are_tested_over_the_steps_means_and_ranked() {
+        let row = |name: &str, a: &Acc, b: &Acc| {
+            compare_row(
+                vec![name.into()],
+                false,
+                (Some(a), Some(b)),
+                (30, 30),
+                DEFAULT_ALPHA,
+                None,
+            )
+        };
+        let heavier = row("/heavier", &stepped(30, 10.0), &stepped(30, 20.0));
+        let cpu = &heavier.changes[5];
+        assert_eq!(cpu.metric, "cpu_per_request");
+        assert_eq!(cpu.significant, Some(true), "{cpu:?}");
+        assert!(cpu.p_value.unwrap() < 1e-10, "{cpu:?}");
+        assert!(close(cpu.ratio.unwrap(), 21.0 / 11.0, 1e-6), "{cpu:?}");
+        let memory = &heavier.changes[6];
+        assert_eq!(memory.metric, "memory_per_request");
+        assert_eq!(
+            (memory.p_value, memory.significant),
+            (Some(1.0), Some(false))
+        );
+        // Only the CPU changed: it is what the row is ranked by.
+        assert!(heavier.significant);
+        assert!(close(heavier.score, (21.0f64 / 11.0).ln(), 1e-6));
+        // The same CPU, its steps' spread in another order: not flagged.
+        let same = row("/same", &stepped(30, 10.0), &stepped_from(2, 30, 10.0));
+        let c = &same.changes[5];
+        assert!(c.p_value.unwrap() > 0.5, "{c:?}");
+        assert!(!same.significant, "{same:?}");
+        let mut rows = vec![same.clone(), heavier.clone()];
+        rank(&mut rows, 10);
+        assert_eq!(rows[0].key[0], "/heavier");
+        // One step a side: no spread of the steps to test against.
+        let one = row("/one", &stepped(1, 10.0), &stepped(1, 20.0));
+        assert_eq!(one.changes[5].p_value, None);
+        assert_eq!(one.changes[6].p_value, None);
     }
 
     #[test]
