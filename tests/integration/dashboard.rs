@@ -269,7 +269,12 @@ fn chart(b: &Browser, id: &str) -> Option<(Vec<Vec<Option<f64>>>, f64)> {
 fn dashboard_in_a_real_browser() {
     let history_config = history_config_accepted();
     let Some(b) = Browser::start() else { return };
-    let d = Daemon::start(&config(history_config.is_ok()));
+    // Fine steps of 1 s: the overview's charts (the `info` report's history) have points
+    // within seconds, for its screenshot.
+    let d = Daemon::start(&format!(
+        "{}[history]\nfine_step = \"1s\"\n",
+        config(history_config.is_ok())
+    ));
     let sent = traffic();
     d.send(&sent);
     d.wait_merged(sent.len() as u64);
@@ -630,6 +635,12 @@ fn dashboard_in_a_real_browser() {
     b.wait("polling again once visible", |b| {
         (b.eval("return window.__pinbad.polling()", json!([])) == true).then_some(())
     });
+    if history_config.is_ok() {
+        b.wait("the overview's charts drawn from the history", |b| {
+            let data = chart_data(b, "overview-rate")?;
+            (data.get(1)?.iter().flatten().count() >= 1).then_some(())
+        });
+    }
     shot(&b, "overview");
     assert_no_errors(&b, allowed);
 
@@ -1808,13 +1819,39 @@ fn marks_are_drawn_and_the_new_report_form_sets_history_in_a_real_browser() {
     let Some(b) = Browser::start() else { return };
     let d = Daemon::start(&config(true));
     let base = d.url("/");
-    d.send(&traffic());
-    d.wait_merged(76);
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
-    let mark = json!({"text": "deploy v9", "time": now - 20, "server_name": "shop.example.com"});
+    // Waves of traffic, each in the history before the next is sent (so each in a later step),
+    // the mark among them: its chart shows data on both sides of it.
+    let wave = traffic();
+    let unix_now = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+    };
+    let (first, mut mark_at) = (unix_now(), 0);
+    const WAVES: u64 = 8;
+    for i in 0..WAVES {
+        if i == WAVES / 2 {
+            mark_at = unix_now();
+        }
+        d.send(&wave);
+        let total = wave.len() as u64 * (i + 1);
+        d.wait_merged(total);
+        d.wait_for(
+            |d| {
+                let h = d.json(
+                    "/api/v1/reports/by_script/history?from=-10m&group=total&columns=req_count",
+                );
+                let got: u64 = h["series"][0]["points"]
+                    .as_array()
+                    .map_or(0, |ps| ps.iter().filter_map(|p| p[1].as_u64()).sum());
+                got == total
+            },
+            "the wave in the history",
+        );
+    }
+    let last = unix_now();
+    let mark = json!({"text": "deploy v9", "time": mark_at, "server_name": "shop.example.com"});
     let made = ureq::post(&d.url("/api/v1/marks"))
         .set("Authorization", &format!("Bearer {TOKEN}"))
         .send_string(&mark.to_string())
@@ -1838,7 +1875,7 @@ fn marks_are_drawn_and_the_new_report_form_sets_history_in_a_real_browser() {
         });
         assert_eq!(drawn.len(), 1, "{drawn:?}");
         let (time, title, x, line) = &drawn[0];
-        assert_eq!(*time, (now - 20) as f64);
+        assert_eq!(*time, mark_at as f64);
         assert!(
             title.contains("deploy v9") && title.contains("shop.example.com"),
             "{title}"
@@ -1853,6 +1890,22 @@ fn marks_are_drawn_and_the_new_report_form_sets_history_in_a_real_browser() {
         );
         assert!(listed.as_str().unwrap().contains("deploy v9"), "{listed}");
     }
+    // The screenshot over the waves' minute: the traffic on both sides of the mark.
+    b.goto(&format!(
+        "{base}#/history/by_script?filter=script_name%3A%2Falpha.php&from={}&to={}",
+        first - 10,
+        last + 10
+    ));
+    b.wait("the waves and the mark over their minute", |b| {
+        let v = b.eval(
+            "const u = window.__pinbad.charts['history-rate'];
+             return u ? [u.data[1].filter((y) => y != null).length,
+                         u.over.querySelectorAll('.mark').length] : null",
+            json!([]),
+        );
+        let (points, marks): (u64, u64) = serde_json::from_value(v).ok()?;
+        (points >= WAVES && marks == 1).then_some(())
+    });
     shot(&b, "marks");
 
     // The form: a history of a week, then one of none.
@@ -1946,10 +1999,34 @@ fn what_changed_in_a_real_browser() {
     });
     assert!(b.current_url().contains("#/changes"), "{}", b.current_url());
     assert!(rows.iter().all(|r| r.1 == "true"), "{rows:?}");
-    // Before and after the moment /slow was slowed.
-    b.goto(&format!(
-        "{base}#/changes?report={report}&at={boundary}&span={len}s"
-    ));
+    // Before and after the moment /slow was slowed, chosen as a mark (the deploy that slowed
+    // it) from the view's list of marks (issue 82, item 2).
+    let mark = json!({"text": "deploy: /slow slowed", "time": boundary as f64 + 0.25});
+    let made = ureq::post(&d.url("/api/v1/marks"))
+        .send_string(&mark.to_string())
+        .expect("the mark is added");
+    assert_eq!(made.status(), 201);
+    b.goto(&format!("{base}#/changes?report={report}&span={len}s"));
+    let options = b.wait("the marks offered as a boundary", |b| {
+        let v = b.eval(
+            "return [...document.querySelectorAll('#changes-mark option')].map(o => [o.value, o.textContent])",
+            json!([]),
+        );
+        let v: Vec<(String, String)> = serde_json::from_value(v).ok()?;
+        (v.len() == 2).then_some(v)
+    });
+    assert_eq!(options[1].0, boundary.to_string(), "{options:?}");
+    assert!(options[1].1.contains("deploy: /slow slowed"), "{options:?}");
+    b.eval(
+        "const s = document.getElementById('changes-mark');
+         s.value = arguments[0]; s.dispatchEvent(new Event('change'));",
+        json!([boundary.to_string()]),
+    );
+    b.wait("the mark's moment in the URL", |b| {
+        let url = b.current_url();
+        (url.contains(&format!("at={boundary}")) && url.contains(&format!("span={len}s")))
+            .then_some(())
+    });
     let rows = b.wait("the rows before and after the moment", |b| {
         let rows = change_rows(b);
         (rows.len() == 3 && rows.iter().any(|r| r.1 == "false")).then_some(rows)
@@ -1961,6 +2038,14 @@ fn what_changed_in_a_real_browser() {
     );
     let same = rows.iter().find(|r| r.0 == "/same").unwrap();
     assert_eq!((same.1.as_str(), same.2), ("false", false), "{rows:?}");
+    // The chooser says which mark the ranges are around.
+    assert_eq!(
+        b.eval(
+            "return document.getElementById('changes-mark').value",
+            json!([])
+        ),
+        boundary.to_string()
+    );
     let summary = b.eval(
         "return document.getElementById('changes-summary').textContent",
         json!([]),

@@ -264,6 +264,8 @@
   const CHANGE_PRESETS = [['1h', 'vs an hour ago'], ['1d', 'vs yesterday'], ['7d', 'vs last week']];
   /** How long each range is, as offered (the API's `span`; 1 h when not given). */
   const CHANGE_SPANS = ['5m', '15m', '1h', '6h', '1d'];
+  /** Marks the "what changed" view offers as a boundary at most (the newest). */
+  const MARK_CHOICES = 50;
   /** The parameters of the view's URL passed on to GET /api/v1/compare as they are. */
   const COMPARE_PARAMS = ['report', 'vs', 'at', 'span', 'a_from', 'a_to', 'b_from', 'b_to', 'by', 'limit'];
   const RANGE_PARAMS = ['vs', 'at', 'a_from', 'a_to', 'b_from', 'b_to'];
@@ -1844,6 +1846,11 @@
         if (!Number.isFinite(t)) { showError(new Error('before / after: pick a moment')); return; }
         setRanges('at', t);
       } }, 'before / after');
+    // A mark (a deploy, a config change: GET /api/v1/marks) as the boundary: before and after it.
+    const markSel = h('select', { id: 'changes-mark', 'aria-label': 'before / after a mark',
+      title: 'compare before and after a mark (a deploy, a config change)',
+      onchange: () => { if (markSel.value) setRanges('at', markSel.value); } },
+    h('option', { value: '' }, 'before / after a mark…'));
     const summary = h('p', { class: 'muted', id: 'changes-summary' });
     const tbody = h('tbody');
     const heads = ['#', 'row', 'requests', 'rate /s', 'p50', 'p95', 'p99', 'error ratio', 'CPU / request',
@@ -1851,7 +1858,7 @@
     const table = h('table', { id: 'changes-table' }, h('thead', {}, h('tr', {}, heads.map((x) => h('th', {}, x)))), tbody);
     const root = h('div', {},
       h('h2', {}, 'What changed'),
-      h('div', { class: 'controls' }, reportSel, ...presets, spanSel, atInput, atButton),
+      h('div', { class: 'controls' }, reportSel, ...presets, spanSel, atInput, atButton, markSel),
       summary, h('div', { class: 'table-wrap' }, table));
     const poll = historyPoller();
     let listed = false;
@@ -1873,6 +1880,17 @@
           const list = (await api('/api/v1/reports')).reports.filter((r) => keepsHistory(r) !== false);
           reportSel.replaceChildren(...list.map((r) => h('option',
             { value: r.name, selected: r.name === params.get('report') }, r.name)));
+          // The last 30 days' marks, newest first (at most MARK_CHOICES), each `at=` its second.
+          const marks = ((await api('/api/v1/marks?from=-30d')).marks || [])
+            .sort((x, y) => y.time - x.time).slice(0, MARK_CHOICES);
+          markSel.append(...marks.map((m) => {
+            const at = String(Math.floor(m.time));
+            const where = [m.server_name, m.script_name].filter(Boolean).join(' ');
+            return h('option', { value: at, selected: params.get('at') === at },
+              `${utcTime(m.time)} · ${m.text}${where ? ` (${where})` : ''}`);
+          }));
+          markSel.disabled = !marks.length;
+          if (!marks.length) markSel.firstChild.textContent = 'no marks in 30 days';
           listed = true;
         }
         if (!poll.due()) return;
