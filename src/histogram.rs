@@ -1123,6 +1123,10 @@ const HDR: usize = NONZERO_AT + PAGES;
 // Bucket numbers and counter indices fit `u16`.
 const _: () = assert!(PAGES * PAGE < u16::MAX as usize);
 
+/// The most heap bytes a histogram holds ([`Histogram::heap_bytes`]): a wide block of every
+/// page. What a reader that holds one while it adds rows up counts it at before it knows.
+pub const MAX_HEAP_BYTES: usize = (HDR + 2 * PAGES * PAGE) * 4;
+
 /// The block form: one contiguous array of `u32` counters covering the pages (powers of two)
 /// `[first, first + len / 128)` in use, grown at either end when a value falls outside it and
 /// trimmed when end pages empty. Everything an update needs to find its counter (`base`, `len`,

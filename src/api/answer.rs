@@ -80,12 +80,56 @@ pub fn stream(
 ) -> Result<Body, ApiError> {
     let bytes = table_bytes(&table);
     let (account, sending) = admit(bytes + IN_FLIGHT, budget)?;
-    let mut rendering = Rendering::new(table, format, account, bytes);
-    rendering.sending = Some(sending);
-    let chunks = futures_util::stream::unfold(rendering, |mut r| async move {
-        r.next_chunk().map(|c| (Ok::<_, Infallible>(c), r))
-    });
-    Ok(Body::from_stream(chunks))
+    Ok(Streamed::new(Rendering::new(table, format, bytes), account, sending).body())
+}
+
+/// What renders an answer a chunk at a time from what it holds (a table's rows, a history
+/// answer's points), freeing what it has rendered: see [`Streamed`].
+pub trait Render: Send + 'static {
+    /// The next chunk, `bytes` at least (a row more at most) unless it is the last; `None` once
+    /// all is rendered.
+    fn next_chunk(&mut self, bytes: usize) -> Option<Vec<u8>>;
+    /// Heap bytes of what is left to render.
+    fn held(&self) -> u64;
+    /// Whether the last chunk has been rendered.
+    fn done(&self) -> bool;
+}
+
+/// An answer rendered a chunk at a time as hyper asks for one, counted in its account at what
+/// is left of it and a chunk in flight until its last chunk.
+struct Streamed<R> {
+    render: R,
+    account: Account,
+    /// Its share of [`SENDING`], until the last chunk.
+    sending: Option<Sending>,
+}
+
+impl<R: Render> Streamed<R> {
+    fn new(render: R, account: Account, sending: Sending) -> Streamed<R> {
+        account.settle(render.held() + IN_FLIGHT);
+        Streamed {
+            render,
+            account,
+            sending: Some(sending),
+        }
+    }
+
+    fn next(&mut self) -> Option<Vec<u8>> {
+        let chunk = self.render.next_chunk(CHUNK_BYTES)?;
+        if self.render.done() {
+            self.account.settle(0);
+            self.sending = None;
+        } else {
+            self.account.settle(self.render.held() + IN_FLIGHT);
+        }
+        Some(chunk)
+    }
+
+    fn body(self) -> Body {
+        Body::from_stream(futures_util::stream::unfold(self, |mut s| async move {
+            s.next().map(|c| (Ok::<_, Infallible>(c), s))
+        }))
+    }
 }
 
 /// An answer already rendered (a history query's, a fleet's) as a body sent
@@ -311,20 +355,34 @@ fn admit(bytes: u64, budget: &std::sync::Arc<Budget>) -> Result<(Account, Sendin
     Ok((account, sending))
 }
 
-/// Memory an answer's work holds while it is built (a comparison's rows and histograms), counted
-/// and refused as an answer is ([`admit`]); given back when dropped.
+/// Memory an answer's work holds while it is built (a comparison's rows and histograms, a
+/// history query's points, counted at their bound before they are read), counted and refused
+/// as an answer is ([`admit`]); given back when dropped, or counted on as the answer it built
+/// ([`Held::stream`]).
 pub struct Held {
-    _account: Account,
-    _sending: Sending,
+    account: Account,
+    sending: Sending,
 }
 
 /// Counts `bytes` of an answer's work in `budget`, or the 503 `memory_full` that refuses it.
 pub fn hold(bytes: u64, budget: &std::sync::Arc<Budget>) -> Result<Held, ApiError> {
     let (account, sending) = admit(bytes, budget)?;
-    Ok(Held {
-        _account: account,
-        _sending: sending,
-    })
+    Ok(Held { account, sending })
+}
+
+impl Held {
+    /// The answer `render` makes of the work held, as a body sent a chunk at a time: counted from
+    /// now at what it holds (measured, in place of the bound it was held at) and a chunk in
+    /// flight, less as it is sent.
+    pub fn stream(self, render: impl Render) -> Body {
+        Streamed::new(render, self.account, self.sending).body()
+    }
+
+    /// [`Held::stream`] of `table` rendered as `format` (as [`stream`] renders it).
+    pub fn stream_table(self, table: Table, format: Format) -> Body {
+        let bytes = table_bytes(&table);
+        self.stream(Rendering::new(table, format, bytes))
+    }
 }
 
 /// A table being rendered: what is left of its rows, and their bytes in the budget.
@@ -337,15 +395,12 @@ struct Rendering {
     /// Rows rendered so far.
     rendered: usize,
     done: bool,
-    account: Account,
-    /// Its share of [`SENDING`], until the last chunk.
-    sending: Option<Sending>,
     /// Bytes of rows not rendered yet, and of the list that held them (freed at the end).
     held: u64,
 }
 
 impl Rendering {
-    fn new(mut table: Table, format: Format, account: Account, held: u64) -> Rendering {
+    fn new(mut table: Table, format: Format, held: u64) -> Rendering {
         let rows = std::mem::take(&mut table.rows);
         let mut head = Vec::with_capacity(4096);
         match format {
@@ -366,21 +421,20 @@ impl Rendering {
             head: Some(head),
             rendered: 0,
             done: false,
-            account,
-            sending: None,
             held,
         }
     }
+}
 
-    /// The next chunk: at least [`CHUNK_BYTES`] unless it is the last; `None` once all is sent.
-    fn next_chunk(&mut self) -> Option<Vec<u8>> {
+impl Render for Rendering {
+    fn next_chunk(&mut self, bytes: usize) -> Option<Vec<u8>> {
         if self.done {
             return None;
         }
         let mut out = self.head.take().unwrap_or_default();
-        out.reserve(CHUNK_BYTES + 4096);
+        out.reserve(bytes.min(CHUNK_BYTES) + 4096);
         let (mut line, mut cell) = (String::new(), String::new());
-        while out.len() < CHUNK_BYTES {
+        while out.len() < bytes {
             let Some(row) = self.rows.next() else {
                 if self.format == Format::Json {
                     out.extend_from_slice(b"]}");
@@ -404,12 +458,15 @@ impl Rendering {
             self.held = self.held.saturating_sub(row_bytes(&row) as u64);
             self.rendered += 1;
         }
-        self.account
-            .settle(if self.done { 0 } else { self.held + IN_FLIGHT });
-        if self.done {
-            self.sending = None;
-        }
         Some(out)
+    }
+
+    fn held(&self) -> u64 {
+        self.held
+    }
+
+    fn done(&self) -> bool {
+        self.done
     }
 }
 
@@ -461,12 +518,12 @@ mod tests {
     fn rendered(t: &Table, format: Format) -> (Vec<u8>, Vec<usize>) {
         let budget = Budget::new(1 << 30);
         let bytes = table_bytes(t);
-        let account = Account::new(std::sync::Arc::clone(&budget));
-        account.settle(bytes);
-        let mut r = Rendering::new(t.clone(), format, account, bytes);
+        let (account, sending) = admit(bytes, &budget).unwrap();
+        let mut r = Streamed::new(Rendering::new(t.clone(), format, bytes), account, sending);
         let bytes = bytes + IN_FLIGHT;
+        assert_eq!(budget.used(), bytes);
         let (mut all, mut sizes) = (Vec::new(), Vec::new());
-        while let Some(c) = r.next_chunk() {
+        while let Some(c) = r.next() {
             assert!(c.len() < CHUNK_BYTES + 4096, "{}", c.len());
             assert!(budget.used() <= bytes);
             sizes.push(c.len());

@@ -19,7 +19,7 @@ use super::ApiState;
 use super::{blocking, query_pairs, ApiError, AppState, PathParam};
 use crate::histogram::Histogram;
 use crate::report::{Cell, Kind, SumColumn, Sums, Table};
-use crate::sink::clickhouse::{fleet_sql, query, ROW, TOTALS};
+use crate::sink::clickhouse::{fleet_sql, query, query_lines, ROW, TOTALS};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(fleet_report))
@@ -46,6 +46,7 @@ const DEFAULT_LIMIT: usize = 100;
         (status = 401, response = super::openapi::Unauthorized),
         (status = 404, description = "No ClickHouse sink writes the report's ticks (with `reports = \"*\"`: no such report here and no ticks of it in ClickHouse)", body = super::openapi::ErrorBody),
         (status = 502, description = "ClickHouse did not answer, or refused the query", body = super::openapi::ErrorBody),
+        (status = 503, description = "Too many queries run, or the memory budget has no room for the answer (`memory_full`)", body = super::openapi::ErrorBody),
     )
 )]
 async fn fleet_report(
@@ -54,11 +55,10 @@ async fn fleet_report(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
     let params = query_pairs(raw.as_deref())?;
-    let budget = std::sync::Arc::clone(state.core.budget());
-    let text = blocking(&state.clone(), move || answer(&state, &name, &params)).await?;
-    // Sent in chunks, counted in the budget until sent (see `super::answer`), as a local
-    // report's answer is.
-    let body = super::answer::stream_text(text.into_bytes(), &budget)?;
+    let (table, held) = blocking(&state.clone(), move || answer(&state, &name, &params)).await?;
+    // Rendered a chunk at a time as the client reads, counted in the budget until sent (see
+    // `super::answer`), as a local report's answer is.
+    let body = held.stream_table(table, super::answer::Format::Json);
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
@@ -180,7 +180,36 @@ pub(super) fn sums_and_hist(row: &Value) -> (Sums, Histogram) {
     (sums, hist)
 }
 
-fn answer(state: &ApiState, name: &str, params: &[(String, String)]) -> Result<String, ApiError> {
+/// Cells a row of the answer has beside its keys, at most: every sum and its share, the median
+/// and the percentiles.
+fn most_cells(percentiles: usize) -> usize {
+    2 * [Kind::Request, Kind::Timer]
+        .iter()
+        .map(|&k| SumColumn::names(k).len())
+        .max()
+        .unwrap_or(0)
+        + 1
+        + percentiles
+}
+
+/// What reading ClickHouse's answer holds beside the table: the line being read, parsed (a
+/// row's merged histogram: up to two arrays of `histogram::BUCKETS` numbers), and the totals'
+/// row, kept for every row's shares.
+const READING_BYTES: u64 = 2 << 20;
+
+/// Bytes a key of a row is counted at before it is read (a key's text and its cell).
+const KEY_BYTES: u64 = 128;
+
+/// The fleet's answer, and the memory it holds in the budget: counted before ClickHouse's rows
+/// are read at what the table will hold (the rows the count query finds, at most `limit`, each
+/// at its most cells), a 503 `memory_full` when the budget has no room for it; the rows read a
+/// line at a time, each turned into the table's row as it comes (an answer of 100,000 rows
+/// with their histograms, parsed whole, took gigabytes).
+fn answer(
+    state: &ApiState,
+    name: &str,
+    params: &[(String, String)],
+) -> Result<(Table, super::answer::Held), ApiError> {
     let Some(config) = state.sinks.ticks_of(name) else {
         return Err(ApiError::not_found(format!(
             "no ClickHouse sink writes the ticks of report `{name}` (list it in `reports` of a \
@@ -228,17 +257,63 @@ fn answer(state: &ApiState, name: &str, params: &[(String, String)]) -> Result<S
         error: "clickhouse_unavailable",
         detail: format!("ClickHouse: {e}"),
     };
-    let text = query(config, &sql).map_err(unavailable)?;
     let rows_total: usize = query(config, &count_sql)
         .map_err(unavailable)?
         .trim()
         .parse()
         .unwrap_or(0);
-    let rows: Vec<Value> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
-    if local.is_none() && rows.is_empty() {
+    let held = {
+        let rows = rows_total.min(p.limit) as u64 + 1;
+        let (keys, percentiles) = match &local {
+            Some((_, _, keys, ps)) => (keys.len(), ps.len()),
+            None => (crate::report::MAX_KEYS, 0),
+        };
+        let percentiles = p.percentiles.as_ref().map_or(percentiles, Vec::len);
+        let cells = most_cells(percentiles.max(2)) + keys;
+        let row = (cells * std::mem::size_of::<Cell>() + 64) as u64 + keys as u64 * KEY_BYTES;
+        super::answer::hold(rows * row + READING_BYTES, state.core.budget())?
+    };
+    // Each line is turned into the table's row as it is read. The rows come totals first
+    // (`row_type DESC`), whose span and sums every row's rates and shares are taken from.
+    let mut reading: Option<Reading> = None;
+    let mut names: Option<Vec<String>> = None;
+    let (mut read, mut totals, mut table_rows) = (0usize, None, Vec::new());
+    query_lines(config, &sql, |line| {
+        let Ok(row) = serde_json::from_str::<Value>(line) else {
+            return Ok(());
+        };
+        read += 1;
+        // What the report is: here, or as its first row says.
+        let r = reading.get_or_insert_with(|| {
+            let kind = serde_json::from_value::<Kind>(row["kind"].clone()).ok();
+            Reading::new(local.as_ref(), kind, &p)
+        });
+        match number(&row["row_type"]) as u8 {
+            TOTALS if totals.is_none() => {
+                r.span(&row, p.from_s);
+                totals = Some(r.cells(&row));
+            }
+            ROW => {
+                let names = names.get_or_insert_with(|| {
+                    serde_json::from_value(row["key_names"].clone()).unwrap_or_default()
+                });
+                if table_rows.len() == p.limit {
+                    return Ok(());
+                }
+                let keys = local.as_ref().map_or(names.len(), |l| l.2.len());
+                let texts: Vec<String> =
+                    serde_json::from_value(row["keys"].clone()).unwrap_or_default();
+                let mut cells: Vec<Cell> = texts.into_iter().map(Cell::Text).collect();
+                cells.resize(keys, Cell::Null);
+                cells.extend(r.cells(&row));
+                table_rows.push(cells);
+            }
+            _ => {}
+        }
+        Ok(())
+    })
+    .map_err(unavailable)?;
+    if local.is_none() && read == 0 {
         // `reports = "*"` names every report: one that is neither here nor in ClickHouse is
         // none that a sink writes.
         let any = format!(
@@ -258,79 +333,126 @@ fn answer(state: &ApiState, name: &str, params: &[(String, String)]) -> Result<S
             )));
         }
     }
-    let found_kind = rows
-        .first()
-        .and_then(|r| serde_json::from_value::<Kind>(r["kind"].clone()).ok());
-    let (kind, keys, key_columns, percentiles) = match local {
-        Some(l) => l,
+    let mut r = reading.unwrap_or_else(|| Reading::new(local.as_ref(), None, &p));
+
+    let totals = totals.unwrap_or_else(|| r.cells(&Value::Null));
+    let (keys, key_columns) = match local {
+        Some((_, keys, key_columns, _)) => (keys, key_columns),
         None => {
-            let names: Vec<String> = rows
-                .iter()
-                .find(|r| number(&r["row_type"]) == ROW as u64)
-                .and_then(|r| serde_json::from_value(r["key_names"].clone()).ok())
-                .unwrap_or_default();
-            (
-                found_kind.unwrap_or(Kind::Request),
-                names.clone(),
-                names,
-                vec![95.0, 99.0],
-            )
+            let names = names.unwrap_or_default();
+            (names.clone(), names)
         }
     };
-    let sums: Vec<SumColumn> = SumColumn::names(kind)
-        .into_iter()
-        .filter_map(|n| SumColumn::named(kind, n))
-        .collect();
-    let median = if kind == Kind::Timer {
-        "timer_median"
-    } else {
-        "req_time_median"
-    };
-    // The live report's columns: after each rate its share of the totals (`req_per_sec`,
-    // `req_percent`), as `*_percent` follows `*_per_sec` there.
-    let percent_of = |c: &SumColumn| {
-        c.name()
-            .strip_suffix("_per_sec")
-            .map(|n| format!("{n}_percent"))
-    };
     let mut columns = key_columns.clone();
-    for c in &sums {
-        columns.push(c.name().to_string());
-        columns.extend(percent_of(c));
-    }
-    columns.push(median.to_string());
-    let percentiles = p.percentiles.clone().unwrap_or(percentiles);
-    let mut ps = vec![50.0];
-    for &q in &percentiles {
-        columns.push(crate::report::percentile_column(q));
-        ps.push(q);
-    }
-    // The span of the ticks (the totals row's: every tick of the range), for the rates.
-    let totals_row = rows
-        .iter()
-        .find(|r| number(&r["row_type"]) == TOTALS as u64);
-    let (first_ms, end_ms) = totals_row.map_or((0, 0), |r| {
-        (number(&r["first_tick_ms"]), number(&r["last_tick_end_ms"]))
-    });
-    let seconds = end_ms.saturating_sub(first_ms) as f64 / 1000.0;
-    // Set when the range starts before the second of the first tick (ranges are whole seconds).
-    let complete_from = (totals_row.is_some() && (p.from_s.max(0) as u64) < first_ms / 1000)
-        .then(|| first_ms as f64 / 1000.0);
-    // No ticks: rates of 0, not 0/0.
-    let per = if seconds > 0.0 {
-        seconds
-    } else {
-        f64::INFINITY
+    columns.append(&mut r.columns);
+    let table = Table {
+        report: name.to_string(),
+        kind: r.kind,
+        keys,
+        time_interval: r.seconds,
+        history: (p.to_s - p.from_s) as f64,
+        tick: tick_ms as f64 / 1000.0,
+        complete_from: r.complete_from,
+        rows_total,
+        columns,
+        key_columns: key_columns.len(),
+        totals,
+        rows: table_rows,
     };
-    let totals_sums = totals_row.map(|r| sums_and_hist(r).0);
-    let mut values = Vec::new();
-    let mut cells = |row: &Value| -> Vec<Cell> {
+    Ok((table, held))
+}
+
+/// A report as this pinbad has it: its kind, keys, key columns and percentiles.
+type Local = (Kind, Vec<String>, Vec<String>, Vec<f64>);
+
+/// What turns a row of ClickHouse's answer into the table's cells: the report's kind, its
+/// columns beside the keys, and the span of the ticks (the totals row's), for the rates.
+struct Reading {
+    kind: Kind,
+    sums: Vec<SumColumn>,
+    /// The columns after the keys: each sum (and after each rate its share of the totals, as
+    /// `*_percent` follows `*_per_sec` in the live report), the median, the percentiles.
+    columns: Vec<String>,
+    /// 50 (the median) and the percentiles asked.
+    ps: Vec<f64>,
+    values: Vec<Option<f64>>,
+    /// Seconds the ticks span (0 without ticks).
+    seconds: f64,
+    /// What rates divide by: the span, or infinity without ticks (rates of 0, not 0/0).
+    per: f64,
+    complete_from: Option<f64>,
+    totals_sums: Option<Sums>,
+}
+
+impl Reading {
+    /// Of the report as it is here (`local`: its kind, keys, key columns, percentiles), or as
+    /// ClickHouse's rows say (`found`: their kind) with 95 and 99 (unless `p` asks others).
+    fn new(local: Option<&Local>, found: Option<Kind>, p: &Params) -> Reading {
+        let (kind, percentiles) = match local {
+            Some((kind, _, _, ps)) => (*kind, ps.clone()),
+            None => (found.unwrap_or(Kind::Request), vec![95.0, 99.0]),
+        };
+        let sums: Vec<SumColumn> = SumColumn::names(kind)
+            .into_iter()
+            .filter_map(|n| SumColumn::named(kind, n))
+            .collect();
+        let mut columns = Vec::new();
+        for c in &sums {
+            columns.push(c.name().to_string());
+            columns.extend(percent_of(c));
+        }
+        columns.push(
+            if kind == Kind::Timer {
+                "timer_median"
+            } else {
+                "req_time_median"
+            }
+            .to_string(),
+        );
+        let mut ps = vec![50.0];
+        for &q in p.percentiles.as_ref().unwrap_or(&percentiles) {
+            columns.push(crate::report::percentile_column(q));
+            ps.push(q);
+        }
+        Reading {
+            kind,
+            sums,
+            columns,
+            ps,
+            values: Vec::new(),
+            seconds: 0.0,
+            per: f64::INFINITY,
+            complete_from: None,
+            totals_sums: None,
+        }
+    }
+
+    /// Takes the span of the ticks and the sums from `totals`, the totals row of a range
+    /// from `from_s`.
+    fn span(&mut self, totals: &Value, from_s: i64) {
+        let (first_ms, end_ms) = (
+            number(&totals["first_tick_ms"]),
+            number(&totals["last_tick_end_ms"]),
+        );
+        self.seconds = end_ms.saturating_sub(first_ms) as f64 / 1000.0;
+        // Set when the range starts before the second of the first tick (ranges are whole
+        // seconds).
+        self.complete_from =
+            ((from_s.max(0) as u64) < first_ms / 1000).then(|| first_ms as f64 / 1000.0);
+        if self.seconds > 0.0 {
+            self.per = self.seconds;
+        }
+        self.totals_sums = Some(sums_and_hist(totals).0);
+    }
+
+    /// The cells of `row` after its keys.
+    fn cells(&mut self, row: &Value) -> Vec<Cell> {
         let (s, h) = sums_and_hist(row);
         let mut out: Vec<Cell> = Vec::new();
-        for c in &sums {
-            let v = c.value(&s, per);
+        for c in &self.sums {
+            let v = c.value(&s, self.per);
             if percent_of(c).is_some() {
-                let all = totals_sums.as_ref().map(|t| c.value(t, per));
+                let all = self.totals_sums.as_ref().map(|t| c.value(t, self.per));
                 out.push(v.clone());
                 out.push(Cell::Float(match (v, all) {
                     (Cell::Float(x), Some(Cell::Float(t))) if t > 0.0 => 100.0 * x / t,
@@ -340,44 +462,19 @@ fn answer(state: &ApiState, name: &str, params: &[(String, String)]) -> Result<S
                 out.push(v);
             }
         }
-        h.percentiles_ns(&ps, &mut values);
+        h.percentiles_ns(&self.ps, &mut self.values);
         out.extend(
-            values
+            self.values
                 .iter()
                 .map(|v| v.map_or(Cell::Null, |ns| Cell::Float(ns / 1e9))),
         );
         out
-    };
-    let mut totals = None;
-    let mut table_rows = Vec::new();
-    for row in &rows {
-        match number(&row["row_type"]) as u8 {
-            TOTALS => totals = Some(cells(row)),
-            ROW if table_rows.len() < p.limit => {
-                let texts: Vec<String> =
-                    serde_json::from_value(row["keys"].clone()).unwrap_or_default();
-                let mut r: Vec<Cell> = texts.into_iter().map(Cell::Text).collect();
-                r.resize(key_columns.len(), Cell::Null);
-                r.extend(cells(row));
-                table_rows.push(r);
-            }
-            _ => {}
-        }
     }
-    let totals = totals.unwrap_or_else(|| cells(&Value::Null));
-    let table = Table {
-        report: name.to_string(),
-        kind,
-        keys,
-        time_interval: seconds,
-        history: (p.to_s - p.from_s) as f64,
-        tick: tick_ms as f64 / 1000.0,
-        complete_from,
-        rows_total,
-        columns,
-        key_columns: key_columns.len(),
-        totals,
-        rows: table_rows,
-    };
-    serde_json::to_string(&table).map_err(|e| ApiError::internal(e.to_string()))
+}
+
+/// A rate's share column (`req_per_sec` → `req_percent`), if it is a rate.
+fn percent_of(c: &SumColumn) -> Option<String> {
+    c.name()
+        .strip_suffix("_per_sec")
+        .map(|n| format!("{n}_percent"))
 }

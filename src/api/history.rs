@@ -42,7 +42,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         (status = 400, response = super::openapi::BadRequest),
         (status = 401, response = super::openapi::Unauthorized),
         (status = 404, description = "No such report, or it keeps no history", body = super::openapi::ErrorBody),
-        (status = 503, description = "The history store is unavailable, or too many queries run", body = super::openapi::ErrorBody),
+        (status = 503, description = "The history store is unavailable, too many queries run, or the memory budget has no room for the answer (`memory_full`)", body = super::openapi::ErrorBody),
     )
 )]
 async fn history(
@@ -51,10 +51,12 @@ async fn history(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
     let params = query_pairs(raw.as_deref())?;
-    let budget = std::sync::Arc::clone(state.core.budget());
-    let (text, csv) = blocking(&state.clone(), move || answer(&state, &name, &params)).await?;
-    // Sent in chunks, counted in the budget until sent (see `super::answer`).
-    let body = super::answer::stream_text(text.into_bytes(), &budget)?;
+    let (rendering, held) =
+        blocking(&state.clone(), move || answer(&state, &name, &params)).await?;
+    let csv = rendering.csv();
+    // Rendered a chunk at a time as the client reads, counted in the budget until sent (see
+    // `super::answer`).
+    let body = held.stream(rendering);
     Ok(if csv {
         ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], body).into_response()
     } else {
@@ -176,12 +178,14 @@ impl Resolved {
     }
 }
 
-/// The answer's body, and whether it is CSV.
+/// The answer, to be rendered as its client reads, and the memory it holds in the budget: counted
+/// at its bound ([`query::estimate`]) before a row is read, a 503 `memory_full` when the budget
+/// has no room for it (see `super::answer::hold`).
 fn answer(
     state: &ApiState,
     name: &str,
     params: &[(String, String)],
-) -> Result<(String, bool), ApiError> {
+) -> Result<(query::Rendering, super::answer::Held), ApiError> {
     let r = resolve(state, name)?;
     let max_limit = state.core.config().limits.max_query_limit;
     let parse = |shape: &Shape| {
@@ -202,21 +206,42 @@ fn answer(
         Some((shape, q)) => (shape, r.fine.as_ref().map(|(_, f)| f.clone()), q),
         None => (r.shape.clone(), r.stored.clone(), parse(&r.shape)?),
     };
-    let answer = match &stored {
-        Some(s) => query::run(&r.conn, s.id, &shape, &q).map_err(store_error)?,
-        None => query::Answer {
-            series: Vec::new(),
-            damaged_rows: 0,
-        },
+    let budget = state.core.budget();
+    let (answer, held) = match &stored {
+        Some(s) => {
+            let bound = query::estimate(&r.conn, s.id, &shape, &q).map_err(store_error)?;
+            let held = super::answer::hold(bound, budget)?;
+            (
+                query::run(&r.conn, s.id, &shape, &q).map_err(store_error)?,
+                held,
+            )
+        }
+        None => (
+            query::Answer {
+                series: Vec::new(),
+                damaged_rows: 0,
+            },
+            super::answer::hold(0, budget)?,
+        ),
     };
     if answer.damaged_rows > 0 {
         state.history.count_damaged_rows_read(answer.damaged_rows);
         tracing::warn!(report = %name, rows = answer.damaged_rows, "History query: stored rows that cannot be read back (a damaged or hand-edited store) were left out of the answer");
     }
-    Ok(if q.csv {
-        (query::to_csv(&shape, &q, &answer.series), true)
-    } else {
-        let json = query::to_json(&shape, &q, &answer.series, answer.damaged_rows);
-        (json, false)
-    })
+    let rendering = query::Rendering::new(&shape, &q, answer.series, answer.damaged_rows);
+    Ok((rendering, held))
+}
+
+impl super::answer::Render for query::Rendering {
+    fn next_chunk(&mut self, bytes: usize) -> Option<Vec<u8>> {
+        query::Rendering::next_chunk(self, bytes)
+    }
+
+    fn held(&self) -> u64 {
+        query::Rendering::held(self)
+    }
+
+    fn done(&self) -> bool {
+        query::Rendering::done(self)
+    }
 }

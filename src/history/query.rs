@@ -4,7 +4,7 @@
 //!
 //! Runs on the API's blocking pool with a read-only connection of its own.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use rusqlite::{params_from_iter, Connection};
 use serde::Serialize;
@@ -77,6 +77,10 @@ pub struct HistoryQuery {
     total: bool,
     limit: usize,
     pub csv: bool,
+    /// Series the answer holds at most (the top `limit` and "(other)", or the totals' one).
+    most_series: u64,
+    /// Points a series holds at most (`from` to `to` by `step`, and the step holding `from`).
+    most_points: u64,
 }
 
 /// Parses the query's parameters (see the API contract); `now_s` for relative times.
@@ -264,6 +268,8 @@ pub fn parse(
         total,
         limit,
         csv: format.unwrap_or(false),
+        most_series: series,
+        most_points: points.saturating_add(1),
     })
 }
 
@@ -297,12 +303,17 @@ impl HistoryQuery {
 /// dashboard draws a fleet's answer with the code that draws this pinbad's.
 pub fn render_series(
     q: &HistoryQuery,
-    shape: &Shape,
+    _shape: &Shape,
     key: Vec<String>,
     other: bool,
-    points: BTreeMap<i64, Part>,
+    points: std::collections::BTreeMap<i64, Part>,
 ) -> SeriesOut {
-    Series { key, other, points }.render(q, shape)
+    let mut s = Series::new(key, other);
+    for (t, part) in points {
+        s.open = Some((t, part));
+        s.close(q);
+    }
+    s.done()
 }
 
 /// `format`: whether it asks for CSV (`csv`) rather than JSON (`json`), else a 400 naming it.
@@ -361,12 +372,17 @@ fn parse_filter(f: &str, shape: &Shape) -> Result<(usize, String), ParamError> {
     }
 }
 
-/// One series of the answer.
+/// One series of the answer, read in time order: its points rendered so far, and the one being
+/// added up (its step's start and its part). Why in time order: a point is rendered (its
+/// percentiles taken) as soon as the rows of its step are all read, so a series holds one
+/// histogram at a time, not one per point (a histogram may take 32 KiB, and a series 100,000
+/// points).
 #[derive(Debug)]
 struct Series {
     key: Vec<String>,
     other: bool,
-    points: BTreeMap<i64, Part>,
+    points: Vec<Vec<Cell>>,
+    open: Option<(i64, Part)>,
 }
 
 /// What a query found: its series, and how many stored rows it left out as damaged.
@@ -427,11 +443,7 @@ fn run_counting(
     let bucket = |t: i64| t.div_euclid(q.step_s as i64) * q.step_s as i64;
     let mut series: Vec<Series> = Vec::new();
     if q.total || shape.key_columns.is_empty() {
-        let mut s = Series {
-            key: Vec::new(),
-            other: false,
-            points: BTreeMap::new(),
-        };
+        let mut s = Series::new(Vec::new(), false);
         let mut stmt = conn.prepare_cached(&totals_sql())?;
         let mut rows = stmt.query(rusqlite::params![report_id, lo, hi])?;
         while let Some(row) = rows.next()? {
@@ -439,12 +451,13 @@ fn run_counting(
             let Some(part) = part_or_skip(row, 1, hist, damaged)? else {
                 continue;
             };
-            s.points.entry(bucket(t)).or_default().add_part(&part);
+            s.add(bucket(t), &part, q);
         }
+        s.close(q);
         if !s.points.is_empty() {
             series.push(s);
         }
-        return Ok(series.into_iter().map(|s| s.render(q, shape)).collect());
+        return Ok(series.into_iter().map(Series::done).collect());
     }
     // The top `limit` keys over the range, by time, among the rows passing the filters.
     let mut cond = String::new();
@@ -473,22 +486,17 @@ fn run_counting(
             continue;
         };
         index.insert(k, series.len());
-        series.push(Series {
-            key,
-            other: false,
-            points: BTreeMap::new(),
-        });
+        series.push(Series::new(key, false));
     }
     // The other row stands for keys that may match any filter: it is shown when every filter
     // asks for "(other)" (so, with no filter, always).
     let with_other = q.filters.iter().all(|(_, v)| v == OTHER);
     let other_at = series.len();
     if with_other {
-        series.push(Series {
-            key: vec![OTHER.to_string(); shape.key_columns.len()],
-            other: true,
-            points: BTreeMap::new(),
-        });
+        series.push(Series::new(
+            vec![OTHER.to_string(); shape.key_columns.len()],
+            true,
+        ));
     }
     if index.is_empty() && !with_other {
         return Ok(Vec::new());
@@ -516,16 +524,15 @@ fn run_counting(
         let Some(part) = part_or_skip(row, 3, hist, damaged)? else {
             continue;
         };
-        series[at]
-            .points
-            .entry(bucket(t))
-            .or_default()
-            .add_part(&part);
+        series[at].add(bucket(t), &part, q);
+    }
+    for s in &mut series {
+        s.close(q);
     }
     if with_other && series[other_at].points.is_empty() {
         series.pop();
     }
-    Ok(series.into_iter().map(|s| s.render(q, shape)).collect())
+    Ok(series.into_iter().map(Series::done).collect())
 }
 
 /// The totals' steps of a report over `[?2, ?3)`.
@@ -546,12 +553,80 @@ pub(super) fn top_sql(cond: &str, limit_at: usize) -> String {
     )
 }
 
-/// The rows and other rows of a report over `[?2, ?3)`.
+/// The rows and other rows of a report over `[?2, ?3)`, in time order (the index's: no sort),
+/// which [`run`] renders each point in as soon as its step is read.
 pub(super) fn rows_sql() -> String {
     format!(
         "SELECT t, row, key, {PART_COLUMNS} FROM steps WHERE report = ?1 AND row IN ({ROW}, \
-         {OTHER_ROW}) AND t >= ?2 AND t < ?3"
+         {OTHER_ROW}) AND t >= ?2 AND t < ?3 ORDER BY t"
     )
+}
+
+/// How many stored rows a query of the totals (`totals`: [`TOTALS_ROW`]) or of the rows
+/// ([`ROW`] and [`OTHER_ROW`]) over `[?2, ?3)` reads: the index alone is read.
+pub(super) fn count_sql(totals: bool) -> String {
+    let rows = if totals {
+        format!("= {TOTALS_ROW}")
+    } else {
+        format!("IN ({ROW}, {OTHER_ROW})")
+    };
+    format!("SELECT count(*) FROM steps WHERE report = ?1 AND row {rows} AND t >= ?2 AND t < ?3")
+}
+
+/// Bytes a rendered point holds: its cells and the block they are in, and its place in its
+/// series' list.
+fn point_bytes(cells: usize) -> u64 {
+    (cells * std::mem::size_of::<Cell>() + BLOCK_OVERHEAD + std::mem::size_of::<Vec<Cell>>()) as u64
+}
+
+/// What the allocator adds to each block (glibc: a size word, and 16-byte rounding).
+const BLOCK_OVERHEAD: usize = 16;
+
+/// What a series holds beside its points, at most: its key, its list, the step being added up
+/// (and that step's histogram, when percentiles are asked: [`HIST_BYTES`]).
+const SERIES_BYTES: u64 = 4 << 10;
+/// A step's histogram at its largest ([`crate::histogram::MAX_HEAP_BYTES`]): what a series
+/// adding one up is counted at before it is read.
+const HIST_BYTES: u64 = crate::histogram::MAX_HEAP_BYTES as u64;
+
+/// What reading `q` will hold at most, known before it is read (for the memory budget): its
+/// points (at most the stored rows it reads, counted in the index, and at most its series ×
+/// points) rendered, and each series' step being added up. Why before: the answer is built
+/// whole (its `damaged_rows` comes before its series, and its top keys are known only once
+/// the range is read), so it is counted at this bound before a row is read, then at what it
+/// holds ([`series_bytes`]) once read.
+pub fn estimate(
+    conn: &Connection,
+    report_id: i64,
+    shape: &Shape,
+    q: &HistoryQuery,
+) -> Result<u64, StoreError> {
+    let stored = shape.stored_step_s.max(1) as i64;
+    let totals = q.total || shape.key_columns.is_empty();
+    let rows: i64 = conn.prepare_cached(&count_sql(totals))?.query_row(
+        rusqlite::params![report_id, q.from_s - stored + 1, q.to_s],
+        |r| r.get(0),
+    )?;
+    let points = (rows.max(0) as u64).min(q.most_series.saturating_mul(q.most_points));
+    let series = q.most_series.min(rows.max(0) as u64);
+    let hist = q.columns.iter().any(|c| matches!(c, Column::Percentile(_)));
+    let each = SERIES_BYTES + if hist { HIST_BYTES } else { 0 };
+    Ok(points
+        .saturating_mul(point_bytes(q.columns.len() + 1))
+        .saturating_add(series.saturating_mul(each)))
+}
+
+/// Heap bytes `series` hold: their points' cells and lists, and their keys.
+pub fn series_bytes(series: &[SeriesOut]) -> u64 {
+    series
+        .iter()
+        .map(|s| {
+            let points = s.points.capacity() * std::mem::size_of::<Vec<Cell>>();
+            let cells: u64 = s.points.iter().map(|p| point_bytes(p.capacity())).sum();
+            let keys: usize = s.key.iter().map(|k| k.capacity() + BLOCK_OVERHEAD).sum();
+            cells + (points + keys + BLOCK_OVERHEAD) as u64
+        })
+        .sum()
 }
 
 /// The oldest step of a report's line (unix seconds), if any: one index probe.
@@ -593,12 +668,14 @@ pub fn statements() -> Vec<String> {
         top_sql(" AND json_extract(key, '$[0]') = ?4", 5),
         top_sql("", 4),
         rows_sql(),
+        count_sql(true),
+        count_sql(false),
         OLDEST_STEP.to_string(),
     ]
 }
 
 /// A series with its points rendered: `[t, v1, v2, ...]`.
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct SeriesOut {
     pub key: Vec<String>,
     pub other: bool,
@@ -606,30 +683,59 @@ pub struct SeriesOut {
 }
 
 impl Series {
-    fn render(self, q: &HistoryQuery, _shape: &Shape) -> SeriesOut {
+    fn new(key: Vec<String>, other: bool) -> Series {
+        Series {
+            key,
+            other,
+            points: Vec::new(),
+            open: None,
+        }
+    }
+
+    /// Adds a stored row's `part` to the point of the step starting at `t`: rows come in time
+    /// order ([`rows_sql`], [`totals_sql`]), so a later step renders the one added up so far.
+    fn add(&mut self, t: i64, part: &Part, q: &HistoryQuery) {
+        match &mut self.open {
+            Some((at, p)) if *at == t => p.add_part(part),
+            _ => {
+                debug_assert!(
+                    self.open.as_ref().is_none_or(|(at, _)| *at < t),
+                    "time order"
+                );
+                self.close(q);
+                let mut p = Part::default();
+                p.add_part(part);
+                self.open = Some((t, p));
+            }
+        }
+    }
+
+    /// Renders the point being added up, if any: `[t, v1, v2, ...]`.
+    fn close(&mut self, q: &HistoryQuery) {
+        let Some((t, p)) = self.open.take() else {
+            return;
+        };
         let seconds = q.step_s as f64;
-        let points = self
-            .points
-            .into_iter()
-            .map(|(t, p)| {
-                let mut point = Vec::with_capacity(q.columns.len() + 1);
-                point.push(Cell::Int(t.max(0) as u128));
-                for c in &q.columns {
-                    point.push(match c {
-                        Column::Sum(s) => s.value(&p.sums, seconds),
-                        Column::Percentile(pc) => p
-                            .hist
-                            .percentile_ns(*pc)
-                            .map_or(Cell::Null, |ns| Cell::Float(ns / 1e9)),
-                    });
-                }
-                point
-            })
-            .collect();
+        let mut point = Vec::with_capacity(q.columns.len() + 1);
+        point.push(Cell::Int(t.max(0) as u128));
+        for c in &q.columns {
+            point.push(match c {
+                Column::Sum(s) => s.value(&p.sums, seconds),
+                Column::Percentile(pc) => p
+                    .hist
+                    .percentile_ns(*pc)
+                    .map_or(Cell::Null, |ns| Cell::Float(ns / 1e9)),
+            });
+        }
+        self.points.push(point);
+    }
+
+    fn done(self) -> SeriesOut {
+        debug_assert!(self.open.is_none());
         SeriesOut {
             key: self.key,
             other: self.other,
-            points,
+            points: self.points,
         }
     }
 }
@@ -638,68 +744,227 @@ impl Series {
 /// `u64::MAX` (a month's byte total) is printed whole, where a `serde_json::Value`, which holds
 /// no such integer, failed (the handler panicked).
 pub fn to_json(shape: &Shape, q: &HistoryQuery, series: &[SeriesOut], damaged_rows: u64) -> String {
-    #[derive(Serialize)]
-    struct Answer<'a> {
-        report: &'a str,
-        kind: &'a Kind,
-        key_columns: &'a [String],
-        from: i64,
-        to: i64,
-        step: u64,
-        stored_step: u64,
-        columns: &'a [String],
-        damaged_rows: u64,
-        series: &'a [SeriesOut],
-    }
-    serde_json::to_string(&Answer {
-        report: &shape.name,
-        kind: &shape.kind,
-        key_columns: &shape.key_columns,
-        from: q.from_s,
-        to: q.to_s,
-        step: q.step_s,
-        stored_step: shape.stored_step_s,
-        columns: &q.column_names,
+    whole(Rendering::of(
+        shape,
+        q,
+        series.to_vec(),
         damaged_rows,
-        series,
-    })
-    .expect("strings, numbers and cells always serialize")
+        false,
+    ))
 }
 
 /// The CSV answer: header `t,<key columns>,<columns>`, a line per point, series after series.
 pub fn to_csv(shape: &Shape, q: &HistoryQuery, series: &[SeriesOut]) -> String {
-    let mut out = String::new();
-    let header: Vec<&str> = std::iter::once("t")
-        .chain(shape.key_columns.iter().map(String::as_str))
-        .chain(q.column_names.iter().map(String::as_str))
-        .collect();
-    for (i, h) in header.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        csv_field(&mut out, h);
+    whole(Rendering::of(shape, q, series.to_vec(), 0, true))
+}
+
+/// A rendering's chunks at once.
+fn whole(mut r: Rendering) -> String {
+    let mut out = Vec::new();
+    while let Some(chunk) = r.next_chunk(usize::MAX) {
+        out.extend_from_slice(&chunk);
     }
-    out.push_str("\r\n");
-    let mut cell = String::new();
-    for s in series {
-        for p in &s.points {
-            cell.clear();
-            p[0].render(&mut cell);
-            out.push_str(&cell);
-            for k in 0..shape.key_columns.len() {
-                out.push(',');
-                csv_field(&mut out, s.key.get(k).map_or("", String::as_str));
+    String::from_utf8(out).expect("JSON and CSV are UTF-8")
+}
+
+/// The JSON answer's fields (see the API contract), its series last.
+#[derive(Serialize)]
+struct JsonAnswer<'a> {
+    report: &'a str,
+    kind: &'a Kind,
+    key_columns: &'a [String],
+    from: i64,
+    to: i64,
+    step: u64,
+    stored_step: u64,
+    columns: &'a [String],
+    damaged_rows: u64,
+    series: &'a [SeriesOut],
+}
+
+impl<'a> JsonAnswer<'a> {
+    fn of(
+        shape: &'a Shape,
+        q: &'a HistoryQuery,
+        series: &'a [SeriesOut],
+        damaged_rows: u64,
+    ) -> JsonAnswer<'a> {
+        JsonAnswer {
+            report: &shape.name,
+            kind: &shape.kind,
+            key_columns: &shape.key_columns,
+            from: q.from_s,
+            to: q.to_s,
+            step: q.step_s,
+            stored_step: shape.stored_step_s,
+            columns: &q.column_names,
+            damaged_rows,
+            series,
+        }
+    }
+}
+
+/// An answer being rendered a chunk at a time (JSON or CSV as the query asks): what is left of
+/// its series, each point freed once rendered. Why: an answer may hold a million values, some
+/// 20 MB of text beside the points it is rendered from; rendered a chunk at a time as its client
+/// takes it, it holds its points and a chunk, and less as it goes ([`Rendering::held`]).
+pub struct Rendering {
+    csv: bool,
+    /// The answer up to its series' list (JSON) or its header line (CSV), until the first chunk.
+    head: Option<Vec<u8>>,
+    series: std::vec::IntoIter<SeriesOut>,
+    /// The series being rendered: its key, what is left of its points, and how many are
+    /// rendered.
+    current: Option<(Vec<String>, std::vec::IntoIter<Vec<Cell>>, usize)>,
+    /// Key columns (a CSV line has a field for each, empty where a series has no key).
+    key_columns: usize,
+    /// Series begun so far.
+    begun: usize,
+    /// Heap bytes of the points not rendered yet.
+    held: u64,
+    done: bool,
+}
+
+impl Rendering {
+    /// The answer to `q` of `series` (JSON with `damaged_rows`, or CSV).
+    pub fn new(
+        shape: &Shape,
+        q: &HistoryQuery,
+        series: Vec<SeriesOut>,
+        damaged_rows: u64,
+    ) -> Rendering {
+        Rendering::of(shape, q, series, damaged_rows, q.csv)
+    }
+
+    /// [`Rendering::new`] as CSV (`csv`) or JSON.
+    fn of(
+        shape: &Shape,
+        q: &HistoryQuery,
+        series: Vec<SeriesOut>,
+        damaged_rows: u64,
+        csv: bool,
+    ) -> Rendering {
+        let mut head = Vec::with_capacity(1024);
+        if csv {
+            let mut line = String::new();
+            let header = std::iter::once("t")
+                .chain(shape.key_columns.iter().map(String::as_str))
+                .chain(q.column_names.iter().map(String::as_str));
+            for (i, h) in header.enumerate() {
+                if i > 0 {
+                    line.push(',');
+                }
+                csv_field(&mut line, h);
             }
-            for v in &p[1..] {
-                out.push(',');
+            line.push_str("\r\n");
+            head.extend_from_slice(line.as_bytes());
+        } else {
+            serde_json::to_writer(&mut head, &JsonAnswer::of(shape, q, &[], damaged_rows))
+                .expect("strings and numbers always serialize");
+            // The series' list is filled by the chunks: it is the last field.
+            debug_assert!(head.ends_with(b"[]}"));
+            head.truncate(head.len() - 2);
+        }
+        Rendering {
+            csv,
+            key_columns: shape.key_columns.len(),
+            held: series_bytes(&series),
+            head: Some(head),
+            series: series.into_iter(),
+            current: None,
+            begun: 0,
+            done: false,
+        }
+    }
+
+    /// Heap bytes of what is left to render.
+    pub fn held(&self) -> u64 {
+        self.held
+    }
+
+    /// Whether the last chunk has been rendered.
+    pub fn done(&self) -> bool {
+        self.done
+    }
+
+    /// Whether the answer is CSV (else JSON).
+    pub fn csv(&self) -> bool {
+        self.csv
+    }
+
+    /// The next chunk: `bytes` at least (a point more at most) unless it is the last; `None`
+    /// once all is rendered.
+    pub fn next_chunk(&mut self, bytes: usize) -> Option<Vec<u8>> {
+        if self.done {
+            return None;
+        }
+        let mut out = self.head.take().unwrap_or_default();
+        let (mut cell, mut line) = (String::new(), String::new());
+        while out.len() < bytes {
+            let Some((key, points, shown)) = &mut self.current else {
+                let Some(s) = self.series.next() else {
+                    if !self.csv {
+                        out.extend_from_slice(b"]}");
+                    }
+                    self.done = true;
+                    self.held = 0;
+                    break;
+                };
+                self.held = self.held.saturating_sub(
+                    (s.points.capacity() * std::mem::size_of::<Vec<Cell>>() + BLOCK_OVERHEAD)
+                        as u64,
+                );
+                if !self.csv {
+                    if self.begun > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(b"{\"key\":");
+                    serde_json::to_writer(&mut out, &s.key).expect("strings serialize");
+                    out.extend_from_slice(if s.other {
+                        b",\"other\":true,\"points\":["
+                    } else {
+                        b",\"other\":false,\"points\":["
+                    });
+                }
+                self.begun += 1;
+                self.current = Some((s.key, s.points.into_iter(), 0));
+                continue;
+            };
+            let Some(p) = points.next() else {
+                if !self.csv {
+                    out.extend_from_slice(b"]}");
+                }
+                self.current = None;
+                continue;
+            };
+            if self.csv {
+                line.clear();
                 cell.clear();
-                v.render(&mut cell);
-                csv_field(&mut out, &cell);
+                p[0].render(&mut cell);
+                line.push_str(&cell);
+                for k in 0..self.key_columns {
+                    line.push(',');
+                    csv_field(&mut line, key.get(k).map_or("", String::as_str));
+                }
+                for v in &p[1..] {
+                    line.push(',');
+                    cell.clear();
+                    v.render(&mut cell);
+                    csv_field(&mut line, &cell);
+                }
+                line.push_str("\r\n");
+                out.extend_from_slice(line.as_bytes());
+            } else {
+                if *shown > 0 {
+                    out.push(b',');
+                }
+                serde_json::to_writer(&mut out, &p).expect("cells serialize");
             }
-            out.push_str("\r\n");
+            *shown += 1;
+            self.held = self.held.saturating_sub(point_bytes(p.capacity()));
         }
+        Some(out)
     }
-    out
 }
 
 /// `unix_ms` (now, on the daemon's clock: the one its steps are stamped with) in unix seconds,
@@ -719,6 +984,7 @@ fn seconds_up(d: std::time::Duration) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     /// Fine steps answer a range within their retention that they cover; a longer range, or
     /// one reaching before them into the report's own older steps, reads the report's own.
@@ -1049,6 +1315,94 @@ mod tests {
         assert_eq!(seconds(&totals[0].points[0]), (4.0 * big + 20.0) / 1e9);
         let totals = ask(&[("group", "total")]);
         assert_eq!(totals[0].points[0][1], max);
+    }
+
+    /// Issue 83: an answer rendered a chunk at a time is the answer serde renders whole, in
+    /// chunks of about the size asked; what it holds goes down to 0; what is counted before the
+    /// read (`estimate`) is at least what the read holds.
+    #[test]
+    fn an_answer_rendered_in_chunks_is_the_whole_answer_and_its_bound_holds() {
+        let steps: Vec<(i64, &str, Vec<u64>)> = (0..600)
+            .flat_map(|i| {
+                [
+                    (i * 60, "/a,\"b\"", vec![1_000_000, 2_000_000]),
+                    (i * 60, "/c", vec![5_000_000]),
+                ]
+            })
+            .collect();
+        let (_dir, conn, id) = store_with(60, &steps);
+        let sh = shape(60);
+        for (group, format) in [("rows", "json"), ("rows", "csv"), ("total", "json")] {
+            let q = parse(
+                &pairs(&[
+                    ("from", "0"),
+                    ("to", "36000"),
+                    ("step", "1m"),
+                    ("group", group),
+                    ("format", format),
+                ]),
+                &sh,
+                100_000,
+                100,
+            )
+            .unwrap();
+            let bound = estimate(&conn, id, &sh, &q).unwrap();
+            let answer = run(&conn, id, &sh, &q).unwrap();
+            let held = series_bytes(&answer.series);
+            assert!(held > 0 && bound >= held, "{group}: {bound} < {held}");
+            // Whole, as serde renders it (JSON), or line by line (CSV).
+            let expected = if q.csv {
+                let mut out = format!("t,script_name,country,{}\r\n", q.column_names.join(","));
+                for s in &answer.series {
+                    for p in &s.points {
+                        let mut cells: Vec<String> = p
+                            .iter()
+                            .map(|c| {
+                                let (mut text, mut field) = (String::new(), String::new());
+                                c.render(&mut text);
+                                csv_field(&mut field, &text);
+                                field
+                            })
+                            .collect();
+                        let keys = s.key.iter().map(|k| {
+                            let mut f = String::new();
+                            csv_field(&mut f, k);
+                            f
+                        });
+                        cells.splice(1..1, keys);
+                        out.push_str(&cells.join(","));
+                        out.push_str("\r\n");
+                    }
+                }
+                out
+            } else {
+                serde_json::to_string(&JsonAnswer::of(&sh, &q, &answer.series, 2)).unwrap()
+            };
+            let mut r = Rendering::new(&sh, &q, answer.series, 2);
+            assert_eq!(r.held(), held);
+            let (mut all, mut chunks) = (Vec::new(), 0);
+            while let Some(c) = r.next_chunk(4096) {
+                assert!(c.len() < 4096 + 512, "{}", c.len());
+                all.extend_from_slice(&c);
+                chunks += 1;
+            }
+            assert!(r.done() && r.held() == 0);
+            assert!(chunks > 5, "{group} {format}: {chunks} chunks");
+            assert_eq!(
+                String::from_utf8(all).unwrap(),
+                expected,
+                "{group} {format}"
+            );
+        }
+        // A range holding nothing reads nothing and holds nothing.
+        let q = parse(
+            &pairs(&[("from", "90000"), ("to", "99000")]),
+            &sh,
+            100_000,
+            100,
+        )
+        .unwrap();
+        assert_eq!(estimate(&conn, id, &sh, &q).unwrap(), 0);
     }
 
     /// A store in a new file (in the directory returned) with report "r" (keys `script_name`,

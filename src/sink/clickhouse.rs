@@ -444,8 +444,8 @@ fn agent_of(config: &ClickHouseConfig) -> std::io::Result<(ureq::Agent, Option<S
 const QUERY_ANSWER_BYTES: u64 = 64 << 20;
 
 /// Runs a read query (`sql`, its `FORMAT` included) on `config`'s server and gives its answer
-/// (the fleet API; at most 64 MiB read: a longer answer is an error). Blocking: the caller runs
-/// it on a blocking thread.
+/// (at most 64 MiB read: a longer answer is an error). Blocking: the caller runs it on a
+/// blocking thread.
 pub fn query(config: &ClickHouseConfig, sql: &str) -> Result<String, String> {
     query_at(config, sql, "")
 }
@@ -465,6 +465,34 @@ pub fn query_timed(config: &ClickHouseConfig, sql: &str) -> Result<String, Strin
 
 /// [`query`] with `settings` (`?name=value&...`, or empty) on the URL.
 fn query_at(config: &ClickHouseConfig, sql: &str, settings: &str) -> Result<String, String> {
+    let mut text = String::new();
+    query_lines_at(config, sql, settings, |line| {
+        text.push_str(line);
+        Ok(())
+    })?;
+    Ok(text)
+}
+
+/// [`query`], its answer handed to `line` a line at a time (each with its `\n`, but the last
+/// when it has none) as it is read, never held whole: the fleet API reads a report's rows so,
+/// each turned into the answer's row before the next is read. At most 64 MiB read: past it,
+/// an error (after the lines before it).
+pub fn query_lines(
+    config: &ClickHouseConfig,
+    sql: &str,
+    line: impl FnMut(&str) -> Result<(), String>,
+) -> Result<(), String> {
+    query_lines_at(config, sql, "", line)
+}
+
+/// [`query_lines`] with `settings` on the URL (as [`query_at`]).
+fn query_lines_at(
+    config: &ClickHouseConfig,
+    sql: &str,
+    settings: &str,
+    mut line: impl FnMut(&str) -> Result<(), String>,
+) -> Result<(), String> {
+    use std::io::BufRead;
     let (agent, authorization) = agent_of(config).map_err(|e| e.to_string())?;
     let mut req = agent.post(&format!("{}/{settings}", config.url.trim_end_matches('/')));
     if let Some(a) = &authorization {
@@ -474,19 +502,28 @@ fn query_at(config: &ClickHouseConfig, sql: &str, settings: &str) -> Result<Stri
         Ok(r) => {
             let code = r.status();
             let exception = r.header("X-ClickHouse-Exception-Code").map(str::to_string);
-            let mut text = Vec::new();
-            std::io::Read::read_to_end(
-                &mut std::io::Read::take(r.into_reader(), QUERY_ANSWER_BYTES + 1),
-                &mut text,
-            )
-            .map_err(|e| e.to_string())?;
-            if text.len() as u64 > QUERY_ANSWER_BYTES {
-                return Err("the answer is longer than 64 MiB".into());
-            }
+            let mut reader = std::io::BufReader::new(std::io::Read::take(
+                r.into_reader(),
+                QUERY_ANSWER_BYTES + 1,
+            ));
             if !(200..300).contains(&code) || exception.is_some() {
-                return judge(code, exception.as_deref(), &text).map(|()| String::new());
+                let mut text = Vec::new();
+                std::io::Read::read_to_end(&mut reader, &mut text).map_err(|e| e.to_string())?;
+                return judge(code, exception.as_deref(), &text);
             }
-            String::from_utf8(text).map_err(|e| e.to_string())
+            let (mut buf, mut read) = (String::new(), 0u64);
+            loop {
+                buf.clear();
+                let n = reader.read_line(&mut buf).map_err(|e| e.to_string())?;
+                read += n as u64;
+                if read > QUERY_ANSWER_BYTES {
+                    return Err("the answer is longer than 64 MiB".into());
+                }
+                if n == 0 {
+                    return Ok(());
+                }
+                line(&buf)?;
+            }
         }
         Err(ureq::Error::Status(code, r)) => {
             let text = r.into_string().unwrap_or_default();

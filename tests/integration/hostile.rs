@@ -350,29 +350,11 @@ fn unread_request_log_answers_are_counted_in_the_budget() {
     assert!(body["next_cursor"].is_string(), "{body}");
     let limit = BUDGET_MIB << 20;
     let (before, rss_before) = (figure(&d, "memory.used_bytes"), resident(&d, "VmRSS"));
-    const BASE: u64 = 24 << 20;
     assert!(
         before + (40 << 20) < limit,
         "room for a few answers: {before}"
     );
-    let asks: Vec<_> = (0..16)
-        .map(|_| {
-            let (http, path) = (d.http, path.clone());
-            std::thread::spawn(move || ask_unread(http, &path))
-        })
-        .collect();
-    let (mut held, mut refused) = (Vec::new(), 0);
-    for ask in asks {
-        match ask.join().unwrap() {
-            Ok(conn) => held.push(conn),
-            // Busy: the query slots were taken by the others' first chunks.
-            Err(text) if text.contains("busy") => {}
-            Err(text) => {
-                assert!(text.contains("memory_full"), "{text}");
-                refused += 1;
-            }
-        }
-    }
+    let (held, _) = ask_at_once(&d, &path, 16);
     // The held answers' queues fill as far as the budget lets them.
     let last = std::cell::Cell::new(before);
     d.wait_for(
@@ -384,38 +366,11 @@ fn unread_request_log_answers_are_counted_in_the_budget() {
         "the held answers' chunks counted",
     );
     let used = last.get();
-    assert!(used <= limit + limit / 10, "accounted {} MiB", used >> 20);
     // Meanwhile the status and the metrics answer.
     assert_eq!(d.get("/api/v1/status").0, 200);
     assert_eq!(d.get_text("/metrics").0, 200);
-    let (rss, peak) = (resident(&d, "VmRSS"), resident(&d, "VmHWM"));
-    eprintln!(
-        "unread request log answers: {} held, {refused} refused; accounted {} -> {} MiB, \
-         RSS {} -> {} MiB, peak {} MiB",
-        held.len(),
-        before >> 20,
-        used >> 20,
-        rss_before >> 20,
-        rss >> 20,
-        peak >> 20
-    );
     assert!(!held.is_empty());
-    // No answer was built past the budget, even for a moment.
-    let room = limit.saturating_sub(before);
-    assert!(
-        peak.saturating_sub(rss_before) <= room + limit / 10 + BASE,
-        "RSS peaked at +{} MiB with {} MiB left in the budget",
-        peak.saturating_sub(rss_before) >> 20,
-        room >> 20
-    );
-    // What the held answers add to RSS, the budget counts.
-    let counted = used.saturating_sub(before);
-    assert!(
-        rss.saturating_sub(rss_before) <= counted + counted / 10 + BASE,
-        "RSS +{} MiB, the budget counted +{} MiB",
-        rss.saturating_sub(rss_before) >> 20,
-        counted >> 20
-    );
+    within_budget(&d, limit, (before, used), rss_before);
     drop(held);
     d.wait_for(
         |d| figure(d, "memory.used_bytes") <= before + (1 << 20),
@@ -425,5 +380,166 @@ fn unread_request_log_answers_are_counted_in_the_budget() {
     assert_eq!(
         (code, body["entries"].as_array().map(Vec::len)),
         (200, Some(ENTRIES))
+    );
+}
+
+/// Issue 83, item 2 (history): a history answer was read, rendered whole and only then measured
+/// against the budget, so parallel asks of a large history built theirs outside it at once. Now
+/// an answer is counted at its bound (from the rows the range holds) before a row is read, a
+/// 503 `memory_full` when the budget has no room for it, and rendered a chunk at a time as its
+/// client reads: 12 clients asking at once for 2,000 series of 8 one-second steps of as many
+/// percentiles as an answer may hold (~20 MiB of points each) and reading nothing take the
+/// process's peak RSS no further than the budget had room for (10 % and a fixed base more),
+/// what RSS adds stays within what the budget counts, the status answers meanwhile, and the
+/// answers leave the budget once their clients go.
+#[test]
+fn unread_history_answers_are_counted_in_the_budget() {
+    const BUDGET_MIB: u64 = 128;
+    const KEYS: usize = 2000;
+    const STEPS: usize = 8;
+    let d = Daemon::start(&format!(
+        "stats_history = \"4s\"\nreport_ticks = 4\nrequest_pool_size = 20000\n\
+         timer_pool_size = 20000\ntag_pool_size = 20000\ntemp_pool_memory = \"8MiB\"\n\
+         [merge]\nthreads = 1\n[http]\nmax_connections_per_client = 128\n\
+         max_concurrent_queries = 16\n[limits]\nmax_memory = \"{BUDGET_MIB}MiB\"\n\
+         max_stream_clients = 2\nstream_buffer = \"1MiB\"\nmax_query_limit = {KEYS}\n\
+         [[report]]\nname = \"wide\"\nkeys = [\"script_name\"]\nhistory_retention = \"1h\"\n\
+         history_step = \"1s\"\nhistory_rows = {}\n",
+        2 * KEYS
+    ));
+    // A wave of every key a step, each wave stored (in a step of its own) before the next.
+    for wave in 0..STEPS {
+        let sent: Vec<Vec<u8>> = (0..KEYS)
+            .map(|k| {
+                use prost::Message;
+                let mut r = proto_request(&format!("/s{k}"));
+                r.request_time = 0.001 * (1 + (k + wave) % 97) as f32;
+                r.encode_to_vec()
+            })
+            .collect();
+        d.send(&sent);
+        d.wait_for(
+            |d| crate::history::total_requests(d, "wide") == ((wave + 1) * KEYS) as u64,
+            "the wave in the history",
+        );
+    }
+    // Every row taken (the budget had room for the report's).
+    assert_eq!(figure(&d, "memory.rows_refused"), 0);
+    // The steps written: the range is exactly theirs.
+    let (code, total) = d.get("/api/v1/reports/wide/history?from=-10m&group=total&step=1s");
+    assert_eq!(code, 200, "{total}");
+    let steps: Vec<u64> = total["series"][0]["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p[0].as_u64().unwrap())
+        .collect();
+    assert_eq!(steps.len(), STEPS, "{total}");
+    // As many percentiles as an answer may hold (a million values) over the range.
+    let span = steps[STEPS - 1] + 1 - steps[0];
+    let most = (1_000_000 / ((KEYS as u64 + 1) * span)).min(64);
+    assert!(most >= 16, "the waves spanned {span} s");
+    let columns: Vec<String> = (1..=most).map(|p| format!("p{p}")).collect();
+    let path = format!(
+        "/api/v1/reports/wide/history?from={}&to={}&step=1s&limit={KEYS}&columns={}",
+        steps[0],
+        steps[STEPS - 1] + 1,
+        columns.join(",")
+    );
+    // Read whole, the answer rendered a chunk at a time is every series and point.
+    let (code, body) = d.get(&path);
+    assert_eq!(code, 200, "{}", body["detail"]);
+    let series: Vec<&serde_json::Value> = body["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["other"] == false)
+        .collect();
+    assert_eq!(series.len(), KEYS);
+    for s in &series {
+        let points = s["points"].as_array().unwrap();
+        assert_eq!(points.len(), STEPS, "{s}");
+        assert_eq!(points[0].as_array().unwrap().len(), 1 + most as usize);
+    }
+    drop(body);
+    let limit = BUDGET_MIB << 20;
+    let (before, rss_before) = (figure(&d, "memory.used_bytes"), resident(&d, "VmRSS"));
+    let (held, refused) = ask_at_once(&d, &path, 12);
+    // Meanwhile the status answers.
+    assert_eq!(d.get("/api/v1/status").0, 200);
+    assert!(!held.is_empty());
+    assert!(
+        refused > 0,
+        "12 answers of ~20 MiB each all built under a 128 MiB budget"
+    );
+    within_budget(
+        &d,
+        limit,
+        (before, figure(&d, "memory.used_bytes")),
+        rss_before,
+    );
+    drop(held);
+    d.wait_for(
+        |d| figure(d, "memory.used_bytes") <= before + (1 << 20),
+        "the answers out of the budget once their clients went",
+    );
+    assert_eq!(d.get(&path).0, 200);
+}
+
+/// `n` clients asking for `path` at once and reading nothing: the connections of those answered,
+/// and how many were refused with `memory_full` (those answered `busy`, whose query slots the
+/// others took, are neither).
+fn ask_at_once(d: &Daemon, path: &str, n: usize) -> (Vec<std::net::TcpStream>, usize) {
+    let asks: Vec<_> = (0..n)
+        .map(|_| {
+            let (http, path) = (d.http, path.to_string());
+            std::thread::spawn(move || ask_unread(http, &path))
+        })
+        .collect();
+    let (mut held, mut refused) = (Vec::new(), 0);
+    for ask in asks {
+        match ask.join().unwrap() {
+            Ok(conn) => held.push(conn),
+            Err(text) if text.contains("busy") => {}
+            Err(text) => {
+                assert!(text.contains("memory_full"), "{text}");
+                refused += 1;
+            }
+        }
+    }
+    eprintln!("{path}: {} held, {refused} refused", held.len());
+    (held, refused)
+}
+
+/// What answers held unread took, the budget (`limit`) having counted `before` before they were
+/// asked and `used` now, and RSS having been `rss_before`: what they count stays within the
+/// budget (10 % more at most); the process's peak RSS went no further than the budget had room
+/// for (10 % of the limit and a fixed base more: no answer was built past it, even for a
+/// moment); and what they add to RSS now the budget counts (10 % and the base more).
+fn within_budget(d: &Daemon, limit: u64, (before, used): (u64, u64), rss_before: u64) {
+    const BASE: u64 = 24 << 20;
+    let (rss, peak) = (resident(d, "VmRSS"), resident(d, "VmHWM"));
+    eprintln!(
+        "accounted {} -> {} MiB, RSS {} -> {} MiB, peak {} MiB",
+        before >> 20,
+        used >> 20,
+        rss_before >> 20,
+        rss >> 20,
+        peak >> 20
+    );
+    assert!(used <= limit + limit / 10, "accounted {} MiB", used >> 20);
+    let room = limit.saturating_sub(before);
+    assert!(
+        peak.saturating_sub(rss_before) <= room + limit / 10 + BASE,
+        "RSS peaked at +{} MiB with {} MiB left in the budget",
+        peak.saturating_sub(rss_before) >> 20,
+        room >> 20
+    );
+    let counted = used.saturating_sub(before);
+    assert!(
+        rss.saturating_sub(rss_before) <= counted + counted / 10 + BASE,
+        "RSS +{} MiB, the budget counted +{} MiB",
+        rss.saturating_sub(rss_before) >> 20,
+        counted >> 20
     );
 }
