@@ -188,9 +188,11 @@ impl Meta {
     /// A column as a temporary table (a grouped or DISTINCT select's) holds it: a string's
     /// decimals are 0 there, and one `computed` longer than 512 characters is a BLOB.
     pub(super) fn through_temporary_table(self, computed: bool) -> Meta {
-        // NULL, and an empty string, are a CHAR(0) there.
+        // NULL, and an empty string, are a CHAR(0) there (an empty binary one, `MIN(NULL)`'s,
+        // stays as it is).
         if computed
-            && (self.code == Code::Null || (self.code == Code::VarString && self.length == 0))
+            && (self.code == Code::Null
+                || (self.code == Code::VarString && self.length == 0 && !self.binary))
         {
             return Meta {
                 code: Code::String,
@@ -386,7 +388,8 @@ fn agrees(t: Ty, m: &Meta) -> bool {
         }
         Ty::Dec(s) => m.code == Code::NewDecimal && m.decimals == s,
         Ty::Double => matches!(m.code, Code::Double | Code::Float),
-        Ty::Text => m.is_text() || m.code == Code::String,
+        // (`MIN(NULL)` is an empty binary string.)
+        Ty::Text => m.is_text() || m.code == Code::String || (m.binary && m.length == 0),
         Ty::Binary => m.binary,
         Ty::Date => m.code == Code::Date,
         Ty::DateTime => m.code == Code::DateTime,
@@ -403,6 +406,11 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
     let kid = |k: usize| kids.get(k).copied();
     let nullable = any_nullable(kids);
     Some(match e {
+        Expr::Identifier(i) if super::typing::is_user_variable(i) => user_variable(ty),
+        Expr::BinaryOp {
+            op: BinaryOperator::Assignment,
+            ..
+        } => kid(1)?,
         Expr::Identifier(_) | Expr::CompoundIdentifier(_) => column?,
         Expr::Value(v) => match &v.value {
             Value::Null => Meta::null(),
@@ -413,6 +421,24 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
             }
             _ => return None,
         },
+        // `TIME '10:00:00.12'`: the fraction's digits as written.
+        Expr::TypedString(ts) => {
+            let fsp = match &ts.value.value {
+                Value::SingleQuotedString(t) | Value::DoubleQuotedString(t) => {
+                    let seconds = t.rsplit(':').next().unwrap_or(t);
+                    seconds.split_once('.').map_or(0, |(_, f)| {
+                        f.bytes().take_while(u8::is_ascii_digit).count().min(6) as u8
+                    })
+                }
+                _ => 0,
+            };
+            match ty {
+                Ty::Date => Meta::temporal(Code::Date, 0, false),
+                Ty::DateTime => Meta::temporal(Code::DateTime, fsp, false),
+                Ty::Time => Meta::temporal(Code::Time, fsp, false),
+                _ => return None,
+            }
+        }
         Expr::Nested(_) => kid(0)?,
         Expr::UnaryOp { op, .. } => {
             if let Some(m) = folded(e) {
@@ -475,7 +501,7 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
                 conditions.len(),
                 else_result.is_some(),
             )
-            .filter_map(|k| kid(k))
+            .filter_map(kid)
             .collect();
             // Without an ELSE, NULL where no WHEN holds.
             let m = merged(ty, &results)?;
@@ -693,8 +719,21 @@ fn cast(ty: Ty, to: &sqlparser::ast::DataType, k: Meta) -> Option<Meta> {
             }
         }
         Ty::Date => Meta::temporal(Code::Date, 0, true),
-        Ty::DateTime => Meta::temporal(Code::DateTime, 0, true),
-        Ty::Time => Meta::temporal(Code::Time, 0, true),
+        Ty::DateTime | Ty::Time => {
+            // `DATETIME(3)`, `TIME(6)`: the fraction's digits, at most 6.
+            let fsp = match to {
+                D::Datetime(Some(n)) | D::Timestamp(Some(n), _) | D::Time(Some(n), _) => {
+                    (*n).min(6) as u8
+                }
+                _ => 0,
+            };
+            let code = if ty == Ty::Time {
+                Code::Time
+            } else {
+                Code::DateTime
+            };
+            Meta::temporal(code, fsp, true)
+        }
         _ => return None,
     })
 }
@@ -779,6 +818,153 @@ fn moved_string() -> Meta {
     }
 }
 
+/// `UNIX_TIMESTAMP(x)` and `TIME_TO_SEC(x)`: whole seconds, a LONGLONG, where `x` has no
+/// fraction, else a DECIMAL with the digits of its fraction (MariaDB's `datetime_precision` of
+/// the argument): a temporal's own, a DECIMAL's up to 6, 6 for a DOUBLE and for a string read
+/// only when the query runs; a string literal's as it is written, 6 where it is no such value.
+/// Another constant string is read by MariaDB before the query runs, and is declared here by its
+/// values.
+fn seconds(k: Meta, arg: &Expr, time: bool) -> Meta {
+    const MOST: u32 = 6;
+    let digits = match k.code {
+        Code::Null | Code::Long | Code::LongLong | Code::Date => 0,
+        Code::DateTime | Code::Time => u32::from(k.decimals).min(MOST),
+        Code::NewDecimal => u32::from(k.decimals).min(MOST),
+        Code::Double | Code::Float => MOST,
+        Code::VarString | Code::String | Code::Blob | Code::LongBlob => match literal_text(arg) {
+            Some(s) => {
+                let v = rusqlite::types::ValueRef::Text(s.as_bytes());
+                let read = if time {
+                    super::dates::time_of(v)
+                } else {
+                    super::dates::datetime_of(v)
+                };
+                read.map_or(MOST, |t| u32::from(t.fsp).min(MOST))
+            }
+            None if reads_a_column(arg) => MOST,
+            None => {
+                return Meta {
+                    code: Code::ByValue,
+                    ..Meta::of_type(Ty::Other)
+                }
+            }
+        },
+        Code::ByValue => {
+            return Meta {
+                code: Code::ByValue,
+                ..k
+            }
+        }
+    };
+    if digits == 0 {
+        Meta::fixed(Code::LongLong, 17, true)
+    } else {
+        Meta::decimal(16 + digits, digits, true)
+    }
+}
+
+/// The type of `UNIX_TIMESTAMP(x)` or `TIME_TO_SEC(x)` from `x`'s declaration (see
+/// [`seconds`]): an integer, or a DECIMAL with the digits of `x`'s fraction. None for another
+/// expression, or where the values decide.
+pub(super) fn seconds_type(e: &Expr, kids: &[Meta]) -> Option<Ty> {
+    let Expr::Function(f) = e else { return None };
+    let name = f.name.to_string().to_ascii_uppercase();
+    if !matches!(name.as_str(), "UNIX_TIMESTAMP" | "TIME_TO_SEC") {
+        return None;
+    }
+    let [k] = kids else { return None };
+    let m = seconds(*k, first_arg(e)?, name == "TIME_TO_SEC");
+    match m.code {
+        Code::LongLong => Some(Ty::Int),
+        Code::NewDecimal => Some(Ty::Dec(m.decimals)),
+        _ => None,
+    }
+}
+
+/// A user variable of type `ty` (its value's as the statement starts), as MariaDB declares
+/// one: a LONGLONG or a DOUBLE, a LONGTEXT's LONG_BLOB for a string, a binary one for NULL.
+fn user_variable(ty: Ty) -> Meta {
+    const LONGTEXT_CHARS: u32 = (1 << 24) - 1;
+    match ty {
+        Ty::Int => Meta::fixed(Code::LongLong, 20, true),
+        Ty::Double => Meta::double(23, NOT_FIXED, true),
+        Ty::Text => Meta {
+            code: Code::LongBlob,
+            ..Meta::text(LONGTEXT_CHARS, true)
+        },
+        _ => Meta {
+            code: Code::LongBlob,
+            length: LONGTEXT_CHARS + 1,
+            binary: true,
+            ..Meta::text(LONGTEXT_CHARS, true)
+        },
+    }
+}
+
+/// A bit-value or hexadecimal literal (`b'101'`, `0x41`, `x'41'`) as a binary string: a
+/// VARBINARY as long as its bytes.
+pub(super) fn byte_string_literal(e: &Expr) -> Option<Meta> {
+    let Expr::Value(v) = e else { return None };
+    let bytes = match &v.value {
+        Value::SingleQuotedByteStringLiteral(bits) if bits.len() <= 64 => bits.len().div_ceil(8),
+        Value::HexStringLiteral(digits) => digits.len().div_ceil(2),
+        _ => return None,
+    };
+    Some(Meta {
+        code: Code::VarString,
+        length: bytes as u32,
+        decimals: 0,
+        unsigned: false,
+        binary: true,
+        nullable: false,
+        precision: 0,
+    })
+}
+
+/// A function's first argument.
+fn first_arg(e: &Expr) -> Option<&Expr> {
+    match e {
+        Expr::Function(f) => match &f.args {
+            sqlparser::ast::FunctionArguments::List(l) => match l.args.first()? {
+                sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(a)) => {
+                    Some(a)
+                }
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A string literal's text.
+fn literal_text(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::Nested(x) => literal_text(x),
+        Expr::Value(v) => match &v.value {
+            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether an expression reads a column (or a variable): its value is known only as the
+/// query runs.
+fn reads_a_column(e: &Expr) -> bool {
+    sqlparser::ast::visit_expressions(e, |x| {
+        if matches!(
+            x,
+            Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Subquery(_)
+        ) {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    })
+    .is_break()
+}
+
 /// The value of a constant integer expression of literals, `+`, `-` and `*`.
 fn constant(e: &Expr) -> Option<i128> {
     match e {
@@ -856,10 +1042,9 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         "BIT_LENGTH" => Meta::fixed(Code::LongLong, 11, nullable),
         "TO_SECONDS" => Meta::fixed(Code::LongLong, 12, true),
         "TIMESTAMPDIFF" => Meta::fixed(Code::LongLong, 21, true),
-        "UNIX_TIMESTAMP" if kids.iter().any(Meta::is_text) => Meta {
-            code: Code::ByValue,
-            ..Meta::of_type(ty)
-        },
+        "UNIX_TIMESTAMP" | "TIME_TO_SEC" if kids.len() == 1 => {
+            seconds(kids[0], first_arg(e)?, name == "TIME_TO_SEC")
+        }
         "UNIX_TIMESTAMP" if ty == Ty::Int => Meta::fixed(Code::LongLong, 17, true),
         "SUM" => match ty {
             Ty::Dec(s) => Meta::decimal(kid(0)?.precision + 22, u32::from(s), true),
@@ -883,13 +1068,19 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         }
         "MIN" | "MAX" => {
             let k = kid(0)?;
-            let column = matches!(
-                super::typing::children(e).first(),
-                Some(Expr::Identifier(_) | Expr::CompoundIdentifier(_))
-            );
+            // A column or `TRUE` keeps its type.
+            let column = match super::typing::children(e).first() {
+                Some(Expr::Identifier(_) | Expr::CompoundIdentifier(_)) => true,
+                Some(Expr::Value(v)) => matches!(v.value, Value::Boolean(_)),
+                _ => false,
+            };
             match k.code {
-                // Of NULL, an empty string.
-                Code::Null => Meta::text(0, true),
+                // Of NULL, an empty binary string (which a temporary table keeps as it is).
+                Code::Null => Meta {
+                    binary: true,
+                    decimals: 0,
+                    ..Meta::text(0, true)
+                },
                 // An integer computed is held as a LONGLONG; a column keeps its type.
                 Code::Long if !column => Meta {
                     code: Code::LongLong,

@@ -1204,11 +1204,23 @@ fn unix_timestamp(t: &Tm, offset: i64) -> Option<Value> {
     if !(0..=TIMESTAMP_MAX * 1_000_000 + 999_999).contains(&us) {
         return None;
     }
-    Some(if t.fsp == 0 {
-        Value::Integer(us / 1_000_000)
-    } else {
-        Value::Real(us as f64 / 1e6)
-    })
+    Some(seconds(us, t.fsp))
+}
+
+/// Microseconds as seconds: an integer where there is no fraction, else its exact digits
+/// (text, read as a DECIMAL: a double would lose the last of them past 2^33 seconds).
+fn seconds(us: i64, fsp: u8) -> Value {
+    if fsp == 0 {
+        return Value::Integer(us / 1_000_000);
+    }
+    let sign = if us < 0 { "-" } else { "" };
+    let a = us.unsigned_abs();
+    let digits = format!("{:06}", a % 1_000_000);
+    Value::Text(format!(
+        "{sign}{}.{}",
+        a / 1_000_000,
+        &digits[..usize::from(fsp.min(6))]
+    ))
 }
 
 /// A fixed offset `[+-]HH:MM` as seconds east of UTC (`CONVERT_TZ`'s and `time_zone`'s form).
@@ -1592,14 +1604,7 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
         })
     })?;
     conn.create_scalar_function("time_to_sec", 1, pure, |ctx| {
-        Ok(time_of(ctx.get_raw(0)).map(|t| {
-            let us = t.time_us();
-            if t.us == 0 {
-                Value::Integer(us / 1_000_000)
-            } else {
-                Value::Real(us as f64 / 1e6)
-            }
-        }))
+        Ok(time_of(ctx.get_raw(0)).map(|t| seconds(t.time_us(), t.fsp)))
     })?;
     conn.create_scalar_function("period_add", 2, pure, |ctx| {
         Ok(match (number(ctx.get_raw(0)), number(ctx.get_raw(1))) {

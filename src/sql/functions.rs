@@ -501,6 +501,7 @@ pub(super) fn decimal_text(v: ValueRef<'_>, scale: u8) -> Option<String> {
     match v {
         ValueRef::Integer(i) if d == 0 => Some(i.to_string()),
         ValueRef::Integer(i) => Some(format!("{i}.{:0<d$}", "")),
+        ValueRef::Text(t) if exact_decimal(t, d).is_some() => exact_decimal(t, d),
         v => {
             let x = round_half_away(number(v)?, scale as i64, f64::round);
             // No negative zero: a DECIMAL has none.
@@ -508,6 +509,59 @@ pub(super) fn decimal_text(v: ValueRef<'_>, scale: u8) -> Option<String> {
             Some(format!("{x:.d$}"))
         }
     }
+}
+
+/// A decimal's text (`-12.345`) rounded half away from zero to `scale` digits, digit by digit:
+/// exact where a double would keep only 15 of them. None for text that is no such number.
+fn exact_decimal(text: &[u8], scale: usize) -> Option<String> {
+    let s = std::str::from_utf8(text).ok()?.trim();
+    let (negative, body) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    let digits_only = |x: &str| x.bytes().all(|b| b.is_ascii_digit());
+    if int.is_empty() || int.len() > 65 || !digits_only(int) || !digits_only(frac) {
+        return None;
+    }
+    let mut digits: Vec<u8> = int
+        .bytes()
+        .chain(frac.bytes().chain(std::iter::repeat(b'0')).take(scale))
+        .collect();
+    if frac.as_bytes().get(scale).is_some_and(|&b| b >= b'5') {
+        let mut i = digits.len();
+        loop {
+            if i == 0 {
+                digits.insert(0, b'1');
+                break;
+            }
+            i -= 1;
+            if digits[i] == b'9' {
+                digits[i] = b'0';
+            } else {
+                digits[i] += 1;
+                break;
+            }
+        }
+    }
+    let split = digits.len() - scale;
+    let whole = std::str::from_utf8(&digits[..split])
+        .ok()?
+        .trim_start_matches('0');
+    let whole = if whole.is_empty() { "0" } else { whole };
+    let fraction = std::str::from_utf8(&digits[split..]).ok()?;
+    // No negative zero: a DECIMAL has none.
+    let sign = if negative && digits.iter().any(|&b| b != b'0') {
+        "-"
+    } else {
+        ""
+    };
+    Some(if scale == 0 {
+        format!("{sign}{whole}")
+    } else {
+        format!("{sign}{whole}.{fraction}")
+    })
 }
 
 /// Integer `i` rounded (or cut, `away` false) to `d` < 0 decimals.
@@ -1169,6 +1223,23 @@ fn digest_hex<D: sha2::Digest>(v: ValueRef) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// A DECIMAL's text is rounded digit by digit (half away from zero), past what a double
+    /// holds; text that is no decimal is left to the double path.
+    #[test]
+    fn decimal_text_rounds_the_digits_it_is_given() {
+        let text = |t: &str, d: u8| decimal_text(ValueRef::Text(t.as_bytes()), d);
+        assert_eq!(
+            text("1795824000.1234567", 6).as_deref(),
+            Some("1795824000.123457")
+        );
+        assert_eq!(text("1795824000.25", 1).as_deref(), Some("1795824000.3"));
+        assert_eq!(text("-0.04", 1).as_deref(), Some("0.0"));
+        assert_eq!(text("-9.95", 1).as_deref(), Some("-10.0"));
+        assert_eq!(text("12", 2).as_deref(), Some("12.00"));
+        assert_eq!(text("99.5", 0).as_deref(), Some("100"));
+        assert_eq!(text("1e3", 1).as_deref(), Some("1000.0"));
+    }
+
     fn conn() -> Connection {
         let c = Connection::open_in_memory().unwrap();
         register(
@@ -1205,6 +1276,15 @@ mod tests {
             Value::Integer(951_782_400)
         );
         assert_eq!(one(&c, "SELECT unix_timestamp('nope')"), Value::Null);
+        // A fraction's digits, exactly, as written (a DECIMAL's text).
+        assert_eq!(
+            one(&c, "SELECT unix_timestamp('2023-11-14 22:13:20.1234567')"),
+            Value::Text("1700000000.123456".into())
+        );
+        assert_eq!(
+            one(&c, "SELECT time_to_sec('-00:00:01.50')"),
+            Value::Text("-1.50".into())
+        );
         assert_eq!(
             one(&c, "SELECT date_format(20231114221320, '%Y/%c/%e %T %a')"),
             Value::Text("2023/11/14 22:13:20 Tue".into())

@@ -550,6 +550,9 @@ fn value_column(name: String, ty: OutType) -> Column {
             UTF8MB4_GENERAL_CI,
         ),
         OutType::Blob => (ColumnType::MYSQL_TYPE_BLOB, 65535, 0, BINARY_CHARSET),
+        OutType::Int32 => (ColumnType::MYSQL_TYPE_LONG, 11, 0, BINARY_CHARSET),
+        OutType::LongText => (ColumnType::MYSQL_TYPE_BLOB, u32::MAX, 0, UTF8MB4_GENERAL_CI),
+        OutType::DateTime => (ColumnType::MYSQL_TYPE_DATETIME, 19, 0, BINARY_CHARSET),
     };
     Column {
         table: String::new(),
@@ -819,7 +822,15 @@ impl Session {
                 for row in std::mem::take(&mut rows.rows) {
                     for (i, v) in row.iter().enumerate() {
                         let converted;
-                        let declared = decimals.get(i).map(|m| m.and_then(|m| m.declared()));
+                        // A column only its declared type tells (`information_schema`'s
+                        // DATETIMEs) is sent as that type too.
+                        let declared = match decimals.get(i) {
+                            Some(Some(m)) => Some(m.declared()),
+                            _ => columns
+                                .get(i)
+                                .filter(|c| c.coltype == ColumnType::MYSQL_TYPE_DATETIME)
+                                .map(|_| Some(Declared::DateTime)),
+                        };
                         let v = match (declared, columns.get(i)) {
                             // In the binary protocol a temporal goes in MySQL's binary
                             // form, NULL where it has none; the text protocol sends its text
@@ -892,6 +903,13 @@ impl Session {
                                 w.write_col(super::functions::double_text(*f).as_str())
                             }
                             Value::Real(f) => w.write_col(*f),
+                            // Text in an integer column (a value with a fraction where the
+                            // typing found none) as the integer it reads as: MySQL sends no
+                            // other in one.
+                            Value::Text(t) if integer && t.trim().parse::<i128>().is_err() => {
+                                let n = super::functions::leading_number(t);
+                                w.write_col(integer_text(n.round()).as_str())
+                            }
                             Value::Text(t) => w.write_col(t.as_str()),
                             Value::Blob(b) => w.write_col(b.as_slice()),
                         };

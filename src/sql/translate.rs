@@ -166,7 +166,13 @@ fn deepens(token: &Token) -> bool {
 
 /// [`query`], once bounded.
 fn translate(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> Translated {
-    typing::with_tables(&context.tables, || translate_with(sql, tokens, context))
+    typing::with_tables(&context.tables, || {
+        typing::with_user_types(&context.user_types, || {
+            typing::with_div_increment(context.div_increment.into(), || {
+                translate_with(sql, tokens, context)
+            })
+        })
+    })
 }
 
 /// [`translate`], the session's report tables known to `typing`.
@@ -185,9 +191,7 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
     // The calls that turn DECIMAL arguments into text: where each call's name starts, its
     // arguments' scales.
     let lines = Lines::new(sql);
-    let typed = super::typing::with_div_increment(context.div_increment.into(), || {
-        super::typing::of(sql, &lines, &query)
-    });
+    let typed = super::typing::of(sql, &lines, &query);
     if name_items(sql, &tokens, &lines, &mut query).is_none() {
         return unsupported("the select list's items could not be named as MySQL names them");
     }
@@ -1306,8 +1310,28 @@ impl Rewrite<'_> {
             for clause in &list.clauses {
                 match clause {
                     FunctionArgumentClause::OrderBy(by) => {
-                        let by: Vec<String> = by.iter().map(|o| o.to_string()).collect();
-                        order = format!(" ORDER BY {}", by.join(", "));
+                        let mut terms = Vec::with_capacity(by.len());
+                        for o in by {
+                            // `ORDER BY 2` is the call's second argument, as in MySQL.
+                            let position = match &o.expr {
+                                Expr::Value(v) => match &v.value {
+                                    Value::Number(n, _) => Some(n.parse::<usize>().ok()),
+                                    _ => None,
+                                },
+                                _ => None,
+                            };
+                            let mut o = o.clone();
+                            match position {
+                                Some(Some(k)) if (1..=texts.len()).contains(&k) => {
+                                    o.expr = raw(texts[k - 1].clone());
+                                }
+                                // (MySQL's error 1054: no such argument.)
+                                Some(_) => return ControlFlow::Break(()),
+                                None => {}
+                            }
+                            terms.push(o.to_string());
+                        }
+                        order = format!(" ORDER BY {}", terms.join(", "));
                     }
                     FunctionArgumentClause::Separator(v) => match &v.value {
                         Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => {
@@ -1486,18 +1510,18 @@ fn coerce(expr: &mut Expr, kids: &[Ty]) {
         }
     };
     match expr {
-        Expr::BinaryOp { left, op, right }
-            if matches!(
-                op,
+        Expr::BinaryOp {
+            left,
+            op:
                 BinaryOperator::Eq
-                    | BinaryOperator::NotEq
-                    | BinaryOperator::Lt
-                    | BinaryOperator::LtEq
-                    | BinaryOperator::Gt
-                    | BinaryOperator::GtEq
-                    | BinaryOperator::Spaceship
-            ) =>
-        {
+                | BinaryOperator::NotEq
+                | BinaryOperator::Lt
+                | BinaryOperator::LtEq
+                | BinaryOperator::Gt
+                | BinaryOperator::GtEq
+                | BinaryOperator::Spaceship,
+            right,
+        } => {
             if let Some(c) = typing::comparison(kids) {
                 wrap(left, c, kids[0]);
                 wrap(right, c, kids[1]);
@@ -2221,10 +2245,16 @@ fn name_items(sql: &str, tokens: &[TokenWithSpan], lines: &Lines, query: &mut Qu
     Some(())
 }
 
-/// A select list item that is a bit-value literal alone (`b'101'`) as the binary string MySQL
-/// answers with (`X'05'`: the bits' bytes, big-endian, as few as hold them).
+/// A select list item that is a bit-value or hexadecimal literal alone (`b'101'`, `0x41`) as
+/// the binary string MySQL answers with (`X'05'`: the bits' bytes, big-endian, as few as hold
+/// them).
 fn bit_string(expr: &Expr) -> Option<Expr> {
     let Expr::Value(v) = expr else { return None };
+    // `0x41` alone is the string `A` (`0x123` the bytes 01 23).
+    if let Value::HexStringLiteral(digits) = &v.value {
+        let pad = if digits.len() % 2 == 1 { "0" } else { "" };
+        return Some(raw(format!("X'{pad}{digits}'")));
+    }
     let Value::SingleQuotedByteStringLiteral(bits) = &v.value else {
         return None;
     };
@@ -2547,6 +2577,16 @@ mod tests {
             "SELECT X'05' AS `b'101'`, X'0101' AS x, 1 + 0 AS `b'1' + 0`, 0x41 + 0 AS `0x41 + 0`, \
              X'' AS `b''`, 0 + 0 AS `b'' + 0`"
         );
+        // A hexadecimal literal alone is its bytes' string (`0x123` is 01 23).
+        assert_eq!(
+            tree("SELECT 0x41, 0x123 AS h"),
+            "SELECT X'41' AS `0x41`, X'0123' AS h"
+        );
+        // `GROUP_CONCAT(… ORDER BY 1)` orders by the call's first argument.
+        assert!(
+            tree("SELECT GROUP_CONCAT(a, b ORDER BY 2 DESC) FROM t").contains("ORDER BY b DESC)")
+        );
+        assert!(query("SELECT GROUP_CONCAT(a ORDER BY 3) FROM t").is_err());
     }
 
     #[test]

@@ -59,6 +59,38 @@ thread_local! {
     static DIV_INCREMENT: std::cell::Cell<u32> = const { std::cell::Cell::new(4) };
 }
 
+thread_local! {
+    /// The session's user variables' types, for the statement being typed on this thread
+    /// ([`with_user_types`]).
+    static USER_TYPES: std::cell::RefCell<std::collections::BTreeMap<String, Ty>> =
+        const { std::cell::RefCell::new(std::collections::BTreeMap::new()) };
+}
+
+/// `f` run with `@name` typed as `types` says (by lower-cased name); a variable not there was
+/// never set, and is NULL.
+pub fn with_user_types<T>(
+    types: &std::collections::BTreeMap<String, Ty>,
+    f: impl FnOnce() -> T,
+) -> T {
+    let before = USER_TYPES.with(|u| u.replace(types.clone()));
+    let out = f();
+    USER_TYPES.with(|u| *u.borrow_mut() = before);
+    out
+}
+
+/// A user variable's type (`@a`, named without its `@`): its value's, as the statement starts;
+/// a binary string where it holds NULL or was never set, as in MySQL.
+pub(super) fn user_type(name: &str) -> Ty {
+    USER_TYPES
+        .with(|u| u.borrow().get(&name.to_lowercase()).copied())
+        .unwrap_or(Ty::Binary)
+}
+
+/// Whether an identifier is a user variable (`@a`, not `@@a` or a quoted name).
+pub(super) fn is_user_variable(i: &sqlparser::ast::Ident) -> bool {
+    i.quote_style.is_none() && i.value.starts_with('@') && !i.value.starts_with("@@")
+}
+
 /// `f` run with quotients' scales growing by `increment` (the session's
 /// `div_precision_increment`).
 pub fn with_div_increment<T>(increment: u32, f: impl FnOnce() -> T) -> T {
@@ -280,11 +312,11 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
                             }
                             _ => None,
                         };
-                        let (t, meta) = scope.typed(e, calls);
+                        let (t, meta) = scope.item(e, calls);
                         columns.push((name, t, meta))
                     }
                     SelectItem::ExprWithAlias { expr, alias } => {
-                        let (t, meta) = scope.typed(expr, calls);
+                        let (t, meta) = scope.item(expr, calls);
                         columns.push((Some(alias.value.to_ascii_lowercase()), t, meta))
                     }
                     _ => all = false,
@@ -429,6 +461,16 @@ impl Scope {
         found.unwrap_or((Ty::Other, None))
     }
 
+    /// A select list item's type and definition: a bit-value or hexadecimal literal alone
+    /// (`b'101'`, `0x41`) is the binary string of its bytes, as MySQL answers it (a number
+    /// wherever it is computed with).
+    fn item(&self, e: &Expr, calls: &mut Calls) -> (Ty, Meta) {
+        match super::coldef::byte_string_literal(e) {
+            Some(meta) => (Ty::Binary, meta),
+            None => self.typed(e, calls),
+        }
+    }
+
     /// `e`'s type and its column definition; the calls in it that turn a DECIMAL into text go
     /// to `calls`. Every subexpression is typed once: its children first, then [`node`] from
     /// theirs.
@@ -479,6 +521,9 @@ impl Scope {
             Expr::CompoundIdentifier(p) => p.last().and_then(|i| self.column_of(&i.value).1),
             _ => None,
         };
+        // `UNIX_TIMESTAMP(x)` and `TIME_TO_SEC(x)` keep the digits of `x`'s fraction, which
+        // its declaration holds (a DATETIME's, a literal's as written).
+        let t = super::coldef::seconds_type(e, &metas).unwrap_or(t);
         (t, super::coldef::node(e, t, &metas, column))
     }
 
@@ -504,7 +549,13 @@ impl Scope {
             }
         };
         match e {
+            Expr::Identifier(i) if is_user_variable(i) => user_type(&i.value[1..]),
             Expr::Identifier(i) if i.value.starts_with('@') && i.quote_style.is_none() => Ty::Other,
+            // `@a := x` is `x`.
+            Expr::BinaryOp {
+                op: BinaryOperator::Assignment,
+                ..
+            } => kid(1),
             Expr::Identifier(i) => self.column(&i.value),
             Expr::CompoundIdentifier(parts) => {
                 parts.last().map_or(Ty::Other, |i| self.column(&i.value))
@@ -561,7 +612,8 @@ impl Scope {
             Expr::Ceil { .. } | Expr::Floor { .. } => match kid(0) {
                 t @ (Ty::Int | Ty::Double | Ty::DateTime | Ty::Time) => t,
                 Ty::Dec(_) => Ty::Int,
-                Ty::Null => Ty::Double,
+                // A string is read as a DOUBLE.
+                Ty::Null | Ty::Text | Ty::Binary => Ty::Double,
                 _ => Ty::Other,
             },
             Expr::Cast { data_type, .. } => cast_type(data_type),
@@ -1032,8 +1084,9 @@ fn moved(t: Ty, interval: &Expr) -> Ty {
     use sqlparser::ast::DateTimeField as F;
     match (t, interval) {
         (Ty::DateTime, _) => Ty::DateTime,
-        // A string (or NULL) moved is a string, as in MySQL.
-        (Ty::Text | Ty::Null, _) => Ty::Text,
+        // A string, a number or NULL moved is a string, as in MySQL (its value read as a
+        // DATE or DATETIME, the result written as one).
+        (Ty::Text | Ty::Null | Ty::Int | Ty::Dec(_) | Ty::Double, _) => Ty::Text,
         (Ty::Date, Expr::Interval(i)) if i.last_field.is_none() => match &i.leading_field {
             Some(F::Day | F::Week(_) | F::Month | F::Quarter | F::Year) => Ty::Date,
             Some(F::Hour | F::Minute | F::Second | F::Microsecond) => Ty::DateTime,
@@ -1542,6 +1595,60 @@ mod tests {
                 (Code::DateTime, 23, 3),
                 (Code::String, 76, 0),
                 (Code::NewDecimal, 4, 0),
+            ]
+        );
+        // Seconds keep the digits of their argument's fraction: a literal's as written (6 where
+        // it is no time), a column's 6, a cast's or a literal's own.
+        assert_eq!(
+            declared(
+                "SELECT UNIX_TIMESTAMP('2026-11-28 00:00:00'), UNIX_TIMESTAMP('2026-11-28 \
+                 00:00:00.25'), UNIX_TIMESTAMP('abc'), TIME_TO_SEC(script_name), \
+                 UNIX_TIMESTAMP(CAST(script_name AS DATETIME(3))), TIME_TO_SEC(TIME '10:00:00.12'), \
+                 TIME_TO_SEC(100.5), UNIX_TIMESTAMP(DATE '2026-11-28') FROM request"
+            ),
+            vec![
+                (Code::LongLong, 17, 0),
+                (Code::NewDecimal, 20, 2),
+                (Code::NewDecimal, 24, 6),
+                (Code::NewDecimal, 24, 6),
+                (Code::NewDecimal, 21, 3),
+                (Code::NewDecimal, 20, 2),
+                (Code::NewDecimal, 19, 1),
+                (Code::LongLong, 17, 0),
+            ]
+        );
+        // A number moved by an interval is a string; bit-value and hexadecimal literals alone
+        // are binary strings of their bytes; MIN of NULL an empty binary string; a string
+        // rounded a DOUBLE; MIN of a number computed a LONGLONG, of TRUE a LONG.
+        assert_eq!(
+            declared(
+                "SELECT DATE_ADD(20240305, INTERVAL 1 DAY), b'100000001', 0x41, MIN(NULL), \
+                 FLOOR(''), MIN(1), MIN(TRUE) FROM request"
+            ),
+            vec![
+                (Code::String, 76, 0),
+                (Code::VarString, 2, 0),
+                (Code::VarString, 1, 0),
+                (Code::VarString, 0, 0),
+                (Code::Double, 17, 0),
+                (Code::LongLong, 1, 0),
+                (Code::Long, 1, 0),
+            ]
+        );
+        // User variables as their values are when the statement starts.
+        let set: std::collections::BTreeMap<String, Ty> =
+            [("a".to_string(), Ty::Int), ("s".to_string(), Ty::Text)].into();
+        let vars = with_user_types(&set, || {
+            declared("SELECT @a, @S, @never, @a + 1, @q := 'x'")
+        });
+        assert_eq!(
+            vars,
+            vec![
+                (Code::LongLong, 20, 0),
+                (Code::LongBlob, 67_108_860, 39),
+                (Code::LongBlob, 16_777_216, 39),
+                (Code::LongLong, 21, 0),
+                (Code::VarString, 4, 39),
             ]
         );
     }

@@ -228,6 +228,9 @@ pub struct Context {
     pub week_format: u8,
     /// The report tables' columns, by table name: their types type the query's expressions.
     pub tables: TableColumns,
+    /// The user variables' types, by lower-cased name, as their values are now (MySQL types
+    /// `@a` by the value it holds when the statement starts).
+    pub user_types: BTreeMap<String, super::typing::Ty>,
 }
 
 /// A table's columns and their types, as the session's catalog has them, or `None` where it
@@ -408,6 +411,20 @@ impl Variables {
                 .is_some_and(|c| c != Collation::General),
             week_format: self.default_week_format,
             tables: TableColumns::default(),
+            user_types: self
+                .user
+                .iter()
+                .map(|(name, v)| {
+                    let ty = match v {
+                        Value::Integer(_) => super::typing::Ty::Int,
+                        Value::Real(_) => super::typing::Ty::Double,
+                        Value::Text(_) => super::typing::Ty::Text,
+                        // NULL is a binary string's, as a variable never set.
+                        Value::Null | Value::Blob(_) => super::typing::Ty::Binary,
+                    };
+                    (name.clone(), ty)
+                })
+                .collect(),
         }
     }
 
