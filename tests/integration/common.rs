@@ -98,7 +98,7 @@ impl Daemon {
         let mut child = command
             .arg("--config")
             .arg(&config_path)
-            .args(["--http", "127.0.0.1:0"])
+            .args(http_port_0(args))
             .args(mysql_port_0(args))
             .args(args)
             .env("RUST_LOG", log.unwrap_or("error"))
@@ -469,6 +469,15 @@ pub fn send_to(addr: SocketAddr, datagrams: &[Vec<u8>]) {
             // Pacing for callers that send without waiting (Daemon::send waits for the daemon).
             std::thread::sleep(Duration::from_millis(2));
         }
+    }
+}
+
+/// `--http 127.0.0.1:0` unless `args` name the HTTP address themselves (the flag is taken once).
+pub fn http_port_0(args: &[&str]) -> &'static [&'static str] {
+    if args.contains(&"--http") {
+        &[]
+    } else {
+        &["--http", "127.0.0.1:0"]
     }
 }
 

@@ -7,7 +7,7 @@ use crate::common::{run_pinbad, write_file, BIN};
 /// A mysqldump as pinba_engine and pinba2 users have them (written for this test from the two
 /// projects' documentation): default tables, tag reports with conditions, pinba2 reports, and
 /// tables that cannot be converted.
-const DUMP: &str = r#"-- MySQL dump 10.13  Distrib 5.7.44, for Linux (x86_64)
+pub(crate) const DUMP: &str = r#"-- MySQL dump 10.13  Distrib 5.7.44, for Linux (x86_64)
 /*!40101 SET @OLD_CHARACTER_SET_CLIENT=@@CHARACTER_SET_CLIENT */;
 DROP TABLE IF EXISTS `report_by_script_name`;
 /*!40101 SET character_set_client = utf8 */;
