@@ -828,8 +828,7 @@ fn seconds(k: Meta, arg: &Expr, time: bool) -> Meta {
     const MOST: u32 = 6;
     let digits = match k.code {
         Code::Null | Code::Long | Code::LongLong | Code::Date => 0,
-        Code::DateTime | Code::Time => u32::from(k.decimals).min(MOST),
-        Code::NewDecimal => u32::from(k.decimals).min(MOST),
+        Code::DateTime | Code::Time | Code::NewDecimal => u32::from(k.decimals).min(MOST),
         Code::Double | Code::Float => MOST,
         Code::VarString | Code::String | Code::Blob | Code::LongBlob => match literal_text(arg) {
             Some(s) => {
@@ -873,7 +872,11 @@ pub(super) fn seconds_type(e: &Expr, kids: &[Meta]) -> Option<Ty> {
         return None;
     }
     let [k] = kids else { return None };
-    let m = seconds(*k, first_arg(e)?, name == "TIME_TO_SEC");
+    let m = seconds(
+        *k,
+        super::typing::children(e).first()?,
+        name == "TIME_TO_SEC",
+    );
     match m.code {
         Code::LongLong => Some(Ty::Int),
         Code::NewDecimal => Some(Ty::Dec(m.decimals)),
@@ -919,22 +922,6 @@ pub(super) fn byte_string_literal(e: &Expr) -> Option<Meta> {
         nullable: false,
         precision: 0,
     })
-}
-
-/// A function's first argument.
-fn first_arg(e: &Expr) -> Option<&Expr> {
-    match e {
-        Expr::Function(f) => match &f.args {
-            sqlparser::ast::FunctionArguments::List(l) => match l.args.first()? {
-                sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(a)) => {
-                    Some(a)
-                }
-                _ => None,
-            },
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 /// A string literal's text.
@@ -1042,9 +1029,11 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         "BIT_LENGTH" => Meta::fixed(Code::LongLong, 11, nullable),
         "TO_SECONDS" => Meta::fixed(Code::LongLong, 12, true),
         "TIMESTAMPDIFF" => Meta::fixed(Code::LongLong, 21, true),
-        "UNIX_TIMESTAMP" | "TIME_TO_SEC" if kids.len() == 1 => {
-            seconds(kids[0], first_arg(e)?, name == "TIME_TO_SEC")
-        }
+        "UNIX_TIMESTAMP" | "TIME_TO_SEC" if kids.len() == 1 => seconds(
+            kids[0],
+            super::typing::children(e).first()?,
+            name == "TIME_TO_SEC",
+        ),
         "UNIX_TIMESTAMP" if ty == Ty::Int => Meta::fixed(Code::LongLong, 17, true),
         "SUM" => match ty {
             Ty::Dec(s) => Meta::decimal(kid(0)?.precision + 22, u32::from(s), true),
