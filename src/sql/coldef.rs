@@ -44,6 +44,7 @@ pub enum Code {
     /// A fixed `CHAR` (a string moved by an interval: `DATE_ADD('2024-01-01', …)`).
     String,
     Blob,
+    MediumBlob,
     LongBlob,
     Date,
     DateTime,
@@ -136,8 +137,12 @@ impl Meta {
     fn text(chars: u32, nullable: bool) -> Meta {
         let bytes = chars.saturating_mul(CHAR_BYTES);
         Meta {
-            code: if bytes >= 1 << 24 {
+            // MariaDB's by length: a MEDIUM_BLOB past 64 KiB (`CONCAT` of a `GROUP_CONCAT`), a
+            // LONG_BLOB from 16 Mi characters.
+            code: if chars >= 1 << 24 {
                 Code::LongBlob
+            } else if bytes > 65535 {
+                Code::MediumBlob
             } else {
                 Code::VarString
             },
@@ -171,35 +176,48 @@ impl Meta {
         }
     }
 
-    /// A temporal of type `t` read as a number: `YYYYMMDD`, `YYYYMMDDhhmmss`, `hhmmss`.
-    pub(super) fn temporal_number(t: Ty, nullable: bool) -> Meta {
+    /// A temporal of type `t` read as a number: `YYYYMMDD`, `YYYYMMDDhhmmss`, `hhhmmss`; its
+    /// digits (MariaDB's `decimal_precision`) are those and its `fraction`'s.
+    pub(super) fn temporal_number(t: Ty, fraction: u8, nullable: bool) -> Meta {
         let (digits, length) = match t {
             Ty::Date => (8, 10),
             Ty::DateTime => (14, 19),
-            _ => (6, 10),
+            _ => (7, 10),
         };
         Meta {
             code: long_or_longlong(digits + 1),
-            precision: digits,
+            precision: digits + u32::from(fraction),
             ..Meta::int(length, nullable)
         }
     }
 
     /// A column as a temporary table (a grouped or DISTINCT select's) holds it: a string's
-    /// decimals are 0 there, and one `computed` longer than 512 characters is a BLOB.
-    pub(super) fn through_temporary_table(self, computed: bool) -> Meta {
-        // NULL, and an empty string, are a CHAR(0) there (an empty binary one, `MIN(NULL)`'s,
-        // stays as it is).
+    /// decimals are 0 there, and one `computed` longer than 512 characters is a BLOB;
+    /// `min_max`: the item is a `MIN`/`MAX`; `by_groups`: the select has a GROUP BY.
+    pub(super) fn through_temporary_table(
+        self,
+        computed: bool,
+        min_max: bool,
+        by_groups: bool,
+    ) -> Meta {
+        // NULL computed is a binary CHAR(0) there, and so is a `MIN`/`MAX` of an empty string
+        // (a binary one, `MIN(NULL)`'s, only where the rows are grouped); a function's empty
+        // string stays a VARCHAR(0).
+        let empty = self.code == Code::VarString && self.length == 0;
         if computed
-            && (self.code == Code::Null
-                || (self.code == Code::VarString && self.length == 0 && !self.binary))
+            && (self.code == Code::Null || (min_max && empty && (!self.binary || by_groups)))
         {
             return Meta {
                 code: Code::String,
+                binary: self.binary || self.code == Code::Null,
+                decimals: 0,
                 ..Meta::text(0, true)
             };
         }
-        if !matches!(self.code, Code::VarString | Code::LongBlob) {
+        if !matches!(
+            self.code,
+            Code::VarString | Code::MediumBlob | Code::LongBlob
+        ) {
             return self;
         }
         if computed && self.chars() > 512 {
@@ -245,10 +263,23 @@ impl Meta {
     /// A string's characters (a number's as it is written).
     fn chars(&self) -> u32 {
         match self.code {
-            Code::VarString | Code::String | Code::Blob | Code::LongBlob => {
+            Code::VarString | Code::String | Code::Blob | Code::MediumBlob | Code::LongBlob => {
                 self.length / CHAR_BYTES
             }
             _ => self.length,
+        }
+    }
+
+    /// MariaDB's `decimal_precision`: a number's digits; a temporal's as a number
+    /// (`YYYYMMDD`, `YYYYMMDDhhmmss`, `hhhmmss`, and its fraction); otherwise its characters.
+    fn decimal_precision(&self) -> u32 {
+        match self.code {
+            Code::Long | Code::LongLong | Code::NewDecimal => self.precision,
+            Code::Date => 8,
+            Code::DateTime => 14 + u32::from(self.decimals),
+            Code::Time => 7 + u32::from(self.decimals),
+            Code::Null => 1,
+            _ => self.chars().clamp(1, 65),
         }
     }
 
@@ -268,7 +299,7 @@ impl Meta {
     pub fn is_text(&self) -> bool {
         matches!(
             self.code,
-            Code::VarString | Code::String | Code::Blob | Code::LongBlob
+            Code::VarString | Code::String | Code::Blob | Code::MediumBlob | Code::LongBlob
         ) && !self.binary
     }
 
@@ -419,6 +450,8 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
             Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => {
                 Meta::text(s.chars().count() as u32, false)
             }
+            _ if ty == Ty::Int => byte_string_number(literal_bytes(e)?),
+            _ if ty == Ty::Binary => byte_string_literal(e)?,
             _ => return None,
         },
         // `TIME '10:00:00.12'`: the fraction's digits as written.
@@ -488,7 +521,7 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
         Expr::Convert {
             data_type: Some(t), ..
         } => cast(ty, t, kid(0)?)?,
-        Expr::Ceil { .. } | Expr::Floor { .. } => rounded_int(ty, kid(0)?)?,
+        Expr::Ceil { .. } | Expr::Floor { .. } => rounded_int(ty, handled(e, kid(0)?))?,
         Expr::Cast { data_type, .. } => cast(ty, data_type, kid(0)?)?,
         Expr::Case {
             operand,
@@ -579,17 +612,23 @@ fn number(n: &str) -> Meta {
 fn binary(op: &BinaryOperator, ty: Ty, l: Meta, r: Meta) -> Option<Meta> {
     use BinaryOperator as B;
     let nullable = l.nullable || r.nullable;
-    let signed_int = |precision: u32, nullable: bool| Meta {
+    // Of `precision` digits, and a sign unless unsigned: MariaDB's result is unsigned where an
+    // operand is (`%`: where the dividend is).
+    let int = |precision: u32, unsigned: bool, nullable: bool| Meta {
         precision,
-        ..Meta::int(precision + 1, nullable)
+        unsigned,
+        ..Meta::int(precision + u32::from(!unsigned), nullable)
     };
+    let unsigned = l.unsigned || r.unsigned;
     Some(match (op, ty) {
-        (B::Plus | B::Minus, Ty::Int) => signed_int(l.int_part().max(r.int_part()) + 1, nullable),
+        (B::Plus | B::Minus, Ty::Int) => {
+            int(l.int_part().max(r.int_part()) + 1, unsigned, nullable)
+        }
         (B::Plus | B::Minus, Ty::Dec(s)) => {
             let s = u32::from(s);
             Meta::decimal(l.int_part().max(r.int_part()) + 1 + s, s, nullable)
         }
-        (B::Multiply, Ty::Int) => signed_int(l.precision + r.precision, nullable),
+        (B::Multiply, Ty::Int) => int(l.precision + r.precision, unsigned, nullable),
         (B::Multiply, Ty::Dec(s)) => {
             Meta::decimal(l.precision + r.precision, u32::from(s), nullable)
         }
@@ -598,15 +637,17 @@ fn binary(op: &BinaryOperator, ty: Ty, l: Meta, r: Meta) -> Option<Meta> {
             let increment = s.saturating_sub(l.scale());
             Meta::decimal(l.precision + increment + r.scale(), s, true)
         }
-        (B::Modulo, Ty::Int) => signed_int(l.int_part().max(r.int_part()), true),
+        (B::Modulo, Ty::Int) => int(l.int_part().max(r.int_part()), l.unsigned, true),
         (B::Modulo, Ty::Dec(s)) => {
             let s = u32::from(s);
             Meta::decimal(l.int_part().max(r.int_part()) + s, s, true)
         }
+        // The dividend's integer digits, at most MariaDB's 21 (`MY_INT64_NUM_DECIMAL_DIGITS`).
         (B::MyIntegerDivide, Ty::Int) => {
-            let length = l.int_part().clamp(1, 20);
+            let length = l.int_part().clamp(1, 21);
             Meta {
                 precision: length,
+                unsigned,
                 ..Meta::int(length, true)
             }
         }
@@ -633,6 +674,7 @@ fn binary(op: &BinaryOperator, ty: Ty, l: Meta, r: Meta) -> Option<Meta> {
             | B::And
             | B::Or
             | B::Xor
+            | B::StringConcat
             | B::Regexp,
             Ty::Int,
         ) => Meta::int(1, nullable),
@@ -686,7 +728,11 @@ fn cast(ty: Ty, to: &sqlparser::ast::DataType, k: Meta) -> Option<Meta> {
                 Code::Double | Code::Float => 20,
                 _ => k.chars().clamp(2, 21),
             };
-            Meta::int(length, k.nullable)
+            // Its digits are its operand's (`CAST(1e0 AS SIGNED) + 0` is a LONG of 5).
+            Meta {
+                precision: k.decimal_precision(),
+                ..Meta::int(length, k.nullable)
+            }
         }
         Ty::Dec(s) => {
             let precision = match to {
@@ -830,24 +876,26 @@ fn seconds(k: Meta, arg: &Expr, time: bool) -> Meta {
         Code::Null | Code::Long | Code::LongLong | Code::Date => 0,
         Code::DateTime | Code::Time | Code::NewDecimal => u32::from(k.decimals).min(MOST),
         Code::Double | Code::Float => MOST,
-        Code::VarString | Code::String | Code::Blob | Code::LongBlob => match literal_text(arg) {
-            Some(s) => {
-                let v = rusqlite::types::ValueRef::Text(s.as_bytes());
-                let read = if time {
-                    super::dates::time_of(v)
-                } else {
-                    super::dates::datetime_of(v)
-                };
-                read.map_or(MOST, |t| u32::from(t.fsp).min(MOST))
-            }
-            None if reads_a_column(arg) => MOST,
-            None => {
-                return Meta {
-                    code: Code::ByValue,
-                    ..Meta::of_type(Ty::Other)
+        Code::VarString | Code::String | Code::Blob | Code::MediumBlob | Code::LongBlob => {
+            match literal_text(arg) {
+                Some(s) => {
+                    let v = rusqlite::types::ValueRef::Text(s.as_bytes());
+                    let read = if time {
+                        super::dates::time_of(v)
+                    } else {
+                        super::dates::datetime_of(v)
+                    };
+                    read.map_or(MOST, |t| u32::from(t.fsp).min(MOST))
+                }
+                None if reads_a_column(arg) => MOST,
+                None => {
+                    return Meta {
+                        code: Code::ByValue,
+                        ..Meta::of_type(Ty::Other)
+                    }
                 }
             }
-        },
+        }
         Code::ByValue => {
             return Meta {
                 code: Code::ByValue,
@@ -907,21 +955,96 @@ fn user_variable(ty: Ty) -> Meta {
 /// A bit-value or hexadecimal literal (`b'101'`, `0x41`, `x'41'`) as a binary string: a
 /// VARBINARY as long as its bytes.
 pub(super) fn byte_string_literal(e: &Expr) -> Option<Meta> {
+    Some(Meta {
+        code: Code::VarString,
+        length: literal_bytes(e)?,
+        decimals: 0,
+        // (MariaDB flags a hexadecimal or bit-value literal UNSIGNED, as its number is.)
+        unsigned: true,
+        binary: true,
+        nullable: false,
+        precision: 0,
+    })
+}
+
+/// `e`'s first operand, declared `k`, as a function over it reads it: a `MIN`/`MAX` of a
+/// computed integer is sent as a LONGLONG, but is of its length's type (MariaDB's handler:
+/// `ROUND(MIN(1))` is a LONG).
+fn handled(e: &Expr, k: Meta) -> Meta {
+    let Some(inner @ Expr::Function(f)) = super::typing::children(e).first().copied() else {
+        return k;
+    };
+    let name = f.name.to_string().to_ascii_uppercase();
+    if !matches!(name.as_str(), "MIN" | "MAX") || k.code != Code::LongLong {
+        return k;
+    }
+    // Of a function always a LONG (`MAX(CHAR_LENGTH(x))`), a LONG.
+    let of_long = match super::typing::children(inner).first().copied() {
+        Some(Expr::Function(g)) => {
+            let g = g.name.to_string().to_ascii_uppercase();
+            LONG_FUNCTIONS.iter().any(|(n, _, _)| *n == g)
+        }
+        _ => false,
+    };
+    Meta {
+        code: if of_long {
+            Code::Long
+        } else {
+            long_or_longlong(k.length)
+        },
+        ..k
+    }
+}
+
+/// Whether `e` is a truth: `TRUE`/`FALSE`, a comparison, a logical operator or a predicate
+/// (MariaDB's `Item_bool_func`s, whose type is a LONG wherever it is held).
+fn is_truth(e: &Expr) -> bool {
+    use BinaryOperator as B;
+    match e {
+        Expr::Nested(x) => is_truth(x),
+        Expr::Value(v) => matches!(v.value, Value::Boolean(_)),
+        Expr::BinaryOp { op, .. } => matches!(
+            op,
+            B::Gt
+                | B::Lt
+                | B::GtEq
+                | B::LtEq
+                | B::Eq
+                | B::NotEq
+                | B::Spaceship
+                | B::And
+                | B::Or
+                | B::Xor
+                | B::Regexp
+        ),
+        Expr::UnaryOp {
+            op: UnaryOperator::Not,
+            ..
+        } => true,
+        _ => super::typing::is_predicate(e),
+    }
+}
+
+/// The bytes a bit-value or hexadecimal literal spells.
+fn literal_bytes(e: &Expr) -> Option<u32> {
     let Expr::Value(v) = e else { return None };
     let bytes = match &v.value {
         Value::SingleQuotedByteStringLiteral(bits) if bits.len() <= 64 => bits.len().div_ceil(8),
         Value::HexStringLiteral(digits) => digits.len().div_ceil(2),
         _ => return None,
     };
-    Some(Meta {
-        code: Code::VarString,
-        length: bytes as u32,
-        decimals: 0,
-        unsigned: false,
-        binary: true,
-        nullable: false,
-        precision: 0,
-    })
+    Some(bytes as u32)
+}
+
+/// A bit-value or hexadecimal literal of `bytes` read as a number (`0x41 + 0`), as MariaDB's
+/// hybrid declares it: as long as its bytes, of the digits of its largest value, unsigned.
+fn byte_string_number(bytes: u32) -> Meta {
+    let digits = (f64::from(bytes * 8) * std::f64::consts::LOG10_2).ceil() as u32;
+    Meta {
+        precision: digits.max(1),
+        unsigned: true,
+        ..Meta::int(bytes, false)
+    }
 }
 
 /// A string literal's text.
@@ -938,7 +1061,7 @@ fn literal_text(e: &Expr) -> Option<&str> {
 
 /// Whether an expression reads a column (or a variable): its value is known only as the
 /// query runs.
-fn reads_a_column(e: &Expr) -> bool {
+pub(super) fn reads_a_column(e: &Expr) -> bool {
     sqlparser::ast::visit_expressions(e, |x| {
         if matches!(
             x,
@@ -1057,11 +1180,11 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         }
         "MIN" | "MAX" => {
             let k = kid(0)?;
-            // A column or `TRUE` keeps its type.
+            // A column or a truth (`TRUE`, a comparison) keeps its type.
             let column = match super::typing::children(e).first() {
                 Some(Expr::Identifier(_) | Expr::CompoundIdentifier(_)) => true,
-                Some(Expr::Value(v)) => matches!(v.value, Value::Boolean(_)),
-                _ => false,
+                Some(x) => is_truth(x),
+                None => false,
             };
             match k.code {
                 // Of NULL, an empty binary string (which a temporary table keeps as it is).
@@ -1088,14 +1211,19 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
             Ty::Int => Meta::int(kid(0)?.length, kid(0)?.nullable),
             _ => kid(0)?,
         },
-        "FLOOR" | "CEIL" | "CEILING" => rounded_int(ty, kid(0)?)?,
+        "FLOOR" | "CEIL" | "CEILING" => rounded_int(ty, handled(e, kid(0)?))?,
         "ROUND" | "TRUNCATE" => {
-            let k = kid(0)?;
+            let k = handled(e, kid(0)?);
             // `None`: no places given; `Some(None)`: places not a literal.
             let places = (kids.len() > 1).then(|| int_arg(e, 1));
             let round = name == "ROUND";
             match (ty, k.code) {
+                // An integer rounded to tens may gain a digit: a LONGLONG's is a DECIMAL
+                // then (MariaDB's `fix_arg_int`); otherwise declared by its length.
                 (Ty::Int, Code::Long | Code::LongLong) => match places {
+                    Some(Some(d)) if d < 0 && round && k.code == Code::LongLong => {
+                        Meta::decimal(k.length, 0, k.nullable)
+                    }
                     Some(Some(d)) if d < 0 && round => Meta {
                         code: long_or_longlong(k.length + 1),
                         length: k.length + 1,
@@ -1204,11 +1332,18 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
             decimals: 0,
             ..Meta::text(9, true)
         },
-        "GROUP_CONCAT" => Meta {
-            code: Code::Blob,
-            length: 1 << 24,
-            decimals: 0,
-            ..Meta::text(0, true)
+        // As long as `group_concat_max_len`: a VARCHAR up to 512 characters, else a BLOB.
+        "GROUP_CONCAT" => match super::typing::group_concat_max_len() {
+            n if n <= 512 => Meta {
+                decimals: 0,
+                ..Meta::text(n as u32, true)
+            },
+            _ => Meta {
+                code: Code::Blob,
+                length: 1 << 24,
+                decimals: 0,
+                ..Meta::text(0, true)
+            },
         },
         "REGEXP_REPLACE" => Meta::text(1 << 24, true),
         _ => return None,

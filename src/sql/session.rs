@@ -508,6 +508,7 @@ fn declared_column(name: String, m: &Meta) -> Column {
         Code::VarString | Code::ByValue => ColumnType::MYSQL_TYPE_VAR_STRING,
         Code::String => ColumnType::MYSQL_TYPE_STRING,
         Code::Blob => ColumnType::MYSQL_TYPE_BLOB,
+        Code::MediumBlob => ColumnType::MYSQL_TYPE_MEDIUM_BLOB,
         Code::LongBlob => ColumnType::MYSQL_TYPE_LONG_BLOB,
         Code::Date => ColumnType::MYSQL_TYPE_DATE,
         Code::DateTime => ColumnType::MYSQL_TYPE_DATETIME,

@@ -168,11 +168,31 @@ fn deepens(token: &Token) -> bool {
 fn translate(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> Translated {
     typing::with_tables(&context.tables, || {
         typing::with_user_types(&context.user_types, || {
-            typing::with_div_increment(context.div_increment.into(), || {
-                translate_with(sql, tokens, context)
-            })
+            let rules = typing::Rules {
+                div_increment: context.div_increment.into(),
+                pipes_as_concat: context.pipes_as_concat,
+                hex_strings: hex_strings(sql, &tokens),
+                group_concat_max_len: context.group_concat_max_len,
+            };
+            typing::with_rules(rules, || translate_with(sql, tokens, context))
         })
     })
+}
+
+/// Where the hexadecimal literals written `x'…'` (not `0x…`) start.
+fn hex_strings(sql: &str, tokens: &[TokenWithSpan]) -> Vec<Location> {
+    let lines = Lines::new(sql);
+    tokens
+        .iter()
+        .filter(|t| matches!(t.token, Token::HexStringLiteral(_)))
+        .filter(|t| {
+            lines
+                .offset(sql, t.span.start)
+                .and_then(|at| sql.get(at..))
+                .is_some_and(|w| w.starts_with(['x', 'X']))
+        })
+        .map(|t| t.span.start)
+        .collect()
 }
 
 /// [`translate`], the session's report tables known to `typing`.

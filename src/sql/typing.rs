@@ -53,10 +53,34 @@ pub enum Ty {
 /// Most digits after the point a DECIMAL typed here has (MySQL's limit).
 const MAX_SCALE: u32 = 30;
 
+/// What changes an expression's type beyond the tree, for the statement being typed on this
+/// thread ([`with_rules`]): the session's settings, and how literals were written.
+#[derive(Clone, Debug)]
+pub struct Rules {
+    /// What MySQL adds to a quotient's scale: `div_precision_increment` (4 unless set).
+    pub div_increment: u32,
+    /// `sql_mode`'s `PIPES_AS_CONCAT`: `||` is `CONCAT`, not `OR`.
+    pub pipes_as_concat: bool,
+    /// Where the hexadecimal literals written `x'41'` start: binary strings in MySQL, where
+    /// `0x41` (the same in sqlparser's tree) is a number in an expression.
+    pub hex_strings: Vec<Location>,
+    /// `group_concat_max_len`: a `GROUP_CONCAT` of up to 512 characters is a VARCHAR.
+    pub group_concat_max_len: u64,
+}
+
+impl Default for Rules {
+    fn default() -> Rules {
+        Rules {
+            div_increment: 4,
+            pipes_as_concat: false,
+            hex_strings: Vec::new(),
+            group_concat_max_len: 1 << 20,
+        }
+    }
+}
+
 thread_local! {
-    /// What MySQL adds to a quotient's scale: the session's `div_precision_increment` (4
-    /// unless set), for the statement being typed on this thread ([`with_div_increment`]).
-    static DIV_INCREMENT: std::cell::Cell<u32> = const { std::cell::Cell::new(4) };
+    static RULES: std::cell::RefCell<Rules> = std::cell::RefCell::new(Rules::default());
 }
 
 thread_local! {
@@ -91,12 +115,11 @@ pub(super) fn is_user_variable(i: &sqlparser::ast::Ident) -> bool {
     i.quote_style.is_none() && i.value.starts_with('@') && !i.value.starts_with("@@")
 }
 
-/// `f` run with quotients' scales growing by `increment` (the session's
-/// `div_precision_increment`).
-pub fn with_div_increment<T>(increment: u32, f: impl FnOnce() -> T) -> T {
-    let before = DIV_INCREMENT.with(|d| d.replace(increment));
+/// `f` run with the session's `rules` (quotients' scales, what `||` is).
+pub fn with_rules<T>(rules: Rules, f: impl FnOnce() -> T) -> T {
+    let before = RULES.with(|r| r.replace(rules));
     let out = f();
-    DIV_INCREMENT.with(|d| d.set(before));
+    RULES.with(|r| *r.borrow_mut() = before);
     out
 }
 
@@ -132,7 +155,20 @@ fn report_columns(name: &str) -> Option<Columns> {
 }
 
 fn div_increment() -> u32 {
-    DIV_INCREMENT.with(std::cell::Cell::get)
+    RULES.with(|r| r.borrow().div_increment)
+}
+
+fn pipes_as_concat() -> bool {
+    RULES.with(|r| r.borrow().pipes_as_concat)
+}
+
+pub(super) fn group_concat_max_len() -> u64 {
+    RULES.with(|r| r.borrow().group_concat_max_len)
+}
+
+/// Whether a hexadecimal literal starting `at` was written `x'…'`.
+fn hex_string_at(at: Location) -> bool {
+    RULES.with(|r| r.borrow().hex_strings.contains(&at))
 }
 
 /// The functions that turn their arguments into text, and which of them (`None`: all): a
@@ -215,6 +251,50 @@ pub fn of(sql: &str, lines: &Lines, query: &Query) -> Typing {
             .collect(),
         to_text,
     }
+}
+
+/// Whether `e` is a predicate (`IS NULL`, `IN`, `BETWEEN`, `LIKE`, `EXISTS`, …): true or false.
+pub(super) fn is_predicate(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::IsNull(_)
+            | Expr::IsNotNull(_)
+            | Expr::IsTrue(_)
+            | Expr::IsNotTrue(_)
+            | Expr::IsFalse(_)
+            | Expr::IsNotFalse(_)
+            | Expr::In { .. }
+            | Expr::Between { .. }
+            | Expr::Like { .. }
+            | Expr::RLike { .. }
+            | Expr::Exists { .. }
+    )
+}
+
+/// Whether MariaDB groups a select's rows without a temporary table: where an aggregate takes
+/// `DISTINCT` (the rows are sorted and grouped as read), or `WHERE` is a false constant (no row
+/// is read).
+fn groups_by_sorting(select: &sqlparser::ast::Select) -> bool {
+    use std::ops::ControlFlow;
+    let distinct = select.projection.iter().any(|item| match item {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+            sqlparser::ast::visit_expressions(e, |x| match x {
+                Expr::Function(f)
+                    if matches!(&f.args, sqlparser::ast::FunctionArguments::List(l)
+                        if l.duplicate_treatment == Some(sqlparser::ast::DuplicateTreatment::Distinct)) =>
+                {
+                    ControlFlow::Break(())
+                }
+                _ => ControlFlow::Continue(()),
+            })
+            .is_break()
+        }
+        _ => false,
+    });
+    let never = matches!(&select.selection, Some(Expr::Value(v))
+        if matches!(&v.value, Value::Boolean(false) | Value::Null)
+            || matches!(&v.value, Value::Number(n, _) if n.parse::<f64>() == Ok(0.0)));
+    distinct || never
 }
 
 /// `t`'s DECIMAL scale, where it is one.
@@ -324,9 +404,30 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
             }
             // A grouped or DISTINCT select's rows go through a temporary table, which holds a
             // long string (more than 512 characters) computed as a BLOB.
-            let grouped = select.distinct.is_some()
-                || !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
-            if grouped {
+            let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
+            // Grouped by a column: by constants alone (`GROUP BY 1` of a literal), MariaDB
+            // groups nothing.
+            let by_groups = match &select.group_by {
+                sqlparser::ast::GroupByExpr::Expressions(es, _) => es.iter().any(|g| {
+                    let position = match g {
+                        Expr::Value(v) => match &v.value {
+                            Value::Number(n, _) => n.parse::<usize>().ok(),
+                            _ => None,
+                        },
+                        _ => None,
+                    };
+                    let item = position.and_then(|k| select.projection.get(k.checked_sub(1)?));
+                    match item {
+                        Some(
+                            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. },
+                        ) => super::coldef::reads_a_column(e),
+                        Some(_) => true,
+                        None => super::coldef::reads_a_column(g),
+                    }
+                }),
+                sqlparser::ast::GroupByExpr::All(_) => true,
+            } && !groups_by_sorting(select);
+            if select.distinct.is_some() || grouped {
                 for (k, item) in select.projection.iter().enumerate() {
                     let computed = match item {
                         SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
@@ -337,8 +438,19 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
                         }
                         _ => false,
                     };
+                    let min_max = match item {
+                        SelectItem::UnnamedExpr(Expr::Function(f))
+                        | SelectItem::ExprWithAlias {
+                            expr: Expr::Function(f),
+                            ..
+                        } => {
+                            let name = f.name.to_string();
+                            name.eq_ignore_ascii_case("MIN") || name.eq_ignore_ascii_case("MAX")
+                        }
+                        _ => false,
+                    };
                     if let Some(c) = columns.get_mut(k) {
-                        c.2 = c.2.through_temporary_table(computed);
+                        c.2 = c.2.through_temporary_table(computed, min_max, by_groups);
                     }
                 }
             }
@@ -487,7 +599,7 @@ impl Scope {
         if let Some(r) = reads_numbers(e) {
             for (t, m) in kids.iter().zip(metas.iter_mut()) {
                 if as_number(r, *t).is_some() {
-                    *m = Meta::temporal_number(*t, m.nullable);
+                    *m = Meta::temporal_number(*t, m.decimals.min(6), m.nullable);
                 }
             }
         }
@@ -565,6 +677,10 @@ impl Scope {
                 Value::Null => Ty::Null,
                 Value::Boolean(_) => Ty::Int,
                 Value::SingleQuotedString(_) | Value::DoubleQuotedString(_) => Ty::Text,
+                // `0x41` and `b'1'` are numbers in an expression (alone in a select list, their
+                // bytes: `Scope::item`); `x'41'` a binary string.
+                Value::HexStringLiteral(_) if hex_string_at(v.span.start) => Ty::Binary,
+                Value::HexStringLiteral(_) | Value::SingleQuotedByteStringLiteral(_) => Ty::Int,
                 _ => Ty::Other,
             },
             Expr::Nested(_) => kid(0),
@@ -593,18 +709,8 @@ impl Scope {
                 right: _,
             } if matches!(left.as_ref(), Expr::Interval(_)) => moved(kid(1), left),
             Expr::BinaryOp { op, .. } => binary(op, kid(0), kid(1)),
-            Expr::IsNull(_)
-            | Expr::IsNotNull(_)
-            | Expr::IsTrue(_)
-            | Expr::IsNotTrue(_)
-            | Expr::IsFalse(_)
-            | Expr::IsNotFalse(_)
-            | Expr::In { .. }
-            | Expr::Between { .. }
-            | Expr::Like { .. }
-            | Expr::RLike { .. }
-            | Expr::Exists { .. }
-            | Expr::AnyOp { .. }
+            e if is_predicate(e) => Ty::Int,
+            Expr::AnyOp { .. }
             | Expr::AllOp { .. }
             | Expr::Position { .. }
             | Expr::Extract { .. } => Ty::Int,
@@ -1023,6 +1129,9 @@ fn binary(op: &BinaryOperator, l: Ty, r: Ty) -> Ty {
         | B::BitwiseAnd
         | B::BitwiseXor
         | B::Regexp => Ty::Int,
+        // `||`: `OR`, or `CONCAT` under `PIPES_AS_CONCAT`.
+        B::StringConcat if pipes_as_concat() => Ty::Text,
+        B::StringConcat => Ty::Int,
         _ => Ty::Other,
     }
 }
@@ -1540,6 +1649,127 @@ mod tests {
 
     /// Columns are declared as MariaDB 10.11 declares them (its answers, read with PyMySQL):
     /// type code, length and decimals.
+    /// Each column's type code, length and UNSIGNED flag, as MariaDB 10.11 declared them (read
+    /// from its answers: `tests/mariadb`).
+    fn codes(sql: &str) -> Vec<(super::super::coldef::Code, u32, bool)> {
+        typing(sql)
+            .columns
+            .into_iter()
+            .map(|m| {
+                m.map_or((super::super::coldef::Code::ByValue, 0, false), |m| {
+                    (m.code, m.length, m.unsigned)
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn integers_computed_are_declared_by_their_operands_digits_and_signs() {
+        use super::super::coldef::Code::{Long, LongLong, NewDecimal};
+        // Bit-value and hexadecimal literals are unsigned numbers of their bytes' digits; a sum
+        // or product is unsigned where an operand is, `%` where its dividend is; a cast to
+        // SIGNED has its operand's digits; `||` is OR.
+        assert_eq!(
+            codes(
+                "SELECT b'1' + 0, 0x41 + 0, 0x4142434445 + 0, 0x41 * 2, b'101' % 2, -0x41, \
+                 0x41 DIV 2, CAST(1 AS UNSIGNED) + 0, CAST(5 AS UNSIGNED) % 3, 1 || 0, \
+                 CAST(1e0 AS SIGNED) + 0, CAST(1e0 AS SIGNED) % 5, CAST(1.5 AS SIGNED) + 0, \
+                 CAST(NOW(3) AS SIGNED) + 0, CAST(TIME '10:00:00' AS SIGNED) + 0"
+            ),
+            vec![
+                (Long, 4, true),
+                (Long, 4, true),
+                (LongLong, 14, true),
+                (Long, 4, true),
+                (Long, 3, true),
+                (Long, 2, false),
+                (Long, 3, true),
+                (Long, 2, true),
+                (Long, 1, true),
+                (Long, 1, false),
+                (Long, 5, false),
+                (Long, 4, false),
+                (Long, 4, false),
+                (LongLong, 19, false),
+                (Long, 9, false),
+            ]
+        );
+        // Rounding: a LONGLONG to tens is a DECIMAL, a LONG one digit longer; a `MIN`/`MAX` of
+        // a computed integer is rounded as its own type, a truth's as a LONG.
+        assert_eq!(
+            codes(
+                "SELECT ROUND(MIN(1)), ROUND(MIN(1), -1), ROUND(status, -1), \
+                 ROUND(2147483647, -1), ROUND(MOD(status, 5), -1), MAX(1 < 2), \
+                 FLOOR(MIN(1)), ROUND(12, -1) FROM request"
+            )
+            .into_iter()
+            .map(|c| (c.0, c.1))
+            .collect::<Vec<_>>(),
+            vec![
+                (Long, 1),
+                (Long, 2),
+                (LongLong, 12),
+                (NewDecimal, 11),
+                (NewDecimal, 12),
+                (Long, 1),
+                (Long, 1),
+                (Long, 3),
+            ]
+        );
+    }
+
+    #[test]
+    fn strings_are_declared_by_their_length_and_where_rows_are_grouped() {
+        use super::super::coldef::Code::{Blob, MediumBlob, String, VarString};
+        let code = |sql: &str, k: usize| codes(sql)[k].0;
+        // `MIN(NULL)` is a binary CHAR(0) where a temporary table groups the rows: not where
+        // the groups are constants, an aggregate takes DISTINCT, or no row is read.
+        assert_eq!(
+            code("SELECT status, MIN(NULL) FROM request GROUP BY 1", 1),
+            String
+        );
+        assert_eq!(code("SELECT MIN(NULL) FROM request", 0), VarString);
+        assert_eq!(
+            code("SELECT 1, MIN(NULL) FROM request GROUP BY 1", 1),
+            VarString
+        );
+        assert_eq!(
+            code(
+                "SELECT status, MIN(NULL), COUNT(DISTINCT 1) FROM request GROUP BY 1",
+                1
+            ),
+            VarString
+        );
+        assert_eq!(
+            code(
+                "SELECT status, MAX(NULL) FROM request WHERE NULL GROUP BY 1",
+                1
+            ),
+            VarString
+        );
+        // Past 64 KiB a MEDIUM_BLOB; `GROUP_CONCAT` a BLOB, or a VARCHAR of up to 512
+        // characters (`group_concat_max_len`).
+        assert_eq!(code("SELECT REPEAT('ab', 8000)", 0), VarString);
+        assert_eq!(code("SELECT REPEAT('ab', 9000)", 0), MediumBlob);
+        assert_eq!(
+            code("SELECT GROUP_CONCAT(script_name) FROM request", 0),
+            Blob
+        );
+        assert_eq!(
+            code(
+                "SELECT CONCAT(GROUP_CONCAT(script_name), '') FROM request",
+                0
+            ),
+            MediumBlob
+        );
+        let short = Rules {
+            group_concat_max_len: 4,
+            ..Rules::default()
+        };
+        let declared = with_rules(short, || codes("SELECT GROUP_CONCAT('abc', 'def')"));
+        assert_eq!(declared, vec![(VarString, 16, false)]);
+    }
+
     #[test]
     fn result_columns_are_declared_as_mariadb_declares_them() {
         use super::super::coldef::Code;

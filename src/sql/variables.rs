@@ -226,6 +226,8 @@ pub struct Context {
     pub binary_literals: bool,
     /// `default_week_format`: `WEEK(d)`'s mode.
     pub week_format: u8,
+    /// `group_concat_max_len`: how long a `GROUP_CONCAT` is declared.
+    pub group_concat_max_len: u64,
     /// The report tables' columns, by table name: their types type the query's expressions.
     pub tables: TableColumns,
     /// The user variables' types, by lower-cased name, as their values are now (MySQL types
@@ -410,6 +412,7 @@ impl Variables {
             binary_literals: collation(&self.collation_connection)
                 .is_some_and(|c| c != Collation::General),
             week_format: self.default_week_format,
+            group_concat_max_len: self.group_concat_max_len,
             tables: TableColumns::default(),
             user_types: self
                 .user

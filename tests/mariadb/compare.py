@@ -163,12 +163,12 @@ TEMPORAL_KINDS = {10: "DATE", 14: "DATE", 12: "DATETIME", 7: "DATETIME", 11: "TI
 
 
 def declared_kind(code):
-    """What a column's type code is compared as: its temporal kind (what a client reads as a date
-    or time), or with PINBAD_SQL_COMPARE_TYPES=all every type code (LONG against LONGLONG, …),
-    which `docs/testing.md` reports the differences of but which the tests do not fail on yet."""
-    if os.environ.get("PINBAD_SQL_COMPARE_TYPES") == "all":
-        return TYPE_NAMES.get(SAME_TYPE.get(code, code), code)
-    return TEMPORAL_KINDS.get(code) or "not temporal"
+    """What a column's type code is compared as: every type code (LONG against LONGLONG, …),
+    or with PINBAD_SQL_COMPARE_TYPES=temporal only its temporal kind (what a client reads as a
+    date or time), to look past the type codes at the values."""
+    if os.environ.get("PINBAD_SQL_COMPARE_TYPES") == "temporal":
+        return TEMPORAL_KINDS.get(code) or "not temporal"
+    return TYPE_NAMES.get(SAME_TYPE.get(code, code), code)
 
 
 # Column type codes by name, and the ones a client reads alike: MariaDB's copy of pinbad's
