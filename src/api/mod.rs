@@ -475,21 +475,20 @@ pub fn blocking<T: Send + 'static>(
     blocking_under(query_slot(state), f)
 }
 
-/// [`blocking`] under `slot`, taken by the caller.
-fn blocking_under<T: Send + 'static>(
+/// [`blocking`] under `slot`, taken by the caller (so an `async fn`: the slot is already taken
+/// or refused when it is called, whenever its future is first polled).
+async fn blocking_under<T: Send + 'static>(
     slot: Result<OwnedSemaphorePermit, ApiError>,
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
-) -> impl std::future::Future<Output = Result<T, ApiError>> {
-    async move {
-        let slot = slot?;
-        tokio::task::spawn_blocking(move || {
-            let out = f();
-            drop(slot);
-            out
-        })
-        .await
-        .map_err(|e| ApiError::internal(format!("worker failed: {e}")))?
-    }
+) -> Result<T, ApiError> {
+    let slot = slot?;
+    tokio::task::spawn_blocking(move || {
+        let out = f();
+        drop(slot);
+        out
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("worker failed: {e}")))?
 }
 
 /// Runs a report query (a read lock and a pass over the report's rows: bounded, ~0.3–3 ms) on
