@@ -1821,6 +1821,12 @@ fn the_stream_and_sinks_examples_answer_what_was_sent() {
                 }
             }
         } else {
+            // A read as a change: with a token set, the sinks' list needs it as much as their
+            // switches do (docs/running.md, Security).
+            assert!(
+                command.contains("-H \"Authorization: Bearer $TOKEN\""),
+                "`{command}` sends no token"
+            );
             let out = run_in(&c, root, Some(token));
             eprintln!("{command}\n{out}");
             let v = json(&out);
