@@ -1,11 +1,13 @@
-//! An answer on its way to the client (a report query's table, a history query's or a fleet's
-//! text, a raw scan's or a request log page's chunks): counted in the memory budget
+//! An answer on its way to the client (a report query's table, a history query's, a
+//! comparison's or a fleet's series, a raw scan's or a request log page's chunks): counted in
+//! the memory budget
 //! (`limits.max_memory`) while it waits, and sent a bounded chunk at a time as the connection
 //! takes it.
 //!
 //! In: the [`Table`] a report query built (whole, under the report's read lock: a sorted,
 //! filtered selection cannot be taken piecemeal without holding the lock while the client
-//! reads), a rendered text, or the [`Chunks`] of an answer made a chunk at a time as its client
+//! reads), the work an answer was built from ([`Held`]: counted at its bound before it was
+//! read, rendered by its [`Render`]), or the [`Chunks`] of an answer made a chunk at a time as its client
 //! takes it, each counted before it is made ([`ChunkedAnswer`], [`send_chunks`]). Out: an HTTP body. Why: an answer rendered whole is held, by a
 //! client that never reads it, for as long as its connection lives (a 100,000-row report answer
 //! is ~100 MB of JSON), so a few such clients could take the process far past the budget. Here an
@@ -130,25 +132,6 @@ impl<R: Render> Streamed<R> {
             s.next().map(|c| (Ok::<_, Infallible>(c), s))
         }))
     }
-}
-
-/// An answer already rendered (a history query's, a fleet's) as a body sent
-/// [`CHUNK_BYTES`] at a time, accounted in `budget` until it is all sent or dropped; refused as
-/// [`stream`] refuses a table.
-pub fn stream_text(text: Vec<u8>, budget: &std::sync::Arc<Budget>) -> Result<Body, ApiError> {
-    let held = admit(
-        (text.capacity() + BLOCK_OVERHEAD) as u64 + IN_FLIGHT,
-        budget,
-    )?;
-    let chunks = futures_util::stream::unfold((text, 0, held), |(text, at, held)| async move {
-        if at >= text.len() {
-            return None;
-        }
-        let end = text.len().min(at + CHUNK_BYTES);
-        let chunk = text[at..end].to_vec();
-        Some((Ok::<_, Infallible>(chunk), (text, end, held)))
-    });
-    Ok(Body::from_stream(chunks))
 }
 
 /// A chunked answer's memory (`/api/v1/requests`, whose scan renders its chunks as it goes; a
@@ -371,6 +354,12 @@ pub fn hold(bytes: u64, budget: &std::sync::Arc<Budget>) -> Result<Held, ApiErro
 }
 
 impl Held {
+    /// The work held measured once built (`bytes`, in place of the bound it was held at): what it
+    /// counts until it is streamed or dropped.
+    pub fn measured(&self, bytes: u64) {
+        self.account.settle(bytes);
+    }
+
     /// The answer `render` makes of the work held, as a body sent a chunk at a time: counted from
     /// now at what it holds (measured, in place of the bound it was held at) and a chunk in
     /// flight, less as it is sent.
@@ -382,6 +371,21 @@ impl Held {
     pub fn stream_table(self, table: Table, format: Format) -> Body {
         let bytes = table_bytes(&table);
         self.stream(Rendering::new(table, format, bytes))
+    }
+}
+
+/// A history answer's or a comparison's rendering (`history::query::Chunked`) as a [`Render`].
+impl<P: crate::history::query::Pieces> Render for crate::history::query::Chunked<P> {
+    fn next_chunk(&mut self, bytes: usize) -> Option<Vec<u8>> {
+        crate::history::query::Chunked::next_chunk(self, bytes)
+    }
+
+    fn held(&self) -> u64 {
+        crate::history::query::Chunked::held(self)
+    }
+
+    fn done(&self) -> bool {
+        crate::history::query::Chunked::done(self)
     }
 }
 

@@ -2,8 +2,10 @@
 //! (see `history::compare`), as JSON or CSV.
 //!
 //! Runs on the blocking pool under a query slot, with a read-only connection of its own, as the
-//! history query does; the two sides' rows are counted in the memory budget while the answer is
-//! built, and the answer while it is sent.
+//! history query does. Counted in the memory budget as a history answer is: both sides at their
+//! bound (`compare::estimate`, from the index alone) before a row is read, a 503 `memory_full`
+//! when the budget has no room for them; then at what they hold once read; then the answer,
+//! rendered a chunk at a time as its client reads it, at what is left of it.
 
 use axum::extract::{RawQuery, State};
 use axum::http::header;
@@ -52,9 +54,9 @@ async fn compare_ranges(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
     let params = query_pairs(raw.as_deref())?;
-    let budget = std::sync::Arc::clone(state.core.budget());
-    let (text, csv) = blocking(&state.clone(), move || answer(&state, &params)).await?;
-    let body = super::answer::stream_text(text.into_bytes(), &budget)?;
+    let (rendering, held) = blocking(&state.clone(), move || answer(&state, &params)).await?;
+    let csv = rendering.csv();
+    let body = held.stream(rendering);
     Ok(if csv {
         ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], body).into_response()
     } else {
@@ -62,8 +64,11 @@ async fn compare_ranges(
     })
 }
 
-/// The answer's body, and whether it is CSV.
-fn answer(state: &ApiState, params: &[(String, String)]) -> Result<(String, bool), ApiError> {
+/// The answer, to be rendered as its client reads, and the memory it holds in the budget.
+fn answer(
+    state: &ApiState,
+    params: &[(String, String)],
+) -> Result<(compare::Rendering, super::answer::Held), ApiError> {
     let name = params
         .iter()
         .find(|(k, _)| k == "report")
@@ -107,11 +112,20 @@ fn answer(state: &ApiState, params: &[(String, String)]) -> Result<(String, bool
         }
         sides.push((stored, (aligned, seconds, step_s)));
     }
-    let budget = state.core.budget();
+    // Both sides counted at their bound before a row of either is read.
+    let mut bound = 0u64;
+    let max_string = state.core.config().limits.max_string_bytes;
+    for (stored, at) in &sides {
+        if let Some(s) = stored {
+            let e =
+                compare::estimate(&r.conn, s.id, &shape, at.0, max_string).map_err(store_error)?;
+            bound = bound.saturating_add(e);
+        }
+    }
+    let held = super::answer::hold(bound, state.core.budget())?;
     let mut read = Vec::with_capacity(2);
-    let mut held = Vec::with_capacity(2);
     for (stored, at) in sides {
-        let side = match stored {
+        read.push(match stored {
             Some(s) => compare::read_side(&r.conn, s.id, &shape, at).map_err(store_error)?,
             None => compare::Side {
                 range: at.0,
@@ -119,11 +133,9 @@ fn answer(state: &ApiState, params: &[(String, String)]) -> Result<(String, bool
                 step: at.2,
                 ..compare::Side::default()
             },
-        };
-        // Counted while the answer is built: a 503 when it does not fit.
-        held.push(super::answer::hold(side.bytes() as u64, budget)?);
-        read.push(side);
+        });
     }
+    held.measured(read.iter().map(|s| s.bytes() as u64).sum());
     let (b, a) = (
         read.pop().expect("two sides"),
         read.pop().expect("two sides"),
@@ -134,12 +146,5 @@ fn answer(state: &ApiState, params: &[(String, String)]) -> Result<(String, bool
         tracing::warn!(report = %name, rows = damaged, "Comparison: stored rows that cannot be read back (a damaged or hand-edited store) were left out of the answer");
     }
     let answer = compare::compare(&shape, &q, &a, &b);
-    Ok(if q.csv {
-        (compare::to_csv(&answer), true)
-    } else {
-        (
-            serde_json::to_string(&answer).expect("strings, numbers and options always serialize"),
-            false,
-        )
-    })
+    Ok((compare::Rendering::new(answer, q.csv), held))
 }

@@ -17,9 +17,10 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 
 use super::ApiState;
 use super::{blocking, query_pairs, ApiError, AppState, PathParam};
+use crate::config::ClickHouseConfig;
 use crate::histogram::Histogram;
 use crate::report::{Cell, Kind, SumColumn, Sums, Table};
-use crate::sink::clickhouse::{fleet_sql, query, query_lines, ROW, TOTALS};
+use crate::sink::clickhouse::{fleet_sql, query_lines_timed, query_timed, ROW, TOTALS};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(fleet_report))
@@ -140,6 +141,51 @@ fn parse(params: &[(String, String)], now_s: i64, max_limit: usize) -> Result<Pa
     Ok(p)
 }
 
+/// ClickHouse's error as the fleet's endpoints answer it.
+pub(super) fn unavailable(e: String) -> ApiError {
+    ApiError {
+        status: StatusCode::BAD_GATEWAY,
+        error: "clickhouse_unavailable",
+        detail: format!("ClickHouse: {e}"),
+    }
+}
+
+/// Reads `sql`'s answer (`FORMAT JSONEachRow`) a line at a time, each parsed and handed to `row`
+/// before the next is read, never held whole (see `query_lines_timed`); ClickHouse stops it
+/// after the sink's `timeout`. A line that is not JSON is left out; a 502 when ClickHouse fails.
+/// Why a line at a time: an answer of 100,000 rows with their histograms, read and parsed whole,
+/// took gigabytes outside the memory budget.
+pub(super) fn each_row(
+    config: &ClickHouseConfig,
+    sql: &str,
+    mut row: impl FnMut(Value),
+) -> Result<(), ApiError> {
+    query_lines_timed(config, sql, |line| {
+        if let Ok(v) = serde_json::from_str::<Value>(line) {
+            row(v);
+        }
+        Ok(())
+    })
+    .map_err(unavailable)
+}
+
+/// The number a counting query (`SELECT count() ...`) answers; 0 when it is not one.
+pub(super) fn count(config: &ClickHouseConfig, sql: &str) -> Result<u64, ApiError> {
+    Ok(query_timed(config, sql)
+        .map_err(unavailable)?
+        .trim()
+        .parse()
+        .unwrap_or(0))
+}
+
+/// Counts an answer read from ClickHouse in the memory budget before its rows are read: `bound`,
+/// what it will hold (from a count ClickHouse answers first), and what reading a line holds
+/// ([`READING_BYTES`]); a 503 `memory_full` when the budget has no room for it. Sent in chunks
+/// from then on, counted at what is left of it (`super::answer::Held`).
+pub(super) fn hold_reading(state: &ApiState, bound: u64) -> Result<super::answer::Held, ApiError> {
+    super::answer::hold(bound.saturating_add(READING_BYTES), state.core.budget())
+}
+
 /// A string as a ClickHouse string literal.
 pub(super) fn literal(s: &str) -> String {
     format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
@@ -252,16 +298,7 @@ fn answer(
         "SELECT uniqExact(keys) FROM {}.{} FINAL WHERE {filter} AND row_type = {ROW}",
         config.database, config.ticks_table
     );
-    let unavailable = |e: String| ApiError {
-        status: StatusCode::BAD_GATEWAY,
-        error: "clickhouse_unavailable",
-        detail: format!("ClickHouse: {e}"),
-    };
-    let rows_total: usize = query(config, &count_sql)
-        .map_err(unavailable)?
-        .trim()
-        .parse()
-        .unwrap_or(0);
+    let rows_total = usize::try_from(count(config, &count_sql)?).unwrap_or(usize::MAX);
     let held = {
         let rows = rows_total.min(p.limit) as u64 + 1;
         let (keys, percentiles) = match &local {
@@ -271,17 +308,14 @@ fn answer(
         let percentiles = p.percentiles.as_ref().map_or(percentiles, Vec::len);
         let cells = most_cells(percentiles.max(2)) + keys;
         let row = (cells * std::mem::size_of::<Cell>() + 64) as u64 + keys as u64 * KEY_BYTES;
-        super::answer::hold(rows * row + READING_BYTES, state.core.budget())?
+        hold_reading(state, rows.saturating_mul(row))?
     };
     // Each line is turned into the table's row as it is read. The rows come totals first
     // (`row_type DESC`), whose span and sums every row's rates and shares are taken from.
     let mut reading: Option<Reading> = None;
     let mut names: Option<Vec<String>> = None;
     let (mut read, mut totals, mut table_rows) = (0usize, None, Vec::new());
-    query_lines(config, &sql, |line| {
-        let Ok(row) = serde_json::from_str::<Value>(line) else {
-            return Ok(());
-        };
+    each_row(config, &sql, |row| {
         read += 1;
         // What the report is: here, or as its first row says.
         let r = reading.get_or_insert_with(|| {
@@ -298,7 +332,7 @@ fn answer(
                     serde_json::from_value(row["key_names"].clone()).unwrap_or_default()
                 });
                 if table_rows.len() == p.limit {
-                    return Ok(());
+                    return;
                 }
                 let keys = local.as_ref().map_or(names.len(), |l| l.2.len());
                 let texts: Vec<String> =
@@ -310,9 +344,7 @@ fn answer(
             }
             _ => {}
         }
-        Ok(())
-    })
-    .map_err(unavailable)?;
+    })?;
     if local.is_none() && read == 0 {
         // `reports = "*"` names every report: one that is neither here nor in ClickHouse is
         // none that a sink writes.
@@ -322,12 +354,7 @@ fn answer(
             config.ticks_table,
             literal(name)
         );
-        let ticks: u64 = query(config, &any)
-            .map_err(unavailable)?
-            .trim()
-            .parse()
-            .unwrap_or(0);
-        if ticks == 0 {
+        if count(config, &any)? == 0 {
             return Err(ApiError::not_found(format!(
                 "no report `{name}`: this pinbad has none and ClickHouse holds no ticks of it"
             )));

@@ -9,30 +9,35 @@
 //! percentile is the one pinbad computes over the same requests). The parameters are parsed
 //! by `history::query::parse`, against the report as this pinbad has it (or as its ticks in
 //! ClickHouse name it), with the ticks' length as the stored step. Bounded as the history
-//! endpoint is (its points, series and values per answer, checked before ClickHouse is asked;
-//! the answer counted in the memory budget while sent), and ClickHouse is told to stop after
-//! the sink's `timeout` (`max_execution_time`). Runs on tokio's blocking pool under a query
-//! slot (`super::blocking`).
+//! endpoint is (its points, series and values per answer, checked before ClickHouse is asked),
+//! and counted in the memory budget as the history endpoint's answer is: at its bound before a
+//! row is read (`history::query::bound` of the steps ClickHouse counts first), a 503
+//! `memory_full` when the budget has no room for it; the rows read a line at a time, each added
+//! to its series' point as it comes (one histogram a series at a time: the rows come in time
+//! order); the answer rendered a chunk at a time as its client reads it. ClickHouse is told to
+//! stop after the sink's `timeout` (`max_execution_time`). Runs on tokio's blocking pool under
+//! a query slot (`super::blocking`).
 //!
 //! Apart from `super::fleet` (the fleet's report over a range) so that each can change alone;
-//! they share its row reading (`sums_and_hist`).
+//! they share its reading (`each_row`, `hold_reading`, `sums_and_hist`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use axum::extract::{RawQuery, State};
-use axum::http::{header, StatusCode};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
-use super::fleet::{literal, number, sums_and_hist};
+use super::answer::Held;
+use super::fleet::{count, each_row, hold_reading, literal, number, sums_and_hist};
 use super::ApiState;
 use super::{blocking, query_pairs, ApiError, AppState, PathParam};
 use crate::config::ClickHouseConfig;
-use crate::history::query::{self, HistoryQuery, SeriesOut, Shape};
+use crate::history::query::{self, HistoryQuery, Series, SeriesOut, Shape};
 use crate::history::step::{Part, OTHER};
 use crate::report::Kind;
-use crate::sink::clickhouse::{query_timed, OTHER as OTHER_ROW, ROW, TOTALS};
+use crate::sink::clickhouse::{OTHER as OTHER_ROW, ROW, TOTALS};
 
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(fleet_history))
@@ -71,32 +76,17 @@ async fn fleet_history(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, ApiError> {
     let params = query_pairs(raw.as_deref())?;
-    let budget = std::sync::Arc::clone(state.core.budget());
-    let (text, csv) = blocking(&state.clone(), move || answer(&state, &name, &params)).await?;
-    // Sent in chunks, counted in the budget until sent (see `super::answer`), as the history
-    // endpoint's answer is.
-    let body = super::answer::stream_text(text.into_bytes(), &budget)?;
+    let (rendering, held) =
+        blocking(&state.clone(), move || answer(&state, &name, &params)).await?;
+    let csv = rendering.csv();
+    // Rendered a chunk at a time as the client reads, counted in the budget until sent (see
+    // `super::answer`), as the history endpoint's answer is.
+    let body = held.stream(rendering);
     Ok(if csv {
         ([(header::CONTENT_TYPE, "text/csv; charset=utf-8")], body).into_response()
     } else {
         ([(header::CONTENT_TYPE, "application/json")], body).into_response()
     })
-}
-
-/// ClickHouse's error as the API answers it.
-fn unavailable(e: String) -> ApiError {
-    ApiError {
-        status: StatusCode::BAD_GATEWAY,
-        error: "clickhouse_unavailable",
-        detail: format!("ClickHouse: {e}"),
-    }
-}
-
-/// The JSON rows of a `FORMAT JSONEachRow` answer.
-fn json_rows(text: &str) -> Vec<Value> {
-    text.lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
 }
 
 /// The report's shape: as this pinbad has it (kind, keys, its tick as the stored step), else
@@ -121,14 +111,15 @@ fn shape_of(state: &ApiState, config: &ClickHouseConfig, name: &str) -> Result<S
         config.ticks_table,
         literal(name)
     );
-    let row = json_rows(&query_timed(config, &sql).map_err(unavailable)?)
-        .into_iter()
-        .next()
-        .ok_or_else(|| {
-            ApiError::not_found(format!(
-                "no report `{name}`: this pinbad has none and ClickHouse holds no ticks of it"
-            ))
-        })?;
+    let mut first = None;
+    each_row(config, &sql, |row| {
+        first.get_or_insert(row);
+    })?;
+    let row = first.ok_or_else(|| {
+        ApiError::not_found(format!(
+            "no report `{name}`: this pinbad has none and ClickHouse holds no ticks of it"
+        ))
+    })?;
     let names: Vec<String> = serde_json::from_value(row["key_names"].clone()).unwrap_or_default();
     Ok(Shape {
         name: name.to_string(),
@@ -139,12 +130,12 @@ fn shape_of(state: &ApiState, config: &ClickHouseConfig, name: &str) -> Result<S
     })
 }
 
-/// The answer's body, and whether it is CSV.
+/// The answer, to be rendered as its client reads, and the memory it holds in the budget.
 fn answer(
     state: &ApiState,
     name: &str,
     params: &[(String, String)],
-) -> Result<(String, bool), ApiError> {
+) -> Result<(query::Rendering, Held), ApiError> {
     let Some(config) = state.sinks.ticks_of(name) else {
         return Err(ApiError::not_found(format!(
             "no ClickHouse sink writes the ticks of report `{name}` (list it in `reports` of a \
@@ -177,12 +168,8 @@ fn answer(
         };
         ApiError::bad_parameter(&e.param, why)
     })?;
-    let series = series(config, &shape, &q, instance.as_deref())?;
-    Ok(if q.csv {
-        (query::to_csv(&shape, &q, &series), true)
-    } else {
-        (query::to_json(&shape, &q, &series, 0), false)
-    })
+    let (series, held) = series(state, config, &shape, &q, instance.as_deref())?;
+    Ok((query::Rendering::new(&shape, &q, series, 0), held))
 }
 
 /// The ticks' sums (and merged buckets, when `hist`) of the rows matching `cond`, per step and
@@ -215,13 +202,16 @@ fn steps_sql(config: &ClickHouseConfig, q: &HistoryQuery, cond: &str, hist: bool
 
 /// The fleet's series for `q`: the totals' one (`group=total`, or a report without keys), or
 /// the top `limit` rows by time over the range (matching the filters) and the "(other)" row,
-/// as the history endpoint answers them.
+/// as the history endpoint answers them; and the memory they hold, counted before ClickHouse's
+/// rows are read at their bound: [`query::bound`] of the steps the rows read sum into (counted
+/// by ClickHouse first, the filters left out: at least as many).
 fn series(
+    state: &ApiState,
     config: &ClickHouseConfig,
     shape: &Shape,
     q: &HistoryQuery,
     instance: Option<&str>,
-) -> Result<Vec<SeriesOut>, ApiError> {
+) -> Result<(Vec<SeriesOut>, Held), ApiError> {
     // Ticks starting in [from, to) (`time` is a tick's start in whole seconds; partitions are
     // by it).
     let mut range = format!(
@@ -234,21 +224,40 @@ fn series(
         range.push_str(&format!(" AND instance = {}", literal(i)));
     }
     let hist = q.reads_histograms();
-    let points_of = |cond: &str| -> Result<Vec<Value>, ApiError> {
-        let text = query_timed(config, &steps_sql(config, q, cond, hist)).map_err(unavailable)?;
-        Ok(json_rows(&text))
-    };
-    let render = |key, other, points| query::render_series(q, shape, key, other, points);
-    if q.total() || shape.key_columns.is_empty() {
-        let mut points: BTreeMap<i64, Part> = BTreeMap::new();
-        for row in points_of(&format!("{range} AND row_type = {TOTALS}"))? {
-            add(&mut points, &row);
+    let totals = q.total() || shape.key_columns.is_empty();
+    // Counted first: the steps of the rows read (a point each at most). No FINAL: `uniqExact`
+    // counts a row's versions not yet merged once.
+    let counted = format!(
+        "SELECT uniqExact(intDiv(tick_start_ms, {}), row_type, keys) FROM {}.{} WHERE {range} \
+         AND row_type IN ({})",
+        q.step_s.saturating_mul(1000),
+        config.database,
+        config.ticks_table,
+        if totals {
+            TOTALS.to_string()
+        } else {
+            format!("{ROW}, {OTHER_ROW}")
         }
-        return Ok(if points.is_empty() {
+    );
+    let held = hold_reading(state, query::bound(count(config, &counted)?, q))?;
+    // Each row added to its series' point as it is read (in time order: `steps_sql`).
+    let add = |s: &mut Series, row: &Value| {
+        let t = i64::try_from(number(&row["t"])).unwrap_or(i64::MAX);
+        let (sums, hist) = sums_and_hist(row);
+        let mut part = Part::default();
+        part.add(&sums, &hist);
+        s.add(t, &part, q);
+    };
+    if totals {
+        let mut s = Series::new(Vec::new(), false);
+        let sql = steps_sql(config, q, &format!("{range} AND row_type = {TOTALS}"), hist);
+        each_row(config, &sql, |row| add(&mut s, &row))?;
+        let series = if s.is_empty() {
             Vec::new()
         } else {
-            vec![render(Vec::new(), false, points)]
-        });
+            vec![s.finish(q)]
+        };
+        return Ok((series, held));
     }
     // The top `limit` keys over the range by time, among the rows passing the filters (the
     // history endpoint's order: time, then the key).
@@ -263,19 +272,19 @@ fn series(
         config.ticks_table,
         q.limit()
     );
-    let top: Vec<Vec<String>> = if q.limit() == 0 {
-        Vec::new()
-    } else {
-        json_rows(&query_timed(config, &top_sql).map_err(unavailable)?)
-            .into_iter()
-            .filter_map(|r| serde_json::from_value(r["keys"].clone()).ok())
-            .collect()
-    };
+    let mut top: Vec<Vec<String>> = Vec::new();
+    if q.limit() > 0 {
+        each_row(config, &top_sql, |r| {
+            if let Ok(k) = serde_json::from_value(r["keys"].clone()) {
+                top.push(k);
+            }
+        })?;
+    }
     // The other row stands for keys that may match any filter: shown when every filter asks
     // for "(other)" (so, with no filter, always), as the history endpoint shows it.
     let with_other = q.filters().iter().all(|(_, v)| v == OTHER);
     if top.is_empty() && !with_other {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), held));
     }
     let mut wanted = Vec::new();
     if !top.is_empty() {
@@ -294,40 +303,39 @@ fn series(
     if with_other {
         wanted.push(format!("row_type = {OTHER_ROW}"));
     }
-    let rows = points_of(&format!("{range} AND ({})", wanted.join(" OR ")))?;
-    let index: HashMap<&Vec<String>, usize> = top.iter().enumerate().map(|(i, k)| (k, i)).collect();
-    let mut points: Vec<BTreeMap<i64, Part>> = vec![BTreeMap::new(); top.len() + 1];
-    for row in &rows {
+    let index: HashMap<Vec<String>, usize> = top
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.clone(), i))
+        .collect();
+    let other_at = top.len();
+    let mut series: Vec<Series> = top.into_iter().map(|k| Series::new(k, false)).collect();
+    series.push(Series::new(
+        vec![OTHER.to_string(); shape.key_columns.len()],
+        true,
+    ));
+    let sql = steps_sql(
+        config,
+        q,
+        &format!("{range} AND ({})", wanted.join(" OR ")),
+        hist,
+    );
+    each_row(config, &sql, |row| {
         let at = if number(&row["row_type"]) == u64::from(OTHER_ROW) {
-            top.len()
+            other_at
         } else {
             let key: Vec<String> = serde_json::from_value(row["keys"].clone()).unwrap_or_default();
             match index.get(&key) {
                 Some(&i) => i,
-                None => continue,
+                None => return,
             }
         };
-        add(&mut points[at], row);
-    }
-    let other = points.pop().unwrap_or_default();
-    let mut out: Vec<SeriesOut> = top
-        .into_iter()
-        .zip(points)
-        .map(|(key, p)| render(key, false, p))
-        .collect();
+        add(&mut series[at], &row);
+    })?;
+    let other = series.pop().expect("the other row's series");
+    let mut out: Vec<SeriesOut> = series.into_iter().map(|s| s.finish(q)).collect();
     if with_other && !other.is_empty() {
-        out.push(render(
-            vec![OTHER.to_string(); shape.key_columns.len()],
-            true,
-            other,
-        ));
+        out.push(other.finish(q));
     }
-    Ok(out)
-}
-
-/// Adds a ClickHouse row (a step's sums and merged buckets) to its step in `points`.
-fn add(points: &mut BTreeMap<i64, Part>, row: &Value) {
-    let t = i64::try_from(number(&row["t"])).unwrap_or(i64::MAX);
-    let (sums, hist) = sums_and_hist(row);
-    points.entry(t).or_default().add(&sums, &hist);
+    Ok((out, held))
 }

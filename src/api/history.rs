@@ -231,17 +231,3 @@ fn answer(
     let rendering = query::Rendering::new(&shape, &q, answer.series, answer.damaged_rows);
     Ok((rendering, held))
 }
-
-impl super::answer::Render for query::Rendering {
-    fn next_chunk(&mut self, bytes: usize) -> Option<Vec<u8>> {
-        query::Rendering::next_chunk(self, bytes)
-    }
-
-    fn held(&self) -> u64 {
-        query::Rendering::held(self)
-    }
-
-    fn done(&self) -> bool {
-        query::Rendering::done(self)
-    }
-}

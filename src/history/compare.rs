@@ -429,6 +429,42 @@ impl Side {
     }
 }
 
+/// Bytes a row of a side is counted at before it is read beside its key's text and histogram:
+/// its slot in the rows' map, its figures, and what the key's strings take beyond their text.
+const ROW_BYTES: u64 = 512;
+
+/// What reading the side of `range` of the report stored as `report_id` holds at most, known
+/// before a row is read (for the memory budget): a row per key (at most the stored rows in the
+/// range, counted in the index alone, and at most [`MAX_KEYS`]), each with its key's text
+/// three times (the stored text and the parsed key in the top keys' map, the parsed key again
+/// in the rows'), each of its strings at `max_string_bytes` (`limits.max_string_bytes`, which
+/// the strings are cut to), and its histogram at its largest; and the "(other)" row's and the
+/// totals' histograms. Why before: a side is read whole (its top keys are known only once the
+/// range is), up to tens of MB, so it is counted at this bound first, a 503 before any row is
+/// read when the budget has no room for it, then at what it holds ([`Side::bytes`]).
+pub fn estimate(
+    conn: &Connection,
+    report_id: i64,
+    shape: &Shape,
+    range: Range,
+    max_string_bytes: usize,
+) -> Result<u64, StoreError> {
+    let rows: i64 = if shape.key_columns.is_empty() {
+        0
+    } else {
+        conn.prepare_cached(&query::count_sql(false))?
+            .query_row(rusqlite::params![report_id, range.from, range.to], |r| {
+                r.get(0)
+            })?
+    };
+    let keys = (rows.max(0) as u64).min(MAX_KEYS as u64);
+    let key = 3 * shape.key_columns.len() as u64 * (max_string_bytes as u64 + 32);
+    let row = ROW_BYTES + key + query::HIST_BYTES;
+    Ok(keys
+        .saturating_mul(row)
+        .saturating_add(2 * (ROW_BYTES + query::HIST_BYTES)))
+}
+
 /// Reads the side of `range` (aligned to `step`, `seconds` passed) of the report stored as
 /// `report_id`.
 pub fn read_side(
@@ -796,7 +832,15 @@ pub fn compare(shape: &Shape, q: &CompareQuery, a: &Side, b: &Side) -> Answer {
 /// the requests of each side, then for each figure its value on each side, change, ratio and
 /// p-value (`a_rate,b_rate,rate_change,rate_ratio,rate_p_value`, ...).
 pub fn to_csv(answer: &Answer) -> String {
-    let mut out = String::new();
+    let (mut out, width) = csv_header(answer);
+    for r in &answer.rows {
+        csv_line(&mut out, r, width);
+    }
+    out
+}
+
+/// The CSV answer's header line, and how many key columns its lines have.
+fn csv_header(answer: &Answer) -> (String, usize) {
     let mut header: Vec<String> = answer.key_columns.clone();
     if header.is_empty() && answer.rows.iter().any(|r| !r.key.is_empty()) {
         header.push("key".into());
@@ -813,40 +857,126 @@ pub fn to_csv(answer: &Answer) -> String {
             format!("{n}_p_value"),
         ]);
     }
-    let line = |out: &mut String, cells: &[String]| {
-        for (i, c) in cells.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            csv_field(out, c);
+    let mut out = String::new();
+    csv_cells(&mut out, &header);
+    (out, width)
+}
+
+/// A CSV line of `cells`.
+fn csv_cells(out: &mut String, cells: &[String]) {
+    for (i, c) in cells.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
         }
-        out.push_str("\r\n");
-    };
-    line(&mut out, &header);
-    let num = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
-    for r in &answer.rows {
-        let mut cells: Vec<String> = (0..width)
-            .map(|i| r.key.get(i).cloned().unwrap_or_default())
-            .collect();
-        cells.extend([
-            r.other.to_string(),
-            r.significant.to_string(),
-            r.score.to_string(),
-            r.a.requests.to_string(),
-            r.b.requests.to_string(),
-        ]);
-        for (m, c) in Metric::ALL.into_iter().zip(&r.changes) {
-            cells.extend([
-                num(r.a.value(m)),
-                num(r.b.value(m)),
-                num(c.change),
-                num(c.ratio),
-                num(c.p_value),
-            ]);
-        }
-        line(&mut out, &cells);
+        csv_field(out, c);
     }
-    out
+    out.push_str("\r\n");
+}
+
+/// Row `r`'s CSV line, with `width` key columns.
+fn csv_line(out: &mut String, r: &Row, width: usize) {
+    let num = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+    let mut cells: Vec<String> = (0..width)
+        .map(|i| r.key.get(i).cloned().unwrap_or_default())
+        .collect();
+    cells.extend([
+        r.other.to_string(),
+        r.significant.to_string(),
+        r.score.to_string(),
+        r.a.requests.to_string(),
+        r.b.requests.to_string(),
+    ]);
+    for (m, c) in Metric::ALL.into_iter().zip(&r.changes) {
+        cells.extend([
+            num(r.a.value(m)),
+            num(r.b.value(m)),
+            num(c.change),
+            num(c.ratio),
+            num(c.p_value),
+        ]);
+    }
+    csv_cells(out, &cells);
+}
+
+/// Heap bytes a ranked row holds: its place in the answer's list, its key and its changes.
+fn row_bytes(r: &Row) -> u64 {
+    let key: usize = r.key.iter().map(|k| k.capacity() + BLOCK_OVERHEAD).sum();
+    (std::mem::size_of::<Row>()
+        + key
+        + r.key.capacity() * std::mem::size_of::<String>()
+        + r.changes.capacity() * std::mem::size_of::<Change>()
+        + 2 * BLOCK_OVERHEAD) as u64
+}
+
+/// What the allocator adds to each block (glibc: a size word, and 16-byte rounding).
+const BLOCK_OVERHEAD: usize = 16;
+
+/// A comparison's answer being rendered a chunk at a time, JSON or CSV (see `query::Chunked`),
+/// its bytes exactly those of `serde_json::to_string` or [`to_csv`] of the whole. Why: as a
+/// history answer, it is counted in the memory budget while its client reads it, and the text
+/// of the whole is never held.
+pub type Rendering = query::Chunked<RowPieces>;
+
+/// What is left of a comparison's rows: a piece is a row.
+pub struct RowPieces {
+    rows: std::vec::IntoIter<Row>,
+    /// Key columns of a CSV line.
+    width: usize,
+    rendered: usize,
+    /// Scratch for a CSV line.
+    line: String,
+}
+
+impl Rendering {
+    /// `answer` rendered as CSV (`csv`) or JSON.
+    pub fn new(mut answer: Answer, csv: bool) -> Rendering {
+        let rows = std::mem::take(&mut answer.rows);
+        let held = rows.iter().map(row_bytes).sum::<u64>()
+            + (rows.capacity() * std::mem::size_of::<Row>()) as u64;
+        let (head, width) = if csv {
+            // The header names a `key` column when the rows have keys and the report none.
+            answer.rows = rows
+                .iter()
+                .find(|r| !r.key.is_empty())
+                .cloned()
+                .into_iter()
+                .collect();
+            let (head, width) = csv_header(&answer);
+            (head.into_bytes(), width)
+        } else {
+            let mut head =
+                serde_json::to_vec(&answer).expect("strings, numbers and options always serialize");
+            // The rows' list is filled by the chunks: it is the last field.
+            debug_assert!(head.ends_with(b"[]}"));
+            head.truncate(head.len() - 2);
+            (head, 0)
+        };
+        let pieces = RowPieces {
+            rows: rows.into_iter(),
+            width,
+            rendered: 0,
+            line: String::new(),
+        };
+        query::Chunked::of_pieces(csv, head, pieces, held)
+    }
+}
+
+impl query::Pieces for RowPieces {
+    fn next_piece(&mut self, out: &mut Vec<u8>, csv: bool) -> Option<u64> {
+        let r = self.rows.next()?;
+        if csv {
+            self.line.clear();
+            csv_line(&mut self.line, &r, self.width);
+            out.extend_from_slice(self.line.as_bytes());
+        } else {
+            if self.rendered > 0 {
+                out.push(b',');
+            }
+            serde_json::to_writer(&mut *out, &r).expect("rows always serialize");
+        }
+        self.rendered += 1;
+        Some(row_bytes(&r))
+    }
 }
 
 #[cfg(test)]
@@ -1252,14 +1382,7 @@ mod tests {
             kind: Kind::Request,
             key_columns: vec!["script_name".into()],
         };
-        let mut a = Side {
-            seconds: 10,
-            ..Side::default()
-        };
-        let mut b = Side {
-            seconds: 10,
-            ..Side::default()
-        };
+        let (mut a, mut b) = ten_seconds();
         a.rows.insert(vec!["/a,b".into()], acc(100, 10, None));
         b.rows.insert(vec!["/a,b".into()], acc(100, 40, None));
         b.rows.insert(vec!["/new".into()], acc(50, 10, None));
@@ -1282,5 +1405,108 @@ mod tests {
         assert_eq!(json["rows"][0]["key"], serde_json::json!(["/new"]));
         assert_eq!(json["rows"][0]["changes"][0]["metric"], "rate");
         assert_eq!(json["errors_from"], serde_json::Value::Null);
+    }
+
+    /// Issue 83: a side is counted before it is read (`estimate`, from the index alone) at
+    /// least at what reading it holds, histograms of every width among its rows.
+    #[test]
+    fn a_side_is_counted_before_it_is_read_at_least_at_what_it_holds() {
+        // 40 keys over 3 steps of 60 s, each with values from 1 µs to ~500 s: block histograms
+        // spanning most pages.
+        let values: Vec<u64> = (0..60).map(|i| (1e3 * 1.4f64.powi(i)) as u64).collect();
+        let keys: Vec<String> = (0..40).map(|k| format!("/s{k}")).collect();
+        let mut steps: Vec<(i64, &str, Vec<u64>)> = Vec::new();
+        for t in 0..3 {
+            for k in &keys {
+                steps.push((t * 60, k.as_str(), values.clone()));
+            }
+        }
+        let (_dir, conn, id) = query::tests::store_keeping(60, &steps, 100);
+        let shape = Shape {
+            name: "r".into(),
+            kind: Kind::Request,
+            key_columns: vec!["script_name".into(), "country".into()],
+        };
+        let range = Range { from: 0, to: 180 };
+        let bound = estimate(&conn, id, &shape, range, 1024).unwrap();
+        let side = read_side(&conn, id, &shape, (range, 180, 60)).unwrap();
+        assert_eq!(side.rows.len(), 40);
+        assert!(side.bytes() > 40 * 4096, "{}", side.bytes());
+        assert!(bound >= side.bytes() as u64, "{bound} < {}", side.bytes());
+        // A row per stored row (the index knows no keys: 40 keys × 3 steps), each at its key's
+        // strings' longest; a range without steps, the totals and the "(other)" row.
+        let row = ROW_BYTES + 3 * 2 * (1024 + 32) + query::HIST_BYTES;
+        assert_eq!(bound, 120 * row + 2 * (ROW_BYTES + query::HIST_BYTES));
+        let empty = estimate(&conn, id, &shape, Range { from: 600, to: 900 }, 1024).unwrap();
+        assert_eq!(empty, 2 * (ROW_BYTES + query::HIST_BYTES));
+    }
+
+    /// Issue 83: the answer rendered a chunk at a time is, byte for byte, the one rendered
+    /// whole (JSON as serde writes it, CSV as `to_csv`), each chunk about the size asked, and
+    /// what it holds goes down to 0 as its rows are rendered.
+    #[test]
+    fn an_answer_rendered_in_chunks_is_the_whole_answer() {
+        // With key columns, and with `status` alone (the CSV then names a `key` column when
+        // there are rows).
+        for keys in [&["script_name", "status"][..], &["status"]] {
+            rendered_in_chunks(Shape {
+                name: "r".into(),
+                kind: Kind::Request,
+                key_columns: keys.iter().map(|k| k.to_string()).collect(),
+            });
+        }
+    }
+
+    /// Two empty sides of 10 s.
+    fn ten_seconds() -> (Side, Side) {
+        let side = || Side {
+            seconds: 10,
+            ..Side::default()
+        };
+        (side(), side())
+    }
+
+    fn rendered_in_chunks(shape: Shape) {
+        let (mut a, mut b) = ten_seconds();
+        for k in 0..300u64 {
+            let key = vec![format!("/s,\"{k}\"")];
+            a.rows.insert(key.clone(), acc(100 + k, 10, Some(k % 7)));
+            b.rows
+                .insert(key, acc(100 + 2 * k, 10 + k % 5, Some(k % 3)));
+        }
+        b.other = Some(acc(50, 10, None));
+        let q = parsed(&[("vs", "1h"), ("limit", "1000")]).unwrap();
+        for csv in [false, true] {
+            for rows in [0, 1, 301] {
+                let mut answer = compare(&shape, &q, &a, &b);
+                answer.rows.truncate(rows);
+                let whole = if csv {
+                    to_csv(&answer)
+                } else {
+                    serde_json::to_string(&answer).unwrap()
+                };
+                let mut r = Rendering::new(answer, csv);
+                assert_eq!(r.csv(), csv);
+                assert!(r.held() >= (rows * std::mem::size_of::<Row>()) as u64);
+                let (mut all, mut chunks, mut held) = (Vec::new(), 0, r.held());
+                while let Some(chunk) = r.next_chunk(4096) {
+                    assert!(chunk.len() < 4096 + 4096, "{}", chunk.len());
+                    assert!(r.held() <= held);
+                    held = r.held();
+                    all.extend_from_slice(&chunk);
+                    chunks += 1;
+                }
+                assert!(r.done());
+                assert_eq!(r.held(), 0);
+                assert_eq!(
+                    String::from_utf8(all).unwrap(),
+                    whole,
+                    "csv {csv}, {rows} rows"
+                );
+                if rows == 301 {
+                    assert!(chunks > 10, "{chunks} chunks");
+                }
+            }
+        }
     }
 }

@@ -297,25 +297,6 @@ impl HistoryQuery {
     }
 }
 
-/// A series whose steps were summed elsewhere (the fleet's, from the report ticks in
-/// ClickHouse: `api::fleet_history`), rendered as the store's are: `points` by step start (unix
-/// seconds), each step's sums and merged histogram. One rendering for both, so that the
-/// dashboard draws a fleet's answer with the code that draws this pinbad's.
-pub fn render_series(
-    q: &HistoryQuery,
-    _shape: &Shape,
-    key: Vec<String>,
-    other: bool,
-    points: std::collections::BTreeMap<i64, Part>,
-) -> SeriesOut {
-    let mut s = Series::new(key, other);
-    for (t, part) in points {
-        s.open = Some((t, part));
-        s.close(q);
-    }
-    s.done()
-}
-
 /// `format`: whether it asks for CSV (`csv`) rather than JSON (`json`), else a 400 naming it.
 pub fn parse_csv(value: &str) -> Result<bool, ParamError> {
     match value {
@@ -376,9 +357,11 @@ fn parse_filter(f: &str, shape: &Shape) -> Result<(usize, String), ParamError> {
 /// added up (its step's start and its part). Why in time order: a point is rendered (its
 /// percentiles taken) as soon as the rows of its step are all read, so a series holds one
 /// histogram at a time, not one per point (a histogram may take 32 KiB, and a series 100,000
-/// points).
+/// points). Built so by this store's queries and by the fleet's (`api::fleet_history`, from the
+/// report ticks in ClickHouse, in time order too): one rendering for both, so that the
+/// dashboard draws a fleet's answer with the code that draws this pinbad's.
 #[derive(Debug)]
-struct Series {
+pub struct Series {
     key: Vec<String>,
     other: bool,
     points: Vec<Vec<Cell>>,
@@ -587,7 +570,7 @@ const BLOCK_OVERHEAD: usize = 16;
 const SERIES_BYTES: u64 = 4 << 10;
 /// A step's histogram at its largest ([`crate::histogram::MAX_HEAP_BYTES`]): what a series
 /// adding one up is counted at before it is read.
-const HIST_BYTES: u64 = crate::histogram::MAX_HEAP_BYTES as u64;
+pub(super) const HIST_BYTES: u64 = crate::histogram::MAX_HEAP_BYTES as u64;
 
 /// What reading `q` will hold at most, known before it is read (for the memory budget): its
 /// points (at most the stored rows it reads, counted in the index, and at most its series ×
@@ -607,13 +590,18 @@ pub fn estimate(
         rusqlite::params![report_id, q.from_s - stored + 1, q.to_s],
         |r| r.get(0),
     )?;
-    let points = (rows.max(0) as u64).min(q.most_series.saturating_mul(q.most_points));
-    let series = q.most_series.min(rows.max(0) as u64);
-    let hist = q.columns.iter().any(|c| matches!(c, Column::Percentile(_)));
-    let each = SERIES_BYTES + if hist { HIST_BYTES } else { 0 };
-    Ok(points
+    Ok(bound(rows.max(0) as u64, q))
+}
+
+/// What answering `q` from `rows` steps of series (stored rows, or the fleet's steps summed in
+/// ClickHouse, each a point at most) holds at most: see [`estimate`].
+pub fn bound(rows: u64, q: &HistoryQuery) -> u64 {
+    let points = rows.min(q.most_series.saturating_mul(q.most_points));
+    let series = q.most_series.min(rows);
+    let each = SERIES_BYTES + if q.reads_histograms() { HIST_BYTES } else { 0 };
+    points
         .saturating_mul(point_bytes(q.columns.len() + 1))
-        .saturating_add(series.saturating_mul(each)))
+        .saturating_add(series.saturating_mul(each))
 }
 
 /// Heap bytes `series` hold: their points' cells and lists, and their keys.
@@ -683,7 +671,7 @@ pub struct SeriesOut {
 }
 
 impl Series {
-    fn new(key: Vec<String>, other: bool) -> Series {
+    pub fn new(key: Vec<String>, other: bool) -> Series {
         Series {
             key,
             other,
@@ -694,7 +682,7 @@ impl Series {
 
     /// Adds a stored row's `part` to the point of the step starting at `t`: rows come in time
     /// order ([`rows_sql`], [`totals_sql`]), so a later step renders the one added up so far.
-    fn add(&mut self, t: i64, part: &Part, q: &HistoryQuery) {
+    pub fn add(&mut self, t: i64, part: &Part, q: &HistoryQuery) {
         match &mut self.open {
             Some((at, p)) if *at == t => p.add_part(part),
             _ => {
@@ -730,6 +718,17 @@ impl Series {
         self.points.push(point);
     }
 
+    /// Whether no step was added.
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty() && self.open.is_none()
+    }
+
+    /// The series with its last point rendered.
+    pub fn finish(mut self, q: &HistoryQuery) -> SeriesOut {
+        self.close(q);
+        self.done()
+    }
+
     fn done(self) -> SeriesOut {
         debug_assert!(self.open.is_none());
         SeriesOut {
@@ -743,6 +742,7 @@ impl Series {
 /// The JSON answer (see the API contract), written straight from the cells: a sum past
 /// `u64::MAX` (a month's byte total) is printed whole, where a `serde_json::Value`, which holds
 /// no such integer, failed (the handler panicked).
+#[cfg(test)]
 pub fn to_json(shape: &Shape, q: &HistoryQuery, series: &[SeriesOut], damaged_rows: u64) -> String {
     whole(Rendering::of(
         shape,
@@ -754,11 +754,13 @@ pub fn to_json(shape: &Shape, q: &HistoryQuery, series: &[SeriesOut], damaged_ro
 }
 
 /// The CSV answer: header `t,<key columns>,<columns>`, a line per point, series after series.
+#[cfg(test)]
 pub fn to_csv(shape: &Shape, q: &HistoryQuery, series: &[SeriesOut]) -> String {
     whole(Rendering::of(shape, q, series.to_vec(), 0, true))
 }
 
 /// A rendering's chunks at once.
+#[cfg(test)]
 fn whole(mut r: Rendering) -> String {
     let mut out = Vec::new();
     while let Some(chunk) = r.next_chunk(usize::MAX) {
@@ -804,14 +806,87 @@ impl<'a> JsonAnswer<'a> {
     }
 }
 
-/// An answer being rendered a chunk at a time (JSON or CSV as the query asks): what is left of
-/// its series, each point freed once rendered. Why: an answer may hold a million values, some
-/// 20 MB of text beside the points it is rendered from; rendered a chunk at a time as its client
-/// takes it, it holds its points and a chunk, and less as it goes ([`Rendering::held`]).
-pub struct Rendering {
+/// What a [`Chunked`] answer is rendered from, a piece at a time (a history answer's series and
+/// their points, a comparison's rows): each call writes the next piece (JSON or CSV) to `out`,
+/// frees what it was rendered from and says how many heap bytes that was; `None` once none is
+/// left (the JSON answer's list is then closed).
+pub trait Pieces: Send + 'static {
+    fn next_piece(&mut self, out: &mut Vec<u8>, csv: bool) -> Option<u64>;
+}
+
+/// An answer being rendered a chunk at a time (JSON or CSV as the query asks): its head (JSON:
+/// every field up to the list its pieces fill, which comes last; CSV: the header line), then
+/// its pieces, each freed once rendered. Why: an answer may hold a million values, some 20 MB
+/// of text beside the points it is rendered from; rendered a chunk at a time as its client
+/// takes it, it holds what it is rendered from and a chunk, and less as it goes
+/// ([`Chunked::held`]).
+pub struct Chunked<P> {
     csv: bool,
-    /// The answer up to its series' list (JSON) or its header line (CSV), until the first chunk.
+    /// The answer up to its list (JSON) or its header line (CSV), until the first chunk.
     head: Option<Vec<u8>>,
+    pieces: P,
+    /// Heap bytes of what is not rendered yet.
+    held: u64,
+    done: bool,
+}
+
+impl<P: Pieces> Chunked<P> {
+    /// `pieces` after `head`, holding `held` bytes, as CSV (`csv`) or JSON.
+    pub(super) fn of_pieces(csv: bool, head: Vec<u8>, pieces: P, held: u64) -> Chunked<P> {
+        Chunked {
+            csv,
+            head: Some(head),
+            pieces,
+            held,
+            done: false,
+        }
+    }
+
+    /// Heap bytes of what is left to render.
+    pub fn held(&self) -> u64 {
+        self.held
+    }
+
+    /// Whether the last chunk has been rendered.
+    pub fn done(&self) -> bool {
+        self.done
+    }
+
+    /// Whether the answer is CSV (else JSON).
+    pub fn csv(&self) -> bool {
+        self.csv
+    }
+
+    /// The next chunk: `bytes` at least (a piece more at most) unless it is the last; `None`
+    /// once all is rendered.
+    pub fn next_chunk(&mut self, bytes: usize) -> Option<Vec<u8>> {
+        if self.done {
+            return None;
+        }
+        let mut out = self.head.take().unwrap_or_default();
+        while out.len() < bytes {
+            match self.pieces.next_piece(&mut out, self.csv) {
+                Some(freed) => self.held = self.held.saturating_sub(freed),
+                None => {
+                    if !self.csv {
+                        out.extend_from_slice(b"]}");
+                    }
+                    self.done = true;
+                    self.held = 0;
+                    break;
+                }
+            }
+        }
+        Some(out)
+    }
+}
+
+/// A history answer being rendered (see [`Chunked`]).
+pub type Rendering = Chunked<SeriesPieces>;
+
+/// What is left of a history answer's series: a piece is a series' beginning, a point, or a
+/// series' end.
+pub struct SeriesPieces {
     series: std::vec::IntoIter<SeriesOut>,
     /// The series being rendered: its key, what is left of its points, and how many are
     /// rendered.
@@ -820,9 +895,9 @@ pub struct Rendering {
     key_columns: usize,
     /// Series begun so far.
     begun: usize,
-    /// Heap bytes of the points not rendered yet.
-    held: u64,
-    done: bool,
+    /// Scratch for a CSV line and a cell.
+    line: String,
+    cell: String,
 }
 
 impl Rendering {
@@ -865,105 +940,74 @@ impl Rendering {
             debug_assert!(head.ends_with(b"[]}"));
             head.truncate(head.len() - 2);
         }
-        Rendering {
-            csv,
-            key_columns: shape.key_columns.len(),
-            held: series_bytes(&series),
-            head: Some(head),
+        let held = series_bytes(&series);
+        let pieces = SeriesPieces {
             series: series.into_iter(),
             current: None,
+            key_columns: shape.key_columns.len(),
             begun: 0,
-            done: false,
-        }
+            line: String::new(),
+            cell: String::new(),
+        };
+        Chunked::of_pieces(csv, head, pieces, held)
     }
+}
 
-    /// Heap bytes of what is left to render.
-    pub fn held(&self) -> u64 {
-        self.held
-    }
-
-    /// Whether the last chunk has been rendered.
-    pub fn done(&self) -> bool {
-        self.done
-    }
-
-    /// Whether the answer is CSV (else JSON).
-    pub fn csv(&self) -> bool {
-        self.csv
-    }
-
-    /// The next chunk: `bytes` at least (a point more at most) unless it is the last; `None`
-    /// once all is rendered.
-    pub fn next_chunk(&mut self, bytes: usize) -> Option<Vec<u8>> {
-        if self.done {
-            return None;
-        }
-        let mut out = self.head.take().unwrap_or_default();
-        let (mut cell, mut line) = (String::new(), String::new());
-        while out.len() < bytes {
-            let Some((key, points, shown)) = &mut self.current else {
-                let Some(s) = self.series.next() else {
-                    if !self.csv {
-                        out.extend_from_slice(b"]}");
-                    }
-                    self.done = true;
-                    self.held = 0;
-                    break;
-                };
-                self.held = self.held.saturating_sub(
-                    (s.points.capacity() * std::mem::size_of::<Vec<Cell>>() + BLOCK_OVERHEAD)
-                        as u64,
-                );
-                if !self.csv {
-                    if self.begun > 0 {
-                        out.push(b',');
-                    }
-                    out.extend_from_slice(b"{\"key\":");
-                    serde_json::to_writer(&mut out, &s.key).expect("strings serialize");
-                    out.extend_from_slice(if s.other {
-                        b",\"other\":true,\"points\":["
-                    } else {
-                        b",\"other\":false,\"points\":["
-                    });
-                }
-                self.begun += 1;
-                self.current = Some((s.key, s.points.into_iter(), 0));
-                continue;
-            };
-            let Some(p) = points.next() else {
-                if !self.csv {
-                    out.extend_from_slice(b"]}");
-                }
-                self.current = None;
-                continue;
-            };
-            if self.csv {
-                line.clear();
-                cell.clear();
-                p[0].render(&mut cell);
-                line.push_str(&cell);
-                for k in 0..self.key_columns {
-                    line.push(',');
-                    csv_field(&mut line, key.get(k).map_or("", String::as_str));
-                }
-                for v in &p[1..] {
-                    line.push(',');
-                    cell.clear();
-                    v.render(&mut cell);
-                    csv_field(&mut line, &cell);
-                }
-                line.push_str("\r\n");
-                out.extend_from_slice(line.as_bytes());
-            } else {
-                if *shown > 0 {
+impl Pieces for SeriesPieces {
+    fn next_piece(&mut self, out: &mut Vec<u8>, csv: bool) -> Option<u64> {
+        let Some((key, points, shown)) = &mut self.current else {
+            let s = self.series.next()?;
+            let freed =
+                (s.points.capacity() * std::mem::size_of::<Vec<Cell>>() + BLOCK_OVERHEAD) as u64;
+            if !csv {
+                if self.begun > 0 {
                     out.push(b',');
                 }
-                serde_json::to_writer(&mut out, &p).expect("cells serialize");
+                out.extend_from_slice(b"{\"key\":");
+                serde_json::to_writer(&mut *out, &s.key).expect("strings serialize");
+                out.extend_from_slice(if s.other {
+                    b",\"other\":true,\"points\":["
+                } else {
+                    b",\"other\":false,\"points\":["
+                });
             }
-            *shown += 1;
-            self.held = self.held.saturating_sub(point_bytes(p.capacity()));
+            self.begun += 1;
+            self.current = Some((s.key, s.points.into_iter(), 0));
+            return Some(freed);
+        };
+        let Some(p) = points.next() else {
+            if !csv {
+                out.extend_from_slice(b"]}");
+            }
+            self.current = None;
+            return Some(0);
+        };
+        if csv {
+            let (line, cell) = (&mut self.line, &mut self.cell);
+            line.clear();
+            cell.clear();
+            p[0].render(cell);
+            line.push_str(cell);
+            for k in 0..self.key_columns {
+                line.push(',');
+                csv_field(line, key.get(k).map_or("", String::as_str));
+            }
+            for v in &p[1..] {
+                line.push(',');
+                cell.clear();
+                v.render(cell);
+                csv_field(line, cell);
+            }
+            line.push_str("\r\n");
+            out.extend_from_slice(line.as_bytes());
+        } else {
+            if *shown > 0 {
+                out.push(b',');
+            }
+            serde_json::to_writer(&mut *out, &p).expect("cells serialize");
         }
-        Some(out)
+        *shown += 1;
+        Some(point_bytes(p.capacity()))
     }
 }
 
@@ -982,7 +1026,7 @@ fn seconds_up(d: std::time::Duration) -> i64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
@@ -1430,6 +1474,15 @@ mod tests {
         stored_s: u64,
         steps: &[(i64, &str, Vec<u64>)],
     ) -> (tempfile::TempDir, Connection, i64) {
+        store_keeping(stored_s, steps, 2)
+    }
+
+    /// [`store_with`], each step keeping `keep` rows (the rest in its "(other)" row).
+    pub(in crate::history) fn store_keeping(
+        stored_s: u64,
+        steps: &[(i64, &str, Vec<u64>)],
+        keep: usize,
+    ) -> (tempfile::TempDir, Connection, i64) {
         let (dir, path, mut store, id) = new_store(stored_s);
         let mut by_t: BTreeMap<i64, Step> = BTreeMap::new();
         for (t, key, values) in steps {
@@ -1451,7 +1504,7 @@ mod tests {
             step.add_totals(&sums, &h);
         }
         store
-            .write(by_t.into_iter().map(|(t, s)| (id, t, s, 2)).collect())
+            .write(by_t.into_iter().map(|(t, s)| (id, t, s, keep)).collect())
             .unwrap();
         (dir, Store::open_reader(&path).unwrap(), id)
     }

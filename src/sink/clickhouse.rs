@@ -455,12 +455,23 @@ pub fn query(config: &ClickHouseConfig, sql: &str) -> Result<String, String> {
 /// abandoned by pinbad but went on running on the server, which a client asking again and again
 /// (a chart's refresh) piled up there.
 pub fn query_timed(config: &ClickHouseConfig, sql: &str) -> Result<String, String> {
+    query_at(config, sql, &timed(config))
+}
+
+/// [`query_lines`], stopped by ClickHouse itself after the sink's `timeout` (as
+/// [`query_timed`]).
+pub fn query_lines_timed(
+    config: &ClickHouseConfig,
+    sql: &str,
+    line: impl FnMut(&str) -> Result<(), String>,
+) -> Result<(), String> {
+    query_lines_at(config, sql, &timed(config), line)
+}
+
+/// The URL's settings that have ClickHouse stop a query after the sink's `timeout`.
+fn timed(config: &ClickHouseConfig) -> String {
     let seconds = config.timeout.0.as_secs() + u64::from(config.timeout.0.subsec_nanos() > 0);
-    query_at(
-        config,
-        sql,
-        &format!("?max_execution_time={}", seconds.max(1)),
-    )
+    format!("?max_execution_time={}", seconds.max(1))
 }
 
 /// [`query`] with `settings` (`?name=value&...`, or empty) on the URL.

@@ -721,3 +721,77 @@ fn two_instances_answer_the_fleet_from_clickhouse_exactly_once() {
         rows
     );
 }
+
+/// Issue 83, item 2 (the fleet's chart): `GET /api/v1/fleet/reports/{name}/history` read
+/// ClickHouse's whole answer (up to 64 MiB of text, then every line parsed at once) before its
+/// answer was counted in the memory budget. Now it is counted first, at the history endpoint's
+/// bound from the steps ClickHouse counts (each series' histogram at its largest with `p99`),
+/// and ClickHouse's rows are read a line at a time: while another answer is being sent (the
+/// report's 10,000 rows with 32 percentiles, unread), a chart of 10,000 series finds no room
+/// and is a 503 `memory_full` before a row is read, the status answering meanwhile; asked
+/// alone it answers every key.
+#[test]
+fn the_fleet_history_is_counted_before_clickhouse_rows_are_read() {
+    let Some(ch) = ClickHouse::start() else {
+        return;
+    };
+    const KEYS: usize = 10_000;
+    let d = Daemon::start_logged(
+        &format!(
+            "request_pool_size = 12000\ntimer_pool_size = 20000\ntag_pool_size = 20000\n\
+             temp_pool_memory = \"8MiB\"\n{}\n[merge]\nthreads = 1\n[limits]\n\
+             max_memory = \"256MiB\"\nmax_query_limit = {KEYS}\nmax_stream_clients = 2\n\
+             stream_buffer = \"1MiB\"\n",
+            // The report's rows stay in its window until asked for.
+            fleet_config(&ch, "a").replace("stats_history = \"20s\"", "stats_history = \"120s\"")
+        ),
+        "info",
+    );
+    let start = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let datagrams: Vec<Vec<u8>> = (0..KEYS)
+        .map(|k| prost::Message::encode_to_vec(&proto_request(&format!("/k/{k:05}"))))
+        .collect();
+    d.send(&datagrams);
+    d.wait_merged(KEYS as u64);
+    d.wait_for(
+        |_| fleet_total(&ch) == KEYS as u64,
+        "every request's tick in ClickHouse",
+    );
+    assert_eq!(d.status()["memory"]["rows_refused"], 0);
+    // Every key a series (at most 1,000,000 values: steps of the ticks' 6 s over the few minutes
+    // at most the test has taken).
+    let chart = format!(
+        "/api/v1/fleet/reports/report_by_script_name/history?from={}&step=6s&limit={KEYS}\
+         &columns=req_count,p99",
+        start - 6
+    );
+    // Another answer being sent: the report's rows with 32 percentiles each (~13 MB), unread.
+    let percentiles: Vec<String> = (1..=32).map(|p| (3 * p).to_string()).collect();
+    let rows = format!(
+        "/api/v1/reports/report_by_script_name?limit={KEYS}&percentiles={}",
+        percentiles.join(",")
+    );
+    let report = ask_unread(d.http, &rows).expect("alone, an answer is given");
+    let text = ask_unread(d.http, &chart).expect_err("the chart's bound does not fit beside it");
+    assert!(text.contains("memory_full"), "{text}");
+    assert_eq!(d.get("/api/v1/status").0, 200);
+    drop(report);
+    // Alone, it answers every key's series.
+    d.wait_for(
+        |d| d.get(&chart).0 == 200,
+        "the chart once the other answer is gone",
+    );
+    let (code, body) = d.get(&chart);
+    assert_eq!(code, 200, "{body}");
+    let series = body["series"].as_array().unwrap();
+    assert_eq!(series.len(), KEYS);
+    let requests: f64 = series
+        .iter()
+        .flat_map(|s| s["points"].as_array().unwrap())
+        .map(|p| f(&p[1]))
+        .sum();
+    assert_eq!(requests, KEYS as f64);
+}

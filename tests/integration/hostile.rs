@@ -504,6 +504,155 @@ fn unread_history_answers_are_counted_in_the_budget() {
     assert_eq!(d.get(&path).0, 200);
 }
 
+/// Issue 83, item 2 (comparisons): `GET /api/v1/compare` read both sides whole from the history
+/// store (with long keys, tens of MB) before it asked the budget, and then only for what it had
+/// read. Now both sides are counted at their bound (the stored rows of each range, an index
+/// count, each at its key's longest and its histogram's largest) before a row is read, then at
+/// what they hold, and the answer is rendered a chunk at a time: comparisons asked one after
+/// another and read by no one each add to what the budget counts (RSS within it, the status and
+/// `/healthz` answering) until one finds no room, a 503 `memory_full`; a comparison whose sides
+/// are small (short keys) but whose bound finds no room is refused too, before a row is read
+/// (before, it was read, measured small and answered); once the clients go, the budget is back
+/// where it was.
+#[test]
+fn unread_comparisons_are_counted_before_their_sides_are_read() {
+    const BUDGET_MIB: u64 = 320;
+    // Keys of `wide` on each side (different on each), of 16,000 bytes.
+    const WIDE: usize = 250;
+    const KEY_BYTES: usize = 16_000;
+    // Short keys of `narrow`, the same on both sides: its sides' bound is at 500 keys (the most
+    // a side reads) each.
+    const NARROW: usize = 600;
+    let report = |name: &str, key: &str| {
+        format!(
+            "[[report]]\nname = \"{name}\"\nkeys = [\"{key}\"]\nhistory_retention = \"1h\"\n\
+             history_step = \"1s\"\nhistory_rows = 2000\n"
+        )
+    };
+    let d = Daemon::start(&format!(
+        "stats_history = \"4s\"\nreport_ticks = 4\nrequest_pool_size = 6000\n\
+         timer_pool_size = 20000\ntag_pool_size = 20000\ntemp_pool_memory = \"8MiB\"\n[merge]\n\
+         threads = 1\n[http]\nmax_connections_per_client = 128\n[limits]\n\
+         max_memory = \"{BUDGET_MIB}MiB\"\nmax_string_bytes = 16384\nmax_query_limit = 1000\n\
+         max_stream_clients = 2\nstream_buffer = \"1MiB\"\n{}{}",
+        report("wide", "script_name"),
+        report("narrow", "server_name")
+    ));
+    let steps = |d: &Daemon| -> Vec<i64> {
+        let (code, v) =
+            d.get("/api/v1/reports/narrow/history?from=-10m&group=total&columns=req_count&step=1s");
+        assert_eq!(code, 200, "{v}");
+        v["series"][0]["points"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|p| p[0].as_i64().unwrap())
+            .collect()
+    };
+    // Range A's wave, stored, then range B's: `wide` a key of its own each side, `narrow` the
+    // same keys on both.
+    let mut ranges = Vec::new();
+    for side in ["a", "b"] {
+        use prost::Message;
+        let mut sent: Vec<Vec<u8>> = (0..WIDE)
+            .map(|k| {
+                let mut key = format!("/{side}{k}/");
+                key.extend(std::iter::repeat_n('x', KEY_BYTES - key.len()));
+                let mut r = proto_request(&key);
+                r.server_name = b"wide".to_vec();
+                r.encode_to_vec()
+            })
+            .collect();
+        sent.extend((0..NARROW).map(|k| {
+            let mut r = proto_request("/narrow");
+            r.server_name = format!("s{k}").into_bytes();
+            r.encode_to_vec()
+        }));
+        let before = steps(&d);
+        d.send(&sent);
+        let want = if side == "a" { 1 } else { 2 } * (WIDE + NARROW) as u64;
+        d.wait_for(
+            |d| crate::history::total_requests(d, "narrow") == want,
+            "the wave in the history",
+        );
+        let new: Vec<i64> = steps(&d)
+            .into_iter()
+            .filter(|t| !before.contains(t))
+            .collect();
+        ranges.push((new[0], new[new.len() - 1] + 1));
+    }
+    assert_eq!(figure(&d, "memory.rows_refused"), 0);
+    let ask = |report: &str| {
+        format!(
+            "/api/v1/compare?report={report}&a_from={}&a_to={}&b_from={}&b_to={}&limit=1000",
+            ranges[0].0, ranges[0].1, ranges[1].0, ranges[1].1
+        )
+    };
+    let (wide, narrow) = (ask("wide"), ask("narrow"));
+    // Read whole, rendered a chunk at a time: every key of both sides (and `/narrow`).
+    let (code, body) = d.get(&wide);
+    assert_eq!(code, 200, "{}", body["detail"]);
+    assert_eq!(
+        body["rows_compared"],
+        2 * WIDE + 1,
+        "{}",
+        body["rows_compared"]
+    );
+    let rows = body["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 2 * WIDE + 1);
+    let long = rows
+        .iter()
+        .filter(|r| r["key"][0].as_str().unwrap().len() == KEY_BYTES);
+    assert_eq!(long.count(), 2 * WIDE);
+    drop(body);
+    let limit = BUDGET_MIB << 20;
+    let (before, rss_before) = (figure(&d, "memory.used_bytes"), resident(&d, "VmRSS"));
+    // One after another, each answered before the next is asked, none read: the budget counts
+    // each until one finds no room.
+    let (mut held, mut refused) = (Vec::new(), None);
+    for _ in 0..40 {
+        match ask_unread(d.http, &wide) {
+            Ok(conn) => held.push(conn),
+            Err(text) => {
+                refused = Some(text);
+                break;
+            }
+        }
+    }
+    let refused = refused.expect("40 unread comparisons of ~9 MB each all counted in the budget");
+    assert!(refused.contains("memory_full"), "{refused}");
+    assert!(held.len() >= 2, "{} held", held.len());
+    let used = figure(&d, "memory.used_bytes");
+    assert!(
+        used >= before + held.len() as u64 * (512 << 10),
+        "{} answers held, the budget counted {} -> {} MiB",
+        held.len(),
+        before >> 20,
+        used >> 20
+    );
+    // Meanwhile the status and the health check answer.
+    assert_eq!(d.get("/api/v1/status").0, 200);
+    assert_eq!(d.get("/healthz").0, 200);
+    within_budget(&d, limit, (before, used), rss_before);
+    // Small sides, a bound the budget has no room for: refused before they are read.
+    let text =
+        ask_unread(d.http, &narrow).expect_err("a comparison whose bound does not fit is refused");
+    assert!(text.contains("memory_full"), "{text}");
+    drop(held);
+    d.wait_for(
+        |d| figure(d, "memory.used_bytes") <= before + (1 << 20),
+        "the answers out of the budget once their clients went",
+    );
+    let (code, body) = d.get(&narrow);
+    assert_eq!(code, 200, "{}", body["detail"]);
+    assert!(
+        body["rows_compared"].as_u64().unwrap() >= 500,
+        "{}",
+        body["rows_compared"]
+    );
+}
+
 /// `n` clients asking for `path` at once and reading nothing: the connections of those answered,
 /// and how many were refused with `memory_full` (those answered `busy`, whose query slots the
 /// others took, are neither).
