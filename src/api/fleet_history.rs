@@ -68,6 +68,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         (status = 401, response = super::openapi::Unauthorized),
         (status = 404, description = "No ClickHouse sink writes the report's ticks (with `reports = \"*\"`: no such report here and no ticks of it in ClickHouse)", body = super::openapi::ErrorBody),
         (status = 502, description = "ClickHouse did not answer in the sink's `timeout`, or refused the query", body = super::openapi::ErrorBody),
+        (status = 503, description = "Too many queries run, or the memory budget has no room for the answer (`memory_full`)", body = super::openapi::ErrorBody),
     )
 )]
 async fn fleet_history(
