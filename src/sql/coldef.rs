@@ -664,21 +664,9 @@ fn binary(op: &BinaryOperator, ty: Ty, l: Meta, r: Meta) -> Option<Meta> {
             | B::PGBitwiseShiftRight,
             Ty::Int,
         ) => Meta::fixed(Code::LongLong, 21, nullable).unsigned(),
-        (
-            B::Gt
-            | B::Lt
-            | B::GtEq
-            | B::LtEq
-            | B::Eq
-            | B::NotEq
-            | B::And
-            | B::Or
-            | B::Xor
-            | B::StringConcat
-            | B::Regexp,
-            Ty::Int,
-        ) => Meta::int(1, nullable),
+        // `<=>` is never NULL; `||` typed an integer is `OR`.
         (B::Spaceship, Ty::Int) => Meta::int(1, false),
+        (op, Ty::Int) if truth_operator(op) || *op == B::StringConcat => Meta::int(1, nullable),
         _ => return None,
     })
 }
@@ -971,11 +959,10 @@ pub(super) fn byte_string_literal(e: &Expr) -> Option<Meta> {
 /// computed integer is sent as a LONGLONG, but is of its length's type (MariaDB's handler:
 /// `ROUND(MIN(1))` is a LONG).
 fn handled(e: &Expr, k: Meta) -> Meta {
-    let Some(inner @ Expr::Function(f)) = super::typing::children(e).first().copied() else {
+    let Some(inner) = super::typing::children(e).first().copied() else {
         return k;
     };
-    let name = f.name.to_string().to_ascii_uppercase();
-    if !matches!(name.as_str(), "MIN" | "MAX") || k.code != Code::LongLong {
+    if !is_min_max(inner) || k.code != Code::LongLong {
         return k;
     }
     // Of a function always a LONG (`MAX(CHAR_LENGTH(x))`), a LONG.
@@ -996,27 +983,38 @@ fn handled(e: &Expr, k: Meta) -> Meta {
     }
 }
 
+/// Whether `e` is a `MIN` or `MAX` call.
+pub(super) fn is_min_max(e: &Expr) -> bool {
+    matches!(e, Expr::Function(f)
+        if ["MIN", "MAX"].iter().any(|n| f.name.to_string().eq_ignore_ascii_case(n)))
+}
+
+/// The operators whose result is a truth (1, 0 or NULL), a LONG of 1.
+fn truth_operator(op: &BinaryOperator) -> bool {
+    use BinaryOperator as B;
+    matches!(
+        op,
+        B::Gt
+            | B::Lt
+            | B::GtEq
+            | B::LtEq
+            | B::Eq
+            | B::NotEq
+            | B::Spaceship
+            | B::And
+            | B::Or
+            | B::Xor
+            | B::Regexp
+    )
+}
+
 /// Whether `e` is a truth: `TRUE`/`FALSE`, a comparison, a logical operator or a predicate
 /// (MariaDB's `Item_bool_func`s, whose type is a LONG wherever it is held).
 fn is_truth(e: &Expr) -> bool {
-    use BinaryOperator as B;
     match e {
         Expr::Nested(x) => is_truth(x),
         Expr::Value(v) => matches!(v.value, Value::Boolean(_)),
-        Expr::BinaryOp { op, .. } => matches!(
-            op,
-            B::Gt
-                | B::Lt
-                | B::GtEq
-                | B::LtEq
-                | B::Eq
-                | B::NotEq
-                | B::Spaceship
-                | B::And
-                | B::Or
-                | B::Xor
-                | B::Regexp
-        ),
+        Expr::BinaryOp { op, .. } => truth_operator(op),
         Expr::UnaryOp {
             op: UnaryOperator::Not,
             ..

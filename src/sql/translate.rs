@@ -1220,14 +1220,9 @@ impl Rewrite<'_> {
                     Err(_) => return ControlFlow::Break(()),
                 }
             }
+            // (`x'41'` stays the blob it is; the typing knows which were written so.)
             Value::HexStringLiteral(digits) => {
-                let written = self
-                    .lines
-                    .offset(self.sql, v.span.start)
-                    .map(|at| &self.sql[at..]);
-                written
-                    .is_some_and(|w| w.starts_with("0x"))
-                    .then(|| raw(format!("0x{digits}")))
+                (!typing::hex_string_at(v.span.start)).then(|| raw(format!("0x{digits}")))
             }
             // `TRUE` is the number 1, also where SQLite reads it as a truth (`x IS TRUE`, which
             // `x <=> TRUE` becomes).

@@ -167,7 +167,7 @@ pub(super) fn group_concat_max_len() -> u64 {
 }
 
 /// Whether a hexadecimal literal starting `at` was written `x'…'`.
-fn hex_string_at(at: Location) -> bool {
+pub(super) fn hex_string_at(at: Location) -> bool {
     RULES.with(|r| r.borrow().hex_strings.contains(&at))
 }
 
@@ -269,6 +269,33 @@ pub(super) fn is_predicate(e: &Expr) -> bool {
             | Expr::RLike { .. }
             | Expr::Exists { .. }
     )
+}
+
+/// Whether MariaDB groups a select's rows in a temporary table: where it groups by a column
+/// (by constants alone, `GROUP BY 1` of a literal, it groups nothing), unless it groups by
+/// sorting.
+fn groups_in_a_temporary_table(select: &sqlparser::ast::Select) -> bool {
+    let by_a_column = match &select.group_by {
+        sqlparser::ast::GroupByExpr::Expressions(es, _) => es.iter().any(|g| {
+            // `GROUP BY n` groups by the nth item.
+            let position = match g {
+                Expr::Value(v) => match &v.value {
+                    Value::Number(n, _) => n.parse::<usize>().ok(),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match position.and_then(|k| select.projection.get(k.checked_sub(1)?)) {
+                Some(SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }) => {
+                    super::coldef::reads_a_column(e)
+                }
+                Some(_) => true,
+                None => super::coldef::reads_a_column(g),
+            }
+        }),
+        sqlparser::ast::GroupByExpr::All(_) => true,
+    };
+    by_a_column && !groups_by_sorting(select)
 }
 
 /// Whether MariaDB groups a select's rows without a temporary table: where an aggregate takes
@@ -405,28 +432,7 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
             // A grouped or DISTINCT select's rows go through a temporary table, which holds a
             // long string (more than 512 characters) computed as a BLOB.
             let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
-            // Grouped by a column: by constants alone (`GROUP BY 1` of a literal), MariaDB
-            // groups nothing.
-            let by_groups = match &select.group_by {
-                sqlparser::ast::GroupByExpr::Expressions(es, _) => es.iter().any(|g| {
-                    let position = match g {
-                        Expr::Value(v) => match &v.value {
-                            Value::Number(n, _) => n.parse::<usize>().ok(),
-                            _ => None,
-                        },
-                        _ => None,
-                    };
-                    let item = position.and_then(|k| select.projection.get(k.checked_sub(1)?));
-                    match item {
-                        Some(
-                            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. },
-                        ) => super::coldef::reads_a_column(e),
-                        Some(_) => true,
-                        None => super::coldef::reads_a_column(g),
-                    }
-                }),
-                sqlparser::ast::GroupByExpr::All(_) => true,
-            } && !groups_by_sorting(select);
+            let by_groups = groups_in_a_temporary_table(select);
             if select.distinct.is_some() || grouped {
                 for (k, item) in select.projection.iter().enumerate() {
                     let computed = match item {
@@ -439,13 +445,8 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
                         _ => false,
                     };
                     let min_max = match item {
-                        SelectItem::UnnamedExpr(Expr::Function(f))
-                        | SelectItem::ExprWithAlias {
-                            expr: Expr::Function(f),
-                            ..
-                        } => {
-                            let name = f.name.to_string();
-                            name.eq_ignore_ascii_case("MIN") || name.eq_ignore_ascii_case("MAX")
+                        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                            super::coldef::is_min_max(e)
                         }
                         _ => false,
                     };
