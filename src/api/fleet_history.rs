@@ -202,8 +202,8 @@ fn steps_sql(config: &ClickHouseConfig, q: &HistoryQuery, cond: &str, hist: bool
 }
 
 /// The fleet's series for `q`: the totals' one (`group=total`, or a report without keys), or
-/// the top `limit` rows by time over the range (matching the filters) and the "(other)" row,
-/// as the history endpoint answers them; and the memory they hold, counted before ClickHouse's
+/// the top `limit` rows by time over the range (matching the filters; picked by ClickHouse)
+/// and the "(other)" row, as the history endpoint answers them; and the memory they hold, counted before ClickHouse's
 /// rows are read at their bound: [`query::bound`] of the steps the rows read sum into (counted
 /// by ClickHouse first, the filters left out: at least as many).
 fn series(
@@ -261,80 +261,70 @@ fn series(
         return Ok((series, held));
     }
     // The top `limit` keys over the range by time, among the rows passing the filters (the
-    // history endpoint's order: time, then the key).
+    // history endpoint's order: time, then the key), picked by ClickHouse itself in a subquery
+    // of the query that reads their steps: the query's text does not grow with the keys. (They
+    // were listed in it: 5,000 keys of 1 KB made a query past ClickHouse's `max_query_size`,
+    // 256 KiB by default, which it refused: a 502.)
     let mut filters = String::new();
     for (i, v) in q.filters() {
         filters.push_str(&format!(" AND keys[{}] = {}", i + 1, literal(v)));
     }
-    let top_sql = format!(
-        "SELECT keys FROM {}.{} FINAL WHERE {range} AND row_type = {ROW}{filters} GROUP BY keys \
-         ORDER BY sum(time_ns) DESC, keys LIMIT {} FORMAT JSONEachRow",
-        config.database,
-        config.ticks_table,
-        q.limit()
-    );
-    let mut top: Vec<Vec<String>> = Vec::new();
+    let mut wanted = Vec::new();
     if q.limit() > 0 {
-        each_row(config, &top_sql, |r| {
-            if let Ok(k) = serde_json::from_value(r["keys"].clone()) {
-                top.push(k);
-            }
-        })?;
+        wanted.push(format!(
+            "row_type = {ROW} AND keys IN (SELECT keys FROM {}.{} FINAL WHERE {range} AND \
+             row_type = {ROW}{filters} GROUP BY keys ORDER BY sum(time_ns) DESC, keys LIMIT {})",
+            config.database,
+            config.ticks_table,
+            q.limit()
+        ));
     }
     // The other row stands for keys that may match any filter: shown when every filter asks
     // for "(other)" (so, with no filter, always), as the history endpoint shows it.
     let with_other = q.filters().iter().all(|(_, v)| v == OTHER);
-    if top.is_empty() && !with_other {
-        return Ok((Vec::new(), held));
-    }
-    let mut wanted = Vec::new();
-    if !top.is_empty() {
-        let list: Vec<String> = top
-            .iter()
-            .map(|k| {
-                let items: Vec<String> = k.iter().map(|s| literal(s)).collect();
-                format!("[{}]", items.join(", "))
-            })
-            .collect();
-        wanted.push(format!(
-            "row_type = {ROW} AND has([{}], keys)",
-            list.join(", ")
-        ));
-    }
     if with_other {
         wanted.push(format!("row_type = {OTHER_ROW}"));
     }
-    let index: HashMap<Vec<String>, usize> = top
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (k.clone(), i))
-        .collect();
-    let other_at = top.len();
-    let mut series: Vec<Series> = top.into_iter().map(|k| Series::new(k, false)).collect();
-    series.push(Series::new(
-        vec![OTHER.to_string(); shape.key_columns.len()],
-        true,
-    ));
+    if wanted.is_empty() {
+        return Ok((Vec::new(), held));
+    }
     let sql = steps_sql(
         config,
         q,
         &format!("{range} AND ({})", wanted.join(" OR ")),
         hist,
     );
+    // A series per key as its first row comes (at most `limit`: the subquery's), with the sum
+    // of its `time_ns` over the range to order them by as the subquery did (wrapping as
+    // ClickHouse's `sum` of `UInt64` does).
+    let mut index: HashMap<Vec<String>, usize> = HashMap::new();
+    let mut series: Vec<(u64, Series)> = Vec::new();
+    let mut other = Series::new(vec![OTHER.to_string(); shape.key_columns.len()], true);
     each_row(config, &sql, |row| {
-        let at = if number(&row["row_type"]) == u64::from(OTHER_ROW) {
-            other_at
-        } else {
-            let key: Vec<String> = serde_json::from_value(row["keys"].clone()).unwrap_or_default();
-            match index.get(&key) {
-                Some(&i) => i,
-                None => return,
+        if number(&row["row_type"]) == u64::from(OTHER_ROW) {
+            add(&mut other, &row);
+            return;
+        }
+        let key: Vec<String> = serde_json::from_value(row["keys"].clone()).unwrap_or_default();
+        let at = match index.get(&key) {
+            Some(&i) => i,
+            None if series.len() < q.limit() => {
+                index.insert(key.clone(), series.len());
+                series.push((0, Series::new(key, false)));
+                series.len() - 1
             }
+            None => return,
         };
-        add(&mut series[at], &row);
+        let (time_ns, s) = &mut series[at];
+        *time_ns = time_ns.wrapping_add(number(&row["time_ns"]));
+        add(s, &row);
     })?;
-    let other = series.pop().expect("the other row's series");
-    let mut out: Vec<SeriesOut> = series.into_iter().map(|s| s.finish(q)).collect();
+    let mut out: Vec<(u64, SeriesOut)> = series
+        .into_iter()
+        .map(|(time_ns, s)| (time_ns, s.finish(q)))
+        .collect();
+    out.sort_by(|(ta, a), (tb, b)| tb.cmp(ta).then_with(|| a.key.cmp(&b.key)));
+    let mut out: Vec<SeriesOut> = out.into_iter().map(|(_, s)| s).collect();
     if with_other && !other.is_empty() {
         out.push(other.finish(q));
     }

@@ -1687,11 +1687,14 @@ fn the_migrating_commands_run_as_written() {
 }
 
 /// The lines a streaming command prints while `traffic` is sent again and again, until `enough`
-/// holds of them (within 20 s); the command (its process group) is then ended.
+/// holds of them (within 20 s); the command (its process group) is then ended. `$TOKEN` is
+/// `token`. An error answered instead of the stream (a JSON `error`: a 401 without the token)
+/// fails at once.
 fn stream_lines(
     command: &str,
     dir: &Path,
     d: &Daemon,
+    token: &str,
     traffic: &[Vec<u8>],
     enough: usize,
 ) -> Vec<String> {
@@ -1699,6 +1702,7 @@ fn stream_lines(
     use std::os::unix::process::CommandExt;
     let mut child = Command::new("bash")
         .args(["-c", command])
+        .env("TOKEN", token)
         .current_dir(dir)
         .process_group(0)
         .stdout(std::process::Stdio::piped())
@@ -1722,6 +1726,12 @@ fn stream_lines(
         assert!(Instant::now() < deadline, "`{command}`: {lines:?}");
         send_to(d.udp[0], traffic);
         while let Ok(l) = rx.recv_timeout(Duration::from_millis(100)) {
+            let error = serde_json::from_str::<Value>(&l).is_ok_and(|v| v.get("error").is_some());
+            if error {
+                unsafe { libc::kill(-(child.id() as i32), libc::SIGTERM) };
+                child.wait().unwrap();
+                panic!("`{command}` answered an error: {l}");
+            }
             lines.push(l);
         }
     }
@@ -1733,16 +1743,16 @@ fn stream_lines(
 
 /// docs/stream-and-sinks.md's commands, as written but for the port, against a daemon with the
 /// sinks they name (a ClickHouse sink at an address nothing listens on: changing it needs no
-/// server) and a token: each stream prints the requests its filter lets through while traffic
-/// is sent (its process ended once it has), the sinks' list and changes answer.
+/// server) and a token, which reads need too: each stream prints the requests its filter lets
+/// through while traffic is sent (its process ended once it has), the sinks' list and changes
+/// answer. Every command sends `$TOKEN`: one that did not would be answered a 401.
 #[test]
 fn the_stream_and_sinks_examples_answer_what_was_sent() {
     let tmp = scratch();
     let root = tmp.path();
-    // No token is set (as in http-api.md's test): `$TOKEN` is sent and not needed.
     let token = "docs-example-token";
     let config = format!(
-        "[[sink]]\nname = \"clickhouse\"\nkind = \"clickhouse\"\n\
+        "[http]\ntoken = \"{token}\"\n\n[[sink]]\nname = \"clickhouse\"\nkind = \"clickhouse\"\n\
          url = \"http://127.0.0.1:9\"\n\n[[sink]]\nname = \"requests_log\"\nkind = \"file\"\npath = \"{r}/requests.ndjson\"\n",
         r = root.display()
     );
@@ -1772,6 +1782,12 @@ fn the_stream_and_sinks_examples_answer_what_was_sent() {
             serde_json::from_str(line)
                 .unwrap_or_else(|e| panic!("`{command}`: not JSON ({e}): {line}"))
         };
+        // A read as a change: with a token set, the stream and the sinks' list need it as much
+        // as the sinks' switches do (docs/running.md, Security).
+        assert!(
+            command.contains("-H \"Authorization: Bearer $TOKEN\""),
+            "`{command}` sends no token"
+        );
         if command.starts_with("curl -N") {
             // jq's output to a pipe goes in 4 KiB blocks: enough requests of 2.5 s to fill one.
             let slow: Vec<Vec<u8>> = (0..500).map(|_| traffic.last().unwrap().clone()).collect();
@@ -1780,7 +1796,7 @@ fn the_stream_and_sinks_examples_answer_what_was_sent() {
             } else {
                 &traffic
             };
-            let lines = stream_lines(&c, root, &d, feed, 2);
+            let lines = stream_lines(&c, root, &d, token, feed, 2);
             eprintln!("{command}\n{}", lines.join("\n"));
             let requests: Vec<Value> = if command.contains("text/event-stream") {
                 lines
@@ -1821,12 +1837,6 @@ fn the_stream_and_sinks_examples_answer_what_was_sent() {
                 }
             }
         } else {
-            // A read as a change: with a token set, the sinks' list needs it as much as their
-            // switches do (docs/running.md, Security).
-            assert!(
-                command.contains("-H \"Authorization: Bearer $TOKEN\""),
-                "`{command}` sends no token"
-            );
             let out = run_in(&c, root, Some(token));
             eprintln!("{command}\n{out}");
             let v = json(&out);
