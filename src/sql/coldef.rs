@@ -992,20 +992,7 @@ pub(super) fn is_min_max(e: &Expr) -> bool {
 /// The operators whose result is a truth (1, 0 or NULL), a LONG of 1.
 fn truth_operator(op: &BinaryOperator) -> bool {
     use BinaryOperator as B;
-    matches!(
-        op,
-        B::Gt
-            | B::Lt
-            | B::GtEq
-            | B::LtEq
-            | B::Eq
-            | B::NotEq
-            | B::Spaceship
-            | B::And
-            | B::Or
-            | B::Xor
-            | B::Regexp
-    )
+    super::typing::is_comparison(op) || matches!(op, B::And | B::Or | B::Xor | B::Regexp)
 }
 
 /// Whether `e` is a truth: `TRUE`/`FALSE`, a comparison, a logical operator or a predicate

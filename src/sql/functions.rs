@@ -252,11 +252,20 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
             .map_err(|(_, why)| rusqlite::Error::UserFunctionError(why.into()))?;
         Ok(value)
     })?;
+    // A number that grows with each call: the order rows reach an aggregate in, by which
+    // `GROUP_CONCAT(… ORDER BY …)` breaks ties as MySQL does (`translate`).
+    let arrivals = std::sync::atomic::AtomicI64::new(0);
+    conn.create_scalar_function(ARRIVAL, 0, volatile, move |_| {
+        Ok(arrivals.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    })?;
     super::dates::register(conn, Arc::clone(&session))?;
     numeric(conn)?;
     strings(conn, session.max_allowed_packet)?;
     super::aggregates::register(conn, session.max_allowed_packet, Arc::clone(&session.vars))
 }
+
+/// The function that counts the rows reaching an aggregate (see `register`).
+pub const ARRIVAL: &str = "mysql_arrival";
 
 /// The function a user variable `@name` is read with (`uservar('name')`).
 pub const USER_VARIABLE: &str = "uservar";
@@ -450,6 +459,18 @@ pub(super) fn round_double(x: f64, d: i64) -> f64 {
 
 /// `x` as a DECIMAL(`precision`, `scale`): rounded half away from zero to `scale`, then
 /// clipped to the largest value of `precision` digits.
+/// A plain decimal string (`-12.345`, after leading spaces; no exponent) rounded half away from
+/// zero to `scale` decimals by its digits, as MySQL rounds an exact value; `None` for any other
+/// string, which is read as a number.
+fn digits_rounded(s: &str, scale: i64) -> Option<f64> {
+    exact_decimal(
+        s.as_bytes(),
+        usize::try_from(scale).ok().filter(|&d| d <= 30)?,
+    )?
+    .parse()
+    .ok()
+}
+
 fn decimal_cast(x: f64, precision: i64, scale: i64) -> f64 {
     let rounded = round_half_away(x, scale, f64::round);
     let scale = scale.clamp(0, 30) as i32;
@@ -676,13 +697,31 @@ fn numeric(conn: &Connection) -> Result<()> {
     conn.create_scalar_function("mysql_decimal", 3, pure, |ctx| {
         let scale = number(ctx.get_raw(1)).unwrap_or(0.0) as i64;
         let precision = number(ctx.get_raw(2)).unwrap_or(10.0) as i64;
-        Ok(
-            number(ctx.get_raw(0)).map(|x| match decimal_cast(x, precision, scale) {
+        // A string's digits are rounded as written (MySQL reads a string into a DECIMAL
+        // exactly); a number as the double holds it.
+        let value = match ctx.get_raw(0) {
+            ValueRef::Text(t) => std::str::from_utf8(t)
+                .ok()
+                .and_then(|t| digits_rounded(t, scale))
+                .map(|x| decimal_cast(x, precision, scale.max(0))),
+            _ => None,
+        };
+        Ok(value
+            .or_else(|| number(ctx.get_raw(0)).map(|x| decimal_cast(x, precision, scale)))
+            .map(|x| match x {
                 // Of scale 0: an integer, as the column's type says.
                 d if scale <= 0 && d.abs() < 9.0e15 => Value::Integer(d as i64),
                 d => Value::Real(d),
-            }),
-        )
+            }))
+    })?;
+    // A DOUBLE's shortest digits that read back as it (Rust's `Display`, never an exponent):
+    // the decimal MySQL makes of a double (`double2decimal`) before a cast to DECIMAL rounds it.
+    conn.create_scalar_function("mysql_double_digits", 1, pure, |ctx| {
+        Ok(match ctx.get_raw(0) {
+            ValueRef::Real(x) if x.is_finite() => Some(Value::Text(format!("{x}"))),
+            ValueRef::Null => None,
+            v => Some(Value::from(v)),
+        })
     })?;
     // A DOUBLE read as a string (a merged result that is a string: `typing::merge`).
     conn.create_scalar_function("mysql_double_text", 1, pure, |ctx| {
@@ -1226,6 +1265,20 @@ mod tests {
     /// A DECIMAL's text is rounded digit by digit (half away from zero), past what a double
     /// holds; text that is no decimal is left to the double path.
     #[test]
+    fn decimal_strings_round_by_their_digits() {
+        assert_eq!(digits_rounded("-0.5049999999999999", 2), Some(-0.5));
+        assert_eq!(digits_rounded("1.005", 2), Some(1.01));
+        assert_eq!(digits_rounded(" 9.995", 2), Some(10.0));
+        assert_eq!(digits_rounded("-99.5", 0), Some(-100.0));
+        assert_eq!(digits_rounded("0.125", 2), Some(0.13));
+        assert_eq!(digits_rounded("7", 3), Some(7.0));
+        assert_eq!(digits_rounded("1e3", 0), None);
+        assert_eq!(digits_rounded("abc", 0), None);
+        assert_eq!(digits_rounded(".", 0), None);
+        assert_eq!(digits_rounded("1.5", -1), None);
+    }
+
+    #[test]
     fn decimal_text_rounds_the_digits_it_is_given() {
         let text = |t: &str, d: u8| decimal_text(ValueRef::Text(t.as_bytes()), d);
         assert_eq!(
@@ -1397,6 +1450,11 @@ mod tests {
         assert_eq!(
             one(&c, "SELECT mysql_group_concat(1, '|', x ORDER BY x) FROM (SELECT 'b' x UNION ALL SELECT 'a' UNION ALL SELECT 'A')"),
             Value::Text("A|b".into())
+        );
+        // Equal by the order, the last met first (MySQL's tree of them).
+        assert_eq!(
+            one(&c, "SELECT mysql_group_concat(0, ',', x ORDER BY substr(x, 1, 1) COLLATE MYSQL, mysql_arrival() DESC) FROM (SELECT 'a1' x UNION ALL SELECT 'A2' UNION ALL SELECT 'b' UNION ALL SELECT 'a3')"),
+            Value::Text("a3,A2,a1,b".into())
         );
         assert_eq!(
             one(

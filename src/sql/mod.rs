@@ -41,6 +41,7 @@
 //! (status `mysql`, `/metrics` `pinbad_sql_*`). Never touches the ingest path.
 
 mod aggregates;
+mod coercibility;
 pub mod collation;
 mod coldef;
 mod dates;

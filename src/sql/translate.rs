@@ -24,6 +24,7 @@
 
 use std::ops::ControlFlow;
 
+use super::coercibility::{self, Collated, Derivation, Own};
 use super::coldef::Meta;
 use super::dialect::MySql;
 use sqlparser::ast::{
@@ -256,6 +257,7 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
         scopes: Vec::new(),
         types: Vec::new(),
         marks: Vec::new(),
+        collations: Vec::new(),
     };
     if let ControlFlow::Break(()) = query.visit(&mut rewrite) {
         if let Some((code, why)) = rewrite.error {
@@ -535,6 +537,8 @@ struct Rewrite<'a> {
     /// For each expression being visited: where its children's types start in `types`, and
     /// its type where it was known on entering it (a subquery's, typed from its query).
     marks: Vec<(usize, Option<Ty>)>,
+    /// Each expression's collation beside its type in `types` (`None` for one not a string).
+    collations: Vec<Option<Collated>>,
 }
 
 /// The session's variables that change what a query means (see `variables::Context`), applied
@@ -586,18 +590,6 @@ impl VisitorMut for SessionRules<'_> {
 /// coercibility rules have it (a column's collation wins over the connection's): the literal's
 /// binary collation (`SET NAMES … COLLATE utf8mb4_bin`) gives way to the columns' own.
 fn column_collation_wins(left: &mut Expr, right: &mut Expr) {
-    fn column(e: &Expr) -> bool {
-        match e {
-            Expr::Identifier(i) => {
-                i.quote_style.is_some()
-                    || i.value
-                        .chars()
-                        .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-            }
-            Expr::CompoundIdentifier(_) => true,
-            _ => false,
-        }
-    }
     fn to_columns(e: &mut Expr) {
         if let Expr::Collate { expr, collation } = e {
             if matches!(expr.as_ref(), Expr::Value(_))
@@ -607,10 +599,10 @@ fn column_collation_wins(left: &mut Expr, right: &mut Expr) {
             }
         }
     }
-    if column(left) {
+    if is_column(left) {
         to_columns(right);
     }
-    if column(right) {
+    if is_column(right) {
         to_columns(left);
     }
 }
@@ -926,6 +918,7 @@ impl VisitorMut for Rewrite<'_> {
             self.scopes.last().unwrap_or(&none).node(expr, &kids)
         });
         if kids.len() == typing::children(expr).len() {
+            double_digits(expr, &kids);
             numbered(expr, &kids);
             coerce(expr, &kids);
             match ty {
@@ -939,6 +932,9 @@ impl VisitorMut for Rewrite<'_> {
                 _ => {}
             }
         }
+        let collations = self.collations.split_off(mark.min(self.collations.len()));
+        let derived = self.derivation(expr, ty, &collations);
+        let collate = matches!(expr, Expr::Collate { .. });
         self.types.push(ty);
         if self.expr(expr).is_break() {
             if self.refused.is_none() {
@@ -946,11 +942,41 @@ impl VisitorMut for Rewrite<'_> {
             }
             return ControlFlow::Break(());
         }
+        let derived = match expr {
+            // Known only once the name is SQLite's (a string literal is one made here).
+            Expr::Collate { collation, .. } if collate => Some(Collated::new(
+                Derivation::Explicit,
+                sqlite_collation(&collation.to_string()).unwrap_or("BINARY"),
+            )),
+            _ => derived,
+        };
+        if kids.len() == typing::children(expr).len() {
+            compare_by_collation(expr, &kids, &collations);
+        }
+        collate_result(expr, derived);
+        self.collations.push(derived);
         ControlFlow::Continue(())
     }
 }
 
 impl Rewrite<'_> {
+    /// The collation of `expr`, of type `ty`, by MySQL's coercibility rules, given its
+    /// children's (`kids`): a column's (and a variable's) is implicit, a literal's the
+    /// connection's and coercible, anything else computed the one its string operands agree on.
+    fn derivation(&self, expr: &Expr, ty: Ty, kids: &[Option<Collated>]) -> Option<Collated> {
+        if ty != Ty::Text {
+            return None;
+        }
+        Some(match expr {
+            Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Subquery(_) => {
+                Collated::new(Derivation::Implicit, super::collation::NAME)
+            }
+            Expr::Value(_) => Collated::new(Derivation::Coercible, self.literals),
+            _ => coercibility::aggregate(kids.iter().copied())
+                .unwrap_or(Collated::new(Derivation::Coercible, self.literals)),
+        })
+    }
+
     /// Refuses the statement for `what`.
     fn refuse(&mut self, what: &str) -> ControlFlow<()> {
         self.refused = Some(format!("{what}: not supported"));
@@ -1346,6 +1372,11 @@ impl Rewrite<'_> {
                             }
                             terms.push(o.to_string());
                         }
+                        // Rows its order finds equal, MySQL's tree of them gives last met
+                        // first; with DISTINCT, the first met of equal ones stands for them.
+                        if !distinct {
+                            terms.push(format!("{}() DESC", super::functions::ARRIVAL));
+                        }
                         order = format!(" ORDER BY {}", terms.join(", "));
                     }
                     FunctionArgumentClause::Separator(v) => match &v.value {
@@ -1416,6 +1447,153 @@ impl Rewrite<'_> {
             }
         }
         ControlFlow::Continue(None)
+    }
+}
+
+/// A DOUBLE cast to DECIMAL, given as its shortest digits (`mysql_double_digits`): MySQL
+/// rounds the decimal it makes of the double (`0.5e0 - 1.005`, -0.5049999999999999, to two
+/// decimals is -0.50), where the digits of a DECIMAL held as a double are its first 15.
+fn double_digits(expr: &mut Expr, kids: &[Ty]) {
+    let (Expr::Cast {
+        expr: value,
+        data_type,
+        ..
+    }
+    | Expr::Convert {
+        expr: value,
+        data_type: Some(data_type),
+        ..
+    }) = expr
+    else {
+        return;
+    };
+    if kids.first() == Some(&Ty::Double)
+        && matches!(
+            data_type,
+            DataType::Decimal(_) | DataType::Numeric(_) | DataType::Dec(_)
+        )
+    {
+        let inner = std::mem::replace(value.as_mut(), Expr::Value(Value::Null.into()));
+        **value = raw(format!("mysql_double_digits({inner})"));
+    }
+}
+
+/// SQLite's name of a collation named so in a `COLLATE` clause already translated.
+fn sqlite_collation(name: &str) -> Option<&'static str> {
+    [super::collation::NAME, super::collation::BIN, "BINARY"]
+        .into_iter()
+        .find(|n| n.eq_ignore_ascii_case(name))
+}
+
+/// The collation SQLite gives `e` itself: a `COLLATE` clause's, a column's (every text column
+/// is declared with MySQL's), or none.
+fn own_collation(e: &Expr) -> Own {
+    match e {
+        Expr::Collate { collation, .. } => {
+            sqlite_collation(&collation.to_string()).map_or(Own::None, Own::Explicit)
+        }
+        Expr::Nested(x) => own_collation(x),
+        e if is_column(e) => Own::Column(super::collation::NAME),
+        _ => Own::None,
+    }
+}
+
+/// Whether `e` names a column (not text made here by [`raw`], a call, which is an identifier
+/// too).
+fn is_column(e: &Expr) -> bool {
+    match e {
+        Expr::CompoundIdentifier(_) => true,
+        Expr::Identifier(i) => {
+            i.quote_style.is_some()
+                || i.value
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        }
+        _ => false,
+    }
+}
+
+/// A computed string (a function's result, a `CASE`) as `… COLLATE name` where its collation
+/// (`derived`) is not SQLite's bytes: SQLite gives a collation only to columns and `COLLATE`
+/// clauses, so `ORDER BY LTRIM(name)`, `GROUP BY`, `DISTINCT`, `MIN` and the comparisons of it
+/// would compare bytes where MySQL compares by `name`'s collation.
+fn collate_result(expr: &mut Expr, derived: Option<Collated>) {
+    let Some(c) = derived else {
+        return;
+    };
+    let keeps = is_column(expr)
+        || matches!(
+            expr,
+            Expr::Value(_) | Expr::Collate { .. } | Expr::Nested(_) | Expr::Subquery(_)
+        );
+    if keeps || c.name == "BINARY" {
+        return;
+    }
+    let inner = std::mem::replace(expr, Expr::Value(Value::Null.into()));
+    let inner = match inner {
+        Expr::Function(_)
+        | Expr::Case { .. }
+        | Expr::Cast { .. }
+        | Expr::Convert { .. }
+        | Expr::Trim { .. }
+        | Expr::Substring { .. }
+        | Expr::Identifier(_) => inner,
+        other => Expr::Nested(Box::new(other)),
+    };
+    *expr = Expr::Collate {
+        expr: Box::new(inner),
+        collation: ObjectName::from(vec![Ident::new(c.name)]),
+    };
+}
+
+/// A comparison of strings (`=`, `<`, …, `IN`, `BETWEEN`) by the collation its operands agree
+/// on by MySQL's rules ([`coercibility::aggregate`] of `collations`, one per
+/// [`typing::children`], of types `kids`), given to its left operand where SQLite would pick
+/// another ([`coercibility::sqlite_pick`]; an `IN` list's items never count in SQLite).
+fn compare_by_collation(expr: &mut Expr, kids: &[Ty], collations: &[Option<Collated>]) {
+    let strings = kids.iter().filter(|t| **t == Ty::Text).count();
+    if strings < 2 {
+        return;
+    }
+    let Some(agreed) = coercibility::aggregate(
+        kids.iter()
+            .zip(collations)
+            .filter(|(t, _)| **t == Ty::Text)
+            .map(|(_, c)| *c),
+    ) else {
+        return;
+    };
+    let (left, picked) = match expr {
+        Expr::BinaryOp { left, op, right } if typing::is_comparison(op) => {
+            let picked = coercibility::sqlite_pick(own_collation(left), own_collation(right));
+            (left, picked)
+        }
+        Expr::In {
+            expr: value,
+            target: InTarget::List(_),
+            ..
+        } => {
+            let picked = coercibility::sqlite_pick(own_collation(value), Own::None);
+            (value, picked)
+        }
+        Expr::Between {
+            expr: value,
+            low,
+            high,
+            ..
+        } => {
+            let low = coercibility::sqlite_pick(own_collation(value), own_collation(low));
+            let high = coercibility::sqlite_pick(own_collation(value), own_collation(high));
+            (value, if low == high { low } else { "" })
+        }
+        _ => return,
+    };
+    if picked != agreed.name {
+        let inner = std::mem::replace(left.as_mut(), Expr::Value(Value::Null.into()));
+        **left = Expr::Collate {
+            expr: Box::new(Expr::Nested(Box::new(inner))),
+            collation: ObjectName::from(vec![Ident::new(agreed.name)]),
+        };
     }
 }
 
@@ -1525,18 +1703,7 @@ fn coerce(expr: &mut Expr, kids: &[Ty]) {
         }
     };
     match expr {
-        Expr::BinaryOp {
-            left,
-            op:
-                BinaryOperator::Eq
-                | BinaryOperator::NotEq
-                | BinaryOperator::Lt
-                | BinaryOperator::LtEq
-                | BinaryOperator::Gt
-                | BinaryOperator::GtEq
-                | BinaryOperator::Spaceship,
-            right,
-        } => {
+        Expr::BinaryOp { left, op, right } if typing::is_comparison(op) => {
             if let Some(c) = typing::comparison(kids) {
                 wrap(left, c, kids[0]);
                 wrap(right, c, kids[1]);
@@ -2598,9 +2765,8 @@ mod tests {
             "SELECT X'41' AS `0x41`, X'0123' AS h"
         );
         // `GROUP_CONCAT(… ORDER BY 1)` orders by the call's first argument.
-        assert!(
-            tree("SELECT GROUP_CONCAT(a, b ORDER BY 2 DESC) FROM t").contains("ORDER BY b DESC)")
-        );
+        assert!(tree("SELECT GROUP_CONCAT(a, b ORDER BY 2 DESC) FROM t")
+            .contains("ORDER BY b DESC, mysql_arrival() DESC)"));
         assert!(query("SELECT GROUP_CONCAT(a ORDER BY 3) FROM t").is_err());
     }
 

@@ -253,6 +253,15 @@ pub fn of(sql: &str, lines: &Lines, query: &Query) -> Typing {
     }
 }
 
+/// Whether `op` compares its operands (`=`, `<>`, `<`, `<=`, `>`, `>=`, `<=>`).
+pub(super) fn is_comparison(op: &BinaryOperator) -> bool {
+    use BinaryOperator as B;
+    matches!(
+        op,
+        B::Eq | B::NotEq | B::Lt | B::LtEq | B::Gt | B::GtEq | B::Spaceship
+    )
+}
+
 /// Whether `e` is a predicate (`IS NULL`, `IN`, `BETWEEN`, `LIKE`, `EXISTS`, …): true or false.
 pub(super) fn is_predicate(e: &Expr) -> bool {
     matches!(

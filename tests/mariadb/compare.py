@@ -166,9 +166,14 @@ def declared_kind(code):
     """What a column's type code is compared as: every type code (LONG against LONGLONG, …),
     or with PINBAD_SQL_COMPARE_TYPES=temporal only its temporal kind (what a client reads as a
     date or time), to look past the type codes at the values."""
-    if os.environ.get("PINBAD_SQL_COMPARE_TYPES") == "temporal":
+    if os.environ.get("PINBAD_SQL_COMPARE_TYPES") == "temporal" or declared_kind.temporal:
         return TEMPORAL_KINDS.get(code) or "not temporal"
     return TYPE_NAMES.get(SAME_TYPE.get(code, code), code)
+
+
+# Set by the generator for a statement whose declared types it leaves out (an exclusion that
+# hides only them): its values are compared, and its columns only as temporal or not.
+declared_kind.temporal = False
 
 
 # Column type codes by name, and the ones a client reads alike: MariaDB's copy of pinbad's

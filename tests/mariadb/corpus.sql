@@ -865,3 +865,14 @@ SELECT COALESCE(1.5, IF(NULL, NULL, NULL)), COALESCE(1.5, IFNULL(NULL, NULL)), C
 SELECT LOCATE('', 'ab', 3), LOCATE('', 'ab', 2), LOCATE('', 'abc', 3), LOCATE('', '', 1), LOCATE('', 'ab', 4), LOCATE('', 'ab'), INSTR('ab', ''), LOCATE('', '')
 SELECT REGEXP_REPLACE('', '^$', 'a'), REGEXP_REPLACE('', 'x*', 'a'), REGEXP_REPLACE('b', '^$', 'a'), REGEXP_REPLACE('b', '^', 'a'), REGEXP_REPLACE('abbc', 'b*', '-'), REGEXP_REPLACE('bbc', 'b*', '-'), REGEXP_REPLACE('abc', '$', '-')
 SELECT IFNULL(MAX(SUBDATE(NULL, 2)), 0), IFNULL(ADDDATE(NULL, 2), 1) FROM request
+SELECT DISTINCT LEFT(server_name, 2) FROM request ORDER BY 1
+SELECT CONCAT(server_name, script_name) k FROM request GROUP BY k ORDER BY k LIMIT 3
+SELECT LTRIM(value), 1e0 FROM timertag GROUP BY 1 ORDER BY 1, 2
+SELECT REPEAT(server_name, 2) FROM request ORDER BY 1 LIMIT 2
+SELECT GROUP_CONCAT(TRIM(server_name) ORDER BY TRIM(server_name), id SEPARATOR ',') FROM request WHERE id <= 20
+SELECT GROUP_CONCAT(DISTINCT IFNULL(value, 1.5) ORDER BY IFNULL(value, 1.5)) FROM timertag
+SELECT MIN(LOWER(server_name)), MAX(UPPER(server_name)), COUNT(DISTINCT LOWER(server_name)) FROM request
+SELECT LOWER(script_name) = UPPER(script_name), TRIM(server_name) < LOWER('S1'), LEFT(script_name, 3) IN ('/AP', '/cr') FROM request WHERE id <= 20
+SELECT GROUP_CONCAT(LPAD('', 2, script_name) ORDER BY LPAD('', 2, script_name) SEPARATOR ',') FROM request WHERE id <= 30
+SELECT GROUP_CONCAT(v ORDER BY LEFT(v, 1)), GROUP_CONCAT(v ORDER BY LEFT(v, 1) DESC) FROM (SELECT 'a1' v UNION ALL SELECT 'A2' UNION ALL SELECT 'a3' UNION ALL SELECT 'b' UNION ALL SELECT 'a4') t
+SELECT CAST((0.5e0 - 1.005) AS DECIMAL(10, 2)), CAST(0.125e0 AS DECIMAL(10, 2)), CAST(' 9.995' AS DECIMAL(10, 2)), CAST(0.7 + 0.105 AS DECIMAL(10, 2))
