@@ -72,10 +72,14 @@ impl Aggregate<u64, Value> for Bits {
     }
 
     fn step(&self, ctx: &mut Context<'_>, acc: &mut u64) -> Result<()> {
+        // Each value as MariaDB's `val_int` reads it: a number rounded half away from zero (a
+        // DOUBLE was rounded to even already: `translate::unsigned`) within a BIGINT's range, a
+        // string's leading integer.
         let v = match ctx.get_raw(0) {
             ValueRef::Null => return Ok(()),
             ValueRef::Integer(i) => i as u64,
-            v => number(v).unwrap_or(0.0).round() as i64 as u64,
+            ValueRef::Text(t) | ValueRef::Blob(t) => super::functions::leading_integer(t) as u64,
+            ValueRef::Real(r) => r.round() as i64 as u64,
         };
         match self {
             Bits::Or => *acc |= v,
@@ -90,7 +94,8 @@ impl Aggregate<u64, Value> for Bits {
             Some(a) => a,
             None => self.init(ctx)?,
         };
-        Ok(i64::try_from(acc).map_or(Value::Real(acc as f64), Value::Integer))
+        // Its 64 bits, as SQLite holds a BIGINT UNSIGNED (`typing::Ty::UInt`).
+        Ok(Value::Integer(acc as i64))
     }
 }
 

@@ -309,6 +309,7 @@ impl Meta {
         match t {
             Ty::Null => Meta::null(),
             Ty::Int => Meta::int(21, true),
+            Ty::UInt => Meta::fixed(Code::LongLong, 20, true).unsigned(),
             Ty::Dec(s) => Meta::decimal(65, u32::from(s), true),
             Ty::Double => Meta::double(23, NOT_FIXED, true),
             Ty::Text | Ty::Other => Meta::text(256, true),
@@ -400,6 +401,18 @@ const LONG_FUNCTIONS: &[(&str, u32, bool)] = &[
 /// The declaration of `e`, of type `ty`, from its operands' ([`super::typing::children`]) in
 /// `kids`; `column`: the declaration of the column `e` names, where it is one.
 pub(super) fn node(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Meta {
+    // A BIGINT UNSIGNED is declared as the integer it is, UNSIGNED: the flag by which its 64
+    // bits, a negative `i64` in SQLite past 2^63, are sent as what they are.
+    if ty == Ty::UInt {
+        let m = node(e, Ty::Int, kids, column);
+        return match m.code {
+            Code::Long | Code::LongLong => Meta {
+                unsigned: true,
+                ..m
+            },
+            _ => Meta::of_type(Ty::UInt),
+        };
+    }
     let derived = derive(e, ty, kids, column);
     // The rules above follow MariaDB where they know the expression; what they say must still
     // be of the type the typing found, which decides the values sent.
@@ -417,6 +430,7 @@ fn agrees(t: Ty, m: &Meta) -> bool {
             matches!(m.code, Code::Long | Code::LongLong)
                 || (m.code == Code::NewDecimal && m.decimals == 0)
         }
+        Ty::UInt => matches!(m.code, Code::Long | Code::LongLong) && m.unsigned,
         Ty::Dec(s) => m.code == Code::NewDecimal && m.decimals == s,
         Ty::Double => matches!(m.code, Code::Double | Code::Float),
         // (`MIN(NULL)` is an empty binary string.)
@@ -698,10 +712,14 @@ fn cast(ty: Ty, to: &sqlparser::ast::DataType, k: Meta) -> Option<Meta> {
     let unsigned = matches!(to, D::Unsigned | D::UnsignedInteger);
     Some(match ty {
         Ty::Int if unsigned => {
-            // An unsigned integer keeps its length; anything else may need all 20 digits.
+            // An unsigned integer keeps its length, NULL and a string of at most a character
+            // one digit (MariaDB's `CAST('5' AS UNSIGNED)` is a LONG, of `'nl'` a LONGLONG);
+            // anything else may need all 20 digits.
             let length = if k.unsigned || (matches!(k.code, Code::Long) && k.precision == k.length)
             {
                 k.length
+            } else if k.code == Code::Null || (k.is_text() && k.chars() <= 1) {
+                1
             } else {
                 20
             };

@@ -97,6 +97,21 @@ impl Dialect for MySql {
                 format: None,
             }));
         }
+        // `-x`, `+x` and `~x` bind tighter than `^`, as MySQL's unary operators do (`-7 ^ 5` is
+        // `(-7) ^ 5`); sqlparser's read `^` into their operand.
+        let unary = match &parser.peek_token_ref().token {
+            Token::Minus => Some(UnaryOperator::Minus),
+            Token::Plus => Some(UnaryOperator::Plus),
+            Token::Tilde => Some(UnaryOperator::BitwiseNot),
+            _ => None,
+        };
+        if let Some(op) = unary {
+            parser.next_token();
+            return Some(parser.parse_subexpr(CARET).map(|e| Expr::UnaryOp {
+                op,
+                expr: Box::new(e),
+            }));
+        }
         if parser.peek_token_ref().token != Token::ExclamationMark {
             return None;
         }

@@ -256,7 +256,11 @@ fn mysql_refusal(message: &str) -> Option<SqlError> {
             return refused(1054, format!("Unknown column '{n}' in '{place}'"));
         }
     }
-    if message.contains("integer overflow") {
+    // (The unsigned arithmetic's own words: `functions::integer_arith`.)
+    if message.contains("BIGINT UNSIGNED value is out of range") {
+        return refused(1690, "BIGINT UNSIGNED value is out of range".into());
+    }
+    if message.contains("integer overflow") || message.contains("BIGINT value is out of range") {
         return refused(1690, "BIGINT value is out of range".into());
     }
     if message.contains("GROUP BY clause is required before HAVING") {

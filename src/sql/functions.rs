@@ -642,6 +642,171 @@ fn signed(v: ValueRef<'_>) -> Option<i64> {
     }
 }
 
+/// `CAST(v AS UNSIGNED)`, its 64 bits as SQLite holds them (`typing::Ty::UInt`): an integer
+/// keeps its bits (`CAST(-1 AS UNSIGNED)` is 2^64-1); a number is rounded half away from zero
+/// (a DOUBLE was rounded to even already: `translate::coerce`), 0 below 0 and 2^64-1 past it,
+/// as MariaDB clips one; a string's leading integer, wrapped where negative (`'-1'` is 2^64-1)
+/// and clipped past 2^64-1.
+fn unsigned_cast(v: ValueRef<'_>) -> Option<i64> {
+    match v {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) => Some(i),
+        ValueRef::Real(r) if r < 0.0 => Some(0),
+        ValueRef::Real(_) => bits(v),
+        ValueRef::Text(t) | ValueRef::Blob(t) => Some(leading_integer(t)),
+    }
+}
+
+/// A string's leading integer as 64 bits, as MySQL reads one as an integer (`'2.5'` is 2,
+/// `'1e2'` 1): a negative one wrapped (`'-1'` is 2^64-1), clipped to 2^64-1 and -2^63.
+pub(super) fn leading_integer(t: &[u8]) -> i64 {
+    let s = String::from_utf8_lossy(t);
+    let s = s.trim_start();
+    let sign = usize::from(s.starts_with(['-', '+']));
+    let len = sign + s[sign..].bytes().take_while(u8::is_ascii_digit).count();
+    let n = match s[..len].parse::<i128>() {
+        Ok(n) => n,
+        // More digits than an i128 holds.
+        Err(_) if len > sign + 1 && s.starts_with('-') => i128::from(i64::MIN),
+        Err(_) if len > sign + 1 => i128::from(u64::MAX),
+        Err(_) => 0,
+    };
+    if n > i128::from(u64::MAX) {
+        -1
+    } else if n < i128::from(i64::MIN) {
+        i64::MIN
+    } else {
+        n as u64 as i64
+    }
+}
+
+/// A value as the 64 bits a bit operation reads (`|`, `&`, `^`, `~`, `<<`, `>>`, `BIT_OR`, …):
+/// an integer its own; a number or a string's leading number rounded half away from zero,
+/// 2^64-1 past it and -2^63 below it (MariaDB's `~2.5e0` is `~3`, `1e30 | 0` 2^64-1).
+pub(super) fn bits(v: ValueRef<'_>) -> Option<i64> {
+    match v {
+        ValueRef::Integer(i) => Some(i),
+        v => number(v).map(|r| {
+            let r = r.abs().round().copysign(r);
+            if r >= 18_446_744_073_709_551_615.0 {
+                -1
+            } else if r >= 9_223_372_036_854_775_808.0 {
+                r as u64 as i64
+            } else {
+                r as i64
+            }
+        }),
+    }
+}
+
+/// An integer operand as `i128`, read as unsigned where `unsigned`.
+fn wide(v: ValueRef<'_>, unsigned: bool) -> Option<i128> {
+    let i = bits(v)?;
+    Some(if unsigned {
+        i128::from(i as u64)
+    } else {
+        i128::from(i)
+    })
+}
+
+/// MySQL's error 1690 for an integer result out of its type's range.
+fn out_of_range(unsigned: bool) -> rusqlite::Error {
+    rusqlite::Error::UserFunctionError(
+        if unsigned {
+            "BIGINT UNSIGNED value is out of range"
+        } else {
+            "BIGINT value is out of range"
+        }
+        .into(),
+    )
+}
+
+/// Integer arithmetic where an operand is a BIGINT UNSIGNED, as MySQL does it: exact, on each
+/// operand as its signedness says (`signs`: 1 the left is unsigned, 2 the right), the result
+/// unsigned where an operand is (`%`: where the dividend is) and error 1690 where it is out of
+/// that type's range (`CAST(1 AS UNSIGNED) - 2`, `~0 + 1`); `DIV` and `%` by 0 are NULL.
+pub(super) fn integer_arith(
+    op: &str,
+    a: ValueRef<'_>,
+    b: ValueRef<'_>,
+    signs: i64,
+) -> rusqlite::Result<Option<i64>> {
+    let (Some(x), Some(y)) = (wide(a, signs & 1 != 0), wide(b, signs & 2 != 0)) else {
+        return Ok(None);
+    };
+    let unsigned = match op {
+        "%" => signs & 1 != 0,
+        _ => signs != 0,
+    };
+    let exact = match op {
+        "+" => x.checked_add(y),
+        "-" => x.checked_sub(y),
+        "*" => x.checked_mul(y),
+        "%" | "DIV" if y == 0 => return Ok(None),
+        "%" => Some(x % y),
+        _ => Some(x / y),
+    };
+    let (low, high) = if unsigned {
+        (0, i128::from(u64::MAX))
+    } else {
+        (i128::from(i64::MIN), i128::from(i64::MAX))
+    };
+    match exact {
+        Some(r) if (low..=high).contains(&r) => Ok(Some(r as u64 as i64)),
+        _ => Err(out_of_range(unsigned)),
+    }
+}
+
+/// An integer's exact value as a key that orders as it (16 bytes, big-endian, from -2^63),
+/// for comparisons of integers where one is unsigned: SQLite's would read 2^64-1 as -1.
+fn integer_key(v: ValueRef<'_>, unsigned: bool) -> Option<Vec<u8>> {
+    let n = wide(v, unsigned)?;
+    Some(((n - i128::from(i64::MIN)) as u128).to_be_bytes().to_vec())
+}
+
+/// Registers what reads BIGINT UNSIGNED values, held as their 64 bits (`typing::Ty::UInt`),
+/// as MySQL does (`translate::unsigned` calls them).
+fn unsigned(conn: &Connection) -> Result<()> {
+    let pure = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    // The value where anything but the bit operations reads it: an integer below 2^63, past it
+    // its digits (what a client is sent, and any number function reads).
+    conn.create_scalar_function("mysql_unsigned_value", 1, pure, |ctx| {
+        Ok(match ctx.get_raw(0) {
+            ValueRef::Integer(i) if i < 0 => Value::Text((i as u64).to_string()),
+            v => Value::from(v),
+        })
+    })?;
+    conn.create_scalar_function("mysql_bits", 1, pure, |ctx| Ok(bits(ctx.get_raw(0))))?;
+    conn.create_scalar_function("mysql_integer_arith", 4, pure, |ctx| {
+        let op = text(ctx.get_raw(0));
+        let signs = ctx.get_raw(3).as_i64().unwrap_or(0);
+        integer_arith(&op, ctx.get_raw(1), ctx.get_raw(2), signs)
+    })?;
+    conn.create_scalar_function("mysql_integer_key", 2, pure, |ctx| {
+        let unsigned = ctx.get_raw(1).as_i64().unwrap_or(0) != 0;
+        Ok(integer_key(ctx.get_raw(0), unsigned))
+    })?;
+    // `x << n`, `x >> n` on 64 unsigned bits (SQLite's `>>` keeps the sign, and shifts the other
+    // way by a negative count): 0 from 64 bits on, a negative count being one past 2^63.
+    conn.create_scalar_function("mysql_shift", 3, pure, |ctx| {
+        let (Some(x), Some(n)) = (bits(ctx.get_raw(0)), bits(ctx.get_raw(1))) else {
+            return Ok(None);
+        };
+        let (x, n) = (x as u64, n as u64);
+        let left = ctx.get_raw(2).as_i64().unwrap_or(0) != 0;
+        Ok(Some(match n {
+            64.. => 0,
+            n if left => (x << n) as i64,
+            n => (x >> n) as i64,
+        }))
+    })?;
+    // The top bit flipped: unsigned order as SQLite's signed one (`MIN`, `MAX`), and back.
+    conn.create_scalar_function("mysql_unsigned_flip", 1, pure, |ctx| {
+        Ok(bits(ctx.get_raw(0)).map(|i| i ^ i64::MIN))
+    })?;
+    Ok(())
+}
+
 /// `x` with thousands separators and `d` decimals (`FORMAT`).
 fn format_number(x: f64, d: i64) -> String {
     let d = d.clamp(0, 30) as usize;
@@ -684,14 +849,9 @@ fn numeric(conn: &Connection) -> Result<()> {
     })?;
     conn.create_scalar_function("mysql_signed", 1, pure, |ctx| Ok(signed(ctx.get_raw(0))))?;
     conn.create_scalar_function("mysql_unsigned", 1, pure, |ctx| {
-        Ok(signed(ctx.get_raw(0)).map(|i| {
-            if i < 0 {
-                Value::Real((i as u64) as f64)
-            } else {
-                Value::Integer(i)
-            }
-        }))
+        Ok(unsigned_cast(ctx.get_raw(0)))
     })?;
+    unsigned(conn)?;
     // `CAST(x AS DECIMAL(precision, scale))`: rounded to its scale, and the largest value of
     // its digits where it has too few (MySQL's 99999999.99 for DECIMAL(10, 2), with a warning).
     conn.create_scalar_function("mysql_decimal", 3, pure, |ctx| {
@@ -764,7 +924,7 @@ fn numeric(conn: &Connection) -> Result<()> {
         })
     })?;
     conn.create_scalar_function("mysql_bitxor", 2, pure, |ctx| {
-        Ok(match (signed(ctx.get_raw(0)), signed(ctx.get_raw(1))) {
+        Ok(match (bits(ctx.get_raw(0)), bits(ctx.get_raw(1))) {
             (Some(a), Some(b)) => Some(a ^ b),
             _ => None,
         })
@@ -1500,5 +1660,114 @@ mod tests {
         assert_eq!(one(&c, "SELECT sysvar('nope')"), Value::Null);
         assert_eq!(one(&c, "SELECT database()"), Value::Text("pinba".into()));
         assert_eq!(one(&c, "SELECT mysql_mod(7, 3)"), Value::Integer(1));
+    }
+
+    /// BIGINT UNSIGNED values are their 64 bits in SQLite; what reads them reads them as MySQL
+    /// does (values checked against MariaDB 10.11).
+    #[test]
+    fn unsigned_values_are_read_as_mysql_reads_them() {
+        let c = conn();
+        let err = |sql: &str| {
+            c.query_row(sql, [], |r| r.get::<_, Value>(0))
+                .unwrap_err()
+                .to_string()
+        };
+        // `CAST(-1 AS UNSIGNED) + 0`, `~0 + 0`: exact, unsigned.
+        assert_eq!(
+            one(&c, "SELECT mysql_integer_arith('+', -1, 0, 1)"),
+            Value::Integer(-1)
+        );
+        // `(~0) DIV 3`: 6148914691236517205.
+        assert_eq!(
+            one(&c, "SELECT mysql_integer_arith('DIV', -1, 3, 1)"),
+            Value::Integer(6_148_914_691_236_517_205)
+        );
+        // `CAST(5 AS UNSIGNED) % -3` is 2, `-5 % CAST(3 AS UNSIGNED)` -2.
+        assert_eq!(
+            one(&c, "SELECT mysql_integer_arith('%', 5, -3, 1)"),
+            Value::Integer(2)
+        );
+        assert_eq!(
+            one(&c, "SELECT mysql_integer_arith('%', -5, 3, 2)"),
+            Value::Integer(-2)
+        );
+        assert_eq!(
+            one(&c, "SELECT mysql_integer_arith('DIV', 7, 0, 1)"),
+            Value::Null
+        );
+        // `-1 DIV CAST(2 AS UNSIGNED)` is 0; `-7 DIV …` -3, no unsigned value: error 1690.
+        assert_eq!(
+            one(&c, "SELECT mysql_integer_arith('DIV', -1, 2, 2)"),
+            Value::Integer(0)
+        );
+        for sql in [
+            "SELECT mysql_integer_arith('DIV', -7, 2, 2)",
+            "SELECT mysql_integer_arith('+', -1, 1, 1)",
+            "SELECT mysql_integer_arith('-', 1, 2, 1)",
+            "SELECT mysql_integer_arith('*', -1, 7, 1)",
+        ] {
+            assert!(
+                err(sql).contains("BIGINT UNSIGNED value is out of range"),
+                "{sql}"
+            );
+        }
+        // The bit operators' operands: rounded half away from zero, clipped.
+        assert_eq!(one(&c, "SELECT mysql_bits(2.5)"), Value::Integer(3));
+        assert_eq!(one(&c, "SELECT mysql_bits('-2.5')"), Value::Integer(-3));
+        assert_eq!(one(&c, "SELECT mysql_bits('1e2')"), Value::Integer(100));
+        assert_eq!(one(&c, "SELECT mysql_bits(1e30)"), Value::Integer(-1));
+        assert_eq!(
+            one(&c, "SELECT mysql_bits(-1e30)"),
+            Value::Integer(i64::MIN)
+        );
+        // `(~0) >> 1` is logical; a count from 64 on, or negative, leaves 0.
+        assert_eq!(
+            one(&c, "SELECT mysql_shift(-1, 1, 0)"),
+            Value::Integer(i64::MAX)
+        );
+        assert_eq!(one(&c, "SELECT mysql_shift(5, -1, 0)"), Value::Integer(0));
+        assert_eq!(
+            one(&c, "SELECT mysql_shift(5, 63, 1)"),
+            Value::Integer(i64::MIN)
+        );
+        // Casts: a string's leading integer, wrapped or clipped.
+        assert_eq!(one(&c, "SELECT mysql_unsigned('-1')"), Value::Integer(-1));
+        assert_eq!(one(&c, "SELECT mysql_unsigned('2.5')"), Value::Integer(2));
+        assert_eq!(
+            one(&c, "SELECT mysql_unsigned('99999999999999999999')"),
+            Value::Integer(-1)
+        );
+        assert_eq!(one(&c, "SELECT mysql_unsigned(-1.5)"), Value::Integer(0));
+        assert_eq!(one(&c, "SELECT mysql_unsigned(1e30)"), Value::Integer(-1));
+        // Read as a value: past 2^63, its digits.
+        assert_eq!(
+            one(&c, "SELECT mysql_unsigned_value(-1)"),
+            Value::Text("18446744073709551615".into())
+        );
+        assert_eq!(one(&c, "SELECT mysql_unsigned_value(7)"), Value::Integer(7));
+        // Compared by exact value: 2^64-1 (bits -1) is above 1, and is not the signed -1.
+        assert_eq!(
+            one(
+                &c,
+                "SELECT mysql_integer_key(-1, 1) > mysql_integer_key(1, 0)"
+            ),
+            Value::Integer(1)
+        );
+        assert_eq!(
+            one(
+                &c,
+                "SELECT mysql_integer_key(-1, 1) = mysql_integer_key(-1, 0)"
+            ),
+            Value::Integer(0)
+        );
+        // MAX in unsigned order.
+        assert_eq!(
+            one(
+                &c,
+                "SELECT mysql_unsigned_flip(max(mysql_unsigned_flip(x))) \
+                 FROM (SELECT -1 AS x UNION ALL SELECT 5)"
+            ),
+            Value::Integer(-1)
+        );
     }
 }

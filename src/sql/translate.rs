@@ -918,6 +918,7 @@ impl VisitorMut for Rewrite<'_> {
             self.scopes.last().unwrap_or(&none).node(expr, &kids)
         });
         if kids.len() == typing::children(expr).len() {
+            let kids = unsigned(expr, &kids);
             double_digits(expr, &kids);
             numbered(expr, &kids);
             coerce(expr, &kids);
@@ -1253,6 +1254,12 @@ impl Rewrite<'_> {
             // `TRUE` is the number 1, also where SQLite reads it as a truth (`x IS TRUE`, which
             // `x <=> TRUE` becomes).
             Value::Boolean(b) => Some(raw(u8::from(*b).to_string())),
+            // 2^63 to 2^64-1, a BIGINT UNSIGNED: its 64 bits, as SQLite holds one
+            // (`typing::Ty::UInt`).
+            Value::Number(n, _) if n.parse::<i64>().is_err() => n
+                .parse::<u64>()
+                .ok()
+                .map(|u| raw(format!("({})", u as i64))),
             Value::Number(..) | Value::Null | Value::Placeholder(_) => None,
             _ => return ControlFlow::Break(()),
         })
@@ -1641,6 +1648,225 @@ fn merged(expr: &mut Expr, kids: &[Ty], convert: impl Fn(&Expr, Ty) -> Option<St
         }
         _ => {}
     }
+}
+
+/// `expr`'s BIGINT UNSIGNED operands ([`Ty::UInt`], held as their 64 bits), given their types
+/// (`kids`, one per [`typing::children`]), read by MySQL's rules: where `expr` reads their
+/// bits ([`typing::unsigned_reads`]), an operation SQLite would do on signed integers is made
+/// ours (integer arithmetic exact by each operand's signedness, error 1690 out of range;
+/// comparisons of integers by their exact values; a logical `>>`; `MIN`/`MAX` in unsigned
+/// order; the bit operations' other operands read as 64 bits, rounded); anywhere else each is
+/// read as its value (`mysql_unsigned_value`: an integer below 2^63, else its digits). Returns
+/// the operands' types as they are read now.
+fn unsigned(expr: &mut Expr, kids: &[Ty]) -> Vec<Ty> {
+    use BinaryOperator as B;
+    // The least BIGINT, exactly (a double past 2^53 otherwise).
+    if let Expr::UnaryOp {
+        op: UnaryOperator::Minus,
+        expr: x,
+    } = expr
+    {
+        if typing::unsigned_literal(x) == Some(1 << 63) {
+            *expr = raw("(-9223372036854775807 - 1)".into());
+            return vec![Ty::Int];
+        }
+    }
+    let reads = typing::unsigned_reads(expr, kids);
+    let mut kids = kids.to_vec();
+    let valued = typing::unsigned_value(expr);
+    // A comparison with a DOUBLE, a DECIMAL or a string reads it as a double.
+    let compares = matches!(
+        expr,
+        Expr::BinaryOp {
+            op: B::Eq | B::NotEq | B::Lt | B::LtEq | B::Gt | B::GtEq | B::Spaceship,
+            ..
+        } | Expr::In { .. }
+            | Expr::Between { .. }
+    );
+    // What reads its operands as DOUBLEs: an operation with one, a cast to one.
+    let as_double = match expr {
+        Expr::BinaryOp { .. } => kids.contains(&Ty::Double),
+        Expr::Cast { data_type, .. } => typing::cast_type(data_type) == Ty::Double,
+        _ => false,
+    };
+    for ((e, t), bits) in typing::children_mut(expr)
+        .into_iter()
+        .zip(kids.iter_mut())
+        .zip(&reads)
+    {
+        if *t == Ty::UInt && !bits {
+            // MariaDB reads a `BIT_AND`/`BIT_OR`/`BIT_XOR` as a DOUBLE by its signed bits
+            // (`BIT_OR(-1) + 1e0` is 0, `BIT_OR(-1) > 1e0` 0): so do its DOUBLE readers here.
+            let signed = as_double && is_bit_aggregate(e);
+            if !signed {
+                wrap_in(e, "mysql_unsigned_value");
+            }
+            if compares {
+                wrap_in(e, "mysql_double");
+            }
+            *t = if signed { Ty::Int } else { valued };
+        }
+    }
+    let integer = |t: &Ty| matches!(t, Ty::Int | Ty::UInt | Ty::Null);
+    // A bit operation's operand that is no integer: its 64 bits, rounded as MySQL reads one (a
+    // temporal is its number already: `numbered`).
+    let read_as_bits = |slots: Vec<&mut Expr>, kids: &mut [Ty]| {
+        for (e, t) in slots.into_iter().zip(kids.iter_mut()) {
+            if !integer(t) && !matches!(t, Ty::Date | Ty::DateTime | Ty::Time) {
+                wrap_in(e, "mysql_bits");
+                *t = Ty::Int;
+            }
+        }
+    };
+    let any_unsigned = kids.contains(&Ty::UInt);
+    match expr {
+        Expr::BinaryOp {
+            op: op @ (B::PGBitwiseShiftLeft | B::PGBitwiseShiftRight),
+            left,
+            right,
+        } => {
+            let left_shift = *op == B::PGBitwiseShiftLeft;
+            let (mut left, mut right) = (left.clone(), right.clone());
+            // A temporal is its number here, as where it is computed with (`numbered`).
+            for (e, t) in [(&mut left, kids[0]), (&mut right, kids[1])] {
+                if matches!(t, Ty::Date | Ty::DateTime | Ty::Time) {
+                    wrap_in(e, "mysql_temporal_number");
+                }
+            }
+            *expr = raw(format!(
+                "mysql_shift({left}, {right}, {})",
+                u8::from(left_shift)
+            ));
+        }
+        Expr::BinaryOp {
+            op: B::BitwiseAnd | B::BitwiseOr | B::BitwiseXor,
+            ..
+        }
+        | Expr::UnaryOp {
+            op: UnaryOperator::BitwiseNot,
+            ..
+        } => read_as_bits(typing::children_mut(expr), &mut kids),
+        Expr::BinaryOp {
+            op: op @ (B::Plus | B::Minus | B::Multiply | B::Modulo | B::MyIntegerDivide),
+            left,
+            right,
+        } if any_unsigned && kids.iter().all(integer) => {
+            let code = match op {
+                B::Plus => "+",
+                B::Minus => "-",
+                B::Multiply => "*",
+                B::Modulo => "%",
+                _ => "DIV",
+            };
+            let signs = u8::from(kids[0] == Ty::UInt) | (u8::from(kids[1] == Ty::UInt) << 1);
+            let result = if typing::unsigned_result(op, kids[0], kids[1]) {
+                Ty::UInt
+            } else {
+                Ty::Int
+            };
+            *expr = raw(format!(
+                "mysql_integer_arith('{code}', {left}, {right}, {signs})"
+            ));
+            return vec![result; 2];
+        }
+        Expr::BinaryOp {
+            op: B::Eq | B::NotEq | B::Lt | B::LtEq | B::Gt | B::GtEq | B::Spaceship,
+            ..
+        }
+        | Expr::In { .. }
+        | Expr::Between { .. }
+            if any_unsigned && kids.iter().all(integer) =>
+        {
+            for (e, t) in typing::children_mut(expr).into_iter().zip(&kids) {
+                if *t != Ty::Null {
+                    let inner = std::mem::replace(e, Expr::Value(Value::Null.into()));
+                    *e = raw(format!(
+                        "mysql_integer_key({inner}, {})",
+                        u8::from(*t == Ty::UInt)
+                    ));
+                }
+            }
+            return kids.iter().map(|_| Ty::Int).collect();
+        }
+        Expr::Function(f) => {
+            let name = f.name.to_string().to_ascii_uppercase();
+            match name.as_str() {
+                "BIT_COUNT" => read_as_bits(typing::children_mut(expr), &mut kids),
+                "MOD" if any_unsigned && kids.len() == 2 && kids.iter().all(integer) => {
+                    let signs =
+                        u8::from(kids[0] == Ty::UInt) | (u8::from(kids[1] == Ty::UInt) << 1);
+                    let texts: Vec<String> = typing::children_mut(expr)
+                        .iter()
+                        .map(|e| e.to_string())
+                        .collect();
+                    if let [a, b] = texts.as_slice() {
+                        *expr = raw(format!("mysql_integer_arith('%', {a}, {b}, {signs})"));
+                    }
+                    let result = if kids[0] == Ty::UInt {
+                        Ty::UInt
+                    } else {
+                        Ty::Int
+                    };
+                    return vec![result; 2];
+                }
+                // The aggregates read each value as MariaDB's `val_int` does: a DOUBLE rounded
+                // to even (`BIT_OR(2.5e0)` is 2), the rest by `BIT_OR` itself.
+                "BIT_AND" | "BIT_OR" | "BIT_XOR" => {
+                    for (e, t) in typing::children_mut(expr).into_iter().zip(&kids) {
+                        let made = match t {
+                            Ty::Double => format!("mysql_round_double({e}, 0)"),
+                            // A DECIMAL (an unsigned integer merged with a signed one among
+                            // them) is rounded and clipped to a BIGINT's range.
+                            Ty::Dec(_) => format!("CAST({e} AS REAL)"),
+                            _ => continue,
+                        };
+                        *e = raw(made);
+                    }
+                }
+                // In unsigned order: each value's top bit flipped, and back.
+                "MIN" | "MAX" | "GREATEST" | "LEAST"
+                    if any_unsigned && reads.first() == Some(&true) =>
+                {
+                    for e in typing::children_mut(expr) {
+                        wrap_in(e, "mysql_unsigned_flip");
+                    }
+                    *expr = raw(format!("mysql_unsigned_flip({expr})"));
+                }
+                // What leaves an unsigned integer as it is: itself (`ROUND(x, d)` only where
+                // `d` is a literal of no fewer digits: `typing::unsigned_reads`).
+                "FLOOR" | "CEIL" | "CEILING" | "ABS" | "ROUND" | "TRUNCATE"
+                    if reads.first() == Some(&true) && kids[0] == Ty::UInt =>
+                {
+                    let x = typing::children_mut(expr).first().map(|x| (**x).clone());
+                    if let Some(x) = x {
+                        *expr = Expr::Nested(Box::new(x));
+                    }
+                    return vec![Ty::UInt; kids.len()];
+                }
+                _ => {}
+            }
+        }
+        Expr::Ceil { expr: x, .. } | Expr::Floor { expr: x, .. }
+            if kids.first() == Some(&Ty::UInt) && reads.first() == Some(&true) =>
+        {
+            let x = std::mem::replace(x.as_mut(), Expr::Value(Value::Null.into()));
+            *expr = Expr::Nested(Box::new(x));
+        }
+        _ => {}
+    }
+    kids
+}
+
+/// Whether `e` is a `BIT_AND`, `BIT_OR` or `BIT_XOR`.
+fn is_bit_aggregate(e: &Expr) -> bool {
+    matches!(e, Expr::Function(f) if ["BIT_AND", "BIT_OR", "BIT_XOR"]
+        .contains(&f.name.to_string().to_ascii_uppercase().as_str()))
+}
+
+/// `e` made `f(e)`.
+fn wrap_in(e: &mut Expr, f: &str) {
+    let inner = std::mem::replace(e, Expr::Value(Value::Null.into()));
+    *e = raw(format!("{f}({inner})"));
 }
 
 /// The temporal operands of an expression that reads numbers ([`typing::reads_numbers`]),
@@ -2756,8 +2982,9 @@ mod tests {
         );
         assert_eq!(
             tree("SELECT b'101', b'100000001' AS x, b'1' + 0, 0x41 + 0, b'', b'' + 0"),
-            "SELECT X'05' AS `b'101'`, X'0101' AS x, 1 + 0 AS `b'1' + 0`, 0x41 + 0 AS `0x41 + 0`, \
-             X'' AS `b''`, 0 + 0 AS `b'' + 0`"
+            "SELECT X'05' AS `b'101'`, X'0101' AS x, mysql_integer_arith('+', 1, 0, 1) AS `b'1' + 0`, \
+             mysql_integer_arith('+', 0x41, 0, 1) AS `0x41 + 0`, X'' AS `b''`, \
+             mysql_integer_arith('+', 0, 0, 1) AS `b'' + 0`"
         );
         // A hexadecimal literal alone is its bytes' string (`0x123` is 01 23).
         assert_eq!(
@@ -2830,11 +3057,11 @@ mod tests {
         );
         assert_eq!(
             bare("SELECT 3 ^ 5 + 1, !0 + 1"),
-            "SELECT mysql_bitxor(3, 5) + 1, (NOT 0) + 1"
+            "SELECT mysql_integer_arith('+', mysql_bitxor(3, 5), 1, 1), (NOT 0) + 1"
         );
         assert_eq!(
             bare("SELECT 1 | 2 & 3, 1 << 2 & 3"),
-            "SELECT 1 | (2 & 3), (1 << 2) & 3"
+            "SELECT 1 | (2 & 3), mysql_shift(1, 2, 1) & 3"
         );
         assert_eq!(
             bare("SELECT a >= 400 || b > 10, a <=> b"),
@@ -2862,6 +3089,40 @@ mod tests {
 
     /// MySQL keeps the first of the rows a DISTINCT union finds equal: the part up to the last
     /// distinct UNION is wrapped, at every level.
+    /// A BIGINT UNSIGNED is its 64 bits in SQLite: what reads the bits is made ours, anything
+    /// else reads its value (`typing::unsigned_reads`).
+    #[test]
+    fn unsigned_integers_are_read_by_one_rule_per_consumer() {
+        assert_eq!(
+            bare("SELECT 18446744073709551615 + 1, 9223372036854775807 + 1"),
+            "SELECT mysql_integer_arith('+', (-1), 1, 1), 9223372036854775807 + 1"
+        );
+        assert_eq!(
+            bare("SELECT 1 - CAST(2 AS UNSIGNED), 7 % CAST(2 AS UNSIGNED)"),
+            "SELECT mysql_integer_arith('-', 1, mysql_unsigned(2), 2), mysql_integer_arith('%', 7, mysql_unsigned(2), 2)"
+        );
+        assert_eq!(
+            bare("SELECT ~0 > 5, ~0 > 1e0, ~1 IN (1, 2)"),
+            "SELECT mysql_integer_key(~ 0, 1) > mysql_integer_key(5, 0), \
+             mysql_double(mysql_unsigned_value(~ 0)) > 1e0, \
+             mysql_integer_key(~ 1, 1) IN (mysql_integer_key(1, 0), mysql_integer_key(2, 0))"
+        );
+        assert_eq!(
+            bare("SELECT (~0) >> 1, 2.5e0 | 1, CAST(~0 AS SIGNED), -9223372036854775808"),
+            "SELECT mysql_shift((~ 0), 1, 0), mysql_bits(2.5e0) | 1, mysql_signed(~ 0), \
+             (-9223372036854775807 - 1)"
+        );
+        assert_eq!(
+            bare("SELECT MAX(~0), FLOOR(~0), SUM(~0), CONCAT(~0), BIT_OR(1) + 1e0"),
+            "SELECT mysql_unsigned_flip(MAX(mysql_unsigned_flip(~ 0))), (~ 0), \
+             SUM(mysql_unsigned_value(~ 0)), CONCAT(mysql_unsigned_value(~ 0)), BIT_OR(1) + 1e0"
+        );
+        assert_eq!(
+            bare("SELECT BIT_OR(2.5e0), BIT_OR(a) FROM t"),
+            "SELECT BIT_OR(mysql_round_double(2.5e0, 0)), BIT_OR(a) FROM t"
+        );
+    }
+
     #[test]
     fn distinct_unions_are_wrapped() {
         assert_eq!(

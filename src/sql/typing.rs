@@ -37,6 +37,10 @@ pub enum Ty {
     /// The NULL literal: takes the other branch's type in `IFNULL`, `CASE`, ….
     Null,
     Int,
+    /// A BIGINT UNSIGNED, held in SQLite as the `i64` of its 64 bits (`~0` is -1 there): what
+    /// reads those bits knows it by this type ([`unsigned_reads`]); anything else reads the
+    /// value through `mysql_unsigned_value`.
+    UInt,
     /// A DECIMAL with this many digits after the point.
     Dec(u8),
     Double,
@@ -659,6 +663,19 @@ impl Scope {
                 .collect::<Vec<_>>()
         });
         let kids = read.as_deref().unwrap_or(kids);
+        // An unsigned operand read as its value (not its bits) is an integer there.
+        let valued: Vec<Ty> = kids
+            .iter()
+            .zip(unsigned_reads(e, kids))
+            .map(|(t, bits)| {
+                if *t == Ty::UInt && !bits {
+                    unsigned_value(e)
+                } else {
+                    *t
+                }
+            })
+            .collect();
+        let kids = valued.as_slice();
         let expected = children(e);
         // A function's arguments come first among the types met, whatever its clauses add.
         let aligned = kids.len() == expected.len()
@@ -690,21 +707,34 @@ impl Scope {
                 // `0x41` and `b'1'` are numbers in an expression (alone in a select list, their
                 // bytes: `Scope::item`); `x'41'` a binary string.
                 Value::HexStringLiteral(_) if hex_string_at(v.span.start) => Ty::Binary,
-                Value::HexStringLiteral(_) | Value::SingleQuotedByteStringLiteral(_) => Ty::Int,
+                Value::HexStringLiteral(_) | Value::SingleQuotedByteStringLiteral(_) => Ty::UInt,
                 _ => Ty::Other,
             },
             Expr::Nested(_) => kid(0),
+            // `-9223372036854775808` is the least BIGINT; any other unsigned literal negated a
+            // DECIMAL, as MySQL types them.
+            Expr::UnaryOp {
+                op: UnaryOperator::Minus,
+                expr,
+            } if unsigned_literal(expr).is_some() => {
+                if unsigned_literal(expr) == Some(1 << 63) {
+                    Ty::Int
+                } else {
+                    Ty::Dec(0)
+                }
+            }
             Expr::UnaryOp { op, .. } => {
                 let t = kid(0);
                 match op {
                     UnaryOperator::Minus | UnaryOperator::Plus => match t {
-                        Ty::Int | Ty::Dec(_) | Ty::Double => t,
+                        Ty::Int | Ty::UInt | Ty::Dec(_) | Ty::Double => t,
                         Ty::Null => Ty::Double,
                         // A string negated is read as a DOUBLE.
                         Ty::Text if *op == UnaryOperator::Minus => Ty::Double,
                         _ => Ty::Other,
                     },
-                    UnaryOperator::Not | UnaryOperator::BitwiseNot => Ty::Int,
+                    UnaryOperator::Not => Ty::Int,
+                    UnaryOperator::BitwiseNot => Ty::UInt,
                     _ => Ty::Other,
                 }
             }
@@ -726,7 +756,7 @@ impl Scope {
             | Expr::Extract { .. } => Ty::Int,
             Expr::Substring { .. } | Expr::Trim { .. } => Ty::Text,
             Expr::Ceil { .. } | Expr::Floor { .. } => match kid(0) {
-                t @ (Ty::Int | Ty::Double | Ty::DateTime | Ty::Time) => t,
+                t @ (Ty::Int | Ty::UInt | Ty::Double | Ty::DateTime | Ty::Time) => t,
                 Ty::Dec(_) => Ty::Int,
                 // A string is read as a DOUBLE.
                 Ty::Null | Ty::Text | Ty::Binary => Ty::Double,
@@ -869,10 +899,11 @@ pub(super) fn reads_numbers(e: &Expr) -> Option<Reading> {
             op: UnaryOperator::BitwiseNot,
             ..
         } => Some(Reading::Numbers),
-        Expr::Cast { data_type, .. } => {
-            matches!(cast_type(data_type), Ty::Int | Ty::Dec(_) | Ty::Double)
-                .then_some(Reading::Numbers)
-        }
+        Expr::Cast { data_type, .. } => matches!(
+            cast_type(data_type),
+            Ty::Int | Ty::UInt | Ty::Dec(_) | Ty::Double
+        )
+        .then_some(Reading::Numbers),
         Expr::Ceil { field, .. } | Expr::Floor { field, .. } if plain_rounding(field) => {
             Some(Reading::Rounded)
         }
@@ -904,62 +935,227 @@ pub(super) fn as_number(r: Reading, t: Ty) -> Option<Ty> {
     }
 }
 
-/// The expressions an expression's type is made of, in the order sqlparser's visitor meets
-/// them (the translation types each node as it leaves it, from its children's types). A
-/// subquery's are its own query's, typed apart.
-pub(super) fn children(e: &Expr) -> Vec<&Expr> {
+/// The value of an integer literal from 2^63 to 2^64-1 (a BIGINT UNSIGNED), where `e` is one,
+/// as written or as the translation wrote it (its 64 bits, `(-1)`: no identifier is so named).
+pub(super) fn unsigned_literal(e: &Expr) -> Option<u64> {
     match e {
-        Expr::Nested(x)
-        | Expr::UnaryOp { expr: x, .. }
-        | Expr::IsNull(x)
-        | Expr::IsNotNull(x)
-        | Expr::IsTrue(x)
-        | Expr::IsNotTrue(x)
-        | Expr::IsFalse(x)
-        | Expr::IsNotFalse(x)
-        | Expr::Cast { expr: x, .. } => vec![x],
-        Expr::Convert { expr, styles, .. } if styles.is_empty() => vec![expr],
-        Expr::Ceil { expr, field } | Expr::Floor { expr, field } if plain_rounding(field) => {
-            vec![expr]
-        }
-        Expr::BinaryOp { left, right, .. } => vec![left, right],
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) if n.parse::<i64>().is_err() => n.parse().ok(),
+            _ => None,
+        },
+        Expr::Identifier(i) if i.quote_style.is_none() => i
+            .value
+            .strip_prefix('(')
+            .and_then(|v| v.strip_suffix(')'))
+            .and_then(|v| v.parse::<i64>().ok())
+            .filter(|v| *v < 0)
+            .map(|v| v as u64),
+        _ => None,
+    }
+}
+
+/// Whether an integer operation on `l` and `r` (`+ - * % DIV`) is unsigned, as MySQL's is: where
+/// an operand is, for `%` where its dividend is.
+pub(super) fn unsigned_result(op: &BinaryOperator, l: Ty, r: Ty) -> bool {
+    use BinaryOperator as B;
+    match op {
+        B::Plus | B::Minus | B::Multiply | B::MyIntegerDivide => l == Ty::UInt || r == Ty::UInt,
+        B::Modulo => l == Ty::UInt,
+        _ => false,
+    }
+}
+
+/// The type of a BIGINT UNSIGNED where `e` reads it as its value ([`unsigned_reads`]): an
+/// integer, but for a result merged with others (`IF`, `IFNULL`, `COALESCE`, `CASE`,
+/// `GREATEST`, `LEAST`), where a signed and an unsigned integer make a DECIMAL, as in MySQL
+/// (`IF(c, 1, ~0)`).
+pub(super) fn unsigned_value(e: &Expr) -> Ty {
+    let merges = match e {
+        Expr::Case { .. } => true,
+        Expr::Function(f) => matches!(
+            f.name.to_string().to_ascii_uppercase().as_str(),
+            "IF" | "IFNULL" | "COALESCE" | "GREATEST" | "LEAST"
+        ),
+        _ => false,
+    };
+    if merges {
+        Ty::Dec(0)
+    } else {
+        Ty::Int
+    }
+}
+
+/// Which of `e`'s operands (its [`children`], of types `kids`) it reads as 64 bits, where one
+/// is a BIGINT UNSIGNED ([`Ty::UInt`]): the bit operations and `BIT_AND`/`BIT_OR`/`BIT_XOR`/
+/// `BIT_COUNT`, a cast to an integer (`CAST(~0 AS SIGNED)` is -1), integer arithmetic and
+/// comparisons of integers (each exact by its operands' signedness), `MIN`/`MAX`, a result
+/// merged with others of its type (`IF`, `IFNULL`, `COALESCE`, `CASE`), and what leaves an
+/// integer as it is (`FLOOR`, `CEIL`, `ABS`, `ROUND`/`TRUNCATE` to no fewer digits, `+x`,
+/// parentheses). One rule per consumer, where SQLite would read the bits as a signed `i64`;
+/// every other consumer reads the value (an integer below 2^63, else its digits).
+pub(super) fn unsigned_reads(e: &Expr, kids: &[Ty]) -> Vec<bool> {
+    use BinaryOperator as B;
+    let integers = |ks: &[Ty]| ks.iter().all(|t| matches!(t, Ty::Int | Ty::UInt));
+    // A merged result keeps its bits where every result is unsigned (or NULL, in `IF` alone:
+    // MariaDB's `IFNULL`, `COALESCE` and `CASE` make a DECIMAL of one beside a NULL).
+    let merged = |at: &[usize], nulls: bool| {
+        let all = at.iter().all(|k| match kids.get(*k) {
+            Some(Ty::UInt) => true,
+            Some(Ty::Null) => nulls,
+            _ => false,
+        });
+        (0..kids.len()).map(|k| all && at.contains(&k)).collect()
+    };
+    let all = |b: bool| vec![b; kids.len()];
+    match e {
+        Expr::Nested(_) => all(true),
+        Expr::UnaryOp { op, .. } => all(matches!(
+            op,
+            UnaryOperator::BitwiseNot | UnaryOperator::Plus
+        )),
+        Expr::BinaryOp { op, .. } => all(match op {
+            B::BitwiseOr
+            | B::BitwiseAnd
+            | B::BitwiseXor
+            | B::PGBitwiseShiftLeft
+            | B::PGBitwiseShiftRight => true,
+            B::Plus
+            | B::Minus
+            | B::Multiply
+            | B::Modulo
+            | B::MyIntegerDivide
+            | B::Eq
+            | B::NotEq
+            | B::Lt
+            | B::LtEq
+            | B::Gt
+            | B::GtEq
+            | B::Spaceship => integers(kids),
+            _ => false,
+        }),
         Expr::In {
-            expr,
-            target: InTarget::List(list),
+            target: InTarget::List(_),
             ..
-        } => std::iter::once(expr.as_ref()).chain(list).collect(),
-        Expr::Between {
-            expr, low, high, ..
-        } => vec![expr, low, high],
-        Expr::Like { expr, pattern, .. } | Expr::RLike { expr, pattern, .. } => {
-            vec![expr, pattern]
         }
+        | Expr::Between { .. } => all(integers(kids)),
+        Expr::Cast { data_type, .. } => all(matches!(cast_type(data_type), Ty::Int | Ty::UInt)),
+        Expr::Convert {
+            data_type: Some(t), ..
+        } => all(matches!(cast_type(t), Ty::Int | Ty::UInt)),
+        Expr::Ceil { field, .. } | Expr::Floor { field, .. } => all(plain_rounding(field)),
         Expr::Case {
             operand,
             conditions,
             else_result,
             ..
-        } => operand
-            .as_deref()
-            .into_iter()
-            .chain(conditions.iter().flat_map(|c| [&c.condition, &c.result]))
-            .chain(else_result.as_deref())
-            .collect(),
-        // Its arguments, which the visitor meets before a `GROUP_CONCAT`'s clauses, a
-        // `FILTER` or an `OVER` (whose expressions follow them among the types met).
-        Expr::Function(f) => match &f.args {
-            FunctionArguments::List(list) => list
-                .args
-                .iter()
-                .filter_map(|a| match a {
-                    FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => Some(x),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        },
-        _ => Vec::new(),
+        } => merged(
+            &case_results(operand.is_some(), conditions.len(), else_result.is_some())
+                .collect::<Vec<_>>(),
+            false,
+        ),
+        Expr::Function(f) => {
+            let name = f.name.to_string().to_ascii_uppercase();
+            let n = kids.len();
+            match name.as_str() {
+                "BIT_AND" | "BIT_OR" | "BIT_XOR" | "BIT_COUNT" | "MIN" | "MAX" => all(true),
+                // `MOD(a, b)` is `a % b`.
+                "MOD" => all(n == 2 && integers(kids)),
+                "FLOOR" | "CEIL" | "CEILING" | "ABS" => all(n == 1),
+                // To no fewer digits than it has: itself.
+                "ROUND" | "TRUNCATE" => match &f.args {
+                    FunctionArguments::List(list) => {
+                        let keeps = n == 1
+                            || list
+                                .args
+                                .get(1)
+                                .and_then(literal_arg)
+                                .is_some_and(|d| d >= 0);
+                        (0..n).map(|k| k == 0 && keeps).collect()
+                    }
+                    _ => all(false),
+                },
+                "IF" if n == 3 => merged(&[1, 2], true),
+                "IFNULL" | "COALESCE" | "GREATEST" | "LEAST" => {
+                    merged(&(0..n).collect::<Vec<_>>(), false)
+                }
+                _ => all(false),
+            }
+        }
+        _ => all(false),
     }
+}
+
+/// The one list of [`children`], for a shared or a mutable expression (`mut`).
+macro_rules! children_of {
+    ($e:expr $(, $m:ident)?) => {
+        match $e {
+            Expr::Nested(x)
+            | Expr::UnaryOp { expr: x, .. }
+            | Expr::IsNull(x)
+            | Expr::IsNotNull(x)
+            | Expr::IsTrue(x)
+            | Expr::IsNotTrue(x)
+            | Expr::IsFalse(x)
+            | Expr::IsNotFalse(x)
+            | Expr::Cast { expr: x, .. } => vec![&$($m)? **x],
+            Expr::Convert { expr, styles, .. } if styles.is_empty() => vec![&$($m)? **expr],
+            Expr::Ceil { expr, field } | Expr::Floor { expr, field } if plain_rounding(field) => {
+                vec![&$($m)? **expr]
+            }
+            Expr::BinaryOp { left, right, .. } => vec![&$($m)? **left, &$($m)? **right],
+            Expr::In {
+                expr,
+                target: InTarget::List(list),
+                ..
+            } => std::iter::once(&$($m)? **expr).chain(list).collect(),
+            Expr::Between {
+                expr, low, high, ..
+            } => vec![&$($m)? **expr, &$($m)? **low, &$($m)? **high],
+            Expr::Like { expr, pattern, .. } | Expr::RLike { expr, pattern, .. } => {
+                vec![&$($m)? **expr, &$($m)? **pattern]
+            }
+            Expr::Case {
+                operand,
+                conditions,
+                else_result,
+                ..
+            } => operand
+                .into_iter()
+                .map(|x| &$($m)? **x)
+                .chain(
+                    conditions
+                        .into_iter()
+                        .flat_map(|c| [&$($m)? c.condition, &$($m)? c.result]),
+                )
+                .chain(else_result.into_iter().map(|x| &$($m)? **x))
+                .collect(),
+            // Its arguments, which the visitor meets before a `GROUP_CONCAT`'s clauses, a
+            // `FILTER` or an `OVER` (whose expressions follow them among the types met).
+            Expr::Function(f) => match &$($m)? f.args {
+                FunctionArguments::List(list) => (&$($m)? list.args)
+                    .into_iter()
+                    .filter_map(|a| match a {
+                        FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => Some(x),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        }
+    };
+}
+
+/// The expressions an expression's type is made of, in the order sqlparser's visitor meets
+/// them (the translation types each node as it leaves it, from its children's types). A
+/// subquery's are its own query's, typed apart.
+pub(super) fn children(e: &Expr) -> Vec<&Expr> {
+    children_of!(e)
+}
+
+/// [`children`], to rewrite in place (the translation wraps an operand in a conversion).
+pub(super) fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
+    children_of!(e, mut)
 }
 
 /// How MySQL brings a comparison's operands to one type ("Type Conversion in Expression
@@ -989,7 +1185,7 @@ enum Kind {
 
 fn kind(t: Ty) -> Option<Kind> {
     Some(match t {
-        Ty::Int | Ty::Dec(_) | Ty::Double => Kind::Number,
+        Ty::Int | Ty::UInt | Ty::Dec(_) | Ty::Double => Kind::Number,
         Ty::Text => Kind::String,
         Ty::Binary => Kind::Binary,
         Ty::Date | Ty::DateTime => Kind::Temporal,
@@ -1075,6 +1271,9 @@ fn number(n: &str) -> Ty {
         Ty::Double
     } else if let Some((_, decimals)) = n.split_once('.') {
         dec(decimals.len() as u32)
+    } else if n.parse::<i64>().is_err() && n.parse::<u64>().is_ok() {
+        // 2^63 to 2^64-1: a BIGINT UNSIGNED, as MySQL reads it.
+        Ty::UInt
     } else {
         Ty::Int
     }
@@ -1091,7 +1290,7 @@ fn dec(s: u32) -> Ty {
 /// The scale of an exact number (an integer's is 0).
 fn exact(t: Ty) -> Option<u32> {
     match t {
-        Ty::Int => Some(0),
+        Ty::Int | Ty::UInt => Some(0),
         Ty::Dec(s) => Some(s as u32),
         _ => None,
     }
@@ -1113,17 +1312,25 @@ fn binary(op: &BinaryOperator, l: Ty, r: Ty) -> Ty {
             _ => Ty::Other,
         },
     };
-    let int_or = |t: Ty| {
-        if (l, r) == (Ty::Int, Ty::Int) {
-            Ty::Int
-        } else {
-            t
-        }
+    // Integers make an integer: unsigned where an operand is (`%`: where its dividend is), as
+    // MySQL's result is ([`unsigned_result`]).
+    let integers = [l, r].iter().all(|t| matches!(t, Ty::Int | Ty::UInt));
+    let int_or = |t: Ty| match (integers, unsigned_result(op, l, r)) {
+        (true, true) => Ty::UInt,
+        (true, false) => Ty::Int,
+        _ => t,
     };
     match op {
         B::Plus | B::Minus | B::Modulo => arithmetic(&|a, b| int_or(dec(a.max(b)))),
         B::Multiply => arithmetic(&|a, b| int_or(dec(a + b))),
         B::Divide => arithmetic(&|a, _| dec(a + div_increment())),
+        B::MyIntegerDivide if unsigned_result(op, l, r) => Ty::UInt,
+        // Bit operations are on 64 unsigned bits, whatever their operands.
+        B::BitwiseOr
+        | B::BitwiseAnd
+        | B::BitwiseXor
+        | B::PGBitwiseShiftLeft
+        | B::PGBitwiseShiftRight => Ty::UInt,
         B::MyIntegerDivide
         | B::Gt
         | B::Lt
@@ -1135,9 +1342,6 @@ fn binary(op: &BinaryOperator, l: Ty, r: Ty) -> Ty {
         | B::And
         | B::Or
         | B::Xor
-        | B::BitwiseOr
-        | B::BitwiseAnd
-        | B::BitwiseXor
         | B::Regexp => Ty::Int,
         // `||`: `OR`, or `CONCAT` under `PIPES_AS_CONCAT`.
         B::StringConcat if pipes_as_concat() => Ty::Text,
@@ -1166,13 +1370,15 @@ pub(super) fn case_results(
 /// (`translate` writes the DATE's value as one).
 fn merge(a: Ty, b: Ty) -> Ty {
     let temporal = |t: Ty| matches!(t, Ty::Date | Ty::DateTime | Ty::Time);
-    let number = |t: Ty| matches!(t, Ty::Int | Ty::Dec(_) | Ty::Double);
+    let number = |t: Ty| matches!(t, Ty::Int | Ty::UInt | Ty::Dec(_) | Ty::Double);
     match (a, b) {
         (Ty::Null, t) | (t, Ty::Null) => t,
         (Ty::Text, t) | (t, Ty::Text) if t != Ty::Other && t != Ty::Binary => Ty::Text,
         (a, b) if (temporal(a) && number(b)) || (number(a) && temporal(b)) => Ty::Text,
         (Ty::Date, Ty::DateTime) | (Ty::DateTime, Ty::Date) => Ty::DateTime,
         (a, b) if a == b && !matches!(a, Ty::Dec(_)) => a,
+        // A signed and an unsigned integer: a DECIMAL, which holds both.
+        (Ty::Int, Ty::UInt) | (Ty::UInt, Ty::Int) => Ty::Dec(0),
         (Ty::Int, Ty::Int) => Ty::Int,
         (Ty::Double, Ty::Int | Ty::Dec(_) | Ty::Double) | (Ty::Int | Ty::Dec(_), Ty::Double) => {
             Ty::Double
@@ -1205,7 +1411,7 @@ fn moved(t: Ty, interval: &Expr) -> Ty {
         (Ty::DateTime, _) => Ty::DateTime,
         // A string, a number or NULL moved is a string, as in MySQL (its value read as a
         // DATE or DATETIME, the result written as one).
-        (Ty::Text | Ty::Null | Ty::Int | Ty::Dec(_) | Ty::Double, _) => Ty::Text,
+        (Ty::Text | Ty::Null | Ty::Int | Ty::UInt | Ty::Dec(_) | Ty::Double, _) => Ty::Text,
         (Ty::Date, Expr::Interval(i)) if i.last_field.is_none() => match &i.leading_field {
             Some(F::Day | F::Week(_) | F::Month | F::Quarter | F::Year) => Ty::Date,
             Some(F::Hour | F::Minute | F::Second | F::Microsecond) => Ty::DateTime,
@@ -1225,13 +1431,8 @@ pub(super) fn cast_type(t: &DataType) -> Ty {
             // one has two decimals; of an integer, none).
             _ => dec(0),
         },
-        D::Signed
-        | D::SignedInteger
-        | D::Unsigned
-        | D::UnsignedInteger
-        | D::Int(_)
-        | D::Integer(_)
-        | D::BigInt(_) => Ty::Int,
+        D::Unsigned | D::UnsignedInteger => Ty::UInt,
+        D::Signed | D::SignedInteger | D::Int(_) | D::Integer(_) | D::BigInt(_) => Ty::Int,
         D::Double(_) | D::DoublePrecision | D::Float(_) | D::Real => Ty::Double,
         D::Char(_) | D::Varchar(_) | D::Text | D::Nvarchar(_) => Ty::Text,
         D::Binary(_) | D::Varbinary(_) | D::Blob(_) => Ty::Binary,
@@ -1376,6 +1577,7 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
     let one = args.len() == 1 && !star;
     match name {
         "COUNT" => Ty::Int,
+        "BIT_OR" | "BIT_AND" | "BIT_XOR" if one => Ty::UInt,
         // The deviations and variances: doubles.
         "STD" | "VARIANCE" | "VAR_POP" | "VAR_SAMP" => Ty::Double,
         _ if name.starts_with("STDDEV") => Ty::Double,
@@ -1404,6 +1606,8 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
             Ty::Text | Ty::Binary => Ty::Double,
             t => t,
         },
+        // An unsigned integer rounded or made positive is itself ([`unsigned_reads`]).
+        "FLOOR" | "CEIL" | "CEILING" | "ABS" if one && arg(0) == Ty::UInt => Ty::UInt,
         "FLOOR" | "CEIL" | "CEILING" | "SIGN" if one && exact(arg(0)).is_some() => Ty::Int,
         "SIGN" if one => Ty::Int,
         // A string rounded is read as a DOUBLE.
@@ -1416,7 +1620,7 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
             arg(0)
         }
         "ROUND" | "TRUNCATE" if !args.is_empty() && args.len() <= 2 => match arg(0) {
-            Ty::Int => Ty::Int,
+            t @ (Ty::Int | Ty::UInt) => t,
             Ty::Double => Ty::Double,
             Ty::Dec(_) => match args.get(1) {
                 None => Ty::Int,
@@ -1602,6 +1806,94 @@ mod tests {
             comparison(&[scope.column("req_count"), Ty::Text]),
             Some(Coercion::Double)
         );
+    }
+
+    /// The type of `SELECT expr`'s column.
+    fn ty(expr: &str) -> Ty {
+        let sql = format!("SELECT {expr}");
+        let parsed = Parser::parse_sql(&MySql, &sql);
+        let Ok([Statement::Query(q)]) = parsed.as_deref() else {
+            unreachable!("{sql}")
+        };
+        match query_columns(q, &Vec::new(), &mut Vec::new()).as_deref() {
+            Some([(_, t, _)]) => *t,
+            _ => Ty::Other,
+        }
+    }
+
+    /// A BIGINT UNSIGNED's producers make one; its consumers read its bits where MySQL's do,
+    /// else its value (an integer, a DECIMAL where merged with a signed integer), as MariaDB
+    /// 10.11 types them.
+    #[test]
+    fn unsigned_integers_are_typed_by_one_rule_per_operator() {
+        let cases: &[(&str, Ty)] = &[
+            ("18446744073709551615", Ty::UInt),
+            ("9223372036854775807", Ty::Int),
+            ("CAST(-1 AS UNSIGNED)", Ty::UInt),
+            ("~0", Ty::UInt),
+            ("1 | 2", Ty::UInt),
+            ("1 << 2", Ty::UInt),
+            ("0x41 + 0", Ty::UInt),
+            ("~0 + 1", Ty::UInt),
+            ("1 - CAST(1 AS UNSIGNED)", Ty::UInt),
+            ("-5 % CAST(3 AS UNSIGNED)", Ty::Int),
+            ("CAST(5 AS UNSIGNED) % -3", Ty::UInt),
+            ("7 DIV CAST(2 AS UNSIGNED)", Ty::UInt),
+            ("~0 + 0.5", Ty::Dec(1)),
+            ("~0 / 2", Ty::Dec(4)),
+            ("~0 + 1e0", Ty::Double),
+            ("CAST(~0 AS SIGNED)", Ty::Int),
+            ("~0 > 5", Ty::Int),
+            ("-CAST(1 AS UNSIGNED)", Ty::Int),
+            ("-9223372036854775808", Ty::Int),
+            ("-18446744073709551615", Ty::Dec(0)),
+            ("MOD(~0, 2)", Ty::UInt),
+            ("GREATEST(~0, ~1)", Ty::UInt),
+            ("GREATEST(~0, 1)", Ty::Dec(0)),
+            ("IFNULL(~0, NULL)", Ty::Dec(0)),
+            ("IF(1, ~0, NULL)", Ty::UInt),
+            ("IF(1, ~0, ~1)", Ty::UInt),
+            ("IF(1, ~0, 1)", Ty::Dec(0)),
+            ("COALESCE(NULL, ~0)", Ty::Dec(0)),
+            ("COALESCE(~1, ~0)", Ty::UInt),
+            ("FLOOR(~0)", Ty::UInt),
+            ("ROUND(~0, 2)", Ty::UInt),
+            ("MAX(~0)", Ty::UInt),
+            ("BIT_OR(NULL)", Ty::UInt),
+            ("BIT_COUNT(~0)", Ty::Int),
+            ("SUM(~0)", Ty::Dec(0)),
+            ("CONCAT(~0)", Ty::Text),
+        ];
+        for (expr, t) in cases {
+            assert_eq!(ty(expr), *t, "{expr}");
+        }
+        // Which operands are read as bits.
+        let reads = |expr: &str, kids: &[Ty]| {
+            let parsed = Parser::parse_sql(&MySql, &format!("SELECT {expr}"));
+            let Ok([Statement::Query(q)]) = parsed.as_deref() else {
+                unreachable!()
+            };
+            let SetExpr::Select(s) = q.body.as_ref() else {
+                unreachable!()
+            };
+            let SelectItem::UnnamedExpr(e) = &s.projection[0] else {
+                unreachable!()
+            };
+            unsigned_reads(e, kids)
+        };
+        assert_eq!(reads("a + b", &[Ty::UInt, Ty::Int]), [true, true]);
+        assert_eq!(reads("a + b", &[Ty::UInt, Ty::Double]), [false, false]);
+        assert_eq!(
+            reads("a IN (b, c)", &[Ty::UInt, Ty::Int, Ty::Text]),
+            [false; 3]
+        );
+        assert_eq!(
+            reads("IF(a, b, c)", &[Ty::Int, Ty::UInt, Ty::Null]),
+            [false, true, true]
+        );
+        assert_eq!(reads("SUM(a)", &[Ty::UInt]), [false]);
+        assert_eq!(reads("-a", &[Ty::UInt]), [false]);
+        assert_eq!(reads("ROUND(a, -1)", &[Ty::UInt, Ty::Int]), [false, false]);
     }
 
     #[test]
