@@ -135,19 +135,47 @@ impl<R: Render> Streamed<R> {
 }
 
 /// A chunked answer's memory (`/api/v1/requests`, whose scan renders its chunks as it goes; a
-/// request log's page, read from the store a chunk at a time):
-/// the chunk about to be built, counted before it is built ([`ChunkedAnswer::next`]), and each
-/// chunk built, counted from then until hyper lets go of it once written to the socket
-/// ([`ChunkedAnswer::counted`]). So a client that does not read holds, counted, the chunks its
-/// answer's queue and hyper hold, and no chunk is built while the budget has no room for it
-/// beside another answer being sent ([`ChunkedAnswer::claim`]).
+/// request log's page, read from the store a chunk at a time): the room it was admitted with
+/// (`most`: the chunk being built and those its queue and hyper hold), kept for it until its
+/// last chunk is made, and beyond that room what it holds when it holds more (the chunk being
+/// built, counted before it is built: [`ChunkedAnswer::next`]; each chunk built, counted until
+/// hyper lets go of it once written to the socket: [`ChunkedAnswer::counted`]). So a client that
+/// does not read holds, counted, the chunks its answer's queue and hyper hold; and an answer
+/// once admitted is never starved of room by answers admitted after it (a 503 is only given
+/// before the first byte).
 pub struct ChunkedAnswer {
-    next: Account,
-    chunks: std::sync::Arc<Account>,
+    room: std::sync::Arc<Room>,
     /// Its share of [`SENDING`], until the answer is dropped.
     _sending: Sending,
     /// The bound a chunk is counted at before it is built.
     chunk: u64,
+}
+
+/// What a [`ChunkedAnswer`] counts: the most of the room it keeps and what it holds.
+struct Room {
+    account: Account,
+    held: parking_lot::Mutex<RoomHeld>,
+}
+
+#[derive(Default)]
+struct RoomHeld {
+    /// The room kept (`most` until the last chunk is made, then 0).
+    kept: u64,
+    /// The chunk being built, at its bound.
+    building: u64,
+    /// The chunks built and not yet let go of.
+    chunks: u64,
+}
+
+impl Room {
+    /// Changes what is held, and settles the account under the same lock so that changes from
+    /// the answer's task and from hyper's drops are counted in the order they happen.
+    fn change(&self, f: impl FnOnce(&mut RoomHeld)) {
+        let mut held = self.held.lock();
+        f(&mut held);
+        self.account
+            .settle(held.kept.max(held.building + held.chunks));
+    }
 }
 
 impl ChunkedAnswer {
@@ -160,51 +188,55 @@ impl ChunkedAnswer {
         most: u64,
         budget: &std::sync::Arc<Budget>,
     ) -> Result<ChunkedAnswer, ApiError> {
-        let (next, sending) = admit(most, budget)?;
-        next.settle(chunk);
+        let (account, sending) = admit(most, budget)?;
+        let room = Room {
+            account,
+            held: parking_lot::Mutex::new(RoomHeld {
+                kept: most,
+                ..RoomHeld::default()
+            }),
+        };
+        room.change(|_| {});
         Ok(ChunkedAnswer {
-            next,
-            chunks: std::sync::Arc::new(Account::new(std::sync::Arc::clone(budget))),
+            room: std::sync::Arc::new(room),
             _sending: sending,
             chunk,
         })
     }
 
-    /// Whether the next chunk may be built now, and if so its bound counted: the budget has room
-    /// for it, or it is the only answer being sent (as [`admit`] gives one whatever the budget
-    /// says). Counted first, then looked at (and taken back when past the limit), so that answers
-    /// waiting for room that find it at once never take the budget past its limit together.
-    pub fn claim(&self) -> bool {
-        use std::sync::atomic::Ordering::Relaxed;
-        self.next.settle(self.chunk);
-        let budget = self.next.budget();
-        if SENDING.load(Relaxed) <= self._sending.0 || budget.used() <= budget.limit() {
-            return true;
-        }
-        self.next.settle(0);
-        false
-    }
-
-    /// The next chunk is being built (`true`) or none is left to build (`false`): its bound is
+    /// The next chunk is being built (`true`) or none is being built (`false`): its bound is
     /// counted, or no longer.
     pub fn next(&self, building: bool) {
-        self.next.settle(if building { self.chunk } else { 0 });
+        let bound = if building { self.chunk } else { 0 };
+        self.room.change(|h| h.building = bound);
+    }
+
+    /// The last chunk is made: the room kept for the ones to come is given back; the chunks
+    /// not yet written stay counted.
+    pub fn finished(&self) {
+        self.room.change(|h| {
+            h.kept = 0;
+            h.building = 0;
+        });
     }
 
     /// A chunk built: counted until hyper drops it.
     pub fn counted(&self, chunk: Vec<u8>) -> axum::body::Bytes {
         let bytes = (chunk.capacity() + BLOCK_OVERHEAD) as u64;
-        self.chunks.grow(bytes);
+        self.room.change(|h| h.chunks += bytes);
         axum::body::Bytes::from_owner(Counted {
             chunk,
             bytes,
-            account: std::sync::Arc::clone(&self.chunks),
+            room: std::sync::Arc::clone(&self.room),
         })
     }
 }
 
-/// How often an answer waiting for room in the memory budget looks again.
-const ROOM_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
+impl Drop for ChunkedAnswer {
+    fn drop(&mut self) {
+        self.finished();
+    }
+}
 
 /// What a [`ChunkedAnswer`]'s chunks are made by (a raw scan, a request log's page), a chunk at a
 /// time on the blocking pool under a query slot.
@@ -215,12 +247,11 @@ pub trait Chunks: Send + 'static {
     fn done(&self) -> bool;
 }
 
-/// The body of `chunks`' answer: each chunk made once the queue (`queue` chunks) has room for it
-/// and, after the first (admitted with the answer), once the budget has room for it
-/// ([`ChunkedAnswer::claim`]), waiting holding no query slot; each on the blocking pool under a
-/// slot (`first` for the first one, when the caller took it to answer 503 while none is free),
-/// until the answer is complete or the client is gone. A chunk that fails cuts the connection
-/// (its status line is sent): its client never takes a part of an answer for the whole.
+/// The body of `chunks`' answer: each chunk made once the queue (`queue` chunks) has room for
+/// it, in the room the answer was admitted with; each on the blocking pool under a slot
+/// (`first` for the first one, when the caller took it to answer 503 while none is free), until
+/// the answer is complete or the client is gone. A chunk that fails cuts the connection (its
+/// status line is sent): its client never takes a part of an answer for the whole.
 pub fn send_chunks<C: Chunks>(
     state: AppState,
     chunks: C,
@@ -235,16 +266,7 @@ pub fn send_chunks<C: Chunks>(
         loop {
             // Room for the chunk first, then a slot: no slot waits on the client.
             let Ok(room) = tx.reserve().await else { return };
-            if first.is_some() {
-                answer.next(true);
-            } else {
-                while !answer.claim() {
-                    if tx.is_closed() {
-                        return;
-                    }
-                    tokio::time::sleep(ROOM_WAIT).await;
-                }
-            }
+            answer.next(true);
             let slot = match first.take() {
                 Some(slot) => slot,
                 None => match std::sync::Arc::clone(&state.query_slots)
@@ -283,11 +305,11 @@ pub fn send_chunks<C: Chunks>(
     }))
 }
 
-/// A chunk of a [`ChunkedAnswer`], counted in its account until dropped.
+/// A chunk of a [`ChunkedAnswer`], counted in its room until dropped.
 struct Counted {
     chunk: Vec<u8>,
     bytes: u64,
-    account: std::sync::Arc<Account>,
+    room: std::sync::Arc<Room>,
 }
 
 impl AsRef<[u8]> for Counted {
@@ -298,7 +320,8 @@ impl AsRef<[u8]> for Counted {
 
 impl Drop for Counted {
     fn drop(&mut self) {
-        self.account.shrink(self.bytes);
+        let bytes = self.bytes;
+        self.room.change(|h| h.chunks -= bytes);
     }
 }
 
@@ -556,32 +579,47 @@ mod tests {
     }
 
     #[test]
-    fn a_chunked_answer_counts_its_next_chunk_before_it_is_built_and_each_until_it_is_written() {
+    fn a_chunked_answer_keeps_its_room_and_counts_each_chunk_until_it_is_written() {
         let budget = Budget::new(64 << 20);
-        let answer = ChunkedAnswer::admit(256 << 10, 5 * (256 << 10), &budget).unwrap();
-        assert_eq!(
-            budget.used(),
-            256 << 10,
-            "the first chunk, before it is built"
-        );
-        let chunk = answer.counted(vec![7u8; 300 << 10]);
+        let most = 5 * (256 << 10);
+        let answer = ChunkedAnswer::admit(256 << 10, most, &budget).unwrap();
+        assert_eq!(budget.used(), most, "its room, before a chunk is built");
         answer.next(true);
-        let held = (300 << 10) + BLOCK_OVERHEAD as u64 + (256 << 10);
-        assert_eq!(budget.used(), held);
+        let chunk = answer.counted(vec![7u8; 300 << 10]);
+        let one = (300 << 10) + BLOCK_OVERHEAD as u64;
+        assert_eq!(budget.used(), most, "within its room");
         answer.next(false);
+        // Past its room, what it holds.
+        let more: Vec<_> = (0..4)
+            .map(|_| answer.counted(vec![7u8; 300 << 10]))
+            .collect();
+        answer.next(true);
+        assert_eq!(budget.used(), 5 * one + (256 << 10));
+        answer.next(false);
+        drop(more);
+        assert_eq!(budget.used(), most, "written: back to its room");
+        answer.finished();
         let copy = chunk.clone();
         drop(chunk);
-        assert_eq!(
-            budget.used(),
-            (300 << 10) + BLOCK_OVERHEAD as u64,
-            "a clone holds it"
-        );
+        assert_eq!(budget.used(), one, "made: a clone holds the last chunk");
         drop(copy);
         assert_eq!(budget.used(), 0, "written: out of the budget");
-        // Beside another answer being sent, no room past the limit.
-        let full = Budget::new(1 << 20);
-        let first = ChunkedAnswer::admit(256 << 10, 900 << 10, &full).unwrap();
-        assert!(first.claim(), "alone, an answer is given its chunk");
+        drop(answer);
+        assert_eq!(budget.used(), 0);
+        // Beside another answer being sent, no room past the limit; the one admitted keeps its
+        // room whatever is asked after it (it is never starved).
+        let full = Budget::new(4 << 20);
+        let first = ChunkedAnswer::admit(256 << 10, 3 << 20, &full).unwrap();
+        let e = ChunkedAnswer::admit(256 << 10, 1200 << 10, &full)
+            .err()
+            .unwrap();
+        assert_eq!((e.status.as_u16(), e.error), (503, "memory_full"));
+        assert_eq!(full.used(), 3 << 20);
+        first.next(true);
+        let written = first.counted(vec![0u8; 200 << 10]);
+        first.next(false);
+        drop(written);
+        assert_eq!(full.used(), 3 << 20, "its room kept while its client reads");
         let e = ChunkedAnswer::admit(256 << 10, 1200 << 10, &full)
             .err()
             .unwrap();
