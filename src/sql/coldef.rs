@@ -667,7 +667,14 @@ fn binary(op: &BinaryOperator, ty: Ty, l: Meta, r: Meta) -> Option<Meta> {
         }
         (B::Plus | B::Minus | B::Multiply | B::Divide | B::Modulo, Ty::Double) => Meta::double(
             23,
-            NOT_FIXED,
+            double_decimals(
+                [l, r].iter(),
+                if *op == B::Divide {
+                    super::typing::div_increment()
+                } else {
+                    0
+                },
+            ),
             nullable || matches!(op, B::Divide | B::Modulo),
         ),
         (
@@ -790,6 +797,21 @@ fn cast(ty: Ty, to: &sqlparser::ast::DataType, k: Meta) -> Option<Meta> {
     })
 }
 
+/// The decimals of a DOUBLE computed from operands declared `kids` (MariaDB's
+/// `count_real_length`): the most of theirs (an integer's 0, a DECIMAL's scale, `ROUND(x, 2)`'s
+/// 2), `add` more (`/` and `AVG` add `div_precision_increment`), not fixed (31) where one's are
+/// not (a DOUBLE column, `1e0`, a string). A DOUBLE of fixed decimals is written with them.
+fn double_decimals<'a>(kids: impl IntoIterator<Item = &'a Meta>, add: u32) -> u8 {
+    let mut most = 0;
+    for k in kids {
+        if k.decimals >= NOT_FIXED {
+            return NOT_FIXED;
+        }
+        most = most.max(u32::from(k.decimals));
+    }
+    (most + add).min(u32::from(NOT_FIXED)) as u8
+}
+
 /// `IF`/`IFNULL`/`COALESCE`/`CASE`/`GREATEST`/`LEAST` over results declared `kids`: integers
 /// as LONGLONG where one is, as long as the longest precision and a sign; DECIMALs as
 /// the longest integer part and the largest scale; strings as the longest.
@@ -811,7 +833,7 @@ fn merged(ty: Ty, results: &[Meta]) -> Option<Meta> {
             let int = values.iter().map(|m| m.int_part()).max()?;
             Meta::decimal(int + u32::from(s), u32::from(s), nullable)
         }
-        Ty::Double => Meta::double(23, NOT_FIXED, nullable),
+        Ty::Double => Meta::double(23, double_decimals(values.iter().copied(), 0), nullable),
         // A CHAR beside anything but a VARCHAR stays a CHAR; of NULLs only, a CHAR(0).
         Ty::Text => Meta {
             code: if values.iter().any(|m| m.code == Code::String)
@@ -1163,7 +1185,7 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         "UNIX_TIMESTAMP" if ty == Ty::Int => Meta::fixed(Code::LongLong, 17, true),
         "SUM" => match ty {
             Ty::Dec(s) => Meta::decimal(kid(0)?.precision + 22, u32::from(s), true),
-            Ty::Double => Meta::double(23, NOT_FIXED, true),
+            Ty::Double => Meta::double(23, double_decimals([kid(0)?].iter(), 0), true),
             _ => return None,
         },
         "AVG" => match ty {
@@ -1172,13 +1194,24 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
                 let s = u32::from(s);
                 Meta::decimal(k.precision + s.saturating_sub(k.scale()), s, true)
             }
-            Ty::Double => Meta::double(23, NOT_FIXED, true),
+            Ty::Double => Meta::double(
+                23,
+                double_decimals([kid(0)?].iter(), super::typing::div_increment()),
+                true,
+            ),
             _ => return None,
         },
         "STD" | "STDDEV" | "STDDEV_POP" | "STDDEV_SAMP" | "VARIANCE" | "VAR_POP" | "VAR_SAMP" => {
-            match kid(0)?.code {
-                Code::Double | Code::Float => Meta::double(23, NOT_FIXED, true),
-                _ => Meta::double(26, 4, true),
+            // MariaDB's `Item_sum_variance`: a DOUBLE's or a string's decimals and 4 more; an
+            // exact number's and `div_precision_increment` more, at most 30.
+            let k = kid(0)?;
+            match k.code {
+                Code::Long | Code::LongLong | Code::NewDecimal => Meta::double(
+                    26,
+                    (u32::from(k.decimals) + super::typing::div_increment()).min(30) as u8,
+                    true,
+                ),
+                _ => Meta::double(23, double_decimals([k].iter(), 4), true),
             }
         }
         "MIN" | "MAX" => {
@@ -1247,8 +1280,9 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
                         let d = d.min(30) as u8;
                         Meta::double(17 + u32::from(d), d, k.nullable)
                     }
-                    None => Meta::double(17, 0, k.nullable),
-                    _ => Meta::double(23, NOT_FIXED, k.nullable),
+                    // To no decimals, or to tens (`ROUND(x, -1)`): 0 decimals.
+                    None | Some(Some(_)) => Meta::double(17, 0, k.nullable),
+                    Some(None) => Meta::double(23, NOT_FIXED, k.nullable),
                 },
                 _ => return None,
             }
@@ -1259,6 +1293,8 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         // A window's value of a row: declared as its argument.
         "LAG" | "LEAD" | "FIRST_VALUE" | "LAST_VALUE" | "NTH_VALUE" => kid(0)?.nullable(true),
         "PI" => Meta::double(8, 6, false),
+        // MariaDB's `Item_sum_percent_rank` and `Item_sum_cume_dist`.
+        "PERCENT_RANK" | "CUME_DIST" => Meta::double(17, 10, true),
         "RAND" => Meta::double(23, NOT_FIXED, false),
         "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE"
         | "UTC_TIMESTAMP" => Meta::temporal(Code::DateTime, fraction_arg(e), false),

@@ -430,6 +430,11 @@ pub(super) fn round_half_away(x: f64, d: i64, cut: fn(f64) -> f64) -> f64 {
     let d = d.clamp(-30, 30) as i32;
     let f = 10f64.powi(d.abs());
     let y = if d >= 0 { x * f } else { x / f };
+    // Past 2^52 a double has no fraction left to round: `x` is as rounded as it can be
+    // (`ROUND(1e0/3, 20)` keeps every digit, where going through the product would cut them).
+    if y.abs() >= 4_503_599_627_370_496.0 {
+        return x;
+    }
     let y: f64 = format!("{y:.14e}").parse().unwrap_or(y);
     let r = cut(y);
     if d >= 0 {
@@ -443,7 +448,7 @@ pub(super) fn round_half_away(x: f64, d: i64, cut: fn(f64) -> f64) -> f64 {
 /// double holds it (0.25e0 to one decimal is 0.2, 2.5e0 to none 2); a product too large to hold
 /// is `x` itself.
 pub(super) fn round_double(x: f64, d: i64) -> f64 {
-    let f = 10f64.powi(d.unsigned_abs().min(400) as i32);
+    let f = power_of_ten(d.unsigned_abs());
     if d < 0 {
         if f.is_infinite() {
             return 0.0;
@@ -455,6 +460,17 @@ pub(super) fn round_double(x: f64, d: i64) -> f64 {
         return x;
     }
     y.round_ties_even() / f
+}
+
+/// 10^`n` as the double nearest to it, as MySQL's table of them (`log_10`) holds it: `powi`
+/// multiplies its way there and drifts from 10^17 on (`ROUND(1e0/3, 20)` would lose a digit).
+fn power_of_ten(n: u64) -> f64 {
+    static POWERS: std::sync::LazyLock<Vec<f64>> = std::sync::LazyLock::new(|| {
+        (0..=308)
+            .map(|n| format!("1e{n}").parse().unwrap_or(f64::INFINITY))
+            .collect()
+    });
+    POWERS.get(n as usize).copied().unwrap_or(f64::INFINITY)
 }
 
 /// `x` as a DECIMAL(`precision`, `scale`): rounded half away from zero to `scale`, then
@@ -476,6 +492,36 @@ fn decimal_cast(x: f64, precision: i64, scale: i64) -> f64 {
     let scale = scale.clamp(0, 30) as i32;
     let largest = 10f64.powi((precision.clamp(1, 65) as i32 - scale).max(0)) - 10f64.powi(-scale);
     rounded.clamp(-largest, largest)
+}
+
+/// A DOUBLE of fixed decimals (`ROUND(x, 2)`, `PI()`: a column declared with fewer than 31) as
+/// MySQL writes it (`my_fcvt`): its shortest digits that read back as it, padded with zeros to
+/// `decimals` after the point (`1.50`; `ROUND(1e0/3, 20)` is `0.33333333333333330000`, not the
+/// binary value's own digits), or, where those run past `decimals`, its value rounded to them
+/// (`3.141593`); without a sign where the digits are all zero (`ROUND(-0.001e0, 2)` is
+/// `0.00`).
+pub(super) fn fixed_double_text(x: f64, decimals: u8) -> String {
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    let decimals = usize::from(decimals);
+    let shortest = format!("{}", x.abs());
+    let fraction = shortest.split_once('.').map_or(0, |(_, f)| f.len());
+    let digits = if fraction <= decimals {
+        let mut padded = shortest;
+        if fraction == 0 && decimals > 0 {
+            padded.push('.');
+        }
+        padded.extend(std::iter::repeat_n('0', decimals - fraction));
+        padded
+    } else {
+        format!("{:.*}", decimals, x.abs())
+    };
+    if x.is_sign_negative() && digits.bytes().any(|b| matches!(b, b'1'..=b'9')) {
+        format!("-{digits}")
+    } else {
+        digits
+    }
 }
 
 /// A DOUBLE's text as MySQL writes it (a result, a DOUBLE read as a string): the shortest digits
@@ -886,6 +932,11 @@ fn numeric(conn: &Connection) -> Result<()> {
     // A DOUBLE read as a string (a merged result that is a string: `typing::merge`).
     conn.create_scalar_function("mysql_double_text", 1, pure, |ctx| {
         Ok(number(ctx.get_raw(0)).map(double_text))
+    })?;
+    // A DOUBLE of fixed decimals read as a string (`CONCAT(ROUND(x, 2))`), with them.
+    conn.create_scalar_function("mysql_fixed_double_text", 2, pure, |ctx| {
+        let decimals = number(ctx.get_raw(1)).unwrap_or(0.0).clamp(0.0, 30.0) as u8;
+        Ok(number(ctx.get_raw(0)).map(|x| fixed_double_text(x, decimals)))
     })?;
     conn.create_scalar_function("mysql_decimal_text", 2, pure, |ctx| {
         let scale = number(ctx.get_raw(1)).unwrap_or(0.0).clamp(0.0, 30.0) as u8;
@@ -1532,10 +1583,42 @@ mod tests {
         ] {
             assert_eq!(double_text(x), text, "{x}");
         }
+        // Of fixed decimals, each as MariaDB 10.11 writes the column (`ROUND(x, d)`'s value).
+        let third = 1.0 / 3.0;
+        for (x, decimals, text) in [
+            (1.5, 2, "1.50"),
+            (std::f64::consts::PI, 6, "3.141593"),
+            (2.0 * std::f64::consts::PI, 6, "6.283185"),
+            (-0.0, 2, "0.00"),
+            (-0.001, 2, "0.00"),
+            (-2.0, 0, "-2"),
+            (0.1, 20, "0.10000000000000000000"),
+            (third, 20, "0.33333333333333330000"),
+            (123456789.12345679, 12, "123456789.123456790000"),
+            (1e22, 2, "10000000000000000000000.00"),
+            (1.5e-10, 15, "0.000000000150000"),
+            (18783479.810743675, 14, "18783479.81074367500000"),
+            (5e-324, 30, "0.000000000000000000000000000000"),
+        ] {
+            assert_eq!(fixed_double_text(x, decimals), text, "{x} {decimals}");
+        }
+        assert_eq!(fixed_double_text(1e300, 1).len(), 303);
         assert_eq!(round_double(-2.5, 0), -2.0);
         assert_eq!(round_double(0.25, 1), 0.2);
         assert_eq!(round_double(25.0, -1), 20.0);
         assert_eq!(round_double(1e300, 20), 1e300);
+        // Exact powers of ten (MariaDB: `ROUND(1e0/3, 20)` is 0.3333333333333333,
+        // `ROUND(0.1e0, 25)` 0.1).
+        assert_eq!(round_double(1.0 / 3.0, 20), 0.3333333333333333);
+        assert_eq!(round_double(0.1, 25), 0.1);
+        assert_eq!(round_double(1.0, 400), 1.0);
+        assert_eq!(round_double(1.0, -400), 0.0);
+        assert_eq!(
+            round_half_away(1.0 / 3.0, 20, f64::round),
+            0.3333333333333333
+        );
+        assert_eq!(round_half_away(0.1, 25, f64::trunc), 0.1);
+        assert_eq!(round_half_away(2.345, 2, f64::round), 2.35);
     }
 
     #[test]

@@ -862,6 +862,19 @@ impl Session {
                                     .map_or_else(|| v.clone(), Value::Text);
                                 &converted
                             }
+                            // A DOUBLE of fixed decimals with them (`1.50`), in text.
+                            (Some(Some(Declared::Double(decimals))), _) if !self.binary => {
+                                converted = match v {
+                                    Value::Real(f) => Value::Text(
+                                        super::functions::fixed_double_text(*f, decimals),
+                                    ),
+                                    Value::Integer(i) => Value::Text(
+                                        super::functions::fixed_double_text(*i as f64, decimals),
+                                    ),
+                                    _ => v.clone(),
+                                };
+                                &converted
+                            }
                             (_, Some(c)) if self.binary => {
                                 let r = match binary_value(v, c) {
                                     Binary::Null => w.write_col(None::<i64>),

@@ -517,7 +517,7 @@ fn rolled(
 struct Rewrite<'a> {
     sql: &'a str,
     lines: &'a Lines,
-    to_text: &'a [(usize, Vec<Option<u8>>)],
+    to_text: &'a [(usize, Vec<Option<super::typing::AsText>>)],
     /// A recursive common table expression's body must stay a compound: no UNION is wrapped.
     recursive: bool,
     /// Why the statement is refused.
@@ -1337,15 +1337,20 @@ impl Rewrite<'_> {
             }
         }
         list.args = args;
-        // The DECIMAL arguments of a call that writes them as text, with their scale.
+        // The DECIMAL arguments of a call that writes them as text, with their scale; the
+        // DOUBLEs of fixed decimals, with them.
         let at = self.lines.offset(self.sql, name.span.start);
         if let Some((_, scales)) = self.to_text.iter().find(|(s, _)| Some(*s) == at) {
             if scales.len() == list.args.len() {
-                for (arg, scale) in list.args.iter_mut().zip(scales) {
-                    if let (Some(scale), FunctionArg::Unnamed(FunctionArgExpr::Expr(e))) =
-                        (scale, arg)
+                for (arg, written) in list.args.iter_mut().zip(scales) {
+                    if let (Some(written), FunctionArg::Unnamed(FunctionArgExpr::Expr(e))) =
+                        (written, arg)
                     {
-                        *e = raw(format!("mysql_decimal_text({e}, {scale})"));
+                        use super::typing::AsText;
+                        *e = raw(match written {
+                            AsText::Decimal(s) => format!("mysql_decimal_text({e}, {s})"),
+                            AsText::Double(d) => format!("mysql_fixed_double_text({e}, {d})"),
+                        });
                     }
                 }
             }

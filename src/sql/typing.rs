@@ -158,7 +158,7 @@ fn report_columns(name: &str) -> Option<Columns> {
     )
 }
 
-fn div_increment() -> u32 {
+pub(super) fn div_increment() -> u32 {
     RULES.with(|r| r.borrow().div_increment)
 }
 
@@ -203,6 +203,10 @@ const TO_TEXT: &[(&str, Option<usize>)] = &[
 pub enum Declared {
     /// A DECIMAL with this many digits after the point, written with them (`3.5000`).
     Decimal(u8),
+    /// A DOUBLE or FLOAT whose decimals are fixed (fewer than 31: `ROUND(x, 2)`, `PI()`,
+    /// `STDDEV`), written in the text protocol with that many digits after the point
+    /// (`1.50`, `3.141593`), as MySQL writes it; one of 31 has the shortest digits instead.
+    Double(u8),
     Date,
     DateTime,
     Time,
@@ -215,6 +219,9 @@ impl Meta {
         use super::coldef::Code;
         match self.code {
             Code::NewDecimal => Some(Declared::Decimal(self.decimals)),
+            Code::Double | Code::Float if self.decimals < 31 => {
+                Some(Declared::Double(self.decimals))
+            }
             Code::Date => Some(Declared::Date),
             Code::DateTime => Some(Declared::DateTime),
             Code::Time => Some(Declared::Time),
@@ -233,14 +240,14 @@ pub struct Typing {
     /// The calls of the select lists that turn arguments into text ([`TO_TEXT`]) with a DECIMAL
     /// argument: where the function's name starts (a byte offset into the statement) and each
     /// argument's scale where it is a DECIMAL.
-    pub to_text: Vec<(usize, Vec<Option<u8>>)>,
+    pub to_text: Vec<(usize, Vec<Option<AsText>>)>,
 }
 
 /// The typing of `query`, parsed from `sql` (where its locations point, read by `lines`).
 pub fn of(sql: &str, lines: &Lines, query: &Query) -> Typing {
     let mut calls = Vec::new();
     let columns = query_columns(query, &Vec::new(), &mut calls).unwrap_or_default();
-    let mut to_text: Vec<(usize, Vec<Option<u8>>)> = calls
+    let mut to_text: Vec<(usize, Vec<Option<AsText>>)> = calls
         .into_iter()
         .filter_map(|(at, scales)| Some((lines.offset(sql, at)?, scales)))
         .collect();
@@ -338,15 +345,19 @@ fn groups_by_sorting(select: &sqlparser::ast::Select) -> bool {
 }
 
 /// `t`'s DECIMAL scale, where it is one.
-fn scale(t: Ty) -> Option<u8> {
-    match t {
-        Ty::Dec(s) => Some(s),
-        _ => None,
-    }
-}
+/// A call found while typing: where its name starts and how each argument is written as text.
+type Calls = Vec<(Location, Vec<Option<AsText>>)>;
 
-/// A call found while typing: where its name starts and its arguments' scales.
-type Calls = Vec<(Location, Vec<Option<u8>>)>;
+/// How a number argument of a call that turns it into text ([`TO_TEXT`]) is written, where it
+/// is not as SQLite writes its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AsText {
+    /// A DECIMAL, with its scale (`CONCAT(7/2, '')` is `3.5000`).
+    Decimal(u8),
+    /// A DOUBLE of fixed decimals, with them (`CONCAT(ROUND(1.5e0, 2))` is `1.50`,
+    /// `CONCAT(PI())` `3.141593`), as the column is written ([`Declared::Double`]).
+    Double(u8),
+}
 
 /// A relation's columns: each one's name (where it has one a query can name), type and
 /// definition.
@@ -628,10 +639,18 @@ impl Scope {
                 &f.args,
                 f.name.0.last(),
             ) {
-                let scales: Vec<Option<u8>> = kids
+                let scales: Vec<Option<AsText>> = kids
                     .iter()
+                    .zip(&metas)
                     .enumerate()
-                    .map(|(k, t)| scale(*t).filter(|_| which.is_none_or(|w| w == k)))
+                    .map(|(k, (t, m))| {
+                        let written = match (t, m.declared()) {
+                            (Ty::Dec(s), _) => Some(AsText::Decimal(*s)),
+                            (Ty::Double, Some(Declared::Double(d))) => Some(AsText::Double(d)),
+                            _ => None,
+                        };
+                        written.filter(|_| which.is_none_or(|w| w == k))
+                    })
                     .collect();
                 if scales.iter().any(Option::is_some)
                     && list.clauses.is_empty()
@@ -1532,6 +1551,8 @@ const RESULTS: &[(Ty, &[&str])] = &[
             "ASIN", "ACOS", "ATAN", "ATAN2", "COT", "RAND", "PI", "DEGREES", "RADIANS",
         ],
     ),
+    // The window functions of a fraction of the rows.
+    (Ty::Double, &["PERCENT_RANK", "CUME_DIST"]),
     (
         Ty::Text,
         &[
@@ -2281,11 +2302,17 @@ mod tests {
         let t = typing(sql);
         assert_eq!(t.to_text.len(), 2);
         assert_eq!(&sql[t.to_text[0].0..][..6], "CONCAT");
-        assert_eq!(t.to_text[0].1, vec![Some(4), None]);
+        let dec = |s| Some(AsText::Decimal(s));
+        assert_eq!(t.to_text[0].1, vec![dec(4), None]);
         assert_eq!(&sql[t.to_text[1].0..][..9], "CONCAT_WS");
-        assert_eq!(t.to_text[1].1, vec![None, None, Some(3)]);
+        assert_eq!(t.to_text[1].1, vec![None, None, dec(3)]);
         // LENGTH turns its first argument alone into text.
         let t = typing("SELECT LPAD(7 / 2, 7 / 2, '0')");
-        assert_eq!(t.to_text[0].1, vec![Some(4), None, None]);
+        assert_eq!(t.to_text[0].1, vec![dec(4), None, None]);
+        // A DOUBLE of fixed decimals is written with them; one of all its digits as SQLite
+        // writes it.
+        let t = typing("SELECT CONCAT(ROUND(1.5e0, 2), PI() * 2, 1e0 / 3, ROUND(1e0 / 3))");
+        let double = |d| Some(AsText::Double(d));
+        assert_eq!(t.to_text[0].1, vec![double(2), double(6), None, double(0)]);
     }
 }

@@ -22,12 +22,32 @@ import os
 import sys
 
 import pymysql
+import pymysql.converters
+from pymysql.constants import FIELD_TYPE
+
+class Shown(float):
+    """A DOUBLE as a client reads it: its value, and the text the server sent (`1.50`)."""
+
+    def __new__(cls, text):
+        value = float.__new__(cls, text)
+        value.text = text
+        return value
+
+
+# Both servers' DOUBLEs and FLOATs keep the text they were sent as (PHP's mysqli and PDO
+# hand a client that text).
+CONVERSIONS = dict(pymysql.converters.conversions)
+CONVERSIONS[FIELD_TYPE.DOUBLE] = Shown
+CONVERSIONS[FIELD_TYPE.FLOAT] = Shown
+CONVERSIONS[Shown] = pymysql.converters.escape_float
+
 
 def connect(port, socket):
     """pinbad's and MariaDB's cursors, MariaDB holding what pinbad's raw tables hold (floats as
     DOUBLE, so that nothing rounds) in a database `pinba` of the default collation, in UTC."""
-    pinbad = pymysql.connect(host="127.0.0.1", port=port, user="diff", database="pinba")
-    maria = pymysql.connect(unix_socket=socket, user="root", autocommit=True)
+    pinbad = pymysql.connect(host="127.0.0.1", port=port, user="diff", database="pinba",
+                             conv=CONVERSIONS)
+    maria = pymysql.connect(unix_socket=socket, user="root", autocommit=True, conv=CONVERSIONS)
     mc = maria.cursor()
     mc.execute("DROP DATABASE IF EXISTS pinba")
     mc.execute("CREATE DATABASE pinba CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci")
@@ -108,12 +128,11 @@ def _same_value(m, p, shown):
         except decimal.InvalidOperation:
             return False
         return ours == mv
+    if shown is not None and isinstance(mv, Shown) and isinstance(pv, Shown):
+        # A DOUBLE of fixed decimals is sent with them (`PI()` is 3.141593, `ROUND(x, 2)`
+        # 1.50): a client sees that text.
+        return mv.text == pv.text
     a, b = float(mv), float(pv)
-    if shown is not None:
-        # MariaDB rounds the DOUBLE it shows (`PI()` is 3.141593, `VAR_POP` shows 4
-        # decimals); pinbad sends every digit: the same value to the decimals shown.
-        b = float(decimal.Decimal(repr(b)).quantize(
-            decimal.Decimal(1).scaleb(-shown), rounding=decimal.ROUND_HALF_EVEN))
     return a == b or abs(a - b) <= 1e-9 * max(abs(a), abs(b))
 
 
@@ -203,7 +222,8 @@ class Pinbad:
 
     def reopen_after(self, e):
         if isinstance(e, pymysql.err.OperationalError) and e.args[0] in (2006, 2013):
-            conn = pymysql.connect(host="127.0.0.1", port=self.port, user="diff", database="pinba")
+            conn = pymysql.connect(host="127.0.0.1", port=self.port, user="diff", database="pinba",
+                                   conv=CONVERSIONS)
             self.cursor = conn.cursor()
 
 

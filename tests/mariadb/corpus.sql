@@ -1,6 +1,6 @@
 -- The differential test's statements (tests/integration/sql_mariadb.rs): one a line, each run on
 -- pinbad and on MariaDB over the same rows. A line starting with `!` is a statement pinbad
--- refuses with an error, one starting with `~` one it answers otherwise (README.md lists each);
+-- refuses with an error, one starting with `~` one it answers otherwise (README.md lists each)
 -- a line starting with `=` one both refuse with the same error code; every other line must
 -- answer as MariaDB does. Statements run in order on one session: a `SET` holds for the lines
 -- after it, until one sets it back.
@@ -900,3 +900,9 @@ SELECT DATE '2024-03-05' >> 8, 5 >> -1, 1 << 63, 5 << 64
 SELECT ~2.5e0, ~2.5, ~'2.5', '1e2' | 0, -1.5e0 | 0, 1e30 | 0, -1e30 | 0
 SELECT BIT_OR(2.5), BIT_OR(2.5e0), BIT_OR('2.5'), BIT_OR('1e2'), BIT_OR(-2.5), BIT_OR(1e30)
 SELECT ~status IN (18446744073709551415, 1), ~status BETWEEN 18446744073709551000 AND ~0, status > ~0 FROM request ORDER BY id LIMIT 3
+SELECT ROUND(1.5e0, 2), PI() * 2, PI() + 0, TRUNCATE(2.5e0, 3), ROUND(AVG(req_time), 2), STDDEV(status), NULL + 1, ROUND(1e0 / 3, 20), ROUND(-0.001e0, 2) FROM request
+SELECT CONCAT(ROUND(1.5e0, 2)), CONCAT(PI() * 2), CONCAT(TRUNCATE(1.5e0, 3)), CONCAT_WS(',', PI(), 1e0), LPAD(PI(), 12, '0') FROM request LIMIT 1
+SELECT SUM(ROUND(req_time, 1)), AVG(ROUND(req_time, 1)), MAX(ROUND(req_time, 1)), STDDEV(ROUND(req_time, 2)), VARIANCE(TRUNCATE(req_time, 10)) FROM request
+SELECT IFNULL(NULL + 1, 1.50), ROUND(req_time, 2) / 3, ROUND(req_time, -1), ROUND(req_time, 0) * 2, ROUND(1e22, 2), ROUND(0.1e0, 25) FROM request ORDER BY id LIMIT 3
+SELECT id, PERCENT_RANK() OVER (ORDER BY id), CUME_DIST() OVER (ORDER BY id) FROM request ORDER BY id LIMIT 3
+SELECT STDDEV_POP(ROUND(1e0, 0)), STDDEV_POP(TRUNCATE(1e0, -2)) FROM tag
