@@ -67,6 +67,10 @@ pub struct Meta {
     /// A binary string (charset 63), not text.
     pub binary: bool,
     pub nullable: bool,
+    /// Sent from a table's column (a base table's, or the temporary table a grouped or
+    /// DISTINCT select's rows go through), not computed: MariaDB then sends the column's own
+    /// flags (a number without BINARY, a BLOB with BLOB), not an expression's.
+    pub field: bool,
     /// Digits of a number, without sign or point (MariaDB's `decimal_precision`).
     precision: u32,
 }
@@ -87,6 +91,7 @@ impl Meta {
             unsigned: false,
             binary: false,
             nullable,
+            field: false,
             precision: length.saturating_sub(1).max(1),
         }
     }
@@ -117,6 +122,7 @@ impl Meta {
             unsigned: false,
             binary: false,
             nullable,
+            field: false,
             precision,
         }
     }
@@ -129,6 +135,7 @@ impl Meta {
             unsigned: false,
             binary: false,
             nullable,
+            field: false,
             precision: length,
         }
     }
@@ -151,6 +158,7 @@ impl Meta {
             unsigned: false,
             binary: false,
             nullable,
+            field: false,
             precision: 0,
         }
     }
@@ -172,6 +180,7 @@ impl Meta {
             unsigned: false,
             binary: false,
             nullable,
+            field: false,
             precision: 0,
         }
     }
@@ -191,15 +200,61 @@ impl Meta {
         }
     }
 
-    /// A column as a temporary table (a grouped or DISTINCT select's) holds it: a string's
-    /// decimals are 0 there, and one `computed` longer than 512 characters is a BLOB;
-    /// `min_max`: the item is a `MIN`/`MAX`; `by_groups`: the select has a GROUP BY.
+    /// A column as a temporary table (a grouped or DISTINCT select's) holds it: one `computed`
+    /// longer than 512 characters is a BLOB; `min_max`: the item is a `MIN`/`MAX`;
+    /// `by_groups`: the select has a GROUP BY. `held`: the item is sent from the table's
+    /// column (a column, an aggregate, an expression of neither constant nor holding an
+    /// aggregate: MariaDB's `change_to_use_tmp_fields`), declared as that column (a string's
+    /// decimals 0, a number not BINARY); another keeps its expression's declaration.
     pub(super) fn through_temporary_table(
         self,
         computed: bool,
         min_max: bool,
         by_groups: bool,
+        held: bool,
     ) -> Meta {
+        let m = self.through_temporary_types(computed, min_max, by_groups);
+        if !held {
+            return Meta {
+                decimals: self.decimals,
+                ..m
+            }
+            .keep_string_decimals(self);
+        }
+        let string = matches!(
+            m.code,
+            Code::VarString | Code::String | Code::Blob | Code::MediumBlob | Code::LongBlob
+        );
+        Meta {
+            field: true,
+            decimals: if string { 0 } else { m.decimals },
+            ..m
+        }
+    }
+
+    /// The declaration `self` sent from a table's column where `table` (a UNION's temporary
+    /// table), else as it is.
+    pub(super) fn sent_from_a_table(self, table: bool) -> Meta {
+        Meta {
+            field: self.field || table,
+            ..self
+        }
+    }
+
+    /// A type a temporary table changes keeps `before`'s decimals only where it is still a
+    /// string as `before` was.
+    fn keep_string_decimals(self, before: Meta) -> Meta {
+        if self.code == before.code {
+            self
+        } else {
+            Meta {
+                decimals: 0,
+                ..self
+            }
+        }
+    }
+
+    fn through_temporary_types(self, computed: bool, min_max: bool, by_groups: bool) -> Meta {
         // NULL computed is a binary CHAR(0) there, and so is a `MIN`/`MAX` of an empty string
         // (a binary one, `MIN(NULL)`'s, only where the rows are grouped); a function's empty
         // string stays a VARCHAR(0).
@@ -252,6 +307,7 @@ impl Meta {
             unsigned: false,
             binary: false,
             nullable: true,
+            field: false,
             precision: 0,
         }
     }
@@ -295,6 +351,24 @@ impl Meta {
         }
     }
 
+    /// Whether the column is flagged BINARY: MariaDB's expression is where its charset is
+    /// binary (a number, a temporal, bytes); a table's column where it is bytes or a temporal
+    /// (`Field_str` of the binary charset, `Field_temporal`), never where it is a number
+    /// (`Field_num`).
+    pub fn binary_flag(&self) -> bool {
+        let number = matches!(
+            self.code,
+            Code::Long | Code::LongLong | Code::NewDecimal | Code::Float | Code::Double
+        );
+        !self.is_text() && !(self.field && number)
+    }
+
+    /// Whether the column is flagged BLOB: a table's BLOB column (`Field_blob`); an expression
+    /// of a BLOB type is not.
+    pub fn blob_flag(&self) -> bool {
+        self.field && matches!(self.code, Code::Blob | Code::MediumBlob | Code::LongBlob)
+    }
+
     /// Whether the column's values are text (not numbers, temporals or bytes): charset 45.
     pub fn is_text(&self) -> bool {
         matches!(
@@ -327,6 +401,13 @@ impl Meta {
     /// A table column declared as `declared` (`int(11)`, `bigint(20)`, `float`,
     /// `varchar(64)`), which may hold NULL.
     pub fn column(declared: &str) -> Meta {
+        Meta {
+            field: true,
+            ..Meta::column_type(declared)
+        }
+    }
+
+    fn column_type(declared: &str) -> Meta {
         let size = declared
             .split_once('(')
             .and_then(|(_, n)| n.trim_end_matches(')').parse::<u32>().ok());
@@ -394,8 +475,8 @@ const LONG_FUNCTIONS: &[(&str, u32, bool)] = &[
     ("TO_DAYS", 6, true),
     ("DATEDIFF", 8, true),
     ("YEARWEEK", 6, true),
-    ("PERIOD_ADD", 6, true),
-    ("PERIOD_DIFF", 6, true),
+    ("PERIOD_ADD", 6, false),
+    ("PERIOD_DIFF", 6, false),
 ];
 
 /// The declaration of `e`, of type `ty`, from its operands' ([`super::typing::children`]) in
@@ -416,9 +497,14 @@ pub(super) fn node(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Met
     let derived = derive(e, ty, kids, column);
     // The rules above follow MariaDB where they know the expression; what they say must still
     // be of the type the typing found, which decides the values sent.
-    match derived {
+    let m = match derived {
         Some(m) if m.code == Code::ByValue || agrees(ty, &m) => m,
         _ => Meta::of_type(ty),
+    };
+    // Only a column is a table's column: an expression over one (`MAX(x)`) is computed.
+    Meta {
+        field: m.field && matches!(e, Expr::Identifier(_) | Expr::CompoundIdentifier(_)),
+        ..m
     }
 }
 
@@ -530,7 +616,13 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
         Expr::In { .. } | Expr::Between { .. } | Expr::Like { .. } | Expr::RLike { .. } => {
             Meta::int(1, nullable)
         }
-        Expr::AnyOp { .. } | Expr::AllOp { .. } => Meta::int(1, true),
+        // NULL only where the compared value may be (MariaDB's `Item_allany_subselect`): one
+        // that reads a column, or NULL.
+        Expr::AnyOp { left, .. } | Expr::AllOp { left, .. } => Meta::int(
+            1,
+            reads_a_column(left)
+                || matches!(left.as_ref(), Expr::Value(v) if v.value == Value::Null),
+        ),
         Expr::Position { .. } => Meta::fixed(Code::Long, 11, nullable),
         Expr::Convert {
             data_type: Some(t), ..
@@ -551,7 +643,7 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
             .filter_map(kid)
             .collect();
             // Without an ELSE, NULL where no WHEN holds.
-            let m = merged(ty, &results)?;
+            let m = merged(ty, &results, any_nullable(&results))?;
             m.nullable(m.nullable || else_result.is_none())
         }
         Expr::Extract { field, .. } => {
@@ -665,18 +757,21 @@ fn binary(op: &BinaryOperator, ty: Ty, l: Meta, r: Meta) -> Option<Meta> {
                 ..Meta::int(length, true)
             }
         }
-        (B::Plus | B::Minus | B::Multiply | B::Divide | B::Modulo, Ty::Double) => Meta::double(
-            23,
-            double_decimals(
-                [l, r].iter(),
-                if *op == B::Divide {
-                    super::typing::div_increment()
+        (B::Plus | B::Minus | B::Multiply, Ty::Double) => real(&[l, r], nullable),
+        // MariaDB's `Item_func_div`: the dividend's decimals and the increment's more.
+        (B::Divide, Ty::Double) => match real_decimals(&[l, r]) {
+            Some(d) => {
+                let d = (d + super::typing::div_increment()).min(u32::from(NOT_FIXED));
+                let length = if d >= u32::from(NOT_FIXED) {
+                    23
                 } else {
-                    0
-                },
-            ),
-            nullable || matches!(op, B::Divide | B::Modulo),
-        ),
+                    (l.length.saturating_sub(u32::from(l.decimals)) + d).min(17 + d)
+                };
+                Meta::double(length, d as u8, true)
+            }
+            None => Meta::double(23, NOT_FIXED, true),
+        },
+        (B::Modulo, Ty::Double) => Meta::double(23, NOT_FIXED, true),
         (
             B::BitwiseOr
             | B::BitwiseAnd
@@ -685,11 +780,30 @@ fn binary(op: &BinaryOperator, ty: Ty, l: Meta, r: Meta) -> Option<Meta> {
             | B::PGBitwiseShiftRight,
             Ty::Int,
         ) => Meta::fixed(Code::LongLong, 21, nullable).unsigned(),
+        // `||` under `PIPES_AS_CONCAT`: `CONCAT`.
+        (B::StringConcat, Ty::Text) => Meta::text(l.chars() + r.chars(), string_nullable(&[l, r])),
         // `<=>` is never NULL; `||` typed an integer is `OR`.
         (B::Spaceship, Ty::Int) => Meta::int(1, false),
         (op, Ty::Int) if truth_operator(op) || *op == B::StringConcat => Meta::int(1, nullable),
         _ => return None,
     })
+}
+
+/// The decimals a DOUBLE computed from `kids` has (MariaDB's `count_real_length`): the most
+/// of theirs, None where one's are not fixed (a DOUBLE's, a string's).
+fn real_decimals(kids: &[Meta]) -> Option<u32> {
+    kids.iter().try_fold(0, |d, k| {
+        (k.decimals < NOT_FIXED).then(|| d.max(u32::from(k.decimals)))
+    })
+}
+
+/// A DOUBLE computed from `kids` (arithmetic, `COALESCE`, …): 17 characters and their most
+/// decimals, or 23 and "not fixed" (MariaDB's `float_length`).
+fn real(kids: &[Meta], nullable: bool) -> Meta {
+    match real_decimals(kids) {
+        Some(d) => Meta::double(17 + d, d as u8, nullable),
+        None => Meta::double(23, NOT_FIXED, nullable),
+    }
 }
 
 /// `FLOOR`/`CEIL` (and `ROUND`/`TRUNCATE` to no decimals) of `k`: an integer keeps its
@@ -774,7 +888,7 @@ fn cast(ty: Ty, to: &sqlparser::ast::DataType, k: Meta) -> Option<Meta> {
             Meta {
                 decimals: 0,
                 binary: ty == Ty::Binary,
-                ..Meta::text(chars, k.nullable)
+                ..Meta::text(chars, string_nullable(&[k]))
             }
         }
         Ty::Date => Meta::temporal(Code::Date, 0, true),
@@ -812,12 +926,12 @@ fn double_decimals<'a>(kids: impl IntoIterator<Item = &'a Meta>, add: u32) -> u8
     (most + add).min(u32::from(NOT_FIXED)) as u8
 }
 
-/// `IF`/`IFNULL`/`COALESCE`/`CASE`/`GREATEST`/`LEAST` over results declared `kids`: integers
-/// as LONGLONG where one is, as long as the longest precision and a sign; DECIMALs as
-/// the longest integer part and the largest scale; strings as the longest.
-fn merged(ty: Ty, results: &[Meta]) -> Option<Meta> {
+/// `IF`/`IFNULL`/`COALESCE`/`CASE`/`GREATEST`/`LEAST` over results declared `kids`, NULL as
+/// `nullable` says: integers as LONGLONG where one is, as long as the longest precision and a
+/// sign; DECIMALs as the longest integer part and the largest scale; DOUBLEs with the most
+/// decimals; strings as the longest.
+fn merged(ty: Ty, results: &[Meta], nullable: bool) -> Option<Meta> {
     let values: Vec<&Meta> = results.iter().filter(|m| m.code != Code::Null).collect();
-    let nullable = results.iter().any(|m| m.nullable);
     Some(match ty {
         Ty::Null => Meta::null(),
         Ty::Int => {
@@ -833,7 +947,7 @@ fn merged(ty: Ty, results: &[Meta]) -> Option<Meta> {
             let int = values.iter().map(|m| m.int_part()).max()?;
             Meta::decimal(int + u32::from(s), u32::from(s), nullable)
         }
-        Ty::Double => Meta::double(23, double_decimals(values.iter().copied(), 0), nullable),
+        Ty::Double => real(results, nullable),
         // A CHAR beside anything but a VARCHAR stays a CHAR; of NULLs only, a CHAR(0).
         Ty::Text => Meta {
             code: if values.iter().any(|m| m.code == Code::String)
@@ -866,16 +980,18 @@ fn extract_length(field: &sqlparser::ast::DateTimeField) -> Option<u32> {
     Some(match field {
         F::Year => 4,
         F::Quarter => 2,
-        F::Month | F::Week(_) | F::Day | F::Hour | F::Minute | F::Second => 2,
-        F::Microsecond => 6,
+        F::Month | F::Week(_) | F::Day => 2,
+        // A time's parts carry a sign (MariaDB's `set_time_length`).
+        F::Hour | F::Minute | F::Second => 3,
+        F::Microsecond => 7,
         F::Custom(unit) => match unit.value.to_ascii_uppercase().as_str() {
             "YEAR_MONTH" => 6,
             "DAY_HOUR" => 9,
             "DAY_MINUTE" => 11,
             "DAY_SECOND" => 13,
-            "HOUR_MINUTE" => 4,
-            "HOUR_SECOND" => 6,
-            "MINUTE_SECOND" => 4,
+            "HOUR_MINUTE" => 5,
+            "HOUR_SECOND" => 7,
+            "MINUTE_SECOND" => 5,
             _ => return None,
         },
         _ => return None,
@@ -991,6 +1107,7 @@ pub(super) fn byte_string_literal(e: &Expr) -> Option<Meta> {
         unsigned: true,
         binary: true,
         nullable: false,
+        field: false,
         precision: 0,
     })
 }
@@ -1138,9 +1255,17 @@ fn int_arg(e: &Expr, k: usize) -> Option<i64> {
     }
 }
 
-/// A string function's result, `chars` long, NULL where an argument is.
+/// A string function's result, `chars` long, NULL where an argument is, and in a strict
+/// `sql_mode` always ([`string_nullable`]).
 fn text_of(chars: u32, kids: &[Meta]) -> Meta {
-    Meta::text(chars, any_nullable(kids))
+    Meta::text(chars, string_nullable(kids))
+}
+
+/// Whether a string function's result (MariaDB's `Item_str_func`) may be NULL: where an
+/// argument may, and always in a strict `sql_mode` (MariaDB's default), where a result past
+/// `max_allowed_packet` or not well formed is NULL.
+fn string_nullable(kids: &[Meta]) -> bool {
+    super::typing::strict_mode() || any_nullable(kids)
 }
 
 fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
@@ -1287,8 +1412,10 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
                 _ => return None,
             }
         }
-        "IF" => merged(ty, kids.get(1..)?)?,
-        "IFNULL" | "COALESCE" | "GREATEST" | "LEAST" => merged(ty, kids)?,
+        "IF" => merged(ty, kids.get(1..)?, any_nullable(kids.get(1..)?))?,
+        // NULL only where every argument may be (MariaDB's `Item_func_coalesce`).
+        "IFNULL" | "COALESCE" => merged(ty, kids, kids.iter().all(|k| k.nullable))?,
+        "GREATEST" | "LEAST" => merged(ty, kids, nullable)?,
         "NULLIF" => kid(0)?.nullable(true),
         // A window's value of a row: declared as its argument.
         "LAG" | "LEAD" | "FIRST_VALUE" | "LAST_VALUE" | "NTH_VALUE" => kid(0)?.nullable(true),
@@ -1302,17 +1429,28 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         "CURTIME" | "CURRENT_TIME" | "UTC_TIME" => {
             Meta::temporal(Code::Time, fraction_arg(e), false)
         }
-        "CONCAT" => Meta::text(kids.iter().map(Meta::chars).sum(), true),
+        "CONCAT" => Meta::text(kids.iter().map(Meta::chars).sum(), string_nullable(kids)),
         "CONCAT_WS" => {
             let sep = kid(0)?.chars();
             let parts = kids.get(1..)?;
             let chars = parts.iter().map(Meta::chars).sum::<u32>()
                 + sep * (parts.len() as u32).saturating_sub(1);
-            Meta::text(chars, true)
+            Meta::text(chars, string_nullable(kids))
         }
         "UPPER" | "LOWER" | "UCASE" | "LCASE" | "REVERSE" | "TRIM" | "LTRIM" | "RTRIM" => {
-            Meta::text(kid(0)?.chars(), kid(0)?.nullable)
+            text_of(kid(0)?.chars(), kids)
         }
+        // `FROM_UNIXTIME(t, format)` is `DATE_FORMAT(FROM_UNIXTIME(t), format)`.
+        "DATE_FORMAT" | "TIME_FORMAT" | "FROM_UNIXTIME" if kids.len() == 2 => Meta {
+            decimals: 0,
+            ..Meta::text(
+                match string_arg(e, 1) {
+                    Some(format) => format_length(format),
+                    None => kid(1)?.chars().saturating_mul(10),
+                },
+                true,
+            )
+        },
         "MOD" => binary(&BinaryOperator::Modulo, ty, kid(0)?, kid(1)?)?,
         "SUBSTRING" | "SUBSTR" | "MID" => {
             let s = kid(0)?;
@@ -1389,6 +1527,53 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
     })
 }
 
+/// A function's `k`th argument where it is a string literal.
+fn string_arg(e: &Expr, k: usize) -> Option<&str> {
+    match e {
+        Expr::Function(f) => match &f.args {
+            sqlparser::ast::FunctionArguments::List(l) => match l.args.get(k)? {
+                sqlparser::ast::FunctionArg::Unnamed(sqlparser::ast::FunctionArgExpr::Expr(x)) => {
+                    literal_text(x)
+                }
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The characters `DATE_FORMAT` may write for `format` (MariaDB's
+/// `Item_func_date_format::format_length`): each specifier's most, a name 64 (32 abbreviated),
+/// an hour 7 (a TIME's may pass 23), every other byte 1.
+fn format_length(format: &str) -> u32 {
+    let mut bytes = format.bytes();
+    let mut size = 0u32;
+    while let Some(b) = bytes.next() {
+        if b != b'%' {
+            size += 1;
+            continue;
+        }
+        size += match bytes.next() {
+            None => 1,
+            Some(b'M' | b'W') => 64,
+            Some(b'D' | b'Y' | b'x' | b'X') => 4,
+            Some(b'a' | b'b') => 32,
+            Some(b'j') => 3,
+            Some(
+                b'U' | b'u' | b'V' | b'v' | b'y' | b'm' | b'd' | b'h' | b'I' | b'i' | b'l' | b'p'
+                | b'S' | b's' | b'c' | b'e',
+            ) => 2,
+            Some(b'k' | b'H') => 7,
+            Some(b'r') => 11,
+            Some(b'T') => 8,
+            Some(b'f') => 6,
+            Some(_) => 1,
+        };
+    }
+    size
+}
+
 /// The fraction digits a function is asked for (`NOW(3)`), 0 where none.
 fn fraction_arg(e: &Expr) -> u8 {
     int_arg(e, 0).map_or(0, |d| d.clamp(0, 6) as u8)
@@ -1416,5 +1601,73 @@ mod tests {
         assert_eq!(Meta::column("bigint(20)").code, Code::LongLong);
         assert_eq!(Meta::column("varchar(32)").length, 128);
         assert_eq!(Meta::column("float").code, Code::Float);
+    }
+
+    #[test]
+    fn table_columns_of_numbers_are_not_flagged_binary() {
+        // MariaDB's `Field_num` has no BINARY flag; an expression of a number has.
+        assert!(!Meta::column("int(11)").binary_flag());
+        assert!(!Meta::column("float").binary_flag());
+        assert!(number("12").binary_flag());
+        assert!(!Meta::column("varchar(32)").binary_flag());
+        let count = Meta::fixed(Code::LongLong, 21, false);
+        let held = count.through_temporary_table(true, false, true, true);
+        assert!(!held.binary_flag() && !held.nullable);
+        assert!(count
+            .through_temporary_table(true, false, true, false)
+            .binary_flag());
+    }
+
+    #[test]
+    fn a_temporary_tables_blob_is_flagged_blob() {
+        let long = Meta::text(600, true);
+        assert!(long
+            .through_temporary_table(true, false, true, true)
+            .blob_flag());
+        assert!(!long
+            .through_temporary_table(true, false, true, false)
+            .blob_flag());
+        assert!(!long.blob_flag());
+    }
+
+    #[test]
+    fn strings_held_in_a_temporary_table_declare_no_decimals() {
+        let s = Meta::text(5, false);
+        assert_eq!(
+            s.through_temporary_table(true, false, true, true).decimals,
+            0
+        );
+        // A literal, or an expression over aggregates, is computed again: its own.
+        assert_eq!(
+            s.through_temporary_table(false, false, true, false)
+                .decimals,
+            STRING_DECIMALS
+        );
+    }
+
+    #[test]
+    fn doubles_computed_from_fixed_decimals_keep_them() {
+        // `2 + NULL`: 17 characters, no decimals; `1.50 + NULL` 2; a DOUBLE's "not fixed".
+        assert_eq!(
+            real(&[number("2"), Meta::null()], true),
+            Meta::double(17, 0, true)
+        );
+        assert_eq!(real(&[number("1.50"), Meta::null()], true).decimals, 2);
+        assert_eq!(
+            real(&[number("1.50"), number("1e0")], true).decimals,
+            NOT_FIXED
+        );
+        // A string's decimals are not fixed either.
+        assert_eq!(real(&[Meta::text(1, false)], true).length, 23);
+    }
+
+    #[test]
+    fn date_format_is_as_long_as_its_format_can_write() {
+        assert_eq!(format_length("%Y"), 4);
+        assert_eq!(format_length("%Y-%m-%d"), 10);
+        assert_eq!(format_length("%H"), 7);
+        assert_eq!(format_length("%W %M"), 129);
+        assert_eq!(format_length("%r %T %f %%"), 11 + 1 + 8 + 1 + 6 + 1 + 1);
+        assert_eq!(format_length("%"), 1);
     }
 }

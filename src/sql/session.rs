@@ -515,8 +515,11 @@ fn declared_column(name: String, m: &Meta) -> Column {
         Code::Time => ColumnType::MYSQL_TYPE_TIME,
     };
     let mut colflags = ColumnFlags::empty();
-    if !m.is_text() {
+    if m.binary_flag() {
         colflags |= ColumnFlags::BINARY_FLAG;
+    }
+    if m.blob_flag() {
+        colflags |= ColumnFlags::BLOB_FLAG;
     }
     if m.unsigned {
         colflags |= ColumnFlags::UNSIGNED_FLAG;

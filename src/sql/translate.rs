@@ -174,6 +174,7 @@ fn translate(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> Transl
                 pipes_as_concat: context.pipes_as_concat,
                 hex_strings: hex_strings(sql, &tokens),
                 group_concat_max_len: context.group_concat_max_len,
+                strict: context.strict,
             };
             typing::with_rules(rules, || translate_with(sql, tokens, context))
         })
@@ -2809,27 +2810,9 @@ pub(super) const UNITS: &[&str] = &[
     "YEAR_MONTH",
 ];
 
-/// Aggregate functions: a comparison's left side that calls one cannot move into the subquery
-/// [`quantified`] makes (it would aggregate the subquery's rows).
-const AGGREGATES: &[&str] = &[
-    "COUNT",
-    "SUM",
-    "AVG",
-    "MIN",
-    "MAX",
-    "GROUP_CONCAT",
-    "STD",
-    "STDDEV",
-    "STDDEV_POP",
-    "STDDEV_SAMP",
-    "VARIANCE",
-    "VAR_POP",
-    "VAR_SAMP",
-    "BIT_OR",
-    "BIT_AND",
-    "BIT_XOR",
-    "TOTAL",
-];
+// Aggregate functions: a comparison's left side that calls one cannot move into the subquery
+// [`quantified`] makes (it would aggregate the subquery's rows).
+use super::typing::AGGREGATE_NAMES as AGGREGATES;
 
 /// `x op ALL (subquery)` or `x op ANY (subquery)` as a scalar subquery over the subquery's rows
 /// that gives MySQL's three-valued answer, which SQLite has no operator for: ALL is true when

@@ -70,6 +70,9 @@ pub struct Rules {
     pub hex_strings: Vec<Location>,
     /// `group_concat_max_len`: a `GROUP_CONCAT` of up to 512 characters is a VARCHAR.
     pub group_concat_max_len: u64,
+    /// A strict `sql_mode` (`STRICT_TRANS_TABLES`, `STRICT_ALL_TABLES`): a string function's
+    /// result may be NULL, whatever its arguments.
+    pub strict: bool,
 }
 
 impl Default for Rules {
@@ -79,6 +82,7 @@ impl Default for Rules {
             pipes_as_concat: false,
             hex_strings: Vec::new(),
             group_concat_max_len: 1 << 20,
+            strict: true,
         }
     }
 }
@@ -156,6 +160,10 @@ fn report_columns(name: &str) -> Option<Columns> {
             })
             .collect(),
     )
+}
+
+pub(super) fn strict_mode() -> bool {
+    RULES.with(|r| r.borrow().strict)
 }
 
 pub(super) fn div_increment() -> u32 {
@@ -318,6 +326,55 @@ fn groups_in_a_temporary_table(select: &sqlparser::ast::Select) -> bool {
     by_a_column && !groups_by_sorting(select)
 }
 
+/// Whether a select list item is sent from the temporary table's column that holds it (MariaDB's
+/// `change_to_use_tmp_fields`): a column, an aggregate, or an expression that reads a column and
+/// holds no aggregate; a constant, or an expression over aggregates, is computed again.
+fn held_in_a_temporary_table(e: &Expr) -> bool {
+    match aggregate_name(e) {
+        // Computed again from what the table holds (MariaDB's `result_item`s: an average's
+        // sum and count, a variance's moments); `GROUP_CONCAT` keeps its own table.
+        Some(
+            "AVG" | "STD" | "STDDEV" | "STDDEV_POP" | "STDDEV_SAMP" | "VARIANCE" | "VAR_POP"
+            | "VAR_SAMP" | "GROUP_CONCAT",
+        ) => false,
+        Some(_) => true,
+        None => !holds_an_aggregate(e) && super::coldef::reads_a_column(e),
+    }
+}
+
+/// Whether an expression holds an aggregate of its own select (not one of a subquery's).
+fn holds_an_aggregate(e: &Expr) -> bool {
+    let compared = match e {
+        Expr::AnyOp { left, .. } | Expr::AllOp { left, .. } => holds_an_aggregate(left),
+        _ => false,
+    };
+    compared || aggregate_name(e).is_some() || children(e).into_iter().any(holds_an_aggregate)
+}
+
+/// The aggregate functions, by name (SQLite's `TOTAL` among them, which the translation
+/// writes).
+#[rustfmt::skip]
+pub(super) const AGGREGATE_NAMES: &[&str] = &[
+    "COUNT", "SUM", "AVG", "MIN", "MAX", "GROUP_CONCAT", "STD", "STDDEV", "STDDEV_POP",
+    "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP", "BIT_OR", "BIT_AND", "BIT_XOR", "TOTAL",
+];
+
+/// An aggregate call's name (upper case), not a window's.
+fn aggregate_name(e: &Expr) -> Option<&'static str> {
+    let Expr::Function(f) = e else { return None };
+    if f.over.is_some() {
+        return None;
+    }
+    let name = f.name.to_string().to_ascii_uppercase();
+    AGGREGATE_NAMES.iter().find(|n| **n == name).copied()
+}
+
+/// Whether a select groups `WITH ROLLUP`.
+fn rolls_up(select: &sqlparser::ast::Select) -> bool {
+    matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(_, m)
+        if m.contains(&sqlparser::ast::GroupByWithModifier::Rollup))
+}
+
 /// Whether MariaDB groups a select's rows without a temporary table: where an aggregate takes
 /// `DISTINCT` (the rows are sorted and grouped as read), or `WHERE` is a false constant (no row
 /// is read).
@@ -457,6 +514,15 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
             // long string (more than 512 characters) computed as a BLOB.
             let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
             let by_groups = groups_in_a_temporary_table(select);
+            // Where rows go through a temporary table, its columns are sent (not with ROLLUP,
+            // whose rows are computed again).
+            // (A DISTINCT of aggregates alone is one row: no table.)
+            let one_row = !grouped && select.projection.iter().any(|i| {
+                matches!(i, SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }
+                        if holds_an_aggregate(e))
+            });
+            let through_a_table =
+                (by_groups || (select.distinct.is_some() && !one_row)) && !rolls_up(select);
             if select.distinct.is_some() || grouped {
                 for (k, item) in select.projection.iter().enumerate() {
                     let computed = match item {
@@ -474,15 +540,35 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
                         }
                         _ => false,
                     };
+                    let held = through_a_table
+                        && match item {
+                            SelectItem::UnnamedExpr(e)
+                            | SelectItem::ExprWithAlias { expr: e, .. } => {
+                                held_in_a_temporary_table(e)
+                            }
+                            _ => false,
+                        };
                     if let Some(c) = columns.get_mut(k) {
-                        c.2 = c.2.through_temporary_table(computed, min_max, by_groups);
+                        c.2 =
+                            c.2.through_temporary_table(computed, min_max, by_groups, held);
                     }
                 }
             }
             all.then_some(columns)
         }
         SetExpr::Query(q) => query_columns(q, ctes, calls),
-        SetExpr::SetOperation { left, right, .. } => {
+        SetExpr::SetOperation {
+            left,
+            right,
+            op,
+            set_quantifier,
+        } => {
+            // A UNION without ALL sends its temporary table's columns.
+            let through_a_table = *op == sqlparser::ast::SetOperator::Union
+                && matches!(
+                    set_quantifier,
+                    sqlparser::ast::SetQuantifier::None | sqlparser::ast::SetQuantifier::Distinct
+                );
             let (l, r) = (
                 set_columns(left, ctes, calls),
                 set_columns(right, ctes, calls),
@@ -495,7 +581,7 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
                     // not followed.
                     .map(|((name, a, m), (_, b, _))| match merge(a, b) {
                         Ty::DateTime if a != b => (name, Ty::Other, m),
-                        t if t == a => (name, t, m),
+                        t if t == a => (name, t, m.sent_from_a_table(through_a_table)),
                         t => (name, t, Meta::of_type(t)),
                     })
                     .collect()

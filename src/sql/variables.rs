@@ -213,6 +213,9 @@ impl Default for Variables {
 pub struct Context {
     /// `sql_mode`'s `PIPES_AS_CONCAT`: `||` concatenates.
     pub pipes_as_concat: bool,
+    /// A strict `sql_mode` (`STRICT_TRANS_TABLES` or `STRICT_ALL_TABLES`): string functions
+    /// are declared as results that may be NULL.
+    pub strict: bool,
     /// `sql_mode`'s `ONLY_FULL_GROUP_BY`: a grouped SELECT names no column outside its groups
     /// and aggregates (errors 1055, 1140).
     pub only_full_group_by: bool,
@@ -406,6 +409,7 @@ impl Variables {
     pub fn context(&self) -> Context {
         Context {
             pipes_as_concat: self.mode("PIPES_AS_CONCAT"),
+            strict: self.mode("STRICT_TRANS_TABLES") || self.mode("STRICT_ALL_TABLES"),
             only_full_group_by: self.mode("ONLY_FULL_GROUP_BY"),
             div_increment: self.div_precision_increment,
             select_limit: (self.sql_select_limit != u64::MAX).then_some(self.sql_select_limit),

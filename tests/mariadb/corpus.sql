@@ -689,6 +689,7 @@ SET time_zone = '+00:00'
 SELECT FROM_UNIXTIME(0)
 SET sql_mode = 'PIPES_AS_CONCAT'
 SELECT 'a' || 'b', CONCAT('x', 1 || 2), @@sql_mode
+SELECT UPPER('abc'), LPAD('7', 3, '0'), CAST(12 AS CHAR), SUBSTRING_INDEX('a.b', '.', 1), CONCAT_WS(',', 'a', 'b')
 SET sql_mode = 'pipes_as_concat,TRADITIONAL'
 SELECT @@sql_mode
 =SET sql_mode = 'NO_SUCH_MODE'
@@ -906,3 +907,11 @@ SELECT SUM(ROUND(req_time, 1)), AVG(ROUND(req_time, 1)), MAX(ROUND(req_time, 1))
 SELECT IFNULL(NULL + 1, 1.50), ROUND(req_time, 2) / 3, ROUND(req_time, -1), ROUND(req_time, 0) * 2, ROUND(1e22, 2), ROUND(0.1e0, 25) FROM request ORDER BY id LIMIT 3
 SELECT id, PERCENT_RANK() OVER (ORDER BY id), CUME_DIST() OVER (ORDER BY id) FROM request ORDER BY id LIMIT 3
 SELECT STDDEV_POP(ROUND(1e0, 0)), STDDEV_POP(TRUNCATE(1e0, -2)) FROM tag
+SELECT 1.5 + NULL, NULL - 2.25, NULL * 1e0, GREATEST(2.5, NULL), COALESCE(NULL, 2.5 + NULL), 7 / NULL, NULL / 1.25
+SELECT ROUND(2.5e0, -2), TRUNCATE(req_time, 0), ROUND(req_time, 0) FROM request ORDER BY id LIMIT 2
+SELECT EXTRACT(MINUTE FROM '10:20:30'), EXTRACT(SECOND FROM '10:20:30'), EXTRACT(MICROSECOND FROM '10:20:30.5')
+SELECT DATE_FORMAT('2024-03-05', '%a %b %W %M %w %%'), TIME_FORMAT('10:20:30', '%k:%i %r %T %f'), DATE_FORMAT(FROM_UNIXTIME(timestamp), script_name) FROM request ORDER BY id LIMIT 2
+SELECT COALESCE(script_name, 'none'), IFNULL(status, 0), IFNULL(NULL, status), COALESCE(NULL, req_time, 1) FROM request ORDER BY id LIMIT 2
+SELECT hostname, MAX(status), SUM(doc_size), COUNT(*) + 1, MIN(script_name), 'x', UPPER(hostname) FROM request GROUP BY hostname ORDER BY hostname
+SELECT DISTINCT status, status + 1, LOWER(hostname) FROM request ORDER BY status, 3
+SELECT 2 > ALL (SELECT status FROM request), NULL > ANY (SELECT 1), status < ALL (SELECT 1) FROM request ORDER BY id LIMIT 2

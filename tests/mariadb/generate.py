@@ -665,9 +665,9 @@ def _having(g, r):
 
 
 class Oracle:
-    def __init__(self, mc, pinbad, declared=()):
+    def __init__(self, mc, pinbad, declared=(), meta=()):
         self.mc, self.pinbad, self.executed, self.answered = mc, pinbad, 0, 0
-        self.declared = list(declared)
+        self.declared, self.meta = list(declared), list(meta)
 
     def diff(self, sql):
         """None when both answer alike (or both refuse), else (kind, detail)."""
@@ -716,6 +716,7 @@ class Oracle:
         """None, or (statement, (kind of difference, detail)); the type codes left out where a
         `declared` exclusion matches `q`."""
         compare_module.declared_kind.temporal = not allowed(q, self.declared)
+        compare_module.meta_aspects.skip = not allowed(q, self.meta)
         try:
             if kind == "tlp":
                 return self.tlp(q)
@@ -724,6 +725,7 @@ class Oracle:
             return (sql, d) if d else None
         finally:
             compare_module.declared_kind.temporal = False
+            compare_module.meta_aspects.skip = False
 
 
 def candidates(node):
@@ -826,10 +828,12 @@ def reduce(oracle, kind, q, failure, exclusions, budget=400):
 class Exclusion:
     """`rule(node)` true for a node the grammar leaves out; `query(q)` for a query. One that is
     `declared` leaves out only the columns' type codes of what it matches: the grammar still
-    makes it, and its values are compared."""
+    makes it, and its values are compared; one that is `meta` only their definitions' flags,
+    decimals, lengths and charsets."""
 
-    def __init__(self, name, area, sql, rule=None, query=None, declared=False):
+    def __init__(self, name, area, sql, rule=None, query=None, declared=False, meta=False):
         self.name, self.area, self.sql, self.declared = name, area, sql, declared
+        self.meta = meta
         self.rule, self.query = rule or (lambda n: False), query or (lambda q: False)
 
     def matches(self, node):
@@ -1007,11 +1011,17 @@ def main():
         dropped = set(args[args.index("--drop") + 1].split(","))
         exclusions = [x for x in exclusions if x.name not in dropped]
     keep_going = "--keep-going" in args
+    if "--meta" not in args:
+        # The columns' definitions (flags, decimals, lengths, charsets) are compared with
+        # `--meta` only: the corpus holds them to MariaDB's, the grammar still meets classes
+        # no rule follows yet (docs/testing.md); type codes and values always.
+        os.environ.setdefault("PINBAD_SQL_COMPARE_META", "off")
     start = time.time()
     pc, mc = connect(port, socket)
     copy_reports(pc, mc)
-    oracle = Oracle(mc, Pinbad(port, pc), [x for x in exclusions if x.declared])
-    exclusions = [x for x in exclusions if not x.declared]
+    oracle = Oracle(mc, Pinbad(port, pc), [x for x in exclusions if x.declared],
+                    [x for x in exclusions if x.meta])
+    exclusions = [x for x in exclusions if not x.declared and not x.meta]
     found, seen = [], set()
     for n in range(count):
         kind, q = make_case(seed, n, exclusions)
