@@ -360,7 +360,7 @@ impl Meta {
             self.code,
             Code::Long | Code::LongLong | Code::NewDecimal | Code::Float | Code::Double
         );
-        !self.is_text() && !(self.field && number)
+        !(self.is_text() || (self.field && number))
     }
 
     /// Whether the column is flagged BLOB: a table's BLOB column (`Field_blob`); an expression
