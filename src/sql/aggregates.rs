@@ -7,7 +7,8 @@ use rusqlite::functions::{Aggregate, Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, Result};
 
-use super::functions::{number, text};
+use super::decimal::Decimal;
+use super::functions::{decimal_of, held, number, text};
 
 /// Count, mean and sum of squared deviations (Welford), for the variances.
 #[derive(Default)]
@@ -165,6 +166,31 @@ impl Aggregate<Concat, Option<String>> for GroupConcat {
     }
 }
 
+/// `SUM` of DECIMALs and BIGINT UNSIGNEDs, exact (`translate::decimals` calls it where MySQL's
+/// sum is an exact DECIMAL SQLite would add as doubles): each value read as its exact digits,
+/// the sum held as `decimal::Decimal::held` holds one. NULL where no value is.
+struct DecimalSum;
+
+impl Aggregate<Option<Decimal>, Value> for DecimalSum {
+    fn init(&self, _: &mut Context<'_>) -> Result<Option<Decimal>> {
+        Ok(None)
+    }
+
+    fn step(&self, ctx: &mut Context<'_>, acc: &mut Option<Decimal>) -> Result<()> {
+        if let Some(d) = decimal_of(ctx.get_raw(0)) {
+            *acc = Some(match acc.take() {
+                Some(sum) => sum.add(&d),
+                None => d,
+            });
+        }
+        Ok(())
+    }
+
+    fn finalize(&self, _: &mut Context<'_>, acc: Option<Option<Decimal>>) -> Result<Value> {
+        Ok(acc.flatten().map_or(Value::Null, |d| held(&d)))
+    }
+}
+
 /// Registers the aggregates on `conn`.
 pub fn register(
     conn: &Connection,
@@ -190,6 +216,7 @@ pub fn register(
     ] {
         conn.create_aggregate_function(name, 1, flags, bits)?;
     }
+    conn.create_aggregate_function("mysql_decimal_sum", 1, flags, DecimalSum)?;
     let max_len = usize::try_from(max_allowed_packet).unwrap_or(usize::MAX);
     conn.create_aggregate_function(
         "mysql_group_concat",

@@ -13,6 +13,7 @@ use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, Result};
 
 use super::collation;
+use super::decimal::{Decimal, Held};
 use super::variables::Variables;
 
 /// What `sysvar` and the session functions answer.
@@ -202,9 +203,17 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
         ("ceil", f64::ceil),
         ("ceiling", f64::ceil),
     ] {
+        let up = name != "floor";
         conn.create_scalar_function(name, 1, pure, move |ctx| {
             Ok(match ctx.get_raw(0) {
                 ValueRef::Integer(i) => Value::Integer(i),
+                // A DECIMAL held as the text of its digits (past a double's): exactly.
+                ValueRef::Text(t) => match std::str::from_utf8(t).ok().and_then(Decimal::parse) {
+                    Some(d) => held(&d.floor_or_ceil(up)),
+                    None => {
+                        number(ctx.get_raw(0)).map_or(Value::Null, |x| Value::Integer(f(x) as i64))
+                    }
+                },
                 v => number(v).map_or(Value::Null, |x| Value::Integer(f(x) as i64)),
             })
         })?;
@@ -473,25 +482,101 @@ fn power_of_ten(n: u64) -> f64 {
     POWERS.get(n as usize).copied().unwrap_or(f64::INFINITY)
 }
 
-/// `x` as a DECIMAL(`precision`, `scale`): rounded half away from zero to `scale`, then
-/// clipped to the largest value of `precision` digits.
-/// A plain decimal string (`-12.345`, after leading spaces; no exponent) rounded half away from
-/// zero to `scale` decimals by its digits, as MySQL rounds an exact value; `None` for any other
-/// string, which is read as a number.
-fn digits_rounded(s: &str, scale: i64) -> Option<f64> {
-    exact_decimal(
-        s.as_bytes(),
-        usize::try_from(scale).ok().filter(|&d| d <= 30)?,
-    )?
-    .parse()
-    .ok()
+/// `d` as a DECIMAL(`precision`, `scale`): rounded half away from zero to `scale`, then
+/// clipped to the largest value of `precision` digits (MySQL's 99999999.99 for DECIMAL(10, 2),
+/// with a warning).
+fn decimal_cast(d: &Decimal, precision: u32, scale: u32) -> Decimal {
+    let rounded = d.round(scale as i32);
+    if rounded.precision_at(scale) <= precision as usize {
+        return rounded;
+    }
+    let largest = Decimal::largest(precision, scale);
+    if rounded.is_negative() {
+        largest.neg()
+    } else {
+        largest
+    }
 }
 
-fn decimal_cast(x: f64, precision: i64, scale: i64) -> f64 {
-    let rounded = round_half_away(x, scale, f64::round);
-    let scale = scale.clamp(0, 30) as i32;
-    let largest = 10f64.powi((precision.clamp(1, 65) as i32 - scale).max(0)) - 10f64.powi(-scale);
-    rounded.clamp(-largest, largest)
+/// A value read as a DECIMAL, exactly: an integer as it is, a double by its shortest digits
+/// (how a DECIMAL is held: `decimal::Decimal::held`), text by its digits where it is plain
+/// digits, else by the number it starts with.
+pub(super) fn decimal_of(v: ValueRef<'_>) -> Option<Decimal> {
+    match v {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) => Some(Decimal::from_i64(i)),
+        ValueRef::Real(x) => Decimal::from_f64(x),
+        ValueRef::Text(t) | ValueRef::Blob(t) => std::str::from_utf8(t)
+            .ok()
+            .and_then(Decimal::parse)
+            .or_else(|| number(v).and_then(Decimal::from_f64)),
+    }
+}
+
+/// A double's shortest digits, or text that is plain digits, as a DECIMAL; `None` for anything
+/// else (a string read as a number by its leading digits).
+fn exact_digits(v: ValueRef<'_>) -> Option<Decimal> {
+    match v {
+        ValueRef::Real(x) if x.abs() < 1e60 => Decimal::from_f64(x),
+        ValueRef::Text(t) => std::str::from_utf8(t).ok().and_then(Decimal::parse),
+        _ => None,
+    }
+}
+
+/// A DECIMAL as SQLite holds it ([`Decimal::held`]).
+pub(super) fn held(d: &Decimal) -> Value {
+    match d.held() {
+        Held::Integer(i) => Value::Integer(i),
+        Held::Real(x) => Value::Real(x),
+        Held::Text(t) => Value::Text(t),
+    }
+}
+
+/// Registers the exact DECIMAL operations `translate::decimals` writes: `+ - * / %` and unary
+/// minus on exact operands (`mysql_decimal_op`), `DIV` of operands not both integers
+/// (`mysql_decimal_int_div`), and the key comparisons and sorting read a DECIMAL by.
+fn decimals(conn: &Connection) -> Result<()> {
+    let pure = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+    // `mysql_decimal_op(op, a, b, scale_a, scale_b, increment)`: the scales are the operands'
+    // types' (a quotient's digits depend on them), the increment `div_precision_increment`.
+    conn.create_scalar_function("mysql_decimal_op", 6, pure, |ctx| {
+        let (Some(a), Some(b)) = (decimal_of(ctx.get_raw(1)), decimal_of(ctx.get_raw(2))) else {
+            return Ok(None);
+        };
+        let int = |k: usize| ctx.get_raw(k).as_i64().unwrap_or(0).clamp(0, 30) as u32;
+        let r = match text(ctx.get_raw(0)).as_str() {
+            "+" => Some(a.add(&b)),
+            "-" => Some(a.sub(&b)),
+            "*" => Some(a.mul(&b)),
+            "/" => a.div(&b, (int(3), int(4)), int(5)),
+            _ => a.rem(&b),
+        };
+        Ok(r.map(|r| held(&r)))
+    })?;
+    conn.create_scalar_function("mysql_decimal_neg", 1, pure, |ctx| {
+        Ok(decimal_of(ctx.get_raw(0)).map(|d| held(&d.neg())))
+    })?;
+    // `a DIV b` where either is no integer: the exact quotient cut toward zero, as MySQL
+    // divides decimals there (`18446744073709551615 DIV 1e3` is 18446744073709551); error
+    // 1690 past a BIGINT (`unsigned`: a BIGINT UNSIGNED, its bits).
+    conn.create_scalar_function("mysql_decimal_int_div", 3, pure, |ctx| {
+        let (Some(a), Some(b)) = (decimal_of(ctx.get_raw(0)), decimal_of(ctx.get_raw(1))) else {
+            return Ok(None);
+        };
+        let unsigned = ctx.get_raw(2).as_i64().unwrap_or(0) != 0;
+        match a.int_div(&b) {
+            None => Ok(None),
+            Some(q) => Decimal::to_bits(&q, unsigned)
+                .map(Some)
+                .ok_or_else(|| out_of_range(unsigned)),
+        }
+    })?;
+    // `mysql_decimal_key(x, scale)`: `x` rounded to its type's scale, as a key.
+    conn.create_scalar_function("mysql_decimal_key", 2, pure, |ctx| {
+        let scale = ctx.get_raw(1).as_i64().unwrap_or(30).clamp(0, 30) as i32;
+        Ok(decimal_of(ctx.get_raw(0)).map(|d| d.round(scale).key()))
+    })?;
+    Ok(())
 }
 
 /// A DOUBLE of fixed decimals (`ROUND(x, 2)`, `PI()`: a column declared with fewer than 31) as
@@ -569,6 +654,10 @@ pub(super) fn decimal_text(v: ValueRef<'_>, scale: u8) -> Option<String> {
         ValueRef::Integer(i) if d == 0 => Some(i.to_string()),
         ValueRef::Integer(i) => Some(format!("{i}.{:0<d$}", "")),
         ValueRef::Text(t) if exact_decimal(t, d).is_some() => exact_decimal(t, d),
+        // A DECIMAL held as a double: its shortest digits, exactly (`2.675` is 2.68).
+        ValueRef::Real(x) if x.is_finite() && x.abs() < 1e60 => {
+            Decimal::from_f64(x).map(|x| x.text(u32::from(scale)))
+        }
         v => {
             let x = round_half_away(number(v)?, scale as i64, f64::round);
             // No negative zero: a DECIMAL has none.
@@ -663,6 +752,18 @@ fn rounded(ctx: &Context<'_>, away: bool) -> Value {
     match ctx.get_raw(0) {
         ValueRef::Null => Value::Null,
         ValueRef::Integer(i) => round_integer(i, d, away),
+        // A DECIMAL, by its exact digits (a double's shortest: one rounded as a DOUBLE was
+        // rounded to even already, `mysql_round_double`, and stays as it is).
+        v @ (ValueRef::Real(_) | ValueRef::Text(_)) if exact_digits(v).is_some() => {
+            let d = d.clamp(-65, 30) as i32;
+            exact_digits(v).map_or(Value::Null, |x| {
+                match (held(&if away { x.round(d) } else { x.truncate(d) }), v) {
+                    // A double stays one (SQLite's `round` answers doubles).
+                    (Value::Integer(i), ValueRef::Real(_)) => Value::Real(i as f64),
+                    (r, _) => r,
+                }
+            })
+        }
         v => {
             let x = number(v).unwrap_or(0.0);
             let cut = if away { f64::round } else { f64::trunc };
@@ -857,8 +958,15 @@ fn unsigned(conn: &Connection) -> Result<()> {
 fn format_number(x: f64, d: i64) -> String {
     let d = d.clamp(0, 30) as usize;
     let x = round_half_away(x, d as i64, f64::round);
-    let s = format!("{:.*}", d, x.abs());
-    let (int, frac) = s.split_once('.').unwrap_or((&s, ""));
+    let s = format!("{:.*}", d, x);
+    grouped(&s)
+}
+
+/// A number's text (`-1234.50`) with thousands separators (`-1,234.50`); no negative zero.
+fn grouped(s: &str) -> String {
+    let negative = s.starts_with('-');
+    let s = s.trim_start_matches('-');
+    let (int, frac) = s.split_once('.').unwrap_or((s, ""));
     let mut out = String::new();
     for (i, c) in int.chars().enumerate() {
         if i > 0 && (int.len() - i) % 3 == 0 {
@@ -870,7 +978,7 @@ fn format_number(x: f64, d: i64) -> String {
         out.push('.');
         out.push_str(frac);
     }
-    if x < 0.0 && out.bytes().any(|b| b.is_ascii_digit() && b != b'0') {
+    if negative && out.bytes().any(|b| b.is_ascii_digit() && b != b'0') {
         out.insert(0, '-');
     }
     out
@@ -901,25 +1009,11 @@ fn numeric(conn: &Connection) -> Result<()> {
     // `CAST(x AS DECIMAL(precision, scale))`: rounded to its scale, and the largest value of
     // its digits where it has too few (MySQL's 99999999.99 for DECIMAL(10, 2), with a warning).
     conn.create_scalar_function("mysql_decimal", 3, pure, |ctx| {
-        let scale = number(ctx.get_raw(1)).unwrap_or(0.0) as i64;
-        let precision = number(ctx.get_raw(2)).unwrap_or(10.0) as i64;
-        // A string's digits are rounded as written (MySQL reads a string into a DECIMAL
-        // exactly); a number as the double holds it.
-        let value = match ctx.get_raw(0) {
-            ValueRef::Text(t) => std::str::from_utf8(t)
-                .ok()
-                .and_then(|t| digits_rounded(t, scale))
-                .map(|x| decimal_cast(x, precision, scale.max(0))),
-            _ => None,
-        };
-        Ok(value
-            .or_else(|| number(ctx.get_raw(0)).map(|x| decimal_cast(x, precision, scale)))
-            .map(|x| match x {
-                // Of scale 0: an integer, as the column's type says.
-                d if scale <= 0 && d.abs() < 9.0e15 => Value::Integer(d as i64),
-                d => Value::Real(d),
-            }))
+        let scale = number(ctx.get_raw(1)).unwrap_or(0.0).clamp(0.0, 30.0) as u32;
+        let precision = number(ctx.get_raw(2)).unwrap_or(10.0).clamp(1.0, 65.0) as u32;
+        Ok(decimal_of(ctx.get_raw(0)).map(|d| held(&decimal_cast(&d, precision, scale))))
     })?;
+    decimals(conn)?;
     // A DOUBLE's shortest digits that read back as it (Rust's `Display`, never an exponent):
     // the decimal MySQL makes of a double (`double2decimal`) before a cast to DECIMAL rounds it.
     conn.create_scalar_function("mysql_double_digits", 1, pure, |ctx| {
@@ -1011,8 +1105,12 @@ fn numeric(conn: &Connection) -> Result<()> {
     }
     conn.create_scalar_function("pi", 0, pure, |_| Ok(std::f64::consts::PI))?;
     conn.create_scalar_function("format", 2, pure, |ctx| {
-        Ok(match (number(ctx.get_raw(0)), number(ctx.get_raw(1))) {
-            (Some(x), Some(d)) => Some(format_number(x, d as i64)),
+        let d = number(ctx.get_raw(1));
+        // An exact value (an integer, a DECIMAL's digits) by its digits, a double past what
+        // they hold as the double.
+        Ok(match (decimal_of(ctx.get_raw(0)), d) {
+            (Some(x), Some(d)) => Some(grouped(&x.text(d.clamp(0.0, 30.0) as u32))),
+            (None, Some(d)) => number(ctx.get_raw(0)).map(|x| format_number(x, d as i64)),
             _ => None,
         })
     })?;
@@ -1473,20 +1571,28 @@ fn digest_hex<D: sha2::Digest>(v: ValueRef) -> Option<String> {
 mod tests {
     use super::*;
 
-    /// A DECIMAL's text is rounded digit by digit (half away from zero), past what a double
-    /// holds; text that is no decimal is left to the double path.
+    /// A DECIMAL cast reads its operand's exact digits (a string's as written, a double's
+    /// shortest), rounds them half away from zero and clips to its precision.
     #[test]
-    fn decimal_strings_round_by_their_digits() {
-        assert_eq!(digits_rounded("-0.5049999999999999", 2), Some(-0.5));
-        assert_eq!(digits_rounded("1.005", 2), Some(1.01));
-        assert_eq!(digits_rounded(" 9.995", 2), Some(10.0));
-        assert_eq!(digits_rounded("-99.5", 0), Some(-100.0));
-        assert_eq!(digits_rounded("0.125", 2), Some(0.13));
-        assert_eq!(digits_rounded("7", 3), Some(7.0));
-        assert_eq!(digits_rounded("1e3", 0), None);
-        assert_eq!(digits_rounded("abc", 0), None);
-        assert_eq!(digits_rounded(".", 0), None);
-        assert_eq!(digits_rounded("1.5", -1), None);
+    fn decimal_casts_round_exact_digits() {
+        let c = conn();
+        let cast = |v: &str, p: u32, s: u32| {
+            let v = one(&c, &format!("SELECT mysql_decimal({v}, {s}, {p})"));
+            decimal_text(ValueRef::from(&v), s as u8)
+        };
+        assert_eq!(
+            cast("'-0.5049999999999999'", 10, 2).as_deref(),
+            Some("-0.50")
+        );
+        assert_eq!(cast("'1.005'", 10, 2).as_deref(), Some("1.01"));
+        assert_eq!(cast("' 9.995'", 10, 2).as_deref(), Some("10.00"));
+        assert_eq!(cast("'-99.5'", 10, 0).as_deref(), Some("-100"));
+        assert_eq!(cast("'1e3'", 10, 0).as_deref(), Some("1000"));
+        assert_eq!(cast("'abc'", 10, 0).as_deref(), Some("0"));
+        assert_eq!(
+            cast("'12345678901234567890.123456789'", 30, 9).as_deref(),
+            Some("12345678901234567890.123456789")
+        );
     }
 
     #[test]
@@ -1624,11 +1730,14 @@ mod tests {
     #[test]
     fn numbers_round_and_print_as_mysql_does() {
         // A DECIMAL cast clips to its digits, after rounding.
-        assert_eq!(decimal_cast(2147483647.0, 10, 2), 99999999.99);
-        assert_eq!(decimal_cast(-2147483647.0, 10, 2), -99999999.99);
-        assert_eq!(decimal_cast(99999999.995, 10, 2), 99999999.99);
-        assert_eq!(decimal_cast(20240305010203.0, 10, 0), 9999999999.0);
-        assert_eq!(decimal_cast(1.005, 3, 2), 1.01);
+        let cast =
+            |x: &str, p: u32, s: u32| decimal_cast(&Decimal::parse(x).unwrap(), p, s).text(s);
+        assert_eq!(cast("2147483647", 10, 2), "99999999.99");
+        assert_eq!(cast("-2147483647", 10, 2), "-99999999.99");
+        assert_eq!(cast("99999999.995", 10, 2), "99999999.99");
+        assert_eq!(cast("20240305010203", 10, 0), "9999999999");
+        assert_eq!(cast("1.005", 3, 2), "1.01");
+        assert_eq!(cast("5", 2, 2), "0.99");
         let c = conn();
         assert_eq!(one(&c, "SELECT round(2.5)"), Value::Real(3.0));
         assert_eq!(one(&c, "SELECT round(2.345, 2)"), Value::Real(2.35));

@@ -27,6 +27,7 @@
 //! - `layout`: which columns a report's table has (pinba_engine's or pinba2's) and what each
 //!   holds;
 //! - `functions`, `dates`, `aggregates`: MySQL's functions SQLite lacks or computes otherwise;
+//! - `decimal`: exact DECIMAL values, as MySQL computes them (the functions' arithmetic);
 //! - `collation`: MySQL's default collation (utf8mb4_general_ci), which text compares under.
 //!
 //! Bounded: statements take `mysql.max_concurrent_queries` slots of their own (never the HTTP
@@ -45,6 +46,7 @@ mod coercibility;
 pub mod collation;
 mod coldef;
 mod dates;
+mod decimal;
 mod dialect;
 mod ddl;
 mod engine;

@@ -919,9 +919,11 @@ impl VisitorMut for Rewrite<'_> {
             self.scopes.last().unwrap_or(&none).node(expr, &kids)
         });
         if kids.len() == typing::children(expr).len() {
-            let kids = unsigned(expr, &kids);
-            double_digits(expr, &kids);
-            numbered(expr, &kids);
+            let read = unsigned(expr, &kids);
+            double_digits(expr, &read);
+            numbered(expr, &read);
+            decimals(expr, &kids, &read, ty);
+            let kids = read;
             coerce(expr, &kids);
             match ty {
                 Ty::Text => merged(expr, &kids, |e, t| match t {
@@ -1255,6 +1257,14 @@ impl Rewrite<'_> {
             // `TRUE` is the number 1, also where SQLite reads it as a truth (`x IS TRUE`, which
             // `x <=> TRUE` becomes).
             Value::Boolean(b) => Some(raw(u8::from(*b).to_string())),
+            // A DECIMAL literal with more digits than a double keeps: the text of its digits,
+            // as the exact arithmetic holds such a value (`super::decimal::Decimal::held`).
+            Value::Number(n, _) if n.contains('.') && !n.contains(['e', 'E']) => {
+                match super::decimal::Decimal::parse(n).map(|d| d.held()) {
+                    Some(super::decimal::Held::Text(t)) => Some(raw(quote(&t))),
+                    _ => None,
+                }
+            }
             // 2^63 to 2^64-1, a BIGINT UNSIGNED: its 64 bits, as SQLite holds one
             // (`typing::Ty::UInt`).
             Value::Number(n, _) if n.parse::<i64>().is_err() => n
@@ -1680,7 +1690,8 @@ fn unsigned(expr: &mut Expr, kids: &[Ty]) -> Vec<Ty> {
     let reads = typing::unsigned_reads(expr, kids);
     let mut kids = kids.to_vec();
     let valued = typing::unsigned_value(expr);
-    // A comparison with a DOUBLE, a DECIMAL or a string reads it as a double.
+    // A comparison with a DOUBLE or a string reads it as a double (with a DECIMAL, as the
+    // exact DECIMAL it is: `decimals`).
     let compares = matches!(
         expr,
         Expr::BinaryOp {
@@ -1688,7 +1699,9 @@ fn unsigned(expr: &mut Expr, kids: &[Ty]) -> Vec<Ty> {
             ..
         } | Expr::In { .. }
             | Expr::Between { .. }
-    );
+    ) && !kids
+        .iter()
+        .all(|t| matches!(t, Ty::Int | Ty::UInt | Ty::Dec(_) | Ty::Null));
     // What reads its operands as DOUBLEs: an operation with one, a cast to one.
     let as_double = match expr {
         Expr::BinaryOp { .. } => kids.contains(&Ty::Double),
@@ -1861,6 +1874,133 @@ fn unsigned(expr: &mut Expr, kids: &[Ty]) -> Vec<Ty> {
         _ => {}
     }
     kids
+}
+
+/// DECIMALs computed exactly, as MySQL computes them (`super::decimal`), where SQLite would
+/// compute doubles, given `expr`'s type `ty` and its operands' types as met (`met`) and as
+/// read now (`read`, after [`unsigned`] and [`numbered`]). One rule per operator class and per
+/// consumer: `+ - * / %` (and `MOD`) whose result is a DECIMAL, and a DECIMAL negated, on each
+/// operand's exact digits (`mysql_decimal_op`); `DIV` of operands not both integers, the exact
+/// quotient cut (`mysql_decimal_int_div`); a comparison of exact numbers where one is a
+/// DECIMAL, by keys that order the values whichever form SQLite holds them in, each value
+/// rounded to its type's scale as MariaDB compares them (`1/3 = 0.3333` is 1, `(1/3)*3 = 1`
+/// too, where `(1/3) - 0.333333333` is 0: `mysql_decimal_key`); `SUM` of DECIMALs or BIGINT UNSIGNEDs exact (`mysql_decimal_sum`),
+/// and `AVG` of exact numbers the exact quotient of its sum and count. Integers alone are left
+/// to SQLite (exact already, and as fast as they were).
+fn decimals(expr: &mut Expr, met: &[Ty], read: &[Ty], ty: Ty) {
+    use BinaryOperator as B;
+    let exact = |t: &Ty| {
+        matches!(
+            t,
+            Ty::Int | Ty::UInt | Ty::Dec(_) | Ty::Date | Ty::DateTime | Ty::Time
+        )
+    };
+    let scale = |t: Ty| match t {
+        Ty::Dec(s) => u32::from(s),
+        _ => 0,
+    };
+    let decimal = matches!(ty, Ty::Dec(_));
+    let op = |code: &str, a: &dyn std::fmt::Display, b: &dyn std::fmt::Display| {
+        raw(format!(
+            "mysql_decimal_op('{code}', {a}, {b}, {}, {}, {})",
+            scale(read[0]),
+            scale(read[1]),
+            typing::div_increment()
+        ))
+    };
+    match expr {
+        Expr::BinaryOp {
+            left,
+            op: o @ (B::Plus | B::Minus | B::Multiply | B::Divide | B::Modulo),
+            right,
+        } if decimal && read.iter().all(exact) => {
+            let code = match o {
+                B::Plus => "+",
+                B::Minus => "-",
+                B::Multiply => "*",
+                B::Divide => "/",
+                _ => "%",
+            };
+            *expr = op(code, left, right);
+        }
+        Expr::BinaryOp {
+            left,
+            op: B::MyIntegerDivide,
+            right,
+        } if !read
+            .iter()
+            .all(|t| matches!(t, Ty::Int | Ty::UInt | Ty::Null | Ty::Date | Ty::DateTime | Ty::Time))
+            && read.iter().all(|t| *t != Ty::Other) =>
+        {
+            *expr = raw(format!(
+                "mysql_decimal_int_div({left}, {right}, {})",
+                u8::from(ty == Ty::UInt)
+            ));
+        }
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr: x,
+        } if decimal && read.iter().all(exact) => {
+            *expr = raw(format!("mysql_decimal_neg({x})"));
+        }
+        Expr::BinaryOp {
+            op: B::Eq | B::NotEq | B::Lt | B::LtEq | B::Gt | B::GtEq | B::Spaceship,
+            ..
+        }
+        | Expr::In { .. }
+        | Expr::Between { .. }
+            // (A temporal beside a number compares as a DATETIME: `coerce`.)
+            if read
+                .iter()
+                .all(|t| matches!(t, Ty::Int | Ty::UInt | Ty::Dec(_) | Ty::Null))
+                && read.iter().any(|t| matches!(t, Ty::Dec(_))) =>
+        {
+            for (e, t) in typing::children_mut(expr).into_iter().zip(read) {
+                if *t != Ty::Null {
+                    let inner = std::mem::replace(e, Expr::Value(Value::Null.into()));
+                    *e = raw(format!("mysql_decimal_key({inner}, {})", scale(*t)));
+                }
+            }
+        }
+        Expr::Function(f) if f.over.is_none() => {
+            let name = f.name.to_string().to_ascii_uppercase();
+            let FunctionArguments::List(list) = &f.args else {
+                return;
+            };
+            let distinct = matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct));
+            let texts: Vec<String> = list.args.iter().map(|a| a.to_string()).collect();
+            match (name.as_str(), texts.as_slice(), met, read) {
+                ("MOD", [a, b], _, [l, r]) if decimal && exact(l) && exact(r) => {
+                    *expr = op("%", a, b);
+                }
+                ("SUM" | "AVG", [x], [m], [r]) if exact(r) && list.clauses.is_empty() => {
+                    let x = if distinct {
+                        format!("DISTINCT {x}")
+                    } else {
+                        x.clone()
+                    };
+                    let sum = if matches!(m, Ty::UInt | Ty::Dec(_)) {
+                        format!("mysql_decimal_sum({x})")
+                    } else if name == "SUM" {
+                        return;
+                    } else {
+                        format!("SUM({x})")
+                    };
+                    *expr = if name == "SUM" {
+                        raw(sum)
+                    } else {
+                        raw(format!(
+                            "mysql_decimal_op('/', {sum}, COUNT({x}), {}, 0, {})",
+                            scale(*r),
+                            typing::div_increment()
+                        ))
+                    };
+                }
+                _ => {}
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Whether `e` is a `BIT_AND`, `BIT_OR` or `BIT_XOR`.
@@ -2886,6 +3026,36 @@ mod tests {
         query(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}")).0
     }
 
+    /// DECIMALs are computed by `super::decimal`'s exact functions, one rule per operator
+    /// class and consumer (`decimals`); integers alone stay SQLite's.
+    #[test]
+    fn decimals_are_computed_exactly_by_one_rule_per_operator() {
+        for (sql, want) in [
+            ("SELECT 0.1 + 0.2", "SELECT mysql_decimal_op('+', 0.1, 0.2, 1, 1, 4)"),
+            ("SELECT 1 / 3 * 3", "SELECT mysql_decimal_op('*', mysql_decimal_op('/', 1, 3, 0, 0, 4), 3, 4, 0, 4)"),
+            ("SELECT 2.5 % 0.1", "SELECT mysql_decimal_op('%', 2.5, 0.1, 1, 1, 4)"),
+            ("SELECT -(0.5)", "SELECT mysql_decimal_neg((0.5))"),
+            ("SELECT 18446744073709551615 DIV 1e3", "SELECT mysql_decimal_int_div(mysql_unsigned_value((-1)), 1e3, 0)"),
+            (
+                "SELECT 18446744073709551615 = 18446744073709551615.0",
+                "SELECT mysql_decimal_key(mysql_unsigned_value((-1)), 0) = mysql_decimal_key('18446744073709551615', 1)",
+            ),
+            // A DATE beside a DECIMAL compares as a DATETIME.
+            ("SELECT DATE '2024-03-05' > 1.5", "SELECT date('2024-03-05') > mysql_cast_datetime(1.5)"),
+            ("SELECT 1.5 IN (1.50, 2)", "SELECT mysql_decimal_key(1.5, 1) IN (mysql_decimal_key(1.50, 2), mysql_decimal_key(2, 0))"),
+            ("SELECT 0.30000000000000001", "SELECT '0.30000000000000001'"),
+            ("SELECT SUM(1.5), SUM(status) FROM request", "SELECT mysql_decimal_sum(1.5), SUM(status) FROM request"),
+            (
+                "SELECT AVG(status) FROM request",
+                "SELECT mysql_decimal_op('/', SUM(status), COUNT(status), 0, 0, 4) FROM request",
+            ),
+            // Integers and doubles are SQLite's.
+            ("SELECT 1 + 2, 7 DIV 2, 1e0 / 2, 3 = 3", "SELECT 1 + 2, mysql_div(7, 2), (1e0 * 1.0) / 2, 3 = 3"),
+        ] {
+            assert_eq!(bare(sql), want, "{sql}");
+        }
+    }
+
     /// The translation, [`bare_of`] (the first test shows what that leaves out).
     fn bare(sql: &str) -> String {
         bare_of(&tree(sql))
@@ -2954,7 +3124,7 @@ mod tests {
     fn items_are_named_as_written_and_strings_collate_as_mysqls() {
         assert_eq!(
             tree("SELECT 7 / 2, 7/2 AS h, r.x, 'x', \"y\", 'a' 'b', @@version FROM r"),
-            "SELECT (7 * 1.0) / 2 AS `7 / 2`, (7 * 1.0) / 2 AS h, r.x, 'x' COLLATE MYSQL AS `x`, \
+            "SELECT mysql_decimal_op('/', 7, 2, 0, 0, 4) AS `7 / 2`, mysql_decimal_op('/', 7, 2, 0, 0, 4) AS h, r.x, 'x' COLLATE MYSQL AS `x`, \
              'y' COLLATE MYSQL AS `y`, 'ab' COLLATE MYSQL AS `ab`, sysvar('version') AS `@@version` \
              FROM r"
         );
@@ -3027,7 +3197,7 @@ mod tests {
         // A DECIMAL written as text keeps its scale.
         assert_eq!(
             bare("SELECT CONCAT(7 / 2, '')"),
-            "SELECT CONCAT(mysql_decimal_text((7 * 1.0) / 2, 4), '')"
+            "SELECT CONCAT(mysql_decimal_text(mysql_decimal_op('/', 7, 2, 0, 0, 4), 4), '')"
         );
     }
 
@@ -3103,7 +3273,7 @@ mod tests {
         assert_eq!(
             bare("SELECT MAX(~0), FLOOR(~0), SUM(~0), CONCAT(~0), BIT_OR(1) + 1e0"),
             "SELECT mysql_unsigned_flip(MAX(mysql_unsigned_flip(~ 0))), (~ 0), \
-             SUM(mysql_unsigned_value(~ 0)), CONCAT(mysql_unsigned_value(~ 0)), BIT_OR(1) + 1e0"
+             mysql_decimal_sum(mysql_unsigned_value(~ 0)), CONCAT(mysql_unsigned_value(~ 0)), BIT_OR(1) + 1e0"
         );
         assert_eq!(
             bare("SELECT BIT_OR(2.5e0), BIT_OR(a) FROM t"),
