@@ -678,6 +678,10 @@ fn folded(e: &Expr) -> Option<Meta> {
     let (negative, n) = walk(e, false)?;
     let m = number(n);
     Some(match m.code {
+        // Past a LONGLONG's least value: a DECIMAL (`-18446744073709551615`).
+        Code::LongLong if negative && n.parse::<u128>().is_ok_and(|v| v > 1 << 63) => {
+            Meta::decimal(m.precision, 0, false)
+        }
         Code::Long | Code::LongLong if negative => Meta {
             code: long_or_longlong(m.length + 1),
             length: m.length + 1,
@@ -771,7 +775,7 @@ fn binary(op: &BinaryOperator, ty: Ty, l: Meta, r: Meta) -> Option<Meta> {
             }
             None => Meta::double(23, NOT_FIXED, true),
         },
-        (B::Modulo, Ty::Double) => Meta::double(23, NOT_FIXED, true),
+        (B::Modulo, Ty::Double) => real(&[l, r], true),
         (
             B::BitwiseOr
             | B::BitwiseAnd

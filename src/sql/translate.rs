@@ -2194,6 +2194,26 @@ fn coerce(expr: &mut Expr, kids: &[Ty]) {
                 },
             );
         }
+        // A DECIMAL by its exact digits, half away from zero (held as text where no double has
+        // its digits: `1795996619 / 60`, which a string's cast would cut).
+        Expr::Cast {
+            expr: value,
+            data_type:
+                data_type @ (DataType::Signed
+                | DataType::SignedInteger
+                | DataType::Unsigned
+                | DataType::UnsignedInteger),
+            ..
+        } if matches!(kids[0], Ty::Dec(_)) => {
+            let inner = std::mem::replace(value.as_mut(), Expr::Value(Value::Null.into()));
+            **value = raw(
+                if matches!(data_type, DataType::Unsigned | DataType::UnsignedInteger) {
+                    format!("max(mysql_decimal({inner}, 0, 65), 0)")
+                } else {
+                    format!("mysql_decimal({inner}, 0, 65)")
+                },
+            );
+        }
         Expr::Function(f)
             if kids.first() == Some(&Ty::Double)
                 && ["ROUND", "FORMAT"]
