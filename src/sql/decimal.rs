@@ -204,6 +204,11 @@ impl Decimal {
         } else {
             q
         };
+        Decimal::cut_to(q, scale)
+    }
+
+    /// `q` units of the last digit kept by a cut to `scale` digits (negative: tens, hundreds).
+    fn cut_to(q: BigInt, scale: i32) -> Decimal {
         if scale >= 0 {
             Decimal {
                 units: q,
@@ -223,17 +228,7 @@ impl Decimal {
             return self.clone();
         }
         let q = &self.units / ten((self.scale as i32 - scale) as u32);
-        if scale >= 0 {
-            Decimal {
-                units: q,
-                scale: scale as u32,
-            }
-        } else {
-            Decimal {
-                units: q * ten((-scale) as u32),
-                scale: 0,
-            }
-        }
+        Decimal::cut_to(q, scale)
     }
 
     /// The greatest integer not above this value (`up`: the least not below it).

@@ -1473,6 +1473,19 @@ impl Rewrite<'_> {
     }
 }
 
+/// The name of an arithmetic operator as the exact functions (`mysql_integer_arith`,
+/// `mysql_decimal_op`) take it.
+fn arithmetic_code(op: &BinaryOperator) -> &'static str {
+    match op {
+        BinaryOperator::Plus => "+",
+        BinaryOperator::Minus => "-",
+        BinaryOperator::Multiply => "*",
+        BinaryOperator::Divide => "/",
+        BinaryOperator::Modulo => "%",
+        _ => "DIV",
+    }
+}
+
 /// A DOUBLE cast to DECIMAL, given as its shortest digits (`mysql_double_digits`): MySQL
 /// rounds the decimal it makes of the double (`0.5e0 - 1.005`, -0.5049999999999999, to two
 /// decimals is -0.50), where the digits of a DECIMAL held as a double are its first 15.
@@ -1770,13 +1783,7 @@ fn unsigned(expr: &mut Expr, kids: &[Ty]) -> Vec<Ty> {
             left,
             right,
         } if any_unsigned && kids.iter().all(integer) => {
-            let code = match op {
-                B::Plus => "+",
-                B::Minus => "-",
-                B::Multiply => "*",
-                B::Modulo => "%",
-                _ => "DIV",
-            };
+            let code = arithmetic_code(op);
             let signs = u8::from(kids[0] == Ty::UInt) | (u8::from(kids[1] == Ty::UInt) << 1);
             let result = if typing::unsigned_result(op, kids[0], kids[1]) {
                 Ty::UInt
@@ -1914,14 +1921,7 @@ fn decimals(expr: &mut Expr, met: &[Ty], read: &[Ty], ty: Ty) {
             op: o @ (B::Plus | B::Minus | B::Multiply | B::Divide | B::Modulo),
             right,
         } if decimal && read.iter().all(exact) => {
-            let code = match o {
-                B::Plus => "+",
-                B::Minus => "-",
-                B::Multiply => "*",
-                B::Divide => "/",
-                _ => "%",
-            };
-            *expr = op(code, left, right);
+            *expr = op(arithmetic_code(o), left, right);
         }
         Expr::BinaryOp {
             left,

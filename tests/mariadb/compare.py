@@ -141,7 +141,7 @@ def _same_value(m, p, shown):
             return True
         shape = lambda t: (t.split(".")[1:] and len(t.split(".")[1]), t.startswith("-"))
         a, b = float(mv), float(pv)
-        return (shape(mv.text) == shape(pv.text) and abs(a - b) <= 1.01 * 10.0 ** -shown
+        return (shape(mv.text) == shape(pv.text) and abs(a - b) <= 1.5 * 10.0 ** -shown
                 and abs(a - b) <= 1e-9 * max(abs(a), abs(b)))
     a, b = float(mv), float(pv)
     return a == b or abs(a - b) <= 1e-9 * max(abs(a), abs(b))
