@@ -2174,7 +2174,9 @@ fn coerce(expr: &mut Expr, kids: &[Ty]) {
                 **value = raw(made);
             }
         }
-        // A double rounds half to even (MySQL's `rint`), an exact value half away from zero.
+        // A double rounds half to even (MySQL's `rint`); a DECIMAL by its exact digits, half
+        // away from zero (held as text where no double has its digits: `1795996619 / 60`, which
+        // a string's cast would cut). A negative one is no UNSIGNED: 0, as MySQL clips it.
         Expr::Cast {
             expr: value,
             data_type:
@@ -2183,34 +2185,18 @@ fn coerce(expr: &mut Expr, kids: &[Ty]) {
                 | DataType::Unsigned
                 | DataType::UnsignedInteger),
             ..
-        } if kids[0] == Ty::Double => {
+        } if matches!(kids[0], Ty::Double | Ty::Dec(_)) => {
             let inner = std::mem::replace(value.as_mut(), Expr::Value(Value::Null.into()));
-            // A negative double is no UNSIGNED: 0, as MySQL clips it.
+            let rounded = if kids[0] == Ty::Double {
+                format!("mysql_round_double({inner}, 0)")
+            } else {
+                format!("mysql_decimal({inner}, 0, 65)")
+            };
             **value = raw(
                 if matches!(data_type, DataType::Unsigned | DataType::UnsignedInteger) {
-                    format!("max(mysql_round_double({inner}, 0), 0)")
+                    format!("max({rounded}, 0)")
                 } else {
-                    format!("mysql_round_double({inner}, 0)")
-                },
-            );
-        }
-        // A DECIMAL by its exact digits, half away from zero (held as text where no double has
-        // its digits: `1795996619 / 60`, which a string's cast would cut).
-        Expr::Cast {
-            expr: value,
-            data_type:
-                data_type @ (DataType::Signed
-                | DataType::SignedInteger
-                | DataType::Unsigned
-                | DataType::UnsignedInteger),
-            ..
-        } if matches!(kids[0], Ty::Dec(_)) => {
-            let inner = std::mem::replace(value.as_mut(), Expr::Value(Value::Null.into()));
-            **value = raw(
-                if matches!(data_type, DataType::Unsigned | DataType::UnsignedInteger) {
-                    format!("max(mysql_decimal({inner}, 0, 65), 0)")
-                } else {
-                    format!("mysql_decimal({inner}, 0, 65)")
+                    rounded
                 },
             );
         }
