@@ -21,7 +21,7 @@
 #        script_name, hostname, server_name, status, schema (at most 113; no two can share).
 #        HISTORY=10s TICKS=10: the reports' window, short so that it is full (ticks expire)
 #        for most of each run: the steady state. MERGE_THREADS=0 (automatic) or a number;
-#        MERGE_NICE=N: `merge.nice` (default 5). GATHERING=10ms: `stats_gathering_period`.
+#        MERGE_NICE=N: `merge.nice` (default: automatic, 5 up to 8 cores). GATHERING=10ms: `stats_gathering_period`.
 #        FAMILIES=false: every report updated on its own (what report families save).
 #        REQUEST_FAMILIES=true|false: `merge.request_families` (default true).
 #        SHARE_TABLES=true|false: `merge.share_tables` (unset: the config says nothing, the

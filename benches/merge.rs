@@ -112,7 +112,7 @@ fn setup(
     config.merge.threads = threads;
     // The bench's own thread is the merger and is not lowered: keep its workers level with it
     // (in the daemon both are lowered, `merge.nice`).
-    config.merge.nice = 0;
+    config.merge.nice = Some(0);
     // MERGE_FAMILIES=0: every report updated on its own (what families save).
     config.merge.families = std::env::var("MERGE_FAMILIES").map_or(true, |v| v != "0");
     // MERGE_REQUEST_FAMILIES=0: timer families only (what the built-ins' family saves).

@@ -76,7 +76,7 @@ def config(state_dir, args, readers, threads, shards, extra=()):
         f"threads = {threads}",
         f"shards = {shards}",
         *[f"{k} = {v}" for k, v in extra],
-        *([f"nice = {args.nice}"] if "nice" not in dict(extra) else []),
+        *([f"nice = {args.nice}"] if args.nice is not None and "nice" not in dict(extra) else []),
         "[limits]",
         "max_reports = 1000",
     ]
@@ -331,7 +331,8 @@ def main():
     p.add_argument("--defaults", action=argparse.BooleanOptionalAction, default=False,
                    help="first, a run with the daemon's automatic readers, merge threads and shards")
     p.add_argument("--temp-pool", default="256MiB", help="temp_pool_memory: the ring between receivers and merger")
-    p.add_argument("--nice", type=int, default=5, help="[merge] nice")
+    p.add_argument("--nice", type=int, default=None,
+                   help="[merge] nice (unset: the daemon's automatic, sized from the cores)")
     p.add_argument("--warmup-rate", default="100k", type=rate_value)
     p.add_argument("--timer-reports", type=int, default=4, choices=range(0, 5))
     p.add_argument("--senders", type=int, default=8)

@@ -453,7 +453,7 @@ const EVICT_UNUSED_S: u32 = 5;
 impl Merger {
     /// A merger with `shared.config.merge.threads - 1` report workers (threads started now).
     pub fn new(shared: Arc<Core>, ring: Arc<Ring>) -> Merger {
-        let nice = shared.config().merge.nice;
+        let nice = shared.config().merge.nice();
         let queue = shared.config().merge_queue_requests();
         let workers = (1..shared.config().merge.threads())
             .filter_map(|i| match spawn_worker(i, Arc::clone(shared.counters()), nice, queue) {
@@ -534,7 +534,7 @@ impl Merger {
     /// A follower's loop: a round of whatever the ring holds every `stats_gathering_period`
     /// until `stop`. Idle (the ring empty), a round takes no lock and wakes no thread.
     fn follow(mut self, stop: &AtomicBool) {
-        lower_priority(self.shared.config().merge.nice);
+        lower_priority(self.shared.config().merge.nice());
         let period = self.shared.config().stats_gathering_period.0;
         while !stop.load(Relaxed) {
             let started = Instant::now();
@@ -563,7 +563,7 @@ impl Merger {
     /// Without, it leaves the ring as it is: the receivers are still running, and what the ring
     /// holds when they stop is saved for the next start (`pending`).
     pub fn run(mut self, stop: &AtomicBool, drain: bool) {
-        lower_priority(self.shared.config().merge.nice);
+        lower_priority(self.shared.config().merge.nice());
         let period = self.shared.config().stats_gathering_period.0;
         let mut next = Instant::now() + period;
         let raw_until = Instant::now() + RAW_UNTIL_CAUGHT_UP;

@@ -178,8 +178,10 @@ pub struct MergeConfig {
     /// How many steps of niceness the merge threads (the merger and the report workers) run
     /// below the rest of the daemon, 0–19 ([`MERGE_NICE_MAX`]). They are throughput work with
     /// seconds of slack (the temp ring); the receivers and the HTTP API are the latency work
-    /// (a query's p99 falls with it, CPU per packet does not move: BENCHMARKS.md).
-    pub nice: i32,
+    /// (a query's p99 falls with it, CPU per packet does not move: BENCHMARKS.md). Unset (the
+    /// default): sized from the cores ([`MergeConfig::nice`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nice: Option<i32>,
     /// Requests the report workers may be behind the merge shards before the shards wait for
     /// them (the queue of prepared rounds every worker reads; each round weighs at least a
     /// quarter of a full one). Deep enough to ride out a tick's close at the host's rate: the
@@ -222,7 +224,7 @@ impl Default for MergeConfig {
             lattice: false,
             share_tables: true,
             split_reports: true,
-            nice: 5,
+            nice: None,
             queue_requests: 0,
         }
     }
@@ -247,7 +249,30 @@ fn threads_for_cores(cores: usize) -> usize {
     }
 }
 
+/// The automatic `merge.nice` for a host of `cores`: 5 up to 8 cores, 0 past. Up to 8 cores the
+/// readers and the merge threads ([`threads_for_cores`]) can take every core, and the queries
+/// get one as soon as they wake only if the merge threads yield theirs. Past 8 the pipeline takes
+/// half the cores and leaves the other half free for the queries, while a niced merge thread
+/// loses its turns to the kernel's receive work and to whatever else the host runs: on a 16-core
+/// host the merge threads waited 2.5–3.1 s of 6 for their turns at nice 5 and lost packets from
+/// 1.5M/s, at nice 0 0.5–0.8 s and nothing lost up to 1.6M/s (BENCHMARKS.md, "Scaling out").
+fn nice_for_cores(cores: usize) -> i32 {
+    if cores <= 8 {
+        5
+    } else {
+        0
+    }
+}
+
 impl MergeConfig {
+    /// The niceness of the merge threads: `nice`, or when unset [`nice_for_cores`] of this
+    /// machine.
+    pub fn nice(&self) -> i32 {
+        self.nice.unwrap_or_else(|| {
+            nice_for_cores(std::thread::available_parallelism().map_or(1, |n| n.get()))
+        })
+    }
+
     /// The merge threads to run: `threads`, or when 0 [`threads_for_cores`] of this machine.
     pub fn threads(&self) -> usize {
         match self.threads {
@@ -738,7 +763,11 @@ impl Config {
                 format!("{} is out of range 0..=64 (0: automatic)", self.udp.readers),
             ));
         }
-        if !(0..=MERGE_NICE_MAX).contains(&self.merge.nice) {
+        if self
+            .merge
+            .nice
+            .is_some_and(|n| !(0..=MERGE_NICE_MAX).contains(&n))
+        {
             return Err(invalid("merge.nice", "must be between 0 and 19"));
         }
         for (key, v, max) in [
@@ -1305,6 +1334,22 @@ mod tests {
             .into();
         assert_eq!(got, [1, 2, 4, 4, 4, 5, 6, 8, 8]);
         assert_eq!(MergeConfig::default().shards(threads_for_cores(16)), 2);
+    }
+
+    /// Automatic `merge.nice`: 5 up to 8 cores (the pipeline's threads can take every core), 0
+    /// past (half the cores are left to the queries); a set value as it is, 0 included.
+    #[test]
+    fn automatic_nice_follows_the_cores() {
+        let got: Vec<i32> = [1, 2, 8, 9, 16, 64].map(nice_for_cores).into();
+        assert_eq!(got, [5, 5, 5, 0, 0, 0]);
+        let c = Config::parse("[merge]\nnice = 0").unwrap();
+        assert_eq!((c.merge.nice, c.merge.nice()), (Some(0), 0));
+        let c = Config::parse("[merge]\nnice = 7").unwrap();
+        assert_eq!(c.merge.nice(), 7);
+        assert!(c.to_toml().contains("nice = 7"));
+        let c = Config::parse("").unwrap();
+        assert_eq!(c.merge.nice, None);
+        assert!(!c.to_toml().contains("nice"), "unset stays unset");
     }
 
     /// Automatic `merge.queue_requests`: 16k requests × (readers / 2)², from 16k to 256k; a set
