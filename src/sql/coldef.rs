@@ -232,6 +232,35 @@ impl Meta {
         }
     }
 
+    /// A column of a derived table or common table expression MariaDB materializes (see
+    /// `typing::materialized`): every column is a field of its temporary table, a constant as
+    /// much as a computed value (NULL and `''` a CHAR(0), a number without BINARY, a string
+    /// with no decimals); a column already read from a table stays as it is.
+    pub(super) fn materialized(self) -> Meta {
+        if self.field {
+            return self;
+        }
+        Meta {
+            nullable: self.nullable,
+            ..self.through_temporary_table(true, true, true, true)
+        }
+    }
+
+    /// A UNION's column of `self`'s type, beside another select's `other`: NULL where either
+    /// is, a string as long as the longer.
+    pub(super) fn united(self, other: Meta) -> Meta {
+        let strings = self.is_text() && other.is_text();
+        Meta {
+            nullable: self.nullable || other.nullable,
+            length: if strings {
+                self.length.max(other.length)
+            } else {
+                self.length
+            },
+            ..self
+        }
+    }
+
     /// The declaration `self` sent from a table's column where `table` (a UNION's temporary
     /// table), else as it is.
     pub(super) fn sent_from_a_table(self, table: bool) -> Meta {
@@ -554,6 +583,8 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
             _ if ty == Ty::Binary => byte_string_literal(e)?,
             _ => return None,
         },
+        // `TRIM([… FROM] s)` is as long as `s`, its first operand.
+        Expr::Trim { .. } => text_of(kid(0)?.chars(), kids),
         // `TIME '10:00:00.12'`: the fraction's digits as written.
         Expr::TypedString(ts) => {
             let fsp = match &ts.value.value {
@@ -1441,9 +1472,9 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
                 + sep * (parts.len() as u32).saturating_sub(1);
             Meta::text(chars, string_nullable(kids))
         }
-        "UPPER" | "LOWER" | "UCASE" | "LCASE" | "REVERSE" | "TRIM" | "LTRIM" | "RTRIM" => {
-            text_of(kid(0)?.chars(), kids)
-        }
+        // As long as the string they read (MariaDB's `args[0]->max_length`).
+        "UPPER" | "LOWER" | "UCASE" | "LCASE" | "REVERSE" | "TRIM" | "LTRIM" | "RTRIM"
+        | "REGEXP_SUBSTR" => text_of(kid(0)?.chars(), kids),
         // `FROM_UNIXTIME(t, format)` is `DATE_FORMAT(FROM_UNIXTIME(t), format)`.
         "DATE_FORMAT" | "TIME_FORMAT" | "FROM_UNIXTIME" if kids.len() == 2 => Meta {
             decimals: 0,

@@ -583,8 +583,9 @@ fn decimals(conn: &Connection) -> Result<()> {
 /// MySQL writes it (`my_fcvt`): its shortest digits that read back as it, padded with zeros to
 /// `decimals` after the point (`1.50`; `ROUND(1e0/3, 20)` is `0.33333333333333330000`, not the
 /// binary value's own digits), or, where those run past `decimals`, its value rounded to them
-/// (`3.141593`); without a sign where the digits are all zero (`ROUND(-0.001e0, 2)` is
-/// `0.00`).
+/// (`3.141593`); without a sign on zero (`-ROUND(0e0, 2)` is `0.00`), with one on a negative
+/// value whose digits there are all zero (`-9223372036854775808 % ROUND(0.1e0, 1)`, a small
+/// negative remainder, is `-0.0`), as `my_fcvt` takes the sign from the value, not the digits.
 pub(super) fn fixed_double_text(x: f64, decimals: u8) -> String {
     if !x.is_finite() {
         return x.to_string();
@@ -602,7 +603,7 @@ pub(super) fn fixed_double_text(x: f64, decimals: u8) -> String {
     } else {
         format!("{:.*}", decimals, x.abs())
     };
-    if x.is_sign_negative() && digits.bytes().any(|b| matches!(b, b'1'..=b'9')) {
+    if x < 0.0 {
         format!("-{digits}")
     } else {
         digits
@@ -1696,7 +1697,8 @@ mod tests {
             (std::f64::consts::PI, 6, "3.141593"),
             (2.0 * std::f64::consts::PI, 6, "6.283185"),
             (-0.0, 2, "0.00"),
-            (-0.001, 2, "0.00"),
+            // `-9223372036854775808 % ROUND(0.1e0, 1)`.
+            (-2.842170943040401e-14, 1, "-0.0"),
             (-2.0, 0, "-2"),
             (0.1, 20, "0.10000000000000000000"),
             (third, 20, "0.33333333333333330000"),

@@ -256,6 +256,7 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
         },
         ctes: Vec::new(),
         scopes: Vec::new(),
+        keys: Vec::new(),
         types: Vec::new(),
         marks: Vec::new(),
         collations: Vec::new(),
@@ -540,6 +541,61 @@ struct Rewrite<'a> {
     marks: Vec<(usize, Option<Ty>)>,
     /// Each expression's collation beside its type in `types` (`None` for one not a string).
     collations: Vec<Option<Collated>>,
+    /// For each SELECT being visited, its DECIMAL keys to round ([`decimal_keys`]).
+    keys: Vec<DecimalKeys>,
+}
+
+/// A grouped or DISTINCT select's DECIMAL keys, each with its scale: the select list items
+/// and the GROUP BY expressions (by position) whose values may hold more digits than their
+/// scale (a quotient's).
+#[derive(Default)]
+struct DecimalKeys {
+    items: Vec<(usize, u8)>,
+    groups: Vec<(usize, u8)>,
+}
+
+/// Where MariaDB groups (or takes `DISTINCT` of) rows in a temporary table
+/// ([`typing::keys_in_a_temporary_table`]; not where it groups them by sorting), it groups a
+/// DECIMAL by its value there, a DECIMAL column of its scale: `1 / timer_id` (scale 4) groups 0.00012 and
+/// 0.00009 as one 0.0001. pinbad computes a quotient with MySQL's intermediate digits (rounded
+/// to its scale only when sent), so each such key is rounded to its scale where it is read: the
+/// select list item (which `GROUP BY n` and an alias name) and a GROUP BY expression of its
+/// own. A column, a literal or an aggregate has no digits past its scale.
+fn decimal_keys(select: &Select, scope: &Scope) -> DecimalKeys {
+    let groups = match &select.group_by {
+        GroupByExpr::Expressions(g, _) => g.as_slice(),
+        GroupByExpr::All(_) => &[],
+    };
+    if !typing::keys_in_a_temporary_table(select) {
+        return DecimalKeys::default();
+    }
+    let key = |e: &Expr| match e {
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Value(_) => None,
+        e if is_aggregate(e) => None,
+        e => match scope.type_of(e) {
+            Ty::Dec(s) if s > 0 => Some(s),
+            _ => None,
+        },
+    };
+    let mut keys = DecimalKeys::default();
+    for (k, item) in select.projection.iter().enumerate() {
+        if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+            if let Some(s) = key(e) {
+                keys.items.push((k, s));
+            }
+        }
+    }
+    for (k, g) in groups.iter().enumerate() {
+        if let Some(s) = key(g) {
+            keys.groups.push((k, s));
+        }
+    }
+    keys
+}
+
+/// `e` rounded to `scale` digits, a DECIMAL (MySQL's 65 digits at most).
+fn round_to_scale(e: &mut Expr, scale: u8) {
+    *e = raw(format!("mysql_decimal({e}, {scale}, 65)"));
 }
 
 /// The session's variables that change what a query means (see `variables::Context`), applied
@@ -882,6 +938,7 @@ impl VisitorMut for Rewrite<'_> {
         }
         having_as_where(select);
         let scope = Scope::of_select(select, self.ctes.last().unwrap_or(&Vec::new()));
+        self.keys.push(decimal_keys(select, &scope));
         self.scopes.push(scope);
         ControlFlow::Continue(())
     }
@@ -897,8 +954,23 @@ impl VisitorMut for Rewrite<'_> {
         ControlFlow::Continue(())
     }
 
-    fn post_visit_select(&mut self, _: &mut Select) -> ControlFlow<()> {
+    fn post_visit_select(&mut self, select: &mut Select) -> ControlFlow<()> {
         self.scopes.pop();
+        let keys = self.keys.pop().unwrap_or_default();
+        for (k, scale) in keys.items {
+            if let Some(SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }) =
+                select.projection.get_mut(k)
+            {
+                round_to_scale(e, scale);
+            }
+        }
+        if let GroupByExpr::Expressions(groups, _) = &mut select.group_by {
+            for (k, scale) in keys.groups {
+                if let Some(g) = groups.get_mut(k) {
+                    round_to_scale(g, scale);
+                }
+            }
+        }
         ControlFlow::Continue(())
     }
 
@@ -3060,6 +3132,41 @@ mod tests {
             ("SELECT 1 + 2, 7 DIV 2, 1e0 / 2, 3 = 3", "SELECT 1 + 2, mysql_div(7, 2), (1e0 * 1.0) / 2, 3 = 3"),
         ] {
             assert_eq!(bare(sql), want, "{sql}");
+        }
+    }
+
+    /// A DECIMAL key of a select grouped (or DISTINCT) in a temporary table is rounded to its
+    /// scale where it is read, as MariaDB's DECIMAL column there holds it; not a column, not
+    /// where the rows are grouped by sorting (an aggregate takes DISTINCT), not ungrouped.
+    #[test]
+    fn decimal_keys_are_grouped_at_their_scale_where_a_temporary_table_holds_them() {
+        let rounded = "mysql_decimal(mysql_decimal_op('/', 1, timer_id, 0, 0, 4), 4, 65)";
+        for sql in [
+            "SELECT 1 / timer_id, COUNT(*) FROM timertag GROUP BY 1",
+            "SELECT DISTINCT 1 / timer_id AS q FROM timertag",
+        ] {
+            assert!(
+                bare(sql).contains(&format!("SELECT {rounded}"))
+                    || bare(sql).contains(&format!("DISTINCT {rounded}")),
+                "{}",
+                bare(sql)
+            );
+        }
+        let by_expression = bare("SELECT COUNT(*) FROM timertag GROUP BY 1 / timer_id");
+        assert!(
+            by_expression.ends_with(&format!("GROUP BY {rounded}")),
+            "{by_expression}"
+        );
+        for sql in [
+            "SELECT 1 / timer_id, COUNT(DISTINCT tag_id) FROM timertag GROUP BY 1",
+            "SELECT 1 / timer_id FROM timertag",
+            "SELECT timer_id, COUNT(*) FROM timertag GROUP BY 1",
+        ] {
+            assert!(
+                !bare(sql).contains("mysql_decimal("),
+                "{sql}: {}",
+                bare(sql)
+            );
         }
     }
 

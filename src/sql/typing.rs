@@ -242,8 +242,8 @@ impl Meta {
 #[derive(Debug, Default, PartialEq)]
 pub struct Typing {
     /// Each result column's definition where the typing tells it ([`Meta`]; `None` where its
-    /// type is not followed); empty where the columns could not be told (a `*`, a statement
-    /// not parsed).
+    /// type is not followed); empty where the columns could not be told (a `*` over a table
+    /// not known, or over a `USING` join; a statement not parsed).
     pub columns: Vec<Option<Meta>>,
     /// The calls of the select lists that turn arguments into text ([`TO_TEXT`]) with a DECIMAL
     /// argument: where the function's name starts (a byte offset into the statement) and each
@@ -324,6 +324,19 @@ fn groups_in_a_temporary_table(select: &sqlparser::ast::Select) -> bool {
         sqlparser::ast::GroupByExpr::All(_) => true,
     };
     by_a_column && !groups_by_sorting(select)
+}
+
+/// Whether MariaDB finds a select's groups or its `DISTINCT` rows by their values in a
+/// temporary table ([`groups_in_a_temporary_table`]; a `DISTINCT` of more than one row).
+pub(super) fn keys_in_a_temporary_table(select: &sqlparser::ast::Select) -> bool {
+    let grouped =
+        !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
+    let one_row = !grouped
+        && select.projection.iter().any(|i| {
+            matches!(i, SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }
+                if holds_an_aggregate(e))
+        });
+    groups_in_a_temporary_table(select) || (select.distinct.is_some() && !one_row)
 }
 
 /// Whether a select list item is sent from the temporary table's column that holds it (MariaDB's
@@ -434,7 +447,7 @@ fn ctes_with(query: &Query, outer: &Ctes, calls: &mut Calls) -> Ctes {
     let mut scope = outer.clone();
     if let Some(with) = &query.with {
         for cte in &with.cte_tables {
-            let mut columns = query_columns(&cte.query, &scope, calls);
+            let mut columns = table_columns(&cte.query, &scope, calls);
             if let Some(c) = columns.as_mut().filter(|_| !cte.alias.columns.is_empty()) {
                 rename(c, &cte.alias.columns);
             }
@@ -473,6 +486,55 @@ fn query_columns(query: &Query, ctes: &Ctes, calls: &mut Calls) -> Option<Column
     set_columns(&query.body, &scope, calls)
 }
 
+/// The columns of `query` read as a table (a derived table, a common table expression): as
+/// the query declares them, or where MariaDB materializes it, as its temporary table's fields.
+fn table_columns(query: &Query, ctes: &Ctes, calls: &mut Calls) -> Option<Columns> {
+    let mut columns = query_columns(query, ctes, calls)?;
+    if materialized(query) {
+        for c in &mut columns {
+            c.2 = c.2.materialized();
+            // NULL there is an empty binary string (`MIN(NULL)`'s type).
+            if c.1 == Ty::Null {
+                c.1 = Ty::Text;
+            }
+        }
+    }
+    Some(columns)
+}
+
+/// Whether MariaDB reads `query` as a table through a temporary table of its rows rather than
+/// merging it into the select that reads it (`derived_merge`): where it has a `LIMIT`, a set
+/// operation, or a select that groups, aggregates, takes `DISTINCT`, `HAVING` or a window
+/// function, or reads no table.
+fn materialized(query: &Query) -> bool {
+    if query.limit_clause.is_some() || query.fetch.is_some() {
+        return true;
+    }
+    match query.body.as_ref() {
+        SetExpr::Select(s) => {
+            let grouped = !matches!(&s.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
+            let over = s.projection.iter().any(|item| match item {
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                    holds_an_aggregate(e) || holds_a_window_function(e)
+                }
+                _ => false,
+            });
+            s.from.is_empty() || grouped || over || s.distinct.is_some() || s.having.is_some()
+        }
+        SetExpr::Query(q) => materialized(q),
+        _ => true,
+    }
+}
+
+/// Whether an expression holds a window function (`… OVER (…)`).
+fn holds_a_window_function(e: &Expr) -> bool {
+    sqlparser::ast::visit_expressions(e, |x| match x {
+        Expr::Function(f) if f.over.is_some() => std::ops::ControlFlow::Break(()),
+        _ => std::ops::ControlFlow::Continue(()),
+    })
+    .is_break()
+}
+
 /// `columns` under the names a table alias gives them (`t(a, b)`); unnamed where they differ in
 /// number.
 fn rename(columns: &mut Columns, names: &[sqlparser::ast::TableAliasColumnDef]) {
@@ -489,8 +551,11 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
         SetExpr::Select(select) => {
             let scope = Scope::of(select, ctes, calls);
             let mut columns = Vec::with_capacity(select.projection.len());
+            // Each result column's select list item (a `*` sends several).
+            let mut items = Vec::with_capacity(select.projection.len());
             let mut all = true;
             for item in &select.projection {
+                let before = columns.len();
                 match item {
                     SelectItem::UnnamedExpr(e) => {
                         let name = match e {
@@ -507,8 +572,28 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
                         let (t, meta) = scope.item(expr, calls);
                         columns.push((Some(alias.value.to_ascii_lowercase()), t, meta))
                     }
+                    SelectItem::Wildcard(options) if plain_wildcard(options) => {
+                        match scope.wildcard(None) {
+                            Some(read) => columns.extend(read),
+                            None => all = false,
+                        }
+                    }
+                    SelectItem::QualifiedWildcard(
+                        sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(name),
+                        options,
+                    ) if plain_wildcard(options) => {
+                        let table = match name.0.last() {
+                            Some(ObjectNamePart::Identifier(i)) => scope.wildcard(Some(&i.value)),
+                            _ => None,
+                        };
+                        match table {
+                            Some(read) => columns.extend(read),
+                            None => all = false,
+                        }
+                    }
                     _ => all = false,
                 }
+                items.extend(std::iter::repeat_n(item, columns.len() - before));
             }
             // A grouped or DISTINCT select's rows go through a temporary table, which holds a
             // long string (more than 512 characters) computed as a BLOB.
@@ -524,7 +609,7 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
             let through_a_table =
                 (by_groups || (select.distinct.is_some() && !one_row)) && !rolls_up(select);
             if select.distinct.is_some() || grouped {
-                for (k, item) in select.projection.iter().enumerate() {
+                for (k, item) in items.into_iter().enumerate() {
                     let computed = match item {
                         SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
                             !matches!(
@@ -546,7 +631,8 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
                             | SelectItem::ExprWithAlias { expr: e, .. } => {
                                 held_in_a_temporary_table(e)
                             }
-                            _ => false,
+                            // A `*`'s columns, read from its tables.
+                            _ => true,
                         };
                     if let Some(c) = columns.get_mut(k) {
                         c.2 =
@@ -579,9 +665,9 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
                     .zip(r)
                     // A UNION's rows are not converted here: a DATE beside a DATETIME is
                     // not followed.
-                    .map(|((name, a, m), (_, b, _))| match merge(a, b) {
+                    .map(|((name, a, m), (_, b, n))| match merge(a, b) {
                         Ty::DateTime if a != b => (name, Ty::Other, m),
-                        t if t == a => (name, t, m.sent_from_a_table(through_a_table)),
+                        t if t == a => (name, t, m.united(n).sent_from_a_table(through_a_table)),
                         t => (name, t, Meta::of_type(t)),
                     })
                     .collect()
@@ -591,11 +677,63 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
     }
 }
 
+/// Whether a `*` is MySQL's, without another dialect's options (`EXCLUDE`, `REPLACE`, …).
+fn plain_wildcard(o: &sqlparser::ast::WildcardAdditionalOptions) -> bool {
+    o.opt_ilike.is_none()
+        && o.opt_exclude.is_none()
+        && o.opt_except.is_none()
+        && o.opt_replace.is_none()
+        && o.opt_rename.is_none()
+        && o.opt_alias.is_none()
+}
+
+/// Whether a join sends both sides' columns to a `*` (every join but `NATURAL` and `USING`,
+/// which send the columns of the names they join on once; and the joins MySQL has no word for).
+fn sends_both_sides(op: &sqlparser::ast::JoinOperator) -> bool {
+    use sqlparser::ast::{JoinConstraint as C, JoinOperator as J};
+    match op {
+        J::Join(c)
+        | J::Inner(c)
+        | J::Left(c)
+        | J::LeftOuter(c)
+        | J::Right(c)
+        | J::RightOuter(c)
+        | J::CrossJoin(c)
+        | J::StraightJoin(c) => matches!(c, C::On(_) | C::None),
+        _ => false,
+    }
+}
+
+/// The name a qualified `*` names a table by: its alias, else its own name (a derived table
+/// without an alias has none).
+fn qualifier(factor: &TableFactor) -> Option<String> {
+    let (name, alias) = match factor {
+        TableFactor::Table { name, alias, .. } => (
+            match name.0.last() {
+                Some(ObjectNamePart::Identifier(i)) => Some(&i.value),
+                _ => None,
+            },
+            alias,
+        ),
+        TableFactor::Derived { alias, .. } => (None, alias),
+        _ => (None, &None),
+    };
+    alias
+        .as_ref()
+        .map(|a| &a.name.value)
+        .or(name)
+        .map(|n| n.to_ascii_lowercase())
+}
+
 /// The columns a SELECT reads, where every table it reads is known: a raw table, a derived
 /// table or a common table expression whose columns are typed (`None` otherwise: a report
 /// table's columns are not followed).
 pub(super) struct Scope {
     columns: Option<Columns>,
+    /// Each table read, in the order of `FROM` and its joins, under the name a qualified `*`
+    /// names it by (its alias, else its own name): what `*` and `t.*` send. `None` where a
+    /// join merges columns of the same name (`USING`, `NATURAL`), which a `*` sends once.
+    tables: Option<Vec<(Option<String>, Columns)>>,
     ctes: Ctes,
 }
 
@@ -604,6 +742,7 @@ impl Scope {
     pub(super) fn none() -> Scope {
         Scope {
             columns: None,
+            tables: None,
             ctes: Vec::new(),
         }
     }
@@ -616,6 +755,12 @@ impl Scope {
 
     fn of(select: &Select, ctes: &Ctes, calls: &mut Calls) -> Scope {
         let mut columns = Some(Vec::new());
+        let mut tables = select
+            .from
+            .iter()
+            .flat_map(|t| &t.joins)
+            .all(|j| sends_both_sides(&j.join_operator))
+            .then(Vec::new);
         let factors = select
             .from
             .iter()
@@ -637,7 +782,7 @@ impl Scope {
                 TableFactor::Derived {
                     subquery, alias, ..
                 } => {
-                    let mut c = query_columns(subquery, ctes, calls);
+                    let mut c = table_columns(subquery, ctes, calls);
                     if let (Some(c), Some(a)) = (c.as_mut(), alias) {
                         if !a.columns.is_empty() {
                             rename(c, &a.columns);
@@ -647,15 +792,37 @@ impl Scope {
                 }
                 _ => None,
             };
-            match (read, columns.as_mut()) {
-                (Some(read), Some(all)) => all.extend(read),
-                _ => columns = None,
+            match (read, columns.as_mut(), tables.as_mut()) {
+                (Some(read), Some(all), Some(tables)) => {
+                    tables.push((qualifier(factor), read.clone()));
+                    all.extend(read);
+                }
+                (Some(read), Some(all), None) => all.extend(read),
+                _ => (columns, tables) = (None, None),
             }
         }
         Scope {
             columns,
+            tables,
             ctes: ctes.clone(),
         }
+    }
+
+    /// The columns `*` (`qualifier` `None`) or `t.*` sends, where every table is known.
+    fn wildcard(&self, qualifier: Option<&str>) -> Option<Columns> {
+        let tables = self.tables.as_ref()?;
+        let lower = qualifier.map(str::to_ascii_lowercase);
+        let mut read = tables
+            .iter()
+            .filter(|(name, _)| lower.is_none() || *name == lower)
+            .peekable();
+        read.peek()?;
+        Some(read.flat_map(|(_, c)| c.iter().cloned()).collect())
+    }
+
+    /// `e`'s type in this scope.
+    pub(super) fn type_of(&self, e: &Expr) -> Ty {
+        self.typed(e, &mut Vec::new()).0
     }
 
     /// A column's type: what every table read that has a column of its name says it is.
@@ -2294,7 +2461,8 @@ mod tests {
 
     #[test]
     fn what_is_not_known_is_not_typed() {
-        // A report table's column, a `*`, what is not a query or not parsed.
+        // A report table's column, a `*` over a `USING` join, what is not a query or not
+        // parsed.
         assert_eq!(
             columns("SELECT AVG(req_count) FROM report_by_script_name"),
             vec![None]
@@ -2303,7 +2471,8 @@ mod tests {
             columns("SELECT AVG(n) FROM (SELECT * FROM request) t, request r"),
             vec![None]
         );
-        assert!(columns("SELECT *, 7 / 2 FROM request").is_empty());
+        // (A `*` over known tables is typed: `a_star_sends_each_tables_columns_as_declared`.)
+        assert!(columns("SELECT *, 7 / 2 FROM request JOIN timer USING (id)").is_empty());
         assert!(columns("SHOW TABLES").is_empty());
         // Every statement is typed: its columns' definitions depend on it.
         assert_eq!(
@@ -2349,6 +2518,67 @@ mod tests {
             columns("WITH a AS (SELECT 2.5 AS v), b AS (SELECT v * 2 AS w FROM a) SELECT w FROM b"),
             vec![Some(1)]
         );
+    }
+
+    /// `*` and `t.*` send each table's columns as declared, in the order of `FROM` (MariaDB
+    /// 10.11's answers: `int(11)` a LONG of 11); not over a `USING` join, which merges columns.
+    #[test]
+    fn a_star_sends_each_tables_columns_as_declared() {
+        use super::super::coldef::Code::{DateTime, Long, LongLong, VarString};
+        let all = codes("SELECT * FROM request");
+        assert_eq!(all.len(), Raw::Request.columns().len());
+        assert_eq!(all[0], (LongLong, 20, false), "id bigint(20)");
+        assert_eq!(all[2], (Long, 11, false), "req_count int(11)");
+        assert_eq!(all[1].0, VarString, "hostname");
+        let star = codes("SELECT t.*, r.status FROM (SELECT FROM_UNIXTIME(0) AS d) t, request r");
+        assert_eq!(
+            star.iter().map(|c| c.0).collect::<Vec<_>>(),
+            [DateTime, Long]
+        );
+        assert_eq!(codes("SELECT x.* FROM request r").len(), 0, "no table x");
+        assert!(typing("SELECT * FROM request JOIN request r2 USING (id)")
+            .columns
+            .is_empty());
+    }
+
+    /// A derived table MariaDB materializes (grouped, with a `LIMIT`, …) sends its temporary
+    /// table's fields: NULL and `''` a CHAR(0), a constant number without BINARY; merged
+    /// (a plain `WHERE`), its expressions' own (MariaDB 10.11's answers).
+    #[test]
+    fn materialized_derived_tables_send_their_temporary_tables_fields() {
+        use super::super::coldef::Code::{Null, String, VarString};
+        let meta = |sql: &str| {
+            typing(sql)
+                .columns
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+        };
+        let grouped =
+            meta("SELECT * FROM (SELECT NULL c1, '' c2, 'ab' c3, 1 c4 FROM request GROUP BY 1) t");
+        assert_eq!(
+            grouped.iter().map(|m| m.code).collect::<Vec<_>>(),
+            [String, String, VarString, super::super::coldef::Code::Long]
+        );
+        assert!(grouped[0].binary && grouped[0].nullable);
+        assert!(!grouped[1].binary && !grouped[1].nullable);
+        assert_eq!(grouped[2].decimals, 0);
+        assert!(grouped[3].field, "a number there is a field: no BINARY");
+        for limited in [
+            "SELECT c1, c2 FROM (SELECT NULL c1, '' c2 FROM request LIMIT 2) t",
+            "WITH x AS (SELECT NULL c1, '' c2) SELECT * FROM x",
+            "SELECT * FROM (SELECT DISTINCT NULL c1, '' c2 FROM request) t",
+        ] {
+            let m = meta(limited);
+            assert_eq!((m[0].code, m[1].code), (String, String), "{limited}");
+        }
+        let merged = meta("SELECT * FROM (SELECT NULL c1, '' c2 FROM request WHERE status > 0) t");
+        assert_eq!((merged[0].code, merged[1].code), (Null, VarString));
+        assert!(!merged[1].field);
+        // A UNION's string is as long as its longest select's, NULL where any is.
+        let united = meta("SELECT 'a' UNION ALL SELECT 'abcd' UNION ALL SELECT NULL");
+        assert_eq!(united[0].length, 16);
+        assert!(united[0].nullable);
     }
 
     #[test]

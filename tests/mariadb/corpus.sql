@@ -934,3 +934,30 @@ SELECT FORMAT(9223372036854775807, 5), FORMAT(-1234.565, 2)
 SELECT CAST(2.675 AS DECIMAL(10,2)), ROUND(2.675, 2), TRUNCATE(-2.79, 1), CAST(5 AS DECIMAL(2,2))
 SELECT 1.5 IN (1.50, 2), 3 BETWEEN 2.5 AND 3.5, 0.1 + 0.2 <=> 0.3
 SELECT status / 7 AS x, COUNT(*) FROM request GROUP BY x ORDER BY x
+
+-- `SELECT *` and `t.*` send each table's columns as declared; a derived table MariaDB
+-- materializes (grouped, LIMIT, DISTINCT, no table, UNION) sends its temporary table's fields.
+SELECT * FROM request ORDER BY id LIMIT 3
+SELECT r.*, 1 AS one FROM request r ORDER BY r.id LIMIT 2
+SELECT * FROM timer ORDER BY id LIMIT 2
+SELECT * FROM (SELECT status, COUNT(*) AS n FROM request GROUP BY status) t ORDER BY n DESC, status
+SELECT t.* FROM (SELECT status, hostname, req_time FROM request WHERE status > 0) t ORDER BY 1, 2, 3 LIMIT 3
+WITH x AS (SELECT status, req_time FROM request) SELECT * FROM x ORDER BY 1, 2 LIMIT 2
+SELECT * FROM (SELECT NULL AS c1, '' AS c2, 'ab' AS c3, 1 AS c4, 1.5 AS c5, 1e0 AS c6, hostname AS c7, status AS c9 FROM request GROUP BY 1, 7, 8) t ORDER BY c7, c9
+SELECT * FROM (SELECT NULL AS c1, '' AS c2, 'x' AS c3 FROM request LIMIT 2) t
+SELECT * FROM (SELECT DISTINCT NULL AS c1, '' AS c2, hostname FROM request) t ORDER BY hostname
+SELECT c1, c2 FROM (SELECT NULL AS c1, '' AS c2) t
+SELECT * FROM (SELECT NULL AS c1, '' AS c2, 'x' AS c3 FROM request WHERE status > 0) t LIMIT 1
+SELECT * FROM (SELECT 1 AS a, '' AS b, 'x' AS d FROM request UNION ALL SELECT 2, 'yy', 'z') t ORDER BY a LIMIT 2
+WITH x AS (SELECT 1 AS a, '' AS b, NULL AS c, COUNT(*) AS n FROM request) SELECT * FROM x
+SELECT t.* FROM (SELECT NULL AS c1, 1 AS c2 FROM request GROUP BY 1) t
+-- A quotient grouped (or DISTINCT) in a temporary table is grouped at its scale.
+SELECT (1 / timer_id), 1 FROM timertag GROUP BY 1
+SELECT DISTINCT 1 / timer_id AS q FROM timertag ORDER BY q
+SELECT COUNT(*) FROM timertag GROUP BY 1 / timer_id ORDER BY 1
+SELECT status / 7 AS x, COUNT(*) FROM request GROUP BY x ORDER BY x
+-- A negative DOUBLE of fixed decimals whose digits round to zero keeps its sign; zero has none.
+SELECT (-9223372036854775808 % ROUND(0.1e0, 1)), -ROUND(0e0, 2), ROUND(-1e0, 2) % ROUND(0.5e0, 1)
+-- REGEXP_SUBSTR and TRIM are as long as the string they read.
+SELECT REGEXP_SUBSTR(REGEXP_REPLACE('', '^/', 1), '^/'), TRIM(REGEXP_REPLACE('', '^/', '')), REGEXP_SUBSTR('abc', 'b')
+SELECT REGEXP_SUBSTR(script_name, 'b'), TRIM(BOTH 'x' FROM hostname), TRIM(LEADING 'a' FROM 'abc') FROM request ORDER BY id LIMIT 1

@@ -545,23 +545,29 @@ class Gen:
 class Query:
     """A SELECT: `items` the select list; `table` or None; `where`; `groups` the number of
     leading items grouped by (by position; None: not grouped); `having`; `order` (by every
-    column, by position, so that the order is defined); `limit`; `distinct`."""
+    column, by position, so that the order is defined); `limit`; `distinct`; `wrap`: None, or
+    the select list (`*`, `t.*`) of a select that reads this one as a derived table `t`, its
+    items named `c1`, `c2`, … (the outer select has no ORDER BY: its rows compare as a set)."""
 
     def __init__(self, items, table=None, where=None, groups=None, having=None, order=False,
-                 limit=None, distinct=False):
+                 limit=None, distinct=False, wrap=None):
         self.items, self.table, self.where, self.groups = items, table, where, groups
         self.having, self.order, self.limit, self.distinct = having, order, limit, distinct
+        self.wrap = wrap
 
     def copy(self, **kw):
         q = Query(list(self.items), self.table, self.where, self.groups, self.having,
-                  self.order, self.limit, self.distinct)
+                  self.order, self.limit, self.distinct, self.wrap)
         for k, v in kw.items():
             setattr(q, k, v)
         return q
 
     def sql(self, where=None, text=Node.sql):
         s = "SELECT " + ("DISTINCT " if self.distinct else "")
-        s += ", ".join(text(i) for i in self.items)
+        if self.wrap:
+            s += ", ".join("%s AS c%d" % (text(i), k + 1) for k, i in enumerate(self.items))
+        else:
+            s += ", ".join(text(i) for i in self.items)
         if self.table:
             s += " FROM " + self.table
         w = where if where is not None else (text(self.where) if self.where else None)
@@ -575,6 +581,8 @@ class Query:
             s += " ORDER BY " + ", ".join(str(i + 1) for i in range(len(self.items)))
         if self.limit is not None:
             s += " LIMIT %d" % self.limit
+        if self.wrap:
+            s = "SELECT %s FROM (%s) t" % (self.wrap, s)
         return s
 
     def trees(self):
@@ -631,8 +639,8 @@ def draw(r, exclusions):
         q = Query(items, table, where=g.pred(r.randint(1, 3)))
         if r.random() < 0.2:
             q.order, q.limit = True, r.choice([1, 3, 10])
-            return "diff", q
-        return "tlp", q
+            return "diff", wrapped(r, q)
+        return "tlp", wrapped(r, q)
     groups = r.randint(0, 2)
     keys = [g.expr(r.choice(list(COLUMNS[table]) + ["date"] if table == "request"
                             else list(COLUMNS[table])), r.randint(0, 2))
@@ -649,7 +657,14 @@ def draw(r, exclusions):
             q.limit = r.choice([1, 2, 5])
     if groups == 0 and r.random() < 0.1:
         q.distinct = True
-    return "diff", q
+    return "diff", wrapped(r, q)
+
+
+def wrapped(r, q):
+    """`q`, one time in eight read through a derived table by `*` or `t.*`."""
+    if r.random() < 0.125:
+        q.wrap = r.choice(["*", "t.*"])
+    return q
 
 
 def _having(g, r):
@@ -959,6 +974,14 @@ EXCLUSIONS = [
     Exclusion("double_overflow", "types", "SELECT POW(0, -2)",
               lambda n: (n.op == "literal" and n.fmt == "1.7976931348623157e308")
               or n.op == "POWER" or (n.op == "POW" and has_literal(n, "-1", "-2"))),
+    # Where an aggregate takes DISTINCT, MariaDB groups by sorting: it sorts a DECIMAL key by
+    # its value at its scale but starts a group where the unrounded value changes, so keys
+    # equal at their scale come as several groups or one depending on the order of the rows.
+    Exclusion("decimal_keys_grouped_by_sorting", "types",
+              "SELECT (1 / timer_id), COUNT(DISTINCT NULL) FROM timertag GROUP BY 1",
+              query=lambda q: bool(q.groups) and any(
+                  n.op == "div" for i in q.items[:q.groups] for n in i.nodes())
+              and any(n.op.endswith("_DISTINCT") for i in q.items for n in i.nodes())),
     Exclusion("tag_id_lookup", "vtab", "SELECT 1e0 FROM tag WHERE (id = 1)",
               query=lambda q: q.table == "tag" and q.where is not None and any(
                   n.op in COMPARING and any(not k.kids and k.fmt == "id" for k in n.kids)
