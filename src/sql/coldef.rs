@@ -221,13 +221,9 @@ impl Meta {
             }
             .keep_string_decimals(self);
         }
-        let string = matches!(
-            m.code,
-            Code::VarString | Code::String | Code::Blob | Code::MediumBlob | Code::LongBlob
-        );
         Meta {
             field: true,
-            decimals: if string { 0 } else { m.decimals },
+            decimals: if m.is_string() { 0 } else { m.decimals },
             ..m
         }
     }
@@ -400,10 +396,15 @@ impl Meta {
 
     /// Whether the column's values are text (not numbers, temporals or bytes): charset 45.
     pub fn is_text(&self) -> bool {
+        self.is_string() && !self.binary
+    }
+
+    /// Whether the column is a string, text or binary.
+    fn is_string(&self) -> bool {
         matches!(
             self.code,
             Code::VarString | Code::String | Code::Blob | Code::MediumBlob | Code::LongBlob
-        ) && !self.binary
+        )
     }
 
     /// The declaration of a value of type `t` where nothing more is known of it: the longest
@@ -583,8 +584,6 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
             _ if ty == Ty::Binary => byte_string_literal(e)?,
             _ => return None,
         },
-        // `TRIM([… FROM] s)` is as long as `s`, its first operand.
-        Expr::Trim { .. } => text_of(kid(0)?.chars(), kids),
         // `TIME '10:00:00.12'`: the fraction's digits as written.
         Expr::TypedString(ts) => {
             let fsp = match &ts.value.value {
@@ -827,8 +826,10 @@ fn binary(op: &BinaryOperator, ty: Ty, l: Meta, r: Meta) -> Option<Meta> {
 /// The decimals a DOUBLE computed from `kids` has (MariaDB's `count_real_length`): the most
 /// of theirs, None where one's are not fixed (a DOUBLE's, a string's).
 fn real_decimals(kids: &[Meta]) -> Option<u32> {
+    // A string's digits are never fixed (MariaDB's string field has `NOT_FIXED_DEC` decimals,
+    // though a table's column is sent with 0).
     kids.iter().try_fold(0, |d, k| {
-        (k.decimals < NOT_FIXED).then(|| d.max(u32::from(k.decimals)))
+        (k.decimals < NOT_FIXED && !k.is_string()).then(|| d.max(u32::from(k.decimals)))
     })
 }
 
@@ -950,15 +951,11 @@ fn cast(ty: Ty, to: &sqlparser::ast::DataType, k: Meta) -> Option<Meta> {
 /// `count_real_length`): the most of theirs (an integer's 0, a DECIMAL's scale, `ROUND(x, 2)`'s
 /// 2), `add` more (`/` and `AVG` add `div_precision_increment`), not fixed (31) where one's are
 /// not (a DOUBLE column, `1e0`, a string). A DOUBLE of fixed decimals is written with them.
-fn double_decimals<'a>(kids: impl IntoIterator<Item = &'a Meta>, add: u32) -> u8 {
-    let mut most = 0;
-    for k in kids {
-        if k.decimals >= NOT_FIXED {
-            return NOT_FIXED;
-        }
-        most = most.max(u32::from(k.decimals));
+fn double_decimals(kids: &[Meta], add: u32) -> u8 {
+    match real_decimals(kids) {
+        Some(d) => (d + add).min(u32::from(NOT_FIXED)) as u8,
+        None => NOT_FIXED,
     }
-    (most + add).min(u32::from(NOT_FIXED)) as u8
 }
 
 /// `IF`/`IFNULL`/`COALESCE`/`CASE`/`GREATEST`/`LEAST` over results declared `kids`, NULL as
@@ -1345,7 +1342,7 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         "UNIX_TIMESTAMP" if ty == Ty::Int => Meta::fixed(Code::LongLong, 17, true),
         "SUM" => match ty {
             Ty::Dec(s) => Meta::decimal(kid(0)?.precision + 22, u32::from(s), true),
-            Ty::Double => Meta::double(23, double_decimals([kid(0)?].iter(), 0), true),
+            Ty::Double => Meta::double(23, double_decimals(&[kid(0)?], 0), true),
             _ => return None,
         },
         "AVG" => match ty {
@@ -1356,7 +1353,7 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
             }
             Ty::Double => Meta::double(
                 23,
-                double_decimals([kid(0)?].iter(), super::typing::div_increment()),
+                double_decimals(&[kid(0)?], super::typing::div_increment()),
                 true,
             ),
             _ => return None,
@@ -1371,7 +1368,7 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
                     (u32::from(k.decimals) + super::typing::div_increment()).min(30) as u8,
                     true,
                 ),
-                _ => Meta::double(23, double_decimals([k].iter(), 4), true),
+                _ => Meta::double(23, double_decimals(&[k], 4), true),
             }
         }
         "MIN" | "MAX" => {

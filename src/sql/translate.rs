@@ -556,19 +556,19 @@ struct DecimalKeys {
 
 /// Where MariaDB groups (or takes `DISTINCT` of) rows in a temporary table
 /// ([`typing::keys_in_a_temporary_table`]; not where it groups them by sorting), it groups a
-/// DECIMAL by its value there, a DECIMAL column of its scale: `1 / timer_id` (scale 4) groups 0.00012 and
-/// 0.00009 as one 0.0001. pinbad computes a quotient with MySQL's intermediate digits (rounded
+/// DECIMAL by its value there, a DECIMAL column of its scale: `1 / timer_id` (scale 4) groups
+/// 0.00012 and 0.00009 as one 0.0001. pinbad computes a quotient with MySQL's intermediate digits (rounded
 /// to its scale only when sent), so each such key is rounded to its scale where it is read: the
 /// select list item (which `GROUP BY n` and an alias name) and a GROUP BY expression of its
 /// own. A column, a literal or an aggregate has no digits past its scale.
 fn decimal_keys(select: &Select, scope: &Scope) -> DecimalKeys {
+    if !typing::keys_in_a_temporary_table(select) {
+        return DecimalKeys::default();
+    }
     let groups = match &select.group_by {
         GroupByExpr::Expressions(g, _) => g.as_slice(),
         GroupByExpr::All(_) => &[],
     };
-    if !typing::keys_in_a_temporary_table(select) {
-        return DecimalKeys::default();
-    }
     let key = |e: &Expr| match e {
         Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Value(_) => None,
         e if is_aggregate(e) => None,

@@ -329,14 +329,18 @@ fn groups_in_a_temporary_table(select: &sqlparser::ast::Select) -> bool {
 /// Whether MariaDB finds a select's groups or its `DISTINCT` rows by their values in a
 /// temporary table ([`groups_in_a_temporary_table`]; a `DISTINCT` of more than one row).
 pub(super) fn keys_in_a_temporary_table(select: &sqlparser::ast::Select) -> bool {
-    let grouped =
-        !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
-    let one_row = !grouped
+    // (A DISTINCT of aggregates alone is one row: no table.)
+    let one_row = !is_grouped(select)
         && select.projection.iter().any(|i| {
             matches!(i, SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }
                 if holds_an_aggregate(e))
         });
     groups_in_a_temporary_table(select) || (select.distinct.is_some() && !one_row)
+}
+
+/// Whether a select has a GROUP BY.
+fn is_grouped(select: &sqlparser::ast::Select) -> bool {
+    !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty())
 }
 
 /// Whether a select list item is sent from the temporary table's column that holds it (MariaDB's
@@ -512,7 +516,7 @@ fn materialized(query: &Query) -> bool {
     }
     match query.body.as_ref() {
         SetExpr::Select(s) => {
-            let grouped = !matches!(&s.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
+            let grouped = is_grouped(s);
             let over = s.projection.iter().any(|item| match item {
                 SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
                     holds_an_aggregate(e) || holds_a_window_function(e)
@@ -597,17 +601,11 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns
             }
             // A grouped or DISTINCT select's rows go through a temporary table, which holds a
             // long string (more than 512 characters) computed as a BLOB.
-            let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty());
+            let grouped = is_grouped(select);
             let by_groups = groups_in_a_temporary_table(select);
             // Where rows go through a temporary table, its columns are sent (not with ROLLUP,
             // whose rows are computed again).
-            // (A DISTINCT of aggregates alone is one row: no table.)
-            let one_row = !grouped && select.projection.iter().any(|i| {
-                matches!(i, SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }
-                        if holds_an_aggregate(e))
-            });
-            let through_a_table =
-                (by_groups || (select.distinct.is_some() && !one_row)) && !rolls_up(select);
+            let through_a_table = keys_in_a_temporary_table(select) && !rolls_up(select);
             if select.distinct.is_some() || grouped {
                 for (k, item) in items.into_iter().enumerate() {
                     let computed = match item {
@@ -729,11 +727,12 @@ fn qualifier(factor: &TableFactor) -> Option<String> {
 /// table or a common table expression whose columns are typed (`None` otherwise: a report
 /// table's columns are not followed).
 pub(super) struct Scope {
-    columns: Option<Columns>,
     /// Each table read, in the order of `FROM` and its joins, under the name a qualified `*`
-    /// names it by (its alias, else its own name): what `*` and `t.*` send. `None` where a
-    /// join merges columns of the same name (`USING`, `NATURAL`), which a `*` sends once.
+    /// names it by (its alias, else its own name); `None` where a table is not known.
     tables: Option<Vec<(Option<String>, Columns)>>,
+    /// A join merges columns of the same name (`USING`, `NATURAL`), which a `*` sends once:
+    /// its columns are not told.
+    merges: bool,
     ctes: Ctes,
 }
 
@@ -741,8 +740,8 @@ impl Scope {
     /// A scope where no column is known (outside any SELECT).
     pub(super) fn none() -> Scope {
         Scope {
-            columns: None,
             tables: None,
+            merges: false,
             ctes: Vec::new(),
         }
     }
@@ -754,13 +753,12 @@ impl Scope {
     }
 
     fn of(select: &Select, ctes: &Ctes, calls: &mut Calls) -> Scope {
-        let mut columns = Some(Vec::new());
-        let mut tables = select
+        let mut tables = Some(Vec::new());
+        let merges = !select
             .from
             .iter()
             .flat_map(|t| &t.joins)
-            .all(|j| sends_both_sides(&j.join_operator))
-            .then(Vec::new);
+            .all(|j| sends_both_sides(&j.join_operator));
         let factors = select
             .from
             .iter()
@@ -792,25 +790,21 @@ impl Scope {
                 }
                 _ => None,
             };
-            match (read, columns.as_mut(), tables.as_mut()) {
-                (Some(read), Some(all), Some(tables)) => {
-                    tables.push((qualifier(factor), read.clone()));
-                    all.extend(read);
-                }
-                (Some(read), Some(all), None) => all.extend(read),
-                _ => (columns, tables) = (None, None),
+            match (read, tables.as_mut()) {
+                (Some(read), Some(tables)) => tables.push((qualifier(factor), read)),
+                _ => tables = None,
             }
         }
         Scope {
-            columns,
             tables,
+            merges,
             ctes: ctes.clone(),
         }
     }
 
     /// The columns `*` (`qualifier` `None`) or `t.*` sends, where every table is known.
     fn wildcard(&self, qualifier: Option<&str>) -> Option<Columns> {
-        let tables = self.tables.as_ref()?;
+        let tables = self.tables.as_ref().filter(|_| !self.merges)?;
         let lower = qualifier.map(str::to_ascii_lowercase);
         let mut read = tables
             .iter()
@@ -833,13 +827,14 @@ impl Scope {
     /// A column's type and definition (the definition where every table's column of its name
     /// has the same).
     fn column_of(&self, name: &str) -> (Ty, Option<Meta>) {
-        let Some(columns) = &self.columns else {
+        let Some(tables) = &self.tables else {
             return (Ty::Other, None);
         };
         let lower = name.to_ascii_lowercase();
         let mut found: Option<(Ty, Option<Meta>)> = None;
-        for (_, ty, meta) in columns
+        for (_, ty, meta) in tables
             .iter()
+            .flat_map(|t| &t.1)
             .filter(|c| c.0.as_deref() == Some(lower.as_str()))
         {
             match found {
@@ -1857,13 +1852,13 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
         _ if name.starts_with("STDDEV") => Ty::Double,
         "SUM" if one => match arg(0) {
             Ty::Int | Ty::Dec(_) => dec(exact(arg(0)).unwrap_or(0)),
-            // Of NULL, a DOUBLE, as MySQL types it.
-            Ty::Double | Ty::Null => Ty::Double,
+            // Of NULL or a string (its leading number), a DOUBLE, as MySQL types it.
+            Ty::Double | Ty::Null | Ty::Text | Ty::Binary => Ty::Double,
             _ => Ty::Other,
         },
         "AVG" if one => match exact(arg(0)) {
             Some(s) => dec(s + div_increment()),
-            None if matches!(arg(0), Ty::Double | Ty::Null) => Ty::Double,
+            None if matches!(arg(0), Ty::Double | Ty::Null | Ty::Text | Ty::Binary) => Ty::Double,
             None => Ty::Other,
         },
         // Of NULL, a string (MySQL types it so: `IFNULL(MIN(NULL), 0)` is '0').
@@ -2579,6 +2574,26 @@ mod tests {
         let united = meta("SELECT 'a' UNION ALL SELECT 'abcd' UNION ALL SELECT NULL");
         assert_eq!(united[0].length, 16);
         assert!(united[0].nullable);
+    }
+
+    /// A string's digits are never fixed, a table's string column's (sent with 0 decimals) as
+    /// much as a literal's: a DOUBLE computed from one is "not fixed" (MariaDB 10.11's 31).
+    #[test]
+    fn doubles_of_strings_have_no_fixed_decimals() {
+        for sql in [
+            "SELECT STD(hostname) FROM request",
+            "SELECT VARIANCE(script_name) FROM request",
+            "SELECT AVG(hostname) FROM request",
+            "SELECT '1.5' + 1",
+        ] {
+            let m = typing(sql).columns[0].expect(sql);
+            assert_eq!(m.decimals, 31, "{sql}");
+        }
+        let m = typing("SELECT STD(status) FROM request").columns[0].unwrap();
+        assert_eq!(
+            m.decimals, 4,
+            "an integer's 0 and div_precision_increment's 4"
+        );
     }
 
     #[test]

@@ -958,6 +958,8 @@ SELECT COUNT(*) FROM timertag GROUP BY 1 / timer_id ORDER BY 1
 SELECT status / 7 AS x, COUNT(*) FROM request GROUP BY x ORDER BY x
 -- A negative DOUBLE of fixed decimals whose digits round to zero keeps its sign; zero has none.
 SELECT (-9223372036854775808 % ROUND(0.1e0, 1)), -ROUND(0e0, 2), ROUND(-1e0, 2) % ROUND(0.5e0, 1)
--- REGEXP_SUBSTR and TRIM are as long as the string they read.
+-- REGEXP_SUBSTR is as long as the string it reads.
 SELECT REGEXP_SUBSTR(REGEXP_REPLACE('', '^/', 1), '^/'), REGEXP_SUBSTR('abc', 'b')
 SELECT REGEXP_SUBSTR(script_name, 'b'), TRIM(BOTH 'x' FROM hostname), TRIM(LEADING 'a' FROM 'abc') FROM request ORDER BY id LIMIT 1
+-- A string's digits are never fixed: a variance or an average of a string column is a DOUBLE of 31 decimals.
+SELECT STD(hostname), VARIANCE(script_name), AVG(hostname), SUM(server_name) FROM request
