@@ -677,8 +677,18 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
             m.nullable(m.nullable || else_result.is_none())
         }
         Expr::Extract { field, .. } => {
-            let length = extract_length(field)?;
-            Meta::int(length, true)
+            // A day's part holds a TIME's many days (7 digits) unless it is read from a
+            // temporal, whose day has 2 (MariaDB's `daylen`).
+            let temporal = matches!(kid(0)?.code, Code::Date | Code::DateTime | Code::Time);
+            let length = extract_length(field, if temporal { 2 } else { 7 })?;
+            // Its type by its digits, without the sign a part of the time of day carries
+            // (`DAY_HOUR`, 10 characters, is a LONG).
+            let signed = matches!(field, sqlparser::ast::DateTimeField::Custom(u)
+                if !u.value.eq_ignore_ascii_case("YEAR_MONTH"));
+            Meta {
+                code: long_or_longlong(length - u32::from(signed)),
+                ..Meta::int(length, true)
+            }
         }
         Expr::Function(f) => {
             let name = f.name.to_string().to_ascii_uppercase();
@@ -1007,7 +1017,7 @@ fn merged(ty: Ty, results: &[Meta], nullable: bool) -> Option<Meta> {
 }
 
 /// `EXTRACT(unit FROM …)`'s length by its unit (MariaDB's `Item_extract`).
-fn extract_length(field: &sqlparser::ast::DateTimeField) -> Option<u32> {
+fn extract_length(field: &sqlparser::ast::DateTimeField, day: u32) -> Option<u32> {
     use sqlparser::ast::DateTimeField as F;
     Some(match field {
         F::Year => 4,
@@ -1016,14 +1026,20 @@ fn extract_length(field: &sqlparser::ast::DateTimeField) -> Option<u32> {
         // A time's parts carry a sign (MariaDB's `set_time_length`).
         F::Hour | F::Minute | F::Second => 3,
         F::Microsecond => 7,
+        // A compound unit's digits, and a sign where it holds a part of the time of day
+        // (MariaDB's `Item_extract::fix_length_and_dec`).
         F::Custom(unit) => match unit.value.to_ascii_uppercase().as_str() {
             "YEAR_MONTH" => 6,
-            "DAY_HOUR" => 9,
-            "DAY_MINUTE" => 11,
-            "DAY_SECOND" => 13,
+            "DAY_HOUR" => day + 2 + 1,
+            "DAY_MINUTE" => day + 4 + 1,
+            "DAY_SECOND" => day + 6 + 1,
+            "DAY_MICROSECOND" => day + 12 + 1,
             "HOUR_MINUTE" => 5,
             "HOUR_SECOND" => 7,
+            "HOUR_MICROSECOND" => 13,
             "MINUTE_SECOND" => 5,
+            "MINUTE_MICROSECOND" => 11,
+            "SECOND_MICROSECOND" => 9,
             _ => return None,
         },
         _ => return None,
@@ -1195,6 +1211,13 @@ fn is_truth(e: &Expr) -> bool {
             op: UnaryOperator::Not,
             ..
         } => true,
+        // MariaDB's boolean functions.
+        Expr::Function(f) => {
+            matches!(
+                f.name.to_string().to_ascii_uppercase().as_str(),
+                "IS_IPV4" | "IS_IPV6"
+            ) || super::typing::is_predicate(e)
+        }
         _ => super::typing::is_predicate(e),
     }
 }
@@ -1454,7 +1477,6 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         "PI" => Meta::double(8, 6, false),
         // MariaDB's `Item_sum_percent_rank` and `Item_sum_cume_dist`.
         "PERCENT_RANK" | "CUME_DIST" => Meta::double(17, 10, true),
-        "RAND" => Meta::double(23, NOT_FIXED, false),
         "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE"
         | "UTC_TIMESTAMP" => Meta::temporal(Code::DateTime, fraction_arg(e), false),
         "CURDATE" | "CURRENT_DATE" | "UTC_DATE" => Meta::temporal(Code::Date, 0, false),
@@ -1478,7 +1500,8 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
             ..Meta::text(
                 match string_arg(e, 1) {
                     Some(format) => format_length(format),
-                    None => kid(1)?.chars().saturating_mul(10),
+                    // MariaDB's: the format's bytes, 10 characters each.
+                    None => kid(1)?.length.saturating_mul(10),
                 },
                 true,
             )
@@ -1520,7 +1543,8 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         "HEX" => Meta {
             decimals: 0,
             ..text_of(
-                if kid(0)?.is_text() {
+                // A string's bytes (a binary one's too: `HEX(UNHEX(x))`), two digits each.
+                if kid(0)?.is_text() || (kid(0)?.binary && kid(0)?.code == Code::VarString) {
                     kid(0)?.length * 2
                 } else {
                     16
@@ -1555,6 +1579,71 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
             },
         },
         "REGEXP_REPLACE" => Meta::text(1 << 24, true),
+        _ => return scalar(name, kids),
+    })
+}
+
+/// The declarations of `scalars`'s functions (and `ROW_COUNT`, `CHARSET`, …), MariaDB's: each
+/// checked against a MariaDB on NULL and non-NULL arguments.
+fn scalar(name: &str, kids: &[Meta]) -> Option<Meta> {
+    let kid = |k: usize| kids.get(k).copied();
+    let nullable = any_nullable(kids);
+    // A binary string (charset 63) of `length` bytes.
+    let bytes = |length: u32, decimals: u8| Meta {
+        binary: true,
+        length,
+        decimals,
+        ..Meta::text(0, true)
+    };
+    Some(match name {
+        "RAND" | "DEGREES" | "RADIANS" => Meta::double(23, NOT_FIXED, nullable),
+        "COT" => Meta::double(23, NOT_FIXED, true),
+        "UUID" => Meta {
+            code: Code::String,
+            ..Meta::text(36, true)
+        },
+        // MariaDB's `Item_func_conv`: 64 digits and a sign.
+        "CONV" | "BIN" | "OCT" => Meta::text(65, true),
+        "INET_ATON" => Meta::fixed(Code::LongLong, 21, true),
+        "IS_IPV4" | "IS_IPV6" | "SLEEP" => Meta::int(1, nullable),
+        "JSON_VALID" => Meta::int(1, true),
+        "COERCIBILITY" => Meta::fixed(Code::Long, 10, false),
+        "ROW_COUNT" => Meta::fixed(Code::LongLong, 21, false),
+        // MariaDB's `Item_func_interval`: never NULL.
+        "INTERVAL" => Meta::int(2, false),
+        "CHARSET" | "COLLATION" => Meta::text(64, true),
+        "GET_FORMAT" => Meta {
+            decimals: 0,
+            ..Meta::text(17, true)
+        },
+        // `my_base64_needed_encoded_length` of the argument's bytes: 4 characters for each 3
+        // bytes, a line break after every 76.
+        "TO_BASE64" => {
+            let n = kid(0)?.length;
+            let encoded = n.div_ceil(3) * 4;
+            Meta::text(encoded + encoded.saturating_sub(1) / 76, true)
+        }
+        "FROM_BASE64" => bytes((kid(0)?.length * 3).div_ceil(4), STRING_DECIMALS),
+        "UNHEX" => bytes(kid(0)?.length.div_ceil(2), 0),
+        // A byte or more for each argument: 4 each.
+        "CHAR" => bytes(4 * kids.len() as u32, STRING_DECIMALS),
+        "MAKE_SET" => {
+            let strings = kids.get(1..)?;
+            let chars = strings.iter().map(Meta::chars).sum::<u32>()
+                + (strings.len() as u32).saturating_sub(1);
+            Meta::text(chars, true)
+        }
+        // 64 bits, each the longer of `on` and `off`, between them 63 separators (`,`).
+        "EXPORT_SET" => {
+            let bit = kid(1)?.chars().max(kid(2)?.chars());
+            let sep = kid(3).map_or(1, |m| m.chars());
+            Meta::text(64 * bit + 63 * sep, true)
+        }
+        "JSON_UNQUOTE" => Meta::text(kid(0)?.chars(), true),
+        "JSON_EXTRACT" => {
+            let paths = kids.len().saturating_sub(1) as u32;
+            Meta::text(kid(0)?.chars() * 2 * paths.max(1), true)
+        }
         _ => return None,
     })
 }

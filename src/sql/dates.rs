@@ -1332,7 +1332,7 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
     conn.create_scalar_function("mysql_temporal_number", 1, pure, |ctx| {
         Ok(match ctx.get_raw(0) {
             ValueRef::Text(t) => temporal_number(&String::from_utf8_lossy(t)),
-            v => Value::from(v),
+            v => super::functions::owned(v),
         })
     })?;
     conn.create_scalar_function("mysql_extract", 2, pure, move |ctx| {
@@ -1422,6 +1422,15 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
         Ok(raw(ctx, 0)
             .filter(|t| !t.zero_part())
             .map(|t| daynr(t.y, t.m, t.d)))
+    })?;
+    // Seconds since year 0, of a day `TO_DAYS` counts.
+    conn.create_scalar_function("to_seconds", 1, pure, move |ctx| {
+        Ok(raw(ctx, 0).filter(|t| !t.zero_part()).map(|t| {
+            daynr(t.y, t.m, t.d) * 86_400
+                + i64::from(t.h) * 3600
+                + i64::from(t.mi) * 60
+                + i64::from(t.s)
+        }))
     })?;
     conn.create_scalar_function("from_days", 1, pure, |ctx| {
         Ok(number(ctx.get_raw(0)).map(|n| {

@@ -60,6 +60,76 @@ fn composite_interval(parser: &mut Parser) -> Result<Option<Expr>, ParserError> 
     })
 }
 
+/// The word at the parser's position, upper-cased, with its span, where it is a bare word.
+fn word_at(parser: &Parser, n: usize) -> Option<Ident> {
+    let t = parser.peek_nth_token_ref(n);
+    match &t.token {
+        Token::Word(w) if w.quote_style.is_none() => {
+            Some(Ident::with_span(t.span, w.value.clone()))
+        }
+        _ => None,
+    }
+}
+
+/// MySQL's function `INTERVAL(n, a, b, …)` (two arguments or more), which sqlparser reads as
+/// the start of an `INTERVAL` value; `None` (nothing consumed) for anything else.
+fn interval_function(parser: &mut Parser) -> Result<Option<Expr>, ParserError> {
+    parser.maybe_parse(|p| {
+        let name = word_at(p, 0).ok_or_else(|| ParserError::ParserError("no word".into()))?;
+        p.next_token();
+        p.expect_token(&Token::LParen)?;
+        let args = p.parse_comma_separated(Parser::parse_expr)?;
+        p.expect_token(&Token::RParen)?;
+        if args.len() < 2 {
+            return Err(ParserError::ParserError("an INTERVAL value".into()));
+        }
+        Ok(super::translate::call(name, args))
+    })
+}
+
+/// `GET_FORMAT(DATE|TIME|DATETIME|TIMESTAMP, locale)`: the type word, a keyword sqlparser would
+/// read as a typed literal, made the string of its name (`GET_FORMAT('DATE', locale)`).
+fn get_format(parser: &mut Parser) -> Result<Option<Expr>, ParserError> {
+    parser.maybe_parse(|p| {
+        let name = word_at(p, 0).ok_or_else(|| ParserError::ParserError("no word".into()))?;
+        p.next_token();
+        p.expect_token(&Token::LParen)?;
+        let kind = word_at(p, 0)
+            .map(|w| w.value.to_ascii_uppercase())
+            .filter(|w| ["DATE", "TIME", "DATETIME", "TIMESTAMP"].contains(&w.as_str()))
+            .ok_or_else(|| ParserError::ParserError("GET_FORMAT's type".into()))?;
+        p.next_token();
+        p.expect_token(&Token::Comma)?;
+        let locale = p.parse_expr()?;
+        p.expect_token(&Token::RParen)?;
+        let kind = Expr::Value(sqlparser::ast::Value::SingleQuotedString(kind).into());
+        Ok(super::translate::call(name, vec![kind, locale]))
+    })
+}
+
+/// `EXTRACT(YEAR_MONTH FROM x)` and MySQL's other composite units, which sqlparser does not
+/// know (kept by name, as `INTERVAL`'s are: `dates` extracts them); `None` (nothing consumed)
+/// for any other `EXTRACT`, sqlparser's.
+fn composite_extract(parser: &mut Parser) -> Result<Option<Expr>, ParserError> {
+    parser.maybe_parse(|p| {
+        p.expect_keyword(Keyword::EXTRACT)?;
+        p.expect_token(&Token::LParen)?;
+        let unit = word_at(p, 0)
+            .map(|w| w.value.to_ascii_uppercase())
+            .filter(|u| u.contains('_') && super::translate::UNITS.contains(&u.as_str()))
+            .ok_or_else(|| ParserError::ParserError("not a composite unit".into()))?;
+        p.next_token();
+        p.expect_keyword(Keyword::FROM)?;
+        let expr = p.parse_expr()?;
+        p.expect_token(&Token::RParen)?;
+        Ok(Expr::Extract {
+            field: DateTimeField::Custom(Ident::new(unit)),
+            syntax: sqlparser::ast::ExtractSyntax::From,
+            expr: Box::new(expr),
+        })
+    })
+}
+
 impl Dialect for MySql {
     fn dialect(&self) -> TypeId {
         TypeId::of::<MySqlDialect>()
@@ -78,9 +148,30 @@ impl Dialect for MySql {
     }
 
     fn parse_prefix(&self, parser: &mut Parser) -> Option<Result<Expr, ParserError>> {
+        let paren_next = parser.peek_nth_token_ref(1).token == Token::LParen;
         if matches!(&parser.peek_token_ref().token, Token::Word(w) if w.keyword == Keyword::INTERVAL)
         {
+            if paren_next {
+                match interval_function(parser) {
+                    Ok(None) => {}
+                    found => return found.transpose(),
+                }
+            }
             return composite_interval(parser).transpose();
+        }
+        if paren_next {
+            let made = match &parser.peek_token_ref().token {
+                Token::Word(w) if w.keyword == Keyword::EXTRACT => composite_extract(parser),
+                Token::Word(w)
+                    if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("GET_FORMAT") =>
+                {
+                    get_format(parser)
+                }
+                _ => Ok(None),
+            };
+            if let Some(e) = made.transpose() {
+                return Some(e);
+            }
         }
         if let Some(side) = trim_side(parser) {
             return Some(trim_spaces(parser, side));
@@ -444,10 +535,13 @@ mod tests {
             }
             let fixed = ["^", "<<", ">>", "||", "XOR", "xor", "MOD ", "!", "BINARY "];
             // The composite interval units (`'1:30' HOUR_MINUTE`) are read here alone.
-            let composite = super::super::translate::UNITS
-                .iter()
-                .any(|u| u.contains('_') && sql.contains(&format!("' {u}")));
-            if composite || fixed.iter().any(|op| sql.contains(op)) {
+            let composite = super::super::translate::UNITS.iter().any(|u| {
+                u.contains('_')
+                    && (sql.contains(&format!("' {u}")) || sql.contains(&format!("({u} FROM")))
+            });
+            // So are `GET_FORMAT(DATE, …)` and the function `INTERVAL(n, …)`.
+            let calls = sql.contains("GET_FORMAT(") || sql.contains("INTERVAL(");
+            if composite || calls || fixed.iter().any(|op| sql.contains(op)) {
                 continue;
             }
             assert_eq!(parse(&MySql, sql), parse(&MySqlDialect {}, sql), "{sql}");

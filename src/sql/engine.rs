@@ -23,6 +23,7 @@ use rusqlite::Connection;
 use super::functions::{self, Session};
 use super::layout::SqlColumn;
 use super::memory::SqlMemory;
+use super::scalars;
 use super::statement::{quote, quote_ident};
 use super::status::StatusTable;
 use super::vtab::{self, Raw, Tables, DEADLINE_PASSED};
@@ -260,6 +261,12 @@ fn mysql_refusal(message: &str) -> Option<SqlError> {
     if message.contains("BIGINT UNSIGNED value is out of range") {
         return refused(1690, "BIGINT UNSIGNED value is out of range".into());
     }
+    // `COT(0)`, as `scalars` says it.
+    if let Some(at) = message.find("DOUBLE value is out of range") {
+        let said = &message[at..];
+        let end = said.find("')").map_or(said.len(), |e| e + 2);
+        return refused(1690, said[..end].to_string());
+    }
     if message.contains("integer overflow") || message.contains("BIGINT value is out of range") {
         return refused(1690, "BIGINT value is out of range".into());
     }
@@ -450,6 +457,9 @@ impl Engine {
             .map_err(sqlite_err)?;
         functions::register(&conn, session).map_err(sqlite_err)?;
         vtab::register(&conn, Arc::clone(&tables)).map_err(sqlite_err)?;
+        let t = Arc::clone(&tables);
+        scalars::register_sleep(&conn, move || *t.deadline.lock(), DEADLINE_PASSED)
+            .map_err(sqlite_err)?;
         for raw in Raw::ALL {
             conn.execute_batch(&format!(
                 "CREATE VIRTUAL TABLE pinba.{} USING pinba(raw)",
@@ -782,7 +792,7 @@ impl Engine {
             chunk.bytes += bytes;
             let mut values = Vec::with_capacity(n);
             for i in 0..n {
-                values.push(row.get::<_, Value>(i).map_err(sqlite_err)?);
+                values.push(functions::owned(row.get_ref(i).map_err(sqlite_err)?));
             }
             chunk.rows.push(values);
             if chunk.rows.len() >= ROWS_PER_CHUNK || chunk.bytes >= CHUNK_BYTES {

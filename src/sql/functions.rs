@@ -125,7 +125,7 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
                 if matches!(v, ValueRef::Null) {
                     return Ok(Value::Null);
                 }
-                let v = Value::from(v);
+                let v = owned(v);
                 best = Some(match best {
                     Some(b) if compare(&v, &b) != pick => b,
                     _ => v,
@@ -240,6 +240,10 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
     conn.create_scalar_function("found_rows", 0, volatile, move |_| {
         Ok(i64::try_from(s.vars.lock().found_rows).unwrap_or(i64::MAX))
     })?;
+    let s = Arc::clone(&session);
+    conn.create_scalar_function("row_count", 0, volatile, move |_| {
+        Ok(s.vars.lock().row_count)
+    })?;
     // `@name`, as `translate` writes it: NULL where the session set none.
     let s = Arc::clone(&session);
     conn.create_scalar_function(USER_VARIABLE, 1, volatile, move |ctx| {
@@ -270,6 +274,7 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
     super::dates::register(conn, Arc::clone(&session))?;
     numeric(conn)?;
     strings(conn, session.max_allowed_packet)?;
+    super::scalars::register(conn)?;
     super::aggregates::register(conn, session.max_allowed_packet, Arc::clone(&session.vars))
 }
 
@@ -412,6 +417,23 @@ pub(super) fn leading_number(s: &str) -> f64 {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(0.0)
+}
+
+/// A value SQLite holds, owned: a text that is not UTF-8 (the bytes of a binary string SQLite
+/// made text: `CAST(CHAR(255) AS CHAR)`) with `?` for each byte that is no character, as
+/// MySQL converts a binary string to utf8mb4 (rusqlite's own conversion panics on it).
+pub(super) fn owned(v: ValueRef<'_>) -> Value {
+    match v {
+        ValueRef::Text(t) if std::str::from_utf8(t).is_err() => {
+            let mut out = String::with_capacity(t.len());
+            for chunk in t.utf8_chunks() {
+                out.push_str(chunk.valid());
+                out.extend(std::iter::repeat_n('?', chunk.invalid().len()));
+            }
+            Value::Text(out)
+        }
+        v => Value::from(v),
+    }
 }
 
 /// A value as text, as MySQL shows it.
@@ -921,7 +943,7 @@ fn unsigned(conn: &Connection) -> Result<()> {
     conn.create_scalar_function("mysql_unsigned_value", 1, pure, |ctx| {
         Ok(match ctx.get_raw(0) {
             ValueRef::Integer(i) if i < 0 => Value::Text((i as u64).to_string()),
-            v => Value::from(v),
+            v => owned(v),
         })
     })?;
     conn.create_scalar_function("mysql_bits", 1, pure, |ctx| Ok(bits(ctx.get_raw(0))))?;
@@ -1021,7 +1043,7 @@ fn numeric(conn: &Connection) -> Result<()> {
         Ok(match ctx.get_raw(0) {
             ValueRef::Real(x) if x.is_finite() => Some(Value::Text(format!("{x}"))),
             ValueRef::Null => None,
-            v => Some(Value::from(v)),
+            v => Some(owned(v)),
         })
     })?;
     // A DOUBLE read as a string (a merged result that is a string: `typing::merge`).
@@ -1128,22 +1150,21 @@ fn numeric(conn: &Connection) -> Result<()> {
             }
         })
     })?;
+    // A binary string, as in MySQL; an odd count of digits read with a leading 0 (`UNHEX('4')`
+    // is 0x04).
     conn.create_scalar_function("unhex", 1, pure, |ctx| {
-        let s = text(ctx.get_raw(0));
-        if matches!(ctx.get_raw(0), ValueRef::Null) || !s.len().is_multiple_of(2) {
+        if matches!(ctx.get_raw(0), ValueRef::Null) {
             return Ok(Value::Null);
+        }
+        let mut s = text(ctx.get_raw(0));
+        if !s.len().is_multiple_of(2) {
+            s.insert(0, '0');
         }
         let bytes: Option<Vec<u8>> = (0..s.len())
             .step_by(2)
             .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
             .collect();
-        Ok(match bytes {
-            None => Value::Null,
-            Some(b) => match String::from_utf8(b) {
-                Ok(t) => Value::Text(t),
-                Err(e) => Value::Blob(e.into_bytes()),
-            },
-        })
+        Ok(bytes.map_or(Value::Null, Value::Blob))
     })?;
     Ok(())
 }
@@ -1323,7 +1344,7 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
         if n < 1 || n as usize >= ctx.len() {
             return Ok(Value::Null);
         }
-        Ok(Value::from(ctx.get_raw(n as usize)))
+        Ok(owned(ctx.get_raw(n as usize)))
     })?;
     conn.create_scalar_function("field", -1, pure, |ctx| {
         if ctx.is_empty() || matches!(ctx.get_raw(0), ValueRef::Null) {

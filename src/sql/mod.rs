@@ -26,7 +26,8 @@
 //!   SQLite need not sort the pool;
 //! - `layout`: which columns a report's table has (pinba_engine's or pinba2's) and what each
 //!   holds;
-//! - `functions`, `dates`, `aggregates`: MySQL's functions SQLite lacks or computes otherwise;
+//! - `functions`, `dates`, `aggregates`, `scalars`: MySQL's functions SQLite lacks or computes
+//!   otherwise;
 //! - `decimal`: exact DECIMAL values, as MySQL computes them (the functions' arithmetic);
 //! - `collation`: MySQL's default collation (utf8mb4_general_ci), which text compares under.
 //!
@@ -55,6 +56,7 @@ pub mod layout;
 mod memory;
 mod order;
 mod prepared;
+mod scalars;
 mod session;
 mod status;
 mod temporal_wire;

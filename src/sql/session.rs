@@ -720,6 +720,7 @@ impl Session {
     ) -> std::io::Result<Option<QueryResultWriter<'r, W>>> {
         let (sql, mut decimals) = match answer {
             Answer::Ok(info) => {
+                self.vars.lock().row_count = 0;
                 // The statement's warnings (`SHOW WARNINGS` lists them), as MySQL counts them.
                 let ok = OkResponse {
                     info,
@@ -963,6 +964,7 @@ impl Session {
             // `FOUND_ROWS()`: this result's rows; GROUP_CONCAT's cuts: warnings (1260).
             let mut vars = self.vars.lock();
             vars.found_rows = rows_sent;
+            vars.row_count = -1;
             let cut = std::mem::take(&mut vars.cut_by_group_concat);
             if cut > 0 {
                 self.warnings.push(Warning {

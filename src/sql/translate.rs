@@ -213,6 +213,7 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
     // The calls that turn DECIMAL arguments into text: where each call's name starts, its
     // arguments' scales.
     let lines = Lines::new(sql);
+    let _ = query.visit(&mut Aliases);
     let typed = super::typing::of(sql, &lines, &query);
     if name_items(sql, &tokens, &lines, &mut query).is_none() {
         return unsupported("the select list's items could not be named as MySQL names them");
@@ -260,6 +261,7 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
         types: Vec::new(),
         marks: Vec::new(),
         collations: Vec::new(),
+        charset_args: Vec::new(),
     };
     if let ControlFlow::Break(()) = query.visit(&mut rewrite) {
         if let Some((code, why)) = rewrite.error {
@@ -272,6 +274,112 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
         ));
     }
     Ok((query.to_string(), typed.columns))
+}
+
+/// MariaDB's other names of a function, made the name the rules know it by before anything
+/// reads the tree: `NVL` is `IFNULL`.
+struct Aliases;
+
+impl VisitorMut for Aliases {
+    type Break = ();
+
+    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        if let Expr::Function(f) = e {
+            if let [ObjectNamePart::Identifier(name)] = f.name.0.as_mut_slice() {
+                if name.quote_style.is_none() && name.value.eq_ignore_ascii_case("NVL") {
+                    name.value = "IFNULL".into();
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+fn is_charset_function(e: &Expr) -> bool {
+    matches!(e, Expr::Function(f) if matches!(
+        f.name.to_string().to_ascii_uppercase().as_str(),
+        "CHARSET" | "COLLATION" | "COERCIBILITY"
+    ))
+}
+
+/// What the form of a string as written says of its derivation (MySQL's coercibility: 0 a
+/// `COLLATE`, with its collation; 2 a column, a variable or a cast; 3 a system constant,
+/// `USER()` and the like), where its form decides it.
+fn written_derivation(e: &Expr) -> Option<(u8, Option<&'static str>)> {
+    match e {
+        Expr::Nested(inner) => written_derivation(inner),
+        Expr::Collate { collation, .. } => {
+            let name = collation
+                .to_string()
+                .trim_matches(['`', '\'', '"'])
+                .to_ascii_lowercase();
+            let known = ["utf8mb4_general_ci", "utf8mb4_bin", "binary"]
+                .into_iter()
+                .find(|n| *n == name);
+            Some((0, known))
+        }
+        Expr::Cast { .. } => Some((2, None)),
+        Expr::Identifier(i) if i.value.starts_with("@@") => Some((3, None)),
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => Some((2, None)),
+        Expr::Function(f)
+            if matches!(
+                f.name.to_string().to_ascii_uppercase().as_str(),
+                "USER"
+                    | "CURRENT_USER"
+                    | "SESSION_USER"
+                    | "SYSTEM_USER"
+                    | "DATABASE"
+                    | "SCHEMA"
+                    | "VERSION"
+            ) =>
+        {
+            Some((3, None))
+        }
+        _ => None,
+    }
+}
+
+/// `CHARSET(x)`, `COLLATION(x)` and `COERCIBILITY(x)`: what MySQL's typing says of `x` (its
+/// type `ty`, its collation, and what its form says: `written`), known as the statement is
+/// read, so written as a literal. Left as it is (SQLite names it unknown: error 1105) where
+/// `x`'s type is not known.
+fn charset_function(
+    expr: &mut Expr,
+    ty: Ty,
+    collated: Option<Collated>,
+    written: Option<(u8, Option<&'static str>)>,
+) {
+    let Expr::Function(f) = &*expr else { return };
+    let name = f.name.to_string().to_ascii_uppercase();
+    let explicit = written.and_then(|(_, c)| c);
+    if ty == Ty::Other && explicit.is_none() {
+        return;
+    }
+    let string = ty == Ty::Text || explicit.is_some_and(|c| c != "binary");
+    let collation = match (explicit, collated.map(|c| c.name)) {
+        (Some(c), _) => c,
+        _ if !string => "binary",
+        (_, Some(super::collation::BIN)) => "utf8mb4_bin",
+        (_, Some("BINARY")) => "binary",
+        _ => "utf8mb4_general_ci",
+    };
+    // MySQL's derivations: 0 explicit, 2 implicit (a column), 3 a system constant, 4 coercible
+    // (a literal), 5 a number or temporal, 6 NULL.
+    let coercibility = match (ty, collated.map(|c| c.derivation), written) {
+        (Ty::Null, ..) => 6,
+        (Ty::Text | Ty::Binary | Ty::Other, _, Some((c, _))) => c,
+        (Ty::Text, Some(Derivation::Explicit), None) => 0,
+        (Ty::Text, Some(Derivation::Implicit), None) => 2,
+        (Ty::Text | Ty::Binary, ..) => 4,
+        _ => 5,
+    };
+    *expr = match name.as_str() {
+        "CHARSET" => Expr::Value(
+            Value::SingleQuotedString(if string { "utf8mb4" } else { "binary" }.into()).into(),
+        ),
+        "COLLATION" => Expr::Value(Value::SingleQuotedString(collation.into()).into()),
+        _ => Expr::Value(Value::Number(coercibility.to_string(), false).into()),
+    };
 }
 
 /// Counts the SELECTs whose GROUP BY is `WITH ROLLUP`.
@@ -543,6 +651,9 @@ struct Rewrite<'a> {
     collations: Vec<Option<Collated>>,
     /// For each SELECT being visited, its DECIMAL keys to round ([`decimal_keys`]).
     keys: Vec<DecimalKeys>,
+    /// For each `CHARSET`/`COLLATION`/`COERCIBILITY` call being visited, what its argument's
+    /// form says ([`written_derivation`]), read before the argument is translated.
+    charset_args: Vec<Option<(u8, Option<&'static str>)>>,
 }
 
 /// A grouped or DISTINCT select's DECIMAL keys, each with its scale: the select list items
@@ -813,10 +924,10 @@ fn select_has_aggregate(select: &Select) -> bool {
     })
 }
 
-/// A call of MySQL's function `name` with `args`.
-fn call(name: &str, args: Vec<Expr>) -> Expr {
+/// A call of MySQL's function `name` (an `Ident` keeps where the client wrote it) with `args`.
+pub(super) fn call(name: impl Into<Ident>, args: Vec<Expr>) -> Expr {
     Expr::Function(sqlparser::ast::Function {
-        name: ObjectName::from(vec![Ident::new(name)]),
+        name: ObjectName::from(vec![name.into()]),
         uses_odbc_syntax: false,
         parameters: FunctionArguments::None,
         args: FunctionArguments::List(sqlparser::ast::FunctionArgumentList {
@@ -980,6 +1091,10 @@ impl VisitorMut for Rewrite<'_> {
             _ => None,
         };
         self.marks.push((self.types.len(), known));
+        if is_charset_function(expr) {
+            let arg = typing::children(expr).first().copied();
+            self.charset_args.push(arg.and_then(written_derivation));
+        }
         ControlFlow::Continue(())
     }
 
@@ -994,6 +1109,7 @@ impl VisitorMut for Rewrite<'_> {
             let read = unsigned(expr, &kids);
             double_digits(expr, &read);
             numbered(expr, &read);
+            numbered_bits(expr, &read);
             decimals(expr, &kids, &read, ty);
             let kids = read;
             coerce(expr, &kids);
@@ -1009,6 +1125,12 @@ impl VisitorMut for Rewrite<'_> {
             }
         }
         let collations = self.collations.split_off(mark.min(self.collations.len()));
+        if is_charset_function(expr) {
+            let written = self.charset_args.pop().flatten();
+            if let ([kid], [collated]) = (kids.as_slice(), collations.as_slice()) {
+                charset_function(expr, *kid, *collated, written);
+            }
+        }
         let derived = self.derivation(expr, ty, &collations);
         let collate = matches!(expr, Expr::Collate { .. });
         self.types.push(ty);
@@ -1048,6 +1170,10 @@ impl Rewrite<'_> {
                 Collated::new(Derivation::Implicit, super::collation::NAME)
             }
             Expr::Value(_) => Collated::new(Derivation::Coercible, self.literals),
+            // MariaDB's `JSON_UNQUOTE` answers in utf8mb4_bin.
+            Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("JSON_UNQUOTE") => {
+                Collated::new(Derivation::Coercible, super::collation::BIN)
+            }
             _ => coercibility::aggregate(kids.iter().copied())
                 .unwrap_or(Collated::new(Derivation::Coercible, self.literals)),
         })
@@ -1495,6 +1621,9 @@ impl Rewrite<'_> {
         if !list.clauses.is_empty() {
             return ControlFlow::Break(());
         }
+        if let Some(e) = json_extract(&up, &texts) {
+            return ControlFlow::Continue(Some(e));
+        }
         // The unit `TIMESTAMPDIFF` and `TIMESTAMPADD` take first.
         if up == "TIMESTAMPDIFF" || up == "TIMESTAMPADD" {
             if let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(e))) = list.args.first_mut() {
@@ -1542,6 +1671,19 @@ impl Rewrite<'_> {
             }
         }
         ControlFlow::Continue(None)
+    }
+}
+
+/// `JSON_EXTRACT(doc, path)`: the JSON text of what the path finds, as MySQL writes it
+/// (SQLite's `json_extract` answers an SQL value: `x` for the string `"x"`, where its `->`
+/// answers `"x"`, minified: `mysql_json_text` spaces it as MySQL does), NULL for a document that is not JSON (as MySQL's, with a warning, where
+/// SQLite's errs). Of several paths, SQLite's.
+fn json_extract(name: &str, args: &[String]) -> Option<Expr> {
+    match (name, args) {
+        ("JSON_EXTRACT", [doc, path]) => Some(raw(format!(
+            "iif(json_valid({doc}), mysql_json_text(({doc}) -> ({path})), NULL)"
+        ))),
+        _ => None,
     }
 }
 
@@ -2134,6 +2276,24 @@ fn numbered(expr: &mut Expr, kids: &[Ty]) {
             }
         }
         _ => {}
+    }
+}
+
+/// `MAKE_SET(bits, …)` and `EXPORT_SET(bits, …)`: their first argument read as a number (a
+/// temporal as its digits, as [`numbered`] reads the operands of a function of numbers alone).
+fn numbered_bits(expr: &mut Expr, kids: &[Ty]) {
+    let Expr::Function(f) = expr else { return };
+    let name = f.name.to_string().to_ascii_uppercase();
+    if !matches!(name.as_str(), "MAKE_SET" | "EXPORT_SET") {
+        return;
+    }
+    if let (FunctionArguments::List(list), Some(t)) = (&mut f.args, kids.first()) {
+        if let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(e))) = list.args.first_mut() {
+            if typing::as_number(typing::Reading::Numbers, *t).is_some() {
+                let inner = std::mem::replace(e, Expr::Value(Value::Null.into()));
+                *e = raw(format!("mysql_temporal_number({inner})"));
+            }
+        }
     }
 }
 
@@ -2979,6 +3139,8 @@ const RENAMED: &[(&str, &str)] = &[
     ("MOD", "mysql_mod"),
     ("DATABASE", "database"),
     ("SCHEMA", "database"),
+    ("CHAR", "mysql_char"),
+    ("INTERVAL", "mysql_interval"),
 ];
 
 /// `expr` cast to MySQL's type `ty` (its words, upper-cased, and the numbers in parentheses), as
@@ -3267,6 +3429,28 @@ mod tests {
         assert!(tree("SELECT GROUP_CONCAT(a, b ORDER BY 2 DESC) FROM t")
             .contains("ORDER BY b DESC, mysql_arrival() DESC)"));
         assert!(query("SELECT GROUP_CONCAT(a ORDER BY 3) FROM t").is_err());
+    }
+
+    #[test]
+    fn functions_read_by_their_own_rules() {
+        // MariaDB's names and the forms sqlparser does not read.
+        assert_eq!(
+            bare("SELECT NVL(a, 1), CHAR(65, 66), INTERVAL(5, 1, 10)"),
+            "SELECT IFNULL(a, 1), mysql_char(65, 66), mysql_interval(5, 1, 10)"
+        );
+        assert_eq!(
+            bare("SELECT EXTRACT(YEAR_MONTH FROM d), GET_FORMAT(DATE, 'EUR'), d + INTERVAL (1) DAY"),
+            "SELECT mysql_extract('YEAR_MONTH', d), GET_FORMAT('DATE', 'EUR'), mysql_date_add(d, ((1)), 'DAY')"
+        );
+        // What the typing says of an argument, written as a literal.
+        assert_eq!(
+            bare("SELECT CHARSET('a'), CHARSET(1), COLLATION('a' COLLATE utf8mb4_bin), COERCIBILITY('a'), COERCIBILITY(NULL), COERCIBILITY(1)"),
+            "SELECT 'utf8mb4', 'binary', 'utf8mb4_bin', 4, 6, 5"
+        );
+        assert_eq!(
+            bare("SELECT JSON_EXTRACT(j, '$.a')"),
+            "SELECT iif(json_valid(j), mysql_json_text((j) -> ('$.a')), NULL)"
+        );
     }
 
     #[test]

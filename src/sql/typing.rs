@@ -1117,6 +1117,11 @@ const NUMERIC_FUNCTIONS: &[&str] = &[
     "COT",
     "DEGREES",
     "RADIANS",
+    "RAND",
+    "CHAR",
+    "INET_NTOA",
+    "INTERVAL",
+    "SLEEP",
     "SUM",
     "AVG",
     "BIT_OR",
@@ -1364,7 +1369,8 @@ macro_rules! children_of {
             | Expr::IsNotTrue(x)
             | Expr::IsFalse(x)
             | Expr::IsNotFalse(x)
-            | Expr::Cast { expr: x, .. } => vec![&$($m)? **x],
+            | Expr::Cast { expr: x, .. }
+            | Expr::Extract { expr: x, .. } => vec![&$($m)? **x],
             Expr::Convert { expr, styles, .. } if styles.is_empty() => vec![&$($m)? **expr],
             Expr::Ceil { expr, field } | Expr::Floor { expr, field } if plain_rounding(field) => {
                 vec![&$($m)? **expr]
@@ -1712,6 +1718,38 @@ pub(super) fn cast_type(t: &DataType) -> Ty {
 
 /// Functions by their result's type, where it does not depend on their arguments.
 const RESULTS: &[(Ty, &[&str])] = &[
+    // `scalars`'s, and those of the statement's own types (`CHARSET`, …) and session.
+    (
+        Ty::Text,
+        &[
+            "UUID",
+            "CONV",
+            "BIN",
+            "OCT",
+            "TO_BASE64",
+            "MAKE_SET",
+            "EXPORT_SET",
+            "JSON_UNQUOTE",
+            "JSON_EXTRACT",
+            "CHARSET",
+            "COLLATION",
+            "GET_FORMAT",
+        ],
+    ),
+    (Ty::Binary, &["CHAR", "UNHEX", "FROM_BASE64"]),
+    (
+        Ty::Int,
+        &[
+            "IS_IPV4",
+            "IS_IPV6",
+            "COERCIBILITY",
+            "SLEEP",
+            "ROW_COUNT",
+            "INTERVAL",
+            "JSON_VALID",
+        ],
+    ),
+    (Ty::UInt, &["INET_ATON"]),
     (
         Ty::DateTime,
         &[

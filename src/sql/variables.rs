@@ -182,6 +182,9 @@ pub struct Variables {
     pub user: HashMap<String, Value>,
     /// `FOUND_ROWS()`: the last query's rows (without its `LIMIT` under `SQL_CALC_FOUND_ROWS`).
     pub found_rows: u64,
+    /// `ROW_COUNT()`: the last statement's, as MySQL's: -1 after a result set (and before any
+    /// statement), 0 after one that changed no row (pinbad's tables take no writes).
+    pub row_count: i64,
     /// Rows `GROUP_CONCAT` cut at `group_concat_max_len` in the statement running (warning
     /// 1260 each).
     pub cut_by_group_concat: u64,
@@ -203,6 +206,7 @@ impl Default for Variables {
             accepted: BTreeMap::new(),
             user: HashMap::new(),
             found_rows: 0,
+            row_count: -1,
             cut_by_group_concat: 0,
         }
     }

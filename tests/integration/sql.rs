@@ -2630,3 +2630,77 @@ public class Prepared {
     assert!(!lines.iter().any(|l| l[0] == "1000000"), "{stdout}");
     assert_eq!(lines.last().unwrap(), &["bad", "1146"], "{stdout}");
 }
+
+/// `SLEEP` stays within the statement's bound: past `max_query_time` the statement stops with
+/// 1317 and the session goes on; a shorter one answers 0. `ORDER BY RAND()` shuffles the pool
+/// (every row once), `RAND(seed)` is MySQL's sequence, `ROW_COUNT()` the last statement's.
+#[test]
+fn sleep_is_bounded_and_rand_shuffles() {
+    let Some(py) = python() else { return };
+    let d = loaded("[mysql]\nmax_query_time = \"500ms\"\n", &traffic(50));
+    let port = d.mysql.unwrap().port();
+    let script = format!(
+        r#"
+import json, time, pymysql
+cur = pymysql.connect(host="127.0.0.1", port={port}, user="u", database="pinba").cursor()
+def stopped(sql):
+    start = time.time()
+    try:
+        cur.execute(sql)
+        return None, time.time() - start
+    except pymysql.err.OperationalError as e:
+        return e.args[0], time.time() - start
+out = {{}}
+out["killed"], out["kill_seconds"] = stopped("SELECT SLEEP(5)")
+cur.execute("SELECT SLEEP(0.05), ROW_COUNT()")
+out["short"] = list(cur.fetchone())
+cur.execute("SELECT id FROM request ORDER BY RAND()")
+out["shuffled"] = [r[0] for r in cur.fetchall()]
+cur.execute("SELECT id FROM request ORDER BY id")
+out["ordered"] = [r[0] for r in cur.fetchall()]
+cur.execute("SELECT RAND(1), RAND(3) FROM request LIMIT 2")
+out["seeded"] = [list(r) for r in cur.fetchall()]
+cur.execute("SET @a = 1")
+cur.execute("SELECT ROW_COUNT()")
+out["after_set"] = cur.fetchone()[0]
+# Bytes that are no UTF-8, made text by SQLite: answered, not a crash.
+cur.execute("SELECT CAST(CHAR(255) AS CHAR), CAST(UNHEX('FF') AS CHAR) IS NULL")
+out["bytes"] = list(cur.fetchone())
+cur.execute("SELECT 1")
+out["after_bytes"] = cur.fetchone()[0]
+print(json.dumps(out))
+"#
+    );
+    let got = python_json(py, &script);
+    assert_eq!(got["killed"], 1317, "{got}");
+    let took = got["kill_seconds"].as_f64().unwrap();
+    assert!((0.4..4.0).contains(&took), "stopped at its bound: {got}");
+    assert_eq!(got["short"][0], 0, "{got}");
+    assert_eq!(got["short"][1], -1, "after a result set: {got}");
+    let mut shuffled: Vec<i64> = serde_json::from_value(got["shuffled"].clone()).unwrap();
+    let ordered: Vec<i64> = serde_json::from_value(got["ordered"].clone()).unwrap();
+    assert_eq!(shuffled.len(), 50, "{got}");
+    assert_ne!(
+        shuffled, ordered,
+        "50 rows shuffled into their own order: {got}"
+    );
+    shuffled.sort();
+    assert_eq!(shuffled, ordered, "every row once: {got}");
+    // MariaDB's answers (as the text protocol writes them: 16 digits): a constant seed steps
+    // once a row.
+    for (row, col, want) in [
+        (0, 0, 0.40540353712197724),
+        (0, 1, 0.9057697559760601),
+        (1, 1, 0.37307905813034536),
+    ] {
+        let x = got["seeded"][row][col].as_f64().unwrap();
+        assert!((x - want).abs() < 1e-15, "{row} {col}: {got}");
+    }
+    assert_eq!(got["after_set"], 0, "{got}");
+    assert_eq!(
+        got["bytes"],
+        serde_json::json!(["?", 0]),
+        "as MariaDB converts them: {got}"
+    );
+    assert_eq!(got["after_bytes"], 1, "{got}");
+}
