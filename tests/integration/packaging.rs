@@ -262,10 +262,11 @@ fn the_release_binary_is_lean_and_keeps_its_line_tables() {
         eprintln!("SKIPPED: a debug build; the size bound is the release binary's");
         return;
     }
-    // About 30 MB: .text ~15 MB, the rest the line tables, symbols and unwind tables that
-    // backtraces read. A bound with room for features, not for full debug information (~98 MB).
+    // About 32 MB: .text ~16.5 MB, the rest the line tables, symbols and unwind tables that
+    // backtraces read. A bound with room for features, not for full debug information (~98 MB),
+    // which is what it exists to catch.
     let bytes = std::fs::metadata(BIN).unwrap().len();
-    assert!(bytes <= 32_000_000, "{BIN} is {bytes} bytes, over 32 MB");
+    assert!(bytes <= 36_000_000, "{BIN} is {bytes} bytes, over 36 MB");
     let out = match Command::new("readelf").args(["-S", "-W", BIN]).output() {
         Ok(out) if out.status.success() => out,
         _ => {
