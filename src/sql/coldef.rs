@@ -976,6 +976,12 @@ fn merged(ty: Ty, results: &[Meta], nullable: bool) -> Option<Meta> {
     let values: Vec<&Meta> = results.iter().filter(|m| m.code != Code::Null).collect();
     Some(match ty {
         Ty::Null => Meta::null(),
+        // A DECIMAL of no decimals among them (`ROUND(1.5)`, typed an integer for its values)
+        // makes the result a DECIMAL, as MariaDB merges them.
+        Ty::Int if values.iter().any(|m| m.code == Code::NewDecimal) => {
+            let int = values.iter().map(|m| m.int_part()).max()?;
+            Meta::decimal(int, 0, nullable)
+        }
         Ty::Int => {
             let precision = values.iter().map(|m| m.int_part()).max()?;
             let longlong = values.iter().any(|m| m.code == Code::LongLong);
@@ -1298,6 +1304,13 @@ fn constant(e: &Expr) -> Option<i128> {
 }
 
 /// A function's `k`th argument where it is an integer literal.
+/// Whether argument `k` of `e` is the NULL literal.
+fn is_null_arg(e: &Expr, k: usize) -> bool {
+    super::typing::children(e).get(k).is_some_and(|a| {
+        matches!(a, Expr::Value(v) if matches!(v.value, sqlparser::ast::Value::Null))
+    })
+}
+
 fn int_arg(e: &Expr, k: usize) -> Option<i64> {
     match e {
         Expr::Function(f) => match &f.args {
@@ -1365,7 +1378,8 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         "UNIX_TIMESTAMP" if ty == Ty::Int => Meta::fixed(Code::LongLong, 17, true),
         "SUM" => match ty {
             Ty::Dec(s) => Meta::decimal(kid(0)?.precision + 22, u32::from(s), true),
-            Ty::Double => Meta::double(23, double_decimals(&[kid(0)?], 0), true),
+            // MariaDB's `Item_sum_sum`: its argument's decimals, `float_length` of them.
+            Ty::Double => real(&[kid(0)?], true),
             _ => return None,
         },
         "AVG" => match ty {
@@ -1374,11 +1388,15 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
                 let s = u32::from(s);
                 Meta::decimal(k.precision + s.saturating_sub(k.scale()), s, true)
             }
-            Ty::Double => Meta::double(
-                23,
-                double_decimals(&[kid(0)?], super::typing::div_increment()),
-                true,
-            ),
+            // MariaDB's `Item_sum_avg`: its argument's length and decimals, each
+            // `div_precision_increment` more, within `float_length` of those decimals.
+            Ty::Double => {
+                let k = kid(0)?;
+                let decimals = double_decimals(&[k], super::typing::div_increment());
+                let most = if decimals < NOT_FIXED { 17 + u32::from(decimals) } else { 23 };
+                let length = (k.length + super::typing::div_increment()).min(most);
+                Meta::double(length, decimals, true)
+            }
             _ => return None,
         },
         "STD" | "STDDEV" | "STDDEV_POP" | "STDDEV_SAMP" | "VARIANCE" | "VAR_POP" | "VAR_SAMP" => {
@@ -1464,6 +1482,21 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
                     None | Some(Some(_)) => Meta::double(17, 0, k.nullable),
                     Some(None) => Meta::double(23, NOT_FIXED, k.nullable),
                 },
+                // A DATETIME or TIME rounded to `n` fraction digits (at most 6) keeps its type
+                // with them (MariaDB's `Item_func_round::fix_arg_temporal`).
+                (Ty::DateTime | Ty::Time, Code::DateTime | Code::Time) => {
+                    let fraction = match places {
+                        Some(Some(d)) => d.clamp(0, 6) as u8,
+                        // NULL digits: none; digits known only as it runs: all six.
+                        Some(None) if is_null_arg(e, 1) => 0,
+                        Some(None) => 6,
+                        None => 0,
+                    };
+                    // A DATETIME rounded may be NULL whatever its operand (MariaDB's
+                    // `fix_arg_datetime`); truncated, or a TIME, as its operand.
+                    let nullable = k.nullable || (round && k.code == Code::DateTime);
+                    Meta::temporal(k.code, fraction, nullable)
+                }
                 _ => return None,
             }
         }

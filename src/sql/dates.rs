@@ -1293,6 +1293,37 @@ pub(super) fn temporal_number(s: &str) -> Value {
         .map_or(Value::Null, Value::Real)
 }
 
+/// A DATETIME (or, `time`, a TIME) rounded or truncated to `digits` fraction digits (0 to 6),
+/// as MySQL's `ROUND(t, n)`/`TRUNCATE(t, n)` keep a temporal's type: half a unit rounds up
+/// (away from zero for a negative TIME), into the seconds and what carries from them, but not
+/// past the year 9999. A zero date is kept as it is, with that many digits.
+fn rounded_temporal(t: Tm, digits: i64, round: bool) -> Option<Tm> {
+    let fsp = digits.clamp(0, 6) as u8;
+    let unit = 10i64.pow(u32::from(6 - fsp));
+    let to_unit = |us: i64| {
+        let down = us - us % unit;
+        if round && us % unit * 2 >= unit {
+            down + unit
+        } else {
+            down
+        }
+    };
+    if t.kind == Kind::Time {
+        let whole =
+            (i64::from(t.h) * 3600 + i64::from(t.mi) * 60 + i64::from(t.s)) * 1_000_000
+                + i64::from(t.us);
+        let us = to_unit(whole);
+        return Some(Tm::time(if t.neg { -us } else { us }, fsp));
+    }
+    // Past 9999-12-31 23:59:59 a rounding up is not taken: the last second stays.
+    let whole = i64::from(t.us) - i64::from(t.us) % unit;
+    match t.micros() {
+        Some(us) => Tm::at(us - i64::from(t.us) + to_unit(i64::from(t.us)), t.kind, fsp)
+            .or_else(|| Tm::at(us - i64::from(t.us) + whole, t.kind, fsp)),
+        None => Some(Tm { fsp, ..t }),
+    }
+}
+
 fn shown(t: Option<Tm>) -> Option<String> {
     t.map(|t| t.shown())
 }
@@ -1302,6 +1333,21 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
     let pure = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     let volatile = FunctionFlags::SQLITE_UTF8;
     let raw = |ctx: &Context<'_>, i: usize| datetime_of(ctx.get_raw(i));
+    // `ROUND(t, n)`/`TRUNCATE(t, n)` of a DATETIME or TIME (`rounded_temporal`): the value,
+    // the digits, 1 to round (0 to truncate), 1 for a TIME.
+    conn.create_scalar_function("mysql_temporal_round", 4, pure, |ctx| {
+        let Some(digits) = number(ctx.get_raw(1)) else {
+            return Ok(None);
+        };
+        let round = number(ctx.get_raw(2)) == Some(1.0);
+        let t = if number(ctx.get_raw(3)) == Some(1.0) {
+            time_of(ctx.get_raw(0))
+        } else {
+            datetime_of(ctx.get_raw(0))
+        };
+        Ok(t.and_then(|t| rounded_temporal(t, digits as i64, round))
+            .map(|t| t.shown()))
+    })?;
     for (name, unit) in [
         ("year", "YEAR"),
         ("quarter", "QUARTER"),
@@ -1715,6 +1761,28 @@ mod tests {
         assert_eq!(temporal_number("838:59:59"), Value::Integer(8385959));
         assert_eq!(temporal_number("12abc"), Value::Real(12.0));
         assert_eq!(temporal_number("1.5"), Value::Real(1.5));
+    }
+
+    /// Each as MariaDB 10.11 answers `ROUND(t, n)`/`TRUNCATE(t, n)`.
+    #[test]
+    fn temporals_rounded_keep_their_type() {
+        let time = |s: &str| time_of(ValueRef::Text(s.as_bytes())).unwrap();
+        for (t, digits, round, shown) in [
+            (at("1970-01-01 00:00:01.25"), 1, true, "1970-01-01 00:00:01.3"),
+            (at("1970-01-01 00:00:01.25"), 0, true, "1970-01-01 00:00:01"),
+            (at("1970-01-01 00:00:01.75"), 1, false, "1970-01-01 00:00:01.7"),
+            (at("1970-01-01 00:00:59.5"), 0, true, "1970-01-01 00:01:00"),
+            (at("2024-12-31 23:59:59.999"), 2, true, "2025-01-01 00:00:00.00"),
+            (at("2024-03-05 12:00:00.123456"), -1, false, "2024-03-05 12:00:00"),
+            (at("9999-12-31 23:59:59.9"), 0, true, "9999-12-31 23:59:59"),
+            (at("0000-00-00 00:00:00"), 2, true, "0000-00-00 00:00:00.00"),
+            (time("-10:00:00.5"), 0, true, "-10:00:01"),
+            (time("838:59:59.5"), 0, true, "838:59:59"),
+            (time("10:00:00"), 3, false, "10:00:00.000"),
+        ] {
+            let got = rounded_temporal(t, digits, round).map(|t| t.shown());
+            assert_eq!(got.as_deref(), Some(shown), "{t:?} {digits} {round}");
+        }
     }
 
     #[test]

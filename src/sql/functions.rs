@@ -632,6 +632,26 @@ pub(super) fn fixed_double_text(x: f64, decimals: u8) -> String {
     }
 }
 
+/// A DOUBLE of fixed decimals as MariaDB stores it in a column of `length` characters and
+/// `decimals` digits after the point (the temporary table a materialized derived table is read
+/// from: `Field_real::truncate_double`): its fraction rounded to them (half to even), and a value
+/// past the column's width (`10^(length-decimals) - 10^-decimals`) held at that bound, as
+/// MariaDB stores `ROUND(1e18, 2)` in its DOUBLE(19,2) as 1e17. NaN is stored as 0.
+pub(super) fn double_field(x: f64, length: u32, decimals: u8) -> f64 {
+    if x.is_nan() {
+        return 0.0;
+    }
+    let scale = 10f64.powi(i32::from(decimals));
+    let width = 10f64.powi(length.saturating_sub(u32::from(decimals)).min(400) as i32);
+    let bound = width - 1.0 / scale;
+    let x = if x.is_finite() {
+        x.floor() + ((x - x.floor()) * scale).round_ties_even() / scale
+    } else {
+        x
+    };
+    x.clamp(-bound, bound)
+}
+
 /// A DOUBLE's text as MySQL writes it (a result, a DOUBLE read as a string): the shortest digits
 /// that read back as the same double, positional where the point falls at most 14 zeros before
 /// the first digit and, for a whole number, within its first 15 digits (`100000000000000`,
@@ -1054,6 +1074,12 @@ fn numeric(conn: &Connection) -> Result<()> {
     conn.create_scalar_function("mysql_fixed_double_text", 2, pure, |ctx| {
         let decimals = number(ctx.get_raw(1)).unwrap_or(0.0).clamp(0.0, 30.0) as u8;
         Ok(number(ctx.get_raw(0)).map(|x| fixed_double_text(x, decimals)))
+    })?;
+    // A DOUBLE of fixed decimals stored in a temporary table's column (`double_field`).
+    conn.create_scalar_function("mysql_double_field", 3, pure, |ctx| {
+        let length = number(ctx.get_raw(1)).unwrap_or(0.0).clamp(0.0, 400.0) as u32;
+        let decimals = number(ctx.get_raw(2)).unwrap_or(0.0).clamp(0.0, 30.0) as u8;
+        Ok(number(ctx.get_raw(0)).map(|x| double_field(x, length, decimals)))
     })?;
     conn.create_scalar_function("mysql_decimal_text", 2, pure, |ctx| {
         let scale = number(ctx.get_raw(1)).unwrap_or(0.0).clamp(0.0, 30.0) as u8;
@@ -1732,6 +1758,19 @@ mod tests {
             assert_eq!(fixed_double_text(x, decimals), text, "{x} {decimals}");
         }
         assert_eq!(fixed_double_text(1e300, 1).len(), 303);
+        // Stored in a temporary table's DOUBLE(length, decimals), as MariaDB 10.11 reads it
+        // back from a materialized derived table (`SELECT t.* FROM (… LIMIT 1) t`).
+        for (x, length, decimals, stored) in [
+            (1e18, 19, 2, 99999999999999999.99),
+            (-1e18, 18, 1, -99999999999999999.9),
+            (1.5e15, 18, 1, 1.5e15),
+            (0.125, 21, 2, 0.12),
+            (0.135, 21, 2, 0.14),
+            (f64::INFINITY, 17, 0, 99999999999999999.0),
+            (f64::NAN, 17, 0, 0.0),
+        ] {
+            assert_eq!(double_field(x, length, decimals), stored, "{x} {length} {decimals}");
+        }
         assert_eq!(round_double(-2.5, 0), -2.0);
         assert_eq!(round_double(0.25, 1), 0.2);
         assert_eq!(round_double(25.0, -1), 20.0);

@@ -258,6 +258,7 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
         ctes: Vec::new(),
         scopes: Vec::new(),
         keys: Vec::new(),
+        double_fields: Vec::new(),
         types: Vec::new(),
         marks: Vec::new(),
         collations: Vec::new(),
@@ -651,6 +652,10 @@ struct Rewrite<'a> {
     collations: Vec<Option<Collated>>,
     /// For each SELECT being visited, its DECIMAL keys to round ([`decimal_keys`]).
     keys: Vec<DecimalKeys>,
+    /// The SELECTs (by address) MariaDB reads as a table through a temporary table, with the
+    /// DOUBLEs of fixed decimals it stores there ([`typing::double_fields`]), found as the
+    /// derived table or common table expression holding one is entered.
+    double_fields: Vec<(usize, Vec<(usize, u32, u8)>)>,
     /// For each `CHARSET`/`COLLATION`/`COERCIBILITY` call being visited, what its argument's
     /// form says ([`written_derivation`]), read before the argument is translated.
     charset_args: Vec<Option<(u8, Option<&'static str>)>>,
@@ -980,8 +985,13 @@ impl VisitorMut for Rewrite<'_> {
             Some(LimitClause::OffsetCommaLimit { limit, .. }) => unbounded(limit),
             _ => {}
         }
-        if query.with.is_some() {
+        if let Some(with) = &query.with {
+            let outer = self.ctes.last().map_or(0, Vec::len);
             let typed = typing::ctes_of(query, self.ctes.last().unwrap_or(&Vec::new()));
+            for (k, cte) in with.cte_tables.iter().enumerate() {
+                let before = &typed[..(outer + k).min(typed.len())];
+                self.note_double_fields(&cte.query, &before.to_vec());
+            }
             self.ctes.push(typed);
         }
         ControlFlow::Continue(())
@@ -1062,11 +1072,26 @@ impl VisitorMut for Rewrite<'_> {
         {
             index_directives.clear();
         }
+        if let TableFactor::Derived { subquery, .. } = table {
+            let ctes = self.ctes.last().cloned().unwrap_or_default();
+            self.note_double_fields(subquery, &ctes);
+        }
         ControlFlow::Continue(())
     }
 
     fn post_visit_select(&mut self, select: &mut Select) -> ControlFlow<()> {
         self.scopes.pop();
+        let at = std::ptr::from_ref::<Select>(select) as usize;
+        if let Some(k) = self.double_fields.iter().position(|(a, _)| *a == at) {
+            for (k, length, decimals) in self.double_fields.swap_remove(k).1 {
+                if let Some(
+                    SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. },
+                ) = select.projection.get_mut(k)
+                {
+                    *e = raw(format!("mysql_double_field({e}, {length}, {decimals})"));
+                }
+            }
+        }
         let keys = self.keys.pop().unwrap_or_default();
         for (k, scale) in keys.items {
             if let Some(SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }) =
@@ -1177,6 +1202,20 @@ impl Rewrite<'_> {
             _ => coercibility::aggregate(kids.iter().copied())
                 .unwrap_or(Collated::new(Derivation::Coercible, self.literals)),
         })
+    }
+
+    /// Notes the DOUBLEs of fixed decimals `query`'s SELECT stores where MariaDB materializes
+    /// it, to store them so where that SELECT is left (`post_visit_select`).
+    fn note_double_fields(&mut self, query: &Query, ctes: &typing::Ctes) {
+        let fields = typing::double_fields(query, ctes);
+        let mut body = query.body.as_ref();
+        while let SetExpr::Query(q) = body {
+            body = q.body.as_ref();
+        }
+        if let (SetExpr::Select(select), false) = (body, fields.is_empty()) {
+            let at = std::ptr::from_ref::<Select>(select) as usize;
+            self.double_fields.push((at, fields));
+        }
     }
 
     /// Refuses the statement for `what`.
@@ -2232,19 +2271,34 @@ fn wrap_in(e: &mut Expr, f: &str) {
 
 /// The temporal operands of an expression that reads numbers ([`typing::reads_numbers`]),
 /// each as its number (`mysql_temporal_number`), given their types (`kids`, one per
-/// [`typing::children`]). A DATETIME or TIME rounded is itself: its seconds are whole.
+/// [`typing::children`]). A DATETIME or TIME rounded keeps its type: `ROUND`/`TRUNCATE` to
+/// their fraction digits, `FLOOR`/`CEIL` as it is.
 fn numbered(expr: &mut Expr, kids: &[Ty]) {
     let Some(reading) = typing::reads_numbers(expr) else {
         return;
     };
     if reading == typing::Reading::Rounded && matches!(kids.first(), Some(Ty::DateTime | Ty::Time))
     {
-        *expr = match typing::children(expr).as_slice() {
-            [value] => Expr::Nested(Box::new((*value).clone())),
-            // `ROUND(t, NULL)` is NULL.
-            [value, digits] => raw(format!(
-                "(CASE WHEN ({digits}) IS NULL THEN NULL ELSE ({value}) END)"
+        let time = u8::from(kids.first() == Some(&Ty::Time));
+        let rounds = match &*expr {
+            Expr::Function(f) => {
+                let name = f.name.to_string().to_ascii_uppercase();
+                ["ROUND", "TRUNCATE"]
+                    .contains(&name.as_str())
+                    .then(|| u8::from(name == "ROUND"))
+            }
+            _ => None,
+        };
+        *expr = match (typing::children(expr).as_slice(), rounds) {
+            // `ROUND(t, n)`/`TRUNCATE(t, n)`: to `n` fraction digits; NULL digits, NULL.
+            ([value], Some(round)) => raw(format!(
+                "mysql_temporal_round({value}, 0, {round}, {time})"
             )),
+            ([value, digits], Some(round)) => raw(format!(
+                "mysql_temporal_round({value}, {digits}, {round}, {time})"
+            )),
+            // `FLOOR`/`CEIL`: itself.
+            ([value], None) => Expr::Nested(Box::new((*value).clone())),
             _ => return,
         };
         return;

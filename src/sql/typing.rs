@@ -26,7 +26,7 @@ use sqlparser::ast::{
 };
 use sqlparser::tokenizer::Location;
 
-use super::coldef::Meta;
+use super::coldef::{Code, Meta};
 use super::layout::SqlType;
 use super::variables::TableColumns;
 use super::vtab::Raw;
@@ -504,6 +504,38 @@ fn table_columns(query: &Query, ctes: &Ctes, calls: &mut Calls) -> Option<Column
         }
     }
     Some(columns)
+}
+
+/// The DOUBLEs of fixed decimals MariaDB stores in the temporary table it reads `query` from
+/// as a table (a derived table, a common table expression it materializes): each select list
+/// item's position, length and decimals, whose value is stored as such a column stores it
+/// (`functions::double_field`). Only a query of one SELECT whose items are all expressions
+/// (no `*`) is followed.
+pub(super) fn double_fields(query: &Query, ctes: &Ctes) -> Vec<(usize, u32, u8)> {
+    let mut body = query.body.as_ref();
+    while let SetExpr::Query(q) = body {
+        body = q.body.as_ref();
+    }
+    let SetExpr::Select(select) = body else {
+        return Vec::new();
+    };
+    if !materialized(query) || select.projection.iter().any(|i| {
+        !matches!(
+            i,
+            SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. }
+        )
+    }) {
+        return Vec::new();
+    }
+    let Some(columns) = query_columns(query, ctes, &mut Vec::new()) else {
+        return Vec::new();
+    };
+    columns
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.2.code == Code::Double && c.2.decimals < 31)
+        .map(|(k, c)| (k, c.2.length, c.2.decimals))
+        .collect()
 }
 
 /// Whether MariaDB reads `query` as a table through a temporary table of its rows rather than
@@ -1330,6 +1362,8 @@ pub(super) fn unsigned_reads(e: &Expr, kids: &[Ty]) -> Vec<bool> {
             let n = kids.len();
             match name.as_str() {
                 "BIT_AND" | "BIT_OR" | "BIT_XOR" | "BIT_COUNT" | "MIN" | "MAX" => all(true),
+                // The digits of its 64 bits.
+                "HEX" | "BIN" | "OCT" => all(true),
                 // `MOD(a, b)` is `a % b`.
                 "MOD" => all(n == 2 && integers(kids)),
                 "FLOOR" | "CEIL" | "CEILING" | "ABS" => all(n == 1),

@@ -1002,3 +1002,17 @@ SELECT INTERVAL(status, 100, 300, 500), CONV(status, 10, 16), BIN(status), HEX(C
 SELECT CHAR(65), CHAR(65, 66), CHAR(256), CHAR(NULL), CHAR(65, NULL), CHAR('66'), CHAR(65) = 'A'
 SELECT UNHEX('41'), UNHEX('4'), UNHEX(NULL), UNHEX('zz'), LENGTH(UNHEX('4142')), HEX(UNHEX('4142'))
 SELECT JSON_EXTRACT('{"a": 1}', '$.a'), JSON_EXTRACT('{"a": "x"}', '$.a'), JSON_EXTRACT('x', '$.a'), JSON_EXTRACT('{"a": 1}', '$.b'), JSON_VALID('{}'), JSON_VALID('x'), JSON_VALID(NULL)
+-- A DOUBLE of fixed decimals a derived table materializes is stored in its DOUBLE(length, decimals): rounded to them, held within its width.
+SELECT t.* FROM (SELECT AVG(CEIL(GREATEST(1e0, 9223372036854775808))) a FROM request) t
+SELECT t.a + 1 FROM (SELECT DISTINCT ROUND(1e18,1) a FROM request) t
+SELECT t.* FROM (SELECT DISTINCT ROUND(-1e18,1) a FROM request) t
+WITH c AS (SELECT ROUND(1e18, 2) a FROM request LIMIT 1) SELECT * FROM c
+SELECT t.a * 3 FROM (SELECT AVG(CEIL(req_time * 7 / 3)) / 3 a FROM request) t
+SELECT t.a * 3, t.b FROM (SELECT AVG(CEIL(req_time * 7)) / 3 a, SUM(ROUND(req_time, 1)) b FROM request GROUP BY status) t
+-- SUM and AVG of a DOUBLE: MariaDB's lengths (the argument's, AVG's 4 more, within float_length).
+SELECT SUM(ROUND(1.5e0,1)), SUM(1.5e0), AVG(1.5e0), AVG(ROUND(2e0,1)), SUM(CEIL(1.5e0)), AVG(CEIL(req_time)) FROM request
+-- A DATETIME or TIME rounded or truncated keeps its type, with the fraction digits asked for.
+SELECT ROUND(TIMESTAMP '2038-01-19 03:14:07', 2), TRUNCATE(TIME '10:00:00', 3), ROUND(FROM_UNIXTIME(1.25), 1), ROUND(FROM_UNIXTIME(1.25)), TRUNCATE(FROM_UNIXTIME(1.75), 1), ROUND(FROM_UNIXTIME(59.5))
+SELECT ROUND(TIME '-10:00:00.5'), ROUND(TIME '838:59:59.5'), ROUND(TIMESTAMP '2024-12-31 23:59:59.999', 2), ROUND(TIMESTAMP '2024-03-05 12:00:00', NULL), TRUNCATE(TIMESTAMP '2024-03-05 12:00:00.123456', -1), ROUND(TIMESTAMP '9999-12-31 23:59:59.9')
+-- A DECIMAL of no decimals merged with integers is a DECIMAL.
+SELECT CASE 1e0 WHEN NULL THEN ROUND(1.5) ELSE 1 END, IF(status > 0, ROUND(12.5), 1) FROM request LIMIT 1
