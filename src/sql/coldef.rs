@@ -428,6 +428,34 @@ impl Meta {
         }
     }
 
+    /// A column of a `SHOW` that lists nothing here (`SHOW INDEX`, `SHOW TRIGGERS`, …), by
+    /// the kind MariaDB declares it: `int` a LONG, `bigint` a LONGLONG, `datetime` (`(2)`: with
+    /// hundredths, a trigger's `Created`), `blob` (each `not null` where MariaDB's is)
+    /// (a `Statement`'s, a `Comment`'s), anything else its strings; a table's column as
+    /// `SHOW`'s are (no BINARY).
+    pub fn show_column(kind: &str) -> Meta {
+        // The lengths and decimals are those pinbad gives any `SHOW`'s columns by their values
+        // (MariaDB's differ per statement).
+        let meta = match kind {
+            "datetime" => Meta::temporal(Code::DateTime, 0, true),
+            "datetime not null" => Meta::temporal(Code::DateTime, 0, false),
+            "datetime(2)" => Meta::temporal(Code::DateTime, 2, true),
+            "blob" | "blob not null" => Meta {
+                code: Code::Blob,
+                decimals: 0,
+                length: 65_535,
+                ..Meta::text(256, kind == "blob")
+            },
+            "int" => Meta::column_type("int(11)"),
+            "bigint" => Meta::column_type("bigint(21)"),
+            _ => Meta::text(256, true),
+        };
+        Meta {
+            field: true,
+            ..meta
+        }
+    }
+
     /// A table column declared as `declared` (`int(11)`, `bigint(20)`, `float`,
     /// `varchar(64)`), which may hold NULL.
     pub fn column(declared: &str) -> Meta {
@@ -577,13 +605,26 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
             Value::Null => Meta::null(),
             Value::Number(n, _) => number(n),
             Value::Boolean(_) => Meta::int(1, false),
-            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => {
-                Meta::text(s.chars().count() as u32, false)
-            }
+            Value::SingleQuotedString(s)
+            | Value::DoubleQuotedString(s)
+            | Value::NationalStringLiteral(s) => Meta::text(s.chars().count() as u32, false),
             _ if ty == Ty::Int => byte_string_number(literal_bytes(e)?),
             _ if ty == Ty::Binary => byte_string_literal(e)?,
             _ => return None,
         },
+        // A charset introducer's string (`_utf8mb4'x'`): its own (`_binary`'s, binary).
+        Expr::Prefixed { prefix, value } if prefix.value.starts_with('_') => {
+            let Expr::Value(v) = value.as_ref() else {
+                return None;
+            };
+            let (Value::SingleQuotedString(s) | Value::DoubleQuotedString(s)) = &v.value else {
+                return None;
+            };
+            Meta {
+                binary: ty == Ty::Binary,
+                ..Meta::text(s.chars().count() as u32, false)
+            }
+        }
         // `TIME '10:00:00.12'`: the fraction's digits as written.
         Expr::TypedString(ts) => {
             let fsp = match &ts.value.value {
@@ -642,6 +683,8 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
         | Expr::IsNotTrue(_)
         | Expr::IsFalse(_)
         | Expr::IsNotFalse(_)
+        | Expr::IsUnknown(_)
+        | Expr::IsNotUnknown(_)
         | Expr::Exists { .. } => Meta::int(1, false),
         Expr::In { .. } | Expr::Between { .. } | Expr::Like { .. } | Expr::RLike { .. } => {
             Meta::int(1, nullable)
@@ -918,7 +961,13 @@ fn cast(ty: Ty, to: &sqlparser::ast::DataType, k: Meta) -> Option<Meta> {
             };
             Meta::decimal(precision, u32::from(s), k.nullable)
         }
-        Ty::Double => Meta::double(22, NOT_FIXED, k.nullable),
+        // MariaDB's `Item_double_typecast` and `Item_float_typecast` may be NULL whatever
+        // their operand (a string that is no number warns); a FLOAT is a FLOAT of 12.
+        Ty::Double if matches!(to, D::Float(_) | D::Real) => Meta {
+            code: Code::Float,
+            ..Meta::double(12, NOT_FIXED, true)
+        },
+        Ty::Double => Meta::double(22, NOT_FIXED, true),
         Ty::Text | Ty::Binary => {
             let chars = match to {
                 D::Char(Some(n)) | D::Varchar(Some(n)) => match n {
@@ -1085,7 +1134,10 @@ fn seconds(k: Meta, arg: &Expr, time: bool) -> Meta {
                     };
                     read.map_or(MOST, |t| u32::from(t.fsp).min(MOST))
                 }
-                None if reads_a_column(arg) => MOST,
+                // A column's, 6; a function's its own decimals' (MariaDB's
+                // `Item_datetime_precision` of a string: `DATE_FORMAT`'s 0).
+                None if matches!(arg, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) => MOST,
+                None if reads_a_column(arg) => u32::from(k.decimals).min(MOST),
                 None => {
                     return Meta {
                         code: Code::ByValue,

@@ -312,6 +312,11 @@ fn fixed_variables(session: &Session) -> Vec<(&'static str, Value)> {
         ("character_set_results", text("utf8mb4")),
         ("character_set_server", text("utf8mb4")),
         ("character_set_database", text("utf8mb4")),
+        // MariaDB's defaults of variables clients read and pinbad only accepts.
+        ("character_set_filesystem", text("binary")),
+        ("character_set_system", text("utf8mb3")),
+        ("sql_auto_is_null", Value::Integer(0)),
+        ("sql_safe_updates", Value::Integer(0)),
         ("collation_connection", text("utf8mb4_general_ci")),
         ("collation_server", text("utf8mb4_general_ci")),
         ("collation_database", text("utf8mb4_general_ci")),

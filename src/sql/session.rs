@@ -239,7 +239,8 @@ impl Session {
                 rows.join(", ")
             )
         };
-        Answer::Query(query, Vec::new())
+        // `Code` a LONG, as MariaDB declares it.
+        Answer::Query(query, vec![None, Some(Meta::show_column("int")), None])
     }
 
     /// A `SHOW`, against the session's catalog as it is now.
@@ -319,14 +320,19 @@ fn show(
             } else {
                 ("", "")
             };
-            format!(
+            // `Default` a BLOB, as MariaDB declares it (`NULLIF` loses its LONGTEXT).
+            let mut metas = vec![None; if *full { 9 } else { 6 }];
+            metas[if *full { 5 } else { 4 }] = Some(Meta::show_column("blob"));
+            let query = format!(
                 "SELECT COLUMN_NAME AS `Field`, COLUMN_TYPE AS `Type`,{collation} IS_NULLABLE AS \
-                 `Null`, COLUMN_KEY AS `Key`, COLUMN_DEFAULT AS `Default`, EXTRA AS `Extra`{tail} \
+                 `Null`, COLUMN_KEY AS `Key`, NULLIF(COLUMN_DEFAULT, 'NULL') AS `Default`, EXTRA AS \
+                 `Extra`{tail} \
                  FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME = \
                  {}{} ORDER BY ORDINAL_POSITION",
                 quote(table),
                 like_clause("COLUMN_NAME", like)
-            )
+            );
+            return Answer::Query(query, metas);
         }
         Show::CreateTable { table } => {
             let Some(t) = engine.table(table) else {
@@ -353,7 +359,8 @@ fn show(
             "SELECT {} AS `Database`, {} AS `Create Database`",
             quote(database),
             quote(&format!(
-                "CREATE DATABASE {} /*!40100 DEFAULT CHARACTER SET utf8mb4 */",
+                "CREATE DATABASE {} /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE \
+                 utf8mb4_general_ci */",
                 quote_ident(database)
             ))
         ),
@@ -364,7 +371,8 @@ fn show(
              `Index_length`, DATA_FREE AS `Data_free`, AUTO_INCREMENT AS `Auto_increment`, \
              CREATE_TIME AS `Create_time`, UPDATE_TIME AS `Update_time`, CHECK_TIME AS \
              `Check_time`, TABLE_COLLATION AS `Collation`, CHECKSUM AS `Checksum`, \
-             CREATE_OPTIONS AS `Create_options`, TABLE_COMMENT AS `Comment` FROM \
+             CREATE_OPTIONS AS `Create_options`, TABLE_COMMENT AS `Comment`, MAX_INDEX_LENGTH \
+             AS `Max_index_length`, TEMPORARY AS `Temporary` FROM \
              information_schema.TABLES WHERE TABLE_SCHEMA = 'pinba'{} ORDER BY 1",
             like_clause("TABLE_NAME", like)
         ),
@@ -387,10 +395,11 @@ fn show(
                 like_clause("column1", like)
             )
         }
-        // MySQL's `Uptime`: whole seconds since the server started.
+        // MySQL's `Uptime`: whole seconds since the server started; `Ssl_cipher` none (no
+        // TLS), which clients read to say whether the connection is encrypted.
         Show::Status { like } => format!(
-            "SELECT column1 AS `Variable_name`, column2 AS `Value` FROM (VALUES ('Uptime', \
-             '{}')) WHERE 1{}",
+            "SELECT column1 AS `Variable_name`, column2 AS `Value` FROM (VALUES ('Ssl_cipher', \
+             ''), ('Uptime', '{}')) WHERE 1{}",
             engine.uptime().as_secs(),
             like_clause("column1", like)
         ),
@@ -410,8 +419,8 @@ fn show(
         ),
         Show::Collations { like } => format!(
             "SELECT COLLATION_NAME AS `Collation`, CHARACTER_SET_NAME AS `Charset`, ID AS `Id`, \
-             IS_DEFAULT AS `Default`, IS_COMPILED AS `Compiled`, SORTLEN AS `Sortlen`, \
-             PAD_ATTRIBUTE AS `Pad_attribute` FROM information_schema.COLLATIONS WHERE 1{} \
+             IS_DEFAULT AS `Default`, IS_COMPILED AS `Compiled`, SORTLEN AS `Sortlen` FROM \
+             information_schema.COLLATIONS WHERE 1{} \
              ORDER BY 1",
             like_clause("COLLATION_NAME", like)
         ),
@@ -444,7 +453,7 @@ fn show(
             )
         }
         Show::Where(inner, condition) => {
-            let Answer::Query(inner, _) = show(inner, engine, session, ctx) else {
+            let Answer::Query(inner, metas) = show(inner, engine, session, ctx) else {
                 return show(inner, engine, session, ctx);
             };
             // The condition as the translation reads it in a query of its own.
@@ -469,14 +478,25 @@ fn show(
                     format!("SHOW … WHERE {condition}: not supported"),
                 );
             };
-            format!("SELECT * FROM ({inner}) AS _pinbad_show WHERE {condition}")
+            // The same columns, declared as the `SHOW`'s.
+            return Answer::Query(
+                format!("SELECT * FROM ({inner}) AS _pinbad_show WHERE {condition}"),
+                metas,
+            );
         }
+        // Each column `Name:kind` declared as MariaDB's ([`Meta::show_column`]).
         Show::Empty(columns) => {
-            let cols: Vec<String> = columns
+            let (cols, metas): (Vec<String>, Vec<Option<Meta>>) = columns
                 .iter()
-                .map(|c| format!("NULL AS {}", quote_ident(c)))
-                .collect();
-            format!("SELECT {} LIMIT 0", cols.join(", "))
+                .map(|c| {
+                    let (name, kind) = c.split_once(':').unwrap_or((c, ""));
+                    (
+                        format!("NULL AS {}", quote_ident(name)),
+                        Some(Meta::show_column(kind)),
+                    )
+                })
+                .unzip();
+            return Answer::Query(format!("SELECT {} LIMIT 0", cols.join(", ")), metas);
         }
     };
     Answer::Query(query, Vec::new())

@@ -1135,6 +1135,7 @@ impl VisitorMut for Rewrite<'_> {
             double_digits(expr, &read);
             numbered(expr, &read);
             numbered_bits(expr, &read);
+            moved_time(expr, &read);
             decimals(expr, &kids, &read, ty);
             let kids = read;
             coerce(expr, &kids);
@@ -1417,11 +1418,27 @@ impl Rewrite<'_> {
             | Expr::IsTrue(value)
             | Expr::IsNotTrue(value)
             | Expr::IsFalse(value)
-            | Expr::IsNotFalse(value)
-            | Expr::IsUnknown(value)
-            | Expr::IsNotUnknown(value) => {
+            | Expr::IsNotFalse(value) => {
                 paren(value);
                 None
+            }
+            // MySQL's `x IS UNKNOWN` is `x IS NULL` (SQLite reads `UNKNOWN` as a column).
+            Expr::IsUnknown(value) => {
+                paren(value);
+                Some(Expr::IsNull(value.clone()))
+            }
+            Expr::IsNotUnknown(value) => {
+                paren(value);
+                Some(Expr::IsNotNull(value.clone()))
+            }
+            // A charset introducer (`_utf8mb4'x'`): the string itself, in the connection's
+            // collation (pinbad's strings are all UTF-8); `_binary'x'` a binary string.
+            Expr::Prefixed { prefix, value } if prefix.value.starts_with('_') => {
+                if prefix.value.eq_ignore_ascii_case("_binary") {
+                    Some(raw(format!("CAST({value} AS BLOB)")))
+                } else {
+                    Some((**value).clone())
+                }
             }
             Expr::Nested(_)
             | Expr::Case { .. }
@@ -1472,7 +1489,10 @@ impl Rewrite<'_> {
     /// `b'101'` is the number 5, `0x41` stays a hexadecimal number.
     fn value(&self, v: &mut ValueWithSpan) -> ControlFlow<(), Option<Expr>> {
         ControlFlow::Continue(match &v.value {
-            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => Some(Expr::Collate {
+            // (`N'…'`: a national string is a string.)
+            Value::SingleQuotedString(s)
+            | Value::DoubleQuotedString(s)
+            | Value::NationalStringLiteral(s) => Some(Expr::Collate {
                 expr: Box::new(Expr::Value(Value::SingleQuotedString(s.clone()).into())),
                 collation: ObjectName::from(vec![Ident::new(self.literals)]),
             }),
@@ -1650,6 +1670,11 @@ impl Rewrite<'_> {
             }
             if texts.is_empty() || f.over.is_some() {
                 return ControlFlow::Break(());
+            }
+            // `DISTINCT` without `ORDER BY`: MariaDB writes the values its tree of distinct
+            // ones holds, walked in its order (`Unique::walk`), so sorted by the arguments.
+            if distinct && order.is_empty() {
+                order = format!(" ORDER BY {}", texts.join(", "));
             }
             return ControlFlow::Continue(Some(raw(format!(
                 "mysql_group_concat({}, {separator}, {}{order})",
@@ -2348,6 +2373,61 @@ fn numbered_bits(expr: &mut Expr, kids: &[Ty]) {
                 *e = raw(format!("mysql_temporal_number({inner})"));
             }
         }
+    }
+}
+
+/// A TIME moved by an interval of a day or less (`t ± INTERVAL n UNIT`, `DATE_ADD(t, INTERVAL
+/// n UNIT)` and its kin), where the typing says `t` is a TIME: `mysql_time_add`, which reads it
+/// as a TIME (`mysql_date_add` reads its operand as a date, as it must a string's).
+fn moved_time(expr: &mut Expr, kids: &[Ty]) {
+    let call = |t: &Expr, i: &sqlparser::ast::Interval, minus: bool| -> Option<Expr> {
+        if typing::moves_a_time(i) != Some(true) {
+            return None;
+        }
+        let ControlFlow::Continue((amount, unit)) = interval(i) else {
+            return None;
+        };
+        let sign = if minus { "-" } else { "" };
+        Some(raw(format!(
+            "mysql_time_add({t}, {sign}({amount}), {})",
+            quote(&unit)
+        )))
+    };
+    let made = match expr {
+        Expr::BinaryOp { left, op, right } if kids.len() == 2 => {
+            match (left.as_ref(), &*op, right.as_ref()) {
+                (t, BinaryOperator::Plus | BinaryOperator::Minus, Expr::Interval(i))
+                    if kids[0] == Ty::Time =>
+                {
+                    call(t, i, matches!(op, BinaryOperator::Minus))
+                }
+                (Expr::Interval(i), BinaryOperator::Plus, t) if kids[1] == Ty::Time => {
+                    call(t, i, false)
+                }
+                _ => None,
+            }
+        }
+        Expr::Function(f) if kids.len() == 2 && kids[0] == Ty::Time => {
+            let name = f.name.to_string().to_ascii_uppercase();
+            let minus = match name.as_str() {
+                "DATE_ADD" | "ADDDATE" => false,
+                "DATE_SUB" | "SUBDATE" => true,
+                _ => return,
+            };
+            let FunctionArguments::List(list) = &f.args else {
+                return;
+            };
+            match list.args.as_slice() {
+                [FunctionArg::Unnamed(FunctionArgExpr::Expr(t)), FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Interval(i)))] => {
+                    call(t, i, minus)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    if let Some(made) = made {
+        *expr = made;
     }
 }
 
@@ -3212,6 +3292,10 @@ fn cast_to(expr: &str, ty: &[String], args: &[String]) -> Result<String, String>
             args.first().map(String::as_str).unwrap_or("10")
         ),
         "DOUBLE" | "FLOAT" | "REAL" => format!("CAST({expr} AS REAL)"),
+        // `CHAR(n)`: the first `n` characters, as MySQL cuts them (with a warning).
+        "CHAR" | "VARCHAR" | "NCHAR" if !args.is_empty() => {
+            format!("substr(CAST({expr} AS TEXT), 1, {})", args[0])
+        }
         "CHAR" | "VARCHAR" | "NCHAR" | "TEXT" | "" => format!("CAST({expr} AS TEXT)"),
         "BINARY" | "BLOB" => format!("CAST({expr} AS BLOB)"),
         "DATE" => format!("date({expr})"),
@@ -3386,6 +3470,53 @@ mod tests {
         }
     }
 
+    /// A TIME moved by a day or less is moved as a TIME (MariaDB's type and value); by weeks
+    /// or months, and any other operand, as a date.
+    #[test]
+    fn a_time_moved_by_a_day_or_less_is_moved_as_a_time() {
+        for (sql, want) in [
+            (
+                "SELECT TIME '10:00' + INTERVAL 30 MINUTE",
+                "SELECT mysql_time_add(time('10:00:00'), (30), 'MINUTE')",
+            ),
+            (
+                "SELECT DATE_SUB(CAST(x AS TIME), INTERVAL '1:30' HOUR_MINUTE)",
+                "SELECT mysql_time_add(time(x), -('1:30'), 'HOUR_MINUTE')",
+            ),
+        ] {
+            assert_eq!(bare(sql), want, "{sql}");
+        }
+        for sql in [
+            "SELECT TIME '10:00' + INTERVAL 1 WEEK",
+            "SELECT '10:00' + INTERVAL 30 MINUTE",
+        ] {
+            assert!(
+                bare(sql).contains("mysql_date_add("),
+                "{sql}: {}",
+                bare(sql)
+            );
+        }
+    }
+
+    /// `IS UNKNOWN`, national strings, charset introducers and `CHAR(n)` casts, MySQL's way.
+    #[test]
+    fn unknowns_introducers_and_char_casts_read_as_mysql_reads_them() {
+        for (sql, want) in [
+            (
+                "SELECT a IS UNKNOWN, a IS NOT UNKNOWN",
+                "SELECT a IS NULL, a IS NOT NULL",
+            ),
+            ("SELECT N'a' = _utf8mb4'b'", "SELECT 'a' = 'b'"),
+            ("SELECT _binary'c'", "SELECT CAST('c' AS BLOB)"),
+            (
+                "SELECT CAST(a AS CHAR(2))",
+                "SELECT substr(CAST(a AS TEXT), 1, 2)",
+            ),
+        ] {
+            assert_eq!(bare(sql), want, "{sql}");
+        }
+    }
+
     /// The translation, [`bare_of`] (the first test shows what that leaves out).
     fn bare(sql: &str) -> String {
         bare_of(&tree(sql))
@@ -3532,6 +3663,11 @@ mod tests {
         assert_eq!(
             bare("SELECT GROUP_CONCAT(a SEPARATOR ';'), GROUP_CONCAT(DISTINCT a ORDER BY a DESC SEPARATOR '|') FROM t"),
             "SELECT mysql_group_concat(0, ';', a), mysql_group_concat(1, '|', a ORDER BY a DESC) FROM t"
+        );
+        // DISTINCT alone: in the order of MariaDB's tree of distinct values.
+        assert_eq!(
+            bare("SELECT GROUP_CONCAT(DISTINCT a, b SEPARATOR ' ') FROM t"),
+            "SELECT mysql_group_concat(1, ' ', a, b ORDER BY a, b) FROM t"
         );
         assert_eq!(
             bare("SELECT TIMESTAMPDIFF(MINUTE, a, b), EXTRACT(YEAR FROM d), POSITION('a' IN s)"),

@@ -1002,7 +1002,9 @@ impl Scope {
                 Value::Number(n, _) => number(n),
                 Value::Null => Ty::Null,
                 Value::Boolean(_) => Ty::Int,
-                Value::SingleQuotedString(_) | Value::DoubleQuotedString(_) => Ty::Text,
+                Value::SingleQuotedString(_)
+                | Value::DoubleQuotedString(_)
+                | Value::NationalStringLiteral(_) => Ty::Text,
                 // `0x41` and `b'1'` are numbers in an expression (alone in a select list, their
                 // bytes: `Scope::item`); `x'41'` a binary string.
                 Value::HexStringLiteral(_) if hex_string_at(v.span.start) => Ty::Binary,
@@ -1010,6 +1012,14 @@ impl Scope {
                 _ => Ty::Other,
             },
             Expr::Nested(_) => kid(0),
+            // A charset introducer's string (`_utf8mb4'x'`), a binary one for `_binary`.
+            Expr::Prefixed { prefix, .. } if prefix.value.starts_with('_') => {
+                if prefix.value.eq_ignore_ascii_case("_binary") {
+                    Ty::Binary
+                } else {
+                    Ty::Text
+                }
+            }
             // `-9223372036854775808` is the least BIGINT; any other unsigned literal negated a
             // DECIMAL, as MySQL types them.
             Expr::UnaryOp {
@@ -1719,6 +1729,13 @@ fn moved(t: Ty, interval: &Expr) -> Ty {
         // A string, a number or NULL moved is a string, as in MySQL (its value read as a
         // DATE or DATETIME, the result written as one).
         (Ty::Text | Ty::Null | Ty::Int | Ty::UInt | Ty::Dec(_) | Ty::Double, _) => Ty::Text,
+        // MariaDB's: a TIME moved by a day or less (compounds but YEAR_MONTH) stays one, by
+        // weeks or months is a DATETIME (NULL: a time has no day to count from).
+        (Ty::Time, Expr::Interval(i)) => match moves_a_time(i) {
+            Some(true) => Ty::Time,
+            Some(false) => Ty::DateTime,
+            None => Ty::Other,
+        },
         (Ty::Date, Expr::Interval(i)) if i.last_field.is_none() => match &i.leading_field {
             Some(F::Day | F::Week(_) | F::Month | F::Quarter | F::Year) => Ty::Date,
             Some(F::Hour | F::Minute | F::Second | F::Microsecond) => Ty::DateTime,
@@ -1726,6 +1743,22 @@ fn moved(t: Ty, interval: &Expr) -> Ty {
         },
         _ => Ty::Other,
     }
+}
+
+/// Whether an interval of this unit moves a TIME as a TIME (MariaDB's
+/// `Item_date_add_interval::fix_length_and_dec`: `DAY` and the units after it in
+/// `interval_type`, `YEAR_MONTH` excepted); `None` for no unit pinbad reads.
+pub(super) fn moves_a_time(i: &sqlparser::ast::Interval) -> Option<bool> {
+    if i.last_field.is_some() {
+        return None;
+    }
+    let unit = i.leading_field.as_ref()?.to_string().to_ascii_uppercase();
+    Some(match unit.as_str() {
+        "YEAR" | "QUARTER" | "MONTH" | "WEEK" | "YEAR_MONTH" => false,
+        "DAY" | "HOUR" | "MINUTE" | "SECOND" | "MICROSECOND" => true,
+        u if u.contains('_') => true,
+        _ => return None,
+    })
 }
 
 /// The type of a value cast to `t` (`CAST(x AS t)`).

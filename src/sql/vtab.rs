@@ -953,7 +953,7 @@ impl PinbaCursor<'_> {
         self.scan = Scan::Done;
         self.tab.tables.check_deadline()?;
         let key: Option<i64> = if idx_num == 1 {
-            args.get::<Option<i64>>(0)?
+            key_of(args.get::<Value>(0)?)
         } else {
             None
         };
@@ -973,17 +973,13 @@ impl PinbaCursor<'_> {
                 }
             }
             Shape::Raw(Raw::Tag) => {
-                let core = &self.tab.tables.core;
                 match key {
+                    // Only a timer tag's name is a `tag` row: the dictionary holds every
+                    // string (host names too) under ids of the same kind.
                     Some(id) => {
-                        let dict = core.dictionary().read();
-                        if let Ok(id32) = u32::try_from(id) {
-                            let name = dict.get(id32);
-                            if !name.is_empty() {
-                                self.rows.push_values(vec![
-                                    Value::Integer(id),
-                                    Value::Text(String::from_utf8_lossy(name).into_owned()),
-                                ]);
+                        for row in tag_names(&self.tab.tables)? {
+                            if matches!(row.first(), Some(Value::Integer(i)) if *i == id) {
+                                self.rows.push_values(row);
                             }
                         }
                     }
@@ -1043,6 +1039,46 @@ impl PinbaCursor<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// The row key a lookup by `id = v` (or `timer_id = v`) names, where `v` is what SQLite hands
+/// the scan: an integer; a double (`id = '7abc'` compares as doubles, MySQL's rule for a number
+/// against a string, so SQLite passes 7.0) naming the integer it equals; a text read as SQLite's
+/// integer affinity reads it. `None` where no integer key equals it (`7.5`, NULL, `'abc'`): the
+/// lookup omits the constraint, so it must find no row rather than scan.
+fn key_of(v: Value) -> Option<i64> {
+    let exact = |d: f64| {
+        // i64::MAX as a double is 2^63, which no i64 equals.
+        (d.fract() == 0.0 && d >= i64::MIN as f64 && d < i64::MAX as f64).then_some(d as i64)
+    };
+    match v {
+        Value::Integer(i) => Some(i),
+        Value::Real(d) => exact(d),
+        Value::Text(t) => match t.trim().parse::<i64>() {
+            Ok(i) => Some(i),
+            Err(_) => t.trim().parse::<f64>().ok().and_then(exact),
+        },
+        Value::Null | Value::Blob(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::*;
+
+    #[test]
+    fn a_lookup_key_is_the_integer_its_value_equals_or_none() {
+        assert_eq!(key_of(Value::Integer(7)), Some(7));
+        assert_eq!(key_of(Value::Real(7.0)), Some(7));
+        assert_eq!(key_of(Value::Real(-3.0)), Some(-3));
+        assert_eq!(key_of(Value::Real(7.5)), None);
+        assert_eq!(key_of(Value::Real(9.3e18)), None);
+        assert_eq!(key_of(Value::Real(f64::NAN)), None);
+        assert_eq!(key_of(Value::Text("12".into())), Some(12));
+        assert_eq!(key_of(Value::Text("12.0".into())), Some(12));
+        assert_eq!(key_of(Value::Text("abc".into())), None);
+        assert_eq!(key_of(Value::Null), None);
     }
 }
 

@@ -1016,3 +1016,272 @@ SELECT ROUND(TIMESTAMP '2038-01-19 03:14:07', 2), TRUNCATE(TIME '10:00:00', 3), 
 SELECT ROUND(TIME '-10:00:00.5'), ROUND(TIME '838:59:59.5'), ROUND(TIMESTAMP '2024-12-31 23:59:59.999', 2), ROUND(TIMESTAMP '2024-03-05 12:00:00', NULL), TRUNCATE(TIMESTAMP '2024-03-05 12:00:00.123456', -1), ROUND(TIMESTAMP '9999-12-31 23:59:59.9')
 -- A DECIMAL of no decimals merged with integers is a DECIMAL.
 SELECT CASE 1e0 WHEN NULL THEN ROUND(1.5) ELSE 1 END, IF(status > 0, ROUND(12.5), 1) FROM request LIMIT 1
+
+-- Real-world shapes (issue 80): what dashboards (Grafana, Metabase, Redash: time buckets, top-N,
+-- percent of total, CASE buckets, ROLLUP, windows, CTEs), GUI clients at connect and browse
+-- (SHOW …, @@variables, information_schema, LIMIT 0, 1000), cron and PDO scripts (parameters
+-- bound as strings, LIKE escapes, CONCAT_WS, GROUP_CONCAT, FORMAT, INTERVAL) and engineers at
+-- the prompt send. What depends on the server itself (versions, engines, uptime) is left out.
+SELECT FLOOR(UNIX_TIMESTAMP(FROM_UNIXTIME(timestamp))/60)*60 AS time_sec, COUNT(*) AS value FROM request GROUP BY 1 ORDER BY 1
+SELECT UNIX_TIMESTAMP(FROM_UNIXTIME(timestamp)) DIV 300 * 300 AS "time", hostname AS metric, AVG(req_time) AS value FROM request GROUP BY 1, 2 ORDER BY 1
+SELECT DATE_FORMAT(FROM_UNIXTIME(timestamp), '%Y-%m-%d %H:%i:00') AS minute, COUNT(*) FROM request GROUP BY minute ORDER BY minute
+SELECT DATE_FORMAT(FROM_UNIXTIME(timestamp), '%Y-%m-%d') AS day, status, COUNT(*) AS n FROM request GROUP BY day, status ORDER BY day, status
+SELECT FROM_UNIXTIME(FLOOR(timestamp/60)*60) AS time, SUM(req_time) AS total FROM request GROUP BY 1 ORDER BY 1
+SELECT UNIX_TIMESTAMP(DATE_FORMAT(FROM_UNIXTIME(timestamp), '%Y-%m-%d %H:00:00')) AS time_sec, COUNT(*) FROM request GROUP BY 1 ORDER BY 1
+SELECT FROM_UNIXTIME(timestamp) AS time, req_time AS value, script_name AS metric FROM request WHERE timestamp BETWEEN 1600000000 AND 4000000000 ORDER BY timestamp, id LIMIT 20
+SELECT script_name, COUNT(*) AS hits, ROUND(AVG(req_time)*1000, 1) AS avg_ms, ROUND(MAX(req_time)*1000) AS max_ms FROM request GROUP BY script_name ORDER BY hits DESC, script_name LIMIT 10
+SELECT script_name, SUM(req_time) AS total FROM request GROUP BY script_name ORDER BY total DESC LIMIT 3
+SELECT hostname, COUNT(*) AS n, ROUND(100 * COUNT(*) / (SELECT COUNT(*) FROM request), 2) AS pct FROM request GROUP BY hostname ORDER BY pct DESC, hostname
+SELECT status, COUNT(*) / (SELECT COUNT(*) FROM request) * 100 AS percent FROM request GROUP BY status ORDER BY status
+SELECT script_name, SUM(req_time) * 100 / (SELECT SUM(req_time) FROM request) AS share FROM request GROUP BY script_name ORDER BY share DESC
+SELECT CASE WHEN status BETWEEN 200 AND 299 THEN '2xx' WHEN status BETWEEN 300 AND 399 THEN '3xx' WHEN status BETWEEN 400 AND 499 THEN '4xx' ELSE '5xx' END AS class, COUNT(*) FROM request GROUP BY class ORDER BY class
+SELECT CASE WHEN req_time < 0.1 THEN '<100ms' WHEN req_time < 0.5 THEN '100-500ms' WHEN req_time < 1 THEN '0.5-1s' ELSE '>1s' END AS bucket, COUNT(*) AS n FROM request GROUP BY bucket ORDER BY MIN(req_time)
+SELECT CONCAT(FLOOR(req_time), '-', FLOOR(req_time) + 1, 's') AS bucket, COUNT(*) FROM request GROUP BY FLOOR(req_time) ORDER BY FLOOR(req_time)
+SELECT COALESCE(schema, 'none') AS schema, COUNT(*) FROM request GROUP BY 1 ORDER BY 1
+SELECT COALESCE(MAX(req_time), 0) AS worst FROM request WHERE status = 999
+SELECT IFNULL(SUM(req_time), 0) AS total, COUNT(*) FROM request WHERE status = 999
+SELECT hostname, script_name, COUNT(*) AS n FROM request GROUP BY hostname, script_name HAVING n >= 10 ORDER BY n DESC, hostname, script_name
+SELECT script_name, AVG(req_time) AS a FROM request GROUP BY script_name HAVING a > (SELECT AVG(req_time) FROM request) ORDER BY a DESC
+SELECT script_name, status, COUNT(*) FROM request GROUP BY script_name, status WITH ROLLUP
+SELECT schema, COUNT(*), SUM(doc_size) FROM request GROUP BY schema WITH ROLLUP
+SELECT hostname, SUM(req_time) AS t FROM request GROUP BY hostname WITH ROLLUP LIMIT 2
+SELECT script_name, n, ROW_NUMBER() OVER (ORDER BY n DESC, script_name) AS pos FROM (SELECT script_name, COUNT(*) AS n FROM request GROUP BY script_name) t ORDER BY pos
+SELECT hostname, script_name, n, RANK() OVER (PARTITION BY hostname ORDER BY n DESC) AS r FROM (SELECT hostname, script_name, COUNT(*) AS n FROM request GROUP BY hostname, script_name) t ORDER BY hostname, r, script_name
+SELECT * FROM (SELECT hostname, script_name, COUNT(*) AS n, ROW_NUMBER() OVER (PARTITION BY hostname ORDER BY COUNT(*) DESC, script_name) AS rn FROM request GROUP BY hostname, script_name) t WHERE rn <= 2 ORDER BY hostname, rn
+SELECT id, req_time, SUM(req_time) OVER (ORDER BY id) AS running FROM request ORDER BY id LIMIT 10
+SELECT id, req_time, AVG(req_time) OVER (ORDER BY id ROWS BETWEEN 4 PRECEDING AND CURRENT ROW) AS moving FROM request ORDER BY id LIMIT 10
+SELECT status, COUNT(*) AS n, ROUND(100 * COUNT(*) / SUM(COUNT(*)) OVER (), 1) AS pct FROM request GROUP BY status ORDER BY n DESC
+SELECT hostname, COUNT(*) AS n, SUM(COUNT(*)) OVER (ORDER BY hostname) AS cum FROM request GROUP BY hostname ORDER BY hostname
+SELECT id, DENSE_RANK() OVER (ORDER BY status DESC) AS d, NTILE(3) OVER (ORDER BY id) AS t FROM request ORDER BY id LIMIT 8
+SELECT id, LAST_VALUE(id) OVER (PARTITION BY hostname ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS last FROM request ORDER BY id LIMIT 6
+SELECT id, NTH_VALUE(status, 2) OVER (ORDER BY id) AS second FROM request ORDER BY id LIMIT 4
+WITH slow AS (SELECT * FROM request WHERE req_time > 1) SELECT script_name, COUNT(*) AS n, MAX(req_time) FROM slow GROUP BY script_name ORDER BY n DESC, script_name
+SELECT hostname, SUM(CASE WHEN status = 200 THEN 1 ELSE 0 END) AS ok, SUM(CASE WHEN status >= 500 THEN 1 ELSE 0 END) AS err, SUM(IF(status = 404, 1, 0)) AS nf FROM request GROUP BY hostname ORDER BY hostname
+SELECT script_name, COUNT(IF(status >= 500, 1, NULL)) AS errors, COUNT(*) AS total FROM request GROUP BY script_name ORDER BY errors DESC, script_name
+SELECT script_name, AVG(CASE WHEN status = 200 THEN req_time END) AS ok_time FROM request GROUP BY script_name ORDER BY script_name
+SELECT SUM(req_time) / NULLIF(SUM(req_count), 0) AS avg_time, MAX(timestamp) - MIN(timestamp) AS span FROM request
+SELECT COUNT(*) / GREATEST(MAX(timestamp) - MIN(timestamp), 1) AS rps FROM request
+SELECT hostname, ROUND(SUM(doc_size) / 1024, 2) AS mb, ROUND(AVG(mem_peak_usage)) AS mem FROM request GROUP BY hostname ORDER BY mb DESC
+SELECT t.hit_count, COUNT(*) AS timers, ROUND(SUM(t.value), 4) AS total FROM timer t GROUP BY t.hit_count ORDER BY t.hit_count
+SELECT r.script_name, tt.value AS grp, ROUND(SUM(t.value) * 1000, 2) AS ms FROM request r JOIN timer t ON t.request_id = r.id JOIN timertag tt ON tt.timer_id = t.id JOIN tag g ON g.id = tt.tag_id WHERE g.name = 'group' GROUP BY r.script_name, tt.value ORDER BY r.script_name, grp
+SELECT r.hostname, COUNT(DISTINCT r.id) AS reqs, COUNT(t.id) AS timers, COUNT(t.id) / COUNT(DISTINCT r.id) AS per_req FROM request r LEFT JOIN timer t ON t.request_id = r.id GROUP BY r.hostname ORDER BY r.hostname
+SELECT status, MIN(req_time), MAX(req_time), AVG(req_time), STDDEV_POP(req_time) FROM request GROUP BY status ORDER BY status
+SELECT DATE(FROM_UNIXTIME(timestamp)) AS d, HOUR(FROM_UNIXTIME(timestamp)) AS h, COUNT(*) FROM request GROUP BY d, h ORDER BY d, h
+SELECT DATE_FORMAT(FROM_UNIXTIME(timestamp), '%H:%i') AS hm, COUNT(*) FROM request GROUP BY hm ORDER BY hm LIMIT 5
+SELECT FROM_UNIXTIME(MIN(timestamp)) AS first, FROM_UNIXTIME(MAX(timestamp)) AS last FROM request
+SELECT script_name, ROUND(SUM(ru_utime + ru_stime), 3) AS cpu, ROUND(SUM(ru_utime + ru_stime) / SUM(req_time) * 100, 1) AS cpu_pct FROM request GROUP BY script_name ORDER BY cpu DESC
+SELECT hostname AS metric, COUNT(*) AS value, UNIX_TIMESTAMP(DATE(FROM_UNIXTIME(timestamp))) AS time_sec FROM request GROUP BY hostname, time_sec ORDER BY time_sec, metric
+SELECT script_name, COUNT(*) FROM request WHERE script_name IN (SELECT script_name FROM request WHERE status >= 500) GROUP BY script_name ORDER BY script_name
+SELECT script_name FROM request r WHERE EXISTS (SELECT 1 FROM timer t WHERE t.request_id = r.id AND t.hit_count > 3) GROUP BY script_name ORDER BY script_name
+SELECT s.script_name, s.n, e.errors FROM (SELECT script_name, COUNT(*) AS n FROM request GROUP BY script_name) s LEFT JOIN (SELECT script_name, COUNT(*) AS errors FROM request WHERE status >= 500 GROUP BY script_name) e ON e.script_name = s.script_name ORDER BY s.script_name
+SELECT MAX(n), MIN(n), AVG(n) FROM (SELECT hostname, COUNT(*) AS n FROM request GROUP BY hostname) t
+SELECT hostname, ROUND(AVG(req_time), 3) AS avg, ROUND(MAX(req_time), 3) AS max FROM request WHERE status = 200 GROUP BY hostname HAVING COUNT(*) > 10 ORDER BY avg DESC LIMIT 5
+SELECT LEFT(script_name, LOCATE('/', script_name, 2)) AS dir, COUNT(*) FROM request GROUP BY dir ORDER BY dir
+SELECT SUBSTRING_INDEX(server_name, '.', 1) AS srv, COUNT(*) FROM request GROUP BY srv ORDER BY srv
+SELECT status, COUNT(*) AS n FROM request GROUP BY status ORDER BY 2 DESC, 1 LIMIT 0, 3
+SHOW FULL TABLES FROM pinba LIKE 'req%'
+SHOW COLUMNS FROM tag
+SHOW INDEX FROM request
+SHOW KEYS FROM timer
+SHOW DATABASES LIKE 'pinba'
+SHOW VARIABLES LIKE 'lower_case_table_names'
+SHOW SESSION VARIABLES LIKE 'sql_mode'
+SHOW VARIABLES LIKE 'max_allowed_packet'
+SHOW STATUS LIKE 'Ssl_cipher'
+SHOW COLLATION WHERE Charset = 'utf8mb4' AND Collation = 'utf8mb4_general_ci'
+SHOW CHARSET WHERE Charset = 'utf8mb4'
+SHOW CREATE DATABASE pinba
+SHOW TRIGGERS FROM pinba
+SHOW EVENTS FROM pinba
+SELECT @@global.max_allowed_packet
+SELECT @@SESSION.sql_mode, @@GLOBAL.sql_mode
+SELECT @@character_set_database, @@collation_database
+SELECT DATABASE(), SCHEMA()
+SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'pinba'
+SELECT * FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'pinba'
+SELECT TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME IN ('request', 'timer', 'timertag', 'tag') ORDER BY TABLE_NAME
+SELECT table_name AS name, table_type AS type FROM information_schema.tables WHERE table_schema = 'pinba' AND table_name LIKE 'time%' ORDER BY table_name
+SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME = 'request'
+SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, TABLE_COLLATION FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME = 'timer'
+SELECT COLUMN_NAME, ORDINAL_POSITION, DATA_TYPE FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME = 'tag' ORDER BY ORDINAL_POSITION
+SELECT TABLE_NAME, COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME IN ('request', 'timer', 'timertag', 'tag') GROUP BY TABLE_NAME ORDER BY TABLE_NAME
+SELECT COLUMN_NAME, CHARACTER_SET_NAME, COLLATION_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME = 'request' AND DATA_TYPE = 'varchar' ORDER BY ORDINAL_POSITION
+SELECT c.TABLE_NAME, c.COLUMN_NAME FROM information_schema.COLUMNS c WHERE c.TABLE_SCHEMA = 'pinba' AND c.COLUMN_NAME = 'id' AND c.TABLE_NAME IN ('request', 'timer', 'timertag', 'tag') ORDER BY c.TABLE_NAME
+SELECT * FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = 'pinba'
+SELECT ROUTINE_NAME, ROUTINE_TYPE FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = 'pinba' ORDER BY ROUTINE_NAME
+SELECT INDEX_NAME, COLUMN_NAME, NON_UNIQUE, SEQ_IN_INDEX FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME = 'request' ORDER BY INDEX_NAME, SEQ_IN_INDEX
+SELECT * FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = 'pinba' AND REFERENCED_TABLE_NAME IS NOT NULL
+SELECT CONSTRAINT_NAME FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME = 'request'
+SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = 'pinba'
+SELECT * FROM information_schema.VIEWS WHERE TABLE_SCHEMA = 'pinba'
+SELECT COUNT(*) FROM information_schema.PARAMETERS WHERE SPECIFIC_SCHEMA = 'pinba'
+SELECT CHARACTER_SET_NAME, DEFAULT_COLLATE_NAME, MAXLEN FROM information_schema.CHARACTER_SETS WHERE CHARACTER_SET_NAME = 'utf8mb4'
+SELECT COLLATION_NAME, CHARACTER_SET_NAME, IS_DEFAULT FROM information_schema.COLLATIONS WHERE COLLATION_NAME = 'utf8mb4_general_ci'
+SELECT * FROM request LIMIT 0, 1000
+SELECT * FROM `pinba`.`timer` LIMIT 0, 1000
+SELECT * FROM tag LIMIT 0, 200
+SELECT `request`.* FROM `pinba`.`request` ORDER BY `id` LIMIT 0, 50
+SELECT * FROM timertag ORDER BY timer_id, tag_id LIMIT 10 OFFSET 5
+SELECT COUNT(*) FROM `pinba`.`timer`
+SELECT COUNT(1) FROM timertag
+SELECT COUNT(*) AS cnt FROM (SELECT * FROM request WHERE status = 200) AS t
+SELECT * FROM request WHERE 1 = 0
+SELECT * FROM request WHERE script_name LIKE '%cron%' ORDER BY id LIMIT 0, 25
+SELECT * FROM timer WHERE request_id = (SELECT MIN(id) FROM request) ORDER BY id
+SELECT `id`, `hostname`, `script_name`, `status` FROM `request` WHERE `status` <> 200 ORDER BY `id` DESC LIMIT 0, 30
+SELECT request.id, request.script_name FROM request ORDER BY request.id LIMIT 300 OFFSET 0
+SELECT COUNT(*) FROM request WHERE status = '500'
+SELECT COUNT(*) FROM request WHERE status = '200 '
+SELECT COUNT(*) FROM request WHERE status IN ('404', '500')
+SELECT COUNT(*) FROM request WHERE status NOT IN ('200')
+SELECT COUNT(*) FROM request WHERE req_time > '0.5'
+SELECT COUNT(*) FROM request WHERE req_time >= '1.5' AND req_time < '2'
+SELECT COUNT(*) FROM request WHERE doc_size > '50'
+SELECT COUNT(*) FROM request WHERE id BETWEEN '10' AND '20'
+SELECT COUNT(*) FROM request WHERE id = '7abc'
+SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) > '2026-11-28 10:00'
+SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) > '2020-01-01'
+SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) BETWEEN '2020-01-01 00:00:00' AND '2099-12-31 23:59:59'
+SELECT COUNT(*) FROM request WHERE DATE(FROM_UNIXTIME(timestamp)) >= '2020-01-01'
+SELECT COUNT(*) FROM request WHERE timestamp > UNIX_TIMESTAMP('2020-01-01 00:00:00')
+SELECT COUNT(*) FROM request WHERE timestamp > '1600000000'
+SELECT COUNT(*) FROM request WHERE hostname = 'h1' AND status = '200' AND req_time > '0.1'
+SELECT COUNT(*) FROM request WHERE script_name LIKE '/api/%'
+SELECT COUNT(*) FROM request WHERE script_name LIKE '%\_%'
+SELECT COUNT(*) FROM request WHERE server_name LIKE 's_.example.com'
+SELECT COUNT(*) FROM request WHERE script_name LIKE '/admin/%'
+SELECT COUNT(*) FROM request WHERE script_name LIKE '%!.php' ESCAPE '!'
+SELECT COUNT(*) FROM request WHERE script_name NOT LIKE '%.php'
+SELECT id, CONCAT_WS(' ', hostname, server_name, script_name) AS line FROM request ORDER BY id LIMIT 5
+SELECT id, CONCAT_WS(',', hostname, NULL, status) FROM request ORDER BY id LIMIT 3
+SELECT hostname, GROUP_CONCAT(DISTINCT script_name ORDER BY script_name SEPARATOR '|') AS scripts FROM request GROUP BY hostname ORDER BY hostname
+SELECT GROUP_CONCAT(DISTINCT hostname SEPARATOR ', ') AS hosts FROM request WHERE status >= 500
+SELECT status, GROUP_CONCAT(id ORDER BY id DESC SEPARATOR '') FROM request WHERE id < 20 GROUP BY status ORDER BY status
+SELECT IFNULL(MAX(id), 0) + 1 AS next_id FROM request
+SELECT IFNULL(NULL, 'none'), IFNULL(schema, '-') FROM request ORDER BY id LIMIT 2
+SELECT id, ROUND(req_time, 2) AS t, ROUND(req_time * 1000) AS ms FROM request ORDER BY id LIMIT 5
+SELECT ROUND(SUM(req_time), 2), ROUND(AVG(doc_size), 2), ROUND(AVG(status)) FROM request
+SELECT FORMAT(SUM(doc_size), 2), FORMAT(COUNT(*), 0), FORMAT(AVG(req_time), 3) FROM request
+SELECT FORMAT(1234567.891, 2), FORMAT(0.5, 0), FORMAT(-1234.5, 1)
+SELECT DATE('2026-11-28 10:11:12'), DATE('2026-11-28'), DATE(20261128), DATE('nope')
+SELECT '2026-11-28' + INTERVAL 1 DAY, '2026-11-28 10:00' - INTERVAL 90 MINUTE, DATE '2026-11-28' + INTERVAL 1 MONTH
+SELECT DATE_ADD('2026-01-31', INTERVAL 1 MONTH), DATE_SUB('2026-03-31', INTERVAL 1 MONTH), DATE_ADD('2026-11-28', INTERVAL -7 DAY)
+SELECT TIMESTAMPDIFF(MINUTE, '2026-11-28 10:00', '2026-11-28 12:30'), DATEDIFF('2026-12-01', '2026-11-28')
+SELECT COUNT(*) FROM request WHERE req_time BETWEEN 0.5 AND 1.5
+SELECT COUNT(*) FROM request WHERE req_time NOT BETWEEN '0.5' AND '1.5'
+SELECT COUNT(*) FROM request WHERE status BETWEEN '400' AND '599'
+SELECT COUNT(*) FROM request WHERE hostname = 'H0 '
+SELECT id FROM request WHERE id IN ('1', '2', '3') ORDER BY id
+SELECT id FROM request WHERE id IN (1, '2', 3.0) ORDER BY id
+SELECT COUNT(*) FROM timer WHERE value > '0.01'
+SELECT COUNT(*) FROM timer WHERE hit_count = '2'
+SELECT COUNT(*) FROM timertag WHERE value = 'get'
+SELECT COUNT(*) FROM tag WHERE name IN ('group', 'OP')
+SELECT MAX(id) FROM request WHERE timestamp <= '4000000000'
+SELECT id, status, IF(status >= 500, 'ERROR', IF(status >= 400, 'WARN', 'OK')) AS level FROM request ORDER BY id LIMIT 10
+SELECT CONCAT('req ', id, ': ', script_name, ' (', ROUND(req_time * 1000), ' ms)') FROM request ORDER BY id LIMIT 3
+SELECT LPAD(id, 6, '0'), RPAD(hostname, 5, '.') FROM request ORDER BY id LIMIT 3
+SELECT COUNT(*) FROM request WHERE id > 0 AND id <= '120'
+SELECT SUM(req_time > '1'), SUM(status = '404'), SUM(hostname = 'h2') FROM request
+SELECT COUNT(*) FROM request WHERE req_time * 1000 > '500'
+SELECT COUNT(*) FROM request WHERE UNIX_TIMESTAMP(FROM_UNIXTIME(timestamp)) = timestamp
+SELECT id, FROM_UNIXTIME(timestamp, '%Y-%m-%d') = DATE(FROM_UNIXTIME(timestamp)) FROM request ORDER BY id LIMIT 2
+SELECT TRIM(BOTH '/' FROM script_name), REPLACE(script_name, '.php', '') FROM request GROUP BY script_name ORDER BY 1
+SELECT COUNT(*) FROM request WHERE LOWER(script_name) = '/admin/edit.php'
+SELECT COUNT(*) FROM request WHERE script_name = BINARY '/admin/edit.php'
+SELECT COUNT(*) FROM request WHERE FIND_IN_SET(status, '404,500') > 0
+SELECT 1 / 0
+SELECT 1 % 0, 1 DIV 0, MOD(5, 0)
+SELECT 0 / 0, -1 / 0, 1.0 / 0
+SELECT 10 / 3, 10 DIV 3, 10 % 3, -10 % 3, 10.0 / 3
+SELECT 2 + 3 * 4, (2 + 3) * 4, 2 - -2, - - 3
+SELECT 9223372036854775807 + 0, -9223372036854775808, 18446744073709551615
+SELECT 0.1 + 0.2 = 0.3, 0.1e0 + 0.2e0 = 0.3e0, 1 = 1.0
+SELECT 3 / 2 * 2, 3 * 2 / 2, 1 / 3 * 3
+SELECT POW(2, 10), POWER(2, 0.5), SQRT(16), SQRT(-1)
+SELECT 5 > 3, 5 < 3, 5 = '5', 'abc' = 'ABC', NULL = NULL, NULL <=> NULL
+SELECT 'abc' < 'abd', 'a' > 'B', 'Z' > 'a'
+SELECT 1 AND 0, 1 OR 0, NOT 1, 1 XOR 1, !0
+SELECT UPPER('hello'), LOWER('WORLD'), LENGTH('héllo'), CHAR_LENGTH('héllo'), REVERSE('abc')
+SELECT CONCAT('a', NULL, 'b'), CONCAT_WS('-', 'a', NULL, 'b'), CONCAT('x', 1, 2.50)
+SELECT SUBSTRING('hello world', 7), SUBSTRING('hello', 2, 3), LEFT('hello', 2), RIGHT('hello', 3)
+SELECT REPLACE('a.b.c', '.', '/'), LOCATE('l', 'hello'), INSTR('hello', 'lo'), POSITION('o' IN 'foo')
+SELECT TRIM('  x  '), LTRIM('  x'), RTRIM('x  '), LENGTH(TRIM('  x  '))
+SELECT REPEAT('ab', 3), SPACE(3), LPAD('7', 3, '0'), RPAD('ab', 5, '-')
+SELECT STRCMP('a', 'b'), STRCMP('b', 'a'), STRCMP('a', 'A')
+SELECT HEX('abc'), UNHEX('616263'), HEX(255), BIN(10), OCT(8)
+SELECT MD5('pinba'), SHA1('pinba'), SHA2('pinba', 256)
+SELECT CAST('42' AS UNSIGNED), CAST('-1' AS SIGNED), CAST('3.7' AS SIGNED), CAST(3.7 AS SIGNED)
+SELECT CAST('2026-11-28' AS DATE), CAST('2026-11-28 10:20:30' AS DATETIME), CAST('10:20' AS TIME)
+SELECT CAST(1.23456 AS DECIMAL(5, 2)), CAST('abc' AS DECIMAL(5, 2)), CAST(123 AS CHAR)
+SELECT CONVERT('42', SIGNED), CONVERT(3.14159, DECIMAL(4, 2)), CONVERT('x' USING utf8mb4)
+SELECT CAST(-1 AS UNSIGNED), CAST(18446744073709551615 AS SIGNED)
+SELECT '10' + 5, '3 apples' + 2, 'abc' + 1, '1e2' + 0, '0x10' + 0
+SELECT 0x41, X'4142', 0x41 + 0
+SELECT CHARSET('abc'), COLLATION('abc'), CHARSET(123), COLLATION(CONCAT('a', 'b'))
+SELECT @@character_set_connection, @@collation_connection, @@character_set_results
+SELECT 'é' = 'e', 'ß' = 'ss', 'a' = 'a   ', 'A' LIKE 'a'
+SELECT 'abc' COLLATE utf8mb4_bin = 'ABC', 'abc' = 'ABC' COLLATE utf8mb4_general_ci
+SELECT IF(1 > 2, 'yes', 'no'), IFNULL(NULL, 0), NULLIF(5, 5), NULLIF(5, 6), COALESCE(NULL, NULL, 3)
+SELECT GREATEST(1, 5, 3), LEAST('b', 'a', 'c'), GREATEST(1, NULL), LEAST(2, '10')
+SELECT ABS(-5), SIGN(-5), CEIL(1.1), FLOOR(-1.1), ROUND(1.5), ROUND(-1.5), TRUNCATE(1.999, 2)
+SELECT ROUND(123.456, -1), ROUND(123.456, 1), ROUND(1.005, 2), ROUND(1.005e0, 2)
+SELECT PI(), EXP(1), LN(10), LOG(100), LOG10(1000), LOG2(8), LOG(2, 8)
+SELECT MOD(10, 3), 10 MOD 3, MOD(-10, 3), MOD(10.5, 3)
+SELECT ~0, 1 << 3, 255 >> 4, 5 & 3, 5 | 3, 5 ^ 3
+SELECT YEAR('2026-11-28'), MONTH('2026-11-28'), DAY('2026-11-28'), DAYNAME('2026-11-28'), MONTHNAME('2026-11-28')
+SELECT DATE_FORMAT('2026-11-28 13:05:09', '%W, %e %M %Y %l:%i %p'), TIME_FORMAT('13:05:09', '%H.%i')
+SELECT UNIX_TIMESTAMP('2026-11-28 00:00:00'), FROM_UNIXTIME(1764288000), FROM_UNIXTIME(1764288000, '%Y-%m-%d %H:%i')
+SELECT STR_TO_DATE('28/11/2026', '%d/%m/%Y'), STR_TO_DATE('2026-11-28 10:20', '%Y-%m-%d %H:%i')
+SELECT LAST_DAY('2026-02-10'), DAYOFWEEK('2026-11-28'), WEEKDAY('2026-11-28'), DAYOFYEAR('2026-11-28'), WEEK('2026-11-28')
+SELECT SEC_TO_TIME(3725), TIME_TO_SEC('01:02:05'), MAKEDATE(2026, 332), MAKETIME(10, 20, 30)
+SELECT DATE '2026-11-28' - INTERVAL 1 DAY, TIMESTAMP '2026-11-28 10:00:00' + INTERVAL 1 HOUR, TIME '10:00' + INTERVAL 30 MINUTE
+SELECT id, hostname, script_name, req_time FROM request ORDER BY req_time DESC LIMIT 10
+SELECT * FROM request ORDER BY id DESC LIMIT 1
+SELECT * FROM timer ORDER BY value DESC, id LIMIT 5
+SELECT * FROM request WHERE id = 17
+SELECT MAX(req_time), MIN(req_time), AVG(req_time), SUM(req_time), COUNT(*) FROM request
+SELECT COUNT(DISTINCT hostname), COUNT(DISTINCT script_name), COUNT(DISTINCT status) FROM request
+SELECT id, req_time, ru_utime, ru_stime FROM request WHERE ru_utime > req_time ORDER BY id
+SELECT id, req_time * 1000 AS ms FROM request ORDER BY ms DESC LIMIT 3
+SELECT 'it''s', "double", 'back\\slash', 'tab\tx', 'nl\nx'
+SELECT 'a' 'b' 'c', _utf8mb4'x', N'y'
+SELECT LENGTH(''), '' IS NULL, '' = 0, 'a' = 0
+SELECT 1 BETWEEN 0 AND 2, 'b' BETWEEN 'a' AND 'c', 5 NOT IN (1, 2)
+SELECT 100 * 1.1, 1.1 * 1.1, 3.0 * 2, 0.5 - 1
+SELECT 1.5e3, 1E-3, .5, 5., 1e0
+SELECT TIMEDIFF('12:00:00', '10:30:00'), ADDTIME('10:00:00', '01:30:00'), SUBTIME('10:00:00', '00:00:01')
+SELECT QUOTE('it''s'), QUOTE(NULL), ASCII('A'), CHAR(65, 66)
+SELECT ELT(2, 'a', 'b', 'c'), FIELD('b', 'a', 'b'), FIND_IN_SET('b', 'a,b,c'), INSERT('hello', 1, 1, 'J')
+SELECT SUBSTRING_INDEX('a.b.c', '.', 2), SUBSTRING_INDEX('a.b.c', '.', -1), MID('hello', 2, 2)
+SELECT 'hello' REGEXP '^h', 'hello' RLIKE 'x', REGEXP_REPLACE('a1b2', '[0-9]', ''), REGEXP_SUBSTR('ab12cd', '[0-9]+')
+SELECT INET_ATON('10.0.0.1'), INET_NTOA(167772161)
+SELECT BIT_LENGTH('abc'), OCTET_LENGTH('é'), CHARACTER_LENGTH('é')
+SELECT CAST(1 AS DOUBLE), CAST('1.5' AS FLOAT), CAST(2 AS DECIMAL)
+SELECT 5 DIV 2 * 2, 7 / 7, 1 - 1.00
+SELECT COUNT(*) FROM request WHERE id = 7.5
+SELECT id, script_name FROM request WHERE id = '12'
+SELECT name FROM tag WHERE id = '1'
+SELECT COUNT(*) FROM timertag WHERE timer_id = 1.0
+SELECT COUNT(*) FROM timer WHERE id = 'x'
+SELECT COUNT(*) FROM request WHERE id = NULL
+SELECT TIME '838:00:00' + INTERVAL 2 HOUR, TIME '-10:00' + INTERVAL 1 HOUR, TIME '10:00' - INTERVAL 11 HOUR, TIME '10:00' + INTERVAL 1 WEEK, TIME '10:00' + INTERVAL '1:30' HOUR_MINUTE, DATE_SUB(TIME '10:00', INTERVAL 1 DAY)
+SELECT CAST('10:00' AS TIME) + INTERVAL 5 MINUTE, SEC_TO_TIME(60) + INTERVAL 1 MINUTE, MAKETIME(1, 2, 3) - INTERVAL 1 SECOND, INTERVAL 1 HOUR + TIME '01:00', TIME '10:00' + INTERVAL NULL HOUR
+SELECT GROUP_CONCAT(DISTINCT x) FROM (SELECT 'b' x UNION ALL SELECT 'a' UNION ALL SELECT 'C' UNION ALL SELECT 'A') t
+SELECT GROUP_CONCAT(DISTINCT x, y) FROM (SELECT 'b' x, 2 y UNION ALL SELECT 'a', 10 UNION ALL SELECT 'a', 9) t
+SELECT GROUP_CONCAT(DISTINCT status SEPARATOR '|'), GROUP_CONCAT(DISTINCT script_name) FROM request
+SELECT hostname, GROUP_CONCAT(DISTINCT status) FROM request GROUP BY hostname ORDER BY hostname
+SELECT N'abc' = 'ABC', _utf8mb4'abc' = 'ABC', _binary'abc' = 'ABC', _latin1'x'
+SELECT UNIX_TIMESTAMP(DATE_FORMAT(FROM_UNIXTIME(timestamp), '%Y-%m-%d %H:00:00')) AS t, UNIX_TIMESTAMP(script_name), UNIX_TIMESTAMP(CONCAT(script_name, '')) FROM request ORDER BY id LIMIT 2
+SELECT CAST(1 AS DOUBLE), CAST('1.5' AS FLOAT), CAST(status AS FLOAT), CAST(NULL AS DOUBLE) FROM request ORDER BY id LIMIT 1
+SELECT CAST('abcé' AS CHAR(2)), CAST(12345 AS CHAR(3)), CAST('abc' AS CHAR(0)), CONVERT(script_name, CHAR(4)), CAST(NULL AS CHAR(2)) FROM request ORDER BY id LIMIT 2
+SHOW KEYS FROM tag
+SHOW TRIGGERS
+SHOW EVENTS
+SHOW PROCEDURE STATUS WHERE Db = 'pinba'
+SHOW FUNCTION STATUS WHERE Db = 'pinba'
+SHOW COLLATION LIKE 'utf8mb4_general_ci'
+SHOW COLUMNS FROM tag WHERE Field = 'name'
+SELECT COLUMN_NAME, COLUMN_DEFAULT, IS_GENERATED, GENERATION_EXPRESSION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME = 'tag' ORDER BY ORDINAL_POSITION
+SELECT TABLE_NAME, MAX_INDEX_LENGTH, TEMPORARY FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME IN ('request', 'tag') ORDER BY 1
+SELECT @@character_set_filesystem, @@character_set_system, @@sql_auto_is_null, @@sql_safe_updates
