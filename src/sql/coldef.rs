@@ -1358,9 +1358,9 @@ fn constant(e: &Expr) -> Option<i128> {
 /// A function's `k`th argument where it is an integer literal.
 /// Whether argument `k` of `e` is the NULL literal.
 fn is_null_arg(e: &Expr, k: usize) -> bool {
-    super::typing::children(e).get(k).is_some_and(|a| {
-        matches!(a, Expr::Value(v) if matches!(v.value, sqlparser::ast::Value::Null))
-    })
+    super::typing::children(e).get(k).is_some_and(
+        |a| matches!(a, Expr::Value(v) if matches!(v.value, sqlparser::ast::Value::Null)),
+    )
 }
 
 fn int_arg(e: &Expr, k: usize) -> Option<i64> {
@@ -1445,7 +1445,11 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
             Ty::Double => {
                 let k = kid(0)?;
                 let decimals = double_decimals(&[k], super::typing::div_increment());
-                let most = if decimals < NOT_FIXED { 17 + u32::from(decimals) } else { 23 };
+                let most = if decimals < NOT_FIXED {
+                    17 + u32::from(decimals)
+                } else {
+                    23
+                };
                 let length = (k.length + super::typing::div_increment()).min(most);
                 Meta::double(length, decimals, true)
             }

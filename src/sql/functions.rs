@@ -1774,7 +1774,11 @@ mod tests {
             (f64::INFINITY, 17, 0, 99999999999999999.0),
             (f64::NAN, 17, 0, 0.0),
         ] {
-            assert_eq!(double_field(x, length, decimals), stored, "{x} {length} {decimals}");
+            assert_eq!(
+                double_field(x, length, decimals),
+                stored,
+                "{x} {length} {decimals}"
+            );
         }
         assert_eq!(round_double(-2.5, 0), -2.0);
         assert_eq!(round_double(0.25, 1), 0.2);

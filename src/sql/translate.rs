@@ -2316,9 +2316,9 @@ fn numbered(expr: &mut Expr, kids: &[Ty]) {
         };
         *expr = match (typing::children(expr).as_slice(), rounds) {
             // `ROUND(t, n)`/`TRUNCATE(t, n)`: to `n` fraction digits; NULL digits, NULL.
-            ([value], Some(round)) => raw(format!(
-                "mysql_temporal_round({value}, 0, {round}, {time})"
-            )),
+            ([value], Some(round)) => {
+                raw(format!("mysql_temporal_round({value}, 0, {round}, {time})"))
+            }
             ([value, digits], Some(round)) => raw(format!(
                 "mysql_temporal_round({value}, {digits}, {round}, {time})"
             )),

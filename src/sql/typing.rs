@@ -291,6 +291,8 @@ pub(super) fn is_predicate(e: &Expr) -> bool {
             | Expr::IsNotTrue(_)
             | Expr::IsFalse(_)
             | Expr::IsNotFalse(_)
+            | Expr::IsUnknown(_)
+            | Expr::IsNotUnknown(_)
             | Expr::In { .. }
             | Expr::Between { .. }
             | Expr::Like { .. }
@@ -519,12 +521,14 @@ pub(super) fn double_fields(query: &Query, ctes: &Ctes) -> Vec<(usize, u32, u8)>
     let SetExpr::Select(select) = body else {
         return Vec::new();
     };
-    if !materialized(query) || select.projection.iter().any(|i| {
-        !matches!(
-            i,
-            SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. }
-        )
-    }) {
+    if !materialized(query)
+        || select.projection.iter().any(|i| {
+            !matches!(
+                i,
+                SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. }
+            )
+        })
+    {
         return Vec::new();
     }
     let Some(columns) = query_columns(query, ctes, &mut Vec::new()) else {

@@ -1285,3 +1285,5 @@ SHOW COLUMNS FROM tag WHERE Field = 'name'
 SELECT COLUMN_NAME, COLUMN_DEFAULT, IS_GENERATED, GENERATION_EXPRESSION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME = 'tag' ORDER BY ORDINAL_POSITION
 SELECT TABLE_NAME, MAX_INDEX_LENGTH, TEMPORARY FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME IN ('request', 'tag') ORDER BY 1
 SELECT @@character_set_filesystem, @@character_set_system, @@sql_auto_is_null, @@sql_safe_updates
+-- IS [NOT] UNKNOWN is a predicate: a LONG of 1.
+SELECT 1 IS UNKNOWN, NULL IS NOT UNKNOWN, status IS UNKNOWN FROM request LIMIT 1
