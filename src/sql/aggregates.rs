@@ -171,23 +171,46 @@ impl Aggregate<Concat, Option<String>> for GroupConcat {
 /// the sum held as `decimal::Decimal::held` holds one. NULL where no value is.
 struct DecimalSum;
 
-impl Aggregate<Option<Decimal>, Value> for DecimalSum {
-    fn init(&self, _: &mut Context<'_>) -> Result<Option<Decimal>> {
+/// A [`DecimalSum`]'s running sum: of integers alone, a 128-bit one (no 64-bit values overflow
+/// it: 2^64 of them would be needed), else the exact DECIMAL.
+enum Sum {
+    Integers(i128),
+    Exact(Decimal),
+}
+
+impl Aggregate<Option<Sum>, Value> for DecimalSum {
+    fn init(&self, _: &mut Context<'_>) -> Result<Option<Sum>> {
         Ok(None)
     }
 
-    fn step(&self, ctx: &mut Context<'_>, acc: &mut Option<Decimal>) -> Result<()> {
-        if let Some(d) = decimal_of(ctx.get_raw(0)) {
-            *acc = Some(match acc.take() {
-                Some(sum) => sum.add(&d),
-                None => d,
-            });
-        }
+    fn step(&self, ctx: &mut Context<'_>, acc: &mut Option<Sum>) -> Result<()> {
+        let v = ctx.get_raw(0);
+        *acc = match (acc.take(), v) {
+            (None, ValueRef::Integer(i)) => Some(Sum::Integers(i128::from(i))),
+            (Some(Sum::Integers(sum)), ValueRef::Integer(i)) => {
+                Some(Sum::Integers(sum + i128::from(i)))
+            }
+            (sum, v) => match (sum, decimal_of(v)) {
+                (sum, None) => sum,
+                (None, Some(d)) => Some(Sum::Exact(d)),
+                (Some(Sum::Integers(sum)), Some(d)) => Some(Sum::Exact(
+                    Decimal::parse(&sum.to_string()).map_or(d.clone(), |s| s.add(&d)),
+                )),
+                (Some(Sum::Exact(sum)), Some(d)) => Some(Sum::Exact(sum.add(&d))),
+            },
+        };
         Ok(())
     }
 
-    fn finalize(&self, _: &mut Context<'_>, acc: Option<Option<Decimal>>) -> Result<Value> {
-        Ok(acc.flatten().map_or(Value::Null, |d| held(&d)))
+    fn finalize(&self, _: &mut Context<'_>, acc: Option<Option<Sum>>) -> Result<Value> {
+        Ok(match acc.flatten() {
+            None => Value::Null,
+            Some(Sum::Integers(sum)) => match i64::try_from(sum) {
+                Ok(i) => Value::Integer(i),
+                Err(_) => Decimal::parse(&sum.to_string()).map_or(Value::Null, |d| held(&d)),
+            },
+            Some(Sum::Exact(d)) => held(&d),
+        })
     }
 }
 

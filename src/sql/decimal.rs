@@ -306,6 +306,35 @@ impl Decimal {
         }
     }
 
+    /// The value a [`Decimal::key`] was made of (without trailing zeros after the point):
+    /// `MIN`/`MAX` of DECIMALs take the least or greatest key and give back its value.
+    pub fn from_key(key: &[u8]) -> Option<Decimal> {
+        let (negative, tail): (bool, Vec<u8>) = match key.split_first()? {
+            (1, []) => return Some(Decimal::from_i64(0)),
+            (2, rest) => (false, rest.to_vec()),
+            (0, rest) => (true, rest.iter().map(|b| !b).collect()),
+            _ => return None,
+        };
+        let (point, rest) = tail.split_at_checked(2)?;
+        let point = i64::from(u16::from_be_bytes([point[0], point[1]])) - 32768;
+        let digits = std::str::from_utf8(rest.strip_suffix(&[0])?).ok()?;
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let units: BigInt = digits.parse().ok()?;
+        // `0.digits × 10^point`: `units × 10^(point - len)`.
+        let shift = point - digits.len() as i64;
+        let (units, scale) = if shift >= 0 {
+            (units * ten(u32::try_from(shift).ok()?), 0)
+        } else {
+            (units, u32::try_from(-shift).ok()?)
+        };
+        Some(Decimal {
+            units: if negative { -units } else { units },
+            scale,
+        })
+    }
+
     /// The value where it is a 64-bit integer of the signedness `unsigned` says (its bits, for
     /// an unsigned one past 2^63, as SQLite holds a BIGINT UNSIGNED).
     pub fn to_bits(i: &BigInt, unsigned: bool) -> Option<i64> {
@@ -429,6 +458,15 @@ mod tests {
         sorted.sort();
         assert_eq!(keys, sorted);
         assert_eq!(d("1.50").key(), d("1.5").key());
+        for v in values
+            .iter()
+            .chain(&["0.000123", "-0.5", "1200", "-99999999999999999999.99"])
+        {
+            let back = Decimal::from_key(&d(v).key()).unwrap();
+            assert_eq!(back.normal(), d(v).normal(), "{v}");
+        }
+        assert_eq!(Decimal::from_key(&[7]), None);
+        assert_eq!(Decimal::from_key(&[2, 0x80]), None);
     }
 
     #[test]

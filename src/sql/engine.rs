@@ -1091,6 +1091,9 @@ mod scan_order_tests {
             "SELECT script_name, COUNT(*), AVG(req_time) FROM request GROUP BY +script_name",
             "SELECT COUNT(*), AVG(req_time) FROM request",
             "SELECT COUNT(*) FROM request WHERE script_name LIKE '/script/1%'",
+            // Integer columns grouped, summed and sorted.
+            "SELECT status, COUNT(*), SUM(req_count) FROM request GROUP BY status ORDER BY status",
+            "SELECT id, status FROM request ORDER BY timestamp DESC, id LIMIT 10",
         ] {
             let mut times = Vec::new();
             for _ in 0..7 {

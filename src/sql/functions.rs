@@ -603,6 +603,14 @@ fn decimals(conn: &Connection) -> Result<()> {
         let scale = ctx.get_raw(1).as_i64().unwrap_or(30).clamp(0, 30) as i32;
         Ok(decimal_of(ctx.get_raw(0)).map(|d| d.round(scale).key()))
     })?;
+    // `mysql_decimal_unkey(key)`: the value a `mysql_decimal_key` was made of, as SQLite holds a
+    // DECIMAL (`MIN`/`MAX` of DECIMALs: the least or greatest key, back).
+    conn.create_scalar_function("mysql_decimal_unkey", 1, pure, |ctx| {
+        Ok(match ctx.get_raw(0) {
+            ValueRef::Blob(k) => Decimal::from_key(k).map(|d| held(&d)),
+            _ => None,
+        })
+    })?;
     Ok(())
 }
 
@@ -916,6 +924,33 @@ fn out_of_range(unsigned: bool) -> rusqlite::Error {
     )
 }
 
+/// `a op b` (`+`, `-`, `*`) of two signed BIGINTs as MySQL computes it: exact, error 1690
+/// where it leaves 64 bits (SQLite's would be a double). Operands that are not both integers
+/// (a NULL, a double) are computed as SQLite computes them.
+fn signed_arith(op: &str, a: ValueRef<'_>, b: ValueRef<'_>) -> rusqlite::Result<Value> {
+    match (a, b) {
+        (ValueRef::Integer(x), ValueRef::Integer(y)) => {
+            let exact = match op {
+                "+" => x.checked_add(y),
+                "-" => x.checked_sub(y),
+                _ => x.checked_mul(y),
+            };
+            exact.map(Value::Integer).ok_or_else(|| out_of_range(false))
+        }
+        (ValueRef::Null, _) | (_, ValueRef::Null) => Ok(Value::Null),
+        (a, b) => {
+            let (Some(x), Some(y)) = (number(a), number(b)) else {
+                return Ok(Value::Null);
+            };
+            Ok(Value::Real(match op {
+                "+" => x + y,
+                "-" => x - y,
+                _ => x * y,
+            }))
+        }
+    }
+}
+
 /// Integer arithmetic where an operand is a BIGINT UNSIGNED, as MySQL does it: exact, on each
 /// operand as its signedness says (`signs`: 1 the left is unsigned, 2 the right), the result
 /// unsigned where an operand is (`%`: where the dividend is) and error 1690 where it is out of
@@ -976,6 +1011,12 @@ fn unsigned(conn: &Connection) -> Result<()> {
         let op = text(ctx.get_raw(0));
         let signs = ctx.get_raw(3).as_i64().unwrap_or(0);
         integer_arith(&op, ctx.get_raw(1), ctx.get_raw(2), signs)
+    })?;
+    // `mysql_signed_arith(op, a, b)`: `a + b`, `a - b` or `a * b` of two BIGINTs, error 1690
+    // past 64 bits, as MySQL's (SQLite's turns into a double there); what is not two integers
+    // as SQLite computes it.
+    conn.create_scalar_function("mysql_signed_arith", 3, pure, |ctx| {
+        signed_arith(&text(ctx.get_raw(0)), ctx.get_raw(1), ctx.get_raw(2))
     })?;
     conn.create_scalar_function("mysql_integer_key", 2, pure, |ctx| {
         let unsigned = ctx.get_raw(1).as_i64().unwrap_or(0) != 0;

@@ -30,9 +30,9 @@ use super::dialect::MySql;
 use sqlparser::ast::{
     BinaryOperator, CastKind, DataType, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr,
     FunctionArgumentClause, FunctionArguments, GroupByExpr, Ident, InTarget, JoinOperator,
-    LimitClause, ObjectName, ObjectNamePart, Query, Select, SelectItem, SetExpr, SetOperator,
-    SetQuantifier, Spanned, Statement, TableFactor, TypedString, UnaryOperator, Value,
-    ValueWithSpan, VisitMut, VisitorMut,
+    LimitClause, ObjectName, ObjectNamePart, OrderBy, OrderByKind, Query, Select, SelectItem,
+    SetExpr, SetOperator, SetQuantifier, Spanned, Statement, TableFactor, TypedString,
+    UnaryOperator, Value, ValueWithSpan, VisitMut, VisitorMut,
 };
 use sqlparser::keywords::Keyword;
 use sqlparser::parser::Parser;
@@ -210,11 +210,9 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
     let Some(Statement::Query(mut query)) = statements.pop() else {
         return unsupported("only queries are read here");
     };
-    // The calls that turn DECIMAL arguments into text: where each call's name starts, its
-    // arguments' scales.
     let lines = Lines::new(sql);
     let _ = query.visit(&mut Aliases);
-    let typed = super::typing::of(sql, &lines, &query);
+    let typed = super::typing::of(&query);
     if name_items(sql, &tokens, &lines, &mut query).is_none() {
         return unsupported("the select list's items could not be named as MySQL names them");
     }
@@ -246,7 +244,6 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
     let mut rewrite = Rewrite {
         sql,
         lines: &lines,
-        to_text: &typed.to_text,
         recursive: false,
         refused: None,
         error: None,
@@ -261,6 +258,9 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
         double_fields: Vec::new(),
         types: Vec::new(),
         marks: Vec::new(),
+        found: typing::Found::default(),
+        fixed: Vec::new(),
+        ordered: Vec::new(),
         collations: Vec::new(),
         charset_args: Vec::new(),
     };
@@ -628,7 +628,6 @@ fn rolled(
 struct Rewrite<'a> {
     sql: &'a str,
     lines: &'a Lines,
-    to_text: &'a [(usize, Vec<Option<super::typing::AsText>>)],
     /// A recursive common table expression's body must stay a compound: no UNION is wrapped.
     recursive: bool,
     /// Why the statement is refused.
@@ -647,7 +646,14 @@ struct Rewrite<'a> {
     types: Vec<Ty>,
     /// For each expression being visited: where its children's types start in `types`, and
     /// its type where it was known on entering it (a subquery's, typed from its query).
-    marks: Vec<(usize, Option<Ty>)>,
+    marks: Vec<(usize, Option<Ty>, Option<(Ty, Meta)>)>,
+    /// What typing found of the expressions of the outermost one being visited, typed whole as
+    /// it is entered (before any of it is rewritten): each one's type and definition.
+    found: typing::Found,
+    /// Beside each type in `types`, what typing found of that expression ([`typing::Found`]):
+    /// a DOUBLE's fixed decimals, written where a string is read from it
+    /// ([`typing::string_operands`]); an integer's width.
+    fixed: Vec<Option<(Ty, Meta)>>,
     /// Each expression's collation beside its type in `types` (`None` for one not a string).
     collations: Vec<Option<Collated>>,
     /// For each SELECT being visited, its DECIMAL keys to round ([`decimal_keys`]).
@@ -659,6 +665,22 @@ struct Rewrite<'a> {
     /// For each `CHARSET`/`COLLATION`/`COERCIBILITY` call being visited, what its argument's
     /// form says ([`written_derivation`]), read before the argument is translated.
     charset_args: Vec<Option<(u8, Option<&'static str>)>>,
+    /// For each query being visited, where its `ORDER BY` terms are (their addresses, taken as
+    /// it is entered) and, for its SELECT's list, each item's address and type once typed:
+    /// what [`order_by_keys`] sorts by.
+    ordered: Vec<Ordered>,
+}
+
+/// A query's `ORDER BY` terms and select list items, found by their addresses in the tree
+/// ([`typing::Found::key`]) while it is visited.
+#[derive(Default)]
+struct Ordered {
+    terms: Vec<usize>,
+    items: Vec<(usize, Option<Ty>)>,
+    /// The address of the query's SELECT, where its body is one: its columns' scope is kept
+    /// (`kept`) until the query is left, so that `ORDER BY` (visited after it) reads them.
+    select: Option<usize>,
+    kept: bool,
 }
 
 /// A grouped or DISTINCT select's DECIMAL keys, each with its scale: the select list items
@@ -994,10 +1016,46 @@ impl VisitorMut for Rewrite<'_> {
             }
             self.ctes.push(typed);
         }
+        let terms = match &query.order_by {
+            Some(OrderBy {
+                kind: OrderByKind::Expressions(by),
+                ..
+            }) => by.iter().map(|o| typing::Found::key(&o.expr)).collect(),
+            _ => Vec::new(),
+        };
+        let items = match query.body.as_ref() {
+            SetExpr::Select(select) => select
+                .projection
+                .iter()
+                .map(|item| match item {
+                    SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
+                        (typing::Found::key(e), None)
+                    }
+                    _ => (0, None),
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let select = match query.body.as_ref() {
+            SetExpr::Select(select) => Some(&**select as *const Select as usize),
+            _ => None,
+        };
+        self.ordered.push(Ordered {
+            terms,
+            items,
+            select,
+            kept: false,
+        });
         ControlFlow::Continue(())
     }
 
     fn post_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        if let Some(ordered) = self.ordered.pop() {
+            order_by_keys(query, &ordered.items);
+            if ordered.kept {
+                self.scopes.pop();
+            }
+        }
         if unparenthesize(query).is_break() {
             return self.refuse("a parenthesized query of this shape");
         }
@@ -1080,7 +1138,16 @@ impl VisitorMut for Rewrite<'_> {
     }
 
     fn post_visit_select(&mut self, select: &mut Select) -> ControlFlow<()> {
-        self.scopes.pop();
+        // The query's own SELECT: its `ORDER BY` comes next, naming its columns.
+        if let Some(ordered) = self
+            .ordered
+            .last_mut()
+            .filter(|o| o.select == Some(&*select as *const Select as usize))
+        {
+            ordered.kept = true;
+        } else {
+            self.scopes.pop();
+        }
         let at = std::ptr::from_ref::<Select>(select) as usize;
         if let Some(k) = self.double_fields.iter().position(|(a, _)| *a == at) {
             for (k, length, decimals) in self.double_fields.swap_remove(k).1 {
@@ -1115,41 +1182,55 @@ impl VisitorMut for Rewrite<'_> {
             Expr::Subquery(q) => Some(typing::subquery(q, self.ctes.last().unwrap_or(&Vec::new()))),
             _ => None,
         };
-        self.marks.push((self.types.len(), known));
         if is_charset_function(expr) {
             let arg = typing::children(expr).first().copied();
             self.charset_args.push(arg.and_then(written_derivation));
         }
+        // Typed whole where it is entered and no expression around it typed it (the outermost
+        // one, or one its parent does not type: a subquery's clauses, `SUBSTRING`'s operands).
+        let key = typing::Found::key(expr);
+        let fixed = match self.found.take(key) {
+            Some(found) => Some(found),
+            None => {
+                let none = Scope::none();
+                let scope = self.scopes.last().unwrap_or(&none);
+                scope.typed_into(expr, &mut self.found);
+                self.found.take(key)
+            }
+        };
+        self.marks.push((self.types.len(), known, fixed));
         ControlFlow::Continue(())
     }
 
     fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
-        let (mark, known) = self.marks.pop().unwrap_or((self.types.len(), None));
+        let (mark, known, fixed) = self.marks.pop().unwrap_or((self.types.len(), None, None));
         let kids = self.types.split_off(mark.min(self.types.len()));
+        let fixeds = self.fixed.split_off(mark.min(self.fixed.len()));
+        if self.marks.is_empty() {
+            // (The addresses typed are the tree's no longer.)
+            self.found.clear();
+        }
         let ty = known.unwrap_or_else(|| {
             let none = Scope::none();
             self.scopes.last().unwrap_or(&none).node(expr, &kids)
         });
         if kids.len() == typing::children(expr).len() {
             let read = unsigned(expr, &kids);
+            signed_overflow(expr, &read, &fixeds);
             double_digits(expr, &read);
             numbered(expr, &read);
             numbered_bits(expr, &read);
             moved_time(expr, &read);
-            decimals(expr, &kids, &read, ty);
+            decimals(expr, &kids, &read, ty, &fixeds);
             let kids = read;
             coerce(expr, &kids);
-            match ty {
-                Ty::Text => merged(expr, &kids, |e, t| match t {
-                    Ty::Int => Some(format!("CAST({e} AS TEXT)")),
-                    t => typing::as_text(t, &e.to_string()),
-                }),
-                Ty::DateTime => merged(expr, &kids, |e, t| {
+            if ty == Ty::DateTime {
+                merged(expr, &kids, |e, t| {
                     (t == Ty::Date).then(|| format!("mysql_cast_datetime({e})"))
-                }),
-                _ => {}
+                });
             }
         }
+        strings_read(expr, ty, &kids, &fixeds);
         let collations = self.collations.split_off(mark.min(self.collations.len()));
         if is_charset_function(expr) {
             let written = self.charset_args.pop().flatten();
@@ -1160,6 +1241,16 @@ impl VisitorMut for Rewrite<'_> {
         let derived = self.derivation(expr, ty, &collations);
         let collate = matches!(expr, Expr::Collate { .. });
         self.types.push(ty);
+        self.fixed.push(fixed);
+        if let Some(ordered) = self.ordered.last_mut() {
+            let key = typing::Found::key(expr);
+            if ordered.terms.contains(&key) {
+                sort_key(expr, ty);
+            }
+            if let Some(item) = ordered.items.iter_mut().find(|i| i.0 == key) {
+                item.1 = Some(ty);
+            }
+        }
         if self.expr(expr).is_break() {
             if self.refused.is_none() {
                 self.refused = Some(format!("`{}` is not supported", self.written(expr)));
@@ -1605,24 +1696,6 @@ impl Rewrite<'_> {
             }
         }
         list.args = args;
-        // The DECIMAL arguments of a call that writes them as text, with their scale; the
-        // DOUBLEs of fixed decimals, with them.
-        let at = self.lines.offset(self.sql, name.span.start);
-        if let Some((_, scales)) = self.to_text.iter().find(|(s, _)| Some(*s) == at) {
-            if scales.len() == list.args.len() {
-                for (arg, written) in list.args.iter_mut().zip(scales) {
-                    if let (Some(written), FunctionArg::Unnamed(FunctionArgExpr::Expr(e))) =
-                        (written, arg)
-                    {
-                        use super::typing::AsText;
-                        *e = raw(match written {
-                            AsText::Decimal(s) => format!("mysql_decimal_text({e}, {s})"),
-                            AsText::Double(d) => format!("mysql_fixed_double_text({e}, {d})"),
-                        });
-                    }
-                }
-            }
-        }
         let distinct = matches!(list.duplicate_treatment, Some(DuplicateTreatment::Distinct));
         let texts: Vec<String> = list.args.iter().map(|a| a.to_string()).collect();
         if up == "GROUP_CONCAT" {
@@ -1912,9 +1985,8 @@ fn compare_by_collation(expr: &mut Expr, kids: &[Ty], collations: &[Option<Colla
 }
 
 /// The results of `IF`, `IFNULL`, `COALESCE` and `CASE`, each converted by `convert` to the
-/// merged result's type, given their types (`kids`, one per [`typing::children`]): where the
-/// result is a string, each number written as MySQL writes it as one ([`typing::as_text`]);
-/// where it is a DATETIME, each DATE as one.
+/// merged result's type, given their types (`kids`, one per [`typing::children`]): where it is
+/// a DATETIME, each DATE as one. (Where it is a string: [`strings_read`].)
 fn merged(expr: &mut Expr, kids: &[Ty], convert: impl Fn(&Expr, Ty) -> Option<String>) {
     let text = |e: &mut Expr, t: Ty| {
         if let Some(made) = convert(e, t) {
@@ -1954,6 +2026,190 @@ fn merged(expr: &mut Expr, kids: &[Ty], convert: impl Fn(&Expr, Ty) -> Option<St
             }
         }
         _ => {}
+    }
+}
+
+/// Where `expr` (of type `ty`) reads a string from an operand ([`typing::string_operands`]),
+/// a number there written as MySQL writes it ([`typing::as_text`]), given the types of the
+/// expressions met in `expr` (`kids`, in the visitor's order) and what typing found of each
+/// (`found`: a DOUBLE's fixed decimals): SQLite would write its own digits (`1.0`, 15 of a DOUBLE's,
+/// a DECIMAL without its scale). Where `expr` merges results into a string (`IF`, `CASE`, …),
+/// an integer among them is made one too.
+fn strings_read(expr: &mut Expr, ty: Ty, kids: &[Ty], found: &[Option<(Ty, Meta)>]) {
+    let places = typing::string_operands(expr, ty);
+    if places.is_empty() {
+        return;
+    }
+    let merges = typing::merges_results(expr);
+    resolve_group_concat_order(expr);
+    for (k, e) in met_mut(expr).into_iter().enumerate() {
+        let (Some(t), true) = (kids.get(k), places.contains(&k)) else {
+            continue;
+        };
+        let made = match t {
+            Ty::Int if merges => Some(format!("CAST({e} AS TEXT)")),
+            t => typing::as_text(
+                *t,
+                typing::Found::fixed(found.get(k).copied().flatten()),
+                &e.to_string(),
+            ),
+        };
+        if let Some(made) = made {
+            *e = raw(made);
+        }
+    }
+}
+
+/// The expressions met in `e`, to rewrite, in the order sqlparser's visitor meets them (where
+/// [`typing::string_operands`] places them): [`typing::children`], and the operands of the
+/// forms it does not type.
+fn met_mut(e: &mut Expr) -> Vec<&mut Expr> {
+    match e {
+        Expr::Trim {
+            trim_what, expr, ..
+        } => trim_what
+            .iter_mut()
+            .map(|w| w.as_mut())
+            .chain(std::iter::once(expr.as_mut()))
+            .collect(),
+        Expr::Substring { expr, .. } => vec![expr.as_mut()],
+        Expr::Position { expr, r#in } => vec![expr.as_mut(), r#in.as_mut()],
+        e => typing::children_mut(e),
+    }
+}
+
+/// `GROUP_CONCAT(… ORDER BY n)`: the nth argument as the client wrote it, before its arguments
+/// are written as strings (it orders by their values, as MySQL's does).
+fn resolve_group_concat_order(e: &mut Expr) {
+    let Expr::Function(f) = e else { return };
+    if !f.name.to_string().eq_ignore_ascii_case("GROUP_CONCAT") {
+        return;
+    }
+    let FunctionArguments::List(list) = &mut f.args else {
+        return;
+    };
+    let args: Vec<Expr> = list
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => Some(x.clone()),
+            _ => None,
+        })
+        .collect();
+    for clause in &mut list.clauses {
+        if let FunctionArgumentClause::OrderBy(by) = clause {
+            for o in by {
+                let position = match &o.expr {
+                    Expr::Value(v) => match &v.value {
+                        Value::Number(n, _) => n.parse::<usize>().ok(),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let Some(arg) = position.and_then(|k| args.get(k.checked_sub(1)?)) {
+                    o.expr = arg.clone();
+                }
+            }
+        }
+    }
+}
+
+/// `+ - *` of signed integers whose digits could take the result past 64 bits (`+`/`-` of an
+/// operand of 18 digits or more, `*` of operands of 18 together, by what typing `found` of
+/// each: a BIGINT column, a literal near 2^63), given their types as read (`read`): exact,
+/// error 1690 past 64 bits as MySQL's (`mysql_signed_arith`), where SQLite's would be a double.
+/// Narrower ones (`status * 1000`, `timestamp - 60`) cannot pass 64 bits, and stay SQLite's.
+fn signed_overflow(expr: &mut Expr, read: &[Ty], found: &[Option<(Ty, Meta)>]) {
+    /// Digits a result of this many (the widest signed BIGINT has 19) always fits.
+    const SAFE: u32 = 18;
+    let Expr::BinaryOp {
+        left,
+        op: op @ (BinaryOperator::Plus | BinaryOperator::Minus | BinaryOperator::Multiply),
+        right,
+    } = expr
+    else {
+        return;
+    };
+    if !read.iter().all(|t| matches!(t, Ty::Int | Ty::Null)) {
+        return;
+    }
+    let digits: Vec<u32> = found
+        .iter()
+        .map(|f| f.map_or(u32::MAX / 4, |(_, m)| m.length))
+        .collect();
+    let (a, b) = (
+        digits.first().copied().unwrap_or(0),
+        digits.get(1).copied().unwrap_or(0),
+    );
+    let wide = match op {
+        BinaryOperator::Multiply => a + b >= SAFE,
+        _ => a.max(b) >= SAFE,
+    };
+    if wide {
+        let code = arithmetic_code(op);
+        *expr = raw(format!("mysql_signed_arith('{code}', {left}, {right})"));
+    }
+}
+
+/// A value of type `ty` sorted as MySQL sorts it, where SQLite's order of what it holds is
+/// another: a BIGINT UNSIGNED (its bits a negative integer past 2^63, sorted first) and a
+/// DECIMAL (one wider than a double held as text, sorted after every number) by keys that
+/// order their values ([`decimal`]'s, as comparisons of them are). `None` where SQLite's order
+/// is MySQL's.
+fn sort_key_of(e: &str, ty: Ty) -> Option<String> {
+    match ty {
+        Ty::UInt => Some(format!("mysql_integer_key({e}, 1)")),
+        Ty::Dec(s) => Some(format!("mysql_decimal_key({e}, {s})")),
+        _ => None,
+    }
+}
+
+/// An `ORDER BY` term of type `ty` as it sorts ([`sort_key_of`]).
+fn sort_key(expr: &mut Expr, ty: Ty) {
+    if let Some(made) = sort_key_of(&expr.to_string(), ty) {
+        *expr = raw(made);
+    }
+}
+
+/// `ORDER BY n` and `ORDER BY alias` of a select list item whose type SQLite sorts otherwise
+/// ([`sort_key_of`]): by the item's key (its expression again, as SQLite computes an aggregate
+/// once however often named). `items`: each item's address and type ([`Ordered`]).
+fn order_by_keys(query: &mut Query, items: &[(usize, Option<Ty>)]) {
+    let SetExpr::Select(select) = query.body.as_ref() else {
+        return;
+    };
+    let Some(OrderBy {
+        kind: OrderByKind::Expressions(by),
+        ..
+    }) = &mut query.order_by
+    else {
+        return;
+    };
+    for o in by.iter_mut() {
+        let at = match &o.expr {
+            Expr::Value(v) => match &v.value {
+                Value::Number(n, _) => n.parse::<usize>().ok().and_then(|k| k.checked_sub(1)),
+                _ => None,
+            },
+            Expr::Identifier(i) if i.quote_style != Some('\'') => {
+                select.projection.iter().position(|item| {
+                    matches!(item, SelectItem::ExprWithAlias { alias, .. }
+                        if alias.value.eq_ignore_ascii_case(&i.value))
+                })
+            }
+            _ => None,
+        };
+        let (Some(k), Some(item)) = (at, at.and_then(|k| select.projection.get(k))) else {
+            continue;
+        };
+        let (SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }) = item else {
+            continue;
+        };
+        if let Some(Some(ty)) = items.get(k).map(|i| i.1) {
+            if let Some(made) = sort_key_of(&e.to_string(), ty) {
+                o.expr = raw(made);
+            }
+        }
     }
 }
 
@@ -2169,10 +2425,12 @@ fn unsigned(expr: &mut Expr, kids: &[Ty]) -> Vec<Ty> {
 /// quotient cut (`mysql_decimal_int_div`); a comparison of exact numbers where one is a
 /// DECIMAL, by keys that order the values whichever form SQLite holds them in, each value
 /// rounded to its type's scale as MariaDB compares them (`1/3 = 0.3333` is 1, `(1/3)*3 = 1`
-/// too, where `(1/3) - 0.333333333` is 0: `mysql_decimal_key`); `SUM` of DECIMALs or BIGINT UNSIGNEDs exact (`mysql_decimal_sum`),
-/// and `AVG` of exact numbers the exact quotient of its sum and count. Integers alone are left
-/// to SQLite (exact already, and as fast as they were).
-fn decimals(expr: &mut Expr, met: &[Ty], read: &[Ty], ty: Ty) {
+/// too, where `(1/3) - 0.333333333` is 0: `mysql_decimal_key`); `MIN`/`MAX` of DECIMALs by
+/// those keys; `SUM` of exact numbers exact (`mysql_decimal_sum`: past 2^63 a DECIMAL, as
+/// MySQL's), but of integers no wider than 32 bits (what typing `found` of each operand says),
+/// which SQLite sums as fast as before and no pool takes past 2^63; `AVG` of exact numbers the
+/// exact quotient of its sum and count.
+fn decimals(expr: &mut Expr, met: &[Ty], read: &[Ty], ty: Ty, found: &[Option<(Ty, Meta)>]) {
     use BinaryOperator as B;
     let exact = |t: &Ty| {
         matches!(
@@ -2251,20 +2509,34 @@ fn decimals(expr: &mut Expr, met: &[Ty], read: &[Ty], ty: Ty) {
                 ("MOD", [a, b], _, [l, r]) if decimal && exact(l) && exact(r) => {
                     *expr = op("%", a, b);
                 }
-                ("SUM" | "AVG", [x], [m], [r]) if exact(r) && list.clauses.is_empty() => {
+                // The least or greatest by the values' keys (one wider than a double is held as
+                // text, which SQLite would order after every number), given back as values.
+                ("MIN" | "MAX", [x], _, [Ty::Dec(s)]) if list.clauses.is_empty() => {
                     let x = if distinct {
                         format!("DISTINCT {x}")
                     } else {
                         x.clone()
                     };
-                    // (`AVG` of integers too: their sum may pass 2^63.)
-                    let sum = if matches!(m, Ty::UInt | Ty::Dec(_)) || name == "AVG" {
-                        format!("mysql_decimal_sum({x})")
-                    } else if name == "SUM" {
+                    *expr = raw(format!(
+                        "mysql_decimal_unkey({name}(mysql_decimal_key({x}, {s})))"
+                    ));
+                }
+                ("SUM" | "AVG", [x], [m], [r]) if exact(r) && list.clauses.is_empty() => {
+                    // (A temporal's sum stays SQLite's; so does one of integers of 32 bits, which
+                    // no pool's rows take past 2^63: `SUM(status)`.)
+                    let narrow = matches!(found.first(), Some(Some((_, meta)))
+                        if meta.code == super::coldef::Code::Long);
+                    if name == "SUM" && (!matches!(m, Ty::Int | Ty::UInt | Ty::Dec(_)) || narrow) {
                         return;
+                    }
+                    let x = if distinct {
+                        format!("DISTINCT {x}")
                     } else {
-                        format!("SUM({x})")
+                        x.clone()
                     };
+                    // (Of integers too: their sum may pass 2^63, where MySQL's is an exact
+                    // DECIMAL.)
+                    let sum = format!("mysql_decimal_sum({x})");
                     *expr = if name == "SUM" {
                         raw(sum)
                     } else {
@@ -2528,16 +2800,6 @@ fn coerce(expr: &mut Expr, kids: &[Ty]) {
                 for (w, t) in conditions.iter_mut().zip(&compared[1..]) {
                     wrap(&mut w.condition, c, *t);
                 }
-            }
-        }
-        // A number cast to a string: written as MySQL writes it.
-        Expr::Cast {
-            expr: value,
-            data_type,
-            ..
-        } if typing::cast_type(data_type) == Ty::Text => {
-            if let Some(made) = typing::as_text(kids[0], &value.to_string()) {
-                **value = raw(made);
             }
         }
         // A double rounds half to even (MySQL's `rint`); a DECIMAL by its exact digits, half
@@ -3733,6 +3995,82 @@ mod tests {
         );
     }
 
+    /// Wherever a string is read from a number, the number is written as MySQL writes it:
+    /// the string functions' arguments, `LIKE`, casts, the expression forms, merged results, in
+    /// every clause; a DOUBLE with its fixed decimals where it has them.
+    #[test]
+    fn numbers_read_as_strings_are_written_as_mysql_writes_them() {
+        let cases = [
+            ("SELECT RTRIM(1e0)", "SELECT RTRIM(mysql_double_text(1e0))"),
+            ("SELECT RTRIM(100.00)", "SELECT RTRIM(mysql_decimal_text(100.00, 2))"),
+            (
+                "SELECT REPLACE(ROUND(1.5e0, 2), '5', 'x')",
+                "SELECT REPLACE(mysql_fixed_double_text(ROUND(mysql_round_double(1.5e0, 2), 2), 2), '5', 'x')",
+            ),
+            ("SELECT CONVERT(PI(), CHAR)", "SELECT CAST(mysql_fixed_double_text(PI(), 6) AS TEXT)"),
+            ("SELECT CAST(1e0 AS CHAR)", "SELECT CAST(mysql_double_text(1e0) AS TEXT)"),
+            (
+                "SELECT TRIM(LEADING 0.5 FROM 1e0)",
+                "SELECT mysql_trim('LEADING', mysql_decimal_text(0.5, 1), mysql_double_text(1e0))",
+            ),
+            (
+                "SELECT SUBSTRING(PI() FROM 2)",
+                "SELECT mysql_substr(mysql_fixed_double_text(PI(), 6), 2)",
+            ),
+            (
+                "SELECT a FROM t WHERE 1e0 LIKE '1'",
+                "SELECT a FROM t WHERE mysql_double_text(1e0) LIKE '1'",
+            ),
+            ("SELECT IF(a, 1, 'x') FROM t", "SELECT iif(a, CAST(1 AS TEXT), 'x') FROM t"),
+            ("SELECT LPAD(1, 2.5, 1e0)", "SELECT LPAD(1, 2.5, mysql_double_text(1e0))"),
+            ("SELECT 1e0 = '1'", "SELECT 1e0 = mysql_double('1')"),
+        ];
+        for (mysql, sqlite) in cases {
+            assert_eq!(bare(mysql), sqlite, "{mysql}");
+        }
+    }
+
+    /// An unsigned integer and a DECIMAL sort by keys of their values (SQLite would put one
+    /// past 2^63 first, a DECIMAL held as text last): `ORDER BY` the expression, its position
+    /// or its alias; `MIN`/`MAX` of DECIMALs likewise; a signed integer is sorted as it is.
+    #[test]
+    fn wide_numbers_sort_by_their_values() {
+        assert_eq!(
+            bare("SELECT status FROM request ORDER BY CAST(status AS UNSIGNED) DESC, status / 3"),
+            "SELECT status FROM request ORDER BY mysql_integer_key(CAST(status AS UNSIGNED), 1) DESC, \
+             mysql_decimal_key(mysql_decimal_op('/', status, 3, 0, 0, 4), 4)"
+        );
+        assert_eq!(
+            bare("SELECT 1.5 AS x, ~0 FROM t ORDER BY x, 2, 1e0"),
+            "SELECT 1.5 AS x, ~ 0 FROM t ORDER BY mysql_decimal_key(1.5, 1), \
+             mysql_integer_key(~ 0, 1), 1e0"
+        );
+        assert_eq!(
+            bare("SELECT MAX(1.5), MIN(2) FROM t"),
+            "SELECT mysql_decimal_unkey(MAX(mysql_decimal_key(1.5, 1))), MIN(2) FROM t"
+        );
+    }
+
+    /// Sums and signed arithmetic past 64 bits: a sum of integers is exact (a DECIMAL past
+    /// 2^63) where its operand may be 64 bits wide, SQLite's where it is 32 bits wide;
+    /// `+ - *` of operands wide enough to pass 2^63 err as MySQL's; `-(~0)` is a DECIMAL.
+    #[test]
+    fn wide_integers_are_summed_and_computed_exactly() {
+        assert_eq!(
+            bare("SELECT SUM(status), SUM(id), SUM(9223372036854775807) FROM request"),
+            "SELECT SUM(status), mysql_decimal_sum(id), mysql_decimal_sum(9223372036854775807) \
+             FROM request"
+        );
+        assert_eq!(
+            bare("SELECT status * 1000, id + 1, timestamp - 60 FROM request"),
+            "SELECT status * 1000, mysql_signed_arith('+', id, 1), timestamp - 60 FROM request"
+        );
+        assert_eq!(
+            bare("SELECT -(~0)"),
+            "SELECT mysql_decimal_neg(mysql_unsigned_value((~ 0)))"
+        );
+    }
+
     /// MySQL keeps the first of the rows a DISTINCT union finds equal: the part up to the last
     /// distinct UNION is wrapped, at every level.
     /// A BIGINT UNSIGNED is its 64 bits in SQLite: what reads the bits is made ours, anything
@@ -3741,7 +4079,7 @@ mod tests {
     fn unsigned_integers_are_read_by_one_rule_per_consumer() {
         assert_eq!(
             bare("SELECT 18446744073709551615 + 1, 9223372036854775807 + 1"),
-            "SELECT mysql_integer_arith('+', (-1), 1, 1), 9223372036854775807 + 1"
+            "SELECT mysql_integer_arith('+', (-1), 1, 1), mysql_signed_arith('+', 9223372036854775807, 1)"
         );
         assert_eq!(
             bare("SELECT 1 - CAST(2 AS UNSIGNED), 7 % CAST(2 AS UNSIGNED)"),

@@ -18,7 +18,6 @@
 //! quotient (`100 / 7 / 3`, 8 decimals) is computed with a double's digits and rounded to its
 //! scale once, as MySQL, which keeps more digits inside than it shows, does.
 
-use super::translate::Lines;
 use sqlparser::ast::{
     BinaryOperator, CeilFloorKind, DataType, DateTimeField, ExactNumberInfo, Expr, FunctionArg,
     FunctionArgExpr, FunctionArguments, InTarget, ObjectNamePart, Query, Select, SelectItem,
@@ -183,25 +182,121 @@ pub(super) fn hex_string_at(at: Location) -> bool {
     RULES.with(|r| r.borrow().hex_strings.contains(&at))
 }
 
-/// The functions that turn their arguments into text, and which of them (`None`: all): a
-/// DECIMAL argument is written with its scale there (`CONCAT(7/2, '')` is `3.5000`).
-const TO_TEXT: &[(&str, Option<usize>)] = &[
-    ("CONCAT", None),
-    ("CONCAT_WS", None),
-    ("LENGTH", Some(0)),
-    ("OCTET_LENGTH", Some(0)),
-    ("CHAR_LENGTH", Some(0)),
-    ("CHARACTER_LENGTH", Some(0)),
-    ("UPPER", Some(0)),
-    ("LOWER", Some(0)),
-    ("UCASE", Some(0)),
-    ("LCASE", Some(0)),
-    ("REVERSE", Some(0)),
-    ("LPAD", Some(0)),
-    ("RPAD", Some(0)),
-    ("LEFT", Some(0)),
-    ("RIGHT", Some(0)),
+/// The functions whose result is a string where the tables below do not say it.
+const TEXT_RESULTS: &[&str] = &[
+    "CONCAT",
+    "CONCAT_WS",
+    "UPPER",
+    "LOWER",
+    "UCASE",
+    "LCASE",
+    "REVERSE",
+    "LPAD",
+    "RPAD",
+    "LEFT",
+    "RIGHT",
 ];
+
+/// Which arguments of a function MySQL reads as strings ([`string_operands`]).
+#[derive(Clone, Copy)]
+enum Places {
+    All,
+    At(&'static [usize]),
+    From(usize),
+}
+
+/// The functions that read arguments as strings (MySQL's `val_str`), and which.
+#[rustfmt::skip]
+const STRING_ARGUMENTS: &[(&str, Places)] = &[
+    ("CONCAT", Places::All), ("CONCAT_WS", Places::All), ("GROUP_CONCAT", Places::All),
+    ("REPLACE", Places::All), ("ELT", Places::From(1)),
+    ("LENGTH", Places::At(&[0])), ("OCTET_LENGTH", Places::At(&[0])),
+    ("CHAR_LENGTH", Places::At(&[0])), ("CHARACTER_LENGTH", Places::At(&[0])),
+    ("BIT_LENGTH", Places::At(&[0])), ("UPPER", Places::At(&[0])), ("LOWER", Places::At(&[0])),
+    ("UCASE", Places::At(&[0])), ("LCASE", Places::At(&[0])), ("REVERSE", Places::At(&[0])),
+    ("LEFT", Places::At(&[0])), ("RIGHT", Places::At(&[0])), ("LPAD", Places::At(&[0, 2])),
+    ("RPAD", Places::At(&[0, 2])), ("TRIM", Places::At(&[0])), ("LTRIM", Places::At(&[0])),
+    ("RTRIM", Places::At(&[0])), ("QUOTE", Places::At(&[0])), ("REPEAT", Places::At(&[0])),
+    ("INSERT", Places::At(&[0, 3])), ("LOCATE", Places::At(&[0, 1])),
+    ("INSTR", Places::At(&[0, 1])), ("POSITION", Places::At(&[0, 1])),
+    ("SUBSTRING", Places::At(&[0])), ("SUBSTR", Places::At(&[0])), ("MID", Places::At(&[0])),
+    ("SUBSTRING_INDEX", Places::At(&[0, 1])), ("FIND_IN_SET", Places::At(&[0, 1])),
+    ("STRCMP", Places::At(&[0, 1])), ("ASCII", Places::At(&[0])), ("ORD", Places::At(&[0])),
+    ("MD5", Places::At(&[0])), ("SHA1", Places::At(&[0])), ("SHA", Places::At(&[0])),
+    ("SHA2", Places::At(&[0])), ("CRC32", Places::At(&[0])), ("SOUNDEX", Places::At(&[0])),
+    ("TO_BASE64", Places::At(&[0])), ("FROM_BASE64", Places::At(&[0])),
+    ("UNHEX", Places::At(&[0])), ("INET_ATON", Places::At(&[0])),
+    ("REGEXP_REPLACE", Places::At(&[0, 1, 2])), ("REGEXP_SUBSTR", Places::At(&[0, 1])),
+    ("REGEXP_INSTR", Places::At(&[0, 1])), ("REGEXP_LIKE", Places::At(&[0, 1])),
+];
+
+/// Where MySQL reads a string from a value, `e`'s operands it reads so: their places among the
+/// expressions met in `e` in the order sqlparser's visitor meets them (a call's arguments
+/// first; `TRIM(what FROM x)` its `what`, then `x`), `e` being of type `ty`. A number read there
+/// is written as MySQL writes it ([`as_text`]), not as SQLite does (`RTRIM(1e0)` is `1`, not
+/// `1.0`; `CONCAT(7/2)` `3.5000`; `LIKE` of `ROUND(x, 2)` sees `1.50`): the string functions'
+/// string arguments, both sides of `LIKE` and `REGEXP`, what is cast to a string, and the
+/// results of `IF`, `IFNULL`, `COALESCE` and `CASE` where theirs is a string. (A number never
+/// compares as a string: beside one it compares as a number, [`comparison`].)
+pub(super) fn string_operands(e: &Expr, ty: Ty) -> Vec<usize> {
+    let met = match e {
+        Expr::Trim { trim_what, .. } => 1 + usize::from(trim_what.is_some()),
+        Expr::Substring { .. } => 1,
+        Expr::Position { .. } | Expr::Like { .. } | Expr::RLike { .. } => 2,
+        Expr::Cast { data_type, .. }
+        | Expr::Convert {
+            data_type: Some(data_type),
+            ..
+        } => usize::from(matches!(cast_type(data_type), Ty::Text | Ty::Binary)),
+        Expr::Convert {
+            data_type: None,
+            charset: Some(_),
+            ..
+        } => 1,
+        Expr::Case {
+            operand,
+            conditions,
+            else_result,
+            ..
+        } if ty == Ty::Text => {
+            return case_results(operand.is_some(), conditions.len(), else_result.is_some())
+                .collect()
+        }
+        Expr::Function(f) => {
+            let name = f.name.to_string().to_ascii_uppercase();
+            let n = children(e).len();
+            let places = match name.as_str() {
+                "IF" if ty == Ty::Text => Places::From(1),
+                "IFNULL" | "COALESCE" if ty == Ty::Text => Places::All,
+                _ => match STRING_ARGUMENTS.iter().find(|(f, _)| *f == name) {
+                    Some((_, p)) => *p,
+                    None => return Vec::new(),
+                },
+            };
+            return match places {
+                Places::All => (0..n).collect(),
+                Places::From(k) => (k..n).collect(),
+                Places::At(at) => at.iter().copied().filter(|k| *k < n).collect(),
+            };
+        }
+        _ => 0,
+    };
+    (0..met).collect()
+}
+
+/// Whether `e` merges its results into one (`IF`, `IFNULL`, `COALESCE`, `CASE`): where that is a
+/// string, an integer among them is made one too (SQLite would keep it a number, and sort or
+/// compare it as one).
+pub(super) fn merges_results(e: &Expr) -> bool {
+    match e {
+        Expr::Case { .. } => true,
+        Expr::Function(f) => matches!(
+            f.name.to_string().to_ascii_uppercase().as_str(),
+            "IF" | "IFNULL" | "COALESCE"
+        ),
+        _ => false,
+    }
+}
 
 /// A result column's type as it is declared to the client, where it is not what SQLite's
 /// value tells (a DECIMAL's scale; a temporal, which SQLite holds as text): a client reads a
@@ -245,22 +340,11 @@ pub struct Typing {
     /// type is not followed); empty where the columns could not be told (a `*` over a table
     /// not known, or over a `USING` join; a statement not parsed).
     pub columns: Vec<Option<Meta>>,
-    /// The calls of the select lists that turn arguments into text ([`TO_TEXT`]) with a DECIMAL
-    /// argument: where the function's name starts (a byte offset into the statement) and each
-    /// argument's scale where it is a DECIMAL.
-    pub to_text: Vec<(usize, Vec<Option<AsText>>)>,
 }
 
-/// The typing of `query`, parsed from `sql` (where its locations point, read by `lines`).
-pub fn of(sql: &str, lines: &Lines, query: &Query) -> Typing {
-    let mut calls = Vec::new();
-    let columns = query_columns(query, &Vec::new(), &mut calls).unwrap_or_default();
-    let mut to_text: Vec<(usize, Vec<Option<AsText>>)> = calls
-        .into_iter()
-        .filter_map(|(at, scales)| Some((lines.offset(sql, at)?, scales)))
-        .collect();
-    to_text.sort_by_key(|c| c.0);
-    to_text.dedup_by_key(|c| c.0);
+/// The typing of `query`.
+pub fn of(query: &Query) -> Typing {
+    let columns = query_columns(query, &Vec::new(), &mut Found::default()).unwrap_or_default();
     Typing {
         columns: columns
             .into_iter()
@@ -268,7 +352,6 @@ pub fn of(sql: &str, lines: &Lines, query: &Query) -> Typing {
                 (t != Ty::Other && meta.code != super::coldef::Code::ByValue).then_some(meta)
             })
             .collect(),
-        to_text,
     }
 }
 
@@ -420,19 +503,36 @@ fn groups_by_sorting(select: &sqlparser::ast::Select) -> bool {
     distinct || never
 }
 
-/// `t`'s DECIMAL scale, where it is one.
-/// A call found while typing: where its name starts and how each argument is written as text.
-type Calls = Vec<(Location, Vec<Option<AsText>>)>;
+/// What typing a tree finds of each expression in it, for the translation, which rewrites the
+/// tree and so can no longer type it whole: by each expression's address in the tree typed, its
+/// type and definition (a DOUBLE's fixed decimals, an integer's width). An address is an
+/// expression's only while that tree is not rewritten there.
+#[derive(Debug, Default)]
+pub(super) struct Found(std::collections::HashMap<usize, (Ty, Meta)>);
 
-/// How a number argument of a call that turns it into text ([`TO_TEXT`]) is written, where it
-/// is not as SQLite writes its value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AsText {
-    /// A DECIMAL, with its scale (`CONCAT(7/2, '')` is `3.5000`).
-    Decimal(u8),
-    /// A DOUBLE of fixed decimals, with them (`CONCAT(ROUND(1.5e0, 2))` is `1.50`,
-    /// `CONCAT(PI())` `3.141593`), as the column is written ([`Declared::Double`]).
-    Double(u8),
+impl Found {
+    /// The address `e` is found by.
+    pub(super) fn key(e: &Expr) -> usize {
+        e as *const Expr as usize
+    }
+
+    /// What was found of the expression at `key` (taken out): `None` where it was not typed.
+    pub(super) fn take(&mut self, key: usize) -> Option<(Ty, Meta)> {
+        self.0.remove(&key)
+    }
+
+    /// The fixed decimals of what was found, where it is a DOUBLE that has them
+    /// ([`Declared::Double`]).
+    pub(super) fn fixed(found: Option<(Ty, Meta)>) -> Option<u8> {
+        match found.and_then(|(t, m)| (t == Ty::Double).then(|| m.declared())) {
+            Some(Some(Declared::Double(d))) => Some(d),
+            _ => None,
+        }
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.0.clear();
+    }
 }
 
 /// A relation's columns: each one's name (where it has one a query can name), type and
@@ -446,10 +546,10 @@ pub(super) type Ctes = Vec<(String, Option<Columns>)>;
 /// The common table expressions in scope inside `query`: `outer`'s and its own `WITH`'s, each
 /// typed seeing those before it.
 pub(super) fn ctes_of(query: &Query, outer: &Ctes) -> Ctes {
-    ctes_with(query, outer, &mut Vec::new())
+    ctes_with(query, outer, &mut Found::default())
 }
 
-fn ctes_with(query: &Query, outer: &Ctes, calls: &mut Calls) -> Ctes {
+fn ctes_with(query: &Query, outer: &Ctes, calls: &mut Found) -> Ctes {
     let mut scope = outer.clone();
     if let Some(with) = &query.with {
         for cte in &with.cte_tables {
@@ -465,14 +565,14 @@ fn ctes_with(query: &Query, outer: &Ctes, calls: &mut Calls) -> Ctes {
 
 /// The type of a scalar subquery (its one column's), `Other` where not known.
 pub(super) fn subquery(query: &Query, ctes: &Ctes) -> Ty {
-    match query_types(query, ctes, &mut Vec::new()).as_deref() {
+    match query_types(query, ctes, &mut Found::default()).as_deref() {
         Some([t]) => *t,
         _ => Ty::Other,
     }
 }
 
 /// The types of a query's result columns (`None` where a `*` or a `VALUES` hides them).
-fn query_types(query: &Query, ctes: &Ctes, calls: &mut Calls) -> Option<Vec<Ty>> {
+fn query_types(query: &Query, ctes: &Ctes, calls: &mut Found) -> Option<Vec<Ty>> {
     Some(
         query_columns(query, ctes, calls)?
             .into_iter()
@@ -483,7 +583,7 @@ fn query_types(query: &Query, ctes: &Ctes, calls: &mut Calls) -> Option<Vec<Ty>>
 
 /// A query's result columns, named and typed. Its common table expressions are typed in order,
 /// each seeing those before it (a raw table's name they take is theirs from then on).
-fn query_columns(query: &Query, ctes: &Ctes, calls: &mut Calls) -> Option<Columns> {
+fn query_columns(query: &Query, ctes: &Ctes, calls: &mut Found) -> Option<Columns> {
     let scope = if query.with.is_some() {
         ctes_with(query, ctes, calls)
     } else {
@@ -494,7 +594,7 @@ fn query_columns(query: &Query, ctes: &Ctes, calls: &mut Calls) -> Option<Column
 
 /// The columns of `query` read as a table (a derived table, a common table expression): as
 /// the query declares them, or where MariaDB materializes it, as its temporary table's fields.
-fn table_columns(query: &Query, ctes: &Ctes, calls: &mut Calls) -> Option<Columns> {
+fn table_columns(query: &Query, ctes: &Ctes, calls: &mut Found) -> Option<Columns> {
     let mut columns = query_columns(query, ctes, calls)?;
     if materialized(query) {
         for c in &mut columns {
@@ -586,7 +686,7 @@ fn rename(columns: &mut Columns, names: &[sqlparser::ast::TableAliasColumnDef]) 
     }
 }
 
-fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Calls) -> Option<Columns> {
+fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Found) -> Option<Columns> {
     match body {
         SetExpr::Select(select) => {
             let scope = Scope::of(select, ctes, calls);
@@ -785,10 +885,10 @@ impl Scope {
     /// The scope of `select` as the translation meets it, inside the common table expressions
     /// `ctes`.
     pub(super) fn of_select(select: &Select, ctes: &Ctes) -> Scope {
-        Scope::of(select, ctes, &mut Vec::new())
+        Scope::of(select, ctes, &mut Found::default())
     }
 
-    fn of(select: &Select, ctes: &Ctes, calls: &mut Calls) -> Scope {
+    fn of(select: &Select, ctes: &Ctes, calls: &mut Found) -> Scope {
         let mut tables = Some(Vec::new());
         let merges = !select
             .from
@@ -852,7 +952,7 @@ impl Scope {
 
     /// `e`'s type in this scope.
     pub(super) fn type_of(&self, e: &Expr) -> Ty {
-        self.typed(e, &mut Vec::new()).0
+        self.typed(e, &mut Found::default()).0
     }
 
     /// A column's type: what every table read that has a column of its name says it is.
@@ -885,17 +985,30 @@ impl Scope {
     /// A select list item's type and definition: a bit-value or hexadecimal literal alone
     /// (`b'101'`, `0x41`) is the binary string of its bytes, as MySQL answers it (a number
     /// wherever it is computed with).
-    fn item(&self, e: &Expr, calls: &mut Calls) -> (Ty, Meta) {
+    fn item(&self, e: &Expr, calls: &mut Found) -> (Ty, Meta) {
         match super::coldef::byte_string_literal(e) {
             Some(meta) => (Ty::Binary, meta),
             None => self.typed(e, calls),
         }
     }
 
-    /// `e`'s type and its column definition; the calls in it that turn a DECIMAL into text go
-    /// to `calls`. Every subexpression is typed once: its children first, then [`node`] from
+    /// `e`'s type and its column definition, as [`Scope::typed`] finds them, what it finds of
+    /// each expression in `e` put in `found`: what the translation types `e` by before it
+    /// rewrites it.
+    pub(super) fn typed_into(&self, e: &Expr, found: &mut Found) -> (Ty, Meta) {
+        self.typed(e, found)
+    }
+
+    /// `e`'s type and its column definition; what it finds of each expression in `e` goes to
+    /// `found`. Every subexpression is typed once: its children first, then [`node`] from
     /// theirs.
-    fn typed(&self, e: &Expr, calls: &mut Calls) -> (Ty, Meta) {
+    fn typed(&self, e: &Expr, calls: &mut Found) -> (Ty, Meta) {
+        let (t, meta) = self.typed_here(e, calls);
+        calls.0.insert(Found::key(e), (t, meta));
+        (t, meta)
+    }
+
+    fn typed_here(&self, e: &Expr, calls: &mut Found) -> (Ty, Meta) {
         if let Expr::Subquery(q) = e {
             return match query_columns(q, &self.ctes, calls).as_deref() {
                 Some([(_, t, m)]) => (*t, m.subquery()),
@@ -909,38 +1022,6 @@ impl Scope {
             for (t, m) in kids.iter().zip(metas.iter_mut()) {
                 if as_number(r, *t).is_some() {
                     *m = Meta::temporal_number(*t, m.decimals.min(6), m.nullable);
-                }
-            }
-        }
-        if let Expr::Function(f) = e {
-            let upper = f.name.to_string().to_ascii_uppercase();
-            if let (
-                Some((_, which)),
-                FunctionArguments::List(list),
-                Some(ObjectNamePart::Identifier(name)),
-            ) = (
-                TO_TEXT.iter().find(|(n, _)| *n == upper),
-                &f.args,
-                f.name.0.last(),
-            ) {
-                let scales: Vec<Option<AsText>> = kids
-                    .iter()
-                    .zip(&metas)
-                    .enumerate()
-                    .map(|(k, (t, m))| {
-                        let written = match (t, m.declared()) {
-                            (Ty::Dec(s), _) => Some(AsText::Decimal(*s)),
-                            (Ty::Double, Some(Declared::Double(d))) => Some(AsText::Double(d)),
-                            _ => None,
-                        };
-                        written.filter(|_| which.is_none_or(|w| w == k))
-                    })
-                    .collect();
-                if scales.iter().any(Option::is_some)
-                    && list.clauses.is_empty()
-                    && scales.len() == list.args.len()
-                {
-                    calls.push((name.span.start, scales));
                 }
             }
         }
@@ -966,6 +1047,23 @@ impl Scope {
                 .collect::<Vec<_>>()
         });
         let kids = read.as_deref().unwrap_or(kids);
+        // A constant BIGINT UNSIGNED past 2^63 negated is a DECIMAL (`-(~0)`), as MariaDB
+        // types it (`Item_func_neg`); any other stays an integer.
+        if let (
+            Expr::UnaryOp {
+                op: UnaryOperator::Minus,
+                expr,
+            },
+            [Ty::UInt],
+        ) = (e, kids)
+        {
+            // (`-9223372036854775808`, a literal, is the least BIGINT: below.)
+            if unsigned_constant(expr).is_some_and(|u| u >= 1 << 63)
+                && unsigned_literal(expr) != Some(1 << 63)
+            {
+                return Ty::Dec(0);
+            }
+        }
         // An unsigned operand read as its value (not its bits) is an integer there.
         let valued: Vec<Ty> = kids
             .iter()
@@ -1110,7 +1208,7 @@ impl Scope {
                     .collect();
                 let upper = name.value.to_ascii_uppercase();
                 match function(&upper, &args, star) {
-                    Ty::Other if TO_TEXT.iter().any(|(n, _)| *n == upper) => Ty::Text,
+                    Ty::Other if TEXT_RESULTS.contains(&upper.as_str()) => Ty::Text,
                     t => t,
                 }
             }
@@ -1269,6 +1367,22 @@ pub(super) fn unsigned_literal(e: &Expr) -> Option<u64> {
             .filter(|v| *v < 0)
             .map(|v| v as u64),
         _ => None,
+    }
+}
+
+/// The value of a constant BIGINT UNSIGNED written with literals: one past 2^63, `~n`,
+/// `CAST(n AS UNSIGNED)`, in parentheses; `None` for anything else.
+fn unsigned_constant(e: &Expr) -> Option<u64> {
+    match e {
+        Expr::Nested(x) => unsigned_constant(x),
+        Expr::UnaryOp {
+            op: UnaryOperator::BitwiseNot,
+            expr,
+        } => literal_int(expr).map(|n| !(n as u64)),
+        Expr::Cast {
+            expr, data_type, ..
+        } if cast_type(data_type) == Ty::UInt => literal_int(expr).map(|n| n as u64),
+        e => unsigned_literal(e),
     }
 }
 
@@ -1713,11 +1827,15 @@ fn merge(a: Ty, b: Ty) -> Ty {
 }
 
 /// `e`, of type `t`, written as MySQL writes such a value as a string, where SQLite writes it
-/// otherwise: a DOUBLE's `1e20` (not `1.0e+20`), a DECIMAL's scale (`1.50`); `None` where
+/// otherwise: a DOUBLE's `1e20` (not `1.0e+20`), with its `fixed` decimals where it has them
+/// (`ROUND(x, 2)`'s `1.50`, `PI()`'s `3.141593`), a DECIMAL's scale (`1.50`); `None` where
 /// SQLite's text is MySQL's (an integer, a temporal, a string).
-pub(super) fn as_text(t: Ty, e: &str) -> Option<String> {
+pub(super) fn as_text(t: Ty, fixed: Option<u8>, e: &str) -> Option<String> {
     match t {
-        Ty::Double => Some(format!("mysql_double_text({e})")),
+        Ty::Double => Some(match fixed {
+            Some(d) => format!("mysql_fixed_double_text({e}, {d})"),
+            None => format!("mysql_double_text({e})"),
+        }),
         Ty::Dec(s) => Some(format!("mysql_decimal_text({e}, {s})")),
         _ => None,
     }
@@ -2137,7 +2255,7 @@ mod tests {
     /// The typing of `sql`, one MySQL query (nothing where sqlparser does not parse it).
     fn typing(sql: &str) -> Typing {
         match Parser::parse_sql(&MySql, sql).as_deref() {
-            Ok([Statement::Query(query)]) => of(sql, &Lines::new(sql), query),
+            Ok([Statement::Query(query)]) => of(query),
             _ => Typing::default(),
         }
     }
@@ -2193,7 +2311,7 @@ mod tests {
         let Ok([Statement::Query(q)]) = parsed.as_deref() else {
             unreachable!("{sql}")
         };
-        match query_columns(q, &Vec::new(), &mut Vec::new()).as_deref() {
+        match query_columns(q, &Vec::new(), &mut Found::default()).as_deref() {
             Some([(_, t, _)]) => *t,
             _ => Ty::Other,
         }
@@ -2737,22 +2855,74 @@ mod tests {
     }
 
     #[test]
-    fn calls_that_write_a_decimal_as_text_are_found_where_they_start() {
-        let sql = "SELECT CONCAT(7 / 2, ''),\n  é, CONCAT_WS('-', 'x', ROUND(1.5, 3)), CONCAT('a')";
-        let t = typing(sql);
-        assert_eq!(t.to_text.len(), 2);
-        assert_eq!(&sql[t.to_text[0].0..][..6], "CONCAT");
-        let dec = |s| Some(AsText::Decimal(s));
-        assert_eq!(t.to_text[0].1, vec![dec(4), None]);
-        assert_eq!(&sql[t.to_text[1].0..][..9], "CONCAT_WS");
-        assert_eq!(t.to_text[1].1, vec![None, None, dec(3)]);
-        // LENGTH turns its first argument alone into text.
-        let t = typing("SELECT LPAD(7 / 2, 7 / 2, '0')");
-        assert_eq!(t.to_text[0].1, vec![dec(4), None, None]);
-        // A DOUBLE of fixed decimals is written with them; one of all its digits as SQLite
-        // writes it.
-        let t = typing("SELECT CONCAT(ROUND(1.5e0, 2), PI() * 2, 1e0 / 3, ROUND(1e0 / 3))");
-        let double = |d| Some(AsText::Double(d));
-        assert_eq!(t.to_text[0].1, vec![double(2), double(6), None, double(0)]);
+    fn the_operands_read_as_strings_are_found_by_one_rule() {
+        let expr = |sql: &str| match Parser::parse_sql(&MySql, &format!("SELECT {sql}")).as_deref()
+        {
+            Ok([Statement::Query(q)]) => match q.body.as_ref() {
+                SetExpr::Select(s) => match &s.projection[0] {
+                    SelectItem::UnnamedExpr(e) => e.clone(),
+                    _ => unreachable!(),
+                },
+                _ => unreachable!(),
+            },
+            _ => panic!("{sql}"),
+        };
+        let cases: &[(&str, Ty, &[usize])] = &[
+            ("CONCAT(1, 2, 3)", Ty::Text, &[0, 1, 2]),
+            ("LPAD(1e0, 5, 0.5)", Ty::Text, &[0, 2]),
+            ("RTRIM(1e0)", Ty::Text, &[0]),
+            ("ELT(1, 2.5, 'a')", Ty::Text, &[1, 2]),
+            ("LENGTH(PI())", Ty::Int, &[0]),
+            ("TRIM(1e0)", Ty::Text, &[0]),
+            ("TRIM(LEADING 1 FROM 1e0)", Ty::Text, &[0, 1]),
+            ("SUBSTRING(1e0 FROM 1 FOR 2)", Ty::Text, &[0]),
+            ("POSITION(1 IN 1e0)", Ty::Int, &[0, 1]),
+            ("1e0 LIKE 1", Ty::Int, &[0, 1]),
+            ("1e0 REGEXP 1", Ty::Int, &[0, 1]),
+            ("CAST(1e0 AS CHAR)", Ty::Text, &[0]),
+            ("CONVERT(1e0, CHAR)", Ty::Text, &[0]),
+            ("CAST(1e0 AS SIGNED)", Ty::Int, &[]),
+            ("IF(1, 2, 'a')", Ty::Text, &[1, 2]),
+            ("IF(1, 2, 3)", Ty::Int, &[]),
+            ("CASE WHEN 1 THEN 2.5 ELSE 'a' END", Ty::Text, &[1, 2]),
+            ("COALESCE(1e0, 'a')", Ty::Text, &[0, 1]),
+            ("ROUND(1e0, 2)", Ty::Double, &[]),
+            ("1e0 = '1'", Ty::Int, &[]),
+        ];
+        for (sql, ty, want) in cases {
+            assert_eq!(string_operands(&expr(sql), *ty), *want, "{sql}");
+        }
+    }
+
+    /// What the translation types an expression by before rewriting it: each subexpression's
+    /// fixed decimals, where it is a DOUBLE that has them.
+    #[test]
+    fn typing_finds_each_doubles_fixed_decimals() {
+        let parsed = Parser::parse_sql(
+            &MySql,
+            "SELECT CONCAT(ROUND(1.5e0, 2), PI() * 2, 1e0 / 3, 7 / 2)",
+        )
+        .unwrap();
+        let Statement::Query(q) = &parsed[0] else {
+            panic!("a query")
+        };
+        let SetExpr::Select(s) = q.body.as_ref() else {
+            panic!()
+        };
+        let SelectItem::UnnamedExpr(e) = &s.projection[0] else {
+            panic!()
+        };
+        let mut found = Found::default();
+        let (t, _) = Scope::none().typed_into(e, &mut found);
+        assert_eq!(t, Ty::Text);
+        let args = children(e);
+        let fixed: Vec<Option<u8>> = args
+            .iter()
+            .map(|a| Found::fixed(found.take(Found::key(a))))
+            .collect();
+        assert_eq!(fixed, vec![Some(2), Some(6), None, None]);
+        // Each expression is found once.
+        assert_eq!(found.take(Found::key(args[0])), None);
+        assert_eq!(found.take(Found::key(e)).map(|f| f.0), Some(Ty::Text));
     }
 }
