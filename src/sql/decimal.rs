@@ -135,6 +135,13 @@ impl Decimal {
         }
     }
 
+    pub fn abs(&self) -> Decimal {
+        Decimal {
+            units: self.units.abs(),
+            scale: self.scale,
+        }
+    }
+
     pub fn mul(&self, o: &Decimal) -> Decimal {
         Decimal {
             units: &self.units * &o.units,

@@ -583,6 +583,9 @@ fn decimals(conn: &Connection) -> Result<()> {
     conn.create_scalar_function("mysql_decimal_neg", 1, pure, |ctx| {
         Ok(decimal_of(ctx.get_raw(0)).map(|d| held(&d.neg())))
     })?;
+    conn.create_scalar_function("mysql_decimal_abs", 1, pure, |ctx| {
+        Ok(decimal_of(ctx.get_raw(0)).map(|d| held(&d.abs())))
+    })?;
     // `a DIV b` where either is no integer: the exact quotient cut toward zero, as MySQL
     // divides decimals there (`18446744073709551615 DIV 1e3` is 18446744073709551); error
     // 1690 past a BIGINT (`unsigned`: a BIGINT UNSIGNED, its bits).

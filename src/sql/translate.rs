@@ -624,6 +624,10 @@ fn rolled(
     }
 }
 
+/// Where an expression's children's types start in the visitor's list, its type where it was
+/// known on entering it, and what typing found of it (its type and definition).
+type Mark = (usize, Option<Ty>, Option<(Ty, Meta)>);
+
 /// The rewriting visitor: it breaks on what it refuses, saying what in `refused`.
 struct Rewrite<'a> {
     sql: &'a str,
@@ -646,7 +650,7 @@ struct Rewrite<'a> {
     types: Vec<Ty>,
     /// For each expression being visited: where its children's types start in `types`, and
     /// its type where it was known on entering it (a subquery's, typed from its query).
-    marks: Vec<(usize, Option<Ty>, Option<(Ty, Meta)>)>,
+    marks: Vec<Mark>,
     /// What typing found of the expressions of the outermost one being visited, typed whole as
     /// it is entered (before any of it is rewritten): each one's type and definition.
     found: typing::Found,
@@ -1178,6 +1182,11 @@ impl VisitorMut for Rewrite<'_> {
     }
 
     fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        if !resolve_group_concat_order(expr) {
+            // (MySQL's error 1054: no such argument.)
+            self.refused = Some(format!("`{expr}` is not supported"));
+            return ControlFlow::Break(());
+        }
         let known = match expr {
             Expr::Subquery(q) => Some(typing::subquery(q, self.ctes.last().unwrap_or(&Vec::new()))),
             _ => None,
@@ -1704,27 +1713,9 @@ impl Rewrite<'_> {
             for clause in &list.clauses {
                 match clause {
                     FunctionArgumentClause::OrderBy(by) => {
-                        let mut terms = Vec::with_capacity(by.len());
-                        for o in by {
-                            // `ORDER BY 2` is the call's second argument, as in MySQL.
-                            let position = match &o.expr {
-                                Expr::Value(v) => match &v.value {
-                                    Value::Number(n, _) => Some(n.parse::<usize>().ok()),
-                                    _ => None,
-                                },
-                                _ => None,
-                            };
-                            let mut o = o.clone();
-                            match position {
-                                Some(Some(k)) if (1..=texts.len()).contains(&k) => {
-                                    o.expr = raw(texts[k - 1].clone());
-                                }
-                                // (MySQL's error 1054: no such argument.)
-                                Some(_) => return ControlFlow::Break(()),
-                                None => {}
-                            }
-                            terms.push(o.to_string());
-                        }
+                        // (`ORDER BY 2` was made the call's second argument where it was
+                        // entered: a number here is a constant's value.)
+                        let mut terms: Vec<String> = by.iter().map(|o| o.to_string()).collect();
                         // Rows its order finds equal, MySQL's tree of them gives last met
                         // first; with DISTINCT, the first met of equal ones stands for them.
                         if !distinct {
@@ -2041,7 +2032,6 @@ fn strings_read(expr: &mut Expr, ty: Ty, kids: &[Ty], found: &[Option<(Ty, Meta)
         return;
     }
     let merges = typing::merges_results(expr);
-    resolve_group_concat_order(expr);
     for (k, e) in met_mut(expr).into_iter().enumerate() {
         let (Some(t), true) = (kids.get(k), places.contains(&k)) else {
             continue;
@@ -2078,15 +2068,17 @@ fn met_mut(e: &mut Expr) -> Vec<&mut Expr> {
     }
 }
 
-/// `GROUP_CONCAT(… ORDER BY n)`: the nth argument as the client wrote it, before its arguments
-/// are written as strings (it orders by their values, as MySQL's does).
-fn resolve_group_concat_order(e: &mut Expr) {
-    let Expr::Function(f) = e else { return };
+/// `GROUP_CONCAT(… ORDER BY n)`: the nth argument as the client wrote it, made so where the call
+/// is entered: before its arguments are written as strings (it orders by their values, as
+/// MySQL's does), and before a constant there is folded to a number (`ORDER BY COERCIBILITY(1)`
+/// orders by a value, not by a position). False where `n` names no argument.
+fn resolve_group_concat_order(e: &mut Expr) -> bool {
+    let Expr::Function(f) = e else { return true };
     if !f.name.to_string().eq_ignore_ascii_case("GROUP_CONCAT") {
-        return;
+        return true;
     }
     let FunctionArguments::List(list) = &mut f.args else {
-        return;
+        return true;
     };
     let args: Vec<Expr> = list
         .args
@@ -2106,12 +2098,15 @@ fn resolve_group_concat_order(e: &mut Expr) {
                     },
                     _ => None,
                 };
-                if let Some(arg) = position.and_then(|k| args.get(k.checked_sub(1)?)) {
-                    o.expr = arg.clone();
+                match position.map(|k| args.get(k.checked_sub(1)?)) {
+                    Some(Some(arg)) => o.expr = arg.clone(),
+                    Some(None) => return false,
+                    None => {}
                 }
             }
         }
     }
+    true
 }
 
 /// `+ - *` of signed integers whose digits could take the result past 64 bits (`+`/`-` of an
@@ -2421,7 +2416,7 @@ fn unsigned(expr: &mut Expr, kids: &[Ty]) -> Vec<Ty> {
 /// compute doubles, given `expr`'s type `ty` and its operands' types as met (`met`) and as
 /// read now (`read`, after [`unsigned`] and [`numbered`]). One rule per operator class and per
 /// consumer: `+ - * / %` (and `MOD`) whose result is a DECIMAL, and a DECIMAL negated, on each
-/// operand's exact digits (`mysql_decimal_op`); `DIV` of operands not both integers, the exact
+/// operand's exact digits (`mysql_decimal_op`), its `ABS` too; `DIV` of operands not both integers, the exact
 /// quotient cut (`mysql_decimal_int_div`); a comparison of exact numbers where one is a
 /// DECIMAL, by keys that order the values whichever form SQLite holds them in, each value
 /// rounded to its type's scale as MariaDB compares them (`1/3 = 0.3333` is 1, `(1/3)*3 = 1`
@@ -2508,6 +2503,10 @@ fn decimals(expr: &mut Expr, met: &[Ty], read: &[Ty], ty: Ty, found: &[Option<(T
             match (name.as_str(), texts.as_slice(), met, read) {
                 ("MOD", [a, b], _, [l, r]) if decimal && exact(l) && exact(r) => {
                     *expr = op("%", a, b);
+                }
+                // (SQLite's `ABS` of a DECIMAL held as text would be a double's digits.)
+                ("ABS", [x], _, [r]) if decimal && exact(r) => {
+                    *expr = raw(format!("mysql_decimal_abs({x})"));
                 }
                 // The least or greatest by the values' keys (one wider than a double is held as
                 // text, which SQLite would order after every number), given back as values.
@@ -3876,6 +3875,12 @@ mod tests {
         assert!(tree("SELECT GROUP_CONCAT(a, b ORDER BY 2 DESC) FROM t")
             .contains("ORDER BY b DESC, mysql_arrival() DESC)"));
         assert!(query("SELECT GROUP_CONCAT(a ORDER BY 3) FROM t").is_err());
+        assert!(query("SELECT GROUP_CONCAT(a ORDER BY 0) FROM t").is_err());
+        // A position is read as written: a constant folded to a number there is a value.
+        assert!(query(
+            "SELECT GROUP_CONCAT(DISTINCT COERCIBILITY(1) ORDER BY COERCIBILITY(1)) FROM t"
+        )
+        .is_ok());
     }
 
     #[test]
@@ -4068,6 +4073,11 @@ mod tests {
         assert_eq!(
             bare("SELECT -(~0)"),
             "SELECT mysql_decimal_neg(mysql_unsigned_value((~ 0)))"
+        );
+        // The absolute value of a DECIMAL past a double's digits is exact too.
+        assert_eq!(
+            bare("SELECT ABS(-(~0)), ABS(1)"),
+            "SELECT mysql_decimal_abs(mysql_decimal_neg(mysql_unsigned_value((~ 0)))), ABS(1)"
         );
     }
 

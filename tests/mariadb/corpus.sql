@@ -1287,3 +1287,17 @@ SELECT TABLE_NAME, MAX_INDEX_LENGTH, TEMPORARY FROM information_schema.TABLES WH
 SELECT @@character_set_filesystem, @@character_set_system, @@sql_auto_is_null, @@sql_safe_updates
 -- IS [NOT] UNKNOWN is a predicate: a LONG of 1.
 SELECT 1 IS UNKNOWN, NULL IS NOT UNKNOWN, status IS UNKNOWN FROM request LIMIT 1
+-- Numbers read as strings, by one rule (issue 80): a DECIMAL with its scale, a DOUBLE with its fixed decimals or its shortest digits.
+SELECT RTRIM(100.00), CRC32(IF(0, 1.5, 1)), CAST(ROUND(1e0, 2) AS CHAR), CRC32(REPEAT(ROUND(1.5, 3), 2)), CRC32(INSERT(0.0, 5, 0, '')) FROM timertag LIMIT 1
+SELECT CAST(1e0 AS CHAR), CRC32(CONCAT(-0.0)), 100.00 LIKE '100.00', ROUND(2.5e0, 1) LIKE '2.5' FROM timertag LIMIT 1
+SELECT IF(1, 1.50, 'a'), COALESCE(NULL, ROUND(1e0, 2), 'a'), IFNULL(NULL, 2.50) FROM request ORDER BY id LIMIT 1
+-- A constant folded to a number in GROUP_CONCAT's ORDER BY is a value there, not a position.
+SELECT GROUP_CONCAT(DISTINCT COERCIBILITY(1) ORDER BY COERCIBILITY(1)) FROM timertag
+-- Wide numbers: SUM of integers exact past 2^63, a constant past 2^63 negated a DECIMAL, ABS of a DECIMAL exact.
+SELECT SUM(9223372036854775807), SUM(id + 9223372036854775), ABS(SUM(9223372036854775807)) FROM request
+SELECT -(~0), ABS(-(~0)), ABS((1.5 - -9223372036854775808)), ABS(-99999999999999999999.5)
+=SELECT (9223372036854775807 + 9223372036854775807)
+=SELECT id + 9223372036854775807 FROM request
+SELECT id, ~0 - id AS u, id + 99999999999999999999.5 AS d FROM request ORDER BY u, 2 LIMIT 3
+SELECT id FROM request ORDER BY 99999999999999999999.5 - id, ~0 - id DESC LIMIT 3
+SELECT MIN(id + 99999999999999999999.5), MAX(99999999999999999999.5 - id), MIN(-id - 0.5) FROM request
