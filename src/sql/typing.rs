@@ -631,7 +631,7 @@ pub(super) fn double_fields(query: &Query, ctes: &Ctes) -> Vec<(usize, u32, u8)>
     {
         return Vec::new();
     }
-    let Some(columns) = query_columns(query, ctes, &mut Vec::new()) else {
+    let Some(columns) = query_columns(query, ctes, &mut Found::default()) else {
         return Vec::new();
     };
     columns
