@@ -665,7 +665,7 @@ struct Rewrite<'a> {
     /// The SELECTs (by address) MariaDB reads as a table through a temporary table, with the
     /// DOUBLEs of fixed decimals it stores there ([`typing::double_fields`]), found as the
     /// derived table or common table expression holding one is entered.
-    double_fields: Vec<(usize, Vec<(usize, u32, u8)>)>,
+    double_fields: Vec<(usize, Vec<typing::DoubleField>)>,
     /// For each `CHARSET`/`COLLATION`/`COERCIBILITY` call being visited, what its argument's
     /// form says ([`written_derivation`]), read before the argument is translated.
     charset_args: Vec<Option<(u8, Option<&'static str>)>>,

@@ -608,12 +608,15 @@ fn table_columns(query: &Query, ctes: &Ctes, calls: &mut Found) -> Option<Column
     Some(columns)
 }
 
+/// A select list item's position, length and decimals ([`double_fields`]).
+pub(super) type DoubleField = (usize, u32, u8);
+
 /// The DOUBLEs of fixed decimals MariaDB stores in the temporary table it reads `query` from
 /// as a table (a derived table, a common table expression it materializes): each select list
 /// item's position, length and decimals, whose value is stored as such a column stores it
 /// (`functions::double_field`). Only a query of one SELECT whose items are all expressions
 /// (no `*`) is followed.
-pub(super) fn double_fields(query: &Query, ctes: &Ctes) -> Vec<(usize, u32, u8)> {
+pub(super) fn double_fields(query: &Query, ctes: &Ctes) -> Vec<DoubleField> {
     let mut body = query.body.as_ref();
     while let SetExpr::Query(q) = body {
         body = q.body.as_ref();
