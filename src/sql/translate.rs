@@ -735,6 +735,17 @@ fn decimal_keys(select: &Select, scope: &Scope) -> DecimalKeys {
     keys
 }
 
+/// The DOUBLEs of fixed decimals `query`'s SELECT stores where MariaDB materializes it
+/// ([`typing::double_fields`]), by the SELECT's address: stored so where it is left
+/// (`post_visit_select`).
+fn double_fields_at(
+    query: &Query,
+    ctes: &typing::Ctes,
+) -> Option<(usize, Vec<typing::DoubleField>)> {
+    let (select, fields) = typing::double_fields(query, ctes)?;
+    Some((std::ptr::from_ref::<Select>(select) as usize, fields))
+}
+
 /// `e` rounded to `scale` digits, a DECIMAL (MySQL's 65 digits at most).
 fn round_to_scale(e: &mut Expr, scale: u8) {
     *e = raw(format!("mysql_decimal({e}, {scale}, 65)"));
@@ -1016,7 +1027,8 @@ impl VisitorMut for Rewrite<'_> {
             let typed = typing::ctes_of(query, self.ctes.last().unwrap_or(&Vec::new()));
             for (k, cte) in with.cte_tables.iter().enumerate() {
                 let before = &typed[..(outer + k).min(typed.len())];
-                self.note_double_fields(&cte.query, &before.to_vec());
+                self.double_fields
+                    .extend(double_fields_at(&cte.query, &before.to_vec()));
             }
             self.ctes.push(typed);
         }
@@ -1135,8 +1147,9 @@ impl VisitorMut for Rewrite<'_> {
             index_directives.clear();
         }
         if let TableFactor::Derived { subquery, .. } = table {
-            let ctes = self.ctes.last().cloned().unwrap_or_default();
-            self.note_double_fields(subquery, &ctes);
+            let none = Vec::new();
+            let outer = self.ctes.last().unwrap_or(&none);
+            self.double_fields.extend(double_fields_at(subquery, outer));
         }
         ControlFlow::Continue(())
     }
@@ -1303,20 +1316,6 @@ impl Rewrite<'_> {
             _ => coercibility::aggregate(kids.iter().copied())
                 .unwrap_or(Collated::new(Derivation::Coercible, self.literals)),
         })
-    }
-
-    /// Notes the DOUBLEs of fixed decimals `query`'s SELECT stores where MariaDB materializes
-    /// it, to store them so where that SELECT is left (`post_visit_select`).
-    fn note_double_fields(&mut self, query: &Query, ctes: &typing::Ctes) {
-        let fields = typing::double_fields(query, ctes);
-        let mut body = query.body.as_ref();
-        while let SetExpr::Query(q) = body {
-            body = q.body.as_ref();
-        }
-        if let (SetExpr::Select(select), false) = (body, fields.is_empty()) {
-            let at = std::ptr::from_ref::<Select>(select) as usize;
-            self.double_fields.push((at, fields));
-        }
     }
 
     /// Refuses the statement for `what`.

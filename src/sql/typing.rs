@@ -25,7 +25,7 @@ use sqlparser::ast::{
 };
 use sqlparser::tokenizer::Location;
 
-use super::coldef::{Code, Meta};
+use super::coldef::Meta;
 use super::layout::SqlType;
 use super::variables::TableColumns;
 use super::vtab::Raw;
@@ -612,37 +612,39 @@ fn table_columns(query: &Query, ctes: &Ctes, calls: &mut Found) -> Option<Column
 pub(super) type DoubleField = (usize, u32, u8);
 
 /// The DOUBLEs of fixed decimals MariaDB stores in the temporary table it reads `query` from
-/// as a table (a derived table, a common table expression it materializes): each select list
-/// item's position, length and decimals, whose value is stored as such a column stores it
-/// (`functions::double_field`). Only a query of one SELECT whose items are all expressions
-/// (no `*`) is followed.
-pub(super) fn double_fields(query: &Query, ctes: &Ctes) -> Vec<DoubleField> {
+/// as a table (a derived table, a common table expression it materializes): its SELECT, and
+/// each select list item's position, length and decimals, whose value is stored as such a
+/// column stores it (`functions::double_field`). Only a query of one SELECT whose items are all
+/// expressions (no `*`) is followed.
+pub(super) fn double_fields<'q>(
+    query: &'q Query,
+    ctes: &Ctes,
+) -> Option<(&'q Select, Vec<DoubleField>)> {
     let mut body = query.body.as_ref();
     while let SetExpr::Query(q) = body {
         body = q.body.as_ref();
     }
     let SetExpr::Select(select) = body else {
-        return Vec::new();
+        return None;
     };
-    if !materialized(query)
-        || select.projection.iter().any(|i| {
-            !matches!(
-                i,
-                SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. }
-            )
-        })
-    {
-        return Vec::new();
+    let expressions = select.projection.iter().all(|i| {
+        matches!(
+            i,
+            SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. }
+        )
+    });
+    if !expressions || !materialized(query) {
+        return None;
     }
-    let Some(columns) = query_columns(query, ctes, &mut Found::default()) else {
-        return Vec::new();
-    };
-    columns
+    let fields: Vec<DoubleField> = query_columns(query, ctes, &mut Found::default())?
         .iter()
         .enumerate()
-        .filter(|(_, c)| c.2.code == Code::Double && c.2.decimals < 31)
-        .map(|(k, c)| (k, c.2.length, c.2.decimals))
-        .collect()
+        .filter_map(|(k, c)| match c.2.declared() {
+            Some(Declared::Double(d)) => Some((k, c.2.length, d)),
+            _ => None,
+        })
+        .collect();
+    (!fields.is_empty()).then_some((select, fields))
 }
 
 /// Whether MariaDB reads `query` as a table through a temporary table of its rows rather than
