@@ -204,17 +204,24 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
         ("ceiling", f64::ceil),
     ] {
         let up = name != "floor";
+        // An integer where one holds it; a DOUBLE past a BIGINT stays one (`FLOOR(1e19)`).
+        let whole = move |x: f64| {
+            let r = f(x);
+            if r.abs() < 9.2e18 {
+                Value::Integer(r as i64)
+            } else {
+                Value::Real(r)
+            }
+        };
         conn.create_scalar_function(name, 1, pure, move |ctx| {
             Ok(match ctx.get_raw(0) {
                 ValueRef::Integer(i) => Value::Integer(i),
                 // A DECIMAL held as the text of its digits (past a double's): exactly.
                 ValueRef::Text(t) => match std::str::from_utf8(t).ok().and_then(Decimal::parse) {
                     Some(d) => held(&d.floor_or_ceil(up)),
-                    None => {
-                        number(ctx.get_raw(0)).map_or(Value::Null, |x| Value::Integer(f(x) as i64))
-                    }
+                    None => number(ctx.get_raw(0)).map_or(Value::Null, whole),
                 },
-                v => number(v).map_or(Value::Null, |x| Value::Integer(f(x) as i64)),
+                v => number(v).map_or(Value::Null, whole),
             })
         })?;
     }
@@ -915,6 +922,21 @@ fn wide(v: ValueRef<'_>, unsigned: bool) -> Option<i128> {
     })
 }
 
+/// MySQL's error 1690 for a DOUBLE result out of its range (`check_float_overflow`), `said`
+/// the expression as the message names it (`engine` answers it as the error).
+pub(super) fn double_out_of_range(said: &str) -> rusqlite::Error {
+    rusqlite::Error::UserFunctionError(format!("DOUBLE value is out of range in '{said}'").into())
+}
+
+/// `x` where it is a finite DOUBLE, else error 1690 naming `said()`.
+pub(super) fn finite(x: f64, said: impl FnOnce() -> String) -> rusqlite::Result<f64> {
+    if x.is_finite() {
+        Ok(x)
+    } else {
+        Err(double_out_of_range(&said()))
+    }
+}
+
 /// MySQL's error 1690 for an integer result out of its type's range.
 fn out_of_range(unsigned: bool) -> rusqlite::Error {
     rusqlite::Error::UserFunctionError(
@@ -1050,6 +1072,24 @@ fn unsigned(conn: &Connection) -> Result<()> {
 fn format_number(x: f64, d: i64) -> String {
     let d = d.clamp(0, 30) as usize;
     let x = round_half_away(x, d as i64, f64::round);
+    if x.is_finite() && x.abs() >= 1e17 {
+        // Past 17 digits a double's digits are its shortest ones, then zeros, as MySQL
+        // writes them (`FORMAT(1.7976931348623157e308, 0)` is `179,769,313,486,231,570,000,…`).
+        let e = format!("{x:e}");
+        let (mantissa, exponent) = e.split_once('e').unwrap_or((&e, "0"));
+        let exponent: usize = exponent.parse().unwrap_or(0);
+        let (sign, mantissa) = match mantissa.strip_prefix('-') {
+            Some(m) => ("-", m),
+            None => ("", mantissa),
+        };
+        let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+        let mut s = format!("{sign}{digits:0<width$}", width = exponent + 1);
+        if d > 0 {
+            s.push('.');
+            s.extend(std::iter::repeat_n('0', d));
+        }
+        return grouped(&s);
+    }
     let s = format!("{:.*}", d, x);
     grouped(&s)
 }
@@ -1124,6 +1164,13 @@ fn numeric(conn: &Connection) -> Result<()> {
         let decimals = number(ctx.get_raw(1)).unwrap_or(0.0).clamp(0.0, 30.0) as u8;
         Ok(number(ctx.get_raw(0)).map(|x| fixed_double_text(x, decimals)))
     })?;
+    // A DOUBLE's `+ - * /` whose result may leave its range (`translate::ranged_double`).
+    conn.create_scalar_function("mysql_double_checked", 2, pure, |ctx| {
+        match ctx.get_raw(0) {
+            ValueRef::Real(x) if !x.is_finite() => Err(double_out_of_range(&text(ctx.get_raw(1)))),
+            v => Ok(number(v)),
+        }
+    })?;
     // A DOUBLE of fixed decimals stored in a temporary table's column (`double_field`).
     conn.create_scalar_function("mysql_double_field", 3, pure, |ctx| {
         let length = number(ctx.get_raw(1)).unwrap_or(0.0).clamp(0.0, 400.0) as u32;
@@ -1173,14 +1220,12 @@ fn numeric(conn: &Connection) -> Result<()> {
         })
     })?;
     type Math = fn(f64) -> Option<f64>;
-    let math: [(&str, Math); 7] = [
+    let math: [(&str, Math); 5] = [
         ("sqrt", |x| (x >= 0.0).then(|| x.sqrt())),
         ("ln", |x| (x > 0.0).then(|| x.ln())),
         ("log", |x| (x > 0.0).then(|| x.ln())),
         ("log2", |x| (x > 0.0).then(|| x.log2())),
         ("log10", |x| (x > 0.0).then(|| x.log10())),
-        ("exp", |x| Some(x.exp())),
-        ("radians", |x| Some(x.to_radians())),
     ];
     for (name, f) in math {
         conn.create_scalar_function(name, 1, pure, move |ctx| {
@@ -1193,10 +1238,21 @@ fn numeric(conn: &Connection) -> Result<()> {
             _ => None,
         })
     })?;
+    // Past a DOUBLE's range (or no real number: `POW(-8, 0.5)`), MySQL's error 1690.
+    conn.create_scalar_function("exp", 1, pure, |ctx| {
+        Ok(match number(ctx.get_raw(0)) {
+            Some(x) => Some(finite(x.exp(), || {
+                format!("exp({})", text(ctx.get_raw(0)))
+            })?),
+            None => None,
+        })
+    })?;
     for name in ["pow", "power"] {
         conn.create_scalar_function(name, 2, pure, |ctx| {
             Ok(match (number(ctx.get_raw(0)), number(ctx.get_raw(1))) {
-                (Some(a), Some(b)) => Some(a.powf(b)).filter(|r| r.is_finite()),
+                (Some(a), Some(b)) => Some(finite(a.powf(b), || {
+                    format!("pow({},{})", text(ctx.get_raw(0)), text(ctx.get_raw(1)))
+                })?),
                 _ => None,
             })
         })?;
@@ -1690,6 +1746,50 @@ mod tests {
             cast("'12345678901234567890.123456789'", 30, 9).as_deref(),
             Some("12345678901234567890.123456789")
         );
+    }
+
+    /// A DOUBLE past its range is error 1690 where MySQL's `check_float_overflow` raises it;
+    /// `FLOOR` of one past a BIGINT stays a DOUBLE; `FORMAT` past 17 digits writes the
+    /// shortest digits, then zeros.
+    #[test]
+    fn doubles_out_of_range_are_errors_and_wide_ones_keep_their_digits() {
+        let c = conn();
+        for q in [
+            "pow(0, -2)",
+            "pow(-8, 0.5)",
+            "exp(1000)",
+            "degrees(1.7976931348623157e308)",
+        ] {
+            let e = c
+                .query_row(&format!("SELECT {q}"), [], |r| r.get::<_, Option<f64>>(0))
+                .unwrap_err();
+            assert!(
+                e.to_string().contains("DOUBLE value is out of range"),
+                "{q}: {e}"
+            );
+        }
+        let e = c
+            .query_row(
+                "SELECT mysql_double_checked(1e308 * 10, '1e308 * 10')",
+                [],
+                |r| r.get::<_, f64>(0),
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("in '1e308 * 10'"), "{e}");
+        assert_eq!(
+            one(&c, "SELECT mysql_double_checked(2e0 * 3, 'x')"),
+            Value::Real(6.0)
+        );
+        assert_eq!(one(&c, "SELECT floor(1e19)"), Value::Real(1e19));
+        assert_eq!(one(&c, "SELECT floor(2.5e0)"), Value::Integer(2));
+        assert!(format_number(1.797_693_134_862_315_7e308, 1)
+            .starts_with("179,769,313,486,231,570,000,"));
+        assert!(format_number(1.797_693_134_862_315_7e308, 1).ends_with(",000.0"));
+        assert_eq!(
+            format_number(-1.5e30, 2),
+            "-1,500,000,000,000,000,000,000,000,000,000.00"
+        );
+        assert_eq!(format_number(1234.5, 1), "1,234.5");
     }
 
     #[test]

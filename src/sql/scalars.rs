@@ -17,7 +17,7 @@ use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, Result};
 
-use super::functions::{bits, leading_integer, number, text};
+use super::functions::{bits, finite, leading_integer, number, text};
 
 /// Registers the functions (all but `SLEEP`, which [`register_sleep`] adds with its deadline).
 pub fn register(conn: &Connection) -> Result<()> {
@@ -26,25 +26,28 @@ pub fn register(conn: &Connection) -> Result<()> {
     let volatile = FunctionFlags::SQLITE_UTF8;
     conn.create_scalar_function("rand", 0, volatile, |_| Ok(unseeded()))?;
     conn.create_scalar_function("rand", 1, volatile, seeded)?;
-    conn.create_scalar_function("degrees", 1, pure, |ctx| {
-        Ok(number(ctx.get_raw(0)).map(f64::to_degrees))
-    })?;
+    // Past a DOUBLE's range, MySQL's error 1690 (`Item_func_units`).
+    for (name, f) in [
+        ("degrees", f64::to_degrees as fn(f64) -> f64),
+        ("radians", f64::to_radians),
+    ] {
+        conn.create_scalar_function(name, 1, pure, move |ctx| {
+            Ok(match number(ctx.get_raw(0)) {
+                Some(x) => Some(finite(f(x), || {
+                    format!("{name}({})", text(ctx.get_raw(0)))
+                })?),
+                None => None,
+            })
+        })?;
+    }
     conn.create_scalar_function("cot", 1, pure, |ctx| {
         let Some(x) = number(ctx.get_raw(0)) else {
             return Ok(None);
         };
-        let r = 1.0 / x.tan();
-        if !r.is_finite() {
-            // MySQL's error 1690, as for any DOUBLE past its range.
-            return Err(rusqlite::Error::UserFunctionError(
-                format!(
-                    "DOUBLE value is out of range in 'cot({})'",
-                    text(ctx.get_raw(0))
-                )
-                .into(),
-            ));
-        }
-        Ok(Some(r))
+        // MySQL's error 1690, as for any DOUBLE past its range.
+        Ok(Some(finite(1.0 / x.tan(), || {
+            format!("cot({})", text(ctx.get_raw(0)))
+        })?))
     })?;
     conn.create_scalar_function("uuid", 0, volatile, |_| Ok(uuid()))?;
     conn.create_scalar_function("crc32", 1, pure, |ctx| {
@@ -66,6 +69,8 @@ pub fn register(conn: &Connection) -> Result<()> {
     conn.create_scalar_function("ord", 1, pure, |ctx| {
         Ok(match ctx.get_raw(0) {
             ValueRef::Null => None,
+            // A binary string's characters are its bytes (`ORD(CHAR(200, 1))` is 200).
+            ValueRef::Blob(b) => Some(b.first().map_or(0, |b| i64::from(*b))),
             v => Some(ord(text(v).as_bytes())),
         })
     })?;

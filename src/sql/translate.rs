@@ -260,6 +260,7 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
         marks: Vec::new(),
         found: typing::Found::default(),
         fixed: Vec::new(),
+        wide: Vec::new(),
         ordered: Vec::new(),
         collations: Vec::new(),
         charset_args: Vec::new(),
@@ -658,6 +659,9 @@ struct Rewrite<'a> {
     /// a DOUBLE's fixed decimals, written where a string is read from it
     /// ([`typing::string_operands`]); an integer's width.
     fixed: Vec<Option<(Ty, Meta)>>,
+    /// Beside each type in `types`, whether the expression's magnitude is not bounded by the
+    /// data's ([`unbounded_source`]): where a DOUBLE's arithmetic may leave its range.
+    wide: Vec<bool>,
     /// Each expression's collation beside its type in `types` (`None` for one not a string).
     collations: Vec<Option<Collated>>,
     /// For each SELECT being visited, its DECIMAL keys to round ([`decimal_keys`]).
@@ -1228,6 +1232,8 @@ impl VisitorMut for Rewrite<'_> {
         let (mark, known, fixed) = self.marks.pop().unwrap_or((self.types.len(), None, None));
         let kids = self.types.split_off(mark.min(self.types.len()));
         let fixeds = self.fixed.split_off(mark.min(self.fixed.len()));
+        let wides = self.wide.split_off(mark.min(self.wide.len()));
+        let wide = wides.contains(&true) || unbounded_source(expr);
         if self.marks.is_empty() {
             // (The addresses typed are the tree's no longer.)
             self.found.clear();
@@ -1236,6 +1242,8 @@ impl VisitorMut for Rewrite<'_> {
             let none = Scope::none();
             self.scopes.last().unwrap_or(&none).node(expr, &kids)
         });
+        // (Checked once the node is translated whole.)
+        let ranged = ranged_double(expr, ty, &wides).then(|| expr.to_string());
         if kids.len() == typing::children(expr).len() {
             let read = unsigned(expr, &kids);
             signed_overflow(expr, &read, &fixeds);
@@ -1264,6 +1272,7 @@ impl VisitorMut for Rewrite<'_> {
         let collate = matches!(expr, Expr::Collate { .. });
         self.types.push(ty);
         self.fixed.push(fixed);
+        self.wide.push(wide);
         if let Some(ordered) = self.ordered.last_mut() {
             let key = typing::Found::key(expr);
             if ordered.terms.contains(&key) {
@@ -1278,6 +1287,10 @@ impl VisitorMut for Rewrite<'_> {
                 self.refused = Some(format!("`{}` is not supported", self.written(expr)));
             }
             return ControlFlow::Break(());
+        }
+        if let Some(said) = ranged {
+            let said = said.replace('\'', "''");
+            *expr = raw(format!("mysql_double_checked({expr}, '{said}')"));
         }
         let derived = match expr {
             // Known only once the name is SQLite's (a string literal is one made here).
@@ -2143,6 +2156,46 @@ fn signed_overflow(expr: &mut Expr, read: &[Ty], found: &[Option<(Ty, Meta)>]) {
         let code = arithmetic_code(op);
         *expr = raw(format!("mysql_signed_arith('{code}', {left}, {right})"));
     }
+}
+
+/// Whether `e` (its children not yet rewritten) makes a number whose magnitude the data does
+/// not bound: a literal of 1e150 or more, or nonzero below 1e-150, and `POW`/`EXP`. What the
+/// tables hold is bounded far inside a DOUBLE's range (a datagram's floats are 32 bits, its
+/// integers 64), so their sums, products and quotients never leave it.
+fn unbounded_source(e: &Expr) -> bool {
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => n
+                .parse::<f64>()
+                .is_ok_and(|x| x != 0.0 && !(1e-150..1e150).contains(&x.abs())),
+            _ => false,
+        },
+        Expr::Function(f) => matches!(
+            f.name.to_string().to_ascii_uppercase().as_str(),
+            "POW" | "POWER" | "EXP"
+        ),
+        _ => false,
+    }
+}
+
+/// Whether `expr` is `+ - * /` of a DOUBLE result with an operand of unbounded magnitude
+/// (`wides`, one per child: [`unbounded_source`]), which the translation checks: error 1690
+/// where the result leaves a DOUBLE's range (`mysql_double_checked`), as MySQL's
+/// `check_float_overflow`, where SQLite's would be infinite. The others stay SQLite's: their
+/// operands cannot take them there.
+fn ranged_double(expr: &Expr, ty: Ty, wides: &[bool]) -> bool {
+    ty == Ty::Double
+        && wides.contains(&true)
+        && matches!(
+            expr,
+            Expr::BinaryOp {
+                op: BinaryOperator::Plus
+                    | BinaryOperator::Minus
+                    | BinaryOperator::Multiply
+                    | BinaryOperator::Divide,
+                ..
+            }
+        )
 }
 
 /// A value of type `ty` sorted as MySQL sorts it, where SQLite's order of what it holds is

@@ -2123,8 +2123,10 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
         "ROUND" | "TRUNCATE" if !args.is_empty() && args.len() <= 2 => match arg(0) {
             t @ (Ty::Int | Ty::UInt) => t,
             Ty::Double => Ty::Double,
+            // A DECIMAL of no places (MariaDB's `Item_func_round` keeps it one: `1 * ROUND(1.5)`
+            // is a DECIMAL).
             Ty::Dec(_) => match args.get(1) {
-                None => Ty::Int,
+                None => Ty::Dec(0),
                 Some((d, t)) => match literal_int(d) {
                     Some(d) => dec(d.clamp(0, MAX_SCALE as i64) as u32),
                     // To NULL places: NULL, typed a DOUBLE.
@@ -2359,6 +2361,8 @@ mod tests {
             ("COALESCE(~1, ~0)", Ty::UInt),
             ("FLOOR(~0)", Ty::UInt),
             ("ROUND(~0, 2)", Ty::UInt),
+            ("ROUND(1.5)", Ty::Dec(0)),
+            ("1 * ROUND(1.5)", Ty::Dec(0)),
             ("MAX(~0)", Ty::UInt),
             ("BIT_OR(NULL)", Ty::UInt),
             ("BIT_COUNT(~0)", Ty::Int),

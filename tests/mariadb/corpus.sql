@@ -1301,3 +1301,22 @@ SELECT -(~0), ABS(-(~0)), ABS((1.5 - -9223372036854775808)), ABS(-99999999999999
 SELECT id, ~0 - id AS u, id + 99999999999999999999.5 AS d FROM request ORDER BY u, 2 LIMIT 3
 SELECT id FROM request ORDER BY 99999999999999999999.5 - id, ~0 - id DESC LIMIT 3
 SELECT MIN(id + 99999999999999999999.5), MAX(99999999999999999999.5 - id), MIN(-id - 0.5) FROM request
+-- A DOUBLE past its range is error 1690 (POW, EXP, DEGREES, RADIANS, and + - * / where an operand's magnitude is unbounded by the data: a literal or POW/EXP); FLOOR/CEIL of a DOUBLE past a BIGINT stay DOUBLEs; FORMAT of a double past 17 digits writes its shortest digits then zeros; ORD of a binary string reads its first byte; ROUND of a DECIMAL to no places is a DECIMAL in arithmetic
+=SELECT POW(0, -2)
+=SELECT POW(-8, 0.5)
+=SELECT EXP(1000)
+=SELECT 1e308 * 10
+=SELECT -1e308 - 1e308
+=SELECT 1e308 / 1e-10
+=SELECT 1e308 + 1e308 > 0
+=SELECT EXP(2) * 1e308
+=SELECT DEGREES(1.7976931348623157e308)
+=SELECT COT(-0.0)
+SELECT 1e200 * 1e200 FROM request WHERE 0
+SELECT 1e300 * 10, EXP(2) * 1e300, 1e-300 / 1e10
+SELECT POW(2, 10), EXP(1), DEGREES(PI()), RADIANS(180)
+SELECT FLOOR(1e19), CEIL(-1e30), FLOOR(9.3e18), FLOOR(1e300) + 1, CEIL(2.5e0)
+SELECT FORMAT(1.7976931348623157e308, 1), FORMAT(-1.5e30, 2), FORMAT(1e20, 1)
+SELECT ORD(CHAR(200, 1)), ORD(CHAR(65)), ORD(CHAR(status, 1)) FROM request ORDER BY id LIMIT 3
+SELECT 1 * ROUND(1.5), ROUND(99.995) * 2, ROUND(1.5) + 1, TRUNCATE(2.75, 0) - 1
+SELECT status, ROUND(AVG(status)) * 10 FROM request GROUP BY status ORDER BY status
