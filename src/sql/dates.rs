@@ -728,6 +728,15 @@ struct Read {
     yday: i64,
     usa: bool,
     pm: Option<bool>,
+    /// `%W`, `%a`, `%w`: 1 (Monday) to 7 (Sunday); 0 where none was read.
+    wday: i64,
+    /// `%U %u %V %v`: the week read (`None`: none), whether its weeks start on Sunday
+    /// (`%U %V`), and whether it is a strict one (`%V %v`, counted in the `%X`/`%x` year).
+    week: Option<i64>,
+    sunday_first: bool,
+    strict: bool,
+    /// `%X` or `%x`: the year of the strict weeks, and whether its weeks start on Sunday (`%X`).
+    week_year: Option<(i64, bool)>,
 }
 
 /// Up to `max` digits of `input` as a number (MySQL's `my_strtoll10` over a bounded length);
@@ -787,7 +796,29 @@ fn extract<'a>(mut input: &'a str, fmt: &str, r: &mut Read) -> Option<&'a str> {
                 r.m = i as i64 + 1;
                 input = rest;
             }
-            'W' | 'a' => input = name(input, &DAYS)?.1,
+            'W' | 'a' => {
+                let (i, rest) = name(input, &DAYS)?;
+                r.wday = i as i64 + 1;
+                input = rest;
+            }
+            // MySQL reads `%w` on the same scale as `%W`: Sunday (0) is 7.
+            'w' => {
+                let n = digits(&mut input, 1)?;
+                if !(0..=6).contains(&n) {
+                    return None;
+                }
+                r.wday = if n == 0 { 7 } else { n };
+            }
+            'U' | 'u' | 'V' | 'v' => {
+                r.sunday_first = matches!(spec, 'U' | 'V');
+                r.strict = matches!(spec, 'V' | 'v');
+                let n = digits(&mut input, 2)?;
+                if n < 0 || (r.strict && n == 0) || n > 53 {
+                    return None;
+                }
+                r.week = Some(n);
+            }
+            'X' | 'x' => r.week_year = Some((digits(&mut input, 4)?, spec == 'X')),
             'j' => r.yday = digits(&mut input, 3)?,
             'H' | 'k' => r.h = digits(&mut input, 2)?,
             'h' | 'I' | 'l' => {
@@ -817,15 +848,39 @@ fn extract<'a>(mut input: &'a str, fmt: &str, r: &mut Read) -> Option<&'a str> {
             }
             'r' => input = extract(input, "%I:%i:%S %p", r)?,
             'T' => input = extract(input, "%H:%i:%S", r)?,
-            // Weeks read back to a date (`%U %u %V %v %X %x %w`) are not supported: NULL.
-            'U' | 'u' | 'V' | 'v' | 'X' | 'x' | 'w' => return None,
             other => input = input.strip_prefix(other)?,
         }
     }
     Some(input)
 }
 
-/// MySQL's `STR_TO_DATE(s, fmt)`: every specifier but the weeks', the result typed by the format.
+/// The day a week and a weekday name (MySQL's `extract_date_time`): `%V` needs `%X` and `%v`
+/// `%x` (weeks starting on the same day), `%U` and `%u` count in `%Y`'s year and take no `%X`
+/// or `%x`. The first week is the one holding the year's first Sunday (`%U %V`), or its first
+/// Monday-started week with 4 days or more in the year (`%u %v`); `None` where MySQL gives NULL.
+fn week_day(r: &Read, week: i64) -> Option<(i64, i64, i64)> {
+    let year = match (r.strict, r.week_year) {
+        (true, Some((y, sunday))) if y >= 0 && sunday == r.sunday_first => y,
+        (true, _) | (false, Some(_)) => return None,
+        (false, None) => r.y,
+    };
+    let first = daynr(year, 1, 1);
+    let jan1 = weekday(first, r.sunday_first);
+    let day = if r.sunday_first {
+        first + if jan1 == 0 { 0 } else { 7 } - jan1 + (week - 1) * 7 + r.wday % 7
+    } else {
+        first + if jan1 <= 3 { 0 } else { 7 } - jan1 + (week - 1) * 7 + r.wday - 1
+    };
+    // A day of year 0 is MySQL's zero date, which STR_TO_DATE refuses too.
+    if day <= 365 || day > daynr(9999, 12, 31) {
+        return None;
+    }
+    let (y, m, d) = civil(day - 719_528);
+    Some((y, i64::from(m), i64::from(d)))
+}
+
+/// MySQL's `STR_TO_DATE(s, fmt)`: every specifier, a week and a weekday read back to their day,
+/// the result typed by the format.
 fn str_to_date(s: &str, fmt: &str) -> Option<Tm> {
     let mut r = Read::default();
     extract(s, fmt, &mut r)?;
@@ -840,6 +895,10 @@ fn str_to_date(s: &str, fmt: &str) -> Option<Tm> {
         let (y, m, d) = civil(day);
         // A day past the year's end is the next year's (`1999-366` is 2000-01-01).
         (r.y, r.m, r.d) = (y, i64::from(m), i64::from(d));
+    }
+    match r.week {
+        Some(week) if r.wday != 0 => (r.y, r.m, r.d) = week_day(&r, week)?,
+        _ => {}
     }
     let (kind, fsp) = format_kind(fmt);
     let field = |v: i64, max: i64| (0..=max).contains(&v).then_some(v as u32);
@@ -1943,5 +2002,34 @@ mod tests {
             "2024-03-05 10:20:30.500000"
         );
         assert_eq!(s("abc", "%Y"), None);
+        // A week and a weekday name read back to their day (MariaDB's answers); `%V` wants
+        // `%X`, `%v` `%x`, `%U`/`%u` `%Y`; no weekday: the week is read and left.
+        assert_eq!(s("202648 Sunday", "%X%V %W").as_deref(), Some("2026-11-29"));
+        assert_eq!(s("202053 Sun", "%X%V %a").as_deref(), Some("2021-01-03"));
+        assert_eq!(s("2026 01 Mon", "%x %v %a").as_deref(), Some("2025-12-29"));
+        assert_eq!(s("2027 01 1", "%x %v %w").as_deref(), Some("2027-01-04"));
+        assert_eq!(s("2026 00 0", "%Y %U %w").as_deref(), Some("2025-12-28"));
+        assert_eq!(s("2026 00 Sat", "%Y %u %a").as_deref(), Some("2025-12-27"));
+        assert_eq!(s("2026 5 Tue", "%Y %U %a").as_deref(), Some("2026-02-03"));
+        assert_eq!(
+            s("2026 100 1 Tue", "%Y %j %U %a").as_deref(),
+            Some("2026-01-06")
+        );
+        assert_eq!(
+            s("9999 52 Sunday", "%X %V %W").as_deref(),
+            Some("9999-12-26")
+        );
+        assert_eq!(s("2026 48", "%X %V").as_deref(), Some("0000-00-00"));
+        for (v, f) in [
+            ("2026 48 Sunday", "%Y %V %W"),
+            ("2026 48 Sunday", "%X %v %W"),
+            ("2026 54 Sunday", "%X %V %W"),
+            ("2026 00 Sunday", "%X %V %W"),
+            ("0000 01 Sunday", "%X %V %W"),
+            ("9999 53 Sunday", "%X %V %W"),
+            ("2026 7", "%Y %w"),
+        ] {
+            assert_eq!(s(v, f), None, "{v} {f}");
+        }
     }
 }

@@ -305,6 +305,28 @@ pub fn variables(session: &Session) -> Vec<(&'static str, Value)> {
     set
 }
 
+/// The system variables MySQL holds as booleans: `@@x` is 1 or 0, `SHOW VARIABLES` writes
+/// `ON` or `OFF` (what phpMyAdmin and Connector/J read there).
+pub(super) const BOOLEAN_VARIABLES: &[&str] = &[
+    "autocommit",
+    "foreign_key_checks",
+    "unique_checks",
+    "sql_auto_is_null",
+    "sql_safe_updates",
+    "sql_quote_show_create",
+    "sql_notes",
+    "sql_warnings",
+    "sql_big_selects",
+    "sql_buffer_result",
+    "sql_log_off",
+    "transaction_read_only",
+    "tx_read_only",
+    "read_only",
+    "performance_schema",
+    "session_track_schema",
+    "session_track_state_change",
+];
+
 /// The system variables no `SET` changes, and the defaults of those `variables::Variables`
 /// does not hold.
 fn fixed_variables(session: &Session) -> Vec<(&'static str, Value)> {
@@ -324,6 +346,14 @@ fn fixed_variables(session: &Session) -> Vec<(&'static str, Value)> {
         ("character_set_system", text("utf8mb3")),
         ("sql_auto_is_null", Value::Integer(0)),
         ("sql_safe_updates", Value::Integer(0)),
+        ("foreign_key_checks", Value::Integer(1)),
+        ("unique_checks", Value::Integer(1)),
+        ("sql_notes", Value::Integer(1)),
+        ("sql_warnings", Value::Integer(0)),
+        ("sql_big_selects", Value::Integer(1)),
+        ("sql_quote_show_create", Value::Integer(1)),
+        ("sql_buffer_result", Value::Integer(0)),
+        ("sql_log_off", Value::Integer(0)),
         ("collation_connection", text("utf8mb4_general_ci")),
         ("collation_server", text("utf8mb4_general_ci")),
         ("collation_database", text("utf8mb4_general_ci")),

@@ -381,6 +381,9 @@ fn show(
                 .into_iter()
                 .map(|(name, v)| {
                     let v = match v {
+                        Value::Integer(i) if super::functions::BOOLEAN_VARIABLES.contains(&name) => {
+                            (if i == 0 { "OFF" } else { "ON" }).to_string()
+                        }
                         Value::Integer(i) => i.to_string(),
                         Value::Text(t) => t,
                         _ => String::new(),

@@ -1676,8 +1676,9 @@ impl Rewrite<'_> {
         let Expr::Function(f) = expr else {
             return ControlFlow::Continue(None);
         };
-        if f.uses_odbc_syntax
-            || !matches!(f.parameters, FunctionArguments::None)
+        // ODBC's escape `{fn f(…)}` (Excel, MS Query, ODBC clients) is MySQL's `f(…)`.
+        f.uses_odbc_syntax = false;
+        if !matches!(f.parameters, FunctionArguments::None)
             || f.filter.is_some()
             || f.null_treatment.is_some()
             || !f.within_group.is_empty()

@@ -20,7 +20,7 @@
 
 use sqlparser::ast::{
     BinaryOperator, CeilFloorKind, DataType, DateTimeField, ExactNumberInfo, Expr, FunctionArg,
-    FunctionArgExpr, FunctionArguments, InTarget, ObjectNamePart, Query, Select, SelectItem,
+    FunctionArgExpr, FunctionArguments, Ident, InTarget, ObjectNamePart, Query, Select, SelectItem,
     SetExpr, TableFactor, UnaryOperator, Value,
 };
 use sqlparser::tokenizer::Location;
@@ -968,6 +968,31 @@ impl Scope {
     /// A column's type and definition (the definition where every table's column of its name
     /// has the same).
     fn column_of(&self, name: &str) -> (Ty, Option<Meta>) {
+        self.column_in(None, name)
+    }
+
+    /// A column named by `parts` (`c`, `t.c`, `db.t.c`): the qualified one in the table its
+    /// qualifier names where one does (`t.value` is `timer`'s DOUBLE beside `timertag`'s
+    /// `value`), else as [`Scope::column_of`] finds it by name.
+    fn column_named(&self, parts: &[Ident]) -> (Ty, Option<Meta>) {
+        let Some(last) = parts.last() else {
+            return (Ty::Other, None);
+        };
+        let qualifier = parts
+            .len()
+            .checked_sub(2)
+            .map(|i| parts[i].value.to_ascii_lowercase());
+        let named = qualifier.filter(|q| {
+            self.tables
+                .iter()
+                .flatten()
+                .any(|t| t.0.as_deref() == Some(q.as_str()))
+        });
+        self.column_in(named.as_deref(), &last.value)
+    }
+
+    /// A column of the tables named `qualifier` (every table's where `None`).
+    fn column_in(&self, qualifier: Option<&str>, name: &str) -> (Ty, Option<Meta>) {
         let Some(tables) = &self.tables else {
             return (Ty::Other, None);
         };
@@ -975,6 +1000,7 @@ impl Scope {
         let mut found: Option<(Ty, Option<Meta>)> = None;
         for (_, ty, meta) in tables
             .iter()
+            .filter(|t| qualifier.is_none() || t.0.as_deref() == qualifier)
             .flat_map(|t| &t.1)
             .filter(|c| c.0.as_deref() == Some(lower.as_str()))
         {
@@ -1033,7 +1059,7 @@ impl Scope {
         let t = self.node(e, &kids);
         let column = match e {
             Expr::Identifier(i) => self.column_of(&i.value).1,
-            Expr::CompoundIdentifier(p) => p.last().and_then(|i| self.column_of(&i.value).1),
+            Expr::CompoundIdentifier(p) => self.column_named(p).1,
             _ => None,
         };
         // `UNIX_TIMESTAMP(x)` and `TIME_TO_SEC(x)` keep the digits of `x`'s fraction, which
@@ -1102,9 +1128,7 @@ impl Scope {
                 ..
             } => kid(1),
             Expr::Identifier(i) => self.column(&i.value),
-            Expr::CompoundIdentifier(parts) => {
-                parts.last().map_or(Ty::Other, |i| self.column(&i.value))
-            }
+            Expr::CompoundIdentifier(parts) => self.column_named(parts).0,
             Expr::Value(v) => match &v.value {
                 Value::Number(n, _) => number(n),
                 Value::Null => Ty::Null,

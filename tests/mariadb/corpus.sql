@@ -1320,3 +1320,345 @@ SELECT FORMAT(1.7976931348623157e308, 1), FORMAT(-1.5e30, 2), FORMAT(1e20, 1)
 SELECT ORD(CHAR(200, 1)), ORD(CHAR(65)), ORD(CHAR(status, 1)) FROM request ORDER BY id LIMIT 3
 SELECT 1 * ROUND(1.5), ROUND(99.995) * 2, ROUND(1.5) + 1, TRUNCATE(2.75, 0) - 1
 SELECT status, ROUND(AVG(status)) * 10 FROM request GROUP BY status ORDER BY status
+
+-- Real-world shapes, round two (issue 80): what other tools send over the raw tables, grouped by tool:
+-- Grafana 8-11 with its macros expanded and its builder, Metabase, Superset, Redash, Zeppelin,
+-- the drivers (Connector/J, Connector/Python, Go, PHP, Perl DBI, Node), monitoring checks,
+-- Excel/ODBC, the prompt, phpMyAdmin/Adminer; then the reduced statements of what they found.
+-- Grafana 8-11 MySQL data source: macros expanded ($__timeGroup as UNIX_TIMESTAMP(col) DIV n * n, $__timeFilter as BETWEEN FROM_UNIXTIME, $__unixEpoch*)
+SELECT UNIX_TIMESTAMP(FROM_UNIXTIME(timestamp)) DIV 60 * 60 AS "time", COUNT(*) AS "requests" FROM request WHERE FROM_UNIXTIME(timestamp) BETWEEN FROM_UNIXTIME(1600000000) AND FROM_UNIXTIME(2100000000) GROUP BY 1 ORDER BY 1
+SELECT UNIX_TIMESTAMP(FROM_UNIXTIME(timestamp)) DIV 300 * 300 AS "time", hostname AS metric, AVG(req_time) * 1000 AS "avg ms" FROM request WHERE FROM_UNIXTIME(timestamp) BETWEEN FROM_UNIXTIME(1600000000) AND FROM_UNIXTIME(2100000000) GROUP BY 1, 2 ORDER BY 1, 2
+SELECT timestamp DIV 60 * 60 AS "time", COUNT(*) AS value FROM request WHERE timestamp >= 1600000000 AND timestamp <= 2100000000 GROUP BY 1 ORDER BY 1
+SELECT timestamp DIV 10 * 10 AS "time", script_name AS metric, SUM(req_time) AS value FROM request WHERE timestamp >= 1600000000 AND timestamp <= 2100000000 GROUP BY 1, 2 ORDER BY 1, 2
+SELECT timestamp DIV 3600 * 3600 AS "time", MAX(req_time) AS "max", MIN(req_time) AS "min" FROM request WHERE timestamp >= 1600000000 AND timestamp <= 2100000000 GROUP BY 1 ORDER BY 1
+SELECT timestamp AS time_sec, req_time AS value, hostname AS metric FROM request WHERE timestamp >= 1600000000 AND timestamp <= 2100000000 ORDER BY timestamp, id LIMIT 30
+SELECT UNIX_TIMESTAMP(FROM_UNIXTIME(timestamp)) as time_sec, req_time AS value FROM request WHERE FROM_UNIXTIME(timestamp) BETWEEN FROM_UNIXTIME(1600000000) AND FROM_UNIXTIME(2100000000) ORDER BY id LIMIT 10
+SELECT FROM_UNIXTIME(timestamp) AS "time", status, req_time FROM request WHERE FROM_UNIXTIME(timestamp) BETWEEN FROM_UNIXTIME(1600000000) AND FROM_UNIXTIME(2100000000) AND status >= 400 ORDER BY 1, id LIMIT 20
+SELECT UNIX_TIMESTAMP(FROM_UNIXTIME(timestamp)) DIV 60 * 60 AS "time", SUM(status >= 500) / COUNT(*) * 100 AS "error rate" FROM request WHERE timestamp >= 1600000000 AND timestamp <= 2100000000 GROUP BY 1 ORDER BY 1
+SELECT timestamp DIV 60 * 60 AS "time", CONCAT(hostname, ':', status) AS metric, COUNT(*) AS value FROM request GROUP BY 1, 2 ORDER BY 1, 2
+SELECT timestamp DIV 60 * 60 AS "time", COUNT(DISTINCT script_name) AS "scripts", COUNT(DISTINCT hostname) AS "hosts" FROM request GROUP BY 1 ORDER BY 1
+SELECT timestamp DIV 300 * 300 AS "time", SUM(doc_size) AS "KB", SUM(doc_size) / 300 AS "KB/s" FROM request GROUP BY 1 ORDER BY 1
+SELECT timestamp DIV 60 * 60 AS "time", COUNT(*) / 60 AS rps FROM request WHERE timestamp >= 1600000000 AND timestamp <= 2100000000 GROUP BY 1 ORDER BY 1
+SELECT timestamp DIV 60 * 60 AS "time", AVG(ru_utime + ru_stime) AS cpu, AVG(req_time) AS wall FROM request GROUP BY 1 ORDER BY 1
+SELECT FROM_UNIXTIME(1600000000) AS from_t, FROM_UNIXTIME(2100000000) AS to_t, 1600000000 AS from_e, 2100000000 AS to_e
+SELECT COUNT(*) AS value FROM request WHERE timestamp BETWEEN 1600000000 AND 2100000000 AND script_name IN ('/index.php', '/api/list.php')
+SELECT COUNT(*) AS value FROM request WHERE timestamp >= 1600000000 AND timestamp <= 2100000000 AND hostname IN ('h0', 'h1', 'h2')
+SELECT COUNT(*) FROM request WHERE hostname REGEXP '.*'
+SELECT COUNT(*) FROM request WHERE hostname REGEXP '^(h0|h1)$'
+SELECT COUNT(*) FROM request WHERE script_name REGEXP '^/api/'
+SELECT DISTINCT hostname FROM request ORDER BY 1
+SELECT DISTINCT hostname AS __text, hostname AS __value FROM request ORDER BY hostname
+SELECT DISTINCT script_name AS __text, script_name AS __value FROM request WHERE hostname IN ('h0', 'h1') ORDER BY 1
+SELECT DISTINCT server_name FROM request WHERE server_name <> '' ORDER BY server_name
+SELECT DISTINCT status FROM request ORDER BY status DESC
+SELECT DISTINCT name FROM tag ORDER BY name
+SELECT DISTINCT value FROM timertag WHERE tag_id = (SELECT id FROM tag WHERE name = 'group') ORDER BY value
+SELECT hostname, AVG(req_time) FROM pinba.request GROUP BY hostname LIMIT 50
+SELECT COUNT(id), status FROM pinba.request GROUP BY status ORDER BY status ASC LIMIT 50
+SELECT AVG(req_time), MAX(doc_size), hostname FROM pinba.request WHERE status = 200 GROUP BY hostname ORDER BY hostname DESC LIMIT 50
+SELECT SUM(req_count), script_name FROM pinba.request WHERE (status >= 400 AND hostname = 'h1') GROUP BY script_name ORDER BY SUM(req_count) DESC, script_name LIMIT 50
+SELECT script_name, req_time FROM pinba.request WHERE script_name LIKE '%api%' ORDER BY req_time DESC, id LIMIT 50
+SELECT table_name FROM information_schema.tables WHERE table_schema = 'pinba' AND table_name IN ('request', 'tag', 'timer', 'timertag') ORDER BY table_name
+SELECT COLUMN_NAME AS name, DATA_TYPE AS type FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME = 'timertag'
+SELECT hostname AS "Host", COUNT(*) AS "Requests", ROUND(AVG(req_time) * 1000, 2) AS "Avg (ms)", ROUND(MAX(req_time) * 1000, 2) AS "Max (ms)" FROM request WHERE timestamp BETWEEN 1600000000 AND 2100000000 GROUP BY hostname ORDER BY 2 DESC, 1
+SELECT script_name AS "Script", SUM(req_time) AS "Total time" FROM request GROUP BY script_name ORDER BY 2 DESC LIMIT 5
+SELECT COUNT(*) AS "Total", SUM(status >= 500) AS "5xx", SUM(status BETWEEN 400 AND 499) AS "4xx" FROM request WHERE timestamp >= 1600000000 AND timestamp <= 2100000000
+SELECT AVG(req_time) AS "Mean", STDDEV(req_time) AS "StdDev", MAX(req_time) AS "Max" FROM request
+SELECT status AS metric, COUNT(*) AS value FROM request GROUP BY status ORDER BY value DESC, metric
+SELECT cast(cast(timestamp/(60) as signed)*60 as signed) AS "time", COUNT(*) FROM request WHERE timestamp >= 1600000000 AND timestamp <= 2100000000 GROUP BY 1 ORDER BY 1
+SELECT floor(timestamp/60)*60 AS "time", hostname AS metric, COUNT(*) AS value FROM request GROUP BY 1, 2 ORDER BY 1
+SELECT UNIX_TIMESTAMP(timestamp) DIV 60 * 60 AS "time", COUNT(*) FROM request GROUP BY 1 ORDER BY 1
+SELECT timestamp DIV 60 * 60 AS "time", AVG(value) * 1000 AS "timer ms" FROM timer t JOIN request r ON r.id = t.request_id GROUP BY 1 ORDER BY 1
+SELECT r.timestamp DIV 60 * 60 AS "time", tt.value AS metric, SUM(t.value) AS value FROM timer t JOIN request r ON r.id = t.request_id JOIN timertag tt ON tt.timer_id = t.id JOIN tag g ON g.id = tt.tag_id WHERE g.name = 'group' GROUP BY 1, 2 ORDER BY 1, 2
+SELECT timestamp DIV 60 * 60 AS "time", SUM(CASE WHEN req_time > 0.5 THEN 1 ELSE 0 END) AS slow, SUM(CASE WHEN req_time <= 0.5 THEN 1 ELSE 0 END) AS fast FROM request GROUP BY 1 ORDER BY 1
+SELECT timestamp DIV 60 * 60 AS "time", SUM(mem_peak_usage) / 1024 AS "MB" FROM request GROUP BY 1 ORDER BY 1
+SELECT 1 AS "time", 2 AS value
+SELECT timestamp DIV 60 * 60 AS "time", (SUM(req_time) / COUNT(*)) * 1000 AS "ms" FROM request WHERE script_name = '/index.php' AND timestamp >= 1600000000 AND timestamp <= 2100000000 GROUP BY 1 ORDER BY 1
+-- Metabase: sync (Connector/J metadata), field values, fingerprints, question builder (date truncation, binning, count distinct)
+SHOW FULL TABLES FROM `pinba` LIKE 'request'
+SELECT TRUE AS `_`
+SELECT `pinba`.`request`.`hostname` AS `hostname` FROM `pinba`.`request` GROUP BY `pinba`.`request`.`hostname` ORDER BY `pinba`.`request`.`hostname` ASC LIMIT 1000
+SELECT `pinba`.`request`.`status` AS `status` FROM `pinba`.`request` GROUP BY `pinba`.`request`.`status` ORDER BY `pinba`.`request`.`status` ASC LIMIT 1000
+SELECT `pinba`.`request`.`script_name` AS `script_name`, `pinba`.`request`.`req_time` AS `req_time` FROM `pinba`.`request` LIMIT 10000
+SELECT count(*) AS `count` FROM `pinba`.`request`
+SELECT count(distinct `pinba`.`request`.`hostname`) AS `count` FROM `pinba`.`request`
+SELECT `pinba`.`request`.`hostname` AS `hostname`, count(*) AS `count` FROM `pinba`.`request` GROUP BY `pinba`.`request`.`hostname` ORDER BY `pinba`.`request`.`hostname` ASC
+SELECT `pinba`.`request`.`status` AS `status`, avg(`pinba`.`request`.`req_time`) AS `avg` FROM `pinba`.`request` GROUP BY `pinba`.`request`.`status` ORDER BY `pinba`.`request`.`status` ASC
+SELECT `pinba`.`request`.`hostname` AS `hostname`, sum(`pinba`.`request`.`doc_size`) AS `sum`, max(`pinba`.`request`.`req_time`) AS `max` FROM `pinba`.`request` GROUP BY `pinba`.`request`.`hostname` ORDER BY `sum` DESC, `pinba`.`request`.`hostname` ASC
+SELECT date(from_unixtime(`pinba`.`request`.`timestamp`)) AS `timestamp`, count(*) AS `count` FROM `pinba`.`request` GROUP BY date(from_unixtime(`pinba`.`request`.`timestamp`)) ORDER BY date(from_unixtime(`pinba`.`request`.`timestamp`)) ASC
+SELECT str_to_date(date_format(from_unixtime(`pinba`.`request`.`timestamp`), '%Y-%m-%d %H'), '%Y-%m-%d %H') AS `timestamp`, count(*) AS `count` FROM `pinba`.`request` GROUP BY str_to_date(date_format(from_unixtime(`pinba`.`request`.`timestamp`), '%Y-%m-%d %H'), '%Y-%m-%d %H') ORDER BY 1 ASC
+SELECT str_to_date(date_format(from_unixtime(`pinba`.`request`.`timestamp`), '%Y-%m-%d %H:%i'), '%Y-%m-%d %H:%i') AS `timestamp`, count(*) AS `count` FROM `pinba`.`request` GROUP BY 1 ORDER BY 1 ASC
+SELECT str_to_date(concat(date_format(from_unixtime(`pinba`.`request`.`timestamp`), '%Y-%m'), '-01'), '%Y-%m-%d') AS `timestamp`, count(*) AS `count` FROM `pinba`.`request` GROUP BY 1 ORDER BY 1 ASC
+SELECT str_to_date(concat(year(from_unixtime(`pinba`.`request`.`timestamp`)), '-01-01'), '%Y-%m-%d') AS `timestamp`, count(*) AS `count` FROM `pinba`.`request` GROUP BY 1 ORDER BY 1 ASC
+SELECT str_to_date(concat(year(from_unixtime(`pinba`.`request`.`timestamp`)), '-', ((quarter(from_unixtime(`pinba`.`request`.`timestamp`)) * 3) - 2), '-01'), '%Y-%m-%d') AS `timestamp`, count(*) AS `count` FROM `pinba`.`request` GROUP BY 1 ORDER BY 1 ASC
+SELECT str_to_date(concat(yearweek(from_unixtime(`pinba`.`request`.`timestamp`)), ' Sunday'), '%X%V %W') AS `timestamp`, count(*) AS `count` FROM `pinba`.`request` GROUP BY 1 ORDER BY 1 ASC
+SELECT date(date_add(from_unixtime(`pinba`.`request`.`timestamp`), INTERVAL -(dayofweek(from_unixtime(`pinba`.`request`.`timestamp`)) - 1) day)) AS `timestamp`, count(*) AS `count` FROM `pinba`.`request` GROUP BY 1 ORDER BY 1 ASC
+SELECT dayofweek(from_unixtime(`pinba`.`request`.`timestamp`)) AS `timestamp`, count(*) AS `count` FROM `pinba`.`request` GROUP BY 1 ORDER BY 1 ASC
+SELECT (floor(((`pinba`.`request`.`req_time` - 0.0) / 0.25)) * 0.25) + 0.0 AS `req_time`, count(*) AS `count` FROM `pinba`.`request` GROUP BY (floor(((`pinba`.`request`.`req_time` - 0.0) / 0.25)) * 0.25) + 0.0 ORDER BY 1 ASC
+SELECT (floor(((`pinba`.`request`.`doc_size` - 0) / 10)) * 10) + 0 AS `doc_size`, count(*) AS `count` FROM `pinba`.`request` GROUP BY 1 ORDER BY 1 ASC
+SELECT `pinba`.`request`.`id` AS `id`, `pinba`.`request`.`hostname` AS `hostname`, `pinba`.`request`.`req_time` AS `req_time` FROM `pinba`.`request` WHERE (`pinba`.`request`.`status` = 200 AND `pinba`.`request`.`req_time` > 0.5) ORDER BY `pinba`.`request`.`id` ASC LIMIT 2000
+SELECT `pinba`.`request`.`script_name` AS `script_name`, count(*) AS `count` FROM `pinba`.`request` WHERE `pinba`.`request`.`script_name` LIKE concat('%', 'api', '%') GROUP BY 1 ORDER BY 2 DESC, 1 ASC LIMIT 10
+SELECT `pinba`.`request`.`hostname` AS `hostname`, count(*) AS `count` FROM `pinba`.`request` WHERE (`pinba`.`request`.`hostname` = 'h0' OR `pinba`.`request`.`hostname` = 'h1') GROUP BY 1 ORDER BY 1 ASC
+SELECT `pinba`.`request`.`status` AS `status`, `pinba`.`request`.`hostname` AS `hostname`, count(*) AS `count` FROM `pinba`.`request` GROUP BY 1, 2 ORDER BY 1 ASC, 2 ASC
+SELECT `source`.`hostname` AS `hostname`, `source`.`n` AS `n` FROM (SELECT hostname, COUNT(*) AS n FROM request GROUP BY hostname) `source` LIMIT 2000
+SELECT `source`.`st` AS `st`, count(*) AS `count` FROM (SELECT status AS st FROM request WHERE req_time > 0.1) `source` GROUP BY `source`.`st` ORDER BY `source`.`st` ASC
+SELECT count(*) AS `count` FROM `pinba`.`request` WHERE from_unixtime(`pinba`.`request`.`timestamp`) >= str_to_date('2020-01-01', '%Y-%m-%d')
+SELECT count(*) AS `count` FROM `pinba`.`request` WHERE `pinba`.`request`.`hostname` IS NOT NULL AND (`pinba`.`request`.`hostname` <> '' OR `pinba`.`request`.`hostname` IS NULL)
+SELECT count(*) AS `count` FROM `pinba`.`request` WHERE (`pinba`.`request`.`schema` IS NULL OR `pinba`.`request`.`schema` = '')
+SELECT avg(`pinba`.`request`.`req_time`) AS `avg`, stddev_pop(`pinba`.`request`.`req_time`) AS `stddev`, min(`pinba`.`request`.`req_time`) AS `min`, max(`pinba`.`request`.`req_time`) AS `max` FROM `pinba`.`request`
+SELECT count(distinct `pinba`.`request`.`script_name`) AS `distinct`, sum(CASE WHEN `pinba`.`request`.`script_name` IS NULL THEN 1 ELSE 0 END) AS `nil`, avg(char_length(`pinba`.`request`.`script_name`)) AS `avglen` FROM `pinba`.`request`
+SELECT count(distinct `pinba`.`timer`.`request_id`) AS `count` FROM `pinba`.`timer` WHERE `pinba`.`timer`.`hit_count` > 1
+SELECT `Timertag`.`value` AS `Timertag__value`, sum(`pinba`.`timer`.`value`) AS `sum` FROM `pinba`.`timer` LEFT JOIN `pinba`.`timertag` `Timertag` ON `pinba`.`timer`.`id` = `Timertag`.`timer_id` GROUP BY `Timertag`.`value` ORDER BY `Timertag`.`value` ASC
+SELECT `Request`.`hostname` AS `Request__hostname`, count(*) AS `count` FROM `pinba`.`timer` LEFT JOIN `pinba`.`request` `Request` ON `pinba`.`timer`.`request_id` = `Request`.`id` GROUP BY `Request`.`hostname` ORDER BY `Request`.`hostname` ASC
+SELECT cast(from_unixtime(`pinba`.`request`.`timestamp`) AS date) AS `d`, count(*) AS `count` FROM `pinba`.`request` GROUP BY cast(from_unixtime(`pinba`.`request`.`timestamp`) AS date) ORDER BY `d` ASC
+-- Superset: time grains as its MySQL engine spec writes them, virtual tables, LIMIT 10000
+SELECT DATE_ADD(DATE(FROM_UNIXTIME(timestamp)), INTERVAL (HOUR(FROM_UNIXTIME(timestamp))*60 + MINUTE(FROM_UNIXTIME(timestamp))) MINUTE) AS __timestamp, COUNT(*) AS count FROM pinba.request GROUP BY DATE_ADD(DATE(FROM_UNIXTIME(timestamp)), INTERVAL (HOUR(FROM_UNIXTIME(timestamp))*60 + MINUTE(FROM_UNIXTIME(timestamp))) MINUTE) ORDER BY __timestamp LIMIT 10000
+SELECT DATE_ADD(DATE(FROM_UNIXTIME(timestamp)), INTERVAL HOUR(FROM_UNIXTIME(timestamp)) HOUR) AS __timestamp, AVG(req_time) AS `AVG(req_time)` FROM pinba.request GROUP BY 1 ORDER BY 1 LIMIT 10000
+SELECT DATE_ADD(DATE(FROM_UNIXTIME(timestamp)), INTERVAL (HOUR(FROM_UNIXTIME(timestamp))*60*60 + MINUTE(FROM_UNIXTIME(timestamp))*60 + SECOND(FROM_UNIXTIME(timestamp))) SECOND) AS __timestamp, COUNT(*) AS count FROM pinba.request GROUP BY 1 ORDER BY 1 LIMIT 5
+SELECT DATE(FROM_UNIXTIME(timestamp)) AS __timestamp, hostname AS hostname, COUNT(*) AS count FROM pinba.request GROUP BY DATE(FROM_UNIXTIME(timestamp)), hostname ORDER BY count DESC, hostname LIMIT 10000
+SELECT DATE(DATE_SUB(FROM_UNIXTIME(timestamp), INTERVAL DAYOFWEEK(FROM_UNIXTIME(timestamp)) - 1 DAY)) AS __timestamp, COUNT(*) AS count FROM pinba.request GROUP BY 1 ORDER BY 1
+SELECT DATE(DATE_SUB(FROM_UNIXTIME(timestamp), INTERVAL DAYOFMONTH(FROM_UNIXTIME(timestamp)) - 1 DAY)) AS __timestamp, COUNT(*) AS count FROM pinba.request GROUP BY 1 ORDER BY 1
+SELECT MAKEDATE(YEAR(FROM_UNIXTIME(timestamp)), 1) + INTERVAL QUARTER(FROM_UNIXTIME(timestamp)) QUARTER - INTERVAL 1 QUARTER AS __timestamp, COUNT(*) AS count FROM pinba.request GROUP BY 1 ORDER BY 1
+SELECT DATE(DATE_SUB(FROM_UNIXTIME(timestamp), INTERVAL DAYOFYEAR(FROM_UNIXTIME(timestamp)) - 1 DAY)) AS __timestamp, COUNT(*) AS count FROM pinba.request GROUP BY 1 ORDER BY 1
+SELECT DATE(DATE_SUB(FROM_UNIXTIME(timestamp), INTERVAL DAYOFWEEK(DATE_SUB(FROM_UNIXTIME(timestamp), INTERVAL 1 DAY)) - 1 DAY)) AS __timestamp, COUNT(*) AS count FROM pinba.request GROUP BY 1 ORDER BY 1
+SELECT DATE_ADD(DATE(FROM_UNIXTIME(1764331509)), INTERVAL (HOUR(FROM_UNIXTIME(1764331509))*60 + MINUTE(FROM_UNIXTIME(1764331509))) MINUTE), MAKEDATE(2026, 1) + INTERVAL 4 QUARTER - INTERVAL 1 QUARTER, DATE(DATE_SUB('2026-11-28 10:00:00', INTERVAL DAYOFWEEK('2026-11-28 10:00:00') - 1 DAY))
+SELECT hostname AS hostname, count(*) AS count FROM (SELECT * FROM request WHERE status = 200) AS virtual_table GROUP BY hostname ORDER BY count DESC, hostname LIMIT 10000
+SELECT script_name AS script_name, AVG(req_time) AS `AVG(req_time)`, MAX(req_time) AS `MAX(req_time)` FROM (SELECT script_name, req_time FROM request) AS virtual_table GROUP BY script_name ORDER BY `AVG(req_time)` DESC LIMIT 10000
+SELECT `hostname` AS `hostname`, count(*) AS `count` FROM `pinba`.`request` GROUP BY `hostname` ORDER BY `count` DESC, `hostname` LIMIT 10000
+SELECT `status` AS `status` FROM `pinba`.`request` GROUP BY `status` ORDER BY `status` LIMIT 1000
+SELECT COUNT(*) AS count FROM pinba.request WHERE hostname IN ('h0', 'h3') AND FROM_UNIXTIME(timestamp) >= STR_TO_DATE('2020-01-01 00:00:00.000000', '%Y-%m-%d %H:%i:%s.%f') AND FROM_UNIXTIME(timestamp) < STR_TO_DATE('2037-01-01 00:00:00.000000', '%Y-%m-%d %H:%i:%s.%f')
+SELECT SUM(req_time) AS `SUM(req_time)` FROM pinba.request LIMIT 50000
+SELECT hostname AS hostname, status AS status, COUNT(*) AS count FROM pinba.request JOIN (SELECT hostname AS hostname__, COUNT(*) AS mme_inner__ FROM pinba.request GROUP BY hostname ORDER BY mme_inner__ DESC LIMIT 3) AS anon_1 ON hostname = hostname__ GROUP BY hostname, status ORDER BY count DESC, hostname, status LIMIT 10000
+SELECT * FROM request LIMIT 101
+SELECT CAST(FROM_UNIXTIME(timestamp) AS DATE) AS day, COUNT(*) FROM request GROUP BY day ORDER BY day
+-- Redash: schema browser, query results with LIMIT, cross-tab with SUM(CASE)
+SELECT col.table_schema AS table_schema, col.table_name AS table_name, col.column_name AS column_name FROM `information_schema`.`columns` col WHERE col.table_schema = 'pinba' AND col.table_name IN ('request', 'timer', 'timertag', 'tag') ORDER BY col.table_name, col.ordinal_position
+SELECT hostname, SUM(CASE WHEN status = 200 THEN 1 ELSE 0 END) AS `200`, SUM(CASE WHEN status = 404 THEN 1 ELSE 0 END) AS `404`, SUM(CASE WHEN status = 500 THEN 1 ELSE 0 END) AS `500` FROM request GROUP BY hostname ORDER BY hostname
+SELECT script_name, COUNT(*) AS hits, SUM(req_time) AS total_time, SUM(req_time) / SUM(SUM(req_time)) OVER () * 100 AS pct FROM request GROUP BY script_name ORDER BY total_time DESC
+SELECT DATE_FORMAT(FROM_UNIXTIME(timestamp), '%Y-%m-%dT%H:%i:00') AS ts, COUNT(*) AS n FROM request GROUP BY ts ORDER BY ts
+SELECT DATE_FORMAT(FROM_UNIXTIME(timestamp), '%x-W%v') AS week, COUNT(*) FROM request GROUP BY week ORDER BY week
+SELECT hostname, COUNT(*) AS n, COUNT(*) * 100.0 / (SELECT COUNT(*) FROM request) AS pct FROM request GROUP BY hostname ORDER BY n DESC, hostname
+SELECT hostname, ROUND(COUNT(*) * 100.0 / SUM(COUNT(*)) OVER (), 2) AS pct FROM request GROUP BY hostname ORDER BY hostname
+SELECT status, COUNT(*) AS n, CAST(COUNT(*) AS DECIMAL(10,2)) / (SELECT COUNT(*) FROM request) AS frac FROM request GROUP BY status ORDER BY status
+SELECT CASE WHEN doc_size < 10 THEN 'a: <10KB' WHEN doc_size < 50 THEN 'b: 10-50KB' WHEN doc_size < 100 THEN 'c: 50-100KB' ELSE 'd: 100KB+' END AS `size`, COUNT(*) AS `count` FROM request GROUP BY 1 ORDER BY 1
+SELECT CASE status DIV 100 WHEN 2 THEN 'success' WHEN 3 THEN 'redirect' WHEN 4 THEN 'client error' WHEN 5 THEN 'server error' ELSE 'other' END AS `class`, COUNT(*) FROM request GROUP BY 1 ORDER BY 2 DESC, 1
+SELECT ELT(INTERVAL(req_time, 0.1, 0.25, 0.5, 1, 2) + 1, '<100ms', '100-250ms', '250-500ms', '0.5-1s', '1-2s', '>2s') AS bucket, COUNT(*) FROM request GROUP BY bucket ORDER BY MIN(req_time)
+SELECT INTERVAL(status, 200, 300, 400, 500) AS k, COUNT(*) FROM request GROUP BY k ORDER BY k
+-- Zeppelin (%jdbc) and notebook-style exploration
+SELECT hostname, script_name, COUNT(*) cnt, AVG(req_time) avg_t FROM request GROUP BY hostname, script_name ORDER BY cnt DESC, hostname, script_name LIMIT 1000
+SELECT percentile.* FROM (SELECT req_time, PERCENT_RANK() OVER (ORDER BY req_time) AS pr FROM request) percentile WHERE pr >= 0.95 ORDER BY req_time LIMIT 1
+SELECT req_time FROM (SELECT req_time, ROW_NUMBER() OVER (ORDER BY req_time) AS rn, COUNT(*) OVER () AS n FROM request) t WHERE rn = CEIL(0.95 * n)
+SELECT script_name, req_time FROM (SELECT script_name, req_time, ROW_NUMBER() OVER (PARTITION BY script_name ORDER BY req_time) AS rn, COUNT(*) OVER (PARTITION BY script_name) AS n FROM request) t WHERE rn = CEIL(0.5 * n) ORDER BY script_name
+SELECT id, req_time, CUME_DIST() OVER (ORDER BY req_time) AS cd FROM request ORDER BY id LIMIT 10
+SELECT id, req_time, LAG(req_time) OVER (ORDER BY id) AS prev, LEAD(req_time, 2) OVER (ORDER BY id) AS next2 FROM request ORDER BY id LIMIT 10
+-- Connector/J at connect (its SELECT @@ of the session's settings; the server's own left out), then what JDBC apps and pools send
+/* mysql-connector-java-8.0.33 (Revision: 7d6b0800528b6b25c68b52dc10d6c1c8429c100c) */SELECT @@session.auto_increment_increment AS auto_increment_increment, @@character_set_client AS character_set_client, @@character_set_connection AS character_set_connection, @@character_set_results AS character_set_results, @@collation_connection AS collation_connection, @@sql_mode AS sql_mode
+SET character_set_results = NULL
+SET character_set_results = utf8mb4
+SET autocommit=1
+SET sql_mode='STRICT_TRANS_TABLES'
+SELECT @@sql_mode
+SET sql_mode = DEFAULT
+SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED
+SET SESSION TRANSACTION READ ONLY
+SET SESSION TRANSACTION READ WRITE
+SELECT @@session.autocommit
+SET NAMES utf8mb4 COLLATE utf8mb4_general_ci
+SET NAMES 'utf8mb4' COLLATE 'utf8mb4_general_ci'
+/* ping */ SELECT 1
+SELECT 1 FROM DUAL WHERE 1 = 1
+SELECT 'x' AS `dummy` FROM DUAL
+SET net_write_timeout = 600
+SET SQL_SELECT_LIMIT = DEFAULT
+SET SQL_SELECT_LIMIT = 3
+SELECT id FROM request ORDER BY id
+SET SQL_SELECT_LIMIT = DEFAULT
+SELECT id FROM request ORDER BY id LIMIT 4
+-- MySQL Connector/Python, PyMySQL, mysqlclient: connect and parameters quoted as Python's converters write them
+SET @@session.autocommit = OFF
+SET @@session.autocommit = ON
+SELECT @@session.autocommit AS ac
+SET NAMES utf8mb4
+SET AUTOCOMMIT = 0
+SET AUTOCOMMIT = 1
+SELECT COUNT(*) FROM request WHERE hostname = 'h1' AND req_time > 0.25
+SELECT COUNT(*) FROM request WHERE req_time > 0.25e0 AND doc_size < 100
+SELECT COUNT(*) FROM request WHERE timestamp >= 1600000000 AND script_name IN ('/index.php','/api/list.php','/admin/edit.php')
+SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) >= '2020-01-01 00:00:00.000000'
+SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) >= '2020-01-01 00:00:00' AND FROM_UNIXTIME(timestamp) < '2037-01-01 00:00:00'
+SELECT COUNT(*) FROM request WHERE DATE(FROM_UNIXTIME(timestamp)) BETWEEN '2020-01-01' AND '2037-12-31'
+SELECT id, hostname FROM request WHERE hostname = 'h\'1' OR hostname = 'h\\1' ORDER BY id
+SELECT COUNT(*) FROM request WHERE schema IS NULL
+SELECT COUNT(*) FROM request WHERE status = 200 AND hostname = 'h0' AND 1
+SELECT id, status FROM request WHERE id IN (1, 2, 3, 5, 8, 13) ORDER BY id
+SELECT COUNT(*) FROM request WHERE id IN (NULL)
+SELECT COUNT(*) FROM request WHERE script_name LIKE '/api/%%'
+-- Go's go-sql-driver (interpolateParams: numbers bare, strings quoted, time.Time as '2006-01-02 15:04:05.999999'), sqlx
+SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) > '2020-01-01 00:00:00.123456'
+SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) BETWEEN '2020-01-01 00:00:00' AND '2036-01-01 00:00:00.5'
+SELECT id, hostname, script_name, status, req_time, timestamp FROM request WHERE status = 500 ORDER BY id LIMIT 100 OFFSET 0
+SELECT id, req_time FROM request WHERE id > 10 ORDER BY id LIMIT 5
+SELECT EXISTS(SELECT 1 FROM request WHERE hostname = 'h1')
+SELECT EXISTS(SELECT 1 FROM request WHERE hostname = 'nope') AS present
+SELECT COUNT(*) > 0 FROM request WHERE status >= 500
+SELECT CAST(COUNT(*) AS UNSIGNED) FROM request
+SELECT IFNULL(SUM(req_time), 0.0) FROM request WHERE hostname = 'h1'
+SELECT COALESCE(AVG(req_time), 0) FROM request WHERE status = 999
+-- PHP mysqli and PDO (ATTR_EMULATE_PREPARES: every parameter a quoted string, LIMIT as an int bound)
+SELECT * FROM request WHERE id = '5'
+SELECT * FROM request WHERE hostname = 'h1' AND status = '200' ORDER BY id LIMIT 0, 5
+SELECT COUNT(*) AS c FROM request WHERE script_name = '/index.php' AND timestamp > '1600000000'
+SELECT COUNT(*) FROM request WHERE req_time BETWEEN '0.1' AND '0.5'
+SELECT COUNT(*) FROM request WHERE req_time > '0.1' + 0
+SELECT COUNT(*) FROM request WHERE status IN ('200', '301', '302')
+SELECT COUNT(*) FROM request WHERE status = ''
+SELECT COUNT(*) FROM request WHERE hostname = 1
+SELECT COUNT(*) FROM request WHERE id >= '1' AND id < '1e1'
+SELECT COUNT(*) FROM request WHERE timestamp >= '1.6e9'
+SELECT id FROM request WHERE script_name = '/index.php' ORDER BY id DESC LIMIT 1
+SELECT id FROM request WHERE status = 200 ORDER BY id LIMIT 3
+SELECT FOUND_ROWS()
+SELECT COUNT(*) FROM request WHERE hostname LIKE 'h%' AND script_name LIKE '%.php'
+SELECT COUNT(*) FROM request WHERE hostname LIKE '%'
+SELECT COUNT(*) FROM request WHERE script_name LIKE '%\\%%'
+SELECT LAST_INSERT_ID()
+SELECT ROW_COUNT()
+SELECT COUNT(*) FROM request WHERE status = "200"
+SELECT `status`, COUNT(*) AS `cnt` FROM `request` WHERE `hostname` = "h0" GROUP BY `status` ORDER BY `status`
+-- Perl DBI / DBD::mysql and DBD::MariaDB: placeholders quoted, quote_identifier's backticks, selectrow
+SELECT `request`.`id` FROM `pinba`.`request` WHERE `request`.`status` = '404' ORDER BY `request`.`id` LIMIT 3
+SELECT COUNT(*), SUM(`req_time`) FROM `request` WHERE `hostname` = 'h2'
+SELECT MAX(`id`) FROM `request`
+SELECT hostname, COUNT(*) FROM request WHERE timestamp >= '1600000000' GROUP BY hostname ORDER BY hostname
+SELECT 'DBD::mysql' AS drv, 1 + '1' AS two
+-- Node mysql2 and Knex (escape(): strings quoted, Dates as 'YYYY-MM-DD HH:MM:SS.mmm', booleans true/false, arrays as lists)
+SELECT 1 + 1 AS solution
+SELECT * FROM `request` WHERE `hostname` = 'h1' AND `status` IN (200, 404) ORDER BY `id` ASC LIMIT 5
+SELECT COUNT(*) AS `count` FROM `request` WHERE FROM_UNIXTIME(`timestamp`) > '2020-01-01 00:00:00.000'
+SELECT COUNT(*) AS `count` FROM `request` WHERE (status >= 500) = true
+SELECT COUNT(*) AS `count` FROM `request` WHERE (status >= 500) = false
+SELECT `hostname`, COUNT(`id`) AS `n` FROM `request` GROUP BY `hostname` HAVING `n` > 1 ORDER BY `n` DESC, `hostname`
+SELECT `script_name` FROM `request` WHERE `script_name` LIKE '%api%' GROUP BY `script_name` ORDER BY `script_name` ASC
+SELECT DISTINCT `hostname` FROM `request` ORDER BY `hostname` ASC LIMIT 10 OFFSET 1
+SELECT `r`.`id`, `t`.`value` FROM `request` AS `r` INNER JOIN `timer` AS `t` ON `t`.`request_id` = `r`.`id` ORDER BY `r`.`id` ASC, `t`.`id` ASC LIMIT 10
+SELECT COUNT(*) AS `c` FROM `timer` WHERE `request_id` IN (SELECT `id` FROM `request` WHERE `status` = 200)
+-- Nagios/Zabbix/Munin checks over the raw tables: one number a line, thresholds in SQL
+SELECT COUNT(*) FROM request WHERE status >= 500
+SELECT IFNULL(ROUND(AVG(req_time) * 1000), 0) FROM request WHERE script_name = '/index.php'
+SELECT IF(COUNT(*) = 0, 0, ROUND(SUM(status >= 500) / COUNT(*) * 100, 2)) AS err_pct FROM request
+SELECT CASE WHEN MAX(req_time) > 2 THEN 2 WHEN MAX(req_time) > 1 THEN 1 ELSE 0 END AS nagios_state FROM request
+SELECT CONCAT('OK - ', COUNT(*), ' requests, avg ', ROUND(AVG(req_time), 3), 's') AS msg FROM request
+SELECT CONCAT(IF(SUM(status >= 500) > 10, 'CRITICAL', 'OK'), ': ', SUM(status >= 500), ' errors') FROM request
+SELECT hostname, COUNT(*) FROM request GROUP BY hostname HAVING COUNT(*) < 5 ORDER BY hostname
+SELECT ROUND(SUM(req_time) / COUNT(*), 4) AS avg_time, ROUND(SUM(ru_utime) / COUNT(*), 4) AS avg_utime, ROUND(SUM(ru_stime) / COUNT(*), 4) AS avg_stime FROM request
+SELECT ROUND(COUNT(*) / (MAX(timestamp) - MIN(timestamp) + 1), 2) AS req_per_sec FROM request
+SELECT ROUND(SUM(doc_size) / (MAX(timestamp) - MIN(timestamp) + 1), 2) AS kb_per_sec FROM request
+SELECT MAX(mem_peak_usage), ROUND(AVG(mem_peak_usage), 1), MIN(mem_peak_usage) FROM request
+SELECT COUNT(*) AS slow FROM request WHERE req_time > 1.0
+SELECT COUNT(*) FROM request WHERE req_time > 0.5 AND script_name NOT LIKE '%cron%'
+SELECT script_name, ROUND(MAX(req_time), 3) FROM request GROUP BY script_name HAVING MAX(req_time) > 1 ORDER BY 2 DESC
+SELECT COUNT(DISTINCT hostname) AS hosts_alive FROM request WHERE timestamp > 1600000000
+SELECT hostname, MAX(timestamp) AS last_seen FROM request GROUP BY hostname ORDER BY hostname
+SELECT hostname, FROM_UNIXTIME(MAX(timestamp)) AS last_seen FROM request GROUP BY hostname ORDER BY hostname
+SELECT status, COUNT(*) FROM request WHERE status NOT IN (200, 301, 302, 304) GROUP BY status ORDER BY status
+SELECT SUM(timers_cnt), SUM(tags_cnt), AVG(timers_cnt) FROM request
+SELECT COUNT(*) FROM timer WHERE value > 0.1
+SELECT tg.name, COUNT(*) AS timers FROM timertag tt JOIN tag tg ON tg.id = tt.tag_id GROUP BY tg.name ORDER BY tg.name
+SELECT tt.value AS op, ROUND(AVG(t.value / t.hit_count) * 1000, 3) AS avg_ms, SUM(t.hit_count) AS hits FROM timer t JOIN timertag tt ON tt.timer_id = t.id JOIN tag g ON g.id = tt.tag_id WHERE g.name = 'op' GROUP BY tt.value ORDER BY avg_ms DESC, op
+SELECT ROUND(MAX(t.value), 4) FROM timer t JOIN timertag tt ON tt.timer_id = t.id WHERE tt.value = 'get'
+SELECT COUNT(*) FROM request r WHERE NOT EXISTS (SELECT 1 FROM timer t WHERE t.request_id = r.id)
+SELECT r.id, COUNT(t.id) AS n FROM request r LEFT JOIN timer t ON t.request_id = r.id GROUP BY r.id HAVING n <> MAX(r.timers_cnt) ORDER BY r.id LIMIT 5
+-- Excel / MS Query / ODBC: table aliases of the table's own name, ODBC escapes ({fn}, {d}, {ts}, {oj}), parenthesized WHERE
+SELECT request.hostname, request.status, request.req_time FROM pinba.request request WHERE (request.status=200) ORDER BY request.id LIMIT 5
+SELECT request.hostname, Count(request.id) AS 'CountOfid' FROM pinba.request request GROUP BY request.hostname ORDER BY request.hostname
+SELECT request.script_name, Sum(request.req_time) AS 'SumOfreq_time', Avg(request.req_time) AS 'AvgOfreq_time' FROM request request GROUP BY request.script_name ORDER BY request.script_name
+SELECT request.id, request.hostname FROM request request WHERE (request.hostname='h1') AND (request.status>=400) ORDER BY request.id
+SELECT {fn UCASE(hostname)} AS h, {fn LCASE('ABC')} FROM request ORDER BY id LIMIT 2
+SELECT {fn CONCAT(hostname, script_name)} FROM request ORDER BY id LIMIT 2
+SELECT {d '2026-11-28'}, {ts '2026-11-28 10:20:30'}, {t '10:20:30'}
+SELECT COUNT(*) FROM request WHERE FROM_UNIXTIME(timestamp) > {ts '2020-01-01 00:00:00'}
+SELECT COUNT(*) FROM request WHERE DATE(FROM_UNIXTIME(timestamp)) >= {d '2020-01-01'}
+SELECT UCASE(hostname), LCASE(script_name), {fn LENGTH(script_name)} FROM request ORDER BY id LIMIT 3
+SELECT request.status, Count(*) FROM request request WHERE (request.req_time Between 0.1 And 1) GROUP BY request.status ORDER BY request.status
+SELECT `request`.`hostname`, `request`.`status` FROM `pinba`.`request` `request` WHERE `request`.`id` < 4 ORDER BY `request`.`id`
+SELECT DAYOFMONTH(FROM_UNIXTIME(timestamp)), MONTH(FROM_UNIXTIME(timestamp)), YEAR(FROM_UNIXTIME(timestamp)) FROM request ORDER BY id LIMIT 1
+-- The mysql prompt: what an engineer types while looking at a slow page
+SELECT * FROM request WHERE req_time = (SELECT MAX(req_time) FROM request)
+SELECT id, script_name, req_time FROM request WHERE req_time >= ALL (SELECT req_time FROM request)
+SELECT r.*, (SELECT COUNT(*) FROM timer t WHERE t.request_id = r.id) AS timers FROM request r ORDER BY r.req_time DESC, r.id LIMIT 3
+SELECT t.*, tt.value, g.name FROM timer t JOIN timertag tt ON tt.timer_id = t.id JOIN tag g ON g.id = tt.tag_id WHERE t.request_id = (SELECT id FROM request ORDER BY req_time DESC, id LIMIT 1) ORDER BY t.id, g.name
+SELECT script_name, COUNT(*) c, SUM(req_time) s, AVG(req_time) a, MAX(req_time) m FROM request GROUP BY 1 ORDER BY s DESC LIMIT 10
+SELECT hostname, server_name, COUNT(*) FROM request GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2
+SELECT status, COUNT(*), ROUND(AVG(req_time)*1000) ms FROM request GROUP BY status
+SELECT req_time FROM request ORDER BY req_time DESC LIMIT 1 OFFSET 5
+SELECT COUNT(*), COUNT(schema), COUNT(DISTINCT schema), COUNT(DISTINCT tags) FROM request
+SELECT tags, COUNT(*) FROM request GROUP BY tags ORDER BY 2 DESC, 1 LIMIT 5
+SELECT SUBSTRING_INDEX(SUBSTRING_INDEX(tags, ',', 1), '=', -1) AS first_tag_value, COUNT(*) FROM request GROUP BY 1 ORDER BY 1
+SELECT id, tags FROM request WHERE tags LIKE '%=%' ORDER BY id LIMIT 3
+SELECT id, tags, FIND_IN_SET('env=prod', tags) FROM request ORDER BY id LIMIT 3
+SELECT script_name, LENGTH(script_name) - LENGTH(REPLACE(script_name, '/', '')) AS depth FROM request GROUP BY script_name ORDER BY depth, script_name
+SELECT SUBSTRING_INDEX(script_name, '.', -1) AS ext, COUNT(*) FROM request GROUP BY ext ORDER BY ext
+SELECT DISTINCT LOWER(SUBSTRING_INDEX(server_name, '.', -2)) AS domain FROM request ORDER BY 1
+SELECT hostname, MIN(id), MAX(id), MAX(id) - MIN(id) + 1 - COUNT(*) AS gaps FROM request GROUP BY hostname ORDER BY hostname
+SELECT id, req_time, ru_utime, ru_stime, req_time - ru_utime - ru_stime AS wait FROM request ORDER BY wait DESC, id LIMIT 5
+SELECT id, ROUND(ru_utime / NULLIF(req_time, 0) * 100, 1) AS cpu_pct FROM request ORDER BY id LIMIT 5
+SELECT id, doc_size, mem_peak_usage, memory_footprint FROM request WHERE mem_peak_usage > memory_footprint ORDER BY id LIMIT 5
+SET @h = 'h1'
+SELECT COUNT(*) FROM request WHERE hostname = @h
+SET @since = 1600000000, @limit_ms = 500
+SELECT COUNT(*) FROM request WHERE timestamp > @since AND req_time * 1000 > @limit_ms
+SELECT @n := COUNT(*) FROM request
+SELECT @n * 2
+SET @row := 0
+SELECT @row := @row + 1 AS rn, id FROM request ORDER BY id LIMIT 5
+SELECT SQL_NO_CACHE COUNT(*) FROM request
+SELECT STRAIGHT_JOIN COUNT(*) FROM request r JOIN timer t ON t.request_id = r.id
+SELECT HIGH_PRIORITY id FROM request ORDER BY id LIMIT 1
+SELECT SQL_SMALL_RESULT status, COUNT(*) FROM request GROUP BY status ORDER BY status
+SELECT COUNT(*) FROM request USE INDEX ()
+SELECT id FROM request ORDER BY id DESC LIMIT 3 FOR UPDATE
+SELECT CAST('12abc' AS SIGNED)
+SHOW TABLES FROM pinba LIKE 't%'
+SHOW TABLES LIKE 'timer%'
+DESC timertag
+DESCRIBE pinba.tag
+EXPLAIN tag
+SELECT COUNT(*) FROM pinba . request
+SELECT COUNT(*) FROM `pinba`.request r WHERE r.`status`=200
+SELECT COUNT(*) FROM request WHERE hostname = "h1" -- trailing comment
+SELECT COUNT(*) FROM request # hash comment
+SELECT /* inline */ COUNT(*) /* more */ FROM request
+SELECT COUNT(*) FROM request;
+-- phpMyAdmin and Adminer: browse a table, count it, its columns and keys
+SELECT @@lower_case_table_names
+SHOW SESSION VARIABLES LIKE 'FOREIGN_KEY_CHECKS'
+SELECT COUNT(*) FROM `pinba`.`request`
+SELECT * FROM `request` LIMIT 0, 25
+SELECT * FROM `pinba`.`timer` ORDER BY `timer`.`value` DESC, `timer`.`id` ASC LIMIT 0, 25
+SELECT * FROM `request` WHERE `hostname` LIKE '%h1%' ORDER BY `id` LIMIT 0, 25
+SELECT * FROM `request` WHERE CONCAT_WS("", `hostname`, `script_name`) LIKE '%php%' ORDER BY `id` LIMIT 10
+SELECT `status`, COUNT(*) AS `Count` FROM `request` GROUP BY `status` ORDER BY `Count` DESC, `status`
+SELECT SQL_CALC_FOUND_ROWS * FROM `tag` LIMIT 50
+SELECT * FROM `timertag` WHERE (`value` = 'get') LIMIT 50
+SELECT `id`, `hostname` FROM `request` WHERE (`id` = '3') LIMIT 1
+SHOW INDEXES FROM `request`
+SELECT `TABLE_NAME`, `ENGINE` IS NOT NULL FROM `information_schema`.`TABLES` WHERE `TABLE_SCHEMA` = 'pinba' AND `TABLE_NAME` = 'tag'
+SELECT `SCHEMA_NAME` FROM `information_schema`.`SCHEMATA` WHERE `SCHEMA_NAME` = 'pinba'
+SELECT COUNT(*) FROM (SELECT 1 FROM `request` LIMIT 1000) x
+SELECT DISTINCT `hostname` FROM `request` ORDER BY `hostname` LIMIT 1000
+SELECT MIN(`id`), MAX(`id`) FROM `request`
+SELECT `id`, LEFT(`script_name`, 10), `tags` FROM `request` ORDER BY `id` DESC LIMIT 3
+-- Reduced (issue 80, round two): STR_TO_DATE reads a week and a weekday back to their day (Metabase's week: `%X%V %W`); `%V` wants `%X`, `%v` `%x`, `%U`/`%u` `%Y`
+SELECT STR_TO_DATE('202648 Sunday', '%X%V %W'), STR_TO_DATE('202053 Sun', '%X%V %a'), STR_TO_DATE('2026 01 Mon', '%x %v %a'), STR_TO_DATE('2027 01 1', '%x %v %w'), STR_TO_DATE('2026 00 0', '%Y %U %w'), STR_TO_DATE('2026 00 Sat', '%Y %u %a')
+SELECT STR_TO_DATE('2026 48 Sunday', '%Y %V %W'), STR_TO_DATE('2026 48 Sunday', '%X %v %W'), STR_TO_DATE('2026 54 Sunday', '%X %V %W'), STR_TO_DATE('2026 00 Sunday', '%X %V %W'), STR_TO_DATE('0000 01 Sunday', '%X %V %W'), STR_TO_DATE('2026 7', '%Y %w')
+SELECT STR_TO_DATE('2026 48', '%X %V'), STR_TO_DATE('2026 12 Sunday 10:30', '%X %V %W %H:%i'), STR_TO_DATE('2026 100 1 Tue', '%Y %j %U %a'), STR_TO_DATE('9999 52 Sunday', '%X %V %W'), STR_TO_DATE('9999 53 Sunday', '%X %V %W')
+-- A column qualified by its table is that table's, beside another table's of its name (`t.value`, timer's DOUBLE, beside timertag's `value`)
+SELECT tt.value, ROUND(AVG(t.value) * 1000, 1) AS a FROM timer t JOIN timertag tt ON tt.timer_id = t.id GROUP BY tt.value ORDER BY tt.value
+-- The boolean system variables: `@@x` 1 or 0, `SHOW VARIABLES` ON or OFF (phpMyAdmin reads FOREIGN_KEY_CHECKS there)
+SELECT @@foreign_key_checks, @@unique_checks, @@sql_notes, @@sql_warnings, @@sql_big_selects, @@sql_quote_show_create, @@sql_buffer_result, @@sql_log_off
+SHOW VARIABLES WHERE Variable_name IN ('autocommit', 'foreign_key_checks', 'unique_checks', 'sql_auto_is_null', 'sql_safe_updates', 'sql_notes', 'sql_warnings', 'sql_big_selects', 'sql_quote_show_create', 'sql_buffer_result', 'sql_log_off')
+SET autocommit = 0
+SHOW VARIABLES LIKE 'autocommit'
+SET autocommit = 1
+-- ODBC's `{fn f(…)}` is `f(…)`
+SELECT {fn UCASE('abc')}, {fn CONCAT('a', 'b')}, {fn LENGTH(script_name)} FROM request ORDER BY id LIMIT 1
