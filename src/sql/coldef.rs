@@ -185,6 +185,25 @@ impl Meta {
         }
     }
 
+    /// A DATETIME or TIME of `fraction` digits (1 to 6) read as a number where its fraction
+    /// counts (arithmetic, `ABS`, `MOD`): a DECIMAL of its digits and the fraction's
+    /// (`TIMESTAMP '2024-03-05 12:34:07.25' + 0` is 20240305123407.25, MariaDB's `val_decimal`).
+    pub(super) fn temporal_decimal(t: Ty, fraction: u8, nullable: bool) -> Meta {
+        let digits = if t == Ty::Time { 7 } else { 14 };
+        Meta::decimal(digits + u32::from(fraction), u32::from(fraction), nullable)
+    }
+
+    /// A DATE rounded (`ROUND`, `TRUNCATE`, `FLOOR`, `CEIL`): its eight digits, a LONG of 8
+    /// (MariaDB's `fix_arg_int` of the DATE's `decimal_precision`), one more where rounding to
+    /// tens may carry.
+    pub(super) fn rounded_date(nullable: bool) -> Meta {
+        Meta {
+            code: Code::Long,
+            precision: 8,
+            ..Meta::int(8, nullable)
+        }
+    }
+
     /// A temporal of type `t` read as a number: `YYYYMMDD`, `YYYYMMDDhhmmss`, `hhhmmss`; its
     /// digits (MariaDB's `decimal_precision`) are those and its `fraction`'s.
     pub(super) fn temporal_number(t: Ty, fraction: u8, nullable: bool) -> Meta {
@@ -676,6 +695,19 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
         {
             moved_string()
         }
+        Expr::BinaryOp { left, right, .. }
+            if matches!(ty, Ty::DateTime | Ty::Time)
+                && (matches!(left.as_ref(), Expr::Interval(_))
+                    || matches!(right.as_ref(), Expr::Interval(_))) =>
+        {
+            let (moved, Expr::Interval(i)) = (match (left.as_ref(), right.as_ref()) {
+                (Expr::Interval(_), _) => (kid(1)?, left.as_ref()),
+                _ => (kid(0)?, right.as_ref()),
+            }) else {
+                return None;
+            };
+            moved_temporal(ty, moved, i)
+        }
         Expr::BinaryOp { op, .. } => binary(op, ty, kid(0)?, kid(1)?)?,
         Expr::IsNull(_)
         | Expr::IsNotNull(_)
@@ -874,6 +906,54 @@ fn binary(op: &BinaryOperator, ty: Ty, l: Meta, r: Meta) -> Option<Meta> {
         (op, Ty::Int) if truth_operator(op) || *op == B::StringConcat => Meta::int(1, nullable),
         _ => return None,
     })
+}
+
+/// A DATETIME or TIME (`ty`) moved by an interval `i` from one declared `moved`: as many
+/// fraction digits as the most of the value's and the interval's (MariaDB's `interval_dec`: 6
+/// for a unit of microseconds, the amount's decimals for `SECOND`, at most 6), so `TIME
+/// '12:34:56' + INTERVAL 1.5 SECOND` is `12:34:57.5`, a TIME(1). Always nullable (a result
+/// past its range is NULL).
+fn moved_temporal(ty: Ty, moved: Meta, i: &sqlparser::ast::Interval) -> Meta {
+    let unit = i
+        .leading_field
+        .as_ref()
+        .map(|u| u.to_string().to_ascii_uppercase())
+        .unwrap_or_default();
+    let last = i
+        .last_field
+        .as_ref()
+        .map(|u| u.to_string().to_ascii_uppercase());
+    let by_interval = match (unit.as_str(), last.as_deref()) {
+        ("MICROSECOND", None) | (_, Some("MICROSECOND")) => 6,
+        ("SECOND", None) => amount_decimals(&i.value).min(6),
+        _ => 0,
+    };
+    // A DATE moved into a DATETIME has no fraction of its own.
+    let own = if moved.code == Code::Date {
+        0
+    } else {
+        moved.decimals.min(6)
+    };
+    let code = if ty == Ty::Time {
+        Code::Time
+    } else {
+        Code::DateTime
+    };
+    Meta::temporal(code, own.max(by_interval), true)
+}
+
+/// The decimals an interval's amount has, as MariaDB declares it: a number literal's as
+/// written, a DOUBLE's or a string's not fixed (39); another expression's taken as none.
+fn amount_decimals(e: &Expr) -> u8 {
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => number(n).decimals,
+            Value::SingleQuotedString(_) | Value::DoubleQuotedString(_) => STRING_DECIMALS,
+            _ => 0,
+        },
+        Expr::UnaryOp { expr, .. } | Expr::Nested(expr) => amount_decimals(expr),
+        _ => 0,
+    }
 }
 
 /// The decimals a DOUBLE computed from `kids` has (MariaDB's `count_real_length`): the most
@@ -1399,6 +1479,13 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
     {
         return Some(moved_string());
     }
+    if matches!(ty, Ty::DateTime | Ty::Time)
+        && matches!(name, "DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE")
+    {
+        if let [_, Expr::Interval(i)] = super::typing::children(e).as_slice() {
+            return Some(moved_temporal(ty, kid(0)?, i));
+        }
+    }
     if ty == Ty::Text && matches!(name, "ADDTIME" | "SUBTIME") {
         return Some(Meta {
             code: Code::String,
@@ -1559,6 +1646,27 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         "IF" => merged(ty, kids.get(1..)?, any_nullable(kids.get(1..)?))?,
         // NULL only where every argument may be (MariaDB's `Item_func_coalesce`).
         "IFNULL" | "COALESCE" => merged(ty, kids, kids.iter().all(|k| k.nullable))?,
+        // A DATE or DATETIME among numbers or strings (`typing::temporal_greatest`): of the
+        // temporals' fraction digits, NULL where a conversion fails.
+        "GREATEST" | "LEAST"
+            if matches!(ty, Ty::Date | Ty::DateTime)
+                && kids
+                    .iter()
+                    .any(|k| !matches!(k.code, Code::Date | Code::DateTime | Code::Null)) =>
+        {
+            let fraction = kids
+                .iter()
+                .filter(|k| k.code == Code::DateTime)
+                .map(|k| k.decimals.min(6))
+                .max()
+                .unwrap_or(0);
+            let code = if ty == Ty::Date {
+                Code::Date
+            } else {
+                Code::DateTime
+            };
+            Meta::temporal(code, fraction, true)
+        }
         "GREATEST" | "LEAST" => merged(ty, kids, nullable)?,
         "NULLIF" => kid(0)?.nullable(true),
         // A window's value of a row: declared as its argument.
@@ -1792,6 +1900,19 @@ fn fraction_arg(e: &Expr) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn temporals_read_with_their_fraction_are_decimals() {
+        let m = Meta::temporal_decimal(Ty::DateTime, 2, false);
+        assert_eq!(
+            (m.code, m.precision, m.decimals, m.length),
+            (Code::NewDecimal, 16, 2, 18)
+        );
+        let m = Meta::temporal_decimal(Ty::Time, 1, false);
+        assert_eq!((m.precision, m.decimals), (8, 1));
+        let m = Meta::rounded_date(false);
+        assert_eq!((m.code, m.length), (Code::Long, 8));
+    }
 
     #[test]
     fn integers_are_long_up_to_nine_characters() {

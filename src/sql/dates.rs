@@ -1357,9 +1357,9 @@ pub(super) fn temporal_number(s: &str) -> Value {
             return Value::Integer(n);
         }
     }
-    format!("{sign}{digits}.{fraction}0")
-        .parse::<f64>()
-        .map_or(Value::Null, Value::Real)
+    // Exact (a DATETIME(6)'s 20 digits are more than a double holds): the DECIMAL it is read as.
+    super::decimal::Decimal::parse(&format!("{sign}{digits}.{fraction}0"))
+        .map_or(Value::Null, |d| super::functions::held(&d))
 }
 
 /// A DATETIME (or, `time`, a TIME) rounded or truncated to `digits` fraction digits (0 to 6),
@@ -1437,8 +1437,10 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
             } else {
                 raw(ctx, 0)
             };
+            // A negative TIME's parts are its fields, unsigned (MariaDB's `Item_func_hour`
+            // answers `ltime.hour`: `SECOND(-7)` is 7); `EXTRACT` keeps the sign.
             Ok(match t {
-                Some(t) => part(unit, &t)?,
+                Some(t) => part(unit, &Tm { neg: false, ..t })?,
                 None => None,
             })
         })?;
@@ -1515,6 +1517,21 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
     // `CAST(x AS DATETIME)`: NULL where `x` reads as no datetime.
     conn.create_scalar_function("mysql_cast_datetime", 1, pure, move |ctx| {
         Ok(shown(raw(ctx, 0).map(|t| t.as_kind(Kind::DateTime))))
+    })?;
+    // `CAST(x AS DATETIME(n))`, `CAST(x AS TIME(n))`: of `n` fraction digits (0 unless given),
+    // what is past them cut, as MariaDB casts (`CAST(0.5 AS DATETIME)` is the zero datetime,
+    // `CAST(1.5 AS TIME)` 00:00:01).
+    conn.create_scalar_function("mysql_cast_datetime", 2, pure, move |ctx| {
+        let digits = ctx.get::<Option<i64>>(1)?.unwrap_or(0);
+        Ok(shown(raw(ctx, 0).and_then(|t| {
+            rounded_temporal(t.as_kind(Kind::DateTime), digits, false)
+        })))
+    })?;
+    conn.create_scalar_function("mysql_cast_time", 2, pure, move |ctx| {
+        let digits = ctx.get::<Option<i64>>(1)?.unwrap_or(0);
+        Ok(shown(
+            time_of(ctx.get_raw(0)).and_then(|t| rounded_temporal(t, digits, false)),
+        ))
     })?;
     // An operand compared as a DATETIME (`typing::coercer`): one that reads as no datetime
     // compares as the zero one, as MySQL compares it (with a warning), and NULL stays NULL.
@@ -1834,6 +1851,10 @@ mod tests {
         assert_eq!(
             temporal_number("2024-03-05 01:02:03.25"),
             Value::Real(20240305010203.25)
+        );
+        assert_eq!(
+            temporal_number("2024-03-05 01:02:03.123456"),
+            Value::Text("20240305010203.123456".into())
         );
         assert_eq!(temporal_number("-01:02:03"), Value::Integer(-10203));
         assert_eq!(temporal_number("838:59:59"), Value::Integer(8385959));

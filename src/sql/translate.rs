@@ -1238,22 +1238,48 @@ impl VisitorMut for Rewrite<'_> {
             // (The addresses typed are the tree's no longer.)
             self.found.clear();
         }
+        // A DATETIME or TIME of a fraction read as a number exactly is the DECIMAL it is read
+        // as (`typing::fractions_read`).
+        let metas: Vec<Meta> = fixeds
+            .iter()
+            .zip(&kids)
+            .map(|(f, t)| f.map_or_else(|| Meta::of_type(*t), |(_, m)| m))
+            .collect();
+        let numbers = typing::fractions_read(expr, &kids, &metas);
         let ty = known.unwrap_or_else(|| {
             let none = Scope::none();
-            self.scopes.last().unwrap_or(&none).node(expr, &kids)
+            self.scopes.last().unwrap_or(&none).node(expr, &numbers)
         });
         // (Checked once the node is translated whole.)
         let ranged = ranged_double(expr, ty, &wides).then(|| expr.to_string());
         if kids.len() == typing::children(expr).len() {
             let read = unsigned(expr, &kids);
-            signed_overflow(expr, &read, &fixeds);
             double_digits(expr, &read);
             numbered(expr, &read);
+            // (After `numbered`: a whole temporal is the BIGINT it is read as, which overflows
+            // as one: `-2147483648 * TIMESTAMP '2024-03-05 12:34:56'` is error 1690.)
+            let integers: Vec<Ty> = read
+                .iter()
+                .zip(kids.iter().zip(&numbers))
+                .map(|(r, (k, n))| match typing::reads_numbers(expr) {
+                    Some(typing::Reading::Numbers) if k == n => {
+                        typing::as_number(typing::Reading::Numbers, *r).unwrap_or(*r)
+                    }
+                    _ => *r,
+                })
+                .collect();
+            signed_overflow(expr, &integers, &fixeds);
             numbered_bits(expr, &read);
             moved_time(expr, &read);
-            decimals(expr, &kids, &read, ty, &fixeds);
+            let exact: Vec<Ty> = read
+                .iter()
+                .zip(kids.iter().zip(&numbers))
+                .map(|(r, (k, n))| if k == n { *r } else { *n })
+                .collect();
+            decimals(expr, &kids, &exact, ty, &fixeds);
             let kids = read;
             coerce(expr, &kids);
+            greatest_temporal(expr, &kids, ty, &metas);
             if ty == Ty::DateTime {
                 merged(expr, &kids, |e, t| {
                     (t == Ty::Date).then(|| format!("mysql_cast_datetime({e})"))
@@ -2612,6 +2638,32 @@ fn is_bit_aggregate(e: &Expr) -> bool {
         .contains(&f.name.to_string().to_ascii_uppercase().as_str()))
 }
 
+/// `GREATEST`/`LEAST` of a DATE or DATETIME among numbers or strings
+/// ([`typing::temporal_greatest`]): its operands compared as DATETIMEs (`coerce`), the one
+/// found written as the result's type, a DATE or a DATETIME of the temporals' fraction digits
+/// (`GREATEST(DATE '2024-03-05', 0.2)` is 2024-03-05, `LEAST` of them 0000-00-00).
+fn greatest_temporal(expr: &mut Expr, kids: &[Ty], ty: Ty, metas: &[Meta]) {
+    let Expr::Function(f) = &*expr else { return };
+    let name = f.name.to_string().to_ascii_uppercase();
+    if !matches!(name.as_str(), "GREATEST" | "LEAST") || typing::temporal_greatest(kids) != Some(ty)
+    {
+        return;
+    }
+    let fraction = kids
+        .iter()
+        .zip(metas)
+        .filter(|(t, _)| **t == Ty::DateTime)
+        .map(|(_, m)| m.decimals.min(6))
+        .max()
+        .unwrap_or(0);
+    let inner = std::mem::replace(expr, Expr::Value(Value::Null.into()));
+    *expr = raw(if ty == Ty::Date {
+        format!("date({inner})")
+    } else {
+        format!("mysql_cast_datetime({inner}, {fraction})")
+    });
+}
+
 /// `e` made `f(e)`.
 fn wrap_in(e: &mut Expr, f: &str) {
     let inner = std::mem::replace(e, Expr::Value(Value::Null.into()));
@@ -3613,8 +3665,15 @@ fn cast_to(expr: &str, ty: &[String], args: &[String]) -> Result<String, String>
         "CHAR" | "VARCHAR" | "NCHAR" | "TEXT" | "" => format!("CAST({expr} AS TEXT)"),
         "BINARY" | "BLOB" => format!("CAST({expr} AS BLOB)"),
         "DATE" => format!("date({expr})"),
-        "DATETIME" | "TIMESTAMP" => format!("mysql_cast_datetime({expr})"),
-        "TIME" => format!("time({expr})"),
+        // To the precision given (none by default), the fraction past it cut.
+        "DATETIME" | "TIMESTAMP" | "TIME" => format!(
+            "mysql_cast_{}({expr}, {})",
+            if first == "TIME" { "time" } else { "datetime" },
+            args.first()
+                .and_then(|n| n.parse::<u8>().ok())
+                .unwrap_or(0)
+                .min(6)
+        ),
         other => return Err(format!("CAST to {other} is not supported")),
     })
 }

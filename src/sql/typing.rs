@@ -1049,14 +1049,21 @@ impl Scope {
         let (kids, mut metas): (Vec<Ty>, Vec<Meta>) =
             children(e).iter().map(|k| self.typed(k, calls)).unzip();
         // A temporal read as a number is declared as the number it is read as.
+        // One with a fraction, where the fraction counts, as the DECIMAL it is read as.
+        let numbers = fractions_read(e, &kids, &metas);
         if let Some(r) = reads_numbers(e) {
-            for (t, m) in kids.iter().zip(metas.iter_mut()) {
-                if as_number(r, *t).is_some() {
-                    *m = Meta::temporal_number(*t, m.decimals.min(6), m.nullable);
-                }
+            for ((t, n), m) in kids.iter().zip(&numbers).zip(metas.iter_mut()) {
+                *m = match n {
+                    Ty::Dec(f) if t != n => Meta::temporal_decimal(*t, *f, m.nullable),
+                    _ if r == Reading::Rounded && *t == Ty::Date => Meta::rounded_date(m.nullable),
+                    _ if as_number(r, *t).is_some() => {
+                        Meta::temporal_number(*t, m.decimals.min(6), m.nullable)
+                    }
+                    _ => *m,
+                };
             }
         }
-        let t = self.node(e, &kids);
+        let t = self.node(e, &numbers);
         let column = match e {
             Expr::Identifier(i) => self.column_of(&i.value).1,
             Expr::CompoundIdentifier(p) => self.column_named(p).1,
@@ -1271,6 +1278,8 @@ pub(super) enum Reading {
 /// `val_int`/`val_real`/`val_decimal` read one).
 const NUMERIC_FUNCTIONS: &[&str] = &[
     "SIGN",
+    // Seconds, a temporal's digits among them (`SEC_TO_TIME(TIME '12:34:56')` is 34:17:36).
+    "SEC_TO_TIME",
     "SQRT",
     "EXP",
     "LN",
@@ -1366,6 +1375,41 @@ pub(super) fn reads_numbers(e: &Expr) -> Option<Reading> {
         }
         _ => None,
     }
+}
+
+/// `kids`, the types of `e`'s children (declared `metas`), with each DATETIME or TIME of a
+/// fraction that `e` reads as a number exactly (`+ - * / %`, `-x`, `ABS`, `MOD`) made the
+/// DECIMAL of that many digits it is read as (`TIMESTAMP '2024-03-05 12:34:07.25' + 0` is
+/// 20240305123407.25, as MariaDB's `val_decimal` reads it); an integer reading (bits, a cast
+/// to an integer, `DIV`) or one of a whole temporal keeps the type met.
+pub(super) fn fractions_read(e: &Expr, kids: &[Ty], metas: &[Meta]) -> Vec<Ty> {
+    use BinaryOperator as B;
+    let exact = match e {
+        Expr::BinaryOp { op, .. } => {
+            matches!(op, B::Plus | B::Minus | B::Multiply | B::Divide | B::Modulo)
+        }
+        Expr::Function(f) => {
+            matches!(
+                f.name.to_string().to_ascii_uppercase().as_str(),
+                "ABS" | "MOD"
+            )
+        }
+        _ => reads_numbers(e) == Some(Reading::Followed),
+    };
+    let reading = reads_numbers(e).filter(|_| exact);
+    kids.iter()
+        .enumerate()
+        .map(|(i, t)| match (reading, metas.get(i)) {
+            (Some(r), Some(m))
+                if matches!(t, Ty::DateTime | Ty::Time)
+                    && as_number(r, *t).is_some()
+                    && (1..=6).contains(&m.decimals) =>
+            {
+                Ty::Dec(m.decimals)
+            }
+            _ => *t,
+        })
+        .collect()
 }
 
 /// The type an operand of type `t` is read as where `r` reads it: a temporal read as its
@@ -1827,6 +1871,28 @@ pub(super) fn case_results(
         .chain(otherwise.then_some(first + 2 * whens))
 }
 
+/// The type of `GREATEST`/`LEAST` over arguments of types `args` where a DATE or DATETIME is
+/// among numbers or strings (MariaDB's `Type_handler_hybrid_field_type` for them): the
+/// temporal's, a DATETIME where one is. `None` where no such mix is met (a TIME, a binary
+/// string or an unknown type among them, or temporals alone).
+pub(super) fn temporal_greatest(args: &[Ty]) -> Option<Ty> {
+    let temporal = |t: &Ty| matches!(t, Ty::Date | Ty::DateTime);
+    let other = |t: &Ty| matches!(t, Ty::Int | Ty::UInt | Ty::Dec(_) | Ty::Double | Ty::Text);
+    if !args.iter().any(temporal)
+        || !args.iter().any(other)
+        || !args
+            .iter()
+            .all(|t| temporal(t) || other(t) || *t == Ty::Null)
+    {
+        return None;
+    }
+    Some(if args.contains(&Ty::DateTime) {
+        Ty::DateTime
+    } else {
+        Ty::Date
+    })
+}
+
 /// The type of `IF`/`IFNULL`/`COALESCE`/`CASE`/`UNION` over results of types `a` and `b`: a
 /// string beside a number or a temporal makes the result a string, as in MySQL (`translate`
 /// writes the others' values as MySQL writes them as text: [`as_text`]).
@@ -2169,6 +2235,12 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
         // and so does anything beside a NULL (MySQL types `GREATEST(1, NULL)` a DOUBLE).
         "GREATEST" | "LEAST" if !args.is_empty() => {
             let number = |t: Ty| matches!(t, Ty::Int | Ty::Dec(_) | Ty::Double);
+            // A DATE or DATETIME among numbers and strings: all compared as DATETIMEs, the
+            // result of the temporal's type (a DATETIME where one is), as MariaDB types it
+            // (`GREATEST(DATE '2024-03-05', '')` is that DATE).
+            if let Some(t) = temporal_greatest(&args.iter().map(|a| a.1).collect::<Vec<_>>()) {
+                return t;
+            }
             if args.iter().any(|a| a.1 == Ty::Null)
                 && args.iter().all(|a| a.1 == Ty::Null || number(a.1))
             {
@@ -2282,6 +2354,21 @@ mod tests {
     use super::*;
     use sqlparser::ast::Statement;
     use sqlparser::parser::Parser;
+
+    #[test]
+    fn greatest_of_a_temporal_among_numbers_or_strings_is_the_temporal() {
+        assert_eq!(temporal_greatest(&[Ty::Date, Ty::Dec(1)]), Some(Ty::Date));
+        assert_eq!(temporal_greatest(&[Ty::Text, Ty::Date]), Some(Ty::Date));
+        assert_eq!(
+            temporal_greatest(&[Ty::Int, Ty::Date, Ty::DateTime]),
+            Some(Ty::DateTime)
+        );
+        // Temporals alone, a TIME, or nothing temporal: not this rule.
+        assert_eq!(temporal_greatest(&[Ty::Date, Ty::DateTime]), None);
+        assert_eq!(temporal_greatest(&[Ty::Time, Ty::Int]), None);
+        assert_eq!(temporal_greatest(&[Ty::Date, Ty::Time, Ty::Int]), None);
+        assert_eq!(temporal_greatest(&[Ty::Int, Ty::Text]), None);
+    }
 
     /// The typing of `sql`, one MySQL query (nothing where sqlparser does not parse it).
     fn typing(sql: &str) -> Typing {
