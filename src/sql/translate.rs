@@ -3854,7 +3854,7 @@ mod tests {
             ),
             (
                 "SELECT DATE_SUB(CAST(x AS TIME), INTERVAL '1:30' HOUR_MINUTE)",
-                "SELECT mysql_time_add(time(x), -('1:30'), 'HOUR_MINUTE')",
+                "SELECT mysql_time_add(mysql_cast_time(x, 0), -('1:30'), 'HOUR_MINUTE')",
             ),
         ] {
             assert_eq!(bare(sql), want, "{sql}");
