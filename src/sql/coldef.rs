@@ -623,7 +623,11 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
         Expr::Value(v) => match &v.value {
             Value::Null => Meta::null(),
             Value::Number(n, _) => number(n),
-            Value::Boolean(_) => Meta::int(1, false),
+            // MariaDB's `Item_bool`: a LONG of 5 characters, and as many digits.
+            Value::Boolean(_) => Meta {
+                precision: 5,
+                ..Meta::int(5, false)
+            },
             Value::SingleQuotedString(s)
             | Value::DoubleQuotedString(s)
             | Value::NationalStringLiteral(s) => Meta::text(s.chars().count() as u32, false),
@@ -792,6 +796,9 @@ fn folded(e: &Expr) -> Option<Meta> {
     }
     let (negative, n) = walk(e, false)?;
     let m = number(n);
+    // Negated, a zero is written as it was (MariaDB's `Item_int::neg` and `Item_float::neg`
+    // add a character for a sign only to a value that becomes negative).
+    let negative = negative && n.parse::<f64>().is_ok_and(|v| v != 0.0);
     Some(match m.code {
         // Past a LONGLONG's least value: a DECIMAL (`-18446744073709551615`).
         Code::LongLong if negative && n.parse::<u128>().is_ok_and(|v| v > 1 << 63) => {
@@ -817,9 +824,15 @@ fn number(n: &str) -> Meta {
     }
     match n.split_once('.') {
         Some((int, frac)) => {
+            let written = int.len() as u32;
             let int = int.trim_start_matches('0').len() as u32;
             let frac = frac.len() as u32;
-            Meta::decimal((int + frac).max(1), frac, false)
+            // As long as written, with a sign and the point: `0.5` 4, `.5` 3 (MariaDB's
+            // `Item_decimal`, whose integer digits are those written).
+            Meta {
+                length: written + frac + 1 + u32::from(frac > 0),
+                ..Meta::decimal((int + frac).max(1), frac, false)
+            }
         }
         None => {
             let digits = n.trim_start_matches('0').len().max(1) as u32;
@@ -1110,6 +1123,21 @@ fn merged(ty: Ty, results: &[Meta], nullable: bool) -> Option<Meta> {
         Ty::Int if values.iter().any(|m| m.code == Code::NewDecimal) => {
             let int = values.iter().map(|m| m.int_part()).max()?;
             Meta::decimal(int, 0, nullable)
+        }
+        // Unsigned integers merged (a BIGINT UNSIGNED is declared as an integer, then flagged:
+        // `node`): as long as the longest, no sign; a LONG where that is 10 digits or fewer
+        // (`IF(c, CRC32(x), NULL)`), as MariaDB's hybrid functions set it.
+        Ty::Int if !values.is_empty() && values.iter().all(|m| m.unsigned) => {
+            let length = values.iter().map(|m| m.length).max()?;
+            Meta {
+                code: if length <= 10 {
+                    Code::Long
+                } else {
+                    Code::LongLong
+                },
+                ..Meta::int(length, nullable)
+            }
+            .unsigned()
         }
         Ty::Int => {
             let precision = values.iter().map(|m| m.int_part()).max()?;

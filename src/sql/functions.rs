@@ -305,28 +305,6 @@ pub fn variables(session: &Session) -> Vec<(&'static str, Value)> {
     set
 }
 
-/// The system variables MySQL holds as booleans: `@@x` is 1 or 0, `SHOW VARIABLES` writes
-/// `ON` or `OFF` (what phpMyAdmin and Connector/J read there).
-pub(super) const BOOLEAN_VARIABLES: &[&str] = &[
-    "autocommit",
-    "foreign_key_checks",
-    "unique_checks",
-    "sql_auto_is_null",
-    "sql_safe_updates",
-    "sql_quote_show_create",
-    "sql_notes",
-    "sql_warnings",
-    "sql_big_selects",
-    "sql_buffer_result",
-    "sql_log_off",
-    "transaction_read_only",
-    "tx_read_only",
-    "read_only",
-    "performance_schema",
-    "session_track_schema",
-    "session_track_state_change",
-];
-
 /// The system variables no `SET` changes, and the defaults of those `variables::Variables`
 /// does not hold.
 fn fixed_variables(session: &Session) -> Vec<(&'static str, Value)> {
@@ -1173,7 +1151,15 @@ fn numeric(conn: &Connection) -> Result<()> {
     conn.create_scalar_function("mysql_decimal", 3, pure, |ctx| {
         let scale = number(ctx.get_raw(1)).unwrap_or(0.0).clamp(0.0, 30.0) as u32;
         let precision = number(ctx.get_raw(2)).unwrap_or(10.0).clamp(1.0, 65.0) as u32;
-        Ok(decimal_of(ctx.get_raw(0)).map(|d| held(&decimal_cast(&d, precision, scale))))
+        let v = ctx.get_raw(0);
+        // Past a DECIMAL's 65 digits (a DOUBLE of 1e300), the largest of its sign, as MySQL's
+        // `double2decimal` makes it before the cast cuts it.
+        let d = decimal_of(v).or_else(|| {
+            let x = number(v)?;
+            let largest = Decimal::largest(super::decimal::MAX_PRECISION as u32, 0);
+            Some(if x < 0.0 { largest.neg() } else { largest })
+        });
+        Ok(d.map(|d| held(&decimal_cast(&d, precision, scale))))
     })?;
     decimals(conn)?;
     // A DOUBLE's shortest digits that read back as it (Rust's `Display`, never an exponent):
@@ -1228,14 +1214,27 @@ fn numeric(conn: &Connection) -> Result<()> {
             v => Some(Value::Blob(text(v).into_bytes())),
         })
     })?;
+    // `a DIV b`: NULL by zero; error 1690 where the quotient leaves a BIGINT, as MySQL's
+    // `Item_func_int_div` raises it (`-9223372036854775808 DIV -1`, `1e300 DIV 1`).
     conn.create_scalar_function("mysql_div", 2, pure, |ctx| {
-        Ok(match (ctx.get_raw(0), ctx.get_raw(1)) {
-            (ValueRef::Integer(a), ValueRef::Integer(b)) => a.checked_div(b),
+        match (ctx.get_raw(0), ctx.get_raw(1)) {
+            (ValueRef::Integer(_), ValueRef::Integer(0)) => Ok(None),
+            (ValueRef::Integer(a), ValueRef::Integer(b)) => a
+                .checked_div(b)
+                .map(Some)
+                .ok_or_else(|| out_of_range(false)),
             (a, b) => match (number(a), number(b)) {
-                (Some(a), Some(b)) if b != 0.0 => Some((a / b).trunc() as i64),
-                _ => None,
+                (Some(a), Some(b)) if b != 0.0 => {
+                    let q = (a / b).trunc();
+                    if (-9.223_372_036_854_775_808e18..9.223_372_036_854_775_808e18).contains(&q) {
+                        Ok(Some(q as i64))
+                    } else {
+                        Err(out_of_range(false))
+                    }
+                }
+                _ => Ok(None),
             },
-        })
+        }
     })?;
     conn.create_scalar_function("mysql_xor", 2, pure, |ctx| {
         Ok(match (number(ctx.get_raw(0)), number(ctx.get_raw(1))) {

@@ -381,7 +381,7 @@ fn show(
                 .into_iter()
                 .map(|(name, v)| {
                     let v = match v {
-                        Value::Integer(i) if super::functions::BOOLEAN_VARIABLES.contains(&name) => {
+                        Value::Integer(i) if super::variables::is_boolean(name) => {
                             (if i == 0 { "OFF" } else { "ON" }).to_string()
                         }
                         Value::Integer(i) => i.to_string(),

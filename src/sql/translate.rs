@@ -1180,6 +1180,7 @@ impl VisitorMut for Rewrite<'_> {
                 }
             }
         }
+        aggregate_by_having(select);
         let keys = self.keys.pop().unwrap_or_default();
         for (k, scale) in keys.items {
             if let Some(SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }) =
@@ -2426,6 +2427,24 @@ fn unsigned(expr: &mut Expr, kids: &[Ty]) -> Vec<Ty> {
             let name = f.name.to_string().to_ascii_uppercase();
             match name.as_str() {
                 "BIT_COUNT" => read_as_bits(typing::children_mut(expr), &mut kids),
+                // `NULLIF(a, b)` of integers: `a` as it is, unless their exact values are equal.
+                "NULLIF" if any_unsigned && kids.len() == 2 && kids.iter().all(integer) => {
+                    let texts: Vec<String> = typing::children_mut(expr)
+                        .iter()
+                        .map(|e| e.to_string())
+                        .collect();
+                    if let [a, b] = texts.as_slice() {
+                        let key = |e: &str, t: Ty| {
+                            format!("mysql_integer_key({e}, {})", u8::from(t == Ty::UInt))
+                        };
+                        *expr = raw(format!(
+                            "(CASE WHEN {} = {} THEN NULL ELSE {a} END)",
+                            key(a, kids[0]),
+                            key(b, kids[1])
+                        ));
+                    }
+                    return kids;
+                }
                 "MOD" if any_unsigned && kids.len() == 2 && kids.iter().all(integer) => {
                     let signs =
                         u8::from(kids[0] == Ty::UInt) | (u8::from(kids[1] == Ty::UInt) << 1);
@@ -3174,6 +3193,52 @@ fn having_as_where(select: &mut Select) {
         }),
         (w, h) => w.or(h),
     };
+}
+
+/// A SELECT without `GROUP BY` whose aggregates are all in its `HAVING` is one group in MySQL
+/// (`SELECT 1 FROM t HAVING COUNT(*) > 1`: one row or none). SQLite makes a query aggregate by
+/// its select list only, and refuses such a `HAVING`; so the first select item (translated)
+/// takes an aggregate that leaves its value as it is (a query of `*` alone stays refused).
+fn aggregate_by_having(select: &mut Select) {
+    if select.having.is_none()
+        || !matches!(&select.group_by, GroupByExpr::Expressions(g, _) if g.is_empty())
+    {
+        return;
+    }
+    let mut listed = Aggregates(false);
+    let _ = select.projection.visit(&mut listed);
+    let mut having = Aggregates(false);
+    let _ = select.having.visit(&mut having);
+    if listed.0 || !having.0 {
+        return;
+    }
+    let Some(item) = select.projection.iter_mut().find(|i| {
+        matches!(
+            i,
+            SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. }
+        )
+    }) else {
+        return;
+    };
+    let grouped = |e: &Expr| raw(format!("CASE WHEN COUNT(*) < 0 THEN NULL ELSE {e} END"));
+    match item {
+        SelectItem::ExprWithAlias { expr, .. } => *expr = grouped(expr),
+        // A column (the rest are named already: `name_items`), named as SQLite named it.
+        SelectItem::UnnamedExpr(e) => {
+            let name = match e {
+                Expr::Identifier(i) => i.value.clone(),
+                Expr::CompoundIdentifier(p) => {
+                    p.last().map(|i| i.value.clone()).unwrap_or_default()
+                }
+                _ => e.to_string(),
+            };
+            *item = SelectItem::ExprWithAlias {
+                expr: grouped(e),
+                alias: Ident::with_quote('`', name),
+            };
+        }
+        _ => {}
+    }
 }
 
 /// Whether an expression calls an aggregate (or a window function): it cannot move into a
@@ -4227,6 +4292,12 @@ mod tests {
             bare("SELECT BIT_OR(2.5e0), BIT_OR(a) FROM t"),
             "SELECT BIT_OR(mysql_round_double(2.5e0, 0)), BIT_OR(a) FROM t"
         );
+        // `NULLIF` keeps its first operand's bits and compares the exact values.
+        assert_eq!(
+            bare("SELECT NULLIF(~0, -1)"),
+            "SELECT (CASE WHEN mysql_integer_key(~ 0, 1) = mysql_integer_key(-1, 0) THEN NULL \
+             ELSE ~ 0 END)"
+        );
     }
 
     #[test]
@@ -4252,6 +4323,33 @@ mod tests {
 
     /// `WITH ROLLUP` is a UNION ALL of one grouped query per level (`statement`'s tests run
     /// it against MariaDB's answers); the shapes MariaDB refuses, or it does not take, refused.
+    #[test]
+    fn an_aggregate_in_having_alone_makes_the_query_one_group() {
+        for (sql, want) in [
+            (
+                "SELECT 1 FROM t HAVING COUNT(*) > 1",
+                "SELECT CASE WHEN COUNT(*) < 0 THEN NULL ELSE 1 END FROM t HAVING COUNT(*) > 1",
+            ),
+            // No aggregate: the HAVING filters rows, as a WHERE.
+            (
+                "SELECT a FROM t HAVING a > 1",
+                "SELECT a FROM t WHERE (a > 1)",
+            ),
+            // An aggregate listed: SQLite groups already.
+            (
+                "SELECT SUM(a) FROM t HAVING COUNT(*) > 1",
+                "SELECT SUM(a) FROM t HAVING COUNT(*) > 1",
+            ),
+            // A column keeps its name.
+            (
+                "SELECT t.a FROM t HAVING COUNT(*) > 1",
+                "SELECT CASE WHEN COUNT(*) < 0 THEN NULL ELSE t.a END FROM t HAVING COUNT(*) > 1",
+            ),
+        ] {
+            assert_eq!(bare(sql), want, "{sql}");
+        }
+    }
+
     #[test]
     fn rollups_are_a_union_of_levels() {
         assert_eq!(

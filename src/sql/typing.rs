@@ -1496,8 +1496,9 @@ pub(super) fn unsigned_value(e: &Expr) -> Ty {
 /// comparisons of integers (each exact by its operands' signedness), `MIN`/`MAX`, a result
 /// merged with others of its type (`IF`, `IFNULL`, `COALESCE`, `CASE`), and what leaves an
 /// integer as it is (`FLOOR`, `CEIL`, `ABS`, `ROUND`/`TRUNCATE` to no fewer digits, `+x`,
-/// parentheses). One rule per consumer, where SQLite would read the bits as a signed `i64`;
-/// every other consumer reads the value (an integer below 2^63, else its digits).
+/// parentheses, `NULLIF` of integers). One rule per consumer, where SQLite would read the bits
+/// as a signed `i64`; every other consumer reads the value (an integer below 2^63, else its
+/// digits).
 pub(super) fn unsigned_reads(e: &Expr, kids: &[Ty]) -> Vec<bool> {
     use BinaryOperator as B;
     let integers = |ks: &[Ty]| ks.iter().all(|t| matches!(t, Ty::Int | Ty::UInt));
@@ -1567,6 +1568,8 @@ pub(super) fn unsigned_reads(e: &Expr, kids: &[Ty]) -> Vec<bool> {
                 "HEX" | "BIN" | "OCT" => all(true),
                 // `MOD(a, b)` is `a % b`.
                 "MOD" => all(n == 2 && integers(kids)),
+                // Compared by exact values (`=`'s rule), the first returned as it is.
+                "NULLIF" => all(n == 2 && integers(kids)),
                 "FLOOR" | "CEIL" | "CEILING" | "ABS" => all(n == 1),
                 // To no fewer digits than it has: itself.
                 "ROUND" | "TRUNCATE" => match &f.args {
@@ -2033,7 +2036,8 @@ const RESULTS: &[(Ty, &[&str])] = &[
             "JSON_VALID",
         ],
     ),
-    (Ty::UInt, &["INET_ATON"]),
+    // MySQL's unsigned integers (`CRC32('') - 1` is error 1690, as `~0 + 1` is).
+    (Ty::UInt, &["INET_ATON", "CRC32", "CONNECTION_ID"]),
     (
         Ty::DateTime,
         &[
@@ -2107,10 +2111,8 @@ const RESULTS: &[(Ty, &[&str])] = &[
             "ORD",
             "FIELD",
             "FIND_IN_SET",
-            "CRC32",
             "STRCMP",
             "BIT_COUNT",
-            "CONNECTION_ID",
             "ISNULL",
         ],
     ),
@@ -2767,7 +2769,7 @@ mod tests {
         );
         // A number moved by an interval is a string; bit-value and hexadecimal literals alone
         // are binary strings of their bytes; MIN of NULL an empty binary string; a string
-        // rounded a DOUBLE; MIN of a number computed a LONGLONG, of TRUE a LONG.
+        // rounded a DOUBLE; MIN of a number computed a LONGLONG, of TRUE a LONG of 5.
         assert_eq!(
             declared(
                 "SELECT DATE_ADD(20240305, INTERVAL 1 DAY), b'100000001', 0x41, MIN(NULL), \
@@ -2780,7 +2782,7 @@ mod tests {
                 (Code::VarString, 0, 0),
                 (Code::Double, 17, 0),
                 (Code::LongLong, 1, 0),
-                (Code::Long, 1, 0),
+                (Code::Long, 5, 0),
             ]
         );
         // User variables as their values are when the statement starts.

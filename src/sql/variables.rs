@@ -68,19 +68,9 @@ const MODES_REFUSED: &[&str] = &[
 ];
 
 /// System variables clients set at connect that change nothing pinbad answers: accepted, and
-/// shown as set (`SELECT @@autocommit` after `SET autocommit = 0` is 0).
+/// shown as set (`SELECT @@wait_timeout` after `SET wait_timeout = 60` is 60); the booleans
+/// of this kind are [`ACCEPTED_BOOLEANS`].
 const ACCEPTED: &[&str] = &[
-    "autocommit",
-    "sql_auto_is_null",
-    "sql_safe_updates",
-    "sql_quote_show_create",
-    "sql_notes",
-    "sql_warnings",
-    "sql_big_selects",
-    "sql_buffer_result",
-    "sql_log_off",
-    "foreign_key_checks",
-    "unique_checks",
     "net_write_timeout",
     "net_read_timeout",
     "net_buffer_length",
@@ -91,10 +81,6 @@ const ACCEPTED: &[&str] = &[
     "long_query_time",
     "transaction_isolation",
     "tx_isolation",
-    "transaction_read_only",
-    "tx_read_only",
-    "session_track_schema",
-    "session_track_state_change",
     "session_track_system_variables",
     "session_track_transaction_info",
     "character_set_server",
@@ -129,6 +115,44 @@ const ACCEPTED: &[&str] = &[
     "updatable_views_with_limit",
     "names",
 ];
+
+/// The booleans clients set at connect: `SET autocommit = 0` is accepted, `@@autocommit` is
+/// then 0, and `SHOW VARIABLES` writes `ON` or `OFF` (what phpMyAdmin and Connector/J read).
+const ACCEPTED_BOOLEANS: &[&str] = &[
+    "autocommit",
+    "foreign_key_checks",
+    "unique_checks",
+    "sql_auto_is_null",
+    "sql_safe_updates",
+    "sql_quote_show_create",
+    "sql_notes",
+    "sql_warnings",
+    "sql_big_selects",
+    "sql_buffer_result",
+    "sql_log_off",
+    "transaction_read_only",
+    "tx_read_only",
+    "session_track_schema",
+    "session_track_state_change",
+];
+
+/// The booleans no `SET` changes here (MySQL's error for a read-only variable).
+const FIXED_BOOLEANS: &[&str] = &["read_only", "performance_schema"];
+
+/// Whether MySQL holds the system variable `name` (lower case) as a boolean.
+pub(super) fn is_boolean(name: &str) -> bool {
+    ACCEPTED_BOOLEANS.contains(&name) || FIXED_BOOLEANS.contains(&name)
+}
+
+/// The accepted variable `name` (lower case) names, as [`ACCEPTED`] or [`ACCEPTED_BOOLEANS`]
+/// writes it.
+fn accepted(name: &str) -> Option<&'static str> {
+    ACCEPTED
+        .iter()
+        .chain(ACCEPTED_BOOLEANS)
+        .find(|a| **a == name)
+        .copied()
+}
 
 /// The system variables pinbad shows that no session sets (MySQL's error 1238).
 const READ_ONLY: &[&str] = &[
@@ -492,7 +516,7 @@ impl Variables {
             Assigned::Default => None,
             Assigned::Value(v) => Some(v),
         };
-        let known = ACCEPTED.iter().any(|a| *a == lower)
+        let known = accepted(&lower).is_some()
             || default.shown().iter().any(|(n, _)| *n == lower)
             || [
                 "character_set_client",
@@ -616,11 +640,7 @@ impl Variables {
                 }
             }
             _ => {
-                let name = ACCEPTED
-                    .iter()
-                    .find(|a| **a == lower)
-                    .copied()
-                    .unwrap_or("names");
+                let name = accepted(&lower).unwrap_or("names");
                 match value {
                     None => {
                         self.accepted.remove(name);

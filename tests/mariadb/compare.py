@@ -317,9 +317,6 @@ META_EXCLUSIONS = [
     # TIMESTAMP …), 5)` NOT_NULL), or moved by a number (`DATE '…' + 0.5`).
     ("numbers_of_temporals", lambda sql, a, m, p, t, pd: t in NUMBER_TYPES and a in (
         "flags", "length") and re.search(r"(DATE|TIMESTAMP) '|FROM_UNIXTIME\(|DATE\(", sql)),
-    # `TRUE` and `FALSE` are LONGs of 5 characters in MariaDB (its `Item_bool`), of 1 here.
-    ("true_false_lengths", lambda sql, a, m, p, t, pd: a == "length"
-     and re.search(r"\b(TRUE|FALSE)\b", sql)),
     # `DIV` of a LONGLONG one character longer (`UNIX_TIMESTAMP(…) DIV 60 * 60` 19, 18).
     ("integer_division_lengths", lambda sql, a, m, p, t, pd: a == "length" and t == "LONGLONG"
      and " DIV " in sql),
@@ -330,9 +327,6 @@ META_EXCLUSIONS = [
     # A variance of an unsigned (`STDDEV_POP(~status)`): MariaDB's length 48.
     ("variance_lengths", lambda sql, a, m, p, t, pd: a == "length" and t == "DOUBLE"
      and re.search(r"\b(STD\w*|VAR\w*)\(", sql)),
-    # Unsigned 64-bit integers merged (`GREATEST(~0, ~1)`): 21 characters, 22 here.
-    ("unsigned_merged_lengths", lambda sql, a, m, p, t, pd: a == "length" and t == "LONGLONG"
-     and "~" in sql),
     # A FLOAT column merged with numbers or averaged: MariaDB's copy of it is a DOUBLE of 22
     # characters (`COALESCE(NULL, req_time, 1)` 22, `AVG(req_time)` 23), pinbad's a FLOAT of 12
     # (`AVG` 16, as MariaDB's of a FLOAT column).

@@ -1678,3 +1678,25 @@ SELECT CAST(20240305123456.5 AS DATETIME), CAST('2024-03-05 12:34:56.7' AS DATET
 -- GREATEST and LEAST of a DATE or DATETIME among numbers or strings are of the temporal's type.
 SELECT GREATEST(DATE '2026-11-28', 0.2), LEAST(DATE '2026-11-28', 0.2), GREATEST(1, TIMESTAMP '2024-03-05 12:34:56'), LEAST(1, TIMESTAMP '2024-03-05 12:34:56'), GREATEST('', DATE '1000-01-01'), LEAST('', DATE '1000-01-01'), GREATEST(CAST('2023-12-31' AS DATE), '')
 SELECT GREATEST('', DATE '2024-03-05'), GREATEST(TIMESTAMP '9999-12-31 23:59:59', 1), 1e0 FROM request GROUP BY 1, 2
+-- An aggregate in HAVING alone makes the query one group (one row or none), whatever the select list holds.
+SELECT 1 FROM timer HAVING VAR_SAMP(1.5)
+SELECT 1 AS x FROM timer WHERE 0 HAVING COUNT(*) = 0
+SELECT id, value FROM timer HAVING COUNT(*) > 1
+SELECT t.id AS i FROM timer t HAVING MAX(t.value) > 0
+-- NULLIF of integers returns its first operand's type (BIGINT UNSIGNED kept) and compares exact values.
+SELECT NULLIF(~0, -1), COALESCE(1, NULLIF(~0, 1)), NULLIF(~0, ~0), NULLIF(-1, ~0), NULLIF(5, CAST(5 AS UNSIGNED))
+-- DIV whose quotient leaves a BIGINT is error 1690.
+=SELECT 1.7976931348623157e308 DIV 0.1
+=SELECT -9223372036854775808 DIV -1
+SELECT 7 DIV 0, 7.5 DIV 0, -7.5 DIV 2, 1e18 DIV 0.5
+-- A DOUBLE past a DECIMAL's 65 digits cast to DECIMAL(p, s) is the type's largest of its sign.
+SELECT CAST(1.7976931348623157e308 AS DECIMAL(10, 2)), CAST(-1e300 AS DECIMAL(5,1)), CAST(1e70 AS DECIMAL(65, 0))
+-- TRUE and FALSE are LONGs of 5 characters (MariaDB's Item_bool).
+SELECT TRUE, FALSE + 0.5, CONCAT(TRUE), TRUE DIV 1, ROUND(FALSE, 10), -TRUE, TRUE + TRUE, IF(1, TRUE, FALSE)
+SELECT * FROM (SELECT MIN(ROUND(FALSE, 10)) a, ROUND(FALSE, 10) b, MIN(1) c FROM request) t
+-- CRC32 and CONNECTION_ID are unsigned: arithmetic out of range is error 1690, merged with signed integers a DECIMAL.
+=SELECT CRC32('') - 1
+SELECT COALESCE(CRC32(''), NULL) a, IF(1, CRC32(''), NULL) b, IFNULL(CRC32(''), NULL) c, CASE WHEN 1 THEN CRC32('') ELSE NULL END d, COALESCE(CRC32(''), 1.5) f, COALESCE(CRC32(''), ~0) g, COALESCE(CRC32(''), CAST(1 AS UNSIGNED)) h, GREATEST(CRC32(''), tags_cnt) i, COALESCE(TRUE, CRC32('')) j, COALESCE(CRC32(''), CRC32('a')) k FROM request ORDER BY id LIMIT 1
+SELECT CRC32('a') * 2, CRC32('a') > -1, -CRC32('a'), CRC32('a') DIV 2, GREATEST(CRC32('a'), 1), LEAST(CRC32(script_name), status) FROM request ORDER BY id LIMIT 3
+-- Number literals are as long as written (a DECIMAL's leading zeros count); a zero negated stays as long.
+SELECT -5, -0, -0.0e0, -1.5e0, -(5), -(0), -(-5), - 0.5, -1.5, -12.25, -0.05, -(-1.5), -.5, -00.5, -0.0, 0.5, -(0.5), -(-0.5), -0.00, -1.0e0, -0e0, -(-0), -(-1e0), 5.
