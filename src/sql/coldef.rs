@@ -1612,8 +1612,13 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
             }
             .nullable(true)
         }
-        "ABS" => match ty {
-            Ty::Int => Meta::int(kid(0)?.length, kid(0)?.nullable),
+        "ABS" => match (ty, kid(0)?.code) {
+            (Ty::Int, _) => Meta::int(kid(0)?.length, kid(0)?.nullable),
+            // A whole temporal read as its number (`ABS(TIMESTAMP …)`): a DECIMAL as long as
+            // the temporal's text, as MariaDB declares it (so `FLOOR` of it is an integer).
+            (Ty::Dec(0), Code::Long | Code::LongLong) => {
+                Meta::decimal(kid(0)?.length.saturating_sub(1), 0, kid(0)?.nullable)
+            }
             _ => kid(0)?,
         },
         "FLOOR" | "CEIL" | "CEILING" => rounded_int(ty, handled(e, kid(0)?))?,

@@ -453,6 +453,43 @@ pub(super) fn time_of(v: ValueRef<'_>) -> Option<Tm> {
     }
 }
 
+/// A number read as a time interval, `[[h…]hh]mm]ss[.f]`, its hours not clipped at 838 (MariaDB's
+/// `EXTRACT` of a DAY or time unit: `EXTRACT(DAY FROM 20240305)` is 2024 hours' 84 days);
+/// `None` for a number as long as a datetime, or minutes or seconds past 59.
+fn interval_of(v: ValueRef<'_>) -> Option<Tm> {
+    if !matches!(v, ValueRef::Integer(_) | ValueRef::Real(_)) {
+        return None;
+    }
+    let (n, us, fsp) = split_number(v)?;
+    let a = n.unsigned_abs();
+    if a >= 10_000_000_000 {
+        return None;
+    }
+    let (mi, s) = ((a / 100 % 100) as u32, (a % 100) as u32);
+    if mi > 59 || s > 59 {
+        return None;
+    }
+    let neg = n < 0 || matches!(v, ValueRef::Real(r) if r < 0.0);
+    Some(Tm {
+        kind: Kind::Time,
+        neg: neg && (a != 0 || us != 0),
+        h: (a / 10_000) as u32,
+        mi,
+        s,
+        us,
+        fsp,
+        ..Tm::zero(Kind::Time)
+    })
+}
+
+/// A TIME where a date is read: today (in the zone `offset` seconds east) at that time, hours
+/// past 24 into the days after and a negative TIME into the days before, as MariaDB reads one
+/// (`CAST(TIME '12:34:56' AS DATE)` is today, `LAST_DAY(TIME …)` this month's last day).
+fn time_today(t: &Tm, now: i64, offset: i64) -> Option<Tm> {
+    let day = (now + offset * 1_000_000).div_euclid(86_400_000_000);
+    Tm::at(day * 86_400_000_000 + t.time_us(), Kind::DateTime, t.fsp)
+}
+
 /// Days since 1970-01-01 as (year, month, day), proleptic Gregorian (Howard Hinnant's
 /// `civil_from_days`).
 pub(super) fn civil(days: i64) -> (i64, u32, u32) {
@@ -1155,7 +1192,8 @@ fn part(unit: &str, t: &Tm) -> Result<Option<i64>> {
         "YEAR" => y,
         "QUARTER" => (mo + 2) / 3,
         "MONTH" => mo,
-        "DAY" => d,
+        // (Signed as a time interval's days are: `EXTRACT(DAY FROM TIME '-49:00:00')` is -2.)
+        "DAY" => sign * d,
         "HOUR" => sign * h,
         "MINUTE" => sign * mi,
         "SECOND" => sign * s,
@@ -1451,20 +1489,56 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
             v => super::functions::owned(v),
         })
     })?;
-    conn.create_scalar_function("mysql_extract", 2, pure, move |ctx| {
-        let unit = text(ctx.get_raw(0)).to_ascii_uppercase();
-        // EXTRACT splits a TIME's hours into days and hours (`'838:00:00'`'s HOUR is 22), where
-        // HOUR() gives them whole.
-        let t = if time_unit(&unit) {
-            time_of(ctx.get_raw(1)).map(|t| Tm { h: t.h % 24, ..t })
-        } else {
-            raw(ctx, 1)
-        };
-        Ok(match t {
-            Some(t) => part(&unit, &t)?,
-            None => None,
-        })
-    })?;
+    // `EXTRACT(unit FROM x)`, and `mysql_extract(unit, x, 1)` where `x` is a TIME. A DAY or
+    // time-of-day unit reads a TIME, a number short of a datetime or text with no date part as
+    // a time interval (MariaDB's `Extract_source`), its days its hours over 24 (`EXTRACT(DAY
+    // FROM 1)` is 0, `EXTRACT(HOUR FROM TIME '838:00:00')` 22); a year, quarter or month of a
+    // TIME is 0. Anything else is read as a date.
+    for args in [2, 3] {
+        conn.create_scalar_function("mysql_extract", args, pure, move |ctx| {
+            let unit = text(ctx.get_raw(0)).to_ascii_uppercase();
+            let v = ctx.get_raw(1);
+            let is_time = args == 3 && number(ctx.get_raw(2)) == Some(1.0);
+            if matches!(v, ValueRef::Null) {
+                return Ok(None);
+            }
+            let interval = unit == "DAY" || unit.starts_with("DAY_") || time_unit(&unit);
+            if !interval {
+                if is_time && matches!(unit.as_str(), "YEAR" | "QUARTER" | "MONTH" | "YEAR_MONTH") {
+                    return Ok(time_of(v).map(|_| 0));
+                }
+                return Ok(match raw(ctx, 1) {
+                    Some(t) => part(&unit, &t)?,
+                    None => None,
+                });
+            }
+            let dated = match v {
+                ValueRef::Text(t) | ValueRef::Blob(t) => {
+                    !is_time && std::str::from_utf8(t).is_ok_and(has_date_part)
+                }
+                _ => !is_time && interval_of(v).is_none(),
+            };
+            let t = if !dated {
+                interval_of(v).or_else(|| time_of(v))
+            } else if time_unit(&unit) {
+                time_of(v)
+            } else {
+                raw(ctx, 1)
+            };
+            let t = t.map(|t| match t.kind {
+                Kind::Time => Tm {
+                    d: t.h / 24,
+                    h: t.h % 24,
+                    ..t
+                },
+                _ => t,
+            });
+            Ok(match t {
+                Some(t) => part(&unit, &t)?,
+                None => None,
+            })
+        })?;
+    }
     conn.create_scalar_function("week", 2, pure, move |ctx| {
         let mode = number(ctx.get_raw(1)).map_or(0, |m| m as i64);
         Ok(raw(ctx, 0)
@@ -1543,6 +1617,24 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
             .or_else(|| shown(Some(Tm::zero(Kind::DateTime)))))
     })?;
     conn.create_scalar_function("time", 1, pure, |ctx| Ok(shown(time_of(ctx.get_raw(0)))))?;
+    // An operand compared as a TIME (`typing::coercer`): a string or a number read as one, one
+    // that reads as none as 00:00:00 (MySQL warns), NULL staying NULL.
+    conn.create_scalar_function("mysql_time", 1, pure, |ctx| {
+        let v = ctx.get_raw(0);
+        if matches!(v, ValueRef::Null) {
+            return Ok(None);
+        }
+        Ok(Some(time_of(v).unwrap_or(Tm::zero(Kind::Time)).shown()))
+    })?;
+    // A TIME where a date is read ([`time_today`]): the translation calls this on an operand
+    // the typing says is a TIME.
+    let s = session.clone();
+    conn.create_scalar_function("mysql_time_datetime", 1, volatile, move |ctx| {
+        let offset = zone_offset(&s);
+        Ok(shown(
+            time_of(ctx.get_raw(0)).and_then(|t| time_today(&t, now_us(), offset)),
+        ))
+    })?;
     conn.create_scalar_function("last_day", 1, pure, move |ctx| {
         Ok(shown(raw(ctx, 0).filter(|t| t.m != 0).map(|t| Tm {
             d: month_days(t.y, t.m),
@@ -1839,6 +1931,43 @@ mod tests {
     fn plus(s: &str, n: i64, unit: &str) -> Option<String> {
         let i = interval(ValueRef::Integer(n), unit).unwrap().unwrap();
         shown(add(at(s), &i))
+    }
+
+    #[test]
+    fn a_time_read_as_a_date_is_today_at_that_time() {
+        let time = |s: &str| time_of(ValueRef::Text(s.as_bytes())).unwrap();
+        // 2026-11-30 10:00:00 UTC.
+        let now = days(2026, 11, 30) * 86_400_000_000 + 36_000_000_000;
+        let today = |s: &str, offset: i64| shown(time_today(&time(s), now, offset));
+        assert_eq!(today("12:34:56", 0).as_deref(), Some("2026-11-30 12:34:56"));
+        assert_eq!(today("25:00:00", 0).as_deref(), Some("2026-12-01 01:00:00"));
+        assert_eq!(
+            today("-01:00:00", 0).as_deref(),
+            Some("2026-11-29 23:00:00")
+        );
+        assert_eq!(
+            today("00:00:00.5", 0).as_deref(),
+            Some("2026-11-30 00:00:00.5")
+        );
+        // Today is the session zone's: 10:00 UTC is the next day at +14:00.
+        assert_eq!(
+            today("01:00:00", 14 * 3600).as_deref(),
+            Some("2026-12-01 01:00:00")
+        );
+    }
+
+    #[test]
+    fn a_number_read_as_an_interval_keeps_its_hours() {
+        let hours = |v: ValueRef<'_>| interval_of(v).map(|t| (t.neg, t.h, t.mi, t.s));
+        assert_eq!(hours(ValueRef::Integer(1)), Some((false, 0, 0, 1)));
+        assert_eq!(
+            hours(ValueRef::Integer(20240305)),
+            Some((false, 2024, 3, 5))
+        );
+        assert_eq!(hours(ValueRef::Integer(-490203)), Some((true, 49, 2, 3)));
+        assert_eq!(hours(ValueRef::Integer(60)), None);
+        assert_eq!(hours(ValueRef::Integer(20240305000000)), None);
+        assert_eq!(hours(ValueRef::Text(b"1")), None);
     }
 
     #[test]

@@ -264,6 +264,7 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
         ordered: Vec::new(),
         collations: Vec::new(),
         charset_args: Vec::new(),
+        typed: std::collections::HashMap::new(),
     };
     if let ControlFlow::Break(()) = query.visit(&mut rewrite) {
         if let Some((code, why)) = rewrite.error {
@@ -673,6 +674,9 @@ struct Rewrite<'a> {
     /// For each `CHARSET`/`COLLATION`/`COERCIBILITY` call being visited, what its argument's
     /// form says ([`written_derivation`]), read before the argument is translated.
     charset_args: Vec<Option<(u8, Option<&'static str>)>>,
+    /// The type of the expression last translated at each address: a `WHERE` or `HAVING`
+    /// condition's, read in `post_visit_select` (a TIME as a truth is its number).
+    typed: std::collections::HashMap<usize, Ty>,
     /// For each query being visited, where its `ORDER BY` terms are (their addresses, taken as
     /// it is entered) and, for its SELECT's list, each item's address and type once typed:
     /// what [`order_by_keys`] sorts by.
@@ -1169,6 +1173,16 @@ impl VisitorMut for Rewrite<'_> {
         } else {
             self.scopes.pop();
         }
+        // A TIME as the condition is its number (`time_truths`).
+        for condition in [select.selection.as_mut(), select.having.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            let at = std::ptr::from_ref::<Expr>(condition) as usize;
+            if self.typed.get(&at) == Some(&Ty::Time) {
+                wrap_in(condition, "mysql_temporal_number");
+            }
+        }
         let at = std::ptr::from_ref::<Select>(select) as usize;
         if let Some(k) = self.double_fields.iter().position(|(a, _)| *a == at) {
             for (k, length, decimals) in self.double_fields.swap_remove(k).1 {
@@ -1272,6 +1286,8 @@ impl VisitorMut for Rewrite<'_> {
             signed_overflow(expr, &integers, &fixeds);
             numbered_bits(expr, &read);
             moved_time(expr, &read);
+            dated_time(expr, &read);
+            time_truths(expr, &read);
             let exact: Vec<Ty> = read
                 .iter()
                 .zip(kids.iter().zip(&numbers))
@@ -1282,8 +1298,10 @@ impl VisitorMut for Rewrite<'_> {
             coerce(expr, &kids);
             greatest_temporal(expr, &kids, ty, &metas);
             if ty == Ty::DateTime {
-                merged(expr, &kids, |e, t| {
-                    (t == Ty::Date).then(|| format!("mysql_cast_datetime({e})"))
+                merged(expr, &kids, |e, t| match t {
+                    Ty::Date => Some(format!("mysql_cast_datetime({e})")),
+                    Ty::Time => Some(format!("mysql_time_datetime({e})")),
+                    _ => None,
                 });
             }
         }
@@ -1298,6 +1316,8 @@ impl VisitorMut for Rewrite<'_> {
         let derived = self.derivation(expr, ty, &collations);
         let collate = matches!(expr, Expr::Collate { .. });
         self.types.push(ty);
+        self.typed
+            .insert(std::ptr::from_ref::<Expr>(expr) as usize, ty);
         self.fixed.push(fixed);
         self.wide.push(wide);
         if let Some(ordered) = self.ordered.last_mut() {
@@ -2353,7 +2373,13 @@ fn unsigned(expr: &mut Expr, kids: &[Ty]) -> Vec<Ty> {
     // temporal is its number already: `numbered`).
     let read_as_bits = |slots: Vec<&mut Expr>, kids: &mut [Ty]| {
         for (e, t) in slots.into_iter().zip(kids.iter_mut()) {
-            if !integer(t) && !matches!(t, Ty::Date | Ty::DateTime | Ty::Time) {
+            if matches!(t, Ty::Date | Ty::DateTime | Ty::Time) {
+                // A temporal's number, its fraction rounded as any number's (MariaDB's
+                // `val_int`: `~TIMESTAMP '2024-01-01 00:00:00.5'` reads 20240101000001).
+                wrap_in(e, "mysql_temporal_number");
+                wrap_in(e, "mysql_bits");
+                *t = Ty::Int;
+            } else if !integer(t) {
                 wrap_in(e, "mysql_bits");
                 *t = Ty::Int;
             }
@@ -2668,18 +2694,19 @@ fn greatest_temporal(expr: &mut Expr, kids: &[Ty], ty: Ty, metas: &[Meta]) {
     {
         return;
     }
+    // (A TIME's: the most any operand shows, `GREATEST(TIME '00:00:00', 1.5)` 00:00:01.5.)
     let fraction = kids
         .iter()
         .zip(metas)
-        .filter(|(t, _)| **t == Ty::DateTime)
+        .filter(|(t, _)| **t == Ty::DateTime || (ty == Ty::Time && **t != Ty::Null))
         .map(|(_, m)| m.decimals.min(6))
         .max()
         .unwrap_or(0);
     let inner = std::mem::replace(expr, Expr::Value(Value::Null.into()));
-    *expr = raw(if ty == Ty::Date {
-        format!("date({inner})")
-    } else {
-        format!("mysql_cast_datetime({inner}, {fraction})")
+    *expr = raw(match ty {
+        Ty::Date => format!("date({inner})"),
+        Ty::Time => format!("mysql_cast_time({inner}, {fraction})"),
+        _ => format!("mysql_cast_datetime({inner}, {fraction})"),
     });
 }
 
@@ -2771,6 +2798,95 @@ fn numbered_bits(expr: &mut Expr, kids: &[Ty]) {
     }
 }
 
+/// The calls that read their arguments at these positions as dates (MariaDB's `get_date`), a
+/// TIME among them as today at that time. (`DATE_FORMAT` reads a TIME as a TIME.)
+const DATE_READERS: &[(&str, &[usize])] = &[
+    ("YEAR", &[0]),
+    ("QUARTER", &[0]),
+    ("MONTH", &[0]),
+    ("DAY", &[0]),
+    ("DAYOFMONTH", &[0]),
+    ("DAYOFWEEK", &[0]),
+    ("WEEKDAY", &[0]),
+    ("DAYOFYEAR", &[0]),
+    ("WEEK", &[0]),
+    ("YEARWEEK", &[0]),
+    ("WEEKOFYEAR", &[0]),
+    ("DAYNAME", &[0]),
+    ("MONTHNAME", &[0]),
+    ("TO_DAYS", &[0]),
+    ("TO_SECONDS", &[0]),
+    ("DATE", &[0]),
+    ("LAST_DAY", &[0]),
+    ("UNIX_TIMESTAMP", &[0]),
+    ("CONVERT_TZ", &[0]),
+    ("DATEDIFF", &[0, 1]),
+    ("TIMESTAMPDIFF", &[1, 2]),
+];
+
+/// A TIME where a date is read, given the operands' types (`kids`, one per
+/// [`typing::children`]): today at that time (`mysql_time_datetime`), as MariaDB reads one
+/// (`CAST(TIME '12:34:56' AS DATE)` is today, `UNIX_TIMESTAMP(TIME …)` today's second).
+/// `EXTRACT` reads it as a TIME (`mysql_extract(unit, t, 1)`: its days its hours over 24).
+fn dated_time(expr: &mut Expr, kids: &[Ty]) {
+    if !kids.contains(&Ty::Time) {
+        return;
+    }
+    match expr {
+        Expr::Cast {
+            expr: value,
+            data_type: DataType::Date | DataType::Datetime(_) | DataType::Timestamp(..),
+            ..
+        } => wrap_in(value, "mysql_time_datetime"),
+        Expr::Extract {
+            field, expr: value, ..
+        } => {
+            let unit = quote(&field.to_string().to_ascii_uppercase());
+            *expr = raw(format!("mysql_extract({unit}, {value}, 1)"));
+        }
+        Expr::Function(f) => {
+            let name = f.name.to_string().to_ascii_uppercase();
+            let Some((_, at)) = DATE_READERS.iter().find(|(n, _)| *n == name) else {
+                return;
+            };
+            let FunctionArguments::List(list) = &mut f.args else {
+                return;
+            };
+            for (k, (a, t)) in list.args.iter_mut().zip(kids).enumerate() {
+                if let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = a {
+                    if *t == Ty::Time && at.contains(&k) {
+                        wrap_in(e, "mysql_time_datetime");
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A TIME as a truth value, an operand of `AND`, `OR`, `XOR` or `NOT` (given the operands'
+/// types, `kids`): its number, as MySQL reads it (`SEC_TO_TIME(1)` is 1, true), where SQLite
+/// would read its text's leading digits (0). `WHERE`/`HAVING` of one: `post_visit_select`.
+fn time_truths(expr: &mut Expr, kids: &[Ty]) {
+    let slots: Vec<&mut Expr> = match expr {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::And | BinaryOperator::Or | BinaryOperator::Xor,
+            right,
+        } => vec![left.as_mut(), right.as_mut()],
+        Expr::UnaryOp {
+            op: UnaryOperator::Not,
+            expr: x,
+        } => vec![x.as_mut()],
+        _ => return,
+    };
+    for (e, t) in slots.into_iter().zip(kids) {
+        if *t == Ty::Time {
+            wrap_in(e, "mysql_temporal_number");
+        }
+    }
+}
+
 /// A TIME moved by an interval of a day or less (`t ± INTERVAL n UNIT`, `DATE_ADD(t, INTERVAL
 /// n UNIT)` and its kin), where the typing says `t` is a TIME: `mysql_time_add`, which reads it
 /// as a TIME (`mysql_date_add` reads its operand as a date, as it must a string's).
@@ -2815,6 +2931,35 @@ fn moved_time(expr: &mut Expr, kids: &[Ty]) {
             match list.args.as_slice() {
                 [FunctionArg::Unnamed(FunctionArgExpr::Expr(t)), FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Interval(i)))] => {
                     call(t, i, minus)
+                }
+                // `ADDDATE(t, n)`, `SUBDATE(t, n)`: by `n` days.
+                [FunctionArg::Unnamed(FunctionArgExpr::Expr(t)), FunctionArg::Unnamed(FunctionArgExpr::Expr(n))]
+                    if name.ends_with("DATE") =>
+                {
+                    let sign = if minus { "-" } else { "" };
+                    Some(raw(format!("mysql_time_add({t}, {sign}({n}), 'DAY')")))
+                }
+                _ => None,
+            }
+        }
+        // `TIMESTAMPADD(unit, n, t)` by a day or less.
+        Expr::Function(f)
+            if kids.len() == 3
+                && kids[2] == Ty::Time
+                && f.name.to_string().eq_ignore_ascii_case("TIMESTAMPADD") =>
+        {
+            let FunctionArguments::List(list) = &f.args else {
+                return;
+            };
+            match list.args.as_slice() {
+                [FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Identifier(unit))), FunctionArg::Unnamed(FunctionArgExpr::Expr(n)), FunctionArg::Unnamed(FunctionArgExpr::Expr(t))] =>
+                {
+                    let unit = unit.value.to_ascii_uppercase();
+                    matches!(
+                        unit.as_str(),
+                        "DAY" | "HOUR" | "MINUTE" | "SECOND" | "MICROSECOND"
+                    )
+                    .then(|| raw(format!("mysql_time_add({t}, ({n}), {})", quote(&unit))))
                 }
                 _ => None,
             }

@@ -1726,9 +1726,11 @@ pub fn comparison(types: &[Ty]) -> Option<Coercion> {
         return mixed.then_some(Coercion::DateTime);
     }
     use Kind as K;
-    if has(K::Temporal) && only(&[K::Temporal, K::String, K::Number]) {
+    // A TIME with a DATE or DATETIME compares as a DATETIME (the TIME today); with strings or
+    // numbers as a TIME, each read as one (`TIME '01:00:00' = 10000`).
+    if has(K::Temporal) && only(&[K::Temporal, K::String, K::Number, K::Time]) {
         Some(Coercion::DateTime)
-    } else if has(K::Time) && only(&[K::Time, K::String]) {
+    } else if has(K::Time) && only(&[K::Time, K::String, K::Number]) {
         Some(Coercion::Time)
     } else if has(K::Binary) && only(&[K::Binary, K::String]) {
         Some(Coercion::Bytes)
@@ -1746,8 +1748,11 @@ pub fn coercer(c: Coercion, t: Ty) -> Option<&'static str> {
         (_, Ty::Null) => None,
         (Coercion::Double, Ty::Text | Ty::Binary) => Some("mysql_double"),
         (Coercion::DateTime, Ty::DateTime) => None,
+        (Coercion::DateTime, Ty::Time) => Some("mysql_time_datetime"),
         (Coercion::DateTime, _) => Some("mysql_datetime"),
-        (Coercion::Time, Ty::Text) => Some("time"),
+        (Coercion::Time, Ty::Text | Ty::Binary | Ty::Int | Ty::UInt | Ty::Dec(_) | Ty::Double) => {
+            Some("mysql_time")
+        }
         (Coercion::Bytes, Ty::Text) => Some("mysql_bytes"),
         _ => None,
     }
@@ -1876,11 +1881,19 @@ pub(super) fn case_results(
 
 /// The type of `GREATEST`/`LEAST` over arguments of types `args` where a DATE or DATETIME is
 /// among numbers or strings (MariaDB's `Type_handler_hybrid_field_type` for them): the
-/// temporal's, a DATETIME where one is. `None` where no such mix is met (a TIME, a binary
-/// string or an unknown type among them, or temporals alone).
+/// temporal's, a DATETIME where one is; a TIME among numbers or strings, a TIME. `None` where
+/// no such mix is met (a TIME with a DATE, a binary string or an unknown type among them, or
+/// temporals alone).
 pub(super) fn temporal_greatest(args: &[Ty]) -> Option<Ty> {
     let temporal = |t: &Ty| matches!(t, Ty::Date | Ty::DateTime);
     let other = |t: &Ty| matches!(t, Ty::Int | Ty::UInt | Ty::Dec(_) | Ty::Double | Ty::Text);
+    if args.contains(&Ty::Time) {
+        let with = args.iter().any(other)
+            && args
+                .iter()
+                .all(|t| matches!(t, Ty::Time | Ty::Null) || other(t));
+        return with.then_some(Ty::Time);
+    }
     if !args.iter().any(temporal)
         || !args.iter().any(other)
         || !args
@@ -1909,6 +1922,8 @@ fn merge(a: Ty, b: Ty) -> Ty {
         (Ty::Text, t) | (t, Ty::Text) if t != Ty::Other && t != Ty::Binary => Ty::Text,
         (a, b) if (temporal(a) && number(b)) || (number(a) && temporal(b)) => Ty::Text,
         (Ty::Date, Ty::DateTime) | (Ty::DateTime, Ty::Date) => Ty::DateTime,
+        // A TIME beside a DATE or DATETIME: a DATETIME, the TIME's today at it (MariaDB's).
+        (Ty::Time, Ty::Date | Ty::DateTime) | (Ty::Date | Ty::DateTime, Ty::Time) => Ty::DateTime,
         (a, b) if a == b && !matches!(a, Ty::Dec(_)) => a,
         // A signed and an unsigned integer: a DECIMAL, which holds both.
         (Ty::Int, Ty::UInt) | (Ty::UInt, Ty::Int) => Ty::Dec(0),
@@ -2283,12 +2298,22 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
                 _ => Ty::Other,
             }
         }
+        // A TIME moved by a day or less stays one, by weeks or more is a DATETIME, as by
+        // `DATE_ADD` ([`moved`]).
+        "TIMESTAMPADD" if args.len() == 3 && arg(2) == Ty::Time => {
+            match args[0].0.to_string().to_ascii_uppercase().as_str() {
+                "DAY" | "HOUR" | "MINUTE" | "SECOND" | "MICROSECOND" => Ty::Time,
+                "WEEK" | "MONTH" | "QUARTER" | "YEAR" => Ty::DateTime,
+                _ => Ty::Other,
+            }
+        }
         // A string (or NULL) moved is a string, as `DATE_ADD`'s ([`moved`]).
         "TIMESTAMPADD" if args.len() == 3 && matches!(arg(2), Ty::Text | Ty::Null) => Ty::Text,
         // `ADDDATE(d, n)`, `SUBDATE(d, n)`: moved by days.
         "ADDDATE" | "SUBDATE" if args.len() == 2 && !matches!(args[1].0, Expr::Interval(_)) => {
             match arg(0) {
-                t @ (Ty::Date | Ty::DateTime) => t,
+                // (A TIME moved by days stays one, as by `INTERVAL n DAY`.)
+                t @ (Ty::Date | Ty::DateTime | Ty::Time) => t,
                 // A string (or NULL) moved is a string ([`moved`]).
                 Ty::Text | Ty::Null => Ty::Text,
                 _ => Ty::Other,
@@ -2299,7 +2324,9 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
         }
         // By its format where it is a literal (MySQL's `get_date_time_result_type`), else a
         // DATETIME.
-        "STR_TO_DATE" if args.len() == 2 => match args[1].0 {
+        // (The literal as written, or as the translation collated it: a call is typed again
+        // once its arguments are translated.)
+        "STR_TO_DATE" if args.len() == 2 => match uncollated(args[1].0) {
             Expr::Value(v) => match &v.value {
                 Value::SingleQuotedString(f) | Value::DoubleQuotedString(f) => {
                     match super::dates::format_kind(f).0 {
@@ -2323,6 +2350,14 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
             .iter()
             .find(|(_, names)| names.contains(&name))
             .map_or(Ty::Other, |(t, _)| *t),
+    }
+}
+
+/// `e` without the `COLLATE` the translation puts on a string literal.
+fn uncollated(e: &Expr) -> &Expr {
+    match e {
+        Expr::Collate { expr, .. } => expr,
+        e => e,
     }
 }
 
@@ -2367,7 +2402,9 @@ mod tests {
         );
         // Temporals alone, a TIME, or nothing temporal: not this rule.
         assert_eq!(temporal_greatest(&[Ty::Date, Ty::DateTime]), None);
-        assert_eq!(temporal_greatest(&[Ty::Time, Ty::Int]), None);
+        assert_eq!(temporal_greatest(&[Ty::Time, Ty::Int]), Some(Ty::Time));
+        assert_eq!(temporal_greatest(&[Ty::Text, Ty::Time]), Some(Ty::Time));
+        assert_eq!(temporal_greatest(&[Ty::Time, Ty::Time]), None);
         assert_eq!(temporal_greatest(&[Ty::Date, Ty::Time, Ty::Int]), None);
         assert_eq!(temporal_greatest(&[Ty::Int, Ty::Text]), None);
     }
@@ -2961,7 +2998,9 @@ mod tests {
             (&[Ty::Date, Ty::DateTime], Some(C::DateTime)),
             (&[Ty::Date, Ty::Date], None),
             (&[Ty::Time, Ty::Text], Some(C::Time)),
-            (&[Ty::Time, Ty::Int], None),
+            (&[Ty::Time, Ty::Int], Some(C::Time)),
+            (&[Ty::Time, Ty::Date], Some(C::DateTime)),
+            (&[Ty::Time, Ty::Text, Ty::DateTime], Some(C::DateTime)),
             (&[Ty::Binary, Ty::Text], Some(C::Bytes)),
             (&[Ty::Int, Ty::Other], None),
             (&[Ty::Null, Ty::Null], None),
@@ -2974,6 +3013,9 @@ mod tests {
         assert_eq!(coercer(C::DateTime, Ty::DateTime), None);
         assert_eq!(coercer(C::DateTime, Ty::Date), Some("mysql_datetime"));
         assert_eq!(coercer(C::Bytes, Ty::Binary), None);
+        assert_eq!(coercer(C::DateTime, Ty::Time), Some("mysql_time_datetime"));
+        assert_eq!(coercer(C::Time, Ty::Dec(1)), Some("mysql_time"));
+        assert_eq!(coercer(C::Time, Ty::Time), None);
     }
 
     #[test]
