@@ -431,6 +431,142 @@ fn trim_spaces(parser: &mut Parser, side: TrimWhereField) -> Result<Expr, Parser
     })
 }
 
+/// The directions a query's `GROUP BY` items were written with (MariaDB's `GROUP BY x DESC`),
+/// by where their SELECT's keyword starts: `Some(true)` for `DESC`, `Some(false)` for `ASC`,
+/// `None` for an item written without one.
+pub type GroupDirections = Vec<(sqlparser::tokenizer::Location, Vec<Option<bool>>)>;
+
+/// The tokens of a statement with what MySQL reads and sqlparser does not taken out, and what
+/// they said: ODBC's outer join escape `{oj t1 LEFT OUTER JOIN t2 ON …}` is the join it holds
+/// (Excel's and MS Query's), `LOCK IN SHARE MODE` locks nothing (pinbad's tables take no
+/// writes), and a `GROUP BY` item's `ASC`/`DESC` (MariaDB's, which sorts the groups so where
+/// no ORDER BY does) is returned by the SELECT it belongs to. Every other token keeps its place
+/// and span.
+pub fn mysql_clauses(
+    tokens: Vec<sqlparser::tokenizer::TokenWithSpan>,
+) -> (Vec<sqlparser::tokenizer::TokenWithSpan>, GroupDirections) {
+    use sqlparser::tokenizer::TokenWithSpan;
+    let is = |t: &TokenWithSpan, k: Keyword| matches!(&t.token, Token::Word(w) if w.keyword == k && w.quote_style.is_none());
+    let mut out: Vec<TokenWithSpan> = Vec::with_capacity(tokens.len());
+    let mut directions: GroupDirections = Vec::new();
+    // The SELECT keyword's place at each parenthesis depth, and the open `{oj` braces' depths.
+    let mut selects: Vec<Option<sqlparser::tokenizer::Location>> = vec![None];
+    let mut odbc: Vec<usize> = Vec::new();
+    let mut braces = 0usize;
+    // In a GROUP BY at this depth: its SELECT's entry in `directions`.
+    let mut grouping: Option<(usize, usize)> = None;
+    let significant = |ts: &[TokenWithSpan], from: usize| {
+        ts[from..]
+            .iter()
+            .position(|t| !matches!(t.token, Token::Whitespace(_)))
+            .map(|p| from + p)
+    };
+    let mut i = 0;
+    while i < tokens.len() {
+        let t = &tokens[i];
+        let depth = selects.len() - 1;
+        match &t.token {
+            Token::LParen => selects.push(None),
+            Token::RParen => {
+                if selects.len() > 1 {
+                    selects.pop();
+                }
+                if grouping.is_some_and(|(d, _)| d > selects.len() - 1) {
+                    grouping = None;
+                }
+            }
+            Token::LBrace => {
+                let next = significant(&tokens, i + 1);
+                if next.is_some_and(|n| matches!(&tokens[n].token, Token::Word(w) if w.quote_style.is_none() && w.value.eq_ignore_ascii_case("oj")))
+                {
+                    odbc.push(braces);
+                    braces += 1;
+                    i = next.unwrap_or(i) + 1;
+                    continue;
+                }
+                braces += 1;
+            }
+            Token::RBrace => {
+                braces = braces.saturating_sub(1);
+                if odbc.last() == Some(&braces) {
+                    odbc.pop();
+                    i += 1;
+                    continue;
+                }
+            }
+            Token::SemiColon => grouping = None,
+            Token::Word(w) if w.quote_style.is_none() => {
+                if w.keyword == Keyword::SELECT {
+                    selects[depth] = Some(t.span.start);
+                    if grouping.is_some_and(|(d, _)| d == depth) {
+                        grouping = None;
+                    }
+                } else if w.keyword == Keyword::GROUP {
+                    let by = significant(&tokens, i + 1);
+                    if let (Some(by), Some(at)) = (by, selects[depth]) {
+                        if is(&tokens[by], Keyword::BY) {
+                            directions.push((at, vec![None]));
+                            grouping = Some((depth, directions.len() - 1));
+                            out.extend(tokens[i..=by].iter().cloned());
+                            i = by + 1;
+                            continue;
+                        }
+                    }
+                } else if w.keyword == Keyword::LOCK {
+                    let words: Vec<usize> =
+                        std::iter::successors(Some(i), |&p| significant(&tokens, p + 1))
+                            .skip(1)
+                            .take(3)
+                            .collect();
+                    if let [a, b, c] = words[..] {
+                        if is(&tokens[a], Keyword::IN)
+                            && is(&tokens[b], Keyword::SHARE)
+                            && is(&tokens[c], Keyword::MODE)
+                        {
+                            i = c + 1;
+                            continue;
+                        }
+                    }
+                } else if let Some((_, entry)) = grouping.filter(|(d, _)| *d == depth) {
+                    if matches!(w.keyword, Keyword::ASC | Keyword::DESC) {
+                        if let Some(last) = directions[entry].1.last_mut() {
+                            *last = Some(w.keyword == Keyword::DESC);
+                        }
+                        i += 1;
+                        continue;
+                    }
+                    if matches!(
+                        w.keyword,
+                        Keyword::WITH
+                            | Keyword::HAVING
+                            | Keyword::ORDER
+                            | Keyword::LIMIT
+                            | Keyword::WINDOW
+                            | Keyword::UNION
+                            | Keyword::EXCEPT
+                            | Keyword::INTERSECT
+                            | Keyword::FOR
+                            | Keyword::INTO
+                            | Keyword::PROCEDURE
+                    ) {
+                        grouping = None;
+                    }
+                }
+            }
+            Token::Comma => {
+                if let Some((_, entry)) = grouping.filter(|(d, _)| *d == depth) {
+                    directions[entry].1.push(None);
+                }
+            }
+            _ => {}
+        }
+        out.push(t.clone());
+        i += 1;
+    }
+    directions.retain(|(_, d)| d.iter().any(Option::is_some));
+    (out, directions)
+}
+
 /// The version MySQL's executable comments are gated by: pinbad says it is 8.0.30.
 pub const COMMENT_VERSION: u32 = 80030;
 

@@ -71,6 +71,9 @@ pub struct Session {
     pending_drops: Vec<String>,
     /// What the last statement left for `SHOW WARNINGS`.
     warnings: Vec<Warning>,
+    /// The query answered now asks for `SQL_CALC_FOUND_ROWS` past its `LIMIT`: the query that
+    /// counts its rows without it, run after its rows (see `translate::found_rows_query`).
+    found_rows_query: Option<String>,
     /// Its variables: what its `SET`s changed, its user variables (shared with its engine's
     /// functions).
     vars: Arc<parking_lot::Mutex<Variables>>,
@@ -108,6 +111,7 @@ impl Session {
             next_statement: 1,
             binary: false,
             pending_drops: Vec::new(),
+            found_rows_query: None,
             warnings: Vec::new(),
             vars: Default::default(),
         }
@@ -182,6 +186,7 @@ impl Session {
 
     /// What `sql` asks, answered without the engine where it can be.
     fn answer(&mut self, sql: &str) -> Answer {
+        self.found_rows_query = None;
         let context = self.context();
         let (statement, decimals) = match statement::classify_in(sql, &context) {
             Ok(s) => s,
@@ -204,7 +209,13 @@ impl Session {
             Statement::Unsupported(why) => Answer::Error(ErrorKind::ER_NOT_SUPPORTED_YET, why),
             Statement::OutOfMemory(why) => Answer::Error(ErrorKind::ER_OUT_OF_RESOURCES, why),
             Statement::Refused(code, why) => Answer::Error(ErrorKind::from(code), why),
-            Statement::Query(q) => Answer::Query(q, decimals),
+            Statement::Query(q) => {
+                self.found_rows_query = super::translate::found_rows_query(
+                    &super::dialect::executable_comments(sql),
+                    &context,
+                );
+                Answer::Query(q, decimals)
+            }
             Statement::Describe { table } => self.show(&Show::Columns {
                 full: false,
                 table,
@@ -270,6 +281,15 @@ fn use_database(db: &str) -> Answer {
     }
 }
 
+/// A `SHOW DATABASES` or `SHOW TABLES` column's name, as MariaDB names it under a `LIKE`:
+/// `Database (p%)`, `Tables_in_pinba (req%)`.
+fn liked(name: &str, like: &Option<String>) -> String {
+    match like {
+        Some(p) => format!("{name} ({p})"),
+        None => name.to_string(),
+    }
+}
+
 /// A `SHOW` as a query over `information_schema` (or literal rows).
 fn show(
     s: &Show,
@@ -286,7 +306,8 @@ fn show(
     };
     let query = match s {
         Show::Databases { like } => format!(
-            "SELECT SCHEMA_NAME AS `Database` FROM information_schema.SCHEMATA WHERE 1{} ORDER BY 1",
+            "SELECT SCHEMA_NAME AS {} FROM information_schema.SCHEMATA WHERE 1{} ORDER BY 1",
+            quote_ident(&liked("Database", like)),
             like_clause("SCHEMA_NAME", like)
         ),
         Show::Tables {
@@ -302,9 +323,14 @@ fn show(
                 );
             }
             format!(
-                "SELECT TABLE_NAME AS `Tables_in_pinba`{} FROM information_schema.TABLES \
+                "SELECT TABLE_NAME AS {}{} FROM information_schema.TABLES \
                  WHERE TABLE_SCHEMA = 'pinba'{} ORDER BY 1",
-                if *full { ", 'BASE TABLE' AS `Table_type`" } else { "" },
+                quote_ident(&liked("Tables_in_pinba", like)),
+                if *full {
+                    ", 'BASE TABLE' AS `Table_type`"
+                } else {
+                    ""
+                },
                 like_clause("TABLE_NAME", like)
             )
         }
@@ -763,6 +789,7 @@ impl Session {
             }
             Answer::Query(sql, decimals) => (sql, decimals),
         };
+        let count_query = self.found_rows_query.take();
         let max_query_time = self.ctx.config.max_query_time.0;
         let deadline = Instant::now() + max_query_time;
         let slot = match self.ctx.slot(deadline).await {
@@ -802,7 +829,15 @@ impl Session {
             let _slot = slot;
             let mut engine = engine;
             let result = engine.run(&sql, deadline, &mut |e| tx.blocking_send(e).is_ok());
-            (engine, result)
+            // `SQL_CALC_FOUND_ROWS`: the rows without the LIMIT, counted once the rows are out.
+            let counted = match (&result, count_query) {
+                (Ok(_), Some(q)) => engine.value(&q, deadline).ok().and_then(|v| match v {
+                    Value::Integer(n) => u64::try_from(n).ok(),
+                    _ => None,
+                }),
+                _ => None,
+            };
+            (engine, result, counted)
         });
         // Every statement's first event is its columns; one that fails before sends none.
         if let Some(Event::Columns(c)) = rx.recv().await {
@@ -978,7 +1013,7 @@ impl Session {
             }
         }
         drop(rx);
-        let (engine, result) = job
+        let (engine, result, counted) = job
             .await
             .map_err(|e| std::io::Error::other(format!("SQL statement panicked: {e}")))?;
         self.put_engine(engine);
@@ -986,7 +1021,7 @@ impl Session {
         {
             // `FOUND_ROWS()`: this result's rows; GROUP_CONCAT's cuts: warnings (1260).
             let mut vars = self.vars.lock();
-            vars.found_rows = rows_sent;
+            vars.found_rows = counted.unwrap_or(rows_sent);
             vars.row_count = -1;
             let cut = std::mem::take(&mut vars.cut_by_group_concat);
             if cut > 0 {
@@ -1318,6 +1353,10 @@ impl Session {
         if !matches!(classified, Ok(Statement::Show(Show::Warnings { .. }))) {
             self.warnings.clear();
         }
+        // `SELECT … INTO @a`: its query (which the classification refuses with the INTO).
+        if let Some((query, names)) = super::translate::select_into(sql) {
+            return self.select_into(&query, &names).await;
+        }
         match classified {
             Ok(s @ (Statement::CreateTable(_) | Statement::DropTables { .. })) => {
                 let ctx = Arc::clone(&self.ctx);
@@ -1381,6 +1420,77 @@ impl Session {
                 _ => Ok(()),
             };
             if let Err((kind, why)) = done {
+                return Answer::Error(kind, why);
+            }
+        }
+        Answer::Ok(String::new())
+    }
+
+    /// `SELECT … INTO @a, @b`: the query's one row assigned to the variables, as MySQL's: a
+    /// select list of another length is error 1222, more than one row 1172, none leaves them
+    /// as they were.
+    async fn select_into(&mut self, sql: &str, names: &[String]) -> Answer {
+        let query = match self.answer(sql) {
+            Answer::Query(q, _) => q,
+            other => return other,
+        };
+        self.found_rows_query = None;
+        let engine = match self.take_engine() {
+            Ok(e) => e,
+            Err(e) => {
+                let (kind, why) = engine_error(&e);
+                return Answer::Error(kind, why);
+            }
+        };
+        let deadline = Instant::now() + self.ctx.config.max_query_time.0;
+        let done = tokio::task::spawn_blocking(move || {
+            let mut engine = engine;
+            let (mut columns, mut first, mut rows) = (0usize, None, 0u64);
+            let result = engine.run(&query, deadline, &mut |e| {
+                match e {
+                    Event::Columns(c) => columns = c.len(),
+                    Event::Rows(mut r) => {
+                        for row in std::mem::take(&mut r.rows) {
+                            rows += 1;
+                            if first.is_none() {
+                                first = Some(row);
+                            }
+                        }
+                    }
+                }
+                true
+            });
+            (engine, result.map(|_| (columns, first, rows)))
+        })
+        .await;
+        let (engine, result) = match done {
+            Ok(d) => d,
+            Err(e) => return Answer::Error(ErrorKind::ER_UNKNOWN_ERROR, format!("failed: {e}")),
+        };
+        self.put_engine(engine);
+        let (columns, first, rows) = match result {
+            Ok(r) => r,
+            Err(e) => {
+                let (kind, why) = engine_error(&e);
+                return Answer::Error(kind, why);
+            }
+        };
+        if columns != names.len() {
+            return Answer::Error(
+                ErrorKind::ER_WRONG_NUMBER_OF_COLUMNS_IN_SELECT,
+                "The used SELECT statements have a different number of columns".into(),
+            );
+        }
+        if rows > 1 {
+            return Answer::Error(
+                ErrorKind::ER_TOO_MANY_ROWS,
+                "Result consisted of more than one row".into(),
+            );
+        }
+        let mut vars = self.vars.lock();
+        vars.found_rows = rows;
+        for (name, value) in names.iter().zip(first.unwrap_or_default()) {
+            if let Err((kind, why)) = vars.set_user(name, value) {
                 return Answer::Error(kind, why);
             }
         }

@@ -142,6 +142,106 @@ pub fn query_in(sql: &str, context: &Context) -> Translated {
     })
 }
 
+/// `SELECT … INTO @a, @b …` (the `INTO` anywhere MySQL takes it, outside parentheses): the
+/// query without its `INTO` (blanked, every other token in its place) and the user variables'
+/// names (lower-cased, as they are held), which the session sets from its one row; `None` for
+/// any other statement (an `INTO OUTFILE` stays refused).
+pub fn select_into(sql: &str) -> Option<(String, Vec<String>)> {
+    if !sql.to_ascii_uppercase().contains("INTO") {
+        return None;
+    }
+    let tokens = Tokenizer::new(&MySql, sql).tokenize_with_location().ok()?;
+    let significant: Vec<&TokenWithSpan> = tokens
+        .iter()
+        .filter(|t| !matches!(t.token, Token::Whitespace(_)))
+        .collect();
+    let word = |t: &TokenWithSpan, k: Keyword| matches!(&t.token, Token::Word(w) if w.keyword == k && w.quote_style.is_none());
+    let first = significant.first()?;
+    if !word(first, Keyword::SELECT) && !word(first, Keyword::WITH) {
+        return None;
+    }
+    let variable = |t: &TokenWithSpan| match &t.token {
+        Token::Word(w)
+            if w.quote_style.is_none()
+                && w.value.starts_with('@')
+                && !w.value.starts_with("@@") =>
+        {
+            Some(w.value[1..].to_lowercase())
+        }
+        _ => None,
+    };
+    let mut depth = 0usize;
+    for (i, t) in significant.iter().enumerate() {
+        match t.token {
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            _ if depth == 0 && word(t, Keyword::INTO) => {
+                let mut names = Vec::new();
+                let mut end = i;
+                loop {
+                    let name = significant.get(end + 1).and_then(|t| variable(t))?;
+                    names.push(name);
+                    end += 1;
+                    if significant.get(end + 1).map(|t| &t.token) != Some(&Token::Comma) {
+                        break;
+                    }
+                    end += 1;
+                }
+                let lines = Lines::new(sql);
+                let from = lines.offset(sql, t.span.start)?;
+                let to = lines.offset(sql, significant[end].span.end)?;
+                let mut query = sql.to_string();
+                let blank = " ".repeat(sql.get(from..to)?.chars().count());
+                query.replace_range(from..to, &blank);
+                return Some((query, names));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `SELECT SQL_CALC_FOUND_ROWS … LIMIT n`'s count for `FOUND_ROWS()`: the rows the statement
+/// gives without its LIMIT, as a second query (SQLite's text) that counts them, bounded as any
+/// statement is; `None` where the statement does not ask for it (no SQL_CALC_FOUND_ROWS in its
+/// first SELECT, or no LIMIT: its rows sent are the count) or the count cannot be made.
+pub fn found_rows_query(sql: &str, context: &Context) -> Option<String> {
+    if sql.len() > MAX_BYTES || !sql.to_ascii_uppercase().contains("SQL_CALC_FOUND_ROWS") {
+        return None;
+    }
+    let tokens = Tokenizer::new(&MySql, sql).tokenize_with_location().ok()?;
+    let (tokens, _) = super::dialect::mysql_clauses(tokens);
+    let mut statements = Parser::new(&MySql)
+        .with_tokens_with_locations(tokens)
+        .parse_statements()
+        .ok()?;
+    let Some(Statement::Query(mut query)) = statements.pop() else {
+        return None;
+    };
+    // MySQL reads the modifier of a UNION's first SELECT for the whole UNION.
+    let mut first = query.body.as_ref();
+    while let SetExpr::SetOperation { left, .. } = first {
+        first = left.as_ref();
+    }
+    let SetExpr::Select(select) = first else {
+        return None;
+    };
+    if !select
+        .select_modifiers
+        .as_ref()
+        .is_some_and(|m| m.sql_calc_found_rows)
+    {
+        return None;
+    }
+    query.limit_clause.take()?;
+    let unlimited = Context {
+        select_limit: None,
+        ..context.clone()
+    };
+    let (text, _) = query_in(&query.to_string(), &unlimited).ok()?;
+    Some(format!("SELECT COUNT(*) FROM ({text})"))
+}
+
 /// Whether a token may open a level of the syntax tree that sqlparser's recursion limit does
 /// not count: an operator or a keyword (not a literal, a name, a comma or a parenthesis).
 fn deepens(token: &Token) -> bool {
@@ -200,6 +300,7 @@ fn hex_strings(sql: &str, tokens: &[TokenWithSpan]) -> Vec<Location> {
 /// [`translate`], the session's report tables known to `typing`.
 fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> Translated {
     let unsupported = |why: &str| Err(Refusal::Unsupported(why.to_string()));
+    let (tokens, directions) = super::dialect::mysql_clauses(tokens);
     let mut statements = Parser::new(&MySql)
         .with_tokens_with_locations(tokens.clone())
         .parse_statements()
@@ -212,6 +313,9 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
     };
     let lines = Lines::new(sql);
     let _ = query.visit(&mut Aliases);
+    if !directions.is_empty() {
+        let _ = query.visit(&mut GroupOrder(&directions));
+    }
     let typed = super::typing::of(&query);
     if name_items(sql, &tokens, &lines, &mut query).is_none() {
         return unsupported("the select list's items could not be named as MySQL names them");
@@ -238,7 +342,7 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
         count.0
     };
     if rolls > 0 {
-        query = rollup(*query, rolls)
+        query = rollup(*query, rolls, &directions)
             .map_err(|why| Refusal::Unsupported(format!("GROUP BY … WITH ROLLUP: {why}")))?;
     }
     let mut rewrite = Rewrite {
@@ -279,6 +383,63 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
     Ok((query.to_string(), typed.columns))
 }
 
+/// MariaDB's `GROUP BY x DESC` (or `ASC`): the groups come sorted so, as the ORDER BY of
+/// their items in those directions (`ASC` where none is written) gives them, where the query
+/// has none of its own (which MariaDB follows instead); under `WITH ROLLUP` the rollup's own
+/// order takes them (`rollup`).
+struct GroupOrder<'a>(&'a super::dialect::GroupDirections);
+
+/// The directions written for `select`'s GROUP BY items, where any was.
+fn group_directions<'a>(
+    directions: &'a super::dialect::GroupDirections,
+    select: &Select,
+) -> Option<&'a [Option<bool>]> {
+    directions
+        .iter()
+        .find(|(at, _)| *at == select.select_token.0.span.start)
+        .map(|(_, d)| d.as_slice())
+}
+
+impl VisitorMut for GroupOrder<'_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        let SetExpr::Select(select) = query.body.as_ref() else {
+            return ControlFlow::Continue(());
+        };
+        let GroupByExpr::Expressions(groups, modifiers) = &select.group_by else {
+            return ControlFlow::Continue(());
+        };
+        let Some(directions) = group_directions(self.0, select) else {
+            return ControlFlow::Continue(());
+        };
+        if query.order_by.is_some() || !modifiers.is_empty() || groups.len() != directions.len() {
+            return ControlFlow::Continue(());
+        }
+        let exprs = groups
+            .iter()
+            .zip(directions)
+            .map(|(g, d)| sqlparser::ast::OrderByExpr {
+                expr: g.clone(),
+                options: sqlparser::ast::OrderByOptions {
+                    sort: Some(if *d == Some(true) {
+                        sqlparser::ast::OrderBySort::Desc
+                    } else {
+                        sqlparser::ast::OrderBySort::Asc
+                    }),
+                    nulls_first: None,
+                },
+                with_fill: None,
+            })
+            .collect();
+        query.order_by = Some(sqlparser::ast::OrderBy {
+            kind: sqlparser::ast::OrderByKind::Expressions(exprs),
+            interpolate: None,
+        });
+        ControlFlow::Continue(())
+    }
+}
+
 /// MariaDB's other names of a function, made the name the rules know it by before anything
 /// reads the tree: `NVL` is `IFNULL`.
 struct Aliases;
@@ -294,7 +455,153 @@ impl VisitorMut for Aliases {
                 }
             }
         }
+        if let Some(made) = timestamp_function(e) {
+            *e = made;
+        }
         ControlFlow::Continue(())
+    }
+}
+
+/// MySQL's function `TIMESTAMP(x)`, `x` as a DATETIME (`CAST(x AS DATETIME(n))`), and
+/// `TIMESTAMP(x, t)`, that moved by the time `t` (`ADDTIME(CAST(x AS DATETIME(n)), t)`), with
+/// the fraction digits MariaDB gives it: the most of its arguments' ([`fraction_digits`]).
+/// `None` for anything else.
+fn timestamp_function(e: &Expr) -> Option<Expr> {
+    let Expr::Function(f) = e else { return None };
+    let [ObjectNamePart::Identifier(name)] = f.name.0.as_slice() else {
+        return None;
+    };
+    if name.quote_style.is_some() || !name.value.eq_ignore_ascii_case("TIMESTAMP") {
+        return None;
+    }
+    let FunctionArguments::List(list) = &f.args else {
+        return None;
+    };
+    if list.duplicate_treatment.is_some() || !list.clauses.is_empty() {
+        return None;
+    }
+    let args: Vec<&Expr> = list
+        .args
+        .iter()
+        .map(|a| match a {
+            FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => Some(x),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let digits = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| fraction_digits(a, i == 1))
+        .max()?;
+    let cast = Expr::Cast {
+        kind: CastKind::Cast,
+        expr: Box::new(args[0].clone()),
+        data_type: DataType::Datetime(Some(digits.into())),
+        format: None,
+    };
+    match args.as_slice() {
+        [_] => Some(cast),
+        [_, t] => {
+            let mut call = f.clone();
+            call.name = ObjectName::from(vec![Ident::new("ADDTIME")]);
+            if let FunctionArguments::List(l) = &mut call.args {
+                l.args = vec![
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr(cast)),
+                    FunctionArg::Unnamed(FunctionArgExpr::Expr((*t).clone())),
+                ];
+            }
+            Some(Expr::Function(call))
+        }
+        _ => None,
+    }
+}
+
+/// The fraction digits MariaDB reads a temporal function's argument with (its
+/// `datetime_precision`, or `time_precision` for a `time`): a literal's as written (a string
+/// that reads as no temporal 6), a cast's or a function's precision, a number's scale (a
+/// whole one none), and 6 for what it cannot read before the rows (a string computed);
+/// pinbad's columns are numbers and strings of no temporal, read as whole values.
+fn fraction_digits(e: &Expr, time: bool) -> u8 {
+    use super::dates::Kind;
+    let written = |shown: &str| {
+        shown
+            .rsplit_once('.')
+            .map_or(0, |(_, f)| {
+                f.chars().take_while(char::is_ascii_digit).count()
+            })
+            .min(6) as u8
+    };
+    let number = |n: &str| {
+        if n.contains(['e', 'E']) {
+            6
+        } else {
+            written(n)
+        }
+    };
+    match e {
+        Expr::Nested(x) => fraction_digits(x, time),
+        Expr::Value(v) => match &v.value {
+            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => {
+                let kind = if time { Kind::Time } else { Kind::DateTime };
+                super::dates::literal(kind, s).map_or(6, |shown| written(&shown))
+            }
+            Value::Number(n, _) => number(n),
+            _ => 0,
+        },
+        Expr::TypedString(ts) => match &ts.value.value {
+            Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => written(s),
+            _ => 0,
+        },
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => 0,
+        Expr::Cast { data_type, .. } => match data_type {
+            DataType::Datetime(Some(n))
+            | DataType::Time(Some(n), _)
+            | DataType::Timestamp(Some(n), _) => (*n).min(6) as u8,
+            DataType::Datetime(None)
+            | DataType::Time(None, _)
+            | DataType::Timestamp(None, _)
+            | DataType::Date => 0,
+            _ => 6,
+        },
+        Expr::Function(f) => {
+            let name = f.name.to_string().to_ascii_uppercase();
+            let args: Vec<&Expr> = match &f.args {
+                FunctionArguments::List(l) => l
+                    .args
+                    .iter()
+                    .filter_map(|a| match a {
+                        FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => Some(x),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            match name.as_str() {
+                "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE"
+                | "UTC_TIMESTAMP" | "CURTIME" | "CURRENT_TIME" | "UTC_TIME" => args
+                    .first()
+                    .and_then(|a| match a {
+                        Expr::Value(v) => match &v.value {
+                            Value::Number(n, _) => n.parse::<u8>().ok(),
+                            _ => None,
+                        },
+                        _ => None,
+                    })
+                    .unwrap_or(0)
+                    .min(6),
+                "DATE" | "CURDATE" | "CURRENT_DATE" | "UTC_DATE" | "FROM_DAYS" | "MAKEDATE"
+                | "LAST_DAY" => 0,
+                "FROM_UNIXTIME" if args.len() == 1 => fraction_digits(args[0], false),
+                "TIMESTAMP" | "ADDTIME" | "SUBTIME" => args
+                    .iter()
+                    .enumerate()
+                    .map(|(i, a)| fraction_digits(a, i == 1))
+                    .max()
+                    .unwrap_or(0),
+                _ => 6,
+            }
+        }
+        _ => 6,
     }
 }
 
@@ -410,9 +717,23 @@ impl VisitorMut for Rollups {
 /// that is not a column, a select item naming a column outside aggregates that is not a GROUP BY
 /// column (its value in a super-aggregate row would be any row's), DISTINCT, UNION, and ORDER BY
 /// (MariaDB refuses that too).
-fn rollup(query: Query, rolls: usize) -> Result<Box<Query>, String> {
+fn rollup(
+    query: Query,
+    rolls: usize,
+    directions: &super::dialect::GroupDirections,
+) -> Result<Box<Query>, String> {
     let SetExpr::Select(select) = query.body.as_ref() else {
         return Err("DISTINCT and UNION are not supported with it".into());
+    };
+    // MariaDB's `GROUP BY x DESC WITH ROLLUP`: the groups in that direction, each level's
+    // super-aggregate row still after its groups.
+    let written = group_directions(directions, select).unwrap_or(&[]);
+    let direction = |k: usize| {
+        if written.get(k).copied().flatten() == Some(true) {
+            " DESC"
+        } else {
+            ""
+        }
     };
     let GroupByExpr::Expressions(groups, modifiers) = &select.group_by else {
         return Err("only a SELECT's own GROUP BY can roll up".into());
@@ -521,7 +842,7 @@ fn rollup(query: Query, rolls: usize) -> Result<Box<Query>, String> {
             .collect::<Vec<_>>()
             .join(", "),
         (0..n)
-            .map(|k| format!("_pinbad_r{k}, _pinbad_g{k}"))
+            .map(|k| format!("_pinbad_r{k}, _pinbad_g{k}{}", direction(k)))
             .collect::<Vec<_>>()
             .join(", ")
     );
@@ -4642,7 +4963,7 @@ mod tests {
             "SELECT a, MATCH (a) AGAINST ('x') FROM t",
             "`MATCH (a) AGAINST ('x')` is not supported",
         );
-        unsupported("SELECT 1 INTO @x", "SELECT … INTO: not supported");
+        unsupported("SELECT 1 INTO t", "SELECT … INTO: not supported");
         unsupported(
             "SELECT CAST(a AS JSON) FROM t",
             "`CAST(a AS JSON)` is not supported",
@@ -4660,13 +4981,97 @@ mod tests {
         let long = format!("SELECT MATCH (a) AGAINST ('{}')", "x".repeat(80));
         let shown = format!("`MATCH (a) AGAINST ('{}…` is not supported", "x".repeat(40));
         unsupported(&long, &shown);
-        for sql in [
-            "SELECT (",
-            "SELECT a, COUNT(*) FROM t GROUP BY a DESC WITH ROLLUP",
-            "SELECT a FROM t LOCK IN SHARE MODE",
-        ] {
+        for sql in ["SELECT (", "SELECT a FROM t GROUP BY"] {
             assert!(matches!(query(sql), Err(Refusal::Syntax(_))), "{sql}");
         }
+    }
+
+    /// What MySQL reads and sqlparser does not is taken out before it parses: ODBC's `{oj …}`,
+    /// `LOCK IN SHARE MODE`, and `GROUP BY x DESC`, whose groups come sorted so where no ORDER
+    /// BY says otherwise (under a rollup, by the rollup's own order).
+    #[test]
+    fn mysql_clauses_sqlparser_does_not_read() {
+        assert_eq!(
+            bare("SELECT r.a FROM {oj r LEFT OUTER JOIN t ON t.b = r.a} LOCK IN SHARE MODE"),
+            bare("SELECT r.a FROM r LEFT OUTER JOIN t ON t.b = r.a")
+        );
+        assert_eq!(
+            bare("SELECT a, COUNT(*) FROM t GROUP BY a DESC, b"),
+            bare("SELECT a, COUNT(*) FROM t GROUP BY a, b ORDER BY a DESC, b ASC")
+        );
+        assert_eq!(
+            bare("SELECT a FROM t GROUP BY a ASC ORDER BY 1 DESC"),
+            bare("SELECT a FROM t GROUP BY a ORDER BY 1 DESC")
+        );
+        // A subquery's GROUP BY is its own; a window's ORDER BY is left as it is.
+        assert_eq!(
+            bare("SELECT x FROM (SELECT a AS x FROM t GROUP BY a DESC) d GROUP BY x"),
+            bare("SELECT x FROM (SELECT a AS x FROM t GROUP BY a ORDER BY a DESC) d GROUP BY x")
+        );
+        assert!(
+            tree("SELECT a, COUNT(*) FROM t GROUP BY a DESC WITH ROLLUP")
+                .contains("_pinbad_g0 DESC")
+        );
+    }
+
+    /// `SELECT … INTO @a, @b` is its query, the `INTO` blanked, and the variables' names.
+    #[test]
+    fn select_into_is_a_query_and_its_variables() {
+        let into = |sql: &str| {
+            select_into(sql).map(|(q, names)| {
+                assert_eq!(q.chars().count(), sql.chars().count(), "{sql}");
+                (q.split_whitespace().collect::<Vec<_>>().join(" "), names)
+            })
+        };
+        assert_eq!(
+            into("SELECT a, b INTO @x, @Y FROM t"),
+            Some((
+                "SELECT a, b FROM t".to_string(),
+                vec!["x".into(), "y".into()]
+            ))
+        );
+        assert_eq!(
+            into("SELECT a FROM t LIMIT 1 INTO @x"),
+            Some(("SELECT a FROM t LIMIT 1".to_string(), vec!["x".into()]))
+        );
+        assert_eq!(into("SELECT a FROM (SELECT 1 INTO @x) t"), None);
+        assert_eq!(into("SELECT a INTO OUTFILE '/x' FROM t"), None);
+        assert_eq!(into("SELECT 'INTO @x'"), None);
+    }
+
+    /// `SQL_CALC_FOUND_ROWS … LIMIT`'s count is the query without its LIMIT, counted.
+    #[test]
+    fn found_rows_counts_the_query_without_its_limit() {
+        let count = |sql: &str| found_rows_query(sql, &Context::default());
+        let counted = count("SELECT SQL_CALC_FOUND_ROWS a FROM t ORDER BY a LIMIT 3").unwrap();
+        assert!(
+            counted.starts_with("SELECT COUNT(*) FROM (SELECT"),
+            "{counted}"
+        );
+        assert!(!counted.contains("LIMIT"), "{counted}");
+        assert_eq!(count("SELECT SQL_CALC_FOUND_ROWS a FROM t"), None);
+        assert_eq!(count("SELECT a FROM t LIMIT 3"), None);
+        assert!(
+            count("SELECT SQL_CALC_FOUND_ROWS a FROM t UNION SELECT b FROM u LIMIT 1").is_some()
+        );
+    }
+
+    /// `TIMESTAMP(x)` is `x` cast to a DATETIME of MariaDB's fraction digits, `TIMESTAMP(x,
+    /// t)` that moved by `t`.
+    #[test]
+    fn timestamp_function_is_a_cast() {
+        assert_eq!(
+            bare("SELECT TIMESTAMP('2024-01-01 10:00:00.5')"),
+            bare("SELECT CAST('2024-01-01 10:00:00.5' AS DATETIME(1))")
+        );
+        assert_eq!(
+            bare("SELECT TIMESTAMP('2024-01-01', '01:30:00.25')"),
+            bare("SELECT ADDTIME(CAST('2024-01-01' AS DATETIME(2)), '01:30:00.25')")
+        );
+        assert_eq!(
+            bare("SELECT TIMESTAMP(a), TIMESTAMP('x'), TIMESTAMP(CONCAT(a, ''))"),
+            bare("SELECT CAST(a AS DATETIME(0)), CAST('x' AS DATETIME(6)), CAST(CONCAT(a, '') AS DATETIME(6))")
+        );
     }
 
     /// `TRIM(LEADING FROM s)` trims spaces from that side (the dialect parses it).

@@ -197,6 +197,9 @@ pub struct Variables {
     pub sql_select_limit: u64,
     /// `@@character_set_client` (`_connection`, `_results`: `SET NAMES` sets the three).
     pub character_set: String,
+    /// `SET character_set_results = NULL` (clients send it: results as stored, which are
+    /// UTF-8 here as they are sent anyway): `@@character_set_results` is NULL until set again.
+    pub results_unconverted: bool,
     pub collation_connection: String,
     pub default_week_format: u8,
     pub lc_time_names: String,
@@ -224,6 +227,7 @@ impl Default for Variables {
             group_concat_max_len: 1 << 20,
             sql_select_limit: u64::MAX,
             character_set: "utf8mb4".into(),
+            results_unconverted: false,
             collation_connection: "utf8mb4_general_ci".into(),
             default_week_format: 0,
             lc_time_names: "en_US".into(),
@@ -491,7 +495,14 @@ impl Variables {
             ),
             ("character_set_client", text(&self.character_set)),
             ("character_set_connection", text(&self.character_set)),
-            ("character_set_results", text(&self.character_set)),
+            (
+                "character_set_results",
+                if self.results_unconverted {
+                    Value::Null
+                } else {
+                    text(&self.character_set)
+                },
+            ),
             ("collation_connection", text(&self.collation_connection)),
             (
                 "default_week_format",
@@ -638,6 +649,9 @@ impl Variables {
                     Some(cs) if !charset_is_utf8(&cs) => return Err(charset_refused(&cs)),
                     _ => {}
                 }
+                if lower == "character_set_results" {
+                    self.results_unconverted = matches!(value, Some(Value::Null));
+                }
             }
             _ => {
                 let name = accepted(&lower).unwrap_or("names");
@@ -668,6 +682,7 @@ impl Variables {
         if !charset_is_utf8(charset) && !charset.eq_ignore_ascii_case("DEFAULT") {
             return Err(charset_refused(charset));
         }
+        self.results_unconverted = false;
         match collation {
             Some(c) => self.set_collation(c),
             None => {

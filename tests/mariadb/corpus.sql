@@ -444,7 +444,7 @@ SELECT COUNT(*) FROM request GROUP BY hostname WITH ROLLUP
 SELECT hostname, COUNT(*) FROM request GROUP BY hostname WITH ROLLUP
 SELECT hostname, status, COUNT(*), SUM(req_time) FROM request GROUP BY hostname, status WITH ROLLUP
 SELECT script_name, COUNT(*) AS c, MAX(req_time) FROM request GROUP BY script_name WITH ROLLUP HAVING c > 5
-!SELECT CONCAT(hostname, '!') AS h, COUNT(*) FROM request GROUP BY hostname DESC WITH ROLLUP LIMIT 3
+SELECT CONCAT(hostname, '!') AS h, COUNT(*) FROM request GROUP BY hostname DESC WITH ROLLUP LIMIT 3
 SELECT hostname, COUNT(*) FROM request WHERE status = 999 GROUP BY hostname WITH ROLLUP
 SELECT r.hostname, COUNT(DISTINCT r.status), 'x' FROM request r GROUP BY r.hostname WITH ROLLUP
 SELECT hostname, schema, ROUND(AVG(req_time), 3) AS t FROM request GROUP BY hostname, schema WITH ROLLUP HAVING COUNT(*) > 1 AND hostname IS NOT NULL
@@ -1725,3 +1725,122 @@ SELECT ~FROM_UNIXTIME(1700000000.5), ~FROM_UNIXTIME(1700000000.4), ~TIMESTAMP '2
 -- ABS of a whole temporal is a DECIMAL as long as its text; FLOOR of a DATETIME's a BIGINT (its length not followed: in a derived table).
 SELECT ABS(TIMESTAMP '1000-01-01 00:00:00'), ABS(DATE '2024-01-01'), ABS(TIME '12:00:00')
 SELECT * FROM (SELECT FLOOR(ABS(TIMESTAMP '1000-01-01 00:00:00')) AS a) t
+-- Real-world shapes round three (helper-32): what GUI clients (DBeaver, HeidiSQL, Workbench), Grafana and Metabase send at connect and when browsing a table
+SELECT DATABASE()
+SHOW VARIABLES LIKE 'lower_case_table_names'
+SHOW VARIABLES LIKE 'collation%'
+SHOW SESSION VARIABLES LIKE 'autocommit'
+SHOW TABLES FROM `pinba` LIKE 'tag'
+SHOW FULL TABLES FROM `pinba` WHERE Table_type = 'BASE TABLE' AND Tables_in_pinba LIKE 't%'
+SHOW COLUMNS FROM `timertag` LIKE 'val%'
+SHOW INDEX FROM `request` FROM `pinba`
+SHOW INDEXES FROM `timer`
+SHOW KEYS FROM `tag`
+SHOW CREATE DATABASE `pinba`
+SHOW CHARACTER SET LIKE 'utf8mb4'
+SHOW COLLATION LIKE 'utf8mb4_general_ci'
+SELECT * FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'pinba'
+SELECT TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME IN ('request', 'timer', 'timertag', 'tag') ORDER BY TABLE_NAME
+SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'request'
+SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'pinba' AND table_name LIKE 'time%' ORDER BY 1
+SELECT column_name AS name, data_type AS type FROM information_schema.columns WHERE table_schema = 'pinba' AND table_name = 'tag' ORDER BY ordinal_position
+SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME = 'request'
+SELECT TABLE_NAME, COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME IN ('timer', 'tag') AND DATA_TYPE IN ('int', 'bigint') ORDER BY TABLE_NAME, ORDINAL_POSITION
+SELECT * FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = 'pinba'
+SELECT SPECIFIC_NAME, ROUTINE_TYPE FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE() ORDER BY SPECIFIC_NAME
+SELECT * FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'pinba'
+SELECT * FROM information_schema.VIEWS WHERE TABLE_SCHEMA = 'pinba'
+SELECT * FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = 'pinba' AND REFERENCED_TABLE_NAME IS NOT NULL
+SELECT CONSTRAINT_NAME, TABLE_NAME FROM information_schema.TABLE_CONSTRAINTS WHERE TABLE_SCHEMA = 'pinba' AND CONSTRAINT_TYPE = 'FOREIGN KEY'
+SELECT * FROM information_schema.REFERENTIAL_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = 'pinba'
+SELECT * FROM information_schema.EVENTS WHERE EVENT_SCHEMA = 'pinba'
+SELECT * FROM information_schema.PARAMETERS WHERE SPECIFIC_SCHEMA = 'pinba'
+SELECT INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME = 'request' ORDER BY INDEX_NAME, SEQ_IN_INDEX
+SELECT CHARACTER_SET_NAME, DEFAULT_COLLATE_NAME FROM information_schema.CHARACTER_SETS WHERE CHARACTER_SET_NAME = 'utf8mb4'
+SELECT COLLATION_NAME, CHARACTER_SET_NAME, IS_DEFAULT FROM information_schema.COLLATIONS WHERE COLLATION_NAME = 'utf8mb4_general_ci'
+SELECT COUNT(*) FROM `request`
+SELECT COUNT(*) FROM `pinba`.`timer`
+SELECT COUNT(*) FROM `timertag`
+SELECT COUNT(*) FROM `tag`
+SELECT COUNT(1) AS cnt FROM `request` WHERE status = 200
+SELECT * FROM `request` ORDER BY `id` LIMIT 200
+SELECT * FROM `pinba`.`request` ORDER BY `id` DESC LIMIT 0, 200
+SELECT * FROM `timer` ORDER BY `id` ASC LIMIT 200
+SELECT * FROM `tag` ORDER BY `name` LIMIT 200
+SELECT * FROM `timertag` ORDER BY `timer_id`, `tag_id` LIMIT 200
+SELECT `id`, `hostname`, `server_name`, `script_name`, `req_time`, `status` FROM `request` ORDER BY `req_time` DESC, `id` LIMIT 200
+SELECT `id`, `hostname`, `status` FROM `request` WHERE `status` >= 400 ORDER BY `id` LIMIT 200
+SELECT MIN(`id`), MAX(`id`), COUNT(*) FROM `request`
+SELECT DISTINCT `status` FROM `request` ORDER BY `status`
+SELECT `hostname`, COUNT(*) AS `count` FROM `request` GROUP BY `hostname` ORDER BY `count` DESC, `hostname`
+SELECT `script_name`, ROUND(AVG(`req_time`), 4) AS `avg` FROM `request` GROUP BY `script_name` ORDER BY `avg` DESC, `script_name` LIMIT 10
+SELECT COUNT(*) AS c FROM (SELECT * FROM `request` LIMIT 200) AS t
+SELECT 1 AS test
+SELECT @@autocommit
+SELECT @@session.autocommit
+SELECT @@max_allowed_packet
+SELECT @@lower_case_table_names
+SELECT @@character_set_database, @@collation_database
+SHOW WARNINGS
+SHOW ERRORS
+SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED
+SET SQL_SELECT_LIMIT = 5
+SELECT id FROM request ORDER BY id
+SET SQL_SELECT_LIMIT = DEFAULT
+-- SQL_CALC_FOUND_ROWS … LIMIT: FOUND_ROWS() is the rows without the LIMIT (counted by a second query); without it, the rows sent
+SELECT SQL_CALC_FOUND_ROWS `id`, `hostname` FROM `request` ORDER BY `id` LIMIT 20
+SELECT FOUND_ROWS()
+SELECT SQL_CALC_FOUND_ROWS `id` FROM `request` WHERE `status` = 404 ORDER BY `id` LIMIT 5
+SELECT FOUND_ROWS()
+SELECT SQL_CALC_FOUND_ROWS hostname, COUNT(*) FROM request GROUP BY hostname ORDER BY hostname LIMIT 1
+SELECT FOUND_ROWS()
+SELECT SQL_CALC_FOUND_ROWS DISTINCT status FROM request ORDER BY status LIMIT 2
+SELECT FOUND_ROWS()
+SELECT SQL_CALC_FOUND_ROWS id FROM request WHERE id < 3 UNION ALL SELECT id FROM timer WHERE id < 3 ORDER BY 1 LIMIT 2
+SELECT FOUND_ROWS()
+SELECT SQL_CALC_FOUND_ROWS id FROM request ORDER BY id LIMIT 2, 3
+SELECT FOUND_ROWS()
+SELECT id FROM request ORDER BY id LIMIT 7
+SELECT FOUND_ROWS()
+SELECT ROW_COUNT()
+-- SHOW DATABASES/TABLES LIKE name their column after the pattern
+SHOW DATABASES LIKE 'pin%'
+SHOW TABLES LIKE 'req%'
+SHOW FULL TABLES LIKE 'time%'
+-- SET character_set_results = NULL: @@character_set_results is NULL, results unchanged
+SET character_set_results = NULL
+SELECT @@character_set_results
+SELECT 'é' AS e, hostname FROM request ORDER BY id LIMIT 1
+SET character_set_results = utf8mb4
+SELECT @@character_set_results
+SET NAMES utf8mb4 COLLATE utf8mb4_general_ci
+-- ODBC's {oj …} outer join escape and {d}/{t}/{ts} literals (Excel, MS Query)
+SELECT r.id, t.id FROM {oj request r LEFT OUTER JOIN timer t ON t.request_id = r.id} ORDER BY r.id, t.id LIMIT 5
+SELECT COUNT(*) FROM {oj request r LEFT OUTER JOIN timer t ON t.request_id = r.id}
+SELECT {d '2024-01-01'}, {t '12:00:00'}, {ts '2024-01-01 12:00:00'}, {fn UCASE('x')}
+-- MariaDB's GROUP BY x DESC/ASC: the groups sorted so where no ORDER BY says otherwise (rollup rows after their groups)
+SELECT hostname, COUNT(*) FROM request GROUP BY hostname DESC
+SELECT hostname, COUNT(*) FROM request GROUP BY hostname ASC
+SELECT hostname, status, COUNT(*) FROM request GROUP BY hostname DESC, status ASC LIMIT 4
+SELECT hostname, COUNT(*) FROM request GROUP BY hostname DESC ORDER BY 2, 1 LIMIT 4
+SELECT hostname, COUNT(*) FROM request GROUP BY 1 DESC LIMIT 2
+SELECT hostname, COUNT(*) FROM request GROUP BY hostname DESC WITH ROLLUP
+SELECT h, c FROM (SELECT hostname AS h, COUNT(*) AS c FROM request GROUP BY hostname DESC LIMIT 2) x
+-- LOCK IN SHARE MODE and FOR UPDATE lock nothing (read-only tables)
+SELECT id FROM request ORDER BY id LIMIT 2 LOCK IN SHARE MODE
+SELECT id FROM request ORDER BY id LIMIT 2 FOR UPDATE
+SELECT COUNT(*) FROM request WHERE id IN (SELECT request_id FROM timer LOCK IN SHARE MODE)
+-- SELECT … INTO @a, @b sets the variables from its one row (none: unchanged; more: 1172; another count of columns: 1222)
+SELECT COUNT(*) INTO @total FROM request
+SELECT @total
+SELECT MIN(id), MAX(id) INTO @lo, @hi FROM request
+SELECT @lo, @hi, @hi - @lo
+SELECT id, hostname FROM request ORDER BY id LIMIT 1 INTO @rid, @rhost
+SELECT @rid, @rhost
+SELECT id INTO @none FROM request WHERE id < 0
+SELECT @none
+=SELECT id INTO @many FROM request
+=SELECT 1, 2 INTO @one
+-- TIMESTAMP(x) and TIMESTAMP(x, t): DATETIMEs with MariaDB's fraction digits
+SELECT TIMESTAMP('2024-01-01'), TIMESTAMP('2024-01-01 10:00:00', '01:30:00'), TIMESTAMP('2024-01-01 10:00:00.5'), TIMESTAMP(20240101), TIMESTAMP(NULL), TIMESTAMP('x'), TIMESTAMP(FROM_UNIXTIME(1.5)), DATE(TIMESTAMP('2024-03-05 12:34:56', '12:00:00'))
+SELECT TIMESTAMP(FROM_UNIXTIME(timestamp)) = FROM_UNIXTIME(timestamp), TIMESTAMP(timestamp) FROM request ORDER BY id LIMIT 2
