@@ -605,10 +605,17 @@ fn decimals(conn: &Connection) -> Result<()> {
     // divides decimals there (`18446744073709551615 DIV 1e3` is 18446744073709551); error
     // 1690 past a BIGINT (`unsigned`: a BIGINT UNSIGNED, its bits).
     conn.create_scalar_function("mysql_decimal_int_div", 3, pure, |ctx| {
-        let (Some(a), Some(b)) = (decimal_of(ctx.get_raw(0)), decimal_of(ctx.get_raw(1))) else {
-            return Ok(None);
-        };
         let unsigned = ctx.get_raw(2).as_i64().unwrap_or(0) != 0;
+        let (x, y) = (ctx.get_raw(0), ctx.get_raw(1));
+        let (Some(a), Some(b)) = (decimal_of(x), decimal_of(y)) else {
+            // A number past a DECIMAL's 65 digits (a DOUBLE of 1e300): a quotient past a
+            // BIGINT where it is the dividend, 0 where it is the divisor.
+            return match (number(x), number(y)) {
+                (Some(_), Some(_)) if decimal_of(x).is_none() => Err(out_of_range(unsigned)),
+                (Some(_), Some(_)) => Ok(Some(0)),
+                _ => Ok(None),
+            };
+        };
         match a.int_div(&b) {
             None => Ok(None),
             Some(q) => Decimal::to_bits(&q, unsigned)
