@@ -1233,7 +1233,9 @@ fn numeric(conn: &Connection) -> Result<()> {
             (a, b) => match (number(a), number(b)) {
                 (Some(a), Some(b)) if b != 0.0 => {
                     let q = (a / b).trunc();
-                    if (-9.223_372_036_854_775_808e18..9.223_372_036_854_775_808e18).contains(&q) {
+                    // A BIGINT's range, -2^63 to 2^63 (both exact as doubles).
+                    let bigint = i64::MIN as f64..-(i64::MIN as f64);
+                    if bigint.contains(&q) {
                         Ok(Some(q as i64))
                     } else {
                         Err(out_of_range(false))
