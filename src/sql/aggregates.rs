@@ -1,5 +1,5 @@
 //! MySQL's aggregate functions that SQLite lacks or computes otherwise: the standard deviations
-//! and variances, `BIT_OR`/`BIT_AND`/`BIT_XOR`, and `GROUP_CONCAT` with `DISTINCT` and a
+//! and variances, `SUM`/`AVG` of doubles (added without compensation), `BIT_OR`/`BIT_AND`/`BIT_XOR`, and `GROUP_CONCAT` with `DISTINCT` and a
 //! separator (`statement` rewrites `GROUP_CONCAT([DISTINCT] a, … [ORDER BY …] [SEPARATOR s])`
 //! to `mysql_group_concat(distinct, s, a, … [ORDER BY …])`; SQLite orders an aggregate's input).
 
@@ -214,6 +214,37 @@ impl Aggregate<Option<Sum>, Value> for DecimalSum {
     }
 }
 
+/// `SUM` and `AVG` of doubles, added one after another as MariaDB's `Item_sum_sum` and
+/// `Item_sum_avg` add them. SQLite's own `sum`/`avg` compensate each addition's rounding
+/// (Kahan–Babuška–Neumaier), which is more exact and so shows other last digits:
+/// `AVG(0.1e0)` over 76 rows is 0.1 there, 0.1000000000000003 in MariaDB.
+#[derive(Clone, Copy)]
+enum PlainSum {
+    Sum,
+    Avg,
+}
+
+impl Aggregate<(f64, u64), Option<f64>> for PlainSum {
+    fn init(&self, _: &mut Context<'_>) -> Result<(f64, u64)> {
+        Ok((0.0, 0))
+    }
+
+    fn step(&self, ctx: &mut Context<'_>, (sum, n): &mut (f64, u64)) -> Result<()> {
+        if let Some(x) = number(ctx.get_raw(0)) {
+            *sum += x;
+            *n += 1;
+        }
+        Ok(())
+    }
+
+    fn finalize(&self, _: &mut Context<'_>, acc: Option<(f64, u64)>) -> Result<Option<f64>> {
+        Ok(acc.filter(|(_, n)| *n > 0).map(|(sum, n)| match self {
+            PlainSum::Sum => sum,
+            PlainSum::Avg => sum / n as f64,
+        }))
+    }
+}
+
 /// Registers the aggregates on `conn`.
 pub fn register(
     conn: &Connection,
@@ -240,6 +271,8 @@ pub fn register(
         conn.create_aggregate_function(name, 1, flags, bits)?;
     }
     conn.create_aggregate_function("mysql_decimal_sum", 1, flags, DecimalSum)?;
+    conn.create_aggregate_function("mysql_double_sum", 1, flags, PlainSum::Sum)?;
+    conn.create_aggregate_function("mysql_double_avg", 1, flags, PlainSum::Avg)?;
     let max_len = usize::try_from(max_allowed_packet).unwrap_or(usize::MAX);
     conn.create_aggregate_function(
         "mysql_group_concat",
@@ -248,4 +281,51 @@ pub fn register(
         GroupConcat { max_len, vars },
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn conn() -> Connection {
+        let c = Connection::open_in_memory().unwrap();
+        register(&c, 1 << 20, Default::default()).unwrap();
+        c
+    }
+
+    /// Doubles are added one after another, as MariaDB adds them: 0.1 ten times is
+    /// 0.9999999999999999, where SQLite's compensated `sum` makes it 1.
+    #[test]
+    fn doubles_are_summed_without_compensation() {
+        let c = conn();
+        let ten = "WITH RECURSIVE t(n, x) AS (SELECT 1, 0.1 UNION ALL SELECT n + 1, 0.1 FROM t \
+                   WHERE n < 10)";
+        let one = |sql: &str| -> Option<f64> { c.query_row(sql, [], |r| r.get(0)).unwrap() };
+        assert_eq!(one(&format!("{ten} SELECT sum(x) FROM t")), Some(1.0));
+        assert_eq!(
+            one(&format!("{ten} SELECT mysql_double_sum(x) FROM t")),
+            Some(0.9999999999999999)
+        );
+        assert_eq!(
+            one(&format!("{ten} SELECT mysql_double_avg(x) FROM t")),
+            Some(0.9999999999999999 / 10.0)
+        );
+        assert_eq!(
+            one(&format!("{ten} SELECT mysql_double_sum(DISTINCT x) FROM t")),
+            Some(0.1)
+        );
+        // No value, no sum; NULLs take no part; text is read as MySQL reads it.
+        assert_eq!(one("SELECT mysql_double_sum(x) FROM (SELECT NULL x)"), None);
+        assert_eq!(
+            one("SELECT mysql_double_avg(x) FROM (SELECT 1 x WHERE 0)"),
+            None
+        );
+        assert_eq!(
+            one(
+                "SELECT mysql_double_avg(x) FROM (SELECT 1.5 x UNION ALL SELECT NULL \
+                 UNION ALL SELECT '2.5x')"
+            ),
+            Some(2.0)
+        );
+    }
 }

@@ -181,10 +181,15 @@ impl Tm {
 
     /// Whether the fields are a date MySQL accepts: month and day in range, zero parts allowed.
     fn valid(&self) -> bool {
+        self.in_range() && (self.zero_part() || self.d <= month_days(self.y, self.m))
+    }
+
+    /// Whether each part is within its range, a day up to 31 in any month (`2000-02-31`): what
+    /// a comparison reads as a date ([`datetime_of_loose`]).
+    fn in_range(&self) -> bool {
         (0..=9999).contains(&self.y)
             && self.m <= 12
             && self.d <= 31
-            && (self.zero_part() || self.d <= month_days(self.y, self.m))
             && self.h <= 23
             && self.mi <= 59
             && self.s <= 59
@@ -218,7 +223,8 @@ fn fraction(digits: &str) -> (u32, u8) {
 }
 
 /// A number `YYYYMMDD[hhmmss]`, `YYMMDD[hhmmss]` or 0 as a date or datetime (MySQL's
-/// `number_to_datetime`): the ranges between those forms are not dates.
+/// `number_to_datetime`): the ranges between those forms are not dates; a day up to 31 in any
+/// month is kept (the callers that need a real day filter by [`Tm::valid`]).
 fn number_datetime(n: i64, us: u32, fsp: u8) -> Option<Tm> {
     if n == 0 {
         return Some(Tm {
@@ -251,13 +257,13 @@ fn number_datetime(n: i64, us: u32, fsp: u8) -> Option<Tm> {
         us: if time.is_some() { us } else { 0 },
         fsp: if time.is_some() { fsp } else { 0 },
     };
-    t.valid().then_some(t)
+    t.in_range().then_some(t)
 }
 
 /// Text as MySQL's `str_to_datetime` reads it: `YYYY-MM-DD[ hh:mm:ss[.f]]` with any punctuation
 /// between the parts (`T` before the time), a two-digit year as [`year_2000`], or digits alone
 /// (`YYYYMMDD`, `YYMMDD`, `YYYYMMDDhhmmss`, `YYMMDDhhmmss`); what follows is ignored (MySQL
-/// warns).
+/// warns). A day up to 31 in any month is kept, as [`number_datetime`] keeps it.
 fn text_datetime(s: &str) -> Option<Tm> {
     let s = s.trim_start();
     let lead = s.bytes().take_while(u8::is_ascii_digit).count();
@@ -329,7 +335,7 @@ fn text_datetime(s: &str) -> Option<Tm> {
         us,
         fsp,
     };
-    t.valid().then_some(t)
+    t.in_range().then_some(t)
 }
 
 /// A number's whole part and its fraction as (microseconds, digits shown): a double's digits as
@@ -348,6 +354,13 @@ fn split_number(v: ValueRef<'_>) -> Option<(i64, u32, u8)> {
 
 /// A value read as a date or datetime (MySQL's `get_date` of an argument).
 pub(super) fn datetime_of(v: ValueRef<'_>) -> Option<Tm> {
+    datetime_of_loose(v).filter(Tm::valid)
+}
+
+/// A value read as a DATETIME where a comparison reads it (MariaDB's comparisons allow invalid
+/// dates): as [`datetime_of`], a day up to 31 in any month (`DATE '2000-02-28' < '2000-02-31'`
+/// is 1, `TIMESTAMP '1970-01-01 00:00:00' < 231`, 2000-02-31, too).
+pub(super) fn datetime_of_loose(v: ValueRef<'_>) -> Option<Tm> {
     match v {
         ValueRef::Null => None,
         ValueRef::Integer(_) | ValueRef::Real(_) => {
@@ -374,7 +387,9 @@ fn has_date_part(s: &str) -> bool {
 fn text_time(s: &str) -> Option<Tm> {
     let s = s.trim();
     if has_date_part(s) {
-        return text_datetime(s).map(|t| t.as_kind(Kind::Time));
+        return text_datetime(s)
+            .filter(Tm::valid)
+            .map(|t| t.as_kind(Kind::Time));
     }
     let (neg, s) = match s.strip_prefix('-') {
         Some(rest) => (true, rest.trim_start()),
@@ -425,25 +440,35 @@ fn text_time(s: &str) -> Option<Tm> {
     })
 }
 
+/// The largest TIME as a number, 838:59:59.
+const TIME_MAX_NUMBER: i64 = 8_385_959;
+
 /// A value read as a TIME (MySQL's `get_time` of an argument): a number is `[[hh]mm]ss[.f]`, or
-/// a datetime's time when it is as long as one.
+/// a datetime's time when it is longer than 7 digits.
 pub(super) fn time_of(v: ValueRef<'_>) -> Option<Tm> {
     match v {
         ValueRef::Null => None,
         ValueRef::Integer(_) | ValueRef::Real(_) => {
             let (n, us, fsp) = split_number(v)?;
             let neg = n < 0 || matches!(v, ValueRef::Real(r) if r < 0.0);
-            let a = n.unsigned_abs() as i64;
-            if a >= 10_000_000_000 {
-                return number_datetime(a, us, fsp).map(|t| t.as_kind(Kind::Time));
+            let a = i64::try_from(n.unsigned_abs()).unwrap_or(i64::MAX);
+            // MariaDB's `number_to_time`: a positive number longer than 7 digits, up to the
+            // last datetime's, is a datetime (`CAST(20240305 AS TIME)` is 00:00:00,
+            // `CAST(2147483647 AS TIME)` NULL); any other past 838:59:59 is that.
+            if !neg && (10_000_000..=99_991_231_235_959).contains(&a) {
+                return number_datetime(a, us, fsp)
+                    .filter(Tm::valid)
+                    .map(|t| t.as_kind(Kind::Time));
             }
+            let clipped = a > TIME_MAX_NUMBER;
+            let a = a.min(TIME_MAX_NUMBER);
             let (mi, s) = (a / 100 % 100, a % 100);
             if mi > 59 || s > 59 {
                 return None;
             }
             let whole = ((a / 10_000 * 3600 + mi * 60 + s) * 1_000_000) + i64::from(us);
             let t = Tm::time(if neg { -whole } else { whole }, fsp);
-            Some(if whole > TIME_MAX_US {
+            Some(if clipped || whole > TIME_MAX_US {
                 Tm { us: 0, ..t }
             } else {
                 t
@@ -1613,8 +1638,10 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
         if matches!(ctx.get_raw(0), ValueRef::Null) {
             return Ok(None);
         }
-        Ok(shown(raw(ctx, 0).map(|t| t.as_kind(Kind::DateTime)))
-            .or_else(|| shown(Some(Tm::zero(Kind::DateTime)))))
+        Ok(
+            shown(datetime_of_loose(ctx.get_raw(0)).map(|t| t.as_kind(Kind::DateTime)))
+                .or_else(|| shown(Some(Tm::zero(Kind::DateTime)))),
+        )
     })?;
     conn.create_scalar_function("time", 1, pure, |ctx| Ok(shown(time_of(ctx.get_raw(0)))))?;
     // An operand compared as a TIME (`typing::coercer`): a string or a number read as one, one
@@ -2092,6 +2119,13 @@ mod tests {
         );
         assert_eq!(at("2024-00-05").shown(), "2024-00-05");
         assert!(datetime_of(ValueRef::Text(b"2024-02-30")).is_none());
+        // A comparison reads a day up to 31 in any month; nothing past it.
+        let loose = |v: ValueRef| datetime_of_loose(v).map(|t| t.shown());
+        assert_eq!(loose(ValueRef::Text(b"2024-02-30")).unwrap(), "2024-02-30");
+        assert_eq!(loose(ValueRef::Real(231.75)).unwrap(), "2000-02-31");
+        assert!(datetime_of(ValueRef::Real(231.75)).is_none());
+        assert!(loose(ValueRef::Text(b"2024-02-32")).is_none());
+        assert!(loose(ValueRef::Integer(20_241_301)).is_none());
         assert_eq!(
             datetime_of(ValueRef::Integer(20_240_305_102_030))
                 .unwrap()
@@ -2109,6 +2143,19 @@ mod tests {
         assert_eq!(time(ValueRef::Text(b"839:00:00")).unwrap(), "838:59:59");
         assert_eq!(time(ValueRef::Text(b"1 02:00:00")).unwrap(), "26:00:00");
         assert_eq!(time(ValueRef::Real(3725.5)).unwrap(), "00:37:25.5");
+        // Past 7 digits a datetime's time (MariaDB's `number_to_time`), else clipped at
+        // 838:59:59 before the minutes and seconds are read.
+        assert_eq!(time(ValueRef::Integer(20_240_305)).unwrap(), "00:00:00");
+        assert_eq!(
+            time(ValueRef::Integer(20_240_305_102_030)).unwrap(),
+            "10:20:30"
+        );
+        assert_eq!(time(ValueRef::Integer(2_147_483_647)), None);
+        assert_eq!(time(ValueRef::Integer(8_395_999)).unwrap(), "838:59:59");
+        assert_eq!(time(ValueRef::Integer(-20_240_305)).unwrap(), "-838:59:59");
+        assert_eq!(time(ValueRef::Integer(i64::MIN)).unwrap(), "-838:59:59");
+        assert_eq!(time(ValueRef::Integer(8_385_960)).unwrap(), "838:59:59");
+        assert_eq!(time(ValueRef::Integer(8_375_960)), None);
         assert_eq!(
             time(ValueRef::Text(b"2024-03-05 10:20:30.5")).unwrap(),
             "10:20:30.5"

@@ -645,10 +645,11 @@ fn decimals(conn: &Connection) -> Result<()> {
 /// binary value's own digits), or, where those run past `decimals`, its value rounded to them
 /// (`3.141593`); without a sign on zero (`-ROUND(0e0, 2)` is `0.00`), with one on a negative
 /// value whose digits there are all zero (`-9223372036854775808 % ROUND(0.1e0, 1)`, a small
-/// negative remainder, is `-0.0`), as `my_fcvt` takes the sign from the value, not the digits.
+/// negative remainder, is `-0.0`), as `my_fcvt` takes the sign from the value, not the digits;
+/// an infinity or a NaN as `0`, as `my_fcvt` writes it.
 pub(super) fn fixed_double_text(x: f64, decimals: u8) -> String {
     if !x.is_finite() {
-        return x.to_string();
+        return "0".into();
     }
     let decimals = usize::from(decimals);
     let shortest = format!("{}", x.abs());
@@ -693,13 +694,13 @@ pub(super) fn double_field(x: f64, length: u32, decimals: u8) -> f64 {
 /// A DOUBLE's text as MySQL writes it (a result, a DOUBLE read as a string): the shortest digits
 /// that read back as the same double, positional where the point falls at most 14 zeros before
 /// the first digit and, for a whole number, within its first 15 digits (`100000000000000`,
-/// `1234567890123456.8`, `0.000000000000001`), else as `1e15`, `1.5e-16`; zero as `0`.
+/// `1234567890123456.8`, `0.000000000000001`), else as `1e15`, `1.5e-16`; zero as `0`, and so
+/// an infinity or a NaN.
 pub(super) fn double_text(x: f64) -> String {
-    if x == 0.0 {
+    // (An infinity or a NaN, which only a sum of doubles past the largest leaves, is `0`:
+    // `my_gcvt` writes it so.)
+    if x == 0.0 || !x.is_finite() {
         return "0".into();
-    }
-    if !x.is_finite() {
-        return x.to_string();
     }
     let sci = format!("{:e}", x.abs());
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));

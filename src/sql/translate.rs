@@ -2869,7 +2869,8 @@ fn unsigned(expr: &mut Expr, kids: &[Ty]) -> Vec<Ty> {
 /// those keys; `SUM` of exact numbers exact (`mysql_decimal_sum`: past 2^63 a DECIMAL, as
 /// MySQL's), but of integers no wider than 32 bits (what typing `found` of each operand says),
 /// which SQLite sums as fast as before and no pool takes past 2^63; `AVG` of exact numbers the
-/// exact quotient of its sum and count.
+/// exact quotient of its sum and count; `SUM`/`AVG` of doubles added without compensation
+/// (`mysql_double_sum`, `mysql_double_avg`), as MariaDB adds them.
 fn decimals(expr: &mut Expr, met: &[Ty], read: &[Ty], ty: Ty, found: &[Option<(Ty, Meta)>]) {
     use BinaryOperator as B;
     let exact = |t: &Ty| {
@@ -2990,6 +2991,16 @@ fn decimals(expr: &mut Expr, met: &[Ty], read: &[Ty], ty: Ty, found: &[Option<(T
                             typing::div_increment()
                         ))
                     };
+                }
+                // Doubles added one after another, as MariaDB adds them (SQLite compensates).
+                ("SUM" | "AVG", [x], _, [Ty::Double]) if list.clauses.is_empty() => {
+                    let x = if distinct {
+                        format!("DISTINCT {x}")
+                    } else {
+                        x.clone()
+                    };
+                    let f = if name == "SUM" { "sum" } else { "avg" };
+                    *expr = raw(format!("mysql_double_{f}({x})"));
                 }
                 _ => {}
             }
@@ -3493,7 +3504,12 @@ fn coerce(expr: &mut Expr, kids: &[Ty]) {
             if let FunctionArguments::List(list) = &mut f.args {
                 for (a, t) in list.args.iter_mut().zip(kids) {
                     if let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = a {
-                        wrap(e, c, *t);
+                        // Among TIMEs, what reads as no TIME makes the result NULL (MariaDB's
+                        // `get_time` of each operand fails), where `=` compares it as 00:00:00.
+                        match typing::coercer(c, *t) {
+                            Some("mysql_time") => wrap_in(e, "time"),
+                            _ => wrap(e, c, *t),
+                        }
                     }
                 }
             }
@@ -3639,15 +3655,7 @@ fn quantified(
 /// a `WHERE` would, in MySQL; SQLite would make the query one group (one row, or an error).
 /// So such a `HAVING` joins the `WHERE`.
 fn having_as_where(select: &mut Select) {
-    if select.having.is_none()
-        || !matches!(&select.group_by, GroupByExpr::Expressions(g, _) if g.is_empty())
-    {
-        return;
-    }
-    let mut finder = Aggregates(false);
-    let _ = select.projection.visit(&mut finder);
-    let _ = select.having.visit(&mut finder);
-    if finder.0 {
+    if ungrouped_having(select) != Some((false, false)) {
         return;
     }
     let having = select.having.take().map(|h| Expr::Nested(Box::new(h)));
@@ -3661,21 +3669,27 @@ fn having_as_where(select: &mut Select) {
     };
 }
 
-/// A SELECT without `GROUP BY` whose aggregates are all in its `HAVING` is one group in MySQL
-/// (`SELECT 1 FROM t HAVING COUNT(*) > 1`: one row or none). SQLite makes a query aggregate by
-/// its select list only, and refuses such a `HAVING`; so the first select item (translated)
-/// takes an aggregate that leaves its value as it is (a query of `*` alone stays refused).
-fn aggregate_by_having(select: &mut Select) {
+/// For a SELECT with a `HAVING` and no `GROUP BY`: whether its select list holds an aggregate,
+/// and whether its `HAVING` does (`None` for any other SELECT).
+fn ungrouped_having(select: &mut Select) -> Option<(bool, bool)> {
     if select.having.is_none()
         || !matches!(&select.group_by, GroupByExpr::Expressions(g, _) if g.is_empty())
     {
-        return;
+        return None;
     }
     let mut listed = Aggregates(false);
     let _ = select.projection.visit(&mut listed);
     let mut having = Aggregates(false);
     let _ = select.having.visit(&mut having);
-    if listed.0 || !having.0 {
+    Some((listed.0, having.0))
+}
+
+/// A SELECT without `GROUP BY` whose aggregates are all in its `HAVING` is one group in MySQL
+/// (`SELECT 1 FROM t HAVING COUNT(*) > 1`: one row or none). SQLite makes a query aggregate by
+/// its select list only, and refuses such a `HAVING`; so the first select item (translated)
+/// takes an aggregate that leaves its value as it is (a query of `*` alone stays refused).
+fn aggregate_by_having(select: &mut Select) {
+    if ungrouped_having(select) != Some((false, true)) {
         return;
     }
     let Some(item) = select.projection.iter_mut().find(|i| {
@@ -4728,6 +4742,27 @@ mod tests {
     /// distinct UNION is wrapped, at every level.
     /// A BIGINT UNSIGNED is its 64 bits in SQLite: what reads the bits is made ours, anything
     /// else reads its value (`typing::unsigned_reads`).
+    /// `SUM`/`AVG` of doubles are MariaDB's plain additions; `GREATEST`/`LEAST` among TIMEs
+    /// read a string as a TIME or NULL (where `=` reads what is none as 00:00:00); `MAKE_SET`
+    /// reads an unsigned's 64 bits.
+    #[test]
+    fn double_sums_time_extremes_and_set_bits_read_as_mariadb_reads_them() {
+        let sql = bare("SELECT SUM(1e0), AVG(DISTINCT 2.5e0), SUM(1.5)");
+        assert!(
+            sql.contains("mysql_double_sum(1e0)")
+                && sql.contains("mysql_double_avg(DISTINCT 2.5e0)")
+                && sql.contains("mysql_decimal_sum(1.5)"),
+            "{sql}"
+        );
+        let sql = bare("SELECT GREATEST(TIME '12:34:56', ''), TIME '12:34:56' = ''");
+        assert!(
+            sql.contains("time('')") && sql.contains("mysql_time('')"),
+            "{sql}"
+        );
+        let sql = bare("SELECT MAKE_SET(~1, 'a')");
+        assert!(!sql.contains("mysql_unsigned_value"), "{sql}");
+    }
+
     #[test]
     fn unsigned_integers_are_read_by_one_rule_per_consumer() {
         assert_eq!(

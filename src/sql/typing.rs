@@ -1564,8 +1564,9 @@ pub(super) fn unsigned_reads(e: &Expr, kids: &[Ty]) -> Vec<bool> {
             let n = kids.len();
             match name.as_str() {
                 "BIT_AND" | "BIT_OR" | "BIT_XOR" | "BIT_COUNT" | "MIN" | "MAX" => all(true),
-                // The digits of its 64 bits.
+                // The digits of its 64 bits; the members a set's bits choose.
                 "HEX" | "BIN" | "OCT" => all(true),
+                "MAKE_SET" | "EXPORT_SET" => (0..n).map(|k| k == 0).collect(),
                 // `MOD(a, b)` is `a % b`.
                 "MOD" => all(n == 2 && integers(kids)),
                 // Compared by exact values (`=`'s rule), the first returned as it is.
