@@ -71,6 +71,9 @@ pub struct Meta {
     /// DISTINCT select's rows go through), not computed: MariaDB then sends the column's own
     /// flags (a number without BINARY, a BLOB with BLOB), not an expression's.
     pub field: bool,
+    /// Text of a binary collation (`utf8mb4_bin`, `JSON_UNQUOTE`'s): flagged BINARY, as
+    /// MariaDB flags a column that compares by its bytes, though still sent as text.
+    pub bin_collation: bool,
     /// Digits of a number, without sign or point (MariaDB's `decimal_precision`).
     precision: u32,
 }
@@ -92,6 +95,7 @@ impl Meta {
             binary: false,
             nullable,
             field: false,
+            bin_collation: false,
             precision: length.saturating_sub(1).max(1),
         }
     }
@@ -123,6 +127,7 @@ impl Meta {
             binary: false,
             nullable,
             field: false,
+            bin_collation: false,
             precision,
         }
     }
@@ -136,6 +141,7 @@ impl Meta {
             binary: false,
             nullable,
             field: false,
+            bin_collation: false,
             precision: length,
         }
     }
@@ -159,6 +165,7 @@ impl Meta {
             binary: false,
             nullable,
             field: false,
+            bin_collation: false,
             precision: 0,
         }
     }
@@ -181,6 +188,7 @@ impl Meta {
             binary: false,
             nullable,
             field: false,
+            bin_collation: false,
             precision: 0,
         }
     }
@@ -195,13 +203,13 @@ impl Meta {
 
     /// A DATE rounded (`ROUND`, `TRUNCATE`, `FLOOR`, `CEIL`): its eight digits, a LONG of 8
     /// (MariaDB's `fix_arg_int` of the DATE's `decimal_precision`), one more where rounding to
-    /// tens may carry.
+    /// tens may carry; UNSIGNED, as a DATE's number is.
     pub(super) fn rounded_date(nullable: bool) -> Meta {
         Meta {
             code: Code::Long,
-            precision: 8,
             ..Meta::int(8, nullable)
         }
+        .unsigned()
     }
 
     /// A temporal of type `t` read as a number: `YYYYMMDD`, `YYYYMMDDhhmmss`, `hhhmmss`; its
@@ -352,6 +360,7 @@ impl Meta {
             binary: false,
             nullable: true,
             field: false,
+            bin_collation: false,
             precision: 0,
         }
     }
@@ -404,7 +413,7 @@ impl Meta {
             self.code,
             Code::Long | Code::LongLong | Code::NewDecimal | Code::Float | Code::Double
         );
-        !(self.is_text() || (self.field && number))
+        self.bin_collation || !(self.is_text() || (self.field && number))
     }
 
     /// Whether the column is flagged BLOB: a table's BLOB column (`Field_blob`); an expression
@@ -683,7 +692,18 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
                         ..Meta::int(k.length + 1, k.nullable)
                     },
                     Ty::Dec(_) => Meta::decimal(k.precision, k.scale(), k.nullable),
-                    Ty::Double => Meta::double(k.length + 1, k.decimals, k.nullable),
+                    // A sign more, within a DOUBLE's 53 characters (MariaDB's
+                    // `Item_func_neg::fix_length_and_dec_double`); a string's decimals not fixed
+                    // (`-''`, `-hostname`).
+                    Ty::Double => Meta::double(
+                        (k.length + 1).min(53),
+                        if k.is_string() {
+                            NOT_FIXED
+                        } else {
+                            k.decimals.min(NOT_FIXED)
+                        },
+                        k.nullable,
+                    ),
                     _ => return None,
                 },
                 UnaryOperator::Plus => k,
@@ -732,12 +752,23 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
             reads_a_column(left)
                 || matches!(left.as_ref(), Expr::Value(v) if v.value == Value::Null),
         ),
-        Expr::Position { .. } => Meta::fixed(Code::Long, 11, nullable),
+        // Its operands are not typed apart: NULL unless both are literals that are not NULL
+        // (a column may be NULL, a string function is in a strict `sql_mode`).
+        Expr::Position { expr, r#in } => Meta::fixed(
+            Code::Long,
+            11,
+            !(is_value_literal(expr) && is_value_literal(r#in)),
+        ),
         Expr::Convert {
             data_type: Some(t), ..
-        } => cast(ty, t, kid(0)?)?,
+        } => cast(ty, t, kid(0)?, super::typing::children(e).first().copied())?,
         Expr::Ceil { .. } | Expr::Floor { .. } => rounded_int(ty, handled(e, kid(0)?))?,
-        Expr::Cast { data_type, .. } => cast(ty, data_type, kid(0)?)?,
+        Expr::Cast { data_type, .. } => cast(
+            ty,
+            data_type,
+            kid(0)?,
+            super::typing::children(e).first().copied(),
+        )?,
         Expr::Case {
             operand,
             conditions,
@@ -825,13 +856,13 @@ fn number(n: &str) -> Meta {
     match n.split_once('.') {
         Some((int, frac)) => {
             let written = int.len() as u32;
-            let int = int.trim_start_matches('0').len() as u32;
             let frac = frac.len() as u32;
             // As long as written, with a sign and the point: `0.5` 4, `.5` 3 (MariaDB's
-            // `Item_decimal`, whose integer digits are those written).
+            // `Item_decimal`, whose integer digits are those written: `0.5` has 2 digits, its
+            // `decimal_precision`, so `FLOOR(0.5)` is 3 long).
             Meta {
                 length: written + frac + 1 + u32::from(frac > 0),
-                ..Meta::decimal((int + frac).max(1), frac, false)
+                ..Meta::decimal((written + frac).max(1), frac, false)
             }
         }
         None => {
@@ -988,6 +1019,25 @@ fn real(kids: &[Meta], nullable: bool) -> Meta {
     }
 }
 
+/// A DOUBLE of `IF`/`IFNULL`/`COALESCE`/`CASE` over `results` (MariaDB's
+/// `count_real_length`): where every result's decimals are fixed, the longest integer part and
+/// the most decimals; else the longest result, its decimals not fixed (`IFNULL(1, 1e0)` 3,
+/// `COALESCE(CRC32(x), 1e0)` 10).
+fn hybrid_real(results: &[Meta], nullable: bool) -> Meta {
+    let longest = results.iter().map(|k| k.length).max().unwrap_or(0);
+    match real_decimals(results) {
+        Some(d) => {
+            let int = results
+                .iter()
+                .map(|k| k.length.saturating_sub(u32::from(k.decimals)))
+                .max()
+                .unwrap_or(0);
+            Meta::double(int + d, d as u8, nullable)
+        }
+        None => Meta::double(longest, NOT_FIXED, nullable),
+    }
+}
+
 /// `FLOOR`/`CEIL` (and `ROUND`/`TRUNCATE` to no decimals) of `k`: an integer keeps its
 /// declaration; a DECIMAL's integer digits and one more, plus a sign; a DOUBLE 17.
 fn rounded_int(ty: Ty, k: Meta) -> Option<Meta> {
@@ -997,8 +1047,11 @@ fn rounded_int(ty: Ty, k: Meta) -> Option<Meta> {
         (Ty::Int, Code::NewDecimal) if k.length - u32::from(k.decimals) >= 20 => {
             Meta::decimal(k.int_part() + 1, 0, k.nullable)
         }
+        // A digit more only where a fraction may carry into it (MariaDB's
+        // `Item_func_int_val::fix_length_and_dec_int_or_decimal`: `FLOOR` of a DECIMAL(5,0)
+        // keeps its 5).
         (Ty::Int, Code::NewDecimal) => {
-            let digits = k.int_part() + 1;
+            let digits = (k.int_part() + u32::from(k.decimals > 0)).max(1);
             Meta {
                 code: long_or_longlong(digits),
                 precision: digits,
@@ -1010,24 +1063,40 @@ fn rounded_int(ty: Ty, k: Meta) -> Option<Meta> {
     })
 }
 
-fn cast(ty: Ty, to: &sqlparser::ast::DataType, k: Meta) -> Option<Meta> {
+/// `CAST(arg AS …)` of `arg` declared `k`.
+fn cast(ty: Ty, to: &sqlparser::ast::DataType, k: Meta, arg: Option<&Expr>) -> Option<Meta> {
     use sqlparser::ast::DataType as D;
     let unsigned = matches!(to, D::Unsigned | D::UnsignedInteger);
     Some(match ty {
         Ty::Int if unsigned => {
-            // An unsigned integer keeps its length, NULL and a string of at most a character
-            // one digit (MariaDB's `CAST('5' AS UNSIGNED)` is a LONG, of `'nl'` a LONGLONG);
-            // anything else may need all 20 digits.
-            let length = if k.unsigned || (matches!(k.code, Code::Long) && k.precision == k.length)
-            {
+            // An integer that is never negative keeps its length (MariaDB's
+            // `Item_func_unsigned`: where its argument's `val_int_min` is not below 0, an
+            // unsigned one, a literal, a date's or time's part); NULL and a string of at most a
+            // character one digit (`CAST('5' AS UNSIGNED)` is a LONG, of `'nl'` a LONGLONG);
+            // anything else may need all 20 digits (`CAST(1 - 2 AS UNSIGNED)`).
+            let literal = arg.is_some_and(|a| {
+                matches!(unnested(a), Expr::Value(v)
+                    if matches!(v.value, Value::Number(..) | Value::Boolean(_)))
+            });
+            let never_negative = k.unsigned
+                || (literal
+                    && matches!(k.code, Code::Long | Code::LongLong)
+                    && k.precision == k.length)
+                || arg.is_some_and(is_never_negative_part);
+            let length = if never_negative {
                 k.length
             } else if k.code == Code::Null || (k.is_text() && k.chars() <= 1) {
                 1
             } else {
                 20
             };
+            // An unsigned one of up to 10 digits fits a LONG (`CAST(2147483647 AS UNSIGNED)`).
             Meta {
-                code: long_or_longlong(length),
+                code: if length <= 10 {
+                    Code::Long
+                } else {
+                    Code::LongLong
+                },
                 ..Meta::int(length, k.nullable)
             }
             .unsigned()
@@ -1152,7 +1221,7 @@ fn merged(ty: Ty, results: &[Meta], nullable: bool) -> Option<Meta> {
             let int = values.iter().map(|m| m.int_part()).max()?;
             Meta::decimal(int + u32::from(s), u32::from(s), nullable)
         }
-        Ty::Double => real(results, nullable),
+        Ty::Double => hybrid_real(results, nullable),
         // A CHAR beside anything but a VARCHAR stays a CHAR; of NULLs only, a CHAR(0).
         Ty::Text => Meta {
             code: if values.iter().any(|m| m.code == Code::String)
@@ -1322,6 +1391,7 @@ pub(super) fn byte_string_literal(e: &Expr) -> Option<Meta> {
         binary: true,
         nullable: false,
         field: false,
+        bin_collation: false,
         precision: 0,
     })
 }
@@ -1364,6 +1434,52 @@ pub(super) fn is_min_max(e: &Expr) -> bool {
 fn truth_operator(op: &BinaryOperator) -> bool {
     use BinaryOperator as B;
     super::typing::is_comparison(op) || matches!(op, B::And | B::Or | B::Xor | B::Regexp)
+}
+
+/// `e` without the parentheses around it.
+fn unnested(e: &Expr) -> &Expr {
+    match e {
+        Expr::Nested(x) => unnested(x),
+        e => e,
+    }
+}
+
+/// Whether `e` is a part of a date or a time, never negative (MariaDB's `Item_long_ge0_func`s:
+/// `YEAR`, `SECOND`, `TO_DAYS`, …; not `DAYOFWEEK`, `WEEKDAY`, `YEARWEEK`, `DATEDIFF`).
+fn is_never_negative_part(e: &Expr) -> bool {
+    const PARTS: &[&str] = &[
+        "YEAR",
+        "MONTH",
+        "DAY",
+        "DAYOFMONTH",
+        "HOUR",
+        "MINUTE",
+        "SECOND",
+        "MICROSECOND",
+        "DAYOFYEAR",
+        "WEEK",
+        "WEEKOFYEAR",
+        "QUARTER",
+        "TO_DAYS",
+    ];
+    match e {
+        Expr::Nested(x) => is_never_negative_part(x),
+        Expr::Function(f) => {
+            let name = f.name.to_string().to_ascii_uppercase();
+            PARTS.contains(&name.as_str())
+        }
+        _ => false,
+    }
+}
+
+/// Whether `e` is a literal (a number, a string, a temporal) that is not NULL.
+fn is_value_literal(e: &Expr) -> bool {
+    match e {
+        Expr::Nested(x) | Expr::UnaryOp { expr: x, .. } => is_value_literal(x),
+        Expr::Value(v) => !matches!(v.value, Value::Null),
+        Expr::TypedString(_) => true,
+        _ => false,
+    }
 }
 
 /// Whether `e` is a truth: `TRUE`/`FALSE`, a comparison, a logical operator or a predicate
@@ -1525,6 +1641,10 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         Some(m) if m.code == Code::Null => Some(0),
         _ => int_arg(e, k).map(|n| n.clamp(0, 1 << 24) as u32),
     };
+    // MariaDB's `Item_func_field` is never NULL: a NULL it looks for is at 0.
+    if name == "FIELD" {
+        return Some(Meta::fixed(Code::Long, 3, false));
+    }
     if let Some((_, length, of_a_date)) = LONG_FUNCTIONS.iter().find(|(n, ..)| *n == name) {
         return Some(Meta::fixed(Code::Long, *length, *of_a_date || nullable));
     }
@@ -1608,6 +1728,9 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
                     decimals: STRING_DECIMALS,
                     ..k
                 },
+                // A DOUBLE computed (MariaDB's `Item_sum_min_max` of a real: its
+                // `fix_length_and_dec_double`): `float_length` of its decimals, `MIN(1e0)` 23.
+                Code::Double if !column => real(&[k], true),
                 _ => k,
             }
             .nullable(true)
@@ -1619,11 +1742,17 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
             (Ty::Dec(0), Code::Long | Code::LongLong) => {
                 Meta::decimal(kid(0)?.length.saturating_sub(1), 0, kid(0)?.nullable)
             }
+            // A DOUBLE's `fix_length_and_dec_double`: `float_length` of its decimals (`ABS(1e0)`
+            // 23, `ABS(NULL)` 17 of none).
+            // A string is read as a DOUBLE of no fixed decimals (`ABS('')`).
+            (Ty::Double, c) if c != Code::Float => real(&[kid(0)?], kid(0)?.nullable),
             _ => kid(0)?,
         },
         "FLOOR" | "CEIL" | "CEILING" => rounded_int(ty, handled(e, kid(0)?))?,
         "ROUND" | "TRUNCATE" => {
+            // NULL where its places may be too (`ROUND(1, NULL)`).
             let k = handled(e, kid(0)?);
+            let k = k.nullable(k.nullable || kid(1).is_some_and(|p| p.nullable));
             // `None`: no places given; `Some(None)`: places not a literal.
             let places = (kids.len() > 1).then(|| int_arg(e, 1));
             let round = name == "ROUND";
@@ -1641,13 +1770,17 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
                     },
                     _ => k,
                 },
+                // A digit more only where rounding drops decimals (MariaDB's
+                // `fix_length_and_dec_decimal`: `ROUND(1.5, 10)` keeps 1 integer digit).
                 (Ty::Dec(s), _) => {
                     let s = u32::from(s);
-                    Meta::decimal(k.int_part() + u32::from(round) + s, s, k.nullable)
+                    let carry = round && k.scale() > s;
+                    Meta::decimal(k.int_part() + u32::from(carry) + s, s, k.nullable)
                 }
                 // A DECIMAL rounded to no decimals stays a DECIMAL.
                 (Ty::Int, Code::NewDecimal) => {
-                    Meta::decimal(k.int_part() + u32::from(round), 0, k.nullable)
+                    let carry = round && k.scale() > 0;
+                    Meta::decimal(k.int_part() + u32::from(carry), 0, k.nullable)
                 }
                 (Ty::Double, _) => match places {
                     Some(Some(d)) if d > 0 => {
@@ -1700,8 +1833,24 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
             };
             Meta::temporal(code, fraction, true)
         }
+        // DOUBLEs compared: `float_length` of their decimals (MariaDB's
+        // `Item_func_min_max`, not the hybrid functions' `count_real_length`).
+        "GREATEST" | "LEAST" if ty == Ty::Double => real(kids, nullable),
         "GREATEST" | "LEAST" => merged(ty, kids, nullable)?,
-        "NULLIF" => kid(0)?.nullable(true),
+        // An expression: a text column's decimals as an expression's (39, a field's own
+        // `NOT_FIXED_DEC`).
+        "NULLIF" => {
+            let k = kid(0)?;
+            Meta {
+                decimals: if k.is_text() {
+                    STRING_DECIMALS
+                } else {
+                    k.decimals
+                },
+                ..k
+            }
+            .nullable(true)
+        }
         // A window's value of a row: declared as its argument.
         "LAG" | "LEAD" | "FIRST_VALUE" | "LAST_VALUE" | "NTH_VALUE" => kid(0)?.nullable(true),
         "PI" => Meta::double(8, 6, false),
@@ -1869,7 +2018,11 @@ fn scalar(name: &str, kids: &[Meta]) -> Option<Meta> {
             let sep = kid(3).map_or(1, |m| m.chars());
             Meta::text(64 * bit + 63 * sep, true)
         }
-        "JSON_UNQUOTE" => Meta::text(kid(0)?.chars(), true),
+        // Of the `utf8mb4_bin` collation (MariaDB's `Item_func_json_unquote`): flagged BINARY.
+        "JSON_UNQUOTE" => Meta {
+            bin_collation: true,
+            ..Meta::text(kid(0)?.chars(), true)
+        },
         "JSON_EXTRACT" => {
             let paths = kids.len().saturating_sub(1) as u32;
             Meta::text(kid(0)?.chars() * 2 * paths.max(1), true)

@@ -388,7 +388,13 @@ pub(super) fn is_predicate(e: &Expr) -> bool {
 /// (by constants alone, `GROUP BY 1` of a literal, it groups nothing), unless it groups by
 /// sorting.
 fn groups_in_a_temporary_table(select: &sqlparser::ast::Select) -> bool {
-    let by_a_column = match &select.group_by {
+    groups_by_a_column(select) && !groups_by_sorting(select)
+}
+
+/// Whether a select groups by something that is not a constant: a column, or a function whose
+/// value changes from row to row (`GROUP BY UUID()`).
+fn groups_by_a_column(select: &sqlparser::ast::Select) -> bool {
+    match &select.group_by {
         sqlparser::ast::GroupByExpr::Expressions(es, _) => es.iter().any(|g| {
             // `GROUP BY n` groups by the nth item.
             let position = match g {
@@ -400,15 +406,31 @@ fn groups_in_a_temporary_table(select: &sqlparser::ast::Select) -> bool {
             };
             match position.and_then(|k| select.projection.get(k.checked_sub(1)?)) {
                 Some(SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }) => {
-                    super::coldef::reads_a_column(e)
+                    varies_per_row(e)
                 }
                 Some(_) => true,
-                None => super::coldef::reads_a_column(g),
+                None => varies_per_row(g),
             }
         }),
         sqlparser::ast::GroupByExpr::All(_) => true,
-    };
-    by_a_column && !groups_by_sorting(select)
+    }
+}
+
+/// Whether an expression is no constant to MariaDB: it reads a column, or calls a function
+/// whose value changes from row to row (`RAND`, `UUID`: MariaDB's `RAND_TABLE_BIT`).
+fn varies_per_row(e: &Expr) -> bool {
+    super::coldef::reads_a_column(e)
+        || sqlparser::ast::visit_expressions(e, |x| match x {
+            Expr::Function(f)
+                if ["RAND", "UUID", "UUID_SHORT", "SYSDATE"]
+                    .iter()
+                    .any(|n| f.name.to_string().eq_ignore_ascii_case(n)) =>
+            {
+                std::ops::ControlFlow::Break(())
+            }
+            _ => std::ops::ControlFlow::Continue(()),
+        })
+        .is_break()
 }
 
 /// Whether MariaDB finds a select's groups or its `DISTINCT` rows by their values in a
@@ -440,7 +462,7 @@ fn held_in_a_temporary_table(e: &Expr) -> bool {
             | "VAR_SAMP" | "GROUP_CONCAT",
         ) => false,
         Some(_) => true,
-        None => !holds_an_aggregate(e) && super::coldef::reads_a_column(e),
+        None => !holds_an_aggregate(e) && varies_per_row(e),
     }
 }
 
@@ -481,8 +503,122 @@ fn rolls_up(select: &sqlparser::ast::Select) -> bool {
 /// `DISTINCT` (the rows are sorted and grouped as read), or `WHERE` is a false constant (no row
 /// is read).
 fn groups_by_sorting(select: &sqlparser::ast::Select) -> bool {
+    aggregates_distinct(select) || never_true(select)
+}
+
+/// Whether a select's `WHERE` is a constant MariaDB finds false or NULL before it reads a row
+/// ("Impossible WHERE": `WHERE ''`, `WHERE 1.5 = 0.25`, `WHERE TIME '12:00:00' IS NULL`).
+fn never_true(select: &sqlparser::ast::Select) -> bool {
+    select
+        .selection
+        .as_ref()
+        .and_then(constant_number)
+        .is_some_and(|v| v.is_none_or(|v| v == 0.0))
+}
+
+/// The value of a constant condition as MariaDB reads it as a number, where it is plain to see:
+/// `None` where it is not a constant followed here, `Some(None)` where it is NULL. Literals
+/// (a string by its leading number, a temporal by its digits), signs, `NOT`, `AND`, `OR`,
+/// `IS [NOT] NULL` and comparisons of numbers.
+fn constant_number(e: &Expr) -> Option<Option<f64>> {
+    use BinaryOperator as B;
+    let truth = |b: bool| Some(Some(if b { 1.0 } else { 0.0 }));
+    match e {
+        Expr::Nested(x) => constant_number(x),
+        Expr::Value(v) => match &v.value {
+            Value::Null => Some(None),
+            Value::Boolean(b) => truth(*b),
+            Value::Number(n, _) => n.parse::<f64>().ok().map(Some),
+            Value::SingleQuotedString(t) | Value::DoubleQuotedString(t) => {
+                Some(Some(super::functions::leading_number(t)))
+            }
+            _ => None,
+        },
+        // A temporal's number: its digits (`TIME '00:00:00'` is 0).
+        Expr::TypedString(ts) => match &ts.value.value {
+            Value::SingleQuotedString(t) => {
+                let digits: String = t
+                    .chars()
+                    .filter(|c| c.is_ascii_digit() || *c == '.')
+                    .collect();
+                digits.parse::<f64>().ok().map(Some)
+            }
+            _ => None,
+        },
+        Expr::UnaryOp { op, expr } => {
+            let v = constant_number(expr)?;
+            match op {
+                UnaryOperator::Minus => Some(v.map(|v| -v)),
+                UnaryOperator::Plus => Some(v),
+                UnaryOperator::Not => Some(v.map(|v| if v == 0.0 { 1.0 } else { 0.0 })),
+                _ => None,
+            }
+        }
+        Expr::IsNull(x) => truth(constant_number(x)?.is_none()),
+        Expr::IsNotNull(x) => truth(constant_number(x)?.is_some()),
+        // False beside anything (`0 AND x`), true beside anything (`1 OR x`): MariaDB folds
+        // them so.
+        Expr::BinaryOp {
+            left,
+            op: op @ (B::And | B::Or),
+            right,
+        } => {
+            let (l, r) = (constant_number(left), constant_number(right));
+            let decides = |v: Option<Option<f64>>| {
+                v.flatten()
+                    .is_some_and(|v| (v == 0.0) == matches!(op, B::And))
+            };
+            if decides(l) || decides(r) {
+                return truth(*op == B::Or);
+            }
+            match (l?, r?) {
+                (Some(_), Some(_)) => truth(*op == B::And),
+                _ => Some(None),
+            }
+        }
+        // `NULL BETWEEN …` is NULL.
+        Expr::Between { expr, .. } if constant_number(expr)?.is_none() => Some(None),
+        Expr::BinaryOp { left, op, right } => {
+            let (l, r) = (constant_number(left)?, constant_number(right)?);
+            match op {
+                // Compared as numbers only where both are number literals (strings compare by
+                // their collation).
+                _ if !is_comparison(op) || !(is_number(left) && is_number(right)) => None,
+                B::Spaceship => truth(l == r),
+                _ => match (l, r) {
+                    (Some(a), Some(b)) => truth(match op {
+                        B::Eq => a == b,
+                        B::NotEq => a != b,
+                        B::Lt => a < b,
+                        B::LtEq => a <= b,
+                        B::Gt => a > b,
+                        _ => a >= b,
+                    }),
+                    _ => Some(None),
+                },
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whether `e` is a number literal (signed), or NULL.
+fn is_number(e: &Expr) -> bool {
+    match e {
+        Expr::Nested(x) => is_number(x),
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus | UnaryOperator::Plus,
+            expr,
+        } => is_number(expr),
+        Expr::Value(v) => matches!(v.value, Value::Number(..) | Value::Null),
+        _ => false,
+    }
+}
+
+/// Whether a select's list holds an aggregate that takes `DISTINCT` (`COUNT(DISTINCT x)`).
+fn aggregates_distinct(select: &sqlparser::ast::Select) -> bool {
     use std::ops::ControlFlow;
-    let distinct = select.projection.iter().any(|item| match item {
+    select.projection.iter().any(|item| match item {
         SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
             sqlparser::ast::visit_expressions(e, |x| match x {
                 Expr::Function(f)
@@ -496,11 +632,66 @@ fn groups_by_sorting(select: &sqlparser::ast::Select) -> bool {
             .is_break()
         }
         _ => false,
-    });
-    let never = matches!(&select.selection, Some(Expr::Value(v))
-        if matches!(&v.value, Value::Boolean(false) | Value::Null)
-            || matches!(&v.value, Value::Number(n, _) if n.parse::<f64>() == Ok(0.0)));
-    distinct || never
+    })
+}
+
+/// Whether MariaDB sorts a select's groups again in a temporary table, where it groups by
+/// sorting for a `DISTINCT` aggregate ([`groups_by_sorting`]) but is asked for another order:
+/// `order` is not the GROUP BY's first expressions (MariaDB's `test_if_subpart`), so
+/// `GROUP BY 1 ORDER BY 1, 2` sends its columns from that table.
+fn sorted_again(select: &sqlparser::ast::Select, order: &[&Expr]) -> bool {
+    let sqlparser::ast::GroupByExpr::Expressions(groups, _) = &select.group_by else {
+        return false;
+    };
+    if groups.is_empty()
+        || order.is_empty()
+        || !groups_by_a_column(select)
+        || !aggregates_distinct(select)
+        || never_true(select)
+    {
+        return false;
+    }
+    // An expression by its place in the select list (`1`) or its alias, as it is.
+    let item = |e: &'_ Expr| -> Option<Expr> {
+        let expr = |k: &SelectItem| match k {
+            SelectItem::UnnamedExpr(x) | SelectItem::ExprWithAlias { expr: x, .. } => {
+                Some(x.clone())
+            }
+            _ => None,
+        };
+        match e {
+            Expr::Value(v) => match &v.value {
+                Value::Number(n, _) => {
+                    let k = n.parse::<usize>().ok()?.checked_sub(1)?;
+                    expr(select.projection.get(k)?)
+                }
+                _ => Some(e.clone()),
+            },
+            Expr::Identifier(i) => Some(
+                select
+                    .projection
+                    .iter()
+                    .find_map(|k| match k {
+                        SelectItem::ExprWithAlias { expr, alias }
+                            if alias.value.eq_ignore_ascii_case(&i.value) =>
+                        {
+                            Some(expr.clone())
+                        }
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| e.clone()),
+            ),
+            _ => Some(e.clone()),
+        }
+    };
+    order.len() > groups.len()
+        || order
+            .iter()
+            .zip(groups)
+            .any(|(o, g)| match (item(o), item(g)) {
+                (Some(a), Some(b)) => a != b,
+                _ => true,
+            })
 }
 
 /// What typing a tree finds of each expression in it, for the translation, which rewrites the
@@ -589,7 +780,14 @@ fn query_columns(query: &Query, ctes: &Ctes, calls: &mut Found) -> Option<Column
     } else {
         ctes.clone()
     };
-    set_columns(&query.body, &scope, calls)
+    let order: Vec<&Expr> = match &query.order_by {
+        Some(sqlparser::ast::OrderBy {
+            kind: sqlparser::ast::OrderByKind::Expressions(by),
+            ..
+        }) => by.iter().map(|o| &o.expr).collect(),
+        _ => Vec::new(),
+    };
+    set_columns(&query.body, &scope, calls, &order)
 }
 
 /// The columns of `query` read as a table (a derived table, a common table expression): as
@@ -691,7 +889,8 @@ fn rename(columns: &mut Columns, names: &[sqlparser::ast::TableAliasColumnDef]) 
     }
 }
 
-fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Found) -> Option<Columns> {
+/// A query body's columns; `order`: the query's ORDER BY, where the body is a select.
+fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Found, order: &[&Expr]) -> Option<Columns> {
     match body {
         SetExpr::Select(select) => {
             let scope = Scope::of(select, ctes, calls);
@@ -746,7 +945,9 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Found) -> Option<Columns
             let by_groups = groups_in_a_temporary_table(select);
             // Where rows go through a temporary table, its columns are sent (not with ROLLUP,
             // whose rows are computed again).
-            let through_a_table = keys_in_a_temporary_table(select) && !rolls_up(select);
+            let sorted = sorted_again(select, order);
+            let through_a_table =
+                (keys_in_a_temporary_table(select) || sorted) && !rolls_up(select);
             if select.distinct.is_some() || grouped {
                 for (k, item) in items.into_iter().enumerate() {
                     let computed = match item {
@@ -766,6 +967,15 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Found) -> Option<Columns
                     };
                     let held = through_a_table
                         && match item {
+                            // Sorted again, every aggregate is stored (a variance's too); an
+                            // expression over them is computed again.
+                            SelectItem::UnnamedExpr(e)
+                            | SelectItem::ExprWithAlias { expr: e, .. }
+                                if sorted =>
+                            {
+                                aggregate_name(e).is_some()
+                                    || (!holds_an_aggregate(e) && varies_per_row(e))
+                            }
                             SelectItem::UnnamedExpr(e)
                             | SelectItem::ExprWithAlias { expr: e, .. } => {
                                 held_in_a_temporary_table(e)
@@ -795,8 +1005,8 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Found) -> Option<Columns
                     sqlparser::ast::SetQuantifier::None | sqlparser::ast::SetQuantifier::Distinct
                 );
             let (l, r) = (
-                set_columns(left, ctes, calls),
-                set_columns(right, ctes, calls),
+                set_columns(left, ctes, calls, &[]),
+                set_columns(right, ctes, calls, &[]),
             );
             let (l, r) = (l?, r?);
             (l.len() == r.len()).then(|| {
@@ -2726,6 +2936,75 @@ mod tests {
         };
         let declared = with_rules(short, || codes("SELECT GROUP_CONCAT('abc', 'def')"));
         assert_eq!(declared, vec![(VarString, 16, false)]);
+    }
+
+    #[test]
+    fn doubles_are_as_long_as_their_functions_class_says() {
+        let lengths = |sql: &str| -> Vec<(u32, u8)> {
+            typing(sql)
+                .columns
+                .into_iter()
+                .map(|m| m.map_or((0, 0), |m| (m.length, m.decimals)))
+                .collect()
+        };
+        // `float_length` (ABS, MIN/MAX, GREATEST) against `count_real_length` (IFNULL, COALESCE).
+        assert_eq!(
+            lengths("SELECT ABS(1e0), ABS(NULL), GREATEST(1e0, 1), IFNULL(1, 1e0), COALESCE(0.0, 1e0), COALESCE(CRC32('a'), 1e0), COALESCE(ABS(NULL), 1e0)"),
+            vec![(23, 31), (17, 0), (23, 31), (3, 31), (4, 31), (10, 31), (17, 31)]
+        );
+        assert_eq!(lengths("SELECT MIN(1e0) FROM request"), vec![(23, 31)]);
+        // FLOOR of a DECIMAL: the integer digits written, one more for a fraction.
+        assert_eq!(
+            lengths("SELECT FLOOR(0.5), FLOOR(.5), FLOOR(CAST(1 AS DECIMAL(5,0)))"),
+            vec![(3, 0), (2, 0), (6, 0)]
+        );
+    }
+
+    #[test]
+    fn unsigned_casts_keep_the_length_of_what_is_never_negative() {
+        use super::super::coldef::Code;
+        let declared = |sql: &str| -> Vec<(Code, u32)> {
+            typing(sql)
+                .columns
+                .into_iter()
+                .map(|m| m.map_or((Code::ByValue, 0), |m| (m.code, m.length)))
+                .collect()
+        };
+        assert_eq!(
+            declared("SELECT CAST(2147483647 AS UNSIGNED), CAST(1 + 1 AS UNSIGNED), CAST(SECOND(NULL) AS UNSIGNED), CAST(WEEKDAY(NULL) AS UNSIGNED)"),
+            vec![(Code::Long, 10), (Code::LongLong, 20), (Code::Long, 2), (Code::LongLong, 20)]
+        );
+    }
+
+    #[test]
+    fn flags_follow_nullability_collation_and_where_rows_come_from() {
+        let flags = |sql: &str| -> Vec<(bool, bool)> {
+            typing(sql)
+                .columns
+                .into_iter()
+                .map(|m| m.map_or((false, false), |m| (m.binary_flag(), m.nullable)))
+                .collect()
+        };
+        assert_eq!(
+            flags("SELECT ROUND(1, NULL), POSITION('' IN NULL), POSITION('a' IN 'b'), FIELD(NULL, 1), JSON_UNQUOTE('1')"),
+            vec![(true, true), (true, true), (true, false), (true, false), (true, true)]
+        );
+        // Sorted again after grouping by sorting: a temporary table's column (no BINARY).
+        let sorted = "SELECT status, COUNT(DISTINCT id) FROM request GROUP BY 1 ORDER BY 2";
+        assert_eq!(flags(sorted)[1], (false, false));
+        let in_order = "SELECT status, COUNT(DISTINCT id) FROM request GROUP BY 1 ORDER BY 1";
+        assert_eq!(flags(in_order)[1], (true, false));
+        // An impossible WHERE reads no row: the items' own flags.
+        for sql in [
+            "SELECT status, COUNT(*) FROM request WHERE '' GROUP BY 1",
+            "SELECT status, COUNT(*) FROM request WHERE 1.5 = 0.25 GROUP BY 1",
+            "SELECT status, COUNT(*) FROM request WHERE TIME '00:00:00' GROUP BY 1",
+            "SELECT status, COUNT(*) FROM request WHERE TIME '12:00:00' IS NULL GROUP BY 1",
+        ] {
+            assert_eq!(flags(sql)[1], (true, false), "{sql}");
+        }
+        let read = "SELECT status, COUNT(*) FROM request WHERE 'a1' = 'a1' GROUP BY 1";
+        assert_eq!(flags(read)[1], (false, false));
     }
 
     #[test]

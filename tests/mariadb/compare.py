@@ -327,11 +327,12 @@ META_EXCLUSIONS = [
     # A variance of an unsigned (`STDDEV_POP(~status)`): MariaDB's length 48.
     ("variance_lengths", lambda sql, a, m, p, t, pd: a == "length" and t == "DOUBLE"
      and re.search(r"\b(STD\w*|VAR\w*)\(", sql)),
-    # A FLOAT column merged with numbers or averaged: MariaDB's copy of it is a DOUBLE of 22
-    # characters (`COALESCE(NULL, req_time, 1)` 22, `AVG(req_time)` 23), pinbad's a FLOAT of 12
-    # (`AVG` 16, as MariaDB's of a FLOAT column).
+    # A FLOAT column merged with numbers, negated or averaged: MariaDB's copy of it is a DOUBLE
+    # of 22 characters (`COALESCE(NULL, req_time, 1)` 22, `-req_time`, `AVG(req_time)` and
+    # `IFNULL(MAX(req_time), 0)` 23), pinbad's a FLOAT of 12 (12, 13, 16 and 12, as MariaDB's of
+    # a FLOAT column).
     ("float_columns_merged", lambda sql, a, m, p, t, pd: a == "length" and t == "DOUBLE"
-     and (m, p) in ((22, 23), (23, 16))),
+     and (m, p) in ((22, 23), (23, 16), (22, 12), (23, 13), (23, 12))),
     # A GROUP BY of a column `WHERE` makes constant (`WHERE tt.value = 'GET' GROUP BY
     # tt.value`): MariaDB groups without a temporary table.
     ("grouped_by_a_constant_column", lambda sql, a, m, p, t, pd: a == "flags" and any(
