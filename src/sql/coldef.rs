@@ -456,6 +456,20 @@ impl Meta {
         }
     }
 
+    /// The type a user variable assigned a NULL of this declaration keeps (MariaDB's user
+    /// variables are typed by the expression assigned, NULL or not): an integer's, a
+    /// DOUBLE's, a string's (a temporal is held as a string); none for a NULL's (the variable
+    /// keeps the type it had) and a DECIMAL's (not followed).
+    pub fn user_type(&self) -> Option<Ty> {
+        Some(match self.code {
+            Code::Long | Code::LongLong => Ty::Int,
+            Code::Double | Code::Float => Ty::Double,
+            Code::Null | Code::NewDecimal | Code::ByValue => return None,
+            _ if self.binary => Ty::Binary,
+            _ => Ty::Text,
+        })
+    }
+
     /// A column of a `SHOW` that lists nothing here (`SHOW INDEX`, `SHOW TRIGGERS`, …), by
     /// the kind MariaDB declares it: `int` a LONG, `bigint` a LONGLONG, `datetime` (`(2)`: with
     /// hundredths, a trigger's `Created`), `blob` (each `not null` where MariaDB's is)
@@ -624,6 +638,11 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
     let nullable = any_nullable(kids);
     Some(match e {
         Expr::Identifier(i) if super::typing::is_user_variable(i) => user_variable(ty),
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_)
+            if super::typing::system_variable(e).is_some() =>
+        {
+            system_variable(super::typing::system_variable(e)?)?
+        }
         Expr::BinaryOp {
             op: BinaryOperator::Assignment,
             ..
@@ -1359,6 +1378,20 @@ pub(super) fn seconds_type(e: &Expr, kids: &[Meta]) -> Option<Ty> {
     }
 }
 
+/// A system variable, as MariaDB declares `@@x` by the variable's type: a boolean a BIGINT of
+/// one digit, a number a BIGINT of 21 (UNSIGNED where the variable is), a DOUBLE of 21 and 6
+/// decimals, a string a VARCHAR as long as its value is now; each may be NULL.
+fn system_variable(v: super::variables::System) -> Option<Meta> {
+    use super::variables::Kind;
+    Some(match v.kind {
+        Kind::Boolean => Meta::fixed(Code::LongLong, 1, true),
+        Kind::Signed => Meta::fixed(Code::LongLong, 21, true),
+        Kind::Unsigned => Meta::fixed(Code::LongLong, 21, true).unsigned(),
+        Kind::Double => Meta::double(21, 6, true),
+        Kind::Text => Meta::text(super::typing::system_text_chars(v.name)?, true),
+    })
+}
+
 /// A user variable of type `ty` (its value's as the statement starts), as MariaDB declares
 /// one: a LONGLONG or a DOUBLE, a LONGTEXT's LONG_BLOB for a string, a binary one for NULL.
 fn user_variable(ty: Ty) -> Meta {
@@ -1858,6 +1891,26 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         "PERCENT_RANK" | "CUME_DIST" => Meta::double(17, 10, true),
         "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE"
         | "UTC_TIMESTAMP" => Meta::temporal(Code::DateTime, fraction_arg(e), false),
+        // `ADDTIME(d, t)` (and `TIMESTAMP(d, t)`, which the translation makes one): MariaDB's
+        // `Item_func_add_time` declares the larger of its operands' fractions (`d`'s
+        // `datetime_precision`, `t`'s `time_precision`), each as `UNIX_TIMESTAMP` and
+        // `TIME_TO_SEC` read them.
+        "ADDTIME" | "SUBTIME" if matches!(ty, Ty::DateTime | Ty::Time) && kids.len() == 2 => {
+            let mut digits = 0;
+            for (k, arg) in super::typing::children(e).into_iter().enumerate() {
+                let m = seconds(kid(k)?, arg, k == 1 || ty == Ty::Time);
+                if m.code == Code::ByValue {
+                    return None;
+                }
+                digits = digits.max(m.decimals);
+            }
+            let code = if ty == Ty::Time {
+                Code::Time
+            } else {
+                Code::DateTime
+            };
+            Meta::temporal(code, digits, true)
+        }
         "CURDATE" | "CURRENT_DATE" | "UTC_DATE" => Meta::temporal(Code::Date, 0, false),
         "CURTIME" | "CURRENT_TIME" | "UTC_TIME" => {
             Meta::temporal(Code::Time, fraction_arg(e), false)

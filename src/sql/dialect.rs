@@ -528,8 +528,13 @@ pub fn mysql_clauses(
                         }
                     }
                 } else if let Some((_, entry)) = grouping.filter(|(d, _)| *d == depth) {
-                    if matches!(w.keyword, Keyword::ASC | Keyword::DESC) {
-                        if let Some(last) = directions[entry].1.last_mut() {
+                    // One direction an item: a second (`GROUP BY a DESC DESC`) is left in
+                    // place, MariaDB's syntax error (1064) as the parser's.
+                    let last = directions[entry].1.last_mut();
+                    if matches!(w.keyword, Keyword::ASC | Keyword::DESC)
+                        && last.as_ref().is_some_and(|l| l.is_none())
+                    {
+                        if let Some(last) = last {
                             *last = Some(w.keyword == Keyword::DESC);
                         }
                         i += 1;

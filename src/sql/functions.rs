@@ -26,6 +26,10 @@ pub struct Session {
     pub max_allowed_packet: i64,
     /// `@@wait_timeout`: `mysql.wait_timeout`, in whole seconds (rounded up).
     pub wait_timeout: i64,
+    /// `@@port`: the port of pinbad's MySQL listener (0 where it has none).
+    pub port: i64,
+    /// `@@max_connections`: `mysql.max_connections`.
+    pub max_connections: i64,
     /// What the session's `SET`s changed, and its user variables (`variables`).
     pub vars: Arc<parking_lot::Mutex<Variables>>,
 }
@@ -46,6 +50,12 @@ impl Session {
             connection_id,
             max_allowed_packet: config.max_allowed_packet.0 as i64,
             wait_timeout: (wait.as_secs() + u64::from(wait.subsec_nanos() > 0)) as i64,
+            port: config
+                .listen
+                .rsplit_once(':')
+                .and_then(|(_, p)| p.parse::<u16>().ok())
+                .map_or(0, i64::from),
+            max_connections: config.max_connections as i64,
             vars,
         }
     }
@@ -360,9 +370,76 @@ fn fixed_variables(session: &Session) -> Vec<(&'static str, Value)> {
         ("query_cache_size", Value::Integer(0)),
         ("default_storage_engine", text("PINBA")),
         ("storage_engine", text("PINBA")),
-        ("hostname", text("localhost")),
-        ("port", Value::Integer(0)),
+        ("hostname", text(&hostname())),
+        ("port", Value::Integer(session.port)),
+        // What clients and dashboards read of the server's policies: pinbad's own where it
+        // has one, else MariaDB 10.11's defaults (the typing is `variables::SYSTEM`'s).
+        ("max_connections", Value::Integer(session.max_connections)),
+        ("net_read_timeout", Value::Integer(30)),
+        ("net_buffer_length", Value::Integer(16384)),
+        // A session's statement counts and ids: pinbad's statements write nothing.
+        ("warning_count", Value::Integer(0)),
+        ("error_count", Value::Integer(0)),
+        ("identity", Value::Integer(0)),
+        ("last_insert_id", Value::Integer(0)),
+        ("insert_id", Value::Integer(0)),
+        ("in_transaction", Value::Integer(0)),
+        ("long_query_time", Value::Real(10.0)),
+        ("max_statement_time", Value::Real(0.0)),
+        ("max_execution_time", Value::Integer(0)),
+        ("max_user_connections", Value::Integer(0)),
+        ("lower_case_file_system", Value::Integer(0)),
+        ("explicit_defaults_for_timestamp", Value::Integer(1)),
+        ("profiling", Value::Integer(0)),
+        ("big_tables", Value::Integer(0)),
+        ("low_priority_updates", Value::Integer(0)),
+        ("session_track_schema", Value::Integer(1)),
+        ("session_track_state_change", Value::Integer(0)),
+        ("sql_log_bin", Value::Integer(1)),
+        ("log_bin", Value::Integer(0)),
+        ("general_log", Value::Integer(0)),
+        ("slow_query_log", Value::Integer(0)),
+        ("skip_networking", Value::Integer(0)),
+        ("skip_name_resolve", Value::Integer(0)),
+        ("auto_increment_offset", Value::Integer(1)),
+        ("optimizer_search_depth", Value::Integer(62)),
+        ("innodb_lock_wait_timeout", Value::Integer(50)),
+        ("lock_wait_timeout", Value::Integer(86400)),
+        ("max_heap_table_size", Value::Integer(16 << 20)),
+        ("tmp_table_size", Value::Integer(16 << 20)),
+        ("sort_buffer_size", Value::Integer(2 << 20)),
+        ("join_buffer_size", Value::Integer(256 << 10)),
+        ("read_buffer_size", Value::Integer(128 << 10)),
+        // 2^64 - 1, an unsigned BIGINT's bits.
+        ("max_join_size", Value::Integer(-1)),
+        ("max_sort_length", Value::Integer(1024)),
+        ("completion_type", text("NO_CHAIN")),
+        ("lc_messages", text("en_US")),
+        ("updatable_views_with_limit", text("YES")),
+        ("session_track_system_variables", text(SESSION_TRACKED)),
+        ("session_track_transaction_info", text("OFF")),
+        ("default_tmp_storage_engine", Value::Null),
+        ("optimizer_switch", text("")),
+        ("event_scheduler", text("OFF")),
+        ("have_query_cache", text("NO")),
+        // pinbad keeps no files: no data or base directory, no socket.
+        ("datadir", text("")),
+        ("basedir", text("")),
+        ("socket", text("")),
     ]
+}
+
+/// MariaDB 10.11's default `session_track_system_variables`.
+const SESSION_TRACKED: &str = "autocommit,character_set_client,character_set_connection,\
+                               character_set_results,time_zone";
+
+/// `@@hostname`: the machine's name, as the kernel has it (`localhost` where it cannot be read).
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".into())
 }
 
 /// `@@name`: its value (as the session's `SET`s left it), NULL when pinbad has none.
@@ -1864,6 +1941,40 @@ mod tests {
 
     fn one(c: &Connection, sql: &str) -> Value {
         c.query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+
+    /// Every system variable `variables::SYSTEM` types has a value here (NULL only where
+    /// MariaDB's is), each of its kind; and every value here is typed there.
+    #[test]
+    fn system_variables_are_typed_and_valued() {
+        use super::super::variables::{Kind, SYSTEM};
+        let session = Session::new(
+            "8.0.0-pinbad".into(),
+            "u".into(),
+            7,
+            &crate::config::MysqlConfig::default(),
+            Default::default(),
+        );
+        let values = variables(&session);
+        for v in SYSTEM {
+            let value = values.iter().find(|(n, _)| *n == v.name).map(|(_, x)| x);
+            let fits = match (v.kind, value) {
+                (_, None) => false,
+                (Kind::Text, Some(Value::Text(_))) => true,
+                (Kind::Text, Some(Value::Null)) => v.name == "default_tmp_storage_engine",
+                (Kind::Boolean, Some(Value::Integer(0 | 1))) => true,
+                (Kind::Signed | Kind::Unsigned, Some(Value::Integer(_))) => true,
+                (Kind::Double, Some(Value::Real(_))) => true,
+                _ => false,
+            };
+            assert!(fits, "{} ({:?}): {value:?}", v.name, v.kind);
+        }
+        for (name, _) in &values {
+            assert!(
+                SYSTEM.iter().any(|v| v.name == *name),
+                "{name} is not typed"
+            );
+        }
     }
 
     #[test]

@@ -156,7 +156,22 @@ impl Session {
     /// What the translation of this session's statements reads: its variables, and its report
     /// tables' columns (looked up by name as a statement names them).
     fn context(&self) -> super::variables::Context {
-        let mut context = self.vars.lock().context();
+        let (mut context, general) = {
+            let vars = self.vars.lock();
+            let general =
+                vars.collation_connection == "utf8mb4_general_ci" && !vars.results_unconverted;
+            (vars.context(), general)
+        };
+        if general {
+            context.system_texts = super::functions::variables(&self.variables())
+                .into_iter()
+                .filter_map(|(name, v)| match v {
+                    Value::Text(t) => Some((name, t.chars().count() as u32)),
+                    Value::Null => Some((name, 0)),
+                    _ => None,
+                })
+                .collect();
+        }
         let core = Arc::clone(&self.ctx.core);
         context.tables = super::variables::TableColumns::new(move |name| {
             if super::vtab::is_fixed_table(name) {
@@ -406,11 +421,16 @@ fn show(
             let rows: Vec<String> = super::functions::variables(session)
                 .into_iter()
                 .map(|(name, v)| {
+                    use super::variables::Kind;
+                    let kind = super::variables::system(name).map(|s| s.kind);
                     let v = match v {
-                        Value::Integer(i) if super::variables::is_boolean(name) => {
+                        Value::Integer(i) if kind == Some(Kind::Boolean) => {
                             (if i == 0 { "OFF" } else { "ON" }).to_string()
                         }
+                        Value::Integer(i) if kind == Some(Kind::Unsigned) => (i as u64).to_string(),
                         Value::Integer(i) => i.to_string(),
+                        // MariaDB writes a DOUBLE variable with 6 decimals (`10.000000`).
+                        Value::Real(f) => format!("{f:.6}"),
                         Value::Text(t) => t,
                         _ => String::new(),
                     };
@@ -1388,6 +1408,7 @@ impl Session {
     /// as in MySQL.
     async fn set(&mut self, assignments: Vec<Set>) -> Answer {
         for assignment in assignments {
+            let mut declared = None;
             let (value, user) = match &assignment {
                 Set::Names { charset, collation } => {
                     match self.vars.lock().set_names(charset, collation.as_deref()) {
@@ -1409,13 +1430,18 @@ impl Session {
                 SetValue::Default => Assigned::Default,
                 SetValue::Word(w) => Assigned::Value(Value::Text(w.clone())),
                 SetValue::Expr(e) => match self.evaluate(e).await {
-                    Ok(v) => Assigned::Value(v),
+                    Ok((v, ty)) => {
+                        declared = ty;
+                        Assigned::Value(v)
+                    }
                     Err((kind, why)) => return Answer::Error(kind, why),
                 },
             };
             let mut vars = self.vars.lock();
             let done = match (&assignment, assigned) {
-                (Set::User { name, .. }, Assigned::Value(v)) => vars.set_user(name, v),
+                (Set::User { name, .. }, Assigned::Value(v)) => {
+                    vars.set_user_declared(name, v, declared)
+                }
                 (Set::System { name, global, .. }, a) => vars.set(name, *global, a),
                 _ => Ok(()),
             };
@@ -1430,8 +1456,8 @@ impl Session {
     /// select list of another length is error 1222, more than one row 1172, none leaves them
     /// as they were.
     async fn select_into(&mut self, sql: &str, names: &[String]) -> Answer {
-        let query = match self.answer(sql) {
-            Answer::Query(q, _) => q,
+        let (query, metas) = match self.answer(sql) {
+            Answer::Query(q, metas) => (q, metas),
             other => return other,
         };
         self.found_rows_query = None;
@@ -1489,8 +1515,9 @@ impl Session {
         }
         let mut vars = self.vars.lock();
         vars.found_rows = rows;
-        for (name, value) in names.iter().zip(first.unwrap_or_default()) {
-            if let Err((kind, why)) = vars.set_user(name, value) {
+        for (k, (name, value)) in names.iter().zip(first.unwrap_or_default()).enumerate() {
+            let declared = metas.get(k).copied().flatten().and_then(|m| m.user_type());
+            if let Err((kind, why)) = vars.set_user_declared(name, value, declared) {
                 return Answer::Error(kind, why);
             }
         }
@@ -1498,12 +1525,18 @@ impl Session {
     }
 
     /// `SELECT expr`'s value, run on the blocking pool within `mysql.max_query_time`.
-    async fn evaluate(&mut self, expr: &str) -> Result<Value, (ErrorKind, String)> {
-        let query = match self.answer(&format!("SELECT {expr}")) {
-            Answer::Query(q, _) => q,
+    /// With the value, the type MariaDB gives a user variable assigned it where it is NULL
+    /// (its expression's, [`Meta::user_type`]).
+    async fn evaluate(
+        &mut self,
+        expr: &str,
+    ) -> Result<(Value, Option<super::typing::Ty>), (ErrorKind, String)> {
+        let (query, declared) = match self.answer(&format!("SELECT {expr}")) {
+            Answer::Query(q, metas) => (q, metas.first().copied().flatten()),
             Answer::Error(kind, why) => return Err((kind, why)),
-            Answer::Ok(_) => return Ok(Value::Null),
+            Answer::Ok(_) => return Ok((Value::Null, None)),
         };
+        let declared = declared.and_then(|m| m.user_type());
         let engine = self.take_engine().map_err(|e| engine_error(&e))?;
         let deadline = Instant::now() + self.ctx.config.max_query_time.0;
         let (engine, value) = tokio::task::spawn_blocking(move || {
@@ -1514,7 +1547,7 @@ impl Session {
         .await
         .map_err(|e| (ErrorKind::ER_UNKNOWN_ERROR, format!("SET failed: {e}")))?;
         self.put_engine(engine);
-        value.map_err(|e| engine_error(&e))
+        value.map(|v| (v, declared)).map_err(|e| engine_error(&e))
     }
 
     /// Carries out the pending drops, all but `keep`'s.

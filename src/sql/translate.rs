@@ -269,14 +269,16 @@ fn deepens(token: &Token) -> bool {
 fn translate(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> Translated {
     typing::with_tables(&context.tables, || {
         typing::with_user_types(&context.user_types, || {
-            let rules = typing::Rules {
-                div_increment: context.div_increment.into(),
-                pipes_as_concat: context.pipes_as_concat,
-                hex_strings: hex_strings(sql, &tokens),
-                group_concat_max_len: context.group_concat_max_len,
-                strict: context.strict,
-            };
-            typing::with_rules(rules, || translate_with(sql, tokens, context))
+            typing::with_system_texts(&context.system_texts, || {
+                let rules = typing::Rules {
+                    div_increment: context.div_increment.into(),
+                    pipes_as_concat: context.pipes_as_concat,
+                    hex_strings: hex_strings(sql, &tokens),
+                    group_concat_max_len: context.group_concat_max_len,
+                    strict: context.strict,
+                };
+                typing::with_rules(rules, || translate_with(sql, tokens, context))
+            })
         })
     })
 }
@@ -1938,7 +1940,9 @@ impl Rewrite<'_> {
     }
 
     /// `@@name` (`session.`/`global.` dropped) as `sysvar('name')`; `@name` as `uservar('name')`.
-    fn variable(&self, expr: &Expr) -> ControlFlow<(), Option<Expr>> {
+    /// A system variable pinbad does not know, or named in a scope it does not have, is
+    /// MariaDB's error (1193, 1238), not a NULL.
+    fn variable(&mut self, expr: &Expr) -> ControlFlow<(), Option<Expr>> {
         let name = match expr {
             Expr::Identifier(i) if i.quote_style.is_none() => i.value.clone(),
             Expr::CompoundIdentifier(parts) if parts[0].quote_style.is_none() => parts
@@ -1957,12 +1961,13 @@ impl Rewrite<'_> {
                 ))
             }));
         };
-        let lower = name.to_ascii_lowercase();
-        let name = ["session.", "global.", "local."]
-            .iter()
-            .find_map(|p| lower.strip_prefix(p).map(|_| &name[p.len()..]))
-            .unwrap_or(name);
-        ControlFlow::Continue(Some(raw(format!("sysvar({})", quote(name)))))
+        match super::variables::read_system(name) {
+            Ok(v) => ControlFlow::Continue(Some(raw(format!("sysvar({})", quote(v.name))))),
+            Err((code, why)) => {
+                self.error = Some((code as u16, why));
+                ControlFlow::Break(())
+            }
+        }
     }
 
     /// A literal as SQLite reads MySQL's: strings collate as MySQL's default collation does,
@@ -4504,8 +4509,8 @@ mod tests {
         assert_eq!(
             tree("SELECT 7 / 2, 7/2 AS h, r.x, 'x', \"y\", 'a' 'b', @@version FROM r"),
             "SELECT mysql_decimal_op('/', 7, 2, 0, 0, 4) AS `7 / 2`, mysql_decimal_op('/', 7, 2, 0, 0, 4) AS h, r.x, 'x' COLLATE MYSQL AS `x`, \
-             'y' COLLATE MYSQL AS `y`, 'ab' COLLATE MYSQL AS `ab`, sysvar('version') AS `@@version` \
-             FROM r"
+             'y' COLLATE MYSQL AS `y`, 'ab' COLLATE MYSQL AS `ab`, sysvar('version') COLLATE MYSQL \
+             AS `@@version` FROM r"
         );
         // Comments go, and any run of spaces is one.
         assert_eq!(
@@ -5047,6 +5052,15 @@ mod tests {
             tree("SELECT a, COUNT(*) FROM t GROUP BY a DESC WITH ROLLUP")
                 .contains("_pinbad_g0 DESC")
         );
+        // One direction an item, as MariaDB's grammar: a second is a syntax error.
+        assert!(matches!(
+            query("SELECT a FROM t GROUP BY a DESC DESC"),
+            Err(Refusal::Syntax(_))
+        ));
+        assert!(matches!(
+            query("SELECT a FROM t GROUP BY a ASC DESC, b"),
+            Err(Refusal::Syntax(_))
+        ));
     }
 
     /// `SELECT … INTO @a, @b` is its query, the `INTO` blanked, and the variables' names.

@@ -117,6 +117,58 @@ pub(super) fn user_type(name: &str) -> Ty {
         .unwrap_or(Ty::Binary)
 }
 
+thread_local! {
+    /// The characters of the session's string system variables' values, for the statement
+    /// being typed on this thread ([`with_system_texts`]).
+    static SYSTEM_TEXTS: std::cell::RefCell<std::collections::BTreeMap<&'static str, u32>> =
+        const { std::cell::RefCell::new(std::collections::BTreeMap::new()) };
+}
+
+/// `f` run with each string system variable `@@x` as long as `texts` says (characters, by
+/// name; a NULL one 0); one not there is declared by its type alone.
+pub fn with_system_texts<T>(
+    texts: &std::collections::BTreeMap<&'static str, u32>,
+    f: impl FnOnce() -> T,
+) -> T {
+    let before = SYSTEM_TEXTS.with(|u| u.replace(texts.clone()));
+    let out = f();
+    SYSTEM_TEXTS.with(|u| *u.borrow_mut() = before);
+    out
+}
+
+/// The characters of string system variable `name`'s value as the statement starts, where
+/// the session gave them.
+pub(super) fn system_text_chars(name: &str) -> Option<u32> {
+    SYSTEM_TEXTS.with(|u| u.borrow().get(name).copied())
+}
+
+/// The system variable `e` reads (`@@x`, `@@session.x`, `@@global.x`), where pinbad knows it
+/// in the scope named.
+pub(super) fn system_variable(e: &Expr) -> Option<super::variables::System> {
+    let written = match e {
+        Expr::Identifier(i) if i.quote_style.is_none() => i.value.clone(),
+        Expr::CompoundIdentifier(parts) if parts[0].quote_style.is_none() => parts
+            .iter()
+            .map(|p| p.value.as_str())
+            .collect::<Vec<_>>()
+            .join("."),
+        _ => return None,
+    };
+    super::variables::read_system(written.strip_prefix("@@")?).ok()
+}
+
+/// A system variable's type: MariaDB's for the variable ([`super::variables::Kind`]), whatever
+/// its value.
+fn system_type(v: super::variables::System) -> Ty {
+    use super::variables::Kind;
+    match v.kind {
+        Kind::Boolean | Kind::Signed => Ty::Int,
+        Kind::Unsigned => Ty::UInt,
+        Kind::Double => Ty::Double,
+        Kind::Text => Ty::Text,
+    }
+}
+
 /// Whether an identifier is a user variable (`@a`, not `@@a` or a quoted name).
 pub(super) fn is_user_variable(i: &sqlparser::ast::Ident) -> bool {
     i.quote_style.is_none() && i.value.starts_with('@') && !i.value.starts_with("@@")
@@ -1338,6 +1390,9 @@ impl Scope {
         };
         match e {
             Expr::Identifier(i) if is_user_variable(i) => user_type(&i.value[1..]),
+            Expr::Identifier(_) | Expr::CompoundIdentifier(_) if system_variable(e).is_some() => {
+                system_variable(e).map_or(Ty::Other, system_type)
+            }
             Expr::Identifier(i) if i.value.starts_with('@') && i.quote_style.is_none() => Ty::Other,
             // `@a := x` is `x`.
             Expr::BinaryOp {

@@ -111,7 +111,6 @@ const ACCEPTED: &[&str] = &[
     "completion_type",
     "low_priority_updates",
     "lc_messages",
-    "sql_require_primary_key",
     "updatable_views_with_limit",
     "names",
 ];
@@ -136,12 +135,196 @@ const ACCEPTED_BOOLEANS: &[&str] = &[
     "session_track_state_change",
 ];
 
-/// The booleans no `SET` changes here (MySQL's error for a read-only variable).
-const FIXED_BOOLEANS: &[&str] = &["read_only", "performance_schema"];
+/// What a system variable's value is, as MariaDB types `SELECT @@x` (`Item_func_get_system_var`
+/// by the variable's own type, not by its value): the result's column definition follows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `ON`/`OFF`: a BIGINT of one digit (0 or 1).
+    Boolean,
+    /// A signed BIGINT (21 characters).
+    Signed,
+    /// An unsigned BIGINT (21 characters, UNSIGNED); 2^64 - 1 is held as SQLite's -1.
+    Unsigned,
+    /// A DOUBLE of 6 decimals (`long_query_time`), shown by `SHOW VARIABLES` with them.
+    Double,
+    /// A string: a VARCHAR as long as its value (4 bytes a character), NULL where unset.
+    Text,
+}
 
-/// Whether MySQL holds the system variable `name` (lower case) as a boolean.
-pub(super) fn is_boolean(name: &str) -> bool {
-    ACCEPTED_BOOLEANS.contains(&name) || FIXED_BOOLEANS.contains(&name)
+/// Where a system variable lives: `@@global.x` of a session-only one, `@@session.x` of a
+/// global-only one, is MariaDB's error 1238.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    Both,
+    Session,
+    Global,
+}
+
+/// A system variable pinbad answers `SELECT @@x` for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct System {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub scope: Scope,
+}
+
+const fn var(name: &'static str, kind: Kind, scope: Scope) -> System {
+    System { name, kind, scope }
+}
+
+/// Every system variable pinbad knows, each with MariaDB 10.11's type and scope (its values:
+/// `functions::variables`); any other `@@x` is MariaDB's error 1193. Those only MySQL 8 has
+/// (`transaction_isolation`, `transaction_read_only`, `max_execution_time`) are here too:
+/// pinbad says it is a MySQL 8, and MySQL's connectors read them.
+pub const SYSTEM: &[System] = {
+    use Kind::*;
+    use Scope::*;
+    &[
+        var("autocommit", Boolean, Both),
+        var("auto_increment_increment", Unsigned, Both),
+        var("auto_increment_offset", Unsigned, Both),
+        var("basedir", Text, Global),
+        var("big_tables", Boolean, Both),
+        var("character_set_client", Text, Both),
+        var("character_set_connection", Text, Both),
+        var("character_set_database", Text, Both),
+        var("character_set_filesystem", Text, Both),
+        var("character_set_results", Text, Both),
+        var("character_set_server", Text, Both),
+        var("character_set_system", Text, Global),
+        var("collation_connection", Text, Both),
+        var("collation_database", Text, Both),
+        var("collation_server", Text, Both),
+        var("completion_type", Text, Both),
+        var("datadir", Text, Global),
+        var("default_storage_engine", Text, Both),
+        var("default_tmp_storage_engine", Text, Both),
+        var("default_week_format", Unsigned, Both),
+        var("div_precision_increment", Unsigned, Both),
+        var("error_count", Unsigned, Session),
+        var("event_scheduler", Text, Global),
+        var("explicit_defaults_for_timestamp", Boolean, Both),
+        var("foreign_key_checks", Boolean, Both),
+        var("general_log", Boolean, Global),
+        var("group_concat_max_len", Unsigned, Both),
+        var("have_query_cache", Text, Global),
+        var("have_ssl", Text, Global),
+        var("hostname", Text, Global),
+        var("identity", Unsigned, Session),
+        var("init_connect", Text, Global),
+        var("innodb_lock_wait_timeout", Unsigned, Both),
+        var("insert_id", Unsigned, Session),
+        var("interactive_timeout", Unsigned, Both),
+        var("in_transaction", Unsigned, Session),
+        var("join_buffer_size", Unsigned, Both),
+        var("last_insert_id", Unsigned, Session),
+        var("lc_messages", Text, Both),
+        var("lc_time_names", Text, Both),
+        var("license", Text, Global),
+        var("lock_wait_timeout", Unsigned, Both),
+        var("log_bin", Boolean, Global),
+        var("long_query_time", Double, Both),
+        var("lower_case_file_system", Boolean, Global),
+        var("lower_case_table_names", Unsigned, Global),
+        var("low_priority_updates", Boolean, Both),
+        var("max_allowed_packet", Unsigned, Both),
+        var("max_connections", Unsigned, Global),
+        var("max_execution_time", Unsigned, Both),
+        var("max_heap_table_size", Unsigned, Both),
+        var("max_join_size", Unsigned, Both),
+        var("max_sort_length", Unsigned, Both),
+        var("max_statement_time", Double, Both),
+        var("max_user_connections", Signed, Both),
+        var("net_buffer_length", Unsigned, Both),
+        var("net_read_timeout", Unsigned, Both),
+        var("net_write_timeout", Unsigned, Both),
+        var("optimizer_search_depth", Unsigned, Both),
+        var("optimizer_switch", Text, Both),
+        var("performance_schema", Boolean, Global),
+        var("port", Unsigned, Global),
+        var("profiling", Boolean, Both),
+        var("protocol_version", Unsigned, Global),
+        var("query_cache_size", Unsigned, Global),
+        var("query_cache_type", Text, Both),
+        var("read_buffer_size", Unsigned, Both),
+        var("read_only", Boolean, Global),
+        var("session_track_schema", Boolean, Both),
+        var("session_track_state_change", Boolean, Both),
+        var("session_track_system_variables", Text, Both),
+        var("session_track_transaction_info", Text, Both),
+        var("skip_name_resolve", Boolean, Global),
+        var("skip_networking", Boolean, Global),
+        var("slow_query_log", Boolean, Global),
+        var("socket", Text, Global),
+        var("sort_buffer_size", Unsigned, Both),
+        var("sql_auto_is_null", Boolean, Both),
+        var("sql_big_selects", Boolean, Both),
+        var("sql_buffer_result", Boolean, Both),
+        var("sql_log_bin", Boolean, Both),
+        var("sql_log_off", Boolean, Both),
+        var("sql_mode", Text, Both),
+        var("sql_notes", Boolean, Both),
+        var("sql_quote_show_create", Boolean, Both),
+        var("sql_safe_updates", Boolean, Both),
+        var("sql_select_limit", Unsigned, Both),
+        var("sql_warnings", Boolean, Both),
+        var("storage_engine", Text, Both),
+        var("system_time_zone", Text, Global),
+        var("time_zone", Text, Both),
+        var("tmp_table_size", Unsigned, Both),
+        var("transaction_isolation", Text, Both),
+        var("transaction_read_only", Boolean, Both),
+        var("tx_isolation", Text, Both),
+        var("tx_read_only", Boolean, Both),
+        var("unique_checks", Boolean, Both),
+        var("updatable_views_with_limit", Text, Both),
+        var("version", Text, Global),
+        var("version_comment", Text, Global),
+        var("version_compile_machine", Text, Global),
+        var("version_compile_os", Text, Global),
+        var("wait_timeout", Unsigned, Both),
+        var("warning_count", Unsigned, Session),
+    ]
+};
+
+/// The system variable `name` (any case), where pinbad knows it.
+pub fn system(name: &str) -> Option<System> {
+    SYSTEM
+        .iter()
+        .find(|v| v.name.eq_ignore_ascii_case(name))
+        .copied()
+}
+
+/// `@@name`, `@@session.name`, `@@global.name` (`written` as the statement has it, without
+/// `@@`) checked against [`SYSTEM`]: the variable, or MariaDB's error for it (1193 unknown,
+/// 1238 a scope it does not have).
+pub fn read_system(written: &str) -> Result<System, (ErrorKind, String)> {
+    let lower = written.to_ascii_lowercase();
+    let (scope, name) = [
+        ("session.", Scope::Session),
+        ("local.", Scope::Session),
+        ("global.", Scope::Global),
+    ]
+    .iter()
+    .find_map(|(p, s)| lower.strip_prefix(p).map(|n| (Some(*s), n)))
+    .unwrap_or((None, lower.as_str()));
+    let Some(v) = system(name) else {
+        return Err((
+            ErrorKind::ER_UNKNOWN_SYSTEM_VARIABLE,
+            format!("Unknown system variable '{name}'"),
+        ));
+    };
+    match (scope, v.scope) {
+        (Some(Scope::Session), Scope::Global) => Err((
+            ErrorKind::ER_INCORRECT_GLOBAL_LOCAL_VAR,
+            format!("Variable '{name}' is a GLOBAL variable"),
+        )),
+        (Some(Scope::Global), Scope::Session) => Err((
+            ErrorKind::ER_INCORRECT_GLOBAL_LOCAL_VAR,
+            format!("Variable '{name}' is a SESSION variable"),
+        )),
+        _ => Ok(v),
+    }
 }
 
 /// The accepted variable `name` (lower case) names, as [`ACCEPTED`] or [`ACCEPTED_BOOLEANS`]
@@ -207,6 +390,10 @@ pub struct Variables {
     pub accepted: BTreeMap<&'static str, Value>,
     /// User variables by name (lower-cased: MySQL's are case-insensitive).
     pub user: HashMap<String, Value>,
+    /// The types of the user variables that hold NULL and have one: MariaDB types a variable
+    /// by what was assigned (`SELECT MAX(1) INTO @v` of no row is a BIGINT NULL), and a NULL
+    /// assigned without a type leaves the one it had.
+    pub null_types: HashMap<String, super::typing::Ty>,
     /// `FOUND_ROWS()`: the last query's rows (without its `LIMIT` under `SQL_CALC_FOUND_ROWS`).
     pub found_rows: u64,
     /// `ROW_COUNT()`: the last statement's, as MySQL's: -1 after a result set (and before any
@@ -233,6 +420,7 @@ impl Default for Variables {
             lc_time_names: "en_US".into(),
             accepted: BTreeMap::new(),
             user: HashMap::new(),
+            null_types: HashMap::new(),
             found_rows: 0,
             row_count: -1,
             cut_by_group_concat: 0,
@@ -268,6 +456,11 @@ pub struct Context {
     /// The user variables' types, by lower-cased name, as their values are now (MySQL types
     /// `@a` by the value it holds when the statement starts).
     pub user_types: BTreeMap<String, super::typing::Ty>,
+    /// The characters of the string system variables' values, by name (a NULL's 0): MariaDB
+    /// declares `@@x` as long as its value. Empty where the session's results are not in
+    /// `utf8mb4_general_ci` (another `collation_connection`, `character_set_results` NULL):
+    /// MariaDB's strings are then of that collation, which a declaration here does not carry.
+    pub system_texts: BTreeMap<&'static str, u32>,
 }
 
 /// A table's columns and their types, as the session's catalog has them, or `None` where it
@@ -453,17 +646,9 @@ impl Variables {
             user_types: self
                 .user
                 .iter()
-                .map(|(name, v)| {
-                    let ty = match v {
-                        Value::Integer(_) => super::typing::Ty::Int,
-                        Value::Real(_) => super::typing::Ty::Double,
-                        Value::Text(_) => super::typing::Ty::Text,
-                        // NULL is a binary string's, as a variable never set.
-                        Value::Null | Value::Blob(_) => super::typing::Ty::Binary,
-                    };
-                    (name.clone(), ty)
-                })
+                .map(|(name, v)| (name.clone(), self.user_type(name, v)))
                 .collect(),
+            system_texts: BTreeMap::new(),
         }
     }
 
@@ -489,9 +674,8 @@ impl Variables {
             ),
             (
                 "sql_select_limit",
-                // 2^64 - 1 does not fit SQLite's integers: shown as its text.
-                i64::try_from(self.sql_select_limit)
-                    .map_or_else(|_| text(&self.sql_select_limit.to_string()), Value::Integer),
+                // An unsigned BIGINT's 64 bits (2^64 - 1 is SQLite's -1), as `Kind::Unsigned`.
+                Value::Integer(self.sql_select_limit as i64),
             ),
             ("character_set_client", text(&self.character_set)),
             ("character_set_connection", text(&self.character_set)),
@@ -700,9 +884,50 @@ impl Variables {
         Ok(())
     }
 
-    /// `SET @name = value`: MySQL keeps any number of them; pinbad at most
-    /// [`MAX_USER_VARIABLES`].
+    /// User variable `name` (lower-cased), holding `v`: typed by its value, or where it is
+    /// NULL by the type it was given ([`Variables::null_types`]), else a binary string's, as
+    /// a variable never set.
+    fn user_type(&self, name: &str, v: &Value) -> super::typing::Ty {
+        use super::typing::Ty;
+        match v {
+            Value::Integer(_) => Ty::Int,
+            Value::Real(_) => Ty::Double,
+            Value::Text(_) => Ty::Text,
+            Value::Null => self.null_types.get(name).copied().unwrap_or(Ty::Binary),
+            Value::Blob(_) => Ty::Binary,
+        }
+    }
+
+    /// `SET @name = value` of an expression of type `declared` (where it is known): a NULL
+    /// keeps that type, or the variable's own where there is none.
+    pub fn set_user_declared(
+        &mut self,
+        name: &str,
+        value: Value,
+        declared: Option<super::typing::Ty>,
+    ) -> Result<(), (ErrorKind, String)> {
+        let lower = name.to_lowercase();
+        let ty = match (&value, declared) {
+            (Value::Null, Some(ty)) => Some(ty),
+            (Value::Null, None) => self.user.get(&lower).map(|old| self.user_type(&lower, old)),
+            _ => None,
+        };
+        self.insert_user(name, value)?;
+        match ty {
+            Some(ty) => self.null_types.insert(lower, ty),
+            None => self.null_types.remove(&lower),
+        };
+        Ok(())
+    }
+
+    /// `@name := value`, of an expression whose type is not known here: a NULL leaves the
+    /// variable's type as it was.
     pub fn set_user(&mut self, name: &str, value: Value) -> Result<(), (ErrorKind, String)> {
+        self.set_user_declared(name, value, None)
+    }
+
+    /// MySQL keeps any number of user variables; pinbad at most [`MAX_USER_VARIABLES`].
+    fn insert_user(&mut self, name: &str, value: Value) -> Result<(), (ErrorKind, String)> {
         let name = name.to_lowercase();
         if self.user.len() >= MAX_USER_VARIABLES && !self.user.contains_key(&name) {
             return Err((
@@ -905,6 +1130,64 @@ mod tests {
             .0,
             ErrorKind::ER_SPECIFIC_ACCESS_DENIED_ERROR
         );
+    }
+
+    /// `@@x` is read in the scopes MariaDB gives it; any other is its error.
+    #[test]
+    fn system_variables_are_read_in_their_scopes() {
+        assert_eq!(read_system("AUTOCOMMIT").unwrap().kind, Kind::Boolean);
+        assert_eq!(
+            read_system("session.sql_select_limit").unwrap().kind,
+            Kind::Unsigned
+        );
+        assert_eq!(
+            read_system("global.long_query_time").unwrap().kind,
+            Kind::Double
+        );
+        assert_eq!(read_system("local.time_zone").unwrap().kind, Kind::Text);
+        assert_eq!(
+            read_system("sql_require_primary_key").unwrap_err(),
+            (
+                ErrorKind::ER_UNKNOWN_SYSTEM_VARIABLE,
+                "Unknown system variable 'sql_require_primary_key'".into()
+            )
+        );
+        assert_eq!(
+            read_system("global.warning_count").unwrap_err(),
+            (
+                ErrorKind::ER_INCORRECT_GLOBAL_LOCAL_VAR,
+                "Variable 'warning_count' is a SESSION variable".into()
+            )
+        );
+        assert_eq!(
+            read_system("session.version").unwrap_err().1,
+            "Variable 'version' is a GLOBAL variable"
+        );
+        // Each variable a `SET` takes is one `SELECT @@x` reads.
+        for name in ACCEPTED.iter().chain(ACCEPTED_BOOLEANS) {
+            assert!(*name == "names" || system(name).is_some(), "{name}");
+        }
+    }
+
+    /// A user variable is typed by what was assigned: a NULL of a typed expression has its
+    /// type, a NULL of none keeps the variable's.
+    #[test]
+    fn user_variables_keep_the_type_assigned() {
+        use crate::sql::typing::Ty;
+        let mut v = Variables::default();
+        v.set_user_declared("a", Value::Null, Some(Ty::Int))
+            .unwrap();
+        v.set_user("b", Value::Real(1.5)).unwrap();
+        v.set_user_declared("b", Value::Null, None).unwrap();
+        v.set_user("c", Value::Null).unwrap();
+        v.set_user_declared("d", Value::Null, Some(Ty::Int))
+            .unwrap();
+        v.set_user("d", Value::Text("x".into())).unwrap();
+        let types = v.context().user_types;
+        assert_eq!(types["a"], Ty::Int);
+        assert_eq!(types["b"], Ty::Double);
+        assert_eq!(types["c"], Ty::Binary);
+        assert_eq!(types["d"], Ty::Text);
     }
 
     #[test]

@@ -1909,3 +1909,55 @@ SELECT 1, COUNT(DISTINCT '') FROM report_by_script_name GROUP BY 1 ORDER BY 1, 2
 SELECT req_count, (COUNT(DISTINCT '') > 1) FROM request GROUP BY 1 ORDER BY 1, 2
 -- helper-35: minus of a text column: a DOUBLE within 53 characters, of no fixed decimals
 SELECT (-hostname) FROM request ORDER BY id LIMIT 1
+-- System variables typed by the variable, as MariaDB types @@x (src/sql/variables.rs SYSTEM): a boolean a BIGINT of 1
+SELECT @@autocommit, @@session.autocommit, @@global.autocommit AS y, @@local.autocommit
+SELECT @@foreign_key_checks, @@unique_checks, @@sql_auto_is_null, @@sql_safe_updates, @@sql_notes, @@sql_warnings
+SELECT @@sql_quote_show_create, @@sql_big_selects, @@sql_buffer_result, @@sql_log_off, @@performance_schema, @@lower_case_file_system
+SELECT @@explicit_defaults_for_timestamp, @@profiling, @@big_tables, @@low_priority_updates, @@session_track_schema, @@session_track_state_change
+SELECT @@autocommit + 0, @@foreign_key_checks * 2, -@@unique_checks
+-- A number a BIGINT of 21, UNSIGNED where MariaDB's is (sql_select_limit: 18446744073709551615 unless set)
+SELECT @@sql_select_limit, @@session.sql_select_limit, @@global.sql_select_limit AS l
+SELECT @@sql_select_limit + 0, @@max_join_size
+SELECT @@max_allowed_packet, @@net_write_timeout, @@net_read_timeout, @@net_buffer_length, @@div_precision_increment, @@group_concat_max_len
+SELECT @@default_week_format, @@auto_increment_increment, @@auto_increment_offset, @@lower_case_table_names, @@protocol_version, @@max_user_connections
+SELECT @@optimizer_search_depth, @@lock_wait_timeout, @@max_sort_length, @@identity, @@last_insert_id, @@insert_id, @@in_transaction
+SELECT @@warning_count IS NULL, @@error_count + 0 >= 0
+SELECT @@max_connections IS NULL, @@max_connections + 0 > 0, @@port IS NULL, @@port + 0 >= 0, @@wait_timeout + 0 > 0, @@interactive_timeout IS NULL, @@query_cache_size IS NULL
+-- A DOUBLE of 6 decimals
+SELECT @@long_query_time, @@max_statement_time, @@long_query_time + 0
+-- A string: a VARCHAR (utf8mb4) as long as its value
+SELECT @@character_set_client, @@character_set_connection, @@character_set_results, @@character_set_server, @@character_set_database
+SELECT @@collation_connection, @@collation_server, @@collation_database, @@character_set_filesystem, @@character_set_system, @@lc_time_names
+SELECT @@sql_mode, @@session_track_transaction_info, @@completion_type, @@lc_messages, @@updatable_views_with_limit, @@init_connect, @@have_ssl, @@query_cache_type
+SELECT @@session_track_system_variables, @@event_scheduler, @@system_time_zone, @@default_tmp_storage_engine
+SELECT @@version IS NULL, @@version_comment IS NULL, @@license IS NULL, @@hostname IS NULL, @@datadir IS NULL, @@basedir IS NULL, @@socket IS NULL, @@tx_isolation IS NULL, @@version_compile_os IS NULL
+SELECT @@sql_mode AS m, @@session.sql_mode AS s, CONCAT(@@character_set_client, '') AS c
+-- Unknown variables and scopes a variable has not: MariaDB's errors (1193, 1238)
+=SELECT @@no_such_variable
+=SELECT @@session.no_such_variable, 1
+=SELECT @@sql_require_primary_key
+=SELECT @@global.warning_count
+=SELECT @@global.last_insert_id
+=SELECT @@session.version
+=SELECT @@local.max_connections
+-- SHOW VARIABLES of the variables read above
+SHOW VARIABLES LIKE 'long_query_time'
+SHOW VARIABLES LIKE 'sql_select_limit'
+SHOW SESSION VARIABLES LIKE 'net_read_timeout'
+SHOW GLOBAL VARIABLES WHERE Variable_name IN ('autocommit', 'max_statement_time', 'net_buffer_length', 'lower_case_file_system')
+-- A user variable is typed by what was assigned: a NULL of a typed expression has its type, a bare NULL keeps the variable's
+SELECT MAX(id) INTO @typed_null FROM request WHERE id < 0
+SELECT @typed_null
+SELECT CAST(NULL AS CHAR) INTO @text_null
+SELECT @text_null
+SET @kept = 5
+SET @kept = NULL
+SELECT @kept
+SELECT MAX(1e0) INTO @double_null FROM request WHERE id < 0
+SELECT @double_null
+-- TIMESTAMP(d, t): the larger of its operands' fraction digits
+SELECT TIMESTAMP('2024-01-01', '01:02:03.5'), TIMESTAMP('2024-01-01 00:00:00.12', '01:02:03'), TIMESTAMP('2024-01-01', '01:02:03')
+SELECT TIMESTAMP('2024-01-01 10:00:00.123', '00:00:01.5'), TIMESTAMP(FROM_UNIXTIME(timestamp), '00:00:01') FROM request ORDER BY id LIMIT 1
+-- One direction a GROUP BY item: a second is a syntax error (1064)
+=SELECT hostname FROM request GROUP BY hostname DESC DESC
+=SELECT hostname, status FROM request GROUP BY hostname ASC DESC, status
