@@ -635,7 +635,7 @@ fn constant_number(e: &Expr) -> Option<Option<f64>> {
             match op {
                 // Compared as numbers only where both are number literals (strings compare by
                 // their collation).
-                _ if !is_comparison(op) || !(is_number(left) && is_number(right)) => None,
+                _ if !(is_comparison(op) && is_number(left) && is_number(right)) => None,
                 B::Spaceship => truth(l == r),
                 _ => match (l, r) {
                     (Some(a), Some(b)) => truth(match op {
