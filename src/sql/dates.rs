@@ -454,18 +454,20 @@ pub(super) fn time_of(v: ValueRef<'_>) -> Option<Tm> {
             let a = i64::try_from(n.unsigned_abs()).unwrap_or(i64::MAX);
             // MariaDB's `number_to_time`: a positive number longer than 7 digits, up to the
             // last datetime's, is a datetime (`CAST(20240305 AS TIME)` is 00:00:00,
-            // `CAST(2147483647 AS TIME)` NULL); any other past 838:59:59 is that.
+            // `CAST(2147483647 AS TIME)` NULL); any other whose minutes and seconds read is
+            // clipped at 838:59:59 (`CAST(8395959 AS TIME)`; `CAST(8395999 AS TIME)` is NULL).
             if !neg && (10_000_000..=99_991_231_235_959).contains(&a) {
                 return number_datetime(a, us, fsp)
                     .filter(Tm::valid)
                     .map(|t| t.as_kind(Kind::Time));
             }
-            let clipped = a > TIME_MAX_NUMBER;
-            let a = a.min(TIME_MAX_NUMBER);
             let (mi, s) = (a / 100 % 100, a % 100);
             if mi > 59 || s > 59 {
                 return None;
             }
+            let clipped = a > TIME_MAX_NUMBER;
+            let a = a.min(TIME_MAX_NUMBER);
+            let (mi, s) = (a / 100 % 100, a % 100);
             let whole = ((a / 10_000 * 3600 + mi * 60 + s) * 1_000_000) + i64::from(us);
             let t = Tm::time(if neg { -whole } else { whole }, fsp);
             Some(if clipped || whole > TIME_MAX_US {
@@ -2144,18 +2146,18 @@ mod tests {
         assert_eq!(time(ValueRef::Text(b"1 02:00:00")).unwrap(), "26:00:00");
         assert_eq!(time(ValueRef::Real(3725.5)).unwrap(), "00:37:25.5");
         // Past 7 digits a datetime's time (MariaDB's `number_to_time`), else clipped at
-        // 838:59:59 before the minutes and seconds are read.
+        // 838:59:59 once its minutes and seconds read.
         assert_eq!(time(ValueRef::Integer(20_240_305)).unwrap(), "00:00:00");
         assert_eq!(
             time(ValueRef::Integer(20_240_305_102_030)).unwrap(),
             "10:20:30"
         );
         assert_eq!(time(ValueRef::Integer(2_147_483_647)), None);
-        assert_eq!(time(ValueRef::Integer(8_395_999)).unwrap(), "838:59:59");
+        assert_eq!(time(ValueRef::Integer(8_395_959)).unwrap(), "838:59:59");
+        assert_eq!(time(ValueRef::Integer(8_395_999)), None);
         assert_eq!(time(ValueRef::Integer(-20_240_305)).unwrap(), "-838:59:59");
         assert_eq!(time(ValueRef::Integer(i64::MIN)).unwrap(), "-838:59:59");
-        assert_eq!(time(ValueRef::Integer(8_385_960)).unwrap(), "838:59:59");
-        assert_eq!(time(ValueRef::Integer(8_375_960)), None);
+        assert_eq!(time(ValueRef::Integer(8_385_960)), None);
         assert_eq!(
             time(ValueRef::Text(b"2024-03-05 10:20:30.5")).unwrap(),
             "10:20:30.5"

@@ -1943,14 +1943,8 @@ impl Rewrite<'_> {
     /// A system variable pinbad does not know, or named in a scope it does not have, is
     /// MariaDB's error (1193, 1238), not a NULL.
     fn variable(&mut self, expr: &Expr) -> ControlFlow<(), Option<Expr>> {
-        let name = match expr {
-            Expr::Identifier(i) if i.quote_style.is_none() => i.value.clone(),
-            Expr::CompoundIdentifier(parts) if parts[0].quote_style.is_none() => parts
-                .iter()
-                .map(|p| p.value.as_str())
-                .collect::<Vec<_>>()
-                .join("."),
-            _ => return ControlFlow::Continue(None),
+        let Some(name) = typing::variable_name(expr) else {
+            return ControlFlow::Continue(None);
         };
         let Some(name) = name.strip_prefix("@@") else {
             return ControlFlow::Continue(name.strip_prefix('@').map(|user| {

@@ -145,16 +145,22 @@ pub(super) fn system_text_chars(name: &str) -> Option<u32> {
 /// The system variable `e` reads (`@@x`, `@@session.x`, `@@global.x`), where pinbad knows it
 /// in the scope named.
 pub(super) fn system_variable(e: &Expr) -> Option<super::variables::System> {
-    let written = match e {
-        Expr::Identifier(i) if i.quote_style.is_none() => i.value.clone(),
-        Expr::CompoundIdentifier(parts) if parts[0].quote_style.is_none() => parts
-            .iter()
-            .map(|p| p.value.as_str())
-            .collect::<Vec<_>>()
-            .join("."),
-        _ => return None,
-    };
-    super::variables::read_system(written.strip_prefix("@@")?).ok()
+    super::variables::read_system(variable_name(e)?.strip_prefix("@@")?).ok()
+}
+
+/// An unquoted name as written, its parts joined by dots: `@a`, `@@x`, `@@session.x`.
+pub(super) fn variable_name(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Identifier(i) if i.quote_style.is_none() => Some(i.value.clone()),
+        Expr::CompoundIdentifier(parts) if parts[0].quote_style.is_none() => Some(
+            parts
+                .iter()
+                .map(|p| p.value.as_str())
+                .collect::<Vec<_>>()
+                .join("."),
+        ),
+        _ => None,
+    }
 }
 
 /// A system variable's type: MariaDB's for the variable ([`super::variables::Kind`]), whatever
