@@ -370,7 +370,7 @@ fn fixed_variables(session: &Session) -> Vec<(&'static str, Value)> {
         ("query_cache_size", Value::Integer(0)),
         ("default_storage_engine", text("PINBA")),
         ("storage_engine", text("PINBA")),
-        ("hostname", text(&hostname())),
+        ("hostname", text(hostname())),
         ("port", Value::Integer(session.port)),
         // What clients and dashboards read of the server's policies: pinbad's own where it
         // has one, else MariaDB 10.11's defaults (the typing is `variables::SYSTEM`'s).
@@ -433,13 +433,17 @@ fn fixed_variables(session: &Session) -> Vec<(&'static str, Value)> {
 const SESSION_TRACKED: &str = "autocommit,character_set_client,character_set_connection,\
                                character_set_results,time_zone";
 
-/// `@@hostname`: the machine's name, as the kernel has it (`localhost` where it cannot be read).
-fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .ok()
-        .map(|h| h.trim().to_string())
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "localhost".into())
+/// `@@hostname`: the machine's name, as the kernel had it when first asked (`localhost` where
+/// it cannot be read). Read once: every statement's translation lists the variables.
+fn hostname() -> &'static str {
+    static HOSTNAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HOSTNAME.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .map(|h| h.trim().to_string())
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| "localhost".into())
+    })
 }
 
 /// `@@name`: its value (as the session's `SET`s left it), NULL when pinbad has none.

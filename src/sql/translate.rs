@@ -567,17 +567,7 @@ fn fraction_digits(e: &Expr, time: bool) -> u8 {
         },
         Expr::Function(f) => {
             let name = f.name.to_string().to_ascii_uppercase();
-            let args: Vec<&Expr> = match &f.args {
-                FunctionArguments::List(l) => l
-                    .args
-                    .iter()
-                    .filter_map(|a| match a {
-                        FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => Some(x),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            };
+            let args = typing::children(e);
             match name.as_str() {
                 "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE"
                 | "UTC_TIMESTAMP" | "CURTIME" | "CURRENT_TIME" | "UTC_TIME" => args
