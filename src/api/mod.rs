@@ -485,6 +485,7 @@ async fn blocking_under<T: Send + 'static>(
     tokio::task::spawn_blocking(move || {
         let out = f();
         drop(slot);
+        crate::memory::after_query();
         out
     })
     .await

@@ -143,6 +143,22 @@ impl ClickHouse {
         text.parse()
             .unwrap_or_else(|_| panic!("`{sql}` answered `{text}`"))
     }
+
+    /// Waits until no INSERT runs. A daemon's stop waits for ClickHouse's answer only until the
+    /// stop's deadline, so on a busy machine the last insert a stopped daemon sent can still be
+    /// running, and its rows appear after the daemon has gone: a test counts rows once none is.
+    pub fn wait_inserts_done(&self) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        let running = "SELECT count() FROM system.processes WHERE startsWith(query, 'INSERT')";
+        while self.number(running) > 0.0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "inserts still running after 60 s: {}",
+                self.query("SELECT query FROM system.processes")
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for ClickHouse {

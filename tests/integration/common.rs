@@ -802,3 +802,15 @@ pub fn ask_unread(http: SocketAddr, path: &str) -> Result<std::net::TcpStream, S
         other => panic!("{}", String::from_utf8_lossy(other)),
     }
 }
+
+/// The figure `key=VALUE` of a log line.
+pub fn log_figure(line: &str, key: &str) -> f64 {
+    let at = line
+        .find(&format!("{key}="))
+        .unwrap_or_else(|| panic!("no {key} in {line}"));
+    line[at + key.len() + 1..]
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .next()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no number after {key}= in {line}"))
+}

@@ -294,18 +294,6 @@ fn flood_unique_names(d: &Daemon, n: usize) {
     }
 }
 
-/// The figure `key=VALUE` of a log line.
-fn log_figure(line: &str, key: &str) -> f64 {
-    let at = line
-        .find(&format!("{key}="))
-        .unwrap_or_else(|| panic!("no {key} in {line}"));
-    line[at + key.len() + 1..]
-        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .next()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no number after {key}= in {line}"))
-}
-
 /// Issue 59: a stop after a flood of a million unique names (the default configuration) took
 /// 14.7–30 s, and its snapshot's write took memory nobody counted (RSS 0.87 → 4.2 GB: each
 /// report's part was built whole before it was written). The parts are streamed to the file
@@ -349,10 +337,10 @@ fn a_flood_of_unique_names_does_not_hold_the_stop() {
     let took = signalled.elapsed();
     let others_ms = machine_busy_ms() - busy_before;
     assert!(status.success(), "{status:?}");
-    let writes = stopped_within_bound(&logs, took);
     let stopped = logs.iter().rfind(|l| l.contains("Stopped")).unwrap();
     let cpu_ms = log_figure(stopped, "cpu_ms");
     let others = (others_ms - cpu_ms) / took.as_secs_f64() / 1000.0;
+    let writes = stopped_within_bound(&logs, took, others >= 1.0);
     // Within 10 s; where other processes held a core or more meanwhile (tests/stress.sh, a
     // build beside it), the stop waited for the CPU, and its own CPU time must fit instead.
     assert!(
@@ -429,16 +417,28 @@ fn machine_busy_ms() -> f64 {
 }
 
 /// The state files' write time a stop logged (its "Stopped" line), after checking that it ended
-/// within its bound, `took` after the signal.
-fn stopped_within_bound(logs: &[String], took: Duration) -> Duration {
+/// within its bound, `took` after the signal. Where other processes held a core or more
+/// meanwhile (`contended`), the signal's way to the handler and the exit (a heap of gigabytes
+/// given back) waited for the CPU too, and the stop's own figure (`stop_ms`, which
+/// `the_stop_line_tells_the_time_from_the_signal_to_the_exit` shows is the time to the exit)
+/// is held to the bound instead.
+fn stopped_within_bound(logs: &[String], took: Duration, contended: bool) -> Duration {
     let stopped = logs
         .iter()
-        .find(|l| l.contains("Stopped"))
+        .rfind(|l| l.contains("Stopped"))
         .unwrap_or_else(|| panic!("{logs:#?}"));
     let writes = Duration::from_secs_f64(log_figure(stopped, "state_files_ms") / 1000.0);
+    let stop = Duration::from_secs_f64(log_figure(stopped, "stop_ms") / 1000.0);
+    let measured = if contended { stop } else { took };
     assert!(
-        took <= STOP_BOUND + writes + MEASURING,
-        "stopped in {took:?}, the state files written in {writes:?}: {logs:#?}"
+        measured <= STOP_BOUND + writes + MEASURING,
+        "stopped in {took:?} ({stop:?} by its own count{}), the state files written in \
+         {writes:?}: {logs:#?}",
+        if contended {
+            ", other processes holding a core or more"
+        } else {
+            ""
+        }
     );
     writes
 }
@@ -468,7 +468,7 @@ fn a_clickhouse_that_never_answers_does_not_hold_the_stop() {
     let (status, logs) = d.terminate_logged(Duration::from_secs(60));
     let took = signalled.elapsed();
     assert!(status.success(), "{status:?}: {logs:#?}");
-    let writes = stopped_within_bound(&logs, took);
+    let writes = stopped_within_bound(&logs, took, false);
     eprintln!("stopped in {took:?}, the state files written in {writes:?}");
     let at = |needle: &str| {
         logs.iter()
