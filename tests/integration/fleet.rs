@@ -286,7 +286,13 @@ fn check_history(ch: &ClickHouse, d: &Daemon, sent: &BTreeMap<String, Sent>) {
             (body["step"].as_u64(), body["stored_step"].as_u64()),
             (Some(step), Some(1))
         );
-        assert_eq!(points(&body, None), want, "step {step}s: {body}");
+        // Ticks go on closing, empty ones too, while the test reads: one that reached ClickHouse
+        // after the tick rows were read is a step of 0 requests here.
+        let got: BTreeMap<u64, f64> = points(&body, None)
+            .into_iter()
+            .filter(|(_, v)| *v > 0.0)
+            .collect();
+        assert_eq!(got, want, "step {step}s: {body}");
     }
     // docs/fleets.md's example, as written (its path and query).
     let doc =
