@@ -1308,14 +1308,34 @@ fn moved_string() -> Meta {
 }
 
 /// `UNIX_TIMESTAMP(x)` and `TIME_TO_SEC(x)`: whole seconds, a LONGLONG, where `x` has no
-/// fraction, else a DECIMAL with the digits of its fraction (MariaDB's `datetime_precision` of
-/// the argument): a temporal's own, a DECIMAL's up to 6, 6 for a DOUBLE and for a string read
-/// only when the query runs; a string literal's as it is written, 6 where it is no such value.
-/// Another constant string is read by MariaDB before the query runs, and is declared here by its
-/// values.
+/// fraction, else a DECIMAL with the digits of its fraction ([`datetime_precision`]). Where
+/// the values decide, `Code::ByValue`.
 fn seconds(k: Meta, arg: &Expr, time: bool) -> Meta {
+    let Some(digits) = datetime_precision(&k, arg, time) else {
+        return Meta {
+            code: Code::ByValue,
+            ..if k.code == Code::ByValue {
+                k
+            } else {
+                Meta::of_type(Ty::Other)
+            }
+        };
+    };
+    if digits == 0 {
+        Meta::fixed(Code::LongLong, 17, true)
+    } else {
+        Meta::decimal(16 + digits, digits, true)
+    }
+}
+
+/// The fraction digits MariaDB reads `arg` (declared `k`) with as a DATETIME, or as a TIME where
+/// `time` (its `datetime_precision`/`time_precision`): a temporal's own, a DECIMAL's up to 6, 6
+/// for a DOUBLE and for a string read only when the query runs; a string literal's as it is
+/// written, 6 where it is no such value. Another constant string is read by MariaDB before the
+/// query runs: `None`, its values decide.
+pub(super) fn datetime_precision(k: &Meta, arg: &Expr, time: bool) -> Option<u32> {
     const MOST: u32 = 6;
-    let digits = match k.code {
+    Some(match k.code {
         Code::Null | Code::Long | Code::LongLong | Code::Date => 0,
         Code::DateTime | Code::Time | Code::NewDecimal => u32::from(k.decimals).min(MOST),
         Code::Double | Code::Float => MOST,
@@ -1334,26 +1354,36 @@ fn seconds(k: Meta, arg: &Expr, time: bool) -> Meta {
                 // `Item_datetime_precision` of a string: `DATE_FORMAT`'s 0).
                 None if matches!(arg, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) => MOST,
                 None if reads_a_column(arg) => u32::from(k.decimals).min(MOST),
-                None => {
-                    return Meta {
-                        code: Code::ByValue,
-                        ..Meta::of_type(Ty::Other)
-                    }
-                }
+                None => return None,
             }
         }
-        Code::ByValue => {
-            return Meta {
-                code: Code::ByValue,
-                ..k
-            }
+        Code::ByValue => return None,
+    })
+}
+
+/// `GREATEST`/`LEAST` compared as DATETIMEs or TIMEs (`typing::temporal_greatest`), over `args`
+/// declared `kids`: the fraction digits its values show, the most any operand is read with
+/// ([`datetime_precision`]; where the values decide, its declared digits), and those its length
+/// counts, the most any operand declares (a string's and a DOUBLE's 6). MariaDB's
+/// `Item_func_min_max`: `GREATEST('2020-01-01', TIMESTAMP '2038-01-19 03:14:07')` is a DATETIME
+/// of 0 digits and length 26, `GREATEST('', TIMESTAMP …)` one of 6 (`…07.000000`).
+pub(super) fn greatest_temporal_digits(args: &[&Expr], kids: &[Meta], time: bool) -> (u8, u8) {
+    // (A string's are `NOT_FIXED_DEC`'s, whatever its definition shows.)
+    let declared = |k: &Meta| {
+        if k.is_text() {
+            6
+        } else {
+            u32::from(k.decimals).min(6)
         }
     };
-    if digits == 0 {
-        Meta::fixed(Code::LongLong, 17, true)
-    } else {
-        Meta::decimal(16 + digits, digits, true)
-    }
+    let shown = args
+        .iter()
+        .zip(kids)
+        .map(|(a, k)| datetime_precision(k, a, time).unwrap_or_else(|| declared(k)))
+        .max()
+        .unwrap_or(0);
+    let length = kids.iter().map(declared).max().unwrap_or(0);
+    (shown as u8, length as u8)
 }
 
 /// The type of `UNIX_TIMESTAMP(x)` or `TIME_TO_SEC(x)` from `x`'s declaration (see
@@ -1848,23 +1878,32 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         // A DATE or DATETIME among numbers or strings (`typing::temporal_greatest`): of the
         // temporals' fraction digits, NULL where a conversion fails.
         "GREATEST" | "LEAST"
-            if matches!(ty, Ty::Date | Ty::DateTime)
+            if (matches!(ty, Ty::Date | Ty::DateTime)
                 && kids
                     .iter()
-                    .any(|k| !matches!(k.code, Code::Date | Code::DateTime | Code::Null)) =>
+                    .any(|k| !matches!(k.code, Code::Date | Code::DateTime | Code::Null)))
+                || (ty == Ty::Time
+                    && kids
+                        .iter()
+                        .any(|k| !matches!(k.code, Code::Time | Code::Null))) =>
         {
-            let fraction = kids
-                .iter()
-                .filter(|k| k.code == Code::DateTime)
-                .map(|k| k.decimals.min(6))
-                .max()
-                .unwrap_or(0);
-            let code = if ty == Ty::Date {
-                Code::Date
-            } else {
-                Code::DateTime
-            };
-            Meta::temporal(code, fraction, true)
+            let args = super::typing::children(e);
+            let (shown, length) = greatest_temporal_digits(&args, kids, ty == Ty::Time);
+            match ty {
+                Ty::Date => Meta::temporal(Code::Date, 0, true),
+                _ => Meta {
+                    decimals: shown,
+                    ..Meta::temporal(
+                        if ty == Ty::Time {
+                            Code::Time
+                        } else {
+                            Code::DateTime
+                        },
+                        length,
+                        true,
+                    )
+                },
+            }
         }
         // DOUBLEs compared: `float_length` of their decimals (MariaDB's
         // `Item_func_min_max`, not the hybrid functions' `count_real_length`).

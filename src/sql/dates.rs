@@ -376,6 +376,22 @@ pub(super) fn datetime_of_loose(v: ValueRef<'_>) -> Option<Tm> {
 
 /// Whether text starts as a date does (`2024-03-05…`, `24/3/5`): a TIME context reads it as a
 /// datetime and keeps its time (MySQL's `str_to_time` does the same).
+/// `shown` (a temporal as text) with its fraction at 6 digits, or without it where it is zero.
+fn auto_fraction(shown: &str) -> String {
+    match shown.rsplit_once('.') {
+        Some((whole, f))
+            if !f.is_empty() && f.len() <= 6 && f.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            if f.bytes().all(|b| b == b'0') {
+                whole.to_string()
+            } else {
+                format!("{whole}.{f:0<6}")
+            }
+        }
+        _ => shown.to_string(),
+    }
+}
+
 fn has_date_part(s: &str) -> bool {
     let s = s.trim_start();
     let lead = s.bytes().take_while(u8::is_ascii_digit).count();
@@ -1774,6 +1790,15 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
             _ => None,
         })
     })?;
+    // A temporal written as a string with its fraction at 6 digits, or none where it is zero
+    // (`translate::auto_fraction`); anything else as it is.
+    conn.create_scalar_function("mysql_auto_fraction", 1, pure, |ctx| {
+        Ok(match ctx.get_raw(0) {
+            ValueRef::Text(t) => std::str::from_utf8(t).ok().map(auto_fraction),
+            ValueRef::Null => None,
+            v => Some(text(v)),
+        })
+    })?;
     for (name, sign) in [("addtime", 1), ("subtime", -1)] {
         conn.create_scalar_function(name, 2, pure, move |ctx| {
             let v = ctx.get_raw(0);
@@ -1960,6 +1985,18 @@ mod tests {
     fn plus(s: &str, n: i64, unit: &str) -> Option<String> {
         let i = interval(ValueRef::Integer(n), unit).unwrap().unwrap();
         shown(add(at(s), &i))
+    }
+
+    #[test]
+    fn a_string_temporal_shows_six_fraction_digits_or_none() {
+        assert_eq!(auto_fraction("11:00:00.25"), "11:00:00.250000");
+        assert_eq!(
+            auto_fraction("2020-01-01 11:00:00.5"),
+            "2020-01-01 11:00:00.500000"
+        );
+        assert_eq!(auto_fraction("-838:59:59.000"), "-838:59:59");
+        assert_eq!(auto_fraction("11:00:00"), "11:00:00");
+        assert_eq!(auto_fraction("11:00:00.123456"), "11:00:00.123456");
     }
 
     #[test]

@@ -1190,6 +1190,77 @@ fn format_number(x: f64, d: i64) -> String {
     let s = format!("{:.*}", d, x);
     grouped(&s)
 }
+/// How a locale writes a number: its thousands separator, its decimal point, and whether it
+/// groups as India does (the last three digits, then by two). The locales whose writing is not
+/// en_US's, as MariaDB 10.11 answers `FORMAT(1234567.5, 2, locale)` (its `MY_LOCALE` table,
+/// bg_BG's NUL separator included); any other name writes as en_US, as MariaDB writes a name
+/// it does not know.
+fn number_style(locale: &str) -> (&'static str, char, bool) {
+    const STYLES: &[(&str, char, bool, &[&str])] = &[
+        ("", '.', false, &["ar_SA", "sr_RS"]),
+        (
+            ".",
+            ',',
+            false,
+            &[
+                "be_BY", "da_DK", "de_BE", "de_DE", "de_LU", "es_AR", "es_ES", "fo_FO", "hu_HU",
+                "id_ID", "is_IS", "lt_LT", "mn_MN", "nb_NO", "no_NO", "ro_RO", "ru_UA", "sq_AL",
+                "tr_TR", "uk_UA", "vi_VN",
+            ],
+        ),
+        ("\0", ',', false, &["bg_BG"]),
+        (
+            "",
+            ',',
+            false,
+            &[
+                "ca_ES", "de_AT", "el_GR", "eu_ES", "fr_BE", "fr_CA", "fr_CH", "fr_FR", "fr_LU",
+                "gl_ES", "hr_HR", "it_IT", "nl_BE", "nl_NL", "pl_PL", "pt_BR", "pt_PT", "sl_SI",
+            ],
+        ),
+        (
+            " ",
+            ',',
+            false,
+            &[
+                "cs_CZ", "et_EE", "fi_FI", "lv_LV", "mk_MK", "ru_RU", "sk_SK", "sv_FI", "sv_SE",
+            ],
+        ),
+        ("'", '.', false, &["de_CH"]),
+        ("'", ',', false, &["it_CH"]),
+        (",", '.', true, &["en_IN", "ta_IN", "te_IN"]),
+    ];
+    STYLES
+        .iter()
+        .find(|(.., names)| names.iter().any(|n| n.eq_ignore_ascii_case(locale.trim())))
+        .map_or((",", '.', false), |&(sep, point, india, _)| {
+            (sep, point, india)
+        })
+}
+
+/// `en` (a number as [`grouped`] writes it, en_US's way) as `locale` writes it.
+fn localized(en: &str, locale: &str) -> String {
+    let (sep, point, india) = number_style(locale);
+    let (whole, fraction) = en.split_once('.').map_or((en, None), |(w, f)| (w, Some(f)));
+    let (sign, whole) = whole.strip_prefix('-').map_or(("", whole), |w| ("-", w));
+    let digits: Vec<char> = whole.chars().filter(char::is_ascii_digit).collect();
+    // Group sizes from the right: three, then three (or two, India's way).
+    let mut groups: Vec<String> = Vec::new();
+    let mut end = digits.len();
+    while end > 0 {
+        let size = if india && !groups.is_empty() { 2 } else { 3 };
+        let start = end.saturating_sub(size);
+        groups.push(digits[start..end].iter().collect());
+        end = start;
+    }
+    groups.reverse();
+    let mut out = format!("{sign}{}", groups.join(sep));
+    if let Some(f) = fraction {
+        out.push(point);
+        out.push_str(f);
+    }
+    out
+}
 
 /// A number's text (`-1234.50`) with thousands separators (`-1,234.50`); no negative zero.
 fn grouped(s: &str) -> String {
@@ -1378,14 +1449,21 @@ fn numeric(conn: &Connection) -> Result<()> {
         })?;
     }
     conn.create_scalar_function("pi", 0, pure, |_| Ok(std::f64::consts::PI))?;
-    conn.create_scalar_function("format", 2, pure, |ctx| {
+    // An exact value (an integer, a DECIMAL's digits) by its digits, a double past what they
+    // hold as the double; as en_US writes it, or as the locale named third does.
+    let formatted = |ctx: &Context| -> Option<String> {
         let d = number(ctx.get_raw(1));
-        // An exact value (an integer, a DECIMAL's digits) by its digits, a double past what
-        // they hold as the double.
-        Ok(match (decimal_of(ctx.get_raw(0)), d) {
+        match (decimal_of(ctx.get_raw(0)), d) {
             (Some(x), Some(d)) => Some(grouped(&x.text(d.clamp(0.0, 30.0) as u32))),
             (None, Some(d)) => number(ctx.get_raw(0)).map(|x| format_number(x, d as i64)),
             _ => None,
+        }
+    };
+    conn.create_scalar_function("format", 2, pure, move |ctx| Ok(formatted(ctx)))?;
+    conn.create_scalar_function("format", 3, pure, move |ctx| {
+        Ok(match ctx.get_raw(2) {
+            ValueRef::Null => formatted(ctx),
+            locale => formatted(ctx).map(|en| localized(&en, &text(locale))),
         })
     })?;
     conn.create_scalar_function("hex", 1, pure, |ctx| {
@@ -1846,6 +1924,18 @@ mod tests {
 
     /// A DECIMAL cast reads its operand's exact digits (a string's as written, a double's
     /// shortest), rounds them half away from zero and clips to its precision.
+    #[test]
+    fn numbers_are_written_as_the_locale_writes_them() {
+        assert_eq!(localized("1,234,567.50", "de_DE"), "1.234.567,50");
+        assert_eq!(localized("1,234,567.50", "en_IN"), "12,34,567.50");
+        assert_eq!(localized("1,234,567.50", "fr_fr"), "1234567,50");
+        assert_eq!(localized("-1,234.5", "ru_RU"), "-1 234,5");
+        assert_eq!(localized("1,234", "bg_BG"), "1\u{0}234");
+        assert_eq!(localized("123", "de_DE"), "123");
+        assert_eq!(localized("1,234.5", "xx_YY"), "1,234.5");
+        assert_eq!(localized("1,234.5", "en_US"), "1,234.5");
+    }
+
     #[test]
     fn decimal_casts_round_exact_digits() {
         let c = conn();

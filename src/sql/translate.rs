@@ -1608,8 +1608,12 @@ impl VisitorMut for Rewrite<'_> {
                 .collect();
             decimals(expr, &kids, &exact, ty, &fixeds);
             let kids = read;
+            let greatest = greatest_fraction(expr, &kids, ty, &metas, fixed.map(|(_, m)| m));
             coerce(expr, &kids);
-            greatest_temporal(expr, &kids, ty, &metas);
+            if let Some(fraction) = greatest {
+                greatest_temporal(expr, ty, fraction);
+            }
+            auto_fraction(expr, ty);
             if ty == Ty::DateTime {
                 merged(expr, &kids, |e, t| match t {
                     Ty::Date => Some(format!("mysql_cast_datetime({e})")),
@@ -3006,29 +3010,67 @@ fn is_bit_aggregate(e: &Expr) -> bool {
 
 /// `GREATEST`/`LEAST` of a DATE or DATETIME among numbers or strings
 /// ([`typing::temporal_greatest`]): its operands compared as DATETIMEs (`coerce`), the one
-/// found written as the result's type, a DATE or a DATETIME of the temporals' fraction digits
-/// (`GREATEST(DATE '2024-03-05', 0.2)` is 2024-03-05, `LEAST` of them 0000-00-00).
-fn greatest_temporal(expr: &mut Expr, kids: &[Ty], ty: Ty, metas: &[Meta]) {
-    let Expr::Function(f) = &*expr else { return };
-    let name = f.name.to_string().to_ascii_uppercase();
-    if !matches!(name.as_str(), "GREATEST" | "LEAST") || typing::temporal_greatest(kids) != Some(ty)
-    {
-        return;
-    }
-    // (A TIME's: the most any operand shows, `GREATEST(TIME '00:00:00', 1.5)` 00:00:01.5.)
-    let fraction = kids
-        .iter()
-        .zip(metas)
-        .filter(|(t, _)| **t == Ty::DateTime || (ty == Ty::Time && **t != Ty::Null))
-        .map(|(_, m)| m.decimals.min(6))
-        .max()
-        .unwrap_or(0);
+/// found written as the result's type, a DATE, or a DATETIME or TIME of the fraction digits its
+/// operands are read with (`coldef::greatest_temporal_digits`: `GREATEST(DATE '2024-03-05',
+/// 0.2)` is 2024-03-05, `LEAST` of them 0000-00-00, `GREATEST('', TIMESTAMP '2038-01-19
+/// 03:14:07')` 2038-01-19 03:14:07.000000).
+fn greatest_temporal(expr: &mut Expr, ty: Ty, fraction: u8) {
     let inner = std::mem::replace(expr, Expr::Value(Value::Null.into()));
     *expr = raw(match ty {
         Ty::Date => format!("date({inner})"),
         Ty::Time => format!("mysql_cast_time({inner}, {fraction})"),
         _ => format!("mysql_cast_datetime({inner}, {fraction})"),
     });
+}
+
+/// The fraction digits of a `GREATEST`/`LEAST` that [`greatest_temporal`] makes a DATE,
+/// DATETIME or TIME, given its operands' types (`kids`) and declarations (`metas`), and its own
+/// definition as typing found it (`found`, from the tree as written: a literal operand's digits
+/// are as written, where its translation may no longer show them); `None` for another
+/// expression.
+fn greatest_fraction(
+    expr: &Expr,
+    kids: &[Ty],
+    ty: Ty,
+    metas: &[Meta],
+    found: Option<Meta>,
+) -> Option<u8> {
+    let Expr::Function(f) = expr else { return None };
+    let name = f.name.to_string().to_ascii_uppercase();
+    if !matches!(name.as_str(), "GREATEST" | "LEAST") || typing::temporal_greatest(kids) != Some(ty)
+    {
+        return None;
+    }
+    Some(match found {
+        Some(m)
+            if matches!(
+                m.code,
+                super::coldef::Code::DateTime | super::coldef::Code::Time
+            ) =>
+        {
+            m.decimals
+        }
+        _ => {
+            let args = typing::children(expr);
+            super::coldef::greatest_temporal_digits(&args, metas, ty == Ty::Time).0
+        }
+    })
+}
+
+/// `ADDTIME`/`SUBTIME` of a string (`ADDTIME('10:00:00', '01:00:00.25')`) are strings, whose
+/// fraction MariaDB writes with 6 digits where it is not zero, and none where it is
+/// (`Item_func_add_time` of `NOT_FIXED_DEC` decimals, `AUTO_SEC_PART_DIGITS` as it prints them):
+/// 11:00:00.250000, where the operands' digits would say 11:00:00.25.
+fn auto_fraction(expr: &mut Expr, ty: Ty) {
+    let Expr::Function(f) = &*expr else { return };
+    if ty == Ty::Text
+        && matches!(
+            f.name.to_string().to_ascii_uppercase().as_str(),
+            "ADDTIME" | "SUBTIME"
+        )
+    {
+        wrap_in(expr, "mysql_auto_fraction");
+    }
 }
 
 /// `e` made `f(e)`.

@@ -1549,6 +1549,9 @@ pub(super) enum Reading {
 /// `val_int`/`val_real`/`val_decimal` read one).
 const NUMERIC_FUNCTIONS: &[&str] = &[
     "SIGN",
+    // A number formatted: a temporal's digits (`FORMAT(TIME '12:34:56', 2)` is 123,456.00,
+    // MariaDB's `Item_func_format` reading `val_real`).
+    "FORMAT",
     // Seconds, a temporal's digits among them (`SEC_TO_TIME(TIME '12:34:56')` is 34:17:36).
     "SEC_TO_TIME",
     "SQRT",
