@@ -374,8 +374,6 @@ pub(super) fn datetime_of_loose(v: ValueRef<'_>) -> Option<Tm> {
     }
 }
 
-/// Whether text starts as a date does (`2024-03-05…`, `24/3/5`): a TIME context reads it as a
-/// datetime and keeps its time (MySQL's `str_to_time` does the same).
 /// `shown` (a temporal as text) with its fraction at 6 digits, or without it where it is zero.
 fn auto_fraction(shown: &str) -> String {
     match shown.rsplit_once('.') {
@@ -392,6 +390,8 @@ fn auto_fraction(shown: &str) -> String {
     }
 }
 
+/// Whether text starts as a date does (`2024-03-05…`, `24/3/5`): a TIME context reads it as a
+/// datetime and keeps its time (MySQL's `str_to_time` does the same).
 fn has_date_part(s: &str) -> bool {
     let s = s.trim_start();
     let lead = s.bytes().take_while(u8::is_ascii_digit).count();

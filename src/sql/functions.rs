@@ -1190,6 +1190,7 @@ fn format_number(x: f64, d: i64) -> String {
     let s = format!("{:.*}", d, x);
     grouped(&s)
 }
+
 /// How a locale writes a number: its thousands separator, its decimal point, and whether it
 /// groups as India does (the last three digits, then by two). The locales whose writing is not
 /// en_US's, as MariaDB 10.11 answers `FORMAT(1234567.5, 2, locale)` (its `MY_LOCALE` table,
