@@ -299,10 +299,12 @@ fn flood_unique_names(d: &Daemon, n: usize) {
 /// report's part was built whole before it was written). The parts are streamed to the file
 /// now, and the families' stages are saved as they are instead of folded into every member
 /// first (that fold, a million new rows into each member keyed by script, was ~10 s of a
-/// quiet stop and took RSS from 0.65 to ~4 GB): the stop ends within the issue's 10 s, and
-/// its peak RSS stays within 256 MiB of what the daemon held when signalled, once the flood's
-/// last tick was folded (the write's own memory, logged, less than an eighth of the snapshot's
-/// size). The next start's restore and
+/// quiet stop and took RSS from 0.65 to ~4 GB; a stop with the stages unfolded is
+/// `requests_in_families_stages_at_a_stop_are_answered_exactly_after_the_restart`'s). Here
+/// the stop comes once the flood is folded into every member and their tick closed, the
+/// heaviest state to write (~350 MB): it ends within the issue's 10 s, and its peak RSS stays
+/// within 512 MiB of what the daemon held when signalled (the write's own memory, logged, less
+/// than an eighth of the snapshot's size). The next start's restore and
 /// its first tick's folds (the restored stages into the members, the memory the stop no
 /// longer took) are printed.
 #[test]
@@ -321,10 +323,50 @@ fn a_flood_of_unique_names_does_not_hold_the_stop() {
         s["temp_pool_dropped"]
     );
     let pid = d.child.id();
-    // Signalled at a quiet point: the flood's last tick folded (a million names into each
-    // report keyed by script: seconds of CPU, many more on a starved machine, and memory that
-    // is the tick's, not the stop's), seen as RSS no longer growing: within 16 MiB over 2 s,
-    // or after 120 s whatever it does.
+    // Signalled once every report keyed by script holds the flood (the family's stage is
+    // handed to its members one a round after a tick), each name in a row of its own or
+    // counted in "(other)" (evicted to make room, or lost): the stop then writes the reports
+    // whole (~350 MB), not a stage still partly unfolded, whichever side of a tick the signal
+    // happened to fall on.
+    let folded_by = Instant::now() + Duration::from_secs(300);
+    loop {
+        let status = d.status();
+        let unfolded: Vec<&Value> = status["reports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| {
+                let n = |k: &str| r[k].as_u64().unwrap();
+                r["name"].as_str().unwrap().contains("script")
+                    && n("rows") + n("rows_evicted") + n("rows_lost") < 1_000_000
+            })
+            .collect();
+        if unfolded.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < folded_by, "not folded: {unfolded:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Then the tick they absorbed it in closed, each report's closed tick holding the flood's
+    // rows (tick copies of a million rows: memory that is the tick's, not the stop's), all of
+    // them written to the tick log.
+    let ticklog = |s: &Value, k: &str| s["ticklog"][k].as_u64().unwrap();
+    let written = ticklog(&d.status(), "written_ticks");
+    let reports = d.status()["reports"].as_array().unwrap().len() as u64;
+    loop {
+        let s = d.status();
+        if ticklog(&s, "written_ticks") >= written + reports && ticklog(&s, "current_queued") == 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < folded_by,
+            "the tick not closed: {}",
+            s["ticklog"]
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // And at a quiet point: the tick's memory settled, seen as RSS no longer growing: within
+    // 16 MiB over 2 s, or after 120 s whatever it does.
     let quiet_by = Instant::now() + Duration::from_secs(120);
     let mut rss = proc_status_kib(pid, "VmRSS:").expect("the daemon's RSS");
     loop {
@@ -343,7 +385,15 @@ fn a_flood_of_unique_names_does_not_hold_the_stop() {
     d.signal_term();
     let mut peak = before;
     let deadline = signalled + Duration::from_secs(300);
+    // Each thread's CPU time, sampled until it is gone: a thread's last sample is within the
+    // poll of its end.
+    let threads_before = thread_cpu_ticks(pid);
+    let mut threads_after = threads_before.clone();
     while let Some(hwm) = proc_status_kib(pid, "VmHWM:") {
+        for (thread, ticks) in thread_cpu_ticks(pid) {
+            let seen = threads_after.entry(thread).or_insert(0);
+            *seen = (*seen).max(ticks);
+        }
         peak = peak.max(hwm);
         assert!(Instant::now() < deadline, "not stopped in 300 s");
         std::thread::sleep(Duration::from_millis(5));
@@ -355,20 +405,50 @@ fn a_flood_of_unique_names_does_not_hold_the_stop() {
     let stopped = logs.iter().rfind(|l| l.contains("Stopped")).unwrap();
     let cpu_ms = log_figure(stopped, "cpu_ms");
     let others = (others_ms - cpu_ms) / took.as_secs_f64() / 1000.0;
+    // The stop's own work (ms of CPU): every thread but the passes that end at the stop's
+    // deadline whatever they hold (the history writer, the tick log, the request log, the
+    // sinks), which `stopped_within_bound` bounds by time.
+    let mut by_thread: Vec<(&str, f64)> = threads_after
+        .iter()
+        .map(|(thread, &ticks)| {
+            let ms = (ticks - threads_before.get(thread).copied().unwrap_or(0)) as f64 * 10.0;
+            (thread.0.as_str(), ms)
+        })
+        .filter(|&(_, ms)| ms > 0.0)
+        .collect();
+    by_thread.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let deadline_bound = [
+        "pinbad-history",
+        "pinbad-ticklog",
+        "pinbad-reqlog",
+        "pinbad-sink",
+    ];
+    let own_ms: f64 = by_thread
+        .iter()
+        .filter(|(name, _)| !deadline_bound.iter().any(|p| name.starts_with(p)))
+        .map(|(_, ms)| ms)
+        .sum();
     let writes = stopped_within_bound(&logs, took, others >= 1.0);
     // Within 10 s; where other processes held a core or more meanwhile (tests/stress.sh, a
-    // build beside it), the stop waited for the CPU, and its own CPU time must fit instead.
+    // build beside it), the stop waited for the CPU, and its own CPU time must fit instead: 10 s
+    // and half again, as the same work takes more CPU time beside busy cores (the snapshot's
+    // threads 5.1 s on a free machine, 8.2 s under two busy loops).
     assert!(
-        took <= Duration::from_secs(10) || (others >= 1.0 && cpu_ms <= 10_000.0),
-        "stopped in {took:?} ({cpu_ms} ms of CPU, others {others:.2} cores): {logs:#?}"
+        took <= Duration::from_secs(10) || (others >= 1.0 && own_ms <= 15_000.0),
+        "stopped in {took:?} ({own_ms} ms of the stop's own CPU, {by_thread:?}; others \
+         {others:.2} cores): {logs:#?}"
     );
+    // The stop's peak: the snapshot's write streams its parts (its own growth is checked
+    // below), and the history writer's last pass sums the flood's ticks into its open steps,
+    // held while the snapshot was written (+188 to +280 MiB measured, with the whole stop). A
+    // part built whole, as before, took gigabytes.
     assert!(
-        peak <= before + (256 << 10),
+        peak <= before + (512 << 10),
         "RSS {before} → {peak} KiB: {logs:#?}"
     );
     eprintln!(
-        "stopped in {took:?} (the state files written in {writes:?}), others took {others:.2} \
-         cores meanwhile; RSS {} MiB when signalled, {} MiB at the stop's peak: {logs:#?}",
+        "stopped in {took:?} (the state files written in {writes:?}; CPU ms by thread \
+         {by_thread:?}), others took {others:.2} cores meanwhile; RSS {} MiB when signalled, {} MiB at the stop's peak: {logs:#?}",
         before >> 10,
         peak >> 10
     );
@@ -807,4 +887,35 @@ fn a_tick_log_that_could_not_be_written_at_start_comes_back_by_itself() {
         (50..=51).contains(&restored),
         "{restored} requests restored"
     );
+}
+
+/// Each thread's CPU time (`/proc/PID/task/TID/stat`'s utime and stime, in USER_HZ ticks of
+/// 10 ms), keyed by its name and id; empty once the process is gone.
+fn thread_cpu_ticks(pid: u32) -> std::collections::BTreeMap<(String, u32), u64> {
+    let mut threads = std::collections::BTreeMap::new();
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return threads;
+    };
+    for task in tasks.flatten() {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue;
+        };
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let tid = task.file_name().to_string_lossy().parse().unwrap_or(0);
+        // After the name: state, then 10 fields to utime and stime (fields 14 and 15).
+        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        let ticks = |i: usize| {
+            fields
+                .get(i)
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        threads.insert(
+            (stat[open + 1..close].to_string(), tid),
+            ticks(11) + ticks(12),
+        );
+    }
+    threads
 }
