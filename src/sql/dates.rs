@@ -398,15 +398,57 @@ fn has_date_part(s: &str) -> bool {
     lead > 0 && s[lead..].starts_with(['-', '/']) || (lead >= 12 && !s[lead..].starts_with(':'))
 }
 
-/// Text as MySQL's `str_to_time` reads it: `[-][D ]hh:mm[:ss[.f]]`, or digits `[[hh]mm]ss[.f]`;
-/// a datetime's time; hours past 838:59:59 clipped.
+/// How MySQL's `str_to_time` reads text that starts as a date does: `Some(t)`, a datetime
+/// whose time it keeps (`2024-03-05 12`, `9-1-1 1:2`, 12 digits or more), `t` `None` where its
+/// parts are past their ranges (`2024-13-01 12:00` is NULL; a day up to 31 in any month is
+/// read); `None` for text it reads as a TIME instead: a date not parted from what follows
+/// (`2024-03-05x`), and a date alone where the text is a string's (`string`: the translation
+/// typed it so), as MariaDB reads a string (`'2024-03-05'` is 00:20:24, the number 2024).
+/// Elsewhere a date alone may be a DATE's value, held as the same text: that date at 00:00:00.
+fn time_text_datetime(s: &str, string: bool) -> Option<Option<Tm>> {
+    let s = s.trim();
+    if !has_date_part(s) {
+        return None;
+    }
+    match text_datetime(s) {
+        Some(t) if t.kind == Kind::DateTime || !string => Some(Some(t)),
+        Some(_) => None,
+        None => {
+            // A date parted from a time by spaces or a `T`, as MariaDB's
+            // `is_datetime_body_candidate` finds one (the shortest date, `1-1-1`, before it).
+            let parted = s.find([' ', 'T']).is_some_and(|at| {
+                at >= 5
+                    && s[at..]
+                        .trim_start_matches([' ', 'T'])
+                        .starts_with(|c: char| c.is_ascii_digit())
+            });
+            parted.then_some(None)
+        }
+    }
+}
+
+/// Text as MariaDB's `str_to_time` reads it: `[-][D ]hh[:mm[:ss]][.f]` (a day part where its
+/// hours have two digits or more, or one and a `:` or `.`: `1 12` is 36:00:00, `1 2` and
+/// `1 2x` one second),
+/// `[-]hh:mm[:ss[.f]]`, or digits `[[hh]mm]ss[.f]`, what follows ignored (`12-11-28` is
+/// 00:00:12); a datetime's time ([`time_text_datetime`]); hours past 838:59:59 clipped.
 fn text_time(s: &str) -> Option<Tm> {
     let s = s.trim();
-    if has_date_part(s) {
-        return text_datetime(s)
-            .filter(Tm::valid)
-            .map(|t| t.as_kind(Kind::Time));
+    if let Some(t) = time_text_datetime(s, false) {
+        return t.map(|t| t.as_kind(Kind::Time));
     }
+    let (whole, fsp) = text_time_us(s)?;
+    let t = Tm::time(whole, fsp);
+    Some(if whole.abs() > TIME_MAX_US {
+        Tm { us: 0, ..t }
+    } else {
+        t
+    })
+}
+
+/// [`text_time`]'s reading of text that is no datetime, as signed microseconds not clipped at
+/// 838:59:59, and its fraction digits.
+fn text_time_us(s: &str) -> Option<(i64, u8)> {
     let (neg, s) = match s.strip_prefix('-') {
         Some(rest) => (true, rest.trim_start()),
         None => (false, s),
@@ -415,14 +457,20 @@ fn text_time(s: &str) -> Option<Tm> {
     if lead == 0 {
         return None;
     }
-    let (day, s) = match s[lead..].strip_prefix(' ') {
-        Some(rest) if rest.starts_with(|c: char| c.is_ascii_digit()) => {
-            (s[..lead].parse::<i64>().ok()?, rest)
-        }
-        _ => (0, s),
+    let after_day = s[lead..].trim_start_matches(' ');
+    let hour_digits = after_day.bytes().take_while(u8::is_ascii_digit).count();
+    let has_day = after_day.len() < s[lead..].len()
+        && after_day.len() >= 2
+        && (hour_digits >= 2 || hour_digits == 1 && after_day[1..].starts_with([':', '.']));
+    let (day, s) = if has_day {
+        (s[..lead].parse::<i64>().ok()?, after_day)
+    } else {
+        (0, s)
     };
     let lead = s.bytes().take_while(u8::is_ascii_digit).count();
-    let (h, mi, sec, rest) = if s[lead..].starts_with(':') {
+    let colon =
+        s[lead..].starts_with(':') && s[lead + 1..].starts_with(|c: char| c.is_ascii_digit());
+    let (h, mi, sec, rest) = if colon {
         let mut nums = Vec::new();
         let mut rest = s;
         while nums.len() < 3 {
@@ -439,6 +487,9 @@ fn text_time(s: &str) -> Option<Tm> {
         }
         nums.resize(3, 0);
         (nums[0], nums[1], nums[2], rest)
+    } else if has_day {
+        // After a day part, the hours.
+        (s[..lead].parse::<i64>().ok()?, 0, 0, &s[lead..])
     } else {
         let n: i64 = s[..lead].parse().ok()?;
         (n / 10_000, n / 100 % 100, n % 100, &s[lead..])
@@ -448,12 +499,51 @@ fn text_time(s: &str) -> Option<Tm> {
     }
     let (us, fsp) = rest.strip_prefix('.').map_or((0, 0), fraction);
     let whole = ((day * 24 + h) * 3600 + mi * 60 + sec).checked_mul(1_000_000)? + i64::from(us);
-    let t = Tm::time(if neg { -whole } else { whole }, fsp);
-    Some(if whole > TIME_MAX_US {
-        Tm { us: 0, ..t }
-    } else {
-        t
-    })
+    Some((if neg { -whole } else { whole }, fsp))
+}
+
+/// A value as a comparison with a TIME reads it, as signed microseconds (the order of TIMEs:
+/// their text sorts `100:00:00` before `12:00:00`): a TIME's own, or a string's or a number's
+/// read as [`time_of`] reads it but not clipped at 838:59:59 (MariaDB's `'900:00:00' > TIME
+/// '838:59:59'` and `8390000 > TIME '838:59:59'` are 1, a number past the integers beyond
+/// every TIME); one that reads as no TIME as 00:00:00 (MySQL warns). `unsigned`: an integer
+/// is a BIGINT UNSIGNED's 64 bits.
+fn compared_time_us(v: ValueRef<'_>, unsigned: bool) -> i64 {
+    let number = |n: i128, us: u32| -> Option<i64> {
+        let a = n.unsigned_abs();
+        if n > 0 && (10_000_000..=99_991_231_235_959).contains(&a) {
+            return number_datetime(a as i64, us, 0)
+                .filter(Tm::valid)
+                .map(|t| t.as_kind(Kind::Time).time_us());
+        }
+        if a / 100 % 100 > 59 || a % 100 > 59 {
+            return None;
+        }
+        let secs = (a / 10_000 * 3600 + a / 100 % 100 * 60 + a % 100) as i128;
+        let whole = (secs * 1_000_000 + i128::from(us)).min(i128::from(i64::MAX)) as i64;
+        Some(if n < 0 { -whole } else { whole })
+    };
+    let read = match v {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) if unsigned => number(i128::from(i as u64), 0),
+        ValueRef::Real(r) if r.is_finite() && r.abs() >= 1e18 => {
+            Some(if r < 0.0 { -i64::MAX } else { i64::MAX })
+        }
+        ValueRef::Integer(_) | ValueRef::Real(_) => {
+            let (n, us, _) = split_number(v).unwrap_or((0, 0, 0));
+            let neg = n < 0 || matches!(v, ValueRef::Real(r) if r < 0.0);
+            number(i128::from(n), us).map(|t| if neg && t > 0 { -t } else { t })
+        }
+        ValueRef::Text(t) | ValueRef::Blob(t) => {
+            std::str::from_utf8(t)
+                .ok()
+                .and_then(|s| match time_text_datetime(s, true) {
+                    Some(t) => t.map(|t| t.as_kind(Kind::Time).time_us()),
+                    None => text_time_us(s.trim()).map(|(us, _)| us),
+                })
+        }
+    };
+    read.unwrap_or(0)
 }
 
 /// The largest TIME as a number, 838:59:59.
@@ -1407,6 +1497,14 @@ fn months_period(m: i64) -> i64 {
 /// is no such value (MySQL refuses the statement: error 1525).
 pub(super) fn literal(kind: Kind, s: &str) -> Option<String> {
     let t = match kind {
+        // Whole seconds past 838:59:59 no TIME (where a CAST clips; `838:59:59.5` is one).
+        Kind::Time
+            if time_text_datetime(s, false).is_none()
+                && text_time_us(s.trim())
+                    .is_some_and(|(us, _)| us.abs() / 1_000_000 > TIME_MAX_US / 1_000_000) =>
+        {
+            return None
+        }
         Kind::Time => text_time(s)?,
         _ => text_datetime(s).filter(Tm::valid)?.as_kind(kind),
     };
@@ -1626,7 +1724,18 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
         if matches!(fmt, ValueRef::Null) {
             return Ok(None);
         }
-        Ok(time_of(ctx.get_raw(0)).and_then(|t| format(&t, &text(fmt), true)))
+        // A datetime's date must be a real one here (MariaDB's `TIME_FORMAT('2026-02-30
+        // 12:00:00', '%H')` is NULL, its `HOUR` 12).
+        let v = ctx.get_raw(0);
+        if let ValueRef::Text(t) | ValueRef::Blob(t) = v {
+            let dated = std::str::from_utf8(t)
+                .ok()
+                .and_then(|s| time_text_datetime(s, false));
+            if dated.is_some_and(|t| !t.is_some_and(|t| t.valid())) {
+                return Ok(None);
+            }
+        }
+        Ok(time_of(v).and_then(|t| format(&t, &text(fmt), true)))
     })?;
     conn.create_scalar_function("date", 1, pure, move |ctx| {
         Ok(shown(raw(ctx, 0).map(|t| t.as_kind(Kind::Date))))
@@ -1662,15 +1771,35 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
         )
     })?;
     conn.create_scalar_function("time", 1, pure, |ctx| Ok(shown(time_of(ctx.get_raw(0)))))?;
-    // An operand compared as a TIME (`typing::coercer`): a string or a number read as one, one
-    // that reads as none as 00:00:00 (MySQL warns), NULL staying NULL.
-    conn.create_scalar_function("mysql_time", 1, pure, |ctx| {
-        let v = ctx.get_raw(0);
-        if matches!(v, ValueRef::Null) {
-            return Ok(None);
-        }
-        Ok(Some(time_of(v).unwrap_or(Tm::zero(Kind::Time)).shown()))
-    })?;
+    // An operand compared as a TIME, or a TIME sorted (`typing::coercer`, the translation's sort
+    // keys): its value in microseconds ([`compared_time_us`]), NULL staying NULL.
+    for (name, unsigned) in [("mysql_time_key", false), ("mysql_time_key_unsigned", true)] {
+        conn.create_scalar_function(name, 1, pure, move |ctx| {
+            let v = ctx.get_raw(0);
+            Ok((!matches!(v, ValueRef::Null)).then(|| compared_time_us(v, unsigned)))
+        })?;
+    }
+    // `GREATEST`/`LEAST` of TIMEs (each operand one, or NULL): the one of the greatest or least
+    // value, NULL where any is.
+    for (name, pick) in [
+        ("mysql_greatest_time", std::cmp::Ordering::Greater),
+        ("mysql_least_time", std::cmp::Ordering::Less),
+    ] {
+        conn.create_scalar_function(name, -1, pure, move |ctx| {
+            let mut best: Option<(i64, usize)> = None;
+            for i in 0..ctx.len() {
+                let v = ctx.get_raw(i);
+                if matches!(v, ValueRef::Null) {
+                    return Ok(None);
+                }
+                let key = compared_time_us(v, false);
+                if best.is_none_or(|(b, _)| key.cmp(&b) == pick) {
+                    best = Some((key, i));
+                }
+            }
+            Ok(best.map(|(_, i)| text(ctx.get_raw(i))))
+        })?;
+    }
     // A TIME where a date is read ([`time_today`]): the translation calls this on an operand
     // the typing says is a TIME.
     let s = session.clone();
@@ -1803,9 +1932,10 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
         conn.create_scalar_function(name, 2, pure, move |ctx| {
             let v = ctx.get_raw(0);
             let is_datetime = match v {
-                ValueRef::Text(t) | ValueRef::Blob(t) => {
-                    std::str::from_utf8(t).is_ok_and(has_date_part)
-                }
+                ValueRef::Text(t) | ValueRef::Blob(t) => std::str::from_utf8(t)
+                    .ok()
+                    .and_then(|s| time_text_datetime(s, false))
+                    .is_some(),
                 _ => false,
             };
             let Some(b) = time_of(ctx.get_raw(1)) else {
@@ -2020,6 +2150,66 @@ mod tests {
             today("01:00:00", 14 * 3600).as_deref(),
             Some("2026-12-01 01:00:00")
         );
+    }
+
+    #[test]
+    fn text_is_read_as_a_time_as_mariadb_reads_it() {
+        // MariaDB 10.11's `CAST(s AS TIME)`, in seconds.
+        let secs = |s: &str| text_time(s).map(|t| t.time_us() / 1_000_000);
+        let day = 86_400;
+        // A date with a time, its time; a date alone, its 00:00:00 (it may be a DATE's value:
+        // a comparison, where the translation knows a string, reads it as MariaDB reads one);
+        // a date not parted from what follows, the number its leading digits make.
+        assert_eq!(secs("2026-11-28"), Some(0));
+        assert_eq!(secs("2026-11-28 x"), Some(0));
+        assert_eq!(secs("2026-13-45"), Some(1226));
+        assert_eq!(secs("2026-11-2812:00:00"), Some(1226));
+        assert_eq!(secs("2026-11-28 12"), Some(12 * 3600));
+        assert_eq!(secs("9-1-1 1:2"), Some(3720));
+        assert_eq!(secs("2026-02-30 12:00:00"), Some(12 * 3600));
+        assert_eq!(secs("2026-13-45 12:00:00"), None);
+        // A day part where two digits follow, or one and a `:` or `.`; then the hours.
+        assert_eq!(secs("1 2"), Some(1));
+        assert_eq!(secs("1 2x"), Some(1));
+        assert_eq!(secs("1 2.5"), Some(day + 2 * 3600));
+        assert_eq!(secs("34 1"), Some(34));
+        assert_eq!(secs("1 02"), Some(day + 2 * 3600));
+        assert_eq!(secs("1 12"), Some(day + 12 * 3600));
+        assert_eq!(secs("1 123"), Some(day + 123 * 3600));
+        assert_eq!(secs("12 34 56"), Some(12 * day + 34 * 3600));
+        assert_eq!(secs("1 2:30"), Some(day + 2 * 3600 + 30 * 60));
+        assert_eq!(secs("-1 02"), Some(-(day + 2 * 3600)));
+        assert_eq!(secs("10 12:00"), Some(10 * day + 12 * 3600));
+        assert_eq!(secs("1:2"), Some(3720));
+        assert_eq!(secs("100"), Some(60));
+    }
+
+    #[test]
+    fn a_comparison_reads_a_time_by_value_unclipped() {
+        let key = |v: ValueRef<'_>| compared_time_us(v, false);
+        let text = |s: &str| key(ValueRef::Text(s.as_bytes()));
+        let hours = |h: i64| h * 3_600_000_000;
+        // By value, where the text sorts otherwise.
+        assert!(text("100:00:00") > text("12:00:00"));
+        assert!(text("-01:00:00") > text("-02:00:00"));
+        assert_eq!(text("-00:00:00.5"), -500_000);
+        // Not clipped at 838:59:59.
+        assert_eq!(text("900:00:00"), hours(900));
+        assert_eq!(key(ValueRef::Integer(8_390_000)), hours(839));
+        assert_eq!(key(ValueRef::Real(-8_390_000.0)), -hours(839));
+        assert_eq!(key(ValueRef::Real(1e20)), i64::MAX);
+        assert_eq!(compared_time_us(ValueRef::Integer(-1), true), i64::MAX);
+        assert_eq!(key(ValueRef::Integer(-1)), -1_000_000);
+        // A datetime's time; what reads as no TIME is 00:00:00.
+        assert_eq!(key(ValueRef::Integer(20261128120000)), hours(12));
+        assert_eq!(key(ValueRef::Integer(20261399)), 0);
+        assert_eq!(key(ValueRef::Integer(9_999_999)), 0);
+        assert_eq!(text("2026-11-28 12:00:00"), hours(12));
+        // A string's date alone, the number its leading digits make (MariaDB's `TIME
+        // '00:00:00' = '2026-11-28'` is 0).
+        assert_eq!(text("2026-11-28"), 1226_000_000);
+        assert_eq!(text("12-11-28"), 12_000_000);
+        assert_eq!(text("abc"), 0);
     }
 
     #[test]

@@ -2561,14 +2561,16 @@ fn ranged_double(expr: &Expr, ty: Ty, wides: &[bool]) -> bool {
 }
 
 /// A value of type `ty` sorted as MySQL sorts it, where SQLite's order of what it holds is
-/// another: a BIGINT UNSIGNED (its bits a negative integer past 2^63, sorted first) and a
-/// DECIMAL (one wider than a double held as text, sorted after every number) by keys that
-/// order their values ([`decimal`]'s, as comparisons of them are). `None` where SQLite's order
+/// another: a BIGINT UNSIGNED (its bits a negative integer past 2^63, sorted first), a
+/// DECIMAL (one wider than a double held as text, sorted after every number) and a TIME (its
+/// text, `100:00:00` before `12:00:00`) by keys that order their values ([`decimal`]'s and
+/// `dates::compared_time_us`, as comparisons of them are). `None` where SQLite's order
 /// is MySQL's.
 fn sort_key_of(e: &str, ty: Ty) -> Option<String> {
     match ty {
         Ty::UInt => Some(format!("mysql_integer_key({e}, 1)")),
         Ty::Dec(s) => Some(format!("mysql_decimal_key({e}, {s})")),
+        Ty::Time => Some(format!("mysql_time_key({e})")),
         _ => None,
     }
 }
@@ -3532,16 +3534,24 @@ fn coerce(expr: &mut Expr, kids: &[Ty]) {
             let Some(c) = typing::comparison(kids) else {
                 return;
             };
+            let time = c == typing::Coercion::Time;
+            let name = f.name.to_string().to_ascii_lowercase();
             if let FunctionArguments::List(list) = &mut f.args {
                 for (a, t) in list.args.iter_mut().zip(kids) {
                     if let FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) = a {
                         // Among TIMEs, what reads as no TIME makes the result NULL (MariaDB's
                         // `get_time` of each operand fails), where `=` compares it as 00:00:00.
-                        match typing::coercer(c, *t) {
-                            Some("mysql_time") => wrap_in(e, "time"),
+                        match (time, t) {
+                            (true, Ty::Time | Ty::Null) => {}
+                            (true, _) => wrap_in(e, "time"),
                             _ => wrap(e, c, *t),
                         }
                     }
+                }
+                // TIMEs picked by value (`dates`' `mysql_greatest_time`), not by their text.
+                if time {
+                    let args: Vec<String> = list.args.iter().map(ToString::to_string).collect();
+                    *expr = raw(format!("mysql_{name}_time({})", args.join(", ")));
                 }
             }
         }
@@ -4787,7 +4797,7 @@ mod tests {
         );
         let sql = bare("SELECT GREATEST(TIME '12:34:56', ''), TIME '12:34:56' = ''");
         assert!(
-            sql.contains("time('')") && sql.contains("mysql_time('')"),
+            sql.contains("time('')") && sql.contains("mysql_time_key('')"),
             "{sql}"
         );
         let sql = bare("SELECT MAKE_SET(~1, 'a')");

@@ -1995,10 +1995,14 @@ pub fn comparison(types: &[Ty]) -> Option<Coercion> {
     let only = |allowed: &[Kind]| kinds.iter().all(|k| allowed.contains(k));
     let first = kinds.first()?;
     if kinds.iter().all(|k| k == first) {
-        // One kind: only a DATE with a DATETIME differs.
+        // One kind: a DATE with a DATETIME differs, and TIMEs compare by value (as text,
+        // `100:00:00` sorts before `12:00:00`).
         let mixed =
             *first == Kind::Temporal && types.contains(&Ty::Date) && types.contains(&Ty::DateTime);
-        return mixed.then_some(Coercion::DateTime);
+        return match first {
+            Kind::Time => Some(Coercion::Time),
+            _ => mixed.then_some(Coercion::DateTime),
+        };
     }
     use Kind as K;
     // A TIME with a DATE or DATETIME compares as a DATETIME (the TIME today); with strings or
@@ -2025,9 +2029,9 @@ pub fn coercer(c: Coercion, t: Ty) -> Option<&'static str> {
         (Coercion::DateTime, Ty::DateTime) => None,
         (Coercion::DateTime, Ty::Time) => Some("mysql_time_datetime"),
         (Coercion::DateTime, _) => Some("mysql_datetime"),
-        (Coercion::Time, Ty::Text | Ty::Binary | Ty::Int | Ty::UInt | Ty::Dec(_) | Ty::Double) => {
-            Some("mysql_time")
-        }
+        // Compared as TIMEs by value (`dates::compared_time_us`), each side's microseconds.
+        (Coercion::Time, Ty::UInt) => Some("mysql_time_key_unsigned"),
+        (Coercion::Time, _) => Some("mysql_time_key"),
         (Coercion::Bytes, Ty::Text) => Some("mysql_bytes"),
         _ => None,
     }
@@ -3343,6 +3347,7 @@ mod tests {
             (&[Ty::Date, Ty::Date], None),
             (&[Ty::Time, Ty::Text], Some(C::Time)),
             (&[Ty::Time, Ty::Int], Some(C::Time)),
+            (&[Ty::Time, Ty::Time], Some(C::Time)),
             (&[Ty::Time, Ty::Date], Some(C::DateTime)),
             (&[Ty::Time, Ty::Text, Ty::DateTime], Some(C::DateTime)),
             (&[Ty::Binary, Ty::Text], Some(C::Bytes)),
@@ -3358,8 +3363,9 @@ mod tests {
         assert_eq!(coercer(C::DateTime, Ty::Date), Some("mysql_datetime"));
         assert_eq!(coercer(C::Bytes, Ty::Binary), None);
         assert_eq!(coercer(C::DateTime, Ty::Time), Some("mysql_time_datetime"));
-        assert_eq!(coercer(C::Time, Ty::Dec(1)), Some("mysql_time"));
-        assert_eq!(coercer(C::Time, Ty::Time), None);
+        assert_eq!(coercer(C::Time, Ty::Dec(1)), Some("mysql_time_key"));
+        assert_eq!(coercer(C::Time, Ty::Time), Some("mysql_time_key"));
+        assert_eq!(coercer(C::Time, Ty::UInt), Some("mysql_time_key_unsigned"));
     }
 
     #[test]
