@@ -1779,6 +1779,27 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
             Ok((!matches!(v, ValueRef::Null)).then(|| compared_time_us(v, unsigned)))
         })?;
     }
+    // `MIN`/`MAX` of TIMEs: `mysql_time_keyed(t)` is a blob that sorts as `t`'s value (its
+    // microseconds, big-endian with the sign bit flipped: SQLite compares blobs by their bytes)
+    // followed by its text, which `mysql_time_unkey` gives back.
+    conn.create_scalar_function("mysql_time_keyed", 1, pure, |ctx| {
+        let v = ctx.get_raw(0);
+        if matches!(v, ValueRef::Null) {
+            return Ok(None);
+        }
+        let key = (compared_time_us(v, false) as u64 ^ (1 << 63)).to_be_bytes();
+        let mut keyed = key.to_vec();
+        keyed.extend_from_slice(text(v).as_bytes());
+        Ok(Some(keyed))
+    })?;
+    conn.create_scalar_function("mysql_time_unkey", 1, pure, |ctx| {
+        Ok(match ctx.get_raw(0) {
+            ValueRef::Blob(k) if k.len() >= 8 => {
+                Some(String::from_utf8_lossy(&k[8..]).into_owned())
+            }
+            _ => None,
+        })
+    })?;
     // `GREATEST`/`LEAST` of TIMEs (each operand one, or NULL): the one of the greatest or least
     // value, NULL where any is.
     for (name, pick) in [

@@ -2961,6 +2961,16 @@ fn decimals(expr: &mut Expr, met: &[Ty], read: &[Ty], ty: Ty, found: &[Option<(T
                         "mysql_decimal_unkey({name}(mysql_decimal_key({x}, {s})))"
                     ));
                 }
+                // TIMEs by value (their text sorts `100:00:00` before `12:00:00`): each one's
+                // value key with its text after it, the text given back.
+                ("MIN" | "MAX", [x], _, [Ty::Time]) if list.clauses.is_empty() => {
+                    let x = if distinct {
+                        format!("DISTINCT {x}")
+                    } else {
+                        x.clone()
+                    };
+                    *expr = raw(format!("mysql_time_unkey({name}(mysql_time_keyed({x})))"));
+                }
                 ("SUM" | "AVG", [x], [m], [r]) if exact(r) && list.clauses.is_empty() => {
                     // (A temporal's sum stays SQLite's; so does one of integers of 32 bits, which
                     // no pool's rows take past 2^63: `SUM(status)`.)
