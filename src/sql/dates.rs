@@ -2228,7 +2228,7 @@ mod tests {
         assert_eq!(text("2026-11-28 12:00:00"), hours(12));
         // A string's date alone, the number its leading digits make (MariaDB's `TIME
         // '00:00:00' = '2026-11-28'` is 0).
-        assert_eq!(text("2026-11-28"), 1226_000_000);
+        assert_eq!(text("2026-11-28"), 1_226_000_000);
         assert_eq!(text("12-11-28"), 12_000_000);
         assert_eq!(text("abc"), 0);
     }
