@@ -100,8 +100,8 @@ impl Aggregate<u64, Value> for Bits {
     }
 }
 
-/// `GROUP_CONCAT`: rows with a NULL among the values are skipped; `DISTINCT` compares as the
-/// default collation does (case-insensitively); the result is cut at the session's
+/// `GROUP_CONCAT`: rows with a NULL among the values are skipped; `DISTINCT` compares strings as
+/// the default collation does (case and trailing spaces aside); the result is cut at the session's
 /// `group_concat_max_len` (MariaDB's 1 MiB unless set) or `@@max_allowed_packet`, the smaller.
 struct GroupConcat {
     max_len: usize,
@@ -133,15 +133,28 @@ impl Aggregate<Concat, Option<String>> for GroupConcat {
         if acc.full || ctx.len() < 3 {
             return Ok(());
         }
+        let distinct = number(ctx.get_raw(0)).unwrap_or(0.0) != 0.0;
         let mut item = String::new();
+        // (Where `DISTINCT`: the values as the collation compares them, a string by its
+        // `collation::key`, each after a NUL: `'a'` and `'A  '` are one.)
+        let mut key = String::new();
         for i in 2..ctx.len() {
             match ctx.get_raw(i) {
                 ValueRef::Null => return Ok(()),
-                v => item.push_str(&text(v)),
+                v => {
+                    let t = text(v);
+                    if distinct {
+                        key.push('\0');
+                        match v {
+                            ValueRef::Text(_) => key.push_str(&super::collation::key(&t)),
+                            _ => key.push_str(&t),
+                        }
+                    }
+                    item.push_str(&t);
+                }
             }
         }
-        let distinct = number(ctx.get_raw(0)).unwrap_or(0.0) != 0.0;
-        if distinct && !acc.seen.insert(item.to_lowercase()) {
+        if distinct && !acc.seen.insert(key) {
             return Ok(());
         }
         if acc.any {
@@ -291,6 +304,37 @@ mod tests {
         let c = Connection::open_in_memory().unwrap();
         register(&c, 1 << 20, Default::default()).unwrap();
         c
+    }
+
+    /// `DISTINCT` finds strings equal as the collation does: case, accents and trailing spaces
+    /// aside; the first met is kept.
+    #[test]
+    fn group_concat_distinct_compares_by_the_collation() {
+        let c = conn();
+        let concat = |rows: &str| -> String {
+            c.query_row(
+                &format!("SELECT mysql_group_concat(1, ',', x) FROM ({rows})"),
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        assert_eq!(
+            concat(
+                "SELECT 'a ' x UNION ALL SELECT 'A' UNION ALL SELECT 'á  ' UNION ALL SELECT 'b'"
+            ),
+            "a ,b"
+        );
+        // Of several values, each compared alone: ('a', 'b') and ('ab', '') differ.
+        let two: String = c
+            .query_row(
+                "SELECT mysql_group_concat(1, ',', x, y) FROM (SELECT 'a' x, 'b' y \
+                 UNION ALL SELECT 'ab', '')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(two, "ab,ab");
     }
 
     /// Doubles are added one after another, as MariaDB adds them: 0.1 ten times is

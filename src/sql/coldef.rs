@@ -248,9 +248,17 @@ impl Meta {
             }
             .keep_string_decimals(self);
         }
+        // A computed BLOB longer than a TEXT (`GROUP_CONCAT`'s) is held in a MEDIUMTEXT field,
+        // of 16777215 characters.
+        let length = if computed && m.code == Code::Blob && m.chars() > 65535 {
+            16_777_215 * CHAR_BYTES
+        } else {
+            m.length
+        };
         Meta {
             field: true,
             decimals: if m.is_string() { 0 } else { m.decimals },
+            length,
             ..m
         }
     }

@@ -53,8 +53,8 @@ pub fn fold(s: &str) -> String {
 }
 
 /// A text two texts share exactly when the collation finds them equal: [`fold`] without its
-/// trailing spaces (PAD SPACE). What `COUNT(DISTINCT a, b)` counts and `FIELD` and
-/// `FIND_IN_SET` match by.
+/// trailing spaces (PAD SPACE). What `COUNT(DISTINCT a, b)` counts and `FIELD` matches by
+/// (`FIND_IN_SET` matches by [`fold`], as MariaDB's `strnncoll` does, spaces and all).
 pub fn key(s: &str) -> String {
     let mut k = fold(s);
     k.truncate(k.trim_end_matches(' ').len());

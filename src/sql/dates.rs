@@ -262,21 +262,16 @@ fn number_datetime(n: i64, us: u32, fsp: u8) -> Option<Tm> {
 
 /// Text as MySQL's `str_to_datetime` reads it: `YYYY-MM-DD[ hh:mm:ss[.f]]` with any punctuation
 /// between the parts (`T` before the time), a two-digit year as [`year_2000`], or digits alone
-/// (`YYYYMMDD`, `YYMMDD`, `YYYYMMDDhhmmss`, `YYMMDDhhmmss`); what follows is ignored (MySQL
+/// (`YYYYMMDD`, `YYMMDD`, `YYYYMMDDhhmmss`, `YYMMDDhhmmss`, as [`digits_datetime`] reads
+/// them); what follows is ignored (MySQL
 /// warns). A day up to 31 in any month is kept, as [`number_datetime`] keeps it.
 fn text_datetime(s: &str) -> Option<Tm> {
     let s = s.trim_start();
     let lead = s.bytes().take_while(u8::is_ascii_digit).count();
     let rest = &s[lead..];
-    if lead >= 6 && !rest.starts_with(|c: char| c.is_ascii_punctuation() && c != '.') {
+    if lead >= 5 && !rest.starts_with(|c: char| c.is_ascii_punctuation() && c != '.') {
         // Digits alone, with an optional fraction.
-        let (us, fsp) = rest.strip_prefix('.').map_or((0, 0), fraction);
-        let digits = &s[..lead];
-        let n: i64 = match lead {
-            6 | 8 | 12 | 14 => digits.parse().ok()?,
-            _ => return None,
-        };
-        return number_datetime(n, us, fsp);
+        return digits_datetime(&s[..lead], rest);
     }
     // Delimited parts: year, month, day, then hour, minute, second, then the fraction.
     let mut parts = [0i64; 6];
@@ -332,6 +327,55 @@ fn text_datetime(s: &str) -> Option<Tm> {
         h: u32::try_from(parts[3]).ok()?,
         mi: u32::try_from(parts[4]).ok()?,
         s: u32::try_from(parts[5]).ok()?,
+        us,
+        fsp,
+    };
+    t.in_range().then_some(t)
+}
+
+/// Digits alone (5 or more), followed by `rest`, as MariaDB's `str_to_datetime` reads its
+/// internal format: a four-digit year where there are 4, 8 or 14 and more digits, else two (of
+/// the 1900s or 2000s as [`year_2000`] reads it, unless every part is 0); then two digits each
+/// for the month, the day, the hours, minutes and seconds, as far as the digits go (`24030` is
+/// 2024-03-00, `2403051` 2024-03-05 01:00:00, `2403051234567` 12:34:56, what follows the
+/// seconds ignored; `10000000` is 1000-00-00). At least a day; a fraction only after the
+/// seconds (`20240305.5` is none).
+fn digits_datetime(digits: &str, rest: &str) -> Option<Tm> {
+    let lead = digits.len();
+    let year_digits = if lead == 4 || lead == 8 || lead >= 14 {
+        4
+    } else {
+        2
+    };
+    let mut parts = [0i64; 6];
+    let (mut n, mut at) = (0, 0);
+    while n < 6 && at < lead {
+        let len = if n == 0 { year_digits } else { 2 }.min(lead - at);
+        parts[n] = digits[at..at + len].parse().ok()?;
+        at += len;
+        n += 1;
+    }
+    if n < 3 {
+        return None;
+    }
+    let (us, fsp) = match rest.strip_prefix('.') {
+        Some(f) if at == lead && n == 6 => fraction(f),
+        Some(_) if at == lead => return None,
+        _ => (0, 0),
+    };
+    let t = Tm {
+        kind: if n > 3 { Kind::DateTime } else { Kind::Date },
+        neg: false,
+        y: if year_digits == 2 && parts.iter().any(|p| *p != 0) {
+            year_2000(parts[0])
+        } else {
+            parts[0]
+        },
+        m: parts[1] as u32,
+        d: parts[2] as u32,
+        h: parts[3] as u32,
+        mi: parts[4] as u32,
+        s: parts[5] as u32,
         us,
         fsp,
     };
@@ -509,30 +553,17 @@ fn text_time_us(s: &str) -> Option<(i64, u8)> {
 /// every TIME); one that reads as no TIME as 00:00:00 (MySQL warns). `unsigned`: an integer
 /// is a BIGINT UNSIGNED's 64 bits.
 fn compared_time_us(v: ValueRef<'_>, unsigned: bool) -> i64 {
-    let number = |n: i128, us: u32| -> Option<i64> {
-        let a = n.unsigned_abs();
-        if n > 0 && (10_000_000..=99_991_231_235_959).contains(&a) {
-            return number_datetime(a as i64, us, 0)
-                .filter(Tm::valid)
-                .map(|t| t.as_kind(Kind::Time).time_us());
-        }
-        if a / 100 % 100 > 59 || a % 100 > 59 {
-            return None;
-        }
-        let secs = (a / 10_000 * 3600 + a / 100 % 100 * 60 + a % 100) as i128;
-        let whole = (secs * 1_000_000 + i128::from(us)).min(i128::from(i64::MAX)) as i64;
-        Some(if n < 0 { -whole } else { whole })
-    };
+    let number = |a: u64, neg: bool, us: u32| number_time_us(a, neg, us);
     let read = match v {
         ValueRef::Null => None,
-        ValueRef::Integer(i) if unsigned => number(i128::from(i as u64), 0),
+        ValueRef::Integer(i) if unsigned => number(i as u64, false, 0),
         ValueRef::Real(r) if r.is_finite() && r.abs() >= 1e18 => {
             Some(if r < 0.0 { -i64::MAX } else { i64::MAX })
         }
         ValueRef::Integer(_) | ValueRef::Real(_) => {
             let (n, us, _) = split_number(v).unwrap_or((0, 0, 0));
             let neg = n < 0 || matches!(v, ValueRef::Real(r) if r < 0.0);
-            number(i128::from(n), us).map(|t| if neg && t > 0 { -t } else { t })
+            number(n.unsigned_abs(), neg, us)
         }
         ValueRef::Text(t) | ValueRef::Blob(t) => {
             std::str::from_utf8(t)
@@ -546,8 +577,60 @@ fn compared_time_us(v: ValueRef<'_>, unsigned: bool) -> i64 {
     read.unwrap_or(0)
 }
 
-/// The largest TIME as a number, 838:59:59.
-const TIME_MAX_NUMBER: i64 = 8_385_959;
+/// A DECIMAL as a comparison with a TIME reads it ([`compared_time_us`]): a number, its whole
+/// part past a BIGINT's the largest one (MariaDB's `my_decimal2seconds`: `18446744073709551615.0
+/// = TIME '00:00:00'` is 0 where `18446744073709551615 = TIME '00:00:00'` of the BIGINT UNSIGNED
+/// is too, but `9999999999999999999.0` is beyond every TIME, not 99 seconds). Its text is the one
+/// a DECIMAL too wide for a double is held as.
+fn compared_decimal_time_us(v: ValueRef<'_>) -> i64 {
+    let (ValueRef::Text(t) | ValueRef::Blob(t)) = v else {
+        return compared_time_us(v, false);
+    };
+    let s = std::str::from_utf8(t).unwrap_or("").trim();
+    let (neg, s) = s.strip_prefix('-').map_or((false, s), |rest| (true, rest));
+    let (whole, fraction_digits) = s.split_once('.').unwrap_or((s, ""));
+    let a = whole
+        .parse::<u64>()
+        .ok()
+        .filter(|a| i64::try_from(*a).is_ok())
+        .unwrap_or(i64::MAX as u64);
+    number_time_us(a, neg, fraction(fraction_digits).0).unwrap_or(0)
+}
+
+/// [`number_time`] as signed microseconds, a datetime's time as its own.
+fn number_time_us(a: u64, neg: bool, us: u32) -> Option<i64> {
+    match number_time(a, neg, us, 0)? {
+        NumberTime::DateTime(t) => Some(t.time_us()),
+        NumberTime::Time(whole) => Some(if neg { -whole } else { whole }),
+    }
+}
+
+/// What a number reads as where a TIME is read ([`number_time`]).
+enum NumberTime {
+    /// `[[hh]mm]ss[.f]`: its magnitude in microseconds, not clipped at 838:59:59 (at most
+    /// `i64::MAX`).
+    Time(i64),
+    /// A datetime's time.
+    DateTime(Tm),
+}
+
+/// A number's magnitude `a` (and `us` microseconds of `fsp` digits) as MariaDB's
+/// `number_to_time` reads it: a positive number longer than 7 digits, up to the last
+/// datetime's, is a datetime (`CAST(20240305 AS TIME)` is 00:00:00, `CAST(2147483647 AS TIME)`
+/// NULL); any other is `[[hh]mm]ss`, `None` where its minutes or seconds pass 59.
+fn number_time(a: u64, neg: bool, us: u32, fsp: u8) -> Option<NumberTime> {
+    if !neg && (10_000_000..=99_991_231_235_959).contains(&a) {
+        return number_datetime(a as i64, us, fsp)
+            .filter(Tm::valid)
+            .map(|t| NumberTime::DateTime(t.as_kind(Kind::Time)));
+    }
+    if a / 100 % 100 > 59 || a % 100 > 59 {
+        return None;
+    }
+    let secs = u128::from(a / 10_000 * 3600 + a / 100 % 100 * 60 + a % 100);
+    let whole = (secs * 1_000_000 + u128::from(us)).min(i64::MAX as u128);
+    Some(NumberTime::Time(whole as i64))
+}
 
 /// A value read as a TIME (MySQL's `get_time` of an argument): a number is `[[hh]mm]ss[.f]`, or
 /// a datetime's time when it is longer than 7 digits.
@@ -557,30 +640,16 @@ pub(super) fn time_of(v: ValueRef<'_>) -> Option<Tm> {
         ValueRef::Integer(_) | ValueRef::Real(_) => {
             let (n, us, fsp) = split_number(v)?;
             let neg = n < 0 || matches!(v, ValueRef::Real(r) if r < 0.0);
-            let a = i64::try_from(n.unsigned_abs()).unwrap_or(i64::MAX);
-            // MariaDB's `number_to_time`: a positive number longer than 7 digits, up to the
-            // last datetime's, is a datetime (`CAST(20240305 AS TIME)` is 00:00:00,
-            // `CAST(2147483647 AS TIME)` NULL); any other whose minutes and seconds read is
-            // clipped at 838:59:59 (`CAST(8395959 AS TIME)`; `CAST(8395999 AS TIME)` is NULL).
-            if !neg && (10_000_000..=99_991_231_235_959).contains(&a) {
-                return number_datetime(a, us, fsp)
-                    .filter(Tm::valid)
-                    .map(|t| t.as_kind(Kind::Time));
+            // A time past 838:59:59 is clipped there, its fraction dropped (`CAST(8395959 AS
+            // TIME)`; `CAST(8395999 AS TIME)` is NULL).
+            match number_time(n.unsigned_abs(), neg, us, fsp)? {
+                NumberTime::DateTime(t) => Some(t),
+                NumberTime::Time(whole) if whole > TIME_MAX_US => {
+                    let t = Tm::time(if neg { -TIME_MAX_US } else { TIME_MAX_US }, fsp);
+                    Some(Tm { us: 0, ..t })
+                }
+                NumberTime::Time(whole) => Some(Tm::time(if neg { -whole } else { whole }, fsp)),
             }
-            let (mi, s) = (a / 100 % 100, a % 100);
-            if mi > 59 || s > 59 {
-                return None;
-            }
-            let clipped = a > TIME_MAX_NUMBER;
-            let a = a.min(TIME_MAX_NUMBER);
-            let (mi, s) = (a / 100 % 100, a % 100);
-            let whole = ((a / 10_000 * 3600 + mi * 60 + s) * 1_000_000) + i64::from(us);
-            let t = Tm::time(if neg { -whole } else { whole }, fsp);
-            Some(if clipped || whole > TIME_MAX_US {
-                Tm { us: 0, ..t }
-            } else {
-                t
-            })
         }
         ValueRef::Text(t) | ValueRef::Blob(t) => text_time(std::str::from_utf8(t).ok()?),
     }
@@ -1779,6 +1848,10 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
             Ok((!matches!(v, ValueRef::Null)).then(|| compared_time_us(v, unsigned)))
         })?;
     }
+    conn.create_scalar_function("mysql_time_key_decimal", 1, pure, |ctx| {
+        let v = ctx.get_raw(0);
+        Ok((!matches!(v, ValueRef::Null)).then(|| compared_decimal_time_us(v)))
+    })?;
     // `MIN`/`MAX` of TIMEs: `mysql_time_keyed(t)` is a blob that sorts as `t`'s value (its
     // microseconds, big-endian with the sign bit flipped: SQLite compares blobs by their bytes)
     // followed by its text, which `mysql_time_unkey` gives back.
@@ -2148,6 +2221,51 @@ mod tests {
         assert_eq!(auto_fraction("-838:59:59.000"), "-838:59:59");
         assert_eq!(auto_fraction("11:00:00"), "11:00:00");
         assert_eq!(auto_fraction("11:00:00.123456"), "11:00:00.123456");
+    }
+
+    /// MariaDB 10.11's `CAST(s AS DATETIME(6))` of digits alone, by their count.
+    #[test]
+    fn digits_alone_are_read_as_mariadb_reads_them_by_their_count() {
+        let cast = |s: &str| text_datetime(s).map(|t| t.shown());
+        let d = "24030512345678901234";
+        let want = [
+            (4, None),
+            (5, Some("2024-03-00")),
+            (6, Some("2024-03-05")),
+            (7, Some("2024-03-05 01:00:00")),
+            (8, Some("2403-05-12")),
+            (9, Some("2024-03-05 12:03:00")),
+            (11, Some("2024-03-05 12:34:05")),
+            (12, Some("2024-03-05 12:34:56")),
+            (13, Some("2024-03-05 12:34:56")),
+            (14, None),
+            (15, None),
+        ];
+        for (n, want) in want {
+            assert_eq!(cast(&d[..n]).as_deref(), want, "{}", &d[..n]);
+        }
+        assert_eq!(cast("99123").as_deref(), Some("1999-12-03"));
+        assert_eq!(cast("99123123").as_deref(), None);
+        // A fraction after the seconds alone; digits past the seconds end the reading.
+        assert_eq!(cast("2403051.5"), None);
+        assert_eq!(
+            cast("24030512345.5").as_deref(),
+            Some("2024-03-05 12:34:05.5")
+        );
+        assert_eq!(
+            cast("1000000000000.5").as_deref(),
+            Some("2010-00-00 00:00:00")
+        );
+        assert_eq!(cast("2403051x").as_deref(), Some("2024-03-05 01:00:00"));
+        assert_eq!(cast("20240305.5"), None);
+        assert_eq!(
+            cast("20240305123456.5").as_deref(),
+            Some("2024-03-05 12:34:56.5")
+        );
+        // Each count alike: a day 0, a two-digit year 0 of the 2000s unless all is 0.
+        assert_eq!(cast("10000000").as_deref(), Some("1000-00-00"));
+        assert_eq!(cast("000001").as_deref(), Some("2000-00-01"));
+        assert_eq!(cast("0000000").as_deref(), Some("0000-00-00 00:00:00"));
     }
 
     #[test]

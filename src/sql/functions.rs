@@ -92,16 +92,22 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
     // Each argument is at most @@max_allowed_packet long, their concatenation too: refused as
     // it passes it, not once made (127 arguments of 16 MiB are 2 GiB).
     let max_len = usize::try_from(session.max_allowed_packet).unwrap_or(usize::MAX);
+    // A binary string's bytes are joined as they are: where they are no UTF-8, the result is
+    // the binary string MySQL's is (`LENGTH(CONCAT(CHAR(200), ''))` is 1).
     conn.create_scalar_function("concat", -1, pure, move |ctx| {
-        let mut out = String::new();
+        let mut out = Vec::new();
         for i in 0..ctx.len() {
             match ctx.get_raw(i) {
-                ValueRef::Null => return Ok(None),
-                v => out.push_str(&text(v)),
+                ValueRef::Null => return Ok(Value::Null),
+                ValueRef::Blob(b) => out.extend_from_slice(b),
+                v => out.extend_from_slice(text(v).as_bytes()),
             }
             too_long(out.len(), max_len)?;
         }
-        Ok(Some(out))
+        Ok(match String::from_utf8(out) {
+            Ok(t) => Value::Text(t),
+            Err(e) => Value::Blob(e.into_bytes()),
+        })
     })?;
     conn.create_scalar_function("concat_ws", -1, pure, move |ctx| {
         if ctx.is_empty() || matches!(ctx.get_raw(0), ValueRef::Null) {
@@ -1528,6 +1534,15 @@ fn too_long(len: usize, max: usize) -> Result<()> {
     Ok(())
 }
 
+/// A value's length in bytes as a string: a binary string's own bytes (`LENGTH(CHAR(200, 1))` is
+/// 2; its text would hold a replacement character for the byte no UTF-8 reads), else its text's.
+fn octets(v: ValueRef<'_>) -> usize {
+    match v {
+        ValueRef::Blob(b) => b.len(),
+        v => text(v).len(),
+    }
+}
+
 /// Registers MySQL's string functions where SQLite's differ or are missing. Those that make
 /// long strings (`REPEAT`, `LPAD`, `RPAD`, `SPACE`) refuse, before making it, one longer than
 /// `max_len` (`@@max_allowed_packet`, SQLite's own length limit).
@@ -1540,18 +1555,20 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
     conn.create_scalar_function("length", 1, pure, |ctx| {
         Ok(match ctx.get_raw(0) {
             ValueRef::Null => None,
-            v => Some(text(v).len() as i64),
+            v => Some(octets(v) as i64),
         })
     })?;
     conn.create_scalar_function("bit_length", 1, pure, |ctx| {
         Ok(match ctx.get_raw(0) {
             ValueRef::Null => None,
-            v => Some(text(v).len() as i64 * 8),
+            v => Some(octets(v) as i64 * 8),
         })
     })?;
+    // A binary string's characters are its bytes (`CHAR_LENGTH(UNHEX('C3A9'))` is 2).
     conn.create_scalar_function("char_length", 1, pure, |ctx| {
         Ok(match ctx.get_raw(0) {
             ValueRef::Null => None,
+            ValueRef::Blob(b) => Some(b.len() as i64),
             v => Some(text(v).chars().count() as i64),
         })
     })?;
@@ -1620,13 +1637,15 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
         if null_if(ctx) {
             return Ok(None);
         }
-        let (s, list) = (collation::key(&text(ctx.get_raw(0))), text(ctx.get_raw(1)));
+        // By the collation's weights, trailing spaces too (MariaDB's `strnncoll`, no PAD
+        // SPACE: `FIND_IN_SET('a ', 'a,b')` is 0).
+        let (s, list) = (collation::fold(&text(ctx.get_raw(0))), text(ctx.get_raw(1)));
         if list.is_empty() {
             return Ok(Some(0));
         }
         Ok(Some(
             list.split(',')
-                .position(|x| collation::key(x) == s)
+                .position(|x| collation::fold(x) == s)
                 .map_or(0, |i| i as i64 + 1),
         ))
     })?;
@@ -2251,6 +2270,33 @@ mod tests {
             assert_eq!(one(&c, sql), want, "{sql}");
         }
         assert_eq!(one(&c, "SELECT find_in_set('B', 'a,b')"), Value::Integer(2));
+        // By the collation's weights with their trailing spaces (MariaDB's `strnncoll`).
+        assert_eq!(
+            one(&c, "SELECT find_in_set('a ', 'a,b')"),
+            Value::Integer(0)
+        );
+        assert_eq!(one(&c, "SELECT find_in_set('', ' ')"), Value::Integer(0));
+        assert_eq!(one(&c, "SELECT find_in_set('', 'a,,b')"), Value::Integer(2));
+        // A binary string's length is its bytes', its characters its bytes; joined with text,
+        // bytes no UTF-8 reads stay a binary string.
+        for (sql, want) in [
+            ("SELECT length(x'C801')", 2),
+            ("SELECT bit_length(x'C801')", 16),
+            ("SELECT char_length(x'C3A9')", 2),
+            ("SELECT char_length('é')", 1),
+            ("SELECT length(concat(x'C8', 'a'))", 2),
+            ("SELECT length(concat('é', x'41'))", 3),
+        ] {
+            assert_eq!(one(&c, sql), Value::Integer(want), "{sql}");
+        }
+        assert_eq!(
+            one(&c, "SELECT concat(x'C8', 'a')"),
+            Value::Blob(vec![0xC8, b'a'])
+        );
+        assert_eq!(
+            one(&c, "SELECT concat(x'41', 'é')"),
+            Value::Text("Aé".into())
+        );
         assert_eq!(
             one(&c, "SELECT regexp_replace('a1b22', '([0-9]+)', '<\\1>')"),
             Value::Text("a<1>b<22>".into())

@@ -700,6 +700,14 @@ impl VisitorMut for Rollups {
     }
 }
 
+/// Whether `select` is one level of a [`rollup`] (its marks named `_pinbad_r{k}`): MariaDB
+/// groups `WITH ROLLUP` by sorting, its sums in no temporary table.
+fn is_rollup_level(select: &Select) -> bool {
+    select.projection.iter().any(|i| {
+        matches!(i, SelectItem::ExprWithAlias { alias, .. } if alias.value.starts_with("_pinbad_r"))
+    })
+}
+
 /// `SELECT … GROUP BY g1, …, gn WITH ROLLUP [HAVING …] [LIMIT …]` as MariaDB answers it: the
 /// groups, each level's super-aggregate rows (the rolled-up columns NULL, also in the select
 /// list's expressions and the HAVING outside aggregates) after the groups they sum, the grand
@@ -786,6 +794,7 @@ fn rollup(
         }
         for (k, group) in groups.iter().enumerate() {
             let mark = Expr::Value(Value::Number(u8::from(k >= kept).to_string(), false).into());
+            // (Named so, the level is known as one: `is_rollup_level`.)
             let value = if k < kept {
                 group.clone()
             } else {
@@ -1015,6 +1024,11 @@ struct Ordered {
 struct DecimalKeys {
     items: Vec<(usize, u8)>,
     groups: Vec<(usize, u8)>,
+    /// Whether the select's `SUM`s and `AVG`s are added up in a temporary table's DECIMAL
+    /// fields of their argument's scale ([`typing::groups_in_a_temporary_table`]): MariaDB's
+    /// `update_field` stores each running sum there, so each value added counts rounded to that
+    /// scale (`SUM(status / 7)` grouped by host adds 28.5714 for 200, not 28.571428571).
+    sums_stored: bool,
 }
 
 /// Where MariaDB groups (or takes `DISTINCT` of) rows in a temporary table
@@ -1025,8 +1039,12 @@ struct DecimalKeys {
 /// select list item (which `GROUP BY n` and an alias name) and a GROUP BY expression of its
 /// own. A column, a literal or an aggregate has no digits past its scale.
 fn decimal_keys(select: &Select, scope: &Scope) -> DecimalKeys {
+    let sums_stored = typing::groups_in_a_temporary_table(select) && !is_rollup_level(select);
     if !typing::keys_in_a_temporary_table(select) {
-        return DecimalKeys::default();
+        return DecimalKeys {
+            sums_stored,
+            ..DecimalKeys::default()
+        };
     }
     let groups = match &select.group_by {
         GroupByExpr::Expressions(g, _) => g.as_slice(),
@@ -1040,7 +1058,10 @@ fn decimal_keys(select: &Select, scope: &Scope) -> DecimalKeys {
             _ => None,
         },
     };
-    let mut keys = DecimalKeys::default();
+    let mut keys = DecimalKeys {
+        sums_stored,
+        ..DecimalKeys::default()
+    };
     for (k, item) in select.projection.iter().enumerate() {
         if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
             if let Some(s) = key(e) {
@@ -1562,6 +1583,16 @@ impl VisitorMut for Rewrite<'_> {
         let fixeds = self.fixed.split_off(mark.min(self.fixed.len()));
         let wides = self.wide.split_off(mark.min(self.wide.len()));
         let wide = wides.contains(&true) || unbounded_source(expr);
+        // A `GROUP_CONCAT`'s `ORDER BY` expressions follow its arguments among the types met:
+        // the rules below read its arguments' (as where it has no `ORDER BY`: `GROUP_CONCAT(x
+        // ORDER BY x)` of a BIGINT UNSIGNED writes its value).
+        let (mut kids, mut fixeds) = (kids, fixeds);
+        if matches!(expr, Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("GROUP_CONCAT"))
+        {
+            let args = typing::children(expr).len();
+            kids.truncate(args);
+            fixeds.truncate(args);
+        }
         if self.marks.is_empty() {
             // (The addresses typed are the tree's no longer.)
             self.found.clear();
@@ -1606,7 +1637,8 @@ impl VisitorMut for Rewrite<'_> {
                 .zip(kids.iter().zip(&numbers))
                 .map(|(r, (k, n))| if k == n { *r } else { *n })
                 .collect();
-            decimals(expr, &kids, &exact, ty, &fixeds);
+            let sums_stored = self.keys.last().is_some_and(|k| k.sums_stored);
+            decimals(expr, &kids, &exact, ty, &fixeds, sums_stored);
             let kids = read;
             let greatest = greatest_fraction(expr, &kids, ty, &metas, fixed.map(|(_, m)| m));
             coerce(expr, &kids);
@@ -2660,6 +2692,9 @@ fn unsigned(expr: &mut Expr, kids: &[Ty]) -> Vec<Ty> {
     ) && !kids
         .iter()
         .all(|t| matches!(t, Ty::Int | Ty::UInt | Ty::Dec(_) | Ty::Null));
+    // Compared as TIMEs, it is read by its 64 bits (`typing::coercer`'s
+    // `mysql_time_key_unsigned`: `9223372036854775899 = TIME '00:00:00'`, 99 seconds no TIME).
+    let as_time = compares && typing::comparison(&kids) == Some(typing::Coercion::Time);
     // What reads its operands as DOUBLEs: an operation with one, a cast to one.
     let as_double = match expr {
         Expr::BinaryOp { .. } => kids.contains(&Ty::Double),
@@ -2671,7 +2706,7 @@ fn unsigned(expr: &mut Expr, kids: &[Ty]) -> Vec<Ty> {
         .zip(kids.iter_mut())
         .zip(&reads)
     {
-        if *t == Ty::UInt && !bits {
+        if *t == Ty::UInt && !bits && !as_time {
             // MariaDB reads a `BIT_AND`/`BIT_OR`/`BIT_XOR` as a DOUBLE by its signed bits
             // (`BIT_OR(-1) + 1e0` is 0, `BIT_OR(-1) > 1e0` 0): so do its DOUBLE readers here.
             let signed = as_double && is_bit_aggregate(e);
@@ -2865,8 +2900,17 @@ fn unsigned(expr: &mut Expr, kids: &[Ty]) -> Vec<Ty> {
 /// MySQL's), but of integers no wider than 32 bits (what typing `found` of each operand says),
 /// which SQLite sums as fast as before and no pool takes past 2^63; `AVG` of exact numbers the
 /// exact quotient of its sum and count; `SUM`/`AVG` of doubles added without compensation
-/// (`mysql_double_sum`, `mysql_double_avg`), as MariaDB adds them.
-fn decimals(expr: &mut Expr, met: &[Ty], read: &[Ty], ty: Ty, found: &[Option<(Ty, Meta)>]) {
+/// (`mysql_double_sum`, `mysql_double_avg`), as MariaDB adds them; where the sums are stored
+/// (`sums_stored`: [`DecimalKeys::sums_stored`]) or the values are `DISTINCT`, each DECIMAL
+/// added rounded to its scale.
+fn decimals(
+    expr: &mut Expr,
+    met: &[Ty],
+    read: &[Ty],
+    ty: Ty,
+    found: &[Option<(Ty, Meta)>],
+    sums_stored: bool,
+) {
     use BinaryOperator as B;
     let exact = |t: &Ty| {
         matches!(
@@ -2979,11 +3023,14 @@ fn decimals(expr: &mut Expr, met: &[Ty], read: &[Ty], ty: Ty, found: &[Option<(T
                     if name == "SUM" && (!matches!(m, Ty::Int | Ty::UInt | Ty::Dec(_)) || narrow) {
                         return;
                     }
-                    let x = if distinct {
-                        format!("DISTINCT {x}")
-                    } else {
-                        x.clone()
+                    // (`DISTINCT` values are kept in a temporary table's field of their type.)
+                    let x = match r {
+                        Ty::Dec(s) if (sums_stored || distinct) && *s > 0 => {
+                            format!("mysql_decimal({x}, {s}, 65)")
+                        }
+                        _ => x.clone(),
                     };
+                    let x = if distinct { format!("DISTINCT {x}") } else { x };
                     // (Of integers too: their sum may pass 2^63, where MySQL's is an exact
                     // DECIMAL.)
                     let sum = format!("mysql_decimal_sum({x})");
@@ -4393,6 +4440,17 @@ mod tests {
             ("SELECT 1.5 IN (1.50, 2)", "SELECT mysql_decimal_key(1.5, 1) IN (mysql_decimal_key(1.50, 2), mysql_decimal_key(2, 0))"),
             ("SELECT 0.30000000000000001", "SELECT '0.30000000000000001'"),
             ("SELECT SUM(1.5), SUM(status) FROM request", "SELECT mysql_decimal_sum(1.5), SUM(status) FROM request"),
+            // Summed in a temporary table's field of the quotient's scale (grouped by a column),
+            // or kept there as DISTINCT: each value rounded to it.
+            (
+                "SELECT SUM(status / 7) FROM request GROUP BY hostname",
+                "SELECT mysql_decimal_sum(mysql_decimal(mysql_decimal_op('/', status, 7, 0, 0, 4), 4, 65)) FROM request GROUP BY hostname",
+            ),
+            (
+                "SELECT SUM(DISTINCT status / 7) FROM request",
+                "SELECT mysql_decimal_sum(DISTINCT mysql_decimal(mysql_decimal_op('/', status, 7, 0, 0, 4), 4, 65)) FROM request",
+            ),
+            ("SELECT SUM(status / 7) FROM request GROUP BY 'x'", "SELECT mysql_decimal_sum(mysql_decimal_op('/', status, 7, 0, 0, 4)) FROM request GROUP BY 'x'"),
             (
                 "SELECT AVG(status) FROM request",
                 "SELECT mysql_decimal_op('/', mysql_decimal_sum(status), COUNT(status), 0, 0, 4) FROM request",

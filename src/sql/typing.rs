@@ -445,7 +445,7 @@ pub(super) fn is_predicate(e: &Expr) -> bool {
 /// Whether MariaDB groups a select's rows in a temporary table: where it groups by a column
 /// (by constants alone, `GROUP BY 1` of a literal, it groups nothing), unless it groups by
 /// sorting.
-fn groups_in_a_temporary_table(select: &sqlparser::ast::Select) -> bool {
+pub(super) fn groups_in_a_temporary_table(select: &sqlparser::ast::Select) -> bool {
     groups_by_a_column(select) && !groups_by_sorting(select)
 }
 
@@ -2031,6 +2031,7 @@ pub fn coercer(c: Coercion, t: Ty) -> Option<&'static str> {
         (Coercion::DateTime, _) => Some("mysql_datetime"),
         // Compared as TIMEs by value (`dates::compared_time_us`), each side's microseconds.
         (Coercion::Time, Ty::UInt) => Some("mysql_time_key_unsigned"),
+        (Coercion::Time, Ty::Dec(_)) => Some("mysql_time_key_decimal"),
         (Coercion::Time, _) => Some("mysql_time_key"),
         (Coercion::Bytes, Ty::Text) => Some("mysql_bytes"),
         _ => None,
@@ -2537,7 +2538,9 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
             if let Some(t) = temporal_greatest(&args.iter().map(|a| a.1).collect::<Vec<_>>()) {
                 return t;
             }
+            // (Of NULLs alone, a NULL: `GREATEST(NULL, NULL)`.)
             if args.iter().any(|a| a.1 == Ty::Null)
+                && args.iter().any(|a| number(a.1))
                 && args.iter().all(|a| a.1 == Ty::Null || number(a.1))
             {
                 return Ty::Double;
@@ -3363,7 +3366,7 @@ mod tests {
         assert_eq!(coercer(C::DateTime, Ty::Date), Some("mysql_datetime"));
         assert_eq!(coercer(C::Bytes, Ty::Binary), None);
         assert_eq!(coercer(C::DateTime, Ty::Time), Some("mysql_time_datetime"));
-        assert_eq!(coercer(C::Time, Ty::Dec(1)), Some("mysql_time_key"));
+        assert_eq!(coercer(C::Time, Ty::Dec(1)), Some("mysql_time_key_decimal"));
         assert_eq!(coercer(C::Time, Ty::Time), Some("mysql_time_key"));
         assert_eq!(coercer(C::Time, Ty::UInt), Some("mysql_time_key_unsigned"));
     }

@@ -1971,3 +1971,30 @@ SELECT SEC_TO_TIME(id * 40000 - 200000) AS t FROM request ORDER BY t DESC LIMIT 
 -- MIN/MAX of TIMEs by value
 SELECT MAX(SEC_TO_TIME(id * 40000 - 200000)), MIN(SEC_TO_TIME(id * 40000 - 200000)), MAX(DISTINCT SEC_TO_TIME(id * 40000 - 200000)), MIN(TIME '100:00:00') FROM request
 SELECT hostname, MAX(SEC_TO_TIME(id * 40000 - 200000)) AS t, MIN(SEC_TO_TIME(id * 40000 - 200000)) FROM request GROUP BY hostname ORDER BY hostname
+-- A BIGINT UNSIGNED compared with a TIME is read by its value: minutes or seconds past 59 are no TIME (00:00:00)
+SELECT 9223372036854775899 = TIME '00:00:00', 18446744071562067968 = TIME '00:00:00', 18446744073709551559 > TIME '838:59:59', CAST(9999999999999999999 AS UNSIGNED) = TIME '00:00:00', 9223372036854775899 IN (TIME '00:00:00')
+-- A binary string's length is its bytes'; CONCAT keeps bytes no UTF-8 reads
+SELECT LENGTH(x'C801'), LENGTH(UNHEX('C801')), LENGTH(CHAR(200, 1)), BIT_LENGTH(CHAR(200)), CHAR_LENGTH(UNHEX('C3A9')), LENGTH(CONCAT(CHAR(200), '')), HEX(CONCAT(CHAR(200), 'a'))
+SELECT STDDEV_POP(LENGTH(CHAR(status, 1))), SUM(LENGTH(CHAR(id * 100))) FROM request
+-- FIND_IN_SET compares with trailing spaces (no PAD SPACE), case aside
+SELECT FIND_IN_SET('', ' '), FIND_IN_SET('', 'a,,b'), FIND_IN_SET(' ', 'a, ,b'), FIND_IN_SET('a ', 'a,b'), FIND_IN_SET('a', 'a ,b'), FIND_IN_SET('A', 'a,b'), FIND_IN_SET('é', 'e,b')
+-- GROUP_CONCAT(DISTINCT) compares by the collation, trailing spaces aside; with ORDER BY an unsigned value is written as one
+SELECT GROUP_CONCAT(DISTINCT x) FROM (SELECT 'a' x UNION ALL SELECT 'a ' UNION ALL SELECT 'A  ') t
+SELECT GROUP_CONCAT(DISTINCT EXPORT_SET(id, '', ' ', ' ', 3) ORDER BY EXPORT_SET(id, '', ' ', ' ', 3)) FROM request
+SELECT GROUP_CONCAT(DISTINCT (1 | 9223372036854775808) ORDER BY (1 | 9223372036854775808)) FROM timer
+SELECT t.* FROM (SELECT GROUP_CONCAT(name ORDER BY name) c FROM tag) t
+-- Sums of DECIMAL quotients grouped in a temporary table (or DISTINCT) add each value rounded to its scale; ungrouped, WITH ROLLUP or by a constant, exact
+SELECT hostname, SUM(status/7), AVG(status/7), SUM(0.1/3), AVG(0.1/3), MAX(status/7) FROM request GROUP BY 1 ORDER BY 1
+SELECT name, AVG(0.1 / id) FROM tag GROUP BY 1 ORDER BY 1
+SELECT AVG(DISTINCT status/7), SUM(DISTINCT status/7), SUM(status/7), AVG(status/7) FROM request
+SELECT status, AVG(DISTINCT status/7) FROM request GROUP BY status ORDER BY 1
+SELECT hostname, AVG(status/7) FROM request GROUP BY hostname WITH ROLLUP
+SELECT SUM(status/7), AVG(status/7) FROM request GROUP BY 'x'
+SELECT t.h, t.s FROM (SELECT hostname h, SUM(doc_size/1024) s FROM request GROUP BY hostname) t ORDER BY 1
+-- Digits alone read as a datetime by their count: a two-digit year but where 4, 8 or 14 and more, then two digits a part
+SELECT CAST('24030' AS DATETIME), CAST('2403051' AS DATETIME), CAST('240305123' AS DATETIME), CAST('24030512345' AS DATETIME), CAST('2403051234567' AS DATETIME), CAST('24030512345678' AS DATETIME), CAST('2403051.5' AS DATETIME), CAST('1000000000000.5' AS DATETIME(6))
+SELECT DATE '1970-01-01' <= BIN(timer_id), CAST(BIN(timer_id) AS DATE) FROM timertag ORDER BY timer_id
+-- GREATEST of NULLs alone is NULL typed
+SELECT GREATEST(NULL, NULL), LEAST(NULL, NULL)
+-- A DECIMAL compared with a TIME: a number, its whole part past a BIGINT's the largest BIGINT
+SELECT 9999999999999999999.0 = TIME '00:00:00', 18446744073709551615.5 > TIME '838:59:59', IFNULL(BIT_AND(NULL), 0) = TIME '00:00:00', 1.5 = TIME '00:00:01.5', -2.25 < TIME '-00:00:02', 99.5 = TIME '00:00:00' FROM request LIMIT 1
