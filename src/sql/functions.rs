@@ -1564,6 +1564,15 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
             v => Some(octets(v) as i64 * 8),
         })
     })?;
+    // `CONVERT(x USING utf8mb4)`: a binary string's bytes read as UTF-8 (`CHAR_LENGTH` of it
+    // counts characters again), a replacement character for a byte none reads (MariaDB writes
+    // `?` and warns); any other value as it is.
+    conn.create_scalar_function("mysql_to_text", 1, pure, |ctx| {
+        Ok(match ctx.get_raw(0) {
+            ValueRef::Blob(b) => Value::Text(String::from_utf8_lossy(b).into_owned()),
+            v => owned(v),
+        })
+    })?;
     // A binary string's characters are its bytes (`CHAR_LENGTH(UNHEX('C3A9'))` is 2).
     conn.create_scalar_function("char_length", 1, pure, |ctx| {
         Ok(match ctx.get_raw(0) {
@@ -2284,6 +2293,7 @@ mod tests {
             ("SELECT bit_length(x'C801')", 16),
             ("SELECT char_length(x'C3A9')", 2),
             ("SELECT char_length('é')", 1),
+            ("SELECT char_length(mysql_to_text(x'C3A9'))", 1),
             ("SELECT length(concat(x'C8', 'a'))", 2),
             ("SELECT length(concat('é', x'41'))", 3),
         ] {

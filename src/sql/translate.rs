@@ -1853,7 +1853,11 @@ impl Rewrite<'_> {
                 ..
             } if styles.is_empty() => Some(match (data_type, charset) {
                 (Some(t), _) => raw(cast(value, &t.to_string())?),
-                (None, Some(_)) => Expr::Nested(value.clone()),
+                (None, Some(cs)) if cs.to_string().eq_ignore_ascii_case("binary") => {
+                    Expr::Nested(value.clone())
+                }
+                // Into a character set: a binary string's bytes become text (`mysql_to_text`).
+                (None, Some(_)) => raw(format!("mysql_to_text({value})")),
                 (None, None) => return ControlFlow::Break(()),
             }),
             Expr::Trim {
