@@ -794,7 +794,6 @@ fn rollup(
         }
         for (k, group) in groups.iter().enumerate() {
             let mark = Expr::Value(Value::Number(u8::from(k >= kept).to_string(), false).into());
-            // (Named so, the level is known as one: `is_rollup_level`.)
             let value = if k < kept {
                 group.clone()
             } else {
@@ -802,6 +801,7 @@ fn rollup(
             };
             level.projection.push(SelectItem::ExprWithAlias {
                 expr: mark,
+                // (Named so, the level is known as one: `is_rollup_level`.)
                 alias: Ident::new(format!("_pinbad_r{k}")),
             });
             level.projection.push(SelectItem::ExprWithAlias {
