@@ -553,17 +553,16 @@ fn text_time_us(s: &str) -> Option<(i64, u8)> {
 /// every TIME); one that reads as no TIME as 00:00:00 (MySQL warns). `unsigned`: an integer
 /// is a BIGINT UNSIGNED's 64 bits.
 fn compared_time_us(v: ValueRef<'_>, unsigned: bool) -> i64 {
-    let number = |a: u64, neg: bool, us: u32| number_time_us(a, neg, us);
     let read = match v {
         ValueRef::Null => None,
-        ValueRef::Integer(i) if unsigned => number(i as u64, false, 0),
+        ValueRef::Integer(i) if unsigned => number_time_us(i as u64, false, 0),
         ValueRef::Real(r) if r.is_finite() && r.abs() >= 1e18 => {
             Some(if r < 0.0 { -i64::MAX } else { i64::MAX })
         }
         ValueRef::Integer(_) | ValueRef::Real(_) => {
             let (n, us, _) = split_number(v).unwrap_or((0, 0, 0));
             let neg = n < 0 || matches!(v, ValueRef::Real(r) if r < 0.0);
-            number(n.unsigned_abs(), neg, us)
+            number_time_us(n.unsigned_abs(), neg, us)
         }
         ValueRef::Text(t) | ValueRef::Blob(t) => {
             std::str::from_utf8(t)
@@ -1842,16 +1841,19 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
     conn.create_scalar_function("time", 1, pure, |ctx| Ok(shown(time_of(ctx.get_raw(0)))))?;
     // An operand compared as a TIME, or a TIME sorted (`typing::coercer`, the translation's sort
     // keys): its value in microseconds ([`compared_time_us`]), NULL staying NULL.
-    for (name, unsigned) in [("mysql_time_key", false), ("mysql_time_key_unsigned", true)] {
+    // (One per operand type: a BIGINT UNSIGNED's 64 bits and a DECIMAL's text read apart.)
+    type Key = fn(ValueRef<'_>) -> i64;
+    let keys: [(&str, Key); 3] = [
+        ("mysql_time_key", |v| compared_time_us(v, false)),
+        ("mysql_time_key_unsigned", |v| compared_time_us(v, true)),
+        ("mysql_time_key_decimal", compared_decimal_time_us),
+    ];
+    for (name, key) in keys {
         conn.create_scalar_function(name, 1, pure, move |ctx| {
             let v = ctx.get_raw(0);
-            Ok((!matches!(v, ValueRef::Null)).then(|| compared_time_us(v, unsigned)))
+            Ok((!matches!(v, ValueRef::Null)).then(|| key(v)))
         })?;
     }
-    conn.create_scalar_function("mysql_time_key_decimal", 1, pure, |ctx| {
-        let v = ctx.get_raw(0);
-        Ok((!matches!(v, ValueRef::Null)).then(|| compared_decimal_time_us(v)))
-    })?;
     // `MIN`/`MAX` of TIMEs: `mysql_time_keyed(t)` is a blob that sorts as `t`'s value (its
     // microseconds, big-endian with the sign bit flipped: SQLite compares blobs by their bytes)
     // followed by its text, which `mysql_time_unkey` gives back.

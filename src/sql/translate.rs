@@ -1579,14 +1579,13 @@ impl VisitorMut for Rewrite<'_> {
 
     fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
         let (mark, known, fixed) = self.marks.pop().unwrap_or((self.types.len(), None, None));
-        let kids = self.types.split_off(mark.min(self.types.len()));
-        let fixeds = self.fixed.split_off(mark.min(self.fixed.len()));
+        let mut kids = self.types.split_off(mark.min(self.types.len()));
+        let mut fixeds = self.fixed.split_off(mark.min(self.fixed.len()));
         let wides = self.wide.split_off(mark.min(self.wide.len()));
         let wide = wides.contains(&true) || unbounded_source(expr);
         // A `GROUP_CONCAT`'s `ORDER BY` expressions follow its arguments among the types met:
         // the rules below read its arguments' (as where it has no `ORDER BY`: `GROUP_CONCAT(x
         // ORDER BY x)` of a BIGINT UNSIGNED writes its value).
-        let (mut kids, mut fixeds) = (kids, fixeds);
         if matches!(expr, Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("GROUP_CONCAT"))
         {
             let args = typing::children(expr).len();
