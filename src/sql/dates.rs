@@ -2151,8 +2151,17 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
             return Ok(None);
         };
         let kind = Kind::DateTime;
+        // A time a TIMESTAMP cannot hold (its second since the epoch in UTC below 1 or past
+        // 2^31 - 1) is not converted: MariaDB's `TIME_to_gmt_sec` answers 0 for it, which
+        // `CONVERT_TZ` takes for "leave it as it is".
         Ok(shown(t.micros().and_then(|us| {
-            Tm::at(us + (to - from) * 1_000_000, kind, t.fsp)
+            let utc = us.div_euclid(1_000_000) - from;
+            let shift = if (1..=i64::from(i32::MAX)).contains(&utc) {
+                to - from
+            } else {
+                0
+            };
+            Tm::at(us + shift * 1_000_000, kind, t.fsp)
         })))
     })?;
     let s = session.clone();

@@ -61,6 +61,111 @@ impl Session {
     }
 }
 
+/// The functions of this engine that are not MySQL's: SQLite's own (`typeof`, `printf`,
+/// `json_group_array`, full-text search's), and the translation's helpers (`mysql_…`,
+/// `uservar`). A statement that calls one gets MySQL's error for a function it does not
+/// know, as a name MySQL has no function of (not an answer by SQLite's rules): `1305`
+/// ("FUNCTION pinba.typeof does not exist"), or `1064` where MySQL reads the name as a
+/// keyword (`DATETIME(…)`, `JSON(…)`). A test checks that every other function registered
+/// here is one MySQL has.
+const NOT_MYSQL: &[&str] = &[
+    "bm25",
+    "changes",
+    "fts3_tokenizer",
+    "fts5",
+    "fts5_get_locale",
+    "fts5_insttoken",
+    "fts5_locale",
+    "fts5_source_id",
+    "glob",
+    "highlight",
+    "iif",
+    "json_array_length",
+    "json_error_position",
+    "json_group_array",
+    "json_group_object",
+    "json_patch",
+    "jsonb",
+    "jsonb_array",
+    "jsonb_extract",
+    "jsonb_group_array",
+    "jsonb_group_object",
+    "jsonb_insert",
+    "jsonb_object",
+    "jsonb_patch",
+    "jsonb_remove",
+    "jsonb_replace",
+    "jsonb_set",
+    "julianday",
+    "last_insert_rowid",
+    "likelihood",
+    "likely",
+    "load_extension",
+    "matchinfo",
+    "offsets",
+    "printf",
+    "random",
+    "randomblob",
+    "rtreecheck",
+    "rtreedepth",
+    "rtreenode",
+    "setuservar",
+    "snippet",
+    "strftime",
+    "string_agg",
+    "subtype",
+    "sysvar",
+    "total",
+    "total_changes",
+    "typeof",
+    "unistr",
+    "unistr_quote",
+    "unixepoch",
+    "unlikely",
+    "uservar",
+    "zeroblob",
+];
+
+/// Names of this engine's functions that MySQL reads as keywords, never as a call.
+const MYSQL_KEYWORDS: &[&str] = &[
+    "datetime", "json", "unicode", "optimize", "like", "match", "regexp",
+];
+
+/// MySQL's JSON functions that SQLite has by the same name and answers otherwise (its text
+/// without MySQL's spaces, `json_type`'s in lower case, a DECIMAL's scale and a DOUBLE's
+/// digits lost, `TRUE` as 1): refused as functions pinbad lacks, never answered by SQLite's
+/// rules. `JSON_EXTRACT`, `JSON_UNQUOTE` and `JSON_VALID` are translated.
+const SQLITE_S_JSON: &[&str] = &[
+    "json_array",
+    "json_insert",
+    "json_object",
+    "json_pretty",
+    "json_quote",
+    "json_remove",
+    "json_replace",
+    "json_set",
+    "json_type",
+];
+
+/// MySQL's error for a call of `name` where it is one of this engine's functions MySQL does
+/// not have ([`NOT_MYSQL`]) or answers otherwise ([`SQLITE_S_JSON`]): its code and words;
+/// `None` for any other name.
+pub fn not_mysql(name: &str) -> Option<(u16, String)> {
+    let lower = name.to_ascii_lowercase();
+    if SQLITE_S_JSON.contains(&lower.as_str()) {
+        return Some((1105, format!("FUNCTION {name} is not supported by pinbad")));
+    }
+    if MYSQL_KEYWORDS.contains(&lower.as_str()) {
+        return Some((
+            1064,
+            format!("You have an error in your SQL syntax: {name} is a keyword, not a function"),
+        ));
+    }
+    let helper = lower.starts_with("mysql_") || lower.starts_with("sqlite_");
+    (helper || NOT_MYSQL.contains(&lower.as_str()))
+        .then(|| (1305, format!("FUNCTION pinba.{name} does not exist")))
+}
+
 /// Registers every function on `conn`.
 pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
     let pure = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
@@ -1418,16 +1523,32 @@ fn numeric(conn: &Connection) -> Result<()> {
         })
     })?;
     type Math = fn(f64) -> Option<f64>;
-    let math: [(&str, Math); 5] = [
+    // Outside a function's domain, NULL (MySQL's, with a warning).
+    let math: [(&str, Math); 11] = [
         ("sqrt", |x| (x >= 0.0).then(|| x.sqrt())),
         ("ln", |x| (x > 0.0).then(|| x.ln())),
         ("log", |x| (x > 0.0).then(|| x.ln())),
         ("log2", |x| (x > 0.0).then(|| x.log2())),
         ("log10", |x| (x > 0.0).then(|| x.log10())),
+        ("sin", |x| Some(x.sin())),
+        ("cos", |x| Some(x.cos())),
+        ("tan", |x| Some(x.tan())),
+        ("asin", |x| (-1.0..=1.0).contains(&x).then(|| x.asin())),
+        ("acos", |x| (-1.0..=1.0).contains(&x).then(|| x.acos())),
+        ("atan", |x| Some(x.atan())),
     ];
     for (name, f) in math {
         conn.create_scalar_function(name, 1, pure, move |ctx| {
             Ok(number(ctx.get_raw(0)).and_then(f))
+        })?;
+    }
+    // `ATAN(y, x)` is `ATAN2(y, x)`: the angle of the point (x, y).
+    for name in ["atan", "atan2"] {
+        conn.create_scalar_function(name, 2, pure, |ctx| {
+            Ok(match (number(ctx.get_raw(0)), number(ctx.get_raw(1))) {
+                (Some(y), Some(x)) => Some(y.atan2(x)),
+                _ => None,
+            })
         })?;
     }
     conn.create_scalar_function("log", 2, pure, |ctx| {
@@ -2060,6 +2181,59 @@ mod tests {
         )
         .unwrap();
         c
+    }
+
+    /// Every function this engine has is MySQL's (by name: its arguments are the
+    /// translation's business), or refused as MySQL refuses a function it has not: no
+    /// statement reaches SQLite's own functions or the translation's helpers.
+    #[test]
+    fn every_function_is_mysql_s_or_refused() {
+        const MYSQL: &str = "abs addtime ascii avg bin bit_and bit_count bit_length bit_or \
+            bit_xor ceil ceiling char char_length coalesce concat concat_ws connection_id conv \
+            convert_tz cot count crc32 curdate current_date current_time current_timestamp \
+            current_user curtime database date date_format datediff day dayname dayofmonth \
+            dayofweek dayofyear degrees elt exp export_set field find_in_set floor format \
+            found_rows from_base64 from_days from_unixtime greatest group_concat hex hour ifnull \
+            inet_aton inet_ntoa instr is_ipv4 is_ipv6 json_array json_extract json_insert \
+            json_object json_pretty json_quote json_remove json_replace json_set json_type \
+            json_unquote json_valid last_day last_insert_id last_value least length ln locate log \
+            log10 log2 lower lpad ltrim make_set makedate maketime max md5 microsecond min minute \
+            month monthname now nullif oct octet_length ord period_add period_diff pi pow power \
+            quarter quote radians rand regexp_instr regexp_replace regexp_substr repeat replace \
+            reverse round row_count rpad rtrim sec_to_time second session_user sha sha1 sha2 sign \
+            soundex space sqrt std stddev stddev_pop stddev_samp str_to_date strcmp substr \
+            substring substring_index subtime sum sysdate system_user time time_format \
+            time_to_sec timediff to_base64 to_days to_seconds truncate unhex unix_timestamp upper \
+            user utc_date utc_time utc_timestamp uuid var_pop var_samp variance version week \
+            weekday weekofyear year yearweek sin cos tan asin acos atan atan2 adddate subdate date_add date_sub get_format if \
+            timestampadd timestampdiff trim cume_dist dense_rank first_value lag lead nth_value \
+            ntile percent_rank rank row_number -> ->>";
+        let mysql: std::collections::HashSet<&str> = MYSQL.split_whitespace().collect();
+        let c = conn();
+        let mut names = c
+            .prepare("SELECT DISTINCT name FROM pragma_function_list")
+            .unwrap();
+        let names: Vec<String> = names
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|n| n.unwrap())
+            .collect();
+        assert!(names.len() > 200, "{names:?}");
+        for name in names {
+            let refused = not_mysql(&name).map(|(code, _)| code);
+            assert!(
+                match refused {
+                    None | Some(1105) => mysql.contains(name.as_str()),
+                    Some(_) => !mysql.contains(name.as_str()),
+                },
+                "{name}: MySQL's (or refused as not supported), or refused as no function"
+            );
+        }
+        assert_eq!(not_mysql("TypeOf").unwrap().0, 1305);
+        assert_eq!(not_mysql("mysql_decimal").unwrap().0, 1305);
+        assert_eq!(not_mysql("DateTime").unwrap().0, 1064);
+        assert_eq!(not_mysql("date_format"), None);
+        assert_eq!(not_mysql("JSON_OBJECT").unwrap().0, 1105);
     }
 
     fn one(c: &Connection, sql: &str) -> Value {

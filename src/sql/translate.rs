@@ -330,6 +330,9 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
             limit_by: Vec::new(),
         });
     }
+    if let Some((code, why)) = not_mysql_call(&mut query) {
+        return Err(Refusal::Error(code, why));
+    }
     if context.only_full_group_by {
         let mut check = FullGroupBy(None);
         let _ = query.visit(&mut check);
@@ -1136,6 +1139,55 @@ impl VisitorMut for SessionRules<'_> {
         }
         ControlFlow::Continue(())
     }
+}
+
+/// The first thing in `query` that MySQL has not and this engine has: a call of one of
+/// SQLite's own functions or the translation's helpers, a table of SQLite's schema
+/// (`sqlite_master`, `pragma_table_info`) or a table-valued function (`json_each(…)`).
+/// MySQL's error for it, as no translation may answer it.
+fn not_mysql_call(query: &mut Query) -> Option<(u16, String)> {
+    struct Calls(Option<(u16, String)>);
+    impl VisitorMut for Calls {
+        type Break = ();
+        fn pre_visit_table_factor(&mut self, table: &mut TableFactor) -> ControlFlow<()> {
+            let TableFactor::Table { name, args, .. } = table else {
+                return ControlFlow::Continue(());
+            };
+            let last = name.0.last().map(|p| p.to_string()).unwrap_or_default();
+            let lower = last.trim_matches('`').to_ascii_lowercase();
+            if args.is_some() {
+                self.0 = Some((
+                    1064,
+                    format!("You have an error in your SQL syntax: {name}(…) is not a table"),
+                ));
+            } else if lower.starts_with("sqlite_") || lower.starts_with("pragma_") {
+                let table = if name.0.len() > 1 {
+                    name.to_string().replace('`', "")
+                } else {
+                    format!("pinba.{}", last.trim_matches('`'))
+                };
+                self.0 = Some((1146, format!("Table '{table}' doesn't exist")));
+            }
+            if self.0.is_some() {
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
+        }
+        fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+            if let Expr::Function(f) = expr {
+                if let [ObjectNamePart::Identifier(name)] = f.name.0.as_slice() {
+                    self.0 = super::functions::not_mysql(&name.value);
+                    if self.0.is_some() {
+                        return ControlFlow::Break(());
+                    }
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut calls = Calls(None);
+    let _ = query.visit(&mut calls);
+    calls.0
 }
 
 /// A column compared with a string literal compares by the column's collation, as MySQL's
@@ -5237,6 +5289,59 @@ mod tests {
             bare("SELECT TRIM(LEADING FROM s), TRIM(TRAILING FROM s)"),
             "SELECT mysql_trim('LEADING', ' ', s), mysql_trim('TRAILING', ' ', s)"
         );
+    }
+
+    /// What SQLite has and MySQL has not is refused as MySQL refuses it: SQLite's functions
+    /// and the translation's helpers, its schema's tables, table-valued functions.
+    #[test]
+    fn sqlite_s_own_is_refused_as_mysql_refuses_it() {
+        for (sql, code, words) in [
+            (
+                "SELECT typeof(1)",
+                1305,
+                "FUNCTION pinba.typeof does not exist",
+            ),
+            (
+                "SELECT 1 FROM t WHERE a > TOTAL(b)",
+                1305,
+                "FUNCTION pinba.TOTAL does not exist",
+            ),
+            (
+                "SELECT mysql_decimal(1, 1, 2)",
+                1305,
+                "FUNCTION pinba.mysql_decimal does not exist",
+            ),
+            ("SELECT datetime('now')", 1064, "datetime is a keyword"),
+            (
+                "SELECT * FROM sqlite_master",
+                1146,
+                "Table 'pinba.sqlite_master' doesn't exist",
+            ),
+            (
+                "SELECT * FROM main.sqlite_schema",
+                1146,
+                "Table 'main.sqlite_schema' doesn't exist",
+            ),
+            (
+                "SELECT name FROM pragma_function_list",
+                1146,
+                "'pinba.pragma_function_list'",
+            ),
+            (
+                "SELECT * FROM json_each('[1]')",
+                1064,
+                "json_each(…) is not a table",
+            ),
+        ] {
+            match query(sql) {
+                Err(Refusal::Error(c, why)) => {
+                    assert_eq!(c, code, "{sql}");
+                    assert!(why.contains(words), "{sql}: {why}");
+                }
+                other => panic!("{sql}: {other:?}"),
+            }
+        }
+        assert!(query("SELECT ATAN(1, 2), SIN(x) FROM t").is_ok());
     }
 
     /// A chain of operators is a level of the tree each: the longest taken is translated on a

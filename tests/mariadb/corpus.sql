@@ -2000,3 +2000,19 @@ SELECT GREATEST(NULL, NULL), LEAST(NULL, NULL)
 SELECT 9999999999999999999.0 = TIME '00:00:00', 18446744073709551615.5 > TIME '838:59:59', IFNULL(BIT_AND(NULL), 0) = TIME '00:00:00', 1.5 = TIME '00:00:01.5', -2.25 < TIME '-00:00:02', 99.5 = TIME '00:00:00' FROM request LIMIT 1
 -- CONVERT(… USING utf8mb4) of a binary string is text again: CHAR_LENGTH counts its characters
 SELECT CHAR_LENGTH(CONVERT(UNHEX('C3A9') USING utf8mb4)), LENGTH(CONVERT(UNHEX('C3A9') USING utf8mb4)), CHAR_LENGTH(CONVERT(UNHEX('C3A9') USING binary)), CHAR_LENGTH(CAST(UNHEX('C3A9') AS CHAR)), CONVERT(UNHEX('C3A9') USING utf8mb4) = 'é'
+-- SQLite's own functions, tables and table functions, and the translation's helpers, are not MySQL's: refused as MariaDB refuses a name it does not know.
+=SELECT typeof(1)
+=SELECT status, total(req_time) FROM request GROUP BY status
+=SELECT printf('%d', status) FROM request
+=SELECT mysql_decimal(1, 1, 2)
+=SELECT json_group_array(status) FROM request
+=SELECT datetime('now')
+=SELECT * FROM sqlite_master
+=SELECT name FROM pragma_table_info('request')
+=SELECT * FROM json_each('[1,2]')
+SELECT SIN(1), COS(1), TAN(1), ASIN(0.5), ACOS(0.5), ATAN(1), ATAN2(1, 2), ATAN(1, 2), ASIN(2), ACOS(-1.5)
+SELECT script_name, ROUND(SIN(status) + COS(req_time), 6), ATAN(ru_utime, req_time) FROM request ORDER BY id LIMIT 5
+-- CONVERT_TZ leaves a time a TIMESTAMP cannot hold (before 1970-01-01 00:00:01 UTC, after 2038-01-19 03:14:07) as it is.
+SELECT CONVERT_TZ(FROM_UNIXTIME(0), '+00:00', '+03:00'), CONVERT_TZ('1970-01-01 00:00:01', '+00:00', '+03:00'), CONVERT_TZ('1970-01-01 03:00:00', '+03:00', '+00:00'), CONVERT_TZ('1970-01-01 02:59:59.5', '+03:00', '+00:00'), CONVERT_TZ('2038-01-19 03:14:07', '+00:00', '-01:00'), CONVERT_TZ('2038-01-19 03:14:08', '+00:00', '-01:00'), CONVERT_TZ('1969-12-31 23:00:00', '-02:00', '+00:00'), CONVERT_TZ('1000-01-01', '+00:00', '+01:00')
+-- MySQL's JSON functions SQLite answers otherwise (its spacing, DECIMAL scale, TRUE as 1) are refused, not answered by SQLite's rules.
+!SELECT JSON_OBJECT('a', 1, 'e', 1.50, 'f', TRUE)
