@@ -495,6 +495,21 @@ pub fn mysql_clauses(
                 }
             }
             Token::SemiColon => grouping = None,
+            // `0b101`, MySQL's other form of `b'101'`, which the tokenizer reads as a word (an
+            // identifier may start with digits).
+            Token::Word(w)
+                if w.quote_style.is_none()
+                    && w.value.strip_prefix("0b").is_some_and(|bits| {
+                        !bits.is_empty() && bits.bytes().all(|b| b == b'0' || b == b'1')
+                    }) =>
+            {
+                out.push(TokenWithSpan {
+                    token: Token::SingleQuotedByteStringLiteral(w.value[2..].to_string()),
+                    span: t.span,
+                });
+                i += 1;
+                continue;
+            }
             Token::Word(w) if w.quote_style.is_none() => {
                 if w.keyword == Keyword::SELECT {
                     selects[depth] = Some(t.span.start);

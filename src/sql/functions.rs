@@ -1705,13 +1705,13 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
     conn.create_scalar_function("upper", 1, pure, |ctx| {
         Ok(match ctx.get_raw(0) {
             ValueRef::Null => None,
-            v => Some(text(v).to_uppercase()),
+            v => Some(collation::upper(&text(v))),
         })
     })?;
     conn.create_scalar_function("lower", 1, pure, |ctx| {
         Ok(match ctx.get_raw(0) {
             ValueRef::Null => None,
-            v => Some(text(v).to_lowercase()),
+            v => Some(collation::lower(&text(v))),
         })
     })?;
     conn.create_scalar_function("repeat", 2, pure, move |ctx| {

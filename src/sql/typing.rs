@@ -1143,6 +1143,10 @@ pub(super) struct Scope {
     /// its columns are not told.
     merges: bool,
     ctes: Ctes,
+    /// The select list's aliases and their items' types: a name no table has is the item's
+    /// (`HAVING n > '10'` compares `COUNT(*) AS n` as the number it is), as SQLite and MySQL
+    /// both read it.
+    aliases: Vec<(String, Ty, Meta)>,
 }
 
 impl Scope {
@@ -1152,6 +1156,7 @@ impl Scope {
             tables: None,
             merges: false,
             ctes: Vec::new(),
+            aliases: Vec::new(),
         }
     }
 
@@ -1204,11 +1209,27 @@ impl Scope {
                 _ => tables = None,
             }
         }
-        Scope {
+        let mut scope = Scope {
             tables,
             merges,
             ctes: ctes.clone(),
+            aliases: Vec::new(),
+        };
+        if scope.tables.is_some() {
+            let aliases = select
+                .projection
+                .iter()
+                .filter_map(|i| match i {
+                    SelectItem::ExprWithAlias { expr, alias } => {
+                        let (t, m) = scope.typed(expr, calls);
+                        Some((alias.value.to_ascii_lowercase(), t, m))
+                    }
+                    _ => None,
+                })
+                .collect();
+            scope.aliases = aliases;
         }
+        scope
     }
 
     /// The columns `*` (`qualifier` `None`) or `t.*` sends, where every table is known.
@@ -1278,7 +1299,14 @@ impl Scope {
                 None => found = Some((*ty, Some(*meta))),
             }
         }
-        found.unwrap_or((Ty::Other, None))
+        let alias = || {
+            let mut named = self.aliases.iter().filter(|a| a.0 == lower);
+            match (named.next(), named.next(), qualifier) {
+                (Some((_, t, m)), None, None) => (*t, Some(*m)),
+                _ => (Ty::Other, None),
+            }
+        };
+        found.unwrap_or_else(alias)
     }
 
     /// A select list item's type and definition: a bit-value or hexadecimal literal alone

@@ -288,9 +288,9 @@ fn statements_answer_as_mariadb_does() {
     );
 }
 
-/// pinbad's table of utf8mb4_general_ci's weights (`sql::collation`) is MariaDB's: every
-/// character of the Basic Multilingual Plane weighs what `WEIGHT_STRING` says, and one beyond
-/// it U+FFFD.
+/// pinbad's tables of utf8mb4_general_ci's weights and cases (`sql::collation`) are
+/// MariaDB's: every character of the Basic Multilingual Plane weighs what `WEIGHT_STRING` says,
+/// and one beyond it U+FFFD; `UPPER` and `LOWER` map each as MariaDB's do.
 #[test]
 fn the_collations_weights_are_mariadbs() {
     let Some(maria) = MariaDb::start() else {
@@ -308,6 +308,13 @@ cur.execute("SELECT seq, HEX(WEIGHT_STRING(CONVERT(CONVERT(UNHEX(LPAD(HEX(seq), 
             "HEX(WEIGHT_STRING(_utf8mb4 0xF09F9880 COLLATE utf8mb4_general_ci))")
 for seq, w in cur.fetchall():
     print(seq, w)
+cps = [cp for cp in range(1, 0x10000) if not 0xD800 <= cp < 0xE000] + [0x1F600]
+for fn in ("UPPER", "LOWER"):
+    for i in range(0, len(cps), 4000):
+        s = "".join(chr(cp) for cp in cps[i:i + 4000])
+        cur.execute("SELECT %s(%%s)" % fn, (s,))
+        for a, b in zip(s, cur.fetchone()[0]):
+            print(fn, ord(a), ord(b))
 "#;
     let out = Command::new(PYTHON)
         .args(["-c", script, &maria.socket.display().to_string()])
@@ -320,7 +327,22 @@ for seq, w in cur.fetchall():
     );
     let mut checked = 0;
     let mut wrong = Vec::new();
+    let mut cased = 0;
     for line in String::from_utf8(out.stdout).unwrap().lines() {
+        if let Some((f, rest)) = line.split_once(' ').filter(|(f, _)| f.ends_with("ER")) {
+            let (a, b) = rest.split_once(' ').unwrap();
+            let a = char::from_u32(a.parse().unwrap()).unwrap().to_string();
+            let b = char::from_u32(b.parse().unwrap()).unwrap().to_string();
+            let ours = match f {
+                "UPPER" => pinbad::sql::collation::upper(&a),
+                _ => pinbad::sql::collation::lower(&a),
+            };
+            if ours != b {
+                wrong.push(format!("{f}({a:?}): MariaDB {b:?}, pinbad {ours:?}"));
+            }
+            cased += 1;
+            continue;
+        }
         let (cp, w) = line.split_once(' ').unwrap();
         let c = char::from_u32(cp.parse().unwrap()).unwrap();
         let w = u16::from_str_radix(w, 16).unwrap();
@@ -333,5 +355,6 @@ for seq, w in cur.fetchall():
         checked, 63_489,
         "every BMP character but the surrogates, and an emoji"
     );
-    assert!(wrong.is_empty(), "weights unlike MariaDB's: {wrong:?}");
+    assert_eq!(cased, 2 * 63_488, "UPPER and LOWER of every BMP character and an emoji");
+    assert!(wrong.is_empty(), "weights and cases unlike MariaDB's: {wrong:?}");
 }

@@ -2016,3 +2016,11 @@ SELECT script_name, ROUND(SIN(status) + COS(req_time), 6), ATAN(ru_utime, req_ti
 SELECT CONVERT_TZ(FROM_UNIXTIME(0), '+00:00', '+03:00'), CONVERT_TZ('1970-01-01 00:00:01', '+00:00', '+03:00'), CONVERT_TZ('1970-01-01 03:00:00', '+03:00', '+00:00'), CONVERT_TZ('1970-01-01 02:59:59.5', '+03:00', '+00:00'), CONVERT_TZ('2038-01-19 03:14:07', '+00:00', '-01:00'), CONVERT_TZ('2038-01-19 03:14:08', '+00:00', '-01:00'), CONVERT_TZ('1969-12-31 23:00:00', '-02:00', '+00:00'), CONVERT_TZ('1000-01-01', '+00:00', '+01:00')
 -- MySQL's JSON functions SQLite answers otherwise (its spacing, DECIMAL scale, TRUE as 1) are refused, not answered by SQLite's rules.
 !SELECT JSON_OBJECT('a', 1, 'e', 1.50, 'f', TRUE)
+-- UPPER and LOWER map one character to one by utf8mb4_general_ci's table (not Unicode's full mapping).
+SELECT UPPER('straße'), LOWER('İSTANBUL'), UPPER('ƀɐͱ'), LOWER('ȺϴϹ'), UPPER('ﬁ'), UPPER(CONCAT(script_name, 'ß')) FROM request ORDER BY id LIMIT 2
+-- An alias in HAVING is its item, typed: COUNT(*) AS n compared with a string compares numbers.
+SELECT script_name, COUNT(*) AS n FROM request GROUP BY script_name HAVING n >= '10' ORDER BY 1
+SELECT script_name, COUNT(*) AS n, SUM(req_time) AS total FROM request WHERE status = '200' GROUP BY script_name HAVING n >= '10' AND total > '1' ORDER BY total DESC, script_name
+SELECT status, AVG(req_time) AS a FROM request GROUP BY status HAVING a < '1.5' ORDER BY status
+-- 0b101 is b'101'.
+SELECT 0b101, 0b1000001 + 0, 0b1 | 2, b'101' = 0b101
