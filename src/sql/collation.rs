@@ -79,8 +79,8 @@ pub fn compare(a: &str, b: &str) -> Ordering {
 /// One element of a `LIKE` pattern.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum LikeToken {
-    /// A character, as its weight.
-    Char(u16),
+    /// A character, as its weight (its code point in an [`exact`] pattern).
+    Char(u32),
     /// `_`: any one character.
     One,
     /// `%`: any characters, none included.
@@ -90,17 +90,42 @@ pub enum LikeToken {
 /// A `LIKE` pattern's elements. `escape` (MySQL's default: `\`) makes the character after it
 /// a plain one (`\%`, `\_`); at the pattern's end it is a plain one itself.
 pub fn like_pattern(pattern: &str, escape: Option<char>) -> Vec<LikeToken> {
+    pattern_by(pattern, escape, |c| u32::from(weight(c)))
+}
+
+/// A `LIKE` pattern matched character for character ([`like_exact`]): a `_bin` collation's,
+/// or a binary string's where each byte is a character (`latin1_chars`).
+pub fn exact(pattern: &str, escape: Option<char>) -> Vec<LikeToken> {
+    pattern_by(pattern, escape, u32::from)
+}
+
+fn pattern_by(pattern: &str, escape: Option<char>, unit: impl Fn(char) -> u32) -> Vec<LikeToken> {
     let mut out = Vec::new();
     let mut chars = pattern.chars().peekable();
     while let Some(c) = chars.next() {
         out.push(match c {
-            c if Some(c) == escape => LikeToken::Char(weight(chars.next().unwrap_or(c))),
+            c if Some(c) == escape => LikeToken::Char(unit(chars.next().unwrap_or(c))),
             '%' => LikeToken::Any,
             '_' => LikeToken::One,
-            c => LikeToken::Char(weight(c)),
+            c => LikeToken::Char(unit(c)),
         });
     }
     out
+}
+
+/// Bytes as the characters of the same numbers: a binary string's `LIKE` matches byte by
+/// byte (`_` is one byte), as [`like_exact`] of these.
+pub fn latin1_chars(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| char::from(b)).collect()
+}
+
+/// Whether `text` matches an [`exact`] pattern: character by character, case and accents
+/// counted (`utf8mb4_bin`'s `LIKE`).
+pub fn like_exact(text: &str, pattern: &[LikeToken]) -> bool {
+    like_in(text, pattern, |t, i| {
+        let c = t[i..].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
+        (u32::from(c), i + c.len_utf8())
+    })
 }
 
 /// Whether `text` matches `pattern` ([`like_pattern`]) as MySQL's `LIKE` matches under
@@ -110,13 +135,13 @@ pub fn like_pattern(pattern: &str, escape: Option<char>) -> Vec<LikeToken> {
 pub fn like(text: &str, pattern: &[LikeToken]) -> bool {
     if text.is_ascii() {
         like_in(text, pattern, |t, i| {
-            (t.as_bytes()[i].to_ascii_uppercase() as u16, i + 1)
+            (u32::from(t.as_bytes()[i].to_ascii_uppercase()), i + 1)
         })
     } else {
         like_in(text, pattern, |t, i| {
             // `i` is always at a character's start.
             let c = t[i..].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
-            (weight(c), i + c.len_utf8())
+            (u32::from(weight(c)), i + c.len_utf8())
         })
     }
 }
@@ -124,7 +149,7 @@ pub fn like(text: &str, pattern: &[LikeToken]) -> bool {
 /// [`like`] over `text`, `next` giving the weight of the character at a byte offset and the
 /// offset after it.
 #[inline]
-fn like_in(text: &str, pattern: &[LikeToken], next: impl Fn(&str, usize) -> (u16, usize)) -> bool {
+fn like_in(text: &str, pattern: &[LikeToken], next: impl Fn(&str, usize) -> (u32, usize)) -> bool {
     let (mut p, mut i) = (0, 0);
     // The last `%` seen and the text's offset it has taken up to.
     let mut star: Option<(usize, usize)> = None;

@@ -166,6 +166,29 @@ pub fn not_mysql(name: &str) -> Option<(u16, String)> {
         .then(|| (1305, format!("FUNCTION pinba.{name} does not exist")))
 }
 
+/// `like(p, x[, e])` where the pattern or the text is a binary string: matched byte by byte
+/// (`_` one byte, case counted), as MySQL's binary collation matches; `None` where both are
+/// text.
+fn like_bytes(ctx: &Context, arity: usize) -> Result<Option<i64>> {
+    let blob = |v: ValueRef| matches!(v, ValueRef::Blob(_));
+    if !blob(ctx.get_raw(0)) && !blob(ctx.get_raw(1)) {
+        return Ok(None);
+    }
+    let bytes = |v: ValueRef| match v {
+        ValueRef::Text(t) | ValueRef::Blob(t) => t.to_vec(),
+        v => text(v).into_bytes(),
+    };
+    let chars = |v: ValueRef| collation::latin1_chars(&bytes(v));
+    let escape = match arity {
+        3 => bytes(ctx.get_raw(2)).first().map(|&b| char::from(b)),
+        _ => Some('\\'),
+    };
+    let pattern = collation::exact(&chars(ctx.get_raw(0)), escape);
+    Ok(Some(
+        collation::like_exact(&chars(ctx.get_raw(1)), &pattern) as i64,
+    ))
+}
+
 /// Registers every function on `conn`.
 pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
     let pure = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
@@ -256,10 +279,14 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
         })?;
     }
     // `x LIKE p [ESCAPE e]` is `like(p, x[, e])`: MySQL's, under its collation (`collation`),
-    // with `\` the escape unless another is given. The pattern is made once per statement.
+    // with `\` the escape unless another is given; byte by byte where either is a binary
+    // string (`x LIKE BINARY p`). The pattern is made once per statement.
     conn.create_scalar_function("like", 2, pure, |ctx| {
         if (0..2).any(|i| matches!(ctx.get_raw(i), ValueRef::Null)) {
             return Ok(None);
+        }
+        if let Some(bytes) = like_bytes(ctx, 2)? {
+            return Ok(Some(bytes));
         }
         let pattern = ctx.get_or_create_aux(0, |v| {
             Ok::<_, rusqlite::Error>(collation::like_pattern(&text(v), Some('\\')))
@@ -277,10 +304,31 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
         if (0..3).any(|i| matches!(ctx.get_raw(i), ValueRef::Null)) {
             return Ok(None);
         }
+        if let Some(bytes) = like_bytes(ctx, 3)? {
+            return Ok(Some(bytes));
+        }
         let escape = text(ctx.get_raw(2)).chars().next();
         let pattern = collation::like_pattern(&text(ctx.get_raw(0)), escape);
         Ok(Some(collation::like(&text(ctx.get_raw(1)), &pattern) as i64))
     })?;
+    // `x LIKE p` under `utf8mb4_bin` (the translation's, where the operands' collations agree
+    // on it): character by character, case and accents counted.
+    for arity in [2, 3] {
+        conn.create_scalar_function("mysql_like_bin", arity, pure, move |ctx| {
+            if (0..arity).any(|i| matches!(ctx.get_raw(i as usize), ValueRef::Null)) {
+                return Ok(None);
+            }
+            if let Some(bytes) = like_bytes(ctx, arity as usize)? {
+                return Ok(Some(bytes));
+            }
+            let escape = match arity {
+                3 => text(ctx.get_raw(2)).chars().next(),
+                _ => Some('\\'),
+            };
+            let pattern = collation::exact(&text(ctx.get_raw(0)), escape);
+            Ok(Some(collation::like_exact(&text(ctx.get_raw(1)), &pattern) as i64))
+        })?;
+    }
     conn.create_scalar_function("regexp", 2, pure, |ctx| {
         let pattern = match ctx.get_raw(0) {
             ValueRef::Null => return Ok(None),
@@ -290,6 +338,14 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
             ValueRef::Null => return Ok(None),
             v => text(v),
         };
+        // Against a binary string (`BINARY x REGEXP p`), case counts.
+        if [0, 1].iter().any(|&i| matches!(ctx.get_raw(i), ValueRef::Blob(_))) {
+            let re = regex::RegexBuilder::new(&pattern)
+                .size_limit(1 << 20)
+                .build()
+                .map_err(|e| rusqlite::Error::UserFunctionError(Box::new(e)))?;
+            return Ok(Some(re.is_match(&subject) as i64));
+        }
         // Compiled once per statement and pattern; MySQL's REGEXP is case-insensitive.
         let re = ctx.get_or_create_aux(0, |_| {
             regex::RegexBuilder::new(&pattern)

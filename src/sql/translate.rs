@@ -314,6 +314,7 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
         return unsupported("only queries are read here");
     };
     let lines = Lines::new(sql);
+    let _ = query.visit(&mut RowConstructors);
     let _ = query.visit(&mut Aliases);
     if !directions.is_empty() {
         let _ = query.visit(&mut GroupOrder(&directions));
@@ -1141,6 +1142,80 @@ impl VisitorMut for SessionRules<'_> {
     }
 }
 
+/// The first name in `select`'s `WHERE` (outside its subqueries) that is a select list alias
+/// and no column of its tables ([`Scope::alias_only`]): MySQL reads a `WHERE` before the
+/// select list, and knows no alias there.
+fn alias_in_where(select: &mut Select, scope: &Scope) -> Option<String> {
+    struct Names<'a> {
+        scope: &'a Scope,
+        depth: usize,
+        found: Option<String>,
+    }
+    impl VisitorMut for Names<'_> {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+            self.depth += 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+            self.depth -= 1;
+            ControlFlow::Continue(())
+        }
+        fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+            if let Expr::Identifier(i) = expr {
+                if self.depth == 0 && !i.value.starts_with('@') && self.scope.alias_only(&i.value) {
+                    self.found = Some(i.value.clone());
+                    return ControlFlow::Break(());
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut names = Names {
+        scope,
+        depth: 0,
+        found: None,
+    };
+    let _ = select.selection.visit(&mut names);
+    names.found
+}
+
+/// `ROW(a, b)`, MySQL's row constructor, is the row `(a, b)`.
+struct RowConstructors;
+
+impl VisitorMut for RowConstructors {
+    type Break = ();
+
+    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        let Expr::Function(f) = expr else {
+            return ControlFlow::Continue(());
+        };
+        let FunctionArguments::List(list) = &f.args else {
+            return ControlFlow::Continue(());
+        };
+        if !f.name.to_string().eq_ignore_ascii_case("ROW")
+            || f.over.is_some()
+            || list.args.len() < 2
+            || list.duplicate_treatment.is_some()
+            || !list.clauses.is_empty()
+        {
+            return ControlFlow::Continue(());
+        }
+        let items: Option<Vec<Expr>> = list
+            .args
+            .iter()
+            .map(|a| match a {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(e)) => Some(e.clone()),
+                _ => None,
+            })
+            .collect();
+        if let Some(items) = items {
+            *expr = Expr::Tuple(items);
+        }
+        ControlFlow::Continue(())
+    }
+}
+
 /// The first thing in `query` that MySQL has not and this engine has: a call of one of
 /// SQLite's own functions or the translation's helpers, a table of SQLite's schema
 /// (`sqlite_master`, `pragma_table_info`) or a table-valued function (`json_each(…)`).
@@ -1525,8 +1600,14 @@ impl VisitorMut for Rewrite<'_> {
                 }
             }
         }
-        having_as_where(select);
         let scope = Scope::of_select(select, self.ctes.last().unwrap_or(&Vec::new()));
+        if self.scopes.is_empty() {
+            if let Some(name) = alias_in_where(select, &scope) {
+                self.error = Some((1054, format!("Unknown column '{name}' in 'WHERE'")));
+                return ControlFlow::Break(());
+            }
+        }
+        having_as_where(select);
         self.keys.push(decimal_keys(select, &scope));
         self.scopes.push(scope);
         ControlFlow::Continue(())
@@ -2402,6 +2483,24 @@ fn compare_by_collation(expr: &mut Expr, kids: &[Ty], collations: &[Option<Colla
     ) else {
         return;
     };
+    // SQLite's `LIKE` knows no collation: under utf8mb4_bin, `mysql_like_bin`.
+    if let Expr::Like {
+        negated,
+        any: false,
+        expr: value,
+        pattern,
+        escape_char,
+    } = expr
+    {
+        if agreed.name == super::collation::BIN {
+            let escape = escape_char
+                .as_ref()
+                .map_or(String::new(), |e| format!(", {e}"));
+            let call = format!("mysql_like_bin({pattern}, {value}{escape})");
+            *expr = raw(if *negated { format!("(NOT {call})") } else { call });
+        }
+        return;
+    }
     let (left, picked) = match expr {
         Expr::BinaryOp { left, op, right } if typing::is_comparison(op) => {
             let picked = coercibility::sqlite_pick(own_collation(left), own_collation(right));
@@ -5289,6 +5388,32 @@ mod tests {
             bare("SELECT TRIM(LEADING FROM s), TRIM(TRAILING FROM s)"),
             "SELECT mysql_trim('LEADING', ' ', s), mysql_trim('TRAILING', ' ', s)"
         );
+    }
+
+    /// A `WHERE` knows no select list alias (error 1054), where the name is no column; a
+    /// `HAVING` does, and a subquery's own names are its own.
+    #[test]
+    fn where_knows_no_alias() {
+        match query("SELECT status AS s FROM request WHERE s = 200") {
+            Err(Refusal::Error(1054, why)) => assert_eq!(why, "Unknown column 's' in 'WHERE'"),
+            other => panic!("{other:?}"),
+        }
+        for fine in [
+            "SELECT status AS status FROM request WHERE status = 200",
+            "SELECT status AS s FROM request GROUP BY s HAVING s = 200",
+            "SELECT status AS s FROM request WHERE status IN (SELECT 200 AS s FROM request WHERE s = 1)",
+        ] {
+            assert!(query(fine).is_ok(), "{fine}");
+        }
+    }
+
+    /// `ROW(a, b)` is a row; `LIKE` under utf8mb4_bin is `mysql_like_bin`.
+    #[test]
+    fn rows_and_binary_likes() {
+        assert_eq!(bare("SELECT ROW(1, 2) = ROW(1, 2)"), "SELECT ((1, 2) = (1, 2))");
+        let t = bare("SELECT 'a' COLLATE utf8mb4_bin NOT LIKE 'A%' ESCAPE '!'");
+        assert!(t.contains("(NOT mysql_like_bin("), "{t}");
+        assert!(!bare("SELECT 'a' LIKE 'A%'").contains("mysql_like_bin"));
     }
 
     /// What SQLite has and MySQL has not is refused as MySQL refuses it: SQLite's functions

@@ -1232,6 +1232,19 @@ impl Scope {
         scope
     }
 
+    /// Whether `name` is one of the select list's aliases and no column of its tables, every
+    /// table's columns known: a `WHERE` that names it names no column (MySQL's error 1054;
+    /// SQLite would take the alias).
+    pub(super) fn alias_only(&self, name: &str) -> bool {
+        let lower = name.to_ascii_lowercase();
+        let Some(tables) = &self.tables else {
+            return false;
+        };
+        let mut columns = tables.iter().flat_map(|t| &t.1);
+        self.aliases.iter().any(|a| a.0 == lower)
+            && columns.all(|c| c.0.as_deref().is_some_and(|n| n != lower))
+    }
+
     /// The columns `*` (`qualifier` `None`) or `t.*` sends, where every table is known.
     fn wildcard(&self, qualifier: Option<&str>) -> Option<Columns> {
         let tables = self.tables.as_ref().filter(|_| !self.merges)?;

@@ -2024,3 +2024,16 @@ SELECT script_name, COUNT(*) AS n, SUM(req_time) AS total FROM request WHERE sta
 SELECT status, AVG(req_time) AS a FROM request GROUP BY status HAVING a < '1.5' ORDER BY status
 -- 0b101 is b'101'.
 SELECT 0b101, 0b1000001 + 0, 0b1 | 2, b'101' = 0b101
+-- LIKE by the operands' collation: byte by byte where one is a binary string (LIKE BINARY), by character under utf8mb4_bin; REGEXP against a binary string counts case.
+SELECT 'abc' LIKE BINARY 'ABC', BINARY 'abc' LIKE 'ABC', 'abc' COLLATE utf8mb4_bin LIKE 'ABC', 'abc' LIKE 'ABC' COLLATE utf8mb4_bin, CAST('abc' AS BINARY) LIKE 'ABC', 'abc' NOT LIKE BINARY 'ABC', 'a' LIKE BINARY 'a', X'61' LIKE 'A'
+SELECT 'é' LIKE BINARY '_', 'é' LIKE BINARY '__', 'é' COLLATE utf8mb4_bin LIKE '_', 'É' COLLATE utf8mb4_bin LIKE 'é', 'a%b' LIKE BINARY 'a!%b' ESCAPE '!', 'ab ' LIKE BINARY 'ab'
+SELECT COUNT(*) FROM request WHERE script_name LIKE BINARY '/I%'
+SELECT COUNT(*) FROM request WHERE BINARY script_name LIKE '/A%'
+SELECT COUNT(*) FROM request WHERE script_name COLLATE utf8mb4_bin LIKE '%edit%'
+SELECT BINARY 'abc' REGEXP 'B', 'abc' REGEXP BINARY 'B', 'abc' REGEXP 'B'
+-- ROW(a, b) is a row.
+SELECT COUNT(*) FROM request WHERE ROW(status, 200) = ROW(200, status)
+SELECT ROW(1, 2) = ROW(1, 2), ROW(1, NULL) = ROW(1, 2), (1, 2) < ROW(1, 3)
+-- A WHERE knows no select list alias (error 1054).
+=SELECT status AS s, COUNT(*) FROM request WHERE s = 200 GROUP BY s
+=SELECT req_time * 1000 AS ms FROM request WHERE ms > 500
