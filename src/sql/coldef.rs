@@ -2004,6 +2004,18 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
             text_of(count(1).map_or(chars, |n| n.min(chars)), kids)
         }
         "LPAD" | "RPAD" => text_of(count(1)?, kids),
+        // MariaDB's `Item_func_sec_to_time`: the fraction digits its argument declares, at
+        // most 6 (a DOUBLE's or a string's, not fixed, 6).
+        "SEC_TO_TIME" => {
+            let digits = kid(0).map_or(0, |k| {
+                if k.decimals >= NOT_FIXED {
+                    6
+                } else {
+                    k.decimals.min(6)
+                }
+            });
+            Meta::temporal(Code::Time, digits, true)
+        }
         "REPEAT" => match count(1) {
             Some(n) => text_of(kid(0)?.chars().saturating_mul(n), kids),
             None => Meta::text(1 << 24, true),

@@ -189,6 +189,9 @@ fn like_bytes(ctx: &Context, arity: usize) -> Result<Option<i64>> {
     ))
 }
 
+/// 2^63, the first double past BIGINT.
+const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+
 /// Registers every function on `conn`.
 pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
     let pure = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
@@ -326,7 +329,9 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
                 _ => Some('\\'),
             };
             let pattern = collation::exact(&text(ctx.get_raw(0)), escape);
-            Ok(Some(collation::like_exact(&text(ctx.get_raw(1)), &pattern) as i64))
+            Ok(Some(
+                collation::like_exact(&text(ctx.get_raw(1)), &pattern) as i64
+            ))
         })?;
     }
     conn.create_scalar_function("regexp", 2, pure, |ctx| {
@@ -339,7 +344,10 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
             v => text(v),
         };
         // Against a binary string (`BINARY x REGEXP p`), case counts.
-        if [0, 1].iter().any(|&i| matches!(ctx.get_raw(i), ValueRef::Blob(_))) {
+        if [0, 1]
+            .iter()
+            .any(|&i| matches!(ctx.get_raw(i), ValueRef::Blob(_)))
+        {
             let re = regex::RegexBuilder::new(&pattern)
                 .size_limit(1 << 20)
                 .build()
@@ -1654,9 +1662,19 @@ fn numeric(conn: &Connection) -> Result<()> {
         Ok(match ctx.get_raw(0) {
             ValueRef::Null => None,
             ValueRef::Integer(i) => Some(format!("{:X}", i as u64)),
+            // Past BIGINT's range every bit set, as MariaDB's `Item_func_hex` writes it.
             ValueRef::Real(r) => Some(format!(
                 "{:X}",
-                round_half_away(r, 0, f64::round) as i64 as u64
+                if r.is_nan() || !(-TWO_63..=TWO_63).contains(&r) {
+                    u64::MAX
+                } else {
+                    let v = round_half_away(r, 0, f64::round);
+                    if v >= 0.0 {
+                        v as u64
+                    } else {
+                        v as i64 as u64
+                    }
+                }
             )),
             ValueRef::Text(t) | ValueRef::Blob(t) => {
                 Some(t.iter().map(|b| format!("{b:02X}")).collect())

@@ -1828,6 +1828,7 @@ impl VisitorMut for Rewrite<'_> {
             )),
             _ => derived,
         };
+        like_by_collation(expr, &collations);
         if kids.len() == typing::children(expr).len() {
             compare_by_collation(expr, &kids, &collations);
         }
@@ -2483,24 +2484,6 @@ fn compare_by_collation(expr: &mut Expr, kids: &[Ty], collations: &[Option<Colla
     ) else {
         return;
     };
-    // SQLite's `LIKE` knows no collation: under utf8mb4_bin, `mysql_like_bin`.
-    if let Expr::Like {
-        negated,
-        any: false,
-        expr: value,
-        pattern,
-        escape_char,
-    } = expr
-    {
-        if agreed.name == super::collation::BIN {
-            let escape = escape_char
-                .as_ref()
-                .map_or(String::new(), |e| format!(", {e}"));
-            let call = format!("mysql_like_bin({pattern}, {value}{escape})");
-            *expr = raw(if *negated { format!("(NOT {call})") } else { call });
-        }
-        return;
-    }
     let (left, picked) = match expr {
         Expr::BinaryOp { left, op, right } if typing::is_comparison(op) => {
             let picked = coercibility::sqlite_pick(own_collation(left), own_collation(right));
@@ -2532,6 +2515,34 @@ fn compare_by_collation(expr: &mut Expr, kids: &[Ty], collations: &[Option<Colla
             expr: Box::new(Expr::Nested(Box::new(inner))),
             collation: ObjectName::from(vec![Ident::new(agreed.name)]),
         };
+    }
+}
+
+/// `x LIKE p` by the collation its operands' (`collations`, in the order they are visited: `x`,
+/// `p`) agree on: SQLite's `LIKE` knows none, so under utf8mb4_bin it is `mysql_like_bin`
+/// (a binary string's bytes are matched by `like` itself).
+fn like_by_collation(expr: &mut Expr, collations: &[Option<Collated>]) {
+    let Expr::Like {
+        negated,
+        any: false,
+        expr: value,
+        pattern,
+        escape_char,
+    } = expr
+    else {
+        return;
+    };
+    let agreed = coercibility::aggregate(collations.iter().take(2).copied());
+    if agreed.is_some_and(|a| a.name == super::collation::BIN) {
+        let escape = escape_char
+            .as_ref()
+            .map_or(String::new(), |e| format!(", {e}"));
+        let call = format!("mysql_like_bin({pattern}, {value}{escape})");
+        *expr = raw(if *negated {
+            format!("(NOT {call})")
+        } else {
+            call
+        });
     }
 }
 
@@ -5410,7 +5421,10 @@ mod tests {
     /// `ROW(a, b)` is a row; `LIKE` under utf8mb4_bin is `mysql_like_bin`.
     #[test]
     fn rows_and_binary_likes() {
-        assert_eq!(bare("SELECT ROW(1, 2) = ROW(1, 2)"), "SELECT ((1, 2) = (1, 2))");
+        assert_eq!(
+            bare("SELECT ROW(1, 2) = ROW(1, 2)"),
+            "SELECT (1, 2) = (1, 2)"
+        );
         let t = bare("SELECT 'a' COLLATE utf8mb4_bin NOT LIKE 'A%' ESCAPE '!'");
         assert!(t.contains("(NOT mysql_like_bin("), "{t}");
         assert!(!bare("SELECT 'a' LIKE 'A%'").contains("mysql_like_bin"));

@@ -551,6 +551,59 @@ fn aggregate_name(e: &Expr) -> Option<&'static str> {
     AGGREGATE_NAMES.iter().find(|n| **n == name).copied()
 }
 
+/// Whether `e`, a select list item of a select `WITH ROLLUP`, is a function with a GROUP BY
+/// item among its arguments (or theirs, through functions, not aggregates): MariaDB's
+/// `change_group_ref` makes it a reference to the group's value, NULL on a rollup row, and so
+/// declares the function nullable (`IFNULL(script_name, 'all')`).
+fn over_a_group(e: &Expr, select: &sqlparser::ast::Select) -> bool {
+    let sqlparser::ast::GroupByExpr::Expressions(groups, _) = &select.group_by else {
+        return false;
+    };
+    // A GROUP BY item by its place in the select list or its alias, as the item it names.
+    let item = |g: &Expr| -> Expr {
+        let named = |k: &SelectItem| match k {
+            SelectItem::UnnamedExpr(x) | SelectItem::ExprWithAlias { expr: x, .. } => {
+                Some(x.clone())
+            }
+            _ => None,
+        };
+        let found = match g {
+            Expr::Value(v) => match &v.value {
+                Value::Number(n, _) => n
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|k| select.projection.get(k.checked_sub(1)?))
+                    .and_then(named),
+                _ => None,
+            },
+            Expr::Identifier(i) => select.projection.iter().find_map(|k| match k {
+                SelectItem::ExprWithAlias { expr, alias }
+                    if alias.value.eq_ignore_ascii_case(&i.value) =>
+                {
+                    Some(expr.clone())
+                }
+                _ => None,
+            }),
+            _ => None,
+        };
+        found.unwrap_or_else(|| g.clone())
+    };
+    let groups: Vec<Expr> = groups.iter().map(item).collect();
+    fn refers(e: &Expr, groups: &[Expr]) -> bool {
+        if aggregate_name(e).is_some() || matches!(e, Expr::Subquery(_)) {
+            return false;
+        }
+        children(e)
+            .into_iter()
+            .any(|k| groups.contains(k) || refers(k, groups))
+    }
+    !matches!(
+        e,
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Value(_)
+    ) && !groups.contains(e)
+        && refers(e, &groups)
+}
+
 /// Whether a select groups `WITH ROLLUP`.
 fn rolls_up(select: &sqlparser::ast::Select) -> bool {
     matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(_, m)
@@ -996,6 +1049,17 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Found, order: &[&Expr]) 
                     _ => all = false,
                 }
                 items.extend(std::iter::repeat_n(item, columns.len() - before));
+            }
+            if rolls_up(select) {
+                for (k, item) in items.iter().enumerate() {
+                    if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } =
+                        item
+                    {
+                        if let Some(c) = columns.get_mut(k).filter(|_| over_a_group(e, select)) {
+                            c.2.nullable = true;
+                        }
+                    }
+                }
             }
             // A grouped or DISTINCT select's rows go through a temporary table, which holds a
             // long string (more than 512 characters) computed as a BLOB.

@@ -355,6 +355,13 @@ for fn in ("UPPER", "LOWER"):
         checked, 63_489,
         "every BMP character but the surrogates, and an emoji"
     );
-    assert_eq!(cased, 2 * 63_488, "UPPER and LOWER of every BMP character and an emoji");
-    assert!(wrong.is_empty(), "weights and cases unlike MariaDB's: {wrong:?}");
+    assert_eq!(
+        cased,
+        2 * 63_488,
+        "UPPER and LOWER of every BMP character and an emoji"
+    );
+    assert!(
+        wrong.is_empty(),
+        "weights and cases unlike MariaDB's: {wrong:?}"
+    );
 }
