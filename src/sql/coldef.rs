@@ -2004,6 +2004,15 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
             text_of(count(1).map_or(chars, |n| n.min(chars)), kids)
         }
         "LPAD" | "RPAD" => text_of(count(1)?, kids),
+        // MariaDB's `Item_func_convert_tz`: a DATETIME of the fraction digits its argument is
+        // read with.
+        "CONVERT_TZ" => {
+            let digits = match (kid(0), super::typing::children(e).first()) {
+                (Some(k), Some(arg)) => datetime_precision(&k, arg, false).unwrap_or(0),
+                _ => 0,
+            };
+            Meta::temporal(Code::DateTime, digits as u8, true)
+        }
         // MariaDB's `Item_func_sec_to_time`: the fraction digits its argument declares, at
         // most 6 (a DOUBLE's or a string's, not fixed, 6).
         "SEC_TO_TIME" => {

@@ -189,7 +189,7 @@ fn like_bytes(ctx: &Context, arity: usize) -> Result<Option<i64>> {
     ))
 }
 
-/// 2^63, the first double past BIGINT.
+/// 2^63, the first double past BIGINT's largest.
 const TWO_63: f64 = 9_223_372_036_854_775_808.0;
 
 /// Registers every function on `conn`.
@@ -1662,10 +1662,11 @@ fn numeric(conn: &Connection) -> Result<()> {
         Ok(match ctx.get_raw(0) {
             ValueRef::Null => None,
             ValueRef::Integer(i) => Some(format!("{:X}", i as u64)),
-            // Past BIGINT's range every bit set, as MariaDB's `Item_func_hex` writes it.
+            // As MariaDB's `Item_func_hex` writes it: at or below -2^63 and at or past 2^64
+            // every bit set, else rounded half away from zero, a negative one's 64 bits.
             ValueRef::Real(r) => Some(format!(
                 "{:X}",
-                if r.is_nan() || !(-TWO_63..=TWO_63).contains(&r) {
+                if r.is_nan() || r <= -TWO_63 || r >= 2.0 * TWO_63 {
                     u64::MAX
                 } else {
                     let v = round_half_away(r, 0, f64::round);

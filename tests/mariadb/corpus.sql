@@ -2013,7 +2013,7 @@ SELECT CHAR_LENGTH(CONVERT(UNHEX('C3A9') USING utf8mb4)), LENGTH(CONVERT(UNHEX('
 SELECT SIN(1), COS(1), TAN(1), ASIN(0.5), ACOS(0.5), ATAN(1), ATAN2(1, 2), ATAN(1, 2), ASIN(2), ACOS(-1.5)
 SELECT script_name, ROUND(SIN(status) + COS(req_time), 6), ATAN(ru_utime, req_time) FROM request ORDER BY id LIMIT 5
 -- CONVERT_TZ leaves a time a TIMESTAMP cannot hold (before 1970-01-01 00:00:01 UTC, after 2038-01-19 03:14:07) as it is.
-SELECT CONVERT_TZ(FROM_UNIXTIME(0), '+00:00', '+03:00'), CONVERT_TZ('1970-01-01 00:00:01', '+00:00', '+03:00'), CONVERT_TZ('1970-01-01 03:00:00', '+03:00', '+00:00'), CONVERT_TZ(TIMESTAMP '1970-01-01 02:59:59.5', '+03:00', '+00:00'), CONVERT_TZ('2038-01-19 03:14:07', '+00:00', '-01:00'), CONVERT_TZ('2038-01-19 03:14:08', '+00:00', '-01:00'), CONVERT_TZ('1969-12-31 23:00:00', '-02:00', '+00:00'), CONVERT_TZ('1000-01-01', '+00:00', '+01:00')
+SELECT CONVERT_TZ(FROM_UNIXTIME(0), '+00:00', '+03:00'), CONVERT_TZ('1970-01-01 00:00:01', '+00:00', '+03:00'), CONVERT_TZ('1970-01-01 03:00:00', '+03:00', '+00:00'), CONVERT_TZ(TIMESTAMP '1970-01-01 02:59:59.5', '+03:00', '+00:00'), CONVERT_TZ('2024-03-05 10:20:30.25', '+00:00', '+01:00'), CONVERT_TZ('2038-01-19 03:14:07', '+00:00', '-01:00'), CONVERT_TZ('2038-01-19 03:14:08', '+00:00', '-01:00'), CONVERT_TZ('1969-12-31 23:00:00', '-02:00', '+00:00'), CONVERT_TZ('1000-01-01', '+00:00', '+01:00')
 -- MySQL's JSON functions SQLite answers otherwise (its spacing, DECIMAL scale, TRUE as 1) are refused, not answered by SQLite's rules.
 !SELECT JSON_OBJECT('a', 1, 'e', 1.50, 'f', TRUE)
 -- UPPER and LOWER map one character to one by utf8mb4_general_ci's table (not Unicode's full mapping).
@@ -2039,9 +2039,9 @@ SELECT COUNT(*) FROM request WHERE ROW(status, script_name) IN (ROW(200, '/index
 =SELECT req_time * 1000 AS ms FROM request WHERE ms > 500
 -- WITH ROLLUP: a function over a GROUP BY item is declared nullable (MariaDB's change_group_ref), an aggregate's is not.
 SELECT script_name, IFNULL(script_name, 'T'), CONCAT(script_name, 'x'), status + 1, IFNULL(status, 0), COUNT(*), IFNULL(COUNT(*), 0) FROM request GROUP BY script_name, status WITH ROLLUP
-SELECT COALESCE(hostname, 'all') AS h, IFNULL(SUM(req_time), 0), COUNT(*) FROM request GROUP BY h WITH ROLLUP
-SELECT IFNULL(script_name, 'TOTAL'), COUNT(*) FROM request GROUP BY 1 WITH ROLLUP
+SELECT COALESCE(hostname, 'all'), IFNULL(SUM(req_time), 0), LENGTH(hostname) > 1, COUNT(*) FROM request GROUP BY hostname WITH ROLLUP
+SELECT IFNULL(script_name, 'TOTAL') AS s, COUNT(*) FROM request GROUP BY script_name WITH ROLLUP
 -- SEC_TO_TIME declares its argument's fraction digits, at most 6 (a DOUBLE's 6).
 SELECT SEC_TO_TIME(req_time), SEC_TO_TIME(SUM(req_time)), SEC_TO_TIME(AVG(status)), SEC_TO_TIME(1.5e0), SEC_TO_TIME(1.25), SEC_TO_TIME(status) FROM request GROUP BY req_time, status ORDER BY req_time, status LIMIT 3
--- HEX of a DOUBLE past BIGINT's range: every bit set.
-SELECT HEX(1.7976931348623157e308), HEX(-1e19), HEX(9223372036854775808e0), HEX(-9223372036854775808e0), HEX(2.5e0), HEX(-2.5e0)
+-- HEX of a DOUBLE: at or below -2^63 and at or past 2^64 every bit set, between 2^63 and 2^64 its unsigned value.
+SELECT HEX(1.7976931348623157e308), HEX(-1e19), HEX(9223372036854775808e0), HEX(-9223372036854775808e0), HEX(2.5e0), HEX(-2.5e0), HEX(1e19), HEX(1.8446744073709552e19), HEX(-9.2e18)
