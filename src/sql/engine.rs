@@ -410,7 +410,7 @@ impl Engine {
         let _sql = sqlite_heap::counted();
         let conn = Connection::open_in_memory().map_err(sqlite_err)?;
         // No string or blob a statement makes may be longer than a statement may be
-        // (`mysql.max_allowed_packet`, not SQLite's 1 GB): `repeat`, `zeroblob`, `hex` and
+        // (`mysql.max_allowed_packet`, not SQLite's 1 GB): `REPEAT`, `SPACE`, `HEX` and
         // `group_concat` fail past it ("string or blob too big") instead of taking memory.
         let length = i32::try_from(session.max_allowed_packet).unwrap_or(i32::MAX);
         let max_row = session.max_allowed_packet.max(0) as u64;

@@ -551,6 +551,34 @@ fn aggregate_name(e: &Expr) -> Option<&'static str> {
     AGGREGATE_NAMES.iter().find(|n| **n == name).copied()
 }
 
+/// The select list item `e` names in a `GROUP BY` or `ORDER BY`: by its place (`1`) or its
+/// alias; `None` where it names none.
+fn listed_item(select: &sqlparser::ast::Select, e: &Expr) -> Option<Expr> {
+    match e {
+        Expr::Value(v) => match &v.value {
+            Value::Number(n, _) => {
+                let k = n.parse::<usize>().ok()?.checked_sub(1)?;
+                match select.projection.get(k)? {
+                    SelectItem::UnnamedExpr(x) | SelectItem::ExprWithAlias { expr: x, .. } => {
+                        Some(x.clone())
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        },
+        Expr::Identifier(i) => select.projection.iter().find_map(|k| match k {
+            SelectItem::ExprWithAlias { expr, alias }
+                if alias.value.eq_ignore_ascii_case(&i.value) =>
+            {
+                Some(expr.clone())
+            }
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
 /// Whether `e`, a select list item of a select `WITH ROLLUP`, is a function with a GROUP BY
 /// item among its arguments (or theirs, through functions, not aggregates): MariaDB's
 /// `change_group_ref` makes it a reference to the group's value, NULL on a rollup row, and so
@@ -559,36 +587,10 @@ fn over_a_group(e: &Expr, select: &sqlparser::ast::Select) -> bool {
     let sqlparser::ast::GroupByExpr::Expressions(groups, _) = &select.group_by else {
         return false;
     };
-    // A GROUP BY item by its place in the select list or its alias, as the item it names.
-    let item = |g: &Expr| -> Expr {
-        let named = |k: &SelectItem| match k {
-            SelectItem::UnnamedExpr(x) | SelectItem::ExprWithAlias { expr: x, .. } => {
-                Some(x.clone())
-            }
-            _ => None,
-        };
-        let found = match g {
-            Expr::Value(v) => match &v.value {
-                Value::Number(n, _) => n
-                    .parse::<usize>()
-                    .ok()
-                    .and_then(|k| select.projection.get(k.checked_sub(1)?))
-                    .and_then(named),
-                _ => None,
-            },
-            Expr::Identifier(i) => select.projection.iter().find_map(|k| match k {
-                SelectItem::ExprWithAlias { expr, alias }
-                    if alias.value.eq_ignore_ascii_case(&i.value) =>
-                {
-                    Some(expr.clone())
-                }
-                _ => None,
-            }),
-            _ => None,
-        };
-        found.unwrap_or_else(|| g.clone())
-    };
-    let groups: Vec<Expr> = groups.iter().map(item).collect();
+    let groups: Vec<Expr> = groups
+        .iter()
+        .map(|g| listed_item(select, g).unwrap_or_else(|| g.clone()))
+        .collect();
     fn refers(e: &Expr, groups: &[Expr]) -> bool {
         if aggregate_name(e).is_some() || matches!(e, Expr::Subquery(_)) {
             return false;
@@ -762,37 +764,13 @@ fn sorted_again(select: &sqlparser::ast::Select, order: &[&Expr]) -> bool {
     {
         return false;
     }
-    // An expression by its place in the select list (`1`) or its alias, as it is.
+    // An expression by its place in the select list (`1`) or its alias, as it is; none for a
+    // place the list has not.
     let item = |e: &'_ Expr| -> Option<Expr> {
-        let expr = |k: &SelectItem| match k {
-            SelectItem::UnnamedExpr(x) | SelectItem::ExprWithAlias { expr: x, .. } => {
-                Some(x.clone())
-            }
-            _ => None,
-        };
-        match e {
-            Expr::Value(v) => match &v.value {
-                Value::Number(n, _) => {
-                    let k = n.parse::<usize>().ok()?.checked_sub(1)?;
-                    expr(select.projection.get(k)?)
-                }
-                _ => Some(e.clone()),
-            },
-            Expr::Identifier(i) => Some(
-                select
-                    .projection
-                    .iter()
-                    .find_map(|k| match k {
-                        SelectItem::ExprWithAlias { expr, alias }
-                            if alias.value.eq_ignore_ascii_case(&i.value) =>
-                        {
-                            Some(expr.clone())
-                        }
-                        _ => None,
-                    })
-                    .unwrap_or_else(|| e.clone()),
-            ),
-            _ => Some(e.clone()),
+        match (listed_item(select, e), e) {
+            (Some(x), _) => Some(x),
+            (None, Expr::Value(v)) if matches!(v.value, Value::Number(..)) => None,
+            (None, _) => Some(e.clone()),
         }
     };
     order.len() > groups.len()

@@ -65,11 +65,11 @@ fn statements_past_sqls_memory_fail_with_1041_and_memory_stays_near_the_cap() {
     let mysql = d.mysql.unwrap();
     assert_eq!(figure(&d, "mysql.memory_cap_bytes"), 64 * MIB);
     let before = peak_rss(&d);
-    let wide = vec!["randomblob(4000000)"; 20].join(", ");
+    let wide = vec!["REPEAT('x', 4000000)"; 20].join(", ");
     let statements = [
         format!(
-            "{}SELECT SUM(length(b)) FROM (SELECT x, randomblob(100000) AS b FROM c \
-             ORDER BY random() LIMIT 2000)",
+            "{}SELECT SUM(LENGTH(b)) FROM (SELECT x, REPEAT(MD5(x), 3125) AS b FROM c \
+             ORDER BY RAND() LIMIT 2000)",
             counter(2000)
         ),
         format!(
@@ -78,8 +78,8 @@ fn statements_past_sqls_memory_fail_with_1041_and_memory_stays_near_the_cap() {
         ),
         format!("SELECT {wide}"),
         format!(
-            "{}SELECT SUM(length(v)) FROM (SELECT lag(b) OVER (ORDER BY x DESC) AS v \
-             FROM (SELECT x, randomblob(1000000) AS b FROM c))",
+            "{}SELECT SUM(LENGTH(v)) FROM (SELECT LAG(b) OVER (ORDER BY x DESC) AS v \
+             FROM (SELECT x, REPEAT(MD5(x), 31250) AS b FROM c))",
             counter(200)
         ),
     ];
@@ -178,7 +178,7 @@ fn a_row_past_max_allowed_packet_is_1153_and_a_large_result_streams() {
     let d = Daemon::start("[mysql]\nmax_allowed_packet = \"1MiB\"\n");
     let mut c = Wire::login(d.mysql.unwrap(), "u", None).unwrap();
     let (code, msg) = c
-        .query(b"SELECT randomblob(600000), zeroblob(600000)")
+        .query(b"SELECT REPEAT('a', 600000), REPEAT('b', 600000)")
         .unwrap_err();
     assert_eq!(code, 1153, "{msg}");
     assert!(msg.contains("max_allowed_packet"), "{msg}");
@@ -187,7 +187,7 @@ fn a_row_past_max_allowed_packet_is_1153_and_a_large_result_streams() {
     let before = peak_rss(&d);
     let (rows, bytes) = drain(
         &mut c,
-        &format!("{}SELECT x, randomblob(900000) FROM c", counter(300)),
+        &format!("{}SELECT x, REPEAT(MD5(x), 28125) FROM c", counter(300)),
     )
     .unwrap();
     assert_eq!(rows, 300);
@@ -215,7 +215,7 @@ fn rows_not_yet_sent_are_counted_in_the_memory_budget() {
     let mut stuck = Wire::login(mysql, "u", None).unwrap();
     stuck.send_query(
         b"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) \
-          SELECT x, randomblob(500000) FROM c",
+          SELECT x, REPEAT(MD5(x), 15625) FROM c",
     );
     // Once the statement is blocked (its rows wait for the client), the budget holds what SQL
     // holds (they differ while it is still reading rows: settled every chunk).
