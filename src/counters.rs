@@ -131,6 +131,8 @@ pub struct SqlCounters {
     pub errors: AtomicU64,
     pub killed: AtomicU64,
     pub busy: AtomicU64,
+    /// Statements waiting for a query slot now, at most `mysql.max_queued_queries`.
+    pub queued: AtomicU64,
     pub rows_sent: AtomicU64,
     /// Statements stopped for SQL's memory cap (`mysql.max_memory`).
     pub out_of_memory: AtomicU64,

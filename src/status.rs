@@ -816,6 +816,12 @@ pub static FIGURES: &[Figure] = &[
     )
     .prometheus("pinbad_mysql_busy")
     .read(|s| load(&counters(s).sql.busy)),
+    gauge(
+        "mysql.queued",
+        "SQL statements waiting for a query slot now (at most mysql.max_queued_queries).",
+    )
+    .prometheus("pinbad_mysql_queued")
+    .read(|s| load(&counters(s).sql.queued)),
     counter("mysql.rows_sent", "Rows SQL statements sent.")
         .prometheus("pinbad_mysql_rows_sent")
         .read(|s| load(&counters(s).sql.rows_sent)),

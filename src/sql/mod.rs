@@ -69,7 +69,7 @@ mod wire;
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -95,8 +95,6 @@ pub struct SqlContext {
     /// runs. SQL's own, so that no SQL load makes an HTTP query wait; a semaphore because
     /// sessions wait for a slot (fairly, in their order) up to their deadline.
     query_slots: Arc<Semaphore>,
-    /// Statements waiting for a slot now, at most `mysql.max_queued_queries`.
-    queued: AtomicUsize,
     /// Failed logins per client address (see [`SqlContext::login_failed`]).
     failures: Arc<parking_lot::Mutex<HashMap<IpAddr, Failures>>>,
     pub config: MysqlConfig,
@@ -123,7 +121,6 @@ impl SqlContext {
             core,
             history,
             query_slots: Arc::new(Semaphore::new(config.max_concurrent_queries)),
-            queued: AtomicUsize::new(0),
             failures: Default::default(),
             config,
             next_id: AtomicU32::new(1),
@@ -136,22 +133,23 @@ impl SqlContext {
         if let Ok(slot) = Arc::clone(&self.query_slots).try_acquire_owned() {
             return Ok(slot);
         }
-        let max = self.config.max_queued_queries;
-        if self
-            .queued
+        // Statements waiting for a slot now (`mysql.queued`), at most `mysql.max_queued_queries`.
+        let queued = &self.core.counters().sql.queued;
+        let max = self.config.max_queued_queries as u64;
+        if queued
             .fetch_update(Relaxed, Relaxed, |n| (n < max).then_some(n + 1))
             .is_err()
         {
             return Err(NoSlot::QueueFull);
         }
         /// Leaves the queue however the wait ends (a session's task may be dropped in it).
-        struct Queued<'a>(&'a AtomicUsize);
+        struct Queued<'a>(&'a AtomicU64);
         impl Drop for Queued<'_> {
             fn drop(&mut self) {
                 self.0.fetch_sub(1, Relaxed);
             }
         }
-        let _queued = Queued(&self.queued);
+        let _queued = Queued(queued);
         let acquire = Arc::clone(&self.query_slots).acquire_owned();
         match tokio::time::timeout_at(deadline.into(), acquire).await {
             Ok(Ok(slot)) => Ok(slot),

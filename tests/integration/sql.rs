@@ -1602,9 +1602,14 @@ fn statements_wait_for_sql_slots_of_their_own() {
     for c in &mut waiting {
         c.send_query(long.as_bytes());
     }
+    // Two running and ten in the queue (a statement is counted before it reaches the queue).
     d.wait_for(
-        |d| d.status()["mysql"]["statements"].as_u64().unwrap() == statements + 12,
-        "twelve statements running or waiting",
+        |d| {
+            let s = d.status();
+            s["mysql"]["statements"].as_u64().unwrap() == statements + 12
+                && s["mysql"]["queued"] == 10
+        },
+        "two statements running and ten waiting",
     );
     let (code, body) = d.get("/api/v1/reports/report_by_script_name?limit=10");
     assert_eq!(code, 200, "HTTP waits for no SQL slot: {body}");
