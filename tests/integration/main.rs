@@ -15,6 +15,7 @@ mod core;
 mod dashboard;
 mod docs;
 mod errors;
+mod exit;
 mod history;
 mod hostile;
 mod http;
