@@ -132,7 +132,7 @@ impl Meta {
         }
     }
 
-    fn double(length: u32, decimals: u8, nullable: bool) -> Meta {
+    pub(super) fn double(length: u32, decimals: u8, nullable: bool) -> Meta {
         Meta {
             code: Code::Double,
             length,
@@ -1210,6 +1210,25 @@ fn double_decimals(kids: &[Meta], add: u32) -> u8 {
 /// `nullable` says: integers as LONGLONG where one is, as long as the longest precision and a
 /// sign; DECIMALs as the longest integer part and the largest scale; DOUBLEs with the most
 /// decimals; strings as the longest.
+/// Whether `values` are FLOATs, one at least.
+fn all_float(values: &[&Meta]) -> bool {
+    !values.is_empty() && values.iter().all(|m| m.code == Code::Float)
+}
+
+/// A FLOAT held by a temporary value of its own (`MIN`/`MAX`, `GREATEST`/`LEAST` of FLOATs,
+/// a window's `LAG`, `FIRST_VALUE`, …): MariaDB declares it `float_length` of its decimals,
+/// 23 where they are not fixed, still a FLOAT.
+fn held_float(k: Meta) -> Meta {
+    Meta {
+        length: if k.decimals < NOT_FIXED {
+            17 + u32::from(k.decimals)
+        } else {
+            23
+        },
+        ..k
+    }
+}
+
 fn merged(ty: Ty, results: &[Meta], nullable: bool) -> Option<Meta> {
     let values: Vec<&Meta> = results.iter().filter(|m| m.code != Code::Null).collect();
     Some(match ty {
@@ -1248,6 +1267,13 @@ fn merged(ty: Ty, results: &[Meta], nullable: bool) -> Option<Meta> {
             let int = values.iter().map(|m| m.int_part()).max()?;
             Meta::decimal(int + u32::from(s), u32::from(s), nullable)
         }
+        // FLOATs only (NULLs aside) stay a FLOAT (`COALESCE(req_time)`, `IF(c, x, y)`, a
+        // `UNION` of two): MariaDB's type aggregation keeps it; beside any other number, a
+        // DOUBLE.
+        Ty::Double if all_float(&values) => Meta {
+            code: Code::Float,
+            ..hybrid_real(results, nullable)
+        },
         Ty::Double => hybrid_real(results, nullable),
         // A CHAR beside anything but a VARCHAR stays a CHAR; of NULLs only, a CHAR(0).
         Ty::Text => Meta {
@@ -1672,6 +1698,36 @@ fn int_arg(e: &Expr, k: usize) -> Option<i64> {
 
 /// A string function's result, `chars` long, NULL where an argument is, and in a strict
 /// `sql_mode` always ([`string_nullable`]).
+/// The characters `FORMAT(x, d)` may write (MariaDB's `Item_func_format`): `x`'s integer
+/// digits as its type may hold them (a FLOAT's 39, a DOUBLE's or a string's 309, an INT's 10,
+/// a BIGINT's 19, a DECIMAL's own) and one more where rounding to `d` decimals may carry
+/// into them, a separator every three, a point, a sign, and `d` (38 where it is no constant).
+fn format_chars(x: Meta, places: Option<i64>) -> Option<u32> {
+    const MAX_DECIMALS: u32 = 38;
+    let mut int = match x.code {
+        Code::Float => 39,
+        Code::Double | Code::Null => 309,
+        Code::Long => 10,
+        Code::LongLong if x.unsigned => 20,
+        Code::LongLong => 19,
+        Code::NewDecimal => x.int_part(),
+        _ if x.is_text() => 309,
+        _ => return None,
+    };
+    let decimals = u32::from(x.decimals);
+    let (places, carries) = match places {
+        Some(d) => {
+            let d = d.clamp(0, i64::from(MAX_DECIMALS)) as u32;
+            (d, d < decimals)
+        }
+        None => (MAX_DECIMALS, decimals > 0),
+    };
+    if carries || int == 0 {
+        int += 1;
+    }
+    Some(int + int / 3 + u32::from(places > 0) + 1 + places)
+}
+
 fn text_of(chars: u32, kids: &[Meta]) -> Meta {
     Meta::text(chars, string_nullable(kids))
 }
@@ -1802,6 +1858,7 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
                 // A DOUBLE computed (MariaDB's `Item_sum_min_max` of a real: its
                 // `fix_length_and_dec_double`): `float_length` of its decimals, `MIN(1e0)` 23.
                 Code::Double if !column => real(&[k], true),
+                Code::Float => held_float(k),
                 _ => k,
             }
             .nullable(true)
@@ -1816,7 +1873,8 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
             // A DOUBLE's `fix_length_and_dec_double`: `float_length` of its decimals (`ABS(1e0)`
             // 23, `ABS(NULL)` 17 of none).
             // A string is read as a DOUBLE of no fixed decimals (`ABS('')`).
-            (Ty::Double, c) if c != Code::Float => real(&[kid(0)?], kid(0)?.nullable),
+            // A FLOAT's absolute value is a DOUBLE, as MariaDB computes it (`ABS(req_time)`).
+            (Ty::Double, _) => real(&[kid(0)?], kid(0)?.nullable),
             _ => kid(0)?,
         },
         "FLOOR" | "CEIL" | "CEILING" => rounded_int(ty, handled(e, kid(0)?))?,
@@ -1915,7 +1973,16 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         }
         // DOUBLEs compared: `float_length` of their decimals (MariaDB's
         // `Item_func_min_max`, not the hybrid functions' `count_real_length`).
-        "GREATEST" | "LEAST" if ty == Ty::Double => real(kids, nullable),
+        "GREATEST" | "LEAST" if ty == Ty::Double => {
+            let values: Vec<&Meta> = kids.iter().filter(|m| m.code != Code::Null).collect();
+            match real(kids, nullable) {
+                m if all_float(&values) => Meta {
+                    code: Code::Float,
+                    ..m
+                },
+                m => m,
+            }
+        }
         "GREATEST" | "LEAST" => merged(ty, kids, nullable)?,
         // An expression: a text column's decimals as an expression's (39, a field's own
         // `NOT_FIXED_DEC`).
@@ -1932,7 +1999,10 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
             .nullable(true)
         }
         // A window's value of a row: declared as its argument.
-        "LAG" | "LEAD" | "FIRST_VALUE" | "LAST_VALUE" | "NTH_VALUE" => kid(0)?.nullable(true),
+        "LAG" | "LEAD" | "FIRST_VALUE" | "LAST_VALUE" | "NTH_VALUE" => match kid(0)? {
+            k if k.code == Code::Float => held_float(k).nullable(true),
+            k => k.nullable(true),
+        },
         "PI" => Meta::double(8, 6, false),
         // MariaDB's `Item_sum_percent_rank` and `Item_sum_cume_dist`.
         "PERCENT_RANK" | "CUME_DIST" => Meta::double(17, 10, true),
@@ -2039,6 +2109,7 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         }
         "INSERT" => text_of(kid(0)?.chars() + kid(3)?.chars(), kids),
         "QUOTE" => text_of(kid(0)?.chars() * 2 + 2, kids),
+        "FORMAT" => text_of(format_chars(kid(0)?, int_arg(e, 1))?, kids),
         "ELT" => text_of(kids.get(1..)?.iter().map(Meta::chars).max()?, kids).nullable(true),
         "HEX" => Meta {
             decimals: 0,

@@ -958,14 +958,38 @@ pub(super) fn double_text(x: f64) -> String {
     if x == 0.0 || !x.is_finite() {
         return "0".into();
     }
-    let sci = format!("{:e}", x.abs());
+    gcvt_layout(&format!("{:e}", x.abs()), x < 0.0)
+}
+
+/// A FLOAT's text as MariaDB writes it (a FLOAT column, `MAX` of one, `CAST(… AS FLOAT)`, one
+/// read as a string): the value as a 32-bit float, to `FLT_DIG` (6) significant digits, the
+/// last rounded half to even (`1234565` is `1234560`), trailing zeros dropped (`1.424` for
+/// 1.4240000247955322, `1.53931` for 1.5393096), laid out as a DOUBLE is ([`double_text`]:
+/// `123457000`, `1e15`, `0.0000123457`). MySQL 8 writes a FLOAT's shortest digits instead;
+/// the differential test holds pinbad to MariaDB 10.11.
+pub(super) fn float_text(x: f64) -> String {
+    let x = x as f32;
+    if x == 0.0 || !x.is_finite() {
+        return "0".into();
+    }
+    // Six significant digits (Rust rounds the exact binary value, ties to even, as dtoa).
+    let sci = format!("{:.5e}", f64::from(x.abs()));
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+    gcvt_layout(&format!("{mantissa}e{exp}"), x < 0.0)
+}
+
+/// A number's digits (`sci`, as Rust's `{:e}` writes them: `1.2345e-7`) laid out as `my_gcvt`
+/// lays them out: positional where the point falls at most 14 zeros before the first digit
+/// and, for a whole number, within its first 15 digits; else with an exponent.
+fn gcvt_layout(sci: &str, negative: bool) -> String {
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let digits = mantissa.replace('.', "");
     let len = digits.len() as i32;
     // Where the point falls, counted from the first digit.
     let point = exp + 1;
-    let sign = if x < 0.0 { "-" } else { "" };
+    let sign = if negative { "-" } else { "" };
     let positional = if point >= len {
         point <= 15
     } else {
@@ -1510,6 +1534,14 @@ fn numeric(conn: &Connection) -> Result<()> {
     // A DOUBLE read as a string (a merged result that is a string: `typing::merge`).
     conn.create_scalar_function("mysql_double_text", 1, pure, |ctx| {
         Ok(number(ctx.get_raw(0)).map(double_text))
+    })?;
+    // A FLOAT read as a string (`CONCAT(req_time)`): its six significant digits.
+    conn.create_scalar_function("mysql_float_text", 1, pure, |ctx| {
+        Ok(number(ctx.get_raw(0)).map(float_text))
+    })?;
+    // A value made a FLOAT (`CAST(x AS FLOAT)`): rounded to 32 bits.
+    conn.create_scalar_function("mysql_float", 1, pure, |ctx| {
+        Ok(number(ctx.get_raw(0)).map(|x| f64::from(x as f32)))
     })?;
     // A DOUBLE of fixed decimals read as a string (`CONCAT(ROUND(x, 2))`), with them.
     conn.create_scalar_function("mysql_fixed_double_text", 2, pure, |ctx| {
@@ -2407,6 +2439,35 @@ mod tests {
             (-0.1, "-0.1"),
         ] {
             assert_eq!(double_text(x), text, "{x}");
+        }
+        // A FLOAT, each as MariaDB 10.11 writes a FLOAT column that holds it (ties to even,
+        // the 32-bit value's digits, the layout of a DOUBLE's).
+        for (x, text) in [
+            (1.4240000247955322, "1.424"),
+            (0.05, "0.05"),
+            (1.5393096208572388, "1.53931"),
+            (1234565.0, "1234560"),
+            (1234575.0, "1234580"),
+            (123456.5, "123456"),
+            (999999.5, "1000000"),
+            (12345650.0, "12345600"),
+            (123456789012.0, "123457000000"),
+            (1e14, "100000000000000"),
+            (1e15, "1e15"),
+            (999999500000000.0, "1e15"),
+            (1e-14, "0.00000000000001"),
+            (1e-15, "0.000000000000001"),
+            (1e-16, "1e-16"),
+            (3.4e38, "3.4e38"),
+            (1.17549435e-38, "1.17549e-38"),
+            (1.4e-45, "1.4013e-45"),
+            (-0.0, "0"),
+            (-1.8491129189229888e-26, "-1.84911e-26"),
+            (211958.205, "211958"),
+            (0.750433596, "0.750434"),
+            (-2.6069672642847763e-08, "-0.0000000260697"),
+        ] {
+            assert_eq!(float_text(x), text, "{x}");
         }
         // Of fixed decimals, each as MariaDB 10.11 writes the column (`ROUND(x, d)`'s value).
         let third = 1.0 / 3.0;

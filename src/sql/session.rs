@@ -957,6 +957,17 @@ impl Session {
                                 };
                                 &converted
                             }
+                            // A FLOAT with its six significant digits (`1.424`), in text.
+                            (Some(Some(Declared::Float)), _) if !self.binary => {
+                                converted = match v {
+                                    Value::Real(f) => Value::Text(super::functions::float_text(*f)),
+                                    Value::Integer(i) => {
+                                        Value::Text(super::functions::float_text(*i as f64))
+                                    }
+                                    _ => v.clone(),
+                                };
+                                &converted
+                            }
                             (_, Some(c)) if self.binary => {
                                 let r = match binary_value(v, c) {
                                     Binary::Null => w.write_col(None::<i64>),

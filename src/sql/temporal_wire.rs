@@ -56,7 +56,7 @@ fn binary(text: &str, kind: Declared) -> Option<Vec<u8>> {
             let (h, mi, s, us) = clock(t)?;
             Some(time(negative, h, mi, s, us))
         }
-        Declared::Decimal(_) | Declared::Double(_) => None,
+        Declared::Decimal(_) | Declared::Double(_) | Declared::Float => None,
     }
 }
 

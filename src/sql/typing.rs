@@ -368,6 +368,10 @@ pub enum Declared {
     /// `STDDEV`), written in the text protocol with that many digits after the point
     /// (`1.50`, `3.141593`), as MySQL writes it; one of 31 has the shortest digits instead.
     Double(u8),
+    /// A FLOAT of 31 decimals (a FLOAT column, `MAX` of one, `CAST(… AS FLOAT)`), written
+    /// in the text protocol with its six significant digits (`1.424`), as MariaDB writes
+    /// one, and so read as a string (`functions::float_text`).
+    Float,
     Date,
     DateTime,
     Time,
@@ -383,6 +387,7 @@ impl Meta {
             Code::Double | Code::Float if self.decimals < 31 => {
                 Some(Declared::Double(self.decimals))
             }
+            Code::Float => Some(Declared::Float),
             Code::Date => Some(Declared::Date),
             Code::DateTime => Some(Declared::DateTime),
             Code::Time => Some(Declared::Time),
@@ -801,11 +806,11 @@ impl Found {
         self.0.remove(&key)
     }
 
-    /// The fixed decimals of what was found, where it is a DOUBLE that has them
-    /// ([`Declared::Double`]).
-    pub(super) fn fixed(found: Option<(Ty, Meta)>) -> Option<u8> {
+    /// How what was found is written as a string, where it is a DOUBLE of fixed decimals
+    /// ([`Declared::Double`]) or a FLOAT ([`Declared::Float`]).
+    pub(super) fn fixed(found: Option<(Ty, Meta)>) -> Option<Declared> {
         match found.and_then(|(t, m)| (t == Ty::Double).then(|| m.declared())) {
-            Some(Some(Declared::Double(d))) => Some(d),
+            Some(Some(d @ (Declared::Double(_) | Declared::Float))) => Some(d),
             _ => None,
         }
     }
@@ -1086,6 +1091,18 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Found, order: &[&Expr]) 
                     if let Some(c) = columns.get_mut(k) {
                         c.2 =
                             c.2.through_temporary_table(computed, min_max, by_groups, held);
+                        // A FLOAT's MIN/MAX grouped in a temporary table over base tables
+                        // is a copy of the column's own field, of a FLOAT's 12 (23 where it
+                        // is computed over all rows, again for ROLLUP, or over a derived
+                        // table's column: `coldef::held_float`).
+                        if min_max
+                            && by_groups
+                            && !rolls_up(select)
+                            && reads_base_tables(select, ctes)
+                            && c.2.code == super::coldef::Code::Float
+                        {
+                            c.2.length = 12;
+                        }
                     }
                 }
             }
@@ -1116,6 +1133,14 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Found, order: &[&Expr]) 
                     // not followed.
                     .map(|((name, a, m), (_, b, n))| match merge(a, b) {
                         Ty::DateTime if a != b => (name, Ty::Other, m),
+                        // A FLOAT beside another number is a DOUBLE as long as the longer
+                        // (`req_time UNION ALL 1`: 12), written with all its digits.
+                        Ty::Double if float_beside_another(m, n) => (
+                            name,
+                            Ty::Double,
+                            Meta::double(m.length.max(n.length), 31, m.nullable || n.nullable)
+                                .sent_from_a_table(through_a_table),
+                        ),
                         t if t == a => (name, t, m.united(n).sent_from_a_table(through_a_table)),
                         t => (name, t, Meta::of_type(t)),
                     })
@@ -1151,6 +1176,32 @@ fn sends_both_sides(op: &sqlparser::ast::JoinOperator) -> bool {
         | J::StraightJoin(c) => matches!(c, C::On(_) | C::None),
         _ => false,
     }
+}
+
+/// Whether of two numbers merged one is a FLOAT and the other another number.
+fn float_beside_another(m: Meta, n: Meta) -> bool {
+    use super::coldef::Code;
+    let float = |x: Meta| x.code == Code::Float;
+    m.code != Code::Null && n.code != Code::Null && float(m) != float(n)
+}
+
+/// Whether every relation `select` reads is a base table (no derived table, no common table
+/// expression of `ctes`).
+fn reads_base_tables(select: &sqlparser::ast::Select, ctes: &Ctes) -> bool {
+    select
+        .from
+        .iter()
+        .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)))
+        .all(|factor| match factor {
+            TableFactor::Table { name, .. } => match name.0.last() {
+                Some(ObjectNamePart::Identifier(i)) => {
+                    let lower = i.value.to_ascii_lowercase();
+                    !ctes.iter().any(|c| c.0 == lower)
+                }
+                _ => false,
+            },
+            _ => false,
+        })
 }
 
 /// The name a qualified `*` names a table by: its alias, else its own name (a derived table
@@ -2304,13 +2355,15 @@ fn merge(a: Ty, b: Ty) -> Ty {
 
 /// `e`, of type `t`, written as MySQL writes such a value as a string, where SQLite writes it
 /// otherwise: a DOUBLE's `1e20` (not `1.0e+20`), with its `fixed` decimals where it has them
-/// (`ROUND(x, 2)`'s `1.50`, `PI()`'s `3.141593`), a DECIMAL's scale (`1.50`); `None` where
+/// (`ROUND(x, 2)`'s `1.50`, `PI()`'s `3.141593`), a FLOAT's six digits (`1.424`), a DECIMAL's
+/// scale (`1.50`); `None` where
 /// SQLite's text is MySQL's (an integer, a temporal, a string).
-pub(super) fn as_text(t: Ty, fixed: Option<u8>, e: &str) -> Option<String> {
+pub(super) fn as_text(t: Ty, fixed: Option<Declared>, e: &str) -> Option<String> {
     match t {
         Ty::Double => Some(match fixed {
-            Some(d) => format!("mysql_fixed_double_text({e}, {d})"),
-            None => format!("mysql_double_text({e})"),
+            Some(Declared::Double(d)) => format!("mysql_fixed_double_text({e}, {d})"),
+            Some(Declared::Float) => format!("mysql_float_text({e})"),
+            _ => format!("mysql_double_text({e})"),
         }),
         Ty::Dec(s) => Some(format!("mysql_decimal_text({e}, {s})")),
         _ => None,

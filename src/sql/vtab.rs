@@ -802,24 +802,33 @@ fn report_rows(
             .position(|c| c == name)
             .and_then(|i| i.checked_sub(offset))
     };
-    let sources: Vec<(Option<usize>, &Source)> = columns
+    let sources: Vec<(Option<usize>, &Source, SqlType)> = columns
         .iter()
         .map(|c| match &c.source {
-            Source::Column { name, .. } => (at(name), &c.source),
-            s => (None, s),
+            Source::Column { name, .. } => (at(name), &c.source, c.ty),
+            s => (None, s, c.ty),
         })
         .collect();
+    // A FLOAT column holds a 32-bit float, as pinba_engine's row does: what is computed
+    // from it (`SUM`, `x * 1000`, `p90 - req_time_median`) is computed from that, as MySQL
+    // computes it.
+    let real = |ty: SqlType, x: f64| match ty {
+        SqlType::Float => Value::Real(f64::from(x as f32)),
+        _ => Value::Real(x),
+    };
     Ok(rows
         .iter()
         .map(|row| {
             sources
                 .iter()
-                .map(|(i, source)| match source {
+                .map(|(i, source, ty)| match source {
                     Source::Key(k) => row.get(*k).map_or(Value::Null, cell_value),
                     Source::Column { scale, .. } => match i.and_then(|i| row.get(i)) {
-                        Some(Cell::Int(n)) if *scale == 1.0 => Value::Integer(*n as i64),
-                        Some(Cell::Int(n)) => Value::Real(*n as f64 * scale),
-                        Some(Cell::Float(f)) => Value::Real(f * scale),
+                        Some(Cell::Int(n)) if *scale == 1.0 && *ty != SqlType::Float => {
+                            Value::Integer(*n as i64)
+                        }
+                        Some(Cell::Int(n)) => real(*ty, *n as f64 * scale),
+                        Some(Cell::Float(f)) => real(*ty, f * scale),
                         Some(c) => cell_value(c),
                         None => Value::Null,
                     },

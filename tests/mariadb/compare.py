@@ -47,8 +47,10 @@ CONVERSIONS[Shown] = pymysql.converters.escape_float
 
 
 def connect(port, socket):
-    """pinbad's and MariaDB's cursors, MariaDB holding what pinbad's raw tables hold (floats as
-    DOUBLE, so that nothing rounds) in a database `pinba` of the default collation, in UTC."""
+    """pinbad's and MariaDB's cursors, MariaDB holding what pinbad's raw tables hold in a
+    database `pinba` of the default collation, in UTC. The tables have pinbad's column types,
+    FLOAT as FLOAT: a FLOAT column's value is copied as `x + 0` (a DOUBLE, all of its digits),
+    since the FLOAT's own six digits would not read back as the same 32-bit float."""
     pinbad = pymysql.connect(host="127.0.0.1", port=port, user="diff", database="pinba",
                              conv=CONVERSIONS)
     maria = pymysql.connect(unix_socket=socket, user="root", autocommit=True, conv=CONVERSIONS)
@@ -64,12 +66,12 @@ def connect(port, socket):
             "WHERE TABLE_NAME = %s ORDER BY ORDINAL_POSITION",
             (table,),
         )
-        columns = [(n, "double" if t == "float" else t) for n, t in pc.fetchall()]
+        columns = pc.fetchall()
         mc.execute(
             "CREATE TABLE `%s` (%s)"
             % (table, ", ".join("`%s` %s" % (n, t) for n, t in columns))
         )
-        pc.execute("SELECT * FROM `%s`" % table)
+        pc.execute("SELECT %s FROM `%s`" % (exact_columns(columns), table))
         rows = pc.fetchall()
         if rows:
             mc.executemany(
@@ -77,6 +79,12 @@ def connect(port, socket):
                 rows,
             )
     return pc, mc
+
+
+def exact_columns(columns):
+    """A select list of `columns` ((name, type) pairs) that reads each value exactly: a FLOAT
+    as a DOUBLE."""
+    return ", ".join(("`%s` + 0" if t == "float" else "`%s`") % n for n, t in columns)
 
 
 def normal(v):

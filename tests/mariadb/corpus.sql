@@ -2045,3 +2045,24 @@ SELECT IFNULL(script_name, 'TOTAL') AS s, COUNT(*) FROM request GROUP BY script_
 SELECT SEC_TO_TIME(req_time), SEC_TO_TIME(SUM(req_time)), SEC_TO_TIME(AVG(status)), SEC_TO_TIME(1.5e0), SEC_TO_TIME(1.25), SEC_TO_TIME(status) FROM request GROUP BY req_time, status ORDER BY req_time, status LIMIT 3
 -- HEX of a DOUBLE: at or below -2^63 and at or past 2^64 every bit set, between 2^63 and 2^64 its unsigned value.
 SELECT HEX(1.7976931348623157e308), HEX(-1e19), HEX(9223372036854775808e0), HEX(-9223372036854775808e0), HEX(2.5e0), HEX(-2.5e0), HEX(1e19), HEX(1.8446744073709552e19), HEX(-9.2e18)
+-- A FLOAT column holds a 32-bit float and is written with six significant digits (1.424, not
+-- 1.4240000247955322); computed from, it is the float's double (req_time + 0, SUM, ABS).
+SELECT id, req_time, ru_utime, ru_stime, doc_size, mem_peak_usage, memory_footprint FROM request ORDER BY id LIMIT 5
+SELECT req_time + 0, req_time * 1000, -req_time, ABS(req_time), req_time DIV 1, req_time MOD 1 FROM request ORDER BY id LIMIT 3
+SELECT CONCAT(req_time), CAST(req_time AS CHAR), LENGTH(req_time), req_time LIKE '1.%', QUOTE(ru_utime), LEFT(req_time, 3), REPLACE(req_time, '.', ',') FROM request ORDER BY id LIMIT 3
+SELECT GROUP_CONCAT(req_time ORDER BY id SEPARATOR ' ') FROM request WHERE id < 5
+SELECT COALESCE(req_time), IFNULL(req_time, ru_utime), IF(id > 1, req_time, ru_stime), CASE WHEN id > 2 THEN req_time END, NULLIF(req_time, 0), IFNULL(req_time, 0), COALESCE(req_time, 1.5) FROM request ORDER BY id LIMIT 3
+SELECT GREATEST(req_time, ru_utime), LEAST(req_time, ru_utime, NULL), GREATEST(req_time, 1), CONCAT(GREATEST(req_time, ru_utime)) FROM request ORDER BY id LIMIT 3
+SELECT FIRST_VALUE(req_time) OVER (ORDER BY id), LAG(req_time) OVER (ORDER BY id), NTH_VALUE(ru_utime, 2) OVER (ORDER BY id) FROM request ORDER BY id LIMIT 3
+SELECT req_time FROM request WHERE id = 1 UNION ALL SELECT ru_utime FROM request WHERE id = 1
+SELECT req_time FROM request WHERE id = 1 UNION ALL SELECT 1
+SELECT 1 UNION ALL SELECT req_time FROM request WHERE id = 1
+SELECT CAST(1.5393096208572388e0 AS FLOAT), CAST(1e0 / 3 AS FLOAT), CONCAT(CAST(1e0 / 3 AS FLOAT)), CAST(1234565 AS FLOAT), CAST(123456.5e0 AS FLOAT), CAST(1e15 AS FLOAT), CAST(1e14 AS FLOAT), CAST(1e-15 AS FLOAT), CAST(1e-16 AS FLOAT), CAST(-2.6069672642847763e-08 AS FLOAT)
+-- MIN/MAX of a FLOAT: 23 long, but 12 (a copy of the column's field) grouped over base tables.
+SELECT MAX(req_time), MIN(ru_utime), CONCAT(MAX(req_time)) FROM request
+SELECT script_name, MAX(req_time), MIN(doc_size) FROM request GROUP BY script_name ORDER BY script_name
+SELECT script_name, MAX(req_time) FROM (SELECT * FROM request) t GROUP BY script_name ORDER BY script_name
+SELECT script_name, MAX(req_time) FROM request GROUP BY script_name WITH ROLLUP
+-- FORMAT's length: the integer digits its argument's type may hold, separators, decimals.
+SELECT FORMAT(req_time, 2), FORMAT(req_time, 0), FORMAT(req_time + 0, 3), FORMAT(status, 1), FORMAT(1.25, 1), FORMAT(req_time, NULL), FORMAT('12.5', 1), FORMAT(NULL, 2) FROM request ORDER BY id LIMIT 2
+SELECT FORMAT(COUNT(*), 0), FORMAT(SUM(status), 1), FORMAT(AVG(req_time), 2) FROM request

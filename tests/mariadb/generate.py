@@ -35,7 +35,7 @@ import time
 
 import pymysql
 
-from compare import Pinbad, compare, connect, run, normal, key
+from compare import Pinbad, compare, connect, exact_columns, run, normal, key
 import compare as compare_module
 
 # ---------------------------------------------------------------------------------------------
@@ -74,10 +74,9 @@ def copy_reports(pc, mc):
             "WHERE TABLE_NAME = %s ORDER BY ORDINAL_POSITION", (table,))
         columns = [(n, t) for n, t in pc.fetchall()
                    if not n.endswith("_per_sec") and n != "time_interval"]
-        names = ", ".join("`%s`" % n for n, _ in columns)
         mc.execute("CREATE TABLE `%s` (%s)" % (table, ", ".join(
-            "`%s` %s" % (n, "double" if t == "float" else t) for n, t in columns)))
-        pc.execute("SELECT %s FROM `%s`" % (names, table))
+            "`%s` %s" % (n, t) for n, t in columns)))
+        pc.execute("SELECT %s FROM `%s`" % (exact_columns(columns), table))
         rows = pc.fetchall()
         if rows:
             mc.executemany("INSERT INTO `%s` VALUES (%s)" % (
