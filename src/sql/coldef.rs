@@ -2006,6 +2006,8 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         "PI" => Meta::double(8, 6, false),
         // MariaDB's `Item_sum_percent_rank` and `Item_sum_cume_dist`.
         "PERCENT_RANK" | "CUME_DIST" => Meta::double(17, 10, true),
+        // A row's number, rank or bucket is never NULL (MariaDB's `Item_sum_row_number`, …).
+        "ROW_NUMBER" | "RANK" | "DENSE_RANK" | "NTILE" => Meta::int(21, false),
         "NOW" | "CURRENT_TIMESTAMP" | "LOCALTIME" | "LOCALTIMESTAMP" | "SYSDATE"
         | "UTC_TIMESTAMP" => Meta::temporal(Code::DateTime, fraction_arg(e), false),
         // `ADDTIME(d, t)` (and `TIMESTAMP(d, t)`, which the translation makes one): MariaDB's
@@ -2132,6 +2134,23 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         "USER" | "CURRENT_USER" => Meta::text(384, true),
         "MD5" => Meta::text(32, true),
         "SHA1" | "SHA" => Meta::text(40, true),
+        // The digest's hex digits by its length where that is a constant (0 is 256), else
+        // SHA-512's 128 (MariaDB's `Item_func_sha2`, which then declares no decimals).
+        "SHA2" => match int_arg(e, 1) {
+            Some(224) => Meta::text(56, true),
+            Some(0 | 256) => Meta::text(64, true),
+            Some(384) => Meta::text(96, true),
+            Some(512) => Meta::text(128, true),
+            // A length SHA-2 has not: NULL, declared a binary string.
+            Some(_) => Meta {
+                binary: true,
+                ..Meta::text(128, true)
+            },
+            None => Meta {
+                decimals: 0,
+                ..Meta::text(128, true)
+            },
+        },
         "DAYNAME" | "MONTHNAME" => Meta {
             decimals: 0,
             ..Meta::text(9, true)

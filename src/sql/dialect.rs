@@ -12,6 +12,7 @@
 //! corpus as `MySqlDialect` does where none of those operators is involved.
 
 use std::any::TypeId;
+use std::borrow::Cow;
 
 use sqlparser::ast::{
     BinaryOperator, DateTimeField, Expr, Ident, Interval, Statement, TrimWhereField, UnaryOperator,
@@ -24,6 +25,99 @@ use sqlparser::tokenizer::Token;
 /// MySQL's dialect, precedences and all.
 #[derive(Debug, Default)]
 pub struct MySql;
+
+/// `sql` as MySQL's default `sql_mode` reads what the session's reads: under `ANSI_QUOTES` a
+/// `"…"` is an identifier (written `` `…` ``), under `NO_BACKSLASH_ESCAPES` a backslash in a
+/// string is itself (written `\\`). Strings, quoted identifiers and comments are skipped as
+/// MySQL's lexer skips them; an executable comment's text (`/*!40101 … */`) is read as
+/// statement text. The statement is then parsed, translated and typed as any other, so each
+/// flag acts in one place. (Under `NO_BACKSLASH_ESCAPES` MySQL's `LIKE` has no escape
+/// character unless one is given; here it keeps `\`.)
+pub fn in_default_mode(sql: &str, ansi_quotes: bool, no_backslash_escapes: bool) -> Cow<'_, str> {
+    if !(ansi_quotes && sql.contains('"')) && !(no_backslash_escapes && sql.contains('\\')) {
+        return Cow::Borrowed(sql);
+    }
+    let chars: Vec<char> = sql.chars().collect();
+    let mut out = String::with_capacity(sql.len() + 8);
+    let mut i = 0;
+    // The end of a run quoted by `q` that starts at `i` (after the opening quote): the index of
+    // its closing quote, a doubled quote inside being one; a backslash escapes the next
+    // character where `escapes`.
+    let closing = |mut i: usize, q: char, escapes: bool| -> usize {
+        while i < chars.len() {
+            match chars[i] {
+                '\\' if escapes => i += 2,
+                c if c == q && chars.get(i + 1) == Some(&q) => i += 2,
+                c if c == q => return i,
+                _ => i += 1,
+            }
+        }
+        chars.len()
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '"' if ansi_quotes => {
+                let end = closing(i + 1, '"', false);
+                let name: String = chars[i + 1..end.min(chars.len())].iter().collect();
+                out.push('`');
+                out.push_str(&name.replace("\"\"", "\"").replace('`', "``"));
+                out.push('`');
+                i = end + 1;
+            }
+            '\'' | '"' => {
+                let end = closing(i + 1, c, !no_backslash_escapes);
+                out.push(c);
+                for &k in &chars[i + 1..end.min(chars.len())] {
+                    if k == '\\' && no_backslash_escapes {
+                        out.push('\\');
+                    }
+                    out.push(k);
+                }
+                if end < chars.len() {
+                    out.push(c);
+                }
+                i = end + 1;
+            }
+            '`' => {
+                let end = closing(i + 1, '`', false);
+                out.extend(&chars[i..(end + 1).min(chars.len())]);
+                i = end + 1;
+            }
+            // A comment, as it is (an executable one's text is statement text).
+            '/' if chars.get(i + 1) == Some(&'*')
+                && !matches!(chars.get(i + 2), Some('!') | Some('M')) =>
+            {
+                let end = (i + 2..chars.len().saturating_sub(1))
+                    .find(|&k| chars[k] == '*' && chars[k + 1] == '/')
+                    .map_or(chars.len(), |k| k + 2);
+                out.extend(&chars[i..end]);
+                i = end;
+            }
+            '#' => {
+                let end = (i..chars.len())
+                    .find(|&k| chars[k] == '\n')
+                    .unwrap_or(chars.len());
+                out.extend(&chars[i..end]);
+                i = end;
+            }
+            '-' if chars.get(i + 1) == Some(&'-')
+                && chars.get(i + 2).is_none_or(|c| c.is_whitespace()) =>
+            {
+                let end = (i..chars.len())
+                    .find(|&k| chars[k] == '\n')
+                    .unwrap_or(chars.len());
+                out.extend(&chars[i..end]);
+                i = end;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    Cow::Owned(out)
+}
 
 /// How tightly `^` binds: above `*` and `/` (sqlparser's 40), below `::` (50).
 const CARET: u8 = 45;
@@ -646,6 +740,39 @@ pub fn executable_comments(sql: &str) -> std::borrow::Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `ANSI_QUOTES` and `NO_BACKSLASH_ESCAPES` read as the default mode reads their
+    /// equivalents; strings, backquoted names and comments are left as they are.
+    #[test]
+    fn sql_modes_are_read_as_the_default_mode() {
+        let read = |sql: &str, ansi, nbe| in_default_mode(sql, ansi, nbe).into_owned();
+        assert_eq!(
+            read(
+                r#"SELECT "a""b", 'x"y', `c"d` FROM "t" -- "e""#,
+                true,
+                false
+            ),
+            r#"SELECT `a"b`, 'x"y', `c"d` FROM `t` -- "e""#
+        );
+        assert_eq!(read(r#"SELECT "a`b""#, true, false), "SELECT `a``b`");
+        assert_eq!(
+            read(r#"SELECT 'it\'s', "q""#, true, false),
+            r#"SELECT 'it\'s', `q`"#
+        );
+        assert_eq!(
+            read(r#"SELECT 'a\', "b\c", 'd''e' /* 'f\ */"#, false, true),
+            r#"SELECT 'a\\', "b\\c", 'd''e' /* 'f\ */"#
+        );
+        assert_eq!(
+            read(r#"/*!40101 SELECT "x" */"#, true, false),
+            "/*!40101 SELECT `x` */"
+        );
+        let plain = r#"SELECT "a", 'b\'"#;
+        assert!(matches!(
+            in_default_mode(plain, false, false),
+            Cow::Borrowed(_)
+        ));
+    }
 
     /// An executable comment is read by its version gate; others, and what looks like one
     /// in a literal, stay.

@@ -1167,6 +1167,8 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
         query: &'a str,
         info: StatementMetaWriter<'a, W>,
     ) -> std::io::Result<()> {
+        let (ansi_quotes, no_backslash_escapes) = self.vars.lock().reading();
+        let query = &*super::dialect::in_default_mode(query, ansi_quotes, no_backslash_escapes);
         let keep = match statement::classify(query) {
             Ok(Statement::CreateTable(text)) => ddl::created_name(&text),
             _ => None,
@@ -1284,7 +1286,9 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
     ) -> std::io::Result<()> {
         self.wire.begin_statement();
         self.note_process(Some(sql));
-        let answered = self.query(sql, results).await;
+        let (ansi_quotes, no_backslash_escapes) = self.vars.lock().reading();
+        let sql = super::dialect::in_default_mode(sql, ansi_quotes, no_backslash_escapes);
+        let answered = self.query(&sql, results).await;
         self.note_process(None);
         self.wire.end_statement();
         answered

@@ -2556,6 +2556,8 @@ const RESULTS: &[(Ty, &[&str])] = &[
     ),
     // The window functions of a fraction of the rows.
     (Ty::Double, &["PERCENT_RANK", "CUME_DIST"]),
+    // A row's number, rank or bucket.
+    (Ty::Int, &["ROW_NUMBER", "RANK", "DENSE_RANK", "NTILE"]),
     (
         Ty::Text,
         &[
@@ -3569,11 +3571,19 @@ mod tests {
         let (t, _) = Scope::none().typed_into(e, &mut found);
         assert_eq!(t, Ty::Text);
         let args = children(e);
-        let fixed: Vec<Option<u8>> = args
+        let fixed: Vec<Option<Declared>> = args
             .iter()
             .map(|a| Found::fixed(found.take(Found::key(a))))
             .collect();
-        assert_eq!(fixed, vec![Some(2), Some(6), None, None]);
+        assert_eq!(
+            fixed,
+            vec![
+                Some(Declared::Double(2)),
+                Some(Declared::Double(6)),
+                None,
+                None
+            ]
+        );
         // Each expression is found once.
         assert_eq!(found.take(Found::key(args[0])), None);
         assert_eq!(found.take(Found::key(e)).map(|f| f.0), Some(Ty::Text));

@@ -21,12 +21,13 @@ pub const MAX_USER_VARIABLES: usize = 1024;
 const DEFAULT_SQL_MODE: &str =
     "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION";
 
-/// `sql_mode` flags pinbad takes, in MySQL's order (their bits'): `PIPES_AS_CONCAT` and
-/// `ONLY_FULL_GROUP_BY` act; the others change nothing pinbad answers (they concern writes,
+/// `sql_mode` flags pinbad takes, in MySQL's order (their bits'): `PIPES_AS_CONCAT`,
+/// `ANSI_QUOTES`, `NO_BACKSLASH_ESCAPES` and `ONLY_FULL_GROUP_BY` act; the others change nothing pinbad answers (they concern writes,
 /// DDL or dates stored).
 const MODES_ACCEPTED: &[&str] = &[
     "REAL_AS_FLOAT",
     "PIPES_AS_CONCAT",
+    "ANSI_QUOTES",
     "IGNORE_SPACE",
     "IGNORE_BAD_TABLE_OPTIONS",
     "ONLY_FULL_GROUP_BY",
@@ -37,6 +38,7 @@ const MODES_ACCEPTED: &[&str] = &[
     "NO_FIELD_OPTIONS",
     "ANSI",
     "NO_AUTO_VALUE_ON_ZERO",
+    "NO_BACKSLASH_ESCAPES",
     "STRICT_TRANS_TABLES",
     "STRICT_ALL_TABLES",
     "NO_ZERO_IN_DATE",
@@ -54,8 +56,6 @@ const MODES_ACCEPTED: &[&str] = &[
 /// `sql_mode` flags that change how a statement is read or what it answers in ways pinbad's
 /// translation does not follow: refused, naming the flag.
 const MODES_REFUSED: &[&str] = &[
-    "ANSI_QUOTES",
-    "NO_BACKSLASH_ESCAPES",
     "HIGH_NOT_PRECEDENCE",
     "EMPTY_STRING_IS_NULL",
     "ORACLE",
@@ -653,6 +653,12 @@ impl Variables {
     }
 
     /// Whether `sql_mode` has `flag`.
+    /// How `sql_mode` has statements read: `ANSI_QUOTES`, `NO_BACKSLASH_ESCAPES` (see
+    /// `dialect::in_default_mode`).
+    pub fn reading(&self) -> (bool, bool) {
+        (self.mode("ANSI_QUOTES"), self.mode("NO_BACKSLASH_ESCAPES"))
+    }
+
     fn mode(&self, flag: &str) -> bool {
         self.sql_mode.split(',').any(|f| f == flag)
     }
@@ -999,11 +1005,13 @@ fn sql_mode(v: &Value) -> Result<String, (ErrorKind, String)> {
             return Err(wrong_value("sql_mode", flag));
         };
         let expanded: &[&str] = match *known {
-            "ANSI" => {
-                return Err(not_supported(
-                    "sql_mode ANSI is not supported by pinbad: it holds ANSI_QUOTES".into(),
-                ))
-            }
+            "ANSI" => &[
+                "REAL_AS_FLOAT",
+                "PIPES_AS_CONCAT",
+                "ANSI_QUOTES",
+                "IGNORE_SPACE",
+                "ANSI",
+            ],
             "TRADITIONAL" => &[
                 "STRICT_TRANS_TABLES",
                 "STRICT_ALL_TABLES",
@@ -1068,8 +1076,19 @@ mod tests {
             "{}",
             v.sql_mode
         );
+        set(
+            &mut v,
+            "sql_mode",
+            Value::Text("ansi,no_backslash_escapes".into()),
+        )
+        .unwrap();
         assert_eq!(
-            set(&mut v, "sql_mode", Value::Text("ANSI_QUOTES".into()))
+            v.sql_mode,
+            "REAL_AS_FLOAT,PIPES_AS_CONCAT,ANSI_QUOTES,IGNORE_SPACE,ANSI,NO_BACKSLASH_ESCAPES"
+        );
+        assert_eq!(v.reading(), (true, true));
+        assert_eq!(
+            set(&mut v, "sql_mode", Value::Text("ORACLE".into()))
                 .unwrap_err()
                 .0,
             ErrorKind::ER_NOT_SUPPORTED_YET

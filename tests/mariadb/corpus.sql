@@ -695,6 +695,18 @@ SELECT @@sql_mode
 =SET sql_mode = 'NO_SUCH_MODE'
 SET SESSION sql_mode = DEFAULT
 SELECT @@sql_mode, 1 || 0
+-- ANSI_QUOTES: "…" names a column; NO_BACKSLASH_ESCAPES: a backslash is itself.
+SET sql_mode = 'ANSI_QUOTES'
+SELECT "script_name", 'it''s', "request"."status" FROM "request" WHERE "status" = 200 ORDER BY "id" LIMIT 2
+SELECT @@sql_mode, 'a"b', '\'', `hostname` FROM request ORDER BY id LIMIT 1
+SET sql_mode = 'ANSI'
+SELECT @@sql_mode, "hostname" || '-' || "server_name" FROM request ORDER BY id LIMIT 1
+SET sql_mode = 'NO_BACKSLASH_ESCAPES'
+SELECT 'a\b', LENGTH('a\b'), 'c:\', "d\e", CONCAT('\n', 'x'), @@sql_mode
+SET sql_mode = 'ANSI_QUOTES,NO_BACKSLASH_ESCAPES'
+SELECT "status", 'x\' FROM request ORDER BY id LIMIT 1
+SET SESSION sql_mode = DEFAULT
+SELECT 'a\tb', "c\"d"
 SET div_precision_increment = 2
 SELECT 2/3, 7/2, AVG(1), 1/7
 SELECT AVG(status), SUM(status) / COUNT(*) FROM request
@@ -2066,3 +2078,5 @@ SELECT script_name, MAX(req_time) FROM request GROUP BY script_name WITH ROLLUP
 -- FORMAT's length: the integer digits its argument's type may hold, separators, decimals.
 SELECT FORMAT(req_time, 2), FORMAT(req_time, 0), FORMAT(req_time + 0, 3), FORMAT(status, 1), FORMAT(1.25, 1), FORMAT(req_time, NULL), FORMAT('12.5', 1), FORMAT(NULL, 2) FROM request ORDER BY id LIMIT 2
 SELECT FORMAT(COUNT(*), 0), FORMAT(SUM(status), 1), FORMAT(AVG(req_time), 2) FROM request
+SELECT RANK() OVER (ORDER BY id), ROW_NUMBER() OVER (ORDER BY id), DENSE_RANK() OVER (ORDER BY id), NTILE(2) OVER (ORDER BY id), SHA2('a', 256), SHA2('a', 512), SHA2('a', 224), SHA2('a', 384), SHA2('a', 0), SHA2('a', status) FROM request ORDER BY id LIMIT 1
+SELECT status, ROW_NUMBER() OVER (PARTITION BY status ORDER BY id), NTILE(3) OVER (ORDER BY id) FROM request ORDER BY status, id LIMIT 3
