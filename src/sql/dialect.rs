@@ -34,7 +34,9 @@ pub struct MySql;
 /// flag acts in one place. (Under `NO_BACKSLASH_ESCAPES` MySQL's `LIKE` has no escape
 /// character unless one is given; here it keeps `\`.)
 pub fn in_default_mode(sql: &str, ansi_quotes: bool, no_backslash_escapes: bool) -> Cow<'_, str> {
-    if !(ansi_quotes && sql.contains('"')) && !(no_backslash_escapes && sql.contains('\\')) {
+    let quoted = ansi_quotes && sql.contains('"');
+    let escaped = no_backslash_escapes && sql.contains('\\');
+    if !quoted && !escaped {
         return Cow::Borrowed(sql);
     }
     let chars: Vec<char> = sql.chars().collect();
