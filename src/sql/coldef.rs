@@ -1206,13 +1206,10 @@ fn double_decimals(kids: &[Meta], add: u32) -> u8 {
     }
 }
 
-/// `IF`/`IFNULL`/`COALESCE`/`CASE`/`GREATEST`/`LEAST` over results declared `kids`, NULL as
-/// `nullable` says: integers as LONGLONG where one is, as long as the longest precision and a
-/// sign; DECIMALs as the longest integer part and the largest scale; DOUBLEs with the most
-/// decimals; strings as the longest.
-/// Whether `values` are FLOATs, one at least.
-fn all_float(values: &[&Meta]) -> bool {
-    !values.is_empty() && values.iter().all(|m| m.code == Code::Float)
+/// Whether the results declared `metas` that are not NULL are FLOATs, one at least.
+fn all_float(metas: &[Meta]) -> bool {
+    let mut values = metas.iter().filter(|m| m.code != Code::Null).peekable();
+    values.peek().is_some() && values.all(|m| m.code == Code::Float)
 }
 
 /// A FLOAT held by a temporary value of its own (`MIN`/`MAX`, `GREATEST`/`LEAST` of FLOATs,
@@ -1229,6 +1226,10 @@ fn held_float(k: Meta) -> Meta {
     }
 }
 
+/// `IF`/`IFNULL`/`COALESCE`/`CASE`/`GREATEST`/`LEAST` over results declared `kids`, NULL as
+/// `nullable` says: integers as LONGLONG where one is, as long as the longest precision and a
+/// sign; DECIMALs as the longest integer part and the largest scale; DOUBLEs with the most
+/// decimals; strings as the longest.
 fn merged(ty: Ty, results: &[Meta], nullable: bool) -> Option<Meta> {
     let values: Vec<&Meta> = results.iter().filter(|m| m.code != Code::Null).collect();
     Some(match ty {
@@ -1270,7 +1271,7 @@ fn merged(ty: Ty, results: &[Meta], nullable: bool) -> Option<Meta> {
         // FLOATs only (NULLs aside) stay a FLOAT (`COALESCE(req_time)`, `IF(c, x, y)`, a
         // `UNION` of two): MariaDB's type aggregation keeps it; beside any other number, a
         // DOUBLE.
-        Ty::Double if all_float(&values) => Meta {
+        Ty::Double if all_float(results) => Meta {
             code: Code::Float,
             ..hybrid_real(results, nullable)
         },
@@ -1696,8 +1697,6 @@ fn int_arg(e: &Expr, k: usize) -> Option<i64> {
     }
 }
 
-/// A string function's result, `chars` long, NULL where an argument is, and in a strict
-/// `sql_mode` always ([`string_nullable`]).
 /// The characters `FORMAT(x, d)` may write (MariaDB's `Item_func_format`): `x`'s integer
 /// digits as its type may hold them (a FLOAT's 39, a DOUBLE's or a string's 309, an INT's 10,
 /// a BIGINT's 19, a DECIMAL's own) and one more where rounding to `d` decimals may carry
@@ -1728,6 +1727,8 @@ fn format_chars(x: Meta, places: Option<i64>) -> Option<u32> {
     Some(int + int / 3 + u32::from(places > 0) + 1 + places)
 }
 
+/// A string function's result, `chars` long, NULL where an argument is, and in a strict
+/// `sql_mode` always ([`string_nullable`]).
 fn text_of(chars: u32, kids: &[Meta]) -> Meta {
     Meta::text(chars, string_nullable(kids))
 }
@@ -1973,16 +1974,11 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         }
         // DOUBLEs compared: `float_length` of their decimals (MariaDB's
         // `Item_func_min_max`, not the hybrid functions' `count_real_length`).
-        "GREATEST" | "LEAST" if ty == Ty::Double => {
-            let values: Vec<&Meta> = kids.iter().filter(|m| m.code != Code::Null).collect();
-            match real(kids, nullable) {
-                m if all_float(&values) => Meta {
-                    code: Code::Float,
-                    ..m
-                },
-                m => m,
-            }
-        }
+        "GREATEST" | "LEAST" if ty == Ty::Double && all_float(kids) => Meta {
+            code: Code::Float,
+            ..real(kids, nullable)
+        },
+        "GREATEST" | "LEAST" if ty == Ty::Double => real(kids, nullable),
         "GREATEST" | "LEAST" => merged(ty, kids, nullable)?,
         // An expression: a text column's decimals as an expression's (39, a field's own
         // `NOT_FIXED_DEC`).

@@ -944,26 +944,20 @@ impl Session {
                                     .map_or_else(|| v.clone(), Value::Text);
                                 &converted
                             }
-                            // A DOUBLE of fixed decimals with them (`1.50`), in text.
-                            (Some(Some(Declared::Double(decimals))), _) if !self.binary => {
-                                converted = match v {
-                                    Value::Real(f) => Value::Text(
-                                        super::functions::fixed_double_text(*f, decimals),
-                                    ),
-                                    Value::Integer(i) => Value::Text(
-                                        super::functions::fixed_double_text(*i as f64, decimals),
-                                    ),
-                                    _ => v.clone(),
-                                };
-                                &converted
-                            }
-                            // A FLOAT with its six significant digits (`1.424`), in text.
-                            (Some(Some(Declared::Float)), _) if !self.binary => {
-                                converted = match v {
-                                    Value::Real(f) => Value::Text(super::functions::float_text(*f)),
-                                    Value::Integer(i) => {
-                                        Value::Text(super::functions::float_text(*i as f64))
+                            // A DOUBLE of fixed decimals with them (`1.50`), a FLOAT with its
+                            // six significant digits (`1.424`), in text.
+                            (Some(Some(d @ (Declared::Double(_) | Declared::Float))), _)
+                                if !self.binary =>
+                            {
+                                let text = |x: f64| match d {
+                                    Declared::Double(decimals) => {
+                                        super::functions::fixed_double_text(x, decimals)
                                     }
+                                    _ => super::functions::float_text(x),
+                                };
+                                converted = match v {
+                                    Value::Real(f) => Value::Text(text(*f)),
+                                    Value::Integer(i) => Value::Text(text(*i as f64)),
                                     _ => v.clone(),
                                 };
                                 &converted

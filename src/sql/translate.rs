@@ -4465,7 +4465,9 @@ fn cast_to(expr: &str, ty: &[String], args: &[String]) -> Result<String, String>
             args.get(1).map(String::as_str).unwrap_or("0"),
             args.first().map(String::as_str).unwrap_or("10")
         ),
-        "DOUBLE" | "FLOAT" | "REAL" => format!("CAST({expr} AS REAL)"),
+        "DOUBLE" | "REAL" => format!("CAST({expr} AS REAL)"),
+        // A 32-bit float's value (`CAST(x AS FLOAT) + 0` is the float's double).
+        "FLOAT" => format!("mysql_float({expr})"),
         // `CHAR(n)`: the first `n` characters, as MySQL cuts them (with a warning).
         "CHAR" | "VARCHAR" | "NCHAR" if !args.is_empty() => {
             format!("substr(CAST({expr} AS TEXT), 1, {})", args[0])

@@ -2356,8 +2356,7 @@ fn merge(a: Ty, b: Ty) -> Ty {
 /// `e`, of type `t`, written as MySQL writes such a value as a string, where SQLite writes it
 /// otherwise: a DOUBLE's `1e20` (not `1.0e+20`), with its `fixed` decimals where it has them
 /// (`ROUND(x, 2)`'s `1.50`, `PI()`'s `3.141593`), a FLOAT's six digits (`1.424`), a DECIMAL's
-/// scale (`1.50`); `None` where
-/// SQLite's text is MySQL's (an integer, a temporal, a string).
+/// scale (`1.50`); `None` where SQLite's text is MySQL's (an integer, a temporal, a string).
 pub(super) fn as_text(t: Ty, fixed: Option<Declared>, e: &str) -> Option<String> {
     match t {
         Ty::Double => Some(match fixed {

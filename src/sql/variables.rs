@@ -22,8 +22,8 @@ const DEFAULT_SQL_MODE: &str =
     "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION";
 
 /// `sql_mode` flags pinbad takes, in MySQL's order (their bits'): `PIPES_AS_CONCAT`,
-/// `ANSI_QUOTES`, `NO_BACKSLASH_ESCAPES` and `ONLY_FULL_GROUP_BY` act; the others change nothing pinbad answers (they concern writes,
-/// DDL or dates stored).
+/// `ANSI_QUOTES`, `NO_BACKSLASH_ESCAPES` and `ONLY_FULL_GROUP_BY` act; the others change
+/// nothing pinbad answers (they concern writes, DDL or dates stored).
 const MODES_ACCEPTED: &[&str] = &[
     "REAL_AS_FLOAT",
     "PIPES_AS_CONCAT",
