@@ -76,6 +76,10 @@ pub struct Meta {
     pub bin_collation: bool,
     /// Digits of a number, without sign or point (MariaDB's `decimal_precision`).
     precision: u32,
+    /// A part of a date or a time, never negative (MariaDB's `Type_handler_long_ge0`: `HOUR`,
+    /// `YEAR`, `TO_DAYS`, …): all of its length is digits, and a table's field of it (a
+    /// temporary table's, a `UNION`'s, a `MIN`'s) takes one character more, for a sign.
+    ge0: bool,
 }
 
 /// The decimals MariaDB declares where a number's digits are not fixed (a DOUBLE computed).
@@ -96,6 +100,7 @@ impl Meta {
             nullable,
             field: false,
             bin_collation: false,
+            ge0: false,
             precision: length.saturating_sub(1).max(1),
         }
     }
@@ -105,6 +110,29 @@ impl Meta {
         Meta {
             code,
             ..Meta::int(length, nullable)
+        }
+    }
+
+    /// A part of a date or a time ([`Meta::ge0`]): its digits are all of its length.
+    fn never_negative(self) -> Meta {
+        Meta {
+            ge0: true,
+            precision: self.length,
+            ..self
+        }
+    }
+
+    /// One read as a signed integer: held in a table's field (a temporary table's, a
+    /// `UNION`'s, a `MIN`'s), rounded, its absolute value, cast as `SIGNED`. A part of a date
+    /// or a time takes a character more there, for the sign.
+    fn with_a_sign(self) -> Meta {
+        if !self.ge0 {
+            return self;
+        }
+        Meta {
+            ge0: false,
+            length: self.length + 1,
+            ..self
         }
     }
 
@@ -128,6 +156,7 @@ impl Meta {
             nullable,
             field: false,
             bin_collation: false,
+            ge0: false,
             precision,
         }
     }
@@ -142,6 +171,7 @@ impl Meta {
             nullable,
             field: false,
             bin_collation: false,
+            ge0: false,
             precision: length,
         }
     }
@@ -166,6 +196,7 @@ impl Meta {
             nullable,
             field: false,
             bin_collation: false,
+            ge0: false,
             precision: 0,
         }
     }
@@ -189,6 +220,7 @@ impl Meta {
             nullable,
             field: false,
             bin_collation: false,
+            ge0: false,
             precision: 0,
         }
     }
@@ -261,6 +293,7 @@ impl Meta {
             length,
             ..m
         }
+        .with_a_sign()
     }
 
     /// A column of a derived table or common table expression MariaDB materializes (see
@@ -280,15 +313,16 @@ impl Meta {
     /// A UNION's column of `self`'s type, beside another select's `other`: NULL where either
     /// is, a string as long as the longer.
     pub(super) fn united(self, other: Meta) -> Meta {
-        let strings = self.is_text() && other.is_text();
+        let (this, other) = (self.with_a_sign(), other.with_a_sign());
+        let strings = this.is_text() && other.is_text();
         Meta {
-            nullable: self.nullable || other.nullable,
+            nullable: this.nullable || other.nullable,
             length: if strings {
-                self.length.max(other.length)
+                this.length.max(other.length)
             } else {
-                self.length
+                this.length
             },
-            ..self
+            ..this
         }
     }
 
@@ -354,6 +388,11 @@ impl Meta {
         }
     }
 
+    /// A column of an outer join's side that may have no row: NULL-able.
+    pub(super) fn nullable_as_joined(self) -> Meta {
+        self.nullable(true)
+    }
+
     /// A scalar subquery's declaration: its column's, which may be NULL (no row).
     pub(super) fn subquery(self) -> Meta {
         self.nullable(true)
@@ -369,6 +408,7 @@ impl Meta {
             nullable: true,
             field: false,
             bin_collation: false,
+            ge0: false,
             precision: 0,
         }
     }
@@ -504,6 +544,22 @@ impl Meta {
             field: true,
             ..meta
         }
+    }
+
+    /// A `SHOW`'s column of strings as MariaDB declares it: `chars` characters, never NULL,
+    /// of a table (`SHOW VARIABLES`' 64 and 4096: no decimals) or computed (`SHOW WARNINGS`'
+    /// `Level` and `Message`: 39).
+    pub fn show_text(chars: u32, table: bool) -> Meta {
+        Meta {
+            decimals: if table { 0 } else { STRING_DECIMALS },
+            field: table,
+            ..Meta::text(chars, false)
+        }
+    }
+
+    /// `SHOW WARNINGS`' `Code`: a LONG of 4, UNSIGNED, never NULL, computed (flagged BINARY).
+    pub fn warning_code() -> Meta {
+        Meta::fixed(Code::Long, 4, false).unsigned()
     }
 
     /// A table column declared as `declared` (`int(11)`, `bigint(20)`, `float`,
@@ -679,8 +735,15 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
             let (Value::SingleQuotedString(s) | Value::DoubleQuotedString(s)) = &v.value else {
                 return None;
             };
+            // A binary string is as long as its bytes.
+            let binary = ty == Ty::Binary;
             Meta {
-                binary: ty == Ty::Binary,
+                binary,
+                length: if binary {
+                    s.len() as u32
+                } else {
+                    s.chars().count() as u32 * CHAR_BYTES
+                },
                 ..Meta::text(s.chars().count() as u32, false)
             }
         }
@@ -809,9 +872,11 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
             )
             .filter_map(kid)
             .collect();
-            // Without an ELSE, NULL where no WHEN holds.
+            // Without an ELSE, NULL where no WHEN holds; and, as MariaDB declares it, where
+            // any operand may be (a condition's or the compared value's too: `CASE WHEN
+            // status > 1 THEN 1 ELSE 0 END`, whose `Item_func` takes its arguments' NULLs).
             let m = merged(ty, &results, any_nullable(&results))?;
-            m.nullable(m.nullable || else_result.is_none())
+            m.nullable(m.nullable || else_result.is_none() || any_nullable(kids))
         }
         Expr::Extract { field, .. } => {
             // A day's part holds a TIME's many days (7 digits) unless it is read from a
@@ -820,11 +885,23 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
             let length = extract_length(field, if temporal { 2 } else { 7 })?;
             // Its type by its digits, without the sign a part of the time of day carries
             // (`DAY_HOUR`, 10 characters, is a LONG).
-            let signed = matches!(field, sqlparser::ast::DateTimeField::Custom(u)
-                if !u.value.eq_ignore_ascii_case("YEAR_MONTH"));
-            Meta {
+            use sqlparser::ast::DateTimeField as F;
+            let signed = matches!(field, F::Custom(u)
+                if !u.value.eq_ignore_ascii_case("YEAR_MONTH"))
+                || matches!(field, F::Day);
+            let date_part = match field {
+                F::Year | F::Quarter | F::Month | F::Week(_) => true,
+                F::Custom(u) => u.value.eq_ignore_ascii_case("YEAR_MONTH"),
+                _ => false,
+            };
+            let m = Meta {
                 code: long_or_longlong(length - u32::from(signed)),
                 ..Meta::int(length, true)
+            };
+            if date_part {
+                m.never_negative()
+            } else {
+                m
             }
         }
         Expr::Function(f) => {
@@ -1131,7 +1208,7 @@ fn cast(ty: Ty, to: &sqlparser::ast::DataType, k: Meta, arg: Option<&Expr>) -> O
         Ty::Int => {
             let length = match k.code {
                 Code::Double | Code::Float => 20,
-                _ => k.chars().clamp(2, 21),
+                _ => k.with_a_sign().chars().clamp(2, 21),
             };
             // Its digits are its operand's (`CAST(1e0 AS SIGNED) + 0` is a LONG of 5).
             Meta {
@@ -1165,6 +1242,8 @@ fn cast(ty: Ty, to: &sqlparser::ast::DataType, k: Meta, arg: Option<&Expr>) -> O
                 },
                 D::Binary(Some(n)) => *n as u32,
                 _ => match k.code {
+                    // A part of a date or a time has no sign to write.
+                    Code::Long | Code::LongLong if k.ge0 => k.length,
                     Code::Long | Code::LongLong => k.length.max(k.precision + 1),
                     _ => k.chars(),
                 },
@@ -1306,10 +1385,13 @@ fn merged(ty: Ty, results: &[Meta], nullable: bool) -> Option<Meta> {
 fn extract_length(field: &sqlparser::ast::DateTimeField, day: u32) -> Option<u32> {
     use sqlparser::ast::DateTimeField as F;
     Some(match field {
+        // A date's parts, never negative (MariaDB's `set_date_length`).
         F::Year => 4,
-        F::Quarter => 2,
-        F::Month | F::Week(_) | F::Day => 2,
-        // A time's parts carry a sign (MariaDB's `set_time_length`).
+        F::Quarter => 1,
+        F::Month | F::Week(_) => 2,
+        // A day and a time's parts carry a sign (MariaDB's `set_day_length`,
+        // `set_time_length`).
+        F::Day => day + 1,
         F::Hour | F::Minute | F::Second => 3,
         F::Microsecond => 7,
         // A compound unit's digits, and a sign where it holds a part of the time of day
@@ -1490,6 +1572,7 @@ pub(super) fn byte_string_literal(e: &Expr) -> Option<Meta> {
         nullable: false,
         field: false,
         bin_collation: false,
+        ge0: false,
         precision: 0,
     })
 }
@@ -1542,29 +1625,32 @@ fn unnested(e: &Expr) -> &Expr {
     }
 }
 
+/// The functions of a part of a date or a time, never negative (MariaDB's
+/// `Item_long_ge0_func`s; not `DAYOFWEEK`, `WEEKDAY`, `YEARWEEK`, `DATEDIFF`).
+const DATE_PARTS: &[&str] = &[
+    "YEAR",
+    "MONTH",
+    "DAY",
+    "DAYOFMONTH",
+    "HOUR",
+    "MINUTE",
+    "SECOND",
+    "MICROSECOND",
+    "DAYOFYEAR",
+    "WEEK",
+    "WEEKOFYEAR",
+    "QUARTER",
+    "TO_DAYS",
+];
+
 /// Whether `e` is a part of a date or a time, never negative (MariaDB's `Item_long_ge0_func`s:
 /// `YEAR`, `SECOND`, `TO_DAYS`, …; not `DAYOFWEEK`, `WEEKDAY`, `YEARWEEK`, `DATEDIFF`).
 fn is_never_negative_part(e: &Expr) -> bool {
-    const PARTS: &[&str] = &[
-        "YEAR",
-        "MONTH",
-        "DAY",
-        "DAYOFMONTH",
-        "HOUR",
-        "MINUTE",
-        "SECOND",
-        "MICROSECOND",
-        "DAYOFYEAR",
-        "WEEK",
-        "WEEKOFYEAR",
-        "QUARTER",
-        "TO_DAYS",
-    ];
     match e {
         Expr::Nested(x) => is_never_negative_part(x),
         Expr::Function(f) => {
             let name = f.name.to_string().to_ascii_uppercase();
-            PARTS.contains(&name.as_str())
+            DATE_PARTS.contains(&name.as_str())
         }
         _ => false,
     }
@@ -1774,7 +1860,12 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         return Some(Meta::fixed(Code::Long, 3, false));
     }
     if let Some((_, length, of_a_date)) = LONG_FUNCTIONS.iter().find(|(n, ..)| *n == name) {
-        return Some(Meta::fixed(Code::Long, *length, *of_a_date || nullable));
+        let m = Meta::fixed(Code::Long, *length, *of_a_date || nullable);
+        return Some(if DATE_PARTS.contains(&name) {
+            m.never_negative()
+        } else {
+            m
+        });
     }
     Some(match name {
         "COUNT" => Meta::fixed(Code::LongLong, 21, false),
@@ -1820,15 +1911,26 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         },
         "STD" | "STDDEV" | "STDDEV_POP" | "STDDEV_SAMP" | "VARIANCE" | "VAR_POP" | "VAR_SAMP" => {
             // MariaDB's `Item_sum_variance`: a DOUBLE's or a string's decimals and 4 more; an
-            // exact number's and `div_precision_increment` more, at most 30.
+            // exact number's and `div_precision_increment` more, at most 30, and as long as
+            // twice its digits and the increment, a point and a sign
+            // (`my_decimal_precision_to_length_no_truncation`).
             let k = kid(0)?;
+            let increment = super::typing::div_increment();
             match k.code {
-                Code::Long | Code::LongLong | Code::NewDecimal => Meta::double(
-                    26,
-                    (u32::from(k.decimals) + super::typing::div_increment()).min(30) as u8,
-                    true,
-                ),
-                _ => Meta::double(23, double_decimals(&[k], 4), true),
+                Code::Long | Code::LongLong | Code::NewDecimal => {
+                    let decimals = (k.scale() + increment).min(30);
+                    let digits = k.precision * 2 + increment;
+                    Meta::double(digits + u32::from(decimals > 0) + 1, decimals as u8, true)
+                }
+                // Otherwise `float_length` of its operand's decimals (`Item_sum_num`'s, 23
+                // where they are not fixed), 4 more decimals.
+                _ => {
+                    let length = match real_decimals(&[k]) {
+                        Some(d) if d < u32::from(NOT_FIXED) => 17 + d,
+                        _ => 23,
+                    };
+                    Meta::double(length, double_decimals(&[k], 4), true)
+                }
             }
         }
         "MIN" | "MAX" => {
@@ -1849,7 +1951,7 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
                 // An integer computed is held as a LONGLONG; a column keeps its type.
                 Code::Long if !column => Meta {
                     code: Code::LongLong,
-                    ..k
+                    ..k.with_a_sign()
                 },
                 Code::String | Code::VarString => Meta {
                     code: Code::VarString,
@@ -1865,7 +1967,7 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
             .nullable(true)
         }
         "ABS" => match (ty, kid(0)?.code) {
-            (Ty::Int, _) => Meta::int(kid(0)?.length, kid(0)?.nullable),
+            (Ty::Int, _) => Meta::int(kid(0)?.with_a_sign().length, kid(0)?.nullable),
             // A whole temporal read as its number (`ABS(TIMESTAMP …)`): a DECIMAL as long as
             // the temporal's text, as MariaDB declares it (so `FLOOR` of it is an integer).
             (Ty::Dec(0), Code::Long | Code::LongLong) => {
@@ -1881,7 +1983,7 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         "FLOOR" | "CEIL" | "CEILING" => rounded_int(ty, handled(e, kid(0)?))?,
         "ROUND" | "TRUNCATE" => {
             // NULL where its places may be too (`ROUND(1, NULL)`).
-            let k = handled(e, kid(0)?);
+            let k = handled(e, kid(0)?).with_a_sign();
             let k = k.nullable(k.nullable || kid(1).is_some_and(|p| p.nullable));
             // `None`: no places given; `Some(None)`: places not a literal.
             let places = (kids.len() > 1).then(|| int_arg(e, 1));
@@ -1939,7 +2041,8 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
                 _ => return None,
             }
         }
-        "IF" => merged(ty, kids.get(1..)?, any_nullable(kids.get(1..)?))?,
+        // NULL where any operand may be, its condition's too (as `CASE`).
+        "IF" => merged(ty, kids.get(1..)?, any_nullable(kids))?,
         // NULL only where every argument may be (MariaDB's `Item_func_coalesce`).
         "IFNULL" | "COALESCE" => merged(ty, kids, kids.iter().all(|k| k.nullable))?,
         // A DATE or DATETIME among numbers or strings (`typing::temporal_greatest`): of the
@@ -1997,6 +2100,12 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         // A window's value of a row: declared as its argument.
         "LAG" | "LEAD" | "FIRST_VALUE" | "LAST_VALUE" | "NTH_VALUE" => match kid(0)? {
             k if k.code == Code::Float => held_float(k).nullable(true),
+            // A part of a date or a time is held as a LONGLONG field (`LAG(HOUR(d))`).
+            k if k.ge0 => Meta {
+                code: Code::LongLong,
+                ..k.with_a_sign()
+            }
+            .nullable(true),
             k => k.nullable(true),
         },
         "PI" => Meta::double(8, 6, false),

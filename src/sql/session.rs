@@ -265,8 +265,7 @@ impl Session {
                 rows.join(", ")
             )
         };
-        // `Code` a LONG, as MariaDB declares it.
-        Answer::Query(query, vec![None, Some(Meta::show_column("int")), None])
+        Answer::Query(query, warning_columns())
     }
 
     /// A `SHOW`, against the session's catalog as it is now.
@@ -437,28 +436,35 @@ fn show(
                     format!("({}, {})", quote(name), quote(&v))
                 })
                 .collect();
-            format!(
+            let query = format!(
                 "SELECT column1 AS `Variable_name`, column2 AS `Value` FROM (VALUES {}) WHERE 1{} \
                  ORDER BY 1",
                 rows.join(", "),
                 like_clause("column1", like)
-            )
+            );
+            return Answer::Query(query, variable_columns());
         }
         // MySQL's `Uptime`: whole seconds since the server started; `Ssl_cipher` none (no
         // TLS), which clients read to say whether the connection is encrypted.
-        Show::Status { like } => format!(
-            "SELECT column1 AS `Variable_name`, column2 AS `Value` FROM (VALUES ('Ssl_cipher', \
-             ''), ('Uptime', '{}')) WHERE 1{}",
-            engine.uptime().as_secs(),
-            like_clause("column1", like)
-        ),
+        Show::Status { like } => {
+            let query = format!(
+                "SELECT column1 AS `Variable_name`, column2 AS `Value` FROM (VALUES \
+                 ('Ssl_cipher', ''), ('Uptime', '{}')) WHERE 1{}",
+                engine.uptime().as_secs(),
+                like_clause("column1", like)
+            );
+            return Answer::Query(query, variable_columns());
+        }
         Show::Engines => "SELECT ENGINE AS `Engine`, SUPPORT AS `Support`, COMMENT AS `Comment`, \
                           TRANSACTIONS AS `Transactions`, XA AS `XA`, SAVEPOINTS AS `Savepoints` \
                           FROM information_schema.ENGINES"
             .to_string(),
         // The session's (see `Session::show_warnings`).
         Show::Warnings { .. } => {
-            "SELECT NULL AS `Level`, NULL AS `Code`, NULL AS `Message` LIMIT 0".to_string()
+            return Answer::Query(
+                "SELECT NULL AS `Level`, NULL AS `Code`, NULL AS `Message` LIMIT 0".into(),
+                warning_columns(),
+            )
         }
         Show::CharacterSets { like } => format!(
             "SELECT CHARACTER_SET_NAME AS `Charset`, DESCRIPTION AS `Description`, \
@@ -549,6 +555,24 @@ fn show(
         }
     };
     Answer::Query(query, Vec::new())
+}
+
+/// `SHOW WARNINGS`' columns as MariaDB declares them: `Level`, `Code`, `Message`.
+fn warning_columns() -> Vec<Option<Meta>> {
+    vec![
+        Some(Meta::show_text(7, false)),
+        Some(Meta::warning_code()),
+        Some(Meta::show_text(512, false)),
+    ]
+}
+
+/// `SHOW VARIABLES`' and `SHOW STATUS`' columns as MariaDB declares them: `Variable_name`,
+/// `Value`.
+fn variable_columns() -> Vec<Option<Meta>> {
+    vec![
+        Some(Meta::show_text(64, true)),
+        Some(Meta::show_text(4096, true)),
+    ]
 }
 
 /// An OK's status: `SERVER_MORE_RESULTS_EXISTS` where statements of the same query follow.

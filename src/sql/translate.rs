@@ -323,6 +323,12 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
     if name_items(sql, &tokens, &lines, &mut query).is_none() {
         return unsupported("the select list's items could not be named as MySQL names them");
     }
+    let _ = query.visit(&mut DerivedNames {
+        sql,
+        tokens: &tokens,
+        lines: &lines,
+    });
+    let _ = query.visit(&mut GroupTies(&directions));
     // `sql_select_limit`: the rows of the statement's own SELECT, where it sets none.
     if let (Some(n), None) = (context.select_limit, &query.limit_clause) {
         query.limit_clause = Some(LimitClause::LimitOffset {
@@ -410,38 +416,98 @@ impl VisitorMut for GroupOrder<'_> {
     type Break = ();
 
     fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
-        let SetExpr::Select(select) = query.body.as_ref() else {
-            return ControlFlow::Continue(());
-        };
-        let GroupByExpr::Expressions(groups, modifiers) = &select.group_by else {
+        let Some((select, groups)) = grouped_select(query) else {
             return ControlFlow::Continue(());
         };
         let Some(directions) = group_directions(self.0, select) else {
             return ControlFlow::Continue(());
         };
-        if query.order_by.is_some() || !modifiers.is_empty() || groups.len() != directions.len() {
+        if query.order_by.is_some() || groups.len() != directions.len() {
             return ControlFlow::Continue(());
         }
         let exprs = groups
             .iter()
             .zip(directions)
-            .map(|(g, d)| sqlparser::ast::OrderByExpr {
-                expr: g.clone(),
-                options: sqlparser::ast::OrderByOptions {
-                    sort: Some(if *d == Some(true) {
-                        sqlparser::ast::OrderBySort::Desc
-                    } else {
-                        sqlparser::ast::OrderBySort::Asc
-                    }),
-                    nulls_first: None,
-                },
-                with_fill: None,
-            })
+            .map(|(g, d)| order_item(g, *d == Some(true)))
             .collect();
         query.order_by = Some(sqlparser::ast::OrderBy {
             kind: sqlparser::ast::OrderByKind::Expressions(exprs),
             interpolate: None,
         });
+        ControlFlow::Continue(())
+    }
+}
+
+/// `query`'s own select and its GROUP BY items, where it groups (without `WITH ROLLUP`).
+fn grouped_select(query: &Query) -> Option<(&Select, &[Expr])> {
+    let SetExpr::Select(select) = query.body.as_ref() else {
+        return None;
+    };
+    match &select.group_by {
+        GroupByExpr::Expressions(groups, modifiers)
+            if !groups.is_empty() && modifiers.is_empty() =>
+        {
+            Some((select, groups))
+        }
+        _ => None,
+    }
+}
+
+/// `ORDER BY expr ASC` (or `DESC`).
+fn order_item(expr: &Expr, desc: bool) -> sqlparser::ast::OrderByExpr {
+    sqlparser::ast::OrderByExpr {
+        expr: expr.clone(),
+        options: sqlparser::ast::OrderByOptions {
+            sort: Some(if desc {
+                sqlparser::ast::OrderBySort::Desc
+            } else {
+                sqlparser::ast::OrderBySort::Asc
+            }),
+            nulls_first: None,
+        },
+        with_fill: None,
+    }
+}
+
+/// A grouped select's `ORDER BY` that leaves ties (`ORDER BY COUNT(*) DESC`) sorts them as
+/// MariaDB does: in the order of the groups (their GROUP BY items, in the directions written),
+/// since MariaDB sorts the groups its temporary table holds in that order and keeps the order
+/// of equal rows, where SQLite's sort, descending, would give them reversed. `ORDER BY NULL`
+/// asks for no order, and gets none.
+struct GroupTies<'a>(&'a super::dialect::GroupDirections);
+
+impl VisitorMut for GroupTies<'_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        let Some((select, groups)) = grouped_select(query) else {
+            return ControlFlow::Continue(());
+        };
+        let directions = group_directions(self.0, select).unwrap_or(&[]);
+        let ties: Vec<_> = groups
+            .iter()
+            .enumerate()
+            .map(|(k, g)| order_item(g, directions.get(k).copied().flatten() == Some(true)))
+            .collect();
+        let Some(sqlparser::ast::OrderBy {
+            kind: sqlparser::ast::OrderByKind::Expressions(order),
+            ..
+        }) = query.order_by.as_mut()
+        else {
+            return ControlFlow::Continue(());
+        };
+        if order
+            .iter()
+            .any(|o| matches!(&o.expr, Expr::Value(v) if v.value == Value::Null))
+        {
+            return ControlFlow::Continue(());
+        }
+        for tie in ties {
+            let text = tie.expr.to_string();
+            if !order.iter().any(|o| o.expr.to_string() == text) {
+                order.push(tie);
+            }
+        }
         ControlFlow::Continue(())
     }
 }
@@ -759,10 +825,49 @@ fn rollup(
         Expr::CompoundIdentifier(p) => p.last().map(|i| i.value.to_ascii_lowercase()),
         _ => None,
     };
-    let columns = groups
+    // A GROUP BY item naming a select item's alias (`GROUP BY h` of `HOUR(…) AS h`), or its
+    // position (`GROUP BY 1`), groups by that item's expression.
+    let groups: Vec<Expr> = groups
         .iter()
-        .map(|g| column(g).ok_or("each GROUP BY item must be a column"))
-        .collect::<Result<Vec<String>, _>>()?;
+        .map(|g| {
+            let by_alias = match g {
+                Expr::Identifier(i) if i.quote_style.is_none() || i.quote_style == Some('`') => {
+                    select.projection.iter().find_map(|item| match item {
+                        SelectItem::ExprWithAlias { expr, alias }
+                            if alias.value.eq_ignore_ascii_case(&i.value)
+                                && column(expr).is_none() =>
+                        {
+                            Some(expr.clone())
+                        }
+                        _ => None,
+                    })
+                }
+                Expr::Value(v) => match &v.value {
+                    Value::Number(n, _) => n
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|k| select.projection.get(k.checked_sub(1)?))
+                        .and_then(|item| match item {
+                            SelectItem::ExprWithAlias { expr, .. }
+                            | SelectItem::UnnamedExpr(expr) => Some(expr.clone()),
+                            _ => None,
+                        }),
+                    _ => None,
+                },
+                _ => None,
+            };
+            by_alias.unwrap_or_else(|| g.clone())
+        })
+        .collect();
+    // Each GROUP BY item: its column's name, or `""` for an expression (`grouped` holds it).
+    let columns: Vec<String> = groups
+        .iter()
+        .map(|g| column(g).unwrap_or_default())
+        .collect();
+    let grouped: Vec<Option<Expr>> = groups
+        .iter()
+        .map(|g| column(g).is_none().then(|| g.clone()))
+        .collect();
     // Each select item: its expression and its name.
     let mut items = Vec::new();
     for item in &select.projection {
@@ -792,7 +897,7 @@ fn rollup(
         level.projection.clear();
         for (i, (expr, _)) in items.iter().enumerate() {
             level.projection.push(SelectItem::ExprWithAlias {
-                expr: rolled(expr, &columns, kept, &[])?,
+                expr: rolled(expr, &columns, &grouped, kept, &[])?,
                 alias: Ident::new(format!("_pinbad_c{i}")),
             });
         }
@@ -817,7 +922,7 @@ fn rollup(
         let mut conditions = Vec::new();
         if let Some(having) = &select.having {
             conditions.push(Expr::Nested(Box::new(rolled(
-                having, &columns, kept, &names,
+                having, &columns, &grouped, kept, &names,
             )?)));
         }
         if kept == 0 {
@@ -875,22 +980,27 @@ fn rollup(
     Ok(outer)
 }
 
-/// `expr` with the GROUP BY columns past the first `kept` as NULL outside aggregate calls (a
-/// super-aggregate row's value) and, in HAVING, a select item's alias as that item's value at
-/// this level; `Err` where it names, outside aggregates, a column that is not a GROUP BY column.
+/// `expr` with the GROUP BY columns and expressions (`grouped`, by their text) past the first
+/// `kept` as NULL outside aggregate calls (a super-aggregate row's value) and, in HAVING, a
+/// select item's alias as that item's value at this level; `Err` where it names, outside
+/// aggregates and GROUP BY expressions, a column that is not a GROUP BY column.
 fn rolled(
     expr: &Expr,
     columns: &[String],
+    grouped: &[Option<Expr>],
     kept: usize,
     aliases: &[String],
 ) -> Result<Expr, String> {
     struct Rolled<'a> {
         columns: &'a [String],
+        grouped: &'a [Option<Expr>],
         kept: usize,
         aliases: &'a [String],
         /// How deep in aggregate calls.
         depth: usize,
     }
+    /// What stands for GROUP BY expression `k` while the expression is walked.
+    const HELD: &str = "_pinbad_held";
     fn aggregate(e: &Expr) -> bool {
         matches!(e, Expr::Function(f)
             if AGGREGATES.contains(&f.name.to_string().to_ascii_uppercase().as_str()))
@@ -901,6 +1011,14 @@ fn rolled(
         fn pre_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<String> {
             if aggregate(e) {
                 self.depth += 1;
+            } else if self.depth == 0 {
+                // A GROUP BY expression, whole: its value, or NULL once rolled up (held by a
+                // name while its operands, which need not be GROUP BY columns, are walked).
+                let text = e.to_string();
+                let same = |g: &Option<Expr>| g.as_ref().is_some_and(|g| g.to_string() == text);
+                if let Some(k) = self.grouped.iter().position(same) {
+                    *e = Expr::Identifier(Ident::new(format!("{HELD}{k}")));
+                }
             }
             ControlFlow::Continue(())
         }
@@ -912,6 +1030,19 @@ fn rolled(
             }
             if self.depth > 0 {
                 return ControlFlow::Continue(());
+            }
+            if let Expr::Identifier(i) = e {
+                if let Some(k) = i
+                    .value
+                    .strip_prefix(HELD)
+                    .and_then(|k| k.parse::<usize>().ok())
+                {
+                    *e = match (k < self.kept, self.grouped.get(k).cloned().flatten()) {
+                        (true, Some(group)) => group,
+                        _ => Expr::Value(Value::Null.into()),
+                    };
+                    return ControlFlow::Continue(());
+                }
             }
             let name = match e {
                 Expr::Identifier(i) if !i.value.starts_with('@') => i.value.to_ascii_lowercase(),
@@ -942,6 +1073,7 @@ fn rolled(
     let mut e = expr.clone();
     let mut rolled = Rolled {
         columns,
+        grouped,
         kept,
         aliases,
         depth: 0,
@@ -4217,6 +4349,18 @@ fn name_items(sql: &str, tokens: &[TokenWithSpan], lines: &Lines, query: &mut Qu
     let Some(start) = start else {
         return Some(());
     };
+    name_select(sql, tokens, lines, select, start)
+}
+
+/// Names each unaliased item of `select`, whose items' text starts at `tokens[start]`, as
+/// [`name_items`] does.
+fn name_select(
+    sql: &str,
+    tokens: &[TokenWithSpan],
+    lines: &Lines,
+    select: &mut Select,
+    start: usize,
+) -> Option<()> {
     const ENDS: &[&str] = &[
         "FROM",
         "WHERE",
@@ -4318,32 +4462,102 @@ fn name_items(sql: &str, tokens: &[TokenWithSpan], lines: &Lines, query: &mut Qu
             }
             continue;
         };
-        // A column is named by SQLite as MySQL names it; `@@x` is not a column.
+        // A column is named as it is written (`SELECT Status` is `Status`, where SQLite
+        // would name it as its table does); `@@x` is not a column.
         let column = match expr {
-            Expr::Identifier(i) => !i.value.starts_with('@') || i.quote_style.is_some(),
-            Expr::CompoundIdentifier(parts) => {
-                !parts[0].value.starts_with('@') || parts[0].quote_style.is_some()
+            Expr::Identifier(i) if !i.value.starts_with('@') || i.quote_style.is_some() => {
+                Some(i.value.clone())
             }
-            _ => false,
+            Expr::CompoundIdentifier(parts)
+                if !parts[0].value.starts_with('@') || parts[0].quote_style.is_some() =>
+            {
+                parts.last().map(|i| i.value.clone())
+            }
+            _ => None,
         };
-        if column {
-            continue;
-        }
-        // A string literal is named by its value, as MySQL names it (a parameter's is not).
-        let name = match expr {
-            Expr::Value(v) if !bound => match &v.value {
-                Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => s.clone(),
+        // A string literal is named by its value, as MySQL names it (a parameter's is not),
+        // with or without a charset introducer or `N`.
+        let name = match (column, &*expr) {
+            (Some(i), _) => i,
+            (None, Expr::Value(v)) if !bound => match &v.value {
+                Value::SingleQuotedString(s)
+                | Value::DoubleQuotedString(s)
+                | Value::NationalStringLiteral(s) => s.clone(),
                 _ => written,
             },
+            (None, Expr::Prefixed { prefix, value }) if !bound && prefix.value.starts_with('_') => {
+                match value.as_ref() {
+                    Expr::Value(v) => match &v.value {
+                        Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => s.clone(),
+                        _ => written,
+                    },
+                    _ => written,
+                }
+            }
             _ => written,
         };
         let expr = bit_string(expr).unwrap_or_else(|| expr.clone());
         *item = SelectItem::ExprWithAlias {
             expr,
-            alias: Ident::with_quote('`', name),
+            alias: Ident::with_quote('`', in_a_name(&name)),
         };
     }
     Some(())
+}
+
+/// `name` as MySQL sends a column's name: in utf8mb3, where a character past the Basic
+/// Multilingual Plane (an emoji) is `?`.
+fn in_a_name(name: &str) -> String {
+    name.chars()
+        .map(|c| if u32::from(c) > 0xFFFF { '?' } else { c })
+        .collect()
+}
+
+/// Names the items of each derived table's and common table expression's select as MySQL
+/// names them (`SELECT * FROM (SELECT status DIV 100 FROM request) t` has a column
+/// `status DIV 100`, not the translation's text), as [`name_items`] names the statement's own.
+struct DerivedNames<'a> {
+    sql: &'a str,
+    tokens: &'a [TokenWithSpan],
+    lines: &'a Lines,
+}
+
+impl DerivedNames<'_> {
+    /// `query`'s first select named by its text, where the text and the tree match up.
+    fn name(&self, query: &mut Query) {
+        let mut body = query.body.as_mut();
+        let select = loop {
+            match body {
+                SetExpr::Select(s) => break s,
+                SetExpr::SetOperation { left, .. } => body = left,
+                _ => return,
+            }
+        };
+        let at = select.select_token.0.span.start;
+        if let Some(k) = self.tokens.iter().position(|t| t.span.start == at) {
+            let _ = name_select(self.sql, self.tokens, self.lines, select, k + 1);
+        }
+    }
+}
+
+impl VisitorMut for DerivedNames<'_> {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, query: &mut Query) -> ControlFlow<()> {
+        if let Some(with) = query.with.as_mut() {
+            for cte in &mut with.cte_tables {
+                self.name(&mut cte.query);
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_table_factor(&mut self, table: &mut TableFactor) -> ControlFlow<()> {
+        if let TableFactor::Derived { subquery, .. } = table {
+            self.name(subquery);
+        }
+        ControlFlow::Continue(())
+    }
 }
 
 /// A select list item that is a bit-value or hexadecimal literal alone (`b'101'`, `0x41`) as
@@ -4775,11 +4989,42 @@ mod tests {
         );
     }
 
+    /// A derived table's and a CTE's items are named by their text too, a string with an
+    /// introducer by its value, an emoji as `?`.
+    #[test]
+    fn derived_items_are_named_as_written() {
+        assert_eq!(
+            tree("SELECT * FROM (SELECT a DIV 2, B FROM t) x"),
+            "SELECT * FROM (SELECT mysql_div(a, 2) AS `a DIV 2`, B AS `B` FROM t) x"
+        );
+        assert_eq!(
+            tree("WITH c AS (SELECT a DIV 2 FROM t) SELECT * FROM c"),
+            "WITH c AS (SELECT mysql_div(a, 2) AS `a DIV 2` FROM t) SELECT * FROM c"
+        );
+        assert_eq!(
+            tree("SELECT _utf8mb4'x', N'y', '😀'"),
+            "SELECT 'x' COLLATE MYSQL AS `x`, 'y' COLLATE MYSQL AS `y`, '😀' COLLATE MYSQL AS `?`"
+        );
+    }
+
+    /// A grouped select's `ORDER BY` sorts its ties by the groups, as MariaDB's does.
+    #[test]
+    fn grouped_ties_sort_by_the_groups() {
+        assert_eq!(
+            tree("SELECT a, COUNT(*) c FROM t GROUP BY a ORDER BY c DESC"),
+            "SELECT a AS `a`, COUNT(*) AS c FROM t GROUP BY a ORDER BY c DESC, a ASC"
+        );
+        assert_eq!(
+            tree("SELECT a, COUNT(*) FROM t GROUP BY a ORDER BY NULL"),
+            "SELECT a AS `a`, COUNT(*) AS `COUNT(*)` FROM t GROUP BY a ORDER BY NULL"
+        );
+    }
+
     #[test]
     fn items_are_named_as_written_and_strings_collate_as_mysqls() {
         assert_eq!(
-            tree("SELECT 7 / 2, 7/2 AS h, r.x, 'x', \"y\", 'a' 'b', @@version FROM r"),
-            "SELECT mysql_decimal_op('/', 7, 2, 0, 0, 4) AS `7 / 2`, mysql_decimal_op('/', 7, 2, 0, 0, 4) AS h, r.x, 'x' COLLATE MYSQL AS `x`, \
+            tree("SELECT 7 / 2, 7/2 AS h, r.X, 'x', \"y\", 'a' 'b', @@version FROM r"),
+            "SELECT mysql_decimal_op('/', 7, 2, 0, 0, 4) AS `7 / 2`, mysql_decimal_op('/', 7, 2, 0, 0, 4) AS h, r.X AS `X`, 'x' COLLATE MYSQL AS `x`, \
              'y' COLLATE MYSQL AS `y`, 'ab' COLLATE MYSQL AS `ab`, sysvar('version') COLLATE MYSQL \
              AS `@@version` FROM r"
         );
@@ -5152,10 +5397,6 @@ mod tests {
             (
                 "SELECT a, b FROM t GROUP BY a WITH ROLLUP",
                 "`b` is neither",
-            ),
-            (
-                "SELECT a + 1 FROM t GROUP BY a + 1 WITH ROLLUP",
-                "must be a column",
             ),
             ("SELECT * FROM t GROUP BY a WITH ROLLUP", "`*`"),
             (

@@ -1302,6 +1302,29 @@ impl Scope {
                 _ => tables = None,
             }
         }
+        // An outer join's other side may have no row: its columns may be NULL there
+        // (`LEFT JOIN`'s right table, `RIGHT JOIN`'s tables before it).
+        if let Some(tables) = tables.as_mut() {
+            let mut at = 0;
+            for from in &select.from {
+                let first = at;
+                at += 1;
+                for join in &from.joins {
+                    use sqlparser::ast::JoinOperator as J;
+                    let nullable = match join.join_operator {
+                        J::Left(_) | J::LeftOuter(_) => at..at + 1,
+                        J::Right(_) | J::RightOuter(_) => first..at,
+                        _ => at..at,
+                    };
+                    for (_, columns) in tables.get_mut(nullable).unwrap_or_default() {
+                        for column in columns.iter_mut() {
+                            column.2 = column.2.nullable_as_joined();
+                        }
+                    }
+                    at += 1;
+                }
+            }
+        }
         let mut scope = Scope {
             tables,
             merges,
@@ -3468,6 +3491,55 @@ mod tests {
             m.decimals, 4,
             "an integer's 0 and div_precision_increment's 4"
         );
+    }
+
+    /// A part of a date or a time is all digits (`HOUR(d) + 0` 4 long) and a character longer
+    /// held in a field (grouped, `MIN`, a `UNION`) or read as a signed integer (`ABS`); not
+    /// `DAYOFWEEK`. Answers of MariaDB 10.11.
+    #[test]
+    fn parts_of_dates_take_a_sign_in_a_field() {
+        let length = |sql: &str| typing(sql).columns[0].expect(sql).length;
+        let d = "FROM_UNIXTIME(timestamp)";
+        for (sql, expected) in [
+            (format!("SELECT HOUR({d}) FROM request"), 2),
+            (
+                format!("SELECT HOUR({d}) h, COUNT(*) FROM request GROUP BY h"),
+                3,
+            ),
+            (format!("SELECT DISTINCT YEAR({d}) FROM request"), 5),
+            (
+                format!("SELECT DAYOFWEEK({d}) h, COUNT(*) FROM request GROUP BY h"),
+                1,
+            ),
+            (format!("SELECT HOUR({d}) + 0 FROM request"), 4),
+            (format!("SELECT ABS(MONTH({d})) FROM request"), 3),
+            (format!("SELECT MIN(HOUR({d})) FROM request"), 3),
+            (format!("SELECT HOUR({d}) FROM request UNION SELECT 1"), 3),
+            (
+                format!("SELECT EXTRACT(YEAR_MONTH FROM {d}) FROM request"),
+                6,
+            ),
+            (format!("SELECT EXTRACT(DAY FROM {d}) FROM request"), 3),
+            (format!("SELECT STD(HOUR({d})) FROM request"), 10),
+            ("SELECT STD(status) FROM request".into(), 26),
+            ("SELECT STD(ROUND(req_time, 2)) FROM request".into(), 19),
+        ] {
+            assert_eq!(length(&sql), expected, "{sql}");
+        }
+    }
+
+    /// `IF` and `CASE` may be NULL where any operand may be, a condition's too.
+    #[test]
+    fn if_and_case_are_null_where_an_operand_may_be() {
+        let nullable = |sql: &str| typing(sql).columns[0].expect(sql).nullable;
+        assert!(nullable("SELECT IF(status > 200, 1, 0) FROM request"));
+        assert!(nullable(
+            "SELECT CASE status WHEN 200 THEN 'a' ELSE 'b' END FROM request"
+        ));
+        assert!(!nullable("SELECT IF(1, 'a', 'b')"));
+        assert!(!nullable(
+            "SELECT CASE WHEN COUNT(*) > 1 THEN 'a' ELSE 'b' END FROM request"
+        ));
     }
 
     #[test]

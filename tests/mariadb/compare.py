@@ -332,9 +332,6 @@ META_EXCLUSIONS = [
     # declares 6 fraction digits (it reads the string as the query runs), pinbad none.
     ("temporals_of_unread_strings", lambda sql, a, m, p, t, pd: t in ("DATETIME", "TIME")
      and a in ("decimals", "length") and ("STR_TO_DATE(" in sql or "TIME('" in sql)),
-    # A variance of an unsigned (`STDDEV_POP(~status)`): MariaDB's length 48.
-    ("variance_lengths", lambda sql, a, m, p, t, pd: a == "length" and t == "DOUBLE"
-     and re.search(r"\b(STD\w*|VAR\w*)\(", sql)),
     # A FLOAT column merged with numbers, negated or averaged: MariaDB's copy of it is a DOUBLE
     # of 22 characters (`COALESCE(NULL, req_time, 1)` 22, `-req_time`, `AVG(req_time)` and
     # `IFNULL(MAX(req_time), 0)` 23), pinbad's a FLOAT of 12 (12, 13, 16 and 12, as MariaDB's of
@@ -346,10 +343,6 @@ META_EXCLUSIONS = [
     ("grouped_by_a_constant_column", lambda sql, a, m, p, t, pd: a == "flags" and any(
         re.search(r"\b%s\s*=\s*'" % re.escape(g), sql)
         for g in re.findall(r"GROUP BY ([\w.]+)", sql))),
-    # A `CASE` or `IF` of strings grouped, or a `CASE` of DECIMALs over a column: NULL in
-    # MariaDB where no branch is.
-    ("case_nullability", lambda sql, a, m, p, t, pd: a == "flags" and "NOT_NULL" in p
-     and "NOT_NULL" not in m and re.search(r"\bCASE\b|\bIF\(", sql)),
     # A string function of NULL (`UPPER(NULL)`): a binary string in MariaDB (NULL's charset),
     # text here.
     ("string_functions_of_null", lambda sql, a, m, p, t, pd: t in STRING_TYPES and (

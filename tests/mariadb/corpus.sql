@@ -2081,3 +2081,37 @@ SELECT FORMAT(COUNT(*), 0), FORMAT(SUM(status), 1), FORMAT(AVG(req_time), 2) FRO
 SELECT RANK() OVER (ORDER BY id), ROW_NUMBER() OVER (ORDER BY id), DENSE_RANK() OVER (ORDER BY id), NTILE(2) OVER (ORDER BY id), SHA2('a', 256), SHA2('a', 512), SHA2('a', 224), SHA2('a', 384), SHA2('a', 0), SHA2('a', status) FROM request ORDER BY id LIMIT 1
 SELECT status, ROW_NUMBER() OVER (PARTITION BY status ORDER BY id), NTILE(3) OVER (ORDER BY id) FROM request ORDER BY status, id LIMIT 3
 SELECT CAST(1.5393096208572388e0 AS FLOAT) + 0, CAST('1.5393096208572388' AS FLOAT) * 1, CAST(NULL AS FLOAT), CAST(req_time AS FLOAT) + 0 FROM request ORDER BY id LIMIT 2
+-- A part of a date or a time (MariaDB's `Type_handler_long_ge0`): all digits, a sign more in a table's field
+SELECT HOUR(FROM_UNIXTIME(timestamp)) h, COUNT(*) FROM request GROUP BY h
+SELECT DISTINCT YEAR(FROM_UNIXTIME(timestamp)), QUARTER(FROM_UNIXTIME(timestamp)), DAYOFYEAR(FROM_UNIXTIME(timestamp)), TO_DAYS(FROM_UNIXTIME(timestamp)), WEEKDAY(FROM_UNIXTIME(timestamp)), YEARWEEK(FROM_UNIXTIME(timestamp)) FROM request
+SELECT HOUR(FROM_UNIXTIME(timestamp)) + 0, MONTH(FROM_UNIXTIME(timestamp)) DIV 2, ABS(HOUR(FROM_UNIXTIME(timestamp))), ROUND(MINUTE(FROM_UNIXTIME(timestamp))), ROUND(HOUR(FROM_UNIXTIME(timestamp)), -1), FLOOR(SECOND(FROM_UNIXTIME(timestamp))), CAST(DAY(FROM_UNIXTIME(timestamp)) AS SIGNED), CAST(HOUR(FROM_UNIXTIME(timestamp)) AS CHAR), IFNULL(WEEK(FROM_UNIXTIME(timestamp)), 0), HOUR(FROM_UNIXTIME(timestamp)) / 2 FROM request ORDER BY id LIMIT 2
+SELECT MIN(HOUR(FROM_UNIXTIME(timestamp))), MAX(YEAR(FROM_UNIXTIME(timestamp))) + 1, SUM(MONTH(FROM_UNIXTIME(timestamp))), AVG(DAY(FROM_UNIXTIME(timestamp))) FROM request GROUP BY status ORDER BY status
+SELECT EXTRACT(YEAR FROM FROM_UNIXTIME(timestamp)) y, EXTRACT(YEAR_MONTH FROM FROM_UNIXTIME(timestamp)) ym, EXTRACT(QUARTER FROM FROM_UNIXTIME(timestamp)) q, EXTRACT(DAY FROM FROM_UNIXTIME(timestamp)) d, COUNT(*) FROM request GROUP BY y, ym, q, d
+SELECT EXTRACT(DAY FROM 1), EXTRACT(DAY FROM '2024-03-05'), EXTRACT(DAY FROM DATE '2024-03-05'), EXTRACT(QUARTER FROM 20240101), EXTRACT(WEEK FROM DATE '2024-03-05')
+SELECT HOUR(FROM_UNIXTIME(timestamp)) x FROM request UNION SELECT YEAR(FROM_UNIXTIME(timestamp)) FROM request
+SELECT x FROM (SELECT DISTINCT MINUTE(FROM_UNIXTIME(timestamp)) x FROM request) t ORDER BY x LIMIT 1
+-- The variances: twice their operand's digits (MariaDB's `Item_sum_variance`)
+SELECT STD(1), STD(1.5), STD(NULL), STD(status + 1), STD(status * 1.5), STD(LENGTH(script_name)), STD(id), VARIANCE(HOUR(FROM_UNIXTIME(timestamp))), VAR_SAMP(~status) FROM request
+-- A derived table's and a CTE's computed columns are named by their text
+SELECT * FROM (SELECT status DIV 100, CAST(status AS CHAR), EXTRACT(DAY FROM 1), AVG(req_time) FROM request GROUP BY status ORDER BY status LIMIT 1) t
+WITH c AS (SELECT status DIV 100, IFNULL(NULL, 2) FROM request LIMIT 1) SELECT * FROM c
+SELECT `status DIV 100` FROM (SELECT status DIV 100 FROM request ORDER BY id LIMIT 1) t
+-- A column is named as it is written; a string with a charset introducer or N by its value; a character past the BMP as ?
+SELECT Script_Name, `STATUS`, r.Hostname FROM request r ORDER BY id LIMIT 1
+SELECT Status, COUNT(*) AS Cnt FROM request GROUP BY Status ORDER BY Cnt DESC, Status LIMIT 2
+SELECT table_name, TABLE_SCHEMA FROM information_schema.tables WHERE table_name = 'tag'
+SELECT N'y', _utf8mb4'x', _latin1'z', _binary'wé', 'a' 'b', '😀', CONCAT('𝄞', 'x')
+-- WITH ROLLUP by an expression, an alias of one, or a position
+SELECT HOUR(FROM_UNIXTIME(timestamp)) AS h, COUNT(*) AS c, SUM(req_time) FROM request GROUP BY h WITH ROLLUP
+SELECT HOUR(FROM_UNIXTIME(timestamp)), COUNT(*) FROM request GROUP BY HOUR(FROM_UNIXTIME(timestamp)) WITH ROLLUP
+SELECT status DIV 100 AS cls, hostname, COUNT(*) FROM request GROUP BY cls, hostname WITH ROLLUP
+SELECT hostname, status DIV 100 AS cls, COUNT(*) FROM request GROUP BY 1, 2 WITH ROLLUP
+SELECT LOWER(hostname) h, COUNT(*) FROM request GROUP BY h WITH ROLLUP HAVING COUNT(*) > 1
+-- An outer join's side that may have no row sends its columns NULL-able
+SELECT a.script_name, a.c, b.c FROM (SELECT script_name, COUNT(*) c FROM request WHERE status = 200 GROUP BY script_name) a LEFT JOIN (SELECT script_name, COUNT(*) c FROM request WHERE status <> 200 GROUP BY script_name) b ON a.script_name = b.script_name ORDER BY a.script_name
+SELECT a.c, b.c FROM (SELECT script_name, COUNT(*) c FROM request GROUP BY script_name) a RIGHT JOIN (SELECT script_name, COUNT(*) c FROM request GROUP BY script_name) b ON a.script_name = b.script_name ORDER BY b.c
+SELECT b.d + 1, IFNULL(b.d, 0) FROM (SELECT script_name, COUNT(*) c FROM request GROUP BY script_name) a LEFT JOIN (SELECT script_name s, COUNT(*) d FROM request GROUP BY script_name) b ON a.script_name = b.s ORDER BY a.c
+-- A grouped select's ties sort by its groups, whichever direction the ORDER BY takes
+SELECT script_name, COUNT(*) AS hits FROM request GROUP BY script_name ORDER BY hits DESC LIMIT 3
+SELECT tag_id, COUNT(*) c FROM timertag GROUP BY tag_id ORDER BY c DESC
+SELECT r.Script_Name AS Script, COUNT(*) AS Cnt FROM request AS r GROUP BY r.Script_Name ORDER BY Cnt DESC, 1 LIMIT 3
