@@ -2236,7 +2236,7 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         },
         "VERSION" => Meta::text(26, false),
         "DATABASE" | "SCHEMA" => Meta::text(64, true),
-        "USER" | "CURRENT_USER" => Meta::text(384, true),
+        "USER" | "CURRENT_USER" | "SESSION_USER" | "SYSTEM_USER" => Meta::text(384, true),
         "MD5" => Meta::text(32, true),
         "SHA1" | "SHA" => Meta::text(40, true),
         // The digest's hex digits by its length where that is a constant (0 is 256), else
@@ -2303,7 +2303,8 @@ fn scalar(name: &str, kids: &[Meta]) -> Option<Meta> {
         "IS_IPV4" | "IS_IPV6" | "SLEEP" => Meta::int(1, nullable),
         "JSON_VALID" => Meta::int(1, true),
         "COERCIBILITY" => Meta::fixed(Code::Long, 10, false),
-        "ROW_COUNT" => Meta::fixed(Code::LongLong, 21, false),
+        // The session's counts, never NULL (`LAST_INSERT_ID` UNSIGNED: its type is `UInt`).
+        "ROW_COUNT" | "FOUND_ROWS" | "LAST_INSERT_ID" => Meta::fixed(Code::LongLong, 21, false),
         // MariaDB's `Item_func_interval`: never NULL.
         "INTERVAL" => Meta::int(2, false),
         "CHARSET" | "COLLATION" => Meta::text(64, true),

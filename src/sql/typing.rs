@@ -2485,12 +2485,16 @@ const RESULTS: &[(Ty, &[&str])] = &[
             "COERCIBILITY",
             "SLEEP",
             "ROW_COUNT",
+            "FOUND_ROWS",
             "INTERVAL",
             "JSON_VALID",
         ],
     ),
     // MySQL's unsigned integers (`CRC32('') - 1` is error 1690, as `~0 + 1` is).
-    (Ty::UInt, &["INET_ATON", "CRC32", "CONNECTION_ID"]),
+    (
+        Ty::UInt,
+        &["INET_ATON", "CRC32", "CONNECTION_ID", "LAST_INSERT_ID"],
+    ),
     (
         Ty::DateTime,
         &[
@@ -2612,6 +2616,8 @@ const RESULTS: &[(Ty, &[&str])] = &[
             "SCHEMA",
             "USER",
             "CURRENT_USER",
+            "SESSION_USER",
+            "SYSTEM_USER",
             "INET_NTOA",
             "REGEXP_REPLACE",
             "REGEXP_SUBSTR",

@@ -2115,3 +2115,4 @@ SELECT b.d + 1, IFNULL(b.d, 0) FROM (SELECT script_name, COUNT(*) c FROM request
 SELECT script_name, COUNT(*) AS hits FROM request GROUP BY script_name ORDER BY hits DESC LIMIT 3
 SELECT tag_id, COUNT(*) c FROM timertag GROUP BY tag_id ORDER BY c DESC
 SELECT r.Script_Name AS Script, COUNT(*) AS Cnt FROM request AS r GROUP BY r.Script_Name ORDER BY Cnt DESC, 1 LIMIT 3
+SELECT FOUND_ROWS(), ROW_COUNT(), LAST_INSERT_ID(), SESSION_USER() IS NULL, LENGTH(SYSTEM_USER()) > 0
