@@ -84,10 +84,12 @@ fn a_flood_of_unique_names_does_not_hold_the_stop() {
     );
     let pid = d.child.id();
     // Signalled once every report keyed by script holds the flood (the family's stage is
-    // handed to its members one a round after a tick), each name in a row of its own or
+    // handed to its members one a round after a tick), each name merged in a row of its own or
     // counted in "(other)" (evicted to make room, or lost): the stop then writes the reports
     // whole (~350 MB), not a stage still partly unfolded, whichever side of a tick the signal
-    // happened to fall on.
+    // happened to fall on. What the daemon merged, not what was sent: on a busy machine the
+    // temporary pool drops some of the flood (counted), which no report ever holds.
+    let merged = s["requests_merged"].as_u64().unwrap();
     let folded_by = Instant::now() + Duration::from_secs(300);
     loop {
         let status = d.status();
@@ -98,7 +100,7 @@ fn a_flood_of_unique_names_does_not_hold_the_stop() {
             .filter(|r| {
                 let n = |k: &str| r[k].as_u64().unwrap();
                 r["name"].as_str().unwrap().contains("script")
-                    && n("rows") + n("rows_evicted") + n("rows_lost") < 1_000_000
+                    && n("rows") + n("rows_evicted") + n("rows_lost") < merged
             })
             .collect();
         if unfolded.is_empty() {
@@ -235,7 +237,11 @@ fn a_flood_of_unique_names_does_not_hold_the_stop() {
     let started = Instant::now();
     let d = start(state.path(), "");
     let restored = d.wait_log("Snapshot restored");
-    assert_eq!(log_figure(&restored, "requests"), 1_000_000.0, "{restored}");
+    assert_eq!(
+        log_figure(&restored, "requests"),
+        merged as f64,
+        "{restored}"
+    );
     let after_restore = proc_status_kib(d.child.id(), "VmRSS:").expect("the daemon's RSS");
     eprintln!(
         "restarted in {:?}; RSS {} MiB after the restore, memory accounted {}: {restored}",
