@@ -518,34 +518,6 @@ impl Meta {
         })
     }
 
-    /// A column of a `SHOW` that lists nothing here (`SHOW INDEX`, `SHOW TRIGGERS`, …), by
-    /// the kind MariaDB declares it: `int` a LONG, `bigint` a LONGLONG, `datetime` (`(2)`: with
-    /// hundredths, a trigger's `Created`), `blob` (each `not null` where MariaDB's is)
-    /// (a `Statement`'s, a `Comment`'s), anything else its strings; a table's column as
-    /// `SHOW`'s are (no BINARY).
-    pub fn show_column(kind: &str) -> Meta {
-        // The lengths and decimals are those pinbad gives any `SHOW`'s columns by their values
-        // (MariaDB's differ per statement).
-        let meta = match kind {
-            "datetime" => Meta::temporal(Code::DateTime, 0, true),
-            "datetime not null" => Meta::temporal(Code::DateTime, 0, false),
-            "datetime(2)" => Meta::temporal(Code::DateTime, 2, true),
-            "blob" | "blob not null" => Meta {
-                code: Code::Blob,
-                decimals: 0,
-                length: 65_535,
-                ..Meta::text(256, kind == "blob")
-            },
-            "int" => Meta::column_type("int(11)"),
-            "bigint" => Meta::column_type("bigint(21)"),
-            _ => Meta::text(256, true),
-        };
-        Meta {
-            field: true,
-            ..meta
-        }
-    }
-
     /// A `SHOW`'s column of strings as MariaDB declares it: `chars` characters, never NULL,
     /// of a table (`SHOW VARIABLES`' 64 and 4096: no decimals) or computed (`SHOW WARNINGS`'
     /// `Level` and `Message`: 39).
@@ -554,6 +526,20 @@ impl Meta {
             decimals: if table { 0 } else { STRING_DECIMALS },
             field: table,
             ..Meta::text(chars, false)
+        }
+    }
+
+    /// A `SHOW`'s computed integer of `length`, never NULL (flagged BINARY, as MariaDB's
+    /// items are): `SHOW PROCESSLIST`'s `Id` and `Time`.
+    pub fn show_integer(code: Code, length: u32) -> Meta {
+        Meta::fixed(code, length, false)
+    }
+
+    /// The same, that may be NULL.
+    pub fn or_null(self) -> Meta {
+        Meta {
+            nullable: true,
+            ..self
         }
     }
 
@@ -569,6 +555,29 @@ impl Meta {
             field: true,
             ..Meta::column_type(declared)
         }
+    }
+
+    /// An `information_schema` column's, as MariaDB declares it.
+    pub fn of_information_schema(ty: super::information_schema::Type, nullable: bool) -> Meta {
+        use super::information_schema::Type;
+        let m = match ty {
+            Type::Varchar(chars) => Meta {
+                decimals: 0,
+                ..Meta::text(chars, nullable)
+            },
+            Type::LongText(bytes) => Meta {
+                code: Code::Blob,
+                length: bytes,
+                decimals: 0,
+                ..Meta::text(0, nullable)
+            },
+            Type::Long(n) => Meta::fixed(Code::Long, n, nullable),
+            Type::ULong(n) => Meta::fixed(Code::Long, n, nullable).unsigned(),
+            Type::LongLong(n) => Meta::fixed(Code::LongLong, n, nullable),
+            Type::ULongLong(n) => Meta::fixed(Code::LongLong, n, nullable).unsigned(),
+            Type::DateTime(fraction) => Meta::temporal(Code::DateTime, fraction, nullable),
+        };
+        Meta { field: true, ..m }
     }
 
     fn column_type(declared: &str) -> Meta {
@@ -605,42 +614,44 @@ fn long_or_longlong(length: u32) -> Code {
     }
 }
 
-/// Integer functions always declared LONG, with their length (MariaDB's `Item_long_func`s), and
-/// whether they may be NULL of arguments that are not (a date function: an invalid date is NULL).
-const LONG_FUNCTIONS: &[(&str, u32, bool)] = &[
-    ("LENGTH", 10, false),
-    ("OCTET_LENGTH", 10, false),
-    ("CHAR_LENGTH", 10, false),
-    ("CHARACTER_LENGTH", 10, false),
-    ("LOCATE", 11, false),
-    ("INSTR", 11, false),
-    ("POSITION", 11, false),
-    ("ASCII", 3, false),
-    ("ORD", 7, false),
-    ("FIELD", 3, false),
-    ("FIND_IN_SET", 3, false),
-    ("STRCMP", 2, false),
-    ("BIT_COUNT", 2, false),
-    ("SIGN", 2, false),
-    ("YEAR", 4, true),
-    ("MONTH", 2, true),
-    ("DAY", 2, true),
-    ("DAYOFMONTH", 2, true),
-    ("HOUR", 2, true),
-    ("MINUTE", 2, true),
-    ("SECOND", 2, true),
-    ("MICROSECOND", 6, true),
-    ("DAYOFWEEK", 1, true),
-    ("WEEKDAY", 1, true),
-    ("DAYOFYEAR", 3, true),
-    ("WEEK", 2, true),
-    ("WEEKOFYEAR", 2, true),
-    ("QUARTER", 1, true),
-    ("TO_DAYS", 6, true),
-    ("DATEDIFF", 8, true),
-    ("YEARWEEK", 6, true),
-    ("PERIOD_ADD", 6, false),
-    ("PERIOD_DIFF", 6, false),
+/// Integer functions always declared LONG, with their length (MariaDB's `Item_long_func`s),
+/// whether they may be NULL of arguments that are not (a date function: an invalid date is NULL),
+/// and whether they are a part of a date or a time, never negative (MariaDB's
+/// `Item_long_ge0_func`s, [`Meta::ge0`]; not `DAYOFWEEK`, `WEEKDAY`, `YEARWEEK`, `DATEDIFF`).
+const LONG_FUNCTIONS: &[(&str, u32, bool, bool)] = &[
+    ("LENGTH", 10, false, false),
+    ("OCTET_LENGTH", 10, false, false),
+    ("CHAR_LENGTH", 10, false, false),
+    ("CHARACTER_LENGTH", 10, false, false),
+    ("LOCATE", 11, false, false),
+    ("INSTR", 11, false, false),
+    ("POSITION", 11, false, false),
+    ("ASCII", 3, false, false),
+    ("ORD", 7, false, false),
+    ("FIELD", 3, false, false),
+    ("FIND_IN_SET", 3, false, false),
+    ("STRCMP", 2, false, false),
+    ("BIT_COUNT", 2, false, false),
+    ("SIGN", 2, false, false),
+    ("YEAR", 4, true, true),
+    ("MONTH", 2, true, true),
+    ("DAY", 2, true, true),
+    ("DAYOFMONTH", 2, true, true),
+    ("HOUR", 2, true, true),
+    ("MINUTE", 2, true, true),
+    ("SECOND", 2, true, true),
+    ("MICROSECOND", 6, true, true),
+    ("DAYOFWEEK", 1, true, false),
+    ("WEEKDAY", 1, true, false),
+    ("DAYOFYEAR", 3, true, true),
+    ("WEEK", 2, true, true),
+    ("WEEKOFYEAR", 2, true, true),
+    ("QUARTER", 1, true, true),
+    ("TO_DAYS", 6, true, true),
+    ("DATEDIFF", 8, true, false),
+    ("YEARWEEK", 6, true, false),
+    ("PERIOD_ADD", 6, false, false),
+    ("PERIOD_DIFF", 6, false, false),
 ];
 
 /// The declaration of `e`, of type `ty`, from its operands' ([`super::typing::children`]) in
@@ -1186,7 +1197,7 @@ fn cast(ty: Ty, to: &sqlparser::ast::DataType, k: Meta, arg: Option<&Expr>) -> O
                 || (literal
                     && matches!(k.code, Code::Long | Code::LongLong)
                     && k.precision == k.length)
-                || arg.is_some_and(is_never_negative_part);
+                || k.ge0;
             let length = if never_negative {
                 k.length
             } else if k.code == Code::Null || (k.is_text() && k.chars() <= 1) {
@@ -1591,7 +1602,7 @@ fn handled(e: &Expr, k: Meta) -> Meta {
     let of_long = match super::typing::children(inner).first().copied() {
         Some(Expr::Function(g)) => {
             let g = g.name.to_string().to_ascii_uppercase();
-            LONG_FUNCTIONS.iter().any(|(n, _, _)| *n == g)
+            LONG_FUNCTIONS.iter().any(|(n, ..)| *n == g)
         }
         _ => false,
     };
@@ -1622,37 +1633,6 @@ fn unnested(e: &Expr) -> &Expr {
     match e {
         Expr::Nested(x) => unnested(x),
         e => e,
-    }
-}
-
-/// The functions of a part of a date or a time, never negative (MariaDB's
-/// `Item_long_ge0_func`s; not `DAYOFWEEK`, `WEEKDAY`, `YEARWEEK`, `DATEDIFF`).
-const DATE_PARTS: &[&str] = &[
-    "YEAR",
-    "MONTH",
-    "DAY",
-    "DAYOFMONTH",
-    "HOUR",
-    "MINUTE",
-    "SECOND",
-    "MICROSECOND",
-    "DAYOFYEAR",
-    "WEEK",
-    "WEEKOFYEAR",
-    "QUARTER",
-    "TO_DAYS",
-];
-
-/// Whether `e` is a part of a date or a time, never negative (MariaDB's `Item_long_ge0_func`s:
-/// `YEAR`, `SECOND`, `TO_DAYS`, …; not `DAYOFWEEK`, `WEEKDAY`, `YEARWEEK`, `DATEDIFF`).
-fn is_never_negative_part(e: &Expr) -> bool {
-    match e {
-        Expr::Nested(x) => is_never_negative_part(x),
-        Expr::Function(f) => {
-            let name = f.name.to_string().to_ascii_uppercase();
-            DATE_PARTS.contains(&name.as_str())
-        }
-        _ => false,
     }
 }
 
@@ -1859,13 +1839,9 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
     if name == "FIELD" {
         return Some(Meta::fixed(Code::Long, 3, false));
     }
-    if let Some((_, length, of_a_date)) = LONG_FUNCTIONS.iter().find(|(n, ..)| *n == name) {
+    if let Some((_, length, of_a_date, part)) = LONG_FUNCTIONS.iter().find(|(n, ..)| *n == name) {
         let m = Meta::fixed(Code::Long, *length, *of_a_date || nullable);
-        return Some(if DATE_PARTS.contains(&name) {
-            m.never_negative()
-        } else {
-            m
-        });
+        return Some(if *part { m.never_negative() } else { m });
     }
     Some(match name {
         "COUNT" => Meta::fixed(Code::LongLong, 21, false),

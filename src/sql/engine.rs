@@ -21,10 +21,11 @@ use rusqlite::types::Value;
 use rusqlite::Connection;
 
 use super::functions::{self, Session};
+use super::information_schema;
 use super::layout::SqlColumn;
 use super::memory::SqlMemory;
 use super::scalars;
-use super::statement::{quote, quote_ident};
+use super::statement::quote_ident;
 use super::status::StatusTable;
 use super::vtab::{self, Raw, Tables, DEADLINE_PASSED};
 use crate::report::{Kind, ReportCell};
@@ -288,59 +289,30 @@ fn mysql_refusal(message: &str) -> Option<SqlError> {
     None
 }
 
-/// The `information_schema` tables GUI clients read at connect besides `SCHEMATA`, `TABLES`,
-/// `COLUMNS` and `ENGINES`, with MySQL 8's columns: pinbad has no routines, views, triggers,
-/// indexes, constraints, events, partitions or grants (empty), and the character sets and
-/// collations it evaluates.
-fn information_schema_extra() -> String {
-    const EMPTY: &[(&str, &str)] = &[
-        ("ROUTINES", "SPECIFIC_NAME, ROUTINE_CATALOG, ROUTINE_SCHEMA, ROUTINE_NAME, ROUTINE_TYPE, DATA_TYPE, CHARACTER_MAXIMUM_LENGTH INT32, CHARACTER_OCTET_LENGTH INT32, NUMERIC_PRECISION INT32, NUMERIC_SCALE INT32, DATETIME_PRECISION INTEGER, CHARACTER_SET_NAME, COLLATION_NAME, DTD_IDENTIFIER LONGTEXT, ROUTINE_BODY, ROUTINE_DEFINITION LONGTEXT, EXTERNAL_NAME, EXTERNAL_LANGUAGE, PARAMETER_STYLE, IS_DETERMINISTIC, SQL_DATA_ACCESS, SQL_PATH, SECURITY_TYPE, CREATED DATETIME, LAST_ALTERED DATETIME, SQL_MODE, ROUTINE_COMMENT LONGTEXT, DEFINER, CHARACTER_SET_CLIENT, COLLATION_CONNECTION, DATABASE_COLLATION"),
-        ("PARAMETERS", "SPECIFIC_CATALOG, SPECIFIC_SCHEMA, SPECIFIC_NAME, ORDINAL_POSITION INT32, PARAMETER_MODE, PARAMETER_NAME, DATA_TYPE, CHARACTER_MAXIMUM_LENGTH INT32, CHARACTER_OCTET_LENGTH INT32, NUMERIC_PRECISION INT32, NUMERIC_SCALE INT32, DATETIME_PRECISION INTEGER, CHARACTER_SET_NAME, COLLATION_NAME, DTD_IDENTIFIER LONGTEXT, ROUTINE_TYPE"),
-        ("VIEWS", "TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, VIEW_DEFINITION LONGTEXT, CHECK_OPTION, IS_UPDATABLE, DEFINER, SECURITY_TYPE, CHARACTER_SET_CLIENT, COLLATION_CONNECTION, ALGORITHM"),
-        ("TRIGGERS", "TRIGGER_CATALOG, TRIGGER_SCHEMA, TRIGGER_NAME, EVENT_MANIPULATION, EVENT_OBJECT_CATALOG, EVENT_OBJECT_SCHEMA, EVENT_OBJECT_TABLE, ACTION_ORDER INTEGER, ACTION_CONDITION LONGTEXT, ACTION_STATEMENT LONGTEXT, ACTION_ORIENTATION, ACTION_TIMING, ACTION_REFERENCE_OLD_TABLE, ACTION_REFERENCE_NEW_TABLE, ACTION_REFERENCE_OLD_ROW, ACTION_REFERENCE_NEW_ROW, CREATED DATETIME, SQL_MODE, DEFINER, CHARACTER_SET_CLIENT, COLLATION_CONNECTION, DATABASE_COLLATION"),
-        ("STATISTICS", "TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, NON_UNIQUE INTEGER, INDEX_SCHEMA, INDEX_NAME, SEQ_IN_INDEX INT32, COLUMN_NAME, COLLATION, CARDINALITY INTEGER, SUB_PART INTEGER, PACKED, NULLABLE, INDEX_TYPE, COMMENT, INDEX_COMMENT, IS_VISIBLE, EXPRESSION"),
-        ("KEY_COLUMN_USAGE", "CONSTRAINT_CATALOG, CONSTRAINT_SCHEMA, CONSTRAINT_NAME, TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, ORDINAL_POSITION INTEGER, POSITION_IN_UNIQUE_CONSTRAINT INTEGER, REFERENCED_TABLE_SCHEMA, REFERENCED_TABLE_NAME, REFERENCED_COLUMN_NAME"),
-        ("REFERENTIAL_CONSTRAINTS", "CONSTRAINT_CATALOG, CONSTRAINT_SCHEMA, CONSTRAINT_NAME, UNIQUE_CONSTRAINT_CATALOG, UNIQUE_CONSTRAINT_SCHEMA, UNIQUE_CONSTRAINT_NAME, MATCH_OPTION, UPDATE_RULE, DELETE_RULE, TABLE_NAME, REFERENCED_TABLE_NAME"),
-        ("TABLE_CONSTRAINTS", "CONSTRAINT_CATALOG, CONSTRAINT_SCHEMA, CONSTRAINT_NAME, TABLE_SCHEMA, TABLE_NAME, CONSTRAINT_TYPE, ENFORCED"),
-        ("CHECK_CONSTRAINTS", "CONSTRAINT_CATALOG, CONSTRAINT_SCHEMA, CONSTRAINT_NAME, CHECK_CLAUSE LONGTEXT"),
-        ("EVENTS", "EVENT_CATALOG, EVENT_SCHEMA, EVENT_NAME, DEFINER, TIME_ZONE, EVENT_BODY, EVENT_DEFINITION LONGTEXT, EVENT_TYPE, EXECUTE_AT DATETIME, INTERVAL_VALUE, INTERVAL_FIELD, SQL_MODE, STARTS DATETIME, ENDS DATETIME, STATUS, ON_COMPLETION, CREATED DATETIME, LAST_ALTERED DATETIME, LAST_EXECUTED DATETIME, EVENT_COMMENT, ORIGINATOR INTEGER, CHARACTER_SET_CLIENT, COLLATION_CONNECTION, DATABASE_COLLATION"),
-        ("PARTITIONS", "TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, PARTITION_NAME, SUBPARTITION_NAME, PARTITION_ORDINAL_POSITION INTEGER, SUBPARTITION_ORDINAL_POSITION INTEGER, PARTITION_METHOD, SUBPARTITION_METHOD, PARTITION_EXPRESSION LONGTEXT, SUBPARTITION_EXPRESSION LONGTEXT, PARTITION_DESCRIPTION LONGTEXT, TABLE_ROWS INTEGER, AVG_ROW_LENGTH INTEGER, DATA_LENGTH INTEGER, MAX_DATA_LENGTH INTEGER, INDEX_LENGTH INTEGER, DATA_FREE INTEGER, CREATE_TIME DATETIME, UPDATE_TIME DATETIME, CHECK_TIME DATETIME, CHECKSUM INTEGER, PARTITION_COMMENT, NODEGROUP, TABLESPACE_NAME"),
-        ("USER_PRIVILEGES", "GRANTEE, TABLE_CATALOG, PRIVILEGE_TYPE, IS_GRANTABLE"),
-        ("SCHEMA_PRIVILEGES", "GRANTEE, TABLE_CATALOG, TABLE_SCHEMA, PRIVILEGE_TYPE, IS_GRANTABLE"),
-        ("TABLE_PRIVILEGES", "GRANTEE, TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, PRIVILEGE_TYPE, IS_GRANTABLE"),
-        ("COLUMN_PRIVILEGES", "GRANTEE, TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, PRIVILEGE_TYPE, IS_GRANTABLE"),
-        ("PLUGINS", "PLUGIN_NAME, PLUGIN_VERSION, PLUGIN_STATUS, PLUGIN_TYPE, PLUGIN_TYPE_VERSION, PLUGIN_LIBRARY, PLUGIN_LIBRARY_VERSION, PLUGIN_AUTHOR, PLUGIN_DESCRIPTION LONGTEXT, PLUGIN_LICENSE, LOAD_OPTION"),
-        ("FILES", "FILE_ID INTEGER, FILE_NAME, FILE_TYPE, TABLESPACE_NAME, TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, ENGINE, STATUS"),
-    ];
-    let mut sql = String::new();
-    for (table, columns) in EMPTY {
-        sql.push_str(&format!(
-            "CREATE TABLE information_schema.{table} ({columns});\n"
-        ));
-    }
-    // Names compare as MySQL's do in `information_schema` (case-insensitively).
-    sql.push_str(
-        "CREATE TABLE information_schema.CHARACTER_SETS (CHARACTER_SET_NAME TEXT COLLATE NOCASE,
-            DEFAULT_COLLATE_NAME TEXT, DESCRIPTION TEXT, MAXLEN INTEGER);
+/// The `information_schema` tables ([`information_schema`]), with the rows of what pinbad has
+/// besides the catalog: its schemas, its engine, the character sets and collations it
+/// evaluates; the catalog's tables and columns are [`Engine::sync`]'s. Names compare as MySQL's
+/// do in `information_schema` (case-insensitively).
+fn information_schema_tables() -> String {
+    information_schema::create_tables()
+        + "INSERT INTO information_schema.SCHEMATA VALUES
+            ('def', 'information_schema', 'utf8mb4', 'utf8mb4_general_ci', NULL, ''),
+            ('def', 'pinba', 'utf8mb4', 'utf8mb4_general_ci', NULL, '');
+         INSERT INTO information_schema.ENGINES VALUES ('PINBA', 'DEFAULT',
+            'Pinba reports and raw requests, filled from the traffic pinbad receives; read-only',
+            'NO', 'NO', 'NO');
          INSERT INTO information_schema.CHARACTER_SETS VALUES
             ('binary', 'binary', 'Binary pseudo charset', 1),
             ('utf8mb3', 'utf8mb3_general_ci', 'UTF-8 Unicode', 3),
             ('utf8mb4', 'utf8mb4_general_ci', 'UTF-8 Unicode', 4);
-         CREATE TABLE information_schema.COLLATIONS (COLLATION_NAME TEXT COLLATE NOCASE,
-            CHARACTER_SET_NAME TEXT COLLATE NOCASE, ID INTEGER, IS_DEFAULT TEXT,
-            IS_COMPILED TEXT, SORTLEN INTEGER, PAD_ATTRIBUTE TEXT);
          INSERT INTO information_schema.COLLATIONS VALUES
             ('binary', 'binary', 63, 'Yes', 'Yes', 1, 'NO PAD'),
             ('utf8mb3_general_ci', 'utf8mb3', 33, 'Yes', 'Yes', 1, 'PAD SPACE'),
             ('utf8mb3_bin', 'utf8mb3', 83, '', 'Yes', 1, 'PAD SPACE'),
             ('utf8mb4_general_ci', 'utf8mb4', 45, 'Yes', 'Yes', 1, 'PAD SPACE'),
             ('utf8mb4_bin', 'utf8mb4', 46, '', 'Yes', 1, 'PAD SPACE');
-         CREATE TABLE information_schema.COLLATION_CHARACTER_SET_APPLICABILITY
-            (COLLATION_NAME TEXT COLLATE NOCASE, CHARACTER_SET_NAME TEXT COLLATE NOCASE);
          INSERT INTO information_schema.COLLATION_CHARACTER_SET_APPLICABILITY
-            SELECT COLLATION_NAME, CHARACTER_SET_NAME FROM information_schema.COLLATIONS;",
-    );
-    sql
+            SELECT COLLATION_NAME, CHARACTER_SET_NAME FROM information_schema.COLLATIONS;"
 }
 
 /// A MySQL column type's `information_schema.COLUMNS` figures: `CHARACTER_MAXIMUM_LENGTH`,
@@ -427,36 +399,10 @@ impl Engine {
         // counts them in the budget); spilled to files they were bounded by nothing.
         conn.execute_batch(
             "PRAGMA temp_store = MEMORY;
-             ATTACH ':memory:' AS pinba; ATTACH ':memory:' AS information_schema;
-             CREATE TABLE information_schema.SCHEMATA (CATALOG_NAME TEXT, SCHEMA_NAME TEXT COLLATE NOCASE,
-                DEFAULT_CHARACTER_SET_NAME TEXT, DEFAULT_COLLATION_NAME TEXT, SQL_PATH TEXT,
-                SCHEMA_COMMENT TEXT);
-             INSERT INTO information_schema.SCHEMATA VALUES
-                ('def', 'information_schema', 'utf8mb4', 'utf8mb4_general_ci', NULL, ''),
-                ('def', 'pinba', 'utf8mb4', 'utf8mb4_general_ci', NULL, '');
-             CREATE TABLE information_schema.TABLES (TABLE_CATALOG TEXT, TABLE_SCHEMA TEXT COLLATE NOCASE,
-                TABLE_NAME TEXT COLLATE NOCASE, TABLE_TYPE TEXT, ENGINE TEXT, VERSION INTEGER,
-                ROW_FORMAT TEXT, TABLE_ROWS INTEGER, AVG_ROW_LENGTH INTEGER, DATA_LENGTH INTEGER,
-                MAX_DATA_LENGTH INTEGER, INDEX_LENGTH INTEGER, DATA_FREE INTEGER,
-                AUTO_INCREMENT INTEGER, CREATE_TIME DATETIME, UPDATE_TIME DATETIME, CHECK_TIME DATETIME,
-                TABLE_COLLATION TEXT, CHECKSUM INTEGER, CREATE_OPTIONS TEXT, TABLE_COMMENT TEXT,
-                MAX_INDEX_LENGTH INTEGER, TEMPORARY TEXT);
-             CREATE TABLE information_schema.COLUMNS (TABLE_CATALOG TEXT, TABLE_SCHEMA TEXT COLLATE NOCASE,
-                TABLE_NAME TEXT COLLATE NOCASE, COLUMN_NAME TEXT COLLATE NOCASE, ORDINAL_POSITION INTEGER,
-                COLUMN_DEFAULT LONGTEXT, IS_NULLABLE TEXT, DATA_TYPE TEXT,
-                CHARACTER_MAXIMUM_LENGTH INTEGER, CHARACTER_OCTET_LENGTH INTEGER,
-                NUMERIC_PRECISION INTEGER, NUMERIC_SCALE INTEGER, DATETIME_PRECISION INTEGER,
-                CHARACTER_SET_NAME TEXT, COLLATION_NAME TEXT, COLUMN_TYPE LONGTEXT, COLUMN_KEY TEXT,
-                EXTRA TEXT, PRIVILEGES TEXT, COLUMN_COMMENT TEXT, IS_GENERATED TEXT,
-                GENERATION_EXPRESSION LONGTEXT);
-             CREATE TABLE information_schema.ENGINES (ENGINE TEXT COLLATE NOCASE, SUPPORT TEXT,
-                COMMENT TEXT, TRANSACTIONS TEXT, XA TEXT, SAVEPOINTS TEXT);
-             INSERT INTO information_schema.ENGINES VALUES ('PINBA', 'DEFAULT',
-                'Pinba reports and raw requests, filled from the traffic pinbad receives; read-only',
-                'NO', 'NO', 'NO');",
+             ATTACH ':memory:' AS pinba; ATTACH ':memory:' AS information_schema;",
         )
         .map_err(sqlite_err)?;
-        conn.execute_batch(&information_schema_extra())
+        conn.execute_batch(&information_schema_tables())
             .map_err(sqlite_err)?;
         functions::register(&conn, session).map_err(sqlite_err)?;
         vtab::register(&conn, Arc::clone(&tables)).map_err(sqlite_err)?;
@@ -877,14 +823,6 @@ fn out_columns(declared: &[(String, Option<OutType>)], rows: &[Vec<Value>]) -> V
             }
         })
         .collect()
-}
-
-/// `LIKE` as MySQL's `SHOW … LIKE` reads it, for the queries `session` builds.
-pub fn like_clause(column: &str, like: &Option<String>) -> String {
-    match like {
-        Some(p) => format!(" AND {column} LIKE {}", quote(p)),
-        None => String::new(),
-    }
 }
 
 #[cfg(test)]

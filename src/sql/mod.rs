@@ -51,6 +51,7 @@ mod decimal;
 mod dialect;
 mod ddl;
 mod engine;
+mod information_schema;
 mod functions;
 pub mod layout;
 mod memory;

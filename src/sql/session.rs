@@ -26,7 +26,7 @@ use tokio::io::AsyncWrite;
 
 use super::coldef::{Code, Meta};
 use super::ddl::{self, Warning};
-use super::engine::{like_clause, Engine, Event, OutType, SqlError};
+use super::engine::{Engine, Event, OutType, SqlError};
 use super::prepared::{self, Prepared, MAX_PREPARED_PER_SESSION};
 use super::statement::{self, quote, quote_ident, Set, SetValue, Show, Statement};
 use super::temporal_wire::Temporal;
@@ -341,7 +341,7 @@ fn show(
                  WHERE TABLE_SCHEMA = 'pinba'{} ORDER BY 1",
                 quote_ident(&liked("Tables_in_pinba", like)),
                 if *full {
-                    ", 'BASE TABLE' AS `Table_type`"
+                    ", TABLE_TYPE AS `Table_type`"
                 } else {
                     ""
                 },
@@ -360,10 +360,7 @@ fn show(
             } else {
                 ("", "")
             };
-            // `Default` a BLOB, as MariaDB declares it (`NULLIF` loses its LONGTEXT).
-            let mut metas = vec![None; if *full { 9 } else { 6 }];
-            metas[if *full { 5 } else { 4 }] = Some(Meta::show_column("blob"));
-            let query = format!(
+            format!(
                 "SELECT COLUMN_NAME AS `Field`, COLUMN_TYPE AS `Type`,{collation} IS_NULLABLE AS \
                  `Null`, COLUMN_KEY AS `Key`, NULLIF(COLUMN_DEFAULT, 'NULL') AS `Default`, EXTRA AS \
                  `Extra`{tail} \
@@ -371,8 +368,7 @@ fn show(
                  {}{} ORDER BY ORDINAL_POSITION",
                 quote(table),
                 like_clause("COLUMN_NAME", like)
-            );
-            return Answer::Query(query, metas);
+            )
         }
         Show::CreateTable { table } => {
             let Some(t) = engine.table(table) else {
@@ -389,21 +385,25 @@ fn show(
                 columns.join(",\n"),
                 quote(&t.comment)
             );
-            format!(
+            let query = format!(
                 "SELECT {} AS `Table`, {} AS `Create Table`",
                 quote(&t.name),
                 quote(&text)
-            )
+            );
+            return Answer::Query(query, create_columns());
         }
-        Show::CreateDatabase { database } => format!(
-            "SELECT {} AS `Database`, {} AS `Create Database`",
-            quote(database),
-            quote(&format!(
-                "CREATE DATABASE {} /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE \
-                 utf8mb4_general_ci */",
-                quote_ident(database)
-            ))
-        ),
+        Show::CreateDatabase { database } => {
+            let query = format!(
+                "SELECT {} AS `Database`, {} AS `Create Database`",
+                quote(database),
+                quote(&format!(
+                    "CREATE DATABASE {} /*!40100 DEFAULT CHARACTER SET utf8mb4 COLLATE \
+                     utf8mb4_general_ci */",
+                    quote_ident(database)
+                ))
+            );
+            return Answer::Query(query, create_columns());
+        }
         Show::TableStatus { like } => format!(
             "SELECT TABLE_NAME AS `Name`, ENGINE AS `Engine`, VERSION AS `Version`, ROW_FORMAT AS \
              `Row_format`, TABLE_ROWS AS `Rows`, AVG_ROW_LENGTH AS `Avg_row_length`, DATA_LENGTH \
@@ -440,7 +440,7 @@ fn show(
                 "SELECT column1 AS `Variable_name`, column2 AS `Value` FROM (VALUES {}) WHERE 1{} \
                  ORDER BY 1",
                 rows.join(", "),
-                like_clause("column1", like)
+                values_like("column1", like)
             );
             return Answer::Query(query, variable_columns());
         }
@@ -451,7 +451,7 @@ fn show(
                 "SELECT column1 AS `Variable_name`, column2 AS `Value` FROM (VALUES \
                  ('Ssl_cipher', ''), ('Uptime', '{}')) WHERE 1{}",
                 engine.uptime().as_secs(),
-                like_clause("column1", like)
+                values_like("column1", like)
             );
             return Answer::Query(query, variable_columns());
         }
@@ -500,12 +500,13 @@ fn show(
                     )
                 })
                 .collect();
-            format!(
+            let query = format!(
                 "SELECT column1 AS `Id`, column2 AS `User`, column3 AS `Host`, column4 AS `db`, \
                  column5 AS `Command`, column6 AS `Time`, column7 AS `State`, column8 AS `Info` \
                  FROM (VALUES {}) ORDER BY 1",
                 rows.join(", ")
-            )
+            );
+            return Answer::Query(query, process_columns(*full));
         }
         Show::Where(inner, condition) => {
             let Answer::Query(inner, metas) = show(inner, engine, session, ctx) else {
@@ -539,22 +540,110 @@ fn show(
                 metas,
             );
         }
-        // Each column `Name:kind` declared as MariaDB's ([`Meta::show_column`]).
         Show::Empty(columns) => {
             let (cols, metas): (Vec<String>, Vec<Option<Meta>>) = columns
                 .iter()
                 .map(|c| {
-                    let (name, kind) = c.split_once(':').unwrap_or((c, ""));
                     (
-                        format!("NULL AS {}", quote_ident(name)),
-                        Some(Meta::show_column(kind)),
+                        format!("NULL AS {}", quote_ident(c.name)),
+                        Some(Meta::of_information_schema(c.ty, c.nullable)),
                     )
                 })
                 .unzip();
             return Answer::Query(format!("SELECT {} LIMIT 0", cols.join(", ")), metas);
         }
     };
-    Answer::Query(query, Vec::new())
+    over_information_schema(&query, s)
+}
+
+/// A `SHOW`'s query over `information_schema`, translated as a client's `SELECT` is: its
+/// columns declared as the tables' columns they are (`TABLE_NAME` a VARCHAR(64), never NULL),
+/// as MariaDB declares them. Read in the default session (MariaDB's `information_schema`
+/// compares by its own collation, whatever the connection's).
+fn over_information_schema(query: &str, s: &Show) -> Answer {
+    let (text, mut metas) =
+        match super::translate::query_in(query, &super::variables::Context::default()) {
+            Ok(t) => t,
+            Err(_) => {
+                return Answer::Error(
+                    ErrorKind::ER_NOT_SUPPORTED_YET,
+                    "pinbad could not read its own information_schema".into(),
+                )
+            }
+        };
+    let column = |table: &str, name: &str| {
+        super::information_schema::table(table)
+            .and_then(|t| t.iter().find(|c| c.name == name))
+            .map(|c| Meta::of_information_schema(c.ty, c.nullable))
+    };
+    match s {
+        // MariaDB's table names there may take the `#mysql50#` prefix: 73 characters.
+        Show::Tables { .. } => {
+            if let Some(first) = metas.first_mut() {
+                *first = Some(Meta::of_information_schema(
+                    super::information_schema::Type::Varchar(73),
+                    false,
+                ));
+            }
+        }
+        // `Default` is `COLUMN_DEFAULT`'s, which `NULLIF` (its `'NULL'` as NULL) computes.
+        Show::Columns { full, .. } => {
+            if let Some(m) = metas.get_mut(if *full { 5 } else { 4 }) {
+                *m = column("COLUMNS", "COLUMN_DEFAULT");
+            }
+        }
+        _ => {}
+    }
+    Answer::Query(text, metas)
+}
+
+/// `SHOW CREATE TABLE`'s and `SHOW CREATE DATABASE`'s columns as MariaDB declares them: the
+/// name and the statement, computed strings of 64 and 1024 characters, never NULL.
+fn create_columns() -> Vec<Option<Meta>> {
+    vec![
+        Some(Meta::show_text(64, false)),
+        Some(Meta::show_text(1024, false)),
+    ]
+}
+
+/// `SHOW [FULL] PROCESSLIST`'s columns as MariaDB declares them (computed: `Id` a BIGINT of
+/// 11, `Time` an INT of 7; `Info` 100 characters, or all of a statement's with `FULL`).
+fn process_columns(full: bool) -> Vec<Option<Meta>> {
+    let text = |chars, nullable| {
+        let m = Meta::show_text(chars, false);
+        Some(if nullable { m.or_null() } else { m })
+    };
+    vec![
+        Some(Meta::show_integer(Code::LongLong, 11)),
+        text(128, false),
+        text(64, false),
+        text(64, true),
+        text(16, false),
+        Some(Meta::show_integer(Code::Long, 7)),
+        text(30, true),
+        text(if full { 50_331_648 } else { 100 }, true),
+    ]
+}
+
+/// `LIKE` as MySQL's `SHOW … LIKE` reads it, for a query over `information_schema` (which the
+/// translation reads: a backslash escapes there).
+fn like_clause(column: &str, like: &Option<String>) -> String {
+    match like {
+        Some(p) => format!(
+            " AND {column} LIKE '{}'",
+            p.replace('\\', "\\\\").replace('\'', "''")
+        ),
+        None => String::new(),
+    }
+}
+
+/// `LIKE` as MySQL's `SHOW … LIKE` reads it, for a query SQLite reads as written (over
+/// `VALUES`): a backslash escapes, as in MySQL.
+fn values_like(column: &str, like: &Option<String>) -> String {
+    match like {
+        Some(p) => format!(" AND {column} LIKE {} ESCAPE '\\'", quote(p)),
+        None => String::new(),
+    }
 }
 
 /// `SHOW WARNINGS`' columns as MariaDB declares them: `Level`, `Code`, `Message`.

@@ -7,6 +7,7 @@
 //! its semicolons, and reads `SHOW`'s and `DROP TABLE`'s few arguments); it rewrites nothing.
 
 use super::coldef::Meta;
+use super::information_schema;
 use super::translate::Refusal;
 use super::variables::Context;
 
@@ -108,7 +109,7 @@ pub enum Show {
     },
     /// `SHOW INDEX FROM t`, …: an empty answer
     /// with the columns MySQL gives them.
-    Empty(&'static [&'static str]),
+    Empty(&'static [information_schema::Column]),
     CreateDatabase {
         database: String,
     },
@@ -785,23 +786,8 @@ fn show(sql: &str, rest: &[Token]) -> Result<Statement, LexError> {
         "STATUS" => Show::Status { like },
         "WARNINGS" => Show::Warnings { errors: false },
         "ERRORS" => Show::Warnings { errors: true },
-        // MariaDB 10.11's columns, each `Name:kind` as `Meta::show_column` declares it.
-        "INDEX" | "INDEXES" | "KEYS" => Show::Empty(&[
-            "Table",
-            "Non_unique:bigint",
-            "Key_name",
-            "Seq_in_index:int",
-            "Column_name",
-            "Collation",
-            "Cardinality:bigint",
-            "Sub_part:bigint",
-            "Packed",
-            "Null",
-            "Index_type",
-            "Comment",
-            "Index_comment",
-            "Ignored",
-        ]),
+        // What pinbad has none of: no rows, MariaDB 10.11's columns.
+        "INDEX" | "INDEXES" | "KEYS" => Show::Empty(information_schema::SHOW_INDEX),
         "ENGINES" => Show::Engines,
         "STORAGE" if word(1) == "ENGINES" => Show::Engines,
         "CHARSET" => Show::CharacterSets { like },
@@ -810,50 +796,10 @@ fn show(sql: &str, rest: &[Token]) -> Result<Statement, LexError> {
         },
         "COLLATION" => Show::Collations { like },
         "PROCESSLIST" => Show::Processlist { full },
-        "TRIGGERS" => Show::Empty(&[
-            "Trigger",
-            "Event",
-            "Table",
-            "Statement:blob",
-            "Timing",
-            "Created:datetime(2)",
-            "sql_mode",
-            "Definer",
-            "character_set_client",
-            "collation_connection",
-            "Database Collation",
-        ]),
-        "PROCEDURE" | "FUNCTION" => Show::Empty(&[
-            "Db",
-            "Name",
-            "Type",
-            "Definer",
-            "Modified:datetime not null",
-            "Created:datetime not null",
-            "Security_type",
-            "Comment:blob not null",
-            "character_set_client",
-            "collation_connection",
-            "Database Collation",
-        ]),
-        "EVENTS" => Show::Empty(&[
-            "Db",
-            "Name",
-            "Definer",
-            "Time zone",
-            "Type",
-            "Execute at:datetime",
-            "Interval value",
-            "Interval field",
-            "Starts:datetime",
-            "Ends:datetime",
-            "Status",
-            "Originator:bigint",
-            "character_set_client",
-            "collation_connection",
-            "Database Collation",
-        ]),
-        "PLUGINS" => Show::Empty(&["Name", "Status", "Type", "Library", "License"]),
+        "TRIGGERS" => Show::Empty(information_schema::SHOW_TRIGGERS),
+        "PROCEDURE" | "FUNCTION" => Show::Empty(information_schema::SHOW_ROUTINES),
+        "EVENTS" => Show::Empty(information_schema::SHOW_EVENTS),
+        "PLUGINS" => Show::Empty(information_schema::SHOW_PLUGINS),
         other => {
             return Ok(Statement::Unsupported(format!(
                 "SHOW {other} is not supported"

@@ -1279,7 +1279,8 @@ impl Scope {
                             Some((_, c)) => c.clone(),
                             None => Raw::of(&i.value)
                                 .map(raw_columns)
-                                .or_else(|| report_columns(&i.value)),
+                                .or_else(|| report_columns(&i.value))
+                                .or_else(|| information_schema_columns(&i.value)),
                         }
                     }
                     _ => None,
@@ -2207,6 +2208,30 @@ fn raw_columns(t: Raw) -> Columns {
             )
         })
         .collect()
+}
+
+/// An `information_schema` table's columns, declared as MariaDB declares them.
+fn information_schema_columns(name: &str) -> Option<Columns> {
+    use super::information_schema::Type;
+    let columns = super::information_schema::table(name)?;
+    Some(
+        columns
+            .iter()
+            .map(|c| {
+                let ty = match c.ty {
+                    Type::Varchar(_) | Type::LongText(_) => Ty::Text,
+                    Type::Long(_) | Type::LongLong(_) => Ty::Int,
+                    Type::ULong(_) | Type::ULongLong(_) => Ty::UInt,
+                    Type::DateTime(_) => Ty::DateTime,
+                };
+                (
+                    Some(c.name.to_ascii_lowercase()),
+                    ty,
+                    Meta::of_information_schema(c.ty, c.nullable),
+                )
+            })
+            .collect(),
+    )
 }
 
 /// A column's type as declared.
@@ -3502,6 +3527,34 @@ mod tests {
     /// A part of a date or a time is all digits (`HOUR(d) + 0` 4 long) and a character longer
     /// held in a field (grouped, `MIN`, a `UNION`) or read as a signed integer (`ABS`); not
     /// `DAYOFWEEK`. Answers of MariaDB 10.11.
+    #[test]
+    fn information_schema_columns_are_declared_as_mariadbs() {
+        use super::super::coldef::Code;
+        let t = typing(
+            "SELECT TABLE_NAME, t.table_rows, CREATE_TIME, TABLE_ROWS + 1, COLUMN_TYPE \
+             FROM information_schema.TABLES t JOIN information_schema.COLUMNS c \
+             USING (TABLE_NAME) WHERE TABLE_SCHEMA = 'pinba'",
+        );
+        let [name, rows, created, plus, column_type] =
+            [0, 1, 2, 3, 4].map(|i| t.columns[i].expect("typed"));
+        assert_eq!(
+            (name.code, name.length, name.nullable),
+            (Code::VarString, 256, false)
+        );
+        assert!(rows.unsigned && rows.nullable && rows.code == Code::LongLong);
+        assert_eq!((created.code, created.length), (Code::DateTime, 19));
+        assert!(plus.unsigned, "a sum with an unsigned operand is unsigned");
+        assert_eq!(
+            (column_type.code, column_type.length),
+            (Code::Blob, 786_420)
+        );
+        assert!(!column_type.nullable && column_type.blob_flag());
+        // Without a schema's name too (SQLite finds `COLLATIONS` in `information_schema`).
+        let c = typing("SELECT ID, SORTLEN FROM COLLATIONS").columns;
+        assert_eq!(c[0].map(|m| (m.length, m.nullable)), Some((11, true)));
+        assert_eq!(c[1].map(|m| (m.length, m.nullable)), Some((3, false)));
+    }
+
     #[test]
     fn parts_of_dates_take_a_sign_in_a_field() {
         let length = |sql: &str| typing(sql).columns[0].expect(sql).length;

@@ -294,8 +294,7 @@ def meta_aspects():
 # The definitions pinbad gives a column no rule of `src/sql/coldef.rs` follows: by its type
 # alone, or by its values (a `SHOW`'s, a window function's).
 NOT_FOLLOWED = {"VAR_STRING 1024/39 -", "LONGLONG 21/0 -", "LONGLONG 21/0 BINARY",
-                "DOUBLE 23/31 -", "BLOB 65535/0 -", "BLOB 4294967295/0 -", "LONG 11/0 -",
-                "DATETIME 19/0 -"}
+                "DOUBLE 23/31 -"}
 STRING_TYPES = {"VAR_STRING", "STRING", "BLOB", "MEDIUM_BLOB", "LONG_BLOB", "TINY_BLOB"}
 
 
