@@ -606,6 +606,20 @@ pub fn mysql_clauses(
                 i += 1;
                 continue;
             }
+            // `value` (timertag's column) is a name wherever MySQL's SELECT has it; sqlparser
+            // reads the keyword after any word of a function's arguments as JSON's named
+            // argument (`SUM(CASE value WHEN 'GET' …)` did not parse).
+            Token::Word(w) if w.quote_style.is_none() && w.keyword == Keyword::VALUE => {
+                out.push(TokenWithSpan {
+                    token: Token::Word(sqlparser::tokenizer::Word {
+                        keyword: Keyword::NoKeyword,
+                        ..w.clone()
+                    }),
+                    span: t.span,
+                });
+                i += 1;
+                continue;
+            }
             Token::Word(w) if w.quote_style.is_none() => {
                 if w.keyword == Keyword::SELECT {
                     selects[depth] = Some(t.span.start);

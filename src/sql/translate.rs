@@ -887,9 +887,11 @@ fn rollup(
     let names: Vec<String> = items.iter().map(|(_, n)| n.clone()).collect();
     let n = columns.len();
     let parse = |text: &str| {
+        let tokens = Tokenizer::new(&MySql, text).tokenize_with_location()?;
+        let (tokens, _) = super::dialect::mysql_clauses(tokens);
         Parser::new(&MySql)
-            .try_with_sql(text)
-            .and_then(|mut p| p.parse_expr())
+            .with_tokens_with_locations(tokens)
+            .parse_expr()
     };
     let mut levels = Vec::new();
     for kept in (0..=n).rev() {
@@ -5005,6 +5007,19 @@ mod tests {
             tree("SELECT _utf8mb4'x', N'y', '😀'"),
             "SELECT 'x' COLLATE MYSQL AS `x`, 'y' COLLATE MYSQL AS `y`, '😀' COLLATE MYSQL AS `?`"
         );
+    }
+
+    #[test]
+    fn value_is_a_name_in_a_functions_arguments() {
+        for sql in [
+            "SELECT SUM(CASE value WHEN 'GET' THEN 1 ELSE 0 END) FROM timertag",
+            "SELECT CONCAT(CASE value WHEN 'x' THEN 'a' END) FROM timertag",
+            "SELECT DATE_ADD(NOW(), INTERVAL value DAY) FROM timertag",
+        ] {
+            let t = tree(sql);
+            assert!(t.contains("value"), "{sql}: {t}");
+            assert!(!t.contains("VALUE"), "{sql}: read as a named argument: {t}");
+        }
     }
 
     /// A grouped select's `ORDER BY` sorts its ties by the groups, as MariaDB's does.
