@@ -1875,6 +1875,7 @@ impl VisitorMut for Rewrite<'_> {
             let none = Scope::none();
             self.scopes.last().unwrap_or(&none).node(expr, &numbers)
         });
+        let ty = fixed.map_or(ty, |(_, m)| typing::int_val_type(expr, ty, &m));
         // (Checked once the node is translated whole.)
         let ranged = ranged_double(expr, ty, &wides).then(|| expr.to_string());
         if kids.len() == typing::children(expr).len() {
@@ -4802,6 +4803,21 @@ mod tests {
 
     fn tree(sql: &str) -> String {
         query(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}")).0
+    }
+
+    /// `FLOOR`/`CEILING` of a DECIMAL of more than 18 whole digits is a DECIMAL (MariaDB's
+    /// `Item_func_int_val`), so what is computed with it is exact; of fewer, an integer.
+    #[test]
+    fn wide_decimals_rounded_to_integers_stay_decimals() {
+        for (sql, exact) in [
+            ("SELECT CEILING(99999999999999999999.5) + 1", true),
+            ("SELECT FLOOR(123456789012345678.5) - 1", true),
+            ("SELECT CEIL(12345678901234567890.25) DIV 3", true),
+            ("SELECT FLOOR(12345678901234567.5) + 1", false),
+        ] {
+            let t = tree(sql);
+            assert_eq!(t.contains("mysql_decimal_"), exact, "{sql}: {t}");
+        }
     }
 
     /// DECIMALs are computed by `super::decimal`'s exact functions, one rule per operator

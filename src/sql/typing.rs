@@ -1498,7 +1498,8 @@ impl Scope {
         // `UNIX_TIMESTAMP(x)` and `TIME_TO_SEC(x)` keep the digits of `x`'s fraction, which
         // its declaration holds (a DATETIME's, a literal's as written).
         let t = super::coldef::seconds_type(e, &metas).unwrap_or(t);
-        (t, super::coldef::node(e, t, &metas, column))
+        let m = super::coldef::node(e, t, &metas, column);
+        (int_val_type(e, t, &m), m)
     }
 
     /// `e`'s type from its [`children`]'s types, `kids` (each `Other` where they do not match
@@ -2649,6 +2650,24 @@ const RESULTS: &[(Ty, &[&str])] = &[
         ],
     ),
 ];
+
+/// `e`'s type `t` where its declaration `m` says more: `FLOOR` and `CEILING` of a DECIMAL of
+/// more than 18 whole digits are DECIMALs (MariaDB's `Item_func_int_val`), whose sums stay
+/// exact past 64 bits (`CEILING(99999999999999999999.5) + 1`).
+pub(super) fn int_val_type(e: &Expr, t: Ty, m: &Meta) -> Ty {
+    let int_val = match e {
+        Expr::Floor { .. } | Expr::Ceil { .. } => true,
+        Expr::Function(f) => ["FLOOR", "CEIL", "CEILING"]
+            .iter()
+            .any(|n| f.name.to_string().eq_ignore_ascii_case(n)),
+        _ => false,
+    };
+    if int_val && t == Ty::Int && m.code == super::coldef::Code::NewDecimal {
+        Ty::Dec(0)
+    } else {
+        t
+    }
+}
 
 /// A function's result type from its arguments' (`star`: it was given `*`).
 fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
