@@ -1607,6 +1607,31 @@ impl VisitorMut for Rewrite<'_> {
         }
         // `FOR UPDATE`, `LOCK IN SHARE MODE`: nothing to lock.
         query.locks.clear();
+        // MySQL's `LIMIT` and `OFFSET` take an unsigned integer as written, or a bound
+        // parameter: anything else (`LIMIT '5'`, `-1`, `1+1`, `@a`, `2.5`) is a syntax error,
+        // where SQLite's would answer (`LIMIT -1`: every row).
+        let counts: Vec<&Expr> = match &query.limit_clause {
+            Some(LimitClause::LimitOffset { limit, offset, .. }) => limit
+                .iter()
+                .chain(offset.as_ref().map(|o| &o.value))
+                .collect(),
+            Some(LimitClause::OffsetCommaLimit { offset, limit }) => vec![offset, limit],
+            None => Vec::new(),
+        };
+        if let Some(bad) = counts
+            .into_iter()
+            .find(|e| !is_row_count(e, self.sql, self.lines))
+        {
+            let near = expr_text(bad, self.sql, self.lines).unwrap_or_else(|| bad.to_string());
+            self.error = Some((
+                1064,
+                format!(
+                    "You have an error in your SQL syntax; check the manual that corresponds to \
+                     your MySQL server version for the right syntax to use near '{near}' at line 1"
+                ),
+            ));
+            return ControlFlow::Break(());
+        }
         // `LIMIT n, 18446744073709551615` (MySQL's "all the rest"): a count past SQLite's
         // integers is none (SQLite's -1).
         let unbounded = |e: &mut Expr| {
@@ -2813,6 +2838,29 @@ fn resolve_group_concat_order(e: &mut Expr) -> bool {
         }
     }
     true
+}
+
+/// Whether `e`, a `LIMIT`'s or an `OFFSET`'s count, is one MySQL takes: an unsigned integer as
+/// written (`10`, not `0x10`, `1e1` or `'10'`), or a parameter bound into the text (`prepared`).
+fn is_row_count(e: &Expr, sql: &str, lines: &Lines) -> bool {
+    let Expr::Value(v) = e else {
+        return false;
+    };
+    if matches!(&v.value, Value::Number(n, _) if n.bytes().all(|b| b.is_ascii_digit())) {
+        return true;
+    }
+    lines
+        .offset(sql, v.span.start)
+        .and_then(|at| sql.get(..at))
+        .is_some_and(|before| before.trim_end().ends_with(PARAMETER))
+}
+
+/// `e`'s text as written from where it starts to the statement's end (MySQL's "near" in a
+/// syntax error).
+fn expr_text(e: &Expr, sql: &str, lines: &Lines) -> Option<String> {
+    use sqlparser::ast::Spanned;
+    let at = lines.offset(sql, e.span().start)?;
+    Some(sql.get(at..)?.trim_end().to_string())
 }
 
 /// `+ - *` of signed integers whose digits could take the result past 64 bits (`+`/`-` of an
@@ -4803,6 +4851,34 @@ mod tests {
 
     fn tree(sql: &str) -> String {
         query(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}")).0
+    }
+
+    /// `LIMIT` and `OFFSET` take an unsigned integer as written or a bound parameter; anything
+    /// else is MySQL's syntax error (SQLite's `LIMIT -1` would send every row).
+    #[test]
+    fn limits_take_integers_as_written_or_parameters() {
+        for sql in [
+            "SELECT a FROM t LIMIT '5'",
+            "SELECT a FROM t LIMIT -1",
+            "SELECT a FROM t LIMIT 1+1",
+            "SELECT a FROM t LIMIT 2.5",
+            "SELECT a FROM t LIMIT 1 OFFSET '1'",
+            "SELECT a FROM t LIMIT 0x10, 1",
+            "SELECT a FROM (SELECT a FROM t LIMIT @n) x",
+        ] {
+            match query(sql) {
+                Err(Refusal::Error(1064, why)) => assert!(why.contains("near"), "{sql}: {why}"),
+                other => panic!("{sql}: {other:?}"),
+            }
+        }
+        for sql in [
+            "SELECT a FROM t LIMIT 5",
+            "SELECT a FROM t LIMIT 1, 2",
+            "SELECT a FROM t LIMIT 2 OFFSET 1",
+            "SELECT a FROM t LIMIT /*?*/'2'/*?*/ OFFSET /*?*/1/*?*/",
+        ] {
+            assert!(query(sql).is_ok(), "{sql}");
+        }
     }
 
     /// `FLOOR`/`CEILING` of a DECIMAL of more than 18 whole digits is a DECIMAL (MariaDB's

@@ -1987,9 +1987,16 @@ $cnt = $pdo->prepare("SELECT COUNT(*) FROM request WHERE script_name = ? AND sta
 $cnt->execute(["/s2.php", 200, 404]);
 $pdo_count = $cnt->fetchColumn();
 $pdo_text = $pdo->query("SELECT COUNT(*) FROM request WHERE script_name = '/s2.php' AND status IN (200, 404)")->fetchColumn();
+$lim = $pdo->prepare("SELECT script_name FROM report_by_script_name ORDER BY script_name LIMIT ? OFFSET ?");
+$lim->execute(["2", "1"]);
+$pdo_limit = $lim->fetchAll(PDO::FETCH_COLUMN);
+$pdo->setAttribute(PDO::ATTR_EMULATE_PREPARES, true);
+try {{ $e = $pdo->prepare("SELECT script_name FROM report_by_script_name LIMIT ?"); $e->execute(["2"]); $emulated = "no error"; }}
+catch (PDOException $x) {{ $emulated = $x->errorInfo[1]; }}
 echo json_encode(["prepared" => $prepared, "bound" => $bound, "text" => $text,
   "agg" => $agg_rows, "agg_text" => $agg_text, "bad" => $bad,
   "pdo" => $pdo_rows, "pdo_count" => $pdo_count, "pdo_text" => $pdo_text,
+  "pdo_limit" => $pdo_limit, "emulated_limit" => $emulated,
   "temporal" => $temporal, "temporal_types" => $temporal_types,
   "temporal_text" => $temporal_text, "temporal_text_types" => $temporal_text_types]);
 "#
@@ -2010,6 +2017,12 @@ echo json_encode(["prepared" => $prepared, "bound" => $bound, "text" => $text,
     for rows in ["prepared", "bound", "text", "pdo"] {
         assert_eq!(pairs(&got[rows]), want, "{rows}: {got}");
     }
+    // A bound `LIMIT ? OFFSET ?` takes its parameters, strings too (server-side prepares); the
+    // same written into the text as strings (PDO's emulated prepares: `LIMIT '2'`) is MySQL's
+    // syntax error, as every PHP developer meets it.
+    let names: Vec<&str> = want[1..3].iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(got["pdo_limit"], serde_json::json!(names), "{got}");
+    assert_eq!(got["emulated_limit"], 1064, "{got}");
     // The binary protocol's numbers are the text protocol's (as the clients convert them).
     let agg = &got["agg"][0];
     let agg_text = &got["agg_text"][0];
