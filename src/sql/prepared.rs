@@ -136,7 +136,7 @@ pub fn literal(p: ParamValue<'_>) -> Option<String> {
 }
 
 /// `s` as a MySQL string literal: quotes and backslashes escaped.
-fn string(s: &str) -> String {
+pub fn string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('\'');
     for c in s.chars() {

@@ -571,11 +571,6 @@ fn over_information_schema(query: &str, s: &Show) -> Answer {
                 )
             }
         };
-    let column = |table: &str, name: &str| {
-        super::information_schema::table(table)
-            .and_then(|t| t.iter().find(|c| c.name == name))
-            .map(|c| Meta::of_information_schema(c.ty, c.nullable))
-    };
     match s {
         // MariaDB's table names there may take the `#mysql50#` prefix: 73 characters.
         Show::Tables { .. } => {
@@ -589,7 +584,9 @@ fn over_information_schema(query: &str, s: &Show) -> Answer {
         // `Default` is `COLUMN_DEFAULT`'s, which `NULLIF` (its `'NULL'` as NULL) computes.
         Show::Columns { full, .. } => {
             if let Some(m) = metas.get_mut(if *full { 5 } else { 4 }) {
-                *m = column("COLUMNS", "COLUMN_DEFAULT");
+                *m = super::information_schema::table("COLUMNS")
+                    .and_then(|t| t.iter().find(|c| c.name == "COLUMN_DEFAULT"))
+                    .map(|c| Meta::of_information_schema(c.ty, c.nullable));
             }
         }
         _ => {}
@@ -629,10 +626,7 @@ fn process_columns(full: bool) -> Vec<Option<Meta>> {
 /// translation reads: a backslash escapes there).
 fn like_clause(column: &str, like: &Option<String>) -> String {
     match like {
-        Some(p) => format!(
-            " AND {column} LIKE '{}'",
-            p.replace('\\', "\\\\").replace('\'', "''")
-        ),
+        Some(p) => format!(" AND {column} LIKE {}", prepared::string(p)),
         None => String::new(),
     }
 }

@@ -2655,14 +2655,9 @@ const RESULTS: &[(Ty, &[&str])] = &[
 /// more than 18 whole digits are DECIMALs (MariaDB's `Item_func_int_val`), whose sums stay
 /// exact past 64 bits (`CEILING(99999999999999999999.5) + 1`).
 pub(super) fn int_val_type(e: &Expr, t: Ty, m: &Meta) -> Ty {
-    let int_val = match e {
-        Expr::Floor { .. } | Expr::Ceil { .. } => true,
-        Expr::Function(f) => ["FLOOR", "CEIL", "CEILING"]
-            .iter()
-            .any(|n| f.name.to_string().eq_ignore_ascii_case(n)),
-        _ => false,
-    };
-    if int_val && t == Ty::Int && m.code == super::coldef::Code::NewDecimal {
+    // (Rounded to an integer: `ROUND` of a DECIMAL is typed one already.)
+    let rounded = reads_numbers(e) == Some(Reading::Rounded);
+    if rounded && t == Ty::Int && m.code == super::coldef::Code::NewDecimal {
         Ty::Dec(0)
     } else {
         t
