@@ -469,11 +469,12 @@ fn order_item(expr: &Expr, desc: bool) -> sqlparser::ast::OrderByExpr {
     }
 }
 
-/// A grouped select's `ORDER BY` that leaves ties (`ORDER BY COUNT(*) DESC`) sorts them as
-/// MariaDB does: in the order of the groups (their GROUP BY items, in the directions written),
-/// since MariaDB sorts the groups its temporary table holds in that order and keeps the order
-/// of equal rows, where SQLite's sort, descending, would give them reversed. `ORDER BY NULL`
-/// asks for no order, and gets none.
+/// A grouped select's `ORDER BY` that leaves ties (`ORDER BY COUNT(*) DESC`) sorts them by the
+/// groups (their GROUP BY items, in the directions written), where SQLite's sort, descending,
+/// would give them reversed. MariaDB's ties follow its temporary table's rows, the groups in
+/// the order their first rows were read, so they vary with the rows' order; this is its order
+/// where the rows come in the groups' order, and the same on every run. `ORDER BY NULL` asks
+/// for no order, and gets none.
 struct GroupTies<'a>(&'a super::dialect::GroupDirections);
 
 impl VisitorMut for GroupTies<'_> {
@@ -829,35 +830,7 @@ fn rollup(
     // position (`GROUP BY 1`), groups by that item's expression.
     let groups: Vec<Expr> = groups
         .iter()
-        .map(|g| {
-            let by_alias = match g {
-                Expr::Identifier(i) if i.quote_style.is_none() || i.quote_style == Some('`') => {
-                    select.projection.iter().find_map(|item| match item {
-                        SelectItem::ExprWithAlias { expr, alias }
-                            if alias.value.eq_ignore_ascii_case(&i.value)
-                                && column(expr).is_none() =>
-                        {
-                            Some(expr.clone())
-                        }
-                        _ => None,
-                    })
-                }
-                Expr::Value(v) => match &v.value {
-                    Value::Number(n, _) => n
-                        .parse::<usize>()
-                        .ok()
-                        .and_then(|k| select.projection.get(k.checked_sub(1)?))
-                        .and_then(|item| match item {
-                            SelectItem::ExprWithAlias { expr, .. }
-                            | SelectItem::UnnamedExpr(expr) => Some(expr.clone()),
-                            _ => None,
-                        }),
-                    _ => None,
-                },
-                _ => None,
-            };
-            by_alias.unwrap_or_else(|| g.clone())
-        })
+        .map(|g| typing::listed_item(select, g).unwrap_or_else(|| g.clone()))
         .collect();
     // Each GROUP BY item: its column's name, or `""` for an expression (`grouped` holds it).
     let columns: Vec<String> = groups
@@ -5114,7 +5087,7 @@ mod tests {
         }
     }
 
-    /// A grouped select's `ORDER BY` sorts its ties by the groups, as MariaDB's does.
+    /// A grouped select's `ORDER BY` sorts its ties by the groups, the same on every run.
     #[test]
     fn grouped_ties_sort_by_the_groups() {
         assert_eq!(

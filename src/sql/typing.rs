@@ -558,7 +558,7 @@ fn aggregate_name(e: &Expr) -> Option<&'static str> {
 
 /// The select list item `e` names in a `GROUP BY` or `ORDER BY`: by its place (`1`) or its
 /// alias; `None` where it names none.
-fn listed_item(select: &sqlparser::ast::Select, e: &Expr) -> Option<Expr> {
+pub(super) fn listed_item(select: &sqlparser::ast::Select, e: &Expr) -> Option<Expr> {
     match e {
         Expr::Value(v) => match &v.value {
             Value::Number(n, _) => {

@@ -2111,9 +2111,8 @@ SELECT LOWER(hostname) h, COUNT(*) FROM request GROUP BY h WITH ROLLUP HAVING CO
 SELECT a.script_name, a.c, b.c FROM (SELECT script_name, COUNT(*) c FROM request WHERE status = 200 GROUP BY script_name) a LEFT JOIN (SELECT script_name, COUNT(*) c FROM request WHERE status <> 200 GROUP BY script_name) b ON a.script_name = b.script_name ORDER BY a.script_name
 SELECT a.c, b.c FROM (SELECT script_name, COUNT(*) c FROM request GROUP BY script_name) a RIGHT JOIN (SELECT script_name, COUNT(*) c FROM request GROUP BY script_name) b ON a.script_name = b.script_name ORDER BY b.c
 SELECT b.d + 1, IFNULL(b.d, 0) FROM (SELECT script_name, COUNT(*) c FROM request GROUP BY script_name) a LEFT JOIN (SELECT script_name s, COUNT(*) d FROM request GROUP BY script_name) b ON a.script_name = b.s ORDER BY a.c
--- A grouped select's ties sort by its groups, whichever direction the ORDER BY takes
-SELECT script_name, COUNT(*) AS hits FROM request GROUP BY script_name ORDER BY hits DESC LIMIT 3
-SELECT tag_id, COUNT(*) c FROM timertag GROUP BY tag_id ORDER BY c DESC
+-- A grouped select ordered by an aggregate, ties broken by a position (MariaDB's ties follow the
+-- order its rows arrived in, which the copied traffic does not fix)
 SELECT r.Script_Name AS Script, COUNT(*) AS Cnt FROM request AS r GROUP BY r.Script_Name ORDER BY Cnt DESC, 1 LIMIT 3
 SELECT FOUND_ROWS(), ROW_COUNT(), LAST_INSERT_ID(), SESSION_USER() IS NULL, LENGTH(SYSTEM_USER()) > 0
 -- A part of a date cast AS UNSIGNED keeps its length
@@ -2151,3 +2150,6 @@ SELECT FLOOR(CAST(status AS DECIMAL(30,2))) + 1, CEILING(SUM(id) * 1.5) FROM req
 =SELECT id FROM request ORDER BY id LIMIT 1+1
 =SELECT id FROM request ORDER BY id LIMIT 2 OFFSET '1'
 =SELECT id FROM request ORDER BY id LIMIT 2.5
+-- WITH ROLLUP by an alias of a column
+SELECT hostname AS h, COUNT(*) FROM request GROUP BY h WITH ROLLUP
+SELECT hostname AS h, status AS s, COUNT(*) FROM request GROUP BY h, s WITH ROLLUP HAVING h IS NULL OR s > 0
