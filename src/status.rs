@@ -1023,6 +1023,11 @@ pub static FIGURES: &[Figure] = &[
     )
     .prometheus("pinbad_history_rows_refused")
     .dashboard("history rows refused: memory budget"),
+    gauge(
+        "history.pending_ticks",
+        "Closed report ticks handed to the history writer and not yet summed into their steps: how far it is behind.",
+    )
+    .prometheus("pinbad_history_pending_ticks"),
     counter(
         "history.open_errors",
         "Times the history store could not be opened at start (pinbad runs without history until the store opens: history.reopened).",

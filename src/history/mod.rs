@@ -159,6 +159,9 @@ pub struct History {
     memory_bytes: AtomicU64,
     /// Tick rows summed into their step's "(other)" row because the memory budget was tight.
     rows_refused: AtomicU64,
+    /// Ticks handed over and not yet summed into their steps (in the inbox, or being summed):
+    /// how far the writer is behind the reports.
+    pending_ticks: AtomicU64,
 }
 
 impl History {
@@ -184,6 +187,7 @@ impl History {
             damaged_rows_read: AtomicU64::new(0),
             memory_bytes: AtomicU64::new(0),
             rows_refused: AtomicU64::new(0),
+            pending_ticks: AtomicU64::new(0),
         }
     }
 
@@ -278,6 +282,7 @@ impl History {
             "damaged_rows_read": self.damaged_rows_read.load(Relaxed),
             "memory_bytes": self.memory_bytes.load(Relaxed),
             "rows_refused": self.rows_refused.load(Relaxed),
+            "pending_ticks": self.pending_ticks.load(Relaxed),
         })
     }
 }
@@ -304,7 +309,10 @@ impl crate::tap::TickTap for History {
             self.dropped_ticks.fetch_add(dropped, Relaxed);
         }
         for tick in ticks {
+            // Counted before the push: the writer may take the tick at once.
+            self.pending_ticks.fetch_add(1, Relaxed);
             if self.inbox.push((Arc::clone(cell), tick)).is_err() {
+                self.pending_ticks.fetch_sub(1, Relaxed);
                 self.dropped_ticks.fetch_add(1, Relaxed);
             }
         }
@@ -674,6 +682,7 @@ impl Writer {
         while h.inbox.pop().is_some() {
             ticks += 1;
         }
+        h.pending_ticks.store(0, Relaxed);
         h.dropped_steps.fetch_add(steps, Relaxed);
         h.dropped_ticks.fetch_add(ticks, Relaxed);
         let steps = h.dropped_steps.load(Relaxed);
@@ -719,7 +728,9 @@ impl Writer {
                 cell,
                 tick,
             };
-            self.take(m, now_ms)?;
+            let taken = self.take(m, now_ms);
+            h.pending_ticks.fetch_sub(1, Relaxed);
+            taken?;
             self.settle_memory(0);
         }
         let wrote = self.flush(now_ms, all)?;
