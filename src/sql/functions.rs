@@ -210,13 +210,26 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
     conn.create_scalar_function("mysql_isnull", 1, pure, |ctx| {
         Ok(matches!(ctx.get_raw(0), ValueRef::Null) as i64)
     })?;
-    conn.create_scalar_function("mysql_mod", 2, pure, |ctx| {
+    let vars = Arc::clone(&session.vars);
+    conn.create_scalar_function("mysql_mod", 2, pure, move |ctx| {
         Ok(match (ctx.get_raw(0), ctx.get_raw(1)) {
             (ValueRef::Integer(a), ValueRef::Integer(b)) if b != 0 => Value::Integer(a % b),
             (a, b) => match (number(a), number(b)) {
                 (Some(a), Some(b)) if b != 0.0 => Value::Real(a % b),
+                (Some(_), Some(_)) => divided_by_zero(&vars).unwrap_or(Value::Null),
                 _ => Value::Null,
             },
+        })
+    })?;
+    // `a / b`'s divisor (`translate` writes `a / mysql_divisor(b)`): NULL where it is zero, as
+    // SQLite's quotient is then, counted for MySQL's warning 1365. Volatile: MySQL counts a
+    // division per row it divides, where SQLite would compute a constant divisor once.
+    let vars = Arc::clone(&session.vars);
+    conn.create_scalar_function("mysql_divisor", 1, volatile, move |ctx| {
+        let v = ctx.get_raw(0);
+        Ok(match number(v) {
+            Some(n) if n == 0.0 => divided_by_zero(&vars).unwrap_or(Value::Null),
+            _ => Value::from(v),
         })
     })?;
     // MySQL's CONCAT is NULL when any argument is (SQLite's skips NULLs).
@@ -464,7 +477,7 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
         Ok(arrivals.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
     })?;
     super::dates::register(conn, Arc::clone(&session))?;
-    numeric(conn)?;
+    numeric(conn, &session)?;
     strings(conn, session.max_allowed_packet)?;
     super::scalars::register(conn)?;
     super::aggregates::register(conn, session.max_allowed_packet, Arc::clone(&session.vars))
@@ -553,8 +566,6 @@ fn fixed_variables(session: &Session) -> Vec<(&'static str, Value)> {
         ("net_read_timeout", Value::Integer(30)),
         ("net_buffer_length", Value::Integer(16384)),
         // A session's statement counts and ids: pinbad's statements write nothing.
-        ("warning_count", Value::Integer(0)),
-        ("error_count", Value::Integer(0)),
         ("identity", Value::Integer(0)),
         ("last_insert_id", Value::Integer(0)),
         ("insert_id", Value::Integer(0)),
@@ -619,6 +630,13 @@ fn hostname() -> &'static str {
             .filter(|h| !h.is_empty())
             .unwrap_or_else(|| "localhost".into())
     })
+}
+
+/// A division by zero: counted for the statement's warnings (1365 "Division by 0"), and its
+/// NULL.
+fn divided_by_zero<T>(vars: &parking_lot::Mutex<Variables>) -> Option<T> {
+    vars.lock().divided_by_zero += 1;
+    None
 }
 
 /// `@@name`: its value (as the session's `SET`s left it), NULL when pinbad has none.
@@ -833,11 +851,12 @@ pub(super) fn held(d: &Decimal) -> Value {
 /// Registers the exact DECIMAL operations `translate::decimals` writes: `+ - * / %` and unary
 /// minus on exact operands (`mysql_decimal_op`), `DIV` of operands not both integers
 /// (`mysql_decimal_int_div`), and the key comparisons and sorting read a DECIMAL by.
-fn decimals(conn: &Connection) -> Result<()> {
+fn decimals(conn: &Connection, session: &Session) -> Result<()> {
     let pure = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     // `mysql_decimal_op(op, a, b, scale_a, scale_b, increment)`: the scales are the operands'
     // types' (a quotient's digits depend on them), the increment `div_precision_increment`.
-    conn.create_scalar_function("mysql_decimal_op", 6, pure, |ctx| {
+    let vars = Arc::clone(&session.vars);
+    conn.create_scalar_function("mysql_decimal_op", 6, pure, move |ctx| {
         let (Some(a), Some(b)) = (decimal_of(ctx.get_raw(1)), decimal_of(ctx.get_raw(2))) else {
             return Ok(None);
         };
@@ -849,7 +868,7 @@ fn decimals(conn: &Connection) -> Result<()> {
             "/" => a.div(&b, (int(3), int(4)), int(5)),
             _ => a.rem(&b),
         };
-        Ok(r.map(|r| held(&r)))
+        Ok(r.map_or_else(|| divided_by_zero(&vars), |r| Some(held(&r))))
     })?;
     conn.create_scalar_function("mysql_decimal_neg", 1, pure, |ctx| {
         Ok(decimal_of(ctx.get_raw(0)).map(|d| held(&d.neg())))
@@ -860,7 +879,8 @@ fn decimals(conn: &Connection) -> Result<()> {
     // `a DIV b` where either is no integer: the exact quotient cut toward zero, as MySQL
     // divides decimals there (`18446744073709551615 DIV 1e3` is 18446744073709551); error
     // 1690 past a BIGINT (`unsigned`: a BIGINT UNSIGNED, its bits).
-    conn.create_scalar_function("mysql_decimal_int_div", 3, pure, |ctx| {
+    let vars = Arc::clone(&session.vars);
+    conn.create_scalar_function("mysql_decimal_int_div", 3, pure, move |ctx| {
         let unsigned = ctx.get_raw(2).as_i64().unwrap_or(0) != 0;
         let (x, y) = (ctx.get_raw(0), ctx.get_raw(1));
         let (Some(a), Some(b)) = (decimal_of(x), decimal_of(y)) else {
@@ -873,7 +893,7 @@ fn decimals(conn: &Connection) -> Result<()> {
             };
         };
         match a.int_div(&b) {
-            None => Ok(None),
+            None => Ok(divided_by_zero(&vars)),
             Some(q) => Decimal::to_bits(&q, unsigned)
                 .map(Some)
                 .ok_or_else(|| out_of_range(unsigned)),
@@ -1486,7 +1506,7 @@ fn grouped(s: &str) -> String {
 
 /// Registers MySQL's numeric functions (where SQLite's differ or are missing) and operators
 /// (`statement` rewrites `DIV`, `%`, `XOR` and `^` to these).
-fn numeric(conn: &Connection) -> Result<()> {
+fn numeric(conn: &Connection, session: &Session) -> Result<()> {
     let pure = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     for n in [1, 2] {
         conn.create_scalar_function("round", n, pure, |ctx| Ok(rounded(ctx, true)))?;
@@ -1521,7 +1541,7 @@ fn numeric(conn: &Connection) -> Result<()> {
         });
         Ok(d.map(|d| held(&decimal_cast(&d, precision, scale))))
     })?;
-    decimals(conn)?;
+    decimals(conn, session)?;
     // A DOUBLE's shortest digits that read back as it (Rust's `Display`, never an exponent):
     // the decimal MySQL makes of a double (`double2decimal`) before a cast to DECIMAL rounds it.
     conn.create_scalar_function("mysql_double_digits", 1, pure, |ctx| {
@@ -1584,9 +1604,10 @@ fn numeric(conn: &Connection) -> Result<()> {
     })?;
     // `a DIV b`: NULL by zero; error 1690 where the quotient leaves a BIGINT, as MySQL's
     // `Item_func_int_div` raises it (`-9223372036854775808 DIV -1`, `1e300 DIV 1`).
-    conn.create_scalar_function("mysql_div", 2, pure, |ctx| {
+    let vars = Arc::clone(&session.vars);
+    conn.create_scalar_function("mysql_div", 2, pure, move |ctx| {
         match (ctx.get_raw(0), ctx.get_raw(1)) {
-            (ValueRef::Integer(_), ValueRef::Integer(0)) => Ok(None),
+            (ValueRef::Integer(_), ValueRef::Integer(0)) => Ok(divided_by_zero(&vars)),
             (ValueRef::Integer(a), ValueRef::Integer(b)) => a
                 .checked_div(b)
                 .map(Some)
@@ -1602,6 +1623,7 @@ fn numeric(conn: &Connection) -> Result<()> {
                         Err(out_of_range(false))
                     }
                 }
+                (Some(_), Some(_)) => Ok(divided_by_zero(&vars)),
                 _ => Ok(None),
             },
         }

@@ -69,8 +69,12 @@ pub struct Session {
     /// Reports whose `DROP TABLE` waits for the next statement (see `ddl`): carried out before
     /// it, unless it is a `CREATE TABLE` of the same name, or when the session ends.
     pending_drops: Vec<String>,
-    /// What the last statement left for `SHOW WARNINGS`.
+    /// What the last statement left for `SHOW WARNINGS`, at most [`MAX_ERROR_COUNT`] (their
+    /// count, all of them, is `@@warning_count`: `Variables::warning_count`).
     warnings: Vec<Warning>,
+    /// The warnings the statement running has added (its first cleared the last statement's):
+    /// what its OK or EOF packet says.
+    statement_warnings: u64,
     /// The query answered now asks for `SQL_CALC_FOUND_ROWS` past its `LIMIT`: the query that
     /// counts its rows without it, run after its rows (see `translate::found_rows_query`).
     found_rows_query: Option<String>,
@@ -113,6 +117,7 @@ impl Session {
             pending_drops: Vec::new(),
             found_rows_query: None,
             warnings: Vec::new(),
+            statement_warnings: 0,
             vars: Default::default(),
         }
     }
@@ -210,6 +215,8 @@ impl Session {
         match statement {
             Statement::Empty => Answer::Error(ErrorKind::ER_EMPTY_QUERY, "Query was empty".into()),
             Statement::Ignored => Answer::Ok(String::new()),
+            // Carried out by `statement`.
+            Statement::Do(_) => Answer::Ok(String::new()),
             // Carried out by `statement` (here: a prepared `SET`'s metadata, no rows).
             Statement::Set(_) => Answer::Ok(String::new()),
             Statement::Use(db) => use_database(&db),
@@ -246,14 +253,91 @@ impl Session {
     }
 }
 
+/// `@@max_error_count`: the warnings a session keeps for `SHOW WARNINGS` (MySQL's default);
+/// `@@warning_count` counts them all.
+const MAX_ERROR_COUNT: usize = 64;
+
 impl Session {
-    /// `SHOW WARNINGS` (`errors`: `SHOW ERRORS`, the errors alone: none are kept, an error's
-    /// packet says it all).
+    /// Adds `n` times `w` to the statement's warnings: its first clears the last statement's,
+    /// as MySQL's first warning of a statement does.
+    fn warn(&mut self, w: Warning, n: u64) {
+        if n == 0 {
+            return;
+        }
+        if self.statement_warnings == 0 {
+            self.clear_warnings();
+        }
+        self.statement_warnings = self.statement_warnings.saturating_add(n);
+        let room = MAX_ERROR_COUNT.saturating_sub(self.warnings.len());
+        let kept = usize::try_from(n).unwrap_or(usize::MAX).min(room);
+        self.warnings.extend(std::iter::repeat_n(w, kept));
+        let mut vars = self.vars.lock();
+        vars.warning_count = vars.warning_count.saturating_add(n);
+    }
+
+    /// What the statement's evaluation counted, as its warnings: GROUP_CONCAT's cuts (1260)
+    /// and divisions by zero (1365).
+    fn computed_warnings(&mut self) {
+        let (cut, divided_by_zero) = {
+            let mut vars = self.vars.lock();
+            (
+                std::mem::take(&mut vars.cut_by_group_concat),
+                std::mem::take(&mut vars.divided_by_zero),
+            )
+        };
+        if cut > 0 {
+            self.warn(
+                Warning {
+                    level: "Warning",
+                    code: 1260,
+                    message: format!("{cut} row(s) were cut by GROUP_CONCAT()"),
+                },
+                1,
+            );
+        }
+        self.warn(
+            Warning {
+                level: "Warning",
+                code: 1365,
+                message: "Division by 0".into(),
+            },
+            divided_by_zero,
+        );
+    }
+
+    /// A statement failed with `kind`: counted, and kept for `SHOW WARNINGS` and `SHOW ERRORS`
+    /// as MySQL keeps it (`@@error_count` 1).
+    fn failed(&mut self, kind: ErrorKind, msg: &str) {
+        self.counters().errors.fetch_add(1, Relaxed);
+        self.warn(
+            Warning {
+                level: "Error",
+                code: kind as u16,
+                message: msg.to_string(),
+            },
+            1,
+        );
+        self.vars.lock().error_count += 1;
+    }
+
+    /// The warning count an OK or EOF packet carries: the statement's own.
+    fn warning_count(&self) -> u16 {
+        u16::try_from(self.statement_warnings).unwrap_or(u16::MAX)
+    }
+
+    fn clear_warnings(&mut self) {
+        self.warnings.clear();
+        let mut vars = self.vars.lock();
+        vars.warning_count = 0;
+        vars.error_count = 0;
+    }
+
+    /// `SHOW WARNINGS` (`errors`: `SHOW ERRORS`, the errors alone).
     fn show_warnings(&self, errors: bool) -> Answer {
         let rows: Vec<String> = self
             .warnings
             .iter()
-            .filter(|_| !errors)
+            .filter(|w| !errors || w.level == "Error")
             .map(|w| format!("({}, {}, {})", quote(w.level), w.code, quote(&w.message)))
             .collect();
         let query = if rows.is_empty() {
@@ -459,6 +543,14 @@ fn show(
                           TRANSACTIONS AS `Transactions`, XA AS `XA`, SAVEPOINTS AS `Savepoints` \
                           FROM information_schema.ENGINES"
             .to_string(),
+        Show::Count { errors } => format!(
+            "SELECT @@session.{}",
+            if *errors {
+                "error_count"
+            } else {
+                "warning_count"
+            }
+        ),
         // The session's (see `Session::show_warnings`).
         Show::Warnings { .. } => {
             return Answer::Query(
@@ -901,7 +993,7 @@ impl Session {
                 let ok = OkResponse {
                     info,
                     status_flags: more_flag(more),
-                    warnings: self.warnings.len().min(u16::MAX as usize) as u16,
+                    warnings: self.warning_count(),
                     ..Default::default()
                 };
                 return if more {
@@ -911,7 +1003,7 @@ impl Session {
                 };
             }
             Answer::Error(kind, msg) => {
-                self.counters().errors.fetch_add(1, Relaxed);
+                self.failed(kind, &msg);
                 return results.error(kind, &msg.into_bytes()).await.map(|()| None);
             }
             Answer::Query(sql, decimals) => (sql, decimals),
@@ -947,7 +1039,7 @@ impl Session {
             Ok(e) => e,
             Err(e) => {
                 let (kind, msg) = engine_error(&e);
-                self.counters().errors.fetch_add(1, Relaxed);
+                self.failed(kind, &msg);
                 return results.error(kind, &msg.into_bytes()).await.map(|()| None);
             }
         };
@@ -1155,14 +1247,8 @@ impl Session {
             let mut vars = self.vars.lock();
             vars.found_rows = counted.unwrap_or(rows_sent);
             vars.row_count = -1;
-            let cut = std::mem::take(&mut vars.cut_by_group_concat);
-            if cut > 0 {
-                self.warnings.push(Warning {
-                    level: "Warning",
-                    code: 1260,
-                    message: format!("{cut} row(s) were cut by GROUP_CONCAT()"),
-                });
-            }
+            drop(vars);
+            self.computed_warnings();
         }
         if let Some(e) = failed_write {
             if e.kind() == std::io::ErrorKind::TimedOut {
@@ -1171,25 +1257,39 @@ impl Session {
             }
             return Err(e);
         }
+        let warnings = self.warning_count();
         match (result, writer, results) {
-            (Ok(_), Some(w), _) if more => w.finish_one().await.map(Some),
-            (Ok(_), Some(w), _) => w.finish().await.map(|()| None),
+            (Ok(_), Some(mut w), _) if more => {
+                w.set_warnings(warnings);
+                w.finish_one().await.map(Some)
+            }
+            (Ok(_), Some(mut w), _) => {
+                w.set_warnings(warnings);
+                w.finish().await.map(|()| None)
+            }
             (Ok(_), None, Some(r)) if more => r
                 .complete_one(OkResponse {
                     status_flags: more_flag(true),
+                    warnings,
                     ..Default::default()
                 })
                 .await
                 .map(Some),
-            (Ok(_), None, Some(r)) => r.completed(OkResponse::default()).await.map(|()| None),
+            (Ok(_), None, Some(r)) => r
+                .completed(OkResponse {
+                    warnings,
+                    ..Default::default()
+                })
+                .await
+                .map(|()| None),
             (Err(e), w, r) => {
                 match e {
                     SqlError::Killed(_) => self.counters().killed.fetch_add(1, Relaxed),
                     SqlError::OutOfMemory(_) => self.counters().out_of_memory.fetch_add(1, Relaxed),
                     _ => 0,
                 };
-                self.counters().errors.fetch_add(1, Relaxed);
                 let (kind, msg) = engine_error(&e);
+                self.failed(kind, &msg);
                 match (w, r) {
                     (Some(w), _) => w.finish_error(kind, &msg.into_bytes()).await?,
                     (None, Some(r)) => r.error(kind, &msg.into_bytes()).await?,
@@ -1485,9 +1585,20 @@ impl Session {
             _ => None,
         };
         self.carry_out_drops(keep.as_deref()).await;
-        // As MySQL's, `SHOW WARNINGS` reads the last statement's, which every other clears.
-        if !matches!(classified, Ok(Statement::Show(Show::Warnings { .. }))) {
-            self.warnings.clear();
+        // As MySQL's, `SHOW WARNINGS` reads the last statement's warnings, which a statement
+        // that reads a table clears, and so does any statement's first warning.
+        self.statement_warnings = 0;
+        {
+            let mut vars = self.vars.lock();
+            vars.divided_by_zero = 0;
+            vars.cut_by_group_concat = 0;
+        }
+        let diagnostics = matches!(
+            classified,
+            Ok(Statement::Show(Show::Warnings { .. } | Show::Count { .. }))
+        );
+        if !diagnostics && !statement::reads_no_table(sql) {
+            self.clear_warnings();
         }
         // `SELECT … INTO @a`: its query (which the classification refuses with the INTO).
         if let Some((query, names)) = super::translate::select_into(sql) {
@@ -1505,7 +1616,9 @@ impl Session {
                 match done {
                     Ok((done, pending)) => {
                         self.pending_drops = pending;
-                        self.warnings = done.warnings;
+                        for w in done.warnings {
+                            self.warn(w, 1);
+                        }
                         match done.result {
                             Ok(info) => Answer::Ok(info),
                             Err((kind, msg)) => Answer::Error(kind, msg),
@@ -1515,6 +1628,10 @@ impl Session {
                 }
             }
             Ok(Statement::Set(assignments)) => self.set(assignments).await,
+            Ok(Statement::Do(expressions)) => match self.evaluate(&expressions).await {
+                Ok(_) => Answer::Ok(String::new()),
+                Err((kind, why)) => Answer::Error(kind, why),
+            },
             _ => self.answer(sql),
         }
     }
@@ -1610,6 +1727,7 @@ impl Session {
             Err(e) => return Answer::Error(ErrorKind::ER_UNKNOWN_ERROR, format!("failed: {e}")),
         };
         self.put_engine(engine);
+        self.computed_warnings();
         let (columns, first, rows) = match result {
             Ok(r) => r,
             Err(e) => {
@@ -1663,6 +1781,7 @@ impl Session {
         .await
         .map_err(|e| (ErrorKind::ER_UNKNOWN_ERROR, format!("SET failed: {e}")))?;
         self.put_engine(engine);
+        self.computed_warnings();
         value.map(|v| (v, declared)).map_err(|e| engine_error(&e))
     }
 

@@ -24,6 +24,9 @@ pub enum Statement {
     Use(String),
     /// Session chatter accepted and ignored: `BEGIN`, `COMMIT`, `ROLLBACK`, `SET TRANSACTION`, …
     Ignored,
+    /// `DO expr, …`: the expressions, evaluated for what they do (their warnings, `SLEEP`, an
+    /// assignment `@a := …`) and their values dropped.
+    Do(String),
     /// `SET …`: its assignments, in order.
     Set(Vec<Set>),
     /// `CREATE TABLE …` (the whole text, for the converter).
@@ -105,6 +108,10 @@ pub enum Show {
     Engines,
     /// `SHOW WARNINGS` (`errors`: `SHOW ERRORS`): what the session's last statement left.
     Warnings {
+        errors: bool,
+    },
+    /// `SHOW COUNT(*) WARNINGS` (`errors`: `… ERRORS`): `@@warning_count` as MySQL answers it.
+    Count {
         errors: bool,
     },
     /// `SHOW INDEX FROM t`, …: an empty answer
@@ -226,6 +233,18 @@ pub fn split(sql: &str) -> Vec<&str> {
         out.pop();
     }
     out
+}
+
+/// Whether `sql` reads no table: a `SELECT`, `SET` or `DO` without `FROM`. MySQL's diagnostics
+/// outlive such a statement (`SELECT @@warning_count` reads the one before), where one that
+/// reads a table clears them.
+pub fn reads_no_table(sql: &str) -> bool {
+    let Ok(t) = tokens(sql) else {
+        return false;
+    };
+    t.first()
+        .is_some_and(|f| f.is_word("SELECT") || f.is_word("SET") || f.is_word("DO"))
+        && !t.iter().any(|t| t.is_word("FROM"))
 }
 
 /// `sql`'s tokens, `;` included.
@@ -521,7 +540,7 @@ fn classify_into(
         "SET" => set(sql, &tokens[1..])?,
         "BEGIN" | "COMMIT" | "ROLLBACK" | "SAVEPOINT" | "RELEASE" => Statement::Ignored,
         "START" if second == "TRANSACTION" => Statement::Ignored,
-        "DO" => Statement::Ignored,
+        "DO" => Statement::Do(sql[tokens.get(1).map_or(sql.len(), |t| t.span.start)..].to_string()),
         "CREATE"
             if second == "TABLE"
                 || (second == "TEMPORARY" && words.get(2).is_some_and(|w| w == "TABLE")) =>
@@ -786,6 +805,9 @@ fn show(sql: &str, rest: &[Token]) -> Result<Statement, LexError> {
         "STATUS" => Show::Status { like },
         "WARNINGS" => Show::Warnings { errors: false },
         "ERRORS" => Show::Warnings { errors: true },
+        "COUNT" if matches!(word(4).as_str(), "WARNINGS" | "ERRORS") => Show::Count {
+            errors: word(4) == "ERRORS",
+        },
         // What pinbad has none of: no rows, MariaDB 10.11's columns.
         "INDEX" | "INDEXES" | "KEYS" => Show::Empty(information_schema::SHOW_INDEX),
         "ENGINES" => Show::Engines,
@@ -862,6 +884,27 @@ mod tests {
         assert!(classify("SELECT 1;").is_ok());
         let e = classify("SELECT 1; SELECT 2").unwrap_err();
         assert!(e.0.contains("CLIENT_MULTI_STATEMENTS"), "{e:?}");
+    }
+
+    /// MySQL's diagnostics outlive a statement that reads no table; `SHOW COUNT(*) WARNINGS`
+    /// and `DO` are read.
+    #[test]
+    fn diagnostics_statements_are_read() {
+        assert!(reads_no_table("SELECT @@warning_count"));
+        assert!(reads_no_table("set @a = 1"));
+        assert!(reads_no_table("DO 1/0"));
+        assert!(!reads_no_table("SELECT COUNT(*) FROM request"));
+        assert!(!reads_no_table("SELECT (SELECT 1 FROM info)"));
+        assert!(!reads_no_table("SHOW TABLES"));
+        assert_eq!(
+            classify("SHOW COUNT(*) WARNINGS"),
+            Ok(Statement::Show(Show::Count { errors: false }))
+        );
+        assert_eq!(
+            classify("show count ( * ) errors"),
+            Ok(Statement::Show(Show::Count { errors: true }))
+        );
+        assert_eq!(classify("DO 1/0, 2"), Ok(Statement::Do("1/0, 2".into())));
     }
 
     /// `WITH ROLLUP` answers as MariaDB 10.11 does over the same rows (its answers written

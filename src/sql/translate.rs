@@ -1323,6 +1323,44 @@ impl VisitorMut for RowConstructors {
     }
 }
 
+/// MySQL's error for an index hint naming an index (`FORCE INDEX (PRIMARY)`, `USE KEY (k)`):
+/// pinbad's tables have none (`SHOW INDEX` lists none), so the first table in `FROM` with such
+/// a hint names its last index (MariaDB keeps a table's hints last first), under the name the
+/// statement gives the table. `USE INDEX ()` names none and is only a plan's hint.
+fn missing_index(select: &Select) -> Option<(u16, String)> {
+    let mut factors = select
+        .from
+        .iter()
+        .flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
+    factors.find_map(|factor| {
+        let TableFactor::Table {
+            name,
+            alias,
+            index_directives,
+            ..
+        } = factor
+        else {
+            return None;
+        };
+        let index = index_directives
+            .iter()
+            .filter_map(|d| match d {
+                sqlparser::ast::TableIndexDirective::MySql(h) => h.index_names.last(),
+                _ => None,
+            })
+            .last()?;
+        let table = match (alias, name.0.last()) {
+            (Some(a), _) => a.name.value.clone(),
+            (None, Some(ObjectNamePart::Identifier(i))) => i.value.clone(),
+            (None, _) => name.to_string(),
+        };
+        Some((
+            1176,
+            format!("Key '{}' doesn't exist in table '{table}'", index.value),
+        ))
+    })
+}
+
 /// The first thing in `query` that MySQL has not and this engine has: a call of one of
 /// SQLite's own functions or the translation's helpers, a table of SQLite's schema
 /// (`sqlite_master`, `pragma_table_info`) or a table-valued function (`json_each(…)`).
@@ -1733,6 +1771,12 @@ impl VisitorMut for Rewrite<'_> {
             }
         }
         let scope = Scope::of_select(select, self.ctes.last().unwrap_or(&Vec::new()));
+        if scope.knows_every_table() {
+            if let Some(e) = missing_index(select) {
+                self.error = Some(e);
+                return ControlFlow::Break(());
+            }
+        }
         if self.scopes.is_empty() {
             if let Some(name) = alias_in_where(select, &scope) {
                 self.error = Some((1054, format!("Unknown column '{name}' in 'WHERE'")));
@@ -3976,13 +4020,19 @@ fn plain(
     let call = |name: &str, left: &Expr, right: &Expr| raw(format!("{name}({left}, {right})"));
     ControlFlow::Continue(match op {
         BinaryOperator::Divide => {
-            // MySQL divides as decimals do (`7/2` is 3.5); SQLite cuts integers.
+            // MySQL divides as decimals do (`7/2` is 3.5); SQLite cuts integers. A zero
+            // divisor is counted (warning 1365) on its way to SQLite's NULL.
             let scaled = Expr::Nested(Box::new(Expr::BinaryOp {
                 left: left.clone(),
                 op: BinaryOperator::Multiply,
                 right: Box::new(raw("1.0".into())),
             }));
             **left = scaled;
+            let nonzero = matches!(&**right, Expr::Value(v)
+                if matches!(&v.value, Value::Number(n, _) if n.parse::<f64>().is_ok_and(|n| n != 0.0)));
+            if !nonzero {
+                **right = raw(format!("mysql_divisor({right})"));
+            }
             None
         }
         BinaryOperator::MyIntegerDivide => Some(call("mysql_div", left, right)),
@@ -4905,6 +4955,8 @@ mod tests {
             ),
             // Integers and doubles are SQLite's.
             ("SELECT 1 + 2, 7 DIV 2, 1e0 / 2, 3 = 3", "SELECT 1 + 2, mysql_div(7, 2), (1e0 * 1.0) / 2, 3 = 3"),
+            // A divisor that may be zero is counted there (warning 1365).
+            ("SELECT 1e0 / 0, 1e0 / a", "SELECT (1e0 * 1.0) / mysql_divisor(0), (1e0 * 1.0) / mysql_divisor(a)"),
         ] {
             assert_eq!(bare(sql), want, "{sql}");
         }
@@ -5553,6 +5605,31 @@ mod tests {
         assert!(tree("SELECT @a := 1").contains("setuservar('a', 1)"));
         assert!(tree("SELECT 'a' COLLATE utf8mb4_bin").contains(super::super::collation::BIN));
         unsupported_collation();
+    }
+
+    /// An index hint naming an index is MariaDB's 1176 on a table pinbad has (none has an
+    /// index): the first hinted table's last name, under the statement's name for the table.
+    /// An unknown table is left to its own error; `USE INDEX ()` names none.
+    #[test]
+    fn index_hints_naming_an_index_are_error_1176() {
+        let error = |sql: &str| match query(sql) {
+            Err(Refusal::Error(code, why)) => Some((code, why)),
+            _ => None,
+        };
+        assert_eq!(
+            error("SELECT 1 FROM request r FORCE INDEX (PRIMARY) JOIN timer USE KEY (j)"),
+            Some((1176, "Key 'PRIMARY' doesn't exist in table 'r'".into()))
+        );
+        assert_eq!(
+            error("SELECT 1 FROM request IGNORE INDEX FOR ORDER BY (a, b)"),
+            Some((1176, "Key 'b' doesn't exist in table 'request'".into()))
+        );
+        assert_eq!(
+            error("SELECT (SELECT 1 FROM timer USE INDEX (t) LIMIT 1)"),
+            Some((1176, "Key 't' doesn't exist in table 'timer'".into()))
+        );
+        assert!(query("SELECT 1 FROM request USE INDEX ()").is_ok());
+        assert!(error("SELECT 1 FROM nosuch FORCE INDEX (k)").is_none());
     }
 
     fn unsupported_collation() {

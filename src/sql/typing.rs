@@ -1253,6 +1253,12 @@ impl Scope {
         }
     }
 
+    /// Whether every table the SELECT reads is known (no `FROM` is a known one: MySQL opens
+    /// every table before it reads anything else of the statement).
+    pub(super) fn knows_every_table(&self) -> bool {
+        self.tables.is_some()
+    }
+
     /// The scope of `select` as the translation meets it, inside the common table expressions
     /// `ctes`.
     pub(super) fn of_select(select: &Select, ctes: &Ctes) -> Scope {

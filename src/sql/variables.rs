@@ -402,6 +402,13 @@ pub struct Variables {
     /// Rows `GROUP_CONCAT` cut at `group_concat_max_len` in the statement running (warning
     /// 1260 each).
     pub cut_by_group_concat: u64,
+    /// Divisions by zero (`/`, `DIV`, `MOD`, `%`) in the statement running: MySQL's warning
+    /// 1365 each.
+    pub divided_by_zero: u64,
+    /// `@@warning_count` and `@@error_count`: what the session's diagnostics hold now (its
+    /// `SHOW WARNINGS` list, of which it keeps at most `max_error_count`).
+    pub warning_count: u64,
+    pub error_count: u64,
 }
 
 impl Default for Variables {
@@ -424,6 +431,9 @@ impl Default for Variables {
             found_rows: 0,
             row_count: -1,
             cut_by_group_concat: 0,
+            divided_by_zero: 0,
+            warning_count: 0,
+            error_count: 0,
         }
     }
 }
@@ -670,6 +680,14 @@ impl Variables {
         let mut out = vec![
             ("time_zone", text(&self.time_zone)),
             ("sql_mode", text(&self.sql_mode)),
+            (
+                "warning_count",
+                Value::Integer(i64::try_from(self.warning_count).unwrap_or(i64::MAX)),
+            ),
+            (
+                "error_count",
+                Value::Integer(i64::try_from(self.error_count).unwrap_or(i64::MAX)),
+            ),
             (
                 "div_precision_increment",
                 Value::Integer(self.div_precision_increment.into()),

@@ -2153,3 +2153,33 @@ SELECT FLOOR(CAST(status AS DECIMAL(30,2))) + 1, CEILING(SUM(id) * 1.5) FROM req
 -- WITH ROLLUP by an alias of a column
 SELECT hostname AS h, COUNT(*) FROM request GROUP BY h WITH ROLLUP
 SELECT hostname AS h, status AS s, COUNT(*) FROM request GROUP BY h, s WITH ROLLUP HAVING h IS NULL OR s > 0
+-- An index hint naming an index: pinbad's tables have none (1176, the last name of the first hinted table)
+=SELECT COUNT(*) FROM request FORCE INDEX (PRIMARY)
+=SELECT 1 FROM request r USE INDEX (k) LIMIT 1
+=SELECT 1 FROM request IGNORE INDEX (k1, k2) JOIN timer USE KEY FOR ORDER BY (j) LIMIT 1
+SHOW ERRORS
+SELECT @@error_count, @@warning_count
+SHOW COUNT(*) ERRORS
+SELECT COUNT(*) FROM request USE INDEX ()
+SHOW ERRORS
+-- Division by zero: NULL and warning 1365 per division; the diagnostics outlive a statement that reads no table
+SELECT 1/0, 5 DIV 0, 5 MOD 0, 5.0/0, 5e0/0, 5/'0', 5/NULL, 5.5 DIV 0, 5 % 0.0
+SHOW WARNINGS
+SELECT 2
+SELECT @@warning_count
+SHOW COUNT(*) WARNINGS
+SELECT COUNT(*) FROM request
+SHOW COUNT(*) WARNINGS
+SELECT id, status / 0, status DIV 0 FROM request ORDER BY id LIMIT 3
+SHOW WARNINGS
+SHOW COUNT(*) WARNINGS
+SELECT SUM(req_time / 0), SUM(status MOD (id - id)), COUNT(*) FROM request
+SHOW COUNT(*) WARNINGS
+SHOW WARNINGS
+SET @dz = 5 DIV 0
+SHOW WARNINGS
+DO 1/0
+SHOW WARNINGS
+=SELECT * FROM nosuch
+SHOW WARNINGS
+SHOW ERRORS

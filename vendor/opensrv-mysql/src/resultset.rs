@@ -98,7 +98,8 @@ impl<'a, W: AsyncWrite + Unpin + 'a> StatementMetaWriter<'a, W> {
 
 enum Finalizer {
     Ok(OkResponse),
-    Eof,
+    /// The EOF packet, with the result set's warning count.
+    Eof(u16),
 }
 
 /// Convenience type for providing query results to clients.
@@ -148,7 +149,9 @@ impl<'a, W: AsyncWrite + Unpin> QueryResultWriter<'a, W> {
             Some(Finalizer::Ok(ok_packet)) => {
                 writers::write_ok_packet(self.writer, self.client_capabilities, ok_packet).await
             }
-            Some(Finalizer::Eof) => writers::write_eof_packet(self.writer, status).await,
+            Some(Finalizer::Eof(warnings)) => {
+                writers::write_eof_packet(self.writer, status, warnings).await
+            }
         }
     }
 
@@ -221,6 +224,8 @@ pub struct RowWriter<'a, W: AsyncWrite + Unpin> {
     // NOTE: (ab)used to track number of *rows* for a zero-column resultset
     col: usize,
     finished: bool,
+    /// The warning count the result set's end packet carries.
+    warnings: u16,
 }
 
 impl<'a, W> RowWriter<'a, W>
@@ -243,6 +248,7 @@ where
             col: 0,
 
             finished: false,
+            warnings: 0,
         };
         rw.start().await?;
         Ok(rw)
@@ -393,16 +399,23 @@ impl<'a, W: AsyncWrite + Unpin + 'a> RowWriter<'a, W> {
                 let resp = OkResponse {
                     info: extra_info.to_string(),
                     header: 0xfe,
+                    warnings: self.warnings,
                     ..Default::default()
                 };
                 self.result.as_mut().unwrap().last_end = Some(Finalizer::Ok(resp));
             } else {
                 // we wrote out at least one row
-                self.result.as_mut().unwrap().last_end = Some(Finalizer::Eof);
+                self.result.as_mut().unwrap().last_end = Some(Finalizer::Eof(self.warnings));
             }
         }
 
         Ok(())
+    }
+
+    /// The warning count the result set's end packet carries (the statement's warnings, which
+    /// clients show beside the rows).
+    pub fn set_warnings(&mut self, warnings: u16) {
+        self.warnings = warnings;
     }
 
     /// Indicate to the client that no more rows are coming.

@@ -25,8 +25,10 @@ use crate::{Column, ErrorKind, OkResponse};
 pub(crate) async fn write_eof_packet<W: AsyncWrite + Unpin>(
     w: &mut PacketWriter<W>,
     s: StatusFlags,
+    warnings: u16,
 ) -> io::Result<()> {
-    w.write_all(&[0xFE, 0x00, 0x00])?;
+    w.write_u8(0xFE)?;
+    w.write_u16::<LittleEndian>(warnings)?;
     w.write_u16::<LittleEndian>(s.bits())?;
     w.end_packet().await
 }
@@ -146,7 +148,7 @@ where
     }
 
     if !client_capabilities.contains(CapabilityFlags::CLIENT_DEPRECATE_EOF) {
-        write_eof_packet(w, StatusFlags::empty()).await
+        write_eof_packet(w, StatusFlags::empty(), 0).await
     } else {
         Ok(())
     }
