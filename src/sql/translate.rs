@@ -675,6 +675,10 @@ fn is_charset_function(e: &Expr) -> bool {
     ))
 }
 
+/// The collation of the strings the server makes of its own names (MySQL's
+/// `system_charset_info`).
+const SYSTEM_COLLATION: &str = "utf8mb3_general_ci";
+
 /// What the form of a string as written says of its derivation (MySQL's coercibility: 0 a
 /// `COLLATE`, with its collation; 2 a column, a variable or a cast; 3 a system constant,
 /// `USER()` and the like), where its form decides it.
@@ -694,6 +698,8 @@ fn written_derivation(e: &Expr) -> Option<(u8, Option<&'static str>)> {
         Expr::Cast { .. } => Some((2, None)),
         Expr::Identifier(i) if i.value.starts_with("@@") => Some((3, None)),
         Expr::Identifier(_) | Expr::CompoundIdentifier(_) => Some((2, None)),
+        // The server's own strings are in its system character set, utf8mb3 (MySQL's
+        // `system_charset_info`): the names of users, schemas and collations.
         Expr::Function(f)
             if matches!(
                 f.name.to_string().to_ascii_uppercase().as_str(),
@@ -706,7 +712,15 @@ fn written_derivation(e: &Expr) -> Option<(u8, Option<&'static str>)> {
                     | "VERSION"
             ) =>
         {
-            Some((3, None))
+            Some((3, Some(SYSTEM_COLLATION)))
+        }
+        Expr::Function(f)
+            if matches!(
+                f.name.to_string().to_ascii_uppercase().as_str(),
+                "CHARSET" | "COLLATION"
+            ) =>
+        {
+            Some((4, Some(SYSTEM_COLLATION)))
         }
         _ => None,
     }
@@ -748,7 +762,15 @@ fn charset_function(
     };
     *expr = match name.as_str() {
         "CHARSET" => Expr::Value(
-            Value::SingleQuotedString(if string { "utf8mb4" } else { "binary" }.into()).into(),
+            Value::SingleQuotedString(
+                if string {
+                    collation.split('_').next().unwrap_or(collation)
+                } else {
+                    "binary"
+                }
+                .into(),
+            )
+            .into(),
         ),
         "COLLATION" => Expr::Value(Value::SingleQuotedString(collation.into()).into()),
         _ => Expr::Value(Value::Number(coercibility.to_string(), false).into()),

@@ -286,6 +286,7 @@ const STRING_ARGUMENTS: &[(&str, Places)] = &[
     ("UNHEX", Places::At(&[0])), ("INET_ATON", Places::At(&[0])),
     ("REGEXP_REPLACE", Places::At(&[0, 1, 2])), ("REGEXP_SUBSTR", Places::At(&[0, 1])),
     ("REGEXP_INSTR", Places::At(&[0, 1])), ("REGEXP_LIKE", Places::At(&[0, 1])),
+    ("MAKE_SET", Places::From(1)), ("EXPORT_SET", Places::At(&[1, 2, 3])),
 ];
 
 /// Where MySQL reads a string from a value, `e`'s operands it reads so: their places among the
