@@ -1805,6 +1805,7 @@ impl VisitorMut for Rewrite<'_> {
                 return ControlFlow::Break(());
             }
         }
+        having_reads_aliases(select);
         having_as_where(select);
         self.keys.push(decimal_keys(select, &scope));
         self.scopes.push(scope);
@@ -4145,6 +4146,83 @@ fn quantified(
 /// A `HAVING` in a SELECT without `GROUP BY` or any aggregate filters its rows one by one, as
 /// a `WHERE` would, in MySQL; SQLite would make the query one group (one row, or an error).
 /// So such a `HAVING` joins the `WHERE`.
+/// MySQL reads a name in `HAVING` as the select list's alias before the tables' column of that
+/// name (SQLite the other way round), unless the GROUP BY names it bare (`GROUP BY status …
+/// HAVING status`: the column, with MariaDB's warning that it is ambiguous): `SELECT status DIV
+/// 100 AS status … GROUP BY 1 HAVING status > 2` keeps the classes above 2. Inside an
+/// aggregate's arguments and in subqueries a name stays the column: the alias's expression is
+/// written in its place elsewhere.
+fn having_reads_aliases(select: &mut Select) {
+    let Some(having) = select.having.as_mut() else {
+        return;
+    };
+    let grouped: Vec<String> = match &select.group_by {
+        GroupByExpr::Expressions(g, _) => g
+            .iter()
+            .filter_map(|e| match e {
+                Expr::Identifier(i) => Some(i.value.to_ascii_lowercase()),
+                _ => None,
+            })
+            .collect(),
+        GroupByExpr::All(_) => Vec::new(),
+    };
+    let aliases: Vec<(String, Expr)> = select
+        .projection
+        .iter()
+        .filter_map(|item| match item {
+            SelectItem::ExprWithAlias { expr, alias } => {
+                Some((alias.value.to_ascii_lowercase(), expr.clone()))
+            }
+            _ => None,
+        })
+        .filter(|(name, e)| {
+            !grouped.contains(name)
+                && !matches!(e, Expr::Identifier(i) if i.value.eq_ignore_ascii_case(name))
+        })
+        .collect();
+    if aliases.is_empty() {
+        return;
+    }
+    struct Names<'a> {
+        aliases: &'a [(String, Expr)],
+        depth: usize,
+    }
+    impl VisitorMut for Names<'_> {
+        type Break = ();
+        fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+            self.depth += 1;
+            ControlFlow::Continue(())
+        }
+        fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+            self.depth -= 1;
+            ControlFlow::Continue(())
+        }
+        fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+            if is_aggregate(expr) {
+                self.depth += 1;
+            }
+            ControlFlow::Continue(())
+        }
+        fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+            if is_aggregate(expr) {
+                self.depth -= 1;
+            } else if let Expr::Identifier(i) = expr {
+                let name = i.value.to_ascii_lowercase();
+                if self.depth == 0 {
+                    if let Some((_, e)) = self.aliases.iter().find(|(n, _)| *n == name) {
+                        *expr = Expr::Nested(Box::new(e.clone()));
+                    }
+                }
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let _ = having.visit(&mut Names {
+        aliases: &aliases,
+        depth: 0,
+    });
+}
+
 fn having_as_where(select: &mut Select) {
     if ungrouped_having(select) != Some((false, false)) {
         return;

@@ -2190,3 +2190,13 @@ SELECT CHARSET(NULL), CHARSET(1), CHARSET('a'), CHARSET(_binary'a'), COLLATION('
 -- MAKE_SET and EXPORT_SET read their strings as strings: a FLOAT column as MySQL writes it
 SELECT MAKE_SET(3, req_time, doc_size, 'x') FROM request ORDER BY id LIMIT 3
 SELECT EXPORT_SET(5, req_time, 0.5e0, ',', 4), EXPORT_SET(5, 'Y', 'N', req_time, 3) FROM request ORDER BY id LIMIT 3
+-- HAVING reads a name as the select list's alias before the tables' column, unless GROUP BY names that column bare
+SELECT status DIV 100 AS status, COUNT(*) FROM request GROUP BY status HAVING status > 2 ORDER BY 1, 2
+SELECT status DIV 100 AS status, COUNT(*) FROM request GROUP BY 1 HAVING status > 2 ORDER BY 1, 2
+SELECT status DIV 100 AS status, COUNT(*) FROM request GROUP BY status DIV 100 HAVING status > 2 ORDER BY 1, 2
+SELECT hostname AS status, COUNT(*) FROM request GROUP BY hostname HAVING status > 300 ORDER BY 1, 2
+SELECT hostname AS status, COUNT(*) FROM request GROUP BY hostname HAVING status LIKE 'h%' ORDER BY 1, 2
+SELECT MAX(req_time) AS req_time, hostname FROM request GROUP BY hostname HAVING req_time > 2.9 AND MAX(req_time) > 1 ORDER BY 2
+SELECT COUNT(*) AS status, hostname FROM request GROUP BY hostname HAVING status > 50 AND SUM(status) > 0 ORDER BY 2
+SELECT script_name AS hostname, COUNT(*) FROM request GROUP BY script_name HAVING hostname IN (SELECT hostname FROM request) ORDER BY 1
+SELECT status DIV 100 AS status, COUNT(*) FROM request GROUP BY 1 WITH ROLLUP HAVING status > 2 OR status IS NULL
