@@ -504,15 +504,16 @@ impl Meta {
         }
     }
 
-    /// The type a user variable assigned a NULL of this declaration keeps (MariaDB's user
+    /// The type a user variable assigned a value of this declaration keeps (MariaDB's user
     /// variables are typed by the expression assigned, NULL or not): an integer's, a
-    /// DOUBLE's, a string's (a temporal is held as a string); none for a NULL's (the variable
-    /// keeps the type it had) and a DECIMAL's (not followed).
+    /// DOUBLE's, a DECIMAL's of its scale, a string's (a temporal is held as a string); none
+    /// for a NULL's (the variable keeps the type it had).
     pub fn user_type(&self) -> Option<Ty> {
         Some(match self.code {
             Code::Long | Code::LongLong => Ty::Int,
             Code::Double | Code::Float => Ty::Double,
-            Code::Null | Code::NewDecimal | Code::ByValue => return None,
+            Code::NewDecimal => Ty::Dec(self.decimals.min(30)),
+            Code::Null | Code::ByValue => return None,
             _ if self.binary => Ty::Binary,
             _ => Ty::Text,
         })

@@ -5606,12 +5606,13 @@ mod tests {
 
     #[test]
     fn rollups_are_a_union_of_levels() {
+        // (`HAVING c` reads the alias: its expression, `having_reads_aliases`.)
         assert_eq!(
             bare("SELECT a, COUNT(*) AS c FROM t GROUP BY a WITH ROLLUP HAVING c > 1 LIMIT 3"),
             "SELECT _pinbad_c0, _pinbad_c1 FROM (SELECT a AS _pinbad_c0, COUNT(*) AS _pinbad_c1, \
-             0 AS _pinbad_r0, a AS _pinbad_g0 FROM t GROUP BY a HAVING (_pinbad_c1 > 1) UNION ALL \
+             0 AS _pinbad_r0, a AS _pinbad_g0 FROM t GROUP BY a HAVING ((COUNT(*)) > 1) UNION ALL \
              SELECT NULL AS _pinbad_c0, COUNT(*) AS _pinbad_c1, 1 AS _pinbad_r0, NULL AS _pinbad_g0 \
-             FROM t HAVING (_pinbad_c1 > 1) AND (COUNT(*) > 0)) AS _pinbad_rollup ORDER BY \
+             FROM t HAVING ((COUNT(*)) > 1) AND (COUNT(*) > 0)) AS _pinbad_rollup ORDER BY \
              _pinbad_r0, _pinbad_g0 LIMIT 3"
         );
         // The client's names: a column's, unquoted, or the text written.

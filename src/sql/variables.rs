@@ -390,9 +390,10 @@ pub struct Variables {
     pub accepted: BTreeMap<&'static str, Value>,
     /// User variables by name (lower-cased: MySQL's are case-insensitive).
     pub user: HashMap<String, Value>,
-    /// The types of the user variables that hold NULL and have one: MariaDB types a variable
-    /// by what was assigned (`SELECT MAX(1) INTO @v` of no row is a BIGINT NULL), and a NULL
-    /// assigned without a type leaves the one it had.
+    /// The types of the user variables that hold NULL and have one, or a DECIMAL: MariaDB types
+    /// a variable by what was assigned (`SELECT MAX(1) INTO @v` of no row is a BIGINT NULL;
+    /// `SET @d = 2.5` a DECIMAL, which `ROUND(@d)` rounds to 3 as exact values round), and a
+    /// NULL assigned without a type leaves the one it had.
     pub null_types: HashMap<String, super::typing::Ty>,
     /// `FOUND_ROWS()`: the last query's rows (without its `LIMIT` under `SQL_CALC_FOUND_ROWS`).
     pub found_rows: u64,
@@ -908,12 +909,16 @@ impl Variables {
         Ok(())
     }
 
-    /// User variable `name` (lower-cased), holding `v`: typed by its value, or where it is
-    /// NULL by the type it was given ([`Variables::null_types`]), else a binary string's, as
-    /// a variable never set.
+    /// User variable `name` (lower-cased), holding `v`: typed by its value (a number assigned
+    /// from a DECIMAL a DECIMAL), or where it is NULL by the type it was given
+    /// ([`Variables::null_types`]), else a binary string's, as a variable never set.
     fn user_type(&self, name: &str, v: &Value) -> super::typing::Ty {
         use super::typing::Ty;
+        let declared = self.null_types.get(name).copied();
         match v {
+            Value::Integer(_) | Value::Real(_) if matches!(declared, Some(Ty::Dec(_))) => {
+                declared.unwrap_or(Ty::Double)
+            }
             Value::Integer(_) => Ty::Int,
             Value::Real(_) => Ty::Double,
             Value::Text(_) => Ty::Text,
@@ -933,6 +938,7 @@ impl Variables {
         let lower = name.to_lowercase();
         let ty = match (&value, declared) {
             (Value::Null, Some(ty)) => Some(ty),
+            (Value::Integer(_) | Value::Real(_), Some(ty @ super::typing::Ty::Dec(_))) => Some(ty),
             (Value::Null, None) => self.user.get(&lower).map(|old| self.user_type(&lower, old)),
             _ => None,
         };

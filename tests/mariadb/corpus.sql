@@ -2200,3 +2200,10 @@ SELECT MAX(req_time) AS req_time, hostname FROM request GROUP BY hostname HAVING
 SELECT COUNT(*) AS status, hostname FROM request GROUP BY hostname HAVING status > 50 AND SUM(status) > 0 ORDER BY 2
 SELECT script_name AS hostname, COUNT(*) FROM request GROUP BY script_name HAVING hostname IN (SELECT hostname FROM request) ORDER BY 1
 SELECT status DIV 100 AS status, COUNT(*) FROM request GROUP BY 1 WITH ROLLUP HAVING status > 2 OR status IS NULL
+-- A user variable assigned a DECIMAL is a DECIMAL: ROUND and CAST of it round an exact value half away from zero
+SET @d = 2.5
+SELECT ROUND(@d), FLOOR(@d), CAST(@d AS SIGNED), @d = 2.5, TRUNCATE(@d, 0), @d > 2
+SET @d = 1.25
+SELECT ROUND(@d, 1), ROUND(@d * 1, 1)
+SELECT SUM(CAST(status AS DECIMAL(10,2))) INTO @s FROM request
+SELECT ROUND(@s / 7, 1)
