@@ -228,7 +228,7 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
     conn.create_scalar_function("mysql_divisor", 1, volatile, move |ctx| {
         let v = ctx.get_raw(0);
         Ok(match number(v) {
-            Some(n) if n == 0.0 => divided_by_zero(&vars).unwrap_or(Value::Null),
+            Some(0.0) => divided_by_zero(&vars).unwrap_or(Value::Null),
             _ => Value::from(v),
         })
     })?;

@@ -1364,13 +1364,10 @@ fn missing_index(select: &Select) -> Option<(u16, String)> {
         else {
             return None;
         };
-        let index = index_directives
-            .iter()
-            .filter_map(|d| match d {
-                sqlparser::ast::TableIndexDirective::MySql(h) => h.index_names.last(),
-                _ => None,
-            })
-            .last()?;
+        let index = index_directives.iter().rev().find_map(|d| match d {
+            sqlparser::ast::TableIndexDirective::MySql(h) => h.index_names.last(),
+            _ => None,
+        })?;
         let table = match (alias, name.0.last()) {
             (Some(a), _) => a.name.value.clone(),
             (None, Some(ObjectNamePart::Identifier(i))) => i.value.clone(),
