@@ -1275,38 +1275,63 @@ impl VisitorMut for SessionRules<'_> {
 /// and no column of its tables ([`Scope::alias_only`]): MySQL reads a `WHERE` before the
 /// select list, and knows no alias there.
 fn alias_in_where(select: &mut Select, scope: &Scope) -> Option<String> {
-    struct Names<'a> {
-        scope: &'a Scope,
-        depth: usize,
-        found: Option<String>,
-    }
-    impl VisitorMut for Names<'_> {
-        type Break = ();
-        fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-            self.depth += 1;
-            ControlFlow::Continue(())
-        }
-        fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-            self.depth -= 1;
-            ControlFlow::Continue(())
-        }
-        fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+    let mut found = None;
+    let _ = select
+        .selection
+        .visit(&mut Depths::new(false, |expr: &mut Expr, depth| {
             if let Expr::Identifier(i) = expr {
-                if self.depth == 0 && !i.value.starts_with('@') && self.scope.alias_only(&i.value) {
-                    self.found = Some(i.value.clone());
+                if depth == 0 && !i.value.starts_with('@') && scope.alias_only(&i.value) {
+                    found = Some(i.value.clone());
                     return ControlFlow::Break(());
                 }
             }
             ControlFlow::Continue(())
+        }));
+    found
+}
+
+/// Visits a clause's expressions, each after what it holds, with how deep it lies in
+/// subqueries (and, where `aggregates`, in aggregate calls' arguments): a name at depth 0 is
+/// the clause's own, not a subquery's or an aggregate's column.
+struct Depths<F> {
+    depth: usize,
+    aggregates: bool,
+    at: F,
+}
+
+impl<F: FnMut(&mut Expr, usize) -> ControlFlow<()>> Depths<F> {
+    fn new(aggregates: bool, at: F) -> Depths<F> {
+        Depths {
+            depth: 0,
+            aggregates,
+            at,
         }
     }
-    let mut names = Names {
-        scope,
-        depth: 0,
-        found: None,
-    };
-    let _ = select.selection.visit(&mut names);
-    names.found
+}
+
+impl<F: FnMut(&mut Expr, usize) -> ControlFlow<()>> VisitorMut for Depths<F> {
+    type Break = ();
+    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
+        self.depth -= 1;
+        ControlFlow::Continue(())
+    }
+    fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        if self.aggregates && is_aggregate(expr) {
+            self.depth += 1;
+        }
+        ControlFlow::Continue(())
+    }
+    fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
+        if self.aggregates && is_aggregate(expr) {
+            self.depth -= 1;
+            return ControlFlow::Continue(());
+        }
+        (self.at)(expr, self.depth)
+    }
 }
 
 /// `ROW(a, b)`, MySQL's row constructor, is the row `(a, b)`.
@@ -4180,44 +4205,17 @@ fn having_reads_aliases(select: &mut Select) {
     if aliases.is_empty() {
         return;
     }
-    struct Names<'a> {
-        aliases: &'a [(String, Expr)],
-        depth: usize,
-    }
-    impl VisitorMut for Names<'_> {
-        type Break = ();
-        fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-            self.depth += 1;
-            ControlFlow::Continue(())
-        }
-        fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-            self.depth -= 1;
-            ControlFlow::Continue(())
-        }
-        fn pre_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
-            if is_aggregate(expr) {
-                self.depth += 1;
-            }
-            ControlFlow::Continue(())
-        }
-        fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
-            if is_aggregate(expr) {
-                self.depth -= 1;
-            } else if let Expr::Identifier(i) = expr {
-                let name = i.value.to_ascii_lowercase();
-                if self.depth == 0 {
-                    if let Some((_, e)) = self.aliases.iter().find(|(n, _)| *n == name) {
-                        *expr = Expr::Nested(Box::new(e.clone()));
-                    }
+    let _ = having.visit(&mut Depths::new(true, |expr: &mut Expr, depth| {
+        if let Expr::Identifier(i) = expr {
+            let name = i.value.to_ascii_lowercase();
+            if depth == 0 {
+                if let Some((_, e)) = aliases.iter().find(|(n, _)| *n == name) {
+                    *expr = Expr::Nested(Box::new(e.clone()));
                 }
             }
-            ControlFlow::Continue(())
         }
-    }
-    let _ = having.visit(&mut Names {
-        aliases: &aliases,
-        depth: 0,
-    });
+        ControlFlow::Continue(())
+    }));
 }
 
 fn having_as_where(select: &mut Select) {
