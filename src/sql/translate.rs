@@ -1328,7 +1328,6 @@ impl<F: FnMut(&mut Expr, usize) -> ControlFlow<()>> VisitorMut for Depths<F> {
     fn post_visit_expr(&mut self, expr: &mut Expr) -> ControlFlow<()> {
         if self.aggregates && is_aggregate(expr) {
             self.depth -= 1;
-            return ControlFlow::Continue(());
         }
         (self.at)(expr, self.depth)
     }
@@ -1522,15 +1521,8 @@ impl VisitorMut for FullGroupBy {
             {
                 continue;
             }
-            let mut loose = Loose {
-                depth: 0,
-                found: None,
-                aggregates: false,
-            };
-            let mut e = expr.clone();
-            let _ = e.visit(&mut loose);
-            let Some(column) = loose.found else { continue };
-            let aggregated = loose.aggregates;
+            let (found, aggregated) = loose_column(expr);
+            let Some(column) = found else { continue };
             if groups.is_empty() {
                 if aggregated || select_has_aggregate(select) {
                     self.0 = Some((
@@ -1556,55 +1548,33 @@ impl VisitorMut for FullGroupBy {
     }
 }
 
-/// The first column an expression names outside aggregate calls and subqueries, and whether
-/// it holds an aggregate call.
-struct Loose {
-    depth: usize,
-    found: Option<String>,
-    aggregates: bool,
-}
-
 fn is_aggregate(e: &Expr) -> bool {
     matches!(e, Expr::Function(f)
         if AGGREGATES.contains(&f.name.to_string().to_ascii_uppercase().as_str()) && f.over.is_none())
 }
 
-impl VisitorMut for Loose {
-    type Break = ();
-
-    fn pre_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth += 1;
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_query(&mut self, _: &mut Query) -> ControlFlow<()> {
-        self.depth -= 1;
-        ControlFlow::Continue(())
-    }
-
-    fn pre_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
-        if is_aggregate(e) {
-            self.aggregates = true;
-            self.depth += 1;
-        }
-        if self.depth == 0 && self.found.is_none() {
-            match e {
-                Expr::Identifier(i) if !i.value.starts_with('@') && i.quote_style != Some('\'') => {
-                    self.found = Some(i.value.clone())
+/// The first column `e` names outside aggregate calls and subqueries, and whether it holds an
+/// aggregate call.
+fn loose_column(e: &Expr) -> (Option<String>, bool) {
+    let (mut found, mut aggregates) = (None, false);
+    let _ = e
+        .clone()
+        .visit(&mut Depths::new(true, |e: &mut Expr, depth| {
+            aggregates |= is_aggregate(e);
+            if depth == 0 && found.is_none() {
+                match e {
+                    Expr::Identifier(i)
+                        if !i.value.starts_with('@') && i.quote_style != Some('\'') =>
+                    {
+                        found = Some(i.value.clone())
+                    }
+                    Expr::CompoundIdentifier(p) => found = p.last().map(|i| i.value.clone()),
+                    _ => {}
                 }
-                Expr::CompoundIdentifier(p) => self.found = p.last().map(|i| i.value.clone()),
-                _ => {}
             }
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
-        if is_aggregate(e) {
-            self.depth -= 1;
-        }
-        ControlFlow::Continue(())
-    }
+            ControlFlow::Continue(())
+        }));
+    (found, aggregates)
 }
 
 /// Whether a SELECT's list calls an aggregate (outside subqueries).
@@ -1614,13 +1584,7 @@ fn select_has_aggregate(select: &Select) -> bool {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
             _ => return false,
         };
-        let mut loose = Loose {
-            depth: 0,
-            found: None,
-            aggregates: false,
-        };
-        let _ = e.clone().visit(&mut loose);
-        loose.aggregates
+        loose_column(e).1
     })
 }
 
