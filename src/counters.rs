@@ -120,6 +120,8 @@ impl DecodeStats {
 pub struct SqlCounters {
     pub sessions: AtomicU64,
     pub current_sessions: AtomicU64,
+    /// The most sessions open at once (MySQL's `Max_used_connections`).
+    pub peak_sessions: AtomicU64,
     pub sessions_refused: AtomicU64,
     /// Connections refused before their handshake: their address guesses passwords (1129).
     pub hosts_blocked: AtomicU64,

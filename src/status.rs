@@ -766,6 +766,12 @@ pub static FIGURES: &[Figure] = &[
     gauge("mysql.current_sessions", "SQL sessions open now.")
         .prometheus("pinbad_mysql_current_sessions")
         .read(|s| load(&counters(s).sql.current_sessions)),
+    gauge(
+        "mysql.peak_sessions",
+        "The most SQL sessions open at once since pinbad started (MySQL's Max_used_connections).",
+    )
+    .prometheus("pinbad_mysql_peak_sessions")
+    .read(|s| load(&counters(s).sql.peak_sessions)),
     counter(
         "mysql.sessions_refused",
         "SQL connections refused because mysql.max_connections sessions were open.",

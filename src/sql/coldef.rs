@@ -577,8 +577,28 @@ impl Meta {
             Type::LongLong(n) => Meta::fixed(Code::LongLong, n, nullable),
             Type::ULongLong(n) => Meta::fixed(Code::LongLong, n, nullable).unsigned(),
             Type::DateTime(fraction) => Meta::temporal(Code::DateTime, fraction, nullable),
+            Type::Double(length, decimals, unsigned) => Meta {
+                unsigned,
+                ..Meta::double(length, decimals, nullable)
+            },
         };
         Meta { field: true, ..m }
+    }
+
+    /// A `SHOW`'s computed column of type `ty`, as MariaDB declares it (`SHOW SLAVE STATUS`'s:
+    /// a string's decimals 39, a number flagged BINARY).
+    pub fn of_show(ty: super::information_schema::Type, nullable: bool) -> Meta {
+        use super::information_schema::Type;
+        match ty {
+            Type::Varchar(chars) => Meta {
+                nullable,
+                ..Meta::show_text(chars, false)
+            },
+            _ => Meta {
+                field: false,
+                ..Meta::of_information_schema(ty, nullable)
+            },
+        }
     }
 
     fn column_type(declared: &str) -> Meta {

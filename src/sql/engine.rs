@@ -298,6 +298,17 @@ fn information_schema_tables() -> String {
         + "INSERT INTO information_schema.SCHEMATA VALUES
             ('def', 'information_schema', 'utf8mb4', 'utf8mb4_general_ci', NULL, ''),
             ('def', 'pinba', 'utf8mb4', 'utf8mb4_general_ci', NULL, '');
+         -- A table not partitioned is one partition of no name, as MariaDB lists it.
+         DROP TABLE information_schema.PARTITIONS;
+         CREATE VIEW information_schema.PARTITIONS AS SELECT TABLE_CATALOG, TABLE_SCHEMA,
+            TABLE_NAME, NULL AS PARTITION_NAME, NULL AS SUBPARTITION_NAME,
+            NULL AS PARTITION_ORDINAL_POSITION, NULL AS SUBPARTITION_ORDINAL_POSITION,
+            NULL AS PARTITION_METHOD, NULL AS SUBPARTITION_METHOD,
+            NULL AS PARTITION_EXPRESSION, NULL AS SUBPARTITION_EXPRESSION,
+            NULL AS PARTITION_DESCRIPTION, COALESCE(TABLE_ROWS, 0) AS TABLE_ROWS,
+            AVG_ROW_LENGTH, DATA_LENGTH, NULL AS MAX_DATA_LENGTH, INDEX_LENGTH, DATA_FREE,
+            CREATE_TIME, UPDATE_TIME, CHECK_TIME, CHECKSUM, '' AS PARTITION_COMMENT,
+            '' AS NODEGROUP, NULL AS TABLESPACE_NAME FROM information_schema.TABLES;
          INSERT INTO information_schema.ENGINES VALUES ('PINBA', 'DEFAULT',
             'Pinba reports and raw requests, filled from the traffic pinbad receives; read-only',
             'NO', 'NO', 'NO');
@@ -612,9 +623,32 @@ impl Engine {
         }
     }
 
-    /// Time since pinbad started (`SHOW STATUS` `Uptime`).
-    pub fn uptime(&self) -> Duration {
-        self.tables.core.clock().uptime()
+    /// Fills `information_schema`'s tables of the server's variables and figures
+    /// (`GLOBAL_STATUS`, …) with `tables`' rows (`session::server_tables`), as they are now.
+    pub fn fill_server_tables(
+        &mut self,
+        tables: &[(&str, Vec<(String, String)>)],
+    ) -> Result<(), SqlError> {
+        if tables.is_empty() {
+            return Ok(());
+        }
+        let _sql = sqlite_heap::counted();
+        let tx = self.conn.unchecked_transaction().map_err(sqlite_err)?;
+        for (table, rows) in tables {
+            tx.execute(&format!("DELETE FROM information_schema.{table}"), [])
+                .map_err(sqlite_err)?;
+            let mut insert = tx
+                .prepare(&format!(
+                    "INSERT INTO information_schema.{table} VALUES (?1, ?2)"
+                ))
+                .map_err(sqlite_err)?;
+            for (name, value) in rows {
+                insert
+                    .execute(rusqlite::params![name, value])
+                    .map_err(sqlite_err)?;
+            }
+        }
+        tx.commit().map_err(sqlite_err)
     }
 
     /// Whether the catalog has table `name` (as MySQL on Linux, names are case-sensitive).

@@ -24,6 +24,8 @@ pub enum Type {
     ULongLong(u32),
     /// A `DATETIME` with this many digits of a second's fraction.
     DateTime(u8),
+    /// A `DOUBLE` of this length and decimals, and whether it is flagged UNSIGNED.
+    Double(u32, u8, bool),
 }
 
 impl Type {
@@ -37,6 +39,7 @@ impl Type {
             Type::Long(_) | Type::ULong(_) => "INT32",
             Type::LongLong(_) | Type::ULongLong(_) => "INTEGER",
             Type::DateTime(_) => "DATETIME",
+            Type::Double(..) => "REAL",
         }
     }
 }
@@ -57,6 +60,12 @@ pub const fn col(name: &'static str, ty: Type, nullable: bool) -> Column {
 }
 
 use Type::*;
+
+/// The columns of the tables of the server's variables and status (`GLOBAL_STATUS`, …).
+const SERVER_VARIABLES: &[Column] = &[
+    col("VARIABLE_NAME", Varchar(64), NOT_NULL),
+    col("VARIABLE_VALUE", Varchar(4096), NOT_NULL),
+];
 
 /// The tables, their columns in order, as MariaDB 10.11 declares them.
 const TABLES: &[(&str, &[Column])] = &[
@@ -233,7 +242,9 @@ const TABLES: &[(&str, &[Column])] = &[
         &[
             col("CONSTRAINT_CATALOG", Varchar(512), NOT_NULL),
             col("CONSTRAINT_SCHEMA", Varchar(64), NOT_NULL),
+            col("TABLE_NAME", Varchar(64), NOT_NULL),
             col("CONSTRAINT_NAME", Varchar(64), NOT_NULL),
+            col("LEVEL", Varchar(6), NOT_NULL),
             col("CHECK_CLAUSE", LongText(786384), NOT_NULL),
         ],
     ),
@@ -266,6 +277,10 @@ const TABLES: &[(&str, &[Column])] = &[
             col("DATABASE_COLLATION", Varchar(64), NOT_NULL),
         ],
     ),
+    ("GLOBAL_STATUS", SERVER_VARIABLES),
+    ("SESSION_STATUS", SERVER_VARIABLES),
+    ("GLOBAL_VARIABLES", SERVER_VARIABLES),
+    ("SESSION_VARIABLES", SERVER_VARIABLES),
     (
         "PARTITIONS",
         &[
@@ -549,6 +564,103 @@ pub const SHOW_PLUGINS: &[Column] = &[
     col("Type", Varchar(80), NOT_NULL),
     col("Library", Varchar(64), NULL),
     col("License", Varchar(80), NOT_NULL),
+];
+
+/// `SHOW MASTER STATUS`'s columns, as MariaDB declares them (computed strings, never NULL).
+pub const SHOW_MASTER_STATUS: &[Column] = &[
+    col("File", Varchar(512), NOT_NULL),
+    col("Position", ULongLong(20), NOT_NULL),
+    col("Binlog_Do_DB", Varchar(255), NOT_NULL),
+    col("Binlog_Ignore_DB", Varchar(255), NOT_NULL),
+];
+
+/// `SHOW SLAVE STATUS`'s (`SHOW REPLICA STATUS`'s) columns, as MariaDB declares them.
+pub const SHOW_SLAVE_STATUS: &[Column] = &[
+    col("Slave_IO_State", Varchar(30), NOT_NULL),
+    col("Master_Host", Varchar(766), NOT_NULL),
+    col("Master_User", Varchar(385), NOT_NULL),
+    col("Master_Port", ULong(7), NOT_NULL),
+    col("Connect_Retry", ULong(10), NOT_NULL),
+    col("Master_Log_File", Varchar(512), NOT_NULL),
+    col("Read_Master_Log_Pos", ULongLong(10), NOT_NULL),
+    col("Relay_Log_File", Varchar(512), NOT_NULL),
+    col("Relay_Log_Pos", ULongLong(10), NOT_NULL),
+    col("Relay_Master_Log_File", Varchar(512), NOT_NULL),
+    col("Slave_IO_Running", Varchar(3), NOT_NULL),
+    col("Slave_SQL_Running", Varchar(3), NOT_NULL),
+    col("Replicate_Do_DB", Varchar(20), NOT_NULL),
+    col("Replicate_Ignore_DB", Varchar(20), NOT_NULL),
+    col("Replicate_Do_Table", Varchar(20), NOT_NULL),
+    col("Replicate_Ignore_Table", Varchar(23), NOT_NULL),
+    col("Replicate_Wild_Do_Table", Varchar(24), NOT_NULL),
+    col("Replicate_Wild_Ignore_Table", Varchar(28), NOT_NULL),
+    col("Last_Errno", ULong(4), NOT_NULL),
+    col("Last_Error", Varchar(20), NOT_NULL),
+    col("Skip_Counter", ULong(10), NOT_NULL),
+    col("Exec_Master_Log_Pos", ULongLong(10), NOT_NULL),
+    col("Relay_Log_Space", ULongLong(10), NOT_NULL),
+    col("Until_Condition", Varchar(6), NOT_NULL),
+    col("Until_Log_File", Varchar(512), NOT_NULL),
+    col("Until_Log_Pos", ULongLong(10), NOT_NULL),
+    col("Master_SSL_Allowed", Varchar(7), NOT_NULL),
+    col("Master_SSL_CA_File", Varchar(512), NOT_NULL),
+    col("Master_SSL_CA_Path", Varchar(512), NOT_NULL),
+    col("Master_SSL_Cert", Varchar(512), NOT_NULL),
+    col("Master_SSL_Cipher", Varchar(512), NOT_NULL),
+    col("Master_SSL_Key", Varchar(512), NOT_NULL),
+    col("Seconds_Behind_Master", ULongLong(10), NOT_NULL),
+    col("Master_SSL_Verify_Server_Cert", Varchar(3), NOT_NULL),
+    col("Last_IO_Errno", ULong(4), NOT_NULL),
+    col("Last_IO_Error", Varchar(20), NOT_NULL),
+    col("Last_SQL_Errno", ULong(4), NOT_NULL),
+    col("Last_SQL_Error", Varchar(20), NOT_NULL),
+    col("Replicate_Ignore_Server_Ids", Varchar(512), NOT_NULL),
+    col("Master_Server_Id", ULong(8), NOT_NULL),
+    col("Master_SSL_Crl", Varchar(512), NOT_NULL),
+    col("Master_SSL_Crlpath", Varchar(512), NOT_NULL),
+    col("Using_Gtid", Varchar(11), NOT_NULL),
+    col("Gtid_IO_Pos", Varchar(30), NOT_NULL),
+    col("Replicate_Do_Domain_Ids", Varchar(512), NOT_NULL),
+    col("Replicate_Ignore_Domain_Ids", Varchar(512), NOT_NULL),
+    col("Parallel_Mode", Varchar(12), NOT_NULL),
+    col("SQL_Delay", ULong(10), NOT_NULL),
+    col("SQL_Remaining_Delay", ULong(8), NOT_NULL),
+    col("Slave_SQL_Running_State", Varchar(20), NOT_NULL),
+    col("Slave_DDL_Groups", ULongLong(20), NOT_NULL),
+    col("Slave_Non_Transactional_Groups", ULongLong(20), NOT_NULL),
+    col("Slave_Transactional_Groups", ULongLong(20), NOT_NULL),
+    col("Replicate_Rewrite_DB", Varchar(23), NOT_NULL),
+];
+
+/// The columns `SHOW ALL SLAVES STATUS` has before `SHOW SLAVE STATUS`'s.
+pub const SHOW_ALL_SLAVES_STATUS_FIRST: &[Column] = &[
+    col("Connection_name", Varchar(192), NOT_NULL),
+    col("Slave_SQL_State", Varchar(30), NOT_NULL),
+];
+
+/// The columns `SHOW ALL SLAVES STATUS` has after `SHOW SLAVE STATUS`'s.
+pub const SHOW_ALL_SLAVES_STATUS_LAST: &[Column] = &[
+    col("Retried_transactions", ULong(10), NOT_NULL),
+    col("Max_relay_log_size", ULongLong(10), NOT_NULL),
+    col("Executed_log_entries", ULong(10), NOT_NULL),
+    col("Slave_received_heartbeats", ULong(10), NOT_NULL),
+    col("Slave_heartbeat_period", Double(10, 3, false), NOT_NULL),
+    col("Gtid_Slave_Pos", Varchar(0), NOT_NULL),
+];
+
+/// `SHOW OPEN TABLES`' columns, as MariaDB declares them.
+pub const SHOW_OPEN_TABLES: &[Column] = &[
+    col("Database", Varchar(64), NOT_NULL),
+    col("Table", Varchar(64), NOT_NULL),
+    col("In_use", LongLong(1), NOT_NULL),
+    col("Name_locked", LongLong(4), NOT_NULL),
+];
+
+/// `SHOW PROFILES`'s columns, as MariaDB declares them.
+pub const SHOW_PROFILES: &[Column] = &[
+    col("Query_ID", ULong(10), NOT_NULL),
+    col("Duration", Double(8, 0, true), NOT_NULL),
+    col("Query", Varchar(40), NOT_NULL),
 ];
 
 /// The columns of the `information_schema` table `name` (as MySQL names them, in any case).

@@ -483,7 +483,8 @@ pub async fn serve(listener: std::net::TcpListener, ctx: Arc<SqlContext>, shutdo
             continue;
         };
         counters.sessions.fetch_add(1, Relaxed);
-        counters.current_sessions.fetch_add(1, Relaxed);
+        let open = counters.current_sessions.fetch_add(1, Relaxed) + 1;
+        counters.peak_sessions.fetch_max(open, Relaxed);
         let _ = stream.set_nodelay(true);
         let ctx = Arc::clone(&ctx);
         tokio::spawn(async move {

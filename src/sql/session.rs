@@ -500,45 +500,32 @@ fn show(
              information_schema.TABLES WHERE TABLE_SCHEMA = 'pinba'{} ORDER BY 1",
             like_clause("TABLE_NAME", like)
         ),
-        Show::Variables { like } => {
-            let rows: Vec<String> = super::functions::variables(session)
-                .into_iter()
-                .map(|(name, v)| {
-                    use super::variables::Kind;
-                    let kind = super::variables::system(name).map(|s| s.kind);
-                    let v = match v {
-                        Value::Integer(i) if kind == Some(Kind::Boolean) => {
-                            (if i == 0 { "OFF" } else { "ON" }).to_string()
-                        }
-                        Value::Integer(i) if kind == Some(Kind::Unsigned) => (i as u64).to_string(),
-                        Value::Integer(i) => i.to_string(),
-                        // MariaDB writes a DOUBLE variable with 6 decimals (`10.000000`).
-                        Value::Real(f) => format!("{f:.6}"),
-                        Value::Text(t) => t,
-                        _ => String::new(),
-                    };
-                    format!("({}, {})", quote(name), quote(&v))
-                })
-                .collect();
+        Show::Variables { like, global } => {
+            let rows = variable_rows(session, ctx, *global);
             let query = format!(
                 "SELECT column1 AS `Variable_name`, column2 AS `Value` FROM (VALUES {}) WHERE 1{} \
                  ORDER BY 1",
-                rows.join(", "),
+                values(&rows),
                 values_like("column1", like)
             );
             return Answer::Query(query, variable_columns());
         }
-        // MySQL's `Uptime`: whole seconds since the server started; `Ssl_cipher` none (no
-        // TLS), which clients read to say whether the connection is encrypted.
-        Show::Status { like } => {
+        Show::Status { like, global } => {
+            let rows = status_rows(session, ctx, *global);
             let query = format!(
-                "SELECT column1 AS `Variable_name`, column2 AS `Value` FROM (VALUES \
-                 ('Ssl_cipher', ''), ('Uptime', '{}')) WHERE 1{}",
-                engine.uptime().as_secs(),
+                "SELECT column1 AS `Variable_name`, column2 AS `Value` FROM (VALUES {}) WHERE 1{} \
+                 ORDER BY 1",
+                values(&rows),
                 values_like("column1", like)
             );
             return Answer::Query(query, variable_columns());
         }
+        Show::OpenTables { like } => format!(
+            "SELECT TABLE_SCHEMA AS `Database`, TABLE_NAME AS `Table`, 0 AS `In_use`, 0 AS \
+             `Name_locked` FROM information_schema.TABLES WHERE TABLE_SCHEMA = 'pinba'{} ORDER \
+             BY 2",
+            like_clause("TABLE_NAME", like)
+        ),
         Show::Engines => "SELECT ENGINE AS `Engine`, SUPPORT AS `Support`, COMMENT AS `Comment`, \
                           TRANSACTIONS AS `Transactions`, XA AS `XA`, SAVEPOINTS AS `Savepoints` \
                           FROM information_schema.ENGINES"
@@ -632,20 +619,147 @@ fn show(
                 metas,
             );
         }
-        Show::Empty(columns) => {
+        Show::Empty { columns, computed } => {
             let (cols, metas): (Vec<String>, Vec<Option<Meta>>) = columns
                 .iter()
+                .flat_map(|part| part.iter())
                 .map(|c| {
-                    (
-                        format!("NULL AS {}", quote_ident(c.name)),
-                        Some(Meta::of_information_schema(c.ty, c.nullable)),
-                    )
+                    let meta = match computed {
+                        true => Meta::of_show(c.ty, c.nullable),
+                        false => Meta::of_information_schema(c.ty, c.nullable),
+                    };
+                    (format!("NULL AS {}", quote_ident(c.name)), Some(meta))
                 })
                 .unzip();
             return Answer::Query(format!("SELECT {} LIMIT 0", cols.join(", ")), metas);
         }
     };
     over_information_schema(&query, s)
+}
+
+/// `(name, value), …`: rows of `VALUES`.
+fn values(rows: &[(&str, String)]) -> String {
+    let rows: Vec<String> = rows
+        .iter()
+        .map(|(name, v)| format!("({}, {})", quote(name), quote(v)))
+        .collect();
+    rows.join(", ")
+}
+
+/// The system variables as `SHOW VARIABLES` writes them, by name: the session's, or with
+/// `global` the server's (what a session starts with).
+fn variable_rows(
+    session: &super::functions::Session,
+    ctx: &SqlContext,
+    global: bool,
+) -> Vec<(&'static str, String)> {
+    use super::variables::Kind;
+    let server;
+    let session = if global {
+        server = super::functions::Session::new(
+            session.version.clone(),
+            session.user.clone(),
+            session.connection_id,
+            &ctx.config,
+            Default::default(),
+        );
+        &server
+    } else {
+        session
+    };
+    super::functions::variables(session)
+        .into_iter()
+        .map(|(name, v)| {
+            let kind = super::variables::system(name).map(|s| s.kind);
+            let v = match v {
+                Value::Integer(i) if kind == Some(Kind::Boolean) => {
+                    (if i == 0 { "OFF" } else { "ON" }).to_string()
+                }
+                Value::Integer(i) if kind == Some(Kind::Unsigned) => (i as u64).to_string(),
+                Value::Integer(i) => i.to_string(),
+                // MariaDB writes a DOUBLE variable with 6 decimals (`10.000000`).
+                Value::Real(f) => format!("{f:.6}"),
+                Value::Text(t) => t,
+                _ => String::new(),
+            };
+            (name, v)
+        })
+        .collect()
+}
+
+/// MariaDB's status variables pinbad has figures for: the server's, or with `global` false
+/// the session's where MariaDB keeps one of its own (`Questions`). `Ssl_cipher` is empty (no
+/// TLS), which clients read to say whether the connection is encrypted.
+fn status_rows(
+    session: &super::functions::Session,
+    ctx: &SqlContext,
+    global: bool,
+) -> Vec<(&'static str, String)> {
+    let c = &ctx.core.counters().sql;
+    let n = |a: &std::sync::atomic::AtomicU64| a.load(Relaxed);
+    let uptime = ctx.core.clock().uptime().as_secs();
+    let running = ctx
+        .processes
+        .lock()
+        .values()
+        .filter(|p| p.info.is_some())
+        .count() as u64;
+    let questions = match global {
+        true => n(&c.statements),
+        false => session.vars.lock().questions,
+    };
+    let refused = n(&c.sessions_refused) + n(&c.hosts_blocked);
+    [
+        (
+            "Aborted_connects",
+            n(&c.auth_failed) + n(&c.auth_unchecked) + refused,
+        ),
+        ("Connections", n(&c.sessions) + refused),
+        ("Max_used_connections", n(&c.peak_sessions)),
+        ("Queries", n(&c.statements)),
+        ("Questions", questions),
+        ("Threads_connected", n(&c.current_sessions)),
+        ("Threads_running", running),
+        ("Uptime", uptime),
+        ("Uptime_since_flush_status", uptime),
+    ]
+    .into_iter()
+    .map(|(name, v)| (name, v.to_string()))
+    .chain([("Ssl_cipher", String::new())])
+    .collect()
+}
+
+/// `information_schema`'s tables of the server's variables and figures, by name: their rows
+/// as MariaDB writes them (names upper-cased), for a statement that reads them (`statement`,
+/// translated). Empty for any other.
+pub(super) fn server_tables(
+    statement: &str,
+    session: &super::functions::Session,
+    ctx: &SqlContext,
+) -> Vec<(&'static str, Vec<(String, String)>)> {
+    const TABLES: [&str; 4] = [
+        "GLOBAL_STATUS",
+        "SESSION_STATUS",
+        "GLOBAL_VARIABLES",
+        "SESSION_VARIABLES",
+    ];
+    let upper = statement.to_ascii_uppercase();
+    TABLES
+        .into_iter()
+        .filter(|t| upper.contains(t))
+        .map(|t| {
+            let global = t.starts_with("GLOBAL");
+            let rows = match t.ends_with("STATUS") {
+                true => status_rows(session, ctx, global),
+                false => variable_rows(session, ctx, global),
+            };
+            let rows = rows
+                .into_iter()
+                .map(|(name, v)| (name.to_ascii_uppercase(), v))
+                .collect();
+            (t, rows)
+        })
+        .collect()
 }
 
 /// A `SHOW`'s query over `information_schema`, translated as a client's `SELECT` is: its
@@ -672,6 +786,12 @@ fn over_information_schema(query: &str, s: &Show) -> Answer {
                     false,
                 ));
             }
+        }
+        Show::OpenTables { .. } => {
+            metas = super::information_schema::SHOW_OPEN_TABLES
+                .iter()
+                .map(|c| Some(Meta::of_information_schema(c.ty, c.nullable)))
+                .collect();
         }
         // `Default` is `COLUMN_DEFAULT`'s, which `NULLIF` (its `'NULL'` as NULL) computes.
         Show::Columns { full, .. } => {
@@ -1009,30 +1129,27 @@ impl Session {
             Answer::Query(sql, decimals) => (sql, decimals),
         };
         let count_query = self.found_rows_query.take();
+        let server_tables = server_tables(&sql, &self.variables(), &self.ctx);
         let max_query_time = self.ctx.config.max_query_time.0;
         let deadline = Instant::now() + max_query_time;
         let slot = match self.ctx.slot(deadline).await {
             Ok(slot) => slot,
             Err(NoSlot::QueueFull) => {
                 self.counters().busy.fetch_add(1, Relaxed);
-                self.counters().errors.fetch_add(1, Relaxed);
-                return results
-                    .error(
-                        ErrorKind::ER_TOO_MANY_USER_CONNECTIONS,
-                        b"pinbad is busy: every mysql.max_concurrent_queries slot is taken and \
-                          mysql.max_queued_queries statements wait for one; retry in a moment",
-                    )
-                    .await
-                    .map(|()| None);
+                let (kind, msg) = (
+                    ErrorKind::ER_TOO_MANY_USER_CONNECTIONS,
+                    "pinbad is busy: every mysql.max_concurrent_queries slot is taken and \
+                     mysql.max_queued_queries statements wait for one; retry in a moment",
+                );
+                self.failed(kind, msg);
+                return results.error(kind, msg.as_bytes()).await.map(|()| None);
             }
             Err(NoSlot::TimedOut) => {
                 self.counters().killed.fetch_add(1, Relaxed);
-                self.counters().errors.fetch_add(1, Relaxed);
                 let (kind, msg) = engine_error(&SqlError::Killed(max_query_time));
-                return results
-                    .error(kind, format!("{msg}, waiting for a query slot").as_bytes())
-                    .await
-                    .map(|()| None);
+                let msg = format!("{msg}, waiting for a query slot");
+                self.failed(kind, &msg);
+                return results.error(kind, msg.as_bytes()).await.map(|()| None);
             }
         };
         let engine = match self.take_engine() {
@@ -1047,7 +1164,9 @@ impl Session {
         let job = tokio::task::spawn_blocking(move || {
             let _slot = slot;
             let mut engine = engine;
-            let result = engine.run(&sql, deadline, &mut |e| tx.blocking_send(e).is_ok());
+            let result = engine
+                .fill_server_tables(&server_tables)
+                .and_then(|()| engine.run(&sql, deadline, &mut |e| tx.blocking_send(e).is_ok()));
             // `SQL_CALC_FOUND_ROWS`: the rows without the LIMIT, counted once the rows are out.
             let counted = match (&result, count_query) {
                 (Ok(_), Some(q)) => engine.value(&q, deadline).ok().and_then(|v| match v {
@@ -1375,18 +1494,15 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
             _ => None,
         };
         self.carry_out_drops(keep.as_deref()).await;
+        self.statement_warnings = 0;
         if self.prepared.len() >= MAX_PREPARED_PER_SESSION {
-            self.counters().errors.fetch_add(1, Relaxed);
-            return info
-                .error(
-                    ErrorKind::ER_MAX_PREPARED_STMT_COUNT_REACHED,
-                    format!(
-                        "Can't create more than max_prepared_stmt_count statements (current \
-                         value: {MAX_PREPARED_PER_SESSION}): close the ones no longer used"
-                    )
-                    .as_bytes(),
-                )
-                .await;
+            let kind = ErrorKind::ER_MAX_PREPARED_STMT_COUNT_REACHED;
+            let msg = format!(
+                "Can't create more than max_prepared_stmt_count statements (current value: \
+                 {MAX_PREPARED_PER_SESSION}): close the ones no longer used"
+            );
+            self.failed(kind, &msg);
+            return info.error(kind, msg.as_bytes()).await;
         }
         let statement = Prepared::new(query);
         let columns = match self.columns_of(&statement.probe()) {
@@ -1395,7 +1511,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
                 .map(|name| value_column(name, OutType::Text))
                 .collect::<Vec<_>>(),
             Err((kind, msg)) => {
-                self.counters().errors.fetch_add(1, Relaxed);
+                self.failed(kind, &msg);
                 return info.error(kind, msg.as_bytes()).await;
             }
         };
@@ -1415,35 +1531,27 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
         params: ParamParser<'a>,
         results: QueryResultWriter<'a, W>,
     ) -> std::io::Result<()> {
+        self.statement_warnings = 0;
         let Some(statement) = self.prepared.get(&id) else {
-            self.counters().errors.fetch_add(1, Relaxed);
-            return results
-                .error(
-                    ErrorKind::ER_UNKNOWN_STMT_HANDLER,
-                    format!(
-                        "Unknown prepared statement handler ({id}) given to mysqld_stmt_execute"
-                    )
-                    .as_bytes(),
-                )
-                .await;
+            let kind = ErrorKind::ER_UNKNOWN_STMT_HANDLER;
+            let msg =
+                format!("Unknown prepared statement handler ({id}) given to mysqld_stmt_execute");
+            self.failed(kind, &msg);
+            return results.error(kind, msg.as_bytes()).await;
         };
         let mut literals = Vec::with_capacity(statement.placeholders.len());
         for p in params {
             match prepared::literal(p) {
                 Some(l) => literals.push(l),
                 None => {
-                    self.counters().errors.fetch_add(1, Relaxed);
-                    return results
-                        .error(
-                            ErrorKind::ER_INVALID_CHARACTER_STRING,
-                            format!(
-                                "Invalid utf8mb4 character string in parameter {}: pinbad reads \
-                                 parameters as UTF-8",
-                                literals.len() + 1
-                            )
-                            .as_bytes(),
-                        )
-                        .await;
+                    let kind = ErrorKind::ER_INVALID_CHARACTER_STRING;
+                    let msg = format!(
+                        "Invalid utf8mb4 character string in parameter {}: pinbad reads \
+                         parameters as UTF-8",
+                        literals.len() + 1
+                    );
+                    self.failed(kind, &msg);
+                    return results.error(kind, msg.as_bytes()).await;
                 }
             }
         }
@@ -1473,7 +1581,8 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
     ) -> std::io::Result<()> {
         match use_database(database) {
             Answer::Error(kind, msg) => {
-                self.counters().errors.fetch_add(1, Relaxed);
+                self.statement_warnings = 0;
+                self.failed(kind, &msg);
                 writer.error(kind, &msg.into_bytes()).await
             }
             _ => writer.ok().await,
@@ -1521,7 +1630,7 @@ impl Session {
         }
         if let Some(notice) = notice {
             self.counters().statements.fetch_add(1, Relaxed);
-            self.counters().errors.fetch_add(1, Relaxed);
+            self.vars.lock().questions += 1;
             let (kind, msg) = match notice {
                 Notice::SetOption(option) => (
                     ErrorKind::ER_UNKNOWN_COM_ERROR,
@@ -1554,6 +1663,8 @@ impl Session {
                     ),
                 ),
             };
+            self.statement_warnings = 0;
+            self.failed(kind, &msg);
             return results.error(kind, msg.as_bytes()).await;
         }
         let statements = if self.wire.multi_statements() && !self.binary {
@@ -1567,6 +1678,7 @@ impl Session {
         let last = statements.len() - 1;
         for (i, (sql, columns)) in statements.iter().zip(columns.iter_mut()).enumerate() {
             self.counters().statements.fetch_add(1, Relaxed);
+            self.vars.lock().questions += 1;
             let answer = self.statement(sql).await;
             match self.write(answer, results, i < last, columns).await? {
                 Some(next) => results = next,

@@ -98,10 +98,18 @@ pub enum Show {
     TableStatus {
         like: Option<String>,
     },
+    /// `SHOW [GLOBAL|SESSION] VARIABLES`: `global`, the server's defaults, not the session's.
     Variables {
         like: Option<String>,
+        global: bool,
     },
+    /// `SHOW [GLOBAL|SESSION] STATUS`: `global`, the server's figures, not the session's.
     Status {
+        like: Option<String>,
+        global: bool,
+    },
+    /// `SHOW OPEN TABLES`: the catalog's tables, none in use or locked.
+    OpenTables {
         like: Option<String>,
     },
     /// `SHOW [STORAGE] ENGINES`: `information_schema.ENGINES`.
@@ -114,9 +122,13 @@ pub enum Show {
     Count {
         errors: bool,
     },
-    /// `SHOW INDEX FROM t`, …: an empty answer
-    /// with the columns MySQL gives them.
-    Empty(&'static [information_schema::Column]),
+    /// `SHOW INDEX FROM t`, `SHOW SLAVE STATUS`, …: an empty answer with the columns MySQL
+    /// gives them, in parts; `computed`, declared as a `SHOW`'s computed columns (MariaDB's
+    /// replication and profiling answers), else as `information_schema`'s.
+    Empty {
+        columns: &'static [&'static [information_schema::Column]],
+        computed: bool,
+    },
     CreateDatabase {
         database: String,
     },
@@ -747,10 +759,13 @@ fn show(sql: &str, rest: &[Token]) -> Result<Statement, LexError> {
     }
     let mut i = 0;
     let mut full = false;
+    let mut global = false;
     while let Some(t) = rest.get(i) {
         if t.is_word("FULL") {
             full = true;
-        } else if !(t.is_word("GLOBAL") || t.is_word("SESSION") || t.is_word("EXTENDED")) {
+        } else if t.is_word("GLOBAL") {
+            global = true;
+        } else if !(t.is_word("SESSION") || t.is_word("EXTENDED")) {
             break;
         }
         i += 1;
@@ -801,15 +816,18 @@ fn show(sql: &str, rest: &[Token]) -> Result<Statement, LexError> {
         "TABLE" if word(1) == "STATUS" => Show::TableStatus {
             like: like_of(&rest[i + 2..]),
         },
-        "VARIABLES" => Show::Variables { like },
-        "STATUS" => Show::Status { like },
+        "VARIABLES" => Show::Variables { like, global },
+        "STATUS" => Show::Status { like, global },
+        "OPEN" if word(1) == "TABLES" => Show::OpenTables {
+            like: like_of(&rest[i + 2..]),
+        },
         "WARNINGS" => Show::Warnings { errors: false },
         "ERRORS" => Show::Warnings { errors: true },
         "COUNT" if matches!(word(4).as_str(), "WARNINGS" | "ERRORS") => Show::Count {
             errors: word(4) == "ERRORS",
         },
         // What pinbad has none of: no rows, MariaDB 10.11's columns.
-        "INDEX" | "INDEXES" | "KEYS" => Show::Empty(information_schema::SHOW_INDEX),
+        "INDEX" | "INDEXES" | "KEYS" => empty(&[information_schema::SHOW_INDEX]),
         "ENGINES" => Show::Engines,
         "STORAGE" if word(1) == "ENGINES" => Show::Engines,
         "CHARSET" => Show::CharacterSets { like },
@@ -818,16 +836,54 @@ fn show(sql: &str, rest: &[Token]) -> Result<Statement, LexError> {
         },
         "COLLATION" => Show::Collations { like },
         "PROCESSLIST" => Show::Processlist { full },
-        "TRIGGERS" => Show::Empty(information_schema::SHOW_TRIGGERS),
-        "PROCEDURE" | "FUNCTION" => Show::Empty(information_schema::SHOW_ROUTINES),
-        "EVENTS" => Show::Empty(information_schema::SHOW_EVENTS),
-        "PLUGINS" => Show::Empty(information_schema::SHOW_PLUGINS),
+        "TRIGGERS" => empty(&[information_schema::SHOW_TRIGGERS]),
+        "PROCEDURE" | "FUNCTION" => empty(&[information_schema::SHOW_ROUTINES]),
+        "EVENTS" => empty(&[information_schema::SHOW_EVENTS]),
+        "PLUGINS" => empty(&[information_schema::SHOW_PLUGINS]),
+        // pinbad neither writes a binary log nor replicates, and profiles nothing: MariaDB's
+        // answers where it does none of these.
+        "MASTER" | "BINLOG" if word(1) == "STATUS" => {
+            computed(&[information_schema::SHOW_MASTER_STATUS])
+        }
+        "SLAVE" | "REPLICA" if word(1) == "STATUS" => {
+            computed(&[information_schema::SHOW_SLAVE_STATUS])
+        }
+        "ALL" if matches!(word(1).as_str(), "SLAVES" | "REPLICAS") && word(2) == "STATUS" => {
+            computed(&[
+                information_schema::SHOW_ALL_SLAVES_STATUS_FIRST,
+                information_schema::SHOW_SLAVE_STATUS,
+                information_schema::SHOW_ALL_SLAVES_STATUS_LAST,
+            ])
+        }
+        "PROFILES" => computed(&[information_schema::SHOW_PROFILES]),
+        "BINARY" | "MASTER" if word(1) == "LOGS" => {
+            return Ok(Statement::Refused(
+                1381,
+                "You are not using binary logging".into(),
+            ))
+        }
         other => {
             return Ok(Statement::Unsupported(format!(
                 "SHOW {other} is not supported"
             )))
         }
     }))
+}
+
+/// A `SHOW` of nothing, declared as `information_schema`'s columns.
+fn empty(columns: &'static [&'static [information_schema::Column]]) -> Show {
+    Show::Empty {
+        columns,
+        computed: false,
+    }
+}
+
+/// A `SHOW` of nothing, declared as a `SHOW`'s computed columns.
+fn computed(columns: &'static [&'static [information_schema::Column]]) -> Show {
+    Show::Empty {
+        columns,
+        computed: true,
+    }
 }
 
 fn drop_tables(rest: &[Token]) -> Result<Statement, LexError> {

@@ -2231,6 +2231,7 @@ fn information_schema_columns(name: &str) -> Option<Columns> {
                     Type::Long(_) | Type::LongLong(_) => Ty::Int,
                     Type::ULong(_) | Type::ULongLong(_) => Ty::UInt,
                     Type::DateTime(_) => Ty::DateTime,
+                    Type::Double(..) => Ty::Double,
                 };
                 (
                     Some(c.name.to_ascii_lowercase()),

@@ -410,6 +410,8 @@ pub struct Variables {
     /// `SHOW WARNINGS` list, of which it keeps at most `max_error_count`).
     pub warning_count: u64,
     pub error_count: u64,
+    /// The statements the session sent, the one running included: its `Questions` status.
+    pub questions: u64,
 }
 
 impl Default for Variables {
@@ -435,6 +437,7 @@ impl Default for Variables {
             divided_by_zero: 0,
             warning_count: 0,
             error_count: 0,
+            questions: 0,
         }
     }
 }

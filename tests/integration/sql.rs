@@ -1977,6 +1977,11 @@ $temporal_text = $tt->fetch_all(MYSQLI_NUM);
 $temporal_text_types = array_map(fn($f) => $f->type, $tt->fetch_fields());
 try {{ $m->prepare("SELECT * FROM nope WHERE a = ?"); $bad = "no error"; }}
 catch (mysqli_sql_exception $e) {{ $bad = $e->getCode(); }}
+$bad_kept = $m->query("SHOW ERRORS")->fetch_all(MYSQLI_NUM);
+$bad_count = $m->query("SELECT @@error_count")->fetch_all(MYSQLI_NUM);
+try {{ $m->select_db("nodb"); $init = "no error"; }}
+catch (mysqli_sql_exception $e) {{ $init = $e->getCode(); }}
+$init_kept = $m->query("SHOW ERRORS")->fetch_all(MYSQLI_NUM);
 $pdo = new PDO("mysql:host=127.0.0.1;port={port};dbname=pinba", "php", "");
 $pdo->setAttribute(PDO::ATTR_ERRMODE, PDO::ERRMODE_EXCEPTION);
 $pdo->setAttribute(PDO::ATTR_EMULATE_PREPARES, false);
@@ -1995,6 +2000,7 @@ try {{ $e = $pdo->prepare("SELECT script_name FROM report_by_script_name LIMIT ?
 catch (PDOException $x) {{ $emulated = $x->errorInfo[1]; }}
 echo json_encode(["prepared" => $prepared, "bound" => $bound, "text" => $text,
   "agg" => $agg_rows, "agg_text" => $agg_text, "bad" => $bad,
+  "bad_kept" => $bad_kept, "bad_count" => $bad_count, "init" => $init, "init_kept" => $init_kept,
   "pdo" => $pdo_rows, "pdo_count" => $pdo_count, "pdo_text" => $pdo_text,
   "pdo_limit" => $pdo_limit, "emulated_limit" => $emulated,
   "temporal" => $temporal, "temporal_types" => $temporal_types,
@@ -2050,6 +2056,13 @@ echo json_encode(["prepared" => $prepared, "bound" => $bound, "text" => $text,
     }
     assert_eq!(agg[3], agg_text[3], "{got}");
     assert_eq!(got["bad"], 1146, "{got}");
+    // A failed prepare's error, and a failed `COM_INIT_DB`'s, are kept for `SHOW ERRORS` and
+    // counted in `@@error_count`, as MySQL keeps a statement's.
+    assert_eq!(got["bad_kept"][0][0], "Error", "{got}");
+    assert_eq!(got["bad_kept"][0][1], "1146", "{got}");
+    assert_eq!(got["bad_count"][0][0], "1", "{got}");
+    assert_eq!(got["init"], 1049, "{got}");
+    assert_eq!(got["init_kept"][0][1], "1049", "{got}");
     // Temporal results are declared DATETIME (12), DATE (10) and TIME (11) in both protocols,
     // the binary protocol's values MySQL's binary form that mysqlnd reads back to the same text.
     let day = got["temporal"][0][0]

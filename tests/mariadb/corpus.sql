@@ -2207,3 +2207,23 @@ SET @d = 1.25
 SELECT ROUND(@d, 1), ROUND(@d * 1, 1)
 SELECT SUM(CAST(status AS DECIMAL(10,2))) INTO @s FROM request
 SELECT ROUND(@s / 7, 1)
+-- What monitoring tools and GUI clients read of the server: its figures for one connection, replication and profiling (none), open tables, the variables' and status' information_schema tables
+SHOW STATUS LIKE 'Threads_connected'
+SHOW GLOBAL STATUS WHERE Variable_name IN ('Threads_connected', 'Threads_running', 'Ssl_cipher')
+SHOW MASTER STATUS
+SHOW SLAVE STATUS
+SHOW ALL SLAVES STATUS
+SHOW REPLICA STATUS
+SHOW PROFILES
+=SHOW BINARY LOGS
+SHOW OPEN TABLES FROM pinba LIKE 'req%'
+SELECT * FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = 'pinba' AND TABLE_NAME = 'request'
+SELECT TABLE_NAME, PARTITION_NAME, PARTITION_METHOD, TABLE_ROWS, TABLESPACE_NAME FROM information_schema.PARTITIONS WHERE TABLE_SCHEMA = 'pinba' AND TABLE_NAME IN ('request', 'timer')
+SELECT * FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN ('THREADS_CONNECTED', 'THREADS_RUNNING')
+SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.SESSION_VARIABLES WHERE VARIABLE_NAME IN ('AUTOCOMMIT', 'SQL_MODE', 'MAX_ALLOWED_PACKET')
+SET time_zone = '+05:00'
+SELECT VARIABLE_VALUE FROM information_schema.SESSION_VARIABLES WHERE VARIABLE_NAME = 'time_zone'
+SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME = 'time_zone'
+SHOW GLOBAL VARIABLES LIKE 'time_zone'
+SHOW VARIABLES LIKE 'time_zone'
+SET time_zone = 'SYSTEM'
