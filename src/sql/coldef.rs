@@ -2299,6 +2299,9 @@ fn scalar(name: &str, kids: &[Meta]) -> Option<Meta> {
         "INET_ATON" => Meta::fixed(Code::LongLong, 21, true),
         "IS_IPV4" | "IS_IPV6" | "SLEEP" => Meta::int(1, nullable),
         "JSON_VALID" => Meta::int(1, true),
+        "GET_LOCK" | "RELEASE_LOCK" | "IS_FREE_LOCK" => Meta::int(1, true),
+        "IS_USED_LOCK" => Meta::fixed(Code::Long, 10, true),
+        "RELEASE_ALL_LOCKS" => Meta::fixed(Code::Long, 11, false).unsigned(),
         "COERCIBILITY" => Meta::fixed(Code::Long, 10, false),
         // The session's counts, never NULL (`LAST_INSERT_ID` UNSIGNED: its type is `UInt`).
         "ROW_COUNT" | "FOUND_ROWS" | "LAST_INSERT_ID" => Meta::fixed(Code::LongLong, 21, false),

@@ -23,6 +23,7 @@ use rusqlite::Connection;
 use super::functions::{self, Session};
 use super::information_schema;
 use super::layout::SqlColumn;
+use super::locks;
 use super::memory::SqlMemory;
 use super::scalars;
 use super::statement::quote_ident;
@@ -415,6 +416,17 @@ impl Engine {
         .map_err(sqlite_err)?;
         conn.execute_batch(&information_schema_tables())
             .map_err(sqlite_err)?;
+        let t = Arc::clone(&tables);
+        let vars = Arc::clone(&session.vars);
+        locks::register(
+            &conn,
+            Arc::clone(&session.locks),
+            session.connection_id,
+            move || *t.deadline.lock(),
+            DEADLINE_PASSED,
+            Box::new(move |code, words| vars.lock().raise(code, words)),
+        )
+        .map_err(sqlite_err)?;
         functions::register(&conn, session).map_err(sqlite_err)?;
         vtab::register(&conn, Arc::clone(&tables)).map_err(sqlite_err)?;
         let t = Arc::clone(&tables);

@@ -32,6 +32,8 @@ pub struct Session {
     pub max_connections: i64,
     /// What the session's `SET`s changed, and its user variables (`variables`).
     pub vars: Arc<parking_lot::Mutex<Variables>>,
+    /// The server's named locks (`GET_LOCK`), which this session may take.
+    pub locks: Arc<super::locks::Locks>,
 }
 
 impl Session {
@@ -57,6 +59,7 @@ impl Session {
                 .map_or(0, i64::from),
             max_connections: config.max_connections as i64,
             vars,
+            locks: Default::default(),
         }
     }
 }
@@ -2336,7 +2339,8 @@ mod tests {
             user utc_date utc_time utc_timestamp uuid var_pop var_samp variance version week \
             weekday weekofyear year yearweek sin cos tan asin acos atan atan2 adddate subdate date_add date_sub get_format if \
             timestampadd timestampdiff trim cume_dist dense_rank first_value lag lead nth_value \
-            ntile percent_rank rank row_number -> ->>";
+            ntile percent_rank rank row_number get_lock release_lock is_free_lock is_used_lock \
+            release_all_locks -> ->>";
         let mysql: std::collections::HashSet<&str> = MYSQL.split_whitespace().collect();
         let c = conn();
         let mut names = c

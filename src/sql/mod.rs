@@ -54,6 +54,7 @@ mod engine;
 mod information_schema;
 mod functions;
 pub mod layout;
+mod locks;
 mod memory;
 mod order;
 mod prepared;
@@ -108,6 +109,8 @@ pub struct SqlContext {
     /// The sessions open now, by id: what `SHOW PROCESSLIST` lists (at most
     /// `mysql.max_connections`).
     pub processes: parking_lot::Mutex<std::collections::BTreeMap<u32, session::Process>>,
+    /// The named locks the sessions share (`GET_LOCK`): a session's are released as it ends.
+    pub locks: Arc<locks::Locks>,
 }
 
 impl SqlContext {
@@ -126,6 +129,7 @@ impl SqlContext {
             config,
             next_id: AtomicU32::new(1),
             processes: Default::default(),
+            locks: Default::default(),
         }
     }
 
@@ -493,6 +497,7 @@ pub async fn serve(listener: std::net::TcpListener, ctx: Arc<SqlContext>, shutdo
             if let Err(e) = run_session(&ctx, stream, peer, id).await {
                 tracing::debug!(client = %peer, error = %e, "SQL session ended");
             }
+            ctx.locks.release_all(id);
             // Its engine is gone: the budget and SQL's cap know.
             ctx.memory.settle();
             ctx.core

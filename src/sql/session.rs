@@ -139,13 +139,16 @@ impl Session {
 
     /// The session's variables (`@@max_allowed_packet`, `@@wait_timeout`, …).
     fn variables(&self) -> super::functions::Session {
-        super::functions::Session::new(
-            super::VERSION.to_string(),
-            self.user.lock().map(|u| u.clone()).unwrap_or_default(),
-            self.id,
-            &self.ctx.config,
-            Arc::clone(&self.vars),
-        )
+        super::functions::Session {
+            locks: Arc::clone(&self.ctx.locks),
+            ..super::functions::Session::new(
+                super::VERSION.to_string(),
+                self.user.lock().map(|u| u.clone()).unwrap_or_default(),
+                self.id,
+                &self.ctx.config,
+                Arc::clone(&self.vars),
+            )
+        }
     }
 
     fn put_engine(&self, engine: Engine) {
@@ -278,13 +281,24 @@ impl Session {
     /// What the statement's evaluation counted, as its warnings: GROUP_CONCAT's cuts (1260)
     /// and divisions by zero (1365).
     fn computed_warnings(&mut self) {
-        let (cut, divided_by_zero) = {
+        let (cut, divided_by_zero, raised) = {
             let mut vars = self.vars.lock();
             (
                 std::mem::take(&mut vars.cut_by_group_concat),
                 std::mem::take(&mut vars.divided_by_zero),
+                vars.take_raised(),
             )
         };
+        for (code, message, n) in raised {
+            self.warn(
+                Warning {
+                    level: "Warning",
+                    code,
+                    message,
+                },
+                n,
+            );
+        }
         if cut > 0 {
             self.warn(
                 Warning {
@@ -1704,6 +1718,7 @@ impl Session {
             let mut vars = self.vars.lock();
             vars.divided_by_zero = 0;
             vars.cut_by_group_concat = 0;
+            vars.take_raised();
         }
         let diagnostics = matches!(
             classified,

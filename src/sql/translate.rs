@@ -25,7 +25,7 @@
 use std::ops::ControlFlow;
 
 use super::coercibility::{self, Collated, Derivation, Own};
-use super::coldef::Meta;
+use super::coldef::{Code, Meta};
 use super::dialect::MySql;
 use sqlparser::ast::{
     BinaryOperator, CastKind, DataType, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr,
@@ -1609,6 +1609,45 @@ pub(super) fn call(name: impl Into<Ident>, args: Vec<Expr>) -> Expr {
     })
 }
 
+/// MariaDB's rule for a named lock's name: a string (or NULL); a number or a temporal is error
+/// 4079 naming its type (`GET_LOCK(1, 0)`: "Illegal parameter data type int for operation
+/// 'get_lock'").
+fn lock_name_refused(expr: &Expr, kids: &[Ty], metas: &[Meta]) -> Option<String> {
+    let Expr::Function(f) = expr else {
+        return None;
+    };
+    let name = f.name.to_string().to_ascii_lowercase();
+    if !matches!(
+        name.as_str(),
+        "get_lock" | "release_lock" | "is_free_lock" | "is_used_lock"
+    ) {
+        return None;
+    }
+    let meta = metas.first();
+    let ty = match kids.first()? {
+        Ty::Int | Ty::UInt => {
+            let int = match meta.map(|m| m.code) {
+                Some(Code::Long) => "int",
+                _ => "bigint",
+            };
+            match meta.is_some_and(|m| m.unsigned) || kids[0] == Ty::UInt {
+                true => format!("{int} unsigned"),
+                false => int.to_string(),
+            }
+        }
+        Ty::Dec(_) => "decimal".into(),
+        Ty::Double if meta.is_some_and(|m| m.code == Code::Float) => "float".into(),
+        Ty::Double => "double".into(),
+        Ty::Date => "date".into(),
+        Ty::DateTime => "datetime".into(),
+        Ty::Time => "time".into(),
+        _ => return None,
+    };
+    Some(format!(
+        "Illegal parameter data type {ty} for operation '{name}'"
+    ))
+}
+
 impl VisitorMut for Rewrite<'_> {
     type Break = ();
 
@@ -1921,6 +1960,10 @@ impl VisitorMut for Rewrite<'_> {
             .zip(&kids)
             .map(|(f, t)| f.map_or_else(|| Meta::of_type(*t), |(_, m)| m))
             .collect();
+        if let Some(why) = lock_name_refused(expr, &kids, &metas) {
+            self.error = Some((4079, why));
+            return ControlFlow::Break(());
+        }
         let numbers = typing::fractions_read(expr, &kids, &metas);
         let ty = known.unwrap_or_else(|| {
             let none = Scope::none();

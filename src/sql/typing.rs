@@ -2522,12 +2522,22 @@ const RESULTS: &[(Ty, &[&str])] = &[
             "FOUND_ROWS",
             "INTERVAL",
             "JSON_VALID",
+            "GET_LOCK",
+            "RELEASE_LOCK",
+            "IS_FREE_LOCK",
+            "IS_USED_LOCK",
         ],
     ),
     // MySQL's unsigned integers (`CRC32('') - 1` is error 1690, as `~0 + 1` is).
     (
         Ty::UInt,
-        &["INET_ATON", "CRC32", "CONNECTION_ID", "LAST_INSERT_ID"],
+        &[
+            "INET_ATON",
+            "CRC32",
+            "CONNECTION_ID",
+            "LAST_INSERT_ID",
+            "RELEASE_ALL_LOCKS",
+        ],
     ),
     (
         Ty::DateTime,

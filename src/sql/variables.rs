@@ -412,6 +412,9 @@ pub struct Variables {
     pub error_count: u64,
     /// The statements the session sent, the one running included: its `Questions` status.
     pub questions: u64,
+    /// Warnings the running statement's functions raised (`raise`): code, words, and how
+    /// many times; at most `MAX_RAISED` kinds.
+    raised: Vec<(u16, String, u64)>,
 }
 
 impl Default for Variables {
@@ -438,9 +441,14 @@ impl Default for Variables {
             warning_count: 0,
             error_count: 0,
             questions: 0,
+            raised: Vec::new(),
         }
     }
 }
+
+/// The kinds of warning a statement's functions raise that a session keeps (MySQL's
+/// `max_error_count`).
+const MAX_RAISED: usize = 64;
 
 /// What a statement's translation reads of the session's variables.
 #[derive(Clone, Debug, PartialEq)]
@@ -644,6 +652,23 @@ fn not_supported(what: String) -> (ErrorKind, String) {
 }
 
 impl Variables {
+    /// A function of the running statement raised warning `code` (`words`): counted once
+    /// more where it raised the same before, else kept, up to `MAX_RAISED` kinds.
+    pub fn raise(&mut self, code: u16, words: String) {
+        if let Some(r) = self.raised.iter_mut().find(|r| r.0 == code && r.1 == words) {
+            r.2 += 1;
+        } else if self.raised.len() < MAX_RAISED {
+            self.raised.push((code, words, 1));
+        } else if let Some(last) = self.raised.last_mut() {
+            last.2 += 1;
+        }
+    }
+
+    /// The warnings the statement's functions raised, taken.
+    pub fn take_raised(&mut self) -> Vec<(u16, String, u64)> {
+        std::mem::take(&mut self.raised)
+    }
+
     /// What the translation reads.
     pub fn context(&self) -> Context {
         Context {

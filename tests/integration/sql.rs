@@ -4,6 +4,7 @@
 //! is set (CI installs them and sets it).
 
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -2663,6 +2664,58 @@ public class Prepared {
     assert_eq!(rows, http_script_counts(&d), "{stdout}");
     assert!(!lines.iter().any(|l| l[0] == "1000000"), "{stdout}");
     assert_eq!(lines.last().unwrap(), &["bad", "1146"], "{stdout}");
+}
+
+/// Named locks are the server's, as MariaDB's: a lock one session holds is refused to another
+/// (`IS_USED_LOCK` names its holder), waited for until released or the timeout, and released
+/// when its session ends. (A wait stopped at the statement's bound: `sql::locks`' tests.)
+#[test]
+fn named_locks_are_shared_by_the_sessions() {
+    let d = loaded("", &traffic(10));
+    let mysql = d.mysql.unwrap();
+    let mut a = Wire::login(mysql, "cron", None).unwrap();
+    let mut b = Wire::login(mysql, "cron", None).unwrap();
+    let a_id = a.value("SELECT CONNECTION_ID()");
+    let b_id = b.value("SELECT CONNECTION_ID()");
+    assert_eq!(a.value("SELECT GET_LOCK('report-job', 0)"), "1");
+    assert_eq!(b.value("SELECT GET_LOCK('report-job', 0)"), "0");
+    assert_eq!(b.value("SELECT IS_USED_LOCK('report-job')"), a_id);
+    assert_eq!(b.value("SELECT RELEASE_LOCK('report-job')"), "0");
+    // B waits for the lock (seen waiting in the process list), and takes it once A releases.
+    b.send_query(b"SELECT GET_LOCK('report-job', 25)");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let seen = loop {
+        let listed = a.query(b"SHOW PROCESSLIST").unwrap();
+        if listed.iter().any(|r| {
+            r[0].as_deref() == Some(b_id.as_str())
+                && r[7].as_deref().is_some_and(|i| i.contains("GET_LOCK"))
+        }) {
+            break true;
+        }
+        if Instant::now() > deadline {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(seen, "B's GET_LOCK never seen running");
+    assert_eq!(a.value("SELECT RELEASE_LOCK('report-job')"), "1");
+    match b.text_result() {
+        Ok(rows) => assert_eq!(rows[0][0].as_deref(), Some("1")),
+        Err((code, _)) => panic!("B's wait failed with {code}"),
+    }
+    assert_eq!(a.value("SELECT IS_USED_LOCK('report-job')"), b_id);
+    // A waits past its timeout: 0.
+    assert_eq!(a.value("SELECT GET_LOCK('report-job', 0.2)"), "0");
+    assert_eq!(a.value("SELECT IS_FREE_LOCK('report-job')"), "0");
+    // B's session ends: its lock is released.
+    drop(b);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while a.value("SELECT IS_FREE_LOCK('report-job')") != "1" {
+        assert!(Instant::now() < deadline, "the lock outlived its session");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(a.value("SELECT GET_LOCK('report-job', 0)"), "1");
+    assert_eq!(a.value("SELECT RELEASE_ALL_LOCKS()"), "1");
 }
 
 /// `SLEEP` stays within the statement's bound: past `max_query_time` the statement stops with

@@ -2227,3 +2227,20 @@ SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NA
 SHOW GLOBAL VARIABLES LIKE 'time_zone'
 SHOW VARIABLES LIKE 'time_zone'
 SET time_zone = 'SYSTEM'
+-- Named locks, as cron jobs take them: the session's own taken again, each taking released once; names compare byte by byte; a name is a string (4079)
+SELECT GET_LOCK('pinba-cron', 0), GET_LOCK('pinba-cron', 0), IS_FREE_LOCK('pinba-cron'), IS_USED_LOCK('pinba-cron') = CONNECTION_ID(), IS_FREE_LOCK('PINBA-CRON')
+SELECT RELEASE_LOCK('pinba-cron'), RELEASE_LOCK('pinba-cron'), RELEASE_LOCK('pinba-cron'), IS_FREE_LOCK('pinba-cron'), IS_USED_LOCK('pinba-cron')
+SELECT GET_LOCK(NULL, 0), GET_LOCK('', 0), GET_LOCK('a', NULL), RELEASE_LOCK(NULL), IS_FREE_LOCK(NULL), IS_USED_LOCK(NULL)
+SELECT GET_LOCK('b', 1.5), GET_LOCK('c', -0.5), GET_LOCK('d', -1)
+SHOW WARNINGS
+SELECT RELEASE_ALL_LOCKS(), RELEASE_ALL_LOCKS()
+SELECT COUNT(*), SUM(GET_LOCK(script_name, 0)) FROM request
+SELECT RELEASE_ALL_LOCKS()
+DO GET_LOCK('job', 0)
+SELECT IS_USED_LOCK('job') = CONNECTION_ID(), RELEASE_LOCK('job') + 0, IS_FREE_LOCK('job')
+=SELECT RELEASE_ALL_LOCKS() - 1
+=SELECT GET_LOCK(1, 0)
+=SELECT GET_LOCK(2.5, 0)
+=SELECT IS_FREE_LOCK(req_time) FROM request
+=SELECT RELEASE_LOCK(NOW())
+=SELECT IS_USED_LOCK(CAST(1 AS UNSIGNED))
