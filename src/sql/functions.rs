@@ -1649,7 +1649,10 @@ fn numeric(conn: &Connection, session: &Session) -> Result<()> {
         ("sqrt", |x| (x >= 0.0).then(|| x.sqrt())),
         ("ln", |x| (x > 0.0).then(|| x.ln())),
         ("log", |x| (x > 0.0).then(|| x.ln())),
-        ("log2", |x| (x > 0.0).then(|| x.log2())),
+        // MariaDB's `log(x) / M_LN2`, which differs from `log2` in the last digit.
+        ("log2", |x| {
+            (x > 0.0).then(|| x.ln() / std::f64::consts::LN_2)
+        }),
         ("log10", |x| (x > 0.0).then(|| x.log10())),
         ("sin", |x| Some(x.sin())),
         ("cos", |x| Some(x.cos())),

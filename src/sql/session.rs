@@ -246,7 +246,7 @@ impl Session {
                 table,
                 like: None,
             }),
-            Statement::Show(Show::Warnings { errors }) => self.show_warnings(errors),
+            Statement::Show(Show::Warnings { errors, limit }) => self.show_warnings(errors, limit),
             Statement::Show(s) => self.show(&s),
             // Answered on the blocking pool (they wait for the merger): see `ddl`.
             Statement::CreateTable(_) | Statement::DropTables { .. } => {
@@ -347,11 +347,15 @@ impl Session {
     }
 
     /// `SHOW WARNINGS` (`errors`: `SHOW ERRORS`, the errors alone).
-    fn show_warnings(&self, errors: bool) -> Answer {
+    fn show_warnings(&self, errors: bool, limit: Option<(u64, u64)>) -> Answer {
+        let (skip, take) = limit.unwrap_or((0, u64::MAX));
+        let bound = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
         let rows: Vec<String> = self
             .warnings
             .iter()
             .filter(|w| !errors || w.level == "Error")
+            .skip(bound(skip))
+            .take(bound(take))
             .map(|w| format!("({}, {}, {})", quote(w.level), w.code, quote(&w.message)))
             .collect();
         let query = if rows.is_empty() {

@@ -114,9 +114,11 @@ pub enum Show {
     },
     /// `SHOW [STORAGE] ENGINES`: `information_schema.ENGINES`.
     Engines,
-    /// `SHOW WARNINGS` (`errors`: `SHOW ERRORS`): what the session's last statement left.
+    /// `SHOW WARNINGS` (`errors`: `SHOW ERRORS`): what the session's last statement left;
+    /// `limit`, its `LIMIT [offset,] count`.
     Warnings {
         errors: bool,
+        limit: Option<(u64, u64)>,
     },
     /// `SHOW COUNT(*) WARNINGS` (`errors`: `… ERRORS`): `@@warning_count` as MySQL answers it.
     Count {
@@ -744,6 +746,27 @@ fn like_of(tokens: &[Token]) -> Option<String> {
     }
 }
 
+/// `LIMIT [offset,] count` (or `LIMIT count OFFSET offset`) among `tokens`: the offset and the
+/// count, numbers as written.
+fn limit_of(tokens: &[Token]) -> Result<Option<(u64, u64)>, LexError> {
+    let Some(at) = tokens.iter().position(|t| t.is_word("LIMIT")) else {
+        return Ok(None);
+    };
+    let number = |i: usize| match tokens.get(i).map(|t| &t.kind) {
+        Some(Kind::Number(n)) => n
+            .parse::<u64>()
+            .map_err(|_| LexError(format!("LIMIT {n}: not a row count"))),
+        _ => Err(LexError("LIMIT needs a row count".into())),
+    };
+    let first = number(at + 1)?;
+    let second = |i: usize| tokens.get(i);
+    Ok(Some(match second(at + 2) {
+        Some(t) if t.is_punct(",") => (first, number(at + 3)?),
+        Some(t) if t.is_word("OFFSET") => (number(at + 3)?, first),
+        _ => (0, first),
+    }))
+}
+
 fn show(sql: &str, rest: &[Token]) -> Result<Statement, LexError> {
     // `… WHERE condition`: the condition, as written, applies to what the rest shows.
     if let Some(at) = rest.iter().position(|t| t.is_word("WHERE")) {
@@ -821,8 +844,10 @@ fn show(sql: &str, rest: &[Token]) -> Result<Statement, LexError> {
         "OPEN" if word(1) == "TABLES" => Show::OpenTables {
             like: like_of(&rest[i + 2..]),
         },
-        "WARNINGS" => Show::Warnings { errors: false },
-        "ERRORS" => Show::Warnings { errors: true },
+        "WARNINGS" | "ERRORS" => Show::Warnings {
+            errors: word(0) == "ERRORS",
+            limit: limit_of(after)?,
+        },
         "COUNT" if matches!(word(4).as_str(), "WARNINGS" | "ERRORS") => Show::Count {
             errors: word(4) == "ERRORS",
         },
