@@ -656,6 +656,16 @@ fn compare(a: &Value, b: &Value) -> std::cmp::Ordering {
         (Value::Integer(x), Value::Integer(y)) => x.cmp(y),
         (Value::Text(x), Value::Text(y)) => collation::compare(x, y),
         _ => {
+            // Integers exactly (a BIGINT UNSIGNED past 2^63 is held as its digits), as MySQL
+            // compares them as DECIMALs: 2^63 and 2^63 - 1 are one double.
+            let whole = |v: &Value| match v {
+                Value::Integer(i) => Some(i128::from(*i)),
+                Value::Text(t) => t.trim().parse::<i128>().ok(),
+                _ => None,
+            };
+            if let (Some(x), Some(y)) = (whole(a), whole(b)) {
+                return x.cmp(&y);
+            }
             let (x, y) = (value_number(a), value_number(b));
             x.partial_cmp(&y).unwrap_or(Ordering::Equal)
         }
@@ -682,7 +692,8 @@ pub(super) fn number(v: ValueRef<'_>) -> Option<f64> {
 }
 
 /// A string's value as a number, as MySQL reads it: after leading spaces, the longest prefix
-/// that is a number (`' 5x'` is 5, `'1e'` 1, `'.5'` 0.5, `'1.2.3'` 1.2); 0 where there is none.
+/// that is a number (`' 5x'` is 5, `'1e'` 1, `'.5'` 0.5, `'1.2.3'` 1.2); 0 where there is none;
+/// past a DOUBLE's range, the largest DOUBLE of its sign (MySQL's `my_strtod`: `'1e999'`).
 pub(super) fn leading_number(s: &str) -> f64 {
     let b = s.trim_start().as_bytes();
     let mut end = 0;
@@ -712,8 +723,11 @@ pub(super) fn leading_number(s: &str) -> f64 {
     }
     std::str::from_utf8(&b[..end])
         .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0.0)
+        .and_then(|n| n.parse::<f64>().ok())
+        .map_or(0.0, |v| match v.is_infinite() {
+            true => f64::MAX.copysign(v),
+            false => v,
+        })
 }
 
 /// A value SQLite holds, owned: a text that is not UTF-8 (the bytes of a binary string SQLite
