@@ -2,9 +2,9 @@
 //! `RELEASE_ALL_LOCKS`): advisory locks the server's sessions share, which cron jobs take so
 //! that one run at a time reads the reports. A lock is its session's until released or the
 //! session ends; the session that holds it may take it again (each taking counted, as
-//! MariaDB's are), and names compare byte by byte (MariaDB's do). Bounded: the names held take
-//! at most [`MAX_NAME_BYTES`] together, and a wait ends at its timeout or the statement's
-//! deadline, whichever is first.
+//! MariaDB's are), and names compare byte by byte (MariaDB's do). Bounded: at most
+//! [`MAX_LOCKS`] names are held, taking at most [`MAX_NAME_BYTES`] together, and a wait ends at
+//! its timeout or the statement's deadline, whichever is first.
 
 use parking_lot::{Condvar, Mutex};
 use rusqlite::functions::{Context, FunctionFlags};
@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 /// The bytes of lock names the server holds at most (beyond, `GET_LOCK` is NULL: MySQL's
 /// answer where it could not take a lock for want of memory).
 pub const MAX_NAME_BYTES: usize = 4 << 20;
+/// The names the server holds at most (likewise).
+pub const MAX_LOCKS: usize = 65_536;
 
 /// A lock's holder: its session, and how many times it took it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,10 +27,17 @@ struct Held {
     count: u64,
 }
 
+/// The locks held, and their names' bytes.
+#[derive(Debug, Default)]
+struct Names {
+    held: HashMap<Vec<u8>, Held>,
+    bytes: usize,
+}
+
 /// The server's named locks.
 #[derive(Debug, Default)]
 pub struct Locks {
-    held: Mutex<HashMap<Vec<u8>, Held>>,
+    held: Mutex<Names>,
     /// Notified whenever a lock is released.
     released: Condvar,
 }
@@ -57,20 +66,20 @@ impl Locks {
         deadline: Option<Instant>,
     ) -> Taken {
         let until = Instant::now().checked_add(timeout);
-        let mut held = self.held.lock();
+        let mut names = self.held.lock();
         loop {
-            match held.get_mut(name) {
+            match names.held.get_mut(name) {
                 Some(h) if h.session == session => {
                     h.count += 1;
                     return Taken::Yes;
                 }
                 Some(_) => {}
                 None => {
-                    let bytes: usize = held.keys().map(Vec::len).sum();
-                    if bytes + name.len() > MAX_NAME_BYTES {
+                    if names.bytes + name.len() > MAX_NAME_BYTES || names.held.len() >= MAX_LOCKS {
                         return Taken::Full;
                     }
-                    held.insert(name.to_vec(), Held { session, count: 1 });
+                    names.bytes += name.len();
+                    names.held.insert(name.to_vec(), Held { session, count: 1 });
                     return Taken::Yes;
                 }
             }
@@ -88,21 +97,22 @@ impl Locks {
                 (None, Some(d)) => d,
                 (None, None) => now + Duration::from_secs(1),
             };
-            self.released.wait_until(&mut held, wake);
+            self.released.wait_until(&mut names, wake);
         }
     }
 
     /// `RELEASE_LOCK(name)` for `session`: 1 released (once of its takings), 0 held by
     /// another session, NULL held by none.
     pub fn release(&self, name: &[u8], session: u32) -> Option<i64> {
-        let mut held = self.held.lock();
-        let h = held.get_mut(name)?;
+        let mut names = self.held.lock();
+        let h = names.held.get_mut(name)?;
         if h.session != session {
             return Some(0);
         }
         h.count -= 1;
         if h.count == 0 {
-            held.remove(name);
+            names.held.remove(name);
+            names.bytes -= name.len();
             self.released.notify_all();
         }
         Some(1)
@@ -110,15 +120,18 @@ impl Locks {
 
     /// `RELEASE_ALL_LOCKS()` for `session` (and its end): the takings released.
     pub fn release_all(&self, session: u32) -> u64 {
-        let mut held = self.held.lock();
+        let mut names = self.held.lock();
         let mut released = 0;
-        held.retain(|_, h| {
+        let mut freed = 0;
+        names.held.retain(|name, h| {
             let mine = h.session == session;
             if mine {
                 released += h.count;
+                freed += name.len();
             }
             !mine
         });
+        names.bytes -= freed;
         if released > 0 {
             self.released.notify_all();
         }
@@ -127,7 +140,7 @@ impl Locks {
 
     /// `IS_USED_LOCK(name)`: the session that holds it.
     pub fn holder(&self, name: &[u8]) -> Option<u32> {
-        self.held.lock().get(name).map(|h| h.session)
+        self.held.lock().held.get(name).map(|h| h.session)
     }
 }
 
@@ -262,6 +275,16 @@ mod tests {
         let big = vec![b'x'; MAX_NAME_BYTES];
         assert_eq!(locks.get(&big, 1, Duration::ZERO, None), Taken::Full);
         assert_eq!(locks.release_all(2), 1);
+        assert_eq!(locks.get(&big, 1, Duration::ZERO, None), Taken::Yes);
+        assert_eq!(locks.release(&big, 1), Some(1));
+        for i in 0..MAX_LOCKS {
+            assert_eq!(
+                locks.get(&i.to_le_bytes(), 4, Duration::ZERO, None),
+                Taken::Yes
+            );
+        }
+        assert_eq!(locks.get(b"one more", 4, Duration::ZERO, None), Taken::Full);
+        assert_eq!(locks.release_all(4), MAX_LOCKS as u64);
         assert_eq!(locks.get(&big, 1, Duration::ZERO, None), Taken::Yes);
     }
 }

@@ -749,10 +749,10 @@ fn status_rows(
 
 /// `information_schema`'s tables of the server's variables and figures, by name: their rows
 /// as MariaDB writes them (names upper-cased), for a statement that reads them (`statement`,
-/// translated). Empty for any other.
+/// translated; `session` made only then). Empty for any other.
 pub(super) fn server_tables(
     statement: &str,
-    session: &super::functions::Session,
+    session: impl FnOnce() -> super::functions::Session,
     ctx: &SqlContext,
 ) -> Vec<(&'static str, Vec<(String, String)>)> {
     const TABLES: [&str; 4] = [
@@ -761,10 +761,19 @@ pub(super) fn server_tables(
         "GLOBAL_VARIABLES",
         "SESSION_VARIABLES",
     ];
-    let upper = statement.to_ascii_uppercase();
-    TABLES
-        .into_iter()
-        .filter(|t| upper.contains(t))
+    let named = |t: &str| {
+        statement
+            .as_bytes()
+            .windows(t.len())
+            .any(|w| w.eq_ignore_ascii_case(t.as_bytes()))
+    };
+    let read: Vec<&'static str> = TABLES.into_iter().filter(|t| named(t)).collect();
+    if read.is_empty() {
+        return Vec::new();
+    }
+    let session = session();
+    let session = &session;
+    read.into_iter()
         .map(|t| {
             let global = t.starts_with("GLOBAL");
             let rows = match t.ends_with("STATUS") {
@@ -1147,7 +1156,7 @@ impl Session {
             Answer::Query(sql, decimals) => (sql, decimals),
         };
         let count_query = self.found_rows_query.take();
-        let server_tables = server_tables(&sql, &self.variables(), &self.ctx);
+        let server_tables = server_tables(&sql, || self.variables(), &self.ctx);
         let max_query_time = self.ctx.config.max_query_time.0;
         let deadline = Instant::now() + max_query_time;
         let slot = match self.ctx.slot(deadline).await {

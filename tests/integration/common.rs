@@ -632,19 +632,23 @@ pub fn activated(
     (command, high)
 }
 
-/// Bytes waiting in the receive queue of the IPv4 UDP socket bound to `port` (`/proc/net/udp`),
-/// `None` while no socket is bound to it.
+/// Bytes waiting in the receive queues of the IPv4 UDP sockets bound to `port`
+/// (`/proc/net/udp`), `None` while no socket is bound to it.
 pub fn udp_receive_queue(port: u16) -> Option<u64> {
     let table = std::fs::read_to_string("/proc/net/udp").expect("/proc/net/udp (Linux)");
     let local = format!(":{port:04X}");
-    table.lines().skip(1).find_map(|line| {
-        let cols: Vec<&str> = line.split_whitespace().collect();
-        let queues = cols.get(4)?.split_once(':')?;
-        cols.get(1)?
-            .ends_with(&local)
-            .then(|| u64::from_str_radix(queues.1, 16).ok())
-            .flatten()
-    })
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            let queues = cols.get(4)?.split_once(':')?;
+            cols.get(1)?
+                .ends_with(&local)
+                .then(|| u64::from_str_radix(queues.1, 16).ok())
+                .flatten()
+        })
+        .reduce(|a, b| a + b)
 }
 
 /// PHP-like datagrams (timers with tags, request tags), seeded.
