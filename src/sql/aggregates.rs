@@ -3,7 +3,7 @@
 //! separator (`statement` rewrites `GROUP_CONCAT([DISTINCT] a, … [ORDER BY …] [SEPARATOR s])`
 //! to `mysql_group_concat(distinct, s, a, … [ORDER BY …])`; SQLite orders an aggregate's input).
 
-use rusqlite::functions::{Aggregate, Context, FunctionFlags};
+use rusqlite::functions::{Aggregate, Context, FunctionFlags, WindowAggregate};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, Result};
 
@@ -258,6 +258,164 @@ impl Aggregate<(f64, u64), Option<f64>> for PlainSum {
     }
 }
 
+/// MariaDB's `PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x [DESC]) OVER (PARTITION BY …)`
+/// (and `MEDIAN(x)`, `p` 0.5) and `PERCENTILE_DISC`: `statement` calls
+/// `mysql_percentile_cont(p, x, desc)` or `mysql_percentile_disc(p, x, desc, numeric)` over the
+/// whole partition (a frame from its first row to its last). Rows whose `x` is NULL are left
+/// out, as MariaDB leaves them; the values are sorted once, when the first row's value is
+/// asked. They are the partition's rows SQLite holds already for the window (counted in SQL's
+/// memory), one value each.
+#[derive(Clone, Copy)]
+enum Percentile {
+    /// Interpolated between the two rows around `1 + p·(n − 1)`, a DOUBLE.
+    Cont,
+    /// The first value whose cumulative distribution reaches `p`, of `x`'s own type.
+    Disc,
+}
+
+#[derive(Default)]
+struct Ranked {
+    p: Option<f64>,
+    values: Vec<Value>,
+    desc: bool,
+    /// `x` compares as a number (else as text, by MySQL's collation).
+    numeric: bool,
+    sorted: bool,
+}
+
+impl Percentile {
+    fn name(self) -> &'static str {
+        match self {
+            Percentile::Cont => "percentile_cont",
+            Percentile::Disc => "percentile_disc",
+        }
+    }
+}
+
+impl Ranked {
+    fn order(&self, a: &Value, b: &Value) -> std::cmp::Ordering {
+        let ordering = if self.numeric {
+            let n = |v: &Value| number(ValueRef::from(v)).unwrap_or(0.0);
+            n(a).total_cmp(&n(b))
+        } else {
+            super::collation::compare(&text(ValueRef::from(a)), &text(ValueRef::from(b)))
+        };
+        if self.desc {
+            ordering.reverse()
+        } else {
+            ordering
+        }
+    }
+
+    fn sort(&mut self) {
+        if !self.sorted {
+            let mut values = std::mem::take(&mut self.values);
+            values.sort_by(|a, b| self.order(a, b));
+            self.values = values;
+            self.sorted = true;
+        }
+    }
+}
+
+impl Aggregate<Ranked, Value> for Percentile {
+    fn init(&self, _: &mut Context<'_>) -> Result<Ranked> {
+        Ok(Ranked::default())
+    }
+
+    fn step(&self, ctx: &mut Context<'_>, r: &mut Ranked) -> Result<()> {
+        // A row of no fraction is left out (MariaDB's `add`).
+        let Some(p) = number(ctx.get_raw(0)) else {
+            return Ok(());
+        };
+        match r.p {
+            None if !(0.0..=1.0).contains(&p) => {
+                return Err(super::functions::mysql_error(
+                    4103,
+                    &format!(
+                        "Argument to the {} function does not belong to the range [0,1]",
+                        self.name()
+                    ),
+                ))
+            }
+            None => r.p = Some(p),
+            Some(q) if q != p => {
+                return Err(super::functions::mysql_error(
+                    4102,
+                    &format!(
+                        "Argument to the {} function is not a constant for a partition",
+                        self.name()
+                    ),
+                ))
+            }
+            Some(_) => {}
+        }
+        let x = ctx.get_raw(1);
+        if matches!(x, ValueRef::Null) {
+            return Ok(());
+        }
+        r.desc = ctx.get::<i64>(2)? != 0;
+        r.numeric = match self {
+            Percentile::Cont => true,
+            Percentile::Disc => ctx.get::<i64>(3)? != 0,
+        };
+        r.values.push(x.into());
+        r.sorted = false;
+        Ok(())
+    }
+
+    fn finalize(&self, _: &mut Context<'_>, r: Option<Ranked>) -> Result<Value> {
+        let mut r = r.unwrap_or_default();
+        self.value(Some(&mut r))
+    }
+}
+
+impl WindowAggregate<Ranked, Value> for Percentile {
+    fn value(&self, r: Option<&mut Ranked>) -> Result<Value> {
+        let Some(r) = r else { return Ok(Value::Null) };
+        let (Some(p), n) = (r.p, r.values.len()) else {
+            return Ok(Value::Null);
+        };
+        if n == 0 {
+            return Ok(Value::Null);
+        }
+        r.sort();
+        Ok(match self {
+            Percentile::Cont => {
+                let at = 1.0 + p * (n - 1) as f64;
+                let (floor, ceil) = (at.floor(), at.ceil());
+                let x =
+                    |row: f64| number(ValueRef::from(&r.values[row as usize - 1])).unwrap_or(0.0);
+                if floor == ceil {
+                    Value::Real(x(floor))
+                } else {
+                    Value::Real((at - floor) * x(ceil) + (ceil - at) * x(floor))
+                }
+            }
+            Percentile::Disc => {
+                // The first row of the first group of equal values whose cumulative
+                // distribution (the rows up to the group's last, of all) reaches `p`.
+                let mut first = 0;
+                while first < n {
+                    let mut last = first;
+                    while last + 1 < n && r.order(&r.values[first], &r.values[last + 1]).is_eq() {
+                        last += 1;
+                    }
+                    if (last + 1) as f64 / n as f64 >= p {
+                        return Ok(r.values[first].clone());
+                    }
+                    first = last + 1;
+                }
+                r.values[n - 1].clone()
+            }
+        })
+    }
+
+    fn inverse(&self, _: &mut Context<'_>, _: &mut Ranked) -> Result<()> {
+        // The frame is the whole partition: no row leaves it.
+        Ok(())
+    }
+}
+
 /// Registers the aggregates on `conn`.
 pub fn register(
     conn: &Connection,
@@ -283,6 +441,8 @@ pub fn register(
     ] {
         conn.create_aggregate_function(name, 1, flags, bits)?;
     }
+    conn.create_window_function("mysql_percentile_cont", 3, flags, Percentile::Cont)?;
+    conn.create_window_function("mysql_percentile_disc", 4, flags, Percentile::Disc)?;
     conn.create_aggregate_function("mysql_decimal_sum", 1, flags, DecimalSum)?;
     conn.create_aggregate_function("mysql_double_sum", 1, flags, PlainSum::Sum)?;
     conn.create_aggregate_function("mysql_double_avg", 1, flags, PlainSum::Avg)?;
@@ -335,6 +495,89 @@ mod tests {
             )
             .unwrap();
         assert_eq!(two, "ab,ab");
+    }
+
+    /// `PERCENTILE_CONT` interpolates between the rows around `1 + p·(n − 1)` of the values
+    /// that are not NULL, in their order (descending too); `PERCENTILE_DISC` answers the first
+    /// value whose cumulative distribution reaches `p`, equal values one group (MariaDB's
+    /// answers over the same rows: the evens of 0..240 beside as many NULLs).
+    #[test]
+    fn percentiles_answer_as_mariadb_does() {
+        let c = conn();
+        let rows = "WITH RECURSIVE t(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM t WHERE n < 239)";
+        let one = |f: &str, p: &str, desc: u8| -> Option<f64> {
+            let extra = if f == "disc" { ", 1" } else { "" };
+            c.query_row(
+                &format!(
+                    "{rows} SELECT mysql_percentile_{f}({p}, iif(n % 2, NULL, n), {desc}{extra}) \
+                     OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM t LIMIT 1"
+                ),
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        assert_eq!(one("cont", "0.25", 0), Some(59.5));
+        assert_eq!(one("cont", "0.25", 1), Some(178.5));
+        // (MariaDB's 214.20000000000002 too, written with its 10 decimals.)
+        assert!((one("cont", "0.9", 0).unwrap() - 214.2).abs() < 1e-10);
+        assert_eq!(one("disc", "0.25", 0), Some(58.0));
+        assert_eq!(one("disc", "0.25", 1), Some(180.0));
+        assert_eq!(one("disc", "0.9", 1), Some(24.0));
+        assert_eq!(one("cont", "1", 0), Some(238.0));
+        assert_eq!(one("disc", "0", 0), Some(0.0));
+        // Equal values are one group: the first to reach the fraction answers.
+        let tied: i64 = c
+            .query_row(
+                "SELECT mysql_percentile_disc(0.5, x, 0, 1) OVER () FROM \
+                 (SELECT 1 x UNION ALL SELECT 2 UNION ALL SELECT 2 UNION ALL SELECT 2)",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(tied, 2);
+        // Text by MySQL's collation: 'B' after 'a'.
+        let text: String = c
+            .query_row(
+                "SELECT mysql_percentile_disc(0.6, x, 0, 0) OVER () FROM \
+                 (SELECT 'B' x UNION ALL SELECT 'a')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(text, "B");
+    }
+
+    /// A fraction out of [0, 1], or one that differs between rows, is MariaDB's error; no row
+    /// answers NULL.
+    #[test]
+    fn percentile_fraction_errors_are_mariadbs() {
+        let c = conn();
+        let err = |sql: &str| {
+            c.query_row(sql, [], |r| r.get::<_, Option<f64>>(0))
+                .unwrap_err()
+                .to_string()
+        };
+        let said = err("SELECT mysql_percentile_cont(1.5, 1, 0) OVER () FROM (SELECT 1)");
+        assert!(
+            said.contains("MySQL error 4103: Argument to the percentile_cont"),
+            "{said}"
+        );
+        let said = err("SELECT mysql_percentile_disc(x, x, 0, 1) OVER () FROM \
+             (SELECT 0.1 x UNION ALL SELECT 0.2)");
+        assert!(
+            said.contains("MySQL error 4102: Argument to the percentile_disc"),
+            "{said}"
+        );
+        let none: Option<f64> = c
+            .query_row(
+                "SELECT max(p) FROM (SELECT mysql_percentile_cont(0.5, NULL, 0) OVER () p \
+                 FROM (SELECT 1))",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(none, None);
     }
 
     /// Doubles are added one after another, as MariaDB adds them: 0.1 ten times is

@@ -296,6 +296,20 @@ impl Meta {
         .with_a_sign()
     }
 
+    /// A CHAR a grouped or DISTINCT select computes, as its temporary table stores it: a
+    /// VARCHAR (MariaDB's `Item::make_string_field`; `DATE_ADD` of a string grouped), unless
+    /// it is empty. A derived table keeps it a CHAR ([`Meta::materialized`]).
+    pub(super) fn stored_char(self) -> Meta {
+        if self.code == Code::String && self.length > 0 {
+            Meta {
+                code: Code::VarString,
+                ..self
+            }
+        } else {
+            self
+        }
+    }
+
     /// A column of a derived table or common table expression MariaDB materializes (see
     /// `typing::materialized`): every column is a field of its temporary table, a constant as
     /// much as a computed value (NULL and `''` a CHAR(0), a number without BINARY, a string
@@ -315,7 +329,20 @@ impl Meta {
     pub(super) fn united(self, other: Meta) -> Meta {
         let (this, other) = (self.with_a_sign(), other.with_a_sign());
         let strings = this.is_text() && other.is_text();
+        // A CHAR beside a VARCHAR is a VARCHAR (`DATE_ADD(s, …) UNION SELECT 'x'`).
+        let code = if strings && this.code == Code::String && other.code == Code::VarString {
+            Code::VarString
+        } else {
+            this.code
+        };
         Meta {
+            code,
+            // Strings united are of no fixed decimals (MariaDB's `Item_type_holder`).
+            decimals: if strings {
+                STRING_DECIMALS
+            } else {
+                this.decimals
+            },
             nullable: this.nullable || other.nullable,
             length: if strings {
                 this.length.max(other.length)
@@ -327,10 +354,15 @@ impl Meta {
     }
 
     /// The declaration `self` sent from a table's column where `table` (a UNION's temporary
-    /// table), else as it is.
+    /// table: a string's field has no decimals), else as it is.
     pub(super) fn sent_from_a_table(self, table: bool) -> Meta {
         Meta {
             field: self.field || table,
+            decimals: if table && self.is_string() {
+                0
+            } else {
+                self.decimals
+            },
             ..self
         }
     }
@@ -476,7 +508,7 @@ impl Meta {
     }
 
     /// Whether the column is a string, text or binary.
-    fn is_string(&self) -> bool {
+    pub(super) fn is_string(&self) -> bool {
         matches!(
             self.code,
             Code::VarString | Code::String | Code::Blob | Code::MediumBlob | Code::LongBlob
@@ -839,7 +871,10 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
                 && (matches!(left.as_ref(), Expr::Interval(_))
                     || matches!(right.as_ref(), Expr::Interval(_))) =>
         {
-            moved_string()
+            match (left.as_ref(), right.as_ref()) {
+                (Expr::Interval(_), s) => moved_string(kid(1)?, s, left),
+                (s, i) => moved_string(kid(0)?, s, i),
+            }
         }
         Expr::BinaryOp { left, right, .. }
             if matches!(ty, Ty::DateTime | Ty::Time)
@@ -1094,20 +1129,7 @@ fn binary(op: &BinaryOperator, ty: Ty, l: Meta, r: Meta) -> Option<Meta> {
 /// '12:34:56' + INTERVAL 1.5 SECOND` is `12:34:57.5`, a TIME(1). Always nullable (a result
 /// past its range is NULL).
 fn moved_temporal(ty: Ty, moved: Meta, i: &sqlparser::ast::Interval) -> Meta {
-    let unit = i
-        .leading_field
-        .as_ref()
-        .map(|u| u.to_string().to_ascii_uppercase())
-        .unwrap_or_default();
-    let last = i
-        .last_field
-        .as_ref()
-        .map(|u| u.to_string().to_ascii_uppercase());
-    let by_interval = match (unit.as_str(), last.as_deref()) {
-        ("MICROSECOND", None) | (_, Some("MICROSECOND")) => 6,
-        ("SECOND", None) => amount_decimals(&i.value).min(6),
-        _ => 0,
-    };
+    let by_interval = interval_digits(i);
     // A DATE moved into a DATETIME has no fraction of its own.
     let own = if moved.code == Code::Date {
         0
@@ -1120,6 +1142,25 @@ fn moved_temporal(ty: Ty, moved: Meta, i: &sqlparser::ast::Interval) -> Meta {
         Code::DateTime
     };
     Meta::temporal(code, own.max(by_interval), true)
+}
+
+/// The fraction digits an interval moves a temporal by (MariaDB's `interval_dec`): 6 for one
+/// of microseconds, a `SECOND` amount's decimals, else none.
+fn interval_digits(i: &sqlparser::ast::Interval) -> u8 {
+    let unit = i
+        .leading_field
+        .as_ref()
+        .map(|u| u.to_string().to_ascii_uppercase())
+        .unwrap_or_default();
+    let last = i
+        .last_field
+        .as_ref()
+        .map(|u| u.to_string().to_ascii_uppercase());
+    match (unit.as_str(), last.as_deref()) {
+        ("MICROSECOND", None) | (_, Some("MICROSECOND")) => 6,
+        ("SECOND", None) => amount_decimals(&i.value).min(6),
+        _ => 0,
+    }
 }
 
 /// The decimals an interval's amount has, as MariaDB declares it: a number literal's as
@@ -1446,13 +1487,21 @@ fn extract_length(field: &sqlparser::ast::DateTimeField, day: u32) -> Option<u32
     })
 }
 
-/// A string moved by an interval (`DATE_ADD('2024-01-01', INTERVAL 1 DAY)`): a `CHAR` as long
-/// as a DATETIME with microseconds.
-fn moved_string() -> Meta {
+/// A string `s` (declared `k`) moved by the interval `i` (`DATE_ADD('2024-01-01', INTERVAL 1
+/// DAY)`): a `CHAR` as long as a DATETIME with the more fraction digits of the two, `s`'s as
+/// MariaDB reads it ([`datetime_precision`]: a column's 6, `DATE_FORMAT`'s none) and the
+/// interval's; a DATETIME's without them where the values decide.
+fn moved_string(k: Meta, s: &Expr, i: &Expr) -> Meta {
+    let by_interval = match i {
+        Expr::Interval(i) => interval_digits(i),
+        _ => 0,
+    };
+    let digits = datetime_precision(&k, s, false).map_or(0, |d| d.min(6) as u8);
+    let digits = digits.max(by_interval);
     Meta {
         code: Code::String,
-        decimals: 0,
-        ..Meta::text(19, true)
+        decimals: digits,
+        ..Meta::text(19 + u32::from(digits) + u32::from(digits > 0), true)
     }
 }
 
@@ -1836,7 +1885,14 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
             "DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE" | "TIMESTAMPADD"
         )
     {
-        return Some(moved_string());
+        let args = super::typing::children(e);
+        // `TIMESTAMPADD(unit, n, s)` moves its last argument.
+        let (s, k, i) = if name == "TIMESTAMPADD" {
+            (*args.last()?, kids.len().checked_sub(1)?, None)
+        } else {
+            (*args.first()?, 0, args.get(1).copied())
+        };
+        return Some(moved_string(kid(k)?, s, i.unwrap_or(s)));
     }
     if matches!(ty, Ty::DateTime | Ty::Time)
         && matches!(name, "DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE")
@@ -1950,9 +2006,11 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
                     code: Code::LongLong,
                     ..k.with_a_sign()
                 },
+                // Of the argument's decimals (`DATE_FORMAT`'s none, a moved string's digits;
+                // a column's not fixed, whose own definition shows none).
                 Code::String | Code::VarString => Meta {
                     code: Code::VarString,
-                    decimals: STRING_DECIMALS,
+                    decimals: if column { STRING_DECIMALS } else { k.decimals },
                     ..k
                 },
                 // A DOUBLE computed (MariaDB's `Item_sum_min_max` of a real: its
@@ -2106,6 +2164,21 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
             k => k.nullable(true),
         },
         "PI" => Meta::double(8, 6, false),
+        // MariaDB's `Item_sum_percentile_cont`: 10 decimals, as long as a DOUBLE of the
+        // fraction's (`float_length`); `Item_sum_percentile_disc`: the value's own type.
+        "PERCENTILE_CONT" => Meta {
+            decimals: 10,
+            ..real(&[kid(0)?], true)
+        },
+        // (A string's decimals not fixed.)
+        "PERCENTILE_DISC" => match kid(1)? {
+            k if k.is_string() => Meta {
+                decimals: STRING_DECIMALS,
+                ..k
+            },
+            k => k,
+        }
+        .nullable(true),
         // MariaDB's `Item_sum_percent_rank` and `Item_sum_cume_dist`.
         "PERCENT_RANK" | "CUME_DIST" => Meta::double(17, 10, true),
         // A row's number, rank or bucket is never NULL (MariaDB's `Item_sum_row_number`, …).
@@ -2119,6 +2192,12 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         "ADDTIME" | "SUBTIME" if matches!(ty, Ty::DateTime | Ty::Time) && kids.len() == 2 => {
             let mut digits = 0;
             for (k, arg) in super::typing::children(e).into_iter().enumerate() {
+                // The time added, a string the rows give, may hold any fraction: 6 digits
+                // (`ADDTIME(d, DATE_FORMAT(…))`, whose `DATE_FORMAT` alone is read with none).
+                if k == 1 && kid(k)?.is_string() && reads_a_column(arg) {
+                    digits = 6;
+                    continue;
+                }
                 let m = seconds(kid(k)?, arg, k == 1 || ty == Ty::Time);
                 if m.code == Code::ByValue {
                     return None;

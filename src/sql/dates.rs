@@ -434,6 +434,20 @@ fn auto_fraction(shown: &str) -> String {
     }
 }
 
+/// A DATETIME written as text (`YYYY-MM-DD hh:mm:ss[.f]`) with exactly `digits` fraction
+/// digits, its own cut or padded with zeros; anything else (a DATE) as it is.
+fn with_fraction_digits(shown: &str, digits: usize) -> String {
+    let b = shown.as_bytes();
+    if b.len() < 19 || b[10] != b' ' || b.get(19).is_some_and(|&c| c != b'.') {
+        return shown.to_string();
+    }
+    let own = shown.get(20..).unwrap_or("");
+    match digits {
+        0 => shown[..19].to_string(),
+        d => format!("{}.{:0<d$.d$}", &shown[..19], own),
+    }
+}
+
 /// Whether text starts as a date does (`2024-03-05…`, `24/3/5`): a TIME context reads it as a
 /// datetime and keeps its time (MySQL's `str_to_time` does the same).
 fn has_date_part(s: &str) -> bool {
@@ -2024,6 +2038,18 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
             v => Some(text(v)),
         })
     })?;
+    // A string moved by an interval shown with the fraction digits it is declared with
+    // (`translate`'s `moved_string_digits`; MariaDB's `my_datetime_to_str` of its decimals).
+    conn.create_scalar_function("mysql_fraction_digits", 2, pure, |ctx| {
+        let digits = ctx.get::<Option<i64>>(1)?.unwrap_or(0).clamp(0, 6) as usize;
+        Ok(match ctx.get_raw(0) {
+            ValueRef::Text(t) => std::str::from_utf8(t)
+                .ok()
+                .map(|s| with_fraction_digits(s, digits)),
+            ValueRef::Null => None,
+            v => Some(text(v)),
+        })
+    })?;
     for (name, sign) in [("addtime", 1), ("subtime", -1)] {
         conn.create_scalar_function(name, 2, pure, move |ctx| {
             let v = ctx.get_raw(0);
@@ -2211,6 +2237,30 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
 
 #[cfg(test)]
 mod tests {
+    /// A DATETIME's text with as many fraction digits as asked: its own cut or padded; a DATE
+    /// or anything else as it is.
+    #[test]
+    fn fraction_digits_are_cut_or_padded() {
+        assert_eq!(
+            with_fraction_digits("2026-12-01 01:00:00", 6),
+            "2026-12-01 01:00:00.000000"
+        );
+        assert_eq!(
+            with_fraction_digits("2026-12-01 01:00:00.5", 6),
+            "2026-12-01 01:00:00.500000"
+        );
+        assert_eq!(
+            with_fraction_digits("2026-12-01 01:00:00.123456", 0),
+            "2026-12-01 01:00:00"
+        );
+        assert_eq!(
+            with_fraction_digits("2026-12-01 01:00:00.123456", 2),
+            "2026-12-01 01:00:00.12"
+        );
+        assert_eq!(with_fraction_digits("2026-12-02", 6), "2026-12-02");
+        assert_eq!(with_fraction_digits("12:00:00", 6), "12:00:00");
+    }
+
     use super::*;
 
     fn at(s: &str) -> Tm {

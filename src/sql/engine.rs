@@ -230,6 +230,15 @@ fn sqlite_err(e: rusqlite::Error) -> SqlError {
 /// integer overflow).
 fn mysql_refusal(message: &str) -> Option<SqlError> {
     let refused = |code: u16, words: String| Some(SqlError::Refused(code, words));
+    // A function's own MySQL error (`functions::mysql_error`).
+    if let Some((code, words)) = message
+        .find(super::functions::MYSQL_ERROR)
+        .and_then(|at| message[at + super::functions::MYSQL_ERROR.len()..].split_once(": "))
+    {
+        if let Ok(code) = code.parse() {
+            return refused(code, words.to_string());
+        }
+    }
     if message.starts_with("misuse of aggregate") || message.starts_with("misuse of window") {
         return refused(1111, "Invalid use of group function".into());
     }
@@ -414,8 +423,6 @@ impl Engine {
              ATTACH ':memory:' AS pinba; ATTACH ':memory:' AS information_schema;",
         )
         .map_err(sqlite_err)?;
-        conn.execute_batch(&information_schema_tables())
-            .map_err(sqlite_err)?;
         let t = Arc::clone(&tables);
         let vars = Arc::clone(&session.vars);
         locks::register(
@@ -428,6 +435,9 @@ impl Engine {
         )
         .map_err(sqlite_err)?;
         functions::register(&conn, session).map_err(sqlite_err)?;
+        // Its names are compared in the `MYSQL` collation `functions` registers.
+        conn.execute_batch(&information_schema_tables())
+            .map_err(sqlite_err)?;
         vtab::register(&conn, Arc::clone(&tables)).map_err(sqlite_err)?;
         let t = Arc::clone(&tables);
         scalars::register_sleep(&conn, move || *t.deadline.lock(), DEADLINE_PASSED)

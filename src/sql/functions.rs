@@ -1270,6 +1270,15 @@ pub(super) fn finite(x: f64, said: impl FnOnce() -> String) -> rusqlite::Result<
     }
 }
 
+/// The words a function's error starts with where it is MySQL's error `code` (`engine` answers
+/// it as that error).
+pub(super) const MYSQL_ERROR: &str = "MySQL error ";
+
+/// MySQL's error `code` with its `words`, raised by a function as the rows are read.
+pub(super) fn mysql_error(code: u16, words: &str) -> rusqlite::Error {
+    rusqlite::Error::UserFunctionError(format!("{MYSQL_ERROR}{code}: {words}").into())
+}
+
 /// MySQL's error 1690 for an integer result out of its type's range.
 fn out_of_range(unsigned: bool) -> rusqlite::Error {
     rusqlite::Error::UserFunctionError(

@@ -29,12 +29,13 @@ pub enum Type {
 }
 
 impl Type {
-    /// The type SQLite's table is declared with: names compare case-insensitively, as
-    /// MariaDB's `information_schema` compares them (utf8mb3_general_ci); `engine` reads
+    /// The type SQLite's table is declared with: names compare and sort as MariaDB's
+    /// `information_schema` has them (utf8mb3_general_ci, pinbad's `collation::NAME`: by upper
+    /// case, `memory_footprint` before `mem_peak_usage`); `engine` reads
     /// `DATETIME`, `LONGTEXT` and `INT32` as the MySQL types SQLite does not have.
     fn sqlite(self) -> &'static str {
         match self {
-            Type::Varchar(_) => "TEXT COLLATE NOCASE",
+            Type::Varchar(_) => "TEXT COLLATE MYSQL",
             Type::LongText(_) => "LONGTEXT",
             Type::Long(_) | Type::ULong(_) => "INT32",
             Type::LongLong(_) | Type::ULongLong(_) => "INTEGER",

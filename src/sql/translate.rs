@@ -316,6 +316,17 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
     let lines = Lines::new(sql);
     let _ = query.visit(&mut RowConstructors);
     let _ = query.visit(&mut Aliases);
+    let mut percentiles = Percentiles(None);
+    let _ = query.visit(&mut percentiles);
+    if let Some(near) = percentiles.0 {
+        return Err(Refusal::Error(
+            1064,
+            format!(
+                "You have an error in your SQL syntax; check the manual that corresponds to your \
+                 MySQL server version for the right syntax to use near '{near}' at line 1"
+            ),
+        ));
+    }
     if !directions.is_empty() {
         let _ = query.visit(&mut GroupOrder(&directions));
     }
@@ -513,6 +524,101 @@ impl VisitorMut for GroupTies<'_> {
     }
 }
 
+/// MariaDB's percentile window functions, `PERCENTILE_CONT(p) WITHIN GROUP (ORDER BY x [DESC])
+/// OVER ([PARTITION BY …])`, `PERCENTILE_DISC` alike and `MEDIAN(x) OVER (…)`, made the calls
+/// the rules read, `PERCENTILE_CONT(p, x, desc)` (`MEDIAN`'s `p` 0.5), over the partition's
+/// every row (`aggregates`' `Percentile` computes them). Written otherwise (no `OVER`, an
+/// `OVER` with an order, a frame or a window's name, not one ordering term), it is MariaDB's
+/// syntax error: what it is near, in `.0`.
+struct Percentiles(Option<String>);
+
+impl VisitorMut for Percentiles {
+    type Break = ();
+
+    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        let Expr::Function(f) = e else {
+            return ControlFlow::Continue(());
+        };
+        let [ObjectNamePart::Identifier(name)] = f.name.0.as_slice() else {
+            return ControlFlow::Continue(());
+        };
+        let up = name.value.to_ascii_uppercase();
+        let median = up == "MEDIAN";
+        if name.quote_style.is_some()
+            || !(median || up == "PERCENTILE_CONT" || up == "PERCENTILE_DISC")
+        {
+            return ControlFlow::Continue(());
+        }
+        let args: Vec<Expr> = match &f.args {
+            FunctionArguments::List(l)
+                if l.duplicate_treatment.is_none() && l.clauses.is_empty() =>
+            {
+                l.args
+                    .iter()
+                    .filter_map(|a| match a {
+                        FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => Some(x.clone()),
+                        _ => None,
+                    })
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        let whole = |spec: &sqlparser::ast::WindowSpec| {
+            spec.window_name.is_none() && spec.order_by.is_empty() && spec.window_frame.is_none()
+        };
+        let ordered: Option<(Expr, bool)> = match f.within_group.as_slice() {
+            [] if median => args.first().cloned().map(|x| (x, false)),
+            [o] if !median => Some((
+                o.expr.clone(),
+                matches!(o.options.sort, Some(sqlparser::ast::OrderBySort::Desc)),
+            )),
+            _ => None,
+        };
+        let fraction = if median {
+            Some(Expr::Value(Value::Number("0.5".into(), false).into()))
+        } else {
+            args.first().cloned()
+        };
+        let spec = match &f.over {
+            Some(sqlparser::ast::WindowType::WindowSpec(spec)) if whole(spec) => Some(spec),
+            _ => None,
+        };
+        let (Some((x, desc)), Some(p), Some(spec), 1) = (ordered, fraction, spec, args.len())
+        else {
+            self.0 = Some(e.to_string().chars().take(60).collect());
+            return ControlFlow::Break(());
+        };
+        let mut spec = spec.clone();
+        spec.window_frame = Some(sqlparser::ast::WindowFrame {
+            units: sqlparser::ast::WindowFrameUnits::Rows,
+            start_bound: sqlparser::ast::WindowFrameBound::Preceding(None),
+            end_bound: Some(sqlparser::ast::WindowFrameBound::Following(None)),
+        });
+        let name = if up == "PERCENTILE_DISC" {
+            "PERCENTILE_DISC"
+        } else {
+            "PERCENTILE_CONT"
+        };
+        let desc = Expr::Value(Value::Number(u8::from(desc).to_string(), false).into());
+        let mut call = f.clone();
+        // (Where it was written: the select list's items are named from their spans.)
+        let span = f.name.span();
+        call.name = ObjectName::from(vec![Ident::with_span(span, name)]);
+        call.within_group = Vec::new();
+        call.over = Some(sqlparser::ast::WindowType::WindowSpec(spec));
+        call.args = FunctionArguments::List(sqlparser::ast::FunctionArgumentList {
+            duplicate_treatment: None,
+            args: [p, x, desc]
+                .into_iter()
+                .map(|a| FunctionArg::Unnamed(FunctionArgExpr::Expr(a)))
+                .collect(),
+            clauses: Vec::new(),
+        });
+        *e = Expr::Function(call);
+        ControlFlow::Continue(())
+    }
+}
+
 /// MariaDB's other names of a function, made the name the rules know it by before anything
 /// reads the tree: `NVL` is `IFNULL`.
 struct Aliases;
@@ -634,7 +740,7 @@ fn fraction_digits(e: &Expr, time: bool) -> u8 {
             | DataType::Time(None, _)
             | DataType::Timestamp(None, _)
             | DataType::Date => 0,
-            _ => 6,
+            _ => typed_fraction_digits(e, time),
         },
         Expr::Function(f) => {
             let name = f.name.to_string().to_ascii_uppercase();
@@ -661,11 +767,25 @@ fn fraction_digits(e: &Expr, time: bool) -> u8 {
                     .map(|(i, a)| fraction_digits(a, i == 1))
                     .max()
                     .unwrap_or(0),
-                _ => 6,
+                _ => typed_fraction_digits(e, time),
             }
         }
-        _ => 6,
+        _ => typed_fraction_digits(e, time),
     }
+}
+
+/// The fraction digits of an expression other than those [`fraction_digits`] reads by its
+/// form, from its definition as typing finds it with no table known (MariaDB's
+/// `datetime_precision`, its `decimals`: `DATE_FORMAT(…)`'s and an integer's 0, a DECIMAL's
+/// scale); 6 where the definition does not say (a column's value decides).
+fn typed_fraction_digits(e: &Expr, time: bool) -> u8 {
+    let (_, meta) = typing::Scope::none().typed_into(e, &mut typing::Found::default());
+    if time && meta.is_string() && super::coldef::reads_a_column(e) {
+        // The time `TIMESTAMP(d, t)` adds, a string the rows give: as `ADDTIME` declares it
+        // (`coldef::node`).
+        return 6;
+    }
+    super::coldef::datetime_precision(&meta, e, time).map_or(6, |d| d.min(6) as u8)
 }
 
 fn is_charset_function(e: &Expr) -> bool {
@@ -1609,6 +1729,65 @@ pub(super) fn call(name: impl Into<Ident>, args: Vec<Expr>) -> Expr {
     })
 }
 
+/// A percentile call ([`Percentiles`]) made `aggregates`' window function, given its
+/// arguments' types (`kids`: the fraction, the ordered value, the direction): the fraction must
+/// be a number (MariaDB's error 4104) and, for `PERCENTILE_CONT`, the value too (4101); a
+/// `PERCENTILE_DISC` compares its values as numbers or as text by their type. `Err` with
+/// MySQL's error, or the words of what pinbad refuses (a TIME's, a temporal interpolated).
+fn percentile_call(expr: &mut Expr, kids: &[Ty]) -> Result<(), (u16, String)> {
+    let Expr::Function(f) = expr else {
+        return Ok(());
+    };
+    let cont = match f.name.to_string().as_str() {
+        "PERCENTILE_CONT" => true,
+        "PERCENTILE_DISC" => false,
+        _ => return Ok(()),
+    };
+    let what = if cont {
+        "percentile_cont"
+    } else {
+        "percentile_disc"
+    };
+    let (Some(p), Some(x), FunctionArguments::List(list)) =
+        (kids.first(), kids.get(1), &mut f.args)
+    else {
+        return Ok(());
+    };
+    if matches!(p, Ty::Null | Ty::Text | Ty::Binary) {
+        return Err((
+            4104,
+            format!(
+                "{what} function only accepts arguments that can be converted to numerical types"
+            ),
+        ));
+    }
+    let numeric = match x {
+        // (`Other`: not followed here, read as SQLite has it.)
+        Ty::Int | Ty::UInt | Ty::Dec(_) | Ty::Double | Ty::Other => true,
+        Ty::Null | Ty::Text | Ty::Binary if cont => {
+            return Err((
+                4101,
+                format!("Numeric datatype is required for {what} function"),
+            ));
+        }
+        Ty::Null | Ty::Text | Ty::Binary | Ty::Date | Ty::DateTime if !cont => false,
+        _ => {
+            return Err((
+                1235,
+                format!("{what} of this type is not supported by pinbad"),
+            ))
+        }
+    };
+    if !cont {
+        list.args
+            .push(FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::Value(
+                Value::Number(u8::from(numeric).to_string(), false).into(),
+            ))));
+    }
+    f.name = ObjectName::from(vec![Ident::new(format!("mysql_{what}"))]);
+    Ok(())
+}
+
 /// MariaDB's rule for a named lock's name: a string (or NULL); a number or a temporal is error
 /// 4079 naming its type (`GET_LOCK(1, 0)`: "Illegal parameter data type int for operation
 /// 'get_lock'").
@@ -1964,12 +2143,18 @@ impl VisitorMut for Rewrite<'_> {
             self.error = Some((4079, why));
             return ControlFlow::Break(());
         }
+
         let numbers = typing::fractions_read(expr, &kids, &metas);
         let ty = known.unwrap_or_else(|| {
             let none = Scope::none();
             self.scopes.last().unwrap_or(&none).node(expr, &numbers)
         });
         let ty = fixed.map_or(ty, |(_, m)| typing::int_val_type(expr, ty, &m));
+        // (Typed by its name before it is renamed.)
+        if let Err(refused) = percentile_call(expr, &kids) {
+            self.error = Some(refused);
+            return ControlFlow::Break(());
+        }
         // (Checked once the node is translated whole.)
         let ranged = ranged_double(expr, ty, &wides).then(|| expr.to_string());
         if kids.len() == typing::children(expr).len() {
@@ -2039,11 +2224,15 @@ impl VisitorMut for Rewrite<'_> {
                 item.1 = Some(ty);
             }
         }
+        let moved_digits = moved_string_digits(expr, ty, fixed.map(|(_, m)| m));
         if self.expr(expr).is_break() {
             if self.refused.is_none() {
                 self.refused = Some(format!("`{}` is not supported", self.written(expr)));
             }
             return ControlFlow::Break(());
+        }
+        if let Some(digits) = moved_digits {
+            *expr = raw(format!("mysql_fraction_digits({expr}, {digits})"));
         }
         if let Some(said) = ranged {
             let said = said.replace('\'', "''");
@@ -3549,6 +3738,27 @@ fn auto_fraction(expr: &mut Expr, ty: Ty) {
     }
 }
 
+/// The fraction digits a string moved by an interval (`DATE_ADD(s, INTERVAL …)`, `s +
+/// INTERVAL …`, of type `ty`, declared `meta`) is shown with where it is a DATETIME: those it
+/// is declared with (`coldef`'s `moved_string`: a string the rows give 6), as MariaDB writes
+/// it (`'2026-12-01 01:00:00.000000'`; a fraction `DATE_FORMAT` wrote cut). `None` for
+/// anything else.
+fn moved_string_digits(expr: &Expr, ty: Ty, meta: Option<Meta>) -> Option<u8> {
+    let meta = meta.filter(|m| ty == Ty::Text && m.code == Code::String)?;
+    let moved = match expr {
+        Expr::BinaryOp { left, right, .. } => {
+            matches!(left.as_ref(), Expr::Interval(_))
+                || matches!(right.as_ref(), Expr::Interval(_))
+        }
+        Expr::Function(f) => matches!(
+            f.name.to_string().to_ascii_uppercase().as_str(),
+            "DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE" | "TIMESTAMPADD"
+        ),
+        _ => false,
+    };
+    moved.then_some(meta.decimals.min(6))
+}
+
 /// `e` made `f(e)`.
 fn wrap_in(e: &mut Expr, f: &str) {
     let inner = std::mem::replace(e, Expr::Value(Value::Null.into()));
@@ -4560,6 +4770,7 @@ fn name_select(
     let mut space = false;
     let mut depth = 0i32;
     let mut leading = true;
+    let mut after_within = false;
     for (k, t) in tokens.iter().enumerate().skip(start) {
         match &t.token {
             // A parameter bound into the text (`prepared`): written `?`, whatever its value.
@@ -4596,7 +4807,9 @@ fn name_select(
             }
             Token::Word(w) if depth == 0 && w.quote_style.is_none() => {
                 let up = w.value.to_ascii_uppercase();
-                if ENDS.contains(&up.as_str()) {
+                // (`PERCENTILE_CONT(p) WITHIN GROUP (…)`'s `GROUP` ends nothing.)
+                let within = std::mem::replace(&mut after_within, up == "WITHIN");
+                if ENDS.contains(&up.as_str()) && !(within && up == "GROUP") {
                     break;
                 }
                 if leading
@@ -4976,6 +5189,64 @@ mod tests {
 
     fn tree(sql: &str) -> String {
         query(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}")).0
+    }
+
+    /// MariaDB's percentiles are window functions over the partition's every row, a column
+    /// named as written; written without `OVER`, with an ordered or named window, or with other
+    /// than one ordering term, they are its syntax error; a fraction or a value not a number is
+    /// its error 4104 or 4101.
+    #[test]
+    fn percentiles_are_window_functions_of_the_whole_partition() {
+        let (sql, _) = query(
+            "SELECT a, PERCENTILE_CONT(0.9) WITHIN GROUP (ORDER BY b DESC) OVER (PARTITION BY a), \
+             MEDIAN(b) OVER () FROM t",
+        )
+        .unwrap();
+        assert!(
+            sql.contains(
+                "mysql_percentile_cont(0.9, b, 1) OVER (PARTITION BY a ROWS BETWEEN \
+                          UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"
+            ),
+            "{sql}"
+        );
+        assert!(
+            sql.contains("mysql_percentile_cont(0.5, b, 0) OVER (ROWS"),
+            "{sql}"
+        );
+        assert!(
+            sql.contains(
+                "AS `PERCENTILE_CONT(0.9) WITHIN GROUP (ORDER BY b DESC) OVER (PARTITION BY a)`"
+            ),
+            "{sql}"
+        );
+        let (sql, _) =
+            query("SELECT PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY a) OVER () FROM t").unwrap();
+        assert!(sql.contains("mysql_percentile_disc(0.5, a, 0, "), "{sql}");
+        for sql in [
+            "SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY a) FROM t",
+            "SELECT MEDIAN(a) FROM t",
+            "SELECT PERCENTILE_CONT(0.5) OVER () FROM t",
+            "SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY a) OVER (ORDER BY a) FROM t",
+            "SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY a, b) OVER () FROM t",
+            "SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY a) OVER w FROM t WINDOW w AS ()",
+        ] {
+            match query(sql) {
+                Err(Refusal::Error(1064, why)) => assert!(why.contains("near"), "{sql}: {why}"),
+                other => panic!("{sql}: {other:?}"),
+            }
+        }
+        for (sql, code) in [
+            (
+                "SELECT PERCENTILE_CONT('0.5') WITHIN GROUP (ORDER BY 1) OVER () FROM t",
+                4104,
+            ),
+            ("SELECT MEDIAN('x') OVER () FROM t", 4101),
+        ] {
+            match query(sql) {
+                Err(Refusal::Error(c, _)) if c == code => {}
+                other => panic!("{sql}: {other:?}"),
+            }
+        }
     }
 
     /// `LIMIT` and `OFFSET` take an unsigned integer as written or a bound parameter; anything

@@ -518,6 +518,15 @@ fn is_grouped(select: &sqlparser::ast::Select) -> bool {
 /// `change_to_use_tmp_fields`): a column, an aggregate, or an expression that reads a column and
 /// holds no aggregate; a constant, or an expression over aggregates, is computed again.
 fn held_in_a_temporary_table(e: &Expr) -> bool {
+    // A window function is computed over the table's rows, after them: never held.
+    let windowed = sqlparser::ast::visit_expressions(e, |x| match x {
+        Expr::Function(f) if f.over.is_some() => std::ops::ControlFlow::Break(()),
+        _ => std::ops::ControlFlow::Continue(()),
+    })
+    .is_break();
+    if windowed {
+        return false;
+    }
     match aggregate_name(e) {
         // Computed again from what the table holds (MariaDB's `result_item`s: an average's
         // sum and count, a variance's moments); `GROUP_CONCAT` keeps its own table.
@@ -1092,6 +1101,9 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Found, order: &[&Expr]) 
                     if let Some(c) = columns.get_mut(k) {
                         c.2 =
                             c.2.through_temporary_table(computed, min_max, by_groups, held);
+                        if computed && held {
+                            c.2 = c.2.stored_char();
+                        }
                         // A FLOAT's MIN/MAX grouped in a temporary table over base tables
                         // is a copy of the column's own field, of a FLOAT's 12 (23 where it
                         // is computed over all rows, again for ROLLUP, or over a derived
@@ -2688,6 +2700,9 @@ fn function(name: &str, args: &[(&Expr, Ty)], star: bool) -> Ty {
     let one = args.len() == 1 && !star;
     match name {
         "COUNT" => Ty::Int,
+        // MariaDB's percentiles (`translate`'s `Percentiles`: the fraction, then the value).
+        "PERCENTILE_CONT" => Ty::Double,
+        "PERCENTILE_DISC" => arg(1),
         "BIT_OR" | "BIT_AND" | "BIT_XOR" if one => Ty::UInt,
         // The deviations and variances: doubles.
         "STD" | "VARIANCE" | "VAR_POP" | "VAR_SAMP" => Ty::Double,

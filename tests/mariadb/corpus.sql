@@ -2263,3 +2263,113 @@ SELECT LEAST(9223372036854775808, 9223372036854775807, id) FROM request ORDER BY
 SELECT GREATEST(18446744073709551614, 18446744073709551615), LEAST(18446744073709551614, 18446744073709551615), LEAST('10', 9), GREATEST(2, '10')
 -- A string past a DOUBLE's range is the largest DOUBLE of its sign (MySQL's my_strtod)
 SELECT (SHA2('a_c', 256) IN (1.7976931348623157e308, NULL)), '-1e999' = -1.7976931348623157e308, '1e999' > 1e308
+-- Percentiles: PERCENTILE_CONT/PERCENTILE_DISC WITHIN GROUP … OVER (PARTITION BY …), MEDIAN, and their errors
+=SELECT PERCENTILE_CONT(1.5) WITHIN GROUP (ORDER BY req_time) OVER () FROM request LIMIT 1
+=SELECT PERCENTILE_CONT(NULL) WITHIN GROUP (ORDER BY req_time) OVER () FROM request LIMIT 1
+=SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY NULL) OVER () FROM request LIMIT 1
+=SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY req_time) FROM request
+=SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY req_time) OVER (ORDER BY id) FROM request
+=SELECT PERCENTILE_CONT(status/1000) WITHIN GROUP (ORDER BY req_time) OVER () FROM request LIMIT 1
+=SELECT PERCENTILE_CONT('0.5') WITHIN GROUP (ORDER BY req_time) OVER () FROM request LIMIT 1
+SELECT PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY FROM_UNIXTIME(timestamp)) OVER () FROM request LIMIT 1
+=SELECT MEDIAN(hostname) OVER () FROM request LIMIT 1
+SELECT PERCENTILE_CONT(0.3) WITHIN GROUP (ORDER BY doc_size) OVER (), PERCENTILE_CONT(0.3) WITHIN GROUP (ORDER BY id) OVER (), PERCENTILE_DISC(0.3) WITHIN GROUP (ORDER BY id) OVER (), MEDIAN(1.5) OVER (), MEDIAN(id*1.5) OVER () FROM request LIMIT 1
+SELECT PERCENTILE_CONT(0.999) WITHIN GROUP (ORDER BY req_time) OVER () a, PERCENTILE_CONT(1) WITHIN GROUP (ORDER BY req_time) OVER () b, PERCENTILE_CONT(0) WITHIN GROUP (ORDER BY status) OVER () c, PERCENTILE_CONT(0.5e0) WITHIN GROUP (ORDER BY status) OVER () d FROM request LIMIT 1
+SELECT PERCENTILE_CONT(0.25) WITHIN GROUP (ORDER BY IF(id%2, NULL, id)) OVER () e, PERCENTILE_DISC(0.25) WITHIN GROUP (ORDER BY IF(id%2, NULL, id)) OVER () f, PERCENTILE_CONT(0.25) WITHIN GROUP (ORDER BY IF(id%2, NULL, id) DESC) OVER () g, PERCENTILE_DISC(0.25) WITHIN GROUP (ORDER BY IF(id%2, NULL, id) DESC) OVER () g2, PERCENTILE_CONT(0.9) WITHIN GROUP (ORDER BY IF(id%2, NULL, id)) OVER () g3, PERCENTILE_DISC(0.9) WITHIN GROUP (ORDER BY IF(id%2, NULL, id) DESC) OVER () g5, PERCENTILE_CONT(0.25) WITHIN GROUP (ORDER BY id*1.25) OVER () h, PERCENTILE_DISC(0.25) WITHIN GROUP (ORDER BY id*1.25) OVER () i, PERCENTILE_DISC(0) WITHIN GROUP (ORDER BY id) OVER () j, PERCENTILE_DISC(1) WITHIN GROUP (ORDER BY id) OVER () k FROM request LIMIT 1
+SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY id) OVER (PARTITION BY hostname) e FROM request WHERE id < 0
+=SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY id) OVER w FROM request WINDOW w AS (PARTITION BY hostname) LIMIT 1
+=SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY id, status) OVER () FROM request LIMIT 1
+SELECT hostname, COUNT(*), PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY COUNT(*)) OVER () FROM request GROUP BY hostname ORDER BY hostname
+SELECT script_name, ROUND(PERCENTILE_CONT(0.99) WITHIN GROUP (ORDER BY req_time) OVER (PARTITION BY script_name) * 1000, 1) AS p99_ms FROM request GROUP BY script_name, req_time ORDER BY 1, 2 LIMIT 10
+SELECT DISTINCT script_name, MEDIAN(req_time) OVER (PARTITION BY script_name) AS med, PERCENTILE_CONT(0.9) WITHIN GROUP (ORDER BY req_time DESC) OVER (PARTITION BY script_name, hostname) p FROM request ORDER BY 1, 2, 3
+SELECT * FROM (SELECT hostname, PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY status) OVER (PARTITION BY hostname) s FROM request) t GROUP BY hostname, s ORDER BY hostname
+=SELECT MEDIAN(req_time) FROM request
+=SELECT PERCENTILE_CONT(0.5) OVER () FROM request
+SELECT value, PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY value) OVER (PARTITION BY hit_count) FROM timer ORDER BY 1, 2 LIMIT 5
+-- BI tools' shapes: TIMESTAMP() and DATE_ADD() of strings, their digits; information_schema sorted as utf8mb3_general_ci
+SELECT column_name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'request' ORDER BY column_name
+SELECT ADDDATE(DATE_FORMAT(from_unixtime(`request`.`timestamp`), '%Y-%m-01 00:00:00'), INTERVAL 0 SECOND) AS `tmn:timestamp:ok`, SUM(`request`.`req_time`) AS `sum:req_time:ok` FROM `request` GROUP BY 1
+SELECT TIMESTAMP(DATE_FORMAT(from_unixtime(`timestamp`), '%Y-%m-%d %H:00:00')) AS `thr`, COUNT(*) FROM `request` GROUP BY 1 ORDER BY 1
+SELECT TIMESTAMP(CAST(req_time AS SIGNED)), TIMESTAMP(CAST(req_time AS DECIMAL(10,2))), TIMESTAMP(CONVERT(hostname, CHAR)), TIMESTAMP(TIME_FORMAT(FROM_UNIXTIME(timestamp), '%H')), TIMESTAMP(DATE_FORMAT(FROM_UNIXTIME(timestamp), '%Y'), '01:00:00') FROM request LIMIT 1
+SELECT TIMESTAMP(FROM_UNIXTIME(timestamp), TIME_FORMAT(FROM_UNIXTIME(timestamp), '%H')), ADDTIME(FROM_UNIXTIME(timestamp), DATE_FORMAT(FROM_UNIXTIME(timestamp), '%H')), TIMESTAMP(FROM_UNIXTIME(timestamp), CAST(status AS CHAR)), TIMESTAMP(FROM_UNIXTIME(timestamp), status) FROM request LIMIT 1
+SELECT DATE_ADD(CONCAT(DATE(FROM_UNIXTIME(timestamp)),''), INTERVAL 1 DAY) a, DATE_ADD(CONCAT(DATE(FROM_UNIXTIME(timestamp)),''), INTERVAL 1 HOUR) b, DATE_ADD(CONCAT(DATE(FROM_UNIXTIME(timestamp)),' 00:00:00.5'), INTERVAL 1 HOUR) c, DATE_ADD('2024-01-01 00:00:00.5', INTERVAL 1 HOUR) d, DATE_ADD('2024-01-01 00:00:00.5', INTERVAL 1 MICROSECOND) e, DATE_SUB(CONCAT(DATE(FROM_UNIXTIME(timestamp)),' 10:00'), INTERVAL '1:1' HOUR_MINUTE) f, ADDDATE(CONCAT(DATE(FROM_UNIXTIME(timestamp)),' 10:00'), 1) g, CONCAT(DATE(FROM_UNIXTIME(timestamp)),' 10:00') + INTERVAL 1 SECOND h FROM request LIMIT 1
+SELECT DATE_ADD(DATE_FORMAT(FROM_UNIXTIME(timestamp), '%Y-%m-%d %H:%i:%s.%f'), INTERVAL 1 HOUR) i, TIMESTAMPADD(MINUTE, 1, CONCAT(DATE(FROM_UNIXTIME(timestamp)),' 00:00:00')) j FROM request LIMIT 1
+SELECT ADDTIME(hostname, '01:00:00') a, DATE_ADD(hostname, INTERVAL 1 DAY) d, COUNT(*) FROM request GROUP BY 1, 2
+SELECT DISTINCT ADDTIME(hostname, '01:00:00') a, DATE_ADD(hostname, INTERVAL 1 DAY) d FROM request
+SELECT t.d FROM (SELECT DATE_ADD(hostname, INTERVAL 1 DAY) d FROM request) t LIMIT 1
+SELECT DATE_ADD(hostname, INTERVAL 1 DAY) d FROM request UNION SELECT 'x'
+SELECT DATE_ADD(hostname, INTERVAL 1 DAY) d FROM request UNION ALL SELECT DATE_ADD(hostname, INTERVAL 1 DAY) FROM request LIMIT 1
+SELECT 'x' UNION ALL SELECT DATE_ADD(hostname, INTERVAL 1 DAY) d FROM request
+SELECT MIN(DATE_FORMAT(FROM_UNIXTIME(timestamp), '%Y')) a, MAX(CAST(status AS CHAR)) b, MIN(hostname) c, MIN(CONCAT(hostname,'')) d, MAX(DATE_ADD(hostname, INTERVAL 1 DAY)) e, MIN(DATE_ADD('2024-01-01', INTERVAL 1 DAY)) f FROM request
+SELECT str_to_date(date_format(from_unixtime(`request`.`timestamp`), '%Y-%m-%d %H:%i'), '%Y-%m-%d %H:%i') AS `timestamp`, count(*) AS `count` FROM `request` GROUP BY str_to_date(date_format(from_unixtime(`request`.`timestamp`), '%Y-%m-%d %H:%i'), '%Y-%m-%d %H:%i') ORDER BY str_to_date(date_format(from_unixtime(`request`.`timestamp`), '%Y-%m-%d %H:%i'), '%Y-%m-%d %H:%i') ASC
+SELECT str_to_date(date_format(from_unixtime(`request`.`timestamp`), '%Y-%m-%d %H'), '%Y-%m-%d %H') AS `timestamp`, count(*) AS `count` FROM `request` GROUP BY 1 ORDER BY 1
+SELECT date(from_unixtime(`request`.`timestamp`)) AS `timestamp`, avg(`request`.`req_time`) AS `avg` FROM `request` GROUP BY date(from_unixtime(`request`.`timestamp`)) ORDER BY date(from_unixtime(`request`.`timestamp`)) ASC
+SELECT str_to_date(concat(yearweek(from_unixtime(`request`.`timestamp`)), ' Sunday'), '%X%V %W') AS `timestamp`, count(*) AS `count` FROM `request` GROUP BY 1 ORDER BY 1 ASC
+SELECT str_to_date(concat(date_format(from_unixtime(`request`.`timestamp`), '%Y-%m'), '-01'), '%Y-%m-%d') AS `timestamp`, count(*) AS `count` FROM `request` GROUP BY 1 ORDER BY 1 ASC
+SELECT str_to_date(concat(year(from_unixtime(`request`.`timestamp`)), '-', ((quarter(from_unixtime(`request`.`timestamp`)) * 3) - 2), '-01'), '%Y-%m-%d') AS `timestamp`, count(*) AS `count` FROM `request` GROUP BY 1 ORDER BY 1 ASC
+SELECT makedate(year(from_unixtime(`request`.`timestamp`)), 1) AS `timestamp`, count(*) AS `count` FROM `request` GROUP BY 1 ORDER BY 1 ASC
+SELECT dayofweek(from_unixtime(`request`.`timestamp`)) AS `timestamp`, count(*) AS `count` FROM `request` GROUP BY 1 ORDER BY 1 ASC
+SELECT dayofyear(from_unixtime(`request`.`timestamp`)) AS d, week(from_unixtime(`request`.`timestamp`), 3) AS w, count(*) FROM `request` GROUP BY 1, 2 ORDER BY 1, 2
+SELECT `source`.`script_name` AS `script_name`, `source`.`count` AS `count` FROM (SELECT `request`.`script_name` AS `script_name`, count(*) AS `count` FROM `request` GROUP BY `request`.`script_name` ORDER BY `count` DESC, `request`.`script_name` ASC) `source` WHERE `source`.`count` > 10 LIMIT 2000
+SELECT count(distinct `request`.`hostname`) AS `count`, sum(`request`.`doc_size`) AS `sum`, std(`request`.`req_time`) AS `sd`, var_pop(`request`.`req_time`) AS `v` FROM `request`
+SELECT CAST(`request`.`status` AS SIGNED) AS s, CAST(`request`.`req_time` AS DOUBLE) AS t FROM `request` ORDER BY id LIMIT 5
+SELECT UNIX_TIMESTAMP(FROM_UNIXTIME(`timestamp`)) DIV 300 * 300 AS "time", count(*) AS "value" FROM request WHERE FROM_UNIXTIME(`timestamp`) BETWEEN FROM_UNIXTIME(1600000000) AND FROM_UNIXTIME(2000000000) GROUP BY 1 ORDER BY 1
+SELECT UNIX_TIMESTAMP(FROM_UNIXTIME(`timestamp`)) DIV 60 * 60 AS "time", hostname AS metric, avg(req_time) AS value FROM request GROUP BY 1, 2 ORDER BY 1, 2
+SELECT floor(`timestamp`/300)*300 AS "time", count(*) FROM request WHERE `timestamp` >= 1600000000 AND `timestamp` <= 2000000000 GROUP BY 1 ORDER BY 1
+SELECT `timestamp` AS time_sec, req_time AS value, script_name AS metric FROM request WHERE `timestamp` >= 1600000000 ORDER BY `timestamp`, id LIMIT 10
+SELECT column_name FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'request' ORDER BY column_name
+SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = 'timer' ORDER BY ordinal_position
+SELECT DATE_ADD(DATE(from_unixtime(`timestamp`)), INTERVAL (HOUR(from_unixtime(`timestamp`))*60*60 + MINUTE(from_unixtime(`timestamp`))*60 + SECOND(from_unixtime(`timestamp`))) SECOND) AS __timestamp, COUNT(*) AS count FROM request GROUP BY 1 ORDER BY count DESC, 1 LIMIT 10
+SELECT DATE_ADD(DATE(from_unixtime(`timestamp`)), INTERVAL (HOUR(from_unixtime(`timestamp`))*60 + MINUTE(from_unixtime(`timestamp`))) MINUTE) AS __timestamp, COUNT(*) AS count FROM request GROUP BY 1 ORDER BY 1
+SELECT DATE_ADD(DATE(from_unixtime(`timestamp`)), INTERVAL HOUR(from_unixtime(`timestamp`)) HOUR) AS __timestamp, COUNT(*) AS count FROM request GROUP BY 1 ORDER BY 1
+SELECT DATE(DATE_SUB(from_unixtime(`timestamp`), INTERVAL DAYOFWEEK(from_unixtime(`timestamp`)) - 1 DAY)) AS __timestamp, COUNT(*) FROM request GROUP BY 1
+SELECT DATE(DATE_SUB(from_unixtime(`timestamp`), INTERVAL DAYOFMONTH(from_unixtime(`timestamp`)) - 1 DAY)) AS __timestamp, COUNT(*) FROM request GROUP BY 1
+SELECT MAKEDATE(YEAR(from_unixtime(`timestamp`)), 1) + INTERVAL QUARTER(from_unixtime(`timestamp`)) QUARTER - INTERVAL 1 QUARTER AS __timestamp, COUNT(*) FROM request GROUP BY 1
+SELECT DATE(DATE_SUB(from_unixtime(`timestamp`), INTERVAL DAYOFYEAR(from_unixtime(`timestamp`)) - 1 DAY)) AS __timestamp, COUNT(*) FROM request GROUP BY 1
+SELECT DATE(DATE_SUB(from_unixtime(`timestamp`), INTERVAL DAYOFWEEK(DATE_SUB(from_unixtime(`timestamp`), INTERVAL 1 DAY)) - 1 DAY)) AS __timestamp, COUNT(*) FROM request GROUP BY 1
+SELECT * FROM (SELECT script_name, status, req_time FROM request) AS virtual_table ORDER BY req_time DESC, script_name LIMIT 5
+SELECT DISTINCT server_name FROM request ORDER BY server_name LIMIT 1000
+SELECT col.table_schema as table_schema, col.table_name as table_name, col.column_name as column_name FROM information_schema.columns col WHERE col.table_schema NOT IN ('information_schema', 'performance_schema', 'mysql', 'sys') AND col.table_name IN ('request','timer') ORDER BY 2, 3
+SELECT `request`.`status` AS `status`, SUM(1) AS `sum:Number of Records:ok` FROM `request` GROUP BY 1 ORDER BY 1
+SELECT ADDDATE(DATE_FORMAT(from_unixtime(`request`.`timestamp`), '%Y-%m-01 00:00:00'), INTERVAL 0 SECOND) AS `tmn:timestamp:ok`, SUM(`request`.`req_time`) AS `sum:req_time:ok` FROM `request` GROUP BY 1
+SELECT TIMESTAMP(DATE_FORMAT(from_unixtime(`timestamp`), '%Y-%m-%d %H:00:00')) AS `thr`, COUNT(*) FROM `request` GROUP BY 1 ORDER BY 1
+SELECT (YEAR(from_unixtime(`timestamp`)) * 10000 + MONTH(from_unixtime(`timestamp`)) * 100 + DAYOFMONTH(from_unixtime(`timestamp`))) AS `md`, COUNT(*) FROM `request` GROUP BY 1
+SELECT TRUNCATE(`request`.`req_time`, 2) AS t, COUNT(*) FROM `request` GROUP BY 1 ORDER BY 1 LIMIT 10
+SELECT `request`.`hostname` AS `hostname` FROM `request` WHERE 1=0
+SELECT DATE_FORMAT(from_unixtime(`timestamp`), '%Y-01-01 00:00:00') AS y, COUNT(*) FROM request GROUP BY 1
+SELECT CAST(from_unixtime(`timestamp`) AS DATE) AS d, COUNT(*) FROM request GROUP BY 1
+SELECT DATE(DATE_ADD(from_unixtime(`timestamp`), INTERVAL (0 - MOD((DAYOFWEEK(from_unixtime(`timestamp`)) - 1) - 1 + 7, 7)) day)) AS wk, COUNT(*) FROM request GROUP BY 1
+SELECT COALESCE(SUM(req_time), 0) AS total, COALESCE(SUM(CASE WHEN status >= 500 THEN 1 ELSE 0 END), 0) AS errors FROM request
+SELECT CONV(SUBSTR(MD5(id),1,16),16,10) AS a, CAST(CONV(SUBSTR(MD5(id),17,16),16,10) AS DECIMAL(65)) AS b FROM request ORDER BY id LIMIT 3
+SELECT COALESCE(ROUND(COALESCE(CAST((SUM(DISTINCT (CAST(ROUND(COALESCE(request.req_time,0)*(1/1000*1.0), 9) AS DECIMAL(65,0))) + (CAST(CONV(SUBSTR(MD5(request.id),1,16),16,10) AS DECIMAL(65)) *1.0e8 + CAST(CONV(SUBSTR(MD5(request.id),17,16),16,10) AS DECIMAL(65))) ) - SUM(DISTINCT (CAST(CONV(SUBSTR(MD5(request.id),1,16),16,10) AS DECIMAL(65)) *1.0e8 + CAST(CONV(SUBSTR(MD5(request.id),17,16),16,10) AS DECIMAL(65)))) ) AS DOUBLE)/(1/1000*1.0), 0), 6), 0) AS total FROM request
+SELECT DATE_FORMAT(from_unixtime(`timestamp`),'%Y-%m') AS m, DATE_FORMAT(from_unixtime(`timestamp`),'%Y-%m-%d %H') AS h, COUNT(*) FROM request GROUP BY 1, 2 ORDER BY 1, 2
+SELECT hostname, ROUND(AVG(req_time)*1000, 2) AS avg_ms, ROUND(MAX(req_time)*1000, 2) AS max_ms FROM request GROUP BY hostname HAVING COUNT(*) > 5 ORDER BY avg_ms DESC
+SELECT CONCAT(ROUND(100 * SUM(status >= 500) / COUNT(*), 2), '%') AS err_rate FROM request
+SELECT IF(status >= 500, 'error', IF(status >= 400, 'client', 'ok')) AS kind, COUNT(*) FROM request GROUP BY kind ORDER BY kind
+SELECT script_name, COUNT(*) c, SUM(req_time) s, SUM(req_time)/COUNT(*) a FROM request GROUP BY script_name WITH ROLLUP
+SELECT FROM_UNIXTIME(`timestamp`, '%Y-%m-%d %H:%i:00') AS minute, COUNT(*) FROM request GROUP BY minute ORDER BY minute DESC LIMIT 5
+SELECT NOW() > FROM_UNIXTIME(`timestamp`) AS past, COUNT(*) FROM request GROUP BY 1
+SELECT TIMESTAMPDIFF(SECOND, FROM_UNIXTIME(MIN(`timestamp`)), FROM_UNIXTIME(MAX(`timestamp`))) AS span FROM request
+SELECT SEC_TO_TIME(MAX(`timestamp`) - MIN(`timestamp`)) AS span, TIME_FORMAT(SEC_TO_TIME(3725), '%H:%i') FROM request
+SELECT CONVERT_TZ(FROM_UNIXTIME(0), '+00:00', '+03:00'), CONVERT_TZ('2024-01-01 00:00:00', 'UTC', 'Europe/Moscow')
+SELECT UTC_TIMESTAMP() >= NOW() - INTERVAL 1 DAY, CURDATE() = DATE(NOW()), YEAR(CURRENT_DATE) > 2000
+SELECT `status`, COUNT(*) AS `n` FROM `request` WHERE `status` IN ('200', '404', 500) GROUP BY `status` ORDER BY `status`
+SELECT CAST(AVG(req_time) AS DECIMAL(10,4)) AS a, FORMAT(SUM(doc_size), 0) AS s, FORMAT(AVG(req_time), 3, 'de_DE') AS f FROM request
+SELECT SUBSTRING_INDEX(script_name, '/', 2) AS dir, COUNT(*) FROM request GROUP BY dir ORDER BY dir
+SELECT LOWER(hostname) AS h, UPPER(LEFT(server_name, 3)) AS s, LENGTH(script_name) AS l FROM request ORDER BY id LIMIT 5
+SELECT script_name, req_time, RANK() OVER (PARTITION BY script_name ORDER BY req_time DESC) AS r FROM request ORDER BY script_name, r, id LIMIT 10
+SELECT hostname, COUNT(*) AS n, SUM(COUNT(*)) OVER () AS total FROM request GROUP BY hostname ORDER BY hostname
+SELECT status, COUNT(*) AS n, ROUND(COUNT(*) * 100.0 / SUM(COUNT(*)) OVER (), 2) AS pct FROM request GROUP BY status ORDER BY status
+SELECT script_name, AVG(req_time) AS a, LAG(AVG(req_time)) OVER (ORDER BY script_name) AS prev FROM request GROUP BY script_name ORDER BY script_name
+SELECT GROUP_CONCAT(DISTINCT hostname ORDER BY hostname SEPARATOR ', ') FROM request
+SELECT COUNT(*) FROM request WHERE script_name LIKE '%.php' AND hostname NOT LIKE 'db%' AND status BETWEEN 200 AND 299
+SELECT COUNT(*) FROM request WHERE script_name REGEXP '^/api/' OR script_name RLIKE 'index'
+SELECT EXTRACT(HOUR FROM FROM_UNIXTIME(`timestamp`)) AS h, EXTRACT(YEAR_MONTH FROM FROM_UNIXTIME(`timestamp`)) ym, COUNT(*) FROM request GROUP BY 1, 2
+SELECT LAST_DAY(FROM_UNIXTIME(`timestamp`)) ld, WEEKDAY(FROM_UNIXTIME(`timestamp`)) wd, DAYNAME(FROM_UNIXTIME(`timestamp`)) dn, MONTHNAME(FROM_UNIXTIME(`timestamp`)) mn FROM request GROUP BY 1, 2, 3, 4
+SELECT YEARWEEK(FROM_UNIXTIME(`timestamp`), 1) yw, COUNT(*) FROM request GROUP BY 1
+SELECT TO_DAYS(FROM_UNIXTIME(`timestamp`)) td, FROM_DAYS(TO_DAYS(FROM_UNIXTIME(`timestamp`))) fd, COUNT(*) FROM request GROUP BY 1, 2
+SELECT DATE_FORMAT(FROM_UNIXTIME(`timestamp`), '%a %b %e %Y %l:%i %p') f, COUNT(*) FROM request GROUP BY 1
+SELECT UNIX_TIMESTAMP(DATE(FROM_UNIXTIME(`timestamp`))) * 1000 AS ms, COUNT(*) FROM request GROUP BY 1
+SELECT CAST(`timestamp` AS CHAR) AS ts, CONVERT(status, CHAR(3)) AS st FROM request ORDER BY id LIMIT 3
+SELECT NULLIF(status, 200) n, IFNULL(NULLIF(hostname, ''), '(none)') h FROM request ORDER BY id LIMIT 5
+SELECT hostname, MIN(req_time), MAX(req_time), AVG(req_time), STDDEV(req_time), VARIANCE(req_time), BIT_OR(status), BIT_AND(status) FROM request GROUP BY hostname ORDER BY hostname

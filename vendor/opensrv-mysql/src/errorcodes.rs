@@ -1915,6 +1915,14 @@ pub enum ErrorKind {
     ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION = 4078,
     /// Illegal parameter data type %s for operation '%s' (MariaDB's).
     ER_ILLEGAL_PARAMETER_DATA_TYPE_FOR_OPERATION = 4079,
+    /// Numeric datatype is required for %s function (MariaDB's).
+    ER_WRONG_TYPE_FOR_PERCENTILE_FUNC = 4101,
+    /// Argument to the %s function is not a constant for a partition (MariaDB's).
+    ER_ARGUMENT_NOT_CONSTANT = 4102,
+    /// Argument to the %s function does not belong to the range [0,1] (MariaDB's).
+    ER_ARGUMENT_OUT_OF_RANGE = 4103,
+    /// %s function only accepts arguments that can be converted to numerical types (MariaDB's).
+    ER_WRONG_TYPE_OF_ARGUMENT = 4104,
 }
 
 impl From<u16> for ErrorKind {
@@ -2810,6 +2818,10 @@ impl From<u16> for ErrorKind {
             1885_u16 => ErrorKind::ER_SLAVE_HAS_MORE_GTIDS_THAN_MASTER,
             4078_u16 => ErrorKind::ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION,
             4079_u16 => ErrorKind::ER_ILLEGAL_PARAMETER_DATA_TYPE_FOR_OPERATION,
+            4101_u16 => ErrorKind::ER_WRONG_TYPE_FOR_PERCENTILE_FUNC,
+            4102_u16 => ErrorKind::ER_ARGUMENT_NOT_CONSTANT,
+            4103_u16 => ErrorKind::ER_ARGUMENT_OUT_OF_RANGE,
+            4104_u16 => ErrorKind::ER_WRONG_TYPE_OF_ARGUMENT,
             _ => ErrorKind::ER_UNKNOWN_ERROR,
         }
     }
@@ -3707,7 +3719,11 @@ impl ErrorKind {
             | ErrorKind::ER_GTID_UNSAFE_BINLOG_SPLITTABLE_STATEMENT_AND_GTID_GROUP
             | ErrorKind::ER_SLAVE_HAS_MORE_GTIDS_THAN_MASTER
             | ErrorKind::ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION
-            | ErrorKind::ER_ILLEGAL_PARAMETER_DATA_TYPE_FOR_OPERATION => b"HY000",
+            | ErrorKind::ER_ILLEGAL_PARAMETER_DATA_TYPE_FOR_OPERATION
+            | ErrorKind::ER_WRONG_TYPE_FOR_PERCENTILE_FUNC
+            | ErrorKind::ER_ARGUMENT_NOT_CONSTANT
+            | ErrorKind::ER_ARGUMENT_OUT_OF_RANGE
+            | ErrorKind::ER_WRONG_TYPE_OF_ARGUMENT => b"HY000",
             ErrorKind::ER_XAER_NOTA => b"XAE04",
             ErrorKind::ER_XA_RBROLLBACK => b"XA100",
             ErrorKind::ER_DATA_TOO_LONG => b"22001",
