@@ -230,10 +230,11 @@ fn sqlite_err(e: rusqlite::Error) -> SqlError {
 /// integer overflow).
 fn mysql_refusal(message: &str) -> Option<SqlError> {
     let refused = |code: u16, words: String| Some(SqlError::Refused(code, words));
-    // A function's own MySQL error (`functions::mysql_error`).
+    // A function's own MySQL error (`functions::mysql_error`), its whole message (never a
+    // message that only quotes such words: a syntax error near a string literal).
     if let Some((code, words)) = message
-        .find(super::functions::MYSQL_ERROR)
-        .and_then(|at| message[at + super::functions::MYSQL_ERROR.len()..].split_once(": "))
+        .strip_prefix(super::functions::MYSQL_ERROR)
+        .and_then(|rest| rest.split_once(": "))
     {
         if let Ok(code) = code.parse() {
             return refused(code, words.to_string());
