@@ -281,6 +281,9 @@ struct Ranked {
     /// `x` compares as a number (else as text, by MySQL's collation).
     numeric: bool,
     sorted: bool,
+    /// The value answered, kept until a row comes: SQLite asks it once per row of the
+    /// partition, which must not cost a walk of the values each time.
+    answer: Option<Value>,
 }
 
 impl Percentile {
@@ -360,6 +363,7 @@ impl Aggregate<Ranked, Value> for Percentile {
         };
         r.values.push(x.into());
         r.sorted = false;
+        r.answer = None;
         Ok(())
     }
 
@@ -378,8 +382,11 @@ impl WindowAggregate<Ranked, Value> for Percentile {
         if n == 0 {
             return Ok(Value::Null);
         }
+        if let Some(answer) = &r.answer {
+            return Ok(answer.clone());
+        }
         r.sort();
-        Ok(match self {
+        let answer = match self {
             Percentile::Cont => {
                 let at = 1.0 + p * (n - 1) as f64;
                 let (floor, ceil) = (at.floor(), at.ceil());
@@ -401,13 +408,15 @@ impl WindowAggregate<Ranked, Value> for Percentile {
                         last += 1;
                     }
                     if (last + 1) as f64 / n as f64 >= p {
-                        return Ok(r.values[first].clone());
+                        break;
                     }
                     first = last + 1;
                 }
-                r.values[n - 1].clone()
+                r.values[first.min(n - 1)].clone()
             }
-        })
+        };
+        r.answer = Some(answer.clone());
+        Ok(answer)
     }
 
     fn inverse(&self, _: &mut Context<'_>, _: &mut Ranked) -> Result<()> {
