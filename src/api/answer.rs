@@ -81,7 +81,16 @@ pub fn stream(
     budget: &std::sync::Arc<Budget>,
 ) -> Result<Body, ApiError> {
     let bytes = table_bytes(&table);
-    let (account, sending) = admit(bytes + IN_FLIGHT, budget)?;
+    // What the query sorted and selected the rows with is freed: at least the table's size.
+    crate::memory::freed_in_bulk(bytes);
+    let (account, sending) = match admit(bytes + IN_FLIGHT, budget) {
+        Ok(admitted) => admitted,
+        Err(refused) => {
+            drop(table);
+            crate::memory::freed_in_bulk(bytes);
+            return Err(refused);
+        }
+    };
     Ok(Streamed::new(Rendering::new(table, format, bytes), account, sending).body())
 }
 
@@ -104,15 +113,19 @@ struct Streamed<R> {
     account: Account,
     /// Its share of [`SENDING`], until the last chunk.
     sending: Option<Sending>,
+    /// What it held when admitted, freed once sent, or cut with the rest of its rows.
+    _freed: FreedWhenDropped,
 }
 
 impl<R: Render> Streamed<R> {
     fn new(render: R, account: Account, sending: Sending) -> Streamed<R> {
-        account.settle(render.held() + IN_FLIGHT);
+        let admitted = render.held();
+        account.settle(admitted + IN_FLIGHT);
         Streamed {
             render,
             account,
             sending: Some(sending),
+            _freed: FreedWhenDropped(admitted),
         }
     }
 
@@ -131,6 +144,16 @@ impl<R: Render> Streamed<R> {
         Body::from_stream(futures_util::stream::unfold(self, |mut s| async move {
             s.next().map(|c| (Ok::<_, Infallible>(c), s))
         }))
+    }
+}
+
+/// Bytes an answer held, noted as freed in bulk when dropped: after what held them, a field
+/// declared before it (fields drop in order).
+struct FreedWhenDropped(u64);
+
+impl Drop for FreedWhenDropped {
+    fn drop(&mut self) {
+        crate::memory::freed_in_bulk(self.0);
     }
 }
 
