@@ -866,11 +866,7 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
                 _ => return None,
             }
         }
-        Expr::BinaryOp { left, right, .. }
-            if ty == Ty::Text
-                && (matches!(left.as_ref(), Expr::Interval(_))
-                    || matches!(right.as_ref(), Expr::Interval(_))) =>
-        {
+        Expr::BinaryOp { left, right, .. } if ty == Ty::Text && is_moved_string(e) => {
             match (left.as_ref(), right.as_ref()) {
                 (Expr::Interval(_), s) => moved_string(kid(1)?, s, left),
                 (s, i) => moved_string(kid(0)?, s, i),
@@ -1487,6 +1483,29 @@ fn extract_length(field: &sqlparser::ast::DateTimeField, day: u32) -> Option<u32
     })
 }
 
+/// Whether `e` moves a value by an interval (`DATE_ADD(s, INTERVAL …)`, `s + INTERVAL …`,
+/// `TIMESTAMPADD`): a string so moved is [`moved_string`].
+pub fn is_moved_string(e: &Expr) -> bool {
+    match e {
+        Expr::BinaryOp { left, right, .. } => {
+            matches!(left.as_ref(), Expr::Interval(_))
+                || matches!(right.as_ref(), Expr::Interval(_))
+        }
+        Expr::Function(f) => matches!(
+            f.name.to_string().to_ascii_uppercase().as_str(),
+            "DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE" | "TIMESTAMPADD"
+        ),
+        _ => false,
+    }
+}
+
+/// Whether the time `arg` (declared `k`) that `ADDTIME(d, t)` or `TIMESTAMP(d, t)` adds may
+/// hold any fraction: a string the rows give (`ADDTIME(d, DATE_FORMAT(…))`, whose
+/// `DATE_FORMAT` alone is read with none), declared with 6 digits.
+pub fn adds_a_row_string(k: &Meta, arg: &Expr) -> bool {
+    k.is_string() && reads_a_column(arg)
+}
+
 /// A string `s` (declared `k`) moved by the interval `i` (`DATE_ADD('2024-01-01', INTERVAL 1
 /// DAY)`): a `CHAR` as long as a DATETIME with the more fraction digits of the two, `s`'s as
 /// MariaDB reads it ([`datetime_precision`]: a column's 6, `DATE_FORMAT`'s none) and the
@@ -1879,12 +1898,7 @@ fn string_nullable(kids: &[Meta]) -> bool {
 fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
     let kid = |k: usize| kids.get(k).copied();
     let nullable = any_nullable(kids);
-    if ty == Ty::Text
-        && matches!(
-            name,
-            "DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE" | "TIMESTAMPADD"
-        )
-    {
+    if ty == Ty::Text && is_moved_string(e) {
         let args = super::typing::children(e);
         // `TIMESTAMPADD(unit, n, s)` moves its last argument.
         let (s, k, i) = if name == "TIMESTAMPADD" {
@@ -2192,9 +2206,7 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         "ADDTIME" | "SUBTIME" if matches!(ty, Ty::DateTime | Ty::Time) && kids.len() == 2 => {
             let mut digits = 0;
             for (k, arg) in super::typing::children(e).into_iter().enumerate() {
-                // The time added, a string the rows give, may hold any fraction: 6 digits
-                // (`ADDTIME(d, DATE_FORMAT(…))`, whose `DATE_FORMAT` alone is read with none).
-                if k == 1 && kid(k)?.is_string() && reads_a_column(arg) {
+                if k == 1 && adds_a_row_string(&kid(k)?, arg) {
                     digits = 6;
                     continue;
                 }

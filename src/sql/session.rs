@@ -261,6 +261,13 @@ impl Session {
 const MAX_ERROR_COUNT: usize = 64;
 
 impl Session {
+    /// A statement begins (a query, a prepare, an execute, or one refused before it is read):
+    /// its warnings are counted from none, the last statement's kept until its first
+    /// ([`Session::warn`]).
+    fn statement_begins(&mut self) {
+        self.statement_warnings = 0;
+    }
+
     /// Adds `n` times `w` to the statement's warnings: its first clears the last statement's,
     /// as MySQL's first warning of a statement does.
     fn warn(&mut self, w: Warning, n: u64) {
@@ -1521,7 +1528,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
             _ => None,
         };
         self.carry_out_drops(keep.as_deref()).await;
-        self.statement_warnings = 0;
+        self.statement_begins();
         if self.prepared.len() >= MAX_PREPARED_PER_SESSION {
             let kind = ErrorKind::ER_MAX_PREPARED_STMT_COUNT_REACHED;
             let msg = format!(
@@ -1558,7 +1565,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
         params: ParamParser<'a>,
         results: QueryResultWriter<'a, W>,
     ) -> std::io::Result<()> {
-        self.statement_warnings = 0;
+        self.statement_begins();
         let Some(statement) = self.prepared.get(&id) else {
             let kind = ErrorKind::ER_UNKNOWN_STMT_HANDLER;
             let msg =
@@ -1608,7 +1615,7 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
     ) -> std::io::Result<()> {
         match use_database(database) {
             Answer::Error(kind, msg) => {
-                self.statement_warnings = 0;
+                self.statement_begins();
                 self.failed(kind, &msg);
                 writer.error(kind, &msg.into_bytes()).await
             }
@@ -1690,7 +1697,7 @@ impl Session {
                     ),
                 ),
             };
-            self.statement_warnings = 0;
+            self.statement_begins();
             self.failed(kind, &msg);
             return results.error(kind, msg.as_bytes()).await;
         }
@@ -1726,7 +1733,7 @@ impl Session {
         self.carry_out_drops(keep.as_deref()).await;
         // As MySQL's, `SHOW WARNINGS` reads the last statement's warnings, which a statement
         // that reads a table clears, and so does any statement's first warning.
-        self.statement_warnings = 0;
+        self.statement_begins();
         {
             let mut vars = self.vars.lock();
             vars.divided_by_zero = 0;

@@ -299,6 +299,15 @@ fn hex_strings(sql: &str, tokens: &[TokenWithSpan]) -> Vec<Location> {
         .collect()
 }
 
+/// MySQL's 1064 message for a statement read up to `near` (one line: MySQL quotes the rest of
+/// the statement from there).
+fn syntax_error_near(near: &str) -> String {
+    format!(
+        "You have an error in your SQL syntax; check the manual that corresponds to your MySQL \
+         server version for the right syntax to use near '{near}' at line 1"
+    )
+}
+
 /// [`translate`], the session's report tables known to `typing`.
 fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> Translated {
     let unsupported = |why: &str| Err(Refusal::Unsupported(why.to_string()));
@@ -319,13 +328,7 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
     let mut percentiles = Percentiles(None);
     let _ = query.visit(&mut percentiles);
     if let Some(near) = percentiles.0 {
-        return Err(Refusal::Error(
-            1064,
-            format!(
-                "You have an error in your SQL syntax; check the manual that corresponds to your \
-                 MySQL server version for the right syntax to use near '{near}' at line 1"
-            ),
-        ));
+        return Err(Refusal::Error(1064, syntax_error_near(&near)));
     }
     if !directions.is_empty() {
         let _ = query.visit(&mut GroupOrder(&directions));
@@ -780,9 +783,7 @@ fn fraction_digits(e: &Expr, time: bool) -> u8 {
 /// scale); 6 where the definition does not say (a column's value decides).
 fn typed_fraction_digits(e: &Expr, time: bool) -> u8 {
     let (_, meta) = typing::Scope::none().typed_into(e, &mut typing::Found::default());
-    if time && meta.is_string() && super::coldef::reads_a_column(e) {
-        // The time `TIMESTAMP(d, t)` adds, a string the rows give: as `ADDTIME` declares it
-        // (`coldef::node`).
+    if time && super::coldef::adds_a_row_string(&meta, e) {
         return 6;
     }
     super::coldef::datetime_precision(&meta, e, time).map_or(6, |d| d.min(6) as u8)
@@ -1860,13 +1861,7 @@ impl VisitorMut for Rewrite<'_> {
             .find(|e| !is_row_count(e, self.sql, self.lines))
         {
             let near = expr_text(bad, self.sql, self.lines).unwrap_or_else(|| bad.to_string());
-            self.error = Some((
-                1064,
-                format!(
-                    "You have an error in your SQL syntax; check the manual that corresponds to \
-                     your MySQL server version for the right syntax to use near '{near}' at line 1"
-                ),
-            ));
+            self.error = Some((1064, syntax_error_near(&near)));
             return ControlFlow::Break(());
         }
         // `LIMIT n, 18446744073709551615` (MySQL's "all the rest"): a count past SQLite's
@@ -3745,18 +3740,7 @@ fn auto_fraction(expr: &mut Expr, ty: Ty) {
 /// anything else.
 fn moved_string_digits(expr: &Expr, ty: Ty, meta: Option<Meta>) -> Option<u8> {
     let meta = meta.filter(|m| ty == Ty::Text && m.code == Code::String)?;
-    let moved = match expr {
-        Expr::BinaryOp { left, right, .. } => {
-            matches!(left.as_ref(), Expr::Interval(_))
-                || matches!(right.as_ref(), Expr::Interval(_))
-        }
-        Expr::Function(f) => matches!(
-            f.name.to_string().to_ascii_uppercase().as_str(),
-            "DATE_ADD" | "DATE_SUB" | "ADDDATE" | "SUBDATE" | "TIMESTAMPADD"
-        ),
-        _ => false,
-    };
-    moved.then_some(meta.decimals.min(6))
+    super::coldef::is_moved_string(expr).then_some(meta.decimals.min(6))
 }
 
 /// `e` made `f(e)`.
