@@ -1546,16 +1546,19 @@ fn seconds(k: Meta, arg: &Expr, time: bool) -> Meta {
 }
 
 /// The fraction digits MariaDB reads `arg` (declared `k`) with as a DATETIME, or as a TIME where
-/// `time` (its `datetime_precision`/`time_precision`): a temporal's own, a DECIMAL's up to 6, 6
-/// for a DOUBLE and for a string read only when the query runs; a string literal's as it is
+/// `time` (its `datetime_precision`/`time_precision`): a temporal's own, a DECIMAL's or a
+/// DOUBLE's up to 6 (a DOUBLE of no fixed decimals 6), 6 for a string read only when the query
+/// runs; a string literal's as it is
 /// written, 6 where it is no such value. Another constant string is read by MariaDB before the
 /// query runs: `None`, its values decide.
 pub(super) fn datetime_precision(k: &Meta, arg: &Expr, time: bool) -> Option<u32> {
     const MOST: u32 = 6;
     Some(match k.code {
         Code::Null | Code::Long | Code::LongLong | Code::Date => 0,
-        Code::DateTime | Code::Time | Code::NewDecimal => u32::from(k.decimals).min(MOST),
-        Code::Double | Code::Float => MOST,
+        // A DOUBLE's its decimals' where they are fixed (`TRUNCATE(x, 3)`'s 3), else 6.
+        Code::DateTime | Code::Time | Code::NewDecimal | Code::Double | Code::Float => {
+            u32::from(k.decimals).min(MOST)
+        }
         Code::VarString | Code::String | Code::Blob | Code::MediumBlob | Code::LongBlob => {
             match literal_text(arg) {
                 Some(s) => {

@@ -468,8 +468,10 @@ fn time_text_datetime(s: &str, string: bool) -> Option<Option<Tm>> {
     if !has_date_part(s) {
         return None;
     }
+    // (A DATE's value is held as `YYYY-MM-DD` alone: `2024-03-05x` is a string's.)
+    let date_value = !string && s.len() == 10;
     match text_datetime(s) {
-        Some(t) if t.kind == Kind::DateTime || !string => Some(Some(t)),
+        Some(t) if t.kind == Kind::DateTime || date_value => Some(Some(t)),
         Some(_) => None,
         None => {
             // A date parted from a time by spaces or a `T`, as MariaDB's
@@ -507,9 +509,11 @@ fn text_time(s: &str) -> Option<Tm> {
 /// [`text_time`]'s reading of text that is no datetime, as signed microseconds not clipped at
 /// 838:59:59, and its fraction digits.
 fn text_time_us(s: &str) -> Option<(i64, u8)> {
-    let (neg, s) = match s.strip_prefix('-') {
-        Some(rest) => (true, rest.trim_start()),
-        None => (false, s),
+    // One sign, `-` or `+`, spaces after it (`+ 1` is 00:00:01, `-+1` no TIME).
+    let (neg, s) = match (s.strip_prefix('-'), s.strip_prefix('+')) {
+        (Some(rest), _) => (true, rest.trim_start()),
+        (None, Some(rest)) => (false, rest.trim_start()),
+        (None, None) => (false, s),
     };
     let lead = s.bytes().take_while(u8::is_ascii_digit).count();
     if lead == 0 {
@@ -554,6 +558,17 @@ fn text_time_us(s: &str) -> Option<(i64, u8)> {
     };
     if mi > 59 || sec > 59 {
         return None;
+    }
+    // An exponent after the time makes it a number, no TIME (`1e2`, `12:30:00e1`, `1.5E-2`;
+    // `1e` is 00:00:01): MariaDB's `str_to_time`.
+    let after = rest
+        .strip_prefix('.')
+        .map_or(rest, |f| f.trim_start_matches(|c: char| c.is_ascii_digit()));
+    if let Some(e) = after.strip_prefix(['e', 'E']) {
+        let digits = e.strip_prefix(['+', '-']).unwrap_or(e);
+        if digits.starts_with(|c: char| c.is_ascii_digit()) {
+            return None;
+        }
     }
     let (us, fsp) = rest.strip_prefix('.').map_or((0, 0), fraction);
     let whole = ((day * 24 + h) * 3600 + mi * 60 + sec).checked_mul(1_000_000)? + i64::from(us);
@@ -1712,6 +1727,17 @@ pub fn register(conn: &Connection, session: std::sync::Arc<Session>) -> Result<(
             v => super::functions::owned(v),
         })
     })?;
+    // A temporal as MySQL's `val_int` reads it (`typing::truncates_temporals`): its number,
+    // the fraction dropped.
+    conn.create_scalar_function("mysql_temporal_integer", 1, pure, |ctx| {
+        Ok(match ctx.get_raw(0) {
+            ValueRef::Text(t) => {
+                let s = String::from_utf8_lossy(t);
+                temporal_number(s.split_once('.').map_or(&*s, |(whole, _)| whole))
+            }
+            v => super::functions::owned(v),
+        })
+    })?;
     // `EXTRACT(unit FROM x)`, and `mysql_extract(unit, x, 1)` where `x` is a TIME. A DAY or
     // time-of-day unit reads a TIME, a number short of a datetime or text with no date part as
     // a time interval (MariaDB's `Extract_source`), its days its hours over 24 (`EXTRACT(DAY
@@ -2359,9 +2385,11 @@ mod tests {
         let day = 86_400;
         // A date with a time, its time; a date alone, its 00:00:00 (it may be a DATE's value:
         // a comparison, where the translation knows a string, reads it as MariaDB reads one);
-        // a date not parted from what follows, the number its leading digits make.
+        // a date not parted from a time, or followed by what is none, the number its leading
+        // digits make.
         assert_eq!(secs("2026-11-28"), Some(0));
-        assert_eq!(secs("2026-11-28 x"), Some(0));
+        assert_eq!(secs("2026-11-28 x"), Some(1226));
+        assert_eq!(secs("2026-11-28x"), Some(1226));
         assert_eq!(secs("2026-13-45"), Some(1226));
         assert_eq!(secs("2026-11-2812:00:00"), Some(1226));
         assert_eq!(secs("2026-11-28 12"), Some(12 * 3600));
@@ -2382,6 +2410,16 @@ mod tests {
         assert_eq!(secs("10 12:00"), Some(10 * day + 12 * 3600));
         assert_eq!(secs("1:2"), Some(3720));
         assert_eq!(secs("100"), Some(60));
+        // One sign; an exponent after the time makes a number, no TIME.
+        assert_eq!(secs("+1"), Some(1));
+        assert_eq!(secs("+ 12:30"), Some(12 * 3600 + 30 * 60));
+        assert_eq!(secs("-+1"), None);
+        assert_eq!(secs("++1"), None);
+        assert_eq!(secs("1e2"), None);
+        assert_eq!(secs("1.5E-2"), None);
+        assert_eq!(secs("12:30:00e1"), None);
+        assert_eq!(secs("1e"), Some(1));
+        assert_eq!(secs("1e-"), Some(1));
     }
 
     #[test]

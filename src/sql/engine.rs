@@ -243,6 +243,13 @@ fn mysql_refusal(message: &str) -> Option<SqlError> {
     if message.starts_with("misuse of aggregate") || message.starts_with("misuse of window") {
         return refused(1111, "Invalid use of group function".into());
     }
+    // A `USING` column one of the tables lacks: MariaDB resolves it with `FROM`.
+    if let Some(column) = message
+        .strip_prefix("cannot join using column ")
+        .and_then(|rest| rest.strip_suffix(" - column not present in both tables"))
+    {
+        return refused(1054, format!("Unknown column '{column}' in 'FROM'"));
+    }
     if let Some(column) = message.strip_prefix("ambiguous column name: ") {
         return refused(
             1052,

@@ -17,7 +17,9 @@
 //! - `statement`: a statement classified by its first words;
 //! - `translate`, `dialect`, `typing`: a query parsed in MySQL's dialect (sqlparser's, with
 //!   MySQL's precedences) and its syntax tree translated to SQLite's, bounded before it is
-//!   parsed, with its result columns' DECIMAL scales;
+//!   parsed, with its result columns' DECIMAL scales; `windows`: the window functions MySQL
+//!   refuses where they are, with its errors; `resolution`: the order MySQL resolves clauses
+//!   in, which decides which fault of a statement its error names, and where;
 //! - `engine`: the session's SQLite, which evaluates the query (SQLite, already linked for
 //!   history, is the SQL engine: nothing here evaluates SQL itself);
 //! - `memory`: what the sessions' engines and rows hold, in the memory budget and under a cap;
@@ -58,6 +60,7 @@ mod locks;
 mod memory;
 mod order;
 mod prepared;
+mod resolution;
 mod scalars;
 mod session;
 mod status;
@@ -67,6 +70,7 @@ mod variables;
 pub mod statement;
 mod typing;
 mod vtab;
+mod windows;
 mod wire;
 
 use std::collections::HashMap;

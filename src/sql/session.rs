@@ -1006,7 +1006,7 @@ impl Session {
         let mut engine = self.take_engine().map_err(|e| engine_error(&e))?;
         let names = engine.column_names(&query);
         self.put_engine(engine);
-        names.map_err(|e| engine_error(&e))
+        names.map_err(|e| statement_error(&e, sql))
     }
 }
 
@@ -1090,6 +1090,12 @@ fn binary_value(v: &Value, c: &Column) -> Binary {
 
 /// The MySQL error of an engine's failure.
 fn engine_error(e: &SqlError) -> (ErrorKind, String) {
+    statement_error(e, "")
+}
+
+/// The MySQL error of an engine's failure to answer `statement` (its MySQL text): an unknown
+/// column is named in the clause MySQL names it in.
+fn statement_error(e: &SqlError, statement: &str) -> (ErrorKind, String) {
     match e {
         SqlError::NoSuchTable(t) => (
             ErrorKind::ER_NO_SUCH_TABLE,
@@ -1097,7 +1103,10 @@ fn engine_error(e: &SqlError) -> (ErrorKind, String) {
         ),
         SqlError::NoSuchColumn(c) => (
             ErrorKind::ER_BAD_FIELD_ERROR,
-            format!("Unknown column '{c}' in 'field list'"),
+            format!(
+                "Unknown column '{c}' in '{}'",
+                super::translate::unknown_column_clause(statement, c)
+            ),
         ),
         SqlError::Killed(limit) => (
             ErrorKind::ER_QUERY_INTERRUPTED,
@@ -1128,7 +1137,8 @@ fn engine_error(e: &SqlError) -> (ErrorKind, String) {
 }
 
 impl Session {
-    /// Writes `answer`, running its query on the blocking pool under a query slot. With `more`
+    /// Writes `answer` to `statement` (its MySQL text, which an error names a place in),
+    /// running its query on the blocking pool under a query slot. With `more`
     /// (statements of the same query follow), a success is marked `SERVER_MORE_RESULTS_EXISTS`
     /// and the writer comes back for the next answer; `columns` holds the answer's columns as
     /// long as the writer needs them. `None`: the query's answer is complete (the last
@@ -1136,6 +1146,7 @@ impl Session {
     async fn write<'r, W: AsyncWrite + Send + Unpin>(
         &mut self,
         answer: Answer,
+        statement: &str,
         results: QueryResultWriter<'r, W>,
         more: bool,
         columns: &'r mut Vec<Column>,
@@ -1441,7 +1452,7 @@ impl Session {
                     SqlError::OutOfMemory(_) => self.counters().out_of_memory.fetch_add(1, Relaxed),
                     _ => 0,
                 };
-                let (kind, msg) = engine_error(&e);
+                let (kind, msg) = statement_error(&e, statement);
                 self.failed(kind, &msg);
                 match (w, r) {
                     (Some(w), _) => w.finish_error(kind, &msg.into_bytes()).await?,
@@ -1714,7 +1725,7 @@ impl Session {
             self.counters().statements.fetch_add(1, Relaxed);
             self.vars.lock().questions += 1;
             let answer = self.statement(sql).await;
-            match self.write(answer, results, i < last, columns).await? {
+            match self.write(answer, sql, results, i < last, columns).await? {
                 Some(next) => results = next,
                 None => return Ok(()),
             }
@@ -1878,7 +1889,7 @@ impl Session {
         let (columns, first, rows) = match result {
             Ok(r) => r,
             Err(e) => {
-                let (kind, why) = engine_error(&e);
+                let (kind, why) = statement_error(&e, sql);
                 return Answer::Error(kind, why);
             }
         };
@@ -1912,7 +1923,8 @@ impl Session {
         &mut self,
         expr: &str,
     ) -> Result<(Value, Option<super::typing::Ty>), (ErrorKind, String)> {
-        let (query, declared) = match self.answer(&format!("SELECT {expr}")) {
+        let statement = format!("SELECT {expr}");
+        let (query, declared) = match self.answer(&statement) {
             Answer::Query(q, metas) => (q, metas.first().copied().flatten()),
             Answer::Error(kind, why) => return Err((kind, why)),
             Answer::Ok(_) => return Ok((Value::Null, None)),
@@ -1929,7 +1941,9 @@ impl Session {
         .map_err(|e| (ErrorKind::ER_UNKNOWN_ERROR, format!("SET failed: {e}")))?;
         self.put_engine(engine);
         self.computed_warnings();
-        value.map(|v| (v, declared)).map_err(|e| engine_error(&e))
+        value
+            .map(|v| (v, declared))
+            .map_err(|e| statement_error(&e, &statement))
     }
 
     /// Carries out the pending drops, all but `keep`'s.

@@ -95,6 +95,36 @@ pub fn query(sql: &str) -> Translated {
 
 /// `sql`, one MySQL query, translated as a session whose variables are `context` reads it.
 pub fn query_in(sql: &str, context: &Context) -> Translated {
+    bounded(sql, |sql, tokens| translate(sql, tokens, context))
+}
+
+/// Where MySQL names the unknown column `name` of `sql` (a query SQLite found no such column
+/// in): the clause its resolution meets the name in first (`resolution`), `SELECT` where the
+/// query cannot be read again.
+pub fn unknown_column_clause(sql: &str, name: &str) -> &'static str {
+    let clause = bounded(sql, |_, tokens| {
+        let (tokens, _) = super::dialect::mysql_clauses(tokens);
+        let parsed = Parser::new(&MySql)
+            .with_tokens_with_locations(tokens)
+            .parse_statements();
+        Ok(match parsed.as_deref() {
+            Ok([Statement::Query(q)]) => super::resolution::unknown_column(q, name),
+            _ => None,
+        })
+    });
+    clause
+        .ok()
+        .flatten()
+        .map_or("SELECT", super::resolution::Clause::word)
+}
+
+/// `read(sql, its tokens)`, within the bounds every query is read in: its length, its
+/// operators (the depth of its tree: a deep one is read on a thread of a deeper stack), and
+/// the memory its tree may take.
+fn bounded<T: Send>(
+    sql: &str,
+    read: impl FnOnce(&str, Vec<TokenWithSpan>) -> Result<T, Refusal> + Send,
+) -> Result<T, Refusal> {
     if sql.len() > MAX_BYTES {
         return Err(Refusal::Unsupported(format!(
             "a query longer than {} KB is not supported",
@@ -129,13 +159,13 @@ pub fn query_in(sql: &str, context: &Context) -> Translated {
     }
     let _held = Held(charge);
     if operators <= SHALLOW_OPERATORS {
-        return translate(sql, tokens, context);
+        return read(sql, tokens);
     }
     std::thread::scope(|scope| {
         let deep = std::thread::Builder::new()
             .name("pinbad-sql-deep".into())
             .stack_size(DEEP_STACK)
-            .spawn_scoped(scope, || translate(sql, tokens, context))
+            .spawn_scoped(scope, || read(sql, tokens))
             .map_err(|e| Refusal::Memory(format!("Out of memory: no thread to read it: {e}")))?;
         deep.join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
@@ -329,6 +359,9 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
     let _ = query.visit(&mut percentiles);
     if let Some(near) = percentiles.0 {
         return Err(Refusal::Error(1064, syntax_error_near(&near)));
+    }
+    if let Some((code, why)) = super::windows::refused(&query) {
+        return Err(Refusal::Error(code, why));
     }
     if !directions.is_empty() {
         let _ = query.visit(&mut GroupOrder(&directions));
@@ -1669,7 +1702,8 @@ impl VisitorMut for FullGroupBy {
     }
 }
 
-fn is_aggregate(e: &Expr) -> bool {
+/// Whether `e` calls an aggregate as one (not as a window function).
+pub(super) fn is_aggregate(e: &Expr) -> bool {
     matches!(e, Expr::Function(f)
         if AGGREGATES.contains(&f.name.to_string().to_ascii_uppercase().as_str()) && f.over.is_none())
 }
@@ -2142,7 +2176,10 @@ impl VisitorMut for Rewrite<'_> {
         let numbers = typing::fractions_read(expr, &kids, &metas);
         let ty = known.unwrap_or_else(|| {
             let none = Scope::none();
-            self.scopes.last().unwrap_or(&none).node(expr, &numbers)
+            self.scopes
+                .last()
+                .unwrap_or(&none)
+                .node_declared(expr, &numbers, &metas)
         });
         let ty = fixed.map_or(ty, |(_, m)| typing::int_val_type(expr, ty, &m));
         // (Typed by its name before it is renamed.)
@@ -3783,10 +3820,15 @@ fn numbered(expr: &mut Expr, kids: &[Ty]) {
         };
         return;
     }
+    let number = if typing::truncates_temporals(expr) {
+        "mysql_temporal_integer"
+    } else {
+        "mysql_temporal_number"
+    };
     let wrap = |e: &mut Expr, t: Ty| {
         if typing::as_number(reading, t).is_some() {
             let inner = std::mem::replace(e, Expr::Value(Value::Null.into()));
-            *e = raw(format!("mysql_temporal_number({inner})"));
+            *e = raw(format!("{number}({inner})"));
         }
     };
     match expr {
@@ -3796,6 +3838,7 @@ fn numbered(expr: &mut Expr, kids: &[Ty]) {
         }
         Expr::UnaryOp { expr: x, .. }
         | Expr::Cast { expr: x, .. }
+        | Expr::Convert { expr: x, .. }
         | Expr::Ceil { expr: x, .. }
         | Expr::Floor { expr: x, .. } => wrap(x, kids[0]),
         Expr::Function(f) => {

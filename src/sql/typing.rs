@@ -1177,18 +1177,8 @@ fn plain_wildcard(o: &sqlparser::ast::WildcardAdditionalOptions) -> bool {
 /// Whether a join sends both sides' columns to a `*` (every join but `NATURAL` and `USING`,
 /// which send the columns of the names they join on once; and the joins MySQL has no word for).
 fn sends_both_sides(op: &sqlparser::ast::JoinOperator) -> bool {
-    use sqlparser::ast::{JoinConstraint as C, JoinOperator as J};
-    match op {
-        J::Join(c)
-        | J::Inner(c)
-        | J::Left(c)
-        | J::LeftOuter(c)
-        | J::Right(c)
-        | J::RightOuter(c)
-        | J::CrossJoin(c)
-        | J::StraightJoin(c) => matches!(c, C::On(_) | C::None),
-        _ => false,
-    }
+    use sqlparser::ast::JoinConstraint as C;
+    matches!(super::resolution::constraint(op), Some(C::On(_) | C::None))
 }
 
 /// Whether of two numbers merged one is a FLOAT and the other another number.
@@ -1508,17 +1498,22 @@ impl Scope {
                 };
             }
         }
-        let t = self.node(e, &numbers);
+        let t = self.node_declared(e, &numbers, &metas);
         let column = match e {
             Expr::Identifier(i) => self.column_of(&i.value).1,
             Expr::CompoundIdentifier(p) => self.column_named(p).1,
             _ => None,
         };
-        // `UNIX_TIMESTAMP(x)` and `TIME_TO_SEC(x)` keep the digits of `x`'s fraction, which
-        // its declaration holds (a DATETIME's, a literal's as written).
-        let t = super::coldef::seconds_type(e, &metas).unwrap_or(t);
         let m = super::coldef::node(e, t, &metas, column);
         (int_val_type(e, t, &m), m)
+    }
+
+    /// [`Scope::node`], where the children's declarations `metas` decide too: `UNIX_TIMESTAMP(x)`
+    /// and `TIME_TO_SEC(x)` keep the digits of `x`'s fraction, which its declaration holds (a
+    /// DATETIME's, a literal's as written). The translation types a node by this rule as the
+    /// typing does.
+    pub(super) fn node_declared(&self, e: &Expr, kids: &[Ty], metas: &[Meta]) -> Ty {
+        super::coldef::seconds_type(e, metas).unwrap_or_else(|| self.node(e, kids))
     }
 
     /// `e`'s type from its [`children`]'s types, `kids` (each `Other` where they do not match
@@ -1805,7 +1800,11 @@ pub(super) fn reads_numbers(e: &Expr) -> Option<Reading> {
             op: UnaryOperator::BitwiseNot,
             ..
         } => Some(Reading::Numbers),
-        Expr::Cast { data_type, .. } => matches!(
+        Expr::Cast { data_type, .. }
+        | Expr::Convert {
+            data_type: Some(data_type),
+            ..
+        } => matches!(
             cast_type(data_type),
             Ty::Int | Ty::UInt | Ty::Dec(_) | Ty::Double
         )
@@ -1826,6 +1825,24 @@ pub(super) fn reads_numbers(e: &Expr) -> Option<Reading> {
             }
         }
         _ => None,
+    }
+}
+
+/// Whether `e` reads a temporal operand as MySQL's `val_int` does, its fraction dropped (toward
+/// zero: `CAST(TIMESTAMP '2026-11-28 16:44:00.5' AS SIGNED)` is 20261128164400, `BIT_OR(TIME
+/// '-00:00:01.5')` reads -1), where other numeric readings keep or round it (`… | 0` rounds).
+pub(super) fn truncates_temporals(e: &Expr) -> bool {
+    match e {
+        Expr::Cast { data_type, .. }
+        | Expr::Convert {
+            data_type: Some(data_type),
+            ..
+        } => matches!(cast_type(data_type), Ty::Int | Ty::UInt),
+        Expr::Function(f) => matches!(
+            f.name.to_string().to_ascii_uppercase().as_str(),
+            "BIT_AND" | "BIT_OR" | "BIT_XOR"
+        ),
+        _ => false,
     }
 }
 

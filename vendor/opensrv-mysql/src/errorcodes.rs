@@ -1911,6 +1911,14 @@ pub enum ErrorKind {
     ER_GTID_UNSAFE_BINLOG_SPLITTABLE_STATEMENT_AND_GTID_GROUP = 1884,
     /// Slave has more GTIDs than the master has, using the master's SERVER_UUID. This may indicate that the end of the binary log was truncated or that the last binary log file was lost, e.g., after a power or disk failure when sync_binlog != 1. The master may or may not have rolled back transactions that were already replicated to the slave. Suggest to replicate any transactions that master has rolled back from slave to master, and/or commit empty transactions on master to account for transactions that have been committed on master but are not included in GTID_EXECUTED.
     ER_SLAVE_HAS_MORE_GTIDS_THAN_MASTER = 1885,
+    /// Window function is allowed only in SELECT list and ORDER BY clause (MariaDB's).
+    ER_WRONG_PLACEMENT_OF_WINDOW_FUNCTION = 4015,
+    /// Window frame is not allowed with '%s' (MariaDB's).
+    ER_NOT_ALLOWED_WINDOW_FRAME = 4017,
+    /// No order list in window specification for '%s' (MariaDB's).
+    ER_NO_ORDER_LIST_IN_WINDOW_SPEC = 4018,
+    /// Window functions can not be used as arguments to group functions (MariaDB's).
+    ER_SUM_FUNC_WITH_WINDOW_FUNC_AS_ARG = 4074,
     /// Illegal parameter data types %s and %s for operation '%s' (MariaDB's).
     ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION = 4078,
     /// Illegal parameter data type %s for operation '%s' (MariaDB's).
@@ -2816,6 +2824,10 @@ impl From<u16> for ErrorKind {
             1883_u16 => ErrorKind::ER_PLUGIN_CANNOT_BE_UNINSTALLED,
             1884_u16 => ErrorKind::ER_GTID_UNSAFE_BINLOG_SPLITTABLE_STATEMENT_AND_GTID_GROUP,
             1885_u16 => ErrorKind::ER_SLAVE_HAS_MORE_GTIDS_THAN_MASTER,
+            4015_u16 => ErrorKind::ER_WRONG_PLACEMENT_OF_WINDOW_FUNCTION,
+            4017_u16 => ErrorKind::ER_NOT_ALLOWED_WINDOW_FRAME,
+            4018_u16 => ErrorKind::ER_NO_ORDER_LIST_IN_WINDOW_SPEC,
+            4074_u16 => ErrorKind::ER_SUM_FUNC_WITH_WINDOW_FUNC_AS_ARG,
             4078_u16 => ErrorKind::ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION,
             4079_u16 => ErrorKind::ER_ILLEGAL_PARAMETER_DATA_TYPE_FOR_OPERATION,
             4101_u16 => ErrorKind::ER_WRONG_TYPE_FOR_PERCENTILE_FUNC,
@@ -3718,6 +3730,10 @@ impl ErrorKind {
             | ErrorKind::ER_PLUGIN_CANNOT_BE_UNINSTALLED
             | ErrorKind::ER_GTID_UNSAFE_BINLOG_SPLITTABLE_STATEMENT_AND_GTID_GROUP
             | ErrorKind::ER_SLAVE_HAS_MORE_GTIDS_THAN_MASTER
+            | ErrorKind::ER_WRONG_PLACEMENT_OF_WINDOW_FUNCTION
+            | ErrorKind::ER_NOT_ALLOWED_WINDOW_FRAME
+            | ErrorKind::ER_NO_ORDER_LIST_IN_WINDOW_SPEC
+            | ErrorKind::ER_SUM_FUNC_WITH_WINDOW_FUNC_AS_ARG
             | ErrorKind::ER_ILLEGAL_PARAMETER_DATA_TYPES2_FOR_OPERATION
             | ErrorKind::ER_ILLEGAL_PARAMETER_DATA_TYPE_FOR_OPERATION
             | ErrorKind::ER_WRONG_TYPE_FOR_PERCENTILE_FUNC
