@@ -472,9 +472,20 @@ impl Meta {
         }
     }
 
-    /// Digits before the point (MariaDB's `decimal_int_part`).
+    /// Digits before the point of a DECIMAL or an integer.
     fn int_part(&self) -> u32 {
         self.precision.saturating_sub(self.scale())
+    }
+
+    /// MariaDB's `decimal_int_part` of any type: its [`decimal_precision`](Self::decimal_precision)
+    /// less its fixed decimals (a DOUBLE's or a string's characters, `-1e300` six).
+    fn decimal_int_part(&self) -> u32 {
+        let fixed = if self.decimals >= NOT_FIXED {
+            0
+        } else {
+            u32::from(self.decimals)
+        };
+        self.decimal_precision().saturating_sub(fixed)
     }
 
     fn scale(&self) -> u32 {
@@ -1078,11 +1089,13 @@ fn binary(op: &BinaryOperator, ty: Ty, l: Meta, r: Meta) -> Option<Meta> {
             let s = u32::from(s);
             Meta::decimal(l.int_part().max(r.int_part()) + s, s, true)
         }
-        // The dividend's integer digits, at most MariaDB's 21 (`MY_INT64_NUM_DECIMAL_DIGITS`).
+        // The dividend's integer digits, at most MariaDB's 21 (`MY_INT64_NUM_DECIMAL_DIGITS`),
+        // as characters: a signed one's digits are one fewer (`my_decimal_length_to_precision`,
+        // what a product of it reads: `timestamp DIV 60 * 60` is 12 long).
         (B::MyIntegerDivide, Ty::Int) => {
-            let length = l.int_part().clamp(1, 21);
+            let length = l.decimal_int_part().clamp(1, 21);
             Meta {
-                precision: length,
+                precision: length.saturating_sub(u32::from(!unsigned)).max(1),
                 unsigned,
                 ..Meta::int(length, true)
             }

@@ -387,7 +387,9 @@ fn digits_datetime(digits: &str, rest: &str) -> Option<Tm> {
 fn split_number(v: ValueRef<'_>) -> Option<(i64, u32, u8)> {
     match v {
         ValueRef::Integer(i) => Some((i, 0, 0)),
-        ValueRef::Real(r) if r.is_finite() && r.abs() < 1e18 => {
+        // Past a BIGINT, the largest one (`as` saturates), as MariaDB's `Sec6` reads a double:
+        // `HOUR(1.8e19)` is 838.
+        ValueRef::Real(r) if r.is_finite() => {
             let shown = format!("{}", r.abs());
             let (us, fsp) = shown.split_once('.').map_or((0, 0), |(_, f)| fraction(f));
             Some((r.trunc() as i64, us, fsp))
@@ -469,7 +471,7 @@ fn time_text_datetime(s: &str, string: bool) -> Option<Option<Tm>> {
         return None;
     }
     // (A DATE's value is held as `YYYY-MM-DD` alone: `2024-03-05x` is a string's.)
-    let date_value = !string && s.len() == 10;
+    let date_value = !string && is_date_value(s);
     match text_datetime(s) {
         Some(t) if t.kind == Kind::DateTime || date_value => Some(Some(t)),
         Some(_) => None,
@@ -485,6 +487,16 @@ fn time_text_datetime(s: &str, string: bool) -> Option<Option<Tm>> {
             parted.then_some(None)
         }
     }
+}
+
+/// Whether text has a DATE value's shape, `YYYY-MM-DD` exactly, as a DATE held as text prints.
+fn is_date_value(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10
+        && b.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            _ => c.is_ascii_digit(),
+        })
 }
 
 /// Text as MariaDB's `str_to_time` reads it: `[-][D ]hh[:mm[:ss]][.f]` (a day part where its
@@ -2390,6 +2402,7 @@ mod tests {
         assert_eq!(secs("2026-11-28"), Some(0));
         assert_eq!(secs("2026-11-28 x"), Some(1226));
         assert_eq!(secs("2026-11-28x"), Some(1226));
+        assert_eq!(secs("2024-3-5xx"), Some(20 * 60 + 24));
         assert_eq!(secs("2026-13-45"), Some(1226));
         assert_eq!(secs("2026-11-2812:00:00"), Some(1226));
         assert_eq!(secs("2026-11-28 12"), Some(12 * 3600));
@@ -2610,6 +2623,10 @@ mod tests {
         assert_eq!(time(ValueRef::Text(b"839:00:00")).unwrap(), "838:59:59");
         assert_eq!(time(ValueRef::Text(b"1 02:00:00")).unwrap(), "26:00:00");
         assert_eq!(time(ValueRef::Real(3725.5)).unwrap(), "00:37:25.5");
+        // A double past a BIGINT reads as the largest one: a time past 838:59:59.
+        assert_eq!(time(ValueRef::Real(1.8e19)).unwrap(), "838:59:59");
+        assert_eq!(time(ValueRef::Real(-1e300)).unwrap(), "-838:59:59");
+        assert!(datetime_of(ValueRef::Real(1.8e19)).is_none());
         // Past 7 digits a datetime's time (MariaDB's `number_to_time`), else clipped at
         // 838:59:59 once its minutes and seconds read.
         assert_eq!(time(ValueRef::Integer(20_240_305)).unwrap(), "00:00:00");

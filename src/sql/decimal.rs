@@ -46,12 +46,39 @@ impl Decimal {
         }
     }
 
-    /// A DECIMAL held as a double is its shortest digits (what [`Decimal::held`] made it); a
-    /// DOUBLE read as a DECIMAL likewise, as MySQL's `double2decimal` reads one.
+    /// A DECIMAL held as a double is its shortest digits (what [`Decimal::held`] made it);
+    /// `None` past 65 digits before the point.
     pub fn from_f64(x: f64) -> Option<Decimal> {
         x.is_finite()
             .then(|| format!("{x}"))
             .and_then(|t| Decimal::parse(&t))
+    }
+
+    /// A DOUBLE read as a DECIMAL, as MySQL's `double2my_decimal` reads one (`DIV`, a cast):
+    /// its shortest digits in a decimal's nine words of nine digits, the fraction cut to the
+    /// words the whole part leaves (`1e-82` is 0); a whole part past them (`1e81`), the
+    /// largest DECIMAL(65), signed.
+    pub fn from_double(x: f64) -> Option<Decimal> {
+        const WORDS: usize = 9;
+        if !x.is_finite() {
+            return None;
+        }
+        let digits = format!("{}", x.abs());
+        let (int, frac) = digits.split_once('.').unwrap_or((&digits, ""));
+        let int = int.trim_start_matches('0');
+        let int_words = int.len().div_ceil(WORD as usize);
+        let d = if int_words > WORDS {
+            Decimal::largest(MAX_PRECISION as u32, 0)
+        } else {
+            let kept = frac.len().min((WORDS - int_words) * WORD as usize);
+            Decimal {
+                units: format!("{int}{}", &frac[..kept])
+                    .parse()
+                    .unwrap_or_default(),
+                scale: kept as u32,
+            }
+        };
+        Some(if x < 0.0 { d.neg() } else { d })
     }
 
     /// Plain digits: `-12.345`, ` 7`, `.5`, `5.` (no exponent); `None` for anything else, or
@@ -485,6 +512,15 @@ mod tests {
             Held::Text("0.30000000000000001".into())
         );
         assert_eq!(Decimal::from_f64(0.1).unwrap(), d("0.1"));
+        // MariaDB 10.11's `x DIV 1e60`, `1 DIV x`: nine words of nine digits, then the largest.
+        let text = |x: f64, scale: u32| Decimal::from_double(x).unwrap().text(scale);
+        assert_eq!(text(1.5e80, 0), format!("15{}", "0".repeat(79)));
+        assert_eq!(text(-1e300, 0), format!("-{}", "9".repeat(65)));
+        assert_eq!(text(1e81, 0), "9".repeat(65));
+        assert_eq!(text(1e-81, 81), format!("0.{}1", "0".repeat(80)));
+        assert!(Decimal::from_double(1e-82).unwrap().is_zero());
+        assert!(Decimal::from_double(f64::NAN).is_none());
+        assert!(Decimal::from_f64(1e70).is_none());
         assert!(Decimal::parse("1e3").is_none());
         assert!(Decimal::parse("abc").is_none());
     }

@@ -846,6 +846,20 @@ pub(super) fn decimal_of(v: ValueRef<'_>) -> Option<Decimal> {
     }
 }
 
+/// A value read as a DECIMAL where MySQL converts a double to one (`double2my_decimal`:
+/// [`Decimal::from_double`]), and a string's number likewise.
+fn decimal_read(v: ValueRef<'_>) -> Option<Decimal> {
+    match v {
+        ValueRef::Null => None,
+        ValueRef::Integer(i) => Some(Decimal::from_i64(i)),
+        ValueRef::Real(x) => Decimal::from_double(x),
+        ValueRef::Text(t) | ValueRef::Blob(t) => std::str::from_utf8(t)
+            .ok()
+            .and_then(Decimal::parse)
+            .or_else(|| number(v).and_then(Decimal::from_double)),
+    }
+}
+
 /// A double's shortest digits, or text that is plain digits, as a DECIMAL; `None` for anything
 /// else (a string read as a number by its leading digits).
 fn exact_digits(v: ValueRef<'_>) -> Option<Decimal> {
@@ -900,14 +914,8 @@ fn decimals(conn: &Connection, session: &Session) -> Result<()> {
     conn.create_scalar_function("mysql_decimal_int_div", 3, pure, move |ctx| {
         let unsigned = ctx.get_raw(2).as_i64().unwrap_or(0) != 0;
         let (x, y) = (ctx.get_raw(0), ctx.get_raw(1));
-        let (Some(a), Some(b)) = (decimal_of(x), decimal_of(y)) else {
-            // A number past a DECIMAL's 65 digits (a DOUBLE of 1e300): a quotient past a
-            // BIGINT where it is the dividend, 0 where it is the divisor.
-            return match (number(x), number(y)) {
-                (Some(_), Some(_)) if decimal_of(x).is_none() => Err(out_of_range(unsigned)),
-                (Some(_), Some(_)) => Ok(Some(0)),
-                _ => Ok(None),
-            };
+        let (Some(a), Some(b)) = (decimal_read(x), decimal_read(y)) else {
+            return Ok(None);
         };
         match a.int_div(&b) {
             None => Ok(divided_by_zero(&vars)),
@@ -1124,19 +1132,21 @@ fn round_integer(i: i64, d: i64, away: bool) -> Value {
     if d >= 0 {
         return Value::Integer(i);
     }
-    if d < -18 {
+    // Past 19 digits, no BIGINT rounds to anything but 0.
+    if d < -19 {
         return Value::Integer(0);
     }
-    let f = 10i64.pow((-d) as u32);
-    let q = i / f;
-    let r = i % f;
+    let (i, f) = (i128::from(i), 10i128.pow((-d) as u32));
+    let (q, r) = (i / f, i % f);
     let q = if away && r.abs() * 2 >= f {
         q + i.signum()
     } else {
         q
     };
-    q.checked_mul(f)
-        .map_or(Value::Real(q as f64 * f as f64), Value::Integer)
+    // Past a BIGINT, the DECIMAL MySQL makes it (`ROUND(9223372036854775807, -1)`), as a
+    // DECIMAL too wide for a BIGINT is held: its digits.
+    let exact = q * f;
+    i64::try_from(exact).map_or_else(|_| Value::Text(exact.to_string()), Value::Integer)
 }
 
 fn rounded(ctx: &Context<'_>, away: bool) -> Value {
@@ -1293,12 +1303,15 @@ fn out_of_range(unsigned: bool) -> rusqlite::Error {
 
 /// `a op b` (`+`, `-`, `*`) of two signed BIGINTs as MySQL computes it: exact, error 1690
 /// where it leaves 64 bits (SQLite's would be a double). Operands that are not both integers
-/// (a NULL, a double) are computed as SQLite computes them.
+/// (a NULL, a double) are computed as SQLite computes them. MariaDB's `Item_func_minus` finds
+/// an overflow where a positive minuend meets a negative subtrahend: `0 - -9223372036854775808`
+/// is not one, and wraps to -9223372036854775808.
 fn signed_arith(op: &str, a: ValueRef<'_>, b: ValueRef<'_>) -> rusqlite::Result<Value> {
     match (a, b) {
         (ValueRef::Integer(x), ValueRef::Integer(y)) => {
             let exact = match op {
                 "+" => x.checked_add(y),
+                "-" if x == 0 => Some(y.wrapping_neg()),
                 "-" => x.checked_sub(y),
                 _ => x.checked_mul(y),
             };
@@ -1548,6 +1561,14 @@ fn numeric(conn: &Connection, session: &Session) -> Result<()> {
         Ok(Some(round_double(x, d as i64)))
     })?;
     conn.create_scalar_function("mysql_signed", 1, pure, |ctx| Ok(signed(ctx.get_raw(0))))?;
+    // `NTILE(n)`'s `n` as MySQL reads it (`val_int`); MariaDB's error where it is not positive.
+    conn.create_scalar_function("mysql_ntile", 1, pure, |ctx| match signed(ctx.get_raw(0)) {
+        Some(n) if n > 0 => Ok(n),
+        _ => Err(mysql_error(
+            4024,
+            "Argument of NTILE must be greater than 0",
+        )),
+    })?;
     conn.create_scalar_function("mysql_unsigned", 1, pure, |ctx| {
         Ok(unsigned_cast(ctx.get_raw(0)))
     })?;
@@ -1559,13 +1580,8 @@ fn numeric(conn: &Connection, session: &Session) -> Result<()> {
         let precision = number(ctx.get_raw(2)).unwrap_or(10.0).clamp(1.0, 65.0) as u32;
         let v = ctx.get_raw(0);
         // Past a DECIMAL's 65 digits (a DOUBLE of 1e300), the largest of its sign, as MySQL's
-        // `double2decimal` makes it before the cast cuts it.
-        let d = decimal_of(v).or_else(|| {
-            let x = number(v)?;
-            let largest = Decimal::largest(super::decimal::MAX_PRECISION as u32, 0);
-            Some(if x < 0.0 { largest.neg() } else { largest })
-        });
-        Ok(d.map(|d| held(&decimal_cast(&d, precision, scale))))
+        // `double2my_decimal` makes it before the cast cuts it.
+        Ok(decimal_read(v).map(|d| held(&decimal_cast(&d, precision, scale))))
     })?;
     decimals(conn, session)?;
     // A DOUBLE's shortest digits that read back as it (Rust's `Display`, never an exponent):
@@ -2264,6 +2280,44 @@ mod tests {
             cast("'12345678901234567890.123456789'", 30, 9).as_deref(),
             Some("12345678901234567890.123456789")
         );
+    }
+
+    /// MariaDB 10.11's `ROUND`/`TRUNCATE` of a BIGINT to tens or more: exact, a DECIMAL past
+    /// 64 bits.
+    #[test]
+    fn bigints_round_exactly() {
+        let max = i64::MAX;
+        let text = |s: &str| Value::Text(s.into());
+        assert_eq!(round_integer(max, -1, true), text("9223372036854775810"));
+        assert_eq!(round_integer(-max, -1, true), text("-9223372036854775810"));
+        assert_eq!(
+            round_integer(max, -1, false),
+            Value::Integer(9223372036854775800)
+        );
+        assert_eq!(
+            round_integer(max, -2, true),
+            Value::Integer(9223372036854775800)
+        );
+        assert_eq!(round_integer(max, -19, true), text("10000000000000000000"));
+        assert_eq!(round_integer(max, -20, true), Value::Integer(0));
+        assert_eq!(round_integer(15, -1, true), Value::Integer(20));
+        assert_eq!(round_integer(-15, -1, true), Value::Integer(-20));
+        assert_eq!(round_integer(15, 2, true), Value::Integer(15));
+    }
+
+    /// MariaDB 10.11's answers: a BIGINT result past 64 bits is 1690, but for a zero minuend.
+    #[test]
+    fn signed_bigints_overflow_where_mariadb_finds_it() {
+        let arith = |op: &str, a: i64, b: i64| {
+            signed_arith(op, ValueRef::Integer(a), ValueRef::Integer(b)).ok()
+        };
+        assert_eq!(arith("-", 0, i64::MIN), Some(Value::Integer(i64::MIN)));
+        assert_eq!(arith("-", 0, -5), Some(Value::Integer(5)));
+        assert_eq!(arith("-", 1, i64::MIN), None);
+        assert_eq!(arith("-", i64::MAX, -1), None);
+        assert_eq!(arith("+", i64::MAX, 1), None);
+        assert_eq!(arith("*", -1, i64::MIN), None);
+        assert_eq!(arith("-", i64::MIN, 0), Some(Value::Integer(i64::MIN)));
     }
 
     /// A DOUBLE past its range is error 1690 where MySQL's `check_float_overflow` raises it;

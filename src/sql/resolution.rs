@@ -11,7 +11,8 @@
 
 use sqlparser::ast::{
     Expr, Function, GroupByExpr, InTarget, JoinConstraint, JoinOperator, NamedWindowExpr,
-    OrderByKind, Query, Select, SelectItem, SetExpr, TableFactor, WindowSpec, WindowType,
+    ObjectName, OrderByKind, Query, Select, SelectItem, SetExpr, TableFactor, WindowSpec,
+    WindowType,
 };
 
 /// A place MariaDB resolves an expression in.
@@ -127,67 +128,88 @@ fn windows_in<'a>(e: &'a Expr, specs: &mut Vec<&'a WindowSpec>) {
     }
 }
 
-/// The clause MariaDB names where a statement's column `name` (`c` or `t.c`, as SQLite names
-/// the column it found none of) is unknown: the first place its resolution meets the name.
-/// `None` where `query` names no such column.
-pub(super) fn unknown_column(query: &Query, name: &str) -> Option<Clause> {
-    in_query(query, name)
+/// What MariaDB's resolution meets, in its order, as [`resolve`] hands it on.
+pub(super) enum Met<'a> {
+    /// A join's `USING` column names (named as `FROM`).
+    Using(&'a [ObjectName]),
+    /// An expression in a clause of a SELECT (none for a union's `ORDER BY`).
+    Expr(Option<&'a Select>, Clause, &'a Expr),
 }
 
-fn in_query(query: &Query, name: &str) -> Option<Clause> {
-    let ctes = query.with.iter().flat_map(|w| &w.cte_tables);
-    if let Some(c) = ctes
-        .map(|cte| in_query(&cte.query, name))
-        .find(Option::is_some)
-    {
-        return c;
+/// The first answer `at` gives for what MariaDB's resolution of `query` meets, in its order:
+/// the query's CTEs, then each SELECT of its body (its derived tables, its `USING` columns,
+/// its [`clauses`]) with its own `ORDER BY`; a union's `ORDER BY` after its last operand. A
+/// subquery in an expression is `at`'s to resolve where it meets it.
+pub(super) fn resolve<'a, T, F>(query: &'a Query, at: &mut F) -> Option<T>
+where
+    F: FnMut(Met<'a>) -> Option<T>,
+{
+    for cte in query.with.iter().flat_map(|w| &w.cte_tables) {
+        if let Some(found) = resolve(&cte.query, at) {
+            return Some(found);
+        }
     }
     match query.body.as_ref() {
-        SetExpr::Select(select) => in_select(select, Some(query), name),
-        body => in_body(body, name).or_else(|| {
-            let order = order_by(query);
-            order
+        SetExpr::Select(select) => resolve_select(select, Some(query), at),
+        body => resolve_body(body, at).or_else(|| {
+            order_by(query)
                 .into_iter()
-                .find_map(|e| in_expr(e, Clause::OrderBy, name))
+                .find_map(|e| at(Met::Expr(None, Clause::OrderBy, e)))
         }),
     }
 }
 
-fn in_body(body: &SetExpr, name: &str) -> Option<Clause> {
+fn resolve_body<'a, T, F>(body: &'a SetExpr, at: &mut F) -> Option<T>
+where
+    F: FnMut(Met<'a>) -> Option<T>,
+{
     match body {
-        SetExpr::Select(select) => in_select(select, None, name),
-        SetExpr::Query(q) => in_query(q, name),
+        SetExpr::Select(select) => resolve_select(select, None, at),
+        SetExpr::Query(q) => resolve(q, at),
         SetExpr::SetOperation { left, right, .. } => {
-            in_body(left, name).or_else(|| in_body(right, name))
+            resolve_body(left, at).or_else(|| resolve_body(right, at))
         }
         _ => None,
     }
 }
 
-fn in_select(select: &Select, query: Option<&Query>, name: &str) -> Option<Clause> {
+fn resolve_select<'a, T, F>(select: &'a Select, query: Option<&'a Query>, at: &mut F) -> Option<T>
+where
+    F: FnMut(Met<'a>) -> Option<T>,
+{
     for t in &select.from {
         let factors = std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation));
         for factor in factors {
             if let TableFactor::Derived { subquery, .. } = factor {
-                if let Some(c) = in_query(subquery, name) {
-                    return Some(c);
+                if let Some(found) = resolve(subquery, at) {
+                    return Some(found);
                 }
             }
         }
         for j in &t.joins {
             if let Some(JoinConstraint::Using(names)) = constraint(&j.join_operator) {
-                if names
-                    .iter()
-                    .any(|n| n.to_string().eq_ignore_ascii_case(name))
-                {
-                    return Some(Clause::From);
+                if let Some(found) = at(Met::Using(names)) {
+                    return Some(found);
                 }
             }
         }
     }
     clauses(select, query)
         .into_iter()
-        .find_map(|(clause, e)| in_expr(e, clause, name))
+        .find_map(|(clause, e)| at(Met::Expr(Some(select), clause, e)))
+}
+
+/// The clause MariaDB names where a statement's column `name` (`c` or `t.c`, as SQLite names
+/// the column it found none of) is unknown: the first place its resolution meets the name.
+/// `None` where `query` names no such column.
+pub(super) fn unknown_column(query: &Query, name: &str) -> Option<Clause> {
+    resolve(query, &mut |met| match met {
+        Met::Using(names) => names
+            .iter()
+            .any(|n| n.to_string().eq_ignore_ascii_case(name))
+            .then_some(Clause::From),
+        Met::Expr(_, clause, e) => in_expr(e, clause, name),
+    })
 }
 
 /// The clause `e` (in `clause`) names `name` in: `clause`, or a subquery's own.
@@ -201,12 +223,12 @@ fn in_expr(e: &Expr, clause: Clause, name: &str) -> Option<Clause> {
                 .eq_ignore_ascii_case(name)
                 .then_some(clause)
         }
-        Expr::Subquery(q) | Expr::Exists { subquery: q, .. } => in_query(q, name),
+        Expr::Subquery(q) | Expr::Exists { subquery: q, .. } => unknown_column(q, name),
         Expr::In {
             expr,
             target: InTarget::Subquery(subquery),
             ..
-        } => in_expr(expr, clause, name).or_else(|| in_query(subquery, name)),
+        } => in_expr(expr, clause, name).or_else(|| unknown_column(subquery, name)),
         _ => super::typing::children(e)
             .into_iter()
             .find_map(|kid| in_expr(kid, clause, name)),

@@ -2770,6 +2770,13 @@ impl Rewrite<'_> {
                 texts.join(", ")
             ))));
         }
+        // `NTILE(n)`: `n` read as MySQL's `val_int` reads it (`NTILE(0.5)` is `NTILE(1)`),
+        // MariaDB's error 4024 where it is not positive (`mysql_ntile`), not SQLite's.
+        if up == "NTILE" && f.over.is_some() && list.args.len() == 1 {
+            let n = list.args[0].to_string();
+            list.args[0] =
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(raw(format!("mysql_ntile({n})"))));
+        }
         // `COALESCE(x)`: MySQL takes one argument, SQLite's `coalesce` two or more.
         if up == "COALESCE" && list.args.len() == 1 {
             list.args
@@ -3339,10 +3346,12 @@ fn unsigned(expr: &mut Expr, kids: &[Ty]) -> Vec<Ty> {
         Expr::Cast { data_type, .. } => typing::cast_type(data_type) == Ty::Double,
         _ => false,
     };
-    for ((e, t), bits) in typing::children_mut(expr)
+    let temporals = typing::reads_temporals(expr, &kids);
+    for (((e, t), bits), temporal) in typing::children_mut(expr)
         .into_iter()
         .zip(kids.iter_mut())
         .zip(&reads)
+        .zip(temporals)
     {
         if *t == Ty::UInt && !bits && !as_time {
             // MariaDB reads a `BIT_AND`/`BIT_OR`/`BIT_XOR` as a DOUBLE by its signed bits
@@ -3351,7 +3360,9 @@ fn unsigned(expr: &mut Expr, kids: &[Ty]) -> Vec<Ty> {
             if !signed {
                 wrap_in(e, "mysql_unsigned_value");
             }
-            if compares {
+            // Compared with a double or a string, or read as a temporal, it is a number (its
+            // digits past 2^63 would be a string's).
+            if compares || temporal {
                 wrap_in(e, "mysql_double");
             }
             *t = if signed { Ty::Int } else { valued };
@@ -5669,7 +5680,10 @@ mod tests {
     /// MySQL's operators, grouped by MySQL's precedences and parenthesized for SQLite.
     #[test]
     fn mysql_operators_become_sqlite_calls() {
-        assert_eq!(bare("SELECT a DIV 60 * 60"), "SELECT mysql_div(a, 60) * 60");
+        assert_eq!(
+            bare("SELECT status DIV 60 * 60 FROM request"),
+            "SELECT mysql_div(status, 60) * 60 FROM request"
+        );
         assert_eq!(
             bare("SELECT -7 % 3, 10 MOD 4"),
             "SELECT mysql_mod((-7), 3), mysql_mod(10, 4)"
@@ -5841,6 +5855,13 @@ mod tests {
             bare("SELECT MAX(~0), FLOOR(~0), SUM(~0), CONCAT(~0), BIT_OR(1) + 1e0"),
             "SELECT mysql_unsigned_flip(MAX(mysql_unsigned_flip(~ 0))), (~ 0), \
              mysql_decimal_sum(mysql_unsigned_value(~ 0)), CONCAT(mysql_unsigned_value(~ 0)), BIT_OR(1) + 1e0"
+        );
+        // Read as a temporal, a number (its digits would be a string's, no TIME).
+        assert_eq!(
+            bare("SELECT HOUR(~0), CAST(~0 AS TIME), DATE_FORMAT(~0, ~0)"),
+            "SELECT HOUR(mysql_double(mysql_unsigned_value(~ 0))), \
+             mysql_cast_time(mysql_double(mysql_unsigned_value(~ 0)), 0), \
+             DATE_FORMAT(mysql_double(mysql_unsigned_value(~ 0)), mysql_unsigned_value(~ 0))"
         );
         assert_eq!(
             bare("SELECT BIT_OR(2.5e0), BIT_OR(a) FROM t"),

@@ -1766,6 +1766,71 @@ const NUMERIC_FUNCTIONS: &[&str] = &[
     "VAR_SAMP",
 ];
 
+/// The functions that read their first argument as a temporal (MariaDB's `get_date` or
+/// `get_time` of it), and those that read both of their first two so.
+const TEMPORAL_READERS: &[&str] = &[
+    "DATE",
+    "TIME",
+    "TIMESTAMP",
+    "YEAR",
+    "QUARTER",
+    "MONTH",
+    "DAY",
+    "DAYOFMONTH",
+    "HOUR",
+    "MINUTE",
+    "SECOND",
+    "MICROSECOND",
+    "DAYOFWEEK",
+    "WEEKDAY",
+    "DAYOFYEAR",
+    "WEEK",
+    "YEARWEEK",
+    "DAYNAME",
+    "MONTHNAME",
+    "LAST_DAY",
+    "TO_DAYS",
+    "TO_SECONDS",
+    "TIME_TO_SEC",
+    "DATE_FORMAT",
+    "TIME_FORMAT",
+    "DATE_ADD",
+    "DATE_SUB",
+    "ADDDATE",
+    "SUBDATE",
+    "UNIX_TIMESTAMP",
+];
+const TEMPORAL_PAIR_READERS: &[&str] = &["ADDTIME", "SUBTIME", "DATEDIFF", "TIMEDIFF"];
+
+/// Which of `e`'s operands (its [`children`], of types `kids`) it reads as a DATE, DATETIME or
+/// TIME: a cast to one, a date or time function's temporal arguments, `GREATEST`/`LEAST` of a
+/// temporal with others. A number read so is a number (`HOUR(18446744073709551615)` is 838),
+/// where a string of the same digits is none.
+pub(super) fn reads_temporals(e: &Expr, kids: &[Ty]) -> Vec<bool> {
+    let first = |n: usize| (0..kids.len()).map(|k| k < n).collect();
+    match e {
+        Expr::Cast { data_type, .. } => {
+            let temporal = matches!(cast_type(data_type), Ty::Date | Ty::DateTime | Ty::Time);
+            first(usize::from(temporal))
+        }
+        Expr::Function(f) => {
+            let name = f.name.to_string().to_ascii_uppercase();
+            if TEMPORAL_READERS.contains(&name.as_str()) {
+                first(1)
+            } else if TEMPORAL_PAIR_READERS.contains(&name.as_str()) {
+                first(2)
+            } else if matches!(name.as_str(), "GREATEST" | "LEAST")
+                && temporal_greatest(kids).is_some()
+            {
+                first(kids.len())
+            } else {
+                first(0)
+            }
+        }
+        _ => first(0),
+    }
+}
+
 /// Whether `e` reads its operands as numbers (arithmetic, bit operations, numeric functions
 /// and aggregates, casts to a number), and how it reads a temporal among them. SQLite would
 /// read a temporal's text by its leading digits (`2024` of `'2024-03-05'`).

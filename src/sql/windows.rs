@@ -7,13 +7,11 @@
 //! - 4074: a window function among an aggregate's (or another window function's) arguments.
 //!
 //! Which error a statement with several gets is the first that MariaDB's resolution meets, in
-//! its order ([`resolution::clauses`]); in a call, its placement, its frame, its order, its
+//! its order ([`resolution::resolve`]); in a call, its placement, its frame, its order, its
 //! arguments, then what its arguments hold. A subquery is a SELECT of its own.
 
-use super::resolution;
-use sqlparser::ast::{Expr, NamedWindowExpr, Query, Select, SetExpr, WindowType};
-use sqlparser::ast::{Visit, Visitor};
-use std::ops::ControlFlow;
+use super::resolution::{self, Met};
+use sqlparser::ast::{Expr, InTarget, NamedWindowExpr, Query, Select, WindowType};
 
 /// The functions that take no frame (MariaDB's `is_frame_prohibited`).
 const FRAMELESS: &[&str] = &[
@@ -36,66 +34,47 @@ const ORDERED: &[&str] = &[
 ];
 
 /// MariaDB's error for the first window function of `query` (or of a subquery in it) that
-/// MariaDB refuses, as [the module](self) lists them.
+/// MariaDB refuses, as [the module](self) lists them, in MariaDB's order ([`resolution::resolve`]).
 pub(super) fn refused(query: &Query) -> Option<(u16, String)> {
-    struct Queries(Option<(u16, String)>);
-    impl Visitor for Queries {
-        type Break = ();
-        fn pre_visit_query(&mut self, query: &Query) -> ControlFlow<()> {
-            self.0 = body(&query.body, query);
-            if self.0.is_some() {
-                return ControlFlow::Break(());
-            }
-            ControlFlow::Continue(())
-        }
-    }
-    let mut found = Queries(None);
-    let _ = query.visit(&mut found);
-    found.0
-}
-
-/// The SELECTs of a query's body, each in turn; the query's `ORDER BY` is read with its first.
-fn body(body: &SetExpr, query: &Query) -> Option<(u16, String)> {
-    match body {
-        SetExpr::Select(select) => self::select(select, Some(query)),
-        SetExpr::SetOperation { left, right, .. } => {
-            self::body(left, query).or_else(|| match right.as_ref() {
-                SetExpr::Select(select) => self::select(select, None),
-                _ => None,
-            })
-        }
-        _ => None,
-    }
-}
-
-/// One SELECT, its clauses in MariaDB's order ([`resolution::clauses`]).
-fn select(select: &Select, query: Option<&Query>) -> Option<(u16, String)> {
-    let walk = Walk { select };
-    resolution::clauses(select, query)
-        .into_iter()
-        .find_map(|(clause, e)| walk.expr(e, clause.takes_windows()).err())
-}
-
-/// Whether `e` calls a window function outside subqueries.
-fn has_window(e: &Expr) -> bool {
-    matches!(e, Expr::Function(f) if f.over.is_some())
-        || super::typing::children(e).into_iter().any(has_window)
+    resolution::resolve(query, &mut |met| match met {
+        Met::Expr(select, clause, e) => Walk { select }.expr(e, clause.takes_windows()).err(),
+        Met::Using(_) => None,
+    })
 }
 
 struct Walk<'a> {
-    select: &'a Select,
+    /// The SELECT whose named windows a call may name (none for a union's `ORDER BY`).
+    select: Option<&'a Select>,
 }
 
 impl Walk<'_> {
-    /// `e`, where a window function is `allowed` or not.
-    fn expr(&self, e: &Expr, allowed: bool) -> Result<(), (u16, String)> {
+    /// `e`, where a window function is `allowed` or not: MariaDB's error for the first it
+    /// refuses, else whether `e` calls one (outside subqueries, which are resolved apart).
+    fn expr(&self, e: &Expr, allowed: bool) -> Result<bool, (u16, String)> {
+        let subquery = match e {
+            Expr::Subquery(q) | Expr::Exists { subquery: q, .. } => Some(q),
+            Expr::In {
+                expr,
+                target: InTarget::Subquery(q),
+                ..
+            } => {
+                self.expr(expr, allowed)?;
+                Some(q)
+            }
+            _ => None,
+        };
+        if let Some(q) = subquery {
+            return refused(q).map_or(Ok(false), Err);
+        }
+        let args = super::typing::children(e);
+        let mut met = false;
         let Expr::Function(f) = e else {
-            return super::typing::children(e)
-                .into_iter()
-                .try_for_each(|kid| self.expr(kid, allowed));
+            for kid in args {
+                met |= self.expr(kid, allowed)?;
+            }
+            return Ok(met);
         };
         let name = f.name.to_string().to_ascii_uppercase();
-        let args = super::typing::children(e);
         if let Some(over) = &f.over {
             if !allowed {
                 return Err((
@@ -114,18 +93,18 @@ impl Walk<'_> {
                     format!("No order list in window specification for '{lower}'"),
                 ));
             }
-        } else if !super::translate::is_aggregate(e) {
-            return args.into_iter().try_for_each(|kid| self.expr(kid, allowed));
         }
-        // An aggregate's arguments, or a window function's.
-        args.iter().try_for_each(|kid| self.expr(kid, allowed))?;
-        if args.into_iter().any(has_window) {
+        for kid in args {
+            met |= self.expr(kid, allowed)?;
+        }
+        // An aggregate's arguments, or a window function's, hold none.
+        if met && (f.over.is_some() || super::translate::is_aggregate(e)) {
             return Err((
                 4074,
                 "Window functions can not be used as arguments to group functions.".into(),
             ));
         }
-        Ok(())
+        Ok(met || f.over.is_some())
     }
 
     /// Whether the window `over` has a frame, and an order: its own, or the named window's it
@@ -139,12 +118,11 @@ impl Walk<'_> {
             ),
             WindowType::NamedWindow(n) => (false, false, Some(n)),
         };
+        let named: &[_] = self.select.map_or(&[], |s| &s.named_window);
         // (A definition names only those before it: the chain is as long as the list at most.)
-        for _ in 0..self.select.named_window.len() {
+        for _ in 0..named.len() {
             let Some(n) = name else { break };
-            let found = self
-                .select
-                .named_window
+            let found = named
                 .iter()
                 .find(|w| w.0.value.eq_ignore_ascii_case(&n.value));
             name = match found.map(|w| &w.1) {
@@ -246,6 +224,19 @@ mod tests {
                 Some(4017),
             ),
             ("SELECT 1 UNION SELECT RANK() OVER () FROM t", Some(4018)),
+            // A union's ORDER BY after its last operand; a subquery where its clause meets it.
+            (
+                "SELECT 1 UNION SELECT RANK() OVER () FROM t ORDER BY NTILE(2) OVER (ROWS 1 PRECEDING)",
+                Some(4018),
+            ),
+            (
+                "SELECT 1 UNION SELECT 2 ORDER BY NTILE(2) OVER (ROWS 1 PRECEDING)",
+                Some(4017),
+            ),
+            (
+                "SELECT 1 FROM t WHERE 1 IN (SELECT RANK() OVER () FROM t) AND NTILE(2) OVER () = 1",
+                Some(4018),
+            ),
             (
                 "SELECT 1 FROM t WHERE a IN (SELECT LAG(a) OVER () FROM t)",
                 Some(4018),

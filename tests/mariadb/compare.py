@@ -324,9 +324,6 @@ META_EXCLUSIONS = [
     # TIMESTAMP …), 5)` NOT_NULL), or moved by a number (`DATE '…' + 0.5`).
     ("numbers_of_temporals", lambda sql, a, m, p, t, pd: t in NUMBER_TYPES and a in (
         "flags", "length") and re.search(r"(DATE|TIMESTAMP) '|FROM_UNIXTIME\(|DATE\(", sql)),
-    # `DIV` of a LONGLONG one character longer (`UNIX_TIMESTAMP(…) DIV 60 * 60` 19, 18).
-    ("integer_division_lengths", lambda sql, a, m, p, t, pd: a == "length" and t == "LONGLONG"
-     and " DIV " in sql),
     # `STR_TO_DATE` with a NULL format and `TIME` of a string that is no time: MariaDB
     # declares 6 fraction digits (it reads the string as the query runs), pinbad none.
     ("temporals_of_unread_strings", lambda sql, a, m, p, t, pd: t in ("DATETIME", "TIME")

@@ -1913,6 +1913,8 @@ pub enum ErrorKind {
     ER_SLAVE_HAS_MORE_GTIDS_THAN_MASTER = 1885,
     /// Window function is allowed only in SELECT list and ORDER BY clause (MariaDB's).
     ER_WRONG_PLACEMENT_OF_WINDOW_FUNCTION = 4015,
+    /// Argument of NTILE must be greater than 0 (MariaDB's).
+    ER_INVALID_NTILE_ARGUMENT = 4024,
     /// Window frame is not allowed with '%s' (MariaDB's).
     ER_NOT_ALLOWED_WINDOW_FRAME = 4017,
     /// No order list in window specification for '%s' (MariaDB's).
@@ -2825,6 +2827,7 @@ impl From<u16> for ErrorKind {
             1884_u16 => ErrorKind::ER_GTID_UNSAFE_BINLOG_SPLITTABLE_STATEMENT_AND_GTID_GROUP,
             1885_u16 => ErrorKind::ER_SLAVE_HAS_MORE_GTIDS_THAN_MASTER,
             4015_u16 => ErrorKind::ER_WRONG_PLACEMENT_OF_WINDOW_FUNCTION,
+            4024_u16 => ErrorKind::ER_INVALID_NTILE_ARGUMENT,
             4017_u16 => ErrorKind::ER_NOT_ALLOWED_WINDOW_FRAME,
             4018_u16 => ErrorKind::ER_NO_ORDER_LIST_IN_WINDOW_SPEC,
             4074_u16 => ErrorKind::ER_SUM_FUNC_WITH_WINDOW_FUNC_AS_ARG,
@@ -3731,6 +3734,7 @@ impl ErrorKind {
             | ErrorKind::ER_GTID_UNSAFE_BINLOG_SPLITTABLE_STATEMENT_AND_GTID_GROUP
             | ErrorKind::ER_SLAVE_HAS_MORE_GTIDS_THAN_MASTER
             | ErrorKind::ER_WRONG_PLACEMENT_OF_WINDOW_FUNCTION
+            | ErrorKind::ER_INVALID_NTILE_ARGUMENT
             | ErrorKind::ER_NOT_ALLOWED_WINDOW_FRAME
             | ErrorKind::ER_NO_ORDER_LIST_IN_WINDOW_SPEC
             | ErrorKind::ER_SUM_FUNC_WITH_WINDOW_FUNC_AS_ARG
