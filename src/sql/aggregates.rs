@@ -104,6 +104,9 @@ impl Aggregate<u64, Value> for Bits {
 /// the default collation does (case and trailing spaces aside); the result is cut at the session's
 /// `group_concat_max_len` (MariaDB's 1 MiB unless set) or `@@max_allowed_packet`, the smaller.
 struct GroupConcat {
+    /// Whether the call has a `LIMIT`: its count is the third argument
+    /// (`mysql_group_concat_limit`), the values follow it.
+    limited: bool,
     max_len: usize,
     /// The session's `group_concat_max_len`, read as each group starts; each group cut counts
     /// a warning (1260).
@@ -118,6 +121,8 @@ struct Concat {
     any: bool,
     seen: std::collections::HashSet<String>,
     full: bool,
+    /// The values written so far (counted against a `LIMIT`).
+    written: u64,
 }
 
 impl Aggregate<Concat, Option<String>> for GroupConcat {
@@ -130,7 +135,8 @@ impl Aggregate<Concat, Option<String>> for GroupConcat {
     }
 
     fn step(&self, ctx: &mut Context<'_>, acc: &mut Concat) -> Result<()> {
-        if acc.full || ctx.len() < 3 {
+        let first = if self.limited { 3 } else { 2 };
+        if acc.full || ctx.len() <= first {
             return Ok(());
         }
         let distinct = number(ctx.get_raw(0)).unwrap_or(0.0) != 0.0;
@@ -138,7 +144,7 @@ impl Aggregate<Concat, Option<String>> for GroupConcat {
         // (Where `DISTINCT`: the values as the collation compares them, a string by its
         // `collation::key`, each after a NUL: `'a'` and `'A  '` are one.)
         let mut key = String::new();
-        for i in 2..ctx.len() {
+        for i in first..ctx.len() {
             match ctx.get_raw(i) {
                 ValueRef::Null => return Ok(()),
                 v => {
@@ -157,7 +163,20 @@ impl Aggregate<Concat, Option<String>> for GroupConcat {
         if distinct && !acc.seen.insert(key) {
             return Ok(());
         }
-        if acc.any {
+        // Past the `LIMIT`, a value counts as met (`LIMIT 0` of some rows is `''`, not NULL)
+        // and is not written.
+        if self.limited {
+            let count = match ctx.get_raw(2) {
+                ValueRef::Integer(n) => n as u64,
+                v => number(v).unwrap_or(0.0) as u64,
+            };
+            if acc.written >= count {
+                acc.any = true;
+                return Ok(());
+            }
+            acc.written += 1;
+        }
+        if acc.any && (!self.limited || acc.written > 1) {
             acc.out.push_str(&text(ctx.get_raw(1)));
         }
         acc.any = true;
@@ -456,12 +475,21 @@ pub fn register(
     conn.create_aggregate_function("mysql_double_sum", 1, flags, PlainSum::Sum)?;
     conn.create_aggregate_function("mysql_double_avg", 1, flags, PlainSum::Avg)?;
     let max_len = usize::try_from(max_allowed_packet).unwrap_or(usize::MAX);
-    conn.create_aggregate_function(
-        "mysql_group_concat",
-        -1,
-        flags,
-        GroupConcat { max_len, vars },
-    )?;
+    for (name, limited) in [
+        ("mysql_group_concat", false),
+        ("mysql_group_concat_limit", true),
+    ] {
+        conn.create_aggregate_function(
+            name,
+            -1,
+            flags,
+            GroupConcat {
+                limited,
+                max_len,
+                vars: vars.clone(),
+            },
+        )?;
+    }
     Ok(())
 }
 
@@ -473,6 +501,39 @@ mod tests {
         let c = Connection::open_in_memory().unwrap();
         register(&c, 1 << 20, Default::default()).unwrap();
         c
+    }
+
+    /// A `LIMIT` writes that many values (distinct ones where `DISTINCT`); `LIMIT 0` of some
+    /// rows is an empty string, of none NULL.
+    #[test]
+    fn group_concat_limit_counts_the_values_written() {
+        let c = conn();
+        let concat = |sql: &str| -> Option<String> { c.query_row(sql, [], |r| r.get(0)).unwrap() };
+        let rows = "SELECT 'a' x UNION ALL SELECT 'A' UNION ALL SELECT 'b' UNION ALL SELECT 'c'";
+        assert_eq!(
+            concat(&format!(
+                "SELECT mysql_group_concat_limit(0, '|', 2, x) FROM ({rows})"
+            )),
+            Some("a|A".into())
+        );
+        assert_eq!(
+            concat(&format!(
+                "SELECT mysql_group_concat_limit(1, '|', 2, x) FROM ({rows})"
+            )),
+            Some("a|b".into())
+        );
+        assert_eq!(
+            concat(&format!(
+                "SELECT mysql_group_concat_limit(0, '|', 0, x) FROM ({rows})"
+            )),
+            Some(String::new())
+        );
+        assert_eq!(
+            concat(&format!(
+                "SELECT mysql_group_concat_limit(0, '|', 0, x) FROM ({rows}) WHERE x = 'z'"
+            )),
+            None
+        );
     }
 
     /// `DISTINCT` finds strings equal as the collation does: case, accents and trailing spaces

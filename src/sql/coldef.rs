@@ -982,6 +982,8 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
             let name = f.name.to_string().to_ascii_uppercase();
             function(&name, ty, kids, e)?
         }
+        // `SUBSTRING(s, p, n)` and `SUBSTRING(s FROM p FOR n)`: the function's.
+        Expr::Substring { .. } => function("SUBSTRING", ty, kids, e)?,
         _ => return None,
     })
 }
@@ -1857,15 +1859,9 @@ fn is_null_arg(e: &Expr, k: usize) -> bool {
 }
 
 fn int_arg(e: &Expr, k: usize) -> Option<i64> {
-    match e {
-        Expr::Function(f) => match &f.args {
-            sqlparser::ast::FunctionArguments::List(l) => {
-                l.args.get(k).and_then(super::typing::literal_arg)
-            }
-            _ => None,
-        },
-        _ => None,
-    }
+    super::typing::children(e)
+        .get(k)
+        .and_then(|x| super::typing::literal_int(x))
 }
 
 /// The characters `FORMAT(x, d)` may write (MariaDB's `Item_func_format`): `x`'s integer
@@ -2254,6 +2250,20 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
         // As long as the string they read (MariaDB's `args[0]->max_length`).
         "UPPER" | "LOWER" | "UCASE" | "LCASE" | "REVERSE" | "TRIM" | "LTRIM" | "RTRIM"
         | "REGEXP_SUBSTR" => text_of(kid(0)?.chars(), kids),
+        // MariaDB's `Item_func_from_unixtime`: the fraction digits its argument declares, at
+        // most 6; a DOUBLE's or a string's not fixed (MariaDB's `NOT_FIXED_DEC`, 39), as long
+        // as six would make it.
+        "FROM_UNIXTIME" if kids.len() == 1 && ty == Ty::DateTime => {
+            let digits = kid(0)?.decimals;
+            if digits >= NOT_FIXED {
+                Meta {
+                    decimals: STRING_DECIMALS,
+                    ..Meta::temporal(Code::DateTime, 6, true)
+                }
+            } else {
+                Meta::temporal(Code::DateTime, digits.min(6), true)
+            }
+        }
         // `FROM_UNIXTIME(t, format)` is `DATE_FORMAT(FROM_UNIXTIME(t), format)`.
         "DATE_FORMAT" | "TIME_FORMAT" | "FROM_UNIXTIME" if kids.len() == 2 => Meta {
             decimals: 0,

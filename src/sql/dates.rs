@@ -631,9 +631,7 @@ fn compared_decimal_time_us(v: ValueRef<'_>) -> i64 {
     let (whole, fraction_digits) = s.split_once('.').unwrap_or((s, ""));
     let a = whole
         .parse::<u64>()
-        .ok()
-        .filter(|a| i64::try_from(*a).is_ok())
-        .unwrap_or(i64::MAX as u64);
+        .map_or(i64::MAX as u64, |a| a.min(i64::MAX as u64));
     number_time_us(a, neg, fraction(fraction_digits).0).unwrap_or(0)
 }
 

@@ -835,28 +835,26 @@ fn decimal_cast(d: &Decimal, precision: u32, scale: u32) -> Decimal {
 /// (how a DECIMAL is held: `decimal::Decimal::held`), text by its digits where it is plain
 /// digits, else by the number it starts with.
 pub(super) fn decimal_of(v: ValueRef<'_>) -> Option<Decimal> {
-    match v {
-        ValueRef::Null => None,
-        ValueRef::Integer(i) => Some(Decimal::from_i64(i)),
-        ValueRef::Real(x) => Decimal::from_f64(x),
-        ValueRef::Text(t) | ValueRef::Blob(t) => std::str::from_utf8(t)
-            .ok()
-            .and_then(Decimal::parse)
-            .or_else(|| number(v).and_then(Decimal::from_f64)),
-    }
+    decimal_with(v, Decimal::from_f64)
 }
 
 /// A value read as a DECIMAL where MySQL converts a double to one (`double2my_decimal`:
 /// [`Decimal::from_double`]), and a string's number likewise.
 fn decimal_read(v: ValueRef<'_>) -> Option<Decimal> {
+    decimal_with(v, Decimal::from_double)
+}
+
+/// A value as a DECIMAL, a double (or a string that is not a plain decimal, read as a
+/// number) converted by `double`.
+fn decimal_with(v: ValueRef<'_>, double: fn(f64) -> Option<Decimal>) -> Option<Decimal> {
     match v {
         ValueRef::Null => None,
         ValueRef::Integer(i) => Some(Decimal::from_i64(i)),
-        ValueRef::Real(x) => Decimal::from_double(x),
+        ValueRef::Real(x) => double(x),
         ValueRef::Text(t) | ValueRef::Blob(t) => std::str::from_utf8(t)
             .ok()
             .and_then(Decimal::parse)
-            .or_else(|| number(v).and_then(Decimal::from_double)),
+            .or_else(|| number(v).and_then(double)),
     }
 }
 

@@ -1973,7 +1973,7 @@ impl VisitorMut for Rewrite<'_> {
             self.ctes.pop();
         }
         if !self.recursive && distinct_union(&mut query.body).is_break() {
-            return self.refuse("a UNION in one chain with INTERSECT or EXCEPT");
+            return self.refuse("INTERSECT ALL or EXCEPT ALL");
         }
         ControlFlow::Continue(())
     }
@@ -2401,7 +2401,41 @@ impl Rewrite<'_> {
                 paren(operand);
                 None
             }
-            Expr::Function(_) => self.function(expr)?,
+            Expr::Function(f) => {
+                // MariaDB's grammar takes `LEAD`/`LAG` of one or two arguments: a third (the
+                // default MySQL 8 takes) is a syntax error, near the text after its comma.
+                if let FunctionArguments::List(list) = &f.args {
+                    let name = f.name.to_string();
+                    if (name.eq_ignore_ascii_case("LEAD") || name.eq_ignore_ascii_case("LAG"))
+                        && list.args.len() > 2
+                    {
+                        let third = list.args[2].span().start;
+                        let near = self
+                            .lines
+                            .offset(self.sql, third)
+                            .and_then(|at| self.sql.get(..at)?.rfind(','))
+                            .and_then(|comma| self.sql.get(comma + 1..))
+                            .map_or_else(|| list.args[2].to_string(), |t| t.trim_end().into());
+                        self.error = Some((1064, syntax_error_near(&near)));
+                        return ControlFlow::Break(());
+                    }
+                }
+                // `GROUP_CONCAT(… LIMIT n)` takes an unsigned integer as written, as a query's
+                // `LIMIT` does: anything else is a syntax error.
+                if let FunctionArguments::List(list) = &f.args {
+                    for clause in &list.clauses {
+                        if let FunctionArgumentClause::Limit(n) = clause {
+                            if !is_row_count(n, self.sql, self.lines) {
+                                let near = expr_text(n, self.sql, self.lines)
+                                    .unwrap_or_else(|| n.to_string());
+                                self.error = Some((1064, syntax_error_near(&near)));
+                                return ControlFlow::Break(());
+                            }
+                        }
+                    }
+                }
+                self.function(expr)?
+            }
             Expr::TypedString(ts) => Some(self.temporal_literal(ts)?),
             Expr::AnyOp { left, right, .. } | Expr::AllOp { left, right, .. }
                 if left.to_string().len() + right.to_string().len() > MAX_QUANTIFIED_BYTES =>
@@ -2703,6 +2737,7 @@ impl Rewrite<'_> {
         if up == "GROUP_CONCAT" {
             let mut separator = quote(",");
             let mut order = String::new();
+            let mut limit = None;
             for clause in &list.clauses {
                 match clause {
                     FunctionArgumentClause::OrderBy(by) => {
@@ -2722,6 +2757,8 @@ impl Rewrite<'_> {
                         }
                         _ => return ControlFlow::Break(()),
                     },
+                    // (A count as written: `expr` checked it.)
+                    FunctionArgumentClause::Limit(n) => limit = Some(n.to_string()),
                     _ => return ControlFlow::Break(()),
                 }
             }
@@ -2733,8 +2770,12 @@ impl Rewrite<'_> {
             if distinct && order.is_empty() {
                 order = format!(" ORDER BY {}", texts.join(", "));
             }
+            let (name, limit) = match limit {
+                Some(n) => ("mysql_group_concat_limit", format!("{n}, ")),
+                None => ("mysql_group_concat", String::new()),
+            };
             return ControlFlow::Continue(Some(raw(format!(
-                "mysql_group_concat({}, {separator}, {}{order})",
+                "{name}({}, {separator}, {limit}{}{order})",
                 u8::from(distinct),
                 texts.join(", ")
             ))));
@@ -3060,7 +3101,7 @@ fn strings_read(expr: &mut Expr, ty: Ty, kids: &[Ty], found: &[Option<(Ty, Meta)
         return;
     }
     let merges = typing::merges_results(expr);
-    for (k, e) in met_mut(expr).into_iter().enumerate() {
+    for (k, e) in typing::children_mut(expr).into_iter().enumerate() {
         let (Some(t), true) = (kids.get(k), places.contains(&k)) else {
             continue;
         };
@@ -3075,24 +3116,6 @@ fn strings_read(expr: &mut Expr, ty: Ty, kids: &[Ty], found: &[Option<(Ty, Meta)
         if let Some(made) = made {
             *e = raw(made);
         }
-    }
-}
-
-/// The expressions met in `e`, to rewrite, in the order sqlparser's visitor meets them (where
-/// [`typing::string_operands`] places them): [`typing::children`], and the operands of the
-/// forms it does not type.
-fn met_mut(e: &mut Expr) -> Vec<&mut Expr> {
-    match e {
-        Expr::Trim {
-            trim_what, expr, ..
-        } => trim_what
-            .iter_mut()
-            .map(|w| w.as_mut())
-            .chain(std::iter::once(expr.as_mut()))
-            .collect(),
-        Expr::Substring { expr, .. } => vec![expr.as_mut()],
-        Expr::Position { expr, r#in } => vec![expr.as_mut(), r#in.as_mut()],
-        e => typing::children_mut(e),
     }
 }
 
@@ -4553,7 +4576,7 @@ impl VisitorMut for Aggregates {
                 let name = f.name.to_string().to_ascii_uppercase();
                 if f.over.is_some()
                     || AGGREGATES.contains(&name.as_str())
-                    || name == "MYSQL_GROUP_CONCAT"
+                    || name.starts_with("MYSQL_GROUP_CONCAT")
                 {
                     self.0 = true;
                 }
@@ -4561,7 +4584,7 @@ impl VisitorMut for Aggregates {
             // Made calls are text: look for an aggregate's name in it.
             Expr::Identifier(i) if i.quote_style.is_none() && i.value.contains('(') => {
                 let up = i.value.to_ascii_uppercase();
-                if up.contains("MYSQL_GROUP_CONCAT(")
+                if up.contains("MYSQL_GROUP_CONCAT")
                     || AGGREGATES.iter().any(|a| up.contains(&format!("{a}(")))
                 {
                     self.0 = true;
@@ -4633,56 +4656,114 @@ fn paren(e: &mut Box<Expr>) {
     }
 }
 
-/// MySQL's `UNION` keeps, of rows its collation finds equal (`'A'` and `'a'`), the first it
-/// meets; SQLite's keeps the last (its index of the rows seen replaces an equal one), where its
-/// `SELECT DISTINCT` keeps the first, as MySQL does. So where a query has a `UNION [DISTINCT]`,
-/// the part up to the last one's right operand (which
-/// MySQL makes distinct as a whole) becomes `SELECT DISTINCT * FROM (… UNION ALL …) AS
-/// mysql_union`; a `UNION ALL` after it stays outside. Declined where the chain mixes in
-/// INTERSECT or EXCEPT.
+/// MySQL's `UNION`, `INTERSECT` and `EXCEPT` keep, of rows their collation finds equal (`'A'`
+/// and `'a'`), the first they meet; SQLite's keep the last (their index of the rows seen
+/// replaces an equal one), where its `SELECT DISTINCT` keeps the first, as MySQL does. So the
+/// chain (made one SQLite reads as MySQL does: [`left_deep`]) is rebuilt from its first operand
+/// on: each UNION becomes `UNION ALL`, and what a distinct UNION made so far becomes `SELECT
+/// DISTINCT * FROM (…) AS mysql_union` before a `UNION ALL` follows it (unless another distinct
+/// UNION comes first) and at the end; before an `INTERSECT` or `EXCEPT`, `SELECT * FROM (SELECT
+/// DISTINCT * FROM (…) AS mysql_distinct) AS mysql_set`, since SQLite drops the `DISTINCT` of
+/// their operand (which they make distinct anyway). `INTERSECT ALL` and `EXCEPT ALL` are
+/// declined: SQLite has neither.
 fn distinct_union(body: &mut SetExpr) -> ControlFlow<()> {
-    // The left spine, from the top: the first distinct UNION met is the last written.
-    let mut node = body;
-    loop {
-        match node {
-            SetExpr::SetOperation {
-                op: SetOperator::Union,
-                set_quantifier: SetQuantifier::Distinct | SetQuantifier::None,
-                ..
-            } => break,
-            SetExpr::SetOperation {
-                op: SetOperator::Union,
-                set_quantifier: SetQuantifier::All,
-                left,
-                ..
-            } => node = left,
-            SetExpr::SetOperation { .. } => return ControlFlow::Break(()),
-            _ => return ControlFlow::Continue(()),
-        }
+    left_deep(body)?;
+    if !matches!(body, SetExpr::SetOperation { .. }) {
+        return ControlFlow::Continue(());
     }
-    // Every UNION below becomes ALL: the wrapper makes the whole distinct.
-    let mut spine = &mut *node;
+    // The chain taken apart: its first operand, then each operation with its right operand.
+    let mut steps = Vec::new();
+    let mut node = std::mem::replace(body, no_rows());
     while let SetExpr::SetOperation {
         op,
         set_quantifier,
         left,
-        ..
-    } = spine
+        right,
+    } = node
     {
-        if *op != SetOperator::Union {
-            return ControlFlow::Break(());
-        }
-        *set_quantifier = SetQuantifier::All;
-        spine = left;
+        let distinct = match set_quantifier {
+            SetQuantifier::None | SetQuantifier::Distinct => true,
+            SetQuantifier::All => false,
+            _ => return ControlFlow::Break(()),
+        };
+        steps.push((op, distinct, *right));
+        node = *left;
     }
-    // The wrapper takes the union's place; the union goes inside it.
-    let Some(wrapper) = derived_select("SELECT DISTINCT *", "mysql_union", |subquery| {
-        std::mem::swap(subquery.body.as_mut(), node)
-    }) else {
-        return ControlFlow::Break(());
-    };
-    *node = wrapper;
+    steps.reverse();
+    let mut made = node;
+    let mut pending = false;
+    for k in 0..steps.len() {
+        let (op, distinct, right) =
+            std::mem::replace(&mut steps[k], (SetOperator::Union, false, no_rows()));
+        let kept = match op {
+            SetOperator::Union => {
+                // A distinct UNION before the next INTERSECT or EXCEPT makes this one's rows
+                // distinct too.
+                let later = steps[k + 1..]
+                    .iter()
+                    .take_while(|(op, ..)| *op == SetOperator::Union)
+                    .any(|(_, d, _)| *d);
+                if !distinct && pending && !later {
+                    made = wrapped("SELECT DISTINCT *", "mysql_union", made)?;
+                    pending = false;
+                }
+                pending |= distinct;
+                SetQuantifier::All
+            }
+            SetOperator::Intersect | SetOperator::Except if distinct => {
+                let first = wrapped("SELECT DISTINCT *", "mysql_distinct", made)?;
+                made = wrapped("SELECT *", "mysql_set", first)?;
+                pending = false;
+                SetQuantifier::None
+            }
+            _ => return ControlFlow::Break(()),
+        };
+        made = SetExpr::SetOperation {
+            op,
+            set_quantifier: kept,
+            left: Box::new(made),
+            right: Box::new(right),
+        };
+    }
+    if pending {
+        made = wrapped("SELECT DISTINCT *", "mysql_union", made)?;
+    }
+    *body = made;
     ControlFlow::Continue(())
+}
+
+/// `HEAD FROM (inner) AS alias` ([`derived_select`]).
+fn wrapped(head: &str, alias: &str, inner: SetExpr) -> ControlFlow<(), SetExpr> {
+    match derived_select(head, alias, |subquery| *subquery.body = inner) {
+        Some(made) => ControlFlow::Continue(made),
+        None => ControlFlow::Break(()),
+    }
+}
+
+/// SQLite reads a chain of `UNION`, `INTERSECT` and `EXCEPT` left to right, all of one
+/// precedence; MySQL's `INTERSECT` binds tighter (`1 UNION 2 INTERSECT 2` is `1 UNION (2
+/// INTERSECT 2)`, as sqlparser's tree has it). So each operand on a right side that is itself a
+/// chain becomes `SELECT * FROM (…) AS mysql_set`, made distinct by its own unions first.
+fn left_deep(body: &mut SetExpr) -> ControlFlow<()> {
+    let mut node = body;
+    while let SetExpr::SetOperation { left, right, .. } = node {
+        if matches!(right.as_ref(), SetExpr::SetOperation { .. }) {
+            let mut inner = std::mem::replace(right.as_mut(), no_rows());
+            distinct_union(&mut inner)?;
+            **right = wrapped("SELECT *", "mysql_set", inner)?;
+        }
+        node = left;
+    }
+    ControlFlow::Continue(())
+}
+
+/// A placeholder where a part of a chain is taken out to be wrapped.
+fn no_rows() -> SetExpr {
+    SetExpr::Values(sqlparser::ast::Values {
+        explicit_row: false,
+        value_keyword: false,
+        rows: Vec::new(),
+    })
 }
 
 /// `HEAD FROM (…) AS alias` as a tree (`HEAD`: `SELECT *` or `SELECT DISTINCT *`), `fill`
@@ -5657,6 +5738,19 @@ mod tests {
             bare("SELECT GROUP_CONCAT(DISTINCT a, b SEPARATOR ' ') FROM t"),
             "SELECT mysql_group_concat(1, ' ', a, b ORDER BY a, b) FROM t"
         );
+        // A LIMIT's count goes first among the values; anything but a count is MySQL's 1064.
+        assert_eq!(
+            bare("SELECT GROUP_CONCAT(DISTINCT a ORDER BY a LIMIT 2) FROM t"),
+            "SELECT mysql_group_concat_limit(1, ',', 2, a ORDER BY a) FROM t"
+        );
+        assert!(matches!(
+            query("SELECT LEAD(a, 2, 0) OVER (ORDER BY a) FROM t"),
+            Err(Refusal::Error(1064, why)) if why.contains("near ' 0) OVER (ORDER BY a) FROM t'")
+        ));
+        for bad in ["-1", "1.5", "'2'", "1 + 1"] {
+            let sql = format!("SELECT GROUP_CONCAT(a LIMIT {bad}) FROM t");
+            assert!(matches!(query(&sql), Err(Refusal::Error(1064, _))), "{sql}");
+        }
         assert_eq!(
             bare("SELECT TIMESTAMPDIFF(MINUTE, a, b), EXTRACT(YEAR FROM d), POSITION('a' IN s)"),
             "SELECT TIMESTAMPDIFF('MINUTE', a, b), mysql_extract('YEAR', d), locate('a', s)"
@@ -5887,6 +5981,43 @@ mod tests {
             "SELECT * FROM (SELECT DISTINCT * FROM (SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) \
              AS mysql_union) AS d"
         );
+        // INTERSECT binds tighter than UNION and EXCEPT, as MySQL reads it; SQLite reads a
+        // chain left to right, so a chain on a right side is a table of its own. The first
+        // operand of an INTERSECT or EXCEPT is made distinct first (SQLite's keep the last of
+        // equal rows, and drop a DISTINCT there).
+        let first = |x: &str| {
+            format!("SELECT * FROM (SELECT DISTINCT * FROM ({x}) AS mysql_distinct) AS mysql_set")
+        };
+        assert_eq!(
+            bare("SELECT a FROM t UNION SELECT b FROM u INTERSECT SELECT c FROM v"),
+            format!(
+                "SELECT DISTINCT * FROM (SELECT a FROM t UNION ALL SELECT * FROM ({} INTERSECT \
+                 SELECT c FROM v) AS mysql_set) AS mysql_union",
+                first("SELECT b FROM u")
+            )
+        );
+        assert_eq!(
+            bare("SELECT a FROM t EXCEPT SELECT b FROM u UNION SELECT c FROM v"),
+            format!(
+                "SELECT DISTINCT * FROM ({} EXCEPT SELECT b FROM u UNION ALL SELECT c FROM v) \
+                 AS mysql_union",
+                first("SELECT a FROM t")
+            )
+        );
+        assert_eq!(
+            bare("SELECT a FROM t UNION SELECT b FROM u EXCEPT SELECT c FROM v UNION ALL SELECT d FROM w"),
+            format!(
+                "{} EXCEPT SELECT c FROM v UNION ALL SELECT d FROM w",
+                first("SELECT a FROM t UNION ALL SELECT b FROM u")
+            )
+        );
+        assert_eq!(
+            bare("SELECT a FROM t INTERSECT SELECT b FROM u ORDER BY 1"),
+            format!(
+                "{} INTERSECT SELECT b FROM u ORDER BY 1",
+                first("SELECT a FROM t")
+            )
+        );
         // A recursive common table expression's body stays a compound.
         let recursive = "WITH RECURSIVE c(n) AS (SELECT 1 UNION SELECT n + 1 FROM c WHERE n < 3) SELECT n FROM c";
         assert!(
@@ -6104,8 +6235,8 @@ mod tests {
             "WITH CUBE and GROUPING SETS: not supported",
         );
         unsupported(
-            "SELECT 1 EXCEPT SELECT 2 UNION SELECT 3",
-            "a UNION in one chain with INTERSECT or EXCEPT: not supported",
+            "SELECT 1 INTERSECT ALL SELECT 1",
+            "INTERSECT ALL or EXCEPT ALL: not supported",
         );
         unsupported("SHOW TABLES", "only queries");
         unsupported("SELECT 1; SELECT 2", "one statement at a time");

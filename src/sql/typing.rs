@@ -519,12 +519,7 @@ fn is_grouped(select: &sqlparser::ast::Select) -> bool {
 /// holds no aggregate; a constant, or an expression over aggregates, is computed again.
 fn held_in_a_temporary_table(e: &Expr) -> bool {
     // A window function is computed over the table's rows, after them: never held.
-    let windowed = sqlparser::ast::visit_expressions(e, |x| match x {
-        Expr::Function(f) if f.over.is_some() => std::ops::ControlFlow::Break(()),
-        _ => std::ops::ControlFlow::Continue(()),
-    })
-    .is_break();
-    if windowed {
+    if holds_a_window_function(e) {
         return false;
     }
     match aggregate_name(e) {
@@ -1118,6 +1113,29 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Found, order: &[&Expr]) 
                         }
                     }
                 }
+            } else if select.projection.iter().any(
+                |i| matches!(i, SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } if holds_a_window_function(e)),
+            ) {
+                // Window functions are computed over a temporary table of the rows: an item
+                // computed per row (or from a window function) is sent from its field there, a
+                // window function itself and a constant as they are.
+                for (k, item) in items.into_iter().enumerate() {
+                    let (SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }) =
+                        item
+                    else {
+                        continue;
+                    };
+                    let computed = !matches!(
+                        e,
+                        Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Value(_)
+                    );
+                    let window_call = matches!(e, Expr::Function(f) if f.over.is_some());
+                    if computed && !window_call && (varies_per_row(e) || holds_a_window_function(e)) {
+                        if let Some(c) = columns.get_mut(k) {
+                            c.2 = c.2.through_temporary_table(true, false, false, true).stored_char();
+                        }
+                    }
+                }
             }
             all.then_some(columns)
         }
@@ -1128,9 +1146,10 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Found, order: &[&Expr]) 
             op,
             set_quantifier,
         } => {
-            // A UNION without ALL sends its temporary table's columns.
-            let through_a_table = *op == sqlparser::ast::SetOperator::Union
-                && matches!(
+            // A UNION without ALL, an INTERSECT and an EXCEPT send their temporary table's
+            // columns.
+            let through_a_table = *op != sqlparser::ast::SetOperator::Union
+                || matches!(
                     set_quantifier,
                     sqlparser::ast::SetQuantifier::None | sqlparser::ast::SetQuantifier::Distinct
                 );
@@ -2149,6 +2168,23 @@ macro_rules! children_of {
                 vec![&$($m)? **expr]
             }
             Expr::BinaryOp { left, right, .. } => vec![&$($m)? **left, &$($m)? **right],
+            Expr::Position { expr, r#in } => vec![&$($m)? **expr, &$($m)? **r#in],
+            Expr::Substring {
+                expr,
+                substring_from,
+                substring_for,
+                ..
+            } => std::iter::once(&$($m)? **expr)
+                .chain(substring_from.into_iter().map(|x| &$($m)? **x))
+                .chain(substring_for.into_iter().map(|x| &$($m)? **x))
+                .collect(),
+            Expr::Trim {
+                trim_what, expr, ..
+            } => trim_what
+                .into_iter()
+                .map(|x| &$($m)? **x)
+                .chain(std::iter::once(&$($m)? **expr))
+                .collect(),
             Expr::In {
                 expr,
                 target: InTarget::List(list),
@@ -2972,7 +3008,7 @@ pub(super) fn literal_arg(a: &FunctionArg) -> Option<i64> {
 }
 
 /// An integer literal, negative ones too (`ROUND(x, -1)`).
-fn literal_int(e: &Expr) -> Option<i64> {
+pub(super) fn literal_int(e: &Expr) -> Option<i64> {
     match e {
         Expr::Value(v) => match &v.value {
             Value::Number(n, _) => n.parse().ok(),

@@ -2432,3 +2432,24 @@ SELECT GREATEST(TIME '00:00:00', 18446744073709551615), CAST(1844674407370955161
 SELECT ROUND(9223372036854775807, -1), ROUND(-9223372036854775807, -19), TRUNCATE(9223372036854775807, -1), ROUND(9223372036854775807, -1) + 1, ROUND(9223372036854775807, -20)
 SELECT ROUND(9223372036854775807, -1) FROM request GROUP BY 1
 SELECT timestamp DIV 60 * 60, -1e300 DIV 1e64, '1e300' DIV 1e64, -7 DIV 2 * 60, id DIV 7 * 7 FROM request
+-- INTERSECT binds tighter than UNION and EXCEPT; INTERSECT and EXCEPT alone; GROUP_CONCAT's LIMIT; LEAD/LAG of three arguments a syntax error
+SELECT hostname FROM request INTERSECT SELECT hostname FROM request WHERE status = 200 ORDER BY 1
+SELECT script_name FROM request EXCEPT SELECT script_name FROM request WHERE status = 200 ORDER BY 1
+SELECT 1 UNION SELECT 2 INTERSECT SELECT 2 ORDER BY 1
+SELECT 'a' UNION SELECT 'A' EXCEPT SELECT 'b'
+SELECT status FROM request UNION ALL SELECT status FROM request EXCEPT SELECT 404 ORDER BY 1
+SELECT hostname FROM request WHERE status = 200 UNION SELECT hostname FROM request EXCEPT SELECT server_name FROM request INTERSECT SELECT hostname FROM request ORDER BY 1
+SELECT hostname, GROUP_CONCAT(DISTINCT script_name ORDER BY script_name LIMIT 2) FROM request GROUP BY hostname ORDER BY 1
+SELECT GROUP_CONCAT(status ORDER BY id LIMIT 0), GROUP_CONCAT(status ORDER BY status DESC, id LIMIT 3) FROM request
+=SELECT GROUP_CONCAT(status LIMIT 1.5) FROM request
+=SELECT GROUP_CONCAT(status LIMIT -1) FROM request
+=SELECT id, LEAD(req_time, 2, 0) OVER (ORDER BY id) FROM request ORDER BY id LIMIT 5
+-- FROM_UNIXTIME declares its argument's fraction digits, a DOUBLE's or a string's not fixed
+SELECT FROM_UNIXTIME(1709633472.5), FROM_UNIXTIME(1709633472.123456789), FROM_UNIXTIME(1.7e9), FROM_UNIXTIME('1709633472.25'), FROM_UNIXTIME(NULL)
+SELECT FROM_UNIXTIME(timestamp / 3), FROM_UNIXTIME(req_time), FROM_UNIXTIME(timestamp + 0.5) FROM request ORDER BY id LIMIT 2
+-- A select with a window function sends what it computes per row from its temporary table's fields
+SELECT id, ROUND(req_time, 3), status + 1, status / 3, UPPER(hostname), IF(status > 300, 'a', 'b'), HOUR(FROM_UNIXTIME(timestamp)), ROW_NUMBER() OVER (ORDER BY id) + 1, NULL, 'x', 1 + 1 FROM request ORDER BY id LIMIT 3
+SELECT id, REPEAT(hostname, 200), SUM(status) OVER (), MAX(hostname) OVER (), RANK() OVER (ORDER BY id) FROM request ORDER BY id LIMIT 2
+-- SUBSTRING's forms declared as the function's; an unsigned operand of SUBSTRING read by its bits
+SELECT SUBSTRING('hello world', 7), SUBSTRING('hello', -3, 2), SUBSTRING('hello' FROM 2 FOR 3), SUBSTR(~1, 5), SUBSTRING(~1 FROM 3 FOR 2), MID(~1, 5)
+SELECT SUBSTRING(script_name FROM 2 FOR 3), SUBSTRING(script_name, -4), TRIM(BOTH '/' FROM script_name), POSITION('.' IN script_name) FROM request ORDER BY id LIMIT 3
