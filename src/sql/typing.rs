@@ -1173,6 +1173,14 @@ fn set_columns(body: &SetExpr, ctes: &Ctes, calls: &mut Found, order: &[&Expr]) 
                             Meta::double(m.length.max(n.length), 31, m.nullable || n.nullable)
                                 .sent_from_a_table(through_a_table),
                         ),
+                        // NULL in every operand: the union table's field of it, a binary
+                        // CHAR(0) (a UNION ALL's rows are typed by that table too).
+                        Ty::Null => (
+                            name,
+                            Ty::Null,
+                            m.united(n)
+                                .through_temporary_table(true, false, false, true),
+                        ),
                         t if t == a => (name, t, m.united(n).sent_from_a_table(through_a_table)),
                         t => (name, t, Meta::of_type(t)),
                     })

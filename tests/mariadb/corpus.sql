@@ -2453,3 +2453,7 @@ SELECT id, REPEAT(hostname, 200), SUM(status) OVER (), MAX(hostname) OVER (), RA
 -- SUBSTRING's forms declared as the function's; an unsigned operand of SUBSTRING read by its bits
 SELECT SUBSTRING('hello world', 7), SUBSTRING('hello', -3, 2), SUBSTRING('hello' FROM 2 FOR 3), SUBSTR(~1, 5), SUBSTRING(~1 FROM 3 FOR 2), MID(~1, 5)
 SELECT SUBSTRING(script_name FROM 2 FOR 3), SUBSTRING(script_name, -4), TRIM(BOTH '/' FROM script_name), POSITION('.' IN script_name) FROM request ORDER BY id LIMIT 3
+-- A column NULL in every operand of a UNION, INTERSECT or EXCEPT is the union table's binary CHAR(0)
+SELECT NULL UNION SELECT NULL
+SELECT NULL UNION ALL SELECT NULL
+SELECT NULL INTERSECT SELECT NULL
