@@ -139,20 +139,24 @@ impl Aggregate<Concat, Option<String>> for GroupConcat {
         if acc.full || ctx.len() <= first {
             return Ok(());
         }
-        let distinct = number(ctx.get_raw(0)).unwrap_or(0.0) != 0.0;
+        // `DISTINCT` by the collation numbered so (`Collation::number`), or none.
+        let distinct = match ctx.get_raw(0) {
+            ValueRef::Integer(n) => super::collation::Collation::numbered(n),
+            _ => None,
+        };
         let mut item = String::new();
         // (Where `DISTINCT`: the values as the collation compares them, a string by its
-        // `collation::key`, each after a NUL: `'a'` and `'A  '` are one.)
+        // `Collation::key`, each after a NUL: `'a'` and `'A  '` are one.)
         let mut key = String::new();
         for i in first..ctx.len() {
             match ctx.get_raw(i) {
                 ValueRef::Null => return Ok(()),
                 v => {
                     let t = text(v);
-                    if distinct {
+                    if let Some(by) = distinct {
                         key.push('\0');
                         match v {
-                            ValueRef::Text(_) => key.push_str(&super::collation::key(&t)),
+                            ValueRef::Text(_) => key.push_str(&by.key(&t)),
                             _ => key.push_str(&t),
                         }
                     }
@@ -160,7 +164,7 @@ impl Aggregate<Concat, Option<String>> for GroupConcat {
                 }
             }
         }
-        if distinct && !acc.seen.insert(key) {
+        if distinct.is_some() && !acc.seen.insert(key) {
             return Ok(());
         }
         // Past the `LIMIT`, a value counts as met (`LIMIT 0` of some rows is `''`, not NULL)

@@ -43,20 +43,14 @@ pub fn weight(c: char) -> u16 {
     }
 }
 
-/// Each character of `s` as the character its weight is (one for one, so a character's index is
-/// the same in both): what substring searches (`LOCATE`, `INSTR`) compare, as the collation
-/// would.
-pub fn fold(s: &str) -> String {
-    s.chars()
-        .map(|c| char::from_u32(u32::from(weight(c))).unwrap_or(char::REPLACEMENT_CHARACTER))
-        .collect()
-}
-
-/// A text two texts share exactly when the collation finds them equal: [`fold`] without its
-/// trailing spaces (PAD SPACE). What `COUNT(DISTINCT a, b)` counts and `FIELD` matches by
-/// (`FIND_IN_SET` matches by [`fold`], as MariaDB's `strnncoll` does, spaces and all).
+/// A text two texts share exactly when the collation finds them equal: each character as the
+/// character its weight is, trailing spaces left out (PAD SPACE). What `COUNT(DISTINCT a, b)`
+/// counts and `FIELD` matches by.
 pub fn key(s: &str) -> String {
-    let mut k = fold(s);
+    let mut k: String = s
+        .chars()
+        .map(|c| char::from_u32(u32::from(weight(c))).unwrap_or(char::REPLACEMENT_CHARACTER))
+        .collect();
     k.truncate(k.trim_end_matches(' ').len());
     k
 }
@@ -71,9 +65,169 @@ pub fn compare(a: &str, b: &str) -> Ordering {
         return padded(
             a.bytes().map(|c| c.to_ascii_uppercase() as u16),
             b.bytes().map(|c| c.to_ascii_uppercase() as u16),
+            SPACE,
         );
     }
-    padded(a.chars().map(weight), b.chars().map(weight))
+    padded(a.chars().map(weight), b.chars().map(weight), SPACE)
+}
+
+/// The collations pinbad compares text by: SQLite's collation of each name compares as MySQL's
+/// does, and the functions that compare strings (`STRCMP`, `FIELD`, `LOCATE`, …) have a
+/// variant for each, named by [`Collation::function`], that `translate` calls where the
+/// operands agree on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Collation {
+    /// `utf8mb4_general_ci`, pinbad's columns' and the connection's by default ([`compare`]).
+    General,
+    /// `utf8mb4_bin` (and the other `_bin` ones): by code point, PAD SPACE.
+    Bin,
+    /// `utf8mb4_unicode_ci` (`uca`).
+    Unicode,
+    /// `binary`: by byte, trailing spaces counted.
+    Binary,
+}
+
+impl Collation {
+    /// Every one, the default first.
+    pub const ALL: [Collation; 4] = [
+        Collation::General,
+        Collation::Bin,
+        Collation::Unicode,
+        Collation::Binary,
+    ];
+
+    /// The name SQLite knows it by.
+    pub fn sqlite(self) -> &'static str {
+        match self {
+            Collation::General => NAME,
+            Collation::Bin => BIN,
+            Collation::Unicode => super::uca::NAME,
+            Collation::Binary => "BINARY",
+        }
+    }
+
+    /// The one SQLite knows by `name`.
+    pub fn from_sqlite(name: &str) -> Option<Collation> {
+        Collation::ALL
+            .into_iter()
+            .find(|c| c.sqlite().eq_ignore_ascii_case(name))
+    }
+
+    /// It as a number (1 the default, …), for a function's argument.
+    pub fn number(self) -> u8 {
+        Collation::ALL.iter().position(|c| *c == self).unwrap_or(0) as u8 + 1
+    }
+
+    /// The one [`Collation::number`] gives `n`.
+    pub fn numbered(n: i64) -> Option<Collation> {
+        Collation::ALL
+            .get(usize::try_from(n).ok()?.checked_sub(1)?)
+            .copied()
+    }
+
+    /// MySQL's name of it (`COLLATION(x)`).
+    pub fn mysql(self) -> &'static str {
+        match self {
+            Collation::General => "utf8mb4_general_ci",
+            Collation::Bin => "utf8mb4_bin",
+            Collation::Unicode => "utf8mb4_unicode_ci",
+            Collation::Binary => "binary",
+        }
+    }
+
+    /// The name of function `name`'s variant that compares strings by it: `name` itself for
+    /// the default, else `mysql_name_bin` and the like (a helper's name, which no statement
+    /// may call).
+    pub fn function(self, name: &str) -> String {
+        let suffix = match self {
+            Collation::General => return name.to_string(),
+            Collation::Bin => "bin",
+            Collation::Unicode => "uca",
+            Collation::Binary => "binary",
+        };
+        format!("mysql_{name}_{suffix}")
+    }
+
+    /// How it orders two texts (MySQL's `strnncollsp`: PAD SPACE but for `binary`).
+    pub fn compare(self, a: &str, b: &str) -> Ordering {
+        match self {
+            Collation::General => compare(a, b),
+            Collation::Bin => compare_bin(a, b),
+            Collation::Unicode => super::uca::compare(a, b),
+            Collation::Binary => a.as_bytes().cmp(b.as_bytes()),
+        }
+    }
+
+    /// How it orders two texts with trailing spaces counted (MySQL's `strnncoll`:
+    /// `FIND_IN_SET`'s items, `LOCATE`'s windows).
+    pub fn compare_unpadded(self, a: &str, b: &str) -> Ordering {
+        match self {
+            Collation::General => a.chars().map(weight).cmp(b.chars().map(weight)),
+            Collation::Bin | Collation::Binary => a.as_bytes().cmp(b.as_bytes()),
+            Collation::Unicode => super::uca::compare_unpadded(a, b),
+        }
+    }
+
+    /// A text two texts share exactly when [`Collation::compare`] finds them equal.
+    pub fn key(self, s: &str) -> String {
+        match self {
+            Collation::General => key(s),
+            Collation::Bin => s.trim_end_matches(' ').to_string(),
+            Collation::Unicode => super::uca::key(s),
+            Collation::Binary => s.to_string(),
+        }
+    }
+
+    /// The character position (1-based) where `needle` first is in `hay` at or after
+    /// character `from`, 0 where it is not: MySQL's `instr`, which compares `needle` with
+    /// each run of as many bytes that starts at a character, trailing spaces counted. So a
+    /// run is a match only where its bytes are whole characters: `LOCATE('e', 'é')` is 0
+    /// under utf8mb4_general_ci, though `'e' = 'é'`; under utf8mb4_unicode_ci `LOCATE('ss',
+    /// 'ßx')` is 1.
+    pub fn locate(self, needle: &str, hay: &str, from: usize) -> i64 {
+        // A start past the end finds nothing, not even ''.
+        if from == 0 || from > hay.chars().count() + 1 {
+            return 0;
+        }
+        let start = hay
+            .char_indices()
+            .nth(from - 1)
+            .map_or(hay.len(), |(i, _)| i);
+        if needle.is_empty() {
+            return from as i64;
+        }
+        hay[start..]
+            .char_indices()
+            .position(|(i, _)| {
+                hay[start + i..]
+                    .get(..needle.len())
+                    .is_some_and(|run| self.compare_unpadded(run, needle).is_eq())
+            })
+            .map_or(0, |n| (from + n) as i64)
+    }
+
+    /// `pattern` as [`Collation::like`] matches it, `escape` making the character after it a
+    /// plain one.
+    pub fn like_pattern(self, pattern: &str, escape: Option<char>) -> Vec<LikeToken> {
+        match self {
+            Collation::General => like_pattern(pattern, escape),
+            Collation::Bin | Collation::Binary => exact(pattern, escape),
+            Collation::Unicode => pattern_by(pattern, escape, super::uca::like_unit),
+        }
+    }
+
+    /// Whether `text` matches `pattern` ([`Collation::like_pattern`]) under it: character by
+    /// character, trailing spaces counted.
+    pub fn like(self, text: &str, pattern: &[LikeToken]) -> bool {
+        match self {
+            Collation::General => like(text, pattern),
+            Collation::Bin | Collation::Binary => like_exact(text, pattern),
+            Collation::Unicode => like_in(text, pattern, |t, i| {
+                let c = t[i..].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
+                (super::uca::like_unit(c), i + c.len_utf8())
+            }),
+        }
+    }
 }
 
 /// One element of a `LIKE` pattern.
@@ -187,15 +341,21 @@ fn like_in(text: &str, pattern: &[LikeToken], next: impl Fn(&str, usize) -> (u32
     pattern[p..].iter().all(|t| *t == LikeToken::Any)
 }
 
-/// Compares two sequences of weights, the shorter padded with spaces.
-#[inline]
 /// How a `_bin` collation orders two texts: by their bytes, the shorter padded with spaces.
 pub fn compare_bin(a: &str, b: &str) -> Ordering {
-    padded(a.bytes().map(u16::from), b.bytes().map(u16::from))
+    padded(a.bytes().map(u16::from), b.bytes().map(u16::from), SPACE)
 }
 
-fn padded(mut a: impl Iterator<Item = u16>, mut b: impl Iterator<Item = u16>) -> Ordering {
-    const SPACE: u16 = b' ' as u16;
+/// The space's weight under utf8mb4_general_ci and the `_bin` collations.
+const SPACE: u16 = b' ' as u16;
+
+/// Compares two sequences of weights, the shorter padded with the space's weight (`space`).
+#[inline]
+pub(super) fn padded(
+    mut a: impl Iterator<Item = u16>,
+    mut b: impl Iterator<Item = u16>,
+    space: u16,
+) -> Ordering {
     loop {
         match (a.next(), b.next()) {
             (Some(x), Some(y)) => match x.cmp(&y) {
@@ -206,14 +366,14 @@ fn padded(mut a: impl Iterator<Item = u16>, mut b: impl Iterator<Item = u16>) ->
             (Some(x), None) => {
                 return std::iter::once(x)
                     .chain(a)
-                    .map(|w| w.cmp(&SPACE))
+                    .map(|w| w.cmp(&space))
                     .find(|o| o.is_ne())
                     .unwrap_or(Ordering::Equal)
             }
             (None, Some(y)) => {
                 return std::iter::once(y)
                     .chain(b)
-                    .map(|w| SPACE.cmp(&w))
+                    .map(|w| space.cmp(&w))
                     .find(|o| o.is_ne())
                     .unwrap_or(Ordering::Equal)
             }
@@ -622,20 +782,53 @@ mod tests {
         }
     }
 
-    /// Texts the collation finds equal share a key, others do not; folding keeps each
-    /// character's place.
+    /// Texts a collation finds equal share a key, others do not.
     #[test]
     fn keys_are_equal_exactly_when_texts_are() {
         let texts = [
-            "a", "A ", "á", "b", "é", "E", "e\t", "ß", "s", "ss", "😀", "😁", "", " ",
+            "a", "A ", "á", "b", "é", "E", "e\t", "ß", "s", "ss", "😀", "😁", "", " ", "_",
         ];
-        for a in texts {
-            for b in texts {
-                assert_eq!(key(a) == key(b), compare(a, b).is_eq(), "{a:?} {b:?}");
+        for by in Collation::ALL {
+            for a in texts {
+                for b in texts {
+                    assert_eq!(
+                        by.key(a) == by.key(b),
+                        by.compare(a, b).is_eq(),
+                        "{by:?}: {a:?} {b:?}"
+                    );
+                }
             }
         }
-        assert_eq!(fold("Café ß").chars().count(), 6);
-        assert_eq!(fold("Café"), "CAFE");
+        assert_eq!(key("Café"), "CAFE");
+    }
+
+    /// `LOCATE(needle, hay[, from])` and `FIND_IN_SET` as MariaDB 10.11 answers them (tried by
+    /// hand): runs of the needle's bytes, compared without PAD SPACE.
+    #[test]
+    fn locate_compares_runs_of_bytes() {
+        use Collation::*;
+        for (by, needle, hay, from, at) in [
+            (General, "e", "xéy", 1, 0),
+            (General, "é", "xey", 1, 0),
+            (General, "Eb", "aéb", 1, 0),
+            (General, "B", "abc", 1, 2),
+            (General, "b", "abcb", 3, 4),
+            (General, "", "abc", 2, 2),
+            (General, "a", "abc", 5, 0),
+            (Bin, "a", "Aa", 1, 2),
+            (Unicode, "ss", "xßy", 1, 2),
+            (Unicode, "ß", "xssy", 1, 2),
+            (Unicode, "a", "xa\t", 1, 2),
+        ] {
+            assert_eq!(
+                by.locate(needle, hay, from),
+                at,
+                "{by:?} {needle:?} {hay:?}"
+            );
+        }
+        assert!(Unicode.compare_unpadded("a", "A").is_eq());
+        assert!(Unicode.compare_unpadded("a", "a ").is_lt());
+        assert!(General.compare_unpadded("a ", "a").is_gt());
     }
 
     /// `LIKE` as MariaDB answers it under utf8mb4_general_ci (tried by hand).

@@ -338,8 +338,10 @@ fn information_schema_tables() -> String {
             ('binary', 'binary', 63, 'Yes', 'Yes', 1, 'NO PAD'),
             ('utf8mb3_general_ci', 'utf8mb3', 33, 'Yes', 'Yes', 1, 'PAD SPACE'),
             ('utf8mb3_bin', 'utf8mb3', 83, '', 'Yes', 1, 'PAD SPACE'),
+            ('utf8mb3_unicode_ci', 'utf8mb3', 192, '', 'Yes', 8, 'PAD SPACE'),
             ('utf8mb4_general_ci', 'utf8mb4', 45, 'Yes', 'Yes', 1, 'PAD SPACE'),
-            ('utf8mb4_bin', 'utf8mb4', 46, '', 'Yes', 1, 'PAD SPACE');
+            ('utf8mb4_bin', 'utf8mb4', 46, '', 'Yes', 1, 'PAD SPACE'),
+            ('utf8mb4_unicode_ci', 'utf8mb4', 224, '', 'Yes', 8, 'PAD SPACE');
          INSERT INTO information_schema.COLLATION_CHARACTER_SET_APPLICABILITY
             SELECT COLLATION_NAME, CHARACTER_SET_NAME FROM information_schema.COLLATIONS;"
 }

@@ -12,7 +12,7 @@ use rusqlite::functions::{Context, FunctionFlags};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, Result};
 
-use super::collation;
+use super::collation::{self, Collation};
 use super::decimal::{Decimal, Held};
 use super::variables::Variables;
 
@@ -201,6 +201,7 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
     let volatile = FunctionFlags::SQLITE_UTF8;
     conn.create_collation(collation::NAME, collation::compare)?;
     conn.create_collation(collation::BIN, collation::compare_bin)?;
+    conn.create_collation(super::uca::NAME, super::uca::compare)?;
     conn.create_scalar_function("mysql_left", 2, pure, |ctx| {
         Ok(substr(ctx, |s, n| s.chars().take(n).collect()))
     })?;
@@ -277,11 +278,17 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
         }
         Ok(Some(out))
     })?;
-    for (name, pick) in [
+    // `GREATEST`/`LEAST` (and each function below that compares strings) once per collation,
+    // named by `Collation::function` (`translate`'s `function_by_collation`).
+    for ((name, pick), by) in [
         ("least", std::cmp::Ordering::Less),
         ("greatest", std::cmp::Ordering::Greater),
-    ] {
-        conn.create_scalar_function(name, -1, pure, move |ctx| {
+    ]
+    .into_iter()
+    .flat_map(|f| Collation::ALL.map(|c| (f, c)))
+    {
+        let name = by.function(name);
+        conn.create_scalar_function(name.as_str(), -1, pure, move |ctx| {
             let mut best: Option<Value> = None;
             for i in 0..ctx.len() {
                 let v = ctx.get_raw(i);
@@ -290,7 +297,7 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
                 }
                 let v = owned(v);
                 best = Some(match best {
-                    Some(b) if compare(&v, &b) != pick => b,
+                    Some(b) if compare(&v, &b, by) != pick => b,
                     _ => v,
                 });
             }
@@ -331,9 +338,14 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
         Ok(Some(collation::like(&text(ctx.get_raw(1)), &pattern) as i64))
     })?;
     // `x LIKE p` under `utf8mb4_bin` (the translation's, where the operands' collations agree
-    // on it): character by character, case and accents counted.
-    for arity in [2, 3] {
-        conn.create_scalar_function("mysql_like_bin", arity, pure, move |ctx| {
+    // on it): character by character, case and accents counted; under `utf8mb4_unicode_ci`,
+    // character by character by weights.
+    for (arity, by) in [2, 3]
+        .into_iter()
+        .flat_map(|a| [Collation::Bin, Collation::Unicode].map(|c| (a, c)))
+    {
+        let name = by.function("like");
+        conn.create_scalar_function(name.as_str(), arity, pure, move |ctx| {
             if (0..arity).any(|i| matches!(ctx.get_raw(i as usize), ValueRef::Null)) {
                 return Ok(None);
             }
@@ -344,10 +356,8 @@ pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
                 3 => text(ctx.get_raw(2)).chars().next(),
                 _ => Some('\\'),
             };
-            let pattern = collation::exact(&text(ctx.get_raw(0)), escape);
-            Ok(Some(
-                collation::like_exact(&text(ctx.get_raw(1)), &pattern) as i64
-            ))
+            let pattern = by.like_pattern(&text(ctx.get_raw(0)), escape);
+            Ok(Some(by.like(&text(ctx.get_raw(1)), &pattern) as i64))
         })?;
     }
     conn.create_scalar_function("regexp", 2, pure, |ctx| {
@@ -650,11 +660,12 @@ fn system_variable(name: &str, session: &Session) -> Value {
         .map_or(Value::Null, |(_, v)| v)
 }
 
-fn compare(a: &Value, b: &Value) -> std::cmp::Ordering {
+/// How `GREATEST` and `LEAST` order two values, strings by collation `by`.
+fn compare(a: &Value, b: &Value, by: Collation) -> std::cmp::Ordering {
     use std::cmp::Ordering;
     match (a, b) {
         (Value::Integer(x), Value::Integer(y)) => x.cmp(y),
-        (Value::Text(x), Value::Text(y)) => collation::compare(x, y),
+        (Value::Text(x), Value::Text(y)) => by.compare(x, y),
         _ => {
             // Integers exactly (a BIGINT UNSIGNED past 2^63 is held as its digits), as MySQL
             // compares them as DECIMALs: 2^63 and 2^63 - 1 are one double.
@@ -1798,25 +1809,6 @@ fn numeric(conn: &Connection, session: &Session) -> Result<()> {
     Ok(())
 }
 
-/// The character index (1-based) of `needle` in `hay` from character `from`, 0 when absent.
-fn locate(needle: &str, hay: &str, from: usize) -> i64 {
-    let (needle, hay) = (collation::fold(needle), collation::fold(hay));
-    // A start past the end finds nothing, not even ''.
-    if from > hay.chars().count() + 1 {
-        return 0;
-    }
-    let start = hay
-        .char_indices()
-        .nth(from.saturating_sub(1))
-        .map_or(hay.len(), |(i, _)| i);
-    if from == 0 {
-        return 0;
-    }
-    hay[start..]
-        .find(&needle)
-        .map_or(0, |at| (hay[..start + at].chars().count() + 1) as i64)
-}
-
 /// An error once a value being made is longer than `max` (`@@max_allowed_packet`).
 fn too_long(len: usize, max: usize) -> Result<()> {
     if len > max {
@@ -1935,28 +1927,34 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
             v => Some(text(v).chars().rev().collect::<String>()),
         })
     })?;
-    conn.create_scalar_function("find_in_set", 2, pure, move |ctx| {
-        if null_if(ctx) {
-            return Ok(None);
-        }
-        // By the collation's weights, trailing spaces too (MariaDB's `strnncoll`, no PAD
-        // SPACE: `FIND_IN_SET('a ', 'a,b')` is 0).
-        let (s, list) = (collation::fold(&text(ctx.get_raw(0))), text(ctx.get_raw(1)));
-        if list.is_empty() {
-            return Ok(Some(0));
-        }
-        Ok(Some(
-            list.split(',')
-                .position(|x| collation::fold(x) == s)
-                .map_or(0, |i| i as i64 + 1),
-        ))
-    })?;
+    for by in Collation::ALL {
+        let name = by.function("find_in_set");
+        conn.create_scalar_function(name.as_str(), 2, pure, move |ctx| {
+            if null_if(ctx) {
+                return Ok(None);
+            }
+            // By the collation, trailing spaces too (MariaDB's `strnncoll`, no PAD SPACE:
+            // `FIND_IN_SET('a ', 'a,b')` is 0).
+            let (s, list) = (text(ctx.get_raw(0)), text(ctx.get_raw(1)));
+            if list.is_empty() {
+                return Ok(Some(0));
+            }
+            Ok(Some(
+                list.split(',')
+                    .position(|x| by.compare_unpadded(x, &s).is_eq())
+                    .map_or(0, |i| i as i64 + 1),
+            ))
+        })?;
+    }
     // LOCATE(needle, haystack[, from]) and INSTR(haystack, needle): one search, arguments in
     // their order.
-    for (name, args, needle, haystack) in
+    for ((name, args, needle, haystack), by) in
         [("locate", 3, 0, 1), ("locate", 2, 0, 1), ("instr", 2, 1, 0)]
+            .into_iter()
+            .flat_map(|f| Collation::ALL.map(|c| (f, c)))
     {
-        conn.create_scalar_function(name, args, pure, move |ctx| {
+        let name = by.function(name);
+        conn.create_scalar_function(name.as_str(), args, pure, move |ctx| {
             if null_if(ctx) {
                 return Ok(None);
             }
@@ -1971,16 +1969,19 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
             if args == 3 && from > hay.chars().count() {
                 return Ok(Some(0));
             }
-            Ok(Some(locate(&text(ctx.get_raw(needle)), &hay, from)))
+            Ok(Some(by.locate(&text(ctx.get_raw(needle)), &hay, from)))
         })?;
     }
-    conn.create_scalar_function("strcmp", 2, pure, move |ctx| {
-        if null_if(ctx) {
-            return Ok(None);
-        }
-        let (a, b) = (text(ctx.get_raw(0)), text(ctx.get_raw(1)));
-        Ok(Some(collation::compare(&a, &b) as i64))
-    })?;
+    for by in Collation::ALL {
+        let name = by.function("strcmp");
+        conn.create_scalar_function(name.as_str(), 2, pure, move |ctx| {
+            if null_if(ctx) {
+                return Ok(None);
+            }
+            let (a, b) = (text(ctx.get_raw(0)), text(ctx.get_raw(1)));
+            Ok(Some(by.compare(&a, &b) as i64))
+        })?;
+    }
     conn.create_scalar_function("ascii", 1, pure, |ctx| {
         Ok(match ctx.get_raw(0) {
             ValueRef::Null => None,
@@ -1997,18 +1998,20 @@ fn strings(conn: &Connection, max_len: i64) -> Result<()> {
         }
         Ok(owned(ctx.get_raw(n as usize)))
     })?;
-    conn.create_scalar_function("field", -1, pure, |ctx| {
-        if ctx.is_empty() || matches!(ctx.get_raw(0), ValueRef::Null) {
-            return Ok(0i64);
-        }
-        let s = collation::key(&text(ctx.get_raw(0)));
-        Ok((1..ctx.len())
-            .find(|&i| {
-                !matches!(ctx.get_raw(i), ValueRef::Null)
-                    && collation::key(&text(ctx.get_raw(i))) == s
-            })
-            .map_or(0, |i| i as i64))
-    })?;
+    for by in Collation::ALL {
+        let name = by.function("field");
+        conn.create_scalar_function(name.as_str(), -1, pure, move |ctx| {
+            if ctx.is_empty() || matches!(ctx.get_raw(0), ValueRef::Null) {
+                return Ok(0i64);
+            }
+            let s = by.key(&text(ctx.get_raw(0)));
+            Ok((1..ctx.len())
+                .find(|&i| {
+                    !matches!(ctx.get_raw(i), ValueRef::Null) && by.key(&text(ctx.get_raw(i))) == s
+                })
+                .map_or(0, |i| i as i64))
+        })?;
+    }
     // SUBSTRING(s, pos[, len]) by MySQL's positions: 1 is the first character, a negative
     // one counts from the end, 0 (or one before the start) gives '', as does a length below 1.
     for args in [2, 3] {

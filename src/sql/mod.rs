@@ -31,7 +31,8 @@
 //! - `functions`, `dates`, `aggregates`, `scalars`: MySQL's functions SQLite lacks or computes
 //!   otherwise;
 //! - `decimal`: exact DECIMAL values, as MySQL computes them (the functions' arithmetic);
-//! - `collation`: MySQL's default collation (utf8mb4_general_ci), which text compares under.
+//! - `collation`: MySQL's default collation (utf8mb4_general_ci), which text compares under,
+//!   and the others pinbad has (`_bin`, `binary`, `uca`'s utf8mb4_unicode_ci).
 //!
 //! Bounded: statements take `mysql.max_concurrent_queries` slots of their own (never the HTTP
 //! API's), wait for one in a queue of `mysql.max_queued_queries`, stop at `mysql.max_query_time`
@@ -69,6 +70,7 @@ mod translate;
 mod variables;
 pub mod statement;
 mod typing;
+pub mod uca;
 mod vtab;
 mod windows;
 mod wire;

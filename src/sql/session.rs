@@ -164,13 +164,11 @@ impl Session {
     /// What the translation of this session's statements reads: its variables, and its report
     /// tables' columns (looked up by name as a statement names them).
     fn context(&self) -> super::variables::Context {
-        let (mut context, general) = {
+        let (mut context, converted) = {
             let vars = self.vars.lock();
-            let general =
-                vars.collation_connection == "utf8mb4_general_ci" && !vars.results_unconverted;
-            (vars.context(), general)
+            (vars.context(), !vars.results_unconverted)
         };
-        if general {
+        if converted {
             context.system_texts = super::functions::variables(&self.variables())
                 .into_iter()
                 .filter_map(|(name, v)| match v {
@@ -964,6 +962,15 @@ fn declared_column(name: String, m: &Meta) -> Column {
     }
 }
 
+/// `c` as sent where the results' collation (`SET NAMES … COLLATE`) is `text`: a text column
+/// with its id.
+fn in_results_collation(mut c: Column, text: u16) -> Column {
+    if c.charset == UTF8MB4_GENERAL_CI {
+        c.charset = text;
+    }
+    c
+}
+
 /// A column whose type only its values tell (a `SHOW`'s, one the typing does not follow).
 fn value_column(name: String, ty: OutType) -> Column {
     let (coltype, length, decimals, charset) = match ty {
@@ -1229,6 +1236,7 @@ impl Session {
             if decimals.len() != c.len() {
                 decimals.clear();
             }
+            let text = self.vars.lock().results_collation;
             *columns = c
                 .iter()
                 .enumerate()
@@ -1236,6 +1244,7 @@ impl Session {
                     Some(Some(m)) => declared_column(c.name.clone(), m),
                     _ => value_column(c.name.clone(), c.ty),
                 })
+                .map(|c| in_results_collation(c, text))
                 .collect();
         }
         let columns: &'r [Column] = columns;

@@ -26,6 +26,7 @@ use std::ops::ControlFlow;
 
 use super::coercibility::{self, Collated, Derivation, Own};
 use super::coldef::{Code, Meta};
+use super::collation::Collation;
 use super::dialect::MySql;
 use sqlparser::ast::{
     BinaryOperator, CastKind, DataType, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr,
@@ -410,11 +411,8 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
         recursive: false,
         refused: None,
         error: None,
-        literals: if context.binary_literals {
-            super::collation::BIN
-        } else {
-            super::collation::NAME
-        },
+        literals: context.literals.sqlite(),
+        operands: None,
         ctes: Vec::new(),
         scopes: Vec::new(),
         keys: Vec::new(),
@@ -844,10 +842,7 @@ fn written_derivation(e: &Expr) -> Option<(u8, Option<&'static str>)> {
                 .to_string()
                 .trim_matches(['`', '\'', '"'])
                 .to_ascii_lowercase();
-            let known = ["utf8mb4_general_ci", "utf8mb4_bin", "binary"]
-                .into_iter()
-                .find(|n| *n == name);
-            Some((0, known))
+            Some((0, super::variables::collation(&name).map(Collation::mysql)))
         }
         Expr::Cast { .. } => Some((2, None)),
         Expr::Identifier(i) if i.value.starts_with("@@") => Some((3, None)),
@@ -900,9 +895,10 @@ fn charset_function(
     let collation = match (explicit, collated.map(|c| c.name)) {
         (Some(c), _) => c,
         _ if !string => "binary",
-        (_, Some(super::collation::BIN)) => "utf8mb4_bin",
-        (_, Some("BINARY")) => "binary",
-        _ => "utf8mb4_general_ci",
+        (_, name) => name
+            .and_then(Collation::from_sqlite)
+            .unwrap_or(Collation::General)
+            .mysql(),
     };
     // MySQL's derivations: 0 explicit, 2 implicit (a column), 3 a system constant, 4 coercible
     // (a literal), 5 a number or temporal, 6 NULL.
@@ -1251,6 +1247,9 @@ struct Rewrite<'a> {
     error: Option<(u16, String)>,
     /// The collation string literals take: the connection's (`collation_connection`).
     literals: &'static str,
+    /// The collation the operands of the expression being rewritten agree on (a
+    /// `GROUP_CONCAT(DISTINCT …)`'s tells equal values apart by it).
+    operands: Option<Collation>,
     /// The common table expressions in scope, typed: one entry per query with a `WITH` being
     /// visited.
     ctes: Vec<Ctes>,
@@ -1609,17 +1608,15 @@ fn not_mysql_call(query: &mut Query) -> Option<(u16, String)> {
 
 /// A column compared with a string literal compares by the column's collation, as MySQL's
 /// coercibility rules have it (a column's collation wins over the connection's): the literal's
-/// binary collation (`SET NAMES … COLLATE utf8mb4_bin`) gives way to the columns' own.
-fn column_collation_wins(left: &mut Expr, right: &mut Expr) {
-    fn to_columns(e: &mut Expr) {
+/// collation (`literals`: `SET NAMES … COLLATE utf8mb4_bin`) gives way to the columns' own.
+fn column_collation_wins(left: &mut Expr, right: &mut Expr, literals: &str) {
+    let to_columns = |e: &mut Expr| {
         if let Expr::Collate { expr, collation } = e {
-            if matches!(expr.as_ref(), Expr::Value(_))
-                && collation.to_string() == super::collation::BIN
-            {
+            if matches!(expr.as_ref(), Expr::Value(_)) && collation.to_string() == literals {
                 *collation = ObjectName::from(vec![Ident::new(super::collation::NAME)]);
             }
         }
-    }
+    };
     if is_column(left) {
         to_columns(right);
     }
@@ -2257,6 +2254,8 @@ impl VisitorMut for Rewrite<'_> {
             }
         }
         let moved_digits = moved_string_digits(expr, ty, fixed.map(|(_, m)| m));
+        self.operands = coercibility::aggregate(collations.iter().copied())
+            .and_then(|a| Collation::from_sqlite(a.name));
         if self.expr(expr).is_break() {
             if self.refused.is_none() {
                 self.refused = Some(format!("`{}` is not supported", self.written(expr)));
@@ -2279,6 +2278,7 @@ impl VisitorMut for Rewrite<'_> {
             _ => derived,
         };
         like_by_collation(expr, &collations);
+        function_by_collation(expr, &collations);
         if kids.len() == typing::children(expr).len() {
             compare_by_collation(expr, &kids, &collations);
         }
@@ -2369,7 +2369,7 @@ impl Rewrite<'_> {
             }
             Expr::BinaryOp { left, op, right } => {
                 if self.literals != super::collation::NAME {
-                    column_collation_wins(left, right);
+                    column_collation_wins(left, right, self.literals);
                 }
                 binary(left, op, right)?
             }
@@ -2379,12 +2379,10 @@ impl Rewrite<'_> {
                 let name = name.trim_matches(|c| c == '`' || c == '\'' || c == '"');
                 match super::variables::collation(name) {
                     Some(c) => *collation = ObjectName::from(vec![Ident::new(c.sqlite())]),
-                    None if [super::collation::NAME, super::collation::BIN].contains(&name) => {}
+                    None if Collation::from_sqlite(name).is_some() => {}
                     None => {
-                        self.refused = Some(format!(
-                            "COLLATE {name} is not supported by pinbad (it compares by \
-                             utf8mb4_general_ci, utf8mb4_bin and binary)"
-                        ));
+                        let (code, why) = super::variables::unknown_collation(name);
+                        self.error = Some((code as u16, why));
                         return ControlFlow::Break(());
                     }
                 }
@@ -2501,7 +2499,10 @@ impl Rewrite<'_> {
                 args.extend(substring_for.iter().map(|e| e.to_string()));
                 Some(raw(format!("mysql_substr({})", args.join(", "))))
             }
-            Expr::Position { expr: what, r#in } => Some(raw(format!("locate({what}, {in})"))),
+            Expr::Position { expr: what, r#in } => Some(call(
+                "locate",
+                vec![what.as_ref().clone(), r#in.as_ref().clone()],
+            )),
             Expr::Extract {
                 field, expr: value, ..
             } => Some(raw(format!(
@@ -2774,9 +2775,11 @@ impl Rewrite<'_> {
                 Some(n) => ("mysql_group_concat_limit", format!("{n}, ")),
                 None => ("mysql_group_concat", String::new()),
             };
+            // (Its first argument: 0, or which collation tells its distinct values apart.)
+            let by = self.operands.unwrap_or(Collation::General);
             return ControlFlow::Continue(Some(raw(format!(
                 "{name}({}, {separator}, {limit}{}{order})",
-                u8::from(distinct),
+                if distinct { by.number() } else { 0 },
                 texts.join(", ")
             ))));
         }
@@ -2899,9 +2902,7 @@ fn double_digits(expr: &mut Expr, kids: &[Ty]) {
 
 /// SQLite's name of a collation named so in a `COLLATE` clause already translated.
 fn sqlite_collation(name: &str) -> Option<&'static str> {
-    [super::collation::NAME, super::collation::BIN, "BINARY"]
-        .into_iter()
-        .find(|n| n.eq_ignore_ascii_case(name))
+    Collation::from_sqlite(name).map(Collation::sqlite)
 }
 
 /// The collation SQLite gives `e` itself: a `COLLATE` clause's, a column's (every text column
@@ -3017,8 +3018,9 @@ fn compare_by_collation(expr: &mut Expr, kids: &[Ty], collations: &[Option<Colla
 }
 
 /// `x LIKE p` by the collation its operands' (`collations`, in the order they are visited: `x`,
-/// `p`) agree on: SQLite's `LIKE` knows none, so under utf8mb4_bin it is `mysql_like_bin`
-/// (a binary string's bytes are matched by `like` itself).
+/// `p`) agree on: SQLite's `LIKE` knows none, so under utf8mb4_bin it is `mysql_like_bin`,
+/// under utf8mb4_unicode_ci `mysql_like_uca` (a binary string's bytes are matched by `like`
+/// itself).
 fn like_by_collation(expr: &mut Expr, collations: &[Option<Collated>]) {
     let Expr::Like {
         negated,
@@ -3030,17 +3032,49 @@ fn like_by_collation(expr: &mut Expr, collations: &[Option<Collated>]) {
     else {
         return;
     };
-    let agreed = coercibility::aggregate(collations.iter().take(2).copied());
-    if agreed.is_some_and(|a| a.name == super::collation::BIN) {
+    let agreed = coercibility::aggregate(collations.iter().take(2).copied())
+        .and_then(|a| Collation::from_sqlite(a.name));
+    if let Some(c @ (Collation::Bin | Collation::Unicode)) = agreed {
         let escape = escape_char
             .as_ref()
             .map_or(String::new(), |e| format!(", {e}"));
-        let call = format!("mysql_like_bin({pattern}, {value}{escape})");
+        let call = format!("{}({pattern}, {value}{escape})", c.function("like"));
         *expr = raw(if *negated {
             format!("(NOT {call})")
         } else {
             call
         });
+    }
+}
+
+/// The functions that compare strings by a collation: each has a variant per collation
+/// (`functions`, named by `Collation::function`).
+const COLLATED_FUNCTIONS: [&str; 7] = [
+    "strcmp",
+    "field",
+    "find_in_set",
+    "locate",
+    "instr",
+    "greatest",
+    "least",
+];
+
+/// A function that compares strings ([`COLLATED_FUNCTIONS`]) as its variant of the collation
+/// its string operands (those of its operands' `collations` that have one) agree on, where
+/// that is not the default:
+/// SQLite hands a function values, never their collations (`STRCMP('a' COLLATE utf8mb4_bin,
+/// 'A')` is 1).
+fn function_by_collation(expr: &mut Expr, collations: &[Option<Collated>]) {
+    let Expr::Function(f) = expr else { return };
+    let name = f.name.to_string().to_ascii_lowercase();
+    if !COLLATED_FUNCTIONS.contains(&name.as_str()) {
+        return;
+    }
+    // (A string operand has a collation, any other none.)
+    let agreed = coercibility::aggregate(collations.iter().copied())
+        .and_then(|a| Collation::from_sqlite(a.name));
+    if let Some(c) = agreed.filter(|c| *c != Collation::General) {
+        f.name = ObjectName::from(vec![Ident::new(c.function(&name))]);
     }
 }
 
@@ -6131,7 +6165,7 @@ mod tests {
         };
         assert!(with("SELECT WEEK('2024-01-07')", &week).contains(", 3)"));
         let binary = Context {
-            binary_literals: true,
+            literals: Collation::Bin,
             ..Context::default()
         };
         let t = with("SELECT 'a' = 'A', a = 'A' FROM t", &binary);
@@ -6186,10 +6220,21 @@ mod tests {
     }
 
     fn unsupported_collation() {
-        let refused = query("SELECT 'a' COLLATE utf8mb4_unicode_ci").unwrap_err();
+        let refused = query("SELECT 'a' COLLATE utf8mb4_unicode_520_ci").unwrap_err();
         assert!(
-            matches!(&refused, Refusal::Unsupported(why) if why.contains("utf8mb4_unicode_ci")),
+            matches!(&refused, Refusal::Error(1235, why) if why.contains("utf8mb4_unicode_520_ci")),
             "{refused:?}"
+        );
+        assert!(matches!(
+            query("SELECT 'a' COLLATE utf8mb4_0900_ai_ci").unwrap_err(),
+            Refusal::Error(1273, _)
+        ));
+        assert!(tree("SELECT 'a' COLLATE utf8mb4_unicode_ci").contains("MYSQL_UCA"));
+        let t = bare("SELECT STRCMP('a' COLLATE utf8mb4_bin, 'A')");
+        assert!(t.contains("mysql_strcmp_bin("), "{t}");
+        assert!(
+            bare("SELECT POSITION('a' COLLATE utf8mb4_unicode_ci IN 'A')")
+                .contains("mysql_locate_uca(")
         );
     }
 

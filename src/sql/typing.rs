@@ -1620,7 +1620,8 @@ impl Scope {
                 Value::HexStringLiteral(_) | Value::SingleQuotedByteStringLiteral(_) => Ty::UInt,
                 _ => Ty::Other,
             },
-            Expr::Nested(_) => kid(0),
+            // (`x COLLATE c`: of `x`'s type; its collation is `translate`'s business.)
+            Expr::Nested(_) | Expr::Collate { .. } => kid(0),
             // A charset introducer's string (`_utf8mb4'x'`), a binary one for `_binary`.
             Expr::Prefixed { prefix, .. } if prefix.value.starts_with('_') => {
                 if prefix.value.eq_ignore_ascii_case("_binary") {
@@ -2162,6 +2163,7 @@ macro_rules! children_of {
     ($e:expr $(, $m:ident)?) => {
         match $e {
             Expr::Nested(x)
+            | Expr::Collate { expr: x, .. }
             | Expr::UnaryOp { expr: x, .. }
             | Expr::IsNull(x)
             | Expr::IsNotNull(x)

@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::collation::Collation;
 use opensrv_mysql::ErrorKind;
 use rusqlite::types::Value;
 
@@ -383,6 +384,10 @@ pub struct Variables {
     /// `SET character_set_results = NULL` (clients send it: results as stored, which are
     /// UTF-8 here as they are sent anyway): `@@character_set_results` is NULL until set again.
     pub results_unconverted: bool,
+    /// The id of the collation `SET NAMES … COLLATE` named (MariaDB's `character_set_results`
+    /// is that collation, not its character set's default): every text column of a result
+    /// is sent with it (utf8mb4_unicode_ci's 224 after Laravel's `SET NAMES`).
+    pub results_collation: u16,
     pub collation_connection: String,
     pub default_week_format: u8,
     pub lc_time_names: String,
@@ -428,6 +433,7 @@ impl Default for Variables {
             sql_select_limit: u64::MAX,
             character_set: "utf8mb4".into(),
             results_unconverted: false,
+            results_collation: UTF8MB4_GENERAL_CI,
             collation_connection: "utf8mb4_general_ci".into(),
             default_week_format: 0,
             lc_time_names: "en_US".into(),
@@ -466,9 +472,8 @@ pub struct Context {
     /// `sql_select_limit`, where it is not 2^64 - 1: the rows of a statement's SELECT without
     /// its own `LIMIT`.
     pub select_limit: Option<u64>,
-    /// The connection's collation is a binary one (`utf8mb4_bin`): string literals compare
-    /// byte by byte (trailing spaces ignored).
-    pub binary_literals: bool,
+    /// The connection's collation: string literals compare by it.
+    pub literals: Collation,
     /// `default_week_format`: `WEEK(d)`'s mode.
     pub week_format: u8,
     /// `group_concat_max_len`: how long a `GROUP_CONCAT` is declared.
@@ -479,9 +484,8 @@ pub struct Context {
     /// `@a` by the value it holds when the statement starts).
     pub user_types: BTreeMap<String, super::typing::Ty>,
     /// The characters of the string system variables' values, by name (a NULL's 0): MariaDB
-    /// declares `@@x` as long as its value. Empty where the session's results are not in
-    /// `utf8mb4_general_ci` (another `collation_connection`, `character_set_results` NULL):
-    /// MariaDB's strings are then of that collation, which a declaration here does not carry.
+    /// declares `@@x` as long as its value. Empty where `character_set_results` is NULL:
+    /// MariaDB's results are then unconverted, and declared otherwise.
     pub system_texts: BTreeMap<&'static str, u32>,
 }
 
@@ -533,9 +537,8 @@ impl Default for Context {
     }
 }
 
-/// The collations pinbad evaluates, by MySQL's name: whether each is binary (a `_bin`
-/// collation, compared by bytes; `binary` without trailing spaces ignored), else
-/// `utf8mb4_general_ci`'s rules.
+/// The collations pinbad evaluates, by MySQL's name: a `_bin` one compares by code point,
+/// `binary` by byte, a `_unicode_ci` one by UCA 4.0.0, a `_general_ci` one by its weights.
 pub fn collation(name: &str) -> Option<Collation> {
     let n = name.to_ascii_lowercase();
     match n.as_str() {
@@ -543,42 +546,83 @@ pub fn collation(name: &str) -> Option<Collation> {
         "utf8mb4_bin" | "utf8_bin" | "utf8mb3_bin" | "ascii_bin" | "latin1_bin" => {
             Some(Collation::Bin)
         }
+        "utf8mb4_unicode_ci" | "utf8_unicode_ci" | "utf8mb3_unicode_ci" => Some(Collation::Unicode),
         "binary" => Some(Collation::Binary),
         _ => None,
     }
 }
 
-/// How a collation compares (see [`collation`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Collation {
-    General,
-    Bin,
-    Binary,
-}
+/// The id of utf8mb4_general_ci, the results' collation unless `SET NAMES` names another.
+const UTF8MB4_GENERAL_CI: u16 = 45;
 
-impl Collation {
-    /// The SQLite collation that compares so.
-    pub fn sqlite(self) -> &'static str {
-        match self {
-            Collation::General => super::collation::NAME,
-            Collation::Bin => super::collation::BIN,
-            Collation::Binary => "BINARY",
-        }
+/// The id MySQL gives a collation [`collation`] knows, by its name.
+fn collation_id(name: &str) -> u16 {
+    let n = name.to_ascii_lowercase();
+    let mb3 = n.starts_with("utf8mb3_") || n.starts_with("utf8_");
+    match (collation(&n), mb3) {
+        (Some(Collation::Bin), _) if n == "ascii_bin" => 65,
+        (Some(Collation::Bin), _) if n == "latin1_bin" => 47,
+        (Some(Collation::Bin), true) => 83,
+        (Some(Collation::Bin), false) => 46,
+        (Some(Collation::Unicode), true) => 192,
+        (Some(Collation::Unicode), false) => 224,
+        (Some(Collation::Binary), _) => 63,
+        (_, true) => 33,
+        _ => UTF8MB4_GENERAL_CI,
     }
 }
 
-/// MySQL's error for a collation pinbad does not evaluate: one of MySQL's (a UTF-8 one, by its
-/// name) is not supported (1235), naming it; any other name is unknown (1273).
+/// MySQL's error for a collation pinbad does not evaluate: one MariaDB 10.11 has (a UTF-8
+/// one, by its name) is not supported (1235), naming it; any other name is unknown (1273), as
+/// MariaDB answers MySQL 8's `utf8mb4_0900_ai_ci`.
 pub fn unknown_collation(name: &str) -> (ErrorKind, String) {
+    /// MariaDB 10.11's UTF-8 collations, after their character set's name.
+    const MARIADBS: &[&str] = &[
+        "general_ci",
+        "bin",
+        "unicode_ci",
+        "icelandic_ci",
+        "latvian_ci",
+        "romanian_ci",
+        "slovenian_ci",
+        "polish_ci",
+        "estonian_ci",
+        "spanish_ci",
+        "swedish_ci",
+        "turkish_ci",
+        "czech_ci",
+        "danish_ci",
+        "lithuanian_ci",
+        "slovak_ci",
+        "spanish2_ci",
+        "roman_ci",
+        "persian_ci",
+        "esperanto_ci",
+        "hungarian_ci",
+        "sinhala_ci",
+        "german2_ci",
+        "croatian_mysql561_ci",
+        "unicode_520_ci",
+        "vietnamese_ci",
+        "croatian_ci",
+        "myanmar_ci",
+        "thai_520_w2",
+        "general_nopad_ci",
+        "nopad_bin",
+        "unicode_nopad_ci",
+        "unicode_520_nopad_ci",
+        "general_mysql500_ci",
+    ];
     let lower = name.to_ascii_lowercase();
-    if ["utf8mb4_", "utf8mb3_", "utf8_"]
-        .iter()
-        .any(|p| lower.starts_with(p))
-        && (lower.ends_with("_ci") || lower.ends_with("_cs") || lower.ends_with("_bin"))
-    {
+    let known = ["utf8mb4_", "utf8mb3_", "utf8_"].iter().any(|p| {
+        lower
+            .strip_prefix(p)
+            .is_some_and(|rest| MARIADBS.contains(&rest))
+    });
+    if known {
         return not_supported(format!(
             "collation '{name}' is not supported by pinbad: it compares by utf8mb4_general_ci, \
-             utf8mb4_bin and binary"
+             utf8mb4_bin, utf8mb4_unicode_ci and binary"
         ));
     }
     (
@@ -677,8 +721,7 @@ impl Variables {
             only_full_group_by: self.mode("ONLY_FULL_GROUP_BY"),
             div_increment: self.div_precision_increment,
             select_limit: (self.sql_select_limit != u64::MAX).then_some(self.sql_select_limit),
-            binary_literals: collation(&self.collation_connection)
-                .is_some_and(|c| c != Collation::General),
+            literals: collation(&self.collation_connection).unwrap_or(Collation::General),
             week_format: self.default_week_format,
             group_concat_max_len: self.group_concat_max_len,
             tables: TableColumns::default(),
@@ -921,12 +964,16 @@ impl Variables {
         }
         self.results_unconverted = false;
         match collation {
-            Some(c) => self.set_collation(c),
+            Some(c) => {
+                self.set_collation(c)?;
+                self.results_collation = collation_id(c);
+            }
             None => {
                 self.collation_connection = "utf8mb4_general_ci".into();
-                Ok(())
+                self.results_collation = UTF8MB4_GENERAL_CI;
             }
         }
+        Ok(())
     }
 
     fn set_collation(&mut self, name: &str) -> Result<(), (ErrorKind, String)> {
@@ -1178,17 +1225,22 @@ mod tests {
             ErrorKind::ER_UNKNOWN_LOCALE
         );
         v.set_names("utf8mb4", Some("utf8mb4_bin")).unwrap();
-        assert!(v.context().binary_literals);
+        assert_eq!(v.context().literals, Collation::Bin);
+        v.set_names("utf8mb4", Some("utf8mb4_unicode_ci")).unwrap();
+        assert_eq!(v.context().literals, Collation::Unicode);
+        assert_eq!(v.results_collation, 224);
         assert_eq!(
-            v.set_names("utf8mb4", Some("utf8mb4_unicode_ci"))
+            v.set_names("utf8mb4", Some("utf8mb4_unicode_520_ci"))
                 .unwrap_err()
                 .0,
             ErrorKind::ER_NOT_SUPPORTED_YET
         );
-        assert_eq!(
-            v.set_names("utf8mb4", Some("nope_ci")).unwrap_err().0,
-            ErrorKind::ER_UNKNOWN_COLLATION
-        );
+        for unknown in ["nope_ci", "utf8mb4_0900_ai_ci"] {
+            assert_eq!(
+                v.set_names("utf8mb4", Some(unknown)).unwrap_err().0,
+                ErrorKind::ER_UNKNOWN_COLLATION
+            );
+        }
         set(&mut v, "autocommit", Value::Text("OFF".into())).unwrap();
         assert!(v.shown().contains(&("autocommit", Value::Integer(0))));
         assert_eq!(

@@ -288,9 +288,10 @@ fn statements_answer_as_mariadb_does() {
     );
 }
 
-/// pinbad's tables of utf8mb4_general_ci's weights and cases (`sql::collation`) are
-/// MariaDB's: every character of the Basic Multilingual Plane weighs what `WEIGHT_STRING` says,
-/// and one beyond it U+FFFD; `UPPER` and `LOWER` map each as MariaDB's do.
+/// pinbad's tables of utf8mb4_general_ci's weights and cases (`sql::collation`) and of
+/// utf8mb4_unicode_ci's weights (`sql::uca`) are MariaDB's: every character of the Basic
+/// Multilingual Plane weighs what `WEIGHT_STRING` says under each, and one beyond it U+FFFD;
+/// `UPPER` and `LOWER` map each as MariaDB's do.
 #[test]
 fn the_collations_weights_are_mariadbs() {
     let Some(maria) = MariaDb::start() else {
@@ -308,6 +309,12 @@ cur.execute("SELECT seq, HEX(WEIGHT_STRING(CONVERT(CONVERT(UNHEX(LPAD(HEX(seq), 
             "HEX(WEIGHT_STRING(_utf8mb4 0xF09F9880 COLLATE utf8mb4_general_ci))")
 for seq, w in cur.fetchall():
     print(seq, w)
+cur.execute("SELECT seq, HEX(WEIGHT_STRING(CONVERT(CONVERT(UNHEX(LPAD(HEX(seq), 8, '0')) "
+            "USING utf32) USING utf8mb4) COLLATE utf8mb4_unicode_ci)) FROM seq_0_to_65535 "
+            "WHERE seq < 55296 OR seq > 57343 UNION ALL SELECT 128512, "
+            "HEX(WEIGHT_STRING(_utf8mb4 0xF09F9880 COLLATE utf8mb4_unicode_ci))")
+for seq, w in cur.fetchall():
+    print("UCA", seq, w)
 cps = [cp for cp in range(1, 0x10000) if not 0xD800 <= cp < 0xE000] + [0x1F600]
 for fn in ("UPPER", "LOWER"):
     for i in range(0, len(cps), 4000):
@@ -328,7 +335,25 @@ for fn in ("UPPER", "LOWER"):
     let mut checked = 0;
     let mut wrong = Vec::new();
     let mut cased = 0;
+    let mut unicode = 0;
     for line in String::from_utf8(out.stdout).unwrap().lines() {
+        if let Some(rest) = line.strip_prefix("UCA ") {
+            let (cp, w) = rest.split_once(' ').unwrap_or((rest, ""));
+            let c = char::from_u32(cp.parse().unwrap()).unwrap();
+            let ours: String = pinbad::sql::uca::weights(c)
+                .as_slice()
+                .iter()
+                .map(|w| format!("{w:04X}"))
+                .collect();
+            if ours != w {
+                wrong.push(format!(
+                    "unicode_ci U+{:04X}: MariaDB {w:?}, pinbad {ours:?}",
+                    c as u32
+                ));
+            }
+            unicode += 1;
+            continue;
+        }
         if let Some((f, rest)) = line.split_once(' ').filter(|(f, _)| f.ends_with("ER")) {
             let (a, b) = rest.split_once(' ').unwrap();
             let a = char::from_u32(a.parse().unwrap()).unwrap().to_string();
@@ -359,6 +384,10 @@ for fn in ("UPPER", "LOWER"):
         cased,
         2 * 63_488,
         "UPPER and LOWER of every BMP character and an emoji"
+    );
+    assert_eq!(
+        unicode, 63_489,
+        "utf8mb4_unicode_ci's weights of every BMP character but the surrogates, and an emoji"
     );
     assert!(
         wrong.is_empty(),

@@ -731,6 +731,24 @@ SET NAMES utf8mb4
 SELECT 'a' = 'A', @@collation_connection
 =SET NAMES utf8mb4 COLLATE nope_ci
 =SET NAMES latin9
+SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci
+SELECT 'a' = 'A', 'ß' = 'ss', '_' < 'a', 'a' = 'a ', 'a' < 'a\t', 'é' = 'e', 'Æ' = 'AE', '-' < '_', '中' > '一'
+SELECT COLLATION('a'), CHARSET('a'), @@collation_connection, hostname FROM request ORDER BY id LIMIT 1
+SELECT STRCMP('a', 'B'), STRCMP('ß', 'ss'), FIELD('ss', 'a', 'ß'), FIND_IN_SET('SS', 'a,ß'), LOCATE('ss', 'aßc'), INSTR('aßc', 'SS'), POSITION('ß' IN 'xssy')
+SELECT GREATEST('a', '_', 'B'), LEAST('a', '_', 'B')
+SELECT x FROM (SELECT 'b' x UNION SELECT '_' UNION SELECT 'A' UNION SELECT '-' UNION SELECT '1') t ORDER BY x
+SELECT 'ß' LIKE 'ss', 'ß' LIKE 's%', 'Straße' LIKE '%SSE', '😀' LIKE '😁', '😀' = '😁', 'é' LIKE 'E'
+SELECT GROUP_CONCAT(DISTINCT x COLLATE utf8mb4_unicode_ci ORDER BY x) FROM (SELECT 'ß' x UNION ALL SELECT 'ss' UNION ALL SELECT '_') t
+SELECT COUNT(*) FROM request WHERE script_name = '/INDEX.php' OR script_name LIKE '/ADMIN%'
+SET collation_connection = utf8mb4_general_ci
+SELECT '_' < 'a', 'ß' = 'ss', @@collation_connection
+SET NAMES 'utf8mb4' COLLATE 'utf8mb4_unicode_ci'
+SELECT '_' < 'a', x FROM (SELECT 'y' x) t
+SET NAMES utf8mb4
+SELECT STRCMP('a' COLLATE utf8mb4_bin, 'A'), FIELD('a' COLLATE utf8mb4_bin, 'A', 'a'), FIND_IN_SET('a' COLLATE utf8mb4_bin, 'A,a'), LOCATE('a' COLLATE utf8mb4_bin, 'Aa'), INSTR('Aa', 'a' COLLATE utf8mb4_bin)
+SELECT LOCATE('é', 'e'), LOCATE('e', 'é'), LOCATE('e', 'xéy'), INSTR('aéb', 'Eb'), LOCATE('b', 'aéb'), 'ß' COLLATE utf8mb4_unicode_ci = 'ss'
+=SELECT 'a' COLLATE utf8mb4_0900_ai_ci
+=SET NAMES utf8mb4 COLLATE utf8mb4_0900_ai_ci
 =SET lc_time_names = 'xx'
 SET lc_time_names = 'en_US'
 SELECT @@lc_time_names, DATE_FORMAT('2024-03-05', '%W %M')
