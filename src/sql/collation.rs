@@ -125,6 +125,16 @@ impl Collation {
             .copied()
     }
 
+    /// MySQL's name of it in utf8mb3 (`COLLATION('a')` after `SET NAMES utf8`).
+    pub fn mysql_mb3(self) -> &'static str {
+        match self {
+            Collation::General => "utf8mb3_general_ci",
+            Collation::Bin => "utf8mb3_bin",
+            Collation::Unicode => "utf8mb3_unicode_ci",
+            Collation::Binary => "binary",
+        }
+    }
+
     /// MySQL's name of it (`COLLATION(x)`).
     pub fn mysql(self) -> &'static str {
         match self {

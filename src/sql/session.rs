@@ -963,10 +963,14 @@ fn declared_column(name: String, m: &Meta) -> Column {
 }
 
 /// `c` as sent where the results' collation (`SET NAMES … COLLATE`) is `text`: a text column
-/// with its id.
-fn in_results_collation(mut c: Column, text: u16) -> Column {
+/// with its id, and where that is utf8mb3's (`mb3`) as long as its characters take there (3
+/// bytes each, not 4), as MySQL converts a column's length to the results' character set.
+fn in_results_collation(mut c: Column, text: u16, mb3: bool) -> Column {
     if c.charset == UTF8MB4_GENERAL_CI {
         c.charset = text;
+        if mb3 {
+            c.length = c.length / 4 * 3;
+        }
     }
     c
 }
@@ -1236,7 +1240,10 @@ impl Session {
             if decimals.len() != c.len() {
                 decimals.clear();
             }
-            let text = self.vars.lock().results_collation;
+            let (text, mb3) = {
+                let vars = self.vars.lock();
+                (vars.results_collation, vars.results_mb3())
+            };
             *columns = c
                 .iter()
                 .enumerate()
@@ -1244,7 +1251,7 @@ impl Session {
                     Some(Some(m)) => declared_column(c.name.clone(), m),
                     _ => value_column(c.name.clone(), c.ty),
                 })
-                .map(|c| in_results_collation(c, text))
+                .map(|c| in_results_collation(c, text, mb3))
                 .collect();
         }
         let columns: &'r [Column] = columns;
@@ -1810,8 +1817,18 @@ impl Session {
         for assignment in assignments {
             let mut declared = None;
             let (value, user) = match &assignment {
-                Set::Names { charset, collation } => {
-                    match self.vars.lock().set_names(charset, collation.as_deref()) {
+                Set::Names {
+                    charset,
+                    collation,
+                    names,
+                } => {
+                    let mut vars = self.vars.lock();
+                    let set = if *names {
+                        vars.set_names(charset, collation.as_deref())
+                    } else {
+                        vars.set_character_set(charset)
+                    };
+                    match set {
                         Ok(()) => continue,
                         Err((kind, why)) => return Answer::Error(kind, why),
                     }

@@ -59,10 +59,12 @@ pub enum Set {
     },
     /// `@name = value`, `@name := value`.
     User { name: String, value: SetValue },
-    /// `NAMES charset [COLLATE collation]`, `CHARACTER SET charset`.
+    /// `NAMES charset [COLLATE collation]`, `CHARACTER SET charset` (`names` false: the
+    /// connection's character set stays the database's).
     Names {
         charset: String,
         collation: Option<String>,
+        names: bool,
     },
 }
 
@@ -692,7 +694,11 @@ fn set(sql: &str, rest: &[Token]) -> Result<Statement, LexError> {
                 None => None,
                 Some(_) => return Err(LexError("SET NAMES charset [COLLATE collation]".into())),
             };
-            out.push(Set::Names { charset, collation });
+            out.push(Set::Names {
+                charset,
+                collation,
+                names: head.is_word("NAMES"),
+            });
             continue;
         }
         let (target, assigned) = match p.get(1) {
@@ -1213,7 +1219,8 @@ mod tests {
             classify("SET NAMES utf8mb4").unwrap(),
             Set(vec![super::Set::Names {
                 charset: "utf8mb4".into(),
-                collation: None
+                collation: None,
+                names: true
             }])
         );
         assert_eq!(
@@ -1244,7 +1251,8 @@ mod tests {
                 },
                 super::Set::Names {
                     charset: "utf8".into(),
-                    collation: Some("utf8_bin".into())
+                    collation: Some("utf8_bin".into()),
+                    names: true
                 },
             ])
         );

@@ -412,6 +412,7 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
         refused: None,
         error: None,
         literals: context.literals.sqlite(),
+        literals_mb3: context.literals_mb3,
         operands: None,
         ctes: Vec::new(),
         scopes: Vec::new(),
@@ -877,13 +878,15 @@ fn written_derivation(e: &Expr) -> Option<(u8, Option<&'static str>)> {
 
 /// `CHARSET(x)`, `COLLATION(x)` and `COERCIBILITY(x)`: what MySQL's typing says of `x` (its
 /// type `ty`, its collation, and what its form says: `written`), known as the statement is
-/// read, so written as a literal. Left as it is (SQLite names it unknown: error 1105) where
-/// `x`'s type is not known.
+/// read, so written as a literal (`mb3`: `x` is of the connection's character set, and that
+/// is utf8mb3). Left as it is (SQLite names it unknown: error 1105) where `x`'s type is not
+/// known.
 fn charset_function(
     expr: &mut Expr,
     ty: Ty,
     collated: Option<Collated>,
     written: Option<(u8, Option<&'static str>)>,
+    mb3: bool,
 ) {
     let Expr::Function(f) = &*expr else { return };
     let name = f.name.to_string().to_ascii_uppercase();
@@ -895,10 +898,16 @@ fn charset_function(
     let collation = match (explicit, collated.map(|c| c.name)) {
         (Some(c), _) => c,
         _ if !string => "binary",
-        (_, name) => name
-            .and_then(Collation::from_sqlite)
-            .unwrap_or(Collation::General)
-            .mysql(),
+        (_, name) => {
+            let c = name
+                .and_then(Collation::from_sqlite)
+                .unwrap_or(Collation::General);
+            if mb3 {
+                c.mysql_mb3()
+            } else {
+                c.mysql()
+            }
+        }
     };
     // MySQL's derivations: 0 explicit, 2 implicit (a column), 3 a system constant, 4 coercible
     // (a literal), 5 a number or temporal, 6 NULL.
@@ -1247,6 +1256,8 @@ struct Rewrite<'a> {
     error: Option<(u16, String)>,
     /// The collation string literals take: the connection's (`collation_connection`).
     literals: &'static str,
+    /// The connection's character set is utf8mb3: a literal's `CHARSET` is it.
+    literals_mb3: bool,
     /// The collation the operands of the expression being rewritten agree on (a
     /// `GROUP_CONCAT(DISTINCT …)`'s tells equal values apart by it).
     operands: Option<Collation>,
@@ -2234,7 +2245,13 @@ impl VisitorMut for Rewrite<'_> {
         if is_charset_function(expr) {
             let written = self.charset_args.pop().flatten();
             if let ([kid], [collated]) = (kids.as_slice(), collations.as_slice()) {
-                charset_function(expr, *kid, *collated, written);
+                // (A literal's, or what is made of literals only, is of the connection's
+                // character set.)
+                let mb3 = self.literals_mb3
+                    && collated.is_some_and(|c| {
+                        c.derivation == Derivation::Coercible && c.name == self.literals
+                    });
+                charset_function(expr, *kid, *collated, written, mb3);
             }
         }
         let derived = self.derivation(expr, ty, &collations);

@@ -474,6 +474,8 @@ pub struct Context {
     pub select_limit: Option<u64>,
     /// The connection's collation: string literals compare by it.
     pub literals: Collation,
+    /// The connection's character set is utf8mb3 (`SET NAMES utf8`): `CHARSET('a')` is it.
+    pub literals_mb3: bool,
     /// `default_week_format`: `WEEK(d)`'s mode.
     pub week_format: u8,
     /// `group_concat_max_len`: how long a `GROUP_CONCAT` is declared.
@@ -554,6 +556,17 @@ pub fn collation(name: &str) -> Option<Collation> {
 
 /// The id of utf8mb4_general_ci, the results' collation unless `SET NAMES` names another.
 const UTF8MB4_GENERAL_CI: u16 = 45;
+/// The id of utf8mb3_general_ci (`SET NAMES utf8`).
+const UTF8MB3_GENERAL_CI: u16 = 33;
+
+/// The character set of a collation [`collation`] knows, by its name (`utf8_…` is
+/// utf8mb3's).
+fn charset_of(collation: &str) -> &str {
+    match collation.split('_').next().unwrap_or(collation) {
+        "utf8" => "utf8mb3",
+        cs => cs,
+    }
+}
 
 /// The id MySQL gives a collation [`collation`] knows, by its name.
 fn collation_id(name: &str) -> u16 {
@@ -567,7 +580,7 @@ fn collation_id(name: &str) -> u16 {
         (Some(Collation::Unicode), true) => 192,
         (Some(Collation::Unicode), false) => 224,
         (Some(Collation::Binary), _) => 63,
-        (_, true) => 33,
+        (_, true) => UTF8MB3_GENERAL_CI,
         _ => UTF8MB4_GENERAL_CI,
     }
 }
@@ -722,6 +735,7 @@ impl Variables {
             div_increment: self.div_precision_increment,
             select_limit: (self.sql_select_limit != u64::MAX).then_some(self.sql_select_limit),
             literals: collation(&self.collation_connection).unwrap_or(Collation::General),
+            literals_mb3: charset_of(&self.collation_connection) == "utf8mb3",
             week_format: self.default_week_format,
             group_concat_max_len: self.group_concat_max_len,
             tables: TableColumns::default(),
@@ -774,7 +788,10 @@ impl Variables {
                 Value::Integer(self.sql_select_limit as i64),
             ),
             ("character_set_client", text(&self.character_set)),
-            ("character_set_connection", text(&self.character_set)),
+            (
+                "character_set_connection",
+                text(charset_of(&self.collation_connection)),
+            ),
             (
                 "character_set_results",
                 if self.results_unconverted {
@@ -953,27 +970,61 @@ impl Variables {
         Ok(())
     }
 
-    /// `SET NAMES charset [COLLATE collation]` (and `SET CHARACTER SET charset`).
+    /// `SET NAMES charset [COLLATE collation]`: the client's, the connection's and the
+    /// results' character set (`utf8`: MariaDB's utf8mb3, so results are sent as it).
     pub fn set_names(
         &mut self,
         charset: &str,
         collation: Option<&str>,
     ) -> Result<(), (ErrorKind, String)> {
-        if !charset_is_utf8(charset) && !charset.eq_ignore_ascii_case("DEFAULT") {
-            return Err(charset_refused(charset));
-        }
-        self.results_unconverted = false;
+        let mb3 = self.set_client_charset(charset)?;
         match collation {
             Some(c) => {
                 self.set_collation(c)?;
                 self.results_collation = collation_id(c);
             }
             None => {
-                self.collation_connection = "utf8mb4_general_ci".into();
-                self.results_collation = UTF8MB4_GENERAL_CI;
+                self.collation_connection = if mb3 {
+                    "utf8mb3_general_ci"
+                } else {
+                    "utf8mb4_general_ci"
+                }
+                .into();
+                self.results_collation = collation_id(&self.collation_connection);
             }
         }
         Ok(())
+    }
+
+    /// `SET CHARACTER SET charset`: the client's and the results' character set; the
+    /// connection's is the database's again (utf8mb4_general_ci), as MySQL has it.
+    pub fn set_character_set(&mut self, charset: &str) -> Result<(), (ErrorKind, String)> {
+        let mb3 = self.set_client_charset(charset)?;
+        self.collation_connection = "utf8mb4_general_ci".into();
+        self.results_collation = if mb3 {
+            UTF8MB3_GENERAL_CI
+        } else {
+            UTF8MB4_GENERAL_CI
+        };
+        Ok(())
+    }
+
+    /// The client's and the results' character set, `charset` (a UTF-8 one: refused
+    /// otherwise); whether it is utf8mb3.
+    fn set_client_charset(&mut self, charset: &str) -> Result<bool, (ErrorKind, String)> {
+        if !charset_is_utf8(charset) && !charset.eq_ignore_ascii_case("DEFAULT") {
+            return Err(charset_refused(charset));
+        }
+        let mb3 = ["utf8", "utf8mb3"].contains(&charset.to_ascii_lowercase().as_str());
+        self.results_unconverted = false;
+        self.character_set = if mb3 { "utf8mb3" } else { "utf8mb4" }.into();
+        Ok(mb3)
+    }
+
+    /// The results are sent in utf8mb3 (`SET NAMES utf8`): text columns are declared 3 bytes
+    /// a character.
+    pub fn results_mb3(&self) -> bool {
+        self.character_set == "utf8mb3" && !self.results_unconverted
     }
 
     fn set_collation(&mut self, name: &str) -> Result<(), (ErrorKind, String)> {
@@ -1226,7 +1277,20 @@ mod tests {
         );
         v.set_names("utf8mb4", Some("utf8mb4_bin")).unwrap();
         assert_eq!(v.context().literals, Collation::Bin);
+        v.set_names("utf8", None).unwrap();
+        assert_eq!(
+            (v.collation_connection.as_str(), v.results_collation),
+            ("utf8mb3_general_ci", 33)
+        );
+        assert!(v.results_mb3() && v.context().literals_mb3);
+        v.set_character_set("utf8").unwrap();
+        assert_eq!(
+            (v.collation_connection.as_str(), v.results_collation),
+            ("utf8mb4_general_ci", 33)
+        );
+        assert!(v.results_mb3() && !v.context().literals_mb3);
         v.set_names("utf8mb4", Some("utf8mb4_unicode_ci")).unwrap();
+        assert!(!v.results_mb3());
         assert_eq!(v.context().literals, Collation::Unicode);
         assert_eq!(v.results_collation, 224);
         assert_eq!(

@@ -749,6 +749,16 @@ SELECT STRCMP('a' COLLATE utf8mb4_bin, 'A'), FIELD('a' COLLATE utf8mb4_bin, 'A',
 SELECT LOCATE('é', 'e'), LOCATE('e', 'é'), LOCATE('e', 'xéy'), INSTR('aéb', 'Eb'), LOCATE('b', 'aéb'), 'ß' COLLATE utf8mb4_unicode_ci = 'ss'
 =SELECT 'a' COLLATE utf8mb4_0900_ai_ci
 =SET NAMES utf8mb4 COLLATE utf8mb4_0900_ai_ci
+SET NAMES utf8
+SELECT 'x', hostname, CONCAT(hostname, 'é'), @@character_set_results, @@character_set_connection, @@collation_connection FROM request ORDER BY id LIMIT 1
+SELECT 'é' = 'E', CHARSET('a'), COLLATION('a'), COLLATION(CONCAT('a', hostname)), CHARSET(UPPER(hostname)) FROM request ORDER BY id LIMIT 1
+SELECT script_name, COUNT(*) FROM request GROUP BY script_name ORDER BY 2 DESC, 1 LIMIT 3
+SET NAMES utf8 COLLATE utf8_unicode_ci
+SELECT COLLATION('a'), '_' < 'a', 'ß' = 'ss', hostname FROM request ORDER BY id LIMIT 1
+SET CHARACTER SET utf8
+SELECT @@character_set_client, @@character_set_results, @@character_set_connection, @@collation_connection, CHARSET('a'), hostname FROM request ORDER BY id LIMIT 1
+SET NAMES utf8mb4
+SELECT CHARSET('a'), @@character_set_results, hostname FROM request ORDER BY id LIMIT 1
 =SET lc_time_names = 'xx'
 SET lc_time_names = 'en_US'
 SELECT @@lc_time_names, DATE_FORMAT('2024-03-05', '%W %M')
