@@ -199,9 +199,10 @@ const TWO_63: f64 = 9_223_372_036_854_775_808.0;
 pub fn register(conn: &Connection, session: Arc<Session>) -> Result<()> {
     let pure = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     let volatile = FunctionFlags::SQLITE_UTF8;
-    conn.create_collation(collation::NAME, collation::compare)?;
-    conn.create_collation(collation::BIN, collation::compare_bin)?;
-    conn.create_collation(super::uca::NAME, super::uca::compare)?;
+    // (SQLite's own `BINARY` is MySQL's `binary`.)
+    for by in [Collation::General, Collation::Bin, Collation::Unicode] {
+        conn.create_collation(by.sqlite(), move |a: &str, b: &str| by.compare(a, b))?;
+    }
     conn.create_scalar_function("mysql_left", 2, pure, |ctx| {
         Ok(substr(ctx, |s, n| s.chars().take(n).collect()))
     })?;

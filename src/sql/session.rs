@@ -31,6 +31,7 @@ use super::prepared::{self, Prepared, MAX_PREPARED_PER_SESSION};
 use super::statement::{self, quote, quote_ident, Set, SetValue, Show, Statement};
 use super::temporal_wire::Temporal;
 use super::typing::Declared;
+use super::variables::UTF8MB4_GENERAL_CI;
 use super::variables::{Assigned, Variables};
 use super::wire::{Notice, Wire};
 use super::{NoSlot, SqlContext};
@@ -911,8 +912,6 @@ fn more_flag(more: bool) -> StatusFlags {
     }
 }
 
-/// The collation id of text columns: `utf8mb4_general_ci`, what pinbad's strings are.
-const UTF8MB4_GENERAL_CI: u16 = 45;
 /// The collation id of numbers, temporals and binary strings.
 const BINARY_CHARSET: u16 = 63;
 

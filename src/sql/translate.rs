@@ -2271,6 +2271,7 @@ impl VisitorMut for Rewrite<'_> {
             }
         }
         let moved_digits = moved_string_digits(expr, ty, fixed.map(|(_, m)| m));
+        // (A string operand has a collation, any other none.)
         self.operands = coercibility::aggregate(collations.iter().copied())
             .and_then(|a| Collation::from_sqlite(a.name));
         if self.expr(expr).is_break() {
@@ -2294,8 +2295,8 @@ impl VisitorMut for Rewrite<'_> {
             )),
             _ => derived,
         };
-        like_by_collation(expr, &collations);
-        function_by_collation(expr, &collations);
+        like_by_collation(expr, self.operands);
+        function_by_collation(expr, self.operands);
         if kids.len() == typing::children(expr).len() {
             compare_by_collation(expr, &kids, &collations);
         }
@@ -3034,11 +3035,10 @@ fn compare_by_collation(expr: &mut Expr, kids: &[Ty], collations: &[Option<Colla
     }
 }
 
-/// `x LIKE p` by the collation its operands' (`collations`, in the order they are visited: `x`,
-/// `p`) agree on: SQLite's `LIKE` knows none, so under utf8mb4_bin it is `mysql_like_bin`,
-/// under utf8mb4_unicode_ci `mysql_like_uca` (a binary string's bytes are matched by `like`
-/// itself).
-fn like_by_collation(expr: &mut Expr, collations: &[Option<Collated>]) {
+/// `x LIKE p` by the collation its operands agree on (`agreed`): SQLite's `LIKE` knows none,
+/// so under utf8mb4_bin it is `mysql_like_bin`, under utf8mb4_unicode_ci `mysql_like_uca` (a
+/// binary string's bytes are matched by `like` itself).
+fn like_by_collation(expr: &mut Expr, agreed: Option<Collation>) {
     let Expr::Like {
         negated,
         any: false,
@@ -3049,8 +3049,6 @@ fn like_by_collation(expr: &mut Expr, collations: &[Option<Collated>]) {
     else {
         return;
     };
-    let agreed = coercibility::aggregate(collations.iter().take(2).copied())
-        .and_then(|a| Collation::from_sqlite(a.name));
     if let Some(c @ (Collation::Bin | Collation::Unicode)) = agreed {
         let escape = escape_char
             .as_ref()
@@ -3077,19 +3075,14 @@ const COLLATED_FUNCTIONS: [&str; 7] = [
 ];
 
 /// A function that compares strings ([`COLLATED_FUNCTIONS`]) as its variant of the collation
-/// its string operands (those of its operands' `collations` that have one) agree on, where
-/// that is not the default:
-/// SQLite hands a function values, never their collations (`STRCMP('a' COLLATE utf8mb4_bin,
-/// 'A')` is 1).
-fn function_by_collation(expr: &mut Expr, collations: &[Option<Collated>]) {
+/// its string operands agree on (`agreed`), where that is not the default: SQLite hands a
+/// function values, never their collations (`STRCMP('a' COLLATE utf8mb4_bin, 'A')` is 1).
+fn function_by_collation(expr: &mut Expr, agreed: Option<Collation>) {
     let Expr::Function(f) = expr else { return };
     let name = f.name.to_string().to_ascii_lowercase();
     if !COLLATED_FUNCTIONS.contains(&name.as_str()) {
         return;
     }
-    // (A string operand has a collation, any other none.)
-    let agreed = coercibility::aggregate(collations.iter().copied())
-        .and_then(|a| Collation::from_sqlite(a.name));
     if let Some(c) = agreed.filter(|c| *c != Collation::General) {
         f.name = ObjectName::from(vec![Ident::new(c.function(&name))]);
     }

@@ -555,7 +555,7 @@ pub fn collation(name: &str) -> Option<Collation> {
 }
 
 /// The id of utf8mb4_general_ci, the results' collation unless `SET NAMES` names another.
-const UTF8MB4_GENERAL_CI: u16 = 45;
+pub(super) const UTF8MB4_GENERAL_CI: u16 = 45;
 /// The id of utf8mb3_general_ci (`SET NAMES utf8`).
 const UTF8MB3_GENERAL_CI: u16 = 33;
 
