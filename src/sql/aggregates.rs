@@ -1,12 +1,14 @@
 //! MySQL's aggregate functions that SQLite lacks or computes otherwise: the standard deviations
 //! and variances, `SUM`/`AVG` of doubles (added without compensation), `BIT_OR`/`BIT_AND`/`BIT_XOR`, and `GROUP_CONCAT` with `DISTINCT` and a
 //! separator (`statement` rewrites `GROUP_CONCAT([DISTINCT] a, … [ORDER BY …] [SEPARATOR s])`
-//! to `mysql_group_concat(distinct, s, a, … [ORDER BY …])`; SQLite orders an aggregate's input).
+//! to `mysql_group_concat(distinct, s, a, … [ORDER BY …])`; SQLite orders an aggregate's input),
+//! and `MIN`/`MAX` that leave a column outside aggregates the group's first row's.
 
 use rusqlite::functions::{Aggregate, Context, FunctionFlags, WindowAggregate};
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, Result};
 
+use super::collation::Collation;
 use super::decimal::Decimal;
 use super::functions::{decimal_of, held, number, text};
 
@@ -448,6 +450,136 @@ impl WindowAggregate<Ranked, Value> for Percentile {
     }
 }
 
+/// `MIN` and `MAX` as SQLite's own compute them (its order of values: NULL, numbers, texts by
+/// `by`, blobs; of equal values the first), for a SELECT that names a column outside its
+/// aggregates: beside SQLite's own such a column is read from the row their value came from,
+/// beside any other aggregate (as in MariaDB, beside any) from the group's first row.
+#[derive(Clone, Copy)]
+struct MinMax {
+    greatest: bool,
+    by: Collation,
+}
+
+/// The value an aggregate keeps, its text's bytes as they came.
+#[derive(Clone)]
+enum Kept {
+    Integer(i64),
+    Real(f64),
+    Text(Vec<u8>),
+    Blob(Vec<u8>),
+}
+
+impl Kept {
+    fn of(v: ValueRef<'_>) -> Option<Kept> {
+        Some(match v {
+            ValueRef::Null => return None,
+            ValueRef::Integer(i) => Kept::Integer(i),
+            ValueRef::Real(r) => Kept::Real(r),
+            ValueRef::Text(t) => Kept::Text(t.to_vec()),
+            ValueRef::Blob(b) => Kept::Blob(b.to_vec()),
+        })
+    }
+
+    /// How `v` orders against it, as SQLite's `sqlite3MemCompare` orders them.
+    fn against(&self, v: ValueRef<'_>, by: Collation) -> std::cmp::Ordering {
+        use std::cmp::Ordering;
+        let class = |v: ValueRef<'_>| match v {
+            ValueRef::Null => 0,
+            ValueRef::Integer(_) | ValueRef::Real(_) => 1,
+            ValueRef::Text(_) => 2,
+            ValueRef::Blob(_) => 3,
+        };
+        let mine = self.as_ref();
+        match (mine, v) {
+            (ValueRef::Integer(a), ValueRef::Integer(b)) => a.cmp(&b),
+            (ValueRef::Real(a), ValueRef::Real(b)) => a.partial_cmp(&b).unwrap_or(Ordering::Equal),
+            (ValueRef::Integer(i), ValueRef::Real(r)) => integer_against_real(i, r),
+            (ValueRef::Real(r), ValueRef::Integer(i)) => integer_against_real(i, r).reverse(),
+            (ValueRef::Text(a), ValueRef::Text(b)) => {
+                by.compare(&String::from_utf8_lossy(a), &String::from_utf8_lossy(b))
+            }
+            (ValueRef::Blob(a), ValueRef::Blob(b)) => a.cmp(b),
+            (a, b) => class(a).cmp(&class(b)),
+        }
+    }
+
+    fn as_ref(&self) -> ValueRef<'_> {
+        match self {
+            Kept::Integer(i) => ValueRef::Integer(*i),
+            Kept::Real(r) => ValueRef::Real(*r),
+            Kept::Text(t) => ValueRef::Text(t),
+            Kept::Blob(b) => ValueRef::Blob(b),
+        }
+    }
+}
+
+impl rusqlite::ToSql for Kept {
+    fn to_sql(&self) -> Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(rusqlite::types::ToSqlOutput::Borrowed(self.as_ref()))
+    }
+}
+
+/// SQLite's order of an integer and a double (`sqlite3IntFloatCompare`): exact, past the
+/// range of either.
+fn integer_against_real(i: i64, r: f64) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    if r.is_nan() {
+        return Ordering::Greater;
+    }
+    if r < -9_223_372_036_854_775_808.0 {
+        return Ordering::Greater;
+    }
+    if r >= 9_223_372_036_854_775_808.0 {
+        return Ordering::Less;
+    }
+    match i.cmp(&(r as i64)) {
+        Ordering::Equal => (i as f64).partial_cmp(&r).unwrap_or(Ordering::Equal),
+        o => o,
+    }
+}
+
+impl Aggregate<Option<Kept>, Option<Kept>> for MinMax {
+    fn init(&self, _: &mut Context<'_>) -> Result<Option<Kept>> {
+        Ok(None)
+    }
+
+    fn step(&self, ctx: &mut Context<'_>, best: &mut Option<Kept>) -> Result<()> {
+        let v = ctx.get_raw(0);
+        let better = match best {
+            _ if v == ValueRef::Null => false,
+            None => true,
+            Some(b) => {
+                let o = b.against(v, self.by);
+                if self.greatest {
+                    o.is_lt()
+                } else {
+                    o.is_gt()
+                }
+            }
+        };
+        if better {
+            *best = Kept::of(v);
+        }
+        Ok(())
+    }
+
+    fn finalize(&self, _: &mut Context<'_>, best: Option<Option<Kept>>) -> Result<Option<Kept>> {
+        Ok(best.flatten())
+    }
+}
+
+/// The name of the aggregate [`MinMax`] registers for `MIN` (or, where `greatest`, `MAX`)
+/// under collation `by` (a helper's name, which no statement may call).
+pub fn first_row_min_max(greatest: bool, by: Collation) -> String {
+    let suffix = match by {
+        Collation::General => "ci",
+        Collation::Bin => "bin",
+        Collation::Unicode => "uca",
+        Collation::Binary => "binary",
+    };
+    format!("mysql_{}_{suffix}", if greatest { "max" } else { "min" })
+}
+
 /// Registers the aggregates on `conn`.
 pub fn register(
     conn: &Connection,
@@ -475,6 +607,12 @@ pub fn register(
     }
     conn.create_window_function("mysql_percentile_cont", 3, flags, Percentile::Cont)?;
     conn.create_window_function("mysql_percentile_disc", 4, flags, Percentile::Disc)?;
+    for by in Collation::ALL {
+        for greatest in [false, true] {
+            let name = first_row_min_max(greatest, by);
+            conn.create_aggregate_function(&*name, 1, flags, MinMax { greatest, by })?;
+        }
+    }
     conn.create_aggregate_function("mysql_decimal_sum", 1, flags, DecimalSum)?;
     conn.create_aggregate_function("mysql_double_sum", 1, flags, PlainSum::Sum)?;
     conn.create_aggregate_function("mysql_double_avg", 1, flags, PlainSum::Avg)?;
@@ -569,6 +707,78 @@ mod tests {
             )
             .unwrap();
         assert_eq!(two, "ab,ab");
+    }
+
+    /// The helpers' `MIN` and `MAX` answer what SQLite's own do, under each collation, over
+    /// any values (numbers, texts equal but for case, accents or trailing spaces, blobs,
+    /// NULLs), and beside them a column is read from the group's first row.
+    #[test]
+    fn first_row_min_max_answers_as_sqlites_own() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, TestRunner};
+        let c = conn();
+        for by in [Collation::General, Collation::Bin, Collation::Unicode] {
+            c.create_collation(by.sqlite(), move |a: &str, b: &str| by.compare(a, b))
+                .unwrap();
+        }
+        let value = prop_oneof![
+            Just("NULL".to_string()),
+            prop_oneof![Just(i64::MIN), Just(i64::MAX), -3i64..3].prop_map(|i| i.to_string()),
+            prop_oneof![
+                Just(9.223372036854776e18),
+                Just(-9.223372036854776e18),
+                -3.0f64..3.0
+            ]
+            .prop_map(|r| format!("{r:e}")),
+            "[aAáß \t]{0,3}".prop_map(|t| format!("'{t}'")),
+            proptest::collection::vec(0u8..3, 0..3).prop_map(|b| format!(
+                "x'{}'",
+                b.iter().map(|x| format!("0{x}")).collect::<String>()
+            )),
+        ];
+        let rows = proptest::collection::vec((0u8..3, value), 1..12);
+        let mut runner = TestRunner::new(Config {
+            cases: 256,
+            ..Config::default()
+        });
+        runner
+            .run(&rows, |rows| {
+                c.execute_batch("DROP TABLE IF EXISTS t; CREATE TABLE t (n INTEGER, g, v)")
+                    .unwrap();
+                for (n, (g, v)) in rows.iter().enumerate() {
+                    c.execute_batch(&format!("INSERT INTO t VALUES ({n}, {g}, {v})"))
+                        .unwrap();
+                }
+                for by in Collation::ALL {
+                    for greatest in [false, true] {
+                        let own = if greatest { "max" } else { "min" };
+                        let helper = first_row_min_max(greatest, by);
+                        let answers = |sql: &str| -> Vec<(String, String)> {
+                            let mut q = c.prepare(sql).unwrap();
+                            let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+                            rows.map(Result::unwrap).collect()
+                        };
+                        let collated = format!("v COLLATE {}", by.sqlite());
+                        let sql = format!(
+                            "SELECT quote({own}({collated})), quote({helper}({collated})) \
+                             FROM t GROUP BY g"
+                        );
+                        for (sqlite, helper) in answers(&sql) {
+                            prop_assert_eq!(&sqlite, &helper, "{}", sql);
+                        }
+                        // (SQLite's own, in the same SELECT, would pick the row again.)
+                        let sql = format!(
+                            "SELECT n || '', (SELECT MIN(n) FROM t u WHERE u.g = t.g) || '', \
+                             {helper}({collated}) FROM (SELECT * FROM t ORDER BY n) t GROUP BY g"
+                        );
+                        for (read, first) in answers(&sql) {
+                            prop_assert_eq!(read, first, "{}", sql);
+                        }
+                    }
+                }
+                Ok(())
+            })
+            .unwrap();
     }
 
     /// `PERCENTILE_CONT` interpolates between the rows around `1 + p·(n − 1)` of the values

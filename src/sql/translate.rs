@@ -416,6 +416,7 @@ fn translate_with(sql: &str, tokens: Vec<TokenWithSpan>, context: &Context) -> T
         operands: None,
         ctes: Vec::new(),
         scopes: Vec::new(),
+        first_rows: Vec::new(),
         keys: Vec::new(),
         double_fields: Vec::new(),
         types: Vec::new(),
@@ -1266,6 +1267,9 @@ struct Rewrite<'a> {
     ctes: Vec<Ctes>,
     /// The columns of each SELECT being visited, innermost last.
     scopes: Vec<Scope>,
+    /// For each SELECT in `scopes`: whether it names a column outside its aggregates
+    /// ([`first_row_min_max`]).
+    first_rows: Vec<bool>,
     /// The MySQL types of the expressions visited whose parent is not left yet: each node's
     /// children's types are on top when it is left ([`typing::children`]).
     types: Vec<Ty>,
@@ -1740,6 +1744,62 @@ fn loose_column(e: &Expr) -> (Option<String>, bool) {
     (found, aggregates)
 }
 
+/// Whether a SELECT names a column outside its aggregates (and subqueries) in its list (a `*`
+/// does) or its `HAVING`.
+fn names_loose_columns(select: &Select) -> bool {
+    let loose = |e: &Expr| loose_column(e).0.is_some();
+    select.projection.iter().any(|item| match item {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => loose(e),
+        _ => true,
+    }) || select.having.as_ref().is_some_and(loose)
+}
+
+/// A `MIN` or `MAX` (translated) of a SELECT that names a column outside its aggregates
+/// ([`names_loose_columns`]) as [`aggregates::first_row_min_max`]'s of the collation its value
+/// (`collated`) compares by. Beside SQLite's own, such a column is read from the row their
+/// value came from; MariaDB, as SQLite beside any other aggregate, reads the group's first row
+/// (`SELECT script_name, hostname, MAX(req_time) … GROUP BY script_name`).
+fn first_row_min_max(expr: &mut Expr, collated: Option<Collated>) {
+    let min_or_max = |call: &str| -> Option<bool> {
+        let name = call.get(..3)?;
+        let greatest = name.eq_ignore_ascii_case("MAX");
+        (greatest || name.eq_ignore_ascii_case("MIN")).then_some(greatest)
+    };
+    match expr {
+        Expr::Function(f) if f.over.is_none() && f.name.0.len() == 1 => {
+            let name = f.name.to_string();
+            let Some(greatest) = min_or_max(&name).filter(|_| name.len() == 3) else {
+                return;
+            };
+            let by = collated
+                .and_then(|c| Collation::from_sqlite(c.name))
+                .unwrap_or(Collation::Binary);
+            let name = super::aggregates::first_row_min_max(greatest, by);
+            f.name = ObjectName::from(vec![Ident::new(name)]);
+        }
+        // A key's (`decimals`, `unsigned`: the keys compare as SQLite's bytes and numbers).
+        Expr::Identifier(i) if i.quote_style.is_none() => {
+            for wrapper in [
+                "mysql_decimal_unkey(",
+                "mysql_time_unkey(",
+                "mysql_unsigned_flip(",
+            ] {
+                let Some(rest) = i.value.strip_prefix(wrapper) else {
+                    continue;
+                };
+                let Some(greatest) = min_or_max(rest).filter(|_| rest.get(3..4) == Some("("))
+                else {
+                    continue;
+                };
+                let name = super::aggregates::first_row_min_max(greatest, Collation::Binary);
+                i.value = format!("{wrapper}{name}{}", &rest[3..]);
+                return;
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Whether a SELECT's list calls an aggregate (outside subqueries).
 fn select_has_aggregate(select: &Select) -> bool {
     select.projection.iter().any(|item| {
@@ -1972,6 +2032,7 @@ impl VisitorMut for Rewrite<'_> {
             order_by_keys(query, &ordered.items);
             if ordered.kept {
                 self.scopes.pop();
+                self.first_rows.pop();
             }
         }
         if unparenthesize(query).is_break() {
@@ -2050,6 +2111,7 @@ impl VisitorMut for Rewrite<'_> {
         having_as_where(select);
         self.keys.push(decimal_keys(select, &scope));
         self.scopes.push(scope);
+        self.first_rows.push(names_loose_columns(select));
         ControlFlow::Continue(())
     }
 
@@ -2079,6 +2141,7 @@ impl VisitorMut for Rewrite<'_> {
             ordered.kept = true;
         } else {
             self.scopes.pop();
+            self.first_rows.pop();
         }
         // A TIME as the condition is its number (`time_truths`).
         for condition in [select.selection.as_mut(), select.having.as_mut()]
@@ -2279,6 +2342,9 @@ impl VisitorMut for Rewrite<'_> {
                 self.refused = Some(format!("`{}` is not supported", self.written(expr)));
             }
             return ControlFlow::Break(());
+        }
+        if self.first_rows.last() == Some(&true) {
+            first_row_min_max(expr, collations.first().copied().flatten());
         }
         if let Some(digits) = moved_digits {
             *expr = raw(format!("mysql_fraction_digits({expr}, {digits})"));
@@ -5594,6 +5660,45 @@ mod tests {
             q.replace_range(at..end, "");
         }
         q
+    }
+
+    /// A SELECT that names a column outside its aggregates takes `MIN` and `MAX` as the
+    /// helpers' that leave SQLite reading that column from the group's first row, each by the
+    /// collation its value compares by (a key's as bytes); one that names none, and a
+    /// subquery's, keep SQLite's own.
+    #[test]
+    fn min_and_max_beside_a_loose_column_leave_it_the_first_rows() {
+        assert_eq!(
+            bare("SELECT script_name, MAX(req_time), MIN(hostname) FROM request GROUP BY 1"),
+            "SELECT script_name, mysql_max_binary(req_time), mysql_min_ci(hostname) \
+             FROM request GROUP BY 1"
+        );
+        assert_eq!(
+            bare("SELECT max(req_time), MIN(hostname) FROM request GROUP BY script_name"),
+            "SELECT max(req_time), MIN(hostname) FROM request GROUP BY script_name"
+        );
+        let sql = "SELECT MAX(hostname COLLATE utf8mb4_bin), (SELECT MIN(1)) FROM request \
+                   HAVING script_name > ''";
+        assert!(
+            tree(sql).starts_with(
+                "SELECT mysql_max_bin(hostname COLLATE MYSQL_BIN) COLLATE MYSQL_BIN AS \
+                 `MAX(hostname COLLATE utf8mb4_bin)`, (SELECT MIN(1)) AS"
+            ),
+            "{}",
+            tree(sql)
+        );
+        for (sql, want) in [
+            (
+                "SELECT *, MAX(~0) FROM request",
+                "mysql_unsigned_flip(mysql_max_binary(mysql_unsigned_flip(~ 0)))",
+            ),
+            (
+                "SELECT hostname, min(CAST(req_time AS DECIMAL(10,2))) FROM request",
+                "mysql_decimal_unkey(mysql_min_binary(mysql_decimal_key(",
+            ),
+        ] {
+            assert!(bare(sql).contains(want), "{sql}: {}", bare(sql));
+        }
     }
 
     #[test]

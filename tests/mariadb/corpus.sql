@@ -418,6 +418,11 @@ SELECT ROUND(req_time, -1) AS b, COUNT(*) FROM request GROUP BY b ORDER BY b
 SELECT status, GROUP_CONCAT(DISTINCT hostname ORDER BY hostname) FROM request GROUP BY status ORDER BY status
 SELECT hostname, GROUP_CONCAT(DISTINCT status ORDER BY status SEPARATOR ';') FROM request GROUP BY hostname ORDER BY hostname
 SELECT script_name, MIN(req_time), MAX(req_time) FROM request GROUP BY script_name ORDER BY MAX(req_time) DESC
+SELECT script_name, hostname, req_time, MAX(req_time) FROM request GROUP BY script_name ORDER BY script_name
+SELECT script_name, hostname, MAX(req_time), MIN(hostname) FROM request GROUP BY script_name ORDER BY script_name
+SELECT hostname, server_name, MIN(CAST(req_time AS DECIMAL(10,3))) FROM request GROUP BY hostname ORDER BY hostname
+SELECT UPPER(hostname), MAX(status) FROM request GROUP BY server_name ORDER BY server_name
+SELECT timestamp, MIN(req_time) FROM request
 SELECT LOWER(script_name), COUNT(*) FROM request GROUP BY LOWER(script_name) ORDER BY 1
 SELECT UPPER(server_name) AS s, COUNT(*) FROM request GROUP BY s ORDER BY s
 SELECT LEFT(script_name, 4) AS p, COUNT(*) FROM request GROUP BY p ORDER BY p
