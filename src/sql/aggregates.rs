@@ -569,7 +569,8 @@ impl Aggregate<Option<Kept>, Option<Kept>> for MinMax {
 }
 
 /// The name of the aggregate [`MinMax`] registers for `MIN` (or, where `greatest`, `MAX`)
-/// under collation `by` (a helper's name, which no statement may call).
+/// under collation `by` (a helper's name, which no statement may call; its text ends as
+/// SQLite's own's, `…_max(`, where a rewrite looks for an aggregate in text it made).
 pub fn first_row_min_max(greatest: bool, by: Collation) -> String {
     let suffix = match by {
         Collation::General => "ci",
@@ -577,7 +578,16 @@ pub fn first_row_min_max(greatest: bool, by: Collation) -> String {
         Collation::Unicode => "uca",
         Collation::Binary => "binary",
     };
-    format!("mysql_{}_{suffix}", if greatest { "max" } else { "min" })
+    format!("mysql_{suffix}_{}", if greatest { "max" } else { "min" })
+}
+
+/// Whether `name` (upper case) is one [`first_row_min_max`] gives.
+pub fn is_first_row_min_max(name: &str) -> bool {
+    Collation::ALL.into_iter().any(|by| {
+        [false, true]
+            .into_iter()
+            .any(|greatest| first_row_min_max(greatest, by).eq_ignore_ascii_case(name))
+    })
 }
 
 /// Registers the aggregates on `conn`.

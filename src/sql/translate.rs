@@ -1800,6 +1800,39 @@ fn first_row_min_max(expr: &mut Expr, collated: Option<Collated>) {
     }
 }
 
+/// What a string function's result takes its collation from (MariaDB's functions).
+enum Made {
+    /// utf8mb4_bin, coercible (`JSON_UNQUOTE`).
+    Bin,
+    /// The connection's collation, coercible, whatever its arguments: what is made of digits,
+    /// hex, names of days and the like (MariaDB's `Item_str_ascii_func`s, `FORMAT`, temporals
+    /// as strings).
+    Connection,
+    /// Its arguments at these places (among `typing::children`), as MySQL's rules aggregate
+    /// them: those its value is made of, not its counts and positions.
+    Of(Vec<usize>),
+}
+
+/// What function `name`'s string result (of `args` arguments) takes its collation from.
+fn result_strings(name: &str, args: usize) -> Made {
+    let from = |k: usize| Made::Of((k..args).collect());
+    match name {
+        "JSON_UNQUOTE" => Made::Bin,
+        "HEX" | "MD5" | "SHA" | "SHA1" | "SHA2" | "TO_BASE64" | "CONV" | "BIN" | "OCT"
+        | "INET_NTOA" | "INET6_NTOA" | "FORMAT" | "DAYNAME" | "MONTHNAME" | "DATE_ADD"
+        | "DATE_SUB" | "ADDDATE" | "SUBDATE" | "ADDTIME" | "SUBTIME" | "SPACE" => Made::Connection,
+        // The format's.
+        "DATE_FORMAT" | "TIME_FORMAT" | "FROM_UNIXTIME" if args > 1 => Made::Of(vec![1]),
+        "LEFT" | "RIGHT" | "REPEAT" | "SUBSTR" | "SUBSTRING" | "MID" | "NULLIF" => {
+            Made::Of(vec![0])
+        }
+        "LPAD" | "RPAD" => Made::Of(vec![0, 2]),
+        "INSERT" => Made::Of(vec![0, 3]),
+        "IF" | "ELT" | "MAKE_SET" | "EXPORT_SET" => from(1),
+        _ => from(0),
+    }
+}
+
 /// Whether a SELECT's list calls an aggregate (outside subqueries).
 fn select_has_aggregate(select: &Select) -> bool {
     select.projection.iter().any(|item| {
@@ -2253,6 +2286,9 @@ impl VisitorMut for Rewrite<'_> {
                 .node_declared(expr, &numbers, &metas)
         });
         let ty = fixed.map_or(ty, |(_, m)| typing::int_val_type(expr, ty, &m));
+        // (Of the node as MySQL reads it, before it is rewritten.)
+        let collations = self.collations.split_off(mark.min(self.collations.len()));
+        let derived = self.derivation(expr, ty, &collations);
         // (Typed by its name before it is renamed.)
         if let Err(refused) = percentile_call(expr, &kids) {
             self.error = Some(refused);
@@ -2263,6 +2299,7 @@ impl VisitorMut for Rewrite<'_> {
         if kids.len() == typing::children(expr).len() {
             let read = unsigned(expr, &kids);
             double_digits(expr, &read);
+            doubles_read_as_integers(expr, &read);
             numbered(expr, &read);
             // (After `numbered`: a whole temporal is the BIGINT it is read as, which overflows
             // as one: `-2147483648 * TIMESTAMP '2024-03-05 12:34:56'` is error 1690.)
@@ -2304,7 +2341,6 @@ impl VisitorMut for Rewrite<'_> {
             }
         }
         strings_read(expr, ty, &kids, &fixeds);
-        let collations = self.collations.split_off(mark.min(self.collations.len()));
         if is_charset_function(expr) {
             let written = self.charset_args.pop().flatten();
             if let ([kid], [collated]) = (kids.as_slice(), collations.as_slice()) {
@@ -2317,7 +2353,6 @@ impl VisitorMut for Rewrite<'_> {
                 charset_function(expr, *kid, *collated, written, mb3);
             }
         }
-        let derived = self.derivation(expr, ty, &collations);
         let collate = matches!(expr, Expr::Collate { .. });
         self.types.push(ty);
         self.typed
@@ -2380,18 +2415,51 @@ impl Rewrite<'_> {
         if ty != Ty::Text {
             return None;
         }
-        Some(match expr {
+        let connection = |derivation| Collated::new(derivation, self.literals);
+        let results = match expr {
             Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Subquery(_) => {
-                Collated::new(Derivation::Implicit, super::collation::NAME)
+                return Some(Collated::new(Derivation::Implicit, super::collation::NAME));
             }
-            Expr::Value(_) => Collated::new(Derivation::Coercible, self.literals),
-            // MariaDB's `JSON_UNQUOTE` answers in utf8mb4_bin.
-            Expr::Function(f) if f.name.to_string().eq_ignore_ascii_case("JSON_UNQUOTE") => {
-                Collated::new(Derivation::Coercible, super::collation::BIN)
+            Expr::Value(_) => return Some(connection(Derivation::Coercible)),
+            // A string cast to one is of the connection's collation, implicitly (MariaDB's
+            // `Item_char_typecast`, `CONVERT(x USING c)`).
+            Expr::Cast { .. } | Expr::Convert { .. } => {
+                return Some(connection(Derivation::Implicit));
             }
-            _ => coercibility::aggregate(kids.iter().copied())
-                .unwrap_or(Collated::new(Derivation::Coercible, self.literals)),
-        })
+            // A date moved by an interval, as a string: of the connection's, coercible.
+            Expr::BinaryOp { left, right, .. }
+                if matches!(**left, Expr::Interval(_)) || matches!(**right, Expr::Interval(_)) =>
+            {
+                return Some(connection(Derivation::Coercible));
+            }
+            Expr::Function(f) => {
+                let name = f.name.to_string().to_ascii_uppercase();
+                match result_strings(&name, kids.len()) {
+                    Made::Bin => {
+                        return Some(Collated::new(Derivation::Coercible, super::collation::BIN));
+                    }
+                    Made::Connection => return Some(connection(Derivation::Coercible)),
+                    Made::Of(at) => at,
+                }
+            }
+            Expr::Substring { .. } => vec![0],
+            // Its results', not its operand's or conditions' (compared, not given back).
+            Expr::Case {
+                operand,
+                conditions,
+                ..
+            } => {
+                let first = usize::from(operand.is_some());
+                let mut at: Vec<usize> = (0..conditions.len()).map(|k| first + 2 * k + 1).collect();
+                at.push(first + 2 * conditions.len());
+                at
+            }
+            _ => (0..kids.len()).collect(),
+        };
+        Some(
+            coercibility::aggregate(results.into_iter().filter_map(|k| kids.get(k).copied()))
+                .unwrap_or(connection(Derivation::Coercible)),
+        )
     }
 
     /// Refuses the statement for `what`.
@@ -2959,6 +3027,42 @@ fn arithmetic_code(op: &BinaryOperator) -> &'static str {
 /// A DOUBLE cast to DECIMAL, given as its shortest digits (`mysql_double_digits`): MySQL
 /// rounds the decimal it makes of the double (`0.5e0 - 1.005`, -0.5049999999999999, to two
 /// decimals is -0.50), where the digits of a DECIMAL held as a double are its first 15.
+/// The arguments MariaDB reads as integers (`val_int`: a count, a position, a set's bits, a
+/// base), by function, where pinbad's functions read a number as a DECIMAL is read, rounded
+/// half away from zero.
+const INTEGER_ARGUMENTS: [(&str, &[usize]); 7] = [
+    ("LEFT", &[1]),
+    ("RIGHT", &[1]),
+    ("SUBSTRING", &[1, 2]),
+    ("SUBSTR", &[1, 2]),
+    ("MID", &[1, 2]),
+    ("MAKE_SET", &[0]),
+    ("EXPORT_SET", &[0, 4]),
+];
+
+/// A DOUBLE read as an integer ([`INTEGER_ARGUMENTS`], `CONV`'s bases, `SUBSTRING(s FROM a
+/// FOR b)`'s) rounds half to even, as MySQL's `rint`: `LEFT('abcdef', 2.5e0)` is `ab`,
+/// `MAKE_SET(0.5e0, 'a')` empty.
+fn doubles_read_as_integers(expr: &mut Expr, kids: &[Ty]) {
+    let places: &[usize] = match &*expr {
+        Expr::Substring { .. } => &[1, 2],
+        Expr::Function(f) => {
+            let name = f.name.to_string().to_ascii_uppercase();
+            match INTEGER_ARGUMENTS.iter().find(|(n, _)| *n == name) {
+                Some((_, places)) => places,
+                None if name == "CONV" => &[1, 2],
+                None => return,
+            }
+        }
+        _ => return,
+    };
+    for (k, e) in typing::children_mut(expr).into_iter().enumerate() {
+        if places.contains(&k) && kids.get(k) == Some(&Ty::Double) {
+            *e = raw(format!("mysql_round_double({e}, 0)"));
+        }
+    }
+}
+
 fn double_digits(expr: &mut Expr, kids: &[Ty]) {
     let (Expr::Cast {
         expr: value,
@@ -4687,6 +4791,7 @@ impl VisitorMut for Aggregates {
                 if f.over.is_some()
                     || AGGREGATES.contains(&name.as_str())
                     || name.starts_with("MYSQL_GROUP_CONCAT")
+                    || super::aggregates::is_first_row_min_max(&name)
                 {
                     self.0 = true;
                 }
@@ -5670,7 +5775,7 @@ mod tests {
     fn min_and_max_beside_a_loose_column_leave_it_the_first_rows() {
         assert_eq!(
             bare("SELECT script_name, MAX(req_time), MIN(hostname) FROM request GROUP BY 1"),
-            "SELECT script_name, mysql_max_binary(req_time), mysql_min_ci(hostname) \
+            "SELECT script_name, mysql_binary_max(req_time), mysql_ci_min(hostname) \
              FROM request GROUP BY 1"
         );
         assert_eq!(
@@ -5681,7 +5786,7 @@ mod tests {
                    HAVING script_name > ''";
         assert!(
             tree(sql).starts_with(
-                "SELECT mysql_max_bin(hostname COLLATE MYSQL_BIN) COLLATE MYSQL_BIN AS \
+                "SELECT mysql_bin_max(hostname COLLATE MYSQL_BIN) COLLATE MYSQL_BIN AS \
                  `MAX(hostname COLLATE utf8mb4_bin)`, (SELECT MIN(1)) AS"
             ),
             "{}",
@@ -5690,15 +5795,54 @@ mod tests {
         for (sql, want) in [
             (
                 "SELECT *, MAX(~0) FROM request",
-                "mysql_unsigned_flip(mysql_max_binary(mysql_unsigned_flip(~ 0)))",
+                "mysql_unsigned_flip(mysql_binary_max(mysql_unsigned_flip(~ 0)))",
             ),
             (
                 "SELECT hostname, min(CAST(req_time AS DECIMAL(10,2))) FROM request",
-                "mysql_decimal_unkey(mysql_min_binary(mysql_decimal_key(",
+                "mysql_decimal_unkey(mysql_binary_min(mysql_decimal_key(",
+            ),
+            // (Still an aggregate where a rewrite looks for one.)
+            (
+                "SELECT status, MAX(timers_cnt) > ALL (SELECT 1) FROM request GROUP BY 1",
+                "(CASE WHEN (WITH _pinbad_q(_pinbad_v) AS (SELECT 1) SELECT COUNT(*) FROM \
+                 _pinbad_q) = 0 THEN 1 WHEN mysql_binary_max(timers_cnt) IS NULL",
             ),
         ] {
             assert!(bare(sql).contains(want), "{sql}: {}", bare(sql));
         }
+    }
+
+    /// A string's collation comes from what its value is made of: a hash, hex, a number's or
+    /// a date's digits are the connection's, coercible; a count, a position or a condition
+    /// gives none; a format gives its own.
+    #[test]
+    fn string_results_take_the_collation_of_what_they_are_made_of() {
+        assert_eq!(
+            bare(
+                "SELECT COERCIBILITY(HEX(hostname)), COERCIBILITY(LEFT('a', hostname)), \
+                 COERCIBILITY(LEFT(hostname, 1)), COERCIBILITY(CASE hostname WHEN 'a' THEN 'b' \
+                 END), COERCIBILITY(IF(hostname, 'a', hostname)), COERCIBILITY(DATE_FORMAT(\
+                 hostname, hostname)), COERCIBILITY(DATE_ADD(hostname, INTERVAL 1 DAY)), \
+                 COERCIBILITY(CAST(status AS CHAR)) FROM request"
+            ),
+            "SELECT 4, 4, 2, 4, 2, 2, 4, 2 FROM request"
+        );
+        assert!(
+            bare("SELECT GREATEST(JSON_UNQUOTE('\"x\"'), TO_BASE64(hostname)) FROM request")
+                .starts_with("SELECT mysql_greatest_bin(")
+        );
+    }
+
+    /// A DOUBLE that a function reads as a count, a position or a set's bits rounds half to
+    /// even; a DECIMAL is left to round half away from zero.
+    #[test]
+    fn doubles_read_as_integers_round_half_to_even() {
+        assert_eq!(
+            bare("SELECT LEFT(s, 2.5e0), SUBSTRING(s FROM 1.5e0 FOR 2), MAKE_SET(1.5, 'a'), CONV(s, 10.5e0, 2)"),
+            "SELECT mysql_left(s, mysql_round_double(2.5e0, 0)), \
+             mysql_substr(s, mysql_round_double(1.5e0, 0), 2), MAKE_SET(1.5, 'a'), \
+             CONV(s, mysql_round_double(10.5e0, 0), 2)"
+        );
     }
 
     #[test]
