@@ -1821,6 +1821,8 @@ fn result_strings(name: &str, args: usize) -> Made {
         "HEX" | "MD5" | "SHA" | "SHA1" | "SHA2" | "TO_BASE64" | "CONV" | "BIN" | "OCT"
         | "INET_NTOA" | "INET6_NTOA" | "FORMAT" | "DAYNAME" | "MONTHNAME" | "DATE_ADD"
         | "DATE_SUB" | "ADDDATE" | "SUBDATE" | "ADDTIME" | "SUBTIME" | "SPACE" => Made::Connection,
+        // A name the server makes (MariaDB's utf8mb3, coercible: as a literal compares).
+        "CHARSET" | "COLLATION" => Made::Connection,
         // The format's.
         "DATE_FORMAT" | "TIME_FORMAT" | "FROM_UNIXTIME" if args > 1 => Made::Of(vec![1]),
         "LEFT" | "RIGHT" | "REPEAT" | "SUBSTR" | "SUBSTRING" | "MID" | "NULLIF" => {
@@ -5830,6 +5832,11 @@ mod tests {
         assert!(
             bare("SELECT GREATEST(JSON_UNQUOTE('\"x\"'), TO_BASE64(hostname)) FROM request")
                 .starts_with("SELECT mysql_greatest_bin(")
+        );
+        // A collation's name compares as a literal, whatever the collation named.
+        assert!(
+            !tree("SELECT COLLATION('a' COLLATE utf8mb4_bin) = 'UTF8MB4_BIN'")
+                .contains("MYSQL_BIN")
         );
     }
 
