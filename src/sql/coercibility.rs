@@ -48,6 +48,47 @@ pub fn aggregate(operands: impl IntoIterator<Item = Option<Collated>>) -> Option
     })
 }
 
+/// MySQL's refusal of one operation's string operands (`operands`, in its order, each with
+/// the name MySQL gives its collation) where two of them are of different explicit collations
+/// (`x COLLATE a = y COLLATE b`): no collation wins, so MySQL names an illegal mix of them
+/// (error 1267 for two operands, 1270 for three, 1271 for more) for operation `operation`.
+pub fn explicit_mix(operation: &str, operands: &[(Collated, &str)]) -> Option<(u16, String)> {
+    let mut explicit = operands
+        .iter()
+        .filter(|(c, _)| c.derivation == Derivation::Explicit);
+    let first = explicit.next()?;
+    explicit.find(|(c, _)| c.name != first.0.name)?;
+    let each = |(c, name): &(Collated, &str)| {
+        let derivation = match c.derivation {
+            Derivation::Explicit => "EXPLICIT",
+            Derivation::Implicit => "IMPLICIT",
+            Derivation::Coercible => "COERCIBLE",
+        };
+        format!("({name},{derivation})")
+    };
+    Some(match operands {
+        [a, b] => (
+            1267,
+            format!(
+                "Illegal mix of collations {} and {} for operation '{operation}'",
+                each(a),
+                each(b)
+            ),
+        ),
+        [_, _, _] => (
+            1270,
+            format!(
+                "Illegal mix of collations {} for operation '{operation}'",
+                operands.iter().map(each).collect::<Vec<_>>().join(", ")
+            ),
+        ),
+        _ => (
+            1271,
+            format!("Illegal mix of collations for operation '{operation}'"),
+        ),
+    })
+}
+
 /// Whether a collation compares bytes (a `_bin` one, or `binary`).
 fn binary(name: &str) -> bool {
     name == super::collation::BIN || name == "BINARY"
@@ -96,6 +137,45 @@ mod tests {
             Some(literal)
         );
         assert_eq!(aggregate([None, None]), None);
+    }
+
+    #[test]
+    fn two_explicit_collations_are_an_illegal_mix() {
+        let bin = (Collated::new(Derivation::Explicit, BIN), "utf8mb4_bin");
+        let ci = (
+            Collated::new(Derivation::Explicit, NAME),
+            "utf8mb4_general_ci",
+        );
+        let column = (Collated::new(Derivation::Implicit, BIN), "utf8mb4_bin");
+        let literal = (
+            Collated::new(Derivation::Coercible, NAME),
+            "utf8mb4_general_ci",
+        );
+        assert_eq!(explicit_mix("=", &[bin, bin]), None);
+        assert_eq!(explicit_mix("=", &[ci, column]), None);
+        assert_eq!(
+            explicit_mix("=", &[bin, ci]),
+            Some((
+                1267,
+                "Illegal mix of collations (utf8mb4_bin,EXPLICIT) and \
+                 (utf8mb4_general_ci,EXPLICIT) for operation '='"
+                    .into()
+            ))
+        );
+        assert_eq!(
+            explicit_mix("between", &[bin, literal, ci]),
+            Some((
+                1270,
+                "Illegal mix of collations (utf8mb4_bin,EXPLICIT), \
+                 (utf8mb4_general_ci,COERCIBLE), (utf8mb4_general_ci,EXPLICIT) for operation \
+                 'between'"
+                    .into()
+            ))
+        );
+        assert_eq!(
+            explicit_mix("concat", &[bin, literal, literal, ci]).map(|e| e.0),
+            Some(1271)
+        );
     }
 
     #[test]

@@ -182,13 +182,7 @@ impl Meta {
         Meta {
             // MariaDB's by length: a MEDIUM_BLOB past 64 KiB (`CONCAT` of a `GROUP_CONCAT`), a
             // LONG_BLOB from 16 Mi characters.
-            code: if chars >= 1 << 24 {
-                Code::LongBlob
-            } else if bytes > 65535 {
-                Code::MediumBlob
-            } else {
-                Code::VarString
-            },
+            code: string_code(chars >= 1 << 24, bytes),
             length: bytes,
             decimals: STRING_DECIMALS,
             unsigned: false,
@@ -450,6 +444,19 @@ impl Meta {
     }
 
     /// A string's characters (a number's as it is written).
+    /// The bytes MariaDB holds a string of at most (its `max_length`, which functions of it
+    /// read). `Protocol` sends a BLOB's length in characters of one byte, converted to the
+    /// client's 4: a BLOB or LONG_BLOB of characters here is the length sent, 4× that
+    /// (`REGEXP_REPLACE`'s 16 MiB are sent as 64 MiB, `UNHEX` of it is 8 MiB; a
+    /// `GROUP_CONCAT`'s 4 MiB as 16 MiB); a MEDIUM_BLOB here is MariaDB's own (the lengths
+    /// sent are left: docs/testing.md's `string_function_types`).
+    fn max_length(&self) -> u32 {
+        match self.code {
+            Code::Blob | Code::LongBlob if !self.binary => self.length / CHAR_BYTES,
+            _ => self.length,
+        }
+    }
+
     fn chars(&self) -> u32 {
         match self.code {
             Code::VarString | Code::String | Code::Blob | Code::MediumBlob | Code::LongBlob => {
@@ -841,6 +848,18 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
             }
         }
         Expr::Nested(_) => kid(0)?,
+        // `x COLLATE c`: `x`'s characters as a string (a number's as written), flagged BINARY
+        // under a binary collation, NULL whatever `x` (MariaDB's `Item_func_set_collation`).
+        Expr::Collate { collation, .. } => {
+            let k = kid(0)?;
+            let name = collation.to_string().to_ascii_lowercase();
+            let bin = name.trim_matches(['`', '\'', '"']).ends_with("_bin")
+                || name.eq_ignore_ascii_case(super::collation::BIN);
+            Meta {
+                bin_collation: bin,
+                ..Meta::text(k.chars(), true)
+            }
+        }
         Expr::UnaryOp { op, .. } => {
             if let Some(m) = folded(e) {
                 return Some(m);
@@ -848,8 +867,13 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
             let k = kid(0)?;
             match op {
                 UnaryOperator::Minus => match ty {
-                    // A negative constant negated is a DECIMAL (a LONGLONG may not hold it).
-                    Ty::Int if constant(e).is_some_and(|v| v > 0) && k.code != Code::NewDecimal => {
+                    // A constant read as a negative LONGLONG (a negative value, or an unsigned
+                    // one past 2^63) negated is a DECIMAL, which holds the result (MariaDB's
+                    // `Item_func_neg::fix_length_and_dec_int`).
+                    Ty::Int
+                        if negated_constant(e).is_some_and(|v| !(0..1 << 63).contains(&v))
+                            && k.code != Code::NewDecimal =>
+                    {
                         Meta::decimal(k.length, 0, k.nullable)
                     }
                     Ty::Int => Meta {
@@ -991,28 +1015,34 @@ fn derive(e: &Expr, ty: Ty, kids: &[Meta], column: Option<Meta>) -> Option<Meta>
 /// A number literal under minus signs (`-5`, `-(-5)`), which MariaDB's parser folds into one
 /// literal: declared as that literal.
 fn folded(e: &Expr) -> Option<Meta> {
-    fn walk(e: &Expr, negative: bool) -> Option<(bool, &str)> {
+    fn walk(e: &Expr, signs: u32) -> Option<(u32, &str)> {
         match e {
-            Expr::Nested(x) => walk(x, negative),
+            Expr::Nested(x) => walk(x, signs),
             Expr::UnaryOp {
                 op: UnaryOperator::Minus,
                 expr,
-            } => walk(expr, !negative),
+            } => walk(expr, signs + 1),
             Expr::Value(v) => match &v.value {
-                Value::Number(n, _) => Some((negative, n.as_str())),
+                Value::Number(n, _) => Some((signs, n.as_str())),
                 _ => None,
             },
             _ => None,
         }
     }
-    let (negative, n) = walk(e, false)?;
+    let (signs, n) = walk(e, 0)?;
     let m = number(n);
     // Negated, a zero is written as it was (MariaDB's `Item_int::neg` and `Item_float::neg`
     // add a character for a sign only to a value that becomes negative).
-    let negative = negative && n.parse::<f64>().is_ok_and(|v| v != 0.0);
+    let negative = signs % 2 == 1 && n.parse::<f64>().is_ok_and(|v| v != 0.0);
+    let integer = n.parse::<u128>().ok();
     Some(match m.code {
-        // Past a LONGLONG's least value: a DECIMAL (`-18446744073709551615`).
-        Code::LongLong if negative && n.parse::<u128>().is_ok_and(|v| v > 1 << 63) => {
+        // Past a LONGLONG's least value once negated, a DECIMAL from then on, whatever the
+        // signs after (`-18446744073709551615`); 2^63 negated is the least LONGLONG, negated
+        // again a DECIMAL (MariaDB's `Item_uint::neg`, `Item_int::neg`).
+        Code::LongLong
+            if integer
+                .is_some_and(|v| (v > 1 << 63 && signs >= 1) || (v == 1 << 63 && signs >= 2)) =>
+        {
             Meta::decimal(m.precision, 0, false)
         }
         Code::Long | Code::LongLong if negative => Meta {
@@ -1797,10 +1827,22 @@ fn byte_string_number(bytes: u32) -> Meta {
     }
 }
 
-/// A string literal's text.
+/// A string's type code by its length: a LONG_BLOB where `long`, a MEDIUM_BLOB past 64 KiB, a
+/// VARCHAR up to it.
+fn string_code(long: bool, bytes: u32) -> Code {
+    if long {
+        Code::LongBlob
+    } else if bytes > 65535 {
+        Code::MediumBlob
+    } else {
+        Code::VarString
+    }
+}
+
+/// A string literal's text (collated or not).
 fn literal_text(e: &Expr) -> Option<&str> {
     match e {
-        Expr::Nested(x) => literal_text(x),
+        Expr::Nested(x) | Expr::Collate { expr: x, .. } => literal_text(x),
         Expr::Value(v) => match &v.value {
             Value::SingleQuotedString(s) | Value::DoubleQuotedString(s) => Some(s),
             _ => None,
@@ -1825,24 +1867,107 @@ pub(super) fn reads_a_column(e: &Expr) -> bool {
     .is_break()
 }
 
-/// The value of a constant integer expression of literals, `+`, `-` and `*`.
+/// The value of the operand of a negation, where it is [`constant`].
+fn negated_constant(e: &Expr) -> Option<i128> {
+    match e {
+        Expr::UnaryOp {
+            op: UnaryOperator::Minus,
+            expr,
+        } => constant(expr),
+        _ => None,
+    }
+}
+
+/// The value of a constant integer expression (MariaDB's `val_int` of it, a BIGINT UNSIGNED's
+/// as its value): literals and truths, whole DATE and DATETIME literals, `-`, `~`, `+ - * DIV
+/// %`, and the functions that keep an integer's value (`ABS`, `ROUND`/`TRUNCATE` to no fewer
+/// digits, `FLOOR`, `CEIL`, a cast to an integer, `GREATEST`, `LEAST`, `IFNULL`, `COALESCE`,
+/// `NULLIF`), `STRCMP` of literals. `None` where it is not one of these, or NULL.
 fn constant(e: &Expr) -> Option<i128> {
+    const U64: i128 = 1 << 64;
     match e {
         Expr::Value(v) => match &v.value {
             Value::Number(n, _) => n.parse().ok(),
+            Value::Boolean(b) => Some(i128::from(*b)),
             _ => None,
         },
         Expr::Nested(x) => constant(x),
+        // A whole DATE or DATETIME literal as its number (`YYYYMMDD[hhmmss]`).
+        Expr::TypedString(ts) => {
+            use sqlparser::ast::DataType as D;
+            let (Value::SingleQuotedString(t) | Value::DoubleQuotedString(t)) = &ts.value.value
+            else {
+                return None;
+            };
+            let digits: String = t.chars().filter(char::is_ascii_digit).collect();
+            let whole = !t.contains('.') && !t.starts_with('-');
+            match ts.data_type {
+                D::Date | D::Timestamp(..) | D::Datetime(_) if whole => digits.parse().ok(),
+                _ => None,
+            }
+        }
         Expr::UnaryOp {
             op: UnaryOperator::Minus,
             expr,
         } => constant(expr).map(|v| -v),
+        Expr::UnaryOp {
+            op: UnaryOperator::BitwiseNot,
+            expr,
+        } => constant(expr).map(|v| i128::from(!(v.rem_euclid(U64) as u64))),
         Expr::BinaryOp { left, op, right } => {
             let (l, r) = (constant(left)?, constant(right)?);
             match op {
                 BinaryOperator::Plus => l.checked_add(r),
                 BinaryOperator::Minus => l.checked_sub(r),
                 BinaryOperator::Multiply => l.checked_mul(r),
+                BinaryOperator::MyIntegerDivide => l.checked_div(r),
+                BinaryOperator::Modulo => l.checked_rem(r),
+                _ => None,
+            }
+        }
+        Expr::Cast {
+            expr, data_type, ..
+        } => {
+            let v = constant(expr)?;
+            match super::typing::cast_type(data_type) {
+                Ty::Int => Some(i128::from(v.rem_euclid(U64) as u64 as i64)),
+                Ty::UInt => Some(v.rem_euclid(U64)),
+                _ => None,
+            }
+        }
+        Expr::Function(f) => {
+            let name = f.name.to_string().to_ascii_uppercase();
+            let args = super::typing::children(e);
+            let null = |a: &Expr| matches!(a, Expr::Value(v) if v.value == Value::Null);
+            match (name.as_str(), args.as_slice()) {
+                // The first argument that is not NULL; `NULLIF(a, NULL)` is `a`.
+                ("IFNULL" | "COALESCE", _) => {
+                    return args.iter().find(|a| !null(a)).and_then(|a| constant(a));
+                }
+                ("NULLIF", [a, b]) if null(b) => return constant(a),
+                ("NULLIF", [a, b]) => {
+                    let (a, b) = (constant(a)?, constant(b)?);
+                    return (a != b).then_some(a);
+                }
+                // Of two literals, by the default collation's order (case aside).
+                ("STRCMP", [a, b]) => {
+                    let text = |e: &Expr| literal_text(e).map(str::to_lowercase);
+                    return Some(match text(a)?.cmp(&text(b)?) {
+                        std::cmp::Ordering::Less => -1,
+                        std::cmp::Ordering::Equal => 0,
+                        std::cmp::Ordering::Greater => 1,
+                    });
+                }
+                _ => {}
+            }
+            let values: Option<Vec<i128>> = args.iter().map(|a| constant(a)).collect();
+            let values = values?;
+            match (name.as_str(), values.as_slice()) {
+                ("ABS", [v]) => Some(v.abs()),
+                ("ROUND" | "TRUNCATE", [v, d]) if *d >= 0 => Some(*v),
+                ("ROUND" | "FLOOR" | "CEIL" | "CEILING", [v]) => Some(*v),
+                ("GREATEST", [_, ..]) => values.iter().copied().max(),
+                ("LEAST", [_, ..]) => values.iter().copied().min(),
                 _ => None,
             }
         }
@@ -1850,7 +1975,6 @@ fn constant(e: &Expr) -> Option<i128> {
     }
 }
 
-/// A function's `k`th argument where it is an integer literal.
 /// Whether argument `k` of `e` is the NULL literal.
 fn is_null_arg(e: &Expr, k: usize) -> bool {
     super::typing::children(e).get(k).is_some_and(
@@ -1997,7 +2121,7 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
             let increment = super::typing::div_increment();
             match k.code {
                 Code::Long | Code::LongLong | Code::NewDecimal => {
-                    let decimals = (k.scale() + increment).min(30);
+                    let decimals = (u32::from(k.decimals) + increment).min(30);
                     let digits = k.precision * 2 + increment;
                     Meta::double(digits + u32::from(decimals > 0) + 1, decimals as u8, true)
                 }
@@ -2397,11 +2521,13 @@ fn function(name: &str, ty: Ty, kids: &[Meta], e: &Expr) -> Option<Meta> {
 fn scalar(name: &str, kids: &[Meta]) -> Option<Meta> {
     let kid = |k: usize| kids.get(k).copied();
     let nullable = any_nullable(kids);
-    // A binary string (charset 63) of `length` bytes.
+    // A binary string (charset 63) of `length` bytes: a MEDIUM_BLOB past 64 KiB, a LONG_BLOB
+    // from 16 MiB.
     let bytes = |length: u32, decimals: u8| Meta {
         binary: true,
         length,
         decimals,
+        code: string_code(length >= 1 << 24, length),
         ..Meta::text(0, true)
     };
     Some(match name {
@@ -2436,8 +2562,8 @@ fn scalar(name: &str, kids: &[Meta]) -> Option<Meta> {
             let encoded = n.div_ceil(3) * 4;
             Meta::text(encoded + encoded.saturating_sub(1) / 76, true)
         }
-        "FROM_BASE64" => bytes((kid(0)?.length * 3).div_ceil(4), STRING_DECIMALS),
-        "UNHEX" => bytes(kid(0)?.length.div_ceil(2), 0),
+        "FROM_BASE64" => bytes((kid(0)?.max_length() * 3).div_ceil(4), STRING_DECIMALS),
+        "UNHEX" => bytes(kid(0)?.max_length().div_ceil(2), 0),
         // A byte or more for each argument: 4 each.
         "CHAR" => bytes(4 * kids.len() as u32, STRING_DECIMALS),
         "MAKE_SET" => {

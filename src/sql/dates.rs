@@ -655,14 +655,16 @@ enum NumberTime {
 /// A number's magnitude `a` (and `us` microseconds of `fsp` digits) as MariaDB's
 /// `number_to_time` reads it: a positive number longer than 7 digits, up to the last
 /// datetime's, is a datetime (`CAST(20240305 AS TIME)` is 00:00:00, `CAST(2147483647 AS TIME)`
-/// NULL); any other is `[[hh]mm]ss`, `None` where its minutes or seconds pass 59.
+/// NULL); any other is `[[hh]mm]ss`, `None` where its minutes or seconds pass 59 or its
+/// fraction is 999999 microseconds (MariaDB 10.11 reads `19.999999` and `0.9999997e0` as no
+/// TIME, NULL cast and 00:00:00 compared, where `19.999998` and `'19.999999'` are ones).
 fn number_time(a: u64, neg: bool, us: u32, fsp: u8) -> Option<NumberTime> {
     if !neg && (10_000_000..=99_991_231_235_959).contains(&a) {
         return number_datetime(a as i64, us, fsp)
             .filter(Tm::valid)
             .map(|t| NumberTime::DateTime(t.as_kind(Kind::Time)));
     }
-    if a / 100 % 100 > 59 || a % 100 > 59 {
+    if a / 100 % 100 > 59 || a % 100 > 59 || us == 999_999 {
         return None;
     }
     let secs = u128::from(a / 10_000 * 3600 + a / 100 % 100 * 60 + a % 100);
@@ -2298,6 +2300,17 @@ mod tests {
     }
 
     use super::*;
+
+    /// A number of 999999 microseconds is no TIME in MariaDB 10.11 (`CAST(19.999999 AS TIME)`
+    /// is NULL); 999998 and a string of 999999 are ones.
+    #[test]
+    fn a_number_of_999999_microseconds_is_no_time() {
+        use rusqlite::types::ValueRef;
+        assert!(time_of(ValueRef::Real(19.999_999_7)).is_none());
+        assert!(time_of(ValueRef::Real(-19.999_999)).is_none());
+        assert!(time_of(ValueRef::Real(19.999_998)).is_some());
+        assert!(time_of(ValueRef::Text(b"00:00:19.999999")).is_some());
+    }
 
     fn at(s: &str) -> Tm {
         datetime_of(ValueRef::Text(s.as_bytes())).unwrap()

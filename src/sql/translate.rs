@@ -829,6 +829,40 @@ fn is_charset_function(e: &Expr) -> bool {
     ))
 }
 
+/// MySQL's refusal of `x COLLATE collation` where the collation is not of `x`'s character set
+/// (error 1253): `x` of type `ty`, what its form says of its collation (`written`: the server's
+/// own strings are utf8mb3), `mb3` where it is of the connection's character set and that is
+/// utf8mb3. A column's is utf8mb4, a binary string's `binary`; a number, a temporal or NULL
+/// becomes a string of the connection's.
+fn collated_charset(
+    collation: &ObjectName,
+    ty: Ty,
+    written: Option<(u8, Option<&'static str>)>,
+    mb3: bool,
+) -> Option<(u16, String)> {
+    let name = collation.to_string();
+    let name = name.trim_matches(['`', '\'', '"']).to_ascii_lowercase();
+    super::variables::collation(&name)?;
+    let wanted = super::variables::charset_of(&name);
+    let charset = match (ty, written) {
+        (Ty::Binary, _) => "binary",
+        (Ty::Other, _) => return None,
+        (Ty::Text, Some((_, Some(c)))) => super::variables::charset_of(c),
+        _ if mb3 => "utf8mb3",
+        _ => "utf8mb4",
+    };
+    (wanted != charset).then(|| {
+        let named = match name.strip_prefix("utf8_") {
+            Some(rest) => format!("utf8mb3_{rest}"),
+            None => name.clone(),
+        };
+        (
+            1253,
+            format!("COLLATION '{named}' is not valid for CHARACTER SET '{charset}'"),
+        )
+    })
+}
+
 /// The collation of the strings the server makes of its own names (MySQL's
 /// `system_charset_info`).
 const SYSTEM_COLLATION: &str = "utf8mb3_general_ci";
@@ -844,7 +878,12 @@ fn written_derivation(e: &Expr) -> Option<(u8, Option<&'static str>)> {
                 .to_string()
                 .trim_matches(['`', '\'', '"'])
                 .to_ascii_lowercase();
-            Some((0, super::variables::collation(&name).map(Collation::mysql)))
+            let mb3 = super::variables::charset_of(&name) == "utf8mb3";
+            let named = super::variables::collation(&name);
+            Some((
+                0,
+                named.map(|c| if mb3 { c.mysql_mb3() } else { c.mysql() }),
+            ))
         }
         Expr::Cast { .. } => Some((2, None)),
         Expr::Identifier(i) if i.value.starts_with("@@") => Some((3, None)),
@@ -935,6 +974,100 @@ fn charset_function(
         "COLLATION" => Expr::Value(Value::SingleQuotedString(collation.into()).into()),
         _ => Expr::Value(Value::Number(coercibility.to_string(), false).into()),
     };
+}
+
+/// The operations of `expr` (of type `ty`, of operands of types `kids`) that aggregate the
+/// collations of their string operands, each by the name MySQL's errors give it and with its
+/// operands' places among [`typing::children`]: comparisons whose operands are all strings (of
+/// other types they compare as numbers or temporals), `LIKE`, and the string functions that
+/// merge or search strings. A `CASE` has two: its compared values and its results.
+fn aggregated_operands(expr: &Expr, ty: Ty, kids: &[Ty]) -> Vec<(String, Vec<usize>)> {
+    let n = kids.len();
+    let strings = kids.iter().all(|t| *t == Ty::Text);
+    let all: Vec<usize> = (0..n).collect();
+    let one = |name: &str, at: Vec<usize>| vec![(name.to_string(), at)];
+    match expr {
+        Expr::BinaryOp { op, .. } if strings => {
+            use BinaryOperator as B;
+            let name = match op {
+                B::Eq => "=",
+                B::NotEq => "<>",
+                B::Lt => "<",
+                B::LtEq => "<=",
+                B::Gt => ">",
+                B::GtEq => ">=",
+                B::Spaceship => "<=>",
+                _ => return Vec::new(),
+            };
+            one(name, all)
+        }
+        Expr::Between { .. } if strings => one("between", all),
+        Expr::In { .. } if strings => one("in", all),
+        Expr::Like { .. } => one("like", all),
+        Expr::RLike { .. } => one("regexp", all),
+        Expr::Position { .. } => one("locate", vec![1, 0]),
+        Expr::Trim {
+            trim_where,
+            trim_what: Some(_),
+            ..
+        } => {
+            use sqlparser::ast::TrimWhereField as W;
+            let name = match trim_where {
+                Some(W::Leading) => "ltrim",
+                Some(W::Trailing) => "rtrim",
+                _ => "trim",
+            };
+            one(name, all)
+        }
+        Expr::Case {
+            operand,
+            conditions,
+            ..
+        } => {
+            let first = usize::from(operand.is_some());
+            let mut compared = Vec::new();
+            if operand.is_some() {
+                compared.push(0);
+                compared.extend((0..conditions.len()).map(|k| first + 2 * k));
+            }
+            let mut results: Vec<usize> =
+                (0..conditions.len()).map(|k| first + 2 * k + 1).collect();
+            results.push(first + 2 * conditions.len());
+            let mut groups = Vec::new();
+            if compared.iter().all(|k| kids.get(*k) == Some(&Ty::Text)) && !compared.is_empty() {
+                groups.push(("case".to_string(), compared));
+            }
+            if ty == Ty::Text {
+                groups.push(("case".to_string(), results));
+            }
+            groups
+        }
+        Expr::Function(f) => {
+            let name = f.name.to_string().to_ascii_lowercase();
+            let at: Vec<usize> = match name.as_str() {
+                "concat" | "concat_ws" | "replace" | "strcmp" | "find_in_set"
+                | "regexp_replace" | "regexp_substr" | "regexp_instr" => all,
+                "instr" => {
+                    return one("locate", all);
+                }
+                "locate" => {
+                    return one("locate", vec![1, 0]);
+                }
+                "substring_index" => vec![0, 1],
+                "lpad" | "rpad" => vec![0, 2],
+                "insert" => vec![0, 3],
+                "elt" | "make_set" => (1..n).collect(),
+                "export_set" => (1..n.min(4)).collect(),
+                "if" if ty == Ty::Text => (1..n).collect(),
+                "ifnull" | "coalesce" if ty == Ty::Text => all,
+                "nullif" => vec![0, 1],
+                "greatest" | "least" | "field" if strings => all,
+                _ => return Vec::new(),
+            };
+            one(&name, at)
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// Counts the SELECTs whose GROUP BY is `WITH ROLLUP`.
@@ -2228,7 +2361,7 @@ impl VisitorMut for Rewrite<'_> {
             Expr::Subquery(q) => Some(typing::subquery(q, self.ctes.last().unwrap_or(&Vec::new()))),
             _ => None,
         };
-        if is_charset_function(expr) {
+        if is_charset_function(expr) || matches!(expr, Expr::Collate { .. }) {
             let arg = typing::children(expr).first().copied();
             self.charset_args.push(arg.and_then(written_derivation));
         }
@@ -2274,6 +2407,9 @@ impl VisitorMut for Rewrite<'_> {
             .zip(&kids)
             .map(|(f, t)| f.map_or_else(|| Meta::of_type(*t), |(_, m)| m))
             .collect();
+        // `x IS NULL` of an `x` that cannot be NULL is 0, `x` not evaluated (MariaDB's
+        // `Item_func_isnull` is then a constant): `(COT(0) IS NOT NULL) IS NULL` is 0, no error.
+        let never_null = is_null_test(expr) && metas.len() == 1 && !metas[0].nullable;
         if let Some(why) = lock_name_refused(expr, &kids, &metas) {
             self.error = Some((4079, why));
             return ControlFlow::Break(());
@@ -2291,6 +2427,10 @@ impl VisitorMut for Rewrite<'_> {
         // (Of the node as MySQL reads it, before it is rewritten.)
         let collations = self.collations.split_off(mark.min(self.collations.len()));
         let derived = self.derivation(expr, ty, &collations);
+        if let Some(refused) = self.collation_mix(expr, ty, &kids, &collations) {
+            self.error = Some(refused);
+            return ControlFlow::Break(());
+        }
         // (Typed by its name before it is renamed.)
         if let Err(refused) = percentile_call(expr, &kids) {
             self.error = Some(refused);
@@ -2299,7 +2439,8 @@ impl VisitorMut for Rewrite<'_> {
         // (Checked once the node is translated whole.)
         let ranged = ranged_double(expr, ty, &wides).then(|| expr.to_string());
         if kids.len() == typing::children(expr).len() {
-            let read = unsigned(expr, &kids);
+            let whole = whole_temporals(expr, &kids, &metas);
+            let read = unsigned(expr, &whole);
             double_digits(expr, &read);
             doubles_read_as_integers(expr, &read);
             numbered(expr, &read);
@@ -2330,6 +2471,7 @@ impl VisitorMut for Rewrite<'_> {
             let kids = read;
             let greatest = greatest_fraction(expr, &kids, ty, &metas, fixed.map(|(_, m)| m));
             coerce(expr, &kids);
+            negated_double(expr, &kids);
             if let Some(fraction) = greatest {
                 greatest_temporal(expr, ty, fraction);
             }
@@ -2343,6 +2485,18 @@ impl VisitorMut for Rewrite<'_> {
             }
         }
         strings_read(expr, ty, &kids, &fixeds);
+        if let Expr::Collate { collation, .. } = &*expr {
+            let written = self.charset_args.pop().flatten();
+            if let ([kid], [collated]) = (kids.as_slice(), collations.as_slice()) {
+                let mb3 = self.literals_mb3
+                    && (*kid != Ty::Text
+                        || collated.is_some_and(|c| c.derivation == Derivation::Coercible));
+                if let Some(refused) = collated_charset(collation, *kid, written, mb3) {
+                    self.error = Some(refused);
+                    return ControlFlow::Break(());
+                }
+            }
+        }
         if is_charset_function(expr) {
             let written = self.charset_args.pop().flatten();
             if let ([kid], [collated]) = (kids.as_slice(), collations.as_slice()) {
@@ -2398,6 +2552,9 @@ impl VisitorMut for Rewrite<'_> {
             )),
             _ => derived,
         };
+        if never_null {
+            *expr = raw("0".into());
+        }
         like_by_collation(expr, self.operands);
         function_by_collation(expr, self.operands);
         if kids.len() == typing::children(expr).len() {
@@ -2462,6 +2619,42 @@ impl Rewrite<'_> {
             coercibility::aggregate(results.into_iter().filter_map(|k| kids.get(k).copied()))
                 .unwrap_or(connection(Derivation::Coercible)),
         )
+    }
+
+    /// MySQL's refusal of `expr` (of type `ty`, of operands of types `kids` and collations
+    /// `collations`) where operands whose collations it aggregates are of two explicit ones
+    /// ([`coercibility::explicit_mix`]).
+    fn collation_mix(
+        &self,
+        expr: &Expr,
+        ty: Ty,
+        kids: &[Ty],
+        collations: &[Option<Collated>],
+    ) -> Option<(u16, String)> {
+        if kids.len() != collations.len() || kids.len() != typing::children(expr).len() {
+            return None;
+        }
+        aggregated_operands(expr, ty, kids)
+            .into_iter()
+            .find_map(|(operation, at)| {
+                let operands: Vec<(Collated, &str)> = at
+                    .iter()
+                    .filter_map(|k| collations.get(*k).copied().flatten())
+                    .map(|c| {
+                        let collation = Collation::from_sqlite(c.name).unwrap_or(Collation::Binary);
+                        let mb3 = self.literals_mb3 && c.derivation == Derivation::Coercible;
+                        (
+                            c,
+                            if mb3 {
+                                collation.mysql_mb3()
+                            } else {
+                                collation.mysql()
+                            },
+                        )
+                    })
+                    .collect();
+                coercibility::explicit_mix(&operation, &operands)
+            })
     }
 
     /// Refuses the statement for `what`.
@@ -3322,7 +3515,8 @@ fn strings_read(expr: &mut Expr, ty: Ty, kids: &[Ty], found: &[Option<(Ty, Meta)
             continue;
         };
         let made = match t {
-            Ty::Int if merges => Some(format!("CAST({e} AS TEXT)")),
+            // (A BIGINT UNSIGNED is its value already, `unsigned`: digits past 2^63.)
+            Ty::Int | Ty::UInt if merges => Some(format!("CAST({e} AS TEXT)")),
             t => typing::as_text(
                 *t,
                 typing::Found::fixed(found.get(k).copied().flatten()),
@@ -3540,6 +3734,41 @@ fn order_by_keys(query: &mut Query, items: &[(usize, Option<Ty>)]) {
     }
 }
 
+/// Integer arithmetic with a BIGINT UNSIGNED (`+`, `-`, `*`, `%`, `DIV`, `MOD`): a whole
+/// temporal operand (no fraction: `metas`' decimals) is the signed BIGINT MariaDB reads it as,
+/// made its number here (`mysql_temporal_number`) so that [`unsigned`] computes it exactly:
+/// `MOD(18446744073709551615, TIME '23:59:59')` is 94449, `18446744073709551615 + TIME
+/// '23:59:59'` error 1690. Returns the operands' types, such a temporal's an integer.
+fn whole_temporals(expr: &mut Expr, kids: &[Ty], metas: &[Meta]) -> Vec<Ty> {
+    use BinaryOperator as B;
+    let arithmetic = match &*expr {
+        Expr::BinaryOp { op, .. } => matches!(
+            op,
+            B::Plus | B::Minus | B::Multiply | B::Modulo | B::MyIntegerDivide
+        ),
+        Expr::Function(f) => f.name.to_string().eq_ignore_ascii_case("MOD"),
+        _ => false,
+    };
+    let mut read = kids.to_vec();
+    if !arithmetic || kids.len() != 2 || !kids.contains(&Ty::UInt) {
+        return read;
+    }
+    for ((e, t), m) in typing::children_mut(expr)
+        .into_iter()
+        .zip(read.iter_mut())
+        .zip(metas)
+    {
+        if matches!(t, Ty::Date | Ty::DateTime | Ty::Time) && m.decimals == 0 {
+            wrap_in(e, "mysql_temporal_number");
+            *t = Ty::Int;
+        }
+    }
+    read
+}
+
+/// The least BIGINT as [`unsigned`] writes the literal `-9223372036854775808`.
+const LEAST_BIGINT: &str = "(-9223372036854775807 - 1)";
+
 /// `expr`'s BIGINT UNSIGNED operands ([`Ty::UInt`], held as their 64 bits), given their types
 /// (`kids`, one per [`typing::children`]), read by MySQL's rules: where `expr` reads their
 /// bits ([`typing::unsigned_reads`]), an operation SQLite would do on signed integers is made
@@ -3557,8 +3786,39 @@ fn unsigned(expr: &mut Expr, kids: &[Ty]) -> Vec<Ty> {
     } = expr
     {
         if typing::unsigned_literal(x) == Some(1 << 63) {
-            *expr = raw("(-9223372036854775807 - 1)".into());
+            *expr = raw(LEAST_BIGINT.into());
             return vec![Ty::Int];
+        }
+        // Negated again, the DECIMAL MariaDB makes of it (`coldef::folded`), by its digits
+        // (the least BIGINT met already made the integer above).
+        let mut signs = 1;
+        let mut at: &Expr = x;
+        loop {
+            match at {
+                Expr::Nested(inner) => at = inner,
+                Expr::UnaryOp {
+                    op: UnaryOperator::Minus,
+                    expr: inner,
+                } => {
+                    signs += 1;
+                    at = inner;
+                }
+                _ => break,
+            }
+        }
+        // What the rule made of an inner one: the least BIGINT (one sign), or 2^63's digits.
+        let made = match at {
+            Expr::Identifier(i) if i.value == LEAST_BIGINT => Some(1),
+            Expr::Identifier(i) if i.value == "'-9223372036854775808'" => Some(1),
+            Expr::Identifier(i) if i.value == "'9223372036854775808'" => Some(0),
+            _ if signs >= 2 && typing::unsigned_literal(at) == Some(1 << 63) => Some(0),
+            _ => None,
+        };
+        if let Some(inner) = made {
+            signs += inner;
+            let sign = if signs % 2 == 1 { "-" } else { "" };
+            *expr = raw(format!("'{sign}9223372036854775808'"));
+            return vec![Ty::Dec(0)];
         }
     }
     let reads = typing::unsigned_reads(expr, kids);
@@ -4294,6 +4554,34 @@ fn moved_time(expr: &mut Expr, kids: &[Ty]) {
     };
     if let Some(made) = made {
         *expr = made;
+    }
+}
+
+/// `-x` of a double or a string `x` (read as a double) is the double of the other sign, as in
+/// MySQL: `-''` and `-0e0` are -0.0, whose sign `ATAN2` keeps. SQLite's `-x` is `0 - x`, which
+/// makes -0.0 of 0.0; multiplied by -1.0 a zero changes sign.
+fn negated_double(expr: &mut Expr, kids: &[Ty]) {
+    let Expr::UnaryOp {
+        op: UnaryOperator::Minus,
+        expr: x,
+    } = expr
+    else {
+        return;
+    };
+    let made = match kids {
+        [Ty::Text] => format!("(CAST({x} AS REAL) * -1.0)"),
+        [Ty::Double] => format!("({x} * -1.0)"),
+        _ => return,
+    };
+    *expr = raw(made);
+}
+
+/// Whether `expr` is `x IS NULL` (or `ISNULL(x)`, `x IS UNKNOWN`).
+fn is_null_test(expr: &Expr) -> bool {
+    match expr {
+        Expr::IsNull(_) | Expr::IsUnknown(_) => true,
+        Expr::Function(f) => f.name.to_string().eq_ignore_ascii_case("ISNULL"),
+        _ => false,
     }
 }
 
@@ -6197,6 +6485,63 @@ mod tests {
             bare("SELECT ABS(-(~0)), ABS(1)"),
             "SELECT mysql_decimal_abs(mysql_decimal_neg(mysql_unsigned_value((~ 0)))), ABS(1)"
         );
+    }
+
+    /// Rules of the generator's seeds 20261216 to 20261223: `x IS NULL` of what cannot be NULL
+    /// is 0 unevaluated; -2^63 negated twice or more is a DECIMAL of its digits whatever the
+    /// nesting; `-x` of a DOUBLE keeps a zero's sign; a whole temporal beside a BIGINT UNSIGNED
+    /// is its number, computed exactly; an integer merged into a string is written as one.
+    #[test]
+    fn rules_found_by_the_generator_in_december() {
+        assert_eq!(bare("SELECT (COT(0) IS NOT NULL) IS NULL"), "SELECT 0");
+        assert!(bare("SELECT COT(a) IS NULL").contains("IS NULL"));
+        for (sql, digits) in [
+            ("SELECT -(-9223372036854775808)", "'9223372036854775808'"),
+            (
+                "SELECT -(-(-9223372036854775808))",
+                "'-9223372036854775808'",
+            ),
+            (
+                "SELECT -(-(-(-9223372036854775808)))",
+                "'9223372036854775808'",
+            ),
+        ] {
+            assert_eq!(bare(sql), format!("SELECT {digits}"), "{sql}");
+        }
+        assert_eq!(
+            bare("SELECT -9223372036854775808"),
+            "SELECT (-9223372036854775807 - 1)"
+        );
+        assert!(bare("SELECT -1e0").contains("* -1.0"));
+        assert!(bare("SELECT -''").contains("CAST('' AS REAL) * -1.0"));
+        let moded = bare("SELECT MOD(18446744073709551615, TIME '23:59:59')");
+        assert!(
+            moded.contains("mysql_integer_arith('%'") && moded.contains("mysql_temporal_number"),
+            "{moded}"
+        );
+        let merged = bare("SELECT IF(a > 1, 'x', CAST(a AS UNSIGNED)) FROM t");
+        assert!(merged.contains("AS TEXT)"), "{merged}");
+    }
+
+    /// Two explicit collations meeting are MariaDB's 1267 (1270, 1271 for more operands); a
+    /// collation not of its operand's character set (`utf8mb3_` of a literal, utf8mb4) 1253.
+    #[test]
+    fn collations_that_cannot_meet_are_mariadb_errors() {
+        let error = |sql: &str| match query(sql) {
+            Err(Refusal::Error(code, _)) => Some(code),
+            _ => None,
+        };
+        assert_eq!(
+            error("SELECT ('a' COLLATE utf8mb4_bin) = ('a' COLLATE utf8mb4_general_ci)"),
+            Some(1267)
+        );
+        assert_eq!(
+            error("SELECT CONCAT('a' COLLATE utf8mb4_bin, 'b' COLLATE utf8mb4_unicode_ci)"),
+            Some(1267)
+        );
+        assert_eq!(error("SELECT 'a' COLLATE utf8mb3_general_ci"), Some(1253));
+        assert_eq!(error("SELECT ('a' COLLATE utf8mb4_bin) = 'a'"), None);
+        assert_eq!(error("SELECT 1 COLLATE utf8mb4_bin"), None);
     }
 
     /// MySQL keeps the first of the rows a DISTINCT union finds equal: the part up to the last

@@ -311,7 +311,8 @@ pub(super) fn string_operands(e: &Expr, ty: Ty) -> Vec<usize> {
             data_type: None,
             charset: Some(_),
             ..
-        } => 1,
+        }
+        | Expr::Collate { .. } => 1,
         Expr::Case {
             operand,
             conditions,
@@ -343,12 +344,12 @@ pub(super) fn string_operands(e: &Expr, ty: Ty) -> Vec<usize> {
     (0..met).collect()
 }
 
-/// Whether `e` merges its results into one (`IF`, `IFNULL`, `COALESCE`, `CASE`): where that is a
-/// string, an integer among them is made one too (SQLite would keep it a number, and sort or
-/// compare it as one).
+/// Whether `e` merges its results into one (`IF`, `IFNULL`, `COALESCE`, `CASE`) or makes its
+/// operand a string (`x COLLATE c`): where that is a string, an integer among them is made one
+/// too (SQLite would keep it a number, and sort or compare it as one).
 pub(super) fn merges_results(e: &Expr) -> bool {
     match e {
-        Expr::Case { .. } => true,
+        Expr::Case { .. } | Expr::Collate { .. } => true,
         Expr::Function(f) => matches!(
             f.name.to_string().to_ascii_uppercase().as_str(),
             "IF" | "IFNULL" | "COALESCE"
@@ -512,6 +513,14 @@ pub(super) fn keys_in_a_temporary_table(select: &sqlparser::ast::Select) -> bool
 /// Whether a select has a GROUP BY.
 fn is_grouped(select: &sqlparser::ast::Select) -> bool {
     !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(e, _) if e.is_empty())
+}
+
+/// Whether `e` is a standard deviation or a variance (`STD`, `VARIANCE`, …).
+fn is_deviation(e: &Expr) -> bool {
+    matches!(
+        aggregate_name(e),
+        Some("STD" | "STDDEV" | "STDDEV_POP" | "STDDEV_SAMP" | "VARIANCE" | "VAR_POP" | "VAR_SAMP")
+    )
 }
 
 /// Whether a select list item is sent from the temporary table's column that holds it (MariaDB's
@@ -1518,6 +1527,13 @@ impl Scope {
                 *m = match n {
                     Ty::Dec(f) if t != n => Meta::temporal_decimal(*t, *f, m.nullable),
                     _ if r == Reading::Rounded && *t == Ty::Date => Meta::rounded_date(m.nullable),
+                    // A deviation reads its operand's decimals as they are (MariaDB's
+                    // `Item_sum_variance`: a DATETIME(2)'s 2 and 4 more).
+                    _ if as_number(r, *t).is_some() && is_deviation(e) => {
+                        let mut read = Meta::temporal_number(*t, m.decimals.min(6), m.nullable);
+                        read.decimals = m.decimals.min(6);
+                        read
+                    }
                     _ if as_number(r, *t).is_some() => {
                         Meta::temporal_number(*t, m.decimals.min(6), m.nullable)
                     }
@@ -1620,8 +1636,13 @@ impl Scope {
                 Value::HexStringLiteral(_) | Value::SingleQuotedByteStringLiteral(_) => Ty::UInt,
                 _ => Ty::Other,
             },
-            // (`x COLLATE c`: of `x`'s type; its collation is `translate`'s business.)
-            Expr::Nested(_) | Expr::Collate { .. } => kid(0),
+            Expr::Nested(_) => kid(0),
+            // `x COLLATE c` is a string (a number, a temporal or NULL made one, as MySQL's
+            // `Item_func_set_collation` makes it); its collation is `translate`'s business.
+            Expr::Collate { .. } => match kid(0) {
+                t @ (Ty::Text | Ty::Binary | Ty::Other) => t,
+                _ => Ty::Text,
+            },
             // A charset introducer's string (`_utf8mb4'x'`), a binary one for `_binary`.
             Expr::Prefixed { prefix, .. } if prefix.value.starts_with('_') => {
                 if prefix.value.eq_ignore_ascii_case("_binary") {
@@ -2013,7 +2034,15 @@ fn unsigned_constant(e: &Expr) -> Option<u64> {
         Expr::UnaryOp {
             op: UnaryOperator::BitwiseNot,
             expr,
-        } => literal_int(expr).map(|n| !(n as u64)),
+        } => literal_int(expr)
+            .or_else(|| match expr.as_ref() {
+                Expr::Value(v) => match v.value {
+                    Value::Boolean(b) => Some(i64::from(b)),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .map(|n| !(n as u64)),
         Expr::Cast {
             expr, data_type, ..
         } if cast_type(data_type) == Ty::UInt => literal_int(expr).map(|n| n as u64),
@@ -3024,6 +3053,12 @@ pub(super) fn literal_int(e: &Expr) -> Option<i64> {
             Value::Number(n, _) => n.parse().ok(),
             _ => None,
         },
+        // A literal the translation wrote as its number (`TRUE`, `b'101'`).
+        Expr::Identifier(i)
+            if i.quote_style.is_none() && i.value.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            i.value.parse().ok()
+        }
         Expr::UnaryOp {
             op: UnaryOperator::Minus,
             expr,
@@ -3320,6 +3355,36 @@ mod tests {
                 (Long, 1),
                 (Long, 3),
             ]
+        );
+    }
+
+    /// A negated constant read as a negative LONGLONG is a DECIMAL (`Item_func_neg`), found by
+    /// its value through dates, `STRCMP` and `IFNULL`; a collated number is a string; `UNHEX`
+    /// of a LONG_BLOB of characters reads its bytes as MariaDB holds them (a quarter of the
+    /// length sent), a binary string past 64 KiB a MEDIUM_BLOB; `TIME_TO_SEC` of a collated
+    /// literal reads the literal.
+    #[test]
+    fn constants_collations_and_binary_lengths_are_declared_as_mariadb_does() {
+        use super::super::coldef::Code::{LongLong, MediumBlob, NewDecimal, VarString};
+        let code = |sql: &str| codes(sql)[0];
+        assert_eq!(code("SELECT -(3 - DATE '9999-12-31')").0, NewDecimal);
+        assert_eq!(code("SELECT -STRCMP('', 'a')").0, NewDecimal);
+        assert_eq!(code("SELECT -IFNULL(-2, 5)").0, NewDecimal);
+        assert_ne!(code("SELECT -IFNULL(2, 5)").0, NewDecimal);
+        assert_ne!(code("SELECT -(3 - 1)").0, NewDecimal);
+        assert_eq!(code("SELECT 1 COLLATE utf8mb4_bin").0, VarString);
+        assert_eq!(
+            code("SELECT UNHEX(REGEXP_REPLACE('', 'a', ''))"),
+            (MediumBlob, 8_388_608, false)
+        );
+        assert_eq!(code("SELECT UNHEX(REPEAT('ab', 100000))").0, MediumBlob);
+        assert_eq!(
+            code("SELECT TIME_TO_SEC('' COLLATE utf8mb4_unicode_ci)").0,
+            NewDecimal
+        );
+        assert_eq!(
+            code("SELECT TIME_TO_SEC('1' COLLATE utf8mb4_bin)"),
+            (LongLong, 17, false)
         );
     }
 

@@ -561,7 +561,7 @@ const UTF8MB3_GENERAL_CI: u16 = 33;
 
 /// The character set of a collation [`collation`] knows, by its name (`utf8_…` is
 /// utf8mb3's).
-fn charset_of(collation: &str) -> &str {
+pub(super) fn charset_of(collation: &str) -> &str {
     match collation.split('_').next().unwrap_or(collation) {
         "utf8" => "utf8mb3",
         cs => cs,
