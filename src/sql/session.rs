@@ -1537,6 +1537,12 @@ impl<W: AsyncWrite + Send + Unpin> AsyncMysqlShim<W> for Session {
                 *u = user;
             }
             self.wire.set_authenticated();
+            // The character set the client logged in with, as `SET NAMES` takes it: a utf8mb3
+            // collation's (the `mysql` client's) makes literals and results utf8mb3, as in
+            // MariaDB; any other is the default, utf8mb4.
+            if let Some((charset, collation)) = login_names(self.wire.login_collation()) {
+                let _ = self.vars.lock().set_names(charset, Some(collation));
+            }
             self.note_process(None);
         }
         ok
@@ -2001,4 +2007,15 @@ impl Drop for Session {
             Err(_) => ddl::carry_out(&ctx, names),
         }
     }
+}
+
+/// The `SET NAMES` a login packet's collation id stands for, where it is a utf8mb3 one
+/// (`utf8mb3_general_ci`, `_bin`, `_unicode_ci`).
+fn login_names(id: u8) -> Option<(&'static str, &'static str)> {
+    Some(match id {
+        33 => ("utf8mb3", "utf8mb3_general_ci"),
+        83 => ("utf8mb3", "utf8mb3_bin"),
+        192 => ("utf8mb3", "utf8mb3_unicode_ci"),
+        _ => return None,
+    })
 }

@@ -81,6 +81,8 @@ pub struct Wire {
     multi_statements: AtomicBool,
     /// Whether the client's login packet is still to come (the pump reads its capabilities).
     login_packet: AtomicBool,
+    /// The collation the client's login packet names (its character set byte; 0 before it).
+    login_collation: std::sync::atomic::AtomicU8,
 }
 
 /// What the pump knows of a prepared statement's parameters.
@@ -108,7 +110,13 @@ impl Wire {
             denied: Default::default(),
             multi_statements: AtomicBool::new(false),
             login_packet: AtomicBool::new(true),
+            login_collation: Default::default(),
         }
+    }
+
+    /// The collation id the client's login packet named (0 where it named none).
+    pub fn login_collation(&self) -> u8 {
+        self.login_collation.load(Relaxed)
     }
 
     /// Whether a query may hold several statements (see [`Wire::multi_statements`]'s field).
@@ -435,7 +443,8 @@ where
                 .await?;
             continue;
         }
-        // The login packet (HandshakeResponse41): its capabilities' `CLIENT_MULTI_STATEMENTS`.
+        // The login packet (HandshakeResponse41): its capabilities' `CLIENT_MULTI_STATEMENTS`, its
+        // character set.
         if !commands && wire.login_packet.swap(false, Relaxed) {
             if let Some(caps) = payload.get(..4) {
                 use mysql_common::constants::CapabilityFlags as C;
@@ -443,6 +452,10 @@ where
                     C::from_bits_truncate(u32::from_le_bytes(caps.try_into().expect("4 bytes")));
                 let multi = caps.contains(C::CLIENT_PROTOCOL_41 | C::CLIENT_MULTI_STATEMENTS);
                 wire.multi_statements.store(multi, Relaxed);
+            }
+            // After the capabilities and the largest packet: the client's character set.
+            if let Some(&id) = payload.get(8) {
+                wire.login_collation.store(id, Relaxed);
             }
         }
         let statement_id = |payload: &[u8]| {

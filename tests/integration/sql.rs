@@ -1414,12 +1414,33 @@ impl Wire {
         Ok(wire)
     }
 
+    /// Connects and logs in naming collation `id` as its character set (45
+    /// utf8mb4_general_ci, 33 utf8mb3_general_ci).
+    pub(crate) fn login_as(
+        addr: std::net::SocketAddr,
+        user: &str,
+        collation: u8,
+    ) -> Result<Wire, MysqlError> {
+        let mut wire = Wire::connect(addr)?;
+        wire.handshake_as(user, None, collation)?;
+        Ok(wire)
+    }
+
     fn handshake(&mut self, user: &str, password: Option<&str>) -> Result<(), MysqlError> {
+        self.handshake_as(user, password, 45)
+    }
+
+    fn handshake_as(
+        &mut self,
+        user: &str,
+        password: Option<&str>,
+        collation: u8,
+    ) -> Result<(), MysqlError> {
         // CLIENT_LONG_PASSWORD | PROTOCOL_41 | SECURE_CONNECTION | PLUGIN_AUTH
         let caps: u32 = 0x1 | 0x200 | 0x8000 | 0x80000;
         let mut p = caps.to_le_bytes().to_vec();
         p.extend_from_slice(&(16u32 << 20).to_le_bytes());
-        p.push(45); // utf8mb4_general_ci
+        p.push(collation);
         p.extend_from_slice(&[0; 23]);
         p.extend_from_slice(user.as_bytes());
         p.push(0);
@@ -1903,6 +1924,21 @@ fn session_variables_act_and_connect_chatter_answers() {
         a.query(b"SHOW COLLATION LIKE 'utf8mb4_bin'").unwrap().len(),
         1
     );
+    // The character set a client logs in with is the session's, as `SET NAMES` would make it:
+    // the `mysql` client's utf8mb3 makes literals utf8mb3 (and `COLLATE utf8mb4_bin` of one
+    // MariaDB's 1253); utf8mb4's is the default.
+    let mut mb3 = Wire::login_as(addr, "grafana", 33).unwrap();
+    assert_eq!(mb3.value("SELECT CHARSET('a')"), "utf8mb3");
+    assert_eq!(
+        mb3.value("SELECT @@collation_connection"),
+        "utf8mb3_general_ci"
+    );
+    assert!(matches!(
+        mb3.query(b"SELECT 'a' COLLATE utf8mb4_bin"),
+        Err((1253, _))
+    ));
+    let mut mb4 = Wire::login_as(addr, "grafana", 45).unwrap();
+    assert_eq!(mb4.value("SELECT CHARSET('a')"), "utf8mb4");
     assert_eq!(
         a.value("SELECT COUNT(*) FROM information_schema.ROUTINES"),
         "0"
