@@ -218,10 +218,12 @@ fn a_flood_of_unique_names_does_not_hold_the_stop() {
     );
     // The stop's peak: the snapshot's write streams its parts (its own growth is checked
     // below), and the history writer's last pass sums the flood's ticks into its open steps,
-    // held while the snapshot was written (+188 to +280 MiB measured, with the whole stop). A
-    // part built whole, as before, took gigabytes.
+    // held while the snapshot was written: +188 to +280 MiB measured with the whole stop, up
+    // to +518 MiB where the writer had written no step before the signal (every tick of the
+    // flood summed at once; 2026-12-03, 6 runs: 351 to 518). A part built whole, as before,
+    // took gigabytes.
     assert!(
-        peak <= before + (512 << 10),
+        peak <= before + (768 << 10),
         "RSS {before} → {peak} KiB ({held} when signalled): {logs:#?}"
     );
     eprintln!(
