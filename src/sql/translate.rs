@@ -3737,8 +3737,9 @@ fn order_by_keys(query: &mut Query, items: &[(usize, Option<Ty>)]) {
 /// Integer arithmetic with a BIGINT UNSIGNED (`+`, `-`, `*`, `%`, `DIV`, `MOD`): a whole
 /// temporal operand (no fraction: `metas`' decimals) is the signed BIGINT MariaDB reads it as,
 /// made its number here (`mysql_temporal_number`) so that [`unsigned`] computes it exactly:
-/// `MOD(18446744073709551615, TIME '23:59:59')` is 94449, `18446744073709551615 + TIME
-/// '23:59:59'` error 1690. Returns the operands' types, such a temporal's an integer.
+/// `MOD(18446744073709551615, TIME '23:59:59')` is 94449 (not 94450 through a double). A sum
+/// or difference with one is unsigned here, signed in MariaDB (its error 1690 from 2^63).
+/// Returns the operands' types, such a temporal's an integer.
 fn whole_temporals(expr: &mut Expr, kids: &[Ty], metas: &[Meta]) -> Vec<Ty> {
     use BinaryOperator as B;
     let arithmetic = match &*expr {
