@@ -1022,6 +1022,7 @@ fn aggregated_operands(expr: &Expr, ty: Ty, kids: &[Ty]) -> Vec<(String, Vec<usi
         Expr::Case {
             operand,
             conditions,
+            else_result,
             ..
         } => {
             let first = usize::from(operand.is_some());
@@ -1030,9 +1031,9 @@ fn aggregated_operands(expr: &Expr, ty: Ty, kids: &[Ty]) -> Vec<(String, Vec<usi
                 compared.push(0);
                 compared.extend((0..conditions.len()).map(|k| first + 2 * k));
             }
-            let mut results: Vec<usize> =
-                (0..conditions.len()).map(|k| first + 2 * k + 1).collect();
-            results.push(first + 2 * conditions.len());
+            let results: Vec<usize> =
+                typing::case_results(operand.is_some(), conditions.len(), else_result.is_some())
+                    .collect();
             let mut groups = Vec::new();
             if compared.iter().all(|k| kids.get(*k) == Some(&Ty::Text)) && !compared.is_empty() {
                 groups.push(("case".to_string(), compared));
